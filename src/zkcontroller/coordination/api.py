@@ -1,0 +1,339 @@
+"""The coordination store API: ZooKeeper's data model and semantics, independent of any backend.
+
+Everything above this layer (Kafka's znode model, the controller, brokers, the simulator) talks to a
+`CoordinationSession`: one ZooKeeper session with asynchronous operations. Each call is an ``await`` point,
+which is what lets the simulator interleave other actors in the middle of a long controller event, and what
+lets the ZooKeeper backend pipeline many requests on one connection (``asyncio.gather``).
+
+Watches are one-shot callables, fired with a `WatchedEvent` on the session's event loop, following
+ZooKeeper's trigger rules (see `EmbeddedServer` for the exact table). Session state changes go to session
+listeners and, as in ZooKeeper's Java client, to every watcher still armed on the session.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+from zkcontroller.coordination.errors import BadArgumentsError, ErrorCode, ZkError, error_for_code
+
+ANY_VERSION = -1
+"""Expected version meaning "unconditional" for set/delete (ZooKeeper's -1)."""
+
+SEQUENCE_DIGITS = 10
+
+
+class CreateMode(Enum):
+    """ZooKeeper's creation modes (TTL and container nodes are not used by Kafka and not offered)."""
+
+    PERSISTENT = "persistent"
+    EPHEMERAL = "ephemeral"
+    PERSISTENT_SEQUENTIAL = "persistent_sequential"
+    EPHEMERAL_SEQUENTIAL = "ephemeral_sequential"
+
+    @property
+    def ephemeral(self) -> bool:
+        return self in (CreateMode.EPHEMERAL, CreateMode.EPHEMERAL_SEQUENTIAL)
+
+    @property
+    def sequential(self) -> bool:
+        return self in (CreateMode.PERSISTENT_SEQUENTIAL, CreateMode.EPHEMERAL_SEQUENTIAL)
+
+    @classmethod
+    def of(cls, *, ephemeral: bool = False, sequential: bool = False) -> CreateMode:
+        if ephemeral:
+            return cls.EPHEMERAL_SEQUENTIAL if sequential else cls.EPHEMERAL
+        return cls.PERSISTENT_SEQUENTIAL if sequential else cls.PERSISTENT
+
+
+@dataclass(frozen=True, slots=True)
+class Stat:
+    """ZooKeeper's node metadata, field for field. Times are milliseconds since the epoch of the clock."""
+
+    czxid: int
+    mzxid: int
+    ctime: int
+    mtime: int
+    version: int
+    cversion: int
+    aversion: int
+    ephemeral_owner: int
+    data_length: int
+    num_children: int
+    pzxid: int
+
+
+class EventType(Enum):
+    NONE = -1  # a session state change, not about a node
+    NODE_CREATED = 1
+    NODE_DELETED = 2
+    NODE_DATA_CHANGED = 3
+    NODE_CHILDREN_CHANGED = 4
+
+
+class SessionState(Enum):
+    """The session states a client can observe (ZooKeeper's ``KeeperState`` subset Kafka reacts to)."""
+
+    CONNECTED = "SyncConnected"
+    DISCONNECTED = "Disconnected"
+    EXPIRED = "Expired"
+    AUTH_FAILED = "AuthFailed"
+    CLOSED = "Closed"
+
+
+@dataclass(frozen=True, slots=True)
+class WatchedEvent:
+    type: EventType
+    state: SessionState
+    path: str | None
+
+
+Watcher = Callable[[WatchedEvent], None]
+SessionListener = Callable[[SessionState], None]
+
+
+# ---------------------------------------------------------------------------------------------- multi ops
+
+
+@dataclass(frozen=True, slots=True)
+class CreateOp:
+    path: str
+    data: bytes = b""
+    mode: CreateMode = CreateMode.PERSISTENT
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteOp:
+    path: str
+    version: int = ANY_VERSION
+
+
+@dataclass(frozen=True, slots=True)
+class SetDataOp:
+    path: str
+    data: bytes
+    version: int = ANY_VERSION
+
+
+@dataclass(frozen=True, slots=True)
+class CheckOp:
+    path: str
+    version: int
+
+
+Op = CreateOp | DeleteOp | SetDataOp | CheckOp
+
+
+@dataclass(frozen=True, slots=True)
+class CreateResult:
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteResult:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class SetDataResult:
+    stat: Stat
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorResult:
+    """A failed multi's per-op outcome: the failing op's code; ``OK`` for ops rolled back before it,
+    ``RUNTIME_INCONSISTENCY`` for ops after it (ZooKeeper's convention)."""
+
+    code: ErrorCode
+
+    def error(self, path: str | None = None) -> ZkError:
+        return error_for_code(self.code, path)
+
+
+OpResult = CreateResult | DeleteResult | SetDataResult | CheckResult | ErrorResult
+
+
+@dataclass(frozen=True, slots=True)
+class MultiResult:
+    """The outcome of `multi`: one result per op, all successes or all `ErrorResult`."""
+
+    results: tuple[OpResult, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not any(isinstance(r, ErrorResult) for r in self.results)
+
+    @property
+    def code(self) -> ErrorCode:
+        """The overall code: the first real error, as ZooKeeper reports for the whole multi."""
+        for r in self.results:
+            if isinstance(r, ErrorResult) and r.code not in (ErrorCode.OK, ErrorCode.RUNTIME_INCONSISTENCY):
+                return r.code
+        return ErrorCode.OK
+
+    def failed_index(self) -> int | None:
+        for i, r in enumerate(self.results):
+            if isinstance(r, ErrorResult) and r.code not in (ErrorCode.OK, ErrorCode.RUNTIME_INCONSISTENCY):
+                return i
+        return None
+
+
+def rolled_back_results(n_ops: int, failed_index: int, code: ErrorCode) -> tuple[ErrorResult, ...]:
+    """Per-op results of a multi whose op ``failed_index`` failed with ``code``."""
+    return tuple(
+        ErrorResult(ErrorCode.OK if i < failed_index else code if i == failed_index else
+                    ErrorCode.RUNTIME_INCONSISTENCY)
+        for i in range(n_ops)
+    )
+
+
+# ---------------------------------------------------------------------------------------------- paths
+
+
+def validate_path(path: str, *, sequential: bool = False) -> str:
+    """Reject paths ZooKeeper rejects (``PathUtils.validatePath``), with the same reasons."""
+    if not isinstance(path, str) or not path:
+        raise BadArgumentsError(repr(path), "path must be a non-empty string")
+    if path[0] != "/":
+        raise BadArgumentsError(path, "path must start with /")
+    if len(path) == 1:
+        return path
+    if path.endswith("/") and not sequential:
+        raise BadArgumentsError(path, "path must not end with /")
+    for part in path[1:].split("/")[: -1 if sequential and path.endswith("/") else None]:
+        if part == "":
+            raise BadArgumentsError(path, "empty node name")
+        if part in (".", ".."):
+            raise BadArgumentsError(path, "relative paths not allowed")
+    if any(_invalid_char(ch) for ch in path):
+        raise BadArgumentsError(path, "invalid character in path")
+    return path
+
+
+def _invalid_char(ch: str) -> bool:
+    return (
+        ch <= "\u001f"
+        or "\u007f" <= ch <= "\u009f"
+        or "\ud800" <= ch <= "\uf8ff"
+        or "\ufff0" <= ch <= "\uffff"
+    )
+
+
+def parent_of(path: str) -> str:
+    idx = path.rfind("/")
+    return "/" if idx <= 0 else path[:idx]
+
+
+def join(parent: str, child: str) -> str:
+    return f"/{child}" if parent == "/" else f"{parent}/{child}"
+
+
+def sequence_suffix(counter: int) -> str:
+    """ZooKeeper's sequential-node suffix: the parent's cversion, 10 digits, zero padded."""
+    return f"{counter:0{SEQUENCE_DIGITS}d}"
+
+
+# ---------------------------------------------------------------------------------------------- the session
+
+
+class CoordinationSession(abc.ABC):
+    """One ZooKeeper session. All operations are coroutines; see the module docstring."""
+
+    @property
+    @abc.abstractmethod
+    def session_id(self) -> int: ...
+
+    @property
+    @abc.abstractmethod
+    def session_timeout_ms(self) -> int: ...
+
+    @property
+    @abc.abstractmethod
+    def state(self) -> SessionState: ...
+
+    @abc.abstractmethod
+    async def create(
+        self, path: str, data: bytes = b"", mode: CreateMode = CreateMode.PERSISTENT
+    ) -> str:
+        """Create a node; returns the actual path (with the sequence suffix for sequential modes)."""
+
+    @abc.abstractmethod
+    async def get_data(self, path: str, watch: Watcher | None = None) -> tuple[bytes, Stat]:
+        """Read a node; ``watch`` fires once on its next data change or deletion."""
+
+    @abc.abstractmethod
+    async def exists(self, path: str, watch: Watcher | None = None) -> Stat | None:
+        """Stat of a node or None; ``watch`` fires once on creation, data change or deletion."""
+
+    @abc.abstractmethod
+    async def get_children(self, path: str, watch: Watcher | None = None) -> list[str]:
+        """Child names (unordered, as ZooKeeper); ``watch`` fires once on a child change or deletion."""
+
+    @abc.abstractmethod
+    async def set_data(self, path: str, data: bytes, version: int = ANY_VERSION) -> Stat:
+        """Replace a node's data if its version matches (``ANY_VERSION`` for unconditional)."""
+
+    @abc.abstractmethod
+    async def delete(self, path: str, version: int = ANY_VERSION) -> None:
+        """Delete a childless node if its version matches."""
+
+    @abc.abstractmethod
+    async def multi(self, ops: Sequence[Op]) -> MultiResult:
+        """Apply all ops atomically or none; never raises for an op's failure (see `MultiResult`)."""
+
+    @abc.abstractmethod
+    def add_session_listener(self, listener: SessionListener) -> None:
+        """Call ``listener`` on the session's event loop for every session state change."""
+
+    @abc.abstractmethod
+    async def close(self) -> None:
+        """Close the session; its ephemeral nodes go away at once."""
+
+    # ---- conveniences built only on the primitives above, so both backends share them
+
+    async def ensure_path(self, path: str) -> None:
+        """Create ``path`` and any missing ancestors as empty persistent nodes."""
+        validate_path(path)
+        if path == "/":
+            return
+        parts = path[1:].split("/")
+        for i in range(1, len(parts) + 1):
+            prefix = "/" + "/".join(parts[:i])
+            if i < len(parts) and await self.exists(prefix) is not None:
+                continue
+            try:
+                await self.create(prefix)
+            except ZkError as e:
+                if e.code != ErrorCode.NODE_EXISTS:
+                    raise
+
+    async def delete_recursive(self, path: str) -> None:
+        """Delete ``path`` and everything below it (children listed, then deleted bottom-up)."""
+        try:
+            children = await self.get_children(path)
+        except ZkError as e:
+            if e.code == ErrorCode.NO_NODE:
+                return
+            raise
+        for child in sorted(children):
+            await self.delete_recursive(join(path, child))
+        try:
+            await self.delete(path)
+        except ZkError as e:
+            if e.code != ErrorCode.NO_NODE:
+                raise
+
+
+def check_multi_ops(ops: Iterable[Op]) -> list[Op]:
+    """Validate every op's path before anything is sent, so a bad argument never half-applies."""
+    out = list(ops)
+    for op in out:
+        validate_path(op.path, sequential=isinstance(op, CreateOp) and op.mode.sequential)
+    return out
