@@ -6,8 +6,11 @@ which is what lets the simulator interleave other actors in the middle of a long
 lets the ZooKeeper backend pipeline many requests on one connection (``asyncio.gather``).
 
 Watches are one-shot callables, fired with a `WatchedEvent` on the session's event loop, following
-ZooKeeper's trigger rules (see `EmbeddedServer` for the exact table). Session state changes go to session
-listeners and, as in ZooKeeper's Java client, to every watcher still armed on the session.
+ZooKeeper's trigger rules (see `embedded` for the exact table). Session state changes go to session
+listeners. When the connection drops or the session expires, every armed watcher gets one session event
+(type NONE, state DISCONNECTED or EXPIRED) and is disarmed: after CONNECTED comes back, re-read to re-arm.
+That is kazoo's behaviour (ZooKeeper's Java client would re-arm them itself), and both backends follow it so
+that callers are written once. Closing a session only tells its listeners.
 """
 
 from __future__ import annotations
@@ -188,8 +191,13 @@ class MultiResult:
 def rolled_back_results(n_ops: int, failed_index: int, code: ErrorCode) -> tuple[ErrorResult, ...]:
     """Per-op results of a multi whose op ``failed_index`` failed with ``code``."""
     return tuple(
-        ErrorResult(ErrorCode.OK if i < failed_index else code if i == failed_index else
-                    ErrorCode.RUNTIME_INCONSISTENCY)
+        ErrorResult(
+            ErrorCode.OK
+            if i < failed_index
+            else code
+            if i == failed_index
+            else ErrorCode.RUNTIME_INCONSISTENCY
+        )
         for i in range(n_ops)
     )
 
@@ -236,7 +244,7 @@ def join(parent: str, child: str) -> str:
 
 
 def sequence_suffix(counter: int) -> str:
-    """ZooKeeper's sequential-node suffix: the parent's cversion, 10 digits, zero padded."""
+    """ZooKeeper's sequential-node suffix: the counter, 10 digits, zero padded."""
     return f"{counter:0{SEQUENCE_DIGITS}d}"
 
 
@@ -259,9 +267,7 @@ class CoordinationSession(abc.ABC):
     def state(self) -> SessionState: ...
 
     @abc.abstractmethod
-    async def create(
-        self, path: str, data: bytes = b"", mode: CreateMode = CreateMode.PERSISTENT
-    ) -> str:
+    async def create(self, path: str, data: bytes = b"", mode: CreateMode = CreateMode.PERSISTENT) -> str:
         """Create a node; returns the actual path (with the sequence suffix for sequential modes)."""
 
     @abc.abstractmethod

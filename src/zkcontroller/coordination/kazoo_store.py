@@ -1,0 +1,336 @@
+"""The ZooKeeper backend: a `CoordinationSession` on a real ZooKeeper server or ensemble, through kazoo.
+
+Requests go out with kazoo's ``*_async`` calls, so ``asyncio.gather`` over many of them pipelines them on
+the one connection (bounded by ``max_in_flight``, like Kafka's ``zookeeper.max.in.flight.requests``).
+kazoo calls back on its own threads; everything the caller sees (results, watch events, session states) is
+handed to the asyncio loop with ``call_soon_threadsafe``.
+
+Two kazoo behaviours this wrapper normalises so both backends agree:
+
+* kazoo silently starts a *new* session after expiry. A `KazooSession` is one session: on expiry it stops its
+  client, and every later call raises `SessionExpiredError`.
+* kazoo fires a ``DELETED`` event twice at a watcher registered as both data and child watch; ZooKeeper's own
+  client fires it once, and so does this wrapper.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from kazoo.client import KazooClient, KazooState
+from kazoo.exceptions import ConnectionClosedError, KazooException, ZookeeperError
+from kazoo.exceptions import ConnectionLoss as KazooConnectionLoss
+from kazoo.exceptions import SessionExpiredError as KazooSessionExpired
+from kazoo.handlers.threading import KazooTimeoutError
+from kazoo.protocol.states import EventType as KazooEventType
+from kazoo.protocol.states import KeeperState, ZnodeStat
+from kazoo.retry import KazooRetry
+
+from zkcontroller.coordination.api import (
+    ANY_VERSION,
+    CheckOp,
+    CheckResult,
+    CoordinationSession,
+    CreateMode,
+    CreateOp,
+    CreateResult,
+    DeleteOp,
+    DeleteResult,
+    ErrorResult,
+    EventType,
+    MultiResult,
+    Op,
+    OpResult,
+    SessionListener,
+    SessionState,
+    SetDataOp,
+    SetDataResult,
+    Stat,
+    WatchedEvent,
+    Watcher,
+    check_multi_ops,
+    validate_path,
+)
+from zkcontroller.coordination.errors import (
+    ConnectionLossError,
+    ErrorCode,
+    OperationTimeoutError,
+    SessionExpiredError,
+    ZkError,
+    error_for_code,
+)
+
+log = logging.getLogger(__name__)
+
+_EVENT_TYPES = {
+    KazooEventType.CREATED: EventType.NODE_CREATED,
+    KazooEventType.DELETED: EventType.NODE_DELETED,
+    KazooEventType.CHANGED: EventType.NODE_DATA_CHANGED,
+    KazooEventType.CHILD: EventType.NODE_CHILDREN_CHANGED,
+    KazooEventType.NONE: EventType.NONE,
+}
+_KEEPER_STATES = {
+    KeeperState.CONNECTED: SessionState.CONNECTED,
+    KeeperState.CONNECTED_RO: SessionState.CONNECTED,
+    KeeperState.CONNECTING: SessionState.DISCONNECTED,
+    KeeperState.EXPIRED_SESSION: SessionState.EXPIRED,
+    KeeperState.AUTH_FAILED: SessionState.AUTH_FAILED,
+    KeeperState.CLOSED: SessionState.CLOSED,
+}
+
+
+def to_stat(s: ZnodeStat) -> Stat:
+    return Stat(
+        czxid=s.czxid,
+        mzxid=s.mzxid,
+        ctime=s.ctime,
+        mtime=s.mtime,
+        version=s.version,
+        cversion=s.cversion,
+        aversion=s.aversion,
+        ephemeral_owner=s.ephemeralOwner,
+        data_length=s.dataLength,
+        num_children=s.numChildren,
+        pzxid=s.pzxid,
+    )
+
+
+def to_zk_error(exc: BaseException, path: str | None) -> BaseException:
+    """Map kazoo's exceptions onto ours; anything unexpected passes through unchanged."""
+    if isinstance(exc, ZkError):
+        return exc
+    if isinstance(exc, KazooConnectionLoss):
+        return ConnectionLossError(path)
+    if isinstance(exc, KazooSessionExpired | ConnectionClosedError):
+        return SessionExpiredError(path)
+    if isinstance(exc, KazooTimeoutError):
+        return OperationTimeoutError(path)
+    if isinstance(exc, ZookeeperError) and isinstance(getattr(exc, "code", None), int):
+        return error_for_code(exc.code, path)
+    return exc
+
+
+class _Watch:
+    """A kazoo watch wrapping a user watcher; equal when the user watchers are, so kazoo de-duplicates."""
+
+    __slots__ = ("fn", "session")
+
+    def __init__(self, session: KazooSession, fn: Watcher) -> None:
+        self.session = session
+        self.fn = fn
+
+    def __call__(self, event: Any) -> None:
+        self.session._dispatch_watch(self.fn, event)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Watch) and other.fn == self.fn
+
+    def __hash__(self) -> int:
+        return hash(self.fn)
+
+
+class KazooSession(CoordinationSession):
+    """One ZooKeeper session through kazoo. Build it with `KazooSession.connect`."""
+
+    def __init__(self, client: KazooClient, loop: asyncio.AbstractEventLoop, max_in_flight: int) -> None:
+        self._client = client
+        self._loop = loop
+        self._slots = asyncio.Semaphore(max_in_flight)
+        self._listeners: list[SessionListener] = []
+        self._state = SessionState.CONNECTED
+        self._recent: collections.deque[tuple[Any, Watcher]] = collections.deque(maxlen=64)
+        session_id, password = client.client_id
+        self._session_id: int = session_id
+        self._password: bytes = password
+        self._timeout_ms = int(client._session_timeout)
+        client.add_listener(self._on_kazoo_state)
+
+    @classmethod
+    async def connect(
+        cls,
+        hosts: str,
+        session_timeout_ms: int = 18000,
+        *,
+        connect_timeout_s: float = 15.0,
+        max_in_flight: int = 128,
+        client_id: tuple[int, bytes] | None = None,
+    ) -> KazooSession:
+        """Open a session on ``hosts`` (``host:port[,host:port...][/chroot]``)."""
+        client = KazooClient(
+            hosts=hosts,
+            timeout=session_timeout_ms / 1000,
+            client_id=client_id,
+            connection_retry=KazooRetry(max_tries=-1, delay=0.1, max_delay=1.0),
+            command_retry=None,
+        )
+        try:
+            await asyncio.to_thread(client.start, connect_timeout_s)
+        except KazooTimeoutError as e:
+            await asyncio.to_thread(stop_kazoo_client, client)
+            raise ConnectionLossError(hosts, f"cannot connect to ZooKeeper at {hosts}") from e
+        return cls(client, asyncio.get_running_loop(), max_in_flight)
+
+    @property
+    def session_id(self) -> int:
+        return self._session_id
+
+    @property
+    def session_password(self) -> bytes:
+        return self._password
+
+    @property
+    def session_timeout_ms(self) -> int:
+        return self._timeout_ms
+
+    @property
+    def state(self) -> SessionState:
+        return self._state
+
+    # ------------------------------------------------------------------ requests
+
+    async def _call(self, path: str | None, start: Callable[[], Any]) -> Any:
+        if self._state in (SessionState.EXPIRED, SessionState.CLOSED):
+            raise SessionExpiredError(path)
+        async with self._slots:
+            fut = self._loop.create_future()
+            try:
+                async_result = start()
+            except KazooException as e:
+                raise to_zk_error(e, path) from e
+            async_result.rawlink(lambda r: self._loop.call_soon_threadsafe(_settle, fut, r, path))
+            return await fut
+
+    async def create(self, path: str, data: bytes = b"", mode: CreateMode = CreateMode.PERSISTENT) -> str:
+        validate_path(path, sequential=mode.sequential)
+        return await self._call(
+            path,
+            lambda: self._client.create_async(path, data, ephemeral=mode.ephemeral, sequence=mode.sequential),
+        )
+
+    async def get_data(self, path: str, watch: Watcher | None = None) -> tuple[bytes, Stat]:
+        validate_path(path)
+        data, stat = await self._call(path, lambda: self._client.get_async(path, self._wrap(watch)))
+        return data or b"", to_stat(stat)
+
+    async def exists(self, path: str, watch: Watcher | None = None) -> Stat | None:
+        validate_path(path)
+        stat = await self._call(path, lambda: self._client.exists_async(path, self._wrap(watch)))
+        return None if stat is None else to_stat(stat)
+
+    async def get_children(self, path: str, watch: Watcher | None = None) -> list[str]:
+        validate_path(path)
+        children = await self._call(path, lambda: self._client.get_children_async(path, self._wrap(watch)))
+        return sorted(children)
+
+    async def set_data(self, path: str, data: bytes, version: int = ANY_VERSION) -> Stat:
+        validate_path(path)
+        return to_stat(await self._call(path, lambda: self._client.set_async(path, data, version)))
+
+    async def delete(self, path: str, version: int = ANY_VERSION) -> None:
+        validate_path(path)
+        await self._call(path, lambda: self._client.delete_async(path, version))
+
+    async def multi(self, ops: Sequence[Op]) -> MultiResult:
+        checked = check_multi_ops(ops)
+        if not checked:
+            return MultiResult(())
+        txn = self._client.transaction()
+        for op in checked:
+            if isinstance(op, CreateOp):
+                txn.create(op.path, op.data, ephemeral=op.mode.ephemeral, sequence=op.mode.sequential)
+            elif isinstance(op, DeleteOp):
+                txn.delete(op.path, op.version)
+            elif isinstance(op, SetDataOp):
+                txn.set_data(op.path, op.data, op.version)
+            else:
+                txn.check(op.path, op.version)
+        raw = await self._call(checked[0].path, txn.commit_async)
+        return MultiResult(tuple(_op_result(op, r) for op, r in zip(checked, raw, strict=True)))
+
+    # ------------------------------------------------------------------ watches and session states
+
+    def _wrap(self, watch: Watcher | None) -> _Watch | None:
+        return None if watch is None else _Watch(self, watch)
+
+    def _dispatch_watch(self, fn: Watcher, event: Any) -> None:
+        """On a kazoo thread: de-duplicate, translate, and hand the event to the loop."""
+        if self._state is SessionState.CLOSED or any(ev is event and f == fn for ev, f in self._recent):
+            return
+        self._recent.append((event, fn))
+        translated = WatchedEvent(
+            _EVENT_TYPES[event.type], _KEEPER_STATES.get(event.state, SessionState.DISCONNECTED), event.path
+        )
+        self._call_soon(fn, translated)
+
+    def _on_kazoo_state(self, state: str) -> None:
+        """kazoo's connection listener (kazoo thread): CONNECTED, SUSPENDED or LOST."""
+        if state == KazooState.CONNECTED:
+            new = SessionState.CONNECTED
+        elif state == KazooState.SUSPENDED:
+            new = SessionState.DISCONNECTED
+        else:
+            closed = self._client.client_state == KeeperState.CLOSED
+            new = SessionState.CLOSED if closed else SessionState.EXPIRED
+        self._call_soon(self._set_state, new)
+
+    def _set_state(self, new: SessionState) -> None:
+        if self._state in (SessionState.EXPIRED, SessionState.CLOSED) or new is self._state:
+            return
+        self._state = new
+        for listener in list(self._listeners):
+            listener(new)
+        if new is SessionState.EXPIRED:
+            log.info("ZooKeeper session 0x%x expired", self._session_id)
+            self._loop.create_task(asyncio.to_thread(stop_kazoo_client, self._client))
+
+    def _call_soon(self, fn: Callable[[Any], None], arg: object) -> None:
+        # RuntimeError: the loop closed between the check and the call; nobody is left to tell.
+        with contextlib.suppress(RuntimeError):
+            if not self._loop.is_closed():
+                self._loop.call_soon_threadsafe(fn, arg)
+
+    def add_session_listener(self, listener: SessionListener) -> None:
+        self._listeners.append(listener)
+
+    async def close(self) -> None:
+        if self._state is SessionState.CLOSED:
+            return
+        self._set_state(SessionState.CLOSED)
+        self._state = SessionState.CLOSED
+        await asyncio.to_thread(stop_kazoo_client, self._client)
+
+
+def _settle(fut: asyncio.Future[Any], async_result: Any, path: str | None) -> None:
+    if fut.done():
+        return
+    try:
+        fut.set_result(async_result.get_nowait())
+    except Exception as e:
+        fut.set_exception(to_zk_error(e, path))
+
+
+def _op_result(op: Op, raw: Any) -> OpResult:
+    if isinstance(raw, BaseException):
+        code = getattr(raw, "code", ErrorCode.SYSTEM_ERROR)
+        return ErrorResult(ErrorCode(code) if isinstance(code, int) else ErrorCode.SYSTEM_ERROR)
+    if isinstance(op, CreateOp):
+        return CreateResult(raw)
+    if isinstance(op, SetDataOp):
+        return SetDataResult(to_stat(raw))
+    if isinstance(op, DeleteOp):
+        return DeleteResult()
+    assert isinstance(op, CheckOp)
+    return CheckResult()
+
+
+def stop_kazoo_client(client: KazooClient) -> None:
+    try:
+        client.stop()
+        client.close()
+    except KazooException as e:  # stopping a client whose connection already died
+        log.debug("ignoring error while stopping kazoo client: %s", e)

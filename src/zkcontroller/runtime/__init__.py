@@ -1,0 +1,1 @@
+"""The only place that touches threads, sockets, processes and wall time."""

@@ -1,0 +1,46 @@
+"""Shared fixtures: the coordination backends every contract test runs on.
+
+``backend`` is parametrized over the embedded store and a real ZooKeeper server. The server is started once
+per test session on a free loopback port (Debian's ``zookeeper`` package); each test gets its own chroot, so
+tests never see each other's nodes. Without an installed server the ZooKeeper variant is skipped, saying so.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+
+from zkcontroller.coordination.backend import CoordinationBackend, EmbeddedBackend, ZooKeeperBackend
+from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.runtime.zookeeper_server import ZooKeeperNotInstalled, ZooKeeperServerProcess
+
+_chroots = itertools.count()
+
+
+@pytest.fixture(scope="session")
+def zookeeper_server() -> Iterator[ZooKeeperServerProcess]:
+    """A real ZooKeeper 3.8 server for the whole test session."""
+    server = ZooKeeperServerProcess()
+    try:
+        server.start()
+    except ZooKeeperNotInstalled as e:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must run the real ZooKeeper tests: {e}")
+        pytest.skip(f"real ZooKeeper unavailable: {e}")
+    yield server
+    server.cleanup()
+
+
+@pytest.fixture(params=["embedded", "zookeeper"])
+async def backend(request: pytest.FixtureRequest) -> AsyncIterator[CoordinationBackend]:
+    """A fresh, isolated store: a new embedded server, or a new chroot on the real server."""
+    if request.param == "embedded":
+        b: CoordinationBackend = EmbeddedBackend(wall_clock_ms)
+    else:
+        server: ZooKeeperServerProcess = request.getfixturevalue("zookeeper_server")
+        b = ZooKeeperBackend(server.connect_string, f"/test-{os.getpid()}-{next(_chroots)}")
+    yield b
+    await b.close()
