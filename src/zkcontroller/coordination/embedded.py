@@ -187,7 +187,10 @@ class EmbeddedServer:
             elif final is SessionState.CLOSED:
                 own = [(listener, final) for listener in s.listeners]
             else:
-                own = self._session_event_delivery(s, final)
+                # A live client learns of expiry as a real one does: its connection drops (watchers hear
+                # DISCONNECTED and are disarmed), and the reconnect attempt is told EXPIRED.
+                own = self._session_event_delivery(s, SessionState.DISCONNECTED)
+                own += [(listener, final) for listener in s.listeners]
             s.state = final
             self._drop_watches(session_id)
             owned = sorted(self._tree.ephemerals.get(session_id, set()))
