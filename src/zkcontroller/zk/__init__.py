@@ -1,0 +1,1 @@
+"""Kafka's ZooKeeper data model: znode paths, JSON codecs, and `KafkaZkClient` with fenced writes."""

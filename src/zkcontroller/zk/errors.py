@@ -1,0 +1,34 @@
+"""Errors of Kafka's ZooKeeper layer (the znode model and `KafkaZkClient`).
+
+ZooKeeper's own failures stay `zkcontroller.coordination.errors.ZkError`; these are the Kafka-level
+conditions a caller must tell apart from them (Kafka's `ControllerMovedException`, a malformed znode).
+"""
+
+from __future__ import annotations
+
+
+class KafkaZkError(Exception):
+    """Base of the errors raised by the Kafka znode layer."""
+
+
+class ZnodeDecodeError(KafkaZkError):
+    """A znode's content is not what Kafka 2.8 writes: bad JSON, a wrong type, an unknown version.
+
+    It always names the znode so that a caller reading many nodes can log it and carry on with the rest.
+    """
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"Malformed znode {path}: {reason}")
+
+
+class ControllerMovedError(KafkaZkError):
+    """This controller is no longer the controller: its epoch check failed or the election was lost.
+
+    Kafka's ``ControllerMovedException``; nothing of the failed request was written.
+    """
+
+
+class ControllerEpochMissingError(KafkaZkError):
+    """``/controller_epoch`` vanished between our create attempt and the re-read (Kafka's IllegalState)."""

@@ -1,0 +1,157 @@
+"""Strict, typed access to the JSON Kafka stores in znodes.
+
+Kafka reads znodes with Jackson and ``DecodeJson``: an ``Int`` must be a JSON integer that fits in 32 bits
+(not a boolean, float or string), a ``String`` must be a JSON string, and key order never matters. Every
+failure here becomes a `ZnodeDecodeError` naming the znode and the offending field.
+
+Writing mirrors Jackson's compact output: no spaces, UTF-8, non-ASCII characters left unescaped.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any, NoReturn
+
+from zkcontroller.zk.errors import ZnodeDecodeError
+
+INT32_MIN = -(2**31)
+INT32_MAX = 2**31 - 1
+
+
+def dumps(value: Any) -> bytes:
+    """Encode like Jackson's ``Json.encodeAsBytes``: compact separators, UTF-8."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
+
+
+def _reject_constant(name: str) -> NoReturn:
+    raise ValueError(f"non-standard JSON constant {name}")
+
+
+def parse_json(data: bytes, path: str) -> Any:
+    """Parse standard JSON (no NaN/Infinity), or raise naming ``path``."""
+    try:
+        return json.loads(data.decode("utf-8"), parse_constant=_reject_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise ZnodeDecodeError(path, f"invalid JSON ({e})") from None
+
+
+def parse_object(data: bytes, path: str) -> JsonObject:
+    """Parse a znode whose content must be a JSON object."""
+    value = parse_json(data, path)
+    if not isinstance(value, dict):
+        raise ZnodeDecodeError(path, f"expected a JSON object, got {_kind(value)}")
+    return JsonObject(value, path)
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def check_int(value: Any, path: str, where: str) -> int:
+    """A JSON integer within Java's ``int`` range (booleans are not integers)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ZnodeDecodeError(path, f"{where}: expected an integer, got {_kind(value)}")
+    if not INT32_MIN <= value <= INT32_MAX:
+        raise ZnodeDecodeError(path, f"{where}: integer {value} out of 32-bit range")
+    return value
+
+
+def check_str(value: Any, path: str, where: str) -> str:
+    if not isinstance(value, str):
+        raise ZnodeDecodeError(path, f"{where}: expected a string, got {_kind(value)}")
+    return value
+
+
+def check_int_list(value: Any, path: str, where: str) -> tuple[int, ...]:
+    if not isinstance(value, list):
+        raise ZnodeDecodeError(path, f"{where}: expected an array of integers, got {_kind(value)}")
+    return tuple(check_int(v, path, f"{where}[{i}]") for i, v in enumerate(value))
+
+
+def parse_int_text(text: str, path: str, where: str) -> int:
+    """Java's ``Integer.parseInt``: optional sign, ASCII digits only, 32-bit range (no spaces, no ``_``)."""
+    body = text[1:] if text[:1] in ("+", "-") else text
+    if not body or not body.isascii() or not body.isdigit():
+        raise ZnodeDecodeError(path, f"{where}: {text!r} is not a decimal integer")
+    return check_int(int(text), path, where)
+
+
+class JsonObject:
+    """A parsed JSON object whose getters check types and name the znode and field on failure."""
+
+    __slots__ = ("_prefix", "_values", "path")
+
+    def __init__(self, values: Mapping[str, Any], path: str, prefix: str = "") -> None:
+        self._values = values
+        self.path = path
+        self._prefix = prefix
+
+    def _where(self, key: str) -> str:
+        return f"{self._prefix}{key}"
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._values
+
+    def is_null_or_absent(self, key: str) -> bool:
+        return self._values.get(key) is None
+
+    def items(self) -> Iterator[tuple[str, Any]]:
+        return iter(self._values.items())
+
+    def raw(self, key: str) -> Any:
+        """The value of a required key, any type."""
+        if key not in self._values:
+            raise ZnodeDecodeError(self.path, f"missing field {self._where(key)!r}")
+        return self._values[key]
+
+    def get_int(self, key: str) -> int:
+        return check_int(self.raw(key), self.path, self._where(key))
+
+    def get_str(self, key: str) -> str:
+        return check_str(self.raw(key), self.path, self._where(key))
+
+    def get_opt_str(self, key: str) -> str | None:
+        """Absent or null → None (Kafka's ``get(key).flatMap(_.to[Option[String]])``)."""
+        value = self._values.get(key)
+        return None if value is None else check_str(value, self.path, self._where(key))
+
+    def get_int_list(self, key: str) -> tuple[int, ...]:
+        return check_int_list(self.raw(key), self.path, self._where(key))
+
+    def get_list(self, key: str) -> list[Any]:
+        value = self.raw(key)
+        if not isinstance(value, list):
+            raise ZnodeDecodeError(self.path, f"{self._where(key)}: expected an array, got {_kind(value)}")
+        return value
+
+    def get_obj(self, key: str) -> JsonObject:
+        return self.as_object(self.raw(key), self._where(key))
+
+    def get_opt_obj(self, key: str) -> JsonObject | None:
+        """Absent → None; present must be an object (null is a type error, as in Kafka's ``asJsonObject``)."""
+        return self.get_obj(key) if key in self._values else None
+
+    def as_object(self, value: Any, where: str) -> JsonObject:
+        if not isinstance(value, dict):
+            raise ZnodeDecodeError(self.path, f"{where}: expected an object, got {_kind(value)}")
+        return JsonObject(value, self.path, f"{where}.")
+
+    def version(self, allowed: range | tuple[int, ...], *, required: bool = True) -> int | None:
+        """The ``version`` field, rejected unless it is one this codec knows."""
+        if "version" not in self._values and not required:
+            return None
+        version = self.get_int("version")
+        if version not in allowed:
+            raise ZnodeDecodeError(self.path, f"unsupported version {version}")
+        return version

@@ -1,0 +1,177 @@
+"""Values stored in Kafka's znodes, as immutable dataclasses (Kafka's case classes of the same names)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from enum import IntEnum
+from typing import TypeVar
+
+from zkcontroller.zk.topic_id import TopicId
+
+NO_LEADER = -1
+"""``LeaderAndIsr.NoLeader``."""
+INITIAL_LEADER_EPOCH = 0
+INITIAL_PARTITION_EPOCH = 0
+"""Initial ``zkVersion`` of a freshly created partition state znode."""
+INITIAL_CONTROLLER_EPOCH = 0
+INITIAL_CONTROLLER_EPOCH_ZK_VERSION = 0
+
+R = TypeVar("R")
+
+SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class TopicPartition:
+    topic: str
+    partition: int
+
+    def __str__(self) -> str:
+        return f"{self.topic}-{self.partition}"
+
+
+@dataclass(frozen=True, slots=True)
+class EndPoint:
+    """One advertised listener; ``host`` None means "all interfaces" (Kafka's null host)."""
+
+    host: str | None
+    port: int
+    listener_name: str
+    security_protocol: str
+
+    @property
+    def connection_string(self) -> str:
+        """``LISTENER://host:port``, IPv6 hosts bracketed, null host as ``LISTENER://:port``."""
+        if self.host is None:
+            host_port = f":{self.port}"
+        elif ":" in self.host:
+            host_port = f"[{self.host}]:{self.port}"
+        else:
+            host_port = f"{self.host}:{self.port}"
+        return f"{self.listener_name}://{host_port}"
+
+
+@dataclass(frozen=True, slots=True)
+class SupportedVersionRange:
+    """A feature range a broker supports (``min_version``/``max_version`` in ``/brokers/ids/<id>``)."""
+
+    min_version: int
+    max_version: int
+
+    def __post_init__(self) -> None:
+        if self.min_version < 1 or self.max_version < self.min_version:
+            raise ValueError(f"invalid supported range [{self.min_version}, {self.max_version}]")
+
+
+@dataclass(frozen=True, slots=True)
+class FinalizedVersionRange:
+    """A cluster-wide finalized range (``min_version_level``/``max_version_level`` in ``/feature``)."""
+
+    min_version_level: int
+    max_version_level: int
+
+    def __post_init__(self) -> None:
+        if self.min_version_level < 1 or self.max_version_level < self.min_version_level:
+            raise ValueError(f"invalid finalized range [{self.min_version_level}, {self.max_version_level}]")
+
+
+def sorted_features(features: Mapping[str, R] | Iterable[tuple[str, R]]) -> tuple[tuple[str, R], ...]:
+    """Features as a sorted tuple of pairs, so values holding them stay hashable and comparable."""
+    items = features.items() if isinstance(features, Mapping) else features
+    return tuple(sorted(items, key=lambda kv: kv[0]))
+
+
+@dataclass(frozen=True, slots=True)
+class Broker:
+    """A registered broker (Kafka's ``kafka.cluster.Broker``)."""
+
+    id: int
+    endpoints: tuple[EndPoint, ...]
+    rack: str | None = None
+    features: tuple[tuple[str, SupportedVersionRange], ...] = ()
+
+    def endpoint(self, listener_name: str) -> EndPoint | None:
+        return next((e for e in self.endpoints if e.listener_name == listener_name), None)
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerInfo:
+    """What a broker writes to ``/brokers/ids/<id>``: the broker plus the JSON version and JMX port."""
+
+    broker: Broker
+    version: int = 5
+    jmx_port: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicaAssignment:
+    """A partition's full replica set RS and, during a reassignment, the replicas being added/removed."""
+
+    replicas: tuple[int, ...]
+    adding_replicas: tuple[int, ...] = ()
+    removing_replicas: tuple[int, ...] = ()
+
+    @property
+    def is_being_reassigned(self) -> bool:
+        return bool(self.adding_replicas or self.removing_replicas)
+
+    @property
+    def origin_replicas(self) -> tuple[int, ...]:
+        """ORS = RS − adding, order of RS kept."""
+        return tuple(r for r in self.replicas if r not in self.adding_replicas)
+
+    @property
+    def target_replicas(self) -> tuple[int, ...]:
+        """TRS = RS − removing, order of RS kept."""
+        return tuple(r for r in self.replicas if r not in self.removing_replicas)
+
+
+@dataclass(frozen=True, slots=True)
+class TopicIdReplicaAssignment:
+    """The content of ``/brokers/topics/<topic>``: its id (if any) and every partition's assignment."""
+
+    topic: str
+    topic_id: TopicId | None
+    assignment: Mapping[TopicPartition, ReplicaAssignment] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderAndIsr:
+    """A partition's leadership; ``zk_version`` is the state znode's version, the next write's condition."""
+
+    leader: int
+    leader_epoch: int
+    isr: tuple[int, ...]
+    zk_version: int = INITIAL_PARTITION_EPOCH
+
+    def with_zk_version(self, zk_version: int) -> LeaderAndIsr:
+        return replace(self, zk_version=zk_version)
+
+    def new_leader_and_isr(self, leader: int, isr: Iterable[int]) -> LeaderAndIsr:
+        """A successor state: new leader and ISR with the leader epoch bumped, same expected zkVersion."""
+        return replace(self, leader=leader, leader_epoch=self.leader_epoch + 1, isr=tuple(isr))
+
+    def equals_ignoring_zk_version(self, other: LeaderAndIsr) -> bool:
+        return (self.leader, self.leader_epoch, self.isr) == (other.leader, other.leader_epoch, other.isr)
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderIsrAndControllerEpoch:
+    """The content of a partition state znode: leadership plus the epoch of the controller that wrote it."""
+
+    leader_and_isr: LeaderAndIsr
+    controller_epoch: int
+
+
+class FeatureZNodeStatus(IntEnum):
+    DISABLED = 0
+    ENABLED = 1
+
+
+@dataclass(frozen=True, slots=True)
+class FeatureZNodeData:
+    """The content of ``/feature``: whether versioning is enabled and the finalized feature ranges."""
+
+    status: FeatureZNodeStatus
+    features: tuple[tuple[str, FinalizedVersionRange], ...] = ()

@@ -1,0 +1,141 @@
+"""Entity configs (``/config/<type>/<name>``), config change notifications, ``/cluster/id``, ``/feature``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from zkcontroller.zk import paths
+from zkcontroller.zk.errors import ZnodeDecodeError
+from zkcontroller.zk.json_fields import check_str, dumps, parse_object
+from zkcontroller.zk.model import FeatureZNodeData, FeatureZNodeStatus, FinalizedVersionRange, sorted_features
+
+UNCLEAN_LEADER_ELECTION_ENABLE = "unclean.leader.election.enable"
+
+
+class ConfigEntityTypeZNode:
+    @staticmethod
+    def path(entity_type: str) -> str:
+        return paths.config_entity_type_path(entity_type)
+
+
+class ConfigEntityZNode:
+    """``{"version":1,"config":{"retention.ms":"1000"}}``; every value is a string."""
+
+    VERSION = 1
+
+    @staticmethod
+    def path(entity_type: str, entity_name: str) -> str:
+        return paths.config_entity_path(entity_type, entity_name)
+
+    @staticmethod
+    def encode(config: Mapping[str, str]) -> bytes:
+        return dumps({"version": ConfigEntityZNode.VERSION, "config": dict(sorted(config.items()))})
+
+    @staticmethod
+    def decode(data: bytes, path: str) -> dict[str, str]:
+        """The overrides; null data or no ``config`` object means none (as Kafka reads it)."""
+        if not data:
+            return {}
+        obj = parse_object(data, path)
+        obj.version((ConfigEntityZNode.VERSION,), required=False)
+        config = obj.get_opt_obj("config")
+        if config is None:
+            return {}
+        return {key: check_str(value, path, f"config.{key}") for key, value in config.items()}
+
+
+class ConfigEntityChangeNotificationZNode:
+    @staticmethod
+    def path() -> str:
+        return paths.CONFIG_CHANGES
+
+
+class ConfigEntityChangeNotificationSequenceZNode:
+    """``/config/changes/config_change_N``: version 2 ``entity_path``; version 1 type + name still read."""
+
+    VERSION = 2
+    PREFIX = paths.CONFIG_CHANGE_PREFIX
+
+    @staticmethod
+    def path(sequence_number: str = "") -> str:
+        return paths.config_change_path(sequence_number)
+
+    @staticmethod
+    def encode(entity_path: str) -> bytes:
+        """``entity_path`` is ``<type>/<sanitized name>``, e.g. ``topics/foo``."""
+        version = ConfigEntityChangeNotificationSequenceZNode.VERSION
+        return dumps({"version": version, "entity_path": entity_path})
+
+    @staticmethod
+    def decode(data: bytes, path: str) -> str:
+        """The changed entity as ``<type>/<name>`` whichever version wrote it."""
+        obj = parse_object(data, path)
+        version = obj.version((1, 2))
+        if version == 1:
+            return f"{obj.get_str('entity_type')}/{obj.get_str('entity_name')}"
+        return obj.get_str("entity_path")
+
+
+class ClusterIdZNode:
+    """``{"version":"1","id":"..."}``: note the version is a JSON *string*."""
+
+    @staticmethod
+    def path() -> str:
+        return paths.CLUSTER_ID
+
+    @staticmethod
+    def encode(cluster_id: str) -> bytes:
+        return dumps({"version": "1", "id": cluster_id})
+
+    @staticmethod
+    def decode(data: bytes, path: str = paths.CLUSTER_ID) -> str:
+        obj = parse_object(data, path)
+        if "version" in obj and obj.raw("version") not in ("1", 1):
+            raise ZnodeDecodeError(path, f"unsupported version {obj.raw('version')!r}")
+        return obj.get_str("id")
+
+
+class FeatureZNode:
+    """``{"features":{name:{"min_version_level":1,"max_version_level":2}},"version":1,"status":1}``.
+
+    Missing ``features`` or ``status``, an unknown status or an invalid range is a decode error.
+    """
+
+    VERSION = 1
+
+    @staticmethod
+    def path() -> str:
+        return paths.FEATURE
+
+    @staticmethod
+    def encode(value: FeatureZNodeData) -> bytes:
+        return dumps({
+            "version": FeatureZNode.VERSION,
+            "status": int(value.status),
+            "features": {
+                name: {"min_version_level": r.min_version_level, "max_version_level": r.max_version_level}
+                for name, r in value.features
+            },
+        })
+
+    @staticmethod
+    def decode(data: bytes, path: str = paths.FEATURE) -> FeatureZNodeData:
+        obj = parse_object(data, path)
+        obj.version((FeatureZNode.VERSION,))
+        if obj.is_null_or_absent("features"):
+            raise ZnodeDecodeError(path, "features map can not be absent")
+        if obj.is_null_or_absent("status"):
+            raise ZnodeDecodeError(path, "status can not be absent")
+        status_code = obj.get_int("status")
+        if status_code not in tuple(FeatureZNodeStatus):
+            raise ZnodeDecodeError(path, f"malformed status {status_code}")
+        features = obj.get_obj("features")
+        ranges: list[tuple[str, FinalizedVersionRange]] = []
+        for name, raw in features.items():
+            rng = features.as_object(raw, f"features.{name}")
+            try:
+                ranges.append((name, FinalizedVersionRange(rng.get_int("min_version_level"),
+                                                           rng.get_int("max_version_level"))))
+            except ValueError as e:
+                raise ZnodeDecodeError(path, f"features.{name}: {e}") from None
+        return FeatureZNodeData(FeatureZNodeStatus(status_code), sorted_features(ranges))

@@ -1,0 +1,49 @@
+"""``/controller`` (JSON, ephemeral) and ``/controller_epoch`` (bare decimal text, the fencing token)."""
+
+from __future__ import annotations
+
+from zkcontroller.zk import paths
+from zkcontroller.zk.errors import ZnodeDecodeError
+from zkcontroller.zk.json_fields import dumps, parse_int_text, parse_object
+
+
+class ControllerZNode:
+    """``{"version":1,"brokerid":3,"timestamp":"1662110000000"}``; the timestamp is a string."""
+
+    VERSION = 1
+
+    @staticmethod
+    def path() -> str:
+        return paths.CONTROLLER
+
+    @staticmethod
+    def encode(broker_id: int, timestamp_ms: int) -> bytes:
+        return dumps({"version": ControllerZNode.VERSION, "brokerid": broker_id,
+                      "timestamp": str(timestamp_ms)})
+
+    @staticmethod
+    def decode(data: bytes, path: str = paths.CONTROLLER) -> int:
+        """The controller's broker id (the only field Kafka reads)."""
+        obj = parse_object(data, path)
+        obj.version((ControllerZNode.VERSION,), required=False)
+        return obj.get_int("brokerid")
+
+
+class ControllerEpochZNode:
+    """The controller epoch as plain UTF-8 decimal text (``5``), not JSON."""
+
+    @staticmethod
+    def path() -> str:
+        return paths.CONTROLLER_EPOCH
+
+    @staticmethod
+    def encode(epoch: int) -> bytes:
+        return str(epoch).encode("ascii")
+
+    @staticmethod
+    def decode(data: bytes, path: str = paths.CONTROLLER_EPOCH) -> int:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ZnodeDecodeError(path, "controller epoch is not UTF-8 text") from None
+        return parse_int_text(text, path, "controller epoch")

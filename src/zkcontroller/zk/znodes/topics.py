@@ -1,0 +1,125 @@
+"""``/brokers/topics/<topic>`` (assignment + topic id) and its ``partitions/<p>/state`` children."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from zkcontroller.zk import paths
+from zkcontroller.zk.json_fields import JsonObject, check_int_list, dumps, parse_int_text, parse_object
+from zkcontroller.zk.model import (
+    LeaderAndIsr,
+    LeaderIsrAndControllerEpoch,
+    ReplicaAssignment,
+    TopicIdReplicaAssignment,
+    TopicPartition,
+)
+from zkcontroller.zk.topic_id import TopicId
+
+
+class TopicsZNode:
+    @staticmethod
+    def path() -> str:
+        return paths.TOPICS
+
+
+class TopicZNode:
+    """A topic's replica assignment. Kafka 2.8 always writes version 3; versions 1–3 are read."""
+
+    CURRENT_VERSION = 3
+    READABLE_VERSIONS = (1, 2, 3)
+
+    @staticmethod
+    def path(topic: str) -> str:
+        return paths.topic_path(topic)
+
+    @staticmethod
+    def encode(topic_id: TopicId | None, assignment: Mapping[TopicPartition, ReplicaAssignment]) -> bytes:
+        """Adding/removing maps are always written, holding only partitions with a non-empty list."""
+        ordered = sorted(assignment.items())
+        doc: dict[str, Any] = {
+            "version": TopicZNode.CURRENT_VERSION,
+            "partitions": {str(tp.partition): list(a.replicas) for tp, a in ordered},
+            "adding_replicas": {str(tp.partition): list(a.adding_replicas) for tp, a in ordered
+                                if a.adding_replicas},
+            "removing_replicas": {str(tp.partition): list(a.removing_replicas) for tp, a in ordered
+                                  if a.removing_replicas},
+        }
+        if topic_id is not None:
+            doc["topic_id"] = str(topic_id)
+        return dumps(doc)
+
+    @staticmethod
+    def decode(data: bytes, path: str) -> TopicIdReplicaAssignment:
+        """Null data → empty assignment, no id; missing maps or keys → empty lists (as Kafka reads)."""
+        topic = path.rsplit("/", 1)[-1]
+        if not data:
+            return TopicIdReplicaAssignment(topic, None, {})
+        obj = parse_object(data, path)
+        obj.version(TopicZNode.READABLE_VERSIONS, required=False)
+        topic_id = TopicId.parse(obj.get_str("topic_id"), path) if "topic_id" in obj else None
+        adding = obj.get_opt_obj("adding_replicas")
+        removing = obj.get_opt_obj("removing_replicas")
+        partitions = obj.get_opt_obj("partitions")
+        assignment: dict[TopicPartition, ReplicaAssignment] = {}
+        for key, replicas in partitions.items() if partitions else ():
+            partition = parse_int_text(key, path, f"partitions key {key!r}")
+            assignment[TopicPartition(topic, partition)] = ReplicaAssignment(
+                check_int_list(replicas, path, f"partitions.{key}"),
+                _replicas_of(adding, key),
+                _replicas_of(removing, key),
+            )
+        return TopicIdReplicaAssignment(topic, topic_id, assignment)
+
+
+def _replicas_of(replicas_by_partition: JsonObject | None, key: str) -> tuple[int, ...]:
+    if replicas_by_partition is None or key not in replicas_by_partition:
+        return ()
+    return replicas_by_partition.get_int_list(key)
+
+
+class TopicPartitionsZNode:
+    """``/brokers/topics/<t>/partitions``: created (empty, fenced) with the first partition state."""
+
+    @staticmethod
+    def path(topic: str) -> str:
+        return paths.topic_partitions_path(topic)
+
+
+class TopicPartitionZNode:
+    """``/brokers/topics/<t>/partitions/<p>``: an empty parent of the state znode."""
+
+    @staticmethod
+    def path(tp: TopicPartition) -> str:
+        return paths.topic_partition_path(tp.topic, tp.partition)
+
+
+class TopicPartitionStateZNode:
+    """``{"controller_epoch":5,"leader":1,"version":1,"leader_epoch":3,"isr":[1,2,3]}``."""
+
+    VERSION = 1
+
+    @staticmethod
+    def path(tp: TopicPartition) -> str:
+        return paths.partition_state_path(tp.topic, tp.partition)
+
+    @staticmethod
+    def encode(state: LeaderIsrAndControllerEpoch) -> bytes:
+        lai = state.leader_and_isr
+        return dumps({
+            "version": TopicPartitionStateZNode.VERSION,
+            "leader": lai.leader,
+            "leader_epoch": lai.leader_epoch,
+            "controller_epoch": state.controller_epoch,
+            "isr": list(lai.isr),
+        })
+
+    @staticmethod
+    def decode(data: bytes, path: str, zk_version: int) -> LeaderIsrAndControllerEpoch:
+        """``zk_version`` is the znode's stat version, carried as the next conditional write's condition."""
+        obj = parse_object(data, path)
+        obj.version((TopicPartitionStateZNode.VERSION,), required=False)
+        lai = LeaderAndIsr(
+            obj.get_int("leader"), obj.get_int("leader_epoch"), obj.get_int_list("isr"), zk_version
+        )
+        return LeaderIsrAndControllerEpoch(lai, obj.get_int("controller_epoch"))
