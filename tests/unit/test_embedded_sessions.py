@@ -1,0 +1,60 @@
+"""Embedded-store specifics the simulator relies on: disconnects, timeouts on the injected clock."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import Recorder
+from zkcontroller.coordination.api import CreateMode, EventType, SessionState, WatchedEvent
+from zkcontroller.coordination.embedded import EmbeddedServer, EmbeddedSession
+from zkcontroller.coordination.errors import ConnectionLossError, SessionExpiredError
+
+
+class ManualClock:
+    def __init__(self) -> None:
+        self.now_ms = 1_000_000
+
+    def __call__(self) -> int:
+        return self.now_ms
+
+
+async def test_disconnect_within_timeout_keeps_the_session() -> None:
+    clock = ManualClock()
+    server = EmbeddedServer(clock)
+    s = EmbeddedSession(server, 6000)
+    await s.create("/e", mode=CreateMode.EPHEMERAL)
+    states, watch = Recorder(), Recorder()
+    s.add_session_listener(states)
+    await s.get_data("/e", watch)
+    server.disconnect(s.session_id)
+    assert await states.next() is SessionState.DISCONNECTED
+    assert await watch.next() == WatchedEvent(EventType.NONE, SessionState.DISCONNECTED, None)
+    with pytest.raises(ConnectionLossError):
+        await s.exists("/e")
+    clock.now_ms += 5999
+    server.tick()
+    server.reconnect(s.session_id)
+    assert await states.next() is SessionState.CONNECTED
+    stat = await s.exists("/e")
+    assert stat is not None and stat.ephemeral_owner == s.session_id
+    assert stat.ctime == 1_000_000  # stamped from the injected clock, not the wall
+
+
+async def test_silence_past_the_timeout_expires_and_the_client_learns_on_reconnect() -> None:
+    clock = ManualClock()
+    server = EmbeddedServer(clock)
+    victim, other = EmbeddedSession(server, 6000), EmbeddedSession(server, 6000)
+    await victim.create("/e", mode=CreateMode.EPHEMERAL)
+    states, gone = Recorder(), Recorder()
+    victim.add_session_listener(states)
+    await other.exists("/e", gone)
+    server.disconnect(victim.session_id)
+    assert await states.next() is SessionState.DISCONNECTED
+    clock.now_ms += 6000
+    assert await other.exists("/e") is None  # any request lets the server notice the timeout
+    assert await gone.next() == WatchedEvent(EventType.NODE_DELETED, SessionState.CONNECTED, "/e")
+    assert states.pending() == []  # a partitioned client cannot know yet
+    server.reconnect(victim.session_id)
+    assert await states.next() is SessionState.EXPIRED
+    with pytest.raises(SessionExpiredError):
+        await victim.exists("/")
