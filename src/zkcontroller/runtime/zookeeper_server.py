@@ -110,6 +110,11 @@ class ZooKeeperServerProcess:
         self.stop()
         raise TimeoutError(f"ZooKeeper did not answer on port {self.port} within {timeout_s}s")
 
+    def wait(self) -> int:
+        """Block until the server process exits; returns its exit code."""
+        assert self._proc is not None, "server not started"
+        return self._proc.wait()
+
     def stop(self) -> None:
         if self._proc is not None and self._proc.poll() is None:
             self._proc.terminate()

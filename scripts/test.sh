@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Set up (ZooKeeper, Java, the locked environment) and run the whole test suite, lint first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh --test
+uv run ruff check src tests bench
+exec uv run pytest -q -p no:cacheprovider "$@"
