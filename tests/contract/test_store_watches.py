@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
-
 from tests.helpers import Recorder, settle_watches
+
 from zkcontroller.coordination.api import (
     CoordinationSession,
     CreateMode,

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from tests.helpers import Recorder
+
 from zkcontroller.coordination.api import CreateMode, EventType, SessionState, WatchedEvent
 from zkcontroller.coordination.embedded import EmbeddedServer, EmbeddedSession
 from zkcontroller.coordination.errors import ConnectionLossError, SessionExpiredError
