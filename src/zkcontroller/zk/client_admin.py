@@ -1,0 +1,215 @@
+"""Admin requests (topic deletion, legacy reassignment and preferred election), ISR-change and log-dir
+notifications, and entity configs (the topic's unclean-leader-election override)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+
+from zkcontroller.coordination.api import (
+    ANY_VERSION,
+    CreateMode,
+    CreateOp,
+    DeleteOp,
+    ErrorResult,
+    SetDataOp,
+    Watcher,
+)
+from zkcontroller.coordination.errors import ErrorCode, NoNodeError, ZkError, error_for_code
+from zkcontroller.zk import paths
+from zkcontroller.zk.client_base import BulkRead, KafkaZkClientBase
+from zkcontroller.zk.errors import ZnodeDecodeError
+from zkcontroller.zk.fencing import raise_for_result
+from zkcontroller.zk.model import TopicPartition
+from zkcontroller.zk.znodes import (
+    UNCLEAN_LEADER_ELECTION_ENABLE,
+    ConfigEntityChangeNotificationSequenceZNode,
+    ConfigEntityZNode,
+    DeleteTopicsTopicZNode,
+    IsrChangeNotificationSequenceZNode,
+    LogDirEventNotificationSequenceZNode,
+    PreferredReplicaElectionZNode,
+    ReassignPartitionsZNode,
+)
+
+log = logging.getLogger(__name__)
+
+
+class AdminOps(KafkaZkClientBase):
+    async def _fenced_deletes(self, node_paths: Sequence[str], expected_epoch_zk_version: int) -> None:
+        """Fenced deletes of many nodes, batched; already-absent nodes are fine, other failures raise."""
+        results = await self._fenced_batch([(p, DeleteOp(p)) for p in node_paths], expected_epoch_zk_version)
+        for path in node_paths:
+            result = results[path]
+            if isinstance(result, ZkError):
+                raise result
+            if isinstance(result, ErrorResult) and result.code != ErrorCode.NO_NODE:
+                raise error_for_code(result.code, path)
+
+    # ------------------------------------------------------------------ topic deletion
+
+    async def get_topic_deletions(self, watch: Watcher | None = None) -> set[str]:
+        return set(await self.get_children(paths.DELETE_TOPICS, watch))
+
+    async def is_topic_marked_for_deletion(self, topic: str) -> bool:
+        return await self.path_exists(DeleteTopicsTopicZNode.path(topic))
+
+    async def create_delete_topic_path(self, topic: str) -> None:
+        """What ``kafka-topics --delete`` does (admin side, not fenced)."""
+        await self._session.ensure_path(paths.DELETE_TOPICS)
+        await self._session.create(DeleteTopicsTopicZNode.path(topic), DeleteTopicsTopicZNode.encode())
+
+    async def delete_topic_deletions(self, topics: Iterable[str], expected_epoch_zk_version: int) -> None:
+        await self._fenced_deletes([DeleteTopicsTopicZNode.path(t) for t in sorted(set(topics))],
+                                   expected_epoch_zk_version)
+
+    # ------------------------------------------------------------------ legacy reassignment
+
+    async def get_partition_reassignment(
+        self, watch: Watcher | None = None
+    ) -> dict[TopicPartition, tuple[int, ...]] | None:
+        """The ZooKeeper-submitted reassignment, None if absent; ``watch`` sees creation too.
+
+        Raises `ZnodeDecodeError` if malformed (Kafka warns and treats it as empty).
+        """
+        if watch is not None and not await self.path_exists(paths.REASSIGN_PARTITIONS, watch):
+            return None
+        found = await self.get_data_and_stat(paths.REASSIGN_PARTITIONS)
+        return None if found is None else ReassignPartitionsZNode.decode(found[0])
+
+    async def reassign_partitions_in_progress(self) -> bool:
+        return await self.path_exists(paths.REASSIGN_PARTITIONS)
+
+    async def create_partition_reassignment(self, reassignment: Mapping[TopicPartition, Sequence[int]]) -> None:
+        """What the legacy ``kafka-reassign-partitions --zookeeper`` tool does (not fenced)."""
+        await self._session.ensure_path(paths.ADMIN)
+        await self._session.create(paths.REASSIGN_PARTITIONS, ReassignPartitionsZNode.encode(reassignment))
+
+    async def set_or_create_partition_reassignment(
+        self, reassignment: Mapping[TopicPartition, Sequence[int]], expected_epoch_zk_version: int
+    ) -> None:
+        """Fenced set, or fenced create when the node is gone."""
+        data = ReassignPartitionsZNode.encode(reassignment)
+        path = paths.REASSIGN_PARTITIONS
+        result = await self._fenced(SetDataOp(path, data, ANY_VERSION), expected_epoch_zk_version)
+        if isinstance(result, ErrorResult) and result.code == ErrorCode.NO_NODE:
+            result = await self._fenced(CreateOp(path, data), expected_epoch_zk_version)
+        raise_for_result(result, path)
+
+    async def delete_partition_reassignment(self, expected_epoch_zk_version: int) -> None:
+        await self._fenced_deletes([paths.REASSIGN_PARTITIONS], expected_epoch_zk_version)
+
+    # ------------------------------------------------------------------ legacy preferred election
+
+    async def get_preferred_replica_election(
+        self, watch: Watcher | None = None
+    ) -> frozenset[TopicPartition] | None:
+        if watch is not None and not await self.path_exists(paths.PREFERRED_REPLICA_ELECTION, watch):
+            return None
+        found = await self.get_data_and_stat(paths.PREFERRED_REPLICA_ELECTION)
+        return None if found is None else PreferredReplicaElectionZNode.decode(found[0])
+
+    async def create_preferred_replica_election(self, partitions: Iterable[TopicPartition]) -> None:
+        await self._session.ensure_path(paths.ADMIN)
+        data = PreferredReplicaElectionZNode.encode(partitions)
+        await self._session.create(paths.PREFERRED_REPLICA_ELECTION, data)
+
+    async def delete_preferred_replica_election(self, expected_epoch_zk_version: int) -> None:
+        await self._fenced_deletes([paths.PREFERRED_REPLICA_ELECTION], expected_epoch_zk_version)
+
+    # ------------------------------------------------------------------ notifications
+
+    async def propagate_isr_changes(self, partitions: Iterable[TopicPartition]) -> str:
+        """A leader's ISR-change notification (persistent sequential); returns the created path."""
+        data = IsrChangeNotificationSequenceZNode.encode(partitions)
+        return await self._session.create(paths.isr_change_path(), data, CreateMode.PERSISTENT_SEQUENTIAL)
+
+    async def get_all_isr_change_notifications(self, watch: Watcher | None = None) -> list[str]:
+        """Sequence numbers of pending ISR-change notifications, in order."""
+        children = await self.get_children(paths.ISR_CHANGE_NOTIFICATION, watch)
+        return [IsrChangeNotificationSequenceZNode.sequence_number(c) for c in children]
+
+    async def get_partitions_from_isr_change_notifications(
+        self, sequence_numbers: Iterable[str]
+    ) -> BulkRead[str, frozenset[TopicPartition]]:
+        return await self._read_many(
+            sorted(set(sequence_numbers)), paths.isr_change_path,
+            lambda _n, data, _s, path: IsrChangeNotificationSequenceZNode.decode(data, path),
+        )
+
+    async def delete_isr_change_notifications(
+        self, sequence_numbers: Iterable[str], expected_epoch_zk_version: int
+    ) -> None:
+        await self._fenced_deletes([paths.isr_change_path(n) for n in sorted(set(sequence_numbers))],
+                                   expected_epoch_zk_version)
+
+    async def propagate_log_dir_event(self, broker_id: int) -> str:
+        data = LogDirEventNotificationSequenceZNode.encode(broker_id)
+        return await self._session.create(paths.log_dir_event_path(), data, CreateMode.PERSISTENT_SEQUENTIAL)
+
+    async def get_all_log_dir_event_notifications(self, watch: Watcher | None = None) -> list[str]:
+        children = await self.get_children(paths.LOG_DIR_EVENT_NOTIFICATION, watch)
+        return [LogDirEventNotificationSequenceZNode.sequence_number(c) for c in children]
+
+    async def get_broker_ids_from_log_dir_events(self, sequence_numbers: Iterable[str]) -> BulkRead[str, int]:
+        return await self._read_many(
+            sorted(set(sequence_numbers)), paths.log_dir_event_path,
+            lambda _n, data, _s, path: LogDirEventNotificationSequenceZNode.decode(data, path),
+        )
+
+    async def delete_log_dir_event_notifications(
+        self, sequence_numbers: Iterable[str], expected_epoch_zk_version: int
+    ) -> None:
+        await self._fenced_deletes([paths.log_dir_event_path(n) for n in sorted(set(sequence_numbers))],
+                                   expected_epoch_zk_version)
+
+    # ------------------------------------------------------------------ configs
+
+    async def get_entity_configs(self, entity_type: str, entity_name: str) -> dict[str, str]:
+        """An entity's overrides; none if the node is absent (raises `ZnodeDecodeError` if malformed)."""
+        path = paths.config_entity_path(entity_type, entity_name)
+        found = await self.get_data_and_stat(path)
+        return {} if found is None else ConfigEntityZNode.decode(found[0], path)
+
+    async def get_topic_configs(self, topics: Iterable[str]) -> BulkRead[str, dict[str, str]]:
+        return await self._read_many(
+            sorted(set(topics)), paths.topic_config_path,
+            lambda _t, data, _s, path: ConfigEntityZNode.decode(data, path),
+        )
+
+    async def set_or_create_entity_configs(
+        self, entity_type: str, entity_name: str, config: Mapping[str, str]
+    ) -> None:
+        """Admin-side config write (not fenced); brokers learn of it through a change notification."""
+        path = paths.config_entity_path(entity_type, entity_name)
+        data = ConfigEntityZNode.encode(config)
+        try:
+            await self._session.set_data(path, data, ANY_VERSION)
+        except NoNodeError:
+            await self._session.ensure_path(paths.config_entity_type_path(entity_type))
+            await self._session.create(path, data)
+
+    async def create_config_change_notification(self, entity_path: str) -> str:
+        await self._session.ensure_path(paths.CONFIG_CHANGES)
+        data = ConfigEntityChangeNotificationSequenceZNode.encode(entity_path)
+        return await self._session.create(paths.config_change_path(), data, CreateMode.PERSISTENT_SEQUENTIAL)
+
+    async def get_unclean_leader_election_override(self, topic: str) -> bool | None:
+        """The topic's ``unclean.leader.election.enable`` override, None if not set (use the broker default).
+
+        Parsed as Kafka's ConfigDef parses a BOOLEAN: ``true``/``false``, case-insensitive, trimmed.
+        """
+        config = await self.get_entity_configs(paths.ConfigType.TOPIC, topic)
+        value = config.get(UNCLEAN_LEADER_ELECTION_ENABLE)
+        if value is None:
+            return None
+        text = value.strip().lower()
+        if text not in ("true", "false"):
+            raise ZnodeDecodeError(paths.topic_config_path(topic),
+                                   f"{UNCLEAN_LEADER_ELECTION_ENABLE}: {value!r} is not a boolean")
+        return text == "true"
+
+    async def delete_topic_configs(self, topics: Iterable[str], expected_epoch_zk_version: int) -> None:
+        await self._fenced_deletes([paths.topic_config_path(t) for t in sorted(set(topics))],
+                                   expected_epoch_zk_version)
+

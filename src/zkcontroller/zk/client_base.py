@@ -1,0 +1,137 @@
+"""The session-facing core shared by `KafkaZkClient`'s operation families: pipelined reads that keep going
+past malformed znodes, and fenced single and batched writes."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Generic, TypeVar
+
+from zkcontroller.coordination.api import CoordinationSession, CreateMode, Op, OpResult, Stat, Watcher
+from zkcontroller.coordination.errors import NodeExistsError, NoNodeError, ZkError
+from zkcontroller.zk.errors import ZnodeDecodeError
+from zkcontroller.zk.fencing import BatchLimits, BatchStats, FencedBatchWriter, fenced_op
+from zkcontroller.zk.pipeline import pipelined
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+Clock = Callable[[], int]
+"""Milliseconds since the epoch; injected so the simulator can run on virtual time."""
+
+
+@dataclass(frozen=True, slots=True)
+class BulkRead(Generic[K, V]):
+    """The outcome of reading many znodes: decoded values, and malformed znodes by path.
+
+    A key in neither map had no znode. Malformed znodes are reported, never fatal: callers log and carry on.
+    """
+
+    values: dict[K, V] = field(default_factory=dict)
+    malformed: dict[str, ZnodeDecodeError] = field(default_factory=dict)
+
+
+class KafkaZkClientBase:
+    """Holds the session, clock, random source and batching limits; see `KafkaZkClient`."""
+
+    def __init__(
+        self,
+        session: CoordinationSession,
+        clock: Clock,
+        *,
+        rng: random.Random | None = None,
+        limits: BatchLimits | None = None,
+    ) -> None:
+        self._session = session
+        self._clock = clock
+        self._rng = rng
+        self.limits = limits or BatchLimits()
+        self.last_batch_stats = BatchStats()
+        self._registered_session_id: int | None = None
+
+    @property
+    def session(self) -> CoordinationSession:
+        return self._session
+
+    def replace_session(self, session: CoordinationSession) -> None:
+        """Continue on a new session after the old one expired (Kafka re-creates its ZooKeeper handle).
+
+        The id of the session that last registered the broker is kept: it is how a stale ephemeral node
+        left by our own expired session is recognised (§1.3).
+        """
+        self._session = session
+
+    # ------------------------------------------------------------------ reads
+
+    async def get_data_and_stat(self, path: str, watch: Watcher | None = None) -> tuple[bytes, Stat] | None:
+        """A node's data and stat, or None if it does not exist."""
+        try:
+            return await self._session.get_data(path, watch)
+        except NoNodeError:
+            return None
+
+    async def get_children(self, path: str, watch: Watcher | None = None) -> list[str]:
+        """Sorted child names; an absent parent has none (Kafka's ``getChildren``)."""
+        try:
+            return sorted(await self._session.get_children(path, watch))
+        except NoNodeError:
+            return []
+
+    async def path_exists(self, path: str, watch: Watcher | None = None) -> bool:
+        """Existence check; with ``watch``, also observe the node's creation (Kafka's register-and-check)."""
+        return await self._session.exists(path, watch) is not None
+
+    async def _read_many(
+        self,
+        keys: Sequence[K],
+        path_of: Callable[[K], str],
+        decode: Callable[[K, bytes, Stat, str], V],
+        watch: Watcher | None = None,
+    ) -> BulkRead[K, V]:
+        """Pipelined ``get_data`` of many znodes, decoded; absent nodes skipped, malformed ones reported."""
+        out: BulkRead[K, V] = BulkRead()
+
+        async def read_one(key: K) -> None:
+            path = path_of(key)
+            found = await self.get_data_and_stat(path, watch)
+            if found is None:
+                return
+            try:
+                out.values[key] = decode(key, found[0], found[1], path)
+            except ZnodeDecodeError as e:
+                out.malformed[path] = e
+
+        await pipelined(keys, read_one, self.limits.max_in_flight)
+        return out
+
+    # ------------------------------------------------------------------ writes
+
+    async def _create_if_absent(self, path: str, data: bytes = b"") -> bool:
+        """Create a persistent node; False if it existed already."""
+        try:
+            await self._session.create(path, data, CreateMode.PERSISTENT)
+        except NodeExistsError:
+            return False
+        return True
+
+    async def _fenced(self, op: Op, expected_epoch_zk_version: int) -> OpResult:
+        return await fenced_op(self._session, op, expected_epoch_zk_version)
+
+    async def _fenced_batch(
+        self,
+        keyed_ops: Sequence[tuple[K, Op]],
+        expected_epoch_zk_version: int,
+        *,
+        ordered: bool = False,
+    ) -> dict[K, OpResult | ZkError]:
+        """Many fenced ops in few multis; each key gets its own op's result (see `FencedBatchWriter`).
+
+        ``ordered``: apply strictly in order, one multi at a time (a parent's delete after its children's).
+        """
+        limits = replace(self.limits, max_in_flight=1) if ordered else self.limits
+        writer: FencedBatchWriter[K] = FencedBatchWriter(self._session, expected_epoch_zk_version, limits)
+        try:
+            return await writer.run(keyed_ops)
+        finally:
+            self.last_batch_stats = writer.stats
