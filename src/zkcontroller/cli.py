@@ -8,6 +8,7 @@ import signal
 
 import click
 
+from zkcontroller.analytics.cli import analyze
 from zkcontroller.coordination.backend import CoordinationBackend, EmbeddedBackend, ZooKeeperBackend
 from zkcontroller.runtime.clock import wall_clock_ms
 
@@ -70,6 +71,9 @@ def zookeeper(port: int, data_dir: str | None) -> None:
 
 def _raise_keyboard_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
+
+
+main.add_command(analyze)
 
 
 if __name__ == "__main__":  # pragma: no cover

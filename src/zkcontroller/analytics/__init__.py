@@ -1,0 +1,1 @@
+"""Offline analysis of controller event logs and Kafka controller logs with PySpark."""

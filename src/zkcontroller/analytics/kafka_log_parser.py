@@ -1,0 +1,290 @@
+"""Kafka ``controller.log`` / ``state-change.log`` parsing, pure Python: the reference and the baseline.
+
+The line layouts and message templates are data (regexes written in the common subset of Python ``re``
+and Java ``java.util.regex``), so the Spark extractor (``extract.py``) compiles the very same patterns into
+built-in ``rlike``/``regexp_replace`` expressions and a test checks both parsers agree line by line.
+Templates follow ``../shared/kafka-logs/TEMPLATES.md`` (Kafka 0.10.2 to 3.9): the wording and prefix of
+most messages changed between versions, so one template usually covers several spellings.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+SEP = "\u0001"  # joins captured groups; never appears in a log line we accept
+
+# Deployment wrappers stripped before the layout is matched: CRI / `docker logs -t` timestamps,
+# docker-compose `service | ` prefixes and the DockerizedKafkaTestSupport harness wrapper.
+PREFIX = (
+    r"^(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) (?:(?:stdout|stderr) [FP] )?(?=\[|\d{4}-)"
+    r"|[\w.-]+\s*\| (?=\[|\d{4}-)"
+    r"|\d\d:\d\d:\d\d,\d{3}\s+[A-Z]+\s+\|\|.*? STDOUT: )"
+)
+# `[%d] %p %m (%c)%n` (default), `%d{ISO8601} %p %m (%c) [%t]%n` (Strimzi), `(%c:%L)` (unit-test layout).
+LAYOUT = (
+    r"^\[?(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)(?:[,.](\d{3})\d*)?(Z|[+-]\d\d:?\d\d)?\]?\s+"
+    r"(TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\s+(.*?)\s*\(([A-Za-z_$][\w.$-]*)(?::\d+)?\)"
+    r"(?:\s+\[[^\]]*\])?\s*$"
+)
+# A stack trace or the tail of a message with an embedded newline: belongs to the record above it.
+CONTINUATION = (
+    r"^(?:\s+at |\s*\.\.\. \d+ more|\s*Caused by: |\s*Suppressed: |\s*\([\w.$]+\)\s*$"
+    r"|[a-zA-Z_$][\w$]*(?:\.[\w$]+)+(?:Exception|Error|Throwable)\b)"
+)
+IDENT = r"^\[([^\]]*)\][:,]? ?"
+IDENT_CONTROLLER = r"[Cc]ontroller(?:Id=| id=| |-)(\d+)"
+IDENT_EPOCH = r"epoch=(\d+)"
+IDENT_BROKER = r"^Broker id=(\d+)"
+# 0.10.2-0.11 state-change lines have no log ident; the message itself starts with who wrote it.
+OLD_STATE_PREFIX = r"^(?:Controller (\d+) epoch (\d+)|Broker (\d+)) "
+STATE_CHANGE_LOGGER = "state.change.logger"
+
+TP = r"(\[[^\],\s]+,\d+\]|[^\s\[\]]+-\d+)"
+TP_SPLIT = r"^\[?(.+)[,-](\d+)\]?$"
+LEADER = r"(?:with leader |leader=|Leader:|\"leader\":|Current leader is )(-?\d+)"
+LEADER_EPOCH = r"(?:leaderEpoch=|LeaderEpoch:|\"leader_epoch\":|starts at leader epoch |associated leader epoch )(\d+)"
+ISR = r"(?:isr=List\(|isr=\[|isr=|ISR:|\"isr\":\[|ISR \[)([\d, ]*\d|)"
+INT_LIST = r"-?\d+"
+
+
+@dataclass(frozen=True)
+class Template:
+    """A message shape: ``groups`` maps fields to groups of ``pattern``; ``extra`` to separate regexes."""
+
+    kind: str
+    pattern: str
+    groups: dict[str, int] = field(default_factory=dict)
+    extra: dict[str, str] = field(default_factory=dict)
+    consts: dict[str, object] = field(default_factory=dict)
+
+
+_LIE = {"leader": LEADER, "leader_epoch": LEADER_EPOCH, "isr": ISR}
+# Ordered by how often the shapes occur, most frequent first (the Spark CASE chain stops at the first hit).
+TEMPLATES: tuple[Template, ...] = (
+    Template("partition_state_change", rf"^[Cc]hanged partition {TP} (?:state )?from (\w+) to (\w+)",
+             {"tp": 1, "from_state": 2, "to_state": 3}, _LIE),
+    Template("replica_state_change", rf"^[Cc]hanged state of replica (\d+) for partition {TP} from (\w+) to (\w+)",
+             {"broker_id": 1, "tp": 2, "from_state": 3, "to_state": 4}),
+    Template("leader_and_isr_request",
+             rf"^[Ss]ending (?:become-leader|become-follower) LeaderAndIsr request .*? to broker (\d+) "
+             rf"for partition {TP}", {"broker_id": 1, "tp": 2}, _LIE),
+    Template("leader_and_isr_received",
+             rf"^[Rr]eceived LeaderAndIsr request .* correlation id \d+ from controller (\d+) epoch (\d+)"
+             rf"(?: for partition {TP})?", {"controller_id": 1, "controller_epoch": 2, "tp": 3},
+             {**_LIE, "topic": r"topicName='([^']*)'", "partition": r"partitionIndex=(\d+)"}),
+    Template("leader_and_isr_handled",
+             r"^(?:[Hh]andling|[Cc]ompleted) LeaderAndIsr request correlationId \d+ from controller (\d+)"
+             r"(?: epoch (\d+))?", {"controller_id": 1, "controller_epoch": 2},
+             {"tp": rf"transition for partition {TP}"}),
+    Template("update_metadata_received",
+             r"^(?:[Cc]ached leader info .*|Add \d+ partitions and deleted \d+ partitions from metadata cache"
+             r"|Deleted partition \S+ from metadata cache) in response to UpdateMetadata request sent by "
+             r"controller (\d+) epoch (\d+)", {"controller_id": 1, "controller_epoch": 2},
+             {"tp": rf"for partition {TP} in response"}),
+    Template("isr_change",
+             rf"^Partition {TP} state changed to \(Leader:(-?\d+),ISR:([\d,]*),LeaderEpoch:(\d+),"
+             r"ControllerEpoch:(\d+)\) after removing replica (\d+) from the ISR",
+             {"tp": 1, "leader": 2, "isr": 3, "leader_epoch": 4, "controller_epoch": 5, "broker_id": 6}),
+    Template("isr_change", rf"^New leader and ISR for partition {TP} is ", {"tp": 1}, _LIE),
+    Template("leader_election", rf"^[Ee]lected leader (-?\d+) for Offline partition {TP}",
+             {"leader": 1, "tp": 2}, consts={"strategy": "offline"}),
+    Template("leader_election", rf"^No broker in ISR is alive for {TP}\. Elect leader (-?\d+) from live brokers",
+             {"tp": 1, "leader": 2}, consts={"strategy": "offline", "clean": False}),
+    Template("leader_election", rf"^Selected new leader and ISR .* for offline partition {TP}",
+             {"tp": 1}, _LIE, {"strategy": "offline"}),
+    Template("leader_election",
+             rf"^Partition {TP} completed preferred replica leader election\. New leader is (-?\d+)",
+             {"tp": 1, "leader": 2}, consts={"strategy": "preferred"}),
+    Template("leader_election", rf"^Partition {TP} : current leader = (-?\d+), new leader = (-?\d+)",
+             {"tp": 1, "old_leader": 2, "leader": 3}),
+    Template("partition_state_change_failed", rf"^failed to change state for partition {TP} from (\w+) to (\w+)",
+             {"tp": 1, "from_state": 2, "to_state": 3}),
+    Template("partition_state_change_failed",
+             rf"^[Ii]nitiated state change for partition {TP} from (\w+) to (\w+) failed",
+             {"tp": 1, "from_state": 2, "to_state": 3}),
+    Template("leader_and_isr_ignored",
+             rf"^Ignoring LeaderAndIsr request from controller (\d+) with correlation id \d+ epoch (\d+) "
+             rf"for partition {TP}", {"controller_id": 1, "controller_epoch": 2, "tp": 3},
+             {"leader_epoch": LEADER_EPOCH}),
+    Template("became_leader", rf"^Leader {TP} (?:with topic id \S+ )?starts at leader epoch (\d+)",
+             {"tp": 1, "leader_epoch": 2}, {"isr": ISR}),
+    Template("became_follower", rf"^Follower {TP} (?:with topic id \S+ )?starts at leader epoch (\d+)",
+             {"tp": 1, "leader_epoch": 2}, {"leader": LEADER}),
+    Template("election_started",
+             r"^Starting replica leader election \((\w+)\) for partitions .* triggered by (\w+?)(?:Client)?Triggered",
+             {"strategy": 1, "trigger": 2}),
+    Template("election_started", r"^Starting preferred replica leader election for partitions",
+             consts={"strategy": "preferred"}),
+    Template("controller_elected",
+             r"^(\d+) successfully elected as (?:the controller|leader)(?:\. Epoch incremented to (\d+))?",
+             {"controller_id": 1, "controller_epoch": 2}),
+    Template("controller_elected",
+             r"^(?:Controller (\d+) incremented epoch to|Incremented epoch to|Epoch incremented to) (\d+)",
+             {"controller_id": 1, "controller_epoch": 2}),
+    Template("controller_ready", r"^(?:Broker (\d+) is r|R)eady to serve as the new controller with epoch (\d+)",
+             {"controller_id": 1, "controller_epoch": 2}),
+    Template("controller_resigned", r"^(?:Broker (\d+) resigned as the controller|Resigned)\s*$",
+             {"controller_id": 1}),
+    Template("broker_failed", r"^Broker failure callback for ([\d, ]*\d)", {"brokers": 1}),
+    Template("broker_registered", r"^New broker startup callback for ([\d, ]*\d)", {"brokers": 1}),
+    Template("controlled_shutdown", r"^Shutting down broker (\d+)\s*$", {"broker_id": 1}),
+)
+
+INT_FIELDS = ("controller_id", "controller_epoch", "broker_id", "partition", "leader", "old_leader", "leader_epoch")
+LIST_FIELDS = ("isr", "brokers")
+STRING_FIELDS = ("topic", "from_state", "to_state", "strategy", "trigger")
+PARSED_FIELDS = (*INT_FIELDS, *LIST_FIELDS, *STRING_FIELDS, "clean")
+"""Message-derived columns both parsers produce, besides kind, ts_ms, level and logger."""
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MS = timedelta(milliseconds=1)
+
+
+def ts_to_ms(date: str, clock: str, millis: str | None, zone: str | None) -> int:
+    """Layout timestamp parts -> ms since epoch; a timestamp without zone is taken as UTC."""
+    text = f"{date}T{clock}.{millis or '000'}"
+    if zone and zone != "Z":
+        text += zone if ":" in zone else f"{zone[:3]}:{zone[3:]}"
+    parsed = datetime.fromisoformat(text)
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return (parsed - _EPOCH) // _MS
+
+
+@dataclass
+class ParsedLine:
+    """One log record; ``fields`` holds every PARSED_FIELDS column (None when absent)."""
+
+    line_number: int
+    ts_ms: int
+    level: str
+    logger: str
+    kind: str
+    fields: dict[str, object]
+
+
+@dataclass(frozen=True)
+class RejectedLine:
+    """A line that is neither a log record nor the continuation of one."""
+
+    line_number: int
+    reason: str
+    line: str
+
+
+class KafkaLogParser:
+    """Stateless line parser; ``parse_lines`` adds the continuation bookkeeping a file needs."""
+
+    def __init__(self) -> None:
+        self._prefix = re.compile(PREFIX)
+        self._layout = re.compile(LAYOUT)
+        self._continuation = re.compile(CONTINUATION)
+        self._ident = re.compile(IDENT)
+        self._ident_controller = re.compile(IDENT_CONTROLLER)
+        self._ident_epoch = re.compile(IDENT_EPOCH)
+        self._ident_broker = re.compile(IDENT_BROKER)
+        self._old_prefix = re.compile(OLD_STATE_PREFIX)
+        self._tp = re.compile(TP_SPLIT)
+        self._ints = re.compile(INT_LIST)
+        self._templates = [
+            (t, re.compile(t.pattern), {k: re.compile(v) for k, v in t.extra.items()}) for t in TEMPLATES
+        ]
+
+    def parse_message(self, logger: str, message: str) -> tuple[str, dict[str, object]]:
+        """(kind, fields) of one message; kind ``other`` when no template matches."""
+        values: dict[str, object] = dict.fromkeys(PARSED_FIELDS)
+        body = message
+        ident = self._ident.match(body)
+        if ident:
+            text = ident.group(1)
+            values["controller_id"] = _group(self._ident_controller.search(text), 1)
+            values["controller_epoch"] = _group(self._ident_epoch.search(text), 1)
+            values["broker_id"] = _group(self._ident_broker.search(text), 1)
+            body = body[ident.end():]
+        if logger == STATE_CHANGE_LOGGER:
+            old = self._old_prefix.match(body)
+            if old:
+                values["controller_id"] = old.group(1) or values["controller_id"]
+                values["controller_epoch"] = old.group(2) or values["controller_epoch"]
+                values["broker_id"] = old.group(3) or values["broker_id"]
+                body = body[old.end():]
+        kind = "other"
+        for template, pattern, extra in self._templates:
+            m = pattern.search(body)
+            if m is None:
+                continue
+            kind = template.kind
+            found = {name: m.group(g) for name, g in template.groups.items()}
+            found.update({name: _group(rx.search(body), 1) for name, rx in extra.items()})
+            for name, value in found.items():
+                if value:  # template values win over the log ident's
+                    values[name] = value
+            values.update(template.consts)
+            break
+        return kind, self._typed(values)
+
+    def _typed(self, values: dict[str, object]) -> dict[str, object]:
+        tp = values.pop("tp", None)
+        if tp and values["topic"] is None:
+            m = self._tp.match(str(tp))
+            if m:
+                values["topic"], values["partition"] = m.group(1), m.group(2)
+        for name in INT_FIELDS:
+            if values[name] is not None:
+                number = int(str(values[name]))
+                values[name] = number if -(2**31) <= number < 2**31 else None  # as Spark's try_cast
+        for name in LIST_FIELDS:
+            if values[name] is not None:
+                values[name] = [int(x) for x in self._ints.findall(str(values[name]))]
+        for name in ("strategy", "trigger"):
+            if values[name] is not None:
+                values[name] = str(values[name]).lower()
+        return values
+
+    def parse_line(self, line_number: int, line: str) -> ParsedLine | RejectedLine | None:
+        """A record, a rejection, or None for a blank or continuation line."""
+        text = line.rstrip("\r\n")
+        if not text.strip() or self._continuation.match(text):
+            return None
+        stripped = self._prefix.sub("", text, count=1)
+        m = None if SEP in stripped else self._layout.match(stripped)
+        if m is None:
+            return RejectedLine(line_number, _reject_reason(stripped), text)
+        date, clock, millis, zone, level, message, logger = m.groups()
+        try:
+            ts_ms = ts_to_ms(date, clock, millis, zone)
+        except ValueError:
+            return RejectedLine(line_number, REASON_BAD_TIMESTAMP, text)
+        kind, values = self.parse_message(logger, message)
+        return ParsedLine(line_number, ts_ms, level, logger, kind, values)
+
+    def parse_lines(self, lines: Iterable[str]) -> Iterator[ParsedLine | RejectedLine]:
+        """Records and rejections of a file, numbering lines from 1."""
+        for number, line in enumerate(lines, start=1):
+            result = self.parse_line(number, line)
+            if result is not None:
+                yield result
+
+
+def _group(m: re.Match[str] | None, g: int) -> str | None:
+    return m.group(g) if m else None
+
+
+TIMESTAMP_START = r"^\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d"
+REASON_NO_TIMESTAMP = "no log timestamp at line start"
+REASON_NO_LAYOUT = "timestamp but no 'LEVEL message (logger)' layout"
+REASON_BAD_TIMESTAMP = "timestamp is not a valid date and time"
+REASON_CONTROL_CHAR = "contains control character U+0001"
+
+
+def _reject_reason(text: str) -> str:
+    """Why a line failed the layout; the Spark extractor derives the same reasons with the same tests."""
+    if SEP in text:
+        return REASON_CONTROL_CHAR
+    if re.match(TIMESTAMP_START, text) is None:
+        return REASON_NO_TIMESTAMP
+    return REASON_NO_LAYOUT
+

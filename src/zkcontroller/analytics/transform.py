@@ -1,0 +1,215 @@
+"""Transform: pure ``DataFrame -> DataFrame`` functions from ``events`` to the analysis tables.
+
+Every function starts and ends with an explicit ``select`` (so its input and output columns are visible
+here), passes ``how=`` to every join and uses Spark built-ins only. Times are Spark timestamps (UTC) named
+``*_at``; durations are integer milliseconds named ``*_ms`` or float seconds named ``*_seconds``.
+Columns of each table are documented in ``docs/analytics.md``.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+
+OFFLINE = "OfflinePartition"
+ONLINE = "OnlinePartition"
+GONE = "NonExistentPartition"
+NO_LEADER = -1
+_PARTITION_KEY = ("cluster", "topic", "partition")
+_LINE_ORDER = ("ts_ms", "source_file", "line_number")
+CONTROLLER_KINDS = ("partition_state_change", "isr_change", "leader_election")
+
+
+def _ordered(*keys: str) -> Window:
+    return Window.partitionBy(*keys).orderBy(*_LINE_ORDER)
+
+
+def observed_windows(events: DataFrame) -> DataFrame:
+    """Per cluster, the first and last event time: the span every duration is measured over."""
+    return events.select("cluster", "ts_ms").groupBy("cluster").agg(
+        F.min("ts_ms").alias("window_start_ms"), F.max("ts_ms").alias("window_end_ms"),
+    ).select("cluster", "window_start_ms", "window_end_ms")
+
+
+def partition_state_intervals(events: DataFrame) -> DataFrame:
+    """One row per stay of a partition in a state, from partition-state-machine transitions."""
+    changes = events.select(
+        *_PARTITION_KEY, *_LINE_ORDER, "ts", "kind", "to_state", "controller_id", "controller_epoch", "leader",
+    ).where((F.col("kind") == "partition_state_change") & F.col("partition").isNotNull())
+    w = _ordered(*_PARTITION_KEY)
+    staged = changes.select("*", F.lead("ts_ms").over(w).alias("end_ms")).join(
+        observed_windows(events), on="cluster", how="left",
+    )
+    end = F.coalesce("end_ms", "window_end_ms")
+    return staged.select(
+        *_PARTITION_KEY,
+        F.col("to_state").alias("state"),
+        F.col("ts").alias("start_at"),
+        F.timestamp_millis("end_ms").alias("end_at"),
+        (end - F.col("ts_ms")).alias("duration_ms"),
+        F.col("end_ms").isNull().alias("open"),
+        "controller_id", "controller_epoch", "leader", "source_file", "line_number",
+    )
+
+
+def partition_leadership(events: DataFrame) -> DataFrame:
+    """Who led each partition when, from controller-side records (-1: no leader; deleted ends the line)."""
+    leader = (
+        F.when((F.col("kind") == "partition_state_change") & (F.col("to_state") == OFFLINE), F.lit(NO_LEADER))
+        .when((F.col("kind") == "partition_state_change") & (F.col("to_state") == GONE), F.lit(-2))
+        .otherwise(F.col("leader"))
+    )
+    rows = events.select(*_PARTITION_KEY, *_LINE_ORDER, "kind", leader.alias("leader")).where(
+        F.col("kind").isin(*CONTROLLER_KINDS) & F.col("leader").isNotNull() & F.col("partition").isNotNull()
+        & ~((F.col("kind") == "leader_election") & (F.col("leader") < 0))
+    )
+    staged = rows.select("*", F.lead("ts_ms").over(_ordered(*_PARTITION_KEY)).alias("end_ms")).join(
+        observed_windows(events), on="cluster", how="left",
+    )
+    return staged.where(F.col("leader") != -2).select(
+        *_PARTITION_KEY, "leader",
+        F.col("ts_ms").alias("start_ms"),
+        F.coalesce("end_ms", "window_end_ms").alias("end_ms"),
+        F.col("end_ms").isNull().alias("open"),
+    )
+
+
+def partition_unavailability(events: DataFrame) -> DataFrame:
+    """Offline and leaderless partition-seconds per partition, plus one total row per topic (partition null)."""
+    offline = partition_state_intervals(events).select(
+        *_PARTITION_KEY, F.when(F.col("state") == OFFLINE, F.col("duration_ms")).alias("offline_ms"),
+        F.lit(None).cast("bigint").alias("leaderless_ms"),
+    )
+    leaderless = partition_leadership(events).select(
+        *_PARTITION_KEY, F.lit(None).cast("bigint").alias("offline_ms"),
+        F.when(F.col("leader") == NO_LEADER, F.col("end_ms") - F.col("start_ms")).alias("leaderless_ms"),
+    )
+    known = events.select(*_PARTITION_KEY, F.lit(None).cast("bigint").alias("offline_ms"),
+                          F.lit(None).cast("bigint").alias("leaderless_ms")).where(
+        F.col("partition").isNotNull() & F.col("topic").isNotNull())
+    per_partition = offline.unionByName(leaderless).unionByName(known).groupBy(*_PARTITION_KEY).agg(
+        F.coalesce(F.sum("offline_ms"), F.lit(0)).alias("offline_ms"),
+        F.coalesce(F.sum("leaderless_ms"), F.lit(0)).alias("leaderless_ms"),
+    )
+    per_topic = per_partition.groupBy("cluster", "topic").agg(
+        F.sum("offline_ms").alias("offline_ms"), F.sum("leaderless_ms").alias("leaderless_ms"),
+    ).select("cluster", "topic", F.lit(None).cast("int").alias("partition"), "offline_ms", "leaderless_ms")
+    window = observed_windows(events)
+    return per_partition.unionByName(per_topic).join(window, on="cluster", how="left").select(
+        *_PARTITION_KEY,
+        (F.col("offline_ms") / 1000.0).alias("offline_seconds"),
+        (F.col("leaderless_ms") / 1000.0).alias("leaderless_seconds"),
+        F.timestamp_millis("window_start_ms").alias("window_start_at"),
+        F.timestamp_millis("window_end_ms").alias("window_end_at"),
+        ((F.col("window_end_ms") - F.col("window_start_ms")) / 1000.0).alias("window_seconds"),
+    )
+
+
+def _election_evidence(events: DataFrame) -> DataFrame:
+    """Rows that show a leader being chosen, with the ISR and leader known just before each."""
+    rows = events.select(
+        *_PARTITION_KEY, *_LINE_ORDER, "ts", "kind", "from_state", "to_state", "leader", "old_leader", "isr",
+        "leader_epoch", "strategy", "trigger", "clean", "controller_id", "controller_epoch",
+    ).where(F.col("kind").isin(*CONTROLLER_KINDS) & F.col("partition").isNotNull())
+    before = _ordered(*_PARTITION_KEY).rowsBetween(Window.unboundedPreceding, -1)
+    isr_source = F.col("kind").isin("partition_state_change", "isr_change")
+    staged = rows.select(
+        "*",
+        F.last(F.when(isr_source, F.col("isr")), ignorenulls=True).over(before).alias("prev_isr"),
+        F.last(F.when(F.col("leader") >= 0, F.col("leader")), ignorenulls=True).over(before).alias("prev_leader"),
+    )
+    elected_by_change = (
+        (F.col("kind") == "partition_state_change") & (F.col("to_state") == ONLINE)
+        & F.col("from_state").isin(OFFLINE, ONLINE)
+    )
+    derived_clean = F.when(F.size(F.coalesce("prev_isr", F.array())) > 0,
+                           F.array_contains(F.col("prev_isr"), F.col("leader")))
+    return staged.where(
+        ((F.col("kind") == "leader_election") | elected_by_change) & (F.col("leader") >= 0)
+    ).select(
+        *_PARTITION_KEY, *_LINE_ORDER, "ts", "leader", "leader_epoch", "controller_id", "controller_epoch",
+        F.coalesce("old_leader", "prev_leader").alias("old_leader"),
+        F.coalesce("strategy", F.when(F.col("from_state") == OFFLINE, F.lit("offline"))).alias("strategy"),
+        "trigger",
+        F.coalesce("clean", derived_clean).alias("clean"),
+    )
+
+
+def leader_elections(events: DataFrame, merge_gap_seconds: int = 2) -> DataFrame:
+    """One row per leader election: all evidence lines for one partition and new leader within the gap merge.
+
+    Kafka logs one election in up to three lines (selector, "Elected leader", state change) depending on
+    version; a session window per (partition, new leader) folds them into one election.
+    """
+    evidence = _election_evidence(events)
+    merged = evidence.groupBy(
+        *_PARTITION_KEY, "leader", F.session_window("ts", f"{merge_gap_seconds} seconds").alias("session"),
+    ).agg(
+        F.min("ts").alias("elected_at"),
+        F.max("controller_id").alias("controller_id"),
+        F.max("controller_epoch").alias("controller_epoch"),
+        F.max("strategy").alias("strategy"),
+        F.max("trigger").alias("trigger"),
+        F.min_by("old_leader", F.struct(*_LINE_ORDER)).alias("old_leader"),
+        F.max("leader_epoch").alias("leader_epoch"),
+        F.bool_and("clean").alias("clean"),
+        F.min_by(F.struct("source_file", "line_number"), F.struct(*_LINE_ORDER)).alias("first_line"),
+    )
+    return merged.select(
+        *_PARTITION_KEY, "elected_at", "controller_id", "controller_epoch", "strategy", "trigger",
+        "old_leader", F.col("leader").alias("new_leader"), "leader_epoch", "clean",
+        F.col("first_line.source_file").alias("source_file"), F.col("first_line.line_number").alias("line_number"),
+    )
+
+
+def _first_at(kind: str) -> Column:
+    return F.min(F.when(F.col("kind") == kind, F.col("ts")))
+
+
+def controller_tenures(events: DataFrame) -> DataFrame:
+    """One row per (controller, epoch): election, readiness, activity, end, and the failover gap before it."""
+    life = events.select("cluster", *_LINE_ORDER, "ts", "kind", "controller_id", "controller_epoch").where(
+        F.col("kind").isin("controller_elected", "controller_ready", "controller_resigned")
+        & F.col("controller_id").isNotNull()
+    )
+    by_controller = _ordered("cluster", "controller_id")
+    epoch = (
+        F.when(F.col("kind") == "controller_resigned", F.last("controller_epoch", ignorenulls=True).over(
+            by_controller.rowsBetween(Window.unboundedPreceding, 0)))
+        .otherwise(F.coalesce("controller_epoch", F.first("controller_epoch", ignorenulls=True).over(
+            by_controller.rowsBetween(0, Window.unboundedFollowing))))
+    )
+    lifecycle = life.select("cluster", "ts", "kind", "controller_id", epoch.alias("controller_epoch")).where(
+        F.col("controller_epoch").isNotNull()
+    ).groupBy("cluster", "controller_id", "controller_epoch").agg(
+        _first_at("controller_elected").alias("elected_at"),
+        _first_at("controller_ready").alias("ready_at"),
+        _first_at("controller_resigned").alias("resigned_at"),
+    )
+    activity = events.select("cluster", "ts", "controller_id", "controller_epoch").where(
+        F.col("controller_id").isNotNull() & F.col("controller_epoch").isNotNull()
+    ).groupBy("cluster", "controller_id", "controller_epoch").agg(
+        F.min("ts").alias("first_seen_at"), F.max("ts").alias("last_seen_at"),
+    )
+    tenures = lifecycle.join(activity, on=["cluster", "controller_id", "controller_epoch"], how="full").select(
+        "*", F.coalesce("elected_at", "ready_at", "first_seen_at").alias("start_at"),
+        F.coalesce("resigned_at", "last_seen_at").alias("ended_at"),
+    )
+    in_cluster = Window.partitionBy("cluster").orderBy("start_at", "controller_epoch", "controller_id")
+    staged = tenures.select(
+        "*",
+        F.lag("ended_at").over(in_cluster).alias("prev_ended_at"),
+        F.lead("start_at").over(in_cluster).alias("replaced_at"),
+    )
+    return staged.select(
+        "cluster", "controller_id", "controller_epoch", "elected_at", "ready_at", "first_seen_at",
+        "last_seen_at", "resigned_at", "replaced_at",
+        _ms_between("start_at", F.coalesce("resigned_at", "replaced_at", "last_seen_at")).alias("tenure_ms"),
+        _ms_between("prev_ended_at", "ready_at").alias("failover_gap_ms"),
+    )
+
+
+def _ms_between(start: str | Column, end: str | Column) -> Column:
+    start_col = F.col(start) if isinstance(start, str) else start
+    end_col = F.col(end) if isinstance(end, str) else end
+    return F.unix_millis(end_col) - F.unix_millis(start_col)
