@@ -8,7 +8,9 @@ import json
 
 import pytest
 from tests.contract.zk.conftest import MakeClient, eventually
+from tests.helpers import Recorder
 
+from zkcontroller.coordination.api import EventType, SessionState, WatchedEvent
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ControllerMovedError
@@ -98,3 +100,15 @@ async def test_delete_controller_is_fenced(make_client: MakeClient) -> None:
     await client.delete_controller(version)
     assert await client.get_controller_id() is None
     await client.delete_controller(version)  # absent is fine
+
+
+async def test_controller_watch_sees_creation_and_deletion(make_client: MakeClient) -> None:
+    observer, candidate = await make_client(), await make_client()
+    created = Recorder()
+    assert await observer.get_controller_id(created) is None
+    await candidate.register_controller_and_increment_controller_epoch(1)
+    assert await created.next() == WatchedEvent(EventType.NODE_CREATED, SessionState.CONNECTED, paths.CONTROLLER)
+    deleted = Recorder()
+    assert await observer.get_controller_id(deleted) == 1
+    await candidate.session.close()
+    assert await deleted.next() == WatchedEvent(EventType.NODE_DELETED, SessionState.CONNECTED, paths.CONTROLLER)
