@@ -47,6 +47,15 @@ _OP_OVERHEAD_BYTES = 64
 """Per op: multi header (type, done, err), length prefixes, version/flags and a default ACL, rounded up."""
 
 
+_MULTI_OVERHEAD_BYTES = 32
+"""Per multi request: length prefix, xid, type and the closing multi header, rounded up."""
+
+
+def estimated_multi_size(ops: Sequence[Op]) -> int:
+    """An upper bound of a multi request's serialized size (checked against kazoo's jute serializer)."""
+    return _MULTI_OVERHEAD_BYTES + sum(estimated_size(op) for op in ops)
+
+
 def estimated_size(op: Op) -> int:
     """An upper bound of the op's serialized size inside a multi request."""
     size = _OP_OVERHEAD_BYTES + len(op.path.encode("utf-8"))
@@ -143,13 +152,14 @@ class FencedBatchWriter(Generic[K]):
 
     def _split_into_batches(self, keyed_ops: Sequence[tuple[K, Op]]) -> None:
         batch: list[tuple[K, Op]] = []
-        size = estimated_size(CheckOp(paths.CONTROLLER_EPOCH, 0))
+        empty = estimated_multi_size([CheckOp(paths.CONTROLLER_EPOCH, 0)])
+        size = empty
         for key, op in keyed_ops:
             op_size = estimated_size(op)
             if batch and (size + op_size > self._limits.max_multi_bytes
                           or len(batch) >= self._limits.max_multi_ops):
                 self._pending.append(batch)
-                batch, size = [], estimated_size(CheckOp(paths.CONTROLLER_EPOCH, 0))
+                batch, size = [], empty
             batch.append((key, op))
             size += op_size
         if batch:
