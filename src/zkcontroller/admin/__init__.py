@@ -1,0 +1,1 @@
+"""Admin operations as Kafka's tools perform them: topic creation, describe, listing."""

@@ -1,0 +1,1 @@
+"""Brokers: registration, metadata cache, control-request handling with epoch fencing."""

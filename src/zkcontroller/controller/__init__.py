@@ -1,0 +1,1 @@
+"""The Kafka controller: events, context, state machines, elections, requests to brokers."""

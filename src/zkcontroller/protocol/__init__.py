@@ -1,0 +1,1 @@
+"""Kafka protocol: control-plane request values now; wire framing and Metadata/ApiVersions later."""
