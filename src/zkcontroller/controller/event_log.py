@@ -1,0 +1,181 @@
+"""The controller's two logs: the JSONL event log (our contract with the analytics job) and Kafka-format
+``state-change.log`` / ``controller.log`` lines, so tools that read Kafka's logs read ours.
+
+Records follow ``zkcontroller.analytics.event_schema`` (``docs/event-log.md``). Kafka-format lines go through
+Python logging under Kafka's logger names (``state.change.logger``, ``kafka.controller.KafkaController``)
+with Kafka's ``[Controller id=<id> epoch=<e>] `` prefix; `runtime.logs` points those loggers at files laid
+out as ``[%d] %p %m (%c)%n``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from zkcontroller.analytics.event_schema import SCHEMA_VERSION, validate_record
+from zkcontroller.zk.model import LeaderAndIsr, TopicPartition
+
+TRACE = 5
+logging.addLevelName(TRACE, "TRACE")
+
+STATE_CHANGE_LOGGER = "state.change.logger"
+CONTROLLER_LOGGER = "kafka.controller.KafkaController"
+
+Sink = Callable[[str], None]
+
+
+class EventLog:
+    """Writes one JSON line per record to ``sink``; ``validate`` checks each against the schema (tests)."""
+
+    def __init__(self, cluster: str, clock: Callable[[], int], sink: Sink | None, *, validate: bool = False):
+        self.cluster = cluster
+        self._clock = clock
+        self._sink = sink
+        self._validate = validate
+
+    @property
+    def enabled(self) -> bool:
+        return self._sink is not None
+
+    def emit(self, record_type: str, **fields: Any) -> None:
+        if self._sink is None:
+            return
+        record = {
+            "schema_version": SCHEMA_VERSION,
+            "type": record_type,
+            "ts_ms": self._clock(),
+            "cluster": self.cluster,
+            **{k: v for k, v in fields.items() if v is not None},
+        }
+        if self._validate:
+            problems = validate_record(record)
+            if problems:
+                raise ValueError(f"invalid event-log record {record}: {problems}")
+        self._sink(json.dumps(record, separators=(",", ":")))
+
+
+class PrefixedLogger:
+    """A Kafka-style logger: every line starts with ``[Controller id=<id> epoch=<e>] ``."""
+
+    def __init__(self, name: str, controller_id: int, epoch: Callable[[], int]) -> None:
+        self._log = logging.getLogger(name)
+        self._controller_id = controller_id
+        self._epoch = epoch
+
+    def _prefix(self) -> str:
+        epoch = self._epoch()
+        if epoch > 0:
+            return f"[Controller id={self._controller_id} epoch={epoch}] "
+        return f"[Controller id={self._controller_id}] "
+
+    def log(self, level: int, msg: str, exc: BaseException | None = None) -> None:
+        if self._log.isEnabledFor(level):
+            self._log.log(level, self._prefix() + msg, exc_info=exc)
+
+    def trace(self, msg: str) -> None:
+        self.log(TRACE, msg)
+
+    def debug(self, msg: str) -> None:
+        self.log(logging.DEBUG, msg)
+
+    def info(self, msg: str) -> None:
+        self.log(logging.INFO, msg)
+
+    def warn(self, msg: str) -> None:
+        self.log(logging.WARNING, msg)
+
+    def error(self, msg: str, exc: BaseException | None = None) -> None:
+        self.log(logging.ERROR, msg, exc)
+
+
+class StateChangeLogger(PrefixedLogger):
+    """Kafka's ``state.change.logger`` plus the matching JSONL records for every transition."""
+
+    def __init__(self, controller_id: int, epoch: Callable[[], int], event_log: EventLog) -> None:
+        super().__init__(STATE_CHANGE_LOGGER, controller_id, epoch)
+        self.controller_id = controller_id
+        self.epoch = epoch
+        self.event_log = event_log
+
+    def _ids(self) -> dict[str, int]:
+        return {"controller_id": self.controller_id, "controller_epoch": self.epoch()}
+
+    def partition_changed(
+        self, tp: TopicPartition, from_state: str, to_state: str, leader_and_isr: LeaderAndIsr | None = None
+    ) -> None:
+        extra: dict[str, Any] = {}
+        if leader_and_isr is not None:
+            extra = {
+                "leader": leader_and_isr.leader,
+                "isr": list(leader_and_isr.isr),
+                "leader_epoch": leader_and_isr.leader_epoch,
+            }
+        self.event_log.emit(
+            "partition_state_change",
+            **self._ids(),
+            topic=tp.topic,
+            partition=tp.partition,
+            from_state=from_state,
+            to_state=to_state,
+            **extra,
+        )
+
+    def replica_changed(self, tp: TopicPartition, broker_id: int, from_state: str, to_state: str) -> None:
+        self.event_log.emit(
+            "replica_state_change",
+            **self._ids(),
+            topic=tp.topic,
+            partition=tp.partition,
+            broker_id=broker_id,
+            from_state=from_state,
+            to_state=to_state,
+        )
+
+    def leader_elected(
+        self, tp: TopicPartition, strategy: str, old_leader: int, new: LeaderAndIsr, clean: bool, trigger: str | None
+    ) -> None:
+        self.event_log.emit(
+            "leader_election",
+            **self._ids(),
+            topic=tp.topic,
+            partition=tp.partition,
+            strategy=strategy,
+            trigger=trigger,
+            old_leader=old_leader,
+            leader=new.leader,
+            isr=list(new.isr),
+            leader_epoch=new.leader_epoch,
+            clean=clean,
+        )
+
+    def isr_changed(self, tp: TopicPartition, leader_and_isr: LeaderAndIsr) -> None:
+        self.event_log.emit(
+            "isr_change",
+            **self._ids(),
+            topic=tp.topic,
+            partition=tp.partition,
+            leader=leader_and_isr.leader,
+            isr=list(leader_and_isr.isr),
+            leader_epoch=leader_and_isr.leader_epoch,
+        )
+
+
+def render_leader_and_isr(lai: LeaderAndIsr) -> str:
+    """Kafka's LeaderAndIsr.toString: ``LeaderAndIsr(leader=2, leaderEpoch=5, isr=List(2, 3), zkVersion=7)``."""
+    isr = ", ".join(str(r) for r in lai.isr)
+    return (
+        f"LeaderAndIsr(leader={lai.leader}, leaderEpoch={lai.leader_epoch}, isr=List({isr}), "
+        f"zkVersion={lai.zk_version})"
+    )
+
+
+def render_leader_isr_and_epoch(lai: LeaderAndIsr, controller_epoch: int) -> str:
+    """Kafka's ``LeaderIsrAndControllerEpoch.toString``, e.g.
+    ``(Leader:2,ISR:2,3,LeaderEpoch:5,ZkVersion:7,ControllerEpoch:3)``."""
+    isr = ",".join(str(r) for r in lai.isr)
+    return (
+        f"(Leader:{lai.leader},ISR:{isr},LeaderEpoch:{lai.leader_epoch},"
+        f"ZkVersion:{lai.zk_version},ControllerEpoch:{controller_epoch})"
+    )
