@@ -1,0 +1,23 @@
+"""The broker configuration the controller reads (spec §10), with Kafka 2.8.2's defaults."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class ControllerConfig:
+    broker_id: int
+    unclean_leader_election_enable: bool = False
+    auto_leader_rebalance_enable: bool = True
+    leader_imbalance_check_interval_seconds: int = 300
+    leader_imbalance_per_broker_percentage: int = 10
+    delete_topic_enable: bool = True
+    controlled_shutdown_enable: bool = True
+    controlled_shutdown_max_retries: int = 3
+    controlled_shutdown_retry_backoff_ms: int = 5000
+    zookeeper_session_timeout_ms: int = 18000
+    zookeeper_max_in_flight_requests: int = 10
+    controller_socket_timeout_ms: int = 30000
+    request_timeout_ms: int = 30000
+    inter_broker_listener_name: str = "PLAINTEXT"

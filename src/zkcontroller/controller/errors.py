@@ -1,0 +1,22 @@
+"""Controller-side errors (Kafka's ``StateChangeFailedException`` and friends).
+
+``ControllerMovedError`` lives with the fenced ZooKeeper writes that raise it (`zkcontroller.zk.errors`).
+"""
+
+from __future__ import annotations
+
+
+class StateChangeFailedError(Exception):
+    """A partition or replica transition that could not be made; recorded per partition, never fatal."""
+
+
+class IllegalControllerStateError(Exception):
+    """Kafka's ``IllegalStateException`` at controller call sites: the controller must resign."""
+
+
+class StaleBrokerEpochError(Exception):
+    """A broker request carried a broker epoch older than the one the controller knows."""
+
+
+class BrokerNotAvailableError(Exception):
+    """A request named a broker the controller does not know as live."""
