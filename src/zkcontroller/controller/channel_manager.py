@@ -1,0 +1,145 @@
+"""ControllerChannelManager: one FIFO queue and one sender task per broker (spec §7.3–§7.4).
+
+A request to a broker that is registered but unreachable is retried after a 100 ms back-off until it goes
+through or the broker is removed, so it blocks only that broker's queue. Responses are handed to
+``on_response``, which only enqueues a controller event. How bytes reach a broker is the transport's
+business: `InProcessTransport` calls a broker object in this process; the wire-protocol transport comes later.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse
+from zkcontroller.zk.model import Broker
+
+log = logging.getLogger("kafka.controller.ControllerChannelManager")
+
+SEND_BACKOFF_MS = 100
+
+
+class BrokerUnreachableError(ConnectionError):
+    """The transport could not deliver a request (no connection, broker stopped, timeout)."""
+
+
+class BrokerTransport(Protocol):
+    async def send(self, broker: Broker, request: AnyControlRequest) -> ControlResponse:
+        """Deliver one request and return the broker's response; raise `BrokerUnreachableError` if it can't."""
+        ...
+
+
+RequestHandler = Callable[[AnyControlRequest], ControlResponse]
+
+
+class InProcessTransport:
+    """Brokers in this process: a registry of broker id -> request handler. A stopped broker is unreachable."""
+
+    def __init__(self) -> None:
+        self._handlers: dict[int, RequestHandler] = {}
+        self.sent: int = 0
+
+    def register(self, broker_id: int, handler: RequestHandler) -> None:
+        self._handlers[broker_id] = handler
+
+    def unregister(self, broker_id: int) -> None:
+        self._handlers.pop(broker_id, None)
+
+    async def send(self, broker: Broker, request: AnyControlRequest) -> ControlResponse:
+        await asyncio.sleep(0)  # a hop: the broker handles it in its own turn
+        handler = self._handlers.get(broker.id)
+        if handler is None:
+            raise BrokerUnreachableError(f"broker {broker.id} is not reachable")
+        self.sent += 1
+        return handler(request)
+
+
+ResponseCallback = Callable[[int, AnyControlRequest, ControlResponse], None]
+
+
+@dataclass
+class _BrokerChannel:
+    broker: Broker
+    queue: asyncio.Queue[AnyControlRequest]
+    task: asyncio.Task[None] | None = None
+
+
+class ControllerChannelManager:
+    def __init__(
+        self,
+        controller_id: int,
+        transport: BrokerTransport,
+        on_response: ResponseCallback,
+        epoch: Callable[[], int],
+    ) -> None:
+        self.controller_id = controller_id
+        self._transport = transport
+        self._on_response = on_response
+        self._epoch = epoch
+        self._channels: dict[int, _BrokerChannel] = {}
+        self.requests_handed_to_transport = 0
+
+    @property
+    def total_queue_size(self) -> int:
+        return sum(c.queue.qsize() for c in self._channels.values())
+
+    def broker_ids(self) -> list[int]:
+        return sorted(self._channels)
+
+    def startup(self, brokers: list[Broker]) -> None:
+        for broker in sorted(brokers, key=lambda b: b.id):
+            self.add_broker(broker)
+
+    def add_broker(self, broker: Broker) -> None:
+        if broker.id in self._channels:
+            return
+        channel = _BrokerChannel(broker, asyncio.Queue())
+        channel.task = asyncio.get_running_loop().create_task(
+            self._send_loop(channel), name=f"Controller-{self.controller_id}-to-broker-{broker.id}-send-thread"
+        )
+        self._channels[broker.id] = channel
+
+    def remove_broker(self, broker_id: int) -> None:
+        """Stop the sender; requests still queued or in flight to this broker are dropped."""
+        channel = self._channels.pop(broker_id, None)
+        if channel is not None and channel.task is not None:
+            channel.task.cancel()
+
+    def send_request(self, broker_id: int, request: AnyControlRequest) -> None:
+        channel = self._channels.get(broker_id)
+        if channel is None:
+            log.warning("Not sending request %s to broker %d, since it is offline.", type(request).__name__, broker_id)
+            return
+        channel.queue.put_nowait(request)
+
+    def shutdown(self) -> None:
+        for broker_id in list(self._channels):
+            self.remove_broker(broker_id)
+
+    async def _send_loop(self, channel: _BrokerChannel) -> None:
+        while True:
+            request = await channel.queue.get()
+            response = await self._send_until_delivered(channel.broker, request)
+            self._on_response(channel.broker.id, request, response)
+
+    async def _send_until_delivered(self, broker: Broker, request: AnyControlRequest) -> ControlResponse:
+        while True:
+            try:
+                self.requests_handed_to_transport += 1
+                return await self._transport.send(broker, request)
+            except (BrokerUnreachableError, OSError, TimeoutError) as e:
+                log.warning(
+                    "[Controller id=%d, targetBrokerId=%d] Controller %d epoch %d fails to send request %s to "
+                    "broker %d. Reconnecting to broker. (%s)",
+                    self.controller_id,
+                    broker.id,
+                    self.controller_id,
+                    self._epoch(),
+                    type(request).__name__,
+                    broker.id,
+                    e,
+                )
+                await asyncio.sleep(SEND_BACKOFF_MS / 1000)

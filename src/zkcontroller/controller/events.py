@@ -1,0 +1,94 @@
+"""Controller events (spec §3.2). Watch handlers and response callbacks only create these; all controller
+state changes happen while one of them is processed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from zkcontroller.controller.states import ControllerState
+from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse
+
+
+@dataclass(frozen=True)
+class ControllerEvent:
+    state: ClassVar[ControllerState] = ControllerState.IDLE
+
+    @property
+    def name(self) -> str:
+        return type(self).__name__
+
+
+@dataclass(frozen=True)
+class Startup(ControllerEvent):
+    state: ClassVar[ControllerState] = ControllerState.CONTROLLER_CHANGE
+
+
+@dataclass(frozen=True)
+class ControllerChange(ControllerEvent):
+    state: ClassVar[ControllerState] = ControllerState.CONTROLLER_CHANGE
+
+
+@dataclass(frozen=True)
+class Reelect(ControllerEvent):
+    state: ClassVar[ControllerState] = ControllerState.CONTROLLER_CHANGE
+
+
+@dataclass(frozen=True)
+class RegisterBrokerAndReelect(ControllerEvent):
+    state: ClassVar[ControllerState] = ControllerState.CONTROLLER_CHANGE
+
+
+@dataclass(frozen=True)
+class Expire(ControllerEvent):
+    state: ClassVar[ControllerState] = ControllerState.CONTROLLER_CHANGE
+
+
+@dataclass(frozen=True)
+class SessionReconnected(ControllerEvent):
+    """Ours, not Kafka's: the store disarms watches on a dropped connection (see coordination.api), so after
+    reconnecting the controller re-reads what it watches, which re-arms every watch."""
+
+    state: ClassVar[ControllerState] = ControllerState.CONTROLLER_CHANGE
+
+
+@dataclass(frozen=True)
+class ShutdownEventThread(ControllerEvent):
+    state: ClassVar[ControllerState] = ControllerState.CONTROLLER_SHUTDOWN
+
+
+@dataclass(frozen=True)
+class BrokerChange(ControllerEvent):
+    state: ClassVar[ControllerState] = ControllerState.BROKER_CHANGE
+
+
+@dataclass(frozen=True)
+class BrokerModifications(ControllerEvent):
+    state: ClassVar[ControllerState] = ControllerState.BROKER_CHANGE
+    broker_id: int = -1
+
+
+@dataclass(frozen=True)
+class TopicChange(ControllerEvent):
+    state: ClassVar[ControllerState] = ControllerState.TOPIC_CHANGE
+
+
+@dataclass(frozen=True)
+class PartitionModifications(ControllerEvent):
+    state: ClassVar[ControllerState] = ControllerState.TOPIC_CHANGE
+    topic: str = ""
+
+
+@dataclass(frozen=True)
+class LeaderAndIsrResponseReceived(ControllerEvent):
+    state: ClassVar[ControllerState] = ControllerState.LEADER_AND_ISR_RESPONSE_RECEIVED
+    broker_id: int = -1
+    request: AnyControlRequest | None = None
+    response: ControlResponse | None = None
+
+
+@dataclass(frozen=True)
+class UpdateMetadataResponseReceived(ControllerEvent):
+    state: ClassVar[ControllerState] = ControllerState.UPDATE_METADATA_RESPONSE_RECEIVED
+    broker_id: int = -1
+    response: ControlResponse | None = None
