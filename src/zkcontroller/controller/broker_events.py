@@ -95,7 +95,7 @@ class BrokerEventHandlers(ControllerBase):
         existing = sorted(set(self.context.live_or_shutting_down_broker_ids) - new_set)
         self.send_update_metadata_request(existing)
         with_leaders = {
-            tp for tp in self.context.partitions_with_leaders() if tp.topic not in self.context.topics_to_be_deleted
+            tp for tp in self.context.partitions_with_leaders if tp.topic not in self.context.topics_to_be_deleted
         }
         self.send_update_metadata_request(sorted(new_set), with_leaders)
         replicas = self.context.replicas_on_brokers(new_set)
@@ -124,7 +124,7 @@ class BrokerEventHandlers(ControllerBase):
         """Spec §9.2: offline leaders lose leadership, leaders are elected, the replicas go Offline."""
         deleting = {r for r in replicas if self.context.is_topic_queued_up_for_deletion(r.topic_partition.topic)}
         rest = replicas - deleting
-        offline_leaders = set(self.context.partitions_with_offline_leader())
+        offline_leaders = set(self.context.partitions_with_offline_leader)
         await self.partition_state_machine.handle_state_changes(sorted(offline_leaders), PartitionState.OFFLINE)
         await self.partition_state_machine.trigger_online_partition_state_change()
         await self.replica_state_machine.handle_state_changes(sorted(rest), ReplicaState.OFFLINE)

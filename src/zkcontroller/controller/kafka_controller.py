@@ -88,6 +88,8 @@ class KafkaController(BrokerEventHandlers, TopicEventHandlers):
         )
         self.event_manager = ControllerEventManager(config.broker_id, self, clock, self._on_event_processed)
         self.active_controller_id = -1
+        self.on_registered: Callable[[int], None] | None = None
+        """Told the new broker epoch after a re-registration (the broker's own fencing needs it)."""
         self._node_handlers = {}
         self._child_handlers = {}
         self._handlers: dict[type, Callable[[Any], Awaitable[None]]] = {
@@ -190,6 +192,8 @@ class KafkaController(BrokerEventHandlers, TopicEventHandlers):
     async def process_register_broker_and_reelect(self, _event: RegisterBrokerAndReelect) -> None:
         self.broker_epoch = await self.zk.register_broker(self.broker_info)
         self.log.info(f"Registered broker with new broker epoch {self.broker_epoch}")
+        if self.on_registered is not None:
+            self.on_registered(self.broker_epoch)
         await self.maybe_resign()
         await self.elect()
 

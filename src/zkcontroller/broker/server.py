@@ -1,0 +1,152 @@
+"""KafkaServer: one broker's lifecycle around the controller (spec §2.1, §2.8).
+
+Start-up mirrors Kafka's ``KafkaServer.startup``: top-level paths, cluster id, broker registration (the
+broker epoch), then the controller candidate. It also owns the session: when it expires, the controller
+resigns (``Expire``), a new session is opened, and the broker re-registers and re-runs the election
+(``RegisterBrokerAndReelect``); when a dropped connection comes back, the controller re-arms its watches.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from zkcontroller.broker.control_plane import BrokerControlPlane
+from zkcontroller.controller.channel_manager import InProcessTransport
+from zkcontroller.controller.config import ControllerConfig
+from zkcontroller.controller.event_log import EventLog
+from zkcontroller.controller.kafka_controller import KafkaController
+from zkcontroller.coordination.api import CoordinationSession, SessionState
+from zkcontroller.coordination.backend import CoordinationBackend
+from zkcontroller.coordination.errors import ZkError
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+from zkcontroller.zk.model import Broker, BrokerInfo, EndPoint
+from zkcontroller.zk.topic_id import TopicId
+
+log = logging.getLogger("kafka.server.KafkaServer")
+
+SESSION_RETRY_BACKOFF_S = 1.0
+
+
+@dataclass(frozen=True)
+class BrokerConfig:
+    broker_id: int
+    host: str = "localhost"
+    port: int = 9092
+    rack: str | None = None
+    controller: ControllerConfig | None = None
+    session_timeout_ms: int = 18000
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def controller_config(self) -> ControllerConfig:
+        return self.controller or ControllerConfig(broker_id=self.broker_id)
+
+    def broker(self) -> Broker:
+        return Broker(self.broker_id, (EndPoint(self.host, self.port, "PLAINTEXT", "PLAINTEXT"),), self.rack)
+
+
+class KafkaServer:
+    def __init__(
+        self,
+        config: BrokerConfig,
+        backend: CoordinationBackend,
+        transport: InProcessTransport,
+        clock: Callable[[], int],
+        event_log: EventLog,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.config = config
+        self.backend = backend
+        self.transport = transport
+        self.clock = clock
+        self.event_log = event_log
+        self.rng = rng or random.Random(config.broker_id)
+        self.zk: KafkaZkClient | None = None
+        self.controller: KafkaController | None = None
+        self.control_plane: BrokerControlPlane | None = None
+        self.cluster_id: str | None = None
+        self.running = False
+        self._reinit: asyncio.Task[None] | None = None
+        self._was_disconnected = False
+
+    @property
+    def broker_id(self) -> int:
+        return self.config.broker_id
+
+    async def startup(self) -> None:
+        session = await self.backend.new_session(self.config.session_timeout_ms)
+        self.zk = zk = KafkaZkClient(session, self.clock, rng=self.rng)
+        await zk.create_top_level_paths()
+        self.cluster_id = await zk.create_or_get_cluster_id(str(TopicId.generate(self.rng)))
+        info = BrokerInfo(self.config.broker())
+        epoch = await zk.register_broker(info)
+        self.control_plane = BrokerControlPlane(self.broker_id, epoch)
+        self.transport.register(self.broker_id, self.control_plane.handle)
+        self.controller = KafkaController(
+            self.config.controller_config, zk, info, epoch, self.transport, self.clock, self.event_log, self.rng
+        )
+        self.controller.on_registered = self._on_registered
+        self._watch_session(session)
+        self.controller.startup()
+        self.running = True
+
+    def _on_registered(self, broker_epoch: int) -> None:
+        if self.control_plane is not None:
+            self.control_plane.broker_epoch = broker_epoch
+
+    def _watch_session(self, session: CoordinationSession) -> None:
+        session.add_session_listener(lambda state: self._on_session_state(session, state))
+
+    def _on_session_state(self, session: CoordinationSession, state: SessionState) -> None:
+        if not self.running or self.zk is None or session is not self.zk.session or self.controller is None:
+            return
+        if state is SessionState.DISCONNECTED:
+            self._was_disconnected = True
+        elif state is SessionState.CONNECTED and self._was_disconnected:
+            self._was_disconnected = False
+            self.controller.on_session_reconnected()
+        elif state is SessionState.EXPIRED and self._reinit is None:
+            self._reinit = asyncio.get_running_loop().create_task(self._reinitialize_session())
+
+    async def _reinitialize_session(self) -> None:
+        """Kafka's ZooKeeperClient re-initialisation: resign first, then a new session, then re-register."""
+        assert self.controller is not None and self.zk is not None
+        try:
+            log.info("[KafkaServer id=%d] ZooKeeper session expired; re-initialising", self.broker_id)
+            await self.controller.before_initializing_session().await_processing()
+            while self.running:
+                try:
+                    session = await self.backend.new_session(self.config.session_timeout_ms)
+                    break
+                except (ZkError, OSError) as e:
+                    log.warning("[KafkaServer id=%d] cannot open a new session: %s", self.broker_id, e)
+                    await asyncio.sleep(SESSION_RETRY_BACKOFF_S)
+            else:
+                return
+            self.zk.replace_session(session)
+            self._watch_session(session)
+            self.controller.after_initializing_session()
+        finally:
+            self._reinit = None
+
+    async def shutdown(self) -> None:
+        """An orderly stop: the controller resigns, the session closes (its znodes go at once)."""
+        if not self.running:
+            return
+        self.running = False
+        self.transport.unregister(self.broker_id)
+        if self.controller is not None:
+            await self.controller.shutdown()
+        if self.zk is not None:
+            await self.zk.session.close()
+
+    def crash(self) -> None:
+        """A crash: everything stops mid-step; the session is left to time out on the store."""
+        self.running = False
+        self.transport.unregister(self.broker_id)
+        if self.controller is not None:
+            self.controller.abort()

@@ -1,0 +1,123 @@
+"""A whole Kafka cluster's control plane in one process: N brokers, each a controller candidate with its
+own session, on the embedded store or a real ZooKeeper, sharing one in-process broker transport.
+
+Used by ``zkcontroller cluster``, the README's demo, the integration tests and the benchmarks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable
+from dataclasses import replace
+
+from zkcontroller.broker.server import BrokerConfig, KafkaServer
+from zkcontroller.controller.channel_manager import InProcessTransport
+from zkcontroller.controller.config import ControllerConfig
+from zkcontroller.controller.event_log import EventLog
+from zkcontroller.controller.kafka_controller import KafkaController
+from zkcontroller.controller.states import ControllerState
+from zkcontroller.coordination.backend import CoordinationBackend, EmbeddedBackend
+
+
+class LocalCluster:
+    def __init__(
+        self,
+        backend: CoordinationBackend,
+        broker_ids: list[int],
+        clock: Callable[[], int],
+        *,
+        event_log: EventLog | None = None,
+        controller_config: ControllerConfig | None = None,
+        session_timeout_ms: int = 18000,
+        racks: dict[int, str] | None = None,
+        seed: int = 0,
+        transport: InProcessTransport | None = None,
+    ) -> None:
+        self.backend = backend
+        self.clock = clock
+        self.event_log = event_log or EventLog("local", clock, None)
+        self.transport = transport or InProcessTransport()
+        self.rng = random.Random(seed)
+        self._template = controller_config or ControllerConfig(broker_id=-1)
+        self._session_timeout_ms = session_timeout_ms
+        self._racks = racks or {}
+        self.brokers: dict[int, KafkaServer] = {}
+        self.broker_ids = sorted(broker_ids)
+
+    def _new_server(self, broker_id: int) -> KafkaServer:
+        config = BrokerConfig(
+            broker_id=broker_id,
+            port=9092 + broker_id,
+            rack=self._racks.get(broker_id),
+            controller=replace(self._template, broker_id=broker_id),
+            session_timeout_ms=self._session_timeout_ms,
+        )
+        return KafkaServer(
+            config, self.backend, self.transport, self.clock, self.event_log, random.Random(self.rng.random())
+        )
+
+    async def start(self) -> None:
+        for broker_id in self.broker_ids:
+            await self.start_broker(broker_id)
+
+    async def start_broker(self, broker_id: int) -> KafkaServer:
+        if broker_id in self.brokers and self.brokers[broker_id].running:
+            raise ValueError(f"broker {broker_id} is already running")
+        server = self._new_server(broker_id)
+        await server.startup()
+        self.brokers[broker_id] = server
+        if broker_id not in self.broker_ids:
+            self.broker_ids = sorted([*self.broker_ids, broker_id])
+        return server
+
+    async def stop_broker(self, broker_id: int) -> None:
+        await self._running(broker_id).shutdown()
+
+    def crash_broker(self, broker_id: int) -> None:
+        """Stop a broker mid-step; on the embedded store its session is cut off and times out as a real one."""
+        server = self._running(broker_id)
+        server.crash()
+        if isinstance(self.backend, EmbeddedBackend) and server.zk is not None:
+            self.backend.server.disconnect(server.zk.session.session_id)
+
+    async def expire_broker_session(self, broker_id: int) -> None:
+        server = self._running(broker_id)
+        assert server.zk is not None
+        await self.backend.expire_session(server.zk.session)
+
+    def _running(self, broker_id: int) -> KafkaServer:
+        server = self.brokers.get(broker_id)
+        if server is None or not server.running:
+            raise ValueError(f"broker {broker_id} is not running")
+        return server
+
+    def running_brokers(self) -> list[KafkaServer]:
+        return [s for _, s in sorted(self.brokers.items()) if s.running]
+
+    def active_controller(self) -> KafkaController | None:
+        """The running broker whose controller believes it is active (None while an election is under way)."""
+        active = [s.controller for s in self.running_brokers() if s.controller is not None and s.controller.is_active]
+        return active[0] if len(active) == 1 else None
+
+    async def wait_for_controller(self, timeout_s: float = 30.0, exclude: int | None = None) -> KafkaController:
+        """Wait until exactly one running broker is controller and has finished failover."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while True:
+            controller = self.active_controller()
+            if (
+                controller is not None
+                and controller.controller_id != exclude
+                and controller.event_manager.queue_size == 0
+                and controller.event_manager.state is ControllerState.IDLE
+                and controller.context.epoch > 0
+            ):
+                return controller
+            if loop.time() > deadline:
+                raise TimeoutError(f"no controller within {timeout_s}s")
+            await asyncio.sleep(0.01)
+
+    async def shutdown(self) -> None:
+        for server in reversed(self.running_brokers()):
+            await server.shutdown()

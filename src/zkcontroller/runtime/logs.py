@@ -1,0 +1,70 @@
+"""Log files laid out as Kafka's default log4j config writes them, plus the JSONL event log.
+
+``state-change.log`` gets logger ``state.change.logger``; ``controller.log`` gets ``kafka.controller``;
+both use Kafka's layout ``[%d] %p %m (%c)%n`` with ``%d`` as ``yyyy-MM-dd HH:mm:ss,SSS``, so tools that read
+Kafka's logs (including our analytics job) read ours. ``events.jsonl`` is the event-log contract.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+from zkcontroller.controller.event_log import CONTROLLER_LOGGER, STATE_CHANGE_LOGGER, TRACE, EventLog
+
+KAFKA_LAYOUT = "[%(asctime)s] %(levelname)s %(message)s (%(name)s)"
+
+
+class KafkaFormatter(logging.Formatter):
+    """``[2026-11-22 05:30:01,123] INFO message (logger)``, times from ``clock`` when given (virtual time)."""
+
+    def __init__(self, clock: Callable[[], int] | None = None) -> None:
+        super().__init__(KAFKA_LAYOUT)
+        self._clock = clock
+
+    def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
+        ms = self._clock() if self._clock is not None else int(record.created * 1000)
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(ms / 1000)) + f",{ms % 1000:03d}"
+
+    def format(self, record: logging.LogRecord) -> str:
+        if record.levelno == logging.WARNING:
+            record.levelname = "WARN"
+        return super().format(record)
+
+
+class LogFiles:
+    """Owns the open log files of one run; `close` detaches the handlers again."""
+
+    def __init__(self, log_dir: Path, clock: Callable[[], int] | None = None, *, trace: bool = False) -> None:
+        log_dir.mkdir(parents=True, exist_ok=True)
+        self.log_dir = log_dir
+        formatter = KafkaFormatter(clock)
+        self._handlers: list[tuple[logging.Logger, logging.Handler]] = []
+        for logger_name, file_name, level in (
+            (STATE_CHANGE_LOGGER, "state-change.log", TRACE if trace else logging.INFO),
+            ("kafka.controller", "controller.log", logging.INFO),
+        ):
+            handler = logging.FileHandler(log_dir / file_name, encoding="utf-8")
+            handler.setFormatter(formatter)
+            logger = logging.getLogger(logger_name)
+            logger.setLevel(level)
+            logger.addHandler(handler)
+            logger.propagate = False
+            self._handlers.append((logger, handler))
+        assert CONTROLLER_LOGGER.startswith("kafka.controller")
+        self._events: TextIO = (log_dir / "events.jsonl").open("a", encoding="utf-8")
+
+    def write_event(self, line: str) -> None:
+        self._events.write(line + "\n")
+
+    def event_log(self, cluster: str, clock: Callable[[], int]) -> EventLog:
+        return EventLog(cluster, clock, self.write_event)
+
+    def close(self) -> None:
+        for logger, handler in self._handlers:
+            logger.removeHandler(handler)
+            handler.close()
+        self._events.close()

@@ -1,0 +1,60 @@
+"""Fixtures for whole-cluster tests: brokers with controllers on either backend, requests recorded."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import pytest
+
+from zkcontroller.controller.channel_manager import InProcessTransport
+from zkcontroller.controller.config import ControllerConfig
+from zkcontroller.controller.event_log import EventLog
+from zkcontroller.coordination.backend import CoordinationBackend
+from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse
+from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.runtime.cluster import LocalCluster
+from zkcontroller.zk.model import Broker
+
+
+class RecordingTransport(InProcessTransport):
+    """The in-process transport, remembering every request each broker actually handled."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.delivered: list[tuple[int, AnyControlRequest]] = []
+
+    async def send(self, broker: Broker, request: AnyControlRequest) -> ControlResponse:
+        response = await super().send(broker, request)
+        self.delivered.append((broker.id, request))
+        return response
+
+    def requests_to(self, broker_id: int, kind: type | None = None) -> list[AnyControlRequest]:
+        return [r for b, r in self.delivered if b == broker_id and (kind is None or isinstance(r, kind))]
+
+
+ClusterFactory = Callable[..., Awaitable[LocalCluster]]
+
+
+@pytest.fixture
+async def make_cluster(backend: CoordinationBackend) -> AsyncIterator[ClusterFactory]:
+    clusters: list[LocalCluster] = []
+    records: list[str] = []
+
+    async def make(broker_ids: list[int], **controller_overrides: object) -> LocalCluster:
+        cluster = LocalCluster(
+            backend,
+            broker_ids,
+            wall_clock_ms,
+            event_log=EventLog("test", wall_clock_ms, records.append, validate=True),
+            controller_config=ControllerConfig(broker_id=-1, **controller_overrides),  # type: ignore[arg-type]
+            session_timeout_ms=6000,
+            transport=RecordingTransport(),
+        )
+        clusters.append(cluster)
+        await cluster.start()
+        return cluster
+
+    make.records = records  # type: ignore[attr-defined]
+    yield make
+    for cluster in clusters:
+        await cluster.shutdown()

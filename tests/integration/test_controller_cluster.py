@@ -1,0 +1,203 @@
+"""The controller's behaviour in a whole cluster, on the embedded store and on a real ZooKeeper.
+
+Each test states one behaviour the issue lists; assertions are on ZooKeeper's contents and on the requests
+brokers actually received, never on calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+from tests.helpers import wait_until
+from tests.integration.conftest import ClusterFactory, RecordingTransport
+
+from zkcontroller.coordination.backend import CoordinationBackend
+from zkcontroller.protocol.control_requests import LeaderAndIsrRequest, UpdateMetadataRequest
+from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+from zkcontroller.zk.model import LeaderIsrAndControllerEpoch, ReplicaAssignment, TopicPartition
+
+
+@pytest.fixture
+async def admin(backend: CoordinationBackend) -> AsyncIterator[KafkaZkClient]:
+    """A separate session, as an admin tool or an observer would have."""
+    session = await backend.new_session()
+    yield KafkaZkClient(session, wall_clock_ms)
+    await session.close()
+
+
+async def create_topic(admin: KafkaZkClient, topic: str, replicas: dict[int, list[int]]) -> None:
+    assignment = {TopicPartition(topic, p): ReplicaAssignment(tuple(r)) for p, r in replicas.items()}
+    await admin.create_topic_assignment(topic, None, assignment)
+
+
+async def partition_states(admin: KafkaZkClient, topic: str, n: int) -> dict[int, LeaderIsrAndControllerEpoch]:
+    read = await admin.get_topic_partition_states([TopicPartition(topic, p) for p in range(n)])
+    return {tp.partition: state for tp, state in read.values.items()}
+
+
+async def wait_for_states(admin: KafkaZkClient, topic: str, n: int, check, what: str) -> dict:
+    states: dict = {}
+
+    async def probe() -> bool:
+        nonlocal states
+        states = await partition_states(admin, topic, n)
+        return len(states) == n and check(states)
+
+    await wait_until_async(probe, what)
+    return states
+
+
+async def wait_until_async(probe, what: str, timeout_s: float = 30.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while not await probe():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.02)
+
+
+async def test_new_cluster_elects_one_controller_and_failover_bumps_epoch(
+    make_cluster: ClusterFactory, admin: KafkaZkClient
+) -> None:
+    cluster = await make_cluster([1, 2, 3])
+    first = await cluster.wait_for_controller()
+    assert first.context.epoch == 1 and first.context.epoch_zk_version == 1
+    assert await admin.get_controller_id() == first.controller_id
+    assert sum(1 for s in cluster.running_brokers() if s.controller and s.controller.is_active) == 1
+
+    transport = cluster.transport
+    assert isinstance(transport, RecordingTransport)
+    await cluster.stop_broker(first.controller_id)
+    second = await cluster.wait_for_controller(exclude=first.controller_id)
+    assert second.context.epoch == 2
+    assert (await admin.get_controller_epoch())[0] == 2  # type: ignore[index]
+    assert second.context.live_or_shutting_down_broker_ids == {1, 2, 3} - {first.controller_id}
+    for broker_id in second.context.live_or_shutting_down_broker_ids:
+        await wait_until(
+            lambda b=broker_id: any(
+                r.controller_epoch == 2 for r in transport.requests_to(b, UpdateMetadataRequest)
+            ),
+            what=f"UpdateMetadata from epoch 2 at broker {broker_id}",
+        )
+
+
+async def test_new_topic_partitions_come_online(make_cluster: ClusterFactory, admin: KafkaZkClient) -> None:
+    cluster = await make_cluster([1, 2, 3])
+    controller = await cluster.wait_for_controller()
+    await create_topic(admin, "orders", {0: [1, 2, 3], 1: [2, 3, 1], 2: [3, 1, 2]})
+    states = await wait_for_states(admin, "orders", 3, lambda s: True, "partition states of orders")
+    for p, expected_leader in {0: 1, 1: 2, 2: 3}.items():
+        lai = states[p].leader_and_isr
+        assert lai.leader == expected_leader and lai.leader_epoch == 0
+        assert sorted(lai.isr) == [1, 2, 3]
+        assert states[p].controller_epoch == controller.context.epoch
+    transport = cluster.transport
+    assert isinstance(transport, RecordingTransport)
+    await wait_until(
+        lambda: any(
+            ps.topic == "orders" and ps.is_new
+            for r in transport.requests_to(1, LeaderAndIsrRequest)
+            for ps in r.partition_states  # type: ignore[union-attr]
+        ),
+        what="LeaderAndIsr marked new at broker 1",
+    )
+
+
+async def test_broker_failure_moves_leadership(make_cluster: ClusterFactory, admin: KafkaZkClient) -> None:
+    cluster = await make_cluster([1, 2, 3])
+    controller = await cluster.wait_for_controller()
+    victim = 3 if controller.controller_id != 3 else 2
+    others = sorted({1, 2, 3} - {victim})
+    await create_topic(admin, "t", {0: [victim, others[0], others[1]], 1: [others[0], victim, others[1]]})
+    await wait_for_states(admin, "t", 2, lambda s: s[0].leader_and_isr.leader == victim, "initial leaders")
+    await cluster.stop_broker(victim)
+    states = await wait_for_states(
+        admin, "t", 2, lambda s: s[0].leader_and_isr.leader != victim and victim not in s[1].leader_and_isr.isr,
+        "leadership moved off the dead broker",
+    )
+    moved = states[0].leader_and_isr
+    assert moved.leader == others[0] and moved.leader_epoch == 1 and victim not in moved.isr
+    kept = states[1].leader_and_isr
+    assert kept.leader == others[0] and sorted(kept.isr) == others
+
+
+async def test_whole_isr_dead_leaves_no_leader_and_keeps_last_isr_member(
+    make_cluster: ClusterFactory, admin: KafkaZkClient
+) -> None:
+    cluster = await make_cluster([1, 2, 3])
+    controller = await cluster.wait_for_controller()
+    a, b = sorted({1, 2, 3} - {controller.controller_id})
+    await create_topic(admin, "fragile", {0: [a, b]})
+    await wait_for_states(admin, "fragile", 1, lambda s: s[0].leader_and_isr.leader == a, "leader a")
+    await cluster.stop_broker(a)
+    await wait_for_states(admin, "fragile", 1, lambda s: s[0].leader_and_isr.leader == b, "leader b")
+    await cluster.stop_broker(b)
+    states = await wait_for_states(admin, "fragile", 1, lambda s: s[0].leader_and_isr.leader == -1, "no leader")
+    assert states[0].leader_and_isr.isr == (b,)
+
+
+async def test_unclean_election_when_enabled_for_the_topic(
+    make_cluster: ClusterFactory, admin: KafkaZkClient
+) -> None:
+    cluster = await make_cluster([1, 2, 3])
+    controller = await cluster.wait_for_controller()
+    a, b = sorted({1, 2, 3} - {controller.controller_id})
+    await admin.set_or_create_entity_configs("topics", "dirty", {"unclean.leader.election.enable": "true"})
+    await create_topic(admin, "dirty", {0: [a, b]})
+    await wait_for_states(admin, "dirty", 1, lambda s: s[0].leader_and_isr.leader == a, "leader a")
+    await cluster.stop_broker(b)  # ISR shrinks to [a]
+    await wait_for_states(admin, "dirty", 1, lambda s: s[0].leader_and_isr.isr == (a,), "isr [a]")
+    await cluster.stop_broker(a)
+    await wait_for_states(admin, "dirty", 1, lambda s: s[0].leader_and_isr.leader == -1, "no leader")
+    before = controller.context.stats.unclean_leader_elections
+    await cluster.start_broker(b)  # b is alive but was not in the ISR
+    states = await wait_for_states(admin, "dirty", 1, lambda s: s[0].leader_and_isr.leader == b, "unclean leader b")
+    assert states[0].leader_and_isr.isr == (b,)
+    assert controller.context.stats.unclean_leader_elections == before + 1
+
+
+async def test_malformed_znodes_are_skipped(make_cluster: ClusterFactory, admin: KafkaZkClient) -> None:
+    cluster = await make_cluster([1, 2])
+    await cluster.wait_for_controller()
+    await admin.session.create("/brokers/topics/broken", b'{"version":3,"partitions":"nope"}')
+    await create_topic(admin, "fine", {0: [1, 2]})
+    states = await wait_for_states(admin, "fine", 1, lambda s: True, "the good topic served")
+    assert states[0].leader_and_isr.leader == 1
+    assert await partition_states(admin, "broken", 1) == {}
+    # A failover re-reads everything, malformed nodes included: still fine.
+    old = cluster.active_controller()
+    assert old is not None
+    await cluster.stop_broker(old.controller_id)
+    new = await cluster.wait_for_controller(exclude=old.controller_id)
+    assert "fine" in new.context.all_topics
+
+
+async def test_deleting_controller_znode_elects_next_epoch(make_cluster: ClusterFactory, admin: KafkaZkClient) -> None:
+    cluster = await make_cluster([1, 2, 3])
+    first_epoch = (await cluster.wait_for_controller()).context.epoch
+    await create_topic(admin, "stuck", {0: [1, 2]})
+    await wait_for_states(admin, "stuck", 1, lambda s: True, "topic online")
+    await admin.session.delete("/controller")  # the seed article's remedy for partitions stuck at -1
+    await wait_until_async(
+        lambda: _epoch_at_least(admin, first_epoch + 1), "a new controller epoch after /controller was deleted"
+    )
+    controller = await cluster.wait_for_controller()
+    assert controller.context.epoch == first_epoch + 1
+    assert TopicPartition("stuck", 0) in controller.context.partitions_with_leaders
+    transport = cluster.transport
+    assert isinstance(transport, RecordingTransport)
+    await wait_until(
+        lambda: any(
+            r.controller_epoch == first_epoch + 1 and any(ps.topic == "stuck" for ps in r.partition_states)
+            for r in transport.requests_to(2, UpdateMetadataRequest)  # type: ignore[union-attr]
+        ),
+        what="the new controller's UpdateMetadata with the partition's state",
+    )
+
+
+async def _epoch_at_least(admin: KafkaZkClient, epoch: int) -> bool:
+    found = await admin.get_controller_epoch()
+    return found is not None and found[0] >= epoch and await admin.get_controller_id() is not None
