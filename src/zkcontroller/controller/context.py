@@ -1,0 +1,441 @@
+"""`ControllerContext`: the active controller's cache of ZooKeeper plus the state machines' states (spec §4).
+
+Everything the controller decides is decided over this object, on the event loop, one event at a time.
+Two gauges are kept incrementally, exactly as Kafka keeps them, because recomputing them over every
+partition on each change would cost O(partitions) per transition:
+
+* ``offline_partition_count``: +1 entering OfflinePartition, −1 leaving it, ignoring topics whose deletion
+  has started (their partitions are moved to NonExistentPartition before deletion begins, §9.6).
+* ``preferred_replica_imbalance_count``: old vs new contribution diffed whenever an assignment or a
+  leadership changes; topics queued for deletion contribute nothing (§4.4).
+
+Parameterless Kafka ``def``s (``liveBrokerIds``, ``allPartitions`` ...) are properties; lookups that Kafka
+does with ``map(key)`` raise `KeyError` for a missing key, as Kafka's ``NoSuchElementException``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from zkcontroller.controller.assignment import EMPTY_ASSIGNMENT
+from zkcontroller.controller.errors import IllegalControllerStateError
+from zkcontroller.controller.states import (
+    VALID_PREVIOUS_PARTITION_STATES,
+    VALID_PREVIOUS_REPLICA_STATES,
+    PartitionAndReplica,
+    PartitionState,
+    ReplicaState,
+)
+from zkcontroller.zk.model import (
+    INITIAL_CONTROLLER_EPOCH,
+    INITIAL_CONTROLLER_EPOCH_ZK_VERSION,
+    Broker,
+    LeaderAndIsr,
+    LeaderIsrAndControllerEpoch,
+    ReplicaAssignment,
+    TopicPartition,
+)
+from zkcontroller.zk.topic_id import TopicId
+
+EPOCH_DURING_DELETE = -2
+"""``LeaderAndIsr.EpochDuringDelete``."""
+NO_EPOCH = -1
+"""``LeaderAndIsr.NoEpoch``."""
+
+
+@dataclass(slots=True)
+class ControllerStats:
+    """Kafka's ``ControllerStats`` meters that the state layer marks; never reset (survives `reset_context`)."""
+
+    unclean_leader_elections: int = 0
+
+
+def has_preferred_leader(assignment: ReplicaAssignment, leadership: LeaderIsrAndControllerEpoch) -> bool:
+    """§4.4: led by RS[0]; a preferred replica still being added counts as balanced until it is in the ISR.
+
+    An empty RS has no preferred replica and counts as balanced (Kafka would fail on ``replicas.head``).
+    """
+    if not assignment.replicas:
+        return True
+    preferred = assignment.replicas[0]
+    if assignment.is_being_reassigned and preferred in assignment.adding_replicas:
+        return preferred not in leadership.leader_and_isr.isr
+    return leadership.leader_and_isr.leader == preferred
+
+
+class ControllerContext:
+    """The fields and helpers of Kafka's ``ControllerContext`` in snake_case (spec §4.1–§4.4)."""
+
+    def __init__(self) -> None:
+        self.stats = ControllerStats()
+        self.offline_partition_count = 0
+        self.preferred_replica_imbalance_count = 0
+        self.shutting_down_broker_ids: set[int] = set()
+        self._live_brokers: dict[int, Broker] = {}
+        self._live_broker_epochs: dict[int, int] = {}
+        self.epoch = INITIAL_CONTROLLER_EPOCH
+        self.epoch_zk_version = INITIAL_CONTROLLER_EPOCH_ZK_VERSION
+        self.all_topics: set[str] = set()
+        self.topic_ids: dict[str, TopicId] = {}
+        self.topic_names: dict[TopicId, str] = {}
+        self.partition_assignments: dict[str, dict[int, ReplicaAssignment]] = {}
+        self._partition_leadership_info: dict[TopicPartition, LeaderIsrAndControllerEpoch] = {}
+        self.partitions_being_reassigned: set[TopicPartition] = set()
+        self.partition_states: dict[TopicPartition, PartitionState] = {}
+        self.replica_states: dict[PartitionAndReplica, ReplicaState] = {}
+        self.replicas_on_offline_dirs: dict[int, set[TopicPartition]] = {}
+        self.topics_to_be_deleted: set[str] = set()
+        self.topics_with_deletion_started: set[str] = set()
+        self.topics_ineligible_for_deletion: set[str] = set()
+
+    # ------------------------------------------------------------------ reset
+
+    def reset_context(self) -> None:
+        """§4.3: forget everything learnt as controller (on resignation); ``stats`` survive."""
+        self.topics_to_be_deleted.clear()
+        self.topics_with_deletion_started.clear()
+        self.topics_ineligible_for_deletion.clear()
+        self.shutting_down_broker_ids.clear()
+        self.epoch = INITIAL_CONTROLLER_EPOCH
+        self.epoch_zk_version = INITIAL_CONTROLLER_EPOCH_ZK_VERSION
+        self.all_topics.clear()
+        self.topic_ids.clear()
+        self.topic_names.clear()
+        self.partition_assignments.clear()
+        self._partition_leadership_info.clear()
+        self.partitions_being_reassigned.clear()
+        self.replicas_on_offline_dirs.clear()
+        self.partition_states.clear()
+        self.offline_partition_count = 0
+        self.preferred_replica_imbalance_count = 0
+        self.replica_states.clear()
+        self._live_brokers.clear()
+        self._live_broker_epochs.clear()
+
+    # ------------------------------------------------------------------ topics and assignments
+
+    def add_topic_id(self, topic: str, topic_id: TopicId) -> None:
+        """Record both directions; a topic we do not know or a conflicting mapping is a bug upstream."""
+        if topic not in self.all_topics:
+            raise IllegalControllerStateError(f"topic {topic} is not contained in all topics.")
+        existing_id = self.topic_ids.get(topic)
+        if existing_id is not None and existing_id != topic_id:
+            raise IllegalControllerStateError(
+                f"topic ID map already contained ID for topic {topic} and new ID {topic_id} did not match "
+                f"existing ID {existing_id}")
+        existing_name = self.topic_names.get(topic_id)
+        if existing_name is not None and existing_name != topic:
+            raise IllegalControllerStateError(
+                f"topic name map already contained ID {topic_id} and new name {topic} did not match existing "
+                f"name {existing_name}")
+        self.topic_ids[topic] = topic_id
+        self.topic_names[topic_id] = topic
+
+    def topic_name(self, topic_id: TopicId) -> str | None:
+        return self.topic_names.get(topic_id)
+
+    def set_all_topics(self, topics: Iterable[str]) -> None:
+        self.all_topics = set(topics)
+
+    def partition_replica_assignment(self, tp: TopicPartition) -> tuple[int, ...]:
+        """RS of the partition, or empty."""
+        return self.partition_full_replica_assignment(tp).replicas
+
+    def partition_full_replica_assignment(self, tp: TopicPartition) -> ReplicaAssignment:
+        return self.partition_assignments.get(tp.topic, {}).get(tp.partition, EMPTY_ASSIGNMENT)
+
+    def update_partition_full_replica_assignment(self, tp: TopicPartition, assignment: ReplicaAssignment) -> None:
+        previous = self.partition_assignments.setdefault(tp.topic, {}).get(tp.partition)
+        self.partition_assignments[tp.topic][tp.partition] = assignment
+        leadership = self._partition_leadership_info.get(tp)
+        self._update_imbalance(tp, previous, leadership, assignment, leadership)
+
+    def partition_replica_assignment_for_topic(self, topic: str) -> dict[TopicPartition, tuple[int, ...]]:
+        return {TopicPartition(topic, p): a.replicas for p, a in self.partition_assignments.get(topic, {}).items()}
+
+    def partition_full_replica_assignment_for_topic(self, topic: str) -> dict[TopicPartition, ReplicaAssignment]:
+        return {TopicPartition(topic, p): a for p, a in self.partition_assignments.get(topic, {}).items()}
+
+    @property
+    def all_partitions(self) -> set[TopicPartition]:
+        return {TopicPartition(t, p) for t, parts in self.partition_assignments.items() for p in parts}
+
+    def partitions_for_topic(self, topic: str) -> set[TopicPartition]:
+        return {TopicPartition(topic, p) for p in self.partition_assignments.get(topic, {})}
+
+    def partitions_on_broker(self, broker_id: int) -> set[TopicPartition]:
+        return {TopicPartition(t, p) for t, parts in self.partition_assignments.items()
+                for p, a in parts.items() if broker_id in a.replicas}
+
+    def replicas_on_brokers(self, broker_ids: Iterable[int]) -> set[PartitionAndReplica]:
+        ids = set(broker_ids)
+        return {PartitionAndReplica(TopicPartition(t, p), r) for t, parts in self.partition_assignments.items()
+                for p, a in parts.items() for r in a.replicas if r in ids}
+
+    def replicas_for_topic(self, topic: str) -> set[PartitionAndReplica]:
+        return {PartitionAndReplica(TopicPartition(topic, p), r)
+                for p, a in self.partition_assignments.get(topic, {}).items() for r in a.replicas}
+
+    def replicas_for_partition(self, partitions: Iterable[TopicPartition]) -> set[PartitionAndReplica]:
+        return {PartitionAndReplica(tp, r) for tp in partitions for r in self.partition_replica_assignment(tp)}
+
+    @property
+    def online_and_offline_replicas(self) -> tuple[set[PartitionAndReplica], set[PartitionAndReplica]]:
+        online: set[PartitionAndReplica] = set()
+        offline: set[PartitionAndReplica] = set()
+        for t, parts in self.partition_assignments.items():
+            for p, a in parts.items():
+                tp = TopicPartition(t, p)
+                for r in a.replicas:
+                    (online if self.is_replica_online(r, tp) else offline).add(PartitionAndReplica(tp, r))
+        return online, offline
+
+    def remove_topic(self, topic: str) -> None:
+        """Forget a deleted topic (FSM states stay: the state machines removed them already)."""
+        if topic not in self.topics_to_be_deleted:
+            self._clean_imbalance(topic)
+        self.topics_to_be_deleted.discard(topic)
+        self.topics_with_deletion_started.discard(topic)
+        self.all_topics.discard(topic)
+        topic_id = self.topic_ids.pop(topic, None)
+        if topic_id is not None:
+            self.topic_names.pop(topic_id, None)
+        for p in self.partition_assignments.pop(topic, {}):
+            self._partition_leadership_info.pop(TopicPartition(topic, p), None)
+
+    # ------------------------------------------------------------------ brokers
+
+    def set_live_brokers(self, broker_and_epochs: Mapping[Broker, int]) -> None:
+        self._live_brokers.clear()
+        self._live_broker_epochs.clear()
+        self.add_live_brokers(broker_and_epochs)
+
+    def add_live_brokers(self, broker_and_epochs: Mapping[Broker, int]) -> None:
+        for broker, epoch in broker_and_epochs.items():
+            self._live_brokers[broker.id] = broker
+            self._live_broker_epochs[broker.id] = epoch
+
+    def remove_live_brokers(self, broker_ids: Iterable[int]) -> None:
+        for broker_id in broker_ids:
+            self._live_brokers.pop(broker_id, None)
+            self._live_broker_epochs.pop(broker_id, None)
+
+    def update_broker_metadata(self, old: Broker, new: Broker) -> None:
+        if self._live_brokers.get(old.id) == old:
+            del self._live_brokers[old.id]
+        self._live_brokers[new.id] = new
+
+    @property
+    def live_broker_ids(self) -> set[int]:
+        """Registered and not shutting down."""
+        return set(self._live_broker_epochs) - self.shutting_down_broker_ids
+
+    @property
+    def live_or_shutting_down_broker_ids(self) -> set[int]:
+        return set(self._live_broker_epochs)
+
+    @property
+    def live_or_shutting_down_brokers(self) -> list[Broker]:
+        """Broker metadata, sorted by id."""
+        return [self._live_brokers[b] for b in sorted(self._live_brokers)]
+
+    @property
+    def live_broker_id_and_epochs(self) -> Mapping[int, int]:
+        return MappingProxyType(self._live_broker_epochs)
+
+    def live_or_shutting_down_broker(self, broker_id: int) -> Broker | None:
+        return self._live_brokers.get(broker_id)
+
+    def is_replica_online(self, broker_id: int, tp: TopicPartition, include_shutting_down_brokers: bool = False
+                          ) -> bool:
+        """§0.1: the broker is live (or shutting down, if asked) and the replica is not on a failed log dir."""
+        if include_shutting_down_brokers:
+            broker_online = broker_id in self._live_broker_epochs
+        else:
+            broker_online = broker_id in self._live_broker_epochs and broker_id not in self.shutting_down_broker_ids
+        return broker_online and tp not in self.replicas_on_offline_dirs.get(broker_id, ())
+
+    # ------------------------------------------------------------------ deletion bookkeeping
+
+    def queue_topic_deletion(self, topics: Iterable[str]) -> None:
+        """Queued topics leave the imbalance gauge; only newly queued ones are subtracted (idempotent)."""
+        newly = sorted(set(topics) - self.topics_to_be_deleted)
+        self.topics_to_be_deleted.update(newly)
+        for topic in newly:
+            self._clean_imbalance(topic)
+
+    def begin_topic_deletion(self, topics: Iterable[str]) -> None:
+        self.topics_with_deletion_started.update(topics)
+
+    def is_topic_deletion_in_progress(self, topic: str) -> bool:
+        return topic in self.topics_with_deletion_started
+
+    def is_topic_queued_up_for_deletion(self, topic: str) -> bool:
+        return topic in self.topics_to_be_deleted
+
+    def is_topic_eligible_for_deletion(self, topic: str) -> bool:
+        return topic in self.topics_to_be_deleted and topic not in self.topics_ineligible_for_deletion
+
+    @property
+    def topics_queued_for_deletion(self) -> set[str]:
+        return self.topics_to_be_deleted
+
+    # ------------------------------------------------------------------ replica states
+
+    def replicas_in_state(self, topic: str, state: ReplicaState) -> set[PartitionAndReplica]:
+        return {r for r in self.replicas_for_topic(topic) if self.replica_states[r] == state}
+
+    def are_all_replicas_in_state(self, topic: str, state: ReplicaState) -> bool:
+        return all(self.replica_states[r] == state for r in self.replicas_for_topic(topic))
+
+    def is_any_replica_in_state(self, topic: str, state: ReplicaState) -> bool:
+        return any(self.replica_states[r] == state for r in self.replicas_for_topic(topic))
+
+    def check_valid_replica_state_change(
+        self, replicas: Iterable[PartitionAndReplica], target: ReplicaState
+    ) -> tuple[list[PartitionAndReplica], list[PartitionAndReplica]]:
+        """(valid, invalid) by the target's valid-previous-states table; order of ``replicas`` kept."""
+        valid_previous = VALID_PREVIOUS_REPLICA_STATES[target]
+        valid: list[PartitionAndReplica] = []
+        invalid: list[PartitionAndReplica] = []
+        for r in replicas:
+            (valid if self.replica_states[r] in valid_previous else invalid).append(r)
+        return valid, invalid
+
+    def put_replica_state(self, replica: PartitionAndReplica, state: ReplicaState) -> None:
+        self.replica_states[replica] = state
+
+    def remove_replica_state(self, replica: PartitionAndReplica) -> None:
+        self.replica_states.pop(replica, None)
+
+    def put_replica_state_if_not_exists(self, replica: PartitionAndReplica, state: ReplicaState) -> None:
+        self.replica_states.setdefault(replica, state)
+
+    def replica_state(self, replica: PartitionAndReplica) -> ReplicaState:
+        return self.replica_states[replica]
+
+    # ------------------------------------------------------------------ partition states
+
+    def check_valid_partition_state_change(
+        self, partitions: Iterable[TopicPartition], target: PartitionState
+    ) -> tuple[list[TopicPartition], list[TopicPartition]]:
+        valid_previous = VALID_PREVIOUS_PARTITION_STATES[target]
+        valid: list[TopicPartition] = []
+        invalid: list[TopicPartition] = []
+        for tp in partitions:
+            (valid if self.partition_states[tp] in valid_previous else invalid).append(tp)
+        return valid, invalid
+
+    def put_partition_state(self, tp: TopicPartition, state: PartitionState) -> None:
+        previous = self.partition_states.get(tp, PartitionState.NON_EXISTENT)
+        self.partition_states[tp] = state
+        self._update_offline_count(tp, previous, state)
+
+    def put_partition_state_if_not_exists(self, tp: TopicPartition, state: PartitionState) -> None:
+        if tp not in self.partition_states:
+            self.partition_states[tp] = state
+            self._update_offline_count(tp, PartitionState.NON_EXISTENT, state)
+
+    def partition_state(self, tp: TopicPartition) -> PartitionState:
+        return self.partition_states[tp]
+
+    def partitions_in_state(self, state: PartitionState, topic: str | None = None) -> set[TopicPartition]:
+        return self.partitions_in_states({state}, topic)
+
+    def partitions_in_states(self, states: Iterable[PartitionState], topic: str | None = None
+                             ) -> set[TopicPartition]:
+        """All partitions in ``states``; with ``topic``, that topic's assigned partitions (state must exist)."""
+        wanted = set(states)
+        if topic is None:
+            return {tp for tp, s in self.partition_states.items() if s in wanted}
+        return {tp for tp in self.partitions_for_topic(topic) if self.partition_states[tp] in wanted}
+
+    def _update_offline_count(self, tp: TopicPartition, current: PartitionState, target: PartitionState) -> None:
+        if self.is_topic_deletion_in_progress(tp.topic):
+            return
+        if current != PartitionState.OFFLINE and target == PartitionState.OFFLINE:
+            self.offline_partition_count += 1
+        elif current == PartitionState.OFFLINE and target != PartitionState.OFFLINE:
+            self.offline_partition_count -= 1
+
+    # ------------------------------------------------------------------ leadership
+
+    def put_partition_leadership_info(self, tp: TopicPartition, leadership: LeaderIsrAndControllerEpoch) -> None:
+        previous = self._partition_leadership_info.get(tp)
+        self._partition_leadership_info[tp] = leadership
+        assignment = self._assignment_or_none(tp)
+        self._update_imbalance(tp, assignment, previous, assignment, leadership)
+
+    def partition_leadership_info(self, tp: TopicPartition) -> LeaderIsrAndControllerEpoch | None:
+        return self._partition_leadership_info.get(tp)
+
+    def partition_leader_and_isr(self, tp: TopicPartition) -> LeaderAndIsr | None:
+        info = self._partition_leadership_info.get(tp)
+        return None if info is None else info.leader_and_isr
+
+    def leader_epoch(self, tp: TopicPartition) -> int:
+        """The epoch StopReplica carries: -2 while the topic is queued for deletion, -1 when unknown."""
+        if self.is_topic_queued_up_for_deletion(tp.topic):
+            return EPOCH_DURING_DELETE
+        info = self._partition_leadership_info.get(tp)
+        return NO_EPOCH if info is None else info.leader_and_isr.leader_epoch
+
+    @property
+    def partitions_leadership_info(self) -> Mapping[TopicPartition, LeaderIsrAndControllerEpoch]:
+        return MappingProxyType(self._partition_leadership_info)
+
+    @property
+    def partitions_with_leaders(self) -> set[TopicPartition]:
+        return {tp for tp in self._partition_leadership_info if tp.topic not in self.topics_to_be_deleted}
+
+    @property
+    def partitions_with_offline_leader(self) -> set[TopicPartition]:
+        """Cached leader not an online replica (leader -1 included), topics queued for deletion excluded."""
+        return {tp for tp, info in self._partition_leadership_info.items()
+                if not self.is_replica_online(info.leader_and_isr.leader, tp)
+                and tp.topic not in self.topics_to_be_deleted}
+
+    def partition_leaders_on_broker(self, broker_id: int) -> set[TopicPartition]:
+        """Partitions led by ``broker_id`` that have another replica to move leadership to."""
+        return {tp for tp, info in self._partition_leadership_info.items()
+                if tp.topic not in self.topics_to_be_deleted and info.leader_and_isr.leader == broker_id
+                and len(self.partition_replica_assignment(tp)) > 1}
+
+    def clear_partition_leadership_info(self) -> None:
+        """Drop the cache without touching the imbalance gauge (Kafka does the same before a reload)."""
+        self._partition_leadership_info.clear()
+
+    @property
+    def partition_with_leaders_count(self) -> int:
+        return len(self._partition_leadership_info)
+
+    # ------------------------------------------------------------------ imbalance gauge
+
+    def _assignment_or_none(self, tp: TopicPartition) -> ReplicaAssignment | None:
+        return self.partition_assignments.get(tp.topic, {}).get(tp.partition)
+
+    def _update_imbalance(
+        self,
+        tp: TopicPartition,
+        old_assignment: ReplicaAssignment | None,
+        old_leadership: LeaderIsrAndControllerEpoch | None,
+        new_assignment: ReplicaAssignment | None,
+        new_leadership: LeaderIsrAndControllerEpoch | None,
+    ) -> None:
+        if tp.topic in self.topics_to_be_deleted:
+            return
+        if old_assignment is not None and old_leadership is not None \
+                and not has_preferred_leader(old_assignment, old_leadership):
+            self.preferred_replica_imbalance_count -= 1
+        if new_assignment is not None and new_leadership is not None \
+                and not has_preferred_leader(new_assignment, new_leadership):
+            self.preferred_replica_imbalance_count += 1
+
+    def _clean_imbalance(self, topic: str) -> None:
+        """Subtract a whole topic's contribution (it is being queued for deletion or removed)."""
+        for p, assignment in self.partition_assignments.get(topic, {}).items():
+            leadership = self._partition_leadership_info.get(TopicPartition(topic, p))
+            if leadership is not None and not has_preferred_leader(assignment, leadership):
+                self.preferred_replica_imbalance_count -= 1

@@ -1,0 +1,240 @@
+"""Leader election: the four strategies of spec §5.7 (Kafka's ``Election`` and
+``PartitionLeaderElectionAlgorithms``).
+
+The rules are pure functions over plain values (RS, ISR, the partition's online replicas, shutting-down
+brokers, the unclean flag) so they can be checked exhaustively by property tests. The ``elect_leaders_for_*``
+wrappers read those values out of a `ControllerContext`, like Kafka's ``Election.leaderFor*``; the offline
+wrapper is the one place that marks the unclean-election meter.
+
+Every successful election bumps the leader epoch by exactly one and keeps the expected zkVersion (the
+conditional write replaces it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from zkcontroller.controller.context import ControllerContext
+from zkcontroller.zk.model import LeaderAndIsr, TopicPartition
+
+# ---------------------------------------------------------------------- strategies (values)
+
+
+@dataclass(frozen=True, slots=True)
+class OfflinePartitionLeaderElectionStrategy:
+    """Elect from the live ISR; ``allow_unclean`` is set only by an admin-requested UNCLEAN election."""
+
+    allow_unclean: bool
+
+    event_name = "offline"
+
+    def __str__(self) -> str:
+        return f"OfflinePartitionLeaderElectionStrategy({str(self.allow_unclean).lower()})"
+
+
+@dataclass(frozen=True, slots=True)
+class ReassignPartitionLeaderElectionStrategy:
+    event_name = "reassignment"
+
+    def __str__(self) -> str:
+        return "ReassignPartitionLeaderElectionStrategy"
+
+
+@dataclass(frozen=True, slots=True)
+class PreferredReplicaPartitionLeaderElectionStrategy:
+    event_name = "preferred"
+
+    def __str__(self) -> str:
+        return "PreferredReplicaPartitionLeaderElectionStrategy"
+
+
+@dataclass(frozen=True, slots=True)
+class ControlledShutdownPartitionLeaderElectionStrategy:
+    event_name = "controlled_shutdown"
+
+    def __str__(self) -> str:
+        return "ControlledShutdownPartitionLeaderElectionStrategy"
+
+
+PartitionLeaderElectionStrategy = (
+    OfflinePartitionLeaderElectionStrategy
+    | ReassignPartitionLeaderElectionStrategy
+    | PreferredReplicaPartitionLeaderElectionStrategy
+    | ControlledShutdownPartitionLeaderElectionStrategy
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ElectionResult:
+    """One partition's outcome: the state to write (None: no eligible leader), who gets LeaderAndIsr,
+    and whether the leader came from outside the ISR."""
+
+    topic_partition: TopicPartition
+    leader_and_isr: LeaderAndIsr | None
+    live_replicas: tuple[int, ...]
+    unclean: bool = False
+
+    @property
+    def recipients(self) -> tuple[int, ...]:
+        """The brokers to send LeaderAndIsr to (Kafka calls them ``liveReplicas`` although, for the
+        reassign and preferred strategies, they are not filtered by liveness)."""
+        return self.live_replicas
+
+
+# ---------------------------------------------------------------------- leader choice (pure)
+
+
+def offline_partition_leader_election(
+    assignment: Sequence[int], isr: Collection[int], live_replicas: Collection[int], unclean_enabled: bool
+) -> int | None:
+    """First live ISR member in RS order; failing that, if unclean is enabled, first live replica."""
+    leader = next((r for r in assignment if r in live_replicas and r in isr), None)
+    if leader is None and unclean_enabled:
+        leader = next((r for r in assignment if r in live_replicas), None)
+    return leader
+
+
+def reassign_partition_leader_election(
+    reassignment: Sequence[int], isr: Collection[int], live_replicas: Collection[int]
+) -> int | None:
+    """First live ISR member of the target replicas (TRS order)."""
+    return next((r for r in reassignment if r in live_replicas and r in isr), None)
+
+
+def preferred_replica_partition_leader_election(
+    assignment: Sequence[int], isr: Collection[int], live_replicas: Collection[int]
+) -> int | None:
+    """RS[0] if it is live and in the ISR; nobody else."""
+    if assignment and assignment[0] in live_replicas and assignment[0] in isr:
+        return assignment[0]
+    return None
+
+
+def controlled_shutdown_partition_leader_election(
+    assignment: Sequence[int], isr: Collection[int], live_replicas: Collection[int],
+    shutting_down_brokers: Collection[int],
+) -> int | None:
+    """First ISR member that is live (shutting-down brokers count as live here) and not shutting down."""
+    return next((r for r in assignment
+                 if r in live_replicas and r in isr and r not in shutting_down_brokers), None)
+
+
+# ---------------------------------------------------------------------- per-partition results (pure)
+
+
+def leader_for_offline(
+    tp: TopicPartition, leader_and_isr: LeaderAndIsr | None, assignment: Sequence[int],
+    online_replicas: Collection[int], unclean_enabled: bool,
+) -> ElectionResult:
+    """§5.7 offline row. ``online_replicas``: brokers for which ``is_replica_online(b, tp)`` holds.
+
+    Clean: ISR filtered to online replicas (drops dead, shutting-down and failed-dir replicas).
+    Unclean: ISR becomes just the new leader.
+    """
+    live = tuple(r for r in assignment if r in online_replicas)
+    if leader_and_isr is None:
+        return ElectionResult(tp, None, live)
+    isr = leader_and_isr.isr
+    leader = offline_partition_leader_election(assignment, isr, live, unclean_enabled)
+    if leader is None:
+        return ElectionResult(tp, None, live)
+    if leader in isr:
+        new_isr: tuple[int, ...] = tuple(r for r in isr if r in online_replicas)
+        return ElectionResult(tp, leader_and_isr.new_leader_and_isr(leader, new_isr), live)
+    return ElectionResult(tp, leader_and_isr.new_leader_and_isr(leader, (leader,)), live, unclean=True)
+
+
+def leader_for_reassign(
+    tp: TopicPartition, leader_and_isr: LeaderAndIsr, target_replicas: Sequence[int],
+    online_replicas: Collection[int],
+) -> ElectionResult:
+    """§5.7 reassign row: ISR unchanged; recipients = all of TRS."""
+    leader = reassign_partition_leader_election(target_replicas, leader_and_isr.isr, online_replicas)
+    new = None if leader is None else leader_and_isr.new_leader_and_isr(leader, leader_and_isr.isr)
+    return ElectionResult(tp, new, tuple(target_replicas))
+
+
+def leader_for_preferred_replica(
+    tp: TopicPartition, leader_and_isr: LeaderAndIsr, assignment: Sequence[int], online_replicas: Collection[int],
+) -> ElectionResult:
+    """§5.7 preferred row: ISR unchanged; recipients = all of RS."""
+    leader = preferred_replica_partition_leader_election(assignment, leader_and_isr.isr, online_replicas)
+    new = None if leader is None else leader_and_isr.new_leader_and_isr(leader, leader_and_isr.isr)
+    return ElectionResult(tp, new, tuple(assignment))
+
+
+def leader_for_controlled_shutdown(
+    tp: TopicPartition, leader_and_isr: LeaderAndIsr, assignment: Sequence[int],
+    online_or_shutting_down_replicas: Collection[int], shutting_down_brokers: Collection[int],
+) -> ElectionResult:
+    """§5.7 controlled-shutdown row: the ISR loses every shutting-down broker, not only the old leader."""
+    live = tuple(r for r in assignment if r in online_or_shutting_down_replicas)
+    leader = controlled_shutdown_partition_leader_election(
+        assignment, leader_and_isr.isr, live, shutting_down_brokers)
+    if leader is None:
+        return ElectionResult(tp, None, live)
+    new_isr = tuple(r for r in leader_and_isr.isr if r not in shutting_down_brokers)
+    return ElectionResult(tp, leader_and_isr.new_leader_and_isr(leader, new_isr), live)
+
+
+# ---------------------------------------------------------------------- context wrappers (Kafka's Election)
+
+
+def _online(context: ControllerContext, tp: TopicPartition, candidates: Iterable[int],
+            include_shutting_down: bool = False) -> frozenset[int]:
+    return frozenset(r for r in candidates if context.is_replica_online(r, tp, include_shutting_down))
+
+
+def _candidates(context: ControllerContext, tp: TopicPartition, leader_and_isr: LeaderAndIsr | None) -> list[int]:
+    isr = leader_and_isr.isr if leader_and_isr is not None else ()
+    return [*context.partition_replica_assignment(tp), *isr]
+
+
+def elect_leaders_for_offline(
+    context: ControllerContext,
+    partitions_with_leader_and_isr: Sequence[tuple[TopicPartition, LeaderAndIsr | None]],
+    unclean_enabled_per_partition: Mapping[TopicPartition, bool],
+) -> list[ElectionResult]:
+    """Offline elections; each unclean one marks ``context.stats.unclean_leader_elections``."""
+    results = []
+    for tp, lai in partitions_with_leader_and_isr:
+        online = _online(context, tp, _candidates(context, tp, lai))
+        result = leader_for_offline(tp, lai, context.partition_replica_assignment(tp), online,
+                                    unclean_enabled_per_partition.get(tp, False))
+        if result.unclean:
+            context.stats.unclean_leader_elections += 1
+        results.append(result)
+    return results
+
+
+def elect_leaders_for_reassign(
+    context: ControllerContext, leader_and_isrs: Sequence[tuple[TopicPartition, LeaderAndIsr]]
+) -> list[ElectionResult]:
+    results = []
+    for tp, lai in leader_and_isrs:
+        target = context.partition_full_replica_assignment(tp).target_replicas
+        results.append(leader_for_reassign(tp, lai, target, _online(context, tp, target)))
+    return results
+
+
+def elect_leaders_for_preferred_replica(
+    context: ControllerContext, leader_and_isrs: Sequence[tuple[TopicPartition, LeaderAndIsr]]
+) -> list[ElectionResult]:
+    results = []
+    for tp, lai in leader_and_isrs:
+        assignment = context.partition_replica_assignment(tp)
+        results.append(leader_for_preferred_replica(tp, lai, assignment, _online(context, tp, assignment)))
+    return results
+
+
+def elect_leaders_for_controlled_shutdown(
+    context: ControllerContext, leader_and_isrs: Sequence[tuple[TopicPartition, LeaderAndIsr]]
+) -> list[ElectionResult]:
+    results = []
+    shutting_down = frozenset(context.shutting_down_broker_ids)
+    for tp, lai in leader_and_isrs:
+        assignment = context.partition_replica_assignment(tp)
+        online = _online(context, tp, assignment, include_shutting_down=True)
+        results.append(leader_for_controlled_shutdown(tp, lai, assignment, online, shutting_down))
+    return results
