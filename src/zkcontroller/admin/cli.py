@@ -1,0 +1,245 @@
+"""``zkcontroller topics|brokers|controller``: admin commands against a real ZooKeeper, as Kafka 2.8's
+``kafka-topics --zookeeper`` works (same output layout and messages).
+
+Each command opens one session, does its reads or writes through `KafkaZkClient` and closes it. A user error
+(a bad name, an existing topic, an unreachable server) prints ``Error: <message>`` and exits 1, without a
+traceback. ``--zookeeper`` is required: another process cannot reach the embedded store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+import click
+
+from zkcontroller.admin.describe import (
+    DescribeFilter,
+    broker_line,
+    controller_status,
+    describe_lines,
+    describe_topics,
+    list_topic_lines,
+    live_brokers,
+    select_topics,
+)
+from zkcontroller.admin.errors import (
+    AdminError,
+    TopicAlreadyMarkedForDeletionError,
+    TopicExistsError,
+    UnknownTopicError,
+)
+from zkcontroller.admin.replica_assignment import RackAwareMode
+from zkcontroller.admin.topic_rules import (
+    COLLISION_WARNING,
+    has_collision_chars,
+    parse_replica_assignment,
+    parse_topic_configs,
+)
+from zkcontroller.admin.topics import TopicAdmin
+from zkcontroller.coordination.errors import ZkError
+from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.zk.errors import KafkaZkError
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+
+T = TypeVar("T")
+
+zookeeper_option = click.option(
+    "--zookeeper", required=True, envvar="ZKCONTROLLER_ZOOKEEPER", metavar="HOST:PORT[/CHROOT]",
+    help="ZooKeeper connection string (or set ZKCONTROLLER_ZOOKEEPER).")
+
+
+def run_with_client(zookeeper: str, action: Callable[[KafkaZkClient], Awaitable[T]]) -> T:
+    """Run ``action`` on a client over a fresh session; user-facing failures become `click.ClickException`."""
+    # Imported here: zkcontroller.cli imports this module to register the commands.
+    from zkcontroller.cli import make_backend
+
+    async def main() -> T:
+        backend = make_backend(zookeeper)
+        try:
+            session = await backend.new_session()
+            try:
+                return await action(KafkaZkClient(session, wall_clock_ms))
+            finally:
+                await session.close()
+        finally:
+            await backend.close()
+
+    try:
+        return asyncio.run(main())
+    except AdminError as e:
+        raise click.ClickException(str(e)) from None
+    except (ZkError, KafkaZkError) as e:
+        raise click.ClickException(f"ZooKeeper at {zookeeper}: {e}") from None
+
+
+def _rng(seed: int | None) -> random.Random:
+    """Placement randomness: seeded for reproducible runs, else from the OS (this is the process edge)."""
+    return random.Random(seed)
+
+
+# ------------------------------------------------------------------ topics
+
+
+@click.group()
+def topics() -> None:
+    """Create, alter, describe, list and delete topics (as kafka-topics --zookeeper)."""
+
+
+@topics.command("create")
+@zookeeper_option
+@click.argument("name")
+@click.option("--partitions", type=int, help="Number of partitions.")
+@click.option("--replication-factor", type=int, help="Replicas per partition.")
+@click.option("--replica-assignment", metavar="B:B,B:B,...",
+              help="Explicit placement: partition i gets the i-th ':'-separated broker list.")
+@click.option("--config", "configs", multiple=True, metavar="KEY=VALUE", help="A topic config override.")
+@click.option("--disable-rack-aware", is_flag=True, help="Place replicas without rack information.")
+@click.option("--if-not-exists", is_flag=True, help="Succeed quietly if the topic exists.")
+@click.option("--seed", type=int, help="Seed the replica placement's random start (reproducible runs).")
+def create_topic(zookeeper: str, name: str, partitions: int | None, replication_factor: int | None,
+                 replica_assignment: str | None, configs: tuple[str, ...], disable_rack_aware: bool,
+                 if_not_exists: bool, seed: int | None) -> None:
+    """Create topic NAME."""
+    if replica_assignment is not None and (partitions is not None or replication_factor is not None):
+        raise click.UsageError("--replica-assignment cannot be used with --partitions or --replication-factor")
+    if replica_assignment is None and (partitions is None or replication_factor is None):
+        raise click.UsageError("--partitions and --replication-factor are required without --replica-assignment")
+    try:
+        overrides = parse_topic_configs(configs)
+        explicit = parse_replica_assignment(replica_assignment) if replica_assignment is not None else None
+    except AdminError as e:
+        raise click.ClickException(str(e)) from None
+    if has_collision_chars(name):
+        click.echo(COLLISION_WARNING)
+    mode = RackAwareMode.DISABLED if disable_rack_aware else RackAwareMode.ENFORCED
+
+    async def action(zk: KafkaZkClient) -> bool:
+        admin = TopicAdmin(zk, _rng(seed))
+        try:
+            if explicit is not None:
+                await admin.create_topic_with_assignment(name, explicit, overrides)
+            else:
+                assert partitions is not None and replication_factor is not None
+                await admin.create_topic(name, partitions, replication_factor, overrides, rack_aware_mode=mode)
+        except TopicExistsError:
+            if not if_not_exists:
+                raise
+            return False
+        return True
+
+    if run_with_client(zookeeper, action):
+        click.echo(f"Created topic {name}.")
+
+
+@topics.command("alter")
+@zookeeper_option
+@click.argument("name")
+@click.option("--partitions", type=int, required=True, help="The new (larger) number of partitions.")
+@click.option("--replica-assignment", metavar="B:B,B:B,...",
+              help="Placement of all partitions; the lists past the current count place the new ones.")
+@click.option("--disable-rack-aware", is_flag=True)
+@click.option("--seed", type=int, help="Seed the replica placement.")
+def alter_topic(zookeeper: str, name: str, partitions: int, replica_assignment: str | None,
+                disable_rack_aware: bool, seed: int | None) -> None:
+    """Add partitions to topic NAME."""
+    try:
+        explicit = parse_replica_assignment(replica_assignment) if replica_assignment else None
+    except AdminError as e:
+        raise click.ClickException(str(e)) from None
+    mode = RackAwareMode.DISABLED if disable_rack_aware else RackAwareMode.ENFORCED
+
+    async def action(zk: KafkaZkClient) -> None:
+        existing = (await zk.get_partitions_for_topics([name])).values.get(name)
+        if not existing:
+            raise UnknownTopicError(f"Topic '{name}' does not exist as expected")
+        click.echo("WARNING: If partitions are increased for a topic that has a key, the partition logic or "
+                   "ordering of the messages will be affected")
+        new = None if explicit is None else [explicit[p] for p in sorted(explicit) if p >= len(existing)]
+        await TopicAdmin(zk, _rng(seed)).add_partitions(name, partitions, new, rack_aware_mode=mode)
+
+    run_with_client(zookeeper, action)
+    click.echo("Adding partitions succeeded!")
+
+
+@topics.command("describe")
+@zookeeper_option
+@click.option("--topic", help="Topic name or regular expression (commas mean 'or').")
+@click.option("--under-replicated-partitions", is_flag=True, help="Only partitions with ISR smaller than replicas.")
+@click.option("--unavailable-partitions", is_flag=True, help="Only partitions without a live leader.")
+@click.option("--topics-with-overrides", is_flag=True, help="Only topics with config overrides.")
+@click.option("--exclude-internal", is_flag=True, help="Leave out internal topics.")
+@click.option("--if-exists", is_flag=True, help="No error if --topic matches nothing.")
+def describe_topic(zookeeper: str, topic: str | None, under_replicated_partitions: bool,
+                   unavailable_partitions: bool, topics_with_overrides: bool, exclude_internal: bool,
+                   if_exists: bool) -> None:
+    """Describe topics: one line per topic, one per partition."""
+    filt = DescribeFilter(under_replicated_partitions, unavailable_partitions, topics_with_overrides)
+
+    async def action(zk: KafkaZkClient) -> list[str]:
+        names = await select_topics(zk, topic, exclude_internal=exclude_internal, must_exist=not if_exists)
+        live = [b.broker.id for b in await live_brokers(zk)]
+        return describe_lines(await describe_topics(zk, names), live, filt)
+
+    for line in run_with_client(zookeeper, action):
+        click.echo(line)
+
+
+@topics.command("list")
+@zookeeper_option
+@click.option("--topic", help="Topic name or regular expression.")
+@click.option("--exclude-internal", is_flag=True, help="Leave out internal topics.")
+def list_topics(zookeeper: str, topic: str | None, exclude_internal: bool) -> None:
+    """List topic names, marking those queued for deletion."""
+    for line in run_with_client(zookeeper, lambda zk: list_topic_lines(zk, topic, exclude_internal=exclude_internal)):
+        click.echo(line)
+
+
+@topics.command("delete")
+@zookeeper_option
+@click.argument("name")
+def delete_topic(zookeeper: str, name: str) -> None:
+    """Mark topic NAME for deletion (the controller deletes it if delete.topic.enable)."""
+
+    async def action(zk: KafkaZkClient) -> bool:
+        try:
+            await TopicAdmin(zk, _rng(None)).delete_topic(name)
+        except TopicAlreadyMarkedForDeletionError:
+            return False
+        return True
+
+    if run_with_client(zookeeper, action):
+        click.echo(f"Topic {name} is marked for deletion.")
+        click.echo("Note: This will have no impact if delete.topic.enable is not set to true.")
+    else:
+        click.echo(f"Topic {name} is already marked for deletion.")
+
+
+# ------------------------------------------------------------------ brokers, controller
+
+
+@click.group()
+def brokers() -> None:
+    """Registered brokers."""
+
+
+@brokers.command("list")
+@zookeeper_option
+def list_brokers(zookeeper: str) -> None:
+    """One line per registered broker: id, epoch (registration czxid), rack, endpoints."""
+    for b in run_with_client(zookeeper, live_brokers):
+        click.echo(broker_line(b))
+
+
+@click.group()
+def controller() -> None:
+    """The active controller."""
+
+
+@controller.command("show")
+@zookeeper_option
+def show_controller(zookeeper: str) -> None:
+    """The active controller's broker id, the controller epoch and its znode version."""
+    click.echo(run_with_client(zookeeper, controller_status).render())

@@ -1,0 +1,148 @@
+"""The admin commands, run with click's CliRunner against the real ZooKeeper server (own chroot per test).
+
+The commands call ``asyncio.run``, so they are invoked in a worker thread while this test's loop keeps the
+brokers' registration session alive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import click
+import pytest
+from click.testing import CliRunner, Result
+
+from zkcontroller.admin.cli import brokers, controller, topics
+from zkcontroller.coordination.backend import ZooKeeperBackend
+from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.runtime.zookeeper_server import ZooKeeperServerProcess
+from zkcontroller.zk.kafka_zk_client import NO_FENCING, KafkaZkClient
+from zkcontroller.zk.model import LeaderAndIsr, LeaderIsrAndControllerEpoch, TopicPartition
+
+from .conftest import register_brokers
+
+pytestmark = pytest.mark.zookeeper
+_chroots = itertools.count()
+
+
+@dataclass
+class Cli:
+    zookeeper: str
+    zk: KafkaZkClient
+
+    async def __call__(self, group: click.Group, *args: str) -> Result:
+        runner = CliRunner()
+        argv = [args[0], "--zookeeper", self.zookeeper, *args[1:]]
+        return await asyncio.to_thread(runner.invoke, group, argv, catch_exceptions=False)
+
+
+@pytest.fixture
+async def cli(zookeeper_server: ZooKeeperServerProcess) -> AsyncIterator[Cli]:
+    """Brokers 1–3 registered under a fresh chroot, and a runner pointed at it."""
+    chroot = f"/cli-{os.getpid()}-{next(_chroots)}"
+    backend = ZooKeeperBackend(zookeeper_server.connect_string, chroot)
+    session = await backend.new_session()
+    zk = KafkaZkClient(session, wall_clock_ms)
+    await zk.create_top_level_paths()
+    await register_brokers(zk, [1, 2, 3])
+    yield Cli(zookeeper_server.connect_string + chroot, zk)
+    await session.close()
+    await backend.close()
+
+
+async def test_create_describe_list_delete(cli: Cli) -> None:
+    result = await cli(topics, "create", "orders", "--partitions", "3", "--replication-factor", "2",
+                       "--config", "unclean.leader.election.enable=true", "--seed", "0")
+    assert result.exit_code == 0, result.output
+    assert result.output == "Created topic orders.\n"
+    assignment = (await cli.zk.get_topic_assignments(["orders"])).values["orders"].assignment
+    await cli.zk.create_topic_partition_states(
+        {tp: LeaderIsrAndControllerEpoch(LeaderAndIsr(ra.replicas[0], 0, ra.replicas[:1]), 1)
+         for tp, ra in assignment.items()}, NO_FENCING)
+
+    result = await cli(topics, "describe", "--topic", "orders")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == ("Topic: orders\tPartitionCount: 3\tReplicationFactor: 2"
+                        "\tConfigs: unclean.leader.election.enable=true")
+    for p, line in enumerate(lines[1:]):
+        replicas = assignment[TopicPartition("orders", p)].replicas
+        assert line == (f"\tTopic: orders\tPartition: {p}\tLeader: {replicas[0]}"
+                        f"\tReplicas: {replicas[0]},{replicas[1]}\tIsr: {replicas[0]}")
+    under = await cli(topics, "describe", "--under-replicated-partitions")
+    assert under.output.splitlines() == lines[1:]  # every ISR has one of two replicas
+    unavailable = await cli(topics, "describe", "--unavailable-partitions")
+    assert unavailable.exit_code == 0 and unavailable.output == ""
+
+    assert (await cli(topics, "list")).output == "orders\n"
+    deleted = await cli(topics, "delete", "orders")
+    assert deleted.exit_code == 0
+    assert deleted.output.startswith("Topic orders is marked for deletion.\n")
+    assert (await cli(topics, "list")).output == "orders - marked for deletion\n"
+    again = await cli(topics, "delete", "orders")
+    assert again.exit_code == 0 and again.output == "Topic orders is already marked for deletion.\n"
+
+
+async def test_explicit_assignment_and_alter(cli: Cli) -> None:
+    result = await cli(topics, "create", "a.b", "--replica-assignment", "1:2,2:3")
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("WARNING: Due to limitations in metric names")
+    result = await cli(topics, "alter", "a.b", "--partitions", "3", "--replica-assignment", "1:2,2:3,3:1")
+    assert result.exit_code == 0, result.output
+    assert result.output.endswith("Adding partitions succeeded!\n")
+    read = await cli.zk.get_topic_assignments(["a.b"])
+    assert {tp.partition: ra.replicas for tp, ra in read.values["a.b"].assignment.items()} == {
+        0: (1, 2), 1: (2, 3), 2: (3, 1)}
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("create", "bad/name", "--partitions", "1", "--replication-factor", "1"), "is illegal"),
+    (("create", "t", "--partitions", "1", "--replication-factor", "4"),
+     "replication factor: 4 larger than available brokers: 3"),
+    (("create", "t", "--replica-assignment", "1:1"), "may not contain duplicate entries: 1"),
+    (("create", "t", "--replica-assignment", "1:9"), "are not available"),
+    (("create", "t", "--partitions", "1", "--replication-factor", "1", "--config", "x"), 'format "key=val"'),
+    (("describe", "--topic", "missing"), "Topic 'missing' does not exist as expected"),
+    (("delete", "missing"), "to delete does not exist"),
+    (("alter", "missing", "--partitions", "2"), "does not exist"),
+])
+async def test_user_errors_exit_non_zero_without_traceback(cli: Cli, args: tuple[str, ...], message: str) -> None:
+    result = await cli(topics, *args)
+    assert result.exit_code == 1
+    assert result.output.startswith("Error: ") and message in result.output
+    assert "Traceback" not in result.output
+
+
+async def test_create_existing_topic(cli: Cli) -> None:
+    assert (await cli(topics, "create", "t", "--partitions", "1", "--replication-factor", "1")).exit_code == 0
+    result = await cli(topics, "create", "t", "--partitions", "1", "--replication-factor", "1")
+    assert result.exit_code == 1 and "Error: Topic 't' already exists." in result.output
+    quiet = await cli(topics, "create", "t", "--partitions", "1", "--replication-factor", "1", "--if-not-exists")
+    assert quiet.exit_code == 0 and quiet.output == ""
+
+
+async def test_usage_errors(cli: Cli) -> None:
+    result = await cli(topics, "create", "t", "--partitions", "1")
+    assert result.exit_code == 2 and "--replication-factor are required" in result.output
+    result = await cli(topics, "create", "t", "--partitions", "1", "--replica-assignment", "1")
+    assert result.exit_code == 2 and "cannot be used with" in result.output
+
+
+async def test_brokers_and_controller(cli: Cli) -> None:
+    result = await cli(brokers, "list")
+    assert result.exit_code == 0
+    assert [line.split("\t")[0] for line in result.output.splitlines()] == ["Broker: 1", "Broker: 2", "Broker: 3"]
+    assert "Endpoints: PLAINTEXT://host2:9092" in result.output.splitlines()[1]
+    assert (await cli(controller, "show")).output == (
+        "ActiveController: none\tControllerEpoch: none\tEpochZkVersion: none\n")
+    await cli.zk.register_controller_and_increment_controller_epoch(3)
+    assert (await cli(controller, "show")).output == "ActiveController: 3\tControllerEpoch: 1\tEpochZkVersion: 1\n"
+
+
+def test_zookeeper_is_required() -> None:
+    result = CliRunner().invoke(topics, ["list"])
+    assert result.exit_code == 2 and "--zookeeper" in result.output
