@@ -1,0 +1,258 @@
+"""`ControllerBrokerRequestBatch`: gathers a state change's broker requests and sends them (spec §7.1).
+
+A state machine calls ``new_batch()``, adds LeaderAndIsr / StopReplica / UpdateMetadata entries while it
+changes state, then ``send_requests_to_brokers(epoch)``. Entries are merged per broker and partition (the
+last LeaderAndIsr wins but ``is_new`` sticks; ``delete_partition`` sticks), so one transition step sends
+at most one request of each kind per broker. Requests go out in Kafka's order: LeaderAndIsr, then
+UpdateMetadata, then StopReplica (the v3 form carrying both delete and non-delete partitions), only to
+brokers the context knows as live or shutting down.
+
+Kafka iterates hash maps here; we sort brokers and partitions so the order of requests and log lines is
+the same on every run. If sending fails, the maps are left as they are so that the next ``new_batch()``
+fails too (§12.2) and the controller resigns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from zkcontroller.controller.context import ControllerContext
+from zkcontroller.controller.errors import IllegalControllerStateError
+from zkcontroller.controller.event_log import PrefixedLogger, StateChangeLogger
+from zkcontroller.protocol.control_requests import (
+    LEADER_DURING_DELETE,
+    AnyControlRequest,
+    LeaderAndIsrPartitionState,
+    LeaderAndIsrRequest,
+    StopReplicaPartitionState,
+    StopReplicaRequest,
+    UpdateMetadataPartitionState,
+    UpdateMetadataRequest,
+)
+from zkcontroller.zk.model import (
+    INITIAL_LEADER_EPOCH,
+    INITIAL_PARTITION_EPOCH,
+    LeaderIsrAndControllerEpoch,
+    ReplicaAssignment,
+    TopicPartition,
+)
+from zkcontroller.zk.topic_id import ZERO_TOPIC_ID
+
+Sender = Callable[[int, AnyControlRequest], None]
+"""Hands one request to the channel manager for one broker; responses come back as controller events."""
+
+BATCH_LOGGER = "kafka.controller.ControllerBrokerRequestBatch"
+
+
+def _java_list(values: Iterable[int]) -> str:
+    return "[" + ", ".join(str(v) for v in values) + "]"
+
+
+def render_leader_and_isr_partition_state(s: LeaderAndIsrPartitionState) -> str:
+    """The generated message class's toString, as Kafka's TRACE lines show it."""
+    return (
+        f"LeaderAndIsrPartitionState(topicName='{s.topic}', partitionIndex={s.partition}, "
+        f"controllerEpoch={s.controller_epoch}, leader={s.leader}, leaderEpoch={s.leader_epoch}, "
+        f"isr={_java_list(s.isr)}, zkVersion={s.zk_version}, replicas={_java_list(s.replicas)}, "
+        f"addingReplicas={_java_list(s.adding_replicas)}, removingReplicas={_java_list(s.removing_replicas)}, "
+        f"isNew={str(s.is_new).lower()})"
+    )
+
+
+def render_stop_replica_partition_state(s: StopReplicaPartitionState) -> str:
+    return (
+        f"StopReplicaPartitionState(partitionIndex={s.partition}, leaderEpoch={s.leader_epoch}, "
+        f"deletePartition={str(s.delete_partition).lower()})"
+    )
+
+
+class ControllerBrokerRequestBatch:
+    """One of the controller's three independent batches (PSM, RSM, and the controller's own)."""
+
+    def __init__(self, controller_id: int, context: ControllerContext, sender: Sender,
+                 state_change_logger: StateChangeLogger) -> None:
+        self.controller_id = controller_id
+        self.context = context
+        self._sender = sender
+        self._state_change_logger = state_change_logger
+        self._log = PrefixedLogger(BATCH_LOGGER, controller_id, lambda: context.epoch)
+        self.leader_and_isr_request_map: dict[int, dict[TopicPartition, LeaderAndIsrPartitionState]] = {}
+        self.stop_replica_request_map: dict[int, dict[TopicPartition, StopReplicaPartitionState]] = {}
+        self.update_metadata_request_broker_set: set[int] = set()
+        self.update_metadata_request_partition_info_map: dict[TopicPartition, UpdateMetadataPartitionState] = {}
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.leader_and_isr_request_map or self.stop_replica_request_map
+                    or self.update_metadata_request_broker_set)
+
+    def new_batch(self) -> None:
+        """Refuse to start over a batch a failed state change left behind (its requests would be lost)."""
+        if self.leader_and_isr_request_map:
+            raise IllegalControllerStateError(
+                "Controller to broker state change requests batch is not empty while creating a new one. "
+                f"Some LeaderAndIsr state changes {self.leader_and_isr_request_map} might be lost ")
+        if self.stop_replica_request_map:
+            raise IllegalControllerStateError(
+                "Controller to broker state change requests batch is not empty while creating a new one. "
+                f"Some StopReplica state changes {self.stop_replica_request_map} might be lost ")
+        if self.update_metadata_request_broker_set:
+            raise IllegalControllerStateError(
+                "Controller to broker state change requests batch is not empty while creating a new one. "
+                f"Some UpdateMetadata state changes to brokers {sorted(self.update_metadata_request_broker_set)} "
+                f"with partition info {self.update_metadata_request_partition_info_map} might be lost ")
+
+    def clear(self) -> None:
+        self.leader_and_isr_request_map.clear()
+        self.stop_replica_request_map.clear()
+        self.update_metadata_request_broker_set.clear()
+        self.update_metadata_request_partition_info_map.clear()
+
+    # ------------------------------------------------------------------ adding
+
+    def add_leader_and_isr_request_for_brokers(
+        self, broker_ids: Iterable[int], tp: TopicPartition, leader_isr_and_epoch: LeaderIsrAndControllerEpoch,
+        assignment: ReplicaAssignment, is_new: bool,
+    ) -> None:
+        """Queue LeaderAndIsr for ``tp`` to each broker, and UpdateMetadata for it to every broker."""
+        lai = leader_isr_and_epoch.leader_and_isr
+        for broker_id in broker_ids:
+            if broker_id < 0:
+                continue
+            per_broker = self.leader_and_isr_request_map.setdefault(broker_id, {})
+            previous = per_broker.get(tp)
+            per_broker[tp] = LeaderAndIsrPartitionState(
+                topic=tp.topic, partition=tp.partition, controller_epoch=leader_isr_and_epoch.controller_epoch,
+                leader=lai.leader, leader_epoch=lai.leader_epoch, isr=lai.isr, zk_version=lai.zk_version,
+                replicas=assignment.replicas, adding_replicas=assignment.adding_replicas,
+                removing_replicas=assignment.removing_replicas,
+                is_new=is_new or (previous is not None and previous.is_new),
+            )
+        self.add_update_metadata_request_for_brokers(self.context.live_or_shutting_down_broker_ids, [tp])
+
+    def add_stop_replica_request_for_brokers(self, broker_ids: Iterable[int], tp: TopicPartition,
+                                             delete_partition: bool) -> None:
+        """Queue StopReplica; the epoch is -2 for a topic queued for deletion, else the cached one or -1."""
+        leader_epoch = self.context.leader_epoch(tp)
+        for broker_id in broker_ids:
+            if broker_id < 0:
+                continue
+            per_broker = self.stop_replica_request_map.setdefault(broker_id, {})
+            previous = per_broker.get(tp)
+            per_broker[tp] = StopReplicaPartitionState(
+                tp.topic, tp.partition, leader_epoch,
+                delete_partition or (previous is not None and previous.delete_partition))
+
+    def add_update_metadata_request_for_brokers(self, broker_ids: Iterable[int],
+                                                partitions: Iterable[TopicPartition]) -> None:
+        """Queue UpdateMetadata to the brokers; partitions without leadership are skipped (logged)."""
+        self.update_metadata_request_broker_set.update(b for b in broker_ids if b >= 0)
+        for tp in sorted(set(partitions)):
+            state = self._update_metadata_partition_state(tp)
+            if state is None:
+                self._log.info(f"Leader not yet assigned for partition {tp}. Skip sending UpdateMetadataRequest.")
+            else:
+                self.update_metadata_request_partition_info_map[tp] = state
+
+    def _update_metadata_partition_state(self, tp: TopicPartition) -> UpdateMetadataPartitionState | None:
+        info = self.context.partition_leadership_info(tp)
+        if info is None:
+            return None
+        lai = info.leader_and_isr
+        replicas = self.context.partition_replica_assignment(tp)
+        offline = tuple(r for r in replicas if not self.context.is_replica_online(r, tp))
+        leader, leader_epoch, zk_version = lai.leader, lai.leader_epoch, lai.zk_version
+        if self.context.is_topic_queued_up_for_deletion(tp.topic):
+            leader, leader_epoch, zk_version = LEADER_DURING_DELETE, INITIAL_LEADER_EPOCH, INITIAL_PARTITION_EPOCH
+        return UpdateMetadataPartitionState(
+            topic=tp.topic, partition=tp.partition, controller_epoch=info.controller_epoch, leader=leader,
+            leader_epoch=leader_epoch, isr=lai.isr, zk_version=zk_version, replicas=replicas,
+            offline_replicas=offline)
+
+    # ------------------------------------------------------------------ sending
+
+    def send_requests_to_brokers(self, controller_epoch: int) -> None:
+        """LeaderAndIsr, UpdateMetadata, StopReplica; any failure → `IllegalControllerStateError`."""
+        try:
+            self._send_leader_and_isr_requests(controller_epoch)
+            self._send_update_metadata_requests(controller_epoch)
+            self._send_stop_replica_requests(controller_epoch)
+        except Exception as e:
+            self._log_leftovers(e)
+            raise IllegalControllerStateError(e) from e
+
+    def _log_leftovers(self, e: Exception) -> None:
+        if self.leader_and_isr_request_map:
+            self._log.error("Haven't been able to send leader and isr requests, current state of the map is "
+                            f"{self.leader_and_isr_request_map}. Exception message: {e!r}")
+        if self.update_metadata_request_broker_set:
+            self._log.error("Haven't been able to send metadata update requests to brokers "
+                            f"{sorted(self.update_metadata_request_broker_set)}, current state of the partition "
+                            f"info is {self.update_metadata_request_partition_info_map}. Exception message: {e!r}")
+        if self.stop_replica_request_map:
+            self._log.error("Haven't been able to send stop replica requests, current state of the map is "
+                            f"{self.stop_replica_request_map}. Exception message: {e!r}")
+
+    def _send_leader_and_isr_requests(self, controller_epoch: int) -> None:
+        live = self.context.live_or_shutting_down_broker_ids
+        epochs = self.context.live_broker_id_and_epochs
+        for broker_id in sorted(self.leader_and_isr_request_map):
+            if broker_id not in live:
+                continue
+            states = [s for _, s in sorted(self.leader_and_isr_request_map[broker_id].items())]
+            become_leaders = 0
+            for s in states:
+                kind = "become-leader" if s.leader == broker_id else "become-follower"
+                become_leaders += s.leader == broker_id
+                self._state_change_logger.trace(
+                    f"Sending {kind} LeaderAndIsr request {render_leader_and_isr_partition_state(s)} to broker "
+                    f"{broker_id} for partition {s.topic_partition}")
+            self._state_change_logger.info(
+                f"Sending LeaderAndIsr request to broker {broker_id} with {become_leaders} become-leader and "
+                f"{len(states) - become_leaders} become-follower partitions")
+            leader_ids = {s.leader for s in states}
+            request = LeaderAndIsrRequest(
+                controller_id=self.controller_id, controller_epoch=controller_epoch,
+                broker_epoch=epochs[broker_id], partition_states=tuple(states),
+                topic_ids=tuple((t, self.context.topic_ids.get(t, ZERO_TOPIC_ID))
+                                for t in sorted({s.topic for s in states})),
+                live_leaders=tuple(b for b in self.context.live_or_shutting_down_brokers if b.id in leader_ids),
+            )
+            self._sender(broker_id, request)
+        self.leader_and_isr_request_map.clear()
+
+    def _send_update_metadata_requests(self, controller_epoch: int) -> None:
+        partition_states = tuple(s for _, s in sorted(self.update_metadata_request_partition_info_map.items()))
+        brokers = ", ".join(str(b) for b in sorted(self.update_metadata_request_broker_set))
+        self._state_change_logger.info(
+            f"Sending UpdateMetadata request to brokers Set({brokers}) for {len(partition_states)} partitions")
+        live_brokers = tuple(self.context.live_or_shutting_down_brokers)
+        topic_ids = tuple((t, self.context.topic_ids[t]) for t in sorted({s.topic for s in partition_states})
+                          if t in self.context.topic_ids)
+        epochs = self.context.live_broker_id_and_epochs
+        recipients = self.update_metadata_request_broker_set & self.context.live_or_shutting_down_broker_ids
+        for broker_id in sorted(recipients):
+            self._sender(broker_id, UpdateMetadataRequest(
+                controller_id=self.controller_id, controller_epoch=controller_epoch,
+                broker_epoch=epochs[broker_id], partition_states=partition_states,
+                live_brokers=live_brokers, topic_ids=topic_ids))
+        self.update_metadata_request_broker_set.clear()
+        self.update_metadata_request_partition_info_map.clear()
+
+    def _send_stop_replica_requests(self, controller_epoch: int) -> None:
+        live = self.context.live_or_shutting_down_broker_ids
+        epochs = self.context.live_broker_id_and_epochs
+        for broker_id in sorted(self.stop_replica_request_map):
+            if broker_id not in live:
+                continue
+            states = [s for _, s in sorted(self.stop_replica_request_map[broker_id].items())]
+            for s in states:
+                self._state_change_logger.trace(
+                    f"Sending StopReplica request {render_stop_replica_partition_state(s)} to broker {broker_id} "
+                    f"for partition {s.topic_partition}")
+            self._state_change_logger.info(f"Sending StopReplica request for {len(states)} replicas to broker "
+                                           f"{broker_id}")
+            self._sender(broker_id, StopReplicaRequest(
+                controller_id=self.controller_id, controller_epoch=controller_epoch,
+                broker_epoch=epochs[broker_id], partition_states=tuple(states)))
+        self.stop_replica_request_map.clear()

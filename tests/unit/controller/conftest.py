@@ -1,0 +1,146 @@
+"""Fixtures for the controller's state layer: a context with live brokers, a recording sender, loggers, and
+a `KafkaZkClient` on the embedded store elected as controller."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+import pytest
+
+from zkcontroller.controller.config import ControllerConfig
+from zkcontroller.controller.context import ControllerContext
+from zkcontroller.controller.event_log import TRACE, EventLog, StateChangeLogger
+from zkcontroller.controller.request_batch import ControllerBrokerRequestBatch
+from zkcontroller.coordination.backend import EmbeddedBackend
+from zkcontroller.protocol.control_requests import AnyControlRequest
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+from zkcontroller.zk.model import Broker, EndPoint
+
+CONTROLLER_ID = 1
+
+
+class FakeClock:
+    def __init__(self, start_ms: int = 1_662_110_000_000) -> None:
+        self.now_ms = start_ms
+
+    def __call__(self) -> int:
+        return self.now_ms
+
+
+def broker(broker_id: int) -> Broker:
+    return Broker(broker_id, (EndPoint(f"broker{broker_id}", 9092, "PLAINTEXT", "PLAINTEXT"),), rack=None)
+
+
+def broker_epoch(broker_id: int) -> int:
+    return 1000 + broker_id
+
+
+class RecordingSender:
+    """The channel manager as the batch sees it: records ``(broker_id, request)`` in send order."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[int, AnyControlRequest]] = []
+        self.fail_with: Exception | None = None
+
+    def __call__(self, broker_id: int, request: AnyControlRequest) -> None:
+        if self.fail_with is not None:
+            raise self.fail_with
+        self.sent.append((broker_id, request))
+
+    def of_type(self, kind: type) -> list[tuple[int, AnyControlRequest]]:
+        return [(b, r) for b, r in self.sent if isinstance(r, kind)]
+
+    def take(self) -> list[tuple[int, AnyControlRequest]]:
+        sent, self.sent = self.sent, []
+        return sent
+
+
+@dataclass
+class JsonlSink:
+    records: list[dict] = field(default_factory=list)
+
+    def __call__(self, line: str) -> None:
+        self.records.append(json.loads(line))
+
+    def of_type(self, record_type: str) -> list[dict]:
+        return [r for r in self.records if r["type"] == record_type]
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def context() -> ControllerContext:
+    ctx = ControllerContext()
+    ctx.epoch = 1
+    ctx.set_live_brokers({broker(b): broker_epoch(b) for b in (1, 2, 3)})
+    return ctx
+
+
+@pytest.fixture
+def sender() -> RecordingSender:
+    return RecordingSender()
+
+
+@pytest.fixture
+def jsonl() -> JsonlSink:
+    return JsonlSink()
+
+
+@pytest.fixture
+def state_change_logger(context: ControllerContext, clock: FakeClock, jsonl: JsonlSink) -> StateChangeLogger:
+    return StateChangeLogger(CONTROLLER_ID, lambda: context.epoch, EventLog("test", clock, jsonl, validate=True))
+
+
+@pytest.fixture
+def batch(context: ControllerContext, sender: RecordingSender,
+          state_change_logger: StateChangeLogger) -> ControllerBrokerRequestBatch:
+    return ControllerBrokerRequestBatch(CONTROLLER_ID, context, sender, state_change_logger)
+
+
+@pytest.fixture
+def config() -> ControllerConfig:
+    return ControllerConfig(broker_id=CONTROLLER_ID)
+
+
+@pytest.fixture
+def state_log(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
+    """Captures the state-change log at TRACE."""
+    caplog.set_level(logging.INFO)
+    caplog.set_level(TRACE, logger="state.change.logger")  # last: it also sets the capture handler's level
+    return caplog
+
+
+def messages(caplog: pytest.LogCaptureFixture, level: int | None = None) -> list[str]:
+    return [r.getMessage() for r in caplog.records
+            if r.name == "state.change.logger" and (level is None or r.levelno == level)]
+
+
+@pytest.fixture
+async def backend(clock: FakeClock) -> AsyncIterator[EmbeddedBackend]:
+    b = EmbeddedBackend(clock)
+    yield b
+    with contextlib.suppress(Exception):
+        await b.close()
+
+
+@pytest.fixture
+async def zk(backend: EmbeddedBackend, clock: FakeClock, context: ControllerContext) -> KafkaZkClient:
+    """A client elected as controller; the context carries its epoch and fencing token."""
+    client = KafkaZkClient(await backend.new_session(), clock)
+    await client.create_top_level_paths()
+    context.epoch, context.epoch_zk_version = await client.register_controller_and_increment_controller_epoch(
+        CONTROLLER_ID)
+    return client
+
+
+@pytest.fixture
+async def admin_zk(backend: EmbeddedBackend, clock: FakeClock) -> KafkaZkClient:
+    """Another session: admin tools, other controllers, brokers writing behind the controller's back."""
+    return KafkaZkClient(await backend.new_session(), clock)
