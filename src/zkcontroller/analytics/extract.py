@@ -208,7 +208,10 @@ def _kafka_events(records: DataFrame) -> DataFrame:
     staged = records.select("*", *(c.alias(f"_base_{k}") for k, c in base.items()), body.alias("body"))
     tid = None
     for i, t in enumerate(K.TEMPLATES):
-        tid = (tid if tid is not None else F).when(F.col("body").rlike(t.pattern), i)
+        matches = F.col("body").rlike(t.pattern)
+        if t.needle:  # a substring test is far cheaper than the regex and rules out most templates
+            matches = F.col("body").contains(t.needle) & matches
+        tid = (tid if tid is not None else F).when(matches, i)
     staged = staged.select("*", tid.otherwise(-1).alias("tid"))
     staged = staged.select("*", _template_parts(F.col("body"), F.col("tid")).alias("parts"))
     found = _template_fields(F.col("body"), F.col("tid"), F.col("parts"))

@@ -60,6 +60,41 @@ class Template:
     extra: dict[str, str] = field(default_factory=dict)
     consts: dict[str, object] = field(default_factory=dict)
 
+    @property
+    def needle(self) -> str:
+        """The longest literal run outside any group: a cheap substring test before the regex runs."""
+        return _longest_literal(self.pattern)
+
+
+def _longest_literal(pattern: str) -> str:
+    runs, run, depth, i = [], "", 0, 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern):
+            nxt = pattern[i + 1]
+            if depth == 0 and not nxt.isalnum():
+                run += nxt
+            else:
+                runs.append(run)
+                run = ""
+            i += 2
+            continue
+        if c in "?*+{" and depth == 0:
+            run = run[:-1]  # the quantified character is optional
+        if c == "[":
+            i = pattern.index("]", i + 1)
+        if c in "()[].^$?*+{}|":
+            if c == "|" and depth == 0:
+                return ""  # top-level alternation: no literal is required
+            depth += {"(": 1, ")": -1}.get(c, 0)
+            runs.append(run)
+            run = ""
+        elif depth == 0:
+            run += c
+        i += 1
+    runs.append(run)
+    return max(runs, key=len)
+
 
 _LIE = {"leader": LEADER, "leader_epoch": LEADER_EPOCH, "isr": ISR}
 # Ordered by how often the shapes occur, most frequent first (the Spark CASE chain stops at the first hit).
@@ -213,6 +248,8 @@ class KafkaLogParser:
                 body = body[old.end():]
         kind = "other"
         for template, pattern, extra in self._templates:
+            if template.needle not in body:
+                continue
             m = pattern.search(body)
             if m is None:
                 continue

@@ -1,0 +1,193 @@
+"""Benchmark (not a test): the analytics job on a large synthetic Kafka log vs a pure-Python parse.
+
+    uv run python bench/bench_analytics.py                # 5,000,000 lines
+    uv run python bench/bench_analytics.py --lines 200000 # quick run
+
+Generates one merged controller.log + state-change.log stream the way a Kafka 2.x (1.1-2.5, TRACE
+state-change logger) cluster writes it: topic creations, leadership moves, broker failures with offline
+partitions and re-elections, controller failovers, stack traces and a sprinkle of garbage lines. Then it
+times (1) the single-process pure-Python reference parser over the file and (2) the whole Spark job
+(extract, every table, Parquet, report) on local[1] and local[2]. Prints lines per second; never fails
+on time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from zkcontroller.analytics.job import JobConfig, build_session, run
+from zkcontroller.analytics.kafka_log_parser import KafkaLogParser, ParsedLine
+
+STATE = "(state.change.logger)"
+CTRL = "(kafka.controller.KafkaController)"
+
+
+class LogWriter:
+    """Writes lines with a monotonic millisecond clock, formatted like log4j's default layout."""
+
+    def __init__(self, out, rng: random.Random, start_ms: int) -> None:
+        self.out, self.rng, self.ms, self.lines = out, rng, start_ms, 0
+
+    def emit(self, level: str, text: str, logger: str, step_ms: int = 2) -> None:
+        self.ms += self.rng.randint(0, step_ms)
+        t = time.gmtime(self.ms // 1000)
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S", t) + f",{self.ms % 1000:03d}"
+        self.out.write(f"[{stamp}] {level} {text} {logger}\n")
+        self.lines += 1
+
+    def raw(self, text: str) -> None:
+        self.out.write(text + "\n")
+        self.lines += 1
+
+
+def generate(path: Path, target_lines: int, seed: int = 7) -> int:
+    """Write about ``target_lines`` lines to ``path``; returns the exact count."""
+    rng = random.Random(seed)
+    brokers = [1, 2, 3, 4, 5]
+    topics = [f"orders-{i:03d}" for i in range(120)]
+    leaders = {(t, p): rng.choice(brokers) for t in topics for p in range(12)}
+    controller, epoch = 1, 10
+    with path.open("w", encoding="utf-8") as out:
+        w = LogWriter(out, rng, 1_700_000_000_000)
+        w.emit("INFO", f"[Controller id={controller}] {controller} successfully elected as the controller. "
+               f"Epoch incremented to {epoch} and epoch zk version is now {epoch}", CTRL)
+        w.emit("INFO", f"[Controller id={controller}] Ready to serve as the new controller with epoch {epoch}", CTRL)
+        while w.lines < target_lines:
+            roll = rng.random()
+            tp = rng.choice(list(leaders))
+            topic, part = tp
+            ce = f"[Controller id={controller} epoch={epoch}]"
+            if roll < 0.30:  # leadership move (preferred / reassignment): state change + requests + broker side
+                new = rng.choice(brokers)
+                leaders[tp] = new
+                isr = ",".join(str(b) for b in sorted(rng.sample(brokers, 3)))
+                w.emit("TRACE", f"{ce} Changed partition {topic}-{part} from OnlinePartition to OnlinePartition "
+                       f"with state LeaderAndIsr(leader={new}, leaderEpoch={rng.randint(1, 99)}, isr=List({isr}), "
+                       f"zkVersion={rng.randint(1, 99)})", STATE)
+                for b in isr.split(","):
+                    state = (f"PartitionState(controllerEpoch={epoch}, leader={new}, leaderEpoch=5, isr={isr}, "
+                             f"zkVersion=5, replicas={isr}, isNew=false)")
+                    w.emit("TRACE", f"{ce} Sending become-follower LeaderAndIsr request {state} "
+                           f"to broker {b} for partition {topic}-{part}", STATE)
+                    w.emit("TRACE", f"[Broker id={b}] Received LeaderAndIsr request {state} "
+                           f"correlation id {w.lines} from controller {controller} epoch {epoch} for partition "
+                           f"{topic}-{part}", STATE)
+            elif roll < 0.55:
+                b = rng.choice(brokers)
+                w.emit("TRACE", f"[Broker id={b}] Cached leader info PartitionState(controllerEpoch={epoch}, leader="
+                       f"{leaders[tp]}, leaderEpoch=5, isr=1,2,3, zkVersion=5, replicas=1,2,3, offlineReplicas=) for "
+                       f"partition {topic}-{part} in response to UpdateMetadata request sent by controller "
+                       f"{controller} epoch {epoch} with correlation id {w.lines}", STATE)
+            elif roll < 0.75:
+                b = rng.choice(brokers)
+                w.emit("TRACE", f"{ce} Changed state of replica {b} for partition {topic}-{part} from OnlineReplica "
+                       "to OnlineReplica", STATE)
+                w.emit("TRACE", f"[Broker id={b}] Handling LeaderAndIsr request correlationId {w.lines} from "
+                       f"controller {controller} epoch {epoch} starting the become-follower transition for "
+                       f"partition {topic}-{part} with leader {leaders[tp]}", STATE)
+            elif roll < 0.97:
+                w.emit("TRACE", f"[Controller id={controller}] Checking need to trigger auto leader balancing", CTRL)
+                w.emit("DEBUG", f"[Controller id={controller}] Topics not in preferred replica for broker "
+                       f"{rng.choice(brokers)} Map()", CTRL)
+                w.emit("TRACE", f"[Controller id={controller}] Leader imbalance ratio for broker "
+                       f"{rng.choice(brokers)} is 0.0", CTRL)
+            elif roll < 0.995:
+                dead = rng.choice([b for b in brokers if b != controller])
+                _broker_failure(w, ce, controller, epoch, dead, leaders, brokers)
+            elif roll < 0.998:
+                w.emit("ERROR", f"{ce} Controller {controller} epoch {epoch} failed to change state for partition "
+                       f"{topic}-{part} from OfflinePartition to OnlinePartition", STATE)
+                w.raw("kafka.common.StateChangeFailedException: Failed to elect leader for partition "
+                      f"{topic}-{part} under strategy OfflinePartitionLeaderElectionStrategy")
+                for frame in range(4):
+                    w.raw(f"\tat kafka.controller.ZkPartitionStateMachine.doElect(PartitionStateMachine.scala:{frame})")
+            elif roll < 0.9995:
+                w.raw(f"garbage {rng.random()} truncated line [2023-")
+            else:
+                w.emit("INFO", f"[Controller id={controller}] Resigned", CTRL, step_ms=500)
+                controller, epoch = rng.choice(brokers), epoch + 1
+                w.emit("INFO", f"[Controller id={controller}] {controller} successfully elected as the controller. "
+                       f"Epoch incremented to {epoch} and epoch zk version is now {epoch}", CTRL, step_ms=3000)
+                w.emit("INFO", f"[Controller id={controller}] Ready to serve as the new controller with epoch "
+                       f"{epoch}", CTRL, step_ms=400)
+        return w.lines
+
+
+def _broker_failure(w: LogWriter, ce: str, controller: int, epoch: int, dead: int,
+                    leaders: dict[tuple[str, int], int], brokers: list[int]) -> None:
+    live = ",".join(str(b) for b in brokers if b != dead)
+    w.emit("INFO", f"[Controller id={controller}] Newly added brokers: , deleted brokers: {dead}, bounced brokers: , "
+           f"all live brokers: {live}", CTRL, step_ms=200)
+    w.emit("INFO", f"[Controller id={controller}] Broker failure callback for {dead}", CTRL)
+    led = [tp for tp, b in leaders.items() if b == dead][:40]
+    for topic, part in led:
+        w.emit("TRACE", f"{ce} Changed partition {topic}-{part} state from OnlinePartition to OfflinePartition", STATE)
+    for topic, part in led:
+        new = w.rng.choice([b for b in brokers if b != dead])
+        leaders[(topic, part)] = new
+        w.emit("TRACE", f"{ce} Changed partition {topic}-{part} from OfflinePartition to OnlinePartition with state "
+               f"LeaderAndIsr(leader={new}, leaderEpoch=7, isr=List({new}), zkVersion=7)", STATE, step_ms=5)
+        w.emit("TRACE", f"{ce} Changed state of replica {dead} for partition {topic}-{part} from OnlineReplica to "
+               "OfflineReplica", STATE)
+
+
+def python_baseline(path: Path) -> tuple[float, int, int]:
+    parser = KafkaLogParser()
+    started = time.perf_counter()
+    records = rejected = 0
+    with path.open(encoding="utf-8", errors="replace") as lines:
+        for result in parser.parse_lines(lines):
+            if isinstance(result, ParsedLine):
+                records += 1
+            else:
+                rejected += 1
+    return time.perf_counter() - started, records, rejected
+
+
+def spark_run(path: Path, master: str, out: Path) -> tuple[float, dict[str, int]]:
+    spark = build_session(master, app_name="bench-analytics")
+    spark.sparkContext.setLogLevel("ERROR")
+    try:
+        started = time.perf_counter()
+        result = run(spark, JobConfig(inputs=[str(path)], out=out, cluster="bench"))
+        return time.perf_counter() - started, result.rows
+    finally:
+        spark.stop()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--lines", type=int, default=5_000_000)
+    parser.add_argument("--masters", default="local[1],local[2]")
+    parser.add_argument("--workdir", type=Path, default=None, help="Keep the log and output here.")
+    args = parser.parse_args()
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="bench-analytics-"))
+    work.mkdir(parents=True, exist_ok=True)
+    log = work / "controller-and-state-change.log"
+    started = time.perf_counter()
+    lines = generate(log, args.lines)
+    print(f"generated {lines:,} lines ({log.stat().st_size / 2**20:.0f} MiB) in {time.perf_counter() - started:.1f} s")
+    seconds, records, rejected = python_baseline(log)
+    rows = [("pure Python, 1 process (parse only)", seconds, f"{records:,} records, {rejected:,} rejected")]
+    print(f"python: {seconds:.1f} s, {lines / seconds:,.0f} lines/s")
+    for master in args.masters.split(","):
+        seconds, counts = spark_run(log, master, work / f"out-{master.replace('[', '-').replace(']', '')}")
+        rows.append((f"Spark {master}, end to end (all tables + report)", seconds,
+                     f"{counts['events']:,} events, {counts['rejected_lines']:,} rejected"))
+        print(f"{master}: {seconds:.1f} s, {lines / seconds:,.0f} lines/s")
+    print("\n| run | seconds | lines/s | output |\n|---|---:|---:|---|")
+    for name, secs, note in rows:
+        print(f"| {name} | {secs:.1f} | {lines / secs:,.0f} | {note} |")
+    if args.workdir is None:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,133 @@
+"""The pure-Python reference parser, per Kafka version family and per deployment variant (no Spark)."""
+
+from __future__ import annotations
+
+import pytest
+
+from zkcontroller.analytics.kafka_log_parser import (
+    REASON_BAD_TIMESTAMP,
+    REASON_NO_LAYOUT,
+    REASON_NO_TIMESTAMP,
+    KafkaLogParser,
+    ParsedLine,
+    RejectedLine,
+)
+
+PARSER = KafkaLogParser()
+SC = "(state.change.logger)"
+KC = "(kafka.controller.KafkaController)"
+
+# (line, kind, expected subset of fields) -- one or more per version family of TEMPLATES.md.
+CASES = [
+    # 0.10.2-0.11: no log ident on state-change lines, [topic,partition] keys, "with leader N".
+    (f"[2021-04-28 16:41:34,244] TRACE Controller 1 epoch 58 changed partition [dns_kafka_topic,1] from "
+     f"OfflinePartition to OnlinePartition with leader 1 {SC}", "partition_state_change",
+     {"controller_id": 1, "controller_epoch": 58, "topic": "dns_kafka_topic", "partition": 1,
+      "from_state": "OfflinePartition", "to_state": "OnlinePartition", "leader": 1}),
+    (f"[2021-04-28 16:41:34,242] TRACE Controller 1 epoch 58 elected leader 1 for Offline partition "
+     f"[dns_kafka_topic,1] {SC}", "leader_election", {"leader": 1, "strategy": "offline", "controller_epoch": 58}),
+    ("[2021-04-28 16:41:34,236] WARN [OfflinePartitionLeaderSelector]: No broker in ISR is alive for "
+     "[dns_kafka_topic,1]. Elect leader 1 from live brokers 1. There's potential data loss. "
+     "(kafka.controller.OfflinePartitionLeaderSelector)", "leader_election",
+     {"topic": "dns_kafka_topic", "partition": 1, "leader": 1, "clean": False}),
+    (f"[2021-04-28 16:41:34,040] INFO [Controller 1]: Broker 1 is ready to serve as the new controller with "
+     f"epoch 58 {KC}", "controller_ready", {"controller_id": 1, "controller_epoch": 58}),
+    (f"[2015-09-01 14:17:16,055] INFO [Controller 1]: Controller 1 incremented epoch to 10 {KC}",
+     "controller_elected", {"controller_id": 1, "controller_epoch": 10}),
+    (f"[2018-04-28 22:13:44,458] TRACE Broker 2 received LeaderAndIsr request (LeaderAndIsrInfo:(Leader:1,ISR:1,2,"
+     f"LeaderEpoch:0,ControllerEpoch:1),ReplicationFactor:2),AllReplicas:1,2) correlation id 1 from controller 1 "
+     f"epoch 1 for partition [t,0] {SC}", "leader_and_isr_received",
+     {"broker_id": 2, "controller_id": 1, "controller_epoch": 1, "leader": 1, "isr": [1, 2], "leader_epoch": 0}),
+    # 1.0: bracketed idents with id=, JSON leader-and-ISR.
+    (f"[2018-12-09 02:21:50,138] INFO [Controller id=3] New leader and ISR for partition pollution-0 is "
+     f'{{"leader":-1,"leader_epoch":1,"isr":[1]}} {KC}', "isr_change",
+     {"controller_id": 3, "topic": "pollution", "partition": 0, "leader": -1, "leader_epoch": 1, "isr": [1]}),
+    (f"[2018-12-09 02:21:50,842] TRACE [Controller id=3 epoch=4] Elected leader 2 for Offline partition "
+     f"__consumer_offsets-19 {SC}", "leader_election",
+     {"controller_id": 3, "controller_epoch": 4, "topic": "__consumer_offsets", "partition": 19, "leader": 2}),
+    # 1.1-2.5: LeaderAndIsr(... zkVersion=) state.
+    (f"[2020-01-29 22:42:40,010] TRACE [Controller id=0 epoch=1] Changed partition my-topic-2 from NewPartition to "
+     f"OnlinePartition with state LeaderAndIsr(leader=0, leaderEpoch=0, isr=List(0, 2), zkVersion=0) {SC}",
+     "partition_state_change", {"topic": "my-topic", "partition": 2, "leader": 0, "isr": [0, 2], "leader_epoch": 0}),
+    (f"[2018-11-05 09:25:18,391] INFO [Controller id=0] Epoch incremented to 6 {KC}", "controller_elected",
+     {"controller_id": 0, "controller_epoch": 6}),
+    (f"[2018-07-18 17:39:46,407] INFO [Controller id=0] 0 successfully elected as the controller {KC}",
+     "controller_elected", {"controller_id": 0, "controller_epoch": None}),
+    # 2.1-3.9: election line carries the epoch; 2.4+ election type and trigger; 2.6+ INFO ISR shrink.
+    (f"[2021-01-10 14:19:29,539] INFO [Controller id=1] 1 successfully elected as the controller. Epoch "
+     f"incremented to 9 and epoch zk version is now 9 {KC}", "controller_elected",
+     {"controller_id": 1, "controller_epoch": 9}),
+    (f"[2021-01-10 14:19:30,000] INFO [Controller id=1] Starting replica leader election (PREFERRED) for "
+     f"partitions t-0,t-1 triggered by AdminClientTriggered {KC}", "election_started",
+     {"strategy": "preferred", "trigger": "admin"}),
+    (f"[2021-01-10 14:19:29,794] INFO [Controller id=1 epoch=9] Partition test2-1 state changed to (Leader:-1,"
+     f"ISR:3,LeaderEpoch:2,ControllerEpoch:9) after removing replica 2 from the ISR as part of transition to "
+     f"OfflineReplica {SC}", "isr_change",
+     {"topic": "test2", "partition": 1, "leader": -1, "isr": [3], "leader_epoch": 2, "broker_id": 2}),
+    (f"[2021-01-10 14:19:29,890] ERROR [Controller id=1 epoch=9] Controller 1 epoch 9 failed to change state for "
+     f"partition swisscollections-rawdata-1 from OfflinePartition to OnlinePartition {SC}",
+     "partition_state_change_failed", {"controller_epoch": 9, "partition": 1, "to_state": "OnlinePartition"}),
+    (f"[2021-01-10 14:20:10,311] INFO [Controller id=1] Broker failure callback for 2,3 {KC}", "broker_failed",
+     {"brokers": [2, 3]}),
+    (f"[2021-01-10 14:20:10,363] INFO [Controller id=1] Resigned {KC}", "controller_resigned", {"controller_id": 1}),
+    # 3.2+: LeaderAndIsr(... leaderRecoveryState, partitionEpoch), 3.3+ topic ids on the broker side.
+    (f"[2023-01-16 17:26:45,537] INFO [Controller id=0 epoch=1] Changed partition quickstart-events-0 from "
+     f"NewPartition to OnlinePartition with state LeaderAndIsr(leader=0, leaderEpoch=0, isr=List(0), "
+     f"leaderRecoveryState=RECOVERED, partitionEpoch=0) {SC}", "partition_state_change",
+     {"topic": "quickstart-events", "partition": 0, "leader": 0, "isr": [0]}),
+    (f"[2023-01-16 17:26:45,705] INFO [Broker id=0] Leader quickstart-events-0 with topic id Some(giyST9mOTSKZ) "
+     f"starts at leader epoch 3 from offset 0 with partition epoch 0, high watermark 0, ISR [0,1], adding "
+     f"replicas [] and removing replicas []. Previous leader epoch was -1. {SC}", "became_leader",
+     {"broker_id": 0, "topic": "quickstart-events", "leader_epoch": 3, "isr": [0, 1]}),
+    (f"[2023-01-16 17:26:45,800] INFO [Controller id=0] Shutting down broker 2 {KC}", "controlled_shutdown",
+     {"broker_id": 2}),
+    (f"[2023-01-16 17:26:45,900] INFO [Controller id=0] Checking need to trigger auto leader balancing {KC}",
+     "other", {"controller_id": 0}),
+]
+
+
+@pytest.mark.parametrize(("line", "kind", "expected"), CASES, ids=[f"{i:02d}-{c[1]}" for i, c in enumerate(CASES)])
+def test_version_families(line: str, kind: str, expected: dict[str, object]) -> None:
+    parsed = PARSER.parse_line(1, line)
+    assert isinstance(parsed, ParsedLine)
+    assert parsed.kind == kind
+    assert {k: parsed.fields[k] for k in expected} == expected
+
+
+DEFAULT = f"[2020-11-24 08:51:58,843] INFO [Controller id=1] Resigned {KC}"
+
+
+@pytest.mark.parametrize("line", [
+    DEFAULT,
+    f"2020-11-24 08:51:58,843 INFO [Controller id=1] Resigned {KC} [controller-event-thread]",  # Strimzi
+    f"2020-11-24T08:51:58.843 INFO [Controller id=1] Resigned {KC}",  # ISO 'T', dot millis
+    f"[2020-11-24 10:51:58,843+0200] INFO [Controller id=1] Resigned {KC}",  # zone offset
+    f"kafka-1    | {DEFAULT}",  # docker-compose
+    f"2020-11-24T08:51:58.999999999Z stdout F {DEFAULT}",  # CRI / kubectl
+    f"07:08:49,847  INFO || - [DockerizedKafkaTestSupport] kafka STDOUT: {DEFAULT}",  # test harness
+    "[2020-11-24 08:51:58,843] INFO [Controller id=1] Resigned (kafka.controller.KafkaController:66)",  # (%c:%L)
+], ids=["default", "strimzi", "iso-t", "offset", "compose", "cri", "harness", "logger-line"])
+def test_deployment_variants_parse_to_the_same_record(line: str) -> None:
+    parsed = PARSER.parse_line(1, line)
+    assert isinstance(parsed, ParsedLine)
+    assert (parsed.kind, parsed.ts_ms, parsed.level, parsed.logger) == (
+        "controller_resigned", 1606207918843, "INFO", "kafka.controller.KafkaController")
+
+
+def test_stack_traces_belong_to_the_record_above_and_garbage_is_rejected_with_its_line_number() -> None:
+    lines = [
+        f"[2021-01-10 14:19:29,890] ERROR [Controller id=1 epoch=9] Controller 1 epoch 9 failed to change state "
+        f"for partition t-1 from OfflinePartition to OnlinePartition {SC}",
+        "kafka.common.StateChangeFailedException: Failed to elect leader for partition t-1 under strategy X",
+        "\tat kafka.controller.ZkPartitionStateMachine.doElect(PartitionStateMachine.scala:431)",
+        "Caused by: java.lang.IllegalStateException: boom",
+        "\t... 12 more",
+        "",
+        "half a line that lost its head",
+        "[2021-01-10 14:19:30,000] INFO no logger at the end",
+        f"[2021-02-30 14:19:30,000] INFO [Controller id=1] Resigned {KC}",
+    ]
+    results = list(PARSER.parse_lines(lines))
+    assert [type(r).__name__ for r in results] == ["ParsedLine", "RejectedLine", "RejectedLine", "RejectedLine"]
+    assert [(r.line_number, r.reason) for r in results if isinstance(r, RejectedLine)] == [
+        (7, REASON_NO_TIMESTAMP), (8, REASON_NO_LAYOUT), (9, REASON_BAD_TIMESTAMP)]

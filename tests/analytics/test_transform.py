@@ -1,0 +1,140 @@
+"""Transforms on a few inline events with explicit schemas, compared as whole DataFrames."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+pytest.importorskip("pyspark")
+from pyspark.testing import assertDataFrameEqual
+
+from zkcontroller.analytics import incidents, transform
+from zkcontroller.analytics.tables import EVENTS, struct
+
+pytestmark = pytest.mark.spark
+T0 = 1_700_000_000_000
+ONLINE, OFFLINE = "OnlinePartition", "OfflinePartition"
+
+
+def at(ms: int) -> datetime:
+    return datetime.fromtimestamp((T0 + ms) / 1000, tz=UTC).replace(tzinfo=None)
+
+
+def events(spark, rows: list[dict[str, object]]):
+    """Events frame: each row gives its offset in ms as 'ms' plus whatever columns it needs."""
+    full = []
+    for n, row in enumerate(rows, start=1):
+        values = dict.fromkeys((name for name, _ in EVENTS))
+        values.update(cluster="c", source_file="f.log", line_number=n, source_format="kafka_log")
+        values.update({k: v for k, v in row.items() if k != "ms"})
+        values.update(ts=at(row["ms"]), ts_ms=T0 + row["ms"])
+        full.append(tuple(values[name] for name, _ in EVENTS))
+    return spark.createDataFrame(full, struct(EVENTS))
+
+
+def psc(ms: int, p: int, frm: str, to: str, leader: int | None = None, isr: list[int] | None = None, **kw):
+    row = dict(ms=ms, kind="partition_state_change", topic="t", partition=p, from_state=frm, to_state=to,
+               leader=leader, isr=isr, controller_id=1, controller_epoch=5)
+    return {**row, **kw}
+
+
+def test_partition_state_intervals_run_to_the_next_change_or_stay_open(spark) -> None:
+    df = events(spark, [psc(0, 0, "NewPartition", ONLINE, 1), psc(1000, 0, ONLINE, OFFLINE),
+                        psc(4000, 0, OFFLINE, ONLINE, 2), dict(ms=9000, kind="other")])
+    expected = spark.createDataFrame(
+        [("c", "t", 0, ONLINE, at(0), at(1000), 1000, False, 1, 5, 1, "f.log", 1),
+         ("c", "t", 0, OFFLINE, at(1000), at(4000), 3000, False, 1, 5, None, "f.log", 2),
+         ("c", "t", 0, ONLINE, at(4000), None, 5000, True, 1, 5, 2, "f.log", 3)],
+        "cluster string, topic string, partition int, state string, start_at timestamp, end_at timestamp, "
+        "duration_ms bigint, open boolean, controller_id int, controller_epoch int, leader int, "
+        "source_file string, line_number bigint")
+    assertDataFrameEqual(transform.partition_state_intervals(df), expected)
+
+
+def test_unclean_election_is_a_leader_from_outside_the_previous_isr_and_lines_merge(spark) -> None:
+    df = events(spark, [
+        psc(0, 0, "NewPartition", ONLINE, 1, [1, 2]), psc(0, 1, "NewPartition", ONLINE, 2, [2, 3]),
+        dict(ms=500, kind="isr_change", topic="t", partition=0, leader=-1, isr=[1], leader_epoch=3, broker_id=2),
+        dict(ms=900, kind="leader_election", topic="t", partition=1, leader=3, strategy="offline"),  # same election
+        psc(1000, 0, OFFLINE, ONLINE, 3, [3], leader_epoch=4), psc(1001, 1, OFFLINE, ONLINE, 3, [3], leader_epoch=9),
+    ])
+    expected = spark.createDataFrame(
+        [("c", "t", 1, at(900), 1, 5, "offline", None, 2, 3, 9, True, "f.log", 4),
+         ("c", "t", 0, at(1000), 1, 5, "offline", None, 1, 3, 4, False, "f.log", 5)],
+        "cluster string, topic string, partition int, elected_at timestamp, controller_id int, "
+        "controller_epoch int, strategy string, trigger string, old_leader int, new_leader int, leader_epoch int, "
+        "clean boolean, source_file string, line_number bigint")
+    assertDataFrameEqual(transform.leader_elections(df), expected)
+
+
+def test_controller_tenures_fill_epochs_and_measure_the_failover_gap(spark) -> None:
+    df = events(spark, [
+        dict(ms=0, kind="controller_elected", controller_id=1),  # 0.11-2.0: epoch on a later line
+        dict(ms=10, kind="controller_elected", controller_id=1, controller_epoch=7),
+        dict(ms=100, kind="controller_ready", controller_id=1, controller_epoch=7),
+        psc(200, 0, ONLINE, OFFLINE),  # controller 1 epoch 5? no: psc uses epoch 5 -> its own tenure
+        dict(ms=5000, kind="controller_resigned", controller_id=1),
+        dict(ms=5200, kind="controller_elected", controller_id=2, controller_epoch=8),
+        dict(ms=5600, kind="controller_ready", controller_id=2, controller_epoch=8),
+    ])
+    expected = spark.createDataFrame(
+        [("c", 1, 7, at(0), at(100), at(10), at(100), at(5000), at(200), 5000, None),
+         ("c", 1, 5, None, None, at(200), at(200), None, at(5200), 5000, None),
+         ("c", 2, 8, at(5200), at(5600), at(5200), at(5600), None, None, 400, 5400)],
+        "cluster string, controller_id int, controller_epoch int, elected_at timestamp, ready_at timestamp, "
+        "first_seen_at timestamp, last_seen_at timestamp, resigned_at timestamp, replaced_at timestamp, "
+        "tenure_ms bigint, failover_gap_ms bigint")
+    assertDataFrameEqual(transform.controller_tenures(df), expected)
+
+
+def test_broker_failure_ends_with_the_last_state_change_it_caused(spark) -> None:
+    df = events(spark, [
+        dict(ms=0, kind="broker_failed", brokers=[2], controller_id=1),
+        psc(10, 0, ONLINE, OFFLINE), psc(20, 1, ONLINE, OFFLINE),
+        dict(ms=30, kind="replica_state_change", topic="t", partition=2, broker_id=3, controller_id=1),  # not 2's
+        psc(250, 0, OFFLINE, ONLINE, 3),
+        dict(ms=400, kind="broker_registered", brokers=[2]),
+        psc(500, 1, OFFLINE, ONLINE, 3),  # after the next membership change: not part of this failure
+    ])
+    expected = spark.createDataFrame(
+        [("c", 2, at(0), at(250), 250, 2, 1, 5, "f.log", 1)],
+        "cluster string, broker_id int, detected_at timestamp, handling_finished_at timestamp, duration_ms bigint, "
+        "partitions_affected bigint, controller_id int, controller_epoch int, source_file string, line_number bigint")
+    assertDataFrameEqual(incidents.broker_failures(df), expected)
+
+
+def test_event_queue_latency_percentiles(spark) -> None:
+    df = events(spark, [dict(ms=i, kind="controller_event", event_name="BrokerChange", queue_time_ms=q,
+                             processing_time_ms=10 * q) for i, q in enumerate([1, 2, 3, 4, 100])])
+    expected = spark.createDataFrame(
+        [("c", "BrokerChange", 5, 3.0, 80.8, 96.16, 30.0, 808.0, 961.6, 100.0, 1000.0)],
+        "cluster string, event_name string, count bigint, queue_p50_ms double, queue_p95_ms double, "
+        "queue_p99_ms double, processing_p50_ms double, processing_p95_ms double, processing_p99_ms double, "
+        "queue_max_ms double, processing_max_ms double")
+    assertDataFrameEqual(incidents.event_queue_latency(df), expected, rtol=1e-9)
+
+
+def test_anomalies_find_stale_epochs_leaderless_partitions_unclean_elections_and_slow_events(spark) -> None:
+    df = events(spark, [
+        psc(0, 0, "NewPartition", ONLINE, 1, [1]),
+        dict(ms=100, kind="isr_change", topic="t", partition=0, leader=-1, isr=[1], controller_id=1,
+             controller_epoch=5),
+        dict(ms=1000, kind="controller_ready", controller_id=2, controller_epoch=6),
+        dict(ms=1500, kind="leader_and_isr_received", broker_id=3, controller_id=1, controller_epoch=5),  # stale
+        psc(2100, 0, OFFLINE, ONLINE, 2, [2], controller_epoch=6),
+        dict(ms=3000, kind="controller_event", event_name="BrokerChange", queue_time_ms=700,
+             processing_time_ms=600, controller_id=2, controller_epoch=6),
+    ])
+    got = incidents.anomalies(df, transform.leader_elections(df), slow_event_ms=1000)
+    expected = spark.createDataFrame([
+        ("c", "stale_controller_epoch", at(1500), None, None, None, 1, 5, 500, 1,
+         "epoch 5 still acting after epoch 6 appeared", "f.log", 4),
+        ("c", "leaderless_partition", at(100), "t", 0, None, None, None, 2000, 1,
+         "leader -1 until a new leader was elected", None, None),
+        ("c", "unclean_election", at(2100), "t", 0, 2, 1, 6, None, 1,
+         "leader 2 elected from outside the ISR (old leader 1)", "f.log", 5),
+        ("c", "slow_controller_event", at(3000), None, None, None, 2, 6, 1300, 1,
+         "BrokerChange waited 700 ms and ran 600 ms (threshold 1000 ms)", "f.log", 6),
+    ], got.schema)
+    assertDataFrameEqual(got, expected)
