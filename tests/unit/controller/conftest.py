@@ -17,8 +17,15 @@ from zkcontroller.controller.event_log import TRACE, EventLog, StateChangeLogger
 from zkcontroller.controller.request_batch import ControllerBrokerRequestBatch
 from zkcontroller.coordination.backend import EmbeddedBackend
 from zkcontroller.protocol.control_requests import AnyControlRequest
-from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-from zkcontroller.zk.model import Broker, EndPoint
+from zkcontroller.zk.kafka_zk_client import NO_FENCING, KafkaZkClient
+from zkcontroller.zk.model import (
+    Broker,
+    EndPoint,
+    LeaderAndIsr,
+    LeaderIsrAndControllerEpoch,
+    ReplicaAssignment,
+    TopicPartition,
+)
 
 CONTROLLER_ID = 1
 
@@ -144,3 +151,36 @@ async def zk(backend: EmbeddedBackend, clock: FakeClock, context: ControllerCont
 async def admin_zk(backend: EmbeddedBackend, clock: FakeClock) -> KafkaZkClient:
     """Another session: admin tools, other controllers, brokers writing behind the controller's back."""
     return KafkaZkClient(await backend.new_session(), clock)
+
+
+async def snapshot(zk: KafkaZkClient, root: str = "/") -> dict[str, tuple[bytes, int]]:
+    """Every node under ``root`` with data and version: compare before/after to show nothing was written."""
+    session = zk.session
+    data, stat = await session.get_data(root)
+    out = {root: (data, stat.version)}
+    for child in sorted(await session.get_children(root)):
+        out.update(await snapshot(zk, f"{root.rstrip('/')}/{child}"))
+    return out
+
+
+async def create_topic(admin_zk: KafkaZkClient, context: ControllerContext, topic: str,
+                       assignment: dict[int, tuple[int, ...]]) -> list[TopicPartition]:
+    """The topic's znode (as an admin tool writes it) and the controller's cached assignment."""
+    full = {TopicPartition(topic, p): ReplicaAssignment(rs) for p, rs in assignment.items()}
+    await admin_zk.create_topic_assignment(topic, None, full)
+    context.all_topics.add(topic)
+    for tp, ra in full.items():
+        context.update_partition_full_replica_assignment(tp, ra)
+    return sorted(full)
+
+
+async def write_states(admin_zk: KafkaZkClient, states: dict[TopicPartition, LeaderAndIsr],
+                       controller_epoch: int) -> None:
+    """Partition state znodes written outside the controller under test (unfenced)."""
+    wrapped = {tp: LeaderIsrAndControllerEpoch(lai, controller_epoch) for tp, lai in states.items()}
+    created = await admin_zk.create_topic_partition_states(wrapped, NO_FENCING)
+    assert not created.failed
+
+
+async def read_state(zk: KafkaZkClient, tp: TopicPartition) -> LeaderIsrAndControllerEpoch | None:
+    return await zk.get_topic_partition_state(tp)

@@ -1,0 +1,394 @@
+"""`PartitionStateMachine`: moves partitions between New/Online/Offline/NonExistent (spec §5).
+
+Going Online is where leaders are chosen: a new partition gets its first leader and state znode
+(§5.4); an existing one is re-elected with a strategy (§5.5–§5.7), writing the new leadership to ZooKeeper
+with a conditional, controller-fenced write and retrying on version conflicts (a broker's concurrent ISR
+write). The batch queued along the way is sent once per `handle_state_changes` call.
+
+Errors: `ControllerMovedError` (we are fenced) propagates so the controller resigns; any other error fails
+every partition of the call and leaves the batch as it is, as in Kafka (§12.2).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+
+from zkcontroller.controller.config import ControllerConfig
+from zkcontroller.controller.context import ControllerContext
+from zkcontroller.controller.election import (
+    ControlledShutdownPartitionLeaderElectionStrategy,
+    ElectionResult,
+    OfflinePartitionLeaderElectionStrategy,
+    PartitionLeaderElectionStrategy,
+    PreferredReplicaPartitionLeaderElectionStrategy,
+    ReassignPartitionLeaderElectionStrategy,
+    elect_leaders_for_controlled_shutdown,
+    elect_leaders_for_offline,
+    elect_leaders_for_preferred_replica,
+    elect_leaders_for_reassign,
+)
+from zkcontroller.controller.errors import StateChangeFailedError
+from zkcontroller.controller.event_log import StateChangeLogger, render_leader_and_isr
+from zkcontroller.controller.request_batch import ControllerBrokerRequestBatch
+from zkcontroller.controller.states import VALID_PREVIOUS_PARTITION_STATES, PartitionState
+from zkcontroller.zk import paths
+from zkcontroller.zk.errors import ControllerMovedError
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+from zkcontroller.zk.model import (
+    INITIAL_LEADER_EPOCH,
+    INITIAL_PARTITION_EPOCH,
+    LeaderAndIsr,
+    LeaderIsrAndControllerEpoch,
+    TopicPartition,
+)
+from zkcontroller.zk.znodes import UNCLEAN_LEADER_ELECTION_ENABLE
+
+Result = LeaderAndIsr | Exception
+"""Per partition: the new leadership (Kafka's ``Right``) or why not (``Left``)."""
+
+
+def render_states(states: Iterable[PartitionState | object]) -> str:
+    """A valid-previous-states set as Kafka prints it (declaration order)."""
+    return ",".join(str(s) for s in sorted(states, key=_declaration_index))
+
+
+def _declaration_index(state: object) -> int:
+    return list(type(state)).index(state)  # type: ignore[call-overload]
+
+
+def _parse_bool(value: str) -> bool:
+    """Kafka's ConfigDef BOOLEAN: ``true``/``false``, case-insensitive, trimmed."""
+    text = value.strip().lower()
+    if text not in ("true", "false"):
+        raise StateChangeFailedError(f"Invalid value {value} for configuration {UNCLEAN_LEADER_ELECTION_ENABLE}: "
+                                     "Expected value to be either true or false")
+    return text == "true"
+
+
+class PartitionStateMachine:
+    """Kafka's ``ZkPartitionStateMachine``; owns one of the controller's three request batches."""
+
+    def __init__(self, config: ControllerConfig, context: ControllerContext, zk: KafkaZkClient,
+                 batch: ControllerBrokerRequestBatch, logger: StateChangeLogger) -> None:
+        self.config = config
+        self.context = context
+        self.zk = zk
+        self.batch = batch
+        self.state_change_logger = logger
+        self.controller_id = config.broker_id
+        self._log = logging.getLogger("kafka.controller.ZkPartitionStateMachine")
+        self._ident = f"[PartitionStateMachine controllerId={config.broker_id}] "
+
+    # ------------------------------------------------------------------ startup and triggers
+
+    async def startup(self) -> None:
+        """§5.3: derive every partition's state from the leadership cache, then elect where needed."""
+        self._log.info("%sInitializing partition state", self._ident)
+        self.initialize_partition_state()
+        self._log.info("%sTriggering online partition state changes", self._ident)
+        await self.trigger_online_partition_state_change()
+
+    def initialize_partition_state(self) -> None:
+        for tp in sorted(self.context.all_partitions):
+            info = self.context.partition_leadership_info(tp)
+            if info is None:
+                state = PartitionState.NEW
+            elif self.context.is_replica_online(info.leader_and_isr.leader, tp):
+                state = PartitionState.ONLINE
+            else:
+                state = PartitionState.OFFLINE
+            self.context.put_partition_state(tp, state)
+
+    async def trigger_online_partition_state_change(self, topic: str | None = None
+                                                    ) -> dict[TopicPartition, Result]:
+        """New and Offline partitions (of ``topic``, or all) not queued for deletion → Online, clean only."""
+        candidates = self.context.partitions_in_states({PartitionState.OFFLINE, PartitionState.NEW}, topic)
+        partitions = sorted(tp for tp in candidates if not self.context.is_topic_queued_up_for_deletion(tp.topic))
+        return await self.handle_state_changes(
+            partitions, PartitionState.ONLINE, OfflinePartitionLeaderElectionStrategy(False))
+
+    # ------------------------------------------------------------------ state changes
+
+    async def handle_state_changes(
+        self, partitions: Iterable[TopicPartition], target_state: PartitionState,
+        strategy: PartitionLeaderElectionStrategy | None = None, *, trigger: str | None = None,
+    ) -> dict[TopicPartition, Result]:
+        """§5.2. Only elections of already-initialised partitions appear in the result.
+
+        ``trigger`` (e.g. ``"admin"``, ``"auto"``) is only recorded in the event log's election records.
+        """
+        partitions = list(dict.fromkeys(partitions))
+        if not partitions:
+            return {}
+        try:
+            self.batch.new_batch()
+            result = await self._do_handle_state_changes(partitions, target_state, strategy, trigger)
+            self.batch.send_requests_to_brokers(self.context.epoch)
+            return result
+        except ControllerMovedError as e:
+            self._log.error("%sController moved to another broker when moving some partitions to %s state",
+                            self._ident, target_state, exc_info=e)
+            raise
+        except Exception as e:
+            self._log.error("%sError while moving some partitions to %s state", self._ident, target_state,
+                            exc_info=e)
+            return {tp: e for tp in partitions}
+
+    async def _do_handle_state_changes(
+        self, partitions: list[TopicPartition], target: PartitionState,
+        strategy: PartitionLeaderElectionStrategy | None, trigger: str | None,
+    ) -> dict[TopicPartition, Result]:
+        for tp in partitions:
+            self.context.put_partition_state_if_not_exists(tp, PartitionState.NON_EXISTENT)
+        valid, invalid = self.context.check_valid_partition_state_change(partitions, target)
+        for tp in invalid:
+            self._log_invalid_transition(tp, target)
+        if target == PartitionState.NEW:
+            for tp in valid:
+                replicas = ",".join(str(r) for r in self.context.partition_replica_assignment(tp))
+                self.state_change_logger.info(f"Changed partition {tp} state from {self.context.partition_state(tp)} "
+                                              f"to {target} with assigned replicas {replicas}")
+                self._set_state(tp, target)
+            return {}
+        if target == PartitionState.ONLINE:
+            return await self._move_online(valid, strategy, trigger)
+        for tp in valid:
+            self.state_change_logger.trace(
+                f"Changed partition {tp} state from {self.context.partition_state(tp)} to {target}")
+            self._set_state(tp, target)
+        return {}
+
+    async def _move_online(self, valid: list[TopicPartition], strategy: PartitionLeaderElectionStrategy | None,
+                           trigger: str | None) -> dict[TopicPartition, Result]:
+        uninitialized = [tp for tp in valid if self.context.partition_state(tp) == PartitionState.NEW]
+        to_elect = [tp for tp in valid
+                    if self.context.partition_state(tp) in (PartitionState.ONLINE, PartitionState.OFFLINE)]
+        if uninitialized:
+            for tp in await self.initialize_leader_and_isr_for_partitions(uninitialized):
+                self._log_online(tp, self.context.partition_leader_and_isr(tp))
+        if not to_elect:
+            return {}
+        if strategy is None:
+            raise ValueError("Election strategy is a required field when the target state is OnlinePartition")
+        results = await self.elect_leader_for_partitions(to_elect, strategy, trigger)
+        for tp, result in results.items():
+            if isinstance(result, LeaderAndIsr):
+                self._log_online(tp, result)
+        return results
+
+    def _log_online(self, tp: TopicPartition, lai: LeaderAndIsr | None) -> None:
+        assert lai is not None
+        self.state_change_logger.info(f"Changed partition {tp} from {self.context.partition_state(tp)} to "
+                                      f"{PartitionState.ONLINE} with state {render_leader_and_isr(lai)}")
+        self._set_state(tp, PartitionState.ONLINE, lai)
+
+    def _set_state(self, tp: TopicPartition, target: PartitionState, lai: LeaderAndIsr | None = None) -> None:
+        previous = self.context.partition_states.get(tp, PartitionState.NON_EXISTENT)
+        self.context.put_partition_state(tp, target)
+        self.state_change_logger.partition_changed(tp, str(previous), str(target), lai)
+
+    # ------------------------------------------------------------------ new partitions (§5.4)
+
+    async def initialize_leader_and_isr_for_partitions(self, partitions: Sequence[TopicPartition]
+                                                       ) -> list[TopicPartition]:
+        """First leader = first live replica, ISR = live replicas, epoch 0; returns the initialised ones."""
+        states: dict[TopicPartition, LeaderIsrAndControllerEpoch] = {}
+        for tp in partitions:
+            replicas = self.context.partition_replica_assignment(tp)
+            live = tuple(r for r in replicas if self.context.is_replica_online(r, tp))
+            if not live:
+                live_brokers = ",".join(str(b) for b in sorted(self.context.live_broker_ids))
+                self._log_failed_state_change(tp, PartitionState.NEW, PartitionState.ONLINE, StateChangeFailedError(
+                    f"Controller {self.controller_id} epoch {self.context.epoch} encountered error during state "
+                    f"change of partition {tp} from New to Online, assigned replicas are "
+                    f"[{','.join(str(r) for r in replicas)}], live brokers are [{live_brokers}]. No assigned "
+                    "replica is alive."))
+                continue
+            lai = LeaderAndIsr(live[0], INITIAL_LEADER_EPOCH, live, INITIAL_PARTITION_EPOCH)
+            states[tp] = LeaderIsrAndControllerEpoch(lai, self.context.epoch)
+        if not states:
+            return []
+        try:
+            created = await self.zk.create_topic_partition_states(states, self.context.epoch_zk_version)
+        except ControllerMovedError as e:
+            self._log.error("%sController moved to another broker when trying to create the topic partition "
+                            "state znode", self._ident, exc_info=e)
+            raise
+        except Exception as e:
+            for tp in states:
+                self._log_failed_state_change(tp, self.context.partition_state(tp), PartitionState.NEW, e)
+            return []
+        initialized = []
+        for tp, info in states.items():
+            if tp in created.created:
+                self.context.put_partition_leadership_info(tp, info)
+                self.batch.add_leader_and_isr_request_for_brokers(
+                    info.leader_and_isr.isr, tp, info, self.context.partition_full_replica_assignment(tp), True)
+                initialized.append(tp)
+            else:
+                self._log_failed_state_change(tp, PartitionState.NEW, PartitionState.ONLINE, created.failed[tp])
+        return initialized
+
+    # ------------------------------------------------------------------ elections (§5.5, §5.6)
+
+    async def elect_leader_for_partitions(
+        self, partitions: Sequence[TopicPartition], strategy: PartitionLeaderElectionStrategy,
+        trigger: str | None = None,
+    ) -> dict[TopicPartition, Result]:
+        """Retry until no partition lost a version race; every retry re-reads ZooKeeper."""
+        remaining = list(partitions)
+        finished: dict[TopicPartition, Result] = {}
+        while remaining:
+            done, remaining = await self._do_elect_leader_for_partitions(remaining, strategy, trigger)
+            for tp, result in done.items():
+                if isinstance(result, Exception):
+                    self._log_failed_state_change(tp, self.context.partition_state(tp), PartitionState.ONLINE,
+                                                  result)
+            finished.update(done)
+            if remaining:
+                self._log.info("%sRetrying leader election with strategy %s for partitions %s", self._ident,
+                               strategy, ", ".join(str(tp) for tp in remaining))
+        return finished
+
+    async def _do_elect_leader_for_partitions(
+        self, partitions: list[TopicPartition], strategy: PartitionLeaderElectionStrategy, trigger: str | None,
+    ) -> tuple[dict[TopicPartition, Result], list[TopicPartition]]:
+        """One attempt: read, elect, conditionally write. Returns (finished, to retry)."""
+        try:
+            read = await self.zk.get_topic_partition_states(partitions)
+        except ControllerMovedError:
+            raise
+        except Exception as e:
+            return {tp: e for tp in partitions}, []
+        finished: dict[TopicPartition, Result] = {}
+        valid: list[tuple[TopicPartition, LeaderAndIsr]] = []
+        for tp in partitions:
+            state = read.values.get(tp)
+            if state is None:
+                finished[tp] = StateChangeFailedError(f"LeaderAndIsr information doesn't exist for partition {tp} "
+                                                      f"in {self.context.partition_state(tp)} state")
+            elif state.controller_epoch > self.context.epoch:
+                finished[tp] = StateChangeFailedError(
+                    f"Aborted leader election for partition {tp} since the LeaderAndIsr path was already written by "
+                    f"another controller. This probably means that the current controller {self.controller_id} "
+                    f"went through a soft failure and another controller was elected with epoch "
+                    f"{state.controller_epoch}.")
+            else:
+                valid.append((tp, state.leader_and_isr))
+        if not valid:
+            return finished, []
+        results = await self._elect(valid, strategy)
+        with_leaders = [r for r in results if r.leader_and_isr is not None]
+        for r in results:
+            if r.leader_and_isr is None:
+                finished[r.topic_partition] = StateChangeFailedError(
+                    f"Failed to elect leader for partition {r.topic_partition} under strategy {strategy}")
+        if not with_leaders:
+            return finished, []
+        old_leaders = {tp: lai.leader for tp, lai in valid}
+        retry = await self._write_elected(with_leaders, strategy, old_leaders, trigger, finished)
+        return finished, retry
+
+    async def _elect(self, valid: list[tuple[TopicPartition, LeaderAndIsr]],
+                     strategy: PartitionLeaderElectionStrategy) -> list[ElectionResult]:
+        if isinstance(strategy, OfflinePartitionLeaderElectionStrategy):
+            with_unclean_state = await self._collect_unclean_leader_election_state(valid, strategy.allow_unclean)
+            return elect_leaders_for_offline(
+                self.context, [(tp, lai) for tp, lai, _ in with_unclean_state],
+                {tp: unclean for tp, _, unclean in with_unclean_state})
+        if isinstance(strategy, ReassignPartitionLeaderElectionStrategy):
+            return elect_leaders_for_reassign(self.context, valid)
+        if isinstance(strategy, PreferredReplicaPartitionLeaderElectionStrategy):
+            return elect_leaders_for_preferred_replica(self.context, valid)
+        if isinstance(strategy, ControlledShutdownPartitionLeaderElectionStrategy):
+            return elect_leaders_for_controlled_shutdown(self.context, valid)
+        raise TypeError(f"unknown election strategy {strategy!r}")
+
+    async def _write_elected(
+        self, elected: list[ElectionResult], strategy: PartitionLeaderElectionStrategy,
+        old_leaders: dict[TopicPartition, int], trigger: str | None, finished: dict[TopicPartition, Result],
+    ) -> list[TopicPartition]:
+        """Fenced conditional writes; successes cached and queued as LeaderAndIsr to the recipients."""
+        by_tp = {r.topic_partition: r for r in elected}
+        proposed = {tp: r.leader_and_isr for tp, r in by_tp.items() if r.leader_and_isr is not None}
+        try:
+            update = await self.zk.update_leader_and_isr(proposed, self.context.epoch, self.context.epoch_zk_version)
+        except ControllerMovedError:
+            raise
+        except Exception as e:
+            finished.update({tp: e for tp in proposed})
+            return []
+        for tp in sorted(update.finished):
+            lai = update.finished[tp]
+            info = LeaderIsrAndControllerEpoch(lai, self.context.epoch)
+            self.context.put_partition_leadership_info(tp, info)
+            self.batch.add_leader_and_isr_request_for_brokers(
+                by_tp[tp].recipients, tp, info, self.context.partition_full_replica_assignment(tp), False)
+            self.state_change_logger.leader_elected(tp, strategy.event_name, old_leaders[tp], lai,
+                                                    not by_tp[tp].unclean, trigger)
+            finished[tp] = lai
+        finished.update(update.failed)
+        return sorted(update.to_retry)
+
+    async def _collect_unclean_leader_election_state(
+        self, leader_and_isrs: list[tuple[TopicPartition, LeaderAndIsr]], allow_unclean: bool,
+    ) -> list[tuple[TopicPartition, LeaderAndIsr | None, bool]]:
+        """Unclean eligibility per partition (§5.7): only partitions with no live ISR member can be unclean;
+        without ``allow_unclean``, the broker default overlaid by the topic's override decides."""
+        def has_live_isr(tp: TopicPartition, lai: LeaderAndIsr) -> bool:
+            return any(self.context.is_replica_online(r, tp) for r in lai.isr)
+
+        out: list[tuple[TopicPartition, LeaderAndIsr | None, bool]] = []
+        without_live_isr = []
+        for tp, lai in leader_and_isrs:
+            if has_live_isr(tp, lai):
+                out.append((tp, lai, False))
+            else:
+                without_live_isr.append((tp, lai))
+        if not without_live_isr:
+            return out
+        if allow_unclean:
+            return out + [(tp, lai, True) for tp, lai in without_live_isr]
+        enabled, failed = await self._unclean_enabled_for_topics({tp.topic for tp, _ in without_live_isr})
+        for tp, lai in without_live_isr:
+            if tp.topic in failed:
+                self._log_failed_state_change(tp, self.context.partition_state(tp), PartitionState.ONLINE,
+                                              failed[tp.topic])
+                out.append((tp, None, False))
+            else:
+                out.append((tp, lai, enabled[tp.topic]))
+        return out
+
+    async def _unclean_enabled_for_topics(self, topics: set[str]
+                                          ) -> tuple[dict[str, bool], dict[str, Exception]]:
+        """Effective ``unclean.leader.election.enable`` per topic: topic override, else the broker's."""
+        read = await self.zk.get_topic_configs(topics)
+        failed: dict[str, Exception] = {}
+        enabled: dict[str, bool] = {}
+        for topic in sorted(topics):
+            error = read.malformed.get(paths.topic_config_path(topic))
+            if error is not None:
+                failed[topic] = error
+                continue
+            value = read.values.get(topic, {}).get(UNCLEAN_LEADER_ELECTION_ENABLE)
+            try:
+                enabled[topic] = self.config.unclean_leader_election_enable if value is None else _parse_bool(value)
+            except StateChangeFailedError as e:
+                failed[topic] = e
+        return enabled, failed
+
+    # ------------------------------------------------------------------ logging
+
+    def _log_invalid_transition(self, tp: TopicPartition, target: PartitionState) -> None:
+        current = self.context.partition_state(tp)
+        error = StateChangeFailedError(
+            f"Partition {tp} should be in one of {render_states(VALID_PREVIOUS_PARTITION_STATES[target])} states "
+            f"before moving to {target} state. Instead it is in {current} state")
+        self._log_failed_state_change(tp, current, target, error)
+
+    def _log_failed_state_change(self, tp: TopicPartition, current: PartitionState, target: PartitionState,
+                                 error: BaseException) -> None:
+        self.state_change_logger.error(
+            f"Controller {self.controller_id} epoch {self.context.epoch} failed to change state for partition {tp} "
+            f"from {current} to {target}", error)
