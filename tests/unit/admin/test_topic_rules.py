@@ -1,0 +1,91 @@
+"""Kafka's topic-name rules, topic config checks and ``kafka-topics`` argument parsing, with Kafka's messages."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from zkcontroller.admin.errors import InvalidConfigError, InvalidReplicaAssignmentError, InvalidTopicError
+from zkcontroller.admin.topic_rules import (
+    has_collision,
+    has_collision_chars,
+    parse_replica_assignment,
+    parse_topic_configs,
+    validate_assignment_shape,
+    validate_topic_configs,
+    validate_topic_name,
+)
+
+
+@pytest.mark.parametrize("name", ["a", "A-b_c.9", "x" * 249, "__consumer_offsets", "..."])
+def test_legal_names(name: str) -> None:
+    validate_topic_name(name)
+
+
+@pytest.mark.parametrize(("name", "message"), [
+    ("", "Topic name is illegal, it can't be empty"),
+    (".", 'Topic name cannot be "." or ".."'),
+    ("..", 'Topic name cannot be "." or ".."'),
+    ("x" * 250, "Topic name is illegal, it can't be longer than 249 characters"),
+    ("a b", "Topic name \"a b\" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'"),
+    ("é", "is illegal, it contains a character other than"),
+    ("a/b", "is illegal"),
+])
+def test_illegal_names(name: str, message: str) -> None:
+    with pytest.raises(InvalidTopicError, match=re.escape(message)):
+        validate_topic_name(name)
+
+
+def test_collisions() -> None:
+    assert has_collision_chars("a.b") and has_collision_chars("a_b") and not has_collision_chars("ab")
+    assert has_collision("a.b", "a_b") and has_collision("a.b_c", "a_b.c") and not has_collision("a.b", "ab")
+
+
+def test_parse_configs() -> None:
+    assert parse_topic_configs(["retention.ms = 1000", "unclean.leader.election.enable=TRUE"]) == {
+        "retention.ms": "1000", "unclean.leader.election.enable": "TRUE"}
+    for bad in ("retention.ms", "retention.ms=", "a=b=c"):
+        with pytest.raises(InvalidConfigError, match='format "key=val"'):
+            parse_topic_configs([bad])
+
+
+@pytest.mark.parametrize(("configs", "message"), [
+    ({"nope": "1"}, "Unknown topic config name: nope"),
+    ({"unclean.leader.election.enable": "yes"}, "Expected value to be either true or false"),
+    ({"retention.ms": "soon"}, "Not a number of type LONG"),
+    ({"segment.bytes": str(2**31)}, "Not a number of type INT"),
+    ({"min.insync.replicas": "0"}, "Value must be at least 1"),
+    ({"cleanup.policy": "delete,shred"}, "String must be one of: compact, delete"),
+    ({"min.cleanable.dirty.ratio": "half"}, "Not a number of type DOUBLE"),
+])
+def test_bad_configs(configs: dict[str, str], message: str) -> None:
+    with pytest.raises(InvalidConfigError, match=re.escape(message)):
+        validate_topic_configs(configs)
+
+
+def test_good_configs() -> None:
+    validate_topic_configs({"cleanup.policy": "compact,delete", "min.insync.replicas": "2",
+                            "min.cleanable.dirty.ratio": "0.5", "compression.type": "zstd"})
+
+
+def test_parse_replica_assignment() -> None:
+    assert parse_replica_assignment("1:2, 2 :3,3:1") == {0: [1, 2], 1: [2, 3], 2: [3, 1]}
+    with pytest.raises(InvalidReplicaAssignmentError, match="duplicate entries: 2"):
+        parse_replica_assignment("1:2:2")
+    with pytest.raises(InvalidReplicaAssignmentError, match="Partition 1 has different replication factor: 3"):
+        parse_replica_assignment("1:2,3")
+    with pytest.raises(InvalidReplicaAssignmentError, match="not a list of broker ids"):
+        parse_replica_assignment("1:x")
+
+
+@pytest.mark.parametrize(("assignment", "message"), [
+    ({}, "at least one partition"),
+    ({0: [1, 2], 1: [1]}, "same number of replicas"),
+    ({0: []}, "replication factor of 0"),
+    ({0: [1, 1]}, "Duplicate replica assignment"),
+    ({1: [1]}, "consecutive 0-based"),
+])
+def test_assignment_shape(assignment: dict[int, list[int]], message: str) -> None:
+    with pytest.raises(InvalidReplicaAssignmentError, match=message):
+        validate_assignment_shape(assignment)
