@@ -1,0 +1,282 @@
+"""`ReplicaStateMachine`: moves replicas (partition, broker) through their lifecycle (spec §6).
+
+Most transitions only queue requests: LeaderAndIsr to a replica that (re)joins, StopReplica to one that
+leaves or is deleted. OfflineReplica is the one that writes ZooKeeper: the replica is removed from the ISR
+with a fenced conditional write (retried on version conflicts), never emptying the ISR (§6.5), and the
+remaining replicas are told the new leadership.
+
+Errors: `ControllerMovedError` propagates; anything else is logged and swallowed, as in Kafka.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from itertools import groupby
+
+from zkcontroller.controller.assignment import remove_replica
+from zkcontroller.controller.config import ControllerConfig
+from zkcontroller.controller.context import ControllerContext
+from zkcontroller.controller.errors import StateChangeFailedError
+from zkcontroller.controller.event_log import StateChangeLogger, render_leader_isr_and_epoch
+from zkcontroller.controller.partition_state_machine import render_states
+from zkcontroller.controller.request_batch import ControllerBrokerRequestBatch
+from zkcontroller.controller.states import VALID_PREVIOUS_REPLICA_STATES, PartitionAndReplica, ReplicaState
+from zkcontroller.zk.errors import ControllerMovedError
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+from zkcontroller.zk.model import (
+    NO_LEADER,
+    LeaderAndIsr,
+    LeaderIsrAndControllerEpoch,
+    ReplicaAssignment,
+    TopicPartition,
+)
+
+RemovalResult = LeaderIsrAndControllerEpoch | Exception
+
+
+class ReplicaStateMachine:
+    """Kafka's ``ZkReplicaStateMachine``; owns one of the controller's three request batches."""
+
+    def __init__(self, config: ControllerConfig, context: ControllerContext, zk: KafkaZkClient,
+                 batch: ControllerBrokerRequestBatch, logger: StateChangeLogger) -> None:
+        self.config = config
+        self.context = context
+        self.zk = zk
+        self.batch = batch
+        self.state_change_logger = logger
+        self.controller_id = config.broker_id
+        self._log = logging.getLogger("kafka.controller.ZkReplicaStateMachine")
+        self._ident = f"[ReplicaStateMachine controllerId={config.broker_id}] "
+
+    # ------------------------------------------------------------------ startup (§6.4)
+
+    async def startup(self) -> None:
+        self._log.info("%sInitializing replica state", self._ident)
+        self.initialize_replica_state()
+        online, offline = self.context.online_and_offline_replicas
+        self._log.info("%sTriggering online replica state changes", self._ident)
+        await self.handle_state_changes(sorted(online), ReplicaState.ONLINE)
+        self._log.info("%sTriggering offline replica state changes", self._ident)
+        await self.handle_state_changes(sorted(offline), ReplicaState.OFFLINE)
+
+    def initialize_replica_state(self) -> None:
+        """Online replicas → OnlineReplica; others → ReplicaDeletionIneligible (safe for deletion)."""
+        for tp in sorted(self.context.all_partitions):
+            for r in self.context.partition_replica_assignment(tp):
+                state = (ReplicaState.ONLINE if self.context.is_replica_online(r, tp)
+                         else ReplicaState.DELETION_INELIGIBLE)
+                self.context.put_replica_state(PartitionAndReplica(tp, r), state)
+
+    # ------------------------------------------------------------------ state changes (§6.2, §6.3)
+
+    async def handle_state_changes(self, replicas: Iterable[PartitionAndReplica], target_state: ReplicaState
+                                   ) -> None:
+        replicas = list(dict.fromkeys(replicas))
+        if not replicas:
+            return
+        try:
+            self.batch.new_batch()
+            by_broker = sorted(replicas, key=lambda r: r.replica)
+            for broker_id, group in groupby(by_broker, key=lambda r: r.replica):
+                await self._do_handle_state_changes(broker_id, list(group), target_state)
+            self.batch.send_requests_to_brokers(self.context.epoch)
+        except ControllerMovedError as e:
+            self._log.error("%sController moved to another broker when moving some replicas to %s state",
+                            self._ident, target_state, exc_info=e)
+            raise
+        except Exception as e:
+            self._log.error("%sError while moving some replicas to %s state", self._ident, target_state,
+                            exc_info=e)
+
+    async def _do_handle_state_changes(self, replica_id: int, replicas: list[PartitionAndReplica],
+                                       target: ReplicaState) -> None:
+        for r in replicas:
+            self.context.put_replica_state_if_not_exists(r, ReplicaState.NON_EXISTENT)
+        valid, invalid = self.context.check_valid_replica_state_change(replicas, target)
+        for r in invalid:
+            self._log_invalid_transition(r, target)
+        if target == ReplicaState.NEW:
+            self._to_new(replica_id, valid)
+        elif target == ReplicaState.ONLINE:
+            self._to_online(replica_id, valid)
+        elif target == ReplicaState.OFFLINE:
+            await self._to_offline(replica_id, valid)
+        elif target == ReplicaState.DELETION_STARTED:
+            for r in valid:
+                self._set_state(r, target)
+                self.batch.add_stop_replica_request_for_brokers([replica_id], r.topic_partition, True)
+        elif target in (ReplicaState.DELETION_INELIGIBLE, ReplicaState.DELETION_SUCCESSFUL):
+            for r in valid:
+                self._set_state(r, target)
+        else:  # NonExistentReplica: forget the replica (ZooKeeper is not touched)
+            for r in valid:
+                tp = r.topic_partition
+                self.context.update_partition_full_replica_assignment(
+                    tp, remove_replica(self.context.partition_full_replica_assignment(tp), replica_id))
+                self._log_transition(r, self.context.replica_state(r), target)
+                self.context.remove_replica_state(r)
+
+    def _to_new(self, replica_id: int, valid: list[PartitionAndReplica]) -> None:
+        for r in valid:
+            tp = r.topic_partition
+            info = self.context.partition_leadership_info(tp)
+            if info is not None and info.leader_and_isr.leader == replica_id:
+                # Kafka names OfflineReplica as the target in this failure line; kept for log compatibility.
+                self._log_failed_state_change(r, self.context.replica_state(r), ReplicaState.OFFLINE,
+                                              StateChangeFailedError(
+                    f"Replica {replica_id} for partition {tp} cannot be moved to NewReplica state as it is being "
+                    "requested to become leader"))
+                continue
+            if info is not None:
+                self.batch.add_leader_and_isr_request_for_brokers(
+                    [replica_id], tp, info, self.context.partition_full_replica_assignment(tp), True)
+            self._set_state(r, ReplicaState.NEW)
+
+    def _to_online(self, replica_id: int, valid: list[PartitionAndReplica]) -> None:
+        for r in valid:
+            tp = r.topic_partition
+            if self.context.replica_state(r) == ReplicaState.NEW:
+                assignment = self.context.partition_full_replica_assignment(tp)
+                if replica_id not in assignment.replicas:
+                    self._log.error("%sAdding replica (%s) that is not part of the assignment %s", self._ident,
+                                    replica_id, assignment)
+                    self.context.update_partition_full_replica_assignment(tp, ReplicaAssignment(
+                        (*assignment.replicas, replica_id), assignment.adding_replicas,
+                        assignment.removing_replicas))
+            else:
+                info = self.context.partition_leadership_info(tp)
+                if info is not None:
+                    self.batch.add_leader_and_isr_request_for_brokers(
+                        [replica_id], tp, info, self.context.partition_full_replica_assignment(tp), False)
+            self._set_state(r, ReplicaState.ONLINE)
+
+    async def _to_offline(self, replica_id: int, valid: list[PartitionAndReplica]) -> None:
+        for r in valid:
+            self.batch.add_stop_replica_request_for_brokers([replica_id], r.topic_partition, False)
+        with_leadership = [r.topic_partition for r in valid
+                           if self.context.partition_leadership_info(r.topic_partition) is not None]
+        without_leadership = [r for r in valid if self.context.partition_leadership_info(r.topic_partition) is None]
+        updated = await self.remove_replicas_from_isr(replica_id, with_leadership)
+        for tp in sorted(updated):
+            info = updated[tp]
+            rendered = render_leader_isr_and_epoch(info.leader_and_isr, info.controller_epoch)
+            self.state_change_logger.info(
+                f"Partition {tp} state changed to {rendered} after removing replica {replica_id} from the ISR as "
+                f"part of transition to {ReplicaState.OFFLINE}")
+            if not self.context.is_topic_queued_up_for_deletion(tp.topic):
+                recipients = [b for b in self.context.partition_replica_assignment(tp) if b != replica_id]
+                self.batch.add_leader_and_isr_request_for_brokers(
+                    recipients, tp, info, self.context.partition_full_replica_assignment(tp), False)
+            self._set_state(PartitionAndReplica(tp, replica_id), ReplicaState.OFFLINE)
+        for r in without_leadership:
+            self.batch.add_update_metadata_request_for_brokers(
+                self.context.live_or_shutting_down_broker_ids, [r.topic_partition])
+            self._set_state(r, ReplicaState.OFFLINE)
+
+    # ------------------------------------------------------------------ ISR removal (§6.5)
+
+    async def remove_replicas_from_isr(self, replica_id: int, partitions: Sequence[TopicPartition]
+                                       ) -> dict[TopicPartition, LeaderIsrAndControllerEpoch]:
+        """Take ``replica_id`` out of each partition's ISR in ZooKeeper, retrying version conflicts.
+
+        Returns the partitions that now have a known state (written, or already without the replica).
+        """
+        results: dict[TopicPartition, LeaderIsrAndControllerEpoch] = {}
+        remaining = list(partitions)
+        while remaining:
+            finished, remaining = await self._do_remove_replicas_from_isr(replica_id, remaining)
+            for tp, result in finished.items():
+                if isinstance(result, Exception):
+                    replica = PartitionAndReplica(tp, replica_id)
+                    self._log_failed_state_change(replica, self.context.replica_state(replica),
+                                                  ReplicaState.OFFLINE, result)
+                else:
+                    results[tp] = result
+        return results
+
+    async def _do_remove_replicas_from_isr(
+        self, replica_id: int, partitions: list[TopicPartition]
+    ) -> tuple[dict[TopicPartition, RemovalResult], list[TopicPartition]]:
+        read, no_state = await self._get_topic_partition_states_from_zk(partitions)
+        finished: dict[TopicPartition, RemovalResult | LeaderAndIsr] = {}
+        adjusted: dict[TopicPartition, LeaderAndIsr] = {}
+        for tp, state in read.items():
+            if isinstance(state, LeaderAndIsr) and replica_id in state.isr:
+                new_leader = NO_LEADER if state.leader == replica_id else state.leader
+                new_isr = state.isr if len(state.isr) == 1 else tuple(r for r in state.isr if r != replica_id)
+                adjusted[tp] = state.new_leader_and_isr(new_leader, new_isr)
+            else:
+                finished[tp] = state
+        retry: list[TopicPartition] = []
+        if adjusted:
+            update = await self.zk.update_leader_and_isr(adjusted, self.context.epoch, self.context.epoch_zk_version)
+            finished.update(update.finished)
+            finished.update(update.failed)
+            retry = sorted(update.to_retry)
+        out: dict[TopicPartition, RemovalResult] = {}
+        for tp, result in finished.items():
+            if isinstance(result, LeaderAndIsr):
+                info = LeaderIsrAndControllerEpoch(result, self.context.epoch)
+                self.context.put_partition_leadership_info(tp, info)
+                if tp in adjusted:
+                    self.state_change_logger.isr_changed(tp, result)
+                out[tp] = info
+            else:
+                out[tp] = result
+        for tp in no_state:
+            if not self.context.is_topic_queued_up_for_deletion(tp.topic):
+                out[tp] = StateChangeFailedError(
+                    f"Failed to change state of replica {replica_id} for partition {tp} since the leader and isr "
+                    "path in zookeeper is empty")
+        return out, retry
+
+    async def _get_topic_partition_states_from_zk(
+        self, partitions: list[TopicPartition]
+    ) -> tuple[dict[TopicPartition, LeaderAndIsr | Exception], list[TopicPartition]]:
+        """States read, with a failure for those written by a newer controller; plus those with no state."""
+        try:
+            read = await self.zk.get_topic_partition_states(partitions)
+        except ControllerMovedError:
+            raise
+        except Exception as e:
+            return {tp: e for tp in partitions}, []
+        result: dict[TopicPartition, LeaderAndIsr | Exception] = {}
+        no_state: list[TopicPartition] = []
+        for tp in partitions:
+            state = read.values.get(tp)
+            if state is None:
+                no_state.append(tp)
+            elif state.controller_epoch > self.context.epoch:
+                result[tp] = StateChangeFailedError(
+                    "Leader and isr path written by another controller. This probably means the current controller "
+                    f"with epoch {self.context.epoch} went through a soft failure and another controller was "
+                    f"elected with epoch {state.controller_epoch}. Aborting state change by this controller")
+            else:
+                result[tp] = state.leader_and_isr
+        return result, no_state
+
+    # ------------------------------------------------------------------ logging
+
+    def _set_state(self, replica: PartitionAndReplica, target: ReplicaState) -> None:
+        self._log_transition(replica, self.context.replica_state(replica), target)
+        self.context.put_replica_state(replica, target)
+
+    def _log_transition(self, replica: PartitionAndReplica, current: ReplicaState, target: ReplicaState) -> None:
+        tp = replica.topic_partition
+        self.state_change_logger.trace(
+            f"Changed state of replica {replica.replica} for partition {tp} from {current} to {target}")
+        self.state_change_logger.replica_changed(tp, replica.replica, str(current), str(target))
+
+    def _log_invalid_transition(self, replica: PartitionAndReplica, target: ReplicaState) -> None:
+        current = self.context.replica_state(replica)
+        error = StateChangeFailedError(
+            f"Replica {replica} should be in the {render_states(VALID_PREVIOUS_REPLICA_STATES[target])} states "
+            f"before moving to {target} state. Instead it is in {current} state")
+        self._log_failed_state_change(replica, current, target, error)
+
+    def _log_failed_state_change(self, replica: PartitionAndReplica, current: ReplicaState, target: ReplicaState,
+                                 error: BaseException) -> None:
+        self.state_change_logger.error(
+            f"Controller {self.controller_id} epoch {self.context.epoch} initiated state change of replica "
+            f"{replica.replica} for partition {replica.topic_partition} from {current} to {target} failed", error)
