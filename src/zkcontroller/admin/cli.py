@@ -9,6 +9,7 @@ traceback. ``--zookeeper`` is required: another process cannot reach the embedde
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
@@ -39,7 +40,7 @@ from zkcontroller.admin.topic_rules import (
     parse_topic_configs,
 )
 from zkcontroller.admin.topics import TopicAdmin
-from zkcontroller.coordination.errors import ZkError
+from zkcontroller.coordination.errors import ConnectionLossError, ZkError
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.errors import KafkaZkError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -67,10 +68,14 @@ def run_with_client(zookeeper: str, action: Callable[[KafkaZkClient], Awaitable[
         finally:
             await backend.close()
 
+    # kazoo narrates every failed connection attempt; the outcome reaches the user as one error line.
+    logging.getLogger("kazoo.client").setLevel(logging.CRITICAL)
     try:
         return asyncio.run(main())
     except AdminError as e:
         raise click.ClickException(str(e)) from None
+    except ConnectionLossError:
+        raise click.ClickException(f"cannot connect to ZooKeeper at {zookeeper}") from None
     except (ZkError, KafkaZkError) as e:
         raise click.ClickException(f"ZooKeeper at {zookeeper}: {e}") from None
 
