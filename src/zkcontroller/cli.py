@@ -8,6 +8,7 @@ import signal
 
 import click
 
+from zkcontroller.admin.cli import brokers, controller, topics
 from zkcontroller.analytics.cli import analyze
 from zkcontroller.coordination.backend import CoordinationBackend, EmbeddedBackend, ZooKeeperBackend
 from zkcontroller.runtime.clock import wall_clock_ms
@@ -74,6 +75,8 @@ def _raise_keyboard_interrupt(signum: int, frame: object) -> None:
 
 
 main.add_command(analyze)
+for _command in (topics, brokers, controller):
+    main.add_command(_command)
 
 
 if __name__ == "__main__":  # pragma: no cover
