@@ -9,6 +9,7 @@ most messages changed between versions, so one template usually covers several s
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -60,7 +61,7 @@ class Template:
     extra: dict[str, str] = field(default_factory=dict)
     consts: dict[str, object] = field(default_factory=dict)
 
-    @property
+    @functools.cached_property
     def needle(self) -> str:
         """The longest literal run outside any group: a cheap substring test before the regex runs."""
         return _longest_literal(self.pattern)
@@ -225,7 +226,7 @@ class KafkaLogParser:
         self._tp = re.compile(TP_SPLIT)
         self._ints = re.compile(INT_LIST)
         self._templates = [
-            (t, re.compile(t.pattern), {k: re.compile(v) for k, v in t.extra.items()}) for t in TEMPLATES
+            (t, t.needle, re.compile(t.pattern), {k: re.compile(v) for k, v in t.extra.items()}) for t in TEMPLATES
         ]
 
     def parse_message(self, logger: str, message: str) -> tuple[str, dict[str, object]]:
@@ -247,8 +248,8 @@ class KafkaLogParser:
                 values["broker_id"] = old.group(3) or values["broker_id"]
                 body = body[old.end():]
         kind = "other"
-        for template, pattern, extra in self._templates:
-            if template.needle not in body:
+        for template, needle, pattern, extra in self._templates:
+            if needle not in body:
                 continue
             m = pattern.search(body)
             if m is None:
