@@ -101,8 +101,10 @@ def test_jsonl_tables_hold_what_the_log_contains(spark, job_output: Path) -> Non
     assert [(e["partition"], e["strategy"], e["trigger"], e["old_leader"], e["new_leader"], e["clean"])
             for e in elections] == [(0, "offline", "BrokerChange", 3, 1, True)]
     anomalies = _table(spark, job_output, "anomalies", "cluster = 'sim'")
-    assert [(a["anomaly"], a["controller_epoch"], a["detected_at"]) for a in anomalies] == [
-        ("slow_controller_event", 1, at(6000)), ("stale_controller_epoch", 1, at(6000))]
+    assert [(a["anomaly"], a["controller_epoch"], a["detected_at"], a["duration_ms"]) for a in anomalies] == [
+        ("leaderless_partition", None, at(1010), 490),  # offline until the election at 1500
+        ("slow_controller_event", 1, at(6000), 1520),
+        ("stale_controller_epoch", 1, at(6000), 6000 - 5000)]
     unavailable = _table(spark, job_output, "partition_unavailability", "cluster = 'sim' and partition = 0")
     assert [(u["offline_seconds"], u["window_seconds"]) for u in unavailable] == [(0.49, 6.0)]
     latency = _table(spark, job_output, "event_queue_latency", "cluster = 'sim'")
