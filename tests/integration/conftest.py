@@ -35,23 +35,36 @@ class RecordingTransport(InProcessTransport):
 ClusterFactory = Callable[..., Awaitable[LocalCluster]]
 
 
+async def make_local_cluster(
+    backend: CoordinationBackend,
+    broker_ids: list[int],
+    transport: InProcessTransport,
+    records: list[str] | None = None,
+    **controller_overrides: object,
+) -> LocalCluster:
+    """A started cluster whose event log is validated against the schema on every record."""
+    sink = records.append if records is not None else (lambda _line: None)
+    cluster = LocalCluster(
+        backend,
+        broker_ids,
+        wall_clock_ms,
+        event_log=EventLog("test", wall_clock_ms, sink, validate=True),
+        controller_config=ControllerConfig(broker_id=-1, **controller_overrides),  # type: ignore[arg-type]
+        session_timeout_ms=6000,
+        transport=transport,
+    )
+    await cluster.start()
+    return cluster
+
+
 @pytest.fixture
 async def make_cluster(backend: CoordinationBackend) -> AsyncIterator[ClusterFactory]:
     clusters: list[LocalCluster] = []
     records: list[str] = []
 
     async def make(broker_ids: list[int], **controller_overrides: object) -> LocalCluster:
-        cluster = LocalCluster(
-            backend,
-            broker_ids,
-            wall_clock_ms,
-            event_log=EventLog("test", wall_clock_ms, records.append, validate=True),
-            controller_config=ControllerConfig(broker_id=-1, **controller_overrides),  # type: ignore[arg-type]
-            session_timeout_ms=6000,
-            transport=RecordingTransport(),
-        )
+        cluster = await make_local_cluster(backend, broker_ids, RecordingTransport(), records, **controller_overrides)
         clusters.append(cluster)
-        await cluster.start()
         return cluster
 
     make.records = records  # type: ignore[attr-defined]

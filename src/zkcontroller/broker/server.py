@@ -102,8 +102,10 @@ class KafkaServer:
         session.add_session_listener(lambda state: self._on_session_state(session, state))
 
     def _on_session_state(self, session: CoordinationSession, state: SessionState) -> None:
-        if not self.running or self.zk is None or session is not self.zk.session or self.controller is None:
+        if not self.running or self.zk is None or self.controller is None:
             return
+        if session.session_id != self.zk.session.session_id:
+            return  # a listener of a session we already replaced
         if state is SessionState.DISCONNECTED:
             self._was_disconnected = True
         elif state is SessionState.CONNECTED and self._was_disconnected:

@@ -260,6 +260,11 @@ class CoordinationSession(abc.ABC):
 
     @property
     @abc.abstractmethod
+    def session_password(self) -> bytes:
+        """With `session_id`, what ZooKeeper needs to resume (or deliberately take over) this session."""
+
+    @property
+    @abc.abstractmethod
     def session_timeout_ms(self) -> int: ...
 
     @property

@@ -76,7 +76,6 @@ class ZooKeeperBackend(CoordinationBackend):
 
     async def expire_session(self, session: CoordinationSession) -> None:
         """ZooKeeper's standard way: a second connection takes over the session and closes it."""
-        assert isinstance(session, KazooSession)
         twin = KazooClient(
             hosts=self.hosts,
             timeout=session.session_timeout_ms / 1000,

@@ -95,20 +95,27 @@ class LocalCluster:
     def running_brokers(self) -> list[KafkaServer]:
         return [s for _, s in sorted(self.brokers.items()) if s.running]
 
-    def active_controller(self) -> KafkaController | None:
-        """The running broker whose controller believes it is active (None while an election is under way)."""
-        active = [s.controller for s in self.running_brokers() if s.controller is not None and s.controller.is_active]
+    def active_controller(self, exclude: int | None = None) -> KafkaController | None:
+        """The running broker whose controller believes it is active (None while an election is under way).
+
+        ``exclude`` leaves out a controller known to be deposed but not yet aware of it (split brain).
+        """
+        active = [
+            s.controller
+            for s in self.running_brokers()
+            if s.controller is not None and s.controller.is_active and s.broker_id != exclude
+        ]
         return active[0] if len(active) == 1 else None
 
     async def wait_for_controller(self, timeout_s: float = 30.0, exclude: int | None = None) -> KafkaController:
-        """Wait until exactly one running broker is controller and has finished failover."""
+        """Wait until exactly one running broker (other than ``exclude``) is controller and has finished
+        failover: its epoch is set and its event queue is idle."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_s
         while True:
-            controller = self.active_controller()
+            controller = self.active_controller(exclude)
             if (
                 controller is not None
-                and controller.controller_id != exclude
                 and controller.event_manager.queue_size == 0
                 and controller.event_manager.state is ControllerState.IDLE
                 and controller.context.epoch > 0
@@ -118,6 +125,10 @@ class LocalCluster:
                 raise TimeoutError(f"no controller within {timeout_s}s")
             await asyncio.sleep(0.01)
 
-    async def shutdown(self) -> None:
+    async def shutdown(self, timeout_s: float = 30.0) -> None:
+        """Stop every broker in order; one stuck mid-event (a stalled store call) is crashed instead."""
         for server in reversed(self.running_brokers()):
-            await server.shutdown()
+            try:
+                await asyncio.wait_for(server.shutdown(), timeout_s)
+            except TimeoutError:
+                server.crash()
