@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+from pathlib import Path
 
 import click
 
@@ -32,21 +33,54 @@ def make_backend(zookeeper: str | None) -> CoordinationBackend:
 
 
 @main.command()
-@click.option(
-    "--zookeeper", metavar="HOST:PORT[/CHROOT]", help="Use a real ZooKeeper instead of the embedded store."
-)
+@click.option("--zookeeper", metavar="HOST:PORT[/CHROOT]", help="Use a real ZooKeeper instead of the embedded store.")
 @click.option("--broker-ids", default="1,2,3", show_default=True, help="Comma-separated broker ids.")
-def demo(zookeeper: str | None, broker_ids: str) -> None:
-    """Brokers register, elect a controller, lose it to session expiry and fail over."""
+@click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path), help="Where to write the logs.")
+def demo(zookeeper: str | None, broker_ids: str, log_dir: Path | None) -> None:
+    """A narrated cluster run: election, topics, controller failover, session expiry."""
     from zkcontroller.demo import run_demo
 
-    try:
-        ids = sorted({int(x) for x in broker_ids.split(",") if x.strip()})
-    except ValueError as e:
-        raise click.BadParameter(f"broker ids must be integers: {broker_ids!r}") from e
+    ids = parse_broker_ids(None, broker_ids)
     if len(ids) < 2:
         raise click.BadParameter("the failover demo needs at least two brokers")
-    asyncio.run(run_demo(make_backend(zookeeper), ids))
+    asyncio.run(run_demo(make_backend(zookeeper), ids, log_dir))
+
+
+def parse_broker_ids(brokers: int | None, broker_ids: str | None) -> list[int]:
+    if broker_ids:
+        try:
+            ids = sorted({int(x) for x in broker_ids.split(",") if x.strip()})
+        except ValueError as e:
+            raise click.BadParameter(f"broker ids must be integers: {broker_ids!r}") from e
+    else:
+        ids = list(range(1, (brokers or 3) + 1))
+    if not ids or any(i < 0 for i in ids):
+        raise click.BadParameter("give at least one non-negative broker id")
+    return ids
+
+
+@main.command()
+@click.option("--brokers", type=click.IntRange(1, 100), help="Number of brokers (ids 1..N). Default 3.")
+@click.option("--broker-ids", metavar="1,2,3", help="Explicit broker ids instead of --brokers.")
+@click.option("--zookeeper", metavar="HOST:PORT[/CHROOT]", help="Use a real ZooKeeper instead of the embedded store.")
+@click.option(
+    "--log-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write state-change.log, controller.log and events.jsonl here.",
+)
+@click.option("--session-timeout-ms", type=int, default=18000, show_default=True)
+def cluster(
+    brokers: int | None, broker_ids: str | None, zookeeper: str | None, log_dir: Path | None, session_timeout_ms: int
+) -> None:
+    """Run brokers (each a controller candidate with its own session) in this process, with a prompt."""
+    from zkcontroller.runtime.cluster_shell import run_cluster
+
+    ids = parse_broker_ids(brokers, broker_ids)
+    signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
+    try:
+        asyncio.run(run_cluster(make_backend(zookeeper), ids, log_dir, session_timeout_ms))
+    except KeyboardInterrupt:
+        click.echo("stopped")
 
 
 @main.command()
@@ -54,8 +88,6 @@ def demo(zookeeper: str | None, broker_ids: str) -> None:
 @click.option("--data-dir", type=click.Path(file_okay=False), help="Keep data here (default: a temp dir).")
 def zookeeper(port: int, data_dir: str | None) -> None:
     """Run a local ZooKeeper server (Debian's package) on 127.0.0.1 until interrupted."""
-    from pathlib import Path
-
     from zkcontroller.runtime.zookeeper_server import ZooKeeperServerProcess
 
     server = ZooKeeperServerProcess(Path(data_dir) if data_dir else None, port)

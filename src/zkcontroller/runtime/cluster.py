@@ -107,9 +107,11 @@ class LocalCluster:
         ]
         return active[0] if len(active) == 1 else None
 
-    async def wait_for_controller(self, timeout_s: float = 30.0, exclude: int | None = None) -> KafkaController:
-        """Wait until exactly one running broker (other than ``exclude``) is controller and has finished
-        failover: its epoch is set and its event queue is idle."""
+    async def wait_for_controller(
+        self, timeout_s: float = 30.0, exclude: int | None = None, min_epoch: int = 1
+    ) -> KafkaController:
+        """Wait until exactly one running broker (other than ``exclude``) is controller with an epoch of at
+        least ``min_epoch`` and has finished failover (its event queue idle)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_s
         while True:
@@ -118,7 +120,7 @@ class LocalCluster:
                 controller is not None
                 and controller.event_manager.queue_size == 0
                 and controller.event_manager.state is ControllerState.IDLE
-                and controller.context.epoch > 0
+                and controller.context.epoch >= min_epoch
             ):
                 return controller
             if loop.time() > deadline:

@@ -42,7 +42,7 @@ class LogFiles:
         log_dir.mkdir(parents=True, exist_ok=True)
         self.log_dir = log_dir
         formatter = KafkaFormatter(clock)
-        self._handlers: list[tuple[logging.Logger, logging.Handler]] = []
+        self._handlers: list[tuple[logging.Logger, logging.Handler, int, bool]] = []
         for logger_name, file_name, level in (
             (STATE_CHANGE_LOGGER, "state-change.log", TRACE if trace else logging.INFO),
             ("kafka.controller", "controller.log", logging.INFO),
@@ -50,10 +50,10 @@ class LogFiles:
             handler = logging.FileHandler(log_dir / file_name, encoding="utf-8")
             handler.setFormatter(formatter)
             logger = logging.getLogger(logger_name)
+            self._handlers.append((logger, handler, logger.level, logger.propagate))
             logger.setLevel(level)
             logger.addHandler(handler)
             logger.propagate = False
-            self._handlers.append((logger, handler))
         assert CONTROLLER_LOGGER.startswith("kafka.controller")
         self._events: TextIO = (log_dir / "events.jsonl").open("a", encoding="utf-8")
 
@@ -64,7 +64,9 @@ class LogFiles:
         return EventLog(cluster, clock, self.write_event)
 
     def close(self) -> None:
-        for logger, handler in self._handlers:
+        for logger, handler, level, propagate in self._handlers:
             logger.removeHandler(handler)
             handler.close()
+            logger.setLevel(level)
+            logger.propagate = propagate
         self._events.close()

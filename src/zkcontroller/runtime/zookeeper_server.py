@@ -30,8 +30,7 @@ def find_classpath() -> str:
     if DEBIAN_JAR.exists():
         return str(DEBIAN_JAR)
     raise ZooKeeperNotInstalled(
-        f"no ZooKeeper server found at {DEBIAN_JAR} and ZOOKEEPER_CLASSPATH is unset "
-        "(apt-get install zookeeper)"
+        f"no ZooKeeper server found at {DEBIAN_JAR} and ZOOKEEPER_CLASSPATH is unset (apt-get install zookeeper)"
     )
 
 
@@ -58,9 +57,7 @@ class ZooKeeperServerProcess:
     """One standalone ZooKeeper server on 127.0.0.1. ``tick_time_ms`` bounds the session timeouts it
     accepts (2 to 20 ticks by default; we widen the upper bound to 60 s)."""
 
-    def __init__(
-        self, data_dir: Path | None = None, port: int | None = None, tick_time_ms: int = 500
-    ) -> None:
+    def __init__(self, data_dir: Path | None = None, port: int | None = None, tick_time_ms: int = 500) -> None:
         self.port = port or free_port()
         self.tick_time_ms = tick_time_ms
         self._own_dir = data_dir is None

@@ -1,0 +1,177 @@
+"""``zkcontroller cluster``: run a cluster in this process and drive it from a prompt.
+
+The prompt reads standard input on a worker thread (this module is runtime: threads and wall time are
+allowed here) and runs each command on the event loop, beside the brokers. Without a terminal (standard input
+closed) the cluster simply runs until interrupted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import random
+import shlex
+import sys
+import tempfile
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from zkcontroller.admin.describe import controller_status, describe_lines, describe_topics, select_topics
+from zkcontroller.admin.errors import AdminError
+from zkcontroller.admin.topics import TopicAdmin
+from zkcontroller.coordination.backend import CoordinationBackend
+from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.runtime.cluster import LocalCluster
+from zkcontroller.runtime.logs import LogFiles
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+from zkcontroller.zk.model import TopicPartition
+
+HELP = """commands:
+  status                                  controller, epoch and brokers
+  create TOPIC [PARTITIONS [RF]]          create a topic (Kafka's replica placement; defaults 3 and 2)
+  describe [TOPIC]                        kafka-topics --describe
+  stop ID | start ID                      orderly broker shutdown / start
+  kill ID                                 crash a broker (its session is left to time out)
+  expire ID                               expire a broker's ZooKeeper session
+  help | quit"""
+
+Out = Callable[[str], None]
+
+
+class ClusterShell:
+    def __init__(
+        self, cluster: LocalCluster, admin: KafkaZkClient, out: Out = print, rng: random.Random | None = None
+    ) -> None:
+        self.cluster = cluster
+        self.admin = admin
+        self.topics = TopicAdmin(admin, rng or random.Random())
+        self.out = out
+
+    async def run_command(self, line: str) -> bool:
+        """Run one command line; False when the user asked to quit. Errors are printed, never raised."""
+        try:
+            words = shlex.split(line)
+        except ValueError as e:
+            self.out(f"error: {e}")
+            return True
+        if not words:
+            return True
+        name, args = words[0], words[1:]
+        if name in ("quit", "exit"):
+            return False
+        handler = self._commands().get(name)
+        if handler is None:
+            self.out(f"unknown command {name!r}\n{HELP}")
+            return True
+        try:
+            await handler(args)
+        except (AdminError, ValueError, TimeoutError) as e:
+            self.out(f"error: {e}")
+        return True
+
+    def _commands(self) -> dict[str, Callable[[list[str]], Awaitable[None]]]:
+        commands: dict[str, Callable[[list[str]], Awaitable[None]]] = {
+            "help": self._help,
+            "status": self._status,
+            "create": self._create,
+            "describe": self._describe,
+        }
+        for name in ("stop", "start", "kill", "expire"):
+            commands[name] = functools.partial(self._broker_action, name)
+        return commands
+
+    async def _help(self, _args: list[str]) -> None:
+        self.out(HELP)
+
+    async def _status(self, _args: list[str]) -> None:
+        status = await controller_status(self.admin)
+        self.out(status.render())
+        running = [s.broker_id for s in self.cluster.running_brokers()]
+        self.out(f"running brokers: {', '.join(map(str, running)) or 'none'}")
+
+    async def _create(self, args: list[str]) -> None:
+        if not args:
+            raise ValueError("usage: create TOPIC [PARTITIONS [REPLICATION_FACTOR]]")
+        partitions = int(args[1]) if len(args) > 1 else 3
+        rf = int(args[2]) if len(args) > 2 else min(2, len(self.cluster.running_brokers()))
+        assignment = await self.topics.create_topic(args[0], partitions, rf)
+        placed = ", ".join(f"{p}:{','.join(map(str, r))}" for p, r in sorted(assignment.items()))
+        self.out(f"Created topic {args[0]} ({placed}).")
+        online = await self._wait_online([TopicPartition(args[0], p) for p in assignment])
+        self.out(f"{online} of {len(assignment)} partitions have a leader.")
+
+    async def _wait_online(self, partitions: list[TopicPartition], timeout_s: float = 30.0) -> int:
+        """Wait (bounded) until the controller has given every partition a leader; returns how many have one."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while True:
+            states = (await self.admin.get_topic_partition_states(partitions)).values
+            online = sum(1 for s in states.values() if s.leader_and_isr.leader >= 0)
+            if online == len(partitions) or loop.time() > deadline:
+                return online
+            await asyncio.sleep(0.05)
+
+    async def _describe(self, args: list[str]) -> None:
+        topics = await select_topics(self.admin, args[0] if args else None)
+        live = [s.broker_id for s in self.cluster.running_brokers()]
+        for line in describe_lines(await describe_topics(self.admin, topics), live):
+            self.out(line)
+
+    async def _broker_action(self, name: str, args: list[str]) -> None:
+        if len(args) != 1 or not args[0].isdigit():
+            raise ValueError(f"usage: {name} BROKER_ID")
+        await self.broker_command(name, int(args[0]))
+
+    async def broker_command(self, name: str, broker_id: int) -> None:
+        active = self.cluster.active_controller()
+        was_controller = active is not None and active.controller_id == broker_id
+        epoch = active.context.epoch if active is not None else 0
+        if name == "stop":
+            await self.cluster.stop_broker(broker_id)
+        elif name == "start":
+            await self.cluster.start_broker(broker_id)
+        elif name == "kill":
+            self.cluster.crash_broker(broker_id)
+        else:
+            await self.cluster.expire_broker_session(broker_id)
+        self.out(f"{name} {broker_id}: done")
+        if name == "kill":
+            self.out("its session stays until it times out; `status` shows when a new controller takes over")
+            return
+        exclude = broker_id if was_controller and name == "stop" else None
+        min_epoch = epoch + 1 if was_controller else 1
+        controller = await self.cluster.wait_for_controller(exclude=exclude, min_epoch=min_epoch)
+        self.out(f"controller: broker {controller.controller_id}, epoch {controller.context.epoch}")
+
+
+async def run_cluster(
+    backend: CoordinationBackend, broker_ids: list[int], log_dir: Path | None, session_timeout_ms: int
+) -> None:
+    """Start the brokers, then serve the prompt until ``quit`` (or forever without a terminal)."""
+    log_dir = log_dir or Path(tempfile.mkdtemp(prefix="zkcontroller-logs-"))
+    logs = LogFiles(log_dir)
+    event_log = logs.event_log("local", wall_clock_ms)
+    cluster = LocalCluster(
+        backend, broker_ids, wall_clock_ms, event_log=event_log, session_timeout_ms=session_timeout_ms
+    )
+    admin_session = await backend.new_session()
+    shell = ClusterShell(cluster, KafkaZkClient(admin_session, wall_clock_ms))
+    try:
+        await cluster.start()
+        controller = await cluster.wait_for_controller()
+        print(
+            f"cluster up: brokers {', '.join(map(str, broker_ids))}; controller {controller.controller_id} "
+            f"with epoch {controller.context.epoch}" + (f"; logs in {log_dir}" if log_dir else "")
+        )
+        print(HELP)
+        while True:
+            print("> ", end="", flush=True)
+            line = await asyncio.to_thread(sys.stdin.readline)
+            if not line:  # no terminal: keep serving until interrupted
+                await asyncio.Event().wait()
+            if not await shell.run_command(line):
+                break
+    finally:
+        await cluster.shutdown()
+        await admin_session.close()
+        logs.close()

@@ -1,0 +1,52 @@
+"""The ``cluster`` prompt and the README's demo, driven as a user drives them."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from click.testing import CliRunner
+from tests.integration.conftest import ClusterFactory
+
+from zkcontroller.cli import main
+from zkcontroller.coordination.backend import CoordinationBackend
+from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.runtime.cluster_shell import ClusterShell
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+
+
+async def test_shell_commands(make_cluster: ClusterFactory, backend: CoordinationBackend) -> None:
+    cluster = await make_cluster([1, 2, 3])
+    first = await cluster.wait_for_controller()
+    lines: list[str] = []
+    session = await backend.new_session()
+    shell = ClusterShell(cluster, KafkaZkClient(session, wall_clock_ms), out=lines.append, rng=random.Random(1))
+    try:
+        assert await shell.run_command("create orders 4 2")
+        assert "4 of 4 partitions have a leader." in lines
+        assert await shell.run_command(f"stop {first.controller_id}")
+        assert lines[-1].startswith("controller: broker ") and lines[-1].endswith("epoch 2")
+        lines.clear()
+        assert await shell.run_command("describe orders")
+        partition_lines = [line for line in lines if "\tPartition: " in line]
+        assert len(partition_lines) == 4
+        assert all(f"Leader: {first.controller_id}\t" not in line for line in partition_lines)
+        lines.clear()
+        assert await shell.run_command("create orders 1 1")  # an error is reported, the shell goes on
+        assert lines and lines[-1].startswith("error: ") and "already exists" in lines[-1]
+        assert await shell.run_command("stop x")
+        assert lines[-1] == "error: usage: stop BROKER_ID"
+        assert await shell.run_command("quit") is False
+    finally:
+        await session.close()
+
+
+def test_demo_command_runs_on_the_embedded_store(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["demo", "--log-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "won the election with epoch 1" in result.output
+    assert "controller: broker" in result.output and "epoch 2" in result.output
+    state_change = (tmp_path / "state-change.log").read_text()
+    assert "to OnlinePartition with state LeaderAndIsr(leader=" in state_change
+    assert (tmp_path / "controller.log").read_text().count("successfully elected as the controller") >= 2
+    assert '"type":"controller_elected"' in (tmp_path / "events.jsonl").read_text()
