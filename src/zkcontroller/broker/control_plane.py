@@ -84,6 +84,8 @@ class BrokerControlPlane:
         self.log_dirs = tuple(log_dirs)
         self._offline_dirs: set[str] = set()
         self._partitions: dict[TopicPartition, HostedPartition] = {}
+        self._dir_counts: dict[str, int] = {d: 0 for d in self.log_dirs}
+        """Partitions hosted per log dir, kept as partitions come and go (placement is per new partition)."""
         self._offline: set[TopicPartition] = set()
         self._state_log = logging.getLogger(STATE_CHANGE_LOGGER)
         self._apis_log = logging.getLogger(KAFKA_APIS_LOGGER)
@@ -117,18 +119,18 @@ class BrokerControlPlane:
         self._offline_dirs.add(log_dir)
         failed = sorted(tp for tp, p in self._partitions.items() if p.log_dir == log_dir)
         for tp in failed:
-            del self._partitions[tp]
+            self._unhost(tp)
             self._offline.add(tp)
         return failed
 
     def _next_log_dir(self) -> str | None:
         """The online dir holding fewest partitions (Kafka's ``LogManager.nextLogDirs``), None if all failed."""
         online = [d for d in self.log_dirs if d not in self._offline_dirs]
-        counts = {d: 0 for d in online}
-        for p in self._partitions.values():
-            if p.log_dir in counts:
-                counts[p.log_dir] += 1
-        return min(online, key=lambda d: (counts[d], online.index(d))) if online else None
+        return min(online, key=lambda d: (self._dir_counts[d], online.index(d))) if online else None
+
+    def _unhost(self, tp: TopicPartition) -> None:
+        hosted = self._partitions.pop(tp)
+        self._dir_counts[hosted.log_dir] -= 1
 
     # ------------------------------------------------------------------ dispatch and shared checks
 
@@ -203,7 +205,7 @@ class BrokerControlPlane:
                 self._state(level, f"Ignoring {about} since its associated leader epoch {requested} {relation}")
                 return Errors.FENCED_LEADER_EPOCH
             if state.delete_partition:
-                del self._partitions[tp]
+                self._unhost(tp)
             else:
                 self._partitions[tp] = replace(hosted, role=PartitionRole.NONE)
         return Errors.NONE  # not hosted: accepted (Kafka still deletes leftover log dirs)
@@ -276,6 +278,7 @@ class BrokerControlPlane:
                             "replica for the partition is offline due to disk error")
                 return Errors.KAFKA_STORAGE_ERROR
             hosted = HostedPartition(tp, log_dir)
+            self._dir_counts[log_dir] += 1
         topic_id = topic_id if topic_id is not None else hosted.topic_id
         if state.leader == self.broker_id:
             role = PartitionRole.LEADER

@@ -16,6 +16,7 @@ that callers are written once. Closing a session only tells its listeners.
 from __future__ import annotations
 
 import abc
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -220,18 +221,13 @@ def validate_path(path: str, *, sequential: bool = False) -> str:
             raise BadArgumentsError(path, "empty node name")
         if part in (".", ".."):
             raise BadArgumentsError(path, "relative paths not allowed")
-    if any(_invalid_char(ch) for ch in path):
+    if _INVALID_CHARS.search(path):
         raise BadArgumentsError(path, "invalid character in path")
     return path
 
 
-def _invalid_char(ch: str) -> bool:
-    return (
-        ch <= "\u001f"
-        or "\u007f" <= ch <= "\u009f"
-        or "\ud800" <= ch <= "\uf8ff"
-        or "\ufff0" <= ch <= "\uffff"
-    )
+_INVALID_CHARS = re.compile("[\u0000-\u001f\u007f-\u009f\ud800-\uf8ff\ufff0-\uffff]")
+"""Characters ZooKeeper's ``PathUtils`` refuses in a path."""
 
 
 def parent_of(path: str) -> str:

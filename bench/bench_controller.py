@@ -1,0 +1,249 @@
+"""Controller timings Kafka users care about: broker failure and controller failover at scale.
+
+Prints figures; asserts nothing about speed. Run:
+
+    uv run python bench/bench_controller.py [--backend embedded|zookeeper|both] [--scale 1.0]
+
+* broker failure: 5 brokers, 50,000 partitions at RF 2; the failed broker (not the controller) leads 10,000.
+  Measured from its ``/brokers/ids/<id>`` znode disappearing (an observer's watch) to the controller having
+  written every new leader and handed the LeaderAndIsr requests to the transport.
+* controller failover: 100,000 partitions; the controller's broker stops. Measured from ``/controller``
+  vanishing to the new controller's first UpdateMetadata handed to the transport, and to "Ready to serve".
+
+``--scale`` multiplies the partition counts (0.1 for a quick look).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import platform
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from zkcontroller.controller.channel_manager import InProcessTransport
+from zkcontroller.controller.event_log import EventLog
+from zkcontroller.coordination.api import EventType, WatchedEvent
+from zkcontroller.coordination.backend import CoordinationBackend, EmbeddedBackend, ZooKeeperBackend
+from zkcontroller.protocol.control_requests import (
+    AnyControlRequest,
+    ControlResponse,
+    LeaderAndIsrRequest,
+    UpdateMetadataRequest,
+)
+from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.runtime.cluster import LocalCluster
+from zkcontroller.runtime.zookeeper_server import ZooKeeperServerProcess
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+from zkcontroller.zk.model import Broker, ReplicaAssignment, TopicPartition
+
+PARTITIONS_PER_TOPIC = 1000
+BROKERS = [1, 2, 3, 4, 5]
+
+
+class TimingTransport(InProcessTransport):
+    """Notes when each request was handed to the transport: (time, controller epoch, request kind)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.handed: list[tuple[int, int, str]] = []
+
+    async def send(self, broker: Broker, request: AnyControlRequest) -> ControlResponse:
+        self.handed.append((wall_clock_ms(), request.controller_epoch, type(request).__name__))
+        return await super().send(broker, request)
+
+    def times(self, since_ms: int, epoch: int, kind: type) -> list[int]:
+        return [t for t, e, k in self.handed if t >= since_ms and e == epoch and k == kind.__name__]
+
+
+@dataclass
+class Records:
+    lines: list[dict] = field(default_factory=list)
+
+    def sink(self, line: str) -> None:
+        # Keep only what the figures need; parsing every state-change record would time the benchmark itself.
+        if '"type":"controller_' in line or '"type":"broker_failed"' in line:
+            self.lines.append(json.loads(line))
+
+    def last(self, record_type: str, **match: object) -> dict:
+        found = [r for r in self.lines if r["type"] == record_type and all(r.get(k) == v for k, v in match.items())]
+        return found[-1]
+
+
+async def create_topics(admin: KafkaZkClient, partitions: int, leader_of: dict[int, int] | None = None) -> None:
+    """Topics of 1,000 partitions at RF 2, leaders spread evenly over the five brokers."""
+    n_topics = max(1, partitions // PARTITIONS_PER_TOPIC)
+    per_topic = partitions // n_topics
+    await asyncio.gather(
+        *(
+            admin.create_topic_assignment(
+                f"topic-{t:03d}",
+                None,
+                {
+                    TopicPartition(f"topic-{t:03d}", p): ReplicaAssignment(
+                        (BROKERS[(t * per_topic + p) % 5], BROKERS[(t * per_topic + p + 1) % 5])
+                    )
+                    for p in range(per_topic)
+                },
+            )
+            for t in range(n_topics)
+        )
+    )
+
+
+async def wait_all_online(cluster: LocalCluster, partitions: int, timeout_s: float = 900) -> float:
+    start = time.perf_counter()
+    deadline = start + timeout_s
+    while True:
+        controller = cluster.active_controller()
+        if (
+            controller is not None
+            and controller.context.partition_with_leaders_count == partitions
+            and controller.event_manager.queue_size == 0
+        ):
+            return time.perf_counter() - start
+        if time.perf_counter() > deadline:
+            raise TimeoutError("partitions did not come online")
+        await asyncio.sleep(0.05)
+
+
+async def poll_until(condition: Callable[[], bool], timeout_s: float = 900) -> None:
+    deadline = time.perf_counter() + timeout_s
+    while not condition():
+        if time.perf_counter() > deadline:
+            raise TimeoutError("condition not reached")
+        await asyncio.sleep(0.01)
+
+
+async def watch_deletion(admin: KafkaZkClient, path: str) -> asyncio.Future[int]:
+    """A future resolved with the wall time at which an observer sees ``path`` deleted."""
+    fut: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+    def on_event(event: WatchedEvent) -> None:
+        if event.type is EventType.NODE_DELETED and not fut.done():
+            fut.set_result(wall_clock_ms())
+
+    assert await admin.path_exists(path, on_event)
+    return fut
+
+
+async def start_cluster(backend: CoordinationBackend, records: Records, transport: TimingTransport) -> LocalCluster:
+    cluster = LocalCluster(
+        backend,
+        BROKERS,
+        wall_clock_ms,
+        event_log=EventLog("bench", wall_clock_ms, records.sink),
+        session_timeout_ms=18000,
+        transport=transport,
+    )
+    await cluster.start()
+    await cluster.wait_for_controller()
+    return cluster
+
+
+async def bench_broker_failure(backend: CoordinationBackend, partitions: int) -> dict[str, float]:
+    records, transport = Records(), TimingTransport()
+    cluster = await start_cluster(backend, records, transport)
+    session = await backend.new_session()
+    admin = KafkaZkClient(session, wall_clock_ms)
+    try:
+        controller = cluster.active_controller()
+        assert controller is not None
+        await create_topics(admin, partitions)
+        setup_s = await wait_all_online(cluster, partitions)
+        victim = next(b for b in BROKERS if b != controller.controller_id)
+        led = len(controller.context.partition_leaders_on_broker(victim))
+        gone = await watch_deletion(admin, f"/brokers/ids/{victim}")
+        await cluster.stop_broker(victim)
+        t0 = await gone
+        await poll_until(
+            lambda: (
+                any(
+                    r["type"] == "controller_event" and r["event"] == "BrokerChange" and r["ts_ms"] >= t0
+                    for r in records.lines
+                )
+                and controller.event_manager.queue_size == 0
+                and controller.channel_manager.total_queue_size == 0
+            )
+        )
+        done = records.last("controller_event", event="BrokerChange")
+        handed = max(transport.times(t0, controller.context.epoch, LeaderAndIsrRequest))
+        return {
+            "partitions": partitions,
+            "led_by_failed_broker": led,
+            "setup_s": setup_s,
+            "znode_gone_to_event_done_ms": done["ts_ms"] - t0,
+            "event_queue_ms": done["queue_time_ms"],
+            "event_processing_ms": done["processing_time_ms"],
+            "znode_gone_to_last_leader_and_isr_handed_ms": handed - t0,
+        }
+    finally:
+        await session.close()
+        await cluster.shutdown(timeout_s=120)
+
+
+async def bench_failover(backend: CoordinationBackend, partitions: int) -> dict[str, float]:
+    records, transport = Records(), TimingTransport()
+    cluster = await start_cluster(backend, records, transport)
+    session = await backend.new_session()
+    admin = KafkaZkClient(session, wall_clock_ms)
+    try:
+        old = cluster.active_controller()
+        assert old is not None
+        await create_topics(admin, partitions)
+        setup_s = await wait_all_online(cluster, partitions)
+        gone = await watch_deletion(admin, "/controller")
+        await cluster.stop_broker(old.controller_id)
+        t0 = await gone
+        new = await cluster.wait_for_controller(timeout_s=900, exclude=old.controller_id, min_epoch=2)
+        epoch = new.context.epoch
+        ready = records.last("controller_ready", controller_epoch=epoch)
+        elected = records.last("controller_elected", controller_epoch=epoch)
+        return {
+            "partitions": partitions,
+            "setup_s": setup_s,
+            "controller_gone_to_elected_ms": elected["ts_ms"] - t0,
+            "controller_gone_to_first_update_metadata_ms": min(transport.times(t0, epoch, UpdateMetadataRequest)) - t0,
+            "controller_gone_to_ready_ms": ready["ts_ms"] - t0,
+        }
+    finally:
+        await session.close()
+        await cluster.shutdown(timeout_s=120)
+
+
+def print_result(name: str, result: dict[str, float]) -> None:
+    print(f"  {name}:")
+    for key, value in result.items():
+        print(f"    {key:<48} {value:>12,.1f}" if isinstance(value, float) else f"    {key:<48} {value:>12,}")
+
+
+async def run(new_backend: Callable[[str], CoordinationBackend], scale: float) -> None:
+    """Each scenario on a store of its own (a new embedded server, or its own chroot)."""
+    print_result("broker failure", await bench_broker_failure(new_backend("broker-failure"), int(50_000 * scale)))
+    print_result("controller failover", await bench_failover(new_backend("failover"), int(100_000 * scale)))
+
+
+def main() -> None:
+    # Shutting the clusters down at the end makes the controllers log every partition they can no longer
+    # lead; that is Kafka's behaviour, not news, so only the figures are printed.
+    for name in ("state.change.logger", "kafka"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--backend", choices=["embedded", "zookeeper", "both"], default="both")
+    parser.add_argument("--scale", type=float, default=1.0)
+    args = parser.parse_args()
+    print(f"{platform.node()} {platform.machine()} python {platform.python_version()}, scale {args.scale}")
+    if args.backend in ("embedded", "both"):
+        print("embedded store:")
+        asyncio.run(run(lambda _name: EmbeddedBackend(wall_clock_ms), args.scale))
+    if args.backend in ("zookeeper", "both"):
+        with ZooKeeperServerProcess() as server:
+            print(f"real ZooKeeper at {server.connect_string}:")
+            asyncio.run(run(lambda name: ZooKeeperBackend(server.connect_string, f"/{name}"), args.scale))
+
+
+if __name__ == "__main__":
+    main()
