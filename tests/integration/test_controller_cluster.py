@@ -201,3 +201,25 @@ async def test_deleting_controller_znode_elects_next_epoch(make_cluster: Cluster
 async def _epoch_at_least(admin: KafkaZkClient, epoch: int) -> bool:
     found = await admin.get_controller_epoch()
     return found is not None and found[0] >= epoch and await admin.get_controller_id() is not None
+
+
+async def test_controller_rearms_watches_after_a_dropped_connection(
+    make_cluster: ClusterFactory, admin: KafkaZkClient, backend: CoordinationBackend
+) -> None:
+    """A dropped connection disarms watches (see coordination.api); once reconnected, the controller must
+    still see new topics and broker failures."""
+    from zkcontroller.coordination.backend import EmbeddedBackend
+
+    if not isinstance(backend, EmbeddedBackend):
+        pytest.skip("cutting one client's connection is an embedded-store drill (a real server would need a proxy)")
+    cluster = await make_cluster([1, 2, 3])
+    controller = await cluster.wait_for_controller()
+    session_id = controller.zk.session.session_id
+    backend.server.disconnect(session_id)
+    await create_topic(admin, "while-away", {0: [1, 2]})  # its watch fired into the disconnection
+    backend.server.reconnect(session_id)
+    states = await wait_for_states(admin, "while-away", 1, lambda s: True, "the topic created while disconnected")
+    assert states[0].controller_epoch == controller.context.epoch
+    other = max({1, 2, 3} - {controller.controller_id})
+    await cluster.stop_broker(other)  # needs the re-armed /brokers/ids watch
+    await wait_until(lambda: other not in controller.context.live_or_shutting_down_broker_ids, what="failure seen")

@@ -22,6 +22,7 @@ from zkcontroller.controller.kafka_controller import KafkaController
 from zkcontroller.coordination.api import CoordinationSession, SessionState
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.errors import ZkError
+from zkcontroller.coordination.reconnecting import ReconnectingSession
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.model import Broker, BrokerInfo, EndPoint
 from zkcontroller.zk.topic_id import TopicId
@@ -79,7 +80,7 @@ class KafkaServer:
 
     async def startup(self) -> None:
         session = await self.backend.new_session(self.config.session_timeout_ms)
-        self.zk = zk = KafkaZkClient(session, self.clock, rng=self.rng)
+        self.zk = zk = KafkaZkClient(ReconnectingSession(session), self.clock, rng=self.rng)
         await zk.create_top_level_paths()
         self.cluster_id = await zk.create_or_get_cluster_id(str(TopicId.generate(self.rng)))
         info = BrokerInfo(self.config.broker())
@@ -129,7 +130,7 @@ class KafkaServer:
                     await asyncio.sleep(SESSION_RETRY_BACKOFF_S)
             else:
                 return
-            self.zk.replace_session(session)
+            self.zk.replace_session(ReconnectingSession(session))
             self._watch_session(session)
             self.controller.after_initializing_session()
         finally:

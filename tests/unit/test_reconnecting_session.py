@@ -1,0 +1,50 @@
+"""The CONNECTIONLOSS retry rule: a request made while disconnected completes once the connection is back."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from tests.helpers import wait_until
+
+from zkcontroller.coordination.embedded import EmbeddedServer, EmbeddedSession
+from zkcontroller.coordination.errors import ConnectionLossError, SessionExpiredError
+from zkcontroller.coordination.reconnecting import ReconnectingSession
+
+
+class ManualClock:
+    def __init__(self) -> None:
+        self.now_ms = 1_000
+
+    def __call__(self) -> int:
+        return self.now_ms
+
+
+async def test_request_during_disconnection_completes_after_reconnect() -> None:
+    server = EmbeddedServer(ManualClock())
+    inner = EmbeddedSession(server, 6000)
+    session = ReconnectingSession(inner)
+    server.disconnect(inner.session_id)
+    with pytest.raises(ConnectionLossError):
+        await inner.create("/direct")  # the raw session reports the loss
+    pending = asyncio.ensure_future(session.create("/retried", b"x"))
+    await wait_until(lambda: session.retries > 0, what="the request failed once")
+    assert not pending.done()
+    server.reconnect(inner.session_id)
+    assert await asyncio.wait_for(pending, 10) == "/retried"
+    assert (await session.get_data("/retried"))[0] == b"x"
+
+
+async def test_expiry_while_waiting_is_final() -> None:
+    clock = ManualClock()
+    server = EmbeddedServer(clock)
+    inner = EmbeddedSession(server, 6000)
+    session = ReconnectingSession(inner)
+    server.disconnect(inner.session_id)
+    pending = asyncio.ensure_future(session.exists("/"))
+    await wait_until(lambda: session.retries > 0, what="the request failed once")
+    clock.now_ms += 6000
+    server.tick()
+    server.reconnect(inner.session_id)  # the client learns it expired
+    with pytest.raises(SessionExpiredError):
+        await asyncio.wait_for(pending, 10)
