@@ -67,6 +67,7 @@ async def run_demo(backend: CoordinationBackend, broker_ids: list[int], log_dir:
     finally:
         await cluster.shutdown()
         await admin_session.close()
+        await backend.close()
         logs.close()
     console.print(f"\nLogs (Kafka's state-change.log and controller.log, and events.jsonl) are in {log_dir}")
     console.print(f"Analyse them with: uv run zkcontroller analyze {log_dir} --out {log_dir}/analysis")

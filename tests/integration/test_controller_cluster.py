@@ -59,8 +59,9 @@ async def wait_until_async(probe, what: str, timeout_s: float = 30.0) -> None:
         await asyncio.sleep(0.02)
 
 
+@pytest.mark.parametrize("how", ["stop", "kill"])
 async def test_new_cluster_elects_one_controller_and_failover_bumps_epoch(
-    make_cluster: ClusterFactory, admin: KafkaZkClient
+    make_cluster: ClusterFactory, admin: KafkaZkClient, how: str
 ) -> None:
     cluster = await make_cluster([1, 2, 3])
     first = await cluster.wait_for_controller()
@@ -70,7 +71,10 @@ async def test_new_cluster_elects_one_controller_and_failover_bumps_epoch(
 
     transport = cluster.transport
     assert isinstance(transport, RecordingTransport)
-    await cluster.stop_broker(first.controller_id)
+    if how == "stop":
+        await cluster.stop_broker(first.controller_id)
+    else:  # killed: its session lingers until the store times it out (6 s here)
+        await cluster.crash_broker(first.controller_id)
     second = await cluster.wait_for_controller(exclude=first.controller_id)
     assert second.context.epoch == 2
     assert (await admin.get_controller_epoch())[0] == 2  # type: ignore[index]

@@ -74,12 +74,18 @@ class LocalCluster:
     async def stop_broker(self, broker_id: int) -> None:
         await self._running(broker_id).shutdown()
 
-    def crash_broker(self, broker_id: int) -> None:
-        """Stop a broker mid-step; on the embedded store its session is cut off and times out as a real one."""
+    async def crash_broker(self, broker_id: int) -> None:
+        """Stop a broker mid-step, as a killed process. On the embedded store its session is cut off and times
+        out like a real one. A real ZooKeeper client cannot be silenced without closing its session, so there
+        the session is expired at once: what the server does once the timeout has passed."""
         server = self._running(broker_id)
         server.crash()
-        if isinstance(self.backend, EmbeddedBackend) and server.zk is not None:
+        if server.zk is None:
+            return
+        if isinstance(self.backend, EmbeddedBackend):
             self.backend.server.disconnect(server.zk.session.session_id)
+        else:
+            await self.backend.expire_session(server.zk.session)
 
     async def expire_broker_session(self, broker_id: int) -> None:
         server = self._running(broker_id)

@@ -131,7 +131,7 @@ class ClusterShell:
         elif name == "start":
             await self.cluster.start_broker(broker_id)
         elif name == "kill":
-            self.cluster.crash_broker(broker_id)
+            await self.cluster.crash_broker(broker_id)
         else:
             await self.cluster.expire_broker_session(broker_id)
         self.out(f"{name} {broker_id}: done")
@@ -174,4 +174,5 @@ async def run_cluster(
     finally:
         await cluster.shutdown()
         await admin_session.close()
+        await backend.close()
         logs.close()
