@@ -16,12 +16,14 @@ that callers are written once. Closing a session only tells its listeners.
 from __future__ import annotations
 
 import abc
+import asyncio
+import contextlib
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from zkcontroller.coordination.errors import BadArgumentsError, ErrorCode, ZkError, error_for_code
+from zkcontroller.coordination.errors import BadArgumentsError, ErrorCode, NoNodeError, ZkError, error_for_code
 
 ANY_VERSION = -1
 """Expected version meaning "unconditional" for set/delete (ZooKeeper's -1)."""
@@ -274,6 +276,36 @@ class CoordinationSession(abc.ABC):
     @abc.abstractmethod
     async def get_data(self, path: str, watch: Watcher | None = None) -> tuple[bytes, Stat]:
         """Read a node; ``watch`` fires once on its next data change or deletion."""
+
+    async def get_data_many(
+        self, paths: Sequence[str], watch: Watcher | None = None, *, max_in_flight: int = 10
+    ) -> list[tuple[bytes, Stat] | None]:
+        """`get_data` of many nodes, in order; None where a node does not exist (no watch armed there).
+
+        This default pipelines single reads, up to ``max_in_flight`` outstanding (Kafka's
+        ``zookeeper.max.in.flight.requests``); a backend that can answer a batch at once overrides it. Any
+        error other than a missing node cancels the remaining reads and propagates as itself.
+        """
+        if max_in_flight < 1:
+            raise ValueError("max_in_flight must be at least 1")
+        results: list[tuple[bytes, Stat] | None] = [None] * len(paths)
+        next_index = iter(range(len(paths)))
+
+        async def worker() -> None:
+            for i in next_index:
+                with contextlib.suppress(NoNodeError):
+                    results[i] = await self.get_data(paths[i], watch)
+
+        try:
+            async with asyncio.TaskGroup() as group:
+                for _ in range(min(max_in_flight, len(paths))):
+                    group.create_task(worker())
+        except BaseExceptionGroup as group_error:
+            error: BaseException = group_error
+            while isinstance(error, BaseExceptionGroup):
+                error = error.exceptions[0]
+            raise error from group_error
+        return results
 
     @abc.abstractmethod
     async def exists(self, path: str, watch: Watcher | None = None) -> Stat | None:

@@ -12,7 +12,6 @@ from zkcontroller.coordination.api import CoordinationSession, CreateMode, Op, O
 from zkcontroller.coordination.errors import NodeExistsError, NoNodeError, ZkError
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.fencing import BatchLimits, BatchStats, FencedBatchWriter, fenced_op
-from zkcontroller.zk.pipeline import pipelined
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -89,20 +88,18 @@ class KafkaZkClientBase:
         decode: Callable[[K, bytes, Stat, str], V],
         watch: Watcher | None = None,
     ) -> BulkRead[K, V]:
-        """Pipelined ``get_data`` of many znodes, decoded; absent nodes skipped, malformed ones reported."""
+        """``get_data`` of many znodes in one batched read, decoded; absent nodes skipped, malformed ones
+        reported."""
         out: BulkRead[K, V] = BulkRead()
-
-        async def read_one(key: K) -> None:
-            path = path_of(key)
-            found = await self.get_data_and_stat(path, watch)
-            if found is None:
-                return
+        paths = [path_of(key) for key in keys]
+        found = await self._session.get_data_many(paths, watch, max_in_flight=self.limits.max_in_flight)
+        for key, path, data_and_stat in zip(keys, paths, found, strict=True):
+            if data_and_stat is None:
+                continue
             try:
-                out.values[key] = decode(key, found[0], found[1], path)
+                out.values[key] = decode(key, data_and_stat[0], data_and_stat[1], path)
             except ZnodeDecodeError as e:
                 out.malformed[path] = e
-
-        await pipelined(keys, read_one, self.limits.max_in_flight)
         return out
 
     # ------------------------------------------------------------------ writes
