@@ -64,6 +64,17 @@ CASES = [
      f"ISR:3,LeaderEpoch:2,ControllerEpoch:9) after removing replica 2 from the ISR as part of transition to "
      f"OfflineReplica {SC}", "isr_change",
      {"topic": "test2", "partition": 1, "leader": -1, "isr": [3], "leader_epoch": 2, "broker_id": 2}),
+    # 3.1 (and our controller) print ZkVersion in LeaderIsrAndControllerEpoch; 3.2+ also LeaderRecoveryState.
+    (f"[2026-11-22 06:36:20,565] INFO [Controller id=2 epoch=2] Partition orders-1 state changed to (Leader:-1,"
+     f"ISR:2,3,LeaderEpoch:1,ZkVersion:7,ControllerEpoch:2) after removing replica 1 from the ISR as part of "
+     f"transition to OfflineReplica {SC}", "isr_change",
+     {"controller_id": 2, "controller_epoch": 2, "topic": "orders", "partition": 1, "leader": -1, "isr": [2, 3],
+      "leader_epoch": 1, "broker_id": 1}),
+    (f"[2023-01-16 17:29:29,181] INFO [Controller id=0 epoch=1] Partition t-0 state changed to (Leader:0,ISR:0,"
+     f"LeaderRecoveryState:RECOVERED,LeaderEpoch:4,ZkVersion:5,ControllerEpoch:1) after removing replica 1 from "
+     f"the ISR as part of transition to OfflineReplica {SC}", "isr_change",
+     {"topic": "t", "partition": 0, "leader": 0, "isr": [0], "leader_epoch": 4, "controller_epoch": 1,
+      "broker_id": 1}),
     (f"[2021-01-10 14:19:29,890] ERROR [Controller id=1 epoch=9] Controller 1 epoch 9 failed to change state for "
      f"partition swisscollections-rawdata-1 from OfflinePartition to OnlinePartition {SC}",
      "partition_state_change_failed", {"controller_epoch": 9, "partition": 1, "to_state": "OnlinePartition"}),
@@ -97,7 +108,7 @@ def test_version_families(line: str, kind: str, expected: dict[str, object]) -> 
 DEFAULT = f"[2020-11-24 08:51:58,843] INFO [Controller id=1] Resigned {KC}"
 
 
-@pytest.mark.parametrize("line", [
+VARIANT_LINES = [
     DEFAULT,
     f"2020-11-24 08:51:58,843 INFO [Controller id=1] Resigned {KC} [controller-event-thread]",  # Strimzi
     f"2020-11-24T08:51:58.843 INFO [Controller id=1] Resigned {KC}",  # ISO 'T', dot millis
@@ -106,7 +117,11 @@ DEFAULT = f"[2020-11-24 08:51:58,843] INFO [Controller id=1] Resigned {KC}"
     f"2020-11-24T08:51:58.999999999Z stdout F {DEFAULT}",  # CRI / kubectl
     f"07:08:49,847  INFO || - [DockerizedKafkaTestSupport] kafka STDOUT: {DEFAULT}",  # test harness
     "[2020-11-24 08:51:58,843] INFO [Controller id=1] Resigned (kafka.controller.KafkaController:66)",  # (%c:%L)
-], ids=["default", "strimzi", "iso-t", "offset", "compose", "cri", "harness", "logger-line"])
+]
+
+
+@pytest.mark.parametrize("line", VARIANT_LINES,
+                         ids=["default", "strimzi", "iso-t", "offset", "compose", "cri", "harness", "logger-line"])
 def test_deployment_variants_parse_to_the_same_record(line: str) -> None:
     parsed = PARSER.parse_line(1, line)
     assert isinstance(parsed, ParsedLine)

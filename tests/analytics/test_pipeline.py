@@ -20,14 +20,19 @@ SAMPLE_FILES = ("01-guenterh-2.7-broker1-controller.log", "02-guenterh-2.7-broke
                 "17-andrei-0.10.2-controller-unclean.log", "19-andrei-0.10.2-state-change-unclean-election.log")
 
 
-def test_spark_extract_matches_the_reference_parser_on_every_sample(spark, samples: Path) -> None:
+def test_spark_extract_matches_the_reference_parser_on_every_sample(spark, samples: Path, tmp_path: Path) -> None:
+    """Every real sample line, plus the parser tests' version-family and deployment-variant lines."""
+    from tests.analytics.test_kafka_log_parser import CASES, VARIANT_LINES
+
     from zkcontroller.analytics.extract import extract
 
-    extracted = extract(spark, [str(samples)])
+    synthetic = tmp_path / "version-families.log"
+    synthetic.write_text("\n".join([*(line for line, _, _ in CASES), *VARIANT_LINES]) + "\n", encoding="utf-8")
+    extracted = extract(spark, [str(samples), str(synthetic)])
     spark_rows = {(r.source_file, r.line_number): r.asDict() for r in extracted.events.collect()}
     spark_rejected = {(r.source_file, r.line_number): r.reason for r in extracted.rejected.collect()}
     parser, python_rows, python_rejected = KafkaLogParser(), {}, {}
-    for path in sorted(samples.iterdir()):
+    for path in [*sorted(samples.iterdir()), synthetic]:
         for result in parser.parse_lines(path.read_text(encoding="utf-8", errors="replace").splitlines()):
             key = (str(path), result.line_number)
             if isinstance(result, RejectedLine):

@@ -77,6 +77,7 @@ def test_controller_tenures_fill_epochs_and_measure_the_failover_gap(spark) -> N
         dict(ms=5000, kind="controller_resigned", controller_id=1),
         dict(ms=5200, kind="controller_elected", controller_id=2, controller_epoch=8),
         dict(ms=5600, kind="controller_ready", controller_id=2, controller_epoch=8),
+        dict(ms=5600, kind="controller_event", controller_id=3, controller_epoch=0),  # broker 3 is no controller
     ])
     expected = spark.createDataFrame(
         [("c", 1, 7, at(0), at(100), at(10), at(100), at(5000), at(200), 5000, None),
@@ -125,6 +126,8 @@ def test_anomalies_find_stale_epochs_leaderless_partitions_unclean_elections_and
         psc(2100, 0, OFFLINE, ONLINE, 2, [2], controller_epoch=6),
         dict(ms=3000, kind="controller_event", event_name="BrokerChange", queue_time_ms=700,
              processing_time_ms=600, controller_id=2, controller_epoch=6),
+        dict(ms=3100, kind="controller_event", event_name="Startup", queue_time_ms=0, processing_time_ms=0,
+             controller_id=3, controller_epoch=0),  # a broker that is not controller: not a stale epoch
     ])
     got = incidents.anomalies(df, transform.leader_elections(df), slow_event_ms=1000)
     expected = spark.createDataFrame([

@@ -9,7 +9,13 @@ from __future__ import annotations
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
-from zkcontroller.analytics.transform import NO_LEADER, OFFLINE, observed_windows, partition_leadership
+from zkcontroller.analytics.transform import (
+    NO_CONTROLLER_EPOCH,
+    NO_LEADER,
+    OFFLINE,
+    observed_windows,
+    partition_leadership,
+)
 
 HANDLING_KINDS = (
     "partition_state_change", "replica_state_change", "isr_change", "leader_election",
@@ -110,7 +116,7 @@ def _anomaly(df: DataFrame, **columns: object) -> DataFrame:
 def stale_epoch_anomalies(events: DataFrame) -> DataFrame:
     """Controllers acting with an epoch after a higher epoch had appeared: the split-brain signature."""
     acting = events.select("cluster", "ts_ms", "ts", "controller_id", "controller_epoch", "source_file",
-                           "line_number").where(F.col("controller_epoch").isNotNull())
+                           "line_number").where(F.col("controller_epoch") > NO_CONTROLLER_EPOCH)
     first_seen = acting.groupBy("cluster", "controller_epoch").agg(F.min("ts_ms").alias("first_ms"))
     later = first_seen.alias("e").join(
         first_seen.alias("h"),

@@ -120,9 +120,11 @@ TEMPLATES: tuple[Template, ...] = (
              r"|Deleted partition \S+ from metadata cache) in response to UpdateMetadata request sent by "
              r"controller (\d+) epoch (\d+)", {"controller_id": 1, "controller_epoch": 2},
              {"tp": rf"for partition {TP} in response"}),
+    # LeaderIsrAndControllerEpoch.toString: 2.6-3.0 `(Leader:,ISR:,LeaderEpoch:,ControllerEpoch:)`, 3.1 adds
+    # `ZkVersion:` (our controller writes that form too), 3.2+ also `LeaderRecoveryState:` after the ISR.
     Template("isr_change",
-             rf"^Partition {TP} state changed to \(Leader:(-?\d+),ISR:([\d,]*),LeaderEpoch:(\d+),"
-             r"ControllerEpoch:(\d+)\) after removing replica (\d+) from the ISR",
+             rf"^Partition {TP} state changed to \(Leader:(-?\d+),ISR:([\d,]*),(?:LeaderRecoveryState:\w+,)?"
+             r"LeaderEpoch:(\d+),(?:ZkVersion:\d+,)?ControllerEpoch:(\d+)\) after removing replica (\d+) from the ISR",
              {"tp": 1, "leader": 2, "isr": 3, "leader_epoch": 4, "controller_epoch": 5, "broker_id": 6}),
     Template("isr_change", rf"^New leader and ISR for partition {TP} is ", {"tp": 1}, _LIE),
     Template("leader_election", rf"^[Ee]lected leader (-?\d+) for Offline partition {TP}",

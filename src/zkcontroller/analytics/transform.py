@@ -15,6 +15,9 @@ OFFLINE = "OfflinePartition"
 ONLINE = "OnlinePartition"
 GONE = "NonExistentPartition"
 NO_LEADER = -1
+NO_CONTROLLER_EPOCH = 0
+"""Kafka's initial /controller_epoch: the first elected controller has epoch 1, so 0 marks a broker that is not
+controller (our event log writes it on events a non-controller broker processes); it is never a tenure."""
 _PARTITION_KEY = ("cluster", "topic", "partition")
 _LINE_ORDER = ("ts_ms", "source_file", "line_number")
 CONTROLLER_KINDS = ("partition_state_change", "isr_change", "leader_election")
@@ -128,7 +131,7 @@ def _election_evidence(events: DataFrame) -> DataFrame:
         ((F.col("kind") == "leader_election") | elected_by_change) & (F.col("leader") >= 0)
     ).select(
         *_PARTITION_KEY, *_LINE_ORDER, "ts", "leader", "leader_epoch", "controller_id", "controller_epoch",
-        F.coalesce("old_leader", "prev_leader").alias("old_leader"),
+        F.coalesce(F.when(F.col("old_leader") >= 0, F.col("old_leader")), "prev_leader").alias("old_leader"),
         F.coalesce("strategy", F.when(F.col("from_state") == OFFLINE, F.lit("offline"))).alias("strategy"),
         "trigger",
         F.coalesce("clean", derived_clean).alias("clean"),
@@ -187,7 +190,7 @@ def controller_tenures(events: DataFrame) -> DataFrame:
         _first_at("controller_resigned").alias("resigned_at"),
     )
     activity = events.select("cluster", "ts", "controller_id", "controller_epoch").where(
-        F.col("controller_id").isNotNull() & F.col("controller_epoch").isNotNull()
+        F.col("controller_id").isNotNull() & (F.col("controller_epoch") > NO_CONTROLLER_EPOCH)
     ).groupBy("cluster", "controller_id", "controller_epoch").agg(
         F.min("ts").alias("first_seen_at"), F.max("ts").alias("last_seen_at"),
     )
