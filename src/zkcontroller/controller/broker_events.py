@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from zkcontroller.controller.base import ControllerBase, NodeHandler
 from zkcontroller.controller.events import BrokerChange, BrokerModifications, ControllerEvent
-from zkcontroller.controller.states import PartitionAndReplica, PartitionState, ReplicaState
+from zkcontroller.controller.states import PartitionAndReplica, PartitionState, ReplicaState, sorted_replicas
 from zkcontroller.coordination.api import EventType
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ZnodeDecodeError
-from zkcontroller.zk.model import Broker
+from zkcontroller.zk.model import Broker, sorted_partitions
 
 
 def _ids(ids: list[int] | set[int]) -> str:
@@ -99,7 +99,7 @@ class BrokerEventHandlers(ControllerBase):
         }
         self.send_update_metadata_request(sorted(new_set), with_leaders)
         replicas = self.context.replicas_on_brokers(new_set)
-        await self.replica_state_machine.handle_state_changes(sorted(replicas), ReplicaState.ONLINE)
+        await self.replica_state_machine.handle_state_changes(sorted_replicas(replicas), ReplicaState.ONLINE)
         await self.partition_state_machine.trigger_online_partition_state_change()
         await self.register_broker_modifications_handlers(new_brokers)
 
@@ -125,9 +125,10 @@ class BrokerEventHandlers(ControllerBase):
         deleting = {r for r in replicas if self.context.is_topic_queued_up_for_deletion(r.topic_partition.topic)}
         rest = replicas - deleting
         offline_leaders = set(self.context.partitions_with_offline_leader)
-        await self.partition_state_machine.handle_state_changes(sorted(offline_leaders), PartitionState.OFFLINE)
+        await self.partition_state_machine.handle_state_changes(
+            sorted_partitions(offline_leaders), PartitionState.OFFLINE)
         await self.partition_state_machine.trigger_online_partition_state_change()
-        await self.replica_state_machine.handle_state_changes(sorted(rest), ReplicaState.OFFLINE)
+        await self.replica_state_machine.handle_state_changes(sorted_replicas(rest), ReplicaState.OFFLINE)
         if deleting:
             self.log.warn(
                 f"Replicas {sorted(str(r) for r in deleting)} of topics queued for deletion went offline; "

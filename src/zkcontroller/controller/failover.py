@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from zkcontroller.controller.events import BrokerChange, TopicChange
 from zkcontroller.zk import paths
+from zkcontroller.zk.model import sorted_by_partition
 
 if TYPE_CHECKING:
     from zkcontroller.controller.kafka_controller import KafkaController
@@ -48,7 +49,7 @@ async def initialize_controller_context(controller: KafkaController) -> None:
     controller.register_partition_modifications_handlers(sorted(topics))
     assignments = await controller.process_topic_ids(await controller.read_topic_assignments(topics))
     for t in assignments:
-        for tp, assignment in sorted(t.assignment.items()):
+        for tp, assignment in sorted_by_partition(t.assignment.items()):
             context.update_partition_full_replica_assignment(tp, assignment)
             if assignment.is_being_reassigned:
                 context.partitions_being_reassigned.add(tp)
@@ -64,5 +65,5 @@ async def update_leader_and_isr_cache(controller: KafkaController) -> None:
     read = await controller.zk.get_topic_partition_states(controller.context.all_partitions)
     for path, error in sorted(read.malformed.items()):
         controller.log.error(f"Ignoring malformed partition state at {path}: {error.reason}")
-    for tp, leadership in sorted(read.values.items()):
+    for tp, leadership in sorted_by_partition(read.values.items()):
         controller.context.put_partition_leadership_info(tp, leadership)

@@ -41,6 +41,7 @@ from zkcontroller.zk.model import (
     LeaderAndIsr,
     LeaderIsrAndControllerEpoch,
     TopicPartition,
+    sorted_partitions,
 )
 from zkcontroller.zk.znodes import UNCLEAN_LEADER_ELECTION_ENABLE
 
@@ -90,7 +91,7 @@ class PartitionStateMachine:
         await self.trigger_online_partition_state_change()
 
     def initialize_partition_state(self) -> None:
-        for tp in sorted(self.context.all_partitions):
+        for tp in sorted_partitions(self.context.all_partitions):
             info = self.context.partition_leadership_info(tp)
             if info is None:
                 state = PartitionState.NEW
@@ -104,7 +105,8 @@ class PartitionStateMachine:
                                                     ) -> dict[TopicPartition, Result]:
         """New and Offline partitions (of ``topic``, or all) not queued for deletion → Online, clean only."""
         candidates = self.context.partitions_in_states({PartitionState.OFFLINE, PartitionState.NEW}, topic)
-        partitions = sorted(tp for tp in candidates if not self.context.is_topic_queued_up_for_deletion(tp.topic))
+        partitions = sorted_partitions(
+            tp for tp in candidates if not self.context.is_topic_queued_up_for_deletion(tp.topic))
         return await self.handle_state_changes(
             partitions, PartitionState.ONLINE, OfflinePartitionLeaderElectionStrategy(False))
 
@@ -319,7 +321,7 @@ class PartitionStateMachine:
         except Exception as e:
             finished.update({tp: e for tp in proposed})
             return []
-        for tp in sorted(update.finished):
+        for tp in sorted_partitions(update.finished):
             lai = update.finished[tp]
             info = LeaderIsrAndControllerEpoch(lai, self.context.epoch)
             self.context.put_partition_leadership_info(tp, info)
@@ -329,7 +331,7 @@ class PartitionStateMachine:
                                                     not by_tp[tp].unclean, trigger)
             finished[tp] = lai
         finished.update(update.failed)
-        return sorted(update.to_retry)
+        return sorted_partitions(update.to_retry)
 
     async def _collect_unclean_leader_election_state(
         self, leader_and_isrs: list[tuple[TopicPartition, LeaderAndIsr]], allow_unclean: bool,

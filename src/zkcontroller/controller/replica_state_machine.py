@@ -18,10 +18,15 @@ from zkcontroller.controller.assignment import remove_replica
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.context import ControllerContext
 from zkcontroller.controller.errors import StateChangeFailedError
-from zkcontroller.controller.event_log import StateChangeLogger, render_leader_isr_and_epoch
+from zkcontroller.controller.event_log import TRACE, StateChangeLogger, render_leader_isr_and_epoch
 from zkcontroller.controller.partition_state_machine import render_states
 from zkcontroller.controller.request_batch import ControllerBrokerRequestBatch
-from zkcontroller.controller.states import VALID_PREVIOUS_REPLICA_STATES, PartitionAndReplica, ReplicaState
+from zkcontroller.controller.states import (
+    VALID_PREVIOUS_REPLICA_STATES,
+    PartitionAndReplica,
+    ReplicaState,
+    sorted_replicas,
+)
 from zkcontroller.zk.errors import ControllerMovedError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.model import (
@@ -30,6 +35,7 @@ from zkcontroller.zk.model import (
     LeaderIsrAndControllerEpoch,
     ReplicaAssignment,
     TopicPartition,
+    sorted_partitions,
 )
 
 RemovalResult = LeaderIsrAndControllerEpoch | Exception
@@ -56,13 +62,13 @@ class ReplicaStateMachine:
         self.initialize_replica_state()
         online, offline = self.context.online_and_offline_replicas
         self._log.info("%sTriggering online replica state changes", self._ident)
-        await self.handle_state_changes(sorted(online), ReplicaState.ONLINE)
+        await self.handle_state_changes(sorted_replicas(online), ReplicaState.ONLINE)
         self._log.info("%sTriggering offline replica state changes", self._ident)
-        await self.handle_state_changes(sorted(offline), ReplicaState.OFFLINE)
+        await self.handle_state_changes(sorted_replicas(offline), ReplicaState.OFFLINE)
 
     def initialize_replica_state(self) -> None:
         """Online replicas → OnlineReplica; others → ReplicaDeletionIneligible (safe for deletion)."""
-        for tp in sorted(self.context.all_partitions):
+        for tp in sorted_partitions(self.context.all_partitions):
             for r in self.context.partition_replica_assignment(tp):
                 state = (ReplicaState.ONLINE if self.context.is_replica_online(r, tp)
                          else ReplicaState.DELETION_INELIGIBLE)
@@ -158,7 +164,7 @@ class ReplicaStateMachine:
                            if self.context.partition_leadership_info(r.topic_partition) is not None]
         without_leadership = [r for r in valid if self.context.partition_leadership_info(r.topic_partition) is None]
         updated = await self.remove_replicas_from_isr(replica_id, with_leadership)
-        for tp in sorted(updated):
+        for tp in sorted_partitions(updated):
             info = updated[tp]
             rendered = render_leader_isr_and_epoch(info.leader_and_isr, info.controller_epoch)
             self.state_change_logger.info(
@@ -213,7 +219,7 @@ class ReplicaStateMachine:
             update = await self.zk.update_leader_and_isr(adjusted, self.context.epoch, self.context.epoch_zk_version)
             finished.update(update.finished)
             finished.update(update.failed)
-            retry = sorted(update.to_retry)
+            retry = sorted_partitions(update.to_retry)
         out: dict[TopicPartition, RemovalResult] = {}
         for tp, result in finished.items():
             if isinstance(result, LeaderAndIsr):
@@ -264,9 +270,10 @@ class ReplicaStateMachine:
 
     def _log_transition(self, replica: PartitionAndReplica, current: ReplicaState, target: ReplicaState) -> None:
         tp = replica.topic_partition
-        self.state_change_logger.trace(
-            f"Changed state of replica {replica.replica} for partition {tp} from {current} to {target}")
-        self.state_change_logger.replica_changed(tp, replica.replica, str(current), str(target))
+        if self.state_change_logger.is_enabled_for(TRACE):
+            self.state_change_logger.trace(
+                f"Changed state of replica {replica.replica} for partition {tp} from {current} to {target}")
+        self.state_change_logger.replica_changed(tp, replica.replica, current.value, target.value)
 
     def _log_invalid_transition(self, replica: PartitionAndReplica, target: ReplicaState) -> None:
         current = self.context.replica_state(replica)

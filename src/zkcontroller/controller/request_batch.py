@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 
 from zkcontroller.controller.context import ControllerContext
 from zkcontroller.controller.errors import IllegalControllerStateError
-from zkcontroller.controller.event_log import PrefixedLogger, StateChangeLogger
+from zkcontroller.controller.event_log import TRACE, PrefixedLogger, StateChangeLogger
 from zkcontroller.protocol.control_requests import (
     LEADER_DURING_DELETE,
     AnyControlRequest,
@@ -35,6 +35,8 @@ from zkcontroller.zk.model import (
     LeaderIsrAndControllerEpoch,
     ReplicaAssignment,
     TopicPartition,
+    sorted_by_partition,
+    sorted_partitions,
 )
 from zkcontroller.zk.topic_id import ZERO_TOPIC_ID
 
@@ -147,7 +149,7 @@ class ControllerBrokerRequestBatch:
                                                 partitions: Iterable[TopicPartition]) -> None:
         """Queue UpdateMetadata to the brokers; partitions without leadership are skipped (logged)."""
         self.update_metadata_request_broker_set.update(b for b in broker_ids if b >= 0)
-        for tp in sorted(set(partitions)):
+        for tp in sorted_partitions(set(partitions)):
             state = self._update_metadata_partition_state(tp)
             if state is None:
                 self._log.info(f"Leader not yet assigned for partition {tp}. Skip sending UpdateMetadataRequest.")
@@ -196,17 +198,19 @@ class ControllerBrokerRequestBatch:
     def _send_leader_and_isr_requests(self, controller_epoch: int) -> None:
         live = self.context.live_or_shutting_down_broker_ids
         epochs = self.context.live_broker_id_and_epochs
+        tracing = self._state_change_logger.is_enabled_for(TRACE)
         for broker_id in sorted(self.leader_and_isr_request_map):
             if broker_id not in live:
                 continue
-            states = [s for _, s in sorted(self.leader_and_isr_request_map[broker_id].items())]
+            states = [s for _, s in sorted_by_partition(self.leader_and_isr_request_map[broker_id].items())]
             become_leaders = 0
             for s in states:
                 kind = "become-leader" if s.leader == broker_id else "become-follower"
                 become_leaders += s.leader == broker_id
-                self._state_change_logger.trace(
-                    f"Sending {kind} LeaderAndIsr request {render_leader_and_isr_partition_state(s)} to broker "
-                    f"{broker_id} for partition {s.topic_partition}")
+                if tracing:
+                    self._state_change_logger.trace(
+                        f"Sending {kind} LeaderAndIsr request {render_leader_and_isr_partition_state(s)} to broker "
+                        f"{broker_id} for partition {s.topic_partition}")
             self._state_change_logger.info(
                 f"Sending LeaderAndIsr request to broker {broker_id} with {become_leaders} become-leader and "
                 f"{len(states) - become_leaders} become-follower partitions")
@@ -222,7 +226,8 @@ class ControllerBrokerRequestBatch:
         self.leader_and_isr_request_map.clear()
 
     def _send_update_metadata_requests(self, controller_epoch: int) -> None:
-        partition_states = tuple(s for _, s in sorted(self.update_metadata_request_partition_info_map.items()))
+        partition_states = tuple(
+            s for _, s in sorted_by_partition(self.update_metadata_request_partition_info_map.items()))
         brokers = ", ".join(str(b) for b in sorted(self.update_metadata_request_broker_set))
         self._state_change_logger.info(
             f"Sending UpdateMetadata request to brokers Set({brokers}) for {len(partition_states)} partitions")
@@ -245,11 +250,12 @@ class ControllerBrokerRequestBatch:
         for broker_id in sorted(self.stop_replica_request_map):
             if broker_id not in live:
                 continue
-            states = [s for _, s in sorted(self.stop_replica_request_map[broker_id].items())]
-            for s in states:
-                self._state_change_logger.trace(
-                    f"Sending StopReplica request {render_stop_replica_partition_state(s)} to broker {broker_id} "
-                    f"for partition {s.topic_partition}")
+            states = [s for _, s in sorted_by_partition(self.stop_replica_request_map[broker_id].items())]
+            if self._state_change_logger.is_enabled_for(TRACE):
+                for s in states:
+                    self._state_change_logger.trace(
+                        f"Sending StopReplica request {render_stop_replica_partition_state(s)} to broker "
+                        f"{broker_id} for partition {s.topic_partition}")
             self._state_change_logger.info(f"Sending StopReplica request for {len(states)} replicas to broker "
                                            f"{broker_id}")
             self._sender(broker_id, StopReplicaRequest(

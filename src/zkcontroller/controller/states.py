@@ -6,6 +6,7 @@ logged and skipped, never applied.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -65,6 +66,17 @@ class PartitionAndReplica:
     def __str__(self) -> str:
         tp = self.topic_partition
         return f"[Topic={tp.topic},Partition={tp.partition},Replica={self.replica}]"
+
+
+def replica_key(replica: PartitionAndReplica) -> tuple[str, int, int]:
+    """The order `PartitionAndReplica` compares in, as a plain tuple (see `zk.model.partition_key`)."""
+    tp = replica.topic_partition
+    return (tp.topic, tp.partition, replica.replica)
+
+
+def sorted_replicas(replicas: Iterable[PartitionAndReplica]) -> list[PartitionAndReplica]:
+    """``sorted(replicas)``, without the dataclass's nested Python ``__lt__`` calls."""
+    return sorted(replicas, key=replica_key)
 
 
 class ControllerState(Enum):

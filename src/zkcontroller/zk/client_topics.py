@@ -29,6 +29,7 @@ from zkcontroller.zk.model import (
     ReplicaAssignment,
     TopicIdReplicaAssignment,
     TopicPartition,
+    sorted_partitions,
 )
 from zkcontroller.zk.pipeline import pipelined
 from zkcontroller.zk.topic_id import TopicId
@@ -136,7 +137,7 @@ class TopicOps(KafkaZkClientBase):
     ) -> BulkRead[TopicPartition, LeaderIsrAndControllerEpoch]:
         """Leader, ISR, controller epoch and zkVersion of many partitions, read pipelined."""
         return await self._read_many(
-            sorted(set(partitions)), TopicPartitionStateZNode.path,
+            sorted_partitions(set(partitions)), TopicPartitionStateZNode.path,
             lambda _tp, data, stat, path: TopicPartitionStateZNode.decode(data, path, stat.version), watch,
         )
 
@@ -153,7 +154,7 @@ class TopicOps(KafkaZkClientBase):
     ) -> CreatePartitionStatesResult:
         """Initialise partitions: fenced creates of ``partitions``, ``partitions/<p>`` (existing is fine)
         and then ``partitions/<p>/state``, each level batched."""
-        parts = sorted(states)
+        parts = sorted_partitions(states)
         topics = sorted({tp.topic for tp in parts})
         expected = expected_epoch_zk_version
         await self._create_parents([(t, paths.topic_partitions_path(t)) for t in topics], expected)
@@ -193,7 +194,7 @@ class TopicOps(KafkaZkClientBase):
         and retries); any other failure → ``failed``; success → ``finished`` with the new zkVersion.
         """
         ops: list[tuple[TopicPartition, Op]] = []
-        for tp in sorted(leader_and_isrs):
+        for tp in sorted_partitions(leader_and_isrs):
             lai = leader_and_isrs[tp]
             data = TopicPartitionStateZNode.encode(LeaderIsrAndControllerEpoch(lai, controller_epoch))
             ops.append((tp, SetDataOp(TopicPartitionStateZNode.path(tp), data, lai.zk_version)))

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import IntEnum
+from operator import attrgetter
 from typing import TypeVar
 
 from zkcontroller.zk.topic_id import TopicId
@@ -29,6 +30,21 @@ class TopicPartition:
 
     def __str__(self) -> str:
         return f"{self.topic}-{self.partition}"
+
+
+partition_key: Callable[[TopicPartition], tuple[str, int]] = attrgetter("topic", "partition")
+"""The order `TopicPartition` compares in, as a plain tuple. Sorting 100k partitions with this key compares
+tuples in C instead of calling the dataclass's Python ``__lt__`` a million times; the order is the same."""
+
+
+def sorted_partitions(partitions: Iterable[TopicPartition]) -> list[TopicPartition]:
+    """``sorted(partitions)``, faster (see `partition_key`)."""
+    return sorted(partitions, key=partition_key)
+
+
+def sorted_by_partition(items: Iterable[tuple[TopicPartition, R]]) -> list[tuple[TopicPartition, R]]:
+    """``sorted(mapping.items())`` for a mapping keyed by partition (keys are unique, so values never compare)."""
+    return sorted(items, key=lambda item: partition_key(item[0]))
 
 
 @dataclass(frozen=True, slots=True)
