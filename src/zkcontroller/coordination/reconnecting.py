@@ -81,6 +81,13 @@ class ReconnectingSession(CoordinationSession):
     async def get_data(self, path: str, watch: Watcher | None = None) -> tuple[bytes, Stat]:
         return await self._retrying(lambda: self.inner.get_data(path, watch))
 
+    async def get_data_many(
+        self, paths: Sequence[str], watch: Watcher | None = None, *, max_in_flight: int = 10
+    ) -> list[tuple[bytes, Stat] | None]:
+        """The batch goes to the inner session whole, keeping its batching; a connection loss re-sends all of
+        it (reads are idempotent, and the loss disarmed every watch, so re-reading re-arms them all)."""
+        return await self._retrying(lambda: self.inner.get_data_many(paths, watch, max_in_flight=max_in_flight))
+
     async def exists(self, path: str, watch: Watcher | None = None) -> Stat | None:
         return await self._retrying(lambda: self.inner.exists(path, watch))
 
