@@ -295,9 +295,11 @@ class BrokerControlPlane:
         self._partitions[tp] = HostedPartition(
             tp, hosted.log_dir, role, state.leader, state.leader_epoch, state.isr, state.replicas,
             state.zk_version, state.controller_epoch, topic_id)
-        transition = "become-leader" if role is PartitionRole.LEADER else "become-follower"
-        self._state(TRACE, f"Completed LeaderAndIsr request correlationId {correlation_id} from controller "
-                    f"{controller_id} epoch {self.controller_epoch} for the {transition} transition for partition {tp}")
+        if self._state_log.isEnabledFor(TRACE):  # a per-partition line: not even formatted when disabled
+            transition = "become-leader" if role is PartitionRole.LEADER else "become-follower"
+            self._state(TRACE, f"Completed LeaderAndIsr request correlationId {correlation_id} from controller "
+                        f"{controller_id} epoch {self.controller_epoch} for the {transition} transition for "
+                        f"partition {tp}")
         return Errors.NONE
 
 

@@ -149,7 +149,9 @@ class ControllerBrokerRequestBatch:
                                                 partitions: Iterable[TopicPartition]) -> None:
         """Queue UpdateMetadata to the brokers; partitions without leadership are skipped (logged)."""
         self.update_metadata_request_broker_set.update(b for b in broker_ids if b >= 0)
-        for tp in sorted_partitions(set(partitions)):
+        unique = set(partitions)
+        # One partition per call is the common case (from add_leader_and_isr_request_for_brokers): no sort.
+        for tp in unique if len(unique) == 1 else sorted_partitions(unique):
             state = self._update_metadata_partition_state(tp)
             if state is None:
                 self._log.info(f"Leader not yet assigned for partition {tp}. Skip sending UpdateMetadataRequest.")

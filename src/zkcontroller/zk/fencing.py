@@ -56,10 +56,14 @@ def estimated_multi_size(ops: Sequence[Op]) -> int:
     return _MULTI_OVERHEAD_BYTES + sum(estimated_size(op) for op in ops)
 
 
+_OPS_WITH_DATA = (CreateOp, SetDataOp)
+"""A tuple, not ``CreateOp | SetDataOp``: the union would be rebuilt on every call."""
+
+
 def estimated_size(op: Op) -> int:
     """An upper bound of the op's serialized size inside a multi request."""
     size = _OP_OVERHEAD_BYTES + len(op.path.encode("utf-8"))
-    if isinstance(op, CreateOp | SetDataOp):
+    if isinstance(op, _OPS_WITH_DATA):
         size += len(op.data)
     return size
 
