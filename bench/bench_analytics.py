@@ -166,13 +166,22 @@ def main() -> int:
     parser.add_argument("--lines", type=int, default=5_000_000)
     parser.add_argument("--masters", default="local[1],local[2]")
     parser.add_argument("--workdir", type=Path, default=None, help="Keep the log and output here.")
+    parser.add_argument("--reuse-log", action="store_true",
+                        help="Keep WORKDIR's generated log if it has exactly --lines lines (generation is slow).")
     args = parser.parse_args()
     work = args.workdir or Path(tempfile.mkdtemp(prefix="bench-analytics-"))
     work.mkdir(parents=True, exist_ok=True)
     log = work / "controller-and-state-change.log"
     started = time.perf_counter()
-    lines = generate(log, args.lines)
-    print(f"generated {lines:,} lines ({log.stat().st_size / 2**20:.0f} MiB) in {time.perf_counter() - started:.1f} s")
+    count = work / "lines.txt"
+    if args.reuse_log and log.exists() and count.exists() and int(count.read_text()) >= args.lines:
+        lines = int(count.read_text())
+        print(f"reusing {log} ({lines:,} lines)")
+    else:
+        lines = generate(log, args.lines)
+        count.write_text(str(lines))
+        print(f"generated {lines:,} lines ({log.stat().st_size / 2**20:.0f} MiB) in "
+              f"{time.perf_counter() - started:.1f} s")
     seconds, records, rejected = python_baseline(log)
     rows = [("pure Python, 1 process (parse only)", seconds, f"{records:,} records, {rejected:,} rejected")]
     print(f"python: {seconds:.1f} s, {lines / seconds:,.0f} lines/s")

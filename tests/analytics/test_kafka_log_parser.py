@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from zkcontroller.analytics.kafka_log_parser import (
+    IDENT,
+    LAYOUT,
+    OLD_STATE_PREFIX,
     REASON_BAD_TIMESTAMP,
     REASON_NO_LAYOUT,
     REASON_NO_TIMESTAMP,
+    TEMPLATES,
     KafkaLogParser,
     ParsedLine,
     RejectedLine,
+    fast_search,
+    literal_prefixes,
 )
 
 PARSER = KafkaLogParser()
@@ -146,3 +155,44 @@ def test_stack_traces_belong_to_the_record_above_and_garbage_is_rejected_with_it
     assert [type(r).__name__ for r in results] == ["ParsedLine", "RejectedLine", "RejectedLine", "RejectedLine"]
     assert [(r.line_number, r.reason) for r in results if isinstance(r, RejectedLine)] == [
         (7, REASON_NO_TIMESTAMP), (8, REASON_NO_LAYOUT), (9, REASON_BAD_TIMESTAMP)]
+
+
+@pytest.mark.parametrize(("pattern", "prefixes"), [
+    (r"^[Cc]hanged partition (\S+)", ("Changed partition ", "changed partition ")),
+    (r"^(?:Broker (\d+) is r|R)eady to serve", ("Broker ", "R")),
+    (r"^Partition (\[[^\],\s]+,\d+\]|[^\s\[\]]+-\d+) state", ("Partition ",)),
+    (r"^(\d+) successfully elected", ()),  # no literal start: no guard
+    (r"^a?b", ()), (r"^(?:ab|c)+x", ()), (r"^(?=x)y", ()),  # quantified or lookaround starts: no guard
+    (r"(?:leader=|Leader:)(\d+)", ("Leader:", "leader=")),
+])
+def test_literal_prefixes_are_cut_short_never_guessed(pattern: str, prefixes: tuple[str, ...]) -> None:
+    assert literal_prefixes(pattern) == prefixes
+
+
+def test_template_guards_and_fast_searches_hold_on_every_sample_message(samples: Path) -> None:
+    """The Spark extract skips a template whose literal prefixes a body lacks, and searches the leader/ISR
+    fields with a lookahead; both must never change what the plain regexes find."""
+    ident, old_prefix = re.compile(IDENT), re.compile(OLD_STATE_PREFIX)
+    bodies = set()
+    lines = [line for path in sorted(samples.iterdir()) for line in path.read_text(errors="replace").splitlines()]
+    for line in [*lines, *(case[0] for case in CASES)]:
+        parsed = re.match(LAYOUT, line)
+        if parsed:
+            body = ident.sub("", parsed.group(6), count=1)
+            bodies |= {body, old_prefix.sub("", body, count=1)}
+    matched = 0
+    for template in TEMPLATES:
+        rx = re.compile(template.pattern)
+        for body in bodies:
+            if rx.search(body):
+                matched += 1
+                assert not template.starts or body.startswith(template.starts), (template.pattern, body)
+        for name, extra in template.extra.items():
+            fast = re.compile(fast_search(extra))
+            assert all(_first(fast, body) == _first(re.compile(extra), body) for body in bodies), name
+    assert matched > 500
+
+
+def _first(rx: re.Pattern[str], text: str) -> str | None:
+    m = rx.search(text)
+    return m.group(1) if m else None

@@ -44,24 +44,36 @@ def broker_failures(events: DataFrame, max_handling_ms: int = 60_000) -> DataFra
     ).select(
         "*", F.least(F.coalesce("next_ms", F.lit(2**62)), F.col("ts_ms") + max_handling_ms).alias("until_ms"),
     )
-    handling = events.select(
-        F.col("cluster").alias("h_cluster"), F.col("ts_ms").alias("h_ms"), F.col("kind").alias("h_kind"),
+    # Each handling event belongs to the latest failure line at or before it (failure windows end at the next
+    # membership change, so they never overlap): a running "last failure" over the cluster's time line, then
+    # an equi-join. A range join of every event against every failure would grow with their product.
+    line_order = Window.partitionBy("cluster").orderBy("ts_ms", "is_handling", "source_file", "line_number") \
+        .rowsBetween(Window.unboundedPreceding, 0)
+    failure_line = F.when(F.col("kind") == "broker_failed", F.struct(
+        F.col("source_file").alias("f_file"), F.col("line_number").alias("f_line")))
+    timeline = events.select(
+        "cluster", "ts_ms", "source_file", "line_number", "kind", "broker_id", "controller_epoch", "topic",
+        "partition", "event_name", F.col("kind").isin(*HANDLING_KINDS).cast("int").alias("is_handling"),
+    ).where(F.col("kind").isin("broker_failed", *HANDLING_KINDS))
+    owned = timeline.select(
+        "*", F.last(failure_line, ignorenulls=True).over(line_order).alias("owner"),
+    ).where((F.col("is_handling") == 1) & F.col("owner").isNotNull()).select(
+        F.col("cluster").alias("h_cluster"), F.col("owner.f_file").alias("source_file"),
+        F.col("owner.f_line").alias("line_number"), F.col("ts_ms").alias("h_ms"), F.col("kind").alias("h_kind"),
         F.col("broker_id").alias("h_broker"), F.col("controller_epoch").alias("h_epoch"), "topic", "partition",
         "event_name",
-    ).where(F.col("h_kind").isin(*HANDLING_KINDS))
+    )
     touched = (F.col("h_kind") != "controller_event") & (
         ~F.col("h_kind").isin("replica_state_change", "isr_change") | (F.col("h_broker") == F.col("failed_broker"))
     )
     relevant = touched | (F.col("event_name") == "BrokerChange")
     key = ["cluster", "failed_broker", "source_file", "line_number"]
     windows = failures.select(*key, F.col("ts_ms").alias("f_ms"), "until_ms")
-    handled = handling.join(  # failures are few: broadcast them, stream the events past
-        F.broadcast(windows),
-        on=(F.col("cluster") == F.col("h_cluster")) & (F.col("h_ms") >= F.col("f_ms"))
-        & (F.col("h_ms") < F.col("until_ms")),
-        how="inner",
-    ).select(*key, F.when(relevant, F.col("h_ms")).alias("end_ms"),
-             F.when(touched & F.col("partition").isNotNull(), F.struct("topic", "partition")).alias("tp"),
+    handled = owned.join(
+        windows, on=["source_file", "line_number"], how="inner",
+    ).where((F.col("h_cluster") == F.col("cluster")) & (F.col("h_ms") < F.col("until_ms"))).select(
+        *key, F.when(relevant, F.col("h_ms")).alias("end_ms"),
+        F.when(touched & F.col("partition").isNotNull(), F.struct("topic", "partition")).alias("tp"),
         "h_epoch",
     ).groupBy(*key).agg(F.max("end_ms").alias("end_ms"), F.count_distinct("tp").alias("partitions_affected"),
                         F.max("h_epoch").alias("h_epoch"))

@@ -8,6 +8,8 @@ once and every derived table scans the columnar copy instead.
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -21,6 +23,7 @@ from zkcontroller.analytics.extract import InputError, extract
 from zkcontroller.analytics.load import write_table
 
 DEFAULT_MASTER = "local[*]"
+LOCAL_DRIVER_MEMORY = "4g"
 
 
 @dataclass
@@ -47,17 +50,36 @@ class JobResult:
     seconds: float = 0.0
 
 
+def local_cores(master: str) -> int | None:
+    """Cores of a ``local``, ``local[N]`` or ``local[*]`` master; None for a cluster master."""
+    m = re.fullmatch(r"local(?:\[(\d+|\*)(?:,\d+)?\])?", master)
+    if m is None:
+        return None
+    return os.cpu_count() or 1 if m.group(1) in (None, "*") else int(m.group(1))
+
+
 def build_session(master: str | None, app_name: str = "zkcontroller-analyze") -> SparkSession:
-    """A session on ``master``; without one, spark-submit's master or else local[*]. Always UTC."""
+    """A session on ``master``; without one, spark-submit's master or else local[*]. Always UTC.
+
+    In local mode the defaults are sized for one machine unless already configured: a few shuffle
+    partitions per core instead of 200 (each is a task per shuffle, and the job has dozens of shuffles), and
+    a driver heap big enough to keep the parsed lines cached (the driver is the executor).
+    """
+    from pyspark import SparkConf
+
+    conf = SparkConf()
     builder = SparkSession.builder.appName(app_name).config("spark.sql.session.timeZone", "UTC").config(
         "spark.ui.showConsoleProgress", "false")
     if master:
         builder = builder.master(master)
-    elif not SparkSession.getActiveSession():
-        from pyspark import SparkConf
-
-        if not SparkConf().contains("spark.master"):
-            builder = builder.master(DEFAULT_MASTER)
+    elif not SparkSession.getActiveSession() and not conf.contains("spark.master"):
+        builder = builder.master(DEFAULT_MASTER)
+    cores = local_cores(master or conf.get("spark.master", DEFAULT_MASTER))
+    if cores is not None:
+        if not conf.contains("spark.sql.shuffle.partitions"):
+            builder = builder.config("spark.sql.shuffle.partitions", str(2 * cores))
+        if not conf.contains("spark.driver.memory"):
+            builder = builder.config("spark.driver.memory", LOCAL_DRIVER_MEMORY)
     return builder.getOrCreate()
 
 
@@ -68,8 +90,11 @@ def run(spark: SparkSession, config: JobConfig) -> JobResult:
     out.mkdir(parents=True, exist_ok=True)
     extracted = extract(spark, config.inputs, config.cluster, config.cluster_pattern)
     result = JobResult(out=out)
-    write_table("events", extracted.events, out)
-    write_table("rejected_lines", extracted.rejected, out)
+    try:
+        write_table("events", extracted.events, out)
+        write_table("rejected_lines", extracted.rejected, out)
+    finally:
+        extracted.release()
     events = spark.read.parquet(str(out / "events"))
     rejected = spark.read.parquet(str(out / "rejected_lines"))
     result.rows["events"] = events.count()

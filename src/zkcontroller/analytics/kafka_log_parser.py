@@ -25,11 +25,13 @@ PREFIX = (
     r"|\d\d:\d\d:\d\d,\d{3}\s+[A-Z]+\s+\|\|.*? STDOUT: )"
 )
 # `[%d] %p %m (%c)%n` (default), `%d{ISO8601} %p %m (%c) [%t]%n` (Strimzi), `(%c:%L)` (unit-test layout).
-LAYOUT = (
+LAYOUT_HEAD = (
     r"^\[?(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)(?:[,.](\d{3})\d*)?(Z|[+-]\d\d:?\d\d)?\]?\s+"
-    r"(TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\s+(.*?)\s*\(([A-Za-z_$][\w.$-]*)(?::\d+)?\)"
-    r"(?:\s+\[[^\]]*\])?\s*$"
+    r"(TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\s+"
 )
+LAYOUT_LOGGER = r"\(([A-Za-z_$][\w.$-]*)(?::\d+)?\)"
+LAYOUT = LAYOUT_HEAD + r"(.*?)\s*" + LAYOUT_LOGGER + r"(?:\s+\[[^\]]*\])?\s*$"
+"""Groups: date, clock, millis, zone, level, message, logger. Head and logger are exported for the Spark fast path."""
 # A stack trace or the tail of a message with an embedded newline: belongs to the record above it.
 CONTINUATION = (
     r"^(?:\s+at |\s*\.\.\. \d+ more|\s*Caused by: |\s*Suppressed: |\s*\([\w.$]+\)\s*$"
@@ -65,6 +67,110 @@ class Template:
     def needle(self) -> str:
         """The longest literal run outside any group: a cheap substring test before the regex runs."""
         return _longest_literal(self.pattern)
+
+    @functools.cached_property
+    def starts(self) -> tuple[str, ...]:
+        """Literal prefixes one of which every match starts with (empty: none known): a cheap startswith guard."""
+        return literal_prefixes(self.pattern) if self.pattern.startswith("^") else ()
+
+
+_META = set("()[].^$?*+{}|\\")
+_MAX_PREFIXES = 16
+
+
+def literal_prefixes(pattern: str) -> tuple[str, ...]:
+    """Literal strings one of which every match of ``pattern`` starts with; ``()`` when that is not known.
+
+    Understands only what the templates use at their start: literals, escaped punctuation, small character
+    classes of literals (``[Cc]``) and groups of alternatives; anything else ends the prefix. Sound by
+    construction (a prefix is cut short, never guessed), and tests check it on every sample line.
+    """
+    prefixes, _, _ = _prefixes_of(pattern.removeprefix("^"), 0, ("",))
+    if not prefixes or "" in prefixes or len(prefixes) > _MAX_PREFIXES:
+        return ()
+    return tuple(sorted(p for p in set(prefixes) if not any(p != q and p.startswith(q) for q in prefixes)))
+
+
+def fast_search(pattern: str) -> str:
+    """``pattern`` with a one-character lookahead when it starts with one of several literals.
+
+    Java's ``find`` tries every alternative at every position; a leading character class is one cheap test
+    per position (about 4x faster on log lines). A single leading literal is left alone: Java already skips
+    ahead with Boyer-Moore for those. Matches exactly what ``pattern`` matches.
+    """
+    prefixes = literal_prefixes(pattern)
+    if len(prefixes) < 2:
+        return pattern
+    firsts = sorted({p[0] for p in prefixes})
+    return "(?=[" + "".join(c if c.isalnum() else "\\" + c for c in firsts) + "])" + pattern
+
+
+def _quantified(pattern: str, i: int) -> bool:
+    return i < len(pattern) and pattern[i] in "?*+{"
+
+
+def _alternative_end(pattern: str, i: int) -> int:
+    """Index of the ``|`` or ``)`` that ends the alternative ``pattern[i]`` is in (or ``len(pattern)``)."""
+    depth = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            i = pattern.index("]", i + 2 if pattern.startswith("[^", i) else i + 1) + 1
+            continue
+        if c in "|)" and depth == 0:
+            return i
+        depth += {"(": 1, ")": -1}.get(c, 0)
+        i += 1
+    return i
+
+
+def _prefixes_of(pattern: str, i: int, heads: tuple[str, ...]) -> tuple[tuple[str, ...], int, bool]:
+    """Extend ``heads`` from ``pattern[i:]`` up to the end of the current alternative; returns the prefixes,
+    the index reached and whether the alternative was read to its end (False: cut short)."""
+    while i < len(pattern) and pattern[i] not in "|)":
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern) and not pattern[i + 1].isalnum():
+            chars, end = (pattern[i + 1],), i + 2
+        elif c == "[":
+            end = pattern.find("]", i + 1) + 1
+            body = pattern[i + 1:end - 1]
+            if end == 0 or not body or any(ch in _META or ch == "-" for ch in body):
+                return heads, i, False
+            chars = tuple(body)
+        elif c == "(":
+            start = i + 3 if pattern.startswith("(?:", i) else i + 1
+            if pattern.startswith("(?", i) and start == i + 1:
+                return heads, i, False  # lookaround or flags
+            alternatives: list[str] = []
+            j, complete = start, True
+            while True:
+                found, j, whole = _prefixes_of(pattern, j, heads)
+                alternatives += found
+                complete = complete and whole
+                j = _alternative_end(pattern, j)
+                if j >= len(pattern) or pattern[j] == ")":
+                    break
+                j += 1  # past "|"
+            if j >= len(pattern) or len(alternatives) > _MAX_PREFIXES or _quantified(pattern, j + 1):
+                return heads, i, False
+            if not complete:
+                return tuple(alternatives), i, False
+            heads, i = tuple(alternatives), j + 1
+            continue
+        elif c in _META:
+            return heads, i, False
+        else:
+            chars, end = (c,), i + 1
+        if _quantified(pattern, end):
+            return heads, i, False
+        heads = tuple(h + ch for h in heads for ch in chars)
+        if len(heads) > _MAX_PREFIXES:
+            return heads, i, False
+        i = end
+    return heads, i, True
 
 
 def _longest_literal(pattern: str) -> str:

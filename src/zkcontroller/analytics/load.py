@@ -23,9 +23,13 @@ LARGE_TABLES = ("events",)
 
 
 def sorted_table(name: str, df: DataFrame) -> DataFrame:
-    """The table in its stable order: SORT_KEYS, nulls first, one file unless the table is large."""
-    ordered = df.orderBy(*(df[c].asc_nulls_first() for c in SORT_KEYS[name]))
-    return ordered if name in LARGE_TABLES else ordered.coalesce(1)
+    """The table in its stable order: SORT_KEYS, nulls first, one file unless the table is large.
+
+    Small tables are gathered into one partition and sorted there: a global ``orderBy`` would first run the
+    whole query once more to sample range boundaries.
+    """
+    keys = [df[c].asc_nulls_first() for c in SORT_KEYS[name]]
+    return df.orderBy(*keys) if name in LARGE_TABLES else df.repartition(1).sortWithinPartitions(*keys)
 
 
 def write_table(name: str, df: DataFrame, out_dir: Path) -> Path:
