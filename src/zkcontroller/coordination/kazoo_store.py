@@ -203,7 +203,7 @@ class KazooSession(CoordinationSession):
                 async_result = start()
             except KazooException as e:
                 raise to_zk_error(e, path) from e
-            async_result.rawlink(lambda r: self._loop.call_soon_threadsafe(_settle, fut, r, path))
+            async_result.rawlink(lambda r: self._call_soon(lambda _: _settle(fut, r, path), None))
             return await fut
 
     async def create(self, path: str, data: bytes = b"", mode: CreateMode = CreateMode.PERSISTENT) -> str:
