@@ -14,29 +14,24 @@ from tests.integration.test_controller_cluster import create_topic, wait_for_sta
 
 from zkcontroller.controller.events import BrokerChange
 from zkcontroller.coordination.api import (
-    ANY_VERSION,
     CoordinationSession,
-    CreateMode,
     MultiResult,
     Op,
-    SessionListener,
-    SessionState,
-    Stat,
-    Watcher,
 )
 from zkcontroller.coordination.backend import CoordinationBackend
+from zkcontroller.coordination.delegating import DelegatingSession
 from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse, Errors
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.model import Broker
 
 
-class FakeStalledSession(CoordinationSession):
+class FakeStalledSession(DelegatingSession):
     """Delegates to a real session, but holds every ``multi`` (all fenced writes) until ``release``:
     a controller paused mid-event (a long GC pause, a stuck disk) while the world moves on."""
 
     def __init__(self, inner: CoordinationSession) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.gate = asyncio.Event()
         self.held = 0
 
@@ -47,46 +42,6 @@ class FakeStalledSession(CoordinationSession):
         self.held += 1
         await self.gate.wait()
         return await self.inner.multi(ops)
-
-    @property
-    def session_id(self) -> int:
-        return self.inner.session_id
-
-    @property
-    def session_password(self) -> bytes:
-        return self.inner.session_password
-
-    @property
-    def session_timeout_ms(self) -> int:
-        return self.inner.session_timeout_ms
-
-    @property
-    def state(self) -> SessionState:
-        return self.inner.state
-
-    async def create(self, path: str, data: bytes = b"", mode: CreateMode = CreateMode.PERSISTENT) -> str:
-        return await self.inner.create(path, data, mode)
-
-    async def get_data(self, path: str, watch: Watcher | None = None) -> tuple[bytes, Stat]:
-        return await self.inner.get_data(path, watch)
-
-    async def exists(self, path: str, watch: Watcher | None = None) -> Stat | None:
-        return await self.inner.exists(path, watch)
-
-    async def get_children(self, path: str, watch: Watcher | None = None) -> list[str]:
-        return await self.inner.get_children(path, watch)
-
-    async def set_data(self, path: str, data: bytes, version: int = ANY_VERSION) -> Stat:
-        return await self.inner.set_data(path, data, version)
-
-    async def delete(self, path: str, version: int = ANY_VERSION) -> None:
-        await self.inner.delete(path, version)
-
-    def add_session_listener(self, listener: SessionListener) -> None:
-        self.inner.add_session_listener(listener)
-
-    async def close(self) -> None:
-        await self.inner.close()
 
 
 class FakeDelayingTransport(RecordingTransport):
