@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import itertools
 from collections.abc import Callable
 from typing import Any
@@ -12,14 +13,21 @@ from zkcontroller.coordination.api import CoordinationSession, EventType, Sessio
 _markers = itertools.count()
 
 
-async def wait_until(predicate: Callable[[], Any], timeout_s: float = 20.0, what: str = "condition") -> None:
-    """Re-check ``predicate()`` on every loop turn (briefly yielding); fail after ``timeout_s``."""
+async def wait_until(
+    predicate: Callable[[], Any], timeout_s: float = 20.0, what: str = "condition", poll_s: float = 0.005
+) -> None:
+    """Re-check ``predicate()`` (a plain or an async callable) every ``poll_s``; fail after ``timeout_s``."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_s
-    while not predicate():
+    while not await _holds(predicate):
         if loop.time() > deadline:
             raise AssertionError(f"timed out after {timeout_s}s waiting for {what}")
-        await asyncio.sleep(0.005)
+        await asyncio.sleep(poll_s)
+
+
+async def _holds(predicate: Callable[[], Any]) -> bool:
+    result = predicate()
+    return bool(await result if inspect.isawaitable(result) else result)
 
 
 class Recorder:

@@ -6,7 +6,6 @@ brokers actually received, never on calls.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
@@ -46,17 +45,8 @@ async def wait_for_states(admin: KafkaZkClient, topic: str, n: int, check, what:
         states = await partition_states(admin, topic, n)
         return len(states) == n and check(states)
 
-    await wait_until_async(probe, what)
+    await wait_until(probe, timeout_s=30.0, what=what, poll_s=0.02)
     return states
-
-
-async def wait_until_async(probe, what: str, timeout_s: float = 30.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
-    while not await probe():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.02)
 
 
 @pytest.mark.parametrize("how", ["stop", "kill"])
@@ -185,8 +175,11 @@ async def test_deleting_controller_znode_elects_next_epoch(make_cluster: Cluster
     await create_topic(admin, "stuck", {0: [1, 2]})
     await wait_for_states(admin, "stuck", 1, lambda s: True, "topic online")
     await admin.session.delete("/controller")  # the seed article's remedy for partitions stuck at -1
-    await wait_until_async(
-        lambda: _epoch_at_least(admin, first_epoch + 1), "a new controller epoch after /controller was deleted"
+    await wait_until(
+        lambda: _epoch_at_least(admin, first_epoch + 1),
+        timeout_s=30.0,
+        what="a new controller epoch after /controller was deleted",
+        poll_s=0.02,
     )
     controller = await cluster.wait_for_controller()
     assert controller.context.epoch == first_epoch + 1

@@ -84,9 +84,6 @@ class ControllerBase:
 
     # ---------------------------------------------------------------- shared helpers
 
-    def sorted_ids(self, ids: set[int] | list[int]) -> list[int]:
-        return sorted(ids)
-
     def send_update_metadata_request(self, broker_ids: list[int], partitions: set | None = None) -> None:
         """Kafka's ``sendUpdateMetadataRequest``: one batch, UpdateMetadata only (may carry no partitions)."""
         self.request_batch.new_batch()
