@@ -24,10 +24,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from zkcontroller.controller.channel_manager import InProcessTransport
+from zkcontroller.cluster.local_cluster import LocalCluster
+from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
 from zkcontroller.controller.event_log import EventLog
 from zkcontroller.coordination.api import EventType, WatchedEvent
-from zkcontroller.coordination.backend import CoordinationBackend, EmbeddedBackend, ZooKeeperBackend
+from zkcontroller.coordination.backend import CoordinationBackend
+from zkcontroller.coordination.embedded_backend import EmbeddedBackend
+from zkcontroller.coordination.kazoo_backend import ZooKeeperBackend
+from zkcontroller.model import Broker, ReplicaAssignment, TopicPartition
 from zkcontroller.protocol.control_requests import (
     AnyControlRequest,
     ControlResponse,
@@ -35,10 +39,8 @@ from zkcontroller.protocol.control_requests import (
     UpdateMetadataRequest,
 )
 from zkcontroller.runtime.clock import wall_clock_ms
-from zkcontroller.runtime.cluster import LocalCluster
-from zkcontroller.runtime.zookeeper_server import ZooKeeperServerProcess
+from zkcontroller.runtime.in_process import InProcessTransport
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-from zkcontroller.zk.model import Broker, ReplicaAssignment, TopicPartition
 
 PARTITIONS_PER_TOPIC = 1000
 BROKERS = [1, 2, 3, 4, 5]

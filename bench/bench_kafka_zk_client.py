@@ -16,12 +16,14 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 
-from zkcontroller.coordination.backend import CoordinationBackend, EmbeddedBackend, ZooKeeperBackend
+from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
+from zkcontroller.coordination.backend import CoordinationBackend
+from zkcontroller.coordination.embedded_backend import EmbeddedBackend
+from zkcontroller.coordination.kazoo_backend import ZooKeeperBackend
+from zkcontroller.model import LeaderAndIsr, LeaderIsrAndControllerEpoch, ReplicaAssignment, TopicPartition
 from zkcontroller.runtime.clock import wall_clock_ms
-from zkcontroller.runtime.zookeeper_server import ZooKeeperServerProcess
 from zkcontroller.zk.fencing import BatchLimits
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-from zkcontroller.zk.model import LeaderAndIsr, LeaderIsrAndControllerEpoch, ReplicaAssignment, TopicPartition
 
 PARTITIONS_PER_TOPIC = 1000
 KAFKA_IN_FLIGHT = 10  # zookeeper.max.in.flight.requests default

@@ -15,10 +15,12 @@ import platform
 import time
 from collections.abc import Awaitable, Callable
 
+from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
 from zkcontroller.coordination.api import CoordinationSession, CreateOp, SetDataOp
-from zkcontroller.coordination.backend import CoordinationBackend, EmbeddedBackend, ZooKeeperBackend
+from zkcontroller.coordination.backend import CoordinationBackend
+from zkcontroller.coordination.embedded_backend import EmbeddedBackend
+from zkcontroller.coordination.kazoo_backend import ZooKeeperBackend
 from zkcontroller.runtime.clock import wall_clock_ms
-from zkcontroller.runtime.zookeeper_server import ZooKeeperServerProcess
 
 PAYLOAD = b'{"controller_epoch":5,"leader":1,"version":1,"leader_epoch":3,"isr":[1,2,3]}'
 BATCH = 100

@@ -13,9 +13,11 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
-from zkcontroller.coordination.backend import CoordinationBackend, EmbeddedBackend, ZooKeeperBackend
+from zkcontroller.cluster.zookeeper_server import ZooKeeperNotInstalled, ZooKeeperServerProcess
+from zkcontroller.coordination.backend import CoordinationBackend
+from zkcontroller.coordination.embedded_backend import EmbeddedBackend
+from zkcontroller.coordination.kazoo_backend import ZooKeeperBackend
 from zkcontroller.runtime.clock import wall_clock_ms
-from zkcontroller.runtime.zookeeper_server import ZooKeeperNotInstalled, ZooKeeperServerProcess
 
 _chroots = itertools.count()
 

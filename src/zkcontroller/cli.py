@@ -11,7 +11,7 @@ import click
 
 from zkcontroller.admin.cli import brokers, controller, topics
 from zkcontroller.analytics.cli import analyze
-from zkcontroller.coordination.backend import CoordinationBackend, EmbeddedBackend, ZooKeeperBackend
+from zkcontroller.coordination.connect import make_backend
 from zkcontroller.runtime.clock import wall_clock_ms
 
 
@@ -24,26 +24,18 @@ def main() -> None:
     logging.getLogger("kazoo.client").setLevel(logging.ERROR)
 
 
-def make_backend(zookeeper: str | None) -> CoordinationBackend:
-    """The embedded store by default; a real ZooKeeper (``host:port[,...][/chroot]``) when named."""
-    if zookeeper is None:
-        return EmbeddedBackend(wall_clock_ms)
-    hosts, _, chroot = zookeeper.partition("/")
-    return ZooKeeperBackend(hosts, f"/{chroot}" if chroot else "")
-
-
 @main.command()
 @click.option("--zookeeper", metavar="HOST:PORT[/CHROOT]", help="Use a real ZooKeeper instead of the embedded store.")
 @click.option("--broker-ids", default="1,2,3", show_default=True, help="Comma-separated broker ids.")
 @click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path), help="Where to write the logs.")
 def demo(zookeeper: str | None, broker_ids: str, log_dir: Path | None) -> None:
     """A narrated cluster run: election, topics, controller failover, session expiry."""
-    from zkcontroller.demo import run_demo
+    from zkcontroller.cluster.demo import run_demo
 
     ids = parse_broker_ids(None, broker_ids)
     if len(ids) < 2:
         raise click.BadParameter("the failover demo needs at least two brokers")
-    asyncio.run(run_demo(make_backend(zookeeper), ids, log_dir))
+    asyncio.run(run_demo(make_backend(zookeeper, wall_clock_ms), ids, log_dir))
 
 
 def parse_broker_ids(brokers: int | None, broker_ids: str | None) -> list[int]:
@@ -73,12 +65,12 @@ def cluster(
     brokers: int | None, broker_ids: str | None, zookeeper: str | None, log_dir: Path | None, session_timeout_ms: int
 ) -> None:
     """Run brokers (each a controller candidate with its own session) in this process, with a prompt."""
-    from zkcontroller.runtime.cluster_shell import run_cluster
+    from zkcontroller.cluster.cluster_shell import run_cluster
 
     ids = parse_broker_ids(brokers, broker_ids)
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
     try:
-        asyncio.run(run_cluster(make_backend(zookeeper), ids, log_dir, session_timeout_ms))
+        asyncio.run(run_cluster(make_backend(zookeeper, wall_clock_ms), ids, log_dir, session_timeout_ms))
     except KeyboardInterrupt:
         click.echo("stopped")
 
@@ -88,7 +80,7 @@ def cluster(
 @click.option("--data-dir", type=click.Path(file_okay=False), help="Keep data here (default: a temp dir).")
 def zookeeper(port: int, data_dir: str | None) -> None:
     """Run a local ZooKeeper server (Debian's package) on 127.0.0.1 until interrupted."""
-    from zkcontroller.runtime.zookeeper_server import ZooKeeperServerProcess
+    from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
 
     server = ZooKeeperServerProcess(Path(data_dir) if data_dir else None, port)
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)  # stop the child server on `kill` too

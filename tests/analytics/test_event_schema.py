@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from zkcontroller.analytics.event_schema import FIELDS, RECORD_TYPES, SCHEMA_VERSION, validate_record
+from zkcontroller.event_schema import FIELDS, RECORD_TYPES, SCHEMA_VERSION, validate_record
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "event-log.md"
 

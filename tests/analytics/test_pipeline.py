@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from zkcontroller.analytics.cli import analyze
-from zkcontroller.analytics.event_schema import validate_record
 from zkcontroller.analytics.kafka_log_parser import KafkaLogParser, RejectedLine
+from zkcontroller.event_schema import validate_record
 
 pytestmark = pytest.mark.spark
 T0 = 1_700_000_000_000

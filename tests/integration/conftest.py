@@ -6,14 +6,14 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 
-from zkcontroller.controller.channel_manager import InProcessTransport
+from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.event_log import EventLog
 from zkcontroller.coordination.backend import CoordinationBackend
+from zkcontroller.model import Broker
 from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse
 from zkcontroller.runtime.clock import wall_clock_ms
-from zkcontroller.runtime.cluster import LocalCluster
-from zkcontroller.zk.model import Broker
+from zkcontroller.runtime.in_process import InProcessTransport
 
 
 class RecordingTransport(InProcessTransport):

@@ -9,9 +9,9 @@ from click.testing import CliRunner
 from tests.integration.conftest import ClusterFactory
 
 from zkcontroller.cli import main
+from zkcontroller.cluster.cluster_shell import ClusterShell
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.runtime.clock import wall_clock_ms
-from zkcontroller.runtime.cluster_shell import ClusterShell
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 

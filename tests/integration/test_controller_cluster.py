@@ -13,10 +13,10 @@ from tests.helpers import wait_until
 from tests.integration.conftest import ClusterFactory, RecordingTransport
 
 from zkcontroller.coordination.backend import CoordinationBackend
+from zkcontroller.model import LeaderIsrAndControllerEpoch, ReplicaAssignment, TopicPartition
 from zkcontroller.protocol.control_requests import LeaderAndIsrRequest, UpdateMetadataRequest
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-from zkcontroller.zk.model import LeaderIsrAndControllerEpoch, ReplicaAssignment, TopicPartition
 
 
 @pytest.fixture
@@ -205,7 +205,7 @@ async def test_controller_rearms_watches_after_a_dropped_connection(
 ) -> None:
     """A dropped connection disarms watches (see coordination.api); once reconnected, the controller must
     still see new topics and broker failures."""
-    from zkcontroller.coordination.backend import EmbeddedBackend
+    from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 
     if not isinstance(backend, EmbeddedBackend):
         pytest.skip("cutting one client's connection is an embedded-store drill (a real server would need a proxy)")

@@ -20,10 +20,10 @@ from zkcontroller.coordination.api import (
 )
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.delegating import DelegatingSession
+from zkcontroller.model import Broker
 from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse, Errors
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-from zkcontroller.zk.model import Broker
 
 
 class FakeStalledSession(DelegatingSession):

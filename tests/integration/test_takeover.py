@@ -10,9 +10,9 @@ from tests.integration.test_controller_cluster import create_topic, wait_for_sta
 
 from zkcontroller.coordination.api import CreateMode
 from zkcontroller.coordination.backend import CoordinationBackend
+from zkcontroller.model import TopicPartition
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-from zkcontroller.zk.model import TopicPartition
 
 
 @pytest.fixture

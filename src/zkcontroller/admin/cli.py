@@ -40,6 +40,7 @@ from zkcontroller.admin.topic_rules import (
     parse_topic_configs,
 )
 from zkcontroller.admin.topics import TopicAdmin
+from zkcontroller.coordination.connect import make_backend
 from zkcontroller.coordination.errors import ConnectionLossError, ZkError
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.errors import KafkaZkError
@@ -54,11 +55,8 @@ zookeeper_option = click.option(
 
 def run_with_client(zookeeper: str, action: Callable[[KafkaZkClient], Awaitable[T]]) -> T:
     """Run ``action`` on a client over a fresh session; user-facing failures become `click.ClickException`."""
-    # Imported here: zkcontroller.cli imports this module to register the commands.
-    from zkcontroller.cli import make_backend
-
     async def main() -> T:
-        backend = make_backend(zookeeper)
+        backend = make_backend(zookeeper, wall_clock_ms)
         try:
             session = await backend.new_session()
             try:

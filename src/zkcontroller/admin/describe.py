@@ -14,11 +14,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from zkcontroller.admin.errors import AdminOperationError, UnknownTopicError
-from zkcontroller.admin.topic_rules import is_internal
+from zkcontroller.model import NO_LEADER, TopicId, is_internal
 from zkcontroller.zk.client_brokers import BrokerAndEpoch
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-from zkcontroller.zk.model import NO_LEADER
-from zkcontroller.zk.topic_id import TopicId
 
 log = logging.getLogger(__name__)
 

@@ -12,9 +12,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from zkcontroller.admin.errors import InvalidConfigError, InvalidReplicaAssignmentError, InvalidTopicError
 
 MAX_NAME_LENGTH = 249
-GROUP_METADATA_TOPIC_NAME = "__consumer_offsets"
-TRANSACTION_STATE_TOPIC_NAME = "__transaction_state"
-INTERNAL_TOPICS = frozenset({GROUP_METADATA_TOPIC_NAME, TRANSACTION_STATE_TOPIC_NAME})
 COLLISION_WARNING = (
     "WARNING: Due to limitations in metric names, topics with a period ('.') or underscore ('_') could collide. "
     "To avoid issues it is best to use either, but not both.")
@@ -35,9 +32,6 @@ def validate_topic_name(topic: str) -> None:
         raise InvalidTopicError(f'Topic name "{topic}" is illegal, it contains a character other than ASCII '
                                 "alphanumerics, '.', '_' and '-'")
 
-
-def is_internal(topic: str) -> bool:
-    return topic in INTERNAL_TOPICS
 
 
 def has_collision_chars(topic: str) -> bool:

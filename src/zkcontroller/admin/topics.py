@@ -34,17 +34,15 @@ from zkcontroller.admin.replica_assignment import (
 from zkcontroller.admin.topic_rules import (
     has_collision,
     has_collision_chars,
-    is_internal,
     unavailable_brokers,
     validate_assignment_shape,
     validate_topic_configs,
     validate_topic_name,
 )
 from zkcontroller.coordination.errors import NodeExistsError
+from zkcontroller.model import ReplicaAssignment, TopicId, TopicPartition, is_internal
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import NO_FENCING, KafkaZkClient
-from zkcontroller.zk.model import ReplicaAssignment, TopicPartition
-from zkcontroller.zk.topic_id import TopicId
 from zkcontroller.zk.znodes import TopicZNode
 
 log = logging.getLogger("kafka.zk.AdminZkClient")

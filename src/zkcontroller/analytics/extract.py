@@ -15,9 +15,11 @@ from pathlib import Path
 
 from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
+from pyspark.sql import types as T
 
 from zkcontroller.analytics import kafka_log_parser as K
 from zkcontroller.analytics.tables import EVENTS, MAX_REJECTED_LINE_CHARS, REJECTED_COLUMNS
+from zkcontroller.event_schema import FIELDS as EVENT_FIELDS
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
 COMPRESSED_SUFFIXES = (".gz", ".bz2", ".deflate")
@@ -327,16 +329,20 @@ def _or_null_text(c: Column) -> Column:
     return F.coalesce(c.cast("string"), F.lit("null"))
 
 
+def event_spark_schema() -> T.StructType:
+    """The Spark read schema for event-log lines, built from FIELDS (all nullable: validated later)."""
+    spark_types = {
+        "int": T.IntegerType(), "bigint": T.LongType(), "string": T.StringType(),
+        "boolean": T.BooleanType(), "array<int>": T.ArrayType(T.IntegerType()),
+    }
+    return T.StructType([T.StructField(f.name, spark_types[f.type], True) for f in EVENT_FIELDS])
+
+
 def parse_jsonl_lines(lines: DataFrame) -> DataFrame:
     """Every (file_path, block_start, row_id, value) line of our JSONL event log as a PARSED row."""
-    from zkcontroller.analytics.event_schema import (
-        COMMON_REQUIRED,
-        RECORD_TYPES,
-        SCHEMA_VERSION,
-        spark_schema,
-    )
+    from zkcontroller.event_schema import COMMON_REQUIRED, RECORD_TYPES, SCHEMA_VERSION
 
-    schema = spark_schema().add("_corrupt", "string")
+    schema = event_spark_schema().add("_corrupt", "string")
     blank = F.trim("value") == ""
     staged = lines.select(
         "file_path", "block_start", "row_id", "value", blank.alias("blank"),

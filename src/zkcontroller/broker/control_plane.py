@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from zkcontroller.broker.metadata_cache import STATE_CHANGE_LOGGER, MetadataCache
+from zkcontroller.model import ZERO_TOPIC_ID, TopicId, TopicPartition
 from zkcontroller.protocol.control_requests import (
     EPOCH_DURING_DELETE,
     NO_EPOCH,
@@ -32,8 +33,6 @@ from zkcontroller.protocol.control_requests import (
     StopReplicaRequest,
     UpdateMetadataRequest,
 )
-from zkcontroller.zk.model import TopicPartition
-from zkcontroller.zk.topic_id import ZERO_TOPIC_ID, TopicId
 
 TRACE = 5
 KAFKA_APIS_LOGGER = "kafka.server.KafkaApis"

@@ -16,15 +16,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from zkcontroller.admin.topic_rules import is_internal
+from zkcontroller.model import NO_LEADER, ZERO_TOPIC_ID, Broker, EndPoint, TopicId, TopicPartition, is_internal
 from zkcontroller.protocol.control_requests import (
     LEADER_DURING_DELETE,
     Errors,
     UpdateMetadataPartitionState,
     UpdateMetadataRequest,
 )
-from zkcontroller.zk.model import NO_LEADER, Broker, EndPoint, TopicPartition
-from zkcontroller.zk.topic_id import ZERO_TOPIC_ID, TopicId
 
 STATE_CHANGE_LOGGER = "state.change.logger"
 

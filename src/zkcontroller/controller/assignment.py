@@ -1,6 +1,6 @@
 """`ReplicaAssignment` operations Kafka keeps on the case class (``reassignTo``, ``removeReplica``, toString).
 
-They live here as functions because `zkcontroller.zk.model.ReplicaAssignment` is the znode value and stays
+They live here as functions because `zkcontroller.model.ReplicaAssignment` is the znode value and stays
 free of controller logic.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from zkcontroller.zk.model import ReplicaAssignment
+from zkcontroller.model import ReplicaAssignment
 
 EMPTY_ASSIGNMENT = ReplicaAssignment(())
 """``ReplicaAssignment.empty``: what the context answers for a partition it does not know."""

@@ -20,8 +20,8 @@ from zkcontroller.controller.partition_state_machine import PartitionStateMachin
 from zkcontroller.controller.replica_state_machine import ReplicaStateMachine
 from zkcontroller.controller.request_batch import ControllerBrokerRequestBatch
 from zkcontroller.coordination.api import EventType, WatchedEvent
+from zkcontroller.model import BrokerInfo
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-from zkcontroller.zk.model import BrokerInfo
 
 NodeHandler = Callable[[EventType], ControllerEvent | None]
 """Maps a node event (created / deleted / data changed) on a watched path to the controller event it means."""

@@ -6,9 +6,9 @@ from zkcontroller.controller.base import ControllerBase, NodeHandler
 from zkcontroller.controller.events import BrokerChange, BrokerModifications, ControllerEvent
 from zkcontroller.controller.states import PartitionAndReplica, PartitionState, ReplicaState, sorted_replicas
 from zkcontroller.coordination.api import EventType
+from zkcontroller.model import Broker, sorted_partitions
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ZnodeDecodeError
-from zkcontroller.zk.model import Broker, sorted_partitions
 
 
 def _ids(ids: list[int] | set[int]) -> str:

@@ -3,7 +3,7 @@
 A request to a broker that is registered but unreachable is retried after a 100 ms back-off until it goes
 through or the broker is removed, so it blocks only that broker's queue. Responses are handed to
 ``on_response``, which only enqueues a controller event. How bytes reach a broker is the transport's
-business: `InProcessTransport` calls a broker object in this process; the wire-protocol transport comes later.
+business (`protocol.transport`): in-process, simulated, or over the wire.
 """
 
 from __future__ import annotations
@@ -12,49 +12,15 @@ import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
 
+from zkcontroller.model import Broker
 from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse
-from zkcontroller.zk.model import Broker
+from zkcontroller.protocol.transport import BrokerTransport, BrokerUnreachableError
+from zkcontroller.runtime.runtime import Runtime
 
 log = logging.getLogger("kafka.controller.ControllerChannelManager")
 
 SEND_BACKOFF_MS = 100
-
-
-class BrokerUnreachableError(ConnectionError):
-    """The transport could not deliver a request (no connection, broker stopped, timeout)."""
-
-
-class BrokerTransport(Protocol):
-    async def send(self, broker: Broker, request: AnyControlRequest) -> ControlResponse:
-        """Deliver one request and return the broker's response; raise `BrokerUnreachableError` if it can't."""
-        ...
-
-
-RequestHandler = Callable[[AnyControlRequest], ControlResponse]
-
-
-class InProcessTransport:
-    """Brokers in this process: a registry of broker id -> request handler. A stopped broker is unreachable."""
-
-    def __init__(self) -> None:
-        self._handlers: dict[int, RequestHandler] = {}
-        self.sent: int = 0
-
-    def register(self, broker_id: int, handler: RequestHandler) -> None:
-        self._handlers[broker_id] = handler
-
-    def unregister(self, broker_id: int) -> None:
-        self._handlers.pop(broker_id, None)
-
-    async def send(self, broker: Broker, request: AnyControlRequest) -> ControlResponse:
-        await asyncio.sleep(0)  # a hop: the broker handles it in its own turn
-        handler = self._handlers.get(broker.id)
-        if handler is None:
-            raise BrokerUnreachableError(f"broker {broker.id} is not reachable")
-        self.sent += 1
-        return handler(request)
 
 
 ResponseCallback = Callable[[int, AnyControlRequest, ControlResponse], None]
@@ -74,11 +40,13 @@ class ControllerChannelManager:
         transport: BrokerTransport,
         on_response: ResponseCallback,
         epoch: Callable[[], int],
+        runtime: Runtime,
     ) -> None:
         self.controller_id = controller_id
         self._transport = transport
         self._on_response = on_response
         self._epoch = epoch
+        self._runtime = runtime
         self._channels: dict[int, _BrokerChannel] = {}
         self.requests_handed_to_transport = 0
 
@@ -97,8 +65,8 @@ class ControllerChannelManager:
         if broker.id in self._channels:
             return
         channel = _BrokerChannel(broker, asyncio.Queue())
-        channel.task = asyncio.get_running_loop().create_task(
-            self._send_loop(channel), name=f"Controller-{self.controller_id}-to-broker-{broker.id}-send-thread"
+        channel.task = self._runtime.spawn(
+            self._send_loop(channel), f"Controller-{self.controller_id}-to-broker-{broker.id}-send-thread"
         )
         self._channels[broker.id] = channel
 
@@ -142,4 +110,4 @@ class ControllerChannelManager:
                     broker.id,
                     e,
                 )
-                await asyncio.sleep(SEND_BACKOFF_MS / 1000)
+                await self._runtime.sleep_ms(SEND_BACKOFF_MS)

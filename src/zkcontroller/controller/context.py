@@ -28,16 +28,16 @@ from zkcontroller.controller.states import (
     PartitionState,
     ReplicaState,
 )
-from zkcontroller.zk.model import (
+from zkcontroller.model import (
     INITIAL_CONTROLLER_EPOCH,
     INITIAL_CONTROLLER_EPOCH_ZK_VERSION,
     Broker,
     LeaderAndIsr,
     LeaderIsrAndControllerEpoch,
     ReplicaAssignment,
+    TopicId,
     TopicPartition,
 )
-from zkcontroller.zk.topic_id import TopicId
 
 EPOCH_DURING_DELETE = -2
 """``LeaderAndIsr.EpochDuringDelete``."""

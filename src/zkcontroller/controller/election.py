@@ -16,7 +16,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from zkcontroller.controller.context import ControllerContext
-from zkcontroller.zk.model import LeaderAndIsr, TopicPartition
+from zkcontroller.model import LeaderAndIsr, TopicPartition
 
 # ---------------------------------------------------------------------- strategies (values)
 

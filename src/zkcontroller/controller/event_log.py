@@ -1,7 +1,7 @@
 """The controller's two logs: the JSONL event log (our contract with the analytics job) and Kafka-format
 ``state-change.log`` / ``controller.log`` lines, so tools that read Kafka's logs read ours.
 
-Records follow ``zkcontroller.analytics.event_schema`` (``docs/event-log.md``). Kafka-format lines go through
+Records follow ``zkcontroller.event_schema`` (``docs/event-log.md``). Kafka-format lines go through
 Python logging under Kafka's logger names (``state.change.logger``, ``kafka.controller.KafkaController``)
 with Kafka's ``[Controller id=<id> epoch=<e>] `` prefix; `runtime.logs` points those loggers at files laid
 out as ``[%d] %p %m (%c)%n``.
@@ -14,8 +14,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from zkcontroller.analytics.event_schema import SCHEMA_VERSION, validate_record
-from zkcontroller.zk.model import LeaderAndIsr, TopicPartition
+from zkcontroller.event_schema import SCHEMA_VERSION, validate_record
+from zkcontroller.model import LeaderAndIsr, TopicPartition
 
 TRACE = 5
 logging.addLevelName(TRACE, "TRACE")

@@ -15,6 +15,7 @@ from typing import Protocol
 
 from zkcontroller.controller.events import ControllerEvent, ShutdownEventThread
 from zkcontroller.controller.states import ControllerState
+from zkcontroller.runtime.runtime import Runtime
 
 log = logging.getLogger("kafka.controller.ControllerEventManager")
 
@@ -52,12 +53,13 @@ class ControllerEventManager:
         self,
         controller_id: int,
         processor: ControllerEventProcessor,
-        clock: Callable[[], int],
+        runtime: Runtime,
         on_processed: ProcessedCallback | None = None,
     ) -> None:
         self.controller_id = controller_id
         self._processor = processor
-        self._clock = clock
+        self._runtime = runtime
+        self._clock = runtime.now_ms
         self._on_processed = on_processed
         self._queue: asyncio.Queue[QueuedEvent] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
@@ -70,9 +72,7 @@ class ControllerEventManager:
 
     def start(self) -> None:
         if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(
-                self._run(), name=f"controller-event-thread-{self.controller_id}"
-            )
+            self._task = self._runtime.spawn(self._run(), f"controller-event-thread-{self.controller_id}")
 
     def put(self, event: ControllerEvent) -> QueuedEvent:
         queued = QueuedEvent(event, self._clock())

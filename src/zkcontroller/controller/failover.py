@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from zkcontroller.controller.events import BrokerChange, TopicChange
+from zkcontroller.model import sorted_by_partition
 from zkcontroller.zk import paths
-from zkcontroller.zk.model import sorted_by_partition
 
 if TYPE_CHECKING:
     from zkcontroller.controller.kafka_controller import KafkaController

@@ -6,12 +6,11 @@ All state changes happen inside `process`, one event at a time; watches and brok
 
 from __future__ import annotations
 
-import random
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from zkcontroller.controller.broker_events import BrokerEventHandlers
-from zkcontroller.controller.channel_manager import BrokerTransport, ControllerChannelManager
+from zkcontroller.controller.channel_manager import ControllerChannelManager
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.context import ControllerContext
 from zkcontroller.controller.errors import IllegalControllerStateError
@@ -42,6 +41,7 @@ from zkcontroller.controller.replica_state_machine import ReplicaStateMachine
 from zkcontroller.controller.request_batch import ControllerBrokerRequestBatch
 from zkcontroller.controller.topic_events import TopicEventHandlers
 from zkcontroller.coordination.api import EventType
+from zkcontroller.model import BrokerInfo
 from zkcontroller.protocol.control_requests import (
     AnyControlRequest,
     ControlResponse,
@@ -49,10 +49,11 @@ from zkcontroller.protocol.control_requests import (
     LeaderAndIsrRequest,
     UpdateMetadataRequest,
 )
+from zkcontroller.protocol.transport import BrokerTransport
+from zkcontroller.runtime.runtime import Runtime
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ControllerMovedError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-from zkcontroller.zk.model import BrokerInfo
 
 
 class KafkaController(BrokerEventHandlers, TopicEventHandlers):
@@ -63,22 +64,22 @@ class KafkaController(BrokerEventHandlers, TopicEventHandlers):
         broker_info: BrokerInfo,
         broker_epoch: int,
         transport: BrokerTransport,
-        clock: Callable[[], int],
+        runtime: Runtime,
         event_log: EventLog,
-        rng: random.Random | None = None,
     ) -> None:
         self.config = config
         self.zk = zk
         self.broker_info = broker_info
         self.broker_epoch = broker_epoch
-        self.clock = clock
-        self.rng = rng or random.Random(config.broker_id)
+        self.runtime = runtime
         self.event_log = event_log
         self.context = ControllerContext()
         epoch = self._epoch
         self.log = PrefixedLogger(CONTROLLER_LOGGER, config.broker_id, epoch)
         self.state_change_logger = StateChangeLogger(config.broker_id, epoch, event_log)
-        self.channel_manager = ControllerChannelManager(config.broker_id, transport, self._on_broker_response, epoch)
+        self.channel_manager = ControllerChannelManager(
+            config.broker_id, transport, self._on_broker_response, epoch, runtime
+        )
         self.request_batch = self._new_batch()
         self.replica_state_machine = ReplicaStateMachine(
             config, self.context, zk, self._new_batch(), self.state_change_logger
@@ -86,7 +87,7 @@ class KafkaController(BrokerEventHandlers, TopicEventHandlers):
         self.partition_state_machine = PartitionStateMachine(
             config, self.context, zk, self._new_batch(), self.state_change_logger
         )
-        self.event_manager = ControllerEventManager(config.broker_id, self, clock, self._on_event_processed)
+        self.event_manager = ControllerEventManager(config.broker_id, self, runtime, self._on_event_processed)
         self.active_controller_id = -1
         self.on_registered: Callable[[int], None] | None = None
         """Told the new broker epoch after a re-registration (the broker's own fencing needs it)."""

@@ -32,10 +32,7 @@ from zkcontroller.controller.errors import StateChangeFailedError
 from zkcontroller.controller.event_log import StateChangeLogger, render_leader_and_isr
 from zkcontroller.controller.request_batch import ControllerBrokerRequestBatch
 from zkcontroller.controller.states import VALID_PREVIOUS_PARTITION_STATES, PartitionState
-from zkcontroller.zk import paths
-from zkcontroller.zk.errors import ControllerMovedError
-from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-from zkcontroller.zk.model import (
+from zkcontroller.model import (
     INITIAL_LEADER_EPOCH,
     INITIAL_PARTITION_EPOCH,
     LeaderAndIsr,
@@ -43,6 +40,9 @@ from zkcontroller.zk.model import (
     TopicPartition,
     sorted_partitions,
 )
+from zkcontroller.zk import paths
+from zkcontroller.zk.errors import ControllerMovedError
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.znodes import UNCLEAN_LEADER_ELECTION_ENABLE
 
 Result = LeaderAndIsr | Exception

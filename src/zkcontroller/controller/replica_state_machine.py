@@ -27,9 +27,7 @@ from zkcontroller.controller.states import (
     ReplicaState,
     sorted_replicas,
 )
-from zkcontroller.zk.errors import ControllerMovedError
-from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-from zkcontroller.zk.model import (
+from zkcontroller.model import (
     NO_LEADER,
     LeaderAndIsr,
     LeaderIsrAndControllerEpoch,
@@ -37,6 +35,8 @@ from zkcontroller.zk.model import (
     TopicPartition,
     sorted_partitions,
 )
+from zkcontroller.zk.errors import ControllerMovedError
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 RemovalResult = LeaderIsrAndControllerEpoch | Exception
 

@@ -19,6 +19,16 @@ from collections.abc import Callable, Iterable
 from zkcontroller.controller.context import ControllerContext
 from zkcontroller.controller.errors import IllegalControllerStateError
 from zkcontroller.controller.event_log import TRACE, PrefixedLogger, StateChangeLogger
+from zkcontroller.model import (
+    INITIAL_LEADER_EPOCH,
+    INITIAL_PARTITION_EPOCH,
+    ZERO_TOPIC_ID,
+    LeaderIsrAndControllerEpoch,
+    ReplicaAssignment,
+    TopicPartition,
+    sorted_by_partition,
+    sorted_partitions,
+)
 from zkcontroller.protocol.control_requests import (
     LEADER_DURING_DELETE,
     AnyControlRequest,
@@ -29,16 +39,6 @@ from zkcontroller.protocol.control_requests import (
     UpdateMetadataPartitionState,
     UpdateMetadataRequest,
 )
-from zkcontroller.zk.model import (
-    INITIAL_LEADER_EPOCH,
-    INITIAL_PARTITION_EPOCH,
-    LeaderIsrAndControllerEpoch,
-    ReplicaAssignment,
-    TopicPartition,
-    sorted_by_partition,
-    sorted_partitions,
-)
-from zkcontroller.zk.topic_id import ZERO_TOPIC_ID
 
 Sender = Callable[[int, AnyControlRequest], None]
 """Hands one request to the channel manager for one broker; responses come back as controller events."""

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 
-from zkcontroller.zk.model import TopicPartition
+from zkcontroller.model import TopicPartition
 
 
 class PartitionState(Enum):

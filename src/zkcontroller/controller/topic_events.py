@@ -9,8 +9,8 @@ from zkcontroller.controller.election import OfflinePartitionLeaderElectionStrat
 from zkcontroller.controller.events import ControllerEvent, PartitionModifications, TopicChange
 from zkcontroller.controller.states import PartitionAndReplica, PartitionState, ReplicaState
 from zkcontroller.coordination.api import EventType
+from zkcontroller.model import TopicIdReplicaAssignment, TopicPartition
 from zkcontroller.zk import paths
-from zkcontroller.zk.model import TopicIdReplicaAssignment, TopicPartition
 
 
 class TopicEventHandlers(ControllerBase):

@@ -16,7 +16,6 @@ that callers are written once. Closing a session only tells its listeners.
 from __future__ import annotations
 
 import abc
-import asyncio
 import contextlib
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -24,6 +23,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from zkcontroller.coordination.errors import BadArgumentsError, ErrorCode, NoNodeError, ZkError, error_for_code
+from zkcontroller.runtime.tasks import run_workers
 
 ANY_VERSION = -1
 """Expected version meaning "unconditional" for set/delete (ZooKeeper's -1)."""
@@ -296,15 +296,7 @@ class CoordinationSession(abc.ABC):
                 with contextlib.suppress(NoNodeError):
                     results[i] = await self.get_data(paths[i], watch)
 
-        try:
-            async with asyncio.TaskGroup() as group:
-                for _ in range(min(max_in_flight, len(paths))):
-                    group.create_task(worker())
-        except BaseExceptionGroup as group_error:
-            error: BaseException = group_error
-            while isinstance(error, BaseExceptionGroup):
-                error = error.exceptions[0]
-            raise error from group_error
+        await run_workers(min(max_in_flight, len(paths)), worker)
         return results
 
     @abc.abstractmethod

@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import IntEnum
 
-from zkcontroller.zk.model import Broker, TopicPartition
-from zkcontroller.zk.topic_id import TopicId
+from zkcontroller.model import Broker, TopicId, TopicPartition
 
 UNKNOWN_BROKER_EPOCH = -1
 """``AbstractControlRequest.UNKNOWN_BROKER_EPOCH``: the sender did not say (pre-KIP-380)."""

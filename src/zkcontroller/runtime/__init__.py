@@ -1,1 +1,2 @@
-"""The only place that touches threads, sockets, processes and wall time."""
+"""The low layer that touches the outside world: the `Runtime` port (clock, sleeping, tasks, randomness)
+and the in-process transport."""

@@ -16,11 +16,11 @@ from zkcontroller.coordination.api import (
     Watcher,
 )
 from zkcontroller.coordination.errors import ErrorCode, NoNodeError, ZkError, error_for_code
+from zkcontroller.model import TopicPartition
 from zkcontroller.zk import paths
 from zkcontroller.zk.client_base import BulkRead, KafkaZkClientBase
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.fencing import raise_for_result
-from zkcontroller.zk.model import TopicPartition
 from zkcontroller.zk.znodes import (
     UNCLEAN_LEADER_ELECTION_ENABLE,
     ConfigEntityChangeNotificationSequenceZNode,

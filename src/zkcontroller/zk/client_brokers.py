@@ -19,10 +19,10 @@ from zkcontroller.coordination.api import (
 )
 from zkcontroller.coordination.errors import ErrorCode as Code
 from zkcontroller.coordination.errors import NodeExistsError, NoNodeError, error_for_code
+from zkcontroller.model import INITIAL_CONTROLLER_EPOCH, Broker, BrokerInfo, FeatureZNodeData
 from zkcontroller.zk import paths
 from zkcontroller.zk.client_base import BulkRead, KafkaZkClientBase
 from zkcontroller.zk.errors import ControllerEpochMissingError, ControllerMovedError, ZnodeDecodeError
-from zkcontroller.zk.model import INITIAL_CONTROLLER_EPOCH, Broker, BrokerInfo, FeatureZNodeData
 from zkcontroller.zk.znodes import (
     BrokerIdZNode,
     ClusterIdZNode,

@@ -19,20 +19,20 @@ from zkcontroller.coordination.api import (
     Watcher,
 )
 from zkcontroller.coordination.errors import ErrorCode, ZkError, error_for_code
-from zkcontroller.zk import paths
-from zkcontroller.zk.client_base import BulkRead, KafkaZkClientBase
-from zkcontroller.zk.fencing import raise_for_result
-from zkcontroller.zk.model import (
+from zkcontroller.model import (
     INITIAL_PARTITION_EPOCH,
     LeaderAndIsr,
     LeaderIsrAndControllerEpoch,
     ReplicaAssignment,
+    TopicId,
     TopicIdReplicaAssignment,
     TopicPartition,
     sorted_partitions,
 )
+from zkcontroller.zk import paths
+from zkcontroller.zk.client_base import BulkRead, KafkaZkClientBase
+from zkcontroller.zk.fencing import raise_for_result
 from zkcontroller.zk.pipeline import pipelined
-from zkcontroller.zk.topic_id import TopicId
 from zkcontroller.zk.znodes import TopicPartitionStateZNode, TopicZNode
 
 log = logging.getLogger(__name__)

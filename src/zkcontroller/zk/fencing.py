@@ -28,9 +28,9 @@ from zkcontroller.coordination.api import (
     SetDataOp,
 )
 from zkcontroller.coordination.errors import ErrorCode, ZkError, error_for_code
+from zkcontroller.runtime.tasks import run_workers
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ControllerMovedError
-from zkcontroller.zk.pipeline import run_workers
 
 K = TypeVar("K", bound=Hashable)
 

@@ -6,9 +6,10 @@ Kafka's ``ZooKeeperClient.handleRequests`` does the same with a semaphore (``zoo
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
+
+from zkcontroller.runtime.tasks import run_workers
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -31,22 +32,3 @@ async def pipelined(items: Sequence[T], fn: Callable[[T], Awaitable[R]], max_in_
 
     await run_workers(min(max_in_flight, len(items)), worker)
     return results  # type: ignore[return-value]
-
-
-async def run_workers(count: int, worker: Callable[[], Awaitable[None]]) -> None:
-    """Run ``count`` copies of ``worker``; the first failure cancels the rest and is re-raised as itself.
-
-    Callers expect a plain exception (e.g. `ControllerMovedError`), not asyncio's `ExceptionGroup`.
-    """
-    try:
-        async with asyncio.TaskGroup() as group:
-            for _ in range(count):
-                group.create_task(worker())
-    except BaseExceptionGroup as group_error:
-        raise _first_leaf(group_error) from group_error
-
-
-def _first_leaf(error: BaseException) -> BaseException:
-    while isinstance(error, BaseExceptionGroup):
-        error = error.exceptions[0]
-    return error

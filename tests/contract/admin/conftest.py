@@ -8,8 +8,8 @@ import pytest
 from tests.contract.zk.conftest import MakeClient, clock, make_client  # noqa: F401  (fixtures reused here)
 
 from zkcontroller.admin.topics import TopicAdmin
+from zkcontroller.model import Broker, BrokerInfo, EndPoint
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-from zkcontroller.zk.model import Broker, BrokerInfo, EndPoint
 
 
 def broker_info(broker_id: int, rack: str | None = None) -> BrokerInfo:

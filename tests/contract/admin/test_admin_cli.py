@@ -17,11 +17,11 @@ import pytest
 from click.testing import CliRunner, Result
 
 from zkcontroller.admin.cli import brokers, controller, topics
-from zkcontroller.coordination.backend import ZooKeeperBackend
+from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
+from zkcontroller.coordination.kazoo_backend import ZooKeeperBackend
+from zkcontroller.model import LeaderAndIsr, LeaderIsrAndControllerEpoch, TopicPartition
 from zkcontroller.runtime.clock import wall_clock_ms
-from zkcontroller.runtime.zookeeper_server import ZooKeeperServerProcess
 from zkcontroller.zk.kafka_zk_client import NO_FENCING, KafkaZkClient
-from zkcontroller.zk.model import LeaderAndIsr, LeaderIsrAndControllerEpoch, TopicPartition
 
 from .conftest import register_brokers
 

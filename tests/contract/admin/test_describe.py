@@ -21,8 +21,8 @@ from zkcontroller.admin.describe import (
 )
 from zkcontroller.admin.errors import AdminOperationError, UnknownTopicError
 from zkcontroller.admin.topics import TopicAdmin
+from zkcontroller.model import LeaderAndIsr, LeaderIsrAndControllerEpoch, TopicPartition
 from zkcontroller.zk.kafka_zk_client import NO_FENCING, KafkaZkClient
-from zkcontroller.zk.model import LeaderAndIsr, LeaderIsrAndControllerEpoch, TopicPartition
 
 
 async def write_states(zk: KafkaZkClient, topic: str, states: dict[int, tuple[int, list[int]]]) -> None:

@@ -22,9 +22,9 @@ from zkcontroller.admin.errors import (
 )
 from zkcontroller.admin.replica_assignment import RackAwareMode
 from zkcontroller.admin.topics import TopicAdmin
+from zkcontroller.model import TopicPartition
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-from zkcontroller.zk.model import TopicPartition
 from zkcontroller.zk.znodes import ConfigEntityZNode
 
 from .conftest import register_brokers

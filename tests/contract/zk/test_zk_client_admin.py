@@ -8,9 +8,9 @@ import pytest
 from tests.contract.zk.conftest import MakeClient
 
 from zkcontroller.coordination.errors import NodeExistsError
+from zkcontroller.model import FeatureZNodeData, FeatureZNodeStatus, FinalizedVersionRange, TopicPartition
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ZnodeDecodeError
-from zkcontroller.zk.model import FeatureZNodeData, FeatureZNodeStatus, FinalizedVersionRange, TopicPartition
 
 TP0, TP1 = TopicPartition("foo", 0), TopicPartition("bar", 2)
 

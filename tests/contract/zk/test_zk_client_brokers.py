@@ -8,7 +8,7 @@ from tests.contract.zk.conftest import MakeClient, eventually
 
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.errors import NodeExistsError
-from zkcontroller.zk.model import Broker, BrokerInfo, EndPoint
+from zkcontroller.model import Broker, BrokerInfo, EndPoint
 from zkcontroller.zk.znodes import BrokerIdZNode
 
 

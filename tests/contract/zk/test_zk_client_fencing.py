@@ -10,17 +10,17 @@ import pytest
 from tests.contract.zk.conftest import MakeClient, snapshot
 
 from zkcontroller.coordination.errors import NoNodeError
-from zkcontroller.zk import paths
-from zkcontroller.zk.errors import ControllerMovedError
-from zkcontroller.zk.fencing import NO_FENCING, BatchLimits
-from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-from zkcontroller.zk.model import (
+from zkcontroller.model import (
     LeaderAndIsr,
     LeaderIsrAndControllerEpoch,
     ReplicaAssignment,
     TopicIdReplicaAssignment,
     TopicPartition,
 )
+from zkcontroller.zk import paths
+from zkcontroller.zk.errors import ControllerMovedError
+from zkcontroller.zk.fencing import NO_FENCING, BatchLimits
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 PARTITIONS = [TopicPartition("t", p) for p in range(10)]
 NEW_PARTITIONS = [TopicPartition("u", p) for p in range(4)]

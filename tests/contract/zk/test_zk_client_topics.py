@@ -11,16 +11,16 @@ from tests.contract.zk.conftest import MakeClient
 
 from zkcontroller.coordination.api import SetDataOp
 from zkcontroller.coordination.errors import NodeExistsError, NoNodeError
-from zkcontroller.zk.fencing import BatchLimits, estimated_size
-from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-from zkcontroller.zk.model import (
+from zkcontroller.model import (
     LeaderAndIsr,
     LeaderIsrAndControllerEpoch,
     ReplicaAssignment,
+    TopicId,
     TopicIdReplicaAssignment,
     TopicPartition,
 )
-from zkcontroller.zk.topic_id import TopicId
+from zkcontroller.zk.fencing import BatchLimits, estimated_size
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.znodes import TopicPartitionStateZNode, TopicZNode
 
 

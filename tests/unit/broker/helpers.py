@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from zkcontroller.model import Broker, EndPoint, TopicId
 from zkcontroller.protocol.control_requests import (
     LeaderAndIsrPartitionState,
     LeaderAndIsrRequest,
@@ -10,8 +11,6 @@ from zkcontroller.protocol.control_requests import (
     UpdateMetadataPartitionState,
     UpdateMetadataRequest,
 )
-from zkcontroller.zk.model import Broker, EndPoint
-from zkcontroller.zk.topic_id import TopicId
 
 CONTROLLER = 9
 MY_EPOCH = 100

@@ -8,9 +8,8 @@ import logging
 import pytest
 
 from zkcontroller.broker.control_plane import BrokerControlPlane, PartitionRole
+from zkcontroller.model import ZERO_TOPIC_ID, TopicId, TopicPartition
 from zkcontroller.protocol.control_requests import ApiKey, ControlResponse, Errors
-from zkcontroller.zk.model import TopicPartition
-from zkcontroller.zk.topic_id import ZERO_TOPIC_ID, TopicId
 
 from .helpers import MY_EPOCH, lai_state, leader_and_isr, stop_replica, um_state, update_metadata
 

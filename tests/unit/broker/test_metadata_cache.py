@@ -8,9 +8,8 @@ import logging
 import pytest
 
 from zkcontroller.broker.metadata_cache import MetadataCache, PartitionMetadata, TopicMetadata
+from zkcontroller.model import ZERO_TOPIC_ID, TopicId, TopicPartition
 from zkcontroller.protocol.control_requests import Errors
-from zkcontroller.zk.model import TopicPartition
-from zkcontroller.zk.topic_id import ZERO_TOPIC_ID, TopicId
 
 from .helpers import broker, um_state, update_metadata
 

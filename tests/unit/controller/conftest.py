@@ -15,10 +15,8 @@ from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.context import ControllerContext
 from zkcontroller.controller.event_log import TRACE, EventLog, StateChangeLogger
 from zkcontroller.controller.request_batch import ControllerBrokerRequestBatch
-from zkcontroller.coordination.backend import EmbeddedBackend
-from zkcontroller.protocol.control_requests import AnyControlRequest
-from zkcontroller.zk.kafka_zk_client import NO_FENCING, KafkaZkClient
-from zkcontroller.zk.model import (
+from zkcontroller.coordination.embedded_backend import EmbeddedBackend
+from zkcontroller.model import (
     Broker,
     EndPoint,
     LeaderAndIsr,
@@ -26,6 +24,8 @@ from zkcontroller.zk.model import (
     ReplicaAssignment,
     TopicPartition,
 )
+from zkcontroller.protocol.control_requests import AnyControlRequest
+from zkcontroller.zk.kafka_zk_client import NO_FENCING, KafkaZkClient
 
 CONTROLLER_ID = 1
 

@@ -11,9 +11,8 @@ from zkcontroller.controller.assignment import reassign_to, remove_replica, rend
 from zkcontroller.controller.context import ControllerContext, has_preferred_leader
 from zkcontroller.controller.errors import IllegalControllerStateError
 from zkcontroller.controller.states import PartitionAndReplica, PartitionState, ReplicaState
-from zkcontroller.zk.model import Broker, EndPoint, LeaderAndIsr, LeaderIsrAndControllerEpoch, ReplicaAssignment
-from zkcontroller.zk.model import TopicPartition as TP
-from zkcontroller.zk.topic_id import TopicId
+from zkcontroller.model import Broker, EndPoint, LeaderAndIsr, LeaderIsrAndControllerEpoch, ReplicaAssignment, TopicId
+from zkcontroller.model import TopicPartition as TP
 
 TOPICS = ("a", "b", "c")
 PARTITIONS = st.builds(TP, st.sampled_from(TOPICS), st.integers(0, 2))

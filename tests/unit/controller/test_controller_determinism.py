@@ -18,9 +18,9 @@ from zkcontroller.controller.partition_state_machine import PartitionStateMachin
 from zkcontroller.controller.replica_state_machine import ReplicaStateMachine
 from zkcontroller.controller.request_batch import ControllerBrokerRequestBatch
 from zkcontroller.controller.states import PartitionState, ReplicaState
-from zkcontroller.coordination.backend import EmbeddedBackend
+from zkcontroller.coordination.embedded_backend import EmbeddedBackend
+from zkcontroller.model import ReplicaAssignment, TopicPartition
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-from zkcontroller.zk.model import ReplicaAssignment, TopicPartition
 
 REPO = Path(__file__).resolve().parents[3]
 

@@ -20,8 +20,8 @@ from zkcontroller.controller.election import (
     leader_for_preferred_replica,
     leader_for_reassign,
 )
-from zkcontroller.zk.model import Broker, EndPoint, LeaderAndIsr, ReplicaAssignment
-from zkcontroller.zk.model import TopicPartition as TP
+from zkcontroller.model import Broker, EndPoint, LeaderAndIsr, ReplicaAssignment
+from zkcontroller.model import TopicPartition as TP
 
 TP0 = TP("t", 0)
 BROKER_IDS = st.integers(min_value=0, max_value=7)

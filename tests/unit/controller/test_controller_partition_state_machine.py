@@ -32,12 +32,12 @@ from zkcontroller.controller.event_log import StateChangeLogger
 from zkcontroller.controller.partition_state_machine import PartitionStateMachine
 from zkcontroller.controller.request_batch import ControllerBrokerRequestBatch
 from zkcontroller.controller.states import PartitionState
-from zkcontroller.coordination.backend import EmbeddedBackend
+from zkcontroller.coordination.embedded_backend import EmbeddedBackend
+from zkcontroller.model import LeaderAndIsr, LeaderIsrAndControllerEpoch, TopicPartition
 from zkcontroller.protocol.control_requests import LeaderAndIsrRequest, UpdateMetadataRequest
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ControllerMovedError
 from zkcontroller.zk.kafka_zk_client import NO_FENCING, KafkaZkClient
-from zkcontroller.zk.model import LeaderAndIsr, LeaderIsrAndControllerEpoch, TopicPartition
 from zkcontroller.zk.znodes import TopicPartitionStateZNode
 
 OFFLINE_CLEAN = OfflinePartitionLeaderElectionStrategy(False)

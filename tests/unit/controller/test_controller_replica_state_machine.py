@@ -21,7 +21,8 @@ from zkcontroller.controller.event_log import StateChangeLogger
 from zkcontroller.controller.replica_state_machine import ReplicaStateMachine
 from zkcontroller.controller.request_batch import ControllerBrokerRequestBatch
 from zkcontroller.controller.states import PartitionAndReplica, ReplicaState
-from zkcontroller.coordination.backend import EmbeddedBackend
+from zkcontroller.coordination.embedded_backend import EmbeddedBackend
+from zkcontroller.model import LeaderAndIsr, LeaderIsrAndControllerEpoch, ReplicaAssignment, TopicPartition
 from zkcontroller.protocol.control_requests import (
     LeaderAndIsrRequest,
     StopReplicaPartitionState,
@@ -31,7 +32,6 @@ from zkcontroller.protocol.control_requests import (
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ControllerMovedError
 from zkcontroller.zk.kafka_zk_client import NO_FENCING, KafkaZkClient
-from zkcontroller.zk.model import LeaderAndIsr, LeaderIsrAndControllerEpoch, ReplicaAssignment, TopicPartition
 
 T0, T1 = TopicPartition("t", 0), TopicPartition("t", 1)
 

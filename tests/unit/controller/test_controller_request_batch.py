@@ -11,6 +11,14 @@ from zkcontroller.controller.context import ControllerContext
 from zkcontroller.controller.errors import IllegalControllerStateError
 from zkcontroller.controller.event_log import TRACE
 from zkcontroller.controller.request_batch import ControllerBrokerRequestBatch
+from zkcontroller.model import (
+    ZERO_TOPIC_ID,
+    LeaderAndIsr,
+    LeaderIsrAndControllerEpoch,
+    ReplicaAssignment,
+    TopicId,
+    TopicPartition,
+)
 from zkcontroller.protocol.control_requests import (
     LeaderAndIsrPartitionState,
     LeaderAndIsrRequest,
@@ -19,8 +27,6 @@ from zkcontroller.protocol.control_requests import (
     UpdateMetadataPartitionState,
     UpdateMetadataRequest,
 )
-from zkcontroller.zk.model import LeaderAndIsr, LeaderIsrAndControllerEpoch, ReplicaAssignment, TopicPartition
-from zkcontroller.zk.topic_id import ZERO_TOPIC_ID, TopicId
 
 A0, A1, B0 = TopicPartition("a", 0), TopicPartition("a", 1), TopicPartition("b", 0)
 TOPIC_A_ID = TopicId(bytes(range(1, 17)))

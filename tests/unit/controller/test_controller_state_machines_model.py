@@ -31,9 +31,9 @@ from zkcontroller.controller.states import (
     PartitionState,
     ReplicaState,
 )
-from zkcontroller.coordination.backend import EmbeddedBackend
+from zkcontroller.coordination.embedded_backend import EmbeddedBackend
+from zkcontroller.model import ReplicaAssignment, TopicPartition
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-from zkcontroller.zk.model import ReplicaAssignment, TopicPartition
 
 PARTITIONS = [TopicPartition("t", 0), TopicPartition("t", 1)]
 REPLICAS = [PartitionAndReplica(tp, b) for tp in PARTITIONS for b in (1, 2, 3)]

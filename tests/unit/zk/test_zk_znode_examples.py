@@ -7,8 +7,7 @@ import json
 
 import pytest
 
-from zkcontroller.zk import paths
-from zkcontroller.zk.model import (
+from zkcontroller.model import (
     Broker,
     BrokerInfo,
     EndPoint,
@@ -18,9 +17,10 @@ from zkcontroller.zk.model import (
     LeaderAndIsr,
     LeaderIsrAndControllerEpoch,
     ReplicaAssignment,
+    TopicId,
     TopicPartition,
 )
-from zkcontroller.zk.topic_id import TopicId
+from zkcontroller.zk import paths
 from zkcontroller.zk.znodes import (
     BrokerIdZNode,
     BrokerSequenceIdZNode,

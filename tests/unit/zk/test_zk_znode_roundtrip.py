@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zkcontroller.zk.model import (
+from zkcontroller.model import (
     Broker,
     BrokerInfo,
     EndPoint,
@@ -21,10 +21,10 @@ from zkcontroller.zk.model import (
     LeaderIsrAndControllerEpoch,
     ReplicaAssignment,
     SupportedVersionRange,
+    TopicId,
     TopicPartition,
     sorted_features,
 )
-from zkcontroller.zk.topic_id import TopicId
 from zkcontroller.zk.znodes import (
     BrokerIdZNode,
     ClusterIdZNode,

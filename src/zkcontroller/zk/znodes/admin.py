@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from zkcontroller.model import TopicPartition
 from zkcontroller.zk import paths
 from zkcontroller.zk.json_fields import JsonObject, dumps, parse_object
-from zkcontroller.zk.model import TopicPartition
 
 
 def _encode_partitions(partitions: Iterable[TopicPartition]) -> list[dict[str, object]]:

@@ -5,10 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from zkcontroller.zk import paths
-from zkcontroller.zk.errors import ZnodeDecodeError
-from zkcontroller.zk.json_fields import JsonObject, check_str, dumps, parse_object
-from zkcontroller.zk.model import (
+from zkcontroller.model import (
     SECURITY_PROTOCOLS,
     Broker,
     BrokerInfo,
@@ -16,6 +13,9 @@ from zkcontroller.zk.model import (
     SupportedVersionRange,
     sorted_features,
 )
+from zkcontroller.zk import paths
+from zkcontroller.zk.errors import ZnodeDecodeError
+from zkcontroller.zk.json_fields import JsonObject, check_str, dumps, parse_object
 
 # Kafka's EndPoint.uriParseExp, matched against the whole string.
 _ENDPOINT_RE = re.compile(r"(.*)://\[?([0-9a-zA-Z\-%._:]*)\]?:(-?[0-9]+)")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from zkcontroller.model import FeatureZNodeData, FeatureZNodeStatus, FinalizedVersionRange, sorted_features
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.json_fields import check_str, dumps, parse_object
-from zkcontroller.zk.model import FeatureZNodeData, FeatureZNodeStatus, FinalizedVersionRange, sorted_features
 
 UNCLEAN_LEADER_ELECTION_ENABLE = "unclean.leader.election.enable"
 

@@ -5,16 +5,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from zkcontroller.zk import paths
-from zkcontroller.zk.json_fields import JsonObject, check_int_list, dumps, parse_int_text, parse_object
-from zkcontroller.zk.model import (
+from zkcontroller.model import (
     LeaderAndIsr,
     LeaderIsrAndControllerEpoch,
     ReplicaAssignment,
+    TopicId,
     TopicIdReplicaAssignment,
     TopicPartition,
 )
-from zkcontroller.zk.topic_id import TopicId
+from zkcontroller.zk import paths
+from zkcontroller.zk.json_fields import JsonObject, check_int_list, dumps, parse_int_text, parse_object
+from zkcontroller.zk.topic_id import parse_topic_id
 
 
 class TopicsZNode:
@@ -57,7 +58,7 @@ class TopicZNode:
             return TopicIdReplicaAssignment(topic, None, {})
         obj = parse_object(data, path)
         obj.version(TopicZNode.READABLE_VERSIONS, required=False)
-        topic_id = TopicId.parse(obj.get_str("topic_id"), path) if "topic_id" in obj else None
+        topic_id = parse_topic_id(obj.get_str("topic_id"), path) if "topic_id" in obj else None
         adding = obj.get_opt_obj("adding_replicas")
         removing = obj.get_opt_obj("removing_replicas")
         partitions = obj.get_opt_obj("partitions")

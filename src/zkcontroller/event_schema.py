@@ -1,17 +1,15 @@
 """The JSONL event-log contract (schema_version 1): the single source of truth for its fields.
 
 The controller's writer imports ``FIELDS``/``RECORD_TYPES``/``validate_record`` from here and the Spark job
-builds its read schema from the same list, so the two cannot drift apart; ``docs/event-log.md`` documents
+(`analytics.extract.event_spark_schema`) builds its read
+schema from the same list, so the two cannot drift apart; ``docs/event-log.md`` documents
 the same tables and a test checks that the document and this module agree.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # pyspark is imported lazily: the controller's writer must not pay for it.
-    from pyspark.sql.types import StructType
+from typing import Any
 
 SCHEMA_VERSION = 1
 
@@ -107,14 +105,3 @@ def validate_record(record: dict[str, Any]) -> list[str]:
         if not ok:
             problems.append(f"{name} must be {spec.type}, got {value!r}")
     return problems
-
-
-def spark_schema() -> StructType:
-    """The Spark read schema for event-log lines, built from FIELDS (all nullable: validated later)."""
-    from pyspark.sql import types as T
-
-    spark_types = {
-        "int": T.IntegerType(), "bigint": T.LongType(), "string": T.StringType(),
-        "boolean": T.BooleanType(), "array<int>": T.ArrayType(T.IntegerType()),
-    }
-    return T.StructType([T.StructField(f.name, spark_types[f.type], True) for f in FIELDS])

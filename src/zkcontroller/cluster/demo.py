@@ -10,17 +10,16 @@ at ``zkcontroller cluster`` drive it, on the embedded store or a real ZooKeeper.
 
 from __future__ import annotations
 
-import random
 import tempfile
 from pathlib import Path
 
 from rich.console import Console
 
+from zkcontroller.cluster.cluster_shell import ClusterShell
+from zkcontroller.cluster.local_cluster import LocalCluster
+from zkcontroller.cluster.logs import LogFiles
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.runtime.clock import wall_clock_ms
-from zkcontroller.runtime.cluster import LocalCluster
-from zkcontroller.runtime.cluster_shell import ClusterShell
-from zkcontroller.runtime.logs import LogFiles
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 console = Console(highlight=False, soft_wrap=True)
@@ -33,7 +32,7 @@ async def run_demo(backend: CoordinationBackend, broker_ids: list[int], log_dir:
         backend, broker_ids, wall_clock_ms, event_log=logs.event_log("demo", wall_clock_ms), session_timeout_ms=6000
     )
     admin_session = await backend.new_session()
-    shell = ClusterShell(cluster, KafkaZkClient(admin_session, wall_clock_ms), out=console.print, rng=random.Random(42))
+    shell = ClusterShell(cluster, KafkaZkClient(admin_session, wall_clock_ms), out=console.print)
     try:
         await cluster.start()
         first = await cluster.wait_for_controller()

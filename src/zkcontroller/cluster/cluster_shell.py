@@ -19,12 +19,12 @@ from pathlib import Path
 from zkcontroller.admin.describe import controller_status, describe_lines, describe_topics, select_topics
 from zkcontroller.admin.errors import AdminError
 from zkcontroller.admin.topics import TopicAdmin
+from zkcontroller.cluster.local_cluster import LocalCluster
+from zkcontroller.cluster.logs import LogFiles
 from zkcontroller.coordination.backend import CoordinationBackend
+from zkcontroller.model import TopicPartition
 from zkcontroller.runtime.clock import wall_clock_ms
-from zkcontroller.runtime.cluster import LocalCluster
-from zkcontroller.runtime.logs import LogFiles
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-from zkcontroller.zk.model import TopicPartition
 
 HELP = """commands:
   status                                  controller, epoch and brokers

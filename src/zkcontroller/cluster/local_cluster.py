@@ -11,13 +11,15 @@ import random
 from collections.abc import Callable
 from dataclasses import replace
 
-from zkcontroller.broker.server import BrokerConfig, KafkaServer
-from zkcontroller.controller.channel_manager import InProcessTransport
+from zkcontroller.cluster.kafka_server import BrokerConfig, KafkaServer
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.event_log import EventLog
 from zkcontroller.controller.kafka_controller import KafkaController
 from zkcontroller.controller.states import ControllerState
-from zkcontroller.coordination.backend import CoordinationBackend, EmbeddedBackend
+from zkcontroller.coordination.backend import CoordinationBackend
+from zkcontroller.coordination.embedded_backend import EmbeddedBackend
+from zkcontroller.runtime.in_process import InProcessTransport
+from zkcontroller.runtime.runtime import AsyncioRuntime
 
 
 class LocalCluster:
@@ -31,14 +33,15 @@ class LocalCluster:
         controller_config: ControllerConfig | None = None,
         session_timeout_ms: int = 18000,
         racks: dict[int, str] | None = None,
-        seed: int = 0,
+        seed: int | None = None,
         transport: InProcessTransport | None = None,
     ) -> None:
         self.backend = backend
         self.clock = clock
         self.event_log = event_log or EventLog("local", clock, None)
         self.transport = transport or InProcessTransport()
-        self.rng = random.Random(seed)
+        self.rng = random.Random(seed) if seed is not None else None
+        """Seeded runs (tests) derive each broker's generator from it; otherwise each uses the OS's randomness."""
         self._template = controller_config or ControllerConfig(broker_id=-1)
         self._session_timeout_ms = session_timeout_ms
         self._racks = racks or {}
@@ -54,8 +57,12 @@ class LocalCluster:
             session_timeout_ms=self._session_timeout_ms,
         )
         return KafkaServer(
-            config, self.backend, self.transport, self.clock, self.event_log, random.Random(self.rng.random())
+            config, self.backend, self.transport, self._runtime_for(broker_id), self.event_log
         )
+
+    def _runtime_for(self, broker_id: int) -> AsyncioRuntime:
+        rng = random.Random(self.rng.random()) if self.rng is not None else None
+        return AsyncioRuntime(rng, self.clock)
 
     async def start(self) -> None:
         for broker_id in self.broker_ids:

@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from zkcontroller.broker.control_plane import BrokerControlPlane
-from zkcontroller.controller.channel_manager import InProcessTransport
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.event_log import EventLog
 from zkcontroller.controller.kafka_controller import KafkaController
@@ -23,13 +20,14 @@ from zkcontroller.coordination.api import CoordinationSession, SessionState
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.errors import ZkError
 from zkcontroller.coordination.reconnecting import ReconnectingSession
+from zkcontroller.model import Broker, BrokerInfo, EndPoint, TopicId
+from zkcontroller.runtime.in_process import InProcessTransport
+from zkcontroller.runtime.runtime import Runtime
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-from zkcontroller.zk.model import Broker, BrokerInfo, EndPoint
-from zkcontroller.zk.topic_id import TopicId
 
 log = logging.getLogger("kafka.server.KafkaServer")
 
-SESSION_RETRY_BACKOFF_S = 1.0
+SESSION_RETRY_BACKOFF_MS = 1000
 
 
 @dataclass(frozen=True)
@@ -56,16 +54,14 @@ class KafkaServer:
         config: BrokerConfig,
         backend: CoordinationBackend,
         transport: InProcessTransport,
-        clock: Callable[[], int],
+        runtime: Runtime,
         event_log: EventLog,
-        rng: random.Random | None = None,
     ) -> None:
         self.config = config
         self.backend = backend
         self.transport = transport
-        self.clock = clock
+        self.runtime = runtime
         self.event_log = event_log
-        self.rng = rng or random.Random(config.broker_id)
         self.zk: KafkaZkClient | None = None
         self.controller: KafkaController | None = None
         self.control_plane: BrokerControlPlane | None = None
@@ -79,16 +75,17 @@ class KafkaServer:
         return self.config.broker_id
 
     async def startup(self) -> None:
+        runtime = self.runtime
         session = await self.backend.new_session(self.config.session_timeout_ms)
-        self.zk = zk = KafkaZkClient(ReconnectingSession(session), self.clock, rng=self.rng)
+        self.zk = zk = KafkaZkClient(ReconnectingSession(session), runtime.now_ms, rng=runtime.rng)
         await zk.create_top_level_paths()
-        self.cluster_id = await zk.create_or_get_cluster_id(str(TopicId.generate(self.rng)))
+        self.cluster_id = await zk.create_or_get_cluster_id(str(TopicId.generate(runtime.rng)))
         info = BrokerInfo(self.config.broker())
         epoch = await zk.register_broker(info)
         self.control_plane = BrokerControlPlane(self.broker_id, epoch)
         self.transport.register(self.broker_id, self.control_plane.handle)
         self.controller = KafkaController(
-            self.config.controller_config, zk, info, epoch, self.transport, self.clock, self.event_log, self.rng
+            self.config.controller_config, zk, info, epoch, self.transport, runtime, self.event_log
         )
         self.controller.on_registered = self._on_registered
         self._watch_session(session)
@@ -113,7 +110,7 @@ class KafkaServer:
             self._was_disconnected = False
             self.controller.on_session_reconnected()
         elif state is SessionState.EXPIRED and self._reinit is None:
-            self._reinit = asyncio.get_running_loop().create_task(self._reinitialize_session())
+            self._reinit = self.runtime.spawn(self._reinitialize_session(), f"zk-session-reinit-{self.broker_id}")
 
     async def _reinitialize_session(self) -> None:
         """Kafka's ZooKeeperClient re-initialisation: resign first, then a new session, then re-register."""
@@ -127,7 +124,7 @@ class KafkaServer:
                     break
                 except (ZkError, OSError) as e:
                     log.warning("[KafkaServer id=%d] cannot open a new session: %s", self.broker_id, e)
-                    await asyncio.sleep(SESSION_RETRY_BACKOFF_S)
+                    await self.runtime.sleep_ms(SESSION_RETRY_BACKOFF_MS)
             else:
                 return
             self.zk.replace_session(ReconnectingSession(session))
