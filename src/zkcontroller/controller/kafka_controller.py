@@ -14,11 +14,10 @@ soon as it is readable; and a broker whose session owns ``/controller`` while th
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from zkcontroller.controller.broker_requests import not_controller_response, submit_broker_request
 from zkcontroller.controller.brokers import BrokerEvents
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.core import ControllerCore
@@ -26,6 +25,7 @@ from zkcontroller.controller.errors import IllegalControllerStateError
 from zkcontroller.controller.event_log import EventLog
 from zkcontroller.controller.events import (
     BrokerChange,
+    BrokerRequestEvent,
     ControllerChange,
     ControllerEvent,
     Expire,
@@ -39,17 +39,20 @@ from zkcontroller.controller.events import (
 from zkcontroller.controller.families import EventFamily
 from zkcontroller.controller.fencing_token import NOT_CONTROLLER, FencingToken
 from zkcontroller.controller.responses import ResponseEvents
+from zkcontroller.controller.store_fault_guards import StoreFaultGuards
 from zkcontroller.controller.topics import TopicEvents
 from zkcontroller.coordination.api import EventType
-from zkcontroller.coordination.errors import NoNodeError
 from zkcontroller.model import BrokerInfo
 from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse
+from zkcontroller.protocol.inter_broker import (
+    BrokerToControllerRequest,
+    BrokerToControllerResponse,
+)
 from zkcontroller.protocol.transport import BrokerTransport
 from zkcontroller.runtime.runtime import Runtime
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ControllerMovedError, ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-from zkcontroller.zk.znodes import ControllerZNode
 
 
 class KafkaController:
@@ -79,7 +82,7 @@ class KafkaController:
         """Told the new broker epoch after a re-registration (the broker's own fencing needs it)."""
         self.failover_failures = 0
         """Failovers that failed in a row on this broker (reset by one that succeeds)."""
-        self._epoch_retry: asyncio.Task[None] | None = None
+        self.guards = StoreFaultGuards(core)
         self._handlers: dict[type, Callable[[Any], Awaitable[None]]] = {
             Startup: self.process_startup,
             ControllerChange: self.process_controller_change,
@@ -137,13 +140,13 @@ class KafkaController:
         self.core.events.start()
 
     async def shutdown(self) -> None:
-        self._cancel_retry()
+        self.guards.cancel()
         await self.core.events.close()
         await self.on_controller_resignation()
 
     def abort(self) -> None:
         """A crash: stop processing at once, send nothing more (used by failure drills and the simulator)."""
-        self._cancel_retry()
+        self.guards.cancel()
         self.core.events.abort()
         self.core.channel_manager.shutdown()
 
@@ -179,7 +182,14 @@ class KafkaController:
             self.core.log.error(f"Error processing event {event}", e)
 
     def preempt(self, event: ControllerEvent) -> None:
-        """Nothing this controller queues carries a callback that must hear it was dropped."""
+        """A dropped event that answers a broker answers NOT_CONTROLLER (Kafka's ``preempt``)."""
+        if isinstance(event, BrokerRequestEvent):
+            event.callback(not_controller_response(event.request))
+
+    async def handle_broker_request(self, request: BrokerToControllerRequest) -> BrokerToControllerResponse:
+        """A broker's ControlledShutdown or AlterIsr, answered once its event has been processed here (the
+        request handler of this broker routes them to its controller, active or not)."""
+        return await submit_broker_request(self.core.events, self._handlers, request)
 
     def _on_event_processed(self, event: ControllerEvent, queue_time_ms: int, processing_time_ms: int) -> None:
         """One record per processed event, stamped with the controller as this broker knows it: itself while
@@ -251,7 +261,7 @@ class KafkaController:
             await self._lost_election()
             return
         except ZnodeDecodeError as e:
-            await self._unreadable_epoch(e)
+            await self.guards.unreadable_epoch(e)
             return
         core.context.fencing = FencingToken(epoch, epoch_zk_version)
         core.active_controller_id = self.controller_id
@@ -295,33 +305,6 @@ class KafkaController:
         await self.runtime.sleep_ms(backoff_ms)
         await self.trigger_controller_move()
 
-    async def _unreadable_epoch(self, error: ZnodeDecodeError) -> None:
-        """``/controller_epoch`` is not a number: nobody can be elected until it is fixed. Say where and what,
-        and re-run the election when the node changes (and, in case no change is seen, after a back-off)."""
-        found = await self.core.zk.get_data_and_stat(paths.CONTROLLER_EPOCH)
-        value = found[0][:64] if found is not None else None
-        self.core.log.error(
-            f"Cannot elect a controller: {error.path} holds {value!r}, not a controller epoch ({error.reason}). "
-            "Waiting for it to be fixed")
-
-        def handle(_event_type: EventType) -> ControllerEvent:
-            return Reelect()
-
-        self.core.watches.register_node_handler(paths.CONTROLLER_EPOCH, handle)
-        await self.core.zk.path_exists(paths.CONTROLLER_EPOCH, self.core.on_watch)
-        if self._epoch_retry is None or self._epoch_retry.done():
-            self._epoch_retry = self.runtime.spawn(self._reelect_later(self.config.failover_retry_backoff_max_ms),
-                                                   f"controller-{self.controller_id}-epoch-retry")
-
-    async def _reelect_later(self, delay_ms: int) -> None:
-        await self.runtime.sleep_ms(delay_ms)
-        self.core.events.put(Reelect())
-
-    def _cancel_retry(self) -> None:
-        if self._epoch_retry is not None:
-            self._epoch_retry.cancel()
-            self._epoch_retry = None
-
     async def maybe_resign(self) -> None:
         core = self.core
         was_active = self.is_active
@@ -330,28 +313,7 @@ class KafkaController:
         core.active_controller_id = await self.current_controller_id()
         if was_active and not self.is_active:
             await self.on_controller_resignation()
-        await self._delete_if_overwritten()
-
-    async def _delete_if_overwritten(self) -> None:
-        """Our session owns ``/controller`` but it does not name us: another client overwrote it. Nobody else
-        can delete an ephemeral node of ours short of our session ending, so we delete it and let the
-        election run (the deletion fires Reelect on every broker)."""
-        owner = await self.core.zk.get_controller_owner()
-        if owner is None or owner[1] != self.core.zk.session.session_id:
-            return
-        try:
-            named = ControllerZNode.decode(owner[0])
-        except ZnodeDecodeError:
-            named = None
-        if named == self.controller_id and self.is_active:
-            return
-        self.core.log.warn(
-            f"{paths.CONTROLLER} is owned by this broker's session but names "
-            f"{'no readable broker' if named is None else f'broker {named}'} (written by another client); "
-            "deleting it so that a controller election runs")
-        self.core.active_controller_id = -1
-        with contextlib.suppress(NoNodeError):
-            await self.core.zk.session.delete(paths.CONTROLLER)
+        await self.guards.delete_if_overwritten()
 
     async def trigger_controller_move(self) -> None:
         core = self.core
