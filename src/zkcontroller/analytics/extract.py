@@ -210,12 +210,12 @@ class Extracted:
 
 
 def extract(spark: SparkSession, files: InputFiles, cluster: str | None = None, cluster_pattern: str | None = None,
-            ) -> Extracted:
+            chunk_bytes: int | None = None) -> Extracted:
     """Plan chunks for the resolved files and parse them lazily, once (the parse is persisted)."""
     from pyspark import StorageLevel
 
     sources = plan_sources(files, cluster, cluster_pattern)
-    chunks = plan_chunks(sources, spark.sparkContext.defaultParallelism)
+    chunks = plan_chunks(sources, spark.sparkContext.defaultParallelism, chunk_bytes)
     rows = [(c.path, c.name, c.fmt, c.cluster, c.start, c.end, c.first_line) for c in chunks]
     plan = spark.createDataFrame(  # one chunk per task: parallelize slices a list evenly
         spark.sparkContext.parallelize(rows, len(rows)),

@@ -85,6 +85,7 @@ def build_session(master: str | None, app_name: str = "zkcontroller-analyze", ui
     """
     from pyspark import SparkConf
 
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # executors parse with this package: same Python
     conf = SparkConf()
     builder = (SparkSession.builder.appName(app_name).config("spark.sql.session.timeZone", "UTC")
                .config("spark.ui.enabled", str(ui).lower())
@@ -147,7 +148,7 @@ def run(spark: SparkSession, config: JobConfig, progress: Callable[[str], None] 
         write_table("events", merge_sources(extracted.events, mixed, config.merge_tolerance_ms), out)
     finally:
         extracted.release()
-    events = spark.read.parquet(str(out / "events")).drop("day")
+    events = spark.read.parquet(str(out / "events")).drop("day").cache()
     rejected = spark.read.parquet(str(out / "rejected_lines"))
     result.rows["events"], result.rows["rejected_lines"] = events.count(), rejected.count()
     if result.rows["events"] == 0 and result.rows["rejected_lines"] == 0:

@@ -1,8 +1,8 @@
 """Load: write each table as Parquet, one directory per table, partitioned by cluster (events also by day).
 
 No global sort: each task sorts its own rows (``sortWithinPartitions``) and writes its own files, so the
-output is stable in content while the write stays as parallel as the data. The large ``events`` table is
-written by every task that holds events; the small derived tables are gathered per cluster.
+output is stable in content while the write stays as parallel as the data (no extra shuffle to gather a
+table: every task of the last stage writes the rows it holds).
 """
 
 from __future__ import annotations
@@ -43,6 +43,6 @@ def write_table(name: str, df: DataFrame, out_dir: Path) -> Path:
     elif name in UNPARTITIONED:
         writer = df.coalesce(1).sortWithinPartitions(*keys).write
     else:
-        writer = df.repartition("cluster").sortWithinPartitions(*keys).write.partitionBy("cluster")
+        writer = df.sortWithinPartitions(*keys).write.partitionBy("cluster")
     writer.mode("overwrite").parquet(str(path))
     return path

@@ -32,6 +32,9 @@ class InputFiles:
 
     jsonl: list[str] = field(default_factory=list)
     kafka: list[str] = field(default_factory=list)
+    names: dict[str, str] = field(default_factory=dict)
+    """Display name of each file: relative to the parent of the directory given as INPUT, or of the file's
+    own directory for files and globs (``prod/controller.log``), never absolute."""
 
     @property
     def all(self) -> list[str]:
@@ -83,11 +86,13 @@ def resolve_inputs(inputs: list[str], exclude: Path | None = None) -> InputFiles
         non_empty = [p for p in candidates if p.stat().st_size > 0]
         if not non_empty:
             raise InputError(f"{raw}: input is empty")
+        base = path.resolve().parent
         for p in non_empty:
             key = str(p.resolve())
             if key not in seen:
                 seen.add(key)
                 (resolved.jsonl if is_jsonl(key) else resolved.kafka).append(key)
+                resolved.names[key] = os.path.relpath(key, base if path.is_dir() else p.resolve().parent.parent)
     return resolved
 
 
@@ -114,12 +119,6 @@ class Chunk:
     first_line: int
 
 
-def display_root(paths: list[str]) -> str:
-    """The directory file names are shown relative to: the parent of the inputs' common directory."""
-    common = os.path.commonpath([os.path.dirname(p) for p in paths])
-    return os.path.dirname(common) or common
-
-
 def jsonl_cluster(path: str) -> str | None:
     """The ``cluster`` of the first readable record of an event log (it names the cluster, not its folder)."""
     import gzip
@@ -144,14 +143,13 @@ def plan_sources(files: InputFiles, cluster: str | None = None, cluster_pattern:
     """Name every file's cluster. Kafka text: ``cluster``, else group 1 of ``cluster_pattern`` on the path,
     else the cluster named by an event log in the same directory (the two describe one run), else the parent
     directory's name. Event logs name their own cluster in every record."""
-    root = display_root(files.all)
     pattern = re.compile(cluster_pattern) if cluster_pattern else None
     by_dir: dict[str, str] = {}
     for path in files.jsonl:
         name = jsonl_cluster(path)
         if name is not None:
             by_dir.setdefault(os.path.dirname(path), name)
-    sources = [SourceFile(p, os.path.relpath(p, root), "jsonl", None) for p in files.jsonl]
+    sources = [SourceFile(p, files.names[p], "jsonl", None) for p in files.jsonl]
     for path in files.kafka:
         named = cluster
         if named is None and pattern is not None:
@@ -159,7 +157,7 @@ def plan_sources(files: InputFiles, cluster: str | None = None, cluster_pattern:
             named = m.group(1) if m and m.groups() and m.group(1) else None
         if named is None:
             named = by_dir.get(os.path.dirname(path)) or os.path.basename(os.path.dirname(path)) or "default"
-        sources.append(SourceFile(path, os.path.relpath(path, root), "kafka_log", named))
+        sources.append(SourceFile(path, files.names[path], "kafka_log", named))
     return sources
 
 

@@ -63,17 +63,17 @@ def failures_frame(spark: SparkSession, failures: list[dict[str, object]], membe
                    tenures: list[Tenure], max_handling_ms: int) -> DataFrame:
     """Failures with an id and ``until_ms``: the next membership change or controller change in the cluster,
     or ``max_handling_ms`` after detection, whichever comes first."""
-    changes: dict[str, list[int]] = defaultdict(list)
+    changes: dict[str, list[tuple[int, frozenset[int]]]] = defaultdict(list)  # (when, brokers it reports dead)
     for m in membership:
-        changes[str(m["cluster"])].append(int(m["ts_ms"]))
+        dead = frozenset(m.get("brokers") or []) if m["kind"] in ("broker_failed", "broker_change") else frozenset()
+        changes[str(m["cluster"])].append((int(m["ts_ms"]), dead))
     for t in tenures:
-        changes[t.cluster].append(t.start_ms)
-    for f in failures:
-        changes[str(f["cluster"])].append(int(f["detected_ms"]))
+        changes[t.cluster].append((t.start_ms, frozenset()))
     rows = []
     for i, f in enumerate(failures):
-        detected = int(f["detected_ms"])
-        later = [ts for ts in changes[str(f["cluster"])] if ts > detected]
+        detected, broker = int(f["detected_ms"]), int(f["broker_id"])
+        later = [ts for ts, dead in changes[str(f["cluster"])] if ts > detected
+                 and not (broker in dead and ts - detected <= DEFAULT_FAILURE_MERGE_MS)]  # the same failure again
         rows.append({**f, "failure_id": i, "until_ms": min([detected + max_handling_ms, *later])})
     return rows_frame(spark, rows, FAILURE_COLUMNS)
 
