@@ -76,34 +76,39 @@ def local_cores(master: str) -> int | None:
     return os.cpu_count() or 1 if m.group(1) in (None, "*") else int(m.group(1))
 
 
-def build_session(master: str | None, app_name: str = "zkcontroller-analyze", ui: bool = False,
-                  progress: bool = True) -> SparkSession:
-    """A session on ``master``; without one, spark-submit's master or else local[*]. Always UTC.
+def session_config(master: str | None, ui: bool = False, progress: bool = True) -> dict[str, str]:
+    """Settings ``build_session`` applies on top of what spark-submit (``SparkConf``) already set.
 
-    The driver binds to loopback and Spark's UI is off unless asked for (then on loopback too); Spark's
+    The driver binds to loopback and Spark's UI is off unless asked for (then it is on loopback too); Spark's
     console progress bar shows stage progress. In local mode a few shuffle partitions per core replace 200.
     """
     from pyspark import SparkConf
 
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # executors parse with this package: same Python
     conf = SparkConf()
-    builder = (SparkSession.builder.appName(app_name).config("spark.sql.session.timeZone", "UTC")
-               .config("spark.ui.enabled", str(ui).lower())
-               .config("spark.ui.showConsoleProgress", str(progress).lower())
-               .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-               .config("spark.python.worker.reuse", "true"))
+    settings = {"spark.sql.session.timeZone": "UTC", "spark.ui.enabled": str(ui).lower(),
+                "spark.ui.showConsoleProgress": str(progress).lower(), "spark.python.worker.reuse": "true"}
     if not conf.contains("spark.driver.host"):
-        builder = builder.config("spark.driver.host", LOOPBACK).config("spark.driver.bindAddress", LOOPBACK)
+        settings.update({"spark.driver.host": LOOPBACK, "spark.driver.bindAddress": LOOPBACK})
     if master:
-        builder = builder.master(master)
-    elif not SparkSession.getActiveSession() and not conf.contains("spark.master"):
-        builder = builder.master(DEFAULT_MASTER)
-    cores = local_cores(master or conf.get("spark.master", DEFAULT_MASTER))
+        settings["spark.master"] = master
+    elif not conf.contains("spark.master"):
+        settings["spark.master"] = DEFAULT_MASTER
+    cores = local_cores(settings.get("spark.master") or conf.get("spark.master", DEFAULT_MASTER))
     if cores is not None:
         if not conf.contains("spark.sql.shuffle.partitions"):
-            builder = builder.config("spark.sql.shuffle.partitions", str(2 * cores))
+            settings["spark.sql.shuffle.partitions"] = str(2 * cores)
         if not conf.contains("spark.driver.memory"):
-            builder = builder.config("spark.driver.memory", LOCAL_DRIVER_MEMORY)
+            settings["spark.driver.memory"] = LOCAL_DRIVER_MEMORY
+    return settings
+
+
+def build_session(master: str | None, app_name: str = "zkcontroller-analyze", ui: bool = False,
+                  progress: bool = True) -> SparkSession:
+    """A session on ``master``; without one, spark-submit's master or else local[*] (see ``session_config``)."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # executors parse with this package: same Python
+    builder = SparkSession.builder.appName(app_name)
+    for key, value in session_config(master, ui, progress).items():
+        builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
@@ -216,8 +221,10 @@ def run(spark: SparkSession, config: JobConfig, progress: Callable[[str], None] 
         say("report")
         from zkcontroller.analytics.report import write_report
 
+        windows = {str(r["cluster"]): (int(r["window_start_ms"]), int(r["window_end_ms"]))
+                   for r in _collect(transform.observed_windows(events))}
         result.report = write_report(out, result.rows, config, result.warnings,
-                                     {s.name: s.path for s in extracted.sources})
+                                     {s.name: s.path for s in extracted.sources}, windows)
     result.seconds = time.monotonic() - started
     return result
 

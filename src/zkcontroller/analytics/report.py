@@ -13,6 +13,7 @@ import html
 import io
 import os
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.dates as mdates
 import matplotlib.pyplot as plt
+import matplotlib.ticker
 import pandas as pd
 
 MAX_ROWS = 200
@@ -42,7 +44,9 @@ INCIDENT_COLORS = {
 
 def _png(fig: Any) -> str:
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=80, bbox_inches="tight")
+    with warnings.catch_warnings():  # sub-second windows: matplotlib warns that it falls back to 30 ticks
+        warnings.simplefilter("ignore", UserWarning)
+        fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
     plt.close(fig)
     return f'<img alt="plot" src="data:image/png;base64,{base64.b64encode(buf.getvalue()).decode()}">'
 
@@ -59,10 +63,6 @@ def _read(out: Path, name: str) -> pd.DataFrame:
     if "cluster" in df.columns:
         df["cluster"] = df["cluster"].astype(str)
     return df
-
-
-def _times(ms: pd.Series) -> pd.Series:
-    return pd.to_datetime(ms.astype("int64"), unit="ms", utc=True)
 
 
 def slug(cluster: str) -> str:
@@ -105,66 +105,108 @@ def _table(df: pd.DataFrame, links: Links | None = None, limit: int = MAX_ROWS) 
     return f'<div class="scroll">{body}</div>{more}'
 
 
-def _ms(series: pd.Series) -> pd.Series:
-    return series.astype("datetime64[ms]").astype("int64")
+def _ms(series: pd.Series) -> list[int]:
+    return [int(pd.Timestamp(x).timestamp() * 1000) for x in series]
 
 
-def plot_timeline(tenures: pd.DataFrame, incidents: pd.DataFrame, window: tuple[int, int]) -> str:
-    """Tenures to scale (one lane per controller), incident markers, split-brain windows shaded."""
+EPISODE_GAP_MS = 60_000
+MAX_EPISODES = 4
+
+
+def episodes(points: list[int], window: tuple[int, int]) -> list[tuple[int, int]]:
+    """Time ranges worth drawing: incident instants split where nothing happens for a minute and a tenth of
+    the window (a restart hours later would otherwise squeeze every incident into a hair-line). The busiest
+    ``MAX_EPISODES`` are kept, in time order; each is drawn to its own scale."""
+    lo, hi = window
+    if not points:
+        return [(lo, max(hi, lo + 1))]
+    gap = max(EPISODE_GAP_MS, (hi - lo) // 10)
+    points = sorted(points)
+    groups: list[list[int]] = [[points[0]]]
+    for p in points[1:]:
+        if p - groups[-1][-1] > gap:
+            groups.append([p])
+        else:
+            groups[-1].append(p)
+    kept = sorted(sorted(groups, key=len, reverse=True)[:MAX_EPISODES], key=lambda g: g[0])
+    out = []
+    for g in kept:
+        pad = max((g[-1] - g[0]) // 20, 50)
+        out.append((g[0] - pad, g[-1] + pad))
+    return out
+
+
+def _axes(eps: list[tuple[int, int]], height: float) -> tuple[Any, list[Any]]:
+    fig, axes = plt.subplots(1, len(eps), figsize=(11, height), sharey=True, squeeze=False,
+                             gridspec_kw={"wspace": 0.04})
+    for ax, (lo, hi) in zip(axes[0], eps, strict=True):
+        ax.set_xlim(pd.Timestamp(lo, unit="ms"), pd.Timestamp(hi, unit="ms"))
+        locator = mdates.AutoDateLocator(maxticks=4 if len(eps) > 1 else 8)
+        ax.xaxis.set_major_locator(locator)
+        ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))
+        ax.tick_params(axis="x", labelsize=7)
+    for ax in axes[0][1:]:
+        ax.tick_params(axis="y", left=False)
+    return fig, list(axes[0])
+
+
+def _naive(ts: Any) -> Any:
+    return pd.Timestamp(ts).tz_localize(None) if pd.Timestamp(ts).tzinfo else pd.Timestamp(ts)
+
+
+def plot_timeline(tenures: pd.DataFrame, incidents: pd.DataFrame, eps: list[tuple[int, int]]) -> str:
+    """Tenures to scale (one lane per controller), incident markers, split-brain windows shaded; one panel per
+    episode, each to its own scale."""
     if tenures.empty and incidents.empty:
         return _empty("No controller tenure and no incident in this cluster's logs.")
     controllers = sorted(int(c) for c in tenures.controller_id.dropna().unique()) if not tenures.empty else []
     lanes = {c: i for i, c in enumerate(controllers)}
     broker_lane = len(controllers)
-    fig, ax = plt.subplots(figsize=(11, 0.55 * (len(controllers) + 1) + 1.6))
+    fig, axes = _axes(eps, 0.5 * (len(controllers) + 1) + 1.6)
     colors = plt.get_cmap("tab10")
-    for _, t in tenures.iterrows():
-        start, end = mdates.date2num(t.start_at), mdates.date2num(t.end_at)
-        lane = lanes[int(t.controller_id)]
-        ax.broken_barh([(start, end - start)], (lane - 0.35, 0.7), color=colors(int(t.controller_epoch) % 10))
-        ax.plot([start], [lane], marker="|", color="black", markersize=14)
-        ax.annotate(f"e{t.controller_epoch}", (start, lane + 0.38), fontsize=7)
-    for _, i in incidents.iterrows():
-        at = mdates.date2num(i["at"])
-        if i.incident == "split_brain":
-            ax.axvspan(at, mdates.date2num(i.end_at), color="red", alpha=0.25, label="split brain")
-        elif i.incident == "election_storm":
-            ax.axvspan(at, mdates.date2num(i.end_at) if not pd.isna(i.end_at) else at, color="orange", alpha=0.2)
-        elif i.incident in ("restart", "epoch_reset"):
-            ax.axvline(at, color=INCIDENT_COLORS[i.incident], linestyle="--", linewidth=1)
-        elif i.incident in ("broker_failure", "broker_started", "unclean_election"):
-            marker = {"broker_failure": "x", "broker_started": "^", "unclean_election": "D"}[i.incident]
-            ax.plot([at], [broker_lane], marker=marker, color=INCIDENT_COLORS[i.incident], linestyle="none")
-            if not pd.isna(i.broker_id):
-                ax.annotate(f"b{int(i.broker_id)}", (at, broker_lane + 0.2), fontsize=7)
-    ax.set_yticks(range(broker_lane + 1), [f"controller {c}" for c in controllers] + ["brokers"])
-    ax.set_ylim(-0.7, broker_lane + 0.8)
-    lo, hi = window
-    pad = max((hi - lo) * 0.02, 1)
-    ax.set_xlim(mdates.date2num(pd.Timestamp(lo - pad, unit="ms")), mdates.date2num(pd.Timestamp(hi + pad, unit="ms")))
-    locator = mdates.AutoDateLocator()
-    ax.xaxis.set_major_locator(locator)
-    ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))
-    ax.set_title("bars: controller tenures to scale (colour: epoch) · x broker failure · ^ broker start · "
+    for ax in axes:
+        for _, t in tenures.iterrows():
+            start, end = mdates.date2num(_naive(t.start_at)), mdates.date2num(_naive(t.end_at))
+            lane = lanes[int(t.controller_id)]
+            ax.broken_barh([(start, end - start)], (lane - 0.35, 0.7), color=colors(int(t.controller_epoch) % 10))
+            ax.plot([start], [lane], marker="|", color="black", markersize=14)
+            ax.annotate(f"e{t.controller_epoch}", (start, lane + 0.38), fontsize=7, annotation_clip=True)
+        for _, i in incidents.iterrows():
+            at = mdates.date2num(_naive(i["at"]))
+            end = mdates.date2num(_naive(i.end_at)) if not pd.isna(i.end_at) else at
+            if i.incident == "split_brain":
+                ax.axvspan(at, end, color="red", alpha=0.25)
+            elif i.incident == "election_storm":
+                ax.axvspan(at, end, color="orange", alpha=0.2)
+            elif i.incident in ("restart", "epoch_reset"):
+                ax.axvline(at, color=INCIDENT_COLORS[i.incident], linestyle="--", linewidth=1)
+            elif i.incident in ("broker_failure", "broker_started", "unclean_election"):
+                marker = {"broker_failure": "x", "broker_started": "^", "unclean_election": "D"}[i.incident]
+                ax.plot([at], [broker_lane], marker=marker, color=INCIDENT_COLORS[i.incident], linestyle="none")
+                if not pd.isna(i.broker_id):
+                    ax.annotate(f"b{int(i.broker_id)}", (at, broker_lane + 0.2), fontsize=7, annotation_clip=True)
+    axes[0].set_yticks(range(broker_lane + 1), [f"controller {c}" for c in controllers] + ["brokers"])
+    axes[0].set_ylim(-0.7, broker_lane + 0.8)
+    fig.suptitle("bars: controller tenures to scale (colour: epoch) · x broker failure · ^ broker start · "
                  "D unclean election · dashed: restart / epoch reset · red: split brain", fontsize=8)
     return _png(fig)
 
 
-def plot_series(series: pd.DataFrame, ylabel: str, by: str | None, window: tuple[int, int]) -> str:
+def plot_series(series: pd.DataFrame, ylabel: str, by: str | None, eps: list[tuple[int, int]]) -> str:
     if series.empty:
         return _empty(f"No data for '{ylabel}' in this cluster's logs.")
-    fig, ax = plt.subplots(figsize=(11, 2.8))
-    groups = series.groupby(by) if by else [(None, series)]
-    for key, rows in groups:
-        rows = rows.sort_values("bucket_ms")
-        ax.step(_times(rows.bucket_ms), rows.value, where="post", label=f"broker {key}" if by else None)
+    fig, axes = _axes(eps, 2.6)
+    groups = list(series.groupby(by)) if by else [(None, series)]
+    for ax in axes:
+        for key, rows in groups:
+            rows = rows.sort_values("bucket_ms")
+            ax.step(pd.to_datetime(rows.bucket_ms.astype("int64"), unit="ms"), rows.value.astype(float),
+                    where="post", label=f"broker {key}" if by else None)
+        ax.set_ylim(bottom=0)
+        ax.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     if by:
-        ax.legend(fontsize="x-small", loc="upper right", ncol=6)
-    ax.set_ylabel(ylabel)
-    ax.set_xlim(_times(pd.Series([window[0]]))[0], _times(pd.Series([max(window[1], window[0] + 1)]))[0])
-    locator = mdates.AutoDateLocator()
-    ax.xaxis.set_major_locator(locator)
-    ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))
+        axes[-1].legend(fontsize="x-small", loc="upper right", ncol=6)
+    axes[0].set_ylabel(ylabel)
     return _png(fig)
 
 
@@ -205,6 +247,8 @@ def cluster_page(out: Path, cluster: str, t: dict[str, pd.DataFrame], links: Lin
     failures = _of(t["broker_failures"], cluster, "detected_at")
     sources = _of(t["sources"], cluster)
     events_window = t["windows"].get(cluster, (0, 1))
+    points = [] if incidents.empty else [*_ms(incidents["at"]), *_ms(incidents["end_at"].dropna())]
+    eps = episodes([int(p) for p in points], events_window)
     counts = incidents.incident.value_counts().to_dict() if not incidents.empty else {}
     summary = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(counts.items())) or "no incident"
     start, end = (pd.Timestamp(x, unit="ms", tz="UTC") for x in events_window)
@@ -213,18 +257,16 @@ def cluster_page(out: Path, cluster: str, t: dict[str, pd.DataFrame], links: Lin
         f"<nav><a href=\"../report.html\">all clusters</a></nav><h1>Cluster {html.escape(cluster)}</h1>"
         f"<p>{start:%Y-%m-%d %H:%M:%S.%f}"[:-3] + f" to {end:%Y-%m-%d %H:%M:%S.%f}"[:-3]
         + f" UTC · {html.escape(summary)}</p><p class=\"note\">Sources: {html.escape(fed)}</p>",
-        "<h2>Incident timeline</h2>" + plot_timeline(tenures, incidents, events_window)
+        "<h2>Incident timeline</h2>" + plot_timeline(tenures, incidents, eps)
         + _table(incidents.drop(columns=["end_at"], errors="ignore"), links),
         "<h2>Controller tenures</h2>" + _table(tenures.drop(columns=[
             "elected_at", "first_seen_at", "last_seen_at", "previous_controller_id", "previous_epoch"],
             errors="ignore"), links),
         "<h2>Split-brain windows</h2>" + _table(_of(t["split_brain_windows"], cluster), links),
         "<h2>Partitions without a leader over time</h2>"
-        + plot_series(_of(t["leaderless_partitions_over_time"], cluster), "partitions without leader", None,
-                      events_window),
+        + plot_series(_of(t["leaderless_partitions_over_time"], cluster), "partitions without leader", None, eps),
         "<h2>Leaders per broker over time</h2>"
-        + plot_series(_of(t["leaders_per_broker_over_time"], cluster), "partitions led", "broker_id",
-                      events_window),
+        + plot_series(_of(t["leaders_per_broker_over_time"], cluster), "partitions led", "broker_id", eps),
         "<h2>Failover and broker-failure handling times</h2>" + plot_handling(tenures, failures)
         + _table(failures, links),
         "<h2>Anomalies</h2>" + _table(_of(t["anomalies"], cluster, "detected_at", "anomaly"), links),
@@ -235,15 +277,14 @@ def cluster_page(out: Path, cluster: str, t: dict[str, pd.DataFrame], links: Lin
 
 
 def write_report(out: Path, rows: dict[str, int], config: Any, warnings: list[str],
-                 source_paths: dict[str, str] | None = None) -> Path:
-    """Render ``out/report.html`` and ``out/report/<cluster>.html`` from the tables under ``out``."""
+                 source_paths: dict[str, str] | None = None, windows: dict[str, tuple[int, int]] | None = None,
+                 ) -> Path:
+    """Render ``out/report.html`` and ``out/report/<cluster>.html`` from the tables under ``out``;
+    ``windows`` is each cluster's (first, last) event time in ms."""
     names = ("controller_tenures", "incidents", "broker_failures", "sources", "split_brain_windows", "anomalies",
              "leader_elections", "leaderless_partitions_over_time", "leaders_per_broker_over_time")
     t: dict[str, Any] = {name: _read(out, name) for name in names}
-    events = pd.read_parquet(out / "events", columns=["cluster", "ts_ms"])
-    events["cluster"] = events["cluster"].astype(str)
-    spans = events.groupby("cluster").ts_ms.agg(["min", "max"])
-    t["windows"] = {c: (int(r["min"]), int(r["max"])) for c, r in spans.iterrows()}
+    t["windows"] = windows or {}
     pages = out / "report"
     pages.mkdir(exist_ok=True)
     links = Links(source_paths or {}, pages)

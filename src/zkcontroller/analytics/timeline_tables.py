@@ -121,7 +121,8 @@ def incident_rows(spark: SparkSession, timeline: Timeline, failures: list[dict[s
                  "source_file": t.source_file, "line_number": t.line_number}
         label = {"first": "controller elected", "failover": "failover", "restart": "restart",
                  "epoch_reset": "epoch reset"}[t.started_by]
-        gap = f"; no controller for {t.gap_ms} ms" if t.gap_ms is not None else ""
+        gap = "" if t.gap_ms is None else (f"; no controller for {t.gap_ms} ms" if t.gap_ms >= 0 else
+                                           f"; began {-t.gap_ms} ms before the previous tenure's last action")
         rows.append({**where, "at_ms": t.start_ms, "end_ms": t.end_ms, "incident": t.started_by,
                      "detail": f"{label}: controller {t.controller_id} epoch {t.controller_epoch}{gap}"})
         if t.resigned_ms is not None:
