@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything a fresh Debian 12 machine needs: uv, the locked Python environment, and (with --test)
-# Java 17 and a real ZooKeeper server for the contract suite and PySpark. Safe to run repeatedly.
+# Java 17 and a real ZooKeeper server for the contract suite and PySpark, Chromium for report screenshots. Safe to run repeatedly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,6 +8,7 @@ need_apt=()
 if [[ "${1:-}" == "--test" ]]; then
   command -v java >/dev/null 2>&1 || need_apt+=(openjdk-17-jre-headless)
   [[ -f /usr/share/java/zookeeper.jar ]] || need_apt+=(zookeeper)
+  command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)  # analytics report screenshots (headless)
 fi
 if ((${#need_apt[@]})); then
   SUDO=""; [[ $(id -u) -eq 0 ]] || SUDO="sudo"
