@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Everything a fresh Debian 12 machine needs: uv, the locked Python environment, and (with --test)
-# Java 17 and a real ZooKeeper server for the contract suite and PySpark, Chromium for report screenshots. Safe to run repeatedly.
+# Java 17, a real ZooKeeper server for the contract suite and PySpark, and Chromium for report screenshots.
+# Safe to run repeatedly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
