@@ -297,9 +297,16 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MS = timedelta(milliseconds=1)
 
 
+@functools.lru_cache(maxsize=4096)
+def _second_ms(date: str, clock: str, zone: str | None) -> int:
+    return ts_to_ms(date, clock, None, zone)
+
+
 def ts_to_ms(date: str, clock: str, millis: str | None, zone: str | None) -> int:
     """Layout timestamp parts -> ms since epoch; a timestamp without zone is taken as UTC."""
-    text = f"{date}T{clock}.{millis or '000'}"
+    if millis is not None:  # lines come in time order: most share their second with the line before
+        return _second_ms(date, clock, zone) + int(millis)
+    text = f"{date}T{clock}.000"
     if zone and zone != "Z":
         text += zone if ":" in zone else f"{zone[:3]}:{zone[3:]}"
     parsed = datetime.fromisoformat(text)
@@ -352,6 +359,11 @@ class KafkaLogParser:
             (t, t.starts, t.needle, re.compile(t.pattern), {k: re.compile(v) for k, v in t.extra.items()})
             for t in TEMPLATES
         ]
+        # Templates a body can match, by its first character (most templates start with a literal word).
+        self._unguarded = [t for t in self._templates if not t[1]]
+        firsts = {p[0] for t in self._templates for p in t[1]}
+        self._by_first = {c: [t for t in self._templates if not t[1] or any(p[0] == c for p in t[1])]
+                          for c in firsts}
 
     def parse_message(self, logger: str, message: str) -> tuple[str, dict[str, object]]:
         """(kind, fields) of one message; kind ``other`` when no template matches."""
@@ -372,7 +384,7 @@ class KafkaLogParser:
                 values["broker_id"] = old.group(3) or values["broker_id"]
                 body = body[old.end():]
         kind = "other"
-        for template, starts, needle, pattern, extra in self._templates:
+        for template, starts, needle, pattern, extra in self._by_first.get(body[:1], self._unguarded):
             if (starts and not body.startswith(starts)) or needle not in body:
                 continue
             m = pattern.search(body)
@@ -411,7 +423,7 @@ class KafkaLogParser:
         text = line.rstrip("\r\n")
         if not text.strip() or self._continuation.match(text):
             return None
-        stripped = self._prefix.sub("", text, count=1)
+        stripped = text if text.startswith("[") else self._prefix.sub("", text, count=1)
         m = None if SEP in stripped else self._layout.match(stripped)
         if m is None:
             return RejectedLine(line_number, _reject_reason(stripped), text)
