@@ -1,14 +1,15 @@
 """Benchmark (not a test): the analytics job on a large synthetic Kafka log vs a pure-Python parse.
 
-    uv run python bench/bench_analytics.py                # 5,000,000 lines
-    uv run python bench/bench_analytics.py --lines 200000 # quick run
+    uv run python bench/bench_analytics.py                          # 10k, 100k, 1M lines
+    uv run python bench/bench_analytics.py --sizes 10000,10000000   # the 10M row of the growth table
 
 Generates one merged controller.log + state-change.log stream the way a Kafka 2.x (1.1-2.5, TRACE
 state-change logger) cluster writes it: topic creations, leadership moves, broker failures with offline
 partitions and re-elections, controller failovers, stack traces and a sprinkle of garbage lines. Then it
-times (1) the single-process pure-Python reference parser over the file and (2) the whole Spark job
-(extract, every table, Parquet, report) on local[1] and local[2]. Prints lines per second; never fails
-on time.
+times, per size: (1) the single-process pure-Python reference parser over the file, (2) Spark's bare
+``spark.read.text().count()`` (the floor) and (3) the whole Spark job (extract, every table, Parquet,
+report) on local[1] and local[2], both in the same session. Prints lines per second and the ratios;
+never fails on time.
 """
 
 from __future__ import annotations
@@ -150,49 +151,66 @@ def python_baseline(path: Path) -> tuple[float, int, int]:
     return time.perf_counter() - started, records, rejected
 
 
-def spark_run(path: Path, master: str, out: Path) -> tuple[float, dict[str, int]]:
-    spark = build_session(master, app_name="bench-analytics")
+def spark_runs(logs: dict[int, Path], master: str, work: Path) -> dict[int, tuple[float, float, dict[str, int]]]:
+    """Per size: (seconds of spark.read.text().count(), seconds of the whole job, row counts), one session."""
+    spark = build_session(master, app_name="bench-analytics", progress=False)
     spark.sparkContext.setLogLevel("ERROR")
+    results = {}
     try:
-        started = time.perf_counter()
-        result = run(spark, JobConfig(inputs=[str(path)], out=out, cluster="bench"))
-        return time.perf_counter() - started, result.rows
+        spark.read.text(str(logs[min(logs)])).count()  # warm the JVM once before timing anything
+        for size, path in sorted(logs.items()):
+            started = time.perf_counter()
+            spark.read.text(str(path)).count()
+            floor = time.perf_counter() - started
+            started = time.perf_counter()
+            result = run(spark, JobConfig(inputs=[str(path)], out=work / f"out-{size}", cluster="bench"))
+            results[size] = (floor, time.perf_counter() - started, result.rows)
+            print(f"{master} {size:,} lines: read.text().count() {floor:.1f} s, job {results[size][1]:.1f} s",
+                  flush=True)
     finally:
         spark.stop()
+    return results
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--lines", type=int, default=5_000_000)
+    parser.add_argument("--sizes", default="10000,100000,1000000",
+                        help="Comma-separated line counts (the growth table; 10000000 takes many minutes).")
     parser.add_argument("--masters", default="local[1],local[2]")
-    parser.add_argument("--workdir", type=Path, default=None, help="Keep the log and output here.")
-    parser.add_argument("--reuse-log", action="store_true",
-                        help="Keep WORKDIR's generated log if it has exactly --lines lines (generation is slow).")
+    parser.add_argument("--workdir", type=Path, default=None, help="Keep the logs and output here.")
     args = parser.parse_args()
     work = args.workdir or Path(tempfile.mkdtemp(prefix="bench-analytics-"))
     work.mkdir(parents=True, exist_ok=True)
-    log = work / "controller-and-state-change.log"
-    started = time.perf_counter()
-    count = work / "lines.txt"
-    if args.reuse_log and log.exists() and count.exists() and int(count.read_text()) >= args.lines:
-        lines = int(count.read_text())
-        print(f"reusing {log} ({lines:,} lines)")
-    else:
-        lines = generate(log, args.lines)
-        count.write_text(str(lines))
-        print(f"generated {lines:,} lines ({log.stat().st_size / 2**20:.0f} MiB) in "
-              f"{time.perf_counter() - started:.1f} s")
-    seconds, records, rejected = python_baseline(log)
-    rows = [("pure Python, 1 process (parse only)", seconds, f"{records:,} records, {rejected:,} rejected")]
-    print(f"python: {seconds:.1f} s, {lines / seconds:,.0f} lines/s")
-    for master in args.masters.split(","):
-        seconds, counts = spark_run(log, master, work / f"out-{master.replace('[', '-').replace(']', '')}")
-        rows.append((f"Spark {master}, end to end (all tables + report)", seconds,
-                     f"{counts['events']:,} events, {counts['rejected_lines']:,} rejected"))
-        print(f"{master}: {seconds:.1f} s, {lines / seconds:,.0f} lines/s")
-    print("\n| run | seconds | lines/s | output |\n|---|---:|---:|---|")
-    for name, secs, note in rows:
-        print(f"| {name} | {secs:.1f} | {lines / secs:,.0f} | {note} |")
+    logs: dict[int, Path] = {}
+    for size in (int(x) for x in args.sizes.split(",")):
+        log, count = work / f"log-{size}.log", work / f"log-{size}.lines"
+        if not (log.exists() and count.exists()):
+            started = time.perf_counter()
+            count.write_text(str(generate(log, size)))
+            print(f"generated {size:,} lines ({log.stat().st_size / 2**20:.0f} MiB) in "
+                  f"{time.perf_counter() - started:.1f} s", flush=True)
+        logs[int(count.read_text())] = log
+    python = {}
+    for size, log in sorted(logs.items()):
+        seconds, _, _ = python_baseline(log)
+        python[size] = seconds
+        print(f"python {size:,} lines: {seconds:.1f} s, {size / seconds:,.0f} lines/s", flush=True)
+    spark = {master: spark_runs(logs, master, work) for master in args.masters.split(",")}
+    masters = args.masters.split(",")
+    print("\n| lines | Python parse (lines/s) | " + " | ".join(
+        f"{m} read.text().count() (lines/s) | {m} whole job (lines/s) | {m} job / floor" for m in masters)
+        + " | local[1] -> local[2] | job vs Python |")
+    print("|---:|---:|" + "---:|---:|---:|" * len(masters) + "---:|---:|")
+    for size in sorted(logs):
+        cells = [f"{size:,}", f"{size / python[size]:,.0f}"]
+        for m in masters:
+            floor, job, _ = spark[m][size]
+            cells += [f"{size / floor:,.0f}", f"{size / job:,.0f}", f"{job / floor:.1f}x"]
+        speedup = (spark["local[1]"][size][1] / spark["local[2]"][size][1]
+                   if {"local[1]", "local[2]"} <= set(spark) else float("nan"))
+        best = min(spark[m][size][1] for m in masters)
+        cells += [f"{speedup:.2f}x", f"{python[size] / best:.2f}x"]
+        print("| " + " | ".join(cells) + " |")
     if args.workdir is None:
         shutil.rmtree(work, ignore_errors=True)
     return 0

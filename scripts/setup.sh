@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Everything a fresh Debian 12 machine needs: uv, the locked Python environment, and (with --test)
-# Java 17 and a real ZooKeeper server for the contract suite and PySpark. Safe to run repeatedly.
+# Java 17, a real ZooKeeper server for the contract suite and PySpark, and Chromium for report screenshots.
+# Safe to run repeatedly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +14,7 @@ if [[ "${1:-}" == "--test" ]]; then
     need_apt+=(openjdk-17-jre-headless)
   fi
   [[ -f /usr/share/java/zookeeper.jar ]] || need_apt+=(zookeeper)
+  command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)  # analytics report screenshots (headless)
 fi
 if ((${#need_apt[@]})); then
   $SUDO apt-get update -qq

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +16,7 @@ SAMPLES = SHARED_LOGS / "samples"
 @pytest.fixture(scope="session")
 def spark() -> Iterator[object]:
     pyspark_sql = pytest.importorskip("pyspark.sql")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # the executors import zkcontroller to parse
     session = (
         pyspark_sql.SparkSession.builder.master("local[1]")
         .appName("zkcontroller-analytics-tests")
@@ -33,3 +36,28 @@ def samples() -> Path:
     if not SAMPLES.is_dir():
         pytest.skip(f"real Kafka log samples not found at {SAMPLES} (../shared is not checked out)")
     return SAMPLES.resolve()
+
+
+@pytest.fixture(scope="session")
+def analyzed(spark, samples: Path, tmp_path_factory: pytest.TempPathFactory) -> object:
+    """Every shared log set (tests/analytics/logsets.py) analyzed in one run of the job, report included."""
+    from click.testing import CliRunner
+    from tests.analytics import logsets
+
+    from zkcontroller.analytics.job import JobConfig, run
+    from zkcontroller.cli import main
+
+    root = tmp_path_factory.mktemp("logs")
+    logsets.write_scenario(root / "prod")
+    logsets.write_sim(root / "sim")
+    logsets.write_broken(root / "broken")
+    demo = CliRunner().invoke(main, ["demo", "--log-dir", str(root / "kafka-demo")])
+    assert demo.exit_code == 0, demo.output
+    inputs = [str(root / "prod"), str(root / "sim" / "*.jsonl.gz"), str(root / "kafka-demo"), str(root / "broken"),
+              *(str(samples / name) for name in logsets.SAMPLE_FILES)]
+    said: list[str] = []
+    result = run(spark, JobConfig(inputs=inputs, out=root / "out", cluster_pattern=logsets.SAMPLE_PATTERN),
+                 progress=said.append)
+    result.progress = said  # type: ignore[attr-defined]
+    result.logs = root  # type: ignore[attr-defined]
+    return result

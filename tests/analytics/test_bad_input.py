@@ -1,0 +1,72 @@
+"""Bad input: a truncated .gz, bytes that are not UTF-8, our own tracebacks, an unwritable --out, and what the
+user sees while the job runs (progress; Spark's UI off or on loopback)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from tests.analytics.logsets import BROKEN_GOOD_LINES
+
+from zkcontroller.analytics import job
+from zkcontroller.analytics.cli import analyze
+from zkcontroller.analytics.extract import REASON_NOT_UTF8
+
+pytestmark = pytest.mark.spark
+
+
+def _rows(spark, out: Path, name: str, where: str) -> list[dict[str, object]]:
+    return [r.asDict() for r in spark.read.parquet(str(out / name)).where(where).collect()]
+
+
+def test_truncated_gz_is_reported_with_its_file_and_the_rest_is_read(spark, analyzed) -> None:
+    broken = _rows(spark, analyzed.out, "rejected_lines", "source_file = 'broken/controller.log.gz'")
+    assert len(broken) == 1 and broken[0]["reason"].startswith("compressed file unreadable after line ")
+    read = spark.read.parquet(str(analyzed.out / "events")).where(
+        "source_file = 'broken/controller.log.gz'").count()
+    assert read > BROKEN_GOOD_LINES  # everything before the cut is kept ...
+    assert broken[0]["line_number"] == read + 1  # ... and the problem sits just after the last line read
+    assert any(w.startswith("broken/controller.log.gz: compressed file unreadable") for w in analyzed.warnings)
+    assert _rows(spark, analyzed.out, "events", "source_file = 'broken/state-change.log' and kind = "
+                                                "'controller_resigned'")  # the next file was read
+
+
+def test_bytes_that_are_not_utf8_are_kept_escaped_in_rejected_lines(spark, analyzed) -> None:
+    rows = _rows(spark, analyzed.out, "rejected_lines", "source_file = 'broken/state-change.log'")
+    assert [(r["line_number"], r["reason"]) for r in rows] == [(1, REASON_NOT_UTF8)]
+    assert "Topic caf\\xe9 " in rows[0]["line"]
+
+
+def test_our_tracebacks_fold_into_the_record_they_follow(spark, analyzed) -> None:
+    events = _rows(spark, analyzed.out, "events", "source_file = 'broken/state-change.log'")
+    assert [(e["line_number"], e["level"], e["exception"]) for e in sorted(events, key=lambda e: e["line_number"])] \
+        == [(2, "ERROR", "KeyError: 'broker 7'"), (8, "INFO", None)]
+
+
+def test_unwritable_out_fails_in_one_line_before_spark_starts(tmp_path: Path, monkeypatch) -> None:
+    log = tmp_path / "controller.log"
+    log.write_text("[2024-01-01 00:00:00,000] INFO [Controller id=1] Resigned (kafka.controller.KafkaController)\n")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+
+    def no_spark(*_: object, **__: object) -> None:
+        raise AssertionError("Spark was started")
+
+    monkeypatch.setattr(job, "build_session", no_spark)
+    result = CliRunner().invoke(analyze, [str(log), "--out", str(blocker / "out")])
+    assert result.exit_code == 1
+    assert result.output.count("\n") == 1
+    assert result.output.startswith(f"Error: {blocker / 'out'}: output directory is not writable")
+
+
+def test_progress_is_reported_per_stage(analyzed) -> None:
+    assert [p.split(" ")[0] for p in analyzed.progress] == ["parsing", "controller", "tables:", "time", "report"]
+
+
+def test_spark_ui_is_off_unless_asked_for_and_binds_to_loopback() -> None:
+    default = job.session_config("local[2]")
+    assert default["spark.ui.enabled"] == "false" and default["spark.driver.bindAddress"] == "127.0.0.1"
+    asked = job.session_config("local[2]", ui=True)
+    assert asked["spark.ui.enabled"] == "true" and asked["spark.driver.host"] == "127.0.0.1"
+    assert default["spark.ui.showConsoleProgress"] == "true"

@@ -1,0 +1,62 @@
+"""The report as a person sees it: pages rendered by headless Chromium, checked on the screenshots, plus the
+structure an on-call engineer relies on (timeline first, file:line links, one page per cluster)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.spark
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--hide-scrollbars")
+
+
+def screenshot(page: Path, png: Path, profile: Path, height: int = 2400) -> object:
+    """A 1280-wide PNG of ``page`` taken by headless Chromium, as a Pillow image."""
+    from PIL import Image
+
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("chromium is not installed (scripts/setup.sh --test installs it)")
+    subprocess.run([chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"--window-size=1280,{height}",
+                    f"--screenshot={png}", page.as_uri()], check=True, capture_output=True, timeout=120)
+    return Image.open(png).convert("RGB")
+
+
+def _count(image: object, rgb_low: tuple[int, int, int], rgb_high: tuple[int, int, int]) -> int:
+    """Pixels whose colour lies between two RGB corners."""
+    import numpy as np
+
+    a = np.asarray(image)
+    return int(((a >= rgb_low) & (a <= rgb_high)).all(axis=2).sum())
+
+
+def test_cluster_page_renders_timeline_first_with_split_brain_shaded(analyzed, tmp_path: Path) -> None:
+    page = analyzed.out / "report" / "prod.html"
+    text = page.read_text(encoding="utf-8")
+    headings = re.findall(r"<h2>([^<]+)</h2>", text)
+    assert headings[0] == "Incident timeline" and "Controller tenures" in headings
+    assert '<a href="../../prod/broker1-controller.log">prod/broker1-controller.log:6</a>' in text
+    image = screenshot(page, tmp_path / "prod.png", tmp_path / "profile")
+    assert image.size == (1280, 2400)  # type: ignore[attr-defined]
+    top = image.crop((0, 0, 1280, 700))  # type: ignore[attr-defined]
+    assert _count(top, (0, 0, 0), (250, 250, 250)) > 20_000  # drawn, not blank
+    shaded = _count(top, (241, 176, 176), (255, 204, 204))
+    assert shaded > 300  # the 1.5 s split-brain window (red, 25% over white) is a visible band, not a hair-line
+
+
+def test_index_lists_every_cluster_and_warns_about_the_epoch_going_back(analyzed, tmp_path: Path) -> None:
+    page = analyzed.out / "report.html"
+    text = page.read_text(encoding="utf-8")
+    for cluster in ("prod", "demo", "sim", "andrei", "guenterh", "broken"):
+        assert f'<a href="report/{cluster}.html">{cluster}</a>' in text
+        assert (analyzed.out / "report" / f"{cluster}.html").is_file()
+    assert "epoch goes back from 10 to 1" in text and "--cluster-pattern" in text
+    assert "http://" not in text and "<script" not in text
+    image = screenshot(page, tmp_path / "index.png", tmp_path / "profile", height=900)
+    assert _count(image, (255, 244, 229), (255, 244, 229)) > 10_000  # the warnings' background colour
