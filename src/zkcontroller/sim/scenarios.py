@@ -107,6 +107,7 @@ async def rolling_restart(world: SimWorld) -> None:
             await world.sleep(world.rng.uniform(100, 1000))
             world.restart(host.broker_id)
             await world.wait_stable(max(world.config.fault_interval_ms, 5000))
+            await world.sleep(world.config.fault_interval_ms / len(world.hosts))
 
 
 async def session_expiry_storm(world: SimWorld) -> None:

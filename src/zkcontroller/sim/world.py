@@ -65,7 +65,7 @@ class SimConfig:
     def replay_command(self) -> str:
         cmd = (f"zkcontroller sim run --scenario {self.scenario} --seed {self.seed} --brokers {self.brokers} "
                f"--partitions {self.partitions} --duration-ms {self.duration_ms} "
-               f"--fault-interval-ms {self.fault_interval_ms}")
+               f"--fault-interval-ms {self.fault_interval_ms} --session-timeout-ms {self.session_timeout_ms}")
         return cmd + "".join(f" --mutation {m}" for m in self.mutations)
 
 
@@ -146,7 +146,10 @@ class SimWorld:
         self._tail.append(line)
 
     def _write_event(self, line: str) -> None:
+        """Every event-log record is part of the trace too (stamped with virtual time)."""
         self.events += 1
+        self._hash.update(line.encode())
+        self._hash.update(b"\n")
         if self._logs is not None:
             self._logs.write_event(line)
 
