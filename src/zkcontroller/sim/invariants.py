@@ -94,6 +94,8 @@ class InvariantChecker:
         self.checks = 0
         self.split_brain = SplitBrainStats()
         self.no_broker_epoch_check = False
+        self.delivery_log: list[tuple[int, Any, Any, int | None]] | None = None
+        """When a list: every delivery as (broker id, request, response, broker's controller epoch before)."""
         self._epoch_owner: dict[int, int] = {}
         self._controller_epoch = 0
         self._partition_epochs: dict[str, tuple[int, int]] = {}
@@ -220,7 +222,10 @@ class InvariantChecker:
                                                                      plane.controller_epoch),
                                        broker_epoch=UNKNOWN_BROKER_EPOCH)
         before = self._leader_epochs(plane, request)
+        epoch_seen = None if plane is None else plane.controller_epoch
         response = handler(seen)
+        if self.delivery_log is not None and sim_host is not None:
+            self.delivery_log.append((sim_host.broker_id, request, response, epoch_seen))
         if isinstance(request, ControlRequest) and isinstance(response, ControlResponse) and plane is not None:
             self._check_delivery(host, plane, request, response, before)
         return response

@@ -127,6 +127,8 @@ class SimWorld:
         self.admin: TopicAdmin | None = None
         self._admin_session: Any = None
         self.pause_on_write: Any = None
+        self.pauses: list[tuple[int, int]] = []
+        """(virtual ms, broker id) of every pause, for tests and reports."""
         """A broker process to pause the moment one of its controller writes lands (the split-brain set-up)."""
         self._topics = 0
 
@@ -304,6 +306,7 @@ class SimWorld:
 
     def pause(self, broker_id: int) -> None:
         self.fault("pause", str(broker_id))
+        self.pauses.append((self.elapsed_ms(), broker_id))
         self.host(broker_id).pause()
 
     def resume(self, broker_id: int) -> None:
