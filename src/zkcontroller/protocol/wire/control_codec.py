@@ -149,7 +149,7 @@ def _topic_ids(topic_states: list[dict[str, Any]]) -> tuple[tuple[str, TopicId |
 
 def decode_request(api_key: int, version: int, buf: bytes | memoryview, offset: int = 0) -> AnyControlRequest:
     """A LeaderAndIsr, UpdateMetadata or StopReplica body as plain values; `WireFormatError` on bad bytes."""
-    d = codec.decode(INTER_BROKER_APIS[api_key].request, version, buf, offset)
+    d = codec.decode(INTER_BROKER_APIS[api_key].request, version, buf, offset, exact=False)
     common = (d["controller_id"], d["controller_epoch"], d["broker_epoch"])
     try:
         if api_key == ApiKey.LEADER_AND_ISR:
