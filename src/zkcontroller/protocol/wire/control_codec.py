@@ -223,10 +223,21 @@ def decode_response(request: AnyControlRequest, version: int, buf: bytes | memor
         return ControlResponse(api_key, _error(d["error_code"]))
     if api_key == ApiKey.LEADER_AND_ISR and version >= 5:
         assert isinstance(request, LeaderAndIsrRequest)
-        names = {_tid(i): t for t, i in request.topic_ids}
-        errors = tuple((TopicPartition(names.get(t["topic_id"], ""), p["partition_index"]), _error(p["error_code"]))
-                       for t in d["topics"] for p in t["partition_errors"])
+        names = {_tid(i): t for t, i in request.topic_ids if i is not None}
+        in_order = list(dict.fromkeys(s.topic for s in request.partition_states))
+        errors = tuple((TopicPartition(_topic_name(t["topic_id"], names, in_order, n), p["partition_index"]),
+                        _error(p["error_code"]))
+                       for n, t in enumerate(d["topics"]) for p in t["partition_errors"])
     else:
         errors = tuple((TopicPartition(p["topic_name"], p["partition_index"]), _error(p["error_code"]))
                        for p in d["partition_errors"])
     return ControlResponse(api_key, _error(d["error_code"]), errors)
+
+
+def _topic_name(raw: bytes, names: dict[bytes, str], in_order: list[str], position: int) -> str:
+    """A v5 response's topic by its id; a topic sent without an id (zero uuid) by its position, since brokers
+    answer topics in the order of the request."""
+    name = names.get(raw) if raw != ZERO_TOPIC_ID.raw else None
+    if name is None and position < len(in_order):
+        name = in_order[position]
+    return name or ""
