@@ -6,41 +6,63 @@ from pathlib import Path
 
 import click
 
+from zkcontroller.analytics.controller_timeline import DEFAULT_RESTART_GAP_MS, DEFAULT_STORM_ELECTIONS
+
 
 @click.command("analyze")
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path, file_okay=False),
               help="Directory for the Parquet tables and report.html.")
-@click.option("--master", default=None, help="Spark master URL (default local[*]), e.g. spark://host:7077.")
-@click.option("--cluster", default=None, help="Cluster name for every Kafka log line (default: parent dir).")
+@click.option("--master", default=None,
+              help="Spark master URL (default local[*]), e.g. local[2] or spark://HOST:7077 (standalone).")
+@click.option("--cluster", default=None, help="Cluster name for every Kafka log line (default: see --cluster-pattern).")
 @click.option("--cluster-pattern", default=None,
-              help="Regex on the file path whose group 1 names the cluster (falls back to the parent dir).")
+              help="Regex on the file path whose group 1 names the cluster (default: the cluster of an event log "
+                   "in the same directory, else the parent directory's name).")
 @click.option("--slow-event-ms", default=1000, show_default=True, type=int,
               help="Controller events queued+processed longer than this are anomalies.")
+@click.option("--min-leaderless-ms", default=100, show_default=True, type=int,
+              help="Shorter leaderless intervals are not listed as anomalies (they still count in totals).")
+@click.option("--restart-gap-ms", default=DEFAULT_RESTART_GAP_MS, show_default=True, type=int,
+              help="No controller for longer than this is a cluster restart, not a failover.")
+@click.option("--storm-elections", default=DEFAULT_STORM_ELECTIONS, show_default=True, type=int,
+              help="This many controller elections within a minute is an election storm.")
+@click.option("--max-handling-ms", default=60_000, show_default=True, type=int,
+              help="A broker failure's handling ends at the next membership change or after this long.")
+@click.option("--spark-ui/--no-spark-ui", default=False, show_default=True,
+              help="Serve Spark's web UI (on 127.0.0.1) while the job runs.")
 @click.option("--report/--no-report", default=True, show_default=True, help="Write report.html.")
 def analyze(inputs: tuple[str, ...], out: Path, master: str | None, cluster: str | None,
-            cluster_pattern: str | None, slow_event_ms: int, report: bool) -> None:
+            cluster_pattern: str | None, slow_event_ms: int, min_leaderless_ms: int, restart_gap_ms: int,
+            storm_elections: int, max_handling_ms: int, spark_ui: bool, report: bool) -> None:
     """Analyze JSONL event logs and Kafka controller/state-change logs (files, directories, globs, .gz).
 
-    Writes one Parquet directory per table under OUT, plus OUT/report.html.
+    Writes one Parquet directory per table under OUT, plus OUT/report.html and one page per cluster.
     """
-    from zkcontroller.analytics.extract import InputError, resolve_inputs
+    from zkcontroller.analytics.job import check_output_dir
+    from zkcontroller.analytics.sources import InputError, resolve_inputs
 
-    try:  # fail fast, before starting a JVM, on a missing or empty input
-        resolve_inputs(list(inputs))
+    try:  # fail fast, before starting a JVM, on a missing or empty input or an unwritable --out
+        resolve_inputs(list(inputs), exclude=out)
+        check_output_dir(out)
     except InputError as exc:
         raise click.ClickException(str(exc)) from exc
     from zkcontroller.analytics.job import JobConfig, build_session, run
 
-    spark = build_session(master)
+    click.echo(f"analyze: starting Spark ({master or 'local[*]'})", err=True)
+    spark = build_session(master, ui=spark_ui)
     try:
         result = run(spark, JobConfig(
             inputs=list(inputs), out=out, master=master, cluster=cluster, cluster_pattern=cluster_pattern,
-            slow_event_ms=slow_event_ms, report=report))
+            slow_event_ms=slow_event_ms, min_leaderless_ms=min_leaderless_ms, restart_gap_ms=restart_gap_ms,
+            storm_elections=storm_elections, max_handling_ms=max_handling_ms, report=report),
+            progress=lambda text: click.echo(f"analyze: {text}", err=True))
     except InputError as exc:
         raise click.ClickException(str(exc)) from exc
     finally:
         spark.stop()
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
     for name, count in result.rows.items():
         click.echo(f"{name:28} {count:>10} rows")
     if result.report:

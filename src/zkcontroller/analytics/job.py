@@ -1,8 +1,9 @@
-"""The batch job: extract -> transform -> load -> report, on whatever master the session was given.
+"""The batch job: extract -> merge -> transform -> load -> report, on whatever master the session was given.
 
 Run it through ``zkcontroller analyze`` or, on a cluster, ``spark-submit .../job.py INPUT... --out DIR``
-(see docs/analytics.md). Events are written first and read back as Parquet, so the (costly) parse runs
-once and every derived table scans the columnar copy instead.
+(see docs/analytics.md). Events are written first and read back as Parquet, so the parse runs once and
+every derived table scans the columnar copy. The few rows that decide tenures, restarts and broker
+failures are collected and reasoned about on the driver (``controller_timeline``).
 """
 
 from __future__ import annotations
@@ -12,23 +13,35 @@ import os
 import re
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from zkcontroller.analytics import controller_timeline as ct
 from zkcontroller.analytics import incidents, transform
-from zkcontroller.analytics.extract import InputError, extract
+from zkcontroller.analytics.extract import extract
 from zkcontroller.analytics.load import write_table
+from zkcontroller.analytics.merge import DEFAULT_TOLERANCE_MS, merge_sources, sources_by_cluster
+from zkcontroller.analytics.sources import InputError, jsonl_cluster, resolve_inputs
+from zkcontroller.analytics.timeline_tables import (
+    anomaly_rows,
+    failures_frame,
+    incident_rows,
+    rows_frame,
+    tenures_frame,
+)
 
 DEFAULT_MASTER = "local[*]"
 LOCAL_DRIVER_MEMORY = "4g"
+LOOPBACK = "127.0.0.1"
 
 
 @dataclass
 class JobConfig:
-    """What to analyze and where to put the result."""
+    """What to analyze, where to put the result, and the thresholds that decide what is an incident."""
 
     inputs: list[str]
     out: Path
@@ -37,15 +50,20 @@ class JobConfig:
     cluster_pattern: str | None = None
     slow_event_ms: int = 1000
     max_handling_ms: int = 60_000
+    min_leaderless_ms: int = 100
+    restart_gap_ms: int = ct.DEFAULT_RESTART_GAP_MS
+    storm_elections: int = ct.DEFAULT_STORM_ELECTIONS
+    merge_tolerance_ms: int = DEFAULT_TOLERANCE_MS
     report: bool = True
 
 
 @dataclass
 class JobResult:
-    """Row counts per table and where things were written."""
+    """Row counts per table, warnings for the user, and where things were written."""
 
     out: Path
     rows: dict[str, int] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
     report: Path | None = None
     seconds: float = 0.0
 
@@ -58,18 +76,23 @@ def local_cores(master: str) -> int | None:
     return os.cpu_count() or 1 if m.group(1) in (None, "*") else int(m.group(1))
 
 
-def build_session(master: str | None, app_name: str = "zkcontroller-analyze") -> SparkSession:
+def build_session(master: str | None, app_name: str = "zkcontroller-analyze", ui: bool = False,
+                  progress: bool = True) -> SparkSession:
     """A session on ``master``; without one, spark-submit's master or else local[*]. Always UTC.
 
-    In local mode the defaults are sized for one machine unless already configured: a few shuffle
-    partitions per core instead of 200 (each is a task per shuffle, and the job has dozens of shuffles), and
-    a driver heap big enough to keep the parsed lines cached (the driver is the executor).
+    The driver binds to loopback and Spark's UI is off unless asked for (then on loopback too); Spark's
+    console progress bar shows stage progress. In local mode a few shuffle partitions per core replace 200.
     """
     from pyspark import SparkConf
 
     conf = SparkConf()
-    builder = SparkSession.builder.appName(app_name).config("spark.sql.session.timeZone", "UTC").config(
-        "spark.ui.showConsoleProgress", "false")
+    builder = (SparkSession.builder.appName(app_name).config("spark.sql.session.timeZone", "UTC")
+               .config("spark.ui.enabled", str(ui).lower())
+               .config("spark.ui.showConsoleProgress", str(progress).lower())
+               .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+               .config("spark.python.worker.reuse", "true"))
+    if not conf.contains("spark.driver.host"):
+        builder = builder.config("spark.driver.host", LOOPBACK).config("spark.driver.bindAddress", LOOPBACK)
     if master:
         builder = builder.master(master)
     elif not SparkSession.getActiveSession() and not conf.contains("spark.master"):
@@ -80,53 +103,120 @@ def build_session(master: str | None, app_name: str = "zkcontroller-analyze") ->
             builder = builder.config("spark.sql.shuffle.partitions", str(2 * cores))
         if not conf.contains("spark.driver.memory"):
             builder = builder.config("spark.driver.memory", LOCAL_DRIVER_MEMORY)
-    return builder.getOrCreate()
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session
 
 
-def run(spark: SparkSession, config: JobConfig) -> JobResult:
+def check_output_dir(out: Path) -> None:
+    """Fail at once (before any Spark work) when ``out`` cannot be created or written."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".zkcontroller-write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        raise InputError(f"{out}: output directory is not writable ({exc.strerror or exc})") from exc
+
+
+def count_rows(path: Path) -> int:
+    """Rows of a written table, from the Parquet footers (no Spark job)."""
+    import pyarrow.parquet as pq
+
+    return sum(pq.ParquetFile(f).metadata.num_rows for f in path.rglob("*.parquet"))
+
+
+def _collect(df: DataFrame) -> list[dict[str, object]]:
+    return [r.asDict(recursive=True) for r in df.collect()]
+
+
+def run(spark: SparkSession, config: JobConfig, progress: Callable[[str], None] | None = None) -> JobResult:
     """Run the whole pipeline; raises InputError for missing/empty inputs, never for bad lines."""
+    say = progress or (lambda _: None)
     started = time.monotonic()
     out = config.out
-    out.mkdir(parents=True, exist_ok=True)
-    extracted = extract(spark, config.inputs, config.cluster, config.cluster_pattern)
+    check_output_dir(out)
+    files = resolve_inputs(config.inputs, exclude=out)
     result = JobResult(out=out)
+    extracted = extract(spark, files, config.cluster, config.cluster_pattern)
+    say(f"parsing {len(files.all)} file(s) in {len(extracted.chunks)} chunk(s)")
+    jsonl_names = {name for name in map(jsonl_cluster, files.jsonl) if name}
+    mixed = sorted({s.cluster for s in extracted.sources if s.cluster in jsonl_names})
     try:
-        write_table("events", extracted.events, out)
         write_table("rejected_lines", extracted.rejected, out)
+        write_table("events", merge_sources(extracted.events, mixed, config.merge_tolerance_ms), out)
     finally:
         extracted.release()
-    events = spark.read.parquet(str(out / "events"))
+    events = spark.read.parquet(str(out / "events")).drop("day")
     rejected = spark.read.parquet(str(out / "rejected_lines"))
-    result.rows["events"] = events.count()
-    result.rows["rejected_lines"] = rejected.count()
+    result.rows["events"], result.rows["rejected_lines"] = events.count(), rejected.count()
     if result.rows["events"] == 0 and result.rows["rejected_lines"] == 0:
         raise InputError(f"{', '.join(config.inputs)}: no log lines found in the input")
-    intervals = transform.partition_state_intervals(events)
-    elections = transform.leader_elections(events)
-    tables = {
-        "partition_state_intervals": intervals,
-        "leader_elections": elections,
-        "controller_tenures": transform.controller_tenures(events),
-        "broker_failures": incidents.broker_failures(events, config.max_handling_ms),
+    for r in _collect(rejected.where(F.col("line").isNull())):
+        result.warnings.append(f"{r['source_file']}: {r['reason']} (the rest of the input was read)")
+
+    say("controller tenures, failovers and restarts")
+    lifecycle = _collect(events.where(
+        F.col("kind").isin("controller_elected", "controller_ready", "controller_resigned")
+        & F.col("controller_id").isNotNull()).select(
+        "cluster", "ts_ms", "kind", "controller_id", "controller_epoch", "source_file", "line_number"))
+    activity = _collect(events.where(
+        F.col("controller_id").isNotNull() & (F.col("controller_epoch") > transform.NO_CONTROLLER_EPOCH)
+    ).groupBy("cluster", "controller_id", "controller_epoch").agg(
+        F.min("ts_ms").alias("first_ms"), F.max("ts_ms").alias("last_ms"), F.count(F.lit(1)).alias("events"),
+        F.min_by(F.struct("source_file", "line_number"), F.struct("ts_ms", "source_file", "line_number"))
+        .alias("first")).select("*", "first.source_file", "first.line_number").drop("first"))
+    timeline = ct.classify(ct.build_tenures(lifecycle, activity), config.restart_gap_ms, config.storm_elections)
+    result.warnings += timeline.warnings
+    membership = _collect(events.where(F.col("kind").isin("broker_failed", "broker_change", "broker_registered"))
+                          .select("cluster", "ts_ms", "kind", "brokers", "added_brokers", "controller_id",
+                                  "controller_epoch", "source_file", "line_number"))
+    failures = ct.broker_failures(membership, timeline.tenures)
+
+    say("tables: elections, partitions, broker failures, split brain, anomalies")
+    tenures = tenures_frame(spark, timeline.tenures)
+    tables: dict[str, DataFrame] = {
+        "controller_tenures": tenures,
+        "partition_state_intervals": transform.partition_state_intervals(events),
+        "leader_elections": transform.with_active_tenure(transform.leader_elections(events), tenures),
+        "broker_failures": incidents.broker_failure_handling(
+            failures_frame(spark, failures, membership, timeline.tenures, config.max_handling_ms), events),
+        "split_brain_windows": incidents.split_brain_windows(
+            rows_frame(spark, timeline.split_brain_candidates, ct.CANDIDATE_COLUMNS), events),
         "partition_unavailability": transform.partition_unavailability(events),
         "event_queue_latency": incidents.event_queue_latency(events),
+        "sources": sources_by_cluster(events),
     }
     for name, df in tables.items():
         write_table(name, df, out)
-    written_elections = spark.read.parquet(str(out / "leader_elections"))
-    write_table("anomalies", incidents.anomalies(events, written_elections, config.slow_event_ms), out)
-    for name in (*tables, "anomalies"):
-        result.rows[name] = spark.read.parquet(str(out / name)).count()
+    written = {name: spark.read.schema(df.schema).parquet(str(out / name)) for name, df in tables.items()}
+    elections, windows = written["leader_elections"], written["split_brain_windows"]
+    windows_rows = _collect(windows.select(
+        "*", F.unix_millis("start_at").alias("start_ms"), F.unix_millis("end_at").alias("end_ms")))
+    unclean = _collect(elections.where(F.col("clean") == F.lit(False)).select(
+        "*", F.unix_millis("elected_at").alias("elected_ms")))
+    failure_rows = _collect(written["broker_failures"].select(
+        "*", F.unix_millis("detected_at").alias("detected_ms"),
+        F.unix_millis("handling_finished_at").alias("finished_ms")))
+    write_table("anomalies", incidents.anomalies(
+        events, elections, anomaly_rows(spark, timeline, windows_rows), config.slow_event_ms,
+        config.min_leaderless_ms), out)
+    write_table("incidents", incident_rows(spark, timeline, failure_rows, membership, unclean, windows_rows), out)
+    say("time series for the report")
+    series = {
+        "leaderless_partitions_over_time": incidents.leaderless_partitions_over_time(events),
+        "leaders_per_broker_over_time": incidents.leaders_per_broker_over_time(events),
+    }
+    for name, df in series.items():
+        write_table(name, df, out)
+    for name in (*tables, "anomalies", "incidents"):
+        result.rows[name] = count_rows(out / name)
     if config.report:
+        say("report")
         from zkcontroller.analytics.report import write_report
 
-        series = {
-            "offline": incidents.offline_partitions_over_time(
-                spark.read.parquet(str(out / "partition_state_intervals")), events).toPandas(),
-            "leaders": incidents.leaders_per_broker_over_time(events).toPandas(),
-            "rejected_reasons": rejected.groupBy("reason").agg(F.count(F.lit(1)).alias("lines")).toPandas(),
-        }
-        result.report = write_report(out, result.rows, series, config)
+        result.report = write_report(out, result.rows, config, result.warnings,
+                                     {s.name: s.path for s in extracted.sources})
     result.seconds = time.monotonic() - started
     return result
 
@@ -145,7 +235,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = run(spark, JobConfig(
             inputs=args.inputs, out=args.out, cluster=args.cluster, cluster_pattern=args.cluster_pattern,
-            slow_event_ms=args.slow_event_ms, report=not args.no_report))
+            slow_event_ms=args.slow_event_ms, report=not args.no_report),
+            progress=lambda text: print(f"analyze: {text}", file=sys.stderr))
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

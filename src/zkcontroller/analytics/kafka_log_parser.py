@@ -37,6 +37,11 @@ CONTINUATION = (
     r"^(?:\s+at |\s*\.\.\. \d+ more|\s*Caused by: |\s*Suppressed: |\s*\([\w.$]+\)\s*$"
     r"|[a-zA-Z_$][\w$]*(?:\.[\w$]+)+(?:Exception|Error|Throwable)\b)"
 )
+JAVA_EXCEPTION = r"^[a-zA-Z_$][\w$]*(?:\.[\w$]+)+(?:Exception|Error|Throwable)\b"
+# Our own Python tracebacks: everything from this line up to the next timestamped record is part of it.
+PY_TRACEBACK = r"^(?:Traceback \(most recent call last\):|During handling of the above exception"
+PY_TRACEBACK += r"|The above exception was the direct cause)"
+MAX_EXCEPTION_CHARS = 300
 IDENT = r"^\[([^\]]*)\][:,]? ?"
 IDENT_CONTROLLER = r"[Cc]ontroller(?:Id=| id=| |-)(\d+)"
 IDENT_EPOCH = r"epoch=(\d+)"
@@ -273,12 +278,17 @@ TEMPLATES: tuple[Template, ...] = (
     Template("controller_resigned", r"^(?:Broker (\d+) resigned as the controller|Resigned)\s*$",
              {"controller_id": 1}),
     Template("broker_failed", r"^Broker failure callback for ([\d, ]*\d)", {"brokers": 1}),
+    # 0.10.2-3.9 (2.2 adds "bounced brokers"): the membership diff the controller acts on; ``brokers`` are the
+    # deleted ones, so a broker that dies shows here even when no failure callback line follows.
+    Template("broker_change",
+             r"^Newly added brokers: ([\d, ]*), deleted brokers: ([\d, ]*),(?: bounced brokers: [\d, ]*,)?"
+             r" all live brokers: ([\d, ]*)", {"added_brokers": 1, "brokers": 2}),
     Template("broker_registered", r"^New broker startup callback for ([\d, ]*\d)", {"brokers": 1}),
     Template("controlled_shutdown", r"^Shutting down broker (\d+)\s*$", {"broker_id": 1}),
 )
 
 INT_FIELDS = ("controller_id", "controller_epoch", "broker_id", "partition", "leader", "old_leader", "leader_epoch")
-LIST_FIELDS = ("isr", "brokers")
+LIST_FIELDS = ("isr", "brokers", "added_brokers")
 STRING_FIELDS = ("topic", "from_state", "to_state", "strategy", "trigger")
 PARSED_FIELDS = (*INT_FIELDS, *LIST_FIELDS, *STRING_FIELDS, "clean")
 """Message-derived columns both parsers produce, besides kind, ts_ms, level and logger."""
@@ -308,6 +318,8 @@ class ParsedLine:
     logger: str
     kind: str
     fields: dict[str, object]
+    exception: str | None = None
+    """The exception of a stack trace or Python traceback that followed the record (folded into it)."""
 
 
 @dataclass(frozen=True)
@@ -326,6 +338,9 @@ class KafkaLogParser:
         self._prefix = re.compile(PREFIX)
         self._layout = re.compile(LAYOUT)
         self._continuation = re.compile(CONTINUATION)
+        self._py_traceback = re.compile(PY_TRACEBACK)
+        self._java_exception = re.compile(JAVA_EXCEPTION)
+        self._timestamp = re.compile(TIMESTAMP_START)
         self._ident = re.compile(IDENT)
         self._ident_controller = re.compile(IDENT_CONTROLLER)
         self._ident_epoch = re.compile(IDENT_EPOCH)
@@ -334,7 +349,8 @@ class KafkaLogParser:
         self._tp = re.compile(TP_SPLIT)
         self._ints = re.compile(INT_LIST)
         self._templates = [
-            (t, t.needle, re.compile(t.pattern), {k: re.compile(v) for k, v in t.extra.items()}) for t in TEMPLATES
+            (t, t.starts, t.needle, re.compile(t.pattern), {k: re.compile(v) for k, v in t.extra.items()})
+            for t in TEMPLATES
         ]
 
     def parse_message(self, logger: str, message: str) -> tuple[str, dict[str, object]]:
@@ -356,8 +372,8 @@ class KafkaLogParser:
                 values["broker_id"] = old.group(3) or values["broker_id"]
                 body = body[old.end():]
         kind = "other"
-        for template, needle, pattern, extra in self._templates:
-            if needle not in body:
+        for template, starts, needle, pattern, extra in self._templates:
+            if (starts and not body.startswith(starts)) or needle not in body:
                 continue
             m = pattern.search(body)
             if m is None:
@@ -407,12 +423,39 @@ class KafkaLogParser:
         kind, values = self.parse_message(logger, message)
         return ParsedLine(line_number, ts_ms, level, logger, kind, values)
 
-    def parse_lines(self, lines: Iterable[str]) -> Iterator[ParsedLine | RejectedLine]:
-        """Records and rejections of a file, numbering lines from 1."""
-        for number, line in enumerate(lines, start=1):
-            result = self.parse_line(number, line)
-            if result is not None:
+    def parse_lines(self, lines: Iterable[str], first_line: int = 1) -> Iterator[ParsedLine | RejectedLine]:
+        """Records and rejections of a file (or of a chunk starting at ``first_line``).
+
+        Java stack traces and our own Python tracebacks are folded into the record above them: their lines
+        yield nothing, and the exception they name becomes that record's ``exception``. A record is
+        yielded once the next line shows it has no more trace to come.
+        """
+        held: ParsedLine | None = None
+        in_traceback = False
+        for number, line in enumerate(lines, start=first_line):
+            text = line.rstrip("\r\n")
+            if self._py_traceback.match(text):
+                in_traceback = True
+                continue
+            if in_traceback and text and self._timestamp.match(self._prefix.sub("", text, count=1)) is None:
+                if held is not None and text[:1] not in " \t":
+                    held.exception = text[:MAX_EXCEPTION_CHARS]  # a traceback's last line names the exception
+                continue
+            in_traceback = False
+            if held is not None and held.exception is None and self._java_exception.match(text):
+                held.exception = text[:MAX_EXCEPTION_CHARS]
+            result = self.parse_line(number, text)
+            if result is None:
+                continue
+            if held is not None:
+                yield held
+                held = None
+            if isinstance(result, ParsedLine):
+                held = result
+            else:
                 yield result
+        if held is not None:
+            yield held
 
 
 def _group(m: re.Match[str] | None, g: int) -> str | None:

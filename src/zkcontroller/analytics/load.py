@@ -1,39 +1,48 @@
-"""Load: write each table as Parquet, one directory per table, rows sorted so reruns give identical output."""
+"""Load: write each table as Parquet, one directory per table, partitioned by cluster (events also by day).
+
+No global sort: each task sorts its own rows (``sortWithinPartitions``) and writes its own files, so the
+output is stable in content while the write stays as parallel as the data. The large ``events`` table is
+written by every task that holds events; the small derived tables are gathered per cluster.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
 
 SORT_KEYS: dict[str, tuple[str, ...]] = {
-    "events": ("cluster", "ts_ms", "source_file", "line_number"),
+    "events": ("cluster", "day", "ts_ms", "source_file", "line_number"),
     "rejected_lines": ("source_file", "line_number"),
     "partition_state_intervals": ("cluster", "topic", "partition", "start_at", "source_file", "line_number"),
     "leader_elections": ("cluster", "elected_at", "topic", "partition", "new_leader"),
-    "controller_tenures": ("cluster", "controller_epoch", "controller_id", "first_seen_at"),
-    "broker_failures": ("cluster", "detected_at", "broker_id", "source_file", "line_number"),
+    "controller_tenures": ("cluster", "start_at", "controller_epoch", "controller_id"),
+    "broker_failures": ("cluster", "detected_at", "broker_id"),
     "partition_unavailability": ("cluster", "topic", "partition"),
     "event_queue_latency": ("cluster", "event_name"),
+    "split_brain_windows": ("cluster", "start_at", "stale_epoch"),
+    "incidents": ("cluster", "at", "incident", "source_file", "line_number"),
     "anomalies": ("cluster", "detected_at", "anomaly", "topic", "partition", "controller_epoch", "source_file",
                   "line_number"),
+    "leaderless_partitions_over_time": ("cluster", "bucket_ms"),
+    "leaders_per_broker_over_time": ("cluster", "broker_id", "bucket_ms"),
+    "sources": ("cluster", "source_format", "source_file"),
 }
-LARGE_TABLES = ("events",)
-"""Tables written by many tasks (range-partitioned, sorted within and across files) rather than one file."""
-
-
-def sorted_table(name: str, df: DataFrame) -> DataFrame:
-    """The table in its stable order: SORT_KEYS, nulls first, one file unless the table is large.
-
-    Small tables are gathered into one partition and sorted there: a global ``orderBy`` would first run the
-    whole query once more to sample range boundaries.
-    """
-    keys = [df[c].asc_nulls_first() for c in SORT_KEYS[name]]
-    return df.orderBy(*keys) if name in LARGE_TABLES else df.repartition(1).sortWithinPartitions(*keys)
+UNPARTITIONED = ("rejected_lines",)
+"""Rejected lines may have no cluster (a JSONL line that is not JSON names none)."""
 
 
 def write_table(name: str, df: DataFrame, out_dir: Path) -> Path:
     """Write one table to ``out_dir/name`` (replacing an older run's) and return the directory."""
     path = out_dir / name
-    sorted_table(name, df).write.mode("overwrite").parquet(str(path))
+    keys = [F.col(c).asc_nulls_first() for c in SORT_KEYS[name]]
+    if name == "events":
+        df = df.withColumn("day", F.to_date("ts"))
+        writer = df.sortWithinPartitions(*keys).write.partitionBy("cluster", "day")
+    elif name in UNPARTITIONED:
+        writer = df.coalesce(1).sortWithinPartitions(*keys).write
+    else:
+        writer = df.repartition("cluster").sortWithinPartitions(*keys).write.partitionBy("cluster")
+    writer.mode("overwrite").parquet(str(path))
     return path

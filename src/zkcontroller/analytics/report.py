@@ -1,7 +1,9 @@
-"""Report: one self-contained HTML file (plots inlined as base64 PNG, no scripts, no network).
+"""Report: ``report.html`` (clusters, warnings, rejected lines) and one page per cluster under ``report/``.
 
-Reads the small Parquet tables with pandas; the two time series that need the large ``events`` table
-arrive already bucketed by Spark (see ``incidents.*_over_time``).
+Each cluster page has its own time window and reads top-down as an on-call engineer would: the incident
+timeline first (tenures to scale, failures, restarts, split-brain windows shaded), then leaderless
+partitions and leaders per broker over time, handling times, and the tables behind each figure with
+``file:line`` links to the log lines. Plots are inlined PNGs: no scripts, no network.
 """
 
 from __future__ import annotations
@@ -9,6 +11,8 @@ from __future__ import annotations
 import base64
 import html
 import io
+import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +23,26 @@ import matplotlib.dates as mdates
 import matplotlib.pyplot as plt
 import pandas as pd
 
-MAX_CLUSTERS = 8
-MAX_ANOMALY_ROWS = 500
+MAX_ROWS = 200
+STYLE = (
+    "body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:1200px;color:#222;padding:0 1em}"
+    "h1{font-size:1.6em}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ddd}"
+    "table.data{border-collapse:collapse;font-size:13px;margin:.5em 0}"
+    "table.data td,table.data th{border:1px solid #ccc;padding:3px 8px;text-align:left;white-space:nowrap}"
+    ".scroll{overflow-x:auto;max-width:100%}"
+    "table.data th{background:#f2f2f2}table.data tr:nth-child(even){background:#fafafa}"
+    ".empty{color:#666;font-style:italic}img{max-width:100%}.warn{background:#fff4e5;border-left:4px solid #f90;"
+    "padding:.4em .8em;margin:.3em 0}.note{color:#555;font-size:13px}nav a{margin-right:1em}"
+)
+INCIDENT_COLORS = {
+    "broker_failure": "tab:red", "broker_started": "tab:green", "unclean_election": "tab:orange",
+    "restart": "black", "epoch_reset": "purple", "resigned": "tab:gray",
+}
 
 
 def _png(fig: Any) -> str:
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
+    fig.savefig(buf, format="png", dpi=80, bbox_inches="tight")
     plt.close(fig)
     return f'<img alt="plot" src="data:image/png;base64,{base64.b64encode(buf.getvalue()).decode()}">'
 
@@ -34,135 +51,225 @@ def _empty(text: str) -> str:
     return f'<p class="empty">{html.escape(text)}</p>'
 
 
+def _read(out: Path, name: str) -> pd.DataFrame:
+    path = out / name
+    if not path.exists():
+        return pd.DataFrame()
+    df = pd.read_parquet(path, dtype_backend="numpy_nullable")
+    if "cluster" in df.columns:
+        df["cluster"] = df["cluster"].astype(str)
+    return df
+
+
 def _times(ms: pd.Series) -> pd.Series:
-    return pd.to_datetime(ms, unit="ms", utc=True)
+    return pd.to_datetime(ms.astype("int64"), unit="ms", utc=True)
 
 
-def _busiest(df: pd.DataFrame, column: str = "cluster") -> list[str]:
-    return list(df[column].value_counts().index[:MAX_CLUSTERS])
+def slug(cluster: str) -> str:
+    """A file name for a cluster's page."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", cluster) or "_"
 
 
-def plot_offline(series: pd.DataFrame) -> str:
-    if series.empty:
-        return _empty("No partition went OfflinePartition in the observed window.")
-    fig, ax = plt.subplots(figsize=(10, 3.5))
-    for cluster in _busiest(series):
-        part = series[series.cluster == cluster].sort_values("bucket_ms")
-        ax.step(_times(part.bucket_ms), part.value, where="post", label=cluster)
-    ax.set_ylabel("offline partitions")
-    ax.legend(fontsize="small", loc="upper right")
-    ax.xaxis.set_major_formatter(mdates.DateFormatter("%m-%d %H:%M"))
-    return _png(fig)
+class Links:
+    """Turns (source_file, line_number) into a link from a page to the log file, relative to that page."""
+
+    def __init__(self, paths: dict[str, str], page_dir: Path) -> None:
+        self.paths, self.page_dir = paths, page_dir
+
+    def cell(self, source: object, line: object) -> str:
+        if source is None or pd.isna(source):
+            return ""
+        text = f"{source}:{'' if line is None or pd.isna(line) else int(line)}"
+        target = self.paths.get(str(source))
+        if target is None:
+            return html.escape(text)
+        href = os.path.relpath(target, self.page_dir)
+        return f'<a href="{html.escape(href)}">{html.escape(text)}</a>'
 
 
-def plot_leaders(series: pd.DataFrame) -> str:
-    if series.empty:
-        return _empty("No partition leadership was recorded.")
-    clusters = _busiest(series)
-    fig, axes = plt.subplots(len(clusters), 1, figsize=(10, 2.6 * len(clusters)), squeeze=False)
-    for ax, cluster in zip(axes[:, 0], clusters, strict=True):
-        part = series[series.cluster == cluster]
-        for broker, rows in part.groupby("broker_id"):
-            rows = rows.sort_values("bucket_ms")
-            ax.step(_times(rows.bucket_ms), rows.value, where="post", label=f"broker {broker}")
-        ax.set_title(cluster, fontsize="small")
-        ax.set_ylabel("partitions led")
-        ax.legend(fontsize="x-small", loc="upper right", ncol=4)
-        ax.xaxis.set_major_formatter(mdates.DateFormatter("%m-%d %H:%M"))
-    return _png(fig)
+def _table(df: pd.DataFrame, links: Links | None = None, limit: int = MAX_ROWS) -> str:
+    """A readable HTML table: timestamps to the millisecond, integers as integers, file:line as a link."""
+    if df.empty:
+        return _empty("none")
+    shown = df.head(limit).copy()
+    if "source_file" in shown.columns and links is not None:
+        shown.insert(len(shown.columns), "where", [links.cell(s, n) for s, n in zip(
+            shown["source_file"], shown.get("line_number", pd.Series([None] * len(shown))), strict=True)])
+        shown = shown.drop(columns=[c for c in ("source_file", "line_number") if c in shown.columns])
+    for c in shown.columns:
+        if pd.api.types.is_datetime64_any_dtype(shown[c]):
+            shown[c] = shown[c].dt.strftime("%Y-%m-%d %H:%M:%S.%f").str[:-3]
+    body = shown.to_html(index=False, na_rep="", border=0, classes="data", escape=False,
+                         formatters={c: (lambda v: html.escape(str(v))) for c in shown.columns if c != "where"})
+    more = f'<p class="note">{len(df) - limit} more row(s) in the Parquet table.</p>' if len(df) > limit else ""
+    return f'<div class="scroll">{body}</div>{more}'
 
 
-def plot_tenures(tenures: pd.DataFrame) -> str:
-    if tenures.empty:
-        return _empty("No controller election or controller activity found.")
-    t = tenures.copy()
-    t["start"] = t[["elected_at", "ready_at", "first_seen_at"]].bfill(axis=1).iloc[:, 0]
-    t["end"] = t[["resigned_at", "replaced_at", "last_seen_at"]].bfill(axis=1).iloc[:, 0].fillna(t["start"])
-    t = t.dropna(subset=["start"])
-    clusters = _busiest(t)
-    fig, ax = plt.subplots(figsize=(10, 0.5 * len(clusters) + 1.5))
+def _ms(series: pd.Series) -> pd.Series:
+    return series.astype("datetime64[ms]").astype("int64")
+
+
+def plot_timeline(tenures: pd.DataFrame, incidents: pd.DataFrame, window: tuple[int, int]) -> str:
+    """Tenures to scale (one lane per controller), incident markers, split-brain windows shaded."""
+    if tenures.empty and incidents.empty:
+        return _empty("No controller tenure and no incident in this cluster's logs.")
+    controllers = sorted(int(c) for c in tenures.controller_id.dropna().unique()) if not tenures.empty else []
+    lanes = {c: i for i, c in enumerate(controllers)}
+    broker_lane = len(controllers)
+    fig, ax = plt.subplots(figsize=(11, 0.55 * (len(controllers) + 1) + 1.6))
     colors = plt.get_cmap("tab10")
-    for row, cluster in enumerate(clusters):
-        for _, r in t[t.cluster == cluster].iterrows():
-            start, end = mdates.date2num(r.start), mdates.date2num(r.end)
-            ax.broken_barh([(start, max(end - start, 1e-5))], (row - 0.4, 0.8),
-                           color=colors(int(r.controller_id) % 10))
-            ax.text(start, row, f" c{r.controller_id}/e{r.controller_epoch}", va="center", fontsize="x-small")
-    ax.set_yticks(range(len(clusters)), clusters, fontsize="small")
-    ax.xaxis_date()
-    ax.set_xlabel("controller tenures (colour = controller id, label = c<id>/e<epoch>)")
+    for _, t in tenures.iterrows():
+        start, end = mdates.date2num(t.start_at), mdates.date2num(t.end_at)
+        lane = lanes[int(t.controller_id)]
+        ax.broken_barh([(start, end - start)], (lane - 0.35, 0.7), color=colors(int(t.controller_epoch) % 10))
+        ax.plot([start], [lane], marker="|", color="black", markersize=14)
+        ax.annotate(f"e{t.controller_epoch}", (start, lane + 0.38), fontsize=7)
+    for _, i in incidents.iterrows():
+        at = mdates.date2num(i["at"])
+        if i.incident == "split_brain":
+            ax.axvspan(at, mdates.date2num(i.end_at), color="red", alpha=0.25, label="split brain")
+        elif i.incident == "election_storm":
+            ax.axvspan(at, mdates.date2num(i.end_at) if not pd.isna(i.end_at) else at, color="orange", alpha=0.2)
+        elif i.incident in ("restart", "epoch_reset"):
+            ax.axvline(at, color=INCIDENT_COLORS[i.incident], linestyle="--", linewidth=1)
+        elif i.incident in ("broker_failure", "broker_started", "unclean_election"):
+            marker = {"broker_failure": "x", "broker_started": "^", "unclean_election": "D"}[i.incident]
+            ax.plot([at], [broker_lane], marker=marker, color=INCIDENT_COLORS[i.incident], linestyle="none")
+            if not pd.isna(i.broker_id):
+                ax.annotate(f"b{int(i.broker_id)}", (at, broker_lane + 0.2), fontsize=7)
+    ax.set_yticks(range(broker_lane + 1), [f"controller {c}" for c in controllers] + ["brokers"])
+    ax.set_ylim(-0.7, broker_lane + 0.8)
+    lo, hi = window
+    pad = max((hi - lo) * 0.02, 1)
+    ax.set_xlim(mdates.date2num(pd.Timestamp(lo - pad, unit="ms")), mdates.date2num(pd.Timestamp(hi + pad, unit="ms")))
+    locator = mdates.AutoDateLocator()
+    ax.xaxis.set_major_locator(locator)
+    ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))
+    ax.set_title("bars: controller tenures to scale (colour: epoch) · x broker failure · ^ broker start · "
+                 "D unclean election · dashed: restart / epoch reset · red: split brain", fontsize=8)
     return _png(fig)
 
 
-def plot_durations(tenures: pd.DataFrame, failures: pd.DataFrame) -> str:
-    gaps = tenures.dropna(subset=["failover_gap_ms"])
+def plot_series(series: pd.DataFrame, ylabel: str, by: str | None, window: tuple[int, int]) -> str:
+    if series.empty:
+        return _empty(f"No data for '{ylabel}' in this cluster's logs.")
+    fig, ax = plt.subplots(figsize=(11, 2.8))
+    groups = series.groupby(by) if by else [(None, series)]
+    for key, rows in groups:
+        rows = rows.sort_values("bucket_ms")
+        ax.step(_times(rows.bucket_ms), rows.value, where="post", label=f"broker {key}" if by else None)
+    if by:
+        ax.legend(fontsize="x-small", loc="upper right", ncol=6)
+    ax.set_ylabel(ylabel)
+    ax.set_xlim(_times(pd.Series([window[0]]))[0], _times(pd.Series([max(window[1], window[0] + 1)]))[0])
+    locator = mdates.AutoDateLocator()
+    ax.xaxis.set_major_locator(locator)
+    ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))
+    return _png(fig)
+
+
+def plot_handling(tenures: pd.DataFrame, failures: pd.DataFrame) -> str:
+    gaps = tenures.dropna(subset=["failover_gap_ms"]) if not tenures.empty else tenures
     if gaps.empty and failures.empty:
         return _empty("No failover or broker failure to measure.")
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.5))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3))
     if not gaps.empty:
-        labels = [f"{c} e{e}" for c, e in zip(gaps.cluster, gaps.controller_epoch, strict=True)]
-        left.barh(labels[-30:], gaps.failover_gap_ms.tail(30) / 1000.0)
-    left.set_xlabel("failover gap (s): previous controller's end to readiness")
-    left.tick_params(axis="y", labelsize="x-small")
+        left.barh([f"e{e}" for e in gaps.controller_epoch.tail(30)], gaps.failover_gap_ms.tail(30).astype(float))
+    left.set_xlabel("failover: previous tenure's end to readiness (ms)")
     if not failures.empty:
-        labels = [f"{c} b{b}" for c, b in zip(failures.cluster, failures.broker_id, strict=True)]
-        right.barh(labels[-30:], failures.duration_ms.tail(30) / 1000.0, color="tab:red")
-    right.set_xlabel("broker failure handling (s)")
-    right.tick_params(axis="y", labelsize="x-small")
+        right.barh([f"b{b} {t:%H:%M:%S}" for b, t in zip(failures.broker_id.tail(30), failures.detected_at.tail(30),
+                                                         strict=True)],
+                   failures.duration_ms.tail(30).astype(float), color="tab:red")
+    right.set_xlabel("broker failure handling (ms)")
+    for ax in (left, right):
+        ax.tick_params(axis="y", labelsize="x-small")
     return _png(fig)
 
 
-def plot_latency(latency: pd.DataFrame) -> str:
-    if latency.empty:
-        return _empty("No controller_event records (queue latency comes from the JSONL event log only).")
-    top = latency.sort_values("count", ascending=False).head(15)
-    fig, axes = plt.subplots(1, 2, figsize=(11, 0.35 * len(top) + 1.5), sharey=True)
-    for ax, kind in zip(axes, ("queue", "processing"), strict=True):
-        for offset, p in enumerate((50, 95, 99)):
-            ax.barh([y + offset * 0.27 for y in range(len(top))], top[f"{kind}_p{p}_ms"], height=0.27,
-                    label=f"p{p}")
-        ax.set_xscale("symlog")
-        ax.set_xlabel(f"{kind} time (ms)")
-        ax.legend(fontsize="x-small")
-    axes[0].set_yticks([y + 0.27 for y in range(len(top))], [f"{c}: {e}" for c, e in zip(
-        top.cluster, top.event_name, strict=True)], fontsize="x-small")
-    return _png(fig)
+def _page(title: str, body: str) -> str:
+    return (f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+            f"<style>{STYLE}</style></head><body>\n{body}\n</body></html>\n")
 
 
-def _table(df: pd.DataFrame) -> str:
-    return df.to_html(index=False, na_rep="", border=0, classes="data", escape=True)
+def _of(df: pd.DataFrame, cluster: str, *order: str) -> pd.DataFrame:
+    """The cluster's rows (without the cluster column), sorted by ``order``; empty tables stay empty."""
+    if df.empty or "cluster" not in df.columns:
+        return pd.DataFrame()
+    rows = df[df.cluster == cluster].drop(columns=["cluster"])
+    return rows.sort_values(list(order), kind="stable") if order and not rows.empty else rows
 
 
-def write_report(out: Path, rows: dict[str, int], series: dict[str, pd.DataFrame], config: Any) -> Path:
-    """Render ``out/report.html`` from the tables under ``out`` and the pre-bucketed series."""
-    def table(name: str) -> pd.DataFrame:
-        return pd.read_parquet(out / name)
-
-    tenures, failures = table("controller_tenures"), table("broker_failures")
-    anomalies, latency = table("anomalies"), table("event_queue_latency")
-    by_type = anomalies.groupby("anomaly").size().rename("count").reset_index() if not anomalies.empty else anomalies
-    rejected = series["rejected_reasons"]
+def cluster_page(out: Path, cluster: str, t: dict[str, pd.DataFrame], links: Links) -> str:
+    tenures = _of(t["controller_tenures"], cluster, "start_at", "controller_epoch")
+    incidents = _of(t["incidents"], cluster, "at", "incident")
+    failures = _of(t["broker_failures"], cluster, "detected_at")
+    sources = _of(t["sources"], cluster)
+    events_window = t["windows"].get(cluster, (0, 1))
+    counts = incidents.incident.value_counts().to_dict() if not incidents.empty else {}
+    summary = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(counts.items())) or "no incident"
+    start, end = (pd.Timestamp(x, unit="ms", tz="UTC") for x in events_window)
+    fed = ", ".join(f"{r.source_file} ({r.source_format}, {r.events} events)" for r in sources.itertuples())
     sections = [
-        ("Summary", _table(pd.DataFrame({"table": list(rows), "rows": list(rows.values())}))
-         + f"<p>Inputs: {html.escape(', '.join(config.inputs))}</p>"
-         + f"<p><b>{rows.get('rejected_lines', 0)}</b> line(s) could not be parsed"
-         + (" (see <code>rejected_lines</code>):" + _table(rejected) if not rejected.empty else ".") + "</p>"),
-        ("Offline partitions over time", plot_offline(series["offline"])),
-        ("Leader count per broker over time", plot_leaders(series["leaders"])),
-        ("Controller tenures", plot_tenures(tenures)),
-        ("Failover and broker-failure durations", plot_durations(tenures, failures)),
-        ("Controller event queue latency", plot_latency(latency)),
-        ("Anomalies", (_table(by_type) + _table(anomalies.head(MAX_ANOMALY_ROWS))) if not anomalies.empty
-         else _empty("No anomaly found.")),
+        f"<nav><a href=\"../report.html\">all clusters</a></nav><h1>Cluster {html.escape(cluster)}</h1>"
+        f"<p>{start:%Y-%m-%d %H:%M:%S.%f}"[:-3] + f" to {end:%Y-%m-%d %H:%M:%S.%f}"[:-3]
+        + f" UTC · {html.escape(summary)}</p><p class=\"note\">Sources: {html.escape(fed)}</p>",
+        "<h2>Incident timeline</h2>" + plot_timeline(tenures, incidents, events_window)
+        + _table(incidents.drop(columns=["end_at"], errors="ignore"), links),
+        "<h2>Controller tenures</h2>" + _table(tenures.drop(columns=[
+            "elected_at", "first_seen_at", "last_seen_at", "previous_controller_id", "previous_epoch"],
+            errors="ignore"), links),
+        "<h2>Split-brain windows</h2>" + _table(_of(t["split_brain_windows"], cluster), links),
+        "<h2>Partitions without a leader over time</h2>"
+        + plot_series(_of(t["leaderless_partitions_over_time"], cluster), "partitions without leader", None,
+                      events_window),
+        "<h2>Leaders per broker over time</h2>"
+        + plot_series(_of(t["leaders_per_broker_over_time"], cluster), "partitions led", "broker_id",
+                      events_window),
+        "<h2>Failover and broker-failure handling times</h2>" + plot_handling(tenures, failures)
+        + _table(failures, links),
+        "<h2>Anomalies</h2>" + _table(_of(t["anomalies"], cluster, "detected_at", "anomaly"), links),
+        "<h2>Leader elections</h2>"
+        + _table(_of(t["leader_elections"], cluster, "elected_at", "topic", "partition"), links),
     ]
-    body = "\n".join(f"<h2>{html.escape(title)}</h2>\n{content}" for title, content in sections)
-    page = (
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>zkcontroller analysis</title><style>"
-        "body{font-family:sans-serif;margin:2em;max-width:1100px}table.data{border-collapse:collapse;"
-        "font-size:12px}table.data td,table.data th{border:1px solid #ccc;padding:2px 6px}"
-        ".empty{color:#666;font-style:italic}img{max-width:100%}</style></head><body>"
-        f"<h1>Kafka controller analysis</h1>\n{body}\n</body></html>\n"
+    return _page(f"{cluster}: Kafka controller analysis", "\n".join(sections))
+
+
+def write_report(out: Path, rows: dict[str, int], config: Any, warnings: list[str],
+                 source_paths: dict[str, str] | None = None) -> Path:
+    """Render ``out/report.html`` and ``out/report/<cluster>.html`` from the tables under ``out``."""
+    names = ("controller_tenures", "incidents", "broker_failures", "sources", "split_brain_windows", "anomalies",
+             "leader_elections", "leaderless_partitions_over_time", "leaders_per_broker_over_time")
+    t: dict[str, Any] = {name: _read(out, name) for name in names}
+    events = pd.read_parquet(out / "events", columns=["cluster", "ts_ms"])
+    events["cluster"] = events["cluster"].astype(str)
+    spans = events.groupby("cluster").ts_ms.agg(["min", "max"])
+    t["windows"] = {c: (int(r["min"]), int(r["max"])) for c, r in spans.iterrows()}
+    pages = out / "report"
+    pages.mkdir(exist_ok=True)
+    links = Links(source_paths or {}, pages)
+    index_rows = []
+    for cluster in sorted(t["windows"]):
+        (pages / f"{slug(cluster)}.html").write_text(cluster_page(out, cluster, t, links), encoding="utf-8")
+        inc = _of(t["incidents"], cluster)
+        counts = inc.incident.value_counts() if not inc.empty else pd.Series(dtype=int)
+        index_rows.append(
+            f'<tr><td><a href="report/{slug(cluster)}.html">{html.escape(cluster)}</a></td>'
+            + "".join(f"<td>{int(counts.get(k, 0))}</td>" for k in (
+                "failover", "restart", "epoch_reset", "broker_failure", "split_brain", "unclean_election",
+                "election_storm")) + "</tr>")
+    rejected = _read(out, "rejected_lines")
+    reasons = rejected.groupby("reason").size().rename("lines").reset_index() if not rejected.empty else rejected
+    body = (
+        "<h1>Kafka controller analysis</h1>"
+        + "".join(f'<p class="warn">{html.escape(w)}</p>' for w in warnings)
+        + '<table class="data"><tr><th>cluster</th><th>failovers</th><th>restarts</th><th>epoch resets</th>'
+        + "<th>broker failures</th><th>split-brain windows</th><th>unclean elections</th><th>election storms</th>"
+        + "</tr>" + "".join(index_rows) + "</table>"
+        + f"<h2>Tables</h2>{_table(pd.DataFrame({'table': list(rows), 'rows': list(rows.values())}))}"
+        + f"<p class=\"note\">Inputs: {html.escape(', '.join(config.inputs))}</p>"
+        + f"<h2>Rejected lines</h2><p><b>{rows.get('rejected_lines', 0)}</b> line(s) could not be parsed"
+        + (" (see <code>rejected_lines</code>):" + _table(reasons) if not reasons.empty else ".") + "</p>"
     )
     path = out / "report.html"
-    path.write_text(page, encoding="utf-8")
+    path.write_text(_page("zkcontroller analysis", body), encoding="utf-8")
     return path

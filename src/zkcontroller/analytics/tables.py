@@ -25,6 +25,7 @@ EVENTS: tuple[tuple[str, str], ...] = (
     ("controller_epoch", "int"),
     ("broker_id", "int"),
     ("brokers", "array<int>"),
+    ("added_brokers", "array<int>"),
     ("topic", "string"),
     ("partition", "int"),
     ("from_state", "string"),
@@ -39,6 +40,7 @@ EVENTS: tuple[tuple[str, str], ...] = (
     ("event_name", "string"),
     ("queue_time_ms", "bigint"),
     ("processing_time_ms", "bigint"),
+    ("exception", "string"),
 )
 EVENT_COLUMNS: tuple[str, ...] = tuple(name for name, _ in EVENTS)
 

@@ -8,7 +8,7 @@ Columns of each table are documented in ``docs/analytics.md``.
 
 from __future__ import annotations
 
-from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
 OFFLINE = "OfflinePartition"
@@ -62,7 +62,8 @@ def partition_leadership(events: DataFrame) -> DataFrame:
         .when((F.col("kind") == "partition_state_change") & (F.col("to_state") == GONE), F.lit(-2))
         .otherwise(F.col("leader"))
     )
-    rows = events.select(*_PARTITION_KEY, *_LINE_ORDER, "kind", leader.alias("leader")).where(
+    rows = events.select(*_PARTITION_KEY, *_LINE_ORDER, "kind", "controller_id", "controller_epoch",
+                         leader.alias("leader")).where(
         F.col("kind").isin(*CONTROLLER_KINDS) & F.col("leader").isNotNull() & F.col("partition").isNotNull()
         & ~((F.col("kind") == "leader_election") & (F.col("leader") < 0))
     )
@@ -73,7 +74,7 @@ def partition_leadership(events: DataFrame) -> DataFrame:
         *_PARTITION_KEY, "leader",
         F.col("ts_ms").alias("start_ms"),
         F.coalesce("end_ms", "window_end_ms").alias("end_ms"),
-        F.col("end_ms").isNull().alias("open"),
+        F.col("end_ms").isNull().alias("open"), "controller_id", "controller_epoch", "source_file", "line_number",
     )
 
 
@@ -165,54 +166,21 @@ def leader_elections(events: DataFrame, merge_gap_seconds: int = 2) -> DataFrame
     )
 
 
-def _first_at(kind: str) -> Column:
-    return F.min(F.when(F.col("kind") == kind, F.col("ts")))
-
-
-def controller_tenures(events: DataFrame) -> DataFrame:
-    """One row per (controller, epoch): election, readiness, activity, end, and the failover gap before it."""
-    life = events.select("cluster", *_LINE_ORDER, "ts", "kind", "controller_id", "controller_epoch").where(
-        F.col("kind").isin("controller_elected", "controller_ready", "controller_resigned")
-        & F.col("controller_id").isNotNull()
+def with_active_tenure(elections: DataFrame, tenures: DataFrame) -> DataFrame:
+    """Elections whose lines do not say who ran them get the controller and epoch of the tenure active at that
+    instant: the latest tenure of the cluster that had started by then (tenures are few: broadcast)."""
+    t = F.broadcast(tenures.select(
+        F.col("cluster").alias("t_cluster"), F.col("controller_id").alias("t_id"),
+        F.col("controller_epoch").alias("t_epoch"), F.col("start_at").alias("t_start")))
+    key = [*_PARTITION_KEY, "elected_at", "leader", "source_file", "line_number"]
+    keyed = elections.withColumnRenamed("new_leader", "leader")
+    active = keyed.select(*key).join(
+        t, on=(F.col("cluster") == F.col("t_cluster")) & (F.col("t_start") <= F.col("elected_at")), how="inner",
+    ).groupBy(*key).agg(F.max_by(F.struct("t_id", "t_epoch"), F.struct("t_start", "t_epoch")).alias("active"))
+    return keyed.join(active, on=key, how="left").select(
+        *_PARTITION_KEY, "elected_at",
+        F.coalesce("controller_id", "active.t_id").alias("controller_id"),
+        F.coalesce("controller_epoch", "active.t_epoch").alias("controller_epoch"),
+        "strategy", "trigger", "old_leader", F.col("leader").alias("new_leader"), "leader_epoch", "clean",
+        "source_file", "line_number",
     )
-    by_controller = _ordered("cluster", "controller_id")
-    epoch = (
-        F.when(F.col("kind") == "controller_resigned", F.last("controller_epoch", ignorenulls=True).over(
-            by_controller.rowsBetween(Window.unboundedPreceding, 0)))
-        .otherwise(F.coalesce("controller_epoch", F.first("controller_epoch", ignorenulls=True).over(
-            by_controller.rowsBetween(0, Window.unboundedFollowing))))
-    )
-    lifecycle = life.select("cluster", "ts", "kind", "controller_id", epoch.alias("controller_epoch")).where(
-        F.col("controller_epoch").isNotNull()
-    ).groupBy("cluster", "controller_id", "controller_epoch").agg(
-        _first_at("controller_elected").alias("elected_at"),
-        _first_at("controller_ready").alias("ready_at"),
-        _first_at("controller_resigned").alias("resigned_at"),
-    )
-    activity = events.select("cluster", "ts", "controller_id", "controller_epoch").where(
-        F.col("controller_id").isNotNull() & (F.col("controller_epoch") > NO_CONTROLLER_EPOCH)
-    ).groupBy("cluster", "controller_id", "controller_epoch").agg(
-        F.min("ts").alias("first_seen_at"), F.max("ts").alias("last_seen_at"),
-    )
-    tenures = lifecycle.join(activity, on=["cluster", "controller_id", "controller_epoch"], how="full").select(
-        "*", F.coalesce("elected_at", "ready_at", "first_seen_at").alias("start_at"),
-        F.coalesce("resigned_at", "last_seen_at").alias("ended_at"),
-    )
-    in_cluster = Window.partitionBy("cluster").orderBy("start_at", "controller_epoch", "controller_id")
-    staged = tenures.select(
-        "*",
-        F.lag("ended_at").over(in_cluster).alias("prev_ended_at"),
-        F.lead("start_at").over(in_cluster).alias("replaced_at"),
-    )
-    return staged.select(
-        "cluster", "controller_id", "controller_epoch", "elected_at", "ready_at", "first_seen_at",
-        "last_seen_at", "resigned_at", "replaced_at",
-        _ms_between("start_at", F.coalesce("resigned_at", "replaced_at", "last_seen_at")).alias("tenure_ms"),
-        _ms_between("prev_ended_at", "ready_at").alias("failover_gap_ms"),
-    )
-
-
-def _ms_between(start: str | Column, end: str | Column) -> Column:
-    start_col = F.col(start) if isinstance(start, str) else start
-    end_col = F.col(end) if isinstance(end, str) else end
-    return F.unix_millis(end_col) - F.unix_millis(start_col)

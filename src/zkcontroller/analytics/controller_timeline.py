@@ -1,0 +1,248 @@
+"""Controller tenures and what happened between them: failovers, restarts, epoch resets, split-brain candidates,
+election storms, controller deaths as broker failures, and warnings that one "cluster" mixes several.
+
+Kafka's controller is elected through the ephemeral ``/controller`` znode and fenced by ``/controller_epoch``;
+every tenure is one (controller id, epoch). The rows fed in here are small (lifecycle lines, and one activity
+summary per tenure that Spark aggregates), so this runs on the driver as plain Python and is unit-tested
+without Spark.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from itertools import pairwise
+
+DEFAULT_RESTART_GAP_MS = 60_000
+"""No controller for longer than this is a restart, not a failover: Kafka's default session timeout (18 s since
+2.5, 6 s before) plus a generous margin for the new controller to load its state."""
+DEFAULT_STORM_ELECTIONS = 20
+"""Controller elections within one minute that make an election storm (a failover takes one)."""
+STORM_WINDOW_MS = 60_000
+DEFAULT_FAILURE_MERGE_MS = 1_000
+"""Failure lines of one broker this close together, with no sign of it coming back in between, are one failure
+(Kafka logs the membership diff, then the failure callback; the event log records it again)."""
+YEAR_MS = 365 * 24 * 3600 * 1000
+CANDIDATE_COLUMNS = (("cluster", "string"), ("start_ms", "bigint"), ("end_ms", "bigint"),
+                     ("stale_controller_id", "int"), ("stale_epoch", "int"), ("new_controller_id", "int"),
+                     ("new_epoch", "int"))
+
+
+@dataclass
+class Tenure:
+    """One controller tenure; times are ms since the epoch (None when no line shows them)."""
+
+    cluster: str
+    controller_id: int
+    controller_epoch: int
+    elected_ms: int | None = None
+    ready_ms: int | None = None
+    resigned_ms: int | None = None
+    first_seen_ms: int | None = None
+    last_seen_ms: int | None = None
+    events: int = 0
+    source_file: str | None = None
+    line_number: int | None = None
+    started_by: str = "first"
+    gap_ms: int | None = None
+    failover_gap_ms: int | None = None
+    previous_controller_id: int | None = None
+    previous_epoch: int | None = None
+
+    @property
+    def start_ms(self) -> int:
+        return min(x for x in (self.elected_ms, self.ready_ms, self.first_seen_ms) if x is not None)
+
+    @property
+    def end_ms(self) -> int:
+        if self.resigned_ms is not None:
+            return self.resigned_ms
+        return max(x for x in (self.last_seen_ms, self.ready_ms, self.elected_ms) if x is not None)
+
+    def row(self) -> dict[str, object]:
+        return {**asdict(self), "start_ms": self.start_ms, "end_ms": self.end_ms,
+                "tenure_ms": self.end_ms - self.start_ms}
+
+
+@dataclass
+class Timeline:
+    """Everything derived from the tenures of all clusters."""
+
+    tenures: list[Tenure] = field(default_factory=list)
+    epoch_resets: list[dict[str, object]] = field(default_factory=list)
+    restarts: list[dict[str, object]] = field(default_factory=list)
+    storms: list[dict[str, object]] = field(default_factory=list)
+    split_brain_candidates: list[dict[str, object]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _where(row: dict[str, object]) -> str:
+    return f"{row.get('source_file')}:{row.get('line_number')}"
+
+
+def build_tenures(lifecycle: list[dict[str, object]], activity: list[dict[str, object]]) -> list[Tenure]:
+    """Tenures from lifecycle lines (elected/ready/resigned) and per-(controller, epoch) activity summaries.
+
+    A line without an epoch (old versions' election line, every version's "Resigned") belongs to the epoch
+    that controller held at that time: the latest one it was elected with, else the first it acted with after.
+    """
+    tenures: dict[tuple[str, int, int], Tenure] = {}
+
+    def tenure(cluster: str, cid: int, epoch: int) -> Tenure:
+        return tenures.setdefault((cluster, cid, epoch), Tenure(cluster, cid, epoch))
+
+    acted: dict[tuple[str, int], list[tuple[int, int]]] = defaultdict(list)
+    for a in activity:
+        t = tenure(str(a["cluster"]), int(a["controller_id"]), int(a["controller_epoch"]))
+        t.first_seen_ms, t.last_seen_ms, t.events = int(a["first_ms"]), int(a["last_ms"]), int(a["events"])
+        t.source_file, t.line_number = a["source_file"], a["line_number"]
+        acted[(t.cluster, t.controller_id)].append((t.first_seen_ms, t.controller_epoch))
+    for v in acted.values():
+        v.sort()
+    current: dict[tuple[str, int], int] = {}
+    order = sorted(lifecycle, key=lambda r: (r["ts_ms"], str(r["source_file"]), r["line_number"]))
+    for r in order:
+        key = (str(r["cluster"]), int(r["controller_id"]))
+        epoch = r.get("controller_epoch")
+        if epoch is None and r["kind"] == "controller_resigned":
+            epoch = current.get(key)
+        if epoch is None:
+            later = [e for first, e in acted.get(key, []) if first >= int(r["ts_ms"]) - 1000]
+            epoch = later[0] if later else current.get(key)
+        if epoch is None or int(epoch) <= 0:
+            continue
+        t = tenure(key[0], key[1], int(epoch))
+        ts = int(r["ts_ms"])
+        if r["kind"] == "controller_elected":
+            t.elected_ms = ts if t.elected_ms is None else min(t.elected_ms, ts)
+            current[key] = t.controller_epoch
+        elif r["kind"] == "controller_ready":
+            t.ready_ms = ts if t.ready_ms is None else min(t.ready_ms, ts)
+            current[key] = t.controller_epoch
+        elif t.resigned_ms is None:
+            t.resigned_ms = ts
+        if t.source_file is None or r["kind"] == "controller_elected":
+            t.source_file, t.line_number = r["source_file"], r["line_number"]
+    return sorted(tenures.values(), key=lambda t: (t.cluster, t.start_ms, t.controller_epoch, t.controller_id))
+
+
+def classify(tenures: list[Tenure], restart_gap_ms: int = DEFAULT_RESTART_GAP_MS,
+             storm_elections: int = DEFAULT_STORM_ELECTIONS) -> Timeline:
+    """How each tenure began (first, failover, restart, epoch_reset), plus resets, storms, split-brain
+    candidates and mixed-cluster warnings."""
+    out = Timeline(tenures=tenures)
+    by_cluster: dict[str, list[Tenure]] = defaultdict(list)
+    for t in tenures:
+        by_cluster[t.cluster].append(t)
+    for cluster, ts in by_cluster.items():
+        for prev, t in pairwise(ts):
+            t.previous_controller_id, t.previous_epoch = prev.controller_id, prev.controller_epoch
+            t.gap_ms = t.start_ms - prev.end_ms
+            where = {"cluster": cluster, "at_ms": t.start_ms, "controller_id": t.controller_id,
+                     "controller_epoch": t.controller_epoch, "source_file": t.source_file,
+                     "line_number": t.line_number}
+            if t.controller_epoch < prev.controller_epoch:
+                t.started_by = "epoch_reset"
+                out.epoch_resets.append({**where, "gap_ms": t.gap_ms,
+                                         "detail": f"epoch {t.controller_epoch} after epoch {prev.controller_epoch}"})
+                out.warnings.append(
+                    f"cluster {cluster}: controller epoch goes back from {prev.controller_epoch} to "
+                    f"{t.controller_epoch} at {_where(where)} (a ZooKeeper reset, or logs of different clusters: "
+                    "separate them with --cluster-pattern)")
+            elif t.gap_ms > restart_gap_ms:
+                t.started_by = "restart"
+            else:
+                t.started_by = "failover"
+                t.failover_gap_ms = (t.ready_ms if t.ready_ms is not None else t.start_ms) - prev.end_ms
+            if t.started_by != "failover":
+                out.restarts.append({**where, "gap_ms": t.gap_ms, "cause": t.started_by,
+                                     "previous_controller_id": prev.controller_id,
+                                     "previous_epoch": prev.controller_epoch})
+            if t.controller_epoch > prev.controller_epoch and prev.last_seen_ms is not None \
+                    and prev.last_seen_ms > t.start_ms:
+                out.split_brain_candidates.append({
+                    "cluster": cluster, "start_ms": t.start_ms, "end_ms": min(prev.last_seen_ms, t.end_ms),
+                    "stale_controller_id": prev.controller_id, "stale_epoch": prev.controller_epoch,
+                    "new_controller_id": t.controller_id, "new_epoch": t.controller_epoch})
+        for t in ts:
+            if t.end_ms - t.start_ms > YEAR_MS:
+                out.warnings.append(
+                    f"cluster {cluster}: controller {t.controller_id} epoch {t.controller_epoch} spans "
+                    f"{(t.end_ms - t.start_ms) / 86_400_000:.0f} days (from {t.source_file}:{t.line_number}): "
+                    "are these logs of different clusters? Separate them with --cluster-pattern")
+        out.storms += _storms(cluster, ts, storm_elections)
+    return out
+
+
+def _storms(cluster: str, tenures: list[Tenure], threshold: int) -> list[dict[str, object]]:
+    """Windows in which at least ``threshold`` tenures began within a minute, merged where they overlap."""
+    starts = sorted(tenures, key=lambda t: t.start_ms)
+    storms: list[dict[str, object]] = []
+    lo = 0
+    for hi, t in enumerate(starts):
+        while t.start_ms - starts[lo].start_ms > STORM_WINDOW_MS:
+            lo += 1
+        if hi - lo + 1 < threshold:
+            continue
+        first = starts[lo]
+        if storms and int(storms[-1]["end_ms"]) >= first.start_ms:
+            storm = storms[-1]
+            storm["end_ms"], storm["last_epoch"] = t.start_ms, t.controller_epoch
+            storm["elections"] = sum(1 for s in starts if int(storm["start_ms"]) <= s.start_ms <= t.start_ms)
+        else:
+            storms.append({"cluster": cluster, "start_ms": first.start_ms, "end_ms": t.start_ms,
+                           "elections": hi - lo + 1, "first_epoch": first.controller_epoch,
+                           "last_epoch": t.controller_epoch, "source_file": first.source_file,
+                           "line_number": first.line_number})
+    return storms
+
+
+def broker_failures(membership: list[dict[str, object]], tenures: list[Tenure],
+                    merge_ms: int = DEFAULT_FAILURE_MERGE_MS) -> list[dict[str, object]]:
+    """One row per broker failure: failure callbacks, the deleted brokers of membership diffs, event-log
+    ``broker_failed`` records, and the old controller of every failover to another broker (its broker died or
+    lost its session: Kafka logs no failure callback for the controller itself).
+
+    Lines of one broker within ``merge_ms`` of each other are one failure (the earliest line is cited).
+    """
+    found: list[dict[str, object]] = []
+    for r in membership:
+        if r["kind"] not in ("broker_failed", "broker_change"):
+            continue
+        for broker in r.get("brokers") or []:
+            found.append({"cluster": r["cluster"], "broker_id": int(broker), "detected_ms": int(r["ts_ms"]),
+                          "cause": "failure callback" if r["kind"] == "broker_failed" else "deleted from /brokers/ids",
+                          "controller_id": r.get("controller_id"), "controller_epoch": r.get("controller_epoch"),
+                          "source_file": r["source_file"], "line_number": r["line_number"]})
+    by_cluster: dict[str, list[Tenure]] = defaultdict(list)
+    for t in tenures:
+        by_cluster[t.cluster].append(t)
+    for ts in by_cluster.values():
+        for prev, t in pairwise(ts):
+            if t.started_by == "failover" and t.controller_id != prev.controller_id:
+                found.append({"cluster": t.cluster, "broker_id": prev.controller_id, "detected_ms": t.start_ms,
+                              "cause": f"controller failover (epoch {prev.controller_epoch} -> {t.controller_epoch})",
+                              "controller_id": t.controller_id, "controller_epoch": t.controller_epoch,
+                              "source_file": t.source_file, "line_number": t.line_number,
+                              "_since_ms": prev.end_ms})
+    alive: dict[tuple[object, int], list[int]] = defaultdict(list)  # when each broker was seen back or acting
+    for r in membership:
+        back = r.get("added_brokers") if r["kind"] == "broker_change" else (
+            r.get("brokers") if r["kind"] == "broker_registered" else None)
+        for broker in back or []:
+            alive[(r["cluster"], int(broker))].append(int(r["ts_ms"]))
+    for t in tenures:
+        alive[(t.cluster, t.controller_id)].append(t.start_ms)
+    found.sort(key=lambda f: (str(f["cluster"]), f["broker_id"], f.get("_since_ms", f["detected_ms"]),
+                              str(f["source_file"]), f["line_number"]))
+    merged: list[dict[str, object]] = []
+    for f in found:
+        last = merged[-1] if merged else None
+        since = int(f.pop("_since_ms", f["detected_ms"]))
+        if last is not None and (last["cluster"], last["broker_id"]) == (f["cluster"], f["broker_id"]):
+            came_back = any(int(last["detected_ms"]) < ts <= since
+                            for ts in alive[(f["cluster"], int(f["broker_id"]))])
+            if since - int(last["detected_ms"]) <= merge_ms and not came_back:
+                continue
+        merged.append(f)
+    return sorted(merged, key=lambda f: (str(f["cluster"]), f["detected_ms"], f["broker_id"]))

@@ -1,0 +1,51 @@
+"""Merge the sources of one cluster: a Kafka-format line that says what an event-log record says is dropped.
+
+``zkcontroller demo`` (and any run of our controller) writes ``events.jsonl`` beside Kafka-format
+``controller.log``/``state-change.log`` of the same run. Counting both would double every state change,
+election and ISR change, and turn each leaderless interval into a pair of 0-2 ms rows. The event log wins:
+it is exact (integer ms, typed fields); Kafka-format lines with no event-log counterpart (requests,
+broker-side lines, membership diffs) stay.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from zkcontroller.event_schema import RECORD_TYPES
+
+SHARED_KINDS = tuple(k for k in RECORD_TYPES if k != "controller_event")
+"""Kinds both sources can hold (the event log's record types that a Kafka line also parses to)."""
+DEFAULT_TOLERANCE_MS = 1000
+_SAME_IF_BOTH_KNOWN = ("controller_id", "controller_epoch", "from_state", "to_state", "leader", "broker_id",
+                       "leader_epoch")
+
+
+def merge_sources(events: DataFrame, clusters: list[str], tolerance_ms: int = DEFAULT_TOLERANCE_MS) -> DataFrame:
+    """``events`` without the Kafka-format rows of ``clusters`` that an event-log row of the same cluster,
+    kind and partition states within ``tolerance_ms`` (fields both give must agree)."""
+    if not clusters:
+        return events
+    mixed = F.col("cluster").isin(*clusters)
+    kept = events.where(~mixed)
+    k = events.where(mixed).alias("k")
+    j = events.where(mixed & (F.col("source_format") == "jsonl") & F.col("kind").isin(*SHARED_KINDS)).select(
+        "cluster", "kind", "topic", "partition", "ts_ms", *_SAME_IF_BOTH_KNOWN).alias("j")
+    k_cols, j_cols = (lambda n: F.col(f"k.{n}")), (lambda n: F.col(f"j.{n}"))
+    covered = (
+        (k_cols("source_format") == "kafka_log") & (k_cols("cluster") == j_cols("cluster"))
+        & (k_cols("kind") == j_cols("kind"))
+        & k_cols("topic").eqNullSafe(j_cols("topic")) & k_cols("partition").eqNullSafe(j_cols("partition"))
+        & (F.abs(k_cols("ts_ms") - j_cols("ts_ms")) <= tolerance_ms)
+        & (k_cols("brokers").isNull() | j_cols("broker_id").isNull()
+           | F.array_contains(k_cols("brokers"), j_cols("broker_id")))
+    )
+    for name in _SAME_IF_BOTH_KNOWN:
+        covered = covered & (k_cols(name).isNull() | j_cols(name).isNull() | (k_cols(name) == j_cols(name)))
+    merged = k.join(j, on=covered, how="left_anti").select(*(F.col(f"k.{c}").alias(c) for c in events.columns))
+    return kept.unionByName(merged)
+
+
+def sources_by_cluster(events: DataFrame) -> DataFrame:
+    """(cluster, source_format, source_file, events): which files fed each cluster, for the report."""
+    return events.groupBy("cluster", "source_format", "source_file").agg(F.count(F.lit(1)).alias("events"))

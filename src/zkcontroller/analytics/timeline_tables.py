@@ -1,0 +1,157 @@
+"""The driver-side timeline (``controller_timeline``) as Spark tables: tenures, broker failures with their
+handling windows, anomaly rows and the incident timeline an on-call engineer reads first.
+
+Times travel as integer ms and become timestamps in Spark (``timestamp_millis``), so no local time zone of
+the Python process can shift them.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from zkcontroller.analytics.controller_timeline import DEFAULT_FAILURE_MERGE_MS, Tenure, Timeline
+
+Columns = tuple[tuple[str, str], ...]
+TENURE_COLUMNS: Columns = (
+    ("cluster", "string"), ("controller_id", "int"), ("controller_epoch", "int"), ("start_ms", "bigint"),
+    ("end_ms", "bigint"), ("elected_ms", "bigint"), ("ready_ms", "bigint"), ("resigned_ms", "bigint"),
+    ("first_seen_ms", "bigint"), ("last_seen_ms", "bigint"), ("tenure_ms", "bigint"), ("started_by", "string"),
+    ("gap_ms", "bigint"), ("failover_gap_ms", "bigint"), ("previous_controller_id", "int"),
+    ("previous_epoch", "int"), ("events", "bigint"), ("source_file", "string"), ("line_number", "bigint"),
+)
+FAILURE_COLUMNS: Columns = (
+    ("cluster", "string"), ("failure_id", "int"), ("broker_id", "int"), ("detected_ms", "bigint"),
+    ("until_ms", "bigint"), ("cause", "string"), ("controller_id", "int"), ("controller_epoch", "int"),
+    ("source_file", "string"), ("line_number", "bigint"),
+)
+ANOMALY_COLUMNS: Columns = (
+    ("cluster", "string"), ("anomaly", "string"), ("detected_ms", "bigint"), ("topic", "string"),
+    ("partition", "int"), ("broker_id", "int"), ("controller_id", "int"), ("controller_epoch", "int"),
+    ("duration_ms", "bigint"), ("event_count", "bigint"), ("detail", "string"), ("source_file", "string"),
+    ("line_number", "bigint"),
+)
+INCIDENT_COLUMNS: Columns = (
+    ("cluster", "string"), ("at_ms", "bigint"), ("end_ms", "bigint"), ("incident", "string"),
+    ("controller_id", "int"), ("controller_epoch", "int"), ("broker_id", "int"), ("detail", "string"),
+    ("source_file", "string"), ("line_number", "bigint"),
+)
+
+
+def _as_timestamps(df: DataFrame) -> DataFrame:
+    """``x_ms`` columns that are instants become ``x_at`` timestamps; durations (``*_ms`` others) stay."""
+    instants = {"start_ms", "end_ms", "elected_ms", "ready_ms", "resigned_ms", "first_seen_ms", "last_seen_ms",
+                "detected_ms", "at_ms"}
+    named = {c: "at" if c == "at_ms" else c.removesuffix("_ms") + "_at" for c in instants}
+    return df.select(*(F.timestamp_millis(c).alias(named[c]) if c in instants else F.col(c) for c in df.columns))
+
+
+def rows_frame(spark: SparkSession, rows: list[dict[str, object]], columns: Columns) -> DataFrame:
+    """A DataFrame of ``rows`` with exactly ``columns`` (missing keys are null)."""
+    ddl = ", ".join(f"`{n}` {t}" for n, t in columns)
+    return spark.createDataFrame([tuple(r.get(n) for n, _ in columns) for r in rows], ddl)
+
+
+def tenures_frame(spark: SparkSession, tenures: list[Tenure]) -> DataFrame:
+    """``controller_tenures``: one row per (cluster, controller, epoch) with how it began and the gap before."""
+    return _as_timestamps(rows_frame(spark, [t.row() for t in tenures], TENURE_COLUMNS))
+
+
+def failures_frame(spark: SparkSession, failures: list[dict[str, object]], membership: list[dict[str, object]],
+                   tenures: list[Tenure], max_handling_ms: int) -> DataFrame:
+    """Failures with an id and ``until_ms``: the next membership change or controller change in the cluster,
+    or ``max_handling_ms`` after detection, whichever comes first."""
+    changes: dict[str, list[int]] = defaultdict(list)
+    for m in membership:
+        changes[str(m["cluster"])].append(int(m["ts_ms"]))
+    for t in tenures:
+        changes[t.cluster].append(t.start_ms)
+    for f in failures:
+        changes[str(f["cluster"])].append(int(f["detected_ms"]))
+    rows = []
+    for i, f in enumerate(failures):
+        detected = int(f["detected_ms"])
+        later = [ts for ts in changes[str(f["cluster"])] if ts > detected]
+        rows.append({**f, "failure_id": i, "until_ms": min([detected + max_handling_ms, *later])})
+    return rows_frame(spark, rows, FAILURE_COLUMNS)
+
+
+def anomaly_rows(spark: SparkSession, timeline: Timeline, windows: list[dict[str, object]]) -> DataFrame:
+    """Epoch resets, restarts, election storms and split-brain windows in the anomalies table's columns."""
+    rows: list[dict[str, object]] = []
+    for r in timeline.epoch_resets:
+        rows.append({**r, "anomaly": "controller_epoch_reset", "detected_ms": r["at_ms"], "event_count": 1})
+    for r in timeline.restarts:
+        if r["cause"] == "restart":
+            rows.append({**r, "anomaly": "cluster_restart", "detected_ms": r["at_ms"], "duration_ms": r["gap_ms"],
+                         "event_count": 1, "detail": f"no controller for {int(r['gap_ms']) / 1000:.1f} s"})
+    for s in timeline.storms:
+        rows.append({**s, "anomaly": "election_storm", "detected_ms": s["start_ms"],
+                     "duration_ms": int(s["end_ms"]) - int(s["start_ms"]), "event_count": s["elections"],
+                     "controller_epoch": s["first_epoch"],
+                     "detail": f"{s['elections']} controller elections (epochs {s['first_epoch']} to "
+                               f"{s['last_epoch']}) within a minute or less of each other"})
+    for w in windows:
+        rows.append({"cluster": w["cluster"], "anomaly": "split_brain", "detected_ms": w["start_ms"],
+                     "controller_id": w["stale_controller_id"], "controller_epoch": w["stale_epoch"],
+                     "duration_ms": w["duration_ms"], "event_count": w["stale_actions"] + w["stale_refused"],
+                     "detail": _split_brain_detail(w), "source_file": w["source_file"],
+                     "line_number": w["line_number"]})
+    df = rows_frame(spark, rows, ANOMALY_COLUMNS)
+    return df.select(*(F.timestamp_millis(c).alias("detected_at") if c == "detected_ms" else F.col(c)
+                       for c in df.columns))
+
+
+def _split_brain_detail(w: dict[str, object]) -> str:
+    return (f"controller {w['stale_controller_id']} (epoch {w['stale_epoch']}) acted {w['stale_actions']} time(s), "
+            f"{w['stale_refused']} refused, while controller {w['new_controller_id']} (epoch {w['new_epoch']}) "
+            f"acted {w['new_actions']} time(s)")
+
+
+def incident_rows(spark: SparkSession, timeline: Timeline, failures: list[dict[str, object]],
+                  membership: list[dict[str, object]], unclean: list[dict[str, object]],
+                  windows: list[dict[str, object]]) -> DataFrame:
+    """``incidents``: the per-cluster timeline (elections, resignations, failovers, restarts, epoch resets,
+    broker failures and returns, unclean elections, split-brain windows, election storms), each with file:line."""
+    rows: list[dict[str, object]] = []
+    for t in timeline.tenures:
+        where = {"cluster": t.cluster, "controller_id": t.controller_id, "controller_epoch": t.controller_epoch,
+                 "source_file": t.source_file, "line_number": t.line_number}
+        label = {"first": "controller elected", "failover": "failover", "restart": "restart",
+                 "epoch_reset": "epoch reset"}[t.started_by]
+        gap = f"; no controller for {t.gap_ms} ms" if t.gap_ms is not None else ""
+        rows.append({**where, "at_ms": t.start_ms, "end_ms": t.end_ms, "incident": t.started_by,
+                     "detail": f"{label}: controller {t.controller_id} epoch {t.controller_epoch}{gap}"})
+        if t.resigned_ms is not None:
+            rows.append({**where, "at_ms": t.resigned_ms, "incident": "resigned",
+                         "detail": f"controller {t.controller_id} resigned (epoch {t.controller_epoch})"})
+    for f in failures:
+        rows.append({**f, "at_ms": f["detected_ms"], "end_ms": f["finished_ms"],
+                     "incident": "broker_failure",
+                     "detail": f"broker {f['broker_id']} failed ({f['cause']}); {f['partitions_affected']} "
+                               f"partition(s) handled in {f['duration_ms']} ms"})
+    last_start: dict[tuple[object, object], int] = {}
+    for m in sorted(membership, key=lambda m: (m["ts_ms"], str(m["source_file"]), m["line_number"])):
+        started = m.get("added_brokers") if m["kind"] == "broker_change" else (
+            m.get("brokers") if m["kind"] == "broker_registered" else None)
+        for broker in started or []:
+            key, ts = (m["cluster"], broker), int(m["ts_ms"])
+            if ts - last_start.get(key, -(1 << 62)) > DEFAULT_FAILURE_MERGE_MS:  # one start, however many lines
+                rows.append({**m, "at_ms": ts, "incident": "broker_started", "broker_id": broker,
+                             "detail": f"broker {broker} registered"})
+            last_start[key] = ts
+    for e in unclean:
+        rows.append({**e, "at_ms": e["elected_ms"], "incident": "unclean_election", "broker_id": e["new_leader"],
+                     "detail": f"{e['topic']}-{e['partition']}: leader {e['new_leader']} from outside the ISR"})
+    for w in windows:
+        rows.append({"cluster": w["cluster"], "at_ms": w["start_ms"], "end_ms": w["end_ms"],
+                     "incident": "split_brain", "controller_id": w["stale_controller_id"],
+                     "controller_epoch": w["stale_epoch"], "detail": _split_brain_detail(w),
+                     "source_file": w["source_file"], "line_number": w["line_number"]})
+    for s in timeline.storms:
+        rows.append({**s, "at_ms": s["start_ms"], "incident": "election_storm", "controller_epoch": s["first_epoch"],
+                     "detail": f"election storm: {s['elections']} elections, epochs {s['first_epoch']}-"
+                               f"{s['last_epoch']}"})
+    return _as_timestamps(rows_frame(spark, rows, INCIDENT_COLUMNS))

@@ -1,0 +1,97 @@
+"""Tenures, restarts, epoch resets, storms, split-brain candidates and broker failures on plain rows (no Spark)."""
+
+from __future__ import annotations
+
+from zkcontroller.analytics.controller_timeline import (
+    DEFAULT_RESTART_GAP_MS,
+    Tenure,
+    broker_failures,
+    build_tenures,
+    classify,
+)
+
+MIN = 60_000
+
+
+def _line(ts: int, kind: str, cid: int, epoch: int | None, line: int, cluster: str = "c") -> dict[str, object]:
+    return {"cluster": cluster, "ts_ms": ts, "kind": kind, "controller_id": cid, "controller_epoch": epoch,
+            "source_file": "c/controller.log", "line_number": line}
+
+
+def _tenure(cid: int, epoch: int, start: int, end: int, cluster: str = "c", **kw: object) -> Tenure:
+    return Tenure(cluster, cid, epoch, elected_ms=start, first_seen_ms=start, last_seen_ms=end,
+                  source_file="c/controller.log", line_number=epoch, **kw)
+
+
+def test_resigned_lines_without_epoch_end_the_tenure_the_controller_held() -> None:
+    lifecycle = [_line(0, "controller_elected", 1, 9, 1), _line(100, "controller_ready", 1, 9, 2),
+                 _line(5_000, "controller_resigned", 1, None, 3), _line(5_001, "controller_elected", 2, 10, 4)]
+    activity = [{"cluster": "c", "controller_id": 1, "controller_epoch": 9, "first_ms": 0, "last_ms": 4_000,
+                 "events": 7, "source_file": "c/controller.log", "line_number": 1}]
+    tenures = build_tenures(lifecycle, activity)
+    assert [(t.controller_id, t.controller_epoch, t.start_ms, t.end_ms, t.events) for t in tenures] == [
+        (1, 9, 0, 5_000, 7), (2, 10, 5_001, 5_001, 0)]
+
+
+def test_epoch_reset_is_one_row_and_one_restart_and_later_epochs_are_failovers() -> None:
+    tenures = [_tenure(1, 9, 0, 1_000), _tenure(1, 1, 10 * MIN, 11 * MIN), _tenure(2, 2, 11 * MIN + 5, 12 * MIN)]
+    timeline = classify(tenures)
+    assert [t.started_by for t in tenures] == ["first", "epoch_reset", "failover"]
+    assert [(r["controller_epoch"], r["detail"]) for r in timeline.epoch_resets] == [(1, "epoch 1 after epoch 9")]
+    assert [r["cause"] for r in timeline.restarts] == ["epoch_reset"]
+    assert tenures[2].failover_gap_ms == 5
+    assert len(timeline.warnings) == 1 and "--cluster-pattern" in timeline.warnings[0]
+
+
+def test_a_long_gap_is_a_restart_not_a_failover() -> None:
+    tenures = [_tenure(1, 1, 0, 1_000), _tenure(2, 2, 1_000 + DEFAULT_RESTART_GAP_MS + 1, 20 * MIN),
+               _tenure(3, 3, 20 * MIN + 300, 21 * MIN)]
+    timeline = classify(tenures)
+    assert [t.started_by for t in tenures] == ["first", "restart", "failover"]
+    assert [t.failover_gap_ms for t in tenures] == [None, None, 300]
+    assert [(r["cause"], r["gap_ms"]) for r in timeline.restarts] == [("restart", DEFAULT_RESTART_GAP_MS + 1)]
+
+
+def test_split_brain_candidate_needs_the_stale_tenure_to_act_after_the_new_one_began() -> None:
+    overlapping = [_tenure(1, 9, 0, 5_000), _tenure(2, 10, 4_000, 9_000)]
+    assert classify(overlapping).split_brain_candidates == [{
+        "cluster": "c", "start_ms": 4_000, "end_ms": 5_000, "stale_controller_id": 1, "stale_epoch": 9,
+        "new_controller_id": 2, "new_epoch": 10}]
+    handed_over = [_tenure(1, 9, 0, 4_000), _tenure(2, 10, 4_000, 9_000)]
+    assert classify(handed_over).split_brain_candidates == []
+    reset = [_tenure(1, 9, 0, 5_000 * MIN), _tenure(2, 1, 4_000, 9_000)]  # an older epoch is never the newer tenure
+    assert classify(reset).split_brain_candidates == []
+
+
+def test_hundreds_of_elections_a_minute_are_one_storm() -> None:
+    tenures = [_tenure(1 + i % 3, 10 + i, i * 200, i * 200 + 100) for i in range(300)]
+    tenures.append(_tenure(1, 400, 10 * MIN, 11 * MIN))
+    storms = classify(tenures, storm_elections=20).storms
+    assert [(s["elections"], s["first_epoch"], s["last_epoch"]) for s in storms] == [(300, 10, 309)]
+    assert classify(tenures[:5], storm_elections=20).storms == []
+
+
+def test_a_tenure_spanning_years_warns_of_mixed_clusters() -> None:
+    warnings = classify([_tenure(1, 3, 0, 2 * 365 * 24 * 3600 * 1000)]).warnings
+    assert len(warnings) == 1 and "spans 730 days" in warnings[0] and "--cluster-pattern" in warnings[0]
+
+
+def test_controller_deaths_are_broker_failures_and_duplicate_lines_merge() -> None:
+    tenures = [_tenure(1, 1, 0, 1_000), _tenure(2, 2, 1_010, 2_000), _tenure(1, 3, 2_010, 3_000),
+               _tenure(1, 4, 3_005, 4_000)]
+    classify(tenures)
+    membership = [
+        {"cluster": "c", "ts_ms": 500, "kind": "broker_change", "brokers": [3], "added_brokers": [],
+         "source_file": "c/controller.log", "line_number": 10},
+        {"cluster": "c", "ts_ms": 501, "kind": "broker_failed", "brokers": [3], "source_file": "c/controller.log",
+         "line_number": 11},
+        {"cluster": "c", "ts_ms": 502, "kind": "broker_failed", "brokers": [3], "source_file": "c/events.jsonl",
+         "line_number": 4},
+    ]
+    failures = broker_failures(membership, tenures)
+    assert [(f["broker_id"], f["detected_ms"], f["line_number"]) for f in failures] == [
+        (3, 500, 10),  # three lines, one failure, citing the first
+        (1, 1_010, 2),  # controller 1 replaced by 2: broker 1 died
+        (2, 2_010, 3),  # then 2 by 1; the re-election of 1 by itself (epoch 4) is no death
+    ]
+    assert failures[1]["cause"] == "controller failover (epoch 1 -> 2)"
