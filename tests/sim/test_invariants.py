@@ -75,8 +75,8 @@ def test_two_controllers_in_one_epoch_are_caught() -> None:
     async def body(world: SimWorld) -> None:
         active = world.active_controllers()[0]
         other = next(h for h in world.hosts if h is not active)
-        other.controller.context.epoch = active.controller.context.epoch
-        other.controller.active_controller_id = other.broker_id
+        other.controller.context.fencing = active.controller.context.fencing
+        other.controller.core.active_controller_id = other.broker_id
         await world.sleep(1)
 
     assert "one-controller-per-epoch" in _invariants(_run(body))

@@ -12,6 +12,7 @@ if its sender is cancelled or frozen meanwhile; a frozen (paused) broker handles
 from __future__ import annotations
 
 import asyncio
+import inspect
 import random
 from collections import deque
 from collections.abc import Callable
@@ -153,6 +154,19 @@ class SimNetwork:
         handler, host = target
         response = self.observer.deliver(host, handler, message.request)
         self.delivered += 1
+        if inspect.isawaitable(response):  # a request the broker answers later (its controller's, say)
+            task = asyncio.ensure_future(response)
+            task.add_done_callback(lambda done: self._reply(message, done))
+            return
+        self._reply_with(message, response)
+
+    def _reply(self, message: _Message, done: asyncio.Future[Any]) -> None:
+        if done.cancelled() or done.exception() is not None:
+            _fail(message.future, f"broker {message.link[1]} failed to answer: {done}")
+            return
+        self._reply_with(message, done.result())
+
+    def _reply_with(self, message: _Message, response: Any) -> None:
         back = (message.link[1], message.link[0])
         if back in self.blocked:
             self.lost += 1
