@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from tests.sim.helpers import run
 
+REPO = Path(__file__).resolve().parents[2]
 PROGRAM = """
 import sys
 from tests.sim.helpers import run
@@ -20,7 +22,7 @@ for scenario in ("random", "split-brain"):
 def _hashes(seed: int, hash_seed: str) -> str:
     env = {**os.environ, "PYTHONHASHSEED": hash_seed}
     done = subprocess.run([sys.executable, "-c", PROGRAM, str(seed)], env=env, capture_output=True, text=True,
-                          timeout=120, check=True, cwd=os.getcwd())
+                          timeout=120, check=True, cwd=REPO)
     return done.stdout
 
 
@@ -35,10 +37,8 @@ def test_different_seeds_give_different_traces() -> None:
     assert len({run("random", seed).trace_hash for seed in range(5)}) == 5
 
 
-def test_writing_logs_does_not_change_the_trace(tmp_path: object) -> None:
-    from pathlib import Path
-
-    log_dir = Path(str(tmp_path))
+def test_writing_logs_does_not_change_the_trace(tmp_path: Path) -> None:
+    log_dir = tmp_path
     assert run("kill-leaders", 5).trace_hash == run("kill-leaders", 5, log_dir=log_dir).trace_hash
     assert (log_dir / "events.jsonl").stat().st_size > 0
     assert (log_dir / "state-change.log").read_text().startswith("[2026-01-01 00:00:")
