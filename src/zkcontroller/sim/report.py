@@ -37,6 +37,8 @@ def format_result(result: SimResult) -> str:
     ]
     if len(result.violations) > 1:
         lines.append(f"                (and {len(result.violations) - 1} more violations)")
+    lines.append("last steps      (virtual ms since start, what)")
+    lines += [f"                {line[:160]}" for line in result.last_trace[-12:]]
     return "\n".join(lines)
 
 

@@ -15,8 +15,7 @@ import random
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
 from zkcontroller.admin.errors import AdminError
@@ -26,66 +25,21 @@ from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.event_log import EventLog
 from zkcontroller.coordination.embedded import Delivery
 from zkcontroller.coordination.errors import ZkError
+from zkcontroller.sim.config import MUTATIONS, START_MS, SimConfig, SimResult
 from zkcontroller.sim.host import SimHost
-from zkcontroller.sim.invariants import InvariantChecker, SplitBrainStats, Violation
+from zkcontroller.sim.invariants import InvariantChecker
 from zkcontroller.sim.loop import VirtualTimeLoop, run_virtual
 from zkcontroller.sim.network import NetworkConfig, SimNetwork
-from zkcontroller.sim.zookeeper import SimZooKeeper, StoreLatency
+from zkcontroller.sim.zookeeper import SimZooKeeper
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.znodes import TopicPartitionStateZNode
-
-START_MS = 1_767_225_600_000
-"""Virtual time starts at 2026-01-01T00:00:00Z, so the logs carry plausible dates."""
-
-MUTATIONS = ("no-controller-epoch-check", "no-broker-epoch-check")
 
 _QUIET_LOGGERS = ("kafka", "state.change.logger", "zkcontroller")
 
 
 class StopSimulation(Exception):
     """A violation was found: the run stops at once (the report names the first)."""
-
-
-@dataclass(frozen=True)
-class SimConfig:
-    scenario: str
-    seed: int
-    brokers: int = 3
-    partitions: int = 20
-    duration_ms: int = 60_000
-    fault_interval_ms: int = 10_000
-    session_timeout_ms: int = 6_000
-    liveness_bound_ms: int = 60_000
-    replication_factor: int = 3
-    mutations: tuple[str, ...] = ()
-    log_dir: Path | None = None
-    store_latency: StoreLatency = field(default_factory=StoreLatency)
-
-    def replay_command(self) -> str:
-        cmd = (f"zkcontroller sim run --scenario {self.scenario} --seed {self.seed} --brokers {self.brokers} "
-               f"--partitions {self.partitions} --duration-ms {self.duration_ms} "
-               f"--fault-interval-ms {self.fault_interval_ms} --session-timeout-ms {self.session_timeout_ms}")
-        return cmd + "".join(f" --mutation {m}" for m in self.mutations)
-
-
-@dataclass
-class SimResult:
-    config: SimConfig
-    trace_hash: str
-    violations: list[Violation]
-    steps: int
-    checks: int
-    faults: int
-    virtual_ms: int
-    wall_s: float
-    events: int
-    split_brain: SplitBrainStats
-    last_trace: list[str]
-
-    @property
-    def ok(self) -> bool:
-        return not self.violations
 
 
 class _AdminOwner:
@@ -407,3 +361,6 @@ def run_scenario(config: SimConfig) -> SimResult:
     from zkcontroller.sim.scenarios import scenario_body
 
     return SimWorld(config).run(scenario_body(config.scenario))
+
+
+__all__ = ["MUTATIONS", "START_MS", "SimConfig", "SimResult", "SimWorld", "StopSimulation", "run_scenario"]
