@@ -108,6 +108,7 @@ class InvariantChecker:
         world = self.world
         self.violations.append(Violation(invariant, world.steps, world.now_ms(), detail))
         world.record("VIOLATION", f"{invariant}: {detail}")
+        world.stop_now()
 
     # ------------------------------------------------------------------ after every loop step
 

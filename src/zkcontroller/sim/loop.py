@@ -106,7 +106,7 @@ class VirtualTimeLoop(asyncio.BaseEventLoop):
         return None  # one thread: nothing to wake
 
 
-def run_virtual(main: Coroutine[Any, Any, T], loop: VirtualTimeLoop | None = None) -> T:
+def run_virtual(main: Coroutine[Any, Any, T] | asyncio.Future[T], loop: VirtualTimeLoop | None = None) -> T:
     """Run ``main`` to completion on a fresh virtual-time loop, then cancel what is left and close it."""
     loop = loop or VirtualTimeLoop()
     try:

@@ -9,6 +9,7 @@ control requests delivered, violations) stamped with virtual time: same seed, sa
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import random
@@ -81,6 +82,7 @@ class SimWorld:
         self.admin: TopicAdmin | None = None
         self._admin_session: Any = None
         self.pause_on_write: Any = None
+        self._main_task: asyncio.Task[None] | None = None
         self.pauses: list[tuple[int, int]] = []
         """(virtual ms, broker id) of every pause, for tests and reports."""
         """A broker process to pause the moment one of its controller writes lands (the split-brain set-up)."""
@@ -132,7 +134,9 @@ class SimWorld:
         saved = self._quiet_logging()
         wall = time.perf_counter()
         try:
-            run_virtual(self._main(body), loop)
+            self._main_task = loop.create_task(self._main(body), name="sim-main")
+            with contextlib.suppress(asyncio.CancelledError):
+                run_virtual(self._main_task, loop)
         finally:
             self._restore_logging(saved)
         self.checker.finish()
@@ -175,8 +179,13 @@ class SimWorld:
             self.check_violations()
             await self.heal_all()
             await self.await_liveness()
-        except StopSimulation:
-            pass
+        except (StopSimulation, asyncio.CancelledError):
+            pass  # stopped at the first violation
+
+    def stop_now(self) -> None:
+        """Called at a violation: end the run at the main task's next await (same step on replay)."""
+        if self._main_task is not None and not self._main_task.done():
+            self._main_task.cancel()
 
     def check_violations(self) -> None:
         if self.checker.violations:
