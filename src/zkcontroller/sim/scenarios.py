@@ -163,7 +163,7 @@ async def random_faults(world: SimWorld) -> None:
     await workload(world)
     timeout = world.config.session_timeout_ms
     verbs = ("crash", "stop", "pause", "expire", "drop-connection", "partition", "hold", "slow-store",
-             "create-topic", "add-partitions")
+             "move-controller", "create-topic", "add-partitions")
 
     async def act() -> None:
         verb = world.rng.choice(verbs)
@@ -171,6 +171,8 @@ async def random_faults(world: SimWorld) -> None:
         target = world.rng.choice(up) if up else None
         if verb in ("create-topic", "add-partitions"):
             await _workload_verb(world, verb)
+        elif verb == "move-controller":
+            await world.delete_controller_znode()
         elif verb == "slow-store":
             world.slow_store(world.rng.choice([5, 20, 100]))
             _later(world, world.rng.uniform(500, 10_000), lambda: world.slow_store(1))
