@@ -13,6 +13,7 @@ from zkcontroller.admin.cli import brokers, controller, topics
 from zkcontroller.analytics.cli import analyze
 from zkcontroller.coordination.connect import make_backend
 from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.sim.cli import sim
 
 
 @click.group()
@@ -106,6 +107,7 @@ def _raise_keyboard_interrupt(signum: int, frame: object) -> None:
 
 
 main.add_command(analyze)
+main.add_command(sim)
 for _command in (topics, brokers, controller):
     main.add_command(_command)
 

@@ -1,0 +1,156 @@
+"""KafkaApis: one broker's dispatch of requests off the wire (Kafka's ``KafkaApis`` and ``RequestChannel``).
+
+A frame's header says which API and version; ApiVersions, Metadata and DescribeCluster are answered from
+the metadata cache through `kio`; LeaderAndIsr, UpdateMetadata and StopReplica are decoded with our 2.8
+table and handed to the control plane, which fences by controller and broker epoch (spec §8). Other
+inter-broker APIs (ControlledShutdown, AlterIsr) are advertised and served only when the owner installs a
+handler for them.
+
+Bad input follows Kafka: an ApiVersions request of a version we do not know gets UNSUPPORTED_VERSION in the
+v0 layout with our API list; an unknown API key, an unsupported version of any other API, or a malformed
+header or body closes the connection (`CloseConnection`), never the broker.
+
+Metadata responses for all topics are cached, encoded, per (version, listener) until the cache's snapshot
+changes: a metadata storm costs one encode per version per update, not one per request.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from zkcontroller.broker.metadata_cache import MetadataCache, MetadataSnapshot
+from zkcontroller.protocol.control_requests import ApiKey, ControlResponse
+from zkcontroller.protocol.wire import client_apis, codec, control_codec
+from zkcontroller.protocol.wire.client_apis import API_VERSIONS, DESCRIBE_CLUSTER, METADATA, UNSUPPORTED_VERSION
+from zkcontroller.protocol.wire.codec import WireFormatError
+from zkcontroller.protocol.wire.frames import RequestHeader, decode_request_header, encode_response_header
+from zkcontroller.protocol.wire.messages import INTER_BROKER_APIS
+
+log = logging.getLogger("kafka.server.KafkaApis")
+
+CONTROL_APIS = (ApiKey.LEADER_AND_ISR, ApiKey.STOP_REPLICA, ApiKey.UPDATE_METADATA)
+ExtraHandler = Callable[[int, dict[str, Any]], dict[str, Any] | Awaitable[dict[str, Any]]]
+"""A handler for a table API other than the control requests: (version, decoded body) -> response body."""
+
+
+class CloseConnection(Exception):
+    """The request cannot be answered (Kafka's InvalidRequestException): drop this client's connection."""
+
+
+class KafkaApis:
+    """Answers one broker's requests. ``control_handler`` and ``metadata_cache`` are looked up per request
+    (they exist only once the broker has registered); before that, control requests close the connection
+    and Metadata answers with what an empty cache knows."""
+
+    def __init__(self, broker_id: int, *, control_handler: Callable[[], Callable[[Any], Any] | None],
+                 metadata_cache: Callable[[], MetadataCache | None], cluster_id: Callable[[], str | None],
+                 listener_name: str = "PLAINTEXT", extra_handlers: dict[int, ExtraHandler] | None = None) -> None:
+        self.broker_id = broker_id
+        self._control_handler = control_handler
+        self._metadata_cache = metadata_cache
+        self._cluster_id = cluster_id
+        self.listener_name = listener_name
+        self.extra_handlers = dict(extra_handlers or {})
+        self._metadata_cache_key: tuple[MetadataSnapshot, str | None] | None = None
+        self._encoded_metadata: dict[int, bytes] = {}
+        self.requests_by_api: dict[int, int] = {}
+
+    # ------------------------------------------------------------------ versions
+
+    def supported_versions(self) -> dict[int, tuple[int, int]]:
+        """What ApiVersions advertises: Kafka 2.8's ranges for what we serve (see `client_apis` on
+        DescribeCluster), the control requests at every 2.8 version, and any installed extra handler's API."""
+        versions = dict(client_apis.CLIENT_API_VERSIONS)
+        for key in (*CONTROL_APIS, *self.extra_handlers):
+            spec = INTER_BROKER_APIS[key]
+            versions[key] = (spec.min_version, spec.max_version)
+        return versions
+
+    # ------------------------------------------------------------------ dispatch
+
+    async def handle(self, payload: bytes) -> bytes | None:
+        """One request frame (without its size) in; the response frame's payload out. Raises
+        `CloseConnection` when the connection should be closed instead."""
+        try:
+            header, offset = decode_request_header(payload)
+        except WireFormatError as e:
+            raise CloseConnection(f"malformed request header: {e}") from None
+        self.requests_by_api[header.api_key] = self.requests_by_api.get(header.api_key, 0) + 1
+        supported = self.supported_versions()
+        if header.api_key == API_VERSIONS and header.api_version > supported[API_VERSIONS][1]:
+            body = client_apis.api_versions_response(0, supported, UNSUPPORTED_VERSION)
+            return encode_response_header(header.correlation_id, API_VERSIONS, 0) + body
+        lo_hi = supported.get(header.api_key)
+        if lo_hi is None:
+            raise CloseConnection(f"unknown or unserved API key {header.api_key} from client {header.client_id}")
+        if not lo_hi[0] <= header.api_version <= lo_hi[1]:
+            raise CloseConnection(f"unsupported version {header.api_version} of API key {header.api_key} "
+                                  f"(supported {lo_hi[0]}-{lo_hi[1]}) from client {header.client_id}")
+        try:
+            body = await self._dispatch(header, payload, offset)
+        except WireFormatError as e:
+            raise CloseConnection(f"malformed request (api key {header.api_key} v{header.api_version}, "
+                                  f"correlation id {header.correlation_id}): {e}") from None
+        if body is None:
+            raise CloseConnection("the broker is not ready for control requests yet")
+        return encode_response_header(header.correlation_id, header.api_key, header.api_version) + body
+
+    async def _dispatch(self, header: RequestHeader, payload: bytes, offset: int) -> bytes | None:
+        key, version = header.api_key, header.api_version
+        if key == API_VERSIONS:
+            client_apis.decode_body(key, version, payload, offset)
+            return client_apis.api_versions_response(version, self.supported_versions())
+        if key == METADATA:
+            request = client_apis.decode_body(key, version, payload, offset)
+            return self._metadata(version, client_apis.requested_topics(request, version))
+        if key == DESCRIBE_CLUSTER:
+            client_apis.decode_body(key, version, payload, offset)
+            cache = self._metadata_cache()
+            return client_apis.describe_cluster_response(
+                version, cache.alive_brokers() if cache else [], self.listener_name, self._cluster_id() or "",
+                cache.controller_id if cache else None)
+        if key in CONTROL_APIS:
+            return await self._control(header, payload, offset)
+        handler = self.extra_handlers[key]
+        spec = INTER_BROKER_APIS[key]
+        result = handler(version, codec.decode(spec.request, version, payload, offset, exact=False))
+        if inspect.isawaitable(result):
+            result = await result
+        return codec.encode(spec.response, version, result)
+
+    async def _control(self, header: RequestHeader, payload: bytes, offset: int) -> bytes | None:
+        handler = self._control_handler()
+        if handler is None:
+            return None
+        request = control_codec.decode_request(header.api_key, header.api_version, payload, offset)
+        response = handler(request)
+        if inspect.isawaitable(response):
+            response = await response
+        if not isinstance(response, ControlResponse):
+            raise TypeError(f"control handler returned {type(response).__name__}, not a ControlResponse")
+        return control_codec.encode_response(response, header.api_version, request)
+
+    # ------------------------------------------------------------------ Metadata
+
+    def _metadata(self, version: int, topics: list[str] | None) -> bytes:
+        cache = self._metadata_cache()
+        cluster_id = self._cluster_id()
+        if cache is None:
+            return client_apis.metadata_response(version, [], self.listener_name, cluster_id, None, [])
+        if topics is not None:
+            return client_apis.metadata_response(version, cache.alive_brokers(), self.listener_name, cluster_id,
+                                                 cache.controller_id, cache.topic_metadata(topics, self.listener_name))
+        key = (cache.snapshot, cluster_id)
+        if self._metadata_cache_key is None or self._metadata_cache_key[0] is not key[0] \
+                or self._metadata_cache_key[1] != cluster_id:
+            self._metadata_cache_key = key
+            self._encoded_metadata = {}
+        encoded = self._encoded_metadata.get(version)
+        if encoded is None:
+            encoded = self._encoded_metadata[version] = client_apis.metadata_response(
+                version, cache.alive_brokers(), self.listener_name, cluster_id, cache.controller_id,
+                cache.topic_metadata(None, self.listener_name))
+        return encoded

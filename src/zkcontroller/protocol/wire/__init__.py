@@ -1,0 +1,3 @@
+"""Kafka's wire protocol: framing and headers (`frames`), one declarative table of the inter-broker APIs of
+Kafka 2.8 (`messages`) read and written by one generic codec (`codec`), and the mapping of the controller's
+requests onto it (`control_codec`). Client-facing APIs (ApiVersions, Metadata, DescribeCluster) use `kio`."""

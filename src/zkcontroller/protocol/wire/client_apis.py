@@ -1,0 +1,157 @@
+"""The client-facing APIs a broker answers — ApiVersions, Metadata, DescribeCluster — through `kio`, whose
+types are generated from Kafka's own JSON schemas (ApiVersions, Metadata v0–v13, DescribeCluster v0–v2).
+
+What versions we advertise is Kafka 2.8's list for the APIs we serve, with one deliberate difference:
+DescribeCluster goes to v1 (2.8 has v0 only). kafka-python 3.0.12's ``describe_cluster()`` reads v1's
+``endpoint_type`` even from a v0 answer and fails; v1 adds nothing a 2.8 broker could not say, and clients
+that want v0 (librdkafka) still ask for it.
+
+Inputs are plain values (`model.Broker`) and anything shaped like the metadata cache's topic view
+(`TopicView`), so the protocol layer does not depend on the broker's modules.
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import fields
+from datetime import timedelta
+from functools import cache
+from typing import Any, Protocol
+
+from kio.schema.errors import ErrorCode
+from kio.serial import entity_reader, entity_writer
+
+from zkcontroller.model import Broker, TopicId
+from zkcontroller.protocol.wire.codec import WireFormatError
+
+API_VERSIONS, METADATA, DESCRIBE_CLUSTER = 18, 3, 60
+UNSUPPORTED_VERSION = 35
+NO_AUTHORIZED_OPERATIONS = -(2**31)
+"""``Integer.MIN_VALUE``: authorized operations not requested."""
+
+CLIENT_API_VERSIONS: dict[int, tuple[int, int]] = {API_VERSIONS: (0, 3), METADATA: (0, 11), DESCRIBE_CLUSTER: (0, 1)}
+_MODULES = {API_VERSIONS: "api_versions", METADATA: "metadata", DESCRIBE_CLUSTER: "describe_cluster"}
+_ZERO = timedelta(0)
+
+
+class PartitionView(Protocol):
+    partition: int
+    error: int
+    leader: int
+    leader_epoch: int
+    replicas: Sequence[int]
+    isr: Sequence[int]
+    offline_replicas: Sequence[int]
+
+
+class TopicView(Protocol):
+    topic: str
+    error: int
+    topic_id: TopicId | None
+    is_internal: bool
+    partitions: Sequence[PartitionView]
+
+
+@cache
+def _types(api_key: int, version: int, kind: str) -> Any:
+    return importlib.import_module(f"kio.schema.{_MODULES[api_key]}.v{version}.{kind}")
+
+
+@cache
+def _field_names(cls: type) -> frozenset[str]:
+    return frozenset(f.name for f in fields(cls))
+
+
+def _build(cls: type, **values: Any) -> Any:
+    """An instance of a kio type with the values its version has (others are not in that version)."""
+    names = _field_names(cls)
+    return cls(**{k: v for k, v in values.items() if k in names})
+
+
+def _write(value: Any) -> bytes:
+    buf = io.BytesIO()
+    entity_writer(type(value))(buf, value)
+    return buf.getvalue()
+
+
+def decode_body(api_key: int, version: int, buf: bytes | memoryview, offset: int) -> Any:
+    """A client request's body as kio's type; `WireFormatError` for anything malformed."""
+    cls = getattr(_types(api_key, version, "request"), _REQUEST_NAMES[api_key])
+    try:
+        value, _size = entity_reader(cls)(memoryview(buf)[offset:], 0)
+    except Exception as e:  # kio's native reader raises several types for bad bytes
+        raise WireFormatError(f"{cls.__name__} v{version}: {e}") from None
+    return value  # trailing bytes are ignored, as Kafka's request parsing does (librdkafka 2.x sends some)
+
+
+_REQUEST_NAMES = {API_VERSIONS: "ApiVersionsRequest", METADATA: "MetadataRequest",
+                  DESCRIBE_CLUSTER: "DescribeClusterRequest"}
+
+
+# ---------------------------------------------------------------------------------------------- ApiVersions
+
+def api_versions_response(version: int, supported: dict[int, tuple[int, int]], error: int = 0) -> bytes:
+    """The body of an ApiVersions response. For a version we do not support, call with ``version=0`` and
+    ``error=UNSUPPORTED_VERSION``: Kafka answers in the v0 layout, with the API list, so the client can retry
+    with a version we have."""
+    m = _types(API_VERSIONS, version, "response")
+    keys = tuple(_build(m.ApiVersion, api_key=k, min_version=lo, max_version=hi)
+                 for k, (lo, hi) in sorted(supported.items()))
+    return _write(_build(m.ApiVersionsResponse, error_code=ErrorCode(error), api_keys=keys, throttle_time=_ZERO))
+
+
+# ---------------------------------------------------------------------------------------------- Metadata
+
+def requested_topics(request: Any, version: int) -> list[str] | None:
+    """Topic names a Metadata request asks for; None for all (v0: an empty list; v1+: null)."""
+    topics = request.topics
+    if topics is None or (version == 0 and not topics):
+        return None
+    return [t.name for t in topics if t.name is not None]
+
+
+def metadata_response(version: int, brokers: Iterable[Broker], listener_name: str, cluster_id: str | None,
+                      controller_id: int | None, topics: Iterable[TopicView]) -> bytes:
+    """The body of a Metadata response at ``version``: live brokers on ``listener_name`` (with racks), the
+    controller (-1 if none known), and per partition its leader, leader epoch, replicas, ISR and offline
+    replicas; topic ids from v10."""
+    m = _types(METADATA, version, "response")
+    broker_values = []
+    for b in brokers:
+        e = b.endpoint(listener_name)
+        if e is not None:
+            broker_values.append(_build(m.MetadataResponseBroker, node_id=b.id, host=e.host or "", port=e.port,
+                                        rack=b.rack))
+    topic_values = []
+    for t in topics:
+        parts = tuple(_build(m.MetadataResponsePartition, error_code=ErrorCode(int(p.error)),
+                             partition_index=p.partition, leader_id=p.leader, leader_epoch=p.leader_epoch,
+                             replica_nodes=tuple(p.replicas), isr_nodes=tuple(p.isr),
+                             offline_replicas=tuple(p.offline_replicas)) for p in t.partitions)
+        topic_values.append(_build(
+            m.MetadataResponseTopic, error_code=ErrorCode(int(t.error)), name=t.topic,
+            topic_id=uuid.UUID(bytes=t.topic_id.raw) if t.topic_id is not None else uuid.UUID(int=0),
+            is_internal=t.is_internal, partitions=parts, topic_authorized_operations=NO_AUTHORIZED_OPERATIONS))
+    return _write(_build(m.MetadataResponse, throttle_time=_ZERO, brokers=tuple(broker_values),
+                         cluster_id=cluster_id, controller_id=-1 if controller_id is None else controller_id,
+                         topics=tuple(topic_values), cluster_authorized_operations=NO_AUTHORIZED_OPERATIONS))
+
+
+# ---------------------------------------------------------------------------------------------- DescribeCluster
+
+def describe_cluster_response(version: int, brokers: Iterable[Broker], listener_name: str, cluster_id: str,
+                              controller_id: int | None) -> bytes:
+    m = _types(DESCRIBE_CLUSTER, version, "response")
+    values = []
+    for b in brokers:
+        e = b.endpoint(listener_name)
+        if e is not None:
+            values.append(_build(m.DescribeClusterBroker, broker_id=b.id, host=e.host or "", port=e.port,
+                                 rack=b.rack))
+    return _write(_build(m.DescribeClusterResponse, throttle_time=_ZERO, error_code=ErrorCode(0),
+                         error_message=None, endpoint_type=1, cluster_id=cluster_id,
+                         controller_id=-1 if controller_id is None else controller_id, brokers=tuple(values),
+                         cluster_authorized_operations=NO_AUTHORIZED_OPERATIONS))

@@ -1,0 +1,101 @@
+"""SocketServer: a broker's listener (Kafka's ``SocketServer``/``Processor``), the socket half of the protocol
+server; what a request means is `broker.request_handler`'s business, handed in as ``handle``.
+
+Each connection reads size-prefixed frames and answers them in order, one at a time (Kafka mutes a
+channel while its request is processed). A size prefix below zero or above ``max_request_bytes``
+(``socket.request.max.bytes``), a handler that asks for it (by raising an exception whose class is in
+``close_on``), or any handler failure closes that connection only: the listener and every other
+connection keep going.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+
+from zkcontroller.protocol.wire.frames import DEFAULT_MAX_REQUEST_BYTES, SIZE
+
+log = logging.getLogger("kafka.network.Processor")
+
+FrameHandler = Callable[[bytes], Awaitable[bytes | None]]
+
+
+class SocketServer:
+    def __init__(self, host: str, port: int, handle: FrameHandler, *,
+                 max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+                 close_on: tuple[type[BaseException], ...] = ()) -> None:
+        self.host = host
+        self.requested_port = port
+        self._handle = handle
+        self.max_request_bytes = max_request_bytes
+        self._close_on = close_on
+        self._server: asyncio.Server | None = None
+        self._connections: set[asyncio.StreamWriter] = set()
+        self.closed_for_bad_input = 0
+        self.requests = 0
+
+    @property
+    def port(self) -> int:
+        """The bound port (the real one when started on port 0)."""
+        assert self._server is not None, "not started"
+        return int(self._server.sockets[0].getsockname()[1])
+
+    @property
+    def connection_count(self) -> int:
+        return len(self._connections)
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(self._serve, self.host, self.requested_port, reuse_address=True)
+
+    async def stop(self) -> None:
+        if self._server is None:
+            return
+        self._server.close()
+        for writer in list(self._connections):
+            writer.close()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self._server.wait_closed(), 5)
+        self._server = None
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._connections.add(writer)
+        peer = writer.get_extra_info("peername")
+        try:
+            while True:
+                try:
+                    head = await reader.readexactly(4)
+                except (asyncio.IncompleteReadError, ConnectionError):
+                    return  # the client went away between requests
+                (size,) = SIZE.unpack(head)
+                if size < 0 or size > self.max_request_bytes:
+                    self.closed_for_bad_input += 1
+                    log.warning("Closing connection from %s: request size %d is not within 0..%d "
+                                "(socket.request.max.bytes)", peer, size, self.max_request_bytes)
+                    return
+                try:
+                    payload = await reader.readexactly(size)
+                except (asyncio.IncompleteReadError, ConnectionError):
+                    return
+                self.requests += 1
+                try:
+                    response = await self._handle(payload)
+                except self._close_on as e:
+                    self.closed_for_bad_input += 1
+                    log.warning("Closing connection from %s: %s", peer, e)
+                    return
+                except Exception:
+                    self.closed_for_bad_input += 1
+                    log.exception("Closing connection from %s after an unexpected error handling a request", peer)
+                    return
+                if response is not None:
+                    writer.write(SIZE.pack(len(response)) + response)
+                    await writer.drain()
+        except ConnectionError:
+            return
+        finally:
+            self._connections.discard(writer)
+            writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()

@@ -1,0 +1,202 @@
+"""TcpTransport: the controller's `BrokerTransport` over Kafka's wire protocol (the network half of Kafka's
+``ControllerChannelManager``: a ``NetworkClient`` per broker).
+
+One connection per broker, opened on first use on the broker's inter-broker listener. A failed connect
+starts an exponential back-off (``reconnect.backoff.ms`` doubling to ``reconnect.backoff.max.ms``) during
+which sends fail at once, so the channel manager's own retry loop paces itself. Each request waits at most
+``request_timeout_ms`` for its answer; a timeout closes the connection (Kafka disconnects on it) and every
+request in flight on it fails. At most ``max_in_flight`` requests are outstanding per broker (the controller
+sends one at a time, as Kafka's does with ``max.in.flight.requests.per.connection=1``). `close_broker` drops a
+broker's connection when it leaves the cluster; a broker that re-registers at a new address is reconnected.
+
+It is also the `RequestListener` of the broker in this process: `register` keeps the control plane's
+handler for the protocol server to call (`local_handler`), so `KafkaServer` can take it in place of the
+in-process transport.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from zkcontroller.model import Broker
+from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse
+from zkcontroller.protocol.transport import BrokerUnreachableError, RequestHandler
+from zkcontroller.protocol.wire import control_codec
+from zkcontroller.protocol.wire.codec import WireFormatError
+from zkcontroller.protocol.wire.frames import SIZE, RequestHeader, decode_response_header, encode_request_header
+from zkcontroller.protocol.wire.messages import IBP_2_8_VERSIONS
+from zkcontroller.runtime.runtime import Runtime
+
+log = logging.getLogger("kafka.controller.RequestSendThread")
+
+RECONNECT_BACKOFF_MS = 50
+RECONNECT_BACKOFF_MAX_MS = 1000
+MAX_RESPONSE_BYTES = 100 * 1024 * 1024
+
+
+@dataclass
+class _Connection:
+    address: tuple[str, int]
+    reader: asyncio.StreamReader
+    writer: asyncio.StreamWriter
+    pending: dict[int, tuple[AnyControlRequest, int, asyncio.Future[ControlResponse]]] = field(default_factory=dict)
+    reader_task: asyncio.Task[None] | None = None
+
+
+@dataclass
+class _BrokerState:
+    connection: _Connection | None = None
+    in_flight: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(1))
+    connect_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    failures: int = 0
+    next_attempt_ms: int = 0
+
+
+class TcpTransport:
+    def __init__(self, runtime: Runtime, *, listener_name: str = "PLAINTEXT", client_id: str = "controller",
+                 request_timeout_ms: int = 30000, connect_timeout_ms: int = 10000, max_in_flight: int = 1,
+                 versions: dict[int, int] | None = None) -> None:
+        self._runtime = runtime
+        self.listener_name = listener_name
+        self.client_id = client_id
+        self.request_timeout_ms = request_timeout_ms
+        self.connect_timeout_ms = connect_timeout_ms
+        self.max_in_flight = max_in_flight
+        self.versions = dict(versions or IBP_2_8_VERSIONS)
+        self._brokers: dict[int, _BrokerState] = {}
+        self._correlation = itertools.count(1)
+        self._handlers: dict[int, RequestHandler] = {}
+        self.sent = 0
+
+    # ------------------------------------------------------------------ RequestListener (the local broker)
+
+    def register(self, broker_id: int, handler: RequestHandler) -> None:
+        self._handlers[broker_id] = handler
+
+    def unregister(self, broker_id: int) -> None:
+        self._handlers.pop(broker_id, None)
+
+    def local_handler(self, broker_id: int) -> RequestHandler | None:
+        return self._handlers.get(broker_id)
+
+    # ------------------------------------------------------------------ BrokerTransport
+
+    def _address(self, broker: Broker) -> tuple[str, int]:
+        endpoint = broker.endpoint(self.listener_name)
+        if endpoint is None:
+            raise BrokerUnreachableError(f"broker {broker.id} has no {self.listener_name} endpoint")
+        return endpoint.host or "localhost", endpoint.port
+
+    async def send(self, broker: Broker, request: Any) -> ControlResponse:
+        state = self._brokers.setdefault(broker.id, _BrokerState(in_flight=asyncio.Semaphore(self.max_in_flight)))
+        async with state.in_flight:
+            connection = await self._connection(broker, state)
+            version = self.versions[request.api_key]
+            correlation_id = next(self._correlation) & 0x7FFFFFFF
+            header = encode_request_header(RequestHeader(int(request.api_key), version, correlation_id,
+                                                         self.client_id))
+            body = control_codec.encode_request(request, version)
+            future: asyncio.Future[ControlResponse] = asyncio.get_running_loop().create_future()
+            connection.pending[correlation_id] = (request, version, future)
+            try:
+                connection.writer.write(SIZE.pack(len(header) + len(body)) + header + body)
+                await connection.writer.drain()
+                self.sent += 1
+                return await asyncio.wait_for(asyncio.shield(future), self.request_timeout_ms / 1000)
+            except TimeoutError:
+                self._disconnect(broker.id, connection, f"request timed out after {self.request_timeout_ms} ms")
+                raise BrokerUnreachableError(f"no response from broker {broker.id} within "
+                                             f"{self.request_timeout_ms} ms") from None
+            except (ConnectionError, OSError) as e:
+                self._disconnect(broker.id, connection, str(e))
+                raise BrokerUnreachableError(f"connection to broker {broker.id} failed: {e}") from e
+            finally:
+                connection.pending.pop(correlation_id, None)
+
+    async def _connection(self, broker: Broker, state: _BrokerState) -> _Connection:
+        address = self._address(broker)
+        async with state.connect_lock:
+            current = state.connection
+            if current is not None and current.address != address:
+                self._disconnect(broker.id, current, f"broker {broker.id} moved to {address[0]}:{address[1]}")
+                current = None
+            if current is not None:
+                return current
+            now = self._runtime.now_ms()
+            if now < state.next_attempt_ms:
+                raise BrokerUnreachableError(f"broker {broker.id} at {address[0]}:{address[1]}: reconnect "
+                                             f"back-off for {state.next_attempt_ms - now} ms more")
+            try:
+                reader, writer = await asyncio.wait_for(asyncio.open_connection(*address),
+                                                        self.connect_timeout_ms / 1000)
+            except (OSError, TimeoutError) as e:
+                state.failures += 1
+                backoff = min(RECONNECT_BACKOFF_MS * 2 ** (state.failures - 1), RECONNECT_BACKOFF_MAX_MS)
+                state.next_attempt_ms = self._runtime.now_ms() + int(backoff * (0.8 + 0.4 * self._runtime.rng.random()))
+                raise BrokerUnreachableError(f"cannot connect to broker {broker.id} at "
+                                             f"{address[0]}:{address[1]}: {e}") from e
+            state.failures = 0
+            connection = _Connection(address, reader, writer)
+            connection.reader_task = self._runtime.spawn(self._read_responses(broker.id, connection),
+                                                         f"controller-to-broker-{broker.id}-reader")
+            state.connection = connection
+            return connection
+
+    async def _read_responses(self, broker_id: int, connection: _Connection) -> None:
+        reason = "connection closed by the broker"
+        try:
+            while True:
+                (size,) = SIZE.unpack(await connection.reader.readexactly(4))
+                if not 4 <= size <= MAX_RESPONSE_BYTES:
+                    reason = f"response size {size} out of range"
+                    return
+                payload = await connection.reader.readexactly(size)
+                correlation_id = SIZE.unpack_from(payload, 0)[0]
+                entry = connection.pending.get(correlation_id)
+                if entry is None:
+                    reason = f"response with unknown correlation id {correlation_id}"
+                    return
+                request, version, future = entry
+                try:
+                    _, offset = decode_response_header(payload, int(request.api_key), version)
+                    response = control_codec.decode_response(request, version, payload, offset)
+                except WireFormatError as e:
+                    reason = f"malformed response: {e}"
+                    return
+                if not future.done():
+                    future.set_result(response)
+        except (asyncio.IncompleteReadError, ConnectionError, OSError):
+            pass
+        finally:
+            self._disconnect(broker_id, connection, reason)
+
+    def _disconnect(self, broker_id: int, connection: _Connection, reason: str) -> None:
+        state = self._brokers.get(broker_id)
+        if state is not None and state.connection is connection:
+            state.connection = None
+            log.info("Disconnected from broker %d at %s:%d: %s", broker_id, *connection.address, reason)
+        for _, _, future in connection.pending.values():
+            if not future.done():
+                future.set_exception(BrokerUnreachableError(f"broker {broker_id}: {reason}"))
+        connection.pending.clear()
+        connection.writer.close()
+        task = connection.reader_task
+        if task is not None and task is not asyncio.current_task() and not task.done():
+            task.cancel()
+
+    def close_broker(self, broker_id: int) -> None:
+        """The broker left: drop its connection and whatever is in flight on it."""
+        state = self._brokers.pop(broker_id, None)
+        if state is not None and state.connection is not None:
+            self._disconnect(broker_id, state.connection, "broker removed")
+
+    async def close(self) -> None:
+        for broker_id in list(self._brokers):
+            self.close_broker(broker_id)
+        with contextlib.suppress(Exception):
+            await asyncio.sleep(0)

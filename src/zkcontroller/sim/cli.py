@@ -1,0 +1,95 @@
+"""``zkcontroller sim run`` and ``zkcontroller sim sweep``."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import click
+
+from zkcontroller.sim.world import MUTATIONS
+
+
+def _scenario_names() -> list[str]:
+    from zkcontroller.sim.scenarios import SCENARIOS
+
+    return list(SCENARIOS)
+
+
+def _options(f):  # type: ignore[no-untyped-def]
+    for option in reversed([
+        click.option("--scenario", required=True, type=click.Choice(_scenario_names()), help="Scenario name."),
+        click.option("--brokers", type=click.IntRange(1, 50), default=3, show_default=True),
+        click.option("--partitions", type=click.IntRange(1, 100_000), default=20, show_default=True),
+        click.option("--duration-ms", type=click.IntRange(0), default=60_000, show_default=True,
+                     help="Virtual time of faults, before the heal and the liveness check."),
+        click.option("--fault-interval-ms", type=click.IntRange(1), default=10_000, show_default=True),
+        click.option("--session-timeout-ms", type=click.IntRange(100), default=6_000, show_default=True),
+        click.option("--mutation", "mutations", multiple=True, type=click.Choice(MUTATIONS),
+                     help="Switch off a safety check, to prove the invariants catch it."),
+    ]):
+        f = option(f)
+    return f
+
+
+def _config(scenario: str, seed: int, brokers: int, partitions: int, duration_ms: int, fault_interval_ms: int,
+            session_timeout_ms: int, mutations: tuple[str, ...], log_dir: Path | None = None):  # type: ignore
+    from zkcontroller.sim.world import SimConfig
+
+    return SimConfig(scenario, seed, brokers=brokers, partitions=partitions, duration_ms=duration_ms,
+                     fault_interval_ms=fault_interval_ms, session_timeout_ms=session_timeout_ms,
+                     mutations=tuple(mutations), log_dir=log_dir)
+
+
+@click.group()
+def sim() -> None:
+    """The deterministic simulator: the controller and brokers on virtual time, with injected faults."""
+
+
+@sim.command()
+@_options
+@click.option("--seed", type=int, required=True)
+@click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Write state-change.log, controller.log and events.jsonl here (default: a new temp dir).")
+def run(log_dir: Path | None, seed: int, **options: object) -> None:
+    """Run one scenario on one seed; exit status 1 on a violation."""
+    from zkcontroller.sim.report import format_result
+    from zkcontroller.sim.world import run_scenario
+
+    log_dir = log_dir or Path(tempfile.mkdtemp(prefix="zkcontroller-sim-"))
+    result = run_scenario(_config(seed=seed, log_dir=log_dir, **options))  # type: ignore[arg-type]
+    click.echo(format_result(result))
+    click.echo(f"logs            {log_dir} (zkcontroller analyze {log_dir} --out {log_dir}/analysis)")
+    if not result.ok:
+        raise SystemExit(1)
+
+
+@sim.command()
+@_options
+@click.option("--seeds", type=click.IntRange(1), required=True, help="How many seeds.")
+@click.option("--first-seed", type=int, default=0, show_default=True)
+@click.option("--workers", type=click.IntRange(1), help="Worker processes (default: one per core).")
+@click.option("--spark", is_flag=True, help="Run the seeds as Spark tasks instead of worker processes.")
+@click.option("--master", help="Spark master URL (with --spark; default local[*]).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("sim-sweep"),
+              show_default=True, help="Where runs.parquet and summary.json go.")
+def sweep(seeds: int, first_seed: int, workers: int | None, spark: bool, master: str | None, out: Path,
+          **options: object) -> None:
+    """Run one scenario over many seeds in parallel; write a Parquet table and a summary."""
+    from zkcontroller.sim.sweep import sweep as run_sweep
+
+    if master and not spark:
+        raise click.BadParameter("--master needs --spark")
+    template = _config(seed=first_seed, **options)  # type: ignore[arg-type]
+    _, summary = run_sweep(template, first_seed, seeds, out, spark=spark, master=master, workers=workers)
+    click.echo(f"scenario {summary.scenario}: {summary.seeds} seeds on {summary.mode} in {summary.wall_s:.1f} s "
+               f"({summary.seeds_per_minute:.0f} seeds/minute, {summary.virtual_s:.0f} virtual seconds)")
+    click.echo(f"seeds with violations: {len(summary.failing_seeds)} {summary.failing_seeds[:20]}")
+    for invariant, count in summary.violations_by_invariant.items():
+        click.echo(f"  {invariant}: {count}")
+    for command in summary.replay[:10]:
+        click.echo(f"  replay: {command}")
+    click.echo(f"table: {out / 'runs.parquet'}  summary: {out / 'summary.json'}")
+    if summary.failing_seeds:
+        click.echo("keep these seeds as regression tests in tests/sim/regression_seeds.json")
+        raise SystemExit(1)

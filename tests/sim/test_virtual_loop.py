@@ -1,0 +1,69 @@
+"""The virtual-time loop: time jumps when every task waits, ties run first-scheduled-first, no wall time."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from zkcontroller.sim.loop import DeadlockError, VirtualTimeLoop, run_virtual
+
+
+def test_an_hour_of_sleeping_takes_no_wall_time() -> None:
+    async def main() -> float:
+        await asyncio.sleep(3600)
+        return asyncio.get_running_loop().time()
+
+    started = time.perf_counter()
+    assert run_virtual(main()) == 3600.0
+    assert time.perf_counter() - started < 5  # a bound on a virtual hour, not a timing assertion
+
+
+def test_timers_due_together_run_in_scheduling_order() -> None:
+    order: list[str] = []
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        for name in ("c", "a", "b", "d"):
+            loop.call_at(1.0, order.append, name)
+        loop.call_at(0.5, order.append, "early")
+        await asyncio.sleep(2)
+
+    run_virtual(main())
+    assert order == ["early", "c", "a", "b", "d"]
+
+
+def test_sleepers_wake_in_time_order_with_virtual_timestamps() -> None:
+    woke: list[tuple[str, float]] = []
+
+    async def sleeper(name: str, delay: float) -> None:
+        await asyncio.sleep(delay)
+        woke.append((name, asyncio.get_running_loop().time()))
+
+    async def main() -> None:
+        await asyncio.gather(sleeper("slow", 10), sleeper("fast", 0.25), sleeper("mid", 3))
+
+    run_virtual(main())
+    assert woke == [("fast", 0.25), ("mid", 3.0), ("slow", 10.0)]
+
+
+def test_everyone_waiting_with_no_timer_is_a_deadlock() -> None:
+    async def main() -> None:
+        await asyncio.Event().wait()
+
+    with pytest.raises(DeadlockError):
+        run_virtual(main())
+
+
+def test_step_hook_runs_after_every_iteration() -> None:
+    loop = VirtualTimeLoop()
+    seen: list[float] = []
+    loop.step_hook = lambda: seen.append(loop.time())
+
+    async def main() -> None:
+        for _ in range(3):
+            await asyncio.sleep(1)
+
+    run_virtual(main(), loop)
+    assert seen and seen == sorted(seen) and seen[-1] == 3.0
