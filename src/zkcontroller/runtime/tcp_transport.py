@@ -109,10 +109,12 @@ class TcpTransport:
                 self.sent += 1
                 return await asyncio.wait_for(asyncio.shield(future), self.request_timeout_ms / 1000)
             except TimeoutError:
+                connection.pending.pop(correlation_id, None)
                 self._disconnect(broker.id, connection, f"request timed out after {self.request_timeout_ms} ms")
                 raise BrokerUnreachableError(f"no response from broker {broker.id} within "
                                              f"{self.request_timeout_ms} ms") from None
             except (ConnectionError, OSError) as e:
+                connection.pending.pop(correlation_id, None)
                 self._disconnect(broker.id, connection, str(e))
                 raise BrokerUnreachableError(f"connection to broker {broker.id} failed: {e}") from e
             finally:
