@@ -126,7 +126,7 @@ class KafkaApis:
         if handler is None:
             return None
         request = control_codec.decode_request(header.api_key, header.api_version, payload, offset)
-        response = handler(request)
+        response = handler(request, header.correlation_id) if _takes_correlation_id(handler) else handler(request)
         if inspect.isawaitable(response):
             response = await response
         if not isinstance(response, ControlResponse):
@@ -154,3 +154,12 @@ class KafkaApis:
                 version, cache.alive_brokers(), self.listener_name, cluster_id, cache.controller_id,
                 cache.topic_metadata(None, self.listener_name))
         return encoded
+
+
+def _takes_correlation_id(handler: Callable[..., Any]) -> bool:
+    """The control plane's ``handle(request, correlation_id)`` logs the id as Kafka does; plain handlers take
+    the request alone."""
+    try:
+        return "correlation_id" in inspect.signature(handler).parameters
+    except (TypeError, ValueError):
+        return False
