@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from tests.helpers import wait_until
 
 from zkcontroller.broker.control_plane import BrokerControlPlane
 from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
@@ -22,7 +23,6 @@ from zkcontroller.protocol.transport import BrokerUnreachableError
 from zkcontroller.runtime.runtime import AsyncioRuntime
 from zkcontroller.runtime.socket_server import SocketServer
 from zkcontroller.runtime.tcp_transport import TcpTransport
-from tests.helpers import wait_until
 
 
 def _broker(port: int, broker_id: int = 1) -> Broker:

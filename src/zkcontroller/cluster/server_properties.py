@@ -19,9 +19,11 @@ from zkcontroller.controller.config import ControllerConfig
 
 log = logging.getLogger("kafka.server.KafkaConfig")
 
-IBP_VERSIONS = {"2.6": {4: 4, 5: 3, 6: 6}, "2.7": {4: 4, 5: 3, 6: 6}, "2.8": {4: 5, 5: 3, 6: 7}}
-"""Control-request versions per ``inter.broker.protocol.version`` (Kafka's ControllerChannelManager rules);
-IBPs before 2.6 send StopReplica below v3, whose one delete flag per request our controller does not split."""
+IBP_VERSIONS = {"2.5": {4: 4, 5: 2, 6: 6}, "2.6": {4: 4, 5: 3, 6: 6}, "2.7": {4: 4, 5: 3, 6: 6},
+                "2.8": {4: 5, 5: 3, 6: 7}}
+"""Control-request versions per ``inter.broker.protocol.version`` (Kafka's ControllerBrokerRequestBatch rules:
+LeaderAndIsr v4 and UpdateMetadata v6 from 2.4-IV1, StopReplica v3 from 2.6-IV0, LeaderAndIsr v5 and
+UpdateMetadata v7 from 2.8-IV1). Older IBPs are not offered."""
 
 
 class ConfigError(ValueError):

@@ -20,11 +20,11 @@ import asyncio
 import contextlib
 import itertools
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from zkcontroller.model import Broker
-from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse
+from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse, Errors, StopReplicaRequest
 from zkcontroller.protocol.transport import BrokerUnreachableError, RequestHandler
 from zkcontroller.protocol.wire import control_codec
 from zkcontroller.protocol.wire.codec import WireFormatError
@@ -93,6 +93,15 @@ class TcpTransport:
         return endpoint.host or "localhost", endpoint.port
 
     async def send(self, broker: Broker, request: Any) -> ControlResponse:
+        if isinstance(request, StopReplicaRequest) and self.versions[request.api_key] < 3:
+            split = _split_by_delete_flag(request)
+            if len(split) > 1:  # before v3 one delete flag covers the request: Kafka's batch sends two
+                responses = [await self._send(broker, r) for r in split]
+                bad = next((r.error for r in responses if r.error is not Errors.NONE), Errors.NONE)
+                return ControlResponse(request.api_key, bad, tuple(e for r in responses for e in r.partition_errors))
+        return await self._send(broker, request)
+
+    async def _send(self, broker: Broker, request: Any) -> ControlResponse:
         state = self._brokers.setdefault(broker.id, _BrokerState(in_flight=asyncio.Semaphore(self.max_in_flight)))
         async with state.in_flight:
             connection = await self._connection(broker, state)
@@ -202,3 +211,8 @@ class TcpTransport:
             self.close_broker(broker_id)
         with contextlib.suppress(Exception):
             await asyncio.sleep(0)
+
+
+def _split_by_delete_flag(request: StopReplicaRequest) -> list[StopReplicaRequest]:
+    groups = [tuple(s for s in request.partition_states if s.delete_partition is flag) for flag in (False, True)]
+    return [replace(request, partition_states=g) for g in groups if g] or [request]
