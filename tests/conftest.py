@@ -12,6 +12,7 @@ import os
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
+from tests.helpers import OffsetClock
 
 from zkcontroller.cluster.zookeeper_server import ZooKeeperNotInstalled, ZooKeeperServerProcess
 from zkcontroller.coordination.backend import CoordinationBackend
@@ -40,7 +41,7 @@ def zookeeper_server() -> Iterator[ZooKeeperServerProcess]:
 async def backend(request: pytest.FixtureRequest) -> AsyncIterator[CoordinationBackend]:
     """A fresh, isolated store: a new embedded server, or a new chroot on the real server."""
     if request.param == "embedded":
-        b: CoordinationBackend = EmbeddedBackend(wall_clock_ms)
+        b: CoordinationBackend = EmbeddedBackend(OffsetClock(wall_clock_ms))
     else:
         server: ZooKeeperServerProcess = request.getfixturevalue("zookeeper_server")
         b = ZooKeeperBackend(server.connect_string, f"/test-{os.getpid()}-{next(_chroots)}")

@@ -13,6 +13,44 @@ from zkcontroller.coordination.api import CoordinationSession, EventType, Sessio
 _markers = itertools.count()
 
 
+class ManualClock:
+    """A millisecond clock that only moves when told: znode stamps are predictable and session timeouts pass
+    at once (``advance``) instead of being waited out."""
+
+    def __init__(self, start_ms: int = 1_662_110_000_000) -> None:
+        self.now_ms = start_ms
+
+    def __call__(self) -> int:
+        return self.now_ms
+
+    def advance(self, ms: int) -> None:
+        self.now_ms += ms
+
+
+class OffsetClock:
+    """The wall clock plus an offset a test can push forward: a store on it behaves as on the wall clock, and a
+    session timeout can be passed at once (``advance``) instead of being waited out."""
+
+    def __init__(self, base: Callable[[], int]) -> None:
+        self._base = base
+        self.offset_ms = 0
+
+    def __call__(self) -> int:
+        return self._base() + self.offset_ms
+
+    def advance(self, ms: int) -> None:
+        self.offset_ms += ms
+
+
+async def snapshot(session: CoordinationSession, root: str = "/") -> dict[str, tuple[bytes, int]]:
+    """Every node under ``root`` with its data and version: compare before/after to prove nothing changed."""
+    data, stat = await session.get_data(root)
+    out = {root: (data, stat.version)}
+    for child in sorted(await session.get_children(root)):
+        out.update(await snapshot(session, f"{root.rstrip('/')}/{child}"))
+    return out
+
+
 async def wait_until(
     predicate: Callable[[], Any], timeout_s: float = 20.0, what: str = "condition", poll_s: float = 0.005
 ) -> None:

@@ -13,6 +13,7 @@ from tests.helpers import wait_until
 from tests.integration.conftest import ClusterFactory, RecordingTransport
 
 from zkcontroller.coordination.backend import CoordinationBackend
+from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.model import LeaderIsrAndControllerEpoch, ReplicaAssignment, TopicPartition
 from zkcontroller.protocol.control_requests import LeaderAndIsrRequest, UpdateMetadataRequest
 from zkcontroller.runtime.clock import wall_clock_ms
@@ -63,8 +64,12 @@ async def test_new_cluster_elects_one_controller_and_failover_bumps_epoch(
     assert isinstance(transport, RecordingTransport)
     if how == "stop":
         await cluster.stop_broker(first.controller_id)
-    else:  # killed: its session lingers until the store times it out (6 s here)
+    else:  # killed: its session lingers until the store times it out (6 s here; on the embedded store the test
+        # moves its clock past the timeout instead of waiting it out)
         await cluster.crash_broker(first.controller_id)
+        if isinstance(cluster.backend, EmbeddedBackend):
+            cluster.backend.server.clock.advance(6000)  # type: ignore[attr-defined]
+            cluster.backend.server.tick()
     second = await cluster.wait_for_controller(exclude=first.controller_id)
     assert second.context.epoch == 2
     assert (await admin.get_controller_epoch())[0] == 2  # type: ignore[index]

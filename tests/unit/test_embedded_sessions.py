@@ -3,23 +3,15 @@
 from __future__ import annotations
 
 import pytest
-from tests.helpers import Recorder
+from tests.helpers import ManualClock, Recorder
 
 from zkcontroller.coordination.api import CreateMode, EventType, SessionState, WatchedEvent
 from zkcontroller.coordination.embedded import EmbeddedServer, EmbeddedSession
 from zkcontroller.coordination.errors import ConnectionLossError, SessionExpiredError
 
 
-class ManualClock:
-    def __init__(self) -> None:
-        self.now_ms = 1_000_000
-
-    def __call__(self) -> int:
-        return self.now_ms
-
-
 async def test_disconnect_within_timeout_keeps_the_session() -> None:
-    clock = ManualClock()
+    clock = ManualClock(1_000_000)
     server = EmbeddedServer(clock)
     s = EmbeddedSession(server, 6000)
     await s.create("/e", mode=CreateMode.EPHEMERAL)
@@ -41,7 +33,7 @@ async def test_disconnect_within_timeout_keeps_the_session() -> None:
 
 
 async def test_silence_past_the_timeout_expires_and_the_client_learns_on_reconnect() -> None:
-    clock = ManualClock()
+    clock = ManualClock(1_000_000)
     server = EmbeddedServer(clock)
     victim, other = EmbeddedSession(server, 6000), EmbeddedSession(server, 6000)
     await victim.create("/e", mode=CreateMode.EPHEMERAL)

@@ -5,23 +5,15 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from tests.helpers import wait_until
+from tests.helpers import ManualClock, wait_until
 
 from zkcontroller.coordination.embedded import EmbeddedServer, EmbeddedSession
 from zkcontroller.coordination.errors import ConnectionLossError, SessionExpiredError
 from zkcontroller.coordination.reconnecting import ReconnectingSession
 
 
-class ManualClock:
-    def __init__(self) -> None:
-        self.now_ms = 1_000
-
-    def __call__(self) -> int:
-        return self.now_ms
-
-
 async def test_request_during_disconnection_completes_after_reconnect() -> None:
-    server = EmbeddedServer(ManualClock())
+    server = EmbeddedServer(ManualClock(1_000))
     inner = EmbeddedSession(server, 6000)
     session = ReconnectingSession(inner)
     server.disconnect(inner.session_id)
@@ -36,7 +28,7 @@ async def test_request_during_disconnection_completes_after_reconnect() -> None:
 
 
 async def test_expiry_while_waiting_is_final() -> None:
-    clock = ManualClock()
+    clock = ManualClock(1_000)
     server = EmbeddedServer(clock)
     inner = EmbeddedSession(server, 6000)
     session = ReconnectingSession(inner)

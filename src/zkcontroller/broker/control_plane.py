@@ -40,6 +40,12 @@ UNKNOWN_LEADER_EPOCH = -1
 """A partition this broker has never led or followed (Kafka's ``Partition`` starts at leader epoch -1)."""
 
 
+_REQUEST_NAMES = {ApiKey.LEADER_AND_ISR: "LeaderAndIsr", ApiKey.STOP_REPLICA: "StopReplica",
+                  ApiKey.UPDATE_METADATA: "UpdateMetadata"}
+_BROKER_EPOCH_NAMES = {**_REQUEST_NAMES, ApiKey.UPDATE_METADATA: "update metadata"}
+"""How Kafka's KafkaApis names each request in its stale-broker-epoch line."""
+
+
 class PartitionRole(Enum):
     LEADER = "Leader"
     FOLLOWER = "Follower"
@@ -140,6 +146,29 @@ class BrokerControlPlane:
             return self.handle_update_metadata(request, correlation_id)
         return self.handle_stop_replica(request, correlation_id)
 
+    def _fence(self, request: AnyControlRequest, correlation_id: int) -> Errors | None:
+        """The one preamble of every control request (spec §8): a stale broker epoch, then an older controller
+        epoch, is refused with its error (and Kafka's log line); otherwise the request's controller epoch is
+        adopted and None returned."""
+        kind = request.api_key
+        if self._is_broker_epoch_stale(request.broker_epoch, _BROKER_EPOCH_NAMES[kind]):
+            return Errors.STALE_BROKER_EPOCH
+        cid = request.controller_id
+        if kind is not ApiKey.UPDATE_METADATA:
+            self._state(logging.INFO, f"Handling {_REQUEST_NAMES[kind]} request correlationId {correlation_id} from "
+                        f"controller {cid} for {len(request.partition_states)} partitions")
+        if request.controller_epoch < self.controller_epoch:
+            if kind is ApiKey.UPDATE_METADATA:
+                line = (f"Received update metadata request with correlation id {correlation_id} from an old "
+                        f"controller {cid} with epoch {request.controller_epoch}.")
+            else:
+                line = (f"Ignoring {_REQUEST_NAMES[kind]} request from controller {cid} with correlation id "
+                        f"{correlation_id} since its controller epoch {request.controller_epoch} is old.")
+            self._state(logging.WARNING, f"{line} Latest known controller epoch is {self.controller_epoch}")
+            return Errors.STALE_CONTROLLER_EPOCH
+        self.controller_epoch = request.controller_epoch
+        return None
+
     def _is_broker_epoch_stale(self, request_epoch: int, kind: str) -> bool:
         """KIP-380: -1 means an old sender; a larger epoch may arrive before we learn of our re-registration."""
         stale = request_epoch != UNKNOWN_BROKER_EPOCH and request_epoch < self.broker_epoch
@@ -156,32 +185,20 @@ class BrokerControlPlane:
     def handle_update_metadata(self, request: UpdateMetadataRequest, correlation_id: int = 0) -> ControlResponse:
         """Stale broker epoch → STALE_BROKER_EPOCH; older controller epoch → STALE_CONTROLLER_EPOCH (Kafka
         throws ControllerMovedException, mapped to that code); else update the cache and adopt the epoch."""
-        if self._is_broker_epoch_stale(request.broker_epoch, "update metadata"):
-            return ControlResponse(ApiKey.UPDATE_METADATA, Errors.STALE_BROKER_EPOCH)
-        if request.controller_epoch < self.controller_epoch:
-            self._state(logging.WARNING, f"Received update metadata request with correlation id {correlation_id} "
-                        f"from an old controller {request.controller_id} with epoch {request.controller_epoch}. "
-                        f"Latest known controller epoch is {self.controller_epoch}")
-            return ControlResponse(ApiKey.UPDATE_METADATA, Errors.STALE_CONTROLLER_EPOCH)
+        fenced = self._fence(request, correlation_id)
+        if fenced is not None:
+            return ControlResponse(ApiKey.UPDATE_METADATA, fenced)
         self.metadata_cache.update_metadata(correlation_id, request)
-        self.controller_epoch = request.controller_epoch
         return ControlResponse(ApiKey.UPDATE_METADATA)
 
     # ------------------------------------------------------------------ StopReplica
 
     def handle_stop_replica(self, request: StopReplicaRequest, correlation_id: int = 0) -> ControlResponse:
         """Fencing as §8, then stop the accepted partitions (delete → no longer hosted)."""
-        if self._is_broker_epoch_stale(request.broker_epoch, "StopReplica"):
-            return ControlResponse(ApiKey.STOP_REPLICA, Errors.STALE_BROKER_EPOCH)
+        fenced = self._fence(request, correlation_id)
+        if fenced is not None:
+            return ControlResponse(ApiKey.STOP_REPLICA, fenced)
         cid = request.controller_id
-        self._state(logging.INFO, f"Handling StopReplica request correlationId {correlation_id} from controller "
-                    f"{cid} for {len(request.partition_states)} partitions")
-        if request.controller_epoch < self.controller_epoch:
-            self._state(logging.WARNING, f"Ignoring StopReplica request from controller {cid} with correlation id "
-                        f"{correlation_id} since its controller epoch {request.controller_epoch} is old. Latest known "
-                        f"controller epoch is {self.controller_epoch}")
-            return ControlResponse(ApiKey.STOP_REPLICA, Errors.STALE_CONTROLLER_EPOCH)
-        self.controller_epoch = request.controller_epoch
         errors = [(s.topic_partition, self._stop_replica(s, cid, correlation_id)) for s in request.partition_states]
         return ControlResponse(ApiKey.STOP_REPLICA, Errors.NONE, tuple(errors))
 
@@ -213,17 +230,10 @@ class BrokerControlPlane:
 
     def handle_leader_and_isr(self, request: LeaderAndIsrRequest, correlation_id: int = 0) -> ControlResponse:
         """Fencing as §8; accepted partitions become leader (if the request names us) or follower."""
-        if self._is_broker_epoch_stale(request.broker_epoch, "LeaderAndIsr"):
-            return _error_response(request, Errors.STALE_BROKER_EPOCH)
+        fenced = self._fence(request, correlation_id)
+        if fenced is not None:
+            return _error_response(request, fenced)
         cid = request.controller_id
-        self._state(logging.INFO, f"Handling LeaderAndIsr request correlationId {correlation_id} from controller "
-                    f"{cid} for {len(request.partition_states)} partitions")
-        if request.controller_epoch < self.controller_epoch:
-            self._state(logging.WARNING, f"Ignoring LeaderAndIsr request from controller {cid} with correlation id "
-                        f"{correlation_id} since its controller epoch {request.controller_epoch} is old. Latest known "
-                        f"controller epoch is {self.controller_epoch}")
-            return _error_response(request, Errors.STALE_CONTROLLER_EPOCH)
-        self.controller_epoch = request.controller_epoch
         topic_ids = {t: i for t, i in request.topic_ids if i is not None and i != ZERO_TOPIC_ID}
         errors: dict[TopicPartition, Errors] = {}
         for state in request.partition_states:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
+from typing import Any
 
 from zkcontroller.broker.control_plane import BrokerControlPlane
 from zkcontroller.controller.config import ControllerConfig
@@ -21,6 +22,7 @@ from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.errors import ZkError
 from zkcontroller.coordination.reconnecting import ReconnectingSession
 from zkcontroller.model import Broker, BrokerInfo, EndPoint, TopicId
+from zkcontroller.protocol.inter_broker import AlterIsrRequest, ControlledShutdownRequest
 from zkcontroller.runtime.in_process import InProcessTransport
 from zkcontroller.runtime.runtime import Runtime
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -83,7 +85,7 @@ class KafkaServer:
         info = BrokerInfo(self.config.broker())
         epoch = await zk.register_broker(info)
         self.control_plane = BrokerControlPlane(self.broker_id, epoch)
-        self.transport.register(self.broker_id, self.control_plane.handle)
+        self.transport.register(self.broker_id, self.handle_request)
         self.controller = KafkaController(
             self.config.controller_config, zk, info, epoch, self.transport, runtime, self.event_log
         )
@@ -91,6 +93,15 @@ class KafkaServer:
         self._watch_session(session)
         self.controller.startup()
         self.running = True
+
+    def handle_request(self, request: Any) -> Any:
+        """This broker's request entry point: requests for the controller go to this broker's controller
+        candidate (which answers NOT_CONTROLLER unless active); control requests to the control plane."""
+        if isinstance(request, ControlledShutdownRequest | AlterIsrRequest):
+            assert self.controller is not None
+            return self.controller.handle_broker_request(request)
+        assert self.control_plane is not None
+        return self.control_plane.handle(request)
 
     def _on_registered(self, broker_epoch: int) -> None:
         if self.control_plane is not None:

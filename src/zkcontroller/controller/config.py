@@ -21,3 +21,7 @@ class ControllerConfig:
     controller_socket_timeout_ms: int = 30000
     request_timeout_ms: int = 30000
     inter_broker_listener_name: str = "PLAINTEXT"
+    failover_retry_backoff_ms: int = 1000
+    """Ours, not Kafka's: the wait before a broker whose failover failed gives up /controller; doubles with
+    each failure in a row up to ``failover_retry_backoff_max_ms`` (Kafka resigns at once, see kafka_controller)."""
+    failover_retry_backoff_max_ms: int = 30000

@@ -16,21 +16,18 @@ does with ``map(key)`` raise `KeyError` for a missing key, as Kafka's ``NoSuchEl
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 
 from zkcontroller.controller.assignment import EMPTY_ASSIGNMENT
 from zkcontroller.controller.errors import IllegalControllerStateError
+from zkcontroller.controller.fencing_token import NOT_CONTROLLER, FencingToken
+from zkcontroller.controller.leadership import EPOCH_DURING_DELETE, NO_EPOCH, ControllerStats, has_preferred_leader
 from zkcontroller.controller.states import (
-    VALID_PREVIOUS_PARTITION_STATES,
-    VALID_PREVIOUS_REPLICA_STATES,
     PartitionAndReplica,
     PartitionState,
     ReplicaState,
 )
 from zkcontroller.model import (
-    INITIAL_CONTROLLER_EPOCH,
-    INITIAL_CONTROLLER_EPOCH_ZK_VERSION,
     Broker,
     LeaderAndIsr,
     LeaderIsrAndControllerEpoch,
@@ -38,31 +35,6 @@ from zkcontroller.model import (
     TopicId,
     TopicPartition,
 )
-
-EPOCH_DURING_DELETE = -2
-"""``LeaderAndIsr.EpochDuringDelete``."""
-NO_EPOCH = -1
-"""``LeaderAndIsr.NoEpoch``."""
-
-
-@dataclass(slots=True)
-class ControllerStats:
-    """Kafka's ``ControllerStats`` meters that the state layer marks; never reset (survives `reset_context`)."""
-
-    unclean_leader_elections: int = 0
-
-
-def has_preferred_leader(assignment: ReplicaAssignment, leadership: LeaderIsrAndControllerEpoch) -> bool:
-    """§4.4: led by RS[0]; a preferred replica still being added counts as balanced until it is in the ISR.
-
-    An empty RS has no preferred replica and counts as balanced (Kafka would fail on ``replicas.head``).
-    """
-    if not assignment.replicas:
-        return True
-    preferred = assignment.replicas[0]
-    if assignment.is_being_reassigned and preferred in assignment.adding_replicas:
-        return preferred not in leadership.leader_and_isr.isr
-    return leadership.leader_and_isr.leader == preferred
 
 
 class ControllerContext:
@@ -75,8 +47,7 @@ class ControllerContext:
         self.shutting_down_broker_ids: set[int] = set()
         self._live_brokers: dict[int, Broker] = {}
         self._live_broker_epochs: dict[int, int] = {}
-        self.epoch = INITIAL_CONTROLLER_EPOCH
-        self.epoch_zk_version = INITIAL_CONTROLLER_EPOCH_ZK_VERSION
+        self.fencing: FencingToken = NOT_CONTROLLER
         self.all_topics: set[str] = set()
         self.topic_ids: dict[str, TopicId] = {}
         self.topic_names: dict[TopicId, str] = {}
@@ -90,6 +61,15 @@ class ControllerContext:
         self.topics_with_deletion_started: set[str] = set()
         self.topics_ineligible_for_deletion: set[str] = set()
 
+    @property
+    def epoch(self) -> int:
+        """The controller epoch of this tenure (0 when not controller)."""
+        return self.fencing.epoch
+
+    @property
+    def epoch_zk_version(self) -> int:
+        return self.fencing.epoch_zk_version
+
     # ------------------------------------------------------------------ reset
 
     def reset_context(self) -> None:
@@ -98,8 +78,7 @@ class ControllerContext:
         self.topics_with_deletion_started.clear()
         self.topics_ineligible_for_deletion.clear()
         self.shutting_down_broker_ids.clear()
-        self.epoch = INITIAL_CONTROLLER_EPOCH
-        self.epoch_zk_version = INITIAL_CONTROLLER_EPOCH_ZK_VERSION
+        self.fencing = NOT_CONTROLLER
         self.all_topics.clear()
         self.topic_ids.clear()
         self.topic_names.clear()
@@ -293,17 +272,6 @@ class ControllerContext:
     def is_any_replica_in_state(self, topic: str, state: ReplicaState) -> bool:
         return any(self.replica_states[r] == state for r in self.replicas_for_topic(topic))
 
-    def check_valid_replica_state_change(
-        self, replicas: Iterable[PartitionAndReplica], target: ReplicaState
-    ) -> tuple[list[PartitionAndReplica], list[PartitionAndReplica]]:
-        """(valid, invalid) by the target's valid-previous-states table; order of ``replicas`` kept."""
-        valid_previous = VALID_PREVIOUS_REPLICA_STATES[target]
-        valid: list[PartitionAndReplica] = []
-        invalid: list[PartitionAndReplica] = []
-        for r in replicas:
-            (valid if self.replica_states[r] in valid_previous else invalid).append(r)
-        return valid, invalid
-
     def put_replica_state(self, replica: PartitionAndReplica, state: ReplicaState) -> None:
         self.replica_states[replica] = state
 
@@ -317,16 +285,6 @@ class ControllerContext:
         return self.replica_states[replica]
 
     # ------------------------------------------------------------------ partition states
-
-    def check_valid_partition_state_change(
-        self, partitions: Iterable[TopicPartition], target: PartitionState
-    ) -> tuple[list[TopicPartition], list[TopicPartition]]:
-        valid_previous = VALID_PREVIOUS_PARTITION_STATES[target]
-        valid: list[TopicPartition] = []
-        invalid: list[TopicPartition] = []
-        for tp in partitions:
-            (valid if self.partition_states[tp] in valid_previous else invalid).append(tp)
-        return valid, invalid
 
     def put_partition_state(self, tp: TopicPartition, state: PartitionState) -> None:
         previous = self.partition_states.get(tp, PartitionState.NON_EXISTENT)

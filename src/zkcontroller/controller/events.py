@@ -3,8 +3,9 @@ state changes happen while one of them is processed."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 from zkcontroller.controller.states import ControllerState
 from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse
@@ -92,3 +93,26 @@ class UpdateMetadataResponseReceived(ControllerEvent):
     state: ClassVar[ControllerState] = ControllerState.UPDATE_METADATA_RESPONSE_RECEIVED
     broker_id: int = -1
     response: ControlResponse | None = None
+
+
+# ------------------------------------------------------------------ requests from brokers to the controller
+# Each carries the callback that answers the broker; the event manager's pre-emption (clear_and_put on
+# session expiry, shutdown) answers NOT_CONTROLLER through it, so a waiting broker always hears back.
+
+
+@dataclass(frozen=True)
+class BrokerRequestEvent(ControllerEvent):
+    """Base of the events that answer a broker request (Kafka's events with a callback)."""
+
+    request: Any = None
+    callback: Callable[[Any], None] = field(default=lambda _response: None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class ControlledShutdown(BrokerRequestEvent):
+    state: ClassVar[ControllerState] = ControllerState.CONTROLLED_SHUTDOWN
+
+
+@dataclass(frozen=True)
+class AlterIsrReceived(BrokerRequestEvent):
+    state: ClassVar[ControllerState] = ControllerState.ISR_CHANGE

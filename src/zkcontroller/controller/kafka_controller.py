@@ -1,7 +1,15 @@
 """KafkaController: election, failover, resignation and event dispatch (spec §2, §3).
 
-Every broker runs one; at most one is active. The event families live in `broker_events` and `topic_events`.
-All state changes happen inside `process`, one event at a time; watches and broker responses only enqueue.
+Every broker runs one; at most one is active. The events of each family (`brokers`, `topics`, `responses`)
+are dispatched to that family; this module keeps the election events and runs the families' failover steps in
+Kafka's order (see `families`). All state changes happen inside `process`, one event at a time; watches and
+broker responses only enqueue.
+
+Beyond Kafka: a failover that fails is retried with a growing back-off before this broker gives up
+``/controller``, so a cluster whose store holds something no controller can load does not burn through
+epochs at full speed; an unreadable ``/controller_epoch`` is reported and watched, and the election re-runs as
+soon as it is readable; and a broker whose session owns ``/controller`` while the node names another broker
+(written by some other client) deletes it, so that a real election runs.
 """
 
 from __future__ import annotations
@@ -9,54 +17,45 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from zkcontroller.controller.broker_events import BrokerEventHandlers
-from zkcontroller.controller.channel_manager import ControllerChannelManager
+from zkcontroller.controller.broker_requests import not_controller_response, submit_broker_request
+from zkcontroller.controller.brokers import BrokerEvents
 from zkcontroller.controller.config import ControllerConfig
-from zkcontroller.controller.context import ControllerContext
+from zkcontroller.controller.core import ControllerCore
 from zkcontroller.controller.errors import IllegalControllerStateError
-from zkcontroller.controller.event_log import CONTROLLER_LOGGER, EventLog, PrefixedLogger, StateChangeLogger
-from zkcontroller.controller.event_manager import ControllerEventManager
+from zkcontroller.controller.event_log import EventLog
 from zkcontroller.controller.events import (
     BrokerChange,
-    BrokerModifications,
+    BrokerRequestEvent,
     ControllerChange,
     ControllerEvent,
     Expire,
-    LeaderAndIsrResponseReceived,
     PartitionModifications,
     Reelect,
     RegisterBrokerAndReelect,
     SessionReconnected,
     Startup,
     TopicChange,
-    UpdateMetadataResponseReceived,
 )
-from zkcontroller.controller.failover import (
-    initialize_controller_context,
-    register_failover_watches,
-    unregister_failover_watches,
-)
-from zkcontroller.controller.partition_state_machine import PartitionStateMachine
-from zkcontroller.controller.replica_state_machine import ReplicaStateMachine
-from zkcontroller.controller.request_batch import ControllerBrokerRequestBatch
-from zkcontroller.controller.topic_events import TopicEventHandlers
+from zkcontroller.controller.families import EventFamily
+from zkcontroller.controller.fencing_token import NOT_CONTROLLER, FencingToken
+from zkcontroller.controller.responses import ResponseEvents
+from zkcontroller.controller.store_fault_guards import StoreFaultGuards
+from zkcontroller.controller.topics import TopicEvents
 from zkcontroller.coordination.api import EventType
 from zkcontroller.model import BrokerInfo
-from zkcontroller.protocol.control_requests import (
-    AnyControlRequest,
-    ControlResponse,
-    Errors,
-    LeaderAndIsrRequest,
-    UpdateMetadataRequest,
+from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse
+from zkcontroller.protocol.inter_broker import (
+    BrokerToControllerRequest,
+    BrokerToControllerResponse,
 )
 from zkcontroller.protocol.transport import BrokerTransport
 from zkcontroller.runtime.runtime import Runtime
 from zkcontroller.zk import paths
-from zkcontroller.zk.errors import ControllerMovedError
+from zkcontroller.zk.errors import ControllerMovedError, ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 
-class KafkaController(BrokerEventHandlers, TopicEventHandlers):
+class KafkaController:
     def __init__(
         self,
         config: ControllerConfig,
@@ -68,31 +67,22 @@ class KafkaController(BrokerEventHandlers, TopicEventHandlers):
         event_log: EventLog,
     ) -> None:
         self.config = config
-        self.zk = zk
         self.broker_info = broker_info
         self.broker_epoch = broker_epoch
         self.runtime = runtime
-        self.event_log = event_log
-        self.context = ControllerContext()
-        epoch = self._epoch
-        self.log = PrefixedLogger(CONTROLLER_LOGGER, config.broker_id, epoch)
-        self.state_change_logger = StateChangeLogger(config.broker_id, epoch, event_log)
-        self.channel_manager = ControllerChannelManager(
-            config.broker_id, transport, self._on_broker_response, epoch, runtime
+        self.core = core = ControllerCore(
+            config, zk, transport, runtime, event_log, self, self._on_broker_response, self._on_event_processed
         )
-        self.request_batch = self._new_batch()
-        self.replica_state_machine = ReplicaStateMachine(
-            config, self.context, zk, self._new_batch(), self.state_change_logger
-        )
-        self.partition_state_machine = PartitionStateMachine(
-            config, self.context, zk, self._new_batch(), self.state_change_logger
-        )
-        self.event_manager = ControllerEventManager(config.broker_id, self, runtime, self._on_event_processed)
-        self.active_controller_id = -1
+        self.brokers = BrokerEvents(core)
+        self.topics = TopicEvents(core)
+        self.responses = ResponseEvents(core, offline_replicas=self.brokers)
+        self.families: list[EventFamily] = [self.brokers, self.topics, self.responses]
+        """In Kafka's failover order: brokers, then topics (whose partitions need the live brokers)."""
         self.on_registered: Callable[[int], None] | None = None
         """Told the new broker epoch after a re-registration (the broker's own fencing needs it)."""
-        self._node_handlers = {}
-        self._child_handlers = {}
+        self.failover_failures = 0
+        """Failovers that failed in a row on this broker (reset by one that succeeds)."""
+        self.guards = StoreFaultGuards(core)
         self._handlers: dict[type, Callable[[Any], Awaitable[None]]] = {
             Startup: self.process_startup,
             ControllerChange: self.process_controller_change,
@@ -100,74 +90,114 @@ class KafkaController(BrokerEventHandlers, TopicEventHandlers):
             Expire: self.process_expire,
             RegisterBrokerAndReelect: self.process_register_broker_and_reelect,
             SessionReconnected: self.process_session_reconnected,
-            BrokerChange: self.process_broker_change,
-            BrokerModifications: self.process_broker_modifications,
-            TopicChange: self.process_topic_change,
-            PartitionModifications: self.process_partition_modifications,
-            LeaderAndIsrResponseReceived: self.process_leader_and_isr_response,
-            UpdateMetadataResponseReceived: self.process_update_metadata_response,
         }
+        for family in self.families:
+            for event_type, handler in family.handlers().items():
+                if event_type in self._handlers:
+                    raise ValueError(f"two handlers for {event_type.__name__}")
+                self._handlers[event_type] = handler
 
-    def _epoch(self) -> int:
-        return self.context.epoch
+    # ---------------------------------------------------------------- what callers read
 
-    def _new_batch(self) -> ControllerBrokerRequestBatch:
-        return ControllerBrokerRequestBatch(
-            self.config.broker_id, self.context, self.channel_manager.send_request, self.state_change_logger
-        )
+    @property
+    def controller_id(self) -> int:
+        return self.config.broker_id
+
+    @property
+    def is_active(self) -> bool:
+        return self.core.is_active
+
+    @property
+    def active_controller_id(self) -> int:
+        return self.core.active_controller_id
+
+    @property
+    def context(self):
+        return self.core.context
+
+    @property
+    def event_manager(self):
+        return self.core.events
+
+    @property
+    def zk(self) -> KafkaZkClient:
+        return self.core.zk
+
+    @property
+    def log(self):
+        return self.core.log
+
+    @property
+    def channel_manager(self):
+        return self.core.channel_manager
 
     # ---------------------------------------------------------------- lifecycle
 
     def startup(self) -> None:
         """Kafka's ``startup()``: queue Startup and start the event loop task."""
-        self.register_node_handler(paths.CONTROLLER, self._controller_change_handler)
-        self.event_manager.put(Startup())
-        self.event_manager.start()
+        self.core.watches.register_node_handler(paths.CONTROLLER, self._controller_change_handler)
+        self.core.events.put(Startup())
+        self.core.events.start()
 
     async def shutdown(self) -> None:
-        await self.event_manager.close()
+        self.guards.cancel()
+        await self.core.events.close()
         await self.on_controller_resignation()
 
     def abort(self) -> None:
         """A crash: stop processing at once, send nothing more (used by failure drills and the simulator)."""
-        self.event_manager.abort()
-        self.channel_manager.shutdown()
+        self.guards.cancel()
+        self.core.events.abort()
+        self.core.channel_manager.shutdown()
 
     def before_initializing_session(self) -> Any:
         """The old session expired: drop queued events and resign before a new session is created."""
-        return self.event_manager.clear_and_put(Expire())
+        return self.core.events.clear_and_put(Expire())
 
     def after_initializing_session(self) -> None:
-        self.event_manager.put(RegisterBrokerAndReelect())
+        self.core.events.put(RegisterBrokerAndReelect())
 
     def on_session_reconnected(self) -> None:
-        self.event_manager.put(SessionReconnected())
+        self.core.events.put(SessionReconnected())
 
     @staticmethod
     def _controller_change_handler(event_type: EventType) -> ControllerEvent | None:
         return Reelect() if event_type is EventType.NODE_DELETED else ControllerChange()
 
+    def _on_broker_response(self, broker_id: int, request: AnyControlRequest, response: ControlResponse) -> None:
+        self.responses.on_broker_response(broker_id, request, response)
+
     # ---------------------------------------------------------------- event dispatch
 
     async def process(self, event: ControllerEvent) -> None:
         try:
-            await self._handlers[type(event)](event)
+            try:
+                await self._handlers[type(event)](event)
+            except IllegalControllerStateError as e:
+                await self.handle_illegal_state(e)
         except ControllerMovedError:
-            self.log.info(f"Controller moved to another broker when processing {event}.")
+            self.core.log.info(f"Controller moved to another broker when processing {event}.")
             await self.maybe_resign()
-        except IllegalControllerStateError as e:
-            await self.handle_illegal_state(e)
-        except Exception as e:  # Kafka logs any other failure and keeps processing events
-            self.log.error(f"Error processing event {event}", e)
+        except Exception as e:  # Kafka logs any other failure (an illegal state, after resigning) and goes on
+            self.core.log.error(f"Error processing event {event}", e)
 
     def preempt(self, event: ControllerEvent) -> None:
-        """Nothing this controller queues carries a callback that must hear it was dropped."""
+        """A dropped event that answers a broker answers NOT_CONTROLLER (Kafka's ``preempt``)."""
+        if isinstance(event, BrokerRequestEvent):
+            event.callback(not_controller_response(event.request))
+
+    async def handle_broker_request(self, request: BrokerToControllerRequest) -> BrokerToControllerResponse:
+        """A broker's ControlledShutdown or AlterIsr, answered once its event has been processed here (the
+        request handler of this broker routes them to its controller, active or not)."""
+        return await submit_broker_request(self.core.events, self._handlers, request)
 
     def _on_event_processed(self, event: ControllerEvent, queue_time_ms: int, processing_time_ms: int) -> None:
-        self.event_log.emit(
+        """One record per processed event, stamped with the controller as this broker knows it: itself while
+        active, otherwise the broker ``/controller`` named when it last looked (-1: none)."""
+        self.core.event_log.emit(
             "controller_event",
-            controller_id=self.controller_id,
-            controller_epoch=self.context.epoch,
+            controller_id=self.controller_id if self.is_active else self.core.active_controller_id,
+            controller_epoch=self.core.context.epoch,
             event=event.name,
             queue_time_ms=queue_time_ms,
             processing_time_ms=processing_time_ms,
@@ -176,7 +206,7 @@ class KafkaController(BrokerEventHandlers, TopicEventHandlers):
     # ---------------------------------------------------------------- election (§2.3–§2.7)
 
     async def process_startup(self, _event: Startup) -> None:
-        await self.zk.path_exists(paths.CONTROLLER, self._on_watch)
+        await self.core.zk.path_exists(paths.CONTROLLER, self.core.on_watch)
         await self.elect()
 
     async def process_controller_change(self, _event: ControllerChange) -> None:
@@ -187,12 +217,12 @@ class KafkaController(BrokerEventHandlers, TopicEventHandlers):
         await self.elect()
 
     async def process_expire(self, _event: Expire) -> None:
-        self.active_controller_id = -1
+        self.core.active_controller_id = -1
         await self.on_controller_resignation()
 
     async def process_register_broker_and_reelect(self, _event: RegisterBrokerAndReelect) -> None:
-        self.broker_epoch = await self.zk.register_broker(self.broker_info)
-        self.log.info(f"Registered broker with new broker epoch {self.broker_epoch}")
+        self.broker_epoch = await self.core.zk.register_broker(self.broker_info)
+        self.core.log.info(f"Registered broker with new broker epoch {self.broker_epoch}")
         if self.on_registered is not None:
             self.on_registered(self.broker_epoch)
         await self.maybe_resign()
@@ -204,140 +234,146 @@ class KafkaController(BrokerEventHandlers, TopicEventHandlers):
         if not self.is_active:
             await self.elect()
             return
-        await self.process_broker_change(BrokerChange())
-        await self.process_topic_change(TopicChange())
-        for topic in sorted(self.context.all_topics):
-            await self.process_partition_modifications(PartitionModifications(topic=topic))
+        await self.brokers.process_broker_change(BrokerChange())
+        await self.topics.process_topic_change(TopicChange())
+        for topic in sorted(self.core.context.all_topics):
+            await self.topics.process_partition_modifications(PartitionModifications(topic=topic))
 
     async def current_controller_id(self) -> int:
-        controller_id = await self.zk.get_controller_id(self._on_watch)
+        try:
+            controller_id = await self.core.zk.get_controller_id(self.core.on_watch)
+        except ZnodeDecodeError as e:  # someone wrote garbage there; the owner's session will clear it
+            self.core.log.error(f"Cannot read the active controller: {e}")
+            return -1
         return -1 if controller_id is None else controller_id
 
     async def elect(self) -> None:
-        self.active_controller_id = await self.current_controller_id()
-        if self.active_controller_id != -1:
-            self.log.debug(f"Broker {self.active_controller_id} has been elected as the controller, so stopping")
+        core = self.core
+        core.active_controller_id = await self.current_controller_id()
+        if core.active_controller_id != -1:
+            core.log.debug(f"Broker {core.active_controller_id} has been elected as the controller, so stopping")
             return
         try:
-            epoch, epoch_zk_version = await self.zk.register_controller_and_increment_controller_epoch(
+            epoch, epoch_zk_version = await core.zk.register_controller_and_increment_controller_epoch(
                 self.controller_id
             )
-            self.context.epoch, self.context.epoch_zk_version = epoch, epoch_zk_version
-            self.active_controller_id = self.controller_id
-            self.log.info(
-                f"{self.controller_id} successfully elected as the controller. Epoch incremented to {epoch} and "
-                f"epoch zk version is now {epoch_zk_version}"
-            )
-            self.event_log.emit("controller_elected", controller_id=self.controller_id, controller_epoch=epoch)
+        except ControllerMovedError:
+            await self._lost_election()
+            return
+        except ZnodeDecodeError as e:
+            await self.guards.unreadable_epoch(e)
+            return
+        core.context.fencing = FencingToken(epoch, epoch_zk_version)
+        core.active_controller_id = self.controller_id
+        core.log.info(
+            f"{self.controller_id} successfully elected as the controller. Epoch incremented to {epoch} and "
+            f"epoch zk version is now {epoch_zk_version}"
+        )
+        core.emit("controller_elected")
+        try:
             await self.on_controller_failover()
         except ControllerMovedError:
-            await self.maybe_resign()
-            if self.active_controller_id != -1:
-                self.log.debug(
-                    f"Broker {self.active_controller_id} was elected as controller instead of broker "
-                    f"{self.controller_id}"
-                )
-            else:
-                self.log.warn(
-                    "A controller has been elected but just resigned, this will result in another round of election"
-                )
+            await self._lost_election()
         except Exception as e:
-            self.log.error(
-                f"Error while electing or becoming controller on broker {self.controller_id}. Trigger controller "
-                "movement immediately",
-                e,
+            await self._failover_failed(e)
+        else:
+            self.failover_failures = 0
+
+    async def _lost_election(self) -> None:
+        await self.maybe_resign()
+        if self.core.active_controller_id != -1:
+            self.core.log.debug(
+                f"Broker {self.core.active_controller_id} was elected as controller instead of broker "
+                f"{self.controller_id}"
             )
-            await self.trigger_controller_move()
+        else:
+            self.core.log.warn(
+                "A controller has been elected but just resigned, this will result in another round of election"
+            )
+
+    async def _failover_failed(self, error: Exception) -> None:
+        """Kafka resigns at once; we first wait a back-off that doubles with each failure in a row, so a
+        failover that fails on every broker runs a few times a minute, not hundreds."""
+        self.failover_failures += 1
+        backoff_ms = min(self.config.failover_retry_backoff_max_ms,
+                         self.config.failover_retry_backoff_ms * 2 ** (self.failover_failures - 1))
+        self.core.log.error(
+            f"Error while electing or becoming controller on broker {self.controller_id}. Trigger controller "
+            f"movement in {backoff_ms} ms (failure {self.failover_failures} in a row)",
+            error,
+        )
+        await self.runtime.sleep_ms(backoff_ms)
+        await self.trigger_controller_move()
 
     async def maybe_resign(self) -> None:
+        core = self.core
         was_active = self.is_active
-        self.register_node_handler(paths.CONTROLLER, self._controller_change_handler)
-        await self.zk.path_exists(paths.CONTROLLER, self._on_watch)
-        self.active_controller_id = await self.current_controller_id()
+        core.watches.register_node_handler(paths.CONTROLLER, self._controller_change_handler)
+        await core.zk.path_exists(paths.CONTROLLER, core.on_watch)
+        core.active_controller_id = await self.current_controller_id()
         if was_active and not self.is_active:
             await self.on_controller_resignation()
+        await self.guards.delete_if_overwritten()
 
     async def trigger_controller_move(self) -> None:
-        self.active_controller_id = await self.current_controller_id()
+        core = self.core
+        core.active_controller_id = await self.current_controller_id()
         if not self.is_active:
-            self.log.warn("Controller has already moved when trying to trigger controller movement")
+            core.log.warn("Controller has already moved when trying to trigger controller movement")
             return
-        expected = self.context.epoch_zk_version
-        self.active_controller_id = -1
+        expected = core.context.fencing.epoch_zk_version
+        core.active_controller_id = -1
         await self.on_controller_resignation()
         try:
-            await self.zk.delete_controller(expected)
+            await core.zk.delete_controller(expected)
         except ControllerMovedError:
-            self.log.warn("Controller has already moved when trying to trigger controller movement")
+            core.log.warn("Controller has already moved when trying to trigger controller movement")
 
-    async def handle_illegal_state(self, error: Exception) -> None:
-        self.log.error("Forcing the controller to resign", error)
-        self.request_batch.clear()
+    async def handle_illegal_state(self, error: IllegalControllerStateError) -> None:
+        """Kafka's ``handleIllegalState``: resign, then rethrow (the event thread logs it)."""
+        self.core.log.error("Forcing the controller to resign", error)
+        self.core.request_batch.clear()
         await self.trigger_controller_move()
+        raise error
 
     # ---------------------------------------------------------------- failover and resignation (§2.5, §2.6)
 
     async def on_controller_failover(self) -> None:
-        await register_failover_watches(self)
-        await initialize_controller_context(self)
-        self.send_update_metadata_request(sorted(self.context.live_or_shutting_down_broker_ids))
-        await self.replica_state_machine.startup()
-        await self.partition_state_machine.startup()
-        self.log.info(f"Ready to serve as the new controller with epoch {self.context.epoch}")
-        self.event_log.emit("controller_ready", controller_id=self.controller_id, controller_epoch=self.context.epoch)
+        core = self.core
+        for family in self.families:
+            await family.register_watches()
+        await self._clear_stale_notifications()
+        for family in self.families:
+            await family.load_context()
+        core.channel_manager.startup(sorted(core.context.live_or_shutting_down_brokers, key=lambda b: b.id))
+        core.send_update_metadata_request(core.context.live_or_shutting_down_broker_ids)
+        await core.replica_state_machine.startup()
+        await core.partition_state_machine.startup()
+        for family in self.families:
+            await family.on_failover()
+        core.log.info(f"Ready to serve as the new controller with epoch {core.context.epoch}")
+        core.emit("controller_ready")
+
+    async def _clear_stale_notifications(self) -> None:
+        """Failover step 2: log-dir and ISR-change notifications left from before are deleted unread (the
+        context load that follows reads the state they announce)."""
+        zk, expected = self.core.zk, self.core.context.fencing.epoch_zk_version
+        log_dir_events = await zk.get_all_log_dir_event_notifications()
+        if log_dir_events:
+            await zk.delete_log_dir_event_notifications(log_dir_events, expected)
+        isr_changes = await zk.get_all_isr_change_notifications()
+        if isr_changes:
+            await zk.delete_isr_change_notifications(isr_changes, expected)
 
     async def on_controller_resignation(self) -> None:
-        epoch = self.context.epoch
-        unregister_failover_watches(self)
-        self.channel_manager.shutdown()
-        self.context.reset_context()
-        self.request_batch.clear()
-        self.log.info("Resigned")
+        core = self.core
+        epoch = core.context.epoch
+        for family in reversed(self.families):
+            family.on_resignation()
+        core.channel_manager.shutdown()
+        core.context.reset_context()
+        core.context.fencing = NOT_CONTROLLER
+        core.request_batch.clear()
+        core.log.info("Resigned")
         if epoch:
-            self.event_log.emit("controller_resigned", controller_id=self.controller_id, controller_epoch=epoch)
-
-    # ---------------------------------------------------------------- broker responses (§7.5)
-
-    def _on_broker_response(self, broker_id: int, request: AnyControlRequest, response: ControlResponse) -> None:
-        if isinstance(request, LeaderAndIsrRequest):
-            self.event_manager.put(
-                LeaderAndIsrResponseReceived(broker_id=broker_id, request=request, response=response)
-            )
-        elif isinstance(request, UpdateMetadataRequest):
-            self.event_manager.put(UpdateMetadataResponseReceived(broker_id=broker_id, response=response))
-
-    async def process_leader_and_isr_response(self, event: LeaderAndIsrResponseReceived) -> None:
-        if not self.is_active or event.response is None:
-            return
-        response = event.response
-        if response.error is not Errors.NONE:
-            self.state_change_logger.error(
-                f"Received error {response.error.name} in LeaderAndIsr response {response} "
-                f"from broker {event.broker_id}"
-            )
-            return
-        errors = response.partition_error_map()
-        offline = sorted(tp for tp, err in errors.items() if err is Errors.KAFKA_STORAGE_ERROR)
-        online = {tp for tp, err in errors.items() if err is Errors.NONE}
-        current = self.context.replicas_on_offline_dirs.get(event.broker_id, set())
-        updated = (current - online) | set(offline)
-        self.context.replicas_on_offline_dirs[event.broker_id] = updated
-        new_offline = updated - current
-        if new_offline:
-            self.state_change_logger.info(
-                f"Mark replicas {','.join(str(tp) for tp in sorted(new_offline))} on broker {event.broker_id} "
-                "as offline"
-            )
-            replicas = {
-                p for p in self.context.replicas_on_brokers({event.broker_id}) if p.topic_partition in new_offline
-            }
-            await self.on_replicas_become_offline(replicas)
-
-    async def process_update_metadata_response(self, event: UpdateMetadataResponseReceived) -> None:
-        if not self.is_active or event.response is None:
-            return
-        if event.response.error is not Errors.NONE:
-            self.state_change_logger.error(
-                f"Received error {event.response.error.name} in UpdateMetadata response {event.response} from "
-                f"broker {event.broker_id}"
-            )
+            core.event_log.emit("controller_resigned", controller_id=self.controller_id, controller_epoch=epoch)

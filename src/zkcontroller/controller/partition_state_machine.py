@@ -11,7 +11,6 @@ every partition of the call and leaves the batch as it is, as in Kafka (§12.2).
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable, Sequence
 
 from zkcontroller.controller.config import ControllerConfig
@@ -31,7 +30,8 @@ from zkcontroller.controller.election import (
 from zkcontroller.controller.errors import StateChangeFailedError
 from zkcontroller.controller.event_log import StateChangeLogger, render_leader_and_isr
 from zkcontroller.controller.request_batch import ControllerBrokerRequestBatch
-from zkcontroller.controller.states import VALID_PREVIOUS_PARTITION_STATES, PartitionState
+from zkcontroller.controller.state_machine import StateMachine
+from zkcontroller.controller.states import VALID_PREVIOUS_PARTITION_STATES, PartitionState, split_by_validity
 from zkcontroller.model import (
     INITIAL_LEADER_EPOCH,
     INITIAL_PARTITION_EPOCH,
@@ -49,15 +49,6 @@ Result = LeaderAndIsr | Exception
 """Per partition: the new leadership (Kafka's ``Right``) or why not (``Left``)."""
 
 
-def render_states(states: Iterable[PartitionState | object]) -> str:
-    """A valid-previous-states set as Kafka prints it (declaration order)."""
-    return ",".join(str(s) for s in sorted(states, key=_declaration_index))
-
-
-def _declaration_index(state: object) -> int:
-    return list(type(state)).index(state)  # type: ignore[call-overload]
-
-
 def _parse_bool(value: str) -> bool:
     """Kafka's ConfigDef BOOLEAN: ``true``/``false``, case-insensitive, trimmed."""
     text = value.strip().lower()
@@ -67,19 +58,17 @@ def _parse_bool(value: str) -> bool:
     return text == "true"
 
 
-class PartitionStateMachine:
+class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
     """Kafka's ``ZkPartitionStateMachine``; owns one of the controller's three request batches."""
+
+    _noun = "partitions"
+    _valid_previous = VALID_PREVIOUS_PARTITION_STATES
+    _invalid_template = ("Partition {item} should be in one of {states} states before moving to {target} state. "
+                         "Instead it is in {current} state")
 
     def __init__(self, config: ControllerConfig, context: ControllerContext, zk: KafkaZkClient,
                  batch: ControllerBrokerRequestBatch, logger: StateChangeLogger) -> None:
-        self.config = config
-        self.context = context
-        self.zk = zk
-        self.batch = batch
-        self.state_change_logger = logger
-        self.controller_id = config.broker_id
-        self._log = logging.getLogger("kafka.controller.ZkPartitionStateMachine")
-        self._ident = f"[PartitionStateMachine controllerId={config.broker_id}] "
+        super().__init__(config, context, zk, batch, logger, "PartitionStateMachine")
 
     # ------------------------------------------------------------------ startup and triggers
 
@@ -123,19 +112,9 @@ class PartitionStateMachine:
         partitions = list(dict.fromkeys(partitions))
         if not partitions:
             return {}
-        try:
-            self.batch.new_batch()
-            result = await self._do_handle_state_changes(partitions, target_state, strategy, trigger)
-            self.batch.send_requests_to_brokers(self.context.epoch)
-            return result
-        except ControllerMovedError as e:
-            self._log.error("%sController moved to another broker when moving some partitions to %s state",
-                            self._ident, target_state, exc_info=e)
-            raise
-        except Exception as e:
-            self._log.error("%sError while moving some partitions to %s state", self._ident, target_state,
-                            exc_info=e)
-            return {tp: e for tp in partitions}
+        return await self._in_batch(
+            target_state, lambda: self._do_handle_state_changes(partitions, target_state, strategy, trigger),
+            lambda e: dict.fromkeys(partitions, e))
 
     async def _do_handle_state_changes(
         self, partitions: list[TopicPartition], target: PartitionState,
@@ -143,9 +122,9 @@ class PartitionStateMachine:
     ) -> dict[TopicPartition, Result]:
         for tp in partitions:
             self.context.put_partition_state_if_not_exists(tp, PartitionState.NON_EXISTENT)
-        valid, invalid = self.context.check_valid_partition_state_change(partitions, target)
+        valid, invalid = split_by_validity(partitions, target, self.context.partition_state, self._valid_previous)
         for tp in invalid:
-            self._log_invalid_transition(tp, target)
+            self._log_invalid_transition(tp, self.context.partition_state(tp), target)
         if target == PartitionState.NEW:
             for tp in valid:
                 replicas = ",".join(str(r) for r in self.context.partition_replica_assignment(tp))
@@ -212,7 +191,7 @@ class PartitionStateMachine:
         if not states:
             return []
         try:
-            created = await self.zk.create_topic_partition_states(states, self.context.epoch_zk_version)
+            created = await self.zk.create_topic_partition_states(states, self.context.fencing.epoch_zk_version)
         except ControllerMovedError as e:
             self._log.error("%sController moved to another broker when trying to create the topic partition "
                             "state znode", self._ident, exc_info=e)
@@ -270,7 +249,7 @@ class PartitionStateMachine:
             if state is None:
                 finished[tp] = StateChangeFailedError(f"LeaderAndIsr information doesn't exist for partition {tp} "
                                                       f"in {self.context.partition_state(tp)} state")
-            elif state.controller_epoch > self.context.epoch:
+            elif self._written_by_newer_controller(state):
                 finished[tp] = StateChangeFailedError(
                     f"Aborted leader election for partition {tp} since the LeaderAndIsr path was already written by "
                     f"another controller. This probably means that the current controller {self.controller_id} "
@@ -315,7 +294,8 @@ class PartitionStateMachine:
         by_tp = {r.topic_partition: r for r in elected}
         proposed = {tp: r.leader_and_isr for tp, r in by_tp.items() if r.leader_and_isr is not None}
         try:
-            update = await self.zk.update_leader_and_isr(proposed, self.context.epoch, self.context.epoch_zk_version)
+            fencing = self.context.fencing
+            update = await self.zk.update_leader_and_isr(proposed, fencing.epoch, fencing.epoch_zk_version)
         except ControllerMovedError:
             raise
         except Exception as e:
@@ -381,13 +361,6 @@ class PartitionStateMachine:
         return enabled, failed
 
     # ------------------------------------------------------------------ logging
-
-    def _log_invalid_transition(self, tp: TopicPartition, target: PartitionState) -> None:
-        current = self.context.partition_state(tp)
-        error = StateChangeFailedError(
-            f"Partition {tp} should be in one of {render_states(VALID_PREVIOUS_PARTITION_STATES[target])} states "
-            f"before moving to {target} state. Instead it is in {current} state")
-        self._log_failed_state_change(tp, current, target, error)
 
     def _log_failed_state_change(self, tp: TopicPartition, current: PartitionState, target: PartitionState,
                                  error: BaseException) -> None:

@@ -10,7 +10,6 @@ Errors: `ControllerMovedError` propagates; anything else is logged and swallowed
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable, Sequence
 from itertools import groupby
 
@@ -19,13 +18,14 @@ from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.context import ControllerContext
 from zkcontroller.controller.errors import StateChangeFailedError
 from zkcontroller.controller.event_log import TRACE, StateChangeLogger, render_leader_isr_and_epoch
-from zkcontroller.controller.partition_state_machine import render_states
 from zkcontroller.controller.request_batch import ControllerBrokerRequestBatch
+from zkcontroller.controller.state_machine import StateMachine
 from zkcontroller.controller.states import (
     VALID_PREVIOUS_REPLICA_STATES,
     PartitionAndReplica,
     ReplicaState,
     sorted_replicas,
+    split_by_validity,
 )
 from zkcontroller.model import (
     NO_LEADER,
@@ -41,19 +41,17 @@ from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 RemovalResult = LeaderIsrAndControllerEpoch | Exception
 
 
-class ReplicaStateMachine:
+class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
     """Kafka's ``ZkReplicaStateMachine``; owns one of the controller's three request batches."""
+
+    _noun = "replicas"
+    _valid_previous = VALID_PREVIOUS_REPLICA_STATES
+    _invalid_template = ("Replica {item} should be in the {states} states before moving to {target} state. "
+                         "Instead it is in {current} state")
 
     def __init__(self, config: ControllerConfig, context: ControllerContext, zk: KafkaZkClient,
                  batch: ControllerBrokerRequestBatch, logger: StateChangeLogger) -> None:
-        self.config = config
-        self.context = context
-        self.zk = zk
-        self.batch = batch
-        self.state_change_logger = logger
-        self.controller_id = config.broker_id
-        self._log = logging.getLogger("kafka.controller.ZkReplicaStateMachine")
-        self._ident = f"[ReplicaStateMachine controllerId={config.broker_id}] "
+        super().__init__(config, context, zk, batch, logger, "ReplicaStateMachine")
 
     # ------------------------------------------------------------------ startup (§6.4)
 
@@ -81,27 +79,21 @@ class ReplicaStateMachine:
         replicas = list(dict.fromkeys(replicas))
         if not replicas:
             return
-        try:
-            self.batch.new_batch()
+
+        async def step() -> None:
             by_broker = sorted(replicas, key=lambda r: r.replica)
             for broker_id, group in groupby(by_broker, key=lambda r: r.replica):
                 await self._do_handle_state_changes(broker_id, list(group), target_state)
-            self.batch.send_requests_to_brokers(self.context.epoch)
-        except ControllerMovedError as e:
-            self._log.error("%sController moved to another broker when moving some replicas to %s state",
-                            self._ident, target_state, exc_info=e)
-            raise
-        except Exception as e:
-            self._log.error("%sError while moving some replicas to %s state", self._ident, target_state,
-                            exc_info=e)
+
+        await self._in_batch(target_state, step, lambda _e: None)
 
     async def _do_handle_state_changes(self, replica_id: int, replicas: list[PartitionAndReplica],
                                        target: ReplicaState) -> None:
         for r in replicas:
             self.context.put_replica_state_if_not_exists(r, ReplicaState.NON_EXISTENT)
-        valid, invalid = self.context.check_valid_replica_state_change(replicas, target)
+        valid, invalid = split_by_validity(replicas, target, self.context.replica_state, self._valid_previous)
         for r in invalid:
-            self._log_invalid_transition(r, target)
+            self._log_invalid_transition(r, self.context.replica_state(r), target)
         if target == ReplicaState.NEW:
             self._to_new(replica_id, valid)
         elif target == ReplicaState.ONLINE:
@@ -216,7 +208,8 @@ class ReplicaStateMachine:
                 finished[tp] = state
         retry: list[TopicPartition] = []
         if adjusted:
-            update = await self.zk.update_leader_and_isr(adjusted, self.context.epoch, self.context.epoch_zk_version)
+            fencing = self.context.fencing
+            update = await self.zk.update_leader_and_isr(adjusted, fencing.epoch, fencing.epoch_zk_version)
             finished.update(update.finished)
             finished.update(update.failed)
             retry = sorted_partitions(update.to_retry)
@@ -253,7 +246,7 @@ class ReplicaStateMachine:
             state = read.values.get(tp)
             if state is None:
                 no_state.append(tp)
-            elif state.controller_epoch > self.context.epoch:
+            elif self._written_by_newer_controller(state):
                 result[tp] = StateChangeFailedError(
                     "Leader and isr path written by another controller. This probably means the current controller "
                     f"with epoch {self.context.epoch} went through a soft failure and another controller was "
@@ -274,13 +267,6 @@ class ReplicaStateMachine:
             self.state_change_logger.trace(
                 f"Changed state of replica {replica.replica} for partition {tp} from {current} to {target}")
         self.state_change_logger.replica_changed(tp, replica.replica, current.value, target.value)
-
-    def _log_invalid_transition(self, replica: PartitionAndReplica, target: ReplicaState) -> None:
-        current = self.context.replica_state(replica)
-        error = StateChangeFailedError(
-            f"Replica {replica} should be in the {render_states(VALID_PREVIOUS_REPLICA_STATES[target])} states "
-            f"before moving to {target} state. Instead it is in {current} state")
-        self._log_failed_state_change(replica, current, target, error)
 
     def _log_failed_state_change(self, replica: PartitionAndReplica, current: ReplicaState, target: ReplicaState,
                                  error: BaseException) -> None:

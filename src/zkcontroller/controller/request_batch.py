@@ -1,7 +1,7 @@
 """`ControllerBrokerRequestBatch`: gathers a state change's broker requests and sends them (spec §7.1).
 
 A state machine calls ``new_batch()``, adds LeaderAndIsr / StopReplica / UpdateMetadata entries while it
-changes state, then ``send_requests_to_brokers(epoch)``. Entries are merged per broker and partition (the
+changes state, then ``send_requests_to_brokers(fencing)``. Entries are merged per broker and partition (the
 last LeaderAndIsr wins but ``is_new`` sticks; ``delete_partition`` sticks), so one transition step sends
 at most one request of each kind per broker. Requests go out in Kafka's order: LeaderAndIsr, then
 UpdateMetadata, then StopReplica (the v3 form carrying both delete and non-delete partitions), only to
@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from zkcontroller.controller.context import ControllerContext
 from zkcontroller.controller.errors import IllegalControllerStateError
 from zkcontroller.controller.event_log import TRACE, PrefixedLogger, StateChangeLogger
+from zkcontroller.controller.fencing_token import FencingToken
 from zkcontroller.model import (
     INITIAL_LEADER_EPOCH,
     INITIAL_PARTITION_EPOCH,
@@ -175,8 +176,10 @@ class ControllerBrokerRequestBatch:
 
     # ------------------------------------------------------------------ sending
 
-    def send_requests_to_brokers(self, controller_epoch: int) -> None:
-        """LeaderAndIsr, UpdateMetadata, StopReplica; any failure → `IllegalControllerStateError`."""
+    def send_requests_to_brokers(self, fencing: FencingToken) -> None:
+        """LeaderAndIsr, UpdateMetadata, StopReplica, each carrying the token's epoch; any failure →
+        `IllegalControllerStateError`."""
+        controller_epoch = fencing.epoch
         try:
             self._send_leader_and_isr_requests(controller_epoch)
             self._send_update_metadata_requests(controller_epoch)

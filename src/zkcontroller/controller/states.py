@@ -6,9 +6,10 @@ logged and skipped, never applied.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import Enum
+from typing import TypeVar
 
 from zkcontroller.model import TopicPartition
 
@@ -56,6 +57,30 @@ VALID_PREVIOUS_REPLICA_STATES: dict[ReplicaState, frozenset[ReplicaState]] = {
     ReplicaState.DELETION_INELIGIBLE: frozenset({ReplicaState.OFFLINE, ReplicaState.DELETION_STARTED}),
     ReplicaState.NON_EXISTENT: frozenset({ReplicaState.DELETION_SUCCESSFUL}),
 }
+
+
+K = TypeVar("K")
+S = TypeVar("S", bound=Enum)
+
+
+def split_by_validity(items: Iterable[K], target: S, current: Callable[[K], S],
+                      table: dict[S, frozenset[S]]) -> tuple[list[K], list[K]]:
+    """(valid, invalid) for moving ``items`` to ``target`` by ``table``; the order of ``items`` is kept."""
+    valid_previous = table[target]
+    valid: list[K] = []
+    invalid: list[K] = []
+    for item in items:
+        (valid if current(item) in valid_previous else invalid).append(item)
+    return valid, invalid
+
+
+def render_states(states: Iterable[Enum]) -> str:
+    """A valid-previous-states set as Kafka prints it (declaration order)."""
+    return ",".join(str(s) for s in sorted(states, key=_declaration_index))
+
+
+def _declaration_index(state: Enum) -> int:
+    return list(type(state)).index(state)
 
 
 @dataclass(frozen=True, slots=True, order=True)

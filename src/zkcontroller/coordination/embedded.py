@@ -132,6 +132,11 @@ class EmbeddedServer:
         """Expire a session now, as the server does when it stops hearing from the client."""
         self._end_session(session_id, SessionState.EXPIRED)
 
+    @property
+    def clock(self) -> Clock:
+        """The clock sessions time out on (a test or the simulator may move it)."""
+        return self._clock
+
     def disconnect(self, session_id: int) -> None:
         """Cut the client off (a network partition or a paused process); the session lives until timeout."""
         with self._lock:

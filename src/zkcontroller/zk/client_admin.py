@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from zkcontroller.coordination.api import (
     ANY_VERSION,
@@ -31,6 +32,9 @@ from zkcontroller.zk.znodes import (
     PreferredReplicaElectionZNode,
     ReassignPartitionsZNode,
 )
+from zkcontroller.zk.znodes.sequential import SequentialNotificationZNode
+
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
@@ -119,49 +123,58 @@ class AdminOps(KafkaZkClientBase):
 
     # ------------------------------------------------------------------ notifications
 
+    async def create_notification(self, kind: type[SequentialNotificationZNode[T]], payload: T) -> str:
+        """A persistent sequential notification of ``kind``; returns the created path."""
+        return await self._session.create(kind.path(), kind.encode(payload), CreateMode.PERSISTENT_SEQUENTIAL)
+
+    async def get_notification_sequence_numbers(self, kind: type[SequentialNotificationZNode[Any]],
+                                                watch: Watcher | None = None) -> list[str]:
+        """Sequence numbers of the pending notifications of ``kind``, in order (``watch``: on the parent)."""
+        children = await self.get_children(kind.PARENT, watch)
+        return [kind.sequence_number(c) for c in children if c.startswith(kind.PREFIX)]
+
+    async def read_notifications(self, kind: type[SequentialNotificationZNode[T]],
+                                 sequence_numbers: Iterable[str]) -> BulkRead[str, T]:
+        return await self._read_many(sorted(set(sequence_numbers)), kind.path,
+                                     lambda _n, data, _s, path: kind.decode(data, path))
+
+    async def delete_notifications(self, kind: type[SequentialNotificationZNode[Any]],
+                                   sequence_numbers: Iterable[str], expected_epoch_zk_version: int) -> None:
+        await self._fenced_deletes([kind.path(n) for n in sorted(set(sequence_numbers))], expected_epoch_zk_version)
+
+    # Kafka's names for the two notification kinds the controller reads (KafkaZkClient's methods):
+
     async def propagate_isr_changes(self, partitions: Iterable[TopicPartition]) -> str:
         """A leader's ISR-change notification (persistent sequential); returns the created path."""
-        data = IsrChangeNotificationSequenceZNode.encode(partitions)
-        return await self._session.create(paths.isr_change_path(), data, CreateMode.PERSISTENT_SEQUENTIAL)
+        return await self.create_notification(IsrChangeNotificationSequenceZNode, partitions)
 
     async def get_all_isr_change_notifications(self, watch: Watcher | None = None) -> list[str]:
-        """Sequence numbers of pending ISR-change notifications, in order."""
-        children = await self.get_children(paths.ISR_CHANGE_NOTIFICATION, watch)
-        return [IsrChangeNotificationSequenceZNode.sequence_number(c) for c in children]
+        return await self.get_notification_sequence_numbers(IsrChangeNotificationSequenceZNode, watch)
 
     async def get_partitions_from_isr_change_notifications(
         self, sequence_numbers: Iterable[str]
     ) -> BulkRead[str, frozenset[TopicPartition]]:
-        return await self._read_many(
-            sorted(set(sequence_numbers)), paths.isr_change_path,
-            lambda _n, data, _s, path: IsrChangeNotificationSequenceZNode.decode(data, path),
-        )
+        read = await self.read_notifications(IsrChangeNotificationSequenceZNode, sequence_numbers)
+        return read  # type: ignore[return-value]
 
-    async def delete_isr_change_notifications(
-        self, sequence_numbers: Iterable[str], expected_epoch_zk_version: int
-    ) -> None:
-        await self._fenced_deletes([paths.isr_change_path(n) for n in sorted(set(sequence_numbers))],
-                                   expected_epoch_zk_version)
+    async def delete_isr_change_notifications(self, sequence_numbers: Iterable[str],
+                                              expected_epoch_zk_version: int) -> None:
+        await self.delete_notifications(IsrChangeNotificationSequenceZNode, sequence_numbers,
+                                        expected_epoch_zk_version)
 
     async def propagate_log_dir_event(self, broker_id: int) -> str:
-        data = LogDirEventNotificationSequenceZNode.encode(broker_id)
-        return await self._session.create(paths.log_dir_event_path(), data, CreateMode.PERSISTENT_SEQUENTIAL)
+        return await self.create_notification(LogDirEventNotificationSequenceZNode, broker_id)
 
     async def get_all_log_dir_event_notifications(self, watch: Watcher | None = None) -> list[str]:
-        children = await self.get_children(paths.LOG_DIR_EVENT_NOTIFICATION, watch)
-        return [LogDirEventNotificationSequenceZNode.sequence_number(c) for c in children]
+        return await self.get_notification_sequence_numbers(LogDirEventNotificationSequenceZNode, watch)
 
     async def get_broker_ids_from_log_dir_events(self, sequence_numbers: Iterable[str]) -> BulkRead[str, int]:
-        return await self._read_many(
-            sorted(set(sequence_numbers)), paths.log_dir_event_path,
-            lambda _n, data, _s, path: LogDirEventNotificationSequenceZNode.decode(data, path),
-        )
+        return await self.read_notifications(LogDirEventNotificationSequenceZNode, sequence_numbers)
 
-    async def delete_log_dir_event_notifications(
-        self, sequence_numbers: Iterable[str], expected_epoch_zk_version: int
-    ) -> None:
-        await self._fenced_deletes([paths.log_dir_event_path(n) for n in sorted(set(sequence_numbers))],
-                                   expected_epoch_zk_version)
+    async def delete_log_dir_event_notifications(self, sequence_numbers: Iterable[str],
+                                                 expected_epoch_zk_version: int) -> None:
+        await self.delete_notifications(LogDirEventNotificationSequenceZNode, sequence_numbers,
+                                        expected_epoch_zk_version)
 
     # ------------------------------------------------------------------ configs
 
@@ -191,8 +204,7 @@ class AdminOps(KafkaZkClientBase):
 
     async def create_config_change_notification(self, entity_path: str) -> str:
         await self._session.ensure_path(paths.CONFIG_CHANGES)
-        data = ConfigEntityChangeNotificationSequenceZNode.encode(entity_path)
-        return await self._session.create(paths.config_change_path(), data, CreateMode.PERSISTENT_SEQUENTIAL)
+        return await self.create_notification(ConfigEntityChangeNotificationSequenceZNode, entity_path)
 
     async def get_unclean_leader_election_override(self, topic: str) -> bool | None:
         """The topic's ``unclean.leader.election.enable`` override, None if not set (use the broker default).

@@ -130,6 +130,14 @@ class BrokerOps(KafkaZkClientBase):
             return None
         return ControllerZNode.decode(data)
 
+    async def get_controller_owner(self) -> tuple[bytes, int] | None:
+        """``/controller``'s raw data and the session that owns the ephemeral node, or None if absent.
+
+        Lets a broker notice that the node its session created was overwritten by another client.
+        """
+        found = await self.get_data_and_stat(paths.CONTROLLER)
+        return None if found is None else (found[0], found[1].ephemeral_owner)
+
     async def get_controller_epoch(self) -> tuple[int, Stat] | None:
         found = await self.get_data_and_stat(paths.CONTROLLER_EPOCH)
         return None if found is None else (ControllerEpochZNode.decode(found[0]), found[1])

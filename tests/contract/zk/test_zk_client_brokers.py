@@ -4,7 +4,8 @@ re-registration after a session expiry that left (or did not leave) the old node
 from __future__ import annotations
 
 import pytest
-from tests.contract.zk.conftest import MakeClient, eventually
+from tests.contract.zk.conftest import MakeClient
+from tests.helpers import wait_until
 
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.errors import NodeExistsError
@@ -67,7 +68,7 @@ async def test_reregistration_after_real_expiry(backend: CoordinationBackend, ma
     async def gone() -> bool:
         return await observer.get_broker(4) is None
 
-    await eventually(gone, "the expired registration to go")
+    await wait_until(gone, what="the expired registration to go")
     client.replace_session((await make_client()).session)
     new_epoch = await client.register_broker(info(4))
     assert new_epoch > old_epoch

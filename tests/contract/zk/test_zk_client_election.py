@@ -7,8 +7,8 @@ import asyncio
 import json
 
 import pytest
-from tests.contract.zk.conftest import MakeClient, eventually
-from tests.helpers import Recorder
+from tests.contract.zk.conftest import MakeClient
+from tests.helpers import Recorder, wait_until
 
 from zkcontroller.coordination.api import EventType, SessionState, WatchedEvent
 from zkcontroller.coordination.backend import CoordinationBackend
@@ -84,7 +84,7 @@ async def test_epoch_increments_across_failovers(backend: CoordinationBackend, m
         await backend.expire_session(client.session)
         observer = await make_client()
 
-        await eventually(lambda o=observer: _no_controller(o), "the expired controller's ephemeral node to go")
+        await wait_until(lambda o=observer: _no_controller(o), what="the expired controller's ephemeral node to go")
 
 
 async def _no_controller(client: KafkaZkClient) -> bool:

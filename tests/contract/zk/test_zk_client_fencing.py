@@ -7,7 +7,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import pytest
-from tests.contract.zk.conftest import MakeClient, snapshot
+from tests.contract.zk.conftest import MakeClient
+from tests.helpers import snapshot
 
 from zkcontroller.coordination.errors import NoNodeError
 from zkcontroller.model import (

@@ -10,10 +10,12 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 import pytest
+from tests.helpers import ManualClock
 
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.context import ControllerContext
 from zkcontroller.controller.event_log import TRACE, EventLog, StateChangeLogger
+from zkcontroller.controller.fencing_token import FencingToken
 from zkcontroller.controller.request_batch import ControllerBrokerRequestBatch
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.model import (
@@ -28,14 +30,6 @@ from zkcontroller.protocol.control_requests import AnyControlRequest
 from zkcontroller.zk.kafka_zk_client import NO_FENCING, KafkaZkClient
 
 CONTROLLER_ID = 1
-
-
-class FakeClock:
-    def __init__(self, start_ms: int = 1_662_110_000_000) -> None:
-        self.now_ms = start_ms
-
-    def __call__(self) -> int:
-        return self.now_ms
 
 
 def broker(broker_id: int) -> Broker:
@@ -78,14 +72,14 @@ class JsonlSink:
 
 
 @pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
+def clock() -> ManualClock:
+    return ManualClock()
 
 
 @pytest.fixture
 def context() -> ControllerContext:
     ctx = ControllerContext()
-    ctx.epoch = 1
+    ctx.fencing = FencingToken(1, 0)
     ctx.set_live_brokers({broker(b): broker_epoch(b) for b in (1, 2, 3)})
     return ctx
 
@@ -101,7 +95,7 @@ def jsonl() -> JsonlSink:
 
 
 @pytest.fixture
-def state_change_logger(context: ControllerContext, clock: FakeClock, jsonl: JsonlSink) -> StateChangeLogger:
+def state_change_logger(context: ControllerContext, clock: ManualClock, jsonl: JsonlSink) -> StateChangeLogger:
     return StateChangeLogger(CONTROLLER_ID, lambda: context.epoch, EventLog("test", clock, jsonl, validate=True))
 
 
@@ -130,7 +124,7 @@ def messages(caplog: pytest.LogCaptureFixture, level: int | None = None) -> list
 
 
 @pytest.fixture
-async def backend(clock: FakeClock) -> AsyncIterator[EmbeddedBackend]:
+async def backend(clock: ManualClock) -> AsyncIterator[EmbeddedBackend]:
     b = EmbeddedBackend(clock)
     yield b
     with contextlib.suppress(Exception):
@@ -138,29 +132,19 @@ async def backend(clock: FakeClock) -> AsyncIterator[EmbeddedBackend]:
 
 
 @pytest.fixture
-async def zk(backend: EmbeddedBackend, clock: FakeClock, context: ControllerContext) -> KafkaZkClient:
+async def zk(backend: EmbeddedBackend, clock: ManualClock, context: ControllerContext) -> KafkaZkClient:
     """A client elected as controller; the context carries its epoch and fencing token."""
     client = KafkaZkClient(await backend.new_session(), clock)
     await client.create_top_level_paths()
-    context.epoch, context.epoch_zk_version = await client.register_controller_and_increment_controller_epoch(
-        CONTROLLER_ID)
+    context.fencing = FencingToken(*await client.register_controller_and_increment_controller_epoch(
+        CONTROLLER_ID))
     return client
 
 
 @pytest.fixture
-async def admin_zk(backend: EmbeddedBackend, clock: FakeClock) -> KafkaZkClient:
+async def admin_zk(backend: EmbeddedBackend, clock: ManualClock) -> KafkaZkClient:
     """Another session: admin tools, other controllers, brokers writing behind the controller's back."""
     return KafkaZkClient(await backend.new_session(), clock)
-
-
-async def snapshot(zk: KafkaZkClient, root: str = "/") -> dict[str, tuple[bytes, int]]:
-    """Every node under ``root`` with data and version: compare before/after to show nothing was written."""
-    session = zk.session
-    data, stat = await session.get_data(root)
-    out = {root: (data, stat.version)}
-    for child in sorted(await session.get_children(root)):
-        out.update(await snapshot(zk, f"{root.rstrip('/')}/{child}"))
-    return out
 
 
 async def create_topic(admin_zk: KafkaZkClient, context: ControllerContext, topic: str,

@@ -8,9 +8,18 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from zkcontroller.controller.assignment import reassign_to, remove_replica, render_assignment
-from zkcontroller.controller.context import ControllerContext, has_preferred_leader
+from zkcontroller.controller.context import ControllerContext
 from zkcontroller.controller.errors import IllegalControllerStateError
-from zkcontroller.controller.states import PartitionAndReplica, PartitionState, ReplicaState
+from zkcontroller.controller.fencing_token import FencingToken
+from zkcontroller.controller.leadership import has_preferred_leader
+from zkcontroller.controller.states import (
+    VALID_PREVIOUS_PARTITION_STATES,
+    VALID_PREVIOUS_REPLICA_STATES,
+    PartitionAndReplica,
+    PartitionState,
+    ReplicaState,
+    split_by_validity,
+)
 from zkcontroller.model import Broker, EndPoint, LeaderAndIsr, LeaderIsrAndControllerEpoch, ReplicaAssignment, TopicId
 from zkcontroller.model import TopicPartition as TP
 
@@ -174,7 +183,8 @@ def test_state_validation_and_replica_state_queries() -> None:
     ctx.update_partition_full_replica_assignment(tp, ReplicaAssignment((1, 2)))
     for tp_, s in ((tp, PartitionState.NEW), (TP("a", 1), PartitionState.OFFLINE)):
         ctx.put_partition_state(tp_, s)
-    valid, invalid = ctx.check_valid_partition_state_change([tp, TP("a", 1)], PartitionState.NON_EXISTENT)
+    valid, invalid = split_by_validity([tp, TP("a", 1)], PartitionState.NON_EXISTENT, ctx.partition_state,
+                                       VALID_PREVIOUS_PARTITION_STATES)
     assert valid == [TP("a", 1)] and invalid == [tp]
     assert ctx.partitions_in_state(PartitionState.NEW, "a") == {tp}
     r1, r2 = PartitionAndReplica(tp, 1), PartitionAndReplica(tp, 2)
@@ -182,7 +192,8 @@ def test_state_validation_and_replica_state_queries() -> None:
     ctx.put_replica_state_if_not_exists(r2, ReplicaState.OFFLINE)
     ctx.put_replica_state_if_not_exists(r2, ReplicaState.ONLINE)
     assert ctx.replica_state(r2) == ReplicaState.OFFLINE
-    assert ctx.check_valid_replica_state_change([r1, r2], ReplicaState.DELETION_STARTED) == ([r2], [r1])
+    assert split_by_validity([r1, r2], ReplicaState.DELETION_STARTED, ctx.replica_state,
+                             VALID_PREVIOUS_REPLICA_STATES) == ([r2], [r1])
     assert ctx.is_any_replica_in_state("a", ReplicaState.OFFLINE)
     assert not ctx.are_all_replicas_in_state("a", ReplicaState.OFFLINE)
     assert ctx.are_all_replicas_in_state("none", ReplicaState.OFFLINE)
@@ -209,7 +220,7 @@ def test_topic_ids_must_not_conflict() -> None:
 
 def test_reset_context_forgets_everything_but_stats() -> None:
     ctx = ControllerContext()
-    ctx.epoch, ctx.epoch_zk_version = 3, 4
+    ctx.fencing = FencingToken(3, 4)
     ctx.set_live_brokers({_broker(1): 1})
     ctx.shutting_down_broker_ids.add(1)
     ctx.set_all_topics({"a"})

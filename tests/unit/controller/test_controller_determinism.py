@@ -9,11 +9,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.unit.controller.conftest import FakeClock, RecordingSender, broker, broker_epoch
+from tests.helpers import ManualClock
+from tests.unit.controller.conftest import RecordingSender, broker, broker_epoch
 
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.context import ControllerContext
 from zkcontroller.controller.event_log import TRACE, EventLog, StateChangeLogger
+from zkcontroller.controller.fencing_token import FencingToken
 from zkcontroller.controller.partition_state_machine import PartitionStateMachine
 from zkcontroller.controller.replica_state_machine import ReplicaStateMachine
 from zkcontroller.controller.request_batch import ControllerBrokerRequestBatch
@@ -50,12 +52,12 @@ async def scenario() -> str:
 
 
 async def _drive(handler: _Lines) -> None:
-    clock = FakeClock()
+    clock = ManualClock()
     backend = EmbeddedBackend(clock)
     zk = KafkaZkClient(await backend.new_session(), clock)
     await zk.create_top_level_paths()
     ctx = ControllerContext()
-    ctx.epoch, ctx.epoch_zk_version = await zk.register_controller_and_increment_controller_epoch(1)
+    ctx.fencing = FencingToken(*await zk.register_controller_and_increment_controller_epoch(1))
     ctx.set_live_brokers({broker(b): broker_epoch(b) for b in (3, 1, 4, 2)})
     for i, topic in enumerate(["kiwi", "apple", "zebra", "mango", "fig"]):
         assignment = {TopicPartition(topic, p): ReplicaAssignment(((p + i) % 4 + 1, (p + i + 1) % 4 + 1))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 
 import pytest
+from tests.helpers import snapshot
 from tests.unit.controller.conftest import (
     CONTROLLER_ID,
     JsonlSink,
@@ -16,7 +17,6 @@ from tests.unit.controller.conftest import (
     create_topic,
     messages,
     read_state,
-    snapshot,
     write_states,
 )
 
@@ -134,12 +134,12 @@ async def test_whole_isr_dead_means_no_leader_and_nothing_written(
     await online_partition(admin_zk, context, T0, LeaderAndIsr(1, 4, (1,)))
     context.remove_live_brokers({1})
     await psm.handle_state_changes([T0], PartitionState.OFFLINE)
-    before = await snapshot(admin_zk)
+    before = await snapshot(admin_zk.session)
     result = await psm.handle_state_changes([T0], PartitionState.ONLINE, OFFLINE_CLEAN)
     assert isinstance(result[T0], StateChangeFailedError)
     assert str(result[T0]) == (
         "Failed to elect leader for partition t-0 under strategy OfflinePartitionLeaderElectionStrategy(false)")
-    assert await snapshot(admin_zk) == before
+    assert await snapshot(admin_zk.session) == before
     assert context.partition_state(T0) == PartitionState.OFFLINE and context.stats.unclean_leader_elections == 0
     assert not sender.of_type(LeaderAndIsrRequest)
 
@@ -236,11 +236,11 @@ async def test_state_written_by_a_newer_controller_fails_the_election(
     context.put_partition_leadership_info(T0, LeaderIsrAndControllerEpoch(LeaderAndIsr(1, 4, (1, 2, 3)), 1))
     context.put_partition_state(T0, PartitionState.ONLINE)
     context.remove_live_brokers({1})
-    before = await snapshot(admin_zk)
+    before = await snapshot(admin_zk.session)
     result = await psm.handle_state_changes([T0], PartitionState.ONLINE, OFFLINE_CLEAN)
     assert isinstance(result[T0], StateChangeFailedError)
     assert "already written by another controller" in str(result[T0]) and "epoch 2." in str(result[T0])
-    assert await snapshot(admin_zk) == before
+    assert await snapshot(admin_zk.session) == before
 
 
 async def test_missing_state_znode_fails_the_election(
@@ -265,10 +265,10 @@ async def test_deposed_controller_election_raises_and_writes_nothing(
     await online_partition(admin_zk, context, T0, LeaderAndIsr(1, 4, (1, 2, 3)))
     context.remove_live_brokers({1})
     await depose(backend, admin_zk)
-    before = await snapshot(admin_zk)
+    before = await snapshot(admin_zk.session)
     with pytest.raises(ControllerMovedError):
         await psm.handle_state_changes([T0], PartitionState.ONLINE, OFFLINE_CLEAN)
-    assert await snapshot(admin_zk) == before
+    assert await snapshot(admin_zk.session) == before
     assert sender.sent == []
     assert context.partition_leader_and_isr(T0) == LeaderAndIsr(1, 4, (1, 2, 3))
 
@@ -279,10 +279,10 @@ async def test_deposed_controller_cannot_initialise_partitions(
     await create_topic(admin_zk, context, "t", {0: (1, 2)})
     await psm.handle_state_changes([T0], PartitionState.NEW)
     await depose(backend, admin_zk)
-    before = await snapshot(admin_zk)
+    before = await snapshot(admin_zk.session)
     with pytest.raises(ControllerMovedError):
         await psm.handle_state_changes([T0], PartitionState.ONLINE, OFFLINE_CLEAN)
-    assert await snapshot(admin_zk) == before
+    assert await snapshot(admin_zk.session) == before
     assert context.partition_state(T0) == PartitionState.NEW
 
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import logging
 
 import pytest
+from tests.helpers import snapshot
 from tests.unit.controller.conftest import (
     JsonlSink,
     RecordingSender,
     create_topic,
     messages,
     read_state,
-    snapshot,
     write_states,
 )
 
@@ -145,9 +145,9 @@ async def test_state_from_a_newer_controller_fails_the_removal(
     await write_states(admin_zk, {T0: LeaderAndIsr(1, 4, (1, 2))}, context.epoch + 1)
     context.put_partition_leadership_info(T0, LeaderIsrAndControllerEpoch(LeaderAndIsr(1, 4, (1, 2)), 1))
     context.put_replica_state(R(T0, 1), ReplicaState.ONLINE)
-    before = await snapshot(admin_zk)
+    before = await snapshot(admin_zk.session)
     await rsm.handle_state_changes([R(T0, 1)], ReplicaState.OFFLINE)
-    assert await snapshot(admin_zk) == before
+    assert await snapshot(admin_zk.session) == before
     assert context.replica_state(R(T0, 1)) == ReplicaState.ONLINE
     [error] = [r for r in state_log.records if r.levelno == logging.ERROR]
     assert "initiated state change of replica 1 for partition t-0 from OnlineReplica to OfflineReplica failed" in (
@@ -180,10 +180,10 @@ async def test_deposed_controller_raises_and_writes_nothing(
     await admin_zk.session.delete(paths.CONTROLLER, -1)
     other = KafkaZkClient(await backend.new_session(), lambda: 0)
     await other.register_controller_and_increment_controller_epoch(2)
-    before = await snapshot(admin_zk)
+    before = await snapshot(admin_zk.session)
     with pytest.raises(ControllerMovedError):
         await rsm.handle_state_changes([R(T0, 1)], ReplicaState.OFFLINE)
-    assert await snapshot(admin_zk) == before and sender.sent == []
+    assert await snapshot(admin_zk.session) == before and sender.sent == []
     assert context.replica_state(R(T0, 1)) == ReplicaState.ONLINE
 
 

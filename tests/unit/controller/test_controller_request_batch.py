@@ -10,6 +10,7 @@ from tests.unit.controller.conftest import CONTROLLER_ID, RecordingSender, broke
 from zkcontroller.controller.context import ControllerContext
 from zkcontroller.controller.errors import IllegalControllerStateError
 from zkcontroller.controller.event_log import TRACE
+from zkcontroller.controller.fencing_token import FencingToken
 from zkcontroller.controller.request_batch import ControllerBrokerRequestBatch
 from zkcontroller.model import (
     ZERO_TOPIC_ID,
@@ -53,7 +54,7 @@ def test_order_leader_and_isr_then_update_metadata_then_stop_replica(
     batch.add_stop_replica_request_for_brokers([3], B0, delete_partition=False)
     batch.add_leader_and_isr_request_for_brokers([2, 1], A0, lead(context, A0, 1), ReplicaAssignment((1, 2, 3)),
                                                  is_new=False)
-    batch.send_requests_to_brokers(controller_epoch=1)
+    batch.send_requests_to_brokers(FencingToken(1, 0))
     assert [(b, type(r).__name__) for b, r in sender.sent] == [
         (1, "LeaderAndIsrRequest"), (2, "LeaderAndIsrRequest"),
         (1, "UpdateMetadataRequest"), (2, "UpdateMetadataRequest"), (3, "UpdateMetadataRequest"),
@@ -65,12 +66,12 @@ def test_order_leader_and_isr_then_update_metadata_then_stop_replica(
 
 def test_leader_and_isr_fields(batch: ControllerBrokerRequestBatch, context: ControllerContext,
                                sender: RecordingSender) -> None:
-    context.epoch = 5
+    context.fencing = FencingToken(5, 0)
     assignment = ReplicaAssignment((1, 2, 3, 4), (4,), (1,))
     batch.add_leader_and_isr_request_for_brokers([2], A0, lead(context, A0, 2), assignment, is_new=False)
     batch.add_leader_and_isr_request_for_brokers([2], B0, lead(context, B0, 3), ReplicaAssignment((1, 2, 3)),
                                                  is_new=True)
-    batch.send_requests_to_brokers(controller_epoch=5)
+    batch.send_requests_to_brokers(context.fencing)
     [(to, request)] = sender.of_type(LeaderAndIsrRequest)
     assert to == 2 and request == LeaderAndIsrRequest(
         controller_id=CONTROLLER_ID, controller_epoch=5, broker_epoch=broker_epoch(2),
@@ -91,7 +92,7 @@ def test_is_new_and_delete_partition_stick_when_entries_merge(
     batch.add_leader_and_isr_request_for_brokers([3], A0, lead(context, A0, 1, epoch=6), rs, is_new=False)
     batch.add_stop_replica_request_for_brokers([2], A1, delete_partition=True)
     batch.add_stop_replica_request_for_brokers([2], A1, delete_partition=False)
-    batch.send_requests_to_brokers(1)
+    batch.send_requests_to_brokers(FencingToken(1, 0))
     lai = dict(sender.of_type(LeaderAndIsrRequest))
     assert [(s.leader_epoch, s.is_new) for s in lai[2].partition_states] == [(5, True)]
     assert [(s.leader_epoch, s.is_new) for s in lai[3].partition_states] == [(6, False)]
@@ -108,7 +109,7 @@ def test_stop_replica_epochs_and_deletion_sentinels(
     batch.add_stop_replica_request_for_brokers([2], A1, delete_partition=False)
     batch.add_stop_replica_request_for_brokers([2], B0, delete_partition=True)
     batch.add_update_metadata_request_for_brokers([2], [B0])
-    batch.send_requests_to_brokers(1)
+    batch.send_requests_to_brokers(FencingToken(1, 0))
     [(_, stop)] = sender.of_type(StopReplicaRequest)
     assert stop == StopReplicaRequest(CONTROLLER_ID, 1, broker_epoch(2), (
         StopReplicaPartitionState("a", 0, 9, False),
@@ -127,7 +128,7 @@ def test_update_metadata_offline_replicas_topic_ids_and_live_brokers(
     context.replicas_on_offline_dirs[1] = {A0}
     lead(context, A0, 1)
     batch.add_update_metadata_request_for_brokers([1, 2, 3], [A0, A1])
-    batch.send_requests_to_brokers(1)
+    batch.send_requests_to_brokers(FencingToken(1, 0))
     assert [b for b, _ in sender.sent] == [1, 2]  # 3 is not registered; 2 is shutting down but still sent to
     for _, request in sender.sent:
         assert isinstance(request, UpdateMetadataRequest)
@@ -143,16 +144,16 @@ def test_not_live_brokers_are_dropped_silently(batch: ControllerBrokerRequestBat
     batch.add_leader_and_isr_request_for_brokers([4, 2], A0, lead(context, A0, 2), ReplicaAssignment((2, 4)),
                                                  is_new=False)
     batch.add_stop_replica_request_for_brokers([4], A0, delete_partition=True)
-    batch.send_requests_to_brokers(1)
+    batch.send_requests_to_brokers(FencingToken(1, 0))
     assert 4 not in {b for b, _ in sender.sent}
     assert batch.is_empty
 
 
 def test_empty_update_metadata_still_sends_live_broker_list(
         batch: ControllerBrokerRequestBatch, sender: RecordingSender, state_log: pytest.LogCaptureFixture) -> None:
-    batch.send_requests_to_brokers(1)
+    batch.send_requests_to_brokers(FencingToken(1, 0))
     batch.add_update_metadata_request_for_brokers([3], [])
-    batch.send_requests_to_brokers(1)
+    batch.send_requests_to_brokers(FencingToken(1, 0))
     [(to, request)] = sender.sent
     assert to == 3 and isinstance(request, UpdateMetadataRequest) and request.partition_states == ()
     assert len(request.live_brokers) == 3
@@ -168,7 +169,7 @@ def test_log_lines(batch: ControllerBrokerRequestBatch, context: ControllerConte
     batch.add_leader_and_isr_request_for_brokers([1], A0, lead(context, A0, 1), rs, is_new=True)
     batch.add_leader_and_isr_request_for_brokers([1], B0, lead(context, B0, 2), rs, is_new=False)
     batch.add_stop_replica_request_for_brokers([2], A1, delete_partition=True)
-    batch.send_requests_to_brokers(1)
+    batch.send_requests_to_brokers(FencingToken(1, 0))
     prefix = "[Controller id=1 epoch=1] "
     assert [m.removeprefix(prefix) for m in messages(state_log)] == [
         "Sending become-leader LeaderAndIsr request LeaderAndIsrPartitionState(topicName='a', partitionIndex=0, "
@@ -209,7 +210,7 @@ def test_send_failure_is_illegal_state_and_leaves_the_batch_non_empty(
     sender.fail_with = RuntimeError("queue closed")
     batch.add_leader_and_isr_request_for_brokers([1], A0, lead(context, A0, 1), ReplicaAssignment((1,)), False)
     with pytest.raises(IllegalControllerStateError) as raised:
-        batch.send_requests_to_brokers(1)
+        batch.send_requests_to_brokers(FencingToken(1, 0))
     assert isinstance(raised.value.__cause__, RuntimeError)
     with pytest.raises(IllegalControllerStateError):
         batch.new_batch()

@@ -15,12 +15,14 @@ import logging
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
-from tests.unit.controller.conftest import FakeClock, RecordingSender, broker, broker_epoch
+from tests.helpers import ManualClock
+from tests.unit.controller.conftest import RecordingSender, broker, broker_epoch
 
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.context import ControllerContext
 from zkcontroller.controller.election import OfflinePartitionLeaderElectionStrategy
 from zkcontroller.controller.event_log import EventLog, StateChangeLogger
+from zkcontroller.controller.fencing_token import FencingToken
 from zkcontroller.controller.partition_state_machine import PartitionStateMachine
 from zkcontroller.controller.replica_state_machine import ReplicaStateMachine
 from zkcontroller.controller.request_batch import ControllerBrokerRequestBatch
@@ -50,12 +52,12 @@ class StateMachineTransitions(RuleBasedStateMachine):
         self.loop.run_until_complete(self._setup())
 
     async def _setup(self) -> None:
-        clock = FakeClock()
+        clock = ManualClock()
         self.backend = EmbeddedBackend(clock)
         self.zk = KafkaZkClient(await self.backend.new_session(), clock)
         await self.zk.create_top_level_paths()
-        self.context.epoch, self.context.epoch_zk_version = (
-            await self.zk.register_controller_and_increment_controller_epoch(1))
+        self.context.fencing = FencingToken(*(
+            await self.zk.register_controller_and_increment_controller_epoch(1)))
         self.context.set_live_brokers({broker(b): broker_epoch(b) for b in (1, 2, 3)})
         assignment = {tp: ReplicaAssignment((1, 2, 3)) for tp in PARTITIONS}
         await self.zk.create_topic_assignment("t", None, assignment)

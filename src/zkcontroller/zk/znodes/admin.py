@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from zkcontroller.model import TopicPartition
 from zkcontroller.zk import paths
 from zkcontroller.zk.json_fields import JsonObject, dumps, parse_object
+from zkcontroller.zk.znodes.sequential import SequentialNotificationZNode
 
 
 def _encode_partitions(partitions: Iterable[TopicPartition]) -> list[dict[str, object]]:
@@ -103,19 +104,12 @@ class IsrChangeNotificationZNode:
         return paths.ISR_CHANGE_NOTIFICATION
 
 
-class IsrChangeNotificationSequenceZNode:
+class IsrChangeNotificationSequenceZNode(SequentialNotificationZNode[Iterable[TopicPartition]]):
     """``/isr_change_notification/isr_change_N``: partitions whose ISR a leader changed in ZooKeeper."""
 
     VERSION = 1
+    PARENT = paths.ISR_CHANGE_NOTIFICATION
     PREFIX = paths.ISR_CHANGE_PREFIX
-
-    @staticmethod
-    def path(sequence_number: str = "") -> str:
-        return paths.isr_change_path(sequence_number)
-
-    @staticmethod
-    def sequence_number(name_or_path: str) -> str:
-        return paths.sequence_number(name_or_path, paths.ISR_CHANGE_PREFIX)
 
     @staticmethod
     def encode(partitions: Iterable[TopicPartition]) -> bytes:
@@ -135,20 +129,13 @@ class LogDirEventNotificationZNode:
         return paths.LOG_DIR_EVENT_NOTIFICATION
 
 
-class LogDirEventNotificationSequenceZNode:
+class LogDirEventNotificationSequenceZNode(SequentialNotificationZNode[int]):
     """``/log_dir_event_notification/log_dir_event_N``: ``{"version":1,"broker":2,"event":1}``."""
 
     VERSION = 1
+    PARENT = paths.LOG_DIR_EVENT_NOTIFICATION
     PREFIX = paths.LOG_DIR_EVENT_PREFIX
     LOG_DIR_FAILURE_EVENT = 1
-
-    @staticmethod
-    def path(sequence_number: str = "") -> str:
-        return paths.log_dir_event_path(sequence_number)
-
-    @staticmethod
-    def sequence_number(name_or_path: str) -> str:
-        return paths.sequence_number(name_or_path, paths.LOG_DIR_EVENT_PREFIX)
 
     @staticmethod
     def encode(broker_id: int) -> bytes:

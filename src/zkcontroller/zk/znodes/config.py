@@ -8,6 +8,7 @@ from zkcontroller.model import FeatureZNodeData, FeatureZNodeStatus, FinalizedVe
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.json_fields import check_str, dumps, parse_object
+from zkcontroller.zk.znodes.sequential import SequentialNotificationZNode
 
 UNCLEAN_LEADER_ELECTION_ENABLE = "unclean.leader.election.enable"
 
@@ -50,15 +51,12 @@ class ConfigEntityChangeNotificationZNode:
         return paths.CONFIG_CHANGES
 
 
-class ConfigEntityChangeNotificationSequenceZNode:
+class ConfigEntityChangeNotificationSequenceZNode(SequentialNotificationZNode[str]):
     """``/config/changes/config_change_N``: version 2 ``entity_path``; version 1 type + name still read."""
 
     VERSION = 2
+    PARENT = paths.CONFIG_CHANGES
     PREFIX = paths.CONFIG_CHANGE_PREFIX
-
-    @staticmethod
-    def path(sequence_number: str = "") -> str:
-        return paths.config_change_path(sequence_number)
 
     @staticmethod
     def encode(entity_path: str) -> bytes:

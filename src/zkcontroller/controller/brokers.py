@@ -1,9 +1,13 @@
-"""Broker membership: ``BrokerChange`` (startups, failures, bounces) and ``BrokerModifications`` (spec §9.1–§9.3)."""
+"""Broker membership (spec §9.1–§9.3): ``BrokerChange`` (startups, failures, bounces) and
+``BrokerModifications`` (a live broker re-wrote its registration)."""
 
 from __future__ import annotations
 
-from zkcontroller.controller.base import ControllerBase, NodeHandler
+from collections.abc import Iterable, Mapping
+
+from zkcontroller.controller.core import ControllerCore, NodeHandler
 from zkcontroller.controller.events import BrokerChange, BrokerModifications, ControllerEvent
+from zkcontroller.controller.families import EventFamily, Handler
 from zkcontroller.controller.states import PartitionAndReplica, PartitionState, ReplicaState, sorted_replicas
 from zkcontroller.coordination.api import EventType
 from zkcontroller.model import Broker, sorted_partitions
@@ -11,40 +15,65 @@ from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ZnodeDecodeError
 
 
-def _ids(ids: list[int] | set[int]) -> str:
+def _ids(ids: Iterable[int]) -> str:
     return ",".join(str(i) for i in sorted(ids))
 
 
-class BrokerEventHandlers(ControllerBase):
-    def broker_modifications_handler(self, broker_id: int) -> NodeHandler:
-        def handle(event_type: EventType) -> ControllerEvent | None:
-            return BrokerModifications(broker_id=broker_id) if event_type is EventType.NODE_DATA_CHANGED else None
+def _broker_modifications_handler(broker_id: int) -> NodeHandler:
+    def handle(event_type: EventType) -> ControllerEvent | None:
+        return BrokerModifications(broker_id=broker_id) if event_type is EventType.NODE_DATA_CHANGED else None
 
-        return handle
+    return handle
+
+
+class BrokerEvents(EventFamily):
+    def __init__(self, core: ControllerCore) -> None:
+        super().__init__(core)
+        self.context = core.context
+
+    def handlers(self) -> Mapping[type[ControllerEvent], Handler]:
+        return {BrokerChange: self.process_broker_change, BrokerModifications: self.process_broker_modifications}
+
+    # ---------------------------------------------------------------- failover steps
+
+    async def register_watches(self) -> None:
+        self.core.watches.register_child_handler(paths.BROKER_IDS, BrokerChange)
+
+    async def load_context(self) -> None:
+        self.context.set_live_brokers(await self.read_live_brokers())
+        self.context.shutting_down_broker_ids.clear()
+        await self.register_broker_modifications_handlers(sorted(self.context.live_or_shutting_down_broker_ids))
+
+    def on_resignation(self) -> None:
+        self.core.watches.unregister_child_handler(paths.BROKER_IDS)
+        self.unregister_broker_modifications_handlers(sorted(self.context.live_or_shutting_down_broker_ids))
+
+    # ---------------------------------------------------------------- watches and reads
 
     async def register_broker_modifications_handlers(self, broker_ids: list[int]) -> None:
         for broker_id in sorted(broker_ids):
             path = paths.broker_id_path(broker_id)
-            self.register_node_handler(path, self.broker_modifications_handler(broker_id))
-            await self.zk.path_exists(path, self._on_watch)
+            self.core.watches.register_node_handler(path, _broker_modifications_handler(broker_id))
+            await self.core.zk.path_exists(path, self.core.on_watch)
 
     def unregister_broker_modifications_handlers(self, broker_ids: list[int]) -> None:
         for broker_id in broker_ids:
-            self.unregister_node_handler(paths.broker_id_path(broker_id))
+            self.core.watches.unregister_node_handler(paths.broker_id_path(broker_id))
 
     async def read_live_brokers(self) -> dict[Broker, int]:
         """Every registered broker with its epoch; arms the child watch and per-broker data watches.
         Malformed registrations are logged with their path and skipped."""
-        await self.zk.get_sorted_broker_list(self._on_watch)
-        read = await self.zk.get_all_brokers_and_epochs(self._on_watch)
+        zk = self.core.zk
+        await zk.get_sorted_broker_list(self.core.on_watch)
+        read = await zk.get_all_brokers_and_epochs(self.core.on_watch)
         for path, error in sorted(read.malformed.items()):
-            self.log.error(f"Skipping broker registration at {path}: {error.reason}")
+            self.core.log.error(f"Skipping broker registration at {path}: {error.reason}")
         return {b.broker: b.epoch for b in read.values.values()}
 
     # ---------------------------------------------------------------- BrokerChange
 
     async def process_broker_change(self, _event: BrokerChange) -> None:
-        if not self.is_active:
+        if not self.core.is_active:
             return
         current = await self.read_live_brokers()
         cur_ids = {b.id for b in current}
@@ -54,17 +83,18 @@ class BrokerEventHandlers(ControllerBase):
         dead = known - cur_ids
         bounced = {b.id for b, epoch in current.items() if b.id in known and epoch > cached_epochs[b.id]}
         by_id = {b.id: (b, e) for b, e in current.items()}
-        self.log.info(
+        self.core.log.info(
             f"Newly added brokers: {_ids(new)}, deleted brokers: {_ids(dead)}, bounced brokers: {_ids(bounced)}, "
             f"all live brokers: {_ids(cur_ids)}"
         )
+        channels = self.core.channel_manager
         for broker_id in sorted(new):
-            self.channel_manager.add_broker(by_id[broker_id][0])
+            channels.add_broker(by_id[broker_id][0])
         for broker_id in sorted(bounced):
-            self.channel_manager.remove_broker(broker_id)
-            self.channel_manager.add_broker(by_id[broker_id][0])
+            channels.remove_broker(broker_id)
+            channels.add_broker(by_id[broker_id][0])
         for broker_id in sorted(dead):
-            self.channel_manager.remove_broker(broker_id)
+            channels.remove_broker(broker_id)
         if new:
             self.context.add_live_brokers({by_id[i][0]: by_id[i][1] for i in new})
             await self.on_broker_startup(sorted(new))
@@ -78,45 +108,35 @@ class BrokerEventHandlers(ControllerBase):
             await self.on_broker_failure(sorted(dead))
         if new or bounced or dead:
             epochs = ", ".join(f"{i} -> {e}" for i, e in sorted(self.context.live_broker_id_and_epochs.items()))
-            self.log.info(f"Updated broker epochs cache: Map({epochs})")
+            self.core.log.info(f"Updated broker epochs cache: Map({epochs})")
 
     async def on_broker_startup(self, new_brokers: list[int]) -> None:
-        self.log.info(f"New broker startup callback for {_ids(new_brokers)}")
+        self.core.log.info(f"New broker startup callback for {_ids(new_brokers)}")
         for broker_id in new_brokers:
             self.context.replicas_on_offline_dirs.pop(broker_id, None)
-            self.event_log.emit(
-                "broker_registered",
-                controller_id=self.controller_id,
-                controller_epoch=self.context.epoch,
-                broker_id=broker_id,
-                broker_epoch=self.context.live_broker_id_and_epochs.get(broker_id),
-            )
+            self.core.emit("broker_registered", broker_id=broker_id,
+                           broker_epoch=self.context.live_broker_id_and_epochs.get(broker_id))
         new_set = set(new_brokers)
         existing = sorted(set(self.context.live_or_shutting_down_broker_ids) - new_set)
-        self.send_update_metadata_request(existing)
+        self.core.send_update_metadata_request(existing)
         with_leaders = {
             tp for tp in self.context.partitions_with_leaders if tp.topic not in self.context.topics_to_be_deleted
         }
-        self.send_update_metadata_request(sorted(new_set), with_leaders)
+        self.core.send_update_metadata_request(sorted(new_set), with_leaders)
         replicas = self.context.replicas_on_brokers(new_set)
-        await self.replica_state_machine.handle_state_changes(sorted_replicas(replicas), ReplicaState.ONLINE)
-        await self.partition_state_machine.trigger_online_partition_state_change()
+        await self.core.replica_state_machine.handle_state_changes(sorted_replicas(replicas), ReplicaState.ONLINE)
+        await self.core.partition_state_machine.trigger_online_partition_state_change()
         await self.register_broker_modifications_handlers(new_brokers)
 
     async def on_broker_failure(self, dead_brokers: list[int]) -> None:
-        self.log.info(f"Broker failure callback for {_ids(dead_brokers)}")
+        self.core.log.info(f"Broker failure callback for {_ids(dead_brokers)}")
         for broker_id in dead_brokers:
             self.context.replicas_on_offline_dirs.pop(broker_id, None)
-            self.event_log.emit(
-                "broker_failed",
-                controller_id=self.controller_id,
-                controller_epoch=self.context.epoch,
-                broker_id=broker_id,
-            )
+            self.core.emit("broker_failed", broker_id=broker_id)
         shutting_down = set(dead_brokers) & self.context.shutting_down_broker_ids
         if shutting_down:
             self.context.shutting_down_broker_ids -= shutting_down
-            self.log.info(f"Removed {_ids(shutting_down)} from list of shutting down brokers.")
+            self.core.log.info(f"Removed {_ids(shutting_down)} from list of shutting down brokers.")
         await self.on_replicas_become_offline(self.context.replicas_on_brokers(set(dead_brokers)))
         self.unregister_broker_modifications_handlers(dead_brokers)
 
@@ -125,33 +145,33 @@ class BrokerEventHandlers(ControllerBase):
         deleting = {r for r in replicas if self.context.is_topic_queued_up_for_deletion(r.topic_partition.topic)}
         rest = replicas - deleting
         offline_leaders = set(self.context.partitions_with_offline_leader)
-        await self.partition_state_machine.handle_state_changes(
-            sorted_partitions(offline_leaders), PartitionState.OFFLINE)
-        await self.partition_state_machine.trigger_online_partition_state_change()
-        await self.replica_state_machine.handle_state_changes(sorted_replicas(rest), ReplicaState.OFFLINE)
+        psm, rsm = self.core.partition_state_machine, self.core.replica_state_machine
+        await psm.handle_state_changes(sorted_partitions(offline_leaders), PartitionState.OFFLINE)
+        await psm.trigger_online_partition_state_change()
+        await rsm.handle_state_changes(sorted_replicas(rest), ReplicaState.OFFLINE)
         if deleting:
-            self.log.warn(
+            self.core.log.warn(
                 f"Replicas {sorted(str(r) for r in deleting)} of topics queued for deletion went offline; "
                 "topic deletion is not handled by this controller yet"
             )
         if not offline_leaders:
-            self.send_update_metadata_request(sorted(self.context.live_or_shutting_down_broker_ids))
+            self.core.send_update_metadata_request(self.context.live_or_shutting_down_broker_ids)
 
     # ---------------------------------------------------------------- BrokerModifications
 
     async def process_broker_modifications(self, event: BrokerModifications) -> None:
-        if not self.is_active:
+        if not self.core.is_active:
             return
         try:
-            found = await self.zk.get_broker(event.broker_id, self._on_watch)
+            found = await self.core.zk.get_broker(event.broker_id, self.core.on_watch)
         except ZnodeDecodeError as e:  # keep the cached registration and say where the bad one is
-            self.log.error(f"Ignoring malformed registration of broker {event.broker_id}: {e}")
+            self.core.log.error(f"Ignoring malformed registration of broker {event.broker_id}: {e}")
             return
         old = self.context.live_or_shutting_down_broker(event.broker_id)
         if found is None or old is None:
             return
         new = found.broker
         if new.endpoints != old.endpoints or new.features != old.features:
-            self.log.info(f"Updated broker metadata: {old} -> {new}")
+            self.core.log.info(f"Updated broker metadata: {old} -> {new}")
             self.context.update_broker_metadata(old, new)
-            self.send_update_metadata_request(sorted(self.context.live_or_shutting_down_broker_ids))
+            self.core.send_update_metadata_request(self.context.live_or_shutting_down_broker_ids)

@@ -1,0 +1,77 @@
+"""Broker responses (spec §7.5): ``LeaderAndIsrResponseReceived`` (replicas on failed log dirs go offline)
+and ``UpdateMetadataResponseReceived`` (errors are logged). The channel manager's callback only enqueues."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from zkcontroller.controller.core import ControllerCore
+from zkcontroller.controller.events import (
+    ControllerEvent,
+    LeaderAndIsrResponseReceived,
+    UpdateMetadataResponseReceived,
+)
+from zkcontroller.controller.families import EventFamily, Handler, OfflineReplicasClient
+from zkcontroller.protocol.control_requests import (
+    AnyControlRequest,
+    ControlResponse,
+    Errors,
+    LeaderAndIsrRequest,
+    UpdateMetadataRequest,
+)
+
+
+class ResponseEvents(EventFamily):
+    def __init__(self, core: ControllerCore, offline_replicas: OfflineReplicasClient) -> None:
+        super().__init__(core)
+        self.context = core.context
+        self._offline_replicas = offline_replicas
+
+    def handlers(self) -> Mapping[type[ControllerEvent], Handler]:
+        return {
+            LeaderAndIsrResponseReceived: self.process_leader_and_isr_response,
+            UpdateMetadataResponseReceived: self.process_update_metadata_response,
+        }
+
+    def on_broker_response(self, broker_id: int, request: AnyControlRequest, response: ControlResponse) -> None:
+        """The channel manager's callback (its send task): only turn the response into an event."""
+        if isinstance(request, LeaderAndIsrRequest):
+            self.core.events.put(LeaderAndIsrResponseReceived(broker_id=broker_id, request=request, response=response))
+        elif isinstance(request, UpdateMetadataRequest):
+            self.core.events.put(UpdateMetadataResponseReceived(broker_id=broker_id, response=response))
+
+    async def process_leader_and_isr_response(self, event: LeaderAndIsrResponseReceived) -> None:
+        if not self.core.is_active or event.response is None:
+            return
+        response = event.response
+        if response.error is not Errors.NONE:
+            self.core.state_change_logger.error(
+                f"Received error {response.error.name} in LeaderAndIsr response {response} "
+                f"from broker {event.broker_id}"
+            )
+            return
+        errors = response.partition_error_map()
+        offline = sorted(tp for tp, err in errors.items() if err is Errors.KAFKA_STORAGE_ERROR)
+        online = {tp for tp, err in errors.items() if err is Errors.NONE}
+        current = self.context.replicas_on_offline_dirs.get(event.broker_id, set())
+        updated = (current - online) | set(offline)
+        self.context.replicas_on_offline_dirs[event.broker_id] = updated
+        new_offline = updated - current
+        if new_offline:
+            self.core.state_change_logger.info(
+                f"Mark replicas {','.join(str(tp) for tp in sorted(new_offline))} on broker {event.broker_id} "
+                "as offline"
+            )
+            replicas = {
+                p for p in self.context.replicas_on_brokers({event.broker_id}) if p.topic_partition in new_offline
+            }
+            await self._offline_replicas.on_replicas_become_offline(replicas)
+
+    async def process_update_metadata_response(self, event: UpdateMetadataResponseReceived) -> None:
+        if not self.core.is_active or event.response is None:
+            return
+        if event.response.error is not Errors.NONE:
+            self.core.state_change_logger.error(
+                f"Received error {event.response.error.name} in UpdateMetadata response {event.response} from "
+                f"broker {event.broker_id}"
+            )

@@ -1,0 +1,76 @@
+"""What Kafka's two state machines do the same way, written once: a transition runs inside one request
+batch that is sent at the end with the controller's fencing token; a version check that fails means another
+controller exists (`ControllerMovedError` propagates so the controller resigns); any other failure is logged
+and reported per item; illegal and failed transitions are logged in Kafka's words.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from enum import Enum
+from typing import Generic, TypeVar
+
+from zkcontroller.controller.config import ControllerConfig
+from zkcontroller.controller.context import ControllerContext
+from zkcontroller.controller.errors import StateChangeFailedError
+from zkcontroller.controller.event_log import StateChangeLogger
+from zkcontroller.controller.request_batch import ControllerBrokerRequestBatch
+from zkcontroller.controller.states import render_states
+from zkcontroller.model import LeaderIsrAndControllerEpoch
+from zkcontroller.zk.errors import ControllerMovedError
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+
+K = TypeVar("K")
+S = TypeVar("S", bound=Enum)
+R = TypeVar("R")
+
+
+class StateMachine(Generic[K, S]):
+    """The skeleton; subclasses name the items (``_noun``), the table and Kafka's wording for an illegal move."""
+
+    _noun: str
+    """``partitions`` or ``replicas``, as Kafka's "moving some ... to ... state" lines say."""
+    _valid_previous: dict[S, frozenset[S]]
+    _invalid_template: str
+    """Kafka's message for an illegal transition; fields ``item``, ``states``, ``target``, ``current``."""
+
+    def __init__(self, config: ControllerConfig, context: ControllerContext, zk: KafkaZkClient,
+                 batch: ControllerBrokerRequestBatch, logger: StateChangeLogger, name: str) -> None:
+        self.config = config
+        self.context = context
+        self.zk = zk
+        self.batch = batch
+        self.state_change_logger = logger
+        self.controller_id = config.broker_id
+        self._log = logging.getLogger(f"kafka.controller.Zk{name}")
+        self._ident = f"[{name} controllerId={config.broker_id}] "
+
+    async def _in_batch(self, target: S, step: Callable[[], Awaitable[R]],
+                        on_error: Callable[[Exception], R]) -> R:
+        """Run ``step`` in a fresh batch and send it with this tenure's fencing token."""
+        try:
+            self.batch.new_batch()
+            result = await step()
+            self.batch.send_requests_to_brokers(self.context.fencing)
+            return result
+        except ControllerMovedError as e:
+            self._log.error("%sController moved to another broker when moving some %s to %s state",
+                            self._ident, self._noun, target, exc_info=e)
+            raise
+        except Exception as e:
+            self._log.error("%sError while moving some %s to %s state", self._ident, self._noun, target,
+                            exc_info=e)
+            return on_error(e)
+
+    def _written_by_newer_controller(self, state: LeaderIsrAndControllerEpoch) -> bool:
+        """A partition state stamped with a higher controller epoch: we went through a soft failure."""
+        return state.controller_epoch > self.context.epoch
+
+    def _log_invalid_transition(self, item: K, current: S, target: S) -> None:
+        error = StateChangeFailedError(self._invalid_template.format(
+            item=item, states=render_states(self._valid_previous[target]), target=target, current=current))
+        self._log_failed_state_change(item, current, target, error)
+
+    def _log_failed_state_change(self, item: K, current: S, target: S, error: BaseException) -> None:
+        raise NotImplementedError

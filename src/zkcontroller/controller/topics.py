@@ -1,0 +1,182 @@
+"""Topics (spec §9.4–§9.5): ``TopicChange`` (creation, topic ids) and ``PartitionModifications`` (added
+partitions), and at failover the topics, assignments and partition states read into the context.
+
+A topic whose znode cannot be used — malformed JSON, or a topic id another topic already has (two clusters
+that shared a random seed once wrote such ids) — is logged with its path and the reason and left out of the
+context, as Kafka logs and skips a bad znode; the other topics are served. It is read again when its znode
+changes, so fixing it by hand brings it in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from zkcontroller.controller.core import ControllerCore, NodeHandler
+from zkcontroller.controller.election import OfflinePartitionLeaderElectionStrategy
+from zkcontroller.controller.events import ControllerEvent, PartitionModifications, TopicChange
+from zkcontroller.controller.families import EventFamily, Handler
+from zkcontroller.controller.states import PartitionAndReplica, PartitionState, ReplicaState
+from zkcontroller.coordination.api import EventType
+from zkcontroller.model import ReplicaAssignment, TopicId, TopicIdReplicaAssignment, TopicPartition, sorted_by_partition
+from zkcontroller.zk import paths
+
+
+def _partition_modifications_handler(topic: str) -> NodeHandler:
+    def handle(event_type: EventType) -> ControllerEvent | None:
+        return PartitionModifications(topic=topic) if event_type is EventType.NODE_DATA_CHANGED else None
+
+    return handle
+
+
+class TopicEvents(EventFamily):
+    def __init__(self, core: ControllerCore) -> None:
+        super().__init__(core)
+        self.context = core.context
+
+    def handlers(self) -> Mapping[type[ControllerEvent], Handler]:
+        return {TopicChange: self.process_topic_change, PartitionModifications: self.process_partition_modifications}
+
+    # ---------------------------------------------------------------- failover steps
+
+    async def register_watches(self) -> None:
+        self.core.watches.register_child_handler(paths.TOPICS, TopicChange)
+
+    async def load_context(self) -> None:
+        """Topics, their assignments and ids, then every partition's leadership (arming the watches)."""
+        topics = await self.core.zk.get_all_topics_in_cluster(self.core.on_watch)
+        self.register_partition_modifications_handlers(sorted(topics))
+        assignments = await self.admit_topics(await self.read_topic_assignments(topics))
+        self.context.set_all_topics(t.topic for t in assignments)
+        self._record_ids(assignments)
+        for t in assignments:
+            for tp, assignment in sorted_by_partition(t.assignment.items()):
+                self.context.update_partition_full_replica_assignment(tp, assignment)
+                if assignment.is_being_reassigned:
+                    self.context.partitions_being_reassigned.add(tp)
+        self.context.clear_partition_leadership_info()
+        await self.update_leader_and_isr_cache()
+
+    def on_resignation(self) -> None:
+        self.core.watches.unregister_child_handler(paths.TOPICS)
+        self.unregister_partition_modifications_handlers(sorted(self.context.all_topics))
+
+    async def update_leader_and_isr_cache(self) -> None:
+        """Read every partition's state znode; malformed ones are logged and treated as "no state"."""
+        read = await self.core.zk.get_topic_partition_states(self.context.all_partitions)
+        for path, error in sorted(read.malformed.items()):
+            self.core.log.error(f"Ignoring malformed partition state at {path}: {error.reason}")
+        for tp, leadership in sorted_by_partition(read.values.items()):
+            self.context.put_partition_leadership_info(tp, leadership)
+
+    # ---------------------------------------------------------------- watches and reads
+
+    def register_partition_modifications_handlers(self, topics: Iterable[str]) -> None:
+        for topic in topics:
+            self.core.watches.register_node_handler(paths.topic_path(topic), _partition_modifications_handler(topic))
+
+    def unregister_partition_modifications_handlers(self, topics: Iterable[str]) -> None:
+        for topic in topics:
+            self.core.watches.unregister_node_handler(paths.topic_path(topic))
+
+    async def read_topic_assignments(self, topics: Iterable[str]) -> list[TopicIdReplicaAssignment]:
+        """Read topic znodes (arming their data watches); malformed ones are logged with their path and
+        skipped, so one bad topic never stops the controller serving the others."""
+        read = await self.core.zk.get_topic_assignments(topics, self.core.on_watch)
+        for path, error in sorted(read.malformed.items()):
+            self.core.log.error(f"Skipping topic with malformed assignment at {path}: {error.reason}")
+        return [read.values[t] for t in sorted(read.values)]
+
+    async def admit_topics(self, topics: list[TopicIdReplicaAssignment]) -> list[TopicIdReplicaAssignment]:
+        """Give topics without an id a new one, written back fenced (IBP >= 2.8-IV0), and record every id.
+
+        A topic whose id is already another topic's is skipped with an error naming its znode (the topic
+        known first, or first by name, keeps the id); the rest are returned in name order.
+        """
+        with_ids = await self.core.zk.assign_topic_ids(topics, self.context.fencing.epoch_zk_version)
+        owners: dict[TopicId, str] = dict(self.context.topic_names)
+        admitted = []
+        for t in with_ids:
+            owner = owners.get(t.topic_id) if t.topic_id is not None else None
+            if owner is not None and owner != t.topic:
+                self.core.log.error(
+                    f"Skipping topic {t.topic} at {paths.topic_path(t.topic)}: its topic id {t.topic_id} is "
+                    f"already the id of topic {owner}; give one of them a new id (or delete it) to resolve")
+                continue
+            if t.topic_id is not None:
+                owners[t.topic_id] = t.topic
+            admitted.append(t)
+        return admitted
+
+    def _record_ids(self, topics: Iterable[TopicIdReplicaAssignment]) -> None:
+        for t in topics:
+            if t.topic_id is not None and t.topic in self.context.all_topics:
+                self.context.add_topic_id(t.topic, t.topic_id)
+
+    # ---------------------------------------------------------------- TopicChange
+
+    async def process_topic_change(self, _event: TopicChange) -> None:
+        if not self.core.is_active:
+            return
+        topics = await self.core.zk.get_all_topics_in_cluster(self.core.on_watch)
+        new_topics = topics - self.context.all_topics
+        deleted = self.context.all_topics - topics
+        self.register_partition_modifications_handlers(sorted(topics))
+        assignments = await self.admit_topics(await self.read_topic_assignments(new_topics))
+        self.context.set_all_topics((self.context.all_topics - deleted) | {t.topic for t in assignments})
+        self._record_ids(assignments)
+        self.unregister_partition_modifications_handlers(sorted(deleted))
+        for topic in sorted(deleted):
+            self.context.remove_topic(topic)
+        new_partitions: dict[TopicPartition, ReplicaAssignment] = {}
+        for t in assignments:
+            for tp, assignment in sorted(t.assignment.items()):
+                self.context.update_partition_full_replica_assignment(tp, assignment)
+                new_partitions[tp] = assignment
+        self.core.log.info(
+            f"New topics: [{', '.join(sorted(new_topics))}], deleted topics: [{', '.join(sorted(deleted))}], "
+            f"new partition replica assignment [{len(new_partitions)} partitions]"
+        )
+        if new_partitions:
+            await self.on_new_partition_creation(sorted(new_partitions))
+
+    async def on_new_partition_creation(self, partitions: list[TopicPartition]) -> None:
+        """New → Online for partitions and replicas; the first live assigned replica leads (spec §9.4)."""
+        self.core.log.info(f"New partition creation callback for {', '.join(str(tp) for tp in partitions)}")
+        replicas = [PartitionAndReplica(tp, r) for tp in partitions
+                    for r in self.context.partition_replica_assignment(tp)]
+        psm, rsm = self.core.partition_state_machine, self.core.replica_state_machine
+        await psm.handle_state_changes(partitions, PartitionState.NEW)
+        await rsm.handle_state_changes(replicas, ReplicaState.NEW)
+        await psm.handle_state_changes(
+            partitions, PartitionState.ONLINE, OfflinePartitionLeaderElectionStrategy(allow_unclean=False)
+        )
+        await rsm.handle_state_changes(replicas, ReplicaState.ONLINE)
+
+    # ---------------------------------------------------------------- PartitionModifications
+
+    async def process_partition_modifications(self, event: PartitionModifications) -> None:
+        if not self.core.is_active:
+            return
+        topic = event.topic
+        read = await self.read_topic_assignments([topic])
+        if not read:
+            return
+        if topic not in self.context.all_topics:  # a topic skipped earlier, whose znode was rewritten
+            await self.process_topic_change(TopicChange())
+            return
+        assignment = read[0].assignment
+        to_add = {tp: a for tp, a in assignment.items() if not self.context.partition_replica_assignment(tp)}
+        if self.context.is_topic_queued_up_for_deletion(topic):
+            if to_add:
+                self.core.log.warn(
+                    f"Skipping adding partitions {','.join(str(tp.partition) for tp in sorted(to_add))} for topic "
+                    f"{topic} since it is currently being deleted"
+                )
+            else:
+                self.core.log.info("Ignoring partition change during topic deletion as no new partitions are added")
+            return
+        if to_add:
+            self.core.log.info(f"New partitions to be added {sorted(str(tp) for tp in to_add)}")
+            for tp, a in sorted(to_add.items()):
+                self.context.update_partition_full_replica_assignment(tp, a)
+            await self.on_new_partition_creation(sorted(to_add))

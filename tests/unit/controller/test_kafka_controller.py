@@ -1,0 +1,95 @@
+"""`KafkaController`'s own decisions, on the embedded store with a runtime whose sleeps return at once and are
+recorded: the back-off after failed failovers, and resigning then rethrowing on an illegal state."""
+
+from __future__ import annotations
+
+import logging
+import random
+
+import pytest
+from tests.helpers import ManualClock
+
+from zkcontroller.controller.config import ControllerConfig
+from zkcontroller.controller.errors import IllegalControllerStateError
+from zkcontroller.controller.event_log import EventLog
+from zkcontroller.controller.events import TopicChange
+from zkcontroller.controller.kafka_controller import KafkaController
+from zkcontroller.coordination.embedded_backend import EmbeddedBackend
+from zkcontroller.model import Broker, BrokerInfo, EndPoint
+from zkcontroller.runtime.in_process import InProcessTransport
+from zkcontroller.runtime.runtime import AsyncioRuntime
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+
+
+class RecordingRuntime(AsyncioRuntime):
+    """Sleeps are recorded and return at once (the back-off is a decision to check, not a wait to sit out)."""
+
+    def __init__(self) -> None:
+        super().__init__(random.Random(0), ManualClock())
+        self.sleeps: list[int] = []
+
+    async def sleep_ms(self, ms: int) -> None:
+        self.sleeps.append(ms)
+
+
+async def make_controller(**config: int) -> tuple[KafkaController, RecordingRuntime, KafkaZkClient]:
+    runtime = RecordingRuntime()
+    backend = EmbeddedBackend(runtime.now_ms, tick_ms=None)
+    zk = KafkaZkClient(await backend.new_session(), runtime.now_ms, rng=runtime.rng)
+    await zk.create_top_level_paths()
+    info = BrokerInfo(Broker(1, (EndPoint("localhost", 9092, "PLAINTEXT", "PLAINTEXT"),), None))
+    epoch = await zk.register_broker(info)
+    controller = KafkaController(ControllerConfig(broker_id=1, **config), zk, info, epoch, InProcessTransport(),
+                                 runtime, EventLog("test", runtime.now_ms, None))
+    return controller, runtime, zk
+
+
+async def test_failed_failovers_back_off_doubling_to_the_cap_and_reset_after_success(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    controller, runtime, zk = await make_controller(failover_retry_backoff_ms=1000,
+                                                    failover_retry_backoff_max_ms=3000)
+
+    async def broken() -> None:
+        raise ValueError("a znode no controller can load")
+
+    monkeypatch.setattr(controller.topics, "load_context", broken)
+    for _ in range(4):
+        await controller.elect()
+        assert await zk.get_controller_id() is None  # gave /controller up after the back-off
+        assert not controller.is_active
+    assert runtime.sleeps == [1000, 2000, 3000, 3000]
+    assert (await zk.get_controller_epoch())[0] == 4  # type: ignore[index]
+
+    monkeypatch.undo()
+    await controller.elect()
+    assert controller.is_active and controller.failover_failures == 0
+    await controller.trigger_controller_move()
+    monkeypatch.setattr(controller.topics, "load_context", broken)
+    await controller.elect()
+    assert runtime.sleeps[-1] == 1000
+
+
+async def test_an_illegal_state_resigns_then_rethrows(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="kafka.controller")
+    controller, _runtime, zk = await make_controller()
+    await controller.elect()
+    assert controller.is_active
+    error = IllegalControllerStateError("request batch not empty")
+    with pytest.raises(IllegalControllerStateError):
+        await controller.handle_illegal_state(error)
+    assert not controller.is_active and await zk.get_controller_id() is None
+
+    await controller.elect()
+
+    async def illegal(_event: TopicChange) -> None:
+        raise error
+
+    monkeypatch.setitem(controller._handlers, TopicChange, illegal)
+    await controller.process(TopicChange())  # the event thread survives; the failure is logged after resigning
+    messages = [r.getMessage() for r in caplog.records]
+    assert any("Forcing the controller to resign" in m for m in messages)
+    assert any("Error processing event TopicChange" in m for m in messages)
+    assert await zk.get_controller_id() is None
