@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from zkcontroller.controller.config import ControllerConfig
+from zkcontroller.protocol.wire.messages import IBP_2_8_VERSIONS
 
 log = logging.getLogger("kafka.server.KafkaConfig")
 
@@ -77,7 +78,8 @@ class BrokerProperties:
 
     @property
     def control_request_versions(self) -> dict[int, int]:
-        return IBP_VERSIONS[self.inter_broker_protocol_version[:3]]
+        """Versions this broker sends: its IBP's control requests, ControlledShutdown v3 and AlterIsr v0."""
+        return {**IBP_2_8_VERSIONS, **IBP_VERSIONS[self.inter_broker_protocol_version[:3]]}
 
 
 def _int(key: str, value: str, minimum: int | None = None) -> int:

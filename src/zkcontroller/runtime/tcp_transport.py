@@ -1,6 +1,7 @@
 """TcpTransport: the controller's `BrokerTransport` over Kafka's wire protocol (the network half of Kafka's
 ``ControllerChannelManager``: a ``NetworkClient`` per broker).
 
+It carries the controller's requests to brokers and a broker's ControlledShutdown and AlterIsr to the controller.
 One connection per broker, opened on first use on the broker's inter-broker listener. A failed connect
 starts an exponential back-off (``reconnect.backoff.ms`` doubling to ``reconnect.backoff.max.ms``) during
 which sends fail at once, so the channel manager's own retry loop paces itself. Each request waits at most
@@ -24,10 +25,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from zkcontroller.model import Broker
-from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse, Errors, StopReplicaRequest
+from zkcontroller.protocol.control_requests import ControlResponse, Errors, StopReplicaRequest
 from zkcontroller.protocol.transport import BrokerUnreachableError, RequestHandler
 from zkcontroller.protocol.wire import control_codec
 from zkcontroller.protocol.wire.codec import WireFormatError
+from zkcontroller.protocol.wire.control_codec import WireRequest, WireResponse
 from zkcontroller.protocol.wire.frames import SIZE, RequestHeader, decode_response_header, encode_request_header
 from zkcontroller.protocol.wire.messages import IBP_2_8_VERSIONS
 from zkcontroller.runtime.runtime import Runtime
@@ -44,7 +46,7 @@ class _Connection:
     address: tuple[str, int]
     reader: asyncio.StreamReader
     writer: asyncio.StreamWriter
-    pending: dict[int, tuple[AnyControlRequest, int, asyncio.Future[ControlResponse]]] = field(default_factory=dict)
+    pending: dict[int, tuple[WireRequest, int, asyncio.Future[WireResponse]]] = field(default_factory=dict)
     reader_task: asyncio.Task[None] | None = None
 
 
@@ -92,7 +94,7 @@ class TcpTransport:
             raise BrokerUnreachableError(f"broker {broker.id} has no {self.listener_name} endpoint")
         return endpoint.host or "localhost", endpoint.port
 
-    async def send(self, broker: Broker, request: Any) -> ControlResponse:
+    async def send(self, broker: Broker, request: Any) -> WireResponse:
         if isinstance(request, StopReplicaRequest) and self.versions[request.api_key] < 3:
             split = _split_by_delete_flag(request)
             if len(split) > 1:  # before v3 one delete flag covers the request: Kafka's batch sends two
@@ -101,7 +103,7 @@ class TcpTransport:
                 return ControlResponse(request.api_key, bad, tuple(e for r in responses for e in r.partition_errors))
         return await self._send(broker, request)
 
-    async def _send(self, broker: Broker, request: Any) -> ControlResponse:
+    async def _send(self, broker: Broker, request: Any) -> WireResponse:
         state = self._brokers.setdefault(broker.id, _BrokerState(in_flight=asyncio.Semaphore(self.max_in_flight)))
         async with state.in_flight:
             connection = await self._connection(broker, state)
@@ -110,7 +112,7 @@ class TcpTransport:
             header = encode_request_header(RequestHeader(int(request.api_key), version, correlation_id,
                                                          self.client_id))
             body = control_codec.encode_request(request, version)
-            future: asyncio.Future[ControlResponse] = asyncio.get_running_loop().create_future()
+            future: asyncio.Future[WireResponse] = asyncio.get_running_loop().create_future()
             connection.pending[correlation_id] = (request, version, future)
             try:
                 connection.writer.write(SIZE.pack(len(header) + len(body)) + header + body)
