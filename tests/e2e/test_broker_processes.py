@@ -11,6 +11,7 @@ import json
 import shutil
 import signal
 import subprocess
+import urllib.request
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -163,6 +164,31 @@ async def test_a_broker_refuses_stale_controller_and_broker_epochs_on_the_wire(c
         await transport.close()
     assert stale_controller.error is Errors.STALE_CONTROLLER_EPOCH
     assert stale_broker.error is Errors.STALE_BROKER_EPOCH
+
+
+async def test_each_broker_exposes_kafkas_metrics_to_prometheus(cluster, zk):
+    controller = await zk.get_controller_id()
+
+    def scrape(broker_id: int) -> dict[str, float]:
+        url = f"http://127.0.0.1:{cluster.brokers[broker_id].metrics_port}/metrics"
+        with urllib.request.urlopen(url, timeout=10) as response:
+            text = response.read().decode()
+        return {name: float(value) for line in text.splitlines() if line and not line.startswith("#")
+                for name, value in [line.rsplit(" ", 1)]}
+
+    metrics = {b: await asyncio.to_thread(scrape, b) for b in (1, 2, 3)}
+    assert [metrics[b]["kafka_controller_kafkacontroller_activecontrollercount"] for b in (1, 2, 3)] == \
+        [1.0 if b == controller else 0.0 for b in (1, 2, 3)]
+    active = metrics[controller]
+    assert active["kafka_controller_kafkacontroller_globaltopiccount"] >= 1
+    assert active["kafka_controller_kafkacontroller_globalpartitioncount"] >= 6
+    assert active["kafka_controller_kafkacontroller_offlinepartitionscount"] == 0
+    assert active['kafka_controller_controllerstats_rateandtimems_count{name="TopicChangeRateAndTimeMs"}'] >= 1
+    assert active["kafka_controller_controllereventmanager_eventqueuetimems_count"] >= 1
+    led = await zk_partitions(zk, ["orders"])
+    for b in (1, 2, 3):
+        leads = sum(1 for leader, _, _ in led.values() if leader == b)
+        assert metrics[b]["kafka_server_replicamanager_leadercount"] == leads
 
 
 @pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark not installed")

@@ -18,6 +18,7 @@ import sys
 
 from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
 from zkcontroller.cluster.kafka_server import BrokerConfig, KafkaServer
+from zkcontroller.cluster.metrics import BrokerMetrics
 from zkcontroller.cluster.server_properties import BrokerProperties
 from zkcontroller.controller.event_log import EventLog
 from zkcontroller.coordination.connect import make_backend
@@ -59,6 +60,7 @@ class BrokerProcess:
                                           max_request_bytes=props.socket_request_max_bytes,
                                           close_on=(CloseConnection,))
         self.backend = make_backend(props.zookeeper_connect, wall_clock_ms)
+        self.metrics = BrokerMetrics(lambda: self.server) if props.metrics_port is not None else None
 
     def broker_config(self) -> BrokerConfig:
         p = self.props
@@ -72,8 +74,13 @@ class BrokerProcess:
         await self.socket_server.start()
         log.info("[SocketServer brokerId=%d] Started data-plane acceptor and processor(s) for endpoint : "
                  "ListenerName(%s) on port %d", p.broker_id, p.listener.name, self.socket_server.port)
+        sink = self.metrics.event_sink if self.metrics is not None else None
         self.server = KafkaServer(self.broker_config(), self.backend, self.transport,  # type: ignore[arg-type]
-                                  self.runtime, EventLog(f"broker-{p.broker_id}", wall_clock_ms, None))
+                                  self.runtime, EventLog(f"broker-{p.broker_id}", wall_clock_ms, sink))
+        if self.metrics is not None and p.metrics_port is not None:
+            self.metrics.serve(p.metrics_port)
+            log.info("[KafkaServer id=%d] Prometheus metrics on http://127.0.0.1:%d/metrics", p.broker_id,
+                     p.metrics_port)
         await self.server.startup()
         log.info("[KafkaServer id=%d] started", p.broker_id)
 

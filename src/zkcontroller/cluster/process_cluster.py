@@ -48,6 +48,7 @@ class BrokerProc:
     port: int
     config: Path
     log: Path
+    metrics_port: int
     process: subprocess.Popen[bytes] | None = None
     paused: bool = False
 
@@ -78,7 +79,7 @@ class ProcessCluster:
         for broker_id in sorted(broker_ids):
             port = free_port()
             self.brokers[broker_id] = BrokerProc(broker_id, port, self.directory / f"server-{broker_id}.properties",
-                                                 self.directory / f"broker-{broker_id}.log")
+                                                 self.directory / f"broker-{broker_id}.log", free_port())
 
     @property
     def zookeeper_connect(self) -> str:
@@ -101,7 +102,8 @@ class ProcessCluster:
         values = {"broker.id": str(b.broker_id), "listeners": f"PLAINTEXT://127.0.0.1:{b.port}",
                   "zookeeper.connect": self.zookeeper_connect,
                   "zookeeper.session.timeout.ms": str(self.session_timeout_ms),
-                  "log.dirs": str(self.directory / f"kafka-logs-{b.broker_id}")}
+                  "log.dirs": str(self.directory / f"kafka-logs-{b.broker_id}"),
+                  "metrics.prometheus.port": str(b.metrics_port)}
         if b.broker_id in self.racks:
             values["broker.rack"] = self.racks[b.broker_id]
         return {**values, **self.extra}
@@ -200,7 +202,8 @@ class ProcessClusterShell:
         self.out((await controller_status(self.admin)).render())
         for b in self.cluster.brokers.values():
             pid = b.process.pid if b.process is not None else "-"
-            self.out(f"broker {b.broker_id}: pid {pid}, 127.0.0.1:{b.port}, {b.state}, log {b.log}")
+            self.out(f"broker {b.broker_id}: pid {pid}, 127.0.0.1:{b.port}, {b.state}, "
+                     f"metrics http://127.0.0.1:{b.metrics_port}/metrics, log {b.log}")
 
     async def _create(self, args: list[str]) -> None:
         if not args:
