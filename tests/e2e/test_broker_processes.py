@@ -151,6 +151,31 @@ async def test_kafka_python_and_confluent_admin_clients_describe_the_cluster(clu
     assert controller_id == controller and parts == expected
 
 
+async def test_admin_clients_create_topics_on_the_controller(cluster, zk):
+    from confluent_kafka.admin import AdminClient, NewTopic
+    from kafka.admin import KafkaAdminClient
+    from kafka.admin import NewTopic as KafkaPythonNewTopic
+
+    def kafka_python() -> None:
+        client = KafkaAdminClient(bootstrap_servers=cluster.bootstrap, request_timeout_ms=10000)
+        try:
+            client.create_topics([KafkaPythonNewTopic("made-by-kafka-python", 3, 2)])
+        finally:
+            client.close()
+
+    def confluent() -> None:
+        client = AdminClient({"bootstrap.servers": cluster.bootstrap})
+        client.create_topics([NewTopic("made-by-confluent", 2, 3)])["made-by-confluent"].result(timeout=20)
+
+    await asyncio.to_thread(kafka_python)
+    await asyncio.to_thread(confluent)
+    addr = cluster.bootstrap.split(",")[0]
+    await wait_for_kcat(addr, lambda m: _all_led(m, "made-by-kafka-python", 3, {1, 2, 3})
+                        and _all_led(m, "made-by-confluent", 2, {1, 2, 3}), "both new topics led")
+    made = await zk_partitions(zk, ["made-by-kafka-python", "made-by-confluent"])
+    assert sorted(len(r) for _, r, _ in made.values()) == [2, 2, 2, 3, 3]
+
+
 async def test_a_broker_refuses_stale_controller_and_broker_epochs_on_the_wire(cluster, zk):
     brokers = (await zk.get_all_brokers_and_epochs()).values
     target = brokers[1]
@@ -185,7 +210,7 @@ async def test_each_broker_exposes_kafkas_metrics_to_prometheus(cluster, zk):
     assert active["kafka_controller_kafkacontroller_offlinepartitionscount"] == 0
     assert active['kafka_controller_controllerstats_rateandtimems_count{name="TopicChangeRateAndTimeMs"}'] >= 1
     assert active["kafka_controller_controllereventmanager_eventqueuetimems_count"] >= 1
-    led = await zk_partitions(zk, ["orders"])
+    led = await zk_partitions(zk, sorted(await zk.get_all_topics_in_cluster()))
     for b in (1, 2, 3):
         leads = sum(1 for leader, _, _ in led.values() if leader == b)
         assert metrics[b]["kafka_server_replicamanager_leadercount"] == leads

@@ -18,14 +18,22 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from zkcontroller.broker.metadata_cache import MetadataCache, MetadataSnapshot
 from zkcontroller.protocol.control_requests import ApiKey, ControlResponse
 from zkcontroller.protocol.inter_broker import AlterIsrResponse, ControlledShutdownResponse
 from zkcontroller.protocol.wire import client_apis, control_codec
-from zkcontroller.protocol.wire.client_apis import API_VERSIONS, DESCRIBE_CLUSTER, METADATA, UNSUPPORTED_VERSION
+from zkcontroller.protocol.wire.client_apis import (
+    API_VERSIONS,
+    CREATE_TOPICS,
+    DESCRIBE_CLUSTER,
+    METADATA,
+    UNSUPPORTED_VERSION,
+    TopicCreated,
+    TopicToCreate,
+)
 from zkcontroller.protocol.wire.codec import WireFormatError
 from zkcontroller.protocol.wire.frames import RequestHeader, decode_request_header, encode_response_header
 from zkcontroller.protocol.wire.messages import INTER_BROKER_APIS
@@ -35,6 +43,7 @@ log = logging.getLogger("kafka.server.KafkaApis")
 CONTROL_APIS = (ApiKey.LEADER_AND_ISR, ApiKey.STOP_REPLICA, ApiKey.UPDATE_METADATA, ApiKey.CONTROLLED_SHUTDOWN,
                 ApiKey.ALTER_ISR)
 RESPONSE_TYPES = (ControlResponse, ControlledShutdownResponse, AlterIsrResponse)
+CreateTopicsHandler = Callable[[list[TopicToCreate], bool], Awaitable[list[TopicCreated]]]
 
 
 class CloseConnection(Exception):
@@ -48,12 +57,14 @@ class KafkaApis:
 
     def __init__(self, broker_id: int, *, control_handler: Callable[[], Callable[[Any], Any] | None],
                  metadata_cache: Callable[[], MetadataCache | None], cluster_id: Callable[[], str | None],
-                 listener_name: str = "PLAINTEXT") -> None:
+                 listener_name: str = "PLAINTEXT", create_topics: CreateTopicsHandler | None = None) -> None:
         self.broker_id = broker_id
         self._control_handler = control_handler
         self._metadata_cache = metadata_cache
         self._cluster_id = cluster_id
         self.listener_name = listener_name
+        self.create_topics = create_topics
+        """CreateTopics needs the admin layer, above brokers: the process assembly provides it (or not)."""
         self._metadata_cache_key: tuple[MetadataSnapshot, str | None] | None = None
         self._encoded_metadata: dict[int, bytes] = {}
         self.requests_by_api: dict[int, int] = {}
@@ -64,6 +75,8 @@ class KafkaApis:
         """What ApiVersions advertises: Kafka 2.8's ranges for what we serve (see `client_apis` on
         DescribeCluster) and the inter-broker APIs at every 2.8 version."""
         versions = dict(client_apis.CLIENT_API_VERSIONS)
+        if self.create_topics is not None:
+            versions[CREATE_TOPICS] = client_apis.CREATE_TOPICS_VERSIONS
         for key in CONTROL_APIS:
             spec = INTER_BROKER_APIS[key]
             versions[key] = (spec.min_version, spec.max_version)
@@ -112,6 +125,10 @@ class KafkaApis:
             return client_apis.describe_cluster_response(
                 version, cache.alive_brokers() if cache else [], self.listener_name, self._cluster_id() or "",
                 cache.controller_id if cache else None)
+        if key == CREATE_TOPICS and self.create_topics is not None:
+            topics, validate_only = client_apis.topics_to_create(client_apis.decode_body(key, version, payload,
+                                                                                         offset))
+            return client_apis.create_topics_response(version, await self.create_topics(topics, validate_only))
         return await self._control(header, payload, offset)
 
     async def _control(self, header: RequestHeader, payload: bytes, offset: int) -> bytes | None:

@@ -17,6 +17,7 @@ import signal
 import sys
 
 from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
+from zkcontroller.cluster.create_topics import create_topics_handler
 from zkcontroller.cluster.kafka_server import BrokerConfig, KafkaServer
 from zkcontroller.cluster.metrics import BrokerMetrics
 from zkcontroller.cluster.server_properties import BrokerProperties
@@ -55,6 +56,7 @@ class BrokerProcess:
             if self.server is not None and self.server.control_plane is not None else None,
             cluster_id=lambda: self.server.cluster_id if self.server is not None else None,
             listener_name=props.listener.name,
+            create_topics=create_topics_handler(lambda: self.server),
         )
         self.socket_server = SocketServer(props.listener.host or "0.0.0.0", props.listener.port, self.apis.handle,
                                           max_request_bytes=props.socket_request_max_bytes,
