@@ -281,6 +281,8 @@ async def test_sigstop_of_the_controller_past_its_session_gives_a_new_controller
     old_epoch = (await zk.get_controller_epoch())[0]
     other = next(b for b in (1, 2, 3) if b != old)
     addr = f"127.0.0.1:{cluster.brokers[other].port}"
+    log = cluster.brokers[old].log
+    seen = log.stat().st_size
     cluster.signal(old, signal.SIGSTOP)
     try:
         md = await wait_for_kcat(addr, lambda m: m["controllerid"] not in (old, -1), "a new controller id",
@@ -294,3 +296,7 @@ async def test_sigstop_of_the_controller_past_its_session_gives_a_new_controller
     await wait_for_kcat(resumed, lambda m: m["controllerid"] == new and len(m["brokers"]) == 3,
                         "the resumed broker to learn the new controller", timeout_s=30)
     assert await zk.get_controller_id() == new
+    # ...and it resigned on finding its session expired (the seed articles' stalled controller, for real).
+    await wait_until(lambda: f"[Controller id={old}] Resigned" in log.read_text()[seen:], timeout_s=20,
+                     what=f"broker {old}'s controller to resign", poll_s=0.1)
+    assert "ZooKeeper session expired" in log.read_text()[seen:]
