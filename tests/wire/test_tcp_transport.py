@@ -121,3 +121,29 @@ async def test_a_broker_at_a_new_address_is_reconnected():
         await transport.close()
         await s1.stop()
         await s2.stop()
+
+
+async def test_a_cancelled_send_drops_the_connection():
+    """The channel manager cancels a removed broker's sender: the transport hangs up on that broker."""
+    hung_up = asyncio.Event()
+    received = asyncio.Event()
+
+    async def swallow(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read(1)
+        received.set()
+        await reader.read()
+        hung_up.set()
+        writer.close()
+
+    silent = await asyncio.start_server(swallow, "127.0.0.1", 0)
+    transport = TcpTransport(AsyncioRuntime())
+    try:
+        send = asyncio.ensure_future(transport.send(_broker(silent.sockets[0].getsockname()[1]),
+                                                    UpdateMetadataRequest(1, 1, -1)))
+        await asyncio.wait_for(received.wait(), 5)
+        send.cancel()
+        await asyncio.wait_for(hung_up.wait(), 5)
+        assert send.cancelled()
+    finally:
+        silent.close()
+        await transport.close()

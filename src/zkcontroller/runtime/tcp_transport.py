@@ -124,6 +124,12 @@ class TcpTransport:
                 self._disconnect(broker.id, connection, f"request timed out after {self.request_timeout_ms} ms")
                 raise BrokerUnreachableError(f"no response from broker {broker.id} within "
                                              f"{self.request_timeout_ms} ms") from None
+            except asyncio.CancelledError:
+                # The channel manager dropped this broker's queue (it left the cluster): drop its connection too,
+                # as Kafka's removeBroker closes the NetworkClient, rather than leave an answer nobody awaits.
+                connection.pending.pop(correlation_id, None)
+                self._disconnect(broker.id, connection, "request cancelled: the broker was removed")
+                raise
             except (ConnectionError, OSError) as e:
                 connection.pending.pop(correlation_id, None)
                 self._disconnect(broker.id, connection, str(e))
