@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -37,6 +38,10 @@ KCAT = shutil.which("kcat")
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProcessCluster]:
+    if KCAT is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must run the wire end-to-end tests: kcat is missing (scripts/setup.sh --test)")
+        pytest.skip("kcat not installed (scripts/setup.sh --test installs it)")
     c = ProcessCluster([1, 2, 3], tmp_path_factory.mktemp("processes"), session_timeout_ms=SESSION_TIMEOUT_MS,
                        racks={1: "r1", 2: "r2", 3: "r1"})
     try:
@@ -231,7 +236,10 @@ async def test_controller_to_broker_traffic_decodes_in_tsharks_kafka_dissector(c
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     backend = make_backend(ibp25.zookeeper_connect, wall_clock_ms)
     try:
-        await wait_until(lambda: pcap.exists(), timeout_s=20, what="tshark to start capturing", poll_s=0.05)
+        await wait_until(lambda: pcap.exists() or capture.returncode is not None, timeout_s=20,
+                         what="tshark to start capturing", poll_s=0.05)
+        if capture.returncode is not None:
+            pytest.skip(f"tshark cannot capture on loopback here (exit {capture.returncode})")
         ibp25.start()
         session = await backend.new_session()
         zk = KafkaZkClient(session, wall_clock_ms)
@@ -243,7 +251,8 @@ async def test_controller_to_broker_traffic_decodes_in_tsharks_kafka_dissector(c
     finally:
         await asyncio.to_thread(ibp25.stop)
         await backend.close()
-        capture.terminate()
+        if capture.returncode is None:
+            capture.terminate()
         await asyncio.wait_for(capture.wait(), 20)
     decode_as = [arg for p in ports for arg in ("-d", f"tcp.port=={p},kafka")]
 

@@ -22,6 +22,7 @@ from zkcontroller.admin.errors import (
     TopicExistsError,
 )
 from zkcontroller.admin.topics import TopicAdmin
+from zkcontroller.broker.request_handler import CreateTopicsHandler
 from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.protocol.wire.client_apis import TopicCreated, TopicToCreate
 
@@ -38,7 +39,7 @@ DEFAULT_REPLICATION_FACTOR = 1
 """``num.partitions`` and ``default.replication.factor``: Kafka's defaults, used when a request sends -1."""
 
 
-def create_topics_handler(server: Callable[[], KafkaServer | None]):  # type: ignore[no-untyped-def]
+def create_topics_handler(server: Callable[[], KafkaServer | None]) -> CreateTopicsHandler:
     async def create(topics: list[TopicToCreate], validate_only: bool) -> list[TopicCreated]:
         current = server()
         if current is None or current.controller is None or not current.controller.is_active \

@@ -124,10 +124,13 @@ class ProcessCluster:
             raise ValueError(f"no broker {broker_id}")
         if b.process is None or b.process.poll() is not None:
             raise ValueError(f"broker {broker_id} is not running ({b.state})")
-        if sig is not signal.SIGCONT and b.paused and sig in (signal.SIGTERM,):
+        if b.paused and sig is signal.SIGTERM:
             b.process.send_signal(signal.SIGCONT)  # a stopped process cannot act on SIGTERM
         b.process.send_signal(sig)
-        b.paused = sig is signal.SIGSTOP or (b.paused and sig is not signal.SIGCONT)
+        if sig is signal.SIGSTOP:
+            b.paused = True
+        elif sig in (signal.SIGCONT, signal.SIGTERM):
+            b.paused = False
 
     def wait_exit(self, broker_id: int, timeout_s: float = 30.0) -> int:
         process = self.brokers[broker_id].process
