@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Everything a fresh Debian 12 machine needs: uv, the locked Python environment, and (with --test)
-# Java 17, a real ZooKeeper server for the contract suite and PySpark, and Chromium for report screenshots.
+# Java 17, a real ZooKeeper server for the contract suite and PySpark, Chromium for report screenshots, and kcat
+# and tshark for the wire tests.
 # Safe to run repeatedly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +16,8 @@ if [[ "${1:-}" == "--test" ]]; then
   fi
   [[ -f /usr/share/java/zookeeper.jar ]] || need_apt+=(zookeeper)
   command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)  # analytics report screenshots (headless)
+  command -v kcat >/dev/null 2>&1 || need_apt+=(kcat)          # wire-protocol end-to-end tests
+  command -v tshark >/dev/null 2>&1 || need_apt+=(tshark)      # decode of captured control traffic
 fi
 if ((${#need_apt[@]})); then
   $SUDO apt-get update -qq

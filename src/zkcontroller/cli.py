@@ -62,18 +62,47 @@ def parse_broker_ids(brokers: int | None, broker_ids: str | None) -> list[int]:
     help="Write state-change.log, controller.log and events.jsonl here.",
 )
 @click.option("--session-timeout-ms", type=int, default=18000, show_default=True)
+@click.option("--processes", type=click.IntRange(1, 100), metavar="N",
+              help="Run N `zkcontroller broker` processes (ids 1..N unless --broker-ids) on Kafka's wire protocol "
+                   "against a real ZooKeeper (started here unless --zookeeper is given).")
 def cluster(
-    brokers: int | None, broker_ids: str | None, zookeeper: str | None, log_dir: Path | None, session_timeout_ms: int
+    brokers: int | None, broker_ids: str | None, zookeeper: str | None, log_dir: Path | None, session_timeout_ms: int,
+    processes: int | None,
 ) -> None:
     """Run brokers (each a controller candidate with its own session) in this process, with a prompt."""
     from zkcontroller.cluster.cluster_shell import run_cluster
 
-    ids = parse_broker_ids(brokers, broker_ids)
+    ids = parse_broker_ids(processes or brokers, broker_ids)
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
+    if processes:
+        from zkcontroller.cluster.process_cluster import run_process_cluster
+
+        try:
+            asyncio.run(run_process_cluster(ids, zookeeper, log_dir, session_timeout_ms))
+        except KeyboardInterrupt:
+            click.echo("stopped")
+        return
     try:
         asyncio.run(run_cluster(make_backend(zookeeper, wall_clock_ms), ids, log_dir, session_timeout_ms))
     except KeyboardInterrupt:
         click.echo("stopped")
+
+
+@main.command()
+@click.option("--config", "config_path", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Kafka's server.properties.")
+@click.option("--override", "overrides", multiple=True, metavar="KEY=VALUE", help="Override one property.")
+def broker(config_path: Path, overrides: tuple[str, ...]) -> None:
+    """One broker (and controller candidate) per process, on Kafka's wire protocol."""
+    from zkcontroller.cluster.broker_process import configure_logging, run_broker
+    from zkcontroller.cluster.server_properties import ConfigError, load
+
+    configure_logging()
+    try:
+        props = load(config_path, overrides)
+    except ConfigError as e:
+        raise click.ClickException(str(e)) from None
+    asyncio.run(run_broker(props))
 
 
 @main.command()

@@ -9,11 +9,18 @@ import struct
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from zkcontroller.broker.control_plane import BrokerControlPlane
 from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
 from zkcontroller.model import Broker, EndPoint, TopicId
-from zkcontroller.protocol.control_requests import UpdateMetadataPartitionState, UpdateMetadataRequest
+from zkcontroller.protocol.control_requests import Errors, UpdateMetadataPartitionState, UpdateMetadataRequest
+from zkcontroller.protocol.inter_broker import (
+    AlterIsrRequest,
+    AlterIsrResponse,
+    ControlledShutdownRequest,
+    ControlledShutdownResponse,
+)
 from zkcontroller.protocol.wire.frames import RequestHeader, encode_request_header
 from zkcontroller.runtime.socket_server import SocketServer
 
@@ -32,13 +39,22 @@ def seed_metadata(control_plane: BrokerControlPlane, port: int) -> None:
 class ServerThread:
     def __init__(self) -> None:
         self.control_plane = BrokerControlPlane(1, BROKER_EPOCH)
-        self.apis = KafkaApis(1, control_handler=lambda: self.control_plane.handle,
+        self.apis = KafkaApis(1, control_handler=lambda: self.handle,
                               metadata_cache=lambda: self.control_plane.metadata_cache,
                               cluster_id=lambda: CLUSTER_ID)
         self.server = SocketServer("127.0.0.1", 0, self.apis.handle, max_request_bytes=1 << 20,
                                    close_on=(CloseConnection,))
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+
+    def handle(self, request: Any) -> Any:
+        """As `KafkaServer.handle_request` routes: controller-bound requests to a controller (here one that
+        is not active, so NOT_CONTROLLER, as a non-controller broker answers), the rest to the control plane."""
+        if isinstance(request, ControlledShutdownRequest):
+            return ControlledShutdownResponse(Errors.NOT_CONTROLLER)
+        if isinstance(request, AlterIsrRequest):
+            return AlterIsrResponse(Errors.NOT_CONTROLLER)
+        return self.control_plane.handle(request)
 
     def start(self) -> None:
         self._thread.start()

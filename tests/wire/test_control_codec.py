@@ -20,6 +20,14 @@ from zkcontroller.protocol.control_requests import (
     UpdateMetadataPartitionState,
     UpdateMetadataRequest,
 )
+from zkcontroller.protocol.inter_broker import (
+    AlterIsrPartition,
+    AlterIsrPartitionResult,
+    AlterIsrRequest,
+    AlterIsrResponse,
+    ControlledShutdownRequest,
+    ControlledShutdownResponse,
+)
 from zkcontroller.protocol.wire import control_codec as cc
 
 ids = st.integers(0, 5)
@@ -111,3 +119,29 @@ def test_stop_replica_and_update_metadata_responses_round_trip():
     umd = UpdateMetadataRequest(1, 2, 3)
     answer = ControlResponse(ApiKey.UPDATE_METADATA, Errors.STALE_CONTROLLER_EPOCH)
     assert cc.decode_response(umd, 7, cc.encode_response(answer, 7)) == answer
+
+
+def test_controlled_shutdown_round_trips_at_every_version():
+    request = ControlledShutdownRequest(3, 4242)
+    response = ControlledShutdownResponse(Errors.NONE, (TopicPartition("t", 1), TopicPartition("u", 0)))
+    for v in range(4):
+        decoded = cc.decode_request(ApiKey.CONTROLLED_SHUTDOWN, v, cc.encode_request(request, v))
+        assert decoded == (request if v >= 2 else ControlledShutdownRequest(3, -1))  # v0/v1 carry no epoch
+        assert cc.decode_response(request, v, cc.encode_response(response, v)) == response
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.builds(AlterIsrPartition, st.builds(TopicPartition, topics, st.integers(0, 9)), i32, replicas,
+                          i32), max_size=4),
+       st.lists(st.builds(AlterIsrPartitionResult, st.builds(TopicPartition, topics, st.integers(0, 9)),
+                          st.sampled_from(list(Errors)), ids, i32, replicas, i32), max_size=4))
+def test_alter_isr_round_trips(partitions, results):
+    request = AlterIsrRequest(2, 77, tuple(_sorted_by_tp(partitions)))
+    assert cc.decode_request(ApiKey.ALTER_ISR, 0, cc.encode_request(request, 0)) == request
+    response = AlterIsrResponse(Errors.NONE, tuple(_sorted_by_tp(results)))
+    assert cc.decode_response(request, 0, cc.encode_response(response, 0)) == response
+
+
+def _sorted_by_tp(items):
+    order = list(dict.fromkeys(i.topic_partition.topic for i in items))
+    return sorted(items, key=lambda i: order.index(i.topic_partition.topic))

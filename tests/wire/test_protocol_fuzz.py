@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import (
     LeaderAndIsrPartitionState,
     LeaderAndIsrRequest,
@@ -16,6 +17,7 @@ from zkcontroller.protocol.control_requests import (
     StopReplicaRequest,
     UpdateMetadataRequest,
 )
+from zkcontroller.protocol.inter_broker import AlterIsrPartition, AlterIsrRequest, ControlledShutdownRequest
 from zkcontroller.protocol.wire import control_codec
 
 from .server_fixture import ServerThread, connect, read_frame, request_frame, running_server
@@ -32,6 +34,10 @@ VALID_FRAMES = [
     request_frame(5, 3, 6, control_codec.encode_request(StopReplicaRequest(1, 1, 10, partition_states=(
         StopReplicaPartitionState("t", 0, 1, True),)), 3)),
     request_frame(6, 0, 5, control_codec.encode_request(UpdateMetadataRequest(1, 1, 10), 0)),
+    request_frame(7, 3, 7, control_codec.encode_request(ControlledShutdownRequest(2, 10), 3)),
+    request_frame(7, 0, 7, control_codec.encode_request(ControlledShutdownRequest(2, 10), 0)),
+    request_frame(56, 0, 8, control_codec.encode_request(AlterIsrRequest(1, 10, (
+        AlterIsrPartition(TopicPartition("t", 0), 3, (1, 2), 4),)), 0)),
 ]
 
 

@@ -15,6 +15,7 @@ from kio.schema.metadata.v11.request import MetadataRequest as MetadataRequestV1
 from kio.schema.metadata.v11.response import MetadataResponse as MetadataV11
 from kio.serial import entity_reader, entity_writer
 
+from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import (
     ApiKey,
     Errors,
@@ -23,6 +24,13 @@ from zkcontroller.protocol.control_requests import (
     StopReplicaPartitionState,
     StopReplicaRequest,
     UpdateMetadataRequest,
+)
+from zkcontroller.protocol.inter_broker import (
+    AlterIsrPartition,
+    AlterIsrRequest,
+    AlterIsrResponse,
+    ControlledShutdownRequest,
+    ControlledShutdownResponse,
 )
 from zkcontroller.protocol.wire import control_codec
 from zkcontroller.protocol.wire.frames import decode_response_header
@@ -132,3 +140,12 @@ def test_malformed_control_body_closes_the_connection(server):
         with pytest.raises(socket.timeout):
             sock.settimeout(0.2)
             sock.recv(1)  # nothing more is said unasked
+
+
+def test_controller_bound_requests_reach_the_brokers_handler(server):
+    """ControlledShutdown (header v0 at v0) and AlterIsr go to the broker's handler; this one is no controller."""
+    for version in (0, 3):
+        answer = _control(server.port, ControlledShutdownRequest(2, BROKER_EPOCH), version)
+        assert answer == ControlledShutdownResponse(Errors.NOT_CONTROLLER)
+    alter = AlterIsrRequest(1, BROKER_EPOCH, (AlterIsrPartition(TopicPartition("orders", 0), 4, (1,), 0),))
+    assert _control(server.port, alter, 0) == AlterIsrResponse(Errors.NOT_CONTROLLER)

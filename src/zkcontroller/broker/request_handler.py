@@ -1,10 +1,10 @@
 """KafkaApis: one broker's dispatch of requests off the wire (Kafka's ``KafkaApis`` and ``RequestChannel``).
 
 A frame's header says which API and version; ApiVersions, Metadata and DescribeCluster are answered from
-the metadata cache through `kio`; LeaderAndIsr, UpdateMetadata and StopReplica are decoded with our 2.8
-table and handed to the control plane, which fences by controller and broker epoch (spec §8). Other
-inter-broker APIs (ControlledShutdown, AlterIsr) are advertised and served only when the owner installs a
-handler for them.
+the metadata cache through `kio`; LeaderAndIsr, UpdateMetadata and StopReplica (to the control plane, which
+fences by controller and broker epoch, spec §8) and ControlledShutdown and AlterIsr (to this broker's
+controller candidate) are decoded with our 2.8 table and handed to the broker's request handler, the one
+`KafkaServer` registers. Fetch is in the table but not served: brokers here keep no logs to fetch from.
 
 Bad input follows Kafka: an ApiVersions request of a version we do not know gets UNSUPPORTED_VERSION in the
 v0 layout with our API list; an unknown API key, an unsupported version of any other API, or a malformed
@@ -23,17 +23,27 @@ from typing import Any
 
 from zkcontroller.broker.metadata_cache import MetadataCache, MetadataSnapshot
 from zkcontroller.protocol.control_requests import ApiKey, ControlResponse
-from zkcontroller.protocol.wire import client_apis, codec, control_codec
-from zkcontroller.protocol.wire.client_apis import API_VERSIONS, DESCRIBE_CLUSTER, METADATA, UNSUPPORTED_VERSION
+from zkcontroller.protocol.inter_broker import AlterIsrResponse, ControlledShutdownResponse
+from zkcontroller.protocol.wire import client_apis, control_codec
+from zkcontroller.protocol.wire.client_apis import (
+    API_VERSIONS,
+    CREATE_TOPICS,
+    DESCRIBE_CLUSTER,
+    METADATA,
+    UNSUPPORTED_VERSION,
+    TopicCreated,
+    TopicToCreate,
+)
 from zkcontroller.protocol.wire.codec import WireFormatError
 from zkcontroller.protocol.wire.frames import RequestHeader, decode_request_header, encode_response_header
 from zkcontroller.protocol.wire.messages import INTER_BROKER_APIS
 
 log = logging.getLogger("kafka.server.KafkaApis")
 
-CONTROL_APIS = (ApiKey.LEADER_AND_ISR, ApiKey.STOP_REPLICA, ApiKey.UPDATE_METADATA)
-ExtraHandler = Callable[[int, dict[str, Any]], dict[str, Any] | Awaitable[dict[str, Any]]]
-"""A handler for a table API other than the control requests: (version, decoded body) -> response body."""
+CONTROL_APIS = (ApiKey.LEADER_AND_ISR, ApiKey.STOP_REPLICA, ApiKey.UPDATE_METADATA, ApiKey.CONTROLLED_SHUTDOWN,
+                ApiKey.ALTER_ISR)
+RESPONSE_TYPES = (ControlResponse, ControlledShutdownResponse, AlterIsrResponse)
+CreateTopicsHandler = Callable[[list[TopicToCreate], bool], Awaitable[list[TopicCreated]]]
 
 
 class CloseConnection(Exception):
@@ -47,13 +57,14 @@ class KafkaApis:
 
     def __init__(self, broker_id: int, *, control_handler: Callable[[], Callable[[Any], Any] | None],
                  metadata_cache: Callable[[], MetadataCache | None], cluster_id: Callable[[], str | None],
-                 listener_name: str = "PLAINTEXT", extra_handlers: dict[int, ExtraHandler] | None = None) -> None:
+                 listener_name: str = "PLAINTEXT", create_topics: CreateTopicsHandler | None = None) -> None:
         self.broker_id = broker_id
         self._control_handler = control_handler
         self._metadata_cache = metadata_cache
         self._cluster_id = cluster_id
         self.listener_name = listener_name
-        self.extra_handlers = dict(extra_handlers or {})
+        self.create_topics = create_topics
+        """CreateTopics needs the admin layer, above brokers: the process assembly provides it (or not)."""
         self._metadata_cache_key: tuple[MetadataSnapshot, str | None] | None = None
         self._encoded_metadata: dict[int, bytes] = {}
         self.requests_by_api: dict[int, int] = {}
@@ -62,9 +73,11 @@ class KafkaApis:
 
     def supported_versions(self) -> dict[int, tuple[int, int]]:
         """What ApiVersions advertises: Kafka 2.8's ranges for what we serve (see `client_apis` on
-        DescribeCluster), the control requests at every 2.8 version, and any installed extra handler's API."""
+        DescribeCluster) and the inter-broker APIs at every 2.8 version."""
         versions = dict(client_apis.CLIENT_API_VERSIONS)
-        for key in (*CONTROL_APIS, *self.extra_handlers):
+        if self.create_topics is not None:
+            versions[CREATE_TOPICS] = client_apis.CREATE_TOPICS_VERSIONS
+        for key in CONTROL_APIS:
             spec = INTER_BROKER_APIS[key]
             versions[key] = (spec.min_version, spec.max_version)
         return versions
@@ -112,25 +125,22 @@ class KafkaApis:
             return client_apis.describe_cluster_response(
                 version, cache.alive_brokers() if cache else [], self.listener_name, self._cluster_id() or "",
                 cache.controller_id if cache else None)
-        if key in CONTROL_APIS:
-            return await self._control(header, payload, offset)
-        handler = self.extra_handlers[key]
-        spec = INTER_BROKER_APIS[key]
-        result = handler(version, codec.decode(spec.request, version, payload, offset, exact=False))
-        if inspect.isawaitable(result):
-            result = await result
-        return codec.encode(spec.response, version, result)
+        if key == CREATE_TOPICS and self.create_topics is not None:
+            topics, validate_only = client_apis.topics_to_create(client_apis.decode_body(key, version, payload,
+                                                                                         offset))
+            return client_apis.create_topics_response(version, await self.create_topics(topics, validate_only))
+        return await self._control(header, payload, offset)
 
     async def _control(self, header: RequestHeader, payload: bytes, offset: int) -> bytes | None:
         handler = self._control_handler()
         if handler is None:
             return None
         request = control_codec.decode_request(header.api_key, header.api_version, payload, offset)
-        response = handler(request)
+        response = handler(request, header.correlation_id) if _takes_correlation_id(handler) else handler(request)
         if inspect.isawaitable(response):
             response = await response
-        if not isinstance(response, ControlResponse):
-            raise TypeError(f"control handler returned {type(response).__name__}, not a ControlResponse")
+        if not isinstance(response, RESPONSE_TYPES):
+            raise TypeError(f"request handler returned {type(response).__name__} for {type(request).__name__}")
         return control_codec.encode_response(response, header.api_version, request)
 
     # ------------------------------------------------------------------ Metadata
@@ -154,3 +164,12 @@ class KafkaApis:
                 version, cache.alive_brokers(), self.listener_name, cluster_id, cache.controller_id,
                 cache.topic_metadata(None, self.listener_name))
         return encoded
+
+
+def _takes_correlation_id(handler: Callable[..., Any]) -> bool:
+    """The control plane's ``handle(request, correlation_id)`` logs the id as Kafka does; plain handlers take
+    the request alone."""
+    try:
+        return "correlation_id" in inspect.signature(handler).parameters
+    except (TypeError, ValueError):
+        return False

@@ -1,6 +1,7 @@
 """TcpTransport: the controller's `BrokerTransport` over Kafka's wire protocol (the network half of Kafka's
 ``ControllerChannelManager``: a ``NetworkClient`` per broker).
 
+It carries the controller's requests to brokers and a broker's ControlledShutdown and AlterIsr to the controller.
 One connection per broker, opened on first use on the broker's inter-broker listener. A failed connect
 starts an exponential back-off (``reconnect.backoff.ms`` doubling to ``reconnect.backoff.max.ms``) during
 which sends fail at once, so the channel manager's own retry loop paces itself. Each request waits at most
@@ -20,14 +21,15 @@ import asyncio
 import contextlib
 import itertools
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from zkcontroller.model import Broker
-from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse
+from zkcontroller.protocol.control_requests import ControlResponse, Errors, StopReplicaRequest
 from zkcontroller.protocol.transport import BrokerUnreachableError, RequestHandler
 from zkcontroller.protocol.wire import control_codec
 from zkcontroller.protocol.wire.codec import WireFormatError
+from zkcontroller.protocol.wire.control_codec import WireRequest, WireResponse
 from zkcontroller.protocol.wire.frames import SIZE, RequestHeader, decode_response_header, encode_request_header
 from zkcontroller.protocol.wire.messages import IBP_2_8_VERSIONS
 from zkcontroller.runtime.runtime import Runtime
@@ -44,7 +46,7 @@ class _Connection:
     address: tuple[str, int]
     reader: asyncio.StreamReader
     writer: asyncio.StreamWriter
-    pending: dict[int, tuple[AnyControlRequest, int, asyncio.Future[ControlResponse]]] = field(default_factory=dict)
+    pending: dict[int, tuple[WireRequest, int, asyncio.Future[WireResponse]]] = field(default_factory=dict)
     reader_task: asyncio.Task[None] | None = None
 
 
@@ -92,7 +94,16 @@ class TcpTransport:
             raise BrokerUnreachableError(f"broker {broker.id} has no {self.listener_name} endpoint")
         return endpoint.host or "localhost", endpoint.port
 
-    async def send(self, broker: Broker, request: Any) -> ControlResponse:
+    async def send(self, broker: Broker, request: Any) -> WireResponse:
+        if isinstance(request, StopReplicaRequest) and self.versions[request.api_key] < 3:
+            split = _split_by_delete_flag(request)
+            if len(split) > 1:  # before v3 one delete flag covers the request: Kafka's batch sends two
+                responses = [await self._send(broker, r) for r in split]
+                bad = next((r.error for r in responses if r.error is not Errors.NONE), Errors.NONE)
+                return ControlResponse(request.api_key, bad, tuple(e for r in responses for e in r.partition_errors))
+        return await self._send(broker, request)
+
+    async def _send(self, broker: Broker, request: Any) -> WireResponse:
         state = self._brokers.setdefault(broker.id, _BrokerState(in_flight=asyncio.Semaphore(self.max_in_flight)))
         async with state.in_flight:
             connection = await self._connection(broker, state)
@@ -101,7 +112,7 @@ class TcpTransport:
             header = encode_request_header(RequestHeader(int(request.api_key), version, correlation_id,
                                                          self.client_id))
             body = control_codec.encode_request(request, version)
-            future: asyncio.Future[ControlResponse] = asyncio.get_running_loop().create_future()
+            future: asyncio.Future[WireResponse] = asyncio.get_running_loop().create_future()
             connection.pending[correlation_id] = (request, version, future)
             try:
                 connection.writer.write(SIZE.pack(len(header) + len(body)) + header + body)
@@ -109,10 +120,18 @@ class TcpTransport:
                 self.sent += 1
                 return await asyncio.wait_for(asyncio.shield(future), self.request_timeout_ms / 1000)
             except TimeoutError:
+                connection.pending.pop(correlation_id, None)
                 self._disconnect(broker.id, connection, f"request timed out after {self.request_timeout_ms} ms")
                 raise BrokerUnreachableError(f"no response from broker {broker.id} within "
                                              f"{self.request_timeout_ms} ms") from None
+            except asyncio.CancelledError:
+                # The channel manager dropped this broker's queue (it left the cluster): drop its connection too,
+                # as Kafka's removeBroker closes the NetworkClient, rather than leave an answer nobody awaits.
+                connection.pending.pop(correlation_id, None)
+                self._disconnect(broker.id, connection, "request cancelled: the broker was removed")
+                raise
             except (ConnectionError, OSError) as e:
+                connection.pending.pop(correlation_id, None)
                 self._disconnect(broker.id, connection, str(e))
                 raise BrokerUnreachableError(f"connection to broker {broker.id} failed: {e}") from e
             finally:
@@ -200,3 +219,8 @@ class TcpTransport:
             self.close_broker(broker_id)
         with contextlib.suppress(Exception):
             await asyncio.sleep(0)
+
+
+def _split_by_delete_flag(request: StopReplicaRequest) -> list[StopReplicaRequest]:
+    groups = [tuple(s for s in request.partition_states if s.delete_partition is flag) for flag in (False, True)]
+    return [replace(request, partition_states=g) for g in groups if g] or [request]

@@ -16,7 +16,7 @@ import importlib
 import io
 import uuid
 from collections.abc import Iterable, Sequence
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from datetime import timedelta
 from functools import cache
 from typing import Any, Protocol
@@ -27,13 +27,16 @@ from kio.serial import entity_reader, entity_writer
 from zkcontroller.model import Broker, TopicId
 from zkcontroller.protocol.wire.codec import WireFormatError
 
-API_VERSIONS, METADATA, DESCRIBE_CLUSTER = 18, 3, 60
+API_VERSIONS, METADATA, DESCRIBE_CLUSTER, CREATE_TOPICS = 18, 3, 60, 19
 UNSUPPORTED_VERSION = 35
 NO_AUTHORIZED_OPERATIONS = -(2**31)
 """``Integer.MIN_VALUE``: authorized operations not requested."""
 
 CLIENT_API_VERSIONS: dict[int, tuple[int, int]] = {API_VERSIONS: (0, 3), METADATA: (0, 11), DESCRIBE_CLUSTER: (0, 1)}
-_MODULES = {API_VERSIONS: "api_versions", METADATA: "metadata", DESCRIBE_CLUSTER: "describe_cluster"}
+CREATE_TOPICS_VERSIONS = (2, 7)
+"""Kafka 2.8 serves CreateTopics 0–7; kio (Kafka 4.x schemas) has 2–7, and every client here asks >= 2."""
+_MODULES = {API_VERSIONS: "api_versions", METADATA: "metadata", DESCRIBE_CLUSTER: "describe_cluster",
+            CREATE_TOPICS: "create_topics"}
 _ZERO = timedelta(0)
 
 
@@ -88,7 +91,7 @@ def decode_body(api_key: int, version: int, buf: bytes | memoryview, offset: int
 
 
 _REQUEST_NAMES = {API_VERSIONS: "ApiVersionsRequest", METADATA: "MetadataRequest",
-                  DESCRIBE_CLUSTER: "DescribeClusterRequest"}
+                  DESCRIBE_CLUSTER: "DescribeClusterRequest", CREATE_TOPICS: "CreateTopicsRequest"}
 
 
 # ---------------------------------------------------------------------------------------------- ApiVersions
@@ -155,3 +158,42 @@ def describe_cluster_response(version: int, brokers: Iterable[Broker], listener_
                          error_message=None, endpoint_type=1, cluster_id=cluster_id,
                          controller_id=-1 if controller_id is None else controller_id, brokers=tuple(values),
                          cluster_authorized_operations=NO_AUTHORIZED_OPERATIONS))
+
+
+# ---------------------------------------------------------------------------------------------- CreateTopics
+
+@dataclass(frozen=True, slots=True)
+class TopicToCreate:
+    name: str
+    num_partitions: int
+    """-1: the broker's default (``num.partitions``)."""
+    replication_factor: int
+    """-1: the broker's default (``default.replication.factor``)."""
+    assignment: dict[int, list[int]]
+    configs: dict[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class TopicCreated:
+    name: str
+    error: int = 0
+    message: str | None = None
+    num_partitions: int = -1
+    replication_factor: int = -1
+
+
+def topics_to_create(request: Any) -> tuple[list[TopicToCreate], bool]:
+    """The topics a CreateTopics request asks for, and its ``validate_only`` flag."""
+    topics = [TopicToCreate(t.name, t.num_partitions, t.replication_factor,
+                            {a.partition_index: list(a.broker_ids) for a in t.assignments},
+                            {c.name: c.value or "" for c in t.configs}) for t in request.topics]
+    return topics, bool(getattr(request, "validate_only", False))
+
+
+def create_topics_response(version: int, results: Iterable[TopicCreated]) -> bytes:
+    m = _types(CREATE_TOPICS, version, "response")
+    topics = tuple(_build(m.CreatableTopicResult, name=r.name, topic_id=uuid.UUID(int=0), error_code=ErrorCode(r.error),
+                          error_message=r.message, num_partitions=r.num_partitions,
+                          replication_factor=r.replication_factor, configs=None if r.error else ())
+                   for r in results)
+    return _write(_build(m.CreateTopicsResponse, throttle_time=_ZERO, topics=topics))

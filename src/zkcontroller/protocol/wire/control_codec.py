@@ -25,9 +25,27 @@ from zkcontroller.protocol.control_requests import (
     UpdateMetadataPartitionState,
     UpdateMetadataRequest,
 )
+from zkcontroller.protocol.inter_broker import (
+    AlterIsrPartition,
+    AlterIsrPartitionResult,
+    AlterIsrRequest,
+    AlterIsrResponse,
+    ControlledShutdownRequest,
+    ControlledShutdownResponse,
+)
 from zkcontroller.protocol.wire import codec
 from zkcontroller.protocol.wire.codec import WireFormatError
-from zkcontroller.protocol.wire.messages import INTER_BROKER_APIS, LEADER_AND_ISR, STOP_REPLICA, UPDATE_METADATA
+from zkcontroller.protocol.wire.messages import (
+    ALTER_ISR,
+    CONTROLLED_SHUTDOWN,
+    INTER_BROKER_APIS,
+    LEADER_AND_ISR,
+    STOP_REPLICA,
+    UPDATE_METADATA,
+)
+
+WireRequest = AnyControlRequest | ControlledShutdownRequest | AlterIsrRequest
+WireResponse = ControlResponse | ControlledShutdownResponse | AlterIsrResponse
 
 SECURITY_PROTOCOL_IDS = {"PLAINTEXT": 0, "SSL": 1, "SASL_PLAINTEXT": 2, "SASL_SSL": 3}
 SECURITY_PROTOCOL_NAMES = {v: k for k, v in SECURITY_PROTOCOL_IDS.items()}
@@ -72,8 +90,23 @@ def _umd_broker(b: Broker) -> dict[str, Any]:
                           for e in b.endpoints]}
 
 
-def request_body(request: AnyControlRequest) -> dict[str, Any]:
+def _grouped_by_tp(items: Iterable[Any]) -> dict[str, list[Any]]:
+    by_topic: dict[str, list[Any]] = defaultdict(list)
+    for item in items:
+        by_topic[item.topic_partition.topic].append(item)
+    return by_topic
+
+
+def request_body(request: WireRequest) -> dict[str, Any]:
     """The version-free dict of ``request`` (every layout's fields filled; the codec writes the version's)."""
+    if isinstance(request, ControlledShutdownRequest):
+        return {"broker_id": request.broker_id, "broker_epoch": request.broker_epoch}
+    if isinstance(request, AlterIsrRequest):
+        return {"broker_id": request.broker_id, "broker_epoch": request.broker_epoch, "topics": [
+            {"name": t, "partitions": [{"partition_index": p.topic_partition.partition, "leader_epoch": p.leader_epoch,
+                                        "new_isr": list(p.new_isr), "current_isr_version": p.current_isr_version}
+                                       for p in ps]}
+            for t, ps in _grouped_by_tp(request.partitions).items()]}
     common = {"controller_id": request.controller_id, "controller_epoch": request.controller_epoch,
               "broker_epoch": request.broker_epoch}
     if isinstance(request, LeaderAndIsrRequest):
@@ -107,7 +140,7 @@ def request_body(request: AnyControlRequest) -> dict[str, Any]:
                  "delete_partition": s.delete_partition} for s in ss]} for t, ss in _grouped(states).items()]}
 
 
-def encode_request(request: AnyControlRequest, version: int) -> bytes:
+def encode_request(request: WireRequest, version: int) -> bytes:
     """The body of ``request`` at ``version``. StopReplica before v3 has one delete flag for the whole request:
     a mixed request cannot be written there (the controller sends two, as Kafka's does)."""
     if isinstance(request, StopReplicaRequest) and version < 3:
@@ -147,9 +180,16 @@ def _topic_ids(topic_states: list[dict[str, Any]]) -> tuple[tuple[str, TopicId |
                  if t["topic_id"] != ZERO_TOPIC_ID.raw)
 
 
-def decode_request(api_key: int, version: int, buf: bytes | memoryview, offset: int = 0) -> AnyControlRequest:
-    """A LeaderAndIsr, UpdateMetadata or StopReplica body as plain values; `WireFormatError` on bad bytes."""
+def decode_request(api_key: int, version: int, buf: bytes | memoryview, offset: int = 0) -> WireRequest:
+    """A LeaderAndIsr, UpdateMetadata, StopReplica, ControlledShutdown or AlterIsr body as plain values;
+    `WireFormatError` on bad bytes."""
     d = codec.decode(INTER_BROKER_APIS[api_key].request, version, buf, offset, exact=False)
+    if api_key == ApiKey.CONTROLLED_SHUTDOWN:
+        return ControlledShutdownRequest(d["broker_id"], d["broker_epoch"])
+    if api_key == ApiKey.ALTER_ISR:
+        return AlterIsrRequest(d["broker_id"], d["broker_epoch"], tuple(
+            AlterIsrPartition(TopicPartition(t["name"], p["partition_index"]), p["leader_epoch"], tuple(p["new_isr"]),
+                              p["current_isr_version"]) for t in d["topics"] for p in t["partitions"]))
     common = (d["controller_id"], d["controller_epoch"], d["broker_epoch"])
     try:
         if api_key == ApiKey.LEADER_AND_ISR:
@@ -196,8 +236,19 @@ def _error(code: int) -> Errors:
         return Errors.UNKNOWN_SERVER_ERROR
 
 
-def encode_response(response: ControlResponse, version: int, request: AnyControlRequest | None = None) -> bytes:
+def encode_response(response: WireResponse, version: int, request: WireRequest | None = None) -> bytes:
     """The body of ``response`` at ``version``; LeaderAndIsr v5 needs ``request`` for the topic ids."""
+    if isinstance(response, ControlledShutdownResponse):
+        return codec.encode(CONTROLLED_SHUTDOWN.response, version, {
+            "error_code": int(response.error),
+            "remaining_partitions": [{"topic_name": tp.topic, "partition_index": tp.partition}
+                                     for tp in response.remaining_partitions]})
+    if isinstance(response, AlterIsrResponse):
+        return codec.encode(ALTER_ISR.response, version, {"error_code": int(response.error), "topics": [
+            {"name": t, "partitions": [{"partition_index": r.topic_partition.partition, "error_code": int(r.error),
+                                        "leader_id": r.leader_id, "leader_epoch": r.leader_epoch, "isr": list(r.isr),
+                                        "current_isr_version": r.current_isr_version} for r in rs]}
+            for t, rs in _grouped_by_tp(response.partitions).items()]})
     errors = [{"topic_name": tp.topic, "partition_index": tp.partition, "error_code": int(e)}
               for tp, e in response.partition_errors]
     body: dict[str, Any] = {"error_code": int(response.error), "partition_errors": errors}
@@ -215,10 +266,17 @@ def encode_response(response: ControlResponse, version: int, request: AnyControl
     return codec.encode(spec, version, body)
 
 
-def decode_response(request: AnyControlRequest, version: int, buf: bytes | memoryview,
-                    offset: int = 0) -> ControlResponse:
+def decode_response(request: WireRequest, version: int, buf: bytes | memoryview, offset: int = 0) -> WireResponse:
     api_key = request.api_key
     d = codec.decode(INTER_BROKER_APIS[api_key].response, version, buf, offset)
+    if api_key == ApiKey.CONTROLLED_SHUTDOWN:
+        return ControlledShutdownResponse(_error(d["error_code"]), tuple(
+            TopicPartition(p["topic_name"], p["partition_index"]) for p in d["remaining_partitions"]))
+    if api_key == ApiKey.ALTER_ISR:
+        return AlterIsrResponse(_error(d["error_code"]), tuple(
+            AlterIsrPartitionResult(TopicPartition(t["name"], p["partition_index"]), _error(p["error_code"]),
+                                    p["leader_id"], p["leader_epoch"], tuple(p["isr"]), p["current_isr_version"])
+            for t in d["topics"] for p in t["partitions"]))
     if api_key == ApiKey.UPDATE_METADATA:
         return ControlResponse(api_key, _error(d["error_code"]))
     if api_key == ApiKey.LEADER_AND_ISR and version >= 5:

@@ -1,0 +1,112 @@
+"""``zkcontroller broker``: one Kafka broker as an OS process, as ``kafka-server-start.sh`` runs one.
+
+The assembly of Kafka's ``KafkaServer.startup`` over the wire: the listener (`SocketServer` with
+`KafkaApis`) binds first, then the broker registers in ZooKeeper and becomes a controller candidate whose
+requests to other brokers travel over TCP (`TcpTransport`). SIGTERM (or SIGINT) is an orderly stop: the
+controller resigns, the session closes so the broker's znode goes at once, and the listener closes.
+SIGKILL is a hard failure, left to ZooKeeper's session timeout. Controlled shutdown proper (the
+ControlledShutdown request to the controller) is not part of this stop yet.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+
+from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
+from zkcontroller.cluster.create_topics import create_topics_handler
+from zkcontroller.cluster.kafka_server import BrokerConfig, KafkaServer
+from zkcontroller.cluster.metrics import BrokerMetrics
+from zkcontroller.cluster.server_properties import BrokerProperties
+from zkcontroller.controller.event_log import EventLog
+from zkcontroller.coordination.connect import make_backend
+from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.runtime.runtime import AsyncioRuntime
+from zkcontroller.runtime.socket_server import SocketServer
+from zkcontroller.runtime.tcp_transport import TcpTransport
+
+log = logging.getLogger("kafka.server.KafkaServer")
+
+LOG_FORMAT = "[%(asctime)s] %(levelname)s %(message)s (%(name)s)"
+
+
+def configure_logging(level: int = logging.INFO) -> None:
+    logging.basicConfig(level=level, format=LOG_FORMAT, stream=sys.stderr, force=True)
+    logging.getLogger("kazoo").setLevel(logging.WARNING)
+
+
+class BrokerProcess:
+    """One broker's parts, started and stopped in Kafka's order."""
+
+    def __init__(self, props: BrokerProperties) -> None:
+        self.props = props
+        self.runtime = AsyncioRuntime()
+        self.transport = TcpTransport(self.runtime, listener_name=props.listener.name,
+                                      client_id=f"broker-{props.broker_id}-controller",
+                                      request_timeout_ms=props.controller.controller_socket_timeout_ms,
+                                      versions=props.control_request_versions)
+        self.server: KafkaServer | None = None
+        self.apis = KafkaApis(
+            props.broker_id,
+            control_handler=lambda: self.transport.local_handler(props.broker_id),
+            metadata_cache=lambda: self.server.control_plane.metadata_cache
+            if self.server is not None and self.server.control_plane is not None else None,
+            cluster_id=lambda: self.server.cluster_id if self.server is not None else None,
+            listener_name=props.listener.name,
+            create_topics=create_topics_handler(lambda: self.server),
+        )
+        self.socket_server = SocketServer(props.listener.host or "0.0.0.0", props.listener.port, self.apis.handle,
+                                          max_request_bytes=props.socket_request_max_bytes,
+                                          close_on=(CloseConnection,))
+        self.backend = make_backend(props.zookeeper_connect, wall_clock_ms)
+        self.metrics = BrokerMetrics(lambda: self.server) if props.metrics_port is not None else None
+
+    def broker_config(self) -> BrokerConfig:
+        p = self.props
+        return BrokerConfig(broker_id=p.broker_id, host=p.advertised.host, port=p.advertised.port, rack=p.rack,
+                            controller=p.controller, session_timeout_ms=p.session_timeout_ms,
+                            extra={"log.dirs": ",".join(p.log_dirs)})
+
+    async def startup(self) -> None:
+        p = self.props
+        log.info("[KafkaServer id=%d] starting", p.broker_id)
+        await self.socket_server.start()
+        log.info("[SocketServer brokerId=%d] Started data-plane acceptor and processor(s) for endpoint : "
+                 "ListenerName(%s) on port %d", p.broker_id, p.listener.name, self.socket_server.port)
+        sink = self.metrics.event_sink if self.metrics is not None else None
+        self.server = KafkaServer(self.broker_config(), self.backend, self.transport,  # type: ignore[arg-type]
+                                  self.runtime, EventLog(f"broker-{p.broker_id}", wall_clock_ms, sink))
+        if self.metrics is not None and p.metrics_port is not None:
+            self.metrics.serve(p.metrics_port)
+            log.info("[KafkaServer id=%d] Prometheus metrics on http://127.0.0.1:%d/metrics", p.broker_id,
+                     p.metrics_port)
+        await self.server.startup()
+        log.info("[KafkaServer id=%d] started", p.broker_id)
+
+    async def shutdown(self) -> None:
+        log.info("[KafkaServer id=%d] shutting down", self.props.broker_id)
+        if self.server is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.server.shutdown(), 30)
+        await self.socket_server.stop()
+        await self.transport.close()
+        with contextlib.suppress(Exception):
+            await self.backend.close()
+        log.info("[KafkaServer id=%d] shut down completed", self.props.broker_id)
+
+
+async def run_broker(props: BrokerProperties) -> None:
+    """Run until SIGTERM/SIGINT, then stop in order."""
+    process = BrokerProcess(props)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        await process.startup()
+        await stop.wait()
+    finally:
+        await process.shutdown()

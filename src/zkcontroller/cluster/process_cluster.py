@@ -1,0 +1,259 @@
+"""``zkcontroller cluster --processes N``: N broker processes (``zkcontroller broker``) against a real
+ZooKeeper, started here when none is given, driven from a prompt.
+
+Every broker gets its own ``server.properties`` and log file in the cluster's directory. The prompt sends
+Unix signals, as an operator would: stop = SIGTERM (orderly), kill = SIGKILL (hard failure, the session
+times out), pause = SIGSTOP and resume = SIGCONT (a stalled process: the seed articles' split brain).
+Status and describe read ZooKeeper; any Kafka tool (``kcat -L -b``) reads the brokers themselves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import shlex
+import signal
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from zkcontroller.admin.describe import controller_status, describe_lines, describe_topics, select_topics
+from zkcontroller.admin.errors import AdminError
+from zkcontroller.admin.topics import TopicAdmin
+from zkcontroller.cluster.server_properties import render
+from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess, free_port
+from zkcontroller.coordination.connect import make_backend
+from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+
+HELP = """commands:
+  status                          controller, epoch, and each broker process (pid, port, state)
+  create TOPIC [PARTITIONS [RF]]  create a topic through ZooKeeper (defaults 3 and 2)
+  describe [TOPIC]                kafka-topics --describe, from ZooKeeper
+  stop ID | kill ID               SIGTERM (orderly stop) / SIGKILL (hard failure)
+  pause ID | resume ID            SIGSTOP / SIGCONT
+  start ID                        start a stopped or killed broker again
+  help | quit"""
+
+SIGNALS = {"stop": signal.SIGTERM, "kill": signal.SIGKILL, "pause": signal.SIGSTOP, "resume": signal.SIGCONT}
+
+
+@dataclass
+class BrokerProc:
+    broker_id: int
+    port: int
+    config: Path
+    log: Path
+    metrics_port: int
+    process: subprocess.Popen[bytes] | None = None
+    paused: bool = False
+
+    @property
+    def state(self) -> str:
+        if self.process is None:
+            return "not started"
+        code = self.process.poll()
+        if code is not None:
+            return f"exited ({code})"
+        return "paused" if self.paused else "running"
+
+
+class ProcessCluster:
+    """Broker processes on loopback; ``zookeeper`` None starts a ZooKeeper server of our own."""
+
+    def __init__(self, broker_ids: list[int], directory: Path | None = None, zookeeper: str | None = None,
+                 session_timeout_ms: int = 18000, racks: dict[int, str] | None = None,
+                 extra: dict[str, str] | None = None) -> None:
+        self.directory = directory or Path(tempfile.mkdtemp(prefix="zkcontroller-processes-"))
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self._own_zk: ZooKeeperServerProcess | None = None
+        self._zk_connect = zookeeper
+        self.session_timeout_ms = session_timeout_ms
+        self.racks = racks or {}
+        self.extra = extra or {}
+        self.brokers: dict[int, BrokerProc] = {}
+        for broker_id in sorted(broker_ids):
+            port = free_port()
+            self.brokers[broker_id] = BrokerProc(broker_id, port, self.directory / f"server-{broker_id}.properties",
+                                                 self.directory / f"broker-{broker_id}.log", free_port())
+
+    @property
+    def zookeeper_connect(self) -> str:
+        assert self._zk_connect is not None, "not started"
+        return self._zk_connect
+
+    @property
+    def bootstrap(self) -> str:
+        return ",".join(f"127.0.0.1:{b.port}" for b in self.brokers.values())
+
+    def start(self) -> None:
+        if self._zk_connect is None:
+            self._own_zk = ZooKeeperServerProcess(self.directory / "zookeeper")
+            self._own_zk.start()
+            self._zk_connect = f"{self._own_zk.connect_string}/kafka"
+        for broker_id in self.brokers:
+            self.start_broker(broker_id)
+
+    def _properties(self, b: BrokerProc) -> dict[str, str]:
+        values = {"broker.id": str(b.broker_id), "listeners": f"PLAINTEXT://127.0.0.1:{b.port}",
+                  "zookeeper.connect": self.zookeeper_connect,
+                  "zookeeper.session.timeout.ms": str(self.session_timeout_ms),
+                  "log.dirs": str(self.directory / f"kafka-logs-{b.broker_id}"),
+                  "metrics.prometheus.port": str(b.metrics_port)}
+        if b.broker_id in self.racks:
+            values["broker.rack"] = self.racks[b.broker_id]
+        return {**values, **self.extra}
+
+    def start_broker(self, broker_id: int) -> None:
+        b = self.brokers[broker_id]
+        if b.process is not None and b.process.poll() is None:
+            raise ValueError(f"broker {broker_id} is already running (pid {b.process.pid})")
+        b.config.write_text(render(self._properties(b)))
+        with b.log.open("ab") as log:
+            command = [sys.executable, "-m", "zkcontroller.cli", "broker", "--config", str(b.config)]
+            b.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        b.paused = False
+
+    def signal(self, broker_id: int, sig: signal.Signals) -> None:
+        b = self.brokers.get(broker_id)
+        if b is None:
+            raise ValueError(f"no broker {broker_id}")
+        if b.process is None or b.process.poll() is not None:
+            raise ValueError(f"broker {broker_id} is not running ({b.state})")
+        if b.paused and sig is signal.SIGTERM:
+            b.process.send_signal(signal.SIGCONT)  # a stopped process cannot act on SIGTERM
+        b.process.send_signal(sig)
+        if sig is signal.SIGSTOP:
+            b.paused = True
+        elif sig in (signal.SIGCONT, signal.SIGTERM):
+            b.paused = False
+
+    def wait_exit(self, broker_id: int, timeout_s: float = 30.0) -> int:
+        process = self.brokers[broker_id].process
+        assert process is not None
+        return process.wait(timeout_s)
+
+    def stop(self) -> None:
+        """Stop every broker (SIGTERM, then SIGKILL after a bound), then our ZooKeeper."""
+        for b in self.brokers.values():
+            if b.process is not None and b.process.poll() is None:
+                if b.paused:
+                    b.process.send_signal(signal.SIGCONT)
+                b.process.terminate()
+        for b in self.brokers.values():
+            if b.process is not None:
+                try:
+                    b.process.wait(20)
+                except subprocess.TimeoutExpired:
+                    b.process.kill()
+                    b.process.wait()
+        if self._own_zk is not None:
+            self._own_zk.cleanup()
+            self._own_zk = None
+
+
+class ProcessClusterShell:
+    def __init__(self, cluster: ProcessCluster, admin: KafkaZkClient, out: Callable[[str], None] = print) -> None:
+        self.cluster = cluster
+        self.admin = admin
+        self.topics = TopicAdmin(admin, random.Random())
+        self.out = out
+
+    async def run_command(self, line: str) -> bool:
+        try:
+            words = shlex.split(line)
+        except ValueError as e:
+            self.out(f"error: {e}")
+            return True
+        if not words:
+            return True
+        name, args = words[0], words[1:]
+        if name in ("quit", "exit"):
+            return False
+        try:
+            if name == "help":
+                self.out(HELP)
+            elif name == "status":
+                await self._status()
+            elif name == "create":
+                await self._create(args)
+            elif name == "describe":
+                topics = await select_topics(self.admin, args[0] if args else None)
+                live = await self.admin.get_sorted_broker_list()
+                for text in describe_lines(await describe_topics(self.admin, topics), live):
+                    self.out(text)
+            elif name in SIGNALS or name == "start":
+                if len(args) != 1 or not args[0].isdigit():
+                    raise ValueError(f"usage: {name} BROKER_ID")
+                broker_id = int(args[0])
+                if name == "start":
+                    self.cluster.start_broker(broker_id)
+                else:
+                    self.cluster.signal(broker_id, SIGNALS[name])
+                self.out(f"{name} {broker_id}: done")
+            else:
+                self.out(f"unknown command {name!r}\n{HELP}")
+        except (AdminError, ValueError, TimeoutError, OSError) as e:
+            self.out(f"error: {e}")
+        return True
+
+    async def _status(self) -> None:
+        self.out((await controller_status(self.admin)).render())
+        for b in self.cluster.brokers.values():
+            pid = b.process.pid if b.process is not None else "-"
+            self.out(f"broker {b.broker_id}: pid {pid}, 127.0.0.1:{b.port}, {b.state}, "
+                     f"metrics http://127.0.0.1:{b.metrics_port}/metrics, log {b.log}")
+
+    async def _create(self, args: list[str]) -> None:
+        if not args:
+            raise ValueError("usage: create TOPIC [PARTITIONS [REPLICATION_FACTOR]]")
+        partitions = int(args[1]) if len(args) > 1 else 3
+        rf = int(args[2]) if len(args) > 2 else min(2, len(self.cluster.brokers))
+        assignment = await self.topics.create_topic(args[0], partitions, rf)
+        self.out(f"Created topic {args[0]} ({', '.join(f'{p}:{r}' for p, r in sorted(assignment.items()))}).")
+
+
+async def run_process_cluster(broker_ids: list[int], zookeeper: str | None, directory: Path | None,
+                              session_timeout_ms: int) -> None:
+    cluster = ProcessCluster(broker_ids, directory, zookeeper, session_timeout_ms)
+    await asyncio.to_thread(cluster.start)
+    backend = make_backend(cluster.zookeeper_connect, wall_clock_ms)
+    session = await backend.new_session()
+    admin = KafkaZkClient(session, wall_clock_ms)
+    shell = ProcessClusterShell(cluster, admin)
+    try:
+        await wait_registered(admin, broker_ids)
+        print(f"cluster up: broker processes {', '.join(map(str, broker_ids))} on {cluster.bootstrap}; "
+              f"ZooKeeper {cluster.zookeeper_connect}; files in {cluster.directory}")
+        print(f"try: kcat -L -b {cluster.bootstrap.split(',')[0]}")
+        print(HELP)
+        while True:
+            print("> ", end="", flush=True)
+            line = await asyncio.to_thread(sys.stdin.readline)
+            if not line:
+                await asyncio.Event().wait()
+            if not await shell.run_command(line):
+                break
+    finally:
+        with contextlib.suppress(Exception):
+            await session.close()
+        with contextlib.suppress(Exception):
+            await backend.close()
+        await asyncio.to_thread(cluster.stop)
+
+
+async def wait_registered(admin: KafkaZkClient, broker_ids: list[int], timeout_s: float = 60.0) -> None:
+    """Bounded wait until every broker has registered and one is controller (the processes start in parallel)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while True:
+        registered = set(await admin.get_sorted_broker_list())
+        if registered >= set(broker_ids) and await admin.get_controller_id() is not None:
+            return
+        if loop.time() > deadline:
+            raise TimeoutError(f"brokers {sorted(set(broker_ids) - registered)} did not register within {timeout_s}s")
+        await asyncio.sleep(0.1)

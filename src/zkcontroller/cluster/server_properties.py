@@ -1,0 +1,213 @@
+"""``server.properties``: Kafka's broker configuration file, read into what one broker process needs.
+
+Kafka's keys and defaults (2.8.2's ``KafkaConfig``) where they apply to a broker that is a controller
+candidate and answers the wire protocol. Unknown keys are logged and kept (``unknown``); a bad value is a
+`ConfigError` naming the key and the value, raised before anything starts. Only PLAINTEXT listeners are
+served (one listener, the inter-broker one).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from zkcontroller.controller.config import ControllerConfig
+from zkcontroller.protocol.wire.messages import IBP_2_8_VERSIONS
+
+log = logging.getLogger("kafka.server.KafkaConfig")
+
+IBP_VERSIONS = {"2.5": {4: 4, 5: 2, 6: 6}, "2.6": {4: 4, 5: 3, 6: 6}, "2.7": {4: 4, 5: 3, 6: 6},
+                "2.8": {4: 5, 5: 3, 6: 7}}
+"""Control-request versions per ``inter.broker.protocol.version`` (Kafka's ControllerBrokerRequestBatch rules:
+LeaderAndIsr v4 and UpdateMetadata v6 from 2.4-IV1, StopReplica v3 from 2.6-IV0, LeaderAndIsr v5 and
+UpdateMetadata v7 from 2.8-IV1). Older IBPs are not offered."""
+
+
+class ConfigError(ValueError):
+    """A bad or missing broker setting: names the key and what was wrong."""
+
+
+def parse_properties(text: str, source: str = "<properties>") -> dict[str, str]:
+    """Java ``.properties``: ``key=value`` or ``key: value``, ``#``/``!`` comments, ``\\`` line continuations."""
+    props: dict[str, str] = {}
+    pending = ""
+    for raw in text.splitlines():
+        line = pending + raw.lstrip() if pending else raw.strip()
+        pending = ""
+        if line.endswith("\\") and not line.endswith("\\\\"):
+            pending = line[:-1]
+            continue
+        if not line or line[0] in "#!":
+            continue
+        m = re.match(r"([^=:\s]+)\s*[=:\s]\s*(.*)$", line)
+        if m is None:
+            props[line] = ""
+            continue
+        props[m.group(1)] = m.group(2).strip()
+    if pending:
+        props.setdefault(pending.split("=", 1)[0].strip(), pending.partition("=")[2].strip())
+    return props
+
+
+@dataclass(frozen=True)
+class Listener:
+    name: str
+    host: str
+    port: int
+
+
+@dataclass(frozen=True)
+class BrokerProperties:
+    broker_id: int
+    listener: Listener
+    advertised: Listener
+    zookeeper_connect: str
+    session_timeout_ms: int
+    rack: str | None
+    log_dirs: tuple[str, ...]
+    inter_broker_protocol_version: str
+    controller: ControllerConfig
+    socket_request_max_bytes: int
+    replica_lag_time_max_ms: int
+    metrics_port: int | None
+    unknown: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def control_request_versions(self) -> dict[int, int]:
+        """Versions this broker sends: its IBP's control requests, ControlledShutdown v3 and AlterIsr v0."""
+        return {**IBP_2_8_VERSIONS, **IBP_VERSIONS[self.inter_broker_protocol_version[:3]]}
+
+
+def _int(key: str, value: str, minimum: int | None = None) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise ConfigError(f"Invalid value {value} for configuration {key}: Not a number of type INT") from None
+    if minimum is not None and n < minimum:
+        raise ConfigError(f"Invalid value {value} for configuration {key}: Value must be at least {minimum}")
+    return n
+
+
+def _bool(key: str, value: str) -> bool:
+    v = value.strip().lower()
+    if v not in ("true", "false"):
+        raise ConfigError(f"Invalid value {value} for configuration {key}: Expected value to be either true or false")
+    return v == "true"
+
+
+def _listener(key: str, value: str) -> Listener:
+    items = [v.strip() for v in value.split(",") if v.strip()]
+    if len(items) != 1:
+        raise ConfigError(f"{key}={value}: exactly one listener is supported (a PLAINTEXT one)")
+    m = re.fullmatch(r"([A-Za-z0-9_]+)://(\[[^\]]*\]|[^:]*):(-?\d+)", items[0])
+    if m is None:
+        raise ConfigError(f"{key}={value}: Unable to parse {items[0]} to a broker endpoint (NAME://host:port)")
+    name, host, port = m.group(1).upper(), m.group(2).strip("[]"), int(m.group(3))
+    if name != "PLAINTEXT":
+        raise ConfigError(f"{key}={value}: only the PLAINTEXT listener is served, not {name}")
+    if not 0 <= port <= 65535:
+        raise ConfigError(f"{key}={value}: port {port} is not within 0..65535")
+    return Listener(name, host, port)
+
+
+_KNOWN = {
+    "broker.id", "listeners", "advertised.listeners", "zookeeper.connect", "zookeeper.session.timeout.ms",
+    "zookeeper.connection.timeout.ms", "broker.rack", "log.dirs", "log.dir", "inter.broker.protocol.version",
+    "auto.leader.rebalance.enable", "unclean.leader.election.enable", "delete.topic.enable",
+    "controlled.shutdown.enable", "controlled.shutdown.max.retries", "controlled.shutdown.retry.backoff.ms",
+    "replica.lag.time.max.ms", "leader.imbalance.check.interval.seconds", "leader.imbalance.per.broker.percentage",
+    "zookeeper.max.in.flight.requests", "controller.socket.timeout.ms", "request.timeout.ms",
+    "inter.broker.listener.name", "socket.request.max.bytes", "metrics.prometheus.port",
+}
+
+
+def broker_properties(props: dict[str, str], overrides: Iterable[str] = ()) -> BrokerProperties:
+    """Validate ``props`` (with ``key=value`` ``overrides`` applied last) into `BrokerProperties`."""
+    props = dict(props)
+    for item in overrides:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--override {item!r}: expected key=value")
+        props[key.strip()] = value.strip()
+    unknown = {k: v for k, v in props.items() if k not in _KNOWN}
+    for key in sorted(unknown):
+        log.warning("The configuration '%s' was supplied but isn't a known config.", key)
+
+    def get(key: str, default: str | None = None) -> str:
+        value = props.get(key, default)
+        if value is None:
+            raise ConfigError(f"Missing required configuration \"{key}\" which has no default value.")
+        return value
+
+    def num(key: str, default: int, minimum: int | None = None) -> int:
+        return _int(key, get(key, str(default)), minimum)
+
+    def flag(key: str, default: bool) -> bool:
+        return _bool(key, get(key, "true" if default else "false"))
+
+    broker_id = num("broker.id", -1, 0) if "broker.id" in props else None
+    if broker_id is None:
+        raise ConfigError("broker.id must be set (automatic broker id generation is not supported)")
+    listener = _listener("listeners", get("listeners", "PLAINTEXT://:9092"))
+    advertised = _listener("advertised.listeners", props["advertised.listeners"]) \
+        if "advertised.listeners" in props else listener
+    if advertised.host in ("", "0.0.0.0"):
+        advertised = Listener(advertised.name, "localhost", advertised.port)
+    ibp = get("inter.broker.protocol.version", "2.8")
+    if not re.fullmatch(r"\d+\.\d+(\.\d+|-IV\d+)?", ibp) or ibp[:3] not in IBP_VERSIONS:
+        raise ConfigError(f"Invalid value {ibp} for configuration inter.broker.protocol.version: "
+                          f"supported are {', '.join(sorted(IBP_VERSIONS))}")
+    zk = get("zookeeper.connect")
+    if not re.fullmatch(r"[^/,\s]+:\d+(,[^/,\s]+:\d+)*(/[^\s]*)?", zk):
+        raise ConfigError(f"Invalid value {zk} for configuration zookeeper.connect: expected host:port[,...][/chroot]")
+    session_timeout_ms = num("zookeeper.session.timeout.ms", 18000, 1)
+    log_dirs = tuple(d.strip() for d in get("log.dirs", get("log.dir", "/tmp/kafka-logs")).split(",") if d.strip())
+    if not log_dirs:
+        raise ConfigError("log.dirs is empty")
+    inter_broker_listener = get("inter.broker.listener.name", "PLAINTEXT")
+    if inter_broker_listener.upper() != "PLAINTEXT":
+        raise ConfigError(f"inter.broker.listener.name={inter_broker_listener}: only PLAINTEXT is served")
+    controller = ControllerConfig(
+        broker_id=broker_id,
+        unclean_leader_election_enable=flag("unclean.leader.election.enable", False),
+        auto_leader_rebalance_enable=flag("auto.leader.rebalance.enable", True),
+        leader_imbalance_check_interval_seconds=num("leader.imbalance.check.interval.seconds", 300, 1),
+        leader_imbalance_per_broker_percentage=num("leader.imbalance.per.broker.percentage", 10, 0),
+        delete_topic_enable=flag("delete.topic.enable", True),
+        controlled_shutdown_enable=flag("controlled.shutdown.enable", True),
+        controlled_shutdown_max_retries=num("controlled.shutdown.max.retries", 3, 0),
+        controlled_shutdown_retry_backoff_ms=num("controlled.shutdown.retry.backoff.ms", 5000, 0),
+        zookeeper_session_timeout_ms=session_timeout_ms,
+        zookeeper_max_in_flight_requests=num("zookeeper.max.in.flight.requests", 10, 1),
+        controller_socket_timeout_ms=num("controller.socket.timeout.ms", 30000, 1),
+        request_timeout_ms=num("request.timeout.ms", 30000, 1),
+        inter_broker_listener_name="PLAINTEXT",
+    )
+    metrics = props.get("metrics.prometheus.port")
+    rack = props.get("broker.rack") or None
+    return BrokerProperties(
+        broker_id=broker_id, listener=listener, advertised=advertised, zookeeper_connect=zk,
+        session_timeout_ms=session_timeout_ms, rack=rack, log_dirs=log_dirs,
+        inter_broker_protocol_version=ibp, controller=controller,
+        socket_request_max_bytes=num("socket.request.max.bytes", 104857600, 1),
+        replica_lag_time_max_ms=num("replica.lag.time.max.ms", 30000, 1),
+        metrics_port=_int("metrics.prometheus.port", metrics, 0) if metrics else None,
+        unknown=unknown,
+    )
+
+
+def load(path: Path, overrides: Iterable[str] = (), reader: Callable[[Path], str] = Path.read_text) -> BrokerProperties:
+    try:
+        text = reader(path)
+    except OSError as e:
+        raise ConfigError(f"cannot read {path}: {e.strerror or e}") from None
+    return broker_properties(parse_properties(text, str(path)), overrides)
+
+
+def render(values: dict[str, Any]) -> str:
+    """A ``server.properties`` text for ``values`` (used by the process cluster to write each broker's file)."""
+    return "".join(f"{k}={v}\n" for k, v in values.items())

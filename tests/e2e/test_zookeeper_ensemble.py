@@ -1,0 +1,70 @@
+"""Brokers on a three-server ZooKeeper ensemble: killing the ZooKeeper leader loses no write and changes no
+controller; the sessions move to the surviving servers, as Kafka's do."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import signal
+
+import pytest
+from tests.e2e.test_broker_processes import _all_led, wait_for_kcat
+from tests.e2e.zookeeper_ensemble import ZooKeeperEnsemble
+from tests.helpers import wait_until
+
+from zkcontroller.admin.topics import TopicAdmin
+from zkcontroller.cluster.process_cluster import ProcessCluster, wait_registered
+from zkcontroller.cluster.zookeeper_server import ZooKeeperNotInstalled
+from zkcontroller.coordination.connect import make_backend
+from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+
+pytestmark = [pytest.mark.zookeeper, pytest.mark.timeout(240)]
+
+
+async def test_killing_the_zookeeper_leader_loses_no_write_and_keeps_the_controller(tmp_path):
+    ensemble = ZooKeeperEnsemble(tmp_path / "ensemble")
+    try:
+        await asyncio.to_thread(ensemble.start)
+    except ZooKeeperNotInstalled as e:
+        pytest.skip(f"real ZooKeeper unavailable: {e}")
+    cluster = ProcessCluster([1, 2, 3], tmp_path / "brokers", zookeeper=f"{ensemble.connect_string}/kafka",
+                             session_timeout_ms=10000)
+    backend = make_backend(f"{ensemble.connect_string}/kafka", wall_clock_ms)
+    try:
+        cluster.start()
+        session = await backend.new_session(10000)
+        zk = KafkaZkClient(session, wall_clock_ms)
+        await wait_registered(zk, [1, 2, 3])
+        admin = TopicAdmin(zk, random.Random(3))
+        await admin.create_topic("before", 4, 3)
+        addr = cluster.bootstrap.split(",")[0]
+        await wait_for_kcat(addr, lambda m: _all_led(m, "before", 4, {1, 2, 3}), "before led")
+        controller, epoch = await zk.get_controller_id(), (await zk.get_controller_epoch())[0]
+
+        leader = ensemble.leader()
+        assert leader is not None
+        ensemble.kill(leader)
+        await wait_until(lambda: ensemble.leader() not in (None, leader), timeout_s=30, what="a new ZooKeeper leader",
+                         poll_s=0.2)
+
+        async def write_lands() -> bool:
+            try:
+                await admin.create_topic("after", 2, 3)
+            except Exception:  # the admin's own session may still be reconnecting
+                return False
+            return True
+
+        await wait_until(write_lands, timeout_s=30, what="a write after the failover", poll_s=0.5)
+        await wait_for_kcat(addr, lambda m: _all_led(m, "after", 2, {1, 2, 3}) and _all_led(m, "before", 4, {1, 2, 3})
+                            and len(m["brokers"]) == 3, "both topics led by the same three brokers")
+        assert sorted(await zk.get_all_topics_in_cluster()) == ["after", "before"]
+        assert (await zk.get_controller_id(), (await zk.get_controller_epoch())[0]) == (controller, epoch)
+        await session.close()
+    finally:
+        for b in cluster.brokers.values():  # brokers first, while ZooKeeper still answers their goodbyes
+            if b.process is not None and b.process.poll() is None:
+                b.process.send_signal(signal.SIGTERM)
+        await asyncio.to_thread(cluster.stop)
+        await backend.close()
+        ensemble.stop()

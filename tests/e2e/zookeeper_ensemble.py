@@ -1,0 +1,81 @@
+"""A three-server ZooKeeper ensemble on loopback (Debian's ``zookeeper``: QuorumPeerMain), for tests."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+from zkcontroller.cluster.zookeeper_server import ZooKeeperNotInstalled, find_classpath, four_letter_word, free_port
+
+QUORUM_MAIN = "org.apache.zookeeper.server.quorum.QuorumPeerMain"
+
+
+class ZooKeeperEnsemble:
+    def __init__(self, directory: Path, size: int = 3, tick_time_ms: int = 500) -> None:
+        self.directory = directory
+        self.ids = list(range(1, size + 1))
+        self.client_ports = {i: free_port() for i in self.ids}
+        self.peer_ports = {i: (free_port(), free_port()) for i in self.ids}
+        self.tick_time_ms = tick_time_ms
+        self.processes: dict[int, subprocess.Popen[bytes]] = {}
+
+    @property
+    def connect_string(self) -> str:
+        return ",".join(f"127.0.0.1:{self.client_ports[i]}" for i in self.ids)
+
+    def _config(self, i: int) -> Path:
+        data = self.directory / f"zk{i}"
+        data.mkdir(parents=True, exist_ok=True)
+        (data / "myid").write_text(f"{i}\n")
+        servers = "".join(f"server.{j}=127.0.0.1:{q}:{e}\n" for j, (q, e) in self.peer_ports.items())
+        cfg = data / "zoo.cfg"
+        cfg.write_text(f"tickTime={self.tick_time_ms}\ninitLimit=20\nsyncLimit=10\ndataDir={data}\n"
+                       f"clientPort={self.client_ports[i]}\nclientPortAddress=127.0.0.1\n"
+                       f"minSessionTimeout={2 * self.tick_time_ms}\nmaxSessionTimeout=60000\n"
+                       "admin.enableServer=false\n4lw.commands.whitelist=*\n" + servers)
+        return cfg
+
+    def start(self, timeout_s: float = 90.0) -> None:
+        java = shutil.which("java")
+        if java is None:
+            raise ZooKeeperNotInstalled("java not found on PATH")
+        classpath = find_classpath()
+        self.directory.mkdir(parents=True, exist_ok=True)
+        for i in self.ids:
+            command = [java, "-Xmx256m", "-cp", classpath, QUORUM_MAIN, str(self._config(i))]
+            with (self.directory / f"zk{i}.out").open("ab") as log:
+                self.processes[i] = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
+                                                     stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.leader() is not None and all(self.mode(i) in ("leader", "follower") for i in self.ids):
+                return
+            time.sleep(0.2)  # polling child processes' ports: a bounded wait on a condition
+        raise TimeoutError(f"the ensemble did not form within {timeout_s}s")
+
+    def mode(self, i: int) -> str | None:
+        for line in four_letter_word("127.0.0.1", self.client_ports[i], "srvr", 1.0).splitlines():
+            if line.startswith("Mode:"):
+                return line.split(":", 1)[1].strip()
+        return None
+
+    def leader(self) -> int | None:
+        return next((i for i in self.ids if i in self.processes and self.processes[i].poll() is None
+                     and self.mode(i) == "leader"), None)
+
+    def kill(self, i: int) -> None:
+        self.processes[i].kill()
+        self.processes[i].wait(10)
+
+    def stop(self) -> None:
+        for p in self.processes.values():
+            if p.poll() is None:
+                p.terminate()
+        for p in self.processes.values():
+            try:
+                p.wait(15)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()

@@ -1,0 +1,66 @@
+"""server.properties: Kafka's keys and defaults, overrides, unknown keys logged, bad values a clear error."""
+
+from __future__ import annotations
+
+import logging
+import re
+
+import pytest
+
+from zkcontroller.cluster.server_properties import ConfigError, broker_properties, parse_properties
+
+BASE = """# a broker
+broker.id=3
+listeners=PLAINTEXT://127.0.0.1:9093
+zookeeper.connect=zk1:2181,zk2:2181/kafka
+zookeeper.session.timeout.ms : 6000
+broker.rack=eu-1a
+log.dirs=/data/a,\\
+    /data/b
+unclean.leader.election.enable=true
+"""
+
+
+def test_kafkas_keys_and_defaults():
+    p = broker_properties(parse_properties(BASE))
+    assert (p.broker_id, p.listener.host, p.listener.port, p.rack) == (3, "127.0.0.1", 9093, "eu-1a")
+    assert p.advertised == p.listener
+    assert p.zookeeper_connect == "zk1:2181,zk2:2181/kafka" and p.session_timeout_ms == 6000
+    assert p.log_dirs == ("/data/a", "/data/b")
+    assert p.controller.unclean_leader_election_enable is True
+    assert p.controller.auto_leader_rebalance_enable is True and p.controller.controlled_shutdown_enable is True
+    assert p.control_request_versions[4] == 5 and p.control_request_versions[6] == 7
+
+
+def test_overrides_win_and_ibp_picks_versions():
+    p = broker_properties(parse_properties(BASE), ["inter.broker.protocol.version=2.5-IV0", "broker.id=9",
+                                                   "advertised.listeners=PLAINTEXT://broker9:19093"])
+    assert p.broker_id == 9 and p.advertised.host == "broker9" and p.advertised.port == 19093
+    assert (p.control_request_versions[4], p.control_request_versions[5], p.control_request_versions[6]) == (4, 2, 6)
+
+
+def test_unknown_keys_are_logged_and_kept(caplog):
+    with caplog.at_level(logging.WARNING, "kafka.server.KafkaConfig"):
+        p = broker_properties(parse_properties(BASE + "num.network.threads=3\n"))
+    assert p.unknown == {"num.network.threads": "3"}
+    assert "The configuration 'num.network.threads' was supplied but isn't a known config." in caplog.text
+
+
+@pytest.mark.parametrize(("override", "message"), [
+    ("broker.id=x", "Invalid value x for configuration broker.id: Not a number of type INT"),
+    ("broker.id=-4", "Value must be at least 0"),
+    ("delete.topic.enable=yes", "Invalid value yes for configuration delete.topic.enable"),
+    ("listeners=SSL://:9093", "only the PLAINTEXT listener is served"),
+    ("listeners=PLAINTEXT://h:99999", "port 99999 is not within"),
+    ("zookeeper.connect=zk1", "Invalid value zk1 for configuration zookeeper.connect"),
+    ("inter.broker.protocol.version=2.3", "Invalid value 2.3 for configuration inter.broker.protocol.version"),
+    ("broker.id", "expected key=value"),
+])
+def test_bad_values_are_clear_errors(override, message):
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        broker_properties(parse_properties(BASE), [override])
+
+
+def test_missing_zookeeper_connect():
+    with pytest.raises(ConfigError, match=r'Missing required configuration "zookeeper\.connect"'):
+        broker_properties(parse_properties("broker.id=1\n"))
