@@ -17,9 +17,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import cProfile
+import io
 import json
 import logging
 import platform
+import pstats
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,6 +35,7 @@ from zkcontroller.coordination.api import EventType, WatchedEvent
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.coordination.kazoo_backend import ZooKeeperBackend
+from zkcontroller.coordination.kazoo_store import KazooSession
 from zkcontroller.model import Broker, ReplicaAssignment, TopicPartition
 from zkcontroller.protocol.control_requests import (
     AnyControlRequest,
@@ -44,6 +49,34 @@ from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 PARTITIONS_PER_TOPIC = 1000
 BROKERS = [1, 2, 3, 4, 5]
+
+
+class Profiler:
+    """``--profile``: cProfile over the measured interval only, saved per scenario and summarised as text."""
+
+    def __init__(self, out_dir: str | None) -> None:
+        self.out_dir = out_dir
+
+    @contextlib.contextmanager
+    def measure(self, name: str):
+        if self.out_dir is None:
+            yield
+            return
+        profile = cProfile.Profile()
+        profile.enable()
+        try:
+            yield
+        finally:
+            profile.disable()
+            path = f"{self.out_dir}/{name}.prof"
+            profile.dump_stats(path)
+            text = io.StringIO()
+            pstats.Stats(profile, stream=text).sort_stats("tottime").print_stats(25)
+            print(f"  profile of {name} saved to {path} (view: uv run python -m pstats {path}); top by own time:")
+            print("\n".join("    " + line for line in text.getvalue().splitlines()[6:40]))
+
+
+PROFILER = Profiler(None)
 
 
 class TimingTransport(InProcessTransport):
@@ -159,18 +192,19 @@ async def bench_broker_failure(backend: CoordinationBackend, partitions: int) ->
         victim = next(b for b in BROKERS if b != controller.controller_id)
         led = len(controller.context.partition_leaders_on_broker(victim))
         gone = await watch_deletion(admin, f"/brokers/ids/{victim}")
-        await cluster.stop_broker(victim)
-        t0 = await gone
-        await poll_until(
-            lambda: (
-                any(
-                    r["type"] == "controller_event" and r["event"] == "BrokerChange" and r["ts_ms"] >= t0
-                    for r in records.lines
+        with PROFILER.measure(f"broker-failure-{partitions}"):
+            await cluster.stop_broker(victim)
+            t0 = await gone
+            await poll_until(
+                lambda: (
+                    any(
+                        r["type"] == "controller_event" and r["event"] == "BrokerChange" and r["ts_ms"] >= t0
+                        for r in records.lines
+                    )
+                    and controller.event_manager.queue_size == 0
+                    and controller.channel_manager.total_queue_size == 0
                 )
-                and controller.event_manager.queue_size == 0
-                and controller.channel_manager.total_queue_size == 0
             )
-        )
         done = records.last("controller_event", event="BrokerChange")
         handed = max(transport.times(t0, controller.context.epoch, LeaderAndIsrRequest))
         return {
@@ -198,9 +232,10 @@ async def bench_failover(backend: CoordinationBackend, partitions: int) -> dict[
         await create_topics(admin, partitions)
         setup_s = await wait_all_online(cluster, partitions)
         gone = await watch_deletion(admin, "/controller")
-        await cluster.stop_broker(old.controller_id)
-        t0 = await gone
-        new = await cluster.wait_for_controller(timeout_s=900, exclude=old.controller_id, min_epoch=2)
+        with PROFILER.measure(f"failover-{partitions}"):
+            await cluster.stop_broker(old.controller_id)
+            t0 = await gone
+            new = await cluster.wait_for_controller(timeout_s=900, exclude=old.controller_id, min_epoch=2)
         epoch = new.context.epoch
         ready = records.last("controller_ready", controller_epoch=epoch)
         elected = records.last("controller_elected", controller_epoch=epoch)
@@ -222,10 +257,13 @@ def print_result(name: str, result: dict[str, float]) -> None:
         print(f"    {key:<48} {value:>12,.1f}" if isinstance(value, float) else f"    {key:<48} {value:>12,}")
 
 
-async def run(new_backend: Callable[[str], CoordinationBackend], scale: float) -> None:
+async def run(new_backend: Callable[[str], CoordinationBackend], scale: float, scenarios: list[str]) -> None:
     """Each scenario on a store of its own (a new embedded server, or its own chroot)."""
-    print_result("broker failure", await bench_broker_failure(new_backend("broker-failure"), int(50_000 * scale)))
-    print_result("controller failover", await bench_failover(new_backend("failover"), int(100_000 * scale)))
+    if "broker-failure" in scenarios:
+        result = await bench_broker_failure(new_backend("broker-failure"), int(50_000 * scale))
+        print_result("broker failure", result)
+    if "failover" in scenarios:
+        print_result("controller failover", await bench_failover(new_backend("failover"), int(100_000 * scale)))
 
 
 def main() -> None:
@@ -236,15 +274,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backend", choices=["embedded", "zookeeper", "both"], default="both")
     parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--scenario", action="append", choices=["broker-failure", "failover"],
+                        help="run only this scenario (repeatable; default: all)")
+    parser.add_argument("--profile", metavar="DIR", help="cProfile each measured interval into DIR")
+    parser.add_argument("--no-multi-read", action="store_true",
+                        help="ZooKeeper: pipelined bulk reads instead of multiRead (the before-figure)")
     args = parser.parse_args()
+    scenarios = args.scenario or ["broker-failure", "failover"]
+    PROFILER.out_dir = args.profile
+    if args.no_multi_read:
+        KazooSession.multi_read_enabled = False
     print(f"{platform.node()} {platform.machine()} python {platform.python_version()}, scale {args.scale}")
     if args.backend in ("embedded", "both"):
         print("embedded store:")
-        asyncio.run(run(lambda _name: EmbeddedBackend(wall_clock_ms), args.scale))
+        asyncio.run(run(lambda _name: EmbeddedBackend(wall_clock_ms), args.scale, scenarios))
     if args.backend in ("zookeeper", "both"):
         with ZooKeeperServerProcess() as server:
             print(f"real ZooKeeper at {server.connect_string}:")
-            asyncio.run(run(lambda name: ZooKeeperBackend(server.connect_string, f"/{name}"), args.scale))
+            asyncio.run(run(lambda name: ZooKeeperBackend(server.connect_string, f"/{name}"), args.scale, scenarios))
 
 
 if __name__ == "__main__":

@@ -142,6 +142,9 @@ class _Watch:
 class KazooSession(CoordinationSession):
     """One ZooKeeper session through kazoo. Build it with `KazooSession.connect`."""
 
+    multi_read_enabled = True
+    """Send unwatched bulk reads as ``multiRead``; benchmarks turn it off for the pipelined before-figure."""
+
     def __init__(self, client: KazooClient, loop: asyncio.AbstractEventLoop, max_in_flight: int) -> None:
         self._client = client
         self._loop = loop
@@ -154,7 +157,7 @@ class KazooSession(CoordinationSession):
         self._password: bytes = password
         self._timeout_ms = int(client._session_timeout)
         self._stopping: asyncio.Task[None] | None = None
-        self._multi_read = True  # until the server answers UNIMPLEMENTED (ZooKeeper < 3.6)
+        self._multi_read = self.multi_read_enabled  # until the server answers UNIMPLEMENTED (ZooKeeper < 3.6)
         client.add_listener(self._on_kazoo_state)
 
     @classmethod
