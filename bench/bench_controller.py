@@ -19,6 +19,7 @@ import argparse
 import asyncio
 import contextlib
 import cProfile
+import gc
 import io
 import json
 import logging
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
+from zkcontroller.controller import event_gc
 from zkcontroller.controller.event_log import EventLog
 from zkcontroller.coordination.api import EventType, WatchedEvent
 from zkcontroller.coordination.backend import CoordinationBackend
@@ -277,11 +279,18 @@ def main() -> None:
     parser.add_argument("--scenario", action="append", choices=["broker-failure", "failover"],
                         help="run only this scenario (repeatable; default: all)")
     parser.add_argument("--profile", metavar="DIR", help="cProfile each measured interval into DIR")
+    parser.add_argument("--gc", choices=["event-pause", "default", "threshold"], default="event-pause",
+                        help="collector policy: held off per controller event (the code's), Python's default "
+                        "thresholds, or a gen-0 threshold of 50,000 without the pause")
     parser.add_argument("--no-multi-read", action="store_true",
                         help="ZooKeeper: pipelined bulk reads instead of multiRead (the before-figure)")
     args = parser.parse_args()
     scenarios = args.scenario or ["broker-failure", "failover"]
     PROFILER.out_dir = args.profile
+    if args.gc != "event-pause":
+        event_gc.ENABLED = False
+    if args.gc == "threshold":
+        gc.set_threshold(50_000, 20, 100)
     if args.no_multi_read:
         KazooSession.multi_read_enabled = False
     print(f"{platform.node()} {platform.machine()} python {platform.python_version()}, scale {args.scale}")
