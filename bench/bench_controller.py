@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import cProfile
 import gc
+import inspect
 import io
 import json
 import logging
@@ -33,7 +34,7 @@ from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
 from zkcontroller.controller import event_gc
 from zkcontroller.controller.event_log import EventLog
-from zkcontroller.coordination.api import EventType, WatchedEvent
+from zkcontroller.coordination.api import EventType, SetDataOp, WatchedEvent
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.coordination.kazoo_backend import ZooKeeperBackend
@@ -48,6 +49,7 @@ from zkcontroller.protocol.control_requests import (
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.runtime.in_process import InProcessTransport
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+from zkcontroller.zk.paths import partition_state_path
 
 PARTITIONS_PER_TOPIC = 1000
 BROKERS = [1, 2, 3, 4, 5]
@@ -82,18 +84,68 @@ PROFILER = Profiler(None)
 
 
 class TimingTransport(InProcessTransport):
-    """Notes when each request was handed to the transport: (time, controller epoch, request kind)."""
+    """Notes when each request was handed to the transport: (time, controller epoch, request kind), and how long
+    the in-process brokers took to handle each (their work shares the controller's loop: it is subtracted to
+    give controller-only figures)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.handed: list[tuple[int, int, str]] = []
+        self.broker_work: list[tuple[int, float]] = []  # (wall ms at start, seconds)
 
     async def send(self, broker: Broker, request: AnyControlRequest) -> ControlResponse:
         self.handed.append((wall_clock_ms(), request.controller_epoch, type(request).__name__))
-        return await super().send(broker, request)
+        await asyncio.sleep(0)  # as InProcessTransport: the broker handles it in its own turn
+        handler = self._handlers.get(broker.id)
+        if handler is None:
+            return await super().send(broker, request)
+        self.sent += 1
+        started_ms, started = wall_clock_ms(), time.perf_counter()
+        response = handler(request)
+        if inspect.isawaitable(response):
+            response = await response
+        self.broker_work.append((started_ms, time.perf_counter() - started))
+        return response
 
     def times(self, since_ms: int, epoch: int, kind: type) -> list[int]:
         return [t for t, e, k in self.handed if t >= since_ms and e == epoch and k == kind.__name__]
+
+    def broker_ms(self, since_ms: int, until_ms: int) -> int:
+        """Milliseconds the brokers spent handling requests that started in [since, until]."""
+        return round(1000 * sum(d for t, d in self.broker_work if since_ms <= t <= until_ms))
+
+
+def resident_mib() -> float:
+    """This process's resident set (VmRSS), MiB."""
+    with open("/proc/self/status", encoding="ascii") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def store_floor_ms(backend: CoordinationBackend, state_paths: list[str]) -> dict[str, int]:
+    """The physical floor for ``len(state_paths)`` partition states on this store, in this run: one batched read
+    (``get_data_many``, as the controller reads) and one batched rewrite (setData, 1,000 per multi, 10 multis in
+    flight, as the controller writes) of the same znodes."""
+    session = await backend.new_session()
+    try:
+        start = time.perf_counter()
+        found = await session.get_data_many(state_paths)
+        read_ms = round(1000 * (time.perf_counter() - start))
+        ops = [SetDataOp(p, item[0]) for p, item in zip(state_paths, found, strict=True) if item is not None]
+        slots = asyncio.Semaphore(10)
+
+        async def one(batch: list[SetDataOp]) -> None:
+            async with slots:
+                await session.multi(batch)
+
+        start = time.perf_counter()
+        await asyncio.gather(*(one(ops[i : i + 1000]) for i in range(0, len(ops), 1000)))
+        write_ms = round(1000 * (time.perf_counter() - start))
+        return {"floor_read_ms": read_ms, "floor_write_ms": write_ms, "floor_ms": read_ms + write_ms}
+    finally:
+        await session.close()
 
 
 @dataclass
@@ -192,7 +244,8 @@ async def bench_broker_failure(backend: CoordinationBackend, partitions: int) ->
         await create_topics(admin, partitions)
         setup_s = await wait_all_online(cluster, partitions)
         victim = next(b for b in BROKERS if b != controller.controller_id)
-        led = len(controller.context.partition_leaders_on_broker(victim))
+        led_tps = list(controller.context.partition_leaders_on_broker(victim))
+        led = len(led_tps)
         gone = await watch_deletion(admin, f"/brokers/ids/{victim}")
         with PROFILER.measure(f"broker-failure-{partitions}"):
             await cluster.stop_broker(victim)
@@ -209,14 +262,20 @@ async def bench_broker_failure(backend: CoordinationBackend, partitions: int) ->
             )
         done = records.last("controller_event", event="BrokerChange")
         handed = max(transport.times(t0, controller.context.epoch, LeaderAndIsrRequest))
+        broker_ms = transport.broker_ms(t0, handed)
+        floor = await store_floor_ms(backend, [partition_state_path(tp.topic, tp.partition) for tp in led_tps])
         return {
             "partitions": partitions,
             "led_by_failed_broker": led,
             "setup_s": setup_s,
+            "resident_mib": resident_mib(),
             "znode_gone_to_event_done_ms": done["ts_ms"] - t0,
             "event_queue_ms": done["queue_time_ms"],
             "event_processing_ms": done["processing_time_ms"],
             "znode_gone_to_last_leader_and_isr_handed_ms": handed - t0,
+            "brokers_handling_in_that_interval_ms": broker_ms,
+            "controller_only_ms": handed - t0 - broker_ms,
+            **floor,
         }
     finally:
         await session.close()
@@ -233,6 +292,7 @@ async def bench_failover(backend: CoordinationBackend, partitions: int) -> dict[
         assert old is not None
         await create_topics(admin, partitions)
         setup_s = await wait_all_online(cluster, partitions)
+        rss_before = resident_mib()
         gone = await watch_deletion(admin, "/controller")
         with PROFILER.measure(f"failover-{partitions}"):
             await cluster.stop_broker(old.controller_id)
@@ -241,12 +301,21 @@ async def bench_failover(backend: CoordinationBackend, partitions: int) -> dict[
         epoch = new.context.epoch
         ready = records.last("controller_ready", controller_epoch=epoch)
         elected = records.last("controller_elected", controller_epoch=epoch)
+        first_um = min(transport.times(t0, epoch, UpdateMetadataRequest))
+        all_tps = list(new.context.all_partitions)
+        floor = await store_floor_ms(backend, [partition_state_path(tp.topic, tp.partition) for tp in all_tps])
         return {
             "partitions": partitions,
             "setup_s": setup_s,
+            "resident_mib_before_failover": rss_before,
+            "resident_mib_after_failover": resident_mib(),
             "controller_gone_to_elected_ms": elected["ts_ms"] - t0,
-            "controller_gone_to_first_update_metadata_ms": min(transport.times(t0, epoch, UpdateMetadataRequest)) - t0,
+            "controller_gone_to_first_update_metadata_ms": first_um - t0,
+            "brokers_handling_before_first_update_metadata_ms": transport.broker_ms(t0, first_um),
             "controller_gone_to_ready_ms": ready["ts_ms"] - t0,
+            "brokers_handling_before_ready_ms": transport.broker_ms(t0, ready["ts_ms"]),
+            "controller_only_to_ready_ms": ready["ts_ms"] - t0 - transport.broker_ms(t0, ready["ts_ms"]),
+            **floor,
         }
     finally:
         await session.close()
