@@ -337,6 +337,48 @@ async def run(new_backend: Callable[[str], CoordinationBackend], scale: float, s
         print_result("controller failover", await bench_failover(new_backend("failover"), int(100_000 * scale)))
 
 
+async def sweep(new_backend: Callable[[str], CoordinationBackend], sizes: list[int], png: str | None) -> None:
+    """Both scenarios at each size (broker failure: the failed broker leads a fifth), as a table and a plot."""
+    rows = []
+    for n in sizes:
+        bf = await bench_broker_failure(new_backend(f"sweep-bf-{n}"), n)
+        fo = await bench_failover(new_backend(f"sweep-fo-{n}"), n)
+        rows.append((n, bf, fo))
+    header = ("partitions", "BF handed ms", "BF ctrl-only ms", "BF floor ms", "FO first UM ms", "FO ready ms",
+              "FO floor ms", "RSS MiB")
+    print("  " + " | ".join(f"{h:>15}" for h in header))
+    for n, bf, fo in rows:
+        cells = (n, bf["znode_gone_to_last_leader_and_isr_handed_ms"], bf["controller_only_ms"], bf["floor_ms"],
+                 fo["controller_gone_to_first_update_metadata_ms"], fo["controller_gone_to_ready_ms"],
+                 fo["floor_ms"], round(fo["resident_mib_after_failover"]))
+        print("  " + " | ".join(f"{c:>15,}" for c in cells))
+    if png:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        xs = [n for n, _, _ in rows]
+        bfs, fos = [bf for _, bf, _ in rows], [fo for _, _, fo in rows]
+        for label, ys in (
+            ("broker failure (last LeaderAndIsr)", [r["znode_gone_to_last_leader_and_isr_handed_ms"] for r in bfs]),
+            ("failover: first UpdateMetadata", [r["controller_gone_to_first_update_metadata_ms"] for r in fos]),
+            ("failover: ready", [r["controller_gone_to_ready_ms"] for r in fos]),
+            ("store floor (failover reads+writes)", [r["floor_ms"] for r in fos]),
+        ):
+            ax.plot(xs, [max(y, 1) for y in ys], marker="o", label=label)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("partitions")
+        ax.set_ylabel("ms")
+        ax.set_title("controller scale sweep")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(png, dpi=100)
+        print(f"  plot saved to {png}")
+
+
 def main() -> None:
     # Shutting the clusters down at the end makes the controllers log every partition they can no longer
     # lead; that is Kafka's behaviour, not news, so only the figures are printed.
@@ -353,6 +395,8 @@ def main() -> None:
                         "thresholds, or a gen-0 threshold of 50,000 without the pause")
     parser.add_argument("--no-multi-read", action="store_true",
                         help="ZooKeeper: pipelined bulk reads instead of multiRead (the before-figure)")
+    parser.add_argument("--sweep", metavar="SIZES", help="comma-separated partition counts, e.g. 1000,10000,100000")
+    parser.add_argument("--plot", metavar="PNG", default="controller-sweep.png", help="where --sweep saves its plot")
     args = parser.parse_args()
     scenarios = args.scenario or ["broker-failure", "failover"]
     PROFILER.out_dir = args.profile
@@ -365,11 +409,25 @@ def main() -> None:
     print(f"{platform.node()} {platform.machine()} python {platform.python_version()}, scale {args.scale}")
     if args.backend in ("embedded", "both"):
         print("embedded store:")
-        asyncio.run(run(lambda _name: EmbeddedBackend(wall_clock_ms), args.scale, scenarios))
+        if args.sweep:
+            sizes = [int(x) for x in args.sweep.split(",")]
+            asyncio.run(sweep(lambda _name: EmbeddedBackend(wall_clock_ms), sizes, _plot_path(args.plot, "embedded")))
+        else:
+            asyncio.run(run(lambda _name: EmbeddedBackend(wall_clock_ms), args.scale, scenarios))
     if args.backend in ("zookeeper", "both"):
         with ZooKeeperServerProcess() as server:
             print(f"real ZooKeeper at {server.connect_string}:")
-            asyncio.run(run(lambda name: ZooKeeperBackend(server.connect_string, f"/{name}"), args.scale, scenarios))
+            backend = lambda name: ZooKeeperBackend(server.connect_string, f"/{name}")  # noqa: E731
+            if args.sweep:
+                sizes = [int(x) for x in args.sweep.split(",")]
+                asyncio.run(sweep(backend, sizes, _plot_path(args.plot, "zookeeper")))
+            else:
+                asyncio.run(run(backend, args.scale, scenarios))
+
+
+def _plot_path(path: str, backend: str) -> str:
+    stem, dot, ext = path.rpartition(".")
+    return f"{stem}-{backend}.{ext}" if dot else f"{path}-{backend}.png"
 
 
 if __name__ == "__main__":
