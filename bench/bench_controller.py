@@ -17,20 +17,28 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import cProfile
+import gc
+import inspect
+import io
 import json
 import logging
 import platform
+import pstats
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
+from zkcontroller.controller import event_gc
 from zkcontroller.controller.event_log import EventLog
-from zkcontroller.coordination.api import EventType, WatchedEvent
+from zkcontroller.coordination.api import EventType, SetDataOp, WatchedEvent
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.coordination.kazoo_backend import ZooKeeperBackend
+from zkcontroller.coordination.kazoo_store import KazooSession
 from zkcontroller.model import Broker, ReplicaAssignment, TopicPartition
 from zkcontroller.protocol.control_requests import (
     AnyControlRequest,
@@ -41,24 +49,103 @@ from zkcontroller.protocol.control_requests import (
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.runtime.in_process import InProcessTransport
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+from zkcontroller.zk.paths import partition_state_path
 
 PARTITIONS_PER_TOPIC = 1000
 BROKERS = [1, 2, 3, 4, 5]
 
 
+class Profiler:
+    """``--profile``: cProfile over the measured interval only, saved per scenario and summarised as text."""
+
+    def __init__(self, out_dir: str | None) -> None:
+        self.out_dir = out_dir
+
+    @contextlib.contextmanager
+    def measure(self, name: str):
+        if self.out_dir is None:
+            yield
+            return
+        profile = cProfile.Profile()
+        profile.enable()
+        try:
+            yield
+        finally:
+            profile.disable()
+            path = f"{self.out_dir}/{name}.prof"
+            profile.dump_stats(path)
+            text = io.StringIO()
+            pstats.Stats(profile, stream=text).sort_stats("tottime").print_stats(25)
+            print(f"  profile of {name} saved to {path} (view: uv run python -m pstats {path}); top by own time:")
+            print("\n".join("    " + line for line in text.getvalue().splitlines()[6:40]))
+
+
+PROFILER = Profiler(None)
+
+
 class TimingTransport(InProcessTransport):
-    """Notes when each request was handed to the transport: (time, controller epoch, request kind)."""
+    """Notes when each request was handed to the transport: (time, controller epoch, request kind), and how long
+    the in-process brokers took to handle each (their work shares the controller's loop: it is subtracted to
+    give controller-only figures)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.handed: list[tuple[int, int, str]] = []
+        self.broker_work: list[tuple[int, float]] = []  # (wall ms at start, seconds)
 
     async def send(self, broker: Broker, request: AnyControlRequest) -> ControlResponse:
         self.handed.append((wall_clock_ms(), request.controller_epoch, type(request).__name__))
-        return await super().send(broker, request)
+        await asyncio.sleep(0)  # as InProcessTransport: the broker handles it in its own turn
+        handler = self._handlers.get(broker.id)
+        if handler is None:
+            return await super().send(broker, request)
+        self.sent += 1
+        started_ms, started = wall_clock_ms(), time.perf_counter()
+        response = handler(request)
+        if inspect.isawaitable(response):
+            response = await response
+        self.broker_work.append((started_ms, time.perf_counter() - started))
+        return response
 
     def times(self, since_ms: int, epoch: int, kind: type) -> list[int]:
         return [t for t, e, k in self.handed if t >= since_ms and e == epoch and k == kind.__name__]
+
+    def broker_ms(self, since_ms: int, until_ms: int) -> int:
+        """Milliseconds the brokers spent handling requests that started in [since, until]."""
+        return round(1000 * sum(d for t, d in self.broker_work if since_ms <= t <= until_ms))
+
+
+def resident_mib() -> float:
+    """This process's resident set (VmRSS), MiB."""
+    with open("/proc/self/status", encoding="ascii") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def store_floor_ms(backend: CoordinationBackend, state_paths: list[str]) -> dict[str, int]:
+    """The physical floor for ``len(state_paths)`` partition states on this store, in this run: one batched read
+    (``get_data_many``, as the controller reads) and one batched rewrite (setData, 1,000 per multi, 10 multis in
+    flight, as the controller writes) of the same znodes."""
+    session = await backend.new_session()
+    try:
+        start = time.perf_counter()
+        found = await session.get_data_many(state_paths)
+        read_ms = round(1000 * (time.perf_counter() - start))
+        ops = [SetDataOp(p, item[0]) for p, item in zip(state_paths, found, strict=True) if item is not None]
+        slots = asyncio.Semaphore(10)
+
+        async def one(batch: list[SetDataOp]) -> None:
+            async with slots:
+                await session.multi(batch)
+
+        start = time.perf_counter()
+        await asyncio.gather(*(one(ops[i : i + 1000]) for i in range(0, len(ops), 1000)))
+        write_ms = round(1000 * (time.perf_counter() - start))
+        return {"floor_read_ms": read_ms, "floor_write_ms": write_ms, "floor_ms": read_ms + write_ms}
+    finally:
+        await session.close()
 
 
 @dataclass
@@ -157,30 +244,38 @@ async def bench_broker_failure(backend: CoordinationBackend, partitions: int) ->
         await create_topics(admin, partitions)
         setup_s = await wait_all_online(cluster, partitions)
         victim = next(b for b in BROKERS if b != controller.controller_id)
-        led = len(controller.context.partition_leaders_on_broker(victim))
+        led_tps = list(controller.context.partition_leaders_on_broker(victim))
+        led = len(led_tps)
         gone = await watch_deletion(admin, f"/brokers/ids/{victim}")
-        await cluster.stop_broker(victim)
-        t0 = await gone
-        await poll_until(
-            lambda: (
-                any(
-                    r["type"] == "controller_event" and r["event"] == "BrokerChange" and r["ts_ms"] >= t0
-                    for r in records.lines
+        with PROFILER.measure(f"broker-failure-{partitions}"):
+            await cluster.stop_broker(victim)
+            t0 = await gone
+            await poll_until(
+                lambda: (
+                    any(
+                        r["type"] == "controller_event" and r["event"] == "BrokerChange" and r["ts_ms"] >= t0
+                        for r in records.lines
+                    )
+                    and controller.event_manager.queue_size == 0
+                    and controller.channel_manager.total_queue_size == 0
                 )
-                and controller.event_manager.queue_size == 0
-                and controller.channel_manager.total_queue_size == 0
             )
-        )
         done = records.last("controller_event", event="BrokerChange")
         handed = max(transport.times(t0, controller.context.epoch, LeaderAndIsrRequest))
+        broker_ms = transport.broker_ms(t0, handed)
+        floor = await store_floor_ms(backend, [partition_state_path(tp.topic, tp.partition) for tp in led_tps])
         return {
             "partitions": partitions,
             "led_by_failed_broker": led,
             "setup_s": setup_s,
+            "resident_mib": resident_mib(),
             "znode_gone_to_event_done_ms": done["ts_ms"] - t0,
             "event_queue_ms": done["queue_time_ms"],
             "event_processing_ms": done["processing_time_ms"],
             "znode_gone_to_last_leader_and_isr_handed_ms": handed - t0,
+            "brokers_handling_in_that_interval_ms": broker_ms,
+            "controller_only_ms": handed - t0 - broker_ms,
+            **floor,
         }
     finally:
         await session.close()
@@ -197,19 +292,30 @@ async def bench_failover(backend: CoordinationBackend, partitions: int) -> dict[
         assert old is not None
         await create_topics(admin, partitions)
         setup_s = await wait_all_online(cluster, partitions)
+        rss_before = resident_mib()
         gone = await watch_deletion(admin, "/controller")
-        await cluster.stop_broker(old.controller_id)
-        t0 = await gone
-        new = await cluster.wait_for_controller(timeout_s=900, exclude=old.controller_id, min_epoch=2)
+        with PROFILER.measure(f"failover-{partitions}"):
+            await cluster.stop_broker(old.controller_id)
+            t0 = await gone
+            new = await cluster.wait_for_controller(timeout_s=900, exclude=old.controller_id, min_epoch=2)
         epoch = new.context.epoch
         ready = records.last("controller_ready", controller_epoch=epoch)
         elected = records.last("controller_elected", controller_epoch=epoch)
+        first_um = min(transport.times(t0, epoch, UpdateMetadataRequest))
+        all_tps = list(new.context.all_partitions)
+        floor = await store_floor_ms(backend, [partition_state_path(tp.topic, tp.partition) for tp in all_tps])
         return {
             "partitions": partitions,
             "setup_s": setup_s,
+            "resident_mib_before_failover": rss_before,
+            "resident_mib_after_failover": resident_mib(),
             "controller_gone_to_elected_ms": elected["ts_ms"] - t0,
-            "controller_gone_to_first_update_metadata_ms": min(transport.times(t0, epoch, UpdateMetadataRequest)) - t0,
+            "controller_gone_to_first_update_metadata_ms": first_um - t0,
+            "brokers_handling_before_first_update_metadata_ms": transport.broker_ms(t0, first_um),
             "controller_gone_to_ready_ms": ready["ts_ms"] - t0,
+            "brokers_handling_before_ready_ms": transport.broker_ms(t0, ready["ts_ms"]),
+            "controller_only_to_ready_ms": ready["ts_ms"] - t0 - transport.broker_ms(t0, ready["ts_ms"]),
+            **floor,
         }
     finally:
         await session.close()
@@ -222,10 +328,55 @@ def print_result(name: str, result: dict[str, float]) -> None:
         print(f"    {key:<48} {value:>12,.1f}" if isinstance(value, float) else f"    {key:<48} {value:>12,}")
 
 
-async def run(new_backend: Callable[[str], CoordinationBackend], scale: float) -> None:
+async def run(new_backend: Callable[[str], CoordinationBackend], scale: float, scenarios: list[str]) -> None:
     """Each scenario on a store of its own (a new embedded server, or its own chroot)."""
-    print_result("broker failure", await bench_broker_failure(new_backend("broker-failure"), int(50_000 * scale)))
-    print_result("controller failover", await bench_failover(new_backend("failover"), int(100_000 * scale)))
+    if "broker-failure" in scenarios:
+        result = await bench_broker_failure(new_backend("broker-failure"), int(50_000 * scale))
+        print_result("broker failure", result)
+    if "failover" in scenarios:
+        print_result("controller failover", await bench_failover(new_backend("failover"), int(100_000 * scale)))
+
+
+async def sweep(new_backend: Callable[[str], CoordinationBackend], sizes: list[int], png: str | None) -> None:
+    """Both scenarios at each size (broker failure: the failed broker leads a fifth), as a table and a plot."""
+    rows = []
+    for n in sizes:
+        bf = await bench_broker_failure(new_backend(f"sweep-bf-{n}"), n)
+        fo = await bench_failover(new_backend(f"sweep-fo-{n}"), n)
+        rows.append((n, bf, fo))
+    header = ("partitions", "BF handed ms", "BF ctrl-only ms", "BF floor ms", "FO first UM ms", "FO ready ms",
+              "FO floor ms", "RSS MiB")
+    print("  " + " | ".join(f"{h:>15}" for h in header))
+    for n, bf, fo in rows:
+        cells = (n, bf["znode_gone_to_last_leader_and_isr_handed_ms"], bf["controller_only_ms"], bf["floor_ms"],
+                 fo["controller_gone_to_first_update_metadata_ms"], fo["controller_gone_to_ready_ms"],
+                 fo["floor_ms"], round(fo["resident_mib_after_failover"]))
+        print("  " + " | ".join(f"{c:>15,}" for c in cells))
+    if png:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        xs = [n for n, _, _ in rows]
+        bfs, fos = [bf for _, bf, _ in rows], [fo for _, _, fo in rows]
+        for label, ys in (
+            ("broker failure (last LeaderAndIsr)", [r["znode_gone_to_last_leader_and_isr_handed_ms"] for r in bfs]),
+            ("failover: first UpdateMetadata", [r["controller_gone_to_first_update_metadata_ms"] for r in fos]),
+            ("failover: ready", [r["controller_gone_to_ready_ms"] for r in fos]),
+            ("store floor (failover reads+writes)", [r["floor_ms"] for r in fos]),
+        ):
+            ax.plot(xs, [max(y, 1) for y in ys], marker="o", label=label)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("partitions")
+        ax.set_ylabel("ms")
+        ax.set_title("controller scale sweep")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(png, dpi=100)
+        print(f"  plot saved to {png}")
 
 
 def main() -> None:
@@ -236,15 +387,47 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backend", choices=["embedded", "zookeeper", "both"], default="both")
     parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--scenario", action="append", choices=["broker-failure", "failover"],
+                        help="run only this scenario (repeatable; default: all)")
+    parser.add_argument("--profile", metavar="DIR", help="cProfile each measured interval into DIR")
+    parser.add_argument("--gc", choices=["event-pause", "default", "threshold"], default="event-pause",
+                        help="collector policy: held off per controller event (the code's), Python's default "
+                        "thresholds, or a gen-0 threshold of 50,000 without the pause")
+    parser.add_argument("--no-multi-read", action="store_true",
+                        help="ZooKeeper: pipelined bulk reads instead of multiRead (the before-figure)")
+    parser.add_argument("--sweep", metavar="SIZES", help="comma-separated partition counts, e.g. 1000,10000,100000")
+    parser.add_argument("--plot", metavar="PNG", default="controller-sweep.png", help="where --sweep saves its plot")
     args = parser.parse_args()
+    scenarios = args.scenario or ["broker-failure", "failover"]
+    PROFILER.out_dir = args.profile
+    if args.gc != "event-pause":
+        event_gc.ENABLED = False
+    if args.gc == "threshold":
+        gc.set_threshold(50_000, 20, 100)
+    if args.no_multi_read:
+        KazooSession.multi_read_enabled = False
     print(f"{platform.node()} {platform.machine()} python {platform.python_version()}, scale {args.scale}")
     if args.backend in ("embedded", "both"):
         print("embedded store:")
-        asyncio.run(run(lambda _name: EmbeddedBackend(wall_clock_ms), args.scale))
+        if args.sweep:
+            sizes = [int(x) for x in args.sweep.split(",")]
+            asyncio.run(sweep(lambda _name: EmbeddedBackend(wall_clock_ms), sizes, _plot_path(args.plot, "embedded")))
+        else:
+            asyncio.run(run(lambda _name: EmbeddedBackend(wall_clock_ms), args.scale, scenarios))
     if args.backend in ("zookeeper", "both"):
         with ZooKeeperServerProcess() as server:
             print(f"real ZooKeeper at {server.connect_string}:")
-            asyncio.run(run(lambda name: ZooKeeperBackend(server.connect_string, f"/{name}"), args.scale))
+            backend = lambda name: ZooKeeperBackend(server.connect_string, f"/{name}")  # noqa: E731
+            if args.sweep:
+                sizes = [int(x) for x in args.sweep.split(",")]
+                asyncio.run(sweep(backend, sizes, _plot_path(args.plot, "zookeeper")))
+            else:
+                asyncio.run(run(backend, args.scale, scenarios))
+
+
+def _plot_path(path: str, backend: str) -> str:
+    stem, dot, ext = path.rpartition(".")
+    return f"{stem}-{backend}.{ext}" if dot else f"{path}-{backend}.png"
 
 
 if __name__ == "__main__":

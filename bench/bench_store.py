@@ -60,6 +60,15 @@ async def run_suite(session: CoordinationSession, n: int) -> dict[str, float]:
     async def pipelined_read() -> None:
         await asyncio.gather(*(session.get_data(p) for p in paths["pipelined"]))
 
+    async def bulk_read() -> None:
+        """`get_data_many` unwatched: multiRead batches of 1,000 on ZooKeeper >= 3.6."""
+        assert all(r is not None for r in await session.get_data_many(paths["batched"]))
+
+    async def bulk_read_pipelined() -> None:
+        """The same through the base class's pipelined single reads (what a watched bulk read does)."""
+        found = await CoordinationSession.get_data_many(session, paths["batched"])
+        assert all(r is not None for r in found)
+
     async def batched_set() -> None:
         ps = paths["batched"]
         await asyncio.gather(
@@ -73,6 +82,8 @@ async def run_suite(session: CoordinationSession, n: int) -> dict[str, float]:
         f"set multi x{BATCH}": await timed(f"setData, {BATCH} per multi (pipelined)", n, batched_set),
         "read single": await timed("getData, one at a time", n, single_read),
         "read pipelined": await timed("getData, pipelined", n, pipelined_read),
+        "read bulk pipelined": await timed("get_data_many, pipelined (10)", n, bulk_read_pipelined),
+        "read bulk": await timed("get_data_many (multiRead on ZK)", n, bulk_read),
     }
 
 

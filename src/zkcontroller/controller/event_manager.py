@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from zkcontroller.controller.event_gc import gc_paused_during_event
 from zkcontroller.controller.events import ControllerEvent, ShutdownEventThread
 from zkcontroller.controller.states import ControllerState
 from zkcontroller.runtime.runtime import Runtime
@@ -120,7 +121,8 @@ class ControllerEventManager:
         queued.started.set()
         start = self._clock()
         try:
-            await self._processor.process(event)
+            with gc_paused_during_event():
+                await self._processor.process(event)
         except Exception as e:  # the event loop must survive any one event; Kafka logs and goes on
             log.error(
                 "[ControllerEventThread controllerId=%d] Uncaught error processing event %s",

@@ -347,6 +347,9 @@ class KafkaController:
             await family.load_context()
         core.channel_manager.startup(sorted(core.context.live_or_shutting_down_brokers, key=lambda b: b.id))
         core.send_update_metadata_request(core.context.live_or_shutting_down_broker_ids)
+        # One yield: the send threads hand this UpdateMetadata to the transport now, not after the (long,
+        # store-bound) state machine start-up; Kafka's send threads run in parallel with its event thread.
+        await core.runtime.sleep_ms(0)
         await core.replica_state_machine.startup()
         await core.partition_state_machine.startup()
         for family in self.families:

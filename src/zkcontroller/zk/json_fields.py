@@ -68,6 +68,8 @@ def _kind(value: Any) -> str:
 
 def check_int(value: Any, path: str, where: str) -> int:
     """A JSON integer within Java's ``int`` range (booleans are not integers)."""
+    if type(value) is int and INT32_MIN <= value <= INT32_MAX:  # the common case, checked in one test
+        return value
     if isinstance(value, bool) or not isinstance(value, int):
         raise ZnodeDecodeError(path, f"{where}: expected an integer, got {_kind(value)}")
     if not INT32_MIN <= value <= INT32_MAX:
@@ -81,7 +83,23 @@ def check_str(value: Any, path: str, where: str) -> str:
     return value
 
 
+_INT_ONLY = {int}
+
+
+def int_tuple_or_none(value: Any) -> tuple[int, ...] | None:
+    """``value`` as a tuple if it is a list of 32-bit JSON integers (checked in C), else None."""
+    if type(value) is not list:
+        return None
+    items = tuple(value)
+    if items and (set(map(type, items)) != _INT_ONLY or min(items) < INT32_MIN or max(items) > INT32_MAX):
+        return None
+    return items
+
+
 def check_int_list(value: Any, path: str, where: str) -> tuple[int, ...]:
+    fast = int_tuple_or_none(value)
+    if fast is not None:
+        return fast
     if not isinstance(value, list):
         raise ZnodeDecodeError(path, f"{where}: expected an array of integers, got {_kind(value)}")
     return tuple(check_int(v, path, f"{where}[{i}]") for i, v in enumerate(value))

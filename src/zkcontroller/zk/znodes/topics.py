@@ -14,7 +14,17 @@ from zkcontroller.model import (
     TopicPartition,
 )
 from zkcontroller.zk import paths
-from zkcontroller.zk.json_fields import JsonObject, check_int_list, dumps, parse_int_text, parse_object
+from zkcontroller.zk.json_fields import (
+    INT32_MAX,
+    INT32_MIN,
+    JsonObject,
+    check_int_list,
+    dumps,
+    int_tuple_or_none,
+    parse_int_text,
+    parse_json,
+    parse_object,
+)
 from zkcontroller.zk.topic_id import parse_topic_id
 
 
@@ -117,7 +127,24 @@ class TopicPartitionStateZNode:
 
     @staticmethod
     def decode(data: bytes, path: str, zk_version: int) -> LeaderIsrAndControllerEpoch:
-        """``zk_version`` is the znode's stat version, carried as the next conditional write's condition."""
+        """``zk_version`` is the znode's stat version, carried as the next conditional write's condition.
+
+        The common well-formed znode is checked field by field in a few C-level tests; anything that fails
+        them takes the strict path, which raises the error naming the field.
+        """
+        d = parse_json(data, path)
+        if type(d) is dict:
+            leader, leader_epoch, controller_epoch = d.get("leader"), d.get("leader_epoch"), d.get("controller_epoch")
+            isr = int_tuple_or_none(d.get("isr"))
+            if (
+                isr is not None
+                and d.get("version", 1) == 1 and type(d.get("version", 1)) is int
+                and type(leader) is int and INT32_MIN <= leader <= INT32_MAX
+                and type(leader_epoch) is int and INT32_MIN <= leader_epoch <= INT32_MAX
+                and type(controller_epoch) is int and INT32_MIN <= controller_epoch <= INT32_MAX
+            ):
+                lai = LeaderAndIsr(leader, leader_epoch, isr, zk_version)
+                return LeaderIsrAndControllerEpoch(lai, controller_epoch)
         obj = parse_object(data, path)
         obj.version((TopicPartitionStateZNode.VERSION,), required=False)
         lai = LeaderAndIsr(
