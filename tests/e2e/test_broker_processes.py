@@ -24,7 +24,14 @@ from zkcontroller.cluster.process_cluster import ProcessCluster, wait_registered
 from zkcontroller.cluster.zookeeper_server import ZooKeeperNotInstalled
 from zkcontroller.coordination.connect import make_backend
 from zkcontroller.model import Broker, EndPoint, TopicPartition
-from zkcontroller.protocol.control_requests import Errors, UpdateMetadataRequest
+from zkcontroller.protocol.control_requests import (
+    Errors,
+    LeaderAndIsrPartitionState,
+    LeaderAndIsrRequest,
+    StopReplicaPartitionState,
+    StopReplicaRequest,
+    UpdateMetadataRequest,
+)
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.runtime.runtime import AsyncioRuntime
 from zkcontroller.runtime.tcp_transport import TcpTransport
@@ -186,14 +193,22 @@ async def test_a_broker_refuses_stale_controller_and_broker_epochs_on_the_wire(c
     target = brokers[1]
     broker = Broker(1, (EndPoint("127.0.0.1", cluster.brokers[1].port, "PLAINTEXT", "PLAINTEXT"),))
     epoch = (await zk.get_controller_epoch())[0]
+    state = LeaderAndIsrPartitionState("orders", 0, epoch, 1, 999, (1,), 0, (1, 2))
+    stop = (StopReplicaPartitionState("orders", 0, 999, False),)
+
+    def requests(controller_epoch: int, broker_epoch: int) -> list:
+        return [UpdateMetadataRequest(99, controller_epoch, broker_epoch),
+                LeaderAndIsrRequest(99, controller_epoch, broker_epoch, partition_states=(state,)),
+                StopReplicaRequest(99, controller_epoch, broker_epoch, partition_states=stop)]
+
     transport = TcpTransport(AsyncioRuntime())
     try:
-        stale_controller = await transport.send(broker, UpdateMetadataRequest(99, epoch - 1, target.epoch))
-        stale_broker = await transport.send(broker, UpdateMetadataRequest(99, epoch, target.epoch - 1))
+        stale_controller = [await transport.send(broker, r) for r in requests(epoch - 1, target.epoch)]
+        stale_broker = [await transport.send(broker, r) for r in requests(epoch, target.epoch - 1)]
     finally:
         await transport.close()
-    assert stale_controller.error is Errors.STALE_CONTROLLER_EPOCH
-    assert stale_broker.error is Errors.STALE_BROKER_EPOCH
+    assert [r.error for r in stale_controller] == [Errors.STALE_CONTROLLER_EPOCH] * 3
+    assert [r.error for r in stale_broker] == [Errors.STALE_BROKER_EPOCH] * 3
 
 
 async def test_each_broker_exposes_kafkas_metrics_to_prometheus(cluster, zk):
