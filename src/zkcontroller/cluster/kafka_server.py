@@ -23,7 +23,7 @@ from zkcontroller.coordination.errors import NodeExistsError, ZkError
 from zkcontroller.coordination.reconnecting import ReconnectingSession
 from zkcontroller.model import Broker, BrokerInfo, EndPoint, TopicId
 from zkcontroller.protocol.inter_broker import AlterIsrRequest, ControlledShutdownRequest
-from zkcontroller.runtime.in_process import InProcessTransport
+from zkcontroller.protocol.transport import BrokerNetwork
 from zkcontroller.runtime.runtime import Runtime
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -58,7 +58,7 @@ class KafkaServer:
         self,
         config: BrokerConfig,
         backend: CoordinationBackend,
-        transport: InProcessTransport,
+        transport: BrokerNetwork,
         runtime: Runtime,
         event_log: EventLog,
     ) -> None:
