@@ -57,7 +57,7 @@ class _Worker:
         self._wakeup.set()
 
     def start(self) -> None:
-        if not self._tasks:
+        if not any(t.get_name() == self.name for t in self._tasks):
             self._tasks.append(self.runtime.spawn(self._run(), self.name))
 
     def shutdown(self) -> None:
@@ -149,9 +149,9 @@ class ZkIsrManager(_Worker):
     def start(self) -> None:
         if not self._tasks:
             self.last_isr_propagation_ms = self.runtime.now_ms()
+            super().start()
             self._tasks.append(self.runtime.spawn(self._propagate_periodically(), f"isr-change-propagation-"
                                                   f"{self.broker_id}"))
-        super().start()
 
 
     def retry_backoff_ms(self) -> int:

@@ -13,7 +13,9 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.broker.control_plane import BrokerControlPlane
+from zkcontroller.broker.replica_manager import ReplicaManager
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.event_log import EventLog
 from zkcontroller.controller.kafka_controller import KafkaController
@@ -22,7 +24,7 @@ from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.errors import ZkError
 from zkcontroller.coordination.reconnecting import ReconnectingSession
 from zkcontroller.model import Broker, BrokerInfo, EndPoint, TopicId
-from zkcontroller.protocol.inter_broker import AlterIsrRequest, ControlledShutdownRequest
+from zkcontroller.protocol.inter_broker import AlterIsrRequest, ControlledShutdownRequest, FetchRequest
 from zkcontroller.runtime.in_process import InProcessTransport
 from zkcontroller.runtime.runtime import Runtime
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -40,6 +42,8 @@ class BrokerConfig:
     rack: str | None = None
     controller: ControllerConfig | None = None
     session_timeout_ms: int = 18000
+    replication: ReplicationConfig = field(default_factory=ReplicationConfig)
+    """replica.lag.time.max.ms, replica.fetch.*, inter.broker.protocol.version (the replica manager's)."""
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -67,6 +71,7 @@ class KafkaServer:
         self.zk: KafkaZkClient | None = None
         self.controller: KafkaController | None = None
         self.control_plane: BrokerControlPlane | None = None
+        self.replica_manager: ReplicaManager | None = None
         self.cluster_id: str | None = None
         self.running = False
         self._reinit: asyncio.Task[None] | None = None
@@ -85,6 +90,9 @@ class KafkaServer:
         info = BrokerInfo(self.config.broker())
         epoch = await zk.register_broker(info)
         self.control_plane = BrokerControlPlane(self.broker_id, epoch)
+        self.replica_manager = ReplicaManager(self.control_plane, self.transport, runtime, self.config.replication,
+                                              zk=lambda: self.zk)
+        self.replica_manager.startup()
         self.transport.register(self.broker_id, self.handle_request)
         self.controller = KafkaController(
             self.config.controller_config, zk, info, epoch, self.transport, runtime, self.event_log
@@ -100,8 +108,10 @@ class KafkaServer:
         if isinstance(request, ControlledShutdownRequest | AlterIsrRequest):
             assert self.controller is not None
             return self.controller.handle_broker_request(request)
-        assert self.control_plane is not None
-        return self.control_plane.handle(request)
+        assert self.replica_manager is not None
+        if isinstance(request, FetchRequest):
+            return self.replica_manager.handle_fetch(request)
+        return self.replica_manager.handle_control_request(request)
 
     def _on_registered(self, broker_epoch: int) -> None:
         if self.control_plane is not None:
@@ -150,6 +160,8 @@ class KafkaServer:
             return
         self.running = False
         self.transport.unregister(self.broker_id)
+        if self.replica_manager is not None:
+            self.replica_manager.shutdown()
         if self.controller is not None:
             await self.controller.shutdown()
         if self.zk is not None:
@@ -159,5 +171,7 @@ class KafkaServer:
         """A crash: everything stops mid-step; the session is left to time out on the store."""
         self.running = False
         self.transport.unregister(self.broker_id)
+        if self.replica_manager is not None:
+            self.replica_manager.shutdown()
         if self.controller is not None:
             self.controller.abort()
