@@ -20,6 +20,7 @@ from tests.helpers import OffsetClock, wait_until
 from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.cluster.local_cluster import LocalCluster
+from zkcontroller.cluster.produce import ProduceWorkload, produce_command
 from zkcontroller.controller.event_log import EventLog
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
@@ -247,3 +248,28 @@ async def test_alter_isr_and_zookeeper_notification_paths_leave_the_same_partiti
             assert await r.admin.get_all_isr_change_notifications() == []
     assert final[ZK_PATH_IBP] == final[ALTER_ISR_IBP]
     assert final[ZK_PATH_IBP][0] == LeaderIsrAndControllerEpoch(LeaderAndIsr(1, 0, (1, 2, 3), 2), 1)
+
+
+async def test_the_produce_verb_appends_on_the_leaders_once_or_at_a_rate(
+        start_cluster: Callable[..., Awaitable[Running]]) -> None:
+    r = await start_cluster(topics={"t": THREE})
+    cluster, workload = r.cluster, ProduceWorkload(r.cluster)
+    try:
+        await wait_until(lambda: len(cluster.leaders("t")) == 3, what="leaders for t")
+        assert produce_command(cluster, workload, ["t", "7"]) == [
+            "Produced 7 records to t (log end offsets 0:3, 1:2, 2:2)."]
+        for bad in (["t"], ["t", "x"], ["t", "--rate", "-1"], ["t", "1", "2"]):
+            with pytest.raises(ValueError, match="usage: produce TOPIC RECORDS"):
+                produce_command(cluster, workload, bad)
+        with pytest.raises(ValueError, match="no running broker leads a partition of topic 'nope'"):
+            produce_command(cluster, workload, ["nope", "1"])
+        assert produce_command(cluster, workload, ["t", "--rate", "200"])[0].startswith("producing 200 records/s")
+        await wait_until(lambda: workload.produced.get("t", 0) >= 40, what="40 records produced at a rate")
+        assert produce_command(cluster, workload, ["--stop"]) == ["stopped producing to t"]
+        produced = 7 + workload.produced["t"]
+        await wait_until(lambda: replicated(cluster, "t"), what="everything replicated")
+        leaders = cluster.leaders("t")
+        assert sum(s.replica_manager.log_end_offset(tp) for tp, s in leaders.items()) == produced  # type: ignore[misc, union-attr]
+        assert produce_command(cluster, workload, ["--stop", "t"]) == ["no producer was running"]
+    finally:
+        await workload.close()
