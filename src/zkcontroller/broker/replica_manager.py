@@ -42,13 +42,17 @@ class NotLeaderError(ValueError):
 class ReplicaManager:
     def __init__(self, control_plane: BrokerControlPlane, transport: BrokerTransport, runtime: Runtime,
                  config: ReplicationConfig | None = None, *, zk: Callable[[], KafkaZkClient | None] = lambda: None,
-                 isr_manager: IsrManager | None = None) -> None:
+                 isr_manager: IsrManager | None = None,
+                 recovered_logs: Mapping[TopicPartition, tuple[int, int]] | None = None) -> None:
         self.control_plane = control_plane
         self.broker_id = control_plane.broker_id
         self.transport = transport
         self.runtime = runtime
         self.config = config or ReplicationConfig()
         self._partitions: dict[TopicPartition, Partition] = {}
+        self._recovered = dict(recovered_logs or {})
+        """(log end offset, high watermark) per partition found "on disk" at start (Kafka's LogManager loading
+        logs and the HW checkpoint): a restarted broker keeps its log."""
         self.fetchers: dict[int, ReplicaFetcher] = {}
         self.isr_manager: IsrManager = isr_manager or isr_manager_for(
             self.config, broker_id=self.broker_id, broker_epoch=lambda: control_plane.broker_epoch,
@@ -70,6 +74,12 @@ class ReplicaManager:
 
     def leader_partitions(self) -> list[TopicPartition]:
         return sorted_partitions(tp for tp, p in self._partitions.items() if p.is_leader)
+
+    def log_offsets(self) -> dict[TopicPartition, tuple[int, int]]:
+        """What a disk would keep across a restart: (log end offset, high watermark) of every local log."""
+        kept = dict(self._recovered)
+        kept.update({tp: (p.log_end_offset, p.high_watermark) for tp, p in self._partitions.items()})
+        return kept
 
     def log_end_offset(self, tp: TopicPartition) -> int | None:
         p = self._partitions.get(tp)
@@ -129,6 +139,8 @@ class ReplicaManager:
         partition = self._partitions.get(tp)
         if partition is None:
             partition = self._partitions[tp] = Partition(tp, self.broker_id)
+            if tp in self._recovered:
+                partition.log_end_offset, partition.high_watermark = self._recovered.pop(tp)
         if hosted.role is PartitionRole.LEADER:
             self._remove_fetcher(tp)
             partition.make_leader(hosted.leader_epoch, hosted.isr, hosted.replicas, hosted.zk_version,
@@ -143,6 +155,8 @@ class ReplicaManager:
 
     def _stop_replica(self, tp: TopicPartition, delete: bool) -> None:
         self._remove_fetcher(tp)
+        if delete:
+            self._recovered.pop(tp, None)
         partition = self._partitions.get(tp)
         if partition is None:
             return

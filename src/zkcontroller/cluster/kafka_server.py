@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +24,7 @@ from zkcontroller.coordination.api import CoordinationSession, SessionState
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.errors import ZkError
 from zkcontroller.coordination.reconnecting import ReconnectingSession
-from zkcontroller.model import Broker, BrokerInfo, EndPoint, TopicId
+from zkcontroller.model import Broker, BrokerInfo, EndPoint, TopicId, TopicPartition
 from zkcontroller.protocol.inter_broker import AlterIsrRequest, ControlledShutdownRequest, FetchRequest
 from zkcontroller.runtime.in_process import InProcessTransport
 from zkcontroller.runtime.runtime import Runtime
@@ -62,8 +63,11 @@ class KafkaServer:
         transport: InProcessTransport,
         runtime: Runtime,
         event_log: EventLog,
+        recovered_logs: Mapping[TopicPartition, tuple[int, int]] | None = None,
     ) -> None:
         self.config = config
+        self.recovered_logs = dict(recovered_logs or {})
+        """The offsets of the logs a previous run of this broker left (offsets only: the "disk")."""
         self.backend = backend
         self.transport = transport
         self.runtime = runtime
@@ -91,7 +95,8 @@ class KafkaServer:
         epoch = await zk.register_broker(info)
         self.control_plane = BrokerControlPlane(self.broker_id, epoch)
         self.replica_manager = ReplicaManager(self.control_plane, self.transport, runtime, self.config.replication,
-                                              zk=lambda: self.zk)
+                                              zk=lambda: self.zk,
+                                              recovered_logs=self.recovered_logs)
         self.replica_manager.startup()
         self.transport.register(self.broker_id, self.handle_request)
         self.controller = KafkaController(

@@ -52,7 +52,8 @@ class LocalCluster:
         self.brokers: dict[int, KafkaServer] = {}
         self.broker_ids = sorted(broker_ids)
 
-    def _new_server(self, broker_id: int) -> KafkaServer:
+    def _new_server(self, broker_id: int, recovered_logs: dict[TopicPartition, tuple[int, int]] | None = None
+                    ) -> KafkaServer:
         config = BrokerConfig(
             broker_id=broker_id,
             port=9092 + broker_id,
@@ -62,7 +63,7 @@ class LocalCluster:
             replication=self.replication,
         )
         return KafkaServer(
-            config, self.backend, self.transport, self._runtime_for(broker_id), self.event_log
+            config, self.backend, self.transport, self._runtime_for(broker_id), self.event_log, recovered_logs
         )
 
     def _runtime_for(self, broker_id: int) -> AsyncioRuntime:
@@ -76,7 +77,9 @@ class LocalCluster:
     async def start_broker(self, broker_id: int) -> KafkaServer:
         if broker_id in self.brokers and self.brokers[broker_id].running:
             raise ValueError(f"broker {broker_id} is already running")
-        server = self._new_server(broker_id)
+        previous = self.brokers.get(broker_id)
+        logs = previous.replica_manager.log_offsets() if previous and previous.replica_manager else None
+        server = self._new_server(broker_id, logs)  # a restarted broker finds its logs where it left them
         await server.startup()
         self.brokers[broker_id] = server
         if broker_id not in self.broker_ids:

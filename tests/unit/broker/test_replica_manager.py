@@ -8,13 +8,14 @@ from collections.abc import Iterator
 
 import pytest
 
+from zkcontroller.broker.control_plane import BrokerControlPlane
 from zkcontroller.broker.partition import IsrProposal
-from zkcontroller.broker.replica_manager import NotLeaderError
+from zkcontroller.broker.replica_manager import NotLeaderError, ReplicaManager
 from zkcontroller.model import LeaderAndIsr, TopicPartition
 from zkcontroller.protocol.control_requests import Errors, LeaderAndIsrRequest
 from zkcontroller.protocol.inter_broker import FetchPartition, FetchRequest
 
-from .helpers import leader_and_isr, stop_replica
+from .helpers import MY_EPOCH, leader_and_isr, stop_replica, update_metadata
 from .replica_helpers import LAG_MS, Brokers, state
 
 TP = TopicPartition("t", 0)
@@ -188,3 +189,27 @@ async def test_new_follower_truncates_to_its_high_watermark(brokers: Brokers) ->
     brokers.rms[2].append(TP, 1)
     await brokers.fetch_all()
     assert old_leader.log_end_offset(TP) == 5
+
+
+async def test_a_restarted_replica_manager_keeps_its_logs(brokers: Brokers) -> None:
+    brokers.lead(state())
+    brokers.rms[1].append(TP, 4)
+    for _ in range(3):  # records; the followers' LEOs reach the leader; the new HW reaches the followers
+        await brokers.fetch_all()
+    kept = brokers.rms[2].log_offsets()
+    assert kept == {TP: (4, 4)}
+    restarted = ReplicaManager(BrokerControlPlane(2, MY_EPOCH), brokers.transport, brokers.runtime,
+                               brokers.rms[2].config, recovered_logs=kept)
+    restarted.control_plane.handle(update_metadata(live=(1, 2, 3), controller_id=1))
+    restarted.handle_control_request(brokers_lai(leader=1, leader_epoch=1))
+    assert restarted.log_end_offset(TP) == 4 and restarted.high_watermark(TP) == 4
+    restarted.shutdown()
+
+
+async def test_a_failed_log_dir_stops_its_replicas(brokers: Brokers) -> None:
+    brokers.lead(state())
+    follower = brokers.rms[2]
+    (log_dir,) = follower.control_plane.log_dirs
+    assert follower.control_plane.fail_log_dir(log_dir) == [TP]
+    follower.sync_offline_log_dirs()
+    assert not follower.fetchers and follower.partition(TP) is None
