@@ -21,6 +21,7 @@ from typing import Protocol
 
 from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.broker.partition import IsrProposal
+from zkcontroller.broker.timeouts import send_with_timeout
 from zkcontroller.coordination.errors import ErrorCode, ZkError
 from zkcontroller.model import Broker, LeaderAndIsr, TopicPartition, sorted_partitions
 from zkcontroller.protocol.control_requests import Errors
@@ -112,7 +113,8 @@ class AlterIsrManager(_Worker):
             for tp, p in ((tp, batch[tp]) for tp in sorted_partitions(batch))))
         try:
             self.requests_sent += 1
-            response = await self._transport.send(controller, request)
+            response = await send_with_timeout(self._transport, self.runtime, controller, request,
+                                               self._config.request_timeout_ms)
         except BrokerUnreachableError as e:
             log.debug("[AlterIsrManager broker=%d] AlterIsr to controller %d failed: %s", self.broker_id,
                       controller.id, e)

@@ -40,7 +40,12 @@ class ReplicationConfig:
     """The pause after a failed fetch (leader unreachable, a partition error)."""
     replica_fetch_max_records: int = 10_000
     """Records per partition per fetch (offsets only: stands in for ``replica.fetch.max.bytes``)."""
+    replica_socket_timeout_ms: int = 30000
+    """A fetch unanswered this long counts as failed (then backed off and retried)."""
     inter_broker_protocol_version: str = DEFAULT_IBP
+    request_timeout_ms: int = 30000
+    """An AlterIsr unanswered this long is sent again (Kafka's broker-to-controller channel times out; its
+    controller never answers an AlterIsr event dropped on resignation)."""
     alter_isr_retry_backoff_ms: int = 50
     """Kafka's AlterIsrManager retries an unanswered or refused request on its 50 ms scheduler tick."""
     isr_change_notification_check_interval_ms: int = 2500
@@ -54,7 +59,8 @@ class ReplicationConfig:
     def __post_init__(self) -> None:
         parse_ibp(self.inter_broker_protocol_version)
         for name in ("replica_lag_time_max_ms", "replica_fetch_max_records",
-                     "isr_change_notification_check_interval_ms", "alter_isr_retry_backoff_ms"):
+                     "isr_change_notification_check_interval_ms", "alter_isr_retry_backoff_ms",
+                     "replica_socket_timeout_ms", "request_timeout_ms"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"ReplicationConfig.{name} must be positive, got {getattr(self, name)}")
         for name in ("replica_fetch_wait_max_ms", "replica_fetch_backoff_ms", "isr_change_notification_linger_ms",

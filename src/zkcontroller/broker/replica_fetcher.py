@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.broker.partition import Partition
+from zkcontroller.broker.timeouts import send_with_timeout
 from zkcontroller.model import Broker, TopicPartition, sorted_partitions
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import FetchPartition, FetchRequest, FetchResponse
@@ -108,7 +109,8 @@ class ReplicaFetcher:
         request = FetchRequest(self.broker_id, tuple(parts), self._config.replica_fetch_max_records)
         try:
             self.fetches += 1
-            response = await self._transport.send(leader, request)
+            response = await send_with_timeout(self._transport, self._runtime, leader, request,
+                                               self._config.replica_socket_timeout_ms)
         except BrokerUnreachableError as e:
             self._log(logging.DEBUG, f"Error in response for fetch request: {e}")
             return None

@@ -19,12 +19,13 @@ from zkcontroller.runtime.in_process import InProcessTransport
 from .helpers import MY_EPOCH, leader_and_isr, update_metadata
 
 LAG_MS = 200
+TIMEOUT_MS = 10_000
 
 
 class ManualRuntime:
     """The Runtime port on a `ManualClock`: sleeping yields one loop turn, time moves only when a test says.
-    With ``run_tasks`` False, spawned tasks (fetcher loops, periodic checks) never run: the test drives each
-    round itself."""
+    With ``run_tasks`` False, background loops (fetchers, periodic checks, ISR managers) never run: the test
+    drives each round itself; a request's own task always runs. Request timeouts (>= 10 s) never fire here."""
 
     def __init__(self, clock: ManualClock, run_tasks: bool = False) -> None:
         self.clock = clock
@@ -36,10 +37,12 @@ class ManualRuntime:
         return self.clock()
 
     async def sleep_ms(self, ms: int) -> None:
+        if ms >= TIMEOUT_MS:
+            await asyncio.Event().wait()
         await asyncio.sleep(0)
 
     def spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
-        if not self.run_tasks:
+        if not self.run_tasks and not name.startswith("request"):
             coro.close()
             coro = asyncio.sleep(0)
         task = asyncio.get_running_loop().create_task(coro, name=name)

@@ -3,6 +3,7 @@ controller with retries, or a conditional write of its own plus batched ISR-chan
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -143,3 +144,28 @@ async def test_zk_isr_manager_writes_conditionally_and_notifies_in_batches(
     read = await client.get_partitions_from_isr_change_notifications(numbers)
     assert list(read.values.values()) == [frozenset({TP})]
     assert not await manager.maybe_propagate_isr_changes()  # nothing new
+
+
+async def test_an_unanswered_alter_isr_times_out_and_is_sent_again() -> None:
+    answering = FakeController(refusals=0)
+    requests: list[Any] = []
+
+    def controller(request: Any) -> Any:
+        requests.append(request)
+        if len(requests) == 1:
+            return asyncio.get_running_loop().create_future()  # a dropped event: never answered
+        return answering(request)
+
+    brokers = Brokers(controller=controller, run_tasks=True, cfg=config(request_timeout_ms=100))
+    try:
+        leader = brokers.rms[1]
+        brokers.lead(state())
+        leader.startup()
+        brokers.rms[2].pause_fetchers()
+        brokers.rms[3].pause_fetchers()
+        leader.append(TP, 1)
+        brokers.clock.advance(LAG_MS + 1)
+        await wait_until(lambda: leader.partition(TP).isr == (1,), what="the ISR shrink confirmed")  # type: ignore[union-attr]
+        assert len(requests) == 2 and requests[0] == requests[1]
+    finally:
+        brokers.close()
