@@ -30,8 +30,9 @@ from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import AlterIsrPartitionResult, AlterIsrRequest, AlterIsrResponse
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+from zkcontroller.zk.znodes import TopicPartitionStateZNode
 
-LAG_MS = 500
+LAG_MS = 1000
 ZK_PATH_IBP = "2.6-IV0"
 ALTER_ISR_IBP = "2.8-IV1"
 _chroots = itertools.count()
@@ -165,34 +166,34 @@ async def test_a_restarted_broker_rejoins_every_isr_within_twice_the_lag_time(
     assert sum(rm.log_end_offset(TopicPartition("t", p)) for p in range(3)) == 60  # type: ignore[misc]
 
 
-async def paused_follower_history(r: Running) -> tuple[int, int]:
+async def paused_follower_history(r: Running) -> int:
     """Pause broker 3's fetching, produce, wait for the shrink, resume, wait for the expansion. Returns how
-    long after the pause the shrink was seen and the leader's (shrinks, expands)."""
+    long after broker 3 was last caught up (as the leader recorded it) ZooKeeper's state was rewritten."""
     cluster = r.cluster
+    tp = TopicPartition("p", 0)
     await produce_when_led(cluster, "p", 1, 10)
     await wait_until(lambda: replicated(cluster, "p"), what="replicated before the pause")
-    follower = cluster.brokers[3].replica_manager
-    assert follower is not None
+    follower, leader = cluster.brokers[3].replica_manager, cluster.brokers[1].replica_manager
+    assert follower is not None and leader is not None
     follower.pause_fetchers()
-    paused_at = wall_clock_ms()
     cluster.produce("p", 10)
     await r.wait_isrs("p", 1, lambda isrs: isrs[0] == (1, 2), "broker 3 out of the ISR")
-    shrunk_after = wall_clock_ms() - paused_at
+    found = await r.admin.get_data_and_stat(TopicPartitionStateZNode.path(tp))
+    assert found is not None
+    last_caught_up = leader.partition(tp).followers[3].last_caught_up_time_ms  # type: ignore[union-attr]
     follower.resume_fetchers()
     await r.wait_isrs("p", 1, lambda isrs: isrs[0] == (1, 2, 3), "broker 3 back in the ISR")
-    assert follower.log_end_offset(TopicPartition("p", 0)) == 20
-    return shrunk_after, cluster.brokers[1].replica_manager.isr_shrinks  # type: ignore[union-attr]
+    assert follower.log_end_offset(tp) == 20
+    return found[1].mtime - last_caught_up
 
 
 async def test_a_paused_follower_leaves_the_isr_after_the_lag_time_and_rejoins_after_it_resumes(
         start_cluster: Callable[..., Awaitable[Running]]) -> None:
     r = await start_cluster(topics={"p": {0: [1, 2, 3]}})
-    shrunk_after, shrinks = await paused_follower_history(r)
-    # last caught up at most one fetch wait before the pause; never shrunk before the lag time has passed
-    assert shrunk_after >= LAG_MS - replication().replica_fetch_wait_max_ms - 5
-    assert shrinks == 1
+    shrunk_after_ms = await paused_follower_history(r)
+    assert shrunk_after_ms > LAG_MS  # never shrunk before the lag time had passed
     leader = r.cluster.brokers[1].replica_manager
-    assert leader is not None and leader.isr_expands == 1
+    assert leader is not None and leader.isr_shrinks >= 1 and leader.isr_expands >= 1
     # pre-2.7-IV2: the leader published both changes as ISR-change notifications (in one batch or two)
     await wait_until(lambda: leader.isr_manager.notifications_written >= 1,  # type: ignore[attr-defined]
                      what="an ISR-change notification")
