@@ -26,7 +26,7 @@ from zkcontroller.coordination.errors import NodeExistsError, ZkError
 from zkcontroller.coordination.reconnecting import ReconnectingSession
 from zkcontroller.model import Broker, BrokerInfo, EndPoint, TopicId, TopicPartition
 from zkcontroller.protocol.inter_broker import AlterIsrRequest, ControlledShutdownRequest, FetchRequest
-from zkcontroller.runtime.in_process import InProcessTransport
+from zkcontroller.protocol.transport import BrokerNetwork
 from zkcontroller.runtime.runtime import Runtime
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -63,7 +63,7 @@ class KafkaServer:
         self,
         config: BrokerConfig,
         backend: CoordinationBackend,
-        transport: InProcessTransport,
+        transport: BrokerNetwork,
         runtime: Runtime,
         event_log: EventLog,
         recovered_logs: Mapping[TopicPartition, tuple[int, int]] | None = None,
@@ -140,7 +140,8 @@ class KafkaServer:
 
     def handle_request(self, request: Any) -> Any:
         """This broker's request entry point: requests for the controller go to this broker's controller
-        candidate (which answers NOT_CONTROLLER unless active); control requests to the control plane."""
+        candidate (which answers NOT_CONTROLLER unless active); fetches and control requests to the replica
+        manager (control requests pass through it to the control plane, which decides)."""
         if isinstance(request, ControlledShutdownRequest | AlterIsrRequest):
             assert self.controller is not None
             return self.controller.handle_broker_request(request)
