@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.broker.control_plane import BrokerControlPlane
+from zkcontroller.broker.replica_manager import ReplicaManager
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.event_log import EventLog
 from zkcontroller.controller.kafka_controller import KafkaController
@@ -21,8 +24,8 @@ from zkcontroller.coordination.api import CoordinationSession, EventType, Sessio
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.errors import NodeExistsError, ZkError
 from zkcontroller.coordination.reconnecting import ReconnectingSession
-from zkcontroller.model import Broker, BrokerInfo, EndPoint, TopicId
-from zkcontroller.protocol.inter_broker import AlterIsrRequest, ControlledShutdownRequest
+from zkcontroller.model import Broker, BrokerInfo, EndPoint, TopicId, TopicPartition
+from zkcontroller.protocol.inter_broker import AlterIsrRequest, ControlledShutdownRequest, FetchRequest
 from zkcontroller.protocol.transport import BrokerNetwork
 from zkcontroller.runtime.runtime import Runtime
 from zkcontroller.zk import paths
@@ -43,6 +46,8 @@ class BrokerConfig:
     rack: str | None = None
     controller: ControllerConfig | None = None
     session_timeout_ms: int = 18000
+    replication: ReplicationConfig = field(default_factory=ReplicationConfig)
+    """replica.lag.time.max.ms, replica.fetch.*, inter.broker.protocol.version (the replica manager's)."""
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -61,8 +66,11 @@ class KafkaServer:
         transport: BrokerNetwork,
         runtime: Runtime,
         event_log: EventLog,
+        recovered_logs: Mapping[TopicPartition, tuple[int, int]] | None = None,
     ) -> None:
         self.config = config
+        self.recovered_logs = dict(recovered_logs or {})
+        """The offsets of the logs a previous run of this broker left (offsets only: the "disk")."""
         self.backend = backend
         self.transport = transport
         self.runtime = runtime
@@ -70,6 +78,7 @@ class KafkaServer:
         self.zk: KafkaZkClient | None = None
         self.controller: KafkaController | None = None
         self.control_plane: BrokerControlPlane | None = None
+        self.replica_manager: ReplicaManager | None = None
         self.cluster_id: str | None = None
         self.running = False
         self._reinit: asyncio.Task[None] | None = None
@@ -88,6 +97,10 @@ class KafkaServer:
         info = BrokerInfo(self.config.broker())
         epoch = await self._register(zk, info)
         self.control_plane = BrokerControlPlane(self.broker_id, epoch)
+        self.replica_manager = ReplicaManager(self.control_plane, self.transport, runtime, self.config.replication,
+                                              zk=lambda: self.zk,
+                                              recovered_logs=self.recovered_logs)
+        self.replica_manager.startup()
         self.transport.register(self.broker_id, self.handle_request)
         self.controller = KafkaController(
             self.config.controller_config, zk, info, epoch, self.transport, runtime, self.event_log
@@ -127,12 +140,15 @@ class KafkaServer:
 
     def handle_request(self, request: Any) -> Any:
         """This broker's request entry point: requests for the controller go to this broker's controller
-        candidate (which answers NOT_CONTROLLER unless active); control requests to the control plane."""
+        candidate (which answers NOT_CONTROLLER unless active); fetches and control requests to the replica
+        manager (control requests pass through it to the control plane, which decides)."""
         if isinstance(request, ControlledShutdownRequest | AlterIsrRequest):
             assert self.controller is not None
             return self.controller.handle_broker_request(request)
-        assert self.control_plane is not None
-        return self.control_plane.handle(request)
+        assert self.replica_manager is not None
+        if isinstance(request, FetchRequest):
+            return self.replica_manager.handle_fetch(request)
+        return self.replica_manager.handle_control_request(request)
 
     def _on_registered(self, broker_epoch: int) -> None:
         if self.control_plane is not None:
@@ -181,6 +197,8 @@ class KafkaServer:
             return
         self.running = False
         self.transport.unregister(self.broker_id)
+        if self.replica_manager is not None:
+            self.replica_manager.shutdown()
         if self.controller is not None:
             await self.controller.shutdown()
         if self.zk is not None:
@@ -190,5 +208,7 @@ class KafkaServer:
         """A crash: everything stops mid-step; the session is left to time out on the store."""
         self.running = False
         self.transport.unregister(self.broker_id)
+        if self.replica_manager is not None:
+            self.replica_manager.shutdown()
         if self.controller is not None:
             self.controller.abort()

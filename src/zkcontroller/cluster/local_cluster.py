@@ -11,6 +11,7 @@ import random
 from collections.abc import Callable
 from dataclasses import replace
 
+from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.cluster.kafka_server import BrokerConfig, KafkaServer
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.event_log import EventLog
@@ -18,6 +19,7 @@ from zkcontroller.controller.kafka_controller import KafkaController
 from zkcontroller.controller.states import ControllerState
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
+from zkcontroller.model import TopicPartition, sorted_partitions
 from zkcontroller.runtime.in_process import InProcessTransport
 from zkcontroller.runtime.runtime import AsyncioRuntime
 
@@ -35,6 +37,7 @@ class LocalCluster:
         racks: dict[int, str] | None = None,
         seed: int | None = None,
         transport: InProcessTransport | None = None,
+        replication: ReplicationConfig | None = None,
     ) -> None:
         self.backend = backend
         self.clock = clock
@@ -44,20 +47,23 @@ class LocalCluster:
         """Seeded runs (tests) derive each broker's generator from it; otherwise each uses the OS's randomness."""
         self._template = controller_config or ControllerConfig(broker_id=-1)
         self._session_timeout_ms = session_timeout_ms
+        self.replication = replication or ReplicationConfig()
         self._racks = racks or {}
         self.brokers: dict[int, KafkaServer] = {}
         self.broker_ids = sorted(broker_ids)
 
-    def _new_server(self, broker_id: int) -> KafkaServer:
+    def _new_server(self, broker_id: int, recovered_logs: dict[TopicPartition, tuple[int, int]] | None = None
+                    ) -> KafkaServer:
         config = BrokerConfig(
             broker_id=broker_id,
             port=9092 + broker_id,
             rack=self._racks.get(broker_id),
             controller=replace(self._template, broker_id=broker_id),
             session_timeout_ms=self._session_timeout_ms,
+            replication=self.replication,
         )
         return KafkaServer(
-            config, self.backend, self.transport, self._runtime_for(broker_id), self.event_log
+            config, self.backend, self.transport, self._runtime_for(broker_id), self.event_log, recovered_logs
         )
 
     def _runtime_for(self, broker_id: int) -> AsyncioRuntime:
@@ -71,7 +77,9 @@ class LocalCluster:
     async def start_broker(self, broker_id: int) -> KafkaServer:
         if broker_id in self.brokers and self.brokers[broker_id].running:
             raise ValueError(f"broker {broker_id} is already running")
-        server = self._new_server(broker_id)
+        previous = self.brokers.get(broker_id)
+        logs = previous.replica_manager.log_offsets() if previous and previous.replica_manager else None
+        server = self._new_server(broker_id, logs)  # a restarted broker finds its logs where it left them
         await server.startup()
         self.brokers[broker_id] = server
         if broker_id not in self.broker_ids:
@@ -104,6 +112,37 @@ class LocalCluster:
         if server is None or not server.running:
             raise ValueError(f"broker {broker_id} is not running")
         return server
+
+    def leaders(self, topic: str) -> dict[TopicPartition, KafkaServer]:
+        """The running broker that leads each partition of ``topic`` as the brokers themselves see it (during a
+        move two may believe they lead: the newer leader epoch wins)."""
+        found: dict[TopicPartition, tuple[int, KafkaServer]] = {}
+        for server in self.running_brokers():
+            rm = server.replica_manager
+            if rm is None:
+                continue
+            for tp in rm.leader_partitions():
+                epoch = rm.partition(tp).leader_epoch  # type: ignore[union-attr]
+                if tp.topic == topic and (tp not in found or found[tp][0] < epoch):
+                    found[tp] = (epoch, server)
+        return {tp: server for tp, (_, server) in found.items()}
+
+    def produce(self, topic: str, records: int) -> dict[TopicPartition, int]:
+        """Append ``records`` (offsets only) to ``topic``, spread evenly over the partitions that have a running
+        leader (lowest partitions take the remainder); returns each touched partition's new log end offset."""
+        if records < 0:
+            raise ValueError(f"cannot produce {records} records")
+        leaders = self.leaders(topic)
+        if not leaders:
+            raise ValueError(f"no running broker leads a partition of topic {topic!r}")
+        parts = sorted_partitions(leaders)
+        share, extra = divmod(records, len(parts))
+        out = {}
+        for i, tp in enumerate(parts):
+            count = share + (1 if i < extra else 0)
+            if count:
+                out[tp] = leaders[tp].replica_manager.append(tp, count)  # type: ignore[union-attr]
+        return out
 
     def running_brokers(self) -> list[KafkaServer]:
         return [s for _, s in sorted(self.brokers.items()) if s.running]

@@ -1,0 +1,79 @@
+"""The broker settings of replication and ISR upkeep (Kafka 2.8.2's names and defaults; spec §9.8, §10).
+
+``inter.broker.protocol.version`` decides how a leader propagates an ISR change: from 2.7-IV2 on, an AlterIsr
+request to the controller; before, the leader writes the partition state itself and publishes ISR-change
+notifications. `ReplicationConfig.uses_alter_isr` is the one place that switch is read.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_IBP = re.compile(r"^(\d+(?:\.\d+){1,2})(?:-IV(\d+))?$")
+_LATEST_IV = 99
+"""A version without ``-IVn`` ("2.7") means its newest internal version, as Kafka's ApiVersion does."""
+ALTER_ISR_MIN_IBP = "2.7-IV2"
+DEFAULT_IBP = "2.8-IV1"
+
+
+def parse_ibp(value: str) -> tuple[tuple[int, ...], int]:
+    """``"2.7-IV2"`` → ((2, 7), 2): comparable inter-broker protocol versions. Raises ValueError naming the value."""
+    match = _IBP.match(value.strip())
+    if match is None:
+        raise ValueError(f"inter.broker.protocol.version: {value!r} is not a version such as 2.8-IV1 or 2.6")
+    numbers = tuple(int(n) for n in match.group(1).split("."))
+    if numbers[0] == 0 and len(numbers) == 2:  # "0.10" → 0.10.0
+        numbers = (*numbers, 0)
+    return numbers, _LATEST_IV if match.group(2) is None else int(match.group(2))
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicationConfig:
+    """What a broker's replica manager reads. Durations are ms."""
+
+    replica_lag_time_max_ms: int = 30000
+    """A follower not caught up with the leader's log end for this long leaves the ISR."""
+    replica_fetch_wait_max_ms: int = 500
+    """How long a follower waits before fetching again when the last fetch brought nothing new."""
+    replica_fetch_backoff_ms: int = 1000
+    """The pause after a failed fetch (leader unreachable, a partition error)."""
+    replica_fetch_max_records: int = 10_000
+    """Records per partition per fetch (offsets only: stands in for ``replica.fetch.max.bytes``)."""
+    replica_socket_timeout_ms: int = 30000
+    """A fetch unanswered this long counts as failed (then backed off and retried)."""
+    inter_broker_protocol_version: str = DEFAULT_IBP
+    request_timeout_ms: int = 30000
+    """An AlterIsr unanswered this long is sent again (Kafka's broker-to-controller channel times out; its
+    controller never answers an AlterIsr event dropped on resignation)."""
+    alter_isr_retry_backoff_ms: int = 50
+    """Kafka's AlterIsrManager retries an unanswered or refused request on its 50 ms scheduler tick."""
+    isr_change_notification_check_interval_ms: int = 2500
+    """Pre-2.7-IV2 only (Kafka hard-codes 2.5 s / 5 s / 60 s; configurable here so tests can shrink them):
+    how often pending ISR changes are looked at, ..."""
+    isr_change_notification_linger_ms: int = 5000
+    """... published once no change came for this long ..."""
+    isr_change_notification_max_delay_ms: int = 60000
+    """... or at the latest this long after the previous publication."""
+
+    def __post_init__(self) -> None:
+        parse_ibp(self.inter_broker_protocol_version)
+        for name in ("replica_lag_time_max_ms", "replica_fetch_max_records",
+                     "isr_change_notification_check_interval_ms", "alter_isr_retry_backoff_ms",
+                     "replica_socket_timeout_ms", "request_timeout_ms"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"ReplicationConfig.{name} must be positive, got {getattr(self, name)}")
+        for name in ("replica_fetch_wait_max_ms", "replica_fetch_backoff_ms", "isr_change_notification_linger_ms",
+                     "isr_change_notification_max_delay_ms"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"ReplicationConfig.{name} must not be negative, got {getattr(self, name)}")
+
+    @property
+    def uses_alter_isr(self) -> bool:
+        """Kafka's ``config.interBrokerProtocolVersion.isAlterIsrSupported``."""
+        return parse_ibp(self.inter_broker_protocol_version) >= parse_ibp(ALTER_ISR_MIN_IBP)
+
+    @property
+    def isr_expiration_interval_ms(self) -> int:
+        """ReplicaManager's ``isr-expiration`` task runs every half lag time."""
+        return max(1, self.replica_lag_time_max_ms // 2)

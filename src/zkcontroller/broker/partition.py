@@ -1,0 +1,245 @@
+"""One partition's replication state on one broker (Kafka's ``Partition`` and ``Replica``), offsets only.
+
+Every replica has a log end offset (LEO); the leader also tracks each follower's LEO and when it was last
+caught up, keeps the high watermark (HW = the smallest LEO in the ISR, never moving back) and decides ISR
+changes: shrink a follower not caught up within ``replica.lag.time.max.ms``, expand one whose LEO reached the
+HW (and the start of the current leader epoch). A proposed ISR change is *pending* until the controller (or
+ZooKeeper) confirms it; meanwhile no other change is proposed and the HW counts the larger of the two ISRs
+(Kafka 2.8's ``maximalIsr``). Pure state: the caller passes the time and ships proposals.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from zkcontroller.model import LeaderAndIsr, TopicPartition
+from zkcontroller.protocol.control_requests import Errors
+
+log = logging.getLogger("kafka.cluster.Partition")
+
+UNKNOWN_OFFSET = -1
+_REFUSALS = frozenset({Errors.INVALID_UPDATE_VERSION, Errors.FENCED_LEADER_EPOCH, Errors.UNKNOWN_TOPIC_OR_PARTITION})
+"""Per-partition AlterIsr errors Kafka does not retry: our leader epoch or partition-state version is stale."""
+
+
+@dataclass(slots=True)
+class FollowerState:
+    """What the leader knows of one follower (Kafka's remote ``Replica``)."""
+
+    broker_id: int
+    log_end_offset: int = UNKNOWN_OFFSET
+    last_caught_up_time_ms: int = 0
+    last_fetch_leader_log_end_offset: int = 0
+    last_fetch_time_ms: int = 0
+
+    def update_fetch_state(self, fetch_offset: int, fetch_time_ms: int, leader_end_offset: int) -> None:
+        """Kafka's ``Replica.updateFetchState``: caught up at this fetch if it asked for the leader's LEO, or at
+        the previous fetch if it now has what the leader had then."""
+        if fetch_offset >= leader_end_offset:
+            self.last_caught_up_time_ms = max(self.last_caught_up_time_ms, fetch_time_ms)
+        elif fetch_offset >= self.last_fetch_leader_log_end_offset:
+            self.last_caught_up_time_ms = max(self.last_caught_up_time_ms, self.last_fetch_time_ms)
+        self.log_end_offset = fetch_offset
+        self.last_fetch_leader_log_end_offset = leader_end_offset
+        self.last_fetch_time_ms = fetch_time_ms
+
+    def reset_last_caught_up_time(self, leader_end_offset: int, now_ms: int, last_caught_up_time_ms: int) -> None:
+        self.last_fetch_leader_log_end_offset = leader_end_offset
+        self.last_fetch_time_ms = now_ms
+        self.last_caught_up_time_ms = last_caught_up_time_ms
+
+
+@dataclass(frozen=True, slots=True)
+class IsrProposal:
+    """An ISR change the leader wants made: the state to write and the controller epoch to stamp on it."""
+
+    topic_partition: TopicPartition
+    leader_and_isr: LeaderAndIsr
+    controller_epoch: int
+
+
+class Partition:
+    def __init__(self, tp: TopicPartition, local_broker_id: int) -> None:
+        self.topic_partition = tp
+        self.local_broker_id = local_broker_id
+        self.log_end_offset = 0
+        self.high_watermark = 0
+        self.leader = -1
+        self.leader_epoch = -1
+        self.leader_epoch_start_offset = 0
+        self.isr: tuple[int, ...] = ()
+        self.replicas: tuple[int, ...] = ()
+        self.zk_version = 0
+        self.controller_epoch = 0
+        self.pending_isr: tuple[int, ...] | None = None
+        self.isr_update_refused = False
+        """The controller refused our state as stale: propose nothing until a LeaderAndIsr brings a new one."""
+        self.followers: dict[int, FollowerState] = {}
+
+    def __repr__(self) -> str:
+        return (f"Partition({self.topic_partition}, leader={self.leader}, epoch={self.leader_epoch}, isr={self.isr}, "
+                f"leo={self.log_end_offset}, hw={self.high_watermark})")
+
+    @property
+    def is_leader(self) -> bool:
+        return self.leader == self.local_broker_id
+
+    @property
+    def maximal_isr(self) -> tuple[int, ...]:
+        """The ISR, plus a pending expansion's new member (a pending shrink still counts the old members)."""
+        if self.pending_isr is None:
+            return self.isr
+        return tuple(sorted(set(self.isr) | set(self.pending_isr)))
+
+    def _log(self, level: int, message: str) -> None:
+        log.log(level, "[Partition %s broker=%d] %s", self.topic_partition, self.local_broker_id, message)
+
+    # ------------------------------------------------------------------ leadership (from LeaderAndIsr)
+
+    def make_leader(self, leader_epoch: int, isr: tuple[int, ...], replicas: tuple[int, ...], zk_version: int,
+                    controller_epoch: int, now_ms: int) -> None:
+        """Kafka's ``makeLeader``: on a new leader epoch, followers in the ISR count as caught up now."""
+        new_epoch = leader_epoch != self.leader_epoch or not self.is_leader
+        self.leader, self.isr, self.replicas = self.local_broker_id, isr, replicas
+        self.zk_version, self.controller_epoch, self.pending_isr = zk_version, controller_epoch, None
+        self.isr_update_refused = False
+        self.followers = {r: self.followers.get(r, FollowerState(r)) for r in replicas if r != self.local_broker_id}
+        if new_epoch:
+            self.leader_epoch = leader_epoch
+            self.leader_epoch_start_offset = self.log_end_offset
+            for follower in self.followers.values():
+                caught_up = now_ms if follower.broker_id in isr else 0
+                follower.reset_last_caught_up_time(self.log_end_offset, now_ms, caught_up)
+        self.maybe_increment_high_watermark()
+
+    def make_follower(self, leader: int, leader_epoch: int, isr: tuple[int, ...], replicas: tuple[int, ...],
+                      zk_version: int, controller_epoch: int) -> None:
+        """Kafka's ``makeFollower``. Offsets only and without leader-epoch truncation (KIP-101), a new
+        follower truncates to its high watermark: what it may hold that the new leader lacks lies above it."""
+        if leader_epoch != self.leader_epoch and self.log_end_offset > self.high_watermark:
+            self.log_end_offset = self.high_watermark
+        self.leader, self.leader_epoch, self.isr, self.replicas = leader, leader_epoch, isr, replicas
+        self.zk_version, self.controller_epoch, self.pending_isr = zk_version, controller_epoch, None
+        self.followers = {}
+
+    def make_offline(self) -> None:
+        """Stopped (StopReplica without delete) or leader unknown: neither leads nor follows."""
+        self.leader, self.pending_isr, self.followers = -1, None, {}
+
+    # ------------------------------------------------------------------ the log, offsets only
+
+    def append_as_leader(self, records: int) -> int:
+        if not self.is_leader:
+            raise ValueError(f"broker {self.local_broker_id} does not lead {self.topic_partition}")
+        if records < 0:
+            raise ValueError(f"cannot append {records} records to {self.topic_partition}")
+        self.log_end_offset += records
+        self.maybe_increment_high_watermark()
+        return self.log_end_offset
+
+    def append_as_follower(self, records: int, leader_high_watermark: int) -> None:
+        self.log_end_offset += records
+        self.high_watermark = max(self.high_watermark, min(leader_high_watermark, self.log_end_offset))
+
+    def truncate_to(self, offset: int) -> None:
+        self.log_end_offset = min(self.log_end_offset, max(0, offset))
+        self.high_watermark = min(self.high_watermark, self.log_end_offset)
+
+    def maybe_increment_high_watermark(self) -> bool:
+        """HW = the smallest LEO in the maximal ISR; it never moves back (a follower of unknown LEO holds it)."""
+        ends = [self.log_end_offset]
+        for replica in self.maximal_isr:
+            if replica != self.local_broker_id:
+                follower = self.followers.get(replica)
+                ends.append(follower.log_end_offset if follower is not None else UNKNOWN_OFFSET)
+        new_hw = min(ends)
+        if new_hw > self.high_watermark:
+            self.high_watermark = new_hw
+            return True
+        return False
+
+    # ------------------------------------------------------------------ fetches from followers (leader side)
+
+    def fetch_error(self, replica_id: int, current_leader_epoch: int, fetch_offset: int) -> Errors:
+        """What a leader answers before reading (Kafka's epoch validation): NONE when the fetch may be served."""
+        if not self.is_leader:
+            return Errors.NOT_LEADER_OR_FOLLOWER
+        if current_leader_epoch < self.leader_epoch:
+            return Errors.FENCED_LEADER_EPOCH
+        if current_leader_epoch > self.leader_epoch:
+            return Errors.UNKNOWN_LEADER_EPOCH
+        if replica_id not in self.followers:
+            return Errors.NOT_LEADER_OR_FOLLOWER
+        if fetch_offset > self.log_end_offset or fetch_offset < 0:
+            return Errors.OFFSET_OUT_OF_RANGE
+        return Errors.NONE
+
+    def record_follower_fetch(self, replica_id: int, fetch_offset: int, now_ms: int) -> IsrProposal | None:
+        """A served fetch: the follower's LEO and caught-up time, the HW, and maybe an ISR expansion."""
+        self.followers[replica_id].update_fetch_state(fetch_offset, now_ms, self.log_end_offset)
+        proposal = self.maybe_expand_isr(replica_id)
+        self.maybe_increment_high_watermark()
+        return proposal
+
+    # ------------------------------------------------------------------ ISR upkeep (leader side)
+
+    def maybe_expand_isr(self, replica_id: int) -> IsrProposal | None:
+        """Kafka's ``maybeExpandIsr``: a follower outside the ISR whose LEO reached the HW and the start of
+        this leader epoch joins it (proposed; applied when confirmed)."""
+        if self.pending_isr is not None or self.isr_update_refused or replica_id in self.isr:
+            return None
+        follower = self.followers.get(replica_id)
+        if follower is None or follower.log_end_offset < max(self.high_watermark, self.leader_epoch_start_offset):
+            return None
+        new_isr = tuple(sorted({*self.isr, replica_id}))
+        self._log(logging.INFO, f"Expanding ISR from {_ids(self.isr)} to {_ids(new_isr)}")
+        return self._propose(new_isr)
+
+    def out_of_sync_replicas(self, now_ms: int, max_lag_ms: int) -> list[int]:
+        """Followers in the ISR behind the leader's LEO and not caught up within ``max_lag_ms``."""
+        return [r for r in self.isr if r != self.local_broker_id and (f := self.followers.get(r)) is not None
+                and f.log_end_offset != self.log_end_offset and now_ms - f.last_caught_up_time_ms > max_lag_ms]
+
+    def maybe_shrink_isr(self, now_ms: int, max_lag_ms: int) -> IsrProposal | None:
+        """Kafka's ``maybeShrinkIsr`` (the ``isr-expiration`` task)."""
+        if not self.is_leader or self.pending_isr is not None or self.isr_update_refused:
+            return None
+        out_of_sync = self.out_of_sync_replicas(now_ms, max_lag_ms)
+        if not out_of_sync:
+            return None
+        new_isr = tuple(r for r in self.isr if r not in out_of_sync)
+        lagging = ", ".join(f"(brokerId: {r}, endOffset: {self.followers[r].log_end_offset})" for r in out_of_sync)
+        self._log(logging.INFO, f"Shrinking ISR from {_ids(self.isr)} to {_ids(new_isr)}. Leader: (highWatermark: "
+                  f"{self.high_watermark}, endOffset: {self.log_end_offset}). Out of sync replicas: {lagging}.")
+        return self._propose(new_isr)
+
+    def _propose(self, new_isr: tuple[int, ...]) -> IsrProposal:
+        self.pending_isr = new_isr
+        lai = LeaderAndIsr(self.local_broker_id, self.leader_epoch, new_isr, self.zk_version)
+        return IsrProposal(self.topic_partition, lai, self.controller_epoch)
+
+    def on_isr_update(self, proposal: IsrProposal, result: LeaderAndIsr | Errors) -> bool:
+        """The answer to a proposal (Kafka's ``handleAlterIsrResponse``): apply a confirmed state of our leader
+        epoch, drop a stale answer, give up on an error (the next LeaderAndIsr or check starts over).
+        Returns True when the ISR changed."""
+        if not self.is_leader or proposal.leader_and_isr.leader_epoch != self.leader_epoch:
+            return False  # leadership changed meanwhile: the LeaderAndIsr that did it rules
+        if isinstance(result, Errors):
+            self.pending_isr = None
+            self.isr_update_refused = result in _REFUSALS
+            then = "Giving up until the next LeaderAndIsr." if self.isr_update_refused else "Retrying."
+            self._log(logging.WARNING, f"Failed to update ISR to {_ids(proposal.leader_and_isr.isr)} due to "
+                      f"{result.name}. {then}")
+            return False
+        if result.leader_epoch != self.leader_epoch or result.zk_version < self.zk_version:
+            self._log(logging.DEBUG, f"Ignoring stale ISR update {result}")
+            return False
+        self.isr, self.zk_version, self.pending_isr = result.isr, result.zk_version, None
+        self._log(logging.INFO, f"ISR updated to {_ids(self.isr)} and version updated to [{self.zk_version}]")
+        self.maybe_increment_high_watermark()
+        return True
+
+
+def _ids(replicas: tuple[int, ...]) -> str:
+    return ",".join(map(str, replicas))

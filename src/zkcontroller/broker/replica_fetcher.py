@@ -1,0 +1,147 @@
+"""A follower's fetching from one leader broker (Kafka's ``ReplicaFetcherThread``), offsets only.
+
+One fetcher per source broker fetches all partitions this broker follows there: each fetch carries every
+partition's log end offset and the leader epoch it follows; the answer says how many records to append and the
+leader's high watermark. A fetch that brought nothing is followed by a wait of ``replica.fetch.wait.max.ms``
+(standing in for the leader holding the fetch open); a failed one, or a partition error, by
+``replica.fetch.backoff.ms``. FENCED_LEADER_EPOCH drops the partition until a LeaderAndIsr brings the new
+epoch; UNKNOWN_LEADER_EPOCH (the leader has not learnt it yet) delays it. ``pause``/``resume`` stop and
+restart fetching without touching leadership (a stalled follower, for drills).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+
+from zkcontroller.broker.config import ReplicationConfig
+from zkcontroller.broker.partition import Partition
+from zkcontroller.broker.timeouts import send_with_timeout
+from zkcontroller.model import Broker, TopicPartition, sorted_partitions
+from zkcontroller.protocol.control_requests import Errors
+from zkcontroller.protocol.inter_broker import FetchPartition, FetchRequest, FetchResponse
+from zkcontroller.protocol.transport import BrokerTransport, BrokerUnreachableError
+from zkcontroller.runtime.runtime import Runtime
+
+log = logging.getLogger("kafka.server.ReplicaFetcherThread")
+
+
+class ReplicaFetcher:
+    def __init__(self, broker_id: int, source_broker_id: int, partition: Callable[[TopicPartition], Partition | None],
+                 broker: Callable[[int], Broker | None], transport: BrokerTransport, runtime: Runtime,
+                 config: ReplicationConfig) -> None:
+        self.broker_id = broker_id
+        self.source_broker_id = source_broker_id
+        self._partition = partition
+        self._broker = broker
+        self._transport = transport
+        self._runtime = runtime
+        self._config = config
+        self.fetching: dict[TopicPartition, int] = {}
+        """Partitions fetched here, each with the leader epoch it follows."""
+        self._delayed_until: dict[TopicPartition, int] = {}
+        self.paused = False
+        self.fetches = 0
+        self._wakeup = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def _log(self, level: int, message: str) -> None:
+        log.log(level, "[ReplicaFetcher replicaId=%d, leaderId=%d, fetcherId=0] %s", self.broker_id,
+                self.source_broker_id, message)
+
+    # ------------------------------------------------------------------ partitions and lifecycle
+
+    def add_partition(self, tp: TopicPartition, leader_epoch: int) -> None:
+        self.fetching[tp] = leader_epoch
+        self._delayed_until.pop(tp, None)
+        self._wakeup.set()
+
+    def remove_partition(self, tp: TopicPartition) -> None:
+        self.fetching.pop(tp, None)
+        self._delayed_until.pop(tp, None)
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = self._runtime.spawn(self._run(), f"ReplicaFetcherThread-0-{self.source_broker_id}"
+                                             f"-on-{self.broker_id}")
+
+    def shutdown(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+
+    def pause(self) -> None:
+        self.paused = True
+
+    def resume(self) -> None:
+        self.paused = False
+        self._wakeup.set()
+
+    # ------------------------------------------------------------------ the fetch loop
+
+    async def _run(self) -> None:
+        config = self._config
+        while True:
+            if self.paused or not self.fetching:
+                self._wakeup.clear()
+                await self._wakeup.wait()
+                continue
+            outcome = await self.fetch_once()
+            if outcome is None:
+                await self._runtime.sleep_ms(config.replica_fetch_backoff_ms)
+            elif not outcome:
+                await self._runtime.sleep_ms(config.replica_fetch_wait_max_ms)
+            else:
+                await asyncio.sleep(0)  # one loop turn between fetches that brought data
+
+    async def fetch_once(self) -> bool | None:
+        """One fetch round: True if records came, False if none did, None if it could not be made."""
+        now = self._runtime.now_ms()
+        parts: list[FetchPartition] = []
+        for tp in sorted_partitions(self.fetching):
+            partition = self._partition(tp)
+            if partition is not None and self._delayed_until.get(tp, 0) <= now:
+                parts.append(FetchPartition(tp, self.fetching[tp], partition.log_end_offset))
+        leader = self._broker(self.source_broker_id)
+        if not parts or leader is None:
+            return None
+        request = FetchRequest(self.broker_id, tuple(parts), self._config.replica_fetch_max_records)
+        try:
+            self.fetches += 1
+            response = await send_with_timeout(self._transport, self._runtime, leader, request,
+                                               self._config.replica_socket_timeout_ms)
+        except BrokerUnreachableError as e:
+            self._log(logging.DEBUG, f"Error in response for fetch request: {e}")
+            return None
+        if not isinstance(response, FetchResponse) or response.error is not Errors.NONE:
+            self._log(logging.WARNING, f"Error in response for fetch request: {getattr(response, 'error', response)}")
+            return None
+        return self._process(request, response)
+
+    def _process(self, request: FetchRequest, response: FetchResponse) -> bool:
+        sent = {p.topic_partition: p for p in request.partitions}
+        got_records = False
+        for result in response.partitions:
+            tp = result.topic_partition
+            asked = sent.get(tp)
+            partition = self._partition(tp)
+            if asked is None or partition is None or self.fetching.get(tp) != asked.current_leader_epoch:
+                continue  # no longer fetched here, or fetched at another epoch since
+            if partition.log_end_offset != asked.fetch_offset:
+                continue  # truncated meanwhile
+            if result.error is Errors.NONE:
+                partition.append_as_follower(result.records, result.high_watermark)
+                got_records = got_records or result.records > 0
+            elif result.error is Errors.FENCED_LEADER_EPOCH:
+                self._log(logging.INFO, f"Partition {tp} has an older epoch ({asked.current_leader_epoch}) than the "
+                          "current leader. Will await the new LeaderAndIsr state before resuming fetching.")
+                self.remove_partition(tp)
+            elif result.error is Errors.OFFSET_OUT_OF_RANGE:
+                self._log(logging.WARNING, f"Reset fetch offset for partition {tp} from {asked.fetch_offset} to "
+                          f"current leader {self.source_broker_id}'s high watermark {result.high_watermark}")
+                partition.truncate_to(result.high_watermark)
+            else:
+                self._log(logging.DEBUG, f"Error fetching partition {tp}: {result.error.name}; backing off")
+                self._delayed_until[tp] = self._runtime.now_ms() + self._config.replica_fetch_backoff_ms
+        return got_records

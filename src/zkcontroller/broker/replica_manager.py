@@ -1,0 +1,262 @@
+"""One broker's replicas (Kafka's ``ReplicaManager`` with its ``ReplicaFetcherManager``), offsets only.
+
+It sits beside the `BrokerControlPlane` and follows it by composition: control requests go through
+`handle_control_request`, which lets the control plane decide (fencing, epochs) and then applies what it
+accepted: become-leader (reset followers' caught-up times), become-follower (truncate, fetch from the new
+leader), StopReplica (stop fetching; forget the log on delete). It serves followers' fetches as leader,
+takes appends from a workload, runs the ``isr-expiration`` check every half ``replica.lag.time.max.ms`` and
+ships ISR proposals through the IBP's `IsrManager` (see `alter_isr_manager`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping
+
+from zkcontroller.broker.alter_isr_manager import IsrManager, isr_manager_for
+from zkcontroller.broker.config import ReplicationConfig
+from zkcontroller.broker.control_plane import BrokerControlPlane, PartitionRole
+from zkcontroller.broker.partition import IsrProposal, Partition
+from zkcontroller.broker.replica_fetcher import ReplicaFetcher
+from zkcontroller.model import Broker, LeaderAndIsr, TopicPartition, sorted_partitions
+from zkcontroller.protocol.control_requests import (
+    AnyControlRequest,
+    ControlResponse,
+    Errors,
+    LeaderAndIsrRequest,
+    StopReplicaRequest,
+)
+from zkcontroller.protocol.inter_broker import FetchPartitionResult, FetchRequest, FetchResponse
+from zkcontroller.protocol.transport import BrokerTransport
+from zkcontroller.runtime.runtime import Runtime
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+
+log = logging.getLogger("kafka.server.ReplicaManager")
+
+
+class NotLeaderError(ValueError):
+    """An append to a partition this broker does not lead (Kafka's NOT_LEADER_OR_FOLLOWER)."""
+
+
+class ReplicaManager:
+    def __init__(self, control_plane: BrokerControlPlane, transport: BrokerTransport, runtime: Runtime,
+                 config: ReplicationConfig | None = None, *, zk: Callable[[], KafkaZkClient | None] = lambda: None,
+                 isr_manager: IsrManager | None = None,
+                 recovered_logs: Mapping[TopicPartition, tuple[int, int]] | None = None) -> None:
+        self.control_plane = control_plane
+        self.broker_id = control_plane.broker_id
+        self.transport = transport
+        self.runtime = runtime
+        self.config = config or ReplicationConfig()
+        self._partitions: dict[TopicPartition, Partition] = {}
+        self._recovered = dict(recovered_logs or {})
+        """(log end offset, high watermark) per partition found "on disk" at start (Kafka's LogManager loading
+        logs and the HW checkpoint): a restarted broker keeps its log."""
+        self.fetchers: dict[int, ReplicaFetcher] = {}
+        self.isr_manager: IsrManager = isr_manager or isr_manager_for(
+            self.config, broker_id=self.broker_id, broker_epoch=lambda: control_plane.broker_epoch,
+            controller=self._controller, transport=transport, zk=zk, runtime=runtime,
+            on_result=self._on_isr_result)
+        self.isr_shrinks = 0
+        self.isr_expands = 0
+        self._tasks: list[asyncio.Task[None]] = []
+        self._fetchers_paused = False
+
+    # ------------------------------------------------------------------ observers
+
+    @property
+    def partitions(self) -> Mapping[TopicPartition, Partition]:
+        return dict(self._partitions)
+
+    def partition(self, tp: TopicPartition) -> Partition | None:
+        return self._partitions.get(tp)
+
+    def leader_partitions(self) -> list[TopicPartition]:
+        return sorted_partitions(tp for tp, p in self._partitions.items() if p.is_leader)
+
+    def log_offsets(self) -> dict[TopicPartition, tuple[int, int]]:
+        """What a disk would keep across a restart: (log end offset, high watermark) of every local log."""
+        kept = dict(self._recovered)
+        kept.update({tp: (p.log_end_offset, p.high_watermark) for tp, p in self._partitions.items()})
+        return kept
+
+    def log_end_offset(self, tp: TopicPartition) -> int | None:
+        p = self._partitions.get(tp)
+        return None if p is None else p.log_end_offset
+
+    def high_watermark(self, tp: TopicPartition) -> int | None:
+        p = self._partitions.get(tp)
+        return None if p is None else p.high_watermark
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def startup(self) -> None:
+        """Start the ``isr-expiration`` task and the ISR manager (Kafka's ``ReplicaManager.startup``)."""
+        if not self._tasks:
+            self._tasks.append(self.runtime.spawn(self._isr_expiration(), f"isr-expiration-{self.broker_id}"))
+            self.isr_manager.start()
+
+    def shutdown(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        self._tasks.clear()
+        self.isr_manager.shutdown()
+        for fetcher in self.fetchers.values():
+            fetcher.shutdown()
+        self.fetchers.clear()
+
+    def pause_fetchers(self) -> None:
+        """Stop fetching from every leader (a stalled follower); leadership is untouched."""
+        self._fetchers_paused = True
+        for fetcher in self.fetchers.values():
+            fetcher.pause()
+
+    def resume_fetchers(self) -> None:
+        self._fetchers_paused = False
+        for fetcher in self.fetchers.values():
+            fetcher.resume()
+
+    # ------------------------------------------------------------------ control requests (by composition)
+
+    def handle_control_request(self, request: AnyControlRequest, correlation_id: int = 0) -> ControlResponse:
+        """The control plane decides; then the partitions it accepted change role here."""
+        response = self.control_plane.handle(request, correlation_id)
+        accepted = [tp for tp, error in response.partition_errors if error is Errors.NONE]
+        if isinstance(request, LeaderAndIsrRequest):
+            for tp in accepted:
+                self._apply_leadership(tp)
+        elif isinstance(request, StopReplicaRequest):
+            deleted = {s.topic_partition for s in request.partition_states if s.delete_partition}
+            for tp in accepted:
+                self._stop_replica(tp, tp in deleted)
+        return response
+
+    def _apply_leadership(self, tp: TopicPartition) -> None:
+        hosted = self.control_plane.partition(tp)
+        if hosted is None:
+            return
+        partition = self._partitions.get(tp)
+        if partition is None:
+            partition = self._partitions[tp] = Partition(tp, self.broker_id)
+            if tp in self._recovered:
+                partition.log_end_offset, partition.high_watermark = self._recovered.pop(tp)
+        if hosted.role is PartitionRole.LEADER:
+            self._remove_fetcher(tp)
+            partition.make_leader(hosted.leader_epoch, hosted.isr, hosted.replicas, hosted.zk_version,
+                                  hosted.controller_epoch, self.runtime.now_ms())
+        elif hosted.role is PartitionRole.FOLLOWER:
+            partition.make_follower(hosted.leader, hosted.leader_epoch, hosted.isr, hosted.replicas,
+                                    hosted.zk_version, hosted.controller_epoch)
+            self._add_fetcher(tp, hosted.leader, hosted.leader_epoch)
+        else:
+            self._remove_fetcher(tp)
+            partition.make_offline()
+
+    def _stop_replica(self, tp: TopicPartition, delete: bool) -> None:
+        self._remove_fetcher(tp)
+        if delete:
+            self._recovered.pop(tp, None)
+        partition = self._partitions.get(tp)
+        if partition is None:
+            return
+        if delete or self.control_plane.partition(tp) is None:
+            del self._partitions[tp]
+        else:
+            partition.make_offline()
+
+    def sync_offline_log_dirs(self) -> None:
+        """After `BrokerControlPlane.fail_log_dir`: partitions it took offline stop fetching and leading."""
+        for tp in self.control_plane.offline_partitions:
+            self._stop_replica(tp, delete=True)
+
+    def _add_fetcher(self, tp: TopicPartition, leader: int, leader_epoch: int) -> None:
+        for source, fetcher in self.fetchers.items():
+            if source != leader:
+                fetcher.remove_partition(tp)
+        fetcher = self.fetchers.get(leader)
+        if fetcher is None:
+            fetcher = self.fetchers[leader] = ReplicaFetcher(
+                self.broker_id, leader, self._partitions.get, self._alive_broker, self.transport, self.runtime,
+                self.config)
+            if self._fetchers_paused:
+                fetcher.pause()
+            fetcher.start()
+        fetcher.add_partition(tp, leader_epoch)
+        self._shutdown_idle_fetchers()
+
+    def _remove_fetcher(self, tp: TopicPartition) -> None:
+        for fetcher in self.fetchers.values():
+            fetcher.remove_partition(tp)
+        self._shutdown_idle_fetchers()
+
+    def _shutdown_idle_fetchers(self) -> None:
+        for source in [s for s, f in self.fetchers.items() if not f.fetching]:
+            self.fetchers.pop(source).shutdown()
+
+    def _alive_broker(self, broker_id: int) -> Broker | None:
+        return self.control_plane.metadata_cache.alive_broker(broker_id)
+
+    def _controller(self) -> Broker | None:
+        controller_id = self.control_plane.metadata_cache.controller_id
+        return None if controller_id is None or controller_id < 0 else self._alive_broker(controller_id)
+
+    # ------------------------------------------------------------------ the workload and followers' fetches
+
+    def append(self, tp: TopicPartition, records: int) -> int:
+        """Append ``records`` (a count: offsets only) on the leader; returns the new log end offset."""
+        partition = self._partitions.get(tp)
+        if partition is None or not partition.is_leader:
+            raise NotLeaderError(f"broker {self.broker_id} is not the leader of {tp}")
+        return partition.append_as_leader(records)
+
+    def handle_fetch(self, request: FetchRequest) -> FetchResponse:
+        """Serve a follower's fetch (Kafka's ``fetchMessages`` for a replica): epoch checks, then the follower's
+        LEO and caught-up time are recorded, maybe expanding the ISR and moving the HW."""
+        now = self.runtime.now_ms()
+        results = []
+        for asked in request.partitions:
+            tp = asked.topic_partition
+            partition = self._partitions.get(tp)
+            if partition is None:
+                results.append(FetchPartitionResult(tp, Errors.UNKNOWN_TOPIC_OR_PARTITION))
+                continue
+            error = partition.fetch_error(request.replica_id, asked.current_leader_epoch, asked.fetch_offset)
+            if error is not Errors.NONE:
+                results.append(FetchPartitionResult(tp, error, partition.high_watermark))
+                continue
+            proposal = partition.record_follower_fetch(request.replica_id, asked.fetch_offset, now)
+            if proposal is not None:
+                self.isr_manager.submit(proposal)
+            records = min(request.max_records, partition.log_end_offset - asked.fetch_offset)
+            results.append(FetchPartitionResult(tp, Errors.NONE, partition.high_watermark, records))
+        return FetchResponse(Errors.NONE, tuple(results))
+
+    # ------------------------------------------------------------------ ISR upkeep
+
+    async def _isr_expiration(self) -> None:
+        while True:
+            await self.runtime.sleep_ms(self.config.isr_expiration_interval_ms)
+            self.maybe_shrink_isr()
+
+    def maybe_shrink_isr(self) -> list[IsrProposal]:
+        """One ``isr-expiration`` round over the partitions this broker leads."""
+        now, lag = self.runtime.now_ms(), self.config.replica_lag_time_max_ms
+        proposals = []
+        for partition in self._partitions.values():
+            proposal = partition.maybe_shrink_isr(now, lag)
+            if proposal is not None:
+                proposals.append(proposal)
+                self.isr_manager.submit(proposal)
+        return proposals
+
+    def _on_isr_result(self, proposal: IsrProposal, result: LeaderAndIsr | Errors) -> None:
+        partition = self._partitions.get(proposal.topic_partition)
+        if partition is None:
+            return
+        before = partition.isr
+        if partition.on_isr_update(proposal, result):
+            if len(partition.isr) < len(before):
+                self.isr_shrinks += 1
+            elif len(partition.isr) > len(before):
+                self.isr_expands += 1

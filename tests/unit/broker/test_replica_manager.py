@@ -1,0 +1,215 @@
+"""Leader and follower replicas (offsets only): fetch fencing by leader epoch, replication and the high
+watermark, fetchers following LeaderAndIsr and StopReplica, and ISR shrink/expand decisions on the leader.
+Time is a manual clock; fetches are driven one round at a time."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from zkcontroller.broker.control_plane import BrokerControlPlane
+from zkcontroller.broker.partition import IsrProposal
+from zkcontroller.broker.replica_manager import NotLeaderError, ReplicaManager
+from zkcontroller.model import LeaderAndIsr, TopicPartition
+from zkcontroller.protocol.control_requests import Errors, LeaderAndIsrRequest
+from zkcontroller.protocol.inter_broker import FetchPartition, FetchRequest
+
+from .helpers import MY_EPOCH, leader_and_isr, stop_replica, update_metadata
+from .replica_helpers import LAG_MS, Brokers, state
+
+TP = TopicPartition("t", 0)
+
+
+class RecordingIsrManager:
+    """Keeps proposals; ``confirm`` answers them as a controller that accepts everything would."""
+
+    def __init__(self) -> None:
+        self.proposals: list[IsrProposal] = []
+
+    def submit(self, proposal: IsrProposal) -> None:
+        self.proposals.append(proposal)
+
+    def start(self) -> None:
+        pass
+
+    def shutdown(self) -> None:
+        pass
+
+
+@pytest.fixture
+def brokers() -> Iterator[Brokers]:
+    b = Brokers()
+    for rm in b.rms.values():
+        rm.isr_manager = RecordingIsrManager()
+    yield b
+    b.close()
+
+
+def confirm(brokers: Brokers, leader: int = 1) -> None:
+    rm = brokers.rms[leader]
+    manager = rm.isr_manager
+    assert isinstance(manager, RecordingIsrManager)
+    for p in manager.proposals:
+        rm._on_isr_result(p, p.leader_and_isr.with_zk_version(p.leader_and_isr.zk_version + 1))
+    manager.proposals.clear()
+
+
+def fetch(replica: int, epoch: int, offset: int = 0) -> FetchRequest:
+    return FetchRequest(replica, (FetchPartition(TP, epoch, offset),))
+
+
+async def test_leader_fences_older_and_newer_leader_epochs(brokers: Brokers) -> None:
+    brokers.lead(state(leader_epoch=3))
+    leader = brokers.rms[1]
+    assert leader.handle_fetch(fetch(2, 2)).partitions[0].error is Errors.FENCED_LEADER_EPOCH
+    assert leader.handle_fetch(fetch(2, 4)).partitions[0].error is Errors.UNKNOWN_LEADER_EPOCH
+    assert leader.handle_fetch(fetch(2, 3)).partitions[0].error is Errors.NONE
+    assert leader.handle_fetch(fetch(2, 3, offset=1)).partitions[0].error is Errors.OFFSET_OUT_OF_RANGE
+    assert brokers.rms[2].handle_fetch(fetch(3, 3)).partitions[0].error is Errors.NOT_LEADER_OR_FOLLOWER
+
+
+async def test_followers_replicate_and_the_high_watermark_follows_the_slowest_isr_member(brokers: Brokers) -> None:
+    brokers.lead(state())
+    leader = brokers.rms[1]
+    assert leader.append(TP, 10) == 10
+    assert leader.high_watermark(TP) == 0
+    brokers.rms[3].pause_fetchers()
+    await brokers.fetch_all()
+    assert brokers.rms[2].log_end_offset(TP) == 10 and brokers.rms[3].log_end_offset(TP) == 0
+    assert leader.high_watermark(TP) == 0  # broker 3, in the ISR, has nothing yet
+    brokers.rms[3].resume_fetchers()
+    await brokers.fetch_all()
+    assert brokers.rms[3].log_end_offset(TP) == 10
+    assert leader.high_watermark(TP) == 0  # the leader learns a follower's LEO from its next fetch
+    await brokers.fetch_all()
+    assert leader.high_watermark(TP) == 10
+    await brokers.fetch_all()  # the next fetch carries the new high watermark to the followers
+    assert brokers.rms[2].high_watermark(TP) == 10 and brokers.rms[3].high_watermark(TP) == 10
+    with pytest.raises(NotLeaderError, match="broker 2 is not the leader of t-0"):
+        brokers.rms[2].append(TP, 1)
+
+
+async def test_fetchers_follow_leader_and_isr_and_stop_replica(brokers: Brokers) -> None:
+    brokers.lead(state(leader=1))
+    assert set(brokers.rms[2].fetchers) == {1} and not brokers.rms[1].fetchers
+    brokers.lead(state(leader=3, leader_epoch=1))
+    assert set(brokers.rms[2].fetchers) == {3} and set(brokers.rms[1].fetchers) == {3}
+    assert not brokers.rms[3].fetchers and brokers.rms[3].partition(TP).is_leader  # type: ignore[union-attr]
+    brokers.rms[2].handle_control_request(stop_replica((0, 2, False)))
+    assert not brokers.rms[2].fetchers and brokers.rms[2].partition(TP) is not None
+    brokers.rms[1].handle_control_request(stop_replica((0, 2, True)))
+    assert not brokers.rms[1].fetchers and brokers.rms[1].partition(TP) is None
+
+
+async def test_a_stale_leader_and_isr_changes_nothing(brokers: Brokers) -> None:
+    brokers.lead(state(leader=1, leader_epoch=5))
+    brokers.rms[2].handle_control_request(brokers_lai(leader=3, leader_epoch=4))
+    assert set(brokers.rms[2].fetchers) == {1}
+
+
+def brokers_lai(**kw: int) -> LeaderAndIsrRequest:
+    return leader_and_isr(state(**kw))
+
+
+async def test_fenced_follower_stops_fetching_until_a_new_leader_and_isr(brokers: Brokers) -> None:
+    brokers.lead(state(leader_epoch=0))
+    # the leader moves on to epoch 1 (its LeaderAndIsr reached it), broker 2's did not yet
+    brokers.rms[1].handle_control_request(brokers_lai(leader=1, leader_epoch=1))
+    await brokers.rms[2].fetchers[1].fetch_once()
+    assert brokers.rms[2].fetchers[1].fetching == {}  # dropped until a LeaderAndIsr brings epoch 1
+    brokers.rms[2].handle_control_request(brokers_lai(leader=1, leader_epoch=1))
+    assert brokers.rms[2].fetchers[1].fetching == {TP: 1}
+
+
+async def test_a_lagging_follower_leaves_the_isr_after_the_lag_time_and_rejoins_once_caught_up(
+        brokers: Brokers) -> None:
+    brokers.lead(state())
+    leader = brokers.rms[1]
+    leader.append(TP, 5)
+    await brokers.fetch_all()
+    brokers.rms[3].pause_fetchers()
+    leader.append(TP, 5)
+    brokers.clock.advance(LAG_MS)
+    await brokers.fetch_all()  # broker 2 catches up (as of its previous fetch, LAG_MS ago) ...
+    await brokers.fetch_all()  # ... and now asks for the leader's LEO: caught up now; broker 3 is paused
+    assert leader.maybe_shrink_isr() == []  # exactly the lag time: not yet
+    brokers.clock.advance(1)
+    (shrink,) = leader.maybe_shrink_isr()
+    assert shrink.leader_and_isr == LeaderAndIsr(1, 0, (1, 2), 0)
+    assert leader.maybe_shrink_isr() == []  # one change in flight at a time
+    confirm(brokers)
+    assert leader.partition(TP).isr == (1, 2) and leader.partition(TP).zk_version == 1  # type: ignore[union-attr]
+    assert leader.high_watermark(TP) == 10  # no longer held back by broker 3
+    brokers.rms[3].resume_fetchers()
+    await brokers.fetch_all()  # fetches from offset 5: below the high watermark, still out
+    assert leader.isr_manager.proposals == []  # type: ignore[attr-defined]
+    await brokers.fetch_all()  # fetches from offset 10: reached the high watermark
+    proposals = leader.isr_manager.proposals  # type: ignore[attr-defined]
+    assert [p.leader_and_isr for p in proposals] == [LeaderAndIsr(1, 0, (1, 2, 3), 1)]
+    confirm(brokers)
+    assert leader.partition(TP).isr == (1, 2, 3) and leader.isr_shrinks == 1 and leader.isr_expands == 1  # type: ignore[union-attr]
+
+
+async def test_an_idle_follower_that_has_everything_stays_in_the_isr(brokers: Brokers) -> None:
+    brokers.lead(state())
+    brokers.rms[1].append(TP, 3)
+    await brokers.fetch_all()
+    await brokers.fetch_all()  # the leader now knows both followers have offset 3
+    brokers.clock.advance(10 * LAG_MS)
+    assert brokers.rms[1].maybe_shrink_isr() == []
+
+
+async def test_a_refused_isr_change_is_not_proposed_again_until_a_new_leader_and_isr(brokers: Brokers) -> None:
+    brokers.lead(state())
+    leader = brokers.rms[1]
+    brokers.rms[2].pause_fetchers()
+    brokers.rms[3].pause_fetchers()
+    leader.append(TP, 1)
+    brokers.clock.advance(LAG_MS + 1)
+    (proposal,) = leader.maybe_shrink_isr()
+    leader._on_isr_result(proposal, Errors.INVALID_UPDATE_VERSION)
+    assert leader.partition(TP).isr == (1, 2, 3)  # type: ignore[union-attr]
+    assert leader.maybe_shrink_isr() == []
+    brokers.rms[1].handle_control_request(brokers_lai(leader=1, leader_epoch=1, zk_version=3))
+    brokers.clock.advance(LAG_MS + 1)
+    (again,) = leader.maybe_shrink_isr()
+    assert again.leader_and_isr == LeaderAndIsr(1, 1, (1,), 3)
+
+
+async def test_new_follower_truncates_to_its_high_watermark(brokers: Brokers) -> None:
+    brokers.lead(state(isr=(1, 2), replicas=(1, 2)))
+    old_leader = brokers.rms[1]
+    old_leader.append(TP, 4)
+    await brokers.fetch_all()
+    await brokers.fetch_all()
+    old_leader.append(TP, 6)  # never replicated
+    brokers.lead(state(leader=2, leader_epoch=1, isr=(2,), replicas=(1, 2)))
+    assert old_leader.log_end_offset(TP) == 4
+    brokers.rms[2].append(TP, 1)
+    await brokers.fetch_all()
+    assert old_leader.log_end_offset(TP) == 5
+
+
+async def test_a_restarted_replica_manager_keeps_its_logs(brokers: Brokers) -> None:
+    brokers.lead(state())
+    brokers.rms[1].append(TP, 4)
+    for _ in range(3):  # records; the followers' LEOs reach the leader; the new HW reaches the followers
+        await brokers.fetch_all()
+    kept = brokers.rms[2].log_offsets()
+    assert kept == {TP: (4, 4)}
+    restarted = ReplicaManager(BrokerControlPlane(2, MY_EPOCH), brokers.transport, brokers.runtime,
+                               brokers.rms[2].config, recovered_logs=kept)
+    restarted.control_plane.handle(update_metadata(live=(1, 2, 3), controller_id=1))
+    restarted.handle_control_request(brokers_lai(leader=1, leader_epoch=1))
+    assert restarted.log_end_offset(TP) == 4 and restarted.high_watermark(TP) == 4
+    restarted.shutdown()
+
+
+async def test_a_failed_log_dir_stops_its_replicas(brokers: Brokers) -> None:
+    brokers.lead(state())
+    follower = brokers.rms[2]
+    (log_dir,) = follower.control_plane.log_dirs
+    assert follower.control_plane.fail_log_dir(log_dir) == [TP]
+    follower.sync_offline_log_dirs()
+    assert not follower.fetchers and follower.partition(TP) is None
