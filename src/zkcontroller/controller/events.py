@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from zkcontroller.controller.states import ControllerState
-from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse
+from zkcontroller.model import TopicPartition
+from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse, Errors
 
 
 @dataclass(frozen=True)
@@ -116,3 +117,23 @@ class ControlledShutdown(BrokerRequestEvent):
 @dataclass(frozen=True)
 class AlterIsrReceived(BrokerRequestEvent):
     state: ClassVar[ControllerState] = ControllerState.ISR_CHANGE
+
+
+# ------------------------------------------------------------------ topic deletion (spec §9.6)
+
+
+@dataclass(frozen=True)
+class TopicDeletion(ControllerEvent):
+    """``/admin/delete_topics`` changed (Kafka's ``TopicDeletion``)."""
+
+    state: ClassVar[ControllerState] = ControllerState.TOPIC_DELETION
+
+
+@dataclass(frozen=True)
+class TopicDeletionStopReplicaResponseReceived(ControllerEvent):
+    """A broker answered a StopReplica that deleted partitions; only the deleted partitions are carried."""
+
+    state: ClassVar[ControllerState] = ControllerState.TOPIC_DELETION
+    broker_id: int = -1
+    error: Errors = Errors.NONE
+    partition_errors: tuple[tuple[TopicPartition, Errors], ...] = ()

@@ -40,6 +40,7 @@ from zkcontroller.controller.families import EventFamily
 from zkcontroller.controller.fencing_token import NOT_CONTROLLER, FencingToken
 from zkcontroller.controller.responses import ResponseEvents
 from zkcontroller.controller.store_fault_guards import StoreFaultGuards
+from zkcontroller.controller.topic_deletion import TopicDeletionManager
 from zkcontroller.controller.topics import TopicEvents
 from zkcontroller.coordination.api import EventType
 from zkcontroller.model import BrokerInfo
@@ -73,10 +74,12 @@ class KafkaController:
         self.core = core = ControllerCore(
             config, zk, transport, runtime, event_log, self, self._on_broker_response, self._on_event_processed
         )
-        self.brokers = BrokerEvents(core)
+        self.topic_deletion = TopicDeletionManager(core)
+        self.brokers = BrokerEvents(core, deletion=self.topic_deletion)
         self.topics = TopicEvents(core)
         self.responses = ResponseEvents(core, offline_replicas=self.brokers)
         self.families: list[EventFamily] = [self.brokers, self.topics, self.responses]
+        self.families.append(self.topic_deletion)  # after topics (its context) and reassignment (on failover)
         """In Kafka's failover order: brokers, then topics (whose partitions need the live brokers)."""
         self.on_registered: Callable[[int], None] | None = None
         """Told the new broker epoch after a re-registration (the broker's own fencing needs it)."""
