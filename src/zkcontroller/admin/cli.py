@@ -20,6 +20,7 @@ from zkcontroller.admin.describe import (
     DescribeFilter,
     broker_line,
     controller_status,
+    count_corrupt,
     describe_lines,
     describe_topics,
     list_topic_lines,
@@ -181,13 +182,22 @@ def describe_topic(zookeeper: str, topic: str | None, under_replicated_partition
     """Describe topics: one line per topic, one per partition."""
     filt = DescribeFilter(under_replicated_partitions, unavailable_partitions, topics_with_overrides)
 
-    async def action(zk: KafkaZkClient) -> list[str]:
+    async def action(zk: KafkaZkClient) -> tuple[list[str], int]:
         names = await select_topics(zk, topic, exclude_internal=exclude_internal, must_exist=not if_exists)
         live = [b.broker.id for b in await live_brokers(zk)]
-        return describe_lines(await describe_topics(zk, names), live, filt)
+        descriptions = await describe_topics(zk, names)
+        return describe_lines(descriptions, live, filt), count_corrupt(descriptions)
 
-    for line in run_with_client(zookeeper, action):
+    lines, corrupt = run_with_client(zookeeper, action)
+    for line in lines:
         click.echo(line)
+    _fail_if_corrupt(corrupt)
+
+
+def _fail_if_corrupt(count: int) -> None:
+    """Corrupt znodes were shown above; the command still fails, so scripts notice."""
+    if count:
+        raise click.ClickException(f"{count} corrupt znode{'s' if count > 1 else ''} (see the lines above)")
 
 
 @topics.command("list")
@@ -196,8 +206,10 @@ def describe_topic(zookeeper: str, topic: str | None, under_replicated_partition
 @click.option("--exclude-internal", is_flag=True, help="Leave out internal topics.")
 def list_topics(zookeeper: str, topic: str | None, exclude_internal: bool) -> None:
     """List topic names, marking those queued for deletion."""
-    for line in run_with_client(zookeeper, lambda zk: list_topic_lines(zk, topic, exclude_internal=exclude_internal)):
+    lines = run_with_client(zookeeper, lambda zk: list_topic_lines(zk, topic, exclude_internal=exclude_internal))
+    for line in lines:
         click.echo(line)
+    _fail_if_corrupt(sum(" - corrupt: " in line for line in lines))
 
 
 @topics.command("delete")

@@ -87,6 +87,16 @@ async def test_create_describe_list_delete(cli: Cli) -> None:
     assert again.exit_code == 0 and again.output == "Topic orders is already marked for deletion.\n"
 
 
+async def test_corrupt_topic_is_shown_and_fails_describe_and_list(cli: Cli) -> None:
+    await cli.zk.session.create("/brokers/topics/broken", b"garbage")
+    described = await cli(topics, "describe")
+    assert described.exit_code == 1
+    assert "Topic: broken\tCorrupt: /brokers/topics/broken: " in described.output
+    assert "Error: 1 corrupt znode (see the lines above)" in described.output
+    listed = await cli(topics, "list")
+    assert listed.exit_code == 1 and listed.output.startswith("broken - corrupt: /brokers/topics/broken: ")
+
+
 async def test_explicit_assignment_and_alter(cli: Cli) -> None:
     result = await cli(topics, "create", "a.b", "--replica-assignment", "1:2,2:3")
     assert result.exit_code == 0, result.output
