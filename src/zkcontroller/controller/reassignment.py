@@ -99,7 +99,9 @@ def _isr_change_handler(tp: TopicPartition) -> NodeHandler:
 
 
 def _zk_reassignment_handler(event_type: EventType) -> ControllerEvent | None:
-    return ZkPartitionReassignment() if event_type is EventType.NODE_CREATED else None
+    """Creation starts a ZooKeeper reassignment (Kafka). Beyond Kafka, a deletion by someone else also queues
+    the event, which only re-arms the watch, so a re-created znode (our --cancel) is seen."""
+    return ZkPartitionReassignment() if event_type in (EventType.NODE_CREATED, EventType.NODE_DELETED) else None
 
 
 class PartitionReassignments(EventFamily):
