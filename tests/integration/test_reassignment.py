@@ -16,6 +16,7 @@ from tests.integration.conftest import ClusterFactory, RecordingTransport
 from tests.integration.test_controller_cluster import create_topic, wait_for_states
 from tests.integration.test_topic_deletion import expire_now
 
+from zkcontroller.admin.describe import describe_lines, describe_topics
 from zkcontroller.coordination.api import CoordinationSession
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.model import LeaderIsrAndControllerEpoch, ReplicaAssignment, TopicPartition
@@ -104,6 +105,9 @@ async def test_reassigning_1_2_to_2_3_goes_through_kafkas_phases(
                                  for r in transport.requests_to(3, LeaderAndIsrRequest)
                                  for ps in r.partition_states), what="broker 3 told to start the new replica")
     assert await admin.path_exists(paths.REASSIGN_PARTITIONS)
+    lines = describe_lines(await describe_topics(admin, ["moving"]), [1, 2, 3])
+    assert lines[-1] == ("\tTopic: moving\tPartition: 0\tLeader: 1\tReplicas: 2,3,1\tIsr: 1,2"
+                         "\tAdding Replicas: 3\tRemoving Replicas: 1")
 
     await join_isr(admin, session, 3)
     await wait_reassigned(admin)

@@ -6,6 +6,7 @@ StopReplica requests brokers actually handled.
 
 from __future__ import annotations
 
+import random
 from collections.abc import AsyncIterator
 
 import pytest
@@ -13,6 +14,9 @@ from tests.helpers import wait_until
 from tests.integration.conftest import ClusterFactory, RecordingTransport
 from tests.integration.test_controller_cluster import create_topic, wait_for_states
 
+from zkcontroller.admin.describe import describe_lines, describe_topics
+from zkcontroller.admin.errors import TopicExistsError
+from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
@@ -177,3 +181,20 @@ async def test_partitions_added_to_a_topic_being_deleted_are_undone(
 
     await wait_until(restored, what="added partition undone in the topic znode")
     assert TopicPartition("doomed", 2) not in controller.context.all_partitions
+
+
+async def test_creating_a_topic_queued_for_deletion_is_refused(
+    make_cluster: ClusterFactory, admin: KafkaZkClient
+) -> None:
+    cluster = await make_cluster([1, 2, 3])
+    controller = await cluster.wait_for_controller()
+    victim = 3 if controller.controller_id != 3 else 2
+    await start_topic(cluster, admin, "doomed")
+    await cluster.stop_broker(victim)  # the deletion stays queued
+    await wait_until(lambda: victim not in controller.context.live_broker_ids, what="victim seen offline")
+    await admin.create_delete_topic_path("doomed")
+    await wait_until(lambda: "doomed" in controller.context.topics_ineligible_for_deletion, what="halted")
+    with pytest.raises(TopicExistsError, match=r"Topic 'doomed' is marked for deletion\."):
+        await TopicAdmin(admin, random.Random(1)).create_topic_with_assignment("doomed", {0: [1, 2]}, {})
+    lines = describe_lines(await describe_topics(admin, ["doomed"]), [1, 2, 3])
+    assert any("MarkedForDeletion: true" in line for line in lines)
