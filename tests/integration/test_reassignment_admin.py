@@ -3,6 +3,7 @@ and its input checks (which never reach ZooKeeper)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 from pathlib import Path
@@ -24,6 +25,7 @@ from zkcontroller.admin.reassign import (
 )
 from zkcontroller.cli import main
 from zkcontroller.coordination.backend import CoordinationBackend
+from zkcontroller.coordination.kazoo_backend import ZooKeeperBackend
 from zkcontroller.model import ReplicaAssignment, TopicPartition
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -144,3 +146,63 @@ def test_bad_topics_file_and_cli_errors_exit_1_without_touching_zookeeper(tmp_pa
     assert result.exit_code == 1 and "malformed JSON at line 2, column 28" in result.output
     result = runner.invoke(main, ["reassign", "--zookeeper", "127.0.0.1:1"])
     assert result.exit_code == 2 and "exactly one action" in result.output
+
+
+async def test_the_cli_against_a_real_zookeeper(
+    make_cluster: ClusterFactory, admin: KafkaZkClient, session, backend: CoordinationBackend,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    if not isinstance(backend, ZooKeeperBackend):
+        pytest.skip("another process reaches only a real ZooKeeper")
+    cluster = await make_cluster([1, 2, 3])
+    await cluster.wait_for_controller()
+    await create_topic(admin, "moving", {0: [1, 2]})
+    await create_topic(admin, "doomed", {0: [1, 2]})
+    await wait_for_states(admin, "moving", 1, lambda s: True, "moving online")
+    runner = CliRunner()
+
+    async def run(*argv: str):
+        result = await asyncio.to_thread(runner.invoke, main, [*argv, "--zookeeper", backend.hosts],
+                                         catch_exceptions=False)
+        return result
+
+    moves = tmp_path / "moves.json"
+    moves.write_text('{"topics":[{"topic":"moving"}],"version":1}')
+    generated = await run("reassign", "--generate", "--topics-to-move-json-file", str(moves), "--broker-list", "2,3")
+    assert generated.exit_code == 0, generated.output
+    out = generated.output.splitlines()
+    assert out[0] == "Current partition replica assignment"
+    assert out[3] == "Proposed partition reassignment configuration"
+    assert sorted(json.loads(out[4])["partitions"][0]["replicas"]) == [2, 3]
+
+    plan = tmp_path / "plan.json"
+    plan.write_text('{"version":1,"partitions":[{"topic":"moving","partition":0,"replicas":[2,3]}]}')
+    executed = await run("reassign", "--execute", "--reassignment-json-file", str(plan))
+    assert executed.exit_code == 0, executed.output
+    assert "Save this to use as the --reassignment-json-file option during rollback" in executed.output
+    assert "Successfully started partition reassignment for moving-0" in executed.output
+
+    async def started() -> bool:
+        return (await assignment(admin)).is_being_reassigned
+
+    await wait_until(started, timeout_s=30.0, what="reassignment started")
+    listed = await run("reassign", "--list")
+    assert listed.output.splitlines() == ["Current partition reassignments:",
+                                          "moving-0: replicas: 2,3,1. adding: 3. removing: 1."]
+    verified = await run("reassign", "--verify", "--reassignment-json-file", str(plan))
+    assert "Reassignment of partition moving-0 is still in progress." in verified.output
+    await join_isr(admin, session, 3)
+
+    async def complete() -> bool:
+        result = await run("reassign", "--verify", "--reassignment-json-file", str(plan))
+        return "Reassignment of partition moving-0 is complete." in result.output
+
+    await wait_until(complete, timeout_s=30.0, what="--verify reports complete", poll_s=0.2)
+
+    deleted = await run("topics", "delete", "--topic", "doomed")
+    assert deleted.output.splitlines()[0] == "Topic doomed is marked for deletion."
+
+    async def gone() -> bool:
+        return not await admin.path_exists(paths.topic_path("doomed"))
+
+    await wait_until(gone, timeout_s=30.0, what="doomed deleted")
