@@ -47,7 +47,7 @@ FIELDS: tuple[FieldSpec, ...] = (
     FieldSpec("trigger", "string", "What asked for an election: auto, zk, admin, or the event name."),
     FieldSpec("clean", "boolean", "False when the new leader was not in the ISR (unclean election)."),
     FieldSpec("phase", "string", "Step of a topic deletion or partition reassignment (see the record types)."),
-    FieldSpec("reason", "string", "Why a topic deletion was halted or refused."),
+    FieldSpec("deletion_reason", "string", "Why a topic deletion was halted or refused."),
     FieldSpec("replicas", "array<int>", "A partition's full replica set RS after a reassignment step."),
     FieldSpec("adding_replicas", "array<int>", "Replicas a reassignment is adding (AR)."),
     FieldSpec("removing_replicas", "array<int>", "Replicas a reassignment is removing (RR)."),

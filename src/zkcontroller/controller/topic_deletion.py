@@ -98,7 +98,7 @@ class TopicDeletionManager(EventFamily):
             core.log.info(f"Removing Set({', '.join(sorted(to_delete))}) since delete topic is disabled")
             await core.zk.delete_topic_deletions(to_delete, self.context.fencing.epoch_zk_version)
             for topic in sorted(to_delete):
-                core.emit("topic_deletion", topic=topic, phase="refused", reason="delete.topic.enable=false")
+                core.emit("topic_deletion", topic=topic, phase="refused", deletion_reason="delete.topic.enable=false")
             return
         core.log.info(f"Starting topic deletion for topics {_names(to_delete)}")
         for topic in sorted(to_delete - self.context.topics_to_be_deleted):
@@ -182,7 +182,7 @@ class TopicDeletionManager(EventFamily):
         if halted:
             self.core.log.info(f"Halted deletion of topics {_names(halted)} due to {reason}")
             for topic in sorted(halted):
-                self.core.emit("topic_deletion", topic=topic, phase="halted", reason=reason)
+                self.core.emit("topic_deletion", topic=topic, phase="halted", deletion_reason=reason)
 
     async def complete_replica_deletion(self, replicas: set[PartitionAndReplica]) -> None:
         done = {r for r in replicas if self.is_topic_queued_up_for_deletion(r.topic_partition.topic)}
