@@ -156,3 +156,13 @@ async def test_brokers_and_controller(cli: Cli) -> None:
 def test_zookeeper_is_required() -> None:
     result = CliRunner().invoke(topics, ["list"])
     assert result.exit_code == 2 and "--zookeeper" in result.output
+
+
+async def test_unreachable_zookeeper_says_it_is_connecting_then_one_error_line() -> None:
+    from zkcontroller.cluster.zookeeper_server import free_port
+
+    target = f"127.0.0.1:{free_port()}"  # nothing listens there
+    result = await asyncio.to_thread(CliRunner().invoke, topics, ["list", "--zookeeper", target])
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert lines == [f"Connecting to ZooKeeper at {target} ...", f"Error: cannot connect to ZooKeeper at {target}"]
