@@ -199,7 +199,7 @@ async def test_the_cli_against_a_real_zookeeper(
 
     await wait_until(complete, timeout_s=30.0, what="--verify reports complete", poll_s=0.2)
 
-    deleted = await run("topics", "delete", "--topic", "doomed")
+    deleted = await run("topics", "--delete", "--topic", "doomed")
     assert deleted.output.splitlines()[0] == "Topic doomed is marked for deletion."
 
     async def gone() -> bool:

@@ -265,13 +265,9 @@ def list_topics(zookeeper: str, topic: str | None, exclude_internal: bool) -> No
 
 @topics.command("delete")
 @zookeeper_option
-@click.argument("name", required=False)
-@click.option("--topic", "topic_option", metavar="TOPIC", help="The topic to delete (kafka-topics.sh --topic).")
-def delete_topic(zookeeper: str, name: str | None, topic_option: str | None) -> None:
-    """Mark topic NAME (or --topic) for deletion (the controller deletes it if delete.topic.enable)."""
-    name = name or topic_option
-    if name is None:
-        raise click.UsageError("give the topic to delete as NAME or --topic")
+@click.argument("name")
+def delete_topic(zookeeper: str, name: str) -> None:
+    """Mark topic NAME for deletion (the controller deletes it if delete.topic.enable)."""
 
     async def action(zk: KafkaZkClient) -> bool:
         try:
