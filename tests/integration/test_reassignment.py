@@ -7,6 +7,7 @@ each phase and on what brokers received.
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from dataclasses import replace
 
@@ -116,6 +117,12 @@ async def test_reassigning_1_2_to_2_3_goes_through_kafkas_phases(
     assert final.leader == 2 and final.isr == (2, 3) and final.leader_epoch == 3
     assert controller.context.partition_full_replica_assignment(TP) == ReplicaAssignment((2, 3))
     assert TP not in controller.context.partitions_being_reassigned
+    steps = [(r["phase"], r["replicas"], r.get("adding_replicas"), r.get("removing_replicas"))
+             for r in map(json.loads, make_cluster.records)  # type: ignore[attr-defined]
+             if r["type"] == "partition_reassignment"]
+    assert steps == [("started", [2, 3, 1], [3], [1]), ("awaiting_isr", [2, 3, 1], [3], [1]),
+                     ("leader_moved", [2, 3], [], []), ("removed_replicas", [2, 3], [], []),
+                     ("completed", [2, 3], [], [])]
     await wait_until(lambda: any(s.delete_partition and s.topic_partition == TP
                                  for r in transport.requests_to(1, StopReplicaRequest)
                                  for s in r.partition_states), what="broker 1's replica deleted")

@@ -6,6 +6,7 @@ StopReplica requests brokers actually handled.
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import AsyncIterator
 
@@ -92,6 +93,9 @@ async def test_deleting_a_topic_with_all_brokers_up_removes_every_trace(
     assert not any(r.topic_partition.topic == "doomed" for r in context.replica_states)
     assert await admin.get_all_topics_in_cluster() == {"kept"}
     assert "kept" in controller.context.all_topics
+    phases = [r["phase"] for r in map(json.loads, make_cluster.records)  # type: ignore[attr-defined]
+              if r["type"] == "topic_deletion" and r["topic"] == "doomed"]
+    assert phases == ["queued", "started", "completed"]
 
 
 async def test_deletion_waits_for_an_offline_replica_and_completes_when_it_returns(
