@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from zkcontroller.admin.cli import brokers, controller, topics
+from zkcontroller.admin.reassign_cli import reassign
 from zkcontroller.analytics.cli import analyze
 from zkcontroller.coordination.connect import make_backend
 from zkcontroller.runtime.clock import wall_clock_ms
@@ -137,7 +138,7 @@ def _raise_keyboard_interrupt(signum: int, frame: object) -> None:
 
 main.add_command(analyze)
 main.add_command(sim)
-for _command in (topics, brokers, controller):
+for _command in (topics, brokers, controller, reassign):
     main.add_command(_command)
 
 

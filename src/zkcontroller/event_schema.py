@@ -46,6 +46,11 @@ FIELDS: tuple[FieldSpec, ...] = (
     FieldSpec("strategy", "string", "Election strategy: offline, reassignment, preferred, controlled_shutdown."),
     FieldSpec("trigger", "string", "What asked for an election: auto, zk, admin, or the event name."),
     FieldSpec("clean", "boolean", "False when the new leader was not in the ISR (unclean election)."),
+    FieldSpec("phase", "string", "Step of a topic deletion or partition reassignment (see the record types)."),
+    FieldSpec("deletion_reason", "string", "Why a topic deletion was halted or refused."),
+    FieldSpec("replicas", "array<int>", "A partition's full replica set RS after a reassignment step."),
+    FieldSpec("adding_replicas", "array<int>", "Replicas a reassignment is adding (AR)."),
+    FieldSpec("removing_replicas", "array<int>", "Replicas a reassignment is removing (RR)."),
 )
 
 FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in FIELDS)
@@ -71,6 +76,8 @@ RECORD_TYPES: dict[str, tuple[str, ...]] = {
     "controller_resigned": ("controller_id", "controller_epoch"),
     "broker_registered": ("controller_id", "controller_epoch", "broker_id"),
     "broker_failed": ("controller_id", "controller_epoch", "broker_id"),
+    "topic_deletion": ("controller_id", "controller_epoch", "topic", "phase"),
+    "partition_reassignment": ("controller_id", "controller_epoch", "topic", "partition", "phase", "replicas"),
 }
 """Record type -> fields that must be present (besides COMMON_REQUIRED); other fields are optional."""
 

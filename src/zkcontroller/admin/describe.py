@@ -34,6 +34,9 @@ class PartitionDescription:
     marked_for_deletion: bool = False
     corrupt: str | None = None
     """``<path>: <reason>`` when the partition's state znode cannot be read (leader and ISR then unknown)."""
+    adding_replicas: tuple[int, ...] = ()
+    removing_replicas: tuple[int, ...] = ()
+    """Set while the partition is being reassigned (shown as Kafka 2.8 shows them)."""
 
     @property
     def is_under_replicated(self) -> bool:
@@ -48,6 +51,9 @@ class PartitionDescription:
         leader = "unknown" if self.corrupt is not None else "none" if self.leader is None else str(self.leader)
         line = (f"\tTopic: {self.topic}\tPartition: {self.partition}\tLeader: {leader}"
                 f"\tReplicas: {_ids(self.replicas)}\tIsr: {_ids(self.isr)}")
+        if self.adding_replicas or self.removing_replicas:
+            line += (f"\tAdding Replicas: {_ids(self.adding_replicas)}"
+                     f"\tRemoving Replicas: {_ids(self.removing_replicas)}")
         line += "\tMarkedForDeletion: true" if self.marked_for_deletion else ""
         return line + (f"\tCorrupt: {self.corrupt}" if self.corrupt is not None else "")
 
@@ -190,8 +196,10 @@ async def describe_topics(zk: KafkaZkClient, topics: Sequence[str]) -> dict[str,
             bad = states.malformed.get(paths.partition_state_path(tp.topic, tp.partition))
             leader = None if state is None or state.leader_and_isr.leader == NO_LEADER else state.leader_and_isr.leader
             isr = () if state is None else state.leader_and_isr.isr
-            parts.append(PartitionDescription(topic, tp.partition, leader, found.assignment[tp].replicas, isr, marked,
-                                              None if bad is None else f"{bad.path}: {bad.reason}"))
+            a = found.assignment[tp]
+            parts.append(PartitionDescription(topic, tp.partition, leader, a.replicas, isr, marked,
+                                              None if bad is None else f"{bad.path}: {bad.reason}",
+                                              a.adding_replicas, a.removing_replicas))
         overrides = tuple(sorted(configs.values.get(topic, {}).items()))
         out[topic] = TopicDescription(topic, found.topic_id, tuple(parts), overrides, marked)
     return out

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 
 from zkcontroller.controller.core import ControllerCore, NodeHandler
 from zkcontroller.controller.events import BrokerChange, BrokerModifications, ControllerEvent
-from zkcontroller.controller.families import EventFamily, Handler
+from zkcontroller.controller.families import EventFamily, Handler, ReassignmentResumer, TopicDeletionClient
 from zkcontroller.controller.states import PartitionAndReplica, PartitionState, ReplicaState, sorted_replicas
 from zkcontroller.coordination.api import EventType
 from zkcontroller.model import Broker, sorted_partitions
@@ -27,9 +27,12 @@ def _broker_modifications_handler(broker_id: int) -> NodeHandler:
 
 
 class BrokerEvents(EventFamily):
-    def __init__(self, core: ControllerCore) -> None:
+    def __init__(self, core: ControllerCore, deletion: TopicDeletionClient | None = None,
+                 reassignment: ReassignmentResumer | None = None) -> None:
         super().__init__(core)
         self.context = core.context
+        self.deletion = deletion
+        self.reassignment = reassignment
 
     def handlers(self) -> Mapping[type[ControllerEvent], Handler]:
         return {BrokerChange: self.process_broker_change, BrokerModifications: self.process_broker_modifications}
@@ -126,6 +129,15 @@ class BrokerEvents(EventFamily):
         replicas = self.context.replicas_on_brokers(new_set)
         await self.core.replica_state_machine.handle_state_changes(sorted_replicas(replicas), ReplicaState.ONLINE)
         await self.core.partition_state_machine.trigger_online_partition_state_change()
+        if self.reassignment is not None:
+            await self.reassignment.maybe_resume_reassignments_on_brokers(new_set)
+        deleting = {r for r in replicas if self.context.is_topic_queued_up_for_deletion(r.topic_partition.topic)}
+        if deleting and self.deletion is not None:
+            self.core.log.info(
+                f"Some replicas {','.join(str(r) for r in sorted_replicas(deleting))} for topics scheduled for "
+                f"deletion {','.join(sorted(self.context.topics_to_be_deleted))} are on the newly restarted brokers "
+                f"{_ids(new_brokers)}. Signaling restart of topic deletion for these topics")
+            await self.deletion.resume_deletion_for_topics({r.topic_partition.topic for r in deleting})
         await self.register_broker_modifications_handlers(new_brokers)
 
     async def on_broker_failure(self, dead_brokers: list[int]) -> None:
@@ -149,11 +161,9 @@ class BrokerEvents(EventFamily):
         await psm.handle_state_changes(sorted_partitions(offline_leaders), PartitionState.OFFLINE)
         await psm.trigger_online_partition_state_change()
         await rsm.handle_state_changes(sorted_replicas(rest), ReplicaState.OFFLINE)
-        if deleting:
-            self.core.log.warn(
-                f"Replicas {sorted(str(r) for r in deleting)} of topics queued for deletion went offline; "
-                "topic deletion is not handled by this controller yet"
-            )
+        if deleting and self.deletion is not None:
+            # their deletion cannot finish while they are offline: ReplicaDeletionIneligible, retried later
+            await self.deletion.fail_replica_deletion(deleting)
         if not offline_leaders:
             self.core.send_update_metadata_request(self.context.live_or_shutting_down_broker_ids)
 

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from zkcontroller.controller.states import ControllerState
-from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse
+from zkcontroller.model import TopicPartition
+from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse, Errors
 
 
 @dataclass(frozen=True)
@@ -116,3 +117,75 @@ class ControlledShutdown(BrokerRequestEvent):
 @dataclass(frozen=True)
 class AlterIsrReceived(BrokerRequestEvent):
     state: ClassVar[ControllerState] = ControllerState.ISR_CHANGE
+
+
+# ------------------------------------------------------------------ topic deletion (spec §9.6)
+
+
+@dataclass(frozen=True)
+class TopicDeletion(ControllerEvent):
+    """``/admin/delete_topics`` changed (Kafka's ``TopicDeletion``)."""
+
+    state: ClassVar[ControllerState] = ControllerState.TOPIC_DELETION
+
+
+@dataclass(frozen=True)
+class TopicDeletionStopReplicaResponseReceived(ControllerEvent):
+    """A broker answered a StopReplica that deleted partitions; only the deleted partitions are carried."""
+
+    state: ClassVar[ControllerState] = ControllerState.TOPIC_DELETION
+    broker_id: int = -1
+    error: Errors = Errors.NONE
+    partition_errors: tuple[tuple[TopicPartition, Errors], ...] = ()
+
+
+# ------------------------------------------------------------------ partition reassignment (spec §9.7)
+
+
+@dataclass(frozen=True)
+class ApiError:
+    """Kafka's ``ApiError``: an error code and an optional message (the per-partition admin answer)."""
+
+    error: Errors
+    message: str | None = None
+
+    def __str__(self) -> str:
+        return f"ApiError(error={self.error.name}, message={self.message})"
+
+
+@dataclass(frozen=True)
+class AdminRequestEvent(ControllerEvent):
+    """Base of the admin-API events that answer through a callback (NOT_CONTROLLER when dropped)."""
+
+    callback: Callable[[Any], None] = field(default=lambda _result: None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class ZkPartitionReassignment(ControllerEvent):
+    """``/admin/reassign_partitions`` was created (the legacy entry point)."""
+
+    state: ClassVar[ControllerState] = ControllerState.ALTER_PARTITION_REASSIGNMENT
+
+
+@dataclass(frozen=True)
+class ApiPartitionReassignment(AdminRequestEvent):
+    """AlterPartitionReassignments: per partition a target, or None to cancel; answers {tp: ApiError}."""
+
+    state: ClassVar[ControllerState] = ControllerState.ALTER_PARTITION_REASSIGNMENT
+    reassignments: tuple[tuple[TopicPartition, tuple[int, ...] | None], ...] = ()
+
+
+@dataclass(frozen=True)
+class ListPartitionReassignments(AdminRequestEvent):
+    """ListPartitionReassignments: the given partitions (None: all) still being reassigned, with RS/AR/RR."""
+
+    state: ClassVar[ControllerState] = ControllerState.LIST_PARTITION_REASSIGNMENT
+    partitions: tuple[TopicPartition, ...] | None = None
+
+
+@dataclass(frozen=True)
+class PartitionReassignmentIsrChange(ControllerEvent):
+    """The state znode of a partition being reassigned changed (its ISR may now hold every target replica)."""
+
+    state: ClassVar[ControllerState] = ControllerState.ALTER_PARTITION_REASSIGNMENT
+    tp: TopicPartition = field(default_factory=lambda: TopicPartition("", -1))

@@ -51,3 +51,21 @@ class OfflineReplicasClient(Protocol):
     """What the LeaderAndIsr-response family needs of broker membership: replicas that went offline."""
 
     async def on_replicas_become_offline(self, replicas: set[PartitionAndReplica]) -> None: ...
+
+
+class TopicDeletionClient(Protocol):
+    """What other families need of topic deletion (Kafka's ``TopicDeletionManager`` as the controller uses it)."""
+
+    def is_topic_queued_up_for_deletion(self, topic: str) -> bool: ...
+
+    async def fail_replica_deletion(self, replicas: set[PartitionAndReplica]) -> None: ...
+
+    async def resume_deletion_for_topics(self, topics: set[str]) -> None: ...
+
+    def mark_topic_ineligible_for_deletion(self, topics: set[str], reason: str) -> None: ...
+
+
+class ReassignmentResumer(Protocol):
+    """What broker membership needs of reassignment: resume those whose target replicas include new brokers."""
+
+    async def maybe_resume_reassignments_on_brokers(self, broker_ids: set[int]) -> None: ...

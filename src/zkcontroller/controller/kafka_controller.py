@@ -14,7 +14,7 @@ soon as it is readable; and a broker whose session owns ``/controller`` while th
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from zkcontroller.controller.broker_requests import not_controller_response, submit_broker_request
@@ -24,11 +24,15 @@ from zkcontroller.controller.core import ControllerCore
 from zkcontroller.controller.errors import IllegalControllerStateError
 from zkcontroller.controller.event_log import EventLog
 from zkcontroller.controller.events import (
+    AdminRequestEvent,
+    ApiError,
+    ApiPartitionReassignment,
     BrokerChange,
     BrokerRequestEvent,
     ControllerChange,
     ControllerEvent,
     Expire,
+    ListPartitionReassignments,
     PartitionModifications,
     Reelect,
     RegisterBrokerAndReelect,
@@ -38,12 +42,14 @@ from zkcontroller.controller.events import (
 )
 from zkcontroller.controller.families import EventFamily
 from zkcontroller.controller.fencing_token import NOT_CONTROLLER, FencingToken
+from zkcontroller.controller.reassignment import PartitionReassignments, submit_admin_request
 from zkcontroller.controller.responses import ResponseEvents
 from zkcontroller.controller.store_fault_guards import StoreFaultGuards
+from zkcontroller.controller.topic_deletion import TopicDeletionManager
 from zkcontroller.controller.topics import TopicEvents
 from zkcontroller.coordination.api import EventType
-from zkcontroller.model import BrokerInfo
-from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse
+from zkcontroller.model import BrokerInfo, ReplicaAssignment, TopicPartition
+from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse, Errors
 from zkcontroller.protocol.inter_broker import (
     BrokerToControllerRequest,
     BrokerToControllerResponse,
@@ -73,10 +79,14 @@ class KafkaController:
         self.core = core = ControllerCore(
             config, zk, transport, runtime, event_log, self, self._on_broker_response, self._on_event_processed
         )
-        self.brokers = BrokerEvents(core)
+        self.topic_deletion = TopicDeletionManager(core)
+        self.reassignments = PartitionReassignments(core, deletion=self.topic_deletion)
+        self.brokers = BrokerEvents(core, deletion=self.topic_deletion, reassignment=self.reassignments)
         self.topics = TopicEvents(core)
         self.responses = ResponseEvents(core, offline_replicas=self.brokers)
         self.families: list[EventFamily] = [self.brokers, self.topics, self.responses]
+        # reassignments resume before deletions are retried (Kafka's failover order); both after topics
+        self.families += [self.reassignments, self.topic_deletion]
         """In Kafka's failover order: brokers, then topics (whose partitions need the live brokers)."""
         self.on_registered: Callable[[int], None] | None = None
         """Told the new broker epoch after a re-registration (the broker's own fencing needs it)."""
@@ -185,11 +195,30 @@ class KafkaController:
         """A dropped event that answers a broker answers NOT_CONTROLLER (Kafka's ``preempt``)."""
         if isinstance(event, BrokerRequestEvent):
             event.callback(not_controller_response(event.request))
+        elif isinstance(event, AdminRequestEvent):
+            event.callback(ApiError(Errors.NOT_CONTROLLER))
 
     async def handle_broker_request(self, request: BrokerToControllerRequest) -> BrokerToControllerResponse:
         """A broker's ControlledShutdown or AlterIsr, answered once its event has been processed here (the
         request handler of this broker routes them to its controller, active or not)."""
         return await submit_broker_request(self.core.events, self._handlers, request)
+
+    async def alter_partition_reassignments(
+        self, reassignments: Mapping[TopicPartition, Sequence[int] | None]
+    ) -> dict[TopicPartition, ApiError] | ApiError:
+        """AlterPartitionReassignments: a target per partition, None cancels; per-partition errors, or one
+        top-level error (NOT_CONTROLLER)."""
+        items = tuple((tp, None if r is None else tuple(r)) for tp, r in reassignments.items())
+        return await submit_admin_request(
+            self.core.events, lambda cb: ApiPartitionReassignment(callback=cb, reassignments=items))
+
+    async def list_partition_reassignments(
+        self, partitions: Iterable[TopicPartition] | None = None
+    ) -> dict[TopicPartition, ReplicaAssignment] | ApiError:
+        """ListPartitionReassignments: the partitions (None: all) being reassigned, with RS, AR and RR."""
+        wanted = None if partitions is None else tuple(partitions)
+        return await submit_admin_request(
+            self.core.events, lambda cb: ListPartitionReassignments(callback=cb, partitions=wanted))
 
     def _on_event_processed(self, event: ControllerEvent, queue_time_ms: int, processing_time_ms: int) -> None:
         """One record per processed event, stamped with the controller as this broker knows it: itself while

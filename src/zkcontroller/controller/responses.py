@@ -9,6 +9,7 @@ from zkcontroller.controller.core import ControllerCore
 from zkcontroller.controller.events import (
     ControllerEvent,
     LeaderAndIsrResponseReceived,
+    TopicDeletionStopReplicaResponseReceived,
     UpdateMetadataResponseReceived,
 )
 from zkcontroller.controller.families import EventFamily, Handler, OfflineReplicasClient
@@ -17,6 +18,7 @@ from zkcontroller.protocol.control_requests import (
     ControlResponse,
     Errors,
     LeaderAndIsrRequest,
+    StopReplicaRequest,
     UpdateMetadataRequest,
 )
 
@@ -39,6 +41,14 @@ class ResponseEvents(EventFamily):
             self.core.events.put(LeaderAndIsrResponseReceived(broker_id=broker_id, request=request, response=response))
         elif isinstance(request, UpdateMetadataRequest):
             self.core.events.put(UpdateMetadataResponseReceived(broker_id=broker_id, response=response))
+        elif isinstance(request, StopReplicaRequest):  # the topic deletion family handles deleted partitions
+            deleted = {s.topic_partition for s in request.partition_states if s.delete_partition}
+            if deleted:
+                listed = response.partition_error_map()
+                errors = tuple((tp, response.error if response.error is not Errors.NONE
+                                else listed.get(tp, Errors.NONE)) for tp in sorted(deleted))
+                self.core.events.put(TopicDeletionStopReplicaResponseReceived(
+                    broker_id=broker_id, error=response.error, partition_errors=errors))
 
     async def process_leader_and_isr_response(self, event: LeaderAndIsrResponseReceived) -> None:
         if not self.core.is_active or event.response is None:

@@ -172,6 +172,7 @@ class TopicEvents(EventFamily):
                     f"Skipping adding partitions {','.join(str(tp.partition) for tp in sorted(to_add))} for topic "
                     f"{topic} since it is currently being deleted"
                 )
+                await self.restore_partition_replica_assignment(topic, assignment)
             else:
                 self.core.log.info("Ignoring partition change during topic deletion as no new partitions are added")
             return
@@ -180,3 +181,15 @@ class TopicEvents(EventFamily):
             for tp, a in sorted(to_add.items()):
                 self.context.update_partition_full_replica_assignment(tp, a)
             await self.on_new_partition_creation(sorted(to_add))
+
+    async def restore_partition_replica_assignment(
+        self, topic: str, new_assignment: Mapping[TopicPartition, ReplicaAssignment]
+    ) -> None:
+        """Undo partitions added to a topic being deleted: write back the context's assignment of the
+        partitions that exist under ``/brokers/topics/<t>/partitions`` (fenced), as Kafka does."""
+        self.core.log.info(f"Restoring the partition replica assignment for topic {topic}")
+        existing = set(await self.core.zk.get_children(paths.topic_partitions_path(topic)))
+        restored = {tp: self.context.partition_full_replica_assignment(tp)
+                    for tp in sorted(new_assignment) if str(tp.partition) in existing}
+        await self.core.zk.set_topic_assignment(topic, self.context.topic_ids.get(topic), restored,
+                                                self.context.fencing.epoch_zk_version)

@@ -1,0 +1,243 @@
+"""``zkcontroller reassign``: Kafka 2.8's ``kafka-reassign-partitions.sh --zookeeper`` (generate, execute, verify,
+cancel, list) with its JSON and messages.
+
+Against ZooKeeper the legacy ``/admin/reassign_partitions`` znode is the entry point; the controller turns it into
+a KIP-455 reassignment (RS, adding, removing in the topic znode). Cancelling writes each partition's original
+replicas (RS − adding) as its target, which the controller treats exactly as an API cancellation. Every input is
+checked before anything is written: a bad file, an unknown topic, partition or broker, an empty or duplicated
+replica list is an `AdminError` naming it, and ZooKeeper is left as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from zkcontroller.admin.errors import AdminError
+from zkcontroller.admin.replica_assignment import BrokerMetadata, assign_replicas_to_brokers
+from zkcontroller.model import ReplicaAssignment, TopicPartition, sorted_partitions
+from zkcontroller.zk.fencing import NO_FENCING
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+
+ROLLBACK_NOTE = "Save this to use as the --reassignment-json-file option during rollback"
+EXISTING = ("Cannot execute because there is an existing partition assignment. Use --additional to override this "
+            "and create a new partition assignment in addition to the existing one.")
+
+
+class ReassignmentInputError(AdminError):
+    """A reassignment or topics-to-move file that cannot be used (what and where)."""
+
+
+def _load(text: str, source: str) -> object:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ReassignmentInputError(
+            f"{source}: malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
+
+
+def parse_reassignment_json(text: str, source: str = "reassignment JSON") -> dict[TopicPartition, tuple[int, ...]]:
+    """``{"version":1,"partitions":[{"topic":..,"partition":..,"replicas":[..]}]}`` (``log_dirs`` ignored)."""
+    data = _load(text, source)
+    entries = data.get("partitions") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        raise ReassignmentInputError(f"{source}: expected an object with a \"partitions\" list")
+    if not entries:
+        raise ReassignmentInputError("Partition reassignment list cannot be empty.")
+    out: dict[TopicPartition, tuple[int, ...]] = {}
+    duplicates: list[TopicPartition] = []
+    for i, entry in enumerate(entries):
+        where = f"{source}: partitions[{i}]"
+        if not isinstance(entry, dict):
+            raise ReassignmentInputError(f"{where}: expected an object")
+        topic, partition, replicas = entry.get("topic"), entry.get("partition"), entry.get("replicas")
+        if not isinstance(topic, str) or not topic:
+            raise ReassignmentInputError(f"{where}: \"topic\" must be a non-empty string")
+        if not isinstance(partition, int) or isinstance(partition, bool) or partition < 0:
+            raise ReassignmentInputError(f"{where}: \"partition\" must be a non-negative integer")
+        if not isinstance(replicas, list) or not all(isinstance(r, int) and not isinstance(r, bool)
+                                                     for r in replicas):
+            raise ReassignmentInputError(f"{where}: \"replicas\" must be a list of broker ids")
+        tp = TopicPartition(topic, partition)
+        if tp in out:
+            duplicates.append(tp)
+        out[tp] = tuple(replicas)
+    if duplicates:
+        raise ReassignmentInputError("Partition reassignment contains duplicate topic partitions: "
+                                     f"{','.join(str(tp) for tp in duplicates)}")
+    empty = [tp for tp, r in out.items() if not r]
+    if empty:
+        raise ReassignmentInputError(f"Empty replica list specified in partition reassignment for "
+                                     f"{','.join(str(tp) for tp in empty)}")
+    repeated = {tp: sorted({r for r in rs if rs.count(r) > 1}) for tp, rs in out.items()}
+    repeated = {tp: rs for tp, rs in repeated.items() if rs}
+    if repeated:
+        msg = ". ".join(f"{tp} contains multiple entries for {','.join(map(str, rs))}" for tp, rs in repeated.items())
+        raise ReassignmentInputError(f"Partition replica lists may not contain duplicate entries: {msg}")
+    return out
+
+
+def parse_topics_to_move_json(text: str, source: str = "topics-to-move JSON") -> list[str]:
+    """``{"topics":[{"topic":"foo"}],"version":1}``."""
+    data = _load(text, source)
+    entries = data.get("topics") if isinstance(data, dict) else None
+    if not isinstance(entries, list) or not entries:
+        raise ReassignmentInputError(f"{source}: expected an object with a non-empty \"topics\" list")
+    topics = []
+    for i, entry in enumerate(entries):
+        topic = entry.get("topic") if isinstance(entry, dict) else None
+        if not isinstance(topic, str) or not topic:
+            raise ReassignmentInputError(f"{source}: topics[{i}]: \"topic\" must be a non-empty string")
+        topics.append(topic)
+    duplicates = sorted({t for t in topics if topics.count(t) > 1})
+    if duplicates:
+        raise ReassignmentInputError(f"List of topics to reassign contains duplicate entries: {','.join(duplicates)}")
+    return topics
+
+
+def parse_broker_list(text: str) -> list[int]:
+    try:
+        brokers = [int(b) for b in text.split(",")]
+    except ValueError:
+        raise ReassignmentInputError(f"--broker-list: {text!r} is not a comma-separated list of broker ids") from None
+    if len(set(brokers)) != len(brokers):
+        raise ReassignmentInputError(f"--broker-list: duplicate broker ids in {text!r}")
+    return brokers
+
+
+def format_reassignment_json(assignment: Mapping[TopicPartition, Sequence[int]]) -> str:
+    """Kafka's ``formatAsReassignmentJson`` (log_dirs all "any")."""
+    partitions = [{"topic": tp.topic, "partition": tp.partition, "replicas": list(r),
+                   "log_dirs": ["any"] * len(r)} for tp, r in sorted(assignment.items())]
+    return json.dumps({"version": 1, "partitions": partitions}, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class PartitionStatus:
+    tp: TopicPartition
+    target: tuple[int, ...]
+    complete: bool
+    in_isr: int
+    """Target replicas already in the ISR (the progress bar's numerator)."""
+    message: str
+
+
+class ReassignCommand:
+    """What the CLI does, over one `KafkaZkClient` (tests run it against both backends)."""
+
+    def __init__(self, zk: KafkaZkClient, rng: random.Random | None = None) -> None:
+        self._zk = zk
+        self._rng = rng or random.Random()
+        """Placement randomness for --generate (Kafka's random start index); seeded in tests."""
+
+    async def _assignments(self, topics: Iterable[str]) -> dict[TopicPartition, ReplicaAssignment]:
+        read = await self._zk.get_full_replica_assignment_for_topics(topics)
+        if read.malformed:
+            path, error = sorted(read.malformed.items())[0]
+            raise AdminError(f"Cannot read the assignment at {path}: {error.reason}")
+        return dict(read.values)
+
+    async def generate(self, topics: Sequence[str], brokers: Sequence[int]) -> tuple[str, str]:
+        """(current, proposed) JSON: each topic's partitions re-placed on ``brokers`` with its replication."""
+        current = await self._assignments(topics)
+        missing = sorted(set(topics) - {tp.topic for tp in current})
+        if missing:
+            raise AdminError(f"Topic{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
+                             f"{'do' if len(missing) > 1 else 'does'} not exist")
+        await self._check_brokers(brokers)
+        proposed: dict[TopicPartition, tuple[int, ...]] = {}
+        metadata = [BrokerMetadata(b) for b in sorted(brokers)]
+        for topic in topics:
+            parts = {tp: a for tp, a in current.items() if tp.topic == topic}
+            rf = len(next(iter(parts.values())).target_replicas)
+            if rf > len(brokers):
+                raise AdminError(f"Replication factor: {rf} larger than available brokers: {len(brokers)}.")
+            placed = assign_replicas_to_brokers(metadata, len(parts), rf, rng=self._rng)
+            for tp in parts:
+                proposed[tp] = tuple(placed[tp.partition])
+        shown = {tp: a.replicas for tp, a in current.items()}
+        return format_reassignment_json(shown), format_reassignment_json(proposed)
+
+    async def _check_brokers(self, brokers: Iterable[int]) -> None:
+        live = set(await self._zk.get_sorted_broker_list())
+        unknown = sorted(set(brokers) - live)
+        if unknown:
+            raise AdminError(f"The proposed assignment contains non-existent brokerIDs: {','.join(map(str, unknown))}")
+
+    async def execute(self, targets: Mapping[TopicPartition, Sequence[int]]) -> str:
+        """Validate everything, then create the znode; returns the rollback JSON (the current replicas)."""
+        if await self._zk.reassign_partitions_in_progress():
+            raise AdminError(EXISTING)
+        current = await self._assignments({tp.topic for tp in targets})
+        unknown = [tp for tp in sorted_partitions(targets) if tp not in current]
+        if unknown:
+            raise AdminError(f"Unable to find partition: {', '.join(str(tp) for tp in unknown)}")
+        await self._check_brokers(b for r in targets.values() for b in r)
+        rollback = {tp: current[tp].replicas for tp in targets}
+        await self._zk.create_partition_reassignment(targets)
+        return format_reassignment_json(rollback)
+
+    async def cancel(self, targets: Iterable[TopicPartition]) -> list[TopicPartition]:
+        """Target each given partition being reassigned back to its original replicas (RS − adding).
+
+        The controller watches only the znode's creation, so a pending znode is replaced (deleted, then created
+        with its other entries unchanged; re-submitting those is idempotent for the controller)."""
+        wanted = set(targets)
+        current = await self._assignments({tp.topic for tp in wanted})
+        moving = {tp: a.origin_replicas for tp, a in current.items() if tp in wanted and a.is_being_reassigned}
+        if moving:
+            pending = await self._zk.get_partition_reassignment() or {}
+            if pending:
+                await self._zk.delete_partition_reassignment(NO_FENCING)
+            await self._zk.create_partition_reassignment(
+                {**{tp: r for tp, r in pending.items() if tp not in moving}, **moving})
+        return sorted_partitions(moving)
+
+    async def list(self) -> dict[TopicPartition, ReplicaAssignment]:
+        topics = await self._zk.get_all_topics_in_cluster()
+        return {tp: a for tp, a in sorted((await self._assignments(topics)).items()) if a.is_being_reassigned}
+
+    async def verify(self, targets: Mapping[TopicPartition, Sequence[int]],
+                     broker_views: Mapping[int, Callable[[TopicPartition], Sequence[int] | None]] | None = None
+                     ) -> list[PartitionStatus]:
+        """Complete = ZooKeeper's RS is the target with nothing adding or removing, no pending znode entry, and
+        every broker view given (a broker's metadata: tp -> replicas) lists the same replicas."""
+        current = await self._assignments({tp.topic for tp in targets})
+        pending = await self._zk.get_partition_reassignment() or {}
+        states = (await self._zk.get_topic_partition_states(targets)).values
+        out = []
+        for tp in sorted_partitions(targets):
+            target = tuple(targets[tp])
+            a = current.get(tp)
+            isr = set(states[tp].leader_and_isr.isr) if tp in states else set()
+            in_isr = len(set(target) & isr)
+            if a is None:
+                out.append(PartitionStatus(tp, target, False, 0, f"Unable to find partition: {tp}"))
+                continue
+            brokers_agree = all(view(tp) is not None and tuple(view(tp) or ()) == target
+                                for view in (broker_views or {}).values())
+            if tp in pending or a.is_being_reassigned:
+                done, msg = False, f"Reassignment of partition {tp} is still in progress."
+            elif a.replicas == target and brokers_agree:
+                done, msg = True, f"Reassignment of partition {tp} is complete."
+            elif a.replicas == target:
+                done, msg = False, f"Reassignment of partition {tp} is still in progress."
+            else:
+                done, msg = False, (f"There is no active reassignment of partition {tp}, but replica set is "
+                                    f"{','.join(map(str, a.replicas))} rather than {','.join(map(str, target))}.")
+            out.append(PartitionStatus(tp, target, done, in_isr, msg))
+        return out
+
+
+def list_lines(found: Mapping[TopicPartition, ReplicaAssignment]) -> list[str]:
+    """Kafka's ``curReassignmentsToString``."""
+    if not found:
+        return ["No partition reassignments found."]
+    lines = ["Current partition reassignments:"]
+    for tp, a in sorted(found.items()):
+        adding = f" adding: {','.join(map(str, a.adding_replicas))}." if a.adding_replicas else ""
+        removing = f" removing: {','.join(map(str, a.removing_replicas))}." if a.removing_replicas else ""
+        lines.append(f"{tp}: replicas: {','.join(map(str, a.replicas))}.{adding}{removing}")
+    return lines

@@ -1,0 +1,113 @@
+"""``zkcontroller reassign``: the click front of `admin.reassign` in ``kafka-reassign-partitions.sh``'s layout.
+
+Exactly one action: ``--generate``, ``--execute``, ``--verify``, ``--cancel`` or ``--list``. ``--execute`` and
+``--verify`` show a progress bar of the target replicas already in the ISR; ``--execute --wait-ms`` keeps it
+running until the reassignment completes (or the wait ends).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+from zkcontroller.admin.cli import run_with_client, zookeeper_option
+from zkcontroller.admin.reassign import (
+    ROLLBACK_NOTE,
+    PartitionStatus,
+    ReassignCommand,
+    ReassignmentInputError,
+    list_lines,
+    parse_broker_list,
+    parse_reassignment_json,
+    parse_topics_to_move_json,
+)
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+
+
+def _read(path: str | None, option: str) -> tuple[str, str]:
+    if path is None:
+        raise click.UsageError(f"{option} is required for this action")
+    try:
+        return Path(path).read_text(), path
+    except OSError as e:
+        raise click.ClickException(f"cannot read {option} {path}: {e.strerror}") from None
+
+
+def _show_progress(statuses: list[PartitionStatus]) -> None:
+    """One bar: target replicas in the ISR out of all target replicas (stderr, so stdout stays Kafka's)."""
+    total = sum(len(s.target) for s in statuses)
+    done = sum(len(s.target) if s.complete else s.in_isr for s in statuses)
+    with Progress(TextColumn("[bold]target replicas in ISR"), BarColumn(), MofNCompleteColumn(),
+                  console=Console(stderr=True), transient=False) as progress:
+        progress.add_task("isr", total=total, completed=done)
+
+
+@click.command("reassign")
+@zookeeper_option
+@click.option("--generate", "action", flag_value="generate", help="Propose an assignment of the topics' partitions.")
+@click.option("--execute", "action", flag_value="execute", help="Start the reassignment in the JSON file.")
+@click.option("--verify", "action", flag_value="verify", help="Report whether the reassignment completed.")
+@click.option("--cancel", "action", flag_value="cancel", help="Cancel the reassignment in the JSON file.")
+@click.option("--list", "action", flag_value="list", help="List the partitions being reassigned.")
+@click.option("--topics-to-move-json-file", type=click.Path(dir_okay=False))
+@click.option("--broker-list", help="Comma-separated broker ids to move the topics to (--generate).")
+@click.option("--reassignment-json-file", type=click.Path(dir_okay=False))
+@click.option("--wait-ms", type=click.IntRange(min=0), default=0, help="--execute: wait this long for completion.")
+def reassign(zookeeper: str, action: str | None, topics_to_move_json_file: str | None, broker_list: str | None,
+             reassignment_json_file: str | None, wait_ms: int) -> None:
+    """Move partition replicas between brokers (kafka-reassign-partitions.sh --zookeeper)."""
+    if action is None:
+        raise click.UsageError("Command must include exactly one action: --generate, --execute, --verify, "
+                               "--cancel, or --list")
+    try:
+        if action == "generate":
+            text, source = _read(topics_to_move_json_file, "--topics-to-move-json-file")
+            topics = parse_topics_to_move_json(text, source)
+            if broker_list is None:
+                raise click.UsageError("--broker-list is required with --generate")
+            brokers = parse_broker_list(broker_list)
+            current, proposed = run_with_client(zookeeper, lambda zk: ReassignCommand(zk).generate(topics, brokers))
+            click.echo(f"Current partition replica assignment\n{current}\n")
+            click.echo(f"Proposed partition reassignment configuration\n{proposed}")
+            return
+        if action == "list":
+            for line in list_lines(run_with_client(zookeeper, lambda zk: ReassignCommand(zk).list())):
+                click.echo(line)
+            return
+        text, source = _read(reassignment_json_file, "--reassignment-json-file")
+        targets = parse_reassignment_json(text, source)
+    except ReassignmentInputError as e:
+        raise click.ClickException(str(e)) from None
+    if action == "execute":
+        rollback = run_with_client(zookeeper, lambda zk: ReassignCommand(zk).execute(targets))
+        click.echo(f"Current partition replica assignment\n\n{rollback}\n\n{ROLLBACK_NOTE}")
+        plural = "" if len(targets) == 1 else "s"
+        click.echo(f"Successfully started partition reassignment{plural} for "
+                   f"{','.join(str(tp) for tp in sorted(targets))}")
+        deadline = time.monotonic() + wait_ms / 1000
+        while True:
+            statuses = run_with_client(zookeeper, lambda zk: ReassignCommand(zk).verify(targets))
+            if all(s.complete for s in statuses) or time.monotonic() >= deadline:
+                break
+            time.sleep(0.2)  # the process edge: a CLI polling ZooKeeper
+        _show_progress(statuses)
+    elif action == "verify":
+        statuses = run_with_client(zookeeper, lambda zk: ReassignCommand(zk).verify(targets))
+        click.echo("Status of partition reassignment:")
+        for s in statuses:
+            click.echo(s.message)
+        _show_progress(statuses)
+    else:  # cancel
+        async def cancel(zk: KafkaZkClient):
+            return await ReassignCommand(zk).cancel(targets)
+
+        cancelled = run_with_client(zookeeper, cancel)
+        if cancelled:
+            click.echo(f"Successfully cancelled partition reassignment{'' if len(cancelled) == 1 else 's'} for: "
+                       f"{','.join(str(tp) for tp in cancelled)}")
+        else:
+            click.echo("None of the specified partition reassignments are active.")

@@ -1,0 +1,403 @@
+"""Partition reassignment (KIP-455, spec §9.7): Kafka's ``onPartitionReassignment`` and its entry points.
+
+Entry points: the legacy ``/admin/reassign_partitions`` znode (``ZkPartitionReassignment``), the admin API
+(``ApiPartitionReassignment`` with cancellation, ``ListPartitionReassignments``), an ISR change of a partition
+being reassigned (``PartitionReassignmentIsrChange``: a data watch on its state znode, as Kafka does without
+AlterIsr; `maybe_complete_reassignment` is there for AlterIsr / ISR-change notifications too), a broker start
+(`maybe_resume_reassignments_on_brokers`) and failover (everything ZooKeeper says is being reassigned).
+
+ZooKeeper holds the only durable copy of the original replicas: RS = TRS + ORS with adding/removing is written
+first (phase U), RS = TRS last (B6), so a controller that dies anywhere in between leaves a topic znode from
+which the next one resumes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from zkcontroller.controller.core import ControllerCore, NodeHandler
+from zkcontroller.controller.election import ReassignPartitionLeaderElectionStrategy
+from zkcontroller.controller.errors import IllegalControllerStateError, StateChangeFailedError
+from zkcontroller.controller.event_log import render_leader_isr_and_epoch
+from zkcontroller.controller.event_manager import ControllerEventManager
+from zkcontroller.controller.events import (
+    AdminRequestEvent,
+    ApiError,
+    ApiPartitionReassignment,
+    ControllerEvent,
+    ListPartitionReassignments,
+    PartitionReassignmentIsrChange,
+    ZkPartitionReassignment,
+)
+from zkcontroller.controller.families import EventFamily, Handler, TopicDeletionClient
+from zkcontroller.controller.states import PartitionAndReplica, PartitionState, ReplicaState
+from zkcontroller.coordination.api import EventType
+from zkcontroller.model import LeaderIsrAndControllerEpoch, ReplicaAssignment, TopicPartition, sorted_partitions
+from zkcontroller.protocol.control_requests import Errors
+from zkcontroller.zk import paths
+from zkcontroller.zk.errors import ControllerMovedError, ZnodeDecodeError
+
+NONE = ApiError(Errors.NONE)
+NO_PARTITION = ApiError(Errors.UNKNOWN_TOPIC_OR_PARTITION, "The partition does not exist.")
+
+
+def reassign_to(current: ReplicaAssignment, target: Sequence[int]) -> ReplicaAssignment:
+    """Kafka's ``ReplicaAssignment.reassignTo``: RS = (TRS ++ ORS).distinct, AR = RS − ORS, RR = RS − TRS."""
+    origin = current.origin_replicas
+    full = tuple(dict.fromkeys((*target, *origin)))
+    return ReplicaAssignment(full, tuple(r for r in full if r not in origin),
+                             tuple(r for r in full if r not in target))
+
+
+def render_assignment(a: ReplicaAssignment) -> str:
+    """Kafka's ``ReplicaAssignment.toString``."""
+    def ids(rs: Iterable[int]) -> str:
+        return ",".join(str(r) for r in rs)
+    return (f"ReplicaAssignment(replicas={ids(a.replicas)}, addingReplicas={ids(a.adding_replicas)}, "
+            f"removingReplicas={ids(a.removing_replicas)})")
+
+
+def validate_replicas(replicas: Sequence[int], current: ReplicaAssignment, live: set[int]) -> ApiError | None:
+    """``validateReplicas``: an API target must be non-empty, distinct, non-negative, new replicas alive."""
+    shown = f"List({', '.join(str(r) for r in replicas)})"
+    if not replicas:
+        return ApiError(Errors.INVALID_REPLICA_ASSIGNMENT, "Empty replica list specified in partition reassignment.")
+    if len(set(replicas)) != len(replicas):
+        return ApiError(Errors.INVALID_REPLICA_ASSIGNMENT,
+                        f"Duplicate replica ids in partition reassignment replica list: {shown}")
+    if any(r < 0 for r in replicas):
+        return ApiError(Errors.INVALID_REPLICA_ASSIGNMENT, f"Invalid broker id in replica list: {shown}")
+    adding = reassign_to(current, replicas).adding_replicas
+    if not set(adding) <= live:
+        return ApiError(Errors.INVALID_REPLICA_ASSIGNMENT,
+                        f"Replica assignment has brokers that are not alive. Replica list: "
+                        f"List({', '.join(str(r) for r in adding)}), live broker list: "
+                        f"Set({', '.join(str(b) for b in sorted(live))})")
+    return None
+
+
+async def submit_admin_request(events: ControllerEventManager,
+                               make: Callable[[Callable[[Any], None]], AdminRequestEvent]) -> Any:
+    """Queue an admin event and wait for the answer its callback gives (NOT_CONTROLLER if it is dropped)."""
+    answered: asyncio.Future[Any] = asyncio.Future()
+
+    def answer(result: Any) -> None:
+        if not answered.done():
+            answered.set_result(result)
+
+    events.put(make(answer))
+    return await answered
+
+
+def _isr_change_handler(tp: TopicPartition) -> NodeHandler:
+    def handle(event_type: EventType) -> ControllerEvent | None:
+        return PartitionReassignmentIsrChange(tp=tp) if event_type is EventType.NODE_DATA_CHANGED else None
+
+    return handle
+
+
+def _zk_reassignment_handler(event_type: EventType) -> ControllerEvent | None:
+    """Creation starts a ZooKeeper reassignment (Kafka). Beyond Kafka, a deletion by someone else also queues
+    the event, which only re-arms the watch, so a re-created znode (our --cancel) is seen."""
+    return ZkPartitionReassignment() if event_type in (EventType.NODE_CREATED, EventType.NODE_DELETED) else None
+
+
+class PartitionReassignments(EventFamily):
+    def __init__(self, core: ControllerCore, deletion: TopicDeletionClient) -> None:
+        super().__init__(core)
+        self.context = core.context
+        self.deletion = deletion
+
+    def handlers(self) -> Mapping[type[ControllerEvent], Handler]:
+        return {
+            ZkPartitionReassignment: self.process_zk_partition_reassignment,
+            ApiPartitionReassignment: self.process_api_partition_reassignment,
+            ListPartitionReassignments: self.process_list_partition_reassignments,
+            PartitionReassignmentIsrChange: self.process_partition_reassignment_isr_change,
+        }
+
+    # ---------------------------------------------------------------- failover steps
+
+    async def register_watches(self) -> None:
+        self.core.watches.register_node_handler(paths.REASSIGN_PARTITIONS, _zk_reassignment_handler)
+
+    async def on_failover(self) -> None:
+        """``initializePartitionReassignments``: the znode's, then the API's still in the topic znodes."""
+        from_zk = await self.process_zk_partition_reassignment(ZkPartitionReassignment())
+        await self._maybe_resume(lambda tp, _a: tp not in from_zk)
+
+    def on_resignation(self) -> None:
+        self.core.watches.unregister_node_handler(paths.REASSIGN_PARTITIONS)
+        for tp in self.context.partitions_being_reassigned:
+            self.core.watches.unregister_node_handler(paths.partition_state_path(tp.topic, tp.partition))
+
+    # ---------------------------------------------------------------- entry points
+
+    async def process_zk_partition_reassignment(self, _event: ZkPartitionReassignment) -> set[TopicPartition]:
+        core = self.core
+        if not core.is_active:
+            return set()
+        core.watches.register_node_handler(paths.REASSIGN_PARTITIONS, _zk_reassignment_handler)
+        if not await core.zk.path_exists(paths.REASSIGN_PARTITIONS, core.on_watch):
+            return set()
+        try:
+            requested = await core.zk.get_partition_reassignment() or {}
+        except ZnodeDecodeError as e:  # Kafka warns and treats it as empty
+            core.log.warn(f"Ignoring malformed partition reassignment at {paths.REASSIGN_PARTITIONS}: {e}")
+            return set()
+        results: dict[TopicPartition, ApiError] = {}
+        to_reassign: dict[TopicPartition, ReplicaAssignment] = {}
+        for tp, target in sorted(requested.items()):
+            built = self._build(tp, target)
+            if built is None:
+                results[tp] = ApiError(Errors.NO_REASSIGNMENT_IN_PROGRESS)
+            else:
+                to_reassign[tp] = built
+        results |= await self._maybe_trigger(to_reassign)
+        failed = {tp: e for tp, e in results.items() if e.error is not Errors.NONE}
+        if failed:
+            core.log.warn("Failed reassignment through zk with the following errors: "
+                          f"Map({', '.join(f'{tp} -> {e}' for tp, e in sorted(failed.items()))})")
+            await self._maybe_remove_from_zk(lambda tp, _r: tp in failed)
+        return {tp for tp, e in results.items() if e.error is Errors.NONE}
+
+    async def process_api_partition_reassignment(self, event: ApiPartitionReassignment) -> None:
+        if not self.core.is_active:
+            event.callback(ApiError(Errors.NOT_CONTROLLER))
+            return
+        results: dict[TopicPartition, ApiError] = {}
+        to_reassign: dict[TopicPartition, ReplicaAssignment] = {}
+        for tp, target in sorted(event.reassignments, key=lambda item: (item[0].topic, item[0].partition)):
+            current = self.context.partition_full_replica_assignment(tp)
+            error = None if target is None else validate_replicas(target, current, self.context.live_broker_ids)
+            if error is not None:
+                results[tp] = error
+                continue
+            built = self._build(tp, target)
+            if built is None:
+                results[tp] = ApiError(Errors.NO_REASSIGNMENT_IN_PROGRESS)
+            else:
+                to_reassign[tp] = built
+                if target is None:
+                    self.core.emit("partition_reassignment", topic=tp.topic, partition=tp.partition,
+                                   phase="cancelled", replicas=list(current.origin_replicas))
+        await self._maybe_remove_from_zk(lambda tp, _r: tp in to_reassign)  # the latest request wins
+        results |= await self._maybe_trigger(to_reassign)
+        event.callback(results)
+
+    async def process_list_partition_reassignments(self, event: ListPartitionReassignments) -> None:
+        if not self.core.is_active:
+            event.callback(ApiError(Errors.NOT_CONTROLLER))
+            return
+        wanted = self.context.partitions_being_reassigned if event.partitions is None else set(event.partitions)
+        found = {tp: self.context.partition_full_replica_assignment(tp) for tp in sorted_partitions(wanted)}
+        event.callback({tp: a for tp, a in found.items() if a.is_being_reassigned})
+
+    async def process_partition_reassignment_isr_change(self, event: PartitionReassignmentIsrChange) -> None:
+        if self.core.is_active and event.tp in self.context.partitions_being_reassigned:
+            await self.maybe_complete_reassignment(event.tp)
+
+    async def maybe_complete_reassignment(self, tp: TopicPartition) -> None:
+        assignment = self.context.partition_full_replica_assignment(tp)
+        if await self._is_complete(tp, assignment):
+            self.core.log.info(f"Target replicas {list(assignment.target_replicas)} have all caught up with the "
+                               f"leader for reassigning partition {tp}")
+            await self.on_partition_reassignment(tp, assignment)
+
+    async def maybe_resume_reassignments_on_brokers(self, broker_ids: set[int]) -> None:
+        await self._maybe_resume(lambda _tp, a: bool(set(a.target_replicas) & broker_ids))
+
+    async def _maybe_resume(self, should: Callable[[TopicPartition, ReplicaAssignment], bool]) -> None:
+        for tp in sorted_partitions(self.context.partitions_being_reassigned):
+            current = self.context.partition_full_replica_assignment(tp)
+            if should(tp, current):
+                await self.on_partition_reassignment(tp, current)
+
+    def _build(self, tp: TopicPartition, target: Sequence[int] | None) -> ReplicaAssignment | None:
+        """``maybeBuildReassignment``: no target cancels a running one (back to ORS); none running → None."""
+        current = self.context.partition_full_replica_assignment(tp)
+        if current.is_being_reassigned:
+            return reassign_to(current, current.origin_replicas if target is None else target)
+        return None if target is None else reassign_to(current, target)
+
+    async def _maybe_trigger(self, reassignments: Mapping[TopicPartition, ReplicaAssignment]
+                             ) -> dict[TopicPartition, ApiError]:
+        results: dict[TopicPartition, ApiError] = {}
+        for tp, reassignment in sorted(reassignments.items()):
+            if self.deletion.is_topic_queued_up_for_deletion(tp.topic):
+                self.core.log.info(f"Skipping reassignment of {tp} since the topic is currently being deleted")
+                results[tp] = NO_PARTITION
+            elif not self.context.partition_replica_assignment(tp):
+                results[tp] = NO_PARTITION
+            else:
+                try:
+                    await self.on_partition_reassignment(tp, reassignment)
+                    results[tp] = NONE
+                except ControllerMovedError:
+                    self.core.log.info(f"Failed completing reassignment of partition {tp} because controller has "
+                                       "moved to another broker")
+                    raise
+                except Exception as e:
+                    self.core.log.error(f"Error completing reassignment of partition {tp}", e)
+                    self._emit(tp, "failed", reassignment)
+                    results[tp] = ApiError(Errors.UNKNOWN_SERVER_ERROR)
+        return results
+
+    # ---------------------------------------------------------------- the phases (§9.7.1)
+
+    async def on_partition_reassignment(self, tp: TopicPartition, reassignment: ReplicaAssignment) -> None:
+        self.deletion.mark_topic_ineligible_for_deletion({tp.topic}, "topic reassignment in progress")
+        await self._update_current_reassignment(tp, reassignment)
+        rsm = self.core.replica_state_machine
+        adding = [PartitionAndReplica(tp, r) for r in reassignment.adding_replicas]
+        if not await self._is_complete(tp, reassignment):
+            await self._update_leader_epoch_and_send_request(tp, reassignment)  # A1
+            await rsm.handle_state_changes(adding, ReplicaState.NEW)  # A2
+            self._emit(tp, "awaiting_isr", reassignment)
+            return
+        await rsm.handle_state_changes(adding, ReplicaState.ONLINE)  # B1
+        completed = ReplicaAssignment(reassignment.target_replicas)
+        self.context.update_partition_full_replica_assignment(tp, completed)  # B2
+        await self._move_leader_if_required(tp, completed)  # B3
+        await self._stop_removed_replicas(tp, reassignment.removing_replicas)  # B4, B5
+        if reassignment.removing_replicas:
+            self._emit(tp, "removed_replicas", completed)
+        await self._update_replica_assignment(tp, completed)  # B6
+        await self._remove_from_reassigning_partitions(tp, completed)  # B7
+        self.core.send_update_metadata_request(self.context.live_or_shutting_down_broker_ids, {tp})  # B8
+        self._emit(tp, "completed", completed)
+        await self.deletion.resume_deletion_for_topics({tp.topic})
+
+    async def _update_current_reassignment(self, tp: TopicPartition, reassignment: ReplicaAssignment) -> None:
+        current = self.context.partition_full_replica_assignment(tp)
+        if current != reassignment:
+            self.core.log.debug(f"Updating assignment of partition {tp} from {render_assignment(current)} to "
+                                f"{render_assignment(reassignment)}")
+            await self._update_replica_assignment(tp, reassignment)  # U1
+            self.context.update_partition_full_replica_assignment(tp, reassignment)  # U2
+            unneeded = [r for r in current.replicas if r not in reassignment.replicas]
+            if unneeded:  # U3: adding replicas of a superseded reassignment
+                await self._stop_removed_replicas(tp, unneeded)
+            self._emit(tp, "started", reassignment)
+        self.core.watches.register_node_handler(paths.partition_state_path(tp.topic, tp.partition),
+                                                _isr_change_handler(tp))
+        self.context.partitions_being_reassigned.add(tp)
+
+    async def _is_complete(self, tp: TopicPartition, assignment: ReplicaAssignment) -> bool:
+        """Not being reassigned, or TRS ⊆ ISR in ZooKeeper (the read re-arms the ISR watch)."""
+        if not assignment.is_being_reassigned:
+            return True
+        read = await self.core.zk.get_topic_partition_states([tp], self.core.on_watch)
+        state = read.values.get(tp)
+        return state is not None and set(assignment.target_replicas) <= set(state.leader_and_isr.isr)
+
+    async def _update_replica_assignment(self, tp: TopicPartition, assignment: ReplicaAssignment) -> None:
+        topic_assignment = dict(self.context.partition_full_replica_assignment_for_topic(tp.topic))
+        topic_assignment[tp] = assignment
+        if not await self.core.zk.path_exists(paths.topic_path(tp.topic)):
+            raise IllegalControllerStateError(f"Failed to update assignment for {tp} since the topic has no current "
+                                              "assignment")
+        await self.core.zk.set_topic_assignment(tp.topic, self.context.topic_ids.get(tp.topic), topic_assignment,
+                                                self.context.fencing.epoch_zk_version)
+        self.core.log.info(f"Successfully updated assignment of partition {tp} to {render_assignment(assignment)}")
+
+    async def _update_leader_epoch(self, tp: TopicPartition) -> LeaderIsrAndControllerEpoch:
+        """Re-read the state znode and write it back with the leader epoch + 1 (conditional, fenced)."""
+        core, epoch = self.core, self.context.epoch
+        core.log.debug(f"Updating leader epoch for partition {tp}")
+        while True:
+            state = (await core.zk.get_topic_partition_states([tp])).values.get(tp)
+            if state is None:
+                raise IllegalControllerStateError(
+                    f"Cannot update leader epoch for partition {tp} as leaderAndIsr path is empty. This could mean "
+                    "we somehow tried to reassign a partition that doesn't exist")
+            if state.controller_epoch > epoch:
+                raise StateChangeFailedError(
+                    "Leader and isr path written by another controller. This probably means the current controller "
+                    f"with epoch {epoch} went through a soft failure and another controller was elected with epoch "
+                    f"{state.controller_epoch}. Aborting state change by this controller")
+            lai = state.leader_and_isr
+            bumped = lai.new_leader_and_isr(lai.leader, lai.isr)
+            result = await core.zk.update_leader_and_isr({tp: bumped}, epoch, self.context.fencing.epoch_zk_version)
+            if tp in result.failed:
+                raise result.failed[tp]
+            if tp in result.finished:
+                written = LeaderIsrAndControllerEpoch(result.finished[tp], epoch)
+                self.context.put_partition_leadership_info(tp, written)
+                core.log.info(f"Updated leader epoch for partition {tp} to {written.leader_and_isr.leader_epoch}")
+                return written
+
+    async def _update_leader_epoch_and_send_request(self, tp: TopicPartition, assignment: ReplicaAssignment) -> None:
+        updated = await self._update_leader_epoch(tp)
+        batch = self.core.request_batch
+        batch.new_batch()
+        batch.add_leader_and_isr_request_for_brokers(assignment.origin_replicas, tp, updated, assignment, False)
+        batch.add_leader_and_isr_request_for_brokers(assignment.adding_replicas, tp, updated, assignment, True)
+        batch.send_requests_to_brokers(self.context.fencing)
+        lai = updated.leader_and_isr
+        self.core.state_change_logger.info(
+            f"Sent LeaderAndIsr request {render_leader_isr_and_epoch(lai, updated.controller_epoch)} with new "
+            f"replica assignment {render_assignment(assignment)} to leader {lai.leader} for partition being "
+            f"reassigned {tp}")
+
+    async def _move_leader_if_required(self, tp: TopicPartition, completed: ReplicaAssignment) -> None:
+        info = self.context.partition_leadership_info(tp)
+        leader = -1 if info is None else info.leader_and_isr.leader
+        replicas = ",".join(str(r) for r in completed.replicas)
+        prefix = f"Leader {leader} for partition {tp} being reassigned, is"
+        strategy = ReassignPartitionLeaderElectionStrategy()
+        psm = self.core.partition_state_machine
+        if leader not in completed.replicas:
+            self.core.log.info(f"{prefix} not in the new list of replicas {replicas}. Re-electing leader")
+            await psm.handle_state_changes([tp], PartitionState.ONLINE, strategy)
+            self._emit(tp, "leader_moved", completed)
+        elif self.context.is_replica_online(leader, tp):
+            self.core.log.info(f"{prefix} already in the new list of replicas {replicas} and is alive")
+            await self._update_leader_epoch_and_send_request(tp, completed)
+        else:
+            self.core.log.info(f"{prefix} already in the new list of replicas {replicas} but is dead")
+            await psm.handle_state_changes([tp], PartitionState.ONLINE, strategy)
+            self._emit(tp, "leader_moved", completed)
+
+    async def _stop_removed_replicas(self, tp: TopicPartition, removed: Sequence[int]) -> None:
+        """Offline (out of the ISR), DeletionStarted (StopReplica delete), Successful at once, NonExistent."""
+        replicas = [PartitionAndReplica(tp, r) for r in removed]
+        rsm = self.core.replica_state_machine
+        for state in (ReplicaState.OFFLINE, ReplicaState.DELETION_STARTED, ReplicaState.DELETION_SUCCESSFUL,
+                      ReplicaState.NON_EXISTENT):
+            await rsm.handle_state_changes(replicas, state)
+
+    async def _remove_from_reassigning_partitions(self, tp: TopicPartition, completed: ReplicaAssignment) -> None:
+        if tp not in self.context.partitions_being_reassigned:
+            raise IllegalControllerStateError(
+                "Cannot remove a reassigning partition because it is not present in memory")
+        self.core.watches.unregister_node_handler(paths.partition_state_path(tp.topic, tp.partition))
+        await self._maybe_remove_from_zk(lambda p, r: p == tp and tuple(r) == completed.replicas)
+        self.context.partitions_being_reassigned.discard(tp)
+
+    async def _maybe_remove_from_zk(self, should_remove: Callable[[TopicPartition, Sequence[int]], bool]) -> None:
+        core = self.core
+        if not await core.zk.reassign_partitions_in_progress():
+            return
+        try:
+            current = await core.zk.get_partition_reassignment() or {}
+        except ZnodeDecodeError:
+            current = {}
+        removing = {tp: r for tp, r in current.items() if should_remove(tp, r)}
+        remaining = {tp: r for tp, r in current.items() if tp not in removing}
+        core.log.info("Removing partitions "
+                      f"Map({', '.join(f'{tp} -> {list(r)}' for tp, r in sorted(removing.items()))}) from the list "
+                      "of reassigned partitions in zookeeper")
+        if not remaining:
+            core.log.info(f"No more partitions need to be reassigned. Deleting zk path {paths.REASSIGN_PARTITIONS}")
+            await core.zk.delete_partition_reassignment(self.context.fencing.epoch_zk_version)
+            core.events.put(ZkPartitionReassignment())  # re-arm the creation watch
+        else:
+            await core.zk.set_or_create_partition_reassignment(remaining, self.context.fencing.epoch_zk_version)
+
+    def _emit(self, tp: TopicPartition, phase: str, assignment: ReplicaAssignment) -> None:
+        self.core.emit("partition_reassignment", topic=tp.topic, partition=tp.partition, phase=phase,
+                       replicas=list(assignment.replicas), adding_replicas=list(assignment.adding_replicas),
+                       removing_replicas=list(assignment.removing_replicas))

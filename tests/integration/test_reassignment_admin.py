@@ -1,0 +1,208 @@
+"""``zkcontroller reassign`` (kafka-reassign-partitions.sh --zookeeper) against a running cluster on both backends,
+and its input checks (which never reach ZooKeeper)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from tests.helpers import wait_until
+from tests.integration.conftest import ClusterFactory
+from tests.integration.test_controller_cluster import create_topic, wait_for_states
+from tests.integration.test_reassignment import TP, admin, assignment, join_isr, session  # noqa: F401
+
+from zkcontroller.admin.errors import AdminError
+from zkcontroller.admin.reassign import (
+    ReassignCommand,
+    ReassignmentInputError,
+    list_lines,
+    parse_reassignment_json,
+    parse_topics_to_move_json,
+)
+from zkcontroller.cli import main
+from zkcontroller.coordination.backend import CoordinationBackend
+from zkcontroller.coordination.kazoo_backend import ZooKeeperBackend
+from zkcontroller.model import ReplicaAssignment, TopicPartition
+from zkcontroller.zk import paths
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+
+
+async def test_execute_list_verify_and_complete(
+    make_cluster: ClusterFactory, admin: KafkaZkClient, session  # noqa: F811
+) -> None:
+    cluster = await make_cluster([1, 2, 3])
+    await cluster.wait_for_controller()
+    await create_topic(admin, "moving", {0: [1, 2]})
+    await wait_for_states(admin, "moving", 1, lambda s: s[0].leader_and_isr.isr == (1, 2), "moving online")
+    command = ReassignCommand(admin)
+    targets = parse_reassignment_json(json.dumps(
+        {"version": 1, "partitions": [{"topic": "moving", "partition": 0, "replicas": [2, 3]}]}))
+    rollback = await command.execute(targets)
+    assert json.loads(rollback) == {"version": 1, "partitions": [
+        {"topic": "moving", "partition": 0, "replicas": [1, 2], "log_dirs": ["any", "any"]}]}
+    with pytest.raises(AdminError, match="existing partition assignment"):
+        await command.execute(targets)
+
+    async def listed() -> bool:
+        return list_lines(await command.list()) == [
+            "Current partition reassignments:", "moving-0: replicas: 2,3,1. adding: 3. removing: 1."]
+
+    await wait_until(listed, timeout_s=30.0, what="the reassignment listed")
+    (status,) = await command.verify(targets)
+    assert not status.complete and status.message == "Reassignment of partition moving-0 is still in progress."
+    assert status.in_isr == 1  # broker 2 is in the ISR, broker 3 not yet
+
+    await join_isr(admin, session, 3)
+
+    def metadata_view(broker_id: int):
+        def view(tp: TopicPartition):
+            info = cluster._running(broker_id).control_plane.metadata_cache.partition_info(tp)
+            return None if info is None else tuple(info.replicas)
+        return view
+
+    views = {s.broker_id: metadata_view(s.broker_id) for s in cluster.running_brokers()}
+
+    async def complete() -> bool:
+        (s,) = await command.verify(targets, views)
+        return s.complete
+
+    await wait_until(complete, timeout_s=30.0, what="verify reports complete (ZooKeeper and every broker)")
+    assert await assignment(admin) == ReplicaAssignment((2, 3))
+    assert list_lines(await command.list()) == ["No partition reassignments found."]
+
+
+async def test_cancel_through_zookeeper_restores_the_original_replicas(
+    make_cluster: ClusterFactory, admin: KafkaZkClient  # noqa: F811
+) -> None:
+    cluster = await make_cluster([1, 2, 3])
+    await cluster.wait_for_controller()
+    await create_topic(admin, "moving", {0: [1, 2]})
+    await wait_for_states(admin, "moving", 1, lambda s: True, "moving online")
+    command = ReassignCommand(admin)
+    await command.execute({TP: (2, 3)})
+
+    async def started() -> bool:
+        return (await assignment(admin)).is_being_reassigned
+
+    await wait_until(started, what="reassignment started")
+    assert await command.cancel([TP]) == [TP]
+
+    async def restored() -> bool:
+        return (await assignment(admin) == ReplicaAssignment((2, 1))
+                and not await admin.path_exists(paths.REASSIGN_PARTITIONS))
+
+    await wait_until(restored, what="original replicas restored, znode gone")
+    assert await command.cancel([TP]) == []
+
+
+async def test_invalid_input_is_refused_and_changes_nothing(
+    make_cluster: ClusterFactory, admin: KafkaZkClient, backend: CoordinationBackend  # noqa: F811
+) -> None:
+    cluster = await make_cluster([1, 2])
+    await cluster.wait_for_controller()
+    await create_topic(admin, "t", {0: [1, 2]})
+    command = ReassignCommand(admin, random.Random(7))
+    with pytest.raises(AdminError, match="Unable to find partition: t-7"):
+        await command.execute({TopicPartition("t", 7): (1, 2)})
+    with pytest.raises(AdminError, match="non-existent brokerIDs: 9"):
+        await command.execute({TopicPartition("t", 0): (1, 9)})
+    with pytest.raises(AdminError, match="nope does not exist"):
+        await command.generate(["nope"], [1, 2])
+    assert not await admin.path_exists(paths.REASSIGN_PARTITIONS)
+    assert await assignment(admin, TopicPartition("t", 0)) == ReplicaAssignment((1, 2))
+    current, proposed = await command.generate(["t"], [1, 2])
+    assert json.loads(current)["partitions"][0]["replicas"] == [1, 2]
+    assert sorted(json.loads(proposed)["partitions"][0]["replicas"]) == [1, 2]
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('{"version":1,\n "partitions": [}', "line 2, column 17"),
+    ('{"version":1,"partitions":[]}', "Partition reassignment list cannot be empty."),
+    ('{"partitions":[{"topic":"t","partition":0,"replicas":[]}]}', "Empty replica list"),
+    ('{"partitions":[{"topic":"t","partition":0,"replicas":[1,1]}]}', "t-0 contains multiple entries for 1"),
+    ('{"partitions":[{"topic":"t","partition":0,"replicas":[1]},{"topic":"t","partition":0,"replicas":[2]}]}',
+     "duplicate topic partitions: t-0"),
+    ('{"partitions":[{"topic":"t","partition":"0","replicas":[1]}]}', "partitions[0]"),
+])
+def test_bad_reassignment_files_name_what_and_where(text: str, message: str) -> None:
+    with pytest.raises(ReassignmentInputError) as raised:
+        parse_reassignment_json(text, "plan.json")
+    assert message in str(raised.value)
+
+
+def test_bad_topics_file_and_cli_errors_exit_1_without_touching_zookeeper(tmp_path: Path) -> None:
+    with pytest.raises(ReassignmentInputError, match="duplicate entries: a"):
+        parse_topics_to_move_json('{"topics":[{"topic":"a"},{"topic":"a"}]}')
+    plan = tmp_path / "plan.json"
+    plan.write_text('{"version":1,\n"partitions":[{"topic":"t",}]}')
+    runner = CliRunner()
+    # an unreachable address: the command must fail on the file before any connection is tried
+    result = runner.invoke(main, ["reassign", "--execute", "--reassignment-json-file", str(plan),
+                                  "--zookeeper", "127.0.0.1:1"])
+    assert result.exit_code == 1 and "malformed JSON at line 2, column 28" in result.output
+    result = runner.invoke(main, ["reassign", "--zookeeper", "127.0.0.1:1"])
+    assert result.exit_code == 2 and "exactly one action" in result.output
+
+
+async def test_the_cli_against_a_real_zookeeper(
+    make_cluster: ClusterFactory, admin: KafkaZkClient, session, backend: CoordinationBackend,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    if not isinstance(backend, ZooKeeperBackend):
+        pytest.skip("another process reaches only a real ZooKeeper")
+    cluster = await make_cluster([1, 2, 3])
+    await cluster.wait_for_controller()
+    await create_topic(admin, "moving", {0: [1, 2]})
+    await create_topic(admin, "doomed", {0: [1, 2]})
+    await wait_for_states(admin, "moving", 1, lambda s: True, "moving online")
+    runner = CliRunner()
+
+    async def run(*argv: str):
+        result = await asyncio.to_thread(runner.invoke, main, [*argv, "--zookeeper", backend.hosts],
+                                         catch_exceptions=False)
+        return result
+
+    moves = tmp_path / "moves.json"
+    moves.write_text('{"topics":[{"topic":"moving"}],"version":1}')
+    generated = await run("reassign", "--generate", "--topics-to-move-json-file", str(moves), "--broker-list", "2,3")
+    assert generated.exit_code == 0, generated.output
+    out = generated.output.splitlines()
+    assert out[0] == "Current partition replica assignment"
+    assert out[3] == "Proposed partition reassignment configuration"
+    assert sorted(json.loads(out[4])["partitions"][0]["replicas"]) == [2, 3]
+
+    plan = tmp_path / "plan.json"
+    plan.write_text('{"version":1,"partitions":[{"topic":"moving","partition":0,"replicas":[2,3]}]}')
+    executed = await run("reassign", "--execute", "--reassignment-json-file", str(plan))
+    assert executed.exit_code == 0, executed.output
+    assert "Save this to use as the --reassignment-json-file option during rollback" in executed.output
+    assert "Successfully started partition reassignment for moving-0" in executed.output
+
+    async def started() -> bool:
+        return (await assignment(admin)).is_being_reassigned
+
+    await wait_until(started, timeout_s=30.0, what="reassignment started")
+    listed = await run("reassign", "--list")
+    assert listed.output.splitlines() == ["Current partition reassignments:",
+                                          "moving-0: replicas: 2,3,1. adding: 3. removing: 1."]
+    verified = await run("reassign", "--verify", "--reassignment-json-file", str(plan))
+    assert "Reassignment of partition moving-0 is still in progress." in verified.output
+    await join_isr(admin, session, 3)
+
+    async def complete() -> bool:
+        result = await run("reassign", "--verify", "--reassignment-json-file", str(plan))
+        return "Reassignment of partition moving-0 is complete." in result.output
+
+    await wait_until(complete, timeout_s=30.0, what="--verify reports complete", poll_s=0.2)
+
+    deleted = await run("topics", "--delete", "--topic", "doomed")
+    assert deleted.output.splitlines()[0] == "Topic doomed is marked for deletion."
+
+    async def gone() -> bool:
+        return not await admin.path_exists(paths.topic_path("doomed"))
+
+    await wait_until(gone, timeout_s=30.0, what="doomed deleted")
