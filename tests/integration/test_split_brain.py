@@ -87,7 +87,7 @@ async def snapshot(admin: KafkaZkClient, paths: list[str]) -> dict[str, bytes | 
 async def test_stalled_controller_cannot_write_and_resigns(
     make_cluster: ClusterFactory, admin: KafkaZkClient, how: str
 ) -> None:
-    cluster = await make_cluster([1, 2, 3])
+    cluster = await make_cluster([1, 2, 3], controlled_shutdown_enable=False)  # a plain BrokerChange
     old = await cluster.wait_for_controller()
     victim = max({1, 2, 3} - {old.controller_id})
     await create_topic(admin, "t", {0: [victim, old.controller_id], 1: [old.controller_id, victim]})
@@ -139,7 +139,7 @@ async def test_brokers_refuse_requests_from_the_deposed_controller(
     backend: CoordinationBackend, admin: KafkaZkClient
 ) -> None:
     transport = FakeDelayingTransport()
-    cluster = await make_local_cluster(backend, [1, 2, 3], transport)
+    cluster = await make_local_cluster(backend, [1, 2, 3], transport, controlled_shutdown_enable=False)
     try:
         old = await cluster.wait_for_controller()
         await create_topic(admin, "t", {0: [1, 2, 3]})

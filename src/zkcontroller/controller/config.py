@@ -12,6 +12,8 @@ class ControllerConfig:
     auto_leader_rebalance_enable: bool = True
     leader_imbalance_check_interval_seconds: int = 300
     leader_imbalance_per_broker_percentage: int = 10
+    auto_leader_rebalance_first_delay_ms: int = 5000
+    """Ours: Kafka hard-codes the first imbalance check at 5 s after failover; tests shorten it."""
     delete_topic_enable: bool = True
     controlled_shutdown_enable: bool = True
     controlled_shutdown_max_retries: int = 3

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any, ClassVar
 
 from zkcontroller.controller.states import ControllerState
+from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse
 
 
@@ -116,3 +118,41 @@ class ControlledShutdown(BrokerRequestEvent):
 @dataclass(frozen=True)
 class AlterIsrReceived(BrokerRequestEvent):
     state: ClassVar[ControllerState] = ControllerState.ISR_CHANGE
+
+
+# ------------------------------------------------------------------ leader elections (spec §9.8, §9.9)
+
+
+class ElectionType(Enum):
+    """Kafka's ``ElectionType``."""
+
+    PREFERRED = 0
+    UNCLEAN = 1
+
+
+class ElectionTrigger(Enum):
+    """Who asked for a replica leader election (Kafka's ``ElectionTrigger``); the value is the event log's."""
+
+    AUTO_TRIGGERED = "auto"
+    ZK_TRIGGERED = "zk"
+    ADMIN_CLIENT_TRIGGERED = "admin"
+
+    def __str__(self) -> str:
+        return {"auto": "AutoTriggered", "zk": "ZkTriggered", "admin": "AdminClientTriggered"}[self.value]
+
+
+@dataclass(frozen=True)
+class ReplicaLeaderElection(ControllerEvent):
+    """Kafka's ``ReplicaLeaderElection``: ``partitions`` None means "read /admin/preferred_replica_election";
+    the callback gets, per partition, the new leader id or an (error, message) pair."""
+
+    state: ClassVar[ControllerState] = ControllerState.MANUAL_LEADER_BALANCE
+    partitions: frozenset[TopicPartition] | None = None
+    election_type: ElectionType = ElectionType.PREFERRED
+    trigger: ElectionTrigger = ElectionTrigger.ZK_TRIGGERED
+    callback: Callable[[Any], None] = field(default=lambda _results: None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class AutoPreferredReplicaLeaderElection(ControllerEvent):
+    state: ClassVar[ControllerState] = ControllerState.AUTO_LEADER_BALANCE

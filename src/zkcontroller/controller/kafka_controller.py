@@ -20,7 +20,9 @@ from typing import Any
 from zkcontroller.controller.broker_requests import not_controller_response, submit_broker_request
 from zkcontroller.controller.brokers import BrokerEvents
 from zkcontroller.controller.config import ControllerConfig
+from zkcontroller.controller.controlled_shutdown import ControlledShutdownEvents
 from zkcontroller.controller.core import ControllerCore
+from zkcontroller.controller.elections import ApiError, ElectionEvents
 from zkcontroller.controller.errors import IllegalControllerStateError
 from zkcontroller.controller.event_log import EventLog
 from zkcontroller.controller.events import (
@@ -32,6 +34,7 @@ from zkcontroller.controller.events import (
     PartitionModifications,
     Reelect,
     RegisterBrokerAndReelect,
+    ReplicaLeaderElection,
     SessionReconnected,
     Startup,
     TopicChange,
@@ -43,7 +46,7 @@ from zkcontroller.controller.store_fault_guards import StoreFaultGuards
 from zkcontroller.controller.topics import TopicEvents
 from zkcontroller.coordination.api import EventType
 from zkcontroller.model import BrokerInfo
-from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse
+from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse, Errors
 from zkcontroller.protocol.inter_broker import (
     BrokerToControllerRequest,
     BrokerToControllerResponse,
@@ -76,7 +79,11 @@ class KafkaController:
         self.brokers = BrokerEvents(core)
         self.topics = TopicEvents(core)
         self.responses = ResponseEvents(core, offline_replicas=self.brokers)
-        self.families: list[EventFamily] = [self.brokers, self.topics, self.responses]
+        self.controlled_shutdown = ControlledShutdownEvents(core)
+        self.elections = ElectionEvents(core)
+        self.families: list[EventFamily] = [
+            self.brokers, self.topics, self.responses, self.controlled_shutdown, self.elections
+        ]
         """In Kafka's failover order: brokers, then topics (whose partitions need the live brokers)."""
         self.on_registered: Callable[[int], None] | None = None
         """Told the new broker epoch after a re-registration (the broker's own fencing needs it)."""
@@ -185,6 +192,8 @@ class KafkaController:
         """A dropped event that answers a broker answers NOT_CONTROLLER (Kafka's ``preempt``)."""
         if isinstance(event, BrokerRequestEvent):
             event.callback(not_controller_response(event.request))
+        elif isinstance(event, ReplicaLeaderElection):
+            event.callback({tp: ApiError(Errors.NOT_CONTROLLER) for tp in event.partitions or ()})
 
     async def handle_broker_request(self, request: BrokerToControllerRequest) -> BrokerToControllerResponse:
         """A broker's ControlledShutdown or AlterIsr, answered once its event has been processed here (the
