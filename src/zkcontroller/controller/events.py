@@ -97,6 +97,16 @@ class UpdateMetadataResponseReceived(ControllerEvent):
     response: ControlResponse | None = None
 
 
+@dataclass(frozen=True)
+class IsrChangeNotification(ControllerEvent):
+    state: ClassVar[ControllerState] = ControllerState.ISR_CHANGE
+
+
+@dataclass(frozen=True)
+class LogDirEventNotification(ControllerEvent):
+    state: ClassVar[ControllerState] = ControllerState.LOG_DIR_CHANGE
+
+
 # ------------------------------------------------------------------ requests from brokers to the controller
 # Each carries the callback that answers the broker; the event manager's pre-emption (clear_and_put on
 # session expiry, shutdown) answers NOT_CONTROLLER through it, so a waiting broker always hears back.

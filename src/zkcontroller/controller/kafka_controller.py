@@ -41,6 +41,8 @@ from zkcontroller.controller.events import (
 )
 from zkcontroller.controller.families import EventFamily
 from zkcontroller.controller.fencing_token import NOT_CONTROLLER, FencingToken
+from zkcontroller.controller.isr_notifications import IsrChangeEvents
+from zkcontroller.controller.log_dirs import LogDirEvents
 from zkcontroller.controller.responses import ResponseEvents
 from zkcontroller.controller.store_fault_guards import StoreFaultGuards
 from zkcontroller.controller.topics import TopicEvents
@@ -81,8 +83,11 @@ class KafkaController:
         self.responses = ResponseEvents(core, offline_replicas=self.brokers)
         self.controlled_shutdown = ControlledShutdownEvents(core)
         self.elections = ElectionEvents(core)
+        self.isr_changes = IsrChangeEvents(core)
+        self.log_dirs = LogDirEvents(core)
         self.families: list[EventFamily] = [
-            self.brokers, self.topics, self.responses, self.controlled_shutdown, self.elections
+            self.brokers, self.topics, self.responses, self.controlled_shutdown, self.elections,
+            self.isr_changes, self.log_dirs,
         ]
         """In Kafka's failover order: brokers, then topics (whose partitions need the live brokers)."""
         self.on_registered: Callable[[int], None] | None = None
@@ -350,8 +355,7 @@ class KafkaController:
     async def on_controller_failover(self) -> None:
         core = self.core
         for family in self.families:
-            await family.register_watches()
-        await self._clear_stale_notifications()
+            await family.register_watches()  # steps 1–2 (the notification families delete stale ones)
         for family in self.families:
             await family.load_context()
         core.channel_manager.startup(sorted(core.context.live_or_shutting_down_brokers, key=lambda b: b.id))
@@ -362,17 +366,6 @@ class KafkaController:
             await family.on_failover()
         core.log.info(f"Ready to serve as the new controller with epoch {core.context.epoch}")
         core.emit("controller_ready")
-
-    async def _clear_stale_notifications(self) -> None:
-        """Failover step 2: log-dir and ISR-change notifications left from before are deleted unread (the
-        context load that follows reads the state they announce)."""
-        zk, expected = self.core.zk, self.core.context.fencing.epoch_zk_version
-        log_dir_events = await zk.get_all_log_dir_event_notifications()
-        if log_dir_events:
-            await zk.delete_log_dir_event_notifications(log_dir_events, expected)
-        isr_changes = await zk.get_all_isr_change_notifications()
-        if isr_changes:
-            await zk.delete_isr_change_notifications(isr_changes, expected)
 
     async def on_controller_resignation(self) -> None:
         core = self.core
