@@ -18,6 +18,13 @@ from tests.integration.test_healing_controlled_shutdown import (
     wait_full_isr,
 )
 
+from zkcontroller.admin.errors import AdminError
+from zkcontroller.admin.leader_election import (
+    ElectionInProgressError,
+    PreferredElectionStarted,
+    parse_partitions_json,
+    start_preferred_election,
+)
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.controller.elections import ApiError
 from zkcontroller.controller.events import ElectionType
@@ -149,3 +156,40 @@ async def test_admin_unclean_election_picks_a_live_replica_outside_the_isr(
     assert [(r["strategy"], r["clean"], r["trigger"]) for r in elections] == [("offline", False, "admin")]
     again = await controller.elections.elect_leaders([tp], ElectionType.UNCLEAN)
     assert again == {tp: ApiError(Errors.ELECTION_NOT_NEEDED)}
+
+
+async def test_leader_election_command_requests_preferred_election_through_zookeeper(
+    make_cluster: ClusterFactory, admin: KafkaZkClient
+) -> None:
+    await imbalanced_cluster(make_cluster, admin)
+    started = await start_preferred_election(admin, None)
+    assert started.requested == PARTITIONS and started.skipped == []
+
+    async def balanced() -> bool:
+        now = await states(admin)
+        return all(now[tp].leader == ASSIGNMENT[tp.partition][0] for tp in PARTITIONS) and await _absent(admin)
+
+    await wait_until(balanced, timeout_s=30, what="every partition led by its preferred replica", poll_s=0.02)
+
+
+async def test_leader_election_command_skips_unknown_partitions_and_refuses_a_second_request(
+    admin: KafkaZkClient
+) -> None:
+    await admin.create_top_level_paths()
+    await admin.create_topic_assignment(TOPIC, None, {PARTITIONS[0]: ReplicaAssignment((1, 2))})
+    unknown = TopicPartition("nope", 3)
+    started = await start_preferred_election(admin, [PARTITIONS[0], unknown])
+    assert started == PreferredElectionStarted([PARTITIONS[0]], [unknown])
+    assert await admin.get_preferred_replica_election() == frozenset({PARTITIONS[0]})
+    with pytest.raises(ElectionInProgressError, match="currently in progress for orders-0"):
+        await start_preferred_election(admin, None)
+
+
+def test_election_json_file_is_parsed_and_bad_ones_are_named() -> None:
+    text = '{"partitions": [{"topic": "a", "partition": 1}, {"topic": "b", "partition": 0}]}'
+    assert parse_partitions_json(text, "f.json") == [TopicPartition("a", 1), TopicPartition("b", 0)]
+    with pytest.raises(AdminError, match=r"Invalid election JSON in f\.json"):
+        parse_partitions_json('{"partitions": [{"topic": "a"}]}', "f.json")
+    with pytest.raises(AdminError, match="duplicate partitions: a-1"):
+        parse_partitions_json('{"partitions": [{"topic": "a", "partition": 1}, {"topic": "a", "partition": 1}]}',
+                              "f.json")
