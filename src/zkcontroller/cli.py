@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from zkcontroller.admin.cli import brokers, controller, topics
+from zkcontroller.admin.configs import configs
 from zkcontroller.admin.leader_election import leader_election
 from zkcontroller.analytics.cli import analyze
 from zkcontroller.coordination.connect import make_backend
@@ -100,7 +101,7 @@ def _raise_keyboard_interrupt(signum: int, frame: object) -> None:
 
 
 main.add_command(analyze)
-for _command in (topics, brokers, controller, leader_election):
+for _command in (topics, brokers, controller, leader_election, configs):
     main.add_command(_command)
 
 

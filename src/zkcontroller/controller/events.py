@@ -166,3 +166,20 @@ class ReplicaLeaderElection(ControllerEvent):
 @dataclass(frozen=True)
 class AutoPreferredReplicaLeaderElection(ControllerEvent):
     state: ClassVar[ControllerState] = ControllerState.AUTO_LEADER_BALANCE
+
+
+# ------------------------------------------------------------------ unclean-election enablement (spec §9.15)
+
+
+@dataclass(frozen=True)
+class ConfigChangeNotification(ControllerEvent):
+    """Ours: Kafka's config manager (every broker's ``/config/changes`` listener) does this outside the controller;
+    here the controller's own watch reads the notifications and queues what concerns it."""
+
+    state: ClassVar[ControllerState] = ControllerState.TOPIC_UNCLEAN_LEADER_ELECTION_ENABLE
+
+
+@dataclass(frozen=True)
+class TopicUncleanLeaderElectionEnable(ControllerEvent):
+    state: ClassVar[ControllerState] = ControllerState.TOPIC_UNCLEAN_LEADER_ELECTION_ENABLE
+    topic: str = ""

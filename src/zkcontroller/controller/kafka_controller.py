@@ -46,6 +46,7 @@ from zkcontroller.controller.log_dirs import LogDirEvents
 from zkcontroller.controller.responses import ResponseEvents
 from zkcontroller.controller.store_fault_guards import StoreFaultGuards
 from zkcontroller.controller.topics import TopicEvents
+from zkcontroller.controller.unclean_election import UncleanElectionEvents
 from zkcontroller.coordination.api import EventType
 from zkcontroller.model import BrokerInfo
 from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse, Errors
@@ -85,9 +86,10 @@ class KafkaController:
         self.elections = ElectionEvents(core)
         self.isr_changes = IsrChangeEvents(core)
         self.log_dirs = LogDirEvents(core)
+        self.unclean_election = UncleanElectionEvents(core)
         self.families: list[EventFamily] = [
             self.brokers, self.topics, self.responses, self.controlled_shutdown, self.elections,
-            self.isr_changes, self.log_dirs,
+            self.isr_changes, self.log_dirs, self.unclean_election,
         ]
         """In Kafka's failover order: brokers, then topics (whose partitions need the live brokers)."""
         self.on_registered: Callable[[int], None] | None = None
