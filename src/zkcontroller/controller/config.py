@@ -23,6 +23,7 @@ class ControllerConfig:
     controller_socket_timeout_ms: int = 30000
     request_timeout_ms: int = 30000
     inter_broker_listener_name: str = "PLAINTEXT"
+    inter_broker_protocol_version: str = "2.8-IV1"
     failover_retry_backoff_ms: int = 1000
     """Ours, not Kafka's: the wait before a broker whose failover failed gives up /controller; doubles with
     each failure in a row up to ``failover_retry_backoff_max_ms`` (Kafka resigns at once, see kafka_controller)."""

@@ -40,6 +40,7 @@ from zkcontroller.controller.events import (
     TopicChange,
 )
 from zkcontroller.controller.families import EventFamily
+from zkcontroller.controller.features import FeatureVersioning
 from zkcontroller.controller.fencing_token import NOT_CONTROLLER, FencingToken
 from zkcontroller.controller.isr_notifications import IsrChangeEvents
 from zkcontroller.controller.log_dirs import LogDirEvents
@@ -87,8 +88,9 @@ class KafkaController:
         self.isr_changes = IsrChangeEvents(core)
         self.log_dirs = LogDirEvents(core)
         self.unclean_election = UncleanElectionEvents(core)
+        self.features = FeatureVersioning(core)
         self.families: list[EventFamily] = [
-            self.brokers, self.topics, self.responses, self.controlled_shutdown, self.elections,
+            self.features, self.brokers, self.topics, self.responses, self.controlled_shutdown, self.elections,
             self.isr_changes, self.log_dirs, self.unclean_election,
         ]
         """In Kafka's failover order: brokers, then topics (whose partitions need the live brokers)."""
