@@ -10,6 +10,8 @@ from pathlib import Path
 import click
 
 from zkcontroller.admin.cli import brokers, controller, topics
+from zkcontroller.admin.configs import configs
+from zkcontroller.admin.leader_election import leader_election
 from zkcontroller.admin.reassign_cli import reassign
 from zkcontroller.analytics.cli import analyze
 from zkcontroller.coordination.connect import make_backend
@@ -138,7 +140,7 @@ def _raise_keyboard_interrupt(signum: int, frame: object) -> None:
 
 main.add_command(analyze)
 main.add_command(sim)
-for _command in (topics, brokers, controller, reassign):
+for _command in (topics, brokers, controller, reassign, leader_election, configs):
     main.add_command(_command)
 
 

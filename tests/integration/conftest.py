@@ -44,6 +44,11 @@ async def make_local_cluster(
 ) -> LocalCluster:
     """A started cluster whose event log is validated against the schema on every record."""
     sink = records.append if records is not None else (lambda _line: None)
+    # The last broker of a cluster cannot hand its leadership over; Kafka's 5 s back-off between its three
+    # controlled-shutdown attempts would make every teardown wait 10 s.
+    controller_overrides.setdefault("controlled_shutdown_retry_backoff_ms", 20)
+    # Tests that want the auto leader rebalance turn it on; elsewhere it would move leaders 5 s after failover.
+    controller_overrides.setdefault("auto_leader_rebalance_enable", False)
     cluster = LocalCluster(
         backend,
         broker_ids,

@@ -18,6 +18,7 @@ from rich.console import Console
 from zkcontroller.cluster.cluster_shell import ClusterShell
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.logs import LogFiles
+from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -29,7 +30,10 @@ async def run_demo(backend: CoordinationBackend, broker_ids: list[int], log_dir:
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="zkcontroller-demo-"))
     logs = LogFiles(log_dir)
     cluster = LocalCluster(
-        backend, broker_ids, wall_clock_ms, event_log=logs.event_log("demo", wall_clock_ms), session_timeout_ms=6000
+        backend, broker_ids, wall_clock_ms, event_log=logs.event_log("demo", wall_clock_ms), session_timeout_ms=6000,
+        # the failover story: leadership moves when the controller's broker is gone, not before nor after
+        controller_config=ControllerConfig(broker_id=-1, controlled_shutdown_enable=False,
+                                           auto_leader_rebalance_enable=False),
     )
     admin_session = await backend.new_session()
     shell = ClusterShell(cluster, KafkaZkClient(admin_session, wall_clock_ms), out=console.print)

@@ -12,6 +12,8 @@ class ControllerConfig:
     auto_leader_rebalance_enable: bool = True
     leader_imbalance_check_interval_seconds: int = 300
     leader_imbalance_per_broker_percentage: int = 10
+    auto_leader_rebalance_first_delay_ms: int = 5000
+    """Ours: Kafka hard-codes the first imbalance check at 5 s after failover; tests shorten it."""
     delete_topic_enable: bool = True
     controlled_shutdown_enable: bool = True
     controlled_shutdown_max_retries: int = 3
@@ -21,6 +23,7 @@ class ControllerConfig:
     controller_socket_timeout_ms: int = 30000
     request_timeout_ms: int = 30000
     inter_broker_listener_name: str = "PLAINTEXT"
+    inter_broker_protocol_version: str = "2.8-IV1"
     failover_retry_backoff_ms: int = 1000
     """Ours, not Kafka's: the wait before a broker whose failover failed gives up /controller; doubles with
     each failure in a row up to ``failover_retry_backoff_max_ms`` (Kafka resigns at once, see kafka_controller)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any, ClassVar
 
 from zkcontroller.controller.states import ControllerState
@@ -94,6 +95,16 @@ class UpdateMetadataResponseReceived(ControllerEvent):
     state: ClassVar[ControllerState] = ControllerState.UPDATE_METADATA_RESPONSE_RECEIVED
     broker_id: int = -1
     response: ControlResponse | None = None
+
+
+@dataclass(frozen=True)
+class IsrChangeNotification(ControllerEvent):
+    state: ClassVar[ControllerState] = ControllerState.ISR_CHANGE
+
+
+@dataclass(frozen=True)
+class LogDirEventNotification(ControllerEvent):
+    state: ClassVar[ControllerState] = ControllerState.LOG_DIR_CHANGE
 
 
 # ------------------------------------------------------------------ requests from brokers to the controller
@@ -189,3 +200,58 @@ class PartitionReassignmentIsrChange(ControllerEvent):
 
     state: ClassVar[ControllerState] = ControllerState.ALTER_PARTITION_REASSIGNMENT
     tp: TopicPartition = field(default_factory=lambda: TopicPartition("", -1))
+
+
+# ------------------------------------------------------------------ leader elections (spec §9.8, §9.9)
+
+
+class ElectionType(Enum):
+    """Kafka's ``ElectionType``."""
+
+    PREFERRED = 0
+    UNCLEAN = 1
+
+
+class ElectionTrigger(Enum):
+    """Who asked for a replica leader election (Kafka's ``ElectionTrigger``); the value is the event log's."""
+
+    AUTO_TRIGGERED = "auto"
+    ZK_TRIGGERED = "zk"
+    ADMIN_CLIENT_TRIGGERED = "admin"
+
+    def __str__(self) -> str:
+        return {"auto": "AutoTriggered", "zk": "ZkTriggered", "admin": "AdminClientTriggered"}[self.value]
+
+
+@dataclass(frozen=True)
+class ReplicaLeaderElection(ControllerEvent):
+    """Kafka's ``ReplicaLeaderElection``: ``partitions`` None means "read /admin/preferred_replica_election";
+    the callback gets, per partition, the new leader id or an (error, message) pair."""
+
+    state: ClassVar[ControllerState] = ControllerState.MANUAL_LEADER_BALANCE
+    partitions: frozenset[TopicPartition] | None = None
+    election_type: ElectionType = ElectionType.PREFERRED
+    trigger: ElectionTrigger = ElectionTrigger.ZK_TRIGGERED
+    callback: Callable[[Any], None] = field(default=lambda _results: None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class AutoPreferredReplicaLeaderElection(ControllerEvent):
+    state: ClassVar[ControllerState] = ControllerState.AUTO_LEADER_BALANCE
+
+
+# ------------------------------------------------------------------ unclean-election enablement (spec §9.15)
+
+
+@dataclass(frozen=True)
+class ConfigChangeNotification(ControllerEvent):
+    """Ours: Kafka's config manager (every broker's ``/config/changes`` listener) does this outside the controller;
+    here the controller's own watch reads the notifications and queues what concerns it."""
+
+    state: ClassVar[ControllerState] = ControllerState.TOPIC_UNCLEAN_LEADER_ELECTION_ENABLE
+
+
+@dataclass(frozen=True)
+class TopicUncleanLeaderElectionEnable(ControllerEvent):
+    state: ClassVar[ControllerState] = ControllerState.TOPIC_UNCLEAN_LEADER_ELECTION_ENABLE
+    topic: str = ""

@@ -20,7 +20,9 @@ from typing import Any
 from zkcontroller.controller.broker_requests import not_controller_response, submit_broker_request
 from zkcontroller.controller.brokers import BrokerEvents
 from zkcontroller.controller.config import ControllerConfig
+from zkcontroller.controller.controlled_shutdown import ControlledShutdownEvents
 from zkcontroller.controller.core import ControllerCore
+from zkcontroller.controller.elections import ApiError, ElectionEvents
 from zkcontroller.controller.errors import IllegalControllerStateError
 from zkcontroller.controller.event_log import EventLog
 from zkcontroller.controller.events import (
@@ -36,17 +38,22 @@ from zkcontroller.controller.events import (
     PartitionModifications,
     Reelect,
     RegisterBrokerAndReelect,
+    ReplicaLeaderElection,
     SessionReconnected,
     Startup,
     TopicChange,
 )
 from zkcontroller.controller.families import EventFamily
+from zkcontroller.controller.features import FeatureVersioning
 from zkcontroller.controller.fencing_token import NOT_CONTROLLER, FencingToken
+from zkcontroller.controller.isr_notifications import IsrChangeEvents
+from zkcontroller.controller.log_dirs import LogDirEvents
 from zkcontroller.controller.reassignment import PartitionReassignments, submit_admin_request
 from zkcontroller.controller.responses import ResponseEvents
 from zkcontroller.controller.store_fault_guards import StoreFaultGuards
 from zkcontroller.controller.topic_deletion import TopicDeletionManager
 from zkcontroller.controller.topics import TopicEvents
+from zkcontroller.controller.unclean_election import UncleanElectionEvents
 from zkcontroller.coordination.api import EventType
 from zkcontroller.model import BrokerInfo, ReplicaAssignment, TopicPartition
 from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse, Errors
@@ -84,9 +91,19 @@ class KafkaController:
         self.brokers = BrokerEvents(core, deletion=self.topic_deletion, reassignment=self.reassignments)
         self.topics = TopicEvents(core)
         self.responses = ResponseEvents(core, offline_replicas=self.brokers)
-        self.families: list[EventFamily] = [self.brokers, self.topics, self.responses]
-        # reassignments resume before deletions are retried (Kafka's failover order); both after topics
-        self.families += [self.reassignments, self.topic_deletion]
+        self.controlled_shutdown = ControlledShutdownEvents(core)
+        self.elections = ElectionEvents(core)
+        self.isr_changes = IsrChangeEvents(core)
+        self.isr_changes.reassignments = self.reassignments  # an ISR change may complete a reassignment
+        self.log_dirs = LogDirEvents(core)
+        self.unclean_election = UncleanElectionEvents(core)
+        self.features = FeatureVersioning(core)
+        # Kafka's failover order: after the context and the state machines, reassignments resume, then
+        # deletions are retried, then pending preferred elections run and the auto-rebalance is scheduled.
+        self.families: list[EventFamily] = [
+            self.features, self.brokers, self.topics, self.responses, self.reassignments, self.topic_deletion,
+            self.controlled_shutdown, self.elections, self.isr_changes, self.log_dirs, self.unclean_election,
+        ]
         """In Kafka's failover order: brokers, then topics (whose partitions need the live brokers)."""
         self.on_registered: Callable[[int], None] | None = None
         """Told the new broker epoch after a re-registration (the broker's own fencing needs it)."""
@@ -197,6 +214,8 @@ class KafkaController:
             event.callback(not_controller_response(event.request))
         elif isinstance(event, AdminRequestEvent):
             event.callback(ApiError(Errors.NOT_CONTROLLER))
+        elif isinstance(event, ReplicaLeaderElection):
+            event.callback({tp: ApiError(Errors.NOT_CONTROLLER) for tp in event.partitions or ()})
 
     async def handle_broker_request(self, request: BrokerToControllerRequest) -> BrokerToControllerResponse:
         """A broker's ControlledShutdown or AlterIsr, answered once its event has been processed here (the
@@ -370,8 +389,7 @@ class KafkaController:
     async def on_controller_failover(self) -> None:
         core = self.core
         for family in self.families:
-            await family.register_watches()
-        await self._clear_stale_notifications()
+            await family.register_watches()  # steps 1–2 (the notification families delete stale ones)
         for family in self.families:
             await family.load_context()
         core.channel_manager.startup(sorted(core.context.live_or_shutting_down_brokers, key=lambda b: b.id))
@@ -385,17 +403,6 @@ class KafkaController:
             await family.on_failover()
         core.log.info(f"Ready to serve as the new controller with epoch {core.context.epoch}")
         core.emit("controller_ready")
-
-    async def _clear_stale_notifications(self) -> None:
-        """Failover step 2: log-dir and ISR-change notifications left from before are deleted unread (the
-        context load that follows reads the state they announce)."""
-        zk, expected = self.core.zk, self.core.context.fencing.epoch_zk_version
-        log_dir_events = await zk.get_all_log_dir_event_notifications()
-        if log_dir_events:
-            await zk.delete_log_dir_event_notifications(log_dir_events, expected)
-        isr_changes = await zk.get_all_isr_change_notifications()
-        if isr_changes:
-            await zk.delete_isr_change_notifications(isr_changes, expected)
 
     async def on_controller_resignation(self) -> None:
         core = self.core

@@ -1,0 +1,120 @@
+"""``zkcontroller leader-election``: Kafka's ``kafka-leader-election.sh`` with ``--zookeeper`` (the ZooKeeper path
+of the older ``kafka-preferred-replica-election.sh``).
+
+Another process can reach the controller only through ZooKeeper, so a preferred election is requested the way
+Kafka's ZooKeeper-mode tool does it: the partitions that exist are written to
+``/admin/preferred_replica_election`` and the controller elects and deletes the znode. An unclean election has
+no ZooKeeper path in Kafka (it needs the ElectLeaders API); here it is refused with that reason, and the
+in-process cluster prompt offers it through `ElectionEvents.elect_leaders`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from zkcontroller.admin.cli import run_with_client
+from zkcontroller.admin.errors import AdminError
+from zkcontroller.coordination.errors import NodeExistsError
+from zkcontroller.model import TopicPartition, sorted_partitions
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+
+
+class ElectionInProgressError(AdminError):
+    pass
+
+
+@dataclass(frozen=True)
+class PreferredElectionStarted:
+    requested: list[TopicPartition]
+    skipped: list[TopicPartition]
+    """Asked for but not in the cluster (their topics do not exist)."""
+
+
+def parse_partitions_json(text: str, where: str) -> list[TopicPartition]:
+    """``{"partitions": [{"topic": "t", "partition": 0}, ...]}``, Kafka's election JSON file."""
+    try:
+        data = json.loads(text)
+        entries = data["partitions"]
+        partitions = [TopicPartition(str(e["topic"]), int(e["partition"])) for e in entries]
+    except (ValueError, KeyError, TypeError) as e:
+        raise AdminError(f"Invalid election JSON in {where}: expected "
+                         f'{{"partitions": [{{"topic": ..., "partition": ...}}]}} ({e})') from None
+    duplicates = sorted({str(tp) for tp in partitions if partitions.count(tp) > 1})
+    if duplicates:
+        raise AdminError(f"Replica election data contains duplicate partitions: {','.join(duplicates)}")
+    return partitions
+
+
+async def all_partitions(zk: KafkaZkClient) -> list[TopicPartition]:
+    topics = await zk.get_all_topics_in_cluster()
+    read = await zk.get_partitions_for_topics(topics)
+    return sorted_partitions(TopicPartition(t, p) for t, ps in read.values.items() for p in ps)
+
+
+async def start_preferred_election(zk: KafkaZkClient, partitions: Iterable[TopicPartition] | None
+                                   ) -> PreferredElectionStarted:
+    """Write the election request for the partitions that exist (all of them when ``partitions`` is None)."""
+    existing = set(await all_partitions(zk))
+    wanted = existing if partitions is None else set(partitions)
+    valid = sorted_partitions(wanted & existing)
+    skipped = sorted_partitions(wanted - existing)
+    if valid:
+        try:
+            await zk.create_preferred_replica_election(valid)
+        except NodeExistsError:
+            current = await zk.get_preferred_replica_election() or frozenset()
+            raise ElectionInProgressError(
+                "Preferred replica leader election currently in progress for "
+                f"{','.join(str(tp) for tp in sorted_partitions(current))}. Aborting operation") from None
+    return PreferredElectionStarted(valid, skipped)
+
+
+def requested_partitions(topic: str | None, partition: int | None, all_topic_partitions: bool,
+                         path_to_json_file: Path | None) -> list[TopicPartition] | None:
+    """The one partition source kafka-leader-election accepts; None means every partition."""
+    chosen = sum([topic is not None or partition is not None, all_topic_partitions, path_to_json_file is not None])
+    if chosen != 1:
+        raise click.UsageError("One and only one of the following options is required: --all-topic-partitions, "
+                               "--topic, --path-to-json-file")
+    if all_topic_partitions:
+        return None
+    if path_to_json_file is not None:
+        return parse_partitions_json(path_to_json_file.read_text(), str(path_to_json_file))
+    if topic is None or partition is None:
+        raise click.UsageError("--topic and --partition must be given together")
+    return [TopicPartition(topic, partition)]
+
+
+@click.command("leader-election")
+@click.option("--zookeeper", required=True, envvar="ZKCONTROLLER_ZOOKEEPER", metavar="HOST:PORT[/CHROOT]",
+              help="ZooKeeper connection string (or set ZKCONTROLLER_ZOOKEEPER).")
+@click.option("--election-type", required=True, type=click.Choice(["preferred", "unclean"], case_sensitive=False),
+              help="Type of election to attempt.")
+@click.option("--topic", help="Name of the topic (with --partition).")
+@click.option("--partition", type=int, help="Partition number (with --topic).")
+@click.option("--all-topic-partitions", is_flag=True, help="Elect leaders for every partition.")
+@click.option("--path-to-json-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help='JSON file: {"partitions": [{"topic": "t", "partition": 0}]}.')
+def leader_election(zookeeper: str, election_type: str, topic: str | None, partition: int | None,
+                    all_topic_partitions: bool, path_to_json_file: Path | None) -> None:
+    """Ask the controller to elect leaders (as kafka-leader-election / kafka-preferred-replica-election)."""
+    try:
+        partitions = requested_partitions(topic, partition, all_topic_partitions, path_to_json_file)
+    except AdminError as e:
+        raise click.ClickException(str(e)) from None
+    if election_type.lower() == "unclean":
+        raise click.ClickException("Unclean leader election needs the controller's ElectLeaders API, which has no "
+                                   "ZooKeeper path; use `elect` at the `zkcontroller cluster` prompt")
+    started = run_with_client(zookeeper, lambda zk: start_preferred_election(zk, partitions))
+    if started.skipped:
+        click.echo(f"Skipping preferred replica leader election for partitions "
+                   f"{','.join(map(str, started.skipped))} since the respective topics do not exist.")
+    if started.requested:
+        click.echo(f"Created preferred replica election path with {','.join(map(str, started.requested))}")
+        click.echo(f"Successfully started preferred replica election for partitions "
+                   f"{', '.join(map(str, started.requested))}")

@@ -1,0 +1,90 @@
+"""Unclean leader election enabled at runtime (spec §9.15): ``zkcontroller configs --alter`` writes the topic's
+override and a config-change notification; the controller elects the topic's offline partitions outside the
+ISR. On the embedded store and on a real ZooKeeper."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+
+import pytest
+from tests.helpers import wait_until
+from tests.integration.conftest import ClusterFactory
+
+from zkcontroller.admin.configs import (
+    InvalidConfigsError,
+    alter_topic_config,
+    describe_topic_config,
+    parse_add_config,
+)
+from zkcontroller.admin.errors import InvalidConfigError, UnknownTopicError
+from zkcontroller.coordination.backend import CoordinationBackend
+from zkcontroller.model import ReplicaAssignment, TopicPartition
+from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+
+UNCLEAN = "unclean.leader.election.enable"
+
+
+@pytest.fixture
+async def admin(backend: CoordinationBackend) -> AsyncIterator[KafkaZkClient]:
+    session = await backend.new_session()
+    yield KafkaZkClient(session, wall_clock_ms)
+    await session.close()
+
+
+async def test_enabling_unclean_election_for_a_topic_elects_its_offline_partitions(
+    make_cluster: ClusterFactory, admin: KafkaZkClient
+) -> None:
+    cluster = await make_cluster([1, 2])
+    controller = await cluster.wait_for_controller()
+    records: list[str] = make_cluster.records  # type: ignore[attr-defined]
+    tp = TopicPartition("ledger", 0)
+    await admin.create_topic_assignment("ledger", None, {tp: ReplicaAssignment((1, 2))})
+    await wait_until(lambda: controller.context.partition_leader_and_isr(tp) is not None, what="online")
+    other = 2 if controller.controller_id == 1 else 1
+    await cluster.stop_broker(other)  # out of the ISR
+    await cluster.start_broker(other)  # back, but not in the ISR
+    await cluster.stop_broker(controller.controller_id)  # the last ISR member goes
+    controller = await cluster.wait_for_controller(exclude=controller.controller_id)
+    await wait_until(lambda: (s := controller.context.partition_leader_and_isr(tp)) is not None and s.leader == -1,
+                     what="the partition offline")
+    unclean_before = controller.context.stats.unclean_leader_elections
+    first_record = len(records)
+
+    assert await alter_topic_config(admin, "ledger", {UNCLEAN: "true"}, []) == {UNCLEAN: "true"}
+
+    async def elected() -> bool:
+        state = await admin.get_topic_partition_state(tp)
+        return state is not None and state.leader_and_isr.leader == other
+
+    await wait_until(elected, timeout_s=30, what="the unclean election", poll_s=0.02)
+    state = await admin.get_topic_partition_state(tp)
+    assert state is not None and state.leader_and_isr.isr == (other,)
+    assert controller.context.stats.unclean_leader_elections == unclean_before + 1
+    elections = [r for line in records[first_record:] if (r := json.loads(line))["type"] == "leader_election"]
+    assert [(r["strategy"], r["clean"], r["leader"]) for r in elections] == [("offline", False, other)]
+
+
+async def test_configs_alter_merges_deletes_and_refuses_bad_input(admin: KafkaZkClient) -> None:
+    await admin.create_top_level_paths()
+    await admin.create_topic_assignment("t", None, {TopicPartition("t", 0): ReplicaAssignment((1,))})
+    assert await alter_topic_config(admin, "t", {"retention.ms": "1000", UNCLEAN: "false"}, []) == {
+        "retention.ms": "1000", UNCLEAN: "false"}
+    assert await alter_topic_config(admin, "t", {UNCLEAN: "true"}, ["retention.ms"]) == {UNCLEAN: "true"}
+    assert await describe_topic_config(admin, "t") == {UNCLEAN: "true"}
+    changes = await admin.get_children("/config/changes")
+    assert len(changes) == 2  # one notification per alteration
+    with pytest.raises(InvalidConfigsError, match="Invalid config"):
+        await alter_topic_config(admin, "t", {}, ["retention.ms"])
+    with pytest.raises(InvalidConfigError, match="Expected value to be either true or false"):
+        await alter_topic_config(admin, "t", {UNCLEAN: "maybe"}, [])
+    with pytest.raises(UnknownTopicError, match="Topic 'nope' does not exist"):
+        await alter_topic_config(admin, "nope", {UNCLEAN: "true"}, [])
+    assert await describe_topic_config(admin, "t") == {UNCLEAN: "true"}  # the refused ones changed nothing
+
+
+def test_add_config_parsing() -> None:
+    assert parse_add_config("a=1, b = x,c=[p,q]") == {"a": "1", "b": "x", "c": "p,q"}
+    with pytest.raises(InvalidConfigsError, match="key=val"):
+        parse_add_config("novalue")
