@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
 from zkcontroller.controller.election import (
     OfflinePartitionLeaderElectionStrategy,
@@ -20,6 +19,7 @@ from zkcontroller.controller.election import (
 )
 from zkcontroller.controller.errors import StateChangeFailedError
 from zkcontroller.controller.events import (
+    ApiError,
     AutoPreferredReplicaLeaderElection,
     ControllerEvent,
     ElectionTrigger,
@@ -36,14 +36,6 @@ from zkcontroller.zk.errors import ControllerMovedError, ZnodeDecodeError
 
 AUTO_REBALANCE_FIRST_DELAY_MS = 5000
 """Kafka runs the first imbalance check 5 s after failover, whatever the interval."""
-
-
-@dataclass(frozen=True, slots=True)
-class ApiError:
-    """One partition's failed election, as the admin client sees it (Kafka's ``ApiError``)."""
-
-    error: Errors
-    message: str | None = None
 
 
 ElectLeadersResult = dict[TopicPartition, int | ApiError]

@@ -22,7 +22,7 @@ from zkcontroller.controller.brokers import BrokerEvents
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.controlled_shutdown import ControlledShutdownEvents
 from zkcontroller.controller.core import ControllerCore
-from zkcontroller.controller.elections import ApiError, ElectionEvents
+from zkcontroller.controller.elections import ElectionEvents
 from zkcontroller.controller.errors import IllegalControllerStateError
 from zkcontroller.controller.event_log import EventLog
 from zkcontroller.controller.events import (
