@@ -143,6 +143,13 @@ class IsrChangeEvents(EventFamily):
                 results[tp] = AlterIsrPartitionResult(tp, Errors.FENCED_LEADER_EPOCH)
             elif proposed.equals_ignoring_zk_version(current):
                 results[tp] = _result(tp, current)
+            elif ineligible := sorted((set(p.new_isr) - set(current.isr)) - context.live_broker_ids):
+                # Beyond 2.8 (KIP-841, Kafka 3.3): a replica on a broker that is shutting down (or gone) does not
+                # rejoin the ISR, so a fetch it sent just before its StopReplica cannot undo the controlled
+                # shutdown's ISR removal.
+                core.log.info(f"Rejecting AlterIsr of {tp}: replicas {ineligible} are on brokers that are shutting "
+                              "down or not live")
+                results[tp] = AlterIsrPartitionResult(tp, Errors.INELIGIBLE_REPLICA)
             else:
                 adjusted[tp] = proposed
         core.log.debug(f"Updating ISRs for partitions: {_tps(adjusted)}.")
