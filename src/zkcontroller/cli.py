@@ -78,13 +78,20 @@ def cluster(
 
 @main.command()
 @click.option("--port", type=int, default=2181, show_default=True)
-@click.option("--data-dir", type=click.Path(file_okay=False), help="Keep data here (default: a temp dir).")
+@click.option("--data-dir", type=click.Path(file_okay=False),
+              help="Keep data here (default: $XDG_STATE_HOME/zkcontroller/zookeeper-PORT, kept across restarts).")
 def zookeeper(port: int, data_dir: str | None) -> None:
-    """Run a local ZooKeeper server (Debian's package) on 127.0.0.1 until interrupted."""
-    from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
+    """Run a local ZooKeeper server (Debian's package) on 127.0.0.1 until interrupted; its data persists."""
+    from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess, default_data_dir
 
-    server = ZooKeeperServerProcess(Path(data_dir) if data_dir else None, port)
+    if not 0 < port < 65536:
+        raise click.BadParameter(f"{port} is not a TCP port (1-65535)", param_hint="--port")
+    directory = Path(data_dir) if data_dir else default_data_dir(port)
+    directory.mkdir(parents=True, exist_ok=True)
+    # Given a directory, the server never deletes it on exit: the data outlives this process.
+    server = ZooKeeperServerProcess(directory, port)
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)  # stop the child server on `kill` too
+    click.echo(f"ZooKeeper data in {directory}")
     server.start()
     click.echo(f"ZooKeeper listening on {server.connect_string} (Ctrl-C to stop)")
     try:

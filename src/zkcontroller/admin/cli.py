@@ -12,7 +12,7 @@ import asyncio
 import logging
 import random
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import ClassVar, TypeVar
 
 import click
 
@@ -20,6 +20,7 @@ from zkcontroller.admin.describe import (
     DescribeFilter,
     broker_line,
     controller_status,
+    count_corrupt,
     describe_lines,
     describe_topics,
     list_topic_lines,
@@ -42,11 +43,15 @@ from zkcontroller.admin.topic_rules import (
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.coordination.connect import make_backend
 from zkcontroller.coordination.errors import ConnectionLossError, ZkError
+from zkcontroller.coordination.kazoo_backend import ChrootMissingError
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.errors import KafkaZkError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 T = TypeVar("T")
+
+CONNECTING_NOTICE_S = 1.0
+"""After this long without a session, say that we are connecting (kazoo retries quietly)."""
 
 zookeeper_option = click.option(
     "--zookeeper", required=True, envvar="ZKCONTROLLER_ZOOKEEPER", metavar="HOST:PORT[/CHROOT]",
@@ -54,11 +59,22 @@ zookeeper_option = click.option(
 
 
 def run_with_client(zookeeper: str, action: Callable[[KafkaZkClient], Awaitable[T]]) -> T:
-    """Run ``action`` on a client over a fresh session; user-facing failures become `click.ClickException`."""
+    """Run ``action`` on a client over a fresh session; user-facing failures become `click.ClickException`.
+
+    The chroot must exist (an admin command never creates one: a typo would read as an empty cluster), and if
+    the connection takes more than a moment the user is told it is being attempted."""
     async def main() -> T:
-        backend = make_backend(zookeeper, wall_clock_ms)
         try:
-            session = await backend.new_session()
+            backend = make_backend(zookeeper, wall_clock_ms, create_chroot=False)
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="--zookeeper") from None
+        try:
+            connecting = asyncio.get_running_loop().call_later(
+                CONNECTING_NOTICE_S, lambda: click.echo(f"Connecting to ZooKeeper at {zookeeper} ...", err=True))
+            try:
+                session = await backend.new_session()
+            finally:
+                connecting.cancel()
             try:
                 return await action(KafkaZkClient(session, wall_clock_ms))
             finally:
@@ -74,6 +90,8 @@ def run_with_client(zookeeper: str, action: Callable[[KafkaZkClient], Awaitable[
         raise click.ClickException(str(e)) from None
     except ConnectionLossError:
         raise click.ClickException(f"cannot connect to ZooKeeper at {zookeeper}") from None
+    except ChrootMissingError as e:
+        raise click.ClickException(str(e)) from None
     except (ZkError, KafkaZkError) as e:
         raise click.ClickException(f"ZooKeeper at {zookeeper}: {e}") from None
 
@@ -86,9 +104,43 @@ def _rng(seed: int | None) -> random.Random:
 # ------------------------------------------------------------------ topics
 
 
-@click.group()
+class KafkaTopicsLayout(click.Group):
+    """Accepts ``kafka-topics.sh``'s layout as well as subcommands: ``topics --create --topic T --partitions 3
+    ...`` is ``topics create T --partitions 3 ...`` (likewise ``--alter``, ``--delete``, ``--describe``,
+    ``--list``), so a Kafka user's commands and scripts work as typed."""
+
+    ACTIONS: ClassVar[dict[str, str]] = {
+        "--create": "create", "--alter": "alter", "--delete": "delete", "--describe": "describe", "--list": "list"}
+    NAMED = ("create", "alter", "delete")
+    """Actions whose topic is our positional NAME rather than a ``--topic`` option."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        actions = [a for a in args if a in self.ACTIONS]
+        if not actions:
+            return super().parse_args(ctx, args)
+        if len(actions) > 1:
+            raise click.UsageError("Command must include exactly one action: --list, --describe, --create, "
+                                   "--alter or --delete", ctx)
+        command = self.ACTIONS[actions[0]]
+        rest = [a for a in args if a not in self.ACTIONS]
+        if command in self.NAMED:
+            rest = self._topic_as_argument(ctx, rest)
+        return super().parse_args(ctx, [command, *rest])
+
+    @staticmethod
+    def _topic_as_argument(ctx: click.Context, args: list[str]) -> list[str]:
+        for i, arg in enumerate(args):
+            if arg == "--topic" and i + 1 < len(args):
+                return [*args[:i], *args[i + 2:], args[i + 1]]
+            if arg.startswith("--topic="):
+                return [*args[:i], *args[i + 1:], arg.removeprefix("--topic=")]
+        raise click.UsageError('Missing required argument "[topic]"', ctx)
+
+
+@click.group(cls=KafkaTopicsLayout)
 def topics() -> None:
-    """Create, alter, describe, list and delete topics (as kafka-topics --zookeeper)."""
+    """Create, alter, describe, list and delete topics (as kafka-topics --zookeeper; its --create/--describe/
+    --list/--alter/--delete --topic layout works too)."""
 
 
 @topics.command("create")
@@ -181,13 +233,22 @@ def describe_topic(zookeeper: str, topic: str | None, under_replicated_partition
     """Describe topics: one line per topic, one per partition."""
     filt = DescribeFilter(under_replicated_partitions, unavailable_partitions, topics_with_overrides)
 
-    async def action(zk: KafkaZkClient) -> list[str]:
+    async def action(zk: KafkaZkClient) -> tuple[list[str], int]:
         names = await select_topics(zk, topic, exclude_internal=exclude_internal, must_exist=not if_exists)
         live = [b.broker.id for b in await live_brokers(zk)]
-        return describe_lines(await describe_topics(zk, names), live, filt)
+        descriptions = await describe_topics(zk, names)
+        return describe_lines(descriptions, live, filt), count_corrupt(descriptions)
 
-    for line in run_with_client(zookeeper, action):
+    lines, corrupt = run_with_client(zookeeper, action)
+    for line in lines:
         click.echo(line)
+    _fail_if_corrupt(corrupt)
+
+
+def _fail_if_corrupt(count: int) -> None:
+    """Corrupt znodes were shown above; the command still fails, so scripts notice."""
+    if count:
+        raise click.ClickException(f"{count} corrupt znode{'s' if count > 1 else ''} (see the lines above)")
 
 
 @topics.command("list")
@@ -196,8 +257,10 @@ def describe_topic(zookeeper: str, topic: str | None, under_replicated_partition
 @click.option("--exclude-internal", is_flag=True, help="Leave out internal topics.")
 def list_topics(zookeeper: str, topic: str | None, exclude_internal: bool) -> None:
     """List topic names, marking those queued for deletion."""
-    for line in run_with_client(zookeeper, lambda zk: list_topic_lines(zk, topic, exclude_internal=exclude_internal)):
+    lines = run_with_client(zookeeper, lambda zk: list_topic_lines(zk, topic, exclude_internal=exclude_internal))
+    for line in lines:
         click.echo(line)
+    _fail_if_corrupt(sum(" - corrupt: " in line for line in lines))
 
 
 @topics.command("delete")

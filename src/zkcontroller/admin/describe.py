@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from zkcontroller.admin.errors import AdminOperationError, UnknownTopicError
 from zkcontroller.model import NO_LEADER, TopicId, is_internal
+from zkcontroller.zk import paths
 from zkcontroller.zk.client_brokers import BrokerAndEpoch
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
@@ -31,6 +32,8 @@ class PartitionDescription:
     replicas: tuple[int, ...]
     isr: tuple[int, ...]
     marked_for_deletion: bool = False
+    corrupt: str | None = None
+    """``<path>: <reason>`` when the partition's state znode cannot be read (leader and ISR then unknown)."""
 
     @property
     def is_under_replicated(self) -> bool:
@@ -42,10 +45,11 @@ class PartitionDescription:
         return self.leader is None or self.leader not in set(live_brokers)
 
     def render(self) -> str:
-        leader = "none" if self.leader is None else str(self.leader)
+        leader = "unknown" if self.corrupt is not None else "none" if self.leader is None else str(self.leader)
         line = (f"\tTopic: {self.topic}\tPartition: {self.partition}\tLeader: {leader}"
                 f"\tReplicas: {_ids(self.replicas)}\tIsr: {_ids(self.isr)}")
-        return line + ("\tMarkedForDeletion: true" if self.marked_for_deletion else "")
+        line += "\tMarkedForDeletion: true" if self.marked_for_deletion else ""
+        return line + (f"\tCorrupt: {self.corrupt}" if self.corrupt is not None else "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +75,28 @@ class TopicDescription:
         line += (f"\tPartitionCount: {self.partition_count}\tReplicationFactor: {self.replication_factor}"
                  f"\tConfigs: {','.join(f'{k}={v}' for k, v in self.configs)}")
         return line + ("\tMarkedForDeletion: true" if self.marked_for_deletion else "")
+
+
+@dataclass(frozen=True, slots=True)
+class CorruptTopic:
+    """A topic whose ``/brokers/topics/<t>`` cannot be read: shown, never silently dropped."""
+
+    topic: str
+    path: str
+    reason: str
+
+    def render(self) -> str:
+        return f"Topic: {self.topic}\tCorrupt: {self.path}: {self.reason}"
+
+
+Description = TopicDescription | CorruptTopic | None
+"""What ``describe`` knows of a topic: its description, that its znode is corrupt, or (None) that it is gone."""
+
+
+def count_corrupt(descriptions: dict[str, Description]) -> int:
+    """Corrupt topic znodes plus corrupt partition-state znodes: a describe that met any exits non-zero."""
+    return sum(1 if isinstance(d, CorruptTopic) else sum(p.corrupt is not None for p in d.partitions)
+               for d in descriptions.values() if d is not None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,17 +165,20 @@ async def select_topics(zk: KafkaZkClient, include: str | None = None, *, exclud
     return [t for t in topics if not (exclude_internal and is_internal(t))]
 
 
-async def describe_topics(zk: KafkaZkClient, topics: Sequence[str]) -> dict[str, TopicDescription | None]:
-    """Each topic's description, None for a topic whose znode is gone or unreadable (pipelined reads)."""
+async def describe_topics(zk: KafkaZkClient, topics: Sequence[str]) -> dict[str, Description]:
+    """Each topic's description (pipelined reads): corrupt topic and partition-state znodes are described as
+    such, with their path and the reason; None for a topic whose znode is gone."""
     assignments = await zk.get_topic_assignments(topics)
-    for path, error in sorted(assignments.malformed.items()):
-        log.warning("Cannot describe %s: %s", path, error.reason)
     partitions = [tp for a in assignments.values.values() for tp in a.assignment]
     states = await zk.get_topic_partition_states(partitions)
     configs = await zk.get_topic_configs(assignments.values)
     deleting = await zk.get_topic_deletions()
-    out: dict[str, TopicDescription | None] = {}
+    out: dict[str, Description] = {}
     for topic in topics:
+        error = assignments.malformed.get(paths.topic_path(topic))
+        if error is not None:
+            out[topic] = CorruptTopic(topic, error.path, error.reason)
+            continue
         found = assignments.values.get(topic)
         if found is None or not found.assignment:
             out[topic] = None
@@ -158,16 +187,18 @@ async def describe_topics(zk: KafkaZkClient, topics: Sequence[str]) -> dict[str,
         parts = []
         for tp in sorted(found.assignment, key=lambda tp: tp.partition):
             state = states.values.get(tp)
+            bad = states.malformed.get(paths.partition_state_path(tp.topic, tp.partition))
             leader = None if state is None or state.leader_and_isr.leader == NO_LEADER else state.leader_and_isr.leader
             isr = () if state is None else state.leader_and_isr.isr
-            parts.append(PartitionDescription(topic, tp.partition, leader, found.assignment[tp].replicas, isr, marked))
+            parts.append(PartitionDescription(topic, tp.partition, leader, found.assignment[tp].replicas, isr, marked,
+                                              None if bad is None else f"{bad.path}: {bad.reason}"))
         overrides = tuple(sorted(configs.values.get(topic, {}).items()))
         out[topic] = TopicDescription(topic, found.topic_id, tuple(parts), overrides, marked)
     return out
 
 
 def describe_lines(
-    descriptions: dict[str, TopicDescription | None], live_brokers: Iterable[int], filt: DescribeFilter | None = None
+    descriptions: dict[str, Description], live_brokers: Iterable[int], filt: DescribeFilter | None = None
 ) -> list[str]:
     """The ``--describe`` output lines, filters applied as ``TopicCommand.DescribeOptions`` does."""
     filt = filt or DescribeFilter()
@@ -176,6 +207,9 @@ def describe_lines(
     for topic, desc in descriptions.items():
         if desc is None:
             lines.append(f"Topic {topic} doesn't exist!")
+            continue
+        if isinstance(desc, CorruptTopic):
+            lines.append(desc.render())
             continue
         if filt.describe_configs and (not filt.topics_with_overrides or desc.configs):
             lines.append(desc.render())
@@ -189,7 +223,15 @@ async def list_topic_lines(zk: KafkaZkClient, include: str | None = None, *, exc
     """``--list``: one topic per line, ``<t> - marked for deletion`` for those queued for deletion."""
     topics = await select_topics(zk, include, exclude_internal=exclude_internal, must_exist=False)
     deleting = await zk.get_topic_deletions()
-    return [f"{t} - marked for deletion" if t in deleting else t for t in topics]
+    malformed = (await zk.get_topic_assignments(topics)).malformed
+    lines = []
+    for t in topics:
+        error = malformed.get(paths.topic_path(t))
+        if error is not None:
+            lines.append(f"{t} - corrupt: {error.path}: {error.reason}")
+        else:
+            lines.append(f"{t} - marked for deletion" if t in deleting else t)
+    return lines
 
 
 # ------------------------------------------------------------------ brokers and controller
@@ -219,11 +261,13 @@ async def controller_status(zk: KafkaZkClient) -> ControllerStatus:
 
 __all__ = [
     "ControllerStatus",
+    "CorruptTopic",
     "DescribeFilter",
     "PartitionDescription",
     "TopicDescription",
     "broker_line",
     "controller_status",
+    "count_corrupt",
     "describe_lines",
     "describe_topics",
     "include_list_regex",

@@ -8,12 +8,14 @@ closed) the cluster simply runs until interrupted.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
+import logging
 import random
 import shlex
 import sys
 import tempfile
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
 from zkcontroller.admin.describe import controller_status, describe_lines, describe_topics, select_topics
@@ -36,6 +38,36 @@ HELP = """commands:
   help | quit"""
 
 Out = Callable[[str], None]
+
+
+class PromptLogHandler(logging.Handler):
+    """Puts what an operator must see at the prompt as it happens: controller errors (a failed failover, a
+    corrupt znode skipped) and broker warnings (waiting for an old registration, a session re-initialising)."""
+
+    WATCHED = (("kafka.controller", logging.ERROR), ("kafka.server", logging.WARNING))
+
+    def __init__(self, out: Out) -> None:
+        super().__init__(logging.WARNING)
+        self._out = out
+        self.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        threshold = next((level for name, level in self.WATCHED if record.name.startswith(name)), None)
+        if threshold is not None and record.levelno >= threshold:
+            self._out(f"[{record.name}] {self.format(record)}")
+
+    @contextlib.contextmanager
+    def attached(self) -> Iterator[PromptLogHandler]:
+        loggers = [logging.getLogger(name) for name, _ in self.WATCHED]
+        for logger in loggers:
+            logger.addHandler(self)
+            if logger.getEffectiveLevel() > logging.WARNING:
+                logger.setLevel(logging.WARNING)
+        try:
+            yield self
+        finally:
+            for logger in loggers:
+                logger.removeHandler(self)
 
 
 class ClusterShell:
@@ -157,6 +189,16 @@ async def run_cluster(
     admin_session = await backend.new_session()
     shell = ClusterShell(cluster, KafkaZkClient(admin_session, wall_clock_ms))
     try:
+        with PromptLogHandler(print).attached():
+            await _serve(cluster, shell, broker_ids, log_dir)
+    finally:
+        await admin_session.close()
+        await backend.close()
+        logs.close()
+
+
+async def _serve(cluster: LocalCluster, shell: ClusterShell, broker_ids: list[int], log_dir: Path) -> None:
+    try:
         await cluster.start()
         controller = await cluster.wait_for_controller()
         print(
@@ -173,6 +215,3 @@ async def run_cluster(
                 break
     finally:
         await cluster.shutdown()
-        await admin_session.close()
-        await backend.close()
-        logs.close()

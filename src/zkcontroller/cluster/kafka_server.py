@@ -17,19 +17,22 @@ from zkcontroller.broker.control_plane import BrokerControlPlane
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.event_log import EventLog
 from zkcontroller.controller.kafka_controller import KafkaController
-from zkcontroller.coordination.api import CoordinationSession, SessionState
+from zkcontroller.coordination.api import CoordinationSession, EventType, SessionState, WatchedEvent
 from zkcontroller.coordination.backend import CoordinationBackend
-from zkcontroller.coordination.errors import ZkError
+from zkcontroller.coordination.errors import NodeExistsError, ZkError
 from zkcontroller.coordination.reconnecting import ReconnectingSession
 from zkcontroller.model import Broker, BrokerInfo, EndPoint, TopicId
 from zkcontroller.protocol.inter_broker import AlterIsrRequest, ControlledShutdownRequest
-from zkcontroller.runtime.in_process import InProcessTransport
+from zkcontroller.protocol.transport import BrokerNetwork
 from zkcontroller.runtime.runtime import Runtime
+from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 log = logging.getLogger("kafka.server.KafkaServer")
 
 SESSION_RETRY_BACKOFF_MS = 1000
+REGISTRATION_WAIT_MARGIN_MS = 2000
+"""How long past the session timeout a restarting broker waits for its old registration to expire."""
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,7 @@ class KafkaServer:
         self,
         config: BrokerConfig,
         backend: CoordinationBackend,
-        transport: InProcessTransport,
+        transport: BrokerNetwork,
         runtime: Runtime,
         event_log: EventLog,
     ) -> None:
@@ -83,7 +86,7 @@ class KafkaServer:
         await zk.create_top_level_paths()
         self.cluster_id = await zk.create_or_get_cluster_id(str(TopicId.generate(runtime.rng)))
         info = BrokerInfo(self.config.broker())
-        epoch = await zk.register_broker(info)
+        epoch = await self._register(zk, info)
         self.control_plane = BrokerControlPlane(self.broker_id, epoch)
         self.transport.register(self.broker_id, self.handle_request)
         self.controller = KafkaController(
@@ -93,6 +96,34 @@ class KafkaServer:
         self._watch_session(session)
         self.controller.startup()
         self.running = True
+
+    async def _register(self, zk: KafkaZkClient, info: BrokerInfo) -> int:
+        """Register; if an earlier session of this broker id (a crashed process) still holds the registration,
+        wait for ZooKeeper to expire it — at most one session timeout and a margin — then register. Kafka
+        refuses to start instead; a restart right after a crash should just take a little longer."""
+        try:
+            return await zk.register_broker(info)
+        except NodeExistsError:
+            pass
+        path = paths.broker_id_path(self.broker_id)
+        bound_ms = self.config.session_timeout_ms + REGISTRATION_WAIT_MARGIN_MS
+        log.warning("[KafkaServer id=%d] %s is still held by an earlier session of this broker id; waiting up to "
+                    "%d ms for ZooKeeper to expire it", self.broker_id, path, bound_ms)
+        gone = asyncio.Event()
+
+        def on_change(event: WatchedEvent) -> None:
+            if event.type is EventType.NODE_DELETED:
+                gone.set()
+
+        if await zk.path_exists(path, on_change):
+            try:
+                await asyncio.wait_for(gone.wait(), bound_ms / 1000)
+            except TimeoutError:
+                raise NodeExistsError(path, f"broker id {self.broker_id} is still registered by another live "
+                                            f"session after {bound_ms} ms: is another broker running with it?"
+                                      ) from None
+        log.warning("[KafkaServer id=%d] the earlier registration at %s is gone; registering", self.broker_id, path)
+        return await zk.register_broker(info)
 
     def handle_request(self, request: Any) -> Any:
         """This broker's request entry point: requests for the controller go to this broker's controller

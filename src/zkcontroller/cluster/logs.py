@@ -10,8 +10,8 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from logging.handlers import RotatingFileHandler
 from pathlib import Path
-from typing import TextIO
 
 from zkcontroller.controller.event_log import CONTROLLER_LOGGER, STATE_CHANGE_LOGGER, TRACE, EventLog
 
@@ -35,10 +35,29 @@ class KafkaFormatter(logging.Formatter):
         return super().format(record)
 
 
-class LogFiles:
-    """Owns the open log files of one run; `close` detaches the handlers again."""
+MAX_LOG_BYTES = 100 * 1024 * 1024
+MAX_LOG_BACKUPS = 10
+"""Each log is capped at 100 MiB with 10 rolled files kept (``state-change.log.1`` ...), as the RollingFileAppender
+in Confluent's packaging of Kafka's log4j.properties does (MaxFileSize=100MB, MaxBackupIndex=10). Kafka's own
+file rolls hourly and never deletes; a size cap is what keeps a looping controller from filling the disk."""
 
-    def __init__(self, log_dir: Path, clock: Callable[[], int] | None = None, *, trace: bool = False) -> None:
+
+def _jsonl_namer(default_name: str) -> str:
+    """``events.jsonl.3`` -> ``events.3.jsonl``: rolled event logs keep the suffix the analytics job reads by."""
+    stem, _, index = default_name.rpartition(".")
+    base = stem.removesuffix(".jsonl")
+    return f"{base}.{index}.jsonl" if index.isdigit() else default_name
+
+
+def _rotating(path: Path, max_bytes: int, backups: int) -> RotatingFileHandler:
+    return RotatingFileHandler(path, maxBytes=max_bytes, backupCount=backups, encoding="utf-8")
+
+
+class LogFiles:
+    """Owns the open log files of one run; `close` detaches the handlers again. Every file rotates by size."""
+
+    def __init__(self, log_dir: Path, clock: Callable[[], int] | None = None, *, trace: bool = False,
+                 max_bytes: int = MAX_LOG_BYTES, backups: int = MAX_LOG_BACKUPS) -> None:
         log_dir.mkdir(parents=True, exist_ok=True)
         self.log_dir = log_dir
         formatter = KafkaFormatter(clock)
@@ -47,7 +66,7 @@ class LogFiles:
             (STATE_CHANGE_LOGGER, "state-change.log", TRACE if trace else logging.INFO),
             ("kafka.controller", "controller.log", logging.INFO),
         ):
-            handler = logging.FileHandler(log_dir / file_name, encoding="utf-8")
+            handler = _rotating(log_dir / file_name, max_bytes, backups)
             handler.setFormatter(formatter)
             logger = logging.getLogger(logger_name)
             self._handlers.append((logger, handler, logger.level, logger.propagate))
@@ -55,10 +74,12 @@ class LogFiles:
             logger.addHandler(handler)
             logger.propagate = False
         assert CONTROLLER_LOGGER.startswith("kafka.controller")
-        self._events: TextIO = (log_dir / "events.jsonl").open("a", encoding="utf-8")
+        self._events = _rotating(log_dir / "events.jsonl", max_bytes, backups)
+        self._events.namer = _jsonl_namer
+        self._events.setFormatter(logging.Formatter("%(message)s"))
 
     def write_event(self, line: str) -> None:
-        self._events.write(line + "\n")
+        self._events.handle(logging.makeLogRecord({"msg": line, "levelno": logging.INFO}))
 
     def event_log(self, cluster: str, clock: Callable[[], int]) -> EventLog:
         return EventLog(cluster, clock, self.write_event)

@@ -53,6 +53,14 @@ def four_letter_word(host: str, port: int, word: str, timeout_s: float = 2.0) ->
         return ""
 
 
+def default_data_dir(port: int) -> Path:
+    """Where ``zkcontroller zookeeper`` keeps its data when not told: under the user's state directory
+    (``$XDG_STATE_HOME``, else ``~/.local/state``), one directory per port, so it survives restarts as a
+    ZooKeeper's data does."""
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(state) / "zkcontroller" / f"zookeeper-{port}"
+
+
 class ZooKeeperServerProcess:
     """One standalone ZooKeeper server on 127.0.0.1. ``tick_time_ms`` bounds the session timeouts it
     accepts (2 to 20 ticks by default; we widen the upper bound to 60 s)."""

@@ -8,18 +8,26 @@ from kazoo.client import KazooClient
 
 from zkcontroller.coordination.api import CoordinationSession
 from zkcontroller.coordination.backend import CoordinationBackend
+from zkcontroller.coordination.errors import NoNodeError
 from zkcontroller.coordination.kazoo_store import KazooSession, stop_kazoo_client
 
 
+class ChrootMissingError(NoNodeError):
+    """The chroot named in a connect string does not exist (and this backend must not create it)."""
+
+
 class ZooKeeperBackend(CoordinationBackend):
-    """Sessions on a real ZooKeeper server or ensemble, optionally under a chroot (created if missing)."""
+    """Sessions on a real ZooKeeper server or ensemble, optionally under a chroot: created if missing, as a
+    Kafka broker creates its own (``create_chroot``), or required to exist, as an admin tool wants it."""
 
     name = "zookeeper"
 
-    def __init__(self, connect_string: str, chroot: str = "", *, max_in_flight: int = 128) -> None:
+    def __init__(self, connect_string: str, chroot: str = "", *, max_in_flight: int = 128,
+                 create_chroot: bool = True) -> None:
         self.connect_string = connect_string
         self.chroot = chroot.rstrip("/")
         self.max_in_flight = max_in_flight
+        self.create_chroot = create_chroot
         self._chroot_ready = not self.chroot
 
     @property
@@ -31,7 +39,12 @@ class ZooKeeperBackend(CoordinationBackend):
             return
         root = await KazooSession.connect(self.connect_string)
         try:
-            await root.ensure_path(self.chroot)
+            if self.create_chroot:
+                await root.ensure_path(self.chroot)
+            elif await root.exists(self.chroot) is None:
+                raise ChrootMissingError(
+                    f"chroot {self.chroot} does not exist on the ZooKeeper at {self.connect_string} "
+                    "(no Kafka cluster has registered under it: check the --zookeeper path)")
         finally:
             await root.close()
         self._chroot_ready = True

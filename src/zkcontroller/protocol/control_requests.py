@@ -48,10 +48,14 @@ class Errors(IntEnum):
 
 
 class ApiKey(IntEnum):
+    """Kafka's API keys of the requests between brokers and the controller."""
+
+    FETCH = 1
     LEADER_AND_ISR = 4
     STOP_REPLICA = 5
     UPDATE_METADATA = 6
     CONTROLLED_SHUTDOWN = 7
+    ALTER_ISR = 56
 
 
 @dataclass(frozen=True, slots=True)

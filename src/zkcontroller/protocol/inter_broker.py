@@ -14,23 +14,16 @@ The wire encoding (`protocol.wire`) carries the same values.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import IntEnum
 
 from zkcontroller.model import TopicPartition
-from zkcontroller.protocol.control_requests import Errors
-
-
-class InterBrokerApiKey(IntEnum):
-    FETCH = 1
-    CONTROLLED_SHUTDOWN = 7
-    ALTER_ISR = 56
+from zkcontroller.protocol.control_requests import ApiKey, Errors
 
 
 @dataclass(frozen=True, slots=True)
 class ControlledShutdownRequest:
     broker_id: int
     broker_epoch: int
-    api_key: InterBrokerApiKey = field(default=InterBrokerApiKey.CONTROLLED_SHUTDOWN, init=False)
+    api_key: ApiKey = field(default=ApiKey.CONTROLLED_SHUTDOWN, init=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +47,7 @@ class AlterIsrRequest:
     broker_id: int
     broker_epoch: int
     partitions: tuple[AlterIsrPartition, ...] = ()
-    api_key: InterBrokerApiKey = field(default=InterBrokerApiKey.ALTER_ISR, init=False)
+    api_key: ApiKey = field(default=ApiKey.ALTER_ISR, init=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +79,7 @@ class FetchRequest:
     replica_id: int
     partitions: tuple[FetchPartition, ...] = ()
     max_records: int = 10_000
-    api_key: InterBrokerApiKey = field(default=InterBrokerApiKey.FETCH, init=False)
+    api_key: ApiKey = field(default=ApiKey.FETCH, init=False)
 
 
 @dataclass(frozen=True, slots=True)

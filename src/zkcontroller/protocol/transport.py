@@ -35,3 +35,8 @@ class RequestListener(Protocol):
     def unregister(self, broker_id: int) -> None:
         """Stop taking requests: from now on senders find the broker unreachable."""
         ...
+
+
+class BrokerNetwork(BrokerTransport, RequestListener, Protocol):
+    """Both sides at once, as one broker process uses its network: it listens for requests to itself and its
+    controller candidate sends to the other brokers (in-process, simulated or TCP)."""

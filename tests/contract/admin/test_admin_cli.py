@@ -87,6 +87,16 @@ async def test_create_describe_list_delete(cli: Cli) -> None:
     assert again.exit_code == 0 and again.output == "Topic orders is already marked for deletion.\n"
 
 
+async def test_corrupt_topic_is_shown_and_fails_describe_and_list(cli: Cli) -> None:
+    await cli.zk.session.create("/brokers/topics/broken", b"garbage")
+    described = await cli(topics, "describe")
+    assert described.exit_code == 1
+    assert "Topic: broken\tCorrupt: /brokers/topics/broken: " in described.output
+    assert "Error: 1 corrupt znode (see the lines above)" in described.output
+    listed = await cli(topics, "list")
+    assert listed.exit_code == 1 and listed.output.startswith("broken - corrupt: /brokers/topics/broken: ")
+
+
 async def test_explicit_assignment_and_alter(cli: Cli) -> None:
     result = await cli(topics, "create", "a.b", "--replica-assignment", "1:2,2:3")
     assert result.exit_code == 0, result.output
@@ -146,3 +156,13 @@ async def test_brokers_and_controller(cli: Cli) -> None:
 def test_zookeeper_is_required() -> None:
     result = CliRunner().invoke(topics, ["list"])
     assert result.exit_code == 2 and "--zookeeper" in result.output
+
+
+async def test_unreachable_zookeeper_says_it_is_connecting_then_one_error_line() -> None:
+    from zkcontroller.cluster.zookeeper_server import free_port
+
+    target = f"127.0.0.1:{free_port()}"  # nothing listens there
+    result = await asyncio.to_thread(CliRunner().invoke, topics, ["list", "--zookeeper", target])
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert lines == [f"Connecting to ZooKeeper at {target} ...", f"Error: cannot connect to ZooKeeper at {target}"]

@@ -13,6 +13,7 @@ from zkcontroller.admin.describe import (
     DescribeFilter,
     broker_line,
     controller_status,
+    count_corrupt,
     describe_lines,
     describe_topics,
     list_topic_lines,
@@ -143,3 +144,20 @@ async def test_controller_status(zk: KafkaZkClient) -> None:
     status = await controller_status(zk)
     assert (status.controller_id, status.epoch, status.epoch_zk_version) == (2, 1, 1)
     assert status.render() == "ActiveController: 2\tControllerEpoch: 1\tEpochZkVersion: 1"
+
+
+async def test_corrupt_topic_and_partition_state_are_shown_with_path_and_reason(cluster: KafkaZkClient) -> None:
+    await cluster.session.create("/brokers/topics/broken", b'{"version":2,"partitions":"nope"}')
+    await cluster.session.set_data("/brokers/topics/events/partitions/1/state", b"{not json", -1)
+    descriptions = await describe_topics(cluster, ["broken", "events"])
+    assert count_corrupt(descriptions) == 2
+    lines = describe_lines(descriptions, [1, 2, 3])
+    broken = [line for line in lines if "broken" in line]
+    assert len(broken) == 1 and broken[0].startswith("Topic: broken\tCorrupt: /brokers/topics/broken: ")
+    bad_state = [line for line in lines if "\tPartition: 1\t" in line]
+    assert bad_state[0].startswith("\tTopic: events\tPartition: 1\tLeader: unknown\t")
+    assert "\tCorrupt: /brokers/topics/events/partitions/1/state: " in bad_state[0]
+    assert "\tPartition: 0\tLeader: 1\t" in lines[2]  # the healthy partitions are still described
+    listed = await list_topic_lines(cluster)
+    assert listed[1].startswith("broken - corrupt: /brokers/topics/broken: ")
+    assert listed[0] == "audit" and listed[2] == "events"
