@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 
+from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.event_log import EventLog
@@ -40,6 +41,7 @@ async def make_local_cluster(
     broker_ids: list[int],
     transport: InProcessTransport,
     records: list[str] | None = None,
+    replication: ReplicationConfig | None = None,
     **controller_overrides: object,
 ) -> LocalCluster:
     """A started cluster whose event log is validated against the schema on every record."""
@@ -57,18 +59,25 @@ async def make_local_cluster(
         controller_config=ControllerConfig(broker_id=-1, **controller_overrides),  # type: ignore[arg-type]
         session_timeout_ms=6000,
         transport=transport,
+        replication=replication,
     )
     await cluster.start()
     return cluster
 
 
 @pytest.fixture
-async def make_cluster(backend: CoordinationBackend) -> AsyncIterator[ClusterFactory]:
+async def make_cluster(backend: CoordinationBackend, request: pytest.FixtureRequest
+                       ) -> AsyncIterator[ClusterFactory]:
+    """Brokers replicate for real unless the test module is marked ``hand_written_isr`` (it writes ISR changes
+    into ZooKeeper itself, as a Kafka 2.6 leader would, and real fetchers would race it)."""
     clusters: list[LocalCluster] = []
     records: list[str] = []
+    replication = (ReplicationConfig(replica_fetching=False)
+                   if request.node.get_closest_marker("hand_written_isr") else None)
 
     async def make(broker_ids: list[int], **controller_overrides: object) -> LocalCluster:
-        cluster = await make_local_cluster(backend, broker_ids, RecordingTransport(), records, **controller_overrides)
+        cluster = await make_local_cluster(backend, broker_ids, RecordingTransport(), records, replication,
+                                           **controller_overrides)
         clusters.append(cluster)
         return cluster
 

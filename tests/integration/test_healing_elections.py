@@ -36,6 +36,8 @@ from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
+pytestmark = pytest.mark.hand_written_isr  # ISRs are written by hand, as a Kafka 2.6 leader does
+
 
 @pytest.fixture
 async def admin(backend: CoordinationBackend) -> AsyncIterator[KafkaZkClient]:

@@ -32,6 +32,8 @@ from zkcontroller.protocol.inter_broker import (
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import NO_FENCING, KafkaZkClient
 
+pytestmark = pytest.mark.hand_written_isr  # ISRs are written by hand, as a Kafka 2.6 leader does
+
 
 @pytest.fixture
 async def admin(backend: CoordinationBackend) -> AsyncIterator[KafkaZkClient]:

@@ -23,6 +23,8 @@ from zkcontroller.model import ReplicaAssignment, TopicPartition
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
+pytestmark = pytest.mark.hand_written_isr  # ISRs are written by hand, as a Kafka 2.6 leader does
+
 UNCLEAN = "unclean.leader.election.enable"
 
 

@@ -27,6 +27,8 @@ from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.znodes.topics import TopicPartitionStateZNode
 
+pytestmark = pytest.mark.hand_written_isr  # ISRs are written by hand, as a Kafka 2.6 leader does
+
 TP = TopicPartition("moving", 0)
 
 

@@ -30,6 +30,8 @@ from zkcontroller.model import ReplicaAssignment, TopicPartition
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
+pytestmark = pytest.mark.hand_written_isr  # ISRs are written by hand, as a Kafka 2.6 leader does
+
 
 async def test_execute_list_verify_and_complete(
     make_cluster: ClusterFactory, admin: KafkaZkClient, session  # noqa: F811

@@ -32,6 +32,9 @@ def parse_ibp(value: str) -> tuple[tuple[int, ...], int]:
 class ReplicationConfig:
     """What a broker's replica manager reads. Durations are ms."""
 
+    replica_fetching: bool = True
+    """False: followers run no fetchers and leaders no ISR-expiry check (the broker still answers fetches), for
+    tests that play a Kafka 2.6 leader by writing ISRs into ZooKeeper themselves."""
     replica_lag_time_max_ms: int = 30000
     """A follower not caught up with the leader's log end for this long leaves the ISR."""
     replica_fetch_wait_max_ms: int = 500

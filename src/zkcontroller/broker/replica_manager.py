@@ -93,7 +93,7 @@ class ReplicaManager:
 
     def startup(self) -> None:
         """Start the ``isr-expiration`` task and the ISR manager (Kafka's ``ReplicaManager.startup``)."""
-        if not self._tasks:
+        if not self._tasks and self.config.replica_fetching:
             self._tasks.append(self.runtime.spawn(self._isr_expiration(), f"isr-expiration-{self.broker_id}"))
             self.isr_manager.start()
 
@@ -171,6 +171,8 @@ class ReplicaManager:
             self._stop_replica(tp, delete=True)
 
     def _add_fetcher(self, tp: TopicPartition, leader: int, leader_epoch: int) -> None:
+        if not self.config.replica_fetching:
+            return
         for source, fetcher in self.fetchers.items():
             if source != leader:
                 fetcher.remove_partition(tp)
