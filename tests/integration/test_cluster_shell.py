@@ -6,6 +6,7 @@ import random
 from pathlib import Path
 
 from click.testing import CliRunner
+from tests.helpers import wait_until
 from tests.integration.conftest import ClusterFactory
 
 from zkcontroller.cli import main
@@ -50,3 +51,35 @@ def test_demo_command_runs_on_the_embedded_store(tmp_path: Path) -> None:
     assert "to OnlinePartition with state LeaderAndIsr(leader=" in state_change
     assert (tmp_path / "controller.log").read_text().count("successfully elected as the controller") >= 2
     assert '"type":"controller_elected"' in (tmp_path / "events.jsonl").read_text()
+
+
+async def test_shell_produce_elect_and_delete(make_cluster: ClusterFactory, backend: CoordinationBackend) -> None:
+    cluster = await make_cluster([1, 2, 3])
+    await cluster.wait_for_controller()
+    lines: list[str] = []
+    session = await backend.new_session()
+    admin = KafkaZkClient(session, wall_clock_ms)
+    shell = ClusterShell(cluster, admin, out=lines.append, rng=random.Random(1))
+    try:
+        assert await shell.run_command("create logs 2 2")
+        assert await shell.run_command("produce logs 10")
+        assert lines[-1].startswith("Produced 10 records to logs (log end offsets ")
+        assert await shell.run_command("elect logs")
+        assert lines[-1] == "Created preferred replica election for 2 partitions."
+        await wait_until(lambda: _no_election_pending(admin), what="the controller to handle the election znode")
+        assert await shell.run_command("elect nope")
+        assert lines[-1] == "error: topic nope does not exist"
+        assert await shell.run_command("delete logs")
+        assert lines[-1] == "Topic logs is marked for deletion."
+        await wait_until(lambda: _gone(admin, "logs"), what="the topic deleted by the controller")
+    finally:
+        await shell.workload.close()
+        await session.close()
+
+
+async def _no_election_pending(admin: KafkaZkClient) -> bool:
+    return await admin.get_preferred_replica_election() is None
+
+
+async def _gone(admin: KafkaZkClient, topic: str) -> bool:
+    return topic not in await admin.get_all_topics_in_cluster()

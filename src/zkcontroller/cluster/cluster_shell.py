@@ -20,9 +20,11 @@ from pathlib import Path
 
 from zkcontroller.admin.describe import controller_status, describe_lines, describe_topics, select_topics
 from zkcontroller.admin.errors import AdminError
+from zkcontroller.admin.leader_election import all_partitions, start_preferred_election
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.logs import LogFiles
+from zkcontroller.cluster.produce import ProduceWorkload, produce_command
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.model import TopicPartition
 from zkcontroller.runtime.clock import wall_clock_ms
@@ -35,6 +37,10 @@ HELP = """commands:
   stop ID | start ID                      orderly broker shutdown / start
   kill ID                                 crash a broker (its session is left to time out)
   expire ID                               expire a broker's ZooKeeper session
+  produce TOPIC RECORDS | produce TOPIC --rate N | produce --stop [TOPIC]
+                                          append records on the leaders (followers fetch them)
+  elect [TOPIC]                           preferred-replica election (all partitions, or one topic's)
+  delete TOPIC                            mark a topic for deletion (the controller deletes it)
   help | quit"""
 
 Out = Callable[[str], None]
@@ -78,6 +84,7 @@ class ClusterShell:
         self.admin = admin
         self.topics = TopicAdmin(admin, rng or random.Random())
         self.out = out
+        self.workload = ProduceWorkload(cluster)
 
     async def run_command(self, line: str) -> bool:
         """Run one command line; False when the user asked to quit. Errors are printed, never raised."""
@@ -107,10 +114,35 @@ class ClusterShell:
             "status": self._status,
             "create": self._create,
             "describe": self._describe,
+            "produce": self._produce,
+            "elect": self._elect,
+            "delete": self._delete,
         }
         for name in ("stop", "start", "kill", "expire"):
             commands[name] = functools.partial(self._broker_action, name)
         return commands
+
+    async def _produce(self, args: list[str]) -> None:
+        for line in produce_command(self.cluster, self.workload, args):
+            self.out(line)
+
+    async def _elect(self, args: list[str]) -> None:
+        """As ``kafka-preferred-replica-election.sh`` does: write the election znode; the controller acts on it."""
+        if len(args) > 1:
+            raise ValueError("usage: elect [TOPIC]")
+        partitions = None
+        if args:
+            partitions = [tp for tp in await all_partitions(self.admin) if tp.topic == args[0]]
+            if not partitions:
+                raise ValueError(f"topic {args[0]} does not exist")
+        started = await start_preferred_election(self.admin, partitions)
+        self.out(f"Created preferred replica election for {len(started.requested)} partitions.")
+
+    async def _delete(self, args: list[str]) -> None:
+        if len(args) != 1:
+            raise ValueError("usage: delete TOPIC")
+        await self.topics.delete_topic(args[0])
+        self.out(f"Topic {args[0]} is marked for deletion.")
 
     async def _help(self, _args: list[str]) -> None:
         self.out(HELP)
@@ -214,4 +246,5 @@ async def _serve(cluster: LocalCluster, shell: ClusterShell, broker_ids: list[in
             if not await shell.run_command(line):
                 break
     finally:
+        await shell.workload.close()
         await cluster.shutdown()
