@@ -14,6 +14,7 @@ soon as it is readable; and a broker whose session owns ``/controller`` while th
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -396,7 +397,8 @@ class KafkaController:
         core.send_update_metadata_request(core.context.live_or_shutting_down_broker_ids)
         # One yield: the send threads hand this UpdateMetadata to the transport now, not after the (long,
         # store-bound) state machine start-up; Kafka's send threads run in parallel with its event thread.
-        await core.runtime.sleep_ms(0)
+        # A bare loop yield, not a timed sleep: no time passes (and a runtime that gates sleeps is not asked).
+        await asyncio.sleep(0)
         await core.replica_state_machine.startup()
         await core.partition_state_machine.startup()
         for family in self.families:
