@@ -6,6 +6,9 @@ from datetime import UTC, datetime
 
 import pytest
 
+from zkcontroller.analytics.controller_timeline import Timeline
+from zkcontroller.analytics.timeline_tables import anomaly_rows
+
 pytest.importorskip("pyspark")
 from pyspark.testing import assertDataFrameEqual
 
@@ -68,43 +71,6 @@ def test_unclean_election_is_a_leader_from_outside_the_previous_isr_and_lines_me
     assertDataFrameEqual(transform.leader_elections(df), expected)
 
 
-def test_controller_tenures_fill_epochs_and_measure_the_failover_gap(spark) -> None:
-    df = events(spark, [
-        dict(ms=0, kind="controller_elected", controller_id=1),  # 0.11-2.0: epoch on a later line
-        dict(ms=10, kind="controller_elected", controller_id=1, controller_epoch=7),
-        dict(ms=100, kind="controller_ready", controller_id=1, controller_epoch=7),
-        psc(200, 0, ONLINE, OFFLINE),  # controller 1 epoch 5? no: psc uses epoch 5 -> its own tenure
-        dict(ms=5000, kind="controller_resigned", controller_id=1),
-        dict(ms=5200, kind="controller_elected", controller_id=2, controller_epoch=8),
-        dict(ms=5600, kind="controller_ready", controller_id=2, controller_epoch=8),
-        dict(ms=5600, kind="controller_event", controller_id=3, controller_epoch=0),  # broker 3 is no controller
-    ])
-    expected = spark.createDataFrame(
-        [("c", 1, 7, at(0), at(100), at(10), at(100), at(5000), at(200), 5000, None),
-         ("c", 1, 5, None, None, at(200), at(200), None, at(5200), 5000, None),
-         ("c", 2, 8, at(5200), at(5600), at(5200), at(5600), None, None, 400, 5400)],
-        "cluster string, controller_id int, controller_epoch int, elected_at timestamp, ready_at timestamp, "
-        "first_seen_at timestamp, last_seen_at timestamp, resigned_at timestamp, replaced_at timestamp, "
-        "tenure_ms bigint, failover_gap_ms bigint")
-    assertDataFrameEqual(transform.controller_tenures(df), expected)
-
-
-def test_broker_failure_ends_with_the_last_state_change_it_caused(spark) -> None:
-    df = events(spark, [
-        dict(ms=0, kind="broker_failed", brokers=[2], controller_id=1),
-        psc(10, 0, ONLINE, OFFLINE), psc(20, 1, ONLINE, OFFLINE),
-        dict(ms=30, kind="replica_state_change", topic="t", partition=2, broker_id=3, controller_id=1),  # not 2's
-        psc(250, 0, OFFLINE, ONLINE, 3),
-        dict(ms=400, kind="broker_registered", brokers=[2]),
-        psc(500, 1, OFFLINE, ONLINE, 3),  # after the next membership change: not part of this failure
-    ])
-    expected = spark.createDataFrame(
-        [("c", 2, at(0), at(250), 250, 2, 1, 5, "f.log", 1)],
-        "cluster string, broker_id int, detected_at timestamp, handling_finished_at timestamp, duration_ms bigint, "
-        "partitions_affected bigint, controller_id int, controller_epoch int, source_file string, line_number bigint")
-    assertDataFrameEqual(incidents.broker_failures(df), expected)
-
-
 def test_event_queue_latency_percentiles(spark) -> None:
     df = events(spark, [dict(ms=i, kind="controller_event", event_name="BrokerChange", queue_time_ms=q,
                              processing_time_ms=10 * q) for i, q in enumerate([1, 2, 3, 4, 100])])
@@ -129,12 +95,13 @@ def test_anomalies_find_stale_epochs_leaderless_partitions_unclean_elections_and
         dict(ms=3100, kind="controller_event", event_name="Startup", queue_time_ms=0, processing_time_ms=0,
              controller_id=3, controller_epoch=0),  # a broker that is not controller: not a stale epoch
     ])
-    got = incidents.anomalies(df, transform.leader_elections(df), slow_event_ms=1000)
+    # Stale epochs are the driver-side timeline's (split-brain windows, tests/analytics/test_controller_timeline.py);
+    # here the timeline contributes no rows.
+    no_timeline_rows = anomaly_rows(spark, Timeline(), [])
+    got = incidents.anomalies(df, transform.leader_elections(df), no_timeline_rows, slow_event_ms=1000)
     expected = spark.createDataFrame([
-        ("c", "stale_controller_epoch", at(1500), None, None, None, 1, 5, 500, 1,
-         "epoch 5 still acting after epoch 6 appeared", "f.log", 4),
-        ("c", "leaderless_partition", at(100), "t", 0, None, None, None, 2000, 1,
-         "leader -1 until a new leader was elected", None, None),
+        ("c", "leaderless_partition", at(100), "t", 0, None, 1, 5, 2000, 1,  # traced to the line that set -1
+         "leader -1 until a new leader was elected", "f.log", 2),
         ("c", "unclean_election", at(2100), "t", 0, 2, 1, 6, None, 1,
          "leader 2 elected from outside the ISR (old leader 1)", "f.log", 5),
         ("c", "slow_controller_event", at(3000), None, None, None, 2, 6, 1300, 1,
