@@ -6,7 +6,8 @@ import pytest
 from tests.helpers import ManualClock, Recorder
 
 from zkcontroller.coordination.api import CreateMode, EventType, SessionState, WatchedEvent
-from zkcontroller.coordination.embedded import EmbeddedServer, EmbeddedSession
+from zkcontroller.coordination.embedded import EmbeddedServer
+from zkcontroller.coordination.embedded_session import EmbeddedSession
 from zkcontroller.coordination.errors import ConnectionLossError, SessionExpiredError
 
 

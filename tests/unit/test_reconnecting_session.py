@@ -7,7 +7,8 @@ import asyncio
 import pytest
 from tests.helpers import ManualClock, wait_until
 
-from zkcontroller.coordination.embedded import EmbeddedServer, EmbeddedSession
+from zkcontroller.coordination.embedded import EmbeddedServer
+from zkcontroller.coordination.embedded_session import EmbeddedSession
 from zkcontroller.coordination.errors import ConnectionLossError, SessionExpiredError
 from zkcontroller.coordination.reconnecting import ReconnectingSession
 

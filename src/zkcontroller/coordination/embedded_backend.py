@@ -7,7 +7,8 @@ from collections.abc import Callable
 
 from zkcontroller.coordination.api import CoordinationSession
 from zkcontroller.coordination.backend import CoordinationBackend
-from zkcontroller.coordination.embedded import EmbeddedServer, EmbeddedSession
+from zkcontroller.coordination.embedded import EmbeddedServer
+from zkcontroller.coordination.embedded_session import EmbeddedSession
 
 
 class EmbeddedBackend(CoordinationBackend):

@@ -38,7 +38,8 @@ from zkcontroller.coordination.api import (
 )
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.delegating import DelegatingSession
-from zkcontroller.coordination.embedded import Delivery, EmbeddedServer, EmbeddedSession
+from zkcontroller.coordination.embedded import Delivery, EmbeddedServer
+from zkcontroller.coordination.embedded_session import EmbeddedSession
 from zkcontroller.coordination.errors import ErrorCode, ZkError
 from zkcontroller.zk import paths
 
