@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from dataclasses import replace
 
 import pytest
 from tests.helpers import wait_until
@@ -19,7 +20,7 @@ from zkcontroller.model import LeaderAndIsr, ReplicaAssignment, TopicPartition
 from zkcontroller.protocol.control_requests import Errors, StopReplicaRequest
 from zkcontroller.protocol.inter_broker import ControlledShutdownRequest, ControlledShutdownResponse
 from zkcontroller.runtime.clock import wall_clock_ms
-from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+from zkcontroller.zk.kafka_zk_client import NO_FENCING, KafkaZkClient
 
 TOPIC = "orders"
 ASSIGNMENT = {0: (1, 2, 3), 1: (2, 3, 1), 2: (3, 1, 2), 3: (1, 3, 2), 4: (2, 1, 3), 5: (3, 2, 1)}
@@ -48,6 +49,19 @@ async def wait_full_isr(admin: KafkaZkClient) -> dict[TopicPartition, LeaderAndI
 
     await wait_until(full, timeout_s=30, what="every partition online with a full ISR", poll_s=0.02)
     return found
+
+
+async def restore_isr(admin: KafkaZkClient) -> None:
+    """For modules whose brokers run no fetchers (``hand_written_isr``): what the leaders would write once
+    the restarted follower caught up (Kafka 2.6 brokers: the state
+    znode, same leader epoch, then an ISR-change notification)."""
+    current = await admin.get_topic_partition_states(PARTITIONS)
+    grown = {tp: replace(s.leader_and_isr, isr=tuple(sorted(ASSIGNMENT[tp.partition])))
+             for tp, s in current.values.items()}
+    controller_epoch = max(s.controller_epoch for s in current.values.values())
+    result = await admin.update_leader_and_isr(grown, controller_epoch, NO_FENCING)
+    assert not result.failed and not result.to_retry
+    await admin.propagate_isr_changes(grown)
 
 
 def shutdown_requests_sent(transport: RecordingTransport) -> list[ControlledShutdownRequest]:
