@@ -14,7 +14,6 @@ soon as it is readable; and a broker whose session owns ``/controller`` while th
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -46,12 +45,13 @@ from zkcontroller.controller.events import (
 )
 from zkcontroller.controller.families import EventFamily
 from zkcontroller.controller.features import FeatureVersioning
-from zkcontroller.controller.fencing_token import NOT_CONTROLLER, FencingToken
+from zkcontroller.controller.fencing_token import FencingToken
 from zkcontroller.controller.isr_notifications import IsrChangeEvents
 from zkcontroller.controller.log_dirs import LogDirEvents
 from zkcontroller.controller.reassignment import PartitionReassignments, submit_admin_request
 from zkcontroller.controller.responses import ResponseEvents
 from zkcontroller.controller.store_fault_guards import StoreFaultGuards
+from zkcontroller.controller.tenure import ControllerTenure
 from zkcontroller.controller.topic_deletion import TopicDeletionManager
 from zkcontroller.controller.topics import TopicEvents
 from zkcontroller.controller.unclean_election import UncleanElectionEvents
@@ -106,6 +106,7 @@ class KafkaController:
             self.controlled_shutdown, self.elections, self.isr_changes, self.log_dirs, self.unclean_election,
         ]
         """In Kafka's failover order: brokers, then topics (whose partitions need the live brokers)."""
+        self.tenure = ControllerTenure(core, self.families)
         self.on_registered: Callable[[int], None] | None = None
         """Told the new broker epoch after a re-registration (the broker's own fencing needs it)."""
         self.failover_failures = 0
@@ -388,33 +389,7 @@ class KafkaController:
     # ---------------------------------------------------------------- failover and resignation (§2.5, §2.6)
 
     async def on_controller_failover(self) -> None:
-        core = self.core
-        for family in self.families:
-            await family.register_watches()  # steps 1–2 (the notification families delete stale ones)
-        for family in self.families:
-            await family.load_context()
-        core.channel_manager.startup(sorted(core.context.live_or_shutting_down_brokers, key=lambda b: b.id))
-        core.send_update_metadata_request(core.context.live_or_shutting_down_broker_ids)
-        # One yield: the send threads hand this UpdateMetadata to the transport now, not after the (long,
-        # store-bound) state machine start-up; Kafka's send threads run in parallel with its event thread.
-        # A bare loop yield, not a timed sleep: no time passes (and a runtime that gates sleeps is not asked).
-        await asyncio.sleep(0)
-        await core.replica_state_machine.startup()
-        await core.partition_state_machine.startup()
-        for family in self.families:
-            await family.on_failover()
-        core.log.info(f"Ready to serve as the new controller with epoch {core.context.epoch}")
-        core.emit("controller_ready")
+        await self.tenure.begin()
 
     async def on_controller_resignation(self) -> None:
-        core = self.core
-        epoch = core.context.epoch
-        for family in reversed(self.families):
-            family.on_resignation()
-        core.channel_manager.shutdown()
-        core.context.reset_context()
-        core.context.fencing = NOT_CONTROLLER
-        core.request_batch.clear()
-        core.log.info("Resigned")
-        if epoch:
-            core.event_log.emit("controller_resigned", controller_id=self.controller_id, controller_epoch=epoch)
+        self.tenure.end(self.controller_id)
