@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import itertools
 import os
+import threading
+import time
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
@@ -47,3 +49,21 @@ async def backend(request: pytest.FixtureRequest) -> AsyncIterator[CoordinationB
         b = ZooKeeperBackend(server.connect_string, f"/test-{os.getpid()}-{next(_chroots)}")
     yield b
     await b.close()
+
+
+def _kazoo_threads() -> list[str]:
+    return [t.name for t in threading.enumerate() if "zk_loop" in t.name or "kazoo" in t.name.lower()]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def no_kazoo_client_outlives_its_module() -> Iterator[None]:
+    """Every kazoo client a test module opens is closed by the end of the module (its backend's ``close``
+    closes abandoned sessions). A leaked one pings and reconnects for the rest of the run, drawing jitter from
+    the process-wide ``random`` — which Hypothesis then reports, wrongly, against whatever property test is
+    generating data at that moment."""
+    before = set(_kazoo_threads())
+    yield
+    deadline = time.monotonic() + 10  # stop_kazoo_client runs in a worker thread; give it a bounded moment
+    while (leaked := sorted(set(_kazoo_threads()) - before)) and time.monotonic() < deadline:
+        time.sleep(0.05)  # polling a condition with a bound
+    assert not leaked, f"kazoo connection threads still running after the module: {leaked}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import weakref
 
 from kazoo.client import KazooClient
 
@@ -29,6 +30,7 @@ class ZooKeeperBackend(CoordinationBackend):
         self.max_in_flight = max_in_flight
         self.create_chroot = create_chroot
         self._chroot_ready = not self.chroot
+        self._sessions: weakref.WeakSet[KazooSession] = weakref.WeakSet()
 
     @property
     def hosts(self) -> str:
@@ -51,7 +53,16 @@ class ZooKeeperBackend(CoordinationBackend):
 
     async def new_session(self, session_timeout_ms: int = 18000) -> KazooSession:
         await self._ensure_chroot()
-        return await KazooSession.connect(self.hosts, session_timeout_ms, max_in_flight=self.max_in_flight)
+        session = await KazooSession.connect(self.hosts, session_timeout_ms, max_in_flight=self.max_in_flight)
+        self._sessions.add(session)
+        return session
+
+    async def close(self) -> None:
+        """Close every session this backend opened that its owner abandoned (a crash drill leaves one open on
+        purpose, for the server to expire). Otherwise kazoo's connection thread outlives its user: it pings and
+        reconnects forever, drawing its jitter from the process-wide ``random``."""
+        for session in list(self._sessions):
+            await session.close()
 
     async def expire_session(self, session: CoordinationSession) -> None:
         """ZooKeeper's standard way: a second connection takes over the session and closes it."""
