@@ -4,26 +4,60 @@ Three brokers start, each a controller candidate with its own session; one wins 
 Topics are created the way Kafka's tools create them and come online. The controller's broker is then stopped:
 another broker takes over with epoch 2, reloads the context from the store, and moves leadership off the
 stopped broker. A broker's session is expired (it re-registers with a new broker epoch), the stopped broker
-returns, and the logs are left for ``zkcontroller analyze``. The same `ClusterShell` commands a user types
-at ``zkcontroller cluster`` drive it, on the embedded store or a real ZooKeeper.
+returns and heals the cluster as Kafka's does: its replicas fetch what they missed and rejoin every ISR, and a
+preferred-replica election gives leadership back. The logs are left for ``zkcontroller analyze``. The same
+`ClusterShell` commands a user types at ``zkcontroller cluster`` drive it, on the embedded store or a real
+ZooKeeper.
 """
 
 from __future__ import annotations
 
+import asyncio
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
 
+from zkcontroller.admin.leader_election import all_partitions
 from zkcontroller.cluster.cluster_shell import ClusterShell
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.logs import LogFiles
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.coordination.backend import CoordinationBackend
+from zkcontroller.model import LeaderIsrAndControllerEpoch, ReplicaAssignment
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 console = Console(highlight=False, soft_wrap=True)
+HEAL_TIMEOUT_S = 60.0
+"""A bound on each healing wait: ISR expansion needs a few fetch rounds, elections one controller event."""
+
+Condition = Callable[[ReplicaAssignment, LeaderIsrAndControllerEpoch], bool]
+
+
+async def _wait_until_every_partition(admin: KafkaZkClient, condition: Condition, what: str) -> None:
+    """Poll the store until every partition satisfies ``condition`` (bounded); say how long it took."""
+    started = time.monotonic()
+    while True:
+        partitions = await all_partitions(admin)
+        states = (await admin.get_topic_partition_states(partitions)).values
+        assignments = (await admin.get_full_replica_assignment_for_topics({tp.topic for tp in partitions})).values
+        if all(tp in states and tp in assignments and condition(assignments[tp], states[tp]) for tp in partitions):
+            console.print(f"[green]{what} after {time.monotonic() - started:.1f} s[/]")
+            return
+        if time.monotonic() - started > HEAL_TIMEOUT_S:
+            raise TimeoutError(f"{what}: not within {HEAL_TIMEOUT_S:.0f} s")
+        await asyncio.sleep(0.05)
+
+
+def _full_isr(assignment: ReplicaAssignment, state: LeaderIsrAndControllerEpoch) -> bool:
+    return set(state.leader_and_isr.isr) == set(assignment.replicas)
+
+
+def _preferred_leader(assignment: ReplicaAssignment, state: LeaderIsrAndControllerEpoch) -> bool:
+    return state.leader_and_isr.leader == assignment.replicas[0]
 
 
 async def run_demo(backend: CoordinationBackend, broker_ids: list[int], log_dir: Path | None = None) -> Path:
@@ -49,6 +83,8 @@ async def run_demo(backend: CoordinationBackend, broker_ids: list[int], log_dir:
         steps = [
             ("Create two topics; the controller brings their partitions online", f"create orders 6 {rf}"),
             (None, f"create payments 3 {min(2, rf)}"),
+            ("Produce to every partition's leader; the followers fetch the records", "produce orders 6000"),
+            (None, "produce payments 3000"),
             (None, "describe"),
             (
                 f"Stop broker {first.controller_id}, the controller: another broker takes over",
@@ -60,13 +96,16 @@ async def run_demo(backend: CoordinationBackend, broker_ids: list[int], log_dir:
                 f"expire {survivor}",
             ),
             (f"Bring broker {first.controller_id} back", f"start {first.controller_id}"),
-            (None, "status"),
         ]
-        for title, command in steps:
-            if title:
-                console.print(f"\n[bold cyan]== {title}[/]")
-            console.print(f"[dim]> {command}[/]")
-            await shell.run_command(command)
+        await _run(shell, steps)
+        console.print(f"\n[bold cyan]== Broker {first.controller_id} fetches what it missed and rejoins every ISR[/]")
+        await _wait_until_every_partition(shell.admin, _full_isr, "every ISR holds all its replicas")
+        await _run(shell, [(None, "describe")])
+        console.print("\n[bold cyan]== A preferred-replica election gives leadership back to the first replicas[/]")
+        await _run(shell, [(None, "elect")])
+        await _wait_until_every_partition(shell.admin, _preferred_leader,
+                                          "every partition is led by its preferred replica")
+        await _run(shell, [(None, "describe"), (None, "status")])
     finally:
         await cluster.shutdown()
         await admin_session.close()
@@ -75,3 +114,11 @@ async def run_demo(backend: CoordinationBackend, broker_ids: list[int], log_dir:
     console.print(f"\nLogs (Kafka's state-change.log and controller.log, and events.jsonl) are in {log_dir}")
     console.print(f"Analyse them with: uv run zkcontroller analyze {log_dir} --out {log_dir}/analysis")
     return log_dir
+
+
+async def _run(shell: ClusterShell, steps: list[tuple[str | None, str]]) -> None:
+    for title, command in steps:
+        if title:
+            console.print(f"\n[bold cyan]== {title}[/]")
+        console.print(f"[dim]> {command}[/]")
+        await shell.run_command(command)
