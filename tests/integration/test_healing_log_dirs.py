@@ -174,8 +174,8 @@ async def test_a_failed_log_dir_moves_leadership_off_exactly_the_replicas_in_it(
     assert other_dir not in cluster.brokers[FAILING].control_plane.offline_log_dirs  # type: ignore[union-attr]
 
 
-async def test_failing_a_brokers_last_online_log_dir_halts_it(start: Callable[[], Awaitable[Running]],
-                                                              caplog: pytest.LogCaptureFixture) -> None:
+async def test_failing_a_brokers_last_online_log_dir_halts_it_and_a_restart_brings_its_replicas_back(
+        start: Callable[[], Awaitable[Running]], caplog: pytest.LogCaptureFixture) -> None:
     r = await start()
     cluster = r.cluster
     first, last = virtual_log_dirs(2)
@@ -192,3 +192,14 @@ async def test_failing_a_brokers_last_online_log_dir_halts_it(start: Callable[[]
         return all(now[tp].leader not in (FAILING, -1) and FAILING not in now[tp].isr for tp in PARTITIONS)
 
     await wait_until(all_moved, timeout_s=30, what="every partition led off the halted broker", poll_s=0.02)
+
+    # a restart (the disks replaced) brings every dir back: the lost replicas start empty and catch up
+    restarted = await cluster.start_broker(FAILING)
+    assert restarted.control_plane is not None and not restarted.control_plane.offline_log_dirs
+
+    async def rejoined() -> bool:
+        now = await r.states()
+        return all(FAILING in now[tp].isr for tp in PARTITIONS)
+
+    await wait_until(rejoined, timeout_s=30, what="the restarted broker back in every ISR", poll_s=0.02)
+    assert r.replicated(PARTITIONS)
