@@ -187,17 +187,16 @@ async def paused_follower_history(r: Running) -> int:
     return found[1].mtime - last_caught_up
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "open bug, seen only in whole-suite runs on real ZooKeeper: broker 3 is back in ZooKeeper's ISR but the "
-    "leader's isr_expands is 0, so something other than the leader's expansion rewrote the ISR (suspect: the "
-    "controller's ISR-change-notification handling with a stale cached ISR); passes alone on both backends"))
 async def test_a_paused_follower_leaves_the_isr_after_the_lag_time_and_rejoins_after_it_resumes(
         start_cluster: Callable[..., Awaitable[Running]]) -> None:
     r = await start_cluster(topics={"p": {0: [1, 2, 3]}})
     shrunk_after_ms = await paused_follower_history(r)
     assert shrunk_after_ms > LAG_MS  # never shrunk before the lag time had passed
     leader = r.cluster.brokers[1].replica_manager
-    assert leader is not None and leader.isr_shrinks >= 1 and leader.isr_expands >= 1
+    assert leader is not None and leader.isr_shrinks >= 1
+    # The leader wrote the expansion; the answer to its own write may reach it after another session (the test's)
+    # already read the new state: on a real ZooKeeper the two replies come over different connections.
+    await wait_until(lambda: leader.isr_expands >= 1, what="the leader applying its own ISR expansion")
     # pre-2.7-IV2: the leader published both changes as ISR-change notifications (in one batch or two)
     await wait_until(lambda: leader.isr_manager.notifications_written >= 1,  # type: ignore[attr-defined]
                      what="an ISR-change notification")

@@ -15,6 +15,16 @@ _LATEST_IV = 99
 """A version without ``-IVn`` ("2.7") means its newest internal version, as Kafka's ApiVersion does."""
 ALTER_ISR_MIN_IBP = "2.7-IV2"
 DEFAULT_IBP = "2.8-IV1"
+DEFAULT_LOG_DIRS = ("/tmp/kafka-logs",)
+"""Kafka's default ``log.dirs``."""
+
+
+def virtual_log_dirs(count: int) -> tuple[str, ...]:
+    """``count`` log dir names for in-process brokers (no disk behind them: a dir is where a replica is placed and
+    what fails together), ``/tmp/kafka-logs-0`` … as one would lay them out for a broker on one host."""
+    if count < 1:
+        raise ValueError(f"a broker needs at least one log dir, got {count}")
+    return tuple(f"/tmp/kafka-logs-{i}" for i in range(count))
 
 
 def parse_ibp(value: str) -> tuple[tuple[int, ...], int]:
@@ -46,6 +56,9 @@ class ReplicationConfig:
     replica_socket_timeout_ms: int = 30000
     """A fetch unanswered this long counts as failed (then backed off and retried)."""
     inter_broker_protocol_version: str = DEFAULT_IBP
+    log_dirs: tuple[str, ...] = DEFAULT_LOG_DIRS
+    """``log.dirs``: a new replica goes to the online dir holding fewest partitions; a failed dir takes its
+    replicas offline (`KafkaServer.fail_log_dir`). A broker process's server.properties overrides it."""
     request_timeout_ms: int = 30000
     """An AlterIsr unanswered this long is sent again (Kafka's broker-to-controller channel times out; its
     controller never answers an AlterIsr event dropped on resignation)."""
@@ -61,6 +74,9 @@ class ReplicationConfig:
 
     def __post_init__(self) -> None:
         parse_ibp(self.inter_broker_protocol_version)
+        if not self.log_dirs or any(not d.strip() for d in self.log_dirs) or len(set(self.log_dirs)) < len(
+                self.log_dirs):
+            raise ValueError(f"ReplicationConfig.log_dirs must be distinct non-empty paths, got {self.log_dirs!r}")
         for name in ("replica_lag_time_max_ms", "replica_fetch_max_records",
                      "isr_change_notification_check_interval_ms", "alter_isr_retry_backoff_ms",
                      "replica_socket_timeout_ms", "request_timeout_ms"):

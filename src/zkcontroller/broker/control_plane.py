@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 
+from zkcontroller.broker.config import DEFAULT_LOG_DIRS
 from zkcontroller.broker.metadata_cache import STATE_CHANGE_LOGGER, MetadataCache
 from zkcontroller.model import ZERO_TOPIC_ID, TopicId, TopicPartition
 from zkcontroller.protocol.control_requests import (
@@ -77,7 +78,7 @@ class BrokerControlPlane:
     """Control-request handling for broker ``broker_id`` with log dirs ``log_dirs`` (all online at start)."""
 
     def __init__(self, broker_id: int, broker_epoch: int = UNKNOWN_BROKER_EPOCH, *,
-                 log_dirs: Sequence[str] = ("/var/kafka-logs",), metadata_cache: MetadataCache | None = None):
+                 log_dirs: Sequence[str] = DEFAULT_LOG_DIRS, metadata_cache: MetadataCache | None = None):
         if not log_dirs:
             raise ValueError("a broker needs at least one log dir")
         self.broker_id = broker_id

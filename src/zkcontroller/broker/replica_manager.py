@@ -33,6 +33,8 @@ from zkcontroller.runtime.runtime import Runtime
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 log = logging.getLogger("kafka.server.ReplicaManager")
+fetcher_manager_log = logging.getLogger("kafka.server.ReplicaFetcherManager")
+log_manager_log = logging.getLogger("kafka.log.LogManager")
 
 
 class NotLeaderError(ValueError):
@@ -170,6 +172,37 @@ class ReplicaManager:
         for tp in self.control_plane.offline_partitions:
             self._stop_replica(tp, delete=True)
 
+    def handle_log_dir_failure(self, log_dir: str) -> list[TopicPartition]:
+        """Kafka's ``ReplicaManager.handleLogDirFailure`` and ``LogManager.handleLogDirFailure`` up to the
+        ZooKeeper notification (the server's job): the replicas in ``log_dir`` go offline (the control plane then
+        answers KAFKA_STORAGE_ERROR for them), stop fetching and leading, and their logs are lost. A dir already
+        offline is ignored, as Kafka does. Returns the partitions taken offline."""
+        plane, me = self.control_plane, self.broker_id
+        if log_dir not in plane.log_dirs:
+            raise ValueError(f"broker {me} has no log dir {log_dir!r}; its log dirs are {', '.join(plane.log_dirs)}")
+        if log_dir in plane.offline_log_dirs:
+            return []
+        log.warning("[ReplicaManager broker=%d] Stopping serving replicas in dir %s", me, log_dir)
+        failed = plane.fail_log_dir(log_dir)
+        for tp in failed:
+            self._stop_replica(tp, delete=True)
+        names = ",".join(str(tp) for tp in failed)
+        fetcher_manager_log.info("[ReplicaFetcherManager on broker %d] Removed fetcher for partitions %s", me, names)
+        log.warning("[ReplicaManager broker=%d] Broker %d stopped fetcher for partitions %s and stopped moving logs "
+                    "for partitions  because they are in the failed log directory %s.", me, me, names, log_dir)
+        log_manager_log.warning("Stopping serving logs in dir %s", log_dir)
+        if self.all_log_dirs_offline:
+            log_manager_log.error("Shutdown broker because all log dirs in %s have failed", ", ".join(plane.log_dirs))
+        else:
+            log_manager_log.warning("Logs for partitions %s are offline and logs for future partitions  are offline "
+                                    "due to failure on log directory %s", names, log_dir)
+        return failed
+
+    @property
+    def all_log_dirs_offline(self) -> bool:
+        """Kafka halts the broker then (``Exit.halt(1)`` in ``LogManager.handleLogDirFailure``)."""
+        return len(self.control_plane.offline_log_dirs) == len(self.control_plane.log_dirs)
+
     def _add_fetcher(self, tp: TopicPartition, leader: int, leader_epoch: int) -> None:
         if not self.config.replica_fetching:
             return
@@ -221,7 +254,9 @@ class ReplicaManager:
             tp = asked.topic_partition
             partition = self._partitions.get(tp)
             if partition is None:
-                results.append(FetchPartitionResult(tp, Errors.UNKNOWN_TOPIC_OR_PARTITION))
+                offline = tp in self.control_plane.offline_partitions  # Kafka's HostedPartition.Offline
+                results.append(FetchPartitionResult(
+                    tp, Errors.KAFKA_STORAGE_ERROR if offline else Errors.UNKNOWN_TOPIC_OR_PARTITION))
                 continue
             error = partition.fetch_error(request.replica_id, asked.current_leader_epoch, asked.fetch_offset)
             if error is not Errors.NONE:

@@ -22,11 +22,12 @@ from zkcontroller.admin.describe import controller_status, describe_lines, descr
 from zkcontroller.admin.errors import AdminError
 from zkcontroller.admin.leader_election import all_partitions, start_preferred_election
 from zkcontroller.admin.topics import TopicAdmin
+from zkcontroller.broker.config import ReplicationConfig, virtual_log_dirs
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.logs import LogFiles
 from zkcontroller.cluster.produce import ProduceWorkload, produce_command
 from zkcontroller.coordination.backend import CoordinationBackend
-from zkcontroller.model import TopicPartition
+from zkcontroller.model import TopicPartition, sorted_partitions
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
@@ -37,6 +38,7 @@ HELP = """commands:
   stop ID | start ID                      orderly broker shutdown / start
   kill ID                                 crash a broker (its session is left to time out)
   expire ID                               expire a broker's ZooKeeper session
+  fail-log-dir ID DIR                     fail one of a broker's log dirs (its replicas there go offline)
   produce TOPIC RECORDS | produce TOPIC --rate N | produce --stop [TOPIC]
                                           append records on the leaders (followers fetch them)
   elect [TOPIC]                           preferred-replica election (all partitions, or one topic's)
@@ -117,6 +119,7 @@ class ClusterShell:
             "produce": self._produce,
             "elect": self._elect,
             "delete": self._delete,
+            "fail-log-dir": self._fail_log_dir,
         }
         for name in ("stop", "start", "kill", "expire"):
             commands[name] = functools.partial(self._broker_action, name)
@@ -143,6 +146,34 @@ class ClusterShell:
             raise ValueError("usage: delete TOPIC")
         await self.topics.delete_topic(args[0])
         self.out(f"Topic {args[0]} is marked for deletion.")
+
+    async def _fail_log_dir(self, args: list[str]) -> None:
+        """A disk failure: the broker takes the replicas in DIR offline and tells the controller, which moves
+        their leadership (the last online dir halts the broker, as Kafka does)."""
+        if len(args) != 2 or not args[0].isdigit():
+            raise ValueError("usage: fail-log-dir BROKER_ID DIR")
+        broker_id, log_dir = int(args[0]), args[1]
+        failed = await self.cluster.fail_log_dir(broker_id, log_dir)
+        names = ", ".join(str(tp) for tp in failed) or "none"
+        if not self.cluster.brokers[broker_id].running:
+            self.out(f"broker {broker_id} halted: all its log dirs have failed (replicas lost in {log_dir}: {names})")
+            return
+        self.out(f"log dir {log_dir} of broker {broker_id} failed; replicas offline: {names}")
+
+    def offline_replica_lines(self, topics: list[str]) -> list[str]:
+        """Replicas on failed log dirs, as the brokers hosting them know them (ZooKeeper does not record them;
+        Kafka reports them as a partition's offline replicas in metadata)."""
+        lines = []
+        for server in self.cluster.running_brokers():
+            plane = server.control_plane
+            if plane is None or not plane.offline_partitions:
+                continue
+            mine = [str(tp) for tp in sorted_partitions(plane.offline_partitions) if tp.topic in topics]
+            if mine:
+                dirs = ", ".join(sorted(plane.offline_log_dirs))
+                lines.append(f"Offline replicas on broker {server.broker_id} (failed log dirs {dirs}): "
+                             f"{', '.join(mine)}")
+        return lines
 
     async def _help(self, _args: list[str]) -> None:
         self.out(HELP)
@@ -180,6 +211,8 @@ class ClusterShell:
         live = [s.broker_id for s in self.cluster.running_brokers()]
         for line in describe_lines(await describe_topics(self.admin, topics), live):
             self.out(line)
+        for line in self.offline_replica_lines(list(topics)):
+            self.out(line)
 
     async def _broker_action(self, name: str, args: list[str]) -> None:
         if len(args) != 1 or not args[0].isdigit():
@@ -209,14 +242,17 @@ class ClusterShell:
 
 
 async def run_cluster(
-    backend: CoordinationBackend, broker_ids: list[int], log_dir: Path | None, session_timeout_ms: int
+    backend: CoordinationBackend, broker_ids: list[int], log_dir: Path | None, session_timeout_ms: int,
+    log_dirs_per_broker: int = 2,
 ) -> None:
-    """Start the brokers, then serve the prompt until ``quit`` (or forever without a terminal)."""
+    """Start the brokers, then serve the prompt until ``quit`` (or forever without a terminal). Each broker gets
+    ``log_dirs_per_broker`` virtual log dirs, so ``fail-log-dir`` can fail one and leave the others serving."""
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="zkcontroller-logs-"))
     logs = LogFiles(log_dir)
     event_log = logs.event_log("local", wall_clock_ms)
     cluster = LocalCluster(
-        backend, broker_ids, wall_clock_ms, event_log=event_log, session_timeout_ms=session_timeout_ms
+        backend, broker_ids, wall_clock_ms, event_log=event_log, session_timeout_ms=session_timeout_ms,
+        replication=ReplicationConfig(log_dirs=virtual_log_dirs(log_dirs_per_broker)),
     )
     admin_session = await backend.new_session()
     shell = ClusterShell(cluster, KafkaZkClient(admin_session, wall_clock_ms))

@@ -33,6 +33,8 @@ from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 log = logging.getLogger("kafka.server.KafkaServer")
+failure_channel_log = logging.getLogger("kafka.server.LogDirFailureChannel")
+replica_manager_log = logging.getLogger("kafka.server.ReplicaManager")
 
 SESSION_RETRY_BACKOFF_MS = 1000
 REGISTRATION_WAIT_MARGIN_MS = 2000
@@ -50,6 +52,12 @@ class BrokerConfig:
     replication: ReplicationConfig = field(default_factory=ReplicationConfig)
     """replica.lag.time.max.ms, replica.fetch.*, inter.broker.protocol.version (the replica manager's)."""
     extra: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def log_dirs(self) -> tuple[str, ...]:
+        """``log.dirs`` from server.properties (a broker process) if given, else the replication config's."""
+        given = tuple(d.strip() for d in self.extra.get("log.dirs", "").split(",") if d.strip())
+        return given or self.replication.log_dirs
 
     @property
     def controller_config(self) -> ControllerConfig:
@@ -97,7 +105,7 @@ class KafkaServer:
         self.cluster_id = await zk.create_or_get_cluster_id(str(TopicId.generate(runtime.rng)))
         info = BrokerInfo(self.config.broker())
         epoch = await self._register(zk, info)
-        self.control_plane = BrokerControlPlane(self.broker_id, epoch)
+        self.control_plane = BrokerControlPlane(self.broker_id, epoch, log_dirs=self.config.log_dirs)
         self.replica_manager = ReplicaManager(self.control_plane, self.transport, runtime, self.config.replication,
                                               zk=lambda: self.zk,
                                               recovered_logs=self.recovered_logs)
@@ -191,6 +199,28 @@ class KafkaServer:
             self.controller.after_initializing_session()
         finally:
             self._reinit = None
+
+    async def fail_log_dir(self, log_dir: str) -> list[TopicPartition]:
+        """A disk failure under ``log_dir`` (Kafka's ``LogDirFailureChannel`` then ``handleLogDirFailure``): its
+        replicas go offline and stop fetching and leading, then ``/log_dir_event_notification/log_dir_event_<n>``
+        tells the controller, whose LeaderAndIsr this broker answers KAFKA_STORAGE_ERROR for exactly those
+        replicas. When it was the last online dir the broker halts (crashes) instead, as Kafka does. Returns the
+        partitions taken offline; an unknown dir is refused (ValueError) and changes nothing."""
+        if not self.running or self.replica_manager is None or self.zk is None:
+            raise ValueError(f"broker {self.broker_id} is not running")
+        rm, plane = self.replica_manager, self.replica_manager.control_plane
+        if log_dir in plane.offline_log_dirs:
+            return []  # already failed: Kafka's handleLogDirFailure returns at once
+        if log_dir in plane.log_dirs:
+            failure_channel_log.error("Error while accessing log dir %s: the disk failed (injected)", log_dir)
+        failed = rm.handle_log_dir_failure(log_dir)  # ValueError naming the broker's dirs if unknown
+        if rm.all_log_dirs_offline:
+            self.crash()  # Exit.halt(1): no notification, the session is left to expire
+            return failed
+        await self.zk.propagate_log_dir_event(self.broker_id)
+        replica_manager_log.warning("[ReplicaManager broker=%d] Stopped serving replicas in dir %s",
+                                    self.broker_id, log_dir)
+        return failed
 
     async def shutdown(self) -> None:
         """An orderly stop: the controller resigns, the session closes (its znodes go at once)."""

@@ -95,12 +95,25 @@ class LocalCluster:
         the session is expired at once: what the server does once the timeout has passed."""
         server = self._running(broker_id)
         server.crash()
+        await self._cut_off_session(server)
+
+    async def _cut_off_session(self, server: KafkaServer) -> None:
         if server.zk is None:
             return
         if isinstance(self.backend, EmbeddedBackend):
             self.backend.server.disconnect(server.zk.session.session_id)
         else:
             await self.backend.expire_session(server.zk.session)
+
+    async def fail_log_dir(self, broker_id: int, log_dir: str) -> list[TopicPartition]:
+        """Fail one of a running broker's log dirs (`KafkaServer.fail_log_dir`); returns the partitions taken
+        offline. If it was the broker's last online dir the broker halts: then its session goes as a killed
+        process's does (`crash_broker`)."""
+        server = self._running(broker_id)
+        failed = await server.fail_log_dir(log_dir)
+        if not server.running:
+            await self._cut_off_session(server)
+        return failed
 
     async def expire_broker_session(self, broker_id: int) -> None:
         server = self._running(broker_id)

@@ -8,9 +8,11 @@ from collections.abc import Iterator
 
 import pytest
 
+from zkcontroller.broker.config import ReplicationConfig, virtual_log_dirs
 from zkcontroller.broker.control_plane import BrokerControlPlane
 from zkcontroller.broker.partition import IsrProposal
 from zkcontroller.broker.replica_manager import NotLeaderError, ReplicaManager
+from zkcontroller.cluster.kafka_server import BrokerConfig
 from zkcontroller.model import LeaderAndIsr, TopicPartition
 from zkcontroller.protocol.control_requests import Errors, LeaderAndIsrRequest
 from zkcontroller.protocol.inter_broker import FetchPartition, FetchRequest
@@ -213,3 +215,32 @@ async def test_a_failed_log_dir_stops_its_replicas(brokers: Brokers) -> None:
     assert follower.control_plane.fail_log_dir(log_dir) == [TP]
     follower.sync_offline_log_dirs()
     assert not follower.fetchers and follower.partition(TP) is None
+
+
+async def test_a_leader_with_a_failed_log_dir_answers_fetches_with_a_storage_error(brokers: Brokers) -> None:
+    brokers.lead(state())
+    leader = brokers.rms[1]
+    (log_dir,) = leader.control_plane.log_dirs
+    with pytest.raises(ValueError, match=r"broker 1 has no log dir '/elsewhere'; its log dirs are /tmp/kafka-logs"):
+        leader.handle_log_dir_failure("/elsewhere")
+    assert leader.leader_partitions() == [TP]  # refused: nothing changed
+    assert leader.handle_log_dir_failure(log_dir) == [TP]
+    assert leader.leader_partitions() == [] and leader.all_log_dirs_offline
+    answer = leader.handle_fetch(fetch(replica=2, epoch=0))
+    assert [p.error for p in answer.partitions] == [Errors.KAFKA_STORAGE_ERROR]
+    assert leader.handle_log_dir_failure(log_dir) == []  # already offline: ignored, as Kafka does
+    with pytest.raises(NotLeaderError):
+        leader.append(TP, 1)
+
+
+def test_log_dirs_come_from_server_properties_else_the_replication_config() -> None:
+    two = ReplicationConfig(log_dirs=virtual_log_dirs(2))
+    assert two.log_dirs == ("/tmp/kafka-logs-0", "/tmp/kafka-logs-1")
+    assert BrokerConfig(1, replication=two).log_dirs == two.log_dirs
+    assert BrokerConfig(1, replication=two, extra={"log.dirs": "/data/a, /data/b"}).log_dirs == ("/data/a", "/data/b")
+    assert BrokerConfig(1).log_dirs == ("/tmp/kafka-logs",)
+    for bad in ((), ("/a", "/a"), ("/a", " ")):
+        with pytest.raises(ValueError, match=r"ReplicationConfig\.log_dirs must be distinct non-empty paths"):
+            ReplicationConfig(log_dirs=bad)
+    with pytest.raises(ValueError, match="at least one log dir"):
+        virtual_log_dirs(0)
