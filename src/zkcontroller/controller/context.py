@@ -141,6 +141,10 @@ class ControllerContext:
     def all_partitions(self) -> set[TopicPartition]:
         return {TopicPartition(t, p) for t, parts in self.partition_assignments.items() for p in parts}
 
+    def has_partition(self, tp: TopicPartition) -> bool:
+        """Membership without building ``all_partitions`` (a set of every partition) per call."""
+        return tp.partition in self.partition_assignments.get(tp.topic, ())
+
     def partitions_for_topic(self, topic: str) -> set[TopicPartition]:
         return {TopicPartition(topic, p) for p in self.partition_assignments.get(topic, {})}
 

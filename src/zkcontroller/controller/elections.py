@@ -135,7 +135,7 @@ class ElectionEvents(EventFamily):
             partitions = await self._read_znode()
         else:
             return
-        known = {tp for tp in partitions if tp in context.all_partitions}
+        known = {tp for tp in partitions if context.has_partition(tp)}
         unknown = partitions - known
         for tp in sorted_partitions(unknown):
             core.log.info(f"Skipping replica leader election ({election_type.name}) for partition {tp} by "

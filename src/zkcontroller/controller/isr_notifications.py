@@ -66,7 +66,7 @@ class IsrChangeEvents(EventFamily):
             self.core.log.error(f"Skipping malformed partition state at {path}: {error.reason}")
         for tp in wanted:
             state = read.values.get(tp)
-            if state is not None and tp in self.core.context.all_partitions:
+            if state is not None and self.core.context.has_partition(tp):
                 self.core.context.put_partition_leadership_info(tp, state)
 
     async def _maybe_complete_reassignments(self, partitions: Iterable[TopicPartition]) -> None:
