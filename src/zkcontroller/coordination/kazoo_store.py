@@ -27,33 +27,22 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from kazoo.client import KazooClient, KazooState
-from kazoo.exceptions import ConnectionClosedError, KazooException, ZookeeperError
-from kazoo.exceptions import ConnectionLoss as KazooConnectionLoss
-from kazoo.exceptions import SessionExpiredError as KazooSessionExpired
+from kazoo.exceptions import KazooException
 from kazoo.handlers.threading import KazooTimeoutError
-from kazoo.protocol.states import EventType as KazooEventType
-from kazoo.protocol.states import KeeperState, ZnodeStat
+from kazoo.protocol.states import KeeperState
 from kazoo.retry import KazooRetry
 
 from zkcontroller.coordination.api import (
     ANY_VERSION,
-    CheckOp,
-    CheckResult,
     CoordinationSession,
     CreateMode,
     CreateOp,
-    CreateResult,
     DeleteOp,
-    DeleteResult,
-    ErrorResult,
-    EventType,
     MultiResult,
     Op,
-    OpResult,
     SessionListener,
     SessionState,
     SetDataOp,
-    SetDataResult,
     Stat,
     WatchedEvent,
     Watcher,
@@ -63,62 +52,13 @@ from zkcontroller.coordination.api import (
 from zkcontroller.coordination.errors import (
     ConnectionLossError,
     ErrorCode,
-    OperationTimeoutError,
     SessionExpiredError,
     ZkError,
-    error_for_code,
 )
 from zkcontroller.coordination.kazoo_multi_read import MULTI_READ_MAX_OPS, MultiRead, read_results
+from zkcontroller.coordination.kazoo_translation import EVENT_TYPES, KEEPER_STATES, op_result, to_stat, to_zk_error
 
 log = logging.getLogger(__name__)
-
-_EVENT_TYPES = {
-    KazooEventType.CREATED: EventType.NODE_CREATED,
-    KazooEventType.DELETED: EventType.NODE_DELETED,
-    KazooEventType.CHANGED: EventType.NODE_DATA_CHANGED,
-    KazooEventType.CHILD: EventType.NODE_CHILDREN_CHANGED,
-    KazooEventType.NONE: EventType.NONE,
-}
-_KEEPER_STATES = {
-    KeeperState.CONNECTED: SessionState.CONNECTED,
-    KeeperState.CONNECTED_RO: SessionState.CONNECTED,
-    KeeperState.CONNECTING: SessionState.DISCONNECTED,
-    KeeperState.EXPIRED_SESSION: SessionState.EXPIRED,
-    KeeperState.AUTH_FAILED: SessionState.AUTH_FAILED,
-    KeeperState.CLOSED: SessionState.CLOSED,
-}
-
-
-def to_stat(s: ZnodeStat) -> Stat:
-    return Stat(
-        czxid=s.czxid,
-        mzxid=s.mzxid,
-        ctime=s.ctime,
-        mtime=s.mtime,
-        version=s.version,
-        cversion=s.cversion,
-        aversion=s.aversion,
-        ephemeral_owner=s.ephemeralOwner,
-        data_length=s.dataLength,
-        num_children=s.numChildren,
-        pzxid=s.pzxid,
-    )
-
-
-def to_zk_error(exc: BaseException, path: str | None) -> BaseException:
-    """Map kazoo's exceptions onto ours; anything unexpected passes through unchanged."""
-    if isinstance(exc, ZkError):
-        return exc
-    if isinstance(exc, KazooConnectionLoss):
-        return ConnectionLossError(path)
-    if isinstance(exc, KazooSessionExpired | ConnectionClosedError):
-        return SessionExpiredError(path)
-    if isinstance(exc, KazooTimeoutError):
-        return OperationTimeoutError(path)
-    if isinstance(exc, ZookeeperError) and isinstance(getattr(exc, "code", None), int):
-        return error_for_code(exc.code, path)
-    return exc
-
 
 class _Watch:
     """A kazoo watch wrapping a user watcher; equal when the user watchers are, so kazoo de-duplicates."""
@@ -291,7 +231,7 @@ class KazooSession(CoordinationSession):
             else:
                 txn.check(op.path, op.version)
         raw = await self._call(checked[0].path, txn.commit_async)
-        return MultiResult(tuple(_op_result(op, r) for op, r in zip(checked, raw, strict=True)))
+        return MultiResult(tuple(op_result(op, r) for op, r in zip(checked, raw, strict=True)))
 
     # ------------------------------------------------------------------ watches and session states
 
@@ -304,7 +244,7 @@ class KazooSession(CoordinationSession):
             return
         self._recent.append((event, fn))
         translated = WatchedEvent(
-            _EVENT_TYPES[event.type], _KEEPER_STATES.get(event.state, SessionState.DISCONNECTED), event.path
+            EVENT_TYPES[event.type], KEEPER_STATES.get(event.state, SessionState.DISCONNECTED), event.path
         )
         self._call_soon(fn, translated)
 
@@ -373,20 +313,6 @@ def _settle(fut: asyncio.Future[Any], async_result: Any, path: str | None) -> No
         fut.set_result(async_result.get_nowait())
     except Exception as e:
         fut.set_exception(to_zk_error(e, path))
-
-
-def _op_result(op: Op, raw: Any) -> OpResult:
-    if isinstance(raw, BaseException):
-        code = getattr(raw, "code", ErrorCode.SYSTEM_ERROR)
-        return ErrorResult(ErrorCode(code) if isinstance(code, int) else ErrorCode.SYSTEM_ERROR)
-    if isinstance(op, CreateOp):
-        return CreateResult(raw)
-    if isinstance(op, SetDataOp):
-        return SetDataResult(to_stat(raw))
-    if isinstance(op, DeleteOp):
-        return DeleteResult()
-    assert isinstance(op, CheckOp)
-    return CheckResult()
 
 
 def stop_kazoo_client(client: KazooClient) -> None:
