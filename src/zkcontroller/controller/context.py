@@ -6,8 +6,7 @@ partition on each change would cost O(partitions) per transition:
 
 * ``offline_partition_count``: +1 entering OfflinePartition, −1 leaving it, ignoring topics whose deletion
   has started (their partitions are moved to NonExistentPartition before deletion begins, §9.6).
-* ``preferred_replica_imbalance_count``: old vs new contribution diffed whenever an assignment or a
-  leadership changes; topics queued for deletion contribute nothing (§4.4).
+* ``preferred_replica_imbalance_count`` (`imbalance.py`): topics queued for deletion contribute nothing (§4.4).
 
 Parameterless Kafka ``def``s (``liveBrokerIds``, ``allPartitions`` ...) are properties; lookups that Kafka
 does with ``map(key)`` raise `KeyError` for a missing key, as Kafka's ``NoSuchElementException``.
@@ -21,7 +20,8 @@ from types import MappingProxyType
 from zkcontroller.controller.assignment import EMPTY_ASSIGNMENT
 from zkcontroller.controller.errors import IllegalControllerStateError
 from zkcontroller.controller.fencing_token import NOT_CONTROLLER, FencingToken
-from zkcontroller.controller.leadership import EPOCH_DURING_DELETE, NO_EPOCH, ControllerStats, has_preferred_leader
+from zkcontroller.controller.imbalance import PreferredReplicaImbalance
+from zkcontroller.controller.leadership import EPOCH_DURING_DELETE, NO_EPOCH, ControllerStats
 from zkcontroller.controller.states import (
     PartitionAndReplica,
     PartitionState,
@@ -43,7 +43,7 @@ class ControllerContext:
     def __init__(self) -> None:
         self.stats = ControllerStats()
         self.offline_partition_count = 0
-        self.preferred_replica_imbalance_count = 0
+        self._imbalance = PreferredReplicaImbalance()
         self.shutting_down_broker_ids: set[int] = set()
         self._live_brokers: dict[int, Broker] = {}
         self._live_broker_epochs: dict[int, int] = {}
@@ -88,7 +88,7 @@ class ControllerContext:
         self.replicas_on_offline_dirs.clear()
         self.partition_states.clear()
         self.offline_partition_count = 0
-        self.preferred_replica_imbalance_count = 0
+        self._imbalance = PreferredReplicaImbalance()
         self.replica_states.clear()
         self._live_brokers.clear()
         self._live_broker_epochs.clear()
@@ -375,6 +375,10 @@ class ControllerContext:
 
     # ------------------------------------------------------------------ imbalance gauge
 
+    @property
+    def preferred_replica_imbalance_count(self) -> int:
+        return self._imbalance.count
+
     def _assignment_or_none(self, tp: TopicPartition) -> ReplicaAssignment | None:
         return self.partition_assignments.get(tp.topic, {}).get(tp.partition)
 
@@ -386,18 +390,10 @@ class ControllerContext:
         new_assignment: ReplicaAssignment | None,
         new_leadership: LeaderIsrAndControllerEpoch | None,
     ) -> None:
-        if tp.topic in self.topics_to_be_deleted:
-            return
-        if old_assignment is not None and old_leadership is not None \
-                and not has_preferred_leader(old_assignment, old_leadership):
-            self.preferred_replica_imbalance_count -= 1
-        if new_assignment is not None and new_leadership is not None \
-                and not has_preferred_leader(new_assignment, new_leadership):
-            self.preferred_replica_imbalance_count += 1
+        if tp.topic not in self.topics_to_be_deleted:
+            self._imbalance.replace(old_assignment, old_leadership, new_assignment, new_leadership)
 
     def _clean_imbalance(self, topic: str) -> None:
         """Subtract a whole topic's contribution (it is being queued for deletion or removed)."""
-        for p, assignment in self.partition_assignments.get(topic, {}).items():
-            leadership = self._partition_leadership_info.get(TopicPartition(topic, p))
-            if leadership is not None and not has_preferred_leader(assignment, leadership):
-                self.preferred_replica_imbalance_count -= 1
+        self._imbalance.subtract_topic(self.partition_assignments.get(topic, {}),
+                                       lambda p: self._partition_leadership_info.get(TopicPartition(topic, p)))
