@@ -56,10 +56,6 @@ def at(ms: int) -> datetime:
     return datetime.fromtimestamp((SIM_T0 + ms) / 1000, tz=UTC).replace(tzinfo=None)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "open bug: split_brain_windows finds no window in sim-events.jsonl.gz, where controller 1 (epoch 1) still acts "
-    "at 6000 ms after controller 2 (epoch 2) was elected at 5000 ms; the analytics rework stopped before this was "
-    "resolved (see the closing note)"))
 def test_event_log_tables_hold_what_the_log_contains(spark, analyzed) -> None:
     out = analyzed.out
     tenures = sorted(_table(spark, out, "controller_tenures", "cluster = 'sim'"), key=lambda t: t["start_at"])

@@ -161,7 +161,9 @@ def classify(tenures: list[Tenure], restart_gap_ms: int = DEFAULT_RESTART_GAP_MS
             if t.controller_epoch > prev.controller_epoch and prev.last_seen_ms is not None \
                     and prev.last_seen_ms > t.start_ms:
                 out.split_brain_candidates.append({
-                    "cluster": cluster, "start_ms": t.start_ms, "end_ms": min(prev.last_seen_ms, t.end_ms),
+                    # until the stale tenure's last action, even past the newer tenure's end: a zombie
+                    # acting after its successor resigned is still a zombie
+                    "cluster": cluster, "start_ms": t.start_ms, "end_ms": prev.last_seen_ms,
                     "stale_controller_id": prev.controller_id, "stale_epoch": prev.controller_epoch,
                     "new_controller_id": t.controller_id, "new_epoch": t.controller_epoch})
         for t in ts:

@@ -61,7 +61,7 @@ def split_brain_windows(candidates: DataFrame, events: DataFrame) -> DataFrame:
     """Windows in which a stale tenure still acted after the newer tenure's first action.
 
     ``candidates`` (from the timeline) bound each possible window by the newer tenure's start and the
-    earlier of the stale tenure's last activity and the newer tenure's end. Here the events of both tenures
+    stale tenure's last activity. Here the events of both tenures
     inside that range are counted; the stale tenure's actions refused by a broker ("Ignoring LeaderAndIsr
     request ... epoch N" lines) are counted apart. Candidates with no stale action inside are dropped, and
     the window ends at the stale tenure's last action.
