@@ -4,7 +4,7 @@ a controller that drops an AlterIsr event, or a lost fetch, must not stall the s
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
+from collections.abc import Coroutine
 from typing import Any
 
 from zkcontroller.model import Broker
@@ -19,11 +19,8 @@ async def send_with_timeout(transport: BrokerTransport, runtime: Runtime, broker
                         f"no answer from broker {broker.id} within {timeout_ms} ms")
 
 
-async def _first(runtime: Runtime, work: Awaitable[Any], timeout_ms: int, message: str) -> Any:
-    async def run() -> Any:
-        return await work
-
-    task = runtime.spawn(run(), "request")
+async def _first(runtime: Runtime, work: Coroutine[Any, Any, Any], timeout_ms: int, message: str) -> Any:
+    task = runtime.spawn(work, "request")  # the coroutine itself: cancelled before it starts, it is still closed
     timer = runtime.spawn(runtime.sleep_ms(timeout_ms), "request-timeout")
     try:
         done, _ = await asyncio.wait({task, timer}, return_when=asyncio.FIRST_COMPLETED)

@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from zkcontroller.broker.config import ReplicationConfig, virtual_log_dirs
 from zkcontroller.cluster.kafka_server import BrokerConfig, KafkaServer
 from zkcontroller.coordination.embedded import Delivery
 from zkcontroller.sim.zookeeper import SimHostBackend
@@ -23,6 +24,9 @@ if TYPE_CHECKING:
     from zkcontroller.sim.world import SimWorld
 
 T = TypeVar("T")
+
+SIM_LOG_DIRS = 2
+"""Log dirs per simulated broker: two, so a failed dir takes some replicas offline without halting the broker."""
 
 
 class HostProcess:
@@ -136,7 +140,9 @@ class SimHost:
         runtime = SimRuntime(process, random.Random(world.rng.getrandbits(64)), world.now_ms)
         config = BrokerConfig(broker_id=self.broker_id, port=9092 + self.broker_id,
                               controller=world.controller_config(self.broker_id),
-                              session_timeout_ms=world.config.session_timeout_ms)
+                              session_timeout_ms=world.config.session_timeout_ms,
+                              replication=ReplicationConfig(log_dirs=virtual_log_dirs(SIM_LOG_DIRS),
+                                                            **world.replication_overrides))
         self.server = KafkaServer(config, self.backend, world.network.endpoint(process),  # type: ignore[arg-type]
                                   runtime, world.event_log)
         self.state = "starting"

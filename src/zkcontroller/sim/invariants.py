@@ -5,7 +5,7 @@ Where each is checked:
 - ``one-controller-per-epoch`` — after every loop step: no two brokers act as controller with the same epoch,
   now or ever (the first broker seen active in an epoch owns it).
 - ``no-stale-controller-write`` — at every landed store write to a controller-owned znode (partition state,
-  admin and notification paths): the writer's controller epoch is the one in ``/controller_epoch``.
+  admin paths, the deletion of notifications): the writer's controller epoch is the one in ``/controller_epoch``.
 - ``epochs-monotonic`` — at every landed write: ``/controller_epoch`` and each partition's leader epoch (and the
   controller epoch recorded in its state) never decrease.
 - ``leader-in-isr-in-replicas`` — at every landed partition-state write: leader ∈ ISR ⊆ replicas (leader -1
@@ -15,7 +15,8 @@ Where each is checked:
 - ``broker-rejects-stale-broker-epoch`` — at every delivery: a request carrying a broker epoch older than the
   broker's current registration is refused with STALE_BROKER_EPOCH.
 
-The ``no-broker-epoch-check`` mutation lives here too (it rewrites what a broker sees at the delivery seam).
+The ``no-broker-epoch-check`` and ``no-isr-expansion`` mutations act here too (they rewrite what a broker sees at
+the delivery seam); liveness after heal, ISRs included, is checked in `liveness` and `isr_liveness`.
 """
 
 from __future__ import annotations
@@ -34,7 +35,9 @@ from zkcontroller.protocol.control_requests import (
     Errors,
     LeaderAndIsrRequest,
 )
+from zkcontroller.protocol.inter_broker import AlterIsrRequest
 from zkcontroller.protocol.transport import RequestHandler
+from zkcontroller.sim.isr_liveness import drop_isr_expansion
 from zkcontroller.zk import paths
 from zkcontroller.zk.znodes import TopicPartitionStateZNode, TopicZNode
 
@@ -55,9 +58,14 @@ LIVENESS = "liveness-after-heal"
 _STATE_PATH = re.compile(r"^/brokers/topics/([^/]+)/partitions/(\d+)/state$")
 _CONTROLLER_OWNED = re.compile(
     r"^/brokers/topics/[^/]+(/partitions(/.*)?)?$"
-    r"|^/admin/(delete_topics/.+|reassign_partitions|preferred_replica_election)$"
-    r"|^/(isr_change_notification|log_dir_event_notification)/.+$")
+    r"|^/admin/(delete_topics/.+|reassign_partitions|preferred_replica_election)$")
 """Znodes only the controller writes among brokers (a broker's start-up creates their parents, not these)."""
+_NOTIFICATION = re.compile(r"^/(isr_change_notification|log_dir_event_notification)/.+$")
+"""Brokers create these (a failed log dir, ISR changes before 2.7-IV2); only the controller deletes them."""
+
+
+def _controller_owned(op: Op) -> bool:
+    return bool(_CONTROLLER_OWNED.match(op.path)) or (isinstance(op, DeleteOp) and bool(_NOTIFICATION.match(op.path)))
 
 
 @dataclass(frozen=True)
@@ -94,6 +102,7 @@ class InvariantChecker:
         self.checks = 0
         self.split_brain = SplitBrainStats()
         self.no_broker_epoch_check = False
+        self.no_isr_expansion = False
         self.delivery_log: list[tuple[int, Any, Any, int | None]] | None = None
         """When a list: every delivery as (broker id, request, response, broker's controller epoch before)."""
         self._epoch_owner: dict[int, int] = {}
@@ -147,7 +156,7 @@ class InvariantChecker:
             world.record("zk-write", f"{owner.name} zxid={world.zk.server.last_zxid} "
                                      f"{','.join(sorted({op.path for op in written}))[:200]}")
         host = world.host_of(owner)
-        if host is not None and any(_CONTROLLER_OWNED.match(op.path) for op in written):
+        if host is not None and any(_controller_owned(op) for op in written):
             self._check_controller_write(host.controller, owner, landed)
             if landed and world.pause_on_write is owner:
                 world.pause_on_write = None
@@ -222,6 +231,8 @@ class InvariantChecker:
             seen = dataclasses.replace(request, controller_epoch=max(request.controller_epoch,
                                                                      plane.controller_epoch),
                                        broker_epoch=UNKNOWN_BROKER_EPOCH)
+        if self.no_isr_expansion and isinstance(request, AlterIsrRequest):
+            seen = drop_isr_expansion(world, request)
         before = self._leader_epochs(plane, request)
         epoch_seen = None if plane is None else plane.controller_epoch
         response = handler(seen)

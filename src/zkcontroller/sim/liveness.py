@@ -1,25 +1,23 @@
 """Liveness after heal: once faults stop, within a bound of virtual time the cluster must have settled.
 
 Settled means: exactly one controller, whose epoch is the one in ``/controller_epoch`` and which owns
-``/controller``, with nothing queued; every running broker registered; every partition with a live replica in
-its last ISR led by a live broker; and every running broker's metadata cache saying what ZooKeeper holds
-(live brokers, controller, and each partition's leader, leader epoch, ISR and replicas).
+``/controller``, with nothing queued; every running broker registered; every partition with a live replica
+(not on a failed log dir) in its last ISR led by a live broker; every running broker's metadata cache saying
+what ZooKeeper holds (live brokers, controller, and each partition's leader, leader epoch, ISR and replicas);
+and the data plane healed (`isr_liveness`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from zkcontroller.sim.isr_liveness import PartitionView, isr_problems, offline_replicas, preferred_leader_problems
 from zkcontroller.zk import paths
 from zkcontroller.zk.znodes import TopicPartitionStateZNode
 from zkcontroller.zk.znodes.controller import ControllerZNode
 
 if TYPE_CHECKING:
     from zkcontroller.sim.world import SimWorld
-
-PartitionView = tuple[int, int, tuple[int, ...], tuple[int, ...]]
-"""(leader, leader epoch, ISR, replicas)."""
-
 
 def liveness_problems(world: SimWorld) -> list[str]:
     active = world.active_controllers()
@@ -39,9 +37,14 @@ def liveness_problems(world: SimWorld) -> list[str]:
         problems.append(f"registered brokers {registered} but running {up}")
     live = set(registered)
     zk_view = _partitions_in_store(world, problems)
+    offline = offline_replicas(world, live)
     for tp, (leader, _, isr, _) in sorted(zk_view.items()):
-        if live & set(isr) and leader not in live:
-            problems.append(f"{tp[0]}-{tp[1]} has live ISR members {sorted(live & set(isr))} but leader {leader}")
+        online_isr = sorted(r for r in isr if r in live and (*tp, r) not in offline)
+        if online_isr and leader not in live:
+            problems.append(f"{tp[0]}-{tp[1]} has live ISR members {online_isr} but leader {leader}")
+    problems.extend(isr_problems(zk_view, live, offline))
+    if world.expect_preferred_leaders:
+        problems.extend(preferred_leader_problems(zk_view, live))
     for host in world.hosts:
         if host.up and host.control_plane is not None:
             problems.extend(_cache_problems(host.broker_id, host.control_plane.metadata_cache.snapshot,

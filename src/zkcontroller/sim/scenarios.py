@@ -7,10 +7,12 @@ cluster that is partly broken, not wholly dead.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 
+from zkcontroller.sim.scenarios_healing import HEALING_SCENARIOS, HEALING_SETUP
+from zkcontroller.sim.schedule import every, later, restart_later, up_brokers
 from zkcontroller.sim.split_brain import split_brain
+from zkcontroller.sim.workload import fail_log_dir
 from zkcontroller.sim.world import SimWorld
 
 Body = Callable[[SimWorld], Awaitable[None]]
@@ -23,37 +25,6 @@ async def workload(world: SimWorld) -> None:
         if share > 0:
             await world.create_topic(share)
     await world.wait_stable(60_000)
-
-
-def _later(world: SimWorld, delay_ms: float, action: Callable[[], object]) -> None:
-    asyncio.get_running_loop().call_later(max(delay_ms, 0) / 1000, action)
-
-
-async def _every(world: SimWorld, mean_ms: float, act: Callable[[], Awaitable[None] | None], *,
-                 exponential: bool = False) -> None:
-    """Call ``act`` once per ``mean_ms`` (exactly, or exponentially distributed) until the duration is up."""
-    end = world.elapsed_ms() + world.config.duration_ms
-    while True:
-        gap = world.rng.expovariate(1 / mean_ms) if exponential else mean_ms
-        if world.elapsed_ms() + gap >= end:
-            await world.sleep(end - world.elapsed_ms())
-            return
-        await world.sleep(gap)
-        outcome = act()
-        if outcome is not None:
-            await outcome
-
-
-def _up(world: SimWorld) -> list[int]:
-    return [h.broker_id for h in world.hosts if h.up]
-
-
-def _down(world: SimWorld) -> list[int]:
-    return [h.broker_id for h in world.hosts if h.state in ("crashed", "stopped")]
-
-
-def _restart_later(world: SimWorld, broker_id: int, low_ms: float, high_ms: float) -> None:
-    _later(world, world.rng.uniform(low_ms, high_ms), lambda: world.restart(broker_id))
 
 
 # ---------------------------------------------------------------------- the scenarios
@@ -72,25 +43,25 @@ async def bounce_controller(world: SimWorld) -> None:
             world.crash(broker_id)
         else:
             world.stop(broker_id)
-        _restart_later(world, broker_id, 500, 2 * timeout)
+        restart_later(world, broker_id, 500, 2 * timeout)
 
-    await _every(world, world.config.fault_interval_ms, bounce)
+    await every(world, world.config.fault_interval_ms, bounce)
 
 
 async def kill_leaders(world: SimWorld) -> None:
     await workload(world)
 
     def kill() -> None:
-        up = _up(world)
+        up = up_brokers(world)
         if len(up) <= 1:
             return
         counts = world.leader_counts()
         most = max(counts.get(b, 0) for b in up)
         broker_id = world.rng.choice([b for b in up if counts.get(b, 0) == most])
         world.crash(broker_id)
-        _restart_later(world, broker_id, 1000, 2 * world.config.fault_interval_ms)
+        restart_later(world, broker_id, 1000, 2 * world.config.fault_interval_ms)
 
-    await _every(world, world.config.fault_interval_ms, kill)
+    await every(world, world.config.fault_interval_ms, kill)
 
 
 async def rolling_restart(world: SimWorld) -> None:
@@ -114,13 +85,13 @@ async def session_expiry_storm(world: SimWorld) -> None:
     await workload(world)
 
     def storm() -> None:
-        up = _up(world)
+        up = up_brokers(world)
         if not up:
             return
         for broker_id in world.rng.sample(up, world.rng.randint(1, len(up))):
             world.expire_session(broker_id)
 
-    await _every(world, world.config.fault_interval_ms, storm, exponential=True)
+    await every(world, world.config.fault_interval_ms, storm, exponential=True)
 
 
 async def network_partition(world: SimWorld) -> None:
@@ -128,7 +99,7 @@ async def network_partition(world: SimWorld) -> None:
     timeout = world.config.session_timeout_ms
 
     def cut() -> None:
-        up = _up(world)
+        up = up_brokers(world)
         if len(up) < 2:
             return
         broker_id = world.rng.choice(up)
@@ -136,9 +107,9 @@ async def network_partition(world: SimWorld) -> None:
         one_way = world.rng.random() < 0.3
         with_store = world.rng.random() < 0.5
         world.partition([broker_id], others, one_way=one_way, with_store=with_store)
-        _later(world, world.rng.uniform(500, 2 * timeout), world.heal_network)
+        later(world, world.rng.uniform(500, 2 * timeout), world.heal_network)
 
-    await _every(world, world.config.fault_interval_ms, cut)
+    await every(world, world.config.fault_interval_ms, cut)
 
 
 async def slow_zookeeper(world: SimWorld) -> None:
@@ -146,16 +117,16 @@ async def slow_zookeeper(world: SimWorld) -> None:
 
     def slow() -> None:
         world.slow_store(world.rng.choice([5, 20, 50, 200]))
-        _later(world, world.rng.uniform(1000, world.config.fault_interval_ms), lambda: world.slow_store(1))
-        up = _up(world)
+        later(world, world.rng.uniform(1000, world.config.fault_interval_ms), lambda: world.slow_store(1))
+        up = up_brokers(world)
         if len(up) > 1 and world.rng.random() < 0.5:
             broker_id = world.rng.choice(up)
             world.crash(broker_id)
-            _restart_later(world, broker_id, 1000, world.config.fault_interval_ms)
+            restart_later(world, broker_id, 1000, world.config.fault_interval_ms)
         elif up and world.rng.random() < 0.5:
             world.drop_connection(world.rng.choice(up), round(world.rng.uniform(50, 3000)))
 
-    await _every(world, world.config.fault_interval_ms, slow)
+    await every(world, world.config.fault_interval_ms, slow)
 
 
 async def random_faults(world: SimWorld) -> None:
@@ -163,11 +134,11 @@ async def random_faults(world: SimWorld) -> None:
     await workload(world)
     timeout = world.config.session_timeout_ms
     verbs = ("crash", "stop", "pause", "expire", "drop-connection", "partition", "hold", "slow-store",
-             "move-controller", "create-topic", "add-partitions")
+             "move-controller", "create-topic", "add-partitions", "fail-log-dir")
 
     async def act() -> None:
         verb = world.rng.choice(verbs)
-        up = _up(world)
+        up = up_brokers(world)
         target = world.rng.choice(up) if up else None
         if verb in ("create-topic", "add-partitions"):
             await _workload_verb(world, verb)
@@ -175,18 +146,20 @@ async def random_faults(world: SimWorld) -> None:
             await world.delete_controller_znode()
         elif verb == "slow-store":
             world.slow_store(world.rng.choice([5, 20, 100]))
-            _later(world, world.rng.uniform(500, 10_000), lambda: world.slow_store(1))
+            later(world, world.rng.uniform(500, 10_000), lambda: world.slow_store(1))
         elif target is None or len(up) < 2:
             return
+        elif verb == "fail-log-dir":
+            fail_log_dir(world, target)
         elif verb == "crash":
             world.crash(target)
-            _restart_later(world, target, 500, 3 * timeout)
+            restart_later(world, target, 500, 3 * timeout)
         elif verb == "stop":
             world.stop(target)
-            _restart_later(world, target, 500, 3 * timeout)
+            restart_later(world, target, 500, 3 * timeout)
         elif verb == "pause":
             world.pause(target)
-            _later(world, world.rng.uniform(50, 2 * timeout), lambda: world.resume(target))
+            later(world, world.rng.uniform(50, 2 * timeout), lambda: world.resume(target))
         elif verb == "expire":
             world.expire_session(target)
         elif verb == "drop-connection":
@@ -195,14 +168,14 @@ async def random_faults(world: SimWorld) -> None:
             others = [h.broker_id for h in world.hosts if h.broker_id != target]
             world.partition([target], others, one_way=world.rng.random() < 0.3,
                             with_store=world.rng.random() < 0.5)
-            _later(world, world.rng.uniform(200, 2 * timeout), world.heal_network)
+            later(world, world.rng.uniform(200, 2 * timeout), world.heal_network)
         else:
             src = world.rng.choice(up)
             dst = world.rng.choice([b for b in up if b != src])
             world.hold(src, dst)
-            _later(world, world.rng.uniform(10, 5000), lambda: world.release(src, dst))
+            later(world, world.rng.uniform(10, 5000), lambda: world.release(src, dst))
 
-    await _every(world, world.config.fault_interval_ms, act, exponential=True)
+    await every(world, world.config.fault_interval_ms, act, exponential=True)
 
 
 async def _workload_verb(world: SimWorld, verb: str) -> None:
@@ -222,7 +195,11 @@ SCENARIOS: dict[str, Body] = {
     "slow-zookeeper": slow_zookeeper,
     "split-brain": split_brain,
     "random": random_faults,
+    **HEALING_SCENARIOS,
 }
+
+SCENARIO_SETUP: dict[str, Callable[[SimWorld], None]] = {**HEALING_SETUP}
+"""What a scenario changes in the world before its brokers start (broker and controller settings)."""
 
 
 def scenario_body(name: str) -> Body:

@@ -69,6 +69,7 @@ class SimWorld:
         self.zk.strip_epoch_check = "no-controller-epoch-check" in config.mutations
         self.checker = InvariantChecker(self)
         self.checker.no_broker_epoch_check = "no-broker-epoch-check" in config.mutations
+        self.checker.no_isr_expansion = "no-isr-expansion" in config.mutations
         self.zk.observer = self.checker
         self.network = SimNetwork(self.rng, self.checker, NetworkConfig())
         self.hosts = [SimHost(self, broker_id) for broker_id in range(1, config.brokers + 1)]
@@ -80,12 +81,18 @@ class SimWorld:
         self._logs: LogFiles | None = None
         self.event_log = EventLog(f"sim-{config.scenario}-{config.seed}", self.now_ms, self._write_event)
         self.admin: TopicAdmin | None = None
+        self.admin_zk: KafkaZkClient
+        self.expect_preferred_leaders = False
+        """Set by scenarios that promise leadership back on the preferred replicas after heal (see liveness)."""
+        self.controller_overrides: dict[str, Any] = {}
+        self.replication_overrides: dict[str, Any] = {}
+        """Settings a scenario's setup changes for every broker it starts (`ControllerConfig`, `ReplicationConfig`)."""
         self._admin_session: Any = None
         self.pause_on_write: Any = None
+        """A broker process to pause the moment one of its controller writes lands (the split-brain set-up)."""
         self._main_task: asyncio.Task[None] | None = None
         self.pauses: list[tuple[int, int]] = []
         """(virtual ms, broker id) of every pause, for tests and reports."""
-        """A broker process to pause the moment one of its controller writes lands (the split-brain set-up)."""
         self._topics = 0
 
     # ------------------------------------------------------------------ clock, trace, lookups
@@ -121,7 +128,8 @@ class SimWorld:
         return self.hosts[broker_id - 1]
 
     def controller_config(self, broker_id: int) -> ControllerConfig:
-        return ControllerConfig(broker_id=broker_id, zookeeper_session_timeout_ms=self.config.session_timeout_ms)
+        return ControllerConfig(broker_id=broker_id, zookeeper_session_timeout_ms=self.config.session_timeout_ms,
+                                **self.controller_overrides)
 
     def active_controllers(self) -> list[SimHost]:
         return [h for h in self.hosts if h.up and h.controller is not None and h.controller.is_active]
@@ -169,7 +177,8 @@ class SimWorld:
         self.zk.start()
         session = self._admin_session = self.zk.open(_AdminOwner(), 10**9)
         admin_rng = random.Random(self.rng.getrandbits(64))
-        self.admin = TopicAdmin(KafkaZkClient(session, self.now_ms, rng=admin_rng), admin_rng)
+        self.admin_zk = KafkaZkClient(session, self.now_ms, rng=admin_rng)
+        self.admin = TopicAdmin(self.admin_zk, admin_rng)
         try:
             for host in self.hosts:
                 self.record("start", str(host.broker_id))
@@ -312,7 +321,8 @@ class SimWorld:
             host.reconnect()
 
     async def heal_all(self) -> None:
-        """End of faults: everything resumes, reconnects, heals and restarts; the store is fast again."""
+        """End of faults: everything resumes, reconnects, heals and restarts (failed disks replaced); the store is
+        fast again."""
         self.record("heal", "all")
         self.zk.latency.slow_factor = 1.0
         self.network.release_all()
@@ -322,6 +332,12 @@ class SimWorld:
             host.reconnect()
         for host in self.hosts:
             if host.state in ("crashed", "stopped", "down"):
+                self.restart(host.broker_id)
+        for host in self.hosts:  # a failed disk is replaced: the broker is stopped and started again
+            plane = host.control_plane
+            if host.state == "running" and plane is not None and plane.offline_log_dirs:
+                self.record("heal", f"replace failed log dirs of {host.broker_id}")
+                await host.stop()
                 self.restart(host.broker_id)
 
     # ------------------------------------------------------------------ workload verbs
@@ -367,9 +383,14 @@ class SimWorld:
 
 def run_scenario(config: SimConfig) -> SimResult:
     """Run one named scenario on one seed."""
-    from zkcontroller.sim.scenarios import scenario_body
+    from zkcontroller.sim.scenarios import SCENARIO_SETUP, scenario_body
 
-    return SimWorld(config).run(scenario_body(config.scenario))
+    body = scenario_body(config.scenario)
+    world = SimWorld(config)
+    setup = SCENARIO_SETUP.get(config.scenario)
+    if setup is not None:
+        setup(world)
+    return world.run(body)
 
 
 __all__ = ["MUTATIONS", "START_MS", "SimConfig", "SimResult", "SimWorld", "StopSimulation", "run_scenario"]
