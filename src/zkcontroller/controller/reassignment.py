@@ -176,10 +176,23 @@ class PartitionReassignments(EventFamily):
         await self._maybe_resume(lambda _tp, a: bool(set(a.target_replicas) & broker_ids))
 
     async def _maybe_resume(self, should: Callable[[TopicPartition, ReplicaAssignment], bool]) -> None:
+        """``maybeResumeReassignments``. Beyond Kafka 2.8, a partition whose topic is queued for deletion is not
+        resumed: its partitions get no leader while queued, so the reassignment could never complete and the
+        deletion, held back by it, never start (a deadlock the simulator found); the deletion goes ahead instead
+        and takes the reassignment state with the topic znode."""
+        abandoned: set[str] = set()
         for tp in sorted_partitions(self.context.partitions_being_reassigned):
+            if self.deletion.is_topic_queued_up_for_deletion(tp.topic):
+                self.core.log.info(f"Skipping reassignment of {tp} since the topic is currently being deleted")
+                abandoned.add(tp.topic)
+                continue
             current = self.context.partition_full_replica_assignment(tp)
             if should(tp, current):
                 await self.on_partition_reassignment(tp, current)
+        if abandoned:
+            self.context.partitions_being_reassigned.difference_update(
+                {tp for tp in self.context.partitions_being_reassigned if tp.topic in abandoned})
+            await self.deletion.resume_deletion_for_topics(abandoned)
 
     def _build(self, tp: TopicPartition, target: Sequence[int] | None) -> ReplicaAssignment | None:
         """``maybeBuildReassignment``: no target cancels a running one (back to ORS); none running → None."""

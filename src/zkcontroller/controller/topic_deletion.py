@@ -68,6 +68,10 @@ class TopicDeletionManager(EventFamily):
         if self.enabled:
             self.context.queue_topic_deletion(to_delete & self.context.all_topics)
             self.context.topics_ineligible_for_deletion |= ineligible & self.context.topics_to_be_deleted
+            gone = to_delete - self.context.all_topics
+            if gone:  # a controller that moved between deleting the topic znode and its marker left these
+                log.warn(f"Ignoring request to delete non-existing topics {_names(gone)}")
+                await self.core.zk.delete_topic_deletions(gone, self.context.fencing.epoch_zk_version)
         elif to_delete:
             await self.core.zk.delete_topic_deletions(to_delete, self.context.fencing.epoch_zk_version)
 

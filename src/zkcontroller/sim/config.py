@@ -11,7 +11,8 @@ from zkcontroller.sim.zookeeper import StoreLatency
 START_MS = 1_767_225_600_000
 """Virtual time starts at 2026-01-01T00:00:00Z, so the logs carry plausible dates."""
 
-MUTATIONS = ("no-controller-epoch-check", "no-broker-epoch-check", "no-isr-expansion")
+MUTATIONS = (
+    "no-controller-epoch-check", "no-broker-epoch-check", "no-isr-expansion", "reassign-drops-origin-early")
 """Safety checks a run can switch off at its seams, to prove the invariants catch their absence."""
 
 

@@ -37,6 +37,7 @@ from zkcontroller.protocol.control_requests import (
 )
 from zkcontroller.protocol.inter_broker import AlterIsrRequest
 from zkcontroller.protocol.transport import RequestHandler
+from zkcontroller.sim.invariants_admin import AdminInvariants
 from zkcontroller.sim.isr_liveness import drop_isr_expansion
 from zkcontroller.zk import paths
 from zkcontroller.zk.znodes import TopicPartitionStateZNode, TopicZNode
@@ -103,6 +104,8 @@ class InvariantChecker:
         self.split_brain = SplitBrainStats()
         self.no_broker_epoch_check = False
         self.no_isr_expansion = False
+        self.admin = AdminInvariants(world)
+        """Deletion and reassignment invariants (`invariants_admin`)."""
         self.delivery_log: list[tuple[int, Any, Any, int | None]] | None = None
         """When a list: every delivery as (broker id, request, response, broker's controller epoch before)."""
         self._epoch_owner: dict[int, int] = {}
@@ -163,6 +166,7 @@ class InvariantChecker:
                 world.pause(host.broker_id)
         if not landed:
             return
+        self.admin.on_landed(written)
         for op in written:
             if op.path == paths.CONTROLLER_EPOCH and isinstance(op, SetDataOp | CreateOp):
                 self._check_controller_epoch(int(op.data))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from zkcontroller.sim.invariants_admin import admin_liveness_problems
 from zkcontroller.sim.isr_liveness import PartitionView, isr_problems, offline_replicas, preferred_leader_problems
 from zkcontroller.zk import paths
 from zkcontroller.zk.znodes import TopicPartitionStateZNode
@@ -43,6 +44,7 @@ def liveness_problems(world: SimWorld) -> list[str]:
         if online_isr and leader not in live:
             problems.append(f"{tp[0]}-{tp[1]} has live ISR members {online_isr} but leader {leader}")
     problems.extend(isr_problems(zk_view, live, offline))
+    problems.extend(admin_liveness_problems(world))
     if world.expect_preferred_leaders:
         problems.extend(preferred_leader_problems(zk_view, live))
     for host in world.hosts:

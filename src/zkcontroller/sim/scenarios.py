@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+from zkcontroller.sim.scenarios_admin import ADMIN_SCENARIOS
 from zkcontroller.sim.scenarios_healing import HEALING_SCENARIOS, HEALING_SETUP
 from zkcontroller.sim.schedule import every, later, restart_later, up_brokers
 from zkcontroller.sim.split_brain import split_brain
@@ -196,6 +197,7 @@ SCENARIOS: dict[str, Body] = {
     "split-brain": split_brain,
     "random": random_faults,
     **HEALING_SCENARIOS,
+    **ADMIN_SCENARIOS,
 }
 
 SCENARIO_SETUP: dict[str, Callable[[SimWorld], None]] = {**HEALING_SETUP}

@@ -29,6 +29,7 @@ from zkcontroller.coordination.errors import ZkError
 from zkcontroller.sim.config import MUTATIONS, START_MS, SimConfig, SimResult
 from zkcontroller.sim.host import SimHost
 from zkcontroller.sim.invariants import InvariantChecker
+from zkcontroller.sim.invariants_admin import drop_origin_early
 from zkcontroller.sim.loop import VirtualTimeLoop, run_virtual
 from zkcontroller.sim.network import NetworkConfig, SimNetwork
 from zkcontroller.sim.zookeeper import SimZooKeeper
@@ -70,6 +71,8 @@ class SimWorld:
         self.checker = InvariantChecker(self)
         self.checker.no_broker_epoch_check = "no-broker-epoch-check" in config.mutations
         self.checker.no_isr_expansion = "no-isr-expansion" in config.mutations
+        if "reassign-drops-origin-early" in config.mutations:
+            self.zk.rewrite = drop_origin_early
         self.zk.observer = self.checker
         self.network = SimNetwork(self.rng, self.checker, NetworkConfig())
         self.hosts = [SimHost(self, broker_id) for broker_id in range(1, config.brokers + 1)]
@@ -82,6 +85,8 @@ class SimWorld:
         self.event_log = EventLog(f"sim-{config.scenario}-{config.seed}", self.now_ms, self._write_event)
         self.admin: TopicAdmin | None = None
         self.admin_zk: KafkaZkClient
+        self.deletions_requested: set[str] = set()
+        """Topics the workload marked for deletion (liveness: each must be gone after heal)."""
         self.expect_preferred_leaders = False
         """Set by scenarios that promise leadership back on the preferred replicas after heal (see liveness)."""
         self.controller_overrides: dict[str, Any] = {}
@@ -330,6 +335,9 @@ class SimWorld:
         for host in self.hosts:
             host.resume()
             host.reconnect()
+        deadline = self.elapsed_ms() + self.config.liveness_bound_ms
+        while any(h.state == "stopping" for h in self.hosts) and self.elapsed_ms() < deadline:
+            await self.sleep(100)  # a controlled shutdown under way finishes (bounded by its retries) first
         for host in self.hosts:
             if host.state in ("crashed", "stopped", "down"):
                 self.restart(host.broker_id)

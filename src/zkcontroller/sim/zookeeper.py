@@ -97,6 +97,8 @@ class SimZooKeeper:
         self.observer: WriteObserver | None = None
         self.strip_epoch_check = False
         """The ``no-controller-epoch-check`` mutation: fenced multis lose their ``/controller_epoch`` check."""
+        self.rewrite: Callable[[Op], Op] | None = None
+        """A mutation that rewrites each write op on its way to the server (``reassign-drops-origin-early``)."""
         self.ops = 0
         self._ticker: asyncio.Task[None] | None = None
         self._observer_sid: int | None = None
@@ -195,6 +197,10 @@ class SimSession(DelegatingSession):
         return await self._call(lambda: self.inner.create(path, data, mode), [CreateOp(path, data, mode)])
 
     async def set_data(self, path: str, data: bytes, version: int = ANY_VERSION) -> Stat:
+        if self._zk.rewrite is not None:
+            rewritten = self._zk.rewrite(SetDataOp(path, data, version))
+            assert isinstance(rewritten, SetDataOp)
+            data = rewritten.data
         return await self._call(lambda: self.inner.set_data(path, data, version), [SetDataOp(path, data, version)])
 
     async def delete(self, path: str, version: int = ANY_VERSION) -> None:
@@ -205,6 +211,8 @@ class SimSession(DelegatingSession):
         return await self._call(lambda: self.inner.get_data_many(paths_, watch, max_in_flight=max_in_flight))
 
     async def multi(self, ops: Sequence[Op]) -> MultiResult:
+        if self._zk.rewrite is not None:
+            ops = [self._zk.rewrite(op) for op in ops]
         fenced = any(_is_epoch_check(op) for op in ops)
         writes = [op for op in ops if not isinstance(op, CheckOp)]
         if not (fenced and self._zk.strip_epoch_check):
