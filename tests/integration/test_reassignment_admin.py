@@ -23,10 +23,12 @@ from zkcontroller.admin.reassign import (
     parse_reassignment_json,
     parse_topics_to_move_json,
 )
+from zkcontroller.broker.request_handler import KafkaApis
 from zkcontroller.cli import main
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.kazoo_backend import ZooKeeperBackend
 from zkcontroller.model import ReplicaAssignment, TopicPartition
+from zkcontroller.runtime.socket_server import SocketServer
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
@@ -195,11 +197,30 @@ async def test_the_cli_against_a_real_zookeeper(
     assert "Reassignment of partition moving-0 is still in progress." in verified.output
     await join_isr(admin, session, 3)
 
-    async def complete() -> bool:
-        result = await run("reassign", "--verify", "--reassignment-json-file", str(plan))
-        return "Reassignment of partition moving-0 is complete." in result.output
+    async def zookeeper_done() -> bool:
+        return (await assignment(admin)) == ReplicaAssignment((2, 3))
 
-    await wait_until(complete, timeout_s=30.0, what="--verify reports complete", poll_s=0.2)
+    await wait_until(zookeeper_done, timeout_s=30.0, what="ZooKeeper holds the new replicas")
+    # ZooKeeper is done, but these in-process brokers have no listener: verify must not call it complete
+    unasked = await run("reassign", "--verify", "--reassignment-json-file", str(plan))
+    assert "Reassignment of partition moving-0 is still in progress (broker 1 cannot be asked" in unasked.output
+
+    listeners = []
+    for broker in cluster.running_brokers():  # now each broker answers Metadata over Kafka's wire protocol
+        apis = KafkaApis(broker.broker_id, control_handler=lambda: None,
+                         metadata_cache=lambda b=broker: b.control_plane.metadata_cache, cluster_id=lambda: None)
+        server = SocketServer("127.0.0.1", 9092 + broker.broker_id, apis.handle)
+        await server.start()
+        listeners.append(server)
+    try:
+        async def complete() -> bool:
+            result = await run("reassign", "--verify", "--reassignment-json-file", str(plan))
+            return "Reassignment of partition moving-0 is complete." in result.output
+
+        await wait_until(complete, timeout_s=30.0, what="--verify reports complete", poll_s=0.2)
+    finally:
+        for server in listeners:
+            await server.stop()
 
     deleted = await run("topics", "--delete", "--topic", "doomed")
     assert deleted.output.splitlines()[0] == "Topic doomed is marked for deletion."

@@ -10,6 +10,7 @@ replica list is an `AdminError` naming it, and ZooKeeper is left as it was.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -17,13 +18,18 @@ from dataclasses import dataclass
 
 from zkcontroller.admin.errors import AdminError
 from zkcontroller.admin.replica_assignment import BrokerMetadata, assign_replicas_to_brokers
-from zkcontroller.model import ReplicaAssignment, TopicPartition, sorted_partitions
+from zkcontroller.model import Broker, ReplicaAssignment, TopicPartition, sorted_partitions
+from zkcontroller.protocol.wire.metadata_client import MetadataUnavailableError, partition_replicas
 from zkcontroller.zk.fencing import NO_FENCING
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 ROLLBACK_NOTE = "Save this to use as the --reassignment-json-file option during rollback"
 EXISTING = ("Cannot execute because there is an existing partition assignment. Use --additional to override this "
             "and create a new partition assignment in addition to the existing one.")
+
+
+BrokerView = Callable[[TopicPartition], Sequence[int] | None] | str
+"""A broker's metadata (partition -> replicas it lists, None if unknown), or why the broker could not be asked."""
 
 
 class ReassignmentInputError(AdminError):
@@ -199,11 +205,31 @@ class ReassignCommand:
         topics = await self._zk.get_all_topics_in_cluster()
         return {tp: a for tp, a in sorted((await self._assignments(topics)).items()) if a.is_being_reassigned}
 
+    async def broker_views(self, topics: Iterable[str], timeout_ms: int = 5000) -> dict[int, BrokerView]:
+        """Every registered broker's metadata for ``topics``, asked over Kafka's wire protocol (Metadata v1 on the
+        broker's first advertised endpoint); a broker that cannot be asked maps to the reason why."""
+        read = await self._zk.get_all_brokers_and_epochs()
+        wanted = sorted(set(topics))
+
+        async def ask(broker: Broker) -> BrokerView:
+            if not broker.endpoints:
+                return "it advertises no endpoint"
+            e = broker.endpoints[0]
+            try:
+                found = await partition_replicas(e.host or "localhost", e.port, wanted, timeout_ms)
+            except MetadataUnavailableError as err:
+                return f"cannot be asked: {err}"
+            return found.get
+
+        brokers = [b.broker for _, b in sorted(read.values.items())]
+        answers = await asyncio.gather(*(ask(b) for b in brokers))
+        return {b.id: answer for b, answer in zip(brokers, answers, strict=True)}
+
     async def verify(self, targets: Mapping[TopicPartition, Sequence[int]],
-                     broker_views: Mapping[int, Callable[[TopicPartition], Sequence[int] | None]] | None = None
-                     ) -> list[PartitionStatus]:
+                     broker_views: Mapping[int, BrokerView] | None = None) -> list[PartitionStatus]:
         """Complete = ZooKeeper's RS is the target with nothing adding or removing, no pending znode entry, and
-        every broker view given (a broker's metadata: tp -> replicas) lists the same replicas."""
+        every broker view given (a broker's metadata: tp -> replicas) lists the same replicas; a view that is a
+        string is a broker that could not be asked (so not complete, and the message says why)."""
         current = await self._assignments({tp.topic for tp in targets})
         pending = await self._zk.get_partition_reassignment() or {}
         states = (await self._zk.get_topic_partition_states(targets)).values
@@ -216,19 +242,34 @@ class ReassignCommand:
             if a is None:
                 out.append(PartitionStatus(tp, target, False, 0, f"Unable to find partition: {tp}"))
                 continue
-            brokers_agree = all(view(tp) is not None and tuple(view(tp) or ()) == target
-                                for view in (broker_views or {}).values())
+            lagging = _brokers_not_agreeing(tp, target, broker_views or {})
             if tp in pending or a.is_being_reassigned:
                 done, msg = False, f"Reassignment of partition {tp} is still in progress."
-            elif a.replicas == target and brokers_agree:
+            elif a.replicas == target and not lagging:
                 done, msg = True, f"Reassignment of partition {tp} is complete."
             elif a.replicas == target:
-                done, msg = False, f"Reassignment of partition {tp} is still in progress."
+                done, msg = False, f"Reassignment of partition {tp} is still in progress ({'; '.join(lagging)})."
             else:
                 done, msg = False, (f"There is no active reassignment of partition {tp}, but replica set is "
                                     f"{','.join(map(str, a.replicas))} rather than {','.join(map(str, target))}.")
             out.append(PartitionStatus(tp, target, done, in_isr, msg))
         return out
+
+
+def _brokers_not_agreeing(tp: TopicPartition, target: tuple[int, ...], views: Mapping[int, BrokerView]
+                          ) -> list[str]:
+    """Why each broker whose metadata does not yet list ``target`` for ``tp`` keeps verify from completing."""
+    out = []
+    for broker_id, view in sorted(views.items()):
+        if isinstance(view, str):
+            out.append(f"broker {broker_id} {view}")
+            continue
+        seen = view(tp)
+        if seen is None:
+            out.append(f"broker {broker_id} does not know {tp} yet")
+        elif tuple(seen) != target:
+            out.append(f"broker {broker_id} still lists replicas {','.join(map(str, seen))}")
+    return out
 
 
 def list_lines(found: Mapping[TopicPartition, ReplicaAssignment]) -> list[str]:

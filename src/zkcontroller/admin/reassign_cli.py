@@ -37,12 +37,20 @@ def _read(path: str | None, option: str) -> tuple[str, str]:
         raise click.ClickException(f"cannot read {option} {path}: {e.strerror}") from None
 
 
+def _counts(statuses: list[PartitionStatus]) -> tuple[int, int]:
+    """(target replicas in the ISR or done, all target replicas): the progress bar's numbers."""
+    return (sum(len(s.target) if s.complete else s.in_isr for s in statuses), sum(len(s.target) for s in statuses))
+
+
+def _progress_bar() -> Progress:
+    """One bar on stderr, so stdout stays Kafka's."""
+    return Progress(TextColumn("[bold]target replicas in ISR"), BarColumn(), MofNCompleteColumn(),
+                    console=Console(stderr=True), transient=False)
+
+
 def _show_progress(statuses: list[PartitionStatus]) -> None:
-    """One bar: target replicas in the ISR out of all target replicas (stderr, so stdout stays Kafka's)."""
-    total = sum(len(s.target) for s in statuses)
-    done = sum(len(s.target) if s.complete else s.in_isr for s in statuses)
-    with Progress(TextColumn("[bold]target replicas in ISR"), BarColumn(), MofNCompleteColumn(),
-                  console=Console(stderr=True), transient=False) as progress:
+    done, total = _counts(statuses)
+    with _progress_bar() as progress:
         progress.add_task("isr", total=total, completed=done)
 
 
@@ -89,14 +97,21 @@ def reassign(zookeeper: str, action: str | None, topics_to_move_json_file: str |
         click.echo(f"Successfully started partition reassignment{plural} for "
                    f"{','.join(str(tp) for tp in sorted(targets))}")
         deadline = time.monotonic() + wait_ms / 1000
-        while True:
-            statuses = run_with_client(zookeeper, lambda zk: ReassignCommand(zk).verify(targets))
-            if all(s.complete for s in statuses) or time.monotonic() >= deadline:
-                break
-            time.sleep(0.2)  # the process edge: a CLI polling ZooKeeper
-        _show_progress(statuses)
+        with _progress_bar() as progress:  # redrawn on every poll while --wait-ms lasts
+            bar = progress.add_task("isr", total=sum(len(r) for r in targets.values()))
+            while True:
+                statuses = run_with_client(zookeeper, lambda zk: ReassignCommand(zk).verify(targets))
+                done, total = _counts(statuses)
+                progress.update(bar, completed=done, total=total)
+                if all(s.complete for s in statuses) or time.monotonic() >= deadline:
+                    break
+                time.sleep(0.2)  # the process edge: a CLI polling ZooKeeper
     elif action == "verify":
-        statuses = run_with_client(zookeeper, lambda zk: ReassignCommand(zk).verify(targets))
+        async def verify(zk: KafkaZkClient) -> list[PartitionStatus]:
+            command = ReassignCommand(zk)
+            return await command.verify(targets, await command.broker_views({tp.topic for tp in targets}))
+
+        statuses = run_with_client(zookeeper, verify)
         click.echo("Status of partition reassignment:")
         for s in statuses:
             click.echo(s.message)

@@ -63,6 +63,11 @@ def _types(api_key: int, version: int, kind: str) -> Any:
     return importlib.import_module(f"kio.schema.{_MODULES[api_key]}.v{version}.{kind}")
 
 
+def schema_module(api_key: int, version: int, kind: str) -> Any:
+    """kio's module of request or response types for one API version (``kind``: "request" / "response")."""
+    return _types(api_key, version, kind)
+
+
 @cache
 def _field_names(cls: type) -> frozenset[str]:
     return frozenset(f.name for f in fields(cls))
