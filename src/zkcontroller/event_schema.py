@@ -78,6 +78,7 @@ RECORD_TYPES: dict[str, tuple[str, ...]] = {
     "broker_failed": ("controller_id", "controller_epoch", "broker_id"),
     "topic_deletion": ("controller_id", "controller_epoch", "topic", "phase"),
     "partition_reassignment": ("controller_id", "controller_epoch", "topic", "partition", "phase", "replicas"),
+    "controlled_shutdown": ("controller_id", "controller_epoch", "broker_id"),
 }
 """Record type -> fields that must be present (besides COMMON_REQUIRED); other fields are optional."""
 

@@ -20,8 +20,8 @@ from pathlib import Path
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from zkcontroller.analytics import admin_tables, incidents, transform
 from zkcontroller.analytics import controller_timeline as ct
-from zkcontroller.analytics import incidents, transform
 from zkcontroller.analytics.extract import extract
 from zkcontroller.analytics.load import write_table
 from zkcontroller.analytics.merge import DEFAULT_TOLERANCE_MS, merge_sources, sources_by_cluster
@@ -192,6 +192,10 @@ def run(spark: SparkSession, config: JobConfig, progress: Callable[[str], None] 
         "partition_unavailability": transform.partition_unavailability(events),
         "event_queue_latency": incidents.event_queue_latency(events),
         "sources": sources_by_cluster(events),
+        "topic_deletions": admin_tables.topic_deletions(events),
+        "partition_reassignments": admin_tables.partition_reassignments(events),
+        "isr_changes": admin_tables.isr_changes(events),
+        "controlled_shutdowns": admin_tables.controlled_shutdowns(events),
     }
     for name, df in tables.items():
         write_table(name, df, out)

@@ -43,7 +43,8 @@ PY_TRACEBACK = r"^(?:Traceback \(most recent call last\):|During handling of the
 PY_TRACEBACK += r"|The above exception was the direct cause)"
 MAX_EXCEPTION_CHARS = 300
 IDENT = r"^\[([^\]]*)\][:,]? ?"
-IDENT_CONTROLLER = r"[Cc]ontroller(?:Id=| id=| |-)(\d+)"
+IDENT_CONTROLLER = r"(?:[Cc]ontroller(?:Id=| id=| |-)|^Topic Deletion Manager )(\d+)"
+IDENT_PARTITION = r"^Partition (\S+-\d+) broker=(\d+)$"
 IDENT_EPOCH = r"epoch=(\d+)"
 IDENT_BROKER = r"^Broker id=(\d+)"
 # 0.10.2-0.11 state-change lines have no log ident; the message itself starts with who wrote it.
@@ -285,11 +286,35 @@ TEMPLATES: tuple[Template, ...] = (
              r" all live brokers: ([\d, ]*)", {"added_brokers": 1, "brokers": 2}),
     Template("broker_registered", r"^New broker startup callback for ([\d, ]*\d)", {"brokers": 1}),
     Template("controlled_shutdown", r"^Shutting down broker (\d+)\s*$", {"broker_id": 1}),
+    # Topic deletion (TopicDeletionManager's lines carry ``[Topic Deletion Manager <id>]``, the first one the
+    # controller's): one line may name several topics, kept comma-separated in ``topics``.
+    Template("topic_deletion", r"^Starting topic deletion for topics (\S+)", {"topics": 1}, consts={"phase": "queued"}),
+    Template("topic_deletion", r"^Deletion of topic (\S+) \(re\)started", {"topics": 1}, consts={"phase": "started"}),
+    Template("topic_deletion", r"^Halted deletion of topics (\S+) due to (.+?)\s*$",
+             {"topics": 1, "deletion_reason": 2}, consts={"phase": "halted"}),
+    Template("topic_deletion", r"^Deletion of topic (\S+) successfully completed", {"topics": 1},
+             consts={"phase": "completed"}),
+    # Reassignment: 2.5+ writes the topic znode with RS/AR/RR at the start and RS alone at the end (the table
+    # tells them apart); up to 2.4 the start and end have lines of their own.
+    Template("partition_reassignment",
+             rf"^Successfully updated assignment of partition {TP} to ReplicaAssignment\(replicas=([\d,]*), "
+             r"addingReplicas=([\d,]*), removingReplicas=([\d,]*)\)",
+             {"tp": 1, "replicas": 2, "adding_replicas": 3, "removing_replicas": 4}),
+    Template("partition_reassignment",
+             rf"^Target replicas \[([\d, ]*)\] have all caught up with the leader for reassigning partition {TP}",
+             {"replicas": 1, "tp": 2}, consts={"phase": "caught_up"}),
+    Template("partition_reassignment", rf"^Handling reassignment of partition {TP} to new replicas ([\d,]+)",
+             {"tp": 1, "replicas": 2}, consts={"phase": "started"}),
+    Template("partition_reassignment", rf"^Removed partition {TP} from the list of reassigned partitions",
+             {"tp": 1}, consts={"phase": "completed"}),
+    # A leader's ISR upkeep (kafka.cluster.Partition, ident ``[Partition <tp> broker=<id>]``).
+    Template("isr_shrink", r"^Shrinking ISR from ([\d,]*) to ([\d,]*)", {"isr": 2}),
+    Template("isr_expand", r"^Expanding ISR from ([\d,]*) to ([\d,]*)", {"isr": 2}),
 )
 
 INT_FIELDS = ("controller_id", "controller_epoch", "broker_id", "partition", "leader", "old_leader", "leader_epoch")
-LIST_FIELDS = ("isr", "brokers", "added_brokers")
-STRING_FIELDS = ("topic", "from_state", "to_state", "strategy", "trigger")
+LIST_FIELDS = ("isr", "brokers", "added_brokers", "replicas", "adding_replicas", "removing_replicas")
+STRING_FIELDS = ("topic", "from_state", "to_state", "strategy", "trigger", "phase", "deletion_reason", "topics")
 PARSED_FIELDS = (*INT_FIELDS, *LIST_FIELDS, *STRING_FIELDS, "clean")
 """Message-derived columns both parsers produce, besides kind, ts_ms, level and logger."""
 
@@ -352,6 +377,7 @@ class KafkaLogParser:
         self._ident_controller = re.compile(IDENT_CONTROLLER)
         self._ident_epoch = re.compile(IDENT_EPOCH)
         self._ident_broker = re.compile(IDENT_BROKER)
+        self._ident_partition = re.compile(IDENT_PARTITION)
         self._old_prefix = re.compile(OLD_STATE_PREFIX)
         self._tp = re.compile(TP_SPLIT)
         self._ints = re.compile(INT_LIST)
@@ -375,6 +401,9 @@ class KafkaLogParser:
             values["controller_id"] = _group(self._ident_controller.search(text), 1)
             values["controller_epoch"] = _group(self._ident_epoch.search(text), 1)
             values["broker_id"] = _group(self._ident_broker.search(text), 1)
+            partition = self._ident_partition.match(text)
+            if partition:
+                values["tp"], values["broker_id"] = partition.group(1), partition.group(2)
             body = body[ident.end():]
         if logger == STATE_CHANGE_LOGGER:
             old = self._old_prefix.match(body)
@@ -406,6 +435,9 @@ class KafkaLogParser:
             m = self._tp.match(str(tp))
             if m:
                 values["topic"], values["partition"] = m.group(1), m.group(2)
+        topics = values["topics"]
+        if topics and values["topic"] is None and "," not in str(topics):
+            values["topic"] = topics  # one topic: where the event log puts it (so the two merge)
         for name in INT_FIELDS:
             if values[name] is not None:
                 number = int(str(values[name]))

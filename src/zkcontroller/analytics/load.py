@@ -28,6 +28,10 @@ SORT_KEYS: dict[str, tuple[str, ...]] = {
     "leaderless_partitions_over_time": ("cluster", "bucket_ms"),
     "leaders_per_broker_over_time": ("cluster", "broker_id", "bucket_ms"),
     "sources": ("cluster", "source_format", "source_file"),
+    "topic_deletions": ("cluster", "requested_at", "topic"),
+    "partition_reassignments": ("cluster", "started_at", "topic", "partition"),
+    "isr_changes": ("cluster", "changed_at", "topic", "partition", "source_file", "line_number"),
+    "controlled_shutdowns": ("cluster", "requested_at", "broker_id"),
 }
 UNPARTITIONED = ("rejected_lines",)
 """Rejected lines may have no cluster (a JSONL line that is not JSON names none)."""

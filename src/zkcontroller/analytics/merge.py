@@ -18,7 +18,7 @@ SHARED_KINDS = tuple(k for k in RECORD_TYPES if k != "controller_event")
 """Kinds both sources can hold (the event log's record types that a Kafka line also parses to)."""
 DEFAULT_TOLERANCE_MS = 1000
 _SAME_IF_BOTH_KNOWN = ("controller_id", "controller_epoch", "from_state", "to_state", "leader", "broker_id",
-                       "leader_epoch")
+                       "leader_epoch", "phase")
 
 
 def merge_sources(events: DataFrame, clusters: list[str], tolerance_ms: int = DEFAULT_TOLERANCE_MS) -> DataFrame:

@@ -241,6 +241,15 @@ def _of(df: pd.DataFrame, cluster: str, *order: str) -> pd.DataFrame:
     return rows.sort_values(list(order), kind="stable") if order and not rows.empty else rows
 
 
+def _isr_summary(changes: pd.DataFrame) -> str:
+    """Shrinks and expansions per leader or controller: a cluster that heals shows both, in balance."""
+    if changes.empty:
+        return '<p class="note">No ISR change in these logs.</p>'
+    counts = changes.groupby(["by", "change"]).size().to_dict()
+    parts = [f"{n} {change} by the {by}" for (by, change), n in sorted(counts.items())]
+    return f'<p class="note">{html.escape(", ".join(parts))}.</p>'
+
+
 def cluster_page(out: Path, cluster: str, t: dict[str, pd.DataFrame], links: Links) -> str:
     tenures = _of(t["controller_tenures"], cluster, "start_at", "controller_epoch")
     incidents = _of(t["incidents"], cluster, "at", "incident")
@@ -272,6 +281,13 @@ def cluster_page(out: Path, cluster: str, t: dict[str, pd.DataFrame], links: Lin
         "<h2>Anomalies</h2>" + _table(_of(t["anomalies"], cluster, "detected_at", "anomaly"), links),
         "<h2>Leader elections</h2>"
         + _table(_of(t["leader_elections"], cluster, "elected_at", "topic", "partition"), links),
+        "<h2>Topic deletions</h2>" + _table(_of(t["topic_deletions"], cluster, "requested_at", "topic"), links),
+        "<h2>Partition reassignments</h2>"
+        + _table(_of(t["partition_reassignments"], cluster, "started_at", "topic", "partition"), links),
+        "<h2>Controlled shutdowns</h2>"
+        + _table(_of(t["controlled_shutdowns"], cluster, "requested_at", "broker_id"), links),
+        "<h2>ISR changes</h2>" + _isr_summary(_of(t["isr_changes"], cluster))
+        + _table(_of(t["isr_changes"], cluster, "changed_at", "topic", "partition"), links),
     ]
     return _page(f"{cluster}: Kafka controller analysis", "\n".join(sections))
 
@@ -282,7 +298,8 @@ def write_report(out: Path, rows: dict[str, int], config: Any, warnings: list[st
     """Render ``out/report.html`` and ``out/report/<cluster>.html`` from the tables under ``out``;
     ``windows`` is each cluster's (first, last) event time in ms."""
     names = ("controller_tenures", "incidents", "broker_failures", "sources", "split_brain_windows", "anomalies",
-             "leader_elections", "leaderless_partitions_over_time", "leaders_per_broker_over_time")
+             "leader_elections", "leaderless_partitions_over_time", "leaders_per_broker_over_time",
+             "topic_deletions", "partition_reassignments", "controlled_shutdowns", "isr_changes")
     t: dict[str, Any] = {name: _read(out, name) for name in names}
     t["windows"] = windows or {}
     pages = out / "report"

@@ -41,6 +41,12 @@ EVENTS: tuple[tuple[str, str], ...] = (
     ("queue_time_ms", "bigint"),
     ("processing_time_ms", "bigint"),
     ("exception", "string"),
+    ("phase", "string"),
+    ("deletion_reason", "string"),
+    ("topics", "string"),
+    ("replicas", "array<int>"),
+    ("adding_replicas", "array<int>"),
+    ("removing_replicas", "array<int>"),
 )
 EVENT_COLUMNS: tuple[str, ...] = tuple(name for name, _ in EVENTS)
 

@@ -72,6 +72,7 @@ class ControlledShutdownEvents(EventFamily):
                 core.log.info(message)
                 raise StaleBrokerEpochError(message)
         core.log.info(f"Shutting down broker {broker_id}")
+        core.emit("controlled_shutdown", broker_id=broker_id)
         if broker_id not in context.live_or_shutting_down_broker_ids:
             raise BrokerNotAvailableError(f"Broker id {broker_id} does not exist.")
         context.shutting_down_broker_ids.add(broker_id)

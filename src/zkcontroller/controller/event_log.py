@@ -22,6 +22,7 @@ logging.addLevelName(TRACE, "TRACE")
 
 STATE_CHANGE_LOGGER = "state.change.logger"
 CONTROLLER_LOGGER = "kafka.controller.KafkaController"
+DELETION_LOGGER = "kafka.controller.TopicDeletionManager"
 
 Sink = Callable[[str], None]
 
@@ -61,14 +62,18 @@ class EventLog:
 
 
 class PrefixedLogger:
-    """A Kafka-style logger: every line starts with ``[Controller id=<id> epoch=<e>] ``."""
+    """A Kafka-style logger: every line starts with ``[Controller id=<id> epoch=<e>] ``, or with a component's
+    fixed ident (``ident``: ``[Topic Deletion Manager <id>] ``, as Kafka's ``TopicDeletionManager``)."""
 
-    def __init__(self, name: str, controller_id: int, epoch: Callable[[], int]) -> None:
+    def __init__(self, name: str, controller_id: int, epoch: Callable[[], int], ident: str | None = None) -> None:
         self._log = logging.getLogger(name)
         self._controller_id = controller_id
         self._epoch = epoch
+        self._ident = None if ident is None else f"[{ident} {controller_id}] "
 
     def _prefix(self) -> str:
+        if self._ident is not None:
+            return self._ident
         epoch = self._epoch()
         if epoch > 0:
             return f"[Controller id={self._controller_id} epoch={epoch}] "

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from zkcontroller.controller.core import ControllerCore
+from zkcontroller.controller.event_log import DELETION_LOGGER, PrefixedLogger
 from zkcontroller.controller.events import (
     ControllerEvent,
     TopicDeletion,
@@ -38,6 +39,9 @@ class TopicDeletionManager(EventFamily):
         super().__init__(core)
         self.context = core.context
         self.enabled = core.config.delete_topic_enable
+        self.log = PrefixedLogger(DELETION_LOGGER, core.config.broker_id, lambda: core.context.epoch,
+                                  ident="Topic Deletion Manager")
+        """Kafka's own logger and ident for the manager's lines (the controller's for processTopicDeletion's)."""
 
     def handlers(self) -> Mapping[type[ControllerEvent], Handler]:
         return {
@@ -63,7 +67,7 @@ class TopicDeletionManager(EventFamily):
         log.info(f"List of topics to be deleted: {_names(to_delete)}")
         log.info(f"List of topics ineligible for deletion: {_names(ineligible)}")
         log.info("Initializing topic deletion manager")
-        log.info(f"Initializing manager with initial deletions: {_names(to_delete)}, "
+        self.log.info(f"Initializing manager with initial deletions: {_names(to_delete)}, "
                  f"initial ineligible deletions: {_names(ineligible)}")
         if self.enabled:
             self.context.queue_topic_deletion(to_delete & self.context.all_topics)
@@ -171,7 +175,7 @@ class TopicDeletionManager(EventFamily):
         if not failed:
             return
         topics = {r.topic_partition.topic for r in failed}
-        self.core.log.debug(f"Deletion failed for replicas {_names(failed)}. Halting deletion for topics "
+        self.log.debug(f"Deletion failed for replicas {_names(failed)}. Halting deletion for topics "
                             f"Set({', '.join(sorted(topics))})")
         await self.core.replica_state_machine.handle_state_changes(sorted_replicas(failed),
                                                                    ReplicaState.DELETION_INELIGIBLE)
@@ -184,13 +188,13 @@ class TopicDeletionManager(EventFamily):
         halted = set(topics) & self.context.topics_to_be_deleted
         self.context.topics_ineligible_for_deletion |= halted
         if halted:
-            self.core.log.info(f"Halted deletion of topics {_names(halted)} due to {reason}")
+            self.log.info(f"Halted deletion of topics {_names(halted)} due to {reason}")
             for topic in sorted(halted):
                 self.core.emit("topic_deletion", topic=topic, phase="halted", deletion_reason=reason)
 
     async def complete_replica_deletion(self, replicas: set[PartitionAndReplica]) -> None:
         done = {r for r in replicas if self.is_topic_queued_up_for_deletion(r.topic_partition.topic)}
-        self.core.log.debug(f"Deletion successfully completed for replicas {_names(done)}")
+        self.log.debug(f"Deletion successfully completed for replicas {_names(done)}")
         await self.core.replica_state_machine.handle_state_changes(sorted_replicas(done),
                                                                    ReplicaState.DELETION_SUCCESSFUL)
         await self.resume_deletions()
@@ -202,22 +206,22 @@ class TopicDeletionManager(EventFamily):
         retry: list[str] = []
         eligible: list[str] = []
         if queued:
-            self.core.log.info(f"Handling deletion for topics {','.join(queued)}")
+            self.log.info(f"Handling deletion for topics {','.join(queued)}")
         for topic in queued:
             if self.context.are_all_replicas_in_state(topic, ReplicaState.DELETION_SUCCESSFUL):
                 await self._complete_delete_topic(topic)
-                self.core.log.info(f"Deletion of topic {topic} successfully completed")
+                self.log.info(f"Deletion of topic {topic} successfully completed")
                 self.core.emit("topic_deletion", topic=topic, phase="completed")
             elif (not self.context.is_any_replica_in_state(topic, ReplicaState.DELETION_STARTED)
                   and self.context.is_any_replica_in_state(topic, ReplicaState.DELETION_INELIGIBLE)):
                 retry.append(topic)
             if self._is_eligible(topic):
-                self.core.log.info(f"Deletion of topic {topic} (re)started")
+                self.log.info(f"Deletion of topic {topic} (re)started")
                 self.core.emit("topic_deletion", topic=topic, phase="started")
                 eligible.append(topic)
         for topic in retry:  # ReplicaDeletionIneligible -> OfflineReplica, ready for another attempt
             failed = self.context.replicas_in_state(topic, ReplicaState.DELETION_INELIGIBLE)
-            self.core.log.info(f"Retrying deletion of topic {topic} since replicas {_names(failed)} were not "
+            self.log.info(f"Retrying deletion of topic {topic} since replicas {_names(failed)} were not "
                                "successfully deleted")
             await self.core.replica_state_machine.handle_state_changes(sorted_replicas(failed), ReplicaState.OFFLINE)
         if eligible:
@@ -247,7 +251,7 @@ class TopicDeletionManager(EventFamily):
             retry_replicas |= alive - self.context.replicas_in_state(topic, ReplicaState.DELETION_SUCCESSFUL)
             dead_replicas |= dead
             if dead:
-                self.core.log.debug(f"Dead Replicas ({_names(dead)}) found for topic {topic}")
+                self.log.debug(f"Dead Replicas ({_names(dead)}) found for topic {topic}")
                 with_dead.add(topic)
         rsm = self.core.replica_state_machine
         await rsm.handle_state_changes(sorted_replicas(dead_replicas), ReplicaState.DELETION_INELIGIBLE)

@@ -1,0 +1,158 @@
+"""Transform, continued: the operations an operator starts or a cluster does to itself — topic deletions,
+partition reassignments, ISR shrinks and expansions, controlled shutdowns — one row each, from our JSONL
+records and from Kafka's own log lines alike (`kafka_log_parser` maps both to the same kinds and columns).
+
+Same rules as ``transform.py``: pure ``DataFrame -> DataFrame``, explicit first and last ``select``, ``how=`` on
+every join, built-ins only. Operations are segmented per key by a running count of the rows that begin (or, for
+deletions, end) one, so a topic deleted, re-created and deleted again gives two rows.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+
+SHUTDOWN_GAP_MS = 15_000
+"""ControlledShutdown attempts of one broker closer than this are one shutdown: Kafka retries 3 times,
+``controlled.shutdown.retry.backoff.ms`` (5 s) apart; a broker restarted and stopped again is seconds apart
+at the very least."""
+SHUTDOWN_TAIL_MS = 5_000
+"""Leadership moves this long after the last attempt still count for it (the election ends the handling)."""
+
+
+def _where_first() -> Column:
+    """(source_file, line_number) of the group's earliest line."""
+    return F.min_by(F.struct("source_file", "line_number"), F.struct("ts_ms", "source_file", "line_number"))
+
+
+def _when_ms(phase: str) -> Column:
+    return F.min(F.when(F.col("phase") == phase, F.col("ts_ms")))
+
+
+def topic_deletions(events: DataFrame) -> DataFrame:
+    """One row per deletion of a topic: queued, started, halted (how often, why), completed or refused."""
+    rows = events.where(F.col("kind") == "topic_deletion").select(
+        "cluster", "ts_ms", "phase", "deletion_reason", "controller_epoch", "source_file", "line_number",
+        F.explode(F.split(F.coalesce("topics", "topic"), ",")).alias("topic"))
+    key = Window.partitionBy("cluster", "topic").orderBy("ts_ms", "source_file", "line_number")
+    ends = F.when(F.col("phase").isin("completed", "refused"), 1).otherwise(0)
+    numbered = rows.withColumn("deletion", F.coalesce(F.sum(ends).over(key.rowsBetween(
+        Window.unboundedPreceding, -1)), F.lit(0)))
+    done = numbered.groupBy("cluster", "topic", "deletion").agg(
+        F.min("ts_ms").alias("first_ms"), _when_ms("queued").alias("queued_ms"),
+        _when_ms("started").alias("started_ms"), _when_ms("completed").alias("completed_ms"),
+        _when_ms("refused").alias("refused_ms"),
+        F.sum(F.when(F.col("phase") == "halted", 1).otherwise(0)).cast("bigint").alias("halts"),
+        F.array_sort(F.array_distinct(F.collect_list("deletion_reason"))).alias("halt_reasons"),
+        F.countDistinct("controller_epoch").cast("bigint").alias("controller_epochs"),
+        _where_first().alias("first"))
+    begun = F.coalesce("queued_ms", "first_ms")
+    return done.select(
+        "cluster", "topic", F.timestamp_millis(begun).alias("requested_at"),
+        F.timestamp_millis("started_ms").alias("started_at"),
+        F.timestamp_millis(F.coalesce("completed_ms", "refused_ms")).alias("finished_at"),
+        (F.coalesce("completed_ms", "refused_ms") - begun).alias("duration_ms"),
+        F.when(F.col("completed_ms").isNotNull(), "completed").when(F.col("refused_ms").isNotNull(), "refused")
+        .otherwise("in_progress").alias("outcome"),
+        "halts", "halt_reasons", "controller_epochs",
+        F.col("first.source_file").alias("source_file"), F.col("first.line_number").alias("line_number"))
+
+
+def partition_reassignments(events: DataFrame) -> DataFrame:
+    """One row per reassignment of a partition: when it started and ended, its target, how it ended, and the
+    phases it went through. A Kafka line that writes RS with adding/removing replicas starts one; one that
+    writes RS alone ends it."""
+    moving = F.size(F.coalesce("adding_replicas", F.array())) + F.size(F.coalesce("removing_replicas", F.array()))
+    phase = F.coalesce(F.col("phase"), F.when(moving > 0, "started").otherwise("completed"))
+    rows = events.where(F.col("kind") == "partition_reassignment").select(
+        "cluster", "topic", "partition", "ts_ms", phase.alias("phase"), "replicas", "removing_replicas",
+        "controller_epoch", "source_file", "line_number")
+    key = Window.partitionBy("cluster", "topic", "partition").orderBy("ts_ms", "source_file", "line_number")
+    starts = F.when(F.col("phase") == "started", 1).otherwise(0)
+    numbered = rows.withColumn("reassignment", F.sum(starts).over(key.rowsBetween(Window.unboundedPreceding, 0)))
+    target = F.when(F.col("phase") == "started", F.array_except("replicas", F.coalesce("removing_replicas",
+                                                                                       F.array())))
+    grouped = numbered.groupBy("cluster", "topic", "partition", "reassignment").agg(
+        F.min("ts_ms").alias("first_ms"), _when_ms("started").alias("started_ms"),
+        _when_ms("completed").alias("completed_ms"), _when_ms("cancelled").alias("cancelled_ms"),
+        _when_ms("failed").alias("failed_ms"),
+        F.min_by(target, F.when(target.isNotNull(), F.col("ts_ms"))).alias("target"),
+        F.max_by("replicas", F.when(F.col("phase") == "completed", F.col("ts_ms"))).alias("final_replicas"),
+        F.array_distinct(F.transform(F.array_sort(F.collect_list(F.struct("ts_ms", "phase"))),
+                                     lambda s: s["phase"])).alias("phases"),
+        F.countDistinct("controller_epoch").cast("bigint").alias("controller_epochs"),
+        _where_first().alias("first"))
+    begun = F.coalesce("started_ms", "first_ms")
+    ended = F.coalesce("completed_ms", "cancelled_ms", "failed_ms")
+    return grouped.select(
+        "cluster", "topic", "partition", F.timestamp_millis(begun).alias("started_at"),
+        F.timestamp_millis(ended).alias("finished_at"), (ended - begun).alias("duration_ms"),
+        F.coalesce("target", "final_replicas").alias("target_replicas"), "final_replicas",
+        F.when(F.col("completed_ms").isNotNull(), "completed").when(F.col("cancelled_ms").isNotNull(), "cancelled")
+        .when(F.col("failed_ms").isNotNull(), "failed").otherwise("in_progress").alias("outcome"),
+        "phases", "controller_epochs",
+        F.col("first.source_file").alias("source_file"), F.col("first.line_number").alias("line_number"))
+
+
+def isr_changes(events: DataFrame) -> DataFrame:
+    """Every ISR change with the ISR before it: a leader's shrink or expansion (its own log line) or the
+    controller's rewrite (a replica leaving with its broker, an AlterIsr it applied); a controller rewrite
+    that keeps the same members (a leader-epoch bump) is not a change. ``replaced``: as many members, others."""
+    with_isr = events.where(F.col("isr").isNotNull() & F.col("kind").isin(
+        "isr_change", "isr_shrink", "isr_expand", "partition_state_change", "leader_election")).select(
+        "cluster", "topic", "partition", "ts_ms", "kind", "isr", "leader", "broker_id", "controller_epoch",
+        "source_file", "line_number")
+    key = Window.partitionBy("cluster", "topic", "partition").orderBy("ts_ms", "source_file", "line_number")
+    lagged = with_isr.withColumn("previous_isr", F.lag("isr").over(key))
+    grew = F.size("isr") > F.size(F.coalesce("previous_isr", F.array()))
+    shrank = F.size("isr") < F.size(F.coalesce("previous_isr", F.array()))
+    change = (F.when(F.col("kind") == "isr_shrink", "shrink").when(F.col("kind") == "isr_expand", "expand")
+              .when(shrank, "shrink").when(grew, "expand").otherwise("replaced"))
+    same = F.array_sort("isr") == F.array_sort(F.coalesce("previous_isr", F.array()))
+    changed = F.col("kind").isin("isr_shrink", "isr_expand") | ((F.col("kind") == "isr_change") & ~same)
+    return lagged.where(changed).select(
+        "cluster", F.timestamp_millis("ts_ms").alias("changed_at"), "topic", "partition", change.alias("change"),
+        "previous_isr", "isr", F.when(F.col("kind") == "isr_change", F.col("leader")).otherwise(F.col("broker_id"))
+        .alias("leader"), F.when(F.col("kind") == "isr_change", "controller").otherwise("leader").alias("by"),
+        "controller_epoch", "source_file", "line_number")
+
+
+def controlled_shutdowns(events: DataFrame) -> DataFrame:
+    """One row per controlled shutdown of a broker: its attempts (each ControlledShutdown the controller took),
+    and the partitions whose leadership moved off it with the controlled-shutdown election. A broker that
+    registers again ends a shutdown; so does a silence longer than the retries take."""
+    attempts = events.where((F.col("kind") == "controlled_shutdown") & F.col("broker_id").isNotNull()).select(
+        "cluster", "broker_id", "ts_ms", "controller_epoch", "source_file", "line_number",
+        F.lit(True).alias("attempt"))
+    joined_ids = F.when(F.col("kind") == "broker_registered",
+                        F.coalesce(F.col("brokers"), F.array(F.col("broker_id")))).otherwise(F.col("added_brokers"))
+    registrations = events.where(F.col("kind").isin("broker_registered", "broker_change")).select(
+        "cluster", F.explode(joined_ids).alias("broker_id"), "ts_ms", F.lit(None).cast("int").alias("controller_epoch"),
+        "source_file", "line_number", F.lit(False).alias("attempt"))
+    key = Window.partitionBy("cluster", "broker_id").orderBy("ts_ms", "source_file", "line_number")
+    rows = attempts.unionByName(registrations)
+    gap = F.col("ts_ms") - F.lag("ts_ms").over(key)
+    new = F.when(F.lag("attempt").over(key).isNull() | ~F.lag("attempt").over(key) | (gap > SHUTDOWN_GAP_MS), 1) \
+        .otherwise(0)
+    numbered = rows.withColumn("new", new).withColumn(
+        "shutdown", F.sum("new").over(key.rowsBetween(Window.unboundedPreceding, 0)))
+    shutdowns = numbered.where(F.col("attempt")).groupBy("cluster", "broker_id", "shutdown").agg(
+        F.min("ts_ms").alias("first_ms"), F.max("ts_ms").alias("last_ms"),
+        F.count(F.lit(1)).alias("attempts"), F.max("controller_epoch").alias("controller_epoch"),
+        _where_first().alias("first"))
+    moves = events.where((F.col("kind") == "leader_election") & (F.col("strategy") == "controlled_shutdown")).select(
+        F.col("cluster").alias("m_cluster"), F.col("old_leader").alias("m_broker"), F.col("ts_ms").alias("moved_ms"),
+        "topic", "partition")
+    during = ((F.col("m_cluster") == F.col("cluster")) & (F.col("m_broker") == F.col("broker_id"))
+              & F.col("moved_ms").between(F.col("first_ms"), F.col("last_ms") + SHUTDOWN_TAIL_MS))
+    joined = shutdowns.join(moves, on=during, how="left")
+    counted = joined.groupBy("cluster", "broker_id", "shutdown", "first_ms", "last_ms", "attempts",
+                             "controller_epoch", "first").agg(
+        F.countDistinct("topic", "partition").cast("bigint").alias("leaders_moved"),
+        F.max("moved_ms").alias("last_move_ms"))
+    return counted.select(
+        "cluster", "broker_id", F.timestamp_millis("first_ms").alias("requested_at"),
+        F.timestamp_millis("last_ms").alias("last_attempt_at"), "attempts", "leaders_moved",
+        (F.greatest("last_ms", F.coalesce("last_move_ms", "last_ms")) - F.col("first_ms")).alias("duration_ms"),
+        "controller_epoch", F.col("first.source_file").alias("source_file"),
+        F.col("first.line_number").alias("line_number"))

@@ -1,0 +1,109 @@
+"""The operations tables on a few inline events: deletions, reassignments, ISR changes, controlled shutdowns,
+from our event-log kinds and from Kafka's own lines (as the parser maps them)."""
+
+from __future__ import annotations
+
+import pytest
+from tests.analytics.test_transform import at, events
+
+from zkcontroller.analytics.kafka_log_parser import KafkaLogParser
+
+pytest.importorskip("pyspark")
+from zkcontroller.analytics import admin_tables
+
+pytestmark = pytest.mark.spark
+
+
+def _rows(df) -> list[dict[str, object]]:
+    return [r.asDict() for r in df.orderBy(*df.columns[:4]).collect()]
+
+
+def test_a_deletion_halted_twice_then_completed_is_one_row_and_a_second_deletion_another(spark) -> None:
+    rows = [
+        dict(ms=0, kind="topic_deletion", topics="a,b", phase="queued", controller_epoch=3),
+        dict(ms=5, kind="topic_deletion", topic="a", phase="started", controller_epoch=3),
+        dict(ms=9, kind="topic_deletion", topics="a", phase="halted", deletion_reason="offline replicas"),
+        dict(ms=50, kind="topic_deletion", topics="a", phase="halted", deletion_reason="replica deletion failure"),
+        dict(ms=70, kind="topic_deletion", topic="a", phase="completed", controller_epoch=4),
+        dict(ms=90, kind="topic_deletion", topic="a", phase="queued", controller_epoch=4),
+    ]
+    got = _rows(admin_tables.topic_deletions(events(spark, rows)))
+    a = [(r["requested_at"], r["finished_at"], r["duration_ms"], r["outcome"], r["halts"], r["halt_reasons"],
+          r["controller_epochs"]) for r in got if r["topic"] == "a"]
+    assert a == [(at(0), at(70), 70, "completed", 2, ["offline replicas", "replica deletion failure"], 2),
+                 (at(90), None, None, "in_progress", 0, [], 1)]
+    assert [(r["topic"], r["outcome"]) for r in got if r["topic"] == "b"] == [("b", "in_progress")]
+
+
+def test_a_kafka_reassignment_starts_with_adding_replicas_and_ends_with_rs_alone(spark) -> None:
+    rows = [
+        dict(ms=0, kind="partition_reassignment", topic="t", partition=0, replicas=[2, 3, 1], adding_replicas=[3],
+             removing_replicas=[1], controller_epoch=1),
+        dict(ms=40, kind="partition_reassignment", topic="t", partition=0, phase="caught_up", replicas=[2, 3]),
+        dict(ms=45, kind="partition_reassignment", topic="t", partition=0, replicas=[2, 3], controller_epoch=2),
+        dict(ms=60, kind="partition_reassignment", topic="t", partition=1, phase="started", replicas=[1, 2],
+             adding_replicas=[2]),
+        dict(ms=80, kind="partition_reassignment", topic="t", partition=1, phase="cancelled", replicas=[1]),
+    ]
+    got = _rows(admin_tables.partition_reassignments(events(spark, rows)))
+    assert [(r["partition"], r["started_at"], r["duration_ms"], r["target_replicas"], r["final_replicas"],
+             r["outcome"], r["phases"], r["controller_epochs"]) for r in got] == [
+        (0, at(0), 45, [2, 3], [2, 3], "completed", ["started", "caught_up", "completed"], 2),
+        (1, at(60), 20, [1, 2], None, "cancelled", ["started", "cancelled"], 0)]
+
+
+def test_isr_changes_carry_the_isr_before_and_who_changed_it(spark) -> None:
+    rows = [
+        dict(ms=0, kind="leader_election", topic="t", partition=0, isr=[1, 2, 3], leader=1),
+        dict(ms=10, kind="isr_shrink", topic="t", partition=0, isr=[1, 2], broker_id=1),
+        dict(ms=20, kind="isr_change", topic="t", partition=0, isr=[1], leader=1, controller_epoch=2),
+        dict(ms=25, kind="isr_change", topic="t", partition=0, isr=[1], leader=1, controller_epoch=2),  # epoch bump
+        dict(ms=30, kind="isr_expand", topic="t", partition=0, isr=[1, 3], broker_id=1),
+    ]
+    got = _rows(admin_tables.isr_changes(events(spark, rows)))
+    assert [(r["changed_at"], r["change"], r["previous_isr"], r["isr"], r["leader"], r["by"]) for r in got] == [
+        (at(10), "shrink", [1, 2, 3], [1, 2], 1, "leader"),
+        (at(20), "shrink", [1, 2], [1], 1, "controller"),
+        (at(30), "expand", [1], [1, 3], 1, "leader")]
+
+
+def test_retries_are_one_shutdown_and_a_restart_begins_the_next(spark) -> None:
+    move = dict(kind="leader_election", strategy="controlled_shutdown", old_leader=2, topic="t")
+    rows = [
+        dict(ms=0, kind="controlled_shutdown", broker_id=2, controller_epoch=1),
+        {**move, "ms": 3, "partition": 0},
+        dict(ms=5_000, kind="controlled_shutdown", broker_id=2, controller_epoch=1),
+        {**move, "ms": 5_004, "partition": 1},
+        dict(ms=9_000, kind="broker_registered", broker_id=2),
+        dict(ms=12_000, kind="controlled_shutdown", broker_id=2, controller_epoch=1),
+        {**move, "ms": 99_000, "partition": 2},  # long after: not this shutdown's
+    ]
+    got = _rows(admin_tables.controlled_shutdowns(events(spark, rows)))
+    assert [(r["requested_at"], r["last_attempt_at"], r["attempts"], r["leaders_moved"], r["duration_ms"])
+            for r in got] == [(at(0), at(5_000), 2, 2, 5_004), (at(12_000), at(12_000), 1, 0, 0)]
+
+
+def test_kafka_lines_become_the_same_kinds_as_the_event_log() -> None:
+    parser = KafkaLogParser()
+    cases = {
+        "[Topic Deletion Manager 1] Halted deletion of topics test2 due to offline replicas":
+            ("kafka.controller.TopicDeletionManager", "topic_deletion",
+             {"controller_id": 1, "topic": "test2", "topics": "test2", "phase": "halted",
+              "deletion_reason": "offline replicas"}),
+        "[Controller id=1 epoch=1] Starting topic deletion for topics a,b":
+            ("kafka.controller.KafkaController", "topic_deletion",
+             {"controller_id": 1, "controller_epoch": 1, "topics": "a,b", "phase": "queued"}),
+        "[Controller id=1 epoch=1] Successfully updated assignment of partition t-3 to ReplicaAssignment(replicas="
+        "2,1,3, addingReplicas=2, removingReplicas=3)":
+            ("kafka.controller.KafkaController", "partition_reassignment",
+             {"controller_id": 1, "controller_epoch": 1, "topic": "t", "partition": 3, "replicas": [2, 1, 3],
+              "adding_replicas": [2], "removing_replicas": [3]}),
+        "[Partition my-topic-0 broker=0] Expanding ISR from 0 to 0,2":
+            ("kafka.cluster.Partition", "isr_expand", {"broker_id": 0, "topic": "my-topic", "partition": 0,
+                                                       "isr": [0, 2]}),
+    }
+    for message, (logger, kind, fields) in cases.items():
+        line = f"[2021-01-10 14:19:30,120] INFO {message} ({logger})"
+        parsed = parser.parse_line(1, line)
+        assert parsed.kind == kind, line
+        assert {k: v for k, v in parsed.fields.items() if v is not None} == fields, line
