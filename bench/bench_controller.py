@@ -99,7 +99,8 @@ class TimingTransport(InProcessTransport):
         self.broker_work: list[tuple[int, float]] = []  # (wall ms at start, seconds)
 
     async def send(self, broker: Broker, request: AnyControlRequest) -> ControlResponse:
-        self.handed.append((wall_clock_ms(), request.controller_epoch, type(request).__name__))
+        # fetches and AlterIsr (no controller epoch) pass here too: their handling is brokers' work as well
+        self.handed.append((wall_clock_ms(), getattr(request, "controller_epoch", -1), type(request).__name__))
         await asyncio.sleep(0)  # as InProcessTransport: the broker handles it in its own turn
         handler = self._handlers.get(broker.id)
         if handler is None:

@@ -1,0 +1,158 @@
+"""Issue 12's figures: a controlled shutdown of a broker leading 10,000 partitions, then a preferred-replica
+election giving those 10,000 leaderships back, on the embedded store and a real ZooKeeper.
+
+Five brokers, 50,000 partitions at replication factor 2 (leaders spread evenly, so the broker stopped leads a
+fifth and follows another fifth). The controlled shutdown is timed from the broker's ControlledShutdown request
+to the controller's answer with nothing left to move (the broker's own handshake code,
+``cluster/controlled_shutdown.py``). The broker is then started again; once it is back in every ISR, a
+preferred-replica election is requested through ``/admin/preferred_replica_election`` (as
+``zkcontroller leader-election`` writes it) and timed to the controller's deletion of that znode, which it does
+after the election. Automatic leader rebalancing is off so it does not move leadership first.
+
+Beside each: the brokers' own handling time in that interval (subtracted: controller-only), and the store floor
+measured in the same run — one batched read and rewrite of the partition states the controller has to write
+(led and followed partitions for the shutdown, the elected ones for the election).
+
+    uv run python bench/bench_healing.py [--backend embedded|zookeeper|both] [--scale 0.2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import platform
+import time
+
+from bench_controller import (
+    BROKERS,
+    PROFILER,
+    Records,
+    TimingTransport,
+    create_topics,
+    poll_until,
+    print_result,
+    resident_mib,
+    store_floor_ms,
+    wait_all_online,
+    watch_deletion,
+)
+from zkcontroller.admin.leader_election import start_preferred_election
+from zkcontroller.cluster.controlled_shutdown import controlled_shutdown
+from zkcontroller.cluster.local_cluster import LocalCluster
+from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
+from zkcontroller.controller.config import ControllerConfig
+from zkcontroller.controller.event_log import EventLog
+from zkcontroller.coordination.backend import CoordinationBackend
+from zkcontroller.coordination.embedded_backend import EmbeddedBackend
+from zkcontroller.coordination.kazoo_backend import ZooKeeperBackend
+from zkcontroller.model import TopicPartition
+from zkcontroller.protocol.control_requests import LeaderAndIsrRequest
+from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.zk import paths
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+
+
+def _paths(tps: list[TopicPartition]) -> list[str]:
+    return [paths.partition_state_path(tp.topic, tp.partition) for tp in tps]
+
+
+async def bench(backend: CoordinationBackend, partitions: int) -> tuple[dict[str, float], dict[str, float]]:
+    records, transport = Records(), TimingTransport()
+    cluster = LocalCluster(backend, BROKERS, wall_clock_ms, event_log=EventLog("bench", wall_clock_ms, records.sink),
+                           controller_config=ControllerConfig(broker_id=-1, auto_leader_rebalance_enable=False),
+                           session_timeout_ms=18000, transport=transport)
+    await cluster.start()
+    controller = await cluster.wait_for_controller()
+    session = await backend.new_session()
+    admin = KafkaZkClient(session, wall_clock_ms)
+    try:
+        await create_topics(admin, partitions)
+        setup_s = await wait_all_online(cluster, partitions)
+        victim = next(b for b in BROKERS if b != controller.controller_id)
+        led = sorted(controller.context.partition_leaders_on_broker(victim))
+        followed = [tp for tp in controller.context.partitions_on_broker(victim) if tp not in set(led)]
+        server = cluster.brokers[victim]
+        plane = server.control_plane
+        assert plane is not None and server.zk is not None
+
+        t0 = wall_clock_ms()
+        start = time.perf_counter()
+        with PROFILER.measure(f"controlled-shutdown-{partitions}"):
+            outcome = await controlled_shutdown(victim, lambda: plane.broker_epoch, server.config.controller_config,
+                                                server.zk, server.transport, server.runtime)
+        shutdown_ms = round(1000 * (time.perf_counter() - start))
+        assert outcome.succeeded, outcome
+        t1 = wall_clock_ms()
+        brokers_ms = transport.broker_ms(t0, t1)
+        shutdown = {
+            "partitions": partitions, "led_by_broker": len(led), "followed_by_broker": len(followed),
+            "setup_s": setup_s, "attempts": outcome.attempts,
+            "request_to_answer_ms": shutdown_ms, "brokers_handling_in_that_interval_ms": brokers_ms,
+            "controller_only_ms": shutdown_ms - brokers_ms,
+            **await store_floor_ms(backend, _paths(led + followed)),
+        }
+        await cluster.stop_broker(victim)
+        await cluster.start_broker(victim)
+
+        def back_in_every_isr() -> bool:
+            states = [controller.context.partition_leader_and_isr(tp) for tp in led]
+            return all(s is not None and victim in s.isr for s in states) and controller.event_manager.queue_size == 0
+
+        rejoin = time.perf_counter()
+        await poll_until(back_in_every_isr, timeout_s=900)
+        rejoin_s = time.perf_counter() - rejoin
+        assert all(controller.context.partition_leadership_info(tp).leader_and_isr.leader != victim for tp in led)
+
+        t0 = wall_clock_ms()
+        start = time.perf_counter()
+        with PROFILER.measure(f"preferred-election-{len(led)}"):
+            await start_preferred_election(admin, led)
+            done = await watch_deletion(admin, paths.PREFERRED_REPLICA_ELECTION)
+            await done
+            await poll_until(lambda: controller.event_manager.queue_size == 0
+                             and controller.channel_manager.total_queue_size == 0)
+        elected_ms = round(1000 * (time.perf_counter() - start))
+        handed = max(transport.times(t0, controller.context.epoch, LeaderAndIsrRequest))
+        brokers_ms = transport.broker_ms(t0, handed)
+        back = sum(1 for tp in led if controller.context.partition_leadership_info(tp).leader_and_isr.leader == victim)
+        election = {
+            "partitions_elected": len(led), "leadership_back_on_preferred": back, "rejoin_every_isr_s": rejoin_s,
+            "request_to_znode_deleted_and_idle_ms": elected_ms, "request_to_last_leader_and_isr_ms": handed - t0,
+            "brokers_handling_in_that_interval_ms": brokers_ms, "controller_only_ms": handed - t0 - brokers_ms,
+            "resident_mib": resident_mib(),
+            **await store_floor_ms(backend, _paths(led)),
+        }
+        return shutdown, election
+    finally:
+        await session.close()
+        await cluster.shutdown(timeout_s=120)
+
+
+async def run(backend: CoordinationBackend, scale: float) -> None:
+    shutdown, election = await bench(backend, int(50_000 * scale))
+    print_result("controlled shutdown", shutdown)
+    print_result("preferred-replica election", election)
+
+
+def main() -> None:
+    for name in ("state.change.logger", "kafka"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--backend", choices=["embedded", "zookeeper", "both"], default="both")
+    parser.add_argument("--scale", type=float, default=1.0, help="1.0: 50,000 partitions, 10,000 led by the broker")
+    parser.add_argument("--profile", metavar="DIR", help="cProfile each measured interval into DIR")
+    args = parser.parse_args()
+    PROFILER.out_dir = args.profile
+    print(f"{platform.node()} {platform.machine()} python {platform.python_version()}, scale {args.scale}")
+    if args.backend in ("embedded", "both"):
+        print("embedded store:")
+        asyncio.run(run(EmbeddedBackend(wall_clock_ms), args.scale))
+    if args.backend in ("zookeeper", "both"):
+        with ZooKeeperServerProcess() as server:
+            print(f"real ZooKeeper at {server.connect_string}:")
+            asyncio.run(run(ZooKeeperBackend(server.connect_string, "/healing"), args.scale))
+
+
+if __name__ == "__main__":
+    main()
