@@ -37,6 +37,11 @@ async def test_shell_commands(make_cluster: ClusterFactory, backend: Coordinatio
         assert lines and lines[-1].startswith("error: ") and "already exists" in lines[-1]
         assert await shell.run_command("stop x")
         assert lines[-1] == "error: usage: stop BROKER_ID"
+        await session.close()  # the prompt's own ZooKeeper session is gone: verbs fail, the prompt stays
+        assert await shell.run_command("create payments 2 2")
+        assert lines[-1].startswith("error: ZooKeeper ") and "try again" in lines[-1]
+        assert await shell.run_command("describe orders")
+        assert lines[-1].startswith("error: ZooKeeper ")
         assert await shell.run_command("quit") is False
     finally:
         await session.close()

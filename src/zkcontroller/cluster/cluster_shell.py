@@ -27,8 +27,10 @@ from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.logs import LogFiles
 from zkcontroller.cluster.produce import ProduceWorkload, produce_command
 from zkcontroller.coordination.backend import CoordinationBackend
+from zkcontroller.coordination.errors import ZkError
 from zkcontroller.model import TopicPartition, sorted_partitions
 from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 HELP = """commands:
@@ -107,6 +109,11 @@ class ClusterShell:
         try:
             await handler(args)
         except (AdminError, ValueError, TimeoutError) as e:
+            self.out(f"error: {e}")
+        except ZkError as e:  # the store went away or changed under the verb: say so, keep the prompt
+            self.out(f"error: ZooKeeper {e.code.name}{f' at {e.path}' if e.path else ''}: {e} "
+                     "(nothing else was done; try again once ZooKeeper answers)")
+        except ZnodeDecodeError as e:
             self.out(f"error: {e}")
         return True
 
