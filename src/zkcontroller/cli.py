@@ -68,20 +68,27 @@ def parse_broker_ids(brokers: int | None, broker_ids: str | None) -> list[int]:
 @click.option("--processes", type=click.IntRange(1, 100), metavar="N",
               help="Run N `zkcontroller broker` processes (ids 1..N unless --broker-ids) on Kafka's wire protocol "
                    "against a real ZooKeeper (started here unless --zookeeper is given).")
+@click.option("--zookeeper-ensemble", type=click.IntRange(1, 9), metavar="M",
+              help="With --processes: start an M-server ZooKeeper ensemble on loopback for them (the prompt gains "
+                   "zk-status, zk-kill ID, zk-start ID).")
 def cluster(
     brokers: int | None, broker_ids: str | None, zookeeper: str | None, log_dir: Path | None, session_timeout_ms: int,
-    processes: int | None,
+    processes: int | None, zookeeper_ensemble: int | None,
 ) -> None:
     """Run brokers (each a controller candidate with its own session) in this process, with a prompt."""
     from zkcontroller.cluster.cluster_shell import run_cluster
 
+    if zookeeper_ensemble is not None and not processes:
+        raise click.UsageError("--zookeeper-ensemble needs --processes N (in-process brokers use one store)")
+    if zookeeper_ensemble is not None and zookeeper is not None:
+        raise click.UsageError("--zookeeper-ensemble starts its own ZooKeeper: do not also give --zookeeper")
     ids = parse_broker_ids(processes or brokers, broker_ids)
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
     if processes:
         from zkcontroller.cluster.process_cluster import run_process_cluster
 
         try:
-            asyncio.run(run_process_cluster(ids, zookeeper, log_dir, session_timeout_ms))
+            asyncio.run(run_process_cluster(ids, zookeeper, log_dir, session_timeout_ms, zookeeper_ensemble))
         except KeyboardInterrupt:
             click.echo("stopped")
         return

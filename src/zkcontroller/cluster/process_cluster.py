@@ -25,6 +25,7 @@ from zkcontroller.admin.describe import controller_status, describe_lines, descr
 from zkcontroller.admin.errors import AdminError
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.cluster.server_properties import render
+from zkcontroller.cluster.zookeeper_ensemble import ZooKeeperEnsemble
 from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess, free_port
 from zkcontroller.coordination.connect import make_backend
 from zkcontroller.runtime.clock import wall_clock_ms
@@ -37,6 +38,8 @@ HELP = """commands:
   stop ID | kill ID               SIGTERM (orderly stop) / SIGKILL (hard failure)
   pause ID | resume ID            SIGSTOP / SIGCONT
   start ID                        start a stopped or killed broker again
+  zk-status                       each ZooKeeper server of the ensemble: address, pid, leader/follower
+  zk-kill ID | zk-start ID        SIGKILL one ZooKeeper server / start it again (--zookeeper-ensemble)
   help | quit"""
 
 SIGNALS = {"stop": signal.SIGTERM, "kill": signal.SIGKILL, "pause": signal.SIGSTOP, "resume": signal.SIGCONT}
@@ -67,10 +70,14 @@ class ProcessCluster:
 
     def __init__(self, broker_ids: list[int], directory: Path | None = None, zookeeper: str | None = None,
                  session_timeout_ms: int = 18000, racks: dict[int, str] | None = None,
-                 extra: dict[str, str] | None = None) -> None:
+                 extra: dict[str, str] | None = None, zookeeper_ensemble: int | None = None) -> None:
+        if zookeeper is not None and zookeeper_ensemble is not None:
+            raise ValueError("give either a ZooKeeper to use or the size of an ensemble to start, not both")
         self.directory = directory or Path(tempfile.mkdtemp(prefix="zkcontroller-processes-"))
         self.directory.mkdir(parents=True, exist_ok=True)
         self._own_zk: ZooKeeperServerProcess | None = None
+        self.ensemble_size = zookeeper_ensemble
+        self.ensemble: ZooKeeperEnsemble | None = None
         self._zk_connect = zookeeper
         self.session_timeout_ms = session_timeout_ms
         self.racks = racks or {}
@@ -91,6 +98,10 @@ class ProcessCluster:
         return ",".join(f"127.0.0.1:{b.port}" for b in self.brokers.values())
 
     def start(self) -> None:
+        if self._zk_connect is None and self.ensemble_size is not None:
+            self.ensemble = ZooKeeperEnsemble(self.directory / "zookeeper-ensemble", self.ensemble_size)
+            self.ensemble.start()
+            self._zk_connect = f"{self.ensemble.connect_string}/kafka"
         if self._zk_connect is None:
             self._own_zk = ZooKeeperServerProcess(self.directory / "zookeeper")
             self._own_zk.start()
@@ -154,6 +165,9 @@ class ProcessCluster:
         if self._own_zk is not None:
             self._own_zk.cleanup()
             self._own_zk = None
+        if self.ensemble is not None:
+            self.ensemble.stop()
+            self.ensemble = None
 
 
 class ProcessClusterShell:
@@ -186,6 +200,8 @@ class ProcessClusterShell:
                 live = await self.admin.get_sorted_broker_list()
                 for text in describe_lines(await describe_topics(self.admin, topics), live):
                     self.out(text)
+            elif name in ("zk-status", "zk-kill", "zk-start"):
+                self._zookeeper_command(name, args)
             elif name in SIGNALS or name == "start":
                 if len(args) != 1 or not args[0].isdigit():
                     raise ValueError(f"usage: {name} BROKER_ID")
@@ -200,6 +216,24 @@ class ProcessClusterShell:
         except (AdminError, ValueError, TimeoutError, OSError) as e:
             self.out(f"error: {e}")
         return True
+
+    def _zookeeper_command(self, name: str, args: list[str]) -> None:
+        ensemble = self.cluster.ensemble
+        if ensemble is None:
+            raise ValueError(f"{name} needs an ensemble started here (zkcontroller cluster --processes N "
+                             "--zookeeper-ensemble M)")
+        if name == "zk-status":
+            for line in ensemble.status_lines():
+                self.out(line)
+            return
+        if len(args) != 1 or not args[0].isdigit():
+            raise ValueError(f"usage: {name} ZOOKEEPER_ID")
+        server = int(args[0])
+        if name == "zk-kill":
+            ensemble.kill(server)
+        else:
+            ensemble.start_server(server)
+        self.out(f"{name} {server}: done")
 
     async def _status(self) -> None:
         self.out((await controller_status(self.admin)).render())
@@ -218,8 +252,9 @@ class ProcessClusterShell:
 
 
 async def run_process_cluster(broker_ids: list[int], zookeeper: str | None, directory: Path | None,
-                              session_timeout_ms: int) -> None:
-    cluster = ProcessCluster(broker_ids, directory, zookeeper, session_timeout_ms)
+                              session_timeout_ms: int, zookeeper_ensemble: int | None = None) -> None:
+    cluster = ProcessCluster(broker_ids, directory, zookeeper, session_timeout_ms,
+                             zookeeper_ensemble=zookeeper_ensemble)
     await asyncio.to_thread(cluster.start)
     backend = make_backend(cluster.zookeeper_connect, wall_clock_ms)
     session = await backend.new_session()

@@ -1,4 +1,6 @@
-"""A three-server ZooKeeper ensemble on loopback (Debian's ``zookeeper``: QuorumPeerMain), for tests."""
+"""A ZooKeeper ensemble on loopback (Debian's ``zookeeper``: one QuorumPeerMain per server), for
+``zkcontroller cluster --processes N --zookeeper-ensemble M`` and the tests: brokers see a real quorum, and
+the prompt can kill and restart single servers (zk-kill, zk-start) to watch sessions move between them."""
 
 from __future__ import annotations
 
@@ -38,22 +40,42 @@ class ZooKeeperEnsemble:
         return cfg
 
     def start(self, timeout_s: float = 90.0) -> None:
-        java = shutil.which("java")
-        if java is None:
-            raise ZooKeeperNotInstalled("java not found on PATH")
-        classpath = find_classpath()
+        """Start every server and wait (bounded) until they have formed a quorum with one leader."""
         self.directory.mkdir(parents=True, exist_ok=True)
         for i in self.ids:
-            command = [java, "-Xmx256m", "-cp", classpath, QUORUM_MAIN, str(self._config(i))]
-            with (self.directory / f"zk{i}.out").open("ab") as log:
-                self.processes[i] = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
-                                                     stdin=subprocess.DEVNULL)
+            self.start_server(i)
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if self.leader() is not None and all(self.mode(i) in ("leader", "follower") for i in self.ids):
                 return
             time.sleep(0.2)  # polling child processes' ports: a bounded wait on a condition
         raise TimeoutError(f"the ensemble did not form within {timeout_s}s")
+
+    def start_server(self, i: int) -> None:
+        """Start server ``i`` (again, after a kill): it rejoins the quorum with its data."""
+        if i not in self.ids:
+            raise ValueError(f"no ZooKeeper server {i} (servers: {', '.join(map(str, self.ids))})")
+        running = self.processes.get(i)
+        if running is not None and running.poll() is None:
+            raise ValueError(f"ZooKeeper server {i} is already running (pid {running.pid})")
+        java = shutil.which("java")
+        if java is None:
+            raise ZooKeeperNotInstalled("java not found on PATH")
+        command = [java, "-Xmx256m", "-cp", find_classpath(), QUORUM_MAIN, str(self._config(i))]
+        with (self.directory / f"zk{i}.out").open("ab") as log:
+            self.processes[i] = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
+                                                 stdin=subprocess.DEVNULL)
+
+    def status_lines(self) -> list[str]:
+        """One line per server: address, pid, and its role as it reports it (``srvr``)."""
+        lines = []
+        for i in self.ids:
+            p = self.processes.get(i)
+            alive = p is not None and p.poll() is None
+            role = (self.mode(i) or "not serving") if alive else "stopped"
+            pid = p.pid if alive and p is not None else "-"
+            lines.append(f"zookeeper {i}: 127.0.0.1:{self.client_ports[i]}, pid {pid}, {role}")
+        return lines
 
     def mode(self, i: int) -> str | None:
         for line in four_letter_word("127.0.0.1", self.client_ports[i], "srvr", 1.0).splitlines():
@@ -66,8 +88,12 @@ class ZooKeeperEnsemble:
                      and self.mode(i) == "leader"), None)
 
     def kill(self, i: int) -> None:
-        self.processes[i].kill()
-        self.processes[i].wait(10)
+        """SIGKILL server ``i`` (a crashed ZooKeeper host)."""
+        p = self.processes.get(i)
+        if p is None or p.poll() is not None:
+            raise ValueError(f"ZooKeeper server {i} is not running")
+        p.kill()
+        p.wait(10)
 
     def stop(self) -> None:
         for p in self.processes.values():
