@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import random
 import shutil
 import signal
 import subprocess
@@ -324,3 +325,31 @@ async def test_sigstop_of_the_controller_past_its_session_gives_a_new_controller
     await wait_until(lambda: f"[Controller id={old}] Resigned" in log.read_text()[seen:], timeout_s=20,
                      what=f"broker {old}'s controller to resign", poll_s=0.1)
     assert "ZooKeeper session expired" in log.read_text()[seen:]
+
+
+async def test_sigterm_is_a_controlled_shutdown(cluster, zk):
+    """SIGTERM = Kafka's orderly stop: the broker asks the controller to move its leadership first, and only
+    then leaves; when it has exited it leads nothing, and no partition lost its leader in between."""
+    # A fresh topic: its ISRs are whole (replicas restarted by earlier tests do not rejoin ISRs here, as broker
+    # processes do not fetch over the wire yet), so every leadership has somewhere to go.
+    controller = await zk.get_controller_id()
+    victim = next(b for b in (1, 2, 3) if b != controller)
+    await TopicAdmin(zk, random.Random(7)).create_topic("graceful", 6, 2)
+    addr = f"127.0.0.1:{cluster.brokers[controller].port}"
+    await wait_for_kcat(addr, lambda m: _all_led(m, "graceful", 6, {1, 2, 3}), "graceful led")
+    led = [tp for tp, (leader, _, _) in (await zk_partitions(zk, ["graceful"])).items() if leader == victim]
+    assert led, f"broker {victim} leads nothing in graceful"
+    log, controller_log = cluster.brokers[victim].log, cluster.brokers[controller].log
+    seen, controller_seen = log.stat().st_size, controller_log.stat().st_size
+    cluster.signal(victim, signal.SIGTERM)
+    assert await asyncio.to_thread(cluster.wait_exit, victim, 60) == 0
+    lines = log.read_text()[seen:]
+    # (Partitions of earlier tests' topics whose ISR shrank to this broker alone cannot move: it may end with
+    # "Proceeding to do an unclean shutdown", as Kafka does; the fresh topic's leaderships must have moved.)
+    assert "Starting controlled shutdown" in lines, lines[-2000:]
+    assert lines.index("Starting controlled shutdown") < lines.index("shut down completed")
+    assert f"Shutting down broker {victim}" in controller_log.read_text()[controller_seen:]
+    after = await zk_partitions(zk, ["graceful"])
+    assert all(after[tp][0] not in (victim, -1) and victim not in after[tp][2] for tp in led), after
+    cluster.start_broker(victim)
+    await wait_for_kcat(addr, lambda m: len(m["brokers"]) == 3, f"broker {victim} back", timeout_s=30)
