@@ -23,7 +23,7 @@ from typing import Any
 
 from zkcontroller.broker.metadata_cache import MetadataCache, MetadataSnapshot
 from zkcontroller.protocol.control_requests import ApiKey, ControlResponse
-from zkcontroller.protocol.inter_broker import AlterIsrResponse, ControlledShutdownResponse
+from zkcontroller.protocol.inter_broker import AlterIsrResponse, ControlledShutdownResponse, FetchResponse
 from zkcontroller.protocol.wire import client_apis, control_codec
 from zkcontroller.protocol.wire.client_apis import (
     API_VERSIONS,
@@ -41,8 +41,8 @@ from zkcontroller.protocol.wire.messages import INTER_BROKER_APIS
 log = logging.getLogger("kafka.server.KafkaApis")
 
 CONTROL_APIS = (ApiKey.LEADER_AND_ISR, ApiKey.STOP_REPLICA, ApiKey.UPDATE_METADATA, ApiKey.CONTROLLED_SHUTDOWN,
-                ApiKey.ALTER_ISR)
-RESPONSE_TYPES = (ControlResponse, ControlledShutdownResponse, AlterIsrResponse)
+                ApiKey.ALTER_ISR, ApiKey.FETCH)
+RESPONSE_TYPES = (ControlResponse, ControlledShutdownResponse, AlterIsrResponse, FetchResponse)
 CreateTopicsHandler = Callable[[list[TopicToCreate], bool], Awaitable[list[TopicCreated]]]
 
 

@@ -20,11 +20,12 @@ from zkcontroller.protocol.wire.messages import IBP_2_8_VERSIONS
 
 log = logging.getLogger("kafka.server.KafkaConfig")
 
-IBP_VERSIONS = {"2.5": {4: 4, 5: 2, 6: 6}, "2.6": {4: 4, 5: 3, 6: 6}, "2.7": {4: 4, 5: 3, 6: 6},
-                "2.8": {4: 5, 5: 3, 6: 7}}
-"""Control-request versions per ``inter.broker.protocol.version`` (Kafka's ControllerBrokerRequestBatch rules:
+IBP_VERSIONS = {"2.5": {4: 4, 5: 2, 6: 6, 1: 11}, "2.6": {4: 4, 5: 3, 6: 6, 1: 11}, "2.7": {4: 4, 5: 3, 6: 6, 1: 12},
+                "2.8": {4: 5, 5: 3, 6: 7, 1: 12}}
+"""Inter-broker request versions per ``inter.broker.protocol.version`` (Kafka's ControllerBrokerRequestBatch rules:
 LeaderAndIsr v4 and UpdateMetadata v6 from 2.4-IV1, StopReplica v3 from 2.6-IV0, LeaderAndIsr v5 and
-UpdateMetadata v7 from 2.8-IV1). Older IBPs are not offered."""
+UpdateMetadata v7 from 2.8-IV1; ReplicaFetcherThread's: Fetch v11 from 2.3-IV1, v12 from 2.7-IV1). Older IBPs
+are not offered."""
 
 
 class ConfigError(ValueError):

@@ -32,8 +32,10 @@ from zkcontroller.protocol.inter_broker import (
     AlterIsrResponse,
     ControlledShutdownRequest,
     ControlledShutdownResponse,
+    FetchRequest,
+    FetchResponse,
 )
-from zkcontroller.protocol.wire import codec
+from zkcontroller.protocol.wire import codec, fetch_codec
 from zkcontroller.protocol.wire.codec import WireFormatError
 from zkcontroller.protocol.wire.messages import (
     ALTER_ISR,
@@ -44,8 +46,8 @@ from zkcontroller.protocol.wire.messages import (
     UPDATE_METADATA,
 )
 
-WireRequest = AnyControlRequest | ControlledShutdownRequest | AlterIsrRequest
-WireResponse = ControlResponse | ControlledShutdownResponse | AlterIsrResponse
+WireRequest = AnyControlRequest | ControlledShutdownRequest | AlterIsrRequest | FetchRequest
+WireResponse = ControlResponse | ControlledShutdownResponse | AlterIsrResponse | FetchResponse
 
 SECURITY_PROTOCOL_IDS = {"PLAINTEXT": 0, "SSL": 1, "SASL_PLAINTEXT": 2, "SASL_SSL": 3}
 SECURITY_PROTOCOL_NAMES = {v: k for k, v in SECURITY_PROTOCOL_IDS.items()}
@@ -143,6 +145,8 @@ def request_body(request: WireRequest) -> dict[str, Any]:
 def encode_request(request: WireRequest, version: int) -> bytes:
     """The body of ``request`` at ``version``. StopReplica before v3 has one delete flag for the whole request:
     a mixed request cannot be written there (the controller sends two, as Kafka's does)."""
+    if isinstance(request, FetchRequest):
+        return fetch_codec.encode_request(request, version)
     if isinstance(request, StopReplicaRequest) and version < 3:
         flags = {s.delete_partition for s in request.partition_states}
         if len(flags) > 1:
@@ -183,6 +187,8 @@ def _topic_ids(topic_states: list[dict[str, Any]]) -> tuple[tuple[str, TopicId |
 def decode_request(api_key: int, version: int, buf: bytes | memoryview, offset: int = 0) -> WireRequest:
     """A LeaderAndIsr, UpdateMetadata, StopReplica, ControlledShutdown or AlterIsr body as plain values;
     `WireFormatError` on bad bytes."""
+    if api_key == ApiKey.FETCH:
+        return fetch_codec.decode_request(version, buf, offset)
     d = codec.decode(INTER_BROKER_APIS[api_key].request, version, buf, offset, exact=False)
     if api_key == ApiKey.CONTROLLED_SHUTDOWN:
         return ControlledShutdownRequest(d["broker_id"], d["broker_epoch"])
@@ -238,6 +244,8 @@ def _error(code: int) -> Errors:
 
 def encode_response(response: WireResponse, version: int, request: WireRequest | None = None) -> bytes:
     """The body of ``response`` at ``version``; LeaderAndIsr v5 needs ``request`` for the topic ids."""
+    if isinstance(response, FetchResponse):
+        return fetch_codec.encode_response(response, version, request if isinstance(request, FetchRequest) else None)
     if isinstance(response, ControlledShutdownResponse):
         return codec.encode(CONTROLLED_SHUTDOWN.response, version, {
             "error_code": int(response.error),
@@ -268,6 +276,8 @@ def encode_response(response: WireResponse, version: int, request: WireRequest |
 
 def decode_response(request: WireRequest, version: int, buf: bytes | memoryview, offset: int = 0) -> WireResponse:
     api_key = request.api_key
+    if api_key == ApiKey.FETCH:
+        return fetch_codec.decode_response(version, buf, offset)
     d = codec.decode(INTER_BROKER_APIS[api_key].response, version, buf, offset)
     if api_key == ApiKey.CONTROLLED_SHUTDOWN:
         return ControlledShutdownResponse(_error(d["error_code"]), tuple(
