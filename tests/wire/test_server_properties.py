@@ -64,3 +64,36 @@ def test_bad_values_are_clear_errors(override, message):
 def test_missing_zookeeper_connect():
     with pytest.raises(ConfigError, match=r'Missing required configuration "zookeeper\.connect"'):
         broker_properties(parse_properties("broker.id=1\n"))
+
+
+def test_replica_settings_reach_the_replica_manager_config():
+    """The broker process hands these to `ReplicaManager`: lag, fetch wait/back-off, IBP (which ISR path)."""
+    from zkcontroller.cluster.broker_process import BrokerProcess
+
+    p = broker_properties(parse_properties(BASE))
+    r = p.replication
+    assert (r.replica_lag_time_max_ms, r.replica_fetch_wait_max_ms, r.replica_fetch_backoff_ms) == (30000, 500, 1000)
+    assert r.log_dirs == ("/data/a", "/data/b") and r.uses_alter_isr
+    p = broker_properties(parse_properties(BASE), [
+        "replica.lag.time.max.ms=4000", "replica.fetch.wait.max.ms=100", "replica.fetch.backoff.ms=0",
+        "replica.socket.timeout.ms=2000", "request.timeout.ms=7000", "inter.broker.protocol.version=2.6"])
+    r = p.replication
+    assert (r.replica_lag_time_max_ms, r.replica_fetch_wait_max_ms, r.replica_fetch_backoff_ms) == (4000, 100, 0)
+    assert (r.replica_socket_timeout_ms, r.request_timeout_ms) == (2000, 7000)
+    assert not r.uses_alter_isr, "IBP 2.6 propagates ISR changes through ZooKeeper, not AlterIsr"
+    assert p.unknown == {}
+    assert BrokerProcess(p).broker_config().replication == r
+
+
+@pytest.mark.parametrize(("overrides", "message"), [
+    (["replica.fetch.wait.max.ms=900", "replica.socket.timeout.ms=800"],
+     "replica.socket.timeout.ms should always be at least replica.fetch.wait.max.ms"),
+    (["replica.fetch.wait.max.ms=900", "replica.lag.time.max.ms=800"],
+     "replica.fetch.wait.max.ms should always be less than or equal to replica.lag.time.max.ms"),
+    (["replica.lag.time.max.ms=0"], "Invalid value 0 for configuration replica.lag.time.max.ms"),
+    (["replica.fetch.backoff.ms=-1"], "Invalid value -1 for configuration replica.fetch.backoff.ms"),
+    (["log.dirs=/d/a,/d/a"], "Duplicate log directory found: /d/a,/d/a"),
+])
+def test_bad_replica_settings_are_clear_errors(overrides, message):
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        broker_properties(parse_properties(BASE), overrides)

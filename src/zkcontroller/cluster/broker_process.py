@@ -2,10 +2,11 @@
 
 The assembly of Kafka's ``KafkaServer.startup`` over the wire: the listener (`SocketServer` with
 `KafkaApis`) binds first, then the broker registers in ZooKeeper and becomes a controller candidate whose
-requests to other brokers travel over TCP (`TcpTransport`). SIGTERM (or SIGINT) is an orderly stop: the
-controller resigns, the session closes so the broker's znode goes at once, and the listener closes.
-SIGKILL is a hard failure, left to ZooKeeper's session timeout. Controlled shutdown proper (the
-ControlledShutdown request to the controller) is not part of this stop yet.
+requests (control requests and the replica fetchers' Fetch) travel over TCP (`TcpTransport`). SIGTERM (or
+SIGINT) is Kafka's orderly stop: a controlled shutdown (ControlledShutdown to the controller, retried per
+``controlled.shutdown.*``), then the controller resigns, the session closes so the broker's znode goes at
+once, and the listener closes. SIGKILL is a hard failure, left to ZooKeeper's session timeout. The replica
+manager takes ``replica.*``, ``inter.broker.protocol.version`` and ``log.dirs`` from server.properties.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ class BrokerProcess:
         p = self.props
         return BrokerConfig(broker_id=p.broker_id, host=p.advertised.host, port=p.advertised.port, rack=p.rack,
                             controller=p.controller, session_timeout_ms=p.session_timeout_ms,
-                            extra={"log.dirs": ",".join(p.log_dirs)})
+                            replication=p.replication, extra={"log.dirs": ",".join(p.log_dirs)})
 
     async def startup(self) -> None:
         p = self.props

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.protocol.wire.messages import IBP_2_8_VERSIONS
 
@@ -73,7 +74,8 @@ class BrokerProperties:
     inter_broker_protocol_version: str
     controller: ControllerConfig
     socket_request_max_bytes: int
-    replica_lag_time_max_ms: int
+    replication: ReplicationConfig
+    """The replica manager's settings: ``replica.*``, ``inter.broker.protocol.version``, ``log.dirs``."""
     metrics_port: int | None
     unknown: dict[str, str] = field(default_factory=dict)
 
@@ -120,7 +122,8 @@ _KNOWN = {
     "zookeeper.connection.timeout.ms", "broker.rack", "log.dirs", "log.dir", "inter.broker.protocol.version",
     "auto.leader.rebalance.enable", "unclean.leader.election.enable", "delete.topic.enable",
     "controlled.shutdown.enable", "controlled.shutdown.max.retries", "controlled.shutdown.retry.backoff.ms",
-    "replica.lag.time.max.ms", "leader.imbalance.check.interval.seconds", "leader.imbalance.per.broker.percentage",
+    "replica.lag.time.max.ms", "replica.fetch.wait.max.ms", "replica.fetch.backoff.ms", "replica.socket.timeout.ms",
+    "leader.imbalance.check.interval.seconds", "leader.imbalance.per.broker.percentage",
     "zookeeper.max.in.flight.requests", "controller.socket.timeout.ms", "request.timeout.ms",
     "inter.broker.listener.name", "socket.request.max.bytes", "metrics.prometheus.port",
 }
@@ -169,6 +172,8 @@ def broker_properties(props: dict[str, str], overrides: Iterable[str] = ()) -> B
     log_dirs = tuple(d.strip() for d in get("log.dirs", get("log.dir", "/tmp/kafka-logs")).split(",") if d.strip())
     if not log_dirs:
         raise ConfigError("log.dirs is empty")
+    if len(set(log_dirs)) < len(log_dirs):
+        raise ConfigError(f"Duplicate log directory found: {','.join(log_dirs)}")
     inter_broker_listener = get("inter.broker.listener.name", "PLAINTEXT")
     if inter_broker_listener.upper() != "PLAINTEXT":
         raise ConfigError(f"inter.broker.listener.name={inter_broker_listener}: only PLAINTEXT is served")
@@ -195,10 +200,28 @@ def broker_properties(props: dict[str, str], overrides: Iterable[str] = ()) -> B
         session_timeout_ms=session_timeout_ms, rack=rack, log_dirs=log_dirs,
         inter_broker_protocol_version=ibp, controller=controller,
         socket_request_max_bytes=num("socket.request.max.bytes", 104857600, 1),
-        replica_lag_time_max_ms=num("replica.lag.time.max.ms", 30000, 1),
+        replication=_replication(num, ibp, log_dirs),
         metrics_port=_int("metrics.prometheus.port", metrics, 0) if metrics else None,
         unknown=unknown,
     )
+
+
+def _replication(num: Callable[[str, int, int], int], ibp: str, log_dirs: tuple[str, ...]) -> ReplicationConfig:
+    """Kafka's replica settings with its defaults and its two cross-checks (KafkaConfig's ``require``s)."""
+    lag = num("replica.lag.time.max.ms", 30000, 1)
+    wait = num("replica.fetch.wait.max.ms", 500, 0)
+    socket_timeout = num("replica.socket.timeout.ms", 30000, 1)
+    if wait > socket_timeout:
+        raise ConfigError("replica.socket.timeout.ms should always be at least replica.fetch.wait.max.ms to "
+                          "prevent unnecessary socket timeouts")
+    if wait > lag:
+        raise ConfigError("replica.fetch.wait.max.ms should always be less than or equal to replica.lag.time.max.ms "
+                          "to prevent frequent changes in ISR")
+    return ReplicationConfig(
+        replica_lag_time_max_ms=lag, replica_fetch_wait_max_ms=wait,
+        replica_fetch_backoff_ms=num("replica.fetch.backoff.ms", 1000, 0), replica_socket_timeout_ms=socket_timeout,
+        request_timeout_ms=num("request.timeout.ms", 30000, 1), inter_broker_protocol_version=ibp,
+        log_dirs=log_dirs)
 
 
 def load(path: Path, overrides: Iterable[str] = (), reader: Callable[[Path], str] = Path.read_text) -> BrokerProperties:
