@@ -10,9 +10,12 @@ Prints figures; asserts nothing about speed. Run:
 * controller failover: 100,000 partitions; the controller's broker stops. Measured from ``/controller``
   vanishing to the new controller's first UpdateMetadata handed to the transport, and to "Ready to serve".
 
-``--scale`` multiplies the partition counts (0.1 for a quick look). Beside each figure the script prints the
-in-process brokers' handling time inside the interval (they share the controller's event loop; the
-``controller_only`` figures subtract it), the resident memory, and the store floor for the same znodes from
+Both failures are hard (kill -9, the session expired at once), not a controlled shutdown
+(`bench_healing.py` times that). ``--scale`` multiplies the partition counts (0.1 for a quick look). Beside each
+figure the script prints the in-process brokers' loop time inside the interval (they share the controller's
+event loop; the ``controller_only`` figures subtract it), the controller's own event-processing loop time
+measured directly (``controller_event_loop_time``: its steps, without the store's round trips), the resident
+memory, and the store floor for the same znodes from
 the same run (one batched read and one batched rewrite). ``--profile DIR`` saves a cProfile of each measured
 interval; ``--sweep 1000,10000,100000,500000`` prints both scenarios per size as a table and saves a PNG plot;
 ``--no-multi-read`` and ``--gc default|threshold`` give the before-figures of those changes.
@@ -29,12 +32,15 @@ import inspect
 import io
 import json
 import logging
+import os
 import platform
 import pstats
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
+from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
 from zkcontroller.controller import event_gc
@@ -56,6 +62,7 @@ from zkcontroller.runtime.in_process import InProcessTransport
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.paths import partition_state_path
 
+T = TypeVar("T")
 PARTITIONS_PER_TOPIC = 1000
 BROKERS = [1, 2, 3, 4, 5]
 
@@ -77,6 +84,7 @@ class Profiler:
             yield
         finally:
             profile.disable()
+            os.makedirs(self.out_dir, exist_ok=True)
             path = f"{self.out_dir}/{name}.prof"
             profile.dump_stats(path)
             text = io.StringIO()
@@ -88,15 +96,63 @@ class Profiler:
 PROFILER = Profiler(None)
 
 
+class _Pass:
+    """Hands one yielded object of an inner coroutine to the event loop and returns what the loop sends back."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def __await__(self):  # type: ignore[no-untyped-def]
+        return (yield self.value)
+
+
+async def own_time(coro: Coroutine[Any, Any, T], add: Callable[[float], None]) -> T:
+    """Run ``coro``, adding to ``add`` only the seconds its own steps take on the loop, not the awaits between
+    them: work of several tasks interleaved on one loop is then counted once, in the task that did it."""
+    value: object = None
+    error: BaseException | None = None
+    while True:
+        start = time.perf_counter()
+        try:
+            yielded = coro.throw(error) if error is not None else coro.send(value)
+        except StopIteration as stop:
+            add(time.perf_counter() - start)
+            return stop.value
+        except BaseException:
+            add(time.perf_counter() - start)
+            raise
+        add(time.perf_counter() - start)
+        try:
+            value, error = await _Pass(yielded), None
+        except BaseException as e:  # cancellation included: thrown into the inner coroutine
+            value, error = None, e
+
+
+@dataclass
+class LoopTime:
+    """Seconds of loop time spent by one party, as (wall ms at the step, seconds) samples."""
+
+    samples: list[tuple[int, float]] = field(default_factory=list)
+
+    def add(self, seconds: float) -> None:
+        self.samples.append((wall_clock_ms(), seconds))
+
+    def ms(self, since_ms: int, until_ms: int) -> int:
+        return round(1000 * sum(d for t, d in self.samples if since_ms <= t <= until_ms))
+
+
 class TimingTransport(InProcessTransport):
-    """Notes when each request was handed to the transport: (time, controller epoch, request kind), and how long
-    the in-process brokers took to handle each (their work shares the controller's loop: it is subtracted to
-    give controller-only figures)."""
+    """Notes when each request was handed to the transport: (time, controller epoch, request kind), and the loop
+    time the in-process brokers spent handling each, step by step (their work shares the controller's loop;
+    it is subtracted to give controller-only figures, and counted without the awaits inside a handler, so
+    overlapping handlers are not counted twice)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.handed: list[tuple[int, int, str]] = []
-        self.broker_work: list[tuple[int, float]] = []  # (wall ms at start, seconds)
+        self.broker_time = LoopTime()
 
     async def send(self, broker: Broker, request: AnyControlRequest) -> ControlResponse:
         # fetches and AlterIsr (no controller epoch) pass here too: their handling is brokers' work as well
@@ -106,19 +162,34 @@ class TimingTransport(InProcessTransport):
         if handler is None:
             return await super().send(broker, request)
         self.sent += 1
-        started_ms, started = wall_clock_ms(), time.perf_counter()
+        started = time.perf_counter()
         response = handler(request)
-        if inspect.isawaitable(response):
+        self.broker_time.add(time.perf_counter() - started)
+        if asyncio.iscoroutine(response):
+            response = await own_time(response, self.broker_time.add)
+        elif inspect.isawaitable(response):
             response = await response
-        self.broker_work.append((started_ms, time.perf_counter() - started))
         return response
 
     def times(self, since_ms: int, epoch: int, kind: type) -> list[int]:
         return [t for t, e, k in self.handed if t >= since_ms and e == epoch and k == kind.__name__]
 
     def broker_ms(self, since_ms: int, until_ms: int) -> int:
-        """Milliseconds the brokers spent handling requests that started in [since, until]."""
-        return round(1000 * sum(d for t, d in self.broker_work if since_ms <= t <= until_ms))
+        """Milliseconds of loop time the brokers spent handling requests in [since, until]."""
+        return self.broker_time.ms(since_ms, until_ms)
+
+
+def time_controller_events(cluster: LocalCluster) -> LoopTime:
+    """The loop time every broker's controller spends processing events (its own steps, not the store's
+    round trips): the controller's work measured directly rather than by subtraction."""
+    spent = LoopTime()
+    for server in cluster.brokers.values():
+        controller = server.controller
+        if controller is None:
+            continue
+        process = controller.process
+        controller.process = lambda event, _p=process: own_time(_p(event), spent.add)  # type: ignore[method-assign]
+    return spent
 
 
 def resident_mib() -> float:
@@ -225,6 +296,21 @@ async def watch_deletion(admin: KafkaZkClient, path: str) -> asyncio.Future[int]
     return fut
 
 
+DATA_PLANE = False
+"""``--data-plane``: run the brokers' replica fetchers and ISR checks during the figures (off by default: they
+are the brokers' work, which in Kafka runs on other machines, and here shares the controller's loop)."""
+
+
+async def kill_broker(cluster: LocalCluster, backend: CoordinationBackend, broker_id: int) -> None:
+    """A hard failure (kill -9) whose session the store expires at once, as ZooKeeper does once the session
+    timeout has passed: no controlled shutdown, no resignation, no waiting out the timeout in wall time."""
+    server = cluster.brokers[broker_id]
+    session = server.zk.session if server.zk is not None else None
+    server.crash()
+    if session is not None:
+        await backend.expire_session(session)
+
+
 async def start_cluster(backend: CoordinationBackend, records: Records, transport: TimingTransport) -> LocalCluster:
     cluster = LocalCluster(
         backend,
@@ -233,6 +319,7 @@ async def start_cluster(backend: CoordinationBackend, records: Records, transpor
         event_log=EventLog("bench", wall_clock_ms, records.sink),
         session_timeout_ms=18000,
         transport=transport,
+        replication=ReplicationConfig(replica_fetching=DATA_PLANE),
     )
     await cluster.start()
     await cluster.wait_for_controller()
@@ -242,6 +329,7 @@ async def start_cluster(backend: CoordinationBackend, records: Records, transpor
 async def bench_broker_failure(backend: CoordinationBackend, partitions: int) -> dict[str, float]:
     records, transport = Records(), TimingTransport()
     cluster = await start_cluster(backend, records, transport)
+    controller_time = time_controller_events(cluster)
     session = await backend.new_session()
     admin = KafkaZkClient(session, wall_clock_ms)
     try:
@@ -254,7 +342,7 @@ async def bench_broker_failure(backend: CoordinationBackend, partitions: int) ->
         led = len(led_tps)
         gone = await watch_deletion(admin, f"/brokers/ids/{victim}")
         with PROFILER.measure(f"broker-failure-{partitions}"):
-            await cluster.stop_broker(victim)
+            await kill_broker(cluster, backend, victim)
             t0 = await gone
             await poll_until(
                 lambda: (
@@ -281,6 +369,7 @@ async def bench_broker_failure(backend: CoordinationBackend, partitions: int) ->
             "znode_gone_to_last_leader_and_isr_handed_ms": handed - t0,
             "brokers_handling_in_that_interval_ms": broker_ms,
             "controller_only_ms": handed - t0 - broker_ms,
+            "controller_event_loop_time_ms": controller_time.ms(t0, handed),
             **floor,
         }
     finally:
@@ -291,6 +380,7 @@ async def bench_broker_failure(backend: CoordinationBackend, partitions: int) ->
 async def bench_failover(backend: CoordinationBackend, partitions: int) -> dict[str, float]:
     records, transport = Records(), TimingTransport()
     cluster = await start_cluster(backend, records, transport)
+    controller_time = time_controller_events(cluster)
     session = await backend.new_session()
     admin = KafkaZkClient(session, wall_clock_ms)
     try:
@@ -301,7 +391,7 @@ async def bench_failover(backend: CoordinationBackend, partitions: int) -> dict[
         rss_before = resident_mib()
         gone = await watch_deletion(admin, "/controller")
         with PROFILER.measure(f"failover-{partitions}"):
-            await cluster.stop_broker(old.controller_id)
+            await kill_broker(cluster, backend, old.controller_id)
             t0 = await gone
             new = await cluster.wait_for_controller(timeout_s=900, exclude=old.controller_id, min_epoch=2)
         epoch = new.context.epoch
@@ -321,6 +411,8 @@ async def bench_failover(backend: CoordinationBackend, partitions: int) -> dict[
             "controller_gone_to_ready_ms": ready["ts_ms"] - t0,
             "brokers_handling_before_ready_ms": transport.broker_ms(t0, ready["ts_ms"]),
             "controller_only_to_ready_ms": ready["ts_ms"] - t0 - transport.broker_ms(t0, ready["ts_ms"]),
+            "controller_event_loop_time_to_first_update_metadata_ms": controller_time.ms(t0, first_um),
+            "controller_event_loop_time_to_ready_ms": controller_time.ms(t0, ready["ts_ms"]),
             **floor,
         }
     finally:
@@ -401,6 +493,8 @@ def main() -> None:
                         "thresholds, or a gen-0 threshold of 50,000 without the pause")
     parser.add_argument("--no-multi-read", action="store_true",
                         help="ZooKeeper: pipelined bulk reads instead of multiRead (the before-figure)")
+    parser.add_argument("--data-plane", action="store_true",
+                        help="keep the brokers' replica fetchers and ISR checks running during the figures")
     parser.add_argument("--sweep", metavar="SIZES", help="comma-separated partition counts, e.g. 1000,10000,100000")
     parser.add_argument("--plot", metavar="PNG", default="controller-sweep.png", help="where --sweep saves its plot")
     args = parser.parse_args()
@@ -410,6 +504,8 @@ def main() -> None:
         event_gc.ENABLED = False
     if args.gc == "threshold":
         gc.set_threshold(50_000, 20, 100)
+    global DATA_PLANE
+    DATA_PLANE = args.data_plane
     if args.no_multi_read:
         KazooSession.multi_read_enabled = False
     print(f"{platform.node()} {platform.machine()} python {platform.python_version()}, scale {args.scale}")

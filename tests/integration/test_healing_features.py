@@ -8,9 +8,9 @@ from collections.abc import AsyncIterator
 import pytest
 from tests.integration.conftest import ClusterFactory
 
-from zkcontroller.controller.features import parse_ibp
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.model import FeatureZNodeData, FeatureZNodeStatus, FinalizedVersionRange
+from zkcontroller.protocol.ibp import parse_ibp
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
@@ -53,6 +53,6 @@ async def test_an_enabled_node_is_left_alone_and_an_old_ibp_disables(make_cluste
 
 
 def test_ibp_parsing() -> None:
-    assert parse_ibp("2.7-IV0") == (2, 7, 0) < parse_ibp("2.7") < parse_ibp("2.8-IV0") < parse_ibp("2.8.2")
-    with pytest.raises(ValueError, match=r"Invalid inter\.broker\.protocol\.version 'x'"):
+    assert parse_ibp("2.7-IV0") == ((2, 7), 0) < parse_ibp("2.7") < parse_ibp("2.8-IV0") < parse_ibp("2.8.2")
+    with pytest.raises(ValueError, match=r"inter\.broker\.protocol\.version: 'x' is not a version"):
         parse_ibp("x")

@@ -2,19 +2,15 @@
 
 ``inter.broker.protocol.version`` decides how a leader propagates an ISR change: from 2.7-IV2 on, an AlterIsr
 request to the controller; before, the leader writes the partition state itself and publishes ISR-change
-notifications. `ReplicationConfig.uses_alter_isr` is the one place that switch is read.
+notifications. `ReplicationConfig.uses_alter_isr` is where a broker reads that switch (`protocol.ibp`).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-_IBP = re.compile(r"^(\d+(?:\.\d+){1,2})(?:-IV(\d+))?$")
-_LATEST_IV = 99
-"""A version without ``-IVn`` ("2.7") means its newest internal version, as Kafka's ApiVersion does."""
-ALTER_ISR_MIN_IBP = "2.7-IV2"
-DEFAULT_IBP = "2.8-IV1"
+from zkcontroller.protocol.ibp import DEFAULT_IBP, alter_isr_enabled, parse_ibp
+
 DEFAULT_LOG_DIRS = ("/tmp/kafka-logs",)
 """Kafka's default ``log.dirs``."""
 
@@ -25,17 +21,6 @@ def virtual_log_dirs(count: int) -> tuple[str, ...]:
     if count < 1:
         raise ValueError(f"a broker needs at least one log dir, got {count}")
     return tuple(f"/tmp/kafka-logs-{i}" for i in range(count))
-
-
-def parse_ibp(value: str) -> tuple[tuple[int, ...], int]:
-    """``"2.7-IV2"`` → ((2, 7), 2): comparable inter-broker protocol versions. Raises ValueError naming the value."""
-    match = _IBP.match(value.strip())
-    if match is None:
-        raise ValueError(f"inter.broker.protocol.version: {value!r} is not a version such as 2.8-IV1 or 2.6")
-    numbers = tuple(int(n) for n in match.group(1).split("."))
-    if numbers[0] == 0 and len(numbers) == 2:  # "0.10" → 0.10.0
-        numbers = (*numbers, 0)
-    return numbers, _LATEST_IV if match.group(2) is None else int(match.group(2))
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +75,7 @@ class ReplicationConfig:
     @property
     def uses_alter_isr(self) -> bool:
         """Kafka's ``config.interBrokerProtocolVersion.isAlterIsrSupported``."""
-        return parse_ibp(self.inter_broker_protocol_version) >= parse_ibp(ALTER_ISR_MIN_IBP)
+        return alter_isr_enabled(self.inter_broker_protocol_version)
 
     @property
     def isr_expiration_interval_ms(self) -> int:

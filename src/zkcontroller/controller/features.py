@@ -12,23 +12,11 @@ path and left alone rather than failing the whole failover (Kafka's failover wou
 
 from __future__ import annotations
 
-import re
-
 from zkcontroller.controller.families import EventFamily
 from zkcontroller.model import FeatureZNodeData, FeatureZNodeStatus
+from zkcontroller.protocol.ibp import FEATURE_VERSIONING_MIN_IBP, ibp_at_least
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ZnodeDecodeError
-
-FEATURE_VERSIONING_IBP = (2, 7, 0)
-"""2.7-IV0: the first IBP with feature versioning."""
-
-
-def parse_ibp(version: str) -> tuple[int, int, int]:
-    """``2.8``, ``2.8-IV1``, ``2.8.2`` → (major, minor, IV); a bare version means its latest IV."""
-    match = re.fullmatch(r"\s*(\d+)\.(\d+)(?:\.\d+)?(?:-IV(\d+))?\s*", version)
-    if match is None:
-        raise ValueError(f"Invalid inter.broker.protocol.version {version!r}: expected e.g. 2.8 or 2.7-IV0")
-    return int(match.group(1)), int(match.group(2)), int(match.group(3)) if match.group(3) else 99
 
 
 def render(node: FeatureZNodeData) -> str:
@@ -40,7 +28,7 @@ def render(node: FeatureZNodeData) -> str:
 class FeatureVersioning(EventFamily):
     async def register_watches(self) -> None:
         """Runs first of all failover steps (the families list puts this family first)."""
-        enabled = parse_ibp(self.core.config.inter_broker_protocol_version) >= FEATURE_VERSIONING_IBP
+        enabled = ibp_at_least(self.core.config.inter_broker_protocol_version, FEATURE_VERSIONING_MIN_IBP)
         try:
             found = await self.core.zk.get_feature()
         except ZnodeDecodeError as e:
