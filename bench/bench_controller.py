@@ -15,9 +15,11 @@ Both failures are hard (kill -9, the session expired at once), not a controlled 
 figure the script prints the in-process brokers' loop time inside the interval (they share the controller's
 event loop; the ``controller_only`` figures subtract it), the controller's own event-processing loop time
 measured directly (``controller_event_loop_time``: its steps, without the store's round trips), the resident
-memory, and the store floor for the same znodes from
-the same run (one batched read and one batched rewrite). ``--profile DIR`` saves a cProfile of each measured
-interval; ``--sweep 1000,10000,100000,500000`` prints both scenarios per size as a table and saves a PNG plot;
+memory, and the store floor from the same run: one batched read and one batched rewrite of the partition states
+concerned (broker failure: every partition the failed broker hosted, all of which change state; failover:
+every partition). ``--profile DIR`` saves a cProfile of each measured
+interval, ``--flame DIR`` a py-spy flame graph (SVG) of it; ``--sweep 1000,10000,100000,500000`` prints both
+scenarios per size as a table and saves a PNG plot;
 ``--no-multi-read`` and ``--gc default|threshold`` give the before-figures of those changes.
 """
 
@@ -35,6 +37,10 @@ import logging
 import os
 import platform
 import pstats
+import shutil
+import signal
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
@@ -68,29 +74,55 @@ BROKERS = [1, 2, 3, 4, 5]
 
 
 class Profiler:
-    """``--profile``: cProfile over the measured interval only, saved per scenario and summarised as text."""
+    """``--profile``: cProfile over the measured interval only, saved per scenario and summarised as text.
+    ``--flame``: py-spy samples this process over the same interval into a flame graph (SVG), which shows
+    the asyncio call stacks and the store client's threads that cProfile cannot see."""
 
-    def __init__(self, out_dir: str | None) -> None:
+    def __init__(self, out_dir: str | None, flame_dir: str | None = None) -> None:
         self.out_dir = out_dir
+        self.flame_dir = flame_dir
 
     @contextlib.contextmanager
     def measure(self, name: str):
-        if self.out_dir is None:
+        with self._flame(name):
+            if self.out_dir is None:
+                yield
+                return
+            profile = cProfile.Profile()
+            profile.enable()
+            try:
+                yield
+            finally:
+                profile.disable()
+                os.makedirs(self.out_dir, exist_ok=True)
+                path = f"{self.out_dir}/{name}.prof"
+                profile.dump_stats(path)
+                text = io.StringIO()
+                pstats.Stats(profile, stream=text).sort_stats("tottime").print_stats(25)
+                print(f"  profile of {name} saved to {path} (view: uv run python -m pstats {path}); top by own time:")
+                print("\n".join("    " + line for line in text.getvalue().splitlines()[6:40]))
+
+    @contextlib.contextmanager
+    def _flame(self, name: str):
+        if self.flame_dir is None:
             yield
             return
-        profile = cProfile.Profile()
-        profile.enable()
+        os.makedirs(self.flame_dir, exist_ok=True)
+        path = f"{self.flame_dir}/{name}.svg"
+        spy = shutil.which("py-spy") or os.path.join(os.path.dirname(sys.executable), "py-spy")
+        proc = subprocess.Popen([spy, "record", "--pid", str(os.getpid()), "--rate", "250", "--threads",
+                                 "--nonblocking", "--output", path, "--format", "flamegraph"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        time.sleep(0.5)  # py-spy attaches before the interval starts (outside any measured figure)
         try:
             yield
         finally:
-            profile.disable()
-            os.makedirs(self.out_dir, exist_ok=True)
-            path = f"{self.out_dir}/{name}.prof"
-            profile.dump_stats(path)
-            text = io.StringIO()
-            pstats.Stats(profile, stream=text).sort_stats("tottime").print_stats(25)
-            print(f"  profile of {name} saved to {path} (view: uv run python -m pstats {path}); top by own time:")
-            print("\n".join("    " + line for line in text.getvalue().splitlines()[6:40]))
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=60)
+            if proc.returncode != 0:
+                print(f"  py-spy failed ({proc.returncode}): {err.decode(errors='replace').strip()[-300:]}")
+            else:
+                print(f"  flame graph of {name} saved to {path} (open it in a browser)")
 
 
 PROFILER = Profiler(None)
@@ -338,8 +370,8 @@ async def bench_broker_failure(backend: CoordinationBackend, partitions: int) ->
         await create_topics(admin, partitions)
         setup_s = await wait_all_online(cluster, partitions)
         victim = next(b for b in BROKERS if b != controller.controller_id)
-        led_tps = list(controller.context.partition_leaders_on_broker(victim))
-        led = len(led_tps)
+        led = len(controller.context.partition_leaders_on_broker(victim))
+        hosted = sorted(controller.context.partitions_on_broker(victim))  # led and followed: all change state
         gone = await watch_deletion(admin, f"/brokers/ids/{victim}")
         with PROFILER.measure(f"broker-failure-{partitions}"):
             await kill_broker(cluster, backend, victim)
@@ -357,10 +389,11 @@ async def bench_broker_failure(backend: CoordinationBackend, partitions: int) ->
         done = records.last("controller_event", event="BrokerChange")
         handed = max(transport.times(t0, controller.context.epoch, LeaderAndIsrRequest))
         broker_ms = transport.broker_ms(t0, handed)
-        floor = await store_floor_ms(backend, [partition_state_path(tp.topic, tp.partition) for tp in led_tps])
+        floor = await store_floor_ms(backend, [partition_state_path(tp.topic, tp.partition) for tp in hosted])
         return {
             "partitions": partitions,
             "led_by_failed_broker": led,
+            "hosted_by_failed_broker": len(hosted),
             "setup_s": setup_s,
             "resident_mib": resident_mib(),
             "znode_gone_to_event_done_ms": done["ts_ms"] - t0,
@@ -488,6 +521,7 @@ def main() -> None:
     parser.add_argument("--scenario", action="append", choices=["broker-failure", "failover"],
                         help="run only this scenario (repeatable; default: all)")
     parser.add_argument("--profile", metavar="DIR", help="cProfile each measured interval into DIR")
+    parser.add_argument("--flame", metavar="DIR", help="py-spy flame graph (SVG) of each measured interval into DIR")
     parser.add_argument("--gc", choices=["event-pause", "default", "threshold"], default="event-pause",
                         help="collector policy: held off per controller event (the code's), Python's default "
                         "thresholds, or a gen-0 threshold of 50,000 without the pause")
@@ -499,7 +533,7 @@ def main() -> None:
     parser.add_argument("--plot", metavar="PNG", default="controller-sweep.png", help="where --sweep saves its plot")
     args = parser.parse_args()
     scenarios = args.scenario or ["broker-failure", "failover"]
-    PROFILER.out_dir = args.profile
+    PROFILER.out_dir, PROFILER.flame_dir = args.profile, args.flame
     if args.gc != "event-pause":
         event_gc.ENABLED = False
     if args.gc == "threshold":

@@ -14,6 +14,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
 from zkcontroller.event_schema import SCHEMA_VERSION, validate_record
 from zkcontroller.model import LeaderAndIsr, TopicPartition
 
@@ -29,6 +31,21 @@ Sink = Callable[[str], None]
 _COMPACT_JSON = json.JSONEncoder(separators=(",", ":"))
 """What ``json.dumps(record, separators=(",", ":"))`` uses, built once: ``dumps`` with any non-default
 argument builds a new encoder per call, a measurable cost at hundreds of thousands of records."""
+
+
+def encode_record(record: dict[str, Any]) -> str:
+    """One compact JSON line: for what the schema allows (strings, integers, booleans, lists of them) the
+    same text ``_COMPACT_JSON`` writes.
+
+    orjson encodes several times faster (the event log was 7–9 % of a broker failure). It writes non-ASCII as
+    UTF-8 where ``json`` escapes it (``\\u00e9``) and refuses integers beyond 64 bits; such a record (rare:
+    topic names are ASCII) takes the ``json`` path, so every line stays ASCII and identical to before.
+    """
+    try:
+        out = orjson.dumps(record)
+    except TypeError:  # orjson.JSONEncodeError: integers beyond 64 bits, unsupported types
+        return _COMPACT_JSON.encode(record)
+    return out.decode("ascii") if out.isascii() else _COMPACT_JSON.encode(record)
 
 
 class EventLog:
@@ -58,7 +75,7 @@ class EventLog:
             problems = validate_record(record)
             if problems:
                 raise ValueError(f"invalid event-log record {record}: {problems}")
-        self._sink(_COMPACT_JSON.encode(record))
+        self._sink(encode_record(record))
 
 
 class PrefixedLogger:

@@ -217,35 +217,46 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
         self, partitions: Sequence[TopicPartition], strategy: PartitionLeaderElectionStrategy,
         trigger: str | None = None,
     ) -> dict[TopicPartition, Result]:
-        """Retry until no partition lost a version race; every retry re-reads ZooKeeper."""
+        """Retry until no partition lost a version race; every retry re-reads ZooKeeper.
+
+        The first attempt starts from the context's states (`_cached_states`); what lost a version race there,
+        and (while leaders may write states themselves) what could not be elected from the copy, is re-read
+        and retried at once, without Kafka's "Retrying" line: that attempt is the one Kafka makes.
+        """
         remaining = list(partitions)
         finished: dict[TopicPartition, Result] = {}
+        from_cache = True
         while remaining:
-            done, remaining = await self._do_elect_leader_for_partitions(remaining, strategy, trigger)
+            done, retry = await self._do_elect_leader_for_partitions(remaining, strategy, trigger, from_cache)
             for tp, result in done.items():
                 if isinstance(result, Exception):
                     self._log_failed_state_change(tp, self.context.partition_state(tp), PartitionState.ONLINE,
                                                   result)
             finished.update(done)
-            if remaining:
+            if retry and not from_cache:
                 self._log.info("%sRetrying leader election with strategy %s for partitions %s", self._ident,
-                               strategy, ", ".join(str(tp) for tp in remaining))
+                               strategy, ", ".join(str(tp) for tp in retry))
+            remaining, from_cache = retry, False
         return finished
 
     async def _do_elect_leader_for_partitions(
         self, partitions: list[TopicPartition], strategy: PartitionLeaderElectionStrategy, trigger: str | None,
+        from_cache: bool = False,
     ) -> tuple[dict[TopicPartition, Result], list[TopicPartition]]:
-        """One attempt: read, elect, conditionally write. Returns (finished, to retry)."""
-        try:
-            read = await self.zk.get_topic_partition_states(partitions)
-        except ControllerMovedError:
-            raise
-        except Exception as e:
-            return {tp: e for tp in partitions}, []
+        """One attempt: read (or take the context's copy), elect, conditionally write. Returns (finished, to
+        retry)."""
+        states, to_read = self._cached_states(partitions) if from_cache else ({}, partitions)
+        if to_read:
+            try:
+                states.update((await self.zk.get_topic_partition_states(to_read)).values)
+            except ControllerMovedError:
+                raise
+            except Exception as e:
+                return {tp: e for tp in partitions}, []
         finished: dict[TopicPartition, Result] = {}
         valid: list[tuple[TopicPartition, LeaderAndIsr]] = []
         for tp in partitions:
-            state = read.values.get(tp)
+            state = states.get(tp)
             if state is None:
                 finished[tp] = StateChangeFailedError(f"LeaderAndIsr information doesn't exist for partition {tp} "
                                                       f"in {self.context.partition_state(tp)} state")
@@ -261,15 +272,20 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
             return finished, []
         results = await self._elect(valid, strategy)
         with_leaders = [r for r in results if r.leader_and_isr is not None]
+        recheck: list[TopicPartition] = []
         for r in results:
-            if r.leader_and_isr is None:
+            if r.leader_and_isr is not None:
+                continue
+            if from_cache and not self.only_controller_writes_states:
+                recheck.append(r.topic_partition)  # a leader may have widened the ISR since: ask ZooKeeper
+            else:
                 finished[r.topic_partition] = StateChangeFailedError(
                     f"Failed to elect leader for partition {r.topic_partition} under strategy {strategy}")
         if not with_leaders:
-            return finished, []
+            return finished, sorted_partitions(recheck)
         old_leaders = {tp: lai.leader for tp, lai in valid}
-        retry = await self._write_elected(with_leaders, strategy, old_leaders, trigger, finished)
-        return finished, retry
+        retry = await self._write_elected(with_leaders, strategy, old_leaders, trigger, finished, from_cache)
+        return finished, sorted_partitions([*retry, *recheck])
 
     async def _elect(self, valid: list[tuple[TopicPartition, LeaderAndIsr]],
                      strategy: PartitionLeaderElectionStrategy) -> list[ElectionResult]:
@@ -289,6 +305,7 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
     async def _write_elected(
         self, elected: list[ElectionResult], strategy: PartitionLeaderElectionStrategy,
         old_leaders: dict[TopicPartition, int], trigger: str | None, finished: dict[TopicPartition, Result],
+        from_cache: bool = False,
     ) -> list[TopicPartition]:
         """Fenced conditional writes; successes cached and queued as LeaderAndIsr to the recipients."""
         by_tp = {r.topic_partition: r for r in elected}
@@ -310,8 +327,9 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
             self.state_change_logger.leader_elected(tp, strategy.event_name, old_leaders[tp], lai,
                                                     not by_tp[tp].unclean, trigger)
             finished[tp] = lai
-        finished.update(update.failed)
-        return sorted_partitions(update.to_retry)
+        redo = self._redo_from_zookeeper(update.failed, from_cache)
+        finished.update((tp, e) for tp, e in update.failed.items() if tp not in redo)
+        return sorted_partitions([*update.to_retry, *redo])
 
     async def _collect_unclean_leader_election_state(
         self, leader_and_isrs: list[tuple[TopicPartition, LeaderAndIsr]], allow_unclean: bool,

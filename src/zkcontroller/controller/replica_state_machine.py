@@ -182,8 +182,10 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
         """
         results: dict[TopicPartition, LeaderIsrAndControllerEpoch] = {}
         remaining = list(partitions)
+        from_cache = True  # as in `ZkPartitionStateMachine.elect_leader_for_partitions`: see `_cached_states`
         while remaining:
-            finished, remaining = await self._do_remove_replicas_from_isr(replica_id, remaining)
+            finished, remaining = await self._do_remove_replicas_from_isr(replica_id, remaining, from_cache)
+            from_cache = False
             for tp, result in finished.items():
                 if isinstance(result, Exception):
                     replica = PartitionAndReplica(tp, replica_id)
@@ -194,25 +196,30 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
         return results
 
     async def _do_remove_replicas_from_isr(
-        self, replica_id: int, partitions: list[TopicPartition]
+        self, replica_id: int, partitions: list[TopicPartition], from_cache: bool = False
     ) -> tuple[dict[TopicPartition, RemovalResult], list[TopicPartition]]:
-        read, no_state = await self._get_topic_partition_states_from_zk(partitions)
+        cached, to_read = self._cached_states(partitions) if from_cache else ({}, partitions)
+        read, no_state = await self._get_topic_partition_states_from_zk(to_read) if to_read else ({}, [])
+        read.update(self._usable(cached))
         finished: dict[TopicPartition, RemovalResult | LeaderAndIsr] = {}
         adjusted: dict[TopicPartition, LeaderAndIsr] = {}
+        retry: list[TopicPartition] = []
         for tp, state in read.items():
             if isinstance(state, LeaderAndIsr) and replica_id in state.isr:
                 new_leader = NO_LEADER if state.leader == replica_id else state.leader
                 new_isr = state.isr if len(state.isr) == 1 else tuple(r for r in state.isr if r != replica_id)
                 adjusted[tp] = state.new_leader_and_isr(new_leader, new_isr)
+            elif tp in cached and not self.only_controller_writes_states:
+                retry.append(tp)  # "not in the ISR" from our copy: a leader may have widened it since
             else:
                 finished[tp] = state
-        retry: list[TopicPartition] = []
         if adjusted:
             fencing = self.context.fencing
             update = await self.zk.update_leader_and_isr(adjusted, fencing.epoch, fencing.epoch_zk_version)
+            redo = self._redo_from_zookeeper(update.failed, from_cache)
             finished.update(update.finished)
-            finished.update(update.failed)
-            retry = sorted_partitions(update.to_retry)
+            finished.update((tp, e) for tp, e in update.failed.items() if tp not in redo)
+            retry = sorted_partitions([*retry, *update.to_retry, *redo])
         out: dict[TopicPartition, RemovalResult] = {}
         for tp, result in finished.items():
             if isinstance(result, LeaderAndIsr):
@@ -230,6 +237,18 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
                     "path in zookeeper is empty")
         return out, retry
 
+    def _usable(self, states: dict[TopicPartition, LeaderIsrAndControllerEpoch]
+                ) -> dict[TopicPartition, LeaderAndIsr | Exception]:
+        return {tp: self._unless_newer(state) for tp, state in states.items()}
+
+    def _unless_newer(self, state: LeaderIsrAndControllerEpoch) -> LeaderAndIsr | Exception:
+        if self._written_by_newer_controller(state):
+            return StateChangeFailedError(
+                "Leader and isr path written by another controller. This probably means the current controller "
+                f"with epoch {self.context.epoch} went through a soft failure and another controller was "
+                f"elected with epoch {state.controller_epoch}. Aborting state change by this controller")
+        return state.leader_and_isr
+
     async def _get_topic_partition_states_from_zk(
         self, partitions: list[TopicPartition]
     ) -> tuple[dict[TopicPartition, LeaderAndIsr | Exception], list[TopicPartition]]:
@@ -246,13 +265,8 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
             state = read.values.get(tp)
             if state is None:
                 no_state.append(tp)
-            elif self._written_by_newer_controller(state):
-                result[tp] = StateChangeFailedError(
-                    "Leader and isr path written by another controller. This probably means the current controller "
-                    f"with epoch {self.context.epoch} went through a soft failure and another controller was "
-                    f"elected with epoch {state.controller_epoch}. Aborting state change by this controller")
             else:
-                result[tp] = state.leader_and_isr
+                result[tp] = self._unless_newer(state)
         return result, no_state
 
     # ------------------------------------------------------------------ logging

@@ -7,7 +7,7 @@ and reported per item; illegal and failed transitions are logged in Kafka's word
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from enum import Enum
 from typing import Generic, TypeVar
 
@@ -17,7 +17,9 @@ from zkcontroller.controller.errors import StateChangeFailedError
 from zkcontroller.controller.event_log import StateChangeLogger
 from zkcontroller.controller.request_batch import ControllerBrokerRequestBatch
 from zkcontroller.controller.states import render_states
-from zkcontroller.model import LeaderIsrAndControllerEpoch
+from zkcontroller.coordination.errors import NoNodeError
+from zkcontroller.model import LeaderIsrAndControllerEpoch, TopicPartition
+from zkcontroller.protocol.ibp import alter_isr_enabled
 from zkcontroller.zk.errors import ControllerMovedError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
@@ -45,6 +47,35 @@ class StateMachine(Generic[K, S]):
         self.controller_id = config.broker_id
         self._log = logging.getLogger(f"kafka.controller.Zk{name}")
         self._ident = f"[{name} controllerId={config.broker_id}] "
+        self.only_controller_writes_states = alter_isr_enabled(config.inter_broker_protocol_version)
+        """From IBP 2.7-IV2 leaders propose ISR changes (AlterIsr) and never write partition states, so the
+        context's copy is as fresh as ZooKeeper's; before it a leader may have written one we have not seen."""
+
+    def _cached_states(self, partitions: Iterable[TopicPartition]
+                       ) -> tuple[dict[TopicPartition, LeaderIsrAndControllerEpoch], list[TopicPartition]]:
+        """The context's copy of each partition state (with the zkVersion it was read or written at), and the
+        partitions it holds none for.
+
+        Kafka re-reads every state from ZooKeeper before a batch of conditional writes; a first attempt from
+        this copy writes the same data at the same expected version when the copy is current, and a stale copy
+        fails the version check (BADVERSION), after which the caller re-reads as Kafka does. So the reads are
+        saved and no write can land on a state we have not seen.
+        """
+        cached: dict[TopicPartition, LeaderIsrAndControllerEpoch] = {}
+        missing: list[TopicPartition] = []
+        for tp in partitions:
+            info = self.context.partition_leadership_info(tp)
+            if info is None:
+                missing.append(tp)
+            else:
+                cached[tp] = info
+        return cached, missing
+
+    @staticmethod
+    def _redo_from_zookeeper(failed: dict[TopicPartition, Exception], from_cache: bool) -> list[TopicPartition]:
+        """Writes from the context's copy that found no znode: the re-read attempt reports them in Kafka's
+        words (state missing, or the topic being deleted)."""
+        return [tp for tp, e in failed.items() if from_cache and isinstance(e, NoNodeError)] if failed else []
 
     async def _in_batch(self, target: S, step: Callable[[], Awaitable[R]],
                         on_error: Callable[[Exception], R]) -> R:

@@ -211,7 +211,33 @@ class RacingZkClient(KafkaZkClient):
         return read
 
 
-async def test_version_conflict_is_retried_on_a_fresh_read(
+async def leader_rewrites(admin_zk: KafkaZkClient, tp: TopicPartition, lai: LeaderAndIsr) -> None:
+    """A pre-2.7 leader's own ISR write, which the controller has not seen (no notification processed yet)."""
+    current = await admin_zk.get_topic_partition_state(tp)
+    assert current is not None
+    await admin_zk.update_leader_and_isr({tp: lai.with_zk_version(current.leader_and_isr.zk_version)},
+                                         current.controller_epoch, NO_FENCING)
+
+
+async def test_a_stale_cached_state_is_re_read_without_a_retry_line(
+        psm: PartitionStateMachine, context: ControllerContext, admin_zk: KafkaZkClient,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """The first attempt writes from the context's copy; a copy older than ZooKeeper's state loses the version
+    check, nothing of it lands, and the re-read attempt (the one Kafka makes first) elects from ZooKeeper."""
+    caplog.set_level(logging.INFO)
+    await create_topic(admin_zk, context, "t", {0: (1, 2, 3), 1: (1, 2, 3)})
+    await online_partition(admin_zk, context, T0, LeaderAndIsr(1, 4, (1, 2, 3)))
+    await online_partition(admin_zk, context, T1, LeaderAndIsr(1, 4, (1, 2, 3)))
+    await leader_rewrites(admin_zk, T0, LeaderAndIsr(1, 4, (1, 3)))  # ZooKeeper: v1, ISR (1, 3); copy: v0
+    context.remove_live_brokers({1})
+    result = await psm.handle_state_changes([T0, T1], PartitionState.ONLINE, OFFLINE_CLEAN)
+    assert result == {T0: LeaderAndIsr(3, 5, (3,), 2), T1: LeaderAndIsr(2, 5, (2, 3), 1)}
+    assert (await read_state(admin_zk, T0)).leader_and_isr == LeaderAndIsr(3, 5, (3,), 2)
+    assert context.partition_leader_and_isr(T0) == LeaderAndIsr(3, 5, (3,), 2)
+    assert not any("Retrying leader election" in r.getMessage() for r in caplog.records)
+
+
+async def test_version_conflict_after_a_fresh_read_is_retried_with_kafkas_line(
         config: ControllerConfig, context: ControllerContext, zk: KafkaZkClient, admin_zk: KafkaZkClient,
         batch: ControllerBrokerRequestBatch, state_change_logger: StateChangeLogger,
         caplog: pytest.LogCaptureFixture) -> None:
@@ -219,22 +245,41 @@ async def test_version_conflict_is_retried_on_a_fresh_read(
     await create_topic(admin_zk, context, "t", {0: (1, 2, 3), 1: (1, 2, 3)})
     await online_partition(admin_zk, context, T0, LeaderAndIsr(1, 4, (1, 2, 3)))
     await online_partition(admin_zk, context, T1, LeaderAndIsr(1, 4, (1, 2, 3)))
-    racing = RacingZkClient(zk, admin_zk, {T0: LeaderAndIsr(1, 4, (1, 3))})  # the leader shrank the ISR meanwhile
+    await leader_rewrites(admin_zk, T0, LeaderAndIsr(1, 4, (1, 2, 3)))  # the copy is stale: T0 is re-read...
+    racing = RacingZkClient(zk, admin_zk, {T0: LeaderAndIsr(1, 4, (1, 3))})  # ...and shrunk again right after
     psm = PartitionStateMachine(config, context, racing, batch, state_change_logger)
     context.remove_live_brokers({1})
     result = await psm.handle_state_changes([T0, T1], PartitionState.ONLINE, OFFLINE_CLEAN)
-    assert result == {T0: LeaderAndIsr(3, 5, (3,), 2), T1: LeaderAndIsr(2, 5, (2, 3), 1)}
-    assert (await read_state(admin_zk, T0)).leader_and_isr == LeaderAndIsr(3, 5, (3,), 2)
+    assert result == {T0: LeaderAndIsr(3, 5, (3,), 3), T1: LeaderAndIsr(2, 5, (2, 3), 1)}
+    assert (await read_state(admin_zk, T0)).leader_and_isr == LeaderAndIsr(3, 5, (3,), 3)
     assert any("Retrying leader election with strategy OfflinePartitionLeaderElectionStrategy(false) for "
                "partitions t-0" in r.getMessage() for r in caplog.records)
+
+
+async def test_before_alter_isr_an_election_the_copy_cannot_make_asks_zookeeper(
+        context: ControllerContext, zk: KafkaZkClient, admin_zk: KafkaZkClient,
+        batch: ControllerBrokerRequestBatch, state_change_logger: StateChangeLogger) -> None:
+    """IBP 2.6: leaders write ISR changes themselves, so "no live ISR member" in the copy is checked against
+    ZooKeeper, where the leader may have added one; from 2.7-IV2 the copy is authoritative."""
+    await create_topic(admin_zk, context, "t", {0: (1, 2, 3)})
+    await online_partition(admin_zk, context, T0, LeaderAndIsr(1, 4, (1,)))
+    await leader_rewrites(admin_zk, T0, LeaderAndIsr(1, 4, (1, 3)))  # broker 3 caught up; the copy says (1,)
+    context.remove_live_brokers({1})
+    old = PartitionStateMachine(ControllerConfig(broker_id=CONTROLLER_ID, inter_broker_protocol_version="2.6"),
+                                context, zk, batch, state_change_logger)
+    assert not old.only_controller_writes_states
+    assert await old.handle_state_changes([T0], PartitionState.ONLINE, OFFLINE_CLEAN) == {
+        T0: LeaderAndIsr(3, 5, (3,), 2)}
+    new = PartitionStateMachine(ControllerConfig(broker_id=CONTROLLER_ID), context, zk, batch, state_change_logger)
+    assert new.only_controller_writes_states
 
 
 async def test_state_written_by_a_newer_controller_fails_the_election(
         psm: PartitionStateMachine, context: ControllerContext, admin_zk: KafkaZkClient) -> None:
     await create_topic(admin_zk, context, "t", {0: (1, 2, 3)})
-    await write_states(admin_zk, {T0: LeaderAndIsr(1, 4, (1, 2, 3))}, context.epoch + 1)
-    context.put_partition_leadership_info(T0, LeaderIsrAndControllerEpoch(LeaderAndIsr(1, 4, (1, 2, 3)), 1))
-    context.put_partition_state(T0, PartitionState.ONLINE)
+    await online_partition(admin_zk, context, T0, LeaderAndIsr(1, 4, (1, 2, 3)))
+    # a newer controller's write, after the one this controller's copy holds (v0 → v1)
+    await admin_zk.update_leader_and_isr({T0: LeaderAndIsr(1, 4, (1, 2, 3))}, context.epoch + 1, NO_FENCING)
     context.remove_live_brokers({1})
     before = await snapshot(admin_zk.session)
     result = await psm.handle_state_changes([T0], PartitionState.ONLINE, OFFLINE_CLEAN)

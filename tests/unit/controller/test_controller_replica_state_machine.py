@@ -131,10 +131,14 @@ async def test_isr_removal_retries_version_conflicts(
         batch: ControllerBrokerRequestBatch, state_change_logger: StateChangeLogger) -> None:
     await create_topic(admin_zk, context, "t", {0: (1, 2, 3)})
     await led(admin_zk, context, T0, LeaderAndIsr(2, 4, (1, 2, 3)))
+    # the context's copy (v0) is stale: the leader rewrote the state (v1), so the first, cached attempt loses
+    # the version check and reads; then the leader shrinks the ISR between that read and the write (v2)
+    current = await admin_zk.get_topic_partition_state(T0)
+    await admin_zk.update_leader_and_isr({T0: current.leader_and_isr}, current.controller_epoch, NO_FENCING)
     racing = RacingZkClient(zk, admin_zk, T0, LeaderAndIsr(2, 4, (1, 2)))
     rsm = ReplicaStateMachine(config, context, racing, batch, state_change_logger)
     await rsm.handle_state_changes([R(T0, 1)], ReplicaState.OFFLINE)
-    assert (await read_state(admin_zk, T0)).leader_and_isr == LeaderAndIsr(2, 5, (2,), 2)
+    assert (await read_state(admin_zk, T0)).leader_and_isr == LeaderAndIsr(2, 5, (2,), 3)
     assert context.replica_state(R(T0, 1)) == ReplicaState.OFFLINE
 
 
@@ -142,8 +146,9 @@ async def test_state_from_a_newer_controller_fails_the_removal(
         rsm: ReplicaStateMachine, context: ControllerContext, admin_zk: KafkaZkClient,
         state_log: pytest.LogCaptureFixture) -> None:
     await create_topic(admin_zk, context, "t", {0: (1, 2)})
-    await write_states(admin_zk, {T0: LeaderAndIsr(1, 4, (1, 2))}, context.epoch + 1)
-    context.put_partition_leadership_info(T0, LeaderIsrAndControllerEpoch(LeaderAndIsr(1, 4, (1, 2)), 1))
+    await led(admin_zk, context, T0, LeaderAndIsr(1, 4, (1, 2)))
+    # a newer controller's write, after the one this controller's copy holds (v0 → v1)
+    await admin_zk.update_leader_and_isr({T0: LeaderAndIsr(1, 4, (1, 2))}, context.epoch + 1, NO_FENCING)
     context.put_replica_state(R(T0, 1), ReplicaState.ONLINE)
     before = await snapshot(admin_zk.session)
     await rsm.handle_state_changes([R(T0, 1)], ReplicaState.OFFLINE)
