@@ -42,6 +42,7 @@ import signal
 import subprocess
 import sys
 import time
+import types
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -49,8 +50,9 @@ from typing import Any, TypeVar
 from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
-from zkcontroller.controller import event_gc
+from zkcontroller.controller import event_gc, event_log
 from zkcontroller.controller.event_log import EventLog
+from zkcontroller.controller.state_machine import StateMachine
 from zkcontroller.coordination.api import EventType, SetDataOp, WatchedEvent
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
@@ -231,6 +233,22 @@ def resident_mib() -> float:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def deep_size_mib(root: object) -> float:
+    """Bytes reachable from ``root`` (objects counted once; classes, modules and functions not followed), MiB:
+    the controller's own footprint, which the process's resident set mixes with the brokers' and the store's."""
+    skip = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType)
+    seen: set[int] = set()
+    stack, total = [root], 0
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen or isinstance(obj, skip):
+            continue
+        seen.add(id(obj))
+        total += sys.getsizeof(obj)
+        stack.extend(gc.get_referents(obj))
+    return total / 2**20
 
 
 async def store_floor_ms(backend: CoordinationBackend, state_paths: list[str]) -> dict[str, int]:
@@ -428,6 +446,7 @@ async def bench_failover(backend: CoordinationBackend, partitions: int) -> dict[
             t0 = await gone
             new = await cluster.wait_for_controller(timeout_s=900, exclude=old.controller_id, min_epoch=2)
         epoch = new.context.epoch
+        context_mib = deep_size_mib(new.context)
         ready = records.last("controller_ready", controller_epoch=epoch)
         elected = records.last("controller_elected", controller_epoch=epoch)
         first_um = min(transport.times(t0, epoch, UpdateMetadataRequest))
@@ -438,6 +457,7 @@ async def bench_failover(backend: CoordinationBackend, partitions: int) -> dict[
             "setup_s": setup_s,
             "resident_mib_before_failover": rss_before,
             "resident_mib_after_failover": resident_mib(),
+            "controller_context_mib": context_mib,
             "controller_gone_to_elected_ms": elected["ts_ms"] - t0,
             "controller_gone_to_first_update_metadata_ms": first_um - t0,
             "brokers_handling_before_first_update_metadata_ms": transport.broker_ms(t0, first_um),
@@ -527,6 +547,10 @@ def main() -> None:
                         "thresholds, or a gen-0 threshold of 50,000 without the pause")
     parser.add_argument("--no-multi-read", action="store_true",
                         help="ZooKeeper: pipelined bulk reads instead of multiRead (the before-figure)")
+    parser.add_argument("--kafka-reads", action="store_true",
+                        help="re-read every partition state before writing it, as Kafka 2.8 (the before-figure)")
+    parser.add_argument("--json-event-log", action="store_true",
+                        help="encode event-log records with json instead of orjson (the before-figure)")
     parser.add_argument("--data-plane", action="store_true",
                         help="keep the brokers' replica fetchers and ISR checks running during the figures")
     parser.add_argument("--sweep", metavar="SIZES", help="comma-separated partition counts, e.g. 1000,10000,100000")
@@ -540,6 +564,8 @@ def main() -> None:
         gc.set_threshold(50_000, 20, 100)
     global DATA_PLANE
     DATA_PLANE = args.data_plane
+    StateMachine.first_attempt_from_context = not args.kafka_reads
+    event_log.FAST_ENCODER = not args.json_event_log
     if args.no_multi_read:
         KazooSession.multi_read_enabled = False
     print(f"{platform.node()} {platform.machine()} python {platform.python_version()}, scale {args.scale}")

@@ -73,7 +73,7 @@ CASES = [
      f"ISR:3,LeaderEpoch:2,ControllerEpoch:9) after removing replica 2 from the ISR as part of transition to "
      f"OfflineReplica {SC}", "isr_change",
      {"topic": "test2", "partition": 1, "leader": -1, "isr": [3], "leader_epoch": 2, "broker_id": 2}),
-    # 3.1 (and our controller) print ZkVersion in LeaderIsrAndControllerEpoch; 3.2+ also LeaderRecoveryState.
+    # 3.1 prints ZkVersion in LeaderIsrAndControllerEpoch; 3.2+ also LeaderRecoveryState.
     (f"[2026-11-22 06:36:20,565] INFO [Controller id=2 epoch=2] Partition orders-1 state changed to (Leader:-1,"
      f"ISR:2,3,LeaderEpoch:1,ZkVersion:7,ControllerEpoch:2) after removing replica 1 from the ISR as part of "
      f"transition to OfflineReplica {SC}", "isr_change",

@@ -233,7 +233,7 @@ TEMPLATES: tuple[Template, ...] = (
              r"controller (\d+) epoch (\d+)", {"controller_id": 1, "controller_epoch": 2},
              {"tp": rf"for partition {TP} in response"}),
     # LeaderIsrAndControllerEpoch.toString: 2.6-3.0 `(Leader:,ISR:,LeaderEpoch:,ControllerEpoch:)`, 3.1 adds
-    # `ZkVersion:` (our controller writes that form too), 3.2+ also `LeaderRecoveryState:` after the ISR.
+    # `ZkVersion:` (our controller wrote that form before 2026-11-25), 3.2+ also `LeaderRecoveryState:` after the ISR.
     Template("isr_change",
              rf"^Partition {TP} state changed to \(Leader:(-?\d+),ISR:([\d,]*),(?:LeaderRecoveryState:\w+,)?"
              r"LeaderEpoch:(\d+),(?:ZkVersion:\d+,)?ControllerEpoch:(\d+)\) after removing replica (\d+) from the ISR",

@@ -10,6 +10,7 @@ Errors: `ControllerMovedError` propagates; anything else is logged and swallowed
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Sequence
 from itertools import groupby
 
@@ -156,12 +157,14 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
                            if self.context.partition_leadership_info(r.topic_partition) is not None]
         without_leadership = [r for r in valid if self.context.partition_leadership_info(r.topic_partition) is None]
         updated = await self.remove_replicas_from_isr(replica_id, with_leadership)
+        logging_info = self.state_change_logger.is_enabled_for(logging.INFO)
         for tp in sorted_partitions(updated):
             info = updated[tp]
-            rendered = render_leader_isr_and_epoch(info.leader_and_isr, info.controller_epoch)
-            self.state_change_logger.info(
-                f"Partition {tp} state changed to {rendered} after removing replica {replica_id} from the ISR as "
-                f"part of transition to {ReplicaState.OFFLINE}")
+            if logging_info:
+                rendered = render_leader_isr_and_epoch(info.leader_and_isr, info.controller_epoch)
+                self.state_change_logger.info(
+                    f"Partition {tp} state changed to {rendered} after removing replica {replica_id} from the ISR "
+                    f"as part of transition to {ReplicaState.OFFLINE}")
             if not self.context.is_topic_queued_up_for_deletion(tp.topic):
                 recipients = [b for b in self.context.partition_replica_assignment(tp) if b != replica_id]
                 self.batch.add_leader_and_isr_request_for_brokers(

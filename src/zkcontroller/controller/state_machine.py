@@ -37,6 +37,9 @@ class StateMachine(Generic[K, S]):
     _invalid_template: str
     """Kafka's message for an illegal transition; fields ``item``, ``states``, ``target``, ``current``."""
 
+    first_attempt_from_context = True
+    """False: read every state from ZooKeeper first, as Kafka does (the benchmark's before-figure)."""
+
     def __init__(self, config: ControllerConfig, context: ControllerContext, zk: KafkaZkClient,
                  batch: ControllerBrokerRequestBatch, logger: StateChangeLogger, name: str) -> None:
         self.config = config
@@ -63,6 +66,8 @@ class StateMachine(Generic[K, S]):
         """
         cached: dict[TopicPartition, LeaderIsrAndControllerEpoch] = {}
         missing: list[TopicPartition] = []
+        if not StateMachine.first_attempt_from_context:
+            return cached, list(partitions)
         for tp in partitions:
             info = self.context.partition_leadership_info(tp)
             if info is None:

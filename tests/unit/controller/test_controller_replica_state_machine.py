@@ -79,7 +79,7 @@ async def test_offline_replica_leaves_the_isr_and_the_others_are_told(
     }
     assert not sender.of_type(StopReplicaRequest)  # broker 1 is dead: its StopReplica is dropped
     assert [r["partition"] for r in jsonl.of_type("isr_change")] == [0]
-    assert ("[Controller id=1 epoch=1] Partition t-0 state changed to (Leader:-1,ISR:2,3,LeaderEpoch:5,ZkVersion:1,"
+    assert ("[Controller id=1 epoch=1] Partition t-0 state changed to (Leader:-1,ISR:2,3,LeaderEpoch:5,"
             "ControllerEpoch:1) after removing replica 1 from the ISR as part of transition to OfflineReplica"
             ) in messages(state_log, logging.INFO)
 

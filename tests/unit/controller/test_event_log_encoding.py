@@ -23,7 +23,8 @@ def test_same_text_as_json(record: dict) -> None:
 
 def test_non_ascii_and_huge_integers_take_the_json_path() -> None:
     record = {"type": "topic_created", "topic": "café", "big": 2**65, "isr": [1, 2]}
-    assert encode_record(record) == '{"type":"topic_created","topic":"caf\\u00e9","big":36893488147419103232,"isr":[1,2]}'
+    assert encode_record(record) == (
+        '{"type":"topic_created","topic":"caf\\u00e9","big":36893488147419103232,"isr":[1,2]}')
 
 
 def test_event_log_lines_parse_back() -> None:
