@@ -212,17 +212,22 @@ async def test_a_broker_refuses_stale_controller_and_broker_epochs_on_the_wire(c
     assert [r.error for r in stale_broker] == [Errors.STALE_BROKER_EPOCH] * 3
 
 
+def scrape(cluster, broker_id: int) -> dict[str, float]:
+    """One broker's /metrics as {sample name (with labels): value}."""
+    url = f"http://127.0.0.1:{cluster.brokers[broker_id].metrics_port}/metrics"
+    with urllib.request.urlopen(url, timeout=10) as response:
+        text = response.read().decode()
+    return {name: float(value) for line in text.splitlines() if line and not line.startswith("#")
+            for name, value in [line.rsplit(" ", 1)]}
+
+
+async def scrape_all(cluster, brokers) -> dict[int, dict[str, float]]:
+    return {b: await asyncio.to_thread(scrape, cluster, b) for b in sorted(brokers)}
+
+
 async def test_each_broker_exposes_kafkas_metrics_to_prometheus(cluster, zk):
     controller = await zk.get_controller_id()
-
-    def scrape(broker_id: int) -> dict[str, float]:
-        url = f"http://127.0.0.1:{cluster.brokers[broker_id].metrics_port}/metrics"
-        with urllib.request.urlopen(url, timeout=10) as response:
-            text = response.read().decode()
-        return {name: float(value) for line in text.splitlines() if line and not line.startswith("#")
-                for name, value in [line.rsplit(" ", 1)]}
-
-    metrics = {b: await asyncio.to_thread(scrape, b) for b in (1, 2, 3)}
+    metrics = await scrape_all(cluster, (1, 2, 3))
     assert [metrics[b]["kafka_controller_kafkacontroller_activecontrollercount"] for b in (1, 2, 3)] == \
         [1.0 if b == controller else 0.0 for b in (1, 2, 3)]
     active = metrics[controller]
@@ -290,6 +295,8 @@ async def test_kill_9_of_a_leader_moves_leadership(cluster, zk):
     victim = next(b for b in (1, 2, 3) if b != controller)
     led = [tp for tp, (leader, _, _) in (await zk_partitions(zk, ["orders"])).items() if leader == victim]
     assert led, f"broker {victim} leads nothing in orders"
+    hosted = [tp for tp, (_, replicas, _) in (await zk_partitions(zk, ["orders"])).items() if victim in replicas]
+    before = await scrape_all(cluster, {1, 2, 3} - {victim})
     cluster.signal(victim, signal.SIGKILL)
     live = {1, 2, 3} - {victim}
     addr = f"127.0.0.1:{cluster.brokers[controller].port}"
@@ -307,6 +314,14 @@ async def test_kill_9_of_a_leader_moves_leadership(cluster, zk):
         return len(orders) == 6 and all(sorted(isr) == sorted(replicas) for _, replicas, isr in orders)
 
     await wait_for_kcat(addr, healed, f"broker {victim} back in every ISR of orders", timeout_s=60)
+    # The controller took the dead broker out of the ISRs; taking it back is the leaders' own work, which their
+    # IsrExpandsPerSec counts (once per partition of orders it holds a replica of, at least), and once every ISR
+    # is whole no leader reports an under-replicated partition.
+    after = await scrape_all(cluster, live)
+    expands = "kafka_server_replicamanager_isrexpandspersec_total"
+    assert sum(after[b][expands] - before[b][expands] for b in live) >= len(hosted)
+    await wait_until(lambda: all(scrape(cluster, b)["kafka_server_replicamanager_underreplicatedpartitions"] == 0
+                                 for b in (1, 2, 3)), timeout_s=30, what="no under-replicated partition")
 
 
 async def test_sigstop_of_the_controller_past_its_session_gives_a_new_controller(cluster, zk):

@@ -4,8 +4,9 @@ exporter's usual Kafka rules map them (``kafka.controller<type=KafkaController, 
 
 Gauges are read at scrape time from the broker's controller candidate and control plane; event timings come
 from the controller's event records (the `EventLog` sink this module provides), so nothing in the
-controller changes for metrics. IsrShrinksPerSec and IsrExpandsPerSec stay at zero: these brokers keep no
-ISR of their own (the controller's AlterIsr path changes ISRs).
+controller changes for metrics. The replica metrics come from the data plane (the replica manager): its
+leaders' own ISRs for UnderReplicatedPartitions, and the ISR shrinks and expands it committed (through AlterIsr,
+or before IBP 2.7-IV2 through its own ZooKeeper writes) for IsrShrinksPerSec and IsrExpandsPerSec.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, start_http_server
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client import CollectorRegistry, Histogram, start_http_server
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from zkcontroller.broker.control_plane import PartitionRole
@@ -51,10 +52,6 @@ class BrokerMetrics(Collector):
         self.rate_and_time = Histogram("kafka_controller_controllerstats_rateandtimems",
                                        "ControllerStats <state>RateAndTimeMs, labelled by Kafka's timer name",
                                        ["name"], buckets=_BUCKETS_MS, registry=self.registry)
-        self.isr_shrinks = Counter("kafka_server_replicamanager_isrshrinkspersec", "IsrShrinksPerSec",
-                                   registry=self.registry)
-        self.isr_expands = Counter("kafka_server_replicamanager_isrexpandspersec", "IsrExpandsPerSec",
-                                   registry=self.registry)
 
     def event_sink(self, line: str) -> None:
         """An `EventLog` sink: each processed controller event feeds the queue-time and state timers."""
@@ -66,7 +63,7 @@ class BrokerMetrics(Collector):
         if timer is not None:
             self.rate_and_time.labels(timer).observe(record.get("processing_time_ms", 0))
 
-    def collect(self) -> Iterator[GaugeMetricFamily]:
+    def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
         server: KafkaServer | None = self._server_ref()
         controller = server.controller if server is not None else None
         active = controller is not None and controller.is_active
@@ -93,10 +90,19 @@ class BrokerMetrics(Collector):
         plane = server.control_plane if server is not None else None
         hosted = _read(lambda: list(plane.partitions.values())) if plane is not None else []
         leaders = [h for h in hosted if h.role is PartitionRole.LEADER]
-        under = sum(1 for h in leaders if len(h.isr) < len(h.replicas))
+        rm = server.replica_manager if server is not None else None
+        if rm is not None:  # the leaders' own ISRs, as they shrink and expand them
+            data_plane = _read(lambda: list(rm.partitions.values()))
+            under = sum(1 for p in data_plane if p.is_leader and len(p.isr) < len(p.replicas))
+        else:
+            under = sum(1 for h in leaders if len(h.isr) < len(h.replicas))
         yield gauge("kafka_server_replicamanager_leadercount", "LeaderCount", len(leaders))
         yield gauge("kafka_server_replicamanager_partitioncount", "PartitionCount", len(hosted))
         yield gauge("kafka_server_replicamanager_underreplicatedpartitions", "UnderReplicatedPartitions", under)
+        yield CounterMetricFamily("kafka_server_replicamanager_isrshrinkspersec", "IsrShrinksPerSec (Count)",
+                                  value=rm.isr_shrinks if rm is not None else 0)
+        yield CounterMetricFamily("kafka_server_replicamanager_isrexpandspersec", "IsrExpandsPerSec (Count)",
+                                  value=rm.isr_expands if rm is not None else 0)
 
     def serve(self, port: int, host: str = "127.0.0.1") -> None:
         """The ``/metrics`` endpoint on a thread of prometheus-client's own."""
