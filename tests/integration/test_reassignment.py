@@ -225,3 +225,41 @@ def controller_api_ok():
     from zkcontroller.controller.events import ApiError
 
     return ApiError(Errors.NONE)
+
+
+async def test_a_controller_killed_before_recording_a_completion_leaves_it_to_the_next(
+    make_cluster: ClusterFactory, admin: KafkaZkClient, session: CoordinationSession
+) -> None:
+    """Completions reach ZooKeeper (B6, B7) in a flush event queued behind them; a controller that dies before
+    that event leaves RS = ORS + TRS in ZooKeeper, as a Kafka controller dying between B5 and B6 does, and the
+    next one completes the reassignment again from there."""
+    from zkcontroller.controller.events import CompletedReassignmentsFlush
+
+    cluster = await make_cluster([1, 2, 3, 4])
+    first = await cluster.wait_for_controller()
+    a, b, d = sorted({1, 2, 3, 4} - {first.controller_id})
+    await create_topic(admin, "moving", {0: [a, b]})
+    await wait_for_states(admin, "moving", 1, lambda s: s[0].leader_and_isr.isr == (a, b), "moving online")
+
+    async def never(_event: CompletedReassignmentsFlush) -> None:
+        return None
+
+    first._handlers[CompletedReassignmentsFlush] = never  # the process dies before the flush runs
+    await admin.create_partition_reassignment({TP: [b, d]})
+    await wait_assignment(admin, ReplicaAssignment((b, d, a), (d,), (a,)), "reassignment started")
+    await join_isr(admin, session, d)
+    await wait_until(lambda: TP not in first.context.partitions_being_reassigned
+                     and first.context.partition_full_replica_assignment(TP) == ReplicaAssignment((b, d)),
+                     what="the first controller completed it in memory")
+    assert await assignment(admin) == ReplicaAssignment((b, d, a), (d,), (a,))
+    assert await admin.path_exists(paths.REASSIGN_PARTITIONS)
+    await cluster.crash_broker(first.controller_id)
+    expire_now(cluster)
+    await cluster.wait_for_controller(exclude=first.controller_id)
+    await wait_assignment(admin, ReplicaAssignment((b, d)), "the next controller recorded RS = TRS")
+
+    async def znode_gone() -> bool:
+        return not await admin.path_exists(paths.REASSIGN_PARTITIONS)
+
+    await wait_until(znode_gone, what="the next controller deleted /admin/reassign_partitions")
+    assert (await state(admin)).leader_and_isr.isr == (b, d)

@@ -202,6 +202,15 @@ class PartitionReassignmentIsrChange(ControllerEvent):
     tp: TopicPartition = field(default_factory=lambda: TopicPartition("", -1))
 
 
+@dataclass(frozen=True)
+class CompletedReassignmentsFlush(ControllerEvent):
+    """Beyond Kafka: record the reassignments completed since the last flush in ZooKeeper at once, one write per
+    topic znode (RS = TRS) and one rewrite of ``/admin/reassign_partitions``. Kafka writes both once per
+    completed partition, each time the whole znode: quadratic in the partitions per topic and per request."""
+
+    state: ClassVar[ControllerState] = ControllerState.ALTER_PARTITION_REASSIGNMENT
+
+
 # ------------------------------------------------------------------ leader elections (spec §9.8, §9.9)
 
 

@@ -5,6 +5,7 @@ Entry points: the legacy ``/admin/reassign_partitions`` znode (``ZkPartitionReas
 being reassigned (``PartitionReassignmentIsrChange``: a data watch on its state znode, as Kafka does without
 AlterIsr; `maybe_complete_reassignment` is there for AlterIsr / ISR-change notifications too), a broker start
 (`maybe_resume_reassignments_on_brokers`) and failover (everything ZooKeeper says is being reassigned).
+What reaches ZooKeeper, and the batching of completions, is `reassignment_records`.
 
 ZooKeeper holds the only durable copy of the original replicas: RS = TRS + ORS with adding/removing is written
 first (phase U), RS = TRS last (B6), so a controller that dies anywhere in between leaves a topic znode from
@@ -26,12 +27,14 @@ from zkcontroller.controller.events import (
     AdminRequestEvent,
     ApiError,
     ApiPartitionReassignment,
+    CompletedReassignmentsFlush,
     ControllerEvent,
     ListPartitionReassignments,
     PartitionReassignmentIsrChange,
     ZkPartitionReassignment,
 )
 from zkcontroller.controller.families import EventFamily, Handler, TopicDeletionClient
+from zkcontroller.controller.reassignment_records import ReassignmentRecords
 from zkcontroller.controller.reassignment_rules import reassign_to, render_assignment, validate_replicas
 from zkcontroller.controller.states import PartitionAndReplica, PartitionState, ReplicaState
 from zkcontroller.coordination.api import EventType
@@ -75,6 +78,7 @@ class PartitionReassignments(EventFamily):
         super().__init__(core)
         self.context = core.context
         self.deletion = deletion
+        self.records = ReassignmentRecords(core, self.context, deletion)
 
     def handlers(self) -> Mapping[type[ControllerEvent], Handler]:
         return {
@@ -82,6 +86,7 @@ class PartitionReassignments(EventFamily):
             ApiPartitionReassignment: self.process_api_partition_reassignment,
             ListPartitionReassignments: self.process_list_partition_reassignments,
             PartitionReassignmentIsrChange: self.process_partition_reassignment_isr_change,
+            CompletedReassignmentsFlush: self.records.flush,
         }
 
     # ---------------------------------------------------------------- failover steps
@@ -95,6 +100,7 @@ class PartitionReassignments(EventFamily):
         await self._maybe_resume(lambda tp, _a: tp not in from_zk)
 
     def on_resignation(self) -> None:
+        self.records.clear()
         self.core.watches.unregister_node_handler(paths.REASSIGN_PARTITIONS)
         for tp in self.context.partitions_being_reassigned:
             self.core.watches.unregister_node_handler(paths.partition_state_path(tp.topic, tp.partition))
@@ -126,7 +132,7 @@ class PartitionReassignments(EventFamily):
         if failed:
             core.log.warn("Failed reassignment through zk with the following errors: "
                           f"Map({', '.join(f'{tp} -> {e}' for tp, e in sorted(failed.items()))})")
-            await self._maybe_remove_from_zk(lambda tp, _r: tp in failed)
+            await self.records.maybe_remove_from_zk(lambda tp, _r: tp in failed)
         return {tp for tp, e in results.items() if e.error is Errors.NONE}
 
     async def process_api_partition_reassignment(self, event: ApiPartitionReassignment) -> None:
@@ -149,7 +155,7 @@ class PartitionReassignments(EventFamily):
                 if target is None:
                     self.core.emit("partition_reassignment", topic=tp.topic, partition=tp.partition,
                                    phase="cancelled", replicas=list(current.origin_replicas))
-        await self._maybe_remove_from_zk(lambda tp, _r: tp in to_reassign)  # the latest request wins
+        await self.records.maybe_remove_from_zk(lambda tp, _r: tp in to_reassign)  # the latest request wins
         results |= await self._maybe_trigger(to_reassign)
         event.callback(results)
 
@@ -204,6 +210,7 @@ class PartitionReassignments(EventFamily):
     async def _maybe_trigger(self, reassignments: Mapping[TopicPartition, ReplicaAssignment]
                              ) -> dict[TopicPartition, ApiError]:
         results: dict[TopicPartition, ApiError] = {}
+        eligible: dict[TopicPartition, ReplicaAssignment] = {}
         for tp, reassignment in sorted(reassignments.items()):
             if self.deletion.is_topic_queued_up_for_deletion(tp.topic):
                 self.core.log.info(f"Skipping reassignment of {tp} since the topic is currently being deleted")
@@ -211,8 +218,12 @@ class PartitionReassignments(EventFamily):
             elif not self.context.partition_replica_assignment(tp):
                 results[tp] = NO_PARTITION
             else:
+                eligible[tp] = reassignment
+        recorded = await self._record_started(eligible, results)
+        for tp, reassignment in eligible.items():
+            if tp not in results:
                 try:
-                    await self.on_partition_reassignment(tp, reassignment)
+                    await self.on_partition_reassignment(tp, reassignment, recorded=tp in recorded)
                     results[tp] = NONE
                 except ControllerMovedError:
                     self.core.log.info(f"Failed completing reassignment of partition {tp} because controller has "
@@ -226,9 +237,35 @@ class PartitionReassignments(EventFamily):
 
     # ---------------------------------------------------------------- the phases (§9.7.1)
 
-    async def on_partition_reassignment(self, tp: TopicPartition, reassignment: ReplicaAssignment) -> None:
+    async def _record_started(self, reassignments: Mapping[TopicPartition, ReplicaAssignment],
+                              results: dict[TopicPartition, ApiError]) -> set[TopicPartition]:
+        """U1 for many partitions: each topic znode written once with all of its new assignments (Kafka writes it
+        once per partition, whole). Returns the partitions recorded; a failed topic's partitions fail here."""
+        changed = {tp: r for tp, r in reassignments.items() if self.context.partition_full_replica_assignment(tp) != r}
+        recorded: set[TopicPartition] = set()
+        for topic in sorted({tp.topic for tp in changed}):
+            parts = {tp: r for tp, r in changed.items() if tp.topic == topic}
+            try:
+                await self.records.write_topic_assignment(topic, parts)
+            except ControllerMovedError:
+                raise
+            except Exception as e:
+                for tp in sorted_partitions(parts):
+                    self.core.log.error(f"Error completing reassignment of partition {tp}", e)
+                    self._emit(tp, "failed", parts[tp])
+                    results[tp] = ApiError(Errors.UNKNOWN_SERVER_ERROR)
+                continue
+            for tp in sorted_partitions(parts):
+                self.core.log.info(f"Successfully updated assignment of partition {tp} to "
+                                   f"{render_assignment(parts[tp])}")
+            recorded.update(parts)
+        return recorded
+
+    async def on_partition_reassignment(self, tp: TopicPartition, reassignment: ReplicaAssignment,
+                                        recorded: bool = False) -> None:
+        """Kafka's phases for one partition; ``recorded``: its topic znode already holds ``reassignment`` (U1)."""
         self.deletion.mark_topic_ineligible_for_deletion({tp.topic}, "topic reassignment in progress")
-        await self._update_current_reassignment(tp, reassignment)
+        await self._update_current_reassignment(tp, reassignment, recorded)
         rsm = self.core.replica_state_machine
         adding = [PartitionAndReplica(tp, r) for r in reassignment.adding_replicas]
         if not await self._is_complete(tp, reassignment):
@@ -243,18 +280,19 @@ class PartitionReassignments(EventFamily):
         await self._stop_removed_replicas(tp, reassignment.removing_replicas)  # B4, B5
         if reassignment.removing_replicas:
             self._emit(tp, "removed_replicas", completed)
-        await self._update_replica_assignment(tp, completed)  # B6
-        await self._remove_from_reassigning_partitions(tp, completed)  # B7
+        self._remove_from_reassigning_partitions(tp, completed)  # B6 and B7: the flush event writes them
         self.core.send_update_metadata_request(self.context.live_or_shutting_down_broker_ids, {tp})  # B8
         self._emit(tp, "completed", completed)
         await self.deletion.resume_deletion_for_topics({tp.topic})
 
-    async def _update_current_reassignment(self, tp: TopicPartition, reassignment: ReplicaAssignment) -> None:
+    async def _update_current_reassignment(self, tp: TopicPartition, reassignment: ReplicaAssignment,
+                                           recorded: bool = False) -> None:
         current = self.context.partition_full_replica_assignment(tp)
         if current != reassignment:
             self.core.log.debug(f"Updating assignment of partition {tp} from {render_assignment(current)} to "
                                 f"{render_assignment(reassignment)}")
-            await self._update_replica_assignment(tp, reassignment)  # U1
+            if not recorded:
+                await self._update_replica_assignment(tp, reassignment)  # U1
             self.context.update_partition_full_replica_assignment(tp, reassignment)  # U2
             unneeded = [r for r in current.replicas if r not in reassignment.replicas]
             if unneeded:  # U3: adding replicas of a superseded reassignment
@@ -273,13 +311,7 @@ class PartitionReassignments(EventFamily):
         return state is not None and set(assignment.target_replicas) <= set(state.leader_and_isr.isr)
 
     async def _update_replica_assignment(self, tp: TopicPartition, assignment: ReplicaAssignment) -> None:
-        topic_assignment = dict(self.context.partition_full_replica_assignment_for_topic(tp.topic))
-        topic_assignment[tp] = assignment
-        if not await self.core.zk.path_exists(paths.topic_path(tp.topic)):
-            raise IllegalControllerStateError(f"Failed to update assignment for {tp} since the topic has no current "
-                                              "assignment")
-        await self.core.zk.set_topic_assignment(tp.topic, self.context.topic_ids.get(tp.topic), topic_assignment,
-                                                self.context.fencing.epoch_zk_version)
+        await self.records.write_topic_assignment(tp.topic, {tp: assignment})
         self.core.log.info(f"Successfully updated assignment of partition {tp} to {render_assignment(assignment)}")
 
     async def _update_leader_epoch(self, tp: TopicPartition) -> LeaderIsrAndControllerEpoch:
@@ -348,33 +380,13 @@ class PartitionReassignments(EventFamily):
                       ReplicaState.NON_EXISTENT):
             await rsm.handle_state_changes(replicas, state)
 
-    async def _remove_from_reassigning_partitions(self, tp: TopicPartition, completed: ReplicaAssignment) -> None:
+    def _remove_from_reassigning_partitions(self, tp: TopicPartition, completed: ReplicaAssignment) -> None:
         if tp not in self.context.partitions_being_reassigned:
             raise IllegalControllerStateError(
                 "Cannot remove a reassigning partition because it is not present in memory")
         self.core.watches.unregister_node_handler(paths.partition_state_path(tp.topic, tp.partition))
-        await self._maybe_remove_from_zk(lambda p, r: p == tp and tuple(r) == completed.replicas)
+        self.records.completed(tp, completed.replicas)  # B6, B7: in ZooKeeper with the next flush
         self.context.partitions_being_reassigned.discard(tp)
-
-    async def _maybe_remove_from_zk(self, should_remove: Callable[[TopicPartition, Sequence[int]], bool]) -> None:
-        core = self.core
-        if not await core.zk.reassign_partitions_in_progress():
-            return
-        try:
-            current = await core.zk.get_partition_reassignment() or {}
-        except ZnodeDecodeError:
-            current = {}
-        removing = {tp: r for tp, r in current.items() if should_remove(tp, r)}
-        remaining = {tp: r for tp, r in current.items() if tp not in removing}
-        core.log.info("Removing partitions "
-                      f"Map({', '.join(f'{tp} -> {list(r)}' for tp, r in sorted(removing.items()))}) from the list "
-                      "of reassigned partitions in zookeeper")
-        if not remaining:
-            core.log.info(f"No more partitions need to be reassigned. Deleting zk path {paths.REASSIGN_PARTITIONS}")
-            await core.zk.delete_partition_reassignment(self.context.fencing.epoch_zk_version)
-            core.events.put(ZkPartitionReassignment())  # re-arm the creation watch
-        else:
-            await core.zk.set_or_create_partition_reassignment(remaining, self.context.fencing.epoch_zk_version)
 
     def _emit(self, tp: TopicPartition, phase: str, assignment: ReplicaAssignment) -> None:
         self.core.emit("partition_reassignment", topic=tp.topic, partition=tp.partition, phase=phase,

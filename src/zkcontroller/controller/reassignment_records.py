@@ -1,0 +1,100 @@
+"""What partition reassignment records in ZooKeeper: topic znodes (phases U1 and B6) and the legacy
+``/admin/reassign_partitions`` znode (B7), with completions recorded in batches.
+
+Kafka writes both znodes once per completed partition, each time whole: the work grows with the square of the
+partitions per topic and per request. Here a completion updates the context at once (B1–B5 and B8 run as in
+Kafka) and queues one `CompletedReassignmentsFlush` behind the events already waiting, which writes each touched
+topic znode once and rewrites ``/admin/reassign_partitions`` once. A controller that dies before the flush leaves
+RS = ORS + TRS in ZooKeeper, which the next one completes again, as after a Kafka controller's death between B5
+and B6.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+from zkcontroller.controller.context import ControllerContext
+from zkcontroller.controller.core import ControllerCore
+from zkcontroller.controller.errors import IllegalControllerStateError
+from zkcontroller.controller.events import CompletedReassignmentsFlush, ZkPartitionReassignment
+from zkcontroller.controller.families import TopicDeletionClient
+from zkcontroller.controller.reassignment_rules import render_assignment
+from zkcontroller.model import ReplicaAssignment, TopicPartition, sorted_partitions
+from zkcontroller.zk import paths
+from zkcontroller.zk.errors import ControllerMovedError, ZnodeDecodeError
+
+
+def _list(partitions: Sequence[TopicPartition]) -> str:
+    return ", ".join(str(tp) for tp in partitions)
+
+
+class ReassignmentRecords:
+    def __init__(self, core: ControllerCore, context: ControllerContext, deletion: TopicDeletionClient) -> None:
+        self.core = core
+        self.context = context
+        self.deletion = deletion
+        self._completed: dict[TopicPartition, tuple[int, ...]] = {}
+        """Completed in the context, not yet in ZooKeeper: partition → its final replicas."""
+
+    def clear(self) -> None:
+        """On resignation: the next controller records them (from what ZooKeeper still says)."""
+        self._completed.clear()
+
+    def completed(self, tp: TopicPartition, replicas: tuple[int, ...]) -> None:
+        """Queue B6 and B7 for ``tp`` (the first completion since the last flush queues the flush event)."""
+        if not self._completed:
+            self.core.events.put(CompletedReassignmentsFlush())
+        self._completed[tp] = replicas
+
+    async def flush(self, _event: CompletedReassignmentsFlush) -> None:
+        """B6 once per topic from the context (which holds RS = TRS for each), then B7 in one rewrite."""
+        done, self._completed = self._completed, {}
+        if not self.core.is_active or not done:
+            return
+        for topic in sorted({tp.topic for tp in done}):
+            if topic not in self.context.all_topics or self.deletion.is_topic_queued_up_for_deletion(topic):
+                continue  # deleted meanwhile: nothing left to record
+            parts = sorted_partitions(tp for tp in done if tp.topic == topic)
+            try:
+                await self.write_topic_assignment(topic)
+            except ControllerMovedError:
+                raise
+            except Exception as e:  # ZooKeeper keeps RS = ORS + TRS: the next failover completes them again
+                self.core.log.error(f"Failed to record completed reassignments of {_list(parts)} in ZooKeeper", e)
+                continue
+            for tp in parts:
+                self.core.log.info(f"Successfully updated assignment of partition {tp} to "
+                                   f"{render_assignment(self.context.partition_full_replica_assignment(tp))}")
+        await self.maybe_remove_from_zk(lambda p, r: done.get(p) == tuple(r))
+
+    async def write_topic_assignment(self, topic: str,
+                                     changed: Mapping[TopicPartition, ReplicaAssignment] | None = None) -> None:
+        """The topic znode from the context's assignment of every partition (``changed`` overriding)."""
+        topic_assignment = dict(self.context.partition_full_replica_assignment_for_topic(topic))
+        topic_assignment.update(changed or {})
+        if not await self.core.zk.path_exists(paths.topic_path(topic)):
+            raise IllegalControllerStateError(
+                f"Failed to update assignment for {_list(sorted_partitions(changed or topic_assignment))} since the "
+                "topic has no current assignment")
+        await self.core.zk.set_topic_assignment(topic, self.context.topic_ids.get(topic), topic_assignment,
+                                                self.context.fencing.epoch_zk_version)
+
+    async def maybe_remove_from_zk(self, should_remove: Callable[[TopicPartition, Sequence[int]], bool]) -> None:
+        core = self.core
+        if not await core.zk.reassign_partitions_in_progress():
+            return
+        try:
+            current = await core.zk.get_partition_reassignment() or {}
+        except ZnodeDecodeError:
+            current = {}
+        removing = {tp: r for tp, r in current.items() if should_remove(tp, r)}
+        remaining = {tp: r for tp, r in current.items() if tp not in removing}
+        core.log.info("Removing partitions "
+                      f"Map({', '.join(f'{tp} -> {list(r)}' for tp, r in sorted(removing.items()))}) from the list "
+                      "of reassigned partitions in zookeeper")
+        if not remaining:
+            core.log.info(f"No more partitions need to be reassigned. Deleting zk path {paths.REASSIGN_PARTITIONS}")
+            await core.zk.delete_partition_reassignment(self.context.fencing.epoch_zk_version)
+            core.events.put(ZkPartitionReassignment())  # re-arm the creation watch
+        else:
+            await core.zk.set_or_create_partition_reassignment(remaining, self.context.fencing.epoch_zk_version)
