@@ -7,7 +7,7 @@ import base64
 import binascii
 import random
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import IntEnum
 from operator import attrgetter, itemgetter
 from typing import NamedTuple, TypeVar
@@ -217,12 +217,13 @@ class LeaderAndIsr:
     isr: tuple[int, ...]
     zk_version: int = INITIAL_PARTITION_EPOCH
 
+    # Direct construction, not dataclasses.replace (5x slower): both run once per partition per transition.
     def with_zk_version(self, zk_version: int) -> LeaderAndIsr:
-        return replace(self, zk_version=zk_version)
+        return LeaderAndIsr(self.leader, self.leader_epoch, self.isr, zk_version)
 
     def new_leader_and_isr(self, leader: int, isr: Iterable[int]) -> LeaderAndIsr:
         """A successor state: new leader and ISR with the leader epoch bumped, same expected zkVersion."""
-        return replace(self, leader=leader, leader_epoch=self.leader_epoch + 1, isr=tuple(isr))
+        return LeaderAndIsr(leader, self.leader_epoch + 1, tuple(isr), self.zk_version)
 
     def equals_ignoring_zk_version(self, other: LeaderAndIsr) -> bool:
         return (self.leader, self.leader_epoch, self.isr) == (other.leader, other.leader_epoch, other.isr)
