@@ -10,6 +10,7 @@ from typing import Any
 
 from tests.sim.helpers import ci_config
 
+from zkcontroller.coordination.api import CreateOp, DeleteOp, Op, SetDataOp
 from zkcontroller.protocol.inter_broker import AlterIsrRequest, ControlledShutdownRequest
 from zkcontroller.sim.scenarios import SCENARIO_SETUP, scenario_body
 from zkcontroller.sim.world import SimResult, SimWorld
@@ -42,6 +43,35 @@ def test_a_paused_follower_is_shrunk_out_by_its_leader_and_expanded_back() -> No
             expanded += sum(1 for p in request.partitions if len(p.new_isr) == replicas)
     assert shrunk > 0, "no leader ever shrank an ISR: the follower was never out of sync long enough"
     assert expanded > 0, "no leader ever asked to expand an ISR"
+
+
+def test_before_alter_isr_leaders_write_their_isr_changes_and_notify_the_controller() -> None:
+    """At IBP 2.6 no AlterIsr is sent: leaders write the partition state unfenced and publish
+    ``/isr_change_notification`` znodes, which the controller deletes once it has propagated them."""
+    seen = {"leader_writes": 0, "notified": 0, "deleted": 0}
+
+    def spy(world: SimWorld) -> None:
+        inner = world.checker.on_write
+
+        def on_write(owner: Any, ops: list[Op], landed: bool, fenced: bool) -> None:
+            if landed:
+                for op in ops:
+                    if op.path.startswith("/isr_change_notification/"):
+                        if isinstance(op, CreateOp | DeleteOp):
+                            seen["notified" if isinstance(op, CreateOp) else "deleted"] += 1
+                    elif isinstance(op, SetDataOp) and op.path.endswith("/state") and not fenced:
+                        seen["leader_writes"] += 1
+            inner(owner, ops, landed, fenced)
+
+        world.checker.on_write = on_write  # type: ignore[method-assign]
+
+    for seed in range(3):
+        world, result = _run("paused-follower-ibp-2.6", seed, tweak=spy)
+        assert result.ok, result.violations
+        assert not _alter_isr(world), "a broker at IBP 2.6-IV0 sent AlterIsr"
+        assert world.zk.children("/isr_change_notification") == [], "a notification was left unhandled"
+    assert seen["leader_writes"] > 0, "no leader wrote an ISR change itself"
+    assert seen["notified"] > 0 and seen["deleted"] == seen["notified"], seen
 
 
 def test_a_controlled_shutdown_storm_goes_through_the_controller(tmp_path: Path) -> None:

@@ -6,6 +6,9 @@ Where each is checked:
   now or ever (the first broker seen active in an epoch owns it).
 - ``no-stale-controller-write`` — at every landed store write to a controller-owned znode (partition state,
   admin paths, the deletion of notifications): the writer's controller epoch is the one in ``/controller_epoch``.
+  The one exception is Kafka's own: before IBP 2.7-IV2 a leader writes its partitions' ISR changes itself
+  (unfenced, conditional on the zkVersion); such a write must name the writer as leader, and at a later IBP
+  a broker's partition-state write is judged as a controller write (and fails).
 - ``epochs-monotonic`` — at every landed write: ``/controller_epoch`` and each partition's leader epoch (and the
   controller epoch recorded in its state) never decrease.
 - ``leader-in-isr-in-replicas`` — at every landed partition-state write: leader ∈ ISR ⊆ replicas (leader -1
@@ -159,7 +162,8 @@ class InvariantChecker:
             world.record("zk-write", f"{owner.name} zxid={world.zk.server.last_zxid} "
                                      f"{','.join(sorted({op.path for op in written}))[:200]}")
         host = world.host_of(owner)
-        if host is not None and any(_controller_owned(op) for op in written):
+        if host is not None and any(_controller_owned(op) for op in written) \
+                and not self._leaders_own_isr_write(host, written, fenced):
             self._check_controller_write(host.controller, owner, landed)
             if landed and world.pause_on_write is owner:
                 world.pause_on_write = None
@@ -176,6 +180,19 @@ class InvariantChecker:
                 match = _STATE_PATH.match(op.path)
                 if match is not None:
                     self._check_partition_state(op.path, op.data, match.group(1))
+
+    @staticmethod
+    def _leaders_own_isr_write(host: Any, written: Sequence[Op], fenced: bool) -> bool:
+        """Before IBP 2.7-IV2 a leader writes its own partitions' states (Kafka's ``ZkIsrManager``), unfenced."""
+        server = host.server
+        if fenced or server is None or server.config.replication.uses_alter_isr or not written:
+            return False
+        for op in written:
+            if not (isinstance(op, SetDataOp) and _STATE_PATH.match(op.path)):
+                return False
+            if TopicPartitionStateZNode.decode(op.data, op.path, 0).leader_and_isr.leader != host.broker_id:
+                return False
+        return True
 
     def _check_controller_write(self, controller: Any, owner: Any, landed: bool) -> None:
         store_epoch = self.world.zk.controller_epoch()

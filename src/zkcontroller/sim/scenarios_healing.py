@@ -10,6 +10,9 @@ partition led by its preferred replica again).
 - ``paused-follower``: a follower frozen (GC-style) or cut off from its leaders for longer than
   ``replica.lag.time.max.ms`` but (mostly) shorter than its session: the leader shrinks the ISR through
   AlterIsr, and expands it again when the follower catches up.
+- ``paused-follower-ibp-2.6``: the same faults with ``inter.broker.protocol.version=2.6-IV0`` on every broker,
+  so leaders write ISR changes to ZooKeeper themselves and publish ``/isr_change_notification`` znodes that
+  the controller reads, propagates and deletes (Kafka before KIP-497's AlterIsr).
 - ``preferred-election-under-faults``: preferred-replica elections requested through
   ``/admin/preferred_replica_election`` while brokers crash and the controller moves; automatic leader
   rebalancing runs every few seconds, so after heal leadership must be back on the preferred replicas.
@@ -114,6 +117,16 @@ def _lag_below_session(world: SimWorld) -> None:
     world.replication_overrides["replica_lag_time_max_ms"] = world.config.session_timeout_ms * 2 // 3
 
 
+PRE_ALTER_ISR_IBP = "2.6-IV0"
+"""The last inter-broker protocol version without AlterIsr (2.7-IV2 brought it)."""
+
+
+def _zookeeper_isr_path(world: SimWorld) -> None:
+    _lag_below_session(world)
+    world.controller_overrides["inter_broker_protocol_version"] = PRE_ALTER_ISR_IBP
+    world.replication_overrides["inter_broker_protocol_version"] = PRE_ALTER_ISR_IBP
+
+
 def _rebalance_often(world: SimWorld) -> None:
     world.expect_preferred_leaders = True
     world.controller_overrides.update(leader_imbalance_check_interval_seconds=REBALANCE_INTERVAL_S,
@@ -123,10 +136,12 @@ def _rebalance_often(world: SimWorld) -> None:
 HEALING_SCENARIOS: dict[str, Callable[[SimWorld], Awaitable[None]]] = {
     "controlled-shutdown-storm": controlled_shutdown_storm,
     "paused-follower": paused_follower,
+    "paused-follower-ibp-2.6": paused_follower,
     "preferred-election-under-faults": preferred_election_under_faults,
 }
 
 HEALING_SETUP: dict[str, Callable[[SimWorld], None]] = {
     "paused-follower": _lag_below_session,
+    "paused-follower-ibp-2.6": _zookeeper_isr_path,
     "preferred-election-under-faults": _rebalance_often,
 }
