@@ -154,6 +154,42 @@ def _naive(ts: Any) -> Any:
     return pd.Timestamp(ts).tz_localize(None) if pd.Timestamp(ts).tzinfo else pd.Timestamp(ts)
 
 
+MAX_LABELLED_MARKERS = 60
+"""Above this many markers of one kind in a panel their broker labels would only overlap: markers only."""
+MARKERS = {"unclean_election": "D", "broker_started": "^", "broker_failure": "x"}
+"""Drawn in this order: the often numerous unclean elections first, so broker failures stay visible on top."""
+
+
+def _draw_incidents(ax: Any, incidents: pd.DataFrame, broker_lane: int) -> None:
+    """One artist per incident kind (a log with 10,000s of unclean elections must not cost one each)."""
+    if incidents.empty:
+        return
+    at = mdates.date2num(pd.to_datetime(incidents["at"]).dt.tz_localize(None))
+    end_at = pd.to_datetime(incidents["end_at"]).dt.tz_localize(None)
+    end = mdates.date2num(end_at.fillna(pd.to_datetime(incidents["at"]).dt.tz_localize(None)))
+    kind = incidents["incident"].to_numpy()
+    lo, hi = ax.get_xlim()
+    for name, colour, alpha in (("split_brain", "red", 0.25), ("election_storm", "orange", 0.2)):
+        for start, stop in zip(at[kind == name], end[kind == name], strict=True):
+            ax.axvspan(start, stop, color=colour, alpha=alpha)
+    for name in ("restart", "epoch_reset"):
+        xs = at[kind == name]
+        if len(xs):
+            ax.vlines(xs, 0, 1, transform=ax.get_xaxis_transform(), colors=INCIDENT_COLORS[name],
+                      linestyles="--", linewidth=1)
+    for name, marker in MARKERS.items():
+        chosen = kind == name
+        xs = at[chosen]
+        if not len(xs):
+            continue
+        ax.plot(xs, [broker_lane] * len(xs), marker=marker, color=INCIDENT_COLORS[name], linestyle="none")
+        brokers = incidents["broker_id"].to_numpy()[chosen]
+        shown = [(x, b) for x, b in zip(xs, brokers, strict=True) if lo <= x <= hi and not pd.isna(b)]
+        if len(shown) <= MAX_LABELLED_MARKERS:
+            for x, b in shown:
+                ax.annotate(f"b{int(b)}", (x, broker_lane + 0.2), fontsize=7, annotation_clip=True)
+
+
 def plot_timeline(tenures: pd.DataFrame, incidents: pd.DataFrame, eps: list[tuple[int, int]]) -> str:
     """Tenures to scale (one lane per controller), incident markers, split-brain windows shaded; one panel per
     episode, each to its own scale."""
@@ -171,20 +207,7 @@ def plot_timeline(tenures: pd.DataFrame, incidents: pd.DataFrame, eps: list[tupl
             ax.broken_barh([(start, end - start)], (lane - 0.35, 0.7), color=colors(int(t.controller_epoch) % 10))
             ax.plot([start], [lane], marker="|", color="black", markersize=14)
             ax.annotate(f"e{t.controller_epoch}", (start, lane + 0.38), fontsize=7, annotation_clip=True)
-        for _, i in incidents.iterrows():
-            at = mdates.date2num(_naive(i["at"]))
-            end = mdates.date2num(_naive(i.end_at)) if not pd.isna(i.end_at) else at
-            if i.incident == "split_brain":
-                ax.axvspan(at, end, color="red", alpha=0.25)
-            elif i.incident == "election_storm":
-                ax.axvspan(at, end, color="orange", alpha=0.2)
-            elif i.incident in ("restart", "epoch_reset"):
-                ax.axvline(at, color=INCIDENT_COLORS[i.incident], linestyle="--", linewidth=1)
-            elif i.incident in ("broker_failure", "broker_started", "unclean_election"):
-                marker = {"broker_failure": "x", "broker_started": "^", "unclean_election": "D"}[i.incident]
-                ax.plot([at], [broker_lane], marker=marker, color=INCIDENT_COLORS[i.incident], linestyle="none")
-                if not pd.isna(i.broker_id):
-                    ax.annotate(f"b{int(i.broker_id)}", (at, broker_lane + 0.2), fontsize=7, annotation_clip=True)
+        _draw_incidents(ax, incidents, broker_lane)
     axes[0].set_yticks(range(broker_lane + 1), [f"controller {c}" for c in controllers] + ["brokers"])
     axes[0].set_ylim(-0.7, broker_lane + 0.8)
     fig.suptitle("bars: controller tenures to scale (colour: epoch) · x broker failure · ^ broker start · "
