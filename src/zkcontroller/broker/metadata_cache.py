@@ -94,18 +94,29 @@ class MetadataCache:
             self._snapshot = MetadataSnapshot(old.partition_states, MappingProxyType(topic_ids), controller_id,
                                               MappingProxyType(brokers))
             return []
-        states = {topic: dict(parts) for topic, parts in old.partition_states.items()}
+        # Copy-on-write per topic: only the topics this request touches are copied (copying the whole cache
+        # made a stream of one-partition requests, as reassignment sends, quadratic in the partitions cached).
+        touched: dict[str, dict[int, UpdateMetadataPartitionState]] = {}
         deleted: list[TopicPartition] = []
         for state in request.partition_states:
+            parts = touched.get(state.topic)
+            if parts is None:
+                parts = touched[state.topic] = dict(old.partition_states.get(state.topic, {}))
             if state.leader == LEADER_DURING_DELETE:
-                _remove_partition(states, topic_ids, state.topic, state.partition)
+                parts.pop(state.partition, None)  # Kafka's removePartitionInfo
                 deleted.append(state.topic_partition)
             else:
-                states.setdefault(state.topic, {})[state.partition] = state
+                parts[state.partition] = state
         self._info(f"Add {len(request.partition_states) - len(deleted)} partitions and deleted {len(deleted)} "
                    f"partitions from metadata cache in response to UpdateMetadata request sent by controller "
                    f"{request.controller_id} epoch {request.controller_epoch} with correlation id {correlation_id}")
-        frozen = {topic: MappingProxyType(parts) for topic, parts in states.items()}
+        frozen = dict(old.partition_states)
+        for topic, parts in touched.items():
+            if parts:
+                frozen[topic] = MappingProxyType(parts)
+            elif topic in frozen:  # the topic (and its id) goes with its last partition
+                del frozen[topic]
+                topic_ids.pop(topic, None)
         self._snapshot = MetadataSnapshot(MappingProxyType(frozen), MappingProxyType(topic_ids), controller_id,
                                           MappingProxyType(brokers))
         return deleted
@@ -190,15 +201,3 @@ class MetadataCache:
             isr=state.isr,
             offline_replicas=state.offline_replicas,
         )
-
-
-def _remove_partition(states: dict[str, dict[int, UpdateMetadataPartitionState]], topic_ids: dict[str, TopicId],
-                      topic: str, partition: int) -> None:
-    """Drop a partition; the topic (and its id) goes with its last partition (Kafka's removePartitionInfo)."""
-    parts = states.get(topic)
-    if parts is None:
-        return
-    parts.pop(partition, None)
-    if not parts:
-        del states[topic]
-        topic_ids.pop(topic, None)

@@ -95,3 +95,15 @@ def test_update_is_logged(caplog: pytest.LogCaptureFixture) -> None:
     assert caplog.messages == [
         "[Broker id=4] Add 1 partitions and deleted 1 partitions from metadata cache in response to UpdateMetadata "
         "request sent by controller 9 epoch 3 with correlation id 11"]
+
+
+def test_an_update_copies_only_the_topics_it_touches(cache: MetadataCache) -> None:
+    """Readers holding the old snapshot see it unchanged; topics the request does not name are shared, not
+    copied (copying every topic per request made a stream of small updates quadratic)."""
+    before = cache.snapshot
+    cache.update_metadata(5, update_metadata(um_state(0, leader=2, replicas=(1, 2), isr=(2,))))
+    after = cache.snapshot
+    assert before.partition_states["t"][0].leader == 1 and after.partition_states["t"][0].leader == 2
+    assert after.partition_states["u"] is before.partition_states["u"]
+    assert after.partition_states["t"] is not before.partition_states["t"]
+    assert after.partition_states["t"][1] is before.partition_states["t"][1]
