@@ -263,3 +263,38 @@ async def test_a_controller_killed_before_recording_a_completion_leaves_it_to_th
 
     await wait_until(znode_gone, what="the next controller deleted /admin/reassign_partitions")
     assert (await state(admin)).leader_and_isr.isr == (b, d)
+
+
+async def test_the_partitions_of_one_request_start_together_with_one_leader_and_isr_per_broker(
+    make_cluster: ClusterFactory, admin: KafkaZkClient
+) -> None:
+    """Phase A for a request's partitions is one batch: each gets its own fenced leader-epoch bump, and the
+    new replica's broker receives each of phase A's two LeaderAndIsr once for all of them, not per partition."""
+    cluster = await make_cluster([1, 2, 3])
+    controller = await cluster.wait_for_controller()
+    await create_topic(admin, "many", {p: [1, 2] for p in range(6)})
+    await wait_for_states(admin, "many", 6, lambda s: all(v.leader_and_isr.isr == (1, 2) for v in s.values()),
+                          "many online")
+    transport = cluster.transport
+    assert isinstance(transport, RecordingTransport)
+    before = len(transport.requests_to(3, LeaderAndIsrRequest))
+    parts = [TopicPartition("many", p) for p in range(6)]
+    await admin.create_partition_reassignment({tp: [2, 3] for tp in parts})
+
+    await wait_until(lambda: set(parts) <= controller.context.partitions_being_reassigned,
+                     what="all six reassigning")
+
+    async def all_bumped() -> bool:
+        states = (await admin.get_topic_partition_states(parts)).values
+        return all(s.leader_and_isr.leader_epoch == 1 for s in states.values())
+
+    await wait_until(all_bumped, what="every leader epoch bumped once")
+    await wait_until(lambda: len(transport.requests_to(3, LeaderAndIsrRequest)) > before,
+                     what="broker 3 told to start its new replicas")
+    started = [r for r in transport.requests_to(3, LeaderAndIsrRequest)[before:]
+               if any(ps.is_new for ps in r.partition_states)]
+    # A1 (the new assignment to every replica) and A2 (the new replica started): two requests, not twelve
+    assert len(started) == 2
+    for request in started:
+        assert sorted(ps.topic_partition.partition for ps in request.partition_states) == list(range(6))
+        assert all(ps.adding_replicas == (3,) and ps.replicas == (2, 3, 1) for ps in request.partition_states)
