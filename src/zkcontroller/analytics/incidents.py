@@ -127,10 +127,11 @@ def _anomaly(df: DataFrame, **columns: object) -> DataFrame:
 
 
 def anomalies(events: DataFrame, elections: DataFrame, timeline_rows: DataFrame, slow_event_ms: int = 1000,
-              min_leaderless_ms: int = 100) -> DataFrame:
+              min_leaderless_ms: int = 100, leadership: DataFrame | None = None) -> DataFrame:
     """Leaderless (-1) partitions of at least ``min_leaderless_ms``, unclean elections, slow controller
-    events, and the timeline's rows (epoch resets, restarts, storms, split brain) already in anomaly form."""
-    leaderless = partition_leadership(events).where(
+    events, and the timeline's rows (epoch resets, restarts, storms, split brain) already in anomaly form.
+    ``leadership``: `partition_leadership` of ``events`` when the caller already has it."""
+    leaderless = (partition_leadership(events) if leadership is None else leadership).where(
         (F.col("leader") == NO_LEADER) & (F.col("end_ms") - F.col("start_ms") >= min_leaderless_ms))
     unclean = elections.where(F.col("clean") == F.lit(False))
     slow = events.where((F.col("kind") == "controller_event") & (
@@ -184,19 +185,22 @@ def _bucketed_steps(steps: DataFrame, keys: list[str], windows: DataFrame, bucke
         *keys, "bucket_ms", (F.coalesce(F.sum("net").over(carried), F.lit(0)) + F.col("peak")).alias("value"))
 
 
-def leaderless_partitions_over_time(events: DataFrame, buckets: int = 400) -> DataFrame:
+def leaderless_partitions_over_time(events: DataFrame, buckets: int = 400,
+                                    leadership: DataFrame | None = None) -> DataFrame:
     """(cluster, bucket_ms, value): partitions without a leader (OfflinePartition, or leader -1 on any
     controller line), at most, in each time slot."""
-    leaderless = partition_leadership(events).where(F.col("leader") == NO_LEADER)
+    leadership = partition_leadership(events) if leadership is None else leadership
+    leaderless = leadership.where(F.col("leader") == NO_LEADER)
     steps = leaderless.select("cluster", F.col("start_ms").alias("at_ms"), F.lit(1).alias("delta")).unionByName(
         leaderless.where(~F.col("open")).select("cluster", F.col("end_ms").alias("at_ms"), F.lit(-1).alias("delta")))
     return _bucketed_steps(steps, ["cluster"], observed_windows(events), buckets).select(
         "cluster", "bucket_ms", "value")
 
 
-def leaders_per_broker_over_time(events: DataFrame, buckets: int = 400) -> DataFrame:
+def leaders_per_broker_over_time(events: DataFrame, buckets: int = 400,
+                                 leadership: DataFrame | None = None) -> DataFrame:
     """(cluster, broker_id, bucket_ms, value): partitions each broker led, at most, in each time slot."""
-    led = partition_leadership(events).where(F.col("leader") >= 0)
+    led = (partition_leadership(events) if leadership is None else leadership).where(F.col("leader") >= 0)
     steps = led.select("cluster", F.col("leader").alias("broker_id"), F.col("start_ms").alias("at_ms"),
                        F.lit(1).alias("delta")).unionByName(
         led.where(~F.col("open")).select("cluster", F.col("leader").alias("broker_id"),

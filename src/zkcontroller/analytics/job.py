@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
@@ -181,15 +182,18 @@ def run(spark: SparkSession, config: JobConfig, progress: Callable[[str], None] 
 
     say("tables: elections, partitions, broker failures, split brain, anomalies")
     tenures = tenures_frame(spark, timeline.tenures)
+    # Each is a window over every partition that several tables read: computed once, not once per table.
+    intervals = transform.partition_state_intervals(events).persist(StorageLevel.MEMORY_AND_DISK)
+    leadership = transform.partition_leadership(events).persist(StorageLevel.MEMORY_AND_DISK)
     tables: dict[str, DataFrame] = {
         "controller_tenures": tenures,
-        "partition_state_intervals": transform.partition_state_intervals(events),
+        "partition_state_intervals": intervals,
         "leader_elections": transform.with_active_tenure(transform.leader_elections(events), tenures),
         "broker_failures": incidents.broker_failure_handling(
             failures_frame(spark, failures, membership, timeline.tenures, config.max_handling_ms), events),
         "split_brain_windows": incidents.split_brain_windows(
             rows_frame(spark, timeline.split_brain_candidates, ct.CANDIDATE_COLUMNS), events),
-        "partition_unavailability": transform.partition_unavailability(events),
+        "partition_unavailability": transform.partition_unavailability(events, intervals, leadership),
         "event_queue_latency": incidents.event_queue_latency(events),
         "sources": sources_by_cluster(events),
         "topic_deletions": admin_tables.topic_deletions(events),
@@ -210,15 +214,17 @@ def run(spark: SparkSession, config: JobConfig, progress: Callable[[str], None] 
         F.unix_millis("handling_finished_at").alias("finished_ms")))
     write_table("anomalies", incidents.anomalies(
         events, elections, anomaly_rows(spark, timeline, windows_rows), config.slow_event_ms,
-        config.min_leaderless_ms), out)
+        config.min_leaderless_ms, leadership), out)
     write_table("incidents", incident_rows(spark, timeline, failure_rows, membership, unclean, windows_rows), out)
     say("time series for the report")
     series = {
-        "leaderless_partitions_over_time": incidents.leaderless_partitions_over_time(events),
-        "leaders_per_broker_over_time": incidents.leaders_per_broker_over_time(events),
+        "leaderless_partitions_over_time": incidents.leaderless_partitions_over_time(events, leadership=leadership),
+        "leaders_per_broker_over_time": incidents.leaders_per_broker_over_time(events, leadership=leadership),
     }
     for name, df in series.items():
         write_table(name, df, out)
+    intervals.unpersist()
+    leadership.unpersist()
     for name in (*tables, "anomalies", "incidents"):
         result.rows[name] = count_rows(out / name)
     if config.report:

@@ -78,13 +78,19 @@ def partition_leadership(events: DataFrame) -> DataFrame:
     )
 
 
-def partition_unavailability(events: DataFrame) -> DataFrame:
-    """Offline and leaderless partition-seconds per partition, plus one total row per topic (partition null)."""
-    offline = partition_state_intervals(events).select(
+def partition_unavailability(events: DataFrame, intervals: DataFrame | None = None,
+                             leadership: DataFrame | None = None) -> DataFrame:
+    """Offline and leaderless partition-seconds per partition, plus one total row per topic (partition null).
+
+    ``intervals`` and ``leadership`` are `partition_state_intervals` and `partition_leadership` of ``events``
+    when the caller already has them (the job persists both: each is a window over every partition)."""
+    intervals = partition_state_intervals(events) if intervals is None else intervals
+    leadership = partition_leadership(events) if leadership is None else leadership
+    offline = intervals.select(
         *_PARTITION_KEY, F.when(F.col("state") == OFFLINE, F.col("duration_ms")).alias("offline_ms"),
         F.lit(None).cast("bigint").alias("leaderless_ms"),
     )
-    leaderless = partition_leadership(events).select(
+    leaderless = leadership.select(
         *_PARTITION_KEY, F.lit(None).cast("bigint").alias("offline_ms"),
         F.when(F.col("leader") == NO_LEADER, F.col("end_ms") - F.col("start_ms")).alias("leaderless_ms"),
     )
