@@ -119,6 +119,14 @@ def _all_led(md: dict, topic: str, n: int, live: set[int]) -> bool:
     return len(parts) == n and all(p["leader"] in live for p in parts)
 
 
+async def ensure_orders(cluster: ProcessCluster, zk: KafkaZkClient) -> None:
+    """The module's topic, led on every partition, whichever tests ran before (each test can run alone)."""
+    if "orders" not in await zk.get_all_topics_in_cluster():
+        await create_topic(zk, "orders", 6, 2)
+    await wait_for_kcat(cluster.bootstrap.split(",")[0], lambda m: _all_led(m, "orders", 6, {1, 2, 3}),
+                        "orders led on every partition")
+
+
 # ---------------------------------------------------------------------------------------------- what tools see
 
 async def test_kcat_lists_brokers_topics_and_partitions_as_zookeeper_holds(cluster, zk):
@@ -226,8 +234,18 @@ async def scrape_all(cluster, brokers) -> dict[int, dict[str, float]]:
 
 
 async def test_each_broker_exposes_kafkas_metrics_to_prometheus(cluster, zk):
+    await ensure_orders(cluster, zk)
     controller = await zk.get_controller_id()
-    metrics = await scrape_all(cluster, (1, 2, 3))
+    led = await zk_partitions(zk, sorted(await zk.get_all_topics_in_cluster()))
+    leads = {b: sum(1 for leader, _, _ in led.values() if leader == b) for b in (1, 2, 3)}
+    metrics: dict[int, dict[str, float]] = {}
+
+    async def leader_counts_caught_up() -> bool:  # each broker counts its leaders once its LeaderAndIsr is handled
+        metrics.update(await scrape_all(cluster, (1, 2, 3)))
+        return all(metrics[b]["kafka_server_replicamanager_leadercount"] == leads[b] for b in (1, 2, 3))
+
+    await wait_until(leader_counts_caught_up, timeout_s=30, what="every broker's LeaderCount as ZooKeeper says",
+                     poll_s=0.2)
     assert [metrics[b]["kafka_controller_kafkacontroller_activecontrollercount"] for b in (1, 2, 3)] == \
         [1.0 if b == controller else 0.0 for b in (1, 2, 3)]
     active = metrics[controller]
@@ -236,10 +254,6 @@ async def test_each_broker_exposes_kafkas_metrics_to_prometheus(cluster, zk):
     assert active["kafka_controller_kafkacontroller_offlinepartitionscount"] == 0
     assert active['kafka_controller_controllerstats_rateandtimems_count{name="TopicChangeRateAndTimeMs"}'] >= 1
     assert active["kafka_controller_controllereventmanager_eventqueuetimems_count"] >= 1
-    led = await zk_partitions(zk, sorted(await zk.get_all_topics_in_cluster()))
-    for b in (1, 2, 3):
-        leads = sum(1 for leader, _, _ in led.values() if leader == b)
-        assert metrics[b]["kafka_server_replicamanager_leadercount"] == leads
 
 
 @pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark not installed")
@@ -291,6 +305,7 @@ async def test_controller_to_broker_traffic_decodes_in_tsharks_kafka_dissector(c
 # ---------------------------------------------------------------------------------------------- failures
 
 async def test_kill_9_of_a_leader_moves_leadership(cluster, zk):
+    await ensure_orders(cluster, zk)
     controller = await zk.get_controller_id()
     victim = next(b for b in (1, 2, 3) if b != controller)
     led = [tp for tp, (leader, _, _) in (await zk_partitions(zk, ["orders"])).items() if leader == victim]
