@@ -12,12 +12,14 @@ from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import FetchPartition, FetchPartitionResult, FetchRequest, FetchResponse
 from zkcontroller.protocol.wire import control_codec
 from zkcontroller.protocol.wire.codec import WireFormatError
-from zkcontroller.protocol.wire.fetch_codec import decode_records, encode_records
+from zkcontroller.protocol.wire.fetch_codec import CorruptRecordError, decode_records, encode_records
 
 REQUEST = FetchRequest(2, (FetchPartition(TopicPartition("t", 0), 3, 100),
                            FetchPartition(TopicPartition("u", 1), 1, 0)), 500)
-RESPONSE = FetchResponse(Errors.NONE, (FetchPartitionResult(TopicPartition("t", 0), Errors.NONE, 120, 20),
+RESPONSE = FetchResponse(Errors.NONE, (FetchPartitionResult(TopicPartition("t", 0), Errors.NONE, 120, 20, 100),
                                        FetchPartitionResult(TopicPartition("u", 1), Errors.FENCED_LEADER_EPOCH, -1, 0)))
+INCREMENTAL = FetchRequest(2, (FetchPartition(TopicPartition("t", 0), 3, 120),), 500, 1234, 7,
+                           (TopicPartition("u", 1), TopicPartition("u", 4), TopicPartition("v", 0)))
 
 
 @pytest.mark.parametrize("version", [11, 12])
@@ -26,6 +28,36 @@ def test_a_fetch_and_its_answer_round_trip(version: int) -> None:
     assert control_codec.decode_request(1, version, body, 0) == REQUEST
     answer = control_codec.encode_response(RESPONSE, version, REQUEST)
     assert control_codec.decode_response(REQUEST, version, answer, 0) == RESPONSE
+
+
+@pytest.mark.parametrize("version", [11, 12])
+def test_a_fetch_session_travels_with_its_id_epoch_and_forgotten_partitions(version: int) -> None:
+    back = control_codec.decode_request(1, version, control_codec.encode_request(INCREMENTAL, version), 0)
+    assert back == INCREMENTAL and not back.is_full
+    empty = FetchRequest(2, (), 500, 1234, 8)  # nothing changed: the partitions come from the leader's session
+    assert control_codec.decode_request(1, version, control_codec.encode_request(empty, version), 0).session_epoch == 8
+    answer = FetchResponse(Errors.NONE, RESPONSE.partitions[:1], 1234)
+    assert control_codec.decode_response(INCREMENTAL, version, control_codec.encode_response(answer, version),
+                                         0) == answer
+    refused = FetchResponse(Errors.INVALID_FETCH_SESSION_EPOCH)
+    assert control_codec.decode_response(INCREMENTAL, version, control_codec.encode_response(refused, version),
+                                         0) == refused
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # kafka-python's schema loading
+def test_the_batch_crc_is_kafkas_and_a_corrupt_batch_fails_its_partition_alone() -> None:
+    from kafka.record.default_records import DefaultRecordBatch  # an independent reader of Kafka's format
+
+    batch = DefaultRecordBatch(encode_records(41, 3))
+    assert batch.validate_crc() and [r.offset for r in batch] == [41, 42, 43]
+    answer = control_codec.encode_response(RESPONSE, 12)
+    good = encode_records(100, 20)
+    at = answer.index(good)
+    corrupt = answer[:at + 70] + bytes([answer[at + 70] ^ 1]) + answer[at + 71:]  # a bit of a record flips
+    results = control_codec.decode_response(REQUEST, 12, corrupt, 0).partitions
+    assert [(r.error, r.records) for r in results] == [(Errors.CORRUPT_MESSAGE, 0), (Errors.FENCED_LEADER_EPOCH, 0)]
+    with pytest.raises(CorruptRecordError, match="base offset 100"):
+        decode_records(corrupt[at:at + len(good)])
 
 
 def test_before_v9_a_fetch_cannot_carry_the_leader_epoch() -> None:

@@ -40,6 +40,10 @@ class ReplicationConfig:
     """Records per partition per fetch (offsets only: stands in for ``replica.fetch.max.bytes``)."""
     replica_socket_timeout_ms: int = 30000
     """A fetch unanswered this long counts as failed (then backed off and retried)."""
+    max_incremental_fetch_session_cache_slots: int = 1000
+    """Fetch sessions a leader keeps (0: none, every fetch is full)."""
+    min_incremental_fetch_session_eviction_ms: int = 120000
+    """A session unused this long may be evicted for a new one."""
     inter_broker_protocol_version: str = DEFAULT_IBP
     log_dirs: tuple[str, ...] = DEFAULT_LOG_DIRS
     """``log.dirs``: a new replica goes to the online dir holding fewest partitions; a failed dir takes its
@@ -68,7 +72,8 @@ class ReplicationConfig:
             if getattr(self, name) <= 0:
                 raise ValueError(f"ReplicationConfig.{name} must be positive, got {getattr(self, name)}")
         for name in ("replica_fetch_wait_max_ms", "replica_fetch_backoff_ms", "isr_change_notification_linger_ms",
-                     "isr_change_notification_max_delay_ms"):
+                     "isr_change_notification_max_delay_ms", "max_incremental_fetch_session_cache_slots",
+                     "min_incremental_fetch_session_eviction_ms"):
             if getattr(self, name) < 0:
                 raise ValueError(f"ReplicationConfig.{name} must not be negative, got {getattr(self, name)}")
 

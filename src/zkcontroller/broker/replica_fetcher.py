@@ -6,7 +6,9 @@ leader's high watermark. A fetch that brought nothing is followed by a wait of `
 (standing in for the leader holding the fetch open); a failed one, or a partition error, by
 ``replica.fetch.backoff.ms``. FENCED_LEADER_EPOCH drops the partition until a LeaderAndIsr brings the new
 epoch; UNKNOWN_LEADER_EPOCH (the leader has not learnt it yet) delays it. ``pause``/``resume`` stop and
-restart fetching without touching leadership (a stalled follower, for drills).
+restart fetching without touching leadership (a stalled follower, for drills). Fetches run in a KIP-227 fetch
+session (`fetch_session_handler`): after the first, each names only the partitions whose fetch state changed.
+A record batch that fails its CRC check (CORRUPT_MESSAGE) delays its partition, as Kafka's fetcher does.
 """
 
 from __future__ import annotations
@@ -16,11 +18,12 @@ import logging
 from collections.abc import Callable
 
 from zkcontroller.broker.config import ReplicationConfig
+from zkcontroller.broker.fetch_session_handler import FetchSessionHandler
 from zkcontroller.broker.partition import Partition
 from zkcontroller.broker.timeouts import send_with_timeout
 from zkcontroller.model import Broker, TopicPartition, sorted_partitions
 from zkcontroller.protocol.control_requests import Errors
-from zkcontroller.protocol.inter_broker import FetchPartition, FetchRequest, FetchResponse
+from zkcontroller.protocol.inter_broker import FetchPartition, FetchResponse
 from zkcontroller.protocol.transport import BrokerTransport, BrokerUnreachableError
 from zkcontroller.runtime.runtime import Runtime
 
@@ -43,6 +46,7 @@ class ReplicaFetcher:
         self._delayed_until: dict[TopicPartition, int] = {}
         self.paused = False
         self.fetches = 0
+        self.session = FetchSessionHandler(broker_id, source_broker_id)
         self._wakeup = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
@@ -96,7 +100,8 @@ class ReplicaFetcher:
                 await asyncio.sleep(0)  # one loop turn between fetches that brought data
 
     async def fetch_once(self) -> bool | None:
-        """One fetch round: True if records came, False if none did, None if it could not be made."""
+        """One fetch round: True to fetch again at once (records came, or the session must start over), False if
+        nothing new came, None if it could not be made (then back off)."""
         now = self._runtime.now_ms()
         parts: list[FetchPartition] = []
         for tp in sorted_partitions(self.fetching):
@@ -106,21 +111,27 @@ class ReplicaFetcher:
         leader = self._broker(self.source_broker_id)
         if not parts or leader is None:
             return None
-        request = FetchRequest(self.broker_id, tuple(parts), self._config.replica_fetch_max_records)
+        data = self.session.build(parts, self._config.replica_fetch_max_records)
         try:
             self.fetches += 1
-            response = await send_with_timeout(self._transport, self._runtime, leader, request,
+            response = await send_with_timeout(self._transport, self._runtime, leader, data.request,
                                                self._config.replica_socket_timeout_ms)
         except BrokerUnreachableError as e:
+            self.session.handle_error()
             self._log(logging.DEBUG, f"Error in response for fetch request: {e}")
             return None
-        if not isinstance(response, FetchResponse) or response.error is not Errors.NONE:
-            self._log(logging.WARNING, f"Error in response for fetch request: {getattr(response, 'error', response)}")
+        if not isinstance(response, FetchResponse):
+            self.session.handle_error()
+            self._log(logging.WARNING, f"Error in response for fetch request: {response}")
             return None
-        return self._process(request, response)
+        if not self.session.handle_response(response):
+            if response.error in (Errors.FETCH_SESSION_ID_NOT_FOUND, Errors.INVALID_FETCH_SESSION_EPOCH, Errors.NONE):
+                return True  # the next fetch is a full one, at once (Kafka's fetcher gets an empty answer)
+            self._log(logging.WARNING, f"Error in response for fetch request: {response.error.name}")
+            return None
+        return self._process(data.session_partitions, response)
 
-    def _process(self, request: FetchRequest, response: FetchResponse) -> bool:
-        sent = {p.topic_partition: p for p in request.partitions}
+    def _process(self, sent: dict[TopicPartition, FetchPartition], response: FetchResponse) -> bool:
         got_records = False
         for result in response.partitions:
             tp = result.topic_partition
@@ -137,6 +148,10 @@ class ReplicaFetcher:
                 self._log(logging.INFO, f"Partition {tp} has an older epoch ({asked.current_leader_epoch}) than the "
                           "current leader. Will await the new LeaderAndIsr state before resuming fetching.")
                 self.remove_partition(tp)
+            elif result.error is Errors.CORRUPT_MESSAGE:
+                self._log(logging.ERROR, f"Found invalid messages during fetch for partition {tp} offset "
+                          f"{asked.fetch_offset}")
+                self._delayed_until[tp] = self._runtime.now_ms() + self._config.replica_fetch_backoff_ms
             elif result.error is Errors.OFFSET_OUT_OF_RANGE:
                 self._log(logging.WARNING, f"Reset fetch offset for partition {tp} from {asked.fetch_offset} to "
                           f"current leader {self.source_broker_id}'s high watermark {result.high_watermark}")

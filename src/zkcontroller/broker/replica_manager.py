@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from zkcontroller.broker.alter_isr_manager import IsrManager, isr_manager_for
 from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.broker.control_plane import BrokerControlPlane, PartitionRole
+from zkcontroller.broker.fetch_session import FetchManager, FetchSessionCache
 from zkcontroller.broker.partition import IsrProposal, Partition
 from zkcontroller.broker.replica_fetcher import ReplicaFetcher
 from zkcontroller.model import Broker, LeaderAndIsr, TopicPartition, sorted_partitions
@@ -62,6 +63,9 @@ class ReplicaManager:
             on_result=self._on_isr_result)
         self.isr_shrinks = 0
         self.isr_expands = 0
+        self.fetch_manager = FetchManager(FetchSessionCache(
+            self.config.max_incremental_fetch_session_cache_slots,
+            self.config.min_incremental_fetch_session_eviction_ms, runtime.rng))
         self._tasks: list[asyncio.Task[None]] = []
         self._fetchers_paused = False
 
@@ -247,10 +251,12 @@ class ReplicaManager:
 
     def handle_fetch(self, request: FetchRequest) -> FetchResponse:
         """Serve a follower's fetch (Kafka's ``fetchMessages`` for a replica): epoch checks, then the follower's
-        LEO and caught-up time are recorded, maybe expanding the ISR and moving the HW."""
+        LEO and caught-up time are recorded, maybe expanding the ISR and moving the HW. In a fetch session every
+        partition of the session is served; the answer carries those with news (`fetch_session`)."""
         now = self.runtime.now_ms()
+        context = self.fetch_manager.new_context(request, now)
         results = []
-        for asked in request.partitions:
+        for asked in context.targets():
             tp = asked.topic_partition
             partition = self._partitions.get(tp)
             if partition is None:
@@ -265,9 +271,10 @@ class ReplicaManager:
             proposal = partition.record_follower_fetch(request.replica_id, asked.fetch_offset, now)
             if proposal is not None:
                 self.isr_manager.submit(proposal)
-            records = min(request.max_records, partition.log_end_offset - asked.fetch_offset)
-            results.append(FetchPartitionResult(tp, Errors.NONE, partition.high_watermark, records))
-        return FetchResponse(Errors.NONE, tuple(results))
+            records = min(asked.max_records, partition.log_end_offset - asked.fetch_offset)
+            results.append(FetchPartitionResult(tp, Errors.NONE, partition.high_watermark, records,
+                                                asked.fetch_offset))
+        return context.respond(results)
 
     # ------------------------------------------------------------------ ISR upkeep
 

@@ -123,6 +123,7 @@ _KNOWN = {
     "auto.leader.rebalance.enable", "unclean.leader.election.enable", "delete.topic.enable",
     "controlled.shutdown.enable", "controlled.shutdown.max.retries", "controlled.shutdown.retry.backoff.ms",
     "replica.lag.time.max.ms", "replica.fetch.wait.max.ms", "replica.fetch.backoff.ms", "replica.socket.timeout.ms",
+    "max.incremental.fetch.session.cache.slots", "min.incremental.fetch.session.eviction.ms",
     "leader.imbalance.check.interval.seconds", "leader.imbalance.per.broker.percentage",
     "zookeeper.max.in.flight.requests", "controller.socket.timeout.ms", "request.timeout.ms",
     "inter.broker.listener.name", "socket.request.max.bytes", "metrics.prometheus.port",
@@ -221,6 +222,8 @@ def _replication(num: Callable[[str, int, int], int], ibp: str, log_dirs: tuple[
         replica_lag_time_max_ms=lag, replica_fetch_wait_max_ms=wait,
         replica_fetch_backoff_ms=num("replica.fetch.backoff.ms", 1000, 0), replica_socket_timeout_ms=socket_timeout,
         request_timeout_ms=num("request.timeout.ms", 30000, 1), inter_broker_protocol_version=ibp,
+        max_incremental_fetch_session_cache_slots=num("max.incremental.fetch.session.cache.slots", 1000, 0),
+        min_incremental_fetch_session_eviction_ms=num("min.incremental.fetch.session.eviction.ms", 120000, 0),
         log_dirs=log_dirs)
 
 

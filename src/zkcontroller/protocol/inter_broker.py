@@ -6,7 +6,9 @@
   partition-state version it last saw; the controller checks both, writes ZooKeeper fenced, and answers with
   the state now in force (spec §9.8).
 * ``Fetch`` (follower → leader), offsets only: no record bytes are carried, a fetch answers how many records
-  the follower may append; what ISR upkeep needs (leader epoch fencing, high watermark) is exact.
+  the follower may append; what ISR upkeep needs (leader epoch fencing, high watermark) is exact. Fetches run
+  in KIP-227 fetch sessions: a full fetch (epoch 0) opens one, then each incremental fetch names only the
+  partitions whose fetch state changed and the ones to forget, and the answer only the partitions with news.
 
 The wire encoding (`protocol.wire`) carries the same values.
 """
@@ -74,12 +76,36 @@ class FetchPartition:
     """The follower's log end offset: what it has, so what it asks for next."""
 
 
+INVALID_SESSION_ID = 0
+"""``FetchMetadata.INVALID_SESSION_ID``: no session (asked for, or granted)."""
+INITIAL_EPOCH = 0
+"""A full fetch that opens a session (closing the one named, if any)."""
+FINAL_EPOCH = -1
+"""A full fetch that wants no session (closing the one named, if any)."""
+
+
+def next_fetch_session_epoch(epoch: int) -> int:
+    """``FetchMetadata.nextEpoch``: epochs count up from 1 and wrap to 1, never back to the full-fetch values."""
+    if epoch < 0:
+        return FINAL_EPOCH
+    return 1 if epoch == 0x7FFFFFFF else epoch + 1
+
+
 @dataclass(frozen=True, slots=True)
 class FetchRequest:
     replica_id: int
     partitions: tuple[FetchPartition, ...] = ()
+    """All partitions in a full fetch; in an incremental one, only those added to the session or changed."""
     max_records: int = 10_000
+    session_id: int = INVALID_SESSION_ID
+    session_epoch: int = FINAL_EPOCH
+    forgotten: tuple[TopicPartition, ...] = ()
+    """Partitions an incremental fetch drops from its session (``forgotten_topics_data``)."""
     api_key: ApiKey = field(default=ApiKey.FETCH, init=False)
+
+    @property
+    def is_full(self) -> bool:
+        return self.session_epoch in (INITIAL_EPOCH, FINAL_EPOCH)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,12 +115,17 @@ class FetchPartitionResult:
     high_watermark: int = -1
     records: int = 0
     """How many records from ``fetch_offset`` on the follower appends (offsets only, no payload)."""
+    base_offset: int = 0
+    """The offset those records start at: the fetch offset the leader served (its session's cached one when an
+    incremental fetch did not name the partition)."""
 
 
 @dataclass(frozen=True, slots=True)
 class FetchResponse:
     error: Errors = Errors.NONE
+    """A session error (FETCH_SESSION_ID_NOT_FOUND, INVALID_FETCH_SESSION_EPOCH) comes here, with no partitions."""
     partitions: tuple[FetchPartitionResult, ...] = ()
+    session_id: int = INVALID_SESSION_ID
 
 
 BrokerToControllerRequest = ControlledShutdownRequest | AlterIsrRequest

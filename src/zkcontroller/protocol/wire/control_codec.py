@@ -245,7 +245,7 @@ def _error(code: int) -> Errors:
 def encode_response(response: WireResponse, version: int, request: WireRequest | None = None) -> bytes:
     """The body of ``response`` at ``version``; LeaderAndIsr v5 needs ``request`` for the topic ids."""
     if isinstance(response, FetchResponse):
-        return fetch_codec.encode_response(response, version, request if isinstance(request, FetchRequest) else None)
+        return fetch_codec.encode_response(response, version)
     if isinstance(response, ControlledShutdownResponse):
         return codec.encode(CONTROLLED_SHUTDOWN.response, version, {
             "error_code": int(response.error),

@@ -3,9 +3,11 @@
 A follower's fetch names, per partition, its current leader epoch and its log end offset; the leader answers
 with an error, its high watermark, and the records the follower appends. Our logs hold offsets, not payloads,
 so those travel as one v2 record batch (``baseOffset`` = the fetch offset) of empty records — null key, null
-value, no headers, 7–9 bytes each — which tshark's Kafka dissector reads as such. The batch CRC is left 0 (no
-CRC-32C in the standard library; our followers do not check it). ``partition_max_bytes`` carries the record
-limit the follower asks for.
+value, no headers, 7–9 bytes each — which tshark's Kafka dissector reads as such. The batch carries Kafka's
+CRC-32C (Castagnoli, over the bytes from ``attributes`` on, via the ``crc32c`` package); a follower checks it
+and treats a batch that fails as Kafka does, the partition's result becoming CORRUPT_MESSAGE.
+``partition_max_bytes`` carries the record limit the follower asks for; the session id and epoch and the
+forgotten partitions carry the KIP-227 fetch session.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from __future__ import annotations
 import struct
 from collections import defaultdict
 from typing import Any
+
+from crc32c import crc32c
 
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import Errors
@@ -26,6 +30,13 @@ _BATCH_HEADER = struct.Struct(">qiibIhiqqqhii")
 maxTimestamp, producerId, producerEpoch, baseSequence, recordsCount: Kafka's v2 record batch header (61 bytes)."""
 _AFTER_LENGTH = _BATCH_HEADER.size - 12
 """batchLength counts the bytes after baseOffset and batchLength themselves."""
+_CRC_AT, _CRC_FROM = 17, 21
+"""Where the CRC sits in the header, and where the bytes it covers start (``attributes``)."""
+_CRC = struct.Struct(">I")
+
+
+class CorruptRecordError(WireFormatError):
+    """A record batch whose CRC does not match its bytes (Kafka's ``CorruptRecordException``)."""
 
 
 def _varint(value: int) -> bytes:
@@ -53,12 +64,16 @@ def encode_records(base_offset: int, count: int) -> bytes:
     if count <= 0:
         return b""
     records = b"".join(_record(i) for i in range(count))
-    return _BATCH_HEADER.pack(base_offset, _AFTER_LENGTH + len(records), -1, 2, 0, 0, count - 1, -1, -1, -1, -1,
-                              -1, count) + records
+    batch = bytearray(_BATCH_HEADER.pack(base_offset, _AFTER_LENGTH + len(records), -1, 2, 0, 0, count - 1, -1, -1,
+                                         -1, -1, -1, count))
+    batch += records
+    _CRC.pack_into(batch, _CRC_AT, crc32c(memoryview(batch)[_CRC_FROM:]))
+    return bytes(batch)
 
 
 def decode_records(data: bytes | None) -> int:
-    """How many offsets a fetched record set carries (summing every batch header in it)."""
+    """How many offsets a fetched record set carries (summing every whole batch in it; a trailing partial batch,
+    which a leader may send at its size limit, is left for the next fetch, as Kafka's reader does)."""
     if not data:
         return 0
     view, total, pos = memoryview(data), 0, 0
@@ -66,8 +81,14 @@ def decode_records(data: bytes | None) -> int:
         fields = _BATCH_HEADER.unpack_from(view, pos)
         if fields[3] != 2:
             raise WireFormatError(f"record batch at byte {pos}: magic {fields[3]}, expected 2")
+        end = pos + 12 + fields[1]
+        if end > len(view):
+            break
+        if crc32c(view[pos + _CRC_FROM:end]) != fields[4]:
+            raise CorruptRecordError(f"record batch at byte {pos} (base offset {fields[0]}): CRC {fields[4]:#010x} "
+                                     "does not match its bytes")
         total += fields[12]
-        pos += 12 + fields[1]
+        pos = end
     return total
 
 
@@ -79,15 +100,19 @@ def _by_topic(items: Any) -> dict[str, list[Any]]:
 
 
 def encode_request(request: FetchRequest, version: int) -> bytes:
+    forgotten: dict[str, list[int]] = defaultdict(list)
+    for tp in request.forgotten:
+        forgotten[tp.topic].append(tp.partition)
     return codec.encode(FETCH.request, version, {
         "cluster_id": None, "replica_id": request.replica_id, "max_wait_ms": 0, "min_bytes": 1,
-        "max_bytes": 0x7FFFFFFF, "isolation_level": 0, "session_id": 0, "session_epoch": -1,
+        "max_bytes": 0x7FFFFFFF, "isolation_level": 0, "session_id": request.session_id,
+        "session_epoch": request.session_epoch,
         "topics": [{"topic": t, "partitions": [
             {"partition": p.topic_partition.partition, "current_leader_epoch": p.current_leader_epoch,
              "fetch_offset": p.fetch_offset, "last_fetched_epoch": -1, "log_start_offset": -1,
              "partition_max_bytes": request.max_records} for p in ps]}
             for t, ps in _by_topic(request.partitions).items()],
-        "forgotten_topics_data": [], "rack_id": ""})
+        "forgotten_topics_data": [{"topic": t, "partitions": ps} for t, ps in forgotten.items()], "rack_id": ""})
 
 
 def decode_request(version: int, buf: bytes | memoryview, offset: int) -> FetchRequest:
@@ -95,18 +120,20 @@ def decode_request(version: int, buf: bytes | memoryview, offset: int) -> FetchR
     partitions = tuple(FetchPartition(TopicPartition(t["topic"], p["partition"]), p["current_leader_epoch"],
                                       p["fetch_offset"]) for t in d["topics"] for p in t["partitions"])
     limits = {p["partition_max_bytes"] for t in d["topics"] for p in t["partitions"]}
-    return FetchRequest(d["replica_id"], partitions, max(limits) if limits else 10_000)
+    forgotten = tuple(TopicPartition(t["topic"], p)
+                      for t in d.get("forgotten_topics_data") or () for p in t["partitions"])
+    return FetchRequest(d["replica_id"], partitions, max(limits) if limits else 10_000,
+                        d.get("session_id", 0), d.get("session_epoch", -1), forgotten)
 
 
-def encode_response(response: FetchResponse, version: int, request: FetchRequest | None) -> bytes:
-    offsets = {p.topic_partition: p.fetch_offset for p in request.partitions} if request is not None else {}
+def encode_response(response: FetchResponse, version: int) -> bytes:
     return codec.encode(FETCH.response, version, {
-        "throttle_time_ms": 0, "error_code": int(response.error), "session_id": 0,
+        "throttle_time_ms": 0, "error_code": int(response.error), "session_id": response.session_id,
         "responses": [{"topic": t, "partition_responses": [
             {"partition": r.topic_partition.partition, "error_code": int(r.error),
              "high_watermark": r.high_watermark, "last_stable_offset": r.high_watermark, "log_start_offset": 0,
              "aborted_transactions": [], "preferred_read_replica": -1,
-             "record_set": encode_records(offsets.get(r.topic_partition, 0), r.records)} for r in rs]}
+             "record_set": encode_records(r.base_offset, r.records)} for r in rs]}
             for t, rs in _by_topic(response.partitions).items()]})
 
 
@@ -117,9 +144,18 @@ def _error(code: int) -> Errors:
         return Errors.UNKNOWN_SERVER_ERROR
 
 
+def _partition_result(topic: str, p: dict[str, Any]) -> FetchPartitionResult:
+    tp, records = TopicPartition(topic, p["partition"]), p["record_set"]
+    try:
+        count = decode_records(records)
+    except CorruptRecordError:
+        return FetchPartitionResult(tp, Errors.CORRUPT_MESSAGE, p["high_watermark"])
+    base = struct.unpack_from(">q", records)[0] if count else 0
+    return FetchPartitionResult(tp, _error(p["error_code"]), p["high_watermark"], count, base)
+
+
 def decode_response(version: int, buf: bytes | memoryview, offset: int) -> FetchResponse:
     d = codec.decode(FETCH.response, version, buf, offset)
     return FetchResponse(_error(d.get("error_code") or 0), tuple(
-        FetchPartitionResult(TopicPartition(t["topic"], p["partition"]), _error(p["error_code"]),
-                             p["high_watermark"], decode_records(p["record_set"]))
-        for t in d["responses"] for p in t["partition_responses"]))
+        _partition_result(t["topic"], p) for t in d["responses"] for p in t["partition_responses"]),
+        d.get("session_id") or 0)
