@@ -103,6 +103,14 @@ class BrokerMetrics(Collector):
                                   value=rm.isr_shrinks if rm is not None else 0)
         yield CounterMetricFamily("kafka_server_replicamanager_isrexpandspersec", "IsrExpandsPerSec (Count)",
                                   value=rm.isr_expands if rm is not None else 0)
+        sessions = rm.fetch_manager.cache if rm is not None else None
+        yield gauge("kafka_server_fetchsessioncache_numincrementalfetchsessions", "NumIncrementalFetchSessions",
+                    len(sessions) if sessions is not None else 0)
+        yield gauge("kafka_server_fetchsessioncache_numincrementalfetchpartitionscached",
+                    "NumIncrementalFetchPartitionsCached", sessions.total_partitions if sessions is not None else 0)
+        yield CounterMetricFamily("kafka_server_fetchsessioncache_incrementalfetchsessionevictionspersec",
+                                  "IncrementalFetchSessionEvictionsPerSec (Count)",
+                                  value=sessions.evictions if sessions is not None else 0)
 
     def serve(self, port: int, host: str = "127.0.0.1") -> None:
         """The ``/metrics`` endpoint on a thread of prometheus-client's own."""
