@@ -44,7 +44,6 @@ def test_a_fetch_session_travels_with_its_id_epoch_and_forgotten_partitions(vers
                                          0) == refused
 
 
-@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # kafka-python's schema loading
 def test_the_batch_crc_is_kafkas_and_a_corrupt_batch_fails_its_partition_alone() -> None:
     from kafka.record.default_records import DefaultRecordBatch  # an independent reader of Kafka's format
 
