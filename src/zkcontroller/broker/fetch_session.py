@@ -189,7 +189,7 @@ class FetchContext:
 
     session_id = INVALID_SESSION_ID
 
-    def targets(self) -> Iterator[FetchTarget]:
+    def targets(self) -> Iterator[FetchTarget | CachedPartition]:
         return iter(())
 
     def respond(self, results: list[FetchPartitionResult]) -> FetchResponse:
@@ -210,7 +210,7 @@ class SessionlessFetchContext(FetchContext):
     def __init__(self, request: FetchRequest) -> None:
         self._request = request
 
-    def targets(self) -> Iterator[FetchTarget]:
+    def targets(self) -> Iterator[FetchTarget | CachedPartition]:
         return _targets(self._request)
 
 
@@ -239,9 +239,8 @@ class IncrementalFetchContext(FetchContext):
         self._expected_epoch = next_fetch_session_epoch(request_epoch)
         self.session_id = session.id
 
-    def targets(self) -> Iterator[FetchTarget]:
-        return (FetchTarget(c.topic_partition, c.current_leader_epoch, c.fetch_offset, c.max_records)
-                for c in list(self._session.partitions.values()))
+    def targets(self) -> Iterator[FetchTarget | CachedPartition]:
+        return iter(list(self._session.partitions.values()))  # the cached states carry the same four fields
 
     def respond(self, results: list[FetchPartitionResult]) -> FetchResponse:
         if self._session.epoch != self._expected_epoch:

@@ -176,10 +176,15 @@ class Partition:
         return Errors.NONE
 
     def record_follower_fetch(self, replica_id: int, fetch_offset: int, now_ms: int) -> IsrProposal | None:
-        """A served fetch: the follower's LEO and caught-up time, the HW, and maybe an ISR expansion."""
-        self.followers[replica_id].update_fetch_state(fetch_offset, now_ms, self.log_end_offset)
+        """A served fetch: the follower's LEO and caught-up time, the HW, and maybe an ISR expansion. As Kafka's
+        ``updateFollowerFetchState``, the HW is only looked at when the follower's LEO moved: nothing else a
+        fetch changes can raise it (a proposed expansion only adds a member to the maximal ISR)."""
+        follower = self.followers[replica_id]
+        previous = follower.log_end_offset
+        follower.update_fetch_state(fetch_offset, now_ms, self.log_end_offset)
         proposal = self.maybe_expand_isr(replica_id)
-        self.maybe_increment_high_watermark()
+        if follower.log_end_offset != previous:
+            self.maybe_increment_high_watermark()
         return proposal
 
     # ------------------------------------------------------------------ ISR upkeep (leader side)
