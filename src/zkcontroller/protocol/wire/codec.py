@@ -66,19 +66,85 @@ def _write_primitive(out: bytearray, kind: str, value: Any, flexible: bool, name
         raise ValueError(f"{name}: unknown type {kind}")
 
 
-def _write_fields(out: bytearray, fields: tuple[Field, ...], version: int, flexible: bool,
-                  value: dict[str, Any]) -> None:
+_PRIMITIVE, _PRIMITIVE_ARRAY, _STRUCT_ARRAY, _STRUCT = range(4)
+
+
+class _Op:
+    """One field compiled for one version and flexibility: what the loops need, looked up once. Encoding and
+    decoding walk these instead of the schema, so version ranges, defaults and types are not re-evaluated for
+    every element of a 100,000-partition array."""
+
+    __slots__ = ("default", "element", "field", "kind", "mutable_default", "name", "nullable", "packer", "sub",
+                 "tag", "tagged")
+
+    def __init__(self, f: Field, version: int, flexible: bool) -> None:
+        self.field = f
+        self.name = f.name
+        self.default = f.default_value(version)
+        self.mutable_default = isinstance(self.default, (list, dict))
+        self.nullable = in_versions(f.nullable, version)
+        self.tagged = flexible and f.tag is not None and in_versions(f.tagged_versions, version)
+        self.tag = f.tag
+        if f.type == "[]":
+            self.kind, self.element = _STRUCT_ARRAY, ""
+        elif f.is_array:
+            self.kind, self.element = _PRIMITIVE_ARRAY, f.type[2:]
+        elif f.type == "{}":
+            self.kind, self.element = _STRUCT, ""
+        else:
+            self.kind, self.element = _PRIMITIVE, f.type
+        self.packer = _STRUCTS.get(self.element)
+        self.sub = _plan(f.fields, version, flexible) if f.fields else None
+
+    def fresh_default(self, version: int) -> Any:
+        return self.field.default_value(version) if self.mutable_default else self.default
+
+
+class _Plan:
+    __slots__ = ("absent", "fields", "flexible", "present", "tagged", "version")
+
+    def __init__(self, fields: tuple[Field, ...], version: int, flexible: bool) -> None:
+        self.fields, self.version, self.flexible = fields, version, flexible
+        ops = [(_Op(f, version, flexible), in_versions(f.versions, version)) for f in fields]
+        self.present = tuple(op for op, here in ops if here)
+        self.absent = tuple(op for op, here in ops if not here)
+        self.tagged = {op.tag: op for op in self.present if op.tagged}
+
+
+_PLANS: dict[tuple[int, int, bool], _Plan] = {}
+
+
+def _plan(fields: tuple[Field, ...], version: int, flexible: bool) -> _Plan:
+    """The compiled fields, cached by the identity of the (long-lived) schema tuple: hashing nested frozen
+    dataclasses on every call would cost more than the encoding."""
+    key = (id(fields), version, flexible)
+    plan = _PLANS.get(key)
+    if plan is None or plan.fields is not fields:
+        plan = _PLANS[key] = _Plan(fields, version, flexible)
+    return plan
+
+
+def _write_fields(out: bytearray, plan: _Plan, value: dict[str, Any]) -> None:
+    flexible = plan.flexible
     tagged: list[tuple[int, bytes]] = []
-    for f in _active(fields, version):
-        v = value.get(f.name, f.default_value(version)) if value else f.default_value(version)
-        if flexible and f.tag is not None and in_versions(f.tagged_versions, version):
-            if v == f.default_value(version):
+    get = value.get if value else None
+    for op in plan.present:
+        v = op.default if get is None else get(op.name, op.default)
+        if op.tagged:
+            if v == op.default:
                 continue  # tagged fields at their default are left out
             buf = bytearray()
-            _write_field(buf, f, version, flexible, v)
-            tagged.append((f.tag, bytes(buf)))
+            _write_field(buf, op, flexible, v)
+            tagged.append((op.tag, bytes(buf)))  # type: ignore[arg-type]
             continue
-        _write_field(out, f, version, flexible, v)
+        packer = op.packer
+        if op.kind == _PRIMITIVE and packer is not None:
+            try:
+                out += packer.pack(v)
+            except (struct.error, TypeError) as e:
+                raise ValueError(f"{op.name}: cannot write {v!r} as {op.element}: {e}") from None
+        else:
+            _write_field(out, op, flexible, v)
     if flexible:
         write_uvarint(out, len(tagged))
         for tag, data in sorted(tagged):
@@ -87,25 +153,30 @@ def _write_fields(out: bytearray, fields: tuple[Field, ...], version: int, flexi
             out += data
 
 
-def _write_field(out: bytearray, f: Field, version: int, flexible: bool, v: Any) -> None:
+def _write_field(out: bytearray, op: _Op, flexible: bool, v: Any) -> None:
     try:
-        if f.is_array:
+        kind = op.kind
+        if kind in (_STRUCT_ARRAY, _PRIMITIVE_ARRAY):
             _write_length(out, None if v is None else len(v), flexible, _INT32)
             if v is None:
                 return
-            if f.type == "[]":
+            if kind == _STRUCT_ARRAY:
+                sub = op.sub
                 for item in v:
-                    _write_fields(out, f.fields, version, flexible, item)
+                    _write_fields(out, sub, item)  # type: ignore[arg-type]
+            elif op.packer is not None:
+                pack = op.packer.pack
+                for item in v:
+                    out += pack(item)
             else:
-                element = f.type[2:]
                 for item in v:
-                    _write_primitive(out, element, item, flexible, f.name)
-        elif f.type == "{}":
-            _write_fields(out, f.fields, version, flexible, v)
+                    _write_primitive(out, op.element, item, flexible, op.name)
+        elif kind == _STRUCT:
+            _write_fields(out, op.sub, v)  # type: ignore[arg-type]
         else:
-            _write_primitive(out, f.type, v, flexible, f.name)
+            _write_primitive(out, op.element, v, flexible, op.name)
     except (struct.error, TypeError, AttributeError) as e:
-        raise ValueError(f"{f.name}: cannot write {v!r} as {f.type}: {e}") from None
+        raise ValueError(f"{op.name}: cannot write {v!r} as {op.field.type}: {e}") from None
 
 
 def encode(spec: MessageSpec, version: int, value: dict[str, Any]) -> bytes:
@@ -113,7 +184,7 @@ def encode(spec: MessageSpec, version: int, value: dict[str, Any]) -> bytes:
     if not spec.is_valid(version):
         raise ValueError(f"{spec.name} has no version {version} (valid {spec.valid})")
     out = bytearray()
-    _write_fields(out, spec.fields, version, spec.is_flexible(version), value)
+    _write_fields(out, _plan(spec.fields, version, spec.is_flexible(version)), value)
     return bytes(out)
 
 
@@ -196,17 +267,16 @@ def _read_primitive(r: Reader, kind: str, flexible: bool, nullable: bool, what: 
         raise WireFormatError(f"{what}: invalid UTF-8 at offset {r.pos - n}: {e}") from None
 
 
-def _read_fields(r: Reader, fields: tuple[Field, ...], version: int, flexible: bool, path: str) -> dict[str, Any]:
-    value: dict[str, Any] = {}
-    tagged: dict[int, Field] = {}
-    for f in fields:
-        if not in_versions(f.versions, version):
-            value[f.name] = f.default_value(version)
-        elif flexible and f.tag is not None and in_versions(f.tagged_versions, version):
-            tagged[f.tag] = f
-            value[f.name] = f.default_value(version)
+def _read_fields(r: Reader, plan: _Plan, path: str) -> dict[str, Any]:
+    flexible, version = plan.flexible, plan.version
+    value: dict[str, Any] = {op.name: op.fresh_default(version) for op in plan.absent} if plan.absent else {}
+    for op in plan.present:
+        if op.tagged:
+            value[op.name] = op.fresh_default(version)
+        elif op.kind == _PRIMITIVE and op.packer is not None:
+            value[op.name] = r.unpack(op.packer, path + op.name)
         else:
-            value[f.name] = _read_field(r, f, version, flexible, path)
+            value[op.name] = _read_field(r, op, flexible, path)
     if flexible:
         count = r.uvarint(f"{path}tagged fields")
         for _ in range(count):
@@ -214,32 +284,41 @@ def _read_fields(r: Reader, fields: tuple[Field, ...], version: int, flexible: b
             size = r.uvarint(f"{path}tag {tag} size")
             if size > r.remaining:
                 raise WireFormatError(f"{path}tag {tag}: size {size} exceeds the {r.remaining} bytes left")
-            known = tagged.get(tag)
+            known = plan.tagged.get(tag)
             if known is None:
                 r.pos += size  # unknown tags are skipped
                 continue
             sub = Reader(r.buf, r.pos, r.pos + size)
-            value[known.name] = _read_field(sub, known, version, flexible, path)
+            value[known.name] = _read_field(sub, known, flexible, path)
             r.pos += size
     return value
 
 
-def _read_field(r: Reader, f: Field, version: int, flexible: bool, path: str) -> Any:
-    what = path + f.name
-    nullable = in_versions(f.nullable, version)
-    if f.is_array:
+def _read_field(r: Reader, op: _Op, flexible: bool, path: str) -> Any:
+    what = path + op.name
+    kind = op.kind
+    if kind in (_STRUCT_ARRAY, _PRIMITIVE_ARRAY):
         n = r.length(flexible, _INT32, what)
         if n is None:
-            if not nullable:
+            if not op.nullable:
                 raise WireFormatError(f"{what}: null array where the schema allows none, at offset {r.pos}")
             return None
-        if f.type == "[]":
-            return [_read_fields(r, f.fields, version, flexible, f"{what}[{i}].") for i in range(n)]
-        element = f.type[2:]
-        return [_read_primitive(r, element, flexible, False, what) for _ in range(n)]
-    if f.type == "{}":
-        return _read_fields(r, f.fields, version, flexible, what + ".")
-    return _read_primitive(r, f.type, flexible, nullable, what)
+        if kind == _STRUCT_ARRAY:
+            sub = op.sub
+            items = []
+            for i in range(n):
+                try:
+                    items.append(_read_fields(r, sub, ""))  # type: ignore[arg-type]
+                except WireFormatError as e:  # the element's path, only when something is wrong
+                    raise WireFormatError(f"{what}[{i}].{e}") from None
+            return items
+        if op.packer is not None:
+            unpack = r.unpack
+            return [unpack(op.packer, what) for _ in range(n)]
+        return [_read_primitive(r, op.element, flexible, False, what) for _ in range(n)]
+    if kind == _STRUCT:
+        return _read_fields(r, op.sub, what + ".")  # type: ignore[arg-type]
+    return _read_primitive(r, op.element, flexible, op.nullable, what)
 
 
 def decode(spec: MessageSpec, version: int, buf: bytes | memoryview, offset: int = 0,
@@ -248,20 +327,7 @@ def decode(spec: MessageSpec, version: int, buf: bytes | memoryview, offset: int
     if not spec.is_valid(version):
         raise WireFormatError(f"{spec.name} has no version {version} (valid {spec.valid})")
     r = Reader(buf, offset)
-    value = _read_fields(r, spec.fields, version, spec.is_flexible(version), "")
+    value = _read_fields(r, _plan(spec.fields, version, spec.is_flexible(version)), "")
     if exact and r.remaining:
         raise WireFormatError(f"{spec.name} v{version}: {r.remaining} trailing bytes at offset {r.pos}")
     return value
-
-
-_ACTIVE: dict[tuple[int, int], tuple[tuple[Field, ...], tuple[Field, ...]]] = {}
-
-
-def _active(fields: tuple[Field, ...], version: int) -> tuple[Field, ...]:
-    """The fields present at ``version``, cached by the identity of the (long-lived) schema tuple: hashing
-    nested frozen dataclasses on every call would cost more than the encoding."""
-    key = (id(fields), version)
-    hit = _ACTIVE.get(key)
-    if hit is None or hit[0] is not fields:
-        hit = _ACTIVE[key] = (fields, tuple(f for f in fields if in_versions(f.versions, version)))
-    return hit[1]
