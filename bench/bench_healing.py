@@ -9,7 +9,9 @@ preferred-replica election is requested through ``/admin/preferred_replica_elect
 ``zkcontroller leader-election`` writes it) and timed to the controller's deletion of that znode, which it does
 after the election. Automatic leader rebalancing is off so it does not move leadership first.
 
-Beside each: the brokers' own handling time in that interval (subtracted: controller-only), and the store floor
+Beside each: the brokers' own handling time in that interval (subtracted: controller-only; the followers' own
+fetch loops are not subtracted, so that figure still holds some broker work), the controller's event-processing
+loop time measured directly (its own steps, without the store's round trips), and the store floor
 measured in the same run — one batched read and rewrite of the partition states the controller has to write
 (led and followed partitions for the shutdown, the elected ones for the election).
 
@@ -34,6 +36,7 @@ from bench_controller import (
     print_result,
     resident_mib,
     store_floor_ms,
+    time_controller_events,
     wait_all_online,
     watch_deletion,
 )
@@ -64,6 +67,7 @@ async def bench(backend: CoordinationBackend, partitions: int) -> tuple[dict[str
                            session_timeout_ms=18000, transport=transport)
     await cluster.start()
     controller = await cluster.wait_for_controller()
+    controller_time = time_controller_events(cluster)
     session = await backend.new_session()
     admin = KafkaZkClient(session, wall_clock_ms)
     try:
@@ -90,6 +94,7 @@ async def bench(backend: CoordinationBackend, partitions: int) -> tuple[dict[str
             "setup_s": setup_s, "attempts": outcome.attempts,
             "request_to_answer_ms": shutdown_ms, "brokers_handling_in_that_interval_ms": brokers_ms,
             "controller_only_ms": shutdown_ms - brokers_ms,
+            "controller_event_loop_time_ms": controller_time.ms(t0, t1),
         }
         await cluster.stop_broker(victim)
         await cluster.start_broker(victim)
@@ -119,6 +124,7 @@ async def bench(backend: CoordinationBackend, partitions: int) -> tuple[dict[str
             "partitions_elected": len(led), "leadership_back_on_preferred": back, "rejoin_every_isr_s": rejoin_s,
             "request_to_znode_deleted_and_idle_ms": elected_ms, "request_to_last_leader_and_isr_ms": handed - t0,
             "brokers_handling_in_that_interval_ms": brokers_ms, "controller_only_ms": handed - t0 - brokers_ms,
+            "controller_event_loop_time_ms": controller_time.ms(t0, handed),
             "resident_mib": resident_mib(),
         }
         # The floors rewrite the same state znodes (bumping their versions): only once everything is measured.
