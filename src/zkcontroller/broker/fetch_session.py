@@ -73,21 +73,18 @@ class FetchSession:
     evictable_by_all: bool = False
     evictable_by_privileged: bool = False
 
-    def update(self, request: FetchRequest) -> tuple[list[TopicPartition], list[TopicPartition]]:
-        """Apply an incremental fetch: its partitions are added or updated, its forgotten ones removed."""
-        added = []
+    def update(self, request: FetchRequest) -> list[TopicPartition]:
+        """Apply an incremental fetch: its partitions are added or updated, its forgotten ones removed (returned)."""
         for asked in request.partitions:
             cached = self.partitions.get(asked.topic_partition)
             if cached is None:
                 self.partitions[asked.topic_partition] = CachedPartition(
                     asked.topic_partition, asked.current_leader_epoch, asked.fetch_offset, request.max_records)
-                added.append(asked.topic_partition)
             else:
                 cached.current_leader_epoch = asked.current_leader_epoch
                 cached.fetch_offset = asked.fetch_offset
                 cached.max_records = request.max_records
-        removed = [tp for tp in request.forgotten if self.partitions.pop(tp, None) is not None]
-        return added, removed
+        return [tp for tp in request.forgotten if self.partitions.pop(tp, None) is not None]
 
     def evictable_key(self) -> tuple[bool, int, int]:
         """Kafka's ``EvictableKey``: the lower, the less valuable."""
@@ -278,7 +275,7 @@ class FetchManager:
             log.debug("Session error for %d: expected epoch %d, but got %d instead.", request.session_id,
                       session.epoch, request.session_epoch)
             return SessionErrorContext(Errors.INVALID_FETCH_SESSION_EPOCH)
-        _, removed = session.update(request)
+        removed = session.update(request)
         if not session.partitions:
             log.debug("Closing fetch session %d: after removing %d partition(s), there are no more partitions left.",
                       session.id, len(removed))
