@@ -9,22 +9,29 @@ preferred-replica election is requested through ``/admin/preferred_replica_elect
 ``zkcontroller leader-election`` writes it) and timed to the controller's deletion of that znode, which it does
 after the election. Automatic leader rebalancing is off so it does not move leadership first.
 
+The brokers' replica fetchers (the data plane) are paused during both measured intervals unless ``--data-plane``:
+in Kafka they run on other machines; here they would share the controller's event loop (10,000-partition fetch
+sessions every half second) and land in its figures. The broker needs them to rejoin the ISRs between the two
+figures, so they run there.
+
 Beside each: the brokers' own handling time in that interval (subtracted: controller-only; the followers' own
 fetch loops are not subtracted, so that figure still holds some broker work), the controller's event-processing
 loop time measured directly (its own steps, without the store's round trips), and the store floor
 measured in the same run — one batched read and rewrite of the partition states the controller has to write
 (led and followed partitions for the shutdown, the elected ones for the election).
 
-    uv run python bench/bench_healing.py [--backend embedded|zookeeper|both] [--scale 0.2]
+    uv run python bench/bench_healing.py [--backend embedded|zookeeper|both] [--scale 0.2] [--data-plane]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import platform
 import time
+from collections.abc import Iterator
 
 from bench_controller import (
     BROKERS,
@@ -55,9 +62,27 @@ from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
+DATA_PLANE = False
+"""``--data-plane``: keep the brokers' fetchers running during the measured intervals too."""
+
 
 def _paths(tps: list[TopicPartition]) -> list[str]:
     return [paths.partition_state_path(tp.topic, tp.partition) for tp in tps]
+
+
+@contextlib.contextmanager
+def fetchers_paused(cluster: LocalCluster) -> Iterator[None]:
+    """Pause every broker's replica fetchers for a measured interval (a few seconds, far below
+    ``replica.lag.time.max.ms``, so no ISR shrinks); resumed afterwards."""
+    managers = [] if DATA_PLANE else [s.replica_manager for s in cluster.brokers.values()
+                                      if s.replica_manager is not None]
+    for manager in managers:
+        manager.pause_fetchers()
+    try:
+        yield
+    finally:
+        for manager in managers:
+            manager.resume_fetchers()
 
 
 async def bench(backend: CoordinationBackend, partitions: int) -> tuple[dict[str, float], dict[str, float]]:
@@ -82,7 +107,7 @@ async def bench(backend: CoordinationBackend, partitions: int) -> tuple[dict[str
 
         t0 = wall_clock_ms()
         start = time.perf_counter()
-        with PROFILER.measure(f"controlled-shutdown-{partitions}"):
+        with fetchers_paused(cluster), PROFILER.measure(f"controlled-shutdown-{partitions}"):
             outcome = await controlled_shutdown(victim, lambda: plane.broker_epoch, server.config.controller_config,
                                                 server.zk, server.transport, server.runtime)
         shutdown_ms = round(1000 * (time.perf_counter() - start))
@@ -110,7 +135,7 @@ async def bench(backend: CoordinationBackend, partitions: int) -> tuple[dict[str
 
         t0 = wall_clock_ms()
         start = time.perf_counter()
-        with PROFILER.measure(f"preferred-election-{len(led)}"):
+        with fetchers_paused(cluster), PROFILER.measure(f"preferred-election-{len(led)}"):
             await start_preferred_election(admin, led)
             done = await watch_deletion(admin, paths.PREFERRED_REPLICA_ELECTION)
             await done
@@ -149,7 +174,11 @@ def main() -> None:
     parser.add_argument("--backend", choices=["embedded", "zookeeper", "both"], default="both")
     parser.add_argument("--scale", type=float, default=1.0, help="1.0: 50,000 partitions, 10,000 led by the broker")
     parser.add_argument("--profile", metavar="DIR", help="cProfile each measured interval into DIR")
+    parser.add_argument("--data-plane", action="store_true",
+                        help="keep the brokers' replica fetchers running during the measured intervals")
     args = parser.parse_args()
+    global DATA_PLANE
+    DATA_PLANE = args.data_plane
     PROFILER.out_dir = args.profile
     print(f"{platform.node()} {platform.machine()} python {platform.python_version()}, scale {args.scale}")
     if args.backend in ("embedded", "both"):

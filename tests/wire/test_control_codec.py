@@ -94,7 +94,7 @@ def test_older_versions_keep_what_they_carry():
                                   topic_ids=(("t", TopicId(bytes(range(1, 17)))),))
     v1 = cc.decode_request(ApiKey.LEADER_AND_ISR, 1, cc.encode_request(request, 1))
     assert v1 == replace(request, broker_epoch=-1, topic_ids=(),
-                         partition_states=(replace(state, adding_replicas=()),))
+                         partition_states=(state._replace(adding_replicas=()),))
     v4 = cc.decode_request(ApiKey.LEADER_AND_ISR, 4, cc.encode_request(request, 4))
     assert v4 == replace(request, topic_ids=())
 

@@ -11,6 +11,7 @@ every partition of the call and leaves the batch as it is, as in Kafka (§12.2).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Sequence
 
 from zkcontroller.controller.config import ControllerConfig
@@ -382,6 +383,8 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
 
     def _log_failed_state_change(self, tp: TopicPartition, current: PartitionState, target: PartitionState,
                                  error: BaseException) -> None:
+        if not self.state_change_logger.is_enabled_for(logging.ERROR):  # many at once when a broker dies
+            return
         self.state_change_logger.error(
             f"Controller {self.controller_id} epoch {self.context.epoch} failed to change state for partition {tp} "
             f"from {current} to {target}", error)

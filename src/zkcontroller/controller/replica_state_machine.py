@@ -287,6 +287,8 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
 
     def _log_failed_state_change(self, replica: PartitionAndReplica, current: ReplicaState, target: ReplicaState,
                                  error: BaseException) -> None:
+        if not self.state_change_logger.is_enabled_for(logging.ERROR):  # many at once when a broker dies
+            return
         self.state_change_logger.error(
             f"Controller {self.controller_id} epoch {self.context.epoch} initiated state change of replica "
             f"{replica.replica} for partition {replica.topic_partition} from {current} to {target} failed", error)

@@ -82,7 +82,8 @@ class ControllerBrokerRequestBatch:
         self.leader_and_isr_request_map: dict[int, dict[TopicPartition, LeaderAndIsrPartitionState]] = {}
         self.stop_replica_request_map: dict[int, dict[TopicPartition, StopReplicaPartitionState]] = {}
         self.update_metadata_request_broker_set: set[int] = set()
-        self.update_metadata_request_partition_info_map: dict[TopicPartition, UpdateMetadataPartitionState] = {}
+        self.update_metadata_request_partitions: dict[TopicPartition, None] = {}
+        """Partitions queued for UpdateMetadata (an ordered set); their states are built once, when sent."""
 
     @property
     def is_empty(self) -> bool:
@@ -103,13 +104,13 @@ class ControllerBrokerRequestBatch:
             raise IllegalControllerStateError(
                 "Controller to broker state change requests batch is not empty while creating a new one. "
                 f"Some UpdateMetadata state changes to brokers {sorted(self.update_metadata_request_broker_set)} "
-                f"with partition info {self.update_metadata_request_partition_info_map} might be lost ")
+                f"for partitions {sorted_partitions(self.update_metadata_request_partitions)} might be lost ")
 
     def clear(self) -> None:
         self.leader_and_isr_request_map.clear()
         self.stop_replica_request_map.clear()
         self.update_metadata_request_broker_set.clear()
-        self.update_metadata_request_partition_info_map.clear()
+        self.update_metadata_request_partitions.clear()
 
     # ------------------------------------------------------------------ adding
 
@@ -119,19 +120,22 @@ class ControllerBrokerRequestBatch:
     ) -> None:
         """Queue LeaderAndIsr for ``tp`` to each broker, and UpdateMetadata for it to every broker."""
         lai = leader_isr_and_epoch.leader_and_isr
+        state: LeaderAndIsrPartitionState | None = None
         for broker_id in broker_ids:
             if broker_id < 0:
                 continue
-            per_broker = self.leader_and_isr_request_map.setdefault(broker_id, {})
+            per_broker = self.leader_and_isr_request_map.get(broker_id)
+            if per_broker is None:
+                per_broker = self.leader_and_isr_request_map[broker_id] = {}
             previous = per_broker.get(tp)
-            per_broker[tp] = LeaderAndIsrPartitionState(
-                topic=tp.topic, partition=tp.partition, controller_epoch=leader_isr_and_epoch.controller_epoch,
-                leader=lai.leader, leader_epoch=lai.leader_epoch, isr=lai.isr, zk_version=lai.zk_version,
-                replicas=assignment.replicas, adding_replicas=assignment.adding_replicas,
-                removing_replicas=assignment.removing_replicas,
-                is_new=is_new or (previous is not None and previous.is_new),
-            )
-        self.add_update_metadata_request_for_brokers(self.context.live_or_shutting_down_broker_ids, [tp])
+            new = is_new or (previous is not None and previous.is_new)
+            if state is None or state.is_new != new:  # one state shared by the brokers it is the same for
+                state = LeaderAndIsrPartitionState(
+                    tp.topic, tp.partition, leader_isr_and_epoch.controller_epoch, lai.leader, lai.leader_epoch,
+                    lai.isr, lai.zk_version, assignment.replicas, assignment.adding_replicas,
+                    assignment.removing_replicas, new)
+            per_broker[tp] = state
+        self._add_update_metadata_partition(self.context.live_or_shutting_down_broker_ids, tp)
 
     def add_stop_replica_request_for_brokers(self, broker_ids: Iterable[int], tp: TopicPartition,
                                              delete_partition: bool) -> None:
@@ -149,30 +153,60 @@ class ControllerBrokerRequestBatch:
     def add_update_metadata_request_for_brokers(self, broker_ids: Iterable[int],
                                                 partitions: Iterable[TopicPartition]) -> None:
         """Queue UpdateMetadata to the brokers; partitions without leadership are skipped (logged)."""
-        self.update_metadata_request_broker_set.update(b for b in broker_ids if b >= 0)
         unique = set(partitions)
         # One partition per call is the common case (from add_leader_and_isr_request_for_brokers): no sort.
-        for tp in unique if len(unique) == 1 else sorted_partitions(unique):
-            state = self._update_metadata_partition_state(tp)
-            if state is None:
-                self._log.info(f"Leader not yet assigned for partition {tp}. Skip sending UpdateMetadataRequest.")
-            else:
-                self.update_metadata_request_partition_info_map[tp] = state
+        if len(unique) == 1:
+            self._add_update_metadata_partition(broker_ids, next(iter(unique)))
+            return
+        self.update_metadata_request_broker_set.update(b for b in broker_ids if b >= 0)
+        for tp in sorted_partitions(unique):
+            self._add_update_metadata_partition((), tp)
 
-    def _update_metadata_partition_state(self, tp: TopicPartition) -> UpdateMetadataPartitionState | None:
-        info = self.context.partition_leadership_info(tp)
-        if info is None:
-            return None
-        lai = info.leader_and_isr
-        replicas = self.context.partition_replica_assignment(tp)
-        offline = tuple(r for r in replicas if not self.context.is_replica_online(r, tp))
-        leader, leader_epoch, zk_version = lai.leader, lai.leader_epoch, lai.zk_version
-        if self.context.is_topic_queued_up_for_deletion(tp.topic):
-            leader, leader_epoch, zk_version = LEADER_DURING_DELETE, INITIAL_LEADER_EPOCH, INITIAL_PARTITION_EPOCH
-        return UpdateMetadataPartitionState(
-            topic=tp.topic, partition=tp.partition, controller_epoch=info.controller_epoch, leader=leader,
-            leader_epoch=leader_epoch, isr=lai.isr, zk_version=zk_version, replicas=replicas,
-            offline_replicas=offline)
+    def _add_update_metadata_partition(self, broker_ids: Iterable[int], tp: TopicPartition) -> None:
+        """Kafka builds the partition's UpdateMetadata state here; we note the partition and build its state
+        once per batch when sending (from the same context: a batch is built and sent within one event), so a
+        partition added by both a LeaderAndIsr and an ISR change is built once, not per add."""
+        brokers = self.update_metadata_request_broker_set
+        if not brokers.issuperset(broker_ids):
+            brokers.update(b for b in broker_ids if b >= 0)
+        if self.context.partition_leadership_info(tp) is None:
+            self._log.info(f"Leader not yet assigned for partition {tp}. Skip sending UpdateMetadataRequest.")
+        else:
+            self.update_metadata_request_partitions[tp] = None
+
+    def _update_metadata_partition_states(self, partitions: Iterable[TopicPartition]
+                                          ) -> tuple[UpdateMetadataPartitionState, ...]:
+        """Each partition's UpdateMetadata state from the context (partitions without leadership left out).
+
+        Once per partition per batch, tens of thousands per broker failure: the context's lookups are hoisted
+        out of the loop and a replica's liveness is a set test (``is_replica_online`` inlined).
+        """
+        context = self.context
+        online = context.live_broker_ids
+        offline_dirs = context.replicas_on_offline_dirs
+        deleting = context.topics_to_be_deleted
+        leadership = context.partition_leadership_info
+        assignment = context.partition_replica_assignment
+        states = []
+        for tp in partitions:
+            info = leadership(tp)
+            if info is None:
+                continue
+            lai = info.leader_and_isr
+            replicas = assignment(tp)
+            if online.issuperset(replicas) and not offline_dirs:
+                offline: tuple[int, ...] = ()
+            else:
+                offline = tuple(r for r in replicas if r not in online or tp in offline_dirs.get(r, ()))
+            if tp.topic in deleting:
+                states.append(UpdateMetadataPartitionState(
+                    tp.topic, tp.partition, info.controller_epoch, LEADER_DURING_DELETE, INITIAL_LEADER_EPOCH,
+                    lai.isr, INITIAL_PARTITION_EPOCH, replicas, offline))
+            else:
+                states.append(UpdateMetadataPartitionState(
+                    tp.topic, tp.partition, info.controller_epoch, lai.leader, lai.leader_epoch, lai.isr,
+                    lai.zk_version, replicas, offline))
+        return tuple(states)
 
     # ------------------------------------------------------------------ sending
 
@@ -195,7 +229,8 @@ class ControllerBrokerRequestBatch:
         if self.update_metadata_request_broker_set:
             self._log.error("Haven't been able to send metadata update requests to brokers "
                             f"{sorted(self.update_metadata_request_broker_set)}, current state of the partition "
-                            f"info is {self.update_metadata_request_partition_info_map}. Exception message: {e!r}")
+                            f"info is for {sorted_partitions(self.update_metadata_request_partitions)}. Exception "
+                            f"message: {e!r}")
         if self.stop_replica_request_map:
             self._log.error("Haven't been able to send stop replica requests, current state of the map is "
                             f"{self.stop_replica_request_map}. Exception message: {e!r}")
@@ -231,8 +266,8 @@ class ControllerBrokerRequestBatch:
         self.leader_and_isr_request_map.clear()
 
     def _send_update_metadata_requests(self, controller_epoch: int) -> None:
-        partition_states = tuple(
-            s for _, s in sorted_by_partition(self.update_metadata_request_partition_info_map.items()))
+        partition_states = self._update_metadata_partition_states(
+            sorted_partitions(self.update_metadata_request_partitions))
         brokers = ", ".join(str(b) for b in sorted(self.update_metadata_request_broker_set))
         self._state_change_logger.info(
             f"Sending UpdateMetadata request to brokers Set({brokers}) for {len(partition_states)} partitions")
@@ -247,7 +282,7 @@ class ControllerBrokerRequestBatch:
                 broker_epoch=epochs[broker_id], partition_states=partition_states,
                 live_brokers=live_brokers, topic_ids=topic_ids))
         self.update_metadata_request_broker_set.clear()
-        self.update_metadata_request_partition_info_map.clear()
+        self.update_metadata_request_partitions.clear()
 
     def _send_stop_replica_requests(self, controller_epoch: int) -> None:
         live = self.context.live_or_shutting_down_broker_ids

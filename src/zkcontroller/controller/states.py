@@ -94,15 +94,9 @@ class PartitionAndReplica(NamedTuple):
         return f"[Topic={tp.topic},Partition={tp.partition},Replica={self.replica}]"
 
 
-def replica_key(replica: PartitionAndReplica) -> tuple[str, int, int]:
-    """The order `PartitionAndReplica` compares in, as a plain tuple (see `zk.model.partition_key`)."""
-    tp = replica.topic_partition
-    return (tp.topic, tp.partition, replica.replica)
-
-
 def sorted_replicas(replicas: Iterable[PartitionAndReplica]) -> list[PartitionAndReplica]:
-    """``sorted(replicas)``, without the dataclass's nested Python ``__lt__`` calls."""
-    return sorted(replicas, key=replica_key)
+    """``sorted(replicas)``: nested tuples ((topic, partition), replica) compare in C, by topic, partition, replica."""
+    return sorted(replicas)
 
 
 class ControllerState(Enum):

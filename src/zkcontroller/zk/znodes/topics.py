@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import orjson
+
 from zkcontroller.model import (
     LeaderAndIsr,
     LeaderIsrAndControllerEpoch,
@@ -116,14 +118,20 @@ class TopicPartitionStateZNode:
 
     @staticmethod
     def encode(state: LeaderIsrAndControllerEpoch) -> bytes:
+        """Integers only, so orjson writes the very bytes ``dumps`` would, several times faster (one per
+        partition per election or ISR change); an integer beyond 64 bits, never valid here, takes ``dumps``."""
         lai = state.leader_and_isr
-        return dumps({
+        value = {
             "version": TopicPartitionStateZNode.VERSION,
             "leader": lai.leader,
             "leader_epoch": lai.leader_epoch,
             "controller_epoch": state.controller_epoch,
             "isr": list(lai.isr),
-        })
+        }
+        try:
+            return orjson.dumps(value)
+        except TypeError:  # orjson.JSONEncodeError
+            return dumps(value)
 
     @staticmethod
     def decode(data: bytes, path: str, zk_version: int) -> LeaderIsrAndControllerEpoch:
