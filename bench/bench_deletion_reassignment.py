@@ -18,7 +18,6 @@ import asyncio
 import logging
 import platform
 import time
-from dataclasses import replace
 
 from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.cluster.local_cluster import LocalCluster
@@ -119,7 +118,7 @@ async def bench_reassignment(backend: CoordinationBackend, n_partitions: int) ->
             retry = []
             for tp in pending:
                 lai = states[tp].leader_and_isr
-                grown = replace(states[tp], leader_and_isr=replace(lai, isr=(*lai.isr, 5)))
+                grown = states[tp]._replace(leader_and_isr=lai._replace(isr=(*lai.isr, 5)))
                 try:
                     await admin._session.set_data(TopicPartitionStateZNode.path(tp),
                                                   TopicPartitionStateZNode.encode(grown), lai.zk_version)

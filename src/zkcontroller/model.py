@@ -208,9 +208,11 @@ class TopicIdReplicaAssignment:
     assignment: Mapping[TopicPartition, ReplicaAssignment] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
-class LeaderAndIsr:
-    """A partition's leadership; ``zk_version`` is the state znode's version, the next write's condition."""
+class LeaderAndIsr(NamedTuple):
+    """A partition's leadership; ``zk_version`` is the state znode's version, the next write's condition.
+
+    A NamedTuple, like `TopicPartition`: one is built per partition per election or ISR change, several times
+    faster than a frozen dataclass, and compared in C."""
 
     leader: int
     leader_epoch: int
@@ -229,9 +231,9 @@ class LeaderAndIsr:
         return (self.leader, self.leader_epoch, self.isr) == (other.leader, other.leader_epoch, other.isr)
 
 
-@dataclass(frozen=True, slots=True)
-class LeaderIsrAndControllerEpoch:
-    """The content of a partition state znode: leadership plus the epoch of the controller that wrote it."""
+class LeaderIsrAndControllerEpoch(NamedTuple):
+    """The content of a partition state znode: leadership plus the epoch of the controller that wrote it (a
+    NamedTuple for the same reason as `LeaderAndIsr`)."""
 
     leader_and_isr: LeaderAndIsr
     controller_epoch: int

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from dataclasses import replace
 
 import pytest
 from tests.helpers import wait_until
@@ -56,7 +55,7 @@ async def restore_isr(admin: KafkaZkClient) -> None:
     the restarted follower caught up (Kafka 2.6 brokers: the state
     znode, same leader epoch, then an ISR-change notification)."""
     current = await admin.get_topic_partition_states(PARTITIONS)
-    grown = {tp: replace(s.leader_and_isr, isr=tuple(sorted(ASSIGNMENT[tp.partition])))
+    grown = {tp: s.leader_and_isr._replace(isr=tuple(sorted(ASSIGNMENT[tp.partition])))
              for tp, s in current.values.items()}
     controller_epoch = max(s.controller_epoch for s in current.values.values())
     result = await admin.update_leader_and_isr(grown, controller_epoch, NO_FENCING)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from dataclasses import replace
 
 import pytest
 from tests.helpers import wait_until
@@ -68,7 +67,7 @@ async def test_isr_change_notification_refreshes_the_cache_and_tells_every_broke
     assert isinstance(transport, RecordingTransport)
     tp = PARTITIONS[0]
     current = (await states(admin))[tp]
-    shrunk = replace(current, isr=tuple(r for r in current.isr if r != 3))
+    shrunk = current._replace(isr=tuple(r for r in current.isr if r != 3))
     # a Kafka 2.6 leader: the state znode (same leader epoch), then a notification
     result = await admin.update_leader_and_isr({tp: shrunk}, controller.context.epoch, NO_FENCING)
     assert not result.failed and not result.to_retry

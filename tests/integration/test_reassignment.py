@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from dataclasses import replace
 
 import pytest
 from tests.helpers import wait_until
@@ -64,7 +63,7 @@ async def join_isr(admin: KafkaZkClient, session: CoordinationSession, replica: 
     epoch and controller epoch), then an ISR-change notification."""
     current = await state(admin, tp)
     lai = current.leader_and_isr
-    grown = replace(current, leader_and_isr=replace(lai, isr=(*lai.isr, replica)))
+    grown = current._replace(leader_and_isr=lai._replace(isr=(*lai.isr, replica)))
     await session.set_data(TopicPartitionStateZNode.path(tp), TopicPartitionStateZNode.encode(grown), lai.zk_version)
     await admin.propagate_isr_changes([tp])
 

@@ -315,11 +315,11 @@ class ControllerContext:
         return {tp for tp in self.partitions_for_topic(topic) if self.partition_states[tp] in wanted}
 
     def _update_offline_count(self, tp: TopicPartition, current: PartitionState, target: PartitionState) -> None:
-        if self.is_topic_deletion_in_progress(tp.topic):
+        if current is target or tp.topic in self.topics_with_deletion_started:
             return
-        if current != PartitionState.OFFLINE and target == PartitionState.OFFLINE:
+        if target is PartitionState.OFFLINE:
             self.offline_partition_count += 1
-        elif current == PartitionState.OFFLINE and target != PartitionState.OFFLINE:
+        elif current is PartitionState.OFFLINE:
             self.offline_partition_count -= 1
 
     # ------------------------------------------------------------------ leadership
@@ -327,8 +327,11 @@ class ControllerContext:
     def put_partition_leadership_info(self, tp: TopicPartition, leadership: LeaderIsrAndControllerEpoch) -> None:
         previous = self._partition_leadership_info.get(tp)
         self._partition_leadership_info[tp] = leadership
-        assignment = self._assignment_or_none(tp)
-        self._update_imbalance(tp, assignment, previous, assignment, leadership)
+        if tp.topic in self.topics_to_be_deleted:
+            return
+        assignment = self.partition_assignments.get(tp.topic, {}).get(tp.partition)
+        if assignment is not None:  # `_update_imbalance` with the assignment unchanged, inlined (hot path)
+            self._imbalance.replace(assignment, previous, assignment, leadership)
 
     def partition_leadership_info(self, tp: TopicPartition) -> LeaderIsrAndControllerEpoch | None:
         return self._partition_leadership_info.get(tp)

@@ -67,20 +67,24 @@ class EventLog:
     def enabled(self) -> bool:
         return self._sink is not None
 
+    def now_ms(self) -> int:
+        return self._clock()
+
     def emit(self, record_type: str, **fields: Any) -> None:
         """One record; fields that are None are left out."""
         if self._sink is None:
             return
-        self.emit_fields(record_type, {k: v for k, v in fields.items() if v is not None})
-
-    def emit_fields(self, record_type: str, fields: dict[str, Any]) -> None:
-        """``emit`` for a ready dict without None values: the per-partition records (tens of thousands per
-        broker failure) skip the keyword packing and the filtering copy."""
-        if self._sink is None:
-            return
         record = {"schema_version": SCHEMA_VERSION, "type": record_type, "ts_ms": self._clock(),
                   "cluster": self.cluster}
-        record.update(fields)
+        record.update((k, v) for k, v in fields.items() if v is not None)
+        self.write(record)
+
+    def write(self, record: dict[str, Any]) -> None:
+        """A whole record, common fields first (``schema_version``, ``type``, ``ts_ms``, ``cluster``): the
+        per-partition records (tens of thousands per broker failure) are built as one dict literal by their
+        callers, without the keyword packing and filtering of ``emit``."""
+        if self._sink is None:
+            return
         if self._validate:
             problems = validate_record(record)
             if problems:
@@ -139,53 +143,52 @@ class StateChangeLogger(PrefixedLogger):
         self.epoch = epoch
         self.event_log = event_log
 
-    def _ids(self) -> dict[str, Any]:
-        return {"controller_id": self.controller_id, "controller_epoch": self.epoch()}
-
     def partition_changed(
         self, tp: TopicPartition, from_state: str, to_state: str, leader_and_isr: LeaderAndIsr | None = None
     ) -> None:
-        if not self.event_log.enabled:
+        log = self.event_log
+        if not log.enabled:
             return
-        fields = self._ids()
-        fields["topic"], fields["partition"] = tp
-        fields["from_state"], fields["to_state"] = from_state, to_state
+        record = {"schema_version": SCHEMA_VERSION, "type": "partition_state_change", "ts_ms": log.now_ms(),
+                  "cluster": log.cluster, "controller_id": self.controller_id, "controller_epoch": self.epoch(),
+                  "topic": tp[0], "partition": tp[1], "from_state": from_state, "to_state": to_state}
         if leader_and_isr is not None:
-            fields["leader"] = leader_and_isr.leader
-            fields["isr"] = list(leader_and_isr.isr)
-            fields["leader_epoch"] = leader_and_isr.leader_epoch
-        self.event_log.emit_fields("partition_state_change", fields)
+            record["leader"] = leader_and_isr.leader
+            record["isr"] = list(leader_and_isr.isr)
+            record["leader_epoch"] = leader_and_isr.leader_epoch
+        log.write(record)
 
     def replica_changed(self, tp: TopicPartition, broker_id: int, from_state: str, to_state: str) -> None:
-        if not self.event_log.enabled:
-            return
-        fields = self._ids()
-        fields["topic"], fields["partition"] = tp
-        fields["broker_id"], fields["from_state"], fields["to_state"] = broker_id, from_state, to_state
-        self.event_log.emit_fields("replica_state_change", fields)
+        log = self.event_log
+        if log.enabled:
+            log.write({"schema_version": SCHEMA_VERSION, "type": "replica_state_change", "ts_ms": log.now_ms(),
+                       "cluster": log.cluster, "controller_id": self.controller_id,
+                       "controller_epoch": self.epoch(), "topic": tp[0], "partition": tp[1], "broker_id": broker_id,
+                       "from_state": from_state, "to_state": to_state})
 
     def leader_elected(
         self, tp: TopicPartition, strategy: str, old_leader: int, new: LeaderAndIsr, clean: bool, trigger: str | None
     ) -> None:
-        if not self.event_log.enabled:
+        log = self.event_log
+        if not log.enabled:
             return
-        fields = self._ids()
-        fields["topic"], fields["partition"] = tp
-        fields["strategy"] = strategy
+        record = {"schema_version": SCHEMA_VERSION, "type": "leader_election", "ts_ms": log.now_ms(),
+                  "cluster": log.cluster, "controller_id": self.controller_id, "controller_epoch": self.epoch(),
+                  "topic": tp[0], "partition": tp[1], "strategy": strategy}
         if trigger is not None:
-            fields["trigger"] = trigger
-        fields["old_leader"], fields["leader"], fields["isr"] = old_leader, new.leader, list(new.isr)
-        fields["leader_epoch"], fields["clean"] = new.leader_epoch, clean
-        self.event_log.emit_fields("leader_election", fields)
+            record["trigger"] = trigger
+        record.update(old_leader=old_leader, leader=new.leader, isr=list(new.isr), leader_epoch=new.leader_epoch,
+                      clean=clean)
+        log.write(record)
 
     def isr_changed(self, tp: TopicPartition, leader_and_isr: LeaderAndIsr) -> None:
-        if not self.event_log.enabled:
-            return
-        fields = self._ids()
-        fields["topic"], fields["partition"] = tp
-        fields["leader"], fields["isr"] = leader_and_isr.leader, list(leader_and_isr.isr)
-        fields["leader_epoch"] = leader_and_isr.leader_epoch
-        self.event_log.emit_fields("isr_change", fields)
+        log = self.event_log
+        if log.enabled:
+            log.write({"schema_version": SCHEMA_VERSION, "type": "isr_change", "ts_ms": log.now_ms(),
+                       "cluster": log.cluster, "controller_id": self.controller_id,
+                       "controller_epoch": self.epoch(), "topic": tp[0], "partition": tp[1],
+                       "leader": leader_and_isr.leader, "isr": list(leader_and_isr.isr),
+                       "leader_epoch": leader_and_isr.leader_epoch})
 
 
 def render_leader_and_isr(lai: LeaderAndIsr) -> str:

@@ -29,7 +29,7 @@ from zkcontroller.controller.election import (
     elect_leaders_for_reassign,
 )
 from zkcontroller.controller.errors import StateChangeFailedError
-from zkcontroller.controller.event_log import StateChangeLogger, render_leader_and_isr
+from zkcontroller.controller.event_log import TRACE, StateChangeLogger, render_leader_and_isr
 from zkcontroller.controller.request_batch import ControllerBrokerRequestBatch
 from zkcontroller.controller.state_machine import StateMachine
 from zkcontroller.controller.states import VALID_PREVIOUS_PARTITION_STATES, PartitionState, split_by_validity
@@ -135,9 +135,11 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
             return {}
         if target == PartitionState.ONLINE:
             return await self._move_online(valid, strategy, trigger)
+        tracing = self.state_change_logger.is_enabled_for(TRACE)
         for tp in valid:
-            self.state_change_logger.trace(
-                f"Changed partition {tp} state from {self.context.partition_state(tp)} to {target}")
+            if tracing:
+                self.state_change_logger.trace(
+                    f"Changed partition {tp} state from {self.context.partition_state(tp)} to {target}")
             self._set_state(tp, target)
         return {}
 
@@ -161,14 +163,16 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
 
     def _log_online(self, tp: TopicPartition, lai: LeaderAndIsr | None) -> None:
         assert lai is not None
-        self.state_change_logger.info(f"Changed partition {tp} from {self.context.partition_state(tp)} to "
-                                      f"{PartitionState.ONLINE} with state {render_leader_and_isr(lai)}")
+        if self.state_change_logger.is_enabled_for(logging.INFO):
+            self.state_change_logger.info(f"Changed partition {tp} from {self.context.partition_state(tp)} to "
+                                          f"{PartitionState.ONLINE} with state {render_leader_and_isr(lai)}")
         self._set_state(tp, PartitionState.ONLINE, lai)
 
     def _set_state(self, tp: TopicPartition, target: PartitionState, lai: LeaderAndIsr | None = None) -> None:
         previous = self.context.partition_states.get(tp, PartitionState.NON_EXISTENT)
         self.context.put_partition_state(tp, target)
-        self.state_change_logger.partition_changed(tp, str(previous), str(target), lai)
+        # `_value_`: the Kafka name without Enum's Python-level `value` property (once per partition per move)
+        self.state_change_logger.partition_changed(tp, previous._value_, target._value_, lai)
 
     # ------------------------------------------------------------------ new partitions (§5.4)
 

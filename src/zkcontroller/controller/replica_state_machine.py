@@ -151,13 +151,20 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
             self._set_state(r, ReplicaState.ONLINE)
 
     async def _to_offline(self, replica_id: int, valid: list[PartitionAndReplica]) -> None:
+        context, batch = self.context, self.batch
+        if replica_id in context.live_or_shutting_down_broker_ids:  # else the StopReplica would go nowhere
+            for r in valid:
+                batch.add_stop_replica_request_for_brokers([replica_id], r.topic_partition, False)
+        with_leadership: list[TopicPartition] = []
+        without_leadership: list[PartitionAndReplica] = []
         for r in valid:
-            self.batch.add_stop_replica_request_for_brokers([replica_id], r.topic_partition, False)
-        with_leadership = [r.topic_partition for r in valid
-                           if self.context.partition_leadership_info(r.topic_partition) is not None]
-        without_leadership = [r for r in valid if self.context.partition_leadership_info(r.topic_partition) is None]
+            if context.partition_leadership_info(r.topic_partition) is None:
+                without_leadership.append(r)
+            else:
+                with_leadership.append(r.topic_partition)
         updated = await self.remove_replicas_from_isr(replica_id, with_leadership)
         logging_info = self.state_change_logger.is_enabled_for(logging.INFO)
+        deleting = context.topics_to_be_deleted
         for tp in sorted_partitions(updated):
             info = updated[tp]
             if logging_info:
@@ -165,10 +172,10 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
                 self.state_change_logger.info(
                     f"Partition {tp} state changed to {rendered} after removing replica {replica_id} from the ISR "
                     f"as part of transition to {ReplicaState.OFFLINE}")
-            if not self.context.is_topic_queued_up_for_deletion(tp.topic):
-                recipients = [b for b in self.context.partition_replica_assignment(tp) if b != replica_id]
-                self.batch.add_leader_and_isr_request_for_brokers(
-                    recipients, tp, info, self.context.partition_full_replica_assignment(tp), False)
+            if tp.topic not in deleting:
+                assignment = context.partition_full_replica_assignment(tp)
+                recipients = [b for b in assignment.replicas if b != replica_id]
+                batch.add_leader_and_isr_request_for_brokers(recipients, tp, info, assignment, False)
             self._set_state(PartitionAndReplica(tp, replica_id), ReplicaState.OFFLINE)
         for r in without_leadership:
             self.batch.add_update_metadata_request_for_brokers(
@@ -224,9 +231,14 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
             finished.update((tp, e) for tp, e in update.failed.items() if tp not in redo)
             retry = sorted_partitions([*retry, *update.to_retry, *redo])
         out: dict[TopicPartition, RemovalResult] = {}
+        epoch = self.context.epoch
         for tp, result in finished.items():
             if isinstance(result, LeaderAndIsr):
-                info = LeaderIsrAndControllerEpoch(result, self.context.epoch)
+                cached = self.context.partition_leadership_info(tp)
+                if cached is not None and cached.controller_epoch == epoch and cached.leader_and_isr == result:
+                    out[tp] = cached  # already without the replica (a leader just elected): nothing to store
+                    continue
+                info = LeaderIsrAndControllerEpoch(result, epoch)
                 self.context.put_partition_leadership_info(tp, info)
                 if tp in adjusted:
                     self.state_change_logger.isr_changed(tp, result)
@@ -283,7 +295,7 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
         if self.state_change_logger.is_enabled_for(TRACE):
             self.state_change_logger.trace(
                 f"Changed state of replica {replica.replica} for partition {tp} from {current} to {target}")
-        self.state_change_logger.replica_changed(tp, replica.replica, current.value, target.value)
+        self.state_change_logger.replica_changed(tp, replica.replica, current._value_, target._value_)
 
     def _log_failed_state_change(self, replica: PartitionAndReplica, current: ReplicaState, target: ReplicaState,
                                  error: BaseException) -> None:

@@ -139,10 +139,15 @@ class ControllerBrokerRequestBatch:
 
     def add_stop_replica_request_for_brokers(self, broker_ids: Iterable[int], tp: TopicPartition,
                                              delete_partition: bool) -> None:
-        """Queue StopReplica; the epoch is -2 for a topic queued for deletion, else the cached one or -1."""
+        """Queue StopReplica; the epoch is -2 for a topic queued for deletion, else the cached one or -1.
+
+        Only brokers the context knows as live (or shutting down) get an entry: sending would drop the others,
+        and a broker failure adds one for every replica of the dead broker (the request goes nowhere).
+        """
+        live = self.context.live_or_shutting_down_broker_ids
         leader_epoch = self.context.leader_epoch(tp)
         for broker_id in broker_ids:
-            if broker_id < 0:
+            if broker_id not in live:
                 continue
             per_broker = self.stop_replica_request_map.setdefault(broker_id, {})
             previous = per_broker.get(tp)
