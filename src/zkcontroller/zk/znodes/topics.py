@@ -119,7 +119,10 @@ class TopicPartitionStateZNode:
     @staticmethod
     def encode(state: LeaderIsrAndControllerEpoch) -> bytes:
         """Integers only, so orjson writes the very bytes ``dumps`` would, several times faster (one per
-        partition per election or ISR change); an integer beyond 64 bits, never valid here, takes ``dumps``."""
+        partition per election or ISR change); an integer beyond 64 bits, never valid here, takes ``dumps``.
+
+        The result is copied: orjson's own ``bytes`` keep the whole buffer it wrote into (about 4 KiB each
+        in resident memory), and a store or request may hold hundreds of thousands of these."""
         lai = state.leader_and_isr
         value = {
             "version": TopicPartitionStateZNode.VERSION,
@@ -129,7 +132,7 @@ class TopicPartitionStateZNode:
             "isr": list(lai.isr),
         }
         try:
-            return orjson.dumps(value)
+            return bytes(memoryview(orjson.dumps(value)))
         except TypeError:  # orjson.JSONEncodeError
             return dumps(value)
 
