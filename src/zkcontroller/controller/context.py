@@ -240,6 +240,18 @@ class ControllerContext:
             broker_online = broker_id in self._live_broker_epochs and broker_id not in self.shutting_down_broker_ids
         return broker_online and tp not in self.replicas_on_offline_dirs.get(broker_id, ())
 
+    def online_replicas(self, tp: TopicPartition, candidates: Iterable[int], include_shutting_down_brokers: bool = False
+                        ) -> frozenset[int]:
+        """The candidates for which ``is_replica_online(r, tp, include_shutting_down_brokers)`` holds, tested
+        inline (every election asks this of each partition's replicas and ISR)."""
+        live = self._live_broker_epochs
+        shutting_down = () if include_shutting_down_brokers else self.shutting_down_broker_ids
+        offline_dirs = self.replicas_on_offline_dirs
+        if not offline_dirs:
+            return frozenset(r for r in candidates if r in live and r not in shutting_down)
+        return frozenset(r for r in candidates if r in live and r not in shutting_down
+                         and tp not in offline_dirs.get(r, ()))
+
     # ------------------------------------------------------------------ deletion bookkeeping
 
     def queue_topic_deletion(self, topics: Iterable[str]) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from zkcontroller.controller.context import ControllerContext
 from zkcontroller.model import LeaderAndIsr, TopicPartition
@@ -65,10 +66,9 @@ PartitionLeaderElectionStrategy = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class ElectionResult:
+class ElectionResult(NamedTuple):
     """One partition's outcome: the state to write (None: no eligible leader), who gets LeaderAndIsr,
-    and whether the leader came from outside the ISR."""
+    and whether the leader came from outside the ISR. A NamedTuple: one per partition per election."""
 
     topic_partition: TopicPartition
     leader_and_isr: LeaderAndIsr | None
@@ -183,7 +183,7 @@ def leader_for_controlled_shutdown(
 
 def _online(context: ControllerContext, tp: TopicPartition, candidates: Iterable[int],
             include_shutting_down: bool = False) -> frozenset[int]:
-    return frozenset(r for r in candidates if context.is_replica_online(r, tp, include_shutting_down))
+    return context.online_replicas(tp, candidates, include_shutting_down)
 
 
 def _candidates(context: ControllerContext, tp: TopicPartition, leader_and_isr: LeaderAndIsr | None) -> list[int]:
