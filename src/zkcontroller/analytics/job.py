@@ -56,6 +56,8 @@ class JobConfig:
     storm_elections: int = ct.DEFAULT_STORM_ELECTIONS
     merge_tolerance_ms: int = DEFAULT_TOLERANCE_MS
     report: bool = True
+    parser: str = "jvm"
+    """Parser of Kafka-format text: ``jvm`` (in Spark's executors) or ``python`` (the reference, in workers)."""
 
 
 @dataclass
@@ -104,11 +106,24 @@ def session_config(master: str | None, ui: bool = False, progress: bool = True) 
 
 
 def build_session(master: str | None, app_name: str = "zkcontroller-analyze", ui: bool = False,
-                  progress: bool = True) -> SparkSession:
-    """A session on ``master``; without one, spark-submit's master or else local[*] (see ``session_config``)."""
+                  progress: bool = True, parser: str = "jvm") -> SparkSession:
+    """A session on ``master``; without one, spark-submit's master or else local[*] (see ``session_config``).
+
+    With ``parser="jvm"`` the JVM parser's jar (built on first use) goes in ``spark.jars``: the driver and
+    every executor load it. Without it (no javac) the job falls back to Python and warns.
+    """
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # executors parse with this package: same Python
     builder = SparkSession.builder.appName(app_name)
-    for key, value in session_config(master, ui, progress).items():
+    settings = session_config(master, ui, progress)
+    if parser == "jvm":
+        from pyspark import SparkConf
+
+        from zkcontroller.analytics.jvm_parser import build_jar
+
+        jar, _ = build_jar()  # on failure, extract() says why in the job's warnings
+        if jar is not None:
+            settings["spark.jars"] = ",".join(filter(None, [SparkConf().get("spark.jars", ""), str(jar)]))
+    for key, value in settings.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
@@ -145,8 +160,9 @@ def run(spark: SparkSession, config: JobConfig, progress: Callable[[str], None] 
     check_output_dir(out)
     files = resolve_inputs(config.inputs, exclude=out)
     result = JobResult(out=out)
-    extracted = extract(spark, files, config.cluster, config.cluster_pattern)
-    say(f"parsing {len(files.all)} file(s) in {len(extracted.chunks)} chunk(s)")
+    extracted = extract(spark, files, config.cluster, config.cluster_pattern, parser=config.parser)
+    result.warnings += extracted.warnings
+    say(f"parsing {len(files.all)} file(s) in {len(extracted.chunks)} chunk(s) ({extracted.parser} parser)")
     jsonl_names = {name for name in map(jsonl_cluster, files.jsonl) if name}
     mixed = sorted({s.cluster for s in extracted.sources if s.cluster in jsonl_names})
     try:
@@ -248,12 +264,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cluster-pattern")
     parser.add_argument("--slow-event-ms", type=int, default=1000)
     parser.add_argument("--no-report", action="store_true")
+    parser.add_argument("--parser", choices=("jvm", "python"), default="jvm")
     args = parser.parse_args(argv)
-    spark = build_session(None)
+    spark = build_session(None, parser=args.parser)
     try:
         result = run(spark, JobConfig(
             inputs=args.inputs, out=args.out, cluster=args.cluster, cluster_pattern=args.cluster_pattern,
-            slow_event_ms=args.slow_event_ms, report=not args.no_report),
+            slow_event_ms=args.slow_event_ms, report=not args.no_report, parser=args.parser),
             progress=lambda text: print(f"analyze: {text}", file=sys.stderr))
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
