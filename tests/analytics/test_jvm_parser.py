@@ -136,9 +136,25 @@ def test_the_comparison_catches_a_wrong_line_number_and_a_wrong_template(spark, 
     assert _rows(jvm_parser.parse(spark, chunk_dicts(chunks), config)) != right
 
 
-def test_python_regexes_are_translated_to_the_same_meaning_in_java() -> None:
-    spaces = jvm_parser._class_body(jvm_parser._spaces())
-    assert jvm_parser.java_regex(r"^[\d\s]*\s") == rf"^[\p{{Nd}}{spaces}]*[{spaces}]"
+def test_python_regexes_are_translated_to_the_same_meaning_in_java(spark) -> None:
+    """Each class on every BMP character, Python's re against java.util.regex: only characters newer than
+    Java's Unicode tables may differ (\\w, and a \\b next to one)."""
+    bmp = "".join(chr(c) for c in range(0x10000) if not 0xD800 <= c <= 0xDFFF)
+    jvm = spark.sparkContext._jvm
+
+    def java(pattern: str, text: str) -> str:
+        return jvm.java.util.regex.Pattern.compile(jvm_parser.java_regex(pattern), 1).matcher(text).replaceAll("#")
+
+    for pattern in (r"\s", r"\S", r"\d", r"\D", r"\w", r"\W", r"[^\],\s]", r"[\w.$-]", r"[\d, ]"):
+        python_out, java_out = re.sub(pattern, "#", bmp), java(pattern, bmp)
+        assert len(python_out) == len(java_out) == len(bmp)
+        differ = [c for c, p, j in zip(bmp, python_out, java_out, strict=True) if p != j]
+        # Only characters Java 17's Unicode tables do not know yet (type 0: unassigned), for \w.
+        assert all("w" in pattern.lower() and jvm.java.lang.Character.getType(ord(c)) == 0 for c in differ), \
+            (pattern, differ[:5])
+    text = "a\u3000at a\u0663 a\x1cat a\xe9 a_ a. \u2028at a\u00b2a a\u2160 Foo.BarException\u0300x \tat "
+    for pattern in (r"a\b", r"\b\w+\b", r"\s+at ", r"^\s*\(", r"(?:Exception|Error)\b", r".$", r"\w+$"):
+        assert java(pattern, text) == re.sub(pattern, "#", text), pattern
     assert "\x1c" in jvm_parser._spaces() and "\u3000" in jvm_parser._spaces()  # str.isspace(), not ASCII
     with pytest.raises(ValueError):
         jvm_parser.java_regex(r"[a[b]")  # a nested class in Java

@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import tempfile
 import zipfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +37,7 @@ JAVA_RELEASE = "17"
 
 # Python's \w is str.isalnum() or "_": letters, decimal digits and other numbers. Java's categories say the
 # same up to the Unicode versions the two runtimes ship (a difference only for newly assigned characters).
-_WORD = r"\p{L}\p{Nd}\p{Nl}\p{No}_"
-_WORD_CLASS = f"[{_WORD}]"
+_WORD_NON_ASCII = r"\p{L}\p{Nd}\p{Nl}\p{No}"
 
 
 @functools.cache
@@ -47,8 +47,32 @@ def _spaces() -> str:
     return "".join(chr(c) for c in range(0x10000) if space.match(chr(c)))
 
 
-def _class_body(chars: str) -> str:
-    return "".join(f"\\x{{{ord(c):X}}}" for c in chars)
+def _ranges(chars: Iterable[str]) -> str:
+    """A class body of ``chars`` as ranges (``\\x{9}-\\x{D}``...): Java tests each range in turn."""
+    codes = sorted(map(ord, chars))
+    out, i = [], 0
+    while i < len(codes):
+        j = i
+        while j + 1 < len(codes) and codes[j + 1] == codes[j] + 1:
+            j += 1
+        out.append(f"\\x{{{codes[i]:X}}}" + (f"-\\x{{{codes[j]:X}}}" if j > i else ""))
+        i = j + 1
+    return "".join(out)
+
+
+def _fast_body(ascii_part: str, non_ascii: str) -> str:
+    """A class body that settles ASCII with one bit-table lookup (Java chains the other members one by one)."""
+    return f"{ascii_part}[\\x{{80}}-\\x{{10FFFF}}&&[{non_ascii}]]"
+
+
+def _class_body(name: str) -> str:
+    """Class body with Python's meaning of ``\\d``, ``\\w`` or ``\\s``."""
+    if name == "d":
+        return _fast_body("0-9", r"\p{Nd}")
+    if name == "w":
+        return _fast_body("0-9A-Za-z_", _WORD_NON_ASCII)
+    spaces = _spaces()
+    return _fast_body(_ranges(c for c in spaces if c < "\x80"), _ranges(c for c in spaces if c >= "\x80"))
 
 
 def java_regex(pattern: str) -> str:
@@ -59,11 +83,11 @@ def java_regex(pattern: str) -> str:
     ``\\n`` as a line end, as Python does. Raises ValueError on syntax whose meanings differ (a bare ``[``
     inside a class is a nested class in Java, a literal in Python).
     """
-    spaces = _class_body(_spaces())
-    inside = {"d": r"\p{Nd}", "D": r"\P{Nd}", "w": _WORD, "W": f"[^{_WORD}]", "s": spaces, "S": f"[^{spaces}]"}
-    outside = {"d": r"\p{Nd}", "D": r"\P{Nd}", "w": _WORD_CLASS, "W": f"[^{_WORD}]", "s": f"[{spaces}]",
-               "S": f"[^{spaces}]",
-               "b": f"(?:(?<={_WORD_CLASS})(?!{_WORD_CLASS})|(?<!{_WORD_CLASS})(?={_WORD_CLASS}))"}
+    body = {c: _class_body(c) for c in "dws"}
+    inside = {**body, **{c.upper(): f"[^{b}]" for c, b in body.items()}}
+    outside = {**{c: f"[{b}]" for c, b in body.items()}, **{c.upper(): f"[^{b}]" for c, b in body.items()}}
+    word = outside["w"]
+    outside["b"] = f"(?:(?<={word})(?!{word})|(?<!{word})(?={word}))"
     out: list[str] = []
     i, in_class = 0, False
     while i < len(pattern):
@@ -104,13 +128,21 @@ def config_json() -> str:
     """Everything the Java parser needs, from the Python parser's own definitions."""
     from zkcontroller.analytics import extract as x
 
-    def find(pattern: str) -> str:  # patterns Java runs with find(): a one-character lookahead helps there
-        return java_regex(k.fast_search(pattern))
+    def find(pattern: str) -> dict[str, object]:
+        """A pattern Java runs with find(): it skips to the first of its literal prefixes (when known), and a
+        one-character lookahead speeds up the scan from there."""
+        return {"pattern": java_regex(k.fast_search(pattern)), "prefixes": list(k.literal_prefixes(pattern))}
 
     templates = [{"kind": t.kind, "pattern": java_regex(t.pattern), "groups": t.groups,
                   "extra": {name: find(rx) for name, rx in t.extra.items()}, "consts": t.consts,
                   "starts": list(t.starts), "needle": t.needle} for t in k.TEMPLATES]
-    regex = {"prefix": k.PREFIX, "layout": k.LAYOUT, "continuation": k.CONTINUATION, "py_traceback": k.PY_TRACEBACK,
+    # The layout's message is the lazy gap between a head and a tail that starts with `\s*\(`: Java finds the
+    # first "(" from which the tail matches to the end (what `(.*?)` does, without a regex step per character).
+    message, tail = r"(.*?)", k.LAYOUT.removeprefix(k.LAYOUT_HEAD).removeprefix(r"(.*?)")
+    if k.LAYOUT_HEAD + message + tail != k.LAYOUT or not tail.startswith(r"\s*\("):
+        raise ValueError("LAYOUT is no longer head + (.*?) + \\s*\\(...: update KafkaLineParser.java")
+    regex = {"prefix": k.PREFIX, "layout_head": k.LAYOUT_HEAD, "layout_tail": tail, "continuation": k.CONTINUATION,
+             "py_traceback": k.PY_TRACEBACK,
              "java_exception": k.JAVA_EXCEPTION, "timestamp": k.TIMESTAMP_START, "ident": k.IDENT,
              "ident_controller": k.fast_search(k.IDENT_CONTROLLER), "ident_epoch": k.fast_search(k.IDENT_EPOCH),
              "ident_broker": k.IDENT_BROKER, "ident_partition": k.IDENT_PARTITION, "old_prefix": k.OLD_STATE_PREFIX,

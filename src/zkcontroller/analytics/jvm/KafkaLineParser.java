@@ -36,11 +36,12 @@ public final class KafkaLineParser {
         int[] groupIndex;
         int[] extraField;
         Matcher[] extra;
+        String[][] extraPrefixes;
         int[] constField;
         Object[] constValue;
     }
 
-    private final Matcher prefix, layout, continuation, pyTraceback, javaException, timestamp, ident,
+    private final Matcher prefix, layoutHead, layoutTail, continuation, pyTraceback, javaException, timestamp, ident,
             identController, identEpoch, identBroker, identPartition, oldPrefix, tpSplit, intList;
     private final String sep, stateChangeLogger, spaces, ok, rejected, sourceFormat;
     private final String reasonNoTimestamp, reasonNoLayout, reasonBadTimestamp, reasonControlChar, reasonNotUtf8;
@@ -57,7 +58,8 @@ public final class KafkaLineParser {
         JsonNode c = new ObjectMapper().readTree(configJson);
         JsonNode rx = c.get("regex");
         prefix = compile(rx, "prefix");
-        layout = compile(rx, "layout");
+        layoutHead = compile(rx, "layout_head");
+        layoutTail = compile(rx, "layout_tail");
         continuation = compile(rx, "continuation");
         pyTraceback = compile(rx, "py_traceback");
         javaException = compile(rx, "java_exception");
@@ -139,10 +141,12 @@ public final class KafkaLineParser {
             JsonNode extra = t.get("extra");
             tpl.extraField = new int[extra.size()];
             tpl.extra = new Matcher[extra.size()];
+            tpl.extraPrefixes = new String[extra.size()][];
             i = 0;
             for (Map.Entry<String, JsonNode> e : extra.properties()) {
                 tpl.extraField[i] = field(fields, e.getKey());
-                tpl.extra[i] = Pattern.compile(e.getValue().asText(), Pattern.UNIX_LINES).matcher("");
+                tpl.extra[i] = Pattern.compile(e.getValue().get("pattern").asText(), Pattern.UNIX_LINES).matcher("");
+                tpl.extraPrefixes[i] = strings(e.getValue().get("prefixes")).toArray(new String[0]);
                 i++;
             }
             JsonNode consts = t.get("consts");
@@ -282,11 +286,14 @@ public final class KafkaLineParser {
         private Object[] parseLine(String text) {
             if (isBlank(text) || continuation.reset(text).lookingAt()) return null;
             String stripped = text.startsWith("[") ? text : stripPrefix(text);
-            if (stripped.contains(sep) || !layout.reset(stripped).lookingAt()) {
+            int messageEnd = stripped.contains(sep) ? -1 : layout(stripped);
+            if (messageEnd < 0) {
                 return rejectedRow(cluster, name, number, rejectReason(stripped), text);
             }
-            String date = layout.group(1), clock = layout.group(2), millis = layout.group(3), zone = layout.group(4);
-            String level = layout.group(5), message = layout.group(6), logger = layout.group(7);
+            Matcher head = layoutHead;
+            String date = head.group(1), clock = head.group(2), millis = head.group(3), zone = head.group(4);
+            String level = head.group(5), message = stripped.substring(head.end(), messageEnd);
+            String logger = layoutTail.group(1);
             long ts = tsToMs(date, clock, millis, zone);
             if (ts == Long.MIN_VALUE) return rejectedRow(cluster, name, number, reasonBadTimestamp, text);
             Object[] row = new Object[nCols];
@@ -313,6 +320,23 @@ public final class KafkaLineParser {
         row[cReason] = reason;
         row[cLine] = truncate(line, maxRejectedChars);
         return row;
+    }
+
+    /**
+     * LAYOUT = head + {@code (.*?)} + tail, the tail starting with {@code \s*\(}: the message ends at the first
+     * place the tail matches to the end of the line. Such a place is a "(" or the start of the whitespace run
+     * before one (from there {@code \s*} takes the whole run), so only those are tried, in order. Returns the
+     * message's end (groups in layoutHead and layoutTail), or -1 where the full LAYOUT regex would not match.
+     */
+    private int layout(String text) {
+        if (!layoutHead.reset(text).lookingAt()) return -1;
+        int start = layoutHead.end();
+        for (int open = text.indexOf('(', start); open >= 0; open = text.indexOf('(', open + 1)) {
+            int k = open;
+            while (k > start && spaces.indexOf(text.charAt(k - 1)) >= 0) k--;
+            if (layoutTail.reset(text).region(k, text.length()).lookingAt()) return k;
+        }
+        return -1;
     }
 
     private String stripPrefix(String text) {
@@ -372,8 +396,8 @@ public final class KafkaLineParser {
                 set[t.groupField[i]] = true;
             }
             for (int i = 0; i < t.extra.length; i++) {
-                Matcher e = t.extra[i].reset(body);
-                found[t.extraField[i]] = e.find() ? e.group(1) : null;
+                Matcher e = t.extra[i];
+                found[t.extraField[i]] = find(e, t.extraPrefixes[i], body) ? e.group(1) : null;
                 set[t.extraField[i]] = true;
             }
             for (int f = 0; f < nFields; f++) {
@@ -384,6 +408,17 @@ public final class KafkaLineParser {
         }
         row[cKind] = kind;
         typed(values, row);
+    }
+
+    /** {@code m.find()} on text, starting at the first of the pattern's literal prefixes (none: no match). */
+    private static boolean find(Matcher m, String[] prefixes, String text) {
+        if (prefixes.length == 0) return m.reset(text).find();
+        int first = -1;
+        for (String p : prefixes) {
+            int at = text.indexOf(p);
+            if (at >= 0 && (first < 0 || at < first)) first = at;
+        }
+        return first >= 0 && m.reset(text).find(first);
     }
 
     private static boolean startsWithAny(String body, String[] starts) {
