@@ -165,9 +165,9 @@ def run(spark: SparkSession, config: JobConfig, progress: Callable[[str], None] 
     say(f"parsing {len(files.all)} file(s) in {len(extracted.chunks)} chunk(s) ({extracted.parser} parser)")
     jsonl_names = {name for name in map(jsonl_cluster, files.jsonl) if name}
     mixed = sorted({s.cluster for s in extracted.sources if s.cluster in jsonl_names})
-    try:
-        write_table("rejected_lines", extracted.rejected, out)
+    try:  # events first: its write parses in parallel; rejected_lines (one file) then reads the cached parse
         write_table("events", merge_sources(extracted.events, mixed, config.merge_tolerance_ms), out)
+        write_table("rejected_lines", extracted.rejected, out)
     finally:
         extracted.release()
     events = spark.read.parquet(str(out / "events")).drop("day").cache()
@@ -201,10 +201,12 @@ def run(spark: SparkSession, config: JobConfig, progress: Callable[[str], None] 
     # Each is a window over every partition that several tables read: computed once, not once per table.
     intervals = transform.partition_state_intervals(events).persist(StorageLevel.MEMORY_AND_DISK)
     leadership = transform.partition_leadership(events).persist(StorageLevel.MEMORY_AND_DISK)
+    # with_active_tenure reads the elections twice: the session-window aggregation runs once.
+    elections_only = transform.leader_elections(events).persist(StorageLevel.MEMORY_AND_DISK)
     tables: dict[str, DataFrame] = {
         "controller_tenures": tenures,
         "partition_state_intervals": intervals,
-        "leader_elections": transform.with_active_tenure(transform.leader_elections(events), tenures),
+        "leader_elections": transform.with_active_tenure(elections_only, tenures),
         "broker_failures": incidents.broker_failure_handling(
             failures_frame(spark, failures, membership, timeline.tenures, config.max_handling_ms), events),
         "split_brain_windows": incidents.split_brain_windows(
@@ -219,6 +221,7 @@ def run(spark: SparkSession, config: JobConfig, progress: Callable[[str], None] 
     }
     for name, df in tables.items():
         write_table(name, df, out)
+    elections_only.unpersist()
     written = {name: spark.read.schema(df.schema).parquet(str(out / name)) for name, df in tables.items()}
     elections, windows = written["leader_elections"], written["split_brain_windows"]
     windows_rows = _collect(windows.select(
