@@ -131,9 +131,10 @@ def config_json() -> str:
     def find(pattern: str) -> dict[str, object]:
         """A pattern Java runs with find(): it skips to the first of its literal prefixes (when known), and a
         one-character lookahead speeds up the scan from there."""
-        return {"pattern": java_regex(k.fast_search(pattern)), "prefixes": list(k.literal_prefixes(pattern))}
+        return {"pattern": java_regex(k.fast_search(pattern)), "prefixes": list(k.literal_prefixes(pattern)),
+                "anchored": anchored(pattern)}
 
-    templates = [{"kind": t.kind, "pattern": java_regex(t.pattern), "groups": t.groups,
+    templates = [{"kind": t.kind, "pattern": java_regex(t.pattern), "anchored": anchored(t.pattern), "groups": t.groups,
                   "extra": {name: find(rx) for name, rx in t.extra.items()}, "consts": t.consts,
                   "starts": list(t.starts), "needle": t.needle} for t in k.TEMPLATES]
     # The layout's message is the lazy gap between a head and a tail that starts with `\s*\(`: Java finds the
@@ -160,6 +161,12 @@ def config_json() -> str:
         "fields": [*k.PARSED_FIELDS, "tp"],
         "int_fields": list(k.INT_FIELDS), "list_fields": list(k.LIST_FIELDS), "lower_fields": ["strategy", "trigger"],
     })
+
+
+def anchored(pattern: str) -> bool:
+    """Whether every match of ``pattern`` starts at 0 (a leading ``^``, no top-level ``|``): Java then runs
+    ``lookingAt``, which is what ``find`` amounts to, without trying every later position."""
+    return pattern.startswith("^") and k._alternative_end(pattern, 0) == len(pattern)
 
 
 def _cache_dir() -> Path:

@@ -32,6 +32,8 @@ public final class KafkaLineParser {
         String[] starts;
         String needle;
         Matcher pattern;
+        boolean anchored;
+        boolean[] extraAnchored;
         int[] groupField;  // field index per group entry
         int[] groupIndex;
         int[] extraField;
@@ -129,6 +131,7 @@ public final class KafkaLineParser {
             tpl.starts = strings(t.get("starts")).toArray(new String[0]);
             tpl.needle = t.get("needle").asText();
             tpl.pattern = Pattern.compile(t.get("pattern").asText(), Pattern.UNIX_LINES).matcher("");
+            tpl.anchored = t.get("anchored").asBoolean();
             JsonNode groups = t.get("groups");
             tpl.groupField = new int[groups.size()];
             tpl.groupIndex = new int[groups.size()];
@@ -142,11 +145,13 @@ public final class KafkaLineParser {
             tpl.extraField = new int[extra.size()];
             tpl.extra = new Matcher[extra.size()];
             tpl.extraPrefixes = new String[extra.size()][];
+            tpl.extraAnchored = new boolean[extra.size()];
             i = 0;
             for (Map.Entry<String, JsonNode> e : extra.properties()) {
                 tpl.extraField[i] = field(fields, e.getKey());
                 tpl.extra[i] = Pattern.compile(e.getValue().get("pattern").asText(), Pattern.UNIX_LINES).matcher("");
                 tpl.extraPrefixes[i] = strings(e.getValue().get("prefixes")).toArray(new String[0]);
+                tpl.extraAnchored[i] = e.getValue().get("anchored").asBoolean();
                 i++;
             }
             JsonNode consts = t.get("consts");
@@ -386,7 +391,7 @@ public final class KafkaLineParser {
             if (t.starts.length > 0 && !startsWithAny(body, t.starts)) continue;
             if (!body.contains(t.needle)) continue;
             Matcher m = t.pattern.reset(body);
-            if (!m.find()) continue;
+            if (!(t.anchored ? m.lookingAt() : m.find())) continue;
             kind = t.kind;
             // found = groups, then extras (an extra of the same name replaces the group's value, even by None)
             Object[] found = new Object[nFields];
@@ -397,7 +402,8 @@ public final class KafkaLineParser {
             }
             for (int i = 0; i < t.extra.length; i++) {
                 Matcher e = t.extra[i];
-                found[t.extraField[i]] = find(e, t.extraPrefixes[i], body) ? e.group(1) : null;
+                boolean hit = t.extraAnchored[i] ? e.reset(body).lookingAt() : find(e, t.extraPrefixes[i], body);
+                found[t.extraField[i]] = hit ? e.group(1) : null;
                 set[t.extraField[i]] = true;
             }
             for (int f = 0; f < nFields; f++) {
