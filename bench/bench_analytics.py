@@ -8,8 +8,9 @@ state-change logger) cluster writes it: topic creations, leadership moves, broke
 partitions and re-elections, controller failovers, stack traces and a sprinkle of garbage lines. Then it
 times, per size: (1) the single-process pure-Python reference parser over the file, (2) Spark's bare
 ``spark.read.text().count()`` (the floor) and (3) the whole Spark job (extract, every table, Parquet,
-report) on local[1] and local[2], both in the same session. Prints lines per second and the ratios;
-never fails on time.
+report) with each parser (``--parsers``: the JVM parser, the Python parser in Python workers) on local[1]
+and local[2], all of one master in the same session, after one untimed job per parser on the smallest log
+(so neither pays the session's warm-up). Prints lines per second and the ratios; never fails on time.
 """
 
 from __future__ import annotations
@@ -151,22 +152,31 @@ def python_baseline(path: Path) -> tuple[float, int, int]:
     return time.perf_counter() - started, records, rejected
 
 
-def spark_runs(logs: dict[int, Path], master: str, work: Path) -> dict[int, tuple[float, float, dict[str, int]]]:
-    """Per size: (seconds of spark.read.text().count(), seconds of the whole job, row counts), one session."""
-    spark = build_session(master, app_name="bench-analytics", progress=False)
+def spark_runs(logs: dict[int, Path], master: str, parsers: list[str], work: Path,
+               ) -> dict[int, tuple[float, dict[str, float]]]:
+    """Per size: (seconds of spark.read.text().count(), seconds of the whole job per parser), one session."""
+    spark = build_session(master, app_name="bench-analytics", progress=False, parser="jvm")
     spark.sparkContext.setLogLevel("ERROR")
     results = {}
     try:
         spark.read.text(str(logs[min(logs)])).count()  # warm the JVM once before timing anything
+        for parser in parsers:  # and each path (JIT, Python workers) with one untimed job on the smallest log
+            run(spark, JobConfig(inputs=[str(logs[min(logs)])], out=work / f"warm-{parser}", cluster="bench",
+                                 parser=parser, report=False))
         for size, path in sorted(logs.items()):
             started = time.perf_counter()
             spark.read.text(str(path)).count()
             floor = time.perf_counter() - started
-            started = time.perf_counter()
-            result = run(spark, JobConfig(inputs=[str(path)], out=work / f"out-{size}", cluster="bench"))
-            results[size] = (floor, time.perf_counter() - started, result.rows)
-            print(f"{master} {size:,} lines: read.text().count() {floor:.1f} s, job {results[size][1]:.1f} s",
-                  flush=True)
+            jobs = {}
+            for parser in parsers:
+                started = time.perf_counter()
+                result = run(spark, JobConfig(inputs=[str(path)], out=work / f"out-{size}-{parser}", cluster="bench",
+                                              parser=parser))
+                jobs[parser] = time.perf_counter() - started
+                assert not result.warnings or parser == "python", result.warnings
+            results[size] = (floor, jobs)
+            print(f"{master} {size:,} lines: read.text().count() {floor:.1f} s, "
+                  + ", ".join(f"job ({p} parser) {s:.1f} s" for p, s in jobs.items()), flush=True)
     finally:
         spark.stop()
     return results
@@ -177,6 +187,7 @@ def main() -> int:
     parser.add_argument("--sizes", default="10000,100000,1000000",
                         help="Comma-separated line counts (the growth table; 10000000 takes many minutes).")
     parser.add_argument("--masters", default="local[1],local[2]")
+    parser.add_argument("--parsers", default="jvm,python", help="Parsers of the job to time (jvm, python).")
     parser.add_argument("--workdir", type=Path, default=None, help="Keep the logs and output here.")
     args = parser.parse_args()
     work = args.workdir or Path(tempfile.mkdtemp(prefix="bench-analytics-"))
@@ -195,22 +206,30 @@ def main() -> int:
         seconds, _, _ = python_baseline(log)
         python[size] = seconds
         print(f"python {size:,} lines: {seconds:.1f} s, {size / seconds:,.0f} lines/s", flush=True)
-    spark = {master: spark_runs(logs, master, work) for master in args.masters.split(",")}
-    masters = args.masters.split(",")
-    print("\n| lines | Python parse (lines/s) | " + " | ".join(
-        f"{m} read.text().count() (lines/s) | {m} whole job (lines/s) | {m} job / floor" for m in masters)
-        + " | local[1] -> local[2] | job vs Python |")
-    print("|---:|---:|" + "---:|---:|---:|" * len(masters) + "---:|---:|")
+    masters, parsers = args.masters.split(","), args.parsers.split(",")
+    spark = {master: spark_runs(logs, master, parsers, work) for master in masters}
+    print("\n| lines | master | read.text().count() (lines/s) | "
+          + " | ".join(f"job, {p} parser (lines/s) | {p} job / floor" for p in parsers)
+          + " | job vs single-process Python parse |")
+    print("|---:|---|---:|" + "---:|---:|" * len(parsers) + "---:|")
     for size in sorted(logs):
-        cells = [f"{size:,}", f"{size / python[size]:,.0f}"]
         for m in masters:
-            floor, job, _ = spark[m][size]
-            cells += [f"{size / floor:,.0f}", f"{size / job:,.0f}", f"{job / floor:.1f}x"]
-        speedup = (spark["local[1]"][size][1] / spark["local[2]"][size][1]
-                   if {"local[1]", "local[2]"} <= set(spark) else float("nan"))
-        best = min(spark[m][size][1] for m in masters)
-        cells += [f"{speedup:.2f}x", f"{python[size] / best:.2f}x"]
-        print("| " + " | ".join(cells) + " |")
+            floor, jobs = spark[m][size]
+            cells = [f"{size:,}", m, f"{size / floor:,.0f}"]
+            for p in parsers:
+                cells += [f"{size / jobs[p]:,.0f}", f"{jobs[p] / floor:.1f}x"]
+            cells.append(f"{python[size] / min(jobs.values()):.2f}x")
+            print("| " + " | ".join(cells) + " |")
+    if {"local[1]", "local[2]"} <= set(masters):
+        for p in parsers:
+            print(f"local[1] -> local[2], {p} parser: " + ", ".join(
+                f"{size:,}: {spark['local[1]'][size][1][p] / spark['local[2]'][size][1][p]:.2f}x"
+                for size in sorted(logs)))
+    if len(parsers) > 1:
+        for m in masters:
+            print(f"{m}, job with {parsers[0]} parser vs {parsers[1]} parser: " + ", ".join(
+                f"{size:,}: {spark[m][size][1][parsers[1]] / spark[m][size][1][parsers[0]]:.1f}x"
+                for size in sorted(logs)))
     if args.workdir is None:
         shutil.rmtree(work, ignore_errors=True)
     return 0

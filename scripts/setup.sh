@@ -11,8 +11,8 @@ SUDO=""; [[ $(id -u) -eq 0 ]] || SUDO="sudo"
 if [[ "${1:-}" == "--test" ]]; then
   # Java 17 or newer (PySpark 4 and ZooKeeper 3.8 need it): install it when java is missing or older.
   java_major=$(java -version 2>&1 | awk -F'"' '/version/ {split($2, v, "."); print (v[1] == "1" ? v[2] : v[1]); exit}' || true)
-  if [[ -z "${java_major}" || "${java_major}" -lt 17 ]]; then
-    need_apt+=(openjdk-17-jre-headless)
+  if [[ -z "${java_major}" || "${java_major}" -lt 17 ]] || ! command -v javac >/dev/null 2>&1; then
+    need_apt+=(openjdk-17-jdk-headless)  # a JDK: javac builds the analytics JVM parser on first use
   fi
   [[ -f /usr/share/java/zookeeper.jar ]] || need_apt+=(zookeeper)
   command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)  # analytics report screenshots (headless)

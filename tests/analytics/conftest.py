@@ -17,8 +17,12 @@ SAMPLES = SHARED_LOGS / "samples"
 def spark() -> Iterator[object]:
     pyspark_sql = pytest.importorskip("pyspark.sql")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # the executors import zkcontroller to parse
+    from zkcontroller.analytics.jvm_parser import build_jar
+
+    jar, _ = build_jar()  # the JVM parser, as build_session adds it (without javac the job falls back to Python)
     session = (
         pyspark_sql.SparkSession.builder.master("local[1]")
+        .config("spark.jars", str(jar or ""))
         .appName("zkcontroller-analytics-tests")
         .config("spark.sql.shuffle.partitions", "1")
         .config("spark.ui.enabled", "false")

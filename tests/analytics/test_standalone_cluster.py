@@ -87,11 +87,12 @@ def standalone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 p.wait()
 
 
-def _analyze(inputs: list[str], out: Path, master: str) -> None:
+def _analyze(inputs: list[str], out: Path, master: str) -> str:
     done = subprocess.run([sys.executable, "-m", "zkcontroller.cli", "analyze", *inputs, "--out", str(out),
                            "--master", master, "--no-report"], capture_output=True, text=True, timeout=480,
                           env={**os.environ, "PYSPARK_PYTHON": sys.executable})
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done.stderr
 
 
 def _rows(out: Path, table: str) -> list[tuple]:
@@ -105,7 +106,8 @@ def test_the_job_on_a_standalone_cluster_writes_the_tables_local_mode_writes(sta
     logsets.write_scenario(logs / "prod")
     logsets.write_sim(logs / "sim")
     inputs = [str(logs / "prod"), str(logs / "sim" / "*.jsonl.gz")]
-    _analyze(inputs, tmp_path / "standalone", standalone)
+    said = _analyze(inputs, tmp_path / "standalone", standalone)
+    assert "(jvm parser)" in said and "JVM parser unavailable" not in said  # the executors loaded spark.jars
     _analyze(inputs, tmp_path / "local", "local[2]")
     assert _rows(tmp_path / "standalone", "events")  # the cluster did read the input
     for table in ("events", *TABLES):

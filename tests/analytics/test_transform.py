@@ -108,3 +108,51 @@ def test_anomalies_find_stale_epochs_leaderless_partitions_unclean_elections_and
          "BrokerChange waited 700 ms and ran 600 ms (threshold 1000 ms)", "f.log", 6),
     ], got.schema)
     assertDataFrameEqual(got, expected)
+
+
+def _active_tenure_by_join(elections, tenures):
+    """The earlier with_active_tenure (every election joined with every earlier tenure, then aggregated): the
+    reference the range join must equal."""
+    from pyspark.sql import functions as F
+
+    t = F.broadcast(tenures.select(
+        F.col("cluster").alias("t_cluster"), F.col("controller_id").alias("t_id"),
+        F.col("controller_epoch").alias("t_epoch"), F.col("start_at").alias("t_start")))
+    key = ["cluster", "topic", "partition", "elected_at", "leader", "source_file", "line_number"]
+    keyed = elections.withColumnRenamed("new_leader", "leader")
+    active = keyed.select(*key).join(
+        t, on=(F.col("cluster") == F.col("t_cluster")) & (F.col("t_start") <= F.col("elected_at")), how="inner",
+    ).groupBy(*key).agg(F.max_by(F.struct("t_id", "t_epoch"), F.struct("t_start", "t_epoch")).alias("active"))
+    return keyed.join(active, on=key, how="left").select(
+        "cluster", "topic", "partition", "elected_at",
+        F.coalesce("controller_id", "active.t_id").alias("controller_id"),
+        F.coalesce("controller_epoch", "active.t_epoch").alias("controller_epoch"),
+        "strategy", "trigger", "old_leader", F.col("leader").alias("new_leader"), "leader_epoch", "clean",
+        "source_file", "line_number")
+
+
+def test_active_tenure_by_range_join_equals_the_join_and_aggregate_it_replaced(spark) -> None:
+    tenures = spark.createDataFrame([
+        ("c", 1, 5, at(100)), ("c", 2, 6, at(200)), ("c", 3, 4, at(200)),  # same start: the higher epoch wins
+        ("c", 4, None, at(300)), ("c", 5, 7, at(400)), ("c", 6, 8, None), ("d", 9, 1, at(0)), (None, 7, 3, at(0)),
+    ], "cluster string, controller_id int, controller_epoch int, start_at timestamp")
+    cols = ("cluster string, topic string, partition int, elected_at timestamp, controller_id int, controller_epoch "
+            "int, strategy string, trigger string, old_leader int, new_leader int, leader_epoch int, clean boolean, "
+            "source_file string, line_number bigint")
+    rows = []
+    for n, (cluster, ms, cid, epoch, topic, leader) in enumerate([
+        ("c", 50, None, None, "t", 1), ("c", 100, None, None, "t", 1), ("c", 150, 8, None, "t", 2),
+        ("c", 200, None, None, "t", 1), ("c", 250, None, 3, "t", 1), ("c", 300, None, None, "t", 1),
+        ("c", 399, None, None, "t", 1), ("c", 400, None, None, "t", 1), ("c", 10_000, None, None, "t", 1),
+        ("c", 500, None, None, None, 1), ("c", 500, None, None, "t", None), ("d", 5, None, None, "t", 1),
+        ("e", 5, None, None, "t", 1), (None, 5, None, None, "t", 1), ("c", 500, None, None, "t", 1),
+        ("c", 500, None, None, "t", 1),  # the same key twice
+    ], start=1):
+        rows.append((cluster, topic, 0, None if ms == 399 else at(ms), cid, epoch, "offline", None, 1, leader, 3,
+                     True, "f.log", 7 if ms == 500 else n))
+    elections = spark.createDataFrame(rows, cols)
+    assertDataFrameEqual(transform.with_active_tenure(elections, tenures), _active_tenure_by_join(elections, tenures))
+    got = {(r["cluster"], r["line_number"]): (r["controller_id"], r["controller_epoch"])
+           for r in transform.with_active_tenure(elections, tenures).collect()}
+    assert got[("c", 1)] == (None, None) and got[("c", 2)] == (1, 5) and got[("c", 3)] == (8, 5)
+    assert got[("c", 4)] == (2, 6) and got[("c", 6)] == (4, None) and got[("c", 9)] == (5, 7)

@@ -32,9 +32,12 @@ from zkcontroller.analytics.controller_timeline import DEFAULT_RESTART_GAP_MS, D
 @click.option("--spark-ui/--no-spark-ui", default=False, show_default=True,
               help="Serve Spark's web UI (on 127.0.0.1) while the job runs.")
 @click.option("--report/--no-report", default=True, show_default=True, help="Write report.html.")
+@click.option("--parser", type=click.Choice(["jvm", "python"]), default="jvm", show_default=True,
+              help="Parse Kafka-format logs in Spark's JVM (needs javac once, to build the parser) or with the "
+                   "pure-Python reference parser in Python workers (slower, same rows).")
 def analyze(inputs: tuple[str, ...], out: Path, master: str | None, cluster: str | None,
             cluster_pattern: str | None, slow_event_ms: int, min_leaderless_ms: int, restart_gap_ms: int,
-            storm_elections: int, max_handling_ms: int, spark_ui: bool, report: bool) -> None:
+            storm_elections: int, max_handling_ms: int, spark_ui: bool, report: bool, parser: str) -> None:
     """Analyze JSONL event logs and Kafka controller/state-change logs (files, directories, globs, .gz).
 
     Writes one Parquet directory per table under OUT, plus OUT/report.html and one page per cluster.
@@ -50,12 +53,12 @@ def analyze(inputs: tuple[str, ...], out: Path, master: str | None, cluster: str
     from zkcontroller.analytics.job import JobConfig, build_session, run
 
     click.echo(f"analyze: starting Spark ({master or 'local[*]'})", err=True)
-    spark = build_session(master, ui=spark_ui)
+    spark = build_session(master, ui=spark_ui, parser=parser)
     try:
         result = run(spark, JobConfig(
             inputs=list(inputs), out=out, master=master, cluster=cluster, cluster_pattern=cluster_pattern,
             slow_event_ms=slow_event_ms, min_leaderless_ms=min_leaderless_ms, restart_gap_ms=restart_gap_ms,
-            storm_elections=storm_elections, max_handling_ms=max_handling_ms, report=report),
+            storm_elections=storm_elections, max_handling_ms=max_handling_ms, report=report, parser=parser),
             progress=lambda text: click.echo(f"analyze: {text}", err=True))
     except InputError as exc:
         raise click.ClickException(str(exc)) from exc

@@ -1,8 +1,10 @@
 """Extract: parse every input line once, on the executors, into ``events`` and ``rejected_lines``.
 
 The driver plans line-aligned chunks (``sources.plan_chunks``); each Spark task reads its chunk's bytes and
-runs the pure-Python parsers over them inside ``mapInArrow``, so a line is parsed exactly as the reference
-parser parses it, numbered exactly, and its stack trace or traceback is folded into the record above.
+parses them, so a line is parsed exactly as the reference parser parses it, numbered exactly, and its stack
+trace or traceback is folded into the record above. Uncompressed Kafka-format chunks are parsed on the JVM by
+default (``jvm_parser``: the same algorithm and templates, no Python workers); event logs, compressed files
+and ``parser="python"`` go through the pure-Python parsers inside ``mapInArrow``.
 Files that cannot be read to the end (a truncated ``.gz``) and lines that are not UTF-8 become
 ``rejected_lines`` rows (the bytes kept as ``\\xNN`` escapes); nothing here raises on bad content.
 """
@@ -14,15 +16,16 @@ import gzip
 import json
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from zkcontroller.analytics import tables
+from zkcontroller.analytics import jvm_parser, tables
 from zkcontroller.analytics.kafka_log_parser import PARSED_FIELDS, KafkaLogParser, ParsedLine
 from zkcontroller.analytics.sources import (
+    COMPRESSED_SUFFIXES,
     Chunk,
     InputError,
     InputFiles,
@@ -33,9 +36,10 @@ from zkcontroller.analytics.sources import (
 )
 from zkcontroller.event_schema import COMMON_REQUIRED, RECORD_TYPES, SCHEMA_VERSION, validate_record
 
-__all__ = ["Extracted", "InputError", "extract", "resolve_inputs"]
+__all__ = ["PARSERS", "Extracted", "InputError", "extract", "resolve_inputs"]
 
 OK, REJECTED = "ok", "rejected"
+PARSERS = ("jvm", "python")
 BATCH_ROWS = 8192
 STAGED: tuple[tuple[str, str], ...] = (
     ("status", "string"), ("reason", "string"), ("line", "string"),
@@ -204,24 +208,62 @@ class Extracted:
     sources: list[SourceFile]
     chunks: list[Chunk]
     parsed: DataFrame
+    parser: str = "python"
+    """The parser that read the Kafka-format chunks (``jvm`` unless asked otherwise or unavailable)."""
+    warnings: list[str] = field(default_factory=list)
 
     def release(self) -> None:
         self.parsed.unpersist()
 
 
-def extract(spark: SparkSession, files: InputFiles, cluster: str | None = None, cluster_pattern: str | None = None,
-            chunk_bytes: int | None = None) -> Extracted:
-    """Plan chunks for the resolved files and parse them lazily, once (the parse is persisted)."""
-    from pyspark import StorageLevel
+def on_jvm(chunk: Chunk) -> bool:
+    """Chunks the JVM parser reads: uncompressed Kafka-format text (Python keeps event logs and .gz/.bz2, whose
+    error messages and partial reads are Python's own)."""
+    return chunk.fmt == "kafka_log" and not chunk.path.endswith(COMPRESSED_SUFFIXES)
 
-    sources = plan_sources(files, cluster, cluster_pattern)
-    chunks = plan_chunks(sources, spark.sparkContext.defaultParallelism, chunk_bytes)
+
+def chunk_dicts(chunks: list[Chunk]) -> list[dict[str, object]]:
+    return [{"path": c.path, "name": c.name, "fmt": c.fmt, "cluster": c.cluster, "start": c.start, "end": c.end,
+             "first_line": c.first_line} for c in chunks]
+
+
+def python_parse(spark: SparkSession, chunks: list[Chunk]) -> DataFrame:
+    """Staged rows of ``chunks`` parsed by the pure-Python parsers in ``mapInArrow``."""
     rows = [(c.path, c.name, c.fmt, c.cluster, c.start, c.end, c.first_line) for c in chunks]
     plan = spark.createDataFrame(  # one chunk per task: parallelize slices a list evenly
         spark.sparkContext.parallelize(rows, len(rows)),
         "path string, name string, fmt string, cluster string, start bigint, end bigint, first_line bigint")
-    parsed = plan.mapInArrow(parse_chunks, _ddl(STAGED)).persist(StorageLevel.MEMORY_AND_DISK)
+    return plan.mapInArrow(parse_chunks, _ddl(STAGED))
+
+
+def extract(spark: SparkSession, files: InputFiles, cluster: str | None = None, cluster_pattern: str | None = None,
+            chunk_bytes: int | None = None, parser: str = "jvm") -> Extracted:
+    """Plan chunks for the resolved files and parse them lazily, once (the parse is persisted).
+
+    ``parser="jvm"`` falls back to Python, with one warning, when the JVM parser cannot be built or loaded.
+    """
+    from pyspark import StorageLevel
+
+    if parser not in PARSERS:
+        raise ValueError(f"parser must be one of {PARSERS}, not {parser!r}")
+    sources = plan_sources(files, cluster, cluster_pattern)
+    chunks = plan_chunks(sources, spark.sparkContext.defaultParallelism, chunk_bytes)
+    warnings: list[str] = []
+    jvm_chunks = [c for c in chunks if on_jvm(c)] if parser == "jvm" else []
+    if jvm_chunks:
+        why = jvm_parser.available(spark)
+        if why is not None:
+            warnings.append(f"JVM parser unavailable, parsing with Python (much slower): {why}")
+            jvm_chunks, parser = [], "python"
+    python_chunks = [c for c in chunks if not (jvm_chunks and on_jvm(c))]
+    frames = []
+    if jvm_chunks:
+        frames.append(jvm_parser.parse(spark, chunk_dicts(jvm_chunks)))
+    if python_chunks:
+        frames.append(python_parse(spark, python_chunks))
+    staged = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1])
+    parsed = staged.persist(StorageLevel.MEMORY_AND_DISK)
     events = parsed.where(F.col("status") == OK).select(*(
         F.timestamp_millis("ts_ms").alias("ts") if name == "ts" else F.col(name) for name, _ in tables.EVENTS))
     rejected = parsed.where(F.col("status") == REJECTED).select(*tables.REJECTED_COLUMNS)
-    return Extracted(events, rejected, sources, chunks, parsed)
+    return Extracted(events, rejected, sources, chunks, parsed, parser if jvm_chunks else "python", warnings)

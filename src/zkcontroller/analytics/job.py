@@ -56,6 +56,8 @@ class JobConfig:
     storm_elections: int = ct.DEFAULT_STORM_ELECTIONS
     merge_tolerance_ms: int = DEFAULT_TOLERANCE_MS
     report: bool = True
+    parser: str = "jvm"
+    """Parser of Kafka-format text: ``jvm`` (in Spark's executors) or ``python`` (the reference, in workers)."""
 
 
 @dataclass
@@ -104,11 +106,24 @@ def session_config(master: str | None, ui: bool = False, progress: bool = True) 
 
 
 def build_session(master: str | None, app_name: str = "zkcontroller-analyze", ui: bool = False,
-                  progress: bool = True) -> SparkSession:
-    """A session on ``master``; without one, spark-submit's master or else local[*] (see ``session_config``)."""
+                  progress: bool = True, parser: str = "jvm") -> SparkSession:
+    """A session on ``master``; without one, spark-submit's master or else local[*] (see ``session_config``).
+
+    With ``parser="jvm"`` the JVM parser's jar (built on first use) goes in ``spark.jars``: the driver and
+    every executor load it. Without it (no javac) the job falls back to Python and warns.
+    """
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # executors parse with this package: same Python
     builder = SparkSession.builder.appName(app_name)
-    for key, value in session_config(master, ui, progress).items():
+    settings = session_config(master, ui, progress)
+    if parser == "jvm":
+        from pyspark import SparkConf
+
+        from zkcontroller.analytics.jvm_parser import build_jar
+
+        jar, _ = build_jar()  # on failure, extract() says why in the job's warnings
+        if jar is not None:
+            settings["spark.jars"] = ",".join(filter(None, [SparkConf().get("spark.jars", ""), str(jar)]))
+    for key, value in settings.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
@@ -145,13 +160,14 @@ def run(spark: SparkSession, config: JobConfig, progress: Callable[[str], None] 
     check_output_dir(out)
     files = resolve_inputs(config.inputs, exclude=out)
     result = JobResult(out=out)
-    extracted = extract(spark, files, config.cluster, config.cluster_pattern)
-    say(f"parsing {len(files.all)} file(s) in {len(extracted.chunks)} chunk(s)")
+    extracted = extract(spark, files, config.cluster, config.cluster_pattern, parser=config.parser)
+    result.warnings += extracted.warnings
+    say(f"parsing {len(files.all)} file(s) in {len(extracted.chunks)} chunk(s) ({extracted.parser} parser)")
     jsonl_names = {name for name in map(jsonl_cluster, files.jsonl) if name}
     mixed = sorted({s.cluster for s in extracted.sources if s.cluster in jsonl_names})
-    try:
-        write_table("rejected_lines", extracted.rejected, out)
+    try:  # events first: its write parses in parallel; rejected_lines (one file) then reads the cached parse
         write_table("events", merge_sources(extracted.events, mixed, config.merge_tolerance_ms), out)
+        write_table("rejected_lines", extracted.rejected, out)
     finally:
         extracted.release()
     events = spark.read.parquet(str(out / "events")).drop("day").cache()
@@ -185,10 +201,12 @@ def run(spark: SparkSession, config: JobConfig, progress: Callable[[str], None] 
     # Each is a window over every partition that several tables read: computed once, not once per table.
     intervals = transform.partition_state_intervals(events).persist(StorageLevel.MEMORY_AND_DISK)
     leadership = transform.partition_leadership(events).persist(StorageLevel.MEMORY_AND_DISK)
+    # with_active_tenure reads the elections twice: the session-window aggregation runs once.
+    elections_only = transform.leader_elections(events).persist(StorageLevel.MEMORY_AND_DISK)
     tables: dict[str, DataFrame] = {
         "controller_tenures": tenures,
         "partition_state_intervals": intervals,
-        "leader_elections": transform.with_active_tenure(transform.leader_elections(events), tenures),
+        "leader_elections": transform.with_active_tenure(elections_only, tenures),
         "broker_failures": incidents.broker_failure_handling(
             failures_frame(spark, failures, membership, timeline.tenures, config.max_handling_ms), events),
         "split_brain_windows": incidents.split_brain_windows(
@@ -203,6 +221,7 @@ def run(spark: SparkSession, config: JobConfig, progress: Callable[[str], None] 
     }
     for name, df in tables.items():
         write_table(name, df, out)
+    elections_only.unpersist()
     written = {name: spark.read.schema(df.schema).parquet(str(out / name)) for name, df in tables.items()}
     elections, windows = written["leader_elections"], written["split_brain_windows"]
     windows_rows = _collect(windows.select(
@@ -248,12 +267,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cluster-pattern")
     parser.add_argument("--slow-event-ms", type=int, default=1000)
     parser.add_argument("--no-report", action="store_true")
+    parser.add_argument("--parser", choices=("jvm", "python"), default="jvm")
     args = parser.parse_args(argv)
-    spark = build_session(None)
+    spark = build_session(None, parser=args.parser)
     try:
         result = run(spark, JobConfig(
             inputs=args.inputs, out=args.out, cluster=args.cluster, cluster_pattern=args.cluster_pattern,
-            slow_event_ms=args.slow_event_ms, report=not args.no_report),
+            slow_event_ms=args.slow_event_ms, report=not args.no_report, parser=args.parser),
             progress=lambda text: print(f"analyze: {text}", file=sys.stderr))
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)

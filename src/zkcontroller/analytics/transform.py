@@ -8,6 +8,8 @@ Columns of each table are documented in ``docs/analytics.md``.
 
 from __future__ import annotations
 
+from functools import reduce
+
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
@@ -174,19 +176,30 @@ def leader_elections(events: DataFrame, merge_gap_seconds: int = 2) -> DataFrame
 
 def with_active_tenure(elections: DataFrame, tenures: DataFrame) -> DataFrame:
     """Elections whose lines do not say who ran them get the controller and epoch of the tenure active at that
-    instant: the latest tenure of the cluster that had started by then (tenures are few: broadcast)."""
-    t = F.broadcast(tenures.select(
+    instant: the latest tenure of the cluster that had started by then, latest by (start, epoch).
+
+    Tenures are few: each distinct start becomes an interval [start, next start) holding the tenure that wins
+    from then on, and every election is matched to the one interval it falls in (a broadcast range join, rather
+    than joining each election with every earlier tenure and aggregating). An election with a null in its key
+    (cluster, topic, partition, elected_at, leader, source_file, line_number) gets no tenure, as before.
+    """
+    t = tenures.select(
         F.col("cluster").alias("t_cluster"), F.col("controller_id").alias("t_id"),
-        F.col("controller_epoch").alias("t_epoch"), F.col("start_at").alias("t_start")))
-    key = [*_PARTITION_KEY, "elected_at", "leader", "source_file", "line_number"]
-    keyed = elections.withColumnRenamed("new_leader", "leader")
-    active = keyed.select(*key).join(
-        t, on=(F.col("cluster") == F.col("t_cluster")) & (F.col("t_start") <= F.col("elected_at")), how="inner",
-    ).groupBy(*key).agg(F.max_by(F.struct("t_id", "t_epoch"), F.struct("t_start", "t_epoch")).alias("active"))
-    return keyed.join(active, on=key, how="left").select(
+        F.col("controller_epoch").alias("t_epoch"), F.col("start_at").alias("t_start"),
+    ).where(F.col("t_cluster").isNotNull() & F.col("t_start").isNotNull())
+    starts = t.groupBy("t_cluster", "t_start").agg(
+        F.max_by(F.struct("t_id", "t_epoch"), F.struct("t_epoch")).alias("active"))
+    intervals = F.broadcast(starts.select(
+        "t_cluster", "t_start", "active",
+        F.lead("t_start").over(Window.partitionBy("t_cluster").orderBy("t_start")).alias("t_until")))
+    key = [*_PARTITION_KEY, "elected_at", "new_leader", "source_file", "line_number"]
+    has_key = reduce(lambda a, b: a & b, [F.col(c).isNotNull() for c in key])
+    in_interval = ((F.col("cluster") == F.col("t_cluster")) & (F.col("t_start") <= F.col("elected_at"))
+                   & (F.col("t_until").isNull() | (F.col("elected_at") < F.col("t_until"))))
+    return elections.join(intervals, on=in_interval, how="left").select(
         *_PARTITION_KEY, "elected_at",
-        F.coalesce("controller_id", "active.t_id").alias("controller_id"),
-        F.coalesce("controller_epoch", "active.t_epoch").alias("controller_epoch"),
-        "strategy", "trigger", "old_leader", F.col("leader").alias("new_leader"), "leader_epoch", "clean",
+        F.coalesce("controller_id", F.when(has_key, F.col("active.t_id"))).alias("controller_id"),
+        F.coalesce("controller_epoch", F.when(has_key, F.col("active.t_epoch"))).alias("controller_epoch"),
+        "strategy", "trigger", "old_leader", "new_leader", "leader_epoch", "clean",
         "source_file", "line_number",
     )

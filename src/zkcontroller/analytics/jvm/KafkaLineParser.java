@@ -1,0 +1,613 @@
+package zkcontroller.jvm;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The algorithm of {@code KafkaLogParser.parse_lines} plus {@code extract._kafka_rows}, for one uncompressed
+ * chunk of a Kafka-format log: same rows, same columns, same line numbers, same folding of stack traces.
+ *
+ * <p>Nothing here knows a Kafka message: every regex, template, column name and rejection reason comes from
+ * Python as JSON ({@code jvm_parser.config_json}), with Python's Unicode classes already spelled out for
+ * {@code java.util.regex}. One instance per task: it holds reusable {@link Matcher}s.
+ */
+public final class KafkaLineParser {
+    private static final Object[] NONE = new Object[0];
+
+    private static final class Template {
+        String kind;
+        String[] starts;
+        String needle;
+        Matcher pattern;
+        boolean anchored;
+        boolean[] extraAnchored;
+        int[] groupField;  // field index per group entry
+        int[] groupIndex;
+        int[] extraField;
+        Matcher[] extra;
+        String[][] extraPrefixes;
+        int[] constField;
+        Object[] constValue;
+    }
+
+    private final Matcher prefix, layoutHead, layoutTail, continuation, pyTraceback, javaException, timestamp, ident,
+            identController, identEpoch, identBroker, identPartition, oldPrefix, tpSplit, intList;
+    private final String sep, stateChangeLogger, spaces, ok, rejected, sourceFormat;
+    private final String reasonNoTimestamp, reasonNoLayout, reasonBadTimestamp, reasonControlChar, reasonNotUtf8;
+    private final int maxExceptionChars, maxRejectedChars, nCols, nFields;
+    private final int cStatus, cReason, cLine, cTsMs, cCluster, cSource, cLineNo, cFormat, cLevel, cLogger, cKind,
+            cException;
+    private final int[] fieldCol;
+    private final boolean[] intField, listField, lowerField;
+    private final int fTp, fTopic, fPartition, fTopics, fControllerId, fControllerEpoch, fBrokerId;
+    private final Template[] unguarded;
+    private final Map<Character, Template[]> byFirst = new HashMap<>();
+
+    public KafkaLineParser(String configJson) throws IOException {
+        JsonNode c = new ObjectMapper().readTree(configJson);
+        JsonNode rx = c.get("regex");
+        prefix = compile(rx, "prefix");
+        layoutHead = compile(rx, "layout_head");
+        layoutTail = compile(rx, "layout_tail");
+        continuation = compile(rx, "continuation");
+        pyTraceback = compile(rx, "py_traceback");
+        javaException = compile(rx, "java_exception");
+        timestamp = compile(rx, "timestamp");
+        ident = compile(rx, "ident");
+        identController = compile(rx, "ident_controller");
+        identEpoch = compile(rx, "ident_epoch");
+        identBroker = compile(rx, "ident_broker");
+        identPartition = compile(rx, "ident_partition");
+        oldPrefix = compile(rx, "old_prefix");
+        tpSplit = compile(rx, "tp_split");
+        intList = compile(rx, "int_list");
+        sep = c.get("sep").asText();
+        stateChangeLogger = c.get("state_change_logger").asText();
+        spaces = c.get("python_spaces").asText();
+        ok = c.get("ok").asText();
+        rejected = c.get("rejected").asText();
+        sourceFormat = c.get("source_format").asText();
+        JsonNode reasons = c.get("reasons");
+        reasonNoTimestamp = reasons.get("no_timestamp").asText();
+        reasonNoLayout = reasons.get("no_layout").asText();
+        reasonBadTimestamp = reasons.get("bad_timestamp").asText();
+        reasonControlChar = reasons.get("control_char").asText();
+        reasonNotUtf8 = reasons.get("not_utf8").asText();
+        maxExceptionChars = c.get("max_exception_chars").asInt();
+        maxRejectedChars = c.get("max_rejected_chars").asInt();
+
+        List<String> columns = strings(c.get("columns"));
+        nCols = columns.size();
+        cStatus = columns.indexOf("status");
+        cReason = columns.indexOf("reason");
+        cLine = columns.indexOf("line");
+        cTsMs = columns.indexOf("ts_ms");
+        cCluster = columns.indexOf("cluster");
+        cSource = columns.indexOf("source_file");
+        cLineNo = columns.indexOf("line_number");
+        cFormat = columns.indexOf("source_format");
+        cLevel = columns.indexOf("level");
+        cLogger = columns.indexOf("logger");
+        cKind = columns.indexOf("kind");
+        cException = columns.indexOf("exception");
+
+        List<String> fields = strings(c.get("fields"));  // PARSED_FIELDS, then "tp" (not a column)
+        nFields = fields.size();
+        fieldCol = new int[nFields];
+        intField = new boolean[nFields];
+        listField = new boolean[nFields];
+        lowerField = new boolean[nFields];
+        for (int i = 0; i < nFields; i++) {
+            fieldCol[i] = columns.indexOf(fields.get(i));
+        }
+        for (String f : strings(c.get("int_fields"))) intField[fields.indexOf(f)] = true;
+        for (String f : strings(c.get("list_fields"))) listField[fields.indexOf(f)] = true;
+        for (String f : strings(c.get("lower_fields"))) lowerField[fields.indexOf(f)] = true;
+        fTp = fields.indexOf("tp");
+        fTopic = fields.indexOf("topic");
+        fPartition = fields.indexOf("partition");
+        fTopics = fields.indexOf("topics");
+        fControllerId = fields.indexOf("controller_id");
+        fControllerEpoch = fields.indexOf("controller_epoch");
+        fBrokerId = fields.indexOf("broker_id");
+
+        List<Template> all = new ArrayList<>();
+        for (JsonNode t : c.get("templates")) {
+            Template tpl = new Template();
+            tpl.kind = t.get("kind").asText();
+            tpl.starts = strings(t.get("starts")).toArray(new String[0]);
+            tpl.needle = t.get("needle").asText();
+            tpl.pattern = Pattern.compile(t.get("pattern").asText(), Pattern.UNIX_LINES).matcher("");
+            tpl.anchored = t.get("anchored").asBoolean();
+            JsonNode groups = t.get("groups");
+            tpl.groupField = new int[groups.size()];
+            tpl.groupIndex = new int[groups.size()];
+            int i = 0;
+            for (Map.Entry<String, JsonNode> e : groups.properties()) {
+                tpl.groupField[i] = field(fields, e.getKey());
+                tpl.groupIndex[i] = e.getValue().asInt();
+                i++;
+            }
+            JsonNode extra = t.get("extra");
+            tpl.extraField = new int[extra.size()];
+            tpl.extra = new Matcher[extra.size()];
+            tpl.extraPrefixes = new String[extra.size()][];
+            tpl.extraAnchored = new boolean[extra.size()];
+            i = 0;
+            for (Map.Entry<String, JsonNode> e : extra.properties()) {
+                tpl.extraField[i] = field(fields, e.getKey());
+                tpl.extra[i] = Pattern.compile(e.getValue().get("pattern").asText(), Pattern.UNIX_LINES).matcher("");
+                tpl.extraPrefixes[i] = strings(e.getValue().get("prefixes")).toArray(new String[0]);
+                tpl.extraAnchored[i] = e.getValue().get("anchored").asBoolean();
+                i++;
+            }
+            JsonNode consts = t.get("consts");
+            tpl.constField = new int[consts.size()];
+            tpl.constValue = new Object[consts.size()];
+            i = 0;
+            for (Map.Entry<String, JsonNode> e : consts.properties()) {
+                tpl.constField[i] = field(fields, e.getKey());
+                JsonNode v = e.getValue();
+                tpl.constValue[i] = v.isNull() ? null : v.isBoolean() ? (Object) v.asBoolean()
+                        : v.isIntegralNumber() ? (Object) v.asLong() : v.asText();
+                i++;
+            }
+            all.add(tpl);
+        }
+        List<Template> free = new ArrayList<>();
+        for (Template t : all) if (t.starts.length == 0) free.add(t);
+        unguarded = free.toArray(new Template[0]);
+        for (Template t : all) {
+            for (String s : t.starts) {
+                char first = s.charAt(0);
+                if (byFirst.containsKey(first)) continue;
+                List<Template> hit = new ArrayList<>();
+                for (Template u : all) {
+                    if (u.starts.length == 0) { hit.add(u); continue; }
+                    for (String p : u.starts) if (p.charAt(0) == first) { hit.add(u); break; }
+                }
+                byFirst.put(first, hit.toArray(new Template[0]));
+            }
+        }
+    }
+
+    private static int field(List<String> fields, String name) {
+        int i = fields.indexOf(name);
+        if (i < 0) throw new IllegalArgumentException("unknown field " + name);
+        return i;
+    }
+
+    private static Matcher compile(JsonNode rx, String name) {
+        return Pattern.compile(rx.get(name).asText(), Pattern.UNIX_LINES).matcher("");
+    }
+
+    private static List<String> strings(JsonNode array) {
+        List<String> out = new ArrayList<>();
+        for (JsonNode n : array) out.add(n.asText());
+        return out;
+    }
+
+    // ---- lines of a chunk -------------------------------------------------------------------------------
+
+    /** Rows of one chunk, produced lazily (a 64 MiB chunk never holds all its rows at once). */
+    public Iterator<Object[]> rows(byte[] data, String cluster, String name, long firstLine) {
+        return new ChunkRows(data, cluster, name, firstLine);
+    }
+
+    private final class ChunkRows implements Iterator<Object[]> {
+        final byte[] data;
+        final String cluster, name;
+        int pos = 0;
+        long number;
+        Object[] held = null;
+        boolean inTraceback = false, done = false;
+        final ArrayDeque<Object[]> ready = new ArrayDeque<>();
+        final List<Object[]> bad = new ArrayList<>();
+
+        ChunkRows(byte[] data, String cluster, String name, long firstLine) {
+            this.data = data;
+            this.cluster = cluster;
+            this.name = name;
+            this.number = firstLine - 1;
+        }
+
+        @Override
+        public boolean hasNext() {
+            while (ready.isEmpty() && !done) step();
+            return !ready.isEmpty();
+        }
+
+        @Override
+        public Object[] next() {
+            if (!hasNext()) throw new NoSuchElementException();
+            return ready.poll();
+        }
+
+        /** One line, as bytes.splitlines() cuts them (\n, \r\n or \r), through parse_lines' state machine. */
+        private void step() {
+            if (pos >= data.length) {
+                if (held != null) ready.add(held);
+                held = null;
+                ready.addAll(bad);  // not-UTF-8 lines after the records, as _bad_rows yields them
+                done = true;
+                return;
+            }
+            int start = pos, end = pos;
+            while (end < data.length && data[end] != '\n' && data[end] != '\r') end++;
+            pos = end;
+            if (pos < data.length) {
+                pos += (data[pos] == '\r' && pos + 1 < data.length && data[pos + 1] == '\n') ? 2 : 1;
+            }
+            number++;
+            String text = decode(data, start, end);
+            if (text == null) {
+                bad.add(rejectedRow(cluster, name, number, reasonNotUtf8, escaped(data, start, end)));
+                text = "";
+            }
+            line(rstripNewlines(text));
+        }
+
+        private void line(String text) {
+            if (pyTraceback.reset(text).lookingAt()) {
+                inTraceback = true;
+                return;
+            }
+            if (inTraceback && !text.isEmpty() && !timestamp.reset(stripPrefix(text)).lookingAt()) {
+                if (held != null && text.charAt(0) != ' ' && text.charAt(0) != '\t') {
+                    held[cException] = truncate(text, maxExceptionChars);
+                }
+                return;
+            }
+            inTraceback = false;
+            if (held != null && held[cException] == null && javaException.reset(text).lookingAt()) {
+                held[cException] = truncate(text, maxExceptionChars);
+            }
+            Object[] result = parseLine(text);
+            if (result == null) return;
+            if (held != null) {
+                ready.add(held);
+                held = null;
+            }
+            if (result[cStatus] == ok) {
+                held = result;
+            } else {
+                ready.add(result);
+            }
+        }
+
+        private Object[] parseLine(String text) {
+            if (isBlank(text) || continuation.reset(text).lookingAt()) return null;
+            String stripped = text.startsWith("[") ? text : stripPrefix(text);
+            int messageEnd = stripped.contains(sep) ? -1 : layout(stripped);
+            if (messageEnd < 0) {
+                return rejectedRow(cluster, name, number, rejectReason(stripped), text);
+            }
+            Matcher head = layoutHead;
+            String date = head.group(1), clock = head.group(2), millis = head.group(3), zone = head.group(4);
+            String level = head.group(5), message = stripped.substring(head.end(), messageEnd);
+            String logger = layoutTail.group(1);
+            long ts = tsToMs(date, clock, millis, zone);
+            if (ts == Long.MIN_VALUE) return rejectedRow(cluster, name, number, reasonBadTimestamp, text);
+            Object[] row = new Object[nCols];
+            row[cCluster] = cluster;
+            row[cSource] = name;
+            row[cFormat] = sourceFormat;
+            row[cStatus] = ok;
+            row[cLineNo] = number;
+            row[cTsMs] = ts;
+            row[cLevel] = level;
+            row[cLogger] = logger;
+            parseMessage(logger, message, row);
+            return row;
+        }
+    }
+
+    private Object[] rejectedRow(String cluster, String name, long number, String reason, String line) {
+        Object[] row = new Object[nCols];
+        row[cCluster] = cluster;
+        row[cSource] = name;
+        row[cFormat] = sourceFormat;
+        row[cStatus] = rejected;
+        row[cLineNo] = number;
+        row[cReason] = reason;
+        row[cLine] = truncate(line, maxRejectedChars);
+        return row;
+    }
+
+    /**
+     * LAYOUT = head + {@code (.*?)} + tail, the tail starting with {@code \s*\(}: the message ends at the first
+     * place the tail matches to the end of the line. Such a place is a "(" or the start of the whitespace run
+     * before one (from there {@code \s*} takes the whole run), so only those are tried, in order. Returns the
+     * message's end (groups in layoutHead and layoutTail), or -1 where the full LAYOUT regex would not match.
+     */
+    private int layout(String text) {
+        if (!layoutHead.reset(text).lookingAt()) return -1;
+        int start = layoutHead.end();
+        for (int open = text.indexOf('(', start); open >= 0; open = text.indexOf('(', open + 1)) {
+            int k = open;
+            while (k > start && spaces.indexOf(text.charAt(k - 1)) >= 0) k--;
+            if (layoutTail.reset(text).region(k, text.length()).lookingAt()) return k;
+        }
+        return -1;
+    }
+
+    private String stripPrefix(String text) {
+        return prefix.reset(text).lookingAt() ? text.substring(prefix.end()) : text;
+    }
+
+    private String rejectReason(String text) {
+        if (text.contains(sep)) return reasonControlChar;
+        if (!timestamp.reset(text).lookingAt()) return reasonNoTimestamp;
+        return reasonNoLayout;
+    }
+
+    /** Python's {@code not text.strip()}: empty or only characters str.isspace() accepts. */
+    private boolean isBlank(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            if (spaces.indexOf(text.charAt(i)) < 0) return false;
+        }
+        return true;
+    }
+
+    // ---- one message ------------------------------------------------------------------------------------
+
+    private void parseMessage(String logger, String message, Object[] row) {
+        Object[] values = new Object[nFields];
+        String body = message;
+        if (ident.reset(body).lookingAt()) {
+            String text = ident.group(1);
+            int end = ident.end();
+            values[fControllerId] = identController.reset(text).find() ? identController.group(1) : null;
+            values[fControllerEpoch] = identEpoch.reset(text).find() ? identEpoch.group(1) : null;
+            values[fBrokerId] = identBroker.reset(text).find() ? identBroker.group(1) : null;
+            if (identPartition.reset(text).lookingAt()) {
+                values[fTp] = identPartition.group(1);
+                values[fBrokerId] = identPartition.group(2);
+            }
+            body = body.substring(end);
+        }
+        if (logger.equals(stateChangeLogger) && oldPrefix.reset(body).lookingAt()) {
+            values[fControllerId] = or(oldPrefix.group(1), values[fControllerId]);
+            values[fControllerEpoch] = or(oldPrefix.group(2), values[fControllerEpoch]);
+            values[fBrokerId] = or(oldPrefix.group(3), values[fBrokerId]);
+            body = body.substring(oldPrefix.end());
+        }
+        String kind = "other";
+        Template[] candidates = body.isEmpty() ? unguarded : byFirst.getOrDefault(body.charAt(0), unguarded);
+        for (Template t : candidates) {
+            if (t.starts.length > 0 && !startsWithAny(body, t.starts)) continue;
+            if (!body.contains(t.needle)) continue;
+            Matcher m = t.pattern.reset(body);
+            if (!(t.anchored ? m.lookingAt() : m.find())) continue;
+            kind = t.kind;
+            // found = groups, then extras (an extra of the same name replaces the group's value, even by None)
+            Object[] found = new Object[nFields];
+            boolean[] set = new boolean[nFields];
+            for (int i = 0; i < t.groupField.length; i++) {
+                found[t.groupField[i]] = m.group(t.groupIndex[i]);
+                set[t.groupField[i]] = true;
+            }
+            for (int i = 0; i < t.extra.length; i++) {
+                Matcher e = t.extra[i];
+                boolean hit = t.extraAnchored[i] ? e.reset(body).lookingAt() : find(e, t.extraPrefixes[i], body);
+                found[t.extraField[i]] = hit ? e.group(1) : null;
+                set[t.extraField[i]] = true;
+            }
+            for (int f = 0; f < nFields; f++) {
+                if (set[f] && truthy(found[f])) values[f] = found[f];
+            }
+            for (int i = 0; i < t.constField.length; i++) values[t.constField[i]] = t.constValue[i];
+            break;
+        }
+        row[cKind] = kind;
+        typed(values, row);
+    }
+
+    /** {@code m.find()} on text, starting at the first of the pattern's literal prefixes (none: no match). */
+    private static boolean find(Matcher m, String[] prefixes, String text) {
+        if (prefixes.length == 0) return m.reset(text).find();
+        int first = -1;
+        for (String p : prefixes) {
+            int at = text.indexOf(p);
+            if (at >= 0 && (first < 0 || at < first)) first = at;
+        }
+        return first >= 0 && m.reset(text).find(first);
+    }
+
+    private static boolean startsWithAny(String body, String[] starts) {
+        for (String s : starts) if (body.startsWith(s)) return true;
+        return false;
+    }
+
+    private static boolean truthy(Object value) {
+        if (value == null) return false;
+        if (value instanceof String) return !((String) value).isEmpty();
+        if (value instanceof Boolean) return (Boolean) value;
+        if (value instanceof Long) return (Long) value != 0;
+        return true;
+    }
+
+    private static Object or(String first, Object second) {
+        return first != null && !first.isEmpty() ? first : second;
+    }
+
+    private void typed(Object[] values, Object[] row) {
+        Object tp = values[fTp];
+        values[fTp] = null;
+        if (truthy(tp) && values[fTopic] == null && tpSplit.reset(String.valueOf(tp)).lookingAt()) {
+            values[fTopic] = tpSplit.group(1);
+            values[fPartition] = tpSplit.group(2);
+        }
+        Object topics = values[fTopics];
+        if (truthy(topics) && values[fTopic] == null && !String.valueOf(topics).contains(",")) {
+            values[fTopic] = topics;
+        }
+        for (int f = 0; f < nFields; f++) {
+            Object v = values[f];
+            if (v == null) continue;
+            if (intField[f]) {
+                v = toInt(String.valueOf(v));
+            } else if (listField[f]) {
+                List<Integer> ints = new ArrayList<>();
+                Matcher m = intList.reset(String.valueOf(v));
+                while (m.find()) ints.add(toInt(m.group()));
+                v = ints.toArray(new Integer[0]);
+            } else if (lowerField[f]) {
+                v = String.valueOf(v).toLowerCase(Locale.ROOT);
+            }
+            if (fieldCol[f] >= 0) row[fieldCol[f]] = v;
+        }
+    }
+
+    private static final BigInteger INT_MIN = BigInteger.valueOf(Integer.MIN_VALUE);
+    private static final BigInteger INT_MAX = BigInteger.valueOf(Integer.MAX_VALUE);
+
+    /** Python's int() of a regex-matched decimal, kept only in int32 range (as Spark's try_cast); else null. */
+    private static Integer toInt(String digits) {
+        try {
+            return Integer.valueOf(Integer.parseInt(digits));
+        } catch (NumberFormatException e) {
+            try {
+                BigInteger big = new BigInteger(digits);
+                return big.compareTo(INT_MIN) >= 0 && big.compareTo(INT_MAX) <= 0 ? big.intValue() : null;
+            } catch (NumberFormatException e2) {
+                return null;
+            }
+        }
+    }
+
+    // ---- timestamps -------------------------------------------------------------------------------------
+
+    /** ms since epoch as Python's datetime.fromisoformat computes it, or Long.MIN_VALUE where it raises. */
+    static long tsToMs(String date, String clock, String millis, String zone) {
+        int year = ascii(date, 0, 4), month = ascii(date, 5, 2), day = ascii(date, 8, 2);
+        int hour = ascii(clock, 0, 2), minute = ascii(clock, 3, 2), second = ascii(clock, 6, 2);
+        if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysIn(year, month)
+                || hour > 23 || minute > 59 || second > 59) {
+            return Long.MIN_VALUE;
+        }
+        long offsetMinutes = 0;
+        if (zone != null && !zone.equals("Z")) {
+            int hh = ascii(zone, 1, 2), mm = ascii(zone, zone.length() - 2, 2);
+            if (hh < 0 || mm < 0) return Long.MIN_VALUE;
+            offsetMinutes = hh * 60L + mm;
+            if (offsetMinutes >= 24 * 60) return Long.MIN_VALUE;
+            if (zone.charAt(0) == '-') offsetMinutes = -offsetMinutes;
+        }
+        long days = java.time.LocalDate.of(year, month, day).toEpochDay();
+        long ms = ((days * 24 + hour) * 60 + minute) * 60_000L + second * 1000L - offsetMinutes * 60_000L;
+        if (millis != null) {
+            int value = 0;
+            for (int i = 0; i < millis.length(); i++) value = value * 10 + Character.digit(millis.charAt(i), 10);
+            ms += value;
+        }
+        return ms;
+    }
+
+    /** An ASCII decimal field (fromisoformat rejects other digits), or -1. */
+    private static int ascii(String s, int start, int length) {
+        if (start < 0 || start + length > s.length()) return -1;
+        int value = 0;
+        for (int i = start; i < start + length; i++) {
+            char ch = s.charAt(i);
+            if (ch < '0' || ch > '9') return -1;
+            value = value * 10 + (ch - '0');
+        }
+        return value;
+    }
+
+    private static int daysIn(int year, int month) {
+        return java.time.YearMonth.of(year, month).lengthOfMonth();
+    }
+
+    // ---- text -------------------------------------------------------------------------------------------
+
+    /** Python's rstrip("\r\n"). */
+    static String rstripNewlines(String s) {
+        int end = s.length();
+        while (end > 0 && (s.charAt(end - 1) == '\n' || s.charAt(end - 1) == '\r')) end--;
+        return end == s.length() ? s : s.substring(0, end);
+    }
+
+    /** Python's s[:n]: n code points, not UTF-16 units. */
+    static String truncate(String s, int n) {
+        if (s == null || s.length() <= n) return s;
+        if (s.codePointCount(0, s.length()) <= n) return s;
+        return s.substring(0, s.offsetByCodePoints(0, n));
+    }
+
+    /** Strict UTF-8 (as Python's codec: no surrogates, no overlongs, nothing above U+10FFFF); null if invalid. */
+    static String decode(byte[] b, int start, int end) {
+        int i = start;
+        while (i < end && b[i] >= 0) i++;
+        if (i == end) return new String(b, start, end - start, StandardCharsets.ISO_8859_1);
+        StringBuilder out = new StringBuilder(end - start);
+        out.append(new String(b, start, i - start, StandardCharsets.ISO_8859_1));
+        while (i < end) {
+            int n = sequence(b, i, end);
+            if (n <= 0) return null;
+            out.append(new String(b, i, n, StandardCharsets.UTF_8));
+            i += n;
+        }
+        return out.toString();
+    }
+
+    /** Python's {@code bytes.decode("utf-8", "backslashreplace")}: every byte of an invalid sequence as \xNN. */
+    static String escaped(byte[] b, int start, int end) {
+        StringBuilder out = new StringBuilder(end - start + 16);
+        int i = start;
+        while (i < end) {
+            int n = sequence(b, i, end);
+            if (n <= 0) {
+                out.append(String.format("\\x%02x", b[i] & 0xff));
+                i++;
+            } else {
+                out.append(new String(b, i, n, StandardCharsets.UTF_8));
+                i += n;
+            }
+        }
+        return out.toString();
+    }
+
+    /** Length of the valid UTF-8 sequence starting at b[i], or 0. */
+    private static int sequence(byte[] b, int i, int end) {
+        int lead = b[i] & 0xff;
+        if (lead < 0x80) return 1;
+        int n;
+        int lo = 0x80, hi = 0xbf;
+        if (lead >= 0xc2 && lead <= 0xdf) {
+            n = 2;
+        } else if (lead >= 0xe0 && lead <= 0xef) {
+            n = 3;
+            if (lead == 0xe0) lo = 0xa0;
+            if (lead == 0xed) hi = 0x9f;
+        } else if (lead >= 0xf0 && lead <= 0xf4) {
+            n = 4;
+            if (lead == 0xf0) lo = 0x90;
+            if (lead == 0xf4) hi = 0x8f;
+        } else {
+            return 0;
+        }
+        if (i + n > end) return 0;
+        int second = b[i + 1] & 0xff;
+        if (second < lo || second > hi) return 0;
+        for (int k = 2; k < n; k++) {
+            int cont = b[i + k] & 0xff;
+            if (cont < 0x80 || cont > 0xbf) return 0;
+        }
+        return n;
+    }
+}

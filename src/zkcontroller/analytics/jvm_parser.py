@@ -1,0 +1,252 @@
+"""The Kafka-format parse on the JVM: the Java sources in ``jvm/``, built into a jar on first use, fed the
+Python parser's own templates and layout regexes as JSON.
+
+Parsing in Python workers costs a Python process per core and an Arrow round trip per row; the same
+algorithm in Java runs inside Spark's executors. The Java side holds only the algorithm
+(``KafkaLineParser.java`` mirrors ``KafkaLogParser.parse_lines`` and ``extract._kafka_rows``): templates,
+regexes, reasons and columns all come from ``kafka_log_parser``/``extract`` (``config_json``), so there is one
+source of truth, and a differential test checks both paths give identical rows.
+
+Python's ``re`` classes are Unicode-aware (``\\d`` is any decimal digit, ``\\s`` any ``str.isspace``
+character), Java's are ASCII by default: ``java_regex`` spells Python's classes out. The jar is compiled with
+``javac`` against the jars PySpark ships, cached under ``~/.cache/zkcontroller/jvm/`` by a hash of the sources
+and the PySpark version, and handed to Spark as ``spark.jars`` (so executors of a standalone cluster get it).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import zipfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from zkcontroller.analytics import kafka_log_parser as k
+from zkcontroller.analytics import tables
+
+SOURCES = Path(__file__).with_name("jvm")
+ENTRY_CLASS = "zkcontroller.jvm.KafkaChunks"
+JAVA_RELEASE = "17"
+
+# Python's \w is str.isalnum() or "_": letters, decimal digits and other numbers. Java's categories say the
+# same up to the Unicode versions the two runtimes ship (a difference only for newly assigned characters).
+_WORD_NON_ASCII = r"\p{L}\p{Nd}\p{Nl}\p{No}"
+
+
+@functools.cache
+def _spaces() -> str:
+    """Every character Python's ``\\s`` (and ``str.isspace``) accepts; none lies above the BMP."""
+    space = re.compile(r"\s")
+    return "".join(chr(c) for c in range(0x10000) if space.match(chr(c)))
+
+
+def _ranges(chars: Iterable[str]) -> str:
+    """A class body of ``chars`` as ranges (``\\x{9}-\\x{D}``...): Java tests each range in turn."""
+    codes = sorted(map(ord, chars))
+    out, i = [], 0
+    while i < len(codes):
+        j = i
+        while j + 1 < len(codes) and codes[j + 1] == codes[j] + 1:
+            j += 1
+        out.append(f"\\x{{{codes[i]:X}}}" + (f"-\\x{{{codes[j]:X}}}" if j > i else ""))
+        i = j + 1
+    return "".join(out)
+
+
+def _fast_body(ascii_part: str, non_ascii: str) -> str:
+    """A class body that settles ASCII with one bit-table lookup (Java chains the other members one by one)."""
+    return f"{ascii_part}[\\x{{80}}-\\x{{10FFFF}}&&[{non_ascii}]]"
+
+
+def _class_body(name: str) -> str:
+    """Class body with Python's meaning of ``\\d``, ``\\w`` or ``\\s``."""
+    if name == "d":
+        return _fast_body("0-9", r"\p{Nd}")
+    if name == "w":
+        return _fast_body("0-9A-Za-z_", _WORD_NON_ASCII)
+    spaces = _spaces()
+    return _fast_body(_ranges(c for c in spaces if c < "\x80"), _ranges(c for c in spaces if c >= "\x80"))
+
+
+def java_regex(pattern: str) -> str:
+    """``pattern`` (Python ``re`` syntax, the subset the templates use) with the same meaning in Java.
+
+    ``\\d``, ``\\w``, ``\\s`` (and negations) become explicit Unicode classes, ``\\b`` a lookaround on
+    Python's word class; compile the result with ``Pattern.UNIX_LINES`` so ``.`` and ``$`` treat only
+    ``\\n`` as a line end, as Python does. Raises ValueError on syntax whose meanings differ (a bare ``[``
+    inside a class is a nested class in Java, a literal in Python).
+    """
+    body = {c: _class_body(c) for c in "dws"}
+    inside = {**body, **{c.upper(): f"[^{b}]" for c, b in body.items()}}
+    outside = {**{c: f"[{b}]" for c, b in body.items()}, **{c.upper(): f"[^{b}]" for c, b in body.items()}}
+    word = outside["w"]
+    outside["b"] = f"(?:(?<={word})(?!{word})|(?<!{word})(?={word}))"
+    out: list[str] = []
+    i, in_class = 0, False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            nxt = pattern[i + 1]
+            table = inside if in_class else outside
+            if nxt in table:
+                out.append(table[nxt])
+            elif nxt.isalnum() and nxt not in "tnrfv":
+                raise ValueError(f"escape \\{nxt} has no checked Java equivalent in {pattern!r}")
+            else:
+                out.append(c + nxt)
+            i += 2
+            continue
+        if in_class:
+            if c == "[" or pattern.startswith("&&", i):
+                raise ValueError(f"'{c}' inside a character class means something else in Java: {pattern!r}")
+            if c == "]":
+                in_class = False
+        elif c == "[":
+            in_class = True
+            out.append(c)
+            i += 1
+            if pattern.startswith("^", i):
+                out.append("^")
+                i += 1
+            if pattern.startswith("]", i):
+                raise ValueError(f"a class starting with ']' means something else in Java: {pattern!r}")
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+@functools.cache
+def config_json() -> str:
+    """Everything the Java parser needs, from the Python parser's own definitions."""
+    from zkcontroller.analytics import extract as x
+
+    def find(pattern: str) -> dict[str, object]:
+        """A pattern Java runs with find(): it skips to the first of its literal prefixes (when known), and a
+        one-character lookahead speeds up the scan from there."""
+        return {"pattern": java_regex(k.fast_search(pattern)), "prefixes": list(k.literal_prefixes(pattern)),
+                "anchored": anchored(pattern)}
+
+    templates = [{"kind": t.kind, "pattern": java_regex(t.pattern), "anchored": anchored(t.pattern), "groups": t.groups,
+                  "extra": {name: find(rx) for name, rx in t.extra.items()}, "consts": t.consts,
+                  "starts": list(t.starts), "needle": t.needle} for t in k.TEMPLATES]
+    # The layout's message is the lazy gap between a head and a tail that starts with `\s*\(`: Java finds the
+    # first "(" from which the tail matches to the end (what `(.*?)` does, without a regex step per character).
+    message, tail = r"(.*?)", k.LAYOUT.removeprefix(k.LAYOUT_HEAD).removeprefix(r"(.*?)")
+    if k.LAYOUT_HEAD + message + tail != k.LAYOUT or not tail.startswith(r"\s*\("):
+        raise ValueError("LAYOUT is no longer head + (.*?) + \\s*\\(...: update KafkaLineParser.java")
+    regex = {"prefix": k.PREFIX, "layout_head": k.LAYOUT_HEAD, "layout_tail": tail, "continuation": k.CONTINUATION,
+             "py_traceback": k.PY_TRACEBACK,
+             "java_exception": k.JAVA_EXCEPTION, "timestamp": k.TIMESTAMP_START, "ident": k.IDENT,
+             "ident_controller": k.fast_search(k.IDENT_CONTROLLER), "ident_epoch": k.fast_search(k.IDENT_EPOCH),
+             "ident_broker": k.IDENT_BROKER, "ident_partition": k.IDENT_PARTITION, "old_prefix": k.OLD_STATE_PREFIX,
+             "tp_split": k.TP_SPLIT, "int_list": k.INT_LIST}
+    return json.dumps({
+        "regex": {name: java_regex(rx) for name, rx in regex.items()},
+        "templates": templates,
+        "sep": k.SEP, "state_change_logger": k.STATE_CHANGE_LOGGER, "python_spaces": _spaces(),
+        "ok": x.OK, "rejected": x.REJECTED, "source_format": "kafka_log",
+        "reasons": {"no_timestamp": k.REASON_NO_TIMESTAMP, "no_layout": k.REASON_NO_LAYOUT,
+                    "bad_timestamp": k.REASON_BAD_TIMESTAMP, "control_char": k.REASON_CONTROL_CHAR,
+                    "not_utf8": x.REASON_NOT_UTF8},
+        "max_exception_chars": k.MAX_EXCEPTION_CHARS, "max_rejected_chars": tables.MAX_REJECTED_LINE_CHARS,
+        "columns": [name for name, _ in x.STAGED],
+        "fields": [*k.PARSED_FIELDS, "tp"],
+        "int_fields": list(k.INT_FIELDS), "list_fields": list(k.LIST_FIELDS), "lower_fields": ["strategy", "trigger"],
+    })
+
+
+def anchored(pattern: str) -> bool:
+    """Whether every match of ``pattern`` starts at 0 (a leading ``^``, no top-level ``|``): Java then runs
+    ``lookingAt``, which is what ``find`` amounts to, without trying every later position."""
+    return pattern.startswith("^") and k._alternative_end(pattern, 0) == len(pattern)
+
+
+def _cache_dir() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "zkcontroller" / "jvm"
+
+
+def _spark_jars() -> Path:
+    import pyspark
+
+    return Path(pyspark.__file__).parent / "jars"
+
+
+def _javac() -> str | None:
+    home = os.environ.get("JAVA_HOME")
+    if home and (Path(home) / "bin" / "javac").is_file():
+        return str(Path(home) / "bin" / "javac")
+    return shutil.which("javac")
+
+
+@functools.cache
+def build_jar() -> tuple[Path | None, str]:
+    """(jar, "") once the jar exists (built now or cached), else (None, why not). Safe to race: the jar
+    appears by an atomic rename."""
+    import pyspark
+
+    sources = sorted(SOURCES.glob("*.java"))
+    digest = hashlib.sha256(pyspark.__version__.encode())
+    for source in sources:
+        digest.update(source.name.encode() + b"\0" + source.read_bytes())
+    jar = _cache_dir() / f"zkcontroller-jvm-{digest.hexdigest()[:16]}.jar"
+    if jar.is_file():
+        return jar, ""
+    javac = _javac()
+    if javac is None:
+        return None, "javac not found (install a JDK, e.g. openjdk-17-jdk-headless)"
+    if not sources:
+        return None, f"no Java sources in {SOURCES}"
+    try:
+        jar.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=jar.parent) as tmp:
+            classes = Path(tmp) / "classes"
+            done = subprocess.run([javac, "--release", JAVA_RELEASE, "-nowarn", "-encoding", "UTF-8", "-cp",
+                                   str(_spark_jars() / "*"), "-d", str(classes), *map(str, sources)],
+                                  capture_output=True, text=True, timeout=300)
+            if done.returncode != 0:
+                first = next((line for line in done.stderr.splitlines() if "error" in line), done.stderr.strip())
+                return None, f"javac failed: {first[:300]}"
+            partial = Path(tmp) / "out.jar"
+            with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as z:
+                z.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nCreated-By: zkcontroller\n\n")
+                for cls in sorted(classes.rglob("*.class")):
+                    z.write(cls, cls.relative_to(classes).as_posix())
+            os.replace(partial, jar)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return None, f"could not build the JVM parser: {exc}"
+    return jar, ""
+
+
+def available(spark: Any) -> str | None:
+    """None when the session can load the JVM parser, else why not (for a one-line warning)."""
+    jar, why = build_jar()
+    if jar is None:
+        return why
+    try:
+        jvm = spark.sparkContext._jvm
+        loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
+        jvm.java.lang.Class.forName(ENTRY_CLASS, False, loader)
+    except Exception:  # py4j raises its own error types for a missing class
+        return (f"{jar.name} is not on this session's classpath (start the session with spark.jars={jar}, as "
+                "zkcontroller's build_session does)")
+    return None
+
+
+def parse(spark: Any, chunks: list[dict[str, object]], config: str | None = None) -> Any:
+    """The staged rows (``extract.STAGED``) of uncompressed Kafka-format chunks, parsed on the JVM."""
+    from pyspark.sql import DataFrame
+
+    from zkcontroller.analytics.extract import STAGED, _ddl
+
+    jvm = spark.sparkContext._jvm
+    jdf = jvm.zkcontroller.jvm.KafkaChunks.parse(spark._jsparkSession, config or config_json(), json.dumps(chunks),
+                                                  _ddl(STAGED))
+    return DataFrame(jdf, spark)
