@@ -370,13 +370,9 @@ class ControllerContext:
     @property
     def partitions_with_offline_leader(self) -> set[TopicPartition]:
         """Cached leader not an online replica (leader -1 included), topics queued for deletion excluded."""
-        live, shutting_down = self._live_broker_epochs, self.shutting_down_broker_ids
-        offline_dirs, deleting = self.replicas_on_offline_dirs, self.topics_to_be_deleted
-        # `is_replica_online` inlined: one scan of every partition per broker failure
         return {tp for tp, info in self._partition_leadership_info.items()
-                if ((leader := info.leader_and_isr.leader) not in live or leader in shutting_down
-                    or tp in offline_dirs.get(leader, ()))
-                and tp.topic not in deleting}
+                if not self.is_replica_online(info.leader_and_isr.leader, tp)
+                and tp.topic not in self.topics_to_be_deleted}
 
     def partition_leaders_on_broker(self, broker_id: int) -> set[TopicPartition]:
         """Partitions led by ``broker_id`` that have another replica to move leadership to."""

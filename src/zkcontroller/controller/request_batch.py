@@ -184,11 +184,12 @@ class ControllerBrokerRequestBatch:
         """Each partition's UpdateMetadata state from the context (partitions without leadership left out).
 
         Once per partition per batch, tens of thousands per broker failure: the context's lookups are hoisted
-        out of the loop and a replica's liveness is a set test (``is_replica_online`` inlined).
+        out of the loop, and a partition whose replicas are all on live brokers (no failed log dirs) skips the
+        per-replica liveness test.
         """
         context = self.context
         online = context.live_broker_ids
-        offline_dirs = context.replicas_on_offline_dirs
+        no_offline_dirs = not context.replicas_on_offline_dirs
         deleting = context.topics_to_be_deleted
         leadership = context.partition_leadership_info
         assignment = context.partition_replica_assignment
@@ -199,10 +200,11 @@ class ControllerBrokerRequestBatch:
                 continue
             lai = info.leader_and_isr
             replicas = assignment(tp)
-            if online.issuperset(replicas) and not offline_dirs:
+            if no_offline_dirs and online.issuperset(replicas):
                 offline: tuple[int, ...] = ()
             else:
-                offline = tuple(r for r in replicas if r not in online or tp in offline_dirs.get(r, ()))
+                online_replicas = context.online_replicas(tp, replicas)
+                offline = tuple(r for r in replicas if r not in online_replicas)
             if tp.topic in deleting:
                 states.append(UpdateMetadataPartitionState(
                     tp.topic, tp.partition, info.controller_epoch, LEADER_DURING_DELETE, INITIAL_LEADER_EPOCH,
