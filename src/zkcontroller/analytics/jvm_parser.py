@@ -227,6 +227,8 @@ def build_jar() -> tuple[Path | None, str]:
 
 def available(spark: Any) -> str | None:
     """None when the session can load the JVM parser, else why not (for a one-line warning)."""
+    from py4j.protocol import Py4JError
+
     jar, why = build_jar()
     if jar is None:
         return why
@@ -234,7 +236,7 @@ def available(spark: Any) -> str | None:
         jvm = spark.sparkContext._jvm
         loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
         jvm.java.lang.Class.forName(ENTRY_CLASS, False, loader)
-    except Exception:  # py4j raises its own error types for a missing class
+    except Py4JError:  # a missing class comes back as Py4JJavaError (ClassNotFoundException)
         return (f"{jar.name} is not on this session's classpath (start the session with spark.jars={jar}, as "
                 "zkcontroller's build_session does)")
     return None

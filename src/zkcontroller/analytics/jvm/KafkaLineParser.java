@@ -301,12 +301,7 @@ public final class KafkaLineParser {
             String logger = layoutTail.group(1);
             long ts = tsToMs(date, clock, millis, zone);
             if (ts == Long.MIN_VALUE) return rejectedRow(cluster, name, number, reasonBadTimestamp, text);
-            Object[] row = new Object[nCols];
-            row[cCluster] = cluster;
-            row[cSource] = name;
-            row[cFormat] = sourceFormat;
-            row[cStatus] = ok;
-            row[cLineNo] = number;
+            Object[] row = newRow(cluster, name, ok, number);
             row[cTsMs] = ts;
             row[cLevel] = level;
             row[cLogger] = logger;
@@ -315,13 +310,19 @@ public final class KafkaLineParser {
         }
     }
 
-    private Object[] rejectedRow(String cluster, String name, long number, String reason, String line) {
+    /** The columns every row carries: where the line came from and whether it parsed. */
+    private Object[] newRow(String cluster, String name, String status, long number) {
         Object[] row = new Object[nCols];
         row[cCluster] = cluster;
         row[cSource] = name;
         row[cFormat] = sourceFormat;
-        row[cStatus] = rejected;
+        row[cStatus] = status;
         row[cLineNo] = number;
+        return row;
+    }
+
+    private Object[] rejectedRow(String cluster, String name, long number, String reason, String line) {
+        Object[] row = newRow(cluster, name, rejected, number);
         row[cReason] = reason;
         row[cLine] = truncate(line, maxRejectedChars);
         return row;
