@@ -21,6 +21,8 @@ every partition). ``--profile DIR`` saves a cProfile of each measured
 interval, ``--flame DIR`` a py-spy flame graph (SVG) of it; ``--sweep 1000,10000,100000,500000`` prints both
 scenarios per size as a table and saves a PNG plot;
 ``--no-multi-read`` and ``--gc default|threshold`` give the before-figures of those changes.
+``--log-files DIR`` writes ``controller.log``, ``state-change.log`` and ``events.jsonl`` into DIR at Kafka's default
+levels, as ``zkcontroller cluster`` does (what a user pays for the logs; without it nothing is logged).
 """
 
 from __future__ import annotations
@@ -45,10 +47,12 @@ import time
 import types
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.cluster.local_cluster import LocalCluster
+from zkcontroller.cluster.logs import LogFiles
 from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
 from zkcontroller.controller import event_gc, event_log
 from zkcontroller.controller.event_log import EventLog
@@ -275,11 +279,17 @@ async def store_floor_ms(backend: CoordinationBackend, state_paths: list[str]) -
         await session.close()
 
 
+LOG_FILES: LogFiles | None = None
+"""``--log-files``: the run's log files, written as ``zkcontroller cluster`` writes them."""
+
+
 @dataclass
 class Records:
     lines: list[dict] = field(default_factory=list)
 
     def sink(self, line: str) -> None:
+        if LOG_FILES is not None:
+            LOG_FILES.write_event(line)
         # Keep only what the figures need; parsing every state-change record would time the benchmark itself.
         if '"type":"controller_' in line or '"type":"broker_failed"' in line:
             self.lines.append(json.loads(line))
@@ -553,6 +563,9 @@ def main() -> None:
                         help="encode event-log records with json instead of orjson (the before-figure)")
     parser.add_argument("--data-plane", action="store_true",
                         help="keep the brokers' replica fetchers and ISR checks running during the figures")
+    parser.add_argument("--log-files", metavar="DIR",
+                        help="write controller.log, state-change.log and events.jsonl into DIR at Kafka's default "
+                        "levels, as `zkcontroller cluster` does")
     parser.add_argument("--sweep", metavar="SIZES", help="comma-separated partition counts, e.g. 1000,10000,100000")
     parser.add_argument("--plot", metavar="PNG", default="controller-sweep.png", help="where --sweep saves its plot")
     args = parser.parse_args()
@@ -568,6 +581,17 @@ def main() -> None:
     event_log.FAST_ENCODER = not args.json_event_log
     if args.no_multi_read:
         KazooSession.multi_read_enabled = False
+    global LOG_FILES
+    if args.log_files:
+        LOG_FILES = LogFiles(Path(args.log_files))
+    try:
+        _run_backends(args, scenarios)
+    finally:
+        if LOG_FILES is not None:
+            LOG_FILES.close()
+
+
+def _run_backends(args: argparse.Namespace, scenarios: list[str]) -> None:
     print(f"{platform.node()} {platform.machine()} python {platform.python_version()}, scale {args.scale}")
     if args.backend in ("embedded", "both"):
         print("embedded store:")

@@ -20,6 +20,7 @@ import sys
 from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
 from zkcontroller.cluster.create_topics import create_topics_handler
 from zkcontroller.cluster.kafka_server import BrokerConfig, KafkaServer
+from zkcontroller.cluster.line_writer import LineWriter, LineWriterHandler
 from zkcontroller.cluster.metrics import BrokerMetrics
 from zkcontroller.cluster.server_properties import BrokerProperties
 from zkcontroller.controller.event_log import EventLog
@@ -35,7 +36,11 @@ LOG_FORMAT = "[%(asctime)s] %(levelname)s %(message)s (%(name)s)"
 
 
 def configure_logging(level: int = logging.INFO) -> None:
-    logging.basicConfig(level=level, format=LOG_FORMAT, stream=sys.stderr, force=True)
+    """To stderr (the cluster runner sends it to the broker's log file), flushed once per event-loop turn: a
+    controller logs a line per partition when a broker fails."""
+    handler = LineWriterHandler(LineWriter(stream=sys.stderr))
+    handler.setFormatter(logging.Formatter(LOG_FORMAT))
+    logging.basicConfig(level=level, handlers=[handler], force=True)
     logging.getLogger("kazoo").setLevel(logging.WARNING)
 
 

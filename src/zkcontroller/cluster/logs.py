@@ -10,9 +10,9 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
+from zkcontroller.cluster.line_writer import LineWriter, LineWriterHandler
 from zkcontroller.controller.event_log import CONTROLLER_LOGGER, STATE_CHANGE_LOGGER, TRACE, EventLog
 
 KAFKA_LAYOUT = "[%(asctime)s] %(levelname)s %(message)s (%(name)s)"
@@ -24,10 +24,16 @@ class KafkaFormatter(logging.Formatter):
     def __init__(self, clock: Callable[[], int] | None = None) -> None:
         super().__init__(KAFKA_LAYOUT)
         self._clock = clock
+        self._second = -1
+        self._second_text = ""
 
     def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
         ms = self._clock() if self._clock is not None else int(record.created * 1000)
-        return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(ms / 1000)) + f",{ms % 1000:03d}"
+        second, millis = divmod(ms, 1000)
+        if second != self._second:  # thousands of lines share a second when a broker fails: format it once
+            self._second_text = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(second))
+            self._second = second
+        return f"{self._second_text},{millis:03d}"
 
     def format(self, record: logging.LogRecord) -> str:
         if record.levelno == logging.WARNING:
@@ -49,12 +55,9 @@ def _jsonl_namer(default_name: str) -> str:
     return f"{base}.{index}.jsonl" if index.isdigit() else default_name
 
 
-def _rotating(path: Path, max_bytes: int, backups: int) -> RotatingFileHandler:
-    return RotatingFileHandler(path, maxBytes=max_bytes, backupCount=backups, encoding="utf-8")
-
-
 class LogFiles:
-    """Owns the open log files of one run; `close` detaches the handlers again. Every file rotates by size."""
+    """Owns the open log files of one run; `close` detaches the handlers again. Every file rotates by size and
+    is written through a `LineWriter` (flushed once per event-loop turn, see there)."""
 
     def __init__(self, log_dir: Path, clock: Callable[[], int] | None = None, *, trace: bool = False,
                  max_bytes: int = MAX_LOG_BYTES, backups: int = MAX_LOG_BACKUPS) -> None:
@@ -66,7 +69,7 @@ class LogFiles:
             (STATE_CHANGE_LOGGER, "state-change.log", TRACE if trace else logging.INFO),
             ("kafka.controller", "controller.log", logging.INFO),
         ):
-            handler = _rotating(log_dir / file_name, max_bytes, backups)
+            handler = LineWriterHandler(LineWriter(log_dir / file_name, max_bytes=max_bytes, backups=backups))
             handler.setFormatter(formatter)
             logger = logging.getLogger(logger_name)
             self._handlers.append((logger, handler, logger.level, logger.propagate))
@@ -74,12 +77,11 @@ class LogFiles:
             logger.addHandler(handler)
             logger.propagate = False
         assert CONTROLLER_LOGGER.startswith("kafka.controller")
-        self._events = _rotating(log_dir / "events.jsonl", max_bytes, backups)
-        self._events.namer = _jsonl_namer
-        self._events.setFormatter(logging.Formatter("%(message)s"))
+        self._events = LineWriter(log_dir / "events.jsonl", max_bytes=max_bytes, backups=backups,
+                                  namer=_jsonl_namer)
 
     def write_event(self, line: str) -> None:
-        self._events.handle(logging.makeLogRecord({"msg": line, "levelno": logging.INFO}))
+        self._events.write(line)
 
     def event_log(self, cluster: str, clock: Callable[[], int]) -> EventLog:
         return EventLog(cluster, clock, self.write_event)

@@ -39,6 +39,10 @@ def _event_timers() -> dict[str, str]:
     return timers
 
 
+_CONTROLLER_EVENT = '"type":"controller_event"'
+"""How every ``controller_event`` record is encoded (`encode_record`: compact, header first)."""
+
+
 class BrokerMetrics(Collector):
     def __init__(self, server_ref: Any) -> None:
         """``server_ref()`` returns the running `KafkaServer` or None (before start-up)."""
@@ -54,7 +58,12 @@ class BrokerMetrics(Collector):
                                        ["name"], buckets=_BUCKETS_MS, registry=self.registry)
 
     def event_sink(self, line: str) -> None:
-        """An `EventLog` sink: each processed controller event feeds the queue-time and state timers."""
+        """An `EventLog` sink: each processed controller event feeds the queue-time and state timers.
+
+        Only ``controller_event`` records are decoded: a broker failure emits tens of thousands of per-partition
+        records, and decoding each cost more than the controller's handling of it."""
+        if _CONTROLLER_EVENT not in line:
+            return
         record = json.loads(line)
         if record.get("type") != "controller_event":
             return

@@ -1,0 +1,161 @@
+"""`LineWriter`: lines reach the file by the end of the event-loop turn that wrote them (at once without a
+loop), files roll by size as Log4j's RollingFileAppender, and a bad line or a late one loses nothing else."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+from pathlib import Path
+
+import pytest
+
+from zkcontroller.cluster.line_writer import LineWriter, LineWriterHandler
+from zkcontroller.cluster.logs import KafkaFormatter
+
+
+def test_inside_a_loop_lines_are_flushed_when_the_loop_turns(tmp_path: Path) -> None:
+    path = tmp_path / "events.jsonl"
+    writer = LineWriter(path)
+
+    async def burst() -> tuple[str, str]:
+        for i in range(3):
+            writer.write(f"line {i}")
+        before = path.read_text()
+        await asyncio.sleep(0)  # one turn of the loop
+        return before, path.read_text()
+
+    before, after = asyncio.run(burst())
+    writer.close()
+    assert before == ""  # buffered: one flush for the burst, not one per line
+    assert after == "line 0\nline 1\nline 2\n"
+
+
+def test_without_a_loop_every_line_is_flushed_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "controller.log"
+    writer = LineWriter(path)
+    writer.write("first")
+    assert path.read_text() == "first\n"
+    writer.close()
+
+
+def test_close_flushes_what_is_left_and_late_lines_are_ignored(tmp_path: Path) -> None:
+    path = tmp_path / "x.log"
+    writer = LineWriter(path)
+
+    async def write_and_close() -> None:
+        writer.write("kept")
+        writer.close()  # before the loop turns
+        writer.write("after close")  # a component still shutting down: no error, nothing written
+
+    asyncio.run(write_and_close())
+    assert path.read_text() == "kept\n"
+
+
+def test_appends_to_an_existing_file_and_counts_its_size(tmp_path: Path) -> None:
+    path = tmp_path / "state-change.log"
+    path.write_text("x" * 90 + "\n")
+    writer = LineWriter(path, max_bytes=100, backups=1)
+    writer.write("y" * 20)  # 91 + 21 > 100: the existing content rolls first
+    writer.close()
+    assert (tmp_path / "state-change.log.1").read_text() == "x" * 90 + "\n"
+    assert path.read_text() == "y" * 20 + "\n"
+
+
+def test_rolls_by_size_keeping_backups_with_the_namer(tmp_path: Path) -> None:
+    path = tmp_path / "events.jsonl"
+
+    def namer(default: str) -> str:  # events.jsonl.2 -> events.2.jsonl
+        stem, _, index = default.rpartition(".")
+        return f"{stem.removesuffix('.jsonl')}.{index}.jsonl"
+
+    writer = LineWriter(path, max_bytes=50, backups=2, namer=namer)
+    for i in range(20):
+        writer.write(f"record {i:02d} padding")  # 18 bytes with the newline: two lines per file
+    writer.close()
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["events.1.jsonl", "events.2.jsonl", "events.jsonl"]
+    assert all(p.stat().st_size <= 50 for p in tmp_path.iterdir())
+    assert path.read_text().splitlines() == ["record 18 padding", "record 19 padding"]
+    assert (tmp_path / "events.2.jsonl").read_text().splitlines()[0] == "record 14 padding"
+
+
+def test_a_line_longer_than_the_cap_is_written_whole(tmp_path: Path) -> None:
+    path = tmp_path / "big.log"
+    writer = LineWriter(path, max_bytes=10, backups=1)
+    writer.write("a" * 30)
+    writer.write("b")
+    writer.close()
+    assert (tmp_path / "big.log.1").read_text() == "a" * 30 + "\n"
+    assert path.read_text() == "b\n"
+
+
+def test_unencodable_text_is_escaped_not_lost(tmp_path: Path) -> None:
+    path = tmp_path / "x.log"
+    writer = LineWriter(path)
+    writer.write("bad \udcff byte")  # a lone surrogate, as surrogateescape leaves undecodable input
+    writer.write("next")
+    writer.close()
+    assert path.read_bytes() == b"bad \\udcff byte\nnext\n"
+
+
+def test_a_stream_target_is_written_and_flushed_the_same_way() -> None:
+    stream = io.StringIO()
+    writer = LineWriter(stream=stream)
+    writer.write("to stderr")
+    assert stream.getvalue() == "to stderr\n"
+
+
+def test_needs_exactly_one_target(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="exactly one"):
+        LineWriter()
+    with pytest.raises(ValueError, match="exactly one"):
+        LineWriter(tmp_path / "a", stream=io.StringIO())
+
+
+def test_handler_writes_kafka_layout_and_survives_a_failing_format(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "controller.log"
+    handler = LineWriterHandler(LineWriter(path))
+    handler.setFormatter(KafkaFormatter(lambda: 1_764_131_234_567))
+    logger = logging.getLogger("kafka.controller.test_line_writer")
+    logger.addHandler(handler)
+    logger.propagate = False
+    logger.setLevel(logging.INFO)
+    try:
+        logger.info("Broker failure callback for %s", 3)
+        logger.info("bad %d", "not a number")  # a formatting error is reported by logging, not raised
+        logger.warning("Resigning")
+    finally:
+        logger.removeHandler(handler)
+        handler.close()
+    assert path.read_text().splitlines() == [
+        "[2025-11-26 04:27:14,567] INFO Broker failure callback for 3 (kafka.controller.test_line_writer)",
+        "[2025-11-26 04:27:14,567] WARN Resigning (kafka.controller.test_line_writer)",
+    ]
+    assert "not a number" in capsys.readouterr().err
+
+
+def test_formatter_time_is_right_across_seconds() -> None:
+    clock = iter([1_000_999, 1_001_000, 999])
+    formatter = KafkaFormatter(lambda: next(clock))
+    record = logging.makeLogRecord({"msg": "m", "levelno": logging.INFO, "levelname": "INFO", "name": "n"})
+    assert [formatter.formatTime(record) for _ in range(3)] == [
+        "1970-01-01 00:16:40,999", "1970-01-01 00:16:41,000", "1970-01-01 00:00:00,999"]
+
+
+def test_broker_metrics_decode_only_controller_event_records() -> None:
+    from zkcontroller.cluster.metrics import BrokerMetrics
+    from zkcontroller.controller.event_log import EventLog
+
+    metrics = BrokerMetrics(lambda: None)
+    events = EventLog("m", lambda: 0, metrics.event_sink)
+    events.emit("partition_state_change", topic="t", partition=0, from_state="OnlinePartition",
+                to_state="OfflinePartition")
+    events.emit("controller_event", event="TopicChange", queue_time_ms=3, processing_time_ms=7)
+    events.emit("controller_event", event="BrokerChange", queue_time_ms=1, processing_time_ms=2)
+    counts = {m.name: {s.name: s.value for s in m.samples} for m in metrics.registry.collect()}
+    assert counts["kafka_controller_controllereventmanager_eventqueuetimems"][
+        "kafka_controller_controllereventmanager_eventqueuetimems_count"] == 2
+    assert counts["kafka_controller_controllereventmanager_eventqueuetimems"][
+        "kafka_controller_controllereventmanager_eventqueuetimems_sum"] == 4
