@@ -31,18 +31,16 @@ from kazoo.exceptions import KazooException
 from kazoo.handlers.threading import KazooTimeoutError
 from kazoo.protocol.states import KeeperState
 from kazoo.retry import KazooRetry
+from kazoo.security import OPEN_ACL_UNSAFE
 
 from zkcontroller.coordination.api import (
     ANY_VERSION,
     CoordinationSession,
     CreateMode,
-    CreateOp,
-    DeleteOp,
     MultiResult,
     Op,
     SessionListener,
     SessionState,
-    SetDataOp,
     Stat,
     WatchedEvent,
     Watcher,
@@ -56,7 +54,8 @@ from zkcontroller.coordination.errors import (
     ZkError,
 )
 from zkcontroller.coordination.kazoo_multi_read import MULTI_READ_MAX_OPS, MultiRead, read_results
-from zkcontroller.coordination.kazoo_translation import EVENT_TYPES, KEEPER_STATES, op_result, to_stat, to_zk_error
+from zkcontroller.coordination.kazoo_multi_write import Multi, encode_acl, multi_results
+from zkcontroller.coordination.kazoo_translation import EVENT_TYPES, KEEPER_STATES, to_stat, to_zk_error
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +97,8 @@ class KazooSession(CoordinationSession):
         self._timeout_ms = int(client._session_timeout)
         self._stopping: asyncio.Task[None] | None = None
         self._multi_read = self.multi_read_enabled  # until the server answers UNIMPLEMENTED (ZooKeeper < 3.6)
+        self._acl = encode_acl(client.default_acl or OPEN_ACL_UNSAFE)
+        """What kazoo's ``create`` would send, encoded once for every create inside a `multi`."""
         client.add_listener(self._on_kazoo_state)
 
     @classmethod
@@ -220,18 +221,9 @@ class KazooSession(CoordinationSession):
         checked = check_multi_ops(ops)
         if not checked:
             return MultiResult(())
-        txn = self._client.transaction()
-        for op in checked:
-            if isinstance(op, CreateOp):
-                txn.create(op.path, op.data, ephemeral=op.mode.ephemeral, sequence=op.mode.sequential)
-            elif isinstance(op, DeleteOp):
-                txn.delete(op.path, op.version)
-            elif isinstance(op, SetDataOp):
-                txn.set_data(op.path, op.data, op.version)
-            else:
-                txn.check(op.path, op.version)
-        raw = await self._call(checked[0].path, txn.commit_async)
-        return MultiResult(tuple(op_result(op, r) for op, r in zip(checked, raw, strict=True)))
+        request = Multi(checked, self._client.chroot, self._acl)
+        raw = await self._call(checked[0].path, lambda: _submit(self._client, request))
+        return MultiResult(multi_results(checked, raw))
 
     # ------------------------------------------------------------------ watches and session states
 

@@ -1,12 +1,10 @@
-"""Translation between kazoo's types and the coordination API's: stats, exceptions, events, multi results.
+"""Translation between kazoo's types and the coordination API's: stats, exceptions, events.
 
 Kept apart from `kazoo_store` so the session logic reads without the tables, and so both backends' error
 mapping (ZooKeeper's codes onto `coordination.errors`) has one home on the kazoo side.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from kazoo.exceptions import ConnectionClosedError, ZookeeperError
 from kazoo.exceptions import ConnectionLoss as KazooConnectionLoss
@@ -16,24 +14,12 @@ from kazoo.protocol.states import EventType as KazooEventType
 from kazoo.protocol.states import KeeperState, ZnodeStat
 
 from zkcontroller.coordination.api import (
-    CheckOp,
-    CheckResult,
-    CreateOp,
-    CreateResult,
-    DeleteOp,
-    DeleteResult,
-    ErrorResult,
     EventType,
-    Op,
-    OpResult,
     SessionState,
-    SetDataOp,
-    SetDataResult,
     Stat,
 )
 from zkcontroller.coordination.errors import (
     ConnectionLossError,
-    ErrorCode,
     OperationTimeoutError,
     SessionExpiredError,
     ZkError,
@@ -86,17 +72,3 @@ def to_zk_error(exc: BaseException, path: str | None) -> BaseException:
     if isinstance(exc, ZookeeperError) and isinstance(getattr(exc, "code", None), int):
         return error_for_code(exc.code, path)
     return exc
-
-
-def op_result(op: Op, raw: Any) -> OpResult:
-    if isinstance(raw, BaseException):
-        code = getattr(raw, "code", ErrorCode.SYSTEM_ERROR)
-        return ErrorResult(ErrorCode(code) if isinstance(code, int) else ErrorCode.SYSTEM_ERROR)
-    if isinstance(op, CreateOp):
-        return CreateResult(raw)
-    if isinstance(op, SetDataOp):
-        return SetDataResult(to_stat(raw))
-    if isinstance(op, DeleteOp):
-        return DeleteResult()
-    assert isinstance(op, CheckOp)
-    return CheckResult()
