@@ -54,7 +54,7 @@ from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.logs import LogFiles
 from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
-from zkcontroller.controller import event_gc, event_log
+from zkcontroller.controller import event_log
 from zkcontroller.controller.event_log import EventLog
 from zkcontroller.controller.state_machine import StateMachine
 from zkcontroller.coordination.api import EventType, SetDataOp, WatchedEvent
@@ -69,6 +69,7 @@ from zkcontroller.protocol.control_requests import (
     LeaderAndIsrRequest,
     UpdateMetadataRequest,
 )
+from zkcontroller.runtime import gc_pause
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.runtime.in_process import InProcessTransport
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -572,7 +573,7 @@ def main() -> None:
     scenarios = args.scenario or ["broker-failure", "failover"]
     PROFILER.out_dir, PROFILER.flame_dir = args.profile, args.flame
     if args.gc != "event-pause":
-        event_gc.ENABLED = False
+        gc_pause.ENABLED = False
     if args.gc == "threshold":
         gc.set_threshold(50_000, 20, 100)
     global DATA_PLANE

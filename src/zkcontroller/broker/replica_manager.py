@@ -30,6 +30,7 @@ from zkcontroller.protocol.control_requests import (
 )
 from zkcontroller.protocol.inter_broker import FetchPartitionResult, FetchRequest, FetchResponse
 from zkcontroller.protocol.transport import BrokerTransport
+from zkcontroller.runtime.gc_pause import gc_paused
 from zkcontroller.runtime.runtime import Runtime
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
@@ -126,17 +127,19 @@ class ReplicaManager:
     # ------------------------------------------------------------------ control requests (by composition)
 
     def handle_control_request(self, request: AnyControlRequest, correlation_id: int = 0) -> ControlResponse:
-        """The control plane decides; then the partitions it accepted change role here."""
-        response = self.control_plane.handle(request, correlation_id)
-        accepted = [tp for tp, error in response.partition_errors if error is Errors.NONE]
-        if isinstance(request, LeaderAndIsrRequest):
-            for tp in accepted:
-                self._apply_leadership(tp)
-        elif isinstance(request, StopReplicaRequest):
-            deleted = {s.topic_partition for s in request.partition_states if s.delete_partition}
-            for tp in accepted:
-                self._stop_replica(tp, tp in deleted)
-        return response
+        """The control plane decides; then the partitions it accepted change role here. The cyclic collector
+        waits until the request is applied (`gc_paused`: one request can carry tens of thousands of partitions)."""
+        with gc_paused():
+            response = self.control_plane.handle(request, correlation_id)
+            accepted = [tp for tp, error in response.partition_errors if error is Errors.NONE]
+            if isinstance(request, LeaderAndIsrRequest):
+                for tp in accepted:
+                    self._apply_leadership(tp)
+            elif isinstance(request, StopReplicaRequest):
+                deleted = {s.topic_partition for s in request.partition_states if s.delete_partition}
+                for tp in accepted:
+                    self._stop_replica(tp, tp in deleted)
+            return response
 
     def _apply_leadership(self, tp: TopicPartition) -> None:
         hosted = self.control_plane.partition(tp)

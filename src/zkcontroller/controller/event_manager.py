@@ -13,9 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from zkcontroller.controller.event_gc import gc_paused_during_event
 from zkcontroller.controller.events import ControllerEvent, ShutdownEventThread
 from zkcontroller.controller.states import ControllerState
+from zkcontroller.runtime.gc_pause import gc_paused
 from zkcontroller.runtime.runtime import Runtime
 
 log = logging.getLogger("kafka.controller.ControllerEventManager")
@@ -121,7 +121,7 @@ class ControllerEventManager:
         queued.started.set()
         start = self._clock()
         try:
-            with gc_paused_during_event():
+            with gc_paused():
                 await self._processor.process(event)
         except Exception as e:  # the event loop must survive any one event; Kafka logs and goes on
             log.error(

@@ -1,0 +1,63 @@
+"""`gc_paused`: the cyclic collector is off inside a controller event or a broker's control request, back on
+(with one young-generation pass) when the outermost section ends, and left alone if it was already off."""
+
+from __future__ import annotations
+
+import gc
+from types import SimpleNamespace
+
+import pytest
+
+from zkcontroller.broker.replica_manager import ReplicaManager
+from zkcontroller.protocol.control_requests import ApiKey, ControlResponse, UpdateMetadataRequest
+from zkcontroller.runtime import gc_pause
+from zkcontroller.runtime.gc_pause import gc_paused
+
+
+@pytest.fixture(autouse=True)
+def _collector_on() -> None:
+    was = gc.isenabled()
+    gc.enable()
+    yield
+    if not was:
+        gc.disable()
+
+
+def test_nested_sections_keep_the_collector_off_until_the_outermost_ends() -> None:
+    with gc_paused():
+        assert not gc.isenabled()
+        with gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the inner section ending does not turn it back on
+    assert gc.isenabled()
+
+
+def test_a_collector_that_was_off_stays_off_and_errors_still_restore_it() -> None:
+    gc.disable()
+    with gc_paused():
+        pass
+    assert not gc.isenabled()
+    gc.enable()
+    with pytest.raises(RuntimeError), gc_paused():
+        raise RuntimeError("boom")
+    assert gc.isenabled()
+
+
+def test_switched_off_for_a_before_figure(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(gc_pause, "ENABLED", False)
+    with gc_paused():
+        assert gc.isenabled()
+
+
+def test_a_broker_applies_a_control_request_with_the_collector_off() -> None:
+    seen: list[bool] = []
+
+    def handle(request: object, correlation_id: int) -> ControlResponse:
+        seen.append(gc.isenabled())
+        return ControlResponse(ApiKey.UPDATE_METADATA)
+
+    manager = SimpleNamespace(control_plane=SimpleNamespace(handle=handle))
+    request = UpdateMetadataRequest(controller_id=1, controller_epoch=1, broker_epoch=1, partition_states=(),
+                                    live_brokers=(), topic_ids=())
+    ReplicaManager.handle_control_request(manager, request)  # type: ignore[arg-type]
+    assert seen == [False] and gc.isenabled()
