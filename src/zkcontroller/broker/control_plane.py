@@ -200,16 +200,21 @@ class BrokerControlPlane:
         if fenced is not None:
             return ControlResponse(ApiKey.STOP_REPLICA, fenced)
         cid = request.controller_id
-        errors = [(s.topic_partition, self._stop_replica(s, cid, correlation_id)) for s in request.partition_states]
+        errors = []
+        for s in request.partition_states:
+            tp = s.topic_partition
+            errors.append((tp, self._stop_replica(tp, s, cid, correlation_id)))
         return ControlResponse(ApiKey.STOP_REPLICA, Errors.NONE, tuple(errors))
 
-    def _stop_replica(self, state: StopReplicaPartitionState, controller_id: int, correlation_id: int) -> Errors:
-        tp = state.topic_partition
-        about = (f"StopReplica request (delete={str(state.delete_partition).lower()}) from controller "
-                 f"{controller_id} with correlation id {correlation_id} epoch {self.controller_epoch} "
-                 f"for partition {tp}")
+    def _stop_replica(self, tp: TopicPartition, state: StopReplicaPartitionState, controller_id: int,
+                      correlation_id: int) -> Errors:
+        def about() -> str:  # only the refusals say it
+            return (f"StopReplica request (delete={str(state.delete_partition).lower()}) from controller "
+                    f"{controller_id} with correlation id {correlation_id} epoch {self.controller_epoch} "
+                    f"for partition {tp}")
+
         if tp in self._offline:
-            self._state(logging.WARNING, f"Ignoring {about} as the local replica for the partition is in an "
+            self._state(logging.WARNING, f"Ignoring {about()} as the local replica for the partition is in an "
                         "offline log directory")
             return Errors.KAFKA_STORAGE_ERROR
         hosted = self._partitions.get(tp)
@@ -219,7 +224,7 @@ class BrokerControlPlane:
                 relation = (f"is smaller than the current leader epoch {current}" if requested < current
                             else "matches the current leader epoch")
                 level = logging.WARNING if requested < current else logging.INFO
-                self._state(level, f"Ignoring {about} since its associated leader epoch {requested} {relation}")
+                self._state(level, f"Ignoring {about()} since its associated leader epoch {requested} {relation}")
                 return Errors.FENCED_LEADER_EPOCH
             if state.delete_partition:
                 self._unhost(tp)
@@ -236,22 +241,23 @@ class BrokerControlPlane:
             return _error_response(request, fenced)
         cid = request.controller_id
         topic_ids = {t: i for t, i in request.topic_ids if i is not None and i != ZERO_TOPIC_ID}
+        states = [(s.topic_partition, s) for s in request.partition_states]  # tens of thousands: keyed once
         errors: dict[TopicPartition, Errors] = {}
-        for state in request.partition_states:
-            errors[state.topic_partition] = self._check_partition(state, topic_ids, cid, correlation_id)
-        for state in request.partition_states:
-            if errors[state.topic_partition] is Errors.NONE:
-                errors[state.topic_partition] = self._apply(state, topic_ids.get(state.topic), cid, correlation_id)
-        return ControlResponse(ApiKey.LEADER_AND_ISR, Errors.NONE,
-                               tuple((s.topic_partition, errors[s.topic_partition]) for s in request.partition_states))
+        for tp, state in states:
+            errors[tp] = self._check_partition(tp, state, topic_ids, cid, correlation_id)
+        for tp, state in states:
+            if errors[tp] is Errors.NONE:
+                errors[tp] = self._apply(tp, state, topic_ids.get(state.topic), cid, correlation_id)
+        return ControlResponse(ApiKey.LEADER_AND_ISR, Errors.NONE, tuple((tp, errors[tp]) for tp, _ in states))
 
-    def _check_partition(self, state: LeaderAndIsrPartitionState, topic_ids: Mapping[str, TopicId],
-                         controller_id: int, correlation_id: int) -> Errors:
-        tp = state.topic_partition
-        about = (f"LeaderAndIsr request from controller {controller_id} with correlation id {correlation_id} "
-                 f"epoch {self.controller_epoch} for partition {tp}")
+    def _check_partition(self, tp: TopicPartition, state: LeaderAndIsrPartitionState,
+                         topic_ids: Mapping[str, TopicId], controller_id: int, correlation_id: int) -> Errors:
+        def about() -> str:  # only the refusals say it
+            return (f"LeaderAndIsr request from controller {controller_id} with correlation id {correlation_id} "
+                    f"epoch {self.controller_epoch} for partition {tp}")
+
         if tp in self._offline:
-            self._state(logging.WARNING, f"Ignoring {about} as the local replica for the partition is in an "
+            self._state(logging.WARNING, f"Ignoring {about()} as the local replica for the partition is in an "
                         "offline log directory")
             return Errors.KAFKA_STORAGE_ERROR
         hosted = self._partitions.get(tp)
@@ -264,21 +270,20 @@ class BrokerControlPlane:
         if state.leader_epoch > current:
             if self.broker_id in state.replicas:
                 return Errors.NONE
-            self._state(logging.WARNING, f"Ignoring {about} as itself is not in assigned replica list "
+            self._state(logging.WARNING, f"Ignoring {about()} as itself is not in assigned replica list "
                         f"{','.join(map(str, state.replicas))}")
             return Errors.UNKNOWN_TOPIC_OR_PARTITION
         if state.leader_epoch < current:
-            self._state(logging.WARNING, f"Ignoring {about} since its associated leader epoch {state.leader_epoch} "
-                        f"is smaller than the current leader epoch {current}")
+            self._state(logging.WARNING, f"Ignoring {about()} since its associated leader epoch "
+                        f"{state.leader_epoch} is smaller than the current leader epoch {current}")
         else:
-            self._state(logging.INFO, f"Ignoring {about} since its associated leader epoch {state.leader_epoch} "
+            self._state(logging.INFO, f"Ignoring {about()} since its associated leader epoch {state.leader_epoch} "
                         "matches the current leader epoch")
         return Errors.STALE_CONTROLLER_EPOCH
 
-    def _apply(self, state: LeaderAndIsrPartitionState, topic_id: TopicId | None, controller_id: int,
-               correlation_id: int) -> Errors:
+    def _apply(self, tp: TopicPartition, state: LeaderAndIsrPartitionState, topic_id: TopicId | None,
+               controller_id: int, correlation_id: int) -> Errors:
         """Kafka's makeLeaders / makeFollowers for one partition that passed the checks."""
-        tp = state.topic_partition
         hosted = self._partitions.get(tp)
         if hosted is None:
             log_dir = self._next_log_dir()
