@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import logging
 import signal
 import sys
@@ -37,7 +38,10 @@ LOG_FORMAT = "[%(asctime)s] %(levelname)s %(message)s (%(name)s)"
 
 def configure_logging(level: int = logging.INFO) -> None:
     """To stderr (the cluster runner sends it to the broker's log file), flushed once per event-loop turn: a
-    controller logs a line per partition when a broker fails."""
+    controller logs a line per partition when a broker fails. Python makes a non-interactive stderr
+    line-buffered (a write per line), so a broker process turns that off; the writer flushes instead."""
+    if not sys.stderr.isatty() and isinstance(sys.stderr, io.TextIOWrapper):
+        sys.stderr.reconfigure(line_buffering=False)
     handler = LineWriterHandler(LineWriter(stream=sys.stderr))
     handler.setFormatter(logging.Formatter(LOG_FORMAT))
     logging.basicConfig(level=level, handlers=[handler], force=True)
