@@ -14,8 +14,9 @@ Both failures are hard (kill -9, the session expired at once), not a controlled 
 (`bench_healing.py` times that). ``--scale`` multiplies the partition counts (0.1 for a quick look). Beside each
 figure the script prints the in-process brokers' loop time inside the interval (they share the controller's
 event loop; the ``controller_only`` figures subtract it), the controller's own event-processing loop time
-measured directly (``controller_event_loop_time``: its steps, without the store's round trips), the resident
-memory, and the store floor from the same run: one batched read and one batched rewrite of the partition states
+measured directly (``controller_event_loop_time``: its steps, without the store's round trips), the cyclic
+collector's time inside the interval (``cyclic_gc``: held off during events, it lands between them), the
+resident memory, and the store floor from the same run: one batched read and one batched rewrite of the partition states
 concerned (broker failure: every partition the failed broker hosted, all of which change state; failover:
 every partition). ``--profile DIR`` saves a cProfile of each measured
 interval, ``--flame DIR`` a py-spy flame graph (SVG) of it; ``--sweep 1000,10000,100000,500000`` prints both
@@ -180,6 +181,32 @@ class LoopTime:
 
     def ms(self, since_ms: int, until_ms: int) -> int:
         return round(1000 * sum(d for t, d in self.samples if since_ms <= t <= until_ms))
+
+
+class GcClock:
+    """Every cyclic collection in this process as (wall ms at its start, seconds, generation), from
+    ``gc.callbacks``: a figure can then say how much of it was the collector (held off during controller events
+    and brokers' control requests, it runs between them)."""
+
+    def __init__(self) -> None:
+        self.collections: list[tuple[int, float, int]] = []
+        self._started = 0.0
+        gc.callbacks.append(self._on_gc)
+
+    def _on_gc(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            self.collections.append((wall_clock_ms(), time.perf_counter() - self._started, info["generation"]))
+
+    def ms(self, since_ms: int, until_ms: int) -> int:
+        return round(1000 * sum(d for t, d, _ in self.collections if since_ms <= t <= until_ms))
+
+    def close(self) -> None:
+        gc.callbacks.remove(self._on_gc)
+
+
+GC_CLOCK = GcClock()
 
 
 class TimingTransport(InProcessTransport):
@@ -432,6 +459,7 @@ async def bench_broker_failure(backend: CoordinationBackend, partitions: int) ->
             "brokers_handling_in_that_interval_ms": broker_ms,
             "controller_only_ms": handed - t0 - broker_ms,
             "controller_event_loop_time_ms": controller_time.ms(t0, handed),
+            "cyclic_gc_in_that_interval_ms": GC_CLOCK.ms(t0, handed),
             **floor,
         }
     finally:
@@ -477,6 +505,7 @@ async def bench_failover(backend: CoordinationBackend, partitions: int) -> dict[
             "controller_only_to_ready_ms": ready["ts_ms"] - t0 - transport.broker_ms(t0, ready["ts_ms"]),
             "controller_event_loop_time_to_first_update_metadata_ms": controller_time.ms(t0, first_um),
             "controller_event_loop_time_to_ready_ms": controller_time.ms(t0, ready["ts_ms"]),
+            "cyclic_gc_to_ready_ms": GC_CLOCK.ms(t0, ready["ts_ms"]),
             **floor,
         }
     finally:
