@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from zkcontroller.analytics.controller_timeline import DEFAULT_FAILURE_MERGE_MS, Tenure, Timeline
@@ -111,10 +111,13 @@ def _split_brain_detail(w: dict[str, object]) -> str:
 
 
 def incident_rows(spark: SparkSession, timeline: Timeline, failures: list[dict[str, object]],
-                  membership: list[dict[str, object]], unclean: list[dict[str, object]],
+                  membership: list[dict[str, object]], unclean: DataFrame,
                   windows: list[dict[str, object]]) -> DataFrame:
     """``incidents``: the per-cluster timeline (elections, resignations, failovers, restarts, epoch resets,
-    broker failures and returns, unclean elections, split-brain windows, election storms), each with file:line."""
+    broker failures and returns, unclean elections, split-brain windows, election storms), each with file:line.
+
+    ``unclean`` (rows of ``leader_elections``) stays in Spark: a log can hold tens of thousands, whose trip
+    through the driver and back cost seconds; the few other rows are built here."""
     rows: list[dict[str, object]] = []
     for t in timeline.tenures:
         where = {"cluster": t.cluster, "controller_id": t.controller_id, "controller_epoch": t.controller_epoch,
@@ -143,9 +146,6 @@ def incident_rows(spark: SparkSession, timeline: Timeline, failures: list[dict[s
                 rows.append({**m, "at_ms": ts, "incident": "broker_started", "broker_id": broker,
                              "detail": f"broker {broker} registered"})
             last_start[key] = ts
-    for e in unclean:
-        rows.append({**e, "at_ms": e["elected_ms"], "incident": "unclean_election", "broker_id": e["new_leader"],
-                     "detail": f"{e['topic']}-{e['partition']}: leader {e['new_leader']} from outside the ISR"})
     for w in windows:
         rows.append({"cluster": w["cluster"], "at_ms": w["start_ms"], "end_ms": w["end_ms"],
                      "incident": "split_brain", "controller_id": w["stale_controller_id"],
@@ -155,4 +155,18 @@ def incident_rows(spark: SparkSession, timeline: Timeline, failures: list[dict[s
         rows.append({**s, "at_ms": s["start_ms"], "incident": "election_storm", "controller_epoch": s["first_epoch"],
                      "detail": f"election storm: {s['elections']} elections, epochs {s['first_epoch']}-"
                                f"{s['last_epoch']}"})
-    return _as_timestamps(rows_frame(spark, rows, INCIDENT_COLUMNS))
+    return _as_timestamps(rows_frame(spark, rows, INCIDENT_COLUMNS).unionByName(_unclean_incidents(unclean)))
+
+
+def _unclean_incidents(unclean: DataFrame) -> DataFrame:
+    """Unclean elections in ``INCIDENT_COLUMNS``; a null prints as Python's f-strings print it ("None")."""
+    def text(name: str) -> Column:
+        return F.coalesce(F.col(name).cast("string"), F.lit("None"))
+
+    return unclean.select(
+        "cluster", F.unix_millis("elected_at").alias("at_ms"), F.lit(None).cast("bigint").alias("end_ms"),
+        F.lit("unclean_election").alias("incident"), "controller_id", "controller_epoch",
+        F.col("new_leader").alias("broker_id"),
+        F.format_string("%s-%s: leader %s from outside the ISR", text("topic"), text("partition"),
+                        text("new_leader")).alias("detail"),
+        "source_file", "line_number")
