@@ -197,3 +197,32 @@ def test_election_sessions_by_window_functions_equal_the_session_window_they_rep
     got = transform.leader_elections(df)
     assertDataFrameEqual(got, _elections_by_session_window(df))
     assert got.count() == 13  # 2+2+2+2+2 on partitions 0-4, 1 with no topic, 2 with no cluster
+
+
+def test_failure_windows_end_at_the_first_later_change_as_the_scan_of_every_change_did(spark) -> None:
+    """failures_frame looks each failure up among its cluster's changes in time order; the reference scans
+    every change of the cluster for every failure (quadratic: seconds at 1M lines)."""
+    import random
+
+    from zkcontroller.analytics.controller_timeline import DEFAULT_FAILURE_MERGE_MS, Tenure
+    from zkcontroller.analytics.timeline_tables import failures_frame
+
+    rng = random.Random(5)
+    kinds = ("broker_failed", "broker_change", "broker_registered")
+    membership = [{"cluster": rng.choice("ab"), "ts_ms": rng.randrange(0, 200_000, 250), "kind": rng.choice(kinds),
+                   "brokers": rng.sample(range(1, 6), rng.randint(0, 2)) or None} for _ in range(300)]
+    tenures = [Tenure(cluster=rng.choice("ab"), controller_id=1, controller_epoch=e,
+                      elected_ms=rng.randrange(0, 200_000, 250)) for e in range(1, 8)]
+    failures = [{"cluster": rng.choice("abc"), "broker_id": rng.randint(1, 5),
+                 "detected_ms": rng.randrange(0, 200_000, 250), "cause": "x"} for _ in range(200)]
+    got = [r["until_ms"] for r in failures_frame(spark, failures, membership, tenures, 20_000).collect()]
+    expected = []
+    for f in failures:
+        changes = [(m["ts_ms"], set(m["brokers"] or []) if m["kind"] != "broker_registered" else set())
+                   for m in membership if m["cluster"] == f["cluster"]]
+        changes += [(t.start_ms, set()) for t in tenures if t.cluster == f["cluster"]]
+        later = [ts for ts, dead in changes if ts > f["detected_ms"]
+                 and not (f["broker_id"] in dead and ts - f["detected_ms"] <= DEFAULT_FAILURE_MERGE_MS)]
+        expected.append(min([f["detected_ms"] + 20_000, *later]))
+    assert got == expected
+    assert len(set(got)) > 100  # most failures end at a change, not at the limit

@@ -7,6 +7,7 @@ the Python process can shift them.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import defaultdict
 
 from pyspark.sql import Column, DataFrame, SparkSession
@@ -69,12 +70,20 @@ def failures_frame(spark: SparkSession, failures: list[dict[str, object]], membe
         changes[str(m["cluster"])].append((int(m["ts_ms"]), dead))
     for t in tenures:
         changes[t.cluster].append((t.start_ms, frozenset()))
+    for cluster_changes in changes.values():  # in time order: each failure looks from its detection on, not at all
+        cluster_changes.sort(key=lambda change: change[0])
+    starts = {cluster: [ts for ts, _ in cluster_changes] for cluster, cluster_changes in changes.items()}
     rows = []
     for i, f in enumerate(failures):
-        detected, broker = int(f["detected_ms"]), int(f["broker_id"])
-        later = [ts for ts, dead in changes[str(f["cluster"])] if ts > detected
-                 and not (broker in dead and ts - detected <= DEFAULT_FAILURE_MERGE_MS)]  # the same failure again
-        rows.append({**f, "failure_id": i, "until_ms": min([detected + max_handling_ms, *later])})
+        detected, broker, cluster = int(f["detected_ms"]), int(f["broker_id"]), str(f["cluster"])
+        until, ordered = detected + max_handling_ms, changes[cluster]
+        j = bisect_right(starts.get(cluster, []), detected)
+        while j < len(ordered) and ordered[j][0] < until:
+            ts, dead = ordered[j]
+            if not (broker in dead and ts - detected <= DEFAULT_FAILURE_MERGE_MS):  # not the same failure again
+                until = ts  # the first such change: every later one is later still
+            j += 1
+        rows.append({**f, "failure_id": i, "until_ms": until})
     return rows_frame(spark, rows, FAILURE_COLUMNS)
 
 
