@@ -218,11 +218,14 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, event
 
     say("tables: elections, partitions, broker failures, split brain, anomalies")
     tenures = tenures_frame(spark, timeline.tenures)
+    # The windows over each partition's history read these rows, shuffled and sorted once for all of them.
+    by_partition = transform.partition_rows(events, int(spark.conf.get("spark.sql.shuffle.partitions") or 200))
+    by_partition = by_partition.persist(StorageLevel.MEMORY_AND_DISK)
     # Each is a window over every partition that several tables read: computed once, not once per table.
-    intervals = transform.partition_state_intervals(events, observed).persist(StorageLevel.MEMORY_AND_DISK)
-    leadership = transform.partition_leadership(events, observed).persist(StorageLevel.MEMORY_AND_DISK)
-    # with_active_tenure reads the elections twice: the session-window aggregation runs once.
-    elections_only = transform.leader_elections(events).persist(StorageLevel.MEMORY_AND_DISK)
+    intervals = transform.partition_state_intervals(by_partition, observed).persist(StorageLevel.MEMORY_AND_DISK)
+    leadership = transform.partition_leadership(by_partition, observed).persist(StorageLevel.MEMORY_AND_DISK)
+    # with_active_tenure reads the elections twice: the session aggregation runs once.
+    elections_only = transform.leader_elections(by_partition).persist(StorageLevel.MEMORY_AND_DISK)
     tables: dict[str, DataFrame] = {
         "controller_tenures": tenures,
         "partition_state_intervals": intervals,
@@ -236,12 +239,13 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, event
         "sources": sources_by_cluster(events),
         "topic_deletions": admin_tables.topic_deletions(events),
         "partition_reassignments": admin_tables.partition_reassignments(events),
-        "isr_changes": admin_tables.isr_changes(events),
+        "isr_changes": admin_tables.isr_changes(by_partition),
         "controlled_shutdowns": admin_tables.controlled_shutdowns(events),
     }
     for name, df in tables.items():
         write_table(name, df, out)
     elections_only.unpersist()
+    by_partition.unpersist()
     written = {name: spark.read.schema(df.schema).parquet(str(out / name)) for name, df in tables.items()}
     elections, windows = written["leader_elections"], written["split_brain_windows"]
     windows_rows = _collect(windows.select(

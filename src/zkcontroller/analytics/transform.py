@@ -29,6 +29,25 @@ def _ordered(*keys: str) -> Window:
     return Window.partitionBy(*keys).orderBy(*_LINE_ORDER)
 
 
+PARTITION_ROW_KINDS = (*CONTROLLER_KINDS, "isr_shrink", "isr_expand")
+_PARTITION_ROW_COLUMNS = (
+    *_PARTITION_KEY, *_LINE_ORDER, "ts", "kind", "from_state", "to_state", "leader", "old_leader", "isr",
+    "leader_epoch", "strategy", "trigger", "clean", "controller_id", "controller_epoch", "broker_id",
+)
+
+
+def partition_rows(events: DataFrame, partitions: int) -> DataFrame:
+    """The rows and columns the windows over each partition's history read (``partition_state_intervals``,
+    ``partition_leadership``, ``leader_elections``, ``admin_tables.isr_changes``), hash-partitioned by
+    partition and sorted in line order within each task.
+
+    Persisted and passed to those functions as their ``events``, they are shuffled and sorted once: Spark
+    sees the cached rows' partitioning and order, so none of those windows needs an exchange or a sort.
+    """
+    return events.where(F.col("kind").isin(*PARTITION_ROW_KINDS)).select(*_PARTITION_ROW_COLUMNS).repartition(
+        partitions, *_PARTITION_KEY).sortWithinPartitions(*_PARTITION_KEY, *_LINE_ORDER)
+
+
 OBSERVED_WINDOW_COLUMNS = (("cluster", "string"), ("window_start_ms", "bigint"), ("window_end_ms", "bigint"))
 
 
