@@ -38,6 +38,9 @@ from zkcontroller.analytics.timeline_tables import (
 DEFAULT_MASTER = "local[*]"
 LOCAL_DRIVER_MEMORY = "4g"
 LOOPBACK = "127.0.0.1"
+CACHED = StorageLevel.MEMORY_AND_DISK_DESER
+"""How the job persists what several tables read: ``DataFrame.cache()``'s level. PySpark's ``MEMORY_AND_DISK``
+keeps the cached column batches as serialized bytes, which every scan deserializes again."""
 
 
 @dataclass
@@ -168,7 +171,7 @@ def run(spark: SparkSession, config: JobConfig, progress: Callable[[str], None] 
     merged = merge_sources(extracted.events, mixed, config.merge_tolerance_ms)
     # Tables read the persisted parse (a columnar cache already built by the events write), not the Parquet
     # copy read back and cached again (seconds at 1M lines); the merge's anti-join is persisted too, when any.
-    events = merged.persist(StorageLevel.MEMORY_AND_DISK) if mixed else merged
+    events = merged.persist(CACHED) if mixed else merged
     try:
         _analyze(spark, config, extracted, events, result, say)
     finally:
@@ -220,12 +223,12 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, event
     tenures = tenures_frame(spark, timeline.tenures)
     # The windows over each partition's history read these rows, shuffled and sorted once for all of them.
     by_partition = transform.partition_rows(events, int(spark.conf.get("spark.sql.shuffle.partitions") or 200))
-    by_partition = by_partition.persist(StorageLevel.MEMORY_AND_DISK)
+    by_partition = by_partition.persist(CACHED)
     # Each is a window over every partition that several tables read: computed once, not once per table.
-    intervals = transform.partition_state_intervals(by_partition, observed).persist(StorageLevel.MEMORY_AND_DISK)
-    leadership = transform.partition_leadership(by_partition, observed).persist(StorageLevel.MEMORY_AND_DISK)
+    intervals = transform.partition_state_intervals(by_partition, observed).persist(CACHED)
+    leadership = transform.partition_leadership(by_partition, observed).persist(CACHED)
     # with_active_tenure reads the elections twice: the session aggregation runs once.
-    elections_only = transform.leader_elections(by_partition).persist(StorageLevel.MEMORY_AND_DISK)
+    elections_only = transform.leader_elections(by_partition).persist(CACHED)
     tables: dict[str, DataFrame] = {
         "controller_tenures": tenures,
         "partition_state_intervals": intervals,
