@@ -259,7 +259,7 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, event
     write_table("anomalies", incidents.anomalies(
         events, elections, anomaly_rows(spark, timeline, windows_rows), config.slow_event_ms,
         config.min_leaderless_ms, leadership), out)
-    unclean = elections.where(F.col("clean") == F.lit(False))  # tens of thousands: they stay in Spark
+    unclean = elections.where(F.col("clean") == F.lit(False))  # 153k at 1M lines: they stay in Spark
     write_table("incidents", incident_rows(spark, timeline, failure_rows, membership, unclean, windows_rows), out)
     say("time series for the report")
     series = {

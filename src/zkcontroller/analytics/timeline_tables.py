@@ -125,7 +125,7 @@ def incident_rows(spark: SparkSession, timeline: Timeline, failures: list[dict[s
     """``incidents``: the per-cluster timeline (elections, resignations, failovers, restarts, epoch resets,
     broker failures and returns, unclean elections, split-brain windows, election storms), each with file:line.
 
-    ``unclean`` (rows of ``leader_elections``) stays in Spark: a log can hold tens of thousands, whose trip
+    ``unclean`` (rows of ``leader_elections``) stays in Spark: a log can hold 100k and more, whose trip
     through the driver and back cost seconds; the few other rows are built here."""
     rows: list[dict[str, object]] = []
     for t in timeline.tenures:
