@@ -23,6 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from zkcontroller.analytics import job
 from zkcontroller.analytics.job import JobConfig, build_session, run
 from zkcontroller.analytics.kafka_log_parser import KafkaLogParser, ParsedLine
 
@@ -152,7 +153,44 @@ def python_baseline(path: Path) -> tuple[float, int, int]:
     return time.perf_counter() - started, records, rejected
 
 
-def spark_runs(logs: dict[int, Path], master: str, parsers: list[str], work: Path,
+class StepTimer:
+    """``--per-table``: seconds from the previous step to the end of each table written (``write_table``) or
+    each collect to the driver, so driver-side work lands on the step it precedes."""
+
+    def __init__(self) -> None:
+        self.steps: list[tuple[str, float]] = []
+        self.last = time.perf_counter()
+        self.write_table, self.collect = job.write_table, job._collect
+
+    def _step(self, name: str) -> None:
+        now = time.perf_counter()
+        self.steps.append((name, now - self.last))
+        self.last = now
+
+    def __enter__(self) -> StepTimer:
+        def write_table(name, df, out):
+            path = self.write_table(name, df, out)
+            self._step(name)
+            return path
+
+        def collect(df):
+            rows = self.collect(df)
+            self._step("collect")
+            return rows
+
+        job.write_table, job._collect = write_table, collect
+        self.last = time.perf_counter()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        job.write_table, job._collect = self.write_table, self.collect
+        self._step("rest")
+
+    def line(self) -> str:
+        return ", ".join(f"{name} {seconds:.2f}" for name, seconds in self.steps)
+
+
+def spark_runs(logs: dict[int, Path], master: str, parsers: list[str], work: Path, per_table: bool = False,
                ) -> dict[int, tuple[float, dict[str, float]]]:
     """Per size: (seconds of spark.read.text().count(), seconds of the whole job per parser), one session."""
     spark = build_session(master, app_name="bench-analytics", progress=False, parser="jvm")
@@ -170,10 +208,13 @@ def spark_runs(logs: dict[int, Path], master: str, parsers: list[str], work: Pat
             jobs = {}
             for parser in parsers:
                 started = time.perf_counter()
-                result = run(spark, JobConfig(inputs=[str(path)], out=work / f"out-{size}-{parser}", cluster="bench",
-                                              parser=parser))
+                with StepTimer() as steps:
+                    result = run(spark, JobConfig(inputs=[str(path)], out=work / f"out-{size}-{parser}",
+                                                  cluster="bench", parser=parser))
                 jobs[parser] = time.perf_counter() - started
                 assert not result.warnings or parser == "python", result.warnings
+                if per_table:
+                    print(f"  {master} {size:,} lines, {parser} parser, seconds per step: {steps.line()}", flush=True)
             results[size] = (floor, jobs)
             print(f"{master} {size:,} lines: read.text().count() {floor:.1f} s, "
                   + ", ".join(f"job ({p} parser) {s:.1f} s" for p, s in jobs.items()), flush=True)
@@ -189,6 +230,8 @@ def main() -> int:
     parser.add_argument("--masters", default="local[1],local[2]")
     parser.add_argument("--parsers", default="jvm,python", help="Parsers of the job to time (jvm, python).")
     parser.add_argument("--workdir", type=Path, default=None, help="Keep the logs and output here.")
+    parser.add_argument("--per-table", action="store_true",
+                        help="Also print each timed job's seconds per table written and per collect.")
     args = parser.parse_args()
     work = args.workdir or Path(tempfile.mkdtemp(prefix="bench-analytics-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -207,7 +250,7 @@ def main() -> int:
         python[size] = seconds
         print(f"python {size:,} lines: {seconds:.1f} s, {size / seconds:,.0f} lines/s", flush=True)
     masters, parsers = args.masters.split(","), args.parsers.split(",")
-    spark = {master: spark_runs(logs, master, parsers, work) for master in masters}
+    spark = {master: spark_runs(logs, master, parsers, work, args.per_table) for master in masters}
     print("\n| lines | master | read.text().count() (lines/s) | "
           + " | ".join(f"job, {p} parser (lines/s) | {p} job / floor" for p in parsers)
           + " | job vs single-process Python parse |")

@@ -173,3 +173,60 @@ def test_without_javac_the_job_falls_back_to_python_with_one_warning(spark, monk
         assert extracted.events.count() == 1
     finally:
         extracted.release()
+
+
+def late_session_check(master: str, inputs: list[str]) -> None:
+    """Child process of the test below: a session started as other code starts one (no ``spark.jars``), then the
+    job's extract with each parser. Prints one JSON line."""
+    import json
+
+    from py4j.protocol import Py4JError
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.builder.master(master).appName("not-zkcontroller").getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    try:
+        jvm = spark.sparkContext._jvm
+        try:
+            jvm.java.lang.Class.forName(jvm_parser.ENTRY_CLASS, False,
+                                        jvm.java.lang.Thread.currentThread().getContextClassLoader())
+            missing_before = False
+        except Py4JError:
+            missing_before = True
+        files, rows, used = resolve_inputs(inputs), {}, {}
+        for parser in ("jvm", "python"):
+            extracted = extract(spark, files, parser=parser)
+            try:
+                used[parser], rows[parser] = (extracted.parser, extracted.warnings), _rows(extracted.parsed)
+            finally:
+                extracted.release()
+        print(json.dumps({"missing_before": missing_before, "used": used, "rows": len(rows["python"]),
+                          "mismatch": "" if rows["jvm"] == rows["python"] else _mismatch(rows["python"], rows["jvm"])}))
+    finally:
+        spark.stop()
+
+
+@pytest.mark.timeout(600)
+def test_a_session_started_without_the_jar_gets_it_on_the_driver_and_the_executors(inputs: list[str]) -> None:
+    """In a fresh process (this suite's session has the jar from the start): ``local-cluster`` runs the tasks in
+    an executor JVM of their own, so the jar must be shipped, not just loaded on the driver."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    import pyspark
+
+    if jvm_parser.build_jar()[0] is None:
+        pytest.skip("no javac: the fallback is tested above")
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "SPARK_HOME": os.path.dirname(pyspark.__file__),
+           "SPARK_LOCAL_IP": "127.0.0.1"}
+    code = ("import sys; from tests.analytics.test_jvm_parser import late_session_check; "
+            "late_session_check(sys.argv[1], sys.argv[2:])")
+    done = subprocess.run([sys.executable, "-c", code, "local-cluster[1,1,1024]", *inputs[1:]], env=env,
+                          cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True, timeout=540)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["missing_before"], "the child's session had the jar from the start: this tests nothing"
+    assert result["used"] == {"jvm": ["jvm", []], "python": ["python", []]}, result["used"]
+    assert result["rows"] > 5000 and result["mismatch"] == "", result["mismatch"]

@@ -156,3 +156,73 @@ def test_active_tenure_by_range_join_equals_the_join_and_aggregate_it_replaced(s
            for r in transform.with_active_tenure(elections, tenures).collect()}
     assert got[("c", 1)] == (None, None) and got[("c", 2)] == (1, 5) and got[("c", 3)] == (8, 5)
     assert got[("c", 4)] == (2, 6) and got[("c", 6)] == (4, None) and got[("c", 9)] == (5, 7)
+
+
+def _elections_by_session_window(events_df, merge_gap_seconds: int = 2):
+    """The earlier leader_elections (Spark's ``session_window``): the reference the window numbering must equal."""
+    from pyspark.sql import functions as F
+
+    line = F.struct("ts_ms", "source_file", "line_number")
+    merged = transform._election_evidence(events_df).groupBy(
+        "cluster", "topic", "partition", "leader", F.session_window("ts", f"{merge_gap_seconds} seconds"),
+    ).agg(
+        F.min("ts").alias("elected_at"), F.max("controller_id").alias("controller_id"),
+        F.max("controller_epoch").alias("controller_epoch"), F.max("strategy").alias("strategy"),
+        F.max("trigger").alias("trigger"), F.min_by("old_leader", line).alias("old_leader"),
+        F.max("leader_epoch").alias("leader_epoch"), F.bool_and("clean").alias("clean"),
+        F.min_by(F.struct("source_file", "line_number"), line).alias("first_line"))
+    return merged.select(
+        "cluster", "topic", "partition", "elected_at", "controller_id", "controller_epoch", "strategy", "trigger",
+        "old_leader", F.col("leader").alias("new_leader"), "leader_epoch", "clean",
+        F.col("first_line.source_file").alias("source_file"), F.col("first_line.line_number").alias("line_number"))
+
+
+def test_election_sessions_by_window_functions_equal_the_session_window_they_replaced(spark) -> None:
+    """Gaps just under, exactly at and just over 2 s, chains that only merge through a middle line, ties, other
+    leaders in between, other partitions, null topics and clusters, and a line without a time."""
+    rows = []
+    for p, offsets in enumerate([[0, 2000], [0, 2001], [0, 1999, 3998, 6000], [0, 0, 500], [0, 2000, 4001]]):
+        rows += [psc(ms, p, OFFLINE, ONLINE, 1 + (i % 2 if p == 3 else 0), isr=[1, 2], controller_epoch=5 + i)
+                 for i, ms in enumerate(offsets)]
+    rows += [dict(ms=100, kind="leader_election", topic="t", partition=0, leader=1, old_leader=3, strategy="offline"),
+             dict(ms=2100, kind="leader_election", topic="t", partition=0, leader=2, clean=False),
+             dict(ms=50, kind="leader_election", topic=None, partition=9, leader=1),
+             dict(ms=60, kind="leader_election", topic="t", partition=9, leader=1, cluster=None),
+             dict(ms=4100, kind="leader_election", topic="t", partition=9, leader=1, cluster=None)]
+    from pyspark.sql import functions as F
+
+    df = events(spark, rows)
+    no_time = df.limit(1).withColumn("ts", F.lit(None).cast("timestamp"))
+    df = df.unionByName(no_time)
+    got = transform.leader_elections(df)
+    assertDataFrameEqual(got, _elections_by_session_window(df))
+    assert got.count() == 13  # 2+2+2+2+2 on partitions 0-4, 1 with no topic, 2 with no cluster
+
+
+def test_failure_windows_end_at_the_first_later_change_as_the_scan_of_every_change_did(spark) -> None:
+    """failures_frame looks each failure up among its cluster's changes in time order; the reference scans
+    every change of the cluster for every failure (quadratic: seconds at 1M lines)."""
+    import random
+
+    from zkcontroller.analytics.controller_timeline import DEFAULT_FAILURE_MERGE_MS, Tenure
+    from zkcontroller.analytics.timeline_tables import failures_frame
+
+    rng = random.Random(5)
+    kinds = ("broker_failed", "broker_change", "broker_registered")
+    membership = [{"cluster": rng.choice("ab"), "ts_ms": rng.randrange(0, 200_000, 250), "kind": rng.choice(kinds),
+                   "brokers": rng.sample(range(1, 6), rng.randint(0, 2)) or None} for _ in range(300)]
+    tenures = [Tenure(cluster=rng.choice("ab"), controller_id=1, controller_epoch=e,
+                      elected_ms=rng.randrange(0, 200_000, 250)) for e in range(1, 8)]
+    failures = [{"cluster": rng.choice("abc"), "broker_id": rng.randint(1, 5),
+                 "detected_ms": rng.randrange(0, 200_000, 250), "cause": "x"} for _ in range(200)]
+    got = [r["until_ms"] for r in failures_frame(spark, failures, membership, tenures, 20_000).collect()]
+    expected = []
+    for f in failures:
+        changes = [(m["ts_ms"], set(m["brokers"] or []) if m["kind"] != "broker_registered" else set())
+                   for m in membership if m["cluster"] == f["cluster"]]
+        changes += [(t.start_ms, set()) for t in tenures if t.cluster == f["cluster"]]
+        later = [ts for ts, dead in changes if ts > f["detected_ms"]
+                 and not (f["broker_id"] in dead and ts - f["detected_ms"] <= DEFAULT_FAILURE_MERGE_MS)]
+        expected.append(min([f["detected_ms"] + 20_000, *later]))
+    assert got == expected
+    assert len(set(got)) > 100  # most failures end at a change, not at the limit

@@ -262,7 +262,7 @@ def extract(spark: SparkSession, files: InputFiles, cluster: str | None = None, 
     if python_chunks:
         frames.append(python_parse(spark, python_chunks))
     staged = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1])
-    parsed = staged.persist(StorageLevel.MEMORY_AND_DISK)
+    parsed = staged.persist(StorageLevel.MEMORY_AND_DISK_DESER)  # as cache(): scans need not deserialize it
     events = parsed.where(F.col("status") == OK).select(*(
         F.timestamp_millis("ts_ms").alias("ts") if name == "ts" else F.col(name) for name, _ in tables.EVENTS))
     rejected = parsed.where(F.col("status") == REJECTED).select(*tables.REJECTED_COLUMNS)

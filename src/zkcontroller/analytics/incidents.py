@@ -185,25 +185,29 @@ def _bucketed_steps(steps: DataFrame, keys: list[str], windows: DataFrame, bucke
         *keys, "bucket_ms", (F.coalesce(F.sum("net").over(carried), F.lit(0)) + F.col("peak")).alias("value"))
 
 
-def leaderless_partitions_over_time(events: DataFrame, buckets: int = 400,
-                                    leadership: DataFrame | None = None) -> DataFrame:
+def leaderless_partitions_over_time(events: DataFrame, buckets: int = 400, leadership: DataFrame | None = None,
+                                    windows: DataFrame | None = None) -> DataFrame:
     """(cluster, bucket_ms, value): partitions without a leader (OfflinePartition, or leader -1 on any
-    controller line), at most, in each time slot."""
+    controller line), at most, in each time slot. ``leadership``, ``windows``: `partition_leadership` and
+    `observed_windows` of ``events``, when the caller has them."""
     leadership = partition_leadership(events) if leadership is None else leadership
     leaderless = leadership.where(F.col("leader") == NO_LEADER)
     steps = leaderless.select("cluster", F.col("start_ms").alias("at_ms"), F.lit(1).alias("delta")).unionByName(
         leaderless.where(~F.col("open")).select("cluster", F.col("end_ms").alias("at_ms"), F.lit(-1).alias("delta")))
-    return _bucketed_steps(steps, ["cluster"], observed_windows(events), buckets).select(
+    windows = observed_windows(events) if windows is None else windows
+    return _bucketed_steps(steps, ["cluster"], windows, buckets).select(
         "cluster", "bucket_ms", "value")
 
 
-def leaders_per_broker_over_time(events: DataFrame, buckets: int = 400,
-                                 leadership: DataFrame | None = None) -> DataFrame:
-    """(cluster, broker_id, bucket_ms, value): partitions each broker led, at most, in each time slot."""
+def leaders_per_broker_over_time(events: DataFrame, buckets: int = 400, leadership: DataFrame | None = None,
+                                 windows: DataFrame | None = None) -> DataFrame:
+    """(cluster, broker_id, bucket_ms, value): partitions each broker led, at most, in each time slot.
+    ``leadership``, ``windows``: as for `leaderless_partitions_over_time`."""
     led = (partition_leadership(events) if leadership is None else leadership).where(F.col("leader") >= 0)
     steps = led.select("cluster", F.col("leader").alias("broker_id"), F.col("start_ms").alias("at_ms"),
                        F.lit(1).alias("delta")).unionByName(
         led.where(~F.col("open")).select("cluster", F.col("leader").alias("broker_id"),
                                          F.col("end_ms").alias("at_ms"), F.lit(-1).alias("delta")))
-    return _bucketed_steps(steps, ["cluster", "broker_id"], observed_windows(events), buckets).select(
+    windows = observed_windows(events) if windows is None else windows
+    return _bucketed_steps(steps, ["cluster", "broker_id"], windows, buckets).select(
         "cluster", "broker_id", "bucket_ms", "value")

@@ -1,9 +1,9 @@
 """The batch job: extract -> merge -> transform -> load -> report, on whatever master the session was given.
 
 Run it through ``zkcontroller analyze`` or, on a cluster, ``spark-submit .../job.py INPUT... --out DIR``
-(see docs/analytics.md). Events are written first and read back as Parquet, so the parse runs once and
-every derived table scans the columnar copy. The few rows that decide tenures, restarts and broker
-failures are collected and reasoned about on the driver (``controller_timeline``).
+(see docs/analytics.md). Events are written first: that write runs the parse, which stays persisted, so the
+parse runs once and every derived table scans its in-memory columnar copy. The few rows that decide tenures,
+restarts and broker failures are collected and reasoned about on the driver (``controller_timeline``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pyspark.sql import functions as F
 
 from zkcontroller.analytics import admin_tables, incidents, transform
 from zkcontroller.analytics import controller_timeline as ct
-from zkcontroller.analytics.extract import extract
+from zkcontroller.analytics.extract import Extracted, extract
 from zkcontroller.analytics.load import write_table
 from zkcontroller.analytics.merge import DEFAULT_TOLERANCE_MS, merge_sources, sources_by_cluster
 from zkcontroller.analytics.sources import InputError, jsonl_cluster, resolve_inputs
@@ -38,6 +38,9 @@ from zkcontroller.analytics.timeline_tables import (
 DEFAULT_MASTER = "local[*]"
 LOCAL_DRIVER_MEMORY = "4g"
 LOOPBACK = "127.0.0.1"
+CACHED = StorageLevel.MEMORY_AND_DISK_DESER
+"""How the job persists what several tables read: ``DataFrame.cache()``'s level. PySpark's ``MEMORY_AND_DISK``
+keeps the cached column batches as serialized bytes, which every scan deserializes again."""
 
 
 @dataclass
@@ -165,14 +168,30 @@ def run(spark: SparkSession, config: JobConfig, progress: Callable[[str], None] 
     say(f"parsing {len(files.all)} file(s) in {len(extracted.chunks)} chunk(s) ({extracted.parser} parser)")
     jsonl_names = {name for name in map(jsonl_cluster, files.jsonl) if name}
     mixed = sorted({s.cluster for s in extracted.sources if s.cluster in jsonl_names})
-    try:  # events first: its write parses in parallel; rejected_lines (one file) then reads the cached parse
-        write_table("events", merge_sources(extracted.events, mixed, config.merge_tolerance_ms), out)
-        write_table("rejected_lines", extracted.rejected, out)
+    merged = merge_sources(extracted.events, mixed, config.merge_tolerance_ms)
+    # Tables read the persisted parse (a columnar cache already built by the events write), not the Parquet
+    # copy read back and cached again (seconds at 1M lines); the merge's anti-join is persisted too, when any.
+    events = merged.persist(CACHED) if mixed else merged
+    try:
+        _analyze(spark, config, extracted, events, result, say)
     finally:
+        if mixed:
+            events.unpersist()
         extracted.release()
-    events = spark.read.parquet(str(out / "events")).drop("day").cache()
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, events: DataFrame, result: JobResult,
+             say: Callable[[str], None]) -> None:
+    """Every table and the report from ``events`` (persisted, or over the persisted parse)."""
+    out = config.out
+    # events first: its write parses in parallel; rejected_lines (one file) then reads the cached parse
+    write_table("events", events, out)
+    write_table("rejected_lines", extracted.rejected, out)
     rejected = spark.read.parquet(str(out / "rejected_lines"))
-    result.rows["events"], result.rows["rejected_lines"] = events.count(), rejected.count()
+    for name in ("events", "rejected_lines"):
+        result.rows[name] = count_rows(out / name)
     if result.rows["events"] == 0 and result.rows["rejected_lines"] == 0:
         raise InputError(f"{', '.join(config.inputs)}: no log lines found in the input")
     for r in _collect(rejected.where(F.col("line").isNull())):
@@ -195,14 +214,21 @@ def run(spark: SparkSession, config: JobConfig, progress: Callable[[str], None] 
                           .select("cluster", "ts_ms", "kind", "brokers", "added_brokers", "controller_id",
                                   "controller_epoch", "source_file", "line_number"))
     failures = ct.broker_failures(membership, timeline.tenures)
+    # Every cluster's first and last event time: several tables and the report need it, so it is aggregated
+    # once (not once per table, a scan of every event each time) and joined as a one-row-per-cluster frame.
+    observed_rows = _collect(transform.observed_windows(events))
+    observed = rows_frame(spark, observed_rows, transform.OBSERVED_WINDOW_COLUMNS)
 
     say("tables: elections, partitions, broker failures, split brain, anomalies")
     tenures = tenures_frame(spark, timeline.tenures)
+    # The windows over each partition's history read these rows, shuffled and sorted once for all of them.
+    by_partition = transform.partition_rows(events, int(spark.conf.get("spark.sql.shuffle.partitions") or 200))
+    by_partition = by_partition.persist(CACHED)
     # Each is a window over every partition that several tables read: computed once, not once per table.
-    intervals = transform.partition_state_intervals(events).persist(StorageLevel.MEMORY_AND_DISK)
-    leadership = transform.partition_leadership(events).persist(StorageLevel.MEMORY_AND_DISK)
-    # with_active_tenure reads the elections twice: the session-window aggregation runs once.
-    elections_only = transform.leader_elections(events).persist(StorageLevel.MEMORY_AND_DISK)
+    intervals = transform.partition_state_intervals(by_partition, observed).persist(CACHED)
+    leadership = transform.partition_leadership(by_partition, observed).persist(CACHED)
+    # with_active_tenure reads the elections twice: the session aggregation runs once.
+    elections_only = transform.leader_elections(by_partition).persist(CACHED)
     tables: dict[str, DataFrame] = {
         "controller_tenures": tenures,
         "partition_state_intervals": intervals,
@@ -211,34 +237,36 @@ def run(spark: SparkSession, config: JobConfig, progress: Callable[[str], None] 
             failures_frame(spark, failures, membership, timeline.tenures, config.max_handling_ms), events),
         "split_brain_windows": incidents.split_brain_windows(
             rows_frame(spark, timeline.split_brain_candidates, ct.CANDIDATE_COLUMNS), events),
-        "partition_unavailability": transform.partition_unavailability(events, intervals, leadership),
+        "partition_unavailability": transform.partition_unavailability(events, intervals, leadership, observed),
         "event_queue_latency": incidents.event_queue_latency(events),
         "sources": sources_by_cluster(events),
         "topic_deletions": admin_tables.topic_deletions(events),
         "partition_reassignments": admin_tables.partition_reassignments(events),
-        "isr_changes": admin_tables.isr_changes(events),
+        "isr_changes": admin_tables.isr_changes(by_partition),
         "controlled_shutdowns": admin_tables.controlled_shutdowns(events),
     }
     for name, df in tables.items():
         write_table(name, df, out)
     elections_only.unpersist()
+    by_partition.unpersist()
     written = {name: spark.read.schema(df.schema).parquet(str(out / name)) for name, df in tables.items()}
     elections, windows = written["leader_elections"], written["split_brain_windows"]
     windows_rows = _collect(windows.select(
         "*", F.unix_millis("start_at").alias("start_ms"), F.unix_millis("end_at").alias("end_ms")))
-    unclean = _collect(elections.where(F.col("clean") == F.lit(False)).select(
-        "*", F.unix_millis("elected_at").alias("elected_ms")))
     failure_rows = _collect(written["broker_failures"].select(
         "*", F.unix_millis("detected_at").alias("detected_ms"),
         F.unix_millis("handling_finished_at").alias("finished_ms")))
     write_table("anomalies", incidents.anomalies(
         events, elections, anomaly_rows(spark, timeline, windows_rows), config.slow_event_ms,
         config.min_leaderless_ms, leadership), out)
+    unclean = elections.where(F.col("clean") == F.lit(False))  # 153k at 1M lines: they stay in Spark
     write_table("incidents", incident_rows(spark, timeline, failure_rows, membership, unclean, windows_rows), out)
     say("time series for the report")
     series = {
-        "leaderless_partitions_over_time": incidents.leaderless_partitions_over_time(events, leadership=leadership),
-        "leaders_per_broker_over_time": incidents.leaders_per_broker_over_time(events, leadership=leadership),
+        "leaderless_partitions_over_time": incidents.leaderless_partitions_over_time(
+            events, leadership=leadership, windows=observed),
+        "leaders_per_broker_over_time": incidents.leaders_per_broker_over_time(
+            events, leadership=leadership, windows=observed),
     }
     for name, df in series.items():
         write_table(name, df, out)
@@ -250,12 +278,9 @@ def run(spark: SparkSession, config: JobConfig, progress: Callable[[str], None] 
         say("report")
         from zkcontroller.analytics.report import write_report
 
-        windows = {str(r["cluster"]): (int(r["window_start_ms"]), int(r["window_end_ms"]))
-                   for r in _collect(transform.observed_windows(events))}
+        spans = {str(r["cluster"]): (int(r["window_start_ms"]), int(r["window_end_ms"])) for r in observed_rows}
         result.report = write_report(out, result.rows, config, result.warnings,
-                                     {s.name: s.path for s in extracted.sources}, windows)
-    result.seconds = time.monotonic() - started
-    return result
+                                     {s.name: s.path for s in extracted.sources}, spans)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,7 +10,8 @@ source of truth, and a differential test checks both paths give identical rows.
 Python's ``re`` classes are Unicode-aware (``\\d`` is any decimal digit, ``\\s`` any ``str.isspace``
 character), Java's are ASCII by default: ``java_regex`` spells Python's classes out. The jar is compiled with
 ``javac`` against the jars PySpark ships, cached under ``~/.cache/zkcontroller/jvm/`` by a hash of the sources
-and the PySpark version, and handed to Spark as ``spark.jars`` (so executors of a standalone cluster get it).
+and the PySpark version, and handed to Spark as ``spark.jars`` (so executors of a standalone cluster get it);
+a session that is already running without it gets it loaded on first use (``available``).
 """
 
 from __future__ import annotations
@@ -226,20 +227,52 @@ def build_jar() -> tuple[Path | None, str]:
 
 
 def available(spark: Any) -> str | None:
-    """None when the session can load the JVM parser, else why not (for a one-line warning)."""
-    from py4j.protocol import Py4JError
+    """None once the session can run the JVM parser, else why not (for a one-line warning).
 
+    A session started without the jar in ``spark.jars`` (by other code, or a second SparkContext in the same
+    JVM) gets it now: see ``_load``.
+    """
     jar, why = build_jar()
     if jar is None:
         return why
+    return _load(spark, jar)
+
+
+def _load(spark: Any, jar: Path) -> str | None:
+    """Make ``jar`` usable in a running session: None when done, else why not.
+
+    The driver: py4j resolves classes through the calling thread's context class loader, which Spark's launcher
+    made a ``MutableURLClassLoader`` (``spark.jars`` at JVM start lands there); the jar is added to it, so
+    every thread sees it. SQL ``ADD JAR`` would not do: it swaps in a new loader for the calling thread only.
+    The executors: ``SparkContext.addJar``, once per context (a class found on the driver says nothing about
+    a later context's executors, nor about executors in other JVMs).
+    """
+    from py4j.protocol import Py4JError
+
+    jvm = spark.sparkContext._jvm
+    sc = spark.sparkContext._jsc.sc()
     try:
-        jvm = spark.sparkContext._jvm
         loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
+        if not _loads(jvm, loader):
+            loader.addURL(jvm.java.io.File(str(jar)).toURI().toURL())
+        if f"/{jar.name}\n" not in sc.listJars().mkString("", "\n", "\n"):  # URLs such as spark://.../jars/X
+            sc.addJar(str(jar))
+        if _loads(jvm, loader):
+            return None
+    except Py4JError:  # e.g. a context class loader without addURL
+        pass
+    return (f"{jar.name} could not be loaded into this session (start the session with spark.jars={jar}, as "
+            "zkcontroller's build_session does)")
+
+
+def _loads(jvm: Any, loader: Any) -> bool:
+    from py4j.protocol import Py4JError
+
+    try:
         jvm.java.lang.Class.forName(ENTRY_CLASS, False, loader)
     except Py4JError:  # a missing class comes back as Py4JJavaError (ClassNotFoundException)
-        return (f"{jar.name} is not on this session's classpath (start the session with spark.jars={jar}, as "
-                "zkcontroller's build_session does)")
-    return None
+        return False
+    return True
 
 
 def parse(spark: Any, chunks: list[dict[str, object]], config: str | None = None) -> Any:

@@ -7,9 +7,10 @@ the Python process can shift them.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import defaultdict
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from zkcontroller.analytics.controller_timeline import DEFAULT_FAILURE_MERGE_MS, Tenure, Timeline
@@ -69,12 +70,20 @@ def failures_frame(spark: SparkSession, failures: list[dict[str, object]], membe
         changes[str(m["cluster"])].append((int(m["ts_ms"]), dead))
     for t in tenures:
         changes[t.cluster].append((t.start_ms, frozenset()))
+    for cluster_changes in changes.values():  # in time order: each failure looks from its detection on, not at all
+        cluster_changes.sort(key=lambda change: change[0])
+    starts = {cluster: [ts for ts, _ in cluster_changes] for cluster, cluster_changes in changes.items()}
     rows = []
     for i, f in enumerate(failures):
-        detected, broker = int(f["detected_ms"]), int(f["broker_id"])
-        later = [ts for ts, dead in changes[str(f["cluster"])] if ts > detected
-                 and not (broker in dead and ts - detected <= DEFAULT_FAILURE_MERGE_MS)]  # the same failure again
-        rows.append({**f, "failure_id": i, "until_ms": min([detected + max_handling_ms, *later])})
+        detected, broker, cluster = int(f["detected_ms"]), int(f["broker_id"]), str(f["cluster"])
+        until, ordered = detected + max_handling_ms, changes[cluster]
+        j = bisect_right(starts.get(cluster, []), detected)
+        while j < len(ordered) and ordered[j][0] < until:
+            ts, dead = ordered[j]
+            if not (broker in dead and ts - detected <= DEFAULT_FAILURE_MERGE_MS):  # not the same failure again
+                until = ts  # the first such change: every later one is later still
+            j += 1
+        rows.append({**f, "failure_id": i, "until_ms": until})
     return rows_frame(spark, rows, FAILURE_COLUMNS)
 
 
@@ -111,10 +120,13 @@ def _split_brain_detail(w: dict[str, object]) -> str:
 
 
 def incident_rows(spark: SparkSession, timeline: Timeline, failures: list[dict[str, object]],
-                  membership: list[dict[str, object]], unclean: list[dict[str, object]],
+                  membership: list[dict[str, object]], unclean: DataFrame,
                   windows: list[dict[str, object]]) -> DataFrame:
     """``incidents``: the per-cluster timeline (elections, resignations, failovers, restarts, epoch resets,
-    broker failures and returns, unclean elections, split-brain windows, election storms), each with file:line."""
+    broker failures and returns, unclean elections, split-brain windows, election storms), each with file:line.
+
+    ``unclean`` (rows of ``leader_elections``) stays in Spark: a log can hold 100k and more, whose trip
+    through the driver and back cost seconds; the few other rows are built here."""
     rows: list[dict[str, object]] = []
     for t in timeline.tenures:
         where = {"cluster": t.cluster, "controller_id": t.controller_id, "controller_epoch": t.controller_epoch,
@@ -143,9 +155,6 @@ def incident_rows(spark: SparkSession, timeline: Timeline, failures: list[dict[s
                 rows.append({**m, "at_ms": ts, "incident": "broker_started", "broker_id": broker,
                              "detail": f"broker {broker} registered"})
             last_start[key] = ts
-    for e in unclean:
-        rows.append({**e, "at_ms": e["elected_ms"], "incident": "unclean_election", "broker_id": e["new_leader"],
-                     "detail": f"{e['topic']}-{e['partition']}: leader {e['new_leader']} from outside the ISR"})
     for w in windows:
         rows.append({"cluster": w["cluster"], "at_ms": w["start_ms"], "end_ms": w["end_ms"],
                      "incident": "split_brain", "controller_id": w["stale_controller_id"],
@@ -155,4 +164,18 @@ def incident_rows(spark: SparkSession, timeline: Timeline, failures: list[dict[s
         rows.append({**s, "at_ms": s["start_ms"], "incident": "election_storm", "controller_epoch": s["first_epoch"],
                      "detail": f"election storm: {s['elections']} elections, epochs {s['first_epoch']}-"
                                f"{s['last_epoch']}"})
-    return _as_timestamps(rows_frame(spark, rows, INCIDENT_COLUMNS))
+    return _as_timestamps(rows_frame(spark, rows, INCIDENT_COLUMNS).unionByName(_unclean_incidents(unclean)))
+
+
+def _unclean_incidents(unclean: DataFrame) -> DataFrame:
+    """Unclean elections in ``INCIDENT_COLUMNS``; a null prints as Python's f-strings print it ("None")."""
+    def text(name: str) -> Column:
+        return F.coalesce(F.col(name).cast("string"), F.lit("None"))
+
+    return unclean.select(
+        "cluster", F.unix_millis("elected_at").alias("at_ms"), F.lit(None).cast("bigint").alias("end_ms"),
+        F.lit("unclean_election").alias("incident"), "controller_id", "controller_epoch",
+        F.col("new_leader").alias("broker_id"),
+        F.format_string("%s-%s: leader %s from outside the ISR", text("topic"), text("partition"),
+                        text("new_leader")).alias("detail"),
+        "source_file", "line_number")

@@ -29,21 +29,47 @@ def _ordered(*keys: str) -> Window:
     return Window.partitionBy(*keys).orderBy(*_LINE_ORDER)
 
 
+PARTITION_ROW_KINDS = (*CONTROLLER_KINDS, "isr_shrink", "isr_expand")
+_PARTITION_ROW_COLUMNS = (
+    *_PARTITION_KEY, *_LINE_ORDER, "ts", "kind", "from_state", "to_state", "leader", "old_leader", "isr",
+    "leader_epoch", "strategy", "trigger", "clean", "controller_id", "controller_epoch", "broker_id",
+)
+
+
+def partition_rows(events: DataFrame, partitions: int) -> DataFrame:
+    """The rows and columns the windows over each partition's history read (``partition_state_intervals``,
+    ``partition_leadership``, ``leader_elections``, ``admin_tables.isr_changes``), hash-partitioned by
+    partition and sorted in line order within each task.
+
+    Persisted and passed to those functions as their ``events``, they are shuffled and sorted once: Spark
+    sees the cached rows' partitioning and order, so none of those windows needs an exchange or a sort.
+    """
+    return events.where(F.col("kind").isin(*PARTITION_ROW_KINDS)).select(*_PARTITION_ROW_COLUMNS).repartition(
+        partitions, *_PARTITION_KEY).sortWithinPartitions(*_PARTITION_KEY, *_LINE_ORDER)
+
+
+OBSERVED_WINDOW_COLUMNS = (("cluster", "string"), ("window_start_ms", "bigint"), ("window_end_ms", "bigint"))
+
+
 def observed_windows(events: DataFrame) -> DataFrame:
-    """Per cluster, the first and last event time: the span every duration is measured over."""
+    """Per cluster, the first and last event time: the span every duration is measured over.
+
+    Functions that join it take it as ``windows`` when the caller already has it (the job collects it once);
+    one row per cluster, so they broadcast it."""
     return events.select("cluster", "ts_ms").groupBy("cluster").agg(
         F.min("ts_ms").alias("window_start_ms"), F.max("ts_ms").alias("window_end_ms"),
     ).select("cluster", "window_start_ms", "window_end_ms")
 
 
-def partition_state_intervals(events: DataFrame) -> DataFrame:
-    """One row per stay of a partition in a state, from partition-state-machine transitions."""
+def partition_state_intervals(events: DataFrame, windows: DataFrame | None = None) -> DataFrame:
+    """One row per stay of a partition in a state, from partition-state-machine transitions.
+    ``windows``: `observed_windows` of ``events``, when the caller has it."""
     changes = events.select(
         *_PARTITION_KEY, *_LINE_ORDER, "ts", "kind", "to_state", "controller_id", "controller_epoch", "leader",
     ).where((F.col("kind") == "partition_state_change") & F.col("partition").isNotNull())
     w = _ordered(*_PARTITION_KEY)
     staged = changes.select("*", F.lead("ts_ms").over(w).alias("end_ms")).join(
-        observed_windows(events), on="cluster", how="left",
+        F.broadcast(observed_windows(events) if windows is None else windows), on="cluster", how="left",
     )
     end = F.coalesce("end_ms", "window_end_ms")
     return staged.select(
@@ -57,8 +83,9 @@ def partition_state_intervals(events: DataFrame) -> DataFrame:
     )
 
 
-def partition_leadership(events: DataFrame) -> DataFrame:
-    """Who led each partition when, from controller-side records (-1: no leader; deleted ends the line)."""
+def partition_leadership(events: DataFrame, windows: DataFrame | None = None) -> DataFrame:
+    """Who led each partition when, from controller-side records (-1: no leader; deleted ends the line).
+    ``windows``: `observed_windows` of ``events``, when the caller has it."""
     leader = (
         F.when((F.col("kind") == "partition_state_change") & (F.col("to_state") == OFFLINE), F.lit(NO_LEADER))
         .when((F.col("kind") == "partition_state_change") & (F.col("to_state") == GONE), F.lit(-2))
@@ -70,7 +97,7 @@ def partition_leadership(events: DataFrame) -> DataFrame:
         & ~((F.col("kind") == "leader_election") & (F.col("leader") < 0))
     )
     staged = rows.select("*", F.lead("ts_ms").over(_ordered(*_PARTITION_KEY)).alias("end_ms")).join(
-        observed_windows(events), on="cluster", how="left",
+        F.broadcast(observed_windows(events) if windows is None else windows), on="cluster", how="left",
     )
     return staged.where(F.col("leader") != -2).select(
         *_PARTITION_KEY, "leader",
@@ -81,13 +108,15 @@ def partition_leadership(events: DataFrame) -> DataFrame:
 
 
 def partition_unavailability(events: DataFrame, intervals: DataFrame | None = None,
-                             leadership: DataFrame | None = None) -> DataFrame:
+                             leadership: DataFrame | None = None, windows: DataFrame | None = None) -> DataFrame:
     """Offline and leaderless partition-seconds per partition, plus one total row per topic (partition null).
 
     ``intervals`` and ``leadership`` are `partition_state_intervals` and `partition_leadership` of ``events``
-    when the caller already has them (the job persists both: each is a window over every partition)."""
-    intervals = partition_state_intervals(events) if intervals is None else intervals
-    leadership = partition_leadership(events) if leadership is None else leadership
+    when the caller already has them (the job persists both: each is a window over every partition); so is
+    ``windows`` (`observed_windows`)."""
+    windows = observed_windows(events) if windows is None else windows
+    intervals = partition_state_intervals(events, windows) if intervals is None else intervals
+    leadership = partition_leadership(events, windows) if leadership is None else leadership
     offline = intervals.select(
         *_PARTITION_KEY, F.when(F.col("state") == OFFLINE, F.col("duration_ms")).alias("offline_ms"),
         F.lit(None).cast("bigint").alias("leaderless_ms"),
@@ -106,8 +135,7 @@ def partition_unavailability(events: DataFrame, intervals: DataFrame | None = No
     per_topic = per_partition.groupBy("cluster", "topic").agg(
         F.sum("offline_ms").alias("offline_ms"), F.sum("leaderless_ms").alias("leaderless_ms"),
     ).select("cluster", "topic", F.lit(None).cast("int").alias("partition"), "offline_ms", "leaderless_ms")
-    window = observed_windows(events)
-    return per_partition.unionByName(per_topic).join(window, on="cluster", how="left").select(
+    return per_partition.unionByName(per_topic).join(F.broadcast(windows), on="cluster", how="left").select(
         *_PARTITION_KEY,
         (F.col("offline_ms") / 1000.0).alias("offline_seconds"),
         (F.col("leaderless_ms") / 1000.0).alias("leaderless_seconds"),
@@ -151,12 +179,19 @@ def leader_elections(events: DataFrame, merge_gap_seconds: int = 2) -> DataFrame
     """One row per leader election: all evidence lines for one partition and new leader within the gap merge.
 
     Kafka logs one election in up to three lines (selector, "Elected leader", state change) depending on
-    version; a session window per (partition, new leader) folds them into one election.
+    version; they are folded into one election per session: lines of one (partition, new leader) at most
+    ``merge_gap_seconds`` apart, exactly what ``session_window`` groups (a line exactly one gap after the
+    previous still belongs; a null time belongs to none). Numbered with window functions rather than by
+    ``session_window``: the rows are already hash-partitioned by partition for the evidence, so this costs a
+    sort, not a second shuffle and merge pass (half the time at 1M lines).
     """
-    evidence = _election_evidence(events)
-    merged = evidence.groupBy(
-        *_PARTITION_KEY, "leader", F.session_window("ts", f"{merge_gap_seconds} seconds").alias("session"),
-    ).agg(
+    key = [*_PARTITION_KEY, "leader"]
+    by_time = Window.partitionBy(*key).orderBy("ts")
+    micros = F.unix_micros("ts")
+    starts = F.coalesce((micros - F.lag(micros).over(by_time) > merge_gap_seconds * 1_000_000).cast("int"), F.lit(1))
+    numbered = _election_evidence(events).where(F.col("ts").isNotNull()).select("*", starts.alias("starts")).select(
+        "*", F.sum("starts").over(by_time.rowsBetween(Window.unboundedPreceding, 0)).alias("session"))
+    merged = numbered.groupBy(*key, "session").agg(
         F.min("ts").alias("elected_at"),
         F.max("controller_id").alias("controller_id"),
         F.max("controller_epoch").alias("controller_epoch"),
