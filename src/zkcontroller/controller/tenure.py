@@ -50,7 +50,11 @@ class ControllerTenure:
         core.channel_manager.shutdown()
         core.context.reset_context()
         core.context.fencing = NOT_CONTROLLER
-        core.request_batch.clear()
+        # All three batches: a state change cut short by ControllerMovedError leaves its batch holding what it
+        # queued before the fenced write (an OfflineReplica queues StopReplica first); kept, it would make every
+        # state change of this broker's next tenure fail at `new_batch`.
+        for batch in (core.request_batch, core.partition_state_machine.batch, core.replica_state_machine.batch):
+            batch.clear()
         core.log.info("Resigned")
         if epoch:
             core.event_log.emit("controller_resigned", controller_id=controller_id, controller_epoch=epoch)

@@ -15,7 +15,7 @@ from zkcontroller.controller.event_log import EventLog
 from zkcontroller.controller.events import TopicChange
 from zkcontroller.controller.kafka_controller import KafkaController
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
-from zkcontroller.model import Broker, BrokerInfo, EndPoint
+from zkcontroller.model import Broker, BrokerInfo, EndPoint, TopicPartition
 from zkcontroller.runtime.in_process import InProcessTransport
 from zkcontroller.runtime.runtime import AsyncioRuntime
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -93,3 +93,21 @@ async def test_an_illegal_state_resigns_then_rethrows(
     assert any("Forcing the controller to resign" in m for m in messages)
     assert any("Error processing event TopicChange" in m for m in messages)
     assert await zk.get_controller_id() is None
+
+
+async def test_resigning_empties_the_state_machines_batches_so_the_next_tenure_can_change_state() -> None:
+    """A ControllerMovedError in the middle of an OfflineReplica transition leaves the StopReplica it queued
+    before the fenced ISR write in the replica state machine's batch; the next tenure must not inherit it."""
+    controller, _runtime, _zk = await make_controller()
+    await controller.elect()
+    core = controller.core
+    left_over = TopicPartition("t", 0)
+    core.replica_state_machine.batch.add_stop_replica_request_for_brokers([1], left_over, False)
+    core.partition_state_machine.batch.add_update_metadata_request_for_brokers([1], [])
+    assert not core.replica_state_machine.batch.is_empty and not core.partition_state_machine.batch.is_empty
+    await controller.trigger_controller_move()
+    await controller.elect()
+    assert controller.is_active
+    for batch in (core.request_batch, core.partition_state_machine.batch, core.replica_state_machine.batch):
+        assert batch.is_empty
+        batch.new_batch()  # raised IllegalControllerStateError ("batch is not empty") before
