@@ -18,7 +18,6 @@ from zkcontroller.model import (
     TopicId,
     TopicIdReplicaAssignment,
     TopicPartition,
-    sorted_partitions,
 )
 from zkcontroller.zk.fencing import BatchLimits, estimated_size
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -116,30 +115,6 @@ async def test_batched_update_attributes_every_result_to_its_partition(make_clie
     for tp in stale:
         assert now.values[tp].leader_and_isr == LeaderAndIsr(3, 7, (3,), 1)
     assert not missing & set(now.values)
-
-
-@pytest.mark.parametrize("seed", range(3))
-async def test_written_states_are_handed_over_multi_by_multi(make_client: MakeClient, seed: int) -> None:
-    """``on_written`` gets every written state once, a multi's worth at a time as each answers (in partition
-    order), the failures still come back in the result, and ``finished`` stays empty."""
-    limits = BatchLimits(max_multi_ops=5, max_in_flight=3)
-    client, epoch, version, parts = await controller_with_topic(make_client, "t", 23, limits)
-    rnd = random.Random(seed)
-    stale = set(rnd.sample(parts, rnd.randint(0, 4)))
-    other = await make_client()
-    for tp in stale:
-        foreign = LeaderIsrAndControllerEpoch(LeaderAndIsr(3, 7, (3,)), epoch)
-        await other.session.set_data(TopicPartitionStateZNode.path(tp), TopicPartitionStateZNode.encode(foreign))
-    updates = {tp: LeaderAndIsr(2, 1, (2, 3), zk_version=0) for tp in parts}
-    chunks: list[dict[TopicPartition, LeaderAndIsr]] = []
-    result = await client.update_leader_and_isr(updates, epoch, version, on_written=chunks.append)
-    handed = [tp for chunk in chunks for tp in chunk]
-    assert len(handed) == len(set(handed)) and set(handed) == set(parts) - stale
-    assert all(len(chunk) <= 5 for chunk in chunks) and len(chunks) >= math.ceil(len(handed) / 5)
-    assert all(chunk[tp] == updates[tp].with_zk_version(1) for chunk in chunks for tp in chunk)
-    if not stale:
-        assert handed == sorted_partitions(parts)
-    assert result.finished == {} and set(result.to_retry) == stale and not result.failed
 
 
 async def test_batches_respect_the_byte_budget(make_client: MakeClient) -> None:
