@@ -121,16 +121,13 @@ class KafkaZkClientBase:
         expected_epoch_zk_version: int,
         *,
         ordered: bool = False,
-        on_results: Callable[[list[tuple[K, OpResult | ZkError]]], None] | None = None,
     ) -> dict[K, OpResult | ZkError]:
         """Many fenced ops in few multis; each key gets its own op's result (see `FencedBatchWriter`).
 
         ``ordered``: apply strictly in order, one multi at a time (a parent's delete after its children's).
-        ``on_results``: each multi's results as it answers, while later multis are still in flight.
         """
         limits = replace(self.limits, max_in_flight=1) if ordered else self.limits
-        writer: FencedBatchWriter[K] = FencedBatchWriter(self._session, expected_epoch_zk_version, limits,
-                                                         on_results)
+        writer: FencedBatchWriter[K] = FencedBatchWriter(self._session, expected_epoch_zk_version, limits)
         try:
             return await writer.run(keyed_ops)
         finally:

@@ -4,7 +4,7 @@ and topic znode deletion."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from zkcontroller.coordination.api import (
@@ -187,36 +187,23 @@ class TopicOps(KafkaZkClientBase):
         leader_and_isrs: Mapping[TopicPartition, LeaderAndIsr],
         controller_epoch: int,
         expected_epoch_zk_version: int,
-        on_written: Callable[[dict[TopicPartition, LeaderAndIsr]], None] | None = None,
     ) -> UpdateLeaderAndIsrResult:
         """Conditional writes of partition states (expected version = each one's ``zk_version``), batched.
 
         Raises `ControllerMovedError` if our epoch is stale. BADVERSION → ``to_retry`` (the caller re-reads
-        and retries); any other failure → ``failed``; success → ``finished`` with the new zkVersion — or, with
-        ``on_written``, handed to it multi by multi as they answer (in partition order when none fails), so the
-        caller's work on them overlaps the store's on the rest; ``finished`` then stays empty.
+        and retries); any other failure → ``failed``; success → ``finished`` with the new zkVersion.
         """
         ops: list[tuple[TopicPartition, Op]] = []
         for tp in sorted_partitions(leader_and_isrs):
             lai = leader_and_isrs[tp]
             data = TopicPartitionStateZNode.encode(LeaderIsrAndControllerEpoch(lai, controller_epoch))
             ops.append((tp, SetDataOp(TopicPartitionStateZNode.path(tp), data, lai.zk_version)))
-
-        def written(outcomes: list[tuple[TopicPartition, OpResult | ZkError]]) -> None:
-            assert on_written is not None
-            done = {tp: leader_and_isrs[tp].with_zk_version(result.stat.version)
-                    for tp, result in outcomes if isinstance(result, SetDataResult)}
-            if done:
-                on_written(done)
-
-        results = await self._fenced_batch(ops, expected_epoch_zk_version,
-                                           on_results=written if on_written is not None else None)
+        results = await self._fenced_batch(ops, expected_epoch_zk_version)
         out = UpdateLeaderAndIsrResult()
         for tp, _ in ops:
             result = results[tp]
             if isinstance(result, SetDataResult):
-                if on_written is None:
-                    out.finished[tp] = leader_and_isrs[tp].with_zk_version(result.stat.version)
+                out.finished[tp] = leader_and_isrs[tp].with_zk_version(result.stat.version)
             elif isinstance(result, ErrorResult) and result.code == ErrorCode.BAD_VERSION:
                 out.to_retry.append(tp)
             else:

@@ -13,7 +13,7 @@ with exactly its own result: success, or the code ZooKeeper gave for *that* op.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -144,16 +144,12 @@ class FencedBatchWriter(Generic[K]):
     """
 
     def __init__(
-        self, session: CoordinationSession, expected_epoch_zk_version: int, limits: BatchLimits,
-        on_results: Callable[[list[tuple[K, OpResult | ZkError]]], None] | None = None,
+        self, session: CoordinationSession, expected_epoch_zk_version: int, limits: BatchLimits
     ) -> None:
-        """``on_results``: called with each batch's final results as its multi answers (in-flight multis
-        complete in order on one session), so a caller can act on them while the later ones are still out."""
         check_expected_version(expected_epoch_zk_version)
         self._session = session
         self._expected = expected_epoch_zk_version
         self._limits = limits
-        self._on_results = on_results
         self._pending: deque[list[tuple[K, Op]]] = deque()
         self.results: dict[K, OpResult | ZkError] = {}
         self.stats = BatchStats()
@@ -189,22 +185,19 @@ class FencedBatchWriter(Generic[K]):
         try:
             results = await fenced_multi(self._session, [op for _, op in batch], self._expected)
         except ZkError as e:
-            self._record([(key, e) for key, _ in batch])
+            for key, _ in batch:
+                self.results[key] = e
             return
         failed = _failed_index(results)
         if failed is None:
-            self._record([(key, result) for (key, _), result in zip(batch, results, strict=True)])
+            for (key, _), result in zip(batch, results, strict=True):
+                self.results[key] = result
             return
         self.stats.splits += 1
-        self._record([(batch[failed][0], results[failed])])
+        self.results[batch[failed][0]] = results[failed]
         for part in (batch[failed + 1:], batch[:failed]):  # prefix ends up first: order is kept
             if part:
                 self._pending.appendleft(part)
-
-    def _record(self, outcomes: list[tuple[K, OpResult | ZkError]]) -> None:
-        self.results.update(outcomes)
-        if self._on_results is not None:
-            self._on_results(outcomes)
 
 
 def _failed_index(results: Sequence[OpResult]) -> int | None:
