@@ -31,6 +31,23 @@ def test_inside_a_loop_lines_are_flushed_when_the_loop_turns(tmp_path: Path) -> 
     assert after == "line 0\nline 1\nline 2\n"
 
 
+def test_a_loop_stopped_before_its_flush_does_not_hold_later_lines_back(tmp_path: Path) -> None:
+    path = tmp_path / "events.jsonl"
+    writer = LineWriter(path)
+    loop = asyncio.new_event_loop()
+
+    def write_then_stop() -> None:
+        writer.write("last line of the loop")
+        loop.stop()  # the flush it queued is not in this batch of callbacks: it never runs
+
+    loop.call_soon(write_then_stop)
+    loop.run_forever()
+    loop.close()
+    writer.write("after the loop")  # no loop now: flushed at once, with what the stopped loop left
+    assert path.read_text() == "last line of the loop\nafter the loop\n"
+    writer.close()
+
+
 def test_without_a_loop_every_line_is_flushed_at_once(tmp_path: Path) -> None:
     path = tmp_path / "controller.log"
     writer = LineWriter(path)

@@ -44,7 +44,8 @@ class LineWriter:
         self._lock = threading.Lock()
         self._file: BinaryIO | None = None
         self._size = 0
-        self._flush_pending = False
+        self._flush_loop: asyncio.AbstractEventLoop | None = None
+        """The loop a flush is queued on; a loop stopped before running it leaves it here, not running."""
         if path is not None:
             self._open()
 
@@ -91,14 +92,15 @@ class LineWriter:
             self._size = 0
 
     def _schedule_flush(self) -> None:
-        if self._flush_pending:
+        pending = self._flush_loop
+        if pending is not None and pending.is_running():  # its queued flush takes this line too
             return
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # no loop in this thread: nothing would flush later
             self._flush_locked()
             return
-        self._flush_pending = True
+        self._flush_loop = loop
         loop.call_soon(self.flush)
 
     def flush(self) -> None:
@@ -106,7 +108,7 @@ class LineWriter:
             self._flush_locked()
 
     def _flush_locked(self) -> None:
-        self._flush_pending = False
+        self._flush_loop = None
         target = self._stream if self._stream is not None else self._file
         if target is not None:
             target.flush()
