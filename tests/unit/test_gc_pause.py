@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
 from types import SimpleNamespace
 
 import pytest
@@ -15,7 +16,7 @@ from zkcontroller.runtime.gc_pause import gc_paused
 
 
 @pytest.fixture(autouse=True)
-def _collector_on() -> None:
+def _collector_on() -> Iterator[None]:
     was = gc.isenabled()
     gc.enable()
     yield

@@ -160,19 +160,3 @@ def test_formatter_time_is_right_across_seconds() -> None:
     assert [formatter.formatTime(record) for _ in range(3)] == [
         "1970-01-01 00:16:40,999", "1970-01-01 00:16:41,000", "1970-01-01 00:00:00,999"]
 
-
-def test_broker_metrics_decode_only_controller_event_records() -> None:
-    from zkcontroller.cluster.metrics import BrokerMetrics
-    from zkcontroller.controller.event_log import EventLog
-
-    metrics = BrokerMetrics(lambda: None)
-    events = EventLog("m", lambda: 0, metrics.event_sink)
-    events.emit("partition_state_change", topic="t", partition=0, from_state="OnlinePartition",
-                to_state="OfflinePartition")
-    events.emit("controller_event", event="TopicChange", queue_time_ms=3, processing_time_ms=7)
-    events.emit("controller_event", event="BrokerChange", queue_time_ms=1, processing_time_ms=2)
-    counts = {m.name: {s.name: s.value for s in m.samples} for m in metrics.registry.collect()}
-    assert counts["kafka_controller_controllereventmanager_eventqueuetimems"][
-        "kafka_controller_controllereventmanager_eventqueuetimems_count"] == 2
-    assert counts["kafka_controller_controllereventmanager_eventqueuetimems"][
-        "kafka_controller_controllereventmanager_eventqueuetimems_sum"] == 4
