@@ -13,23 +13,19 @@ path), so these reads never arm watches; callers that need one use single reads.
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Sequence
 from typing import Any
 
 from zkcontroller.coordination.api import Stat
 from zkcontroller.coordination.errors import ErrorCode, error_for_code
+from zkcontroller.coordination.kazoo_jute import END, ERROR_OP, HEADER, INT, STAT, op_header
 
 MULTI_READ_OPCODE = 22
 GET_DATA_OPCODE = 4
 # One answer is a few hundred KiB for Kafka's small znodes: well inside ZooKeeper's 1 MiB jute.maxbuffer.
 MULTI_READ_MAX_OPS = 1000
 
-_HEADER = struct.Struct("!iBi")
-_INT = struct.Struct("!i")
-_STAT = struct.Struct("!qqqqiiiqiiq")
-_GET_DATA_HEADER = _HEADER.pack(GET_DATA_OPCODE, 0, -1)
-_END = _HEADER.pack(-1, 1, -1)
+_GET_DATA_HEADER = op_header(GET_DATA_OPCODE)
 _NO_WATCH = b"\x00"
 
 RawAnswer = tuple[bytes | None, tuple[int, ...]] | int
@@ -48,16 +44,16 @@ class MultiRead:
         parts: list[bytes] = []
         for path in self.paths:
             encoded = path.encode()
-            parts += (_GET_DATA_HEADER, _INT.pack(len(encoded)), encoded, _NO_WATCH)
-        parts.append(_END)
+            parts += (_GET_DATA_HEADER, INT.pack(len(encoded)), encoded, _NO_WATCH)
+        parts.append(END)
         return b"".join(parts)
 
     @classmethod
     def deserialize(cls, buf: bytes, offset: int) -> list[RawAnswer]:
         """One entry per op: ``(data, stat fields)`` or an error code (int)."""
         out: list[RawAnswer] = []
-        header_unpack, int_unpack, stat_unpack = _HEADER.unpack_from, _INT.unpack_from, _STAT.unpack_from
-        header_size, stat_size = _HEADER.size, _STAT.size
+        header_unpack, int_unpack, stat_unpack = HEADER.unpack_from, INT.unpack_from, STAT.unpack_from
+        header_size, stat_size = HEADER.size, STAT.size
         while True:
             op_type, done, _err = header_unpack(buf, offset)
             offset += header_size
@@ -72,7 +68,7 @@ class MultiRead:
                     offset += length
                 out.append((data, stat_unpack(buf, offset)))
                 offset += stat_size
-            elif op_type == -1:
+            elif op_type == ERROR_OP:
                 out.append(int_unpack(buf, offset)[0])
                 offset += 4
             else:

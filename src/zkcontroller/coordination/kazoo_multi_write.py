@@ -14,7 +14,6 @@ Creates carry the client's default ACL (``OPEN_ACL_UNSAFE`` without one), as kaz
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,16 +32,12 @@ from zkcontroller.coordination.api import (
     Stat,
 )
 from zkcontroller.coordination.errors import ErrorCode
+from zkcontroller.coordination.kazoo_jute import END, ERROR_OP, HEADER, INT, STAT, chrooted, op_header
 
 MULTI_OPCODE = 14
 CREATE, DELETE, SET_DATA, CHECK = 1, 2, 5, 13
-ERROR = -1
 
-_HEADER = struct.Struct("!iBi")
-_INT = struct.Struct("!i")
-_STAT = struct.Struct("!qqqqiiiqiiq")
-_OP_HEADERS = {kind: _HEADER.pack(kind, 0, -1) for kind in (CREATE, DELETE, SET_DATA, CHECK)}
-_END = _HEADER.pack(-1, 1, -1)
+_OP_HEADERS = {kind: op_header(kind) for kind in (CREATE, DELETE, SET_DATA, CHECK)}
 
 RawResult = str | tuple[int, ...] | bool | int
 """Per op: the created path, a setData's stat fields, True (delete, check), or an error code (int)."""
@@ -50,10 +45,10 @@ RawResult = str | tuple[int, ...] | bool | int
 
 def encode_acl(acl: Sequence[Any]) -> bytes:
     """kazoo ``ACL`` values (perms, id.scheme, id.id) in jute: a count, then each entry."""
-    parts = [_INT.pack(len(acl))]
+    parts = [INT.pack(len(acl))]
     for entry in acl:
         scheme, ident = entry.id.scheme.encode(), entry.id.id.encode()
-        parts += (_INT.pack(entry.perms), _INT.pack(len(scheme)), scheme, _INT.pack(len(ident)), ident)
+        parts += (INT.pack(entry.perms), INT.pack(len(scheme)), scheme, INT.pack(len(ident)), ident)
     return b"".join(parts)
 
 
@@ -69,11 +64,10 @@ class Multi:
         self.acl = acl
 
     def serialize(self) -> bytes:
-        pack_int, chroot, acl = _INT.pack, self.chroot, self.acl
+        pack_int, chroot, acl = INT.pack, self.chroot, self.acl
         parts: list[bytes] = []
         for op in self.ops:
-            path = (chroot + op.path if op.path != "/" else chroot) if chroot else op.path
-            encoded = path.encode()
+            encoded = chrooted(chroot, op.path).encode()
             if isinstance(op, SetDataOp):
                 parts += (_OP_HEADERS[SET_DATA], pack_int(len(encoded)), encoded, pack_int(len(op.data)), op.data,
                           pack_int(op.version))
@@ -87,21 +81,22 @@ class Multi:
                 parts += (_OP_HEADERS[CHECK], pack_int(len(encoded)), encoded, pack_int(op.version))
             else:
                 raise TypeError(f"not a multi op: {op!r}")
-        parts.append(_END)
+        parts.append(END)
         return b"".join(parts)
 
     @classmethod
     def deserialize(cls, buf: bytes, offset: int) -> list[RawResult]:
         out: list[RawResult] = []
-        header_unpack, int_unpack, stat_unpack = _HEADER.unpack_from, _INT.unpack_from, _STAT.unpack_from
+        header_unpack, int_unpack, stat_unpack = HEADER.unpack_from, INT.unpack_from, STAT.unpack_from
+        header_size, stat_size = HEADER.size, STAT.size
         while True:
             kind, done, _err = header_unpack(buf, offset)
-            offset += 9
+            offset += header_size
             if done:
                 return out
             if kind == SET_DATA:
                 out.append(stat_unpack(buf, offset))
-                offset += 68
+                offset += stat_size
             elif kind in (DELETE, CHECK):
                 out.append(True)
             elif kind == CREATE:
@@ -109,7 +104,7 @@ class Multi:
                 offset += 4
                 out.append(bytes(buf[offset : offset + length]).decode())
                 offset += length
-            elif kind == ERROR:
+            elif kind == ERROR_OP:
                 out.append(int_unpack(buf, offset)[0])
                 offset += 4
             else:

@@ -53,6 +53,7 @@ from zkcontroller.coordination.errors import (
     SessionExpiredError,
     ZkError,
 )
+from zkcontroller.coordination.kazoo_jute import chrooted
 from zkcontroller.coordination.kazoo_multi_read import MULTI_READ_MAX_OPS, MultiRead, read_results
 from zkcontroller.coordination.kazoo_multi_write import Multi, encode_acl, multi_results
 from zkcontroller.coordination.kazoo_translation import EVENT_TYPES, KEEPER_STATES, to_stat, to_zk_error
@@ -195,7 +196,7 @@ class KazooSession(CoordinationSession):
 
     async def _read_chunk(self, paths: Sequence[str]) -> list[tuple[bytes, Stat] | None]:
         chroot = self._client.chroot
-        request = MultiRead([chroot + p if p != "/" else chroot or p for p in paths] if chroot else paths)
+        request = MultiRead([chrooted(chroot, p) for p in paths] if chroot else paths)
         raw = await self._call(paths[0], lambda: _submit(self._client, request))
         return read_results(raw, paths)
 
