@@ -48,7 +48,8 @@ class ResponseEvents(EventFamily):
                 errors = tuple((tp, response.error if response.error is not Errors.NONE
                                 else listed.get(tp, Errors.NONE)) for tp in sorted(deleted))
                 self.core.events.put(TopicDeletionStopReplicaResponseReceived(
-                    broker_id=broker_id, error=response.error, partition_errors=errors))
+                    broker_id=broker_id, error=response.error, partition_errors=errors,
+                    broker_epoch=request.broker_epoch))
 
     async def process_leader_and_isr_response(self, event: LeaderAndIsrResponseReceived) -> None:
         if not self.core.is_active or event.response is None:
