@@ -154,6 +154,10 @@ class ControllerContext:
 
     def replicas_on_brokers(self, broker_ids: Iterable[int]) -> set[PartitionAndReplica]:
         ids = set(broker_ids)
+        if len(ids) == 1:  # a broker failure or start-up: one containment test in C per partition
+            (broker,) = ids
+            return {PartitionAndReplica(TopicPartition(t, p), broker) for t, parts in self.partition_assignments.items()
+                    for p, a in parts.items() if broker in a.replicas}
         return {PartitionAndReplica(TopicPartition(t, p), r) for t, parts in self.partition_assignments.items()
                 for p, a in parts.items() for r in a.replicas if r in ids}
 
@@ -321,7 +325,7 @@ class ControllerContext:
     def partitions_in_states(self, states: Iterable[PartitionState], topic: str | None = None
                              ) -> set[TopicPartition]:
         """All partitions in ``states``; with ``topic``, that topic's assigned partitions (state must exist)."""
-        wanted = set(states)
+        wanted = tuple(set(states))  # a tuple: identity tests in C, no `Enum.__hash__` per partition
         if topic is None:
             return {tp for tp, s in self.partition_states.items() if s in wanted}
         return {tp for tp in self.partitions_for_topic(topic) if self.partition_states[tp] in wanted}
@@ -369,10 +373,15 @@ class ControllerContext:
 
     @property
     def partitions_with_offline_leader(self) -> set[TopicPartition]:
-        """Cached leader not an online replica (leader -1 included), topics queued for deletion excluded."""
+        """Cached leader not an online replica (leader -1 included), topics queued for deletion excluded.
+
+        `is_replica_online` inlined: a broker failure asks this of every partition of the cluster."""
+        live, shutting_down = self._live_broker_epochs, self.shutting_down_broker_ids
+        offline_dirs, deleting = self.replicas_on_offline_dirs, self.topics_to_be_deleted
         return {tp for tp, info in self._partition_leadership_info.items()
-                if not self.is_replica_online(info.leader_and_isr.leader, tp)
-                and tp.topic not in self.topics_to_be_deleted}
+                if ((leader := info.leader_and_isr.leader) not in live or leader in shutting_down
+                    or tp in offline_dirs.get(leader, ()))
+                and tp.topic not in deleting}
 
     def partition_leaders_on_broker(self, broker_id: int) -> set[TopicPartition]:
         """Partitions led by ``broker_id`` that have another replica to move leadership to."""

@@ -123,7 +123,8 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
     ) -> dict[TopicPartition, Result]:
         for tp in partitions:
             self.context.put_partition_state_if_not_exists(tp, PartitionState.NON_EXISTENT)
-        valid, invalid = split_by_validity(partitions, target, self.context.partition_state, self._valid_previous)
+        valid, invalid = split_by_validity(partitions, target, self.context.partition_states.__getitem__,
+                                           self._valid_previous)
         for tp in invalid:
             self._log_invalid_transition(tp, self.context.partition_state(tp), target)
         if target == PartitionState.NEW:

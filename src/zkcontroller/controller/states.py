@@ -64,8 +64,11 @@ S = TypeVar("S", bound=Enum)
 
 def split_by_validity(items: Iterable[K], target: S, current: Callable[[K], S],
                       table: dict[S, frozenset[S]]) -> tuple[list[K], list[K]]:
-    """(valid, invalid) for moving ``items`` to ``target`` by ``table``; the order of ``items`` is kept."""
-    valid_previous = table[target]
+    """(valid, invalid) for moving ``items`` to ``target`` by ``table``; the order of ``items`` is kept.
+
+    ``current`` is best a dict's ``__getitem__`` (a C call per item). The valid states are tested as a tuple:
+    identity comparisons in C, where a set would call `Enum.__hash__`, a Python function, per item."""
+    valid_previous = tuple(table[target])
     valid: list[K] = []
     invalid: list[K] = []
     for item in items:
