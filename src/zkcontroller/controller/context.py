@@ -14,7 +14,7 @@ does with ``map(key)`` raise `KeyError` for a missing key, as Kafka's ``NoSuchEl
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, KeysView, Mapping
 from types import MappingProxyType
 
 from zkcontroller.controller.assignment import EMPTY_ASSIGNMENT
@@ -223,6 +223,10 @@ class ControllerContext:
     def live_or_shutting_down_broker_ids(self) -> set[int]:
         return set(self._live_broker_epochs)
 
+    def live_or_shutting_down_broker_id_view(self) -> KeysView[int]:
+        """The same ids as a live view, not a copy: for per-partition tests (``issuperset``, ``in``)."""
+        return self._live_broker_epochs.keys()
+
     @property
     def live_or_shutting_down_brokers(self) -> list[Broker]:
         """Broker metadata, sorted by id."""
@@ -346,7 +350,16 @@ class ControllerContext:
         if tp.topic in self.topics_to_be_deleted:
             return
         assignment = self.partition_assignments.get(tp.topic, {}).get(tp.partition)
-        if assignment is not None:  # `_update_imbalance` with the assignment unchanged, inlined (hot path)
+        if assignment is None:
+            return
+        replicas = assignment.replicas
+        if replicas and not assignment.adding_replicas:
+            # `_update_imbalance` with the assignment unchanged and `has_preferred_leader` inlined (once per
+            # partition per election or ISR change): with no replica being added, led by RS[0] is balanced
+            preferred = replicas[0]
+            self._imbalance.count += ((leadership.leader_and_isr.leader != preferred)
+                                      - (previous is not None and previous.leader_and_isr.leader != preferred))
+        else:
             self._imbalance.replace(assignment, previous, assignment, leadership)
 
     def partition_leadership_info(self, tp: TopicPartition) -> LeaderIsrAndControllerEpoch | None:

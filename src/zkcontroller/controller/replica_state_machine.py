@@ -164,20 +164,30 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
             else:
                 with_leadership.append(r.topic_partition)
         updated = await self.remove_replicas_from_isr(replica_id, with_leadership)
-        logging_info = self.state_change_logger.is_enabled_for(logging.INFO)
+        scl = self.state_change_logger
+        logging_info = scl.is_enabled_for(logging.INFO)
+        tracing = scl.is_enabled_for(TRACE)
         deleting = context.topics_to_be_deleted
+        replica_states = context.replica_states
+        offline = ReplicaState.OFFLINE
         for tp in sorted_partitions(updated):
             info = updated[tp]
             if logging_info:
                 rendered = render_leader_isr_and_epoch(info.leader_and_isr, info.controller_epoch)
-                self.state_change_logger.info(
-                    f"Partition {tp} state changed to {rendered} after removing replica {replica_id} from the ISR "
-                    f"as part of transition to {ReplicaState.OFFLINE}")
+                scl.info(f"Partition {tp} state changed to {rendered} after removing replica {replica_id} from the "
+                         f"ISR as part of transition to {offline}")
             if tp.topic not in deleting:
                 assignment = context.partition_full_replica_assignment(tp)
                 recipients = [b for b in assignment.replicas if b != replica_id]
                 batch.add_leader_and_isr_request_for_brokers(recipients, tp, info, assignment, False)
-            self._set_state(PartitionAndReplica(tp, replica_id), ReplicaState.OFFLINE)
+            # `_set_state`, inlined with the TRACE test hoisted: once per replica of the broker
+            replica = PartitionAndReplica(tp, replica_id)
+            current = replica_states[replica]
+            if tracing:
+                self._log_transition(replica, current, offline)
+            else:
+                scl.replica_changed(tp, replica_id, current._value_, offline._value_)
+            replica_states[replica] = offline
         for r in without_leadership:
             self.batch.add_update_metadata_request_for_brokers(
                 self.context.live_or_shutting_down_broker_ids, [r.topic_partition])
@@ -211,7 +221,9 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
     ) -> tuple[dict[TopicPartition, RemovalResult], list[TopicPartition]]:
         cached, to_read = self._cached_states(partitions) if from_cache else ({}, partitions)
         read, no_state = await self._get_topic_partition_states_from_zk(to_read) if to_read else ({}, [])
-        read.update(self._usable(cached))
+        epoch = self.context.epoch  # the copy's states, unless a newer controller wrote one
+        read.update((tp, state.leader_and_isr if state.controller_epoch <= epoch else self._unless_newer(state))
+                    for tp, state in cached.items())
         finished: dict[TopicPartition, RemovalResult | LeaderAndIsr] = {}
         adjusted: dict[TopicPartition, LeaderAndIsr] = {}
         retry: list[TopicPartition] = []
@@ -252,10 +264,6 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
                     f"Failed to change state of replica {replica_id} for partition {tp} since the leader and isr "
                     "path in zookeeper is empty")
         return out, retry
-
-    def _usable(self, states: dict[TopicPartition, LeaderIsrAndControllerEpoch]
-                ) -> dict[TopicPartition, LeaderAndIsr | Exception]:
-        return {tp: self._unless_newer(state) for tp, state in states.items()}
 
     def _unless_newer(self, state: LeaderIsrAndControllerEpoch) -> LeaderAndIsr | Exception:
         if self._written_by_newer_controller(state):

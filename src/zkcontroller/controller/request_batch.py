@@ -135,7 +135,7 @@ class ControllerBrokerRequestBatch:
                     lai.isr, lai.zk_version, assignment.replicas, assignment.adding_replicas,
                     assignment.removing_replicas, new)
             per_broker[tp] = state
-        self._add_update_metadata_partition(self.context.live_or_shutting_down_broker_ids, tp)
+        self._add_update_metadata_partition(self.context.live_or_shutting_down_broker_id_view(), tp)
 
     def add_stop_replica_request_for_brokers(self, broker_ids: Iterable[int], tp: TopicPartition,
                                              delete_partition: bool) -> None:
@@ -174,7 +174,7 @@ class ControllerBrokerRequestBatch:
         brokers = self.update_metadata_request_broker_set
         if not brokers.issuperset(broker_ids):
             brokers.update(b for b in broker_ids if b >= 0)
-        if self.context.partition_leadership_info(tp) is None:
+        if self.context.partition_leader_and_isr(tp) is None:
             self._log.info(f"Leader not yet assigned for partition {tp}. Skip sending UpdateMetadataRequest.")
         else:
             self.update_metadata_request_partitions[tp] = None
