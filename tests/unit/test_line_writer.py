@@ -160,3 +160,68 @@ def test_formatter_time_is_right_across_seconds() -> None:
     assert [formatter.formatTime(record) for _ in range(3)] == [
         "1970-01-01 00:16:40,999", "1970-01-01 00:16:41,000", "1970-01-01 00:00:00,999"]
 
+
+
+@pytest.mark.parametrize("direct", [True, False])
+def test_controller_lines_written_without_a_record_are_the_lines_logging_writes(tmp_path: Path, direct: bool) -> None:
+    """`PrefixedLogger` hands its line to the log file's handler directly (`write_direct`); the same calls through
+    `logging` (a pass-through filter on the logger turns the direct path off) must give the same file."""
+    from zkcontroller.cluster.logs import LogFiles
+    from zkcontroller.controller.event_log import TRACE, PrefixedLogger
+
+    clock = iter(range(1767225665000, 1767225665000 + 10_000, 700))
+    files = LogFiles(tmp_path, lambda: next(clock), trace=True)
+    state_change = logging.getLogger("state.change.logger")
+    calls: list[str] = []
+    original = LineWriterHandler.write_direct
+
+    def counting(self: LineWriterHandler, name: str, levelno: int, message: str) -> bool:
+        calls.append(message)
+        return original(self, name, levelno, message)
+
+    def pass_all(record: logging.LogRecord) -> bool:
+        return True
+
+    if not direct:
+        state_change.addFilter(pass_all)
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(LineWriterHandler, "write_direct", counting)
+            log = PrefixedLogger("state.change.logger", 1, lambda: 3)
+            log.trace("a trace line with 100% of its % signs")
+            log.debug("a debug line")
+            log.info("Changed partition t-0 from OfflinePartition to OnlinePartition")
+            log.warn("a warning")
+            log.error("an error")
+            log.error("an error with its exception", ValueError("bad"))  # always through logging
+    finally:
+        state_change.removeFilter(pass_all)
+        files.close()
+    text = (tmp_path / "state-change.log").read_text()
+    assert len(calls) == (5 if direct else 0)
+    lines = text.splitlines()
+    assert lines[:6] == [
+        "[2026-01-01 00:01:05,000] TRACE [Controller id=1 epoch=3] a trace line with 100% of its % signs "
+        "(state.change.logger)",
+        "[2026-01-01 00:01:05,700] DEBUG [Controller id=1 epoch=3] a debug line (state.change.logger)",
+        "[2026-01-01 00:01:06,400] INFO [Controller id=1 epoch=3] Changed partition t-0 from OfflinePartition to "
+        "OnlinePartition (state.change.logger)",
+        "[2026-01-01 00:01:07,100] WARN [Controller id=1 epoch=3] a warning (state.change.logger)",
+        "[2026-01-01 00:01:07,800] ERROR [Controller id=1 epoch=3] an error (state.change.logger)",
+        "[2026-01-01 00:01:08,500] ERROR [Controller id=1 epoch=3] an error with its exception (state.change.logger)",
+    ]
+    assert lines[6:] == ["ValueError: bad"]
+
+
+def test_a_handler_that_is_not_kafkas_layout_or_filters_is_left_to_logging(tmp_path: Path) -> None:
+    handler = LineWriterHandler(LineWriter(tmp_path / "x.log"))
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    assert not handler.write_direct("state.change.logger", logging.INFO, "m")
+    handler.setFormatter(KafkaFormatter(lambda: 0))
+    handler.setLevel(logging.WARNING)
+    assert not handler.write_direct("state.change.logger", logging.INFO, "below the handler's level")
+    handler.setLevel(logging.NOTSET)
+    handler.addFilter(lambda record: False)
+    assert not handler.write_direct("state.change.logger", logging.INFO, "filtered")
+    handler.close()
+    assert (tmp_path / "x.log").read_text() == ""

@@ -28,7 +28,10 @@ class KafkaFormatter(logging.Formatter):
         self._second_text = ""
 
     def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
-        ms = self._clock() if self._clock is not None else int(record.created * 1000)
+        return self._stamp(record.created)
+
+    def _stamp(self, created: float) -> str:
+        ms = self._clock() if self._clock is not None else int(created * 1000)
         second, millis = divmod(ms, 1000)
         if second != self._second:  # thousands of lines share a second when a broker fails: format it once
             self._second_text = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(second))
@@ -39,6 +42,12 @@ class KafkaFormatter(logging.Formatter):
         if record.levelno == logging.WARNING:
             record.levelname = "WARN"
         return super().format(record)
+
+    def line(self, logger_name: str, levelno: int, message: str, created: float) -> str:
+        """What `format` makes of a record with these fields and no exception, without a `LogRecord`
+        (`LineWriterHandler.write_direct`)."""
+        level = "WARN" if levelno == logging.WARNING else logging.getLevelName(levelno)
+        return f"[{self._stamp(created)}] {level} {message} ({logger_name})"
 
 
 MAX_LOG_BYTES = 100 * 1024 * 1024

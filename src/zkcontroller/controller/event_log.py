@@ -114,8 +114,15 @@ class PrefixedLogger:
         return self._log.isEnabledFor(level)
 
     def log(self, level: int, msg: str, exc: BaseException | None = None) -> None:
-        if self._log.isEnabledFor(level):
-            self._log.log(level, self._prefix() + msg, exc_info=exc)
+        logger = self._log
+        if not logger.isEnabledFor(level):
+            return
+        if exc is None and not logger.propagate and not logger.filters and len(logger.handlers) == 1:
+            # the one handler a log file sets up (`cluster.logs`) may write the line without a LogRecord
+            write_direct = getattr(logger.handlers[0], "write_direct", None)
+            if write_direct is not None and write_direct(logger.name, level, self._prefix() + msg):
+                return
+        logger.log(level, self._prefix() + msg, exc_info=exc)
 
     def trace(self, msg: str) -> None:
         self.log(TRACE, msg)
