@@ -121,6 +121,7 @@ async def bench(backend: CoordinationBackend, partitions: int) -> tuple[dict[str
             "request_to_answer_ms": shutdown_ms, "brokers_handling_in_that_interval_ms": brokers_ms,
             "controller_only_ms": shutdown_ms - brokers_ms,
             "controller_event_loop_time_ms": controller_time.ms(t0, t1),
+            "controller_event_loop_cpu_ms": controller_time.cpu_ms(t0, t1),
             "cyclic_gc_in_that_interval_ms": GC_CLOCK.ms(t0, t1),
         }
         await cluster.stop_broker(victim)
@@ -152,6 +153,7 @@ async def bench(backend: CoordinationBackend, partitions: int) -> tuple[dict[str
             "request_to_znode_deleted_and_idle_ms": elected_ms, "request_to_last_leader_and_isr_ms": handed - t0,
             "brokers_handling_in_that_interval_ms": brokers_ms, "controller_only_ms": handed - t0 - brokers_ms,
             "controller_event_loop_time_ms": controller_time.ms(t0, handed),
+            "controller_event_loop_cpu_ms": controller_time.cpu_ms(t0, handed),
             "cyclic_gc_in_that_interval_ms": GC_CLOCK.ms(t0, handed),
             "resident_mib": resident_mib(),
         }
