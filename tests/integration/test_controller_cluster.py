@@ -17,6 +17,7 @@ from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.model import LeaderIsrAndControllerEpoch, ReplicaAssignment, TopicPartition
 from zkcontroller.protocol.control_requests import LeaderAndIsrRequest, UpdateMetadataRequest
 from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 
@@ -225,3 +226,46 @@ async def test_controller_rearms_watches_after_a_dropped_connection(
     other = max({1, 2, 3} - {controller.controller_id})
     await cluster.stop_broker(other)  # needs the re-armed /brokers/ids watch
     await wait_until(lambda: other not in controller.context.live_or_shutting_down_broker_ids, what="failure seen")
+
+
+async def test_admin_requests_made_while_the_controller_was_disconnected_are_seen_once_reconnected(
+    make_cluster: ClusterFactory, admin: KafkaZkClient, backend: CoordinationBackend
+) -> None:
+    """Beyond brokers and topics, the controller's other watches are re-armed on reconnecting too: a
+    reassignment requested while it was away starts, and a later topic deletion and preferred election (which
+    need the re-armed `/admin` watches) happen."""
+    from zkcontroller.coordination.embedded_backend import EmbeddedBackend
+
+    if not isinstance(backend, EmbeddedBackend):
+        pytest.skip("cutting one client's connection is an embedded-store drill (a real server would need a proxy)")
+    cluster = await make_cluster([1, 2, 3])
+    controller = await cluster.wait_for_controller()
+    await create_topic(admin, "moving", {0: [1, 2]})
+    await create_topic(admin, "doomed", {0: [2, 3]})
+    await wait_for_states(admin, "moving", 1, lambda s: s[0].leader_and_isr.isr == (1, 2), "moving online")
+    await wait_for_states(admin, "doomed", 1, lambda s: True, "doomed online")
+    session_id = controller.zk.session.session_id
+    moving = TopicPartition("moving", 0)
+
+    backend.server.disconnect(session_id)
+    await admin.create_partition_reassignment({moving: [2, 3]})  # its creation watch fired into the disconnection
+    backend.server.reconnect(session_id)
+    async def reassigned() -> bool:  # started (RS = TRS + ORS) or already done (RS = TRS)
+        found = (await admin.get_full_replica_assignment_for_topics(["moving"])).values[moving]
+        return found.replicas != (1, 2)
+
+    await wait_until(reassigned, timeout_s=30.0, what="the reassignment requested while disconnected", poll_s=0.02)
+
+    await admin.create_delete_topic_path("doomed")
+
+    async def deleted() -> bool:
+        return not await admin.path_exists(paths.topic_path("doomed"))
+
+    await wait_until(deleted, timeout_s=30.0, what="the topic deletion requested after reconnecting", poll_s=0.02)
+    await admin.create_preferred_replica_election([TopicPartition("doomed-not-there", 0)])
+
+    async def election_znode_gone() -> bool:
+        return not await admin.path_exists(paths.PREFERRED_REPLICA_ELECTION)
+
+    await wait_until(election_znode_gone, timeout_s=30.0, what="the preferred-election znode read and deleted",
+                     poll_s=0.02)

@@ -167,7 +167,7 @@ def test_controller_lines_written_without_a_record_are_the_lines_logging_writes(
     """`PrefixedLogger` hands its line to the log file's handler directly (`write_direct`); the same calls through
     `logging` (a pass-through filter on the logger turns the direct path off) must give the same file."""
     from zkcontroller.cluster.logs import LogFiles
-    from zkcontroller.controller.event_log import TRACE, PrefixedLogger
+    from zkcontroller.controller.event_log import PrefixedLogger
 
     clock = iter(range(1767225665000, 1767225665000 + 10_000, 700))
     files = LogFiles(tmp_path, lambda: next(clock), trace=True)

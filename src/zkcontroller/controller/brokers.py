@@ -51,6 +51,10 @@ class BrokerEvents(EventFamily):
         self.core.watches.unregister_child_handler(paths.BROKER_IDS)
         self.unregister_broker_modifications_handlers(sorted(self.context.live_or_shutting_down_broker_ids))
 
+    async def on_session_reconnected(self) -> None:
+        for broker_id in sorted(self.context.live_or_shutting_down_broker_ids):
+            self.core.events.put(BrokerModifications(broker_id=broker_id))
+
     # ---------------------------------------------------------------- watches and reads
 
     async def register_broker_modifications_handlers(self, broker_ids: list[int]) -> None:

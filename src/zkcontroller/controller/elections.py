@@ -73,6 +73,11 @@ class ElectionEvents(EventFamily):
         if self.core.config.auto_leader_rebalance_enable:
             self.schedule_auto_leader_rebalance_task(self.core.config.auto_leader_rebalance_first_delay_ms)
 
+    async def on_session_reconnected(self) -> None:
+        """The znode is read again with a watch; one created meanwhile is processed (and deleted) now."""
+        if await self.core.zk.path_exists(paths.PREFERRED_REPLICA_ELECTION, self.core.on_watch):
+            self.core.events.put(ReplicaLeaderElection(None, ElectionType.PREFERRED, ElectionTrigger.ZK_TRIGGERED))
+
     def on_resignation(self) -> None:
         self.core.watches.unregister_node_handler(paths.PREFERRED_REPLICA_ELECTION)
         if self._rebalance_task is not None:

@@ -46,6 +46,11 @@ class EventFamily:
     def on_resignation(self) -> None:
         return None
 
+    async def on_session_reconnected(self) -> None:
+        """The active controller's connection dropped and came back: every watch it had is disarmed (kazoo's
+        rule). Re-arm this family's and catch up on what changed meanwhile, as if each watch had fired."""
+        return None
+
 
 class OfflineReplicasClient(Protocol):
     """What the LeaderAndIsr-response family needs of broker membership: replicas that went offline."""

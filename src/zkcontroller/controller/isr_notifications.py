@@ -54,6 +54,9 @@ class IsrChangeEvents(EventFamily):
     def on_resignation(self) -> None:
         self.core.watches.unregister_child_handler(paths.ISR_CHANGE_NOTIFICATION)
 
+    async def on_session_reconnected(self) -> None:
+        self.core.events.put(IsrChangeNotification())
+
     # ---------------------------------------------------------------- shared
 
     async def update_leader_and_isr_cache(self, partitions: Iterable[TopicPartition]) -> None:

@@ -288,6 +288,8 @@ class KafkaController:
         await self.topics.process_topic_change(TopicChange())
         for topic in sorted(self.core.context.all_topics):
             await self.topics.process_partition_modifications(PartitionModifications(topic=topic))
+        for family in self.families:
+            await family.on_session_reconnected()
 
     async def current_controller_id(self) -> int:
         try:

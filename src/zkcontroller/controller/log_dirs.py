@@ -31,6 +31,9 @@ class LogDirEvents(EventFamily):
     def on_resignation(self) -> None:
         self.core.watches.unregister_child_handler(paths.LOG_DIR_EVENT_NOTIFICATION)
 
+    async def on_session_reconnected(self) -> None:
+        self.core.events.put(LogDirEventNotification())
+
     async def process_log_dir_event_notification(self, _event: LogDirEventNotification) -> None:
         core = self.core
         if not core.is_active:

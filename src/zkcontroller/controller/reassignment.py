@@ -95,6 +95,22 @@ class PartitionReassignments(EventFamily):
         from_zk = await self.process_zk_partition_reassignment(ZkPartitionReassignment())
         await self._maybe_resume(lambda tp, _a: tp not in from_zk)
 
+    async def on_session_reconnected(self) -> None:
+        """Re-arm the ISR watch of every partition being reassigned (each re-read may complete it), and the
+        znode's creation watch; a znode created meanwhile (it lists partitions not being reassigned) is
+        processed now. One that only lists running reassignments is not re-triggered."""
+        core = self.core
+        for tp in sorted_partitions(self.context.partitions_being_reassigned):
+            core.events.put(PartitionReassignmentIsrChange(tp=tp))
+        if not await core.zk.path_exists(paths.REASSIGN_PARTITIONS, core.on_watch):
+            return
+        try:
+            requested = await core.zk.get_partition_reassignment() or {}
+        except ZnodeDecodeError:
+            requested = None  # the event reports it, with its path
+        if requested is None or any(tp not in self.context.partitions_being_reassigned for tp in requested):
+            core.events.put(ZkPartitionReassignment())
+
     def on_resignation(self) -> None:
         self.records.clear()
         self.core.watches.unregister_node_handler(paths.REASSIGN_PARTITIONS)

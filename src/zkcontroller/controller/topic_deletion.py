@@ -54,6 +54,9 @@ class TopicDeletionManager(EventFamily):
     async def register_watches(self) -> None:
         self.core.watches.register_child_handler(paths.DELETE_TOPICS, TopicDeletion)
 
+    async def on_session_reconnected(self) -> None:
+        self.core.events.put(TopicDeletion())
+
     async def load_context(self) -> None:
         """``fetchTopicDeletionsInProgress`` + ``init``: runs after the topics are loaded and before the state
         machines start (they leave topics queued for deletion alone)."""
