@@ -109,6 +109,37 @@ def test_replicas_removed_before_the_target_is_in_the_isr_are_caught() -> None:
     assert "replicas-leave-after-target-in-isr" in _invariants(_run(body))
 
 
+def test_replicas_removed_after_the_target_caught_up_pass_though_the_isr_shrank_since() -> None:
+    """The controller decides a completion on a caught-up ISR and writes the topic znode in a later event
+    (`CompletedReassignmentsFlush`); a broker failure in between may shrink the ISR first."""
+    async def body(world: SimWorld) -> None:
+        topic = await _topic(world)
+        current = world.checker.assignment(topic)
+        kept, leaving = current[0]
+        newcomer = min({h.broker_id for h in world.hosts} - {kept, leaving})
+        session = world._admin_session
+
+        async def write_topic(first: ReplicaAssignment) -> None:
+            assignment = {TopicPartition(topic, p): first if p == 0 else ReplicaAssignment(r)
+                          for p, r in current.items()}
+            await session.set_data(paths.topic_path(topic), TopicZNode.encode(None, assignment))
+
+        async def write_state(isr: tuple[int, ...]) -> None:
+            found = world.zk.read(paths.partition_state_path(topic, 0))
+            assert found is not None
+            state = TopicPartitionStateZNode.decode(found[0], "", 0)
+            lai = LeaderAndIsr(kept, state.leader_and_isr.leader_epoch + 1, isr, 0)
+            written = LeaderIsrAndControllerEpoch(lai, state.controller_epoch)
+            await session.set_data(paths.partition_state_path(topic, 0), TopicPartitionStateZNode.encode(written))
+
+        await write_topic(ReplicaAssignment((kept, newcomer, leaving), (newcomer,), (leaving,)))
+        await write_state((kept, newcomer, leaving))  # the target (kept, newcomer) caught up
+        await write_state((kept,))  # then the newcomer's broker fell out of the ISR
+        await write_topic(ReplicaAssignment((kept, newcomer)))
+
+    assert "replicas-leave-after-target-in-isr" not in _invariants(_run(body))
+
+
 def test_a_reassigning_partition_written_without_any_replica_in_its_isr_is_caught() -> None:
     async def body(world: SimWorld) -> None:
         topic = await _topic(world)

@@ -4,8 +4,11 @@ and what liveness after heal requires of them.
 - ``deleted-topic-stays-deleted`` — once ``/brokers/topics/<t>`` has been deleted, nothing writes under it again
   (the workload never re-creates a name, so any such write is a resurrection: a zombie or a stale retry).
 - ``replicas-leave-after-target-in-isr`` — a topic-znode write that drops one of a partition's original
-  replicas (not one it was only adding) lands only when every replica of the new replica set is in the
-  partition's ISR: KIP-455 removes the old replicas only after the target set has caught up.
+  replicas (not one it was only adding) lands only once every replica of the new replica set has been in the
+  partition's ISR since the reassignment began: KIP-455 removes the old replicas only after the target set has
+  caught up. The ISR may shrink again before the write lands (a target replica's broker fails), since the
+  controller records completions in a later event (`CompletedReassignmentsFlush`); what counts is that the
+  removal was decided on a caught-up ISR, as Kafka's B1-B5 decide it on the ISR read from ZooKeeper.
 - ``reassignment-keeps-an-isr-member`` — while a partition is being reassigned, every partition-state write
   keeps an ISR with at least one member of its replica set.
 
@@ -39,6 +42,8 @@ class AdminInvariants:
         self.world = world
         self.deleted: set[str] = set()
         self._assignments: dict[str, dict[int, ReplicaAssignment]] = {}
+        self._caught_up: dict[tuple[str, int], frozenset[int]] = {}
+        """Per partition being reassigned: its target replicas, once a state write showed them all in the ISR."""
 
     def on_landed(self, ops: Sequence[Op]) -> None:
         for op in ops:
@@ -50,6 +55,7 @@ class AdminInvariants:
                 if under.group(2) is None:
                     self.deleted.add(topic)
                     self._assignments.pop(topic, None)
+                    self._caught_up = {k: v for k, v in self._caught_up.items() if k[0] != topic}
                 continue
             if not isinstance(op, CreateOp | SetDataOp):
                 continue
@@ -71,10 +77,13 @@ class AdminInvariants:
         self._assignments[topic] = new
         for partition, assignment in sorted(new.items()):
             prev = before.get(partition)
+            caught_up = self._caught_up.get((topic, partition))
+            if not assignment.is_being_reassigned:
+                self._caught_up.pop((topic, partition), None)
             if prev is None:
                 continue
             dropped = [r for r in prev.origin_replicas if r not in assignment.replicas]
-            if not dropped:
+            if not dropped or caught_up == frozenset(assignment.replicas):
                 continue
             isr = self._isr(topic, partition)
             lagging = [r for r in assignment.replicas if r not in isr]
@@ -90,6 +99,9 @@ class AdminInvariants:
         if assignment is None or not assignment.is_being_reassigned:
             return
         isr = TopicPartitionStateZNode.decode(data, path, 0).leader_and_isr.isr
+        target = frozenset(assignment.target_replicas)
+        if target <= set(isr):
+            self._caught_up[(topic, partition)] = target
         if not set(isr) & set(assignment.replicas):
             self.world.checker.violate(
                 "reassignment-keeps-an-isr-member",
