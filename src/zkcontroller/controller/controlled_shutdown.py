@@ -98,12 +98,18 @@ class ControlledShutdownEvents(EventFamily):
         """The broker's partitions with another replica, known leadership, and a topic not being deleted,
         split into those it leads and those it follows."""
         context = self.core.context
+        leadership = context.partitions_leadership_info
         led: list[TopicPartition] = []
         followed: list[TopicPartition] = []
-        for tp in sorted_partitions(context.partitions_on_broker(broker_id)):
-            info = context.partition_leadership_info(tp)
-            if (info is None or len(context.partition_replica_assignment(tp)) <= 1
-                    or context.is_topic_queued_up_for_deletion(tp.topic)):
+        for topic, parts in context.partition_assignments.items():  # one pass over the assignment, in C where it can
+            if context.is_topic_queued_up_for_deletion(topic):
                 continue
-            (led if info.leader_and_isr.leader == broker_id else followed).append(tp)
-        return led, followed
+            for partition, assignment in parts.items():
+                replicas = assignment.replicas
+                if broker_id not in replicas or len(replicas) <= 1:
+                    continue
+                tp = TopicPartition(topic, partition)
+                info = leadership.get(tp)
+                if info is not None:
+                    (led if info.leader_and_isr.leader == broker_id else followed).append(tp)
+        return sorted_partitions(led), sorted_partitions(followed)

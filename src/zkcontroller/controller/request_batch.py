@@ -144,7 +144,7 @@ class ControllerBrokerRequestBatch:
         Only brokers the context knows as live (or shutting down) get an entry: sending would drop the others,
         and a broker failure adds one for every replica of the dead broker (the request goes nowhere).
         """
-        live = self.context.live_or_shutting_down_broker_ids
+        live = self.context.live_or_shutting_down_broker_id_view()
         leader_epoch = self.context.leader_epoch(tp)
         for broker_id in broker_ids:
             if broker_id not in live:
