@@ -41,6 +41,9 @@ LOOPBACK = "127.0.0.1"
 CACHED = StorageLevel.MEMORY_AND_DISK_DESER
 """How the job persists what several tables read: ``DataFrame.cache()``'s level. PySpark's ``MEMORY_AND_DISK``
 keeps the cached column batches as serialized bytes, which every scan deserializes again."""
+CACHE_COMPRESSED = "spark.sql.inMemoryColumnarStorage.compressed"
+"""Off while the job runs: its caches live for one job and are mostly nulls; compressing them (statistics over
+every value of every column to pick an encoding) cost more executor CPU than their scans saved."""
 
 
 @dataclass
@@ -172,12 +175,18 @@ def run(spark: SparkSession, config: JobConfig, progress: Callable[[str], None] 
     # Tables read the persisted parse (a columnar cache already built by the events write), not the Parquet
     # copy read back and cached again (seconds at 1M lines); the merge's anti-join is persisted too, when any.
     events = merged.persist(CACHED) if mixed else merged
+    compressed = spark.conf.get(CACHE_COMPRESSED, None)
+    spark.conf.set(CACHE_COMPRESSED, "false")  # read when a cache is built, i.e. by the actions below
     try:
         _analyze(spark, config, extracted, events, result, say)
     finally:
         if mixed:
             events.unpersist()
         extracted.release()
+        if compressed is None:
+            spark.conf.unset(CACHE_COMPRESSED)
+        else:
+            spark.conf.set(CACHE_COMPRESSED, compressed)
     result.seconds = time.monotonic() - started
     return result
 
