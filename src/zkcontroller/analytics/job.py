@@ -28,8 +28,9 @@ from zkcontroller.analytics.load import write_table
 from zkcontroller.analytics.merge import DEFAULT_TOLERANCE_MS, merge_sources, sources_by_cluster
 from zkcontroller.analytics.sources import InputError, jsonl_cluster, resolve_inputs
 from zkcontroller.analytics.timeline_tables import (
+    FAILURE_COLUMNS,
     anomaly_rows,
-    failures_frame,
+    failure_windows,
     incident_rows,
     rows_frame,
     tenures_frame,
@@ -230,6 +231,7 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, event
 
     say("tables: elections, partitions, broker failures, split brain, anomalies")
     tenures = tenures_frame(spark, timeline.tenures)
+    handling_windows = failure_windows(failures, membership, timeline.tenures, config.max_handling_ms)
     # The windows over each partition's history read these rows, shuffled and sorted once for all of them.
     by_partition = transform.partition_rows(events, int(spark.conf.get("spark.sql.shuffle.partitions") or 200))
     by_partition = by_partition.persist(CACHED)
@@ -243,7 +245,8 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, event
         "partition_state_intervals": intervals,
         "leader_elections": transform.with_active_tenure(elections_only, tenures),
         "broker_failures": incidents.broker_failure_handling(
-            failures_frame(spark, failures, membership, timeline.tenures, config.max_handling_ms), events),
+            rows_frame(spark, handling_windows, FAILURE_COLUMNS), events,
+            incidents.handling_bucket_ms([int(w["until_ms"]) - int(w["detected_ms"]) for w in handling_windows])),
         "split_brain_windows": incidents.split_brain_windows(
             rows_frame(spark, timeline.split_brain_candidates, ct.CANDIDATE_COLUMNS), events),
         "partition_unavailability": transform.partition_unavailability(events, intervals, leadership, observed),
