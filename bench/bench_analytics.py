@@ -155,7 +155,9 @@ def python_baseline(path: Path) -> tuple[float, int, int]:
 
 class StepTimer:
     """``--per-table``: seconds from the previous step to the end of each table written (``write_table``) or
-    each collect to the driver, so driver-side work lands on the step it precedes."""
+    each collect to the driver, so driver-side work lands on the step it precedes. The job runs independent
+    tables and collects from a few threads (``job._in_parallel``): within such a group, steps are listed in
+    the order they end and each holds only the time since the previous one ended."""
 
     def __init__(self) -> None:
         self.steps: list[tuple[str, float]] = []
@@ -231,7 +233,8 @@ def main() -> int:
     parser.add_argument("--parsers", default="jvm,python", help="Parsers of the job to time (jvm, python).")
     parser.add_argument("--workdir", type=Path, default=None, help="Keep the logs and output here.")
     parser.add_argument("--per-table", action="store_true",
-                        help="Also print each timed job's seconds per table written and per collect.")
+                        help="Also print each timed job's seconds per table written and per collect (in the order "
+                             "they end: tables written concurrently share the time).")
     args = parser.parse_args()
     work = args.workdir or Path(tempfile.mkdtemp(prefix="bench-analytics-"))
     work.mkdir(parents=True, exist_ok=True)

@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 from tests.analytics.logsets import SIM_T0
 
+from zkcontroller.analytics import job
 from zkcontroller.analytics.cli import analyze
 from zkcontroller.analytics.kafka_log_parser import KafkaLogParser, RejectedLine
 
@@ -121,3 +122,25 @@ def test_missing_and_empty_inputs_fail_with_the_path_named(tmp_path: Path) -> No
         result = CliRunner().invoke(analyze, [str(path), "--out", str(tmp_path / "out")])
         assert result.exit_code != 0
         assert f"{path}: {message}" in result.output
+
+
+def test_the_job_builds_its_caches_uncompressed_and_gives_the_session_its_setting_back(
+        spark, analyzed, tmp_path: Path, monkeypatch) -> None:
+    assert spark.conf.get(job.CACHE_COMPRESSED, None) is None  # the analyzed job started from, and left, no setting
+    log = tmp_path / "controller.log"
+    log.write_text("[2024-01-01 00:00:00,000] INFO [Controller id=1] Resigned (kafka.controller.KafkaController)\n")
+    seen: list[str | None] = []
+    write = job.write_table
+
+    def spy(name: str, df: object, out: Path) -> Path:
+        seen.append(spark.conf.get(job.CACHE_COMPRESSED, None))
+        return write(name, df, out)
+
+    monkeypatch.setattr(job, "write_table", spy)
+    spark.conf.set(job.CACHE_COMPRESSED, "true")
+    try:
+        job.run(spark, job.JobConfig(inputs=[str(log)], out=tmp_path / "out", report=False))
+        assert seen and set(seen) == {"false"}  # every table, the events write (which builds the parse's cache) first
+        assert spark.conf.get(job.CACHE_COMPRESSED, None) == "true"
+    finally:
+        spark.conf.unset(job.CACHE_COMPRESSED)

@@ -226,3 +226,30 @@ def test_failure_windows_end_at_the_first_later_change_as_the_scan_of_every_chan
         expected.append(min([f["detected_ms"] + 20_000, *later]))
     assert got == expected
     assert len(set(got)) > 100  # most failures end at a change, not at the limit
+
+
+def test_broker_failure_handling_is_the_same_whatever_the_time_bucket(spark) -> None:
+    """The bucket only narrows which failures each handling event is range-tested against: windows that cross
+    bucket boundaries, events exactly at detection and at the window's end (excluded), overlapping failures,
+    another cluster and a BrokerChange controller event give the same rows with minutes, seconds or 7 ms."""
+    import random
+
+    from zkcontroller.analytics.timeline_tables import FAILURE_COLUMNS, rows_frame
+
+    rng = random.Random(11)
+    failures = [{"cluster": rng.choice("cd"), "broker_id": rng.randint(1, 4), "detected_ms": T0 + d,
+                 "until_ms": T0 + d + rng.choice((0, 1, 999, 1_000, 1_001, 2_500, 61_000)), "cause": "x",
+                 "failure_id": i} for i, d in enumerate(rng.randrange(0, 120_000, 125) for _ in range(40))]
+    edges = [f[k] - T0 for f in failures for k in ("detected_ms", "until_ms")]
+    kinds = ("partition_state_change", "replica_state_change", "isr_change", "leader_election", "controller_event")
+    rows = [dict(ms=ms, cluster=rng.choice("cd"), kind=rng.choice(kinds), broker_id=rng.randint(1, 4), topic="t",
+                 partition=rng.randint(0, 5), event_name=rng.choice(("BrokerChange", None)))
+            for ms in [*edges, *(e - 1 for e in edges), *(rng.randrange(0, 185_000) for _ in range(400))] if ms >= 0]
+    evs = events(spark, rows)
+    frame = rows_frame(spark, failures, FAILURE_COLUMNS)
+    by_minute = incidents.broker_failure_handling(frame, evs, 60_000)
+    for bucket in (1_000, 7):
+        assertDataFrameEqual(incidents.broker_failure_handling(frame, evs, bucket), by_minute)
+    assert by_minute.where("partitions_affected > 0").count() > 10  # the comparison has handling to compare
+    assert incidents.handling_bucket_ms([400] * 2_705) == 1_000
+    assert incidents.handling_bucket_ms([60_000] * 100_000) == 30_000  # 6e9 ms of windows in 200k rows

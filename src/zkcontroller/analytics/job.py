@@ -14,8 +14,10 @@ import re
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
@@ -28,8 +30,9 @@ from zkcontroller.analytics.load import write_table
 from zkcontroller.analytics.merge import DEFAULT_TOLERANCE_MS, merge_sources, sources_by_cluster
 from zkcontroller.analytics.sources import InputError, jsonl_cluster, resolve_inputs
 from zkcontroller.analytics.timeline_tables import (
+    FAILURE_COLUMNS,
     anomaly_rows,
-    failures_frame,
+    failure_windows,
     incident_rows,
     rows_frame,
     tenures_frame,
@@ -38,9 +41,15 @@ from zkcontroller.analytics.timeline_tables import (
 DEFAULT_MASTER = "local[*]"
 LOCAL_DRIVER_MEMORY = "4g"
 LOOPBACK = "127.0.0.1"
+T = TypeVar("T")
 CACHED = StorageLevel.MEMORY_AND_DISK_DESER
 """How the job persists what several tables read: ``DataFrame.cache()``'s level. PySpark's ``MEMORY_AND_DISK``
 keeps the cached column batches as serialized bytes, which every scan deserializes again."""
+PARALLEL_ACTIONS = 3
+"""Threads submitting independent Spark actions (see ``_in_parallel``)."""
+CACHE_COMPRESSED = "spark.sql.inMemoryColumnarStorage.compressed"
+"""Off while the job runs: its caches live for one job and are mostly nulls; compressing them (statistics over
+every value of every column to pick an encoding) cost more executor CPU than their scans saved."""
 
 
 @dataclass
@@ -155,6 +164,27 @@ def _collect(df: DataFrame) -> list[dict[str, object]]:
     return [r.asDict(recursive=True) for r in df.collect()]
 
 
+def _write_rejected(spark: SparkSession, rejected: DataFrame, out: Path) -> list[str]:
+    """Write ``rejected_lines``; the warnings for files that could not be read to the end (rows with no line)."""
+    write_table("rejected_lines", rejected, out)
+    unread = spark.read.parquet(str(out / "rejected_lines")).where(F.col("line").isNull())
+    return [f"{r['source_file']}: {r['reason']} (the rest of the input was read)" for r in _collect(unread)]
+
+
+def _in_parallel(spark: SparkSession, actions: list[Callable[[], T]]) -> list[T]:
+    """Results of independent Spark actions, run from ``PARALLEL_ACTIONS`` threads.
+
+    One action at a time left the cores idle while the driver planned the next (about 9 s of gaps between
+    the ~60 jobs at 1M lines) and during the few-task stages of small tables. Each thread gets the caller's
+    local properties (job group, description, pool) and the session's tags, as a single-threaded run would.
+    """
+    from pyspark import inheritable_thread_target
+
+    with ThreadPoolExecutor(max_workers=PARALLEL_ACTIONS) as pool:
+        futures = [pool.submit(inheritable_thread_target(spark)(action)) for action in actions]
+        return [f.result() for f in futures]
+
+
 def run(spark: SparkSession, config: JobConfig, progress: Callable[[str], None] | None = None) -> JobResult:
     """Run the whole pipeline; raises InputError for missing/empty inputs, never for bad lines."""
     say = progress or (lambda _: None)
@@ -172,12 +202,18 @@ def run(spark: SparkSession, config: JobConfig, progress: Callable[[str], None] 
     # Tables read the persisted parse (a columnar cache already built by the events write), not the Parquet
     # copy read back and cached again (seconds at 1M lines); the merge's anti-join is persisted too, when any.
     events = merged.persist(CACHED) if mixed else merged
+    compressed = spark.conf.get(CACHE_COMPRESSED, None)
+    spark.conf.set(CACHE_COMPRESSED, "false")  # read when a cache is built, i.e. by the actions below
     try:
         _analyze(spark, config, extracted, events, result, say)
     finally:
         if mixed:
             events.unpersist()
         extracted.release()
+        if compressed is None:
+            spark.conf.unset(CACHE_COMPRESSED)
+        else:
+            spark.conf.set(CACHE_COMPRESSED, compressed)
     result.seconds = time.monotonic() - started
     return result
 
@@ -186,41 +222,42 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, event
              say: Callable[[str], None]) -> None:
     """Every table and the report from ``events`` (persisted, or over the persisted parse)."""
     out = config.out
-    # events first: its write parses in parallel; rejected_lines (one file) then reads the cached parse
+    # events first: its write parses in parallel; the rest read the cached parse (rejected_lines: one file)
     write_table("events", events, out)
-    write_table("rejected_lines", extracted.rejected, out)
-    rejected = spark.read.parquet(str(out / "rejected_lines"))
+    rejected_warnings, lifecycle, activity, membership, observed_rows = _in_parallel(spark, [
+        lambda: _write_rejected(spark, extracted.rejected, out),
+        lambda: _collect(events.where(
+            F.col("kind").isin("controller_elected", "controller_ready", "controller_resigned")
+            & F.col("controller_id").isNotNull()).select(
+            "cluster", "ts_ms", "kind", "controller_id", "controller_epoch", "source_file", "line_number")),
+        lambda: _collect(events.where(
+            F.col("controller_id").isNotNull() & (F.col("controller_epoch") > transform.NO_CONTROLLER_EPOCH)
+        ).groupBy("cluster", "controller_id", "controller_epoch").agg(
+            F.min("ts_ms").alias("first_ms"), F.max("ts_ms").alias("last_ms"), F.count(F.lit(1)).alias("events"),
+            F.min_by(F.struct("source_file", "line_number"), F.struct("ts_ms", "source_file", "line_number"))
+            .alias("first")).select("*", "first.source_file", "first.line_number").drop("first")),
+        lambda: _collect(events.where(F.col("kind").isin("broker_failed", "broker_change", "broker_registered"))
+                         .select("cluster", "ts_ms", "kind", "brokers", "added_brokers", "controller_id",
+                                 "controller_epoch", "source_file", "line_number")),
+        # Every cluster's first and last event time: several tables and the report need it, so it is
+        # aggregated once (not once per table, a scan of every event each time) and joined as a frame.
+        lambda: _collect(transform.observed_windows(events)),
+    ])
     for name in ("events", "rejected_lines"):
         result.rows[name] = count_rows(out / name)
     if result.rows["events"] == 0 and result.rows["rejected_lines"] == 0:
         raise InputError(f"{', '.join(config.inputs)}: no log lines found in the input")
-    for r in _collect(rejected.where(F.col("line").isNull())):
-        result.warnings.append(f"{r['source_file']}: {r['reason']} (the rest of the input was read)")
+    result.warnings += rejected_warnings
 
     say("controller tenures, failovers and restarts")
-    lifecycle = _collect(events.where(
-        F.col("kind").isin("controller_elected", "controller_ready", "controller_resigned")
-        & F.col("controller_id").isNotNull()).select(
-        "cluster", "ts_ms", "kind", "controller_id", "controller_epoch", "source_file", "line_number"))
-    activity = _collect(events.where(
-        F.col("controller_id").isNotNull() & (F.col("controller_epoch") > transform.NO_CONTROLLER_EPOCH)
-    ).groupBy("cluster", "controller_id", "controller_epoch").agg(
-        F.min("ts_ms").alias("first_ms"), F.max("ts_ms").alias("last_ms"), F.count(F.lit(1)).alias("events"),
-        F.min_by(F.struct("source_file", "line_number"), F.struct("ts_ms", "source_file", "line_number"))
-        .alias("first")).select("*", "first.source_file", "first.line_number").drop("first"))
     timeline = ct.classify(ct.build_tenures(lifecycle, activity), config.restart_gap_ms, config.storm_elections)
     result.warnings += timeline.warnings
-    membership = _collect(events.where(F.col("kind").isin("broker_failed", "broker_change", "broker_registered"))
-                          .select("cluster", "ts_ms", "kind", "brokers", "added_brokers", "controller_id",
-                                  "controller_epoch", "source_file", "line_number"))
     failures = ct.broker_failures(membership, timeline.tenures)
-    # Every cluster's first and last event time: several tables and the report need it, so it is aggregated
-    # once (not once per table, a scan of every event each time) and joined as a one-row-per-cluster frame.
-    observed_rows = _collect(transform.observed_windows(events))
     observed = rows_frame(spark, observed_rows, transform.OBSERVED_WINDOW_COLUMNS)
 
     say("tables: elections, partitions, broker failures, split brain, anomalies")
     tenures = tenures_frame(spark, timeline.tenures)
+    handling_windows = failure_windows(failures, membership, timeline.tenures, config.max_handling_ms)
     # The windows over each partition's history read these rows, shuffled and sorted once for all of them.
     by_partition = transform.partition_rows(events, int(spark.conf.get("spark.sql.shuffle.partitions") or 200))
     by_partition = by_partition.persist(CACHED)
@@ -234,7 +271,8 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, event
         "partition_state_intervals": intervals,
         "leader_elections": transform.with_active_tenure(elections_only, tenures),
         "broker_failures": incidents.broker_failure_handling(
-            failures_frame(spark, failures, membership, timeline.tenures, config.max_handling_ms), events),
+            rows_frame(spark, handling_windows, FAILURE_COLUMNS), events,
+            incidents.handling_bucket_ms([int(w["until_ms"]) - int(w["detected_ms"]) for w in handling_windows])),
         "split_brain_windows": incidents.split_brain_windows(
             rows_frame(spark, timeline.split_brain_candidates, ct.CANDIDATE_COLUMNS), events),
         "partition_unavailability": transform.partition_unavailability(events, intervals, leadership, observed),
@@ -245,31 +283,30 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, event
         "isr_changes": admin_tables.isr_changes(by_partition),
         "controlled_shutdowns": admin_tables.controlled_shutdowns(events),
     }
-    for name, df in tables.items():
-        write_table(name, df, out)
+    _in_parallel(spark, [lambda name=name, df=df: write_table(name, df, out) for name, df in tables.items()])
     elections_only.unpersist()
     by_partition.unpersist()
     written = {name: spark.read.schema(df.schema).parquet(str(out / name)) for name, df in tables.items()}
     elections, windows = written["leader_elections"], written["split_brain_windows"]
-    windows_rows = _collect(windows.select(
-        "*", F.unix_millis("start_at").alias("start_ms"), F.unix_millis("end_at").alias("end_ms")))
-    failure_rows = _collect(written["broker_failures"].select(
-        "*", F.unix_millis("detected_at").alias("detected_ms"),
-        F.unix_millis("handling_finished_at").alias("finished_ms")))
-    write_table("anomalies", incidents.anomalies(
-        events, elections, anomaly_rows(spark, timeline, windows_rows), config.slow_event_ms,
-        config.min_leaderless_ms, leadership), out)
+    windows_rows, failure_rows = _in_parallel(spark, [
+        lambda: _collect(windows.select(
+            "*", F.unix_millis("start_at").alias("start_ms"), F.unix_millis("end_at").alias("end_ms"))),
+        lambda: _collect(written["broker_failures"].select(
+            "*", F.unix_millis("detected_at").alias("detected_ms"),
+            F.unix_millis("handling_finished_at").alias("finished_ms")))])
     unclean = elections.where(F.col("clean") == F.lit(False))  # 153k at 1M lines: they stay in Spark
-    write_table("incidents", incident_rows(spark, timeline, failure_rows, membership, unclean, windows_rows), out)
-    say("time series for the report")
-    series = {
+    later = {
+        "anomalies": incidents.anomalies(
+            events, elections, anomaly_rows(spark, timeline, windows_rows), config.slow_event_ms,
+            config.min_leaderless_ms, leadership),
+        "incidents": incident_rows(spark, timeline, failure_rows, membership, unclean, windows_rows),
         "leaderless_partitions_over_time": incidents.leaderless_partitions_over_time(
             events, leadership=leadership, windows=observed),
         "leaders_per_broker_over_time": incidents.leaders_per_broker_over_time(
             events, leadership=leadership, windows=observed),
     }
-    for name, df in series.items():
-        write_table(name, df, out)
+    say("time series for the report, anomalies and incidents")
+    _in_parallel(spark, [lambda name=name, df=df: write_table(name, df, out) for name, df in later.items()])
     intervals.unpersist()
     leadership.unpersist()
     for name in (*tables, "anomalies", "incidents"):

@@ -62,6 +62,12 @@ def tenures_frame(spark: SparkSession, tenures: list[Tenure]) -> DataFrame:
 
 def failures_frame(spark: SparkSession, failures: list[dict[str, object]], membership: list[dict[str, object]],
                    tenures: list[Tenure], max_handling_ms: int) -> DataFrame:
+    """``failure_windows`` as a DataFrame."""
+    return rows_frame(spark, failure_windows(failures, membership, tenures, max_handling_ms), FAILURE_COLUMNS)
+
+
+def failure_windows(failures: list[dict[str, object]], membership: list[dict[str, object]], tenures: list[Tenure],
+                    max_handling_ms: int) -> list[dict[str, object]]:
     """Failures with an id and ``until_ms``: the next membership change or controller change in the cluster,
     or ``max_handling_ms`` after detection, whichever comes first."""
     changes: dict[str, list[tuple[int, frozenset[int]]]] = defaultdict(list)  # (when, brokers it reports dead)
@@ -84,7 +90,7 @@ def failures_frame(spark: SparkSession, failures: list[dict[str, object]], membe
                 until = ts  # the first such change: every later one is later still
             j += 1
         rows.append({**f, "failure_id": i, "until_ms": until})
-    return rows_frame(spark, rows, FAILURE_COLUMNS)
+    return rows
 
 
 def anomaly_rows(spark: SparkSession, timeline: Timeline, windows: list[dict[str, object]]) -> DataFrame:
