@@ -117,12 +117,13 @@ class PrefixedLogger:
         logger = self._log
         if not logger.isEnabledFor(level):
             return
+        line = self._prefix() + msg
         if exc is None and not logger.propagate and not logger.filters and len(logger.handlers) == 1:
             # the one handler a log file sets up (`cluster.logs`) may write the line without a LogRecord
             write_direct = getattr(logger.handlers[0], "write_direct", None)
-            if write_direct is not None and write_direct(logger.name, level, self._prefix() + msg):
+            if write_direct is not None and write_direct(logger.name, level, line):
                 return
-        logger.log(level, self._prefix() + msg, exc_info=exc)
+        logger.log(level, line, exc_info=exc)
 
     def trace(self, msg: str) -> None:
         self.log(TRACE, msg)
