@@ -157,9 +157,12 @@ async def bench(backend: CoordinationBackend, partitions: int) -> tuple[dict[str
             "cyclic_gc_in_that_interval_ms": GC_CLOCK.ms(t0, handed),
             "resident_mib": resident_mib(),
         }
-        # The floors rewrite the same state znodes (bumping their versions): only once everything is measured.
-        shutdown.update(await store_floor_ms(backend, _paths(led + followed)))
-        election.update(await store_floor_ms(backend, _paths(led)))
+        # The floors rewrite the same state znodes (bumping their versions): only once everything is measured,
+        # and with no broker work overlapping them.
+        with fetchers_paused(cluster):
+            await poll_until(lambda: transport.in_flight == 0)
+            shutdown.update(await store_floor_ms(backend, _paths(led + followed)))
+            election.update(await store_floor_ms(backend, _paths(led)))
         return shutdown, election
     finally:
         await session.close()
