@@ -156,15 +156,21 @@ class BrokerEvents(EventFamily):
         await self.on_replicas_become_offline(self.context.replicas_on_brokers(set(dead_brokers)))
         self.unregister_broker_modifications_handlers(dead_brokers)
 
-    async def on_replicas_become_offline(self, replicas: set[PartitionAndReplica]) -> None:
+    async def on_replicas_become_offline(self, replicas: Iterable[PartitionAndReplica]) -> None:
         """Spec §9.2: offline leaders lose leadership, leaders are elected, the replicas go Offline."""
-        deleting = {r for r in replicas if self.context.is_topic_queued_up_for_deletion(r.topic_partition.topic)}
-        rest = replicas - deleting
+        queued = self.context.topics_to_be_deleted
+        deleting: set[PartitionAndReplica] = set()
+        rest: list[PartitionAndReplica] = []
+        for r in sorted_replicas(replicas):  # one pass when already sorted (`replicas_on_brokers`)
+            if r.topic_partition.topic in queued:
+                deleting.add(r)
+            else:
+                rest.append(r)
         offline_leaders = set(self.context.partitions_with_offline_leader)
         psm, rsm = self.core.partition_state_machine, self.core.replica_state_machine
         await psm.handle_state_changes(sorted_partitions(offline_leaders), PartitionState.OFFLINE)
         await psm.trigger_online_partition_state_change()
-        await rsm.handle_state_changes(sorted_replicas(rest), ReplicaState.OFFLINE)
+        await rsm.handle_state_changes(rest, ReplicaState.OFFLINE)
         if deleting and self.deletion is not None:
             # their deletion cannot finish while they are offline: ReplicaDeletionIneligible, retried later
             await self.deletion.fail_replica_deletion(deleting)

@@ -152,14 +152,24 @@ class ControllerContext:
         return {TopicPartition(t, p) for t, parts in self.partition_assignments.items()
                 for p, a in parts.items() if broker_id in a.replicas}
 
-    def replicas_on_brokers(self, broker_ids: Iterable[int]) -> set[PartitionAndReplica]:
-        ids = set(broker_ids)
-        if len(ids) == 1:  # a broker failure or start-up: one containment test in C per partition
-            (broker,) = ids
-            return {PartitionAndReplica(TopicPartition(t, p), broker) for t, parts in self.partition_assignments.items()
-                    for p, a in parts.items() if broker in a.replicas}
-        return {PartitionAndReplica(TopicPartition(t, p), r) for t, parts in self.partition_assignments.items()
-                for p, a in parts.items() for r in a.replicas if r in ids}
+    def replicas_on_brokers(self, broker_ids: Iterable[int]) -> list[PartitionAndReplica]:
+        """The replicas on these brokers, in sorted order (topic, partition, broker).
+
+        Generated in that order (topics sorted, each topic's partitions sorted: usually already) rather than
+        collected into a set and sorted, which compared ~300,000 pairs of nested tuples in a broker failure."""
+        ids = sorted(set(broker_ids))
+        assignments = self.partition_assignments
+        out: list[PartitionAndReplica] = []
+        for t in sorted(assignments):
+            parts = assignments[t]
+            if len(ids) == 1:  # a broker failure or start-up: one containment test in C per partition
+                broker = ids[0]
+                out += [PartitionAndReplica(TopicPartition(t, p), broker) for p in sorted(parts)
+                        if broker in parts[p].replicas]
+            else:
+                out += [PartitionAndReplica(TopicPartition(t, p), r) for p in sorted(parts) for r in ids
+                        if r in parts[p].replicas]
+        return out
 
     def replicas_for_topic(self, topic: str) -> set[PartitionAndReplica]:
         return {PartitionAndReplica(TopicPartition(topic, p), r)

@@ -15,7 +15,7 @@ from every family's ``handlers()`` and runs the failover steps of all families i
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Protocol
 
 from zkcontroller.controller.core import ControllerCore
@@ -55,7 +55,7 @@ class EventFamily:
 class OfflineReplicasClient(Protocol):
     """What the LeaderAndIsr-response family needs of broker membership: replicas that went offline."""
 
-    async def on_replicas_become_offline(self, replicas: set[PartitionAndReplica]) -> None: ...
+    async def on_replicas_become_offline(self, replicas: Iterable[PartitionAndReplica]) -> None: ...
 
 
 class TopicDeletionClient(Protocol):
