@@ -192,14 +192,15 @@ class ControllerBrokerRequestBatch:
         no_offline_dirs = not context.replicas_on_offline_dirs
         deleting = context.topics_to_be_deleted
         leadership = context.partition_leadership_info
-        assignment = context.partition_replica_assignment
+        assignments = context.partition_assignments  # `partition_replica_assignment`, inlined
         states = []
         for tp in partitions:
             info = leadership(tp)
             if info is None:
                 continue
             lai = info.leader_and_isr
-            replicas = assignment(tp)
+            assigned = assignments.get(tp.topic, {}).get(tp.partition)
+            replicas = () if assigned is None else assigned.replicas
             if no_offline_dirs and online.issuperset(replicas):
                 offline: tuple[int, ...] = ()
             else:

@@ -66,7 +66,10 @@ class ResponseEvents(EventFamily):
         online = {tp for tp, err in errors.items() if err is Errors.NONE}
         current = self.context.replicas_on_offline_dirs.get(event.broker_id, set())
         updated = (current - online) | set(offline)
-        self.context.replicas_on_offline_dirs[event.broker_id] = updated
+        if updated:
+            self.context.replicas_on_offline_dirs[event.broker_id] = updated
+        else:  # Kafka keeps an empty set; none at all keeps the context's "no failed log dirs" fast paths on
+            self.context.replicas_on_offline_dirs.pop(event.broker_id, None)
         new_offline = updated - current
         if new_offline:
             self.core.state_change_logger.info(
