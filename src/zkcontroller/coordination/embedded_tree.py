@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from zkcontroller.coordination.api import (
     ANY_VERSION,
@@ -56,9 +57,9 @@ class Node:
         return cached
 
 
-@dataclass(frozen=True, slots=True)
-class Change:
-    """One committed mutation, as the watch manager needs to see it."""
+class Change(NamedTuple):
+    """One committed mutation, as the watch manager needs to see it (a NamedTuple: one per node written, built
+    in a fraction of a frozen dataclass's time)."""
 
     kind: str  # "created" | "deleted" | "changed"
     path: str
