@@ -6,8 +6,11 @@ fifth and follows another fifth). The controlled shutdown is timed from the brok
 to the controller's answer with nothing left to move (the broker's own handshake code,
 ``cluster/controlled_shutdown.py``). The broker is then started again; once it is back in every ISR, a
 preferred-replica election is requested through ``/admin/preferred_replica_election`` (as
-``zkcontroller leader-election`` writes it) and timed to the controller's deletion of that znode, which it does
-after the election. Automatic leader rebalancing is off so it does not move leadership first.
+``zkcontroller leader-election`` writes it) and timed from that znode's creation to the last LeaderAndIsr handed
+and to the controller's deletion of the znode, which it does after the election. The tool's own check before it
+writes (every partition of the cluster read, as ``kafka-preferred-replica-election.sh`` does) runs in the tool's
+process and is printed apart (``admin_tool_check_ms``). Automatic leader rebalancing is off so it does not move
+leadership first.
 
 The brokers' replica fetchers (the data plane) are paused during both measured intervals unless ``--data-plane``:
 in Kafka they run on other machines; here they would share the controller's event loop (10,000-partition fetch
@@ -48,7 +51,7 @@ from bench_controller import (
     wait_all_online,
     watch_deletion,
 )
-from zkcontroller.admin.leader_election import start_preferred_election
+from zkcontroller.admin.leader_election import all_partitions
 from zkcontroller.cluster.controlled_shutdown import controlled_shutdown
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
@@ -136,10 +139,17 @@ async def bench(backend: CoordinationBackend, partitions: int) -> tuple[dict[str
         rejoin_s = time.perf_counter() - rejoin
         assert all(controller.context.partition_leadership_info(tp).leader_and_isr.leader != victim for tp in led)
 
+        # The tool's own check (kafka-preferred-replica-election reads every partition of the cluster to drop
+        # unknown ones) runs in the tool's process before the request exists: timed apart, so the figures start
+        # when the request is written, as the controller's watch sees it.
+        start = time.perf_counter()
+        existing = set(await all_partitions(admin))
+        tool_check_ms = round(1000 * (time.perf_counter() - start))
+        assert existing.issuperset(led)
         t0 = wall_clock_ms()
         start = time.perf_counter()
         with fetchers_paused(cluster), PROFILER.measure(f"preferred-election-{len(led)}"):
-            await start_preferred_election(admin, led)
+            await admin.create_preferred_replica_election(led)
             done = await watch_deletion(admin, paths.PREFERRED_REPLICA_ELECTION)
             await done
             await poll_until(lambda: controller.event_manager.queue_size == 0
@@ -150,6 +160,7 @@ async def bench(backend: CoordinationBackend, partitions: int) -> tuple[dict[str
         back = sum(1 for tp in led if controller.context.partition_leadership_info(tp).leader_and_isr.leader == victim)
         election = {
             "partitions_elected": len(led), "leadership_back_on_preferred": back, "rejoin_every_isr_s": rejoin_s,
+            "admin_tool_check_ms": tool_check_ms,
             "request_to_znode_deleted_and_idle_ms": elected_ms, "request_to_last_leader_and_isr_ms": handed - t0,
             "brokers_handling_in_that_interval_ms": brokers_ms, "controller_only_ms": handed - t0 - brokers_ms,
             "controller_event_loop_time_ms": controller_time.ms(t0, handed),
