@@ -74,8 +74,13 @@ class TopicZNode:
         adding = obj.get_opt_obj("adding_replicas")
         removing = obj.get_opt_obj("removing_replicas")
         partitions = obj.get_opt_obj("partitions")
+        if partitions is None:
+            return TopicIdReplicaAssignment(topic, topic_id, {})
+        fast = _well_formed(partitions, adding, removing)
+        if fast is not None:
+            return TopicIdReplicaAssignment(topic, topic_id, fast)
         assignment: dict[TopicPartition, ReplicaAssignment] = {}
-        for key, replicas in partitions.items() if partitions else ():
+        for key, replicas in partitions.items():
             partition = parse_int_text(key, path, f"partitions key {key!r}")
             assignment[TopicPartition(topic, partition)] = ReplicaAssignment(
                 check_int_list(replicas, path, f"partitions.{key}"),
@@ -83,6 +88,25 @@ class TopicZNode:
                 _replicas_of(removing, key),
             )
         return TopicIdReplicaAssignment(topic, topic_id, assignment)
+
+
+def _well_formed(partitions: JsonObject, adding: JsonObject | None, removing: JsonObject | None
+                 ) -> dict[TopicPartition, ReplicaAssignment] | None:
+    """The assignment when every list holds only 32-bit integers and every partition key is plain decimal (what
+    Kafka writes), checked per map rather than per partition; None sends the caller to the field-by-field
+    checks, which name what is wrong."""
+    replicas_by_key = partitions.int_tuples()
+    adding_by_key = {} if adding is None else adding.int_tuples()
+    removing_by_key = {} if removing is None else removing.int_tuples()
+    if replicas_by_key is None or adding_by_key is None or removing_by_key is None:
+        return None
+    if not all(len(key) < 10 and key.isascii() and key.isdigit() for key in replicas_by_key):
+        return None  # a sign, a non-ASCII digit or a value that may not fit 32 bits: `parse_int_text` decides
+    topic = partitions.path.rsplit("/", 1)[-1]
+    no_replicas: tuple[int, ...] = ()
+    return {TopicPartition(topic, int(key)): ReplicaAssignment(replicas, adding_by_key.get(key, no_replicas),
+                                                                removing_by_key.get(key, no_replicas))
+            for key, replicas in replicas_by_key.items()}
 
 
 def _replicas_of(replicas_by_partition: JsonObject | None, key: str) -> tuple[int, ...]:
