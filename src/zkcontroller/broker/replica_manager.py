@@ -139,7 +139,7 @@ class ReplicaManager:
                 deleted = {s.topic_partition for s in request.partition_states if s.delete_partition}
                 for tp in accepted:
                     self._stop_replica(tp, tp in deleted)
-            self._shutdown_idle_fetchers()  # once per request, as Kafka's becomeLeaderOrFollower
+            self._shutdown_idle_fetchers()  # once per request (Kafka: becomeLeaderOrFollower, handleStopReplica)
             return response
 
     def _apply_leadership(self, tp: TopicPartition) -> None:
