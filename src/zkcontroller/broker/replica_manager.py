@@ -132,14 +132,16 @@ class ReplicaManager:
         with gc_paused():
             response = self.control_plane.handle(request, correlation_id)
             accepted = [tp for tp, error in response.partition_errors if error is Errors.NONE]
+            # idle fetchers shut down once per request, as Kafka's becomeLeaderOrFollower and handleStopReplica
             if isinstance(request, LeaderAndIsrRequest):
                 for tp in accepted:
                     self._apply_leadership(tp)
+                self._shutdown_idle_fetchers()
             elif isinstance(request, StopReplicaRequest):
                 deleted = {s.topic_partition for s in request.partition_states if s.delete_partition}
                 for tp in accepted:
                     self._stop_replica(tp, tp in deleted)
-            self._shutdown_idle_fetchers()  # once per request (Kafka: becomeLeaderOrFollower, handleStopReplica)
+                self._shutdown_idle_fetchers()
             return response
 
     def _apply_leadership(self, tp: TopicPartition) -> None:
