@@ -152,57 +152,54 @@ class StateChangeLogger(PrefixedLogger):
         self.epoch = epoch
         self.event_log = event_log
 
-    # The per-partition records (tens of thousands per broker failure) are built as one dict literal each, in the
-    # field order of ``EventLog.record`` plus who wrote them and which partition, and handed to
-    # ``EventLog.write``: a helper per common part cost more in calls than the fields themselves.
+    def _partition_record(self, record_type: str, tp: TopicPartition) -> dict[str, Any]:
+        """A per-partition record's common fields (tens of thousands of records per broker failure): the field
+        order of ``EventLog.record``, then who wrote it and which partition, built as one dict literal."""
+        log = self.event_log
+        return {"schema_version": SCHEMA_VERSION, "type": record_type, "ts_ms": log.clock(), "cluster": log.cluster,
+                "controller_id": self.controller_id, "controller_epoch": self.epoch(), "topic": tp[0],
+                "partition": tp[1]}
 
     def partition_changed(
         self, tp: TopicPartition, from_state: str, to_state: str, leader_and_isr: LeaderAndIsr | None = None
     ) -> None:
-        log = self.event_log
-        if log.sink is None:
+        if self.event_log.sink is None:
             return
-        record = {"schema_version": SCHEMA_VERSION, "type": "partition_state_change", "ts_ms": log.clock(),
-                  "cluster": log.cluster, "controller_id": self.controller_id, "controller_epoch": self.epoch(),
-                  "topic": tp[0], "partition": tp[1], "from_state": from_state, "to_state": to_state}
+        record = self._partition_record("partition_state_change", tp)
+        record["from_state"], record["to_state"] = from_state, to_state
         if leader_and_isr is not None:
             record["leader"] = leader_and_isr.leader
             record["isr"] = list(leader_and_isr.isr)
             record["leader_epoch"] = leader_and_isr.leader_epoch
-        log.write(record)
+        self.event_log.write(record)
 
     def replica_changed(self, tp: TopicPartition, broker_id: int, from_state: str, to_state: str) -> None:
-        log = self.event_log
-        if log.sink is None:
+        if self.event_log.sink is None:
             return
-        log.write({"schema_version": SCHEMA_VERSION, "type": "replica_state_change", "ts_ms": log.clock(),
-                   "cluster": log.cluster, "controller_id": self.controller_id, "controller_epoch": self.epoch(),
-                   "topic": tp[0], "partition": tp[1], "broker_id": broker_id, "from_state": from_state,
-                   "to_state": to_state})
+        record = self._partition_record("replica_state_change", tp)
+        record["broker_id"], record["from_state"], record["to_state"] = broker_id, from_state, to_state
+        self.event_log.write(record)
 
     def leader_elected(
         self, tp: TopicPartition, strategy: str, old_leader: int, new: LeaderAndIsr, clean: bool, trigger: str | None
     ) -> None:
-        log = self.event_log
-        if log.sink is None:
+        if self.event_log.sink is None:
             return
-        record = {"schema_version": SCHEMA_VERSION, "type": "leader_election", "ts_ms": log.clock(),
-                  "cluster": log.cluster, "controller_id": self.controller_id, "controller_epoch": self.epoch(),
-                  "topic": tp[0], "partition": tp[1], "strategy": strategy}
+        record = self._partition_record("leader_election", tp)
+        record["strategy"] = strategy
         if trigger is not None:
             record["trigger"] = trigger
         record["old_leader"], record["leader"], record["isr"] = old_leader, new.leader, list(new.isr)
         record["leader_epoch"], record["clean"] = new.leader_epoch, clean
-        log.write(record)
+        self.event_log.write(record)
 
     def isr_changed(self, tp: TopicPartition, leader_and_isr: LeaderAndIsr) -> None:
-        log = self.event_log
-        if log.sink is None:
+        if self.event_log.sink is None:
             return
-        log.write({"schema_version": SCHEMA_VERSION, "type": "isr_change", "ts_ms": log.clock(),
-                   "cluster": log.cluster, "controller_id": self.controller_id, "controller_epoch": self.epoch(),
-                   "topic": tp[0], "partition": tp[1], "leader": leader_and_isr.leader,
-                   "isr": list(leader_and_isr.isr), "leader_epoch": leader_and_isr.leader_epoch})
+        record = self._partition_record("isr_change", tp)
+        record["leader"], record["isr"] = leader_and_isr.leader, list(leader_and_isr.isr)
+        record["leader_epoch"] = leader_and_isr.leader_epoch
+        self.event_log.write(record)
 
 
 def render_leader_and_isr(lai: LeaderAndIsr) -> str:
