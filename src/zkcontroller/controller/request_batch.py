@@ -192,15 +192,14 @@ class ControllerBrokerRequestBatch:
         no_offline_dirs = not context.replicas_on_offline_dirs
         deleting = context.topics_to_be_deleted
         leadership = context.partition_leadership_info
-        assignments = context.partition_assignments  # `partition_replica_assignment`, inlined
+        assignment = context.partition_replica_assignment
         states = []
         for tp in partitions:
             info = leadership(tp)
             if info is None:
                 continue
             lai = info.leader_and_isr
-            assigned = assignments.get(tp.topic, {}).get(tp.partition)
-            replicas = () if assigned is None else assigned.replicas
+            replicas = assignment(tp)
             if no_offline_dirs and online.issuperset(replicas):
                 offline: tuple[int, ...] = ()
             else:

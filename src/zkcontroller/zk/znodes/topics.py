@@ -76,7 +76,7 @@ class TopicZNode:
         partitions = obj.get_opt_obj("partitions")
         if partitions is None:
             return TopicIdReplicaAssignment(topic, topic_id, {})
-        fast = _well_formed(partitions, adding, removing)
+        fast = _well_formed(topic, partitions, adding, removing)
         if fast is not None:
             return TopicIdReplicaAssignment(topic, topic_id, fast)
         assignment: dict[TopicPartition, ReplicaAssignment] = {}
@@ -90,7 +90,7 @@ class TopicZNode:
         return TopicIdReplicaAssignment(topic, topic_id, assignment)
 
 
-def _well_formed(partitions: JsonObject, adding: JsonObject | None, removing: JsonObject | None
+def _well_formed(topic: str, partitions: JsonObject, adding: JsonObject | None, removing: JsonObject | None
                  ) -> dict[TopicPartition, ReplicaAssignment] | None:
     """The assignment when every list holds only 32-bit integers and every partition key is plain decimal (what
     Kafka writes), checked per map rather than per partition; None sends the caller to the field-by-field
@@ -102,7 +102,6 @@ def _well_formed(partitions: JsonObject, adding: JsonObject | None, removing: Js
         return None
     if not all(len(key) < 10 and key.isascii() and key.isdigit() for key in replicas_by_key):
         return None  # a sign, a non-ASCII digit or a value that may not fit 32 bits: `parse_int_text` decides
-    topic = partitions.path.rsplit("/", 1)[-1]
     no_replicas: tuple[int, ...] = ()
     return {TopicPartition(topic, int(key)): ReplicaAssignment(replicas, adding_by_key.get(key, no_replicas),
                                                                 removing_by_key.get(key, no_replicas))
