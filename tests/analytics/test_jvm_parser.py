@@ -4,7 +4,9 @@ default chunks and into 4 KiB ones. A wrong line number must make the comparison
 
 from __future__ import annotations
 
+import os
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -43,6 +45,7 @@ def _edge_cases() -> bytes:
         f"2024-01-01T00:00:00.5Z stdout F [2024-01-01 00:00:01,000] INFO Resigned {KC}".encode(),
         f"kafka-1    | [2024-01-01 00:00:01,000] INFO [Controller id=2] Resigned {KC}".encode(),
         f"{ok}Shutting down broker 99999999999 {KC}".encode(),  # int: out of range becomes null
+        f"{ok}Newly added brokers: , deleted brokers: 99999999999, all live brokers: 1,2147483648 {KC}".encode(),
         f"{ok}Shutting down broker 007 {KC}".encode(),
         f"{ok}Elected leader 1 for Offline partition t\x01-0 {KC}".encode(),  # control character
         f"{ok}Topic {'é' * 990}{EMOJI * 20} {KC}".encode(),
@@ -230,3 +233,27 @@ def test_a_session_started_without_the_jar_gets_it_on_the_driver_and_the_executo
     assert result["missing_before"], "the child's session had the jar from the start: this tests nothing"
     assert result["used"] == {"jvm": ["jvm", []], "python": ["python", []]}, result["used"]
     assert result["rows"] > 5000 and result["mismatch"] == "", result["mismatch"]
+
+
+def test_cached_jars_of_other_sources_are_pruned_once_unused_for_a_week(tmp_path: Path) -> None:
+    now = time.time()
+    current, recent, stale = (tmp_path / f"zkcontroller-jvm-{n}.jar" for n in ("cur", "new", "old"))
+    for jar, age_days in ((current, 30), (recent, 6), (stale, 8)):
+        jar.write_bytes(b"jar")
+        os.utime(jar, (now - age_days * 86400, now - age_days * 86400))
+    unrelated = tmp_path / "notes.txt"
+    unrelated.write_text("kept")
+    os.utime(unrelated, (now - 30 * 86400, now - 30 * 86400))
+    assert jvm_parser.prune_jars(tmp_path, keep=current) == [stale]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([current.name, recent.name, unrelated.name])
+
+
+def test_using_the_cached_jar_keeps_it_from_being_pruned() -> None:
+    jar, why = jvm_parser.build_jar()
+    if jar is None:
+        pytest.skip(why)
+    week_ago = time.time() - 8 * 86400
+    os.utime(jar, (week_ago, week_ago))
+    jvm_parser.build_jar.cache_clear()  # once per process: as the next job's process would find it
+    assert jvm_parser.build_jar()[0] == jar
+    assert time.time() - jar.stat().st_mtime < 3600

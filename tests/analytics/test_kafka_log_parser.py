@@ -114,6 +114,18 @@ def test_version_families(line: str, kind: str, expected: dict[str, object]) -> 
     assert {k: parsed.fields[k] for k in expected} == expected
 
 
+def test_numbers_beyond_int32_become_null_in_ints_and_in_lists() -> None:
+    """The columns are int32 (Arrow refuses a larger value, failing the whole chunk): a corrupt id is null."""
+    parsed = PARSER.parse_line(1, "[2023-01-16 17:26:45,800] INFO [Controller id=0] Newly added brokers: 3, deleted "
+                                  f"brokers: 1,2147483648,2147483647,99999999999, all live brokers: 3 {KC}")
+    assert isinstance(parsed, ParsedLine)
+    assert parsed.kind == "broker_change"
+    assert (parsed.fields["brokers"], parsed.fields["added_brokers"]) == ([1, None, 2147483647, None], [3])
+    shutdown = PARSER.parse_line(2, f"[2023-01-16 17:26:45,800] INFO [Controller id=0] Shutting down broker "
+                                    f"2147483648 {KC}")
+    assert isinstance(shutdown, ParsedLine) and shutdown.fields["broker_id"] is None
+
+
 DEFAULT = f"[2020-11-24 08:51:58,843] INFO [Controller id=1] Resigned {KC}"
 
 

@@ -16,6 +16,7 @@ a session that is already running without it gets it loaded on first use (``avai
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -24,6 +25,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import time
 import zipfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -199,6 +201,8 @@ def build_jar() -> tuple[Path | None, str]:
         digest.update(source.name.encode() + b"\0" + source.read_bytes())
     jar = _cache_dir() / f"zkcontroller-jvm-{digest.hexdigest()[:16]}.jar"
     if jar.is_file():
+        with contextlib.suppress(OSError):
+            os.utime(jar)  # in use: see `prune_jars`
         return jar, ""
     javac = _javac()
     if javac is None:
@@ -223,7 +227,24 @@ def build_jar() -> tuple[Path | None, str]:
             os.replace(partial, jar)
     except (OSError, subprocess.SubprocessError) as exc:
         return None, f"could not build the JVM parser: {exc}"
+    prune_jars(jar.parent, keep=jar)
     return jar, ""
+
+
+UNUSED_JAR_DAYS = 7
+"""A cached jar of other sources (an older checkout, another PySpark) is removed once no job has used it for
+this long. Not at once: a job of another checkout may be starting with it, and its executors fetch it by path."""
+
+
+def prune_jars(directory: Path, keep: Path, max_age_s: float = UNUSED_JAR_DAYS * 86400) -> list[Path]:
+    """Remove the cache's jars unused for ``max_age_s`` (each use refreshes a jar's mtime); returns them."""
+    now, removed = time.time(), []
+    for old in directory.glob("zkcontroller-jvm-*.jar"):
+        with contextlib.suppress(OSError):  # racing another job's prune, or a read-only cache: leave it
+            if old != keep and now - old.stat().st_mtime > max_age_s:
+                old.unlink()
+                removed.append(old)
+    return removed
 
 
 def available(spark: Any) -> str | None:

@@ -440,11 +440,10 @@ class KafkaLogParser:
             values["topic"] = topics  # one topic: where the event log puts it (so the two merge)
         for name in INT_FIELDS:
             if values[name] is not None:
-                number = int(str(values[name]))
-                values[name] = number if -(2**31) <= number < 2**31 else None  # as Spark's try_cast
+                values[name] = _int32(str(values[name]))
         for name in LIST_FIELDS:
             if values[name] is not None:
-                values[name] = [int(x) for x in self._ints.findall(str(values[name]))]
+                values[name] = [_int32(x) for x in self._ints.findall(str(values[name]))]
         for name in ("strategy", "trigger"):
             if values[name] is not None:
                 values[name] = str(values[name]).lower()
@@ -500,6 +499,13 @@ class KafkaLogParser:
                 yield result
         if held is not None:
             yield held
+
+
+def _int32(digits: str) -> int | None:
+    """A matched decimal kept only in int32 range, else None (as Spark's try_cast, and the JVM parser): the
+    columns are int32, and one corrupt broker id must not fail the whole chunk's Arrow batch."""
+    number = int(digits)
+    return number if -(2**31) <= number < 2**31 else None
 
 
 def _group(m: re.Match[str] | None, g: int) -> str | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import random
 import shlex
 import signal
@@ -126,7 +127,9 @@ class ProcessCluster:
         b.config.write_text(render(self._properties(b)))
         with b.log.open("ab") as log:
             command = [sys.executable, "-m", "zkcontroller.cli", "broker", "--config", str(b.config)]
-            b.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            # Unbuffered: the log is read while the broker runs, and a kill -9 must not drop its last lines.
+            b.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                         env={**os.environ, "PYTHONUNBUFFERED": "1"})
         b.paused = False
 
     def signal(self, broker_id: int, sig: signal.Signals) -> None:
