@@ -16,6 +16,7 @@ and local[2], all of one master in the same session, after one untimed job per p
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import shutil
 import sys
@@ -192,23 +193,64 @@ class StepTimer:
         return ", ".join(f"{name} {seconds:.2f}" for name, seconds in self.steps)
 
 
+RUN_PROPERTY = "zkcontroller.bench.run"
+"""A Spark local property naming the timed run each job belongs to (threads started with PySpark's
+``inheritable_thread_target``, as the job's are, carry it over): `executor_cpu_s` sums task CPU by it."""
+
+
+def executor_cpu_s(event_log_dir: Path) -> dict[str, float]:
+    """Executor CPU seconds per run (``RUN_PROPERTY``), from the session's Spark event log.
+
+    Task CPU time is what the work costs the executors; unlike wall time it hardly moves when other processes
+    share the cores, so the job-to-floor ratio in CPU seconds is the steadier figure on a busy machine.
+    """
+    stage_run: dict[int, str] = {}
+    cpu: dict[str, float] = {}
+    files: list[Path] = []
+    for entry in sorted(event_log_dir.iterdir()):  # Spark 4 writes a directory of rolled events_<n>_... files
+        rolled = [f for f in entry.iterdir() if f.name.startswith("events_")] if entry.is_dir() else [entry]
+        files += sorted(rolled, key=lambda f: int(f.name.split("_")[1]) if f.name.startswith("events_") else 0)
+    for log in files:
+        with log.open(encoding="utf-8") as events:
+            for line in events:
+                if '"SparkListenerJobStart"' in line:
+                    event = json.loads(line)
+                    name = (event.get("Properties") or {}).get(RUN_PROPERTY)
+                    if name:
+                        stage_run.update((stage, name) for stage in event["Stage IDs"])
+                elif '"SparkListenerTaskEnd"' in line:
+                    event = json.loads(line)
+                    name = stage_run.get(event["Stage ID"])
+                    if name:
+                        nanos = (event.get("Task Metrics") or {}).get("Executor CPU Time", 0)
+                        cpu[name] = cpu.get(name, 0.0) + nanos / 1e9
+    return cpu
+
+
 def spark_runs(logs: dict[int, Path], master: str, parsers: list[str], work: Path, per_table: bool = False,
-               ) -> dict[int, tuple[float, dict[str, float]]]:
-    """Per size: (seconds of spark.read.text().count(), seconds of the whole job per parser), one session."""
-    spark = build_session(master, app_name="bench-analytics", progress=False, parser="jvm")
+               ) -> dict[int, tuple[float, dict[str, float], dict[str, float]]]:
+    """Per size: (seconds of spark.read.text().count(), seconds of the whole job per parser, executor CPU
+    seconds per run: ``floor`` and each parser), one session."""
+    event_log = work / f"eventlog-{master.replace('[', '').replace(']', '')}-{time.time_ns()}"
+    event_log.mkdir(parents=True)
+    spark = build_session(master, app_name="bench-analytics", progress=False, parser="jvm", extra={
+        "spark.eventLog.enabled": "true", "spark.eventLog.dir": str(event_log),
+        "spark.eventLog.compress": "false"})
     spark.sparkContext.setLogLevel("ERROR")
-    results = {}
+    timed = {}
     try:
         spark.read.text(str(logs[min(logs)])).count()  # warm the JVM once before timing anything
         for parser in parsers:  # and each path (JIT, Python workers) with one untimed job on the smallest log
             run(spark, JobConfig(inputs=[str(logs[min(logs)])], out=work / f"warm-{parser}", cluster="bench",
                                  parser=parser, report=False))
         for size, path in sorted(logs.items()):
+            spark.sparkContext.setLocalProperty(RUN_PROPERTY, f"{size}:floor")
             started = time.perf_counter()
             spark.read.text(str(path)).count()
             floor = time.perf_counter() - started
             jobs = {}
             for parser in parsers:
+                spark.sparkContext.setLocalProperty(RUN_PROPERTY, f"{size}:{parser}")
                 started = time.perf_counter()
                 with StepTimer() as steps:
                     result = run(spark, JobConfig(inputs=[str(path)], out=work / f"out-{size}-{parser}",
@@ -217,11 +259,18 @@ def spark_runs(logs: dict[int, Path], master: str, parsers: list[str], work: Pat
                 assert not result.warnings or parser == "python", result.warnings
                 if per_table:
                     print(f"  {master} {size:,} lines, {parser} parser, seconds per step: {steps.line()}", flush=True)
-            results[size] = (floor, jobs)
+            spark.sparkContext.setLocalProperty(RUN_PROPERTY, None)
+            timed[size] = (floor, jobs)
             print(f"{master} {size:,} lines: read.text().count() {floor:.1f} s, "
                   + ", ".join(f"job ({p} parser) {s:.1f} s" for p, s in jobs.items()), flush=True)
     finally:
-        spark.stop()
+        spark.stop()  # the event log is complete once the session has stopped
+    cpu = executor_cpu_s(event_log)
+    results = {size: (floor, jobs, {run: cpu.get(f"{size}:{run}", 0.0) for run in ("floor", *parsers)})
+               for size, (floor, jobs) in timed.items()}
+    for size, (_, _, runs) in sorted(results.items()):
+        print(f"{master} {size:,} lines, executor CPU: " + ", ".join(f"{r} {s:.2f} s" for r, s in runs.items()),
+              flush=True)
     return results
 
 
@@ -260,11 +309,22 @@ def main() -> int:
     print("|---:|---|---:|" + "---:|---:|" * len(parsers) + "---:|")
     for size in sorted(logs):
         for m in masters:
-            floor, jobs = spark[m][size]
+            floor, jobs, _ = spark[m][size]
             cells = [f"{size:,}", m, f"{size / floor:,.0f}"]
             for p in parsers:
                 cells += [f"{size / jobs[p]:,.0f}", f"{jobs[p] / floor:.1f}x"]
             cells.append(f"{python[size] / min(jobs.values()):.2f}x")
+            print("| " + " | ".join(cells) + " |")
+    print("\nExecutor CPU seconds (task CPU time, from Spark's event log), the same runs:\n")
+    print("| lines | master | read.text().count() | " + " | ".join(f"job, {p} parser | CPU / floor" for p in parsers)
+          + " |")
+    print("|---:|---|---:|" + "---:|---:|" * len(parsers))
+    for size in sorted(logs):
+        for m in masters:
+            cpu = spark[m][size][2]
+            cells = [f"{size:,}", m, f"{cpu['floor']:.2f} s"]
+            for p in parsers:
+                cells += [f"{cpu[p]:.2f} s", f"{cpu[p] / cpu['floor']:.0f}x" if cpu["floor"] else "-"]
             print("| " + " | ".join(cells) + " |")
     if {"local[1]", "local[2]"} <= set(masters):
         for p in parsers:

@@ -118,15 +118,16 @@ def session_config(master: str | None, ui: bool = False, progress: bool = True) 
 
 
 def build_session(master: str | None, app_name: str = "zkcontroller-analyze", ui: bool = False,
-                  progress: bool = True, parser: str = "jvm") -> SparkSession:
+                  progress: bool = True, parser: str = "jvm", extra: dict[str, str] | None = None) -> SparkSession:
     """A session on ``master``; without one, spark-submit's master or else local[*] (see ``session_config``).
 
     With ``parser="jvm"`` the JVM parser's jar (built on first use) goes in ``spark.jars``: the driver and
-    every executor load it. Without it (no javac) the job falls back to Python and warns.
+    every executor load it. Without it (no javac) the job falls back to Python and warns. ``extra`` settings
+    (e.g. a benchmark's event log) go on top.
     """
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # executors parse with this package: same Python
     builder = SparkSession.builder.appName(app_name)
-    settings = session_config(master, ui, progress)
+    settings = {**session_config(master, ui, progress), **(extra or {})}
     if parser == "jvm":
         from pyspark import SparkConf
 
