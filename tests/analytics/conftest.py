@@ -17,6 +17,7 @@ SAMPLES = SHARED_LOGS / "samples"
 def spark() -> Iterator[object]:
     pyspark_sql = pytest.importorskip("pyspark.sql")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # the executors import zkcontroller to parse
+    from zkcontroller.analytics.job import CODEGEN_CACHE_ENTRIES, JIT_OPTIONS
     from zkcontroller.analytics.jvm_parser import build_jar
 
     jar, _ = build_jar()  # the JVM parser, as build_session adds it (without javac the job falls back to Python)
@@ -28,6 +29,8 @@ def spark() -> Iterator[object]:
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.driver.extraJavaOptions", JIT_OPTIONS)  # as the job's sessions: many small queries
+        .config("spark.sql.codegen.cache.maxEntries", CODEGEN_CACHE_ENTRIES)
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")

@@ -47,6 +47,19 @@ CACHED = StorageLevel.MEMORY_AND_DISK_DESER
 keeps the cached column batches as serialized bytes, which every scan deserializes again."""
 PARALLEL_ACTIONS = 3
 """Threads submitting independent Spark actions (see ``_in_parallel``)."""
+JIT_OPTIONS = ("-XX:MaxInlineLevel=6 -XX:FreqInlineSize=100 -XX:InlineSmallCode=1000 "
+               "-XX:Tier4InvocationThreshold=15000 -XX:Tier4CompileThreshold=45000 -XX:Tier4BackEdgeThreshold=120000")
+"""HotSpot's optimizing compiler (C2) on a shorter leash, for the driver and executor JVMs unless already set.
+
+The job's ~60 queries generate a few hundred classes (whole-stage codegen) that turn hot within seconds; with
+HotSpot's defaults C2 spent 25-35 CPU-s per job at 1M lines compiling them and Spark's own code (4,500
+compilations), about a third of all the CPU the job used on two cores. Three times the invocation counts
+before a method is C2-compiled, and shallower inlining, cut that to about 13 CPU-s and the job's wall time by
+about a seventh, with the tasks themselves no slower (docs/benchmarks.md, issue 16, fourth round)."""
+CODEGEN_CACHE_ENTRIES = "1000"
+"""Spark's cache of compiled generated classes (``spark.sql.codegen.cache.maxEntries``, default 100). One job
+generates more than 100, so a second job in the same session (tests, notebooks, the benchmark after its
+warm-up) found none of its classes and compiled them all again."""
 CACHE_COMPRESSED = "spark.sql.inMemoryColumnarStorage.compressed"
 """Off while the job runs: its caches live for one job and are mostly nulls; compressing them (statistics over
 every value of every column to pick an encoding) cost more executor CPU than their scans saved."""
@@ -96,12 +109,17 @@ def session_config(master: str | None, ui: bool = False, progress: bool = True) 
 
     The driver binds to loopback and Spark's UI is off unless asked for (then it is on loopback too); Spark's
     console progress bar shows stage progress. In local mode a few shuffle partitions per core replace 200.
+    The JVMs get ``JIT_OPTIONS`` and a larger codegen cache unless those are set already.
     """
     from pyspark import SparkConf
 
     conf = SparkConf()
     settings = {"spark.sql.session.timeZone": "UTC", "spark.ui.enabled": str(ui).lower(),
                 "spark.ui.showConsoleProgress": str(progress).lower(), "spark.python.worker.reuse": "true"}
+    for key, value in (("spark.driver.extraJavaOptions", JIT_OPTIONS), ("spark.executor.extraJavaOptions",
+                       JIT_OPTIONS), ("spark.sql.codegen.cache.maxEntries", CODEGEN_CACHE_ENTRIES)):
+        if not conf.contains(key):
+            settings[key] = value
     if not conf.contains("spark.driver.host"):
         settings.update({"spark.driver.host": LOOPBACK, "spark.driver.bindAddress": LOOPBACK})
     if master:
