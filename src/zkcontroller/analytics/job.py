@@ -47,15 +47,15 @@ CACHED = StorageLevel.MEMORY_AND_DISK_DESER
 keeps the cached column batches as serialized bytes, which every scan deserializes again."""
 PARALLEL_ACTIONS = 3
 """Threads submitting independent Spark actions (see ``_in_parallel``)."""
-JIT_OPTIONS = ("-XX:MaxInlineLevel=6 -XX:FreqInlineSize=100 -XX:InlineSmallCode=1000 "
-               "-XX:Tier4InvocationThreshold=15000 -XX:Tier4CompileThreshold=45000 -XX:Tier4BackEdgeThreshold=120000")
-"""HotSpot's optimizing compiler (C2) on a shorter leash, for the driver and executor JVMs unless already set.
+JIT_OPTIONS = "-XX:Tier4InvocationThreshold=15000 -XX:Tier4CompileThreshold=45000 -XX:Tier4BackEdgeThreshold=120000"
+"""HotSpot's optimizing compiler (C2) waits three times longer before compiling a method, for the driver and
+executor JVMs unless already set.
 
-The job's ~60 queries generate a few hundred classes (whole-stage codegen) that turn hot within seconds; with
-HotSpot's defaults C2 spent 25-35 CPU-s per job at 1M lines compiling them and Spark's own code (4,500
-compilations), about a third of all the CPU the job used on two cores. Three times the invocation counts
-before a method is C2-compiled, and shallower inlining, cut that to about 13 CPU-s and the job's wall time by
-about a seventh, with the tasks themselves no slower (docs/benchmarks.md, issue 16, fourth round)."""
+The job's ~60 queries generate a few hundred classes (whole-stage codegen) and shift the type profiles of
+Spark's own code; with HotSpot's defaults C2 spent 25-35 CPU-s per job at 1M lines (4,500 compilations), a third
+of all the CPU the job used on two cores. Waiting longer leaves lukewarm methods to C1. Shallower inlining
+cut C2 further (to 13 CPU-s, 1M lines 20 % faster) but made the tasks' code slower: at 10M lines the job took
+25 % longer on ``local[1]``, so it is not used (docs/benchmarks.md, issue 16, fourth round)."""
 CODEGEN_CACHE_ENTRIES = "1000"
 """Spark's cache of compiled generated classes (``spark.sql.codegen.cache.maxEntries``, default 100). One job
 generates more than 100, so a second job in the same session (tests, notebooks, the benchmark after its
