@@ -10,7 +10,8 @@ times, per size: (1) the single-process pure-Python reference parser over the fi
 ``spark.read.text().count()`` (the floor) and (3) the whole Spark job (extract, every table, Parquet,
 report) with each parser (``--parsers``: the JVM parser, the Python parser in Python workers) on local[1]
 and local[2], all of one master in the same session, after one untimed job per parser on the smallest log
-(so neither pays the session's warm-up). Prints lines per second and the ratios; never fails on time.
+(so neither pays the session's warm-up). Prints lines per second and the ratios, and each run's executor CPU
+seconds from Spark's event log (kept in the workdir); never fails on time.
 """
 
 from __future__ import annotations

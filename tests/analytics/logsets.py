@@ -4,7 +4,8 @@
 * ``kafka-demo/``: what ``zkcontroller demo`` writes (events.jsonl beside Kafka-format logs of the same run).
 * ``sim/sim-events.jsonl.gz``: an event log with a split brain and two bad lines.
 * four real Kafka samples, clustered by ``SAMPLE_PATTERN``.
-* ``broken/``: a truncated ``.gz``, a line that is not UTF-8, and our own Python traceback after a record.
+* ``broken/``: a truncated ``.gz``, a line that is not UTF-8, our own Python traceback after a record, and a
+  membership line whose broker id does not fit 32 bits.
 """
 
 from __future__ import annotations
@@ -123,6 +124,7 @@ def write_sim(directory: Path) -> None:
 
 
 BROKEN_GOOD_LINES = 200
+BROKEN_BIG_BROKER_ID = 99999999999
 
 
 def write_broken(directory: Path) -> None:
@@ -143,3 +145,6 @@ def write_broken(directory: Path) -> None:
         f"[2024-05-01 00:02:01,000] INFO [Controller id=1 epoch=3] Resigned {KC}",
     ]
     (directory / "state-change.log").write_bytes(b"\n".join([latin, *(t.encode() for t in traceback)]) + b"\n")
+    (directory / "membership.log").write_text(  # one deleted broker id beyond int32 beside a good one
+        f"[2024-05-01 00:03:00,000] INFO [Controller id=1 epoch=3] Newly added brokers: , deleted brokers: "
+        f"4,{BROKEN_BIG_BROKER_ID}, all live brokers: 1,2 {KC}\n")

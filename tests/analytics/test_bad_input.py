@@ -44,6 +44,13 @@ def test_our_tracebacks_fold_into_the_record_they_follow(spark, analyzed) -> Non
         == [(2, "ERROR", "KeyError: 'broker 7'"), (8, "INFO", None)]
 
 
+def test_a_broker_id_beyond_int32_is_null_and_the_other_ids_of_its_line_still_count(spark, analyzed) -> None:
+    events = _rows(spark, analyzed.out, "events", "source_file = 'broken/membership.log'")
+    assert [(e["kind"], e["brokers"]) for e in events] == [("broker_change", [4, None])]
+    failures = _rows(spark, analyzed.out, "broker_failures", "source_file = 'broken/membership.log'")
+    assert [f["broker_id"] for f in failures] == [4]
+
+
 def test_unwritable_out_fails_in_one_line_before_spark_starts(tmp_path: Path, monkeypatch) -> None:
     log = tmp_path / "controller.log"
     log.write_text("[2024-01-01 00:00:00,000] INFO [Controller id=1] Resigned (kafka.controller.KafkaController)\n")

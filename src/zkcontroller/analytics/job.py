@@ -255,9 +255,12 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, event
             F.min("ts_ms").alias("first_ms"), F.max("ts_ms").alias("last_ms"), F.count(F.lit(1)).alias("events"),
             F.min_by(F.struct("source_file", "line_number"), F.struct("ts_ms", "source_file", "line_number"))
             .alias("first")).select("*", "first.source_file", "first.line_number").drop("first")),
+        # A broker id the parsers could not hold (beyond int32: a corrupt line) is a null list element; the
+        # membership reasoning on the driver takes ids only, so the nulls are dropped here, once.
         lambda: _collect(events.where(F.col("kind").isin("broker_failed", "broker_change", "broker_registered"))
-                         .select("cluster", "ts_ms", "kind", "brokers", "added_brokers", "controller_id",
-                                 "controller_epoch", "source_file", "line_number")),
+                         .select("cluster", "ts_ms", "kind", *(F.filter(name, lambda b: b.isNotNull()).alias(name)
+                                                              for name in ("brokers", "added_brokers")),
+                                 "controller_id", "controller_epoch", "source_file", "line_number")),
         # Every cluster's first and last event time: several tables and the report need it, so it is
         # aggregated once (not once per table, a scan of every event each time) and joined as a frame.
         lambda: _collect(transform.observed_windows(events)),

@@ -85,6 +85,7 @@ def check_str(value: Any, path: str, where: str) -> str:
 
 
 _INT_ONLY = {int}
+_LIST_ONLY = {list}
 
 
 def int_tuple_or_none(value: Any) -> tuple[int, ...] | None:
@@ -108,9 +109,6 @@ def int_tuples_by_key(values: Mapping[str, Any]) -> dict[str, tuple[int, ...]] |
     if flat and (set(map(type, flat)) != _INT_ONLY or min(flat) < INT32_MIN or max(flat) > INT32_MAX):
         return None
     return {key: tuple(value) for key, value in values.items()}
-
-
-_LIST_ONLY = {list}
 
 
 def check_int_list(value: Any, path: str, where: str) -> tuple[int, ...]:
