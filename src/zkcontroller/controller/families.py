@@ -22,7 +22,7 @@ from zkcontroller.controller.core import ControllerCore
 from zkcontroller.controller.events import ControllerEvent
 from zkcontroller.controller.states import PartitionAndReplica
 
-Handler = Callable[[Any], Awaitable[None]]
+Handler = Callable[[Any], Awaitable[object]]  # some also return what they did, for direct callers
 
 
 class EventFamily:

@@ -156,7 +156,7 @@ class IsrChangeEvents(EventFamily):
             else:
                 adjusted[tp] = proposed
         core.log.debug(f"Updating ISRs for partitions: {_tps(adjusted)}.")
-        succeeded = []
+        succeeded: list[TopicPartition] = []
         if adjusted:
             await self._write(adjusted, results, succeeded)
         await self.update_leader_and_isr_cache(succeeded)

@@ -14,7 +14,7 @@ soon as it is readable; and a broker whose session owns ``/controller`` while th
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from zkcontroller.controller.broker_requests import not_controller_response, submit_broker_request
@@ -43,7 +43,7 @@ from zkcontroller.controller.events import (
     Startup,
     TopicChange,
 )
-from zkcontroller.controller.families import EventFamily
+from zkcontroller.controller.families import EventFamily, Handler
 from zkcontroller.controller.features import FeatureVersioning
 from zkcontroller.controller.fencing_token import FencingToken
 from zkcontroller.controller.isr_notifications import IsrChangeEvents
@@ -112,7 +112,7 @@ class KafkaController:
         self.failover_failures = 0
         """Failovers that failed in a row on this broker (reset by one that succeeds)."""
         self.guards = StoreFaultGuards(core)
-        self._handlers: dict[type, Callable[[Any], Awaitable[None]]] = {
+        self._handlers: dict[type, Handler] = {
             Startup: self.process_startup,
             ControllerChange: self.process_controller_change,
             Reelect: self.process_reelect,

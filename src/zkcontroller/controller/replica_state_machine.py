@@ -247,9 +247,9 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
         epoch = self.context.epoch
         for tp, result in finished.items():
             if isinstance(result, LeaderAndIsr):
-                cached = self.context.partition_leadership_info(tp)
-                if cached is not None and cached.controller_epoch == epoch and cached.leader_and_isr == result:
-                    out[tp] = cached  # already without the replica (a leader just elected): nothing to store
+                known = self.context.partition_leadership_info(tp)
+                if known is not None and known.controller_epoch == epoch and known.leader_and_isr == result:
+                    out[tp] = known  # already without the replica (a leader just elected): nothing to store
                     continue
                 info = LeaderIsrAndControllerEpoch(result, epoch)
                 self.context.put_partition_leadership_info(tp, info)

@@ -7,7 +7,7 @@ and reported per item; illegal and failed transitions are logged in Kafka's word
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from enum import Enum
 from typing import Generic, TypeVar
 
@@ -77,7 +77,7 @@ class StateMachine(Generic[K, S]):
         return cached, missing
 
     @staticmethod
-    def _redo_from_zookeeper(failed: dict[TopicPartition, Exception], from_cache: bool) -> list[TopicPartition]:
+    def _redo_from_zookeeper(failed: Mapping[TopicPartition, Exception], from_cache: bool) -> list[TopicPartition]:
         """Writes from the context's copy that found no znode: the re-read attempt reports them in Kafka's
         words (state missing, or the topic being deleted)."""
         return [tp for tp, e in failed.items() if from_cache and isinstance(e, NoNodeError)] if failed else []
