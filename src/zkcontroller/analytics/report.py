@@ -106,7 +106,10 @@ def _table(df: pd.DataFrame, links: Links | None = None, limit: int = MAX_ROWS) 
 
 
 def _ms(series: pd.Series) -> list[int]:
-    return [int(pd.Timestamp(x).timestamp() * 1000) for x in series]
+    """Epoch milliseconds of timestamps, in one vectorized step (one ``pd.Timestamp`` per row took 0.5 s of the
+    report for the 155k incidents of a 1M-line log)."""
+    stamps = pd.to_datetime(series, utc=True)
+    return ((stamps - pd.Timestamp(0, tz="UTC")) // pd.Timedelta(milliseconds=1)).astype("int64").tolist()
 
 
 EPISODE_GAP_MS = 60_000
