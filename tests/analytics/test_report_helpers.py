@@ -1,11 +1,15 @@
-"""The report's pure helpers, without Spark: timestamps to epoch milliseconds and the episodes drawn."""
+"""The report's helpers, without Spark: epoch milliseconds, episodes, and the first rows a page shows."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from urllib.parse import quote
+
 import pandas as pd
 import pyarrow as pa
+import pyarrow.parquet as pq
 
-from zkcontroller.analytics.report import _ms, episodes
+from zkcontroller.analytics.report import _NULLABLE, _head, _isr_summary, _ms, _table, episodes
 
 INSTANTS_MS = [1_700_000_000_123, 1_700_000_000_001, 1_099_511_627_777, 86_399_999, -8_190]  # and before 1970
 
@@ -31,3 +35,58 @@ def test_episodes_split_on_long_quiet_gaps() -> None:
     # gap = max(1 min, window / 10) = 1 h; each episode padded by max(span / 20, 50 ms)
     assert episodes(points, (0, 10 * hour + 1_000)) == [(-100, 2_100), (10 * hour - 50, 10 * hour + 550)]
     assert episodes([], (5, 5)) == [(5, 6)]
+
+
+def _partitioned(root: Path, rows: dict[str, pa.Table]) -> Path:
+    """A table laid out as Spark's ``partitionBy("cluster")`` writes it (hive directories, no cluster column)."""
+    for cluster, table in rows.items():
+        part = root / f"cluster={quote(cluster, safe='')}"
+        part.mkdir(parents=True)
+        pq.write_table(table, part / "part-00000.parquet")
+    (root / "_SUCCESS").touch()
+    return root
+
+
+def _elections(n: int, start: int) -> pa.Table:
+    return pa.table({
+        "elected_at": pa.array([pd.Timestamp(start + (i % 7), unit="ms") for i in range(n)], pa.timestamp("us")),
+        "topic": pa.array([None if i % 5 == 0 else f"t{i % 3}" for i in range(n)], pa.string()),
+        "partition": pa.array([i for i in range(n)], pa.int32()),
+        "new_leader": pa.array([None if i % 4 == 0 else i % 3 for i in range(n)], pa.int32()),
+    })
+
+
+def test_head_shows_the_first_rows_of_one_cluster_sorted_as_the_whole_table_would_be(tmp_path: Path) -> None:
+    mine, other = _elections(450, 1_000), _elections(30, 0)
+    out = tmp_path / "out"
+    _partitioned(out / "leader_elections", {"prod:a/b": mine, "other": other})
+    order = ("elected_at", "topic", "partition")
+    head, total = _head(out, "leader_elections", "prod:a/b", order, limit=50)
+    whole = mine.to_pandas(types_mapper=_NULLABLE.get).sort_values(list(order), kind="stable")  # nulls last
+    assert total == 450
+    assert head.to_dict("records") == whole.head(50).to_dict("records")
+    assert str(head["new_leader"].dtype) == "Int32" and head["new_leader"].isna().any()  # no float ids
+    html = _table(head, limit=50, total=total)
+    assert "400 more row(s)" in html
+    assert _head(out, "leader_elections", "nowhere", order)[1] == 0
+
+
+def test_head_and_isr_summary_of_empty_or_missing_tables(tmp_path: Path) -> None:
+    empty = tmp_path / "isr_changes"
+    empty.mkdir()
+    (empty / "_SUCCESS").touch()  # what Spark leaves for a table without rows
+    head, total = _head(tmp_path, "isr_changes", "c", ("changed_at",))
+    assert head.empty and total == 0
+    assert _head(tmp_path, "anomalies", "c", ("detected_at",))[1] == 0
+    assert "No ISR change" in _isr_summary(tmp_path, "c")
+
+
+def test_isr_summary_counts_each_kind_of_change_of_the_cluster_only(tmp_path: Path) -> None:
+    def changes(kinds: list[tuple[str, str]]) -> pa.Table:
+        return pa.table({"by": [b for b, _ in kinds], "change": [c for _, c in kinds]})
+
+    _partitioned(tmp_path / "isr_changes", {
+        "c": changes([("leader", "shrink")] * 3 + [("leader", "expand")] * 2 + [("controller", "shrink")]),
+        "d": changes([("leader", "shrink")] * 9)})
+    assert _isr_summary(tmp_path, "c") == (
+        '<p class="note">1 shrink by the controller, 2 expand by the leader, 3 shrink by the leader.</p>')

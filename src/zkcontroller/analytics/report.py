@@ -24,6 +24,9 @@ import matplotlib.dates as mdates
 import matplotlib.pyplot as plt
 import matplotlib.ticker
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as ds
 
 MAX_ROWS = 200
 STYLE = (
@@ -65,6 +68,36 @@ def _read(out: Path, name: str) -> pd.DataFrame:
     return df
 
 
+_NULLABLE = {pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(),
+             pa.int64(): pd.Int64Dtype(), pa.bool_(): pd.BooleanDtype(), pa.float32(): pd.Float32Dtype(),
+             pa.float64(): pd.Float64Dtype(), pa.string(): pd.StringDtype(), pa.large_string(): pd.StringDtype()}
+"""Arrow to pandas as ``_read`` converts (``dtype_backend="numpy_nullable"``): integers stay integers."""
+
+
+def _cluster_rows(out: Path, name: str, cluster: str, columns: list[str] | None = None) -> pa.Table | None:
+    """One cluster's rows of a table partitioned by cluster, as Arrow (no cluster column); None if absent."""
+    path = out / name
+    if not path.exists():
+        return None
+    rows = ds.dataset(path, format="parquet", partitioning="hive")
+    if "cluster" not in rows.schema.names:  # an empty table: Spark wrote no partition (or no file)
+        return None
+    table = rows.to_table(columns=columns, filter=pc.field("cluster") == cluster)
+    return table.drop_columns(["cluster"]) if "cluster" in table.column_names else table
+
+
+def _head(out: Path, name: str, cluster: str, order: tuple[str, ...], limit: int = MAX_ROWS
+          ) -> tuple[pd.DataFrame, int]:
+    """The cluster's first ``limit`` rows by ``order`` (a stable sort, nulls last, as ``_of``) and its row
+    count. A 10M-line log has millions of anomalies and elections, of which a page shows ``limit``: sorting
+    in Arrow and converting only those rows keeps the driver from holding whole tables in pandas."""
+    table = _cluster_rows(out, name, cluster)
+    if table is None or table.num_rows == 0:
+        return pd.DataFrame(), 0
+    first = pc.sort_indices(table, sort_keys=[(c, "ascending") for c in order])[:limit]
+    return table.take(first).to_pandas(types_mapper=_NULLABLE.get), table.num_rows
+
+
 def slug(cluster: str) -> str:
     """A file name for a cluster's page."""
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", cluster) or "_"
@@ -87,10 +120,13 @@ class Links:
         return f'<a href="{html.escape(href)}">{html.escape(text)}</a>'
 
 
-def _table(df: pd.DataFrame, links: Links | None = None, limit: int = MAX_ROWS) -> str:
-    """A readable HTML table: timestamps to the millisecond, integers as integers, file:line as a link."""
+def _table(df: pd.DataFrame, links: Links | None = None, limit: int = MAX_ROWS, total: int | None = None) -> str:
+    """A readable HTML table: timestamps to the millisecond, integers as integers, file:line as a link.
+
+    ``total``: the table's row count when ``df`` holds only its first rows (``_head``)."""
     if df.empty:
         return _empty("none")
+    total = len(df) if total is None else total
     shown = df.head(limit).copy()
     if "source_file" in shown.columns and links is not None:
         shown.insert(len(shown.columns), "where", [links.cell(s, n) for s, n in zip(
@@ -101,7 +137,7 @@ def _table(df: pd.DataFrame, links: Links | None = None, limit: int = MAX_ROWS) 
             shown[c] = shown[c].dt.strftime("%Y-%m-%d %H:%M:%S.%f").str[:-3]
     body = shown.to_html(index=False, na_rep="", border=0, classes="data", escape=False,
                          formatters={c: (lambda v: html.escape(str(v))) for c in shown.columns if c != "where"})
-    more = f'<p class="note">{len(df) - limit} more row(s) in the Parquet table.</p>' if len(df) > limit else ""
+    more = f'<p class="note">{total - limit} more row(s) in the Parquet table.</p>' if total > limit else ""
     return f'<div class="scroll">{body}</div>{more}'
 
 
@@ -267,13 +303,22 @@ def _of(df: pd.DataFrame, cluster: str, *order: str) -> pd.DataFrame:
     return rows.sort_values(list(order), kind="stable") if order and not rows.empty else rows
 
 
-def _isr_summary(changes: pd.DataFrame) -> str:
+def _isr_summary(out: Path, cluster: str) -> str:
     """Shrinks and expansions per leader or controller: a cluster that heals shows both, in balance."""
-    if changes.empty:
+    changes = _cluster_rows(out, "isr_changes", cluster, ["by", "change"])
+    if changes is None or changes.num_rows == 0:
         return '<p class="note">No ISR change in these logs.</p>'
-    counts = changes.groupby(["by", "change"]).size().to_dict()
+    grouped = changes.group_by(["by", "change"]).aggregate([([], "count_all")]).to_pylist()
+    counts = {(g["by"], g["change"]): g["count_all"] for g in grouped}
     parts = [f"{n} {change} by the {by}" for (by, change), n in sorted(counts.items())]
     return f'<p class="note">{html.escape(", ".join(parts))}.</p>'
+
+
+def _shown(out: Path, name: str, cluster: str, order: tuple[str, ...], links: Links
+           ) -> tuple[pd.DataFrame, Links, int, int]:
+    """``_table``'s arguments for a table shown by its first rows."""
+    head, total = _head(out, name, cluster, order)
+    return head, links, MAX_ROWS, total
 
 
 def cluster_page(out: Path, cluster: str, t: dict[str, pd.DataFrame], links: Links) -> str:
@@ -304,16 +349,16 @@ def cluster_page(out: Path, cluster: str, t: dict[str, pd.DataFrame], links: Lin
         + plot_series(_of(t["leaders_per_broker_over_time"], cluster), "partitions led", "broker_id", eps),
         "<h2>Failover and broker-failure handling times</h2>" + plot_handling(tenures, failures)
         + _table(failures, links),
-        "<h2>Anomalies</h2>" + _table(_of(t["anomalies"], cluster, "detected_at", "anomaly"), links),
+        "<h2>Anomalies</h2>" + _table(*_shown(out, "anomalies", cluster, ("detected_at", "anomaly"), links)),
         "<h2>Leader elections</h2>"
-        + _table(_of(t["leader_elections"], cluster, "elected_at", "topic", "partition"), links),
+        + _table(*_shown(out, "leader_elections", cluster, ("elected_at", "topic", "partition"), links)),
         "<h2>Topic deletions</h2>" + _table(_of(t["topic_deletions"], cluster, "requested_at", "topic"), links),
         "<h2>Partition reassignments</h2>"
         + _table(_of(t["partition_reassignments"], cluster, "started_at", "topic", "partition"), links),
         "<h2>Controlled shutdowns</h2>"
         + _table(_of(t["controlled_shutdowns"], cluster, "requested_at", "broker_id"), links),
-        "<h2>ISR changes</h2>" + _isr_summary(_of(t["isr_changes"], cluster))
-        + _table(_of(t["isr_changes"], cluster, "changed_at", "topic", "partition"), links),
+        "<h2>ISR changes</h2>" + _isr_summary(out, cluster)
+        + _table(*_shown(out, "isr_changes", cluster, ("changed_at", "topic", "partition"), links)),
     ]
     return _page(f"{cluster}: Kafka controller analysis", "\n".join(sections))
 
@@ -323,9 +368,11 @@ def write_report(out: Path, rows: dict[str, int], config: Any, warnings: list[st
                  ) -> Path:
     """Render ``out/report.html`` and ``out/report/<cluster>.html`` from the tables under ``out``;
     ``windows`` is each cluster's (first, last) event time in ms."""
-    names = ("controller_tenures", "incidents", "broker_failures", "sources", "split_brain_windows", "anomalies",
-             "leader_elections", "leaderless_partitions_over_time", "leaders_per_broker_over_time",
-             "topic_deletions", "partition_reassignments", "controlled_shutdowns", "isr_changes")
+    # Read whole: the tables a page draws from. Anomalies, elections and ISR changes are shown by their first
+    # rows only and read per page (``_head``).
+    names = ("controller_tenures", "incidents", "broker_failures", "sources", "split_brain_windows",
+             "leaderless_partitions_over_time", "leaders_per_broker_over_time",
+             "topic_deletions", "partition_reassignments", "controlled_shutdowns")
     t: dict[str, Any] = {name: _read(out, name) for name in names}
     t["windows"] = windows or {}
     pages = out / "report"
