@@ -3,23 +3,47 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import signal
 from pathlib import Path
 
 import click
 
-from zkcontroller.admin.cli import brokers, controller, topics
-from zkcontroller.admin.configs import configs
-from zkcontroller.admin.leader_election import leader_election
-from zkcontroller.admin.reassign_cli import reassign
-from zkcontroller.analytics.cli import analyze
 from zkcontroller.coordination.connect import make_backend
 from zkcontroller.runtime.clock import wall_clock_ms
-from zkcontroller.sim.cli import sim
+
+LAZY_COMMANDS = {
+    "analyze": "zkcontroller.analytics.cli:analyze",
+    "brokers": "zkcontroller.admin.cli:brokers",
+    "configs": "zkcontroller.admin.configs:configs",
+    "controller": "zkcontroller.admin.cli:controller",
+    "leader-election": "zkcontroller.admin.leader_election:leader_election",
+    "reassign": "zkcontroller.admin.reassign_cli:reassign",
+    "sim": "zkcontroller.sim.cli:sim",
+    "topics": "zkcontroller.admin.cli:topics",
+}
+"""Subcommands imported only when invoked: importing them all (the simulator, the wire protocol's kio, which
+imports hypothesis) took about 1 s before any command ran."""
 
 
-@click.group()
+class LazyGroup(click.Group):
+    """A click group whose ``LAZY_COMMANDS`` load on first use (click's documented lazy-loading pattern)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in LAZY_COMMANDS and cmd_name not in self.commands:
+            module, attr = LAZY_COMMANDS[cmd_name].split(":")
+            command = getattr(importlib.import_module(module), attr)
+            if command.name != cmd_name:
+                raise RuntimeError(f"{LAZY_COMMANDS[cmd_name]} is named {command.name!r}, not {cmd_name!r}")
+            self.add_command(command)
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=LazyGroup)
 @click.version_option(package_name="zkcontroller")
 def main() -> None:
     """Apache Kafka's ZooKeeper-mode controller, reimplemented in Python."""
@@ -143,12 +167,6 @@ def zookeeper(port: int, data_dir: str | None) -> None:
 
 def _raise_keyboard_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
-
-
-main.add_command(analyze)
-main.add_command(sim)
-for _command in (topics, brokers, controller, reassign, leader_election, configs):
-    main.add_command(_command)
 
 
 if __name__ == "__main__":  # pragma: no cover
