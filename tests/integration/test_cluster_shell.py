@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from tests.helpers import wait_until
 from tests.integration.conftest import ClusterFactory
@@ -12,6 +14,7 @@ from tests.integration.conftest import ClusterFactory
 from zkcontroller.cli import main
 from zkcontroller.cluster.cluster_shell import ClusterShell
 from zkcontroller.coordination.backend import CoordinationBackend
+from zkcontroller.model import ReplicaAssignment, TopicPartition
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
@@ -88,3 +91,38 @@ async def _no_election_pending(admin: KafkaZkClient) -> bool:
 
 async def _gone(admin: KafkaZkClient, topic: str) -> bool:
     return topic not in await admin.get_all_topics_in_cluster()
+
+
+@pytest.mark.hand_written_isr  # no fetchers: the returning replica stays out of the ISR
+async def test_shell_unclean_election(make_cluster: ClusterFactory, backend: CoordinationBackend) -> None:
+    """`leader-election --election-type unclean` sends users to `elect --unclean` at the prompt: it must exist."""
+    cluster = await make_cluster([1, 2, 3])
+    first = (await cluster.wait_for_controller()).controller_id
+    other = next(b for b in (1, 2, 3) if b != first)
+    session = await backend.new_session()
+    admin = KafkaZkClient(session, wall_clock_ms)
+    lines: list[str] = []
+    shell = ClusterShell(cluster, admin, out=lines.append, rng=random.Random(1))
+    tp = TopicPartition("ledger", 0)
+    try:
+        await admin.create_topic_assignment("ledger", None, {tp: ReplicaAssignment((first, other))})
+        await wait_until(lambda: _leader(admin, tp, lambda leader: leader >= 0), what="ledger-0 online")
+        await cluster.stop_broker(other)  # the ISR shrinks to `first`; `other` comes back outside it
+        await cluster.start_broker(other)
+        await cluster.stop_broker(first)
+        await cluster.wait_for_controller(exclude=first)
+        await wait_until(lambda: _leader(admin, tp, lambda leader: leader == -1), what="ledger-0 offline")
+        assert await shell.run_command("elect --unclean ledger")
+        assert lines[-1] == "Successfully completed leader election (UNCLEAN) for partitions ledger-0"
+        assert await _leader(admin, tp, lambda leader: leader == other)
+        assert await shell.run_command("elect --unclean")
+        assert lines[-1] == "Valid replica already elected for partitions ledger-0"
+        assert await shell.run_command("elect --unclean a b")
+        assert lines[-1] == "error: usage: elect [--unclean] [TOPIC]"
+    finally:
+        await session.close()
+
+
+async def _leader(admin: KafkaZkClient, tp: TopicPartition, check: Callable[[int], bool]) -> bool:
+    state = await admin.get_topic_partition_state(tp)
+    return state is not None and check(state.leader_and_isr.leader)

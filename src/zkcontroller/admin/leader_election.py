@@ -129,7 +129,7 @@ def leader_election(zookeeper: str, election_type: str, topic: str | None, parti
         raise click.ClickException(str(e)) from None
     if election_type.lower() == "unclean":
         raise click.ClickException("Unclean leader election needs the controller's ElectLeaders API, which has no "
-                                   "ZooKeeper path; use `elect` at the `zkcontroller cluster` prompt")
+                                   "ZooKeeper path; use `elect --unclean` at the `zkcontroller cluster` prompt")
     started = run_with_client(zookeeper, lambda zk: start_preferred_election(zk, partitions))
     if started.requested:
         click.echo(f"Created preferred replica election path with {','.join(map(str, started.requested))}")

@@ -26,9 +26,11 @@ from zkcontroller.broker.config import ReplicationConfig, virtual_log_dirs
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.logs import LogFiles
 from zkcontroller.cluster.produce import ProduceWorkload, produce_command
+from zkcontroller.controller.events import ApiError, ElectionType
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.errors import ZkError
 from zkcontroller.model import TopicPartition, sorted_partitions
+from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -43,7 +45,8 @@ HELP = """commands:
   fail-log-dir ID DIR                     fail one of a broker's log dirs (its replicas there go offline)
   produce TOPIC RECORDS | produce TOPIC --rate N | produce --stop [TOPIC]
                                           append records on the leaders (followers fetch them)
-  elect [TOPIC]                           preferred-replica election (all partitions, or one topic's)
+  elect [--unclean] [TOPIC]               preferred-replica election (all partitions, or one topic's);
+                                          --unclean: unclean election through the controller's ElectLeaders API
   delete TOPIC                            mark a topic for deletion (the controller deletes it)
   help | quit"""
 
@@ -137,16 +140,43 @@ class ClusterShell:
             self.out(line)
 
     async def _elect(self, args: list[str]) -> None:
-        """As ``kafka-preferred-replica-election.sh`` does: write the election znode; the controller acts on it."""
-        if len(args) > 1:
-            raise ValueError("usage: elect [TOPIC]")
+        """As ``kafka-preferred-replica-election.sh`` does: write the election znode; the controller acts on it.
+        With ``--unclean``, as ``kafka-leader-election.sh --election-type unclean``: the ElectLeaders API, which
+        has no ZooKeeper path, so it is asked of the active controller in this process."""
+        unclean = "--unclean" in args
+        args = [a for a in args if a != "--unclean"]
+        if len(args) > 1 or any(a.startswith("-") for a in args):
+            raise ValueError("usage: elect [--unclean] [TOPIC]")
         partitions = None
         if args:
             partitions = [tp for tp in await all_partitions(self.admin) if tp.topic == args[0]]
             if not partitions:
                 raise ValueError(f"topic {args[0]} does not exist")
+        if unclean:
+            await self._elect_unclean(partitions if partitions is not None else await all_partitions(self.admin))
+            return
         started = await start_preferred_election(self.admin, partitions)
         self.out(f"Created preferred replica election for {len(started.requested)} partitions.")
+
+    async def _elect_unclean(self, partitions: list[TopicPartition]) -> None:
+        """Kafka's ``LeaderElectionCommand`` lines: elected, already had a leader, failed (with the reason)."""
+        controller = self.cluster.active_controller()
+        if controller is None:
+            raise ValueError("no active controller right now; try again once `status` shows one")
+        results = await controller.elections.elect_leaders(partitions, ElectionType.UNCLEAN)
+        elected = [tp for tp, r in results.items() if not isinstance(r, ApiError)]
+        noop = [tp for tp, r in results.items() if isinstance(r, ApiError) and r.error is Errors.ELECTION_NOT_NEEDED]
+        failed = {tp: r for tp, r in results.items()
+                  if isinstance(r, ApiError) and r.error is not Errors.ELECTION_NOT_NEEDED}
+        if elected:
+            self.out("Successfully completed leader election (UNCLEAN) for partitions "
+                     f"{', '.join(map(str, sorted_partitions(elected)))}")
+        if noop:
+            self.out(f"Valid replica already elected for partitions {', '.join(map(str, sorted_partitions(noop)))}")
+        for tp in sorted_partitions(failed):
+            error = failed[tp]
+            self.out(f"Error completing leader election (UNCLEAN) for partition: {tp}: {error.error.name}"
+                     + (f": {error.message}" if error.message else ""))
 
     async def _delete(self, args: list[str]) -> None:
         if len(args) != 1:
