@@ -119,7 +119,7 @@ async def test_explicit_assignment_and_alter(cli: Cli) -> None:
     (("create", "t", "--replica-assignment", "1:9"), "are not available"),
     (("create", "t", "--partitions", "1", "--replication-factor", "1", "--config", "x"), 'format "key=val"'),
     (("describe", "--topic", "missing"), "Topic 'missing' does not exist as expected"),
-    (("delete", "missing"), "to delete does not exist"),
+    (("delete", "missing"), "Topic 'missing' does not exist as expected"),
     (("alter", "missing", "--partitions", "2"), "does not exist"),
 ])
 async def test_user_errors_exit_non_zero_without_traceback(cli: Cli, args: tuple[str, ...], message: str) -> None:
@@ -192,3 +192,20 @@ async def test_leader_election_names_each_missing_partition_and_refuses_bad_file
         assert result.exit_code == 1, (name, result.output)
         assert result.output.startswith("Error: ") and str(path) in result.output, (name, result.output)
     assert await cli.zk.get_preferred_replica_election() is None  # nothing was requested
+
+
+async def test_delete_takes_kafka_topics_regex_and_if_exists(cli: Cli) -> None:
+    """`kafka-topics --delete --topic 'logs-.*'` marks every match, as Kafka's include list does."""
+    for name in ("logs-a", "logs-b", "orders"):
+        assert (await cli(topics, "create", name, "--partitions", "1", "--replication-factor", "1")).exit_code == 0
+    result = await cli(topics, "--delete", "--topic", "logs-.*")
+    assert result.exit_code == 0, result.output
+    assert [line for line in result.output.splitlines() if line.startswith("Topic ")] == [
+        "Topic logs-a is marked for deletion.", "Topic logs-b is marked for deletion."]
+    assert sorted(await cli.zk.get_topic_deletions()) == ["logs-a", "logs-b"]
+    again = await cli(topics, "delete", "logs-a,orders")
+    assert again.exit_code == 0, again.output
+    assert again.output.splitlines()[0] == "Topic logs-a is already marked for deletion."
+    assert again.output.splitlines()[1] == "Topic orders is marked for deletion."
+    quiet = await cli(topics, "--delete", "--topic", "nope.*", "--if-exists")
+    assert quiet.exit_code == 0 and quiet.output == ""
