@@ -131,14 +131,20 @@ def zookeeper(port: int, data_dir: str | None) -> None:
     server = ZooKeeperServerProcess(directory, port)
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)  # stop the child server on `kill` too
     click.echo(f"ZooKeeper data in {directory}")
-    server.start()
-    click.echo(f"ZooKeeper listening on {server.connect_string} (Ctrl-C to stop)")
     try:
-        server.wait()
+        server.start()
+    except (RuntimeError, TimeoutError) as e:  # port taken, not installed, exited or silent: one line
+        raise click.ClickException(str(e)) from None
+    click.echo(f"ZooKeeper listening on {server.connect_string} (Ctrl-C to stop)")
+    code = 0
+    try:
+        code = server.wait()
     except KeyboardInterrupt:
         pass
     finally:
         server.cleanup()
+    if code != 0:
+        raise click.ClickException(f"ZooKeeper exited with {code}; see {directory / 'zookeeper.out'}")
 
 
 def _raise_keyboard_interrupt(signum: int, frame: object) -> None:
