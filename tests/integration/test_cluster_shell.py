@@ -126,3 +126,19 @@ async def test_shell_unclean_election(make_cluster: ClusterFactory, backend: Coo
 async def _leader(admin: KafkaZkClient, tp: TopicPartition, check: Callable[[int], bool]) -> bool:
     state = await admin.get_topic_partition_state(tp)
     return state is not None and check(state.leader_and_isr.leader)
+
+
+def test_demo_and_cluster_on_an_unreachable_or_malformed_zookeeper_fail_in_one_line() -> None:
+    """They used to end in kazoo's ConnectionLossError traceback (or make_backend's ValueError)."""
+    from zkcontroller.cluster.zookeeper_server import free_port
+
+    target = f"127.0.0.1:{free_port()}"  # nothing listens there
+    for argv in (["demo", "--zookeeper", target], ["cluster", "--zookeeper", target]):
+        result = CliRunner().invoke(main, argv, input="")
+        assert result.exit_code == 1, (argv, result.output)
+        assert result.output.strip().splitlines()[-1] == f"Error: cannot connect to ZooKeeper at {target}"
+        assert "Traceback" not in result.output
+    for argv in (["demo", "--zookeeper", "garbage:::"], ["cluster", "--processes", "1", "--zookeeper", "garbage:::"]):
+        result = CliRunner().invoke(main, argv, input="")
+        assert result.exit_code == 2, (argv, result.output)
+        assert "bad ZooKeeper address 'garbage:::'" in result.output
