@@ -55,9 +55,15 @@ Out = Callable[[str], None]
 
 class PromptLogHandler(logging.Handler):
     """Puts what an operator must see at the prompt as it happens: controller errors (a failed failover, a
-    corrupt znode skipped) and broker warnings (waiting for an old registration, a session re-initialising)."""
+    corrupt znode skipped) and broker warnings (waiting for an old registration, a session re-initialising).
+
+    Each record is shown once: while attached, the watched loggers do not also pass their records on to the
+    root handler (stderr, the same terminal), and a controller error's stack trace, which controller.log
+    keeps, is cut to its last line."""
 
     WATCHED = (("kafka.controller", logging.ERROR), ("kafka.server", logging.WARNING))
+    TRACE_IN_FILE = ("kafka.controller",)
+    """Loggers whose records a run's log files keep in full (`cluster.logs.LogFiles`)."""
 
     def __init__(self, out: Out) -> None:
         super().__init__(logging.WARNING)
@@ -69,18 +75,28 @@ class PromptLogHandler(logging.Handler):
         if threshold is not None and record.levelno >= threshold:
             self._out(f"[{record.name}] {self.format(record)}")
 
+    def format(self, record: logging.LogRecord) -> str:
+        error = record.exc_info[1] if record.exc_info else None
+        if error is None or not record.name.startswith(self.TRACE_IN_FILE):
+            return super().format(record)
+        return (f"{record.levelname} {record.getMessage()}: {type(error).__name__}: {error} "
+                "(stack trace in controller.log)")
+
     @contextlib.contextmanager
     def attached(self) -> Iterator[PromptLogHandler]:
         loggers = [logging.getLogger(name) for name, _ in self.WATCHED]
+        propagate = [logger.propagate for logger in loggers]
         for logger in loggers:
             logger.addHandler(self)
+            logger.propagate = False  # shown here; the root handler would print it a second time
             if logger.getEffectiveLevel() > logging.WARNING:
                 logger.setLevel(logging.WARNING)
         try:
             yield self
         finally:
-            for logger in loggers:
+            for logger, was in zip(loggers, propagate, strict=True):
                 logger.removeHandler(self)
+                logger.propagate = was
 
 
 class ClusterShell:
