@@ -13,6 +13,7 @@ import functools
 import logging
 import random
 import shlex
+import signal
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable, Iterator
@@ -309,13 +310,36 @@ async def run_cluster(
     )
     admin_session = await backend.new_session()
     shell = ClusterShell(cluster, KafkaZkClient(admin_session, wall_clock_ms))
+    terminated = _cancel_on_sigterm()
     try:
         with PromptLogHandler(print).attached():
             await _serve(cluster, shell, broker_ids, log_dir)
+    except asyncio.CancelledError:
+        if not terminated.is_set():
+            raise
+        raise KeyboardInterrupt from None  # the brokers are down (see `_serve`): the command says "stopped"
     finally:
         await admin_session.close()
         await backend.close()
         logs.close()
+
+
+def _cancel_on_sigterm() -> asyncio.Event:
+    """SIGTERM cancels this task, so `_serve` shuts the brokers down while their tasks still run. A handler
+    raising KeyboardInterrupt out of the event loop instead made `asyncio.run` cancel every task at once, and
+    the brokers' shutdown then waited for tasks already cancelled: `kill <pid>` never ended the command.
+    (SIGINT is asyncio.run's own, which does the same.) The event says that SIGTERM came."""
+    terminated = asyncio.Event()
+    task = asyncio.current_task()
+
+    def on_sigterm() -> None:
+        terminated.set()
+        if task is not None:
+            task.cancel()
+
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread: no signals
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, on_sigterm)
+    return terminated
 
 
 async def _serve(cluster: LocalCluster, shell: ClusterShell, broker_ids: list[int], log_dir: Path) -> None:
