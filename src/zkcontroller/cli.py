@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import logging
 import signal
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
 
+from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.connect import make_backend
+from zkcontroller.coordination.errors import ConnectionLossError
 from zkcontroller.runtime.clock import wall_clock_ms
 
 LAZY_COMMANDS = {
@@ -63,7 +67,27 @@ def demo(zookeeper: str | None, broker_ids: str, log_dir: Path | None) -> None:
     ids = parse_broker_ids(None, broker_ids)
     if len(ids) < 2:
         raise click.BadParameter("the failover demo needs at least two brokers")
-    asyncio.run(run_demo(make_backend(zookeeper, wall_clock_ms), ids, log_dir))
+    backend = _backend(zookeeper)
+    with _unreachable_zookeeper_is_one_line(zookeeper):
+        asyncio.run(run_demo(backend, ids, log_dir))
+
+
+def _backend(zookeeper: str | None) -> CoordinationBackend:
+    """The store for ``--zookeeper``; a malformed connect string is a usage error, not a traceback."""
+    try:
+        return make_backend(zookeeper, wall_clock_ms)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--zookeeper") from None
+
+
+@contextlib.contextmanager
+def _unreachable_zookeeper_is_one_line(zookeeper: str | None) -> Iterator[None]:
+    """A ZooKeeper that cannot be reached ends the command with one ``Error:`` line (exit 1), as the admin
+    commands do, instead of kazoo's traceback."""
+    try:
+        yield
+    except ConnectionLossError:
+        raise click.ClickException(f"cannot connect to ZooKeeper at {zookeeper}") from None
 
 
 def parse_broker_ids(brokers: int | None, broker_ids: str | None) -> list[int]:
@@ -108,16 +132,19 @@ def cluster(
         raise click.UsageError("--zookeeper-ensemble starts its own ZooKeeper: do not also give --zookeeper")
     ids = parse_broker_ids(processes or brokers, broker_ids)
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
+    backend = _backend(zookeeper)  # checks the connect string for --processes too
     if processes:
         from zkcontroller.cluster.process_cluster import run_process_cluster
 
         try:
-            asyncio.run(run_process_cluster(ids, zookeeper, log_dir, session_timeout_ms, zookeeper_ensemble))
+            with _unreachable_zookeeper_is_one_line(zookeeper):
+                asyncio.run(run_process_cluster(ids, zookeeper, log_dir, session_timeout_ms, zookeeper_ensemble))
         except KeyboardInterrupt:
             click.echo("stopped")
         return
     try:
-        asyncio.run(run_cluster(make_backend(zookeeper, wall_clock_ms), ids, log_dir, session_timeout_ms))
+        with _unreachable_zookeeper_is_one_line(zookeeper):
+            asyncio.run(run_cluster(backend, ids, log_dir, session_timeout_ms))
     except KeyboardInterrupt:
         click.echo("stopped")
 
@@ -136,7 +163,8 @@ def broker(config_path: Path, overrides: tuple[str, ...]) -> None:
         props = load(config_path, overrides)
     except ConfigError as e:
         raise click.ClickException(str(e)) from None
-    asyncio.run(run_broker(props))
+    with _unreachable_zookeeper_is_one_line(props.zookeeper_connect):
+        asyncio.run(run_broker(props))
 
 
 @main.command()
@@ -155,14 +183,20 @@ def zookeeper(port: int, data_dir: str | None) -> None:
     server = ZooKeeperServerProcess(directory, port)
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)  # stop the child server on `kill` too
     click.echo(f"ZooKeeper data in {directory}")
-    server.start()
-    click.echo(f"ZooKeeper listening on {server.connect_string} (Ctrl-C to stop)")
     try:
-        server.wait()
+        server.start()
+    except (RuntimeError, TimeoutError) as e:  # port taken, not installed, exited or silent: one line
+        raise click.ClickException(str(e)) from None
+    click.echo(f"ZooKeeper listening on {server.connect_string} (Ctrl-C to stop)")
+    code = 0
+    try:
+        code = server.wait()
     except KeyboardInterrupt:
         pass
     finally:
         server.cleanup()
+    if code != 0:
+        raise click.ClickException(f"ZooKeeper exited with {code}; see {directory / 'zookeeper.out'}")
 
 
 def _raise_keyboard_interrupt(signum: int, frame: object) -> None:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 import random
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from tests.helpers import wait_until
 from tests.integration.conftest import ClusterFactory
@@ -12,6 +15,7 @@ from tests.integration.conftest import ClusterFactory
 from zkcontroller.cli import main
 from zkcontroller.cluster.cluster_shell import ClusterShell
 from zkcontroller.coordination.backend import CoordinationBackend
+from zkcontroller.model import ReplicaAssignment, TopicPartition
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
@@ -88,3 +92,114 @@ async def _no_election_pending(admin: KafkaZkClient) -> bool:
 
 async def _gone(admin: KafkaZkClient, topic: str) -> bool:
     return topic not in await admin.get_all_topics_in_cluster()
+
+
+@pytest.mark.hand_written_isr  # no fetchers: the returning replica stays out of the ISR
+async def test_shell_unclean_election(make_cluster: ClusterFactory, backend: CoordinationBackend) -> None:
+    """`leader-election --election-type unclean` sends users to `elect --unclean` at the prompt: it must exist."""
+    cluster = await make_cluster([1, 2, 3])
+    first = (await cluster.wait_for_controller()).controller_id
+    other = next(b for b in (1, 2, 3) if b != first)
+    session = await backend.new_session()
+    admin = KafkaZkClient(session, wall_clock_ms)
+    lines: list[str] = []
+    shell = ClusterShell(cluster, admin, out=lines.append, rng=random.Random(1))
+    tp = TopicPartition("ledger", 0)
+    try:
+        await admin.create_topic_assignment("ledger", None, {tp: ReplicaAssignment((first, other))})
+        await wait_until(lambda: _leader(admin, tp, lambda leader: leader >= 0), what="ledger-0 online")
+        await cluster.stop_broker(other)  # the ISR shrinks to `first`; `other` comes back outside it
+        await cluster.start_broker(other)
+        await cluster.stop_broker(first)
+        await cluster.wait_for_controller(exclude=first)
+        await wait_until(lambda: _leader(admin, tp, lambda leader: leader == -1), what="ledger-0 offline")
+        assert await shell.run_command("elect --unclean ledger")
+        assert lines[-1] == "Successfully completed leader election (UNCLEAN) for partitions ledger-0"
+        assert await _leader(admin, tp, lambda leader: leader == other)
+        assert await shell.run_command("elect --unclean")
+        assert lines[-1] == "Valid replica already elected for partitions ledger-0"
+        assert await shell.run_command("elect --unclean a b")
+        assert lines[-1] == "error: usage: elect [--unclean] [TOPIC]"
+    finally:
+        await session.close()
+
+
+async def _leader(admin: KafkaZkClient, tp: TopicPartition, check: Callable[[int], bool]) -> bool:
+    state = await admin.get_topic_partition_state(tp)
+    return state is not None and check(state.leader_and_isr.leader)
+
+
+def test_demo_and_cluster_on_an_unreachable_or_malformed_zookeeper_fail_in_one_line() -> None:
+    """They used to end in kazoo's ConnectionLossError traceback (or make_backend's ValueError)."""
+    from zkcontroller.cluster.zookeeper_server import free_port
+
+    target = f"127.0.0.1:{free_port()}"  # nothing listens there
+    for argv in (["demo", "--zookeeper", target], ["cluster", "--zookeeper", target]):
+        result = CliRunner().invoke(main, argv, input="")
+        assert result.exit_code == 1, (argv, result.output)
+        assert result.output.strip().splitlines()[-1] == f"Error: cannot connect to ZooKeeper at {target}"
+        assert "Traceback" not in result.output
+    for argv in (["demo", "--zookeeper", "garbage:::"], ["cluster", "--processes", "1", "--zookeeper", "garbage:::"]):
+        result = CliRunner().invoke(main, argv, input="")
+        assert result.exit_code == 2, (argv, result.output)
+        assert "bad ZooKeeper address 'garbage:::'" in result.output
+
+
+def test_prompt_shows_each_log_line_once_and_a_controller_error_in_one_line() -> None:
+    """At the prompt every broker warning used to appear twice (the prompt's line on stdout and the root
+    handler's on stderr, one terminal) and `expire <controller>` printed a 25-line stack trace."""
+    from zkcontroller.cluster.cluster_shell import PromptLogHandler
+    from zkcontroller.coordination.errors import SessionExpiredError
+
+    reached_root: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            reached_root.append(record.getMessage())
+
+    collector = Collect(logging.WARNING)
+    logging.getLogger().addHandler(collector)
+    shown: list[str] = []
+    try:
+        with PromptLogHandler(shown.append).attached():
+            logging.getLogger("kafka.server.KafkaServer").warning("Retrying controlled shutdown")
+            try:
+                raise SessionExpiredError()
+            except SessionExpiredError as e:
+                logging.getLogger("kafka.controller.KafkaController").error("Error processing event BrokerChange()",
+                                                                             exc_info=e)
+    finally:
+        logging.getLogger().removeHandler(collector)
+    assert shown == [
+        "[kafka.server.KafkaServer] WARNING Retrying controlled shutdown",
+        "[kafka.controller.KafkaController] ERROR Error processing event BrokerChange(): SessionExpiredError: "
+        "SESSION_EXPIRED (stack trace in controller.log)"]
+    assert reached_root == []
+    assert logging.getLogger("kafka.server").propagate  # restored on detach
+
+
+def test_sigterm_at_an_idle_prompt_stops_the_cluster() -> None:
+    """`kill <pid>` while the prompt waits for a line (standard input still open) used to hang forever: the
+    handler raised KeyboardInterrupt out of the event loop, asyncio.run cancelled every broker task at once,
+    and the brokers' shutdown waited on tasks already cancelled."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "zkcontroller.cli", "cluster", "--brokers", "2"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:  # the help ends with this line, then the prompt waits on standard input
+            if line.startswith("  help | quit"):
+                break
+        time.sleep(3)  # an idle prompt: the brokers settled, the event loop waiting
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, out
+    assert out.rstrip().endswith("stopped"), out

@@ -195,3 +195,12 @@ def test_election_json_file_is_parsed_and_bad_ones_are_named() -> None:
     with pytest.raises(AdminError, match="duplicate partitions: a-1"):
         parse_partitions_json('{"partitions": [{"topic": "a", "partition": 1}, {"topic": "a", "partition": 1}]}',
                               "f.json")
+
+
+@pytest.mark.parametrize("entry", ['{"topic": "a", "partition": 0.7}', '{"topic": "a", "partition": true}',
+                                   '{"topic": "a", "partition": "1"}', '{"topic": "a", "partition": Infinity}',
+                                   '{"topic": null, "partition": 1}', '{"topic": 5, "partition": 1}', '3'])
+def test_election_json_file_refuses_values_kafka_would_not_decode(entry: str) -> None:
+    """A partition must be a JSON integer and a topic a string: 0.7 is not coerced to partition 0, true to 1."""
+    with pytest.raises(AdminError, match=r"Invalid election JSON in f\.json.*partitions\[0\]"):
+        parse_partitions_json(f'{{"partitions": [{entry}]}}', "f.json")

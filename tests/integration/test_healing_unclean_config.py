@@ -85,6 +85,11 @@ async def test_configs_alter_merges_deletes_and_refuses_bad_input(admin: KafkaZk
         await alter_topic_config(admin, "nope", {UNCLEAN: "true"}, [])
     assert await describe_topic_config(admin, "t") == {UNCLEAN: "true"}  # the refused ones changed nothing
 
+    # a key both added and deleted: Kafka adds, then deletes, so it is gone (it used to keep the added value)
+    assert await alter_topic_config(admin, "t", {"retention.ms": "5", UNCLEAN: "false"}, [UNCLEAN]) == {
+        "retention.ms": "5"}
+    assert await describe_topic_config(admin, "t") == {"retention.ms": "5"}
+
 
 def test_add_config_parsing() -> None:
     assert parse_add_config("a=1, b = x,c=[p,q]") == {"a": "1", "b": "x", "c": "p,q"}

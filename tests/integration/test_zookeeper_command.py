@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -75,4 +77,30 @@ def test_port_out_of_range_is_one_line() -> None:
     result = CliRunner().invoke(main, ["zookeeper", "--port", "70000"])
     assert result.exit_code == 2
     assert "70000 is not a TCP port (1-65535)" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_port_already_in_use_is_an_error_not_a_false_listening(tmp_path: Path) -> None:
+    """Something answering `ruok` on the port (another ZooKeeper) used to pass the readiness probe: the command
+    said "ZooKeeper listening", then exited 0 when its own server failed to bind."""
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        port = other.getsockname()[1]
+
+        def answer_imok() -> None:
+            while True:
+                try:
+                    conn, _ = other.accept()
+                except OSError:
+                    return
+                with conn:
+                    conn.recv(4)
+                    conn.sendall(b"imok")
+
+        threading.Thread(target=answer_imok, daemon=True).start()
+        result = CliRunner().invoke(main, ["zookeeper", "--port", str(port), "--data-dir", str(tmp_path / "zk")])
+    assert result.exit_code == 1, result.output
+    assert f"port {port} on 127.0.0.1 is already in use" in result.output
+    assert "ZooKeeper listening" not in result.output
     assert "Traceback" not in result.output

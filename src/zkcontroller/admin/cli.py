@@ -266,21 +266,25 @@ def list_topics(zookeeper: str, topic: str | None, exclude_internal: bool) -> No
 @topics.command("delete")
 @zookeeper_option
 @click.argument("name")
-def delete_topic(zookeeper: str, name: str) -> None:
-    """Mark topic NAME for deletion (the controller deletes it if delete.topic.enable)."""
+@click.option("--exclude-internal", is_flag=True, help="Leave out internal topics matched by NAME.")
+@click.option("--if-exists", is_flag=True, help="No error if NAME matches no topic.")
+def delete_topic(zookeeper: str, name: str, exclude_internal: bool, if_exists: bool) -> None:
+    """Mark the topics NAME matches for deletion (the controller deletes them if delete.topic.enable).
 
-    async def action(zk: KafkaZkClient) -> bool:
-        try:
-            await TopicAdmin(zk, _rng(None)).delete_topic(name)
-        except TopicAlreadyMarkedForDeletionError:
-            return False
-        return True
+    NAME is what kafka-topics' ``--delete --topic`` takes: a regular expression, commas meaning "or"."""
 
-    if run_with_client(zookeeper, action):
-        click.echo(f"Topic {name} is marked for deletion.")
-        click.echo("Note: This will have no impact if delete.topic.enable is not set to true.")
-    else:
-        click.echo(f"Topic {name} is already marked for deletion.")
+    async def action(zk: KafkaZkClient) -> None:
+        admin = TopicAdmin(zk, _rng(None))
+        for topic in await select_topics(zk, name, exclude_internal=exclude_internal, must_exist=not if_exists):
+            try:  # as Kafka: each topic in turn, the first refusal (an internal topic) ends the command
+                await admin.delete_topic(topic)
+            except TopicAlreadyMarkedForDeletionError:
+                click.echo(f"Topic {topic} is already marked for deletion.")
+                continue
+            click.echo(f"Topic {topic} is marked for deletion.")
+            click.echo("Note: This will have no impact if delete.topic.enable is not set to true.")
+
+    run_with_client(zookeeper, action)
 
 
 # ------------------------------------------------------------------ brokers, controller

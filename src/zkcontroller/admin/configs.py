@@ -51,8 +51,11 @@ async def alter_topic_config(zk: KafkaZkClient, topic: str, add: dict[str, str],
     if missing:
         raise InvalidConfigsError(f"Invalid config(s): {','.join(missing)}")
     validate_topic_configs(add)
-    updated = {k: v for k, v in current.items() if k not in delete}
-    updated.update(add)
+    # ConfigCommand's order: `configs ++= configsToBeAdded` then `configsToBeDeleted.foreach(configs.remove)`,
+    # so a key both added and deleted in one command ends up deleted.
+    updated = {**current, **add}
+    for key in delete:
+        updated.pop(key, None)
     await zk.set_or_create_entity_configs(paths.ConfigType.TOPIC, topic, updated)
     await zk.create_config_change_notification(f"{paths.ConfigType.TOPIC}/{topic}")
     return updated

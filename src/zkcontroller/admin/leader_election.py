@@ -36,14 +36,30 @@ class PreferredElectionStarted:
 
 
 def parse_partitions_json(text: str, where: str) -> list[TopicPartition]:
-    """``{"partitions": [{"topic": "t", "partition": 0}, ...]}``, Kafka's election JSON file."""
+    """``{"partitions": [{"topic": "t", "partition": 0}, ...]}``, Kafka's election JSON file.
+
+    As Kafka's ``to[String]``/``to[Int]`` decoding, a topic must be a JSON string and a partition a JSON
+    integer: ``0.7``, ``true`` or ``"1"`` are refused rather than coerced into some other partition."""
+    def invalid(reason: str) -> AdminError:
+        return AdminError(f"Invalid election JSON in {where}: expected "
+                          f'{{"partitions": [{{"topic": ..., "partition": ...}}]}} ({reason})')
+
     try:
         data = json.loads(text)
-        entries = data["partitions"]
-        partitions = [TopicPartition(str(e["topic"]), int(e["partition"])) for e in entries]
-    except (ValueError, KeyError, TypeError) as e:
-        raise AdminError(f"Invalid election JSON in {where}: expected "
-                         f'{{"partitions": [{{"topic": ..., "partition": ...}}]}} ({e})') from None
+    except ValueError as e:
+        raise invalid(str(e)) from None
+    entries = data.get("partitions") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        raise invalid('no "partitions" list')
+    partitions: list[TopicPartition] = []
+    for i, e in enumerate(entries):
+        topic = e.get("topic") if isinstance(e, dict) else None
+        partition = e.get("partition") if isinstance(e, dict) else None
+        if not isinstance(topic, str) or not topic:
+            raise invalid(f'partitions[{i}]: "topic" must be a non-empty string')
+        if not isinstance(partition, int) or isinstance(partition, bool):
+            raise invalid(f'partitions[{i}]: "partition" must be an integer')
+        partitions.append(TopicPartition(topic, partition))
     duplicates = sorted({str(tp) for tp in partitions if partitions.count(tp) > 1})
     if duplicates:
         raise AdminError(f"Replica election data contains duplicate partitions: {','.join(duplicates)}")
@@ -84,7 +100,11 @@ def requested_partitions(topic: str | None, partition: int | None, all_topic_par
     if all_topic_partitions:
         return None
     if path_to_json_file is not None:
-        return parse_partitions_json(path_to_json_file.read_text(), str(path_to_json_file))
+        try:
+            text = path_to_json_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise AdminError(f"cannot read {path_to_json_file}: {e}") from None
+        return parse_partitions_json(text, str(path_to_json_file))
     if topic is None or partition is None:
         raise click.UsageError("--topic and --partition must be given together")
     return [TopicPartition(topic, partition)]
@@ -109,12 +129,11 @@ def leader_election(zookeeper: str, election_type: str, topic: str | None, parti
         raise click.ClickException(str(e)) from None
     if election_type.lower() == "unclean":
         raise click.ClickException("Unclean leader election needs the controller's ElectLeaders API, which has no "
-                                   "ZooKeeper path; use `elect` at the `zkcontroller cluster` prompt")
+                                   "ZooKeeper path; use `elect --unclean` at the `zkcontroller cluster` prompt")
     started = run_with_client(zookeeper, lambda zk: start_preferred_election(zk, partitions))
-    if started.skipped:
-        click.echo(f"Skipping preferred replica leader election for partitions "
-                   f"{','.join(map(str, started.skipped))} since the respective topics do not exist.")
     if started.requested:
         click.echo(f"Created preferred replica election path with {','.join(map(str, started.requested))}")
         click.echo(f"Successfully started preferred replica election for partitions "
                    f"{', '.join(map(str, started.requested))}")
+    for tp in started.skipped:  # Kafka's line, after the others: the topic may exist without this partition
+        click.echo(f"Skipping preferred replica leader election for partition {tp} since it doesn't exist.")

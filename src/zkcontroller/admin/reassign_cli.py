@@ -56,21 +56,26 @@ def _show_progress(statuses: list[PartitionStatus]) -> None:
 
 @click.command("reassign")
 @zookeeper_option
-@click.option("--generate", "action", flag_value="generate", help="Propose an assignment of the topics' partitions.")
-@click.option("--execute", "action", flag_value="execute", help="Start the reassignment in the JSON file.")
-@click.option("--verify", "action", flag_value="verify", help="Report whether the reassignment completed.")
-@click.option("--cancel", "action", flag_value="cancel", help="Cancel the reassignment in the JSON file.")
-@click.option("--list", "action", flag_value="list", help="List the partitions being reassigned.")
+@click.option("--generate", is_flag=True, help="Propose an assignment of the topics' partitions.")
+@click.option("--execute", is_flag=True, help="Start the reassignment in the JSON file.")
+@click.option("--verify", is_flag=True, help="Report whether the reassignment completed.")
+@click.option("--cancel", is_flag=True, help="Cancel the reassignment in the JSON file.")
+@click.option("--list", "list_", is_flag=True, help="List the partitions being reassigned.")
 @click.option("--topics-to-move-json-file", type=click.Path(dir_okay=False))
 @click.option("--broker-list", help="Comma-separated broker ids to move the topics to (--generate).")
 @click.option("--reassignment-json-file", type=click.Path(dir_okay=False))
 @click.option("--wait-ms", type=click.IntRange(min=0), default=0, help="--execute: wait this long for completion.")
-def reassign(zookeeper: str, action: str | None, topics_to_move_json_file: str | None, broker_list: str | None,
-             reassignment_json_file: str | None, wait_ms: int) -> None:
+def reassign(zookeeper: str, generate: bool, execute: bool, verify: bool, cancel: bool, list_: bool,
+             topics_to_move_json_file: str | None, broker_list: str | None, reassignment_json_file: str | None,
+             wait_ms: int) -> None:
     """Move partition replicas between brokers (kafka-reassign-partitions.sh --zookeeper)."""
-    if action is None:
+    # Separate flags, not one shared destination: with that, `--verify --execute` silently ran the last one.
+    chosen = [name for name, given in (("generate", generate), ("execute", execute), ("verify", verify),
+                                       ("cancel", cancel), ("list", list_)) if given]
+    if len(chosen) != 1:
         raise click.UsageError("Command must include exactly one action: --generate, --execute, --verify, "
                                "--cancel, or --list")
+    action = chosen[0]
     try:
         if action == "generate":
             text, source = _read(topics_to_move_json_file, "--topics-to-move-json-file")
@@ -107,20 +112,20 @@ def reassign(zookeeper: str, action: str | None, topics_to_move_json_file: str |
                     break
                 time.sleep(0.2)  # the process edge: a CLI polling ZooKeeper
     elif action == "verify":
-        async def verify(zk: KafkaZkClient) -> list[PartitionStatus]:
+        async def verify_all(zk: KafkaZkClient) -> list[PartitionStatus]:
             command = ReassignCommand(zk)
             return await command.verify(targets, await command.broker_views({tp.topic for tp in targets}))
 
-        statuses = run_with_client(zookeeper, verify)
+        statuses = run_with_client(zookeeper, verify_all)
         click.echo("Status of partition reassignment:")
         for s in statuses:
             click.echo(s.message)
         _show_progress(statuses)
     else:  # cancel
-        async def cancel(zk: KafkaZkClient):
+        async def cancel_all(zk: KafkaZkClient):
             return await ReassignCommand(zk).cancel(targets)
 
-        cancelled = run_with_client(zookeeper, cancel)
+        cancelled = run_with_client(zookeeper, cancel_all)
         if cancelled:
             click.echo(f"Successfully cancelled partition reassignment{'' if len(cancelled) == 1 else 's'} for: "
                        f"{','.join(str(tp) for tp in cancelled)}")

@@ -13,6 +13,7 @@ import functools
 import logging
 import random
 import shlex
+import signal
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable, Iterator
@@ -26,9 +27,11 @@ from zkcontroller.broker.config import ReplicationConfig, virtual_log_dirs
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.logs import LogFiles
 from zkcontroller.cluster.produce import ProduceWorkload, produce_command
+from zkcontroller.controller.events import ApiError, ElectionType
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.errors import ZkError
 from zkcontroller.model import TopicPartition, sorted_partitions
+from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -43,7 +46,8 @@ HELP = """commands:
   fail-log-dir ID DIR                     fail one of a broker's log dirs (its replicas there go offline)
   produce TOPIC RECORDS | produce TOPIC --rate N | produce --stop [TOPIC]
                                           append records on the leaders (followers fetch them)
-  elect [TOPIC]                           preferred-replica election (all partitions, or one topic's)
+  elect [--unclean] [TOPIC]               preferred-replica election (all partitions, or one topic's);
+                                          --unclean: unclean election through the controller's ElectLeaders API
   delete TOPIC                            mark a topic for deletion (the controller deletes it)
   help | quit"""
 
@@ -52,9 +56,15 @@ Out = Callable[[str], None]
 
 class PromptLogHandler(logging.Handler):
     """Puts what an operator must see at the prompt as it happens: controller errors (a failed failover, a
-    corrupt znode skipped) and broker warnings (waiting for an old registration, a session re-initialising)."""
+    corrupt znode skipped) and broker warnings (waiting for an old registration, a session re-initialising).
+
+    Each record is shown once: while attached, the watched loggers do not also pass their records on to the
+    root handler (stderr, the same terminal), and a controller error's stack trace, which controller.log
+    keeps, is cut to its last line."""
 
     WATCHED = (("kafka.controller", logging.ERROR), ("kafka.server", logging.WARNING))
+    TRACE_IN_FILE = ("kafka.controller",)
+    """Loggers whose records a run's log files keep in full (`cluster.logs.LogFiles`)."""
 
     def __init__(self, out: Out) -> None:
         super().__init__(logging.WARNING)
@@ -66,18 +76,28 @@ class PromptLogHandler(logging.Handler):
         if threshold is not None and record.levelno >= threshold:
             self._out(f"[{record.name}] {self.format(record)}")
 
+    def format(self, record: logging.LogRecord) -> str:
+        error = record.exc_info[1] if record.exc_info else None
+        if error is None or not record.name.startswith(self.TRACE_IN_FILE):
+            return super().format(record)
+        return (f"{record.levelname} {record.getMessage()}: {type(error).__name__}: {error} "
+                "(stack trace in controller.log)")
+
     @contextlib.contextmanager
     def attached(self) -> Iterator[PromptLogHandler]:
         loggers = [logging.getLogger(name) for name, _ in self.WATCHED]
+        propagate = [logger.propagate for logger in loggers]
         for logger in loggers:
             logger.addHandler(self)
+            logger.propagate = False  # shown here; the root handler would print it a second time
             if logger.getEffectiveLevel() > logging.WARNING:
                 logger.setLevel(logging.WARNING)
         try:
             yield self
         finally:
-            for logger in loggers:
+            for logger, was in zip(loggers, propagate, strict=True):
                 logger.removeHandler(self)
+                logger.propagate = was
 
 
 class ClusterShell:
@@ -137,16 +157,43 @@ class ClusterShell:
             self.out(line)
 
     async def _elect(self, args: list[str]) -> None:
-        """As ``kafka-preferred-replica-election.sh`` does: write the election znode; the controller acts on it."""
-        if len(args) > 1:
-            raise ValueError("usage: elect [TOPIC]")
+        """As ``kafka-preferred-replica-election.sh`` does: write the election znode; the controller acts on it.
+        With ``--unclean``, as ``kafka-leader-election.sh --election-type unclean``: the ElectLeaders API, which
+        has no ZooKeeper path, so it is asked of the active controller in this process."""
+        unclean = "--unclean" in args
+        args = [a for a in args if a != "--unclean"]
+        if len(args) > 1 or any(a.startswith("-") for a in args):
+            raise ValueError("usage: elect [--unclean] [TOPIC]")
         partitions = None
         if args:
             partitions = [tp for tp in await all_partitions(self.admin) if tp.topic == args[0]]
             if not partitions:
                 raise ValueError(f"topic {args[0]} does not exist")
+        if unclean:
+            await self._elect_unclean(partitions if partitions is not None else await all_partitions(self.admin))
+            return
         started = await start_preferred_election(self.admin, partitions)
         self.out(f"Created preferred replica election for {len(started.requested)} partitions.")
+
+    async def _elect_unclean(self, partitions: list[TopicPartition]) -> None:
+        """Kafka's ``LeaderElectionCommand`` lines: elected, already had a leader, failed (with the reason)."""
+        controller = self.cluster.active_controller()
+        if controller is None:
+            raise ValueError("no active controller right now; try again once `status` shows one")
+        results = await controller.elections.elect_leaders(partitions, ElectionType.UNCLEAN)
+        elected = [tp for tp, r in results.items() if not isinstance(r, ApiError)]
+        noop = [tp for tp, r in results.items() if isinstance(r, ApiError) and r.error is Errors.ELECTION_NOT_NEEDED]
+        failed = {tp: r for tp, r in results.items()
+                  if isinstance(r, ApiError) and r.error is not Errors.ELECTION_NOT_NEEDED}
+        if elected:
+            self.out("Successfully completed leader election (UNCLEAN) for partitions "
+                     f"{', '.join(map(str, sorted_partitions(elected)))}")
+        if noop:
+            self.out(f"Valid replica already elected for partitions {', '.join(map(str, sorted_partitions(noop)))}")
+        for tp in sorted_partitions(failed):
+            error = failed[tp]
+            self.out(f"Error completing leader election (UNCLEAN) for partition: {tp}: {error.error.name}"
+                     + (f": {error.message}" if error.message else ""))
 
     async def _delete(self, args: list[str]) -> None:
         if len(args) != 1:
@@ -263,13 +310,36 @@ async def run_cluster(
     )
     admin_session = await backend.new_session()
     shell = ClusterShell(cluster, KafkaZkClient(admin_session, wall_clock_ms))
+    terminated = _cancel_on_sigterm()
     try:
         with PromptLogHandler(print).attached():
             await _serve(cluster, shell, broker_ids, log_dir)
+    except asyncio.CancelledError:
+        if not terminated.is_set():
+            raise
+        raise KeyboardInterrupt from None  # the brokers are down (see `_serve`): the command says "stopped"
     finally:
         await admin_session.close()
         await backend.close()
         logs.close()
+
+
+def _cancel_on_sigterm() -> asyncio.Event:
+    """SIGTERM cancels this task, so `_serve` shuts the brokers down while their tasks still run. A handler
+    raising KeyboardInterrupt out of the event loop instead made `asyncio.run` cancel every task at once, and
+    the brokers' shutdown then waited for tasks already cancelled: `kill <pid>` never ended the command.
+    (SIGINT is asyncio.run's own, which does the same.) The event says that SIGTERM came."""
+    terminated = asyncio.Event()
+    task = asyncio.current_task()
+
+    def on_sigterm() -> None:
+        terminated.set()
+        if task is not None:
+            task.cancel()
+
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread: no signals
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, on_sigterm)
+    return terminated
 
 
 async def _serve(cluster: LocalCluster, shell: ClusterShell, broker_ids: list[int], log_dir: Path) -> None:

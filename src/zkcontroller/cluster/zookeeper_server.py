@@ -34,6 +34,22 @@ def find_classpath() -> str:
     )
 
 
+class PortInUseError(RuntimeError):
+    """The client port is taken: starting anyway would let ``ruok`` be answered by whatever holds it."""
+
+
+def ensure_port_free(port: int) -> None:
+    """Fail if something already listens on 127.0.0.1:``port`` (ZooKeeper binds with SO_REUSEADDR too, so a
+    port left in TIME_WAIT passes, as it would for the server)."""
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError as e:
+            raise PortInUseError(f"port {port} on 127.0.0.1 is already in use ({e.strerror}): another ZooKeeper "
+                                 "or service is listening there; pick another --port") from None
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -97,6 +113,7 @@ class ZooKeeperServerProcess:
         java = shutil.which("java")
         if java is None:
             raise ZooKeeperNotInstalled("java not found on PATH")
+        ensure_port_free(self.port)  # else the readiness probe below could be answered by another server
         cfg = self._write_config()
         log = (self.data_dir / "zookeeper.out").open("ab")
         self._proc = subprocess.Popen(

@@ -11,12 +11,14 @@ import itertools
 import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import click
 import pytest
 from click.testing import CliRunner, Result
 
 from zkcontroller.admin.cli import brokers, controller, topics
+from zkcontroller.admin.leader_election import leader_election
 from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
 from zkcontroller.coordination.kazoo_backend import ZooKeeperBackend
 from zkcontroller.model import LeaderAndIsr, LeaderIsrAndControllerEpoch, TopicPartition
@@ -117,7 +119,7 @@ async def test_explicit_assignment_and_alter(cli: Cli) -> None:
     (("create", "t", "--replica-assignment", "1:9"), "are not available"),
     (("create", "t", "--partitions", "1", "--replication-factor", "1", "--config", "x"), 'format "key=val"'),
     (("describe", "--topic", "missing"), "Topic 'missing' does not exist as expected"),
-    (("delete", "missing"), "to delete does not exist"),
+    (("delete", "missing"), "Topic 'missing' does not exist as expected"),
     (("alter", "missing", "--partitions", "2"), "does not exist"),
 ])
 async def test_user_errors_exit_non_zero_without_traceback(cli: Cli, args: tuple[str, ...], message: str) -> None:
@@ -166,3 +168,44 @@ async def test_unreachable_zookeeper_says_it_is_connecting_then_one_error_line()
     assert result.exit_code == 1
     lines = result.output.strip().splitlines()
     assert lines == [f"Connecting to ZooKeeper at {target} ...", f"Error: cannot connect to ZooKeeper at {target}"]
+
+
+async def test_leader_election_names_each_missing_partition_and_refuses_bad_files(cli: Cli, tmp_path: Path) -> None:
+    assert (await cli(topics, "create", "t", "--partitions", "1", "--replication-factor", "1")).exit_code == 0
+
+    async def elect(*args: str) -> Result:
+        argv = ["--zookeeper", cli.zookeeper, "--election-type", "preferred", *args]
+        return await asyncio.to_thread(CliRunner().invoke, leader_election, argv, catch_exceptions=False)
+
+    # The topic exists, partition 5 does not: Kafka's per-partition line, not "the respective topics do not exist"
+    missing = await elect("--topic", "t", "--partition", "5")
+    assert missing.exit_code == 0
+    assert missing.output == "Skipping preferred replica leader election for partition t-5 since it doesn't exist.\n"
+    for name, content in [("float", b'{"partitions": [{"topic": "t", "partition": 0.7}]}'),
+                          ("bool", b'{"partitions": [{"topic": "t", "partition": true}]}'),
+                          ("infinity", b'{"partitions": [{"topic": "t", "partition": Infinity}]}'),
+                          ("null-topic", b'{"partitions": [{"topic": null, "partition": 0}]}'),
+                          ("binary", b"\xff\xfe")]:
+        path = tmp_path / f"{name}.json"
+        path.write_bytes(content)
+        result = await elect("--path-to-json-file", str(path))
+        assert result.exit_code == 1, (name, result.output)
+        assert result.output.startswith("Error: ") and str(path) in result.output, (name, result.output)
+    assert await cli.zk.get_preferred_replica_election() is None  # nothing was requested
+
+
+async def test_delete_takes_kafka_topics_regex_and_if_exists(cli: Cli) -> None:
+    """`kafka-topics --delete --topic 'logs-.*'` marks every match, as Kafka's include list does."""
+    for name in ("logs-a", "logs-b", "orders"):
+        assert (await cli(topics, "create", name, "--partitions", "1", "--replication-factor", "1")).exit_code == 0
+    result = await cli(topics, "--delete", "--topic", "logs-.*")
+    assert result.exit_code == 0, result.output
+    assert [line for line in result.output.splitlines() if line.startswith("Topic ")] == [
+        "Topic logs-a is marked for deletion.", "Topic logs-b is marked for deletion."]
+    assert sorted(await cli.zk.get_topic_deletions()) == ["logs-a", "logs-b"]
+    again = await cli(topics, "delete", "logs-a,orders")
+    assert again.exit_code == 0, again.output
+    assert again.output.splitlines()[0] == "Topic logs-a is already marked for deletion."
+    assert again.output.splitlines()[1] == "Topic orders is marked for deletion."
+    quiet = await cli(topics, "--delete", "--topic", "nope.*", "--if-exists")
+    assert quiet.exit_code == 0 and quiet.output == ""
