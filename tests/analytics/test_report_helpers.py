@@ -5,11 +5,21 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import quote
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from zkcontroller.analytics.report import _NULLABLE, _head, _isr_summary, _ms, _table, episodes
+from zkcontroller.analytics.report import (
+    _NULLABLE,
+    MARKER_SLOTS,
+    _head,
+    _isr_summary,
+    _marker_positions,
+    _ms,
+    _table,
+    episodes,
+)
 
 INSTANTS_MS = [1_700_000_000_123, 1_700_000_000_001, 1_099_511_627_777, 86_399_999, -8_190]  # and before 1970
 
@@ -90,3 +100,23 @@ def test_isr_summary_counts_each_kind_of_change_of_the_cluster_only(tmp_path: Pa
         "d": changes([("leader", "shrink")] * 9)})
     assert _isr_summary(tmp_path, "c") == (
         '<p class="note">1 shrink by the controller, 2 expand by the leader, 3 shrink by the leader.</p>')
+
+
+def test_marker_positions_thin_overplotted_markers_without_moving_any_visibly() -> None:
+    few = np.array([0.1, 0.5, 0.5])
+    assert _marker_positions(few, 0.0, 1.0) is few  # below the slot count: drawn as given
+    rng = np.random.default_rng(7)
+    xs = np.concatenate([rng.uniform(10.0, 11.0, 200_000), rng.uniform(10.5, 10.5001, 50_000)])
+    thinned = _marker_positions(xs, 10.0, 11.0)
+    slot = 1.0 / MARKER_SLOTS
+    assert len(thinned) <= MARKER_SLOTS
+    # every marker drawn stands within half a slot of a marker it replaces, and every marker has one that near
+    assert _nearest_distance(thinned, xs).max() <= slot / 2 + 1e-12
+    assert _nearest_distance(xs, thinned).max() <= slot / 2 + 1e-12
+
+
+def _nearest_distance(points: np.ndarray, to: np.ndarray) -> np.ndarray:
+    """For each of ``points``, the distance to the nearest of ``to``."""
+    ordered = np.sort(to)
+    at = np.clip(np.searchsorted(ordered, points), 1, len(ordered) - 1)
+    return np.minimum(np.abs(points - ordered[at - 1]), np.abs(points - ordered[at]))
