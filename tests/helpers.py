@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import inspect
 import itertools
+import signal
+import subprocess
 from collections.abc import Callable
 from typing import Any
 
@@ -105,3 +107,32 @@ async def settle_watches(watching: CoordinationSession, writer: CoordinationSess
     event = await rec.next()
     assert event == WatchedEvent(EventType.NODE_CREATED, SessionState.CONNECTED, marker)
     await writer.delete(marker)
+
+
+def sigterm_at_prompt(argv: list[str], timeout_s: float = 60.0, at_prompt: Callable[[], None] | None = None
+                      ) -> tuple[int, str]:
+    """Start a cluster command, wait for its prompt (then call ``at_prompt``), send SIGTERM with standard input
+    still open, and return its exit status and output once it exits (killed, with a failed assertion, if it does
+    not within the bound)."""
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert proc.stdout is not None
+        seen = []
+        for line in proc.stdout:  # the help ends with this line, then the prompt waits on standard input
+            seen.append(line)
+            if line.startswith("  help | quit"):
+                break
+        else:
+            raise AssertionError(f"no prompt: {''.join(seen)}")
+        if at_prompt is not None:
+            at_prompt()
+        proc.send_signal(signal.SIGTERM)
+        try:
+            returncode = proc.wait(timeout=timeout_s)  # standard input stays open meanwhile
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"still running {timeout_s} s after SIGTERM: {''.join(seen)}") from None
+        return returncode, "".join(seen) + proc.stdout.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import logging
 import random
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from tests.helpers import wait_until
+from tests.helpers import sigterm_at_prompt, wait_until
 from tests.integration.conftest import ClusterFactory
 
 from zkcontroller.cli import main
@@ -179,27 +180,10 @@ def test_prompt_shows_each_log_line_once_and_a_controller_error_in_one_line() ->
 
 
 def test_sigterm_at_an_idle_prompt_stops_the_cluster() -> None:
-    """`kill <pid>` while the prompt waits for a line (standard input still open) used to hang forever: the
-    handler raised KeyboardInterrupt out of the event loop, asyncio.run cancelled every broker task at once,
-    and the brokers' shutdown waited on tasks already cancelled."""
-    import signal
-    import subprocess
-    import sys
-    import time
-
-    proc = subprocess.Popen([sys.executable, "-m", "zkcontroller.cli", "cluster", "--brokers", "2"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        assert proc.stdout is not None
-        for line in proc.stdout:  # the help ends with this line, then the prompt waits on standard input
-            if line.startswith("  help | quit"):
-                break
-        time.sleep(3)  # an idle prompt: the brokers settled, the event loop waiting
-        proc.send_signal(signal.SIGTERM)
-        out, _ = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    assert proc.returncode == 0, out
+    """`kill <pid>` while the prompt waits for a line, standard input still open, used to hang forever: first
+    the handler raised KeyboardInterrupt out of the event loop, so asyncio.run cancelled every broker task at
+    once and the brokers' shutdown waited on tasks already cancelled; then asyncio.run waited for the thread
+    blocked reading standard input (`cluster.prompt_input`)."""
+    returncode, out = sigterm_at_prompt([sys.executable, "-m", "zkcontroller.cli", "cluster", "--brokers", "2"])
+    assert returncode == 0, out
     assert out.rstrip().endswith("stopped"), out

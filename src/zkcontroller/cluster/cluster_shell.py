@@ -14,7 +14,6 @@ import logging
 import random
 import shlex
 import signal
-import sys
 import tempfile
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -27,6 +26,7 @@ from zkcontroller.broker.config import ReplicationConfig, virtual_log_dirs
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.logs import LogFiles
 from zkcontroller.cluster.produce import ProduceWorkload, produce_command
+from zkcontroller.cluster.prompt_input import read_line
 from zkcontroller.controller.events import ApiError, ElectionType
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.errors import ZkError
@@ -353,7 +353,7 @@ async def _serve(cluster: LocalCluster, shell: ClusterShell, broker_ids: list[in
         print(HELP)
         while True:
             print("> ", end="", flush=True)
-            line = await asyncio.to_thread(sys.stdin.readline)
+            line = await read_line()
             if not line:  # no terminal: keep serving until interrupted
                 await asyncio.Event().wait()
             if not await shell.run_command(line):

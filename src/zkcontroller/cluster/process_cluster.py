@@ -25,6 +25,7 @@ from pathlib import Path
 from zkcontroller.admin.describe import controller_status, describe_lines, describe_topics, select_topics
 from zkcontroller.admin.errors import AdminError
 from zkcontroller.admin.topics import TopicAdmin
+from zkcontroller.cluster.prompt_input import read_line
 from zkcontroller.cluster.server_properties import render
 from zkcontroller.cluster.zookeeper_ensemble import ZooKeeperEnsemble
 from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess, free_port
@@ -271,7 +272,7 @@ async def run_process_cluster(broker_ids: list[int], zookeeper: str | None, dire
         print(HELP)
         while True:
             print("> ", end="", flush=True)
-            line = await asyncio.to_thread(sys.stdin.readline)
+            line = await read_line()
             if not line:
                 await asyncio.Event().wait()
             if not await shell.run_command(line):
