@@ -135,11 +135,16 @@ def test_demo_and_cluster_on_an_unreachable_or_malformed_zookeeper_fail_in_one_l
     from zkcontroller.cluster.zookeeper_server import free_port
 
     target = f"127.0.0.1:{free_port()}"  # nothing listens there
+    loggers = [logging.getLogger(name) for name in ("state.change.logger", "kafka.controller")]
+    before = [(logger.level, list(logger.handlers)) for logger in loggers]
     for argv in (["demo", "--zookeeper", target], ["cluster", "--zookeeper", target]):
         result = CliRunner().invoke(main, argv, input="")
         assert result.exit_code == 1, (argv, result.output)
         assert result.output.strip().splitlines()[-1] == f"Error: cannot connect to ZooKeeper at {target}"
         assert "Traceback" not in result.output
+        # the run's log files are closed on this path too: their levels and handlers were left on these
+        # process-wide loggers, and later tests in the same process saw TRACE lines they did not expect
+        assert [(logger.level, list(logger.handlers)) for logger in loggers] == before, argv
     for argv in (["demo", "--zookeeper", "garbage:::"], ["cluster", "--processes", "1", "--zookeeper", "garbage:::"]):
         result = CliRunner().invoke(main, argv, input="")
         assert result.exit_code == 2, (argv, result.output)

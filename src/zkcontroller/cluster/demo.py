@@ -69,7 +69,12 @@ async def run_demo(backend: CoordinationBackend, broker_ids: list[int], log_dir:
         controller_config=ControllerConfig(broker_id=-1, controlled_shutdown_enable=False,
                                            auto_leader_rebalance_enable=False),
     )
-    admin_session = await backend.new_session()
+    try:
+        admin_session = await backend.new_session()  # raises when ZooKeeper cannot be reached
+    except BaseException:
+        await backend.close()
+        logs.close()  # it set the loggers' levels and handlers process-wide
+        raise
     shell = ClusterShell(cluster, KafkaZkClient(admin_session, wall_clock_ms), out=console.print)
     try:
         await cluster.start()
