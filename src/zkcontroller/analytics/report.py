@@ -336,11 +336,10 @@ def _isr_summary(out: Path, cluster: str) -> str:
     return f'<p class="note">{html.escape(", ".join(parts))}.</p>'
 
 
-def _shown(out: Path, name: str, cluster: str, order: tuple[str, ...], links: Links
-           ) -> tuple[pd.DataFrame, Links, int, int]:
-    """``_table``'s arguments for a table shown by its first rows."""
+def _head_table(out: Path, name: str, cluster: str, order: tuple[str, ...], links: Links) -> str:
+    """``_table`` of a large table, from its first rows (``_head``) and its row count."""
     head, total = _head(out, name, cluster, order)
-    return head, links, MAX_ROWS, total
+    return _table(head, links, total=total)
 
 
 def cluster_page(out: Path, cluster: str, t: dict[str, pd.DataFrame], links: Links) -> str:
@@ -371,16 +370,16 @@ def cluster_page(out: Path, cluster: str, t: dict[str, pd.DataFrame], links: Lin
         + plot_series(_of(t["leaders_per_broker_over_time"], cluster), "partitions led", "broker_id", eps),
         "<h2>Failover and broker-failure handling times</h2>" + plot_handling(tenures, failures)
         + _table(failures, links),
-        "<h2>Anomalies</h2>" + _table(*_shown(out, "anomalies", cluster, ("detected_at", "anomaly"), links)),
+        "<h2>Anomalies</h2>" + _head_table(out, "anomalies", cluster, ("detected_at", "anomaly"), links),
         "<h2>Leader elections</h2>"
-        + _table(*_shown(out, "leader_elections", cluster, ("elected_at", "topic", "partition"), links)),
+        + _head_table(out, "leader_elections", cluster, ("elected_at", "topic", "partition"), links),
         "<h2>Topic deletions</h2>" + _table(_of(t["topic_deletions"], cluster, "requested_at", "topic"), links),
         "<h2>Partition reassignments</h2>"
         + _table(_of(t["partition_reassignments"], cluster, "started_at", "topic", "partition"), links),
         "<h2>Controlled shutdowns</h2>"
         + _table(_of(t["controlled_shutdowns"], cluster, "requested_at", "broker_id"), links),
         "<h2>ISR changes</h2>" + _isr_summary(out, cluster)
-        + _table(*_shown(out, "isr_changes", cluster, ("changed_at", "topic", "partition"), links)),
+        + _head_table(out, "isr_changes", cluster, ("changed_at", "topic", "partition"), links),
     ]
     return _page(f"{cluster}: Kafka controller analysis", "\n".join(sections))
 

@@ -302,29 +302,26 @@ async def run_cluster(
     """Start the brokers, then serve the prompt until ``quit`` (or forever without a terminal). Each broker gets
     ``log_dirs_per_broker`` virtual log dirs, so ``fail-log-dir`` can fail one and leave the others serving."""
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="zkcontroller-logs-"))
-    logs = LogFiles(log_dir)  # closed whatever happens: it sets the loggers' levels and handlers process-wide
-    try:
+    async with contextlib.AsyncExitStack() as resources:  # closed in reverse order, whatever fails
+        logs = LogFiles(log_dir)
+        resources.callback(logs.close)  # it sets the loggers' levels and handlers process-wide
+        resources.push_async_callback(backend.close)
         event_log = logs.event_log("local", wall_clock_ms)
         cluster = LocalCluster(
             backend, broker_ids, wall_clock_ms, event_log=event_log, session_timeout_ms=session_timeout_ms,
             replication=ReplicationConfig(log_dirs=virtual_log_dirs(log_dirs_per_broker)),
         )
         admin_session = await backend.new_session()  # raises when ZooKeeper cannot be reached
+        resources.push_async_callback(admin_session.close)
+        shell = ClusterShell(cluster, KafkaZkClient(admin_session, wall_clock_ms))
+        terminated = _cancel_on_sigterm()
         try:
-            shell = ClusterShell(cluster, KafkaZkClient(admin_session, wall_clock_ms))
-            terminated = _cancel_on_sigterm()
-            try:
-                with PromptLogHandler(print).attached():
-                    await _serve(cluster, shell, broker_ids, log_dir)
-            except asyncio.CancelledError:
-                if not terminated.is_set():
-                    raise
-                raise KeyboardInterrupt from None  # the brokers are down (see `_serve`): the command says "stopped"
-        finally:
-            await admin_session.close()
-    finally:
-        await backend.close()
-        logs.close()
+            with PromptLogHandler(print).attached():
+                await _serve(cluster, shell, broker_ids, log_dir)
+        except asyncio.CancelledError:
+            if not terminated.is_set():
+                raise
+            raise KeyboardInterrupt from None  # the brokers are down (see `_serve`): the command says "stopped"
 
 
 def _cancel_on_sigterm() -> asyncio.Event:

@@ -13,6 +13,7 @@ ZooKeeper.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import tempfile
 import time
 from collections.abc import Callable
@@ -62,21 +63,21 @@ def _preferred_leader(assignment: ReplicaAssignment, state: LeaderIsrAndControll
 
 async def run_demo(backend: CoordinationBackend, broker_ids: list[int], log_dir: Path | None = None) -> Path:
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="zkcontroller-demo-"))
-    logs = LogFiles(log_dir)
-    cluster = LocalCluster(
-        backend, broker_ids, wall_clock_ms, event_log=logs.event_log("demo", wall_clock_ms), session_timeout_ms=6000,
-        # the failover story: leadership moves when the controller's broker is gone, not before nor after
-        controller_config=ControllerConfig(broker_id=-1, controlled_shutdown_enable=False,
-                                           auto_leader_rebalance_enable=False),
-    )
-    try:
+    async with contextlib.AsyncExitStack() as resources:  # closed in reverse order, whatever fails
+        logs = LogFiles(log_dir)
+        resources.callback(logs.close)  # it sets the loggers' levels and handlers process-wide
+        resources.push_async_callback(backend.close)
+        cluster = LocalCluster(
+            backend, broker_ids, wall_clock_ms, event_log=logs.event_log("demo", wall_clock_ms),
+            session_timeout_ms=6000,
+            # the failover story: leadership moves when the controller's broker is gone, not before nor after
+            controller_config=ControllerConfig(broker_id=-1, controlled_shutdown_enable=False,
+                                               auto_leader_rebalance_enable=False),
+        )
         admin_session = await backend.new_session()  # raises when ZooKeeper cannot be reached
-    except BaseException:
-        await backend.close()
-        logs.close()  # it set the loggers' levels and handlers process-wide
-        raise
-    shell = ClusterShell(cluster, KafkaZkClient(admin_session, wall_clock_ms), out=console.print)
-    try:
+        resources.push_async_callback(admin_session.close)
+        resources.push_async_callback(cluster.shutdown)
+        shell = ClusterShell(cluster, KafkaZkClient(admin_session, wall_clock_ms), out=console.print)
         await cluster.start()
         first = await cluster.wait_for_controller()
         console.print(
@@ -111,11 +112,6 @@ async def run_demo(backend: CoordinationBackend, broker_ids: list[int], log_dir:
         await _wait_until_every_partition(shell.admin, _preferred_leader,
                                           "every partition is led by its preferred replica")
         await _run(shell, [(None, "describe"), (None, "status")])
-    finally:
-        await cluster.shutdown()
-        await admin_session.close()
-        await backend.close()
-        logs.close()
     console.print(f"\nLogs (Kafka's state-change.log and controller.log, and events.jsonl) are in {log_dir}")
     console.print(f"Analyse them with: uv run zkcontroller analyze {log_dir} --out {log_dir}/analysis")
     return log_dir
