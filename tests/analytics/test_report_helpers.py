@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from urllib.parse import quote
 
@@ -10,6 +11,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from zkcontroller.analytics import report
 from zkcontroller.analytics.report import (
     _NULLABLE,
     MARKER_SLOTS,
@@ -17,6 +19,7 @@ from zkcontroller.analytics.report import (
     _isr_summary,
     _marker_positions,
     _ms,
+    _spaced,
     _table,
     episodes,
 )
@@ -120,3 +123,36 @@ def _nearest_distance(points: np.ndarray, to: np.ndarray) -> np.ndarray:
     ordered = np.sort(to)
     at = np.clip(np.searchsorted(ordered, points), 1, len(ordered) - 1)
     return np.minimum(np.abs(points - ordered[at - 1]), np.abs(points - ordered[at]))
+
+
+def test_spaced_keeps_labels_at_least_a_gap_apart_in_time_order() -> None:
+    assert _spaced([0.0, 1.0, 2.0, 10.0, 10.5, 21.0], 5.0) == [0, 3, 5]
+    assert _spaced([], 5.0) == []
+    assert _spaced([3.0, 3.0, 3.0], 0.0) == [0, 1, 2]  # no width: every label
+
+
+def test_timeline_epoch_labels_never_overlap_and_a_sparse_lane_keeps_all(monkeypatch) -> None:
+    """800 tenures in two lanes, as a 10M-line log has: the drawn epoch labels do not overlap on screen; a lane
+    of a few far-apart tenures keeps every label."""
+    figures = []
+    monkeypatch.setattr(report, "_png", lambda fig: figures.append(fig) or "")
+    start = pd.Timestamp("2023-11-14 22:00", tz="UTC")
+    crowded = [(1 + i % 2, i, start + pd.Timedelta(seconds=20 * i)) for i in range(800)]
+    sparse = [(3, 900 + i, start + pd.Timedelta(hours=i)) for i in range(4)]
+    rows = [*crowded, *sparse]
+    tenures = pd.DataFrame({
+        "controller_id": [c for c, _, _ in rows], "controller_epoch": [e for _, e, _ in rows],
+        "start_at": [s for _, _, s in rows], "end_at": [s + pd.Timedelta(seconds=15) for _, _, s in rows]})
+    lo, hi = int(start.value // 10**6), int((start + pd.Timedelta(hours=4)).value // 10**6)
+    report.plot_timeline(tenures, pd.DataFrame(), [(lo, hi)])
+    (fig,) = figures
+    renderer = fig.canvas.get_renderer()
+    labels = [t for t in fig.axes[0].texts if t.get_text().startswith("e")]
+    by_lane: dict[float, list] = {}
+    for t in labels:
+        by_lane.setdefault(t.xy[1], []).append(t.get_window_extent(renderer))
+    for boxes in by_lane.values():
+        boxes.sort(key=lambda b: b.x0)
+        assert all(a.x1 <= b.x0 for a, b in itertools.pairwise(boxes)), "overlapping epoch labels"
+    assert 20 < len(labels) < 800
+    assert {t.get_text() for t in labels} >= {f"e{900 + i}" for i in range(4)}

@@ -241,6 +241,30 @@ def _marker_positions(xs: np.ndarray, lo: float, hi: float) -> np.ndarray:
     return lo + (np.unique(np.floor((xs - lo) / slot)) + 0.5) * slot
 
 
+LABEL_FONT_PT = 7
+
+
+def _label_width(ax: Any, chars: int) -> float:
+    """The x-axis span of a ``chars``-character label in ``ax`` at ``LABEL_FONT_PT`` (an average glyph is
+    about 0.6 em wide), with a glyph of room after it."""
+    lo, hi = ax.get_xlim()
+    panel_inches = ax.get_position().width * ax.figure.get_figwidth()
+    return (chars + 1) * 0.6 * LABEL_FONT_PT / 72 / panel_inches * (hi - lo)
+
+
+def _spaced(xs: list[float], gap: float) -> list[int]:
+    """Indices of the ``xs`` (in time order) to label so that no two labels overlap: each kept one starts at
+    least ``gap`` after the previous kept one. A 10M-line log has 800 tenures; labelled all, their epochs were
+    one unreadable smear, and drawing the labels was a quarter of the report's time."""
+    kept: list[int] = []
+    last = None
+    for i, x in enumerate(xs):
+        if last is None or x - last >= gap:
+            kept.append(i)
+            last = x
+    return kept
+
+
 def plot_timeline(tenures: pd.DataFrame, incidents: pd.DataFrame, eps: list[tuple[int, int]]) -> str:
     """Tenures to scale (one lane per controller), incident markers, split-brain windows shaded; one panel per
     episode, each to its own scale."""
@@ -252,7 +276,7 @@ def plot_timeline(tenures: pd.DataFrame, incidents: pd.DataFrame, eps: list[tupl
     fig, axes = _axes(eps, 0.5 * (len(controllers) + 1) + 1.6)
     colors = plt.get_cmap("tab10")
     # One bar collection and one tick line per lane and panel (not per tenure: 200 tenures drawn in four panels
-    # took 1.4 s); each panel labels only the tenures that start inside it.
+    # took 1.4 s); each panel labels only the tenures that start inside it, and only as many as fit.
     starts = np.array([mdates.date2num(_naive(x)) for x in tenures.start_at]) if not tenures.empty else np.array([])
     ends = np.array([mdates.date2num(_naive(x)) for x in tenures.end_at]) if not tenures.empty else np.array([])
     tenure_lanes = np.array([lanes[int(c)] for c in tenures.controller_id]) if not tenures.empty else np.array([])
@@ -265,9 +289,11 @@ def plot_timeline(tenures: pd.DataFrame, incidents: pd.DataFrame, eps: list[tupl
                            color=[colors(epochs[i] % 10) for i in mine])
             ax.plot(starts[mine], np.full(len(mine), lane), marker="|", color="black", markersize=14,
                     linestyle="none")
-            for i in mine:
-                if lo <= starts[i] <= hi:
-                    ax.annotate(f"e{epochs[i]}", (starts[i], lane + 0.38), fontsize=7, annotation_clip=True)
+            inside = [i for i in mine if lo <= starts[i] <= hi]
+            widest = max((len(str(epochs[i])) + 1 for i in inside), default=0)
+            for k in _spaced([starts[i] for i in inside], _label_width(ax, widest)):
+                i = inside[k]
+                ax.annotate(f"e{epochs[i]}", (starts[i], lane + 0.38), fontsize=LABEL_FONT_PT, annotation_clip=True)
         _draw_incidents(ax, incidents, broker_lane)
     axes[0].set_yticks(range(broker_lane + 1), [f"controller {c}" for c in controllers] + ["brokers"])
     axes[0].set_ylim(-0.7, broker_lane + 0.8)
