@@ -50,12 +50,14 @@ async def alter_topic_config(zk: KafkaZkClient, topic: str, add: dict[str, str],
     missing = sorted(k for k in delete if k not in current)
     if missing:
         raise InvalidConfigsError(f"Invalid config(s): {','.join(missing)}")
-    validate_topic_configs(add)
     # ConfigCommand's order: `configs ++= configsToBeAdded` then `configsToBeDeleted.foreach(configs.remove)`,
     # so a key both added and deleted in one command ends up deleted.
     updated = {**current, **add}
     for key in delete:
         updated.pop(key, None)
+    # changeTopicConfig validates the whole result, not just the additions: a cross-config rule
+    # (min.compaction.lag.ms <= max.compaction.lag.ms) can be broken by either side.
+    validate_topic_configs(updated)
     await zk.set_or_create_entity_configs(paths.ConfigType.TOPIC, topic, updated)
     await zk.create_config_change_notification(f"{paths.ConfigType.TOPIC}/{topic}")
     return updated

@@ -1,13 +1,17 @@
 """Pure checks and parsers behind topic administration: Kafka's topic-name rules (``Topic.java``), the topic
-config names and value types of 2.8 (``LogConfig``), and ``kafka-topics``' argument formats.
+config rules of 2.8 (``LogConfig``: names, types, defaults, validators), and ``kafka-topics``' argument formats.
 
 Kept apart from `zkcontroller.admin.topics` so that validation is testable without a store.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Literal
 
 from zkcontroller.admin.errors import InvalidConfigError, InvalidReplicaAssignmentError, InvalidTopicError
 
@@ -45,78 +49,194 @@ def has_collision(topic_a: str, topic_b: str) -> bool:
 
 # ------------------------------------------------------------------ topic configs (LogConfig, 2.8)
 
-_BOOLEAN, _INT, _LONG, _DOUBLE, _STRING, _LIST = "BOOLEAN", "INT", "LONG", "DOUBLE", "STRING", "LIST"
-
-TOPIC_CONFIG_TYPES: Mapping[str, str] = {
-    "cleanup.policy": _LIST,
-    "compression.type": _STRING,
-    "delete.retention.ms": _LONG,
-    "file.delete.delay.ms": _LONG,
-    "flush.messages": _LONG,
-    "flush.ms": _LONG,
-    "follower.replication.throttled.replicas": _LIST,
-    "index.interval.bytes": _INT,
-    "leader.replication.throttled.replicas": _LIST,
-    "max.compaction.lag.ms": _LONG,
-    "max.message.bytes": _INT,
-    "message.downconversion.enable": _BOOLEAN,
-    "message.format.version": _STRING,
-    "message.timestamp.difference.max.ms": _LONG,
-    "message.timestamp.type": _STRING,
-    "min.cleanable.dirty.ratio": _DOUBLE,
-    "min.compaction.lag.ms": _LONG,
-    "min.insync.replicas": _INT,
-    "preallocate": _BOOLEAN,
-    "retention.bytes": _LONG,
-    "retention.ms": _LONG,
-    "segment.bytes": _INT,
-    "segment.index.bytes": _INT,
-    "segment.jitter.ms": _LONG,
-    "segment.ms": _LONG,
-    "unclean.leader.election.enable": _BOOLEAN,
-}
-"""Kafka 2.8's topic-level config names (``LogConfig.configNames``) and their ``ConfigDef`` types."""
-
-_CHOICES: Mapping[str, frozenset[str]] = {
-    "cleanup.policy": frozenset({"delete", "compact"}),
-    "compression.type": frozenset({"uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"}),
-    "message.timestamp.type": frozenset({"CreateTime", "LogAppendTime"}),
-}
+_JAVA_TRIM = "".join(map(chr, range(0x21)))
+"""What Java's ``String.trim`` strips (every char up to U+0020), which ``ConfigDef.parseType`` applies first."""
+_JAVA_DOUBLE = re.compile(r"[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fFdD]?)", re.ASCII)
+_LIST_SEPARATOR = re.compile(r"\s*,\s*", re.ASCII)
 _INT_RANGE = (-(2**31), 2**31 - 1)
 _LONG_RANGE = (-(2**63), 2**63 - 1)
+_LONG_MAX = _LONG_RANGE[1]
+
+
+def _java_double(value: float) -> str:
+    """Java's ``Double.toString``, which Kafka's messages print: ``2.0``, ``1.0E10``, ``NaN``, ``Infinity``."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0 or 1e-3 <= abs(value) < 1e7:
+        return repr(value)
+    digits_tuple, exponent = Decimal(repr(abs(value))).normalize().as_tuple()[1:]
+    digits = "".join(map(str, digits_tuple))
+    assert isinstance(exponent, int)
+    return f"{'-' if value < 0 else ''}{digits[0]}.{digits[1:] or '0'}E{len(digits) - 1 + exponent}"
+
+
+def _invalid(name: str, shown: object, message: str) -> InvalidConfigError:
+    """``ConfigException(name, value, message)``'s wording."""
+    return InvalidConfigError(f"Invalid value {shown} for configuration {name}: {message}")
+
+
+@dataclass(frozen=True)
+class Range:
+    """``ConfigDef.Range``: ``atLeast(low)`` when ``high`` is None, else ``between(low, high)`` (inclusive)."""
+
+    low: int
+    high: int | None = None
+
+    def check(self, name: str, value: object) -> None:
+        assert isinstance(value, int | float)
+        shown = _java_double(value) if isinstance(value, float) else value
+        if value < self.low:
+            raise _invalid(name, shown, f"Value must be at least {self.low}")
+        if self.high is not None and value > self.high:
+            raise _invalid(name, shown, f"Value must be no more than {self.high}")
+
+
+@dataclass(frozen=True)
+class OneOf:
+    """``ConfigDef.ValidString.in``: case-sensitive, choices listed in Kafka's order."""
+
+    choices: tuple[str, ...]
+
+    def check(self, name: str, value: object) -> None:
+        if value not in self.choices:
+            raise _invalid(name, value, f"String must be one of: {', '.join(self.choices)}")
+
+
+@dataclass(frozen=True)
+class ListOf:
+    """``ConfigDef.ValidList.in``: every element one of the choices (an empty list passes, as in Kafka)."""
+
+    choices: tuple[str, ...]
+
+    def check(self, name: str, value: object) -> None:
+        assert isinstance(value, list)
+        for item in value:
+            OneOf(self.choices).check(name, item)
+
+
+_API_VERSIONS_2_8 = (
+    "0.8.0", "0.8.1", "0.8.2", "0.9.0", "0.10.0-IV0", "0.10.0-IV1", "0.10.1-IV0", "0.10.1-IV1", "0.10.1-IV2",
+    "0.10.2-IV0", "0.11.0-IV0", "0.11.0-IV1", "0.11.0-IV2", "1.0-IV0", "1.1-IV0", "2.0-IV0", "2.0-IV1",
+    "2.1-IV0", "2.1-IV1", "2.1-IV2", "2.2-IV0", "2.2-IV1", "2.3-IV0", "2.3-IV1", "2.4-IV0", "2.4-IV1",
+    "2.5-IV0", "2.6-IV0", "2.7-IV0", "2.7-IV1", "2.7-IV2", "2.8-IV0", "2.8-IV1")
+"""``ApiVersion.allVersions``' version strings in Kafka 2.8."""
+_API_VERSION_KEYS = frozenset(_API_VERSIONS_2_8) | {v.partition("-")[0] for v in _API_VERSIONS_2_8}
+
+
+class ApiVersionRule:
+    """``ApiVersionValidator``: ``ApiVersion.apply`` keys on the first 3 dot-separated parts of a ``0.`` version,
+    else the first 2, so ``2.8.1`` and ``0.10.2.x`` are valid and ``3.0`` is not."""
+
+    def check(self, name: str, value: object) -> None:
+        text = str(value)
+        segments = text.split(".")
+        while segments and not segments[-1]:  # Java's split drops trailing empty strings
+            segments.pop()
+        key = ".".join(segments[:3 if text.startswith("0.") else 2])
+        if key not in _API_VERSION_KEYS:
+            raise _invalid(name, text, f"Version `{text}` is not a valid version")
+
+
+class ThrottledReplicas:
+    """``ThrottledReplicaListValidator``: the literal ``*``, or ``partition:broker`` items (empty items pass)."""
+
+    def check(self, name: str, value: object) -> None:
+        assert isinstance(value, list)
+        if all(re.fullmatch(r"([0-9]+:[0-9]+)?", item.strip(_JAVA_TRIM)) for item in value):
+            return
+        if "".join(value).strip(_JAVA_TRIM) == "*":  # Scala's mkString: no separator, so "*," passes too
+            return
+        raise _invalid(name, f"[{', '.join(value)}]",  # a Java List's toString
+                       f"{name} must be the literal '*' or a list of replicas in the following format: "
+                       "[partitionId]:[brokerId],[partitionId]:[brokerId],...")
+
+
+Validator = Range | OneOf | ListOf | ApiVersionRule | ThrottledReplicas
+
+
+@dataclass(frozen=True)
+class TopicConfigRule:
+    """One ``LogConfig.configDef`` entry: its ``ConfigDef`` type, 2.8 default and validator (None: type only)."""
+
+    type: Literal["BOOLEAN", "INT", "LONG", "DOUBLE", "STRING", "LIST"]
+    default: object
+    validator: Validator | None = None
+
+
+_THROTTLED = ThrottledReplicas()
+TOPIC_CONFIG_RULES: Mapping[str, TopicConfigRule] = {
+    "segment.bytes": TopicConfigRule("INT", 1024 * 1024 * 1024, Range(14)),  # LegacyRecord.RECORD_OVERHEAD_V0
+    "segment.ms": TopicConfigRule("LONG", 7 * 24 * 3600 * 1000, Range(1)),
+    "segment.jitter.ms": TopicConfigRule("LONG", 0, Range(0)),
+    "segment.index.bytes": TopicConfigRule("INT", 10 * 1024 * 1024, Range(0)),
+    "flush.messages": TopicConfigRule("LONG", _LONG_MAX, Range(0)),
+    "flush.ms": TopicConfigRule("LONG", _LONG_MAX, Range(0)),
+    "retention.bytes": TopicConfigRule("LONG", -1),  # negative is allowed: no size limit
+    "retention.ms": TopicConfigRule("LONG", 7 * 24 * 3600 * 1000, Range(-1)),
+    "max.message.bytes": TopicConfigRule("INT", 1024 * 1024 + 12, Range(0)),  # + Records.LOG_OVERHEAD
+    "index.interval.bytes": TopicConfigRule("INT", 4096, Range(0)),
+    "delete.retention.ms": TopicConfigRule("LONG", 24 * 3600 * 1000, Range(0)),
+    "min.compaction.lag.ms": TopicConfigRule("LONG", 0, Range(0)),
+    "max.compaction.lag.ms": TopicConfigRule("LONG", _LONG_MAX, Range(1)),
+    "file.delete.delay.ms": TopicConfigRule("LONG", 60000, Range(0)),
+    "min.cleanable.dirty.ratio": TopicConfigRule("DOUBLE", 0.5, Range(0, 1)),
+    "cleanup.policy": TopicConfigRule("LIST", ["delete"], ListOf(("compact", "delete"))),
+    "unclean.leader.election.enable": TopicConfigRule("BOOLEAN", False),
+    "min.insync.replicas": TopicConfigRule("INT", 1, Range(1)),
+    "compression.type": TopicConfigRule(
+        "STRING", "producer", OneOf(("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"))),
+    "preallocate": TopicConfigRule("BOOLEAN", False),
+    "message.format.version": TopicConfigRule("STRING", "2.8-IV1", ApiVersionRule()),
+    "message.timestamp.type": TopicConfigRule("STRING", "CreateTime", OneOf(("CreateTime", "LogAppendTime"))),
+    "message.timestamp.difference.max.ms": TopicConfigRule("LONG", _LONG_MAX, Range(0)),
+    "leader.replication.throttled.replicas": TopicConfigRule("LIST", [], _THROTTLED),
+    "follower.replication.throttled.replicas": TopicConfigRule("LIST", [], _THROTTLED),
+    "message.downconversion.enable": TopicConfigRule("BOOLEAN", True),
+}
+"""Kafka 2.8's ``LogConfig.configDef``, in its definition order (the order ``ConfigDef.parse`` checks values in,
+so the first bad value reported is Kafka's)."""
 
 
 def validate_topic_configs(configs: Mapping[str, str]) -> None:
-    """Kafka's ``LogConfig.validate`` in the parts that matter here: known names, values of the right type."""
+    """Kafka's ``LogConfig.validate``: every name known, every value of its type and valid, then the one
+    cross-config rule (``validateValues``: min.compaction.lag.ms not above max.compaction.lag.ms)."""
     for name in sorted(configs):
-        kind = TOPIC_CONFIG_TYPES.get(name)
-        if kind is None:
+        if name not in TOPIC_CONFIG_RULES:
             raise InvalidConfigError(f"Unknown topic config name: {name}")
-        problem = _value_problem(name, kind, configs[name].strip())
-        if problem:
-            raise InvalidConfigError(f"Invalid value {configs[name]} for configuration {name}: {problem}")
+    parsed: dict[str, object] = {}
+    for name, rule in TOPIC_CONFIG_RULES.items():
+        value = _parse(name, rule.type, configs[name]) if name in configs else rule.default
+        if rule.validator is not None:
+            rule.validator.check(name, value)
+        parsed[name] = value
+    low, high = parsed["min.compaction.lag.ms"], parsed["max.compaction.lag.ms"]
+    assert isinstance(low, int) and isinstance(high, int)
+    if low > high:
+        raise InvalidConfigError(f"conflict topic config setting min.compaction.lag.ms ({low}) > "
+                                 f"max.compaction.lag.ms ({high})")
 
 
-def _value_problem(name: str, kind: str, value: str) -> str | None:
-    if kind == _BOOLEAN:
-        return None if value.lower() in ("true", "false") else "Expected value to be either true or false"
-    if kind in (_INT, _LONG):
-        low, high = _INT_RANGE if kind == _INT else _LONG_RANGE
-        if not re.fullmatch(r"[+-]?\d+", value) or not low <= int(value) <= high:
-            return f"Not a number of type {kind}"
-        if name == "min.insync.replicas" and int(value) < 1:
-            return "Value must be at least 1"
-        return None
-    if kind == _DOUBLE:
-        try:
-            float(value)
-        except ValueError:
-            return f"Not a number of type {kind}"
-        return None
-    choices = _CHOICES.get(name)
-    items = [v.strip() for v in value.split(",")] if kind == _LIST else [value]
-    bad = [v for v in items if choices is not None and v not in choices]
-    return f"String must be one of: {', '.join(sorted(choices or ()))}" if bad else None
+def _parse(name: str, kind: str, raw: str) -> object:
+    """``ConfigDef.parseType`` for a string value; a failure shows the value as given, untrimmed."""
+    value = raw.strip(_JAVA_TRIM)
+    if kind == "BOOLEAN":
+        if value.lower() in ("true", "false"):
+            return value.lower() == "true"
+        raise _invalid(name, raw, "Expected value to be either true or false")
+    if kind in ("INT", "LONG"):
+        low, high = _INT_RANGE if kind == "INT" else _LONG_RANGE
+        if re.fullmatch(r"[+-]?[0-9]+", value) and low <= int(value) <= high:
+            return int(value)
+        raise _invalid(name, raw, f"Not a number of type {kind}")
+    if kind == "DOUBLE":
+        if _JAVA_DOUBLE.fullmatch(value):
+            return float(value.rstrip("fFdD"))  # Java's float/double suffix; NaN and Infinity end otherwise
+        raise _invalid(name, raw, f"Not a number of type {kind}")
+    if kind == "LIST":
+        return _LIST_SEPARATOR.split(value) if value else []
+    return value
 
 
 def parse_topic_configs(pairs: Iterable[str]) -> dict[str, str]:

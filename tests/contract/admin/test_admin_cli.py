@@ -18,11 +18,13 @@ import pytest
 from click.testing import CliRunner, Result
 
 from zkcontroller.admin.cli import brokers, controller, topics
+from zkcontroller.admin.configs import configs
 from zkcontroller.admin.leader_election import leader_election
 from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
 from zkcontroller.coordination.kazoo_backend import ZooKeeperBackend
 from zkcontroller.model import LeaderAndIsr, LeaderIsrAndControllerEpoch, TopicPartition
 from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import NO_FENCING, KafkaZkClient
 
 from .conftest import register_brokers
@@ -209,3 +211,38 @@ async def test_delete_takes_kafka_topics_regex_and_if_exists(cli: Cli) -> None:
     assert again.output.splitlines()[1] == "Topic orders is marked for deletion."
     quiet = await cli(topics, "--delete", "--topic", "nope.*", "--if-exists")
     assert quiet.exit_code == 0 and quiet.output == ""
+
+
+async def test_configs_alter_refuses_out_of_range_values_and_writes_nothing(cli: Cli) -> None:
+    assert (await cli(topics, "create", "t", "--partitions", "1", "--replication-factor", "1",
+                      "--config", "max.compaction.lag.ms=5")).exit_code == 0
+    for add, message in [
+        ("segment.bytes=10", "Invalid value 10 for configuration segment.bytes: Value must be at least 14"),
+        ("min.cleanable.dirty.ratio=2",
+         "Invalid value 2.0 for configuration min.cleanable.dirty.ratio: Value must be no more than 1"),
+        ("compression.type=brotli", "Invalid value brotli for configuration compression.type: String must be "
+                                    "one of: uncompressed, zstd, lz4, snappy, gzip, producer"),
+        # checked against the stored overrides too, as changeTopicConfig validates the merged set
+        ("min.compaction.lag.ms=6", "conflict topic config setting min.compaction.lag.ms (6) > "
+                                    "max.compaction.lag.ms (5)"),
+    ]:
+        result = await cli(configs, "--alter", "--entity-type", "topics", "--entity-name", "t", "--add-config", add)
+        assert (result.exit_code, result.output) == (1, f"Error: {message}\n")
+    assert await cli.zk.get_entity_configs(paths.ConfigType.TOPIC, "t") == {"max.compaction.lag.ms": "5"}
+    assert await cli.zk.get_children("/config/changes") == []  # no notification either
+
+    result = await cli(configs, "--alter", "--entity-type", "topics", "--entity-name", "t",
+                       "--add-config", "segment.bytes=14,min.cleanable.dirty.ratio=1,min.compaction.lag.ms=5")
+    assert result.exit_code == 0, result.output
+    assert await cli.zk.get_entity_configs(paths.ConfigType.TOPIC, "t") == {
+        "max.compaction.lag.ms": "5", "segment.bytes": "14", "min.cleanable.dirty.ratio": "1",
+        "min.compaction.lag.ms": "5"}
+
+
+async def test_topic_creation_refuses_out_of_range_config(cli: Cli) -> None:
+    result = await cli(topics, "create", "t", "--partitions", "1", "--replication-factor", "1",
+                       "--config", "retention.ms=-2")
+    assert (result.exit_code, result.output) == (
+        1, "Error: Invalid value -2 for configuration retention.ms: Value must be at least -1\n")
+    assert await cli.zk.get_all_topics_in_cluster() == set()
+    assert not await cli.zk.path_exists("/config/topics/t")
