@@ -27,6 +27,7 @@ from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.logs import LogFiles
 from zkcontroller.cluster.produce import ProduceWorkload, produce_command
 from zkcontroller.cluster.prompt_input import read_line
+from zkcontroller.cluster.prompt_lines import created_topic_lines
 from zkcontroller.controller.events import ApiError, ElectionType
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.errors import ZkError
@@ -40,7 +41,7 @@ HELP = """commands:
   status                                  controller, epoch and brokers
   create TOPIC [PARTITIONS [RF]]          create a topic (Kafka's replica placement; defaults 3 and 2)
   describe [TOPIC]                        kafka-topics --describe
-  stop ID | start ID                      orderly broker shutdown / start
+  stop ID | start ID                      orderly broker shutdown / start (a new ID starts a new broker)
   kill ID                                 crash a broker (its session is left to time out)
   expire ID                               expire a broker's ZooKeeper session
   fail-log-dir ID DIR                     fail one of a broker's log dirs (its replicas there go offline)
@@ -244,8 +245,8 @@ class ClusterShell:
         partitions = int(args[1]) if len(args) > 1 else 3
         rf = int(args[2]) if len(args) > 2 else min(2, len(self.cluster.running_brokers()))
         assignment = await self.topics.create_topic(args[0], partitions, rf)
-        placed = ", ".join(f"{p}:{','.join(map(str, r))}" for p, r in sorted(assignment.items()))
-        self.out(f"Created topic {args[0]} ({placed}).")
+        for line in created_topic_lines(args[0], assignment):
+            self.out(line)
         online = await self._wait_online([TopicPartition(args[0], p) for p in assignment])
         self.out(f"{online} of {len(assignment)} partitions have a leader.")
 
