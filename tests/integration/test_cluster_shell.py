@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import random
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +16,7 @@ from tests.integration.conftest import ClusterFactory
 
 from zkcontroller.cli import main
 from zkcontroller.cluster.cluster_shell import ClusterShell
+from zkcontroller.cluster.process_cluster import ProcessCluster, ProcessClusterShell
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.model import ReplicaAssignment, TopicPartition
 from zkcontroller.runtime.clock import wall_clock_ms
@@ -48,6 +50,52 @@ async def test_shell_commands(make_cluster: ClusterFactory, backend: Coordinatio
         assert await shell.run_command("describe orders")
         assert lines[-1].startswith("error: ZooKeeper ")
         assert await shell.run_command("quit") is False
+    finally:
+        await session.close()
+
+
+async def test_both_prompts_print_a_new_topics_replicas_as_kafka_topics_describe_does(
+    make_cluster: ClusterFactory, backend: CoordinationBackend, tmp_path: Path
+) -> None:
+    """The in-process prompt printed `(0:1,2, 1:2,3)` and the processes' prompt `(0:[1, 2], 1:[2, 3])`."""
+    cluster = await make_cluster([1, 2, 3])
+    await cluster.wait_for_controller()
+    session = await backend.new_session()
+    admin = KafkaZkClient(session, wall_clock_ms)
+    in_process: list[str] = []
+    processes: list[str] = []
+    shells = [ClusterShell(cluster, admin, out=in_process.append, rng=random.Random(1)),
+              ProcessClusterShell(ProcessCluster([1, 2, 3], tmp_path), admin, out=processes.append)]
+    try:
+        for shell, topic in zip(shells, ("left", "right"), strict=True):
+            assert await shell.run_command(f"create {topic} 2 2")
+        for lines, topic in ((in_process, "left"), (processes, "right")):
+            assert lines[0] == f"Created topic {topic}."
+            for partition, line in enumerate(lines[1:3]):
+                assert re.fullmatch(rf"\tTopic: {topic}\tPartition: {partition}\tReplicas: [123],[123]", line), line
+        assert in_process[3] == "2 of 2 partitions have a leader."
+        assert len(processes) == 3
+        # `start` there restarts only the cluster's own broker processes; an unknown id ended the prompt (KeyError)
+        assert await shells[1].run_command("start 99")
+        assert processes[-1] == "error: no broker 99: this prompt restarts only its brokers (1, 2, 3)"
+    finally:
+        await session.close()
+
+
+async def test_start_with_a_new_id_adds_a_broker_and_help_says_so(
+    make_cluster: ClusterFactory, backend: CoordinationBackend
+) -> None:
+    cluster = await make_cluster([1, 2])
+    await cluster.wait_for_controller()
+    session = await backend.new_session()
+    lines: list[str] = []
+    shell = ClusterShell(cluster, KafkaZkClient(session, wall_clock_ms), out=lines.append)
+    try:
+        assert await shell.run_command("help")
+        assert any("start ID" in line and "a new ID starts a new broker" in line for line in lines[-1].splitlines())
+        assert await shell.run_command("start 99")
+        assert "start 99: done" in lines
+        assert [s.broker_id for s in cluster.running_brokers()] == [1, 2, 99]
     finally:
         await session.close()
 

@@ -117,7 +117,12 @@ async def test_a_failed_log_dir_moves_leadership_off_exactly_the_replicas_in_it(
 
     await r.shell.run_command(f"fail-log-dir {FAILING} {failed_dir}")
     names = ", ".join(str(tp) for tp in sorted(in_failed))
-    assert r.lines[-1] == f"log dir {failed_dir} of broker {FAILING} failed; replicas offline: {names}"
+    assert r.lines[-2:] == [f"log dir {failed_dir} of broker {FAILING} failed; replicas offline: {names}",
+                            f"the controller moved leadership and ISR membership of them off broker {FAILING}"]
+    # the verb returns once the controller has acted, so a `describe` right after it is right: it used to
+    # return first, and the next describe could still show broker 2 leading a replica in the failed dir
+    right_after = await r.states()
+    assert all(right_after[tp].leader != FAILING and FAILING not in right_after[tp].isr for tp in in_failed)
     kafka_lines = [(rec.name, rec.getMessage()) for rec in caplog.records]
     assert ("kafka.server.ReplicaManager", f"[ReplicaManager broker={FAILING}] Broker {FAILING} stopped fetcher for "
             f"partitions {names.replace(', ', ',')} and stopped moving logs for partitions  because they are in the "

@@ -22,6 +22,7 @@ from zkcontroller.admin.reassign import (
     list_lines,
     parse_reassignment_json,
     parse_topics_to_move_json,
+    unreachable_brokers_line,
 )
 from zkcontroller.broker.request_handler import KafkaApis
 from zkcontroller.cli import main
@@ -75,6 +76,15 @@ async def test_execute_list_verify_and_complete(
         return s.complete
 
     await wait_until(complete, timeout_s=30.0, what="verify reports complete (ZooKeeper and every broker)")
+    (alone,) = await command.verify(targets)
+    assert alone.complete and alone.message == "Reassignment of partition moving-0 is complete."
+    unasked = {**views, 9: "localhost:9101: no answer"}  # a broker that could not be asked is named, not trusted
+    (s,) = await command.verify(targets, unasked)
+    assert not s.complete
+    assert s.message == "Reassignment of partition moving-0 is still in progress (could not ask broker 9)."
+    assert unreachable_brokers_line(unasked) == ("Could not ask broker 9 for its metadata: "
+                                                 "broker 9: localhost:9101: no answer")
+    assert unreachable_brokers_line(views) is None
     assert await assignment(admin) == ReplicaAssignment((2, 3))
     assert list_lines(await command.list()) == ["No partition reassignments found."]
 
@@ -206,9 +216,17 @@ async def test_the_cli_against_a_real_zookeeper(
         return (await assignment(admin)) == ReplicaAssignment((2, 3))
 
     await wait_until(zookeeper_done, timeout_s=30.0, what="ZooKeeper holds the new replicas")
-    # ZooKeeper is done, but these in-process brokers have no listener: verify must not call it complete
-    unasked = await run("reassign", "--verify", "--reassignment-json-file", str(plan))
-    assert "Reassignment of partition moving-0 is still in progress (broker 1 cannot be asked" in unasked.output
+    # These in-process brokers have no listener. Kafka's --verify reads ZooKeeper alone, so it is complete; it
+    # used to ask every broker over the wire and, none answering, never said complete.
+    done = await run("reassign", "--verify", "--reassignment-json-file", str(plan))
+    assert done.exit_code == 0, done.output
+    assert "Reassignment of partition moving-0 is complete." in done.output
+    # --check-brokers also asks the brokers: not complete, and the unreachable ones are named once, in one line
+    unasked = await run("reassign", "--verify", "--check-brokers", "--reassignment-json-file", str(plan))
+    lines = unasked.output.splitlines()
+    assert "Reassignment of partition moving-0 is still in progress (could not ask brokers 1,2,3)." in lines
+    (why,) = [line for line in lines if line.startswith("Could not ask")]
+    assert why.startswith("Could not ask brokers 1,2,3 for their metadata: broker 1: localhost:9093:"), why
 
     listeners = []
     for broker in cluster.running_brokers():  # now each broker answers Metadata over Kafka's wire protocol
@@ -219,10 +237,10 @@ async def test_the_cli_against_a_real_zookeeper(
         listeners.append(server)
     try:
         async def complete() -> bool:
-            result = await run("reassign", "--verify", "--reassignment-json-file", str(plan))
+            result = await run("reassign", "--verify", "--check-brokers", "--reassignment-json-file", str(plan))
             return "Reassignment of partition moving-0 is complete." in result.output
 
-        await wait_until(complete, timeout_s=30.0, what="--verify reports complete", poll_s=0.2)
+        await wait_until(complete, timeout_s=30.0, what="--verify --check-brokers reports complete", poll_s=0.2)
     finally:
         for server in listeners:
             await server.stop()

@@ -29,7 +29,8 @@ EXISTING = ("Cannot execute because there is an existing partition assignment. U
 
 
 BrokerView = Callable[[TopicPartition], Sequence[int] | None] | str
-"""A broker's metadata (partition -> replicas it lists, None if unknown), or why the broker could not be asked."""
+"""A broker's metadata (partition -> replicas it lists, None if unknown), or why the broker could not be asked
+(``reassign --verify --check-brokers``)."""
 
 
 class ReassignmentInputError(AdminError):
@@ -207,7 +208,8 @@ class ReassignCommand:
 
     async def broker_views(self, topics: Iterable[str], timeout_ms: int = 5000) -> dict[int, BrokerView]:
         """Every registered broker's metadata for ``topics``, asked over Kafka's wire protocol (Metadata v1 on the
-        broker's first advertised endpoint); a broker that cannot be asked maps to the reason why."""
+        broker's first advertised endpoint), all at once, each bounded by ``timeout_ms``; a broker that cannot be
+        asked maps to the reason why."""
         read = await self._zk.get_all_brokers_and_epochs()
         wanted = sorted(set(topics))
 
@@ -218,7 +220,7 @@ class ReassignCommand:
             try:
                 found = await partition_replicas(e.host or "localhost", e.port, wanted, timeout_ms)
             except MetadataUnavailableError as err:
-                return f"cannot be asked: {err}"
+                return str(err)
             return found.get
 
         brokers = [b.broker for _, b in sorted(read.values.items())]
@@ -227,9 +229,11 @@ class ReassignCommand:
 
     async def verify(self, targets: Mapping[TopicPartition, Sequence[int]],
                      broker_views: Mapping[int, BrokerView] | None = None) -> list[PartitionStatus]:
-        """Complete = ZooKeeper's RS is the target with nothing adding or removing, no pending znode entry, and
-        every broker view given (a broker's metadata: tp -> replicas) lists the same replicas; a view that is a
-        string is a broker that could not be asked (so not complete, and the message says why)."""
+        """Kafka 2.8's ``verifyPartitionAssignments`` over ZooKeeper: complete = the topic znode's RS is the
+        target with nothing adding or removing and the reassign znode no longer lists the partition. Only when
+        ``broker_views`` are given (``--check-brokers``) must every broker's metadata also list the target; a
+        view that is a string is a broker that could not be asked, so the partition is not confirmed complete
+        (`unreachable_brokers_line` says why, once)."""
         current = await self._assignments({tp.topic for tp in targets})
         pending = await self._zk.get_partition_reassignment() or {}
         states = (await self._zk.get_topic_partition_states(targets)).values
@@ -258,18 +262,34 @@ class ReassignCommand:
 
 def _brokers_not_agreeing(tp: TopicPartition, target: tuple[int, ...], views: Mapping[int, BrokerView]
                           ) -> list[str]:
-    """Why each broker whose metadata does not yet list ``target`` for ``tp`` keeps verify from completing."""
+    """Why the brokers whose metadata does not (or may not) list ``target`` for ``tp`` keep verify from
+    completing; the brokers that could not be asked are one reason, by id (their errors are said once)."""
     out = []
+    unreachable = [broker_id for broker_id, view in sorted(views.items()) if isinstance(view, str)]
     for broker_id, view in sorted(views.items()):
         if isinstance(view, str):
-            out.append(f"broker {broker_id} {view}")
             continue
         seen = view(tp)
         if seen is None:
             out.append(f"broker {broker_id} does not know {tp} yet")
         elif tuple(seen) != target:
             out.append(f"broker {broker_id} still lists replicas {','.join(map(str, seen))}")
+    if unreachable:
+        out.append(f"could not ask {_brokers(unreachable)}")
     return out
+
+
+def _brokers(ids: Sequence[int]) -> str:
+    return f"broker{'s' if len(ids) > 1 else ''} {','.join(map(str, ids))}"
+
+
+def unreachable_brokers_line(views: Mapping[int, BrokerView]) -> str | None:
+    """One line naming every broker that could not be asked and why (None when all answered)."""
+    why = {broker_id: view for broker_id, view in sorted(views.items()) if isinstance(view, str)}
+    if not why:
+        return None
+    return (f"Could not ask {_brokers(list(why))} for {'their' if len(why) > 1 else 'its'} metadata: "
+            + "; ".join(f"broker {broker_id}: {reason}" for broker_id, reason in why.items()))
 
 
 def list_lines(found: Mapping[TopicPartition, ReplicaAssignment]) -> list[str]:

@@ -2,7 +2,8 @@
 
 Exactly one action: ``--generate``, ``--execute``, ``--verify``, ``--cancel`` or ``--list``. ``--execute`` and
 ``--verify`` show a progress bar of the target replicas already in the ISR; ``--execute --wait-ms`` keeps it
-running until the reassignment completes (or the wait ends).
+running until the reassignment completes (or the wait ends). ``--verify`` reads ZooKeeper, as Kafka's does;
+``--verify --check-brokers`` also asks every broker for its metadata (bounded), naming any it could not ask.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from zkcontroller.admin.reassign import (
     parse_broker_list,
     parse_reassignment_json,
     parse_topics_to_move_json,
+    unreachable_brokers_line,
 )
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
@@ -65,9 +67,12 @@ def _show_progress(statuses: list[PartitionStatus]) -> None:
 @click.option("--broker-list", help="Comma-separated broker ids to move the topics to (--generate).")
 @click.option("--reassignment-json-file", type=click.Path(dir_okay=False))
 @click.option("--wait-ms", type=click.IntRange(min=0), default=0, help="--execute: wait this long for completion.")
+@click.option("--check-brokers", is_flag=True,
+              help="--verify: also ask every broker (Metadata over Kafka's protocol, 5 s each) that it lists the "
+                   "target replicas.")
 def reassign(zookeeper: str, generate: bool, execute: bool, verify: bool, cancel: bool, list_: bool,
              topics_to_move_json_file: str | None, broker_list: str | None, reassignment_json_file: str | None,
-             wait_ms: int) -> None:
+             wait_ms: int, check_brokers: bool) -> None:
     """Move partition replicas between brokers (kafka-reassign-partitions.sh --zookeeper)."""
     # Separate flags, not one shared destination: with that, `--verify --execute` silently ran the last one.
     chosen = [name for name, given in (("generate", generate), ("execute", execute), ("verify", verify),
@@ -112,14 +117,19 @@ def reassign(zookeeper: str, generate: bool, execute: bool, verify: bool, cancel
                     break
                 time.sleep(0.2)  # the process edge: a CLI polling ZooKeeper
     elif action == "verify":
-        async def verify_all(zk: KafkaZkClient) -> list[PartitionStatus]:
+        async def verify_all(zk: KafkaZkClient) -> tuple[list[PartitionStatus], str | None]:
             command = ReassignCommand(zk)
-            return await command.verify(targets, await command.broker_views({tp.topic for tp in targets}))
+            if not check_brokers:  # Kafka's: ZooKeeper alone (brokers need not be reachable from here)
+                return await command.verify(targets), None
+            views = await command.broker_views({tp.topic for tp in targets})
+            return await command.verify(targets, views), unreachable_brokers_line(views)
 
-        statuses = run_with_client(zookeeper, verify_all)
+        statuses, unreachable = run_with_client(zookeeper, verify_all)
         click.echo("Status of partition reassignment:")
         for s in statuses:
             click.echo(s.message)
+        if unreachable:
+            click.echo(unreachable)
         _show_progress(statuses)
     else:  # cancel
         async def cancel_all(zk: KafkaZkClient):

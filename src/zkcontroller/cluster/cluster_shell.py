@@ -27,6 +27,7 @@ from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.logs import LogFiles
 from zkcontroller.cluster.produce import ProduceWorkload, produce_command
 from zkcontroller.cluster.prompt_input import read_line
+from zkcontroller.cluster.prompt_lines import created_topic_lines
 from zkcontroller.controller.events import ApiError, ElectionType
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.errors import ZkError
@@ -40,10 +41,11 @@ HELP = """commands:
   status                                  controller, epoch and brokers
   create TOPIC [PARTITIONS [RF]]          create a topic (Kafka's replica placement; defaults 3 and 2)
   describe [TOPIC]                        kafka-topics --describe
-  stop ID | start ID                      orderly broker shutdown / start
+  stop ID | start ID                      orderly broker shutdown / start (a new ID starts a new broker)
   kill ID                                 crash a broker (its session is left to time out)
   expire ID                               expire a broker's ZooKeeper session
-  fail-log-dir ID DIR                     fail one of a broker's log dirs (its replicas there go offline)
+  fail-log-dir ID DIR                     fail one of a broker's log dirs (its replicas there go offline; waits
+                                          until the controller has moved their leadership)
   produce TOPIC RECORDS | produce TOPIC --rate N | produce --stop [TOPIC]
                                           append records on the leaders (followers fetch them)
   elect [--unclean] [TOPIC]               preferred-replica election (all partitions, or one topic's);
@@ -213,6 +215,29 @@ class ClusterShell:
             self.out(f"broker {broker_id} halted: all its log dirs have failed (replicas lost in {log_dir}: {names})")
             return
         self.out(f"log dir {log_dir} of broker {broker_id} failed; replicas offline: {names}")
+        if not failed:
+            return
+        if await self._moved_off(broker_id, failed):
+            self.out(f"the controller moved leadership and ISR membership of them off broker {broker_id}")
+        else:
+            self.out(f"the controller has not yet moved all of them off broker {broker_id}: still in progress "
+                     "(`describe` shows where they are)")
+
+    async def _moved_off(self, broker_id: int, partitions: list[TopicPartition], timeout_s: float = 10.0) -> bool:
+        """Wait (bounded) until ZooKeeper, which `describe` reads, shows the controller has acted on the failed
+        replicas: ``broker_id`` leads none and is out of their ISR (or is its last member, which Kafka keeps,
+        leaderless). The verb returned before the controller acted, and the next describe showed the old leader."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while True:
+            states = (await self.admin.get_topic_partition_states(partitions)).values
+            if all(s.leader_and_isr.leader != broker_id
+                   and (broker_id not in s.leader_and_isr.isr or len(s.leader_and_isr.isr) == 1)
+                   for s in states.values()):
+                return True
+            if loop.time() > deadline:
+                return False
+            await asyncio.sleep(0.05)
 
     def offline_replica_lines(self, topics: list[str]) -> list[str]:
         """Replicas on failed log dirs, as the brokers hosting them know them (ZooKeeper does not record them;
@@ -244,8 +269,8 @@ class ClusterShell:
         partitions = int(args[1]) if len(args) > 1 else 3
         rf = int(args[2]) if len(args) > 2 else min(2, len(self.cluster.running_brokers()))
         assignment = await self.topics.create_topic(args[0], partitions, rf)
-        placed = ", ".join(f"{p}:{','.join(map(str, r))}" for p, r in sorted(assignment.items()))
-        self.out(f"Created topic {args[0]} ({placed}).")
+        for line in created_topic_lines(args[0], assignment):
+            self.out(line)
         online = await self._wait_online([TopicPartition(args[0], p) for p in assignment])
         self.out(f"{online} of {len(assignment)} partitions have a leader.")
 

@@ -26,6 +26,7 @@ from zkcontroller.admin.describe import controller_status, describe_lines, descr
 from zkcontroller.admin.errors import AdminError
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.cluster.prompt_input import read_line
+from zkcontroller.cluster.prompt_lines import created_topic_lines
 from zkcontroller.cluster.server_properties import render
 from zkcontroller.cluster.zookeeper_ensemble import ZooKeeperEnsemble
 from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess, free_port
@@ -122,7 +123,10 @@ class ProcessCluster:
         return {**values, **self.extra}
 
     def start_broker(self, broker_id: int) -> None:
-        b = self.brokers[broker_id]
+        b = self.brokers.get(broker_id)
+        if b is None:  # a KeyError here ended the prompt
+            raise ValueError(f"no broker {broker_id}: this prompt restarts only its brokers "
+                             f"({', '.join(map(str, self.brokers))})")
         if b.process is not None and b.process.poll() is None:
             raise ValueError(f"broker {broker_id} is already running (pid {b.process.pid})")
         b.config.write_text(render(self._properties(b)))
@@ -252,7 +256,8 @@ class ProcessClusterShell:
         partitions = int(args[1]) if len(args) > 1 else 3
         rf = int(args[2]) if len(args) > 2 else min(2, len(self.cluster.brokers))
         assignment = await self.topics.create_topic(args[0], partitions, rf)
-        self.out(f"Created topic {args[0]} ({', '.join(f'{p}:{r}' for p, r in sorted(assignment.items()))}).")
+        for line in created_topic_lines(args[0], assignment):
+            self.out(line)
 
 
 async def run_process_cluster(broker_ids: list[int], zookeeper: str | None, directory: Path | None,

@@ -14,7 +14,14 @@ from zkcontroller.coordination.kazoo_store import KazooSession, stop_kazoo_clien
 
 
 class ChrootMissingError(NoNodeError):
-    """The chroot named in a connect string does not exist (and this backend must not create it)."""
+    """The chroot named in a connect string does not exist (and this backend must not create it). The message
+    is whole on its own (not the base's "NO_NODE for <path>"): an admin command prints it as its one line."""
+
+    def __init__(self, chroot: str, connect_string: str) -> None:
+        super().__init__(None, f"ZooKeeper chroot {chroot} does not exist on {connect_string}: check the path in "
+                               f"--zookeeper, or start a broker with zookeeper.connect={connect_string}{chroot} "
+                               "first (brokers create their chroot)")
+        self.path = chroot
 
 
 class ZooKeeperBackend(CoordinationBackend):
@@ -44,9 +51,7 @@ class ZooKeeperBackend(CoordinationBackend):
             if self.create_chroot:
                 await root.ensure_path(self.chroot)
             elif await root.exists(self.chroot) is None:
-                raise ChrootMissingError(
-                    f"chroot {self.chroot} does not exist on the ZooKeeper at {self.connect_string} "
-                    "(no Kafka cluster has registered under it: check the --zookeeper path)")
+                raise ChrootMissingError(self.chroot, self.connect_string)
         finally:
             await root.close()
         self._chroot_ready = True

@@ -172,6 +172,26 @@ async def test_unreachable_zookeeper_says_it_is_connecting_then_one_error_line()
     assert lines == [f"Connecting to ZooKeeper at {target} ...", f"Error: cannot connect to ZooKeeper at {target}"]
 
 
+async def test_a_missing_chroot_is_one_clear_line_and_is_not_created(
+    zookeeper_server: ZooKeeperServerProcess,
+) -> None:
+    """It read `Error: NO_NODE for chroot /x does not exist ...` (the base error's "CODE for path" layout)."""
+    chroot = f"/never-{os.getpid()}-{next(_chroots)}"
+    target = zookeeper_server.connect_string + chroot
+    result = await asyncio.to_thread(CliRunner().invoke, topics, ["list", "--zookeeper", target])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        f"Error: ZooKeeper chroot {chroot} does not exist on {zookeeper_server.connect_string}: check the path "
+        f"in --zookeeper, or start a broker with zookeeper.connect={target} first (brokers create their chroot)"]
+    root = ZooKeeperBackend(zookeeper_server.connect_string)
+    session = await root.new_session()
+    try:
+        assert await session.exists(chroot) is None  # an admin command never creates it
+    finally:
+        await session.close()
+        await root.close()
+
+
 async def test_leader_election_names_each_missing_partition_and_refuses_bad_files(cli: Cli, tmp_path: Path) -> None:
     assert (await cli(topics, "create", "t", "--partitions", "1", "--replication-factor", "1")).exit_code == 0
 

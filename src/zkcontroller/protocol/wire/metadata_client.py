@@ -1,8 +1,8 @@
 """Ask one broker, over Kafka's wire protocol, which replicas its metadata lists for some partitions.
 
-`zkcontroller reassign --verify` uses it: Kafka 2.8's tool reports a reassignment complete from ZooKeeper alone,
-but a user moving replicas wants to know every broker already serves the new replica set. Metadata v1 is
-enough (replicas per partition) and every Kafka broker since 0.10 answers it.
+`zkcontroller reassign --verify --check-brokers` uses it: Kafka 2.8's tool (and plain ``--verify``) reports a
+reassignment complete from ZooKeeper alone; with the flag a user can also confirm every broker already serves the
+new replica set. Metadata v1 is enough (replicas per partition) and every Kafka broker since 0.10 answers it.
 """
 
 from __future__ import annotations
