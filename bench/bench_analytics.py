@@ -11,7 +11,8 @@ times, per size: (1) the single-process pure-Python reference parser over the fi
 report) with each parser (``--parsers``: the JVM parser, the Python parser in Python workers) on local[1]
 and local[2], all of one master in the same session, after one untimed job per parser on the smallest log
 (so neither pays the session's warm-up). Prints lines per second and the ratios, and each run's executor CPU
-seconds from Spark's event log (kept in the workdir); never fails on time.
+seconds and how long 0, 1, 2... tasks ran at once, from Spark's event log (kept in the workdir; read again with
+``--event-log``); never fails on time.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import shutil
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from zkcontroller.analytics import job
@@ -196,17 +198,43 @@ class StepTimer:
 
 RUN_PROPERTY = "zkcontroller.bench.run"
 """A Spark local property naming the timed run each job belongs to (threads started with PySpark's
-``inheritable_thread_target``, as the job's are, carry it over): `executor_cpu_s` sums task CPU by it."""
+``inheritable_thread_target``, as the job's are, carry it over): `run_profiles` sums task CPU by it."""
 
 
-def executor_cpu_s(event_log_dir: Path) -> dict[str, float]:
-    """Executor CPU seconds per run (``RUN_PROPERTY``), from the session's Spark event log.
+@dataclass
+class RunProfile:
+    """What Spark's event log says of one timed run: task CPU, and how long 0, 1, 2... tasks ran at once."""
+
+    cpu_s: float = 0.0
+    jobs: list[tuple[int, int]] = field(default_factory=list)  # (submitted, completed) ms
+    tasks: list[tuple[int, int]] = field(default_factory=list)  # (launched, finished) ms
+
+    def concurrency(self) -> dict[int, float]:
+        """Seconds during which n tasks were running, from the run's first job to its last: on `local[n]`,
+        time at fewer than n is a core the run left idle (a serial step, a single-task stage, the driver)."""
+        if not self.jobs:
+            return {}
+        t0, t1 = min(a for a, _ in self.jobs), max(b for _, b in self.jobs)
+        edges = sorted([*((a, 1) for a, _ in self.tasks), *((b, -1) for _, b in self.tasks)])
+        spent: dict[int, float] = {}
+        running, last = 0, t0
+        for at, step in edges:
+            spent[running] = spent.get(running, 0.0) + (at - last) / 1000
+            running, last = running + step, at
+        spent[running] = spent.get(running, 0.0) + (t1 - last) / 1000
+        return dict(sorted(spent.items()))
+
+
+def run_profiles(event_log_dir: Path) -> dict[str, RunProfile]:
+    """Per run (``RUN_PROPERTY``), from the session's Spark event log: executor CPU seconds and task spans.
 
     Task CPU time is what the work costs the executors; unlike wall time it hardly moves when other processes
     share the cores, so the job-to-floor ratio in CPU seconds is the steadier figure on a busy machine.
     """
     stage_run: dict[int, str] = {}
-    cpu: dict[str, float] = {}
+    job_run: dict[int, str] = {}
+    submitted: dict[int, int] = {}
+    runs: dict[str, RunProfile] = {}
     files: list[Path] = []
     for entry in sorted(event_log_dir.iterdir()):  # Spark 4 writes a directory of rolled events_<n>_... files
         rolled = [f for f in entry.iterdir() if f.name.startswith("events_")] if entry.is_dir() else [entry]
@@ -219,13 +247,23 @@ def executor_cpu_s(event_log_dir: Path) -> dict[str, float]:
                     name = (event.get("Properties") or {}).get(RUN_PROPERTY)
                     if name:
                         stage_run.update((stage, name) for stage in event["Stage IDs"])
+                        job_run[event["Job ID"]] = name
+                        submitted[event["Job ID"]] = event["Submission Time"]
+                elif '"SparkListenerJobEnd"' in line:
+                    event = json.loads(line)
+                    name = job_run.get(event["Job ID"])
+                    if name:
+                        runs.setdefault(name, RunProfile()).jobs.append(
+                            (submitted[event["Job ID"]], event["Completion Time"]))
                 elif '"SparkListenerTaskEnd"' in line:
                     event = json.loads(line)
                     name = stage_run.get(event["Stage ID"])
                     if name:
-                        nanos = (event.get("Task Metrics") or {}).get("Executor CPU Time", 0)
-                        cpu[name] = cpu.get(name, 0.0) + nanos / 1e9
-    return cpu
+                        run = runs.setdefault(name, RunProfile())
+                        run.cpu_s += (event.get("Task Metrics") or {}).get("Executor CPU Time", 0) / 1e9
+                        info = event["Task Info"]
+                        run.tasks.append((info["Launch Time"], info["Finish Time"]))
+    return runs
 
 
 def spark_runs(logs: dict[int, Path], master: str, parsers: list[str], work: Path, per_table: bool = False,
@@ -266,12 +304,17 @@ def spark_runs(logs: dict[int, Path], master: str, parsers: list[str], work: Pat
                   + ", ".join(f"job ({p} parser) {s:.1f} s" for p, s in jobs.items()), flush=True)
     finally:
         spark.stop()  # the event log is complete once the session has stopped
-    cpu = executor_cpu_s(event_log)
-    results = {size: (floor, jobs, {run: cpu.get(f"{size}:{run}", 0.0) for run in ("floor", *parsers)})
+    profiles = run_profiles(event_log)
+    results = {size: (floor, jobs, {run: profiles.get(f"{size}:{run}", RunProfile()).cpu_s
+                                    for run in ("floor", *parsers)})
                for size, (floor, jobs) in timed.items()}
     for size, (_, _, runs) in sorted(results.items()):
         print(f"{master} {size:,} lines, executor CPU: " + ", ".join(f"{r} {s:.2f} s" for r, s in runs.items()),
               flush=True)
+        for parser in parsers:
+            busy = profiles.get(f"{size}:{parser}", RunProfile()).concurrency()
+            print(f"{master} {size:,} lines, {parser} job, seconds with n tasks running: "
+                  + ", ".join(f"{n}: {s:.1f}" for n, s in busy.items()), flush=True)
     return results
 
 
@@ -285,7 +328,15 @@ def main() -> int:
     parser.add_argument("--per-table", action="store_true",
                         help="Also print each timed job's seconds per table written and per collect (in the order "
                              "they end: tables written concurrently share the time).")
+    parser.add_argument("--event-log", type=Path, metavar="DIR",
+                        help="Only read a kept session's event log (WORKDIR/eventlog-...): each run's executor CPU and "
+                             "seconds with n tasks running; runs nothing.")
     args = parser.parse_args()
+    if args.event_log:
+        for name, profile in sorted(run_profiles(args.event_log).items()):
+            print(f"{name}: executor CPU {profile.cpu_s:.2f} s, seconds with n tasks running: "
+                  + ", ".join(f"{n}: {s:.1f}" for n, s in profile.concurrency().items()))
+        return 0
     work = args.workdir or Path(tempfile.mkdtemp(prefix="bench-analytics-"))
     work.mkdir(parents=True, exist_ok=True)
     logs: dict[int, Path] = {}
