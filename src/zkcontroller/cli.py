@@ -7,8 +7,9 @@ import contextlib
 import importlib
 import logging
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -16,6 +17,9 @@ from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.connect import make_backend
 from zkcontroller.coordination.errors import ConnectionLossError
 from zkcontroller.runtime.clock import wall_clock_ms
+
+if TYPE_CHECKING:
+    from zkcontroller.cluster.listener import ListenerPorts
 
 LAZY_COMMANDS = {
     "analyze": "zkcontroller.analytics.cli:analyze",
@@ -56,20 +60,44 @@ def main() -> None:
     logging.getLogger("kazoo.client").setLevel(logging.ERROR)
 
 
+def listener_options(command: Callable[..., None]) -> Callable[..., None]:
+    """``--port-base`` and ``--no-listeners``: where in-process brokers answer Kafka's wire protocol."""
+    command = click.option("--no-listeners", is_flag=True,
+                           help="In-process brokers open no port (they register localhost:9092+ID regardless)."
+                           )(command)
+    return click.option("--port-base", type=click.IntRange(0, 65535), metavar="N",
+                        help="In-process broker ID listens on 127.0.0.1:N+ID, or on a free port when that is taken; "
+                             "0: free ports for all. Default 9092.")(command)
+
+
+def _listener_ports(no_listeners: bool, port_base: int | None) -> ListenerPorts | None:
+    from zkcontroller.cluster.listener import DEFAULT_PORT_BASE, ListenerPorts
+
+    if no_listeners:
+        if port_base is not None:
+            raise click.UsageError("--port-base has no effect with --no-listeners")
+        return None
+    base = DEFAULT_PORT_BASE if port_base is None else port_base
+    return ListenerPorts(base=base or None)
+
+
 @main.command()
 @click.option("--zookeeper", metavar="HOST:PORT[/CHROOT]", help="Use a real ZooKeeper instead of the embedded store.")
 @click.option("--broker-ids", default="1,2,3", show_default=True, help="Comma-separated broker ids.")
 @click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path), help="Where to write the logs.")
-def demo(zookeeper: str | None, broker_ids: str, log_dir: Path | None) -> None:
+@listener_options
+def demo(zookeeper: str | None, broker_ids: str, log_dir: Path | None, port_base: int | None,
+         no_listeners: bool) -> None:
     """A narrated cluster run: election, topics, controller failover, session expiry."""
     from zkcontroller.cluster.demo import run_demo
 
     ids = parse_broker_ids(None, broker_ids)
     if len(ids) < 2:
         raise click.BadParameter("the failover demo needs at least two brokers")
+    listeners = _listener_ports(no_listeners, port_base)
     backend = _backend(zookeeper)
     with _unreachable_zookeeper_is_one_line(zookeeper):
-        asyncio.run(run_demo(backend, ids, log_dir))
+        asyncio.run(run_demo(backend, ids, log_dir, listeners))
 
 
 def _backend(zookeeper: str | None) -> CoordinationBackend:
@@ -119,13 +147,18 @@ def parse_broker_ids(brokers: int | None, broker_ids: str | None) -> list[int]:
 @click.option("--zookeeper-ensemble", type=click.IntRange(1, 9), metavar="M",
               help="With --processes: start an M-server ZooKeeper ensemble on loopback for them (the prompt gains "
                    "zk-status, zk-kill ID, zk-start ID).")
+@listener_options
 def cluster(
     brokers: int | None, broker_ids: str | None, zookeeper: str | None, log_dir: Path | None, session_timeout_ms: int,
-    processes: int | None, zookeeper_ensemble: int | None,
+    processes: int | None, zookeeper_ensemble: int | None, port_base: int | None, no_listeners: bool,
 ) -> None:
     """Run brokers (each a controller candidate with its own session) in this process, with a prompt."""
     from zkcontroller.cluster.cluster_shell import run_cluster
 
+    if processes and (port_base is not None or no_listeners):
+        raise click.UsageError("--port-base and --no-listeners are for in-process brokers; broker processes "
+                               "always listen, on free ports")
+    listeners = _listener_ports(no_listeners, port_base)
     if zookeeper_ensemble is not None and not processes:
         raise click.UsageError("--zookeeper-ensemble needs --processes N (in-process brokers use one store)")
     if zookeeper_ensemble is not None and zookeeper is not None:
@@ -144,7 +177,7 @@ def cluster(
         return
     try:
         with _unreachable_zookeeper_is_one_line(zookeeper):
-            asyncio.run(run_cluster(backend, ids, log_dir, session_timeout_ms))
+            asyncio.run(run_cluster(backend, ids, log_dir, session_timeout_ms, listeners=listeners))
     except KeyboardInterrupt:
         click.echo("stopped")
 

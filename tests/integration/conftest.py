@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import pytest
 
 from zkcontroller.broker.config import ReplicationConfig
+from zkcontroller.cluster.listener import ListenerPorts
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.event_log import EventLog
@@ -42,9 +43,11 @@ async def make_local_cluster(
     transport: InProcessTransport,
     records: list[str] | None = None,
     replication: ReplicationConfig | None = None,
+    listeners: ListenerPorts | None = None,
     **controller_overrides: object,
 ) -> LocalCluster:
-    """A started cluster whose event log is validated against the schema on every record."""
+    """A started cluster whose event log is validated against the schema on every record; ``listeners``: its
+    brokers also answer Kafka's wire protocol (tests pass ``ListenerPorts(base=None)``: free ports only)."""
     sink = records.append if records is not None else (lambda _line: None)
     # The last broker of a cluster cannot hand its leadership over; Kafka's 5 s back-off between its three
     # controlled-shutdown attempts would make every teardown wait 10 s.
@@ -60,6 +63,7 @@ async def make_local_cluster(
         session_timeout_ms=6000,
         transport=transport,
         replication=replication,
+        listeners=listeners,
     )
     await cluster.start()
     return cluster
@@ -75,9 +79,10 @@ async def make_cluster(backend: CoordinationBackend, request: pytest.FixtureRequ
     replication = (ReplicationConfig(replica_fetching=False)
                    if request.node.get_closest_marker("hand_written_isr") else None)
 
-    async def make(broker_ids: list[int], **controller_overrides: object) -> LocalCluster:
+    async def make(broker_ids: list[int], listeners: ListenerPorts | None = None,
+                   **controller_overrides: object) -> LocalCluster:
         cluster = await make_local_cluster(backend, broker_ids, RecordingTransport(), records, replication,
-                                           **controller_overrides)
+                                           listeners, **controller_overrides)
         clusters.append(cluster)
         return cluster
 

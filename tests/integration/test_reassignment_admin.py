@@ -24,12 +24,11 @@ from zkcontroller.admin.reassign import (
     parse_topics_to_move_json,
     unreachable_brokers_line,
 )
-from zkcontroller.broker.request_handler import KafkaApis
 from zkcontroller.cli import main
+from zkcontroller.cluster.listener import ListenerPorts
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.kazoo_backend import ZooKeeperBackend
 from zkcontroller.model import ReplicaAssignment, TopicPartition
-from zkcontroller.runtime.socket_server import SocketServer
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
@@ -173,7 +172,7 @@ async def test_the_cli_against_a_real_zookeeper(
 ) -> None:
     if not isinstance(backend, ZooKeeperBackend):
         pytest.skip("another process reaches only a real ZooKeeper")
-    cluster = await make_cluster([1, 2, 3])
+    cluster = await make_cluster([1, 2, 3], listeners=ListenerPorts(base=None))
     await cluster.wait_for_controller()
     await create_topic(admin, "moving", {0: [1, 2]})
     await create_topic(admin, "doomed", {0: [1, 2]})
@@ -216,34 +215,26 @@ async def test_the_cli_against_a_real_zookeeper(
         return (await assignment(admin)) == ReplicaAssignment((2, 3))
 
     await wait_until(zookeeper_done, timeout_s=30.0, what="ZooKeeper holds the new replicas")
-    # These in-process brokers have no listener. Kafka's --verify reads ZooKeeper alone, so it is complete; it
-    # used to ask every broker over the wire and, none answering, never said complete.
+    # Kafka's --verify reads ZooKeeper alone, so it is complete; it used to ask every broker over the wire and,
+    # none answering, never said complete.
     done = await run("reassign", "--verify", "--reassignment-json-file", str(plan))
     assert done.exit_code == 0, done.output
     assert "Reassignment of partition moving-0 is complete." in done.output
-    # --check-brokers also asks the brokers: not complete, and the unreachable ones are named once, in one line
+
+    async def complete() -> bool:  # --check-brokers also asks each broker's listener (free ports) for Metadata
+        result = await run("reassign", "--verify", "--check-brokers", "--reassignment-json-file", str(plan))
+        return "Reassignment of partition moving-0 is complete." in result.output
+
+    await wait_until(complete, timeout_s=30.0, what="--verify --check-brokers reports complete", poll_s=0.2)
+    # brokers that do not answer: not complete, and the unreachable ones are named once, in one line
+    for listener in cluster.listeners.values():
+        await listener.close()
     unasked = await run("reassign", "--verify", "--check-brokers", "--reassignment-json-file", str(plan))
     lines = unasked.output.splitlines()
     assert "Reassignment of partition moving-0 is still in progress (could not ask brokers 1,2,3)." in lines
     (why,) = [line for line in lines if line.startswith("Could not ask")]
-    assert why.startswith("Could not ask brokers 1,2,3 for their metadata: broker 1: localhost:9093:"), why
-
-    listeners = []
-    for broker in cluster.running_brokers():  # now each broker answers Metadata over Kafka's wire protocol
-        apis = KafkaApis(broker.broker_id, control_handler=lambda: None,
-                         metadata_cache=lambda b=broker: b.control_plane.metadata_cache, cluster_id=lambda: None)
-        server = SocketServer("127.0.0.1", 9092 + broker.broker_id, apis.handle)
-        await server.start()
-        listeners.append(server)
-    try:
-        async def complete() -> bool:
-            result = await run("reassign", "--verify", "--check-brokers", "--reassignment-json-file", str(plan))
-            return "Reassignment of partition moving-0 is complete." in result.output
-
-        await wait_until(complete, timeout_s=30.0, what="--verify --check-brokers reports complete", poll_s=0.2)
-    finally:
-        for server in listeners:
-            await server.stop()
+    assert why.startswith(f"Could not ask brokers 1,2,3 for their metadata: broker 1: "
+                          f"127.0.0.1:{cluster.listeners[1].last_port}:"), why
 
     deleted = await run("topics", "--delete", "--topic", "doomed")
     assert deleted.output.splitlines()[0] == "Topic doomed is marked for deletion."

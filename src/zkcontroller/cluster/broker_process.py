@@ -18,10 +18,10 @@ import logging
 import signal
 import sys
 
-from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
-from zkcontroller.cluster.create_topics import create_topics_handler
+from zkcontroller.broker.request_handler import CloseConnection
 from zkcontroller.cluster.kafka_server import BrokerConfig, KafkaServer
 from zkcontroller.cluster.line_writer import LineWriter, LineWriterHandler
+from zkcontroller.cluster.listener import broker_apis
 from zkcontroller.cluster.metrics import BrokerMetrics
 from zkcontroller.cluster.server_properties import BrokerProperties
 from zkcontroller.controller.event_log import EventLog
@@ -59,15 +59,8 @@ class BrokerProcess:
                                       request_timeout_ms=props.controller.controller_socket_timeout_ms,
                                       versions=props.control_request_versions)
         self.server: KafkaServer | None = None
-        self.apis = KafkaApis(
-            props.broker_id,
-            control_handler=lambda: self.transport.local_handler(props.broker_id),
-            metadata_cache=lambda: self.server.control_plane.metadata_cache
-            if self.server is not None and self.server.control_plane is not None else None,
-            cluster_id=lambda: self.server.cluster_id if self.server is not None else None,
-            listener_name=props.listener.name,
-            create_topics=create_topics_handler(lambda: self.server),
-        )
+        self.apis = broker_apis(props.broker_id, lambda: self.server,
+                                lambda: self.transport.local_handler(props.broker_id), props.listener.name)
         self.socket_server = SocketServer(props.listener.host or "0.0.0.0", props.listener.port, self.apis.handle,
                                           max_request_bytes=props.socket_request_max_bytes,
                                           close_on=(CloseConnection,))

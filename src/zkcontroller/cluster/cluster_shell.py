@@ -23,6 +23,7 @@ from zkcontroller.admin.errors import AdminError
 from zkcontroller.admin.leader_election import all_partitions, start_preferred_election
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.broker.config import ReplicationConfig, virtual_log_dirs
+from zkcontroller.cluster.listener import ListenerPorts
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.logs import LogFiles
 from zkcontroller.cluster.produce import ProduceWorkload, produce_command
@@ -38,7 +39,7 @@ from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 HELP = """commands:
-  status                                  controller, epoch and brokers
+  status                                  controller, epoch, brokers and their listeners
   create TOPIC [PARTITIONS [RF]]          create a topic (Kafka's replica placement; defaults 3 and 2)
   describe [TOPIC]                        kafka-topics --describe
   stop ID | start ID                      orderly broker shutdown / start (a new ID starts a new broker)
@@ -262,6 +263,8 @@ class ClusterShell:
         self.out(status.render())
         running = [s.broker_id for s in self.cluster.running_brokers()]
         self.out(f"running brokers: {', '.join(map(str, running)) or 'none'}")
+        for line in listener_lines(self.cluster):
+            self.out(line)
 
     async def _create(self, args: list[str]) -> None:
         if not args:
@@ -320,12 +323,26 @@ class ClusterShell:
         self.out(f"controller: broker {controller.controller_id}, epoch {controller.context.epoch}")
 
 
+def listener_lines(cluster: LocalCluster) -> list[str]:
+    """Where each running broker answers Kafka's wire protocol (none without listeners), saying when its port
+    was not the one asked for, so a user knows what to give kcat."""
+    lines = []
+    for server in cluster.running_brokers():
+        listener = cluster.listeners.get(server.broker_id)
+        if listener is None or listener.address is None:
+            continue
+        taken = f" ({listener.taken_port} was taken)" if listener.taken_port is not None else ""
+        lines.append(f"broker {server.broker_id} listens on {listener.address}{taken}")
+    return lines
+
+
 async def run_cluster(
     backend: CoordinationBackend, broker_ids: list[int], log_dir: Path | None, session_timeout_ms: int,
-    log_dirs_per_broker: int = 2,
+    log_dirs_per_broker: int = 2, listeners: ListenerPorts | None = None,
 ) -> None:
     """Start the brokers, then serve the prompt until ``quit`` (or forever without a terminal). Each broker gets
-    ``log_dirs_per_broker`` virtual log dirs, so ``fail-log-dir`` can fail one and leave the others serving."""
+    ``log_dirs_per_broker`` virtual log dirs, so ``fail-log-dir`` can fail one and leave the others serving.
+    With ``listeners`` each broker answers Kafka's wire protocol on a loopback port (`cluster.listener`)."""
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="zkcontroller-logs-"))
     async with contextlib.AsyncExitStack() as resources:  # closed in reverse order, whatever fails
         logs = LogFiles(log_dir)
@@ -334,7 +351,7 @@ async def run_cluster(
         event_log = logs.event_log("local", wall_clock_ms)
         cluster = LocalCluster(
             backend, broker_ids, wall_clock_ms, event_log=event_log, session_timeout_ms=session_timeout_ms,
-            replication=ReplicationConfig(log_dirs=virtual_log_dirs(log_dirs_per_broker)),
+            replication=ReplicationConfig(log_dirs=virtual_log_dirs(log_dirs_per_broker)), listeners=listeners,
         )
         admin_session = await backend.new_session()  # raises when ZooKeeper cannot be reached
         resources.push_async_callback(admin_session.close)
@@ -375,6 +392,8 @@ async def _serve(cluster: LocalCluster, shell: ClusterShell, broker_ids: list[in
             f"cluster up: brokers {', '.join(map(str, broker_ids))}; controller {controller.controller_id} "
             f"with epoch {controller.context.epoch}" + (f"; logs in {log_dir}" if log_dir else "")
         )
+        for line in listener_lines(cluster):
+            print(line)
         print(HELP)
         while True:
             print("> ", end="", flush=True)

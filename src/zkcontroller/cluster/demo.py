@@ -22,7 +22,8 @@ from pathlib import Path
 from rich.console import Console
 
 from zkcontroller.admin.leader_election import all_partitions
-from zkcontroller.cluster.cluster_shell import ClusterShell
+from zkcontroller.cluster.cluster_shell import ClusterShell, listener_lines
+from zkcontroller.cluster.listener import ListenerPorts
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.logs import LogFiles
 from zkcontroller.controller.config import ControllerConfig
@@ -61,7 +62,9 @@ def _preferred_leader(assignment: ReplicaAssignment, state: LeaderIsrAndControll
     return state.leader_and_isr.leader == assignment.replicas[0]
 
 
-async def run_demo(backend: CoordinationBackend, broker_ids: list[int], log_dir: Path | None = None) -> Path:
+async def run_demo(backend: CoordinationBackend, broker_ids: list[int], log_dir: Path | None = None,
+                   listeners: ListenerPorts | None = None) -> Path:
+    """The narrated run; with ``listeners`` the brokers also answer Kafka's wire protocol on loopback ports."""
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="zkcontroller-demo-"))
     async with contextlib.AsyncExitStack() as resources:  # closed in reverse order, whatever fails
         logs = LogFiles(log_dir)
@@ -73,6 +76,7 @@ async def run_demo(backend: CoordinationBackend, broker_ids: list[int], log_dir:
             # the failover story: leadership moves when the controller's broker is gone, not before nor after
             controller_config=ControllerConfig(broker_id=-1, controlled_shutdown_enable=False,
                                                auto_leader_rebalance_enable=False),
+            listeners=listeners,
         )
         admin_session = await backend.new_session()  # raises when ZooKeeper cannot be reached
         resources.push_async_callback(admin_session.close)
@@ -84,6 +88,8 @@ async def run_demo(backend: CoordinationBackend, broker_ids: list[int], log_dir:
             f"[bold]{len(broker_ids)} brokers registered; broker {first.controller_id} won the election "
             f"with epoch {first.context.epoch}[/]"
         )
+        for line in listener_lines(cluster):
+            console.print(line)
         survivor = next(b for b in broker_ids if b != first.controller_id)
         rf = min(3, len(broker_ids))
         steps = [

@@ -1,7 +1,10 @@
 """A whole Kafka cluster's control plane in one process: N brokers, each a controller candidate with its
 own session, on the embedded store or a real ZooKeeper, sharing one in-process broker transport.
 
-Used by ``zkcontroller cluster``, the README's demo, the integration tests and the benchmarks.
+Used by ``zkcontroller cluster``, the README's demo, the integration tests and the benchmarks. With
+``listeners`` (the ``cluster`` and ``demo`` commands) each broker also answers Kafka's wire protocol on a loopback
+port (`cluster.listener`) and registers that port; without (the default: tests, benchmarks) no socket is opened
+and brokers register ``localhost:9092+id`` where nothing listens.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from dataclasses import replace
 
 from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.cluster.kafka_server import BrokerConfig, KafkaServer
+from zkcontroller.cluster.listener import DEFAULT_PORT_BASE, BrokerListener, ListenerPorts
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.event_log import EventLog
 from zkcontroller.controller.kafka_controller import KafkaController
@@ -38,6 +42,7 @@ class LocalCluster:
         seed: int | None = None,
         transport: InProcessTransport | None = None,
         replication: ReplicationConfig | None = None,
+        listeners: ListenerPorts | None = None,
     ) -> None:
         self.backend = backend
         self.clock = clock
@@ -51,12 +56,19 @@ class LocalCluster:
         self._racks = racks or {}
         self.brokers: dict[int, KafkaServer] = {}
         self.broker_ids = sorted(broker_ids)
+        self._listener_ports = listeners
+        self.listeners: dict[int, BrokerListener] = {}
+        """Each broker's listener (with ``listeners``), kept while it is down so a restart reuses its port."""
 
-    def _new_server(self, broker_id: int, recovered_logs: dict[TopicPartition, tuple[int, int]] | None = None
-                    ) -> KafkaServer:
+    def _new_server(self, broker_id: int, recovered_logs: dict[TopicPartition, tuple[int, int]] | None = None,
+                    listener: BrokerListener | None = None) -> KafkaServer:
+        host, port = "localhost", DEFAULT_PORT_BASE + broker_id  # registered; nothing listens there
+        if listener is not None and listener.port is not None:
+            host, port = listener.host, listener.port  # the port it really listens on
         config = BrokerConfig(
             broker_id=broker_id,
-            port=9092 + broker_id,
+            host=host,
+            port=port,
             rack=self._racks.get(broker_id),
             controller=replace(self._template, broker_id=broker_id),
             session_timeout_ms=self._session_timeout_ms,
@@ -79,15 +91,46 @@ class LocalCluster:
             raise ValueError(f"broker {broker_id} is already running")
         previous = self.brokers.get(broker_id)
         logs = previous.replica_manager.log_offsets() if previous and previous.replica_manager else None
-        server = self._new_server(broker_id, logs)  # a restarted broker finds its logs where it left them
-        await server.startup()
+        listener = await self._open_listener(broker_id)
+        # a restarted broker finds its logs where it left them
+        server = self._new_server(broker_id, logs, listener)
+        if listener is not None:
+            listener.server = server
+        try:
+            await server.startup()
+        except BaseException:
+            if listener is not None:
+                await listener.close()
+            raise
         self.brokers[broker_id] = server
         if broker_id not in self.broker_ids:
             self.broker_ids = sorted([*self.broker_ids, broker_id])
         return server
 
+    async def _open_listener(self, broker_id: int) -> BrokerListener | None:
+        """Bind the broker's listener before it registers: its previous port on a restart, else base + id, else
+        (taken, or no base) a free port."""
+        ports = self._listener_ports
+        if ports is None:
+            return None
+        listener = self.listeners.get(broker_id)
+        if listener is None:
+            listener = self.listeners[broker_id] = BrokerListener(broker_id, ports.host)
+        if listener.last_port is not None:
+            wanted = listener.last_port
+        else:
+            wanted = ports.base + broker_id if ports.base is not None else 0
+        await listener.bind(wanted)
+        return listener
+
+    async def _close_listener(self, broker_id: int) -> None:
+        listener = self.listeners.get(broker_id)
+        if listener is not None:
+            await listener.close()
+
     async def stop_broker(self, broker_id: int) -> None:
         await self._running(broker_id).shutdown()
+        await self._close_listener(broker_id)
 
     async def crash_broker(self, broker_id: int) -> None:
         """Stop a broker mid-step, as a killed process. On the embedded store its session is cut off and times
@@ -95,6 +138,7 @@ class LocalCluster:
         the session is expired at once: what the server does once the timeout has passed."""
         server = self._running(broker_id)
         server.crash()
+        await self._close_listener(broker_id)  # a killed process's sockets close with it
         await self._cut_off_session(server)
 
     async def _cut_off_session(self, server: KafkaServer) -> None:
@@ -112,6 +156,7 @@ class LocalCluster:
         server = self._running(broker_id)
         failed = await server.fail_log_dir(log_dir)
         if not server.running:
+            await self._close_listener(broker_id)
             await self._cut_off_session(server)
         return failed
 
@@ -193,9 +238,15 @@ class LocalCluster:
             await asyncio.sleep(0.01)
 
     async def shutdown(self, timeout_s: float = 30.0) -> None:
-        """Stop every broker in order; one stuck mid-event (a stalled store call) is crashed instead."""
-        for server in reversed(self.running_brokers()):
-            try:
-                await asyncio.wait_for(server.shutdown(), timeout_s)
-            except TimeoutError:
-                server.crash()
+        """Stop every broker in order; one stuck mid-event (a stalled store call) is crashed instead. Every
+        listener is closed, whatever state its broker is in."""
+        try:
+            for server in reversed(self.running_brokers()):
+                try:
+                    await asyncio.wait_for(server.shutdown(), timeout_s)
+                except TimeoutError:
+                    server.crash()
+                await self._close_listener(server.broker_id)
+        finally:
+            for listener in self.listeners.values():
+                await listener.close()

@@ -1,0 +1,107 @@
+"""A broker's PLAINTEXT listener: the broker process's `SocketServer` and `KafkaApis`, for any assembly.
+
+`broker_apis` is the one place that wires a `KafkaServer` to `KafkaApis` (the metadata cache, the cluster id,
+CreateTopics); `BrokerListener` binds it on a port for an in-process broker, so ``zkcontroller cluster`` answers
+kcat and kafka-python as broker processes do. It binds before the broker registers, so the broker registers
+the port it really listens on.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from zkcontroller.broker.metadata_cache import MetadataCache
+from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
+from zkcontroller.cluster.create_topics import create_topics_handler
+from zkcontroller.cluster.kafka_server import KafkaServer
+from zkcontroller.protocol.transport import RequestHandler
+from zkcontroller.runtime.socket_server import SocketServer
+
+log = logging.getLogger("kafka.network.SocketServer")
+
+DEFAULT_PORT_BASE = 9092
+"""Broker N listens on 9092 + N, as the in-process brokers' registrations always said."""
+
+
+def broker_apis(broker_id: int, server: Callable[[], KafkaServer | None],
+                control_handler: Callable[[], RequestHandler | None], listener_name: str = "PLAINTEXT") -> KafkaApis:
+    """One broker's request dispatch; ``server`` is looked up per request (it exists once the broker starts)."""
+    def metadata_cache() -> MetadataCache | None:
+        current = server()
+        return current.control_plane.metadata_cache if current is not None and current.control_plane else None
+
+    def cluster_id() -> str | None:
+        current = server()
+        return current.cluster_id if current is not None else None
+
+    return KafkaApis(broker_id, control_handler=control_handler, metadata_cache=metadata_cache,
+                     cluster_id=cluster_id, listener_name=listener_name,
+                     create_topics=create_topics_handler(server))
+
+
+@dataclass(frozen=True)
+class ListenerPorts:
+    """Where in-process brokers listen: ``base`` + broker id, or a free ephemeral port when that one is taken
+    (or for every broker when ``base`` is None). A restarted broker takes its previous port again if it can."""
+
+    base: int | None = DEFAULT_PORT_BASE
+    host: str = "127.0.0.1"
+
+
+class BrokerListener:
+    """An in-process broker's listener. Its control requests go straight to the broker's own handler (the
+    control plane fences them by epoch, as over the in-process transport)."""
+
+    def __init__(self, broker_id: int, host: str) -> None:
+        self.broker_id = broker_id
+        self.host = host
+        self.server: KafkaServer | None = None
+        """The broker this listener answers for; set before its start-up, replaced on a restart."""
+        self.apis = broker_apis(broker_id, lambda: self.server, self._control_handler)
+        self.socket_server: SocketServer | None = None
+        self.taken_port: int | None = None
+        """The port asked for when it was taken and an ephemeral one was bound instead."""
+        self.last_port: int | None = None
+
+    def _control_handler(self) -> RequestHandler | None:
+        server = self.server
+        return server.handle_request if server is not None and server.running else None
+
+    @property
+    def port(self) -> int | None:
+        """The bound port while listening, else None."""
+        return self.socket_server.port if self.socket_server is not None else None
+
+    @property
+    def address(self) -> str | None:
+        return f"{self.host}:{self.port}" if self.socket_server is not None else None
+
+    async def bind(self, wanted: int) -> int:
+        """Listen on ``wanted`` (0: any free port); if it is taken (or out of range), on a free one."""
+        self.taken_port = None
+        try:
+            await self._start(wanted)
+        except (OSError, OverflowError) as e:
+            if wanted == 0:
+                raise
+            log.warning("[SocketServer brokerId=%d] cannot listen on %s:%d (%s); using a free port instead",
+                        self.broker_id, self.host, wanted, e)
+            self.taken_port = wanted
+            await self._start(0)
+        port = self.port
+        assert port is not None
+        self.last_port = port
+        return port
+
+    async def _start(self, port: int) -> None:
+        socket_server = SocketServer(self.host, port, self.apis.handle, close_on=(CloseConnection,))
+        await socket_server.start()
+        self.socket_server = socket_server
+
+    async def close(self) -> None:
+        """Stop listening and drop every client connection (a stopped or killed broker's sockets go)."""
+        if self.socket_server is not None:
+            socket_server, self.socket_server = self.socket_server, None
+            await socket_server.stop()
