@@ -348,6 +348,24 @@ async def test_kill_9_of_a_leader_moves_leadership(cluster, zk):
                                  for b in (1, 2, 3)), timeout_s=30, what="no under-replicated partition")
 
 
+async def test_start_right_after_kill_9_starts_the_broker_again(cluster, zk):
+    """The prompt's `kill N` then `start N` said "broker N is already running": the killed process was not
+    reaped yet. The new process registers with a new broker epoch."""
+    controller = await zk.get_controller_id()
+    victim = next(b for b in (1, 2, 3) if b != controller)
+    before = await zk.get_broker(victim)
+    assert before is not None
+    cluster.signal(victim, signal.SIGKILL)
+    cluster.start_broker(victim)
+
+    async def registered_again() -> bool:
+        now = await zk.get_broker(victim)
+        return now is not None and now.epoch != before.epoch
+
+    await wait_until(registered_again, timeout_s=30, what=f"broker {victim} registered by its new process")
+    await wait_registered(zk, [1, 2, 3])
+
+
 async def test_sigstop_of_the_controller_past_its_session_gives_a_new_controller(cluster, zk):
     old = await zk.get_controller_id()
     old_epoch = (await zk.get_controller_epoch())[0]

@@ -146,6 +146,10 @@ class ProcessCluster:
         if b.paused and sig is signal.SIGTERM:
             b.process.send_signal(signal.SIGCONT)  # a stopped process cannot act on SIGTERM
         b.process.send_signal(sig)
+        if sig is signal.SIGKILL:
+            # Reaped here, so that "kill N: done" is true and a `start N` right after it starts the broker (it
+            # saw the unreaped process as running). SIGKILL ends a process at once: the bound is never reached.
+            b.process.wait(10)
         if sig is signal.SIGSTOP:
             b.paused = True
         elif sig in (signal.SIGCONT, signal.SIGTERM):
