@@ -406,6 +406,11 @@ async def test_sigterm_is_a_controlled_shutdown(cluster, zk):
     log, controller_log = cluster.brokers[victim].log, cluster.brokers[controller].log
     seen, controller_seen = log.stat().st_size, controller_log.stat().st_size
     cluster.signal(victim, signal.SIGTERM)
+    # During its controlled shutdown the prompt shows it stopping, and `start` says to wait for the exit.
+    assert cluster.brokers[victim].state in ("stopping", "exited (0)")
+    if cluster.brokers[victim].state == "stopping":
+        with pytest.raises(ValueError, match="still in its controlled shutdown"):
+            cluster.start_broker(victim)
     assert await asyncio.to_thread(cluster.wait_exit, victim, 60) == 0
     lines = log.read_text()[seen:]
     assert "Controlled shutdown succeeded" in lines, lines[-2000:]

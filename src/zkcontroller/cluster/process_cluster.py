@@ -57,6 +57,8 @@ class BrokerProc:
     metrics_port: int
     process: subprocess.Popen[bytes] | None = None
     paused: bool = False
+    stopping: bool = False
+    """SIGTERM sent: the broker is in its controlled shutdown until it exits."""
 
     @property
     def state(self) -> str:
@@ -65,6 +67,8 @@ class BrokerProc:
         code = self.process.poll()
         if code is not None:
             return f"exited ({code})"
+        if self.stopping:
+            return "stopping"
         return "paused" if self.paused else "running"
 
 
@@ -128,6 +132,9 @@ class ProcessCluster:
             raise ValueError(f"no broker {broker_id}: this prompt restarts only its brokers "
                              f"({', '.join(map(str, self.brokers))})")
         if b.process is not None and b.process.poll() is None:
+            if b.stopping:
+                raise ValueError(f"broker {broker_id} is still in its controlled shutdown (pid {b.process.pid}); "
+                                 "start it again once it has exited (`status` shows when)")
             raise ValueError(f"broker {broker_id} is already running (pid {b.process.pid})")
         b.config.write_text(render(self._properties(b)))
         with b.log.open("ab") as log:
@@ -135,7 +142,7 @@ class ProcessCluster:
             # Unbuffered: the log is read while the broker runs, and a kill -9 must not drop its last lines.
             b.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                          env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        b.paused = False
+        b.paused = b.stopping = False
 
     def signal(self, broker_id: int, sig: signal.Signals) -> None:
         b = self.brokers.get(broker_id)
@@ -154,6 +161,7 @@ class ProcessCluster:
             b.paused = True
         elif sig in (signal.SIGCONT, signal.SIGTERM):
             b.paused = False
+        b.stopping = b.stopping or sig is signal.SIGTERM
 
     def wait_exit(self, broker_id: int, timeout_s: float = 30.0) -> int:
         process = self.brokers[broker_id].process
