@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import click
 
 from zkcontroller.analytics.controller_timeline import DEFAULT_RESTART_GAP_MS, DEFAULT_STORM_ELECTIONS
+
+
+def _cluster_pattern(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    """A regex with a group 1, or a usage error: a bad one crashed the job; one without a group was ignored."""
+    if value is None:
+        return None
+    try:
+        pattern = re.compile(value)
+    except re.error as exc:
+        raise click.BadParameter(f"{value!r} is not a valid regular expression ({exc})") from exc
+    if pattern.groups < 1:
+        raise click.BadParameter(f"{value!r} has no group: group 1 names the cluster, e.g. '/logs/([^/]+)/'")
+    return value
 
 
 @click.command("analyze")
@@ -16,7 +30,7 @@ from zkcontroller.analytics.controller_timeline import DEFAULT_RESTART_GAP_MS, D
 @click.option("--master", default=None,
               help="Spark master URL (default local[*]), e.g. local[2] or spark://HOST:7077 (standalone).")
 @click.option("--cluster", default=None, help="Cluster name for every Kafka log line (default: see --cluster-pattern).")
-@click.option("--cluster-pattern", default=None,
+@click.option("--cluster-pattern", default=None, callback=_cluster_pattern,
               help="Regex on the file path whose group 1 names the cluster (default: the cluster of an event log "
                    "in the same directory, else the parent directory's name).")
 @click.option("--slow-event-ms", default=1000, show_default=True, type=int,
@@ -42,18 +56,23 @@ def analyze(inputs: tuple[str, ...], out: Path, master: str | None, cluster: str
 
     Writes one Parquet directory per table under OUT, plus OUT/report.html and one page per cluster.
     """
-    from zkcontroller.analytics.job import check_output_dir
+    from zkcontroller.analytics.job import check_master, check_output_dir
     from zkcontroller.analytics.sources import InputError, resolve_inputs
 
-    try:  # fail fast, before starting a JVM, on a missing or empty input or an unwritable --out
+    try:  # fail fast, before starting a JVM, on a bad master, a missing, empty or unreadable input, or --out
+        if master is not None:
+            check_master(master)
         resolve_inputs(list(inputs), exclude=out)
         check_output_dir(out)
-    except InputError as exc:
+    except (InputError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
     from zkcontroller.analytics.job import JobConfig, build_session, run
 
     click.echo(f"analyze: starting Spark ({master or 'local[*]'})", err=True)
-    spark = build_session(master, ui=spark_ui, parser=parser)
+    try:
+        spark = build_session(master, ui=spark_ui, parser=parser)
+    except Exception as exc:  # e.g. a standalone master nobody answers at: Spark gives up after about a minute
+        raise click.ClickException(f"could not start Spark on {master or 'local[*]'}: {_first_line(exc)}") from exc
     try:
         result = run(spark, JobConfig(
             inputs=list(inputs), out=out, master=master, cluster=cluster, cluster_pattern=cluster_pattern,
@@ -71,3 +90,10 @@ def analyze(inputs: tuple[str, ...], out: Path, master: str | None, cluster: str
     if result.report:
         click.echo(f"report: {result.report}")
     click.echo(f"done in {result.seconds:.1f} s")
+
+
+def _first_line(exc: Exception) -> str:
+    """The Java exception's own message for a Py4J error (its str() is a whole stack trace), else str(exc)."""
+    java = getattr(exc, "java_exception", None)
+    text = str(java.toString()) if java is not None else str(exc)
+    return text.strip().splitlines()[0] if text.strip() else type(exc).__name__

@@ -104,6 +104,18 @@ def local_cores(master: str) -> int | None:
     return os.cpu_count() or 1 if m.group(1) in (None, "*") else int(m.group(1))
 
 
+_MASTER_URL = re.compile(r"local(?:\[(?:\*|[1-9]\d*)(?:\s*,\s*\d+)?\])?|local-cluster\[[\d\s,]+\]|spark://\S+"
+                         r"|yarn|k8s://\S+")
+
+
+def check_master(master: str) -> None:
+    """Raise ValueError unless ``master`` has a form Spark accepts; checked before a JVM starts, since Spark's
+    own refusal is a JVM exit that surfaces as a Python traceback."""
+    if _MASTER_URL.fullmatch(master) is None:
+        raise ValueError(f"--master {master!r} is not a Spark master URL: local, local[N], local[*], "
+                         "spark://HOST:PORT, yarn or k8s://URL")
+
+
 def session_config(master: str | None, ui: bool = False, progress: bool = True) -> dict[str, str]:
     """Settings ``build_session`` applies on top of what spark-submit (``SparkConf``) already set.
 

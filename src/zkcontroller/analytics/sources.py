@@ -1,7 +1,7 @@
 """Input files: resolve INPUT arguments, name each file's cluster, and cut large files into line-aligned chunks.
 
 Everything here runs on the driver before Spark starts work (and before the JVM starts, for the checks the
-CLI makes), so a missing or empty input fails at once with the path named. The chunk plan carries each
+CLI makes), so a missing, empty or unreadable input fails at once with the path named. The chunk plan carries each
 chunk's first line number, so executors number lines exactly without a join.
 """
 
@@ -51,7 +51,11 @@ def is_jsonl(path: str) -> bool:
 
 def _files_under(directory: Path) -> list[Path]:
     found = []
-    for root, dirs, files in os.walk(directory):
+
+    def unreadable(exc: OSError) -> None:  # os.walk skips a directory it cannot list unless told otherwise
+        raise InputError(f"{exc.filename}: cannot read ({exc.strerror or exc})") from exc
+
+    for root, dirs, files in os.walk(directory, onerror=unreadable):
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
         found += [Path(root) / f for f in sorted(files) if not f.startswith((".", "_")) and not f.endswith(".crc")]
     return found
@@ -86,6 +90,8 @@ def resolve_inputs(inputs: list[str], exclude: Path | None = None) -> InputFiles
         non_empty = [p for p in candidates if p.stat().st_size > 0]
         if not non_empty:
             raise InputError(f"{raw}: input is empty")
+        for p in non_empty:
+            _check_readable(p)
         base = path.resolve().parent
         for p in non_empty:
             key = str(p.resolve())
@@ -94,6 +100,15 @@ def resolve_inputs(inputs: list[str], exclude: Path | None = None) -> InputFiles
                 (resolved.jsonl if is_jsonl(key) else resolved.kafka).append(key)
                 resolved.names[key] = os.path.relpath(key, base if path.is_dir() else p.resolve().parent.parent)
     return resolved
+
+
+def _check_readable(path: Path) -> None:
+    """Open ``path`` once, so a file without read permission fails here, named, not in a Spark task."""
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from exc
 
 
 @dataclass(frozen=True)

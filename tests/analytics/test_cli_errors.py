@@ -1,0 +1,127 @@
+"""`zkcontroller analyze` given bad arguments: one `Error:` line and a non-zero exit, before any JVM starts."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from zkcontroller.analytics import job, sources
+from zkcontroller.analytics.cli import analyze
+
+LINE = "[2024-01-01 00:00:00,000] INFO [Controller id=1] Resigned (kafka.controller.KafkaController)\n"
+
+
+@pytest.fixture
+def no_spark(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*_: object, **__: object) -> None:
+        raise AssertionError("Spark was started")
+
+    monkeypatch.setattr(job, "build_session", refuse)
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> Path:
+    path = tmp_path / "logs" / "controller.log"
+    path.parent.mkdir()
+    path.write_text(LINE)
+    return path
+
+
+def _error(args: list[str]) -> tuple[int, str]:
+    result = CliRunner().invoke(analyze, args)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.output
+
+
+@pytest.mark.parametrize(("pattern", "message"), [
+    ("(", "is not a valid regular expression"),
+    ("logs/[^/]+", "has no group"),
+])
+def test_a_bad_cluster_pattern_is_a_usage_error(no_spark: None, log: Path, tmp_path: Path, pattern: str,
+                                                message: str) -> None:
+    code, output = _error([str(log), "--out", str(tmp_path / "out"), "--cluster-pattern", pattern])
+    assert code == 2
+    assert "Invalid value for '--cluster-pattern'" in output and message in output
+
+
+def test_a_cluster_pattern_with_a_group_is_accepted(log: Path, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    def started(*_: object, **__: object) -> None:
+        raise RuntimeError("stopped where Spark would start")
+
+    monkeypatch.setattr(job, "build_session", started)
+    _, output = _error([str(log), "--out", str(tmp_path / "out"), "--cluster-pattern", "/(lo)gs/"])
+    assert output.splitlines()[-1] == "Error: could not start Spark on local[*]: stopped where Spark would start"
+
+
+@pytest.mark.parametrize("master", ["foo", "local[0]", "local[x]", "spark:/host:7077", "mesos://host:5050"])
+def test_a_malformed_master_fails_in_one_line_before_spark_starts(no_spark: None, log: Path, tmp_path: Path,
+                                                                  master: str) -> None:
+    code, output = _error([str(log), "--out", str(tmp_path / "out"), "--master", master])
+    assert code == 1
+    assert output == f"Error: --master {master!r} is not a Spark master URL: local, local[N], local[*], " \
+                     "spark://HOST:PORT, yarn or k8s://URL\n"
+
+
+@pytest.mark.parametrize("master", ["local", "local[2]", "local[*]", "local[2,3]", "local-cluster[2,1,1024]",
+                                    "spark://h:7077", "spark://a:7077,b:7077", "yarn", "k8s://https://h:443"])
+def test_spark_master_urls_pass_the_check(master: str) -> None:
+    job.check_master(master)
+
+
+def test_spark_refusing_to_start_is_one_line_not_a_traceback(log: Path, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    def unresponsive(*_: object, **__: object) -> None:
+        raise RuntimeError("Application has been killed. Reason: All masters are unresponsive! Giving up.\n"
+                           "\tat org.apache.spark...")
+
+    monkeypatch.setattr(job, "build_session", unresponsive)
+    code, output = _error([str(log), "--out", str(tmp_path / "out"), "--master", "spark://127.0.0.1:9"])
+    assert code == 1
+    assert output.splitlines()[-1] == ("Error: could not start Spark on spark://127.0.0.1:9: Application has been "
+                                       "killed. Reason: All masters are unresponsive! Giving up.")
+
+
+def _deny(monkeypatch: pytest.MonkeyPatch, denied: Path) -> None:
+    """Make ``denied`` unreadable: chmod when not root (root reads anything), else refuse it at ``open``."""
+    if os.geteuid() != 0:
+        denied.chmod(0)
+        return
+    real_open = open
+
+    def guarded(path: object, *args: object, **kwargs: object) -> object:
+        if Path(str(path)) == denied:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(sources, "open", guarded, raising=False)
+
+
+def test_an_unreadable_file_fails_in_one_line_naming_it(no_spark: None, log: Path, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    denied = log.parent / "state-change.log"
+    denied.write_text(LINE)
+    _deny(monkeypatch, denied)
+    code, output = _error([str(log.parent), "--out", str(tmp_path / "out")])
+    assert code == 1
+    assert output == f"Error: {denied.resolve()}: cannot read (Permission denied)\n"
+
+
+def test_an_unlistable_directory_fails_instead_of_being_skipped(tmp_path: Path, log: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    hidden = log.parent / "broker-2"
+    hidden.mkdir()
+    (hidden / "controller.log").write_text(LINE)
+    real_scandir = os.scandir
+
+    def guarded(path: object) -> object:
+        if Path(str(path)) == hidden:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", guarded)
+    with pytest.raises(sources.InputError, match=f"^{hidden}: cannot read \\(Permission denied\\)$"):
+        sources.resolve_inputs([str(log.parent)])
