@@ -66,13 +66,13 @@ def analyze(inputs: tuple[str, ...], out: Path, master: str | None, cluster: str
         check_output_dir(out)
     except (InputError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
-    from zkcontroller.analytics.job import JobConfig, build_session, run
+    from zkcontroller.analytics.job import JobConfig, build_session, run, spark_error_line
 
     click.echo(f"analyze: starting Spark ({master or 'local[*]'})", err=True)
     try:
         spark = build_session(master, ui=spark_ui, parser=parser)
     except Exception as exc:  # e.g. a standalone master nobody answers at: Spark gives up after about a minute
-        raise click.ClickException(f"could not start Spark on {master or 'local[*]'}: {_first_line(exc)}") from exc
+        raise click.ClickException(f"could not start Spark on {master or 'local[*]'}: {spark_error_line(exc)}") from exc
     try:
         result = run(spark, JobConfig(
             inputs=list(inputs), out=out, master=master, cluster=cluster, cluster_pattern=cluster_pattern,
@@ -91,9 +91,3 @@ def analyze(inputs: tuple[str, ...], out: Path, master: str | None, cluster: str
         click.echo(f"report: {result.report}")
     click.echo(f"done in {result.seconds:.1f} s")
 
-
-def _first_line(exc: Exception) -> str:
-    """The Java exception's own message for a Py4J error (its str() is a whole stack trace), else str(exc)."""
-    java = getattr(exc, "java_exception", None)
-    text = str(java.toString()) if java is not None else str(exc)
-    return text.strip().splitlines()[0] if text.strip() else type(exc).__name__

@@ -116,6 +116,14 @@ def check_master(master: str) -> None:
                          "spark://HOST:PORT, yarn or k8s://URL")
 
 
+def spark_error_line(exc: Exception) -> str:
+    """One line for a failed Spark start: the Java exception's own message for a Py4J error (its str() is a
+    whole stack trace), else the first line of str(exc)."""
+    java = getattr(exc, "java_exception", None)
+    text = (str(java.toString()) if java is not None else str(exc)).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def session_config(master: str | None, ui: bool = False, progress: bool = True) -> dict[str, str]:
     """Settings ``build_session`` applies on top of what spark-submit (``SparkConf``) already set.
 
