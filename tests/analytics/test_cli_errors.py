@@ -125,3 +125,12 @@ def test_an_unlistable_directory_fails_instead_of_being_skipped(tmp_path: Path, 
     monkeypatch.setattr(os, "scandir", guarded)
     with pytest.raises(sources.InputError, match=f"^{hidden}: cannot read \\(Permission denied\\)$"):
         sources.resolve_inputs([str(log.parent)])
+
+
+@pytest.mark.parametrize("inside", ["logs", "logs/controller.log"])
+def test_an_input_inside_out_is_named_as_such_not_as_empty(no_spark: None, log: Path, tmp_path: Path,
+                                                           inside: str) -> None:
+    code, output = _error([str(tmp_path / inside), "--out", str(log.parent)])
+    assert code == 1
+    assert output == f"Error: {tmp_path / inside}: inside the output directory {log.parent}, which is never " \
+                     "read as input\n"

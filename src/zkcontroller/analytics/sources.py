@@ -86,7 +86,10 @@ def resolve_inputs(inputs: list[str], exclude: Path | None = None) -> InputFiles
                 raise InputError(f"{raw}: no file matches this pattern")
         else:
             raise InputError(f"{raw}: no such file or directory")
-        candidates = [p for p in candidates if skip is None or not str(p.resolve()).startswith(skip)]
+        kept = [p for p in candidates if skip is None or not str(p.resolve()).startswith(skip)]
+        if candidates and not kept:  # not "input is empty": its files are there, but in --out
+            raise InputError(f"{raw}: inside the output directory {exclude}, which is never read as input")
+        candidates = kept
         non_empty = [p for p in candidates if p.stat().st_size > 0]
         if not non_empty:
             raise InputError(f"{raw}: input is empty")
