@@ -134,3 +134,15 @@ def test_an_input_inside_out_is_named_as_such_not_as_empty(no_spark: None, log: 
     assert code == 1
     assert output == f"Error: {tmp_path / inside}: inside the output directory {log.parent}, which is never " \
                      "read as input\n"
+
+
+@pytest.mark.parametrize(("option", "value"), [
+    ("--slow-event-ms", "-1"), ("--min-leaderless-ms", "-1"), ("--restart-gap-ms", "-1"),
+    ("--max-handling-ms", "-1"), ("--storm-elections", "0"),
+])
+def test_negative_thresholds_are_usage_errors(no_spark: None, log: Path, tmp_path: Path, option: str,
+                                              value: str) -> None:
+    """A negative handling bound gave negative durations; a storm of 0 elections made every minute one."""
+    code, output = _error([str(log), "--out", str(tmp_path / "out"), option, value])
+    assert code == 2
+    assert f"Invalid value for '{option}'" in output

@@ -33,15 +33,15 @@ def _cluster_pattern(_ctx: click.Context, _param: click.Parameter, value: str | 
 @click.option("--cluster-pattern", default=None, callback=_cluster_pattern,
               help="Regex on the file path whose group 1 names the cluster (default: the cluster of an event log "
                    "in the same directory, else the parent directory's name).")
-@click.option("--slow-event-ms", default=1000, show_default=True, type=int,
+@click.option("--slow-event-ms", default=1000, show_default=True, type=click.IntRange(0),
               help="Controller events queued+processed longer than this are anomalies.")
-@click.option("--min-leaderless-ms", default=100, show_default=True, type=int,
+@click.option("--min-leaderless-ms", default=100, show_default=True, type=click.IntRange(0),
               help="Shorter leaderless intervals are not listed as anomalies (they still count in totals).")
-@click.option("--restart-gap-ms", default=DEFAULT_RESTART_GAP_MS, show_default=True, type=int,
+@click.option("--restart-gap-ms", default=DEFAULT_RESTART_GAP_MS, show_default=True, type=click.IntRange(0),
               help="No controller for longer than this is a cluster restart, not a failover.")
-@click.option("--storm-elections", default=DEFAULT_STORM_ELECTIONS, show_default=True, type=int,
+@click.option("--storm-elections", default=DEFAULT_STORM_ELECTIONS, show_default=True, type=click.IntRange(1),
               help="This many controller elections within a minute is an election storm.")
-@click.option("--max-handling-ms", default=60_000, show_default=True, type=int,
+@click.option("--max-handling-ms", default=60_000, show_default=True, type=click.IntRange(0),
               help="A broker failure's handling ends at the next membership change or after this long.")
 @click.option("--spark-ui/--no-spark-ui", default=False, show_default=True,
               help="Serve Spark's web UI (on 127.0.0.1) while the job runs.")
