@@ -120,3 +120,17 @@ def _nearest_distance(points: np.ndarray, to: np.ndarray) -> np.ndarray:
     ordered = np.sort(to)
     at = np.clip(np.searchsorted(ordered, points), 1, len(ordered) - 1)
     return np.minimum(np.abs(points - ordered[at - 1]), np.abs(points - ordered[at]))
+
+
+def test_a_rerun_into_the_same_out_leaves_no_page_of_a_cluster_it_does_not_have(tmp_path: Path) -> None:
+    """A second run (other inputs, or --cluster-pattern splitting one cluster into several) used to leave the
+    first run's cluster pages beside its own, unlinked and out of date."""
+    from types import SimpleNamespace
+
+    from zkcontroller.analytics.report import write_report
+
+    config = SimpleNamespace(inputs=["logs"])
+    write_report(tmp_path, {}, config, [], windows={"samples": (0, 1_000)})
+    (tmp_path / "report" / "notes.txt").write_text("not ours")
+    write_report(tmp_path, {}, config, [], windows={"prod": (0, 1_000), "staging": (0, 1_000)})
+    assert sorted(p.name for p in (tmp_path / "report").iterdir()) == ["notes.txt", "prod.html", "staging.html"]

@@ -398,6 +398,10 @@ def write_report(out: Path, rows: dict[str, int], config: Any, warnings: list[st
     t["windows"] = windows or {}
     pages = out / "report"
     pages.mkdir(exist_ok=True)
+    written = {f"{slug(cluster)}.html" for cluster in t["windows"]}
+    for stale in pages.glob("*.html"):  # an earlier run's page of a cluster this run does not have
+        if stale.name not in written:
+            stale.unlink()
     links = Links(source_paths or {}, pages)
     index_rows = []
     for cluster in sorted(t["windows"]):
