@@ -146,3 +146,12 @@ def test_negative_thresholds_are_usage_errors(no_spark: None, log: Path, tmp_pat
     code, output = _error([str(log), "--out", str(tmp_path / "out"), option, value])
     assert code == 2
     assert f"Invalid value for '{option}'" in output
+
+
+def test_a_device_or_fifo_is_named_as_not_a_file_not_as_missing(no_spark: None, tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for path in (fifo, Path(os.devnull)):
+        code, output = _error([str(path), "--out", str(tmp_path / "out")])
+        assert code == 1
+        assert output == f"Error: {path}: not a regular file or directory\n"

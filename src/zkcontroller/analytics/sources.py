@@ -80,6 +80,8 @@ def resolve_inputs(inputs: list[str], exclude: Path | None = None) -> InputFiles
                 raise InputError(f"{raw}: directory contains no files")
         elif path.is_file():
             candidates = [path]
+        elif path.exists():  # a device, FIFO or socket: there, but no log file
+            raise InputError(f"{raw}: not a regular file or directory")
         elif _GLOB_CHARS & set(raw):
             candidates = [Path(p) for p in sorted(glob.glob(raw, recursive=True)) if Path(p).is_file()]
             if not candidates:
