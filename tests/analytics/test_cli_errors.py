@@ -155,3 +155,18 @@ def test_a_device_or_fifo_is_named_as_not_a_file_not_as_missing(no_spark: None, 
         code, output = _error([str(path), "--out", str(tmp_path / "out")])
         assert code == 1
         assert output == f"Error: {path}: not a regular file or directory\n"
+
+
+def test_an_earlier_runs_output_inside_an_input_directory_is_not_read_as_logs(log: Path, tmp_path: Path) -> None:
+    """``analyze DIR --out DIR/analysis`` (as demo and sim run suggest), then ``analyze DIR --out OTHER``: the
+    first run's Parquet files and report pages were read as Kafka text (2290 rejected lines for the demo)."""
+    earlier = log.parent / "analysis"
+    (earlier / "events" / "cluster=demo").mkdir(parents=True)
+    (earlier / "events" / "cluster=demo" / "part-00000-c000.snappy.parquet").write_bytes(b"PAR1\x00binary")
+    (earlier / "events" / "_SUCCESS").write_text("")
+    (earlier / "report").mkdir()
+    (earlier / "report.html").write_text("<html></html>")
+    (earlier / "report" / "demo.html").write_text("<html></html>")
+    files = sources.resolve_inputs([str(log.parent)], exclude=tmp_path / "other")
+    assert files.all == [str(log.resolve())]
+    assert sources.resolve_inputs([str(earlier / "report.html")]).kafka  # named on its own: read as asked

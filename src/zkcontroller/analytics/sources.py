@@ -18,6 +18,9 @@ from pathlib import Path
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
 COMPRESSED_SUFFIXES = (".gz", ".bz2")
 _GLOB_CHARS = set("*?[")
+SKIPPED = (".crc", ".parquet", ".html")
+"""Never logs, in a directory given as INPUT: an earlier run's output there (``analyze DIR --out DIR/analysis``,
+then ``analyze DIR --out ELSEWHERE``) was read as Kafka text and filled rejected_lines with its bytes."""
 MIN_CHUNK_BYTES = 1 << 20
 MAX_CHUNK_BYTES = 64 << 20
 
@@ -57,7 +60,7 @@ def _files_under(directory: Path) -> list[Path]:
 
     for root, dirs, files in os.walk(directory, onerror=unreadable):
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
-        found += [Path(root) / f for f in sorted(files) if not f.startswith((".", "_")) and not f.endswith(".crc")]
+        found += [Path(root) / f for f in sorted(files) if not f.startswith((".", "_")) and not f.endswith(SKIPPED)]
     return found
 
 
