@@ -170,3 +170,11 @@ def test_an_earlier_runs_output_inside_an_input_directory_is_not_read_as_logs(lo
     files = sources.resolve_inputs([str(log.parent)], exclude=tmp_path / "other")
     assert files.all == [str(log.resolve())]
     assert sources.resolve_inputs([str(earlier / "report.html")]).kafka  # named on its own: read as asked
+
+
+def test_the_spark_submit_entry_refuses_a_bad_cluster_pattern_before_spark_starts(
+        no_spark: None, log: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        job.main([str(log), "--out", str(tmp_path / "out"), "--cluster-pattern", "("])
+    assert exited.value.code == 2
+    assert "argument --cluster-pattern: '(' is not a valid regular expression" in capsys.readouterr().err

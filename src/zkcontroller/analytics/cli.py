@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import click
@@ -11,16 +10,12 @@ from zkcontroller.analytics.controller_timeline import DEFAULT_RESTART_GAP_MS, D
 
 
 def _cluster_pattern(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
-    """A regex with a group 1, or a usage error: a bad one crashed the job; one without a group was ignored."""
-    if value is None:
-        return None
+    from zkcontroller.analytics.sources import cluster_pattern
+
     try:
-        pattern = re.compile(value)
-    except re.error as exc:
-        raise click.BadParameter(f"{value!r} is not a valid regular expression ({exc})") from exc
-    if pattern.groups < 1:
-        raise click.BadParameter(f"{value!r} has no group: group 1 names the cluster, e.g. '/logs/([^/]+)/'")
-    return value
+        return None if value is None else cluster_pattern(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from exc
 
 
 @click.command("analyze")

@@ -28,7 +28,7 @@ from zkcontroller.analytics import controller_timeline as ct
 from zkcontroller.analytics.extract import Extracted, extract
 from zkcontroller.analytics.load import write_table
 from zkcontroller.analytics.merge import DEFAULT_TOLERANCE_MS, merge_sources, sources_by_cluster
-from zkcontroller.analytics.sources import InputError, jsonl_cluster, resolve_inputs
+from zkcontroller.analytics.sources import InputError, cluster_pattern, jsonl_cluster, resolve_inputs
 from zkcontroller.analytics.timeline_tables import (
     FAILURE_COLUMNS,
     anomaly_rows,
@@ -362,13 +362,20 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, event
                                      {s.name: s.path for s in extracted.sources}, spans)
 
 
+def _pattern_argument(value: str) -> str:
+    try:
+        return cluster_pattern(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point for ``spark-submit job.py INPUT... --out DIR`` (the master comes from spark-submit)."""
     parser = argparse.ArgumentParser(prog="job.py", description=__doc__)
     parser.add_argument("inputs", nargs="+")
     parser.add_argument("--out", required=True, type=Path)
     parser.add_argument("--cluster")
-    parser.add_argument("--cluster-pattern")
+    parser.add_argument("--cluster-pattern", type=_pattern_argument)
     parser.add_argument("--slow-event-ms", type=int, default=1000)
     parser.add_argument("--no-report", action="store_true")
     parser.add_argument("--parser", choices=("jvm", "python"), default="jvm")

@@ -161,6 +161,18 @@ def jsonl_cluster(path: str) -> str | None:
     return None
 
 
+def cluster_pattern(value: str) -> str:
+    """``value`` if it is a regex with a group 1, else ValueError: a bad one crashed the job (re.error), and one
+    without a group was silently ignored."""
+    try:
+        pattern = re.compile(value)
+    except re.error as exc:
+        raise ValueError(f"{value!r} is not a valid regular expression ({exc})") from exc
+    if pattern.groups < 1:
+        raise ValueError(f"{value!r} has no group: group 1 names the cluster, e.g. '/logs/([^/]+)/'")
+    return value
+
+
 def plan_sources(files: InputFiles, cluster: str | None = None, cluster_pattern: str | None = None,
                  ) -> list[SourceFile]:
     """Name every file's cluster. Kafka text: ``cluster``, else group 1 of ``cluster_pattern`` on the path,
