@@ -65,3 +65,16 @@ def test_a_spark_that_does_not_start_is_one_line(tmp_path: Path, monkeypatch: py
     monkeypatch.setattr(SparkSession.Builder, "getOrCreate", unresponsive)
     output = _one_error_line([*SWEEP, "--out", str(tmp_path), "--spark", "--master", "spark://127.0.0.1:9"])
     assert output == "Error: could not start Spark on spark://127.0.0.1:9: All masters are unresponsive! Giving up.\n"
+
+
+def test_run_into_a_log_dir_holding_a_run_refuses_instead_of_appending(tmp_path: Path) -> None:
+    """Two runs' logs in one directory interleave (both start at 2026-01-01 virtual time) and analyze then
+    reads one cluster whose epochs go back."""
+    first = CliRunner().invoke(main, [*RUN, "--log-dir", str(tmp_path)])
+    assert first.exit_code == 0, first.output
+    sizes = {p.name: p.stat().st_size for p in tmp_path.iterdir()}
+    again = CliRunner().invoke(main, [*RUN, "--log-dir", str(tmp_path)])
+    assert again.exit_code == 1
+    assert again.output == (f"Error: --log-dir {tmp_path} already holds a run's logs (controller.log, "
+                            "events.jsonl, state-change.log); a run appends to them: give an empty or new directory\n")
+    assert {p.name: p.stat().st_size for p in tmp_path.iterdir()} == sizes

@@ -53,6 +53,17 @@ def _writable_dir(path: Path, option: str) -> None:
         raise click.ClickException(f"{option} {path}: directory is not writable ({exc.strerror or exc})") from exc
 
 
+def _no_earlier_run(log_dir: Path) -> None:
+    """Refuse a --log-dir that holds a run's logs: the log files append, and every run starts at the same virtual
+    instant, so two runs' lines would interleave into one impossible timeline for `analyze` (epochs going back,
+    the second run's Kafka lines named after the first run's cluster)."""
+    held = sorted(p.name for name in ("controller.log*", "state-change.log*", "events*.jsonl")
+                  for p in log_dir.glob(name) if p.is_file() and p.stat().st_size > 0)
+    if held:
+        raise click.ClickException(f"--log-dir {log_dir} already holds a run's logs ({', '.join(held)}); a run "
+                                   "appends to them: give an empty or new directory")
+
+
 @click.group()
 def sim() -> None:
     """The deterministic simulator: the controller and brokers on virtual time, with injected faults."""
@@ -70,6 +81,7 @@ def run(log_dir: Path | None, seed: int, **options: object) -> None:
 
     if log_dir is not None:
         _writable_dir(log_dir, "--log-dir")
+        _no_earlier_run(log_dir)
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="zkcontroller-sim-"))
     result = run_scenario(_config(seed=seed, log_dir=log_dir, **options))  # type: ignore[arg-type]
     click.echo(format_result(result))
