@@ -208,3 +208,30 @@ def test_template_guards_and_fast_searches_hold_on_every_sample_message(samples:
 def _first(rx: re.Pattern[str], text: str) -> str | None:
     m = rx.search(text)
     return m.group(1) if m else None
+
+
+def _exception_group_traceback() -> list[str]:
+    """What our controller logs when a batch fails inside an asyncio.TaskGroup: an exception group's
+    traceback ("  + Exception Group Traceback", "  | ..."), then the exception it caused."""
+    import logging
+    import sys
+
+    try:
+        try:
+            raise ExceptionGroup("unhandled errors in a TaskGroup", [KeyError("broker 7")])
+        except ExceptionGroup as group:
+            raise ValueError("Controller epoch zkVersion check fails") from group
+    except ValueError:
+        return logging.Formatter().formatException(sys.exc_info()).splitlines()
+
+
+def test_an_exception_group_traceback_folds_into_the_record_above() -> None:
+    trace = _exception_group_traceback()
+    assert trace[0].startswith("  + Exception Group Traceback")
+    lines = ["[2026-01-01 00:00:14,329] ERROR [ReplicaStateMachine controllerId=2] Controller moved to another "
+             "broker when moving some replicas to OfflineReplica state (kafka.controller.ZkReplicaStateMachine)",
+             *trace, f"[2026-01-01 00:00:15,000] INFO [Controller id=2] Resigned {KC}"]
+    results = list(PARSER.parse_lines(lines))
+    assert [type(r).__name__ for r in results] == ["ParsedLine", "ParsedLine"], results
+    assert results[0].exception == "ValueError: Controller epoch zkVersion check fails"
+    assert results[1].line_number == len(lines)

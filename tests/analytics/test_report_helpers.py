@@ -156,3 +156,31 @@ def test_timeline_epoch_labels_never_overlap_and_a_sparse_lane_keeps_all(monkeyp
         assert all(a.x1 <= b.x0 for a, b in itertools.pairwise(boxes)), "overlapping epoch labels"
     assert 20 < len(labels) < 800
     assert {t.get_text() for t in labels} >= {f"e{900 + i}" for i in range(4)}
+
+def test_a_rerun_into_the_same_out_leaves_no_page_of_a_cluster_it_does_not_have(tmp_path: Path) -> None:
+    """A second run (other inputs, or --cluster-pattern splitting one cluster into several) used to leave the
+    first run's cluster pages beside its own, unlinked and out of date."""
+    from types import SimpleNamespace
+
+    from zkcontroller.analytics.report import write_report
+
+    config = SimpleNamespace(inputs=["logs"])
+    write_report(tmp_path, {}, config, [], windows={"samples": (0, 1_000)})
+    (tmp_path / "report" / "notes.txt").write_text("not ours")
+    write_report(tmp_path, {}, config, [], windows={"prod": (0, 1_000), "staging": (0, 1_000)})
+    assert sorted(p.name for p in (tmp_path / "report").iterdir()) == ["notes.txt", "prod.html", "staging.html"]
+
+
+def test_clusters_whose_names_differ_only_in_unsafe_characters_get_pages_of_their_own(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from zkcontroller.analytics.report import slug, write_report
+
+    names = ["eu/prod", "eu prod", "eu_prod", ""]
+    assert len({slug(n) for n in names}) == len(names)
+    assert slug("prod") == "prod" and slug("sim-split-brain-7") == "sim-split-brain-7"
+    write_report(tmp_path, {}, SimpleNamespace(inputs=["logs"]), [], windows={n: (0, 1_000) for n in names})
+    pages = sorted(p.name for p in (tmp_path / "report").iterdir())
+    assert len(pages) == len(names) and not any(p.startswith(".") for p in pages)
+    index = (tmp_path / "report.html").read_text()
+    assert all(f'href="report/{slug(n)}.html"' in index for n in names)

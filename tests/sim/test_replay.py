@@ -46,3 +46,20 @@ def test_sim_run_prints_the_figures_and_writes_a_real_runs_logs(tmp_path: Path) 
 def test_unknown_scenario_is_a_clear_error() -> None:
     result = CliRunner().invoke(main, ["sim", "run", "--scenario", "nope", "--seed", "1"])
     assert result.exit_code == 2 and "nope" in result.output
+
+
+def test_the_invariants_line_names_every_invariant_the_checker_can_report() -> None:
+    """Every name passed to ``violate`` anywhere in the simulator is among those `sim run` says it checked."""
+    import ast
+
+    import zkcontroller.sim as sim_package
+
+    reported = set()
+    for module in Path(sim_package.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(module.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "violate" and node.args \
+                    and isinstance(node.args[0], ast.Constant):
+                reported.add(node.args[0].value)
+    assert len(reported) >= 10
+    listed = _field(format_result(run("random", 1, duration_ms=1_000)), "invariants").split(", ")
+    assert reported <= set(listed), reported - set(listed)

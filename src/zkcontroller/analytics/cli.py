@@ -9,6 +9,15 @@ import click
 from zkcontroller.analytics.controller_timeline import DEFAULT_RESTART_GAP_MS, DEFAULT_STORM_ELECTIONS
 
 
+def _cluster_pattern(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    from zkcontroller.analytics.sources import cluster_pattern
+
+    try:
+        return None if value is None else cluster_pattern(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from exc
+
+
 @click.command("analyze")
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path, file_okay=False),
@@ -16,18 +25,18 @@ from zkcontroller.analytics.controller_timeline import DEFAULT_RESTART_GAP_MS, D
 @click.option("--master", default=None,
               help="Spark master URL (default local[*]), e.g. local[2] or spark://HOST:7077 (standalone).")
 @click.option("--cluster", default=None, help="Cluster name for every Kafka log line (default: see --cluster-pattern).")
-@click.option("--cluster-pattern", default=None,
+@click.option("--cluster-pattern", default=None, callback=_cluster_pattern,
               help="Regex on the file path whose group 1 names the cluster (default: the cluster of an event log "
                    "in the same directory, else the parent directory's name).")
-@click.option("--slow-event-ms", default=1000, show_default=True, type=int,
+@click.option("--slow-event-ms", default=1000, show_default=True, type=click.IntRange(0),
               help="Controller events queued+processed longer than this are anomalies.")
-@click.option("--min-leaderless-ms", default=100, show_default=True, type=int,
+@click.option("--min-leaderless-ms", default=100, show_default=True, type=click.IntRange(0),
               help="Shorter leaderless intervals are not listed as anomalies (they still count in totals).")
-@click.option("--restart-gap-ms", default=DEFAULT_RESTART_GAP_MS, show_default=True, type=int,
+@click.option("--restart-gap-ms", default=DEFAULT_RESTART_GAP_MS, show_default=True, type=click.IntRange(0),
               help="No controller for longer than this is a cluster restart, not a failover.")
-@click.option("--storm-elections", default=DEFAULT_STORM_ELECTIONS, show_default=True, type=int,
+@click.option("--storm-elections", default=DEFAULT_STORM_ELECTIONS, show_default=True, type=click.IntRange(1),
               help="This many controller elections within a minute is an election storm.")
-@click.option("--max-handling-ms", default=60_000, show_default=True, type=int,
+@click.option("--max-handling-ms", default=60_000, show_default=True, type=click.IntRange(0),
               help="A broker failure's handling ends at the next membership change or after this long.")
 @click.option("--spark-ui/--no-spark-ui", default=False, show_default=True,
               help="Serve Spark's web UI (on 127.0.0.1) while the job runs.")
@@ -42,18 +51,23 @@ def analyze(inputs: tuple[str, ...], out: Path, master: str | None, cluster: str
 
     Writes one Parquet directory per table under OUT, plus OUT/report.html and one page per cluster.
     """
-    from zkcontroller.analytics.job import check_output_dir
+    from zkcontroller.analytics.job import check_master, check_output_dir
     from zkcontroller.analytics.sources import InputError, resolve_inputs
 
-    try:  # fail fast, before starting a JVM, on a missing or empty input or an unwritable --out
+    try:  # fail fast, before starting a JVM, on a bad master, a missing, empty or unreadable input, or --out
+        if master is not None:
+            check_master(master)
         resolve_inputs(list(inputs), exclude=out)
         check_output_dir(out)
-    except InputError as exc:
+    except (InputError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
-    from zkcontroller.analytics.job import JobConfig, build_session, run
+    from zkcontroller.analytics.job import JobConfig, build_session, run, spark_error_line
 
     click.echo(f"analyze: starting Spark ({master or 'local[*]'})", err=True)
-    spark = build_session(master, ui=spark_ui, parser=parser)
+    try:
+        spark = build_session(master, ui=spark_ui, parser=parser)
+    except Exception as exc:  # e.g. a standalone master nobody answers at: Spark gives up after about a minute
+        raise click.ClickException(f"could not start Spark on {master or 'local[*]'}: {spark_error_line(exc)}") from exc
     try:
         result = run(spark, JobConfig(
             inputs=list(inputs), out=out, master=master, cluster=cluster, cluster_pattern=cluster_pattern,
@@ -71,3 +85,4 @@ def analyze(inputs: tuple[str, ...], out: Path, master: str | None, cluster: str
     if result.report:
         click.echo(f"report: {result.report}")
     click.echo(f"done in {result.seconds:.1f} s")
+

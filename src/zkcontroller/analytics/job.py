@@ -28,7 +28,7 @@ from zkcontroller.analytics import controller_timeline as ct
 from zkcontroller.analytics.extract import Extracted, extract
 from zkcontroller.analytics.load import write_table
 from zkcontroller.analytics.merge import DEFAULT_TOLERANCE_MS, merge_sources, sources_by_cluster
-from zkcontroller.analytics.sources import InputError, jsonl_cluster, resolve_inputs
+from zkcontroller.analytics.sources import InputError, cluster_pattern, jsonl_cluster, resolve_inputs
 from zkcontroller.analytics.timeline_tables import (
     FAILURE_COLUMNS,
     anomaly_rows,
@@ -102,6 +102,26 @@ def local_cores(master: str) -> int | None:
     if m is None:
         return None
     return os.cpu_count() or 1 if m.group(1) in (None, "*") else int(m.group(1))
+
+
+_MASTER_URL = re.compile(r"local(?:\[(?:\*|[1-9]\d*)(?:\s*,\s*\d+)?\])?|local-cluster\[[\d\s,]+\]|spark://\S+"
+                         r"|yarn|k8s://\S+")
+
+
+def check_master(master: str) -> None:
+    """Raise ValueError unless ``master`` has a form Spark accepts; checked before a JVM starts, since Spark's
+    own refusal is a JVM exit that surfaces as a Python traceback."""
+    if _MASTER_URL.fullmatch(master) is None:
+        raise ValueError(f"--master {master!r} is not a Spark master URL: local, local[N], local[*], "
+                         "spark://HOST:PORT, yarn or k8s://URL")
+
+
+def spark_error_line(exc: Exception) -> str:
+    """One line for a failed Spark start: the Java exception's own message for a Py4J error (its str() is a
+    whole stack trace), else the first line of str(exc)."""
+    java = getattr(exc, "java_exception", None)
+    text = (str(java.toString()) if java is not None else str(exc)).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def session_config(master: str | None, ui: bool = False, progress: bool = True) -> dict[str, str]:
@@ -342,13 +362,20 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, event
                                      {s.name: s.path for s in extracted.sources}, spans)
 
 
+def _pattern_argument(value: str) -> str:
+    try:
+        return cluster_pattern(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point for ``spark-submit job.py INPUT... --out DIR`` (the master comes from spark-submit)."""
     parser = argparse.ArgumentParser(prog="job.py", description=__doc__)
     parser.add_argument("inputs", nargs="+")
     parser.add_argument("--out", required=True, type=Path)
     parser.add_argument("--cluster")
-    parser.add_argument("--cluster-pattern")
+    parser.add_argument("--cluster-pattern", type=_pattern_argument)
     parser.add_argument("--slow-event-ms", type=int, default=1000)
     parser.add_argument("--no-report", action="store_true")
     parser.add_argument("--parser", choices=("jvm", "python"), default="jvm")

@@ -38,9 +38,10 @@ CONTINUATION = (
     r"|[a-zA-Z_$][\w$]*(?:\.[\w$]+)+(?:Exception|Error|Throwable)\b)"
 )
 JAVA_EXCEPTION = r"^[a-zA-Z_$][\w$]*(?:\.[\w$]+)+(?:Exception|Error|Throwable)\b"
-# Our own Python tracebacks: everything from this line up to the next timestamped record is part of it.
-PY_TRACEBACK = r"^(?:Traceback \(most recent call last\):|During handling of the above exception"
-PY_TRACEBACK += r"|The above exception was the direct cause)"
+# Our own Python tracebacks: everything from this line up to the next timestamped record is part of it. An
+# exception group's (asyncio.TaskGroup's) starts "  + Exception Group Traceback", its members' "    | Traceback".
+PY_TRACEBACK = r"^(?:[ |+]*(?:Exception Group )?Traceback \(most recent call last\):"
+PY_TRACEBACK += r"|During handling of the above exception|The above exception was the direct cause)"
 MAX_EXCEPTION_CHARS = 300
 IDENT = r"^\[([^\]]*)\][:,]? ?"
 IDENT_CONTROLLER = r"(?:[Cc]ontroller(?:Id=| id=| |-)|^Topic Deletion Manager )(\d+)"

@@ -49,4 +49,6 @@ def write_table(name: str, df: DataFrame, out_dir: Path) -> Path:
     else:
         writer = df.sortWithinPartitions(*keys).write.partitionBy("cluster")
     writer.mode("overwrite").parquet(str(path))
+    if not any(path.rglob("*.parquet")):  # partitionBy writes no file for no rows, and then Spark cannot read
+        df.limit(0).write.mode("overwrite").parquet(str(path))  # the table back: keep its schema in one file
     return path

@@ -9,6 +9,7 @@ partitions and leaders per broker over time, handling times, and the tables behi
 from __future__ import annotations
 
 import base64
+import hashlib
 import html
 import io
 import os
@@ -100,8 +101,12 @@ def _head(out: Path, name: str, cluster: str, order: tuple[str, ...], limit: int
 
 
 def slug(cluster: str) -> str:
-    """A file name for a cluster's page."""
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", cluster) or "_"
+    """A file name for a cluster's page: the name itself when it is a safe one, else its safe characters and a
+    hash of the name, so that ``eu/prod`` and ``eu prod`` do not share (and overwrite) one page."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", cluster)
+    if safe == cluster and safe not in ("", ".", ".."):
+        return safe
+    return f"{safe}-{hashlib.sha256(cluster.encode()).hexdigest()[:8]}"
 
 
 class Links:
@@ -424,6 +429,10 @@ def write_report(out: Path, rows: dict[str, int], config: Any, warnings: list[st
     t["windows"] = windows or {}
     pages = out / "report"
     pages.mkdir(exist_ok=True)
+    written = {f"{slug(cluster)}.html" for cluster in t["windows"]}
+    for stale in pages.glob("*.html"):  # an earlier run's page of a cluster this run does not have
+        if stale.name not in written:
+            stale.unlink()
     links = Links(source_paths or {}, pages)
     index_rows = []
     for cluster in sorted(t["windows"]):

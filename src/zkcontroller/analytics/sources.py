@@ -1,7 +1,7 @@
 """Input files: resolve INPUT arguments, name each file's cluster, and cut large files into line-aligned chunks.
 
 Everything here runs on the driver before Spark starts work (and before the JVM starts, for the checks the
-CLI makes), so a missing or empty input fails at once with the path named. The chunk plan carries each
+CLI makes), so a missing, empty or unreadable input fails at once with the path named. The chunk plan carries each
 chunk's first line number, so executors number lines exactly without a join.
 """
 
@@ -18,6 +18,9 @@ from pathlib import Path
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
 COMPRESSED_SUFFIXES = (".gz", ".bz2")
 _GLOB_CHARS = set("*?[")
+SKIPPED = (".crc", ".parquet", ".html")
+"""Never logs, in a directory given as INPUT: an earlier run's output there (``analyze DIR --out DIR/analysis``,
+then ``analyze DIR --out ELSEWHERE``) was read as Kafka text and filled rejected_lines with its bytes."""
 MIN_CHUNK_BYTES = 1 << 20
 MAX_CHUNK_BYTES = 64 << 20
 
@@ -51,9 +54,13 @@ def is_jsonl(path: str) -> bool:
 
 def _files_under(directory: Path) -> list[Path]:
     found = []
-    for root, dirs, files in os.walk(directory):
+
+    def unreadable(exc: OSError) -> None:  # os.walk skips a directory it cannot list unless told otherwise
+        raise InputError(f"{exc.filename}: cannot read ({exc.strerror or exc})") from exc
+
+    for root, dirs, files in os.walk(directory, onerror=unreadable):
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
-        found += [Path(root) / f for f in sorted(files) if not f.startswith((".", "_")) and not f.endswith(".crc")]
+        found += [Path(root) / f for f in sorted(files) if not f.startswith((".", "_")) and not f.endswith(SKIPPED)]
     return found
 
 
@@ -76,16 +83,23 @@ def resolve_inputs(inputs: list[str], exclude: Path | None = None) -> InputFiles
                 raise InputError(f"{raw}: directory contains no files")
         elif path.is_file():
             candidates = [path]
+        elif path.exists():  # a device, FIFO or socket: there, but no log file
+            raise InputError(f"{raw}: not a regular file or directory")
         elif _GLOB_CHARS & set(raw):
             candidates = [Path(p) for p in sorted(glob.glob(raw, recursive=True)) if Path(p).is_file()]
             if not candidates:
                 raise InputError(f"{raw}: no file matches this pattern")
         else:
             raise InputError(f"{raw}: no such file or directory")
-        candidates = [p for p in candidates if skip is None or not str(p.resolve()).startswith(skip)]
+        kept = [p for p in candidates if skip is None or not str(p.resolve()).startswith(skip)]
+        if candidates and not kept:  # not "input is empty": its files are there, but in --out
+            raise InputError(f"{raw}: inside the output directory {exclude}, which is never read as input")
+        candidates = kept
         non_empty = [p for p in candidates if p.stat().st_size > 0]
         if not non_empty:
             raise InputError(f"{raw}: input is empty")
+        for p in non_empty:
+            _check_readable(p)
         base = path.resolve().parent
         for p in non_empty:
             key = str(p.resolve())
@@ -94,6 +108,15 @@ def resolve_inputs(inputs: list[str], exclude: Path | None = None) -> InputFiles
                 (resolved.jsonl if is_jsonl(key) else resolved.kafka).append(key)
                 resolved.names[key] = os.path.relpath(key, base if path.is_dir() else p.resolve().parent.parent)
     return resolved
+
+
+def _check_readable(path: Path) -> None:
+    """Open ``path`` once, so a file without read permission fails here, named, not in a Spark task."""
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from exc
 
 
 @dataclass(frozen=True)
@@ -136,6 +159,18 @@ def jsonl_cluster(path: str) -> str | None:
     except (OSError, EOFError):
         return None
     return None
+
+
+def cluster_pattern(value: str) -> str:
+    """``value`` if it is a regex with a group 1, else ValueError: a bad one crashed the job (re.error), and one
+    without a group was silently ignored."""
+    try:
+        pattern = re.compile(value)
+    except re.error as exc:
+        raise ValueError(f"{value!r} is not a valid regular expression ({exc})") from exc
+    if pattern.groups < 1:
+        raise ValueError(f"{value!r} has no group: group 1 names the cluster, e.g. '/logs/([^/]+)/'")
+    return value
 
 
 def plan_sources(files: InputFiles, cluster: str | None = None, cluster_pattern: str | None = None,

@@ -4,7 +4,7 @@ A frame's header says which API and version; ApiVersions, Metadata and DescribeC
 the metadata cache through `kio`; LeaderAndIsr, UpdateMetadata and StopReplica (to the control plane, which
 fences by controller and broker epoch, spec §8) and ControlledShutdown and AlterIsr (to this broker's
 controller candidate) are decoded with our 2.8 table and handed to the broker's request handler, the one
-`KafkaServer` registers. Fetch is in the table but not served: brokers here keep no logs to fetch from.
+`KafkaServer` registers; so is a follower's Fetch, answered from the replica manager's offsets-only logs.
 
 Bad input follows Kafka: an ApiVersions request of a version we do not know gets UNSUPPORTED_VERSION in the
 v0 layout with our API list; an unknown API key, an unsupported version of any other API, or a malformed

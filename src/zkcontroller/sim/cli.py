@@ -41,6 +41,29 @@ def _config(scenario: str, seed: int, brokers: int, partitions: int, duration_ms
                      mutations=tuple(mutations), log_dir=log_dir)
 
 
+def _writable_dir(path: Path, option: str) -> None:
+    """Create ``path`` and write a file in it now, so a bad directory is one line before the run, not a
+    traceback after it (the logs and the sweep's table are opened only once the seeds have run)."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / ".zkcontroller-write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        raise click.ClickException(f"{option} {path}: directory is not writable ({exc.strerror or exc})") from exc
+
+
+def _no_earlier_run(log_dir: Path) -> None:
+    """Refuse a --log-dir that holds a run's logs: the log files append, and every run starts at the same virtual
+    instant, so two runs' lines would interleave into one impossible timeline for `analyze` (epochs going back,
+    the second run's Kafka lines named after the first run's cluster)."""
+    held = sorted(p.name for name in ("controller.log*", "state-change.log*", "events*.jsonl")
+                  for p in log_dir.glob(name) if p.is_file() and p.stat().st_size > 0)
+    if held:
+        raise click.ClickException(f"--log-dir {log_dir} already holds a run's logs ({', '.join(held)}); a run "
+                                   "appends to them: give an empty or new directory")
+
+
 @click.group()
 def sim() -> None:
     """The deterministic simulator: the controller and brokers on virtual time, with injected faults."""
@@ -56,6 +79,9 @@ def run(log_dir: Path | None, seed: int, **options: object) -> None:
     from zkcontroller.sim.report import format_result
     from zkcontroller.sim.world import run_scenario
 
+    if log_dir is not None:
+        _writable_dir(log_dir, "--log-dir")
+        _no_earlier_run(log_dir)
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="zkcontroller-sim-"))
     result = run_scenario(_config(seed=seed, log_dir=log_dir, **options))  # type: ignore[arg-type]
     click.echo(format_result(result))
@@ -76,12 +102,24 @@ def run(log_dir: Path | None, seed: int, **options: object) -> None:
 def sweep(seeds: int, first_seed: int, workers: int | None, spark: bool, master: str | None, out: Path,
           **options: object) -> None:
     """Run one scenario over many seeds in parallel; write a Parquet table and a summary."""
+    from zkcontroller.sim.sweep import SparkStartError
     from zkcontroller.sim.sweep import sweep as run_sweep
 
     if master and not spark:
         raise click.BadParameter("--master needs --spark")
+    if master:
+        from zkcontroller.analytics.job import check_master
+
+        try:
+            check_master(master)
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from exc
+    _writable_dir(out, "--out")
     template = _config(seed=first_seed, **options)  # type: ignore[arg-type]
-    _, summary = run_sweep(template, first_seed, seeds, out, spark=spark, master=master, workers=workers)
+    try:
+        _, summary = run_sweep(template, first_seed, seeds, out, spark=spark, master=master, workers=workers)
+    except SparkStartError as exc:
+        raise click.ClickException(str(exc)) from exc
     click.echo(f"scenario {summary.scenario}: {summary.seeds} seeds on {summary.mode} in {summary.wall_s:.1f} s "
                f"({summary.seeds_per_minute:.0f} seeds/minute, {summary.virtual_s:.0f} virtual seconds)")
     click.echo(f"seeds with violations: {len(summary.failing_seeds)} {summary.failing_seeds[:20]}")

@@ -30,6 +30,10 @@ from zkcontroller.zk.znodes import TopicPartitionStateZNode, TopicZNode
 if TYPE_CHECKING:
     from zkcontroller.sim.world import SimWorld
 
+ADMIN_INVARIANTS = ("deleted-topic-stays-deleted", "replicas-leave-after-target-in-isr",
+                    "reassignment-keeps-an-isr-member")
+"""Checked on every landed write of every scenario (the workload's deletions and reassignments)."""
+
 _TOPIC = re.compile(r"^/brokers/topics/([^/]+)$")
 _UNDER_TOPIC = re.compile(r"^/brokers/topics/([^/]+)(/.*)?$")
 _STATE = re.compile(r"^/brokers/topics/([^/]+)/partitions/(\d+)/state$")

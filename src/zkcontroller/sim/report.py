@@ -4,6 +4,7 @@ on a violation, the invariant, the step, the seed and a one-line replay command.
 from __future__ import annotations
 
 from zkcontroller.sim.invariants import INVARIANTS, LIVENESS
+from zkcontroller.sim.invariants_admin import ADMIN_INVARIANTS
 from zkcontroller.sim.world import SimResult
 
 
@@ -13,7 +14,7 @@ def format_result(result: SimResult) -> str:
         f"scenario        {config.scenario}  seed {config.seed}  brokers {config.brokers}  "
         f"partitions {config.partitions}" + (f"  mutations {','.join(config.mutations)}" if config.mutations else ""),
         f"trace hash      {result.trace_hash}",
-        f"invariants      {', '.join((*INVARIANTS, LIVENESS))}",
+        f"invariants      {', '.join((*INVARIANTS, *ADMIN_INVARIANTS, LIVENESS))}",
         f"checks          {result.checks} loop steps, {result.steps} trace records",
         f"faults          {result.faults}",
         f"virtual time    {result.virtual_ms / 1000:.3f} s",

@@ -24,6 +24,10 @@ COLUMNS = ("seed", "scenario", "violations", "first_violation", "virtual_ms", "w
            "trace_hash", "replay")
 
 
+class SparkStartError(Exception):
+    """The sweep's Spark session did not start; the message is one line for the command to print."""
+
+
 def run_row(config: SimConfig) -> dict[str, Any]:
     """Run one seed and return its table row (top level, so that worker processes and Spark can pickle it)."""
     result = run_scenario(config)
@@ -72,8 +76,13 @@ def sweep_spark(template: SimConfig, first_seed: int, count: int, master: str | 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import Row, SparkSession
 
+    from zkcontroller.analytics.job import spark_error_line
+
     builder = SparkSession.builder.appName("zkcontroller-sim-sweep").config("spark.ui.showConsoleProgress", "false")
-    spark = (builder.master(master) if master else builder.master("local[*]")).getOrCreate()
+    try:
+        spark = (builder.master(master) if master else builder.master("local[*]")).getOrCreate()
+    except Exception as exc:  # e.g. a standalone master nobody answers at
+        raise SparkStartError(f"could not start Spark on {master or 'local[*]'}: {spark_error_line(exc)}") from exc
     try:
         configs = _configs(template, first_seed, count)
         slices = max(1, min(count, spark.sparkContext.defaultParallelism * 4))
