@@ -30,6 +30,8 @@ def test_kafkas_keys_and_defaults():
     assert p.controller.unclean_leader_election_enable is True
     assert p.controller.auto_leader_rebalance_enable is True and p.controller.controlled_shutdown_enable is True
     assert p.control_request_versions[4] == 5 and p.control_request_versions[6] == 7
+    assert p.socket_request_max_bytes == 104857600 and p.connections_max_idle_ms == 600000
+    assert broker_properties(parse_properties(BASE), ["connections.max.idle.ms=2500"]).connections_max_idle_ms == 2500
 
 
 def test_overrides_win_and_ibp_picks_versions():
@@ -55,6 +57,7 @@ def test_unknown_keys_are_logged_and_kept(caplog):
     ("zookeeper.connect=zk1", "Invalid value zk1 for configuration zookeeper.connect"),
     ("inter.broker.protocol.version=2.3", "Invalid value 2.3 for configuration inter.broker.protocol.version"),
     ("broker.id", "expected key=value"),
+    ("connections.max.idle.ms=0", "Value must be at least 1"),
 ])
 def test_bad_values_are_clear_errors(override, message):
     with pytest.raises(ConfigError, match=re.escape(message)):

@@ -63,6 +63,7 @@ class BrokerProcess:
                                 lambda: self.transport.local_handler(props.broker_id), props.listener.name)
         self.socket_server = SocketServer(props.listener.host or "0.0.0.0", props.listener.port, self.apis.handle,
                                           max_request_bytes=props.socket_request_max_bytes,
+                                          connections_max_idle_ms=props.connections_max_idle_ms,
                                           close_on=(CloseConnection,))
         self.backend = make_backend(props.zookeeper_connect, wall_clock_ms)
         self.metrics = BrokerMetrics(lambda: self.server) if props.metrics_port is not None else None

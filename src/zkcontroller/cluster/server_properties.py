@@ -74,6 +74,7 @@ class BrokerProperties:
     inter_broker_protocol_version: str
     controller: ControllerConfig
     socket_request_max_bytes: int
+    connections_max_idle_ms: int
     replication: ReplicationConfig
     """The replica manager's settings: ``replica.*``, ``inter.broker.protocol.version``, ``log.dirs``."""
     metrics_port: int | None
@@ -127,6 +128,7 @@ _KNOWN = {
     "leader.imbalance.check.interval.seconds", "leader.imbalance.per.broker.percentage",
     "zookeeper.max.in.flight.requests", "controller.socket.timeout.ms", "request.timeout.ms",
     "inter.broker.listener.name", "socket.request.max.bytes", "metrics.prometheus.port",
+    "connections.max.idle.ms",
 }
 
 
@@ -201,6 +203,7 @@ def broker_properties(props: dict[str, str], overrides: Iterable[str] = ()) -> B
         session_timeout_ms=session_timeout_ms, rack=rack, log_dirs=log_dirs,
         inter_broker_protocol_version=ibp, controller=controller,
         socket_request_max_bytes=num("socket.request.max.bytes", 104857600, 1),
+        connections_max_idle_ms=num("connections.max.idle.ms", 600000, 1),
         replication=_replication(num, ibp, log_dirs),
         metrics_port=_int("metrics.prometheus.port", metrics, 0) if metrics else None,
         unknown=unknown,

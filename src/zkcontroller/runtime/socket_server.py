@@ -5,7 +5,9 @@ Each connection reads size-prefixed frames and answers them in order, one at a t
 channel while its request is processed). A size prefix below zero or above ``max_request_bytes``
 (``socket.request.max.bytes``), a handler that asks for it (by raising an exception whose class is in
 ``close_on``), or any handler failure closes that connection only: the listener and every other
-connection keep going.
+connection keep going. A connection that sends nothing for ``connections.max.idle.ms`` (between frames, or
+halfway through one) is closed, as Kafka's selector closes idle channels: a client that stalls does not hold
+a connection forever.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ from collections.abc import Awaitable, Callable
 
 from zkcontroller.protocol.wire.frames import DEFAULT_MAX_REQUEST_BYTES, SIZE
 
+DEFAULT_CONNECTIONS_MAX_IDLE_MS = 600_000
+"""Kafka's ``connections.max.idle.ms`` default (10 minutes)."""
+
 log = logging.getLogger("kafka.network.Processor")
 
 FrameHandler = Callable[[bytes], Awaitable[bytes | None]]
@@ -25,15 +30,18 @@ FrameHandler = Callable[[bytes], Awaitable[bytes | None]]
 class SocketServer:
     def __init__(self, host: str, port: int, handle: FrameHandler, *,
                  max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+                 connections_max_idle_ms: int = DEFAULT_CONNECTIONS_MAX_IDLE_MS,
                  close_on: tuple[type[BaseException], ...] = ()) -> None:
         self.host = host
         self.requested_port = port
         self._handle = handle
         self.max_request_bytes = max_request_bytes
+        self.connections_max_idle_ms = connections_max_idle_ms
         self._close_on = close_on
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.StreamWriter] = set()
         self.closed_for_bad_input = 0
+        self.closed_idle = 0
         self.requests = 0
 
     @property
@@ -59,15 +67,24 @@ class SocketServer:
             await asyncio.wait_for(self._server.wait_closed(), 5)
         self._server = None
 
+    def _idle(self, peer: object) -> None:
+        self.closed_idle += 1
+        log.info("Closing connection from %s: idle for %d ms (connections.max.idle.ms)", peer,
+                 self.connections_max_idle_ms)
+
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self._connections.add(writer)
         peer = writer.get_extra_info("peername")
         try:
+            idle_s = self.connections_max_idle_ms / 1000
             while True:
                 try:
-                    head = await reader.readexactly(4)
+                    head = await asyncio.wait_for(reader.readexactly(4), idle_s)
                 except (asyncio.IncompleteReadError, ConnectionError):
                     return  # the client went away between requests
+                except TimeoutError:
+                    self._idle(peer)
+                    return
                 (size,) = SIZE.unpack(head)
                 if size < 0 or size > self.max_request_bytes:
                     self.closed_for_bad_input += 1
@@ -75,8 +92,11 @@ class SocketServer:
                                 "(socket.request.max.bytes)", peer, size, self.max_request_bytes)
                     return
                 try:
-                    payload = await reader.readexactly(size)
+                    payload = await asyncio.wait_for(reader.readexactly(size), idle_s)
                 except (asyncio.IncompleteReadError, ConnectionError):
+                    return
+                except TimeoutError:
+                    self._idle(peer)
                     return
                 self.requests += 1
                 try:

@@ -1,0 +1,51 @@
+"""``connections.max.idle.ms``: a connection that says nothing, or stops halfway through a frame, is closed;
+one that keeps talking stays open, and the listener keeps serving others."""
+
+from __future__ import annotations
+
+import asyncio
+
+from zkcontroller.runtime.socket_server import SocketServer
+
+IDLE_MS = 150
+
+
+async def echo(payload: bytes) -> bytes:
+    return payload
+
+
+async def closed_by_server(reader: asyncio.StreamReader, bound_s: float) -> bool:
+    """True once the server closes (EOF), False if it is still open after ``bound_s``."""
+    try:
+        return await asyncio.wait_for(reader.read(1), bound_s) == b""
+    except TimeoutError:
+        return False
+
+
+async def test_idle_and_half_frame_connections_are_closed_active_ones_are_not() -> None:
+    server = SocketServer("127.0.0.1", 0, echo, connections_max_idle_ms=IDLE_MS)
+    await server.start()
+    try:
+        silent = await asyncio.open_connection("127.0.0.1", server.port)
+        half = await asyncio.open_connection("127.0.0.1", server.port)
+        half[1].write(b"\x00\x00")  # two bytes of a size prefix, then nothing
+        partial = await asyncio.open_connection("127.0.0.1", server.port)
+        partial[1].write(b"\x00\x00\x00\x08abc")  # a frame of 8 bytes, 3 sent
+        active = await asyncio.open_connection("127.0.0.1", server.port)
+        for _ in range(6):  # a request every 50 ms for 300 ms: never idle for IDLE_MS
+            active[1].write(b"\x00\x00\x00\x02hi")
+            assert await asyncio.wait_for(active[0].readexactly(6), 5) == b"\x00\x00\x00\x02hi"
+            await asyncio.sleep(0.05)
+        for reader, _ in (silent, half, partial):
+            assert await closed_by_server(reader, 5)
+        assert not await closed_by_server(active[0], 0.01)
+        assert server.closed_idle == 3
+        assert server.connection_count == 1
+        for _, writer in (silent, half, partial, active):
+            writer.close()
+    finally:
+        await server.stop()
+
+
+def test_the_default_is_kafkas_ten_minutes() -> None:
+    assert SocketServer("127.0.0.1", 0, echo).connections_max_idle_ms == 600_000
