@@ -178,3 +178,11 @@ def test_the_spark_submit_entry_refuses_a_bad_cluster_pattern_before_spark_start
         job.main([str(log), "--out", str(tmp_path / "out"), "--cluster-pattern", "("])
     assert exited.value.code == 2
     assert "argument --cluster-pattern: '(' is not a valid regular expression" in capsys.readouterr().err
+
+
+def test_cluster_and_cluster_pattern_together_is_a_usage_error(no_spark: None, log: Path, tmp_path: Path) -> None:
+    """Both were accepted and --cluster won without a word; the docs show them as alternatives."""
+    code, output = _error([str(log), "--out", str(tmp_path / "out"), "--cluster", "prod",
+                           "--cluster-pattern", "/(lo)gs/"])
+    assert code == 2
+    assert "either --cluster" in output and "not both" in output
