@@ -13,7 +13,7 @@ from zkcontroller.sim import sweep as sweep_module
 from zkcontroller.sim import world
 
 RUN = ["sim", "run", "--scenario", "random", "--seed", "1", "--duration-ms", "1000"]
-SWEEP = ["sim", "sweep", "--scenario", "random", "--seeds", "2", "--workers", "1", "--duration-ms", "1000"]
+SWEEP = ["sim", "sweep", "--scenario", "random", "--seeds", "2", "--duration-ms", "1000"]
 
 
 @pytest.fixture
@@ -47,7 +47,7 @@ def test_run_with_an_unwritable_log_dir_fails_before_the_run(nothing_runs: None,
 
 
 def test_sweep_with_an_unwritable_out_fails_before_the_seeds_run(nothing_runs: None, blocker: Path) -> None:
-    output = _one_error_line([*SWEEP, "--out", str(blocker / "sweep")])
+    output = _one_error_line([*SWEEP, "--workers", "1", "--out", str(blocker / "sweep")])
     assert output.startswith(f"Error: --out {blocker / 'sweep'}: directory is not writable (")
 
 
@@ -78,3 +78,10 @@ def test_run_into_a_log_dir_holding_a_run_refuses_instead_of_appending(tmp_path:
     assert again.output == (f"Error: --log-dir {tmp_path} already holds a run's logs (controller.log, "
                             "events.jsonl, state-change.log); a run appends to them: give an empty or new directory\n")
     assert {p.name: p.stat().st_size for p in tmp_path.iterdir()} == sizes
+
+
+def test_sweep_with_workers_and_spark_is_a_usage_error(nothing_runs: None, tmp_path: Path) -> None:
+    """--workers was ignored without a word under --spark, where the master sets the parallelism."""
+    result = CliRunner().invoke(main, [*SWEEP, "--out", str(tmp_path), "--spark", "--workers", "2"])
+    assert result.exit_code == 2
+    assert "--workers is for worker processes" in result.output

@@ -94,7 +94,7 @@ def run(log_dir: Path | None, seed: int, **options: object) -> None:
 @_options
 @click.option("--seeds", type=click.IntRange(1), required=True, help="How many seeds.")
 @click.option("--first-seed", type=int, default=0, show_default=True)
-@click.option("--workers", type=click.IntRange(1), help="Worker processes (default: one per core).")
+@click.option("--workers", type=click.IntRange(1), help="Worker processes (default: one per core; not with --spark).")
 @click.option("--spark", is_flag=True, help="Run the seeds as Spark tasks instead of worker processes.")
 @click.option("--master", help="Spark master URL (with --spark; default local[*]).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("sim-sweep"),
@@ -107,6 +107,9 @@ def sweep(seeds: int, first_seed: int, workers: int | None, spark: bool, master:
 
     if master and not spark:
         raise click.BadParameter("--master needs --spark")
+    if workers is not None and spark:  # Spark's master decides how many seeds run at once
+        raise click.BadParameter("--workers is for worker processes; with --spark, the master sets the "
+                                 "parallelism (e.g. --master local[2])")
     if master:
         from zkcontroller.analytics.job import check_master
 
