@@ -144,3 +144,16 @@ def test_the_job_builds_its_caches_uncompressed_and_gives_the_session_its_settin
         assert spark.conf.get(job.CACHE_COMPRESSED, None) == "true"
     finally:
         spark.conf.unset(job.CACHE_COMPRESSED)
+
+
+def test_a_run_without_report_removes_an_earlier_runs_report(spark, tmp_path: Path) -> None:
+    """`--no-report` into an --out holding an earlier run's report left it there, describing other tables."""
+    log = tmp_path / "controller.log"
+    log.write_text("[2024-01-01 00:00:00,000] INFO [Controller id=1] Resigned (kafka.controller.KafkaController)\n")
+    out = tmp_path / "out"
+    (out / "report").mkdir(parents=True)
+    (out / "report.html").write_text("old")
+    (out / "report" / "old-cluster.html").write_text("old")
+    job.run(spark, job.JobConfig(inputs=[str(log)], out=out, report=False))
+    assert not (out / "report.html").exists() and not (out / "report").exists()
+    assert (out / "events").is_dir()

@@ -9,6 +9,7 @@ restarts and broker failures are collected and reasoned about on the driver (``c
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import sys
@@ -360,6 +361,19 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, event
         spans = {str(r["cluster"]): (int(r["window_start_ms"]), int(r["window_end_ms"])) for r in observed_rows}
         result.report = write_report(out, result.rows, config, result.warnings,
                                      {s.name: s.path for s in extracted.sources}, spans)
+    else:
+        drop_report(out)
+
+
+def drop_report(out: Path) -> None:
+    """Remove an earlier run's report from ``out``: beside this run's tables it would describe others."""
+    (out / "report.html").unlink(missing_ok=True)
+    pages = out / "report"
+    if pages.is_dir():
+        for page in pages.glob("*.html"):
+            page.unlink()
+        with contextlib.suppress(OSError):  # not empty: something of the user's, left alone
+            pages.rmdir()
 
 
 def _pattern_argument(value: str) -> str:
