@@ -108,7 +108,10 @@ def test_the_job_on_a_standalone_cluster_writes_the_tables_local_mode_writes(sta
     inputs = [str(logs / "prod"), str(logs / "sim" / "*.jsonl.gz")]
     said = _analyze(inputs, tmp_path / "standalone", standalone)
     assert "(jvm parser)" in said and "JVM parser unavailable" not in said  # the executors loaded spark.jars
-    _analyze(inputs, tmp_path / "local", "local[2]")
+    local_said = _analyze(inputs, tmp_path / "local", "local[2]")
+    for text in (said, local_said):  # Spark's start-up WARN lines and notices stay off the console
+        assert not [line for line in text.splitlines() if " WARN " in line or "log4j" in line
+                    or "Setting default log level" in line], text[-3000:]
     assert _rows(tmp_path / "standalone", "events")  # the cluster did read the input
     for table in ("events", *TABLES):
         assert _rows(tmp_path / "standalone", table) == _rows(tmp_path / "local", table), table

@@ -48,6 +48,9 @@ CACHED = StorageLevel.MEMORY_AND_DISK_DESER
 keeps the cached column batches as serialized bytes, which every scan deserializes again."""
 PARALLEL_ACTIONS = 3
 """Threads submitting independent Spark actions (see ``_in_parallel``)."""
+LOG4J2_PROPERTIES = Path(__file__).with_name("log4j2.properties")
+"""The driver's log4j2 configuration: errors only, where Spark's default printed a screen of WARN lines."""
+
 JIT_OPTIONS = "-XX:Tier4InvocationThreshold=15000 -XX:Tier4CompileThreshold=45000 -XX:Tier4BackEdgeThreshold=120000"
 """HotSpot's optimizing compiler (C2) waits three times longer before compiling a method, for the driver and
 executor JVMs unless already set.
@@ -130,14 +133,16 @@ def session_config(master: str | None, ui: bool = False, progress: bool = True) 
 
     The driver binds to loopback and Spark's UI is off unless asked for (then it is on loopback too); Spark's
     console progress bar shows stage progress. In local mode a few shuffle partitions per core replace 200.
-    The JVMs get ``JIT_OPTIONS`` and a larger codegen cache unless those are set already.
+    The JVMs get ``JIT_OPTIONS`` and a larger codegen cache unless those are set already, and the driver
+    ``LOG4J2_PROPERTIES`` (errors only on the console) with them.
     """
     from pyspark import SparkConf
 
     conf = SparkConf()
     settings = {"spark.sql.session.timeZone": "UTC", "spark.ui.enabled": str(ui).lower(),
                 "spark.ui.showConsoleProgress": str(progress).lower(), "spark.python.worker.reuse": "true"}
-    for key, value in (("spark.driver.extraJavaOptions", JIT_OPTIONS), ("spark.executor.extraJavaOptions",
+    driver_options = f"{JIT_OPTIONS} -Dlog4j2.configurationFile={LOG4J2_PROPERTIES.as_uri()}"
+    for key, value in (("spark.driver.extraJavaOptions", driver_options), ("spark.executor.extraJavaOptions",
                        JIT_OPTIONS), ("spark.sql.codegen.cache.maxEntries", CODEGEN_CACHE_ENTRIES)):
         if not conf.contains(key):
             settings[key] = value
@@ -167,6 +172,8 @@ def build_session(master: str | None, app_name: str = "zkcontroller-analyze", ui
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # executors parse with this package: same Python
     builder = SparkSession.builder.appName(app_name)
     settings = {**session_config(master, ui, progress), **(extra or {})}
+    if settings.get("spark.driver.host") == LOOPBACK:  # else Spark warns that the host name resolves to loopback
+        os.environ.setdefault("SPARK_LOCAL_IP", LOOPBACK)
     if parser == "jvm":
         from pyspark import SparkConf
 
