@@ -38,6 +38,7 @@ from zkcontroller.analytics.timeline_tables import (
     rows_frame,
     tenures_frame,
 )
+from zkcontroller.runtime.files import ensure_writable_dir
 
 DEFAULT_MASTER = "local[*]"
 LOCAL_DRIVER_MEMORY = "4g"
@@ -192,10 +193,7 @@ def build_session(master: str | None, app_name: str = "zkcontroller-analyze", ui
 def check_output_dir(out: Path) -> None:
     """Fail at once (before any Spark work) when ``out`` cannot be created or written."""
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / ".zkcontroller-write-test"
-        probe.write_text("")
-        probe.unlink()
+        ensure_writable_dir(out)
     except OSError as exc:
         raise InputError(f"{out}: output directory is not writable ({exc.strerror or exc})") from exc
 

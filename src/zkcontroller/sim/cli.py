@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from zkcontroller.runtime.files import ensure_writable_dir
 from zkcontroller.sim.world import MUTATIONS
 
 
@@ -45,10 +46,7 @@ def _writable_dir(path: Path, option: str) -> None:
     """Create ``path`` and write a file in it now, so a bad directory is one line before the run, not a
     traceback after it (the logs and the sweep's table are opened only once the seeds have run)."""
     try:
-        path.mkdir(parents=True, exist_ok=True)
-        probe = path / ".zkcontroller-write-test"
-        probe.write_text("")
-        probe.unlink()
+        ensure_writable_dir(path)
     except OSError as exc:
         raise click.ClickException(f"{option} {path}: directory is not writable ({exc.strerror or exc})") from exc
 
