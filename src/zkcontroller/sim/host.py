@@ -209,7 +209,10 @@ class SimHost:
         self._disconnect_sessions()
 
     def reconnect(self) -> None:
-        if self.state == "running":
+        """The connection is back. A stopping broker's process still runs and its ZooKeeper client keeps trying,
+        so it reconnects too (and learns then whether its session expired): otherwise its controlled shutdown
+        waits on a read that no reconnection will ever answer, and the broker stays "stopping" for good."""
+        if self.state in ("running", "stopping"):
             self._reconnect_sessions()
 
     def _disconnect_sessions(self) -> None:
