@@ -26,13 +26,14 @@ from zkcontroller.broker.config import ReplicationConfig, virtual_log_dirs
 from zkcontroller.cluster.listener import ListenerPorts
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.logs import LogFiles
+from zkcontroller.cluster.partition_wait import wait_for_partitions
 from zkcontroller.cluster.produce import ProduceWorkload, produce_command
 from zkcontroller.cluster.prompt_input import read_line
 from zkcontroller.cluster.prompt_lines import created_topic_lines
 from zkcontroller.controller.events import ApiError, ElectionType
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.errors import ZkError
-from zkcontroller.model import TopicPartition, sorted_partitions
+from zkcontroller.model import LeaderIsrAndControllerEpoch, ReplicaAssignment, TopicPartition, sorted_partitions
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.errors import ZnodeDecodeError
@@ -228,17 +229,11 @@ class ClusterShell:
         """Wait (bounded) until ZooKeeper, which `describe` reads, shows the controller has acted on the failed
         replicas: ``broker_id`` leads none and is out of their ISR (or is its last member, which Kafka keeps,
         leaderless). The verb returned before the controller acted, and the next describe showed the old leader."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout_s
-        while True:
-            states = (await self.admin.get_topic_partition_states(partitions)).values
-            if all(s.leader_and_isr.leader != broker_id
-                   and (broker_id not in s.leader_and_isr.isr or len(s.leader_and_isr.isr) == 1)
-                   for s in states.values()):
-                return True
-            if loop.time() > deadline:
-                return False
-            await asyncio.sleep(0.05)
+        def moved(_assignment: ReplicaAssignment, state: LeaderIsrAndControllerEpoch) -> bool:
+            isr = state.leader_and_isr.isr
+            return state.leader_and_isr.leader != broker_id and (broker_id not in isr or len(isr) == 1)
+
+        return (await wait_for_partitions(self.admin, moved, timeout_s, partitions)).met
 
     def offline_replica_lines(self, topics: list[str]) -> list[str]:
         """Replicas on failed log dirs, as the brokers hosting them know them (ZooKeeper does not record them;
@@ -279,14 +274,9 @@ class ClusterShell:
 
     async def _wait_online(self, partitions: list[TopicPartition], timeout_s: float = 30.0) -> int:
         """Wait (bounded) until the controller has given every partition a leader; returns how many have one."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout_s
-        while True:
-            states = (await self.admin.get_topic_partition_states(partitions)).values
-            online = sum(1 for s in states.values() if s.leader_and_isr.leader >= 0)
-            if online == len(partitions) or loop.time() > deadline:
-                return online
-            await asyncio.sleep(0.05)
+        waited = await wait_for_partitions(self.admin, lambda _a, state: state.leader_and_isr.leader >= 0,
+                                           timeout_s, partitions)
+        return sum(1 for tp in partitions if tp in waited.states and waited.states[tp].leader_and_isr.leader >= 0)
 
     async def _describe(self, args: list[str]) -> None:
         topics = await select_topics(self.admin, args[0] if args else None)

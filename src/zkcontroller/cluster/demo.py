@@ -12,20 +12,17 @@ ZooKeeper.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
 
-from zkcontroller.admin.leader_election import all_partitions
 from zkcontroller.cluster.cluster_shell import ClusterShell, listener_lines
 from zkcontroller.cluster.listener import ListenerPorts
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.logs import LogFiles
+from zkcontroller.cluster.partition_wait import PartitionCondition, wait_for_partitions
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.model import LeaderIsrAndControllerEpoch, ReplicaAssignment
@@ -36,22 +33,12 @@ console = Console(highlight=False, soft_wrap=True)
 HEAL_TIMEOUT_S = 60.0
 """A bound on each healing wait: ISR expansion needs a few fetch rounds, elections one controller event."""
 
-Condition = Callable[[ReplicaAssignment, LeaderIsrAndControllerEpoch], bool]
-
-
-async def _wait_until_every_partition(admin: KafkaZkClient, condition: Condition, what: str) -> None:
-    """Poll the store until every partition satisfies ``condition`` (bounded); say how long it took."""
-    started = time.monotonic()
-    while True:
-        partitions = await all_partitions(admin)
-        states = (await admin.get_topic_partition_states(partitions)).values
-        assignments = (await admin.get_full_replica_assignment_for_topics({tp.topic for tp in partitions})).values
-        if all(tp in states and tp in assignments and condition(assignments[tp], states[tp]) for tp in partitions):
-            console.print(f"[green]{what} after {time.monotonic() - started:.1f} s[/]")
-            return
-        if time.monotonic() - started > HEAL_TIMEOUT_S:
-            raise TimeoutError(f"{what}: not within {HEAL_TIMEOUT_S:.0f} s")
-        await asyncio.sleep(0.05)
+async def _wait_until_every_partition(admin: KafkaZkClient, condition: PartitionCondition, what: str) -> None:
+    """Wait until every partition satisfies ``condition`` (bounded); say how long it took."""
+    waited = await wait_for_partitions(admin, condition, HEAL_TIMEOUT_S)
+    if not waited.met:
+        raise TimeoutError(f"{what}: not within {HEAL_TIMEOUT_S:.0f} s")
+    console.print(f"[green]{what} after {waited.elapsed_s:.1f} s[/]")
 
 
 def _full_isr(assignment: ReplicaAssignment, state: LeaderIsrAndControllerEpoch) -> bool:
