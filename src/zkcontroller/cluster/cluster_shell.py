@@ -394,4 +394,5 @@ async def _serve(cluster: LocalCluster, shell: ClusterShell, broker_ids: list[in
                 break
     finally:
         await shell.workload.close()
-        await cluster.shutdown()
+        await cluster.shutdown(progress=print)
+        print("all brokers stopped")

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from zkcontroller.broker.config import ReplicationConfig
+from zkcontroller.cluster.controlled_shutdown import GiveUp
 from zkcontroller.cluster.kafka_server import BrokerConfig, KafkaServer
 from zkcontroller.cluster.listener import DEFAULT_PORT_BASE, BrokerListener, ListenerPorts
 from zkcontroller.controller.config import ControllerConfig
@@ -24,6 +25,8 @@ from zkcontroller.controller.states import ControllerState
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.model import TopicPartition, sorted_partitions
+from zkcontroller.protocol.control_requests import Errors
+from zkcontroller.protocol.inter_broker import ControlledShutdownResponse
 from zkcontroller.runtime.in_process import InProcessTransport
 from zkcontroller.runtime.runtime import AsyncioRuntime
 
@@ -237,16 +240,44 @@ class LocalCluster:
                 raise TimeoutError(f"no controller within {timeout_s}s")
             await asyncio.sleep(0.01)
 
-    async def shutdown(self, timeout_s: float = 30.0) -> None:
+    async def shutdown(self, timeout_s: float = 30.0, progress: Callable[[str], None] | None = None) -> None:
         """Stop every broker in order; one stuck mid-event (a stalled store call) is crashed instead. Every
-        listener is closed, whatever state its broker is in."""
+        listener is closed, whatever state its broker is in. ``progress`` is told which broker is stopping and
+        why one gives up controlled shutdown early: with the whole cluster going, a broker whose remaining
+        leadership no running broker can take does not retry (`_futile_retry`); Kafka's retries would only add
+        ``controlled.shutdown.max.retries`` back-offs (10 s by default) per such broker."""
+        say = progress or (lambda _line: None)
         try:
             for server in reversed(self.running_brokers()):
+                say(f"stopping broker {server.broker_id}")
                 try:
-                    await asyncio.wait_for(server.shutdown(), timeout_s)
+                    await asyncio.wait_for(server.shutdown(self._futile_retry(server, say)), timeout_s)
                 except TimeoutError:
+                    say(f"broker {server.broker_id} did not stop within {timeout_s:.0f} s: stopping it abruptly")
                     server.crash()
                 await self._close_listener(server.broker_id)
         finally:
             for listener in self.listeners.values():
                 await listener.close()
+
+    def _futile_retry(self, server: KafkaServer, say: Callable[[str], None]) -> GiveUp:
+        """When retrying ``server``'s controlled shutdown cannot help: no other broker is running, or every
+        partition it still leads has its other replicas on stopped brokers. (A live replica out of the ISR may
+        catch up and take over: then it retries, as Kafka does.)"""
+        def reason(response: ControlledShutdownResponse | None) -> str | None:
+            others = {s.broker_id for s in self.running_brokers() if s is not server}
+            why = None
+            if not others:
+                why = f"broker {server.broker_id} is the last one running, so its leadership has nowhere to go"
+            elif response is not None and response.error is Errors.NONE and response.remaining_partitions:
+                rm = server.replica_manager
+                partitions = [rm.partition(tp) if rm is not None else None for tp in response.remaining_partitions]
+                if all(p is not None and not (set(p.replicas) - {server.broker_id}) & others for p in partitions):
+                    names = ", ".join(map(str, sorted_partitions(response.remaining_partitions)))
+                    why = (f"broker {server.broker_id} still leads {names}, whose other replicas are all on stopped "
+                           "brokers")
+            if why is not None:
+                say(f"{why}: not retrying controlled shutdown")
+            return why
+
+        return reason
