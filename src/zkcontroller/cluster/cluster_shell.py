@@ -322,7 +322,8 @@ def listener_lines(cluster: LocalCluster) -> list[str]:
         if listener is None or listener.address is None:
             continue
         taken = f" ({listener.taken_port} was taken)" if listener.taken_port is not None else ""
-        lines.append(f"broker {server.broker_id} listens on {listener.address}{taken}")
+        advertised = f", advertised as {listener.address}" if listener.bind_address != listener.address else ""
+        lines.append(f"broker {server.broker_id} listens on {listener.bind_address}{taken}{advertised}")
     return lines
 
 
@@ -332,7 +333,7 @@ async def run_cluster(
 ) -> None:
     """Start the brokers, then serve the prompt until ``quit`` (or forever without a terminal). Each broker gets
     ``log_dirs_per_broker`` virtual log dirs, so ``fail-log-dir`` can fail one and leave the others serving.
-    With ``listeners`` each broker answers Kafka's wire protocol on a loopback port (`cluster.listener`)."""
+    With ``listeners`` each broker answers Kafka's wire protocol on ``listeners.host`` (`cluster.listener`)."""
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="zkcontroller-logs-"))
     async with contextlib.AsyncExitStack() as resources:  # closed in reverse order, whatever fails
         logs = LogFiles(log_dir)

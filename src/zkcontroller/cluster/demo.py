@@ -51,7 +51,7 @@ def _preferred_leader(assignment: ReplicaAssignment, state: LeaderIsrAndControll
 
 async def run_demo(backend: CoordinationBackend, broker_ids: list[int], log_dir: Path | None = None,
                    listeners: ListenerPorts | None = None) -> Path:
-    """The narrated run; with ``listeners`` the brokers also answer Kafka's wire protocol on loopback ports."""
+    """The narrated run; with ``listeners`` the brokers also answer Kafka's wire protocol (`cluster.listener`)."""
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="zkcontroller-demo-"))
     async with contextlib.AsyncExitStack() as resources:  # closed in reverse order, whatever fails
         logs = LogFiles(log_dir)

@@ -2,9 +2,10 @@
 own session, on the embedded store or a real ZooKeeper, sharing one in-process broker transport.
 
 Used by ``zkcontroller cluster``, the README's demo, the integration tests and the benchmarks. With
-``listeners`` (the ``cluster`` and ``demo`` commands) each broker also answers Kafka's wire protocol on a loopback
-port (`cluster.listener`) and registers that port; without (the default: tests, benchmarks) no socket is opened
-and brokers register ``localhost:9092+id`` where nothing listens.
+``listeners`` (the ``cluster`` and ``demo`` commands) each broker also answers Kafka's wire protocol on a port
+(`cluster.listener`; loopback unless ``--listen-host`` says otherwise) and registers its advertised host and that
+port; without (the default: tests, benchmarks) no socket is opened and brokers register ``localhost:9092+id`` where
+nothing listens.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ class LocalCluster:
                     listener: BrokerListener | None = None) -> KafkaServer:
         host, port = "localhost", DEFAULT_PORT_BASE + broker_id  # registered; nothing listens there
         if listener is not None and listener.port is not None:
-            host, port = listener.host, listener.port  # the port it really listens on
+            host, port = listener.advertised_host, listener.port  # the port it really listens on
         config = BrokerConfig(
             broker_id=broker_id,
             host=host,
