@@ -12,6 +12,7 @@ import contextlib
 import functools
 import logging
 import random
+import re
 import shlex
 import signal
 import tempfile
@@ -262,10 +263,17 @@ class ClusterShell:
             self.out(line)
 
     async def _create(self, args: list[str]) -> None:
-        if not args:
-            raise ValueError("usage: create TOPIC [PARTITIONS [REPLICATION_FACTOR]]")
+        usage = "usage: create TOPIC [PARTITIONS [REPLICATION_FACTOR]]"
+        if not 1 <= len(args) <= 3:
+            raise ValueError(usage)
+        numbers = {"PARTITIONS": args[1:2], "REPLICATION_FACTOR": args[2:3]}
+        for what, given in numbers.items():  # int() said "invalid literal for int() with base 10: 'x'"
+            if given and re.fullmatch(r"-?[0-9]+", given[0]) is None:
+                raise ValueError(f"{what} must be a whole number, got {given[0]!r}; {usage}")
         partitions = int(args[1]) if len(args) > 1 else 3
-        rf = int(args[2]) if len(args) > 2 else min(2, len(self.cluster.running_brokers()))
+        # at least 1: with every broker stopped the default was 0, refused as "must be larger than 0"; Kafka's
+        # "replication factor: 1 larger than available brokers: 0" says what is wrong
+        rf = int(args[2]) if len(args) > 2 else max(1, min(2, len(self.cluster.running_brokers())))
         assignment = await self.topics.create_topic(args[0], partitions, rf)
         for line in created_topic_lines(args[0], assignment):
             self.out(line)
@@ -279,6 +287,8 @@ class ClusterShell:
         return sum(1 for tp in partitions if tp in waited.states and waited.states[tp].leader_and_isr.leader >= 0)
 
     async def _describe(self, args: list[str]) -> None:
+        if len(args) > 1:  # `describe a b` described a alone, without a word about b
+            raise ValueError("usage: describe [TOPIC]")
         topics = await select_topics(self.admin, args[0] if args else None)
         live = [s.broker_id for s in self.cluster.running_brokers()]
         for line in describe_lines(await describe_topics(self.admin, topics), live):
@@ -296,6 +306,7 @@ class ClusterShell:
         was_controller = active is not None and active.controller_id == broker_id
         epoch = active.context.epoch if active is not None else 0
         if name == "stop":
+            self._say_controlled_shutdown(broker_id)
             await self.cluster.stop_broker(broker_id)
         elif name == "start":
             await self.cluster.start_broker(broker_id)
@@ -307,10 +318,27 @@ class ClusterShell:
         if name == "kill":
             self.out("its session stays until it times out; `status` shows when a new controller takes over")
             return
+        if not self.cluster.running_brokers():  # it waited 30 s for a controller no broker could become
+            self.out("no broker is running: there is no controller until one starts")
+            return
         exclude = broker_id if was_controller and name == "stop" else None
         min_epoch = epoch + 1 if was_controller else 1
         controller = await self.cluster.wait_for_controller(exclude=exclude, min_epoch=min_epoch)
         self.out(f"controller: broker {controller.controller_id}, epoch {controller.context.epoch}")
+
+
+    def _say_controlled_shutdown(self, broker_id: int) -> None:
+        """Before a stop that may take seconds: Kafka's controlled shutdown retries, backing off, while the broker
+        still leads partitions no other broker can take (`stop` of the last broker with a replicated topic sat
+        silent for 5 s before the first retry's warning)."""
+        server = self.cluster.brokers.get(broker_id)
+        if server is None or not server.running:
+            return  # stop_broker says it is not running
+        config = server.config.controller_config
+        if config.controlled_shutdown_enable:
+            self.out(f"stop {broker_id}: controlled shutdown, handing its leadership to other brokers (up to "
+                     f"{config.controlled_shutdown_max_retries} attempts, "
+                     f"{config.controlled_shutdown_retry_backoff_ms} ms apart, while some cannot move)")
 
 
 def listener_lines(cluster: LocalCluster) -> list[str]:
