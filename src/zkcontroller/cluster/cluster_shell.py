@@ -61,13 +61,17 @@ Out = Callable[[str], None]
 
 class PromptLogHandler(logging.Handler):
     """Puts what an operator must see at the prompt as it happens: controller errors (a failed failover, a
-    corrupt znode skipped) and broker warnings (waiting for an old registration, a session re-initialising).
+    corrupt znode skipped) and broker warnings (waiting for an old registration, a session re-initialising, a
+    failed log dir).
 
     Each record is shown once: while attached, the watched loggers do not also pass their records on to the
     root handler (stderr, the same terminal), and a controller error's stack trace, which controller.log
     keeps, is cut to its last line."""
 
-    WATCHED = (("kafka.controller", logging.ERROR), ("kafka.server", logging.WARNING))
+    WATCHED = (("kafka.controller", logging.ERROR), ("kafka", logging.WARNING), ("zkcontroller", logging.WARNING))
+    """Most specific first. Every Kafka logger, not just ``kafka.server``: a failed log dir's LogManager lines
+    and a Partition's ISR retries reached the terminal through the root handler instead, time-stamped in
+    another layout between the prompt's own lines (and ``zkcontroller.*``: the store client's errors)."""
     TRACE_IN_FILE = ("kafka.controller",)
     """Loggers whose records a run's log files keep in full (`cluster.logs.LogFiles`)."""
 
