@@ -1,8 +1,8 @@
 """``zkcontroller cluster``: run a cluster in this process and drive it from a prompt.
 
 The prompt reads standard input on a worker thread (this module is runtime: threads and wall time are
-allowed here) and runs each command on the event loop, beside the brokers. Without a terminal (standard input
-closed) the cluster simply runs until interrupted.
+allowed here) and runs each command on the event loop, beside the brokers. End of input at a terminal (Ctrl-D)
+quits; without a terminal (standard input closed) the cluster says so and runs until interrupted.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import random
 import re
 import shlex
 import signal
+import sys
 import tempfile
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -407,6 +408,14 @@ def _cancel_on_sigterm() -> asyncio.Event:
     return terminated
 
 
+def _at_terminal() -> bool:
+    """Whether the prompt reads a terminal, where end of input (Ctrl-D) means the user is done."""
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except ValueError:  # closed
+        return False
+
+
 async def _serve(cluster: LocalCluster, shell: ClusterShell, broker_ids: list[int], log_dir: Path) -> None:
     try:
         await cluster.start()
@@ -421,7 +430,13 @@ async def _serve(cluster: LocalCluster, shell: ClusterShell, broker_ids: list[in
         while True:
             print("> ", end="", flush=True)
             line = await read_line()
-            if not line:  # no terminal: keep serving until interrupted
+            if not line:
+                if _at_terminal():  # Ctrl-D at a terminal: the prompt sat there and ignored every key after it
+                    print()
+                    break
+                # standard input closed (run in the background, or a script without `quit`): keep serving
+                print("standard input is closed: the cluster keeps running until interrupted (Ctrl-C or SIGTERM)",
+                      flush=True)
                 await asyncio.Event().wait()
             if not await shell.run_command(line):
                 break
