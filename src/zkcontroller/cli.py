@@ -150,7 +150,9 @@ def parse_broker_ids(brokers: int | None, broker_ids: str | None) -> list[int]:
     type=click.Path(file_okay=False, path_type=Path),
     help="Write state-change.log, controller.log and events.jsonl here.",
 )
-@click.option("--session-timeout-ms", type=int, default=18000, show_default=True)
+@click.option("--session-timeout-ms", type=click.IntRange(min=1), default=18000, show_default=True,
+              help="Each broker's ZooKeeper session timeout (zookeeper.session.timeout.ms): how long a killed "
+                   "broker stays registered.")
 @click.option("--processes", type=click.IntRange(1, 100), metavar="N",
               help="Run N `zkcontroller broker` processes (ids 1..N unless --broker-ids) on Kafka's wire protocol "
                    "against a real ZooKeeper (started here unless --zookeeper is given).")
@@ -174,6 +176,8 @@ def cluster(
         raise click.UsageError("--zookeeper-ensemble needs --processes N (in-process brokers use one store)")
     if zookeeper_ensemble is not None and zookeeper is not None:
         raise click.UsageError("--zookeeper-ensemble starts its own ZooKeeper: do not also give --zookeeper")
+    if brokers is not None and broker_ids:  # --broker-ids won without a word
+        raise click.UsageError("give --brokers N or --broker-ids 1,2,3, not both")
     ids = parse_broker_ids(processes or brokers, broker_ids)
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
     backend = _backend(zookeeper)  # checks the connect string for --processes too
