@@ -68,7 +68,7 @@ class LocalCluster:
                     listener: BrokerListener | None = None) -> KafkaServer:
         host, port = "localhost", DEFAULT_PORT_BASE + broker_id  # registered; nothing listens there
         if listener is not None and listener.port is not None:
-            host, port = listener.advertised_host, listener.port  # the port it really listens on
+            host, port = listener.advertised_host, listener.port  # for clients; the port it really listens on
         config = BrokerConfig(
             broker_id=broker_id,
             host=host,
