@@ -34,6 +34,7 @@ from zkcontroller.cluster.prompt_input import read_line
 from zkcontroller.cluster.prompt_lines import created_topic_lines
 from zkcontroller.controller.events import ApiError, ElectionType
 from zkcontroller.coordination.backend import CoordinationBackend
+from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.coordination.errors import ZkError
 from zkcontroller.model import LeaderIsrAndControllerEpoch, ReplicaAssignment, TopicPartition, sorted_partitions
 from zkcontroller.protocol.control_requests import Errors
@@ -46,7 +47,8 @@ HELP = """commands:
   create TOPIC [PARTITIONS [RF]]          create a topic (Kafka's replica placement; defaults 3 and 2)
   describe [TOPIC]                        kafka-topics --describe
   stop ID | start ID                      orderly broker shutdown / start (a new ID starts a new broker)
-  kill ID                                 crash a broker (its session is left to time out)
+  kill ID                                 crash a broker (on the embedded store its session is left to time
+                                          out; a real ZooKeeper's is expired at once)
   expire ID                               expire a broker's ZooKeeper session
   fail-log-dir ID DIR                     fail one of a broker's log dirs (its replicas there go offline; waits
                                           until the controller has moved their leadership)
@@ -55,7 +57,7 @@ HELP = """commands:
   elect [--unclean] [TOPIC]               preferred-replica election (all partitions, or one topic's);
                                           --unclean: unclean election through the controller's ElectLeaders API
   delete TOPIC                            mark a topic for deletion (the controller deletes it)
-  help | quit"""
+  help | quit (or Ctrl-D)"""
 
 Out = Callable[[str], None]
 
@@ -321,7 +323,7 @@ class ClusterShell:
             await self.cluster.expire_broker_session(broker_id)
         self.out(f"{name} {broker_id}: done")
         if name == "kill":
-            self.out("its session stays until it times out; `status` shows when a new controller takes over")
+            self.out(self._after_kill(was_controller))
             return
         if not self.cluster.running_brokers():  # it waited 30 s for a controller no broker could become
             self.out("no broker is running: there is no controller until one starts")
@@ -331,6 +333,16 @@ class ClusterShell:
         controller = await self.cluster.wait_for_controller(exclude=exclude, min_epoch=min_epoch)
         self.out(f"controller: broker {controller.controller_id}, epoch {controller.context.epoch}")
 
+
+    def _after_kill(self, was_controller: bool) -> str:
+        """What happens next. It said a new controller would take over after killing any broker, and that the
+        session stays until it times out, which on a real ZooKeeper it does not (`LocalCluster.crash_broker`)."""
+        then = ("another broker becomes controller (`status` shows when)" if was_controller
+                else "the controller moves its leadership (`describe` shows when)")
+        if isinstance(self.cluster.backend, EmbeddedBackend):
+            return f"its session stays until it times out ({self.cluster.session_timeout_ms} ms); then {then}"
+        return (f"its ZooKeeper session was expired (a real ZooKeeper client cannot be silenced without closing "
+                f"it), so {then} now")
 
     def _say_controlled_shutdown(self, broker_id: int) -> None:
         """Before a stop that may take seconds: Kafka's controlled shutdown retries, backing off, while the broker

@@ -64,6 +64,11 @@ class LocalCluster:
         self.listeners: dict[int, BrokerListener] = {}
         """Each broker's listener (with ``listeners``), kept while it is down so a restart reuses its port."""
 
+    @property
+    def session_timeout_ms(self) -> int:
+        """Each broker's ZooKeeper session timeout: how long a killed broker stays registered on the embedded store."""
+        return self._session_timeout_ms
+
     def _new_server(self, broker_id: int, recovered_logs: dict[TopicPartition, tuple[int, int]] | None = None,
                     listener: BrokerListener | None = None) -> KafkaServer:
         host, port = "localhost", DEFAULT_PORT_BASE + broker_id  # registered; nothing listens there
