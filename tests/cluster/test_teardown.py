@@ -8,6 +8,7 @@ broker's ``stop`` keeps Kafka's retries."""
 
 from __future__ import annotations
 
+import logging
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -87,6 +88,24 @@ async def test_a_broker_whose_partners_are_stopped_does_not_retry_either(backend
     assert [_attempts(transport, b) for b in (3, 2, 1)] == [1, 1, 1]
     assert ("broker 2 still leads orders-0, whose other replicas are all on stopped brokers: "
             "not retrying controlled shutdown") in said
+
+
+async def test_no_retries_while_a_killed_controller_holds_the_controller_znode(
+    backend: EmbeddedBackend, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Its session outlives it (6 s here, 18 s by default): no other broker becomes controller meanwhile, and
+    each running broker's attempts went unanswered, backing off, until it gave up."""
+    cluster, _ = await _cluster_with(backend, [1, 2, 3], {0: (1, 2), 1: (2, 3), 2: (3, 1)})
+    killed = (await cluster.wait_for_controller()).controller_id
+    await cluster.crash_broker(killed)
+    said: list[str] = []
+    with caplog.at_level(logging.INFO, logger="kafka.server.KafkaServer"):
+        await cluster.shutdown(progress=said.append)
+    first = max(b for b in (1, 2, 3) if b != killed)
+    assert (f"the controller, broker {killed}, was killed and cannot answer; no other broker becomes controller "
+            "until its session expires: not retrying controlled shutdown") in said
+    assert not [r for r in caplog.records if "Retrying controlled shutdown" in r.getMessage()]
+    assert said[0] == f"stopping broker {first}"
 
 
 async def test_stopping_one_broker_keeps_kafkas_retries(backend: EmbeddedBackend) -> None:

@@ -7,15 +7,16 @@ tries again, up to ``controlled.shutdown.max.retries`` attempts, then stops anyw
 
 Beyond Kafka: no back-off follows the last failed attempt (Kafka sleeps once more before giving up). And a caller
 tearing the whole cluster down passes ``give_up``, which stops the retries once they cannot help: no broker left
-running could take the partitions the broker still leads (``zkcontroller cluster``'s ``quit`` waited 10 s for
-each such broker, and looked hung). A single broker's stop leaves it None and retries as Kafka does.
+running could take the partitions the broker still leads, or the controller is a killed broker that cannot
+answer (``zkcontroller cluster``'s ``quit`` waited 10 s for each such broker, and looked hung). A single broker's
+stop leaves it None and retries as Kafka does.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from zkcontroller.controller.config import ControllerConfig
@@ -37,7 +38,7 @@ class ControlledShutdownOutcome:
     last_response: ControlledShutdownResponse | None = None
 
 
-GiveUp = Callable[[ControlledShutdownResponse | None], str | None]
+GiveUp = Callable[[ControlledShutdownResponse | None], Awaitable[str | None]]
 """Asked after a failed attempt (its answer, None without one): why retrying is futile, or None to retry."""
 
 
@@ -67,7 +68,7 @@ async def controlled_shutdown(
             remaining = ", ".join(str(tp) for tp in response.remaining_partitions)
             log.info("%sRemaining partitions to move: %s", prefix, remaining)
             log.info("%sError from controller: %s", prefix, response.error.name)
-        futile = give_up(response) if give_up is not None else None
+        futile = await give_up(response) if give_up is not None else None
         if futile is not None and attempts < config.controlled_shutdown_max_retries:
             log.info("%sNot retrying controlled shutdown (%s); proceeding to do an unclean shutdown", prefix, futile)
             return ControlledShutdownOutcome(False, attempts, response)

@@ -25,11 +25,13 @@ from zkcontroller.controller.kafka_controller import KafkaController
 from zkcontroller.controller.states import ControllerState
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
+from zkcontroller.coordination.errors import ZkError
 from zkcontroller.model import TopicPartition, sorted_partitions
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import ControlledShutdownResponse
 from zkcontroller.runtime.in_process import InProcessTransport
 from zkcontroller.runtime.runtime import AsyncioRuntime
+from zkcontroller.zk.errors import ZnodeDecodeError
 
 
 class LocalCluster:
@@ -267,15 +269,22 @@ class LocalCluster:
                 await listener.close()
 
     def _futile_retry(self, server: KafkaServer, say: Callable[[str], None]) -> GiveUp:
-        """When retrying ``server``'s controlled shutdown cannot help: no other broker is running, or every
-        partition it still leads has its other replicas on stopped brokers. (A live replica out of the ISR may
-        catch up and take over: then it retries, as Kafka does.)"""
-        def reason(response: ControlledShutdownResponse | None) -> str | None:
+        """When retrying ``server``'s controlled shutdown cannot help: no other broker is running; or every
+        partition it still leads has its other replicas on stopped brokers; or no answer came because
+        ``/controller`` names a broker of this cluster that was killed (no other becomes controller before its
+        session expires). A live replica out of the ISR may catch up and take over, and an election under way
+        ends in moments: then it retries, as Kafka does."""
+        async def reason(response: ControlledShutdownResponse | None) -> str | None:
             others = {s.broker_id for s in self.running_brokers() if s is not server}
             why = None
             if not others:
                 why = f"broker {server.broker_id} is the last one running, so its leadership has nowhere to go"
-            elif response is not None and response.error is Errors.NONE and response.remaining_partitions:
+            elif response is None:
+                killed = await self._killed_controller(server)
+                if killed is not None:
+                    why = (f"the controller, broker {killed}, was killed and cannot answer; no other broker becomes "
+                           "controller until its session expires")
+            elif response.error is Errors.NONE and response.remaining_partitions:
                 rm = server.replica_manager
                 partitions = [rm.partition(tp) if rm is not None else None for tp in response.remaining_partitions]
                 if all(p is not None and not (set(p.replicas) - {server.broker_id}) & others for p in partitions):
@@ -287,3 +296,15 @@ class LocalCluster:
             return why
 
         return reason
+
+    async def _killed_controller(self, server: KafkaServer) -> int | None:
+        """The broker ``/controller`` names (as ``server`` reads it) if it is one of this cluster's and not running
+        (killed: its session outlives it), else None."""
+        if server.zk is None:
+            return None
+        try:
+            controller_id = await server.zk.get_controller_id()
+        except (ZkError, ZnodeDecodeError, OSError):
+            return None
+        registered = self.brokers.get(controller_id) if controller_id is not None else None
+        return controller_id if registered is not None and not registered.running else None
