@@ -94,3 +94,22 @@ async def test_stop_says_a_controlled_shutdown_is_under_way_before_its_retries(s
     assert lines[0] == ("stop 2: controlled shutdown, handing its leadership to other brokers "
                         "(up to 3 attempts, 20 ms apart, while some cannot move)")
     assert lines[1] == "stop 2: done"
+
+
+async def test_create_without_a_controller_says_so_instead_of_waiting_for_leaders(
+    shell_on: ShellFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The controller's broker was killed; its session holds /controller until it expires, so nothing gives
+    the new partitions leaders meanwhile. `create` waited 30 s in silence, then said "0 of 2 ... leader"."""
+    shell, lines = await shell_on([1, 2])
+    controller = (await shell.cluster.wait_for_controller()).controller_id
+    await shell.cluster.crash_broker(controller)
+
+    async def no_wait(*_args: object, **_kwargs: object) -> int:
+        raise AssertionError("waited for leaders no controller will elect")
+
+    monkeypatch.setattr(shell, "_wait_online", no_wait)
+    await shell.run_command("create orders 2 1")
+    assert lines[0] == "Created topic orders."
+    assert lines[-1] == ("no controller right now (`status` shows when one is elected): it gives the partitions "
+                         "leaders then")

@@ -284,6 +284,10 @@ class ClusterShell:
         assignment = await self.topics.create_topic(args[0], partitions, rf)
         for line in created_topic_lines(args[0], assignment):
             self.out(line)
+        if self.cluster.active_controller() is None:  # it sat silent for 30 s, then said "0 of N have a leader"
+            self.out("no controller right now (`status` shows when one is elected): it gives the partitions "
+                     "leaders then")
+            return
         online = await self._wait_online([TopicPartition(args[0], p) for p in assignment])
         self.out(f"{online} of {len(assignment)} partitions have a leader.")
 
