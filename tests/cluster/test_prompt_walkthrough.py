@@ -3,11 +3,12 @@ misleading or slow."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
-from tests.helpers import OffsetClock
+from tests.helpers import OffsetClock, wait_until
 from tests.integration.conftest import RecordingTransport, make_local_cluster
 
 from zkcontroller.cluster.cluster_shell import ClusterShell
@@ -21,9 +22,15 @@ ShellFactory = Callable[[list[int]], Awaitable[tuple[ClusterShell, list[str]]]]
 
 
 @pytest.fixture
-async def shell_on() -> AsyncIterator[ShellFactory]:
+def clock() -> OffsetClock:
+    """The store's clock: a test passes a session timeout at once with ``advance``."""
+    return OffsetClock(wall_clock_ms)
+
+
+@pytest.fixture
+async def shell_on(clock: OffsetClock) -> AsyncIterator[ShellFactory]:
     """A prompt over brokers on the embedded store; its printed lines are returned with it."""
-    backend = EmbeddedBackend(OffsetClock(wall_clock_ms))
+    backend = EmbeddedBackend(clock)
     session = await backend.new_session()
     clusters = []
 
@@ -113,3 +120,23 @@ async def test_create_without_a_controller_says_so_instead_of_waiting_for_leader
     assert lines[0] == "Created topic orders."
     assert lines[-1] == ("no controller right now (`status` shows when one is elected): it gives the partitions "
                          "leaders then")
+
+
+async def test_a_broker_command_says_it_waits_for_a_killed_controllers_session(
+    shell_on: ShellFactory, clock: OffsetClock
+) -> None:
+    """After `kill <controller>`, `stop`, `start` and `expire` wait for the next controller, which needs the
+    killed broker's session to expire first (18 s by default): the prompt sat silent meanwhile."""
+    shell, lines = await shell_on([1, 2, 3])
+    killed = (await shell.cluster.wait_for_controller()).controller_id
+    await shell.run_command(f"kill {killed}")
+    stopped = max(b for b in (1, 2, 3) if b != killed)
+    command = asyncio.create_task(shell.run_command(f"stop {stopped}"))
+    waiting = (f"broker {killed}, killed, holds /controller until its session expires (up to 6 s); waiting for "
+               "the next controller")
+    await wait_until(lambda: waiting in lines or command.done(), what="the stop to say what it waits for")
+    assert waiting in lines
+    clock.advance(6000)  # the killed broker's session expires; the last broker is elected
+    await asyncio.wait_for(command, 30)
+    last = next(b for b in (1, 2, 3) if b not in (killed, stopped))
+    assert lines[-1] == f"controller: broker {last}, epoch 2"

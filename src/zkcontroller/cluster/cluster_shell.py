@@ -334,8 +334,22 @@ class ClusterShell:
             return
         exclude = broker_id if was_controller and name == "stop" else None
         min_epoch = epoch + 1 if was_controller else 1
-        controller = await self.cluster.wait_for_controller(exclude=exclude, min_epoch=min_epoch)
+        timeout_s = 30.0
+        killed = await self._killed_controller()
+        if killed is not None:  # the prompt sat silent until that session expired (18 s by default)
+            session_s = self.cluster.session_timeout_ms / 1000
+            self.out(f"broker {killed}, killed, holds /controller until its session expires (up to {session_s:.0f} "
+                     "s); waiting for the next controller")
+            timeout_s = max(timeout_s, session_s + 10)
+        controller = await self.cluster.wait_for_controller(timeout_s, exclude=exclude, min_epoch=min_epoch)
         self.out(f"controller: broker {controller.controller_id}, epoch {controller.context.epoch}")
+
+    async def _killed_controller(self) -> int | None:
+        """The broker ``/controller`` names if it is one of this cluster's and not running (killed: its session
+        outlives it), else None."""
+        controller_id = await self.admin.get_controller_id()
+        holder = self.cluster.brokers.get(controller_id) if controller_id is not None else None
+        return controller_id if holder is not None and not holder.running else None
 
 
     def _after_kill(self, was_controller: bool) -> str:
