@@ -61,24 +61,34 @@ def main() -> None:
 
 
 def listener_options(command: Callable[..., None]) -> Callable[..., None]:
-    """``--port-base`` and ``--no-listeners``: where in-process brokers answer Kafka's wire protocol."""
+    """``--port-base``, ``--listen-host`` and ``--no-listeners``: where in-process brokers answer Kafka's wire
+    protocol."""
     command = click.option("--no-listeners", is_flag=True,
                            help="In-process brokers open no port (they register localhost:9092+ID regardless)."
                            )(command)
+    command = click.option("--listen-host", metavar="HOST",
+                           help="In-process brokers listen on HOST and register it for clients; 0.0.0.0: every "
+                                "interface, registering this machine's host name (as Kafka does for a listener "
+                                "with no host). Default 127.0.0.1.")(command)
     return click.option("--port-base", type=click.IntRange(0, 65535), metavar="N",
-                        help="In-process broker ID listens on 127.0.0.1:N+ID, or on a free port when that is taken; "
+                        help="In-process broker ID listens on port N+ID, or on a free port when that is taken; "
                              "0: free ports for all. Default 9092.")(command)
 
 
-def _listener_ports(no_listeners: bool, port_base: int | None) -> ListenerPorts | None:
-    from zkcontroller.cluster.listener import DEFAULT_PORT_BASE, ListenerPorts
+def _listener_ports(no_listeners: bool, port_base: int | None, listen_host: str | None) -> ListenerPorts | None:
+    from zkcontroller.cluster.listener import DEFAULT_LISTEN_HOST, DEFAULT_PORT_BASE, ListenerPorts, check_listen_host
 
     if no_listeners:
-        if port_base is not None:
-            raise click.UsageError("--port-base has no effect with --no-listeners")
+        if port_base is not None or listen_host is not None:
+            raise click.UsageError("--port-base and --listen-host have no effect with --no-listeners")
         return None
+    host = DEFAULT_LISTEN_HOST if listen_host is None else listen_host.strip()
+    try:
+        check_listen_host(host)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--listen-host") from None
     base = DEFAULT_PORT_BASE if port_base is None else port_base
-    return ListenerPorts(base=base or None)
+    return ListenerPorts(base=base or None, host=host)
 
 
 @main.command()
@@ -87,14 +97,14 @@ def _listener_ports(no_listeners: bool, port_base: int | None) -> ListenerPorts 
 @click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path), help="Where to write the logs.")
 @listener_options
 def demo(zookeeper: str | None, broker_ids: str, log_dir: Path | None, port_base: int | None,
-         no_listeners: bool) -> None:
+         listen_host: str | None, no_listeners: bool) -> None:
     """A narrated cluster run: election, topics, controller failover, session expiry."""
     from zkcontroller.cluster.demo import run_demo
 
     ids = parse_broker_ids(None, broker_ids)
     if len(ids) < 2:
         raise click.BadParameter("the failover demo needs at least two brokers")
-    listeners = _listener_ports(no_listeners, port_base)
+    listeners = _listener_ports(no_listeners, port_base, listen_host)
     backend = _backend(zookeeper)
     with _unreachable_zookeeper_is_one_line(zookeeper):
         asyncio.run(run_demo(backend, ids, log_dir, listeners))
@@ -140,7 +150,9 @@ def parse_broker_ids(brokers: int | None, broker_ids: str | None) -> list[int]:
     type=click.Path(file_okay=False, path_type=Path),
     help="Write state-change.log, controller.log and events.jsonl here.",
 )
-@click.option("--session-timeout-ms", type=int, default=18000, show_default=True)
+@click.option("--session-timeout-ms", type=click.IntRange(min=1), default=18000, show_default=True,
+              help="Each broker's ZooKeeper session timeout (zookeeper.session.timeout.ms): how long a killed "
+                   "broker stays registered.")
 @click.option("--processes", type=click.IntRange(1, 100), metavar="N",
               help="Run N `zkcontroller broker` processes (ids 1..N unless --broker-ids) on Kafka's wire protocol "
                    "against a real ZooKeeper (started here unless --zookeeper is given).")
@@ -150,19 +162,22 @@ def parse_broker_ids(brokers: int | None, broker_ids: str | None) -> list[int]:
 @listener_options
 def cluster(
     brokers: int | None, broker_ids: str | None, zookeeper: str | None, log_dir: Path | None, session_timeout_ms: int,
-    processes: int | None, zookeeper_ensemble: int | None, port_base: int | None, no_listeners: bool,
+    processes: int | None, zookeeper_ensemble: int | None, port_base: int | None, listen_host: str | None,
+    no_listeners: bool,
 ) -> None:
     """Run brokers (each a controller candidate with its own session) in this process, with a prompt."""
     from zkcontroller.cluster.cluster_shell import run_cluster
 
-    if processes and (port_base is not None or no_listeners):
-        raise click.UsageError("--port-base and --no-listeners are for in-process brokers; broker processes "
-                               "always listen, on free ports")
-    listeners = _listener_ports(no_listeners, port_base)
+    if processes and (port_base is not None or listen_host is not None or no_listeners):
+        raise click.UsageError("--port-base, --listen-host and --no-listeners are for in-process brokers; broker "
+                               "processes always listen, on free loopback ports")
+    listeners = None if processes else _listener_ports(no_listeners, port_base, listen_host)
     if zookeeper_ensemble is not None and not processes:
         raise click.UsageError("--zookeeper-ensemble needs --processes N (in-process brokers use one store)")
     if zookeeper_ensemble is not None and zookeeper is not None:
         raise click.UsageError("--zookeeper-ensemble starts its own ZooKeeper: do not also give --zookeeper")
+    if brokers is not None and broker_ids:  # --broker-ids won without a word
+        raise click.UsageError("give --brokers N or --broker-ids 1,2,3, not both")
     ids = parse_broker_ids(processes or brokers, broker_ids)
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
     backend = _backend(zookeeper)  # checks the connect string for --processes too

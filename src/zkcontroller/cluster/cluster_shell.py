@@ -1,8 +1,8 @@
 """``zkcontroller cluster``: run a cluster in this process and drive it from a prompt.
 
 The prompt reads standard input on a worker thread (this module is runtime: threads and wall time are
-allowed here) and runs each command on the event loop, beside the brokers. Without a terminal (standard input
-closed) the cluster simply runs until interrupted.
+allowed here) and runs each command on the event loop, beside the brokers. End of input at a terminal (Ctrl-D)
+quits; without a terminal (standard input closed) the cluster says so and runs until interrupted.
 """
 
 from __future__ import annotations
@@ -12,8 +12,10 @@ import contextlib
 import functools
 import logging
 import random
+import re
 import shlex
 import signal
+import sys
 import tempfile
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -26,13 +28,15 @@ from zkcontroller.broker.config import ReplicationConfig, virtual_log_dirs
 from zkcontroller.cluster.listener import ListenerPorts
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.logs import LogFiles
+from zkcontroller.cluster.partition_wait import wait_for_partitions
 from zkcontroller.cluster.produce import ProduceWorkload, produce_command
 from zkcontroller.cluster.prompt_input import read_line
 from zkcontroller.cluster.prompt_lines import created_topic_lines
 from zkcontroller.controller.events import ApiError, ElectionType
 from zkcontroller.coordination.backend import CoordinationBackend
+from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.coordination.errors import ZkError
-from zkcontroller.model import TopicPartition, sorted_partitions
+from zkcontroller.model import LeaderIsrAndControllerEpoch, ReplicaAssignment, TopicPartition, sorted_partitions
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.errors import ZnodeDecodeError
@@ -43,7 +47,8 @@ HELP = """commands:
   create TOPIC [PARTITIONS [RF]]          create a topic (Kafka's replica placement; defaults 3 and 2)
   describe [TOPIC]                        kafka-topics --describe
   stop ID | start ID                      orderly broker shutdown / start (a new ID starts a new broker)
-  kill ID                                 crash a broker (its session is left to time out)
+  kill ID                                 crash a broker (on the embedded store its session is left to time
+                                          out; a real ZooKeeper's is expired at once)
   expire ID                               expire a broker's ZooKeeper session
   fail-log-dir ID DIR                     fail one of a broker's log dirs (its replicas there go offline; waits
                                           until the controller has moved their leadership)
@@ -52,20 +57,24 @@ HELP = """commands:
   elect [--unclean] [TOPIC]               preferred-replica election (all partitions, or one topic's);
                                           --unclean: unclean election through the controller's ElectLeaders API
   delete TOPIC                            mark a topic for deletion (the controller deletes it)
-  help | quit"""
+  help | quit (or Ctrl-D)"""
 
 Out = Callable[[str], None]
 
 
 class PromptLogHandler(logging.Handler):
     """Puts what an operator must see at the prompt as it happens: controller errors (a failed failover, a
-    corrupt znode skipped) and broker warnings (waiting for an old registration, a session re-initialising).
+    corrupt znode skipped) and broker warnings (waiting for an old registration, a session re-initialising, a
+    failed log dir).
 
     Each record is shown once: while attached, the watched loggers do not also pass their records on to the
     root handler (stderr, the same terminal), and a controller error's stack trace, which controller.log
     keeps, is cut to its last line."""
 
-    WATCHED = (("kafka.controller", logging.ERROR), ("kafka.server", logging.WARNING))
+    WATCHED = (("kafka.controller", logging.ERROR), ("kafka", logging.WARNING), ("zkcontroller", logging.WARNING))
+    """Most specific first. Every Kafka logger, not just ``kafka.server``: a failed log dir's LogManager lines
+    and a Partition's ISR retries reached the terminal through the root handler instead, time-stamped in
+    another layout between the prompt's own lines (and ``zkcontroller.*``: the store client's errors)."""
     TRACE_IN_FILE = ("kafka.controller",)
     """Loggers whose records a run's log files keep in full (`cluster.logs.LogFiles`)."""
 
@@ -228,17 +237,11 @@ class ClusterShell:
         """Wait (bounded) until ZooKeeper, which `describe` reads, shows the controller has acted on the failed
         replicas: ``broker_id`` leads none and is out of their ISR (or is its last member, which Kafka keeps,
         leaderless). The verb returned before the controller acted, and the next describe showed the old leader."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout_s
-        while True:
-            states = (await self.admin.get_topic_partition_states(partitions)).values
-            if all(s.leader_and_isr.leader != broker_id
-                   and (broker_id not in s.leader_and_isr.isr or len(s.leader_and_isr.isr) == 1)
-                   for s in states.values()):
-                return True
-            if loop.time() > deadline:
-                return False
-            await asyncio.sleep(0.05)
+        def moved(_assignment: ReplicaAssignment, state: LeaderIsrAndControllerEpoch) -> bool:
+            isr = state.leader_and_isr.isr
+            return state.leader_and_isr.leader != broker_id and (broker_id not in isr or len(isr) == 1)
+
+        return (await wait_for_partitions(self.admin, moved, timeout_s, partitions)).met
 
     def offline_replica_lines(self, topics: list[str]) -> list[str]:
         """Replicas on failed log dirs, as the brokers hosting them know them (ZooKeeper does not record them;
@@ -267,28 +270,36 @@ class ClusterShell:
             self.out(line)
 
     async def _create(self, args: list[str]) -> None:
-        if not args:
-            raise ValueError("usage: create TOPIC [PARTITIONS [REPLICATION_FACTOR]]")
+        usage = "usage: create TOPIC [PARTITIONS [REPLICATION_FACTOR]]"
+        if not 1 <= len(args) <= 3:
+            raise ValueError(usage)
+        numbers = {"PARTITIONS": args[1:2], "REPLICATION_FACTOR": args[2:3]}
+        for what, given in numbers.items():  # int() said "invalid literal for int() with base 10: 'x'"
+            if given and re.fullmatch(r"-?[0-9]+", given[0]) is None:
+                raise ValueError(f"{what} must be a whole number, got {given[0]!r}; {usage}")
         partitions = int(args[1]) if len(args) > 1 else 3
-        rf = int(args[2]) if len(args) > 2 else min(2, len(self.cluster.running_brokers()))
+        # at least 1: with every broker stopped the default was 0, refused as "must be larger than 0"; Kafka's
+        # "replication factor: 1 larger than available brokers: 0" says what is wrong
+        rf = int(args[2]) if len(args) > 2 else max(1, min(2, len(self.cluster.running_brokers())))
         assignment = await self.topics.create_topic(args[0], partitions, rf)
         for line in created_topic_lines(args[0], assignment):
             self.out(line)
+        if self.cluster.active_controller() is None:  # it sat silent for 30 s, then said "0 of N have a leader"
+            self.out("no controller right now (`status` shows when one is elected): it gives the partitions "
+                     "leaders then")
+            return
         online = await self._wait_online([TopicPartition(args[0], p) for p in assignment])
         self.out(f"{online} of {len(assignment)} partitions have a leader.")
 
     async def _wait_online(self, partitions: list[TopicPartition], timeout_s: float = 30.0) -> int:
         """Wait (bounded) until the controller has given every partition a leader; returns how many have one."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout_s
-        while True:
-            states = (await self.admin.get_topic_partition_states(partitions)).values
-            online = sum(1 for s in states.values() if s.leader_and_isr.leader >= 0)
-            if online == len(partitions) or loop.time() > deadline:
-                return online
-            await asyncio.sleep(0.05)
+        waited = await wait_for_partitions(self.admin, lambda _a, state: state.leader_and_isr.leader >= 0,
+                                           timeout_s, partitions)
+        return sum(1 for tp in partitions if tp in waited.states and waited.states[tp].leader_and_isr.leader >= 0)
 
     async def _describe(self, args: list[str]) -> None:
+        if len(args) > 1:  # `describe a b` described a alone, without a word about b
+            raise ValueError("usage: describe [TOPIC]")
         topics = await select_topics(self.admin, args[0] if args else None)
         live = [s.broker_id for s in self.cluster.running_brokers()]
         for line in describe_lines(await describe_topics(self.admin, topics), live):
@@ -306,6 +317,7 @@ class ClusterShell:
         was_controller = active is not None and active.controller_id == broker_id
         epoch = active.context.epoch if active is not None else 0
         if name == "stop":
+            self._say_controlled_shutdown(broker_id)
             await self.cluster.stop_broker(broker_id)
         elif name == "start":
             await self.cluster.start_broker(broker_id)
@@ -315,12 +327,53 @@ class ClusterShell:
             await self.cluster.expire_broker_session(broker_id)
         self.out(f"{name} {broker_id}: done")
         if name == "kill":
-            self.out("its session stays until it times out; `status` shows when a new controller takes over")
+            self.out(self._after_kill(was_controller))
+            return
+        if not self.cluster.running_brokers():  # it waited 30 s for a controller no broker could become
+            self.out("no broker is running: there is no controller until one starts")
             return
         exclude = broker_id if was_controller and name == "stop" else None
         min_epoch = epoch + 1 if was_controller else 1
-        controller = await self.cluster.wait_for_controller(exclude=exclude, min_epoch=min_epoch)
+        timeout_s = 30.0
+        killed = await self._killed_controller()
+        if killed is not None:  # the prompt sat silent until that session expired (18 s by default)
+            session_s = self.cluster.session_timeout_ms / 1000
+            self.out(f"broker {killed}, killed, holds /controller until its session expires (up to {session_s:.0f} "
+                     "s); waiting for the next controller")
+            timeout_s = max(timeout_s, session_s + 10)
+        controller = await self.cluster.wait_for_controller(timeout_s, exclude=exclude, min_epoch=min_epoch)
         self.out(f"controller: broker {controller.controller_id}, epoch {controller.context.epoch}")
+
+    async def _killed_controller(self) -> int | None:
+        """The broker ``/controller`` names if it is one of this cluster's and not running (killed: its session
+        outlives it), else None."""
+        controller_id = await self.admin.get_controller_id()
+        holder = self.cluster.brokers.get(controller_id) if controller_id is not None else None
+        return controller_id if holder is not None and not holder.running else None
+
+
+    def _after_kill(self, was_controller: bool) -> str:
+        """What happens next. It said a new controller would take over after killing any broker, and that the
+        session stays until it times out, which on a real ZooKeeper it does not (`LocalCluster.crash_broker`)."""
+        then = ("another broker becomes controller (`status` shows when)" if was_controller
+                else "the controller moves its leadership (`describe` shows when)")
+        if isinstance(self.cluster.backend, EmbeddedBackend):
+            return f"its session stays until it times out ({self.cluster.session_timeout_ms} ms); then {then}"
+        return (f"its ZooKeeper session was expired (a real ZooKeeper client cannot be silenced without closing "
+                f"it), so {then} now")
+
+    def _say_controlled_shutdown(self, broker_id: int) -> None:
+        """Before a stop that may take seconds: Kafka's controlled shutdown retries, backing off, while the broker
+        still leads partitions no other broker can take (`stop` of the last broker with a replicated topic sat
+        silent for 5 s before the first retry's warning)."""
+        server = self.cluster.brokers.get(broker_id)
+        if server is None or not server.running:
+            return  # stop_broker says it is not running
+        config = server.config.controller_config
+        if config.controlled_shutdown_enable:
+            self.out(f"stop {broker_id}: controlled shutdown, handing its leadership to other brokers (up to "
+                     f"{config.controlled_shutdown_max_retries} attempts, "
+                     f"{config.controlled_shutdown_retry_backoff_ms} ms apart, while some cannot move)")
 
 
 def listener_lines(cluster: LocalCluster) -> list[str]:
@@ -332,7 +385,8 @@ def listener_lines(cluster: LocalCluster) -> list[str]:
         if listener is None or listener.address is None:
             continue
         taken = f" ({listener.taken_port} was taken)" if listener.taken_port is not None else ""
-        lines.append(f"broker {server.broker_id} listens on {listener.address}{taken}")
+        advertised = f", advertised as {listener.address}" if listener.bind_address != listener.address else ""
+        lines.append(f"broker {server.broker_id} listens on {listener.bind_address}{taken}{advertised}")
     return lines
 
 
@@ -342,7 +396,7 @@ async def run_cluster(
 ) -> None:
     """Start the brokers, then serve the prompt until ``quit`` (or forever without a terminal). Each broker gets
     ``log_dirs_per_broker`` virtual log dirs, so ``fail-log-dir`` can fail one and leave the others serving.
-    With ``listeners`` each broker answers Kafka's wire protocol on a loopback port (`cluster.listener`)."""
+    With ``listeners`` each broker answers Kafka's wire protocol on ``listeners.host`` (`cluster.listener`)."""
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="zkcontroller-logs-"))
     async with contextlib.AsyncExitStack() as resources:  # closed in reverse order, whatever fails
         logs = LogFiles(log_dir)
@@ -384,6 +438,14 @@ def _cancel_on_sigterm() -> asyncio.Event:
     return terminated
 
 
+def _at_terminal() -> bool:
+    """Whether the prompt reads a terminal, where end of input (Ctrl-D) means the user is done."""
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except ValueError:  # closed
+        return False
+
+
 async def _serve(cluster: LocalCluster, shell: ClusterShell, broker_ids: list[int], log_dir: Path) -> None:
     try:
         await cluster.start()
@@ -398,10 +460,17 @@ async def _serve(cluster: LocalCluster, shell: ClusterShell, broker_ids: list[in
         while True:
             print("> ", end="", flush=True)
             line = await read_line()
-            if not line:  # no terminal: keep serving until interrupted
+            if not line:
+                if _at_terminal():  # Ctrl-D at a terminal: the prompt sat there and ignored every key after it
+                    print()
+                    break
+                # standard input closed (run in the background, or a script without `quit`): keep serving
+                print("standard input is closed: the cluster keeps running until interrupted (Ctrl-C or SIGTERM)",
+                      flush=True)
                 await asyncio.Event().wait()
             if not await shell.run_command(line):
                 break
     finally:
         await shell.workload.close()
-        await cluster.shutdown()
+        await cluster.shutdown(progress=print)
+        print("all brokers stopped")

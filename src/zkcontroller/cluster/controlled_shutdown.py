@@ -5,14 +5,18 @@ Before it deregisters, a broker asks the controller to move its leadership away:
 answer has no error and no remaining partitions. Otherwise it waits ``controlled.shutdown.retry.backoff.ms`` and
 tries again, up to ``controlled.shutdown.max.retries`` attempts, then stops anyway ("unclean shutdown").
 
-Beyond Kafka: no back-off follows the last failed attempt (Kafka sleeps once more before giving up).
+Beyond Kafka: no back-off follows the last failed attempt (Kafka sleeps once more before giving up). And a caller
+tearing the whole cluster down passes ``give_up``, which stops the retries once they cannot help: no broker left
+running could take the partitions the broker still leads, or the controller is a killed broker that cannot
+answer (``zkcontroller cluster``'s ``quit`` waited 10 s for each such broker, and looked hung). A single broker's
+stop leaves it None and retries as Kafka does.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from zkcontroller.controller.config import ControllerConfig
@@ -34,6 +38,10 @@ class ControlledShutdownOutcome:
     last_response: ControlledShutdownResponse | None = None
 
 
+GiveUp = Callable[[ControlledShutdownResponse | None], Awaitable[str | None]]
+"""Asked after a failed attempt (its answer, None without one): why retrying is futile, or None to retry."""
+
+
 async def controlled_shutdown(
     broker_id: int,
     broker_epoch: Callable[[], int],
@@ -41,6 +49,7 @@ async def controlled_shutdown(
     zk: KafkaZkClient,
     transport: BrokerTransport,
     runtime: Runtime,
+    give_up: GiveUp | None = None,
 ) -> ControlledShutdownOutcome:
     """Run the handshake; never raises (a broker that cannot shut down cleanly still shuts down)."""
     prefix = f"[KafkaServer id={broker_id}] "
@@ -59,6 +68,10 @@ async def controlled_shutdown(
             remaining = ", ".join(str(tp) for tp in response.remaining_partitions)
             log.info("%sRemaining partitions to move: %s", prefix, remaining)
             log.info("%sError from controller: %s", prefix, response.error.name)
+        futile = await give_up(response) if give_up is not None else None
+        if futile is not None and attempts < config.controlled_shutdown_max_retries:
+            log.info("%sNot retrying controlled shutdown (%s); proceeding to do an unclean shutdown", prefix, futile)
+            return ControlledShutdownOutcome(False, attempts, response)
         if attempts < config.controlled_shutdown_max_retries:
             await runtime.sleep_ms(config.controlled_shutdown_retry_backoff_ms)
             log.warning("%sRetrying controlled shutdown after the previous attempt failed...", prefix)

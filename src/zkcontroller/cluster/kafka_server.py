@@ -17,7 +17,7 @@ from typing import Any
 from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.broker.control_plane import BrokerControlPlane
 from zkcontroller.broker.replica_manager import ReplicaManager
-from zkcontroller.cluster.controlled_shutdown import controlled_shutdown
+from zkcontroller.cluster.controlled_shutdown import GiveUp, controlled_shutdown
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.event_log import EventLog
 from zkcontroller.controller.kafka_controller import KafkaController
@@ -222,14 +222,15 @@ class KafkaServer:
                                     self.broker_id, log_dir)
         return failed
 
-    async def shutdown(self) -> None:
-        """An orderly stop: the controller resigns, the session closes (its znodes go at once)."""
+    async def shutdown(self, give_up: GiveUp | None = None) -> None:
+        """An orderly stop: the controller resigns, the session closes (its znodes go at once). ``give_up``: when
+        controlled shutdown may stop retrying (`controlled_shutdown.GiveUp`; None: Kafka's retries)."""
         if not self.running:
             return
         if self.zk is not None and self.control_plane is not None:
             plane = self.control_plane
             await controlled_shutdown(self.broker_id, lambda: plane.broker_epoch, self.config.controller_config,
-                                      self.zk, self.transport, self.runtime)
+                                      self.zk, self.transport, self.runtime, give_up)
         self.running = False
         self.transport.unregister(self.broker_id)
         if self.replica_manager is not None:

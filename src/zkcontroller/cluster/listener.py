@@ -3,12 +3,13 @@
 `broker_apis` is the one place that wires a `KafkaServer` to `KafkaApis` (the metadata cache, the cluster id,
 CreateTopics); `BrokerListener` binds it on a port for an in-process broker, so ``zkcontroller cluster`` answers
 kcat and kafka-python as broker processes do. It binds before the broker registers, so the broker registers
-the port it really listens on.
+the port it really listens on, and the host clients should use (`advertised_host`).
 """
 
 from __future__ import annotations
 
 import logging
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -23,6 +24,32 @@ log = logging.getLogger("kafka.network.SocketServer")
 
 DEFAULT_PORT_BASE = 9092
 """Broker N listens on 9092 + N, as the in-process brokers' registrations always said."""
+DEFAULT_LISTEN_HOST = "127.0.0.1"
+WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
+"""Hosts that mean "every interface": no client can connect to them."""
+
+
+def advertised_host(listen_host: str) -> str:
+    """The host a broker listening on ``listen_host`` registers in ``/brokers/ids/<id>``, for clients to connect
+    to. Kafka refuses the meta-address 0.0.0.0 as an advertised listener, and a listener with no host
+    (``PLAINTEXT://:9092``, every interface) advertises the machine's canonical host name: so does a wildcard
+    here. Any other host is advertised as given."""
+    return socket.getfqdn() if listen_host in WILDCARD_HOSTS else listen_host
+
+
+def check_listen_host(host: str) -> None:
+    """Raise ValueError, in a sentence, if no socket can listen on ``host`` (not an address of this machine, or
+    a name that does not resolve): the brokers would otherwise fail at start-up with a traceback."""
+    try:
+        infos = socket.getaddrinfo(host or None, 0, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as e:
+        raise ValueError(f"cannot resolve {host!r}: {e.strerror}") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        try:
+            probe.bind(address)
+        except OSError as e:
+            raise ValueError(f"cannot listen on {host}: {e.strerror}") from None
 
 
 def broker_apis(broker_id: int, server: Callable[[], KafkaServer | None],
@@ -44,10 +71,11 @@ def broker_apis(broker_id: int, server: Callable[[], KafkaServer | None],
 @dataclass(frozen=True)
 class ListenerPorts:
     """Where in-process brokers listen: ``base`` + broker id, or a free ephemeral port when that one is taken
-    (or for every broker when ``base`` is None). A restarted broker takes its previous port again if it can."""
+    (or for every broker when ``base`` is None), on ``host`` (0.0.0.0: every interface, advertising this
+    machine's host name). A restarted broker takes its previous port again if it can."""
 
     base: int | None = DEFAULT_PORT_BASE
-    host: str = "127.0.0.1"
+    host: str = DEFAULT_LISTEN_HOST
 
 
 class BrokerListener:
@@ -57,6 +85,9 @@ class BrokerListener:
     def __init__(self, broker_id: int, host: str) -> None:
         self.broker_id = broker_id
         self.host = host
+        """Where it binds."""
+        self.advertised_host = advertised_host(host)
+        """What the broker registers, and clients connect to."""
         self.server: KafkaServer | None = None
         """The broker this listener answers for; set before its start-up, replaced on a restart."""
         self.apis = broker_apis(broker_id, lambda: self.server, self._control_handler)
@@ -76,7 +107,13 @@ class BrokerListener:
 
     @property
     def address(self) -> str | None:
-        return f"{self.host}:{self.port}" if self.socket_server is not None else None
+        """Where clients connect (the advertised host) while listening, else None."""
+        return _host_port(self.advertised_host, self.port) if self.socket_server is not None else None
+
+    @property
+    def bind_address(self) -> str | None:
+        """Where it listens while listening (differs from `address` on a wildcard host), else None."""
+        return _host_port(self.host, self.port) if self.socket_server is not None else None
 
     async def bind(self, wanted: int) -> int:
         """Listen on ``wanted`` (0: any free port); if it is taken (or out of range), on a free one."""
@@ -105,3 +142,7 @@ class BrokerListener:
         if self.socket_server is not None:
             socket_server, self.socket_server = self.socket_server, None
             await socket_server.stop()
+
+
+def _host_port(host: str, port: int | None) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"

@@ -2,9 +2,10 @@
 own session, on the embedded store or a real ZooKeeper, sharing one in-process broker transport.
 
 Used by ``zkcontroller cluster``, the README's demo, the integration tests and the benchmarks. With
-``listeners`` (the ``cluster`` and ``demo`` commands) each broker also answers Kafka's wire protocol on a loopback
-port (`cluster.listener`) and registers that port; without (the default: tests, benchmarks) no socket is opened
-and brokers register ``localhost:9092+id`` where nothing listens.
+``listeners`` (the ``cluster`` and ``demo`` commands) each broker also answers Kafka's wire protocol on a port
+(`cluster.listener`; loopback unless ``--listen-host`` says otherwise) and registers its advertised host and that
+port; without (the default: tests, benchmarks) no socket is opened and brokers register ``localhost:9092+id`` where
+nothing listens.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from zkcontroller.broker.config import ReplicationConfig
+from zkcontroller.cluster.controlled_shutdown import GiveUp
 from zkcontroller.cluster.kafka_server import BrokerConfig, KafkaServer
 from zkcontroller.cluster.listener import DEFAULT_PORT_BASE, BrokerListener, ListenerPorts
 from zkcontroller.controller.config import ControllerConfig
@@ -23,9 +25,13 @@ from zkcontroller.controller.kafka_controller import KafkaController
 from zkcontroller.controller.states import ControllerState
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
+from zkcontroller.coordination.errors import ZkError
 from zkcontroller.model import TopicPartition, sorted_partitions
+from zkcontroller.protocol.control_requests import Errors
+from zkcontroller.protocol.inter_broker import ControlledShutdownResponse
 from zkcontroller.runtime.in_process import InProcessTransport
 from zkcontroller.runtime.runtime import AsyncioRuntime
+from zkcontroller.zk.errors import ZnodeDecodeError
 
 
 class LocalCluster:
@@ -60,11 +66,16 @@ class LocalCluster:
         self.listeners: dict[int, BrokerListener] = {}
         """Each broker's listener (with ``listeners``), kept while it is down so a restart reuses its port."""
 
+    @property
+    def session_timeout_ms(self) -> int:
+        """Each broker's ZooKeeper session timeout: how long a killed broker stays registered on the embedded store."""
+        return self._session_timeout_ms
+
     def _new_server(self, broker_id: int, recovered_logs: dict[TopicPartition, tuple[int, int]] | None = None,
                     listener: BrokerListener | None = None) -> KafkaServer:
         host, port = "localhost", DEFAULT_PORT_BASE + broker_id  # registered; nothing listens there
         if listener is not None and listener.port is not None:
-            host, port = listener.host, listener.port  # the port it really listens on
+            host, port = listener.advertised_host, listener.port  # for clients; the port it really listens on
         config = BrokerConfig(
             broker_id=broker_id,
             host=host,
@@ -237,16 +248,63 @@ class LocalCluster:
                 raise TimeoutError(f"no controller within {timeout_s}s")
             await asyncio.sleep(0.01)
 
-    async def shutdown(self, timeout_s: float = 30.0) -> None:
+    async def shutdown(self, timeout_s: float = 30.0, progress: Callable[[str], None] | None = None) -> None:
         """Stop every broker in order; one stuck mid-event (a stalled store call) is crashed instead. Every
-        listener is closed, whatever state its broker is in."""
+        listener is closed, whatever state its broker is in. ``progress`` is told which broker is stopping and
+        why one gives up controlled shutdown early: with the whole cluster going, a broker whose remaining
+        leadership no running broker can take does not retry (`_futile_retry`); Kafka's retries would only add
+        ``controlled.shutdown.max.retries`` back-offs (10 s by default) per such broker."""
+        say = progress or (lambda _line: None)
         try:
             for server in reversed(self.running_brokers()):
+                say(f"stopping broker {server.broker_id}")
                 try:
-                    await asyncio.wait_for(server.shutdown(), timeout_s)
+                    await asyncio.wait_for(server.shutdown(self._futile_retry(server, say)), timeout_s)
                 except TimeoutError:
+                    say(f"broker {server.broker_id} did not stop within {timeout_s:.0f} s: stopping it abruptly")
                     server.crash()
                 await self._close_listener(server.broker_id)
         finally:
             for listener in self.listeners.values():
                 await listener.close()
+
+    def _futile_retry(self, server: KafkaServer, say: Callable[[str], None]) -> GiveUp:
+        """When retrying ``server``'s controlled shutdown cannot help: no other broker is running; or every
+        partition it still leads has its other replicas on stopped brokers; or no answer came because
+        ``/controller`` names a broker of this cluster that was killed (no other becomes controller before its
+        session expires). A live replica out of the ISR may catch up and take over, and an election under way
+        ends in moments: then it retries, as Kafka does."""
+        async def reason(response: ControlledShutdownResponse | None) -> str | None:
+            others = {s.broker_id for s in self.running_brokers() if s is not server}
+            why = None
+            if not others:
+                why = f"broker {server.broker_id} is the last one running, so its leadership has nowhere to go"
+            elif response is None:
+                killed = await self._killed_controller(server)
+                if killed is not None:
+                    why = (f"the controller, broker {killed}, was killed and cannot answer; no other broker becomes "
+                           "controller until its session expires")
+            elif response.error is Errors.NONE and response.remaining_partitions:
+                rm = server.replica_manager
+                partitions = [rm.partition(tp) if rm is not None else None for tp in response.remaining_partitions]
+                if all(p is not None and not (set(p.replicas) - {server.broker_id}) & others for p in partitions):
+                    names = ", ".join(map(str, sorted_partitions(response.remaining_partitions)))
+                    why = (f"broker {server.broker_id} still leads {names}, whose other replicas are all on stopped "
+                           "brokers")
+            if why is not None:
+                say(f"{why}: not retrying controlled shutdown")
+            return why
+
+        return reason
+
+    async def _killed_controller(self, server: KafkaServer) -> int | None:
+        """The broker ``/controller`` names (as ``server`` reads it) if it is one of this cluster's and not running
+        (killed: its session outlives it), else None."""
+        if server.zk is None:
+            return None
+        try:
+            controller_id = await server.zk.get_controller_id()
+        except (ZkError, ZnodeDecodeError, OSError):
+            return None
+        registered = self.brokers.get(controller_id) if controller_id is not None else None
+        return controller_id if registered is not None and not registered.running else None

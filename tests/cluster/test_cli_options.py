@@ -1,0 +1,26 @@
+"""``zkcontroller cluster``'s options refuse what they cannot honour, before any broker starts."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from zkcontroller.cli import main
+
+
+@pytest.mark.parametrize("argv, message", [
+    # 1,2 won over --brokers 5 without a word
+    (["cluster", "--brokers", "5", "--broker-ids", "1,2"], "give --brokers N or --broker-ids 1,2,3, not both"),
+    # a negative or zero session timeout was taken as given
+    (["cluster", "--session-timeout-ms", "-5"], "Invalid value for '--session-timeout-ms': -5 is not in the range"),
+    (["cluster", "--session-timeout-ms", "0"], "Invalid value for '--session-timeout-ms': 0 is not in the range"),
+])
+def test_cluster_refuses_options_it_cannot_honour(argv: list[str], message: str) -> None:
+    result = CliRunner().invoke(main, argv)
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+
+
+def test_the_session_timeout_says_what_it_is() -> None:
+    result = CliRunner().invoke(main, ["cluster", "--help"])
+    assert "zookeeper.session.timeout.ms" in " ".join(result.output.split())

@@ -1,0 +1,71 @@
+"""End of input at the ``zkcontroller cluster`` prompt. At a terminal, Ctrl-D left the prompt sitting there,
+ignoring every key after it, until Ctrl-C; now it quits. Without a terminal (standard input closed) the cluster
+keeps serving, as before, and now says so instead of printing a prompt nobody can answer."""
+
+from __future__ import annotations
+
+import os
+import pty
+import signal
+import subprocess
+import sys
+import threading
+
+import pytest
+
+pytestmark = pytest.mark.timeout(120)
+
+ARGV = [sys.executable, "-m", "zkcontroller.cli", "cluster", "--brokers", "2", "--no-listeners"]
+BOUND_S = 60.0
+
+
+def _read_until(proc: subprocess.Popen[str], wanted: str) -> str:
+    """Output up to the first line containing ``wanted`` (the process is killed, failing this, after the bound)."""
+    assert proc.stdout is not None
+    timer = threading.Timer(BOUND_S, proc.kill)
+    timer.start()
+    seen = []
+    try:
+        for line in proc.stdout:
+            seen.append(line)
+            if wanted in line:
+                return "".join(seen)
+    finally:
+        timer.cancel()
+    raise AssertionError(f"never printed {wanted!r}: {''.join(seen)}")
+
+
+def test_ctrl_d_at_a_terminal_quits() -> None:
+    main, follower = pty.openpty()
+    proc = subprocess.Popen(ARGV, stdin=follower, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    os.close(follower)
+    try:
+        _read_until(proc, "help | quit")
+        os.write(main, b"\x04")  # Ctrl-D on an empty line: the terminal ends the input
+        try:
+            assert proc.wait(timeout=BOUND_S) == 0
+        except subprocess.TimeoutExpired:
+            raise AssertionError("still running after Ctrl-D") from None
+        assert proc.stdout is not None
+        assert proc.stdout.read().rstrip().endswith("all brokers stopped")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()
+        os.close(main)
+
+
+def test_closed_input_without_a_terminal_keeps_serving_and_says_so() -> None:
+    proc = subprocess.Popen(ARGV, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+    try:
+        _read_until(proc, "standard input is closed: the cluster keeps running until interrupted")
+        assert proc.poll() is None  # still serving
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=BOUND_S) == 0
+        assert proc.stdout is not None
+        assert proc.stdout.read().rstrip().endswith("stopped")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()

@@ -1,0 +1,49 @@
+"""Log lines at the ``zkcontroller cluster`` prompt: every Kafka logger's warnings (and the store client's) in
+the prompt's layout, once. A failed log dir's LogManager lines, a Partition's ISR retries and the store client's
+"node already exists" error reached the terminal through the root handler instead, time-stamped in another
+layout between the prompt's lines."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+
+import pytest
+
+from zkcontroller.cluster.cluster_shell import PromptLogHandler
+
+
+@pytest.fixture
+def reached_root() -> Iterator[list[str]]:
+    """Messages that got past the prompt to the root logger's handlers (the terminal's other layout)."""
+    seen: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record.getMessage())
+
+    collector = Collect(logging.WARNING)
+    logging.getLogger().addHandler(collector)
+    try:
+        yield seen
+    finally:
+        logging.getLogger().removeHandler(collector)
+
+
+def test_every_kafka_logger_and_the_store_client_show_in_the_prompts_layout(reached_root: list[str]) -> None:
+    shown: list[str] = []
+    with PromptLogHandler(shown.append).attached():
+        logging.getLogger("kafka.log.LogManager").warning("Stopping serving logs in dir /tmp/kafka-logs-0")
+        logging.getLogger("kafka.cluster.Partition").warning("[Partition t-0 broker=1] Failed to update ISR")
+        logging.getLogger("zkcontroller.zk.client_brokers").error("Error while creating ephemeral at /brokers/ids/1")
+        logging.getLogger("kafka.server.KafkaServer").warning("Retrying controlled shutdown")
+        logging.getLogger("kafka.log.LogManager").info("Loading logs")  # below the prompt's threshold
+        logging.getLogger("kafka.controller.KafkaController").warning("not an error")  # the controller: errors
+    assert shown == [
+        "[kafka.log.LogManager] WARNING Stopping serving logs in dir /tmp/kafka-logs-0",
+        "[kafka.cluster.Partition] WARNING [Partition t-0 broker=1] Failed to update ISR",
+        "[zkcontroller.zk.client_brokers] ERROR Error while creating ephemeral at /brokers/ids/1",
+        "[kafka.server.KafkaServer] WARNING Retrying controlled shutdown",
+    ]
+    assert reached_root == []  # each once
+    assert logging.getLogger("kafka").propagate and logging.getLogger("zkcontroller").propagate  # restored

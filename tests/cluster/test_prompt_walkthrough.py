@@ -1,0 +1,142 @@
+"""What a new user typing at ``zkcontroller cluster`` ran into: each test is one of the answers that was wrong,
+misleading or slow."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import pytest
+from tests.helpers import OffsetClock, wait_until
+from tests.integration.conftest import RecordingTransport, make_local_cluster
+
+from zkcontroller.cluster.cluster_shell import ClusterShell
+from zkcontroller.coordination.embedded_backend import EmbeddedBackend
+from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+
+pytestmark = pytest.mark.timeout(120)
+
+ShellFactory = Callable[[list[int]], Awaitable[tuple[ClusterShell, list[str]]]]
+
+
+@pytest.fixture
+def clock() -> OffsetClock:
+    """The store's clock: a test passes a session timeout at once with ``advance``."""
+    return OffsetClock(wall_clock_ms)
+
+
+@pytest.fixture
+async def shell_on(clock: OffsetClock) -> AsyncIterator[ShellFactory]:
+    """A prompt over brokers on the embedded store; its printed lines are returned with it."""
+    backend = EmbeddedBackend(clock)
+    session = await backend.new_session()
+    clusters = []
+
+    async def make(broker_ids: list[int]) -> tuple[ClusterShell, list[str]]:
+        cluster = await make_local_cluster(backend, broker_ids, RecordingTransport())
+        clusters.append(cluster)
+        await cluster.wait_for_controller()
+        lines: list[str] = []
+        return ClusterShell(cluster, KafkaZkClient(session, wall_clock_ms), out=lines.append,
+                            rng=random.Random(1)), lines
+
+    try:
+        yield make
+    finally:
+        for cluster in clusters:
+            await cluster.shutdown()
+        await session.close()
+        await backend.close()
+
+
+async def test_create_names_the_argument_that_is_not_a_number(shell_on: ShellFactory) -> None:
+    shell, lines = await shell_on([1, 2])
+    usage = "usage: create TOPIC [PARTITIONS [REPLICATION_FACTOR]]"
+    await shell.run_command("create orders x")  # was: invalid literal for int() with base 10: 'x'
+    assert lines[-1] == f"error: PARTITIONS must be a whole number, got 'x'; {usage}"
+    await shell.run_command("create orders 2 two")
+    assert lines[-1] == f"error: REPLICATION_FACTOR must be a whole number, got 'two'; {usage}"
+    await shell.run_command("create orders 2 2 compact")  # the extra word was ignored
+    assert lines[-1] == f"error: {usage}"
+    await shell.run_command("create orders -1")  # a number, refused as kafka-topics refuses it
+    assert lines[-1] == "error: number of partitions must be larger than 0"
+    assert not await shell.admin.get_all_topics_in_cluster()
+
+
+async def test_describe_of_two_topics_is_a_usage_error_not_the_first_alone(shell_on: ShellFactory) -> None:
+    shell, lines = await shell_on([1])
+    await shell.run_command("create a 1 1")
+    await shell.run_command("create b 1 1")
+    lines.clear()
+    await shell.run_command("describe a b")
+    assert lines == ["error: usage: describe [TOPIC]"]
+
+
+async def test_stopping_the_last_broker_does_not_wait_for_a_controller_none_can_become(
+    shell_on: ShellFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shell, lines = await shell_on([1])
+
+    async def no_wait(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("waited for a controller with no broker running (30 s, then an error)")
+
+    monkeypatch.setattr(shell.cluster, "wait_for_controller", no_wait)
+    await shell.run_command("stop 1")
+    assert lines[-2:] == ["stop 1: done", "no broker is running: there is no controller until one starts"]
+
+
+async def test_create_with_every_broker_stopped_says_there_are_no_brokers(shell_on: ShellFactory) -> None:
+    shell, lines = await shell_on([1])
+    await shell.cluster.stop_broker(1)
+    await shell.run_command("create orders")  # the default replication factor was 0
+    assert lines[-1] == "error: replication factor: 1 larger than available brokers: 0"
+
+
+async def test_stop_says_a_controlled_shutdown_is_under_way_before_its_retries(shell_on: ShellFactory) -> None:
+    """Kafka's retries stay (5 s apart by default): the prompt says what it is waiting for first."""
+    shell, lines = await shell_on([1, 2])
+    await shell.run_command("stop 2")
+    assert lines[0] == ("stop 2: controlled shutdown, handing its leadership to other brokers "
+                        "(up to 3 attempts, 20 ms apart, while some cannot move)")
+    assert lines[1] == "stop 2: done"
+
+
+async def test_create_without_a_controller_says_so_instead_of_waiting_for_leaders(
+    shell_on: ShellFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The controller's broker was killed; its session holds /controller until it expires, so nothing gives
+    the new partitions leaders meanwhile. `create` waited 30 s in silence, then said "0 of 2 ... leader"."""
+    shell, lines = await shell_on([1, 2])
+    controller = (await shell.cluster.wait_for_controller()).controller_id
+    await shell.cluster.crash_broker(controller)
+
+    async def no_wait(*_args: object, **_kwargs: object) -> int:
+        raise AssertionError("waited for leaders no controller will elect")
+
+    monkeypatch.setattr(shell, "_wait_online", no_wait)
+    await shell.run_command("create orders 2 1")
+    assert lines[0] == "Created topic orders."
+    assert lines[-1] == ("no controller right now (`status` shows when one is elected): it gives the partitions "
+                         "leaders then")
+
+
+async def test_a_broker_command_says_it_waits_for_a_killed_controllers_session(
+    shell_on: ShellFactory, clock: OffsetClock
+) -> None:
+    """After `kill <controller>`, `stop`, `start` and `expire` wait for the next controller, which needs the
+    killed broker's session to expire first (18 s by default): the prompt sat silent meanwhile."""
+    shell, lines = await shell_on([1, 2, 3])
+    killed = (await shell.cluster.wait_for_controller()).controller_id
+    await shell.run_command(f"kill {killed}")
+    stopped = max(b for b in (1, 2, 3) if b != killed)
+    command = asyncio.create_task(shell.run_command(f"stop {stopped}"))
+    waiting = (f"broker {killed}, killed, holds /controller until its session expires (up to 6 s); waiting for "
+               "the next controller")
+    await wait_until(lambda: waiting in lines or command.done(), what="the stop to say what it waits for")
+    assert waiting in lines
+    clock.advance(6000)  # the killed broker's session expires; the last broker is elected
+    await asyncio.wait_for(command, 30)
+    last = next(b for b in (1, 2, 3) if b not in (killed, stopped))
+    assert lines[-1] == f"controller: broker {last}, epoch 2"
