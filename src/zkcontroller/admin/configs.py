@@ -9,14 +9,16 @@ the controller reads to elect offline partitions once ``unclean.leader.election.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 import click
 
 from zkcontroller.admin.cli import run_with_client
 from zkcontroller.admin.errors import AdminError, UnknownTopicError
-from zkcontroller.admin.topic_rules import validate_topic_configs
+from zkcontroller.admin.topic_rules import validate_topic_configs, validate_topic_name
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+from zkcontroller.zk.znodes import TopicZNode
 
 
 class InvalidConfigsError(AdminError):
@@ -37,17 +39,15 @@ def parse_add_config(text: str) -> dict[str, str]:
     return out
 
 
-async def _require_topic(zk: KafkaZkClient, topic: str) -> None:
-    if topic not in await zk.get_all_topics_in_cluster():
-        raise UnknownTopicError(f"Topic '{topic}' does not exist.")
-
-
 async def alter_topic_config(zk: KafkaZkClient, topic: str, add: dict[str, str], delete: list[str]
                              ) -> dict[str, str]:
-    """Kafka's ``AdminZkClient.changeTopicConfig`` after ConfigCommand's merge; returns the new overrides."""
-    await _require_topic(zk, topic)
+    """ConfigCommand's ZooKeeper alteration (``alterConfigWithZk``), in its order; returns the new overrides.
+
+    The deleted keys are checked against the stored overrides first, so for a topic that does not exist (no
+    overrides) a deletion fails with "Invalid config(s)"; only then does `change_topic_config` check the name,
+    the topic's existence and the values."""
     current = await zk.get_entity_configs(paths.ConfigType.TOPIC, topic)
-    missing = sorted(k for k in delete if k not in current)
+    missing = [k for k in delete if k not in current]  # Kafka's filterNot keeps the order given
     if missing:
         raise InvalidConfigsError(f"Invalid config(s): {','.join(missing)}")
     # ConfigCommand's order: `configs ++= configsToBeAdded` then `configsToBeDeleted.foreach(configs.remove)`,
@@ -55,12 +55,22 @@ async def alter_topic_config(zk: KafkaZkClient, topic: str, add: dict[str, str],
     updated = {**current, **add}
     for key in delete:
         updated.pop(key, None)
-    # changeTopicConfig validates the whole result, not just the additions: a cross-config rule
-    # (min.compaction.lag.ms <= max.compaction.lag.ms) can be broken by either side.
-    validate_topic_configs(updated)
-    await zk.set_or_create_entity_configs(paths.ConfigType.TOPIC, topic, updated)
-    await zk.create_config_change_notification(f"{paths.ConfigType.TOPIC}/{topic}")
+    await change_topic_config(zk, topic, updated)
     return updated
+
+
+async def change_topic_config(zk: KafkaZkClient, topic: str, configs: Mapping[str, str]) -> None:
+    """``AdminZkClient.changeTopicConfig``: the one place a topic's overrides are replaced.
+
+    Validates as ``validateTopicConfig`` does (name, existence, then the whole set, not just the additions: a
+    cross-config rule such as min.compaction.lag.ms <= max.compaction.lag.ms can be broken by either side),
+    writes ``/config/topics/<t>`` and the change notification brokers and the controller react to."""
+    validate_topic_name(topic)
+    if not await zk.path_exists(TopicZNode.path(topic)):
+        raise UnknownTopicError(f"Topic '{topic}' does not exist.")
+    validate_topic_configs(configs)
+    await zk.set_or_create_entity_configs(paths.ConfigType.TOPIC, topic, dict(configs))
+    await zk.create_config_change_notification(f"{paths.ConfigType.TOPIC}/{topic}")
 
 
 async def describe_topic_config(zk: KafkaZkClient, topic: str) -> dict[str, str]:
