@@ -51,7 +51,16 @@ def has_collision(topic_a: str, topic_b: str) -> bool:
 
 _JAVA_TRIM = "".join(map(chr, range(0x21)))
 """What Java's ``String.trim`` strips (every char up to U+0020), which ``ConfigDef.parseType`` applies first."""
-_JAVA_DOUBLE = re.compile(r"[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fFdD]?)", re.ASCII)
+_JAVA_DECIMAL_DOUBLE = re.compile(r"[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fFdD]?)", re.ASCII)
+"""``FloatingDecimal.readJavaFormatString``'s decimal grammar: ASCII digits, an exponent needs a digit, one type
+suffix at most, and ``NaN``/``Infinity`` spelt exactly, with no suffix."""
+_JAVA_HEX_DOUBLE = re.compile(
+    r"(?P<sign>[+-]?)0[xX](?P<mantissa>[0-9a-fA-F]+\.?|[0-9a-fA-F]*\.[0-9a-fA-F]+)"
+    r"[pP][+-]?[0-9]+[fFdD]?", re.ASCII)
+"""``FloatingDecimal.parseHexString``'s pattern: the binary exponent is required (``0x1.8`` is refused)."""
+_JAVA_INTEGER = re.compile(r"[+-]?\d+")
+r"""``Integer.parseInt``/``Long.parseLong``: one sign (``+`` too), then decimal digits — any Unicode ``Nd`` digit, as
+``Character.digit`` takes them (Python's ``\d`` and ``int`` agree); no hex, no underscores, no inner spaces."""
 _LIST_SEPARATOR = re.compile(r"\s*,\s*", re.ASCII)
 _INT_RANGE = (-(2**31), 2**31 - 1)
 _LONG_RANGE = (-(2**63), 2**63 - 1)
@@ -227,16 +236,37 @@ def _parse(name: str, kind: str, raw: str) -> object:
         raise _invalid(name, raw, "Expected value to be either true or false")
     if kind in ("INT", "LONG"):
         low, high = _INT_RANGE if kind == "INT" else _LONG_RANGE
-        if re.fullmatch(r"[+-]?[0-9]+", value) and low <= int(value) <= high:
+        if _JAVA_INTEGER.fullmatch(value) and low <= int(value) <= high:
             return int(value)
         raise _invalid(name, raw, f"Not a number of type {kind}")
     if kind == "DOUBLE":
-        if _JAVA_DOUBLE.fullmatch(value):
-            return float(value.rstrip("fFdD"))  # Java's float/double suffix; NaN and Infinity end otherwise
-        raise _invalid(name, raw, f"Not a number of type {kind}")
+        parsed = java_parse_double(value)
+        if parsed is None:
+            raise _invalid(name, raw, f"Not a number of type {kind}")
+        return parsed
     if kind == "LIST":
         return _LIST_SEPARATOR.split(value) if value else []
     return value
+
+
+def java_parse_double(text: str) -> float | None:
+    """Java's ``Double.parseDouble``, or None where it throws ``NumberFormatException``.
+
+    Python's ``float`` is more lenient (``inf``, ``1_0``, Unicode digits, no hex) and stricter (no ``1d``, no
+    hex), so the grammar is Java's and only the correctly rounded conversion is Python's (as Java's is too). A
+    type suffix does not change the precision: ``parseDouble("0.1f")`` is the double nearest 0.1."""
+    text = text.strip(_JAVA_TRIM)
+    if _JAVA_DECIMAL_DOUBLE.fullmatch(text):
+        return float(text.rstrip("fFdD"))  # float() rounds huge or tiny exponents to inf or 0, as Java does
+    hexadecimal = _JAVA_HEX_DOUBLE.fullmatch(text)
+    if hexadecimal is None:
+        return None
+    try:
+        # Rounds half to even, as parseHexString does; an exponent past an int's range (which Java gives up
+        # reading) comes out as infinity or zero here too.
+        return float.fromhex(text.rstrip("fFdD"))
+    except OverflowError:  # beyond Double.MAX_VALUE: Java's infinity
+        return -math.inf if hexadecimal["sign"] == "-" else math.inf
 
 
 def parse_topic_configs(pairs: Iterable[str]) -> dict[str, str]:
