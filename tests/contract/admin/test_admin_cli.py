@@ -116,7 +116,7 @@ async def test_explicit_assignment_and_alter(cli: Cli) -> None:
 @pytest.mark.parametrize(("args", "message"), [
     (("create", "bad/name", "--partitions", "1", "--replication-factor", "1"), "is illegal"),
     (("create", "t", "--partitions", "1", "--replication-factor", "4"),
-     "replication factor: 4 larger than available brokers: 3"),
+     "Replication factor: 4 larger than available brokers: 3."),
     (("create", "t", "--replica-assignment", "1:1"), "may not contain duplicate entries: 1"),
     (("create", "t", "--replica-assignment", "1:9"), "are not available"),
     (("create", "t", "--partitions", "1", "--replication-factor", "1", "--config", "x"), 'format "key=val"'),
