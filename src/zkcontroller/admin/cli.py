@@ -36,6 +36,7 @@ from zkcontroller.admin.errors import (
 from zkcontroller.admin.replica_assignment import RackAwareMode
 from zkcontroller.admin.topic_rules import (
     COLLISION_WARNING,
+    MESSAGE_FORMAT_WARNING,
     has_collision_chars,
     parse_replica_assignment,
     parse_topic_configs,
@@ -167,6 +168,8 @@ def create_topic(zookeeper: str, name: str, partitions: int | None, replication_
         explicit = parse_replica_assignment(replica_assignment) if replica_assignment is not None else None
     except AdminError as e:
         raise click.ClickException(str(e)) from None
+    if "message.format.version" in overrides:  # TopicCommand: once the configs are valid, before anything else
+        click.echo(MESSAGE_FORMAT_WARNING.format(overrides["message.format.version"]))
     if has_collision_chars(name):
         click.echo(COLLISION_WARNING)
     mode = RackAwareMode.DISABLED if disable_rack_aware else RackAwareMode.ENFORCED

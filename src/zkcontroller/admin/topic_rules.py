@@ -19,6 +19,10 @@ MAX_NAME_LENGTH = 249
 COLLISION_WARNING = (
     "WARNING: Due to limitations in metric names, topics with a period ('.') or underscore ('_') could collide. "
     "To avoid issues it is best to use either, but not both.")
+MESSAGE_FORMAT_WARNING = (
+    "WARNING: The configuration message.format.version={} is specified. This configuration will be ignored if "
+    "the version is newer than the inter.broker.protocol.version specified in the broker.")
+"""Printed by kafka-configs and kafka-topics whenever ``message.format.version`` is given."""
 
 _LEGAL = re.compile(r"[a-zA-Z0-9._-]+")
 
