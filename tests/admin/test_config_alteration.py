@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from zkcontroller.admin.configs import InvalidConfigsError, alter_topic_config, change_topic_config
+from zkcontroller.admin.configs import InvalidConfigsError, alter_topic_config
 from zkcontroller.admin.errors import InvalidConfigError, InvalidTopicError, UnknownTopicError
-from zkcontroller.admin.topics import TopicAdmin
+from zkcontroller.admin.topics import TopicAdmin, change_topic_config
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 

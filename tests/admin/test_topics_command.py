@@ -32,3 +32,43 @@ async def test_create_warns_of_message_format_version_once_the_configs_are_valid
 async def test_create_refusals_in_adminutils_words(cli: Cli, partitions: str, rf: str, message: str) -> None:  # noqa: F811
     result = await cli(topics, "create", "t", "--partitions", partitions, "--replication-factor", rf)
     assert (result.exit_code, result.output) == (1, f"Error: {message}\n")
+
+
+async def test_alter_refuses_an_internal_topic_before_warning(cli: Cli) -> None:  # noqa: F811
+    assert (await cli(topics, "create", "__consumer_offsets", "--partitions", "1",
+                      "--replication-factor", "1")).exit_code == 0
+    result = await cli(topics, "--alter", "--topic", "__consumer_offsets", "--partitions", "2")
+    assert (result.exit_code, result.output) == (
+        1, "Error: The number of partitions for the internal topic __consumer_offsets cannot be changed.\n")
+
+
+async def test_alter_takes_a_pattern_and_if_exists(cli: Cli) -> None:  # noqa: F811
+    for name in ("logs-a", "logs-b"):
+        assert (await cli(topics, "create", name, "--partitions", "1", "--replication-factor", "1")).exit_code == 0
+    result = await cli(topics, "--alter", "--topic", "logs-.*", "--partitions", "2")
+    assert result.exit_code == 0 and result.output.count("Adding partitions succeeded!\n") == 2
+    found = await cli.zk.get_partitions_for_topics(["logs-a", "logs-b"])
+    assert {t: len(ps) for t, ps in found.values.items()} == {"logs-a": 2, "logs-b": 2}
+    quiet = await cli(topics, "--alter", "--topic", "nope", "--partitions", "2", "--if-exists")
+    assert (quiet.exit_code, quiet.output) == (0, "")
+    loud = await cli(topics, "--alter", "--topic", "nope", "--partitions", "2")
+    assert (loud.exit_code, loud.output) == (1, "Error: Topic 'nope' does not exist as expected\n")
+
+
+async def test_alter_changes_configs_through_the_one_config_path(cli: Cli) -> None:  # noqa: F811
+    assert (await cli(topics, "create", "t", "--partitions", "1", "--replication-factor", "1",
+                      "--config", "retention.ms=5", "--config", "segment.ms=9")).exit_code == 0
+    result = await cli(topics, "--alter", "--topic", "t", "--config", "flush.ms=3",
+                       "--delete-config", "segment.ms", "--delete-config", "cleanup.policy")  # absent: no error
+    assert (result.exit_code, result.output) == (0, (
+        "WARNING: Altering topic configuration from this script has been deprecated and may be removed in future "
+        "releases.\n         Going forward, please use zkcontroller configs for this functionality\n"
+        "Updated config for topic t.\n"))
+    assert await cli.zk.get_entity_configs("topics", "t") == {"retention.ms": "5", "flush.ms": "3"}
+    assert len(await cli.zk.get_children("/config/changes")) == 1  # change_topic_config's notification
+    for args, message in [(("--delete-config", "bogus"), "Unknown topic config name: bogus"),
+                          (("--config", "flush.ms=-1"),
+                           "Invalid value -1 for configuration flush.ms: Value must be at least 0")]:
+        refused = await cli(topics, "--alter", "--topic", "t", *args)
+        assert (refused.exit_code, refused.output) == (1, f"Error: {message}\n")
+    assert await cli.zk.get_entity_configs("topics", "t") == {"retention.ms": "5", "flush.ms": "3"}

@@ -9,16 +9,15 @@ the controller reads to elect offline partitions once ``unclean.leader.election.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 
 import click
 
 from zkcontroller.admin.cli import run_with_client
-from zkcontroller.admin.errors import AdminError, UnknownTopicError
-from zkcontroller.admin.topic_rules import MESSAGE_FORMAT_WARNING, validate_topic_configs, validate_topic_name
+from zkcontroller.admin.errors import AdminError
+from zkcontroller.admin.topic_rules import MESSAGE_FORMAT_WARNING
+from zkcontroller.admin.topics import change_topic_config
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-from zkcontroller.zk.znodes import TopicZNode
 
 
 class InvalidConfigsError(AdminError):
@@ -68,20 +67,6 @@ async def alter_topic_config(zk: KafkaZkClient, topic: str, add: dict[str, str],
         updated.pop(key, None)
     await change_topic_config(zk, topic, updated)
     return updated
-
-
-async def change_topic_config(zk: KafkaZkClient, topic: str, configs: Mapping[str, str]) -> None:
-    """``AdminZkClient.changeTopicConfig``: the one place a topic's overrides are replaced.
-
-    Validates as ``validateTopicConfig`` does (name, existence, then the whole set, not just the additions: a
-    cross-config rule such as min.compaction.lag.ms <= max.compaction.lag.ms can be broken by either side),
-    writes ``/config/topics/<t>`` and the change notification brokers and the controller react to."""
-    validate_topic_name(topic)
-    if not await zk.path_exists(TopicZNode.path(topic)):
-        raise UnknownTopicError(f"Topic '{topic}' does not exist.")
-    validate_topic_configs(configs)
-    await zk.set_or_create_entity_configs(paths.ConfigType.TOPIC, topic, dict(configs))
-    await zk.create_config_change_notification(f"{paths.ConfigType.TOPIC}/{topic}")
 
 
 async def describe_topic_config(zk: KafkaZkClient, topic: str) -> dict[str, str]:

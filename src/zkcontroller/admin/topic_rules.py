@@ -212,12 +212,17 @@ TOPIC_CONFIG_RULES: Mapping[str, TopicConfigRule] = {
 so the first bad value reported is Kafka's)."""
 
 
+def validate_topic_config_names(names: Iterable[str]) -> None:
+    """``LogConfig.validateNames``: the first name that is not a topic config is refused."""
+    for name in names:
+        if name not in TOPIC_CONFIG_RULES:
+            raise InvalidConfigError(f"Unknown topic config name: {name}")
+
+
 def validate_topic_configs(configs: Mapping[str, str]) -> None:
     """Kafka's ``LogConfig.validate``: every name known, every value of its type and valid, then the one
     cross-config rule (``validateValues``: min.compaction.lag.ms not above max.compaction.lag.ms)."""
-    for name in sorted(configs):
-        if name not in TOPIC_CONFIG_RULES:
-            raise InvalidConfigError(f"Unknown topic config name: {name}")
+    validate_topic_config_names(sorted(configs))
     parsed: dict[str, object] = {}
     for name, rule in TOPIC_CONFIG_RULES.items():
         value = _parse(name, rule.type, configs[name]) if name in configs else rule.default

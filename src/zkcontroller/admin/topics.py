@@ -7,7 +7,7 @@ assignment ``/brokers/topics/<t>``; adding partitions rewrites the assignment; d
 
 Like Kafka's ``AdminZkClient.createTopicWithAssignment``, a topic's creation writes no config-change
 notification: brokers read ``/config/topics/<t>`` when they create the log. Altering a topic's configs (and
-writing the notification) is `zkcontroller.admin.configs.change_topic_config`'s alone.
+writing the notification) is `change_topic_config`'s alone.
 """
 
 from __future__ import annotations
@@ -215,6 +215,21 @@ class TopicAdmin:
             await self._zk.create_delete_topic_path(topic)
         except NodeExistsError:
             raise TopicAlreadyMarkedForDeletionError(f"topic {topic} is already marked for deletion") from None
+
+
+async def change_topic_config(zk: KafkaZkClient, topic: str, configs: Mapping[str, str]) -> None:
+    """``AdminZkClient.changeTopicConfig``: the one place a topic's overrides are replaced (``configs --alter``
+    and ``topics alter --config`` both come here).
+
+    Validates as ``validateTopicConfig`` does (name, existence, then the whole set, not just the additions: a
+    cross-config rule such as min.compaction.lag.ms <= max.compaction.lag.ms can be broken by either side),
+    writes ``/config/topics/<t>`` and the change notification brokers and the controller react to."""
+    validate_topic_name(topic)
+    if not await zk.path_exists(TopicZNode.path(topic)):
+        raise UnknownTopicError(f"Topic '{topic}' does not exist.")
+    validate_topic_configs(configs)
+    await zk.set_or_create_entity_configs(paths.ConfigType.TOPIC, topic, dict(configs))
+    await zk.create_config_change_notification(f"{paths.ConfigType.TOPIC}/{topic}")
 
 
 def _validate_new_partitions(added: Mapping[int, Sequence[int]], replication_factor: int, live: list[int]) -> None:
