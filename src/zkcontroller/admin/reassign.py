@@ -174,14 +174,19 @@ class ReassignCommand:
             raise AdminError(f"The proposed assignment contains non-existent brokerIDs: {','.join(map(str, unknown))}")
 
     async def execute(self, targets: Mapping[TopicPartition, Sequence[int]]) -> str:
-        """Validate everything, then create the znode; returns the rollback JSON (the current replicas)."""
-        if await self._zk.reassign_partitions_in_progress():
-            raise AdminError(EXISTING)
+        """Validate everything, then create the znode; returns the rollback JSON (the current replicas).
+
+        Kafka 2.8's order (``verifyReplicasAndBrokersInAssignment``, then the in-progress check): unknown
+        partitions, unknown brokers, then a reassignment already pending. Kafka prints the partitions as a Scala
+        ``List(t-7, t-8)``; we list them without the wrapper."""
         current = await self._assignments({tp.topic for tp in targets})
         unknown = [tp for tp in sorted_partitions(targets) if tp not in current]
         if unknown:
-            raise AdminError(f"Unable to find partition: {', '.join(str(tp) for tp in unknown)}")
+            raise AdminError("The proposed assignment contains non-existent partitions: "
+                             f"{', '.join(str(tp) for tp in unknown)}")
         await self._check_brokers(b for r in targets.values() for b in r)
+        if await self._zk.reassign_partitions_in_progress():
+            raise AdminError(EXISTING)
         rollback = {tp: current[tp].replicas for tp in targets}
         await self._zk.create_partition_reassignment(targets)
         return format_reassignment_json(rollback)
