@@ -72,3 +72,17 @@ async def test_alter_changes_configs_through_the_one_config_path(cli: Cli) -> No
         refused = await cli(topics, "--alter", "--topic", "t", *args)
         assert (refused.exit_code, refused.output) == (1, f"Error: {message}\n")
     assert await cli.zk.get_entity_configs("topics", "t") == {"retention.ms": "5", "flush.ms": "3"}
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--replica-assignment", "1", "--partitions", "1"),
+     'Option "[replica-assignment]" can\'t be used with option "[partitions]"'),
+    (("--replica-assignment", "1", "--replication-factor", "1"),
+     'Option "[replica-assignment]" can\'t be used with option "[replication-factor]"'),
+    (("--replication-factor", "1"), 'Missing required argument "[partitions]"'),
+    (("--partitions", "1"), 'Missing required argument "[replication-factor]"'),
+])
+async def test_create_usage_errors_in_topic_commands_words(cli: Cli, args: tuple[str, ...], message: str) -> None:  # noqa: F811
+    result = await cli(topics, "create", "t", *args)
+    assert result.exit_code == 2 and result.output.endswith(f"Error: {message}\n")
+    assert await cli.zk.get_all_topics_in_cluster() == set()

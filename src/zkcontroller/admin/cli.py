@@ -162,10 +162,13 @@ def create_topic(zookeeper: str, name: str, partitions: int | None, replication_
                  replica_assignment: str | None, configs: tuple[str, ...], disable_rack_aware: bool,
                  if_not_exists: bool, seed: int | None) -> None:
     """Create topic NAME."""
+    # TopicCommand.checkArgs' wording (joptsimple names an option "[name]")
     if replica_assignment is not None and (partitions is not None or replication_factor is not None):
-        raise click.UsageError("--replica-assignment cannot be used with --partitions or --replication-factor")
+        clash = "partitions" if partitions is not None else "replication-factor"
+        raise click.UsageError(f'Option "[replica-assignment]" can\'t be used with option "[{clash}]"')
     if replica_assignment is None and (partitions is None or replication_factor is None):
-        raise click.UsageError("--partitions and --replication-factor are required without --replica-assignment")
+        missing = "partitions" if partitions is None else "replication-factor"
+        raise click.UsageError(f'Missing required argument "[{missing}]"')
     try:
         overrides = parse_topic_configs(configs)
         explicit = parse_replica_assignment(replica_assignment) if replica_assignment is not None else None
