@@ -86,3 +86,15 @@ async def test_create_usage_errors_in_topic_commands_words(cli: Cli, args: tuple
     result = await cli(topics, "create", "t", *args)
     assert result.exit_code == 2 and result.output.endswith(f"Error: {message}\n")
     assert await cli.zk.get_all_topics_in_cluster() == set()
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--if-exists",), 'Missing required argument "[topic]"'),
+    (("--under-replicated-partitions", "--unavailable-partitions"),
+     'Option "[under-replicated-partitions]" can\'t be used with option "[unavailable-partitions]"'),
+    (("--topics-with-overrides", "--unavailable-partitions"),
+     'Option "[unavailable-partitions]" can\'t be used with option "[topics-with-overrides]"'),
+])
+async def test_describe_usage_errors_in_topic_commands_words(cli: Cli, args: tuple[str, ...], message: str) -> None:  # noqa: F811
+    result = await cli(topics, "describe", *args)
+    assert result.exit_code == 2 and result.output.endswith(f"Error: {message}\n")

@@ -273,6 +273,14 @@ def describe_topic(zookeeper: str, topic: str | None, under_replicated_partition
                    unavailable_partitions: bool, topics_with_overrides: bool, exclude_internal: bool,
                    if_exists: bool) -> None:
     """Describe topics: one line per topic, one per partition."""
+    # TopicCommand.checkArgs: --if-exists needs --topic, and the report filters exclude each other.
+    if if_exists and topic is None:
+        raise click.UsageError('Missing required argument "[topic]"')
+    given = [name for name, on in (("under-replicated-partitions", under_replicated_partitions),
+                                   ("unavailable-partitions", unavailable_partitions),
+                                   ("topics-with-overrides", topics_with_overrides)) if on]
+    if len(given) > 1:
+        raise click.UsageError(f'Option "[{given[0]}]" can\'t be used with option "[{given[1]}]"')
     filt = DescribeFilter(under_replicated_partitions, unavailable_partitions, topics_with_overrides)
 
     async def action(zk: KafkaZkClient) -> tuple[list[str], int]:
