@@ -3,7 +3,8 @@
 ``--alter`` merges ``--add-config`` into the topic's overrides and drops ``--delete-config`` keys, writes
 ``/config/topics/<t>``, then a ``/config/changes/config_change_<n>`` notification naming ``topics/<t>`` — the one
 the controller reads to elect offline partitions once ``unclean.leader.election.enable`` is true.
-``--describe`` prints the overrides as Kafka does.
+``--describe`` prints the overrides as Kafka does (every topic's when no name is given). ``--topic T`` is
+short for ``--entity-type topics --entity-name T``, as in Kafka 2.8.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import click
 
 from zkcontroller.admin.cli import run_with_client
 from zkcontroller.admin.errors import AdminError
-from zkcontroller.admin.topic_rules import MESSAGE_FORMAT_WARNING
+from zkcontroller.admin.topic_rules import JAVA_TRIM, MESSAGE_FORMAT_WARNING
 from zkcontroller.admin.topics import change_topic_config
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -27,7 +28,6 @@ class InvalidConfigsError(AdminError):
 _OUTSIDE_BRACKETS = r"(?=[^\]]*(?:\[|$))"
 """ConfigCommand's lookahead: what follows has no ``]`` before the next ``[`` or the end, so the match is not
 inside ``[...]``."""
-_JAVA_TRIM = "".join(map(chr, range(0x21)))
 
 
 def parse_add_config(text: str) -> dict[str, str]:
@@ -45,7 +45,7 @@ def parse_add_config(text: str) -> dict[str, str]:
         if len(pair) != 2:
             raise InvalidConfigsError(
                 'Invalid entity config: all configs to be added must be in the format "key=val".')
-        out[pair[0].strip(_JAVA_TRIM)] = pair[1].replace("[", "").replace("]", "").strip(_JAVA_TRIM)
+        out[pair[0].strip(JAVA_TRIM)] = pair[1].replace("[", "").replace("]", "").strip(JAVA_TRIM)
     return out
 
 

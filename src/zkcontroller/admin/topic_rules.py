@@ -53,7 +53,7 @@ def has_collision(topic_a: str, topic_b: str) -> bool:
 
 # ------------------------------------------------------------------ topic configs (LogConfig, 2.8)
 
-_JAVA_TRIM = "".join(map(chr, range(0x21)))
+JAVA_TRIM = "".join(map(chr, range(0x21)))
 """What Java's ``String.trim`` strips (every char up to U+0020), which ``ConfigDef.parseType`` applies first."""
 _JAVA_DECIMAL_DOUBLE = re.compile(r"[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fFdD]?)", re.ASCII)
 """``FloatingDecimal.readJavaFormatString``'s decimal grammar: ASCII digits, an exponent needs a digit, one type
@@ -157,9 +157,9 @@ class ThrottledReplicas:
 
     def check(self, name: str, value: object) -> None:
         assert isinstance(value, list)
-        if all(re.fullmatch(r"([0-9]+:[0-9]+)?", item.strip(_JAVA_TRIM)) for item in value):
+        if all(re.fullmatch(r"([0-9]+:[0-9]+)?", item.strip(JAVA_TRIM)) for item in value):
             return
-        if "".join(value).strip(_JAVA_TRIM) == "*":  # Scala's mkString: no separator, so "*," passes too
+        if "".join(value).strip(JAVA_TRIM) == "*":  # Scala's mkString: no separator, so "*," passes too
             return
         raise _invalid(name, f"[{', '.join(value)}]",  # a Java List's toString
                        f"{name} must be the literal '*' or a list of replicas in the following format: "
@@ -238,7 +238,7 @@ def validate_topic_configs(configs: Mapping[str, str]) -> None:
 
 def _parse(name: str, kind: str, raw: str) -> object:
     """``ConfigDef.parseType`` for a string value; a failure shows the value as given, untrimmed."""
-    value = raw.strip(_JAVA_TRIM)
+    value = raw.strip(JAVA_TRIM)
     if kind == "BOOLEAN":
         if value.lower() in ("true", "false"):
             return value.lower() == "true"
@@ -264,7 +264,7 @@ def java_parse_double(text: str) -> float | None:
     Python's ``float`` is more lenient (``inf``, ``1_0``, Unicode digits, no hex) and stricter (no ``1d``, no
     hex), so the grammar is Java's and only the correctly rounded conversion is Python's (as Java's is too). A
     type suffix does not change the precision: ``parseDouble("0.1f")`` is the double nearest 0.1."""
-    text = text.strip(_JAVA_TRIM)
+    text = text.strip(JAVA_TRIM)
     if _JAVA_DECIMAL_DOUBLE.fullmatch(text):
         return float(text.rstrip("fFdD"))  # float() rounds huge or tiny exponents to inf or 0, as Java does
     hexadecimal = _JAVA_HEX_DOUBLE.fullmatch(text)
