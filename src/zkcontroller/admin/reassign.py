@@ -17,7 +17,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from zkcontroller.admin.errors import AdminError
-from zkcontroller.admin.replica_assignment import BrokerMetadata, assign_replicas_to_brokers
+from zkcontroller.admin.replica_assignment import (
+    BrokerMetadata,
+    RackAwareMode,
+    assign_replicas_to_brokers,
+    broker_metadatas_for,
+)
 from zkcontroller.model import Broker, ReplicaAssignment, TopicPartition, sorted_partitions
 from zkcontroller.protocol.wire.metadata_client import MetadataUnavailableError, partition_replicas
 from zkcontroller.zk.fencing import NO_FENCING
@@ -146,8 +151,12 @@ class ReassignCommand:
             raise AdminError(f"Cannot read the assignment at {path}: {error.reason}")
         return dict(read.values)
 
-    async def generate(self, topics: Sequence[str], brokers: Sequence[int]) -> tuple[str, str]:
-        """(current, proposed) JSON: each topic's partitions re-placed on ``brokers`` with its replication."""
+    async def generate(self, topics: Sequence[str], brokers: Sequence[int], *, rack_aware: bool = True
+                       ) -> tuple[str, str]:
+        """(current, proposed) JSON: each topic's partitions re-placed on ``brokers`` with its replication.
+
+        As Kafka's ``getBrokerMetadatas(Enforced or Disabled, brokers)``: the registered racks of the brokers
+        named are used unless ``rack_aware`` is off, and only some of them having a rack is an error then."""
         current = await self._assignments(topics)
         missing = sorted(set(topics) - {tp.topic for tp in current})
         if missing:
@@ -155,7 +164,10 @@ class ReassignCommand:
                              f"{'do' if len(missing) > 1 else 'does'} not exist")
         await self._check_brokers(brokers)
         proposed: dict[TopicPartition, tuple[int, ...]] = {}
-        metadata = [BrokerMetadata(b) for b in sorted(brokers)]
+        registered = (await self._zk.get_all_brokers_and_epochs()).values.values()
+        metadata = broker_metadatas_for(
+            (BrokerMetadata(r.broker.id, r.broker.rack) for r in registered if r.broker.id in set(brokers)),
+            RackAwareMode.ENFORCED if rack_aware else RackAwareMode.DISABLED)
         for topic in topics:
             parts = {tp: a for tp, a in current.items() if tp.topic == topic}
             rf = len(next(iter(parts.values())).target_replicas)
