@@ -23,10 +23,12 @@ from zkcontroller.admin.replica_assignment import (
     assign_replicas_to_brokers,
     broker_metadatas_for,
 )
+from zkcontroller.admin.topics import change_topic_config
 from zkcontroller.model import Broker, ReplicaAssignment, TopicPartition, sorted_partitions
 from zkcontroller.protocol.wire.metadata_client import MetadataUnavailableError, partition_replicas
 from zkcontroller.zk.fencing import NO_FENCING
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+from zkcontroller.zk.paths import ConfigType
 
 ROLLBACK_NOTE = "Save this to use as the --reassignment-json-file option during rollback"
 EXISTING = ("Cannot execute because there is an existing partition assignment. Use --additional to override this "
@@ -136,6 +138,13 @@ class PartitionStatus:
     message: str
 
 
+TOPIC_THROTTLES = ("leader.replication.throttled.replicas", "follower.replication.throttled.replicas")
+"""The topic configs a reassignment's throttle sets (ReassignPartitionsCommand.topicLevelThrottles)."""
+BROKER_THROTTLES = ("leader.replication.throttled.rate", "follower.replication.throttled.rate",
+                    "replica.alter.log.dirs.io.max.bytes.per.second")
+"""The broker configs a reassignment's throttle sets (ReassignPartitionsCommand.brokerLevelThrottles)."""
+
+
 class ReassignCommand:
     """What the CLI does, over one `KafkaZkClient` (tests run it against both backends)."""
 
@@ -218,6 +227,25 @@ class ReassignCommand:
             await self._zk.create_partition_reassignment(
                 {**{tp: r for tp, r in pending.items() if tp not in moving}, **moving})
         return sorted_partitions(moving)
+
+    async def clear_throttles(self, targets: Mapping[TopicPartition, Sequence[int]]) -> tuple[list[int], list[str]]:
+        """Kafka's ``clearAllThrottles`` (ZooKeeper), run by ``--verify`` once no reassignment is pending: drop
+        the throttle configs of every registered or target broker and of every target topic, rewriting (and
+        notifying) only an entity that had one. Returns the brokers and topics it looked at."""
+        brokers = sorted(set(await self._zk.get_sorted_broker_list()) | {b for r in targets.values() for b in r})
+        for broker in brokers:
+            found = await self._zk.get_entity_configs(ConfigType.BROKER, str(broker))
+            kept = {k: v for k, v in found.items() if k not in BROKER_THROTTLES}
+            if kept != found:  # AdminZkClient.changeBrokerConfig: the write, then the notification
+                await self._zk.set_or_create_entity_configs(ConfigType.BROKER, str(broker), kept)
+                await self._zk.create_config_change_notification(f"{ConfigType.BROKER}/{broker}")
+        topics = sorted({tp.topic for tp in targets})
+        for topic in topics:
+            found = await self._zk.get_entity_configs(ConfigType.TOPIC, topic)
+            kept = {k: v for k, v in found.items() if k not in TOPIC_THROTTLES}
+            if kept != found:
+                await change_topic_config(self._zk, topic, kept)
+        return brokers, topics
 
     async def list(self) -> dict[TopicPartition, ReplicaAssignment]:
         topics = await self._zk.get_all_topics_in_cluster()
