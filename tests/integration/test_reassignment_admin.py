@@ -119,7 +119,7 @@ async def test_invalid_input_is_refused_and_changes_nothing(
     await cluster.wait_for_controller()
     await create_topic(admin, "t", {0: [1, 2]})
     command = ReassignCommand(admin, random.Random(7))
-    with pytest.raises(AdminError, match="Unable to find partition: t-7"):
+    with pytest.raises(AdminError, match="non-existent partitions: t-7"):
         await command.execute({TopicPartition("t", 7): (1, 2)})
     with pytest.raises(AdminError, match="non-existent brokerIDs: 9"):
         await command.execute({TopicPartition("t", 0): (1, 9)})

@@ -29,24 +29,28 @@ from zkcontroller.admin.describe import (
 )
 from zkcontroller.admin.errors import (
     AdminError,
+    InvalidPartitionsError,
     TopicAlreadyMarkedForDeletionError,
     TopicExistsError,
-    UnknownTopicError,
 )
 from zkcontroller.admin.replica_assignment import RackAwareMode
 from zkcontroller.admin.topic_rules import (
     COLLISION_WARNING,
+    MESSAGE_FORMAT_WARNING,
     has_collision_chars,
     parse_replica_assignment,
     parse_topic_configs,
+    validate_topic_config_names,
 )
-from zkcontroller.admin.topics import TopicAdmin
+from zkcontroller.admin.topics import TopicAdmin, change_topic_config
 from zkcontroller.coordination.connect import make_backend
 from zkcontroller.coordination.errors import ConnectionLossError, ZkError
 from zkcontroller.coordination.kazoo_backend import ChrootMissingError
+from zkcontroller.model import is_internal
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.errors import KafkaZkError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+from zkcontroller.zk.paths import ConfigType
 
 T = TypeVar("T")
 
@@ -158,15 +162,20 @@ def create_topic(zookeeper: str, name: str, partitions: int | None, replication_
                  replica_assignment: str | None, configs: tuple[str, ...], disable_rack_aware: bool,
                  if_not_exists: bool, seed: int | None) -> None:
     """Create topic NAME."""
+    # TopicCommand.checkArgs' wording (joptsimple names an option "[name]")
     if replica_assignment is not None and (partitions is not None or replication_factor is not None):
-        raise click.UsageError("--replica-assignment cannot be used with --partitions or --replication-factor")
+        clash = "partitions" if partitions is not None else "replication-factor"
+        raise click.UsageError(f'Option "[replica-assignment]" can\'t be used with option "[{clash}]"')
     if replica_assignment is None and (partitions is None or replication_factor is None):
-        raise click.UsageError("--partitions and --replication-factor are required without --replica-assignment")
+        missing = "partitions" if partitions is None else "replication-factor"
+        raise click.UsageError(f'Missing required argument "[{missing}]"')
     try:
         overrides = parse_topic_configs(configs)
         explicit = parse_replica_assignment(replica_assignment) if replica_assignment is not None else None
     except AdminError as e:
         raise click.ClickException(str(e)) from None
+    if "message.format.version" in overrides:  # TopicCommand: once the configs are valid, before anything else
+        click.echo(MESSAGE_FORMAT_WARNING.format(overrides["message.format.version"]))
     if has_collision_chars(name):
         click.echo(COLLISION_WARNING)
     mode = RackAwareMode.DISABLED if disable_rack_aware else RackAwareMode.ENFORCED
@@ -189,34 +198,67 @@ def create_topic(zookeeper: str, name: str, partitions: int | None, replication_
         click.echo(f"Created topic {name}.")
 
 
+CONFIG_ALTERATION_WARNING = (
+    "WARNING: Altering topic configuration from this script has been deprecated and may be removed in future "
+    "releases.\n         Going forward, please use zkcontroller configs for this functionality")
+"""TopicCommand's notice, naming our configs command where Kafka names kafka-configs.sh."""
+
+
 @topics.command("alter")
 @zookeeper_option
 @click.argument("name")
-@click.option("--partitions", type=int, required=True, help="The new (larger) number of partitions.")
+@click.option("--partitions", type=int, help="The new (larger) number of partitions.")
 @click.option("--replica-assignment", metavar="B:B,B:B,...",
               help="Placement of all partitions; the lists past the current count place the new ones.")
+@click.option("--config", "configs", multiple=True, metavar="KEY=VALUE",
+              help="A config override to add or change (deprecated in Kafka: prefer `zkcontroller configs`).")
+@click.option("--delete-config", "deleted", multiple=True, metavar="KEY", help="A config override to remove.")
+@click.option("--if-exists", is_flag=True, help="No error if NAME matches no topic.")
 @click.option("--disable-rack-aware", is_flag=True)
 @click.option("--seed", type=int, help="Seed the replica placement.")
-def alter_topic(zookeeper: str, name: str, partitions: int, replica_assignment: str | None,
-                disable_rack_aware: bool, seed: int | None) -> None:
-    """Add partitions to topic NAME."""
+def alter_topic(zookeeper: str, name: str, partitions: int | None, replica_assignment: str | None,
+                configs: tuple[str, ...], deleted: tuple[str, ...], if_exists: bool, disable_rack_aware: bool,
+                seed: int | None) -> None:
+    """Add partitions to, or change the configs of, the topics NAME matches (a regular expression, commas
+    meaning "or", as kafka-topics' ``--alter --topic``)."""
+    if partitions is None and not configs and not deleted:
+        raise click.UsageError("--alter needs --partitions, --config or --delete-config")
+    if replica_assignment is not None and partitions is None:
+        raise click.UsageError("--replica-assignment needs --partitions")
     try:
         explicit = parse_replica_assignment(replica_assignment) if replica_assignment else None
+        overrides = parse_topic_configs(configs)
+        to_delete = [key.strip() for key in deleted]
+        validate_topic_config_names(to_delete)
     except AdminError as e:
         raise click.ClickException(str(e)) from None
+    if "message.format.version" in overrides:
+        click.echo(MESSAGE_FORMAT_WARNING.format(overrides["message.format.version"]))
     mode = RackAwareMode.DISABLED if disable_rack_aware else RackAwareMode.ENFORCED
 
     async def action(zk: KafkaZkClient) -> None:
-        existing = (await zk.get_partitions_for_topics([name])).values.get(name)
-        if not existing:
-            raise UnknownTopicError(f"Topic '{name}' does not exist as expected")
-        click.echo("WARNING: If partitions are increased for a topic that has a key, the partition logic or "
-                   "ordering of the messages will be affected")
-        new = None if explicit is None else [explicit[p] for p in sorted(explicit) if p >= len(existing)]
-        await TopicAdmin(zk, _rng(seed)).add_partitions(name, partitions, new, rack_aware_mode=mode)
+        # TopicCommand's ZooKeeper alterTopic: each matching topic in turn, configs first, then partitions.
+        for topic in await select_topics(zk, name, must_exist=not if_exists):
+            if configs or deleted:
+                click.echo(CONFIG_ALTERATION_WARNING)
+                updated = {**await zk.get_entity_configs(ConfigType.TOPIC, topic), **overrides}
+                for key in to_delete:  # unlike configs --alter, an absent key is no error here
+                    updated.pop(key, None)
+                await change_topic_config(zk, topic, updated)
+                click.echo(f"Updated config for topic {topic}.")
+            if partitions is None:
+                continue
+            if is_internal(topic):  # before the warning, as Kafka
+                raise InvalidPartitionsError(
+                    f"The number of partitions for the internal topic {topic} cannot be changed.")
+            click.echo("WARNING: If partitions are increased for a topic that has a key, the partition logic or "
+                       "ordering of the messages will be affected")
+            existing = (await zk.get_partitions_for_topics([topic])).values.get(topic) or []
+            new = None if explicit is None else [explicit[p] for p in sorted(explicit) if p >= len(existing)]
+            await TopicAdmin(zk, _rng(seed)).add_partitions(topic, partitions, new or None, rack_aware_mode=mode)
+            click.echo("Adding partitions succeeded!")
 
     run_with_client(zookeeper, action)
-    click.echo("Adding partitions succeeded!")
 
 
 @topics.command("describe")
@@ -231,6 +273,14 @@ def describe_topic(zookeeper: str, topic: str | None, under_replicated_partition
                    unavailable_partitions: bool, topics_with_overrides: bool, exclude_internal: bool,
                    if_exists: bool) -> None:
     """Describe topics: one line per topic, one per partition."""
+    # TopicCommand.checkArgs: --if-exists needs --topic, and the report filters exclude each other.
+    if if_exists and topic is None:
+        raise click.UsageError('Missing required argument "[topic]"')
+    given = [name for name, on in (("under-replicated-partitions", under_replicated_partitions),
+                                   ("unavailable-partitions", unavailable_partitions),
+                                   ("topics-with-overrides", topics_with_overrides)) if on]
+    if len(given) > 1:
+        raise click.UsageError(f'Option "[{given[0]}]" can\'t be used with option "[{given[1]}]"')
     filt = DescribeFilter(under_replicated_partitions, unavailable_partitions, topics_with_overrides)
 
     async def action(zk: KafkaZkClient) -> tuple[list[str], int]:

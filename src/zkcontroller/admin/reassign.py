@@ -17,11 +17,18 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from zkcontroller.admin.errors import AdminError
-from zkcontroller.admin.replica_assignment import BrokerMetadata, assign_replicas_to_brokers
+from zkcontroller.admin.replica_assignment import (
+    BrokerMetadata,
+    RackAwareMode,
+    assign_replicas_to_brokers,
+    broker_metadatas_for,
+)
+from zkcontroller.admin.topics import change_topic_config
 from zkcontroller.model import Broker, ReplicaAssignment, TopicPartition, sorted_partitions
 from zkcontroller.protocol.wire.metadata_client import MetadataUnavailableError, partition_replicas
 from zkcontroller.zk.fencing import NO_FENCING
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+from zkcontroller.zk.paths import ConfigType
 
 ROLLBACK_NOTE = "Save this to use as the --reassignment-json-file option during rollback"
 EXISTING = ("Cannot execute because there is an existing partition assignment. Use --additional to override this "
@@ -131,6 +138,13 @@ class PartitionStatus:
     message: str
 
 
+TOPIC_THROTTLES = ("leader.replication.throttled.replicas", "follower.replication.throttled.replicas")
+"""The topic configs a reassignment's throttle sets (ReassignPartitionsCommand.topicLevelThrottles)."""
+BROKER_THROTTLES = ("leader.replication.throttled.rate", "follower.replication.throttled.rate",
+                    "replica.alter.log.dirs.io.max.bytes.per.second")
+"""The broker configs a reassignment's throttle sets (ReassignPartitionsCommand.brokerLevelThrottles)."""
+
+
 class ReassignCommand:
     """What the CLI does, over one `KafkaZkClient` (tests run it against both backends)."""
 
@@ -146,8 +160,12 @@ class ReassignCommand:
             raise AdminError(f"Cannot read the assignment at {path}: {error.reason}")
         return dict(read.values)
 
-    async def generate(self, topics: Sequence[str], brokers: Sequence[int]) -> tuple[str, str]:
-        """(current, proposed) JSON: each topic's partitions re-placed on ``brokers`` with its replication."""
+    async def generate(self, topics: Sequence[str], brokers: Sequence[int], *, rack_aware: bool = True
+                       ) -> tuple[str, str]:
+        """(current, proposed) JSON: each topic's partitions re-placed on ``brokers`` with its replication.
+
+        As Kafka's ``getBrokerMetadatas(Enforced or Disabled, brokers)``: the registered racks of the brokers
+        named are used unless ``rack_aware`` is off, and only some of them having a rack is an error then."""
         current = await self._assignments(topics)
         missing = sorted(set(topics) - {tp.topic for tp in current})
         if missing:
@@ -155,7 +173,10 @@ class ReassignCommand:
                              f"{'do' if len(missing) > 1 else 'does'} not exist")
         await self._check_brokers(brokers)
         proposed: dict[TopicPartition, tuple[int, ...]] = {}
-        metadata = [BrokerMetadata(b) for b in sorted(brokers)]
+        registered = (await self._zk.get_all_brokers_and_epochs()).values.values()
+        metadata = broker_metadatas_for(
+            (BrokerMetadata(r.broker.id, r.broker.rack) for r in registered if r.broker.id in set(brokers)),
+            RackAwareMode.ENFORCED if rack_aware else RackAwareMode.DISABLED)
         for topic in topics:
             parts = {tp: a for tp, a in current.items() if tp.topic == topic}
             rf = len(next(iter(parts.values())).target_replicas)
@@ -174,14 +195,19 @@ class ReassignCommand:
             raise AdminError(f"The proposed assignment contains non-existent brokerIDs: {','.join(map(str, unknown))}")
 
     async def execute(self, targets: Mapping[TopicPartition, Sequence[int]]) -> str:
-        """Validate everything, then create the znode; returns the rollback JSON (the current replicas)."""
-        if await self._zk.reassign_partitions_in_progress():
-            raise AdminError(EXISTING)
+        """Validate everything, then create the znode; returns the rollback JSON (the current replicas).
+
+        Kafka 2.8's order (``verifyReplicasAndBrokersInAssignment``, then the in-progress check): unknown
+        partitions, unknown brokers, then a reassignment already pending. Kafka prints the partitions as a Scala
+        ``List(t-7, t-8)``; we list them without the wrapper."""
         current = await self._assignments({tp.topic for tp in targets})
         unknown = [tp for tp in sorted_partitions(targets) if tp not in current]
         if unknown:
-            raise AdminError(f"Unable to find partition: {', '.join(str(tp) for tp in unknown)}")
+            raise AdminError("The proposed assignment contains non-existent partitions: "
+                             f"{', '.join(str(tp) for tp in unknown)}")
         await self._check_brokers(b for r in targets.values() for b in r)
+        if await self._zk.reassign_partitions_in_progress():
+            raise AdminError(EXISTING)
         rollback = {tp: current[tp].replicas for tp in targets}
         await self._zk.create_partition_reassignment(targets)
         return format_reassignment_json(rollback)
@@ -201,6 +227,25 @@ class ReassignCommand:
             await self._zk.create_partition_reassignment(
                 {**{tp: r for tp, r in pending.items() if tp not in moving}, **moving})
         return sorted_partitions(moving)
+
+    async def clear_throttles(self, targets: Mapping[TopicPartition, Sequence[int]]) -> tuple[list[int], list[str]]:
+        """Kafka's ``clearAllThrottles`` (ZooKeeper), run by ``--verify`` once no reassignment is pending: drop
+        the throttle configs of every registered or target broker and of every target topic, rewriting (and
+        notifying) only an entity that had one. Returns the brokers and topics it looked at."""
+        brokers = sorted(set(await self._zk.get_sorted_broker_list()) | {b for r in targets.values() for b in r})
+        for broker in brokers:
+            found = await self._zk.get_entity_configs(ConfigType.BROKER, str(broker))
+            kept = {k: v for k, v in found.items() if k not in BROKER_THROTTLES}
+            if kept != found:  # AdminZkClient.changeBrokerConfig: the write, then the notification
+                await self._zk.set_or_create_entity_configs(ConfigType.BROKER, str(broker), kept)
+                await self._zk.create_config_change_notification(f"{ConfigType.BROKER}/{broker}")
+        topics = sorted({tp.topic for tp in targets})
+        for topic in topics:
+            found = await self._zk.get_entity_configs(ConfigType.TOPIC, topic)
+            kept = {k: v for k, v in found.items() if k not in TOPIC_THROTTLES}
+            if kept != found:
+                await change_topic_config(self._zk, topic, kept)
+        return brokers, topics
 
     async def list(self) -> dict[TopicPartition, ReplicaAssignment]:
         topics = await self._zk.get_all_topics_in_cluster()

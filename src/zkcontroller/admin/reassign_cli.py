@@ -65,14 +65,18 @@ def _show_progress(statuses: list[PartitionStatus]) -> None:
 @click.option("--list", "list_", is_flag=True, help="List the partitions being reassigned.")
 @click.option("--topics-to-move-json-file", type=click.Path(dir_okay=False))
 @click.option("--broker-list", help="Comma-separated broker ids to move the topics to (--generate).")
+@click.option("--disable-rack-aware", is_flag=True, help="--generate: place replicas without rack information.")
 @click.option("--reassignment-json-file", type=click.Path(dir_okay=False))
 @click.option("--wait-ms", type=click.IntRange(min=0), default=0, help="--execute: wait this long for completion.")
+@click.option("--preserve-throttles", is_flag=True,
+              help="--verify: leave the reassignment throttle configs in place once it is complete.")
 @click.option("--check-brokers", is_flag=True,
               help="--verify: also ask every broker (Metadata over Kafka's protocol, 5 s each) that it lists the "
                    "target replicas.")
 def reassign(zookeeper: str, generate: bool, execute: bool, verify: bool, cancel: bool, list_: bool,
-             topics_to_move_json_file: str | None, broker_list: str | None, reassignment_json_file: str | None,
-             wait_ms: int, check_brokers: bool) -> None:
+             topics_to_move_json_file: str | None, broker_list: str | None, disable_rack_aware: bool,
+             reassignment_json_file: str | None, wait_ms: int, preserve_throttles: bool, check_brokers: bool
+             ) -> None:
     """Move partition replicas between brokers (kafka-reassign-partitions.sh --zookeeper)."""
     # Separate flags, not one shared destination: with that, `--verify --execute` silently ran the last one.
     chosen = [name for name, given in (("generate", generate), ("execute", execute), ("verify", verify),
@@ -88,7 +92,8 @@ def reassign(zookeeper: str, generate: bool, execute: bool, verify: bool, cancel
             if broker_list is None:
                 raise click.UsageError("--broker-list is required with --generate")
             brokers = parse_broker_list(broker_list)
-            current, proposed = run_with_client(zookeeper, lambda zk: ReassignCommand(zk).generate(topics, brokers))
+            current, proposed = run_with_client(zookeeper, lambda zk: ReassignCommand(zk).generate(
+                topics, brokers, rack_aware=not disable_rack_aware))
             click.echo(f"Current partition replica assignment\n{current}\n")
             click.echo(f"Proposed partition reassignment configuration\n{proposed}")
             return
@@ -117,19 +122,26 @@ def reassign(zookeeper: str, generate: bool, execute: bool, verify: bool, cancel
                     break
                 time.sleep(0.2)  # the process edge: a CLI polling ZooKeeper
     elif action == "verify":
-        async def verify_all(zk: KafkaZkClient) -> tuple[list[PartitionStatus], str | None]:
+        async def verify_all(zk: KafkaZkClient) -> tuple[list[PartitionStatus], str | None, bool]:
             command = ReassignCommand(zk)
             if not check_brokers:  # Kafka's: ZooKeeper alone (brokers need not be reachable from here)
-                return await command.verify(targets), None
-            views = await command.broker_views({tp.topic for tp in targets})
-            return await command.verify(targets, views), unreachable_brokers_line(views)
+                statuses, unreachable = await command.verify(targets), None
+            else:
+                views = await command.broker_views({tp.topic for tp in targets})
+                statuses, unreachable = await command.verify(targets, views), unreachable_brokers_line(views)
+            return statuses, unreachable, await zk.reassign_partitions_in_progress()
 
-        statuses, unreachable = run_with_client(zookeeper, verify_all)
+        statuses, unreachable, pending = run_with_client(zookeeper, verify_all)
         click.echo("Status of partition reassignment:")
         for s in statuses:
             click.echo(s.message)
         if unreachable:
             click.echo(unreachable)
+        if not pending and not preserve_throttles:  # Kafka: once no reassignment at all is pending
+            brokers, topics = run_with_client(zookeeper, lambda zk: ReassignCommand(zk).clear_throttles(targets))
+            click.echo(f"Clearing broker-level throttles on broker{'' if len(brokers) == 1 else 's'} "
+                       f"{','.join(map(str, brokers))}")
+            click.echo(f"Clearing topic-level throttles on topic{'' if len(topics) == 1 else 's'} {','.join(topics)}")
         _show_progress(statuses)
     else:  # cancel
         async def cancel_all(zk: KafkaZkClient):

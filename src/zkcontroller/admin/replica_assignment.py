@@ -74,19 +74,19 @@ def assign_replicas_to_brokers(
     adding partitions to a topic).
     """
     if n_partitions <= 0:
-        raise InvalidPartitionsError("number of partitions must be larger than 0")
+        raise InvalidPartitionsError("Number of partitions must be larger than 0.")
     if replication_factor <= 0:
-        raise InvalidReplicationFactorError("replication factor must be larger than 0")
+        raise InvalidReplicationFactorError("Replication factor must be larger than 0.")
     if replication_factor > len(brokers):
         raise InvalidReplicationFactorError(
-            f"replication factor: {replication_factor} larger than available brokers: {len(brokers)}")
+            f"Replication factor: {replication_factor} larger than available brokers: {len(brokers)}.")
     if fixed_start_index < 0 and rng is None:
         raise ValueError("a random source is needed unless fixed_start_index is given")
     if all(b.rack is None for b in brokers):
         return _assign_rack_unaware(n_partitions, replication_factor, [b.id for b in brokers],
                                     fixed_start_index, start_partition_id, rng)
     if any(b.rack is None for b in brokers):
-        raise AdminOperationError("Not all brokers have rack information for replica rack aware assignment")
+        raise AdminOperationError("Not all brokers have rack information for replica rack aware assignment.")
     racks = {b.id: b.rack for b in brokers if b.rack is not None}
     return _assign_rack_aware(n_partitions, replication_factor, racks, fixed_start_index, start_partition_id, rng)
 

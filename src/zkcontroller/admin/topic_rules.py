@@ -19,6 +19,10 @@ MAX_NAME_LENGTH = 249
 COLLISION_WARNING = (
     "WARNING: Due to limitations in metric names, topics with a period ('.') or underscore ('_') could collide. "
     "To avoid issues it is best to use either, but not both.")
+MESSAGE_FORMAT_WARNING = (
+    "WARNING: The configuration message.format.version={} is specified. This configuration will be ignored if "
+    "the version is newer than the inter.broker.protocol.version specified in the broker.")
+"""Printed by kafka-configs and kafka-topics whenever ``message.format.version`` is given."""
 
 _LEGAL = re.compile(r"[a-zA-Z0-9._-]+")
 
@@ -49,9 +53,18 @@ def has_collision(topic_a: str, topic_b: str) -> bool:
 
 # ------------------------------------------------------------------ topic configs (LogConfig, 2.8)
 
-_JAVA_TRIM = "".join(map(chr, range(0x21)))
+JAVA_TRIM = "".join(map(chr, range(0x21)))
 """What Java's ``String.trim`` strips (every char up to U+0020), which ``ConfigDef.parseType`` applies first."""
-_JAVA_DOUBLE = re.compile(r"[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fFdD]?)", re.ASCII)
+_JAVA_DECIMAL_DOUBLE = re.compile(r"[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fFdD]?)", re.ASCII)
+"""``FloatingDecimal.readJavaFormatString``'s decimal grammar: ASCII digits, an exponent needs a digit, one type
+suffix at most, and ``NaN``/``Infinity`` spelt exactly, with no suffix."""
+_JAVA_HEX_DOUBLE = re.compile(
+    r"(?P<sign>[+-]?)0[xX](?P<mantissa>[0-9a-fA-F]+\.?|[0-9a-fA-F]*\.[0-9a-fA-F]+)"
+    r"[pP][+-]?[0-9]+[fFdD]?", re.ASCII)
+"""``FloatingDecimal.parseHexString``'s pattern: the binary exponent is required (``0x1.8`` is refused)."""
+_JAVA_INTEGER = re.compile(r"[+-]?\d+")
+r"""``Integer.parseInt``/``Long.parseLong``: one sign (``+`` too), then decimal digits — any Unicode ``Nd`` digit, as
+``Character.digit`` takes them (Python's ``\d`` and ``int`` agree); no hex, no underscores, no inner spaces."""
 _LIST_SEPARATOR = re.compile(r"\s*,\s*", re.ASCII)
 _INT_RANGE = (-(2**31), 2**31 - 1)
 _LONG_RANGE = (-(2**63), 2**63 - 1)
@@ -144,9 +157,9 @@ class ThrottledReplicas:
 
     def check(self, name: str, value: object) -> None:
         assert isinstance(value, list)
-        if all(re.fullmatch(r"([0-9]+:[0-9]+)?", item.strip(_JAVA_TRIM)) for item in value):
+        if all(re.fullmatch(r"([0-9]+:[0-9]+)?", item.strip(JAVA_TRIM)) for item in value):
             return
-        if "".join(value).strip(_JAVA_TRIM) == "*":  # Scala's mkString: no separator, so "*," passes too
+        if "".join(value).strip(JAVA_TRIM) == "*":  # Scala's mkString: no separator, so "*," passes too
             return
         raise _invalid(name, f"[{', '.join(value)}]",  # a Java List's toString
                        f"{name} must be the literal '*' or a list of replicas in the following format: "
@@ -199,12 +212,17 @@ TOPIC_CONFIG_RULES: Mapping[str, TopicConfigRule] = {
 so the first bad value reported is Kafka's)."""
 
 
+def validate_topic_config_names(names: Iterable[str]) -> None:
+    """``LogConfig.validateNames``: the first name that is not a topic config is refused."""
+    for name in names:
+        if name not in TOPIC_CONFIG_RULES:
+            raise InvalidConfigError(f"Unknown topic config name: {name}")
+
+
 def validate_topic_configs(configs: Mapping[str, str]) -> None:
     """Kafka's ``LogConfig.validate``: every name known, every value of its type and valid, then the one
     cross-config rule (``validateValues``: min.compaction.lag.ms not above max.compaction.lag.ms)."""
-    for name in sorted(configs):
-        if name not in TOPIC_CONFIG_RULES:
-            raise InvalidConfigError(f"Unknown topic config name: {name}")
+    validate_topic_config_names(sorted(configs))
     parsed: dict[str, object] = {}
     for name, rule in TOPIC_CONFIG_RULES.items():
         value = _parse(name, rule.type, configs[name]) if name in configs else rule.default
@@ -220,23 +238,44 @@ def validate_topic_configs(configs: Mapping[str, str]) -> None:
 
 def _parse(name: str, kind: str, raw: str) -> object:
     """``ConfigDef.parseType`` for a string value; a failure shows the value as given, untrimmed."""
-    value = raw.strip(_JAVA_TRIM)
+    value = raw.strip(JAVA_TRIM)
     if kind == "BOOLEAN":
         if value.lower() in ("true", "false"):
             return value.lower() == "true"
         raise _invalid(name, raw, "Expected value to be either true or false")
     if kind in ("INT", "LONG"):
         low, high = _INT_RANGE if kind == "INT" else _LONG_RANGE
-        if re.fullmatch(r"[+-]?[0-9]+", value) and low <= int(value) <= high:
+        if _JAVA_INTEGER.fullmatch(value) and low <= int(value) <= high:
             return int(value)
         raise _invalid(name, raw, f"Not a number of type {kind}")
     if kind == "DOUBLE":
-        if _JAVA_DOUBLE.fullmatch(value):
-            return float(value.rstrip("fFdD"))  # Java's float/double suffix; NaN and Infinity end otherwise
-        raise _invalid(name, raw, f"Not a number of type {kind}")
+        parsed = java_parse_double(value)
+        if parsed is None:
+            raise _invalid(name, raw, f"Not a number of type {kind}")
+        return parsed
     if kind == "LIST":
         return _LIST_SEPARATOR.split(value) if value else []
     return value
+
+
+def java_parse_double(text: str) -> float | None:
+    """Java's ``Double.parseDouble``, or None where it throws ``NumberFormatException``.
+
+    Python's ``float`` is more lenient (``inf``, ``1_0``, Unicode digits, no hex) and stricter (no ``1d``, no
+    hex), so the grammar is Java's and only the correctly rounded conversion is Python's (as Java's is too). A
+    type suffix does not change the precision: ``parseDouble("0.1f")`` is the double nearest 0.1."""
+    text = text.strip(JAVA_TRIM)
+    if _JAVA_DECIMAL_DOUBLE.fullmatch(text):
+        return float(text.rstrip("fFdD"))  # float() rounds huge or tiny exponents to inf or 0, as Java does
+    hexadecimal = _JAVA_HEX_DOUBLE.fullmatch(text)
+    if hexadecimal is None:
+        return None
+    try:
+        # Rounds half to even, as parseHexString does; an exponent past an int's range (which Java gives up
+        # reading) comes out as infinity or zero here too.
+        return float.fromhex(text.rstrip("fFdD"))
+    except OverflowError:  # beyond Double.MAX_VALUE: Java's infinity
+        return -math.inf if hexadecimal["sign"] == "-" else math.inf
 
 
 def parse_topic_configs(pairs: Iterable[str]) -> dict[str, str]:

@@ -6,8 +6,8 @@ assignment ``/brokers/topics/<t>``; adding partitions rewrites the assignment; d
 ``/admin/delete_topics/<t>``. None of these writes is fenced: admin tools hold no controller epoch.
 
 Like Kafka's ``AdminZkClient.createTopicWithAssignment``, a topic's creation writes no config-change
-notification: brokers read ``/config/topics/<t>`` when they create the log. `change_topic_config` (an
-alteration) writes the notification.
+notification: brokers read ``/config/topics/<t>`` when they create the log. Altering a topic's configs (and
+writing the notification) is `change_topic_config`'s alone.
 """
 
 from __future__ import annotations
@@ -202,7 +202,7 @@ class TopicAdmin:
         _validate_new_partitions(added, len(partition0), [b.id for b in brokers])
         return added
 
-    # ------------------------------------------------------------------ delete, configs
+    # ------------------------------------------------------------------ delete
 
     async def delete_topic(self, topic: str) -> None:
         """Mark for deletion (``/admin/delete_topics/<t>``); the controller deletes it if deletion is enabled."""
@@ -216,13 +216,20 @@ class TopicAdmin:
         except NodeExistsError:
             raise TopicAlreadyMarkedForDeletionError(f"topic {topic} is already marked for deletion") from None
 
-    async def change_topic_config(self, topic: str, configs: Mapping[str, str]) -> None:
-        """Replace a topic's overrides and notify brokers (``AdminZkClient.changeTopicConfig``)."""
-        validate_topic_configs(configs)
-        if not await self._zk.path_exists(TopicZNode.path(topic)):
-            raise UnknownTopicError(f"Topic {topic} does not exist")
-        await self._zk.set_or_create_entity_configs(paths.ConfigType.TOPIC, topic, configs)
-        await self._zk.create_config_change_notification(f"{paths.ConfigType.TOPIC}/{topic}")
+
+async def change_topic_config(zk: KafkaZkClient, topic: str, configs: Mapping[str, str]) -> None:
+    """``AdminZkClient.changeTopicConfig``: the one place a topic's overrides are replaced (``configs --alter``
+    and ``topics alter --config`` both come here).
+
+    Validates as ``validateTopicConfig`` does (name, existence, then the whole set, not just the additions: a
+    cross-config rule such as min.compaction.lag.ms <= max.compaction.lag.ms can be broken by either side),
+    writes ``/config/topics/<t>`` and the change notification brokers and the controller react to."""
+    validate_topic_name(topic)
+    if not await zk.path_exists(TopicZNode.path(topic)):
+        raise UnknownTopicError(f"Topic '{topic}' does not exist.")
+    validate_topic_configs(configs)
+    await zk.set_or_create_entity_configs(paths.ConfigType.TOPIC, topic, dict(configs))
+    await zk.create_config_change_notification(f"{paths.ConfigType.TOPIC}/{topic}")
 
 
 def _validate_new_partitions(added: Mapping[int, Sequence[int]], replication_factor: int, live: list[int]) -> None:

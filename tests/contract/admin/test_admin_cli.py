@@ -116,7 +116,7 @@ async def test_explicit_assignment_and_alter(cli: Cli) -> None:
 @pytest.mark.parametrize(("args", "message"), [
     (("create", "bad/name", "--partitions", "1", "--replication-factor", "1"), "is illegal"),
     (("create", "t", "--partitions", "1", "--replication-factor", "4"),
-     "replication factor: 4 larger than available brokers: 3"),
+     "Replication factor: 4 larger than available brokers: 3."),
     (("create", "t", "--replica-assignment", "1:1"), "may not contain duplicate entries: 1"),
     (("create", "t", "--replica-assignment", "1:9"), "are not available"),
     (("create", "t", "--partitions", "1", "--replication-factor", "1", "--config", "x"), 'format "key=val"'),
@@ -141,9 +141,9 @@ async def test_create_existing_topic(cli: Cli) -> None:
 
 async def test_usage_errors(cli: Cli) -> None:
     result = await cli(topics, "create", "t", "--partitions", "1")
-    assert result.exit_code == 2 and "--replication-factor are required" in result.output
+    assert result.exit_code == 2 and 'Missing required argument "[replication-factor]"' in result.output
     result = await cli(topics, "create", "t", "--partitions", "1", "--replica-assignment", "1")
-    assert result.exit_code == 2 and "cannot be used with" in result.output
+    assert result.exit_code == 2 and "can't be used with" in result.output
 
 
 async def test_brokers_and_controller(cli: Cli) -> None:

@@ -22,7 +22,6 @@ from zkcontroller.admin.errors import (
 )
 from zkcontroller.admin.replica_assignment import RackAwareMode
 from zkcontroller.admin.topics import TopicAdmin
-from zkcontroller.model import TopicPartition
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.znodes import ConfigEntityZNode
@@ -147,13 +146,3 @@ async def test_delete_marks_topic(zk: KafkaZkClient, admin: TopicAdmin) -> None:
         await admin.delete_topic("nope")
     with pytest.raises(InvalidTopicError, match="internal topic"):
         await admin.delete_topic("__consumer_offsets")
-
-
-async def test_change_topic_config_notifies_brokers(zk: KafkaZkClient, admin: TopicAdmin) -> None:
-    await admin.create_topic("c", 1, 1)
-    await admin.change_topic_config("c", {"retention.ms": "1000"})
-    assert await zk.get_entity_configs(paths.ConfigType.TOPIC, "c") == {"retention.ms": "1000"}
-    assert len(await zk.get_children(paths.CONFIG_CHANGES)) == 1
-    with pytest.raises(UnknownTopicError):
-        await admin.change_topic_config("nope", {})
-    assert TopicPartition("c", 0) in (await zk.get_full_replica_assignment_for_topics(["c"])).values

@@ -8,7 +8,6 @@ the request it answers.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
@@ -17,7 +16,6 @@ from zkcontroller.protocol.control_requests import (
     AnyControlRequest,
     ApiKey,
     ControlResponse,
-    Errors,
     LeaderAndIsrPartitionState,
     LeaderAndIsrRequest,
     StopReplicaPartitionState,
@@ -45,6 +43,7 @@ from zkcontroller.protocol.wire.messages import (
     STOP_REPLICA,
     UPDATE_METADATA,
 )
+from zkcontroller.protocol.wire.plain_values import by_topic, error_of
 
 WireRequest = AnyControlRequest | ControlledShutdownRequest | AlterIsrRequest | FetchRequest
 WireResponse = ControlResponse | ControlledShutdownResponse | AlterIsrResponse | FetchResponse
@@ -63,10 +62,8 @@ def _from_tid(raw: bytes) -> TopicId | None:
 
 
 def _grouped(states: Iterable[Any]) -> dict[str, list[Any]]:
-    by_topic: dict[str, list[Any]] = defaultdict(list)
-    for s in states:
-        by_topic[s.topic].append(s)
-    return by_topic
+    """Partition states (which name their topic) under their topic."""
+    return by_topic(states, lambda s: s.topic)
 
 
 # ---------------------------------------------------------------------------------------------- requests
@@ -93,10 +90,8 @@ def _umd_broker(b: Broker) -> dict[str, Any]:
 
 
 def _grouped_by_tp(items: Iterable[Any]) -> dict[str, list[Any]]:
-    by_topic: dict[str, list[Any]] = defaultdict(list)
-    for item in items:
-        by_topic[item.topic_partition.topic].append(item)
-    return by_topic
+    """Per-partition items (which carry a `TopicPartition`) under their topic."""
+    return by_topic(items, lambda item: item.topic_partition.topic)
 
 
 def request_body(request: WireRequest) -> dict[str, Any]:
@@ -235,13 +230,6 @@ def decode_request(api_key: int, version: int, buf: bytes | memoryview, offset: 
 
 # ---------------------------------------------------------------------------------------------- responses
 
-def _error(code: int) -> Errors:
-    try:
-        return Errors(code)
-    except ValueError:
-        return Errors.UNKNOWN_SERVER_ERROR
-
-
 def encode_response(response: WireResponse, version: int, request: WireRequest | None = None) -> bytes:
     """The body of ``response`` at ``version``; LeaderAndIsr v5 needs ``request`` for the topic ids."""
     if isinstance(response, FetchResponse):
@@ -262,10 +250,8 @@ def encode_response(response: WireResponse, version: int, request: WireRequest |
     body: dict[str, Any] = {"error_code": int(response.error), "partition_errors": errors}
     if response.api_key == ApiKey.LEADER_AND_ISR:
         ids = dict(request.topic_ids) if isinstance(request, LeaderAndIsrRequest) else {}
-        by_topic: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for e in errors:
-            by_topic[e["topic_name"]].append(e)
-        body["topics"] = [{"topic_id": _tid(ids.get(t)), "partition_errors": es} for t, es in by_topic.items()]
+        body["topics"] = [{"topic_id": _tid(ids.get(t)), "partition_errors": es}
+                          for t, es in by_topic(errors, lambda e: e["topic_name"]).items()]
         spec = LEADER_AND_ISR.response
     elif response.api_key == ApiKey.UPDATE_METADATA:
         spec = UPDATE_METADATA.response
@@ -280,26 +266,26 @@ def decode_response(request: WireRequest, version: int, buf: bytes | memoryview,
         return fetch_codec.decode_response(version, buf, offset)
     d = codec.decode(INTER_BROKER_APIS[api_key].response, version, buf, offset)
     if api_key == ApiKey.CONTROLLED_SHUTDOWN:
-        return ControlledShutdownResponse(_error(d["error_code"]), tuple(
+        return ControlledShutdownResponse(error_of(d["error_code"]), tuple(
             TopicPartition(p["topic_name"], p["partition_index"]) for p in d["remaining_partitions"]))
     if api_key == ApiKey.ALTER_ISR:
-        return AlterIsrResponse(_error(d["error_code"]), tuple(
-            AlterIsrPartitionResult(TopicPartition(t["name"], p["partition_index"]), _error(p["error_code"]),
+        return AlterIsrResponse(error_of(d["error_code"]), tuple(
+            AlterIsrPartitionResult(TopicPartition(t["name"], p["partition_index"]), error_of(p["error_code"]),
                                     p["leader_id"], p["leader_epoch"], tuple(p["isr"]), p["current_isr_version"])
             for t in d["topics"] for p in t["partitions"]))
     if api_key == ApiKey.UPDATE_METADATA:
-        return ControlResponse(api_key, _error(d["error_code"]))
+        return ControlResponse(api_key, error_of(d["error_code"]))
     if api_key == ApiKey.LEADER_AND_ISR and version >= 5:
         assert isinstance(request, LeaderAndIsrRequest)
         names = {_tid(i): t for t, i in request.topic_ids if i is not None}
         in_order = list(dict.fromkeys(s.topic for s in request.partition_states))
         errors = tuple((TopicPartition(_topic_name(t["topic_id"], names, in_order, n), p["partition_index"]),
-                        _error(p["error_code"]))
+                        error_of(p["error_code"]))
                        for n, t in enumerate(d["topics"]) for p in t["partition_errors"])
     else:
-        errors = tuple((TopicPartition(p["topic_name"], p["partition_index"]), _error(p["error_code"]))
+        errors = tuple((TopicPartition(p["topic_name"], p["partition_index"]), error_of(p["error_code"]))
                        for p in d["partition_errors"])
-    return ControlResponse(api_key, _error(d["error_code"]), errors)
+    return ControlResponse(api_key, error_of(d["error_code"]), errors)
 
 
 def _topic_name(raw: bytes, names: dict[bytes, str], in_order: list[str], position: int) -> str:

@@ -13,7 +13,6 @@ forgotten partitions carry the KIP-227 fetch session.
 from __future__ import annotations
 
 import struct
-from collections import defaultdict
 from typing import Any
 
 from crc32c import crc32c
@@ -24,6 +23,7 @@ from zkcontroller.protocol.inter_broker import FetchPartition, FetchPartitionRes
 from zkcontroller.protocol.wire import codec
 from zkcontroller.protocol.wire.codec import WireFormatError
 from zkcontroller.protocol.wire.messages import FETCH
+from zkcontroller.protocol.wire.plain_values import by_topic, error_of
 
 _BATCH_HEADER = struct.Struct(">qiibIhiqqqhii")
 """baseOffset, batchLength, partitionLeaderEpoch, magic, crc, attributes, lastOffsetDelta, firstTimestamp,
@@ -40,13 +40,9 @@ class CorruptRecordError(WireFormatError):
 
 
 def _varint(value: int) -> bytes:
-    """Kafka's zig-zag varint."""
-    n = (value << 1) ^ (value >> 63)
+    """Kafka's zig-zag varint (a 64-bit signed value folded onto the codec's unsigned varint)."""
     out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
+    codec.write_uvarint(out, (value << 1) ^ (value >> 63))
     return bytes(out)
 
 
@@ -92,17 +88,12 @@ def decode_records(data: bytes | None) -> int:
     return total
 
 
-def _by_topic(items: Any) -> dict[str, list[Any]]:
-    out: dict[str, list[Any]] = defaultdict(list)
-    for item in items:
-        out[item.topic_partition.topic].append(item)
-    return out
+def _topic_of(item: FetchPartition | FetchPartitionResult) -> str:
+    return item.topic_partition.topic
 
 
 def encode_request(request: FetchRequest, version: int) -> bytes:
-    forgotten: dict[str, list[int]] = defaultdict(list)
-    for tp in request.forgotten:
-        forgotten[tp.topic].append(tp.partition)
+    forgotten = {t: [tp.partition for tp in tps] for t, tps in by_topic(request.forgotten, lambda tp: tp.topic).items()}
     return codec.encode(FETCH.request, version, {
         "cluster_id": None, "replica_id": request.replica_id, "max_wait_ms": 0, "min_bytes": 1,
         "max_bytes": 0x7FFFFFFF, "isolation_level": 0, "session_id": request.session_id,
@@ -111,7 +102,7 @@ def encode_request(request: FetchRequest, version: int) -> bytes:
             {"partition": p.topic_partition.partition, "current_leader_epoch": p.current_leader_epoch,
              "fetch_offset": p.fetch_offset, "last_fetched_epoch": -1, "log_start_offset": -1,
              "partition_max_bytes": request.max_records} for p in ps]}
-            for t, ps in _by_topic(request.partitions).items()],
+            for t, ps in by_topic(request.partitions, _topic_of).items()],
         "forgotten_topics_data": [{"topic": t, "partitions": ps} for t, ps in forgotten.items()], "rack_id": ""})
 
 
@@ -134,14 +125,7 @@ def encode_response(response: FetchResponse, version: int) -> bytes:
              "high_watermark": r.high_watermark, "last_stable_offset": r.high_watermark, "log_start_offset": 0,
              "aborted_transactions": [], "preferred_read_replica": -1,
              "record_set": encode_records(r.base_offset, r.records)} for r in rs]}
-            for t, rs in _by_topic(response.partitions).items()]})
-
-
-def _error(code: int) -> Errors:
-    try:
-        return Errors(code)
-    except ValueError:
-        return Errors.UNKNOWN_SERVER_ERROR
+            for t, rs in by_topic(response.partitions, _topic_of).items()]})
 
 
 def _partition_result(topic: str, p: dict[str, Any]) -> FetchPartitionResult:
@@ -151,11 +135,11 @@ def _partition_result(topic: str, p: dict[str, Any]) -> FetchPartitionResult:
     except CorruptRecordError:
         return FetchPartitionResult(tp, Errors.CORRUPT_MESSAGE, p["high_watermark"])
     base = struct.unpack_from(">q", records)[0] if count else 0
-    return FetchPartitionResult(tp, _error(p["error_code"]), p["high_watermark"], count, base)
+    return FetchPartitionResult(tp, error_of(p["error_code"]), p["high_watermark"], count, base)
 
 
 def decode_response(version: int, buf: bytes | memoryview, offset: int) -> FetchResponse:
     d = codec.decode(FETCH.response, version, buf, offset)
-    return FetchResponse(_error(d.get("error_code") or 0), tuple(
+    return FetchResponse(error_of(d.get("error_code") or 0), tuple(
         _partition_result(t["topic"], p) for t in d["responses"] for p in t["partition_responses"]),
         d.get("session_id") or 0)

@@ -1,0 +1,72 @@
+"""``zkcontroller reassign --execute`` checks a plan in Kafka 2.8's order (ReassignPartitionsCommand's ZooKeeper
+path): partitions that do not exist, then brokers that do not, and only then a reassignment already pending."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from tests.contract.admin.test_admin_cli import Cli, cli  # noqa: F401  (the fixture, on a real ZooKeeper)
+
+from zkcontroller.admin.cli import topics
+from zkcontroller.admin.reassign_cli import reassign
+from zkcontroller.model import TopicPartition
+from zkcontroller.zk.fencing import NO_FENCING
+from zkcontroller.zk.znodes.config import ConfigEntityChangeNotificationSequenceZNode as ConfigChangeZNode
+
+pytestmark = pytest.mark.zookeeper
+
+EXISTING = ("Cannot execute because there is an existing partition assignment. Use --additional to override this "
+            "and create a new partition assignment in addition to the existing one.")
+
+
+def _plan(path: Path, *moves: tuple[str, int, list[int]]) -> str:
+    path.write_text(json.dumps({"version": 1, "partitions": [
+        {"topic": t, "partition": p, "replicas": r} for t, p, r in moves]}))
+    return str(path)
+
+
+async def test_plan_errors_come_before_a_pending_reassignment(cli: Cli, tmp_path: Path) -> None:  # noqa: F811
+    assert (await cli(topics, "create", "t", "--replica-assignment", "1")).exit_code == 0
+    # no controller runs here, so the first reassignment stays pending in /admin/reassign_partitions
+    started = await cli(reassign, "--execute", "--reassignment-json-file", _plan(tmp_path / "a.json", ("t", 0, [2])))
+    assert started.exit_code == 0, started.output
+    for plan, message in [
+        (_plan(tmp_path / "b.json", ("t", 7, [2]), ("nope", 0, [1])),
+         "The proposed assignment contains non-existent partitions: nope-0, t-7"),
+        (_plan(tmp_path / "c.json", ("t", 0, [9])), "The proposed assignment contains non-existent brokerIDs: 9"),
+        (_plan(tmp_path / "d.json", ("t", 0, [3])), EXISTING),
+    ]:
+        result = await cli(reassign, "--execute", "--reassignment-json-file", plan)
+        assert (result.exit_code, result.output) == (1, f"Error: {message}\n")
+    assert await cli.zk.get_partition_reassignment() is not None
+
+
+async def test_verify_clears_throttles_once_nothing_is_pending(cli: Cli, tmp_path: Path) -> None:  # noqa: F811
+    assert (await cli(topics, "create", "t", "--replica-assignment", "1", "--config",
+                      "leader.replication.throttled.replicas=0:1", "--config", "retention.ms=5")).exit_code == 0
+    await cli.zk.set_or_create_entity_configs("brokers", "1", {"leader.replication.throttled.rate": "100",
+                                                               "log.cleaner.threads": "2"})
+    plan = _plan(tmp_path / "plan.json", ("t", 0, [1]))
+
+    kept = await cli(reassign, "--verify", "--preserve-throttles", "--reassignment-json-file", plan)
+    assert kept.exit_code == 0 and "Clearing" not in kept.output
+    assert "leader.replication.throttled.replicas" in await cli.zk.get_entity_configs("topics", "t")
+
+    await cli.zk.create_partition_reassignment({TopicPartition("other", 0): (2,)})  # someone else's, pending
+    pending = await cli(reassign, "--verify", "--reassignment-json-file", plan)
+    assert "Reassignment of partition t-0 is complete." in pending.output and "Clearing" not in pending.output
+    await cli.zk.delete_partition_reassignment(NO_FENCING)
+
+    cleared = await cli(reassign, "--verify", "--reassignment-json-file", plan)
+    assert cleared.exit_code == 0, cleared.output
+    shown = [line for line in cleared.output.splitlines() if line.startswith(("Status", "Reassignment", "Clearing"))]
+    assert shown == [
+        "Status of partition reassignment:", "Reassignment of partition t-0 is complete.",
+        "Clearing broker-level throttles on brokers 1,2,3", "Clearing topic-level throttles on topic t"]
+    assert await cli.zk.get_entity_configs("topics", "t") == {"retention.ms": "5"}
+    assert await cli.zk.get_entity_configs("brokers", "1") == {"log.cleaner.threads": "2"}
+    notified = await cli.zk.read_notifications(ConfigChangeZNode, await cli.zk.get_notification_sequence_numbers(
+        ConfigChangeZNode))
+    assert sorted(notified.values.values()) == ["brokers/1", "topics/t"]  # only what had a throttle
