@@ -70,10 +70,21 @@ def _read(out: Path, name: str) -> pd.DataFrame:
     return df
 
 
-_NULLABLE = {pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(),
-             pa.int64(): pd.Int64Dtype(), pa.bool_(): pd.BooleanDtype(), pa.float32(): pd.Float32Dtype(),
-             pa.float64(): pd.Float64Dtype(), pa.string(): pd.StringDtype(), pa.large_string(): pd.StringDtype()}
-"""Arrow to pandas as ``_read`` converts (``dtype_backend="numpy_nullable"``): integers stay integers."""
+_SCALAR = (pa.types.is_integer, pa.types.is_floating, pa.types.is_boolean, pa.types.is_string,
+           pa.types.is_large_string)
+
+
+def _arrow_scalar(arrow_type: pa.DataType) -> pd.ArrowDtype | None:
+    """Integers, floats, booleans and strings as pandas' Arrow-backed dtype (nullable: no detour through float
+    for an integer column with nulls); lists and timestamps as pyarrow converts them by default."""
+    return pd.ArrowDtype(arrow_type) if any(test(arrow_type) for test in _SCALAR) else None
+
+
+def _to_pandas(table: pa.Table) -> pd.DataFrame:
+    """``table`` with the dtypes ``_read`` gives (``dtype_backend="numpy_nullable"``): integers stay integers
+    (``Int32``, nulls ``<NA>``), timestamps datetime64. Public API only: pandas' own mapping from Arrow types to
+    its nullable dtypes is private, so scalars go through ``ArrowDtype`` and ``convert_dtypes`` maps those."""
+    return table.to_pandas(types_mapper=_arrow_scalar).convert_dtypes(dtype_backend="numpy_nullable")
 
 
 def _cluster_rows(out: Path, name: str, cluster: str, columns: list[str] | None = None) -> pa.Table | None:
@@ -97,7 +108,7 @@ def _head(out: Path, name: str, cluster: str, order: tuple[str, ...], limit: int
     if table is None or table.num_rows == 0:
         return pd.DataFrame(), 0
     first = pc.sort_indices(table, sort_keys=[(c, "ascending") for c in order])[:limit]
-    return table.take(first).to_pandas(types_mapper=_NULLABLE.get), table.num_rows
+    return _to_pandas(table.take(first)), table.num_rows
 
 
 def slug(cluster: str) -> str:
