@@ -27,6 +27,7 @@ from pyspark.sql import functions as F
 from zkcontroller.analytics import admin_tables, incidents, transform
 from zkcontroller.analytics import controller_timeline as ct
 from zkcontroller.analytics.extract import Extracted, extract
+from zkcontroller.analytics.jvm_console import filtered_jvm_stderr
 from zkcontroller.analytics.load import SORT_KEYS, write_table
 from zkcontroller.analytics.merge import DEFAULT_TOLERANCE_MS, merge_sources, sources_by_cluster
 from zkcontroller.analytics.sources import InputError, cluster_pattern, jsonl_cluster, resolve_inputs
@@ -185,7 +186,8 @@ def build_session(master: str | None, app_name: str = "zkcontroller-analyze", ui
             settings["spark.jars"] = ",".join(filter(None, [SparkConf().get("spark.jars", ""), str(jar)]))
     for key, value in settings.items():
         builder = builder.config(key, value)
-    session = builder.getOrCreate()
+    with filtered_jvm_stderr():  # the JVM it starts warns of an incubator module it never uses: see jvm_console
+        session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
 
