@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import threading
 
 import pytest
@@ -23,6 +24,7 @@ def test_the_warning_is_dropped_and_the_rest_passes_unchanged(capfd: pytest.Capt
     with filtered_jvm_stderr() as forwarder:
         _child(f"echo 'Spark Command: java' >&2; echo '{WARNING}' >&2; echo 'an error' >&2; "
                "printf '\\r[Stage 1:>   (0 + 1) / 2]\\r[Stage 1:=>  (1 + 1) / 2]' >&2")
+    assert forwarder is not None
     forwarder.join()
     err = capfd.readouterr().err
     assert WARNING not in err
@@ -33,6 +35,7 @@ def test_only_the_first_warning_line_is_dropped(capfd: pytest.CaptureFixture[str
     """The JVM prints it once, at boot: a later identical line is someone else's and passes."""
     with filtered_jvm_stderr() as forwarder:
         _child(f"echo '{WARNING}' >&2; echo '{WARNING}' >&2")
+    assert forwarder is not None
     forwarder.join()
     assert capfd.readouterr().err == WARNING + "\n"
 
@@ -43,6 +46,7 @@ def test_output_from_after_the_block_passes_too(capfd: pytest.CaptureFixture[str
         child = subprocess.Popen(["sh", "-c", f"echo '{WARNING}' >&2; read line; echo later >&2"],
                                  stdin=subprocess.PIPE)
     child.communicate(b"go\n")  # the second line is written after the block has ended
+    assert forwarder is not None
     forwarder.join()
     assert capfd.readouterr().err == "later\n"
 
@@ -50,6 +54,7 @@ def test_output_from_after_the_block_passes_too(capfd: pytest.CaptureFixture[str
 def test_this_process_writes_to_the_real_stderr_after_the_block(capfd: pytest.CaptureFixture[str]) -> None:
     with filtered_jvm_stderr() as forwarder:
         pass
+    assert forwarder is not None
     forwarder.join()  # no child holds the pipe: the thread ends at once
     _child("echo after >&2")
     assert capfd.readouterr().err == "after\n"
@@ -75,3 +80,11 @@ def test_build_session_starts_spark_inside_the_filter(monkeypatch: pytest.Monkey
         if thread.name == "jvm-stderr":
             thread.join()
     assert capfd.readouterr().err == "kept\n"
+
+
+def test_a_process_without_stderr_starts_spark_unfiltered() -> None:
+    """fd 2 closed (some daemons): nothing to filter, and no error where Spark would start."""
+    program = ("import os, sys\nos.close(2)\nfrom zkcontroller.analytics.jvm_console import filtered_jvm_stderr\n"
+               "with filtered_jvm_stderr() as forwarder:\n    print(forwarder)\n")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)
+    assert done.stdout == "None\n"

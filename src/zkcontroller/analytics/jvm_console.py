@@ -53,12 +53,17 @@ def _forward(source: int, target: int) -> None:
 
 
 @contextlib.contextmanager
-def filtered_jvm_stderr() -> Iterator[threading.Thread]:
+def filtered_jvm_stderr() -> Iterator[threading.Thread | None]:
     """Within the block, fd 2 (inherited by a JVM started there, for its whole life) is a pipe whose contents
     reach the real stderr without ``INCUBATOR_WARNING``. Yields the forwarding thread, which ends when every
-    process holding the pipe has exited (at once, if the block started none)."""
+    process holding the pipe has exited (at once, if the block started none); None when this process has no
+    stderr to filter (fd 2 closed, as under some daemons)."""
+    try:
+        real = os.dup(STDERR)
+    except OSError:
+        yield None
+        return
     read_end, write_end = os.pipe()
-    real = os.dup(STDERR)
     thread = threading.Thread(target=_forward, args=(read_end, os.dup(real)), daemon=True,
                               name="jvm-stderr")
     thread.start()
