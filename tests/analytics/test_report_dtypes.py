@@ -43,3 +43,13 @@ def test_a_page_prints_integers_as_integers_and_nulls_blank(tmp_path: Path) -> N
     html = _table(_to_pandas(_mixed()))
     assert f"<td>{BIG}</td>" in html and "<td>2.0</td>" in html and "<td>1</td>" in html
     assert "<td>3</td>" in html and "<td>3.0</td>" not in html and "nan" not in html.lower()
+
+
+def test_every_null_is_an_empty_cell() -> None:
+    """isr_changes.previous_isr is null for a partition's first ISR: its cell read "None"; a null integer's cell
+    held a raw ``<NA>`` (an unknown HTML tag that browsers happened to hide)."""
+    table = pa.table({"topic": ["t", "t"], "previous_isr": pa.array([None, [1, 2]], pa.list_(pa.int32())),
+                      "isr": pa.array([[1, 2], [1]], pa.list_(pa.int32())), "leader": pa.array([None, 1], pa.int32())})
+    html = _table(_to_pandas(table))
+    assert "None" not in html and "NA>" not in html
+    assert "<td>t</td>\n      <td></td>\n      <td>[1 2]</td>\n      <td></td>" in html

@@ -137,6 +137,15 @@ class Links:
         return f'<a href="{html.escape(href)}">{html.escape(text)}</a>'
 
 
+def _is_null(value: object) -> bool:
+    return value is None or value is pd.NA or value is pd.NaT or (isinstance(value, float) and value != value)
+
+
+NULL_CELL = "<td><NA></td>"
+"""How ``to_html`` writes a nullable column's null whatever ``na_rep`` says (formatters never see nulls): raw, an
+unknown HTML tag. Never a value's cell: values pass through ``html.escape``."""
+
+
 def _table(df: pd.DataFrame, links: Links | None = None, limit: int = MAX_ROWS, total: int | None = None) -> str:
     """A readable HTML table: timestamps to the millisecond, integers as integers, file:line as a link.
 
@@ -152,8 +161,12 @@ def _table(df: pd.DataFrame, links: Links | None = None, limit: int = MAX_ROWS, 
     for c in shown.columns:
         if pd.api.types.is_datetime64_any_dtype(shown[c]):
             shown[c] = shown[c].dt.strftime("%Y-%m-%d %H:%M:%S.%f").str[:-3]
+    for c in shown.columns:  # an object column's null (a list column's: a first ISR's previous_isr) read "None"
+        if shown[c].dtype == object and c != "where":
+            shown[c] = ["" if _is_null(v) else v for v in shown[c]]
     body = shown.to_html(index=False, na_rep="", border=0, classes="data", escape=False,
                          formatters={c: (lambda v: html.escape(str(v))) for c in shown.columns if c != "where"})
+    body = body.replace(NULL_CELL, "<td></td>")
     more = f'<p class="note">{total - limit} more row(s) in the Parquet table.</p>' if total > limit else ""
     return f'<div class="scroll">{body}</div>{more}'
 
