@@ -139,3 +139,17 @@ def test_a_run_marks_its_out_so_the_next_run_may_replace_it(spark, log: Path, tm
     job.run(spark, job.JobConfig(inputs=[str(log)], out=out, report=False))
     assert (out / job.OUT_MARKER).is_file() and (out / "events").is_dir()
     job.check_output_dir(out)  # the next run's check: its own tables are no obstacle
+
+
+def test_an_out_that_is_a_file_is_a_usage_error_as_in_the_cli(no_spark: None, log: Path, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """The entry said "output directory is not writable (File exists)", exit 1; the CLI: a usage error."""
+    a_file = tmp_path / "analysis"
+    a_file.write_text("x")
+    assert _cli([str(log), "--out", str(a_file)])[0] == 2
+    with pytest.raises(SystemExit) as exited:
+        job.main([str(log), "--out", str(a_file)])
+    assert exited.value.code == 2
+    assert f"argument --out: directory '{a_file}' is a file" in capsys.readouterr().err
+    with pytest.raises(job.InputError, match=r"--out is a file, not a directory$"):  # the library's check
+        job.check_output_dir(a_file)

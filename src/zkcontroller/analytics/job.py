@@ -203,6 +203,8 @@ def check_output_dir(out: Path) -> None:
     """Fail at once (before any Spark work) when ``out`` cannot be created or written, or when it holds an
     entry the job would replace and is not a directory the job wrote (no ``OUT_MARKER``): e.g. an ``events/``
     of someone else's in a shared directory."""
+    if out.exists() and not out.is_dir():  # mkdir's "File exists" read as if the directory were there
+        raise InputError(f"{out}: --out is a file, not a directory")
     try:
         ensure_writable_dir(out)
     except OSError as exc:
@@ -426,6 +428,14 @@ def _pattern_argument(value: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
+def _out_argument(value: str) -> Path:
+    """``--out``: a file there is a usage error (exit 2), as click's ``file_okay=False`` makes it in the CLI."""
+    path = Path(value)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"directory {value!r} is a file")
+    return path
+
+
 def _fail(message: str) -> int:
     """The CLI's one-line error (click's ``Error: MESSAGE``) and exit status 1."""
     print(f"Error: {message}", file=sys.stderr)
@@ -439,7 +449,7 @@ def main(argv: list[str] | None = None) -> int:
     one-line messages, exit status 1 (2 for usage errors, as argparse and click give)."""
     parser = argparse.ArgumentParser(prog="job.py", description=__doc__)
     parser.add_argument("inputs", nargs="+")
-    parser.add_argument("--out", required=True, type=Path)
+    parser.add_argument("--out", required=True, type=_out_argument)
     parser.add_argument("--cluster")
     parser.add_argument("--cluster-pattern", type=_pattern_argument)
     parser.add_argument("--slow-event-ms", type=int, default=1000)
