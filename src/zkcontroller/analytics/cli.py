@@ -51,9 +51,10 @@ def analyze(inputs: tuple[str, ...], out: Path, master: str | None, cluster: str
 
     Writes one Parquet directory per table under OUT, plus OUT/report.html and one page per cluster.
     """
-    if cluster is not None and cluster_pattern is not None:  # one of them would be ignored without a word
-        raise click.UsageError("give either --cluster (one name for every Kafka log line) or --cluster-pattern "
-                               "(a name per file path), not both")
+    from zkcontroller.analytics.sources import CLUSTER_OPTIONS_CONFLICT
+
+    if cluster is not None and cluster_pattern is not None:
+        raise click.UsageError(CLUSTER_OPTIONS_CONFLICT)
     from zkcontroller.analytics.job import check_arguments
     from zkcontroller.analytics.sources import InputError
 

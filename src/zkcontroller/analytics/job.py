@@ -30,7 +30,13 @@ from zkcontroller.analytics.extract import Extracted, extract
 from zkcontroller.analytics.jvm_console import filtered_jvm_stderr
 from zkcontroller.analytics.load import SORT_KEYS, write_table
 from zkcontroller.analytics.merge import DEFAULT_TOLERANCE_MS, merge_sources, sources_by_cluster
-from zkcontroller.analytics.sources import InputError, cluster_pattern, jsonl_cluster, resolve_inputs
+from zkcontroller.analytics.sources import (
+    CLUSTER_OPTIONS_CONFLICT,
+    InputError,
+    cluster_pattern,
+    jsonl_cluster,
+    resolve_inputs,
+)
 from zkcontroller.analytics.timeline_tables import (
     FAILURE_COLUMNS,
     anomaly_rows,
@@ -457,8 +463,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--parser", choices=("jvm", "python"), default="jvm")
     args = parser.parse_args(argv)
     if args.cluster is not None and args.cluster_pattern is not None:
-        parser.error("give either --cluster (one name for every Kafka log line) or --cluster-pattern (a name "
-                     "per file path), not both")
+        parser.error(CLUSTER_OPTIONS_CONFLICT)
     try:
         check_arguments(args.inputs, args.out)
     except InputError as exc:

@@ -27,6 +27,11 @@ MIN_CHUNK_BYTES = 1 << 20
 MAX_CHUNK_BYTES = 64 << 20
 
 
+CLUSTER_OPTIONS_CONFLICT = ("give either --cluster (one name for every Kafka log line) or --cluster-pattern "
+                            "(a name per file path), not both")
+"""The usage error for both: one of them would be ignored without a word."""
+
+
 class InputError(Exception):
     """An input path that is missing or holds nothing to read; the message names the path."""
 
