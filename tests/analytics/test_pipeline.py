@@ -154,6 +154,7 @@ def test_a_run_without_report_removes_an_earlier_runs_report(spark, tmp_path: Pa
     (out / "report").mkdir(parents=True)
     (out / "report.html").write_text("old")
     (out / "report" / "old-cluster.html").write_text("old")
+    (out / job.OUT_MARKER).write_text("")  # the earlier run's
     job.run(spark, job.JobConfig(inputs=[str(log)], out=out, report=False))
     assert not (out / "report.html").exists() and not (out / "report").exists()
     assert (out / "events").is_dir()

@@ -13,7 +13,6 @@ import pyarrow.parquet as pq
 
 from zkcontroller.analytics import report
 from zkcontroller.analytics.report import (
-    _NULLABLE,
     MARKER_SLOTS,
     _head,
     _isr_summary,
@@ -21,6 +20,7 @@ from zkcontroller.analytics.report import (
     _ms,
     _spaced,
     _table,
+    _to_pandas,
     episodes,
 )
 
@@ -75,7 +75,7 @@ def test_head_shows_the_first_rows_of_one_cluster_sorted_as_the_whole_table_woul
     _partitioned(out / "leader_elections", {"prod:a/b": mine, "other": other})
     order = ("elected_at", "topic", "partition")
     head, total = _head(out, "leader_elections", "prod:a/b", order, limit=50)
-    whole = mine.to_pandas(types_mapper=_NULLABLE.get).sort_values(list(order), kind="stable")  # nulls last
+    whole = _to_pandas(mine).sort_values(list(order), kind="stable")  # nulls last
     assert total == 450
     assert head.to_dict("records") == whole.head(50).to_dict("records")
     assert str(head["new_leader"].dtype) == "Int32" and head["new_leader"].isna().any()  # no float ids

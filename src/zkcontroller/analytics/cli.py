@@ -51,18 +51,16 @@ def analyze(inputs: tuple[str, ...], out: Path, master: str | None, cluster: str
 
     Writes one Parquet directory per table under OUT, plus OUT/report.html and one page per cluster.
     """
-    if cluster is not None and cluster_pattern is not None:  # one of them would be ignored without a word
-        raise click.UsageError("give either --cluster (one name for every Kafka log line) or --cluster-pattern "
-                               "(a name per file path), not both")
-    from zkcontroller.analytics.job import check_master, check_output_dir
-    from zkcontroller.analytics.sources import InputError, resolve_inputs
+    from zkcontroller.analytics.sources import CLUSTER_OPTIONS_CONFLICT
+
+    if cluster is not None and cluster_pattern is not None:
+        raise click.UsageError(CLUSTER_OPTIONS_CONFLICT)
+    from zkcontroller.analytics.job import check_arguments
+    from zkcontroller.analytics.sources import InputError
 
     try:  # fail fast, before starting a JVM, on a bad master, a missing, empty or unreadable input, or --out
-        if master is not None:
-            check_master(master)
-        resolve_inputs(list(inputs), exclude=out)
-        check_output_dir(out)
-    except (InputError, ValueError) as exc:
+        check_arguments(list(inputs), out, master)
+    except InputError as exc:
         raise click.ClickException(str(exc)) from exc
     from zkcontroller.analytics.job import JobConfig, build_session, run, spark_error_line
 

@@ -27,9 +27,16 @@ from pyspark.sql import functions as F
 from zkcontroller.analytics import admin_tables, incidents, transform
 from zkcontroller.analytics import controller_timeline as ct
 from zkcontroller.analytics.extract import Extracted, extract
-from zkcontroller.analytics.load import write_table
+from zkcontroller.analytics.jvm_console import filtered_jvm_stderr
+from zkcontroller.analytics.load import SORT_KEYS, write_table
 from zkcontroller.analytics.merge import DEFAULT_TOLERANCE_MS, merge_sources, sources_by_cluster
-from zkcontroller.analytics.sources import InputError, cluster_pattern, jsonl_cluster, resolve_inputs
+from zkcontroller.analytics.sources import (
+    CLUSTER_OPTIONS_CONFLICT,
+    InputError,
+    cluster_pattern,
+    jsonl_cluster,
+    resolve_inputs,
+)
 from zkcontroller.analytics.timeline_tables import (
     FAILURE_COLUMNS,
     anomaly_rows,
@@ -185,17 +192,55 @@ def build_session(master: str | None, app_name: str = "zkcontroller-analyze", ui
             settings["spark.jars"] = ",".join(filter(None, [SparkConf().get("spark.jars", ""), str(jar)]))
     for key, value in settings.items():
         builder = builder.config(key, value)
-    session = builder.getOrCreate()
+    with filtered_jvm_stderr():  # the JVM it starts warns of an incubator module it never uses: see jvm_console
+        session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
 
 
+OUT_MARKER = ".zkcontroller-analyze"
+"""Written in every ``--out`` the job writes. Spark's overwrite mode replaces a table's directory whatever it
+held, so a directory without it (a shared one, or a mistyped path) is not written over: see ``check_output_dir``."""
+OUT_ENTRIES = frozenset({*SORT_KEYS, "report.html", "report"})
+"""What the job replaces or removes in ``--out``: the tables' directories and the report."""
+
+
 def check_output_dir(out: Path) -> None:
-    """Fail at once (before any Spark work) when ``out`` cannot be created or written."""
+    """Fail at once (before any Spark work) when ``out`` cannot be created or written, or when it holds an
+    entry the job would replace and is not a directory the job wrote (no ``OUT_MARKER``): e.g. an ``events/``
+    of someone else's in a shared directory."""
+    if out.exists() and not out.is_dir():  # mkdir's "File exists" read as if the directory were there
+        raise InputError(f"{out}: --out is a file, not a directory")
     try:
         ensure_writable_dir(out)
     except OSError as exc:
         raise InputError(f"{out}: output directory is not writable ({exc.strerror or exc})") from exc
+    if (out / OUT_MARKER).exists():
+        return
+    clashes = sorted(f"{p.name}/" if p.is_dir() else p.name for p in out.iterdir() if p.name in OUT_ENTRIES)
+    if clashes:
+        raise InputError(f"{out}: holds {', '.join(clashes)}, which the job would replace, and was not written by "
+                         f"zkcontroller analyze; give an empty or new --out directory, or, if it is an earlier "
+                         f"run's output, create {out / OUT_MARKER} first")
+
+
+def mark_output_dir(out: Path) -> None:
+    """Write ``OUT_MARKER`` in ``out``: from now on the job may replace its tables without asking."""
+    (out / OUT_MARKER).write_text("Written by zkcontroller analyze: its next run into this directory replaces "
+                                  "the tables and report here.\n")
+
+
+def check_arguments(inputs: list[str], out: Path, master: str | None = None) -> None:
+    """Everything about the arguments that can fail before a JVM starts: ``master`` (when given), the inputs
+    (missing, empty, unreadable, inside ``out``) and ``out`` itself (``check_output_dir``). Raises InputError
+    with a one-line message; the CLI and ``main`` print it as ``Error: MESSAGE`` and exit 1."""
+    if master is not None:
+        try:
+            check_master(master)
+        except ValueError as exc:
+            raise InputError(str(exc)) from exc
+    resolve_inputs(inputs, exclude=out)
+    check_output_dir(out)
 
 
 def count_rows(path: Path) -> int:
@@ -237,6 +282,7 @@ def run(spark: SparkSession, config: JobConfig, progress: Callable[[str], None] 
     out = config.out
     check_output_dir(out)
     files = resolve_inputs(config.inputs, exclude=out)
+    mark_output_dir(out)
     result = JobResult(out=out)
     extracted = extract(spark, files, config.cluster, config.cluster_pattern, parser=config.parser)
     result.warnings += extracted.warnings
@@ -388,26 +434,51 @@ def _pattern_argument(value: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
+def _out_argument(value: str) -> Path:
+    """``--out``: a file there is a usage error (exit 2), as click's ``file_okay=False`` makes it in the CLI."""
+    path = Path(value)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"directory {value!r} is a file")
+    return path
+
+
+def _fail(message: str) -> int:
+    """The CLI's one-line error (click's ``Error: MESSAGE``) and exit status 1."""
+    print(f"Error: {message}", file=sys.stderr)
+    return 1
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point for ``spark-submit job.py INPUT... --out DIR`` (the master comes from spark-submit)."""
+    """Entry point for ``spark-submit job.py INPUT... --out DIR`` (the master comes from spark-submit).
+
+    Bad arguments are checked as ``zkcontroller analyze`` checks them, before Spark starts: the same
+    one-line messages, exit status 1 (2 for usage errors, as argparse and click give)."""
     parser = argparse.ArgumentParser(prog="job.py", description=__doc__)
     parser.add_argument("inputs", nargs="+")
-    parser.add_argument("--out", required=True, type=Path)
+    parser.add_argument("--out", required=True, type=_out_argument)
     parser.add_argument("--cluster")
     parser.add_argument("--cluster-pattern", type=_pattern_argument)
     parser.add_argument("--slow-event-ms", type=int, default=1000)
     parser.add_argument("--no-report", action="store_true")
     parser.add_argument("--parser", choices=("jvm", "python"), default="jvm")
     args = parser.parse_args(argv)
-    spark = build_session(None, parser=args.parser)
+    if args.cluster is not None and args.cluster_pattern is not None:
+        parser.error(CLUSTER_OPTIONS_CONFLICT)
+    try:
+        check_arguments(args.inputs, args.out)
+    except InputError as exc:
+        return _fail(str(exc))
+    try:
+        spark = build_session(None, parser=args.parser)
+    except Exception as exc:  # one line, as the CLI gives, not a Py4J stack trace
+        return _fail(f"could not start Spark: {spark_error_line(exc)}")
     try:
         result = run(spark, JobConfig(
             inputs=args.inputs, out=args.out, cluster=args.cluster, cluster_pattern=args.cluster_pattern,
             slow_event_ms=args.slow_event_ms, report=not args.no_report, parser=args.parser),
             progress=lambda text: print(f"analyze: {text}", file=sys.stderr))
     except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(str(exc))
     finally:
         spark.stop()
     for name, count in result.rows.items():

@@ -70,10 +70,21 @@ def _read(out: Path, name: str) -> pd.DataFrame:
     return df
 
 
-_NULLABLE = {pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(),
-             pa.int64(): pd.Int64Dtype(), pa.bool_(): pd.BooleanDtype(), pa.float32(): pd.Float32Dtype(),
-             pa.float64(): pd.Float64Dtype(), pa.string(): pd.StringDtype(), pa.large_string(): pd.StringDtype()}
-"""Arrow to pandas as ``_read`` converts (``dtype_backend="numpy_nullable"``): integers stay integers."""
+_SCALAR = (pa.types.is_integer, pa.types.is_floating, pa.types.is_boolean, pa.types.is_string,
+           pa.types.is_large_string)
+
+
+def _arrow_scalar(arrow_type: pa.DataType) -> pd.ArrowDtype | None:
+    """Integers, floats, booleans and strings as pandas' Arrow-backed dtype (nullable: no detour through float
+    for an integer column with nulls); lists and timestamps as pyarrow converts them by default."""
+    return pd.ArrowDtype(arrow_type) if any(test(arrow_type) for test in _SCALAR) else None
+
+
+def _to_pandas(table: pa.Table) -> pd.DataFrame:
+    """``table`` with the dtypes ``_read`` gives (``dtype_backend="numpy_nullable"``): integers stay integers
+    (``Int32``, nulls ``<NA>``), timestamps datetime64. Public API only: pandas' own mapping from Arrow types to
+    its nullable dtypes is private, so scalars go through ``ArrowDtype`` and ``convert_dtypes`` maps those."""
+    return table.to_pandas(types_mapper=_arrow_scalar).convert_dtypes(dtype_backend="numpy_nullable")
 
 
 def _cluster_rows(out: Path, name: str, cluster: str, columns: list[str] | None = None) -> pa.Table | None:
@@ -97,7 +108,7 @@ def _head(out: Path, name: str, cluster: str, order: tuple[str, ...], limit: int
     if table is None or table.num_rows == 0:
         return pd.DataFrame(), 0
     first = pc.sort_indices(table, sort_keys=[(c, "ascending") for c in order])[:limit]
-    return table.take(first).to_pandas(types_mapper=_NULLABLE.get), table.num_rows
+    return _to_pandas(table.take(first)), table.num_rows
 
 
 def slug(cluster: str) -> str:
@@ -126,6 +137,15 @@ class Links:
         return f'<a href="{html.escape(href)}">{html.escape(text)}</a>'
 
 
+def _is_null(value: object) -> bool:
+    return value is None or value is pd.NA or value is pd.NaT or (isinstance(value, float) and value != value)
+
+
+NULL_CELL = "<td><NA></td>"
+"""How ``to_html`` writes a nullable column's null whatever ``na_rep`` says (formatters never see nulls): raw, an
+unknown HTML tag. Never a value's cell: values pass through ``html.escape``."""
+
+
 def _table(df: pd.DataFrame, links: Links | None = None, limit: int = MAX_ROWS, total: int | None = None) -> str:
     """A readable HTML table: timestamps to the millisecond, integers as integers, file:line as a link.
 
@@ -141,8 +161,12 @@ def _table(df: pd.DataFrame, links: Links | None = None, limit: int = MAX_ROWS, 
     for c in shown.columns:
         if pd.api.types.is_datetime64_any_dtype(shown[c]):
             shown[c] = shown[c].dt.strftime("%Y-%m-%d %H:%M:%S.%f").str[:-3]
+    for c in shown.columns:  # an object column's null (a list column's: a first ISR's previous_isr) read "None"
+        if shown[c].dtype == object and c != "where":
+            shown[c] = ["" if _is_null(v) else v for v in shown[c]]
     body = shown.to_html(index=False, na_rep="", border=0, classes="data", escape=False,
                          formatters={c: (lambda v: html.escape(str(v))) for c in shown.columns if c != "where"})
+    body = body.replace(NULL_CELL, "<td></td>")
     more = f'<p class="note">{total - limit} more row(s) in the Parquet table.</p>' if total > limit else ""
     return f'<div class="scroll">{body}</div>{more}'
 

@@ -18,11 +18,18 @@ from pathlib import Path
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
 COMPRESSED_SUFFIXES = (".gz", ".bz2")
 _GLOB_CHARS = set("*?[")
-SKIPPED = (".crc", ".parquet", ".html")
+SKIPPED = (".crc", ".parquet", ".html", ".md")
 """Never logs, in a directory given as INPUT: an earlier run's output there (``analyze DIR --out DIR/analysis``,
-then ``analyze DIR --out ELSEWHERE``) was read as Kafka text and filled rejected_lines with its bytes."""
+then ``analyze DIR --out ELSEWHERE``) was read as Kafka text and filled rejected_lines with its bytes, and so
+was a README beside the logs (833 rejected lines for the shared samples' three .md files). A file named as
+INPUT is read whatever its name."""
 MIN_CHUNK_BYTES = 1 << 20
 MAX_CHUNK_BYTES = 64 << 20
+
+
+CLUSTER_OPTIONS_CONFLICT = ("give either --cluster (one name for every Kafka log line) or --cluster-pattern "
+                            "(a name per file path), not both")
+"""The usage error for both: one of them would be ignored without a word."""
 
 
 class InputError(Exception):

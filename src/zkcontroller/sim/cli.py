@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from zkcontroller.runtime.files import ensure_writable_dir
+from zkcontroller.sim.hints import as_typed
 from zkcontroller.sim.world import MUTATIONS
 
 
@@ -83,7 +84,7 @@ def run(log_dir: Path | None, seed: int, **options: object) -> None:
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="zkcontroller-sim-"))
     result = run_scenario(_config(seed=seed, log_dir=log_dir, **options))  # type: ignore[arg-type]
     click.echo(format_result(result))
-    click.echo(f"logs            {log_dir} (zkcontroller analyze {log_dir} --out {log_dir}/analysis)")
+    click.echo(f"logs            {log_dir} ({as_typed(f'zkcontroller analyze {log_dir} --out {log_dir}/analysis')})")
     if not result.ok:
         raise SystemExit(1)
 
@@ -127,7 +128,7 @@ def sweep(seeds: int, first_seed: int, workers: int | None, spark: bool, master:
     for invariant, count in summary.violations_by_invariant.items():
         click.echo(f"  {invariant}: {count}")
     for command in summary.replay[:10]:
-        click.echo(f"  replay: {command}")
+        click.echo(f"  replay: {as_typed(command)}")
     click.echo(f"table: {out / 'runs.parquet'}  summary: {out / 'summary.json'}")
     if summary.failing_seeds:
         click.echo("keep these seeds as regression tests in tests/sim/regression_seeds.json")

@@ -32,6 +32,7 @@ class SimConfig:
     store_latency: StoreLatency = field(default_factory=StoreLatency)
 
     def replay_command(self) -> str:
+        """The ``sim run`` command that repeats this run; shown to a user through ``hints.as_typed``."""
         cmd = (f"zkcontroller sim run --scenario {self.scenario} --seed {self.seed} --brokers {self.brokers} "
                f"--partitions {self.partitions} --duration-ms {self.duration_ms} "
                f"--fault-interval-ms {self.fault_interval_ms} --session-timeout-ms {self.session_timeout_ms}")

@@ -3,6 +3,7 @@ on a violation, the invariant, the step, the seed and a one-line replay command.
 
 from __future__ import annotations
 
+from zkcontroller.sim.hints import as_typed
 from zkcontroller.sim.invariants import INVARIANTS, LIVENESS
 from zkcontroller.sim.invariants_admin import ADMIN_INVARIANTS
 from zkcontroller.sim.world import SimResult
@@ -34,7 +35,7 @@ def format_result(result: SimResult) -> str:
         f"result          VIOLATION of {first.invariant} at step {first.step} "
         f"(t={first.time_ms - _start_ms()} ms, seed {config.seed})",
         f"                {first.detail}",
-        f"replay          {config.replay_command()}",
+        f"replay          {as_typed(config.replay_command())}",
     ]
     if len(result.violations) > 1:
         lines.append(f"                (and {len(result.violations) - 1} more violations)")

@@ -1,0 +1,155 @@
+"""The spark-submit entry (``job.main``) and ``zkcontroller analyze`` check their arguments alike, before a JVM
+starts, and neither writes over a directory of ``--out`` it did not write (Spark's overwrite mode would)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from zkcontroller.analytics import job
+from zkcontroller.analytics.cli import analyze
+
+LINE = "[2024-01-01 00:00:00,000] INFO [Controller id=1] Resigned (kafka.controller.KafkaController)\n"
+
+
+class SparkStarted(Exception):
+    """Raised where Spark would start: every check before it passed."""
+
+
+@pytest.fixture
+def no_spark(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*_: object, **__: object) -> None:
+        raise SparkStarted
+
+    monkeypatch.setattr(job, "build_session", refuse)
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> Path:
+    path = tmp_path / "logs" / "controller.log"
+    path.parent.mkdir()
+    path.write_text(LINE)
+    return path
+
+
+def _cli(args: list[str]) -> tuple[int, str]:
+    result = CliRunner().invoke(analyze, args)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.output
+
+
+def _entry(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = job.main(args)
+    captured = capsys.readouterr()
+    return code, captured.err
+
+
+def _shared(tmp_path: Path) -> Path:
+    """A directory holding someone else's ``events/`` (and an unrelated file)."""
+    shared = tmp_path / "shared"
+    (shared / "events").mkdir(parents=True)
+    (shared / "events" / "keep.txt").write_text("not ours")
+    (shared / "notes.txt").write_text("not ours either")
+    return shared
+
+
+@pytest.mark.parametrize("case", ["missing", "empty", "inside-out", "out-not-a-dir", "shared-out"])
+def test_the_entry_fails_as_the_cli_does_before_spark_starts(no_spark: None, log: Path, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str], case: str) -> None:
+    """It exited 2 with ``error: ...`` and only after starting Spark; now exit 1 and the CLI's line."""
+    empty = tmp_path / "empty.log"
+    empty.write_text("")
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    inputs, out = {
+        "missing": ([str(tmp_path / "nope.log")], tmp_path / "out"),
+        "empty": ([str(empty)], tmp_path / "out"),
+        "inside-out": ([str(log)], log.parent),
+        "out-not-a-dir": ([str(log)], a_file / "out"),
+        "shared-out": ([str(log)], _shared(tmp_path)),
+    }[case]
+    args = [*inputs, "--out", str(out)]
+    cli_code, cli_output = _cli(args)
+    entry_code, entry_output = _entry(args, capsys)
+    assert (entry_code, entry_output) == (cli_code, cli_output) == (1, cli_output)
+    assert cli_output.startswith("Error: ") and cli_output.count("\n") == 1
+
+
+def test_a_shared_out_holding_an_events_directory_is_refused_and_left_alone(
+        no_spark: None, log: Path, tmp_path: Path) -> None:
+    shared = _shared(tmp_path)
+    code, output = _cli([str(log), "--out", str(shared)])
+    assert code == 1
+    assert output == (f"Error: {shared}: holds events/, which the job would replace, and was not written by "
+                      f"zkcontroller analyze; give an empty or new --out directory, or, if it is an earlier run's "
+                      f"output, create {shared / job.OUT_MARKER} first\n")
+    assert (shared / "events" / "keep.txt").read_text() == "not ours"
+    assert sorted(p.name for p in shared.iterdir()) == ["events", "notes.txt"]  # no marker written either
+
+
+def test_run_refuses_a_shared_out_too(log: Path, tmp_path: Path) -> None:
+    """The library entry (notebooks, the benchmark) checks before it touches the session."""
+    shared = _shared(tmp_path)
+    with pytest.raises(job.InputError, match="holds events/"):
+        job.run(None, job.JobConfig(inputs=[str(log)], out=shared))  # type: ignore[arg-type]
+    assert (shared / "events" / "keep.txt").exists()
+
+
+@pytest.mark.parametrize("contents", ["nothing", "unrelated", "marked"])
+def test_an_out_the_job_may_write_reaches_spark(no_spark: None, log: Path, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str], contents: str) -> None:
+    """A new or empty --out, one holding only unrelated things, and one the job wrote (marked) are accepted."""
+    out = tmp_path / "out"
+    if contents == "unrelated":
+        (out / "eventsx").mkdir(parents=True)
+        (out / "notes.txt").write_text("")
+    elif contents == "marked":
+        (out / "events").mkdir(parents=True)
+        (out / "report.html").write_text("")
+        (out / job.OUT_MARKER).write_text("")
+    code, output = _cli([str(log), "--out", str(out)])
+    assert code == 1 and output.splitlines()[-1] == "Error: could not start Spark on local[*]: SparkStarted"
+    code, err = _entry([str(log), "--out", str(out)], capsys)
+    assert code == 1 and err == "Error: could not start Spark: SparkStarted\n"
+
+
+def test_the_entry_reports_an_unstartable_spark_in_one_line(log: Path, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    def unresponsive(*_: object, **__: object) -> None:
+        raise RuntimeError("All masters are unresponsive! Giving up.\n\tat org.apache.spark...")
+
+    monkeypatch.setattr(job, "build_session", unresponsive)
+    assert _entry([str(log), "--out", str(tmp_path / "out")], capsys) == (
+        1, "Error: could not start Spark: All masters are unresponsive! Giving up.\n")
+
+
+def test_the_entry_refuses_cluster_with_cluster_pattern(no_spark: None, log: Path, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        job.main([str(log), "--out", str(tmp_path / "out"), "--cluster", "a", "--cluster-pattern", "/(lo)gs/"])
+    assert exited.value.code == 2
+    assert "not both" in capsys.readouterr().err
+
+
+def test_a_run_marks_its_out_so_the_next_run_may_replace_it(spark, log: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    job.run(spark, job.JobConfig(inputs=[str(log)], out=out, report=False))
+    assert (out / job.OUT_MARKER).is_file() and (out / "events").is_dir()
+    job.check_output_dir(out)  # the next run's check: its own tables are no obstacle
+
+
+def test_an_out_that_is_a_file_is_a_usage_error_as_in_the_cli(no_spark: None, log: Path, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """The entry said "output directory is not writable (File exists)", exit 1; the CLI: a usage error."""
+    a_file = tmp_path / "analysis"
+    a_file.write_text("x")
+    assert _cli([str(log), "--out", str(a_file)])[0] == 2
+    with pytest.raises(SystemExit) as exited:
+        job.main([str(log), "--out", str(a_file)])
+    assert exited.value.code == 2
+    assert f"argument --out: directory '{a_file}' is a file" in capsys.readouterr().err
+    with pytest.raises(job.InputError, match=r"--out is a file, not a directory$"):  # the library's check
+        job.check_output_dir(a_file)
