@@ -61,7 +61,7 @@ async def test_create_names_the_argument_that_is_not_a_number(shell_on: ShellFac
     await shell.run_command("create orders 2 2 compact")  # the extra word was ignored
     assert lines[-1] == f"error: {usage}"
     await shell.run_command("create orders -1")  # a number, refused as kafka-topics refuses it
-    assert lines[-1] == "error: number of partitions must be larger than 0"
+    assert lines[-1] == "error: Number of partitions must be larger than 0."
     assert not await shell.admin.get_all_topics_in_cluster()
 
 
@@ -91,7 +91,7 @@ async def test_create_with_every_broker_stopped_says_there_are_no_brokers(shell_
     shell, lines = await shell_on([1])
     await shell.cluster.stop_broker(1)
     await shell.run_command("create orders")  # the default replication factor was 0
-    assert lines[-1] == "error: replication factor: 1 larger than available brokers: 0"
+    assert lines[-1] == "error: Replication factor: 1 larger than available brokers: 0."
 
 
 async def test_stop_says_a_controlled_shutdown_is_under_way_before_its_retries(shell_on: ShellFactory) -> None:
