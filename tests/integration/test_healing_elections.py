@@ -61,6 +61,12 @@ async def imbalanced_cluster(make_cluster: ClusterFactory, admin: KafkaZkClient,
     await wait_until(lambda: 1 in controller.context.live_broker_ids, what="broker 1 back")
     await restore_isr(admin)
     await wait_full_isr(admin)
+    # ZooKeeper holds the full ISRs; the controller learns them from the ISR-change notification, whose watch
+    # may fire after a test's next request (on a loaded machine a preferred election then found broker 1
+    # outside the ISR)
+    await wait_until(lambda: all((s := controller.context.partition_leader_and_isr(tp)) is not None
+                                 and len(s.isr) == 3 for tp in PARTITIONS),
+                     what="the controller's copy of the full ISRs")
     return cluster, controller
 
 
