@@ -282,8 +282,9 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
         for r in results:
             if r.leader_and_isr is not None:
                 continue
-            if from_cache and not self.only_controller_writes_states:
-                recheck.append(r.topic_partition)  # a leader may have widened the ISR since: ask ZooKeeper
+            if from_cache:  # a leader may have widened the ISR since (before IBP 2.7-IV2 leaders write it, and
+                # one cluster may mix IBPs during an upgrade, whatever this controller's is): ask ZooKeeper
+                recheck.append(r.topic_partition)
             else:
                 finished[r.topic_partition] = StateChangeFailedError(
                     f"Failed to elect leader for partition {r.topic_partition} under strategy {strategy}")
