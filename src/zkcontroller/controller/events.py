@@ -148,8 +148,6 @@ class TopicDeletionStopReplicaResponseReceived(ControllerEvent):
     broker_id: int = -1
     error: Errors = Errors.NONE
     partition_errors: tuple[tuple[TopicPartition, Errors], ...] = ()
-    broker_epoch: int = -1
-    """The broker epoch the request was addressed to (-1: unknown, never ignored)."""
 
 
 # ------------------------------------------------------------------ partition reassignment (spec §9.7)

@@ -42,14 +42,22 @@ class ResponseEvents(EventFamily):
         elif isinstance(request, UpdateMetadataRequest):
             self.core.events.put(UpdateMetadataResponseReceived(broker_id=broker_id, response=response))
         elif isinstance(request, StopReplicaRequest):  # the topic deletion family handles deleted partitions
-            deleted = {s.topic_partition for s in request.partition_states if s.delete_partition}
-            if deleted:
-                listed = response.partition_error_map()
-                errors = tuple((tp, response.error if response.error is not Errors.NONE
-                                else listed.get(tp, Errors.NONE)) for tp in sorted(deleted))
-                self.core.events.put(TopicDeletionStopReplicaResponseReceived(
-                    broker_id=broker_id, error=response.error, partition_errors=errors,
-                    broker_epoch=request.broker_epoch))
+            self._on_stop_replica_response(broker_id, request, response)
+
+    def _on_stop_replica_response(self, broker_id: int, request: StopReplicaRequest,
+                                  response: ControlResponse) -> None:
+        """Kafka 2.8's callback: only the partitions the answer lists, asked to be deleted, of topics whose
+        deletion is in progress. A top-level error (a stale controller or broker epoch) lists none, so it fails
+        no replica deletion: the retry comes from whatever fenced the request."""
+        deleted = {s.topic_partition for s in request.partition_states if s.delete_partition}
+        if not deleted:
+            return
+        in_progress = self.context.is_topic_deletion_in_progress
+        errors = tuple((tp, error) for tp, error in sorted(response.partition_error_map().items())
+                       if tp in deleted and in_progress(tp.topic))
+        if errors:
+            self.core.events.put(TopicDeletionStopReplicaResponseReceived(
+                broker_id=broker_id, error=response.error, partition_errors=errors))
 
     async def process_leader_and_isr_response(self, event: LeaderAndIsrResponseReceived) -> None:
         if not self.core.is_active or event.response is None:

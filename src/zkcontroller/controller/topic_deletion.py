@@ -125,16 +125,6 @@ class TopicDeletionManager(EventFamily):
         if not self.core.is_active:
             return
         errors = dict(event.partition_errors)
-        current_epoch = self.context.live_broker_id_and_epochs.get(event.broker_id)
-        if event.broker_epoch >= 0 and current_epoch is not None and event.broker_epoch < current_epoch:
-            # Sent to an earlier registration of this broker (its sender kept retrying while the broker was
-            # down, so a restarted broker answered it, STALE_BROKER_EPOCH). The bounce already failed and
-            # restarted these replicas' deletion; failing them again would halt the deletion now in flight,
-            # which nothing restarts (Kafka 2.8 does; see docs/controller.md).
-            self.core.log.info(
-                f"Ignoring StopReplica response from broker {event.broker_id} to a request for broker epoch "
-                f"{event.broker_epoch}; the broker has since registered with epoch {current_epoch}")
-            return
         self.core.log.debug(
             f"Delete topic callback invoked on StopReplica response received from broker {event.broker_id}: "
             f"request error = {event.error.name}, partition errors = "
