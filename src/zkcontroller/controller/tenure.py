@@ -36,10 +36,11 @@ class ControllerTenure:
         await asyncio.sleep(0)
         await core.replica_state_machine.startup()
         await core.partition_state_machine.startup()
-        for family in self.families:
-            await family.on_failover()
+        # Kafka says it is ready here, before reassignments resume, deletions retry and pending elections run
         core.log.info(f"Ready to serve as the new controller with epoch {core.context.epoch}")
         core.emit("controller_ready")
+        for family in self.families:
+            await family.on_failover()
 
     def end(self, controller_id: int) -> None:
         """Resignation (spec §2.6): families in reverse order, then the channels, context and fencing token."""
