@@ -154,6 +154,13 @@ async def test_malformed_broker_default_is_reported_and_ignored(
 
     await wait_until(elected, timeout_s=30, what="the unclean election", poll_s=0.02)
 
+    # A well-formed node with a value ConfigDef refuses: Kafka's removeInvalidConfigs drops that key.
+    await change_broker_config(admin, DEFAULT, {UNCLEAN: "yes"})
+    await wait_until(lambda: controller.core.dynamic_config.default_unclean_leader_election_enable is None,
+                     what="the invalid value dropped")
+    assert any("Dynamic default cluster config contains invalid values in: Set(unclean.leader.election.enable), "
+               "these configs will be ignored" in r.getMessage() for r in caplog.records)
+
 
 async def test_broker_default_set_before_start_up_is_read_at_failover(
     make_cluster: ClusterFactory, admin: KafkaZkClient
