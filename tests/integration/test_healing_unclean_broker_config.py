@@ -184,3 +184,24 @@ async def test_broker_default_set_before_start_up_is_read_at_failover(
 
     await wait_until(elected, timeout_s=30, what="the failover's unclean election", poll_s=0.02)
     assert controller.context.stats.unclean_leader_elections >= 1
+
+
+async def test_broker_default_set_while_the_controller_was_disconnected_is_seen_once_reconnected(
+    make_cluster: ClusterFactory, admin: KafkaZkClient, backend: CoordinationBackend
+) -> None:
+    """A dropped connection disarms the ``/config/changes`` watch; once reconnected the controller reads the
+    notifications it missed."""
+    from zkcontroller.coordination.embedded_backend import EmbeddedBackend
+
+    if not isinstance(backend, EmbeddedBackend):
+        pytest.skip("cutting one client's connection is an embedded-store drill (a real server would need a proxy)")
+    _cluster, controller, other = await _offline_partition(make_cluster, admin)
+    session_id = controller.zk.session.session_id
+    backend.server.disconnect(session_id)
+    await alter_broker_config(admin, DEFAULT, {UNCLEAN: "true"}, [], via_broker=True)  # fired into the disconnection
+    backend.server.reconnect(session_id)
+
+    async def elected() -> bool:
+        return await _leader(admin) == other
+
+    await wait_until(elected, timeout_s=30, what="the unclean election after reconnecting", poll_s=0.02)

@@ -70,6 +70,10 @@ class UncleanElectionEvents(EventFamily):
     def on_resignation(self) -> None:
         self.core.watches.unregister_child_handler(paths.CONFIG_CHANGES)
 
+    async def on_session_reconnected(self) -> None:
+        """Re-arm the ``/config/changes`` watch and read the notifications written while disconnected."""
+        self.core.events.put(ConfigChangeNotification())
+
     async def process_config_change_notification(self, _event: ConfigChangeNotification) -> None:
         core = self.core
         if not core.is_active:
