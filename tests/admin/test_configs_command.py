@@ -81,3 +81,64 @@ async def test_alter_failures_in_kafkas_order(cli: Cli) -> None:  # noqa: F811
 async def test_usage_errors_in_kafkas_words(cli: Cli, args: tuple[str, ...], message: str) -> None:  # noqa: F811
     result = await cli(configs, *args)
     assert result.exit_code == 2 and result.output.endswith(f"Error: {message}\n")
+
+
+RUNNING_INFO = ("Broker configuration updates using ZooKeeper are supported for bootstrapping before brokers are "
+                "started to enable encrypted password configs to be stored in ZooKeeper.")
+
+
+@pytest.mark.zookeeper
+async def test_broker_configs_follow_kafkas_zookeeper_rules(cli: Cli) -> None:  # noqa: F811
+    """Brokers 1-3 are registered: ZooKeeper may carry unclean.leader.election.enable only for a broker that is
+    down; the replication throttles may change at any time; values and static keys are checked."""
+    unclean = "unclean.leader.election.enable"
+    for args, message in [
+        (("--entity-default", "--add-config", f"{unclean}=true"),
+         f"--bootstrap-server option must be specified to update broker configs Set({unclean}). for default "
+         f"cluster if any broker is running. {RUNNING_INFO}"),
+        (("--entity-name", "2", "--add-config", f"{unclean}=true"),
+         f"--bootstrap-server option must be specified to update broker configs Set({unclean}). when broker 2 is "
+         f"running. {RUNNING_INFO}"),
+        (("--entity-name", "4", "--add-config", f"{unclean}=maybe"),
+         f"Invalid value maybe for configuration {unclean}: Expected value to be either true or false"),
+        (("--entity-name", "4", "--add-config", "broker.id=5"),
+         "Cannot update these configs dynamically: Set(broker.id)"),
+        (("--entity-name", "1", "--add-config", "leader.replication.throttled.rate=x"),
+         "Invalid value x for configuration leader.replication.throttled.rate: Not a number of type LONG"),
+        (("--entity-name", "4", "--delete-config", unclean), f"Invalid config(s): {unclean}"),
+    ]:
+        result = await cli(configs, "--alter", "--entity-type", "brokers", *args)
+        assert (result.exit_code, result.output) == (1, f"Error: {message}\n"), args
+    assert await cli.zk.get_children(paths.CONFIG_CHANGES) == []  # the refusals wrote nothing
+
+    for args, entity in [
+        (("--entity-name", "4", "--add-config", f"{unclean}=true"), "brokers '4'"),  # broker 4 is not running
+        (("--entity-name", "1", "--add-config", "leader.replication.throttled.rate=100"), "brokers '1'"),
+        (("--entity-name", "4", "--delete-config", unclean), "brokers '4'"),
+    ]:
+        result = await cli(configs, "--alter", "--entity-type", "brokers", *args)
+        assert (result.exit_code, result.output) == (0, f"Completed updating config for entity: {entity}.\n")
+    changes = await cli.zk.get_children(paths.CONFIG_CHANGES)
+    notified = [(await cli.zk.get_data_and_stat(f"{paths.CONFIG_CHANGES}/{c}"))[0] for c in changes]  # type: ignore[index]
+    assert notified == [b'{"version":2,"entity_path":"brokers/4"}', b'{"version":2,"entity_path":"brokers/1"}',
+                        b'{"version":2,"entity_path":"brokers/4"}']
+
+    described = await cli(configs, "--describe", "--entity-type", "brokers")
+    assert described.output == ("Configs for brokers '1' are leader.replication.throttled.rate=100\n"
+                                "Configs for brokers '4' are \n")
+    described = await cli(configs, "--describe", "--entity-type", "brokers", "--entity-default")
+    assert described.output == "Configs for default brokers are \n"
+
+
+@pytest.mark.zookeeper
+@pytest.mark.parametrize(("args", "message"), [
+    (("--alter", "--entity-type", "brokers", "--add-config", "a=1"),
+     "an entity-name or default entity must be specified with --alter of users, clients, brokers or ips"),
+    (("--describe", "--entity-type", "brokers", "--entity-name", "one"),
+     "The entity name for brokers must be a valid integer broker id, but it is: one"),
+    (("--describe", "--entity-type", "brokers", "--entity-name", "1", "--entity-default"),
+     "An entity name must be specified for every entity type"),
+])
+async def test_broker_usage_errors_in_kafkas_words(cli: Cli, args: tuple[str, ...], message: str) -> None:  # noqa: F811
+    result = await cli(configs, *args)
+    assert result.exit_code == 2 and result.output.endswith(f"Error: {message}\n")

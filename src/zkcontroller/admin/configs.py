@@ -1,10 +1,18 @@
-"""``zkcontroller configs``: Kafka 2.8's ``kafka-configs.sh --zookeeper`` for topics (ConfigCommand's ZooKeeper path).
+"""``zkcontroller configs``: Kafka 2.8's ``kafka-configs.sh --zookeeper`` for topics and brokers (ConfigCommand's
+ZooKeeper path).
 
 ``--alter`` merges ``--add-config`` into the topic's overrides and drops ``--delete-config`` keys, writes
 ``/config/topics/<t>``, then a ``/config/changes/config_change_<n>`` notification naming ``topics/<t>`` — the one
 the controller reads to elect offline partitions once ``unclean.leader.election.enable`` is true.
 ``--describe`` prints the overrides as Kafka does (every topic's when no name is given). ``--topic T`` is
 short for ``--entity-type topics --entity-name T``, as in Kafka 2.8.
+
+``--entity-type brokers`` (``--entity-default`` or ``--entity-name ID``) writes ``/config/brokers/<default>`` or
+``/config/brokers/<id>`` and a notification naming ``brokers/<entity>``; the controller re-reads its
+``unclean.leader.election.enable`` from it. As Kafka 2.8, ZooKeeper may carry such a dynamic broker config only
+while the broker (for ``--entity-name``) or every broker (for ``--entity-default``) is down — the replication
+throttles excepted; a running cluster is changed through a broker (``--bootstrap-server`` in Kafka), which
+`alter_broker_config` does with ``via_broker=True``.
 """
 
 from __future__ import annotations
@@ -14,15 +22,108 @@ import re
 import click
 
 from zkcontroller.admin.cli import run_with_client
-from zkcontroller.admin.errors import AdminError
+from zkcontroller.admin.errors import AdminError, InvalidConfigError
+from zkcontroller.admin.reassign import BROKER_THROTTLES
 from zkcontroller.admin.topic_rules import JAVA_TRIM, MESSAGE_FORMAT_WARNING
 from zkcontroller.admin.topics import change_topic_config
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+from zkcontroller.zk.znodes import UNCLEAN_LEADER_ELECTION_ENABLE
 
 
 class InvalidConfigsError(AdminError):
     pass
+
+
+class BrokerRunningError(AdminError):
+    """Kafka's ``require`` in ``alterConfigWithZk``: dynamic broker configs via ZooKeeper only before start-up."""
+
+
+BROKER_CONFIGS_UPDATABLE_WHILE_RUNNING = frozenset(BROKER_THROTTLES)
+"""ConfigCommand's ``BrokerConfigsUpdatableUsingZooKeeperWhileBrokerRunning``."""
+
+BROKER_CONFIG_TYPES = {UNCLEAN_LEADER_ELECTION_ENABLE: "BOOLEAN", **{k: "LONG" for k in BROKER_THROTTLES}}
+"""The dynamic broker configs whose values are checked (Kafka's ``DynamicConfig.Broker`` ConfigDef); other keys
+are stored as given, as Kafka allows custom broker configs."""
+
+NON_DYNAMIC_BROKER_CONFIGS = frozenset({
+    "broker.id", "zookeeper.connect", "zookeeper.session.timeout.ms", "zookeeper.connection.timeout.ms",
+    "zookeeper.max.in.flight.requests", "broker.rack", "log.dirs", "log.dir", "inter.broker.protocol.version",
+    "auto.leader.rebalance.enable", "delete.topic.enable", "controlled.shutdown.enable",
+    "controlled.shutdown.max.retries", "controlled.shutdown.retry.backoff.ms", "replica.lag.time.max.ms",
+    "replica.fetch.wait.max.ms", "replica.fetch.backoff.ms", "replica.socket.timeout.ms",
+    "leader.imbalance.check.interval.seconds", "leader.imbalance.per.broker.percentage",
+    "controller.socket.timeout.ms", "request.timeout.ms", "inter.broker.listener.name",
+    "socket.request.max.bytes", "connections.max.idle.ms",
+})
+"""Configs this project reads that Kafka 2.8 does not update dynamically (the known part of
+``DynamicConfig.Broker.nonDynamicProps``)."""
+
+
+def _scala_set(names: list[str]) -> str:
+    return f"Set({', '.join(names)})"
+
+
+def validate_broker_configs(configs: dict[str, str]) -> None:
+    """``DynamicBrokerConfig.validateConfigs`` for the configs known here, with its ConfigException messages:
+    static configs are refused, then each known dynamic config's value is parsed as its type."""
+    static = [k for k in configs if k in NON_DYNAMIC_BROKER_CONFIGS]
+    if static:
+        raise InvalidConfigError(f"Cannot update these configs dynamically: {_scala_set(static)}")
+    for key, value in configs.items():
+        kind = BROKER_CONFIG_TYPES.get(key)
+        text = value.strip(JAVA_TRIM)
+        if kind == "BOOLEAN" and text.lower() not in ("true", "false"):
+            raise InvalidConfigError(f"Invalid value {value} for configuration {key}: "
+                                     "Expected value to be either true or false")
+        if kind == "LONG" and not re.fullmatch(r"[+-]?\d+", text):
+            raise InvalidConfigError(f"Invalid value {value} for configuration {key}: Not a number of type LONG")
+
+
+def broker_entity_label(entity_name: str) -> str:
+    """ConfigCommand's ``Entity.toString`` for brokers."""
+    return "default brokers" if entity_name == paths.DEFAULT_ENTITY else f"brokers '{entity_name}'"
+
+
+async def alter_broker_config(zk: KafkaZkClient, entity_name: str, add: dict[str, str], delete: list[str], *,
+                              via_broker: bool = False) -> dict[str, str]:
+    """ConfigCommand's ``alterConfigWithZk`` for ``brokers``: returns the new dynamic configs of the entity.
+
+    ``entity_name`` is a broker id or ``<default>``. Unless ``via_broker``, a config other than the replication
+    throttles is refused while the broker (or, for the default, any broker) is registered, with Kafka's message;
+    ``via_broker`` is what a running broker does for an AlterConfigs request (validate, then the same writes)."""
+    per_broker = entity_name != paths.DEFAULT_ENTITY
+    dynamic = [k for k in add if k not in BROKER_CONFIGS_UPDATABLE_WHILE_RUNNING]
+    if dynamic and not via_broker:
+        error = f"--bootstrap-server option must be specified to update broker configs {_scala_set(dynamic)}."
+        info = ("Broker configuration updates using ZooKeeper are supported for bootstrapping before brokers are "
+                "started to enable encrypted password configs to be stored in ZooKeeper.")
+        running = await _registered_brokers(zk)
+        if per_broker and int(entity_name) in running:
+            raise BrokerRunningError(f"{error} when broker {entity_name} is running. {info}")
+        if not per_broker and running:
+            raise BrokerRunningError(f"{error} for default cluster if any broker is running. {info}")
+    validate_broker_configs(add)  # preProcessBrokerConfigs, and changeBrokerConfig's validation of the throttles
+    current = await zk.get_broker_configs(entity_name)
+    missing = [k for k in delete if k not in current]
+    if missing:
+        raise InvalidConfigsError(f"Invalid config(s): {','.join(missing)}")
+    updated = {**current, **add}
+    for key in delete:
+        updated.pop(key, None)
+    await change_broker_config(zk, entity_name, updated)
+    return updated
+
+
+async def change_broker_config(zk: KafkaZkClient, entity_name: str, configs: dict[str, str]) -> None:
+    """``AdminZkClient.changeBrokerConfig``: the entity's node, replaced whole, then the notification brokers
+    (and here the controller) react to. The caller has validated ``configs`` (`validate_broker_configs`)."""
+    await zk.set_or_create_entity_configs(paths.ConfigType.BROKER, entity_name, configs)
+    await zk.create_config_change_notification(f"{paths.ConfigType.BROKER}/{entity_name}")
+
+
+async def _registered_brokers(zk: KafkaZkClient) -> set[int]:
+    return {int(c) for c in await zk.get_children(paths.BROKER_IDS) if c.isdigit()}
 
 
 _OUTSIDE_BRACKETS = r"(?=[^\]]*(?:\[|$))"
@@ -73,49 +174,72 @@ async def describe_topic_config(zk: KafkaZkClient, topic: str) -> dict[str, str]
     return await zk.get_entity_configs(paths.ConfigType.TOPIC, topic)
 
 
-def _entity_name(entity_type: str | None, entity_name: str | None, topic: str | None, alter: bool) -> str | None:
-    """ConfigCommand.checkArgs for topics: ``--topic T`` or ``--entity-type topics [--entity-name T]``, not both;
-    a name is needed to alter, not to describe (then every topic with a config node is described)."""
-    if topic is not None and (entity_type is not None or entity_name is not None):
+def _entity(entity_type: str | None, entity_name: str | None, entity_default: bool, topic: str | None,
+            alter: bool) -> tuple[str, str | None]:
+    """ConfigCommand.checkArgs/parseEntity for topics and brokers: ``--topic T`` or ``--entity-type topics
+    [--entity-name T]``; ``--entity-type brokers`` with ``--entity-name ID`` or ``--entity-default``. A name (or
+    the default, for brokers) is needed to alter, not to describe (then every entity with a config node)."""
+    if topic is not None and (entity_type is not None or entity_name is not None or entity_default):
         raise click.UsageError("--entity-{type,name,default} should not be used in conjunction with specific "
                                "entity flags")
     if topic is None and entity_type is None:
         raise click.UsageError("At least one entity type must be specified")
-    name = topic if topic is not None else entity_name
-    if alter and name is None:
-        raise click.UsageError("an entity name must be specified with --alter of topics")
-    return name
+    kind = paths.ConfigType.TOPIC if topic is not None else str(entity_type)
+    if entity_name is not None and entity_default:
+        raise click.UsageError("An entity name must be specified for every entity type")
+    if kind == paths.ConfigType.TOPIC:
+        if entity_default:  # ours: Kafka has no default topic entity to alter
+            raise click.UsageError("an entity name must be specified with --alter of topics")
+        name = topic if topic is not None else entity_name
+        if alter and name is None:
+            raise click.UsageError("an entity name must be specified with --alter of topics")
+        return kind, name
+    if entity_name is not None and not re.fullmatch(r"-?\d+", entity_name):
+        raise click.UsageError(f"The entity name for {kind} must be a valid integer broker id, but it is: "
+                               f"{entity_name}")
+    if alter and entity_name is None and not entity_default:
+        raise click.UsageError("an entity-name or default entity must be specified with --alter of users, "
+                               "clients, brokers or ips")
+    return kind, paths.DEFAULT_ENTITY if entity_default else entity_name
 
 
-async def _describe(zk: KafkaZkClient, name: str | None) -> list[tuple[str, dict[str, str]]]:
-    names = [name] if name is not None else await zk.get_children(
-        paths.config_entity_type_path(paths.ConfigType.TOPIC))
-    return [(n, await describe_topic_config(zk, n)) for n in names]
+async def _describe(zk: KafkaZkClient, kind: str, name: str | None) -> list[tuple[str, dict[str, str]]]:
+    names = [name] if name is not None else await zk.get_children(paths.config_entity_type_path(kind))
+    return [(n, await zk.get_entity_configs(kind, n)) for n in names]
+
+
+def _label(kind: str, name: str) -> str:
+    return f"topic '{name}'" if kind == paths.ConfigType.TOPIC else broker_entity_label(name)
 
 
 @click.command("configs")
 @click.option("--zookeeper", required=True, envvar="ZKCONTROLLER_ZOOKEEPER", metavar="HOST:PORT[/CHROOT]",
               help="ZooKeeper connection string (or set ZKCONTROLLER_ZOOKEEPER).")
-@click.option("--entity-type", type=click.Choice(["topics"]), help="Only topics are supported.")
-@click.option("--entity-name", help="The topic (--describe without it: every topic with overrides stored).")
+@click.option("--entity-type", type=click.Choice([paths.ConfigType.TOPIC, paths.ConfigType.BROKER]),
+              help="topics or brokers.")
+@click.option("--entity-name", help="The topic or broker id (--describe without it: every entity with configs stored).")
+@click.option("--entity-default", is_flag=True, help="The cluster-wide default of --entity-type brokers.")
 @click.option("--topic", help="The topic: short for --entity-type topics --entity-name TOPIC.")
-@click.option("--alter", is_flag=True, help="Alter the topic's config overrides.")
-@click.option("--describe", is_flag=True, help="List the topic's config overrides.")
-@click.option("--add-config", metavar="K=V,K=[V,V]", help="Overrides to add or change ([...] groups commas).")
-@click.option("--delete-config", metavar="K,K", help="Overrides to remove.")
-def configs(zookeeper: str, entity_type: str | None, entity_name: str | None, topic: str | None, alter: bool,
-            describe: bool, add_config: str | None, delete_config: str | None) -> None:
-    """Alter or describe a topic's config overrides (as kafka-configs --zookeeper)."""
+@click.option("--alter", is_flag=True, help="Alter the entity's configs.")
+@click.option("--describe", is_flag=True, help="List the entity's configs.")
+@click.option("--add-config", metavar="K=V,K=[V,V]", help="Configs to add or change ([...] groups commas).")
+@click.option("--delete-config", metavar="K,K", help="Configs to remove.")
+def configs(zookeeper: str, entity_type: str | None, entity_name: str | None, entity_default: bool,
+            topic: str | None, alter: bool, describe: bool, add_config: str | None, delete_config: str | None
+            ) -> None:
+    """Alter or describe a topic's config overrides or the dynamic broker configs (as kafka-configs
+    --zookeeper). Broker configs other than the replication throttles can only be set this way while the
+    broker (or, for --entity-default, every broker) is down, as in Kafka 2.8."""
     if alter == describe:
         raise click.UsageError("Command must include exactly one action: --describe, --alter")
     if describe and (add_config is not None or delete_config is not None):  # joptsimple names options "[name]"
         used = "add-config" if add_config is not None else "delete-config"
         raise click.UsageError(f'Option "[describe]" can\'t be used with option "[{used}]"')
-    name = _entity_name(entity_type, entity_name, topic, alter)
+    kind, name = _entity(entity_type, entity_name, entity_default, topic, alter)
     if describe:
-        for described, found in run_with_client(zookeeper, lambda zk: _describe(zk, name)):
+        for described, found in run_with_client(zookeeper, lambda zk: _describe(zk, kind, name)):
             rendered = ",".join(f"{k}={v}" for k, v in sorted(found.items()))
-            click.echo(f"Configs for topic '{described}' are {rendered}")
+            click.echo(f"Configs for {_label(kind, described)} are {rendered}")
         return
     assert name is not None
     if add_config is None and delete_config is None:
@@ -127,5 +251,8 @@ def configs(zookeeper: str, entity_type: str | None, entity_name: str | None, to
     if "message.format.version" in add:
         click.echo(MESSAGE_FORMAT_WARNING.format(add["message.format.version"]))
     delete = [k.strip() for k in (delete_config or "").split(",") if k.strip()]
-    run_with_client(zookeeper, lambda zk: alter_topic_config(zk, name, add, delete))
-    click.echo(f"Completed updating config for entity: topic '{name}'.")
+    if kind == paths.ConfigType.TOPIC:
+        run_with_client(zookeeper, lambda zk: alter_topic_config(zk, name, add, delete))
+    else:
+        run_with_client(zookeeper, lambda zk: alter_broker_config(zk, name, add, delete))
+    click.echo(f"Completed updating config for entity: {_label(kind, name)}.")

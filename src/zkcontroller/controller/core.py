@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from zkcontroller.controller.channel_manager import ControllerChannelManager, ResponseCallback
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.context import ControllerContext
+from zkcontroller.controller.dynamic_config import DynamicBrokerConfig
 from zkcontroller.controller.event_log import CONTROLLER_LOGGER, EventLog, PrefixedLogger, StateChangeLogger
 from zkcontroller.controller.event_manager import ControllerEventManager, ControllerEventProcessor
 from zkcontroller.controller.events import ControllerEvent
@@ -99,8 +100,10 @@ class ControllerCore:
         self.replica_state_machine = ReplicaStateMachine(
             config, self.context, zk, self.new_batch(), self.state_change_logger
         )
+        self.dynamic_config = DynamicBrokerConfig(config.unclean_leader_election_enable)
+        """Dynamic broker configs read from ``/config/brokers/...``; the partition state machine reads it."""
         self.partition_state_machine = PartitionStateMachine(
-            config, self.context, zk, self.new_batch(), self.state_change_logger
+            config, self.context, zk, self.new_batch(), self.state_change_logger, self.dynamic_config
         )
         self.events = ControllerEventManager(config.broker_id, processor, runtime, on_processed)
         self.watches = WatchRegistry(self.events.put)

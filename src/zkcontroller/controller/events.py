@@ -261,6 +261,14 @@ class ConfigChangeNotification(ControllerEvent):
 
 
 @dataclass(frozen=True)
+class UncleanLeaderElectionEnable(ControllerEvent):
+    """The broker-level ``unclean.leader.election.enable`` went from false to true (Kafka's
+    ``DynamicLogConfig.reconfigure`` → ``enableDefaultUncleanLeaderElection``)."""
+
+    state: ClassVar[ControllerState] = ControllerState.UNCLEAN_LEADER_ELECTION_ENABLE
+
+
+@dataclass(frozen=True)
 class TopicUncleanLeaderElectionEnable(ControllerEvent):
     state: ClassVar[ControllerState] = ControllerState.TOPIC_UNCLEAN_LEADER_ELECTION_ENABLE
     topic: str = ""

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.context import ControllerContext
+from zkcontroller.controller.dynamic_config import DynamicBrokerConfig
 from zkcontroller.controller.election import (
     ControlledShutdownPartitionLeaderElectionStrategy,
     ElectionResult,
@@ -68,8 +69,12 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
                          "Instead it is in {current} state")
 
     def __init__(self, config: ControllerConfig, context: ControllerContext, zk: KafkaZkClient,
-                 batch: ControllerBrokerRequestBatch, logger: StateChangeLogger) -> None:
+                 batch: ControllerBrokerRequestBatch, logger: StateChangeLogger,
+                 dynamic_config: DynamicBrokerConfig | None = None) -> None:
         super().__init__(config, context, zk, batch, logger, "PartitionStateMachine")
+        self.dynamic_config = dynamic_config or DynamicBrokerConfig(config.unclean_leader_election_enable)
+        """The controller's broker default for unclean election (dynamic over static); shared with the
+        controller, which updates it on config-change notifications."""
 
     # ------------------------------------------------------------------ startup and triggers
 
@@ -369,7 +374,8 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
 
     async def _unclean_enabled_for_topics(self, topics: set[str]
                                           ) -> tuple[dict[str, bool], dict[str, Exception]]:
-        """Effective ``unclean.leader.election.enable`` per topic: topic override, else the broker's."""
+        """Effective ``unclean.leader.election.enable`` per topic: topic override, else the broker's current one
+        (dynamic per-broker, dynamic default, static)."""
         read = await self.zk.get_topic_configs(topics)
         failed: dict[str, Exception] = {}
         enabled: dict[str, bool] = {}
@@ -380,7 +386,8 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
                 continue
             value = read.values.get(topic, {}).get(UNCLEAN_LEADER_ELECTION_ENABLE)
             try:
-                enabled[topic] = self.config.unclean_leader_election_enable if value is None else _parse_bool(value)
+                enabled[topic] = (self.dynamic_config.unclean_leader_election_enable if value is None
+                                  else _parse_bool(value))
             except StateChangeFailedError as e:
                 failed[topic] = e
         return enabled, failed

@@ -7,6 +7,13 @@ offline partitions elected again. The strategy stays ``OfflinePartitionLeaderEle
 permission comes from re-reading the topic's config (§5.7). Notifications are left in place (Kafka's config
 manager purges them after 15 minutes); this family remembers the last one it read.
 
+Broker-level changes (Kafka's ``UncleanLeaderElectionEnable``): a notification naming ``brokers/<default>`` or
+``brokers/<this broker's id>`` makes the controller re-read that ``/config/brokers/...`` node (Kafka's
+``BrokerConfigHandler`` → ``DynamicBrokerConfig``) into `ControllerCore.dynamic_config`; when the effective value
+(per-broker over default over static) goes from false to true, every offline partition is elected again. Both
+nodes are also read at each failover, before the partition state machine starts. A malformed node is logged
+with its path and changes nothing; an invalid value is dropped, as Kafka's ``removeInvalidConfigs`` does.
+
 Each unclean election is counted (``context.stats.unclean_leader_elections``) and logged; the offsets it
 loses are not known to the controller (they are the difference between the old and new leaders' log ends).
 """
@@ -15,15 +22,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from zkcontroller.controller.events import ConfigChangeNotification, ControllerEvent, TopicUncleanLeaderElectionEnable
+from zkcontroller.controller.dynamic_config import InvalidDynamicConfigError, parse_unclean_leader_election_enable
+from zkcontroller.controller.events import (
+    ConfigChangeNotification,
+    ControllerEvent,
+    TopicUncleanLeaderElectionEnable,
+    UncleanLeaderElectionEnable,
+)
 from zkcontroller.controller.families import EventFamily, Handler
 from zkcontroller.coordination.errors import NoNodeError
 from zkcontroller.model import LeaderAndIsr
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ZnodeDecodeError
+from zkcontroller.zk.znodes import UNCLEAN_LEADER_ELECTION_ENABLE
 from zkcontroller.zk.znodes.config import ConfigEntityChangeNotificationSequenceZNode as ConfigChangeZNode
 
 TOPIC_ENTITY_PREFIX = f"{paths.ConfigType.TOPIC}/"
+BROKER_ENTITY_PREFIX = f"{paths.ConfigType.BROKER}/"
 
 
 class UncleanElectionEvents(EventFamily):
@@ -34,6 +49,7 @@ class UncleanElectionEvents(EventFamily):
         return {
             ConfigChangeNotification: self.process_config_change_notification,
             TopicUncleanLeaderElectionEnable: self.process_topic_unclean_leader_election_enable,
+            UncleanLeaderElectionEnable: self.process_unclean_leader_election_enable,
         }
 
     async def register_watches(self) -> None:
@@ -45,9 +61,18 @@ class UncleanElectionEvents(EventFamily):
         except NoNodeError:  # brokers create it at start-up; a store without it has no notifications either
             existing = []
         self.last_sequence_number = max(existing, default="")
+        # Kafka's DynamicBrokerConfig.initialize: the broker's current dynamic configs; read at every failover
+        # because only the active controller watches the notifications. No event: the partition state
+        # machine's start-up elects the offline partitions with this value.
+        for entity in (paths.DEFAULT_ENTITY, str(self.core.controller_id)):
+            await self._update_broker_config(entity, log_override=False)
 
     def on_resignation(self) -> None:
         self.core.watches.unregister_child_handler(paths.CONFIG_CHANGES)
+
+    async def on_session_reconnected(self) -> None:
+        """Re-arm the ``/config/changes`` watch and read the notifications written while disconnected."""
+        self.core.events.put(ConfigChangeNotification())
 
     async def process_config_change_notification(self, _event: ConfigChangeNotification) -> None:
         core = self.core
@@ -64,11 +89,55 @@ class UncleanElectionEvents(EventFamily):
         read = await core.zk.read_notifications(ConfigChangeZNode, new)
         for path, error in sorted(read.malformed.items()):
             core.log.error(f"Ignoring malformed config change notification {path}: {error.reason}")
-        topics = sorted({entity[len(TOPIC_ENTITY_PREFIX):] for entity in read.values.values()
+        entities = [read.values[n] for n in new if n in read.values]
+        brokers = [e[len(BROKER_ENTITY_PREFIX):] for e in dict.fromkeys(entities) if e.startswith(BROKER_ENTITY_PREFIX)]
+        for broker in brokers:
+            if self._concerns_this_broker(broker):
+                was_enabled = core.dynamic_config.unclean_leader_election_enable
+                await self._update_broker_config(broker, log_override=True)
+                if core.dynamic_config.unclean_leader_election_enable and not was_enabled:
+                    core.events.put(UncleanLeaderElectionEnable())
+        topics = sorted({entity[len(TOPIC_ENTITY_PREFIX):] for entity in entities
                          if entity.startswith(TOPIC_ENTITY_PREFIX)})
         for topic in topics:
             if await self._unclean_enabled(topic):
                 core.events.put(TopicUncleanLeaderElectionEnable(topic=topic))
+
+    def _concerns_this_broker(self, entity_name: str) -> bool:
+        """Kafka's BrokerConfigHandler: the default entity, or this broker's id (other brokers' are theirs)."""
+        if entity_name == paths.DEFAULT_ENTITY:
+            return True
+        try:
+            return int(entity_name.strip()) == self.core.controller_id
+        except ValueError:
+            self.core.log.error(f"Ignoring the config change of broker entity {entity_name!r}: not a broker id")
+            return False
+
+    async def _update_broker_config(self, entity_name: str, *, log_override: bool) -> None:
+        """Read ``/config/brokers/<entity_name>`` into the controller's dynamic config (Kafka's
+        ``updateDefaultConfig``/``updateBrokerConfig``); a malformed node is reported and changes nothing."""
+        core = self.core
+        path = paths.broker_config_path(entity_name)
+        try:
+            configs = await core.zk.get_broker_configs(entity_name)
+        except ZnodeDecodeError as e:
+            core.log.error(f"Ignoring the dynamic broker config {path}: {e.reason}")
+            return
+        if log_override:  # DynamicConfigManager's line (a Scala map's rendering)
+            rendered = ", ".join(f"{k} -> {v}" for k, v in sorted(configs.items()))
+            core.log.info(f"Processing override for entityPath: {BROKER_ENTITY_PREFIX}{entity_name} with config: "
+                          f"HashMap({rendered})")
+        try:
+            value = parse_unclean_leader_election_enable(configs)
+        except InvalidDynamicConfigError as e:
+            source = "default cluster" if entity_name == paths.DEFAULT_ENTITY else "broker"
+            core.log.error(f"Dynamic {source} config contains invalid values in: "
+                           f"Set({UNCLEAN_LEADER_ELECTION_ENABLE}), these configs will be ignored ({path}: {e})")
+            value = None  # removeInvalidConfigs drops the key; the level no longer sets it
+        if entity_name == paths.DEFAULT_ENTITY:
+            core.dynamic_config.default_unclean_leader_election_enable = value
+        else:
+            core.dynamic_config.broker_unclean_leader_election_enable = value
 
     async def _unclean_enabled(self, topic: str) -> bool:
         try:
@@ -77,15 +146,28 @@ class UncleanElectionEvents(EventFamily):
             self.core.log.error(f"Ignoring the config of topic {topic}: {e}")
             return False
 
+    async def process_unclean_leader_election_enable(self, _event: UncleanLeaderElectionEnable) -> None:
+        core = self.core
+        if not core.is_active:
+            return
+        core.log.info("Unclean leader election has been enabled by default")
+        await self._trigger_online_partition_state_change(None)
+
     async def process_topic_unclean_leader_election_enable(self, event: TopicUncleanLeaderElectionEnable) -> None:
         core = self.core
         if not core.is_active:
             return
         core.log.info(f"Unclean leader election has been enabled for topic {event.topic}")
-        before = {tp: core.context.partition_leader_and_isr(tp) for tp in core.context.partitions_for_topic(
-            event.topic)}
-        results = await core.partition_state_machine.trigger_online_partition_state_change(event.topic)
-        for tp, result in sorted(results.items(), key=lambda item: item[0].partition):
+        await self._trigger_online_partition_state_change(event.topic)
+
+    async def _trigger_online_partition_state_change(self, topic: str | None) -> None:
+        """Elect the offline partitions (of ``topic``, or all) and warn about each unclean election."""
+        core = self.core
+        partitions = (core.context.partitions_for_topic(topic) if topic is not None
+                      else core.context.all_partitions)
+        before = {tp: core.context.partition_leader_and_isr(tp) for tp in partitions}
+        results = await core.partition_state_machine.trigger_online_partition_state_change(topic)
+        for tp, result in sorted(results.items(), key=lambda item: (item[0].topic, item[0].partition)):
             old = before.get(tp)
             if isinstance(result, LeaderAndIsr) and old is not None and result.leader not in old.isr:
                 core.log.warn(f"Unclean leader election for partition {tp}: new leader {result.leader} was not in "

@@ -190,6 +190,12 @@ class AdminOps(KafkaZkClientBase):
             lambda _t, data, _s, path: ConfigEntityZNode.decode(data, path),
         )
 
+    async def get_broker_configs(self, entity_name: str) -> dict[str, str]:
+        """The dynamic broker configs of ``/config/brokers/<entity_name>`` (a broker id or ``<default>``); none if
+        absent. The broker counterpart of `get_topic_configs`: raises `ZnodeDecodeError` if malformed, so the
+        caller can keep what it had."""
+        return await self.get_entity_configs(paths.ConfigType.BROKER, entity_name)
+
     async def set_or_create_entity_configs(
         self, entity_type: str, entity_name: str, config: Mapping[str, str]
     ) -> None:

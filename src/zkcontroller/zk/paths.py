@@ -47,6 +47,11 @@ class ConfigType:
     ALL = (TOPIC, CLIENT, USER, BROKER, IP)
 
 
+DEFAULT_ENTITY = "<default>"
+"""Kafka's ``ConfigEntityName.Default``: ``/config/brokers/<default>`` holds the cluster-wide dynamic broker
+configs that each broker's ``/config/brokers/<id>`` overrides."""
+
+
 PERSISTENT_PATHS: tuple[str, ...] = (
     CONSUMERS,
     BROKER_IDS,
@@ -105,6 +110,11 @@ def isr_change_path(sequence_number: str = "") -> str:
 
 def log_dir_event_path(sequence_number: str = "") -> str:
     return f"{LOG_DIR_EVENT_NOTIFICATION}/{LOG_DIR_EVENT_PREFIX}{sequence_number}"
+
+
+def broker_config_path(entity_name: str) -> str:
+    """``/config/brokers/<id>`` or ``/config/brokers/<default>``."""
+    return config_entity_path(ConfigType.BROKER, entity_name)
 
 
 def config_change_path(sequence_number: str = "") -> str:
