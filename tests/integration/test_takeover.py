@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import AsyncIterator
 
@@ -116,3 +117,13 @@ async def test_malformed_broker_registration_is_skipped(make_cluster: ClusterFac
     assert {states[0].leader_and_isr.leader, states[1].leader_and_isr.leader} == {1, 2}
     assert 9 not in controller.context.live_or_shutting_down_broker_ids
     assert TopicPartition("after", 1) in controller.context.partitions_with_leaders
+
+
+@pytest.mark.parametrize(("ibp", "version"), [("2.6", 4), ("2.7-IV0", 5), ("2.8", 5)])
+async def test_brokers_register_with_the_json_version_of_their_ibp(
+        make_cluster: ClusterFactory, admin: KafkaZkClient, ibp: str, version: int) -> None:
+    """ZkData's BrokerInfo.apply: version 5 (features) from 2.7-IV0, else 4, readable by older brokers."""
+    cluster = await make_cluster([1], inter_broker_protocol_version=ibp)
+    await cluster.wait_for_controller()
+    data, _ = await admin.session.get_data("/brokers/ids/1")
+    assert json.loads(data)["version"] == version

@@ -17,6 +17,7 @@ from zkcontroller.protocol.ibp import (
     STOP_REPLICA,
     UPDATE_METADATA,
     alter_isr_enabled,
+    broker_registration_version,
     ibp_at_least,
     request_versions,
     resolve_ibp,
@@ -104,3 +105,10 @@ def test_a_broker_process_reads_the_internal_version(ibp: str, lai: int, umd: in
 def test_a_broker_process_refuses_an_unknown_or_unoffered_ibp(bad: str) -> None:
     with pytest.raises(ConfigError, match=rf"Invalid value {re.escape(bad)} for configuration inter\.broker"):
         broker_properties(parse_properties(BROKER), [f"inter.broker.protocol.version={bad}"])
+
+
+@pytest.mark.parametrize(("ibp", "version"), [("2.8", 5), ("2.7-IV0", 5), ("2.6", 4), ("0.10.0-IV1", 4),
+                                              ("0.10.0-IV0", 2)])
+def test_broker_registration_version(ibp: str, version: int) -> None:
+    """ZkData.scala BrokerInfo.apply: 5 if >= 2.7-IV0, 4 if >= 0.10.0-IV1, else 2."""
+    assert broker_registration_version(ibp) == version

@@ -99,6 +99,12 @@ def request_versions(value: str) -> dict[int, int]:
     return dict(IBP_REQUEST_VERSIONS[resolve_ibp(value)])
 
 
+def broker_registration_version(value: str) -> int:
+    """The ``/brokers/ids/<id>`` JSON version a broker writes (ZkData's ``BrokerInfo.apply``): 5 (with
+    features) from 2.7-IV0, 4 from 0.10.0-IV1, else 2, so brokers of an older IBP can still read it."""
+    return 5 if ibp_at_least(value, FEATURE_VERSIONING_MIN_IBP) else 4 if ibp_at_least(value, "0.10.0-IV1") else 2
+
+
 def alter_isr_enabled(value: str) -> bool:
     """Kafka's ``isAlterIsrSupported``: leaders send AlterIsr, so only the controller writes partition states."""
     return ibp_at_least(value, ALTER_ISR_MIN_IBP)
