@@ -26,6 +26,7 @@ from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.errors import NodeExistsError, ZkError
 from zkcontroller.coordination.reconnecting import ReconnectingSession
 from zkcontroller.model import Broker, BrokerInfo, EndPoint, TopicId, TopicPartition
+from zkcontroller.protocol.ibp import broker_registration_version
 from zkcontroller.protocol.inter_broker import AlterIsrRequest, ControlledShutdownRequest, FetchRequest
 from zkcontroller.protocol.transport import BrokerNetwork
 from zkcontroller.runtime.runtime import Runtime
@@ -103,7 +104,8 @@ class KafkaServer:
         self.zk = zk = KafkaZkClient(ReconnectingSession(session), runtime.now_ms, rng=runtime.rng)
         await zk.create_top_level_paths()
         self.cluster_id = await zk.create_or_get_cluster_id(str(TopicId.generate(runtime.rng)))
-        info = BrokerInfo(self.config.broker())
+        info = BrokerInfo(self.config.broker(),
+                          broker_registration_version(self.config.controller_config.inter_broker_protocol_version))
         epoch = await self._register(zk, info)
         self.control_plane = BrokerControlPlane(self.broker_id, epoch, log_dirs=self.config.log_dirs)
         self.replica_manager = ReplicaManager(self.control_plane, self.transport, runtime, self.config.replication,

@@ -17,16 +17,12 @@ from typing import Any
 
 from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.controller.config import ControllerConfig
-from zkcontroller.protocol.wire.messages import IBP_2_8_VERSIONS
+from zkcontroller.protocol.ibp import DEFAULT_IBP, ibp_at_least, request_versions
 
 log = logging.getLogger("kafka.server.KafkaConfig")
 
-IBP_VERSIONS = {"2.5": {4: 4, 5: 2, 6: 6, 1: 11}, "2.6": {4: 4, 5: 3, 6: 6, 1: 11}, "2.7": {4: 4, 5: 3, 6: 6, 1: 12},
-                "2.8": {4: 5, 5: 3, 6: 7, 1: 12}}
-"""Inter-broker request versions per ``inter.broker.protocol.version`` (Kafka's ControllerBrokerRequestBatch rules:
-LeaderAndIsr v4 and UpdateMetadata v6 from 2.4-IV1, StopReplica v3 from 2.6-IV0, LeaderAndIsr v5 and
-UpdateMetadata v7 from 2.8-IV1; ReplicaFetcherThread's: Fetch v11 from 2.3-IV1, v12 from 2.7-IV1). Older IBPs
-are not offered."""
+MIN_IBP = "2.5-IV0"
+"""Older ``inter.broker.protocol.version`` values are not offered; versions by IBP are `protocol.ibp`'s table."""
 
 
 class ConfigError(ValueError):
@@ -83,7 +79,14 @@ class BrokerProperties:
     @property
     def control_request_versions(self) -> dict[int, int]:
         """Versions this broker sends: its IBP's control requests, ControlledShutdown v3 and AlterIsr v0."""
-        return {**IBP_2_8_VERSIONS, **IBP_VERSIONS[self.inter_broker_protocol_version[:3]]}
+        return request_versions(self.inter_broker_protocol_version)
+
+
+def _offered_ibp(value: str) -> bool:
+    try:
+        return ibp_at_least(value, MIN_IBP)
+    except ValueError:
+        return False
 
 
 def _int(key: str, value: str, minimum: int | None = None) -> int:
@@ -165,9 +168,9 @@ def broker_properties(props: dict[str, str], overrides: Iterable[str] = ()) -> B
     if advertised.host in ("", "0.0.0.0"):
         advertised = Listener(advertised.name, "localhost", advertised.port)
     ibp = get("inter.broker.protocol.version", "2.8")
-    if not re.fullmatch(r"\d+\.\d+(\.\d+|-IV\d+)?", ibp) or ibp[:3] not in IBP_VERSIONS:
+    if not _offered_ibp(ibp):
         raise ConfigError(f"Invalid value {ibp} for configuration inter.broker.protocol.version: "
-                          f"supported are {', '.join(sorted(IBP_VERSIONS))}")
+                          f"supported are {MIN_IBP} to {DEFAULT_IBP}")
     zk = get("zookeeper.connect")
     if not re.fullmatch(r"[^/,\s]+:\d+(,[^/,\s]+:\d+)*(/[^\s]*)?", zk):
         raise ConfigError(f"Invalid value {zk} for configuration zookeeper.connect: expected host:port[,...][/chroot]")
@@ -194,7 +197,7 @@ def broker_properties(props: dict[str, str], overrides: Iterable[str] = ()) -> B
         zookeeper_max_in_flight_requests=num("zookeeper.max.in.flight.requests", 10, 1),
         controller_socket_timeout_ms=num("controller.socket.timeout.ms", 30000, 1),
         request_timeout_ms=num("request.timeout.ms", 30000, 1),
-        inter_broker_listener_name="PLAINTEXT",
+        inter_broker_listener_name="PLAINTEXT", inter_broker_protocol_version=ibp,
     )
     metrics = props.get("metrics.prometheus.port")
     rack = props.get("broker.rack") or None

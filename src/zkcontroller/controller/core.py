@@ -115,8 +115,8 @@ class ControllerCore:
 
     def new_batch(self) -> ControllerBrokerRequestBatch:
         return ControllerBrokerRequestBatch(
-            self.config.broker_id, self.context, self.channel_manager.send_request, self.state_change_logger
-        )
+            self.config.broker_id, self.context, self.channel_manager.send_request, self.state_change_logger,
+            self.config.inter_broker_protocol_version)
 
     @property
     def controller_id(self) -> int:

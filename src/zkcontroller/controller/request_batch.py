@@ -40,6 +40,7 @@ from zkcontroller.protocol.control_requests import (
     UpdateMetadataPartitionState,
     UpdateMetadataRequest,
 )
+from zkcontroller.protocol.ibp import DEFAULT_IBP, LEADER_AND_ISR, UPDATE_METADATA, request_versions
 
 Sender = Callable[[int, AnyControlRequest], None]
 """Hands one request to the channel manager for one broker; responses come back as controller events."""
@@ -73,8 +74,13 @@ class ControllerBrokerRequestBatch:
     """One of the controller's three independent batches (PSM, RSM, and the controller's own)."""
 
     def __init__(self, controller_id: int, context: ControllerContext, sender: Sender,
-                 state_change_logger: StateChangeLogger) -> None:
+                 state_change_logger: StateChangeLogger, inter_broker_protocol_version: str = DEFAULT_IBP) -> None:
         self.controller_id = controller_id
+        versions = request_versions(inter_broker_protocol_version)
+        self._lai_topic_ids = versions[LEADER_AND_ISR] >= 5
+        self._umd_topic_ids = versions[UPDATE_METADATA] >= 7
+        """Topic ids travel in LeaderAndIsr from v5 and UpdateMetadata from v7 (IBP >= 2.8-IV1): an older
+        request has no field for them, so in-process brokers get none either, as on the wire."""
         self.context = context
         self._sender = sender
         self._state_change_logger = state_change_logger
@@ -266,7 +272,7 @@ class ControllerBrokerRequestBatch:
                 controller_id=self.controller_id, controller_epoch=controller_epoch,
                 broker_epoch=epochs[broker_id], partition_states=tuple(states),
                 topic_ids=tuple((t, self.context.topic_ids.get(t, ZERO_TOPIC_ID))
-                                for t in sorted({s.topic for s in states})),
+                                for t in sorted({s.topic for s in states})) if self._lai_topic_ids else (),
                 live_leaders=tuple(b for b in self.context.live_or_shutting_down_brokers if b.id in leader_ids),
             )
             self._sender(broker_id, request)
@@ -280,7 +286,7 @@ class ControllerBrokerRequestBatch:
             f"Sending UpdateMetadata request to brokers Set({brokers}) for {len(partition_states)} partitions")
         live_brokers = tuple(self.context.live_or_shutting_down_brokers)
         topic_ids = tuple((t, self.context.topic_ids[t]) for t in sorted({s.topic for s in partition_states})
-                          if t in self.context.topic_ids)
+                          if t in self.context.topic_ids) if self._umd_topic_ids else ()
         epochs = self.context.live_broker_id_and_epochs
         recipients = self.update_metadata_request_broker_set & self.context.live_or_shutting_down_broker_ids
         for broker_id in sorted(recipients):

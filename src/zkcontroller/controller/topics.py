@@ -18,6 +18,7 @@ from zkcontroller.controller.families import EventFamily, Handler
 from zkcontroller.controller.states import PartitionAndReplica, PartitionState, ReplicaState
 from zkcontroller.coordination.api import EventType
 from zkcontroller.model import ReplicaAssignment, TopicId, TopicIdReplicaAssignment, TopicPartition, sorted_by_partition
+from zkcontroller.protocol.ibp import uses_topic_ids
 from zkcontroller.zk import paths
 
 
@@ -87,12 +88,15 @@ class TopicEvents(EventFamily):
         return [read.values[t] for t in sorted(read.values)]
 
     async def admit_topics(self, topics: list[TopicIdReplicaAssignment]) -> list[TopicIdReplicaAssignment]:
-        """Give topics without an id a new one, written back fenced (IBP >= 2.8-IV0), and record every id.
+        """Give topics without an id a new one, written back fenced, if the IBP uses topic ids (>= 2.8-IV0, as
+        Kafka's processTopicIds); below it ids already in ZooKeeper are kept (a reassignment or a later upgrade
+        must not lose them) but none are created and no topic znode is rewritten.
 
         A topic whose id is already another topic's is skipped with an error naming its znode (the topic
         known first, or first by name, keeps the id); the rest are returned in name order.
         """
-        with_ids = await self.core.zk.assign_topic_ids(topics, self.context.fencing.epoch_zk_version)
+        with_ids = (await self.core.zk.assign_topic_ids(topics, self.context.fencing.epoch_zk_version)
+                    if uses_topic_ids(self.core.config.inter_broker_protocol_version) else topics)
         owners: dict[TopicId, str] = dict(self.context.topic_names)
         admitted = []
         for t in with_ids:

@@ -9,7 +9,7 @@ from tests.unit.controller.conftest import CONTROLLER_ID, RecordingSender, broke
 
 from zkcontroller.controller.context import ControllerContext
 from zkcontroller.controller.errors import IllegalControllerStateError
-from zkcontroller.controller.event_log import TRACE
+from zkcontroller.controller.event_log import TRACE, StateChangeLogger
 from zkcontroller.controller.fencing_token import FencingToken
 from zkcontroller.controller.request_batch import ControllerBrokerRequestBatch
 from zkcontroller.model import (
@@ -214,3 +214,21 @@ def test_send_failure_is_illegal_state_and_leaves_the_batch_non_empty(
     assert isinstance(raised.value.__cause__, RuntimeError)
     with pytest.raises(IllegalControllerStateError):
         batch.new_batch()
+
+
+@pytest.mark.parametrize(("ibp", "carried"), [("2.8", True), ("2.8-IV1", True), ("2.8-IV0", False),
+                                              ("2.7-IV1", False)])
+def test_topic_ids_travel_only_in_versions_that_have_them(
+        context: ControllerContext, sender: RecordingSender, state_change_logger: StateChangeLogger,
+        ibp: str, carried: bool) -> None:
+    """LeaderAndIsr v5 / UpdateMetadata v7 (IBP >= 2.8-IV1) carry topic ids; v4 / v6 have no field for them."""
+    batch = ControllerBrokerRequestBatch(CONTROLLER_ID, context, sender, state_change_logger, ibp)
+    batch.add_leader_and_isr_request_for_brokers([1], A0, lead(context, A0, 1), ReplicaAssignment((1, 2, 3)),
+                                                 is_new=False)
+    batch.send_requests_to_brokers(FencingToken(1, 0))
+    [(_, lai)] = sender.of_type(LeaderAndIsrRequest)
+    umds = [r for _, r in sender.of_type(UpdateMetadataRequest)]
+    assert isinstance(lai, LeaderAndIsrRequest) and len(umds) == 3
+    expected = (("a", TOPIC_A_ID),) if carried else ()
+    assert lai.topic_ids == expected and all(isinstance(r, UpdateMetadataRequest) and r.topic_ids == expected
+                                             for r in umds)

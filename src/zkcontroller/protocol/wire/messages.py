@@ -9,6 +9,7 @@ Field names are the schemas' names in snake_case; versions, nullable versions, t
 
 from __future__ import annotations
 
+from zkcontroller.protocol.ibp import DEFAULT_IBP, request_versions
 from zkcontroller.protocol.wire.schema import ApiSpec, Field, MessageSpec
 
 F = Field
@@ -239,5 +240,5 @@ INTER_BROKER_APIS: dict[int, ApiSpec] = {
 }
 """Api key → spec, for every API this table describes."""
 
-IBP_2_8_VERSIONS: dict[int, int] = {4: 5, 5: 3, 6: 7, 7: 3, 56: 0, 1: 12}
-"""The version a 2.8 controller/broker sends with ``inter.broker.protocol.version=2.8`` (KafkaConfig's IBP)."""
+IBP_2_8_VERSIONS: dict[int, int] = request_versions(DEFAULT_IBP)
+"""The versions a 2.8 controller/broker sends at the default ``inter.broker.protocol.version`` (`protocol.ibp`)."""
