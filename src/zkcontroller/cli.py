@@ -167,13 +167,18 @@ def cluster(
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
     backend = _backend(zookeeper)  # checks the connect string for --processes too
     if processes:
-        from zkcontroller.cluster.process_cluster import run_process_cluster
+        from zkcontroller.cluster.process_cluster import StartupError, run_process_cluster
 
+        # The brokers and ZooKeeper run in sessions of their own, so a closed terminal's SIGHUP reaches only this
+        # command: it stops them as Ctrl-C does, instead of dying and leaving them running.
+        signal.signal(signal.SIGHUP, _raise_keyboard_interrupt)
         try:
             with _unreachable_zookeeper_is_one_line(zookeeper):
                 asyncio.run(run_process_cluster(ids, zookeeper, log_dir, session_timeout_ms, zookeeper_ensemble))
         except KeyboardInterrupt:
             click.echo("stopped")
+        except StartupError as e:
+            raise click.ClickException(str(e)) from None
         return
     try:
         with _unreachable_zookeeper_is_one_line(zookeeper):

@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +45,23 @@ HELP = """commands:
   zk-status                       each ZooKeeper server of the ensemble: address, pid, leader/follower
   zk-kill ID | zk-start ID        SIGKILL one ZooKeeper server / start it again (--zookeeper-ensemble)
   help | quit"""
+
+STOP_BOUND_S = 20.0
+"""How long ``stop`` lets the brokers' controlled shutdowns run, all together, before SIGKILL."""
+
+
+class StartupError(Exception):
+    """The cluster could not start; the message is what the command prints (one line, or a broker's log tail)."""
+
+
+def log_tail(path: Path, lines: int = 10) -> str:
+    """The last ``lines`` lines of a broker's log file, indented, for an error that points at it."""
+    try:
+        text = path.read_text(errors="replace")
+    except OSError as e:
+        return f"  ({e})"
+    return "\n".join(f"  {line}" for line in text.splitlines()[-lines:])
+
 
 SIGNALS = {"stop": signal.SIGTERM, "kill": signal.SIGKILL, "pause": signal.SIGSTOP, "resume": signal.SIGCONT}
 
@@ -105,6 +123,11 @@ class ProcessCluster:
         return ",".join(f"127.0.0.1:{b.port}" for b in self.brokers.values())
 
     def start(self) -> None:
+        self.start_zookeeper()
+        self.start_brokers()
+
+    def start_zookeeper(self) -> None:
+        """Start a ZooKeeper (or an ensemble) here unless one was given."""
         if self._zk_connect is None and self.ensemble_size is not None:
             self.ensemble = ZooKeeperEnsemble(self.directory / "zookeeper-ensemble", self.ensemble_size)
             self.ensemble.start()
@@ -113,8 +136,20 @@ class ProcessCluster:
             self._own_zk = ZooKeeperServerProcess(self.directory / "zookeeper")
             self._own_zk.start()
             self._zk_connect = f"{self._own_zk.connect_string}/kafka"
+
+    def start_brokers(self) -> None:
         for broker_id in self.brokers:
             self.start_broker(broker_id)
+
+    def exited_broker(self) -> StartupError | None:
+        """A broker process that has already exited (during start-up: a bad config, a taken port), with the
+        tail of its log, which says why."""
+        for b in self.brokers.values():
+            code = b.process.poll() if b.process is not None else None
+            if code is not None:
+                return StartupError(f"broker {b.broker_id} exited with {code} during start-up "
+                                    f"(last lines of {b.log}):\n{log_tail(b.log)}")
+        return None
 
     def _properties(self, b: BrokerProc) -> dict[str, str]:
         values = {"broker.id": str(b.broker_id), "listeners": f"PLAINTEXT://127.0.0.1:{b.port}",
@@ -140,8 +175,11 @@ class ProcessCluster:
         with b.log.open("ab") as log:
             command = [sys.executable, "-m", "zkcontroller.cli", "broker", "--config", str(b.config)]
             # Unbuffered: the log is read while the broker runs, and a kill -9 must not drop its last lines.
+            # A session of its own: a terminal's Ctrl-C reaches this command alone, which stops the brokers
+            # before ZooKeeper (sharing its process group, all got SIGINT at once and ZooKeeper was gone before
+            # the brokers' controlled shutdowns could reach it).
             b.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                         env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                                         env={**os.environ, "PYTHONUNBUFFERED": "1"}, start_new_session=True)
         b.paused = b.stopping = False
 
     def signal(self, broker_id: int, sig: signal.Signals) -> None:
@@ -169,16 +207,18 @@ class ProcessCluster:
         return process.wait(timeout_s)
 
     def stop(self) -> None:
-        """Stop every broker (SIGTERM, then SIGKILL after a bound), then our ZooKeeper."""
+        """Stop every broker (SIGTERM, then SIGKILL after one bound shared by all: it was 20 s for each in
+        turn), then our ZooKeeper."""
         for b in self.brokers.values():
             if b.process is not None and b.process.poll() is None:
                 if b.paused:
                     b.process.send_signal(signal.SIGCONT)
                 b.process.terminate()
+        deadline = time.monotonic() + STOP_BOUND_S
         for b in self.brokers.values():
             if b.process is not None:
                 try:
-                    b.process.wait(20)
+                    b.process.wait(max(0.0, deadline - time.monotonic()))
                 except subprocess.TimeoutExpired:
                     b.process.kill()
                     b.process.wait()
@@ -274,15 +314,24 @@ class ProcessClusterShell:
 
 async def run_process_cluster(broker_ids: list[int], zookeeper: str | None, directory: Path | None,
                               session_timeout_ms: int, zookeeper_ensemble: int | None = None) -> None:
+    """Start ZooKeeper (unless given), open the prompt's session, only then the brokers: a ZooKeeper that
+    cannot be reached ends the command before any broker starts (they used to be left running). Whatever
+    fails, the brokers and ZooKeeper started here are stopped."""
     cluster = ProcessCluster(broker_ids, directory, zookeeper, session_timeout_ms,
                              zookeeper_ensemble=zookeeper_ensemble)
-    await asyncio.to_thread(cluster.start)
-    backend = make_backend(cluster.zookeeper_connect, wall_clock_ms)
-    session = await backend.new_session()
-    admin = KafkaZkClient(session, wall_clock_ms)
-    shell = ProcessClusterShell(cluster, admin)
+    backend = None
+    session = None
     try:
-        await wait_registered(admin, broker_ids)
+        try:
+            await asyncio.to_thread(cluster.start_zookeeper)
+        except (RuntimeError, TimeoutError) as e:  # not installed, port taken, exited or silent
+            raise StartupError(str(e)) from None
+        backend = make_backend(cluster.zookeeper_connect, wall_clock_ms)
+        session = await backend.new_session()
+        admin = KafkaZkClient(session, wall_clock_ms)
+        shell = ProcessClusterShell(cluster, admin)
+        await asyncio.to_thread(cluster.start_brokers)
+        await wait_registered(admin, broker_ids, cluster=cluster)
         print(f"cluster up: broker processes {', '.join(map(str, broker_ids))} on {cluster.bootstrap}; "
               f"ZooKeeper {cluster.zookeeper_connect}; files in {cluster.directory}")
         print(f"try: kcat -L -b {cluster.bootstrap.split(',')[0]}")
@@ -295,21 +344,31 @@ async def run_process_cluster(broker_ids: list[int], zookeeper: str | None, dire
             if not await shell.run_command(line):
                 break
     finally:
-        with contextlib.suppress(Exception):
-            await session.close()
-        with contextlib.suppress(Exception):
-            await backend.close()
+        if session is not None:
+            with contextlib.suppress(Exception):
+                await session.close()
+        if backend is not None:
+            with contextlib.suppress(Exception):
+                await backend.close()
         await asyncio.to_thread(cluster.stop)
 
 
-async def wait_registered(admin: KafkaZkClient, broker_ids: list[int], timeout_s: float = 60.0) -> None:
-    """Bounded wait until every broker has registered and one is controller (the processes start in parallel)."""
+async def wait_registered(admin: KafkaZkClient, broker_ids: list[int], timeout_s: float = 60.0,
+                          cluster: ProcessCluster | None = None) -> None:
+    """Bounded wait until every broker has registered and one is controller (the processes start in parallel).
+    Given the cluster, a broker process that exits meanwhile ends the wait at once, with its log's tail."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_s
     while True:
         registered = set(await admin.get_sorted_broker_list())
         if registered >= set(broker_ids) and await admin.get_controller_id() is not None:
             return
+        exited = cluster.exited_broker() if cluster is not None else None
+        if exited is not None:
+            raise exited
         if loop.time() > deadline:
-            raise TimeoutError(f"brokers {sorted(set(broker_ids) - registered)} did not register within {timeout_s}s")
+            missing = sorted(set(broker_ids) - registered)
+            where = f"; see their logs in {cluster.directory}" if cluster is not None else ""
+            raise StartupError(f"brokers {missing} did not register within {timeout_s}s{where}" if missing else
+                               f"no controller was elected within {timeout_s}s{where}")
         await asyncio.sleep(0.1)

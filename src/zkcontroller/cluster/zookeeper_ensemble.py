@@ -63,8 +63,10 @@ class ZooKeeperEnsemble:
             raise ZooKeeperNotInstalled("java not found on PATH")
         command = [java, "-Xmx256m", "-cp", find_classpath(), QUORUM_MAIN, str(self._config(i))]
         with (self.directory / f"zk{i}.out").open("ab") as log:
+            # A session of its own, as a single server's: Ctrl-C reaches the cluster command alone, which stops
+            # the ensemble after the brokers.
             self.processes[i] = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
-                                                 stdin=subprocess.DEVNULL)
+                                                 stdin=subprocess.DEVNULL, start_new_session=True)
 
     def status_lines(self) -> list[str]:
         """One line per server: address, pid, and its role as it reports it (``srvr``)."""
