@@ -193,7 +193,7 @@ def cluster(
 @click.option("--override", "overrides", multiple=True, metavar="KEY=VALUE", help="Override one property.")
 def broker(config_path: Path, overrides: tuple[str, ...]) -> None:
     """One broker (and controller candidate) per process, on Kafka's wire protocol."""
-    from zkcontroller.cluster.broker_process import configure_logging, run_broker
+    from zkcontroller.cluster.broker_process import FatalStartupError, configure_logging, run_broker
     from zkcontroller.cluster.server_properties import ConfigError, load
 
     configure_logging()
@@ -201,8 +201,11 @@ def broker(config_path: Path, overrides: tuple[str, ...]) -> None:
         props = load(config_path, overrides)
     except ConfigError as e:
         raise click.ClickException(str(e)) from None
-    with _unreachable_zookeeper_is_one_line(props.zookeeper_connect):
-        asyncio.run(run_broker(props))
+    try:
+        with _unreachable_zookeeper_is_one_line(props.zookeeper_connect):
+            asyncio.run(run_broker(props))
+    except FatalStartupError as e:  # a taken port: Kafka's fatal line is logged, this one ends the command
+        raise click.ClickException(str(e)) from None
 
 
 @main.command()
