@@ -24,9 +24,15 @@ def closed_port() -> int:
         return int(s.getsockname()[1])
 
 
-def run(argv: list[str], timeout_s: float) -> tuple[int, str]:
-    result = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, timeout=timeout_s)
+def run(argv: list[str], files: Path, timeout_s: float) -> tuple[int, str]:
+    """The command's exit status and output; past the bound, it and what it started are killed."""
+    try:
+        result = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                text=True, timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        for pid in processes_naming(str(files)):  # brokers and ZooKeeper run in sessions of their own
+            os.kill(pid, signal.SIGKILL)
+        raise
     return result.returncode, result.stdout
 
 
@@ -36,7 +42,7 @@ def test_an_unreachable_zookeeper_is_one_line_and_starts_no_broker(tmp_path: Pat
     files = tmp_path / "cluster"
     port = closed_port()
     code, out = run([*CLUSTER, "--processes", "2", "--zookeeper", f"127.0.0.1:{port}", "--log-dir", str(files)],
-                    timeout_s=60)
+                    files, timeout_s=60)
     assert code == 1, out
     assert out.strip() == f"Error: cannot connect to ZooKeeper at 127.0.0.1:{port}", out
     assert not list(files.glob("broker-*.log")), "a broker was launched against a ZooKeeper nobody reached"
@@ -48,7 +54,7 @@ def test_a_broker_that_dies_on_start_up_ends_the_command_with_its_log_tail(tmp_p
     (TimeoutError) that did not say why; the reason was in the broker's log file."""
     files = tmp_path / "cluster"
     code, out = run([*CLUSTER, "--processes", "2", "--session-timeout-ms", "0", "--log-dir", str(files)],
-                    timeout_s=45)
+                    files, timeout_s=45)
     assert code == 1, out
     assert "Traceback" not in out, out
     assert "Error: broker 1 exited with 1 during start-up" in out, out
@@ -80,8 +86,10 @@ def test_ctrl_c_at_the_prompt_stops_every_broker_in_order(tmp_path: Path) -> Non
             raise AssertionError("still running 30 s after Ctrl-C") from None
         out = "".join(seen) + proc.stdout.read()
     finally:
-        if proc.poll() is None:
+        if proc.poll() is None:  # and what it started, in sessions of their own
             os.killpg(proc.pid, signal.SIGKILL)
+            for pid in processes_naming(str(files)):
+                os.kill(pid, signal.SIGKILL)
         proc.communicate()
     assert code == 0, out
     assert out.rstrip().endswith("stopped"), out

@@ -340,6 +340,12 @@ async def run_process_cluster(broker_ids: list[int], zookeeper: str | None, dire
             print("> ", end="", flush=True)
             line = await read_line()
             if not line:
+                if sys.stdin.isatty():  # Ctrl-D at a terminal: quit, as at any shell (it used to sit silent)
+                    print("quit")
+                    break
+                # Not a terminal (< /dev/null, a closed pipe): keep serving, and say so and how to stop.
+                print(f"\nstandard input ended: the cluster keeps running until Ctrl-C or SIGTERM (pid {os.getpid()})",
+                      flush=True)
                 await asyncio.Event().wait()
             if not await shell.run_command(line):
                 break
