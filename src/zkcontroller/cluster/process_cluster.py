@@ -305,6 +305,10 @@ class ProcessClusterShell:
     async def _create(self, args: list[str]) -> None:
         if not args:
             raise ValueError("usage: create TOPIC [PARTITIONS [REPLICATION_FACTOR]]")
+        for count in args[1:3]:
+            if not count.lstrip("-").isdigit():  # int()'s own message named Python's literal syntax
+                raise ValueError(f"usage: create TOPIC [PARTITIONS [REPLICATION_FACTOR]]: {count!r} is not a "
+                                 "whole number")
         partitions = int(args[1]) if len(args) > 1 else 3
         rf = int(args[2]) if len(args) > 2 else min(2, len(self.cluster.brokers))
         assignment = await self.topics.create_topic(args[0], partitions, rf)
