@@ -17,6 +17,7 @@ from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.connect import make_backend
 from zkcontroller.coordination.errors import ConnectionLossError
 from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.runtime.files import ensure_writable_dir
 
 if TYPE_CHECKING:
     from zkcontroller.cluster.listener import ListenerPorts
@@ -138,7 +139,8 @@ def parse_broker_ids(brokers: int | None, broker_ids: str | None) -> list[int]:
 @click.option(
     "--log-dir",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Write state-change.log, controller.log and events.jsonl here.",
+    help="Write state-change.log, controller.log and events.jsonl here. With --processes: each broker's "
+         "server-N.properties and broker-N.log, and ZooKeeper's data (default: a new directory under /tmp).",
 )
 @click.option("--session-timeout-ms", type=int, default=18000, show_default=True)
 @click.option("--processes", type=click.IntRange(1, 100), metavar="N",
@@ -163,10 +165,20 @@ def cluster(
         raise click.UsageError("--zookeeper-ensemble needs --processes N (in-process brokers use one store)")
     if zookeeper_ensemble is not None and zookeeper is not None:
         raise click.UsageError("--zookeeper-ensemble starts its own ZooKeeper: do not also give --zookeeper")
+    if processes and brokers is not None:  # one of the two counts used to win without a word
+        raise click.UsageError("--brokers and --processes both give the number of brokers: give one")
     ids = parse_broker_ids(processes or brokers, broker_ids)
+    if processes and broker_ids and len(ids) != processes:
+        raise click.UsageError(f"--broker-ids {broker_ids} names {len(ids)} brokers, --processes {processes}")
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
     backend = _backend(zookeeper)  # checks the connect string for --processes too
     if processes:
+        if log_dir is not None:  # a bad one was a mkdir traceback
+            try:
+                ensure_writable_dir(log_dir)
+            except OSError as e:
+                raise click.ClickException(f"--log-dir {log_dir}: directory is not writable ({e.strerror or e})"
+                                           ) from None
         from zkcontroller.cluster.process_cluster import StartupError, run_process_cluster
 
         # The brokers and ZooKeeper run in sessions of their own, so a closed terminal's SIGHUP reaches only this
