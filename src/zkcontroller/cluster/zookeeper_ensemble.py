@@ -92,7 +92,8 @@ class ZooKeeperEnsemble:
     def kill(self, i: int) -> None:
         """SIGKILL server ``i`` (a crashed ZooKeeper host)."""
         if i not in self.ids:  # "is not running" suggested zk-start would bring it
-            raise ValueError(f"no ZooKeeper server {i} (servers: {', '.join(map(str, self.ids))})")
+            raise ValueError(f"ZooKeeper server {i} is not running: the ensemble has servers "
+                             f"{', '.join(map(str, self.ids))} only")
         p = self.processes.get(i)
         if p is None or p.poll() is not None:
             raise ValueError(f"ZooKeeper server {i} is not running")
