@@ -77,6 +77,8 @@ class BrokerProc:
     paused: bool = False
     stopping: bool = False
     """SIGTERM sent: the broker is in its controlled shutdown until it exits."""
+    exit_expected: bool = False
+    """Stopped or killed through the prompt, or its exit already reported: `unexpected_exits` skips it."""
 
     @property
     def state(self) -> str:
@@ -180,7 +182,7 @@ class ProcessCluster:
             # the brokers' controlled shutdowns could reach it).
             b.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                          env={**os.environ, "PYTHONUNBUFFERED": "1"}, start_new_session=True)
-        b.paused = b.stopping = False
+        b.paused = b.stopping = b.exit_expected = False
 
     def signal(self, broker_id: int, sig: signal.Signals) -> None:
         b = self.brokers.get(broker_id)
@@ -190,6 +192,7 @@ class ProcessCluster:
             raise ValueError(f"broker {broker_id} is not running ({b.state})")
         if b.paused and sig is signal.SIGTERM:
             b.process.send_signal(signal.SIGCONT)  # a stopped process cannot act on SIGTERM
+        b.exit_expected = b.exit_expected or sig in (signal.SIGTERM, signal.SIGKILL)
         b.process.send_signal(sig)
         if sig is signal.SIGKILL:
             # Reaped here, so that "kill N: done" is true and a `start N` right after it starts the broker (it
@@ -200,6 +203,19 @@ class ProcessCluster:
         elif sig in (signal.SIGCONT, signal.SIGTERM):
             b.paused = False
         b.stopping = b.stopping or sig is signal.SIGTERM
+
+    def unexpected_exits(self) -> list[str]:
+        """Brokers that exited without the prompt's stop or kill (a crash, an outside kill -9), each reported
+        once with its log's tail: only `status` used to show them."""
+        reports = []
+        for b in self.brokers.values():
+            code = b.process.poll() if b.process is not None else None
+            if code is None or b.exit_expected or b.process is None:
+                continue
+            b.exit_expected = True
+            reports.append(f"broker {b.broker_id} (pid {b.process.pid}) exited with {code}, not through this "
+                           f"prompt (last lines of {b.log}):\n{log_tail(b.log)}")
+        return reports
 
     def wait_exit(self, broker_id: int, timeout_s: float = 30.0) -> int:
         process = self.brokers[broker_id].process
@@ -325,6 +341,7 @@ async def run_process_cluster(broker_ids: list[int], zookeeper: str | None, dire
                              zookeeper_ensemble=zookeeper_ensemble)
     backend = None
     session = None
+    watcher: asyncio.Task[None] | None = None
     try:
         try:
             await asyncio.to_thread(cluster.start_zookeeper)
@@ -340,6 +357,7 @@ async def run_process_cluster(broker_ids: list[int], zookeeper: str | None, dire
               f"ZooKeeper {cluster.zookeeper_connect}; files in {cluster.directory}")
         print(f"try: kcat -L -b {cluster.bootstrap.split(',')[0]}")
         print(HELP)
+        watcher = asyncio.create_task(report_unexpected_exits(cluster))
         while True:
             print("> ", end="", flush=True)
             line = await read_line()
@@ -354,6 +372,8 @@ async def run_process_cluster(broker_ids: list[int], zookeeper: str | None, dire
             if not await shell.run_command(line):
                 break
     finally:
+        if watcher is not None:
+            watcher.cancel()
         if session is not None:
             with contextlib.suppress(Exception):
                 await session.close()
@@ -361,6 +381,14 @@ async def run_process_cluster(broker_ids: list[int], zookeeper: str | None, dire
             with contextlib.suppress(Exception):
                 await backend.close()
         await asyncio.to_thread(cluster.stop)
+
+
+async def report_unexpected_exits(cluster: ProcessCluster, interval_s: float = 0.5) -> None:
+    """While the prompt waits for a line: a broker that dies on its own is said at once, then the prompt again."""
+    while True:
+        for report in cluster.unexpected_exits():
+            print(f"\n{report}\n> ", end="", flush=True)
+        await asyncio.sleep(interval_s)
 
 
 async def wait_registered(admin: KafkaZkClient, broker_ids: list[int], timeout_s: float = 60.0,
