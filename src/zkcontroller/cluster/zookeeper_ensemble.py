@@ -46,7 +46,10 @@ class ZooKeeperEnsemble:
             self.start_server(i)
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
-            if self.leader() is not None and all(self.mode(i) in ("leader", "follower") for i in self.ids):
+            if len(self.ids) == 1:  # a lone server runs standalone: no leader or follower ever shows
+                if self.mode(self.ids[0]) == "standalone":
+                    return
+            elif self.leader() is not None and all(self.mode(i) in ("leader", "follower") for i in self.ids):
                 return
             time.sleep(0.2)  # polling child processes' ports: a bounded wait on a condition
         raise TimeoutError(f"the ensemble did not form within {timeout_s}s")
