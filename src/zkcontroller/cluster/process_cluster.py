@@ -19,9 +19,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from zkcontroller.admin.describe import controller_status, describe_lines, describe_topics, select_topics
 from zkcontroller.admin.errors import AdminError
@@ -247,8 +248,10 @@ class ProcessCluster:
 
 
 class ProcessClusterShell:
-    def __init__(self, cluster: ProcessCluster, admin: KafkaZkClient, out: Callable[[str], None] = print) -> None:
+    def __init__(self, cluster: ProcessCluster, admin: KafkaZkClient, out: Callable[[str], None] = print,
+                 zk_timeout_s: float = 10.0) -> None:
         self.cluster = cluster
+        self.zk_timeout_s = zk_timeout_s
         self.admin = admin
         self.topics = TopicAdmin(admin, random.Random())
         self.out = out
@@ -268,14 +271,11 @@ class ProcessClusterShell:
             if name == "help":
                 self.out(HELP)
             elif name == "status":
-                await self._status()
+                await self._bounded(self._status())
             elif name == "create":
-                await self._create(args)
+                await self._bounded(self._create(args))
             elif name == "describe":
-                topics = await select_topics(self.admin, args[0] if args else None)
-                live = await self.admin.get_sorted_broker_list()
-                for text in describe_lines(await describe_topics(self.admin, topics), live):
-                    self.out(text)
+                await self._bounded(self._describe(args))
             elif name in ("zk-status", "zk-kill", "zk-start"):
                 self._zookeeper_command(name, args)
             elif name in SIGNALS or name == "start":
@@ -310,6 +310,22 @@ class ProcessClusterShell:
         else:
             ensemble.start_server(server)
         self.out(f"{name} {server}: done")
+
+    async def _bounded(self, command: Coroutine[Any, Any, None]) -> None:
+        """A command that reads ZooKeeper, bounded: with no server answering (every ensemble server killed)
+        kazoo holds a request until one does, and the prompt hung, with no way to type zk-start."""
+        try:
+            await asyncio.wait_for(command, self.zk_timeout_s)
+        except TimeoutError:
+            raise TimeoutError(f"ZooKeeper ({self.cluster.zookeeper_connect}) did not answer within "
+                               f"{self.zk_timeout_s:g} s; the brokers keep running (zk-status shows an ensemble's "
+                               "servers)") from None
+
+    async def _describe(self, args: list[str]) -> None:
+        topics = await select_topics(self.admin, args[0] if args else None)
+        live = await self.admin.get_sorted_broker_list()
+        for text in describe_lines(await describe_topics(self.admin, topics), live):
+            self.out(text)
 
     async def _status(self) -> None:
         self.out((await controller_status(self.admin)).render())
