@@ -182,8 +182,10 @@ def cluster(
         from zkcontroller.cluster.process_cluster import StartupError, run_process_cluster
 
         # The brokers and ZooKeeper run in sessions of their own, so a closed terminal's SIGHUP reaches only this
-        # command: it stops them as Ctrl-C does, instead of dying and leaving them running.
-        signal.signal(signal.SIGHUP, _raise_keyboard_interrupt)
+        # command: it stops them as Ctrl-C does, instead of dying and leaving them running. The first of these
+        # signals stops the cluster; later ones are ignored (see `_interrupt_once`).
+        for sig in _STOP_SIGNALS:
+            signal.signal(sig, _interrupt_once)
         try:
             with _unreachable_zookeeper_is_one_line(zookeeper):
                 asyncio.run(run_process_cluster(ids, zookeeper, log_dir, session_timeout_ms, zookeeper_ensemble))
@@ -253,6 +255,18 @@ def zookeeper(port: int, data_dir: str | None) -> None:
 
 
 def _raise_keyboard_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def _interrupt_once(signum: int, frame: object) -> None:
+    """Stop `cluster --processes` on the first signal and ignore the rest: a second one (`uv run` forwards a
+    closed terminal's SIGHUP, which the command gets too; an impatient Ctrl-C) raised KeyboardInterrupt inside
+    the clean-up and left the brokers and ZooKeeper running. SIGKILL still ends it."""
+    for sig in _STOP_SIGNALS:
+        signal.signal(sig, signal.SIG_IGN)
     raise KeyboardInterrupt
 
 
