@@ -17,6 +17,7 @@ from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.connect import make_backend
 from zkcontroller.coordination.errors import ConnectionLossError
 from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.runtime.files import ensure_writable_dir
 
 if TYPE_CHECKING:
     from zkcontroller.cluster.listener import ListenerPorts
@@ -148,7 +149,8 @@ def parse_broker_ids(brokers: int | None, broker_ids: str | None) -> list[int]:
 @click.option(
     "--log-dir",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Write state-change.log, controller.log and events.jsonl here.",
+    help="Write state-change.log, controller.log and events.jsonl here. With --processes: each broker's "
+         "server-N.properties and broker-N.log, and ZooKeeper's data (default: a new directory under /tmp).",
 )
 @click.option("--session-timeout-ms", type=click.IntRange(min=1), default=18000, show_default=True,
               help="Each broker's ZooKeeper session timeout (zookeeper.session.timeout.ms): how long a killed "
@@ -176,19 +178,36 @@ def cluster(
         raise click.UsageError("--zookeeper-ensemble needs --processes N (in-process brokers use one store)")
     if zookeeper_ensemble is not None and zookeeper is not None:
         raise click.UsageError("--zookeeper-ensemble starts its own ZooKeeper: do not also give --zookeeper")
+    if processes and brokers is not None:  # one of the two counts used to win without a word
+        raise click.UsageError("--brokers and --processes both give the number of brokers: give one")
     if brokers is not None and broker_ids:  # --broker-ids won without a word
         raise click.UsageError("give --brokers N or --broker-ids 1,2,3, not both")
     ids = parse_broker_ids(processes or brokers, broker_ids)
+    if processes and broker_ids and len(ids) != processes:
+        raise click.UsageError(f"--broker-ids {broker_ids} names {len(ids)} brokers, --processes {processes}")
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
     backend = _backend(zookeeper)  # checks the connect string for --processes too
     if processes:
-        from zkcontroller.cluster.process_cluster import run_process_cluster
+        if log_dir is not None:  # a bad one was a mkdir traceback
+            try:
+                ensure_writable_dir(log_dir)
+            except OSError as e:
+                raise click.ClickException(f"--log-dir {log_dir}: directory is not writable ({e.strerror or e})"
+                                           ) from None
+        from zkcontroller.cluster.process_cluster import StartupError, run_process_cluster
 
+        # The brokers and ZooKeeper run in sessions of their own, so a closed terminal's SIGHUP reaches only this
+        # command: it stops them as Ctrl-C does, instead of dying and leaving them running. The first of these
+        # signals stops the cluster; later ones are ignored (see `_interrupt_once`).
+        for sig in _STOP_SIGNALS:
+            signal.signal(sig, _interrupt_once)
         try:
             with _unreachable_zookeeper_is_one_line(zookeeper):
                 asyncio.run(run_process_cluster(ids, zookeeper, log_dir, session_timeout_ms, zookeeper_ensemble))
         except KeyboardInterrupt:
             click.echo("stopped")
+        except StartupError as e:
+            raise click.ClickException(str(e)) from None
         return
     try:
         with _unreachable_zookeeper_is_one_line(zookeeper):
@@ -203,7 +222,7 @@ def cluster(
 @click.option("--override", "overrides", multiple=True, metavar="KEY=VALUE", help="Override one property.")
 def broker(config_path: Path, overrides: tuple[str, ...]) -> None:
     """One broker (and controller candidate) per process, on Kafka's wire protocol."""
-    from zkcontroller.cluster.broker_process import configure_logging, run_broker
+    from zkcontroller.cluster.broker_process import FatalStartupError, configure_logging, run_broker
     from zkcontroller.cluster.server_properties import ConfigError, load
 
     configure_logging()
@@ -211,8 +230,11 @@ def broker(config_path: Path, overrides: tuple[str, ...]) -> None:
         props = load(config_path, overrides)
     except ConfigError as e:
         raise click.ClickException(str(e)) from None
-    with _unreachable_zookeeper_is_one_line(props.zookeeper_connect):
-        asyncio.run(run_broker(props))
+    try:
+        with _unreachable_zookeeper_is_one_line(props.zookeeper_connect):
+            asyncio.run(run_broker(props))
+    except FatalStartupError as e:  # a taken port: Kafka's fatal line is logged, this one ends the command
+        raise click.ClickException(str(e)) from None
 
 
 @main.command()
@@ -248,6 +270,18 @@ def zookeeper(port: int, data_dir: str | None) -> None:
 
 
 def _raise_keyboard_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def _interrupt_once(signum: int, frame: object) -> None:
+    """Stop `cluster --processes` on the first signal and ignore the rest: a second one (`uv run` forwards a
+    closed terminal's SIGHUP, which the command gets too; an impatient Ctrl-C) raised KeyboardInterrupt inside
+    the clean-up and left the brokers and ZooKeeper running. SIGKILL still ends it."""
+    for sig in _STOP_SIGNALS:
+        signal.signal(sig, signal.SIG_IGN)
     raise KeyboardInterrupt
 
 

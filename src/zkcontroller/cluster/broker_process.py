@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import io
 import logging
+import os
 import signal
 import sys
 
@@ -48,6 +49,16 @@ def configure_logging(level: int = logging.INFO) -> None:
     logging.getLogger("kazoo").setLevel(logging.WARNING)
 
 
+class FatalStartupError(Exception):
+    """Kafka's "Fatal error during KafkaServer startup": the broker shuts down and the command prints this one
+    line (a taken port was an OSError traceback)."""
+
+
+def _reason(e: OSError) -> str:
+    """``Address already in use``, without asyncio's "error while attempting to bind on address" wrapper."""
+    return os.strerror(e.errno) if e.errno else str(e)
+
+
 class BrokerProcess:
     """One broker's parts, started and stopped in Kafka's order."""
 
@@ -77,18 +88,31 @@ class BrokerProcess:
     async def startup(self) -> None:
         p = self.props
         log.info("[KafkaServer id=%d] starting", p.broker_id)
-        await self.socket_server.start()
+        host = p.listener.host or "0.0.0.0"
+        try:
+            await self.socket_server.start()
+        except OSError as e:
+            raise self._fatal(f"Socket server failed to bind to {host}:{p.listener.port}: {_reason(e)}.") from None
         log.info("[SocketServer brokerId=%d] Started data-plane acceptor and processor(s) for endpoint : "
                  "ListenerName(%s) on port %d", p.broker_id, p.listener.name, self.socket_server.port)
         sink = self.metrics.event_sink if self.metrics is not None else None
         self.server = KafkaServer(self.broker_config(), self.backend, self.transport,  # type: ignore[arg-type]
                                   self.runtime, EventLog(f"broker-{p.broker_id}", wall_clock_ms, sink))
         if self.metrics is not None and p.metrics_port is not None:
-            self.metrics.serve(p.metrics_port)
+            try:
+                self.metrics.serve(p.metrics_port)
+            except OSError as e:
+                raise self._fatal(f"Prometheus metrics failed to bind to 127.0.0.1:{p.metrics_port}: {_reason(e)} "
+                                  "(metrics.prometheus.port).") from None
             log.info("[KafkaServer id=%d] Prometheus metrics on http://127.0.0.1:%d/metrics", p.broker_id,
                      p.metrics_port)
         await self.server.startup()
         log.info("[KafkaServer id=%d] started", p.broker_id)
+
+    def _fatal(self, reason: str) -> FatalStartupError:
+        log.error("[KafkaServer id=%d] Fatal error during KafkaServer startup. Prepare to shutdown",
+                  self.props.broker_id)
+        return FatalStartupError(reason)
 
     async def shutdown(self) -> None:
         log.info("[KafkaServer id=%d] shutting down", self.props.broker_id)

@@ -18,9 +18,11 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from zkcontroller.admin.describe import controller_status, describe_lines, describe_topics, select_topics
 from zkcontroller.admin.errors import AdminError
@@ -45,6 +47,23 @@ HELP = """commands:
   zk-kill ID | zk-start ID        SIGKILL one ZooKeeper server / start it again (--zookeeper-ensemble)
   help | quit"""
 
+STOP_BOUND_S = 20.0
+"""How long ``stop`` lets the brokers' controlled shutdowns run, all together, before SIGKILL."""
+
+
+class StartupError(Exception):
+    """The cluster could not start; the message is what the command prints (one line, or a broker's log tail)."""
+
+
+def log_tail(path: Path, lines: int = 10) -> str:
+    """The last ``lines`` lines of a broker's log file, indented, for an error that points at it."""
+    try:
+        text = path.read_text(errors="replace")
+    except OSError as e:
+        return f"  ({e})"
+    return "\n".join(f"  {line}" for line in text.splitlines()[-lines:])
+
+
 SIGNALS = {"stop": signal.SIGTERM, "kill": signal.SIGKILL, "pause": signal.SIGSTOP, "resume": signal.SIGCONT}
 
 
@@ -59,6 +78,8 @@ class BrokerProc:
     paused: bool = False
     stopping: bool = False
     """SIGTERM sent: the broker is in its controlled shutdown until it exits."""
+    exit_expected: bool = False
+    """Stopped or killed through the prompt, or its exit already reported: `unexpected_exits` skips it."""
 
     @property
     def state(self) -> str:
@@ -105,6 +126,11 @@ class ProcessCluster:
         return ",".join(f"127.0.0.1:{b.port}" for b in self.brokers.values())
 
     def start(self) -> None:
+        self.start_zookeeper()
+        self.start_brokers()
+
+    def start_zookeeper(self) -> None:
+        """Start a ZooKeeper (or an ensemble) here unless one was given."""
         if self._zk_connect is None and self.ensemble_size is not None:
             self.ensemble = ZooKeeperEnsemble(self.directory / "zookeeper-ensemble", self.ensemble_size)
             self.ensemble.start()
@@ -113,8 +139,20 @@ class ProcessCluster:
             self._own_zk = ZooKeeperServerProcess(self.directory / "zookeeper")
             self._own_zk.start()
             self._zk_connect = f"{self._own_zk.connect_string}/kafka"
+
+    def start_brokers(self) -> None:
         for broker_id in self.brokers:
             self.start_broker(broker_id)
+
+    def exited_broker(self) -> StartupError | None:
+        """A broker process that has already exited (during start-up: a bad config, a taken port), with the
+        tail of its log, which says why."""
+        for b in self.brokers.values():
+            code = b.process.poll() if b.process is not None else None
+            if code is not None:
+                return StartupError(f"broker {b.broker_id} exited with {code} during start-up "
+                                    f"(last lines of {b.log}):\n{log_tail(b.log)}")
+        return None
 
     def _properties(self, b: BrokerProc) -> dict[str, str]:
         values = {"broker.id": str(b.broker_id), "listeners": f"PLAINTEXT://127.0.0.1:{b.port}",
@@ -140,9 +178,12 @@ class ProcessCluster:
         with b.log.open("ab") as log:
             command = [sys.executable, "-m", "zkcontroller.cli", "broker", "--config", str(b.config)]
             # Unbuffered: the log is read while the broker runs, and a kill -9 must not drop its last lines.
+            # A session of its own: a terminal's Ctrl-C reaches this command alone, which stops the brokers
+            # before ZooKeeper (sharing its process group, all got SIGINT at once and ZooKeeper was gone before
+            # the brokers' controlled shutdowns could reach it).
             b.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                         env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        b.paused = b.stopping = False
+                                         env={**os.environ, "PYTHONUNBUFFERED": "1"}, start_new_session=True)
+        b.paused = b.stopping = b.exit_expected = False
 
     def signal(self, broker_id: int, sig: signal.Signals) -> None:
         b = self.brokers.get(broker_id)
@@ -152,6 +193,7 @@ class ProcessCluster:
             raise ValueError(f"broker {broker_id} is not running ({b.state})")
         if b.paused and sig is signal.SIGTERM:
             b.process.send_signal(signal.SIGCONT)  # a stopped process cannot act on SIGTERM
+        b.exit_expected = b.exit_expected or sig in (signal.SIGTERM, signal.SIGKILL)
         b.process.send_signal(sig)
         if sig is signal.SIGKILL:
             # Reaped here, so that "kill N: done" is true and a `start N` right after it starts the broker (it
@@ -163,22 +205,37 @@ class ProcessCluster:
             b.paused = False
         b.stopping = b.stopping or sig is signal.SIGTERM
 
+    def unexpected_exits(self) -> list[str]:
+        """Brokers that exited without the prompt's stop or kill (a crash, an outside kill -9), each reported
+        once with its log's tail: only `status` used to show them."""
+        reports = []
+        for b in self.brokers.values():
+            code = b.process.poll() if b.process is not None else None
+            if code is None or b.exit_expected or b.process is None:
+                continue
+            b.exit_expected = True
+            reports.append(f"broker {b.broker_id} (pid {b.process.pid}) exited with {code}, not through this "
+                           f"prompt (last lines of {b.log}):\n{log_tail(b.log)}")
+        return reports
+
     def wait_exit(self, broker_id: int, timeout_s: float = 30.0) -> int:
         process = self.brokers[broker_id].process
         assert process is not None
         return process.wait(timeout_s)
 
     def stop(self) -> None:
-        """Stop every broker (SIGTERM, then SIGKILL after a bound), then our ZooKeeper."""
+        """Stop every broker (SIGTERM, then SIGKILL after one bound shared by all: it was 20 s for each in
+        turn), then our ZooKeeper."""
         for b in self.brokers.values():
             if b.process is not None and b.process.poll() is None:
                 if b.paused:
                     b.process.send_signal(signal.SIGCONT)
                 b.process.terminate()
+        deadline = time.monotonic() + STOP_BOUND_S
         for b in self.brokers.values():
             if b.process is not None:
                 try:
-                    b.process.wait(20)
+                    b.process.wait(max(0.0, deadline - time.monotonic()))
                 except subprocess.TimeoutExpired:
                     b.process.kill()
                     b.process.wait()
@@ -191,8 +248,10 @@ class ProcessCluster:
 
 
 class ProcessClusterShell:
-    def __init__(self, cluster: ProcessCluster, admin: KafkaZkClient, out: Callable[[str], None] = print) -> None:
+    def __init__(self, cluster: ProcessCluster, admin: KafkaZkClient, out: Callable[[str], None] = print,
+                 zk_timeout_s: float = 10.0) -> None:
         self.cluster = cluster
+        self.zk_timeout_s = zk_timeout_s
         self.admin = admin
         self.topics = TopicAdmin(admin, random.Random())
         self.out = out
@@ -212,14 +271,11 @@ class ProcessClusterShell:
             if name == "help":
                 self.out(HELP)
             elif name == "status":
-                await self._status()
+                await self._bounded(self._status())
             elif name == "create":
-                await self._create(args)
+                await self._bounded(self._create(args))
             elif name == "describe":
-                topics = await select_topics(self.admin, args[0] if args else None)
-                live = await self.admin.get_sorted_broker_list()
-                for text in describe_lines(await describe_topics(self.admin, topics), live):
-                    self.out(text)
+                await self._bounded(self._describe(args))
             elif name in ("zk-status", "zk-kill", "zk-start"):
                 self._zookeeper_command(name, args)
             elif name in SIGNALS or name == "start":
@@ -255,6 +311,22 @@ class ProcessClusterShell:
             ensemble.start_server(server)
         self.out(f"{name} {server}: done")
 
+    async def _bounded(self, command: Coroutine[Any, Any, None]) -> None:
+        """A command that reads ZooKeeper, bounded: with no server answering (every ensemble server killed)
+        kazoo holds a request until one does, and the prompt hung, with no way to type zk-start."""
+        try:
+            await asyncio.wait_for(command, self.zk_timeout_s)
+        except TimeoutError:
+            raise TimeoutError(f"ZooKeeper ({self.cluster.zookeeper_connect}) did not answer within "
+                               f"{self.zk_timeout_s:g} s; the brokers keep running (zk-status shows an ensemble's "
+                               "servers)") from None
+
+    async def _describe(self, args: list[str]) -> None:
+        topics = await select_topics(self.admin, args[0] if args else None)
+        live = await self.admin.get_sorted_broker_list()
+        for text in describe_lines(await describe_topics(self.admin, topics), live):
+            self.out(text)
+
     async def _status(self) -> None:
         self.out((await controller_status(self.admin)).render())
         for b in self.cluster.brokers.values():
@@ -265,6 +337,10 @@ class ProcessClusterShell:
     async def _create(self, args: list[str]) -> None:
         if not args:
             raise ValueError("usage: create TOPIC [PARTITIONS [REPLICATION_FACTOR]]")
+        for count in args[1:3]:
+            if not count.lstrip("-").isdigit():  # int()'s own message named Python's literal syntax
+                raise ValueError(f"usage: create TOPIC [PARTITIONS [REPLICATION_FACTOR]]: {count!r} is not a "
+                                 "whole number")
         partitions = int(args[1]) if len(args) > 1 else 3
         rf = int(args[2]) if len(args) > 2 else min(2, len(self.cluster.brokers))
         assignment = await self.topics.create_topic(args[0], partitions, rf)
@@ -274,42 +350,79 @@ class ProcessClusterShell:
 
 async def run_process_cluster(broker_ids: list[int], zookeeper: str | None, directory: Path | None,
                               session_timeout_ms: int, zookeeper_ensemble: int | None = None) -> None:
+    """Start ZooKeeper (unless given), open the prompt's session, only then the brokers: a ZooKeeper that
+    cannot be reached ends the command before any broker starts (they used to be left running). Whatever
+    fails, the brokers and ZooKeeper started here are stopped."""
     cluster = ProcessCluster(broker_ids, directory, zookeeper, session_timeout_ms,
                              zookeeper_ensemble=zookeeper_ensemble)
-    await asyncio.to_thread(cluster.start)
-    backend = make_backend(cluster.zookeeper_connect, wall_clock_ms)
-    session = await backend.new_session()
-    admin = KafkaZkClient(session, wall_clock_ms)
-    shell = ProcessClusterShell(cluster, admin)
+    backend = None
+    session = None
+    watcher: asyncio.Task[None] | None = None
     try:
-        await wait_registered(admin, broker_ids)
+        try:
+            await asyncio.to_thread(cluster.start_zookeeper)
+        except (RuntimeError, TimeoutError) as e:  # not installed, port taken, exited or silent
+            raise StartupError(str(e)) from None
+        backend = make_backend(cluster.zookeeper_connect, wall_clock_ms)
+        session = await backend.new_session()
+        admin = KafkaZkClient(session, wall_clock_ms)
+        shell = ProcessClusterShell(cluster, admin)
+        await asyncio.to_thread(cluster.start_brokers)
+        await wait_registered(admin, broker_ids, cluster=cluster)
         print(f"cluster up: broker processes {', '.join(map(str, broker_ids))} on {cluster.bootstrap}; "
               f"ZooKeeper {cluster.zookeeper_connect}; files in {cluster.directory}")
         print(f"try: kcat -L -b {cluster.bootstrap.split(',')[0]}")
         print(HELP)
+        watcher = asyncio.create_task(report_unexpected_exits(cluster))
         while True:
             print("> ", end="", flush=True)
             line = await read_line()
             if not line:
+                if sys.stdin.isatty():  # Ctrl-D at a terminal: quit, as at any shell (it used to sit silent)
+                    print("quit")
+                    break
+                # Not a terminal (< /dev/null, a closed pipe): keep serving, and say so and how to stop.
+                print(f"\nstandard input ended: the cluster keeps running until Ctrl-C or SIGTERM (pid {os.getpid()})",
+                      flush=True)
                 await asyncio.Event().wait()
             if not await shell.run_command(line):
                 break
     finally:
-        with contextlib.suppress(Exception):
-            await session.close()
-        with contextlib.suppress(Exception):
-            await backend.close()
+        if watcher is not None:
+            watcher.cancel()
+        if session is not None:
+            with contextlib.suppress(Exception):
+                await session.close()
+        if backend is not None:
+            with contextlib.suppress(Exception):
+                await backend.close()
         await asyncio.to_thread(cluster.stop)
 
 
-async def wait_registered(admin: KafkaZkClient, broker_ids: list[int], timeout_s: float = 60.0) -> None:
-    """Bounded wait until every broker has registered and one is controller (the processes start in parallel)."""
+async def report_unexpected_exits(cluster: ProcessCluster, interval_s: float = 0.5) -> None:
+    """While the prompt waits for a line: a broker that dies on its own is said at once, then the prompt again."""
+    while True:
+        for report in cluster.unexpected_exits():
+            print(f"\n{report}\n> ", end="", flush=True)
+        await asyncio.sleep(interval_s)
+
+
+async def wait_registered(admin: KafkaZkClient, broker_ids: list[int], timeout_s: float = 60.0,
+                          cluster: ProcessCluster | None = None) -> None:
+    """Bounded wait until every broker has registered and one is controller (the processes start in parallel).
+    Given the cluster, a broker process that exits meanwhile ends the wait at once, with its log's tail."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_s
     while True:
         registered = set(await admin.get_sorted_broker_list())
         if registered >= set(broker_ids) and await admin.get_controller_id() is not None:
             return
+        exited = cluster.exited_broker() if cluster is not None else None
+        if exited is not None:
+            raise exited
         if loop.time() > deadline:
-            raise TimeoutError(f"brokers {sorted(set(broker_ids) - registered)} did not register within {timeout_s}s")
+            missing = sorted(set(broker_ids) - registered)
+            where = f"; see their logs in {cluster.directory}" if cluster is not None else ""
+            raise StartupError(f"brokers {missing} did not register within {timeout_s}s{where}" if missing else
+                               f"no controller was elected within {timeout_s}s{where}")
         await asyncio.sleep(0.1)

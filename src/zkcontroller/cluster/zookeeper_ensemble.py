@@ -46,7 +46,10 @@ class ZooKeeperEnsemble:
             self.start_server(i)
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
-            if self.leader() is not None and all(self.mode(i) in ("leader", "follower") for i in self.ids):
+            if len(self.ids) == 1:  # a lone server runs standalone: no leader or follower ever shows
+                if self.mode(self.ids[0]) == "standalone":
+                    return
+            elif self.leader() is not None and all(self.mode(i) in ("leader", "follower") for i in self.ids):
                 return
             time.sleep(0.2)  # polling child processes' ports: a bounded wait on a condition
         raise TimeoutError(f"the ensemble did not form within {timeout_s}s")
@@ -63,8 +66,10 @@ class ZooKeeperEnsemble:
             raise ZooKeeperNotInstalled("java not found on PATH")
         command = [java, "-Xmx256m", "-cp", find_classpath(), QUORUM_MAIN, str(self._config(i))]
         with (self.directory / f"zk{i}.out").open("ab") as log:
+            # A session of its own, as a single server's: Ctrl-C reaches the cluster command alone, which stops
+            # the ensemble after the brokers.
             self.processes[i] = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
-                                                 stdin=subprocess.DEVNULL)
+                                                 stdin=subprocess.DEVNULL, start_new_session=True)
 
     def status_lines(self) -> list[str]:
         """One line per server: address, pid, and its role as it reports it (``srvr``)."""
@@ -89,6 +94,9 @@ class ZooKeeperEnsemble:
 
     def kill(self, i: int) -> None:
         """SIGKILL server ``i`` (a crashed ZooKeeper host)."""
+        if i not in self.ids:  # "is not running" suggested zk-start would bring it
+            raise ValueError(f"ZooKeeper server {i} is not running: the ensemble has servers "
+                             f"{', '.join(map(str, self.ids))} only")
         p = self.processes.get(i)
         if p is None or p.poll() is not None:
             raise ValueError(f"ZooKeeper server {i} is not running")

@@ -121,6 +121,9 @@ class ZooKeeperServerProcess:
             stdout=log,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
+            # Out of the caller's process group: a terminal's Ctrl-C must not stop ZooKeeper under brokers that
+            # are still shutting down; the caller stops it last (`stop`).
+            start_new_session=True,
         )
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:

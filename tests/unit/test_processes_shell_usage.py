@@ -1,0 +1,38 @@
+"""Usage errors at the `cluster --processes` prompt: one line that says what to type, not Python's wording."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from zkcontroller.cluster.process_cluster import ProcessCluster, ProcessClusterShell
+from zkcontroller.cluster.zookeeper_ensemble import ZooKeeperEnsemble
+from zkcontroller.coordination.embedded_backend import EmbeddedBackend
+from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+
+
+@pytest.mark.parametrize("line", ["create orders x", "create orders 3 two"])
+async def test_a_count_that_is_not_a_number_is_a_usage_line(tmp_path: Path, line: str) -> None:
+    """It was ``error: invalid literal for int() with base 10: 'x'``."""
+    backend = EmbeddedBackend(wall_clock_ms)
+    session = await backend.new_session()
+    out: list[str] = []
+    shell = ProcessClusterShell(ProcessCluster([1, 2, 3], tmp_path), KafkaZkClient(session, wall_clock_ms),
+                                out.append)  # never started: a usage error reaches no broker and no store
+    try:
+        assert await shell.run_command(line)
+    finally:
+        await session.close()
+        await backend.close()
+    assert out == [f"error: usage: create TOPIC [PARTITIONS [REPLICATION_FACTOR]]: "
+                   f"{line.split()[-1]!r} is not a whole number"]
+
+
+def test_zk_kill_of_a_server_the_ensemble_does_not_have_names_its_servers(tmp_path: Path) -> None:
+    """It said ``ZooKeeper server 5 is not running``, as if it were one that could be started."""
+    ensemble = ZooKeeperEnsemble(tmp_path, 3)  # not started: the check comes first
+    with pytest.raises(ValueError, match=r"^ZooKeeper server 5 is not running: the ensemble has servers 1, 2, 3 "
+                                         r"only$"):
+        ensemble.kill(5)
