@@ -16,6 +16,14 @@ from tests.e2e.test_process_cluster_prompt import processes_naming
 pytestmark = [pytest.mark.zookeeper, pytest.mark.timeout(180)]
 
 CLUSTER = [sys.executable, "-m", "zkcontroller.cli", "cluster"]
+BROKERS_REFUSE_THEIR_CONFIG = [sys.executable, "-c", (
+    "from zkcontroller.cluster import process_cluster as pc\n"
+    "written = pc.ProcessCluster._properties\n"
+    "pc.ProcessCluster._properties = lambda self, b: {**written(self, b), 'zookeeper.session.timeout.ms': '0'}\n"
+    "from zkcontroller.cli import main\n"
+    "main()\n"), "cluster"]
+"""The command, with every broker's server.properties holding a value the broker refuses at start-up (the
+command's own options refuse it before any broker starts)."""
 
 
 def closed_port() -> int:
@@ -54,8 +62,7 @@ def test_a_broker_that_dies_on_start_up_ends_the_command_with_its_log_tail(tmp_p
     """It used to wait the full minute for a registration that could not come, then print a traceback
     (TimeoutError) that did not say why; the reason was in the broker's log file."""
     files = tmp_path / "cluster"
-    code, out = run([*CLUSTER, "--processes", "2", "--session-timeout-ms", "0", "--log-dir", str(files)],
-                    files, timeout_s=45)
+    code, out = run([*BROKERS_REFUSE_THEIR_CONFIG, "--processes", "2", "--log-dir", str(files)], files, timeout_s=45)
     assert code == 1, out
     assert "Traceback" not in out, out
     # Both brokers fail alike; whichever exits first is named.
