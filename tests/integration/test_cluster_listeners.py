@@ -245,3 +245,26 @@ def _socket_fds() -> int:
         except OSError:
             continue
     return count
+
+
+async def test_a_control_request_on_the_wire_is_logged_with_its_header_correlation_id(
+    running: Cluster, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Kafka's broker names the request header's correlation id in its state-change lines; the listener's
+    broker entry point dropped it, so every line read "correlation id 0"."""
+    from tests.wire.test_protocol_server import _control
+
+    from zkcontroller.protocol.control_requests import Errors, UpdateMetadataRequest
+
+    cluster, _ = running
+    server = cluster.running_brokers()[0]
+    plane = server.control_plane
+    assert plane is not None
+    await wait_until(lambda: plane.controller_epoch > 0, what="the broker to know the controller epoch")
+    port = int((cluster.listeners[server.broker_id].address or "").rsplit(":", 1)[1])
+    stale = UpdateMetadataRequest(99, plane.controller_epoch - 1, plane.broker_epoch)
+    caplog.set_level("INFO", logger="state.change.logger")
+    response = await asyncio.to_thread(_control, port, stale, 7, 4242)
+    assert response.error is Errors.STALE_CONTROLLER_EPOCH
+    assert any("update metadata request with correlation id 4242 from an old controller 99" in r.getMessage()
+               for r in caplog.records), [r.getMessage() for r in caplog.records][-5:]

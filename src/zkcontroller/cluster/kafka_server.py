@@ -149,17 +149,18 @@ class KafkaServer:
         log.warning("[KafkaServer id=%d] the earlier registration at %s is gone; registering", self.broker_id, path)
         return await zk.register_broker(info)
 
-    def handle_request(self, request: Any) -> Any:
+    def handle_request(self, request: Any, correlation_id: int = 0) -> Any:
         """This broker's request entry point: requests for the controller go to this broker's controller
         candidate (which answers NOT_CONTROLLER unless active); fetches and control requests to the replica
-        manager (control requests pass through it to the control plane, which decides)."""
+        manager (control requests pass through it to the control plane, which decides). ``correlation_id``: the
+        wire header's, for Kafka's state-change lines (the in-process transport has none: 0)."""
         if isinstance(request, ControlledShutdownRequest | AlterIsrRequest):
             assert self.controller is not None
             return self.controller.handle_broker_request(request)
         assert self.replica_manager is not None
         if isinstance(request, FetchRequest):
             return self.replica_manager.handle_fetch(request)
-        return self.replica_manager.handle_control_request(request)
+        return self.replica_manager.handle_control_request(request, correlation_id)
 
     def _on_registered(self, broker_epoch: int) -> None:
         if self.control_plane is not None:
