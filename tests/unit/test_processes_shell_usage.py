@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -36,3 +37,33 @@ def test_zk_kill_of_a_server_the_ensemble_does_not_have_names_its_servers(tmp_pa
     with pytest.raises(ValueError, match=r"^ZooKeeper server 5 is not running: the ensemble has servers 1, 2, 3 "
                                          r"only$"):
         ensemble.kill(5)
+
+
+def _stand_in() -> subprocess.Popen[bytes]:
+    """A process the verbs can signal, in place of a broker."""
+    return subprocess.Popen(["sleep", "60"])
+
+
+async def test_signal_verbs_say_what_happened(tmp_path: Path) -> None:
+    """``stop N: done`` came at once after SIGTERM, while the broker was still in its controlled shutdown, and
+    ``resume N: done`` on a broker that was not paused."""
+    backend = EmbeddedBackend(wall_clock_ms)
+    session = await backend.new_session()
+    out: list[str] = []
+    cluster = ProcessCluster([1], tmp_path)
+    stand_in = _stand_in()
+    cluster.brokers[1].process = stand_in
+    shell = ProcessClusterShell(cluster, KafkaZkClient(session, wall_clock_ms), out.append)
+    try:
+        for line in ("resume 1", "pause 1", "pause 1", "resume 1", "stop 1"):
+            assert await shell.run_command(line)
+        assert stand_in.wait(10) == -15  # the stop's SIGTERM
+    finally:
+        if stand_in.poll() is None:
+            stand_in.kill()
+            stand_in.wait()
+        await session.close()
+        await backend.close()
+    assert out == ["error: broker 1 is not paused (running)", "pause 1: done", "error: broker 1 is already paused",
+                   "resume 1: done",
+                   "stop 1: controlled shutdown under way (`status` shows it stopping until the process exits)"]

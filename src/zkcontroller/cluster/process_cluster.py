@@ -191,6 +191,10 @@ class ProcessCluster:
             raise ValueError(f"no broker {broker_id}")
         if b.process is None or b.process.poll() is not None:
             raise ValueError(f"broker {broker_id} is not running ({b.state})")
+        if sig is signal.SIGCONT and not b.paused:  # "resume N: done" said nothing true
+            raise ValueError(f"broker {broker_id} is not paused ({b.state})")
+        if sig is signal.SIGSTOP and b.paused:
+            raise ValueError(f"broker {broker_id} is already paused")
         if b.paused and sig is signal.SIGTERM:
             b.process.send_signal(signal.SIGCONT)  # a stopped process cannot act on SIGTERM
         b.exit_expected = b.exit_expected or sig in (signal.SIGTERM, signal.SIGKILL)
@@ -286,7 +290,11 @@ class ProcessClusterShell:
                     self.cluster.start_broker(broker_id)
                 else:
                     self.cluster.signal(broker_id, SIGNALS[name])
-                self.out(f"{name} {broker_id}: done")
+                if name == "stop":  # SIGTERM only begins it: "done" here was not true yet
+                    self.out(f"stop {broker_id}: controlled shutdown under way (`status` shows it stopping until "
+                             "the process exits)")
+                else:
+                    self.out(f"{name} {broker_id}: done")
             else:
                 self.out(f"unknown command {name!r}\n{HELP}")
         except (AdminError, ValueError, TimeoutError, OSError) as e:
