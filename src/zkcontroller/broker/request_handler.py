@@ -49,6 +49,17 @@ CreateTopicsHandler = Callable[[list[TopicToCreate], bool], Awaitable[list[Topic
 class CloseConnection(Exception):
     """The request cannot be answered (Kafka's InvalidRequestException): drop this client's connection."""
 
+    log_level = logging.WARNING
+    """How loudly the socket server reports the close."""
+
+
+class NotReadyYet(CloseConnection):
+    """A control request before the broker has registered: the controller retries every back-off until it has
+    (a restarted broker waits out its old registration), so each close is routine, not worth a warning. Kafka's
+    broker accepts no connection before then."""
+
+    log_level = logging.DEBUG
+
 
 class KafkaApis:
     """Answers one broker's requests. ``control_handler`` and ``metadata_cache`` are looked up per request
@@ -108,7 +119,7 @@ class KafkaApis:
             raise CloseConnection(f"malformed request (api key {header.api_key} v{header.api_version}, "
                                   f"correlation id {header.correlation_id}): {e}") from None
         if body is None:
-            raise CloseConnection("the broker is not ready for control requests yet")
+            raise NotReadyYet("the broker is not ready for control requests yet")
         return encode_response_header(header.correlation_id, header.api_key, header.api_version) + body
 
     async def _dispatch(self, header: RequestHeader, payload: bytes, offset: int) -> bytes | None:

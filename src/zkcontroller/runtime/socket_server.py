@@ -103,7 +103,7 @@ class SocketServer:
                     response = await self._handle(payload)
                 except self._close_on as e:
                     self.closed_for_bad_input += 1
-                    log.warning("Closing connection from %s: %s", peer, e)
+                    log.log(getattr(e, "log_level", logging.WARNING), "Closing connection from %s: %s", peer, e)
                     return
                 except Exception:
                     self.closed_for_bad_input += 1
