@@ -126,7 +126,8 @@ def _unreachable_zookeeper_is_one_line(zookeeper: str | None) -> Iterator[None]:
     try:
         yield
     except ConnectionLossError:
-        raise click.ClickException(f"cannot connect to ZooKeeper at {zookeeper}") from None
+        raise click.ClickException(f"cannot connect to ZooKeeper at {zookeeper}" if zookeeper else  # it said "at None"
+                                   "lost the connection to the ZooKeeper this command started") from None
 
 
 def parse_broker_ids(brokers: int | None, broker_ids: str | None) -> list[int]:

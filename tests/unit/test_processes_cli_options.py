@@ -49,3 +49,19 @@ def test_the_log_dir_help_says_what_broker_processes_put_there() -> None:
     code, out = invoke("--help")
     assert code == 0
     assert "broker-N.log" in " ".join(out.split()), out
+
+
+def test_a_lost_own_zookeeper_is_named_as_such_not_as_none() -> None:
+    """Without --zookeeper the command starts its own; losing it said "cannot connect to ZooKeeper at None"."""
+    import click
+    import pytest
+
+    from zkcontroller.cli import _unreachable_zookeeper_is_one_line
+    from zkcontroller.coordination.errors import ConnectionLossError
+
+    with pytest.raises(click.ClickException) as lost, _unreachable_zookeeper_is_one_line(None):
+        raise ConnectionLossError("/brokers/ids")
+    assert lost.value.message == "lost the connection to the ZooKeeper this command started"
+    with pytest.raises(click.ClickException) as given, _unreachable_zookeeper_is_one_line("127.0.0.1:1"):
+        raise ConnectionLossError()
+    assert given.value.message == "cannot connect to ZooKeeper at 127.0.0.1:1"
