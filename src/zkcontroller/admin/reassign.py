@@ -26,6 +26,7 @@ from zkcontroller.admin.replica_assignment import (
 from zkcontroller.admin.topics import change_topic_config
 from zkcontroller.model import Broker, ReplicaAssignment, TopicPartition, sorted_partitions
 from zkcontroller.protocol.wire.metadata_client import MetadataUnavailableError, partition_replicas
+from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.fencing import NO_FENCING
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.paths import ConfigType
@@ -251,6 +252,17 @@ class ReassignCommand:
         topics = await self._zk.get_all_topics_in_cluster()
         return {tp: a for tp, a in sorted((await self._assignments(topics)).items()) if a.is_being_reassigned}
 
+    async def not_yet_started(self, started: Iterable[TopicPartition]) -> dict[TopicPartition, tuple[int, ...]]:
+        """Partitions ``/admin/reassign_partitions`` asks to move that no controller has begun (none is active,
+        or it has not read the znode yet): `list` alone, which reads what controllers wrote, said "No partition
+        reassignments found" for them. A malformed znode lists nothing here (the controller reports it)."""
+        try:
+            pending = await self._zk.get_partition_reassignment()
+        except ZnodeDecodeError:
+            return {}
+        begun = set(started)
+        return {tp: target for tp, target in sorted((pending or {}).items()) if tp not in begun}
+
     async def broker_views(self, topics: Iterable[str], timeout_ms: int = 5000) -> dict[int, BrokerView]:
         """Every registered broker's metadata for ``topics``, asked over Kafka's wire protocol (Metadata v1 on the
         broker's first advertised endpoint), all at once, each bounded by ``timeout_ms``; a broker that cannot be
@@ -347,3 +359,11 @@ def list_lines(found: Mapping[TopicPartition, ReplicaAssignment]) -> list[str]:
         removing = f" removing: {','.join(map(str, a.removing_replicas))}." if a.removing_replicas else ""
         lines.append(f"{tp}: replicas: {','.join(map(str, a.replicas))}.{adding}{removing}")
     return lines
+
+
+def not_yet_started_lines(pending: Mapping[TopicPartition, tuple[int, ...]]) -> list[str]:
+    """After `list_lines`: what ``/admin/reassign_partitions`` asks for that no controller has begun."""
+    if not pending:
+        return []
+    return ["Submitted in /admin/reassign_partitions, not yet begun by a controller (is one running?):",
+            *(f"{tp}: target replicas: {','.join(map(str, target))}." for tp, target in sorted(pending.items()))]

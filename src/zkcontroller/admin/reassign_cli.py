@@ -22,6 +22,7 @@ from zkcontroller.admin.reassign import (
     ReassignCommand,
     ReassignmentInputError,
     list_lines,
+    not_yet_started_lines,
     parse_broker_list,
     parse_reassignment_json,
     parse_topics_to_move_json,
@@ -98,7 +99,13 @@ def reassign(zookeeper: str, generate: bool, execute: bool, verify: bool, cancel
             click.echo(f"Proposed partition reassignment configuration\n{proposed}")
             return
         if action == "list":
-            for line in list_lines(run_with_client(zookeeper, lambda zk: ReassignCommand(zk).list())):
+            async def both(zk: KafkaZkClient) -> tuple[dict, dict]:
+                command = ReassignCommand(zk)
+                found = await command.list()
+                return found, await command.not_yet_started(found)
+
+            found, pending = run_with_client(zookeeper, both)
+            for line in [*list_lines(found), *not_yet_started_lines(pending)]:
                 click.echo(line)
             return
         text, source = _read(reassignment_json_file, "--reassignment-json-file")
