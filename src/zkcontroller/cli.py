@@ -100,7 +100,7 @@ def _listener_ports(no_listeners: bool, port_base: int | None, listen_host: str 
 def demo(zookeeper: str | None, broker_ids: str, log_dir: Path | None, port_base: int | None,
          listen_host: str | None, no_listeners: bool) -> None:
     """A narrated cluster run: election, topics, controller failover, session expiry."""
-    from zkcontroller.cluster.demo import run_demo
+    from zkcontroller.cluster.demo import DemoStepFailed, run_demo
 
     ids = parse_broker_ids(None, broker_ids)
     if len(ids) < 2:
@@ -108,7 +108,10 @@ def demo(zookeeper: str | None, broker_ids: str, log_dir: Path | None, port_base
     listeners = _listener_ports(no_listeners, port_base, listen_host)
     backend = _backend(zookeeper)
     with _unreachable_zookeeper_is_one_line(zookeeper):
-        asyncio.run(run_demo(backend, ids, log_dir, listeners))
+        try:
+            asyncio.run(run_demo(backend, ids, log_dir, listeners))
+        except DemoStepFailed as e:
+            raise click.ClickException(str(e)) from None
 
 
 def _backend(zookeeper: str | None) -> CoordinationBackend:

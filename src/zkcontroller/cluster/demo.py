@@ -116,9 +116,33 @@ async def run_demo(backend: CoordinationBackend, broker_ids: list[int], log_dir:
     return log_dir
 
 
+class DemoStepFailed(Exception):
+    """A narrated step's command printed an error: the story after it would not be true, so the run stops
+    (it carried on and exited 0)."""
+
+
 async def _run(shell: ClusterShell, steps: list[tuple[str | None, str]]) -> None:
     for title, command in steps:
         if title:
             console.print(f"\n[bold cyan]== {title}[/]")
         console.print(f"[dim]> {command}[/]")
+        errors = [line for line in await _said(shell, command) if line.startswith("error:")]
+        if errors:
+            raise DemoStepFailed(f"demo step `{command}` failed: {errors[0].removeprefix('error:').strip()}")
+
+
+async def _said(shell: ClusterShell, command: str) -> list[str]:
+    """Run one prompt command, printing its lines as the prompt does, and return them."""
+    said: list[str] = []
+    print_line = shell.out
+
+    def out(line: str) -> None:
+        said.append(str(line))
+        print_line(line)
+
+    shell.out = out
+    try:
         await shell.run_command(command)
+    finally:
+        shell.out = print_line
+    return said
