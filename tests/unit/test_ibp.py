@@ -112,3 +112,14 @@ def test_a_broker_process_refuses_an_unknown_or_unoffered_ibp(bad: str) -> None:
 def test_broker_registration_version(ibp: str, version: int) -> None:
     """ZkData.scala BrokerInfo.apply: 5 if >= 2.7-IV0, 4 if >= 0.10.0-IV1, else 2."""
     assert broker_registration_version(ibp) == version
+
+
+def test_the_controller_config_refuses_an_unknown_ibp_when_built() -> None:
+    """It was caught only when `ControllerCore` was built, far from where the value was given."""
+    from zkcontroller.controller.config import ControllerConfig
+    from zkcontroller.protocol.ibp import DEFAULT_IBP
+
+    assert ControllerConfig(1).inter_broker_protocol_version == DEFAULT_IBP
+    assert ControllerConfig(1, inter_broker_protocol_version="2.6").inter_broker_protocol_version == "2.6"
+    with pytest.raises(ValueError, match=r"^inter.broker.protocol.version: '2.9' is not a version"):
+        ControllerConfig(1, inter_broker_protocol_version="2.9")

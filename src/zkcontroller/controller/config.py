@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from zkcontroller.protocol.ibp import DEFAULT_IBP, resolve_ibp
+
 
 @dataclass(frozen=True, slots=True)
 class ControllerConfig:
@@ -23,8 +25,11 @@ class ControllerConfig:
     controller_socket_timeout_ms: int = 30000
     request_timeout_ms: int = 30000
     inter_broker_listener_name: str = "PLAINTEXT"
-    inter_broker_protocol_version: str = "2.8-IV1"
+    inter_broker_protocol_version: str = DEFAULT_IBP
     failover_retry_backoff_ms: int = 1000
     """Ours, not Kafka's: the wait before a broker whose failover failed gives up /controller; doubles with
     each failure in a row up to ``failover_retry_backoff_max_ms`` (Kafka resigns at once, see kafka_controller)."""
     failover_retry_backoff_max_ms: int = 30000
+
+    def __post_init__(self) -> None:
+        resolve_ibp(self.inter_broker_protocol_version)  # an unknown IBP is refused here, naming the setting
