@@ -33,3 +33,9 @@ def test_event_log_lines_parse_back() -> None:
     assert [json.loads(line) for line in lines] == [
         {"schema_version": json.loads(lines[0])["schema_version"], "type": "isr_change", "ts_ms": 42,
          "cluster": "c1", "topic": "t", "partition": 0, "isr": [1, 2]}]
+
+
+def test_del_is_escaped_as_json_escapes_it() -> None:
+    """DEL is ASCII: the fast path took orjson's raw byte, where `json` writes \\u007f (hypothesis found it)."""
+    record = {"\x7f": None, "topic": "a\x7fb"}
+    assert encode_record(record) == json.dumps(record, separators=(",", ":")) == '{"\\u007f":null,"topic":"a\\u007fb"}'
