@@ -18,18 +18,20 @@ class InvalidDynamicConfigError(ValueError):
     """A stored dynamic value that ConfigDef would refuse; Kafka drops that key and keeps the others."""
 
 
-def parse_unclean_leader_election_enable(configs: dict[str, str]) -> bool | None:
-    """The key as ConfigDef's BOOLEAN parses it (trimmed, case-insensitive); None if absent.
-
-    Raises `InvalidDynamicConfigError` with Kafka's ConfigException text for anything but true/false."""
-    value = configs.get(UNCLEAN_LEADER_ELECTION_ENABLE)
-    if value is None:
-        return None
+def parse_boolean(key: str, value: str) -> bool:
+    """ConfigDef's BOOLEAN (trimmed, case-insensitive); `InvalidDynamicConfigError` with Kafka's ConfigException
+    text for anything but true/false. The topic override and the dynamic broker levels are read alike."""
     text = value.strip().lower()
     if text not in ("true", "false"):
-        raise InvalidDynamicConfigError(f"Invalid value {value} for configuration {UNCLEAN_LEADER_ELECTION_ENABLE}: "
+        raise InvalidDynamicConfigError(f"Invalid value {value} for configuration {key}: "
                                         "Expected value to be either true or false")
     return text == "true"
+
+
+def parse_unclean_leader_election_enable(configs: dict[str, str]) -> bool | None:
+    """The key as `parse_boolean` reads it; None if absent."""
+    value = configs.get(UNCLEAN_LEADER_ELECTION_ENABLE)
+    return None if value is None else parse_boolean(UNCLEAN_LEADER_ELECTION_ENABLE, value)
 
 
 @dataclass(slots=True)

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.context import ControllerContext
-from zkcontroller.controller.dynamic_config import DynamicBrokerConfig
+from zkcontroller.controller.dynamic_config import DynamicBrokerConfig, InvalidDynamicConfigError, parse_boolean
 from zkcontroller.controller.election import (
     ControlledShutdownPartitionLeaderElectionStrategy,
     ElectionResult,
@@ -52,12 +52,11 @@ Result = LeaderAndIsr | Exception
 
 
 def _parse_bool(value: str) -> bool:
-    """Kafka's ConfigDef BOOLEAN: ``true``/``false``, case-insensitive, trimmed."""
-    text = value.strip().lower()
-    if text not in ("true", "false"):
-        raise StateChangeFailedError(f"Invalid value {value} for configuration {UNCLEAN_LEADER_ELECTION_ENABLE}: "
-                                     "Expected value to be either true or false")
-    return text == "true"
+    """The topic override as `parse_boolean` reads it; a bad value fails the partitions' state change."""
+    try:
+        return parse_boolean(UNCLEAN_LEADER_ELECTION_ENABLE, value)
+    except InvalidDynamicConfigError as e:
+        raise StateChangeFailedError(str(e)) from None
 
 
 class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
