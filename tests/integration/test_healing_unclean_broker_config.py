@@ -4,7 +4,6 @@ and on a real ZooKeeper."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -116,7 +115,8 @@ async def test_per_broker_false_overrides_the_default_true(
     await wait_until(lambda: dynamic.default_unclean_leader_election_enable is True, what="the default read")
     assert dynamic.broker_unclean_leader_election_enable is False
     assert dynamic.unclean_leader_election_enable is False
-    await asyncio.sleep(0.3)  # an election, had one been queued, would have been written by now
+    events = controller.event_manager  # an election, had one been queued, is written once the queue drains
+    await wait_until(lambda: events.queue_size == 0 and events.state.name == "IDLE", what="the controller idle")
     assert await _leader(admin) == -1
 
     await alter_broker_config(admin, own, {}, [UNCLEAN], via_broker=True)  # the default applies: false → true
