@@ -19,6 +19,7 @@ from tests.integration.test_topic_deletion import expire_now
 from zkcontroller.admin.describe import describe_lines, describe_topics
 from zkcontroller.coordination.api import CoordinationSession
 from zkcontroller.coordination.backend import CoordinationBackend
+from zkcontroller.coordination.errors import BadVersionError
 from zkcontroller.model import LeaderIsrAndControllerEpoch, ReplicaAssignment, TopicPartition
 from zkcontroller.protocol.control_requests import Errors, LeaderAndIsrRequest, StopReplicaRequest
 from zkcontroller.runtime.clock import wall_clock_ms
@@ -60,12 +61,22 @@ async def wait_assignment(admin: KafkaZkClient, expected: ReplicaAssignment, wha
 
 async def join_isr(admin: KafkaZkClient, session: CoordinationSession, replica: int, tp: TopicPartition = TP) -> None:
     """What a Kafka 2.6 leader does when a follower catches up: ISR += replica (conditional write, same leader
-    epoch and controller epoch), then an ISR-change notification."""
-    current = await state(admin, tp)
-    lai = current.leader_and_isr
-    grown = current._replace(leader_and_isr=lai._replace(isr=(*lai.isr, replica)))
-    await session.set_data(TopicPartitionStateZNode.path(tp), TopicPartitionStateZNode.encode(grown), lai.zk_version)
-    await admin.propagate_isr_changes([tp])
+    epoch and controller epoch), then an ISR-change notification.
+
+    The controller's phase A (leader epoch bump) may land between the read and the write; the leader then learns
+    the new epoch from its LeaderAndIsr and tries again, as this does on BAD_VERSION (bounded)."""
+    for _attempt in range(20):
+        current = await state(admin, tp)
+        lai = current.leader_and_isr
+        grown = current._replace(leader_and_isr=lai._replace(isr=(*lai.isr, replica)))
+        try:
+            await session.set_data(TopicPartitionStateZNode.path(tp), TopicPartitionStateZNode.encode(grown),
+                                   lai.zk_version)
+        except BadVersionError:
+            continue
+        await admin.propagate_isr_changes([tp])
+        return
+    raise AssertionError(f"{tp}: the ISR write lost 20 version races in a row")
 
 
 async def start_moving(make_cluster: ClusterFactory, admin: KafkaZkClient, brokers: list[int] | None = None):
