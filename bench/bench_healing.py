@@ -47,6 +47,7 @@ from bench_controller import (
     print_result,
     resident_mib,
     store_floor_ms,
+    time_broker_rounds,
     time_controller_events,
     wait_all_online,
     watch_deletion,
@@ -97,6 +98,7 @@ async def bench(backend: CoordinationBackend, partitions: int) -> tuple[dict[str
     await cluster.start()
     controller = await cluster.wait_for_controller()
     controller_time = time_controller_events(cluster)
+    time_broker_rounds(cluster, transport.broker_time)
     session = await backend.new_session()
     admin = KafkaZkClient(session, wall_clock_ms)
     try:
