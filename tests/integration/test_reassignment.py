@@ -8,6 +8,7 @@ each phase and on what brokers received.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import AsyncIterator
 
 import pytest
@@ -96,8 +97,10 @@ async def wait_reassigned(admin: KafkaZkClient) -> None:
 
 
 async def test_reassigning_1_2_to_2_3_goes_through_kafkas_phases(
-    make_cluster: ClusterFactory, admin: KafkaZkClient, session: CoordinationSession
+    make_cluster: ClusterFactory, admin: KafkaZkClient, session: CoordinationSession,
+    caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO)
     cluster, controller = await start_moving(make_cluster, admin)
     assert (await state(admin)).leader_and_isr.leader_epoch == 0
 
@@ -111,6 +114,9 @@ async def test_reassigning_1_2_to_2_3_goes_through_kafkas_phases(
 
     await wait_until(bumped, what="leader epoch 1 after phase A")
     mid = (await state(admin)).leader_and_isr
+    # Kafka 2.8.1+ names the zkVersion the bump wrote
+    assert any(r.getMessage().endswith(f"Updated leader epoch for partition moving-0 to 1, zkVersion={mid.zk_version}")
+               for r in caplog.records)
     assert (mid.leader, mid.isr) == (1, (1, 2))
     transport = cluster.transport
     assert isinstance(transport, RecordingTransport)

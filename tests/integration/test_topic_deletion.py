@@ -7,6 +7,7 @@ StopReplica requests brokers actually handled.
 from __future__ import annotations
 
 import json
+import logging
 import random
 from collections.abc import AsyncIterator
 
@@ -145,8 +146,10 @@ async def test_a_controller_failover_during_a_halted_deletion_does_not_lose_it(
 
 
 async def test_delete_topic_disabled_removes_the_marker_and_keeps_the_topic(
-    make_cluster: ClusterFactory, admin: KafkaZkClient
+    make_cluster: ClusterFactory, admin: KafkaZkClient, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO)
+    await admin.create_delete_topic_path("early")  # found at failover: Kafka's init removes it
     cluster = await make_cluster([1, 2], delete_topic_enable=False)
     await cluster.wait_for_controller()
     await create_topic(admin, "kept", {0: [1, 2]})
@@ -159,6 +162,37 @@ async def test_delete_topic_disabled_removes_the_marker_and_keeps_the_topic(
     await wait_until(marker_gone, what="the deletion marker removed")
     assert await admin.path_exists(paths.topic_path("kept"))
     assert len((await admin.get_topic_partition_states([TopicPartition("kept", 0)])).values) == 1
+    assert not await admin.path_exists(paths.delete_topic_path("early"))
+
+    def removing(what: str) -> bool:
+        return any(r.getMessage().endswith(f"Removing {what} since delete topic is disabled") for r in caplog.records)
+
+    # the marker's own deletion fires the watch again, and Kafka logs the (now empty) set too
+    await wait_until(lambda: removing("Set(early)") and removing("Set(kept)") and removing("Set()"),
+                     what="Kafka's three 'Removing ... since delete topic is disabled' lines")
+
+
+async def test_a_marker_of_a_vanished_topic_is_completed_at_failover_config_included(
+    make_cluster: ClusterFactory, admin: KafkaZkClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    """What a controller that moved between deleting a topic znode and its config leaves: Kafka's init queues
+    the marker with the others, and ``completeDeleteTopic`` deletes the config and the marker (the config used
+    to stay, under a warning that the topic did not exist)."""
+    await admin.set_or_create_entity_configs("topics", "ghost", {"retention.ms": "1000"})
+    await admin.create_delete_topic_path("ghost")
+    caplog.set_level(logging.INFO)
+    cluster = await make_cluster([1, 2])
+    await cluster.wait_for_controller()
+
+    async def nothing_left() -> bool:
+        return not await traces(admin, "ghost")
+
+    await wait_until(nothing_left, what="the marker and the config of the vanished topic deleted")
+    lines = [r.getMessage() for r in caplog.records]
+    assert any("Initializing manager with initial deletions: Set(ghost), initial ineligible deletions: Set()" in m
+               for m in lines), lines
+    assert any(m.endswith("Deletion of topic ghost successfully completed") for m in lines)
+    assert not any("non-existing" in m for m in lines)
 
 
 async def test_partitions_added_to_a_topic_being_deleted_are_undone(

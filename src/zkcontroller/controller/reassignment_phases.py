@@ -224,7 +224,9 @@ class ReassignmentPhases:
             for tp in sorted_partitions(result.finished):
                 written = LeaderIsrAndControllerEpoch(result.finished[tp], epoch)
                 self.context.put_partition_leadership_info(tp, written)
-                core.log.info(f"Updated leader epoch for partition {tp} to {written.leader_and_isr.leader_epoch}")
+                lai = written.leader_and_isr  # with the zkVersion from Kafka 2.8.1 on (KAFKA-13233)
+                core.log.info(f"Updated leader epoch for partition {tp} to {lai.leader_epoch}, "
+                              f"zkVersion={lai.zk_version}")
                 done[tp] = written
             pending = sorted_partitions(result.to_retry)
             if pending:

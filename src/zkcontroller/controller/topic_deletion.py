@@ -31,6 +31,11 @@ def _names(items: Iterable[object]) -> str:
     return ",".join(sorted(str(i) for i in items))
 
 
+def _scala_set(items: Iterable[object]) -> str:
+    """A Scala ``Set`` as Kafka's log lines print it: ``Set(a, b)``, ``Set()``."""
+    return f"Set({', '.join(sorted(str(i) for i in items))})"
+
+
 class TopicDeletionManager(EventFamily):
     """Kafka's ``TopicDeletionManager`` plus the controller's ``processTopicDeletion`` and
     ``processTopicDeletionStopReplicaResponseReceived``; other families reach it as a `TopicDeletionClient`."""
@@ -70,16 +75,16 @@ class TopicDeletionManager(EventFamily):
         log.info(f"List of topics to be deleted: {_names(to_delete)}")
         log.info(f"List of topics ineligible for deletion: {_names(ineligible)}")
         log.info("Initializing topic deletion manager")
-        self.log.info(f"Initializing manager with initial deletions: {_names(to_delete)}, "
-                 f"initial ineligible deletions: {_names(ineligible)}")
+        self.log.info(f"Initializing manager with initial deletions: {_scala_set(to_delete)}, "
+                      f"initial ineligible deletions: {_scala_set(ineligible)}")
         if self.enabled:
-            self.context.queue_topic_deletion(to_delete & self.context.all_topics)
+            # every marker, as Kafka's init: one whose topic is gone (a controller moved between deleting the
+            # topic znode and its config and marker) has no replicas, so `resume_deletions` completes it at
+            # once, deleting what is left of it
+            self.context.queue_topic_deletion(to_delete)
             self.context.topics_ineligible_for_deletion |= ineligible & self.context.topics_to_be_deleted
-            gone = to_delete - self.context.all_topics
-            if gone:  # a controller that moved between deleting the topic znode and its marker left these
-                log.warn(f"Ignoring request to delete non-existing topics {_names(gone)}")
-                await self.core.zk.delete_topic_deletions(gone, self.context.fencing.epoch_zk_version)
-        elif to_delete:
+        else:
+            self.log.info(f"Removing {_scala_set(to_delete)} since delete topic is disabled")
             await self.core.zk.delete_topic_deletions(to_delete, self.context.fencing.epoch_zk_version)
 
     async def on_failover(self) -> None:
@@ -103,13 +108,13 @@ class TopicDeletionManager(EventFamily):
             core.log.warn(f"Ignoring request to delete non-existing topics {_names(non_existent)}")
             await core.zk.delete_topic_deletions(non_existent, self.context.fencing.epoch_zk_version)
         to_delete -= non_existent
-        if not to_delete:
-            return
-        if not self.enabled:
-            core.log.info(f"Removing Set({', '.join(sorted(to_delete))}) since delete topic is disabled")
+        if not self.enabled:  # logged even when nothing is left, as Kafka (removing a marker re-fires the watch)
+            core.log.info(f"Removing {_scala_set(to_delete)} since delete topic is disabled")
             await core.zk.delete_topic_deletions(to_delete, self.context.fencing.epoch_zk_version)
             for topic in sorted(to_delete):
                 core.emit("topic_deletion", topic=topic, phase="refused", deletion_reason="delete.topic.enable=false")
+            return
+        if not to_delete:
             return
         core.log.info(f"Starting topic deletion for topics {_names(to_delete)}")
         for topic in sorted(to_delete - self.context.topics_to_be_deleted):
@@ -179,7 +184,7 @@ class TopicDeletionManager(EventFamily):
             return
         topics = {r.topic_partition.topic for r in failed}
         self.log.debug(f"Deletion failed for replicas {_names(failed)}. Halting deletion for topics "
-                            f"Set({', '.join(sorted(topics))})")
+                       f"{_scala_set(topics)}")
         await self.core.replica_state_machine.handle_state_changes(sorted_replicas(failed),
                                                                    ReplicaState.DELETION_INELIGIBLE)
         self.mark_topic_ineligible_for_deletion(topics, "replica deletion failure")
