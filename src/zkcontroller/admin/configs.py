@@ -24,9 +24,10 @@ import click
 from zkcontroller.admin.cli import run_with_client
 from zkcontroller.admin.errors import AdminError, InvalidConfigError
 from zkcontroller.admin.reassign import BROKER_THROTTLES
-from zkcontroller.admin.topic_rules import JAVA_TRIM, MESSAGE_FORMAT_WARNING
+from zkcontroller.admin.topic_rules import MESSAGE_FORMAT_WARNING
 from zkcontroller.admin.topics import change_topic_config
 from zkcontroller.zk import paths
+from zkcontroller.zk.config_values import JAVA_TRIM, parse_boolean
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.znodes import UNCLEAN_LEADER_ELECTION_ENABLE
 
@@ -73,9 +74,8 @@ def validate_broker_configs(configs: dict[str, str]) -> None:
     for key, value in configs.items():
         kind = BROKER_CONFIG_TYPES.get(key)
         text = value.strip(JAVA_TRIM)
-        if kind == "BOOLEAN" and text.lower() not in ("true", "false"):
-            raise InvalidConfigError(f"Invalid value {value} for configuration {key}: "
-                                     "Expected value to be either true or false")
+        if kind == "BOOLEAN":
+            parse_boolean(key, value, InvalidConfigError)
         if kind == "LONG" and not re.fullmatch(r"[+-]?\d+", text):
             raise InvalidConfigError(f"Invalid value {value} for configuration {key}: Not a number of type LONG")
 
