@@ -166,12 +166,12 @@ class ReassignCommand:
         """(current, proposed) JSON: each topic's partitions re-placed on ``brokers`` with its replication.
 
         As Kafka's ``getBrokerMetadatas(Enforced or Disabled, brokers)``: the registered racks of the brokers
-        named are used unless ``rack_aware`` is off, and only some of them having a rack is an error then."""
+        named are used unless ``rack_aware`` is off, and only some of them having a rack is an error then.
+
+        A topic that does not exist is skipped, as Kafka's ZooKeeper path reads the assignments with
+        ``getReplicaAssignmentForTopics`` (a missing topic znode reads as no partitions): it is in neither JSON,
+        and when no topic named exists both are ``{"version":1,"partitions":[]}``."""
         current = await self._assignments(topics)
-        missing = sorted(set(topics) - {tp.topic for tp in current})
-        if missing:
-            raise AdminError(f"Topic{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
-                             f"{'do' if len(missing) > 1 else 'does'} not exist")
         await self._check_brokers(brokers)
         proposed: dict[TopicPartition, tuple[int, ...]] = {}
         registered = (await self._zk.get_all_brokers_and_epochs()).values.values()
@@ -180,6 +180,8 @@ class ReassignCommand:
             RackAwareMode.ENFORCED if rack_aware else RackAwareMode.DISABLED)
         for topic in topics:
             parts = {tp: a for tp, a in current.items() if tp.topic == topic}
+            if not parts:
+                continue
             rf = len(next(iter(parts.values())).target_replicas)
             if rf > len(brokers):
                 raise AdminError(f"Replication factor: {rf} larger than available brokers: {len(brokers)}.")
