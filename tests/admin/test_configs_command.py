@@ -80,7 +80,7 @@ async def test_alter_failures_in_kafkas_order(cli: Cli) -> None:  # noqa: F811
 ])
 async def test_usage_errors_in_kafkas_words(cli: Cli, args: tuple[str, ...], message: str) -> None:  # noqa: F811
     result = await cli(configs, *args)
-    assert result.exit_code == 2 and result.output.endswith(f"Error: {message}\n")
+    assert result.exit_code == 1 and result.output.endswith(f"Error: {message}\n")  # printUsageAndDie: 1
 
 
 RUNNING_INFO = ("Broker configuration updates using ZooKeeper are supported for bootstrapping before brokers are "
@@ -141,7 +141,7 @@ async def test_broker_configs_follow_kafkas_zookeeper_rules(cli: Cli) -> None:  
 ])
 async def test_broker_usage_errors_in_kafkas_words(cli: Cli, args: tuple[str, ...], message: str) -> None:  # noqa: F811
     result = await cli(configs, *args)
-    assert result.exit_code == 2 and result.output.endswith(f"Error: {message}\n")
+    assert result.exit_code == 1 and result.output.endswith(f"Error: {message}\n")  # printUsageAndDie: 1
 
 
 @pytest.mark.zookeeper
@@ -162,6 +162,6 @@ async def test_empty_entity_name_is_the_default_entity(cli: Cli) -> None:  # noq
         described = await cli(configs, "--describe", *args)
         assert (described.exit_code, described.output) == (0, "Configs for default topic are \n"), args
         altered = await cli(configs, "--alter", *args, "--add-config", "retention.ms=1")
-        assert altered.exit_code != 0, args
+        assert altered.exit_code == 1, args
         assert altered.output.endswith("Error: an entity name must be specified with --alter of topics\n"), args
     assert not await cli.zk.path_exists(paths.topic_config_path(paths.DEFAULT_ENTITY))

@@ -26,6 +26,7 @@ from zkcontroller.admin.errors import AdminError, InvalidConfigError
 from zkcontroller.admin.reassign import BROKER_THROTTLES
 from zkcontroller.admin.topic_rules import MESSAGE_FORMAT_WARNING
 from zkcontroller.admin.topics import change_topic_config
+from zkcontroller.admin.usage import KafkaCommand
 from zkcontroller.zk import paths
 from zkcontroller.zk.config_values import JAVA_TRIM, parse_boolean
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -219,7 +220,7 @@ def _label(kind: str, name: str) -> str:
     return broker_entity_label(name)
 
 
-@click.command("configs")
+@click.command("configs", cls=KafkaCommand)
 @click.option("--zookeeper", required=True, envvar="ZKCONTROLLER_ZOOKEEPER", metavar="HOST:PORT[/CHROOT]",
               help="ZooKeeper connection string (or set ZKCONTROLLER_ZOOKEEPER).")
 @click.option("--entity-type", type=click.Choice([paths.ConfigType.TOPIC, paths.ConfigType.BROKER]),
