@@ -100,3 +100,19 @@ async def test_generate_skips_topics_that_do_not_exist(cli: Cli, tmp_path: Path)
         0, f"Current partition replica assignment\n{empty}\n\nProposed partition reassignment configuration\n"
            f"{empty}\n")
     assert await cli.zk.get_partition_reassignment() is None
+
+
+async def test_generate_leaves_out_brokers_that_are_not_registered(cli: Cli, tmp_path: Path) -> None:  # noqa: F811
+    """getBrokerMetadatas(mode, Some(brokers)) keeps only the registered brokers named (1-3 are here), so an
+    unknown id is not refused as --execute refuses it: the replication factor is checked against those found."""
+    assert (await cli(topics, "create", "t", "--replica-assignment", "1:2")).exit_code == 0
+    assert (await cli(topics, "create", "u", "--replica-assignment", "1")).exit_code == 0
+    generated = await cli(reassign, "--generate", "--broker-list", "2,9", "--topics-to-move-json-file",
+                          _topics_to_move(tmp_path / "t.json", "t"))
+    assert (generated.exit_code, generated.output) == (1, "Error: Replication factor: 2 larger than available "
+                                                          "brokers: 1.\n")
+    generated = await cli(reassign, "--generate", "--broker-list", "3,9", "--topics-to-move-json-file",
+                          _topics_to_move(tmp_path / "u.json", "u"))
+    assert generated.exit_code == 0, generated.output
+    assert json.loads(generated.output.split("\n")[4])["partitions"] == [
+        {"topic": "u", "partition": 0, "replicas": [3], "log_dirs": ["any"]}]

@@ -170,9 +170,10 @@ class ReassignCommand:
 
         A topic that does not exist is skipped, as Kafka's ZooKeeper path reads the assignments with
         ``getReplicaAssignmentForTopics`` (a missing topic znode reads as no partitions): it is in neither JSON,
-        and when no topic named exists both are ``{"version":1,"partitions":[]}``."""
+        and when no topic named exists both are ``{"version":1,"partitions":[]}``. Likewise a broker named that is
+        not registered is left out (``getBrokerMetadatas(mode, Some(brokers))`` filters the registered ones), so
+        a topic's replication factor is checked against the brokers found."""
         current = await self._assignments(topics)
-        await self._check_brokers(brokers)
         proposed: dict[TopicPartition, tuple[int, ...]] = {}
         registered = (await self._zk.get_all_brokers_and_epochs()).values.values()
         metadata = broker_metadatas_for(
@@ -183,8 +184,6 @@ class ReassignCommand:
             if not parts:
                 continue
             rf = len(next(iter(parts.values())).target_replicas)
-            if rf > len(brokers):
-                raise AdminError(f"Replication factor: {rf} larger than available brokers: {len(brokers)}.")
             placed = assign_replicas_to_brokers(metadata, len(parts), rf, rng=self._rng)
             for tp in parts:
                 proposed[tp] = tuple(placed[tp.partition])
