@@ -80,7 +80,7 @@ async def test_alter_failures_in_kafkas_order(cli: Cli) -> None:  # noqa: F811
 ])
 async def test_usage_errors_in_kafkas_words(cli: Cli, args: tuple[str, ...], message: str) -> None:  # noqa: F811
     result = await cli(configs, *args)
-    assert result.exit_code == 2 and result.output.endswith(f"Error: {message}\n")
+    assert result.exit_code == 1 and result.output.endswith(f"Error: {message}\n")  # printUsageAndDie: 1
 
 
 RUNNING_INFO = ("Broker configuration updates using ZooKeeper are supported for bootstrapping before brokers are "
@@ -141,4 +141,27 @@ async def test_broker_configs_follow_kafkas_zookeeper_rules(cli: Cli) -> None:  
 ])
 async def test_broker_usage_errors_in_kafkas_words(cli: Cli, args: tuple[str, ...], message: str) -> None:  # noqa: F811
     result = await cli(configs, *args)
-    assert result.exit_code == 2 and result.output.endswith(f"Error: {message}\n")
+    assert result.exit_code == 1 and result.output.endswith(f"Error: {message}\n")  # printUsageAndDie: 1
+
+
+@pytest.mark.zookeeper
+async def test_empty_entity_name_is_the_default_entity(cli: Cli) -> None:  # noqa: F811
+    """ConfigCommand.parseEntity reads ``--entity-name ''`` as ``<default>``: for brokers it alters and describes
+    the cluster default (the throttles may change while brokers run); for topics it describes "default topic"
+    and, as checkArgs wants a non-empty name to alter topics, refuses to alter it."""
+    throttle = "leader.replication.throttled.rate"
+    altered = await cli(configs, "--alter", "--entity-type", "brokers", "--entity-name", "", "--add-config",
+                        f"{throttle}=7")
+    assert (altered.exit_code, altered.output) == (0, "Completed updating config for entity: default brokers.\n")
+    assert await cli.zk.get_entity_configs(paths.ConfigType.BROKER, paths.DEFAULT_ENTITY) == {throttle: "7"}
+    described = await cli(configs, "--describe", "--entity-type", "brokers", "--entity-name", "")
+    assert (described.exit_code, described.output) == (0, f"Configs for default brokers are {throttle}=7\n")
+
+    for args in (("--entity-type", "topics", "--entity-name", ""), ("--topic", ""),
+                 ("--entity-type", "topics", "--entity-default")):
+        described = await cli(configs, "--describe", *args)
+        assert (described.exit_code, described.output) == (0, "Configs for default topic are \n"), args
+        altered = await cli(configs, "--alter", *args, "--add-config", "retention.ms=1")
+        assert altered.exit_code == 1, args
+        assert altered.output.endswith("Error: an entity name must be specified with --alter of topics\n"), args
+    assert not await cli.zk.path_exists(paths.topic_config_path(paths.DEFAULT_ENTITY))

@@ -70,3 +70,49 @@ async def test_verify_clears_throttles_once_nothing_is_pending(cli: Cli, tmp_pat
     notified = await cli.zk.read_notifications(ConfigChangeZNode, await cli.zk.get_notification_sequence_numbers(
         ConfigChangeZNode))
     assert sorted(notified.values.values()) == ["brokers/1", "topics/t"]  # only what had a throttle
+
+
+def _topics_to_move(path: Path, *names: str) -> str:
+    path.write_text(json.dumps({"version": 1, "topics": [{"topic": t} for t in names]}))
+    return str(path)
+
+
+async def test_generate_skips_topics_that_do_not_exist(cli: Cli, tmp_path: Path) -> None:  # noqa: F811
+    """Kafka's ZooKeeper --generate reads the assignments with getReplicaAssignmentForTopics, which reads a
+    missing topic znode as no partitions: an unknown topic is left out of both JSONs, and with no topic named
+    existing both are empty; nothing is refused and nothing is written."""
+    assert (await cli(topics, "create", "t", "--replica-assignment", "1:2")).exit_code == 0
+    generated = await cli(reassign, "--generate", "--broker-list", "2,3", "--topics-to-move-json-file",
+                          _topics_to_move(tmp_path / "a.json", "nope", "t"))
+    assert generated.exit_code == 0, generated.output
+    lines = generated.output.split("\n")
+    assert lines[0] == "Current partition replica assignment"
+    assert json.loads(lines[1]) == {"version": 1, "partitions": [
+        {"topic": "t", "partition": 0, "replicas": [1, 2], "log_dirs": ["any", "any"]}]}
+    assert lines[3] == "Proposed partition reassignment configuration"
+    proposed = json.loads(lines[4])["partitions"]
+    assert [(p["topic"], p["partition"], sorted(p["replicas"])) for p in proposed] == [("t", 0, [2, 3])]
+
+    generated = await cli(reassign, "--generate", "--broker-list", "2,3", "--topics-to-move-json-file",
+                          _topics_to_move(tmp_path / "b.json", "nope", "gone"))
+    empty = '{"version":1,"partitions":[]}'
+    assert (generated.exit_code, generated.output) == (
+        0, f"Current partition replica assignment\n{empty}\n\nProposed partition reassignment configuration\n"
+           f"{empty}\n")
+    assert await cli.zk.get_partition_reassignment() is None
+
+
+async def test_generate_leaves_out_brokers_that_are_not_registered(cli: Cli, tmp_path: Path) -> None:  # noqa: F811
+    """getBrokerMetadatas(mode, Some(brokers)) keeps only the registered brokers named (1-3 are here), so an
+    unknown id is not refused as --execute refuses it: the replication factor is checked against those found."""
+    assert (await cli(topics, "create", "t", "--replica-assignment", "1:2")).exit_code == 0
+    assert (await cli(topics, "create", "u", "--replica-assignment", "1")).exit_code == 0
+    generated = await cli(reassign, "--generate", "--broker-list", "2,9", "--topics-to-move-json-file",
+                          _topics_to_move(tmp_path / "t.json", "t"))
+    assert (generated.exit_code, generated.output) == (1, "Error: Replication factor: 2 larger than available "
+                                                          "brokers: 1.\n")
+    generated = await cli(reassign, "--generate", "--broker-list", "3,9", "--topics-to-move-json-file",
+                          _topics_to_move(tmp_path / "u.json", "u"))
+    assert generated.exit_code == 0, generated.output
+    assert json.loads(generated.output.split("\n")[4])["partitions"] == [
+        {"topic": "u", "partition": 0, "replicas": [3], "log_dirs": ["any"]}]

@@ -84,7 +84,7 @@ async def test_alter_changes_configs_through_the_one_config_path(cli: Cli) -> No
 ])
 async def test_create_usage_errors_in_topic_commands_words(cli: Cli, args: tuple[str, ...], message: str) -> None:  # noqa: F811
     result = await cli(topics, "create", "t", *args)
-    assert result.exit_code == 2 and result.output.endswith(f"Error: {message}\n")
+    assert result.exit_code == 1 and result.output.endswith(f"Error: {message}\n")  # printUsageAndDie: 1
     assert await cli.zk.get_all_topics_in_cluster() == set()
 
 
@@ -97,4 +97,4 @@ async def test_create_usage_errors_in_topic_commands_words(cli: Cli, args: tuple
 ])
 async def test_describe_usage_errors_in_topic_commands_words(cli: Cli, args: tuple[str, ...], message: str) -> None:  # noqa: F811
     result = await cli(topics, "describe", *args)
-    assert result.exit_code == 2 and result.output.endswith(f"Error: {message}\n")
+    assert result.exit_code == 1 and result.output.endswith(f"Error: {message}\n")  # printUsageAndDie: 1

@@ -43,6 +43,7 @@ from zkcontroller.admin.topic_rules import (
     validate_topic_config_names,
 )
 from zkcontroller.admin.topics import TopicAdmin, change_topic_config
+from zkcontroller.admin.usage import KafkaGroup
 from zkcontroller.coordination.connect import make_backend
 from zkcontroller.coordination.errors import ConnectionLossError, ZkError
 from zkcontroller.coordination.kazoo_backend import ChrootMissingError
@@ -108,7 +109,7 @@ def _rng(seed: int | None) -> random.Random:
 # ------------------------------------------------------------------ topics
 
 
-class KafkaTopicsLayout(click.Group):
+class KafkaTopicsLayout(KafkaGroup):
     """Accepts ``kafka-topics.sh``'s layout as well as subcommands: ``topics --create --topic T --partitions 3
     ...`` is ``topics create T --partitions 3 ...`` (likewise ``--alter``, ``--delete``, ``--describe``,
     ``--list``), so a Kafka user's commands and scripts work as typed."""

@@ -24,9 +24,11 @@ import click
 from zkcontroller.admin.cli import run_with_client
 from zkcontroller.admin.errors import AdminError, InvalidConfigError
 from zkcontroller.admin.reassign import BROKER_THROTTLES
-from zkcontroller.admin.topic_rules import JAVA_TRIM, MESSAGE_FORMAT_WARNING
+from zkcontroller.admin.topic_rules import MESSAGE_FORMAT_WARNING
 from zkcontroller.admin.topics import change_topic_config
+from zkcontroller.admin.usage import KafkaCommand
 from zkcontroller.zk import paths
+from zkcontroller.zk.config_values import JAVA_TRIM, parse_boolean
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.znodes import UNCLEAN_LEADER_ELECTION_ENABLE
 
@@ -73,9 +75,8 @@ def validate_broker_configs(configs: dict[str, str]) -> None:
     for key, value in configs.items():
         kind = BROKER_CONFIG_TYPES.get(key)
         text = value.strip(JAVA_TRIM)
-        if kind == "BOOLEAN" and text.lower() not in ("true", "false"):
-            raise InvalidConfigError(f"Invalid value {value} for configuration {key}: "
-                                     "Expected value to be either true or false")
+        if kind == "BOOLEAN":
+            parse_boolean(key, value, InvalidConfigError)
         if kind == "LONG" and not re.fullmatch(r"[+-]?\d+", text):
             raise InvalidConfigError(f"Invalid value {value} for configuration {key}: Not a number of type LONG")
 
@@ -178,7 +179,10 @@ def _entity(entity_type: str | None, entity_name: str | None, entity_default: bo
             alter: bool) -> tuple[str, str | None]:
     """ConfigCommand.checkArgs/parseEntity for topics and brokers: ``--topic T`` or ``--entity-type topics
     [--entity-name T]``; ``--entity-type brokers`` with ``--entity-name ID`` or ``--entity-default``. A name (or
-    the default, for brokers) is needed to alter, not to describe (then every entity with a config node)."""
+    the default, for brokers) is needed to alter, not to describe (then every entity with a config node).
+
+    An empty name is the default entity, as ``--entity-default`` is (parseEntity's ``case Some("")``): brokers
+    alter or describe ``<default>``; topics may only describe it (checkArgs wants a real name to alter them)."""
     if topic is not None and (entity_type is not None or entity_name is not None or entity_default):
         raise click.UsageError("--entity-{type,name,default} should not be used in conjunction with specific "
                                "entity flags")
@@ -187,20 +191,21 @@ def _entity(entity_type: str | None, entity_name: str | None, entity_default: bo
     kind = paths.ConfigType.TOPIC if topic is not None else str(entity_type)
     if entity_name is not None and entity_default:
         raise click.UsageError("An entity name must be specified for every entity type")
+    name = topic if topic is not None else entity_name
+    has_name = bool(name)  # checkArgs' hasEntityName: a non-empty name
+    if entity_default or name == "":
+        name = paths.DEFAULT_ENTITY
     if kind == paths.ConfigType.TOPIC:
-        if entity_default:  # ours: Kafka has no default topic entity to alter
-            raise click.UsageError("an entity name must be specified with --alter of topics")
-        name = topic if topic is not None else entity_name
-        if alter and name is None:
+        if alter and not has_name:
             raise click.UsageError("an entity name must be specified with --alter of topics")
         return kind, name
-    if entity_name is not None and not re.fullmatch(r"-?\d+", entity_name):
+    if has_name and not re.fullmatch(r"-?\d+", str(name)):
         raise click.UsageError(f"The entity name for {kind} must be a valid integer broker id, but it is: "
-                               f"{entity_name}")
-    if alter and entity_name is None and not entity_default:
+                               f"{name}")
+    if alter and name is None:
         raise click.UsageError("an entity-name or default entity must be specified with --alter of users, "
                                "clients, brokers or ips")
-    return kind, paths.DEFAULT_ENTITY if entity_default else entity_name
+    return kind, name
 
 
 async def _describe(zk: KafkaZkClient, kind: str, name: str | None) -> list[tuple[str, dict[str, str]]]:
@@ -209,15 +214,19 @@ async def _describe(zk: KafkaZkClient, kind: str, name: str | None) -> list[tupl
 
 
 def _label(kind: str, name: str) -> str:
-    return f"topic '{name}'" if kind == paths.ConfigType.TOPIC else broker_entity_label(name)
+    """ConfigCommand's ``Entity.toString`` for topics and brokers."""
+    if kind == paths.ConfigType.TOPIC:
+        return "default topic" if name == paths.DEFAULT_ENTITY else f"topic '{name}'"
+    return broker_entity_label(name)
 
 
-@click.command("configs")
+@click.command("configs", cls=KafkaCommand)
 @click.option("--zookeeper", required=True, envvar="ZKCONTROLLER_ZOOKEEPER", metavar="HOST:PORT[/CHROOT]",
               help="ZooKeeper connection string (or set ZKCONTROLLER_ZOOKEEPER).")
 @click.option("--entity-type", type=click.Choice([paths.ConfigType.TOPIC, paths.ConfigType.BROKER]),
               help="topics or brokers.")
-@click.option("--entity-name", help="The topic or broker id (--describe without it: every entity with configs stored).")
+@click.option("--entity-name", help="The topic or broker id (--describe without it: every entity with configs stored; "
+              "'' is the default entity, as --entity-default).")
 @click.option("--entity-default", is_flag=True, help="The cluster-wide default of --entity-type brokers.")
 @click.option("--topic", help="The topic: short for --entity-type topics --entity-name TOPIC.")
 @click.option("--alter", is_flag=True, help="Alter the entity's configs.")

@@ -19,6 +19,7 @@ import click
 
 from zkcontroller.admin.cli import run_with_client
 from zkcontroller.admin.errors import AdminError
+from zkcontroller.admin.usage import KafkaCommand
 from zkcontroller.coordination.errors import NodeExistsError
 from zkcontroller.model import TopicPartition, sorted_partitions
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -110,7 +111,7 @@ def requested_partitions(topic: str | None, partition: int | None, all_topic_par
     return [TopicPartition(topic, partition)]
 
 
-@click.command("leader-election")
+@click.command("leader-election", cls=KafkaCommand)
 @click.option("--zookeeper", required=True, envvar="ZKCONTROLLER_ZOOKEEPER", metavar="HOST:PORT[/CHROOT]",
               help="ZooKeeper connection string (or set ZKCONTROLLER_ZOOKEEPER).")
 @click.option("--election-type", required=True, type=click.Choice(["preferred", "unclean"], case_sensitive=False),

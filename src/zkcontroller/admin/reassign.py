@@ -166,13 +166,14 @@ class ReassignCommand:
         """(current, proposed) JSON: each topic's partitions re-placed on ``brokers`` with its replication.
 
         As Kafka's ``getBrokerMetadatas(Enforced or Disabled, brokers)``: the registered racks of the brokers
-        named are used unless ``rack_aware`` is off, and only some of them having a rack is an error then."""
+        named are used unless ``rack_aware`` is off, and only some of them having a rack is an error then.
+
+        A topic that does not exist is skipped, as Kafka's ZooKeeper path reads the assignments with
+        ``getReplicaAssignmentForTopics`` (a missing topic znode reads as no partitions): it is in neither JSON,
+        and when no topic named exists both are ``{"version":1,"partitions":[]}``. Likewise a broker named that is
+        not registered is left out (``getBrokerMetadatas(mode, Some(brokers))`` filters the registered ones), so
+        a topic's replication factor is checked against the brokers found."""
         current = await self._assignments(topics)
-        missing = sorted(set(topics) - {tp.topic for tp in current})
-        if missing:
-            raise AdminError(f"Topic{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
-                             f"{'do' if len(missing) > 1 else 'does'} not exist")
-        await self._check_brokers(brokers)
         proposed: dict[TopicPartition, tuple[int, ...]] = {}
         registered = (await self._zk.get_all_brokers_and_epochs()).values.values()
         metadata = broker_metadatas_for(
@@ -180,9 +181,9 @@ class ReassignCommand:
             RackAwareMode.ENFORCED if rack_aware else RackAwareMode.DISABLED)
         for topic in topics:
             parts = {tp: a for tp, a in current.items() if tp.topic == topic}
+            if not parts:
+                continue
             rf = len(next(iter(parts.values())).target_replicas)
-            if rf > len(brokers):
-                raise AdminError(f"Replication factor: {rf} larger than available brokers: {len(brokers)}.")
             placed = assign_replicas_to_brokers(metadata, len(parts), rf, rng=self._rng)
             for tp in parts:
                 proposed[tp] = tuple(placed[tp.partition])

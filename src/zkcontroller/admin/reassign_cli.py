@@ -28,6 +28,7 @@ from zkcontroller.admin.reassign import (
     parse_topics_to_move_json,
     unreachable_brokers_line,
 )
+from zkcontroller.admin.usage import KafkaCommand
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 
@@ -57,7 +58,7 @@ def _show_progress(statuses: list[PartitionStatus]) -> None:
         progress.add_task("isr", total=total, completed=done)
 
 
-@click.command("reassign")
+@click.command("reassign", cls=KafkaCommand)
 @zookeeper_option
 @click.option("--generate", is_flag=True, help="Propose an assignment of the topics' partitions.")
 @click.option("--execute", is_flag=True, help="Start the reassignment in the JSON file.")

@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Literal
 
 from zkcontroller.admin.errors import InvalidConfigError, InvalidReplicaAssignmentError, InvalidTopicError
+from zkcontroller.zk.config_values import JAVA_TRIM, parse_boolean
 
 MAX_NAME_LENGTH = 249
 COLLISION_WARNING = (
@@ -53,8 +54,6 @@ def has_collision(topic_a: str, topic_b: str) -> bool:
 
 # ------------------------------------------------------------------ topic configs (LogConfig, 2.8)
 
-JAVA_TRIM = "".join(map(chr, range(0x21)))
-"""What Java's ``String.trim`` strips (every char up to U+0020), which ``ConfigDef.parseType`` applies first."""
 _JAVA_DECIMAL_DOUBLE = re.compile(r"[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fFdD]?)", re.ASCII)
 """``FloatingDecimal.readJavaFormatString``'s decimal grammar: ASCII digits, an exponent needs a digit, one type
 suffix at most, and ``NaN``/``Infinity`` spelt exactly, with no suffix."""
@@ -240,9 +239,7 @@ def _parse(name: str, kind: str, raw: str) -> object:
     """``ConfigDef.parseType`` for a string value; a failure shows the value as given, untrimmed."""
     value = raw.strip(JAVA_TRIM)
     if kind == "BOOLEAN":
-        if value.lower() in ("true", "false"):
-            return value.lower() == "true"
-        raise _invalid(name, raw, "Expected value to be either true or false")
+        return parse_boolean(name, raw, InvalidConfigError)
     if kind in ("INT", "LONG"):
         low, high = _INT_RANGE if kind == "INT" else _LONG_RANGE
         if _JAVA_INTEGER.fullmatch(value) and low <= int(value) <= high:

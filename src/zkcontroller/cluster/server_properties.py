@@ -18,6 +18,7 @@ from typing import Any
 from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.protocol.ibp import DEFAULT_IBP, ibp_at_least, request_versions
+from zkcontroller.zk.config_values import parse_boolean
 
 log = logging.getLogger("kafka.server.KafkaConfig")
 
@@ -100,10 +101,7 @@ def _int(key: str, value: str, minimum: int | None = None) -> int:
 
 
 def _bool(key: str, value: str) -> bool:
-    v = value.strip().lower()
-    if v not in ("true", "false"):
-        raise ConfigError(f"Invalid value {value} for configuration {key}: Expected value to be either true or false")
-    return v == "true"
+    return parse_boolean(key, value, ConfigError)
 
 
 def _listener(key: str, value: str) -> Listener:

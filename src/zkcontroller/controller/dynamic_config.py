@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from zkcontroller.zk import config_values
 from zkcontroller.zk.znodes import UNCLEAN_LEADER_ELECTION_ENABLE
 
 
@@ -19,13 +20,9 @@ class InvalidDynamicConfigError(ValueError):
 
 
 def parse_boolean(key: str, value: str) -> bool:
-    """ConfigDef's BOOLEAN (trimmed, case-insensitive); `InvalidDynamicConfigError` with Kafka's ConfigException
-    text for anything but true/false. The topic override and the dynamic broker levels are read alike."""
-    text = value.strip().lower()
-    if text not in ("true", "false"):
-        raise InvalidDynamicConfigError(f"Invalid value {value} for configuration {key}: "
-                                        "Expected value to be either true or false")
-    return text == "true"
+    """ConfigDef's BOOLEAN (`zkcontroller.zk.config_values.parse_boolean`), raising `InvalidDynamicConfigError`
+    with Kafka's ConfigException text. The topic override and the dynamic broker levels are read alike."""
+    return config_values.parse_boolean(key, value, InvalidDynamicConfigError)
 
 
 def parse_unclean_leader_election_enable(configs: dict[str, str]) -> bool | None:

@@ -141,9 +141,9 @@ async def test_create_existing_topic(cli: Cli) -> None:
 
 async def test_usage_errors(cli: Cli) -> None:
     result = await cli(topics, "create", "t", "--partitions", "1")
-    assert result.exit_code == 2 and 'Missing required argument "[replication-factor]"' in result.output
+    assert result.exit_code == 1 and 'Missing required argument "[replication-factor]"' in result.output
     result = await cli(topics, "create", "t", "--partitions", "1", "--replica-assignment", "1")
-    assert result.exit_code == 2 and "can't be used with" in result.output
+    assert result.exit_code == 1 and "can't be used with" in result.output
 
 
 async def test_brokers_and_controller(cli: Cli) -> None:
@@ -159,7 +159,7 @@ async def test_brokers_and_controller(cli: Cli) -> None:
 
 def test_zookeeper_is_required() -> None:
     result = CliRunner().invoke(topics, ["list"])
-    assert result.exit_code == 2 and "--zookeeper" in result.output
+    assert result.exit_code == 1 and "--zookeeper" in result.output
 
 
 async def test_unreachable_zookeeper_says_it_is_connecting_then_one_error_line() -> None:

@@ -1,0 +1,44 @@
+"""Usage errors of the Kafka-style admin commands exit 1, as Kafka's tools do.
+
+``kafka-topics``, ``kafka-configs``, ``kafka-reassign-partitions`` and ``kafka-leader-election`` end a usage
+error with ``CommandLineUtils.printUsageAndDie`` (or an ``IllegalArgumentException`` caught in ``main``), both
+``Exit.exit(1)``; click's `click.UsageError` exits 2. The command classes here keep click's message (on stderr,
+with the usage line) and give it Kafka's status, whether the error comes from parsing the command's arguments
+(an unknown or missing option, a bad choice, a group's unknown subcommand) or from its callback. Both happen
+inside the command's own ``make_context``/``invoke``, so it holds when the command runs under ``zkcontroller``
+as well as on its own; the top-level group and the other commands keep click's 2.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+KAFKA_USAGE_EXIT_CODE = 1
+"""``CommandLineUtils.printUsageAndDie``'s ``Exit.exit(1)``."""
+
+
+class _KafkaUsageExit(click.Command):
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: Any) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as e:
+            e.exit_code = KAFKA_USAGE_EXIT_CODE
+            raise
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as e:
+            e.exit_code = KAFKA_USAGE_EXIT_CODE
+            raise
+
+
+class KafkaCommand(_KafkaUsageExit):
+    """A `click.Command` whose usage errors exit 1."""
+
+
+class KafkaGroup(_KafkaUsageExit, click.Group):
+    """A `click.Group` whose usage errors, and its subcommands', exit 1."""

@@ -1,0 +1,58 @@
+"""Kafka's ``ConfigDef.parseType`` for the config values every layer reads alike.
+
+It sits this low so that the controller (a stored topic override or dynamic broker config), the admin tools
+(``kafka-configs``/``kafka-topics`` validation) and the cluster's ``server.properties`` loader all parse a value
+one way; each caller raises its own error class with ConfigException's wording.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+JAVA_TRIM = "".join(map(chr, range(0x21)))
+"""What Java's ``String.trim`` strips from both ends: every char up to U+0020 (not Unicode whitespace)."""
+
+
+class ConfigValueError(ValueError):
+    """``ConfigException(name, value, message)``: the default error of the parsers here."""
+
+
+def config_exception_message(name: str, value: object, message: str) -> str:
+    """``ConfigException(name, value, message)``'s text; the value is shown as given, untrimmed."""
+    return f"Invalid value {value} for configuration {name}: {message}"
+
+
+def _java_upper(c: str) -> str:
+    """``Character.toUpperCase(char)``: a one-to-one mapping, so a char that upper-cases to several stays."""
+    u = c.upper()
+    return u if len(u) == 1 else c
+
+
+def _java_lower(c: str) -> str:
+    low = c.lower()
+    return low if len(low) == 1 else c
+
+
+def java_equals_ignore_case(a: str, b: str) -> bool:
+    """``String.equalsIgnoreCase``: char by char, equal upper cases or equal lower cases of the upper cases
+    (so U+017F LATIN SMALL LETTER LONG S matches ``s``, as it does in Java)."""
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b, strict=True):
+        if x == y:
+            continue
+        ux, uy = _java_upper(x), _java_upper(y)
+        if ux != uy and _java_lower(ux) != _java_lower(uy):
+            return False
+    return True
+
+
+def parse_boolean(name: str, value: str, error: Callable[[str], Exception] = ConfigValueError) -> bool:
+    """ConfigDef's BOOLEAN: the value Java-trimmed, then ``true``/``false`` ignoring case; anything else raises
+    ``error`` with Kafka's "Invalid value X for configuration K: Expected value to be either true or false"."""
+    trimmed = value.strip(JAVA_TRIM)
+    if java_equals_ignore_case(trimmed, "true"):
+        return True
+    if java_equals_ignore_case(trimmed, "false"):
+        return False
+    raise error(config_exception_message(name, value, "Expected value to be either true or false"))
