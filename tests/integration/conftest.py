@@ -1,4 +1,5 @@
-"""Fixtures for whole-cluster tests: brokers with controllers on either backend, requests recorded."""
+"""Fixtures for whole-cluster tests: brokers with controllers on either backend, requests recorded, and a
+separate session for the test itself (as an admin tool or an observer would have)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,13 @@ from zkcontroller.cluster.listener import ListenerPorts
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.event_log import EventLog
+from zkcontroller.coordination.api import CoordinationSession
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.model import Broker
 from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.runtime.in_process import InProcessTransport
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 
 class RecordingTransport(InProcessTransport):
@@ -90,3 +93,17 @@ async def make_cluster(backend: CoordinationBackend, request: pytest.FixtureRequ
     yield make
     for cluster in clusters:
         await cluster.shutdown()
+
+
+@pytest.fixture
+async def session(backend: CoordinationBackend) -> AsyncIterator[CoordinationSession]:
+    """A session of the test's own, apart from every broker's and controller's."""
+    s = await backend.new_session()
+    yield s
+    await s.close()
+
+
+@pytest.fixture
+def admin(session: CoordinationSession) -> KafkaZkClient:
+    """A ``KafkaZkClient`` on the test's own session, as an admin tool or an observer would have."""
+    return KafkaZkClient(session, wall_clock_ms)

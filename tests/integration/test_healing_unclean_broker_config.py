@@ -4,23 +4,19 @@ and on a real ZooKeeper."""
 
 from __future__ import annotations
 
-import json
 import logging
-from collections.abc import AsyncIterator
 
 import pytest
 from tests.helpers import wait_until
 from tests.integration.conftest import ClusterFactory
+from tests.integration.offline_partition import leader_elections, lose_the_isr, offline_partition
 
 from zkcontroller.admin.configs import BrokerRunningError, alter_broker_config, change_broker_config
 from zkcontroller.admin.errors import InvalidConfigError
-from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.controller.event_log import CONTROLLER_LOGGER
-from zkcontroller.controller.kafka_controller import KafkaController
 from zkcontroller.coordination.api import CoordinationSession
 from zkcontroller.coordination.backend import CoordinationBackend
-from zkcontroller.model import ReplicaAssignment, TopicPartition
-from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.model import TopicPartition
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -30,36 +26,6 @@ pytestmark = pytest.mark.hand_written_isr  # ISRs are written by hand, as a Kafk
 UNCLEAN = "unclean.leader.election.enable"
 DEFAULT = paths.DEFAULT_ENTITY
 TP = TopicPartition("ledger", 0)
-
-
-@pytest.fixture
-async def session(backend: CoordinationBackend) -> AsyncIterator[CoordinationSession]:
-    s = await backend.new_session()
-    yield s
-    await s.close()
-
-
-@pytest.fixture
-def admin(session: CoordinationSession) -> KafkaZkClient:
-    return KafkaZkClient(session, wall_clock_ms)
-
-
-async def _offline_partition(make_cluster: ClusterFactory, admin: KafkaZkClient
-                             ) -> tuple[LocalCluster, KafkaController, int]:
-    """Brokers 1 and 2; the partition's ISR shrinks to the controller, which then dies: the other broker is
-    alive but out of sync, and the new controller (the other broker) leaves the partition offline."""
-    cluster = await make_cluster([1, 2])
-    controller = await cluster.wait_for_controller()
-    await admin.create_topic_assignment("ledger", None, {TP: ReplicaAssignment((1, 2))})
-    await wait_until(lambda: controller.context.partition_leader_and_isr(TP) is not None, what="online")
-    other = 2 if controller.controller_id == 1 else 1
-    await cluster.stop_broker(other)  # out of the ISR
-    await cluster.start_broker(other)  # back, but not in the ISR
-    await cluster.stop_broker(controller.controller_id)  # the last ISR member goes
-    controller = await cluster.wait_for_controller(exclude=controller.controller_id)
-    await wait_until(lambda: (s := controller.context.partition_leader_and_isr(TP)) is not None and s.leader == -1,
-                     what="the partition offline")
-    return cluster, controller, other
 
 
 async def _leader(admin: KafkaZkClient) -> int | None:
@@ -72,7 +38,7 @@ async def test_broker_default_enables_unclean_election_of_offline_partitions(
 ) -> None:
     caplog.set_level(logging.INFO, logger=CONTROLLER_LOGGER)
     records: list[str] = make_cluster.records  # type: ignore[attr-defined]
-    _cluster, controller, other = await _offline_partition(make_cluster, admin)
+    _cluster, controller, other = await offline_partition(make_cluster, admin, TP)
     unclean_before = controller.context.stats.unclean_leader_elections
     first_record = len(records)
     # A notification that changes nothing else (a custom key): the partition stays offline.
@@ -98,7 +64,7 @@ async def test_broker_default_enables_unclean_election_of_offline_partitions(
     state = await admin.get_topic_partition_state(TP)
     assert state is not None and state.leader_and_isr.isr == (other,)
     assert controller.context.stats.unclean_leader_elections == unclean_before + 1
-    elections = [r for line in records[first_record:] if (r := json.loads(line))["type"] == "leader_election"]
+    elections = leader_elections(records[first_record:])
     assert [(r["strategy"], r["clean"], r["leader"]) for r in elections] == [("offline", False, other)]
     assert "Unclean leader election has been enabled by default" in [
         r.getMessage().split("] ", 1)[-1] for r in caplog.records]
@@ -107,7 +73,7 @@ async def test_broker_default_enables_unclean_election_of_offline_partitions(
 async def test_per_broker_false_overrides_the_default_true(
     make_cluster: ClusterFactory, admin: KafkaZkClient
 ) -> None:
-    _cluster, controller, other = await _offline_partition(make_cluster, admin)
+    _cluster, controller, other = await offline_partition(make_cluster, admin, TP)
     own = str(controller.controller_id)
     await alter_broker_config(admin, own, {UNCLEAN: "false"}, [], via_broker=True)
     await alter_broker_config(admin, DEFAULT, {UNCLEAN: "true"}, [], via_broker=True)
@@ -131,7 +97,7 @@ async def test_malformed_broker_default_is_reported_and_ignored(
     make_cluster: ClusterFactory, admin: KafkaZkClient, session: CoordinationSession,
     caplog: pytest.LogCaptureFixture
 ) -> None:
-    _cluster, controller, other = await _offline_partition(make_cluster, admin)
+    _cluster, controller, other = await offline_partition(make_cluster, admin, TP)
     path = paths.broker_config_path(DEFAULT)
     await session.ensure_path(paths.config_entity_type_path(paths.ConfigType.BROKER))
     await session.create(path, b'{"version":1,"config":{"unclean.leader.election.enable":true}}')  # not a string
@@ -171,13 +137,7 @@ async def test_broker_default_set_before_start_up_is_read_at_failover(
     cluster = await make_cluster([1, 2])
     controller = await cluster.wait_for_controller()
     assert controller.core.dynamic_config.unclean_leader_election_enable is True
-    await admin.create_topic_assignment("ledger", None, {TP: ReplicaAssignment((1, 2))})
-    await wait_until(lambda: controller.context.partition_leader_and_isr(TP) is not None, what="online")
-    other = 2 if controller.controller_id == 1 else 1
-    await cluster.stop_broker(other)
-    await cluster.start_broker(other)
-    await cluster.stop_broker(controller.controller_id)
-    controller = await cluster.wait_for_controller(exclude=controller.controller_id)
+    controller, other = await lose_the_isr(cluster, admin, TP)
 
     async def elected() -> bool:
         return await _leader(admin) == other
@@ -195,7 +155,7 @@ async def test_broker_default_set_while_the_controller_was_disconnected_is_seen_
 
     if not isinstance(backend, EmbeddedBackend):
         pytest.skip("cutting one client's connection is an embedded-store drill (a real server would need a proxy)")
-    _cluster, controller, other = await _offline_partition(make_cluster, admin)
+    _cluster, controller, other = await offline_partition(make_cluster, admin, TP)
     session_id = controller.zk.session.session_id
     backend.server.disconnect(session_id)
     await alter_broker_config(admin, DEFAULT, {UNCLEAN: "true"}, [], via_broker=True)  # fired into the disconnection
