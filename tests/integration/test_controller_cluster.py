@@ -6,8 +6,6 @@ brokers actually received, never on calls.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 from tests.helpers import wait_until
 from tests.integration.conftest import ClusterFactory, RecordingTransport
@@ -16,17 +14,8 @@ from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.model import LeaderIsrAndControllerEpoch, ReplicaAssignment, TopicPartition
 from zkcontroller.protocol.control_requests import LeaderAndIsrRequest, UpdateMetadataRequest
-from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-
-
-@pytest.fixture
-async def admin(backend: CoordinationBackend) -> AsyncIterator[KafkaZkClient]:
-    """A separate session, as an admin tool or an observer would have."""
-    session = await backend.new_session()
-    yield KafkaZkClient(session, wall_clock_ms)
-    await session.close()
 
 
 async def create_topic(admin: KafkaZkClient, topic: str, replicas: dict[int, list[int]]) -> None:

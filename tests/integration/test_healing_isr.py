@@ -4,7 +4,6 @@ rebalance (§9.9), on the embedded store and on a real ZooKeeper."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 
 import pytest
 from tests.helpers import wait_until
@@ -19,7 +18,6 @@ from tests.integration.test_healing_controlled_shutdown import (
 
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.controller.kafka_controller import KafkaController
-from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.model import ReplicaAssignment, TopicPartition
 from zkcontroller.protocol.control_requests import Errors, UpdateMetadataRequest
 from zkcontroller.protocol.inter_broker import (
@@ -28,17 +26,9 @@ from zkcontroller.protocol.inter_broker import (
     AlterIsrRequest,
     AlterIsrResponse,
 )
-from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import NO_FENCING, KafkaZkClient
 
 pytestmark = pytest.mark.hand_written_isr  # ISRs are written by hand, as a Kafka 2.6 leader does
-
-
-@pytest.fixture
-async def admin(backend: CoordinationBackend) -> AsyncIterator[KafkaZkClient]:
-    session = await backend.new_session()
-    yield KafkaZkClient(session, wall_clock_ms)
-    await session.close()
 
 
 async def online_cluster(make_cluster: ClusterFactory, admin: KafkaZkClient,

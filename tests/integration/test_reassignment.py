@@ -8,7 +8,6 @@ each phase and on what brokers received.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 
 import pytest
 from tests.helpers import wait_until
@@ -18,11 +17,9 @@ from tests.integration.test_topic_deletion import expire_now
 
 from zkcontroller.admin.describe import describe_lines, describe_topics
 from zkcontroller.coordination.api import CoordinationSession
-from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.errors import BadVersionError
 from zkcontroller.model import LeaderIsrAndControllerEpoch, ReplicaAssignment, TopicPartition
 from zkcontroller.protocol.control_requests import Errors, LeaderAndIsrRequest, StopReplicaRequest
-from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.znodes.topics import TopicPartitionStateZNode
@@ -30,18 +27,6 @@ from zkcontroller.zk.znodes.topics import TopicPartitionStateZNode
 pytestmark = pytest.mark.hand_written_isr  # ISRs are written by hand, as a Kafka 2.6 leader does
 
 TP = TopicPartition("moving", 0)
-
-
-@pytest.fixture
-async def session(backend: CoordinationBackend) -> AsyncIterator[CoordinationSession]:
-    s = await backend.new_session()
-    yield s
-    await s.close()
-
-
-@pytest.fixture
-def admin(session: CoordinationSession) -> KafkaZkClient:
-    return KafkaZkClient(session, wall_clock_ms)
 
 
 async def assignment(admin: KafkaZkClient, tp: TopicPartition = TP) -> ReplicaAssignment:

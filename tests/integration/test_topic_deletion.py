@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import AsyncIterator
 
 import pytest
 from tests.helpers import wait_until
@@ -19,20 +18,11 @@ from zkcontroller.admin.describe import describe_lines, describe_topics
 from zkcontroller.admin.errors import TopicExistsError
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.cluster.local_cluster import LocalCluster
-from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.model import ReplicaAssignment, TopicPartition
 from zkcontroller.protocol.control_requests import StopReplicaRequest
-from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-
-
-@pytest.fixture
-async def admin(backend: CoordinationBackend) -> AsyncIterator[KafkaZkClient]:
-    session = await backend.new_session()
-    yield KafkaZkClient(session, wall_clock_ms)
-    await session.close()
 
 
 async def traces(admin: KafkaZkClient, topic: str) -> list[str]:
