@@ -44,3 +44,18 @@ async def offline_partition(make_cluster: ClusterFactory, admin: KafkaZkClient, 
 def leader_elections(records: list[str]) -> list[dict[str, Any]]:
     """The ``leader_election`` records among event-log lines."""
     return [r for line in records if (r := json.loads(line))["type"] == "leader_election"]
+
+
+async def zk_leader(admin: KafkaZkClient, tp: TopicPartition) -> int | None:
+    """``tp``'s leader as ZooKeeper holds it (None: no state)."""
+    state = await admin.get_topic_partition_state(tp)
+    return None if state is None else state.leader_and_isr.leader
+
+
+async def wait_for_zk_leader(admin: KafkaZkClient, tp: TopicPartition, leader: int,
+                             what: str = "the unclean election") -> None:
+    """Waits (30 s at the most) until ZooKeeper holds ``leader`` as ``tp``'s leader."""
+    async def elected() -> bool:
+        return await zk_leader(admin, tp) == leader
+
+    await wait_until(elected, timeout_s=30, what=what, poll_s=0.02)

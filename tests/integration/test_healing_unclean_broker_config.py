@@ -9,7 +9,13 @@ import logging
 import pytest
 from tests.helpers import wait_until
 from tests.integration.conftest import ClusterFactory
-from tests.integration.offline_partition import leader_elections, lose_the_isr, offline_partition
+from tests.integration.offline_partition import (
+    leader_elections,
+    lose_the_isr,
+    offline_partition,
+    wait_for_zk_leader,
+    zk_leader,
+)
 
 from zkcontroller.admin.configs import BrokerRunningError, alter_broker_config, change_broker_config
 from zkcontroller.admin.errors import InvalidConfigError
@@ -28,11 +34,6 @@ DEFAULT = paths.DEFAULT_ENTITY
 TP = TopicPartition("ledger", 0)
 
 
-async def _leader(admin: KafkaZkClient) -> int | None:
-    state = await admin.get_topic_partition_state(TP)
-    return None if state is None else state.leader_and_isr.leader
-
-
 async def test_broker_default_enables_unclean_election_of_offline_partitions(
     make_cluster: ClusterFactory, admin: KafkaZkClient, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -46,7 +47,7 @@ async def test_broker_default_enables_unclean_election_of_offline_partitions(
     await wait_until(lambda: any("entityPath: brokers/<default>" in r.getMessage() for r in caplog.records),
                      what="the notification read")
     assert controller.core.dynamic_config.unclean_leader_election_enable is False
-    assert await _leader(admin) == -1
+    assert await zk_leader(admin, TP) == -1
 
     # The --zookeeper path refuses while brokers run, as Kafka 2.8's ConfigCommand.
     with pytest.raises(BrokerRunningError, match=r"--bootstrap-server option must be specified to update broker "
@@ -57,10 +58,7 @@ async def test_broker_default_enables_unclean_election_of_offline_partitions(
 
     await alter_broker_config(admin, DEFAULT, {UNCLEAN: "true"}, [], via_broker=True)
 
-    async def elected() -> bool:
-        return await _leader(admin) == other
-
-    await wait_until(elected, timeout_s=30, what="the unclean election", poll_s=0.02)
+    await wait_for_zk_leader(admin, TP, other)
     state = await admin.get_topic_partition_state(TP)
     assert state is not None and state.leader_and_isr.isr == (other,)
     assert controller.context.stats.unclean_leader_elections == unclean_before + 1
@@ -83,14 +81,11 @@ async def test_per_broker_false_overrides_the_default_true(
     assert dynamic.unclean_leader_election_enable is False
     events = controller.event_manager  # an election, had one been queued, is written once the queue drains
     await wait_until(lambda: events.queue_size == 0 and events.state.name == "IDLE", what="the controller idle")
-    assert await _leader(admin) == -1
+    assert await zk_leader(admin, TP) == -1
 
     await alter_broker_config(admin, own, {}, [UNCLEAN], via_broker=True)  # the default applies: false → true
 
-    async def elected() -> bool:
-        return await _leader(admin) == other
-
-    await wait_until(elected, timeout_s=30, what="the unclean election", poll_s=0.02)
+    await wait_for_zk_leader(admin, TP, other)
 
 
 async def test_malformed_broker_default_is_reported_and_ignored(
@@ -107,7 +102,7 @@ async def test_malformed_broker_default_is_reported_and_ignored(
     [report] = [r.getMessage() for r in caplog.records if path in r.getMessage()]
     assert "config.unclean.leader.election.enable" in report  # what is wrong, not only where
     assert controller.core.dynamic_config.default_unclean_leader_election_enable is None
-    assert controller.is_active and await _leader(admin) == -1
+    assert controller.is_active and await zk_leader(admin, TP) == -1
 
     # ConfigCommand cannot read it either (Kafka's fetchEntityConfig fails the same way) ...
     with pytest.raises(ZnodeDecodeError, match="expected a string"):
@@ -115,10 +110,7 @@ async def test_malformed_broker_default_is_reported_and_ignored(
     # ... so it is overwritten whole; the controller keeps running and acts on the valid default.
     await change_broker_config(admin, DEFAULT, {UNCLEAN: "true"})
 
-    async def elected() -> bool:
-        return await _leader(admin) == other
-
-    await wait_until(elected, timeout_s=30, what="the unclean election", poll_s=0.02)
+    await wait_for_zk_leader(admin, TP, other)
 
     # A well-formed node with a value ConfigDef refuses: Kafka's removeInvalidConfigs drops that key.
     await change_broker_config(admin, DEFAULT, {UNCLEAN: "yes"})
@@ -139,10 +131,7 @@ async def test_broker_default_set_before_start_up_is_read_at_failover(
     assert controller.core.dynamic_config.unclean_leader_election_enable is True
     controller, other = await lose_the_isr(cluster, admin, TP)
 
-    async def elected() -> bool:
-        return await _leader(admin) == other
-
-    await wait_until(elected, timeout_s=30, what="the failover's unclean election", poll_s=0.02)
+    await wait_for_zk_leader(admin, TP, other, what="the failover's unclean election")
     assert controller.context.stats.unclean_leader_elections >= 1
 
 
@@ -161,7 +150,4 @@ async def test_broker_default_set_while_the_controller_was_disconnected_is_seen_
     await alter_broker_config(admin, DEFAULT, {UNCLEAN: "true"}, [], via_broker=True)  # fired into the disconnection
     backend.server.reconnect(session_id)
 
-    async def elected() -> bool:
-        return await _leader(admin) == other
-
-    await wait_until(elected, timeout_s=30, what="the unclean election after reconnecting", poll_s=0.02)
+    await wait_for_zk_leader(admin, TP, other, what="the unclean election after reconnecting")

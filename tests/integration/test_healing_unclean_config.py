@@ -5,9 +5,8 @@ ISR. On the embedded store and on a real ZooKeeper."""
 from __future__ import annotations
 
 import pytest
-from tests.helpers import wait_until
 from tests.integration.conftest import ClusterFactory
-from tests.integration.offline_partition import leader_elections, offline_partition
+from tests.integration.offline_partition import leader_elections, offline_partition, wait_for_zk_leader
 
 from zkcontroller.admin.configs import (
     InvalidConfigsError,
@@ -35,11 +34,7 @@ async def test_enabling_unclean_election_for_a_topic_elects_its_offline_partitio
 
     assert await alter_topic_config(admin, "ledger", {UNCLEAN: "true"}, []) == {UNCLEAN: "true"}
 
-    async def elected() -> bool:
-        state = await admin.get_topic_partition_state(tp)
-        return state is not None and state.leader_and_isr.leader == other
-
-    await wait_until(elected, timeout_s=30, what="the unclean election", poll_s=0.02)
+    await wait_for_zk_leader(admin, tp, other)
     state = await admin.get_topic_partition_state(tp)
     assert state is not None and state.leader_and_isr.isr == (other,)
     assert controller.context.stats.unclean_leader_elections == unclean_before + 1
