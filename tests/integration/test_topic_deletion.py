@@ -18,6 +18,7 @@ from zkcontroller.admin.describe import describe_lines, describe_topics
 from zkcontroller.admin.errors import TopicExistsError
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.cluster.local_cluster import LocalCluster
+from zkcontroller.controller.kafka_controller import KafkaController
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.model import ReplicaAssignment, TopicPartition
 from zkcontroller.protocol.control_requests import StopReplicaRequest
@@ -50,6 +51,23 @@ async def start_topic(cluster: LocalCluster, admin: KafkaZkClient, topic: str) -
     await wait_for_states(admin, topic, 2, lambda s: True, f"partition states of {topic}")
     await wait_until(lambda: len(brokers_listing(cluster, topic)) == len(cluster.running_brokers()),
                      what=f"{topic} in every broker's metadata")
+
+
+async def halted_deletion(make_cluster: ClusterFactory, admin: KafkaZkClient
+                          ) -> tuple[LocalCluster, KafkaController, int]:
+    """Brokers 1 to 3 and "doomed" on all of them; a broker other than the controller (the victim) stops, then
+    "doomed" is marked for deletion, which halts on the victim's replicas (and stays queued while it is down).
+    Returns the cluster, its controller and the victim."""
+    cluster = await make_cluster([1, 2, 3])
+    controller = await cluster.wait_for_controller()
+    victim = 3 if controller.controller_id != 3 else 2
+    await start_topic(cluster, admin, "doomed")
+    await cluster.stop_broker(victim)
+    await wait_until(lambda: victim not in controller.context.live_broker_ids, what="victim seen offline")
+    await admin.create_delete_topic_path("doomed")
+    await wait_until(lambda: "doomed" in controller.context.topics_ineligible_for_deletion,
+                     what="deletion halted on the offline replica")
+    return cluster, controller, victim
 
 
 def expire_now(cluster: LocalCluster) -> None:
@@ -91,16 +109,7 @@ async def test_deleting_a_topic_with_all_brokers_up_removes_every_trace(
 async def test_deletion_waits_for_an_offline_replica_and_completes_when_it_returns(
     make_cluster: ClusterFactory, admin: KafkaZkClient
 ) -> None:
-    cluster = await make_cluster([1, 2, 3])
-    controller = await cluster.wait_for_controller()
-    victim = 3 if controller.controller_id != 3 else 2
-    await start_topic(cluster, admin, "doomed")
-    await cluster.stop_broker(victim)
-    await wait_until(lambda: victim not in controller.context.live_broker_ids, what="victim seen offline")
-
-    await admin.create_delete_topic_path("doomed")
-    await wait_until(lambda: "doomed" in controller.context.topics_ineligible_for_deletion,
-                     what="deletion halted on the offline replica")
+    cluster, controller, victim = await halted_deletion(make_cluster, admin)
     assert await admin.path_exists(paths.topic_path("doomed"))
     assert await admin.path_exists(paths.delete_topic_path("doomed"))
     assert "doomed" in controller.context.topics_to_be_deleted
@@ -154,14 +163,7 @@ async def test_delete_topic_disabled_removes_the_marker_and_keeps_the_topic(
 async def test_partitions_added_to_a_topic_being_deleted_are_undone(
     make_cluster: ClusterFactory, admin: KafkaZkClient
 ) -> None:
-    cluster = await make_cluster([1, 2, 3])
-    controller = await cluster.wait_for_controller()
-    victim = 3 if controller.controller_id != 3 else 2
-    await start_topic(cluster, admin, "doomed")
-    await cluster.stop_broker(victim)  # keeps the deletion halted while partitions are added
-    await wait_until(lambda: victim not in controller.context.live_broker_ids, what="victim seen offline")
-    await admin.create_delete_topic_path("doomed")
-    await wait_until(lambda: "doomed" in controller.context.topics_ineligible_for_deletion, what="halted")
+    _cluster, controller, _victim = await halted_deletion(make_cluster, admin)  # halted while partitions are added
 
     read = await admin.get_topic_assignments(["doomed"])
     current = read.values["doomed"]
@@ -180,14 +182,7 @@ async def test_partitions_added_to_a_topic_being_deleted_are_undone(
 async def test_creating_a_topic_queued_for_deletion_is_refused(
     make_cluster: ClusterFactory, admin: KafkaZkClient
 ) -> None:
-    cluster = await make_cluster([1, 2, 3])
-    controller = await cluster.wait_for_controller()
-    victim = 3 if controller.controller_id != 3 else 2
-    await start_topic(cluster, admin, "doomed")
-    await cluster.stop_broker(victim)  # the deletion stays queued
-    await wait_until(lambda: victim not in controller.context.live_broker_ids, what="victim seen offline")
-    await admin.create_delete_topic_path("doomed")
-    await wait_until(lambda: "doomed" in controller.context.topics_ineligible_for_deletion, what="halted")
+    await halted_deletion(make_cluster, admin)  # the deletion stays queued
     with pytest.raises(TopicExistsError, match=r"Topic 'doomed' is marked for deletion\."):
         await TopicAdmin(admin, random.Random(1)).create_topic_with_assignment("doomed", {0: [1, 2]}, {})
     lines = describe_lines(await describe_topics(admin, ["doomed"]), [1, 2, 3])
