@@ -40,6 +40,13 @@ class RecordingTransport(InProcessTransport):
 ClusterFactory = Callable[..., Awaitable[LocalCluster]]
 
 
+def recording_transport(cluster: LocalCluster) -> RecordingTransport:
+    """The cluster's transport: a ``RecordingTransport`` for every cluster ``make_cluster`` makes."""
+    transport = cluster.transport
+    assert isinstance(transport, RecordingTransport)
+    return transport
+
+
 async def make_local_cluster(
     backend: CoordinationBackend,
     broker_ids: list[int],

@@ -10,7 +10,7 @@ import asyncio
 import json
 
 from tests.helpers import wait_until
-from tests.integration.conftest import ClusterFactory, RecordingTransport
+from tests.integration.conftest import ClusterFactory, RecordingTransport, recording_transport
 
 from zkcontroller.model import LeaderAndIsr, ReplicaAssignment, TopicPartition
 from zkcontroller.protocol.control_requests import Errors, StopReplicaRequest
@@ -90,8 +90,7 @@ async def test_stopping_each_broker_in_turn_moves_leadership_first(
     await admin.create_topic_assignment(
         TOPIC, None, {tp: ReplicaAssignment(ASSIGNMENT[tp.partition]) for tp in PARTITIONS})
     await wait_full_isr(admin)
-    transport = cluster.transport
-    assert isinstance(transport, RecordingTransport)
+    transport = recording_transport(cluster)
     records: list[str] = make_cluster.records  # type: ignore[attr-defined]
 
     for stopping in (1, 2, 3):

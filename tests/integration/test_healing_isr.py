@@ -7,7 +7,7 @@ import json
 
 import pytest
 from tests.helpers import wait_until
-from tests.integration.conftest import ClusterFactory, RecordingTransport
+from tests.integration.conftest import ClusterFactory, RecordingTransport, recording_transport
 from tests.integration.test_healing_controlled_shutdown import (
     ASSIGNMENT,
     PARTITIONS,
@@ -53,8 +53,7 @@ async def test_isr_change_notification_refreshes_the_cache_and_tells_every_broke
     make_cluster: ClusterFactory, admin: KafkaZkClient
 ) -> None:
     cluster, controller = await online_cluster(make_cluster, admin)
-    transport = cluster.transport
-    assert isinstance(transport, RecordingTransport)
+    transport = recording_transport(cluster)
     tp = PARTITIONS[0]
     current = (await states(admin))[tp]
     shrunk = current._replace(isr=tuple(r for r in current.isr if r != 3))
@@ -77,8 +76,7 @@ async def test_alter_isr_checks_epochs_and_version_then_writes_fenced(
     make_cluster: ClusterFactory, admin: KafkaZkClient
 ) -> None:
     cluster, controller = await online_cluster(make_cluster, admin)
-    transport = cluster.transport
-    assert isinstance(transport, RecordingTransport)
+    transport = recording_transport(cluster)
     tp = PARTITIONS[0]
     current = (await states(admin))[tp]
     leader = current.leader

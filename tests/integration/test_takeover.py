@@ -6,7 +6,7 @@ import json
 import random
 
 import pytest
-from tests.integration.conftest import ClusterFactory, RecordingTransport
+from tests.integration.conftest import ClusterFactory, recording_transport
 from tests.integration.test_controller_cluster import create_topic, wait_for_states
 
 from zkcontroller.cluster.local_cluster import LocalCluster
@@ -57,8 +57,7 @@ async def test_takes_over_a_kafka_2x_zookeeper(make_cluster: ClusterFactory, adm
 
 
 def topic_ids_sent(cluster: LocalCluster) -> set[tuple[str, TopicId | None]]:
-    transport = cluster.transport
-    assert isinstance(transport, RecordingTransport)
+    transport = recording_transport(cluster)
     return {ids for _, r in transport.delivered if isinstance(r, LeaderAndIsrRequest | UpdateMetadataRequest)
             for ids in r.topic_ids}
 

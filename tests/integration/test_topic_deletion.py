@@ -11,7 +11,7 @@ import random
 
 import pytest
 from tests.helpers import wait_until
-from tests.integration.conftest import ClusterFactory, RecordingTransport
+from tests.integration.conftest import ClusterFactory, recording_transport
 from tests.integration.test_controller_cluster import create_topic, wait_for_states
 
 from zkcontroller.admin.describe import describe_lines, describe_topics
@@ -89,8 +89,7 @@ async def test_deleting_a_topic_with_all_brokers_up_removes_every_trace(
     await admin.create_delete_topic_path("doomed")
     await wait_gone(cluster, admin, "doomed")
 
-    transport = cluster.transport
-    assert isinstance(transport, RecordingTransport)
+    transport = recording_transport(cluster)
     for broker_id in (1, 2, 3):
         deleted = {(s.topic, s.partition, s.leader_epoch) for r in transport.requests_to(broker_id, StopReplicaRequest)
                    for s in r.partition_states if s.delete_partition}  # type: ignore[union-attr]
