@@ -3,7 +3,8 @@ separate session for the test itself (as an admin tool or an observer would have
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 
 import pytest
 
@@ -100,6 +101,23 @@ async def make_cluster(backend: CoordinationBackend, request: pytest.FixtureRequ
     yield make
     for cluster in clusters:
         await cluster.shutdown()
+
+
+@pytest.fixture
+def reached_root() -> Iterator[list[str]]:
+    """Messages that got past the prompt to the root logger's handlers (the terminal's other layout)."""
+    seen: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record.getMessage())
+
+    collector = Collect(logging.WARNING)
+    logging.getLogger().addHandler(collector)
+    try:
+        yield seen
+    finally:
+        logging.getLogger().removeHandler(collector)
 
 
 @pytest.fixture
