@@ -1,5 +1,5 @@
-"""Fixtures for whole-cluster tests: brokers with controllers on either backend, requests recorded, and a
-separate session for the test itself (as an admin tool or an observer would have)."""
+"""Fixtures for whole-cluster tests: brokers with controllers on either backend, requests recorded, and an admin
+client on a separate session for the test itself (as an admin tool or an observer would have)."""
 
 from __future__ import annotations
 
@@ -121,14 +121,7 @@ def reached_root() -> Iterator[list[str]]:
 
 
 @pytest.fixture
-async def session(backend: CoordinationBackend) -> AsyncIterator[CoordinationSession]:
-    """A session of the test's own, apart from every broker's and controller's."""
-    s = await backend.new_session()
-    yield s
-    await s.close()
-
-
-@pytest.fixture
 def admin(session: CoordinationSession) -> KafkaZkClient:
-    """A ``KafkaZkClient`` on the test's own session, as an admin tool or an observer would have."""
+    """A ``KafkaZkClient`` on the test's own ``session`` (tests/conftest.py), as an admin tool or an observer would
+    have."""
     return KafkaZkClient(session, wall_clock_ms)
