@@ -6,6 +6,8 @@ is pipelined single reads (ZooKeeper arms no watch inside a ``multiRead``). Both
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 import pytest
 from tests.helpers import Recorder, settle_watches
 
@@ -52,38 +54,43 @@ async def test_bulk_read_empty_data_is_empty_bytes(session: CoordinationSession)
     assert item is not None and item[0] == b""
 
 
-async def test_watched_bulk_read_arms_a_watch_on_each_existing_node_only(backend: CoordinationBackend) -> None:
+@pytest.fixture
+async def three_nodes(backend: CoordinationBackend
+                      ) -> AsyncIterator[tuple[list[str], CoordinationSession, CoordinationSession]]:
+    """Three nodes under /m (``_fill``), a watching session and a writing session."""
     paths = await _fill(backend, 3)
     w, s = await backend.new_session(), await backend.new_session()
-    try:
-        rec = Recorder()
-        got = await w.get_data_many([*paths, "/m/later"], rec)
-        assert got[-1] is None
-        await s.create("/m/later")  # no watch was armed on the missing node
-        await s.set_data(paths[2], b"x")
-        assert await rec.next() == WatchedEvent(EventType.NODE_DATA_CHANGED, SessionState.CONNECTED, paths[2])
-        await settle_watches(w, s, "/m")
-        assert rec.pending() == []
-    finally:
-        await w.close()
-        await s.close()
+    yield paths, w, s
+    await w.close()
+    await s.close()
 
 
-async def test_unwatched_bulk_read_arms_nothing(backend: CoordinationBackend) -> None:
-    paths = await _fill(backend, 3)
-    w, s = await backend.new_session(), await backend.new_session()
-    try:
-        rec = Recorder()
-        await w.get_data_many(paths)
-        await w.get_data(paths[0], rec)  # the only watch armed
-        await s.set_data(paths[1], b"x")
-        await s.set_data(paths[0], b"x")
-        assert await rec.next() == WatchedEvent(EventType.NODE_DATA_CHANGED, SessionState.CONNECTED, paths[0])
-        await settle_watches(w, s, "/m")
-        assert rec.pending() == []
-    finally:
-        await w.close()
-        await s.close()
+async def test_watched_bulk_read_arms_a_watch_on_each_existing_node_only(
+    three_nodes: tuple[list[str], CoordinationSession, CoordinationSession]
+) -> None:
+    paths, w, s = three_nodes
+    rec = Recorder()
+    got = await w.get_data_many([*paths, "/m/later"], rec)
+    assert got[-1] is None
+    await s.create("/m/later")  # no watch was armed on the missing node
+    await s.set_data(paths[2], b"x")
+    assert await rec.next() == WatchedEvent(EventType.NODE_DATA_CHANGED, SessionState.CONNECTED, paths[2])
+    await settle_watches(w, s, "/m")
+    assert rec.pending() == []
+
+
+async def test_unwatched_bulk_read_arms_nothing(
+    three_nodes: tuple[list[str], CoordinationSession, CoordinationSession]
+) -> None:
+    paths, w, s = three_nodes
+    rec = Recorder()
+    await w.get_data_many(paths)
+    await w.get_data(paths[0], rec)  # the only watch armed
+    await s.set_data(paths[1], b"x")
+    await s.set_data(paths[0], b"x")
+    assert await rec.next() == WatchedEvent(EventType.NODE_DATA_CHANGED, SessionState.CONNECTED, paths[0])
+    await settle_watches(w, s, "/m")
+    assert rec.pending() == []
 
 
 async def test_bulk_read_rejects_a_bad_path_naming_it(session: CoordinationSession) -> None:
