@@ -62,12 +62,19 @@ async def halted_deletion(make_cluster: ClusterFactory, admin: KafkaZkClient
     controller = await cluster.wait_for_controller()
     victim = 3 if controller.controller_id != 3 else 2
     await start_topic(cluster, admin, "doomed")
+    await halt_deletion(cluster, controller, admin, victim)
+    return cluster, controller, victim
+
+
+async def halt_deletion(cluster: LocalCluster, controller: KafkaController, admin: KafkaZkClient,
+                        victim: int) -> None:
+    """Stops broker ``victim``, then marks "doomed" for deletion and waits until ``controller`` has halted it
+    on the victim's replicas."""
     await cluster.stop_broker(victim)
     await wait_until(lambda: victim not in controller.context.live_broker_ids, what="victim seen offline")
     await admin.create_delete_topic_path("doomed")
     await wait_until(lambda: "doomed" in controller.context.topics_ineligible_for_deletion,
                      what="deletion halted on the offline replica")
-    return cluster, controller, victim
 
 
 def expire_now(cluster: LocalCluster) -> None:
@@ -126,10 +133,7 @@ async def test_a_controller_failover_during_a_halted_deletion_does_not_lose_it(
     await create_topic(admin, "doomed", {0: replicas[:2], 1: replicas[1:]})
     await wait_for_states(admin, "doomed", 2, lambda s: True, "doomed online")
     victim = replicas[2]
-    await cluster.stop_broker(victim)
-    await wait_until(lambda: victim not in first.context.live_broker_ids, what="victim seen offline")
-    await admin.create_delete_topic_path("doomed")
-    await wait_until(lambda: "doomed" in first.context.topics_ineligible_for_deletion, what="deletion halted")
+    await halt_deletion(cluster, first, admin, victim)
 
     await cluster.crash_broker(first.controller_id)
     expire_now(cluster)
