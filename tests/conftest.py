@@ -1,4 +1,4 @@
-"""Shared fixtures: the coordination backends every contract test runs on.
+"""Shared fixtures: the coordination backends every contract test runs on, and a session of the test's own.
 
 ``backend`` is parametrized over the embedded store and a real ZooKeeper server. The server is started once
 per test session on a free loopback port (Debian's ``zookeeper`` package); each test gets its own chroot, so
@@ -17,6 +17,7 @@ import pytest
 from tests.helpers import OffsetClock
 
 from zkcontroller.cluster.zookeeper_server import ZooKeeperNotInstalled, ZooKeeperServerProcess
+from zkcontroller.coordination.api import CoordinationSession
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.coordination.kazoo_backend import ZooKeeperBackend
@@ -49,6 +50,14 @@ async def backend(request: pytest.FixtureRequest) -> AsyncIterator[CoordinationB
         b = ZooKeeperBackend(server.connect_string, f"/test-{os.getpid()}-{next(_chroots)}")
     yield b
     await b.close()
+
+
+@pytest.fixture
+async def session(backend: CoordinationBackend) -> AsyncIterator[CoordinationSession]:
+    """A new session on ``backend``, apart from any a cluster under test opens; closed when the test ends."""
+    s = await backend.new_session()
+    yield s
+    await s.close()
 
 
 def _kazoo_threads() -> list[str]:

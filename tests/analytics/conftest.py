@@ -13,6 +13,30 @@ SHARED_LOGS = Path(__file__).resolve().parents[2] / ".." / "shared" / "kafka-log
 SAMPLES = SHARED_LOGS / "samples"
 
 
+@pytest.fixture
+def no_spark(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``job.build_session`` raises ``SparkStarted``: a test sees it if a check it expects to refuse passed."""
+    from tests.analytics.analyze_cli import SparkStarted
+
+    from zkcontroller.analytics import job
+
+    def refuse(*_: object, **__: object) -> None:
+        raise SparkStarted
+
+    monkeypatch.setattr(job, "build_session", refuse)
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> Path:
+    """``logs/controller.log`` under ``tmp_path``, holding one controller line."""
+    from tests.analytics.analyze_cli import LINE
+
+    path = tmp_path / "logs" / "controller.log"
+    path.parent.mkdir()
+    path.write_text(LINE)
+    return path
+
+
 @pytest.fixture(scope="session")
 def spark() -> Iterator[object]:
     pyspark_sql = pytest.importorskip("pyspark.sql")

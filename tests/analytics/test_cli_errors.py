@@ -6,34 +6,9 @@ import os
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from tests.analytics.analyze_cli import LINE, run_analyze
 
 from zkcontroller.analytics import job, sources
-from zkcontroller.analytics.cli import analyze
-
-LINE = "[2024-01-01 00:00:00,000] INFO [Controller id=1] Resigned (kafka.controller.KafkaController)\n"
-
-
-@pytest.fixture
-def no_spark(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(*_: object, **__: object) -> None:
-        raise AssertionError("Spark was started")
-
-    monkeypatch.setattr(job, "build_session", refuse)
-
-
-@pytest.fixture
-def log(tmp_path: Path) -> Path:
-    path = tmp_path / "logs" / "controller.log"
-    path.parent.mkdir()
-    path.write_text(LINE)
-    return path
-
-
-def _error(args: list[str]) -> tuple[int, str]:
-    result = CliRunner().invoke(analyze, args)
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result.exit_code, result.output
 
 
 @pytest.mark.parametrize(("pattern", "message"), [
@@ -42,7 +17,7 @@ def _error(args: list[str]) -> tuple[int, str]:
 ])
 def test_a_bad_cluster_pattern_is_a_usage_error(no_spark: None, log: Path, tmp_path: Path, pattern: str,
                                                 message: str) -> None:
-    code, output = _error([str(log), "--out", str(tmp_path / "out"), "--cluster-pattern", pattern])
+    code, output = run_analyze([str(log), "--out", str(tmp_path / "out"), "--cluster-pattern", pattern])
     assert code == 2
     assert "Invalid value for '--cluster-pattern'" in output and message in output
 
@@ -53,14 +28,14 @@ def test_a_cluster_pattern_with_a_group_is_accepted(log: Path, tmp_path: Path,
         raise RuntimeError("stopped where Spark would start")
 
     monkeypatch.setattr(job, "build_session", started)
-    _, output = _error([str(log), "--out", str(tmp_path / "out"), "--cluster-pattern", "/(lo)gs/"])
+    _, output = run_analyze([str(log), "--out", str(tmp_path / "out"), "--cluster-pattern", "/(lo)gs/"])
     assert output.splitlines()[-1] == "Error: could not start Spark on local[*]: stopped where Spark would start"
 
 
 @pytest.mark.parametrize("master", ["foo", "local[0]", "local[x]", "spark:/host:7077", "mesos://host:5050"])
 def test_a_malformed_master_fails_in_one_line_before_spark_starts(no_spark: None, log: Path, tmp_path: Path,
                                                                   master: str) -> None:
-    code, output = _error([str(log), "--out", str(tmp_path / "out"), "--master", master])
+    code, output = run_analyze([str(log), "--out", str(tmp_path / "out"), "--master", master])
     assert code == 1
     assert output == f"Error: --master {master!r} is not a Spark master URL: local, local[N], local[*], " \
                      "spark://HOST:PORT, yarn or k8s://URL\n"
@@ -79,7 +54,7 @@ def test_spark_refusing_to_start_is_one_line_not_a_traceback(log: Path, tmp_path
                            "\tat org.apache.spark...")
 
     monkeypatch.setattr(job, "build_session", unresponsive)
-    code, output = _error([str(log), "--out", str(tmp_path / "out"), "--master", "spark://127.0.0.1:9"])
+    code, output = run_analyze([str(log), "--out", str(tmp_path / "out"), "--master", "spark://127.0.0.1:9"])
     assert code == 1
     assert output.splitlines()[-1] == ("Error: could not start Spark on spark://127.0.0.1:9: Application has been "
                                        "killed. Reason: All masters are unresponsive! Giving up.")
@@ -105,7 +80,7 @@ def test_an_unreadable_file_fails_in_one_line_naming_it(no_spark: None, log: Pat
     denied = log.parent / "state-change.log"
     denied.write_text(LINE)
     _deny(monkeypatch, denied)
-    code, output = _error([str(log.parent), "--out", str(tmp_path / "out")])
+    code, output = run_analyze([str(log.parent), "--out", str(tmp_path / "out")])
     assert code == 1
     assert output == f"Error: {denied.resolve()}: cannot read (Permission denied)\n"
 
@@ -130,7 +105,7 @@ def test_an_unlistable_directory_fails_instead_of_being_skipped(tmp_path: Path, 
 @pytest.mark.parametrize("inside", ["logs", "logs/controller.log"])
 def test_an_input_inside_out_is_named_as_such_not_as_empty(no_spark: None, log: Path, tmp_path: Path,
                                                            inside: str) -> None:
-    code, output = _error([str(tmp_path / inside), "--out", str(log.parent)])
+    code, output = run_analyze([str(tmp_path / inside), "--out", str(log.parent)])
     assert code == 1
     assert output == f"Error: {tmp_path / inside}: inside the output directory {log.parent}, which is never " \
                      "read as input\n"
@@ -143,7 +118,7 @@ def test_an_input_inside_out_is_named_as_such_not_as_empty(no_spark: None, log: 
 def test_negative_thresholds_are_usage_errors(no_spark: None, log: Path, tmp_path: Path, option: str,
                                               value: str) -> None:
     """A negative handling bound gave negative durations; a storm of 0 elections made every minute one."""
-    code, output = _error([str(log), "--out", str(tmp_path / "out"), option, value])
+    code, output = run_analyze([str(log), "--out", str(tmp_path / "out"), option, value])
     assert code == 2
     assert f"Invalid value for '{option}'" in output
 
@@ -152,7 +127,7 @@ def test_a_device_or_fifo_is_named_as_not_a_file_not_as_missing(no_spark: None, 
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     for path in (fifo, Path(os.devnull)):
-        code, output = _error([str(path), "--out", str(tmp_path / "out")])
+        code, output = run_analyze([str(path), "--out", str(tmp_path / "out")])
         assert code == 1
         assert output == f"Error: {path}: not a regular file or directory\n"
 
@@ -182,7 +157,7 @@ def test_the_spark_submit_entry_refuses_a_bad_cluster_pattern_before_spark_start
 
 def test_cluster_and_cluster_pattern_together_is_a_usage_error(no_spark: None, log: Path, tmp_path: Path) -> None:
     """Both were accepted and --cluster won without a word; the docs show them as alternatives."""
-    code, output = _error([str(log), "--out", str(tmp_path / "out"), "--cluster", "prod",
+    code, output = run_analyze([str(log), "--out", str(tmp_path / "out"), "--cluster", "prod",
                            "--cluster-pattern", "/(lo)gs/"])
     assert code == 2
     assert "either --cluster" in output and "not both" in output

@@ -6,38 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from tests.analytics.analyze_cli import run_analyze
 
 from zkcontroller.analytics import job
-from zkcontroller.analytics.cli import analyze
-
-LINE = "[2024-01-01 00:00:00,000] INFO [Controller id=1] Resigned (kafka.controller.KafkaController)\n"
-
-
-class SparkStarted(Exception):
-    """Raised where Spark would start: every check before it passed."""
-
-
-@pytest.fixture
-def no_spark(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(*_: object, **__: object) -> None:
-        raise SparkStarted
-
-    monkeypatch.setattr(job, "build_session", refuse)
-
-
-@pytest.fixture
-def log(tmp_path: Path) -> Path:
-    path = tmp_path / "logs" / "controller.log"
-    path.parent.mkdir()
-    path.write_text(LINE)
-    return path
-
-
-def _cli(args: list[str]) -> tuple[int, str]:
-    result = CliRunner().invoke(analyze, args)
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result.exit_code, result.output
 
 
 def _entry(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
@@ -71,7 +42,7 @@ def test_the_entry_fails_as_the_cli_does_before_spark_starts(no_spark: None, log
         "shared-out": ([str(log)], _shared(tmp_path)),
     }[case]
     args = [*inputs, "--out", str(out)]
-    cli_code, cli_output = _cli(args)
+    cli_code, cli_output = run_analyze(args)
     entry_code, entry_output = _entry(args, capsys)
     assert (entry_code, entry_output) == (cli_code, cli_output) == (1, cli_output)
     assert cli_output.startswith("Error: ") and cli_output.count("\n") == 1
@@ -80,7 +51,7 @@ def test_the_entry_fails_as_the_cli_does_before_spark_starts(no_spark: None, log
 def test_a_shared_out_holding_an_events_directory_is_refused_and_left_alone(
         no_spark: None, log: Path, tmp_path: Path) -> None:
     shared = _shared(tmp_path)
-    code, output = _cli([str(log), "--out", str(shared)])
+    code, output = run_analyze([str(log), "--out", str(shared)])
     assert code == 1
     assert output == (f"Error: {shared}: holds events/, which the job would replace, and was not written by "
                       f"zkcontroller analyze; give an empty or new --out directory, or, if it is an earlier run's "
@@ -109,7 +80,7 @@ def test_an_out_the_job_may_write_reaches_spark(no_spark: None, log: Path, tmp_p
         (out / "events").mkdir(parents=True)
         (out / "report.html").write_text("")
         (out / job.OUT_MARKER).write_text("")
-    code, output = _cli([str(log), "--out", str(out)])
+    code, output = run_analyze([str(log), "--out", str(out)])
     assert code == 1 and output.splitlines()[-1] == "Error: could not start Spark on local[*]: SparkStarted"
     code, err = _entry([str(log), "--out", str(out)], capsys)
     assert code == 1 and err == "Error: could not start Spark: SparkStarted\n"
@@ -146,7 +117,7 @@ def test_an_out_that_is_a_file_is_a_usage_error_as_in_the_cli(no_spark: None, lo
     """The entry said "output directory is not writable (File exists)", exit 1; the CLI: a usage error."""
     a_file = tmp_path / "analysis"
     a_file.write_text("x")
-    assert _cli([str(log), "--out", str(a_file)])[0] == 2
+    assert run_analyze([str(log), "--out", str(a_file)])[0] == 2
     with pytest.raises(SystemExit) as exited:
         job.main([str(log), "--out", str(a_file)])
     assert exited.value.code == 2

@@ -13,17 +13,12 @@ from collections.abc import AsyncIterator
 
 import pytest
 from click.testing import CliRunner
-from tests.helpers import OffsetClock, wait_until
-from tests.integration.test_cluster_listeners import registered
+from tests.helpers import wait_until
+from tests.integration.listening import Cluster, listening_cluster, registered
 
 from zkcontroller.cli import main
 from zkcontroller.cluster.cluster_shell import listener_lines
 from zkcontroller.cluster.listener import ListenerPorts, advertised_host, check_listen_host
-from zkcontroller.cluster.local_cluster import LocalCluster
-from zkcontroller.controller.config import ControllerConfig
-from zkcontroller.coordination.embedded_backend import EmbeddedBackend
-from zkcontroller.runtime.clock import wall_clock_ms
-from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -57,24 +52,13 @@ def test_the_commands_refuse_a_listen_host_they_cannot_use(argv: list[str], mess
 
 
 @pytest.fixture
-async def wildcard() -> AsyncIterator[tuple[LocalCluster, KafkaZkClient]]:
-    backend = EmbeddedBackend(OffsetClock(wall_clock_ms))
-    cluster = LocalCluster(backend, [1, 2], wall_clock_ms, session_timeout_ms=4000,
-                           controller_config=ControllerConfig(broker_id=-1, auto_leader_rebalance_enable=False),
-                           listeners=ListenerPorts(base=None, host="0.0.0.0"))
-    session = await backend.new_session()
-    try:
-        await cluster.start()
-        await cluster.wait_for_controller()
-        yield cluster, KafkaZkClient(session, wall_clock_ms)
-    finally:
-        await cluster.shutdown()
-        await session.close()
-        await backend.close()
+async def wildcard() -> AsyncIterator[Cluster]:
+    async with listening_cluster([1, 2], ListenerPorts(base=None, host="0.0.0.0"), 4000) as cluster_and_zk:
+        yield cluster_and_zk
 
 
 async def test_brokers_on_a_wildcard_listen_everywhere_and_register_this_machines_name(
-    wildcard: tuple[LocalCluster, KafkaZkClient],
+    wildcard: Cluster,
 ) -> None:
     cluster, zk = wildcard
     name = socket.getfqdn()

@@ -4,12 +4,14 @@ keeps serving, as before, and now says so instead of printing a prompt nobody ca
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pty
 import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 
 import pytest
 
@@ -35,37 +37,43 @@ def _read_until(proc: subprocess.Popen[str], wanted: str) -> str:
     raise AssertionError(f"never printed {wanted!r}: {''.join(seen)}")
 
 
-def test_ctrl_d_at_a_terminal_quits() -> None:
-    main, follower = pty.openpty()
-    proc = subprocess.Popen(ARGV, stdin=follower, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    os.close(follower)
+@contextlib.contextmanager
+def _cluster(stdin: int) -> Iterator[subprocess.Popen[str]]:
+    """``zkcontroller cluster`` reading ``stdin``, its output merged on a pipe; killed on the way out if running."""
+    proc = subprocess.Popen(ARGV, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        _read_until(proc, "help | quit")
-        os.write(main, b"\x04")  # Ctrl-D on an empty line: the terminal ends the input
-        try:
-            assert proc.wait(timeout=BOUND_S) == 0
-        except subprocess.TimeoutExpired:
-            raise AssertionError("still running after Ctrl-D") from None
-        assert proc.stdout is not None
-        assert proc.stdout.read().rstrip().endswith("all brokers stopped")
+        yield proc
     finally:
         if proc.poll() is None:
             proc.kill()
         proc.communicate()
+
+
+def _rest_of_output(proc: subprocess.Popen[str]) -> str:
+    assert proc.stdout is not None
+    return proc.stdout.read().rstrip()
+
+
+def test_ctrl_d_at_a_terminal_quits() -> None:
+    main, follower = pty.openpty()
+    try:
+        with _cluster(follower) as proc:
+            os.close(follower)
+            _read_until(proc, "help | quit")
+            os.write(main, b"\x04")  # Ctrl-D on an empty line: the terminal ends the input
+            try:
+                assert proc.wait(timeout=BOUND_S) == 0
+            except subprocess.TimeoutExpired:
+                raise AssertionError("still running after Ctrl-D") from None
+            assert _rest_of_output(proc).endswith("all brokers stopped")
+    finally:
         os.close(main)
 
 
 def test_closed_input_without_a_terminal_keeps_serving_and_says_so() -> None:
-    proc = subprocess.Popen(ARGV, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
-    try:
+    with _cluster(subprocess.DEVNULL) as proc:
         _read_until(proc, "standard input is closed: the cluster keeps running until interrupted")
         assert proc.poll() is None  # still serving
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=BOUND_S) == 0
-        assert proc.stdout is not None
-        assert proc.stdout.read().rstrip().endswith("stopped")
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.communicate()
+        assert _rest_of_output(proc).endswith("stopped")

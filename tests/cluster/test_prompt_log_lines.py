@@ -6,28 +6,8 @@ layout between the prompt's lines."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
-
-import pytest
 
 from zkcontroller.cluster.cluster_shell import PromptLogHandler
-
-
-@pytest.fixture
-def reached_root() -> Iterator[list[str]]:
-    """Messages that got past the prompt to the root logger's handlers (the terminal's other layout)."""
-    seen: list[str] = []
-
-    class Collect(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            seen.append(record.getMessage())
-
-    collector = Collect(logging.WARNING)
-    logging.getLogger().addHandler(collector)
-    try:
-        yield seen
-    finally:
-        logging.getLogger().removeHandler(collector)
 
 
 def test_every_kafka_logger_and_the_store_client_show_in_the_prompts_layout(reached_root: list[str]) -> None:

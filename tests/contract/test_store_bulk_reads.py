@@ -6,10 +6,12 @@ is pipelined single reads (ZooKeeper arms no watch inside a ``multiRead``). Both
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 import pytest
 from tests.helpers import Recorder, settle_watches
 
-from zkcontroller.coordination.api import CreateOp, EventType, SessionState, WatchedEvent
+from zkcontroller.coordination.api import CoordinationSession, CreateOp, EventType, SessionState, WatchedEvent
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.errors import BadArgumentsError, ErrorCode, ZkError
 from zkcontroller.coordination.kazoo_store import KazooSession
@@ -26,105 +28,96 @@ async def _fill(backend: CoordinationBackend, n: int) -> list[str]:
     return paths
 
 
-async def test_bulk_read_keeps_order_data_and_stats_with_none_for_missing(backend: CoordinationBackend) -> None:
+async def test_bulk_read_keeps_order_data_and_stats_with_none_for_missing(
+    backend: CoordinationBackend, session: CoordinationSession
+) -> None:
     paths = await _fill(backend, 2500)  # more than two multiRead batches
-    s = await backend.new_session()
-    try:
-        asked = [*paths, "/m/missing", paths[0], "/nowhere/deep"]
-        got = await s.get_data_many(asked)
-        assert len(got) == len(asked)
-        assert got[-1] is None and got[-3] is None
-        for i, path in enumerate(paths):
-            item = got[i]
-            assert item is not None
-            expected = b"changed" if i == 1 else f"v{i}".encode()
-            assert item[0] == expected, path
-        assert got[-2] == got[0]
-        single_data, single_stat = await s.get_data(paths[1])
-        assert got[1] == (single_data, single_stat)
-        assert single_stat.version == 1 and single_stat.data_length == len(b"changed")
-        assert await s.get_data_many([]) == []
-    finally:
-        await s.close()
+    asked = [*paths, "/m/missing", paths[0], "/nowhere/deep"]
+    got = await session.get_data_many(asked)
+    assert len(got) == len(asked)
+    assert got[-1] is None and got[-3] is None
+    for i, path in enumerate(paths):
+        item = got[i]
+        assert item is not None
+        expected = b"changed" if i == 1 else f"v{i}".encode()
+        assert item[0] == expected, path
+    assert got[-2] == got[0]
+    single_data, single_stat = await session.get_data(paths[1])
+    assert got[1] == (single_data, single_stat)
+    assert single_stat.version == 1 and single_stat.data_length == len(b"changed")
+    assert await session.get_data_many([]) == []
 
 
-async def test_bulk_read_empty_data_is_empty_bytes(backend: CoordinationBackend) -> None:
-    s = await backend.new_session()
-    try:
-        await s.create("/e")
-        [item] = await s.get_data_many(["/e"])
-        assert item is not None and item[0] == b""
-    finally:
-        await s.close()
+async def test_bulk_read_empty_data_is_empty_bytes(session: CoordinationSession) -> None:
+    await session.create("/e")
+    [item] = await session.get_data_many(["/e"])
+    assert item is not None and item[0] == b""
 
 
-async def test_watched_bulk_read_arms_a_watch_on_each_existing_node_only(backend: CoordinationBackend) -> None:
+@pytest.fixture
+async def three_nodes(backend: CoordinationBackend
+                      ) -> AsyncIterator[tuple[list[str], CoordinationSession, CoordinationSession]]:
+    """Three nodes under /m (``_fill``), a watching session and a writing session."""
     paths = await _fill(backend, 3)
     w, s = await backend.new_session(), await backend.new_session()
-    try:
-        rec = Recorder()
-        got = await w.get_data_many([*paths, "/m/later"], rec)
-        assert got[-1] is None
-        await s.create("/m/later")  # no watch was armed on the missing node
-        await s.set_data(paths[2], b"x")
-        assert await rec.next() == WatchedEvent(EventType.NODE_DATA_CHANGED, SessionState.CONNECTED, paths[2])
-        await settle_watches(w, s, "/m")
-        assert rec.pending() == []
-    finally:
-        await w.close()
-        await s.close()
+    yield paths, w, s
+    await w.close()
+    await s.close()
 
 
-async def test_unwatched_bulk_read_arms_nothing(backend: CoordinationBackend) -> None:
-    paths = await _fill(backend, 3)
-    w, s = await backend.new_session(), await backend.new_session()
-    try:
-        rec = Recorder()
-        await w.get_data_many(paths)
-        await w.get_data(paths[0], rec)  # the only watch armed
-        await s.set_data(paths[1], b"x")
-        await s.set_data(paths[0], b"x")
-        assert await rec.next() == WatchedEvent(EventType.NODE_DATA_CHANGED, SessionState.CONNECTED, paths[0])
-        await settle_watches(w, s, "/m")
-        assert rec.pending() == []
-    finally:
-        await w.close()
-        await s.close()
+async def test_watched_bulk_read_arms_a_watch_on_each_existing_node_only(
+    three_nodes: tuple[list[str], CoordinationSession, CoordinationSession]
+) -> None:
+    paths, w, s = three_nodes
+    rec = Recorder()
+    got = await w.get_data_many([*paths, "/m/later"], rec)
+    assert got[-1] is None
+    await s.create("/m/later")  # no watch was armed on the missing node
+    await s.set_data(paths[2], b"x")
+    assert await rec.next() == WatchedEvent(EventType.NODE_DATA_CHANGED, SessionState.CONNECTED, paths[2])
+    await settle_watches(w, s, "/m")
+    assert rec.pending() == []
 
 
-async def test_bulk_read_rejects_a_bad_path_naming_it(backend: CoordinationBackend) -> None:
-    s = await backend.new_session()
-    try:
-        with pytest.raises(BadArgumentsError, match="bad/"):
-            await s.get_data_many(["/ok", "bad/"])
-        with pytest.raises(ValueError, match="max_in_flight"):
-            await s.get_data_many(["/ok"], max_in_flight=0)
-    finally:
-        await s.close()
+async def test_unwatched_bulk_read_arms_nothing(
+    three_nodes: tuple[list[str], CoordinationSession, CoordinationSession]
+) -> None:
+    paths, w, s = three_nodes
+    rec = Recorder()
+    await w.get_data_many(paths)
+    await w.get_data(paths[0], rec)  # the only watch armed
+    await s.set_data(paths[1], b"x")
+    await s.set_data(paths[0], b"x")
+    assert await rec.next() == WatchedEvent(EventType.NODE_DATA_CHANGED, SessionState.CONNECTED, paths[0])
+    await settle_watches(w, s, "/m")
+    assert rec.pending() == []
+
+
+async def test_bulk_read_rejects_a_bad_path_naming_it(session: CoordinationSession) -> None:
+    with pytest.raises(BadArgumentsError, match="bad/"):
+        await session.get_data_many(["/ok", "bad/"])
+    with pytest.raises(ValueError, match="max_in_flight"):
+        await session.get_data_many(["/ok"], max_in_flight=0)
 
 
 async def test_server_without_multi_read_falls_back_to_pipelined_reads(
-    backend: CoordinationBackend, monkeypatch: pytest.MonkeyPatch
+    backend: CoordinationBackend, session: CoordinationSession, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A server before 3.6 answers ``multiRead`` with UNIMPLEMENTED: the session pipelines from then on."""
     paths = await _fill(backend, 5)
-    s = await backend.new_session()
-    try:
-        if not isinstance(s, KazooSession):
-            pytest.skip("multiRead is the ZooKeeper backend's")
-        calls = []
+    if not isinstance(session, KazooSession):
+        pytest.skip("multiRead is the ZooKeeper backend's")
+    calls = []
 
-        async def unimplemented(chunk: list[str]) -> list[None]:
-            calls.append(len(chunk))
-            err = ZkError(chunk[0], "UNIMPLEMENTED")
-            err.code = ErrorCode.UNIMPLEMENTED
-            raise err
+    async def unimplemented(chunk: list[str]) -> list[None]:
+        calls.append(len(chunk))
+        err = ZkError(chunk[0], "UNIMPLEMENTED")
+        err.code = ErrorCode.UNIMPLEMENTED
+        raise err
 
-        monkeypatch.setattr(s, "_read_chunk", unimplemented)
-        first = await s.get_data_many(paths)
-        second = await s.get_data_many(paths)
-        assert calls == [5]  # asked once, then never again
-        assert first == second and all(item is not None for item in first)
-        assert [item[0] for item in first if item is not None] == [b"v0", b"changed", b"v2", b"v3", b"v4"]
-    finally:
-        await s.close()
+    monkeypatch.setattr(session, "_read_chunk", unimplemented)
+    first = await session.get_data_many(paths)
+    second = await session.get_data_many(paths)
+    assert calls == [5]  # asked once, then never again
+    assert first == second and all(item is not None for item in first)
+    assert [item[0] for item in first if item is not None] == [b"v0", b"changed", b"v2", b"v3", b"v4"]

@@ -1,8 +1,10 @@
-"""Fixtures for whole-cluster tests: brokers with controllers on either backend, requests recorded."""
+"""Fixtures for whole-cluster tests: brokers with controllers on either backend, requests recorded, and an admin
+client on a separate session for the test itself (as an admin tool or an observer would have)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 
 import pytest
 
@@ -11,11 +13,13 @@ from zkcontroller.cluster.listener import ListenerPorts
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.event_log import EventLog
+from zkcontroller.coordination.api import CoordinationSession
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.model import Broker
 from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.runtime.in_process import InProcessTransport
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 
 class RecordingTransport(InProcessTransport):
@@ -35,6 +39,13 @@ class RecordingTransport(InProcessTransport):
 
 
 ClusterFactory = Callable[..., Awaitable[LocalCluster]]
+
+
+def recording_transport(cluster: LocalCluster) -> RecordingTransport:
+    """The cluster's transport: a ``RecordingTransport`` for every cluster ``make_cluster`` makes."""
+    transport = cluster.transport
+    assert isinstance(transport, RecordingTransport)
+    return transport
 
 
 async def make_local_cluster(
@@ -90,3 +101,27 @@ async def make_cluster(backend: CoordinationBackend, request: pytest.FixtureRequ
     yield make
     for cluster in clusters:
         await cluster.shutdown()
+
+
+@pytest.fixture
+def reached_root() -> Iterator[list[str]]:
+    """Messages that got past the prompt to the root logger's handlers (the terminal's other layout)."""
+    seen: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record.getMessage())
+
+    collector = Collect(logging.WARNING)
+    logging.getLogger().addHandler(collector)
+    try:
+        yield seen
+    finally:
+        logging.getLogger().removeHandler(collector)
+
+
+@pytest.fixture
+def admin(session: CoordinationSession) -> KafkaZkClient:
+    """A ``KafkaZkClient`` on the test's own ``session`` (tests/conftest.py), as an admin tool or an observer would
+    have."""
+    return KafkaZkClient(session, wall_clock_ms)

@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 import pytest
 from tests.e2e.test_broker_processes import kcat_partitions, wait_for_kcat, zk_partitions
 from tests.helpers import OffsetClock, wait_until
+from tests.integration.listening import Cluster, listening_cluster, registered
 
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.cluster.listener import BrokerListener, ListenerPorts
@@ -29,26 +30,14 @@ pytestmark = pytest.mark.timeout(180)
 
 SESSION_TIMEOUT_MS = 4000
 KCAT = shutil.which("kcat")
-Cluster = tuple[LocalCluster, KafkaZkClient]
 
 
 @pytest.fixture
 async def running() -> AsyncIterator[Cluster]:
     """Three in-process brokers listening on free loopback ports, on the embedded store, and an admin client."""
-    backend = EmbeddedBackend(OffsetClock(wall_clock_ms))
-    cluster = LocalCluster(backend, [1, 2, 3], wall_clock_ms, session_timeout_ms=SESSION_TIMEOUT_MS,
-                           controller_config=ControllerConfig(broker_id=-1, controlled_shutdown_retry_backoff_ms=20,
-                                                              auto_leader_rebalance_enable=False),
-                           listeners=ListenerPorts(base=None))
-    session = await backend.new_session()
-    try:
-        await cluster.start()
-        await cluster.wait_for_controller()
-        yield cluster, KafkaZkClient(session, wall_clock_ms)
-    finally:
-        await cluster.shutdown()
-        await session.close()
-        await backend.close()
+    async with listening_cluster([1, 2, 3], ListenerPorts(base=None), SESSION_TIMEOUT_MS,
+                                 controlled_shutdown_retry_backoff_ms=20) as cluster_and_zk:
+        yield cluster_and_zk
 
 
 def need_kcat() -> None:
@@ -60,14 +49,6 @@ def need_kcat() -> None:
 
 def addresses(cluster: LocalCluster) -> dict[int, str]:
     return {s.broker_id: cluster.listeners[s.broker_id].address or "" for s in cluster.running_brokers()}
-
-
-async def registered(zk: KafkaZkClient, broker_id: int) -> tuple[str | None, int]:
-    found = await zk.get_broker(broker_id)
-    assert found is not None, f"broker {broker_id} is not registered"
-    endpoint = found.broker.endpoint("PLAINTEXT")
-    assert endpoint is not None
-    return endpoint.host, endpoint.port
 
 
 def kafka_python_view(bootstrap: str, topic: str) -> tuple[dict[int, str], int, dict]:

@@ -199,31 +199,20 @@ def test_demo_and_cluster_on_an_unreachable_or_malformed_zookeeper_fail_in_one_l
         assert "bad ZooKeeper address 'garbage:::'" in result.output
 
 
-def test_prompt_shows_each_log_line_once_and_a_controller_error_in_one_line() -> None:
+def test_prompt_shows_each_log_line_once_and_a_controller_error_in_one_line(reached_root: list[str]) -> None:
     """At the prompt every broker warning used to appear twice (the prompt's line on stdout and the root
     handler's on stderr, one terminal) and `expire <controller>` printed a 25-line stack trace."""
     from zkcontroller.cluster.cluster_shell import PromptLogHandler
     from zkcontroller.coordination.errors import SessionExpiredError
 
-    reached_root: list[str] = []
-
-    class Collect(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            reached_root.append(record.getMessage())
-
-    collector = Collect(logging.WARNING)
-    logging.getLogger().addHandler(collector)
     shown: list[str] = []
-    try:
-        with PromptLogHandler(shown.append).attached():
-            logging.getLogger("kafka.server.KafkaServer").warning("Retrying controlled shutdown")
-            try:
-                raise SessionExpiredError()
-            except SessionExpiredError as e:
-                logging.getLogger("kafka.controller.KafkaController").error("Error processing event BrokerChange()",
-                                                                             exc_info=e)
-    finally:
-        logging.getLogger().removeHandler(collector)
+    with PromptLogHandler(shown.append).attached():
+        logging.getLogger("kafka.server.KafkaServer").warning("Retrying controlled shutdown")
+        try:
+            raise SessionExpiredError()
+        except SessionExpiredError as e:
+            logging.getLogger("kafka.controller.KafkaController").error("Error processing event BrokerChange()",
+                                                                         exc_info=e)
     assert shown == [
         "[kafka.server.KafkaServer] WARNING Retrying controlled shutdown",
         "[kafka.controller.KafkaController] ERROR Error processing event BrokerChange(): SessionExpiredError: "

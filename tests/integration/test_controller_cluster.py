@@ -6,27 +6,16 @@ brokers actually received, never on calls.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 from tests.helpers import wait_until
-from tests.integration.conftest import ClusterFactory, RecordingTransport
+from tests.integration.conftest import ClusterFactory, recording_transport
 
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.model import LeaderIsrAndControllerEpoch, ReplicaAssignment, TopicPartition
 from zkcontroller.protocol.control_requests import LeaderAndIsrRequest, UpdateMetadataRequest
-from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-
-
-@pytest.fixture
-async def admin(backend: CoordinationBackend) -> AsyncIterator[KafkaZkClient]:
-    """A separate session, as an admin tool or an observer would have."""
-    session = await backend.new_session()
-    yield KafkaZkClient(session, wall_clock_ms)
-    await session.close()
 
 
 async def create_topic(admin: KafkaZkClient, topic: str, replicas: dict[int, list[int]]) -> None:
@@ -61,8 +50,7 @@ async def test_new_cluster_elects_one_controller_and_failover_bumps_epoch(
     assert await admin.get_controller_id() == first.controller_id
     assert sum(1 for s in cluster.running_brokers() if s.controller and s.controller.is_active) == 1
 
-    transport = cluster.transport
-    assert isinstance(transport, RecordingTransport)
+    transport = recording_transport(cluster)
     if how == "stop":
         await cluster.stop_broker(first.controller_id)
     else:  # killed: its session lingers until the store times it out (6 s here; on the embedded store the test
@@ -94,8 +82,7 @@ async def test_new_topic_partitions_come_online(make_cluster: ClusterFactory, ad
         assert lai.leader == expected_leader and lai.leader_epoch == 0
         assert sorted(lai.isr) == [1, 2, 3]
         assert states[p].controller_epoch == controller.context.epoch
-    transport = cluster.transport
-    assert isinstance(transport, RecordingTransport)
+    transport = recording_transport(cluster)
     await wait_until(
         lambda: any(
             ps.topic == "orders" and ps.is_new
@@ -190,8 +177,7 @@ async def test_deleting_controller_znode_elects_next_epoch(make_cluster: Cluster
     controller = await cluster.wait_for_controller()
     assert controller.context.epoch == first_epoch + 1
     assert TopicPartition("stuck", 0) in controller.context.partitions_with_leaders
-    transport = cluster.transport
-    assert isinstance(transport, RecordingTransport)
+    transport = recording_transport(cluster)
     await wait_until(
         lambda: any(
             r.controller_epoch == first_epoch + 1 and any(ps.topic == "stuck" for ps in r.partition_states)

@@ -8,29 +8,18 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
 
-import pytest
 from tests.helpers import wait_until
-from tests.integration.conftest import ClusterFactory, RecordingTransport
+from tests.integration.conftest import ClusterFactory, RecordingTransport, recording_transport
 
-from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.model import LeaderAndIsr, ReplicaAssignment, TopicPartition
 from zkcontroller.protocol.control_requests import Errors, StopReplicaRequest
 from zkcontroller.protocol.inter_broker import ControlledShutdownRequest, ControlledShutdownResponse
-from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import NO_FENCING, KafkaZkClient
 
 TOPIC = "orders"
 ASSIGNMENT = {0: (1, 2, 3), 1: (2, 3, 1), 2: (3, 1, 2), 3: (1, 3, 2), 4: (2, 1, 3), 5: (3, 2, 1)}
 PARTITIONS = [TopicPartition(TOPIC, p) for p in sorted(ASSIGNMENT)]
-
-
-@pytest.fixture
-async def admin(backend: CoordinationBackend) -> AsyncIterator[KafkaZkClient]:
-    session = await backend.new_session()
-    yield KafkaZkClient(session, wall_clock_ms)
-    await session.close()
 
 
 async def states(admin: KafkaZkClient) -> dict[TopicPartition, LeaderAndIsr]:
@@ -101,8 +90,7 @@ async def test_stopping_each_broker_in_turn_moves_leadership_first(
     await admin.create_topic_assignment(
         TOPIC, None, {tp: ReplicaAssignment(ASSIGNMENT[tp.partition]) for tp in PARTITIONS})
     await wait_full_isr(admin)
-    transport = cluster.transport
-    assert isinstance(transport, RecordingTransport)
+    transport = recording_transport(cluster)
     records: list[str] = make_cluster.records  # type: ignore[attr-defined]
 
     for stopping in (1, 2, 3):

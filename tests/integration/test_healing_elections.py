@@ -3,12 +3,10 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterator
-
 import pytest
 from tests.helpers import wait_until
 from tests.integration.conftest import ClusterFactory
+from tests.integration.offline_partition import leader_elections, offline_partition
 from tests.integration.test_healing_controlled_shutdown import (
     ASSIGNMENT,
     PARTITIONS,
@@ -29,21 +27,12 @@ from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.controller.elections import ApiError
 from zkcontroller.controller.events import ElectionType
 from zkcontroller.controller.kafka_controller import KafkaController
-from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.model import ReplicaAssignment, TopicPartition
 from zkcontroller.protocol.control_requests import Errors
-from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 pytestmark = pytest.mark.hand_written_isr  # ISRs are written by hand, as a Kafka 2.6 leader does
-
-
-@pytest.fixture
-async def admin(backend: CoordinationBackend) -> AsyncIterator[KafkaZkClient]:
-    session = await backend.new_session()
-    yield KafkaZkClient(session, wall_clock_ms)
-    await session.close()
 
 
 async def imbalanced_cluster(make_cluster: ClusterFactory, admin: KafkaZkClient,
@@ -98,7 +87,7 @@ async def test_preferred_replica_election_znode_moves_leaders_back_and_is_delete
         assert after[tp].isr == before[tp].isr  # the preferred election keeps the ISR
     for tp in set(PARTITIONS) - set(moved):
         assert after[tp] == before[tp]  # not asked for: untouched
-    elections = [r for line in records[first_record:] if (r := json.loads(line))["type"] == "leader_election"]
+    elections = leader_elections(records[first_record:])
     assert sorted((r["partition"], r["strategy"], r["trigger"]) for r in elections) == [
         (tp.partition, "preferred", "zk") for tp in moved]
 
@@ -137,21 +126,11 @@ async def test_admin_preferred_election_answers_per_partition(
 async def test_admin_unclean_election_picks_a_live_replica_outside_the_isr(
     make_cluster: ClusterFactory, admin: KafkaZkClient
 ) -> None:
-    cluster = await make_cluster([1, 2])
-    controller = await cluster.wait_for_controller()
     records: list[str] = make_cluster.records  # type: ignore[attr-defined]
     tp = TopicPartition("ledger", 0)
-    await admin.create_topic_assignment("ledger", None, {tp: ReplicaAssignment((1, 2))})
-    await wait_until(lambda: controller.context.partition_leader_and_isr(tp) is not None, what="online")
-    other = 2 if controller.controller_id == 1 else 1
     # the non-controller leaves (ISR shrinks to the controller), comes back outside the ISR; then the
     # controller's broker stops: the partition has no live ISR member
-    await cluster.stop_broker(other)
-    await cluster.start_broker(other)
-    await cluster.stop_broker(controller.controller_id)
-    controller = await cluster.wait_for_controller(exclude=controller.controller_id)
-    await wait_until(lambda: (s := controller.context.partition_leader_and_isr(tp)) is not None and s.leader == -1,
-                     what="the partition offline")
+    _cluster, controller, other = await offline_partition(make_cluster, admin, tp)
 
     preferred = await controller.elections.elect_leaders([tp], ElectionType.PREFERRED)
     assert isinstance(preferred[tp], ApiError) and preferred[tp].error is Errors.PREFERRED_LEADER_NOT_AVAILABLE
@@ -160,7 +139,7 @@ async def test_admin_unclean_election_picks_a_live_replica_outside_the_isr(
     assert results == {tp: other}
     state = (await admin.get_topic_partition_state(tp))
     assert state is not None and state.leader_and_isr.leader == other and state.leader_and_isr.isr == (other,)
-    elections = [r for line in records[first_record:] if (r := json.loads(line))["type"] == "leader_election"]
+    elections = leader_elections(records[first_record:])
     assert [(r["strategy"], r["clean"], r["trigger"]) for r in elections] == [("offline", False, "admin")]
     again = await controller.elections.elect_leaders([tp], ElectionType.UNCLEAN)
     assert again == {tp: ApiError(Errors.ELECTION_NOT_NEEDED)}

@@ -4,11 +4,10 @@ rebalance (§9.9), on the embedded store and on a real ZooKeeper."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 
 import pytest
 from tests.helpers import wait_until
-from tests.integration.conftest import ClusterFactory, RecordingTransport
+from tests.integration.conftest import ClusterFactory, RecordingTransport, recording_transport
 from tests.integration.test_healing_controlled_shutdown import (
     ASSIGNMENT,
     PARTITIONS,
@@ -19,7 +18,6 @@ from tests.integration.test_healing_controlled_shutdown import (
 
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.controller.kafka_controller import KafkaController
-from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.model import ReplicaAssignment, TopicPartition
 from zkcontroller.protocol.control_requests import Errors, UpdateMetadataRequest
 from zkcontroller.protocol.inter_broker import (
@@ -28,17 +26,9 @@ from zkcontroller.protocol.inter_broker import (
     AlterIsrRequest,
     AlterIsrResponse,
 )
-from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import NO_FENCING, KafkaZkClient
 
 pytestmark = pytest.mark.hand_written_isr  # ISRs are written by hand, as a Kafka 2.6 leader does
-
-
-@pytest.fixture
-async def admin(backend: CoordinationBackend) -> AsyncIterator[KafkaZkClient]:
-    session = await backend.new_session()
-    yield KafkaZkClient(session, wall_clock_ms)
-    await session.close()
 
 
 async def online_cluster(make_cluster: ClusterFactory, admin: KafkaZkClient,
@@ -63,8 +53,7 @@ async def test_isr_change_notification_refreshes_the_cache_and_tells_every_broke
     make_cluster: ClusterFactory, admin: KafkaZkClient
 ) -> None:
     cluster, controller = await online_cluster(make_cluster, admin)
-    transport = cluster.transport
-    assert isinstance(transport, RecordingTransport)
+    transport = recording_transport(cluster)
     tp = PARTITIONS[0]
     current = (await states(admin))[tp]
     shrunk = current._replace(isr=tuple(r for r in current.isr if r != 3))
@@ -87,8 +76,7 @@ async def test_alter_isr_checks_epochs_and_version_then_writes_fenced(
     make_cluster: ClusterFactory, admin: KafkaZkClient
 ) -> None:
     cluster, controller = await online_cluster(make_cluster, admin)
-    transport = cluster.transport
-    assert isinstance(transport, RecordingTransport)
+    transport = recording_transport(cluster)
     tp = PARTITIONS[0]
     current = (await states(admin))[tp]
     leader = current.leader

@@ -4,23 +4,25 @@ and on a real ZooKeeper."""
 
 from __future__ import annotations
 
-import json
 import logging
-from collections.abc import AsyncIterator
 
 import pytest
 from tests.helpers import wait_until
 from tests.integration.conftest import ClusterFactory
+from tests.integration.offline_partition import (
+    leader_elections,
+    lose_the_isr,
+    offline_partition,
+    wait_for_zk_leader,
+    zk_leader,
+)
 
 from zkcontroller.admin.configs import BrokerRunningError, alter_broker_config, change_broker_config
 from zkcontroller.admin.errors import InvalidConfigError
-from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.controller.event_log import CONTROLLER_LOGGER
-from zkcontroller.controller.kafka_controller import KafkaController
 from zkcontroller.coordination.api import CoordinationSession
 from zkcontroller.coordination.backend import CoordinationBackend
-from zkcontroller.model import ReplicaAssignment, TopicPartition
-from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.model import TopicPartition
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -32,47 +34,12 @@ DEFAULT = paths.DEFAULT_ENTITY
 TP = TopicPartition("ledger", 0)
 
 
-@pytest.fixture
-async def session(backend: CoordinationBackend) -> AsyncIterator[CoordinationSession]:
-    s = await backend.new_session()
-    yield s
-    await s.close()
-
-
-@pytest.fixture
-def admin(session: CoordinationSession) -> KafkaZkClient:
-    return KafkaZkClient(session, wall_clock_ms)
-
-
-async def _offline_partition(make_cluster: ClusterFactory, admin: KafkaZkClient
-                             ) -> tuple[LocalCluster, KafkaController, int]:
-    """Brokers 1 and 2; the partition's ISR shrinks to the controller, which then dies: the other broker is
-    alive but out of sync, and the new controller (the other broker) leaves the partition offline."""
-    cluster = await make_cluster([1, 2])
-    controller = await cluster.wait_for_controller()
-    await admin.create_topic_assignment("ledger", None, {TP: ReplicaAssignment((1, 2))})
-    await wait_until(lambda: controller.context.partition_leader_and_isr(TP) is not None, what="online")
-    other = 2 if controller.controller_id == 1 else 1
-    await cluster.stop_broker(other)  # out of the ISR
-    await cluster.start_broker(other)  # back, but not in the ISR
-    await cluster.stop_broker(controller.controller_id)  # the last ISR member goes
-    controller = await cluster.wait_for_controller(exclude=controller.controller_id)
-    await wait_until(lambda: (s := controller.context.partition_leader_and_isr(TP)) is not None and s.leader == -1,
-                     what="the partition offline")
-    return cluster, controller, other
-
-
-async def _leader(admin: KafkaZkClient) -> int | None:
-    state = await admin.get_topic_partition_state(TP)
-    return None if state is None else state.leader_and_isr.leader
-
-
 async def test_broker_default_enables_unclean_election_of_offline_partitions(
     make_cluster: ClusterFactory, admin: KafkaZkClient, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, logger=CONTROLLER_LOGGER)
     records: list[str] = make_cluster.records  # type: ignore[attr-defined]
-    _cluster, controller, other = await _offline_partition(make_cluster, admin)
+    _cluster, controller, other = await offline_partition(make_cluster, admin, TP)
     unclean_before = controller.context.stats.unclean_leader_elections
     first_record = len(records)
     # A notification that changes nothing else (a custom key): the partition stays offline.
@@ -80,7 +47,7 @@ async def test_broker_default_enables_unclean_election_of_offline_partitions(
     await wait_until(lambda: any("entityPath: brokers/<default>" in r.getMessage() for r in caplog.records),
                      what="the notification read")
     assert controller.core.dynamic_config.unclean_leader_election_enable is False
-    assert await _leader(admin) == -1
+    assert await zk_leader(admin, TP) == -1
 
     # The --zookeeper path refuses while brokers run, as Kafka 2.8's ConfigCommand.
     with pytest.raises(BrokerRunningError, match=r"--bootstrap-server option must be specified to update broker "
@@ -91,14 +58,11 @@ async def test_broker_default_enables_unclean_election_of_offline_partitions(
 
     await alter_broker_config(admin, DEFAULT, {UNCLEAN: "true"}, [], via_broker=True)
 
-    async def elected() -> bool:
-        return await _leader(admin) == other
-
-    await wait_until(elected, timeout_s=30, what="the unclean election", poll_s=0.02)
+    await wait_for_zk_leader(admin, TP, other)
     state = await admin.get_topic_partition_state(TP)
     assert state is not None and state.leader_and_isr.isr == (other,)
     assert controller.context.stats.unclean_leader_elections == unclean_before + 1
-    elections = [r for line in records[first_record:] if (r := json.loads(line))["type"] == "leader_election"]
+    elections = leader_elections(records[first_record:])
     assert [(r["strategy"], r["clean"], r["leader"]) for r in elections] == [("offline", False, other)]
     assert "Unclean leader election has been enabled by default" in [
         r.getMessage().split("] ", 1)[-1] for r in caplog.records]
@@ -107,7 +71,7 @@ async def test_broker_default_enables_unclean_election_of_offline_partitions(
 async def test_per_broker_false_overrides_the_default_true(
     make_cluster: ClusterFactory, admin: KafkaZkClient
 ) -> None:
-    _cluster, controller, other = await _offline_partition(make_cluster, admin)
+    _cluster, controller, other = await offline_partition(make_cluster, admin, TP)
     own = str(controller.controller_id)
     await alter_broker_config(admin, own, {UNCLEAN: "false"}, [], via_broker=True)
     await alter_broker_config(admin, DEFAULT, {UNCLEAN: "true"}, [], via_broker=True)
@@ -117,21 +81,18 @@ async def test_per_broker_false_overrides_the_default_true(
     assert dynamic.unclean_leader_election_enable is False
     events = controller.event_manager  # an election, had one been queued, is written once the queue drains
     await wait_until(lambda: events.queue_size == 0 and events.state.name == "IDLE", what="the controller idle")
-    assert await _leader(admin) == -1
+    assert await zk_leader(admin, TP) == -1
 
     await alter_broker_config(admin, own, {}, [UNCLEAN], via_broker=True)  # the default applies: false → true
 
-    async def elected() -> bool:
-        return await _leader(admin) == other
-
-    await wait_until(elected, timeout_s=30, what="the unclean election", poll_s=0.02)
+    await wait_for_zk_leader(admin, TP, other)
 
 
 async def test_malformed_broker_default_is_reported_and_ignored(
     make_cluster: ClusterFactory, admin: KafkaZkClient, session: CoordinationSession,
     caplog: pytest.LogCaptureFixture
 ) -> None:
-    _cluster, controller, other = await _offline_partition(make_cluster, admin)
+    _cluster, controller, other = await offline_partition(make_cluster, admin, TP)
     path = paths.broker_config_path(DEFAULT)
     await session.ensure_path(paths.config_entity_type_path(paths.ConfigType.BROKER))
     await session.create(path, b'{"version":1,"config":{"unclean.leader.election.enable":true}}')  # not a string
@@ -141,7 +102,7 @@ async def test_malformed_broker_default_is_reported_and_ignored(
     [report] = [r.getMessage() for r in caplog.records if path in r.getMessage()]
     assert "config.unclean.leader.election.enable" in report  # what is wrong, not only where
     assert controller.core.dynamic_config.default_unclean_leader_election_enable is None
-    assert controller.is_active and await _leader(admin) == -1
+    assert controller.is_active and await zk_leader(admin, TP) == -1
 
     # ConfigCommand cannot read it either (Kafka's fetchEntityConfig fails the same way) ...
     with pytest.raises(ZnodeDecodeError, match="expected a string"):
@@ -149,10 +110,7 @@ async def test_malformed_broker_default_is_reported_and_ignored(
     # ... so it is overwritten whole; the controller keeps running and acts on the valid default.
     await change_broker_config(admin, DEFAULT, {UNCLEAN: "true"})
 
-    async def elected() -> bool:
-        return await _leader(admin) == other
-
-    await wait_until(elected, timeout_s=30, what="the unclean election", poll_s=0.02)
+    await wait_for_zk_leader(admin, TP, other)
 
     # A well-formed node with a value ConfigDef refuses: Kafka's removeInvalidConfigs drops that key.
     await change_broker_config(admin, DEFAULT, {UNCLEAN: "yes"})
@@ -171,18 +129,9 @@ async def test_broker_default_set_before_start_up_is_read_at_failover(
     cluster = await make_cluster([1, 2])
     controller = await cluster.wait_for_controller()
     assert controller.core.dynamic_config.unclean_leader_election_enable is True
-    await admin.create_topic_assignment("ledger", None, {TP: ReplicaAssignment((1, 2))})
-    await wait_until(lambda: controller.context.partition_leader_and_isr(TP) is not None, what="online")
-    other = 2 if controller.controller_id == 1 else 1
-    await cluster.stop_broker(other)
-    await cluster.start_broker(other)
-    await cluster.stop_broker(controller.controller_id)
-    controller = await cluster.wait_for_controller(exclude=controller.controller_id)
+    controller, other = await lose_the_isr(cluster, admin, TP)
 
-    async def elected() -> bool:
-        return await _leader(admin) == other
-
-    await wait_until(elected, timeout_s=30, what="the failover's unclean election", poll_s=0.02)
+    await wait_for_zk_leader(admin, TP, other, what="the failover's unclean election")
     assert controller.context.stats.unclean_leader_elections >= 1
 
 
@@ -195,13 +144,10 @@ async def test_broker_default_set_while_the_controller_was_disconnected_is_seen_
 
     if not isinstance(backend, EmbeddedBackend):
         pytest.skip("cutting one client's connection is an embedded-store drill (a real server would need a proxy)")
-    _cluster, controller, other = await _offline_partition(make_cluster, admin)
+    _cluster, controller, other = await offline_partition(make_cluster, admin, TP)
     session_id = controller.zk.session.session_id
     backend.server.disconnect(session_id)
     await alter_broker_config(admin, DEFAULT, {UNCLEAN: "true"}, [], via_broker=True)  # fired into the disconnection
     backend.server.reconnect(session_id)
 
-    async def elected() -> bool:
-        return await _leader(admin) == other
-
-    await wait_until(elected, timeout_s=30, what="the unclean election after reconnecting", poll_s=0.02)
+    await wait_for_zk_leader(admin, TP, other, what="the unclean election after reconnecting")

@@ -4,12 +4,9 @@ ISR. On the embedded store and on a real ZooKeeper."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterator
-
 import pytest
-from tests.helpers import wait_until
 from tests.integration.conftest import ClusterFactory
+from tests.integration.offline_partition import leader_elections, offline_partition, wait_for_zk_leader
 
 from zkcontroller.admin.configs import (
     InvalidConfigsError,
@@ -18,9 +15,7 @@ from zkcontroller.admin.configs import (
     parse_add_config,
 )
 from zkcontroller.admin.errors import InvalidConfigError, UnknownTopicError
-from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.model import ReplicaAssignment, TopicPartition
-from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 pytestmark = pytest.mark.hand_written_isr  # ISRs are written by hand, as a Kafka 2.6 leader does
@@ -28,43 +23,22 @@ pytestmark = pytest.mark.hand_written_isr  # ISRs are written by hand, as a Kafk
 UNCLEAN = "unclean.leader.election.enable"
 
 
-@pytest.fixture
-async def admin(backend: CoordinationBackend) -> AsyncIterator[KafkaZkClient]:
-    session = await backend.new_session()
-    yield KafkaZkClient(session, wall_clock_ms)
-    await session.close()
-
-
 async def test_enabling_unclean_election_for_a_topic_elects_its_offline_partitions(
     make_cluster: ClusterFactory, admin: KafkaZkClient
 ) -> None:
-    cluster = await make_cluster([1, 2])
-    controller = await cluster.wait_for_controller()
     records: list[str] = make_cluster.records  # type: ignore[attr-defined]
     tp = TopicPartition("ledger", 0)
-    await admin.create_topic_assignment("ledger", None, {tp: ReplicaAssignment((1, 2))})
-    await wait_until(lambda: controller.context.partition_leader_and_isr(tp) is not None, what="online")
-    other = 2 if controller.controller_id == 1 else 1
-    await cluster.stop_broker(other)  # out of the ISR
-    await cluster.start_broker(other)  # back, but not in the ISR
-    await cluster.stop_broker(controller.controller_id)  # the last ISR member goes
-    controller = await cluster.wait_for_controller(exclude=controller.controller_id)
-    await wait_until(lambda: (s := controller.context.partition_leader_and_isr(tp)) is not None and s.leader == -1,
-                     what="the partition offline")
+    _cluster, controller, other = await offline_partition(make_cluster, admin, tp)
     unclean_before = controller.context.stats.unclean_leader_elections
     first_record = len(records)
 
     assert await alter_topic_config(admin, "ledger", {UNCLEAN: "true"}, []) == {UNCLEAN: "true"}
 
-    async def elected() -> bool:
-        state = await admin.get_topic_partition_state(tp)
-        return state is not None and state.leader_and_isr.leader == other
-
-    await wait_until(elected, timeout_s=30, what="the unclean election", poll_s=0.02)
+    await wait_for_zk_leader(admin, tp, other)
     state = await admin.get_topic_partition_state(tp)
     assert state is not None and state.leader_and_isr.isr == (other,)
     assert controller.context.stats.unclean_leader_elections == unclean_before + 1
-    elections = [r for line in records[first_record:] if (r := json.loads(line))["type"] == "leader_election"]
+    elections = leader_elections(records[first_record:])
     assert [(r["strategy"], r["clean"], r["leader"]) for r in elections] == [("offline", False, other)]
 
 

@@ -8,9 +8,6 @@ partition offline with a live in-sync replica.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
-import pytest
 from tests.helpers import wait_until
 from tests.integration.conftest import RecordingTransport, make_local_cluster
 from tests.integration.test_controller_cluster import create_topic, wait_for_states
@@ -19,18 +16,10 @@ from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.coordination.backend import CoordinationBackend as Backend
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.inter_broker import AlterIsrPartition, AlterIsrRequest
-from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.fencing import NO_FENCING
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 TP = TopicPartition("t", 0)
-
-
-@pytest.fixture
-async def admin(backend: Backend) -> AsyncIterator[KafkaZkClient]:
-    session = await backend.new_session()
-    yield KafkaZkClient(session, wall_clock_ms)
-    await session.close()
 
 
 async def test_election_reads_an_isr_an_older_leader_widened_unannounced(backend: Backend,

@@ -9,21 +9,18 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator
 
 import pytest
 from tests.helpers import wait_until
-from tests.integration.conftest import ClusterFactory, RecordingTransport
+from tests.integration.conftest import ClusterFactory, recording_transport
 from tests.integration.test_controller_cluster import create_topic, wait_for_states
 from tests.integration.test_topic_deletion import expire_now
 
 from zkcontroller.admin.describe import describe_lines, describe_topics
 from zkcontroller.coordination.api import CoordinationSession
-from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.errors import BadVersionError
 from zkcontroller.model import LeaderIsrAndControllerEpoch, ReplicaAssignment, TopicPartition
 from zkcontroller.protocol.control_requests import Errors, LeaderAndIsrRequest, StopReplicaRequest
-from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.znodes.topics import TopicPartitionStateZNode
@@ -31,18 +28,6 @@ from zkcontroller.zk.znodes.topics import TopicPartitionStateZNode
 pytestmark = pytest.mark.hand_written_isr  # ISRs are written by hand, as a Kafka 2.6 leader does
 
 TP = TopicPartition("moving", 0)
-
-
-@pytest.fixture
-async def session(backend: CoordinationBackend) -> AsyncIterator[CoordinationSession]:
-    s = await backend.new_session()
-    yield s
-    await s.close()
-
-
-@pytest.fixture
-def admin(session: CoordinationSession) -> KafkaZkClient:
-    return KafkaZkClient(session, wall_clock_ms)
 
 
 async def assignment(admin: KafkaZkClient, tp: TopicPartition = TP) -> ReplicaAssignment:
@@ -118,8 +103,7 @@ async def test_reassigning_1_2_to_2_3_goes_through_kafkas_phases(
     assert any(r.getMessage().endswith(f"Updated leader epoch for partition moving-0 to 1, zkVersion={mid.zk_version}")
                for r in caplog.records)
     assert (mid.leader, mid.isr) == (1, (1, 2))
-    transport = cluster.transport
-    assert isinstance(transport, RecordingTransport)
+    transport = recording_transport(cluster)
     await wait_until(lambda: any(ps.is_new and ps.adding_replicas == (3,) and ps.replicas == (2, 3, 1)
                                  for r in transport.requests_to(3, LeaderAndIsrRequest)
                                  for ps in r.partition_states), what="broker 3 told to start the new replica")
@@ -157,8 +141,7 @@ async def test_reassignment_to_an_offline_broker_waits_and_resumes_when_it_start
     await wait_assignment(admin, ReplicaAssignment((2, target, 1), (target,), (1,)), "reassignment started")
 
     await cluster.start_broker(target)
-    transport = cluster.transport
-    assert isinstance(transport, RecordingTransport)
+    transport = recording_transport(cluster)
     await wait_until(lambda: any(ps.topic == "moving" and target in ps.replicas
                                  for r in transport.requests_to(target, LeaderAndIsrRequest)
                                  for ps in r.partition_states), what="the returning broker told of its replica")
@@ -291,8 +274,7 @@ async def test_the_partitions_of_one_request_start_together_with_one_leader_and_
     await create_topic(admin, "many", {p: [1, 2] for p in range(6)})
     await wait_for_states(admin, "many", 6, lambda s: all(v.leader_and_isr.isr == (1, 2) for v in s.values()),
                           "many online")
-    transport = cluster.transport
-    assert isinstance(transport, RecordingTransport)
+    transport = recording_transport(cluster)
     before = len(transport.requests_to(3, LeaderAndIsrRequest))
     parts = [TopicPartition("many", p) for p in range(6)]
     await admin.create_partition_reassignment({tp: [2, 3] for tp in parts})

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from tests.helpers import wait_until
 from tests.integration.conftest import ClusterFactory
 from tests.integration.test_controller_cluster import create_topic, wait_for_states
-from tests.integration.test_reassignment import TP, admin, assignment, join_isr, session  # noqa: F401
+from tests.integration.test_reassignment import TP, assignment, join_isr
 
 from zkcontroller.admin.errors import AdminError
 from zkcontroller.admin.reassign import (
@@ -26,6 +26,7 @@ from zkcontroller.admin.reassign import (
 )
 from zkcontroller.cli import main
 from zkcontroller.cluster.listener import ListenerPorts
+from zkcontroller.coordination.api import CoordinationSession
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.kazoo_backend import ZooKeeperBackend
 from zkcontroller.model import ReplicaAssignment, TopicPartition
@@ -36,7 +37,7 @@ pytestmark = pytest.mark.hand_written_isr  # ISRs are written by hand, as a Kafk
 
 
 async def test_execute_list_verify_and_complete(
-    make_cluster: ClusterFactory, admin: KafkaZkClient, session  # noqa: F811
+    make_cluster: ClusterFactory, admin: KafkaZkClient, session: CoordinationSession
 ) -> None:
     cluster = await make_cluster([1, 2, 3])
     await cluster.wait_for_controller()
@@ -89,7 +90,7 @@ async def test_execute_list_verify_and_complete(
 
 
 async def test_cancel_through_zookeeper_restores_the_original_replicas(
-    make_cluster: ClusterFactory, admin: KafkaZkClient  # noqa: F811
+    make_cluster: ClusterFactory, admin: KafkaZkClient
 ) -> None:
     cluster = await make_cluster([1, 2, 3])
     await cluster.wait_for_controller()
@@ -113,7 +114,7 @@ async def test_cancel_through_zookeeper_restores_the_original_replicas(
 
 
 async def test_invalid_input_is_refused_and_changes_nothing(
-    make_cluster: ClusterFactory, admin: KafkaZkClient, backend: CoordinationBackend  # noqa: F811
+    make_cluster: ClusterFactory, admin: KafkaZkClient, backend: CoordinationBackend
 ) -> None:
     cluster = await make_cluster([1, 2])
     await cluster.wait_for_controller()
@@ -167,7 +168,7 @@ def test_bad_topics_file_and_cli_errors_exit_1_without_touching_zookeeper(tmp_pa
 
 
 async def test_the_cli_against_a_real_zookeeper(
-    make_cluster: ClusterFactory, admin: KafkaZkClient, session, backend: CoordinationBackend,  # noqa: F811
+    make_cluster: ClusterFactory, admin: KafkaZkClient, session: CoordinationSession, backend: CoordinationBackend,
     tmp_path: Path,
 ) -> None:
     if not isinstance(backend, ZooKeeperBackend):

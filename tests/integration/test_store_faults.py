@@ -5,26 +5,16 @@ by another client. Each is reported with its path and the cluster keeps (or gets
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
 
 import pytest
 from tests.helpers import wait_until
 from tests.integration.conftest import ClusterFactory
 from tests.integration.test_controller_cluster import create_topic, partition_states, wait_for_states
 
-from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.model import ReplicaAssignment, TopicId, TopicPartition
-from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.znodes import ControllerZNode, TopicZNode
-
-
-@pytest.fixture
-async def admin(backend: CoordinationBackend) -> AsyncIterator[KafkaZkClient]:
-    session = await backend.new_session()
-    yield KafkaZkClient(session, wall_clock_ms)
-    await session.close()
 
 
 async def epoch(admin: KafkaZkClient) -> int:

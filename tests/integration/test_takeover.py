@@ -4,29 +4,19 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import AsyncIterator
 
 import pytest
-from tests.integration.conftest import ClusterFactory, RecordingTransport
+from tests.integration.conftest import ClusterFactory, recording_transport
 from tests.integration.test_controller_cluster import create_topic, wait_for_states
 
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.coordination.api import CreateMode
-from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.model import ReplicaAssignment, TopicId, TopicPartition
 from zkcontroller.protocol.control_requests import LeaderAndIsrRequest, UpdateMetadataRequest
-from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 LEGACY_TOPIC = b'{"version":2,"partitions":{"2":[1],"1":[1],"0":[1]},"adding_replicas":{},"removing_replicas":{}}'
 """A topic znode as Kafka 2.7 writes it: version 2, no topic id."""
-
-
-@pytest.fixture
-async def admin(backend: CoordinationBackend) -> AsyncIterator[KafkaZkClient]:
-    session = await backend.new_session()
-    yield KafkaZkClient(session, wall_clock_ms)
-    await session.close()
 
 
 async def write_kafka_2x_leftovers(admin: KafkaZkClient) -> None:
@@ -67,8 +57,7 @@ async def test_takes_over_a_kafka_2x_zookeeper(make_cluster: ClusterFactory, adm
 
 
 def topic_ids_sent(cluster: LocalCluster) -> set[tuple[str, TopicId | None]]:
-    transport = cluster.transport
-    assert isinstance(transport, RecordingTransport)
+    transport = recording_transport(cluster)
     return {ids for _, r in transport.delivered if isinstance(r, LeaderAndIsrRequest | UpdateMetadataRequest)
             for ids in r.topic_ids}
 

@@ -9,31 +9,22 @@ from __future__ import annotations
 import json
 import logging
 import random
-from collections.abc import AsyncIterator
 
 import pytest
 from tests.helpers import wait_until
-from tests.integration.conftest import ClusterFactory, RecordingTransport
+from tests.integration.conftest import ClusterFactory, recording_transport
 from tests.integration.test_controller_cluster import create_topic, wait_for_states
 
 from zkcontroller.admin.describe import describe_lines, describe_topics
 from zkcontroller.admin.errors import TopicExistsError
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.cluster.local_cluster import LocalCluster
-from zkcontroller.coordination.backend import CoordinationBackend
+from zkcontroller.controller.kafka_controller import KafkaController
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.model import ReplicaAssignment, TopicPartition
 from zkcontroller.protocol.control_requests import StopReplicaRequest
-from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-
-
-@pytest.fixture
-async def admin(backend: CoordinationBackend) -> AsyncIterator[KafkaZkClient]:
-    session = await backend.new_session()
-    yield KafkaZkClient(session, wall_clock_ms)
-    await session.close()
 
 
 async def traces(admin: KafkaZkClient, topic: str) -> list[str]:
@@ -63,6 +54,30 @@ async def start_topic(cluster: LocalCluster, admin: KafkaZkClient, topic: str) -
                      what=f"{topic} in every broker's metadata")
 
 
+async def halted_deletion(make_cluster: ClusterFactory, admin: KafkaZkClient
+                          ) -> tuple[LocalCluster, KafkaController, int]:
+    """Brokers 1 to 3 and "doomed" on all of them; a broker other than the controller (the victim) stops, then
+    "doomed" is marked for deletion, which halts on the victim's replicas (and stays queued while it is down).
+    Returns the cluster, its controller and the victim."""
+    cluster = await make_cluster([1, 2, 3])
+    controller = await cluster.wait_for_controller()
+    victim = 3 if controller.controller_id != 3 else 2
+    await start_topic(cluster, admin, "doomed")
+    await halt_deletion(cluster, controller, admin, victim)
+    return cluster, controller, victim
+
+
+async def halt_deletion(cluster: LocalCluster, controller: KafkaController, admin: KafkaZkClient,
+                        victim: int) -> None:
+    """Stops broker ``victim``, then marks "doomed" for deletion and waits until ``controller`` has halted it
+    on the victim's replicas."""
+    await cluster.stop_broker(victim)
+    await wait_until(lambda: victim not in controller.context.live_broker_ids, what="victim seen offline")
+    await admin.create_delete_topic_path("doomed")
+    await wait_until(lambda: "doomed" in controller.context.topics_ineligible_for_deletion,
+                     what="deletion halted on the offline replica")
+
+
 def expire_now(cluster: LocalCluster) -> None:
     """A killed broker's session ends at once on the embedded store (its clock moves past the timeout)."""
     if isinstance(cluster.backend, EmbeddedBackend):
@@ -82,8 +97,7 @@ async def test_deleting_a_topic_with_all_brokers_up_removes_every_trace(
     await admin.create_delete_topic_path("doomed")
     await wait_gone(cluster, admin, "doomed")
 
-    transport = cluster.transport
-    assert isinstance(transport, RecordingTransport)
+    transport = recording_transport(cluster)
     for broker_id in (1, 2, 3):
         deleted = {(s.topic, s.partition, s.leader_epoch) for r in transport.requests_to(broker_id, StopReplicaRequest)
                    for s in r.partition_states if s.delete_partition}  # type: ignore[union-attr]
@@ -102,16 +116,7 @@ async def test_deleting_a_topic_with_all_brokers_up_removes_every_trace(
 async def test_deletion_waits_for_an_offline_replica_and_completes_when_it_returns(
     make_cluster: ClusterFactory, admin: KafkaZkClient
 ) -> None:
-    cluster = await make_cluster([1, 2, 3])
-    controller = await cluster.wait_for_controller()
-    victim = 3 if controller.controller_id != 3 else 2
-    await start_topic(cluster, admin, "doomed")
-    await cluster.stop_broker(victim)
-    await wait_until(lambda: victim not in controller.context.live_broker_ids, what="victim seen offline")
-
-    await admin.create_delete_topic_path("doomed")
-    await wait_until(lambda: "doomed" in controller.context.topics_ineligible_for_deletion,
-                     what="deletion halted on the offline replica")
+    cluster, controller, victim = await halted_deletion(make_cluster, admin)
     assert await admin.path_exists(paths.topic_path("doomed"))
     assert await admin.path_exists(paths.delete_topic_path("doomed"))
     assert "doomed" in controller.context.topics_to_be_deleted
@@ -129,10 +134,7 @@ async def test_a_controller_failover_during_a_halted_deletion_does_not_lose_it(
     await create_topic(admin, "doomed", {0: replicas[:2], 1: replicas[1:]})
     await wait_for_states(admin, "doomed", 2, lambda s: True, "doomed online")
     victim = replicas[2]
-    await cluster.stop_broker(victim)
-    await wait_until(lambda: victim not in first.context.live_broker_ids, what="victim seen offline")
-    await admin.create_delete_topic_path("doomed")
-    await wait_until(lambda: "doomed" in first.context.topics_ineligible_for_deletion, what="deletion halted")
+    await halt_deletion(cluster, first, admin, victim)
 
     await cluster.crash_broker(first.controller_id)
     expire_now(cluster)
@@ -198,14 +200,7 @@ async def test_a_marker_of_a_vanished_topic_is_completed_at_failover_config_incl
 async def test_partitions_added_to_a_topic_being_deleted_are_undone(
     make_cluster: ClusterFactory, admin: KafkaZkClient
 ) -> None:
-    cluster = await make_cluster([1, 2, 3])
-    controller = await cluster.wait_for_controller()
-    victim = 3 if controller.controller_id != 3 else 2
-    await start_topic(cluster, admin, "doomed")
-    await cluster.stop_broker(victim)  # keeps the deletion halted while partitions are added
-    await wait_until(lambda: victim not in controller.context.live_broker_ids, what="victim seen offline")
-    await admin.create_delete_topic_path("doomed")
-    await wait_until(lambda: "doomed" in controller.context.topics_ineligible_for_deletion, what="halted")
+    _cluster, controller, _victim = await halted_deletion(make_cluster, admin)  # halted while partitions are added
 
     read = await admin.get_topic_assignments(["doomed"])
     current = read.values["doomed"]
@@ -224,14 +219,7 @@ async def test_partitions_added_to_a_topic_being_deleted_are_undone(
 async def test_creating_a_topic_queued_for_deletion_is_refused(
     make_cluster: ClusterFactory, admin: KafkaZkClient
 ) -> None:
-    cluster = await make_cluster([1, 2, 3])
-    controller = await cluster.wait_for_controller()
-    victim = 3 if controller.controller_id != 3 else 2
-    await start_topic(cluster, admin, "doomed")
-    await cluster.stop_broker(victim)  # the deletion stays queued
-    await wait_until(lambda: victim not in controller.context.live_broker_ids, what="victim seen offline")
-    await admin.create_delete_topic_path("doomed")
-    await wait_until(lambda: "doomed" in controller.context.topics_ineligible_for_deletion, what="halted")
+    await halted_deletion(make_cluster, admin)  # the deletion stays queued
     with pytest.raises(TopicExistsError, match=r"Topic 'doomed' is marked for deletion\."):
         await TopicAdmin(admin, random.Random(1)).create_topic_with_assignment("doomed", {0: [1, 2]}, {})
     lines = describe_lines(await describe_topics(admin, ["doomed"]), [1, 2, 3])

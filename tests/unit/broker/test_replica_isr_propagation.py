@@ -13,6 +13,7 @@ from tests.helpers import ManualClock, wait_until
 from zkcontroller.broker.alter_isr_manager import AlterIsrManager, ZkIsrManager
 from zkcontroller.broker.config import ReplicationConfig, parse_ibp
 from zkcontroller.broker.partition import IsrProposal
+from zkcontroller.broker.replica_manager import ReplicaManager
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.model import LeaderAndIsr, LeaderIsrAndControllerEpoch, ReplicaAssignment, TopicPartition
 from zkcontroller.protocol.control_requests import Errors
@@ -69,18 +70,25 @@ class FakeController:
         return AlterIsrResponse(Errors.NONE, tuple(results))
 
 
+def lagging_followers(brokers: Brokers) -> ReplicaManager:
+    """Broker 1 leads TP (ISR 1, 2, 3) and starts up; brokers 2 and 3 stop fetching, a record is appended and the
+    clock passes the lag time, so the leader's next ISR check proposes (1,). Returns the leader."""
+    leader = brokers.rms[1]
+    brokers.lead(state())
+    leader.startup()
+    brokers.rms[2].pause_fetchers()
+    brokers.rms[3].pause_fetchers()
+    leader.append(TP, 1)
+    brokers.clock.advance(LAG_MS + 1)
+    return leader
+
+
 async def test_alter_isr_is_retried_until_the_controller_answers_and_its_answer_applies() -> None:
     controller = FakeController(refusals=2)
     brokers = Brokers(controller=controller, run_tasks=True)
     try:
-        leader = brokers.rms[1]
+        leader = lagging_followers(brokers)
         assert isinstance(leader.isr_manager, AlterIsrManager)
-        brokers.lead(state())
-        leader.startup()
-        brokers.rms[2].pause_fetchers()
-        brokers.rms[3].pause_fetchers()
-        leader.append(TP, 1)
-        brokers.clock.advance(LAG_MS + 1)
         await wait_until(lambda: leader.partition(TP).isr == (1,), what="the ISR shrink confirmed")  # type: ignore[union-attr]
         assert len(controller.requests) == 3
         assert controller.requests[-1].broker_epoch == leader.control_plane.broker_epoch
@@ -93,13 +101,7 @@ async def test_a_refused_alter_isr_leaves_the_isr_alone() -> None:
     controller = FakeController(refusals=0, version=7)  # the controller has a newer state than the leader
     brokers = Brokers(controller=controller, run_tasks=True)
     try:
-        leader = brokers.rms[1]
-        brokers.lead(state())
-        leader.startup()
-        brokers.rms[2].pause_fetchers()
-        brokers.rms[3].pause_fetchers()
-        leader.append(TP, 1)
-        brokers.clock.advance(LAG_MS + 1)
+        leader = lagging_followers(brokers)
         await wait_until(lambda: controller.requests and leader.partition(TP).pending_isr is None,  # type: ignore[union-attr]
                          what="the refusal handled")
         assert leader.partition(TP).isr == (1, 2, 3) and leader.partition(TP).isr_update_refused  # type: ignore[union-attr]
@@ -158,13 +160,7 @@ async def test_an_unanswered_alter_isr_times_out_and_is_sent_again() -> None:
 
     brokers = Brokers(controller=controller, run_tasks=True, cfg=config(request_timeout_ms=100))
     try:
-        leader = brokers.rms[1]
-        brokers.lead(state())
-        leader.startup()
-        brokers.rms[2].pause_fetchers()
-        brokers.rms[3].pause_fetchers()
-        leader.append(TP, 1)
-        brokers.clock.advance(LAG_MS + 1)
+        leader = lagging_followers(brokers)
         await wait_until(lambda: leader.partition(TP).isr == (1,), what="the ISR shrink confirmed")  # type: ignore[union-attr]
         assert len(requests) == 2 and requests[0] == requests[1]
     finally:

@@ -9,15 +9,10 @@ import random
 
 import pytest
 from tests.helpers import ManualClock, wait_until
+from tests.unit.controller.standalone import standalone_controller
 
-from zkcontroller.controller.config import ControllerConfig
-from zkcontroller.controller.event_log import EventLog
 from zkcontroller.controller.kafka_controller import KafkaController
-from zkcontroller.coordination.embedded_backend import EmbeddedBackend
-from zkcontroller.model import Broker, BrokerInfo, EndPoint
-from zkcontroller.runtime.in_process import InProcessTransport
 from zkcontroller.runtime.runtime import AsyncioRuntime
-from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 
 class GatedRuntime(AsyncioRuntime):
@@ -38,13 +33,7 @@ class GatedRuntime(AsyncioRuntime):
 
 async def make_controller(**config: object) -> tuple[KafkaController, GatedRuntime]:
     runtime = GatedRuntime()
-    backend = EmbeddedBackend(runtime.now_ms, tick_ms=None)
-    zk = KafkaZkClient(await backend.new_session(), runtime.now_ms, rng=runtime.rng)
-    await zk.create_top_level_paths()
-    info = BrokerInfo(Broker(1, (EndPoint("localhost", 9092, "PLAINTEXT", "PLAINTEXT"),), None))
-    epoch = await zk.register_broker(info)
-    controller = KafkaController(ControllerConfig(broker_id=1, **config), zk, info, epoch,  # type: ignore[arg-type]
-                                 InProcessTransport(), runtime, EventLog("test", runtime.now_ms, None))
+    controller, _zk = await standalone_controller(runtime, **config)
     return controller, runtime
 
 

@@ -4,11 +4,11 @@ embedded store with virtual time (sleeps are recorded, never waited out)."""
 from __future__ import annotations
 
 import logging
-import random
 from typing import Any
 
 import pytest
 from tests.helpers import ManualClock
+from tests.unit.controller.standalone import RecordingRuntime
 
 from zkcontroller.cluster.controlled_shutdown import controlled_shutdown
 from zkcontroller.controller.config import ControllerConfig
@@ -17,17 +17,7 @@ from zkcontroller.model import Broker, BrokerInfo, EndPoint, TopicPartition
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import ControlledShutdownRequest, ControlledShutdownResponse
 from zkcontroller.protocol.transport import BrokerUnreachableError
-from zkcontroller.runtime.runtime import AsyncioRuntime
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-
-
-class RecordingRuntime(AsyncioRuntime):
-    def __init__(self) -> None:
-        super().__init__(random.Random(0), ManualClock())
-        self.sleeps: list[int] = []
-
-    async def sleep_ms(self, ms: int) -> None:
-        self.sleeps.append(ms)
 
 
 class ScriptedTransport:

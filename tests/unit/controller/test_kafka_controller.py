@@ -4,43 +4,20 @@ recorded: the back-off after failed failovers, and resigning then rethrowing on 
 from __future__ import annotations
 
 import logging
-import random
 
 import pytest
-from tests.helpers import ManualClock
+from tests.unit.controller.standalone import RecordingRuntime, standalone_controller
 
-from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.errors import IllegalControllerStateError
-from zkcontroller.controller.event_log import EventLog
 from zkcontroller.controller.events import TopicChange
 from zkcontroller.controller.kafka_controller import KafkaController
-from zkcontroller.coordination.embedded_backend import EmbeddedBackend
-from zkcontroller.model import Broker, BrokerInfo, EndPoint, TopicPartition
-from zkcontroller.runtime.in_process import InProcessTransport
-from zkcontroller.runtime.runtime import AsyncioRuntime
+from zkcontroller.model import TopicPartition
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-
-
-class RecordingRuntime(AsyncioRuntime):
-    """Sleeps are recorded and return at once (the back-off is a decision to check, not a wait to sit out)."""
-
-    def __init__(self) -> None:
-        super().__init__(random.Random(0), ManualClock())
-        self.sleeps: list[int] = []
-
-    async def sleep_ms(self, ms: int) -> None:
-        self.sleeps.append(ms)
 
 
 async def make_controller(**config: int) -> tuple[KafkaController, RecordingRuntime, KafkaZkClient]:
     runtime = RecordingRuntime()
-    backend = EmbeddedBackend(runtime.now_ms, tick_ms=None)
-    zk = KafkaZkClient(await backend.new_session(), runtime.now_ms, rng=runtime.rng)
-    await zk.create_top_level_paths()
-    info = BrokerInfo(Broker(1, (EndPoint("localhost", 9092, "PLAINTEXT", "PLAINTEXT"),), None))
-    epoch = await zk.register_broker(info)
-    controller = KafkaController(ControllerConfig(broker_id=1, **config), zk, info, epoch, InProcessTransport(),
-                                 runtime, EventLog("test", runtime.now_ms, None))
+    controller, zk = await standalone_controller(runtime, **config)
     return controller, runtime, zk
 
 
