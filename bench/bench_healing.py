@@ -40,6 +40,7 @@ from bench_controller import (
     BROKERS,
     GC_CLOCK,
     PROFILER,
+    LoopTime,
     Records,
     TimingTransport,
     create_topics,
@@ -98,7 +99,8 @@ async def bench(backend: CoordinationBackend, partitions: int) -> tuple[dict[str
     await cluster.start()
     controller = await cluster.wait_for_controller()
     controller_time = time_controller_events(cluster)
-    time_broker_rounds(cluster, transport.broker_time)
+    isr_rounds = LoopTime()
+    time_broker_rounds(cluster, transport.broker_time, isr_rounds)
     session = await backend.new_session()
     admin = KafkaZkClient(session, wall_clock_ms)
     try:
@@ -124,6 +126,7 @@ async def bench(backend: CoordinationBackend, partitions: int) -> tuple[dict[str
             "partitions": partitions, "led_by_broker": len(led), "followed_by_broker": len(followed),
             "setup_s": setup_s, "attempts": outcome.attempts,
             "request_to_answer_ms": shutdown_ms, "brokers_handling_in_that_interval_ms": brokers_ms,
+            "of_which_isr_expiration_rounds_ms": isr_rounds.ms(t0, t1),
             "controller_only_ms": shutdown_ms - brokers_ms,
             "controller_event_loop_time_ms": controller_time.ms(t0, t1),
             "controller_event_loop_cpu_ms": controller_time.cpu_ms(t0, t1),
