@@ -12,6 +12,8 @@ Between episodes, and sometimes during one, ``unclean.leader.election.enable`` i
 deleted on a topic (`admin.configs.alter_topic_config`: ``/config/topics/<t>`` and a ``topics/<t>``
 notification), on the dynamic broker default or on one broker (`alter_broker_config` with ``via_broker``, as
 a running broker applies AlterConfigs: ``/config/brokers/<default|id>`` and a ``brokers/...`` notification).
+Now and then an operator deletes ``/controller``: the next controller reads the broker-level configs and elects
+the offline partitions at its failover.
 
 Restarted brokers keep their logs (`SimWorld.keep_logs`), so a deposed leader comes back with more offsets
 than the partition's new leader and must truncate (``OFFSET_OUT_OF_RANGE``) before it can rejoin the ISR: the
@@ -143,8 +145,11 @@ async def unclean_election_under_faults(world: SimWorld) -> None:
     producing = start_producer(world)
 
     async def act() -> None:
-        if world.rng.random() < 0.4:
+        roll = world.rng.random()
+        if roll < 0.4:
             await toggle_unclean(world)
+        elif roll < 0.5:
+            await world.delete_controller_znode()  # the next controller reads the configs at its failover
         else:
             isolate_then_kill_isr(world)
 
