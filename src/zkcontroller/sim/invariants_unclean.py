@@ -17,8 +17,8 @@ from. (An admin-requested unclean election, ``elect --unclean``, needs no config
   newest ``brokers/<default>``/``brokers/<id>`` notification the controller had read (a notification it has
   not read yet is fine: its previous value still counts).
 - ``unclean-election-picks-live-out-of-sync-replica``: written by the active controller; the new leader is a
-  replica that the controller holds online, no member of the previous ISR was online for it, and the new ISR
-  is exactly ``[leader]``.
+  replica that the controller holds online, no member of the previous ISR was online for it, the new ISR
+  is exactly ``[leader]`` and the leader epoch went up by one.
 - ``unclean-election-logged``: every unclean election is in the event log as a ``leader_election`` record with
   ``clean: false`` (same partition, leader and leader epoch) — unless the controller died or lost its tenure
   before the store's answer reached it. The controller cannot know the offsets it lost (only the brokers'
@@ -92,8 +92,8 @@ class UncleanInvariants:
         self.elections: list[UncleanElection] = []
         self._configs: dict[str, list[tuple[int, bool | None]]] = {}
         """Config znode path → (zxid, its unclean.leader.election.enable: None if unset or gone), in order."""
-        self._states: dict[str, tuple[tuple[int, ...], int]] = {}
-        """Partition-state path → (ISR, zxid) of its last landed write."""
+        self._states: dict[str, tuple[tuple[int, ...], int, int]] = {}
+        """Partition-state path → (ISR, leader epoch, zxid) of its last landed write."""
         self._broker_notifications: list[tuple[str, str, int]] = []
         """(sequence number, broker entity, zxid) of every ``brokers/...`` config-change notification."""
         self._pending: dict[tuple[str, int, int], UncleanElection] = {}
@@ -114,7 +114,7 @@ class UncleanInvariants:
                 continue
             lai = TopicPartitionStateZNode.decode(op.data, path, 0).leader_and_isr
             previous = self._states.get(path)
-            self._states[path] = (lai.isr, zxid)
+            self._states[path] = (lai.isr, lai.leader_epoch, zxid)
             if isinstance(op, SetDataOp) and previous is not None and lai.leader >= 0 \
                     and lai.leader not in previous[0]:
                 self._unclean(host, TopicPartition(match.group(1), int(match.group(2))), lai, previous, zxid)
@@ -165,10 +165,10 @@ class UncleanInvariants:
         zxids = [z for seq, entity, z in self._broker_notifications if seq <= read_up_to and entity in mine]
         return max(zxids, default=0)
 
-    def _unclean(self, host: SimHost | None, tp: TopicPartition, lai: Any, previous: tuple[tuple[int, ...], int],
-                 zxid: int) -> None:
+    def _unclean(self, host: SimHost | None, tp: TopicPartition, lai: Any,
+                 previous: tuple[tuple[int, ...], int, int], zxid: int) -> None:
         checker = self.world.checker
-        old_isr, previous_zxid = previous
+        old_isr, old_epoch, previous_zxid = previous
         controller = None if host is None else host.controller
         where = f"{tp}: leader {lai.leader} (epoch {lai.leader_epoch}) from outside ISR {list(old_isr)}"
         if controller is None or not controller.is_active:
@@ -183,8 +183,9 @@ class UncleanInvariants:
         elif any(context.is_replica_online(r, tp) for r in old_isr):
             checker.violate("unclean-election-picks-live-out-of-sync-replica",
                             f"{where} while an ISR member was online")
-        elif tuple(lai.isr) != (lai.leader,):
-            checker.violate("unclean-election-picks-live-out-of-sync-replica", f"{where}: new ISR {list(lai.isr)}")
+        elif tuple(lai.isr) != (lai.leader,) or lai.leader_epoch != old_epoch + 1:
+            checker.violate("unclean-election-picks-live-out-of-sync-replica",
+                            f"{where}: new ISR {list(lai.isr)}, leader epoch {old_epoch} -> {lai.leader_epoch}")
         override = self._values(paths.topic_config_path(tp.topic), previous_zxid, zxid)
         if True not in override and not (
                 None in override and self._broker_level_enabled(controller, self._last_broker_read(controller), zxid)):
