@@ -125,6 +125,8 @@ def sweep(seeds: int, first_seed: int, workers: int | None, spark: bool, master:
     click.echo(f"scenario {summary.scenario}: {summary.seeds} seeds on {summary.mode} in {summary.wall_s:.1f} s "
                f"({summary.seeds_per_minute:.0f} seeds/minute, {summary.virtual_s:.0f} virtual seconds)")
     click.echo(f"seeds with violations: {len(summary.failing_seeds)} {summary.failing_seeds[:20]}")
+    if summary.unclean_elections:
+        click.echo(f"unclean leader elections: {summary.unclean_elections}")
     for invariant, count in summary.violations_by_invariant.items():
         click.echo(f"  {invariant}: {count}")
     for command in summary.replay[:10]:

@@ -12,7 +12,8 @@ START_MS = 1_767_225_600_000
 """Virtual time starts at 2026-01-01T00:00:00Z, so the logs carry plausible dates."""
 
 MUTATIONS = (
-    "no-controller-epoch-check", "no-broker-epoch-check", "no-isr-expansion", "reassign-drops-origin-early")
+    "no-controller-epoch-check", "no-broker-epoch-check", "no-isr-expansion", "reassign-drops-origin-early",
+    "unclean-read-as-enabled")
 """Safety checks a run can switch off at its seams, to prove the invariants catch their absence."""
 
 
@@ -52,6 +53,8 @@ class SimResult:
     events: int
     split_brain: SplitBrainStats
     last_trace: list[str]
+    unclean_elections: int = 0
+    """Elections from outside the ISR that landed (see `invariants_unclean`)."""
 
     @property
     def ok(self) -> bool:

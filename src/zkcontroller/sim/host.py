@@ -143,8 +143,11 @@ class SimHost:
                               session_timeout_ms=world.config.session_timeout_ms,
                               replication=ReplicationConfig(log_dirs=virtual_log_dirs(SIM_LOG_DIRS),
                                                             **world.replication_overrides))
+        previous = self.server
+        kept = (previous.replica_manager.log_offsets()
+                if world.keep_logs and previous is not None and previous.replica_manager is not None else None)
         self.server = KafkaServer(config, self.backend, world.network.endpoint(process),  # type: ignore[arg-type]
-                                  runtime, world.event_log)
+                                  runtime, world.event_log, kept)
         self.state = "starting"
         self._away = []
         return asyncio.get_running_loop().create_task(self._startup(process), name=f"{process.name}:startup")

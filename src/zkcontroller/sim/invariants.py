@@ -12,7 +12,8 @@ Where each is checked:
 - ``epochs-monotonic`` — at every landed write: ``/controller_epoch`` and each partition's leader epoch (and the
   controller epoch recorded in its state) never decrease.
 - ``leader-in-isr-in-replicas`` — at every landed partition-state write: leader ∈ ISR ⊆ replicas (leader -1
-  allowed; an unclean election would have to be enabled, and the simulator never enables it).
+  allowed). It holds under unclean elections too (the ISR becomes ``[leader]``); those have their own
+  invariants in `invariants_unclean`, which ``unclean-election-under-faults`` exercises.
 - ``broker-applies-no-stale-request`` — at every delivery: a broker never applies a control request whose
   controller epoch is older than one it already applied, nor a partition leader epoch that does not increase.
 - ``broker-rejects-stale-broker-epoch`` — at every delivery: a request carrying a broker epoch older than the
@@ -41,6 +42,7 @@ from zkcontroller.protocol.control_requests import (
 from zkcontroller.protocol.inter_broker import AlterIsrRequest
 from zkcontroller.protocol.transport import RequestHandler
 from zkcontroller.sim.invariants_admin import AdminInvariants
+from zkcontroller.sim.invariants_unclean import UncleanInvariants
 from zkcontroller.sim.isr_liveness import drop_isr_expansion
 from zkcontroller.zk import paths
 from zkcontroller.zk.znodes import TopicPartitionStateZNode, TopicZNode
@@ -109,6 +111,8 @@ class InvariantChecker:
         self.no_isr_expansion = False
         self.admin = AdminInvariants(world)
         """Deletion and reassignment invariants (`invariants_admin`)."""
+        self.unclean = UncleanInvariants(world)
+        """Unclean-election invariants (`invariants_unclean`)."""
         self.delivery_log: list[tuple[int, Any, Any, int | None]] | None = None
         """When a list: every delivery as (broker id, request, response, broker's controller epoch before)."""
         self._epoch_owner: dict[int, int] = {}
@@ -152,6 +156,7 @@ class InvariantChecker:
         if self._both_since is not None:
             self.split_brain.window_ms += round((self.world.loop_time() - self._both_since) * 1000)
             self._both_since = None
+        self.unclean.finish()
 
     # ------------------------------------------------------------------ store writes
 
@@ -171,6 +176,7 @@ class InvariantChecker:
         if not landed:
             return
         self.admin.on_landed(written)
+        self.unclean.on_landed(host, written, world.zk.server.last_zxid)
         for op in written:
             if op.path == paths.CONTROLLER_EPOCH and isinstance(op, SetDataOp | CreateOp):
                 self._check_controller_epoch(int(op.data))

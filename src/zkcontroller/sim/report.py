@@ -6,6 +6,7 @@ from __future__ import annotations
 from zkcontroller.sim.hints import as_typed
 from zkcontroller.sim.invariants import INVARIANTS, LIVENESS
 from zkcontroller.sim.invariants_admin import ADMIN_INVARIANTS
+from zkcontroller.sim.invariants_unclean import UNCLEAN_INVARIANTS
 from zkcontroller.sim.world import SimResult
 
 
@@ -15,13 +16,15 @@ def format_result(result: SimResult) -> str:
         f"scenario        {config.scenario}  seed {config.seed}  brokers {config.brokers}  "
         f"partitions {config.partitions}" + (f"  mutations {','.join(config.mutations)}" if config.mutations else ""),
         f"trace hash      {result.trace_hash}",
-        f"invariants      {', '.join((*INVARIANTS, *ADMIN_INVARIANTS, LIVENESS))}",
+        f"invariants      {', '.join((*INVARIANTS, *ADMIN_INVARIANTS, *UNCLEAN_INVARIANTS, LIVENESS))}",
         f"checks          {result.checks} loop steps, {result.steps} trace records",
         f"faults          {result.faults}",
         f"virtual time    {result.virtual_ms / 1000:.3f} s",
         f"wall time       {result.wall_s:.3f} s ({result.virtual_ms / 1000 / max(result.wall_s, 1e-9):.0f}x real time)",
         f"events          {result.events}",
     ]
+    if result.unclean_elections:
+        lines.append(f"unclean         {result.unclean_elections} leader elections from outside the ISR")
     sb = result.split_brain
     if config.scenario == "split-brain" or sb.window_ms:
         lines.append(f"split brain     two controllers for {sb.window_ms} ms; the deposed one attempted "

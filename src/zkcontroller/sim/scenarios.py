@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 
 from zkcontroller.sim.scenarios_admin import ADMIN_SCENARIOS
 from zkcontroller.sim.scenarios_healing import HEALING_SCENARIOS, HEALING_SETUP
+from zkcontroller.sim.scenarios_unclean import UNCLEAN_SCENARIOS, UNCLEAN_SETUP
 from zkcontroller.sim.schedule import every, later, restart_later, up_brokers
 from zkcontroller.sim.split_brain import split_brain
 from zkcontroller.sim.workload import fail_log_dir
@@ -198,9 +199,10 @@ SCENARIOS: dict[str, Body] = {
     "random": random_faults,
     **HEALING_SCENARIOS,
     **ADMIN_SCENARIOS,
+    **UNCLEAN_SCENARIOS,
 }
 
-SCENARIO_SETUP: dict[str, Callable[[SimWorld], None]] = {**HEALING_SETUP}
+SCENARIO_SETUP: dict[str, Callable[[SimWorld], None]] = {**HEALING_SETUP, **UNCLEAN_SETUP}
 """What a scenario changes in the world before its brokers start (broker and controller settings)."""
 
 

@@ -21,7 +21,7 @@ from typing import Any
 from zkcontroller.sim.world import SimConfig, run_scenario
 
 COLUMNS = ("seed", "scenario", "violations", "first_violation", "virtual_ms", "wall_ms", "events", "faults",
-           "trace_hash", "replay")
+           "unclean_elections", "trace_hash", "replay")
 
 
 class SparkStartError(Exception):
@@ -41,6 +41,7 @@ def run_row(config: SimConfig) -> dict[str, Any]:
         "wall_ms": round(result.wall_s * 1000, 3),
         "events": result.events,
         "faults": result.faults,
+        "unclean_elections": result.unclean_elections,
         "trace_hash": result.trace_hash,
         "replay": config.replay_command(),
     }
@@ -57,6 +58,8 @@ class SweepSummary:
     virtual_s: float
     mode: str
     replay: list[str]
+    unclean_elections: int = 0
+    """Leader elections from outside the ISR over all seeds (scenarios that enable unclean election)."""
 
 
 def _configs(template: SimConfig, first_seed: int, count: int) -> list[SimConfig]:
@@ -98,7 +101,7 @@ def _spark_schema() -> Any:
     from pyspark.sql.types import DoubleType, LongType, StringType, StructField, StructType
 
     types = {"seed": LongType(), "violations": LongType(), "virtual_ms": LongType(), "wall_ms": DoubleType(),
-             "events": LongType(), "faults": LongType()}
+             "events": LongType(), "faults": LongType(), "unclean_elections": LongType()}
     return StructType([StructField(c, types.get(c, StringType()), True) for c in COLUMNS])
 
 
@@ -109,7 +112,8 @@ def write_parquet(rows: list[dict[str, Any]], path: Path) -> None:
     table = pa.Table.from_pylist(sorted(rows, key=lambda r: r["seed"]), schema=pa.schema([
         ("seed", pa.int64()), ("scenario", pa.string()), ("violations", pa.int64()),
         ("first_violation", pa.string()), ("virtual_ms", pa.int64()), ("wall_ms", pa.float64()),
-        ("events", pa.int64()), ("faults", pa.int64()), ("trace_hash", pa.string()), ("replay", pa.string()),
+        ("events", pa.int64()), ("faults", pa.int64()), ("unclean_elections", pa.int64()), ("trace_hash", pa.string()),
+        ("replay", pa.string()),
     ]))
     pq.write_table(table, path)
 
@@ -131,6 +135,7 @@ def sweep(template: SimConfig, first_seed: int, count: int, out: Path, *, spark:
     by_invariant = Counter(str(r["first_violation"]).split(" at step")[0] for r in failing)
     summary = SweepSummary(template.scenario, count, [r["seed"] for r in failing], dict(sorted(by_invariant.items())),
                            round(wall, 3), round(count / wall * 60, 1) if wall else 0.0,
-                           round(sum(r["virtual_ms"] for r in rows) / 1000, 3), mode, [r["replay"] for r in failing])
+                           round(sum(r["virtual_ms"] for r in rows) / 1000, 3), mode, [r["replay"] for r in failing],
+                           sum(r["unclean_elections"] for r in rows))
     (out / "summary.json").write_text(json.dumps(asdict(summary), indent=2) + "\n", encoding="utf-8")
     return rows, summary

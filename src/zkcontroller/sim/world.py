@@ -30,6 +30,7 @@ from zkcontroller.sim.config import MUTATIONS, START_MS, SimConfig, SimResult
 from zkcontroller.sim.host import SimHost
 from zkcontroller.sim.invariants import InvariantChecker
 from zkcontroller.sim.invariants_admin import drop_origin_early
+from zkcontroller.sim.invariants_unclean import read_unclean_as_enabled
 from zkcontroller.sim.loop import VirtualTimeLoop, run_virtual
 from zkcontroller.sim.network import NetworkConfig, SimNetwork
 from zkcontroller.sim.zookeeper import SimZooKeeper
@@ -73,6 +74,8 @@ class SimWorld:
         self.checker.no_isr_expansion = "no-isr-expansion" in config.mutations
         if "reassign-drops-origin-early" in config.mutations:
             self.zk.rewrite = drop_origin_early
+        if "unclean-read-as-enabled" in config.mutations:
+            self.zk.read_rewrite = read_unclean_as_enabled
         self.zk.observer = self.checker
         self.network = SimNetwork(self.rng, self.checker, NetworkConfig())
         self.hosts = [SimHost(self, broker_id) for broker_id in range(1, config.brokers + 1)]
@@ -96,6 +99,9 @@ class SimWorld:
         self.pause_on_write: Any = None
         """A broker process to pause the moment one of its controller writes lands (the split-brain set-up)."""
         self._main_task: asyncio.Task[None] | None = None
+        self.keep_logs = False
+        """Set by a scenario's setup: a restarted broker keeps the log offsets its previous process had (a disk
+        survives kill -9), so a leader deposed by an unclean election comes back ahead of the new one."""
         self.pauses: list[tuple[int, int]] = []
         """(virtual ms, broker id) of every pause, for tests and reports."""
         self._topics = 0
@@ -118,6 +124,7 @@ class SimWorld:
     def _write_event(self, line: str) -> None:
         """Every event-log record is part of the trace too (stamped with virtual time)."""
         self.events += 1
+        self.checker.unclean.on_event(line)
         self._hash.update(line.encode())
         self._hash.update(b"\n")
         if self._logs is not None:
@@ -155,7 +162,8 @@ class SimWorld:
         self.checker.finish()
         return SimResult(self.config, self._hash.hexdigest(), list(self.checker.violations), self.steps,
                          self.checker.checks, self.faults, round(loop.time() * 1000), time.perf_counter() - wall,
-                         self.events, self.checker.split_brain, list(self._tail))
+                         self.events, self.checker.split_brain, list(self._tail),
+                         len(self.checker.unclean.elections))
 
     def _quiet_logging(self) -> list[tuple[logging.Logger, bool, list[logging.Handler]]]:
         saved = []

@@ -99,6 +99,8 @@ class SimZooKeeper:
         """The ``no-controller-epoch-check`` mutation: fenced multis lose their ``/controller_epoch`` check."""
         self.rewrite: Callable[[Op], Op] | None = None
         """A mutation that rewrites each write op on its way to the server (``reassign-drops-origin-early``)."""
+        self.read_rewrite: Callable[[str, bytes], bytes] | None = None
+        """A mutation that rewrites what a broker's batched read returns (``unclean-read-as-enabled``)."""
         self.ops = 0
         self._ticker: asyncio.Task[None] | None = None
         self._observer_sid: int | None = None
@@ -208,7 +210,11 @@ class SimSession(DelegatingSession):
 
     async def get_data_many(self, paths_: Sequence[str], watch: Watcher | None = None, *,
                             max_in_flight: int = 10) -> list[tuple[bytes, Stat] | None]:
-        return await self._call(lambda: self.inner.get_data_many(paths_, watch, max_in_flight=max_in_flight))
+        found = await self._call(lambda: self.inner.get_data_many(paths_, watch, max_in_flight=max_in_flight))
+        rewrite = self._zk.read_rewrite
+        if rewrite is None or self.owner.name == "admin":
+            return found
+        return [f if f is None else (rewrite(path, f[0]), f[1]) for path, f in zip(paths_, found, strict=True)]
 
     async def multi(self, ops: Sequence[Op]) -> MultiResult:
         if self._zk.rewrite is not None:
