@@ -12,6 +12,7 @@ The epoch checks in front of the cache (which requests may update it) live in `c
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -25,6 +26,16 @@ from zkcontroller.protocol.control_requests import (
 )
 
 STATE_CHANGE_LOGGER = "state.change.logger"
+MAX_TOPIC_NAME_LENGTH = 249
+_LEGAL_TOPIC_NAME = re.compile(r"[a-zA-Z0-9._-]+")
+
+
+def is_valid_topic_name(topic: str) -> bool:
+    """Whether Kafka's ``Topic.validate`` accepts ``topic``: not empty, not "." or "..", at most 249
+    characters, only ASCII alphanumerics, '.', '_' and '-'. (`admin.topic_rules.validate_topic_name` is the
+    same rule with its messages; the broker layer may not import admin.)"""
+    return (bool(topic) and topic not in (".", "..") and len(topic) <= MAX_TOPIC_NAME_LENGTH
+            and _LEGAL_TOPIC_NAME.fullmatch(topic) is not None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,14 +188,17 @@ class MetadataCache:
     def topic_metadata(self, topics: Iterable[str] | None, listener_name: str) -> list[TopicMetadata]:
         """The topic part of a Metadata response; all cached topics when ``topics`` is None.
 
-        An unknown topic gets UNKNOWN_TOPIC_OR_PARTITION (auto-creation is not modelled).
+        An unknown topic gets UNKNOWN_TOPIC_OR_PARTITION, or INVALID_TOPIC_EXCEPTION when its name breaks
+        ``Topic.validate`` (``KafkaApis.getTopicMetadata`` without auto-creation).
         """
         names = sorted(self._snapshot.partition_states) if topics is None else list(topics)
         out = []
         for topic in names:
             parts = self._snapshot.partition_states.get(topic)
             if parts is None:
-                out.append(TopicMetadata(topic, Errors.UNKNOWN_TOPIC_OR_PARTITION, None, is_internal(topic)))
+                error = Errors.UNKNOWN_TOPIC_OR_PARTITION if is_valid_topic_name(topic) \
+                    else Errors.INVALID_TOPIC_EXCEPTION
+                out.append(TopicMetadata(topic, error, None, is_internal(topic)))
                 continue
             metadata = tuple(self._partition_metadata(parts[p], listener_name) for p in sorted(parts))
             out.append(TopicMetadata(topic, Errors.NONE, self.topic_id(topic), is_internal(topic), metadata))
