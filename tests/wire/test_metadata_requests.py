@@ -5,10 +5,11 @@ client and raw frames on a real socket."""
 from __future__ import annotations
 
 import io
+import uuid
 from collections.abc import Iterator
 
 import pytest
-from kafka.admin import KafkaAdminClient
+from kafka.admin import ACLOperation, KafkaAdminClient
 from kio.serial import entity_reader, entity_writer
 
 from zkcontroller.protocol.wire.client_apis import schema_module
@@ -32,6 +33,9 @@ def admin(server: ServerThread) -> Iterator[KafkaAdminClient]:
         client.close()
 
 
+ZERO_UUID = uuid.UUID(int=0)
+
+
 def metadata(port: int, version: int, **fields):
     """One Metadata request of ``version`` on a fresh connection; the decoded response."""
     req = schema_module(3, version, "request").MetadataRequest
@@ -47,8 +51,9 @@ def metadata(port: int, version: int, **fields):
     return response
 
 
-def topic_request(version: int, name: str | None):
-    return schema_module(3, version, "request").MetadataRequestTopic(name=name)
+def topic_request(version: int, name: str | None, topic_id: uuid.UUID = ZERO_UUID):
+    cls = schema_module(3, version, "request").MetadataRequestTopic
+    return cls(name=name, topic_id=topic_id) if version >= 10 else cls(name=name)
 
 
 @pytest.mark.parametrize("name", ["", ".", "..", "a" * 250, "bad/name", "a b", "tópico"])
@@ -64,3 +69,57 @@ def test_a_valid_unknown_topic_still_gets_unknown_topic_or_partition(admin):
     assert topic["error_code"] == 3
     (topic,) = admin.describe_topics(["no-such_topic.1"])
     assert topic["error_code"] == 3
+
+
+TOPIC_OPS = {"READ", "WRITE", "CREATE", "DESCRIBE", "DELETE", "ALTER", "DESCRIBE_CONFIGS", "ALTER_CONFIGS"}
+CLUSTER_OPS = {"CREATE", "CLUSTER_ACTION", "DESCRIBE_CONFIGS", "ALTER_CONFIGS", "IDEMPOTENT_WRITE", "ALTER", "DESCRIBE"}
+
+
+def _operations(bits: int) -> set[str]:
+    return {op.name for op in ACLOperation if op.value < 32 and bits & (1 << op.value)}
+
+
+def test_admin_clients_get_every_supported_operation_as_with_no_authorizer(admin):
+    """kafka-python asks for both: Kafka with no authorizer answers ``AclEntry.supportedOperations`` as
+    ``Utils.to32BitField`` — 3576 for a topic (known or not), 8096 for the cluster."""
+    topics = admin.describe_topics(["orders", "missing"])
+    assert [set(t["authorized_operations"]) for t in topics] == [TOPIC_OPS, TOPIC_OPS]
+    assert _operations(3576) == TOPIC_OPS
+    assert set(admin.describe_cluster()["authorized_operations"]) == CLUSTER_OPS
+    assert _operations(8096) == CLUSTER_OPS
+
+
+@pytest.mark.parametrize("version", [8, 9, 10])
+def test_metadata_v8_to_v10_answers_each_flag(server, version):
+    for topic_flag, cluster_flag in ((True, True), (True, False), (False, True), (False, False)):
+        r = metadata(server.port, version, topics=(topic_request(version, "orders"),), allow_auto_topic_creation=False,
+                     include_topic_authorized_operations=topic_flag,
+                     include_cluster_authorized_operations=cluster_flag)
+        assert r.cluster_authorized_operations == (8096 if cluster_flag else -2**31)
+        assert r.topics[0].topic_authorized_operations == (3576 if topic_flag else -2**31)
+        everything = metadata(server.port, version, topics=None, allow_auto_topic_creation=False,
+                              include_topic_authorized_operations=topic_flag,
+                              include_cluster_authorized_operations=cluster_flag)
+        assert everything.cluster_authorized_operations == (8096 if cluster_flag else -2**31)
+        assert everything.topics[0].topic_authorized_operations == (3576 if topic_flag else -2**31)
+
+
+def test_metadata_v11_answers_the_topic_flag(server):
+    for flag in (True, False, True):
+        r = metadata(server.port, 11, topics=None, allow_auto_topic_creation=False,
+                     include_topic_authorized_operations=flag)
+        assert r.topics[0].topic_authorized_operations == (3576 if flag else -2**31)
+
+
+def test_describe_cluster_answers_its_flag(server):
+    req = schema_module(60, 0, "request").DescribeClusterRequest
+    for flag in (False, True):
+        buf = io.BytesIO()
+        entity_writer(req)(buf, req(include_cluster_authorized_operations=flag))
+        with connect(server.port) as sock:
+            sock.sendall(request_frame(60, 0, 3, buf.getvalue()))
+            payload = read_frame(sock)
+        assert payload is not None
+        _, offset = decode_response_header(payload, 60, 0)
+        response, _ = entity_reader(schema_module(60, 0, "response").DescribeClusterResponse)(payload[offset:], 0)
+        assert response.cluster_authorized_operations == (8096 if flag else -2**31)

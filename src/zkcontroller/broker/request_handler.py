@@ -77,7 +77,7 @@ class KafkaApis:
         self.create_topics = create_topics
         """CreateTopics needs the admin layer, above brokers: the process assembly provides it (or not)."""
         self._metadata_cache_key: tuple[MetadataSnapshot, str | None] | None = None
-        self._encoded_metadata: dict[int, bytes] = {}
+        self._encoded_metadata: dict[tuple[int, bool, bool], bytes] = {}
         self.requests_by_api: dict[int, int] = {}
 
     # ------------------------------------------------------------------ versions
@@ -129,13 +129,14 @@ class KafkaApis:
             return client_apis.api_versions_response(version, self.supported_versions())
         if key == METADATA:
             request = client_apis.decode_body(key, version, payload, offset)
-            return self._metadata(version, client_apis.requested_topics(request, version))
+            return self._metadata(version, client_apis.requested_topics(request, version),
+                                  *client_apis.authorized_operations_asked(request, version))
         if key == DESCRIBE_CLUSTER:
-            client_apis.decode_body(key, version, payload, offset)
+            request = client_apis.decode_body(key, version, payload, offset)
             cache = self._metadata_cache()
             return client_apis.describe_cluster_response(
                 version, cache.alive_brokers() if cache else [], self.listener_name, self._cluster_id() or "",
-                cache.controller_id if cache else None)
+                cache.controller_id if cache else None, bool(request.include_cluster_authorized_operations))
         if key == CREATE_TOPICS and self.create_topics is not None:
             topics, validate_only = client_apis.topics_to_create(client_apis.decode_body(key, version, payload,
                                                                                          offset))
@@ -156,24 +157,28 @@ class KafkaApis:
 
     # ------------------------------------------------------------------ Metadata
 
-    def _metadata(self, version: int, topics: list[str] | None) -> bytes:
+    def _metadata(self, version: int, topics: list[str] | None, topic_operations: bool = False,
+                  cluster_operations: bool = False) -> bytes:
         cache = self._metadata_cache()
         cluster_id = self._cluster_id()
+        operations = {"include_topic_operations": topic_operations, "include_cluster_operations": cluster_operations}
         if cache is None:
-            return client_apis.metadata_response(version, [], self.listener_name, cluster_id, None, [])
+            return client_apis.metadata_response(version, [], self.listener_name, cluster_id, None, [], **operations)
         if topics is not None:
             return client_apis.metadata_response(version, cache.alive_brokers(), self.listener_name, cluster_id,
-                                                 cache.controller_id, cache.topic_metadata(topics, self.listener_name))
+                                                 cache.controller_id, cache.topic_metadata(topics, self.listener_name),
+                                                 **operations)
         key = (cache.snapshot, cluster_id)
         if self._metadata_cache_key is None or self._metadata_cache_key[0] is not key[0] \
                 or self._metadata_cache_key[1] != cluster_id:
             self._metadata_cache_key = key
             self._encoded_metadata = {}
-        encoded = self._encoded_metadata.get(version)
+        encoded_key = (version, topic_operations, cluster_operations)
+        encoded = self._encoded_metadata.get(encoded_key)
         if encoded is None:
-            encoded = self._encoded_metadata[version] = client_apis.metadata_response(
+            encoded = self._encoded_metadata[encoded_key] = client_apis.metadata_response(
                 version, cache.alive_brokers(), self.listener_name, cluster_id, cache.controller_id,
-                cache.topic_metadata(None, self.listener_name))
+                cache.topic_metadata(None, self.listener_name), **operations)
         return encoded
 
 

@@ -32,6 +32,27 @@ UNSUPPORTED_VERSION = 35
 NO_AUTHORIZED_OPERATIONS = -(2**31)
 """``Integer.MIN_VALUE``: authorized operations not requested."""
 
+# AclOperation codes (org.apache.kafka.common.acl.AclOperation)
+READ, WRITE, CREATE, DELETE, ALTER, DESCRIBE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE = (
+    3, 4, 5, 6, 7, 8, 9, 10, 11, 12)
+
+
+def to_32_bit_field(codes: Iterable[int]) -> int:
+    """``Utils.to32BitField``: bit ``code`` set for each operation code."""
+    value = 0
+    for code in codes:
+        value |= 1 << code
+    return value
+
+
+TOPIC_AUTHORIZED_OPERATIONS = to_32_bit_field(
+    (READ, WRITE, CREATE, DESCRIBE, DELETE, ALTER, DESCRIBE_CONFIGS, ALTER_CONFIGS))
+"""What Kafka answers for a topic with no authorizer configured (``AuthHelper.authorizedOperations``: every
+operation ``AclEntry.supportedOperations(TOPIC)`` lists): 3576. We never have an authorizer."""
+CLUSTER_AUTHORIZED_OPERATIONS = to_32_bit_field(
+    (CREATE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE, ALTER, DESCRIBE))
+"""The same for the cluster (``AclEntry.supportedOperations(CLUSTER)``): 8096."""
+
 CLIENT_API_VERSIONS: dict[int, tuple[int, int]] = {API_VERSIONS: (0, 3), METADATA: (0, 11), DESCRIBE_CLUSTER: (0, 1)}
 CREATE_TOPICS_VERSIONS = (2, 7)
 """Kafka 2.8 serves CreateTopics 0–7; kio (Kafka 4.x schemas) has 2–7, and every client here asks >= 2."""
@@ -121,12 +142,25 @@ def requested_topics(request: Any, version: int) -> list[str] | None:
     return [t.name for t in topics if t.name is not None]
 
 
+def authorized_operations_asked(request: Any, version: int) -> tuple[bool, bool]:
+    """Whether a Metadata request asks for topics' and the cluster's authorized operations. Kafka reads both
+    flags from v8 only, and the cluster's up to v10 (v11 dropped it for DescribeCluster)."""
+    if version < 8:
+        return False, False
+    return (bool(getattr(request, "include_topic_authorized_operations", False)),
+            version <= 10 and bool(getattr(request, "include_cluster_authorized_operations", False)))
+
+
 def metadata_response(version: int, brokers: Iterable[Broker], listener_name: str, cluster_id: str | None,
-                      controller_id: int | None, topics: Iterable[TopicView]) -> bytes:
+                      controller_id: int | None, topics: Iterable[TopicView], *,
+                      include_topic_operations: bool = False, include_cluster_operations: bool = False) -> bytes:
     """The body of a Metadata response at ``version``: live brokers on ``listener_name`` (with racks), the
     controller (-1 if none known), and per partition its leader, leader epoch, replicas, ISR and offline
-    replicas; topic ids from v10."""
+    replicas; topic ids from v10. Authorized operations, when asked for (`authorized_operations_asked`),
+    are every supported one, as Kafka answers with no authorizer; otherwise ``Integer.MIN_VALUE``."""
     m = _types(METADATA, version, "response")
+    topic_ops = TOPIC_AUTHORIZED_OPERATIONS if include_topic_operations else NO_AUTHORIZED_OPERATIONS
+    cluster_ops = CLUSTER_AUTHORIZED_OPERATIONS if include_cluster_operations else NO_AUTHORIZED_OPERATIONS
     broker_values = []
     for b in brokers:
         e = b.endpoint(listener_name)
@@ -142,16 +176,17 @@ def metadata_response(version: int, brokers: Iterable[Broker], listener_name: st
         topic_values.append(_build(
             m.MetadataResponseTopic, error_code=ErrorCode(int(t.error)), name=t.topic,
             topic_id=uuid.UUID(bytes=t.topic_id.raw) if t.topic_id is not None else uuid.UUID(int=0),
-            is_internal=t.is_internal, partitions=parts, topic_authorized_operations=NO_AUTHORIZED_OPERATIONS))
+            is_internal=t.is_internal, partitions=parts, topic_authorized_operations=topic_ops))
     return _write(_build(m.MetadataResponse, throttle_time=_ZERO, brokers=tuple(broker_values),
                          cluster_id=cluster_id, controller_id=-1 if controller_id is None else controller_id,
-                         topics=tuple(topic_values), cluster_authorized_operations=NO_AUTHORIZED_OPERATIONS))
+                         topics=tuple(topic_values), cluster_authorized_operations=cluster_ops))
 
 
 # ---------------------------------------------------------------------------------------------- DescribeCluster
 
 def describe_cluster_response(version: int, brokers: Iterable[Broker], listener_name: str, cluster_id: str,
-                              controller_id: int | None) -> bytes:
+                              controller_id: int | None, include_cluster_operations: bool = False) -> bytes:
+    """``handleDescribeCluster``; the cluster's authorized operations as `metadata_response`'s."""
     m = _types(DESCRIBE_CLUSTER, version, "response")
     values = []
     for b in brokers:
@@ -162,7 +197,8 @@ def describe_cluster_response(version: int, brokers: Iterable[Broker], listener_
     return _write(_build(m.DescribeClusterResponse, throttle_time=_ZERO, error_code=ErrorCode(0),
                          error_message=None, endpoint_type=1, cluster_id=cluster_id,
                          controller_id=-1 if controller_id is None else controller_id, brokers=tuple(values),
-                         cluster_authorized_operations=NO_AUTHORIZED_OPERATIONS))
+                         cluster_authorized_operations=CLUSTER_AUTHORIZED_OPERATIONS if include_cluster_operations
+                         else NO_AUTHORIZED_OPERATIONS))
 
 
 # ---------------------------------------------------------------------------------------------- CreateTopics
