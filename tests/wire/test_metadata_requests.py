@@ -4,6 +4,7 @@ client and raw frames on a real socket."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import uuid
 from collections.abc import Iterator
@@ -39,6 +40,9 @@ ZERO_UUID = uuid.UUID(int=0)
 def metadata(port: int, version: int, **fields):
     """One Metadata request of ``version`` on a fresh connection; the decoded response."""
     req = schema_module(3, version, "request").MetadataRequest
+    for name in ("include_cluster_authorized_operations", "include_topic_authorized_operations"):
+        if name in {f.name for f in dataclasses.fields(req)}:
+            fields.setdefault(name, False)
     buf = io.BytesIO()
     entity_writer(req)(buf, req(**fields))
     with connect(port) as sock:
@@ -123,3 +127,34 @@ def test_describe_cluster_answers_its_flag(server):
         _, offset = decode_response_header(payload, 60, 0)
         response, _ = entity_reader(schema_module(60, 0, "response").DescribeClusterResponse)(payload[offset:], 0)
         assert response.cluster_authorized_operations == (8096 if flag else -2**31)
+
+
+def test_a_topic_named_twice_is_answered_once(server):
+    """Kafka makes the requested names a set."""
+    for version in (1, 4, 9, 11):
+        names = ("orders", "missing", "orders", "missing", "orders")
+        r = metadata(server.port, version, topics=tuple(topic_request(version, n) for n in names),
+                     **({"allow_auto_topic_creation": False} if version >= 4 else {}))
+        assert sorted(t.name for t in r.topics) == ["missing", "orders"]
+
+
+@pytest.mark.parametrize("version", [10, 11])
+def test_a_null_topic_name_or_a_topic_id_gets_invalid_request(server, version):
+    """2.8 takes neither (``InvalidRequestException`` in ``handleTopicMetadataRequest``): the answer is
+    ``MetadataRequest.getErrorResponse``, every asked topic with INVALID_REQUEST (42), no brokers."""
+    some_id = uuid.UUID(bytes=bytes(range(1, 17)))
+    for topics in ((topic_request(version, "orders"), topic_request(version, None)),
+                   (topic_request(version, "orders"), topic_request(version, "x", topic_id=some_id))):
+        r = metadata(server.port, version, topics=topics, allow_auto_topic_creation=False,
+                     include_topic_authorized_operations=True,
+                     **({"include_cluster_authorized_operations": True} if version == 10 else {}))
+        second_id = None if topics[1].topic_id == ZERO_UUID else some_id  # kio reads the zero UUID as None
+        assert [(t.name, t.error_code, t.topic_id, t.is_internal, t.partitions) for t in r.topics] == \
+            [("orders", 42, None, False, ()), (topics[1].name or "", 42, second_id, False, ())]
+        assert (r.brokers, r.cluster_id, r.controller_id) == ((), None, -1)
+        assert r.topics[0].topic_authorized_operations == -2**31
+    # the connection stays usable: a good request right after is answered from the cache
+    r = metadata(server.port, version, topics=(topic_request(version, "orders"),), allow_auto_topic_creation=False,
+                 include_topic_authorized_operations=False,
+                 **({"include_cluster_authorized_operations": False} if version == 10 else {}))
+    assert r.topics[0].error_code == 0

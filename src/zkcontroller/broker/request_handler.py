@@ -129,6 +129,12 @@ class KafkaApis:
             return client_apis.api_versions_response(version, self.supported_versions())
         if key == METADATA:
             request = client_apis.decode_body(key, version, payload, offset)
+            invalid = client_apis.invalid_metadata_request(request, version)
+            if invalid is not None:  # Kafka's handleError: logged, then the request's error response
+                log.error("Error when handling request: clientId=%s, correlationId=%d, api=METADATA, version=%d, "
+                          "body=%s\norg.apache.kafka.common.errors.InvalidRequestException: %s", header.client_id,
+                          header.correlation_id, version, request, invalid)
+                return client_apis.metadata_error_response(version, request, client_apis.INVALID_REQUEST)
             return self._metadata(version, client_apis.requested_topics(request, version),
                                   *client_apis.authorized_operations_asked(request, version))
         if key == DESCRIBE_CLUSTER:

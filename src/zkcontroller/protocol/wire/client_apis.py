@@ -59,6 +59,8 @@ CREATE_TOPICS_VERSIONS = (2, 7)
 _MODULES = {API_VERSIONS: "api_versions", METADATA: "metadata", DESCRIBE_CLUSTER: "describe_cluster",
             CREATE_TOPICS: "create_topics"}
 _ZERO = timedelta(0)
+_ZERO_UUID = uuid.UUID(int=0)
+INVALID_REQUEST = 42
 
 
 class PartitionView(Protocol):
@@ -135,11 +137,38 @@ def api_versions_response(version: int, supported: dict[int, tuple[int, int]], e
 # ---------------------------------------------------------------------------------------------- Metadata
 
 def requested_topics(request: Any, version: int) -> list[str] | None:
-    """Topic names a Metadata request asks for; None for all (v0: an empty list; v1+: null)."""
+    """Topic names a Metadata request asks for, each once (Kafka makes them a set), in the order first asked;
+    None for all (v0: an empty list; v1+: null). Call `invalid_metadata_request` first."""
     topics = request.topics
     if topics is None or (version == 0 and not topics):
         return None
-    return [t.name for t in topics if t.name is not None]
+    return list(dict.fromkeys(t.name for t in topics if t.name is not None))
+
+
+def invalid_metadata_request(request: Any, version: int) -> str | None:
+    """Why Kafka 2.8 refuses a Metadata request as a whole (``InvalidRequestException`` in
+    ``handleTopicMetadataRequest``), or None: v10–11 let a topic's name be null and carry a topic id, but 2.8
+    takes neither."""
+    if request.topics is None:
+        return None
+    for t in request.topics:
+        if t.name is None:
+            return f"Topic name can not be null for version {version}"
+        if getattr(t, "topic_id", None) not in (None, _ZERO_UUID):
+            return f"Topic IDs are not supported in requests for version {version}"
+    return None
+
+
+def metadata_error_response(version: int, request: Any, error: int) -> bytes:
+    """``MetadataRequest.getErrorResponse``: each requested topic with ``error``, its id as asked, a null name
+    as "", not internal and no partitions; no brokers, no cluster id, controller -1."""
+    m = _types(METADATA, version, "response")
+    topics = tuple(_build(m.MetadataResponseTopic, error_code=ErrorCode(error), name=t.name or "",
+                          topic_id=getattr(t, "topic_id", None) or _ZERO_UUID, is_internal=False, partitions=(),
+                          topic_authorized_operations=NO_AUTHORIZED_OPERATIONS)
+                   for t in request.topics or ())
+    return _write(_build(m.MetadataResponse, throttle_time=_ZERO, brokers=(), cluster_id=None, controller_id=-1,
+                         topics=topics, cluster_authorized_operations=NO_AUTHORIZED_OPERATIONS))
 
 
 def authorized_operations_asked(request: Any, version: int) -> tuple[bool, bool]:
