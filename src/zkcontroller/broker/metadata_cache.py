@@ -59,7 +59,8 @@ class PartitionMetadata:
 @dataclass(frozen=True, slots=True)
 class TopicMetadata:
     topic: str
-    error: Errors
+    error: int
+    """An `Errors` code, or one the control plane has no name for (INVALID_REPLICATION_FACTOR from auto-creation)."""
     topic_id: TopicId | None
     is_internal: bool
     partitions: tuple[PartitionMetadata, ...] = ()
