@@ -147,7 +147,9 @@ class KafkaApis:
     async def _dispatch(self, header: RequestHeader, payload: bytes, offset: int) -> bytes | None:
         key, version = header.api_key, header.api_version
         if key == API_VERSIONS:
-            client_apis.decode_body(key, version, payload, offset)
+            request = client_apis.decode_body(key, version, payload, offset)
+            if not client_apis.valid_api_versions_request(request, version):  # getErrorResponse: no API list
+                return client_apis.api_versions_response(version, {}, client_apis.INVALID_REQUEST)
             return client_apis.api_versions_response(version, self.supported_versions())
         if key == METADATA:
             request = client_apis.decode_body(key, version, payload, offset)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import io
+import re
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
@@ -132,6 +133,18 @@ def api_versions_response(version: int, supported: dict[int, tuple[int, int]], e
     keys = tuple(_build(m.ApiVersion, api_key=k, min_version=lo, max_version=hi)
                  for k, (lo, hi) in sorted(supported.items()))
     return _write(_build(m.ApiVersionsResponse, error_code=ErrorCode(error), api_keys=keys, throttle_time=_ZERO))
+
+
+_SOFTWARE_NAME_VERSION = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
+
+
+def valid_api_versions_request(request: Any, version: int) -> bool:
+    """``ApiVersionsRequest.isValid``: from v3, the client's software name and version must each match
+    ``_SOFTWARE_NAME_VERSION``; Kafka answers INVALID_REQUEST otherwise."""
+    if version < 3:
+        return True
+    return all(_SOFTWARE_NAME_VERSION.fullmatch(getattr(request, f) or "") is not None
+               for f in ("client_software_name", "client_software_version"))
 
 
 # ---------------------------------------------------------------------------------------------- Metadata
