@@ -158,3 +158,17 @@ def test_a_null_topic_name_or_a_topic_id_gets_invalid_request(server, version):
                  include_topic_authorized_operations=False,
                  **({"include_cluster_authorized_operations": False} if version == 10 else {}))
     assert r.topics[0].error_code == 0
+
+
+def test_metadata_v0_keeps_only_live_replicas_and_says_replica_not_available(server):
+    """``maybeFilterAliveReplicas`` with ``errorUnavailableEndpoints = requestVersion == 0``: orders-0 lists
+    replicas (1, 2, 3) with broker 3 not alive, so v0 drops it and answers REPLICA_NOT_AVAILABLE (9); v1+ keep
+    the lists whole with no error."""
+    for topics in ((), (topic_request(0, "orders"),)):  # v0: an empty list means all topics
+        r = metadata(server.port, 0, topics=topics)
+        (topic,) = r.topics
+        parts = {p.partition_index: (p.error_code, p.leader_id, p.replica_nodes, p.isr_nodes) for p in topic.partitions}
+        assert parts == {0: (9, 1, (1, 2), (1, 2)), 1: (0, 2, (2, 1), (2,))}
+    r = metadata(server.port, 1, topics=None)
+    p0 = r.topics[0].partitions[0]
+    assert (p0.error_code, p0.replica_nodes, p0.isr_nodes) == (0, (1, 2, 3), (1, 2))

@@ -26,6 +26,7 @@ from zkcontroller.protocol.control_requests import (
 )
 
 STATE_CHANGE_LOGGER = "state.change.logger"
+REPLICA_NOT_AVAILABLE = 9
 MAX_TOPIC_NAME_LENGTH = 249
 _LEGAL_TOPIC_NAME = re.compile(r"[a-zA-Z0-9._-]+")
 
@@ -44,11 +45,12 @@ class PartitionMetadata:
 
     ``leader`` is -1 and ``error`` LEADER_NOT_AVAILABLE when the leader is not a live broker with an
     endpoint on the asked listener (Kafka answers LISTENER_NOT_FOUND for the latter from v6; that code is
-    not in `Errors`). Replicas and ISR are not filtered by liveness (Kafka filters them only for v0).
+    not in `Errors`). Replicas and ISR are filtered by liveness for v0 only, as Kafka does: there a live
+    leader with a replica or ISR member left out answers REPLICA_NOT_AVAILABLE.
     """
 
     partition: int
-    error: Errors
+    error: int
     leader: int
     leader_epoch: int
     replicas: tuple[int, ...]
@@ -186,8 +188,11 @@ class MetadataCache:
         state = self.partition_info(tp)
         return None if state is None else self.alive_endpoint(state.leader, listener_name)
 
-    def topic_metadata(self, topics: Iterable[str] | None, listener_name: str) -> list[TopicMetadata]:
+    def topic_metadata(self, topics: Iterable[str] | None, listener_name: str,
+                       error_unavailable_endpoints: bool = False) -> list[TopicMetadata]:
         """The topic part of a Metadata response; all cached topics when ``topics`` is None.
+        ``error_unavailable_endpoints`` (Metadata v0): replicas and ISR keep only live brokers with an endpoint
+        on the listener, and a partition with a live leader that lost some answers REPLICA_NOT_AVAILABLE.
 
         An unknown topic gets UNKNOWN_TOPIC_OR_PARTITION, or INVALID_TOPIC_EXCEPTION when its name breaks
         ``Topic.validate`` (``KafkaApis.getTopicMetadata`` without auto-creation).
@@ -201,18 +206,28 @@ class MetadataCache:
                     else Errors.INVALID_TOPIC_EXCEPTION
                 out.append(TopicMetadata(topic, error, None, is_internal(topic)))
                 continue
-            metadata = tuple(self._partition_metadata(parts[p], listener_name) for p in sorted(parts))
+            metadata = tuple(self._partition_metadata(parts[p], listener_name, error_unavailable_endpoints)
+                             for p in sorted(parts))
             out.append(TopicMetadata(topic, Errors.NONE, self.topic_id(topic), is_internal(topic), metadata))
         return out
 
-    def _partition_metadata(self, state: UpdateMetadataPartitionState, listener_name: str) -> PartitionMetadata:
+    def _partition_metadata(self, state: UpdateMetadataPartitionState, listener_name: str,
+                            error_unavailable_endpoints: bool = False) -> PartitionMetadata:
+        """``ZkMetadataCache.getPartitionMetadata`` with ``maybeFilterAliveReplicas``."""
         leader_alive = self.alive_endpoint(state.leader, listener_name) is not None
+        replicas, isr = state.replicas, state.isr
+        error: int = Errors.NONE if leader_alive else Errors.LEADER_NOT_AVAILABLE
+        if error_unavailable_endpoints:
+            replicas = tuple(b for b in state.replicas if self.alive_endpoint(b, listener_name) is not None)
+            isr = tuple(b for b in state.isr if self.alive_endpoint(b, listener_name) is not None)
+            if leader_alive and (len(replicas) < len(state.replicas) or len(isr) < len(state.isr)):
+                error = REPLICA_NOT_AVAILABLE
         return PartitionMetadata(
             partition=state.partition,
-            error=Errors.NONE if leader_alive else Errors.LEADER_NOT_AVAILABLE,
+            error=error,
             leader=state.leader if leader_alive else NO_LEADER,
             leader_epoch=state.leader_epoch,
-            replicas=state.replicas,
-            isr=state.isr,
+            replicas=replicas,
+            isr=isr,
             offline_replicas=state.offline_replicas,
         )

@@ -217,7 +217,7 @@ class KafkaApis:
         if cache is None:
             return client_apis.metadata_response(version, [], self.listener_name, cluster_id, None, [], **operations)
         if topics is not None:
-            views = cache.topic_metadata(topics, self.listener_name)
+            views = cache.topic_metadata(topics, self.listener_name, error_unavailable_endpoints=version == 0)
             if created:  # a topic created meanwhile may be in the cache already: Kafka answers as it decided
                 views = [TopicMetadata(v.topic, created[v.topic], None, v.is_internal)
                          if v.topic in created else v for v in views]
@@ -233,7 +233,7 @@ class KafkaApis:
         if encoded is None:
             encoded = self._encoded_metadata[encoded_key] = client_apis.metadata_response(
                 version, cache.alive_brokers(), self.listener_name, cluster_id, cache.controller_id,
-                cache.topic_metadata(None, self.listener_name), **operations)
+                cache.topic_metadata(None, self.listener_name, error_unavailable_endpoints=version == 0), **operations)
         return encoded
 
 
