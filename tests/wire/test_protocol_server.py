@@ -71,6 +71,19 @@ def test_api_versions_too_new_gets_unsupported_version_in_the_v0_layout(server):
     assert size == len(payload) - 4
 
 
+@pytest.mark.parametrize(("name", "version", "valid"), [
+    ("kcat", "1.7.1", True), ("confluent-kafka-python", "2.16.1-rdkafka-2.12.0", True), ("a", "1", True),
+    ("kcat!", "1.7.1", False), ("kcat", "1.7.1 beta", False), ("", "1.0", False), ("kcat", "-1", False),
+    ("kcat", "1.", False), ("kcat_x", "1", False)])
+def test_api_versions_v3_checks_the_client_software_name_and_version(server, name, version, valid):
+    """``ApiVersionsRequest.isValid``: otherwise INVALID_REQUEST (42) with no API list."""
+    body = bytes([len(name) + 1]) + name.encode() + bytes([len(version) + 1]) + version.encode() + b"\x00"
+    payload = _round_trip(server.port, request_frame(18, 3, 8, body))
+    assert payload is not None
+    response, _ = entity_reader(ApiVersionsV3)(payload[4:], 0)
+    assert (response.error_code, bool(response.api_keys)) == ((0, True) if valid else (42, False))
+
+
 def test_metadata_v11_from_the_cache(server):
     buf = io.BytesIO()
     entity_writer(MetadataRequestV11)(buf, MetadataRequestV11(topics=None, allow_auto_topic_creation=False,

@@ -12,6 +12,7 @@ The epoch checks in front of the cache (which requests may update it) live in `c
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -25,6 +26,17 @@ from zkcontroller.protocol.control_requests import (
 )
 
 STATE_CHANGE_LOGGER = "state.change.logger"
+REPLICA_NOT_AVAILABLE = 9
+MAX_TOPIC_NAME_LENGTH = 249
+_LEGAL_TOPIC_NAME = re.compile(r"[a-zA-Z0-9._-]+")
+
+
+def is_valid_topic_name(topic: str) -> bool:
+    """Whether Kafka's ``Topic.validate`` accepts ``topic``: not empty, not "." or "..", at most 249
+    characters, only ASCII alphanumerics, '.', '_' and '-'. (`admin.topic_rules.validate_topic_name` is the
+    same rule with its messages; the broker layer may not import admin.)"""
+    return (bool(topic) and topic not in (".", "..") and len(topic) <= MAX_TOPIC_NAME_LENGTH
+            and _LEGAL_TOPIC_NAME.fullmatch(topic) is not None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,11 +45,12 @@ class PartitionMetadata:
 
     ``leader`` is -1 and ``error`` LEADER_NOT_AVAILABLE when the leader is not a live broker with an
     endpoint on the asked listener (Kafka answers LISTENER_NOT_FOUND for the latter from v6; that code is
-    not in `Errors`). Replicas and ISR are not filtered by liveness (Kafka filters them only for v0).
+    not in `Errors`). Replicas and ISR are filtered by liveness for v0 only, as Kafka does: there a live
+    leader with a replica or ISR member left out answers REPLICA_NOT_AVAILABLE.
     """
 
     partition: int
-    error: Errors
+    error: int
     leader: int
     leader_epoch: int
     replicas: tuple[int, ...]
@@ -48,7 +61,8 @@ class PartitionMetadata:
 @dataclass(frozen=True, slots=True)
 class TopicMetadata:
     topic: str
-    error: Errors
+    error: int
+    """An `Errors` code, or one the control plane has no name for (INVALID_REPLICATION_FACTOR from auto-creation)."""
     topic_id: TopicId | None
     is_internal: bool
     partitions: tuple[PartitionMetadata, ...] = ()
@@ -174,30 +188,46 @@ class MetadataCache:
         state = self.partition_info(tp)
         return None if state is None else self.alive_endpoint(state.leader, listener_name)
 
-    def topic_metadata(self, topics: Iterable[str] | None, listener_name: str) -> list[TopicMetadata]:
+    def topic_metadata(self, topics: Iterable[str] | None, listener_name: str,
+                       error_unavailable_endpoints: bool = False) -> list[TopicMetadata]:
         """The topic part of a Metadata response; all cached topics when ``topics`` is None.
+        ``error_unavailable_endpoints`` (Metadata v0): replicas and ISR keep only live brokers with an endpoint
+        on the listener, and a partition with a live leader that lost some answers REPLICA_NOT_AVAILABLE.
 
-        An unknown topic gets UNKNOWN_TOPIC_OR_PARTITION (auto-creation is not modelled).
+        An unknown topic gets UNKNOWN_TOPIC_OR_PARTITION, or INVALID_TOPIC_EXCEPTION when its name breaks
+        ``Topic.validate`` (``KafkaApis.getTopicMetadata`` without auto-creation).
         """
         names = sorted(self._snapshot.partition_states) if topics is None else list(topics)
         out = []
         for topic in names:
             parts = self._snapshot.partition_states.get(topic)
             if parts is None:
-                out.append(TopicMetadata(topic, Errors.UNKNOWN_TOPIC_OR_PARTITION, None, is_internal(topic)))
+                error = Errors.UNKNOWN_TOPIC_OR_PARTITION if is_valid_topic_name(topic) \
+                    else Errors.INVALID_TOPIC_EXCEPTION
+                out.append(TopicMetadata(topic, error, None, is_internal(topic)))
                 continue
-            metadata = tuple(self._partition_metadata(parts[p], listener_name) for p in sorted(parts))
+            metadata = tuple(self._partition_metadata(parts[p], listener_name, error_unavailable_endpoints)
+                             for p in sorted(parts))
             out.append(TopicMetadata(topic, Errors.NONE, self.topic_id(topic), is_internal(topic), metadata))
         return out
 
-    def _partition_metadata(self, state: UpdateMetadataPartitionState, listener_name: str) -> PartitionMetadata:
+    def _partition_metadata(self, state: UpdateMetadataPartitionState, listener_name: str,
+                            error_unavailable_endpoints: bool = False) -> PartitionMetadata:
+        """``ZkMetadataCache.getPartitionMetadata`` with ``maybeFilterAliveReplicas``."""
         leader_alive = self.alive_endpoint(state.leader, listener_name) is not None
+        replicas, isr = state.replicas, state.isr
+        error: int = Errors.NONE if leader_alive else Errors.LEADER_NOT_AVAILABLE
+        if error_unavailable_endpoints:
+            replicas = tuple(b for b in state.replicas if self.alive_endpoint(b, listener_name) is not None)
+            isr = tuple(b for b in state.isr if self.alive_endpoint(b, listener_name) is not None)
+            if leader_alive and (len(replicas) < len(state.replicas) or len(isr) < len(state.isr)):
+                error = REPLICA_NOT_AVAILABLE
         return PartitionMetadata(
             partition=state.partition,
-            error=Errors.NONE if leader_alive else Errors.LEADER_NOT_AVAILABLE,
+            error=error,
             leader=state.leader if leader_alive else NO_LEADER,
             leader_epoch=state.leader_epoch,
-            replicas=state.replicas,
-            isr=state.isr,
+            replicas=replicas,
+            isr=isr,
             offline_replicas=state.offline_replicas,
         )

@@ -10,6 +10,10 @@ Bad input follows Kafka: an ApiVersions request of a version we do not know gets
 v0 layout with our API list; an unknown API key, an unsupported version of any other API, or a malformed
 header or body closes the connection (`CloseConnection`), never the broker.
 
+Metadata auto-creates the topics it names that do not exist, when the request allows it and the broker's
+``auto.create.topics.enable`` is on (Kafka's ``AutoTopicCreationManager``): the creation itself (replica placement
+and ZooKeeper writes, the admin layer's) is the `TopicAutoCreator` the process assembly injects.
+
 Metadata responses for all topics are cached, encoded, per (version, listener) until the cache's snapshot
 changes: a metadata storm costs one encode per version per update, not one per request.
 """
@@ -19,10 +23,10 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Protocol
 
-from zkcontroller.broker.metadata_cache import MetadataCache, MetadataSnapshot
-from zkcontroller.protocol.control_requests import ApiKey, ControlResponse
+from zkcontroller.broker.metadata_cache import MetadataCache, MetadataSnapshot, TopicMetadata, is_valid_topic_name
+from zkcontroller.protocol.control_requests import ApiKey, ControlResponse, Errors
 from zkcontroller.protocol.inter_broker import AlterIsrResponse, ControlledShutdownResponse, FetchResponse
 from zkcontroller.protocol.wire import client_apis, control_codec
 from zkcontroller.protocol.wire.client_apis import (
@@ -44,6 +48,20 @@ CONTROL_APIS = (ApiKey.LEADER_AND_ISR, ApiKey.STOP_REPLICA, ApiKey.UPDATE_METADA
                 ApiKey.ALTER_ISR, ApiKey.FETCH)
 RESPONSE_TYPES = (ControlResponse, ControlledShutdownResponse, AlterIsrResponse, FetchResponse)
 CreateTopicsHandler = Callable[[list[TopicToCreate], bool], Awaitable[list[TopicCreated]]]
+
+
+class TopicAutoCreator(Protocol):
+    """Creates the topics a Metadata request names (``AutoTopicCreationManager.createTopicsInZk``); provided by
+    the process assembly, as creation needs the admin layer."""
+
+    def enabled(self) -> bool:
+        """``auto.create.topics.enable`` of the broker now running."""
+        ...
+
+    async def create(self, topics: list[str]) -> dict[str, int]:
+        """Create valid, unknown ``topics`` with the broker's defaults; the Metadata error code for each:
+        LEADER_NOT_AVAILABLE when created or already there, else why not (INVALID_REPLICATION_FACTOR...)."""
+        ...
 
 
 class CloseConnection(Exception):
@@ -68,7 +86,8 @@ class KafkaApis:
 
     def __init__(self, broker_id: int, *, control_handler: Callable[[], Callable[[Any], Any] | None],
                  metadata_cache: Callable[[], MetadataCache | None], cluster_id: Callable[[], str | None],
-                 listener_name: str = "PLAINTEXT", create_topics: CreateTopicsHandler | None = None) -> None:
+                 listener_name: str = "PLAINTEXT", create_topics: CreateTopicsHandler | None = None,
+                 auto_create_topics: TopicAutoCreator | None = None) -> None:
         self.broker_id = broker_id
         self._control_handler = control_handler
         self._metadata_cache = metadata_cache
@@ -76,8 +95,11 @@ class KafkaApis:
         self.listener_name = listener_name
         self.create_topics = create_topics
         """CreateTopics needs the admin layer, above brokers: the process assembly provides it (or not)."""
+        self.auto_create_topics = auto_create_topics
+        self._topics_being_created: set[str] = set()
+        """Kafka's ``inflightTopics``: another Metadata naming one of them meanwhile gets UNKNOWN_TOPIC_OR_PARTITION."""
         self._metadata_cache_key: tuple[MetadataSnapshot, str | None] | None = None
-        self._encoded_metadata: dict[int, bytes] = {}
+        self._encoded_metadata: dict[tuple[int, bool, bool], bytes] = {}
         self.requests_by_api: dict[int, int] = {}
 
     # ------------------------------------------------------------------ versions
@@ -125,17 +147,29 @@ class KafkaApis:
     async def _dispatch(self, header: RequestHeader, payload: bytes, offset: int) -> bytes | None:
         key, version = header.api_key, header.api_version
         if key == API_VERSIONS:
-            client_apis.decode_body(key, version, payload, offset)
+            request = client_apis.decode_body(key, version, payload, offset)
+            if not client_apis.valid_api_versions_request(request, version):  # getErrorResponse: no API list
+                return client_apis.api_versions_response(version, {}, client_apis.INVALID_REQUEST)
             return client_apis.api_versions_response(version, self.supported_versions())
         if key == METADATA:
             request = client_apis.decode_body(key, version, payload, offset)
-            return self._metadata(version, client_apis.requested_topics(request, version))
+            invalid = client_apis.invalid_metadata_request(request, version)
+            if invalid is not None:  # Kafka's handleError: logged, then the request's error response
+                log.error("Error when handling request: clientId=%s, correlationId=%d, api=METADATA, version=%d, "
+                          "body=%s\norg.apache.kafka.common.errors.InvalidRequestException: %s", header.client_id,
+                          header.correlation_id, version, request, invalid)
+                return client_apis.metadata_error_response(version, request, client_apis.INVALID_REQUEST)
+            topics = client_apis.requested_topics(request, version)
+            created = await self._auto_create(topics) \
+                if topics and getattr(request, "allow_auto_topic_creation", True) else {}
+            return self._metadata(version, topics, *client_apis.authorized_operations_asked(request, version),
+                                  created=created)
         if key == DESCRIBE_CLUSTER:
-            client_apis.decode_body(key, version, payload, offset)
+            request = client_apis.decode_body(key, version, payload, offset)
             cache = self._metadata_cache()
             return client_apis.describe_cluster_response(
                 version, cache.alive_brokers() if cache else [], self.listener_name, self._cluster_id() or "",
-                cache.controller_id if cache else None)
+                cache.controller_id if cache else None, bool(request.include_cluster_authorized_operations))
         if key == CREATE_TOPICS and self.create_topics is not None:
             topics, validate_only = client_apis.topics_to_create(client_apis.decode_body(key, version, payload,
                                                                                          offset))
@@ -156,24 +190,50 @@ class KafkaApis:
 
     # ------------------------------------------------------------------ Metadata
 
-    def _metadata(self, version: int, topics: list[str] | None) -> bytes:
+    async def _auto_create(self, topics: list[str]) -> dict[str, int]:
+        """Kafka's ``getTopicMetadata`` with auto-creation allowed: the unknown topics among ``topics`` are
+        created (an invalid name answers INVALID_TOPIC_EXCEPTION as without it); the error code to answer for
+        each. Nothing when auto-creation is off or the broker has no cache yet."""
+        creator, cache = self.auto_create_topics, self._metadata_cache()
+        if creator is None or cache is None or not creator.enabled():
+            return {}
+        missing = [t for t in topics if not cache.contains_topic(t) and is_valid_topic_name(t)]
+        answers = {t: int(Errors.UNKNOWN_TOPIC_OR_PARTITION) for t in missing if t in self._topics_being_created}
+        creatable = [t for t in missing if t not in answers]
+        if not creatable:
+            return answers
+        self._topics_being_created.update(creatable)
+        try:
+            answers.update(await creator.create(creatable))
+        finally:
+            self._topics_being_created.difference_update(creatable)
+        return answers
+
+    def _metadata(self, version: int, topics: list[str] | None, topic_operations: bool = False,
+                  cluster_operations: bool = False, created: dict[str, int] | None = None) -> bytes:
         cache = self._metadata_cache()
         cluster_id = self._cluster_id()
+        operations = {"include_topic_operations": topic_operations, "include_cluster_operations": cluster_operations}
         if cache is None:
-            return client_apis.metadata_response(version, [], self.listener_name, cluster_id, None, [])
+            return client_apis.metadata_response(version, [], self.listener_name, cluster_id, None, [], **operations)
         if topics is not None:
+            views = cache.topic_metadata(topics, self.listener_name, error_unavailable_endpoints=version == 0)
+            if created:  # a topic created meanwhile may be in the cache already: Kafka answers as it decided
+                views = [TopicMetadata(v.topic, created[v.topic], None, v.is_internal)
+                         if v.topic in created else v for v in views]
             return client_apis.metadata_response(version, cache.alive_brokers(), self.listener_name, cluster_id,
-                                                 cache.controller_id, cache.topic_metadata(topics, self.listener_name))
+                                                 cache.controller_id, views, **operations)
         key = (cache.snapshot, cluster_id)
         if self._metadata_cache_key is None or self._metadata_cache_key[0] is not key[0] \
                 or self._metadata_cache_key[1] != cluster_id:
             self._metadata_cache_key = key
             self._encoded_metadata = {}
-        encoded = self._encoded_metadata.get(version)
+        encoded_key = (version, topic_operations, cluster_operations)
+        encoded = self._encoded_metadata.get(encoded_key)
         if encoded is None:
-            encoded = self._encoded_metadata[version] = client_apis.metadata_response(
+            encoded = self._encoded_metadata[encoded_key] = client_apis.metadata_response(
                 version, cache.alive_brokers(), self.listener_name, cluster_id, cache.controller_id,
-                cache.topic_metadata(None, self.listener_name))
+                cache.topic_metadata(None, self.listener_name, error_unavailable_endpoints=version == 0), **operations)
         return encoded
 
 

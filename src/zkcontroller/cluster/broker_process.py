@@ -83,7 +83,8 @@ class BrokerProcess:
         p = self.props
         return BrokerConfig(broker_id=p.broker_id, host=p.advertised.host, port=p.advertised.port, rack=p.rack,
                             controller=p.controller, session_timeout_ms=p.session_timeout_ms,
-                            replication=p.replication, extra={"log.dirs": ",".join(p.log_dirs)})
+                            replication=p.replication, auto_create=p.auto_create,
+                            extra={"log.dirs": ",".join(p.log_dirs)})
 
     async def startup(self) -> None:
         p = self.props

@@ -22,7 +22,7 @@ from zkcontroller.admin.errors import (
     TopicExistsError,
 )
 from zkcontroller.admin.topics import TopicAdmin
-from zkcontroller.broker.request_handler import CreateTopicsHandler
+from zkcontroller.broker.request_handler import CreateTopicsHandler, TopicAutoCreator
 from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.protocol.wire.client_apis import TopicCreated, TopicToCreate
 
@@ -30,13 +30,12 @@ log = logging.getLogger("kafka.server.ZkAdminManager")
 
 NOT_CONTROLLER = 41
 UNKNOWN_SERVER_ERROR = -1
+UNKNOWN_TOPIC_OR_PARTITION = 3
+LEADER_NOT_AVAILABLE = 5
 ERROR_CODES: dict[type[AdminError], int] = {
     InvalidTopicError: 17, TopicExistsError: 36, InvalidPartitionsError: 37, InvalidReplicationFactorError: 38,
     InvalidReplicaAssignmentError: 39, InvalidConfigError: 40, BrokerNotAvailableError: 8,
 }
-DEFAULT_NUM_PARTITIONS = 1
-DEFAULT_REPLICATION_FACTOR = 1
-"""``num.partitions`` and ``default.replication.factor``: Kafka's defaults, used when a request sends -1."""
 
 
 def create_topics_handler(server: Callable[[], KafkaServer | None]) -> CreateTopicsHandler:
@@ -49,8 +48,10 @@ def create_topics_handler(server: Callable[[], KafkaServer | None]) -> CreateTop
         admin = TopicAdmin(current.zk, current.runtime.rng)
         results = []
         for t in topics:
-            partitions = t.num_partitions if t.num_partitions > 0 or t.assignment else DEFAULT_NUM_PARTITIONS
-            rf = t.replication_factor if t.replication_factor > 0 or t.assignment else DEFAULT_REPLICATION_FACTOR
+            defaults = current.config.auto_create  # num.partitions, default.replication.factor
+            partitions = t.num_partitions if t.num_partitions > 0 or t.assignment else defaults.num_partitions
+            rf = t.replication_factor if t.replication_factor > 0 or t.assignment \
+                else defaults.default_replication_factor
             try:
                 if validate_only:
                     results.append(TopicCreated(t.name, 0, None, partitions, rf))
@@ -69,3 +70,42 @@ def create_topics_handler(server: Callable[[], KafkaServer | None]) -> CreateTop
         return results
 
     return create
+
+
+class MetadataTopicCreator(TopicAutoCreator):
+    """Auto-creation for Metadata (``AutoTopicCreationManager.createTopicsInZk`` through ``ZkAdminManager``, with
+    forwarding off as 2.8 runs on ZooKeeper): any broker, not only the controller, writes the topic to
+    ZooKeeper with Kafka's replica placement over the registered brokers. Created, or there already (a race
+    with another creator), answers LEADER_NOT_AVAILABLE: the controller has yet to elect leaders. Too few
+    brokers for the replication factor answers INVALID_REPLICATION_FACTOR."""
+
+    def __init__(self, server: Callable[[], KafkaServer | None]) -> None:
+        self._server = server
+
+    def enabled(self) -> bool:
+        current = self._server()
+        return current is not None and current.config.auto_create.enable
+
+    async def create(self, topics: list[str]) -> dict[str, int]:
+        current = self._server()
+        if current is None or current.zk is None:
+            return {t: UNKNOWN_TOPIC_OR_PARTITION for t in topics}
+        admin = TopicAdmin(current.zk, current.runtime.rng)
+        answers = {}
+        for topic in topics:
+            partitions, rf, configs = current.config.auto_create.creatable_topic(topic)
+            try:
+                await admin.create_topic(topic, partitions, rf, configs)
+                answers[topic] = LEADER_NOT_AVAILABLE
+            except TopicExistsError as e:
+                log.debug("Topic creation failed since topic '%s' already exists. (%s)", topic, e)
+                answers[topic] = LEADER_NOT_AVAILABLE
+            except AdminError as e:
+                log.info("Error processing create topic request CreatableTopic(name='%s', numPartitions=%d, "
+                         "replicationFactor=%d, ...): %s", topic, partitions, rf, e)
+                answers[topic] = next((c for cls, c in ERROR_CODES.items() if isinstance(e, cls)),
+                                      UNKNOWN_SERVER_ERROR)
+            except Exception:
+                log.exception("Error processing create topic request for %s", topic)
+                answers[topic] = UNKNOWN_SERVER_ERROR
+        return answers

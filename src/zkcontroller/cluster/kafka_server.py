@@ -25,7 +25,15 @@ from zkcontroller.coordination.api import CoordinationSession, EventType, Sessio
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.errors import NodeExistsError, ZkError
 from zkcontroller.coordination.reconnecting import ReconnectingSession
-from zkcontroller.model import Broker, BrokerInfo, EndPoint, TopicId, TopicPartition
+from zkcontroller.model import (
+    GROUP_METADATA_TOPIC_NAME,
+    TRANSACTION_STATE_TOPIC_NAME,
+    Broker,
+    BrokerInfo,
+    EndPoint,
+    TopicId,
+    TopicPartition,
+)
 from zkcontroller.protocol.ibp import broker_registration_version
 from zkcontroller.protocol.inter_broker import AlterIsrRequest, ControlledShutdownRequest, FetchRequest
 from zkcontroller.protocol.transport import BrokerNetwork
@@ -43,6 +51,37 @@ REGISTRATION_WAIT_MARGIN_MS = 2000
 
 
 @dataclass(frozen=True)
+class AutoCreateConfig:
+    """``auto.create.topics.enable`` and what a topic a Metadata request creates gets (Kafka 2.8's keys and
+    defaults; ``AutoTopicCreationManager.creatableTopic``): ``num.partitions`` and ``default.replication.factor``,
+    but the internal topics' own sizes and configs (the group coordinator's and transaction state manager's)."""
+
+    enable: bool = True
+    num_partitions: int = 1
+    default_replication_factor: int = 1
+    offsets_topic_num_partitions: int = 50
+    offsets_topic_replication_factor: int = 3
+    offsets_topic_segment_bytes: int = 104857600
+    transaction_state_log_num_partitions: int = 50
+    transaction_state_log_replication_factor: int = 3
+    transaction_state_log_min_isr: int = 2
+    transaction_state_log_segment_bytes: int = 104857600
+
+    def creatable_topic(self, topic: str) -> tuple[int, int, dict[str, str]]:
+        """Partitions, replication factor and topic configs for auto-creating ``topic``."""
+        if topic == GROUP_METADATA_TOPIC_NAME:
+            return (self.offsets_topic_num_partitions, self.offsets_topic_replication_factor,
+                    {"cleanup.policy": "compact", "segment.bytes": str(self.offsets_topic_segment_bytes),
+                     "compression.type": "producer"})
+        if topic == TRANSACTION_STATE_TOPIC_NAME:
+            return (self.transaction_state_log_num_partitions, self.transaction_state_log_replication_factor,
+                    {"unclean.leader.election.enable": "false", "compression.type": "uncompressed",
+                     "cleanup.policy": "compact", "min.insync.replicas": str(self.transaction_state_log_min_isr),
+                     "segment.bytes": str(self.transaction_state_log_segment_bytes)})
+        return self.num_partitions, self.default_replication_factor, {}
+
+
+@dataclass(frozen=True)
 class BrokerConfig:
     broker_id: int
     host: str = "localhost"
@@ -52,6 +91,7 @@ class BrokerConfig:
     session_timeout_ms: int = 18000
     replication: ReplicationConfig = field(default_factory=ReplicationConfig)
     """replica.lag.time.max.ms, replica.fetch.*, inter.broker.protocol.version (the replica manager's)."""
+    auto_create: AutoCreateConfig = field(default_factory=AutoCreateConfig)
     extra: dict[str, str] = field(default_factory=dict)
 
     @property

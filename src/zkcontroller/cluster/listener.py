@@ -1,9 +1,9 @@
 """A broker's PLAINTEXT listener: the broker process's `SocketServer` and `KafkaApis`, for any assembly.
 
 `broker_apis` is the one place that wires a `KafkaServer` to `KafkaApis` (the metadata cache, the cluster id,
-CreateTopics); `BrokerListener` binds it on a port for an in-process broker, so ``zkcontroller cluster`` answers
-kcat and kafka-python as broker processes do. It binds before the broker registers, so the broker registers
-the port it really listens on, and the host clients should use (`advertised_host`).
+CreateTopics, Metadata's topic auto-creation); `BrokerListener` binds it on a port for an in-process broker, so
+``zkcontroller cluster`` answers kcat and kafka-python as broker processes do. It binds before the broker
+registers, so the broker registers the port it really listens on, and the host clients should use (`advertised_host`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from zkcontroller.broker.metadata_cache import MetadataCache
 from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
-from zkcontroller.cluster.create_topics import create_topics_handler
+from zkcontroller.cluster.create_topics import MetadataTopicCreator, create_topics_handler
 from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.protocol.transport import RequestHandler
 from zkcontroller.runtime.socket_server import SocketServer
@@ -65,7 +65,7 @@ def broker_apis(broker_id: int, server: Callable[[], KafkaServer | None],
 
     return KafkaApis(broker_id, control_handler=control_handler, metadata_cache=metadata_cache,
                      cluster_id=cluster_id, listener_name=listener_name,
-                     create_topics=create_topics_handler(server))
+                     create_topics=create_topics_handler(server), auto_create_topics=MetadataTopicCreator(server))
 
 
 @dataclass(frozen=True)

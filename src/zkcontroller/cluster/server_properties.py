@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from zkcontroller.broker.config import ReplicationConfig
+from zkcontroller.cluster.kafka_server import AutoCreateConfig
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.protocol.ibp import DEFAULT_IBP, ibp_at_least, request_versions
 from zkcontroller.zk.config_values import parse_boolean
@@ -75,6 +76,9 @@ class BrokerProperties:
     replication: ReplicationConfig
     """The replica manager's settings: ``replica.*``, ``inter.broker.protocol.version``, ``log.dirs``."""
     metrics_port: int | None
+    auto_create: AutoCreateConfig = field(default_factory=AutoCreateConfig)
+    """``auto.create.topics.enable``, ``num.partitions``, ``default.replication.factor`` and the internal topics'
+    sizes: what Metadata's topic auto-creation uses."""
     unknown: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -129,7 +133,10 @@ _KNOWN = {
     "leader.imbalance.check.interval.seconds", "leader.imbalance.per.broker.percentage",
     "zookeeper.max.in.flight.requests", "controller.socket.timeout.ms", "request.timeout.ms",
     "inter.broker.listener.name", "socket.request.max.bytes", "metrics.prometheus.port",
-    "connections.max.idle.ms",
+    "connections.max.idle.ms", "auto.create.topics.enable", "num.partitions", "default.replication.factor",
+    "offsets.topic.num.partitions", "offsets.topic.replication.factor", "offsets.topic.segment.bytes",
+    "transaction.state.log.num.partitions", "transaction.state.log.replication.factor",
+    "transaction.state.log.min.isr", "transaction.state.log.segment.bytes",
 }
 
 
@@ -207,6 +214,16 @@ def broker_properties(props: dict[str, str], overrides: Iterable[str] = ()) -> B
         connections_max_idle_ms=num("connections.max.idle.ms", 600000, 1),
         replication=_replication(num, ibp, log_dirs),
         metrics_port=_int("metrics.prometheus.port", metrics, 0) if metrics else None,
+        auto_create=AutoCreateConfig(
+            enable=flag("auto.create.topics.enable", True), num_partitions=num("num.partitions", 1, 1),
+            default_replication_factor=num("default.replication.factor", 1),
+            offsets_topic_num_partitions=num("offsets.topic.num.partitions", 50, 1),
+            offsets_topic_replication_factor=num("offsets.topic.replication.factor", 3, 1),
+            offsets_topic_segment_bytes=num("offsets.topic.segment.bytes", 104857600, 1),
+            transaction_state_log_num_partitions=num("transaction.state.log.num.partitions", 50, 1),
+            transaction_state_log_replication_factor=num("transaction.state.log.replication.factor", 3, 1),
+            transaction_state_log_min_isr=num("transaction.state.log.min.isr", 2, 1),
+            transaction_state_log_segment_bytes=num("transaction.state.log.segment.bytes", 104857600, 1)),
         unknown=unknown,
     )
 

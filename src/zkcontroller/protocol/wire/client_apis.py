@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import io
+import re
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
@@ -32,12 +33,35 @@ UNSUPPORTED_VERSION = 35
 NO_AUTHORIZED_OPERATIONS = -(2**31)
 """``Integer.MIN_VALUE``: authorized operations not requested."""
 
+# AclOperation codes (org.apache.kafka.common.acl.AclOperation)
+READ, WRITE, CREATE, DELETE, ALTER, DESCRIBE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE = (
+    3, 4, 5, 6, 7, 8, 9, 10, 11, 12)
+
+
+def to_32_bit_field(codes: Iterable[int]) -> int:
+    """``Utils.to32BitField``: bit ``code`` set for each operation code."""
+    value = 0
+    for code in codes:
+        value |= 1 << code
+    return value
+
+
+TOPIC_AUTHORIZED_OPERATIONS = to_32_bit_field(
+    (READ, WRITE, CREATE, DESCRIBE, DELETE, ALTER, DESCRIBE_CONFIGS, ALTER_CONFIGS))
+"""What Kafka answers for a topic with no authorizer configured (``AuthHelper.authorizedOperations``: every
+operation ``AclEntry.supportedOperations(TOPIC)`` lists): 3576. We never have an authorizer."""
+CLUSTER_AUTHORIZED_OPERATIONS = to_32_bit_field(
+    (CREATE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE, ALTER, DESCRIBE))
+"""The same for the cluster (``AclEntry.supportedOperations(CLUSTER)``): 8096."""
+
 CLIENT_API_VERSIONS: dict[int, tuple[int, int]] = {API_VERSIONS: (0, 3), METADATA: (0, 11), DESCRIBE_CLUSTER: (0, 1)}
 CREATE_TOPICS_VERSIONS = (2, 7)
 """Kafka 2.8 serves CreateTopics 0–7; kio (Kafka 4.x schemas) has 2–7, and every client here asks >= 2."""
 _MODULES = {API_VERSIONS: "api_versions", METADATA: "metadata", DESCRIBE_CLUSTER: "describe_cluster",
             CREATE_TOPICS: "create_topics"}
 _ZERO = timedelta(0)
+_ZERO_UUID = uuid.UUID(int=0)
+INVALID_REQUEST = 42
 
 
 class PartitionView(Protocol):
@@ -111,22 +135,74 @@ def api_versions_response(version: int, supported: dict[int, tuple[int, int]], e
     return _write(_build(m.ApiVersionsResponse, error_code=ErrorCode(error), api_keys=keys, throttle_time=_ZERO))
 
 
+_SOFTWARE_NAME_VERSION = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
+
+
+def valid_api_versions_request(request: Any, version: int) -> bool:
+    """``ApiVersionsRequest.isValid``: from v3, the client's software name and version must each match
+    ``_SOFTWARE_NAME_VERSION``; Kafka answers INVALID_REQUEST otherwise."""
+    if version < 3:
+        return True
+    return all(_SOFTWARE_NAME_VERSION.fullmatch(getattr(request, f) or "") is not None
+               for f in ("client_software_name", "client_software_version"))
+
+
 # ---------------------------------------------------------------------------------------------- Metadata
 
 def requested_topics(request: Any, version: int) -> list[str] | None:
-    """Topic names a Metadata request asks for; None for all (v0: an empty list; v1+: null)."""
+    """Topic names a Metadata request asks for, each once (Kafka makes them a set), in the order first asked;
+    None for all (v0: an empty list; v1+: null). Call `invalid_metadata_request` first."""
     topics = request.topics
     if topics is None or (version == 0 and not topics):
         return None
-    return [t.name for t in topics if t.name is not None]
+    return list(dict.fromkeys(t.name for t in topics if t.name is not None))
+
+
+def invalid_metadata_request(request: Any, version: int) -> str | None:
+    """Why Kafka 2.8 refuses a Metadata request as a whole (``InvalidRequestException`` in
+    ``handleTopicMetadataRequest``), or None: v10–11 let a topic's name be null and carry a topic id, but 2.8
+    takes neither."""
+    if request.topics is None:
+        return None
+    for t in request.topics:
+        if t.name is None:
+            return f"Topic name can not be null for version {version}"
+        if getattr(t, "topic_id", None) not in (None, _ZERO_UUID):
+            return f"Topic IDs are not supported in requests for version {version}"
+    return None
+
+
+def metadata_error_response(version: int, request: Any, error: int) -> bytes:
+    """``MetadataRequest.getErrorResponse``: each requested topic with ``error``, its id as asked, a null name
+    as "", not internal and no partitions; no brokers, no cluster id, controller -1."""
+    m = _types(METADATA, version, "response")
+    topics = tuple(_build(m.MetadataResponseTopic, error_code=ErrorCode(error), name=t.name or "",
+                          topic_id=getattr(t, "topic_id", None) or _ZERO_UUID, is_internal=False, partitions=(),
+                          topic_authorized_operations=NO_AUTHORIZED_OPERATIONS)
+                   for t in request.topics or ())
+    return _write(_build(m.MetadataResponse, throttle_time=_ZERO, brokers=(), cluster_id=None, controller_id=-1,
+                         topics=topics, cluster_authorized_operations=NO_AUTHORIZED_OPERATIONS))
+
+
+def authorized_operations_asked(request: Any, version: int) -> tuple[bool, bool]:
+    """Whether a Metadata request asks for topics' and the cluster's authorized operations. Kafka reads both
+    flags from v8 only, and the cluster's up to v10 (v11 dropped it for DescribeCluster)."""
+    if version < 8:
+        return False, False
+    return (bool(getattr(request, "include_topic_authorized_operations", False)),
+            version <= 10 and bool(getattr(request, "include_cluster_authorized_operations", False)))
 
 
 def metadata_response(version: int, brokers: Iterable[Broker], listener_name: str, cluster_id: str | None,
-                      controller_id: int | None, topics: Iterable[TopicView]) -> bytes:
+                      controller_id: int | None, topics: Iterable[TopicView], *,
+                      include_topic_operations: bool = False, include_cluster_operations: bool = False) -> bytes:
     """The body of a Metadata response at ``version``: live brokers on ``listener_name`` (with racks), the
     controller (-1 if none known), and per partition its leader, leader epoch, replicas, ISR and offline
-    replicas; topic ids from v10."""
+    replicas; topic ids from v10. Authorized operations, when asked for (`authorized_operations_asked`),
+    are every supported one, as Kafka answers with no authorizer; otherwise ``Integer.MIN_VALUE``."""
     m = _types(METADATA, version, "response")
+    topic_ops = TOPIC_AUTHORIZED_OPERATIONS if include_topic_operations else NO_AUTHORIZED_OPERATIONS
+    cluster_ops = CLUSTER_AUTHORIZED_OPERATIONS if include_cluster_operations else NO_AUTHORIZED_OPERATIONS
     broker_values = []
     for b in brokers:
         e = b.endpoint(listener_name)
@@ -142,16 +218,17 @@ def metadata_response(version: int, brokers: Iterable[Broker], listener_name: st
         topic_values.append(_build(
             m.MetadataResponseTopic, error_code=ErrorCode(int(t.error)), name=t.topic,
             topic_id=uuid.UUID(bytes=t.topic_id.raw) if t.topic_id is not None else uuid.UUID(int=0),
-            is_internal=t.is_internal, partitions=parts, topic_authorized_operations=NO_AUTHORIZED_OPERATIONS))
+            is_internal=t.is_internal, partitions=parts, topic_authorized_operations=topic_ops))
     return _write(_build(m.MetadataResponse, throttle_time=_ZERO, brokers=tuple(broker_values),
                          cluster_id=cluster_id, controller_id=-1 if controller_id is None else controller_id,
-                         topics=tuple(topic_values), cluster_authorized_operations=NO_AUTHORIZED_OPERATIONS))
+                         topics=tuple(topic_values), cluster_authorized_operations=cluster_ops))
 
 
 # ---------------------------------------------------------------------------------------------- DescribeCluster
 
 def describe_cluster_response(version: int, brokers: Iterable[Broker], listener_name: str, cluster_id: str,
-                              controller_id: int | None) -> bytes:
+                              controller_id: int | None, include_cluster_operations: bool = False) -> bytes:
+    """``handleDescribeCluster``; the cluster's authorized operations as `metadata_response`'s."""
     m = _types(DESCRIBE_CLUSTER, version, "response")
     values = []
     for b in brokers:
@@ -162,7 +239,8 @@ def describe_cluster_response(version: int, brokers: Iterable[Broker], listener_
     return _write(_build(m.DescribeClusterResponse, throttle_time=_ZERO, error_code=ErrorCode(0),
                          error_message=None, endpoint_type=1, cluster_id=cluster_id,
                          controller_id=-1 if controller_id is None else controller_id, brokers=tuple(values),
-                         cluster_authorized_operations=NO_AUTHORIZED_OPERATIONS))
+                         cluster_authorized_operations=CLUSTER_AUTHORIZED_OPERATIONS if include_cluster_operations
+                         else NO_AUTHORIZED_OPERATIONS))
 
 
 # ---------------------------------------------------------------------------------------------- CreateTopics
