@@ -15,8 +15,8 @@ from typing import Literal
 
 from zkcontroller.admin.errors import InvalidConfigError, InvalidReplicaAssignmentError, InvalidTopicError
 from zkcontroller.zk.config_values import JAVA_TRIM, parse_boolean
+from zkcontroller.zk.topic_names import topic_name_problem
 
-MAX_NAME_LENGTH = 249
 COLLISION_WARNING = (
     "WARNING: Due to limitations in metric names, topics with a period ('.') or underscore ('_') could collide. "
     "To avoid issues it is best to use either, but not both.")
@@ -25,22 +25,11 @@ MESSAGE_FORMAT_WARNING = (
     "the version is newer than the inter.broker.protocol.version specified in the broker.")
 """Printed by kafka-configs and kafka-topics whenever ``message.format.version`` is given."""
 
-_LEGAL = re.compile(r"[a-zA-Z0-9._-]+")
-
-
 def validate_topic_name(topic: str) -> None:
     """Kafka's ``Topic.validate``, with its messages."""
-    if not topic:
-        raise InvalidTopicError("Topic name is illegal, it can't be empty")
-    if topic in (".", ".."):
-        raise InvalidTopicError('Topic name cannot be "." or ".."')
-    if len(topic) > MAX_NAME_LENGTH:
-        raise InvalidTopicError(f"Topic name is illegal, it can't be longer than {MAX_NAME_LENGTH} characters, "
-                                f"Topic name: {topic}")
-    if not _LEGAL.fullmatch(topic):
-        raise InvalidTopicError(f'Topic name "{topic}" is illegal, it contains a character other than ASCII '
-                                "alphanumerics, '.', '_' and '-'")
-
+    problem = topic_name_problem(topic)
+    if problem is not None:
+        raise InvalidTopicError(problem)
 
 
 def has_collision_chars(topic: str) -> bool:

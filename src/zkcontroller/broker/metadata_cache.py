@@ -12,7 +12,6 @@ The epoch checks in front of the cache (which requests may update it) live in `c
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -24,19 +23,15 @@ from zkcontroller.protocol.control_requests import (
     UpdateMetadataPartitionState,
     UpdateMetadataRequest,
 )
+from zkcontroller.zk.topic_names import topic_name_problem
 
 STATE_CHANGE_LOGGER = "state.change.logger"
 REPLICA_NOT_AVAILABLE = 9
-MAX_TOPIC_NAME_LENGTH = 249
-_LEGAL_TOPIC_NAME = re.compile(r"[a-zA-Z0-9._-]+")
 
 
 def is_valid_topic_name(topic: str) -> bool:
-    """Whether Kafka's ``Topic.validate`` accepts ``topic``: not empty, not "." or "..", at most 249
-    characters, only ASCII alphanumerics, '.', '_' and '-'. (`admin.topic_rules.validate_topic_name` is the
-    same rule with its messages; the broker layer may not import admin.)"""
-    return (bool(topic) and topic not in (".", "..") and len(topic) <= MAX_TOPIC_NAME_LENGTH
-            and _LEGAL_TOPIC_NAME.fullmatch(topic) is not None)
+    """Whether Kafka's ``Topic.validate`` accepts ``topic``."""
+    return topic_name_problem(topic) is None
 
 
 @dataclass(frozen=True, slots=True)
