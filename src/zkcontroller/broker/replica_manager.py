@@ -69,6 +69,9 @@ class ReplicaManager:
             self.config.min_incremental_fetch_session_eviction_ms, runtime.rng))
         self._tasks: list[asyncio.Task[None]] = []
         self._fetchers_paused = False
+        self.shutting_down = False
+        """Kafka's ``isShuttingDown``, set before the controlled shutdown: a partition this broker now follows gets
+        no fetcher, so it cannot catch up and rejoin the ISR the controller just took it out of."""
 
     # ------------------------------------------------------------------ observers
 
@@ -160,7 +163,10 @@ class ReplicaManager:
         elif hosted.role is PartitionRole.FOLLOWER:
             partition.make_follower(hosted.leader, hosted.leader_epoch, hosted.isr, hosted.replicas,
                                     hosted.zk_version, hosted.controller_epoch)
-            self._add_fetcher(tp, hosted.leader, hosted.leader_epoch)
+            if self.shutting_down:  # makeFollowers: the old fetcher goes, no new one is added
+                self._remove_fetcher(tp)
+            else:
+                self._add_fetcher(tp, hosted.leader, hosted.leader_epoch)
         else:
             self._remove_fetcher(tp)
             partition.make_offline()

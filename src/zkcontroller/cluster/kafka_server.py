@@ -270,6 +270,8 @@ class KafkaServer:
         controlled shutdown may stop retrying (`controlled_shutdown.GiveUp`; None: Kafka's retries)."""
         if not self.running:
             return
+        if self.replica_manager is not None:
+            self.replica_manager.shutting_down = True  # Kafka sets isShuttingDown before controlledShutdown()
         if self.zk is not None and self.control_plane is not None:
             plane = self.control_plane
             await controlled_shutdown(self.broker_id, lambda: plane.broker_epoch, self.config.controller_config,
