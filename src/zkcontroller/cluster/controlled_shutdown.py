@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.coordination.errors import ZkError
+from zkcontroller.model import Broker
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import ControlledShutdownRequest, ControlledShutdownResponse
 from zkcontroller.protocol.transport import BrokerTransport, BrokerUnreachableError
@@ -58,9 +59,12 @@ async def controlled_shutdown(
     log.info("%sStarting controlled shutdown", prefix)
     attempts = 0
     response: ControlledShutdownResponse | None = None
+    controller: Broker | None = None
     while attempts < config.controlled_shutdown_max_retries:
         attempts += 1
-        response = await _attempt(broker_id, broker_epoch(), config, zk, transport, prefix)
+        controller = await _find_controller(zk, prefix, controller)
+        response = None if controller is None else await _attempt(
+            broker_id, broker_epoch(), config, controller, transport, prefix)
         if response is not None and response.error is Errors.NONE and not response.remaining_partitions:
             log.info("%sControlled shutdown succeeded", prefix)
             return ControlledShutdownOutcome(True, attempts, response)
@@ -79,27 +83,35 @@ async def controlled_shutdown(
     return ControlledShutdownOutcome(False, attempts, response)
 
 
-async def _attempt(broker_id: int, epoch: int, config: ControllerConfig, zk: KafkaZkClient,
-                   transport: BrokerTransport, prefix: str) -> ControlledShutdownResponse | None:
-    """One request to the controller ``/controller`` names now; None when there was no answer."""
+async def _find_controller(zk: KafkaZkClient, prefix: str, previous: Broker | None) -> Broker | None:
+    """The controller ``/controller`` names now; when ZooKeeper names none, or its registration is gone (its session
+    expired), the one asked last, as Kafka's ``prevController`` (None before any was found)."""
     try:
         controller_id = await zk.get_controller_id()
         found = None if controller_id is None else await zk.get_broker(controller_id)
     except (ZkError, ZnodeDecodeError, OSError) as e:
         log.warning("%sCannot find the controller for controlled shutdown: %s", prefix, e)
-        return None
-    if found is None:
-        log.info("%sNo controller registered in ZooKeeper for controlled shutdown", prefix)
-        return None
+        return previous
+    if controller_id is None:
+        log.info("%sNo controller registered in ZooKeeper", prefix)
+    elif found is None:
+        log.info("%sBroker registration for controller %d is not available (i.e. the Controller's ZK session "
+                 "expired)", prefix, controller_id)
+    return previous if found is None else found.broker
+
+
+async def _attempt(broker_id: int, epoch: int, config: ControllerConfig, controller: Broker,
+                   transport: BrokerTransport, prefix: str) -> ControlledShutdownResponse | None:
+    """One request to ``controller``; None when there was no answer."""
     timeout_s = min(config.controller_socket_timeout_ms, config.request_timeout_ms) / 1000
     try:
         answer = await asyncio.wait_for(
-            transport.send(found.broker, ControlledShutdownRequest(broker_id, epoch)), timeout_s)
+            transport.send(controller, ControlledShutdownRequest(broker_id, epoch)), timeout_s)
     except (BrokerUnreachableError, TimeoutError, OSError) as e:
         log.warning("%sError during controlled shutdown, possibly because leader movement took longer than the "
                     "configured controller.socket.timeout.ms and/or request.timeout.ms: %s", prefix, e or repr(e))
         return None
     if not isinstance(answer, ControlledShutdownResponse):
-        log.warning("%sUnexpected answer to controlled shutdown from broker %d: %r", prefix, found.broker.id, answer)
+        log.warning("%sUnexpected answer to controlled shutdown from broker %d: %r", prefix, controller.id, answer)
         return None
     return answer

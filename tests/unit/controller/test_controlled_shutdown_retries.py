@@ -85,3 +85,23 @@ async def test_without_a_controller_each_attempt_fails_and_disabled_sends_nothin
     assert not outcome.succeeded and outcome.attempts == 3 and transport.sent == []
     disabled = ControllerConfig(broker_id=1, controlled_shutdown_enable=False)
     assert (await controlled_shutdown(1, lambda: 77, disabled, zk, transport, runtime)).attempts == 0
+
+
+async def test_a_controller_gone_from_zookeeper_between_attempts_is_still_asked(
+        zk: KafkaZkClient, caplog: pytest.LogCaptureFixture) -> None:
+    """Kafka's ``prevController``: when ``/controller`` is momentarily empty (a failover under way) or names a broker
+    whose registration is gone, the attempt still goes to the controller asked last instead of being spent."""
+    caplog.set_level(logging.INFO, logger="kafka.server.KafkaServer")
+    runtime = RecordingRuntime()
+
+    class Failover(ScriptedTransport):
+        async def send(self, broker: Broker, request: Any) -> Any:
+            if not self.sent:  # the first answer leaves partitions to move, and the controller's znode goes
+                await zk.session.delete("/controller")
+            return await super().send(broker, request)
+
+    transport = Failover([STILL_LEADS, ControlledShutdownResponse(Errors.NONE)])
+    outcome = await controlled_shutdown(1, lambda: 77, CONFIG, zk, transport, runtime)
+    assert outcome.succeeded and outcome.attempts == 2
+    assert [b for b, _ in transport.sent] == [2, 2]
+    assert "No controller registered in ZooKeeper" in caplog.text
