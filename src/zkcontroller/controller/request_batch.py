@@ -281,9 +281,10 @@ class ControllerBrokerRequestBatch:
     def _send_update_metadata_requests(self, controller_epoch: int) -> None:
         partition_states = self._update_metadata_partition_states(
             sorted_partitions(self.update_metadata_request_partitions))
+        # a mutable.HashSet in Kafka 2.8 (Scala 2.13): the real logs print HashSet(1, 2), even when empty
         brokers = ", ".join(str(b) for b in sorted(self.update_metadata_request_broker_set))
         self._state_change_logger.info(
-            f"Sending UpdateMetadata request to brokers Set({brokers}) for {len(partition_states)} partitions")
+            f"Sending UpdateMetadata request to brokers HashSet({brokers}) for {len(partition_states)} partitions")
         live_brokers = tuple(self.context.live_or_shutting_down_brokers)
         topic_ids = tuple((t, self.context.topic_ids[t]) for t in sorted({s.topic for s in partition_states})
                           if t in self.context.topic_ids) if self._umd_topic_ids else ()

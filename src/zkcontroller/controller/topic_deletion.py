@@ -32,8 +32,10 @@ def _names(items: Iterable[object]) -> str:
 
 
 def _scala_set(items: Iterable[object]) -> str:
-    """A Scala ``Set`` as Kafka's log lines print it: ``Set(a, b)``, ``Set()``."""
-    return f"Set({', '.join(sorted(str(i) for i in items))})"
+    """A Scala 2.13 immutable ``Set`` as Kafka's log lines print it: ``Set(a, b)`` up to four elements (Set1–Set4),
+    ``HashSet(a, b, c, d, e)`` beyond."""
+    names = sorted(str(i) for i in items)
+    return f"{'Set' if len(names) <= 4 else 'HashSet'}({', '.join(names)})"
 
 
 class TopicDeletionManager(EventFamily):

@@ -158,8 +158,8 @@ def test_empty_update_metadata_still_sends_live_broker_list(
     assert to == 3 and isinstance(request, UpdateMetadataRequest) and request.partition_states == ()
     assert len(request.live_brokers) == 3
     assert messages(state_log, logging.INFO) == [
-        "[Controller id=1 epoch=1] Sending UpdateMetadata request to brokers Set() for 0 partitions",
-        "[Controller id=1 epoch=1] Sending UpdateMetadata request to brokers Set(3) for 0 partitions",
+        "[Controller id=1 epoch=1] Sending UpdateMetadata request to brokers HashSet() for 0 partitions",
+        "[Controller id=1 epoch=1] Sending UpdateMetadata request to brokers HashSet(3) for 0 partitions",
     ]
 
 
@@ -179,7 +179,7 @@ def test_log_lines(batch: ControllerBrokerRequestBatch, context: ControllerConte
         "controllerEpoch=1, leader=2, leaderEpoch=4, isr=[1, 2, 3], zkVersion=7, replicas=[1, 2, 3], "
         "addingReplicas=[], removingReplicas=[], isNew=false) to broker 1 for partition b-0",
         "Sending LeaderAndIsr request to broker 1 with 1 become-leader and 1 become-follower partitions",
-        "Sending UpdateMetadata request to brokers Set(1, 2, 3) for 2 partitions",
+        "Sending UpdateMetadata request to brokers HashSet(1, 2, 3) for 2 partitions",
         "Sending StopReplica request StopReplicaPartitionState(partitionIndex=1, leaderEpoch=-1, "
         "deletePartition=true) to broker 2 for partition a-1",
         "Sending StopReplica request for 1 replicas to broker 2",
