@@ -18,6 +18,7 @@ from zkcontroller.broker.alter_isr_manager import IsrManager, isr_manager_for
 from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.broker.control_plane import BrokerControlPlane, PartitionRole
 from zkcontroller.broker.fetch_session import FetchManager, FetchSessionCache
+from zkcontroller.broker.leader_and_isr_log import FETCHER_MANAGER_LOGGER, LeaderAndIsrLog, removed_fetcher_line
 from zkcontroller.broker.partition import IsrProposal, Partition
 from zkcontroller.broker.replica_fetcher import ReplicaFetcher
 from zkcontroller.model import Broker, LeaderAndIsr, TopicPartition, sorted_partitions
@@ -35,7 +36,7 @@ from zkcontroller.runtime.runtime import Runtime
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 log = logging.getLogger("kafka.server.ReplicaManager")
-fetcher_manager_log = logging.getLogger("kafka.server.ReplicaFetcherManager")
+fetcher_manager_log = logging.getLogger(FETCHER_MANAGER_LOGGER)
 log_manager_log = logging.getLogger("kafka.log.LogManager")
 
 
@@ -133,13 +134,20 @@ class ReplicaManager:
         """The control plane decides; then the partitions it accepted change role here. The cyclic collector
         waits until the request is applied (`gc_paused`: one request can carry tens of thousands of partitions)."""
         with gc_paused():
+            start_ms = self.runtime.now_ms()
             response = self.control_plane.handle(request, correlation_id)
             accepted = [tp for tp, error in response.partition_errors if error is Errors.NONE]
             # idle fetchers shut down once per request, as Kafka's becomeLeaderOrFollower and handleStopReplica
             if isinstance(request, LeaderAndIsrRequest):
+                lines = LeaderAndIsrLog.start(self.broker_id, request, correlation_id)  # None: INFO is off
+                if lines is not None:
+                    lines.accepted(accepted)
                 for tp in accepted:
-                    self._apply_leadership(tp)
+                    self._apply_leadership(tp, lines)
                 self._shutdown_idle_fetchers()
+                if lines is not None:
+                    lines.write(self.runtime.now_ms() - start_ms, self._alive_broker, self.config.replica_fetching,
+                                fenced=response.error is Errors.STALE_BROKER_EPOCH)
             elif isinstance(request, StopReplicaRequest):
                 deleted = {s.topic_partition for s in request.partition_states if s.delete_partition}
                 for tp in accepted:
@@ -147,7 +155,7 @@ class ReplicaManager:
                 self._shutdown_idle_fetchers()
             return response
 
-    def _apply_leadership(self, tp: TopicPartition) -> None:
+    def _apply_leadership(self, tp: TopicPartition, lines: LeaderAndIsrLog | None = None) -> None:
         hosted = self.control_plane.partition(tp)
         if hosted is None:
             return
@@ -157,10 +165,14 @@ class ReplicaManager:
             if tp in self._recovered:
                 partition.log_end_offset, partition.high_watermark = self._recovered.pop(tp)
         if hosted.role is PartitionRole.LEADER:
+            if lines is not None:
+                lines.making_leader(tp, partition)
             self._remove_fetcher(tp)
             partition.make_leader(hosted.leader_epoch, hosted.isr, hosted.replicas, hosted.zk_version,
                                   hosted.controller_epoch, self.runtime.now_ms())
         elif hosted.role is PartitionRole.FOLLOWER:
+            if lines is not None:
+                lines.making_follower(tp, partition)
             partition.make_follower(hosted.leader, hosted.leader_epoch, hosted.isr, hosted.replicas,
                                     hosted.zk_version, hosted.controller_epoch)
             if self.shutting_down:  # makeFollowers: the old fetcher goes, no new one is added
@@ -205,7 +217,8 @@ class ReplicaManager:
             self._stop_replica(tp, delete=True)
         self._shutdown_idle_fetchers()
         names = ",".join(str(tp) for tp in failed)
-        fetcher_manager_log.info("[ReplicaFetcherManager on broker %d] Removed fetcher for partitions %s", me, names)
+        if failed and fetcher_manager_log.isEnabledFor(logging.INFO):
+            fetcher_manager_log.info(removed_fetcher_line(me, failed))
         log.warning("[ReplicaManager broker=%d] Broker %d stopped fetcher for partitions %s and stopped moving logs "
                     "for partitions  because they are in the failed log directory %s.", me, me, names, log_dir)
         log_manager_log.warning("Stopping serving logs in dir %s", log_dir)

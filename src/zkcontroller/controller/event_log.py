@@ -95,6 +95,16 @@ class EventLog:
         sink(encode_record(record))
 
 
+def write_line(logger: logging.Logger, level: int, line: str, exc: BaseException | None = None) -> None:
+    """Log the finished ``line`` (the caller checked ``logger.isEnabledFor(level)``). When the logger's one handler
+    is a log file's (`cluster.logs`), the line is written without a LogRecord."""
+    if exc is None and not logger.propagate and not logger.filters and len(logger.handlers) == 1:
+        write_direct = getattr(logger.handlers[0], "write_direct", None)
+        if write_direct is not None and write_direct(logger.name, level, line):
+            return
+    logger.log(level, line, exc_info=exc)
+
+
 class PrefixedLogger:
     """A Kafka-style logger: every line starts with ``[Controller id=<id> epoch=<e>] ``, or with a component's
     fixed ident (``ident``: ``[Topic Deletion Manager <id>] ``, as Kafka's ``TopicDeletionManager``)."""
@@ -121,13 +131,7 @@ class PrefixedLogger:
         logger = self._log
         if not logger.isEnabledFor(level):
             return
-        line = self._prefix() + msg
-        if exc is None and not logger.propagate and not logger.filters and len(logger.handlers) == 1:
-            # the one handler a log file sets up (`cluster.logs`) may write the line without a LogRecord
-            write_direct = getattr(logger.handlers[0], "write_direct", None)
-            if write_direct is not None and write_direct(logger.name, level, line):
-                return
-        logger.log(level, line, exc_info=exc)
+        write_line(logger, level, self._prefix() + msg, exc)
 
     def trace(self, msg: str) -> None:
         self.log(TRACE, msg)
