@@ -146,7 +146,8 @@ class ReplicaManager:
                     self._apply_leadership(tp, lines)
                 self._shutdown_idle_fetchers()
                 if lines is not None:
-                    lines.write(self.runtime.now_ms() - start_ms, self._alive_broker, self.config.replica_fetching,
+                    lines.write(self.runtime.now_ms() - start_ms, self._alive_broker,
+                                self.config.replica_fetching and not self.shutting_down,
                                 fenced=response.error is Errors.STALE_BROKER_EPOCH)
             elif isinstance(request, StopReplicaRequest):
                 deleted = {s.topic_partition for s in request.partition_states if s.delete_partition}
