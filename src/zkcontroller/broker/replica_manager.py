@@ -150,7 +150,7 @@ class ReplicaManager:
             return
         partition = self._partitions.get(tp)
         if partition is None:
-            partition = self._partitions[tp] = Partition(tp, self.broker_id)
+            partition = self._partitions[tp] = Partition(tp, self.broker_id, self.config.replica_lag_time_max_ms)
             if tp in self._recovered:
                 partition.log_end_offset, partition.high_watermark = self._recovered.pop(tp)
         if hosted.role is PartitionRole.LEADER:
@@ -255,7 +255,7 @@ class ReplicaManager:
         partition = self._partitions.get(tp)
         if partition is None or not partition.is_leader:
             raise NotLeaderError(f"broker {self.broker_id} is not the leader of {tp}")
-        return partition.append_as_leader(records)
+        return partition.append_as_leader(records, self.runtime.now_ms())
 
     def handle_fetch(self, request: FetchRequest) -> FetchResponse:
         """Serve a follower's fetch (Kafka's ``fetchMessages`` for a replica): epoch checks, then the follower's
@@ -307,7 +307,7 @@ class ReplicaManager:
         if partition is None:
             return
         before = partition.isr
-        if partition.on_isr_update(proposal, result):
+        if partition.on_isr_update(proposal, result, self.runtime.now_ms()):
             if len(partition.isr) < len(before):
                 self.isr_shrinks += 1
             elif len(partition.isr) > len(before):

@@ -92,6 +92,35 @@ async def test_followers_replicate_and_the_high_watermark_follows_the_slowest_is
         brokers.rms[2].append(TP, 1)
 
 
+async def test_the_high_watermark_waits_for_a_follower_outside_the_isr_caught_up_within_the_lag_time(
+        brokers: Brokers) -> None:
+    """Kafka's maybeIncrementLeaderHW counts a follower outside the maximal ISR while ``now - lastCaughtUpTimeMs
+    <= replica.lag.time.max.ms`` (so a rejoining follower is not outrun); time alone does not move the HW."""
+    brokers.lead(state(isr=(1, 2)))
+    leader = brokers.rms[1]
+    leader.partition(TP).isr_update_refused = True  # type: ignore[union-attr]  # broker 3 cannot join the ISR
+    brokers.rms[3].pause_fetchers()
+    leader.append(TP, 10)
+    await brokers.fetch_all()  # broker 2 gets 10 records
+    brokers.rms[3].resume_fetchers()
+    await brokers.fetch_all()  # HW 10 (broker 3 never caught up yet); broker 3 fetches from 0: caught up as of then
+    assert leader.high_watermark(TP) == 10
+    leader.append(TP, 5)
+    await brokers.fetch_all()  # both at 10 (broker 3 fetched the leader's LEO of its previous fetch: caught up)
+    await brokers.fetch_all()  # both at 15
+    assert leader.high_watermark(TP) == 15
+    brokers.rms[3].pause_fetchers()
+    leader.append(TP, 5)
+    await brokers.fetch_all()
+    await brokers.fetch_all()  # broker 2 at 20; broker 3, at 15, caught up less than the lag time ago
+    assert leader.high_watermark(TP) == 15
+    brokers.clock.advance(LAG_MS + 1)
+    await brokers.fetch_all()  # broker 2's LEO does not move: the HW is not looked at
+    assert leader.high_watermark(TP) == 15
+    leader.append(TP, 1)  # an append looks again: broker 3 is no longer caught up within the lag time
+    assert leader.high_watermark(TP) == 20
+
+
 async def test_fetchers_follow_leader_and_isr_and_stop_replica(brokers: Brokers) -> None:
     brokers.lead(state(leader=1))
     assert set(brokers.rms[2].fetchers) == {1} and not brokers.rms[1].fetchers
