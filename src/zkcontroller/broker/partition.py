@@ -169,18 +169,24 @@ class Partition:
     # ------------------------------------------------------------------ fetches from followers (leader side)
 
     def fetch_error(self, replica_id: int, current_leader_epoch: int, fetch_offset: int) -> Errors:
-        """What a leader answers before reading (Kafka's epoch validation): NONE when the fetch may be served."""
-        if not self.is_leader:
-            return Errors.NOT_LEADER_OR_FOLLOWER
+        """What a leader answers before reading, in Kafka's order (``getLocalLog``, then the log read): the
+        leader epoch first (FENCED_LEADER_EPOCH when ours is newer, UNKNOWN_LEADER_EPOCH when older), then
+        leadership, then the offset. NONE when the fetch may be read; a replica outside the assignment is then
+        answered without records (see `is_assigned_follower`)."""
         if current_leader_epoch < self.leader_epoch:
             return Errors.FENCED_LEADER_EPOCH
         if current_leader_epoch > self.leader_epoch:
             return Errors.UNKNOWN_LEADER_EPOCH
-        if replica_id not in self.followers:
+        if not self.is_leader:
             return Errors.NOT_LEADER_OR_FOLLOWER
         if fetch_offset > self.log_end_offset or fetch_offset < 0:
             return Errors.OFFSET_OUT_OF_RANGE
         return Errors.NONE
+
+    def is_assigned_follower(self, replica_id: int) -> bool:
+        """Kafka's ``updateFollowerFetchState`` finds the replica: only assigned followers' fetches are recorded
+        and get records."""
+        return replica_id in self.followers
 
     def record_follower_fetch(self, replica_id: int, fetch_offset: int, now_ms: int) -> IsrProposal | None:
         """A served fetch: the follower's LEO and caught-up time, the HW, and maybe an ISR expansion. As Kafka's

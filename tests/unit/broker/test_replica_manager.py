@@ -17,7 +17,7 @@ from zkcontroller.model import LeaderAndIsr, TopicPartition
 from zkcontroller.protocol.control_requests import Errors, LeaderAndIsrRequest
 from zkcontroller.protocol.inter_broker import FetchPartition, FetchRequest
 
-from .helpers import MY_EPOCH, leader_and_isr, stop_replica, update_metadata
+from .helpers import MY_EPOCH, leader_and_isr, stop_replica, um_state, update_metadata
 from .replica_helpers import LAG_MS, Brokers, state
 
 TP = TopicPartition("t", 0)
@@ -69,6 +69,41 @@ async def test_leader_fences_older_and_newer_leader_epochs(brokers: Brokers) -> 
     assert leader.handle_fetch(fetch(2, 3)).partitions[0].error is Errors.NONE
     assert leader.handle_fetch(fetch(2, 3, offset=1)).partitions[0].error is Errors.OFFSET_OUT_OF_RANGE
     assert brokers.rms[2].handle_fetch(fetch(3, 3)).partitions[0].error is Errors.NOT_LEADER_OR_FOLLOWER
+
+
+async def test_a_fetch_is_checked_for_its_leader_epoch_before_leadership(brokers: Brokers) -> None:
+    """Kafka's getLocalLog: checkCurrentLeaderEpoch first, then requireLeader."""
+    brokers.lead(state(leader=1, leader_epoch=0))
+    brokers.lead(state(leader=2, leader_epoch=1))
+    old_leader = brokers.rms[1]  # now a follower at epoch 1
+    assert old_leader.handle_fetch(fetch(3, 0)).partitions[0].error is Errors.FENCED_LEADER_EPOCH
+    assert old_leader.handle_fetch(fetch(3, 2)).partitions[0].error is Errors.UNKNOWN_LEADER_EPOCH
+    assert old_leader.handle_fetch(fetch(3, 1)).partitions[0].error is Errors.NOT_LEADER_OR_FOLLOWER
+
+
+async def test_a_replica_outside_the_assignment_gets_no_records_and_no_error(
+        brokers: Brokers, caplog: pytest.LogCaptureFixture) -> None:
+    brokers.lead(state(isr=(1, 2), replicas=(1, 2)))
+    leader = brokers.rms[1]
+    leader.append(TP, 4)
+    (answer,) = leader.handle_fetch(fetch(3, 0)).partitions
+    assert (answer.error, answer.records, answer.high_watermark) == (Errors.NONE, 0, 0)
+    assert "[ReplicaManager broker=1] Leader 1 failed to record follower 3's position 0, and last sent HW since the " \
+           "replica is not recognized to be one of the assigned replicas 1,2 for partition t-0. Empty records will " \
+           "be returned for this partition." in caplog.messages
+    assert 3 not in leader.partition(TP).followers  # type: ignore[union-attr]
+    assert leader.handle_fetch(fetch(3, 0, offset=5)).partitions[0].error is Errors.OFFSET_OUT_OF_RANGE
+
+
+async def test_a_partition_not_hosted_is_not_leader_or_follower_when_the_metadata_knows_it(brokers: Brokers) -> None:
+    """Kafka's getPartitionOrError: NOT_LEADER_OR_FOLLOWER for a partition in the metadata cache, else
+    UNKNOWN_TOPIC_OR_PARTITION."""
+    other = brokers.rms[3]
+    assert other.handle_fetch(fetch(2, 0)).partitions[0].error is Errors.UNKNOWN_TOPIC_OR_PARTITION
+    assert other.handle_control_request(update_metadata(um_state(), controller_id=1)).error is Errors.NONE
+    assert other.handle_fetch(fetch(2, 0)).partitions[0].error is Errors.NOT_LEADER_OR_FOLLOWER
+    unknown = FetchRequest(2, (FetchPartition(TopicPartition("u", 0), 0, 0),))
+    assert other.handle_fetch(unknown).partitions[0].error is Errors.UNKNOWN_TOPIC_OR_PARTITION
 
 
 async def test_followers_replicate_and_the_high_watermark_follows_the_slowest_isr_member(brokers: Brokers) -> None:
