@@ -106,6 +106,27 @@ async def test_a_partition_not_hosted_is_not_leader_or_follower_when_the_metadat
     assert other.handle_fetch(unknown).partitions[0].error is Errors.UNKNOWN_TOPIC_OR_PARTITION
 
 
+async def test_the_follower_logs_fetch_errors_as_kafkas_fetcher_and_backs_off(
+        brokers: Brokers, caplog: pytest.LogCaptureFixture) -> None:
+    brokers.lead(state())
+    brokers.rms[1].handle_control_request(stop_replica((0, 1, True)))  # the leader forgets t-0
+    fetcher = brokers.rms[2].fetchers[1]
+    await fetcher.fetch_once()
+    assert ("WARNING", "[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Received UNKNOWN_TOPIC_OR_PARTITION "
+            "from the leader for partition t-0. This error may be returned transiently when the partition is being "
+            "created or deleted, but it is not expected to persist.") in [(r.levelname, r.getMessage())
+                                                                          for r in caplog.records]
+    assert fetcher.fetching == {TP: 0} and await fetcher.fetch_once() is None  # delayed, still fetched
+    brokers.clock.advance(brokers.rms[2].config.replica_fetch_backoff_ms)
+    (log_dir,) = brokers.rms[3].control_plane.log_dirs
+    brokers.rms[3].handle_log_dir_failure(log_dir)
+    brokers.rms[1].handle_control_request(brokers_lai(leader=3, leader_epoch=1))
+    brokers.rms[2].handle_control_request(brokers_lai(leader=3, leader_epoch=1))
+    await brokers.rms[2].fetchers[3].fetch_once()  # broker 3's replica is offline: KAFKA_STORAGE_ERROR
+    assert ("ERROR", "[ReplicaFetcher replicaId=2, leaderId=3, fetcherId=0] Error for partition t-0 at offset 0"
+            ) in [(r.levelname, r.getMessage()) for r in caplog.records]
+
+
 async def test_followers_replicate_and_the_high_watermark_follows_the_slowest_isr_member(brokers: Brokers) -> None:
     brokers.lead(state())
     leader = brokers.rms[1]
