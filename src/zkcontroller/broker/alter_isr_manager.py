@@ -28,6 +28,7 @@ from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import AlterIsrPartition, AlterIsrRequest, AlterIsrResponse
 from zkcontroller.protocol.transport import BrokerTransport, BrokerUnreachableError
 from zkcontroller.runtime.runtime import Runtime
+from zkcontroller.zk.errors import KafkaZkError
 from zkcontroller.zk.fencing import NO_FENCING
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
@@ -180,13 +181,37 @@ class ZkIsrManager(_Worker):
                 self.last_isr_change_ms = now
                 self._answer(batch[tp], lai)
             for tp in result.to_retry:
-                self._answer(batch[tp], Errors.INVALID_UPDATE_VERSION)
+                version = await self._already_written(zk, tp, batch[tp].leader_and_isr, controller_epoch)
+                if version is None:
+                    self._answer(batch[tp], Errors.INVALID_UPDATE_VERSION)
+                else:
+                    self.isr_change_set.add(tp)
+                    self.last_isr_change_ms = self.runtime.now_ms()
+                    self._answer(batch[tp], batch[tp].leader_and_isr.with_zk_version(version))
             for tp, error in result.failed.items():
                 if error.code == ErrorCode.NO_NODE:
                     self._answer(batch[tp], Errors.UNKNOWN_TOPIC_OR_PARTITION)
                 else:
                     ok = False  # a store fault: stays unsent, written again after the back-off
         return ok
+
+    @staticmethod
+    async def _already_written(zk: KafkaZkClient, tp: TopicPartition, lai: LeaderAndIsr,
+                               controller_epoch: int) -> int | None:
+        """Kafka's ``checkLeaderAndIsrZkData`` after BADVERSION: when the znode already holds what we meant to
+        write (leader, leader epoch, ISR, controller epoch), as after a write whose answer was lost and that was
+        sent again, the write succeeded at the znode's version. None otherwise, or if it cannot be read."""
+        try:
+            written = await zk.get_topic_partition_state(tp)
+        except (ZkError, KafkaZkError, OSError):
+            return None
+        if written is None:
+            return None
+        stored = written.leader_and_isr
+        if (stored.leader, stored.leader_epoch, tuple(stored.isr), written.controller_epoch) != (
+                lai.leader, lai.leader_epoch, tuple(lai.isr), controller_epoch):
+            return None
+        return stored.zk_version
 
     def _answer(self, proposal: IsrProposal, result: LeaderAndIsr | Errors) -> None:
         self.done(proposal)

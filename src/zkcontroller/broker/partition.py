@@ -1,11 +1,12 @@
 """One partition's replication state on one broker (Kafka's ``Partition`` and ``Replica``), offsets only.
 
 Every replica has a log end offset (LEO); the leader also tracks each follower's LEO and when it was last
-caught up, keeps the high watermark (HW = the smallest LEO in the ISR, never moving back) and decides ISR
-changes: shrink a follower not caught up within ``replica.lag.time.max.ms``, expand one whose LEO reached the
-HW (and the start of the current leader epoch). A proposed ISR change is *pending* until the controller (or
-ZooKeeper) confirms it; meanwhile no other change is proposed and the HW counts the larger of the two ISRs
-(Kafka 2.8's ``maximalIsr``). Pure state: the caller passes the time and ships proposals.
+caught up, keeps the high watermark (HW = the smallest LEO among the ISR and the followers caught up within
+``replica.lag.time.max.ms``, never moving back) and decides ISR changes: shrink a follower not caught up within
+that lag time, expand one whose LEO reached the HW (and the start of the current leader epoch). A proposed ISR
+change is *pending* until the controller (or ZooKeeper) confirms it; meanwhile no other change is proposed and
+the HW counts the larger of the two ISRs (Kafka 2.8's ``maximalIsr``). Pure state: the caller passes the time
+and ships proposals.
 """
 
 from __future__ import annotations
@@ -60,9 +61,10 @@ class IsrProposal:
 
 
 class Partition:
-    def __init__(self, tp: TopicPartition, local_broker_id: int) -> None:
+    def __init__(self, tp: TopicPartition, local_broker_id: int, replica_lag_time_max_ms: int = 30_000) -> None:
         self.topic_partition = tp
         self.local_broker_id = local_broker_id
+        self.replica_lag_time_max_ms = replica_lag_time_max_ms
         self.log_end_offset = 0
         self.high_watermark = 0
         self.leader = -1
@@ -111,7 +113,7 @@ class Partition:
             for follower in self.followers.values():
                 caught_up = now_ms if follower.broker_id in isr else 0
                 follower.reset_last_caught_up_time(self.log_end_offset, now_ms, caught_up)
-        self.maybe_increment_high_watermark()
+        self.maybe_increment_high_watermark(now_ms)
 
     def make_follower(self, leader: int, leader_epoch: int, isr: tuple[int, ...], replicas: tuple[int, ...],
                       zk_version: int, controller_epoch: int) -> None:
@@ -129,13 +131,13 @@ class Partition:
 
     # ------------------------------------------------------------------ the log, offsets only
 
-    def append_as_leader(self, records: int) -> int:
+    def append_as_leader(self, records: int, now_ms: int) -> int:
         if not self.is_leader:
             raise ValueError(f"broker {self.local_broker_id} does not lead {self.topic_partition}")
         if records < 0:
             raise ValueError(f"cannot append {records} records to {self.topic_partition}")
         self.log_end_offset += records
-        self.maybe_increment_high_watermark()
+        self.maybe_increment_high_watermark(now_ms)
         return self.log_end_offset
 
     def append_as_follower(self, records: int, leader_high_watermark: int) -> None:
@@ -146,14 +148,19 @@ class Partition:
         self.log_end_offset = min(self.log_end_offset, max(0, offset))
         self.high_watermark = min(self.high_watermark, self.log_end_offset)
 
-    def maybe_increment_high_watermark(self) -> bool:
-        """HW = the smallest LEO in the maximal ISR; it never moves back (a follower of unknown LEO holds it)."""
-        ends = [self.log_end_offset]
-        for replica in self.maximal_isr:
-            if replica != self.local_broker_id:
-                follower = self.followers.get(replica)
-                ends.append(follower.log_end_offset if follower is not None else UNKNOWN_OFFSET)
-        new_hw = min(ends)
+    def maybe_increment_high_watermark(self, now_ms: int) -> bool:
+        """Kafka's ``maybeIncrementLeaderHW``: HW = the smallest LEO of the leader and of each follower in the
+        maximal ISR or caught up within ``replica.lag.time.max.ms`` (else a follower rejoining under steady
+        appends could chase the HW for ever); it never moves back (a follower of unknown LEO holds it). As in
+        Kafka it is only evaluated on an append, a fetch that moves a LEO, a new leadership or an ISR change, not
+        when time alone lets a follower's caught-up time expire."""
+        maximal_isr = self.maximal_isr
+        new_hw = self.log_end_offset
+        for follower in self.followers.values():
+            if follower.log_end_offset < new_hw and (
+                    now_ms - follower.last_caught_up_time_ms <= self.replica_lag_time_max_ms
+                    or follower.broker_id in maximal_isr):
+                new_hw = follower.log_end_offset
         if new_hw > self.high_watermark:
             self.high_watermark = new_hw
             return True
@@ -162,18 +169,24 @@ class Partition:
     # ------------------------------------------------------------------ fetches from followers (leader side)
 
     def fetch_error(self, replica_id: int, current_leader_epoch: int, fetch_offset: int) -> Errors:
-        """What a leader answers before reading (Kafka's epoch validation): NONE when the fetch may be served."""
-        if not self.is_leader:
-            return Errors.NOT_LEADER_OR_FOLLOWER
+        """What a leader answers before reading, in Kafka's order (``getLocalLog``, then the log read): the
+        leader epoch first (FENCED_LEADER_EPOCH when ours is newer, UNKNOWN_LEADER_EPOCH when older), then
+        leadership, then the offset. NONE when the fetch may be read; a replica outside the assignment is then
+        answered without records (see `is_assigned_follower`)."""
         if current_leader_epoch < self.leader_epoch:
             return Errors.FENCED_LEADER_EPOCH
         if current_leader_epoch > self.leader_epoch:
             return Errors.UNKNOWN_LEADER_EPOCH
-        if replica_id not in self.followers:
+        if not self.is_leader:
             return Errors.NOT_LEADER_OR_FOLLOWER
         if fetch_offset > self.log_end_offset or fetch_offset < 0:
             return Errors.OFFSET_OUT_OF_RANGE
         return Errors.NONE
+
+    def is_assigned_follower(self, replica_id: int) -> bool:
+        """Kafka's ``updateFollowerFetchState`` finds the replica: only assigned followers' fetches are recorded
+        and get records."""
+        return replica_id in self.followers
 
     def record_follower_fetch(self, replica_id: int, fetch_offset: int, now_ms: int) -> IsrProposal | None:
         """A served fetch: the follower's LEO and caught-up time, the HW, and maybe an ISR expansion. As Kafka's
@@ -184,7 +197,7 @@ class Partition:
         follower.update_fetch_state(fetch_offset, now_ms, self.log_end_offset)
         proposal = self.maybe_expand_isr(replica_id)
         if follower.log_end_offset != previous:
-            self.maybe_increment_high_watermark()
+            self.maybe_increment_high_watermark(now_ms)
         return proposal
 
     # ------------------------------------------------------------------ ISR upkeep (leader side)
@@ -217,14 +230,16 @@ class Partition:
         lagging = ", ".join(f"(brokerId: {r}, endOffset: {self.followers[r].log_end_offset})" for r in out_of_sync)
         self._log(logging.INFO, f"Shrinking ISR from {_ids(self.isr)} to {_ids(new_isr)}. Leader: (highWatermark: "
                   f"{self.high_watermark}, endOffset: {self.log_end_offset}). Out of sync replicas: {lagging}.")
-        return self._propose(new_isr)
+        proposal = self._propose(new_isr)
+        self.maybe_increment_high_watermark(now_ms)  # as Kafka's maybeShrinkIsr after shrinkIsr
+        return proposal
 
     def _propose(self, new_isr: tuple[int, ...]) -> IsrProposal:
         self.pending_isr = new_isr
         lai = LeaderAndIsr(self.local_broker_id, self.leader_epoch, new_isr, self.zk_version)
         return IsrProposal(self.topic_partition, lai, self.controller_epoch)
 
-    def on_isr_update(self, proposal: IsrProposal, result: LeaderAndIsr | Errors) -> bool:
+    def on_isr_update(self, proposal: IsrProposal, result: LeaderAndIsr | Errors, now_ms: int) -> bool:
         """The answer to a proposal (Kafka's ``handleAlterIsrResponse``): apply a confirmed state of our leader
         epoch, drop a stale answer, give up on an error (the next LeaderAndIsr or check starts over).
         Returns True when the ISR changed."""
@@ -242,7 +257,7 @@ class Partition:
             return False
         self.isr, self.zk_version, self.pending_isr = result.isr, result.zk_version, None
         self._log(logging.INFO, f"ISR updated to {_ids(self.isr)} and version updated to [{self.zk_version}]")
-        self.maybe_increment_high_watermark()
+        self.maybe_increment_high_watermark(now_ms)
         return True
 
 

@@ -156,7 +156,18 @@ class ReplicaFetcher:
                 self._log(logging.WARNING, f"Reset fetch offset for partition {tp} from {asked.fetch_offset} to "
                           f"current leader {self.source_broker_id}'s high watermark {result.high_watermark}")
                 partition.truncate_to(result.high_watermark)
-            else:
-                self._log(logging.DEBUG, f"Error fetching partition {tp}: {result.error.name}; backing off")
+            else:  # Kafka's processFetchRequest: each logged as there, then delayed by replica.fetch.backoff.ms
+                if result.error is Errors.UNKNOWN_LEADER_EPOCH:
+                    self._log(logging.DEBUG, f"Remote broker has a smaller leader epoch for partition {tp} than this "
+                              f"replica's current leader epoch of {asked.current_leader_epoch}.")
+                elif result.error is Errors.NOT_LEADER_OR_FOLLOWER:
+                    self._log(logging.DEBUG, f"Remote broker is not the leader for partition {tp}, which could "
+                              "indicate that the partition is being moved")
+                elif result.error is Errors.UNKNOWN_TOPIC_OR_PARTITION:
+                    self._log(logging.WARNING, f"Received UNKNOWN_TOPIC_OR_PARTITION from the leader for partition "
+                              f"{tp}. This error may be returned transiently when the partition is being created or "
+                              "deleted, but it is not expected to persist.")
+                else:
+                    self._log(logging.ERROR, f"Error for partition {tp} at offset {asked.fetch_offset}")
                 self._delayed_until[tp] = self._runtime.now_ms() + self._config.replica_fetch_backoff_ms
         return got_records

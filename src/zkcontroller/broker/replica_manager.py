@@ -162,7 +162,7 @@ class ReplicaManager:
             return
         partition = self._partitions.get(tp)
         if partition is None:
-            partition = self._partitions[tp] = Partition(tp, self.broker_id)
+            partition = self._partitions[tp] = Partition(tp, self.broker_id, self.config.replica_lag_time_max_ms)
             if tp in self._recovered:
                 partition.log_end_offset, partition.high_watermark = self._recovered.pop(tp)
         if hosted.role is PartitionRole.LEADER:
@@ -275,7 +275,7 @@ class ReplicaManager:
         partition = self._partitions.get(tp)
         if partition is None or not partition.is_leader:
             raise NotLeaderError(f"broker {self.broker_id} is not the leader of {tp}")
-        return partition.append_as_leader(records)
+        return partition.append_as_leader(records, self.runtime.now_ms())
 
     def handle_fetch(self, request: FetchRequest) -> FetchResponse:
         """Serve a follower's fetch (Kafka's ``fetchMessages`` for a replica): epoch checks, then the follower's
@@ -287,14 +287,26 @@ class ReplicaManager:
         for asked in context.targets():
             tp = asked.topic_partition
             partition = self._partitions.get(tp)
-            if partition is None:
-                offline = tp in self.control_plane.offline_partitions  # Kafka's HostedPartition.Offline
-                results.append(FetchPartitionResult(
-                    tp, Errors.KAFKA_STORAGE_ERROR if offline else Errors.UNKNOWN_TOPIC_OR_PARTITION))
+            if partition is None:  # Kafka's getPartitionOrError
+                if tp in self.control_plane.offline_partitions:  # HostedPartition.Offline
+                    error = Errors.KAFKA_STORAGE_ERROR
+                elif self.control_plane.metadata_cache.contains(tp):  # the topic exists, not hosted here (any more)
+                    error = Errors.NOT_LEADER_OR_FOLLOWER
+                else:
+                    error = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                results.append(FetchPartitionResult(tp, error))
                 continue
             error = partition.fetch_error(request.replica_id, asked.current_leader_epoch, asked.fetch_offset)
             if error is not Errors.NONE:
                 results.append(FetchPartitionResult(tp, error, partition.high_watermark))
+                continue
+            if not partition.is_assigned_follower(request.replica_id):
+                log.warning("[ReplicaManager broker=%d] Leader %d failed to record follower %d's position %d, and "
+                            "last sent HW since the replica is not recognized to be one of the assigned replicas %s "
+                            "for partition %s. Empty records will be returned for this partition.", self.broker_id,
+                            self.broker_id, request.replica_id, asked.fetch_offset,
+                            ",".join(map(str, partition.replicas)), tp)
+                results.append(FetchPartitionResult(tp, Errors.NONE, partition.high_watermark, 0, asked.fetch_offset))
                 continue
             proposal = partition.record_follower_fetch(request.replica_id, asked.fetch_offset, now)
             if proposal is not None:
@@ -327,7 +339,7 @@ class ReplicaManager:
         if partition is None:
             return
         before = partition.isr
-        if partition.on_isr_update(proposal, result):
+        if partition.on_isr_update(proposal, result, self.runtime.now_ms()):
             if len(partition.isr) < len(before):
                 self.isr_shrinks += 1
             elif len(partition.isr) > len(before):

@@ -148,6 +148,23 @@ async def test_zk_isr_manager_writes_conditionally_and_notifies_in_batches(
     assert not await manager.maybe_propagate_isr_changes()  # nothing new
 
 
+async def test_zk_isr_manager_takes_a_write_already_in_zookeeper_as_done(
+        zk: tuple[KafkaZkClient, ManualClock]) -> None:
+    """Kafka's checkLeaderAndIsrZkData on BADVERSION: a write applied but unanswered (connection lost), then sent
+    again, finds the znode already holding it: success at the znode's version, and the change is notified."""
+    client, clock = zk
+    cfg = config(inter_broker_protocol_version="2.6-IV0")
+    answers: list[LeaderAndIsr | Errors] = []
+    manager = ZkIsrManager(1, lambda: client, ManualRuntime(clock), cfg, lambda _p, r: answers.append(r))
+    shrink = IsrProposal(TP, LeaderAndIsr(1, 0, (1, 2), 0), 4)
+    assert (await client.update_leader_and_isr({TP: shrink.leader_and_isr}, 4, NO_FENCING)).finished  # lost answer
+    assert await manager.send({TP: shrink})
+    assert answers == [LeaderAndIsr(1, 0, (1, 2), 1)] and manager.isr_change_set == {TP}
+    assert await manager.send({TP: IsrProposal(TP, LeaderAndIsr(1, 0, (1, 2), 0), 5)})  # another controller epoch
+    assert await manager.send({TP: IsrProposal(TP, LeaderAndIsr(1, 0, (1,), 0), 4)})  # another ISR
+    assert answers[1:] == [Errors.INVALID_UPDATE_VERSION, Errors.INVALID_UPDATE_VERSION]
+
+
 async def test_an_unanswered_alter_isr_times_out_and_is_sent_again() -> None:
     answering = FakeController(refusals=0)
     requests: list[Any] = []

@@ -17,7 +17,7 @@ from zkcontroller.model import LeaderAndIsr, TopicPartition
 from zkcontroller.protocol.control_requests import Errors, LeaderAndIsrRequest
 from zkcontroller.protocol.inter_broker import FetchPartition, FetchRequest
 
-from .helpers import MY_EPOCH, leader_and_isr, stop_replica, update_metadata
+from .helpers import MY_EPOCH, leader_and_isr, stop_replica, um_state, update_metadata
 from .replica_helpers import LAG_MS, Brokers, state
 
 TP = TopicPartition("t", 0)
@@ -71,6 +71,62 @@ async def test_leader_fences_older_and_newer_leader_epochs(brokers: Brokers) -> 
     assert brokers.rms[2].handle_fetch(fetch(3, 3)).partitions[0].error is Errors.NOT_LEADER_OR_FOLLOWER
 
 
+async def test_a_fetch_is_checked_for_its_leader_epoch_before_leadership(brokers: Brokers) -> None:
+    """Kafka's getLocalLog: checkCurrentLeaderEpoch first, then requireLeader."""
+    brokers.lead(state(leader=1, leader_epoch=0))
+    brokers.lead(state(leader=2, leader_epoch=1))
+    old_leader = brokers.rms[1]  # now a follower at epoch 1
+    assert old_leader.handle_fetch(fetch(3, 0)).partitions[0].error is Errors.FENCED_LEADER_EPOCH
+    assert old_leader.handle_fetch(fetch(3, 2)).partitions[0].error is Errors.UNKNOWN_LEADER_EPOCH
+    assert old_leader.handle_fetch(fetch(3, 1)).partitions[0].error is Errors.NOT_LEADER_OR_FOLLOWER
+
+
+async def test_a_replica_outside_the_assignment_gets_no_records_and_no_error(
+        brokers: Brokers, caplog: pytest.LogCaptureFixture) -> None:
+    brokers.lead(state(isr=(1, 2), replicas=(1, 2)))
+    leader = brokers.rms[1]
+    leader.append(TP, 4)
+    (answer,) = leader.handle_fetch(fetch(3, 0)).partitions
+    assert (answer.error, answer.records, answer.high_watermark) == (Errors.NONE, 0, 0)
+    assert "[ReplicaManager broker=1] Leader 1 failed to record follower 3's position 0, and last sent HW since the " \
+           "replica is not recognized to be one of the assigned replicas 1,2 for partition t-0. Empty records will " \
+           "be returned for this partition." in caplog.messages
+    assert 3 not in leader.partition(TP).followers  # type: ignore[union-attr]
+    assert leader.handle_fetch(fetch(3, 0, offset=5)).partitions[0].error is Errors.OFFSET_OUT_OF_RANGE
+
+
+async def test_a_partition_not_hosted_is_not_leader_or_follower_when_the_metadata_knows_it(brokers: Brokers) -> None:
+    """Kafka's getPartitionOrError: NOT_LEADER_OR_FOLLOWER for a partition in the metadata cache, else
+    UNKNOWN_TOPIC_OR_PARTITION."""
+    other = brokers.rms[3]
+    assert other.handle_fetch(fetch(2, 0)).partitions[0].error is Errors.UNKNOWN_TOPIC_OR_PARTITION
+    assert other.handle_control_request(update_metadata(um_state(), controller_id=1)).error is Errors.NONE
+    assert other.handle_fetch(fetch(2, 0)).partitions[0].error is Errors.NOT_LEADER_OR_FOLLOWER
+    unknown = FetchRequest(2, (FetchPartition(TopicPartition("u", 0), 0, 0),))
+    assert other.handle_fetch(unknown).partitions[0].error is Errors.UNKNOWN_TOPIC_OR_PARTITION
+
+
+async def test_the_follower_logs_fetch_errors_as_kafkas_fetcher_and_backs_off(
+        brokers: Brokers, caplog: pytest.LogCaptureFixture) -> None:
+    brokers.lead(state())
+    brokers.rms[1].handle_control_request(stop_replica((0, 1, True)))  # the leader forgets t-0
+    fetcher = brokers.rms[2].fetchers[1]
+    await fetcher.fetch_once()
+    assert ("WARNING", "[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Received UNKNOWN_TOPIC_OR_PARTITION "
+            "from the leader for partition t-0. This error may be returned transiently when the partition is being "
+            "created or deleted, but it is not expected to persist.") in [(r.levelname, r.getMessage())
+                                                                          for r in caplog.records]
+    assert fetcher.fetching == {TP: 0} and await fetcher.fetch_once() is None  # delayed, still fetched
+    brokers.clock.advance(brokers.rms[2].config.replica_fetch_backoff_ms)
+    (log_dir,) = brokers.rms[3].control_plane.log_dirs
+    brokers.rms[3].handle_log_dir_failure(log_dir)
+    brokers.rms[1].handle_control_request(brokers_lai(leader=3, leader_epoch=1))
+    brokers.rms[2].handle_control_request(brokers_lai(leader=3, leader_epoch=1))
+    await brokers.rms[2].fetchers[3].fetch_once()  # broker 3's replica is offline: KAFKA_STORAGE_ERROR
+    assert ("ERROR", "[ReplicaFetcher replicaId=2, leaderId=3, fetcherId=0] Error for partition t-0 at offset 0"
+            ) in [(r.levelname, r.getMessage()) for r in caplog.records]
+
+
 async def test_followers_replicate_and_the_high_watermark_follows_the_slowest_isr_member(brokers: Brokers) -> None:
     brokers.lead(state())
     leader = brokers.rms[1]
@@ -90,6 +146,35 @@ async def test_followers_replicate_and_the_high_watermark_follows_the_slowest_is
     assert brokers.rms[2].high_watermark(TP) == 10 and brokers.rms[3].high_watermark(TP) == 10
     with pytest.raises(NotLeaderError, match="broker 2 is not the leader of t-0"):
         brokers.rms[2].append(TP, 1)
+
+
+async def test_the_high_watermark_waits_for_a_follower_outside_the_isr_caught_up_within_the_lag_time(
+        brokers: Brokers) -> None:
+    """Kafka's maybeIncrementLeaderHW counts a follower outside the maximal ISR while ``now - lastCaughtUpTimeMs
+    <= replica.lag.time.max.ms`` (so a rejoining follower is not outrun); time alone does not move the HW."""
+    brokers.lead(state(isr=(1, 2)))
+    leader = brokers.rms[1]
+    leader.partition(TP).isr_update_refused = True  # type: ignore[union-attr]  # broker 3 cannot join the ISR
+    brokers.rms[3].pause_fetchers()
+    leader.append(TP, 10)
+    await brokers.fetch_all()  # broker 2 gets 10 records
+    brokers.rms[3].resume_fetchers()
+    await brokers.fetch_all()  # HW 10 (broker 3 never caught up yet); broker 3 fetches from 0: caught up as of then
+    assert leader.high_watermark(TP) == 10
+    leader.append(TP, 5)
+    await brokers.fetch_all()  # both at 10 (broker 3 fetched the leader's LEO of its previous fetch: caught up)
+    await brokers.fetch_all()  # both at 15
+    assert leader.high_watermark(TP) == 15
+    brokers.rms[3].pause_fetchers()
+    leader.append(TP, 5)
+    await brokers.fetch_all()
+    await brokers.fetch_all()  # broker 2 at 20; broker 3, at 15, caught up less than the lag time ago
+    assert leader.high_watermark(TP) == 15
+    brokers.clock.advance(LAG_MS + 1)
+    await brokers.fetch_all()  # broker 2's LEO does not move: the HW is not looked at
+    assert leader.high_watermark(TP) == 15
+    leader.append(TP, 1)  # an append looks again: broker 3 is no longer caught up within the lag time
+    assert leader.high_watermark(TP) == 20
 
 
 async def test_fetchers_follow_leader_and_isr_and_stop_replica(brokers: Brokers) -> None:
