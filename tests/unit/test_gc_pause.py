@@ -57,7 +57,7 @@ def test_a_broker_applies_a_control_request_with_the_collector_off() -> None:
         seen.append(gc.isenabled())
         return ControlResponse(ApiKey.UPDATE_METADATA)
 
-    manager = SimpleNamespace(control_plane=SimpleNamespace(handle=handle))
+    manager = SimpleNamespace(control_plane=SimpleNamespace(handle=handle), runtime=SimpleNamespace(now_ms=lambda: 0))
     request = UpdateMetadataRequest(controller_id=1, controller_epoch=1, broker_epoch=1, partition_states=(),
                                     live_brokers=(), topic_ids=())
     ReplicaManager.handle_control_request(manager, request)  # type: ignore[arg-type]

@@ -25,9 +25,9 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from zkcontroller.broker.metadata_cache import STATE_CHANGE_LOGGER
-from zkcontroller.controller.event_log import write_line
 from zkcontroller.model import Broker, TopicPartition
 from zkcontroller.protocol.control_requests import LeaderAndIsrPartitionState, LeaderAndIsrRequest
+from zkcontroller.runtime.log_lines import write_line
 
 if TYPE_CHECKING:
     from zkcontroller.broker.partition import Partition

@@ -18,6 +18,7 @@ import orjson
 
 from zkcontroller.event_schema import SCHEMA_VERSION, validate_record
 from zkcontroller.model import LeaderAndIsr, TopicPartition
+from zkcontroller.runtime.log_lines import write_line
 
 TRACE = 5
 logging.addLevelName(TRACE, "TRACE")
@@ -93,16 +94,6 @@ class EventLog:
             if problems:
                 raise ValueError(f"invalid event-log record {record}: {problems}")
         sink(encode_record(record))
-
-
-def write_line(logger: logging.Logger, level: int, line: str, exc: BaseException | None = None) -> None:
-    """Log the finished ``line`` (the caller checked ``logger.isEnabledFor(level)``). When the logger's one handler
-    is a log file's (`cluster.logs`), the line is written without a LogRecord."""
-    if exc is None and not logger.propagate and not logger.filters and len(logger.handlers) == 1:
-        write_direct = getattr(logger.handlers[0], "write_direct", None)
-        if write_direct is not None and write_direct(logger.name, level, line):
-            return
-    logger.log(level, line, exc_info=exc)
 
 
 class PrefixedLogger:

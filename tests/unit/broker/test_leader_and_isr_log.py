@@ -62,7 +62,7 @@ async def test_become_leader_and_follower_write_kafkas_lines_in_kafkas_order(
         (sc, "[Broker id=2] Finished LeaderAndIsr request in 0ms correlationId 9 from controller 9 for 2 partitions"),
     ]
     # the next leader epoch: the previous one is reported; a stale request still ends with "Finished"
-    rm.partition(TopicPartition("t", 0)).append_as_leader(4)  # type: ignore[union-attr]
+    rm.partition(TopicPartition("t", 0)).append_as_leader(4, 0)  # type: ignore[union-attr]
     caplog.clear()
     rm.handle_control_request(leader_and_isr(st(0, 2, 6, isr=(2,))), correlation_id=10)
     assert (sc, "[Broker id=2] Leader t-0 starts at leader epoch 6 from offset 4 with high watermark 0 ISR [2] "
