@@ -38,6 +38,11 @@ ERROR_CODES: dict[type[AdminError], int] = {
 }
 
 
+def error_code(e: AdminError) -> int:
+    """The Kafka error code a CreateTopics or auto-creating Metadata answer gives for ``e``."""
+    return next((c for cls, c in ERROR_CODES.items() if isinstance(e, cls)), UNKNOWN_SERVER_ERROR)
+
+
 def create_topics_handler(server: Callable[[], KafkaServer | None]) -> CreateTopicsHandler:
     async def create(topics: list[TopicToCreate], validate_only: bool) -> list[TopicCreated]:
         current = server()
@@ -65,8 +70,7 @@ def create_topics_handler(server: Callable[[], KafkaServer | None]) -> CreateTop
                          partitions, rf)
                 results.append(TopicCreated(t.name, 0, None, partitions, rf))
             except AdminError as e:
-                code = next((c for cls, c in ERROR_CODES.items() if isinstance(e, cls)), UNKNOWN_SERVER_ERROR)
-                results.append(TopicCreated(t.name, code, str(e)))
+                results.append(TopicCreated(t.name, error_code(e), str(e)))
         return results
 
     return create
@@ -103,8 +107,7 @@ class MetadataTopicCreator(TopicAutoCreator):
             except AdminError as e:
                 log.info("Error processing create topic request CreatableTopic(name='%s', numPartitions=%d, "
                          "replicationFactor=%d, ...): %s", topic, partitions, rf, e)
-                answers[topic] = next((c for cls, c in ERROR_CODES.items() if isinstance(e, cls)),
-                                      UNKNOWN_SERVER_ERROR)
+                answers[topic] = error_code(e)
             except Exception:
                 log.exception("Error processing create topic request for %s", topic)
                 answers[topic] = UNKNOWN_SERVER_ERROR
