@@ -136,9 +136,14 @@ def _unreachable_zookeeper_is_one_line(zookeeper: str | None) -> Iterator[None]:
 def parse_broker_ids(brokers: int | None, broker_ids: str | None) -> list[int]:
     if broker_ids:
         try:
-            ids = sorted({int(x) for x in broker_ids.split(",") if x.strip()})
+            given = [int(x) for x in broker_ids.split(",") if x.strip()]
         except ValueError as e:
             raise click.BadParameter(f"broker ids must be integers: {broker_ids!r}") from e
+        repeated = sorted({i for i in given if given.count(i) > 1})
+        if repeated:  # a second broker with the same id could never register (Kafka: NodeExists on /brokers/ids/N)
+            raise click.BadParameter(f"broker ids must differ; given more than once: "
+                                     f"{', '.join(map(str, repeated))}")
+        ids = sorted(given)
     else:
         ids = list(range(1, (brokers or 3) + 1))
     if not ids or any(i < 0 for i in ids):

@@ -14,6 +14,9 @@ from zkcontroller.cli import main
     # a negative or zero session timeout was taken as given
     (["cluster", "--session-timeout-ms", "-5"], "Invalid value for '--session-timeout-ms': -5 is not in the range"),
     (["cluster", "--session-timeout-ms", "0"], "Invalid value for '--session-timeout-ms': 0 is not in the range"),
+    # 1,1 started one broker: the second could never have registered under /brokers/ids/1
+    (["cluster", "--broker-ids", "1,2,1"], "broker ids must differ; given more than once: 1"),
+    (["cluster", "--broker-ids", "1,x"], "broker ids must be integers: '1,x'"),
 ])
 def test_cluster_refuses_options_it_cannot_honour(argv: list[str], message: str) -> None:
     result = CliRunner().invoke(main, argv)
