@@ -57,6 +57,10 @@ class LazyGroup(click.Group):
 def main() -> None:
     """Apache Kafka's ZooKeeper-mode controller, reimplemented in Python."""
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    for handler in logging.getLogger().handlers:
+        # The console shows warnings and errors. Kafka's loggers log INFO into a run's server.log (`cluster.logs`)
+        # and still propagate here.
+        handler.setLevel(logging.WARNING)
     # kazoo narrates every reconnect attempt at WARNING; session changes reach us through our own API.
     logging.getLogger("kazoo.client").setLevel(logging.ERROR)
 

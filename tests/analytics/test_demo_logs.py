@@ -29,7 +29,7 @@ def _records(analyzed) -> list[dict[str, object]]:
 def test_both_sources_feed_one_cluster_and_every_event_counts_once(spark, analyzed) -> None:
     sources = {(s["source_file"], s["source_format"]) for s in _rows(spark, analyzed.out, "sources")}
     assert sources == {("kafka-demo/events.jsonl", "jsonl"), ("kafka-demo/controller.log", "kafka_log"),
-                       ("kafka-demo/state-change.log", "kafka_log")}
+                       ("kafka-demo/state-change.log", "kafka_log"), ("kafka-demo/server.log", "kafka_log")}
     events = _rows(spark, analyzed.out, "events", f"kind in {tuple(SHARED_KINDS)}")
 
     def key(e: dict[str, object]) -> tuple[object, ...]:

@@ -74,7 +74,7 @@ def test_logs_rotate_by_size_and_rolled_event_logs_stay_jsonl(tmp_path: Path) ->
         logs.close()
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == ["controller.log", "controller.log.1", "controller.log.2",
-                     "events.1.jsonl", "events.2.jsonl", "events.jsonl", "state-change.log"]
+                     "events.1.jsonl", "events.2.jsonl", "events.jsonl", "server.log", "state-change.log"]
     assert all(p.stat().st_size <= 2_000 + 200 for p in tmp_path.iterdir())
     newest = [json.loads(line)["controller_epoch"] for line in (tmp_path / "events.jsonl").read_text().splitlines()]
     assert newest[-1] == 199

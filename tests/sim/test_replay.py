@@ -40,7 +40,8 @@ def test_sim_run_prints_the_figures_and_writes_a_real_runs_logs(tmp_path: Path) 
     for name in ("trace hash", "invariants", "faults", "virtual time", "wall time", "split brain", "result"):
         assert _field(result.output, name)
     assert "0 landed" in _field(result.output, "split brain")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["controller.log", "events.jsonl", "state-change.log"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "controller.log", "events.jsonl", "server.log", "state-change.log"]
 
 
 def test_unknown_scenario_is_a_clear_error() -> None:

@@ -1,8 +1,10 @@
 """Log files laid out as Kafka's default log4j config writes them, plus the JSONL event log.
 
 ``state-change.log`` gets logger ``state.change.logger``; ``controller.log`` gets ``kafka.controller``;
-both use Kafka's layout ``[%d] %p %m (%c)%n`` with ``%d`` as ``yyyy-MM-dd HH:mm:ss,SSS``, so tools that read
-Kafka's logs (including our analytics job) read ours. ``events.jsonl`` is the event-log contract.
+``server.log`` gets the rest of Kafka's loggers (``kafka.*``, ``org.apache.kafka.*``) at INFO, as Kafka's root
+appender does: the brokers' LeaderAndIsr, fetcher, ISR and log-dir lines. All use Kafka's layout
+``[%d] %p %m (%c)%n`` with ``%d`` as ``yyyy-MM-dd HH:mm:ss,SSS``, so tools that read Kafka's logs (including our
+analytics job) read ours. ``events.jsonl`` is the event-log contract.
 """
 
 from __future__ import annotations
@@ -50,6 +52,10 @@ class KafkaFormatter(logging.Formatter):
         return f"[{self._stamp(created)}] {level} {message} ({logger_name})"
 
 
+SERVER_LOGGERS = ("kafka", "org.apache.kafka")
+"""Kafka's log4j.properties sets both to INFO; ``kafka.controller`` below them keeps its own file and does not
+propagate (Kafka's ``additivity=false``), so controller lines are not repeated in ``server.log``."""
+
 MAX_LOG_BYTES = 100 * 1024 * 1024
 MAX_LOG_BACKUPS = 10
 """Each log is capped at 100 MiB with 10 rolled files kept (``state-change.log.1`` ...), as the RollingFileAppender
@@ -86,6 +92,17 @@ class LogFiles:
             logger.addHandler(handler)
             logger.propagate = False
         assert CONTROLLER_LOGGER.startswith("kafka.controller")
+        server = LineWriterHandler(LineWriter(log_dir / "server.log", max_bytes=max_bytes, backups=backups))
+        server.setFormatter(formatter)
+        server.setLevel(logging.INFO)
+        for logger_name in SERVER_LOGGERS:
+            # Attached to each logger, not the root: the cluster prompt stops these loggers' propagation while it
+            # shows their warnings. They keep propagating otherwise; the console's handler shows WARN and above.
+            logger = logging.getLogger(logger_name)
+            self._handlers.append((logger, server, logger.level, logger.propagate))
+            if logger.getEffectiveLevel() > logging.INFO:
+                logger.setLevel(logging.INFO)
+            logger.addHandler(server)
         self._events = LineWriter(log_dir / "events.jsonl", max_bytes=max_bytes, backups=backups,
                                   namer=_jsonl_namer)
 
@@ -98,7 +115,8 @@ class LogFiles:
     def close(self) -> None:
         for logger, handler, level, propagate in self._handlers:
             logger.removeHandler(handler)
-            handler.close()
             logger.setLevel(level)
             logger.propagate = propagate
+        for handler in {handler for _, handler, _, _ in self._handlers}:
+            handler.close()
         self._events.close()
