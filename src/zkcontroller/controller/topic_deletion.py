@@ -229,13 +229,19 @@ class TopicDeletionManager(EventFamily):
                 self.log.info(f"Deletion of topic {topic} (re)started")
                 self.core.emit("topic_deletion", topic=topic, phase="started")
                 eligible.append(topic)
-        for topic in retry:  # ReplicaDeletionIneligible -> OfflineReplica, ready for another attempt
-            failed = self.context.replicas_in_state(topic, ReplicaState.DELETION_INELIGIBLE)
-            self.log.info(f"Retrying deletion of topic {topic} since replicas {_names(failed)} were not "
-                               "successfully deleted")
-            await self.core.replica_state_machine.handle_state_changes(sorted_replicas(failed), ReplicaState.OFFLINE)
+        if retry:
+            await self._retry_deletion_for_ineligible_replicas(retry)
         if eligible:
             await self._on_topic_deletion(eligible)
+
+    async def _retry_deletion_for_ineligible_replicas(self, topics: list[str]) -> None:
+        """ReplicaDeletionIneligible -> OfflineReplica, ready for another attempt: one DEBUG line and one state
+        change (so one StopReplica request per broker) for all the topics, as Kafka's
+        ``retryDeletionForIneligibleReplicas``."""
+        failed = {r for t in topics for r in self.context.replicas_in_state(t, ReplicaState.DELETION_INELIGIBLE)}
+        self.log.debug(f"Retrying deletion of topics {','.join(topics)} since replicas {_names(failed)} were not "
+                       "successfully deleted")
+        await self.core.replica_state_machine.handle_state_changes(sorted_replicas(failed), ReplicaState.OFFLINE)
 
     async def _on_topic_deletion(self, topics: list[str]) -> None:
         psm = self.core.partition_state_machine
