@@ -19,6 +19,7 @@ from zkcontroller.controller.errors import IllegalControllerStateError
 from zkcontroller.controller.events import CompletedReassignmentsFlush, ZkPartitionReassignment
 from zkcontroller.controller.families import TopicDeletionClient
 from zkcontroller.controller.reassignment_rules import render_assignment
+from zkcontroller.controller.scala_render import scala_buffer, scala_map
 from zkcontroller.model import ReplicaAssignment, TopicPartition, sorted_partitions
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ControllerMovedError, ZnodeDecodeError
@@ -89,9 +90,8 @@ class ReassignmentRecords:
             current = {}
         removing = {tp: r for tp, r in current.items() if should_remove(tp, r)}
         remaining = {tp: r for tp, r in current.items() if tp not in removing}
-        core.log.info("Removing partitions "
-                      f"Map({', '.join(f'{tp} -> {list(r)}' for tp, r in sorted(removing.items()))}) from the list "
-                      "of reassigned partitions in zookeeper")
+        removed = scala_map({tp: scala_buffer(r) for tp, r in removing.items()}, built_from=len(current))
+        core.log.info(f"Removing partitions {removed} from the list of reassigned partitions in zookeeper")
         if not remaining:
             core.log.info(f"No more partitions need to be reassigned. Deleting zk path {paths.REASSIGN_PARTITIONS}")
             await core.zk.delete_partition_reassignment(self.context.fencing.epoch_zk_version)
