@@ -66,9 +66,12 @@ class ReassignPartitionsZNode:
 
     @staticmethod
     def decode(data: bytes, path: str = paths.REASSIGN_PARTITIONS) -> dict[TopicPartition, tuple[int, ...]]:
-        """Target replicas per partition (a later duplicate entry wins, as in Kafka's ``toMap``)."""
+        """Target replicas per partition (a later duplicate entry wins, as in Kafka's ``toMap``).
+
+        Kafka binds this znode to a case class with Jackson, whose ``version: Int`` is just a field: any int
+        (or none) decodes, and nothing checks its value."""
         obj = parse_object(data, path)
-        obj.version((ReassignPartitionsZNode.VERSION,), required=False)
+        obj.jackson_int("version")
         out: dict[TopicPartition, tuple[int, ...]] = {}
         for i, raw in enumerate(obj.get_list("partitions")):
             entry = obj.as_object(raw, f"partitions[{i}]")
