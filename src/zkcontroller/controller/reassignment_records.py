@@ -53,8 +53,10 @@ class ReassignmentRecords:
         if not self.core.is_active or not done:
             return
         for topic in sorted({tp.topic for tp in done}):
-            if topic not in self.context.all_topics or self.deletion.is_topic_queued_up_for_deletion(topic):
+            if topic not in self.context.all_topics:
                 continue  # deleted meanwhile: nothing left to record
+            # a topic queued for deletion is written too: Kafka writes RS = TRS (B6) before resuming its deletion,
+            # so a controller that takes over mid-deletion deletes the target replicas, not the removed ones again
             parts = sorted_partitions(tp for tp in done if tp.topic == topic)
             try:
                 await self.write_topic_assignment(topic)
