@@ -210,8 +210,10 @@ class PartitionReassignments(EventFamily):
                 resumed[tp] = (current, True)
         await self.phases.on_partition_reassignments(resumed)
         if abandoned:
-            self.context.partitions_being_reassigned.difference_update(
-                {tp for tp in self.context.partitions_being_reassigned if tp.topic in abandoned})
+            dropped = {tp for tp in self.context.partitions_being_reassigned if tp.topic in abandoned}
+            self.context.partitions_being_reassigned.difference_update(dropped)
+            for tp in dropped:  # as a completed one's; resignation only unregisters those still being reassigned
+                self.core.watches.unregister_node_handler(paths.partition_state_path(tp.topic, tp.partition))
             await self.deletion.resume_deletion_for_topics(abandoned)
 
     def _build(self, tp: TopicPartition, target: Sequence[int] | None) -> ReplicaAssignment | None:

@@ -19,6 +19,7 @@ from zkcontroller.controller.errors import IllegalControllerStateError
 from zkcontroller.controller.events import CompletedReassignmentsFlush, ZkPartitionReassignment
 from zkcontroller.controller.families import TopicDeletionClient
 from zkcontroller.controller.reassignment_rules import render_assignment
+from zkcontroller.controller.scala_render import scala_buffer, scala_map
 from zkcontroller.model import ReplicaAssignment, TopicPartition, sorted_partitions
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ControllerMovedError, ZnodeDecodeError
@@ -52,8 +53,10 @@ class ReassignmentRecords:
         if not self.core.is_active or not done:
             return
         for topic in sorted({tp.topic for tp in done}):
-            if topic not in self.context.all_topics or self.deletion.is_topic_queued_up_for_deletion(topic):
+            if topic not in self.context.all_topics:
                 continue  # deleted meanwhile: nothing left to record
+            # a topic queued for deletion is written too: Kafka writes RS = TRS (B6) before resuming its deletion,
+            # so a controller that takes over mid-deletion deletes the target replicas, not the removed ones again
             parts = sorted_partitions(tp for tp in done if tp.topic == topic)
             try:
                 await self.write_topic_assignment(topic)
@@ -89,9 +92,8 @@ class ReassignmentRecords:
             current = {}
         removing = {tp: r for tp, r in current.items() if should_remove(tp, r)}
         remaining = {tp: r for tp, r in current.items() if tp not in removing}
-        core.log.info("Removing partitions "
-                      f"Map({', '.join(f'{tp} -> {list(r)}' for tp, r in sorted(removing.items()))}) from the list "
-                      "of reassigned partitions in zookeeper")
+        removed = scala_map({tp: scala_buffer(r) for tp, r in removing.items()}, built_from=len(current))
+        core.log.info(f"Removing partitions {removed} from the list of reassigned partitions in zookeeper")
         if not remaining:
             core.log.info(f"No more partitions need to be reassigned. Deleting zk path {paths.REASSIGN_PARTITIONS}")
             await core.zk.delete_partition_reassignment(self.context.fencing.epoch_zk_version)

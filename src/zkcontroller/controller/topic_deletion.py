@@ -21,6 +21,7 @@ from zkcontroller.controller.events import (
     TopicDeletionStopReplicaResponseReceived,
 )
 from zkcontroller.controller.families import EventFamily, Handler
+from zkcontroller.controller.scala_render import scala_set
 from zkcontroller.controller.states import PartitionAndReplica, PartitionState, ReplicaState, sorted_replicas
 from zkcontroller.model import sorted_partitions
 from zkcontroller.protocol.control_requests import Errors
@@ -29,13 +30,6 @@ from zkcontroller.zk import paths
 
 def _names(items: Iterable[object]) -> str:
     return ",".join(sorted(str(i) for i in items))
-
-
-def _scala_set(items: Iterable[object]) -> str:
-    """A Scala 2.13 immutable ``Set`` as Kafka's log lines print it: ``Set(a, b)`` up to four elements (Set1–Set4),
-    ``HashSet(a, b, c, d, e)`` beyond."""
-    names = sorted(str(i) for i in items)
-    return f"{'Set' if len(names) <= 4 else 'HashSet'}({', '.join(names)})"
 
 
 class TopicDeletionManager(EventFamily):
@@ -77,8 +71,8 @@ class TopicDeletionManager(EventFamily):
         log.info(f"List of topics to be deleted: {_names(to_delete)}")
         log.info(f"List of topics ineligible for deletion: {_names(ineligible)}")
         log.info("Initializing topic deletion manager")
-        self.log.info(f"Initializing manager with initial deletions: {_scala_set(to_delete)}, "
-                      f"initial ineligible deletions: {_scala_set(ineligible)}")
+        self.log.info(f"Initializing manager with initial deletions: {scala_set(to_delete)}, "
+                      f"initial ineligible deletions: {scala_set(ineligible)}")
         if self.enabled:
             # every marker, as Kafka's init: one whose topic is gone (a controller moved between deleting the
             # topic znode and its config and marker) has no replicas, so `resume_deletions` completes it at
@@ -86,7 +80,7 @@ class TopicDeletionManager(EventFamily):
             self.context.queue_topic_deletion(to_delete)
             self.context.topics_ineligible_for_deletion |= ineligible & self.context.topics_to_be_deleted
         else:
-            self.log.info(f"Removing {_scala_set(to_delete)} since delete topic is disabled")
+            self.log.info(f"Removing {scala_set(to_delete)} since delete topic is disabled")
             await self.core.zk.delete_topic_deletions(to_delete, self.context.fencing.epoch_zk_version)
 
     async def on_failover(self) -> None:
@@ -111,7 +105,7 @@ class TopicDeletionManager(EventFamily):
             await core.zk.delete_topic_deletions(non_existent, self.context.fencing.epoch_zk_version)
         to_delete -= non_existent
         if not self.enabled:  # logged even when nothing is left, as Kafka (removing a marker re-fires the watch)
-            core.log.info(f"Removing {_scala_set(to_delete)} since delete topic is disabled")
+            core.log.info(f"Removing {scala_set(to_delete)} since delete topic is disabled")
             await core.zk.delete_topic_deletions(to_delete, self.context.fencing.epoch_zk_version)
             for topic in sorted(to_delete):
                 core.emit("topic_deletion", topic=topic, phase="refused", deletion_reason="delete.topic.enable=false")
@@ -186,7 +180,7 @@ class TopicDeletionManager(EventFamily):
             return
         topics = {r.topic_partition.topic for r in failed}
         self.log.debug(f"Deletion failed for replicas {_names(failed)}. Halting deletion for topics "
-                       f"{_scala_set(topics)}")
+                       f"{scala_set(topics)}")
         await self.core.replica_state_machine.handle_state_changes(sorted_replicas(failed),
                                                                    ReplicaState.DELETION_INELIGIBLE)
         self.mark_topic_ineligible_for_deletion(topics, "replica deletion failure")
@@ -229,13 +223,19 @@ class TopicDeletionManager(EventFamily):
                 self.log.info(f"Deletion of topic {topic} (re)started")
                 self.core.emit("topic_deletion", topic=topic, phase="started")
                 eligible.append(topic)
-        for topic in retry:  # ReplicaDeletionIneligible -> OfflineReplica, ready for another attempt
-            failed = self.context.replicas_in_state(topic, ReplicaState.DELETION_INELIGIBLE)
-            self.log.info(f"Retrying deletion of topic {topic} since replicas {_names(failed)} were not "
-                               "successfully deleted")
-            await self.core.replica_state_machine.handle_state_changes(sorted_replicas(failed), ReplicaState.OFFLINE)
+        if retry:
+            await self._retry_deletion_for_ineligible_replicas(retry)
         if eligible:
             await self._on_topic_deletion(eligible)
+
+    async def _retry_deletion_for_ineligible_replicas(self, topics: list[str]) -> None:
+        """ReplicaDeletionIneligible -> OfflineReplica, ready for another attempt: one DEBUG line and one state
+        change (so one StopReplica request per broker) for all the topics, as Kafka's
+        ``retryDeletionForIneligibleReplicas``."""
+        failed = {r for t in topics for r in self.context.replicas_in_state(t, ReplicaState.DELETION_INELIGIBLE)}
+        self.log.debug(f"Retrying deletion of topics {','.join(topics)} since replicas {_names(failed)} were not "
+                       "successfully deleted")
+        await self.core.replica_state_machine.handle_state_changes(sorted_replicas(failed), ReplicaState.OFFLINE)
 
     async def _on_topic_deletion(self, topics: list[str]) -> None:
         psm = self.core.partition_state_machine

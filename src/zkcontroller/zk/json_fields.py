@@ -194,10 +194,29 @@ class JsonObject:
         return JsonObject(value, self.path, f"{where}.")
 
     def version(self, allowed: range | tuple[int, ...], *, required: bool = True) -> int | None:
-        """The ``version`` field, rejected unless it is one this codec knows."""
+        """The ``version`` field, for the znodes whose version Kafka 2.8 checks (most it never reads): an
+        integer, rejected outside ``allowed`` (the versions Kafka accepts, not only those it writes)."""
         if "version" not in self._values and not required:
             return None
         version = self.get_int("version")
         if version not in allowed:
             raise ZnodeDecodeError(self.path, f"unsupported version {version}")
         return version
+
+    def jackson_int(self, key: str) -> None:
+        """Check an optional field Kafka binds to a Scala ``Int`` with Jackson's default ``ObjectMapper`` (as
+        ``Json.parseBytesAs`` does): absent or null (0), an integer or a float within 32 bits (truncated), or a
+        string Java's ``Integer.parseInt`` reads (``""`` and ``"null"`` count as null) decode; anything else is
+        a decode error there, and here."""
+        value = self._values.get(key)
+        if value is None or (type(value) is int and INT32_MIN <= value <= INT32_MAX):
+            return
+        if isinstance(value, float) and INT32_MIN <= value <= INT32_MAX:
+            return
+        if isinstance(value, str):
+            text = value.strip("".join(chr(c) for c in range(33)))  # Java's String.trim
+            body = text[1:] if text[:1] in ("+", "-") else text
+            if text in ("", "null") or (body.isdecimal() and INT32_MIN <= int(text) <= INT32_MAX):
+                return
+        raise ZnodeDecodeError(self.path, f"{self._where(key)}: cannot be read as an int, got {_kind(value)} "
+                                          f"{value!r}")

@@ -1,7 +1,8 @@
 """One codec object per Kafka 2.8 znode: ``path(...)``, ``encode(...)``, ``decode(data, path, ...)``.
 
 Decoders are insensitive to key order and raise `ZnodeDecodeError` (naming the znode) for malformed JSON,
-wrong types or unknown versions; encoders write what Kafka 2.8 writes.
+wrong types or versions Kafka 2.8 refuses (most decoders read no version, as Kafka's); encoders write what
+Kafka 2.8 writes.
 """
 
 from zkcontroller.zk.znodes.admin import (

@@ -66,9 +66,12 @@ class ReassignPartitionsZNode:
 
     @staticmethod
     def decode(data: bytes, path: str = paths.REASSIGN_PARTITIONS) -> dict[TopicPartition, tuple[int, ...]]:
-        """Target replicas per partition (a later duplicate entry wins, as in Kafka's ``toMap``)."""
+        """Target replicas per partition (a later duplicate entry wins, as in Kafka's ``toMap``).
+
+        Kafka binds this znode to a case class with Jackson, whose ``version: Int`` is just a field: any int
+        (or none) decodes, and nothing checks its value."""
         obj = parse_object(data, path)
-        obj.version((ReassignPartitionsZNode.VERSION,), required=False)
+        obj.jackson_int("version")
         out: dict[TopicPartition, tuple[int, ...]] = {}
         for i, raw in enumerate(obj.get_list("partitions")):
             entry = obj.as_object(raw, f"partitions[{i}]")
@@ -93,9 +96,7 @@ class PreferredReplicaElectionZNode:
 
     @staticmethod
     def decode(data: bytes, path: str = paths.PREFERRED_REPLICA_ELECTION) -> frozenset[TopicPartition]:
-        obj = parse_object(data, path)
-        obj.version((PreferredReplicaElectionZNode.VERSION,), required=False)
-        return _decode_partitions(obj)
+        return _decode_partitions(parse_object(data, path))  # Kafka reads no version
 
 
 class IsrChangeNotificationZNode:
@@ -118,9 +119,7 @@ class IsrChangeNotificationSequenceZNode(SequentialNotificationZNode[Iterable[To
 
     @staticmethod
     def decode(data: bytes, path: str) -> frozenset[TopicPartition]:
-        obj = parse_object(data, path)
-        obj.version((IsrChangeNotificationSequenceZNode.VERSION,), required=False)
-        return _decode_partitions(obj)
+        return _decode_partitions(parse_object(data, path))  # Kafka reads no version
 
 
 class LogDirEventNotificationZNode:
@@ -144,7 +143,5 @@ class LogDirEventNotificationSequenceZNode(SequentialNotificationZNode[int]):
 
     @staticmethod
     def decode(data: bytes, path: str) -> int:
-        """The broker whose log directory failed (the only field Kafka reads)."""
-        obj = parse_object(data, path)
-        obj.version((LogDirEventNotificationSequenceZNode.VERSION,), required=False)
-        return obj.get_int("broker")
+        """The broker whose log directory failed (the only field Kafka reads: no version, no event)."""
+        return parse_object(data, path).get_int("broker")

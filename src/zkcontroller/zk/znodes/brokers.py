@@ -1,4 +1,4 @@
-"""``/brokers/ids/<id>`` (ephemeral broker registration, JSON versions 1–5) and ``/brokers/seqid``."""
+"""``/brokers/ids/<id>`` (ephemeral broker registration, JSON versions 1 and up) and ``/brokers/seqid``."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from zkcontroller.model import (
 )
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ZnodeDecodeError
-from zkcontroller.zk.json_fields import JsonObject, check_str, dumps, parse_object
+from zkcontroller.zk.json_fields import INT32_MAX, JsonObject, check_str, dumps, parse_object
 
 # Kafka's EndPoint.uriParseExp, matched against the whole string.
 _ENDPOINT_RE = re.compile(r"(.*)://\[?([0-9a-zA-Z\-%._:]*)\]?:(-?[0-9]+)")
@@ -41,11 +41,12 @@ class BrokerSequenceIdZNode:
 
 
 class BrokerIdZNode:
-    """A broker's registration. Kafka 2.8 writes version 5 (4 or 2 for an older IBP); reads 1–5."""
+    """A broker's registration. Kafka 2.8 writes version 5 (4 or 2 for an older IBP); it reads version 1 (host
+    and port) and any later one as version 2 and up (endpoints), refusing a missing version or one below 1."""
 
     CURRENT_VERSION = 5
     WRITABLE_VERSIONS = (2, 4, 5)
-    READABLE_VERSIONS = range(1, 6)
+    READABLE_VERSIONS = range(1, INT32_MAX + 1)
 
     @staticmethod
     def path(broker_id: int) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from zkcontroller.model import FeatureZNodeData, FeatureZNodeStatus, FinalizedVersionRange, sorted_features
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ZnodeDecodeError
-from zkcontroller.zk.json_fields import check_str, dumps, parse_object
+from zkcontroller.zk.json_fields import INT32_MAX, check_str, dumps, parse_object
 from zkcontroller.zk.znodes.sequential import SequentialNotificationZNode
 
 UNCLEAN_LEADER_ELECTION_ENABLE = "unclean.leader.election.enable"
@@ -37,8 +37,7 @@ class ConfigEntityZNode:
         """The overrides; null data or no ``config`` object means none (as Kafka reads it)."""
         if not data:
             return {}
-        obj = parse_object(data, path)
-        obj.version((ConfigEntityZNode.VERSION,), required=False)
+        obj = parse_object(data, path)  # Kafka reads no version
         config = obj.get_opt_obj("config")
         if config is None:
             return {}
@@ -66,7 +65,8 @@ class ConfigEntityChangeNotificationSequenceZNode(SequentialNotificationZNode[st
 
     @staticmethod
     def decode(data: bytes, path: str) -> str:
-        """The changed entity as ``<type>/<name>`` whichever version wrote it."""
+        """The changed entity as ``<type>/<name>`` whichever version wrote it (Kafka refuses any other version,
+        and a missing one)."""
         obj = parse_object(data, path)
         version = obj.version((1, 2))
         if version == 1:
@@ -87,10 +87,7 @@ class ClusterIdZNode:
 
     @staticmethod
     def decode(data: bytes, path: str = paths.CLUSTER_ID) -> str:
-        obj = parse_object(data, path)
-        if "version" in obj and obj.raw("version") not in ("1", 1):
-            raise ZnodeDecodeError(path, f"unsupported version {obj.raw('version')!r}")
-        return obj.get_str("id")
+        return parse_object(data, path).get_str("id")  # Kafka reads no version
 
 
 class FeatureZNode:
@@ -100,6 +97,8 @@ class FeatureZNode:
     """
 
     VERSION = 1
+    READABLE_VERSIONS = range(1, INT32_MAX + 1)
+    """Kafka 2.8 refuses a missing version or one below 1 and reads any later one as version 1."""
 
     @staticmethod
     def path() -> str:
@@ -119,7 +118,7 @@ class FeatureZNode:
     @staticmethod
     def decode(data: bytes, path: str = paths.FEATURE) -> FeatureZNodeData:
         obj = parse_object(data, path)
-        obj.version((FeatureZNode.VERSION,))
+        obj.version(FeatureZNode.READABLE_VERSIONS)
         if obj.is_null_or_absent("features"):
             raise ZnodeDecodeError(path, "features map can not be absent")
         if obj.is_null_or_absent("status"):

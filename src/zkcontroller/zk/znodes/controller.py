@@ -23,10 +23,9 @@ class ControllerZNode:
 
     @staticmethod
     def decode(data: bytes, path: str = paths.CONTROLLER) -> int:
-        """The controller's broker id (the only field Kafka reads)."""
-        obj = parse_object(data, path)
-        obj.version((ControllerZNode.VERSION,), required=False)
-        return obj.get_int("brokerid")
+        """The controller's broker id, the only field Kafka 2.8 reads: a ZK-migration KRaft controller (Kafka
+        3.4+) writes version 2 with a ``kraftControllerEpoch``, and a 2.8 broker still reads its id."""
+        return parse_object(data, path).get_int("brokerid")
 
 
 class ControllerEpochZNode:

@@ -37,10 +37,9 @@ class TopicsZNode:
 
 
 class TopicZNode:
-    """A topic's replica assignment. Kafka 2.8 always writes version 3; versions 1–3 are read."""
+    """A topic's replica assignment. Kafka 2.8 always writes version 3 and reads any version (it reads none)."""
 
     CURRENT_VERSION = 3
-    READABLE_VERSIONS = (1, 2, 3)
 
     @staticmethod
     def path(topic: str) -> str:
@@ -69,7 +68,6 @@ class TopicZNode:
         if not data:
             return TopicIdReplicaAssignment(topic, None, {})
         obj = parse_object(data, path)
-        obj.version(TopicZNode.READABLE_VERSIONS, required=False)
         topic_id = parse_topic_id(obj.get_str("topic_id"), path) if "topic_id" in obj else None
         adding = obj.get_opt_obj("adding_replicas")
         removing = obj.get_opt_obj("removing_replicas")
@@ -172,15 +170,13 @@ class TopicPartitionStateZNode:
             isr = int_tuple_or_none(d.get("isr"))
             if (
                 isr is not None
-                and d.get("version", 1) == 1 and type(d.get("version", 1)) is int
                 and type(leader) is int and INT32_MIN <= leader <= INT32_MAX
                 and type(leader_epoch) is int and INT32_MIN <= leader_epoch <= INT32_MAX
                 and type(controller_epoch) is int and INT32_MIN <= controller_epoch <= INT32_MAX
             ):
                 lai = LeaderAndIsr(leader, leader_epoch, isr, zk_version)
                 return LeaderIsrAndControllerEpoch(lai, controller_epoch)
-        obj = parse_object(data, path)
-        obj.version((TopicPartitionStateZNode.VERSION,), required=False)
+        obj = parse_object(data, path)  # Kafka reads no version
         lai = LeaderAndIsr(
             obj.get_int("leader"), obj.get_int("leader_epoch"), obj.get_int_list("isr"), zk_version
         )
