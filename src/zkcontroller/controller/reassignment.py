@@ -19,6 +19,7 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from zkcontroller.controller.assignment import reassign_to
 from zkcontroller.controller.core import ControllerCore
 from zkcontroller.controller.event_manager import ControllerEventManager
 from zkcontroller.controller.events import (
@@ -34,7 +35,7 @@ from zkcontroller.controller.events import (
 from zkcontroller.controller.families import EventFamily, Handler, TopicDeletionClient
 from zkcontroller.controller.reassignment_phases import ReassignmentPhases
 from zkcontroller.controller.reassignment_records import ReassignmentRecords
-from zkcontroller.controller.reassignment_rules import reassign_to, validate_replicas
+from zkcontroller.controller.reassignment_rules import validate_replicas
 from zkcontroller.coordination.api import EventType
 from zkcontroller.model import (
     ReplicaAssignment,

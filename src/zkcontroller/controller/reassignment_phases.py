@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from zkcontroller.controller.assignment import render_assignment
 from zkcontroller.controller.core import ControllerCore, NodeHandler
 from zkcontroller.controller.election import ReassignPartitionLeaderElectionStrategy
 from zkcontroller.controller.errors import IllegalControllerStateError, StateChangeFailedError
@@ -18,7 +19,6 @@ from zkcontroller.controller.event_log import render_leader_isr_and_epoch
 from zkcontroller.controller.events import ApiError, ControllerEvent, PartitionReassignmentIsrChange
 from zkcontroller.controller.families import TopicDeletionClient
 from zkcontroller.controller.reassignment_records import ReassignmentRecords
-from zkcontroller.controller.reassignment_rules import render_assignment
 from zkcontroller.controller.states import PartitionAndReplica, PartitionState, ReplicaState
 from zkcontroller.coordination.api import EventType
 from zkcontroller.model import (

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+from zkcontroller.controller.assignment import render_assignment
 from zkcontroller.controller.context import ControllerContext
 from zkcontroller.controller.core import ControllerCore
 from zkcontroller.controller.errors import IllegalControllerStateError
 from zkcontroller.controller.events import CompletedReassignmentsFlush, ZkPartitionReassignment
 from zkcontroller.controller.families import TopicDeletionClient
-from zkcontroller.controller.reassignment_rules import render_assignment
 from zkcontroller.controller.scala_render import scala_buffer, scala_map
 from zkcontroller.model import ReplicaAssignment, TopicPartition, sorted_partitions
 from zkcontroller.zk import paths

@@ -1,30 +1,16 @@
-"""KIP-455's pure rules for a reassignment: how RS/AR/RR follow from a target, how Kafka renders them, and
-which API targets are refused. Kept apart from the phases so they can be read and tested without a controller.
+"""KIP-455's pure rules for a reassignment: which API targets are refused. Kept apart from the phases so they
+can be read and tested without a controller. How RS/AR/RR follow from a target, and how Kafka renders them, are
+`controller.assignment`'s.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
+from zkcontroller.controller.assignment import reassign_to
 from zkcontroller.controller.events import ApiError
 from zkcontroller.model import ReplicaAssignment
 from zkcontroller.protocol.control_requests import Errors
-
-
-def reassign_to(current: ReplicaAssignment, target: Sequence[int]) -> ReplicaAssignment:
-    """Kafka's ``ReplicaAssignment.reassignTo``: RS = (TRS ++ ORS).distinct, AR = RS − ORS, RR = RS − TRS."""
-    origin = current.origin_replicas
-    full = tuple(dict.fromkeys((*target, *origin)))
-    return ReplicaAssignment(full, tuple(r for r in full if r not in origin),
-                             tuple(r for r in full if r not in target))
-
-
-def render_assignment(a: ReplicaAssignment) -> str:
-    """Kafka's ``ReplicaAssignment.toString``."""
-    def ids(rs: Iterable[int]) -> str:
-        return ",".join(str(r) for r in rs)
-    return (f"ReplicaAssignment(replicas={ids(a.replicas)}, addingReplicas={ids(a.adding_replicas)}, "
-            f"removingReplicas={ids(a.removing_replicas)})")
 
 
 def validate_replicas(replicas: Sequence[int], current: ReplicaAssignment, live: set[int]) -> ApiError | None:

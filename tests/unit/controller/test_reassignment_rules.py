@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from zkcontroller.controller.reassignment_rules import reassign_to, render_assignment, validate_replicas
+from zkcontroller.controller.assignment import reassign_to, render_assignment
+from zkcontroller.controller.reassignment_rules import validate_replicas
 from zkcontroller.model import ReplicaAssignment
 from zkcontroller.protocol.control_requests import Errors
 
