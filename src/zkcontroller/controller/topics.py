@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from zkcontroller.controller.assignment import render_assignment
 from zkcontroller.controller.core import ControllerCore, NodeHandler
 from zkcontroller.controller.election import OfflinePartitionLeaderElectionStrategy
 from zkcontroller.controller.events import ControllerEvent, PartitionModifications, TopicChange
 from zkcontroller.controller.families import EventFamily, Handler
+from zkcontroller.controller.scala_render import scala_collection, scala_map, scala_set
 from zkcontroller.controller.states import PartitionAndReplica, PartitionState, ReplicaState
 from zkcontroller.coordination.api import EventType
 from zkcontroller.model import ReplicaAssignment, TopicId, TopicIdReplicaAssignment, TopicPartition, sorted_by_partition
@@ -125,7 +127,8 @@ class TopicEvents(EventFamily):
         new_topics = topics - self.context.all_topics
         deleted = self.context.all_topics - topics
         self.register_partition_modifications_handlers(sorted(topics))
-        assignments = await self.admit_topics(await self.read_topic_assignments(new_topics))
+        read = await self.read_topic_assignments(new_topics)
+        assignments = await self.admit_topics(read)
         self.context.set_all_topics((self.context.all_topics - deleted) | {t.topic for t in assignments})
         self._record_ids(assignments)
         self.unregister_partition_modifications_handlers(sorted(deleted))
@@ -136,10 +139,7 @@ class TopicEvents(EventFamily):
             for tp, assignment in sorted(t.assignment.items()):
                 self.context.update_partition_full_replica_assignment(tp, assignment)
                 new_partitions[tp] = assignment
-        self.core.log.info(
-            f"New topics: [{', '.join(sorted(new_topics))}], deleted topics: [{', '.join(sorted(deleted))}], "
-            f"new partition replica assignment [{len(new_partitions)} partitions]"
-        )
+        self.core.log.info(topic_change_line(new_topics, deleted, read))
         if new_partitions:
             await self.on_new_partition_creation(sorted(new_partitions))
 
@@ -197,3 +197,16 @@ class TopicEvents(EventFamily):
                     for tp in sorted(new_assignment) if str(tp.partition) in existing}
         await self.core.zk.set_topic_assignment(topic, self.context.topic_ids.get(topic), restored,
                                                 self.context.fencing.epoch_zk_version)
+
+
+def topic_change_line(new_topics: Iterable[str], deleted: Iterable[str],
+                      read: Iterable[TopicIdReplicaAssignment]) -> str:
+    """Kafka 2.8's ``processTopicChange`` line, with its Scala renderings: the new topics an immutable ``Set``,
+    the deleted ones a ``mutable.HashSet`` (a diff of the context's mutable set), and the assignments as read
+    from ZooKeeper (ids before any are created: ``None`` for a topic znode without one) a ``Set`` of
+    ``TopicIdReplicaAssignment``s, each partition map a ``Map``/``HashMap`` by size."""
+    topics = [f"TopicIdReplicaAssignment({t.topic},{'None' if t.topic_id is None else f'Some({t.topic_id})'},"
+              f"{scala_map({tp: render_assignment(a) for tp, a in t.assignment.items()})})" for t in read]
+    return (f"New topics: [{scala_set(new_topics)}], "
+            f"deleted topics: [{scala_collection('HashSet', sorted(deleted))}], "
+            f"new partition replica assignment [{scala_set(topics)}]")
