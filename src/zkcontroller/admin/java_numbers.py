@@ -1,0 +1,34 @@
+"""Java's ``Integer.parseInt`` (Scala's ``String.toInt``), which Kafka's admin tools use on broker ids.
+
+Python's ``int`` is both more lenient (surrounding whitespace, ``1_0``, digits outside the BMP, any size) and
+reads the same digits otherwise, so an id ``int`` accepts could be one Kafka refuses, and vice versa for nothing:
+the grammar is written out here instead. Java accepts one leading ``+`` or ``-``, then one or more chars for
+which ``Character.digit(c, 10)`` is not -1 — every Unicode ``Nd`` digit, but only in the BMP, as it reads UTF-16
+chars one at a time (a supplementary digit is two surrogates, neither a digit) — and the value must fit 32 bits.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+INT_MIN = -(2**31)
+INT_MAX = 2**31 - 1
+
+
+def java_parse_int(text: str) -> int | None:
+    """``Integer.parseInt(text)``, or None where Java throws ``NumberFormatException``."""
+    digits = text[1:] if text[:1] in ("+", "-") else text
+    if not digits:
+        return None
+    value = 0
+    for c in digits:
+        if ord(c) > 0xFFFF or not c.isdecimal():  # isdecimal: category Nd, Character.isDigit's set
+            return None
+        value = value * 10 + unicodedata.decimal(c)
+    value = -value if text[0] == "-" else value
+    return value if INT_MIN <= value <= INT_MAX else None
+
+
+def number_format_message(text: str) -> str:
+    """``NumberFormatException.forInputString``'s message, which Kafka's tools print as it is."""
+    return f'For input string: "{text}"'
