@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import unicodedata
 
+from zkcontroller.zk.config_values import JAVA_TRIM
+
 INT_MIN = -(2**31)
 INT_MAX = 2**31 - 1
 
@@ -32,3 +34,27 @@ def java_parse_int(text: str) -> int | None:
 def number_format_message(text: str) -> str:
     """``NumberFormatException.forInputString``'s message, which Kafka's tools print as it is."""
     return f'For input string: "{text}"'
+
+
+def java_split(text: str, separator: str) -> list[str]:
+    """``String.split`` on a one-char literal, as Kafka's tools split id lists: no match gives ``[text]`` (so
+    ``""`` is one empty piece), otherwise the trailing empty pieces are dropped (``"1,2,"`` is two, ``","``
+    none) while leading and inner ones stay."""
+    if separator not in text:
+        return [text]
+    pieces = text.split(separator)
+    while pieces and pieces[-1] == "":
+        pieces.pop()
+    return pieces
+
+
+def parse_int_list(text: str, separator: str, *, trim: bool = False) -> list[int]:
+    """``text.split(separator).map(_.toInt)`` (each piece ``trim``-med first if asked, as TopicCommand does);
+    the first piece Java refuses raises ValueError with Java's message."""
+    out = []
+    for piece in java_split(text, separator):
+        value = java_parse_int(piece.strip(JAVA_TRIM) if trim else piece)
+        if value is None:
+            raise ValueError(number_format_message(piece.strip(JAVA_TRIM) if trim else piece))
+        out.append(value)
+    return out

@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Literal
 
 from zkcontroller.admin.errors import InvalidConfigError, InvalidReplicaAssignmentError, InvalidTopicError
+from zkcontroller.admin.java_numbers import java_split, parse_int_list
 from zkcontroller.zk.config_values import JAVA_TRIM, parse_boolean
 from zkcontroller.zk.topic_names import topic_name_problem
 
@@ -282,15 +283,16 @@ def parse_topic_configs(pairs: Iterable[str]) -> dict[str, str]:
 
 
 def parse_replica_assignment(text: str) -> dict[int, list[int]]:
-    """``--replica-assignment 1:2,2:3``: partition i gets the i-th comma-separated list of broker ids."""
+    """``--replica-assignment 1:2,2:3``: partition i gets the i-th comma-separated list of broker ids.
+
+    As TopicCommand.parseReplicaAssignment: Java's ``split`` (trailing empty pieces dropped), each id trimmed
+    then ``toInt`` (``+1``, ``01`` pass; ``1_0``, ids past 32 bits do not), Java's message for a bad one."""
     out: dict[int, list[int]] = {}
-    for i, part in enumerate(text.split(",")):
+    for i, part in enumerate(java_split(text, ",")):
         try:
-            brokers = [int(s.strip()) for s in part.split(":")]
-        except ValueError:
-            raise InvalidReplicaAssignmentError(
-                f"Invalid replica assignment {text!r}: {part!r} is not a list of broker ids separated by ':'"
-            ) from None
+            brokers = parse_int_list(part, ":", trim=True)
+        except ValueError as e:
+            raise InvalidReplicaAssignmentError(str(e)) from None
         duplicates = sorted({b for b in brokers if brokers.count(b) > 1})
         if duplicates:
             raise InvalidReplicaAssignmentError(
