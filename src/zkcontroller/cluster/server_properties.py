@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from zkcontroller.admin.java_numbers import java_parse_int
 from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.cluster.kafka_server import AutoCreateConfig
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.protocol.ibp import DEFAULT_IBP, ibp_at_least, request_versions
-from zkcontroller.zk.config_values import parse_boolean
+from zkcontroller.zk.config_values import JAVA_TRIM, parse_boolean
 
 log = logging.getLogger("kafka.server.KafkaConfig")
 
@@ -94,11 +95,16 @@ def _offered_ibp(value: str) -> bool:
         return False
 
 
+_CSV_SEPARATOR = re.compile(r"\s*,\s*", re.ASCII)
+r"""``CoreUtils.parseCsvList``'s separator: Java's ``\s`` is ASCII whitespace only."""
+
+
 def _int(key: str, value: str, minimum: int | None = None) -> int:
-    try:
-        n = int(value)
-    except ValueError:
-        raise ConfigError(f"Invalid value {value} for configuration {key}: Not a number of type INT") from None
+    """ConfigDef's INT: the value ``trim``-med (every char up to U+0020), then ``Integer.parseInt``; the error
+    shows the value as given."""
+    n = java_parse_int(value.strip(JAVA_TRIM))
+    if n is None:
+        raise ConfigError(f"Invalid value {value} for configuration {key}: Not a number of type INT")
     if minimum is not None and n < minimum:
         raise ConfigError(f"Invalid value {value} for configuration {key}: Value must be at least {minimum}")
     return n
@@ -109,7 +115,7 @@ def _bool(key: str, value: str) -> bool:
 
 
 def _listener(key: str, value: str) -> Listener:
-    items = [v.strip() for v in value.split(",") if v.strip()]
+    items = [v for v in _CSV_SEPARATOR.split(value.strip(JAVA_TRIM)) if v]
     if len(items) != 1:
         raise ConfigError(f"{key}={value}: exactly one listener is supported (a PLAINTEXT one)")
     m = re.fullmatch(r"([A-Za-z0-9_]+)://(\[[^\]]*\]|[^:]*):(-?\d+)", items[0])
@@ -140,23 +146,37 @@ _KNOWN = {
 }
 
 
-def broker_properties(props: dict[str, str], overrides: Iterable[str] = ()) -> BrokerProperties:
-    """Validate ``props`` (with ``key=value`` ``overrides`` applied last) into `BrokerProperties`."""
-    props = dict(props)
+def parse_overrides(overrides: Iterable[str]) -> dict[str, str]:
+    """``--override`` values as kafka.Kafka reads them (``CommandLineUtils.parseKeyValueArgs``): split at the
+    first ``=``, key and value kept exactly as typed (no trimming: ``" a"`` is another key than ``a``), a
+    missing value read as ``""``. Only where a known config's value is parsed is it trimmed, as ConfigDef does."""
+    out: dict[str, str] = {}
     for item in overrides:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(f"--override {item!r}: expected key=value")
-        props[key.strip()] = value.strip()
+        key, _, value = item.partition("=")
+        out[key] = value
+    return out
+
+
+def broker_properties(props: dict[str, str], overrides: Iterable[str] = ()) -> BrokerProperties:
+    """Validate ``props`` (with ``key=value`` ``overrides`` applied last) into `BrokerProperties`.
+
+    As Kafka's ConfigDef, a known config's value is trimmed (``String.trim``) before it is parsed, whatever
+    its type; an unknown one is kept as given."""
+    props = {**props, **parse_overrides(overrides)}
     unknown = {k: v for k, v in props.items() if k not in _KNOWN}
     for key in sorted(unknown):
         log.warning("The configuration '%s' was supplied but isn't a known config.", key)
 
     def get(key: str, default: str | None = None) -> str:
+        """The value as given: the parsers trim it, and their errors show it untrimmed, as ConfigDef's do."""
         value = props.get(key, default)
         if value is None:
             raise ConfigError(f"Missing required configuration \"{key}\" which has no default value.")
         return value
+
+    def text(key: str, default: str | None = None) -> str:
+        """A STRING config: ConfigDef's ``parseType`` returns it trimmed."""
+        return get(key, default).strip(JAVA_TRIM)
 
     def num(key: str, default: int, minimum: int | None = None) -> int:
         return _int(key, get(key, str(default)), minimum)
@@ -172,20 +192,21 @@ def broker_properties(props: dict[str, str], overrides: Iterable[str] = ()) -> B
         if "advertised.listeners" in props else listener
     if advertised.host in ("", "0.0.0.0"):
         advertised = Listener(advertised.name, "localhost", advertised.port)
-    ibp = get("inter.broker.protocol.version", "2.8")
+    ibp = text("inter.broker.protocol.version", "2.8")
     if not _offered_ibp(ibp):
         raise ConfigError(f"Invalid value {ibp} for configuration inter.broker.protocol.version: "
                           f"supported are {MIN_IBP} to {DEFAULT_IBP}")
-    zk = get("zookeeper.connect")
+    zk = text("zookeeper.connect")
     if not re.fullmatch(r"[^/,\s]+:\d+(,[^/,\s]+:\d+)*(/[^\s]*)?", zk):
         raise ConfigError(f"Invalid value {zk} for configuration zookeeper.connect: expected host:port[,...][/chroot]")
     session_timeout_ms = num("zookeeper.session.timeout.ms", 18000, 1)
-    log_dirs = tuple(d.strip() for d in get("log.dirs", get("log.dir", "/tmp/kafka-logs")).split(",") if d.strip())
+    dirs = text("log.dirs") if "log.dirs" in props else text("log.dir", "/tmp/kafka-logs")
+    log_dirs = tuple(d for d in _CSV_SEPARATOR.split(dirs) if d)  # CoreUtils.parseCsvList
     if not log_dirs:
         raise ConfigError("log.dirs is empty")
     if len(set(log_dirs)) < len(log_dirs):
         raise ConfigError(f"Duplicate log directory found: {','.join(log_dirs)}")
-    inter_broker_listener = get("inter.broker.listener.name", "PLAINTEXT")
+    inter_broker_listener = text("inter.broker.listener.name", "PLAINTEXT")
     if inter_broker_listener.upper() != "PLAINTEXT":
         raise ConfigError(f"inter.broker.listener.name={inter_broker_listener}: only PLAINTEXT is served")
     controller = ControllerConfig(
@@ -205,7 +226,7 @@ def broker_properties(props: dict[str, str], overrides: Iterable[str] = ()) -> B
         inter_broker_listener_name="PLAINTEXT", inter_broker_protocol_version=ibp,
     )
     metrics = props.get("metrics.prometheus.port")
-    rack = props.get("broker.rack") or None
+    rack = text("broker.rack", "") or None
     return BrokerProperties(
         broker_id=broker_id, listener=listener, advertised=advertised, zookeeper_connect=zk,
         session_timeout_ms=session_timeout_ms, rack=rack, log_dirs=log_dirs,
