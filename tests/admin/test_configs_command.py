@@ -7,7 +7,13 @@ import pytest
 from tests.contract.admin.test_admin_cli import Cli, cli  # noqa: F401  (the fixture, on a real ZooKeeper)
 
 from zkcontroller.admin.cli import topics
-from zkcontroller.admin.configs import InvalidConfigsError, configs, parse_add_config, parse_broker
+from zkcontroller.admin.configs import (
+    InvalidConfigsError,
+    configs,
+    parse_add_config,
+    parse_broker,
+    parse_delete_config,
+)
 from zkcontroller.admin.errors import AdminError
 from zkcontroller.admin.java_numbers import java_parse_int
 from zkcontroller.zk import paths
@@ -237,3 +243,21 @@ def test_parse_broker_outside_the_command_is_kafkas_parse_broker() -> None:
     with pytest.raises(AdminError) as refused:
         parse_broker("one")
     assert str(refused.value) == "Error parsing broker one. The broker's Entity Name must be a single integer value"
+
+
+@pytest.mark.parametrize(("text", "parsed"), [
+    ("a\u00a0=b", {"a\u00a0": "b"}),  # Java's \s is ASCII: the no-break space stays in the key
+    ("a=\u00a0b\u2003", {"a": "\u00a0b\u2003"}),  # String.trim removes chars up to U+0020 only
+    ("\x01a\x1f=\x00b\x7f", {"a": "b\x7f"}),
+])
+def test_add_config_trims_as_java(text: str, parsed: dict[str, str]) -> None:
+    assert parse_add_config(text) == parsed
+
+
+@pytest.mark.parametrize(("text", "keys"), [
+    ("a,b", ["a", "b"]), (" a , b ", ["a", "b"]), ("a,,b,", ["a", "b"]),  # StringTokenizer skips empty pieces
+    ("a, ,b", ["a", "", "b"]),  # a blank piece is a key "" after trim
+    ("a\u00a0,\x00b", ["a\u00a0", "b"]), (None, []),
+])
+def test_delete_config_split_and_trimmed_as_kafka(text: str | None, keys: list[str]) -> None:
+    assert parse_delete_config(text) == keys

@@ -49,6 +49,7 @@ from zkcontroller.coordination.errors import ConnectionLossError, ZkError
 from zkcontroller.coordination.kazoo_backend import ChrootMissingError
 from zkcontroller.model import is_internal
 from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.zk.config_values import JAVA_TRIM
 from zkcontroller.zk.errors import KafkaZkError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.paths import ConfigType
@@ -229,7 +230,7 @@ def alter_topic(zookeeper: str, name: str, partitions: int | None, replica_assig
     try:
         explicit = parse_replica_assignment(replica_assignment) if replica_assignment else None
         overrides = parse_topic_configs(configs)
-        to_delete = [key.strip() for key in deleted]
+        to_delete = [key.strip(JAVA_TRIM) for key in deleted]  # parseTopicConfigsToBeDeleted: String.trim
         validate_topic_config_names(to_delete)
     except AdminError as e:
         raise click.ClickException(str(e)) from None

@@ -159,12 +159,19 @@ def parse_add_config(text: str) -> dict[str, str]:
             pieces.pop()
     out: dict[str, str] = {}
     for piece in pieces:
-        pair = re.split(r"\s*=\s*" + _OUTSIDE_BRACKETS, piece)
+        pair = re.split(r"\s*=\s*" + _OUTSIDE_BRACKETS, piece, flags=re.ASCII)  # Java's \s: ASCII only
         if len(pair) != 2:
             raise InvalidConfigsError(
                 'Invalid entity config: all configs to be added must be in the format "key=val".')
         out[pair[0].strip(JAVA_TRIM)] = pair[1].replace("[", "").replace("]", "").strip(JAVA_TRIM)
     return out
+
+
+def parse_delete_config(text: str | None) -> list[str]:
+    """``--delete-config k1,k2``: joptsimple's ``withValuesSeparatedBy(',')`` (a StringTokenizer: empty pieces
+    skipped), then each key ``trim``-med (chars up to U+0020 only) as parseConfigsToBeDeleted does. A blank
+    piece stays as the key ``""`` (so it is then refused as "Invalid config(s): ")."""
+    return [k.strip(JAVA_TRIM) for k in (text or "").split(",") if k]
 
 
 async def alter_topic_config(zk: KafkaZkClient, topic: str, add: dict[str, str], delete: list[str]
@@ -295,7 +302,7 @@ def configs(zookeeper: str, entity_type: str | None, entity_name: str | None, en
         raise click.ClickException(str(e)) from None
     if "message.format.version" in add:
         click.echo(MESSAGE_FORMAT_WARNING.format(add["message.format.version"]))
-    delete = [k.strip() for k in (delete_config or "").split(",") if k.strip()]
+    delete = parse_delete_config(delete_config)
     if kind == paths.ConfigType.TOPIC:
         run_with_client(zookeeper, lambda zk: alter_topic_config(zk, name, add, delete))
     else:

@@ -269,12 +269,12 @@ def parse_topic_configs(pairs: Iterable[str]) -> dict[str, str]:
     """``--config k=v`` values (``TopicCommand.parseTopicConfigsToBeAdded``), then validated."""
     out: dict[str, str] = {}
     for pair in pairs:
-        parts = re.split(r"\s*=\s*", pair)
+        parts = re.split(r"\s*=\s*", pair, flags=re.ASCII)  # Java's \s is ASCII whitespace
         while parts and parts[-1] == "":  # Java's split drops trailing empty strings
             parts.pop()
         if len(parts) != 2:
             raise InvalidConfigError('Invalid topic config: all configs to be added must be in the format "key=val".')
-        out[parts[0].strip()] = parts[1].strip()
+        out[parts[0].strip(JAVA_TRIM)] = parts[1].strip(JAVA_TRIM)  # String.trim, not Unicode whitespace
     validate_topic_configs(out)
     return out
 

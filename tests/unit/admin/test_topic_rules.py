@@ -110,3 +110,11 @@ def test_replica_assignment_ids_java_refuses(text: str, bad: str) -> None:
 def test_assignment_shape(assignment: dict[int, list[int]], message: str) -> None:
     with pytest.raises(InvalidReplicaAssignmentError, match=message):
         validate_assignment_shape(assignment)
+
+
+def test_topic_config_pairs_trimmed_as_java() -> None:
+    """TopicCommand.parseTopicConfigsToBeAdded: ``split("\\s*=\\s*")`` (ASCII \\s), then ``String.trim``."""
+    assert parse_topic_configs(["\x00retention.ms\t=\x01 1 \x1f"]) == {"retention.ms": "1"}
+    with pytest.raises(InvalidConfigError) as refused:
+        parse_topic_configs(["retention.ms\u00a0=1"])
+    assert str(refused.value) == "Unknown topic config name: retention.ms\u00a0"
