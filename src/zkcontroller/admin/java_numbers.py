@@ -17,8 +17,9 @@ INT_MIN = -(2**31)
 INT_MAX = 2**31 - 1
 
 
-def java_parse_int(text: str) -> int | None:
-    """``Integer.parseInt(text)``, or None where Java throws ``NumberFormatException``."""
+def java_parse_int(text: str, bits: int = 32) -> int | None:
+    """``Integer.parseInt(text)`` (``Long.parseLong`` with ``bits=64``), or None where Java throws
+    ``NumberFormatException``."""
     digits = text[1:] if text[:1] in ("+", "-") else text
     if not digits:
         return None
@@ -28,7 +29,7 @@ def java_parse_int(text: str) -> int | None:
             return None
         value = value * 10 + unicodedata.decimal(c)
     value = -value if text[0] == "-" else value
-    return value if INT_MIN <= value <= INT_MAX else None
+    return value if -(2 ** (bits - 1)) <= value < 2 ** (bits - 1) else None
 
 
 def number_format_message(text: str) -> str:

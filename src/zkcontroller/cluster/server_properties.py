@@ -80,6 +80,9 @@ class BrokerProperties:
     auto_create: AutoCreateConfig = field(default_factory=AutoCreateConfig)
     """``auto.create.topics.enable``, ``num.partitions``, ``default.replication.factor`` and the internal topics'
     sizes: what Metadata's topic auto-creation uses."""
+    connection_setup_timeout_ms: int = 10000
+    connection_setup_timeout_max_ms: int = 127000
+    """``socket.connection.setup.timeout.ms`` and ``.max.ms``: the controller's connection setup bounds."""
     unknown: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -107,6 +110,14 @@ def _int(key: str, value: str, minimum: int | None = None) -> int:
         raise ConfigError(f"Invalid value {value} for configuration {key}: Not a number of type INT")
     if minimum is not None and n < minimum:
         raise ConfigError(f"Invalid value {value} for configuration {key}: Value must be at least {minimum}")
+    return n
+
+
+def _long(key: str, value: str) -> int:
+    """ConfigDef's LONG (no validator): the value trimmed, then ``Long.parseLong``."""
+    n = java_parse_int(value.strip(JAVA_TRIM), bits=64)
+    if n is None:
+        raise ConfigError(f"Invalid value {value} for configuration {key}: Not a number of type LONG")
     return n
 
 
@@ -143,6 +154,7 @@ _KNOWN = {
     "offsets.topic.num.partitions", "offsets.topic.replication.factor", "offsets.topic.segment.bytes",
     "transaction.state.log.num.partitions", "transaction.state.log.replication.factor",
     "transaction.state.log.min.isr", "transaction.state.log.segment.bytes",
+    "socket.connection.setup.timeout.ms", "socket.connection.setup.timeout.max.ms",
 }
 
 
@@ -245,6 +257,10 @@ def broker_properties(props: dict[str, str], overrides: Iterable[str] = ()) -> B
             transaction_state_log_replication_factor=num("transaction.state.log.replication.factor", 3, 1),
             transaction_state_log_min_isr=num("transaction.state.log.min.isr", 2, 1),
             transaction_state_log_segment_bytes=num("transaction.state.log.segment.bytes", 104857600, 1)),
+        connection_setup_timeout_ms=_long("socket.connection.setup.timeout.ms",
+                                          get("socket.connection.setup.timeout.ms", "10000")),
+        connection_setup_timeout_max_ms=_long("socket.connection.setup.timeout.max.ms",
+                                              get("socket.connection.setup.timeout.max.ms", "127000")),
         unknown=unknown,
     )
 
