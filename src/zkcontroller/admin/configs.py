@@ -78,7 +78,7 @@ def validate_broker_configs(configs: dict[str, str]) -> None:
         text = value.strip(JAVA_TRIM)
         if kind == "BOOLEAN":
             parse_boolean(key, value, InvalidConfigError)
-        if kind == "LONG" and not re.fullmatch(r"[+-]?\d+", text):
+        if kind == "LONG" and java_parse_int(text, bits=64) is None:  # Long.parseLong
             raise InvalidConfigError(f"Invalid value {value} for configuration {key}: Not a number of type LONG")
 
 

@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import Literal
 
 from zkcontroller.admin.errors import InvalidConfigError, InvalidReplicaAssignmentError, InvalidTopicError
-from zkcontroller.admin.java_numbers import java_split, parse_int_list
+from zkcontroller.admin.java_numbers import java_parse_int, java_split, parse_int_list
 from zkcontroller.zk.config_values import JAVA_TRIM, parse_boolean
 from zkcontroller.zk.topic_names import topic_name_problem
 
@@ -51,13 +51,8 @@ _JAVA_HEX_DOUBLE = re.compile(
     r"(?P<sign>[+-]?)0[xX](?P<mantissa>[0-9a-fA-F]+\.?|[0-9a-fA-F]*\.[0-9a-fA-F]+)"
     r"[pP][+-]?[0-9]+[fFdD]?", re.ASCII)
 """``FloatingDecimal.parseHexString``'s pattern: the binary exponent is required (``0x1.8`` is refused)."""
-_JAVA_INTEGER = re.compile(r"[+-]?\d+")
-r"""``Integer.parseInt``/``Long.parseLong``: one sign (``+`` too), then decimal digits — any Unicode ``Nd`` digit, as
-``Character.digit`` takes them (Python's ``\d`` and ``int`` agree); no hex, no underscores, no inner spaces."""
 _LIST_SEPARATOR = re.compile(r"\s*,\s*", re.ASCII)
-_INT_RANGE = (-(2**31), 2**31 - 1)
-_LONG_RANGE = (-(2**63), 2**63 - 1)
-_LONG_MAX = _LONG_RANGE[1]
+_LONG_MAX = 2**63 - 1
 
 
 def _java_double(value: float) -> str:
@@ -231,9 +226,9 @@ def _parse(name: str, kind: str, raw: str) -> object:
     if kind == "BOOLEAN":
         return parse_boolean(name, raw, InvalidConfigError)
     if kind in ("INT", "LONG"):
-        low, high = _INT_RANGE if kind == "INT" else _LONG_RANGE
-        if _JAVA_INTEGER.fullmatch(value) and low <= int(value) <= high:
-            return int(value)
+        parsed = java_parse_int(value, bits=32 if kind == "INT" else 64)
+        if parsed is not None:
+            return parsed
         raise _invalid(name, raw, f"Not a number of type {kind}")
     if kind == "DOUBLE":
         parsed = java_parse_double(value)
