@@ -19,7 +19,7 @@ import click
 
 from zkcontroller.admin.cli import run_with_client
 from zkcontroller.admin.errors import AdminError
-from zkcontroller.admin.usage import KafkaCommand
+from zkcontroller.admin.usage import JAVA_INT, KafkaCommand
 from zkcontroller.coordination.errors import NodeExistsError
 from zkcontroller.model import TopicPartition, sorted_partitions
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -117,7 +117,7 @@ def requested_partitions(topic: str | None, partition: int | None, all_topic_par
 @click.option("--election-type", required=True, type=click.Choice(["preferred", "unclean"], case_sensitive=False),
               help="Type of election to attempt.")
 @click.option("--topic", help="Name of the topic (with --partition).")
-@click.option("--partition", type=int, help="Partition number (with --topic).")
+@click.option("--partition", type=JAVA_INT, help="Partition number (with --topic).")
 @click.option("--all-topic-partitions", is_flag=True, help="Elect leaders for every partition.")
 @click.option("--path-to-json-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help='JSON file: {"partitions": [{"topic": "t", "partition": 0}]}.')
