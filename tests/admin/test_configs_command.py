@@ -80,8 +80,16 @@ async def test_alter_failures_in_kafkas_order(cli: Cli) -> None:  # noqa: F811
 @pytest.mark.parametrize(("args", "message"), [
     (("--alter", "--entity-type", "topics", "--add-config", "a=1"),
      "an entity name must be specified with --alter of topics"),
-    (("--describe", "--topic", "t", "--entity-type", "topics"),
+    (("--describe", "--topic", "t", "--entity-type", "topics"),  # --topic is a type too: checkArgs' first check
+     "Duplicate entity type(s) specified: topics"),
+    (("--describe", "--topic", "t", "--entity-name", "u"),
      "--entity-{type,name,default} should not be used in conjunction with specific entity flags"),
+    (("--describe", "--entity-type", "topics", "--entity-type", "topics", "--entity-type", "topics"),
+     "Duplicate entity type(s) specified: topics,topics"),
+    (("--describe", "--entity-type", "brokers", "--topic", "t"),
+     "Only 'users' and 'clients' entity types may be specified together"),
+    (("--describe", "--entity-type", "brokers", "--entity-name", "1", "--entity-name", "2"),
+     "Found multiple arguments for option entity-name, but you asked for only one"),
     (("--describe",), "At least one entity type must be specified"),
     (("--describe", "--topic", "t", "--delete-config", "a"), 'Option "[describe]" can\'t be used with option '
                                                             '"[delete-config]"'),
@@ -261,3 +269,13 @@ def test_add_config_trims_as_java(text: str, parsed: dict[str, str]) -> None:
 ])
 def test_delete_config_split_and_trimmed_as_kafka(text: str | None, keys: list[str]) -> None:
     assert parse_delete_config(text) == keys
+
+
+@pytest.mark.zookeeper
+async def test_a_topic_named_twice_is_the_first(cli: Cli) -> None:  # noqa: F811
+    """parseEntity takes ``entityNames.head``; for topics nothing asks joptsimple for a single value."""
+    assert (await cli(topics, "create", "t", "--partitions", "1", "--replication-factor", "1")).exit_code == 0
+    altered = await cli(configs, "--alter", "--entity-type", "topics", "--entity-name", "t", "--entity-name", "u",
+                        "--add-config", "retention.ms=1")
+    assert (altered.exit_code, altered.output) == (0, "Completed updating config for entity: topic 't'.\n")
+    assert await cli.zk.get_entity_configs(paths.ConfigType.TOPIC, "t") == {"retention.ms": "1"}

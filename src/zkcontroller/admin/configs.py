@@ -198,8 +198,8 @@ async def describe_topic_config(zk: KafkaZkClient, topic: str) -> dict[str, str]
     return await zk.get_entity_configs(paths.ConfigType.TOPIC, topic)
 
 
-def _entity(entity_type: str | None, entity_names: list[str], topic: str | None, alter: bool,
-            broker_id_text: str | None) -> tuple[str, str | None]:
+def _entity(entity_types: tuple[str, ...], entity_names: list[str], topic: str | None, alter: bool,
+            broker_ids: tuple[str, ...]) -> tuple[str, str | None]:
     """ConfigCommand.checkArgs/parseEntity for topics and brokers: ``--topic T`` or ``--entity-type topics
     [--entity-name T]``; ``--entity-type brokers`` with ``--entity-name ID`` or ``--entity-default``. A name (or
     the default, for brokers) is needed to alter, not to describe (then every entity with a config node).
@@ -208,20 +208,34 @@ def _entity(entity_type: str | None, entity_names: list[str], topic: str | None,
     (as ``""``) in command-line order. With ``--zookeeper`` both may be given: the first one is the entity
     (``entityNames.headOption``), yet the name is checked as a broker id whichever comes first. An empty name is
     the default entity, as ``--entity-default`` is (parseEntity's ``case Some("")``): brokers alter or describe
-    ``<default>``; topics may only describe it (checkArgs wants a real name to alter them)."""
-    if entity_type is None and topic is None:
+    ``<default>``; topics may only describe it (checkArgs wants a real name to alter them).
+
+    ``entity_types`` and ``broker_ids`` are every ``--entity-type`` and ``--entity-name`` given: as checkArgs,
+    ``--topic`` counts as a type too (so ``--entity-type topics --topic t`` is a duplicate type), and a broker
+    name given twice is joptsimple's "multiple arguments" error."""
+    types = [*entity_types, *([paths.ConfigType.TOPIC] if topic is not None else [])]
+    extra = list(types)  # Scala's `diff(distinct)`: the repeats, in order
+    for each in dict.fromkeys(types):
+        extra.remove(each)
+    if extra:
+        raise click.UsageError(f"Duplicate entity type(s) specified: {','.join(extra)}")
+    if not types:
         raise click.UsageError("At least one entity type must be specified")
-    if topic is not None and (entity_type is not None or entity_names):
+    if len(types) > 1:  # users and clients, the one pair allowed, are not served here
+        raise click.UsageError("Only 'users' and 'clients' entity types may be specified together")
+    if topic is not None and (entity_types or entity_names):
         raise click.UsageError("--entity-{type,name,default} should not be used in conjunction with specific "
                                "entity flags")
-    kind = paths.ConfigType.TOPIC if topic is not None else str(entity_type)
+    kind = types[0]
     names = [*entity_names, *([topic] if topic is not None else [])]
     has_name = any(n != "" for n in names)  # checkArgs' hasEntityName: a non-empty name
     has_default = "" in names
-    if has_name and kind == paths.ConfigType.BROKER and broker_id_text is not None \
-            and java_parse_int(broker_id_text) is None:  # `brokerId.toInt`
-        raise click.UsageError(f"The entity name for {kind} must be a valid integer broker id, but it is: "
-                               f"{broker_id_text}")
+    if has_name and kind == paths.ConfigType.BROKER:
+        if len(broker_ids) > 1:  # `options.valueOf(entityName)`
+            raise click.UsageError("Found multiple arguments for option entity-name, but you asked for only one")
+        if java_parse_int(broker_ids[0]) is None:  # `brokerId.toInt`
+            raise click.UsageError(f"The entity name for {kind} must be a valid integer broker id, but it is: "
+                                   f"{broker_ids[0]}")
     if alter and kind == paths.ConfigType.TOPIC and not has_name:
         raise click.UsageError("an entity name must be specified with --alter of topics")
     if alter and not has_name and not has_default:
@@ -239,8 +253,8 @@ _ENTITY_ORDER = "configs.entity_order"
 def _record_entity_order(ctx: click.Context, param: click.Parameter, value: object) -> object:
     """Click processes options in the order they were typed; ConfigCommand's ``entityNames`` keeps that order,
     and its first entry is the entity."""
-    if param.name == "entity_name" and value is not None:
-        ctx.meta.setdefault(_ENTITY_ORDER, []).append(value)
+    if param.name == "entity_names_given" and isinstance(value, tuple):
+        ctx.meta.setdefault(_ENTITY_ORDER, []).extend(value)
     elif param.name == "entity_default" and value:
         ctx.meta.setdefault(_ENTITY_ORDER, []).append("")
     return value
@@ -261,9 +275,9 @@ def _label(kind: str, name: str) -> str:
 @click.command("configs", cls=KafkaCommand)
 @click.option("--zookeeper", required=True, envvar="ZKCONTROLLER_ZOOKEEPER", metavar="HOST:PORT[/CHROOT]",
               help="ZooKeeper connection string (or set ZKCONTROLLER_ZOOKEEPER).")
-@click.option("--entity-type", type=click.Choice([paths.ConfigType.TOPIC, paths.ConfigType.BROKER]),
-              help="topics or brokers.")
-@click.option("--entity-name", callback=_record_entity_order,
+@click.option("--entity-type", "entity_types", multiple=True,
+              type=click.Choice([paths.ConfigType.TOPIC, paths.ConfigType.BROKER]), help="topics or brokers.")
+@click.option("--entity-name", "entity_names_given", multiple=True, callback=_record_entity_order,
               help="The topic or broker id (--describe without it: every entity with configs stored; "
               "'' is the default entity, as --entity-default).")
 @click.option("--entity-default", is_flag=True, callback=_record_entity_order,
@@ -274,7 +288,7 @@ def _label(kind: str, name: str) -> str:
 @click.option("--describe", is_flag=True, help="List the entity's configs.")
 @click.option("--add-config", metavar="K=V,K=[V,V]", help="Configs to add or change ([...] groups commas).")
 @click.option("--delete-config", metavar="K,K", help="Configs to remove.")
-def configs(zookeeper: str, entity_type: str | None, entity_name: str | None, entity_default: bool,
+def configs(zookeeper: str, entity_types: tuple[str, ...], entity_names_given: tuple[str, ...], entity_default: bool,
             topic: str | None, alter: bool, describe: bool, add_config: str | None, delete_config: str | None
             ) -> None:
     """Alter or describe a topic's config overrides or the dynamic broker configs (as kafka-configs
@@ -287,7 +301,7 @@ def configs(zookeeper: str, entity_type: str | None, entity_name: str | None, en
         raise click.UsageError(f'Option "[describe]" can\'t be used with option "[{used}]"')
     del entity_default  # read in command-line order with --entity-name, by _record_entity_order
     entity_names: list[str] = click.get_current_context().meta.get(_ENTITY_ORDER, [])
-    kind, name = _entity(entity_type, entity_names, topic, alter, entity_name)
+    kind, name = _entity(entity_types, entity_names, topic, alter, entity_names_given)
     if describe:
         for described, found in run_with_client(zookeeper, lambda zk: _describe(zk, kind, name)):
             rendered = ",".join(f"{k}={v}" for k, v in sorted(found.items()))
