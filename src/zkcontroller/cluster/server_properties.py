@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,26 +32,96 @@ class ConfigError(ValueError):
     """A bad or missing broker setting: names the key and what was wrong."""
 
 
+_PROPERTIES_WHITESPACE = " \t\f"
+"""What ``java.util.Properties`` skips around keys and separators (not other whitespace, not U+00A0)."""
+_ESCAPES = {"t": "\t", "r": "\r", "n": "\n", "f": "\f"}
+
+
 def parse_properties(text: str, source: str = "<properties>") -> dict[str, str]:
-    """Java ``.properties``: ``key=value`` or ``key: value``, ``#``/``!`` comments, ``\\`` line continuations."""
+    """``java.util.Properties.load``, which Kafka's ``Utils.loadProps`` uses for server.properties.
+
+    Logical lines (a line ending in an odd number of backslashes continues on the next, whose leading
+    whitespace is skipped; ``#``/``!`` lines and blank lines are dropped); the key ends at the first unescaped
+    ``=``, ``:`` or space/tab/form feed; whitespace and one ``=``/``:`` after it are skipped; the value is the
+    rest of the line, trailing whitespace included (ConfigDef trims a known config's value when parsing it);
+    ``\\t``, ``\\n``, ``\\uXXXX`` and other backslash escapes are decoded in both."""
     props: dict[str, str] = {}
-    pending = ""
-    for raw in text.splitlines():
-        line = pending + raw.lstrip() if pending else raw.strip()
-        pending = ""
-        if line.endswith("\\") and not line.endswith("\\\\"):
+    for line in _logical_lines(text):
+        key, value = _key_and_value(line)
+        try:
+            props[_unescape(key)] = _unescape(value)
+        except ValueError as e:
+            raise ConfigError(f"{source}: {e} in the line {line!r}") from None
+    return props
+
+
+def _logical_lines(text: str) -> Iterator[str]:
+    """``Properties.LineReader``: natural lines (``\\n``, ``\\r`` or ``\\r\\n``) joined at continuations."""
+    pending: str | None = None
+    for raw in re.split(r"\r\n|\r|\n", text):
+        line = raw.lstrip(_PROPERTIES_WHITESPACE)
+        if pending is None:
+            if not line or line[0] in "#!":  # a comment line never continues
+                continue
+        else:
+            line = pending + line
+        if (len(line) - len(line.rstrip("\\"))) % 2 == 1:
             pending = line[:-1]
             continue
-        if not line or line[0] in "#!":
+        pending = None
+        yield line
+    if pending is not None:
+        yield pending
+
+
+def _key_and_value(line: str) -> tuple[str, str]:
+    """``Properties.load0``'s split of a logical line, before unescaping."""
+    key_end = value_start = len(line)
+    has_separator = escaped = False
+    for i, c in enumerate(line):
+        if not escaped and c in "=:":
+            key_end, value_start, has_separator = i, i + 1, True
+            break
+        if not escaped and c in _PROPERTIES_WHITESPACE:
+            key_end, value_start = i, i + 1
+            break
+        escaped = c == "\\" and not escaped
+    while value_start < len(line):
+        c = line[value_start]
+        if c not in _PROPERTIES_WHITESPACE:
+            if has_separator or c not in "=:":
+                break
+            has_separator = True
+        value_start += 1
+    return line[:key_end], line[value_start:]
+
+
+def _unescape(text: str) -> str:
+    """``Properties.loadConvert``: ``\\uXXXX`` (a surrogate pair becomes one character), ``\\t \\r \\n \\f``,
+    and a backslash before any other character stands for that character."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        c = text[i]
+        i += 1
+        if c != "\\" or i >= len(text):
+            out.append(c)
             continue
-        m = re.match(r"([^=:\s]+)\s*[=:\s]\s*(.*)$", line)
-        if m is None:
-            props[line] = ""
-            continue
-        props[m.group(1)] = m.group(2).strip()
-    if pending:
-        props.setdefault(pending.split("=", 1)[0].strip(), pending.partition("=")[2].strip())
-    return props
+        c = text[i]
+        i += 1
+        if c == "u":
+            digits = text[i:i + 4]
+            if not re.fullmatch(r"[0-9a-fA-F]{4}", digits):
+                raise ValueError("Malformed \\uxxxx encoding.")
+            out.append(chr(int(digits, 16)))
+            i += 4
+        else:
+            out.append(_ESCAPES.get(c, c))
+    joined = "".join(out)
+    try:  # Java strings are UTF-16: an escaped surrogate pair is one character
+        return joined.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+    except UnicodeDecodeError:  # a lone surrogate stays as it is
+        return joined
 
 
 @dataclass(frozen=True)
@@ -285,7 +355,12 @@ def _replication(num: Callable[[str, int, int], int], ibp: str, log_dirs: tuple[
         log_dirs=log_dirs)
 
 
-def load(path: Path, overrides: Iterable[str] = (), reader: Callable[[Path], str] = Path.read_text) -> BrokerProperties:
+def read_latin1(path: Path) -> str:
+    """``Properties.load(InputStream)`` reads the file as ISO 8859-1 (other characters come as ``\\uXXXX``)."""
+    return path.read_bytes().decode("latin-1")
+
+
+def load(path: Path, overrides: Iterable[str] = (), reader: Callable[[Path], str] = read_latin1) -> BrokerProperties:
     try:
         text = reader(path)
     except OSError as e:
@@ -294,5 +369,31 @@ def load(path: Path, overrides: Iterable[str] = (), reader: Callable[[Path], str
 
 
 def render(values: dict[str, Any]) -> str:
-    """A ``server.properties`` text for ``values`` (used by the process cluster to write each broker's file)."""
-    return "".join(f"{k}={v}\n" for k, v in values.items())
+    """A ``server.properties`` text for ``values`` (used by the process cluster to write each broker's file),
+    escaped as ``Properties.store`` would, so `parse_properties` reads back exactly the values given."""
+    return "".join(f"{_escape(str(k), key=True)}={_escape(str(v))}\n" for k, v in values.items())
+
+
+def _escape(text: str, key: bool = False) -> str:
+    """``Properties.saveConvert``: backslashes, control characters, a leading space (any space in a key),
+    ``= : # !`` and everything outside printable ASCII escaped (the file is then ASCII whatever it holds)."""
+    out = []
+    for i, c in enumerate(text):
+        if c == "\\":
+            out.append("\\\\")
+        elif c == " " and (key or i == 0):
+            out.append("\\ ")
+        elif c in "\t\n\r\f":
+            out.append("\\" + {"\t": "t", "\n": "n", "\r": "r", "\f": "f"}[c])
+        elif c in "=:#!":
+            out.append("\\" + c)
+        elif not " " <= c <= "~":
+            out.extend(f"\\u{unit:04X}" for unit in _utf16_units(c))
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def _utf16_units(c: str) -> list[int]:
+    data = c.encode("utf-16-le", "surrogatepass")
+    return [int.from_bytes(data[j:j + 2], "little") for j in range(0, len(data), 2)]
