@@ -49,3 +49,19 @@ def test_string_values_are_trimmed_as_configdef_does() -> None:
     assert p.log_dirs == ("/d/a", "/d/b") and p.zookeeper_connect == "zk2:2181"
     with pytest.raises(ConfigError, match=re.escape("Duplicate log directory found: /d/a,/d/a\u00a0")):
         broker_properties(parse_properties(BASE), ["log.dirs=/d/a,/d/a\u00a0,/d/a"])
+
+
+@pytest.mark.parametrize(("listener", "host", "port"), [
+    ("PLAINTEXT://h_1.example-2:9092", "h_1.example-2", 9092), ("PLAINTEXT://[::1]:9092", "::1", 9092),
+    ("PLAINTEXT://::1:9092", "::1", 9092), ("plaintext://:9092", "", 9092), ("PLAINTEXT://%x:09", "%x", 9),
+])
+def test_listeners_parsed_with_kafkas_endpoint_pattern(listener: str, host: str, port: int) -> None:
+    p = broker_properties(parse_properties(BASE), [f"listeners={listener}"])
+    assert (p.listener.host, p.listener.port) == (host, port)
+
+
+@pytest.mark.parametrize("listener", ["PLAINTEXT://h o:9092", "PLAINTEXT://h:\u0669\u0660\u0669\u0662",
+                                      "PLAINTEXT://h\u00e9:9092", "PLAINTEXT://h:+9092", "PLAINTEXT://h"])
+def test_listeners_kafkas_pattern_refuses(listener: str) -> None:
+    with pytest.raises(ConfigError, match="Unable to parse"):
+        broker_properties(parse_properties(BASE), [f"listeners={listener}"])

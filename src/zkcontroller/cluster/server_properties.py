@@ -195,14 +195,19 @@ def _bool(key: str, value: str) -> bool:
     return parse_boolean(key, value, ConfigError)
 
 
+_ENDPOINT = re.compile(r"(.*)://\[?([0-9a-zA-Z\-%._:]*)\]?:(-?[0-9]+)", re.ASCII)
+"""Kafka's ``EndPoint.uriParseExp``, matched whole: the host from ASCII letters, digits and ``-%._:`` (an IPv6
+address may be bracketed), the port ASCII digits."""
+
+
 def _listener(key: str, value: str) -> Listener:
     items = [v for v in _CSV_SEPARATOR.split(value.strip(JAVA_TRIM)) if v]
     if len(items) != 1:
         raise ConfigError(f"{key}={value}: exactly one listener is supported (a PLAINTEXT one)")
-    m = re.fullmatch(r"([A-Za-z0-9_]+)://(\[[^\]]*\]|[^:]*):(-?\d+)", items[0])
+    m = _ENDPOINT.fullmatch(items[0])
     if m is None:
         raise ConfigError(f"{key}={value}: Unable to parse {items[0]} to a broker endpoint (NAME://host:port)")
-    name, host, port = m.group(1).upper(), m.group(2).strip("[]"), int(m.group(3))
+    name, host, port = m.group(1).upper(), m.group(2), int(m.group(3))
     if name != "PLAINTEXT":
         raise ConfigError(f"{key}={value}: only the PLAINTEXT listener is served, not {name}")
     if not 0 <= port <= 65535:
