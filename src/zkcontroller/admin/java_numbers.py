@@ -32,6 +32,12 @@ def java_parse_int(text: str, bits: int = 32) -> int | None:
     return value if -(2 ** (bits - 1)) <= value < 2 ** (bits - 1) else None
 
 
+def is_json_int(value: object) -> bool:
+    """Kafka's ``DecodeJson[Int]``: a JSON integer Jackson holds as an ``IntNode`` (so within 32 bits); not a
+    boolean, a float (``1.0``) or a string."""
+    return isinstance(value, int) and not isinstance(value, bool) and INT_MIN <= value <= INT_MAX
+
+
 def number_format_message(text: str) -> str:
     """``NumberFormatException.forInputString``'s message, which Kafka's tools print as it is."""
     return f'For input string: "{text}"'

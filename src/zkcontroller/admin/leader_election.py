@@ -19,6 +19,7 @@ import click
 
 from zkcontroller.admin.cli import run_with_client
 from zkcontroller.admin.errors import AdminError
+from zkcontroller.admin.java_numbers import is_json_int
 from zkcontroller.admin.usage import JAVA_INT, KafkaCommand
 from zkcontroller.coordination.errors import NodeExistsError
 from zkcontroller.model import TopicPartition, sorted_partitions
@@ -58,8 +59,8 @@ def parse_partitions_json(text: str, where: str) -> list[TopicPartition]:
         partition = e.get("partition") if isinstance(e, dict) else None
         if not isinstance(topic, str) or not topic:
             raise invalid(f'partitions[{i}]: "topic" must be a non-empty string')
-        if not isinstance(partition, int) or isinstance(partition, bool):
-            raise invalid(f'partitions[{i}]: "partition" must be an integer')
+        if not is_json_int(partition):  # to[Int]: an IntNode
+            raise invalid(f'partitions[{i}]: "partition" must be a 32-bit integer')
         partitions.append(TopicPartition(topic, partition))
     duplicates = sorted({str(tp) for tp in partitions if partitions.count(tp) > 1})
     if duplicates:
