@@ -11,6 +11,7 @@ import math
 
 import pytest
 
+from zkcontroller.admin.configs import validate_broker_configs
 from zkcontroller.admin.errors import InvalidConfigError
 from zkcontroller.admin.topic_rules import java_parse_double, validate_topic_configs
 
@@ -91,6 +92,8 @@ def test_double_config_parsed_then_range_checked(text: str, message: str | None)
     ("retention.bytes", "LONG", "+9223372036854775807", True),
     ("retention.bytes", "LONG", "9223372036854775808", False), ("retention.bytes", "LONG", "-1", True),
     ("retention.bytes", "LONG", "0x7f", False), ("retention.bytes", "LONG", "1d", False),
+    # Character.digit reads one UTF-16 char: a digit outside the BMP is two surrogates, neither a digit
+    ("segment.index.bytes", "INT", "\U0001d7d3", False), ("retention.bytes", "LONG", "1\U0001d7ce", False),
 ])
 def test_integer_configs(name: str, kind: str, text: str, accepted: bool) -> None:
     if accepted:
@@ -99,3 +102,19 @@ def test_integer_configs(name: str, kind: str, text: str, accepted: bool) -> Non
         with pytest.raises(InvalidConfigError) as refused:
             validate_topic_configs({name: text})
         assert str(refused.value) == f"Invalid value {text} for configuration {name}: Not a number of type {kind}"
+
+
+
+@pytest.mark.parametrize(("text", "accepted"), [
+    ("+9223372036854775807", True), ("\u0661", True), (" 5\t", True),
+    ("9223372036854775808", False), ("-9223372036854775809", False), ("\U0001d7d3", False), ("1_0", False),
+])
+def test_broker_throttles_are_longs(text: str, accepted: bool) -> None:
+    """DynamicConfig.Broker's throttles are LONGs: ``Long.parseLong`` of the trimmed value, range included."""
+    name = "leader.replication.throttled.rate"
+    if accepted:
+        validate_broker_configs({name: text})
+    else:
+        with pytest.raises(InvalidConfigError) as refused:
+            validate_broker_configs({name: text})
+        assert str(refused.value) == f"Invalid value {text} for configuration {name}: Not a number of type LONG"

@@ -116,3 +116,22 @@ async def test_generate_leaves_out_brokers_that_are_not_registered(cli: Cli, tmp
     assert generated.exit_code == 0, generated.output
     assert json.loads(generated.output.split("\n")[4])["partitions"] == [
         {"topic": "u", "partition": 0, "replicas": [3], "log_dirs": ["any"]}]
+
+
+async def test_generate_reads_broker_ids_as_java_and_before_the_topics(cli: Cli, tmp_path: Path) -> None:  # noqa: F811
+    """parseGenerateAssignmentArgs: ``split(',').map(_.toInt)`` on --broker-list, before the topics JSON is read,
+    with Kafka's "Error: " line (NumberFormatException's message)."""
+    assert (await cli(topics, "create", "t", "--replica-assignment", "1")).exit_code == 0
+    bad_json = tmp_path / "bad.json"
+    bad_json.write_text("{")
+    generated = await cli(reassign, "--generate", "--broker-list", "2, 3", "--topics-to-move-json-file",
+                          str(bad_json))
+    assert (generated.exit_code, generated.output) == (1, 'Error: For input string: " 3"\n')
+    generated = await cli(reassign, "--generate", "--broker-list", "+2,02", "--topics-to-move-json-file",
+                          str(bad_json))
+    assert (generated.exit_code, generated.output) == (1, "Error: Broker list contains duplicate entries: 2\n")
+    generated = await cli(reassign, "--generate", "--broker-list", "+3,", "--topics-to-move-json-file",
+                          _topics_to_move(tmp_path / "t.json", "t"))
+    assert generated.exit_code == 0, generated.output
+    assert json.loads(generated.output.split("\n")[4])["partitions"] == [
+        {"topic": "t", "partition": 0, "replicas": [3], "log_dirs": ["any"]}]

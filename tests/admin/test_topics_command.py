@@ -98,3 +98,28 @@ async def test_create_usage_errors_in_topic_commands_words(cli: Cli, args: tuple
 async def test_describe_usage_errors_in_topic_commands_words(cli: Cli, args: tuple[str, ...], message: str) -> None:  # noqa: F811
     result = await cli(topics, "describe", *args)
     assert result.exit_code == 1 and result.output.endswith(f"Error: {message}\n")  # printUsageAndDie: 1
+
+
+@pytest.mark.zookeeper
+async def test_replica_assignment_ids_are_javas_to_int(cli: Cli) -> None:  # noqa: F811
+    """TopicCommand.parseReplicaAssignment: ``split(",")``, ``split(":")``, ``trim.toInt`` on each id."""
+    created = await cli(topics, "create", "t", "--replica-assignment", "+1: 02,\u0663:1,")
+    assert (created.exit_code, created.output) == (0, "Created topic t.\n")
+    assignment = (await cli.zk.get_topic_assignments(["t"])).values["t"].assignment
+    assert {tp.partition: list(ra.replicas) for tp, ra in assignment.items()} == {0: [1, 2], 1: [3, 1]}
+    refused = await cli(topics, "create", "u", "--replica-assignment", "1:1_0")
+    assert (refused.exit_code, refused.output) == (1, 'Error: For input string: "1_0"\n')
+    assert not await cli.zk.path_exists("/brokers/topics/u")
+
+
+@pytest.mark.zookeeper
+async def test_alter_delete_config_key_is_trimmed_as_java(cli: Cli) -> None:  # noqa: F811
+    """parseTopicConfigsToBeDeleted: ``String.trim`` (chars up to U+0020), so a no-break space stays and the name
+    is unknown to LogConfig.validateNames."""
+    assert (await cli(topics, "create", "t", "--partitions", "1", "--replication-factor", "1",
+                      "--config", "retention.ms=5")).exit_code == 0
+    refused = await cli(topics, "alter", "t", "--delete-config", "retention.ms\u00a0")
+    assert (refused.exit_code, refused.output) == (1, "Error: Unknown topic config name: retention.ms\u00a0\n")
+    altered = await cli(topics, "alter", "t", "--delete-config", "\x00retention.ms\x1f")
+    assert altered.exit_code == 0, altered.output
+    assert await cli.zk.get_entity_configs("topics", "t") == {}

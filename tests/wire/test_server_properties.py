@@ -56,7 +56,7 @@ def test_unknown_keys_are_logged_and_kept(caplog):
     ("listeners=PLAINTEXT://h:99999", "port 99999 is not within"),
     ("zookeeper.connect=zk1", "Invalid value zk1 for configuration zookeeper.connect"),
     ("inter.broker.protocol.version=2.3", "Invalid value 2.3 for configuration inter.broker.protocol.version"),
-    ("broker.id", "expected key=value"),
+    ("broker.id", "Invalid value  for configuration broker.id: Not a number of type INT"),  # no '=': value ""
     ("connections.max.idle.ms=0", "Value must be at least 1"),
 ])
 def test_bad_values_are_clear_errors(override, message):

@@ -43,12 +43,13 @@ from zkcontroller.admin.topic_rules import (
     validate_topic_config_names,
 )
 from zkcontroller.admin.topics import TopicAdmin, change_topic_config
-from zkcontroller.admin.usage import KafkaGroup
+from zkcontroller.admin.usage import JAVA_INT, KafkaGroup
 from zkcontroller.coordination.connect import make_backend
 from zkcontroller.coordination.errors import ConnectionLossError, ZkError
 from zkcontroller.coordination.kazoo_backend import ChrootMissingError
 from zkcontroller.model import is_internal
 from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.zk.config_values import JAVA_TRIM
 from zkcontroller.zk.errors import KafkaZkError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.paths import ConfigType
@@ -151,8 +152,8 @@ def topics() -> None:
 @topics.command("create")
 @zookeeper_option
 @click.argument("name")
-@click.option("--partitions", type=int, help="Number of partitions.")
-@click.option("--replication-factor", type=int, help="Replicas per partition.")
+@click.option("--partitions", type=JAVA_INT, help="Number of partitions.")
+@click.option("--replication-factor", type=JAVA_INT, help="Replicas per partition.")
 @click.option("--replica-assignment", metavar="B:B,B:B,...",
               help="Explicit placement: partition i gets the i-th ':'-separated broker list.")
 @click.option("--config", "configs", multiple=True, metavar="KEY=VALUE", help="A topic config override.")
@@ -208,7 +209,7 @@ CONFIG_ALTERATION_WARNING = (
 @topics.command("alter")
 @zookeeper_option
 @click.argument("name")
-@click.option("--partitions", type=int, help="The new (larger) number of partitions.")
+@click.option("--partitions", type=JAVA_INT, help="The new (larger) number of partitions.")
 @click.option("--replica-assignment", metavar="B:B,B:B,...",
               help="Placement of all partitions; the lists past the current count place the new ones.")
 @click.option("--config", "configs", multiple=True, metavar="KEY=VALUE",
@@ -229,7 +230,7 @@ def alter_topic(zookeeper: str, name: str, partitions: int | None, replica_assig
     try:
         explicit = parse_replica_assignment(replica_assignment) if replica_assignment else None
         overrides = parse_topic_configs(configs)
-        to_delete = [key.strip() for key in deleted]
+        to_delete = [key.strip(JAVA_TRIM) for key in deleted]  # parseTopicConfigsToBeDeleted: String.trim
         validate_topic_config_names(to_delete)
     except AdminError as e:
         raise click.ClickException(str(e)) from None

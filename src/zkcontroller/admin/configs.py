@@ -23,6 +23,7 @@ import click
 
 from zkcontroller.admin.cli import run_with_client
 from zkcontroller.admin.errors import AdminError, InvalidConfigError
+from zkcontroller.admin.java_numbers import java_parse_int
 from zkcontroller.admin.reassign import BROKER_THROTTLES
 from zkcontroller.admin.topic_rules import MESSAGE_FORMAT_WARNING
 from zkcontroller.admin.topics import change_topic_config
@@ -77,7 +78,7 @@ def validate_broker_configs(configs: dict[str, str]) -> None:
         text = value.strip(JAVA_TRIM)
         if kind == "BOOLEAN":
             parse_boolean(key, value, InvalidConfigError)
-        if kind == "LONG" and not re.fullmatch(r"[+-]?\d+", text):
+        if kind == "LONG" and java_parse_int(text, bits=64) is None:  # Long.parseLong
             raise InvalidConfigError(f"Invalid value {value} for configuration {key}: Not a number of type LONG")
 
 
@@ -90,17 +91,23 @@ async def alter_broker_config(zk: KafkaZkClient, entity_name: str, add: dict[str
                               via_broker: bool = False) -> dict[str, str]:
     """ConfigCommand's ``alterConfigWithZk`` for ``brokers``: returns the new dynamic configs of the entity.
 
-    ``entity_name`` is a broker id or ``<default>``. Unless ``via_broker``, a config other than the replication
-    throttles is refused while the broker (or, for the default, any broker) is registered, with Kafka's message;
-    ``via_broker`` is what a running broker does for an AlterConfigs request (validate, then the same writes)."""
+    ``entity_name`` is a broker id as typed (Java's ``toInt`` reads it: ``+1``, ``01`` or ``\u0661`` is broker 1)
+    or ``<default>``. Unless ``via_broker``, a config other than the replication throttles is refused while the
+    broker (or, for the default, any broker) is registered, with Kafka's message; ``via_broker`` is what a running
+    broker does for an AlterConfigs request (validate, then the same writes).
+
+    As Kafka 2.8, the current configs are read from the node named as typed but written to the broker's own
+    (``/config/brokers/1`` for ``01``): AdminZkClient's ``fetchEntityConfig`` takes the name, ``changeConfigs``
+    the parsed id. For a canonical id the two are the same node."""
     per_broker = entity_name != paths.DEFAULT_ENTITY
+    broker_id = parse_broker(entity_name) if per_broker else None
     dynamic = [k for k in add if k not in BROKER_CONFIGS_UPDATABLE_WHILE_RUNNING]
     if dynamic and not via_broker:
         error = f"--bootstrap-server option must be specified to update broker configs {_scala_set(dynamic)}."
         info = ("Broker configuration updates using ZooKeeper are supported for bootstrapping before brokers are "
                 "started to enable encrypted password configs to be stored in ZooKeeper.")
         running = await _registered_brokers(zk)
-        if per_broker and int(entity_name) in running:
+        if broker_id is not None and broker_id in running:
             raise BrokerRunningError(f"{error} when broker {entity_name} is running. {info}")
         if not per_broker and running:
             raise BrokerRunningError(f"{error} for default cluster if any broker is running. {info}")
@@ -112,8 +119,17 @@ async def alter_broker_config(zk: KafkaZkClient, entity_name: str, add: dict[str
     updated = {**current, **add}
     for key in delete:
         updated.pop(key, None)
-    await change_broker_config(zk, entity_name, updated)
+    await change_broker_config(zk, paths.DEFAULT_ENTITY if broker_id is None else str(broker_id), updated)
     return updated
+
+
+def parse_broker(entity_name: str) -> int:
+    """``AdminZkClient.parseBroker`` for a broker entity (not ``<default>``): Java's ``toInt``, or its error."""
+    broker_id = java_parse_int(entity_name)
+    if broker_id is None:
+        raise AdminError(f"Error parsing broker {entity_name}. The broker's Entity Name must be a single integer "
+                         "value")
+    return broker_id
 
 
 async def change_broker_config(zk: KafkaZkClient, entity_name: str, configs: dict[str, str]) -> None:
@@ -143,12 +159,19 @@ def parse_add_config(text: str) -> dict[str, str]:
             pieces.pop()
     out: dict[str, str] = {}
     for piece in pieces:
-        pair = re.split(r"\s*=\s*" + _OUTSIDE_BRACKETS, piece)
+        pair = re.split(r"\s*=\s*" + _OUTSIDE_BRACKETS, piece, flags=re.ASCII)  # Java's \s: ASCII only
         if len(pair) != 2:
             raise InvalidConfigsError(
                 'Invalid entity config: all configs to be added must be in the format "key=val".')
         out[pair[0].strip(JAVA_TRIM)] = pair[1].replace("[", "").replace("]", "").strip(JAVA_TRIM)
     return out
+
+
+def parse_delete_config(text: str | None) -> list[str]:
+    """``--delete-config k1,k2``: joptsimple's ``withValuesSeparatedBy(',')`` (a StringTokenizer: empty pieces
+    skipped), then each key ``trim``-med (chars up to U+0020 only) as parseConfigsToBeDeleted does. A blank
+    piece stays as the key ``""`` (so it is then refused as "Invalid config(s): ")."""
+    return [k.strip(JAVA_TRIM) for k in (text or "").split(",") if k]
 
 
 async def alter_topic_config(zk: KafkaZkClient, topic: str, add: dict[str, str], delete: list[str]
@@ -175,37 +198,66 @@ async def describe_topic_config(zk: KafkaZkClient, topic: str) -> dict[str, str]
     return await zk.get_entity_configs(paths.ConfigType.TOPIC, topic)
 
 
-def _entity(entity_type: str | None, entity_name: str | None, entity_default: bool, topic: str | None,
-            alter: bool) -> tuple[str, str | None]:
+def _entity(entity_types: tuple[str, ...], entity_names: list[str], topic: str | None, alter: bool,
+            broker_ids: tuple[str, ...]) -> tuple[str, str | None]:
     """ConfigCommand.checkArgs/parseEntity for topics and brokers: ``--topic T`` or ``--entity-type topics
     [--entity-name T]``; ``--entity-type brokers`` with ``--entity-name ID`` or ``--entity-default``. A name (or
     the default, for brokers) is needed to alter, not to describe (then every entity with a config node).
 
-    An empty name is the default entity, as ``--entity-default`` is (parseEntity's ``case Some("")``): brokers
-    alter or describe ``<default>``; topics may only describe it (checkArgs wants a real name to alter them)."""
-    if topic is not None and (entity_type is not None or entity_name is not None or entity_default):
+    ``entity_names`` is ConfigCommandOptions' ``entityNames``: ``--entity-name`` values and ``--entity-default``
+    (as ``""``) in command-line order. With ``--zookeeper`` both may be given: the first one is the entity
+    (``entityNames.headOption``), yet the name is checked as a broker id whichever comes first. An empty name is
+    the default entity, as ``--entity-default`` is (parseEntity's ``case Some("")``): brokers alter or describe
+    ``<default>``; topics may only describe it (checkArgs wants a real name to alter them).
+
+    ``entity_types`` and ``broker_ids`` are every ``--entity-type`` and ``--entity-name`` given: as checkArgs,
+    ``--topic`` counts as a type too (so ``--entity-type topics --topic t`` is a duplicate type), and a broker
+    name given twice is joptsimple's "multiple arguments" error."""
+    types = [*entity_types, *([paths.ConfigType.TOPIC] if topic is not None else [])]
+    extra = list(types)  # Scala's `diff(distinct)`: the repeats, in order
+    for each in dict.fromkeys(types):
+        extra.remove(each)
+    if extra:
+        raise click.UsageError(f"Duplicate entity type(s) specified: {','.join(extra)}")
+    if not types:
+        raise click.UsageError("At least one entity type must be specified")
+    if len(types) > 1:  # users and clients, the one pair allowed, are not served here
+        raise click.UsageError("Only 'users' and 'clients' entity types may be specified together")
+    if topic is not None and (entity_types or entity_names):
         raise click.UsageError("--entity-{type,name,default} should not be used in conjunction with specific "
                                "entity flags")
-    if topic is None and entity_type is None:
-        raise click.UsageError("At least one entity type must be specified")
-    kind = paths.ConfigType.TOPIC if topic is not None else str(entity_type)
-    if entity_name is not None and entity_default:
-        raise click.UsageError("An entity name must be specified for every entity type")
-    name = topic if topic is not None else entity_name
-    has_name = bool(name)  # checkArgs' hasEntityName: a non-empty name
-    if entity_default or name == "":
-        name = paths.DEFAULT_ENTITY
-    if kind == paths.ConfigType.TOPIC:
-        if alter and not has_name:
-            raise click.UsageError("an entity name must be specified with --alter of topics")
-        return kind, name
-    if has_name and not re.fullmatch(r"-?\d+", str(name)):
-        raise click.UsageError(f"The entity name for {kind} must be a valid integer broker id, but it is: "
-                               f"{name}")
-    if alter and name is None:
+    kind = types[0]
+    names = [*entity_names, *([topic] if topic is not None else [])]
+    has_name = any(n != "" for n in names)  # checkArgs' hasEntityName: a non-empty name
+    has_default = "" in names
+    if has_name and kind == paths.ConfigType.BROKER:
+        if len(broker_ids) > 1:  # `options.valueOf(entityName)`
+            raise click.UsageError("Found multiple arguments for option entity-name, but you asked for only one")
+        if java_parse_int(broker_ids[0]) is None:  # `brokerId.toInt`
+            raise click.UsageError(f"The entity name for {kind} must be a valid integer broker id, but it is: "
+                                   f"{broker_ids[0]}")
+    if alter and kind == paths.ConfigType.TOPIC and not has_name:
+        raise click.UsageError("an entity name must be specified with --alter of topics")
+    if alter and not has_name and not has_default:
         raise click.UsageError("an entity-name or default entity must be specified with --alter of users, "
                                "clients, brokers or ips")
-    return kind, name
+    if not names:
+        return kind, None
+    return kind, names[0] or paths.DEFAULT_ENTITY
+
+
+_ENTITY_ORDER = "configs.entity_order"
+"""``ctx.meta`` key: the ``--entity-name``/``--entity-default`` values in command-line order."""
+
+
+def _record_entity_order(ctx: click.Context, param: click.Parameter, value: object) -> object:
+    """Click processes options in the order they were typed; ConfigCommand's ``entityNames`` keeps that order,
+    and its first entry is the entity."""
+    if param.name == "entity_names_given" and isinstance(value, tuple):
+        ctx.meta.setdefault(_ENTITY_ORDER, []).extend(value)
+    elif param.name == "entity_default" and value:
+        ctx.meta.setdefault(_ENTITY_ORDER, []).append("")
+    return value
 
 
 async def _describe(zk: KafkaZkClient, kind: str, name: str | None) -> list[tuple[str, dict[str, str]]]:
@@ -223,17 +275,20 @@ def _label(kind: str, name: str) -> str:
 @click.command("configs", cls=KafkaCommand)
 @click.option("--zookeeper", required=True, envvar="ZKCONTROLLER_ZOOKEEPER", metavar="HOST:PORT[/CHROOT]",
               help="ZooKeeper connection string (or set ZKCONTROLLER_ZOOKEEPER).")
-@click.option("--entity-type", type=click.Choice([paths.ConfigType.TOPIC, paths.ConfigType.BROKER]),
-              help="topics or brokers.")
-@click.option("--entity-name", help="The topic or broker id (--describe without it: every entity with configs stored; "
+@click.option("--entity-type", "entity_types", multiple=True,
+              type=click.Choice([paths.ConfigType.TOPIC, paths.ConfigType.BROKER]), help="topics or brokers.")
+@click.option("--entity-name", "entity_names_given", multiple=True, callback=_record_entity_order,
+              help="The topic or broker id (--describe without it: every entity with configs stored; "
               "'' is the default entity, as --entity-default).")
-@click.option("--entity-default", is_flag=True, help="The cluster-wide default of --entity-type brokers.")
+@click.option("--entity-default", is_flag=True, callback=_record_entity_order,
+              help="The cluster-wide default of --entity-type brokers (with --entity-name too, the first given "
+              "is the entity).")
 @click.option("--topic", help="The topic: short for --entity-type topics --entity-name TOPIC.")
 @click.option("--alter", is_flag=True, help="Alter the entity's configs.")
 @click.option("--describe", is_flag=True, help="List the entity's configs.")
 @click.option("--add-config", metavar="K=V,K=[V,V]", help="Configs to add or change ([...] groups commas).")
 @click.option("--delete-config", metavar="K,K", help="Configs to remove.")
-def configs(zookeeper: str, entity_type: str | None, entity_name: str | None, entity_default: bool,
+def configs(zookeeper: str, entity_types: tuple[str, ...], entity_names_given: tuple[str, ...], entity_default: bool,
             topic: str | None, alter: bool, describe: bool, add_config: str | None, delete_config: str | None
             ) -> None:
     """Alter or describe a topic's config overrides or the dynamic broker configs (as kafka-configs
@@ -244,7 +299,9 @@ def configs(zookeeper: str, entity_type: str | None, entity_name: str | None, en
     if describe and (add_config is not None or delete_config is not None):  # joptsimple names options "[name]"
         used = "add-config" if add_config is not None else "delete-config"
         raise click.UsageError(f'Option "[describe]" can\'t be used with option "[{used}]"')
-    kind, name = _entity(entity_type, entity_name, entity_default, topic, alter)
+    del entity_default  # read in command-line order with --entity-name, by _record_entity_order
+    entity_names: list[str] = click.get_current_context().meta.get(_ENTITY_ORDER, [])
+    kind, name = _entity(entity_types, entity_names, topic, alter, entity_names_given)
     if describe:
         for described, found in run_with_client(zookeeper, lambda zk: _describe(zk, kind, name)):
             rendered = ",".join(f"{k}={v}" for k, v in sorted(found.items()))
@@ -259,7 +316,7 @@ def configs(zookeeper: str, entity_type: str | None, entity_name: str | None, en
         raise click.ClickException(str(e)) from None
     if "message.format.version" in add:
         click.echo(MESSAGE_FORMAT_WARNING.format(add["message.format.version"]))
-    delete = [k.strip() for k in (delete_config or "").split(",") if k.strip()]
+    delete = parse_delete_config(delete_config)
     if kind == paths.ConfigType.TOPIC:
         run_with_client(zookeeper, lambda zk: alter_topic_config(zk, name, add, delete))
     else:

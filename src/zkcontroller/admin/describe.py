@@ -17,6 +17,7 @@ from zkcontroller.admin.errors import AdminOperationError, UnknownTopicError
 from zkcontroller.model import NO_LEADER, TopicId, is_internal
 from zkcontroller.zk import paths
 from zkcontroller.zk.client_brokers import BrokerAndEpoch
+from zkcontroller.zk.config_values import JAVA_TRIM
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 log = logging.getLogger(__name__)
@@ -150,12 +151,14 @@ def _ids(ids: Iterable[int]) -> str:
 
 
 def include_list_regex(raw: str) -> re.Pattern[str]:
-    """Kafka's ``IncludeList``: commas mean "or", spaces and surrounding quotes are dropped, full match."""
-    text = re.sub(r"[\"']+$", "", re.sub(r"^[\"']+", "", raw.strip().replace(",", "|").replace(" ", "")))
+    """Kafka's ``IncludeList``: trimmed (``String.trim``: chars up to U+0020, not other Unicode spaces), commas
+    mean "or", spaces and surrounding quotes are dropped, full match. A bad pattern is named as rewritten, as
+    TopicFilter's message names it."""
+    text = re.sub(r"[\"']+$", "", re.sub(r"^[\"']+", "", raw.strip(JAVA_TRIM).replace(",", "|").replace(" ", "")))
     try:
         return re.compile(text)
     except re.error:
-        raise AdminOperationError(f"{raw} is an invalid regex.") from None
+        raise AdminOperationError(f"{text} is an invalid regex.") from None
 
 
 async def select_topics(zk: KafkaZkClient, include: str | None = None, *, exclude_internal: bool = False,

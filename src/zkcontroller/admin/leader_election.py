@@ -19,7 +19,8 @@ import click
 
 from zkcontroller.admin.cli import run_with_client
 from zkcontroller.admin.errors import AdminError
-from zkcontroller.admin.usage import KafkaCommand
+from zkcontroller.admin.java_numbers import is_json_int
+from zkcontroller.admin.usage import JAVA_INT, KafkaCommand
 from zkcontroller.coordination.errors import NodeExistsError
 from zkcontroller.model import TopicPartition, sorted_partitions
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -58,8 +59,8 @@ def parse_partitions_json(text: str, where: str) -> list[TopicPartition]:
         partition = e.get("partition") if isinstance(e, dict) else None
         if not isinstance(topic, str) or not topic:
             raise invalid(f'partitions[{i}]: "topic" must be a non-empty string')
-        if not isinstance(partition, int) or isinstance(partition, bool):
-            raise invalid(f'partitions[{i}]: "partition" must be an integer')
+        if not is_json_int(partition):  # to[Int]: an IntNode
+            raise invalid(f'partitions[{i}]: "partition" must be a 32-bit integer')
         partitions.append(TopicPartition(topic, partition))
     duplicates = sorted({str(tp) for tp in partitions if partitions.count(tp) > 1})
     if duplicates:
@@ -117,7 +118,7 @@ def requested_partitions(topic: str | None, partition: int | None, all_topic_par
 @click.option("--election-type", required=True, type=click.Choice(["preferred", "unclean"], case_sensitive=False),
               help="Type of election to attempt.")
 @click.option("--topic", help="Name of the topic (with --partition).")
-@click.option("--partition", type=int, help="Partition number (with --topic).")
+@click.option("--partition", type=JAVA_INT, help="Partition number (with --topic).")
 @click.option("--all-topic-partitions", is_flag=True, help="Elect leaders for every partition.")
 @click.option("--path-to-json-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help='JSON file: {"partitions": [{"topic": "t", "partition": 0}]}.')

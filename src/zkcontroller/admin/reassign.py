@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from zkcontroller.admin.errors import AdminError
+from zkcontroller.admin.java_numbers import is_json_int, parse_int_list
 from zkcontroller.admin.replica_assignment import (
     BrokerMetadata,
     RackAwareMode,
@@ -70,11 +71,10 @@ def parse_reassignment_json(text: str, source: str = "reassignment JSON") -> dic
         topic, partition, replicas = entry.get("topic"), entry.get("partition"), entry.get("replicas")
         if not isinstance(topic, str) or not topic:
             raise ReassignmentInputError(f"{where}: \"topic\" must be a non-empty string")
-        if not isinstance(partition, int) or isinstance(partition, bool) or partition < 0:
-            raise ReassignmentInputError(f"{where}: \"partition\" must be a non-negative integer")
-        if not isinstance(replicas, list) or not all(isinstance(r, int) and not isinstance(r, bool)
-                                                     for r in replicas):
-            raise ReassignmentInputError(f"{where}: \"replicas\" must be a list of broker ids")
+        if not is_json_int(partition) or partition < 0:
+            raise ReassignmentInputError(f"{where}: \"partition\" must be a non-negative 32-bit integer")
+        if not isinstance(replicas, list) or not all(is_json_int(r) for r in replicas):  # to[Seq[Int]]
+            raise ReassignmentInputError(f"{where}: \"replicas\" must be a list of broker ids (32-bit integers)")
         tp = TopicPartition(topic, partition)
         if tp in out:
             duplicates.append(tp)
@@ -113,12 +113,16 @@ def parse_topics_to_move_json(text: str, source: str = "topics-to-move JSON") ->
 
 
 def parse_broker_list(text: str) -> list[int]:
+    """``--broker-list`` as ReassignPartitionsCommand.parseGenerateAssignmentArgs reads it: Java's
+    ``split(',')`` (trailing empty pieces dropped), each piece ``toInt`` (``+1``, ``01`` pass; `` 1``, ``1_0``
+    do not), with Kafka's messages."""
     try:
-        brokers = [int(b) for b in text.split(",")]
-    except ValueError:
-        raise ReassignmentInputError(f"--broker-list: {text!r} is not a comma-separated list of broker ids") from None
-    if len(set(brokers)) != len(brokers):
-        raise ReassignmentInputError(f"--broker-list: duplicate broker ids in {text!r}")
+        brokers = parse_int_list(text, ",")
+    except ValueError as e:
+        raise ReassignmentInputError(str(e)) from None
+    duplicates = sorted({b for b in brokers if brokers.count(b) > 1})
+    if duplicates:
+        raise ReassignmentInputError(f"Broker list contains duplicate entries: {','.join(map(str, duplicates))}")
     return brokers
 
 

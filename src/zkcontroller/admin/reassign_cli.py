@@ -89,11 +89,12 @@ def reassign(zookeeper: str, generate: bool, execute: bool, verify: bool, cancel
     action = chosen[0]
     try:
         if action == "generate":
-            text, source = _read(topics_to_move_json_file, "--topics-to-move-json-file")
-            topics = parse_topics_to_move_json(text, source)
-            if broker_list is None:
+            if topics_to_move_json_file is not None and broker_list is None:  # checkRequiredArgs' order
                 raise click.UsageError("--broker-list is required with --generate")
-            brokers = parse_broker_list(broker_list)
+            text, source = _read(topics_to_move_json_file, "--topics-to-move-json-file")
+            assert broker_list is not None
+            brokers = parse_broker_list(broker_list)  # parseGenerateAssignmentArgs: the brokers, then the topics
+            topics = parse_topics_to_move_json(text, source)
             current, proposed = run_with_client(zookeeper, lambda zk: ReassignCommand(zk).generate(
                 topics, brokers, rack_aware=not disable_rack_aware))
             click.echo(f"Current partition replica assignment\n{current}\n")

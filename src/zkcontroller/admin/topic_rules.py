@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Literal
 
 from zkcontroller.admin.errors import InvalidConfigError, InvalidReplicaAssignmentError, InvalidTopicError
+from zkcontroller.admin.java_numbers import java_parse_int, java_split, parse_int_list
 from zkcontroller.zk.config_values import JAVA_TRIM, parse_boolean
 from zkcontroller.zk.topic_names import topic_name_problem
 
@@ -50,13 +51,8 @@ _JAVA_HEX_DOUBLE = re.compile(
     r"(?P<sign>[+-]?)0[xX](?P<mantissa>[0-9a-fA-F]+\.?|[0-9a-fA-F]*\.[0-9a-fA-F]+)"
     r"[pP][+-]?[0-9]+[fFdD]?", re.ASCII)
 """``FloatingDecimal.parseHexString``'s pattern: the binary exponent is required (``0x1.8`` is refused)."""
-_JAVA_INTEGER = re.compile(r"[+-]?\d+")
-r"""``Integer.parseInt``/``Long.parseLong``: one sign (``+`` too), then decimal digits — any Unicode ``Nd`` digit, as
-``Character.digit`` takes them (Python's ``\d`` and ``int`` agree); no hex, no underscores, no inner spaces."""
 _LIST_SEPARATOR = re.compile(r"\s*,\s*", re.ASCII)
-_INT_RANGE = (-(2**31), 2**31 - 1)
-_LONG_RANGE = (-(2**63), 2**63 - 1)
-_LONG_MAX = _LONG_RANGE[1]
+_LONG_MAX = 2**63 - 1
 
 
 def _java_double(value: float) -> str:
@@ -230,9 +226,9 @@ def _parse(name: str, kind: str, raw: str) -> object:
     if kind == "BOOLEAN":
         return parse_boolean(name, raw, InvalidConfigError)
     if kind in ("INT", "LONG"):
-        low, high = _INT_RANGE if kind == "INT" else _LONG_RANGE
-        if _JAVA_INTEGER.fullmatch(value) and low <= int(value) <= high:
-            return int(value)
+        parsed = java_parse_int(value, bits=32 if kind == "INT" else 64)
+        if parsed is not None:
+            return parsed
         raise _invalid(name, raw, f"Not a number of type {kind}")
     if kind == "DOUBLE":
         parsed = java_parse_double(value)
@@ -268,12 +264,12 @@ def parse_topic_configs(pairs: Iterable[str]) -> dict[str, str]:
     """``--config k=v`` values (``TopicCommand.parseTopicConfigsToBeAdded``), then validated."""
     out: dict[str, str] = {}
     for pair in pairs:
-        parts = re.split(r"\s*=\s*", pair)
+        parts = re.split(r"\s*=\s*", pair, flags=re.ASCII)  # Java's \s is ASCII whitespace
         while parts and parts[-1] == "":  # Java's split drops trailing empty strings
             parts.pop()
         if len(parts) != 2:
             raise InvalidConfigError('Invalid topic config: all configs to be added must be in the format "key=val".')
-        out[parts[0].strip()] = parts[1].strip()
+        out[parts[0].strip(JAVA_TRIM)] = parts[1].strip(JAVA_TRIM)  # String.trim, not Unicode whitespace
     validate_topic_configs(out)
     return out
 
@@ -282,15 +278,16 @@ def parse_topic_configs(pairs: Iterable[str]) -> dict[str, str]:
 
 
 def parse_replica_assignment(text: str) -> dict[int, list[int]]:
-    """``--replica-assignment 1:2,2:3``: partition i gets the i-th comma-separated list of broker ids."""
+    """``--replica-assignment 1:2,2:3``: partition i gets the i-th comma-separated list of broker ids.
+
+    As TopicCommand.parseReplicaAssignment: Java's ``split`` (trailing empty pieces dropped), each id trimmed
+    then ``toInt`` (``+1``, ``01`` pass; ``1_0``, ids past 32 bits do not), Java's message for a bad one."""
     out: dict[int, list[int]] = {}
-    for i, part in enumerate(text.split(",")):
+    for i, part in enumerate(java_split(text, ",")):
         try:
-            brokers = [int(s.strip()) for s in part.split(":")]
-        except ValueError:
-            raise InvalidReplicaAssignmentError(
-                f"Invalid replica assignment {text!r}: {part!r} is not a list of broker ids separated by ':'"
-            ) from None
+            brokers = parse_int_list(part, ":", trim=True)
+        except ValueError as e:
+            raise InvalidReplicaAssignmentError(str(e)) from None
         duplicates = sorted({b for b in brokers if brokers.count(b) > 1})
         if duplicates:
             raise InvalidReplicaAssignmentError(

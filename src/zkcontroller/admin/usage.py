@@ -15,6 +15,8 @@ from typing import Any
 
 import click
 
+from zkcontroller.admin.java_numbers import java_parse_int
+
 KAFKA_USAGE_EXIT_CODE = 1
 """``CommandLineUtils.printUsageAndDie``'s ``Exit.exit(1)``."""
 
@@ -42,3 +44,23 @@ class KafkaCommand(_KafkaUsageExit):
 
 class KafkaGroup(_KafkaUsageExit, click.Group):
     """A `click.Group` whose usage errors, and its subcommands', exit 1."""
+
+
+class JavaInt(click.ParamType):
+    """An option Kafka's tool declares ``ofType(classOf[Integer])``: joptsimple converts it with
+    ``Integer.valueOf`` (so ``+3`` and ``03`` pass; `` 3``, ``3_0`` and values past 32 bits do not, though
+    click's ``int`` would take them), refusing with joptsimple's ``Cannot parse argument`` message."""
+
+    name = "integer"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int):  # a default
+            return value
+        parsed = java_parse_int(str(value))
+        if parsed is None:
+            option = param.opts[0].lstrip("-") if param is not None and param.opts else "?"
+            self.fail(f"Cannot parse argument '{value}' of option {option}", param, ctx)
+        return parsed
+
+
+JAVA_INT = JavaInt()

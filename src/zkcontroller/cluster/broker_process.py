@@ -67,7 +67,12 @@ class BrokerProcess:
         self.runtime = AsyncioRuntime()
         self.transport = TcpTransport(self.runtime, listener_name=props.listener.name,
                                       client_id=f"broker-{props.broker_id}-controller",
-                                      request_timeout_ms=props.controller.controller_socket_timeout_ms,
+                                      # ControllerChannelManager: the NetworkClient's request timeout is
+                                      # request.timeout.ms; awaitReady waits controller.socket.timeout.ms
+                                      request_timeout_ms=props.controller.request_timeout_ms,
+                                      connect_timeout_ms=props.controller.controller_socket_timeout_ms,
+                                      connection_setup_timeout_ms=props.connection_setup_timeout_ms,
+                                      connection_setup_timeout_max_ms=props.connection_setup_timeout_max_ms,
                                       versions=props.control_request_versions)
         self.server: KafkaServer | None = None
         self.apis = broker_apis(props.broker_id, lambda: self.server,

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from zkcontroller.admin.java_numbers import java_parse_int
 from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.cluster.kafka_server import AutoCreateConfig
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.protocol.ibp import DEFAULT_IBP, ibp_at_least, request_versions
-from zkcontroller.zk.config_values import parse_boolean
+from zkcontroller.zk.config_values import JAVA_TRIM, parse_boolean
 
 log = logging.getLogger("kafka.server.KafkaConfig")
 
@@ -31,26 +32,96 @@ class ConfigError(ValueError):
     """A bad or missing broker setting: names the key and what was wrong."""
 
 
+_PROPERTIES_WHITESPACE = " \t\f"
+"""What ``java.util.Properties`` skips around keys and separators (not other whitespace, not U+00A0)."""
+_ESCAPES = {"t": "\t", "r": "\r", "n": "\n", "f": "\f"}
+
+
 def parse_properties(text: str, source: str = "<properties>") -> dict[str, str]:
-    """Java ``.properties``: ``key=value`` or ``key: value``, ``#``/``!`` comments, ``\\`` line continuations."""
+    """``java.util.Properties.load``, which Kafka's ``Utils.loadProps`` uses for server.properties.
+
+    Logical lines (a line ending in an odd number of backslashes continues on the next, whose leading
+    whitespace is skipped; ``#``/``!`` lines and blank lines are dropped); the key ends at the first unescaped
+    ``=``, ``:`` or space/tab/form feed; whitespace and one ``=``/``:`` after it are skipped; the value is the
+    rest of the line, trailing whitespace included (ConfigDef trims a known config's value when parsing it);
+    ``\\t``, ``\\n``, ``\\uXXXX`` and other backslash escapes are decoded in both."""
     props: dict[str, str] = {}
-    pending = ""
-    for raw in text.splitlines():
-        line = pending + raw.lstrip() if pending else raw.strip()
-        pending = ""
-        if line.endswith("\\") and not line.endswith("\\\\"):
+    for line in _logical_lines(text):
+        key, value = _key_and_value(line)
+        try:
+            props[_unescape(key)] = _unescape(value)
+        except ValueError as e:
+            raise ConfigError(f"{source}: {e} in the line {line!r}") from None
+    return props
+
+
+def _logical_lines(text: str) -> Iterator[str]:
+    """``Properties.LineReader``: natural lines (``\\n``, ``\\r`` or ``\\r\\n``) joined at continuations."""
+    pending: str | None = None
+    for raw in re.split(r"\r\n|\r|\n", text):
+        line = raw.lstrip(_PROPERTIES_WHITESPACE)
+        if pending is None:
+            if not line or line[0] in "#!":  # a comment line never continues
+                continue
+        else:
+            line = pending + line
+        if (len(line) - len(line.rstrip("\\"))) % 2 == 1:
             pending = line[:-1]
             continue
-        if not line or line[0] in "#!":
+        pending = None
+        yield line
+    if pending is not None:
+        yield pending
+
+
+def _key_and_value(line: str) -> tuple[str, str]:
+    """``Properties.load0``'s split of a logical line, before unescaping."""
+    key_end = value_start = len(line)
+    has_separator = escaped = False
+    for i, c in enumerate(line):
+        if not escaped and c in "=:":
+            key_end, value_start, has_separator = i, i + 1, True
+            break
+        if not escaped and c in _PROPERTIES_WHITESPACE:
+            key_end, value_start = i, i + 1
+            break
+        escaped = c == "\\" and not escaped
+    while value_start < len(line):
+        c = line[value_start]
+        if c not in _PROPERTIES_WHITESPACE:
+            if has_separator or c not in "=:":
+                break
+            has_separator = True
+        value_start += 1
+    return line[:key_end], line[value_start:]
+
+
+def _unescape(text: str) -> str:
+    """``Properties.loadConvert``: ``\\uXXXX`` (a surrogate pair becomes one character), ``\\t \\r \\n \\f``,
+    and a backslash before any other character stands for that character."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        c = text[i]
+        i += 1
+        if c != "\\" or i >= len(text):
+            out.append(c)
             continue
-        m = re.match(r"([^=:\s]+)\s*[=:\s]\s*(.*)$", line)
-        if m is None:
-            props[line] = ""
-            continue
-        props[m.group(1)] = m.group(2).strip()
-    if pending:
-        props.setdefault(pending.split("=", 1)[0].strip(), pending.partition("=")[2].strip())
-    return props
+        c = text[i]
+        i += 1
+        if c == "u":
+            digits = text[i:i + 4]
+            if not re.fullmatch(r"[0-9a-fA-F]{4}", digits):
+                raise ValueError("Malformed \\uxxxx encoding.")
+            out.append(chr(int(digits, 16)))
+            i += 4
+        else:
+            out.append(_ESCAPES.get(c, c))
+    joined = "".join(out)
+    try:  # Java strings are UTF-16: an escaped surrogate pair is one character
+        return joined.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+    except UnicodeDecodeError:  # a lone surrogate stays as it is
+        return joined
 
 
 @dataclass(frozen=True)
@@ -79,6 +150,9 @@ class BrokerProperties:
     auto_create: AutoCreateConfig = field(default_factory=AutoCreateConfig)
     """``auto.create.topics.enable``, ``num.partitions``, ``default.replication.factor`` and the internal topics'
     sizes: what Metadata's topic auto-creation uses."""
+    connection_setup_timeout_ms: int = 10000
+    connection_setup_timeout_max_ms: int = 127000
+    """``socket.connection.setup.timeout.ms`` and ``.max.ms``: the controller's connection setup bounds."""
     unknown: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -94,13 +168,26 @@ def _offered_ibp(value: str) -> bool:
         return False
 
 
+_CSV_SEPARATOR = re.compile(r"\s*,\s*", re.ASCII)
+r"""``CoreUtils.parseCsvList``'s separator: Java's ``\s`` is ASCII whitespace only."""
+
+
 def _int(key: str, value: str, minimum: int | None = None) -> int:
-    try:
-        n = int(value)
-    except ValueError:
-        raise ConfigError(f"Invalid value {value} for configuration {key}: Not a number of type INT") from None
+    """ConfigDef's INT: the value ``trim``-med (every char up to U+0020), then ``Integer.parseInt``; the error
+    shows the value as given."""
+    n = java_parse_int(value.strip(JAVA_TRIM))
+    if n is None:
+        raise ConfigError(f"Invalid value {value} for configuration {key}: Not a number of type INT")
     if minimum is not None and n < minimum:
         raise ConfigError(f"Invalid value {value} for configuration {key}: Value must be at least {minimum}")
+    return n
+
+
+def _long(key: str, value: str) -> int:
+    """ConfigDef's LONG (no validator): the value trimmed, then ``Long.parseLong``."""
+    n = java_parse_int(value.strip(JAVA_TRIM), bits=64)
+    if n is None:
+        raise ConfigError(f"Invalid value {value} for configuration {key}: Not a number of type LONG")
     return n
 
 
@@ -108,14 +195,19 @@ def _bool(key: str, value: str) -> bool:
     return parse_boolean(key, value, ConfigError)
 
 
+_ENDPOINT = re.compile(r"(.*)://\[?([0-9a-zA-Z\-%._:]*)\]?:(-?[0-9]+)", re.ASCII)
+"""Kafka's ``EndPoint.uriParseExp``, matched whole: the host from ASCII letters, digits and ``-%._:`` (an IPv6
+address may be bracketed), the port ASCII digits."""
+
+
 def _listener(key: str, value: str) -> Listener:
-    items = [v.strip() for v in value.split(",") if v.strip()]
+    items = [v for v in _CSV_SEPARATOR.split(value.strip(JAVA_TRIM)) if v]
     if len(items) != 1:
         raise ConfigError(f"{key}={value}: exactly one listener is supported (a PLAINTEXT one)")
-    m = re.fullmatch(r"([A-Za-z0-9_]+)://(\[[^\]]*\]|[^:]*):(-?\d+)", items[0])
+    m = _ENDPOINT.fullmatch(items[0])
     if m is None:
         raise ConfigError(f"{key}={value}: Unable to parse {items[0]} to a broker endpoint (NAME://host:port)")
-    name, host, port = m.group(1).upper(), m.group(2).strip("[]"), int(m.group(3))
+    name, host, port = m.group(1).upper(), m.group(2), int(m.group(3))
     if name != "PLAINTEXT":
         raise ConfigError(f"{key}={value}: only the PLAINTEXT listener is served, not {name}")
     if not 0 <= port <= 65535:
@@ -137,26 +229,41 @@ _KNOWN = {
     "offsets.topic.num.partitions", "offsets.topic.replication.factor", "offsets.topic.segment.bytes",
     "transaction.state.log.num.partitions", "transaction.state.log.replication.factor",
     "transaction.state.log.min.isr", "transaction.state.log.segment.bytes",
+    "socket.connection.setup.timeout.ms", "socket.connection.setup.timeout.max.ms",
 }
 
 
-def broker_properties(props: dict[str, str], overrides: Iterable[str] = ()) -> BrokerProperties:
-    """Validate ``props`` (with ``key=value`` ``overrides`` applied last) into `BrokerProperties`."""
-    props = dict(props)
+def parse_overrides(overrides: Iterable[str]) -> dict[str, str]:
+    """``--override`` values as kafka.Kafka reads them (``CommandLineUtils.parseKeyValueArgs``): split at the
+    first ``=``, key and value kept exactly as typed (no trimming: ``" a"`` is another key than ``a``), a
+    missing value read as ``""``. Only where a known config's value is parsed is it trimmed, as ConfigDef does."""
+    out: dict[str, str] = {}
     for item in overrides:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(f"--override {item!r}: expected key=value")
-        props[key.strip()] = value.strip()
+        key, _, value = item.partition("=")
+        out[key] = value
+    return out
+
+
+def broker_properties(props: dict[str, str], overrides: Iterable[str] = ()) -> BrokerProperties:
+    """Validate ``props`` (with ``key=value`` ``overrides`` applied last) into `BrokerProperties`.
+
+    As Kafka's ConfigDef, a known config's value is trimmed (``String.trim``) before it is parsed, whatever
+    its type; an unknown one is kept as given."""
+    props = {**props, **parse_overrides(overrides)}
     unknown = {k: v for k, v in props.items() if k not in _KNOWN}
     for key in sorted(unknown):
         log.warning("The configuration '%s' was supplied but isn't a known config.", key)
 
     def get(key: str, default: str | None = None) -> str:
+        """The value as given: the parsers trim it, and their errors show it untrimmed, as ConfigDef's do."""
         value = props.get(key, default)
         if value is None:
             raise ConfigError(f"Missing required configuration \"{key}\" which has no default value.")
         return value
+
+    def text(key: str, default: str | None = None) -> str:
+        """A STRING config: ConfigDef's ``parseType`` returns it trimmed."""
+        return get(key, default).strip(JAVA_TRIM)
 
     def num(key: str, default: int, minimum: int | None = None) -> int:
         return _int(key, get(key, str(default)), minimum)
@@ -172,20 +279,21 @@ def broker_properties(props: dict[str, str], overrides: Iterable[str] = ()) -> B
         if "advertised.listeners" in props else listener
     if advertised.host in ("", "0.0.0.0"):
         advertised = Listener(advertised.name, "localhost", advertised.port)
-    ibp = get("inter.broker.protocol.version", "2.8")
+    ibp = text("inter.broker.protocol.version", "2.8")
     if not _offered_ibp(ibp):
         raise ConfigError(f"Invalid value {ibp} for configuration inter.broker.protocol.version: "
                           f"supported are {MIN_IBP} to {DEFAULT_IBP}")
-    zk = get("zookeeper.connect")
+    zk = text("zookeeper.connect")
     if not re.fullmatch(r"[^/,\s]+:\d+(,[^/,\s]+:\d+)*(/[^\s]*)?", zk):
         raise ConfigError(f"Invalid value {zk} for configuration zookeeper.connect: expected host:port[,...][/chroot]")
     session_timeout_ms = num("zookeeper.session.timeout.ms", 18000, 1)
-    log_dirs = tuple(d.strip() for d in get("log.dirs", get("log.dir", "/tmp/kafka-logs")).split(",") if d.strip())
+    dirs = text("log.dirs") if "log.dirs" in props else text("log.dir", "/tmp/kafka-logs")
+    log_dirs = tuple(d for d in _CSV_SEPARATOR.split(dirs) if d)  # CoreUtils.parseCsvList
     if not log_dirs:
         raise ConfigError("log.dirs is empty")
     if len(set(log_dirs)) < len(log_dirs):
         raise ConfigError(f"Duplicate log directory found: {','.join(log_dirs)}")
-    inter_broker_listener = get("inter.broker.listener.name", "PLAINTEXT")
+    inter_broker_listener = text("inter.broker.listener.name", "PLAINTEXT")
     if inter_broker_listener.upper() != "PLAINTEXT":
         raise ConfigError(f"inter.broker.listener.name={inter_broker_listener}: only PLAINTEXT is served")
     controller = ControllerConfig(
@@ -205,7 +313,7 @@ def broker_properties(props: dict[str, str], overrides: Iterable[str] = ()) -> B
         inter_broker_listener_name="PLAINTEXT", inter_broker_protocol_version=ibp,
     )
     metrics = props.get("metrics.prometheus.port")
-    rack = props.get("broker.rack") or None
+    rack = text("broker.rack", "") or None
     return BrokerProperties(
         broker_id=broker_id, listener=listener, advertised=advertised, zookeeper_connect=zk,
         session_timeout_ms=session_timeout_ms, rack=rack, log_dirs=log_dirs,
@@ -224,6 +332,10 @@ def broker_properties(props: dict[str, str], overrides: Iterable[str] = ()) -> B
             transaction_state_log_replication_factor=num("transaction.state.log.replication.factor", 3, 1),
             transaction_state_log_min_isr=num("transaction.state.log.min.isr", 2, 1),
             transaction_state_log_segment_bytes=num("transaction.state.log.segment.bytes", 104857600, 1)),
+        connection_setup_timeout_ms=_long("socket.connection.setup.timeout.ms",
+                                          get("socket.connection.setup.timeout.ms", "10000")),
+        connection_setup_timeout_max_ms=_long("socket.connection.setup.timeout.max.ms",
+                                              get("socket.connection.setup.timeout.max.ms", "127000")),
         unknown=unknown,
     )
 
@@ -248,7 +360,12 @@ def _replication(num: Callable[[str, int, int], int], ibp: str, log_dirs: tuple[
         log_dirs=log_dirs)
 
 
-def load(path: Path, overrides: Iterable[str] = (), reader: Callable[[Path], str] = Path.read_text) -> BrokerProperties:
+def read_latin1(path: Path) -> str:
+    """``Properties.load(InputStream)`` reads the file as ISO 8859-1 (other characters come as ``\\uXXXX``)."""
+    return path.read_bytes().decode("latin-1")
+
+
+def load(path: Path, overrides: Iterable[str] = (), reader: Callable[[Path], str] = read_latin1) -> BrokerProperties:
     try:
         text = reader(path)
     except OSError as e:
@@ -257,5 +374,31 @@ def load(path: Path, overrides: Iterable[str] = (), reader: Callable[[Path], str
 
 
 def render(values: dict[str, Any]) -> str:
-    """A ``server.properties`` text for ``values`` (used by the process cluster to write each broker's file)."""
-    return "".join(f"{k}={v}\n" for k, v in values.items())
+    """A ``server.properties`` text for ``values`` (used by the process cluster to write each broker's file),
+    escaped as ``Properties.store`` would, so `parse_properties` reads back exactly the values given."""
+    return "".join(f"{_escape(str(k), key=True)}={_escape(str(v))}\n" for k, v in values.items())
+
+
+def _escape(text: str, key: bool = False) -> str:
+    """``Properties.saveConvert``: backslashes, control characters, a leading space (any space in a key),
+    ``= : # !`` and everything outside printable ASCII escaped (the file is then ASCII whatever it holds)."""
+    out = []
+    for i, c in enumerate(text):
+        if c == "\\":
+            out.append("\\\\")
+        elif c == " " and (key or i == 0):
+            out.append("\\ ")
+        elif c in "\t\n\r\f":
+            out.append("\\" + {"\t": "t", "\n": "n", "\r": "r", "\f": "f"}[c])
+        elif c in "=:#!":
+            out.append("\\" + c)
+        elif not " " <= c <= "~":
+            out.extend(f"\\u{unit:04X}" for unit in _utf16_units(c))
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def _utf16_units(c: str) -> list[int]:
+    data = c.encode("utf-16-le", "surrogatepass")
+    return [int.from_bytes(data[j:j + 2], "little") for j in range(0, len(data), 2)]

@@ -6,9 +6,13 @@ One connection per broker, opened on first use on the broker's inter-broker list
 starts an exponential back-off (``reconnect.backoff.ms`` doubling to ``reconnect.backoff.max.ms``) during
 which sends fail at once, so the channel manager's own retry loop paces itself. Each request waits at most
 ``request_timeout_ms`` for its answer; a timeout closes the connection (Kafka disconnects on it) and every
-request in flight on it fails. At most ``max_in_flight`` requests are outstanding per broker (the controller
-sends one at a time, as Kafka's does with ``max.in.flight.requests.per.connection=1``). `close_broker` drops a
-broker's connection when it leaves the cluster; a broker that re-registers at a new address is reconnected.
+request in flight on it fails. Connecting waits at most ``connect_timeout_ms`` (Kafka's
+``controller.socket.timeout.ms``, RequestSendThread's ``awaitReady`` bound) and no longer than the NetworkClient's
+connection-setup timeout (``socket.connection.setup.timeout.ms``, doubling per failed attempt up to
+``socket.connection.setup.timeout.max.ms``, ±20% jitter), whichever ends first. At most ``max_in_flight``
+requests are outstanding per broker (the controller sends one at a time, as Kafka's does with
+``max.in.flight.requests.per.connection=1``). `close_broker` drops a broker's connection when it leaves the
+cluster; a broker that re-registers at a new address is reconnected.
 
 It is also the `RequestListener` of the broker in this process: `register` keeps the control plane's
 handler for the protocol server to call (`local_handler`), so `KafkaServer` can take it in place of the
@@ -21,6 +25,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -39,6 +44,8 @@ log = logging.getLogger("kafka.controller.RequestSendThread")
 RECONNECT_BACKOFF_MS = 50
 RECONNECT_BACKOFF_MAX_MS = 1000
 MAX_RESPONSE_BYTES = 100 * 1024 * 1024
+CONNECTION_SETUP_TIMEOUT_JITTER = 0.2
+"""``ClusterConnectionStates``' jitter on the connection-setup timeout."""
 
 
 @dataclass
@@ -61,13 +68,21 @@ class _BrokerState:
 
 class TcpTransport:
     def __init__(self, runtime: Runtime, *, listener_name: str = "PLAINTEXT", client_id: str = "controller",
-                 request_timeout_ms: int = 30000, connect_timeout_ms: int = 10000, max_in_flight: int = 1,
-                 versions: dict[int, int] | None = None) -> None:
+                 request_timeout_ms: int = 30000, connect_timeout_ms: int = 30000,
+                 connection_setup_timeout_ms: int = 10000, connection_setup_timeout_max_ms: int = 127000,
+                 max_in_flight: int = 1, versions: dict[int, int] | None = None) -> None:
+        """``request_timeout_ms`` is ``request.timeout.ms`` and ``connect_timeout_ms`` is
+        ``controller.socket.timeout.ms``, as ControllerChannelManager gives them to its NetworkClient and
+        ``awaitReady``; the setup timeouts are the NetworkClient's own (Kafka's defaults)."""
         self._runtime = runtime
         self.listener_name = listener_name
         self.client_id = client_id
         self.request_timeout_ms = request_timeout_ms
         self.connect_timeout_ms = connect_timeout_ms
+        self.connection_setup_timeout_ms = connection_setup_timeout_ms
+        self.connection_setup_timeout_max_ms = connection_setup_timeout_max_ms
+        self._open_connection = asyncio.open_connection
+        """How a connection is opened (a test stands in one that never completes)."""
         self.max_in_flight = max_in_flight
         self.versions = dict(versions or IBP_2_8_VERSIONS)
         self._brokers: dict[int, _BrokerState] = {}
@@ -150,21 +165,31 @@ class TcpTransport:
             if now < state.next_attempt_ms:
                 raise BrokerUnreachableError(f"broker {broker.id} at {address[0]}:{address[1]}: reconnect "
                                              f"back-off for {state.next_attempt_ms - now} ms more")
+            wait_ms = min(self.connect_timeout_ms, self._setup_timeout_ms(state.failures))
             try:
-                reader, writer = await asyncio.wait_for(asyncio.open_connection(*address),
-                                                        self.connect_timeout_ms / 1000)
+                reader, writer = await asyncio.wait_for(self._open_connection(*address), wait_ms / 1000)
             except (OSError, TimeoutError) as e:
                 state.failures += 1
                 backoff = min(RECONNECT_BACKOFF_MS * 2 ** (state.failures - 1), RECONNECT_BACKOFF_MAX_MS)
                 state.next_attempt_ms = self._runtime.now_ms() + int(backoff * (0.8 + 0.4 * self._runtime.rng.random()))
+                reason = f"no connection within {wait_ms} ms" if isinstance(e, TimeoutError) else str(e)
                 raise BrokerUnreachableError(f"cannot connect to broker {broker.id} at "
-                                             f"{address[0]}:{address[1]}: {e}") from e
+                                             f"{address[0]}:{address[1]}: {reason}") from e
             state.failures = 0
             connection = _Connection(address, reader, writer)
             connection.reader_task = self._runtime.spawn(self._read_responses(broker.id, connection),
                                                          f"controller-to-broker-{broker.id}-reader")
             state.connection = connection
             return connection
+
+    def _setup_timeout_ms(self, failed_attempts: int) -> int:
+        """Kafka's ``ExponentialBackoff(setup, 2, setup.max, 0.2).backoff(failedConnectAttempts)``."""
+        initial, maximum = self.connection_setup_timeout_ms, self.connection_setup_timeout_max_ms
+        if maximum <= initial:  # expMax 0: the initial value, without jitter
+            return initial
+        exp = min(failed_attempts, math.log2(maximum / max(initial, 1)))
+        jitter = 1 - CONNECTION_SETUP_TIMEOUT_JITTER + 2 * CONNECTION_SETUP_TIMEOUT_JITTER * self._runtime.rng.random()
+        return int(jitter * initial * 2 ** exp)
 
     async def _read_responses(self, broker_id: int, connection: _Connection) -> None:
         reason = "connection closed by the broker"

@@ -75,8 +75,29 @@ def test_parse_replica_assignment() -> None:
         parse_replica_assignment("1:2:2")
     with pytest.raises(InvalidReplicaAssignmentError, match="Partition 1 has different replication factor: 3"):
         parse_replica_assignment("1:2,3")
-    with pytest.raises(InvalidReplicaAssignmentError, match="not a list of broker ids"):
+    with pytest.raises(InvalidReplicaAssignmentError) as refused:
         parse_replica_assignment("1:x")
+    assert str(refused.value) == 'For input string: "x"'  # Java's NumberFormatException, as TopicCommand shows it
+
+
+@pytest.mark.parametrize(("text", "parsed"), [
+    ("+1:02", {0: [1, 2]}), ("-1:\u0662", {0: [-1, 2]}),  # Integer.parseInt: a sign, any BMP Nd digit
+    ("\t1 : 2\n", {0: [1, 2]}),  # each id trimmed (String.trim: every char up to U+0020)
+    ("1:2,3:4,", {0: [1, 2], 1: [3, 4]}), ("1:2:", {0: [1, 2]}),  # Java's split drops trailing empty pieces
+    ("2147483647", {0: [2**31 - 1]}),
+])
+def test_replica_assignment_ids_are_javas_to_int(text: str, parsed: dict[int, list[int]]) -> None:
+    assert parse_replica_assignment(text) == parsed
+
+
+@pytest.mark.parametrize(("text", "bad"), [
+    ("1_0", "1_0"), ("2147483648", "2147483648"), ("1:\U0001d7d0", "\U0001d7d0"), ("1,,2", ""), (",1", ""),
+    ("1:\u00a02", "\u00a02"), ("0x1", "0x1"), ("1:+", "+"),
+])
+def test_replica_assignment_ids_java_refuses(text: str, bad: str) -> None:
+    with pytest.raises(InvalidReplicaAssignmentError) as refused:
+        parse_replica_assignment(text)
+    assert str(refused.value) == f'For input string: "{bad}"'
 
 
 @pytest.mark.parametrize(("assignment", "message"), [
@@ -89,3 +110,11 @@ def test_parse_replica_assignment() -> None:
 def test_assignment_shape(assignment: dict[int, list[int]], message: str) -> None:
     with pytest.raises(InvalidReplicaAssignmentError, match=message):
         validate_assignment_shape(assignment)
+
+
+def test_topic_config_pairs_trimmed_as_java() -> None:
+    """TopicCommand.parseTopicConfigsToBeAdded: ``split("\\s*=\\s*")`` (ASCII \\s), then ``String.trim``."""
+    assert parse_topic_configs(["\x00retention.ms\t=\x01 1 \x1f"]) == {"retention.ms": "1"}
+    with pytest.raises(InvalidConfigError) as refused:
+        parse_topic_configs(["retention.ms\u00a0=1"])
+    assert str(refused.value) == "Unknown topic config name: retention.ms\u00a0"
