@@ -222,7 +222,8 @@ def test_java_parse_int(text: str, value: int | None) -> None:
 async def test_broker_entity_names_read_as_javas_to_int(cli: Cli) -> None:  # noqa: F811
     """checkArgs' ``brokerId.toInt``: what Integer.parseInt takes is a broker id (``+2``, ``02``, Arabic-Indic
     two), spaces, underscores, non-BMP digits and ids past 32 bits are refused. alterConfigWithZk checks the parsed
-    id is not running and writes the parsed id's node, naming the entity as typed."""
+    id is not running and writes the parsed id's node, naming the entity as typed. Unlike Kafka, the configs it
+    changes are read from that node too, so a second spelling of the same broker keeps the first one's configs."""
     for name in NOT_JAVA_INTS:
         result = await cli(configs, "--describe", "--entity-type", "brokers", "--entity-name", name)
         assert result.exit_code == 1, name
@@ -242,6 +243,11 @@ async def test_broker_entity_names_read_as_javas_to_int(cli: Cli) -> None:  # no
         described = await cli(configs, "--describe", "--entity-type", "brokers", "--entity-name", name)
         assert (described.exit_code, described.output) == (0, f"Configs for brokers '{name}' are \n")  # its own node
     assert await cli.zk.get_children(paths.config_entity_type_path(paths.ConfigType.BROKER)) == ["4"]
+    assert await cli.zk.get_broker_configs("4") == {unclean: "true"}
+    kept = await cli(configs, "--alter", "--entity-type", "brokers", "--entity-name", "+4", "--add-config",
+                     "follower.replication.throttled.rate=10")
+    assert kept.exit_code == 0, kept.output
+    assert await cli.zk.get_broker_configs("4") == {unclean: "true", "follower.replication.throttled.rate": "10"}
     changes = await cli.zk.get_children(paths.CONFIG_CHANGES)
     notified = {(await cli.zk.get_data_and_stat(f"{paths.CONFIG_CHANGES}/{c}"))[0] for c in changes}  # type: ignore[index]
     assert notified == {b'{"version":2,"entity_path":"brokers/4"}'}

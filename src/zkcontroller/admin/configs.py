@@ -96,9 +96,10 @@ async def alter_broker_config(zk: KafkaZkClient, entity_name: str, add: dict[str
     broker (or, for the default, any broker) is registered, with Kafka's message; ``via_broker`` is what a running
     broker does for an AlterConfigs request (validate, then the same writes).
 
-    As Kafka 2.8, the current configs are read from the node named as typed but written to the broker's own
-    (``/config/brokers/1`` for ``01``): AdminZkClient's ``fetchEntityConfig`` takes the name, ``changeConfigs``
-    the parsed id. For a canonical id the two are the same node."""
+    The result is written to the broker's own node (``/config/brokers/1`` for ``01``), as Kafka 2.8's
+    ``changeConfigs`` does, and the current configs are read from that node too. Kafka reads them from the node
+    named as typed (``fetchEntityConfig`` takes the name), so its ``--entity-name 01 --alter`` replaces broker 1's
+    other dynamic configs with what ``/config/brokers/01`` (usually nothing) holds; we do not copy that loss."""
     per_broker = entity_name != paths.DEFAULT_ENTITY
     broker_id = parse_broker(entity_name) if per_broker else None
     dynamic = [k for k in add if k not in BROKER_CONFIGS_UPDATABLE_WHILE_RUNNING]
@@ -112,14 +113,15 @@ async def alter_broker_config(zk: KafkaZkClient, entity_name: str, add: dict[str
         if not per_broker and running:
             raise BrokerRunningError(f"{error} for default cluster if any broker is running. {info}")
     validate_broker_configs(add)  # preProcessBrokerConfigs, and changeBrokerConfig's validation of the throttles
-    current = await zk.get_broker_configs(entity_name)
+    node = paths.DEFAULT_ENTITY if broker_id is None else str(broker_id)
+    current = await zk.get_broker_configs(node)
     missing = [k for k in delete if k not in current]
     if missing:
         raise InvalidConfigsError(f"Invalid config(s): {','.join(missing)}")
     updated = {**current, **add}
     for key in delete:
         updated.pop(key, None)
-    await change_broker_config(zk, paths.DEFAULT_ENTITY if broker_id is None else str(broker_id), updated)
+    await change_broker_config(zk, node, updated)
     return updated
 
 
