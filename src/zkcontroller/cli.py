@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from zkcontroller.admin.usage import KafkaCommand
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.connect import make_backend
 from zkcontroller.coordination.errors import ConnectionLossError
@@ -229,15 +230,24 @@ def cluster(
         click.echo("stopped")
 
 
-@main.command()
-@click.option("--config", "config_path", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="Kafka's server.properties.")
+@main.command(cls=KafkaCommand)
+@click.argument("server_properties", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Kafka's server.properties (or give it first, as to kafka-server-start.sh).")
 @click.option("--override", "overrides", multiple=True, metavar="KEY=VALUE", help="Override one property.")
-def broker(config_path: Path, overrides: tuple[str, ...]) -> None:
-    """One broker (and controller candidate) per process, on Kafka's wire protocol."""
+def broker(server_properties: Path | None, config_path: Path | None, overrides: tuple[str, ...]) -> None:
+    """One broker (and controller candidate) per process, on Kafka's wire protocol:
+    ``zkcontroller broker server.properties [--override KEY=VALUE]...``, as kafka-server-start.sh. Usage errors
+    exit 1, as Kafka's ``printUsageAndDie``."""
     from zkcontroller.cluster.broker_process import FatalStartupError, configure_logging, run_broker
     from zkcontroller.cluster.server_properties import ConfigError, load
 
+    if (server_properties is None) == (config_path is None):
+        raise click.UsageError("give server.properties (first, as kafka-server-start.sh takes it) or --config FILE, "
+                               "not both" if server_properties is not None else
+                               "give server.properties (first, as kafka-server-start.sh takes it) or --config FILE")
+    config_path = server_properties or config_path
+    assert config_path is not None
     configure_logging()
     try:
         props = load(config_path, overrides)
