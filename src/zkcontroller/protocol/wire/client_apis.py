@@ -28,7 +28,7 @@ from kio.serial import entity_reader, entity_writer
 from zkcontroller.model import Broker, TopicId
 from zkcontroller.protocol.wire.codec import WireFormatError
 
-API_VERSIONS, METADATA, DESCRIBE_CLUSTER, CREATE_TOPICS = 18, 3, 60, 19
+API_VERSIONS, METADATA, DESCRIBE_CLUSTER, CREATE_TOPICS, DELETE_TOPICS, LIST_OFFSETS = 18, 3, 60, 19, 20, 2
 UNSUPPORTED_VERSION = 35
 NO_AUTHORIZED_OPERATIONS = -(2**31)
 """``Integer.MIN_VALUE``: authorized operations not requested."""
@@ -55,10 +55,14 @@ CLUSTER_AUTHORIZED_OPERATIONS = to_32_bit_field(
 """The same for the cluster (``AclEntry.supportedOperations(CLUSTER)``): 8096."""
 
 CLIENT_API_VERSIONS: dict[int, tuple[int, int]] = {API_VERSIONS: (0, 3), METADATA: (0, 11), DESCRIBE_CLUSTER: (0, 1)}
+LIST_OFFSETS_VERSIONS = (1, 6)
+"""Kafka 2.8 serves ListOffsets 0–6; kio has 1 and up (v0's old offsets array is not in its schemas)."""
+DELETE_TOPICS_VERSIONS = (1, 6)
+"""Kafka 2.8 serves DeleteTopics 0–6; kio has 1–6 (v0 is v1 without the throttle time)."""
 CREATE_TOPICS_VERSIONS = (2, 7)
 """Kafka 2.8 serves CreateTopics 0–7; kio (Kafka 4.x schemas) has 2–7, and every client here asks >= 2."""
 _MODULES = {API_VERSIONS: "api_versions", METADATA: "metadata", DESCRIBE_CLUSTER: "describe_cluster",
-            CREATE_TOPICS: "create_topics"}
+            CREATE_TOPICS: "create_topics", DELETE_TOPICS: "delete_topics", LIST_OFFSETS: "list_offsets"}
 _ZERO = timedelta(0)
 _ZERO_UUID = uuid.UUID(int=0)
 INVALID_REQUEST = 42
@@ -120,7 +124,8 @@ def decode_body(api_key: int, version: int, buf: bytes | memoryview, offset: int
 
 
 _REQUEST_NAMES = {API_VERSIONS: "ApiVersionsRequest", METADATA: "MetadataRequest",
-                  DESCRIBE_CLUSTER: "DescribeClusterRequest", CREATE_TOPICS: "CreateTopicsRequest"}
+                  DESCRIBE_CLUSTER: "DescribeClusterRequest", CREATE_TOPICS: "CreateTopicsRequest",
+                  DELETE_TOPICS: "DeleteTopicsRequest", LIST_OFFSETS: "ListOffsetsRequest"}
 
 
 # ---------------------------------------------------------------------------------------------- ApiVersions
@@ -280,3 +285,95 @@ def create_topics_response(version: int, results: Iterable[TopicCreated]) -> byt
                           replication_factor=r.replication_factor, configs=None if r.error else ())
                    for r in results)
     return _write(_build(m.CreateTopicsResponse, throttle_time=_ZERO, topics=topics))
+
+
+# ---------------------------------------------------------------------------------------------- DeleteTopics
+
+@dataclass(frozen=True, slots=True)
+class TopicToDelete:
+    """One entry of a DeleteTopics request: a name, or (v6) a topic id; Kafka refuses both at once."""
+
+    name: str | None
+    topic_id: uuid.UUID | None = None
+    """None for the zero id (none given)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TopicDeleted:
+    name: str | None
+    topic_id: uuid.UUID | None = None
+    error: int = 0
+
+
+def topics_to_delete(request: Any, version: int) -> tuple[list[TopicToDelete], int]:
+    """The topics a DeleteTopics request names, in order, duplicates kept (``DeleteTopicsRequest.topics``), and its
+    timeout in milliseconds."""
+    if version >= 6:
+        topics = [TopicToDelete(t.name, None if t.topic_id in (None, _ZERO_UUID) else t.topic_id)
+                  for t in request.topics]
+    else:
+        topics = [TopicToDelete(name) for name in request.topic_names]
+    return topics, _millis(request.timeout)
+
+
+def _millis(value: timedelta | int) -> int:
+    if isinstance(value, timedelta):
+        return (value.days * 86_400_000) + value.seconds * 1000 + value.microseconds // 1000
+    return int(value)
+
+
+def delete_topics_response(version: int, results: Iterable[TopicDeleted]) -> bytes:
+    """The body of a DeleteTopics response: per topic its name (null for an unresolved id at v6), id and error
+    code; Kafka 2.8 sets no error message."""
+    m = _types(DELETE_TOPICS, version, "response")
+    responses = tuple(_build(m.DeletableTopicResult, name=r.name if version >= 6 else (r.name or ""),
+                             topic_id=r.topic_id or _ZERO_UUID, error_code=ErrorCode(r.error), error_message=None)
+                      for r in results)
+    return _write(_build(m.DeleteTopicsResponse, throttle_time=_ZERO, responses=responses))
+
+
+# ---------------------------------------------------------------------------------------------- ListOffsets
+
+@dataclass(frozen=True, slots=True)
+class OffsetQuery:
+    """One partition of a ListOffsets request."""
+
+    topic: str
+    partition: int
+    timestamp: int
+    """-1 latest, -2 earliest, else a timestamp in milliseconds."""
+    current_leader_epoch: int = -1
+    """v4+; -1: not given (no epoch check)."""
+
+
+@dataclass(frozen=True, slots=True)
+class OffsetAnswer:
+    topic: str
+    partition: int
+    error: int = 0
+    timestamp: int = -1
+    offset: int = -1
+    leader_epoch: int = -1
+
+
+def offset_queries(request: Any) -> tuple[int, int, list[OffsetQuery]]:
+    """A ListOffsets request's replica id, isolation level (0 READ_UNCOMMITTED before v2) and partitions, in
+    request order."""
+    queries = [OffsetQuery(t.name, p.partition_index, p.timestamp, getattr(p, "current_leader_epoch", -1))
+               for t in request.topics for p in t.partitions]
+    return int(request.replica_id), int(getattr(request, "isolation_level", 0)), queries
+
+
+def list_offsets_response(version: int, answers: Iterable[OffsetAnswer]) -> bytes:
+    """The body of a ListOffsets response: consecutive answers for one topic form its entry, as the request's
+    did; the leader epoch is written from v4 (the field's first version)."""
+    m = _types(LIST_OFFSETS, version, "response")
+    groups: list[tuple[str, list[Any]]] = []
+    for a in answers:
+        if not groups or groups[-1][0] != a.topic:
+            groups.append((a.topic, []))
+        groups[-1][1].append(_build(
+            m.ListOffsetsPartitionResponse, partition_index=a.partition, error_code=ErrorCode(a.error),
+            timestamp=a.timestamp, offset=a.offset, leader_epoch=a.leader_epoch))
+    topics = tuple(_build(m.ListOffsetsTopicResponse, name=name, partitions=tuple(parts)) for name, parts in groups)
+    return _write(_build(m.ListOffsetsResponse, throttle_time=_ZERO, topics=topics))
