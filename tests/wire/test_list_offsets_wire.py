@@ -7,6 +7,7 @@ lookups (the logs keep no timestamps: UNSUPPORTED_FOR_MESSAGE_FORMAT)."""
 from __future__ import annotations
 
 import io
+import struct
 from dataclasses import fields
 from types import SimpleNamespace
 from typing import Any
@@ -24,6 +25,7 @@ from zkcontroller.protocol.wire.frames import decode_response_header
 from .server_fixture import BROKER_EPOCH, request_frame, seed_metadata
 
 LATEST, EARLIEST = -1, -2
+NOW_MS = 1_700_000_000_000
 ORDERS_0, ORDERS_1 = TopicPartition("orders", 0), TopicPartition("orders", 1)
 
 
@@ -33,6 +35,7 @@ class Replicas:
     def __init__(self) -> None:
         self.parts: dict[TopicPartition, Partition] = {}
         self.control_plane = SimpleNamespace(offline_partitions=frozenset())
+        self.runtime = SimpleNamespace(now_ms=lambda: NOW_MS)
 
     def partition(self, tp: TopicPartition) -> Partition | None:
         return self.parts.get(tp)
@@ -191,3 +194,82 @@ async def test_a_malformed_body_closes_the_connection_and_the_next_request_is_an
     with pytest.raises(CloseConnection):
         await api.handle(good[:-9])
     assert await ask(api, 6, [("orders", [(0, LATEST, -1)])]) == [("orders", 0, 0, -1, 7, 4)]
+
+
+# ------------------------------------------------------------------------------------ v0: old offsets arrays
+
+def v0_frame(partitions: list[tuple[str, int, int, int]], replica_id: int = -1) -> bytes:
+    """Kafka's v0 layout, by hand: replica id, then per topic its name and (partition, timestamp, max offsets)."""
+    body = struct.pack(">ii", replica_id, len(partitions))
+    for topic, partition, timestamp, max_offsets in partitions:
+        name = topic.encode()
+        body += struct.pack(">h", len(name)) + name + struct.pack(">iiqi", 1, partition, timestamp, max_offsets)
+    return request_frame(LIST_OFFSETS, 0, 9, body)[4:]
+
+
+async def ask_v0(api: KafkaApis, partitions: list[tuple[str, int, int, int]], replica_id: int = -1
+                 ) -> list[tuple[str, int, int, list[int]]]:
+    """(topic, partition, error, old-style offsets), read by hand from the v0 response."""
+    payload = await api.handle(v0_frame(partitions, replica_id))
+    assert payload is not None
+    correlation_id, pos = struct.unpack_from(">i", payload)[0], 4  # response header v0: the correlation id
+    assert correlation_id == 9
+    out = []
+    (topics,), pos = struct.unpack_from(">i", payload, pos), pos + 4
+    for _ in range(topics):
+        (n,), pos = struct.unpack_from(">h", payload, pos), pos + 2
+        name, pos = payload[pos:pos + n].decode(), pos + n
+        (parts,), pos = struct.unpack_from(">i", payload, pos), pos + 4
+        for _ in range(parts):
+            partition, error, count = struct.unpack_from(">ihi", payload, pos)
+            pos += 10
+            offsets = list(struct.unpack_from(f">{count}q", payload, pos))
+            pos += 8 * count
+            out.append((name, partition, error, offsets))
+    assert pos == len(payload)
+    return out
+
+
+async def test_v0_latest_and_earliest_as_old_style_offset_arrays(apis) -> None:
+    """``legacyFetchOffsetsBefore``: latest is [LEO, 0] cut to max_num_offsets, and a consumer's offsets above
+    the HW (7) become the HW; a replica gets the LEO (10); earliest is [0]."""
+    api, _ = apis
+    assert await ask_v0(api, [("orders", 0, LATEST, 1)]) == [("orders", 0, 0, [7])]
+    assert await ask_v0(api, [("orders", 0, LATEST, 5)]) == [("orders", 0, 0, [7, 0])]
+    assert await ask_v0(api, [("orders", 0, LATEST, 5)], replica_id=2) == [("orders", 0, 0, [10, 0])]
+    assert await ask_v0(api, [("orders", 0, EARLIEST, 5)]) == [("orders", 0, 0, [0])]
+    assert await ask_v0(api, [("orders", 0, LATEST, 0)]) == [("orders", 0, 0, [])]
+
+
+async def test_v0_timestamps_know_only_the_log_end_offset_now(apis) -> None:
+    """No segment times are kept: a timestamp at or after now answers as latest, an earlier one nothing."""
+    api, _ = apis
+    assert await ask_v0(api, [("orders", 0, NOW_MS, 5)], replica_id=2) == [("orders", 0, 0, [10, 0])]
+    assert await ask_v0(api, [("orders", 0, NOW_MS - 1, 5)], replica_id=2) == [("orders", 0, 0, [])]
+
+
+async def test_v0_errors(apis) -> None:
+    """Not hosted but known 6, unknown 3, in a failed log dir 56; no epoch field and no duplicate check at v0."""
+    api, replicas = apis
+    assert await ask_v0(api, [("orders", 1, LATEST, 1), ("nope", 0, LATEST, 1), ("orders", 0, LATEST, 1),
+                              ("orders", 0, LATEST, 1)]) == [
+        ("orders", 1, 6, []), ("nope", 0, 3, []), ("orders", 0, 0, [7]), ("orders", 0, 0, [7])]
+    replicas.control_plane.offline_partitions = frozenset({ORDERS_0})
+    assert await ask_v0(api, [("orders", 0, LATEST, 1)]) == [("orders", 0, 56, [])]
+
+
+async def test_v0_a_follower_answers_only_the_debugging_replica_id(apis) -> None:
+    api, replicas = apis
+    follower = Partition(ORDERS_1, 1)
+    follower.make_follower(2, 3, (2, 1), (2, 1), 0, 1)
+    follower.append_as_follower(5, 3)
+    replicas.parts[ORDERS_1] = follower
+    assert await ask_v0(api, [("orders", 1, LATEST, 2)]) == [("orders", 1, 6, [])]
+    assert await ask_v0(api, [("orders", 1, LATEST, 2)], replica_id=-2) == [("orders", 1, 0, [5, 0])]
+
+
+async def test_v0_malformed_closes_the_connection(apis) -> None:
+    api, _ = apis
+    with pytest.raises(CloseConnection):
+        await api.handle(v0_frame([("orders", 0, LATEST, 1)])[:-3])
+    assert await ask_v0(api, [("orders", 0, LATEST, 1)]) == [("orders", 0, 0, [7])]

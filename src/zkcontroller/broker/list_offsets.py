@@ -13,6 +13,13 @@ Earliest (-2) is the log start offset, always 0 here (no retention), with no lea
 cache to say which epoch wrote offset 0). The logs keep no record timestamps, so any other target is answered as a
 Kafka log in a message format without timestamps answers it: UNSUPPORTED_FOR_MESSAGE_FORMAT, which clients read as
 "no offset for that time" (Java's consumer and kafka-python both leave the partition out / None).
+
+v0 (`legacy_list_offsets`, Kafka's ``legacyFetchOffsetsForTimestamp`` and ``Log.legacyFetchOffsetsBefore``)
+answers up to ``max_num_offsets`` offsets, highest first, from the (offset, time) pairs of the log's segments plus
+(log end offset, now) when the log is not empty. Ours is one segment from offset 0 whose last-modified time is not
+kept: latest gives [LEO, 0], earliest [0]; a timestamp at or after now gives what latest gives, an earlier one
+nothing (no offset is known to be older than it). A consumer's offsets above the HW are replaced by the HW. No
+epoch or duplicate checks at v0, as in Kafka.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ from zkcontroller.broker.metadata_cache import MetadataCache
 from zkcontroller.broker.partition import Partition
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import Errors
-from zkcontroller.protocol.wire.client_apis import OffsetAnswer, OffsetQuery
+from zkcontroller.protocol.wire.client_apis import LegacyOffsetAnswer, LegacyOffsetQuery, OffsetAnswer, OffsetQuery
 
 CONSUMER_REPLICA_ID = -1
 DEBUGGING_REPLICA_ID = -2
@@ -84,3 +91,44 @@ def _answer(version: int, replica_id: int, isolation_level: int, q: OffsetQuery,
     if q.timestamp == EARLIEST_TIMESTAMP:
         return OffsetAnswer(q.topic, q.partition, Errors.NONE, NO_TIMESTAMP, LOG_START_OFFSET, NO_EPOCH)
     return error(UNSUPPORTED_FOR_MESSAGE_FORMAT)
+
+
+def legacy_list_offsets(replica_id: int, queries: Iterable[LegacyOffsetQuery], now_ms: int, *,
+                        partition: Callable[[TopicPartition], Partition | None], cache: MetadataCache | None,
+                        offline: Collection[TopicPartition] = ()) -> list[LegacyOffsetAnswer]:
+    """ListOffsets v0: the offsets for each of ``queries``, in order."""
+    answers = []
+    for q in queries:
+        tp = TopicPartition(q.topic, q.partition)
+        p = partition(tp)
+        if tp in offline:
+            error: int = Errors.KAFKA_STORAGE_ERROR
+        elif p is None:
+            error = Errors.NOT_LEADER_OR_FOLLOWER if cache is not None and cache.contains(tp) \
+                else Errors.UNKNOWN_TOPIC_OR_PARTITION
+        elif replica_id != DEBUGGING_REPLICA_ID and not p.is_leader:
+            error = Errors.NOT_LEADER_OR_FOLLOWER
+        else:
+            offsets = _offsets_before(p.log_end_offset, q.timestamp, q.max_num_offsets, now_ms)
+            if replica_id == CONSUMER_REPLICA_ID and any(o > p.high_watermark for o in offsets):
+                offsets = [p.high_watermark, *(o for o in offsets if o <= p.high_watermark)]
+            answers.append(LegacyOffsetAnswer(q.topic, q.partition, Errors.NONE, tuple(offsets)))
+            continue
+        answers.append(LegacyOffsetAnswer(q.topic, q.partition, error))
+    return answers
+
+
+def _offsets_before(log_end_offset: int, timestamp: int, max_num_offsets: int, now_ms: int) -> list[int]:
+    """``Log.legacyFetchOffsetsBefore`` over one segment from offset 0 with no last-modified time known."""
+    entries: list[tuple[int, int | None]] = [(LOG_START_OFFSET, None)]
+    if log_end_offset > LOG_START_OFFSET:
+        entries.append((log_end_offset, now_ms))
+    if timestamp == LATEST_TIMESTAMP:
+        start = len(entries) - 1
+    elif timestamp == EARLIEST_TIMESTAMP:
+        start = 0
+    else:
+        start = next((i for i in range(len(entries) - 1, -1, -1)
+                      if (t := entries[i][1]) is not None and t <= timestamp), -1)
+    count = max(0, min(max_num_offsets, start + 1))
+    return sorted((entries[start - j][0] for j in range(count)), reverse=True)

@@ -29,7 +29,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from zkcontroller.broker.list_offsets import list_offsets
+from zkcontroller.broker.list_offsets import legacy_list_offsets, list_offsets
 from zkcontroller.broker.metadata_cache import MetadataCache, MetadataSnapshot, TopicMetadata, is_valid_topic_name
 from zkcontroller.protocol.control_requests import ApiKey, ControlResponse, Errors
 from zkcontroller.protocol.inter_broker import AlterIsrResponse, ControlledShutdownResponse, FetchResponse
@@ -201,6 +201,8 @@ class KafkaApis:
                                                                  version)
             return client_apis.delete_topics_response(version, await self.delete_topics(to_delete, timeout_ms,
                                                                                         version))
+        if key == LIST_OFFSETS and version == 0:
+            return self._legacy_list_offsets(payload, offset)
         if key == LIST_OFFSETS:
             return self._list_offsets(version, client_apis.decode_body(key, version, payload, offset))
         return await self._control(header, payload, offset)
@@ -229,6 +231,16 @@ class KafkaApis:
             partition=manager.partition if manager is not None else lambda _tp: None,
             offline=manager.control_plane.offline_partitions if manager is not None else ())
         return client_apis.list_offsets_response(version, answers)
+
+    def _legacy_list_offsets(self, payload: bytes, offset: int) -> bytes:
+        """v0's old offsets arrays, which kio has no schema for (`client_apis.LIST_OFFSETS_V0_REQUEST`)."""
+        replica_id, queries = client_apis.legacy_offset_queries(payload, offset)
+        manager = self._replica_manager()
+        answers = legacy_list_offsets(
+            replica_id, queries, manager.runtime.now_ms() if manager is not None else 0,
+            cache=self._metadata_cache(), partition=manager.partition if manager is not None else lambda _tp: None,
+            offline=manager.control_plane.offline_partitions if manager is not None else ())
+        return client_apis.legacy_list_offsets_response(answers)
 
     # ------------------------------------------------------------------ Metadata
 

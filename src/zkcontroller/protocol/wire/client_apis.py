@@ -26,7 +26,9 @@ from kio.schema.errors import ErrorCode
 from kio.serial import entity_reader, entity_writer
 
 from zkcontroller.model import Broker, TopicId
+from zkcontroller.protocol.wire import codec
 from zkcontroller.protocol.wire.codec import WireFormatError
+from zkcontroller.protocol.wire.schema import Field, MessageSpec
 
 API_VERSIONS, METADATA, DESCRIBE_CLUSTER, CREATE_TOPICS, DELETE_TOPICS, LIST_OFFSETS = 18, 3, 60, 19, 20, 2
 UNSUPPORTED_VERSION = 35
@@ -55,8 +57,8 @@ CLUSTER_AUTHORIZED_OPERATIONS = to_32_bit_field(
 """The same for the cluster (``AclEntry.supportedOperations(CLUSTER)``): 8096."""
 
 CLIENT_API_VERSIONS: dict[int, tuple[int, int]] = {API_VERSIONS: (0, 3), METADATA: (0, 11), DESCRIBE_CLUSTER: (0, 1)}
-LIST_OFFSETS_VERSIONS = (1, 6)
-"""Kafka 2.8 serves ListOffsets 0–6; kio has 1 and up (v0's old offsets array is not in its schemas)."""
+LIST_OFFSETS_VERSIONS = (0, 6)
+"""Kafka 2.8's ListOffsets 0–6: v1+ through kio, v0 (not in kio's schemas) through our own table below."""
 DELETE_TOPICS_VERSIONS = (1, 6)
 """Kafka 2.8 serves DeleteTopics 0–6; kio has 1–6 (v0 is v1 without the throttle time)."""
 CREATE_TOPICS_VERSIONS = (2, 7)
@@ -377,3 +379,66 @@ def list_offsets_response(version: int, answers: Iterable[OffsetAnswer]) -> byte
             timestamp=a.timestamp, offset=a.offset, leader_epoch=a.leader_epoch))
     topics = tuple(_build(m.ListOffsetsTopicResponse, name=name, partitions=tuple(parts)) for name, parts in groups)
     return _write(_build(m.ListOffsetsResponse, throttle_time=_ZERO, topics=topics))
+
+
+# ---------------------------------------------------------------------------------------------- ListOffsets v0
+
+LIST_OFFSETS_V0_REQUEST = MessageSpec("ListOffsetsRequest", "0", "", (
+    Field("replica_id", "int32"),
+    Field("topics", "[]", fields=(
+        Field("name", "string"),
+        Field("partitions", "[]", fields=(
+            Field("partition_index", "int32"),
+            Field("timestamp", "int64"),
+            Field("max_num_offsets", "int32", default=1),
+        )),
+    )),
+))
+"""Kafka 2.8's ListOffsetsRequest.json at v0 (kio's schemas start at v1): ``MaxNumOffsets`` is v0 only."""
+LIST_OFFSETS_V0_RESPONSE = MessageSpec("ListOffsetsResponse", "0", "", (
+    Field("topics", "[]", fields=(
+        Field("name", "string"),
+        Field("partitions", "[]", fields=(
+            Field("partition_index", "int32"),
+            Field("error_code", "int16"),
+            Field("old_style_offsets", "[]int64"),
+        )),
+    )),
+))
+
+
+@dataclass(frozen=True, slots=True)
+class LegacyOffsetQuery:
+    topic: str
+    partition: int
+    timestamp: int
+    max_num_offsets: int
+
+
+@dataclass(frozen=True, slots=True)
+class LegacyOffsetAnswer:
+    topic: str
+    partition: int
+    error: int = 0
+    offsets: tuple[int, ...] = ()
+    """Kafka's ``old_style_offsets``, highest first."""
+
+
+def legacy_offset_queries(buf: bytes | memoryview, offset: int) -> tuple[int, list[LegacyOffsetQuery]]:
+    """A ListOffsets v0 request's replica id and partitions; `WireFormatError` for malformed bytes (trailing
+    bytes are ignored, as for every client request)."""
+    value = codec.decode(LIST_OFFSETS_V0_REQUEST, 0, buf, offset, exact=False)
+    return value["replica_id"], [LegacyOffsetQuery(t["name"], p["partition_index"], p["timestamp"],
+                                                   p["max_num_offsets"])
+                                 for t in value["topics"] for p in t["partitions"]]
+
+
+def legacy_list_offsets_response(answers: Iterable[LegacyOffsetAnswer]) -> bytes:
+    """A ListOffsets v0 response body: consecutive answers for one topic form its entry."""
+    groups: list[dict[str, Any]] = []
+    for a in answers:
+        if not groups or groups[-1]["name"] != a.topic:
+            groups.append({"name": a.topic, "partitions": []})
+        groups[-1]["partitions"].append({"partition_index": a.partition, "error_code": a.error,
+                                         "old_style_offsets": list(a.offsets)})
+    return codec.encode(LIST_OFFSETS_V0_RESPONSE, 0, {"topics": groups})
