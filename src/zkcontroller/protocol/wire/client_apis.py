@@ -1,5 +1,6 @@
-"""The client-facing APIs a broker answers — ApiVersions, Metadata, DescribeCluster — through `kio`, whose
-types are generated from Kafka's own JSON schemas (ApiVersions, Metadata v0–v13, DescribeCluster v0–v2).
+"""The client-facing APIs a broker answers — ApiVersions, Metadata, DescribeCluster, CreateTopics, DeleteTopics,
+ListOffsets — through `kio`, whose types are generated from Kafka's own JSON schemas (ApiVersions, Metadata
+v0–v13, DescribeCluster v0–v2, ...); ListOffsets v0, older than kio's schemas, through our generic codec.
 
 What versions we advertise is Kafka 2.8's list for the APIs we serve, with one deliberate difference:
 DescribeCluster goes to v1 (2.8 has v0 only). kafka-python 3.0.12's ``describe_cluster()`` reads v1's
@@ -15,6 +16,7 @@ from __future__ import annotations
 import importlib
 import io
 import re
+import typing
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
@@ -28,6 +30,7 @@ from kio.serial import entity_reader, entity_writer
 from zkcontroller.model import Broker, TopicId
 from zkcontroller.protocol.wire import codec
 from zkcontroller.protocol.wire.codec import WireFormatError
+from zkcontroller.protocol.wire.kio_guard import check_lengths
 from zkcontroller.protocol.wire.schema import Field, MessageSpec
 
 API_VERSIONS, METADATA, DESCRIBE_CLUSTER, CREATE_TOPICS, DELETE_TOPICS, LIST_OFFSETS = 18, 3, 60, 19, 20, 2
@@ -118,11 +121,34 @@ def _write(value: Any) -> bytes:
 def decode_body(api_key: int, version: int, buf: bytes | memoryview, offset: int) -> Any:
     """A client request's body as kio's type; `WireFormatError` for anything malformed."""
     cls = getattr(_types(api_key, version, "request"), _REQUEST_NAMES[api_key])
+    check_lengths(cls, buf, offset)  # kio's native reader aborts the process on a huge announced length
     try:
         value, _size = entity_reader(cls)(memoryview(buf)[offset:], 0)
     except Exception as e:  # kio's native reader raises several types for bad bytes
         raise WireFormatError(f"{cls.__name__} v{version}: {e}") from None
+    _refuse_nulls(value)
     return value  # trailing bytes are ignored, as Kafka's request parsing does (librdkafka 2.x sends some)
+
+
+def _refuse_nulls(value: Any) -> None:
+    """kio reads a null (-1 length) array or string into a field that is not nullable at this version as None;
+    Kafka's generated reader refuses it ("non-nullable field ... was serialized as null"), and so do we, before
+    a handler iterates it."""
+    for name in _non_nullable(type(value)):
+        field_value = getattr(value, name)
+        if field_value is None:
+            raise WireFormatError(f"non-nullable field {name} of {type(value).__name__} was serialized as null")
+        if isinstance(field_value, tuple):
+            for item in field_value:
+                if hasattr(item, "__dataclass_fields__"):
+                    _refuse_nulls(item)
+
+
+@cache
+def _non_nullable(cls: type) -> tuple[str, ...]:
+    hints = typing.get_type_hints(cls)
+    return tuple(f.name for f in fields(cls)
+                 if type(None) not in typing.get_args(hints[f.name]) and hints[f.name] is not type(None))
 
 
 _REQUEST_NAMES = {API_VERSIONS: "ApiVersionsRequest", METADATA: "MetadataRequest",
