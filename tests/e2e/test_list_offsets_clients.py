@@ -98,6 +98,33 @@ def test_kcat_queries_latest_and_earliest_offsets(cluster: tuple[Prompt, str]) -
         assert re.search(rf"{TOPIC} \[{partition}\] offset 0\b", kcat_query(address, partition, -2))
 
 
+def test_confluent_kafka_reads_watermarks_and_lists_offsets(cluster: tuple[Prompt, str]) -> None:
+    """librdkafka: ``get_watermark_offsets`` (ListOffsets for -2 and -1 from the leader) and the admin client's
+    ``list_offsets``; a timestamp lookup gets UNSUPPORTED_FOR_MESSAGE_FORMAT (no record timestamps are kept)."""
+    from confluent_kafka import Consumer, KafkaError, TopicPartition
+    from confluent_kafka.admin import AdminClient, OffsetSpec
+    from confluent_kafka.error import KafkaException
+
+    _, address = cluster
+    consumer = Consumer({"bootstrap.servers": address, "group.id": "offsets-test"})
+    try:
+        marks = wait_for(lambda: (w := consumer.get_watermark_offsets(TopicPartition(TOPIC, 1), timeout=20))
+                         == (0, 5) and w, "watermarks (0, 5)")
+        assert marks == (0, 5)
+    finally:
+        consumer.close()
+    admin = AdminClient({"bootstrap.servers": address})
+    latest = admin.list_offsets({TopicPartition(TOPIC, 0): OffsetSpec.latest()}, request_timeout=20)
+    assert latest[TopicPartition(TOPIC, 0)].result(timeout=30).offset == 5
+    earliest = admin.list_offsets({TopicPartition(TOPIC, 0): OffsetSpec.earliest()}, request_timeout=20)
+    assert earliest[TopicPartition(TOPIC, 0)].result(timeout=30).offset == 0
+    by_time = admin.list_offsets({TopicPartition(TOPIC, 0): OffsetSpec.for_timestamp(1_600_000_000_000)},
+                                 request_timeout=20)
+    with pytest.raises(KafkaException) as raised:  # librdkafka hands the partition's error code back
+        by_time[TopicPartition(TOPIC, 0)].result(timeout=30)
+    assert raised.value.args[0].code() == KafkaError.UNSUPPORTED_FOR_MESSAGE_FORMAT
+
+
 def test_kafka_pythons_admin_client_deletes_the_topic(cluster: tuple[Prompt, str]) -> None:
     """Last in this module: the topic goes."""
     from kafka.admin import KafkaAdminClient
