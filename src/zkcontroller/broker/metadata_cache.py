@@ -12,7 +12,7 @@ The epoch checks in front of the cache (which requests may update it) live in `c
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -81,6 +81,17 @@ class MetadataCache:
         self.broker_id = broker_id
         self._snapshot = MetadataSnapshot()
         self._log = logging.getLogger(STATE_CHANGE_LOGGER)
+        self._listeners: list[Callable[[], None]] = []
+
+    def on_update(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener`` after every update (what Kafka's topic purgatory is checked on, so a DeleteTopics
+        waits on the cache rather than polling it); returns the function that unregisters it."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _updated(self) -> None:
+        for listener in list(self._listeners):
+            listener()
 
     @property
     def snapshot(self) -> MetadataSnapshot:
@@ -102,6 +113,7 @@ class MetadataCache:
         if not request.partition_states:
             self._snapshot = MetadataSnapshot(old.partition_states, MappingProxyType(topic_ids), controller_id,
                                               MappingProxyType(brokers))
+            self._updated()
             return []
         # Copy-on-write per topic: only the topics this request touches are copied (copying the whole cache
         # made a stream of one-partition requests, as reassignment sends, quadratic in the partitions cached).
@@ -128,6 +140,7 @@ class MetadataCache:
                 topic_ids.pop(topic, None)
         self._snapshot = MetadataSnapshot(MappingProxyType(frozen), MappingProxyType(topic_ids), controller_id,
                                           MappingProxyType(brokers))
+        self._updated()
         return deleted
 
     def _info(self, message: str) -> None:

@@ -10,6 +10,10 @@ Bad input follows Kafka: an ApiVersions request of a version we do not know gets
 v0 layout with our API list; an unknown API key, an unsupported version of any other API, or a malformed
 header or body closes the connection (`CloseConnection`), never the broker.
 
+ListOffsets is answered from the replica manager's logs (`list_offsets`). DeleteTopics, like CreateTopics, needs
+the admin layer and is a callable the process assembly injects; it waits on this broker's metadata cache
+(`delayed_delete_topics`).
+
 Metadata auto-creates the topics it names that do not exist, when the request allows it and the broker's
 ``auto.create.topics.enable`` is on (Kafka's ``AutoTopicCreationManager``): the creation itself (replica placement
 and ZooKeeper writes, the admin layer's) is the `TopicAutoCreator` the process assembly injects.
@@ -23,8 +27,9 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
+from zkcontroller.broker.list_offsets import legacy_list_offsets, list_offsets
 from zkcontroller.broker.metadata_cache import MetadataCache, MetadataSnapshot, TopicMetadata, is_valid_topic_name
 from zkcontroller.protocol.control_requests import ApiKey, ControlResponse, Errors
 from zkcontroller.protocol.inter_broker import AlterIsrResponse, ControlledShutdownResponse, FetchResponse
@@ -32,15 +37,22 @@ from zkcontroller.protocol.wire import client_apis, control_codec
 from zkcontroller.protocol.wire.client_apis import (
     API_VERSIONS,
     CREATE_TOPICS,
+    DELETE_TOPICS,
     DESCRIBE_CLUSTER,
+    LIST_OFFSETS,
     METADATA,
     UNSUPPORTED_VERSION,
     TopicCreated,
+    TopicDeleted,
     TopicToCreate,
+    TopicToDelete,
 )
 from zkcontroller.protocol.wire.codec import WireFormatError
 from zkcontroller.protocol.wire.frames import RequestHeader, decode_request_header, encode_response_header
 from zkcontroller.protocol.wire.messages import INTER_BROKER_APIS
+
+if TYPE_CHECKING:
+    from zkcontroller.broker.replica_manager import ReplicaManager
 
 log = logging.getLogger("kafka.server.KafkaApis")
 
@@ -48,6 +60,8 @@ CONTROL_APIS = (ApiKey.LEADER_AND_ISR, ApiKey.STOP_REPLICA, ApiKey.UPDATE_METADA
                 ApiKey.ALTER_ISR, ApiKey.FETCH)
 RESPONSE_TYPES = (ControlResponse, ControlledShutdownResponse, AlterIsrResponse, FetchResponse)
 CreateTopicsHandler = Callable[[list[TopicToCreate], bool], Awaitable[list[TopicCreated]]]
+DeleteTopicsHandler = Callable[[list[TopicToDelete], int, int], Awaitable[list[TopicDeleted]]]
+"""(topics, timeout in ms, request version) -> one result per topic entry, in order."""
 
 
 class TopicAutoCreator(Protocol):
@@ -87,7 +101,9 @@ class KafkaApis:
     def __init__(self, broker_id: int, *, control_handler: Callable[[], Callable[[Any], Any] | None],
                  metadata_cache: Callable[[], MetadataCache | None], cluster_id: Callable[[], str | None],
                  listener_name: str = "PLAINTEXT", create_topics: CreateTopicsHandler | None = None,
-                 auto_create_topics: TopicAutoCreator | None = None) -> None:
+                 auto_create_topics: TopicAutoCreator | None = None,
+                 delete_topics: DeleteTopicsHandler | None = None,
+                 replica_manager: Callable[[], ReplicaManager | None] = lambda: None) -> None:
         self.broker_id = broker_id
         self._control_handler = control_handler
         self._metadata_cache = metadata_cache
@@ -96,6 +112,9 @@ class KafkaApis:
         self.create_topics = create_topics
         """CreateTopics needs the admin layer, above brokers: the process assembly provides it (or not)."""
         self.auto_create_topics = auto_create_topics
+        self.delete_topics = delete_topics
+        """DeleteTopics marks topics through the admin layer: provided by the process assembly (or not)."""
+        self._replica_manager = replica_manager
         self._topics_being_created: set[str] = set()
         """Kafka's ``inflightTopics``: another Metadata naming one of them meanwhile gets UNKNOWN_TOPIC_OR_PARTITION."""
         self._metadata_cache_key: tuple[MetadataSnapshot, str | None] | None = None
@@ -110,6 +129,9 @@ class KafkaApis:
         versions = dict(client_apis.CLIENT_API_VERSIONS)
         if self.create_topics is not None:
             versions[CREATE_TOPICS] = client_apis.CREATE_TOPICS_VERSIONS
+        if self.delete_topics is not None:
+            versions[DELETE_TOPICS] = client_apis.DELETE_TOPICS_VERSIONS
+        versions[LIST_OFFSETS] = client_apis.LIST_OFFSETS_VERSIONS
         for key in CONTROL_APIS:
             spec = INTER_BROKER_APIS[key]
             versions[key] = (spec.min_version, spec.max_version)
@@ -174,6 +196,15 @@ class KafkaApis:
             topics, validate_only = client_apis.topics_to_create(client_apis.decode_body(key, version, payload,
                                                                                          offset))
             return client_apis.create_topics_response(version, await self.create_topics(topics, validate_only))
+        if key == DELETE_TOPICS and self.delete_topics is not None:
+            to_delete, timeout_ms = client_apis.topics_to_delete(client_apis.decode_body(key, version, payload, offset),
+                                                                 version)
+            return client_apis.delete_topics_response(version, await self.delete_topics(to_delete, timeout_ms,
+                                                                                        version))
+        if key == LIST_OFFSETS and version == 0:
+            return self._legacy_list_offsets(payload, offset)
+        if key == LIST_OFFSETS:
+            return self._list_offsets(version, client_apis.decode_body(key, version, payload, offset))
         return await self._control(header, payload, offset)
 
     async def _control(self, header: RequestHeader, payload: bytes, offset: int) -> bytes | None:
@@ -187,6 +218,29 @@ class KafkaApis:
         if not isinstance(response, RESPONSE_TYPES):
             raise TypeError(f"request handler returned {type(response).__name__} for {type(request).__name__}")
         return control_codec.encode_response(response, header.api_version, request)
+
+    # ------------------------------------------------------------------ ListOffsets
+
+    def _list_offsets(self, version: int, request: Any) -> bytes:
+        """Answered from the replica manager's partitions; before the broker has one, from the cache alone (every
+        partition is then not hosted here)."""
+        replica_id, isolation_level, queries = client_apis.offset_queries(request)
+        manager = self._replica_manager()
+        answers = list_offsets(
+            version, replica_id, isolation_level, queries, cache=self._metadata_cache(),
+            partition=manager.partition if manager is not None else lambda _tp: None,
+            offline=manager.control_plane.offline_partitions if manager is not None else ())
+        return client_apis.list_offsets_response(version, answers)
+
+    def _legacy_list_offsets(self, payload: bytes, offset: int) -> bytes:
+        """v0's old offsets arrays, which kio has no schema for (`client_apis.LIST_OFFSETS_V0_REQUEST`)."""
+        replica_id, queries = client_apis.legacy_offset_queries(payload, offset)
+        manager = self._replica_manager()
+        answers = legacy_list_offsets(
+            replica_id, queries, manager.runtime.now_ms() if manager is not None else 0,
+            cache=self._metadata_cache(), partition=manager.partition if manager is not None else lambda _tp: None,
+            offline=manager.control_plane.offline_partitions if manager is not None else ())
+        return client_apis.legacy_list_offsets_response(answers)
 
     # ------------------------------------------------------------------ Metadata
 

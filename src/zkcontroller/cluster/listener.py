@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from zkcontroller.broker.metadata_cache import MetadataCache
 from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
 from zkcontroller.cluster.create_topics import MetadataTopicCreator, create_topics_handler
+from zkcontroller.cluster.delete_topics import delete_topics_handler
 from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.protocol.transport import RequestHandler
 from zkcontroller.runtime.socket_server import SocketServer
@@ -65,7 +66,9 @@ def broker_apis(broker_id: int, server: Callable[[], KafkaServer | None],
 
     return KafkaApis(broker_id, control_handler=control_handler, metadata_cache=metadata_cache,
                      cluster_id=cluster_id, listener_name=listener_name,
-                     create_topics=create_topics_handler(server), auto_create_topics=MetadataTopicCreator(server))
+                     create_topics=create_topics_handler(server), auto_create_topics=MetadataTopicCreator(server),
+                     delete_topics=delete_topics_handler(server),
+                     replica_manager=lambda: current.replica_manager if (current := server()) is not None else None)
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
-"""The client-facing APIs a broker answers — ApiVersions, Metadata, DescribeCluster — through `kio`, whose
-types are generated from Kafka's own JSON schemas (ApiVersions, Metadata v0–v13, DescribeCluster v0–v2).
+"""The client-facing APIs a broker answers — ApiVersions, Metadata, DescribeCluster, CreateTopics, DeleteTopics,
+ListOffsets — through `kio`, whose types are generated from Kafka's own JSON schemas (ApiVersions, Metadata
+v0–v13, DescribeCluster v0–v2, ...); ListOffsets v0, older than kio's schemas, through our generic codec.
 
 What versions we advertise is Kafka 2.8's list for the APIs we serve, with one deliberate difference:
 DescribeCluster goes to v1 (2.8 has v0 only). kafka-python 3.0.12's ``describe_cluster()`` reads v1's
@@ -15,6 +16,7 @@ from __future__ import annotations
 import importlib
 import io
 import re
+import typing
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
@@ -26,9 +28,12 @@ from kio.schema.errors import ErrorCode
 from kio.serial import entity_reader, entity_writer
 
 from zkcontroller.model import Broker, TopicId
+from zkcontroller.protocol.wire import codec
 from zkcontroller.protocol.wire.codec import WireFormatError
+from zkcontroller.protocol.wire.kio_guard import check_lengths
+from zkcontroller.protocol.wire.schema import Field, MessageSpec
 
-API_VERSIONS, METADATA, DESCRIBE_CLUSTER, CREATE_TOPICS = 18, 3, 60, 19
+API_VERSIONS, METADATA, DESCRIBE_CLUSTER, CREATE_TOPICS, DELETE_TOPICS, LIST_OFFSETS = 18, 3, 60, 19, 20, 2
 UNSUPPORTED_VERSION = 35
 NO_AUTHORIZED_OPERATIONS = -(2**31)
 """``Integer.MIN_VALUE``: authorized operations not requested."""
@@ -55,10 +60,14 @@ CLUSTER_AUTHORIZED_OPERATIONS = to_32_bit_field(
 """The same for the cluster (``AclEntry.supportedOperations(CLUSTER)``): 8096."""
 
 CLIENT_API_VERSIONS: dict[int, tuple[int, int]] = {API_VERSIONS: (0, 3), METADATA: (0, 11), DESCRIBE_CLUSTER: (0, 1)}
+LIST_OFFSETS_VERSIONS = (0, 6)
+"""Kafka 2.8's ListOffsets 0–6: v1+ through kio, v0 (not in kio's schemas) through our own table below."""
+DELETE_TOPICS_VERSIONS = (1, 6)
+"""Kafka 2.8 serves DeleteTopics 0–6; kio has 1–6 (v0 is v1 without the throttle time)."""
 CREATE_TOPICS_VERSIONS = (2, 7)
 """Kafka 2.8 serves CreateTopics 0–7; kio (Kafka 4.x schemas) has 2–7, and every client here asks >= 2."""
 _MODULES = {API_VERSIONS: "api_versions", METADATA: "metadata", DESCRIBE_CLUSTER: "describe_cluster",
-            CREATE_TOPICS: "create_topics"}
+            CREATE_TOPICS: "create_topics", DELETE_TOPICS: "delete_topics", LIST_OFFSETS: "list_offsets"}
 _ZERO = timedelta(0)
 _ZERO_UUID = uuid.UUID(int=0)
 INVALID_REQUEST = 42
@@ -112,15 +121,39 @@ def _write(value: Any) -> bytes:
 def decode_body(api_key: int, version: int, buf: bytes | memoryview, offset: int) -> Any:
     """A client request's body as kio's type; `WireFormatError` for anything malformed."""
     cls = getattr(_types(api_key, version, "request"), _REQUEST_NAMES[api_key])
+    check_lengths(cls, buf, offset)  # kio's native reader aborts the process on a huge announced length
     try:
         value, _size = entity_reader(cls)(memoryview(buf)[offset:], 0)
     except Exception as e:  # kio's native reader raises several types for bad bytes
         raise WireFormatError(f"{cls.__name__} v{version}: {e}") from None
+    _refuse_nulls(value)
     return value  # trailing bytes are ignored, as Kafka's request parsing does (librdkafka 2.x sends some)
 
 
+def _refuse_nulls(value: Any) -> None:
+    """kio reads a null (-1 length) array or string into a field that is not nullable at this version as None;
+    Kafka's generated reader refuses it ("non-nullable field ... was serialized as null"), and so do we, before
+    a handler iterates it."""
+    for name in _non_nullable(type(value)):
+        field_value = getattr(value, name)
+        if field_value is None:
+            raise WireFormatError(f"non-nullable field {name} of {type(value).__name__} was serialized as null")
+        if isinstance(field_value, tuple):
+            for item in field_value:
+                if hasattr(item, "__dataclass_fields__"):
+                    _refuse_nulls(item)
+
+
+@cache
+def _non_nullable(cls: type) -> tuple[str, ...]:
+    hints = typing.get_type_hints(cls)
+    return tuple(f.name for f in fields(cls)
+                 if type(None) not in typing.get_args(hints[f.name]) and hints[f.name] is not type(None))
+
+
 _REQUEST_NAMES = {API_VERSIONS: "ApiVersionsRequest", METADATA: "MetadataRequest",
-                  DESCRIBE_CLUSTER: "DescribeClusterRequest", CREATE_TOPICS: "CreateTopicsRequest"}
+                  DESCRIBE_CLUSTER: "DescribeClusterRequest", CREATE_TOPICS: "CreateTopicsRequest",
+                  DELETE_TOPICS: "DeleteTopicsRequest", LIST_OFFSETS: "ListOffsetsRequest"}
 
 
 # ---------------------------------------------------------------------------------------------- ApiVersions
@@ -280,3 +313,158 @@ def create_topics_response(version: int, results: Iterable[TopicCreated]) -> byt
                           replication_factor=r.replication_factor, configs=None if r.error else ())
                    for r in results)
     return _write(_build(m.CreateTopicsResponse, throttle_time=_ZERO, topics=topics))
+
+
+# ---------------------------------------------------------------------------------------------- DeleteTopics
+
+@dataclass(frozen=True, slots=True)
+class TopicToDelete:
+    """One entry of a DeleteTopics request: a name, or (v6) a topic id; Kafka refuses both at once."""
+
+    name: str | None
+    topic_id: uuid.UUID | None = None
+    """None for the zero id (none given)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TopicDeleted:
+    name: str | None
+    topic_id: uuid.UUID | None = None
+    error: int = 0
+
+
+def topics_to_delete(request: Any, version: int) -> tuple[list[TopicToDelete], int]:
+    """The topics a DeleteTopics request names, in order, duplicates kept (``DeleteTopicsRequest.topics``), and its
+    timeout in milliseconds."""
+    if version >= 6:
+        topics = [TopicToDelete(t.name, None if t.topic_id in (None, _ZERO_UUID) else t.topic_id)
+                  for t in request.topics]
+    else:
+        topics = [TopicToDelete(name) for name in request.topic_names]
+    return topics, _millis(request.timeout)
+
+
+def _millis(value: timedelta | int) -> int:
+    if isinstance(value, timedelta):
+        return (value.days * 86_400_000) + value.seconds * 1000 + value.microseconds // 1000
+    return int(value)
+
+
+def delete_topics_response(version: int, results: Iterable[TopicDeleted]) -> bytes:
+    """The body of a DeleteTopics response: per topic its name (null for an unresolved id at v6), id and error
+    code; Kafka 2.8 sets no error message."""
+    m = _types(DELETE_TOPICS, version, "response")
+    responses = tuple(_build(m.DeletableTopicResult, name=r.name if version >= 6 else (r.name or ""),
+                             topic_id=r.topic_id or _ZERO_UUID, error_code=ErrorCode(r.error), error_message=None)
+                      for r in results)
+    return _write(_build(m.DeleteTopicsResponse, throttle_time=_ZERO, responses=responses))
+
+
+# ---------------------------------------------------------------------------------------------- ListOffsets
+
+@dataclass(frozen=True, slots=True)
+class OffsetQuery:
+    """One partition of a ListOffsets request."""
+
+    topic: str
+    partition: int
+    timestamp: int
+    """-1 latest, -2 earliest, else a timestamp in milliseconds."""
+    current_leader_epoch: int = -1
+    """v4+; -1: not given (no epoch check)."""
+
+
+@dataclass(frozen=True, slots=True)
+class OffsetAnswer:
+    topic: str
+    partition: int
+    error: int = 0
+    timestamp: int = -1
+    offset: int = -1
+    leader_epoch: int = -1
+
+
+def offset_queries(request: Any) -> tuple[int, int, list[OffsetQuery]]:
+    """A ListOffsets request's replica id, isolation level (0 READ_UNCOMMITTED before v2) and partitions, in
+    request order."""
+    queries = [OffsetQuery(t.name, p.partition_index, p.timestamp, getattr(p, "current_leader_epoch", -1))
+               for t in request.topics for p in t.partitions]
+    return int(request.replica_id), int(getattr(request, "isolation_level", 0)), queries
+
+
+def list_offsets_response(version: int, answers: Iterable[OffsetAnswer]) -> bytes:
+    """The body of a ListOffsets response: consecutive answers for one topic form its entry, as the request's
+    did; the leader epoch is written from v4 (the field's first version)."""
+    m = _types(LIST_OFFSETS, version, "response")
+    groups: list[tuple[str, list[Any]]] = []
+    for a in answers:
+        if not groups or groups[-1][0] != a.topic:
+            groups.append((a.topic, []))
+        groups[-1][1].append(_build(
+            m.ListOffsetsPartitionResponse, partition_index=a.partition, error_code=ErrorCode(a.error),
+            timestamp=a.timestamp, offset=a.offset, leader_epoch=a.leader_epoch))
+    topics = tuple(_build(m.ListOffsetsTopicResponse, name=name, partitions=tuple(parts)) for name, parts in groups)
+    return _write(_build(m.ListOffsetsResponse, throttle_time=_ZERO, topics=topics))
+
+
+# ---------------------------------------------------------------------------------------------- ListOffsets v0
+
+LIST_OFFSETS_V0_REQUEST = MessageSpec("ListOffsetsRequest", "0", "", (
+    Field("replica_id", "int32"),
+    Field("topics", "[]", fields=(
+        Field("name", "string"),
+        Field("partitions", "[]", fields=(
+            Field("partition_index", "int32"),
+            Field("timestamp", "int64"),
+            Field("max_num_offsets", "int32", default=1),
+        )),
+    )),
+))
+"""Kafka 2.8's ListOffsetsRequest.json at v0 (kio's schemas start at v1): ``MaxNumOffsets`` is v0 only."""
+LIST_OFFSETS_V0_RESPONSE = MessageSpec("ListOffsetsResponse", "0", "", (
+    Field("topics", "[]", fields=(
+        Field("name", "string"),
+        Field("partitions", "[]", fields=(
+            Field("partition_index", "int32"),
+            Field("error_code", "int16"),
+            Field("old_style_offsets", "[]int64"),
+        )),
+    )),
+))
+
+
+@dataclass(frozen=True, slots=True)
+class LegacyOffsetQuery:
+    topic: str
+    partition: int
+    timestamp: int
+    max_num_offsets: int
+
+
+@dataclass(frozen=True, slots=True)
+class LegacyOffsetAnswer:
+    topic: str
+    partition: int
+    error: int = 0
+    offsets: tuple[int, ...] = ()
+    """Kafka's ``old_style_offsets``, highest first."""
+
+
+def legacy_offset_queries(buf: bytes | memoryview, offset: int) -> tuple[int, list[LegacyOffsetQuery]]:
+    """A ListOffsets v0 request's replica id and partitions; `WireFormatError` for malformed bytes (trailing
+    bytes are ignored, as for every client request)."""
+    value = codec.decode(LIST_OFFSETS_V0_REQUEST, 0, buf, offset, exact=False)
+    return value["replica_id"], [LegacyOffsetQuery(t["name"], p["partition_index"], p["timestamp"],
+                                                   p["max_num_offsets"])
+                                 for t in value["topics"] for p in t["partitions"]]
+
+
+def legacy_list_offsets_response(answers: Iterable[LegacyOffsetAnswer]) -> bytes:
+    """A ListOffsets v0 response body: consecutive answers for one topic form its entry."""
+    groups: list[dict[str, Any]] = []
+    for a in answers:
+        if not groups or groups[-1]["name"] != a.topic:
+            groups.append({"name": a.topic, "partitions": []})
+        groups[-1]["partitions"].append({"partition_index": a.partition, "error_code": a.error,
+                                         "old_style_offsets": list(a.offsets)})
+    return codec.encode(LIST_OFFSETS_V0_RESPONSE, 0, {"topics": groups})

@@ -1,0 +1,104 @@
+"""DeleteTopics from an admin client (Kafka 2.8's ``KafkaApis.handleDeleteTopicsRequest`` with
+``ZkAdminManager.deleteTopics`` and ``DelayedDeleteTopics``), for a broker process or an in-process listener.
+
+Only the active controller acts (others answer NOT_CONTROLLER); with ``delete.topic.enable=false`` every topic
+gets TOPIC_DELETION_DISABLED (INVALID_REQUEST before v3). A v6 entry with both a name and an id makes the whole
+request INVALID_REQUEST; an id the controller does not know is UNKNOWN_TOPIC_ID, a name this broker's metadata
+cache does not know UNKNOWN_TOPIC_OR_PARTITION. The rest are marked through the admin layer
+(``/admin/delete_topics/<t>``; already marked is fine) and the answer waits, up to the request's timeout, until
+they are gone from this broker's metadata cache; those still there get REQUEST_TIMED_OUT, as do all of them for a
+timeout <= 0.
+
+As in Kafka's ZooKeeper mode (unlike its KRaft controller), a name given twice is not an error: it is deleted once,
+the outcome goes to its first entry and the second keeps NONE (``DeletableTopicResultCollection.find``).
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable
+
+from zkcontroller.admin.errors import AdminError, TopicAlreadyMarkedForDeletionError, UnknownTopicError
+from zkcontroller.admin.topics import TopicAdmin
+from zkcontroller.broker.delayed_delete_topics import wait_until_deleted
+from zkcontroller.broker.request_handler import DeleteTopicsHandler
+from zkcontroller.cluster.create_topics import NOT_CONTROLLER, UNKNOWN_SERVER_ERROR, error_code
+from zkcontroller.cluster.kafka_server import KafkaServer
+from zkcontroller.model import TopicId
+from zkcontroller.protocol.control_requests import Errors
+from zkcontroller.protocol.wire.client_apis import TopicDeleted, TopicToDelete
+
+log = logging.getLogger("kafka.server.ZkAdminManager")
+api_log = logging.getLogger("kafka.server.KafkaApis")
+
+TOPIC_DELETION_DISABLED = 73
+UNKNOWN_TOPIC_ID = 100
+
+
+def delete_topics_handler(server: Callable[[], KafkaServer | None]) -> DeleteTopicsHandler:
+    async def delete(topics: list[TopicToDelete], timeout_ms: int, version: int) -> list[TopicDeleted]:
+        def all_with(error: int) -> list[TopicDeleted]:
+            return [TopicDeleted(t.name, t.topic_id, error) for t in topics]
+
+        current = server()
+        if current is None or current.controller is None or not current.controller.is_active \
+                or current.zk is None or current.control_plane is None:
+            return all_with(NOT_CONTROLLER)
+        if not current.config.controller_config.delete_topic_enable:
+            return all_with(Errors.INVALID_REQUEST if version < 3 else TOPIC_DELETION_DISABLED)
+        if any(t.name is not None and t.topic_id is not None for t in topics):
+            api_log.error("Error when handling request: api=DELETE_TOPICS, version=%d\n"
+                          "org.apache.kafka.common.errors.InvalidRequestException: "
+                          "Topic name and topic ID can not both be specified.", version)
+            return all_with(Errors.INVALID_REQUEST)
+        cache = current.control_plane.metadata_cache
+        context = current.controller.context
+        results = [TopicDeleted(t.name if t.topic_id is None else context.topic_name(_topic_id(t.topic_id)),
+                                t.topic_id) for t in topics]
+        errors: dict[int, int] = {}
+        to_delete: dict[str, int] = {}
+        """Each name to delete, with the index of its first entry (the one its outcome goes to)."""
+        for i, r in enumerate(results):
+            if r.name is None:
+                errors[i] = UNKNOWN_TOPIC_ID
+            elif not cache.contains_topic(r.name):
+                errors[i] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+            else:
+                to_delete.setdefault(r.name, i)
+        if to_delete:
+            outcome = await _delete(current, list(to_delete), timeout_ms)
+            errors.update({to_delete[name]: error for name, error in outcome.items()})
+        return [TopicDeleted(r.name, r.topic_id, errors.get(i, 0)) for i, r in enumerate(results)]
+
+    return delete
+
+
+def _topic_id(value: uuid.UUID) -> TopicId:
+    return TopicId(value.bytes)
+
+
+async def _delete(server: KafkaServer, topics: list[str], timeout_ms: int) -> dict[str, int]:
+    """``ZkAdminManager.deleteTopics``: mark each topic, then wait for the marked ones to leave the cache."""
+    assert server.zk is not None and server.control_plane is not None
+    admin = TopicAdmin(server.zk, server.runtime.rng)
+    marked: list[str] = []
+    errors: dict[str, int] = {}
+    for topic in topics:
+        try:
+            await admin.delete_topic(topic)
+            marked.append(topic)
+        except TopicAlreadyMarkedForDeletionError:  # still waited for: several requests may wait on one deletion
+            marked.append(topic)
+        except UnknownTopicError:
+            errors[topic] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+        except AdminError as e:
+            log.error("Error processing delete topic request for topic %s: %s", topic, e)
+            errors[topic] = error_code(e)
+        except Exception:
+            log.exception("Error processing delete topic request for topic %s", topic)
+            errors[topic] = UNKNOWN_SERVER_ERROR
+    remaining = set(marked) if timeout_ms <= 0 or not marked else await wait_until_deleted(
+        server.control_plane.metadata_cache, marked, timeout_ms, server.runtime)
+    errors.update({t: Errors.REQUEST_TIMED_OUT if t in remaining else Errors.NONE for t in marked})
+    return errors
