@@ -172,11 +172,13 @@ class Partition:
         """What a leader answers before reading, in Kafka's order (``getLocalLog``, then the log read): the
         leader epoch first (FENCED_LEADER_EPOCH when ours is newer, UNKNOWN_LEADER_EPOCH when older), then
         leadership, then the offset. NONE when the fetch may be read; a replica outside the assignment is then
-        answered without records (see `is_assigned_follower`)."""
-        if current_leader_epoch < self.leader_epoch:
-            return Errors.FENCED_LEADER_EPOCH
-        if current_leader_epoch > self.leader_epoch:
-            return Errors.UNKNOWN_LEADER_EPOCH
+        answered without records (see `is_assigned_follower`). A negative epoch (-1: Fetch v0-v8, or a fetcher
+        that knows none) is Kafka's ``Optional.empty`` and skips the epoch check, as ``checkCurrentLeaderEpoch``."""
+        if current_leader_epoch >= 0:
+            if current_leader_epoch < self.leader_epoch:
+                return Errors.FENCED_LEADER_EPOCH
+            if current_leader_epoch > self.leader_epoch:
+                return Errors.UNKNOWN_LEADER_EPOCH
         if not self.is_leader:
             return Errors.NOT_LEADER_OR_FOLLOWER
         if fetch_offset > self.log_end_offset or fetch_offset < 0:
