@@ -23,7 +23,7 @@ from zkcontroller.broker.partition import Partition
 from zkcontroller.broker.timeouts import send_with_timeout
 from zkcontroller.model import Broker, TopicPartition, sorted_partitions
 from zkcontroller.protocol.control_requests import Errors
-from zkcontroller.protocol.inter_broker import FetchPartition, FetchResponse
+from zkcontroller.protocol.inter_broker import FetchPartition, FetchPartitionResult, FetchResponse
 from zkcontroller.protocol.transport import BrokerTransport, BrokerUnreachableError
 from zkcontroller.runtime.runtime import Runtime
 
@@ -131,6 +131,20 @@ class ReplicaFetcher:
             return None
         return self._process(data.session_partitions, response)
 
+    def _out_of_range(self, tp: TopicPartition, partition: Partition, result: FetchPartitionResult) -> None:
+        """Kafka's ``fetchOffsetAndTruncate``: a follower ahead of the leader (after an unclean election) truncates
+        to the leader's log end offset; otherwise it keeps its log and fetches on from its end (the leader's log
+        starts at 0 here, so never above it). An answer without the leader's LEO (-1) falls back to its HW."""
+        replica_end = partition.log_end_offset
+        leader_end = result.log_end_offset if result.log_end_offset >= 0 else result.high_watermark
+        if leader_end < replica_end:
+            self._log(logging.WARNING, f"Reset fetch offset for partition {tp} from {replica_end} to current "
+                      f"leader's latest offset {leader_end}")
+            partition.truncate_to(leader_end)
+        else:
+            self._log(logging.WARNING, f"Reset fetch offset for partition {tp} from {replica_end} to current "
+                      "leader's start offset 0")
+
     def _process(self, sent: dict[TopicPartition, FetchPartition], response: FetchResponse) -> bool:
         got_records = False
         for result in response.partitions:
@@ -153,9 +167,7 @@ class ReplicaFetcher:
                           f"{asked.fetch_offset}")
                 self._delayed_until[tp] = self._runtime.now_ms() + self._config.replica_fetch_backoff_ms
             elif result.error is Errors.OFFSET_OUT_OF_RANGE:
-                self._log(logging.WARNING, f"Reset fetch offset for partition {tp} from {asked.fetch_offset} to "
-                          f"current leader {self.source_broker_id}'s high watermark {result.high_watermark}")
-                partition.truncate_to(result.high_watermark)
+                self._out_of_range(tp, partition, result)
             else:  # Kafka's processFetchRequest: each logged as there, then delayed by replica.fetch.backoff.ms
                 if result.error is Errors.UNKNOWN_LEADER_EPOCH:
                     self._log(logging.DEBUG, f"Remote broker has a smaller leader epoch for partition {tp} than this "

@@ -298,7 +298,8 @@ class ReplicaManager:
                 continue
             error = partition.fetch_error(request.replica_id, asked.current_leader_epoch, asked.fetch_offset)
             if error is not Errors.NONE:
-                results.append(FetchPartitionResult(tp, error, partition.high_watermark))
+                leader_end = partition.log_end_offset if error is Errors.OFFSET_OUT_OF_RANGE else -1
+                results.append(FetchPartitionResult(tp, error, partition.high_watermark, log_end_offset=leader_end))
                 continue
             if not partition.is_assigned_follower(request.replica_id):
                 log.warning("[ReplicaManager broker=%d] Leader %d failed to record follower %d's position %d, and "

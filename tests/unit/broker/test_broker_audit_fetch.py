@@ -8,7 +8,8 @@ import pytest
 
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import Errors
-from zkcontroller.protocol.inter_broker import FetchPartition, FetchRequest
+from zkcontroller.protocol.inter_broker import FetchPartition, FetchPartitionResult, FetchRequest, FetchResponse
+from zkcontroller.protocol.wire import fetch_codec
 
 from .replica_helpers import Brokers, state
 
@@ -37,3 +38,36 @@ async def test_a_fetch_without_a_current_leader_epoch_skips_the_epoch_check(brok
     assert leader.partition(TP).followers[2].log_end_offset == 0  # type: ignore[union-attr]
     assert leader.handle_fetch(fetch(2, -1, offset=5)).partitions[0].error is Errors.OFFSET_OUT_OF_RANGE
     assert brokers.rms[2].handle_fetch(fetch(3, -1)).partitions[0].error is Errors.NOT_LEADER_OR_FOLLOWER
+
+
+async def test_out_of_range_truncates_to_the_leaders_log_end_offset(
+        brokers: Brokers, caplog: pytest.LogCaptureFixture) -> None:
+    """Audit #8: Kafka's fetchOffsetAndTruncate truncates a follower ahead of the leader to the leader's LEO (not
+    its HW); a follower not ahead keeps its log."""
+    brokers.lead(state())
+    leader = brokers.rms[1]
+    brokers.rms[3].pause_fetchers()  # broker 3 holds the HW at 0
+    leader.append(TP, 6)
+    await brokers.fetch_all()
+    assert (leader.log_end_offset(TP), leader.high_watermark(TP)) == (6, 0)
+    follower = brokers.rms[2].partition(TP)
+    assert follower is not None
+    follower.log_end_offset = 9  # a tail the leader never had (an old leader's, after an unclean election)
+    (answer,) = leader.handle_fetch(fetch(2, 0, offset=9)).partitions
+    assert (answer.error, answer.log_end_offset) == (Errors.OFFSET_OUT_OF_RANGE, 6)
+    await brokers.rms[2].fetchers[1].fetch_once()
+    assert follower.log_end_offset == 6
+    assert "[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Reset fetch offset for partition t-0 from 9 to " \
+           "current leader's latest offset 6" in caplog.messages
+    await brokers.rms[2].fetchers[1].fetch_once()  # fetches on from 6
+    assert leader.partition(TP).followers[2].log_end_offset == 6  # type: ignore[union-attr]
+
+
+def test_the_leaders_log_end_offset_travels_with_out_of_range_on_the_wire() -> None:
+    """Audit #8: the TCP path carries it too (in last_stable_offset, see docs/replication.md)."""
+    out = FetchResponse(partitions=(FetchPartitionResult(TP, Errors.OFFSET_OUT_OF_RANGE, 3, log_end_offset=6),
+                                    FetchPartitionResult(TopicPartition("t", 1), Errors.NONE, 3, 2, 1)))
+    for version in (11, 12):
+        back = fetch_codec.decode_response(version, fetch_codec.encode_response(out, version), 0)
+        assert [(r.error, r.high_watermark, r.log_end_offset) for r in back.partitions] == [
+            (Errors.OFFSET_OUT_OF_RANGE, 3, 6), (Errors.NONE, 3, -1)]
