@@ -141,8 +141,11 @@ class Partition:
         return self.log_end_offset
 
     def append_as_follower(self, records: int, leader_high_watermark: int) -> None:
+        """A fetched answer: append, then take the leader's HW clamped to the log (Kafka's
+        ``Log.updateHighWatermark`` on a follower), even when lower than ours: a newly elected leader may not have
+        advanced its HW yet, and the follower copies it, as Kafka's does."""
         self.log_end_offset += records
-        self.high_watermark = max(self.high_watermark, min(leader_high_watermark, self.log_end_offset))
+        self.high_watermark = max(0, min(leader_high_watermark, self.log_end_offset))
 
     def truncate_to(self, offset: int) -> None:
         self.log_end_offset = min(self.log_end_offset, max(0, offset))

@@ -71,3 +71,17 @@ def test_the_leaders_log_end_offset_travels_with_out_of_range_on_the_wire() -> N
         back = fetch_codec.decode_response(version, fetch_codec.encode_response(out, version), 0)
         assert [(r.error, r.high_watermark, r.log_end_offset) for r in back.partitions] == [
             (Errors.OFFSET_OUT_OF_RANGE, 3, 6), (Errors.NONE, 3, -1)]
+
+
+async def test_a_follower_copies_the_leaders_high_watermark_even_when_it_moves_back(brokers: Brokers) -> None:
+    """Audit #12: ReplicaFetcherThread.processPartitionData sets the follower's HW to the leader's (clamped to the
+    log), so after an election to a leader that has not advanced its HW yet, the follower's HW drops to it."""
+    brokers.lead(state())
+    brokers.rms[1].append(TP, 4)
+    await brokers.fetch_all()  # both followers get the records
+    await brokers.fetch_all()  # broker 2 fetches first (HW still 0), broker 3 then raises it and learns 4
+    assert (brokers.rms[2].high_watermark(TP), brokers.rms[3].high_watermark(TP)) == (0, 4)
+    brokers.lead(state(leader=2, leader_epoch=1))
+    assert brokers.rms[2].high_watermark(TP) == 0
+    await brokers.rms[3].fetchers[2].fetch_once()  # broker 1, in the ISR, has not fetched: the leader's HW stays 0
+    assert brokers.rms[3].log_offsets()[TP] == (4, 0)
