@@ -40,6 +40,7 @@ IsrResultCallback = Callable[[IsrProposal, LeaderAndIsr | Errors], None]
 
 class IsrManager(Protocol):
     def submit(self, proposal: IsrProposal) -> None: ...
+    def clear_pending(self, tp: TopicPartition) -> None: ...
     def start(self) -> None: ...
     def shutdown(self) -> None: ...
 
@@ -57,6 +58,12 @@ class _Worker:
     def submit(self, proposal: IsrProposal) -> None:
         self.unsent[proposal.topic_partition] = proposal
         self._wakeup.set()
+
+    def clear_pending(self, tp: TopicPartition) -> None:
+        """Kafka's ``clearPending`` on a new leadership or followership: a queued proposal carries the old leader
+        epoch and version, so sending it would only earn a refusal. One already in flight is still answered (and
+        the answer ignored by the partition, whose epoch moved on)."""
+        self.unsent.pop(tp, None)
 
     def start(self) -> None:
         if not any(t.get_name() == self.name for t in self._tasks):

@@ -171,11 +171,13 @@ class ReplicaManager:
             self._remove_fetcher(tp)
             partition.make_leader(hosted.leader_epoch, hosted.isr, hosted.replicas, hosted.zk_version,
                                   hosted.controller_epoch, self.runtime.now_ms())
+            self.isr_manager.clear_pending(tp)
         elif hosted.role is PartitionRole.FOLLOWER:
             if lines is not None:
                 lines.making_follower(tp, partition)
             partition.make_follower(hosted.leader, hosted.leader_epoch, hosted.isr, hosted.replicas,
                                     hosted.zk_version, hosted.controller_epoch)
+            self.isr_manager.clear_pending(tp)  # as Kafka's makeFollower: we may have led it before
             if self.shutting_down:  # makeFollowers: the old fetcher goes, no new one is added
                 self._remove_fetcher(tp)
             else:

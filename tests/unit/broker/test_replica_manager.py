@@ -32,6 +32,9 @@ class RecordingIsrManager:
     def submit(self, proposal: IsrProposal) -> None:
         self.proposals.append(proposal)
 
+    def clear_pending(self, tp: TopicPartition) -> None:
+        pass
+
     def start(self) -> None:
         pass
 
