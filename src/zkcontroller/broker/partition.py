@@ -22,6 +22,9 @@ log = logging.getLogger("kafka.cluster.Partition")
 UNKNOWN_OFFSET = -1
 _REFUSALS = frozenset({Errors.INVALID_UPDATE_VERSION, Errors.FENCED_LEADER_EPOCH, Errors.UNKNOWN_TOPIC_OR_PARTITION})
 """Per-partition AlterIsr errors Kafka does not retry: our leader epoch or partition-state version is stale."""
+_NOT_APPLIED = frozenset({Errors.INELIGIBLE_REPLICA})
+"""Beyond 2.8 (KIP-841, answered by our controller): the change was certainly not applied, so the leader goes back
+to its committed ISR, as Kafka 3.3's ``handleAlterPartitionError``."""
 
 
 @dataclass(slots=True)
@@ -244,16 +247,33 @@ class Partition:
         lai = LeaderAndIsr(self.local_broker_id, self.leader_epoch, new_isr, self.zk_version)
         return IsrProposal(self.topic_partition, lai, self.controller_epoch)
 
+    def is_pending(self, proposal: IsrProposal) -> bool:
+        """Kafka's ``isrState == proposedIsrState``: ``proposal`` is the change in flight for this leadership."""
+        return (self.is_leader and proposal.leader_and_isr.leader_epoch == self.leader_epoch
+                and self.pending_isr == proposal.leader_and_isr.isr)
+
+    def should_resend(self, proposal: IsrProposal, result: LeaderAndIsr | Errors) -> bool:
+        """After `on_isr_update`: an error other than a refusal leaves the proposal pending and it goes again
+        (Kafka's ``sendAlterIsrRequest(proposedIsrState)``)."""
+        return (isinstance(result, Errors) and result not in _REFUSALS and result not in _NOT_APPLIED
+                and self.is_pending(proposal))
+
     def on_isr_update(self, proposal: IsrProposal, result: LeaderAndIsr | Errors, now_ms: int) -> bool:
         """The answer to a proposal (Kafka's ``handleAlterIsrResponse``): apply a confirmed state of our leader
-        epoch, drop a stale answer, give up on an error (the next LeaderAndIsr or check starts over).
-        Returns True when the ISR changed."""
-        if not self.is_leader or proposal.leader_and_isr.leader_epoch != self.leader_epoch:
-            return False  # leadership changed meanwhile: the LeaderAndIsr that did it rules
+        epoch, drop a stale answer. On an error the proposal stays pending, as in Kafka, so the HW still counts
+        a proposed member and no other change is proposed: after a refusal until the next LeaderAndIsr, after any
+        other error until it is re-sent and answered (see `should_resend`). Returns True when the ISR changed."""
+        if not self.is_pending(proposal):
+            return False  # leadership or ISR state changed meanwhile: the LeaderAndIsr that did it rules
         if isinstance(result, Errors):
-            self.pending_isr = None
-            self.isr_update_refused = result in _REFUSALS
-            then = "Giving up until the next LeaderAndIsr." if self.isr_update_refused else "Retrying."
+            if result in _NOT_APPLIED:
+                self.pending_isr = None
+                then = "Back to the committed ISR."
+            elif result in _REFUSALS:
+                self.isr_update_refused = True
+                then = "Giving up until the next LeaderAndIsr."
+            else:
+                then = "Retrying."
             self._log(logging.WARNING, f"Failed to update ISR to {_ids(proposal.leader_and_isr.isr)} due to "
                       f"{result.name}. {then}")
             return False

@@ -347,3 +347,5 @@ class ReplicaManager:
                 self.isr_shrinks += 1
             elif len(partition.isr) > len(before):
                 self.isr_expands += 1
+        elif partition.should_resend(proposal, result):
+            self.isr_manager.resubmit(proposal)

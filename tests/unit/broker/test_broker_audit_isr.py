@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from zkcontroller.broker.alter_isr_manager import AlterIsrManager
+from zkcontroller.broker.partition import IsrProposal
 from zkcontroller.model import TopicPartition
+from zkcontroller.protocol.control_requests import Errors
+from zkcontroller.protocol.inter_broker import AlterIsrPartitionResult, AlterIsrRequest, AlterIsrResponse
 
 from .replica_helpers import LAG_MS, Brokers, state
 
@@ -43,3 +47,82 @@ async def test_a_new_leadership_clears_the_queued_alter_isr_item(brokers: Broker
     manager = queued_shrink(brokers)
     brokers.lead(state(leader=new_leader, leader_epoch=1, zk_version=1))
     assert manager.unsent == {}
+
+
+async def queued_expansion(brokers: Brokers) -> IsrProposal:
+    """Broker 1 leads TP with ISR 1,2 (replicas 1,2,3); broker 3 catches up and the leader queues (1,2,3)."""
+    brokers.lead(state(isr=(1, 2)))
+    leader = brokers.rms[1]
+    leader.append(TP, 5)
+    await brokers.fetch_all()
+    await brokers.fetch_all()
+    manager = leader.isr_manager
+    assert isinstance(manager, AlterIsrManager)
+    proposal = manager.unsent.pop(TP)
+    assert proposal.leader_and_isr.isr == (1, 2, 3) and leader.high_watermark(TP) == 5
+    return proposal
+
+
+@pytest.mark.parametrize("error", [Errors.INVALID_UPDATE_VERSION, Errors.FENCED_LEADER_EPOCH,
+                                   Errors.UNKNOWN_TOPIC_OR_PARTITION], ids=lambda e: e.name)
+async def test_a_refused_expansion_stays_pending_and_its_member_holds_the_high_watermark(
+        brokers: Brokers, error: Errors) -> None:
+    """Audit #7: Kafka's handleAlterIsrResponse gives up on these errors but leaves isrState in flight, so the
+    maximal ISR (and with it the HW) still counts the replica being added."""
+    proposal = await queued_expansion(brokers)
+    leader = brokers.rms[1]
+    leader._on_isr_result(proposal, error)
+    partition = leader.partition(TP)
+    assert partition is not None and partition.pending_isr == (1, 2, 3) and partition.isr == (1, 2)
+    brokers.rms[3].pause_fetchers()
+    brokers.clock.advance(LAG_MS + 1)  # broker 3 is no longer caught up within the lag time
+    leader.append(TP, 5)
+    await brokers.fetch_all()
+    await brokers.fetch_all()
+    assert partition.followers[2].log_end_offset == 10
+    assert leader.high_watermark(TP) == 5  # broker 3, in the maximal ISR, holds it
+    assert leader.maybe_shrink_isr() == []  # still one change in flight
+
+
+async def test_an_unexpected_alter_isr_error_keeps_the_change_pending_and_sends_it_again() -> None:
+    """Audit #7: on any other error Kafka re-sends the same proposal and stays pending (ours after the manager's
+    back-off); its confirmation then applies."""
+    answers = [Errors.UNKNOWN_SERVER_ERROR, Errors.NONE]
+    requests: list[AlterIsrRequest] = []
+
+    def controller(request: Any) -> AlterIsrResponse:
+        assert isinstance(request, AlterIsrRequest)
+        requests.append(request)
+        (p,) = request.partitions
+        error = answers.pop(0)
+        if error is not Errors.NONE:
+            return AlterIsrResponse(Errors.NONE, (AlterIsrPartitionResult(p.topic_partition, error),))
+        return AlterIsrResponse(Errors.NONE, (AlterIsrPartitionResult(p.topic_partition, Errors.NONE, 1,
+                                                                      p.leader_epoch, p.new_isr, 1),))
+
+    brokers = Brokers(controller=controller)
+    try:
+        manager = queued_shrink(brokers)
+        partition = brokers.rms[1].partition(TP)
+        assert partition is not None
+        assert await manager.send(dict(manager.unsent))
+        assert partition.pending_isr == (1,) and partition.isr == (1, 2, 3) and set(manager.unsent) == {TP}
+        assert manager._back_off  # the worker waits alter_isr_retry_backoff_ms before sending it again
+        assert await manager.send(dict(manager.unsent))
+        first, again = (r.partitions for r in requests)
+        assert first == again
+        assert (partition.isr, partition.pending_isr, partition.zk_version, manager.unsent) == ((1,), None, 1, {})
+    finally:
+        brokers.close()
+
+
+async def test_an_ineligible_replica_answer_goes_back_to_the_committed_isr(brokers: Brokers) -> None:
+    """Beyond 2.8 (KIP-841, which our controller answers): the change was not applied, the leader returns to its
+    committed ISR and may propose again, as Kafka 3.3's handleAlterPartitionError."""
+    proposal = await queued_expansion(brokers)
+    leader = brokers.rms[1]
+    leader._on_isr_result(proposal, Errors.INELIGIBLE_REPLICA)
+    partition = leader.partition(TP)
+    assert partition is not None and partition.pending_isr is None and not partition.isr_update_refused
+    await brokers.rms[3].fetchers[1].fetch_once()
+    assert leader.isr_manager.unsent[TP].leader_and_isr.isr == (1, 2, 3)  # type: ignore[attr-defined]

@@ -35,6 +35,9 @@ class RecordingIsrManager:
     def clear_pending(self, tp: TopicPartition) -> None:
         pass
 
+    def resubmit(self, proposal: IsrProposal) -> None:
+        self.proposals.append(proposal)
+
     def start(self) -> None:
         pass
 
