@@ -93,6 +93,9 @@ class BrokerControlPlane:
         self._dir_counts: dict[str, int] = {d: 0 for d in self.log_dirs}
         """Partitions hosted per log dir, kept as partitions come and go (placement is per new partition)."""
         self._offline: set[TopicPartition] = set()
+        self.leader_unavailable: set[TopicPartition] = set()
+        """Partitions of the last LeaderAndIsr accepted (NONE) but left as they were, their new leader not being
+        alive (Kafka's makeFollowers only creates the log): the replica manager must not re-apply their old state."""
         self._state_log = logging.getLogger(STATE_CHANGE_LOGGER)
         self._apis_log = logging.getLogger(KAFKA_APIS_LOGGER)
 
@@ -236,6 +239,7 @@ class BrokerControlPlane:
 
     def handle_leader_and_isr(self, request: LeaderAndIsrRequest, correlation_id: int = 0) -> ControlResponse:
         """Fencing as §8; accepted partitions become leader (if the request names us) or follower."""
+        self.leader_unavailable = set()
         fenced = self._fence(request, correlation_id)
         if fenced is not None:
             return _error_response(request, fenced)
@@ -306,6 +310,7 @@ class BrokerControlPlane:
                         f"controller epoch {state.controller_epoch}) but cannot become follower since the new leader "
                         f"{state.leader} is unavailable.")
             self._partitions[tp] = replace(hosted, topic_id=topic_id)
+            self.leader_unavailable.add(tp)
             return Errors.NONE
         self._partitions[tp] = HostedPartition(
             tp, hosted.log_dir, role, state.leader, state.leader_epoch, state.isr, state.replicas,

@@ -143,7 +143,10 @@ class ReplicaManager:
                 if lines is not None:
                     lines.accepted(accepted)
                 for tp in accepted:
-                    self._apply_leadership(tp, lines)
+                    if tp in self.control_plane.leader_unavailable:
+                        self._local_partition(tp)  # Kafka's createLogIfNotExists; leadership and fetcher untouched
+                    else:
+                        self._apply_leadership(tp, lines)
                 self._shutdown_idle_fetchers()
                 if lines is not None:
                     lines.write(self.runtime.now_ms() - start_ms, self._alive_broker,
@@ -160,11 +163,7 @@ class ReplicaManager:
         hosted = self.control_plane.partition(tp)
         if hosted is None:
             return
-        partition = self._partitions.get(tp)
-        if partition is None:
-            partition = self._partitions[tp] = Partition(tp, self.broker_id, self.config.replica_lag_time_max_ms)
-            if tp in self._recovered:
-                partition.log_end_offset, partition.high_watermark = self._recovered.pop(tp)
+        partition = self._local_partition(tp)
         if hosted.role is PartitionRole.LEADER:
             if lines is not None:
                 lines.making_leader(tp, partition)
@@ -185,6 +184,15 @@ class ReplicaManager:
         else:
             self._remove_fetcher(tp)
             partition.make_offline()
+
+    def _local_partition(self, tp: TopicPartition) -> Partition:
+        """The partition's local log, created (from what a restart found on disk, if anything) when missing."""
+        partition = self._partitions.get(tp)
+        if partition is None:
+            partition = self._partitions[tp] = Partition(tp, self.broker_id, self.config.replica_lag_time_max_ms)
+            if tp in self._recovered:
+                partition.log_end_offset, partition.high_watermark = self._recovered.pop(tp)
+        return partition
 
     def _stop_replica(self, tp: TopicPartition, delete: bool) -> None:
         self._remove_fetcher(tp)

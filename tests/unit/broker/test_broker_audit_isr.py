@@ -13,6 +13,7 @@ from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import AlterIsrPartitionResult, AlterIsrRequest, AlterIsrResponse
 
+from .helpers import leader_and_isr
 from .replica_helpers import LAG_MS, Brokers, state
 
 TP = TopicPartition("t", 0)
@@ -126,3 +127,47 @@ async def test_an_ineligible_replica_answer_goes_back_to_the_committed_isr(broke
     assert partition is not None and partition.pending_isr is None and not partition.isr_update_refused
     await brokers.rms[3].fetchers[1].fetch_once()
     assert leader.isr_manager.unsent[TP].leader_and_isr.isr == (1, 2, 3)  # type: ignore[attr-defined]
+
+
+def confirm_all(brokers: Brokers) -> None:
+    """Answer every queued proposal of broker 1 as a controller that accepts it (version + 1)."""
+    leader = brokers.rms[1]
+    manager = leader.isr_manager
+    assert isinstance(manager, AlterIsrManager)
+    for proposal in list(manager.unsent.values()):
+        manager.done(proposal)
+        leader._on_isr_result(proposal, proposal.leader_and_isr.with_zk_version(proposal.leader_and_isr.zk_version + 1))
+
+
+async def test_a_leader_and_isr_naming_a_dead_leader_leaves_the_leader_s_isr_and_version_alone(
+        brokers: Brokers) -> None:
+    """Audit #6: Kafka's makeFollowers only creates the log when the new leader is not alive: the Partition (ISR,
+    zkVersion, pending change) stays as AlterIsr left it, rather than going back to the last LeaderAndIsr's."""
+    queued_shrink(brokers)
+    confirm_all(brokers)
+    leader = brokers.rms[1]
+    partition = leader.partition(TP)
+    assert partition is not None and (partition.isr, partition.zk_version) == ((1,), 1)
+    response = leader.handle_control_request(leader_and_isr(state(leader=7, leader_epoch=1, isr=(7,),
+                                                                  replicas=(1, 2, 3, 7))))
+    assert response.partition_errors == ((TP, Errors.NONE),)
+    assert (partition.is_leader, partition.leader_epoch, partition.isr, partition.zk_version) == (True, 0, (1,), 1)
+
+
+async def test_a_leader_and_isr_naming_a_dead_leader_leaves_a_follower_s_fetcher_alone(brokers: Brokers) -> None:
+    """Audit #6, the follower side: a partition its fetcher dropped (fenced) is not re-added for the old leader."""
+    brokers.lead(state(leader_epoch=0))
+    brokers.rms[1].handle_control_request(leader_and_isr(state(leader=1, leader_epoch=1)))
+    fetcher = brokers.rms[2].fetchers[1]
+    await fetcher.fetch_once()
+    assert fetcher.fetching == {}  # fenced: awaits the new LeaderAndIsr
+    brokers.rms[2].handle_control_request(leader_and_isr(state(leader=7, leader_epoch=1, replicas=(1, 2, 3, 7))))
+    assert all(not f.fetching for f in brokers.rms[2].fetchers.values())
+
+
+async def test_a_new_partition_whose_leader_is_dead_gets_a_log_and_no_role(brokers: Brokers) -> None:
+    """Kafka's createLogIfNotExists: the log exists (a restart's offsets are kept), no leadership, no fetcher."""
+    rm = brokers.rms[2]
+    rm.handle_control_request(leader_and_isr(state(leader=7, leader_epoch=0, replicas=(2, 7))))
+    partition = rm.partition(TP)
+    assert partition is not None and partition.leader == -1 and not rm.fetchers
