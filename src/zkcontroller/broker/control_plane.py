@@ -51,7 +51,8 @@ class PartitionRole(Enum):
     LEADER = "Leader"
     FOLLOWER = "Follower"
     NONE = "None"
-    """Hosted but neither leading nor following: stopped without delete, or its leader was unknown."""
+    """Hosted but neither leading nor following: its first LeaderAndIsr named a leader that was not alive.
+    (StopReplica without delete leaves the role as it was, as Kafka leaves the ``Partition``.)"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,7 +199,7 @@ class BrokerControlPlane:
     # ------------------------------------------------------------------ StopReplica
 
     def handle_stop_replica(self, request: StopReplicaRequest, correlation_id: int = 0) -> ControlResponse:
-        """Fencing as §8, then stop the accepted partitions (delete → no longer hosted)."""
+        """Fencing as §8, then stop the accepted partitions (delete → no longer hosted; else left as they are)."""
         fenced = self._fence(request, correlation_id)
         if fenced is not None:
             return ControlResponse(ApiKey.STOP_REPLICA, fenced)
@@ -231,8 +232,7 @@ class BrokerControlPlane:
                 return Errors.FENCED_LEADER_EPOCH
             if state.delete_partition:
                 self._unhost(tp)
-            else:
-                self._partitions[tp] = replace(hosted, role=PartitionRole.NONE)
+            # without delete Kafka's stopPartitions only stops the fetcher: a leader stays leader
         return Errors.NONE  # not hosted: accepted (Kafka still deletes leftover log dirs)
 
     # ------------------------------------------------------------------ LeaderAndIsr

@@ -129,7 +129,7 @@ class Partition:
         self.followers = {}
 
     def make_offline(self) -> None:
-        """Stopped (StopReplica without delete) or leader unknown: neither leads nor follows."""
+        """Hosted with no known leader (its LeaderAndIsr named one that was not alive): neither leads nor follows."""
         self.leader, self.pending_isr, self.followers = -1, None, {}
 
     # ------------------------------------------------------------------ the log, offsets only

@@ -195,16 +195,13 @@ class ReplicaManager:
         return partition
 
     def _stop_replica(self, tp: TopicPartition, delete: bool) -> None:
+        """Kafka's ``stopPartitions``: the fetcher stops; without delete the partition is otherwise left as it is
+        (a leader keeps serving fetches and checking its ISR until a LeaderAndIsr or a deleting StopReplica)."""
         self._remove_fetcher(tp)
         if delete:
             self._recovered.pop(tp, None)
-        partition = self._partitions.get(tp)
-        if partition is None:
-            return
-        if delete or self.control_plane.partition(tp) is None:
+        if tp in self._partitions and (delete or self.control_plane.partition(tp) is None):
             del self._partitions[tp]
-        else:
-            partition.make_offline()
 
     def sync_offline_log_dirs(self) -> None:
         """After `BrokerControlPlane.fail_log_dir`: partitions it took offline stop fetching and leading."""

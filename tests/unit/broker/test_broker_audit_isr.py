@@ -13,7 +13,7 @@ from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import AlterIsrPartitionResult, AlterIsrRequest, AlterIsrResponse
 
-from .helpers import leader_and_isr
+from .helpers import leader_and_isr, stop_replica
 from .replica_helpers import LAG_MS, Brokers, state
 
 TP = TopicPartition("t", 0)
@@ -171,3 +171,22 @@ async def test_a_new_partition_whose_leader_is_dead_gets_a_log_and_no_role(broke
     rm.handle_control_request(leader_and_isr(state(leader=7, leader_epoch=0, replicas=(2, 7))))
     partition = rm.partition(TP)
     assert partition is not None and partition.leader == -1 and not rm.fetchers
+
+
+async def test_stop_replica_without_delete_leaves_a_leader_leading(brokers: Brokers) -> None:
+    """Audit #10: Kafka's stopPartitions(delete=false) only removes fetchers, so a leader keeps serving its
+    followers' fetches and checking its ISR until a LeaderAndIsr or a deleting StopReplica."""
+    brokers.lead(state())
+    leader = brokers.rms[1]
+    leader.append(TP, 3)
+    response = leader.handle_control_request(stop_replica((0, 1, False)))
+    assert response.partition_errors == ((TP, Errors.NONE),)
+    partition = leader.partition(TP)
+    assert partition is not None and partition.is_leader and leader.leader_partitions() == [TP]
+    await brokers.rms[2].fetchers[1].fetch_once()
+    assert brokers.rms[2].log_end_offset(TP) == 3
+    brokers.rms[2].handle_control_request(stop_replica((0, 1, False)))
+    assert all(not f.fetching for f in brokers.rms[2].fetchers.values())  # the follower stops fetching
+    brokers.rms[3].pause_fetchers()
+    brokers.clock.advance(LAG_MS + 1)
+    assert [p.leader_and_isr.isr for p in leader.maybe_shrink_isr()] == [(1,)]
