@@ -114,7 +114,8 @@ class BrokerControlPlane:
 
     @property
     def offline_partitions(self) -> frozenset[TopicPartition]:
-        """Partitions that were in a failed log dir (Kafka's ``HostedPartition.Offline``)."""
+        """Kafka's ``HostedPartition.Offline``: partitions that were in a failed log dir, or that a LeaderAndIsr
+        named and left without a local log."""
         return frozenset(self._offline)
 
     @property
@@ -252,6 +253,11 @@ class BrokerControlPlane:
         for tp, state in states:
             if errors[tp] is Errors.NONE:
                 errors[tp] = self._apply(tp, state, topic_ids.get(state.topic), cid, correlation_id)
+        for tp, _ in states:
+            if tp not in self._partitions:
+                # Kafka's becomeLeaderOrFollower creates a Partition for every named partition, then marks those
+                # left without a local log (refused, or no online dir) HostedPartition.Offline until a restart.
+                self._offline.add(tp)
         return ControlResponse(ApiKey.LEADER_AND_ISR, Errors.NONE, tuple((tp, errors[tp]) for tp, _ in states))
 
     def _check_partition(self, tp: TopicPartition, state: LeaderAndIsrPartitionState,

@@ -11,7 +11,13 @@ from zkcontroller.broker.alter_isr_manager import AlterIsrManager
 from zkcontroller.broker.partition import IsrProposal
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import Errors
-from zkcontroller.protocol.inter_broker import AlterIsrPartitionResult, AlterIsrRequest, AlterIsrResponse
+from zkcontroller.protocol.inter_broker import (
+    AlterIsrPartitionResult,
+    AlterIsrRequest,
+    AlterIsrResponse,
+    FetchPartition,
+    FetchRequest,
+)
 
 from .helpers import leader_and_isr, stop_replica
 from .replica_helpers import LAG_MS, Brokers, state
@@ -190,3 +196,29 @@ async def test_stop_replica_without_delete_leaves_a_leader_leading(brokers: Brok
     brokers.rms[3].pause_fetchers()
     brokers.clock.advance(LAG_MS + 1)
     assert [p.leader_and_isr.isr for p in leader.maybe_shrink_isr()] == [(1,)]
+
+
+async def test_a_leader_and_isr_that_leaves_a_partition_without_a_log_marks_it_offline(brokers: Brokers) -> None:
+    """Audit #11: Kafka's becomeLeaderOrFollower ends with markPartitionOffline for every named partition without
+    a local log (here: refused, as this broker is not in its replicas); later requests get KAFKA_STORAGE_ERROR."""
+    rm = brokers.rms[3]
+    refused = rm.handle_control_request(leader_and_isr(state(isr=(1, 2), replicas=(1, 2))))
+    assert refused.partition_errors == ((TP, Errors.UNKNOWN_TOPIC_OR_PARTITION),)
+    assert rm.control_plane.offline_partitions == {TP} and rm.partition(TP) is None
+    again = rm.handle_control_request(leader_and_isr(state(leader_epoch=1)))
+    assert again.partition_errors == ((TP, Errors.KAFKA_STORAGE_ERROR),)
+    assert rm.handle_control_request(stop_replica((0, 1, True))).partition_errors == (
+        (TP, Errors.KAFKA_STORAGE_ERROR),)
+    fetch = FetchRequest(1, (FetchPartition(TP, 1, 0),))
+    assert rm.handle_fetch(fetch).partitions[0].error is Errors.KAFKA_STORAGE_ERROR
+
+
+async def test_partitions_accepted_or_already_hosted_are_not_marked_offline(brokers: Brokers) -> None:
+    rm = brokers.rms[3]
+    rm.handle_control_request(leader_and_isr(state(leader_epoch=2)))
+    stale = rm.handle_control_request(leader_and_isr(state(leader_epoch=1)))
+    assert stale.partition_errors == ((TP, Errors.STALE_CONTROLLER_EPOCH),)
+    dead_leader = rm.handle_control_request(leader_and_isr(state(leader=7, leader_epoch=0, partition=1,
+                                                                 replicas=(3, 7))))
+    assert dead_leader.partition_errors == ((TopicPartition("t", 1), Errors.NONE),)
+    assert rm.control_plane.offline_partitions == frozenset()
