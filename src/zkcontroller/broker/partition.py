@@ -282,7 +282,7 @@ class Partition:
             return False
         self.isr, self.zk_version, self.pending_isr = result.isr, result.zk_version, None
         self._log(logging.INFO, f"ISR updated to {_ids(self.isr)} and version updated to [{self.zk_version}]")
-        self.maybe_increment_high_watermark(now_ms)
+        self.maybe_increment_high_watermark(now_ms)  # 2.8.2 omits this (KAFKA-13091): see docs/replication.md
         return True
 
 
