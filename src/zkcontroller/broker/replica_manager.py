@@ -256,7 +256,7 @@ class ReplicaManager:
             if self._fetchers_paused:
                 fetcher.pause()
             fetcher.start()
-        fetcher.add_partition(tp, leader_epoch)
+        fetcher.add_partition(tp, leader_epoch, self._alive_broker(leader))
 
     def _remove_fetcher(self, tp: TopicPartition) -> None:
         for fetcher in self.fetchers.values():

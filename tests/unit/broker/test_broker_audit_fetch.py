@@ -11,6 +11,7 @@ from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import FetchPartition, FetchPartitionResult, FetchRequest, FetchResponse
 from zkcontroller.protocol.wire import fetch_codec
 
+from .helpers import update_metadata
 from .replica_helpers import Brokers, state
 
 TP = TopicPartition("t", 0)
@@ -85,3 +86,33 @@ async def test_a_follower_copies_the_leaders_high_watermark_even_when_it_moves_b
     assert brokers.rms[2].high_watermark(TP) == 0
     await brokers.rms[3].fetchers[2].fetch_once()  # broker 1, in the ISR, has not fetched: the leader's HW stays 0
     assert brokers.rms[3].log_offsets()[TP] == (4, 0)
+
+
+async def test_a_failed_fetch_delays_every_partition_by_twice_the_back_off(
+        brokers: Brokers, caplog: pytest.LogCaptureFixture) -> None:
+    """Audit #14: Kafka's processFetchRequest waits replica.fetch.backoff.ms after a failed fetch and then delays
+    every partition by as much again (its own comment: "effectively doubling the delay"), with a WARN."""
+    brokers.lead(state())
+    fetcher = brokers.rms[2].fetchers[1]
+    backoff = brokers.rms[2].config.replica_fetch_backoff_ms
+    handler = brokers.transport._handlers.pop(1)  # broker 1 unreachable
+    assert await fetcher.fetch_once() is None
+    assert "[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Error in response for fetch request: broker 1 is " \
+           "not reachable" in caplog.messages
+    brokers.transport.register(1, handler)
+    sent = fetcher.fetches
+    brokers.clock.advance(backoff)  # the fetch loop's own back-off is over; the partitions are still delayed
+    assert await fetcher.fetch_once() is None and fetcher.fetches == sent
+    brokers.clock.advance(backoff)
+    assert await fetcher.fetch_once() is not None and fetcher.fetches == sent + 1
+
+
+async def test_the_fetcher_keeps_the_leader_endpoint_it_was_given(brokers: Brokers) -> None:
+    """Audit #14: Kafka's fetcher thread is bound to the BrokerEndPoint of addFetcherForPartitions; an
+    UpdateMetadata that no longer lists the leader does not stop it fetching (a LeaderAndIsr moves it)."""
+    brokers.lead(state())
+    follower = brokers.rms[2]
+    assert follower.handle_control_request(update_metadata(live=(2, 3), controller_id=1)).error is Errors.NONE
+    brokers.rms[1].append(TP, 2)
+    assert await follower.fetchers[1].fetch_once() is True
+    assert follower.log_end_offset(TP) == 2
