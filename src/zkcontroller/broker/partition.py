@@ -104,8 +104,12 @@ class Partition:
 
     def make_leader(self, leader_epoch: int, isr: tuple[int, ...], replicas: tuple[int, ...], zk_version: int,
                     controller_epoch: int, now_ms: int) -> None:
-        """Kafka's ``makeLeader``: on a new leader epoch, followers in the ISR count as caught up now."""
-        new_epoch = leader_epoch != self.leader_epoch or not self.is_leader
+        """Kafka's ``makeLeader``: on a new leader epoch, followers in the ISR count as caught up now. A broker
+        that was not leading also forgets what it knew of its followers' fetches (``updateFetchState`` with an
+        unknown offset, fetch time 0 and leader LEO -1), so a follower's first fetch counts as caught up only if
+        it asks for the leader's LEO, not merely for the LEO at the election."""
+        new_leader = not self.is_leader
+        new_epoch = leader_epoch != self.leader_epoch or new_leader
         self.leader, self.isr, self.replicas = self.local_broker_id, isr, replicas
         self.zk_version, self.controller_epoch, self.pending_isr = zk_version, controller_epoch, None
         self.isr_update_refused = False
@@ -116,6 +120,9 @@ class Partition:
             for follower in self.followers.values():
                 caught_up = now_ms if follower.broker_id in isr else 0
                 follower.reset_last_caught_up_time(self.log_end_offset, now_ms, caught_up)
+        if new_leader:
+            for follower in self.followers.values():
+                follower.update_fetch_state(UNKNOWN_OFFSET, 0, UNKNOWN_OFFSET)
         self.maybe_increment_high_watermark(now_ms)
 
     def make_follower(self, leader: int, leader_epoch: int, isr: tuple[int, ...], replicas: tuple[int, ...],

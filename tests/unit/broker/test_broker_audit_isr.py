@@ -222,3 +222,24 @@ async def test_partitions_accepted_or_already_hosted_are_not_marked_offline(brok
                                                                  replicas=(3, 7))))
     assert dead_leader.partition_errors == ((TopicPartition("t", 1), Errors.NONE),)
     assert rm.control_plane.offline_partitions == frozenset()
+
+
+async def test_a_new_leader_does_not_count_a_follower_caught_up_by_the_election_time_log_end(
+        brokers: Brokers) -> None:
+    """Audit #17: Kafka's makeLeader, for a broker that was not leading, resets each remote replica's fetch state
+    (lastFetchLeaderLogEndOffset -1, lastFetchTimeMs 0): a non-ISR follower whose first fetch reaches the LEO of
+    the election, but not the current LEO, is not caught up."""
+    brokers.lead(state(isr=(1, 2)))
+    brokers.rms[1].append(TP, 10)
+    await brokers.fetch_all()
+    await brokers.fetch_all()
+    brokers.lead(state(leader=2, leader_epoch=1, isr=(2,)))
+    new_leader = brokers.rms[2]
+    brokers.clock.advance(5)
+    new_leader.append(TP, 5)
+    assert brokers.rms[3].log_end_offset(TP) == 10
+    await brokers.rms[3].fetchers[2].fetch_once()
+    follower = new_leader.partition(TP).followers[3]  # type: ignore[union-attr]
+    assert (follower.log_end_offset, follower.last_caught_up_time_ms) == (10, 0)
+    await brokers.rms[3].fetchers[2].fetch_once()  # now at the leader's LEO: caught up
+    assert follower.last_caught_up_time_ms == brokers.clock()
