@@ -242,7 +242,7 @@ class Partition:
         if not out_of_sync:
             return None
         new_isr = tuple(r for r in self.isr if r not in out_of_sync)
-        lagging = ", ".join(f"(brokerId: {r}, endOffset: {self.followers[r].log_end_offset})" for r in out_of_sync)
+        lagging = " ".join(f"(brokerId: {r}, endOffset: {self.followers[r].log_end_offset})" for r in out_of_sync)
         self._log(logging.INFO, f"Shrinking ISR from {_ids(self.isr)} to {_ids(new_isr)}. Leader: (highWatermark: "
                   f"{self.high_watermark}, endOffset: {self.log_end_offset}). Out of sync replicas: {lagging}.")
         proposal = self._propose(new_isr)

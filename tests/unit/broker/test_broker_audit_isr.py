@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from typing import Any
 
@@ -243,3 +244,12 @@ async def test_a_new_leader_does_not_count_a_follower_caught_up_by_the_election_
     assert (follower.log_end_offset, follower.last_caught_up_time_ms) == (10, 0)
     await brokers.rms[3].fetchers[2].fetch_once()  # now at the leader's LEO: caught up
     assert follower.last_caught_up_time_ms == brokers.clock()
+
+
+async def test_the_shrink_line_joins_out_of_sync_replicas_with_a_space(
+        brokers: Brokers, caplog: pytest.LogCaptureFixture) -> None:
+    """Audit #16: Kafka's maybeShrinkIsr joins them with mkString(" ")."""
+    caplog.set_level(logging.INFO, logger="kafka.cluster.Partition")
+    queued_shrink(brokers)
+    assert "[Partition t-0 broker=1] Shrinking ISR from 1,2,3 to 1. Leader: (highWatermark: 0, endOffset: 1). " \
+           "Out of sync replicas: (brokerId: 2, endOffset: -1) (brokerId: 3, endOffset: -1)." in caplog.messages
