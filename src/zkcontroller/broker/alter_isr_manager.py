@@ -40,6 +40,8 @@ IsrResultCallback = Callable[[IsrProposal, LeaderAndIsr | Errors], None]
 
 class IsrManager(Protocol):
     def submit(self, proposal: IsrProposal) -> None: ...
+    def clear_pending(self, tp: TopicPartition) -> None: ...
+    def resubmit(self, proposal: IsrProposal) -> None: ...
     def start(self) -> None: ...
     def shutdown(self) -> None: ...
 
@@ -51,12 +53,27 @@ class _Worker:
         self.runtime = runtime
         self.name = name
         self.unsent: dict[TopicPartition, IsrProposal] = {}
+        self._back_off = False
         self._wakeup = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
 
     def submit(self, proposal: IsrProposal) -> None:
         self.unsent[proposal.topic_partition] = proposal
         self._wakeup.set()
+
+    def resubmit(self, proposal: IsrProposal) -> None:
+        """A proposal answered with an error the leader retries goes again, after the back-off. (Kafka re-sends it
+        at once; against a controller that keeps failing it, that is a busy loop, which on virtual time would
+        never let the clock move.)"""
+        self.unsent.setdefault(proposal.topic_partition, proposal)
+        self._back_off = True
+        self._wakeup.set()
+
+    def clear_pending(self, tp: TopicPartition) -> None:
+        """Kafka's ``clearPending`` on a new leadership or followership: a queued proposal carries the old leader
+        epoch and version, so sending it would only earn a refusal. One already in flight is still answered (and
+        the answer ignored by the partition, whose epoch moved on)."""
+        self.unsent.pop(tp, None)
 
     def start(self) -> None:
         if not any(t.get_name() == self.name for t in self._tasks):
@@ -73,7 +90,9 @@ class _Worker:
             self._wakeup.clear()
             while self.unsent:
                 batch = dict(self.unsent)
-                if not await self.send(batch):
+                sent = await self.send(batch)
+                if not sent or self._back_off:
+                    self._back_off = False
                     await self.runtime.sleep_ms(self.retry_backoff_ms())
 
     def done(self, proposal: IsrProposal) -> None:

@@ -51,7 +51,8 @@ class PartitionRole(Enum):
     LEADER = "Leader"
     FOLLOWER = "Follower"
     NONE = "None"
-    """Hosted but neither leading nor following: stopped without delete, or its leader was unknown."""
+    """Hosted but neither leading nor following: its first LeaderAndIsr named a leader that was not alive.
+    (StopReplica without delete leaves the role as it was, as Kafka leaves the ``Partition``.)"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +94,9 @@ class BrokerControlPlane:
         self._dir_counts: dict[str, int] = {d: 0 for d in self.log_dirs}
         """Partitions hosted per log dir, kept as partitions come and go (placement is per new partition)."""
         self._offline: set[TopicPartition] = set()
+        self.leader_unavailable: set[TopicPartition] = set()
+        """Partitions of the last LeaderAndIsr accepted (NONE) but left as they were, their new leader not being
+        alive (Kafka's makeFollowers only creates the log): the replica manager must not re-apply their old state."""
         self._state_log = logging.getLogger(STATE_CHANGE_LOGGER)
         self._apis_log = logging.getLogger(KAFKA_APIS_LOGGER)
 
@@ -110,7 +114,8 @@ class BrokerControlPlane:
 
     @property
     def offline_partitions(self) -> frozenset[TopicPartition]:
-        """Partitions that were in a failed log dir (Kafka's ``HostedPartition.Offline``)."""
+        """Kafka's ``HostedPartition.Offline``: partitions that were in a failed log dir, or that a LeaderAndIsr
+        named and left without a local log."""
         return frozenset(self._offline)
 
     @property
@@ -195,7 +200,7 @@ class BrokerControlPlane:
     # ------------------------------------------------------------------ StopReplica
 
     def handle_stop_replica(self, request: StopReplicaRequest, correlation_id: int = 0) -> ControlResponse:
-        """Fencing as §8, then stop the accepted partitions (delete → no longer hosted)."""
+        """Fencing as §8, then stop the accepted partitions (delete → no longer hosted; else left as they are)."""
         fenced = self._fence(request, correlation_id)
         if fenced is not None:
             return ControlResponse(ApiKey.STOP_REPLICA, fenced)
@@ -228,14 +233,14 @@ class BrokerControlPlane:
                 return Errors.FENCED_LEADER_EPOCH
             if state.delete_partition:
                 self._unhost(tp)
-            else:
-                self._partitions[tp] = replace(hosted, role=PartitionRole.NONE)
+            # without delete Kafka's stopPartitions only stops the fetcher: a leader stays leader
         return Errors.NONE  # not hosted: accepted (Kafka still deletes leftover log dirs)
 
     # ------------------------------------------------------------------ LeaderAndIsr
 
     def handle_leader_and_isr(self, request: LeaderAndIsrRequest, correlation_id: int = 0) -> ControlResponse:
         """Fencing as §8; accepted partitions become leader (if the request names us) or follower."""
+        self.leader_unavailable = set()
         fenced = self._fence(request, correlation_id)
         if fenced is not None:
             return _error_response(request, fenced)
@@ -248,6 +253,11 @@ class BrokerControlPlane:
         for tp, state in states:
             if errors[tp] is Errors.NONE:
                 errors[tp] = self._apply(tp, state, topic_ids.get(state.topic), cid, correlation_id)
+        for tp, _ in states:
+            if tp not in self._partitions:
+                # Kafka's becomeLeaderOrFollower creates a Partition for every named partition, then marks those
+                # left without a local log (refused, or no online dir) HostedPartition.Offline until a restart.
+                self._offline.add(tp)
         return ControlResponse(ApiKey.LEADER_AND_ISR, Errors.NONE, tuple((tp, errors[tp]) for tp, _ in states))
 
     def _check_partition(self, tp: TopicPartition, state: LeaderAndIsrPartitionState,
@@ -306,6 +316,7 @@ class BrokerControlPlane:
                         f"controller epoch {state.controller_epoch}) but cannot become follower since the new leader "
                         f"{state.leader} is unavailable.")
             self._partitions[tp] = replace(hosted, topic_id=topic_id)
+            self.leader_unavailable.add(tp)
             return Errors.NONE
         self._partitions[tp] = HostedPartition(
             tp, hosted.log_dir, role, state.leader, state.leader_epoch, state.isr, state.replicas,

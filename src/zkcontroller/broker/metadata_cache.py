@@ -106,9 +106,9 @@ class MetadataCache:
         controller_id = request.controller_id if request.controller_id >= 0 else None
         topic_ids = dict(old.topic_ids)
         for topic, topic_id in request.topic_ids:
-            if topic_id is None or topic_id == ZERO_TOPIC_ID:
-                topic_ids.pop(topic, None)
-            else:
+            # Kafka's ZkMetadataCache filters out zero ids before ``topicIds ++= newTopicIds``: a zero or absent id
+            # never removes a cached one (ids only go with a topic's last partition, below).
+            if topic_id is not None and topic_id != ZERO_TOPIC_ID:
                 topic_ids[topic] = topic_id
         if not request.partition_states:
             self._snapshot = MetadataSnapshot(old.partition_states, MappingProxyType(topic_ids), controller_id,

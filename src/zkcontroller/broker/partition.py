@@ -22,6 +22,9 @@ log = logging.getLogger("kafka.cluster.Partition")
 UNKNOWN_OFFSET = -1
 _REFUSALS = frozenset({Errors.INVALID_UPDATE_VERSION, Errors.FENCED_LEADER_EPOCH, Errors.UNKNOWN_TOPIC_OR_PARTITION})
 """Per-partition AlterIsr errors Kafka does not retry: our leader epoch or partition-state version is stale."""
+_NOT_APPLIED = frozenset({Errors.INELIGIBLE_REPLICA})
+"""Beyond 2.8 (KIP-841, answered by our controller): the change was certainly not applied, so the leader goes back
+to its committed ISR, as Kafka 3.3's ``handleAlterPartitionError``."""
 
 
 @dataclass(slots=True)
@@ -101,8 +104,12 @@ class Partition:
 
     def make_leader(self, leader_epoch: int, isr: tuple[int, ...], replicas: tuple[int, ...], zk_version: int,
                     controller_epoch: int, now_ms: int) -> None:
-        """Kafka's ``makeLeader``: on a new leader epoch, followers in the ISR count as caught up now."""
-        new_epoch = leader_epoch != self.leader_epoch or not self.is_leader
+        """Kafka's ``makeLeader``: on a new leader epoch, followers in the ISR count as caught up now. A broker
+        that was not leading also forgets what it knew of its followers' fetches (``updateFetchState`` with an
+        unknown offset, fetch time 0 and leader LEO -1), so a follower's first fetch counts as caught up only if
+        it asks for the leader's LEO, not merely for the LEO at the election."""
+        new_leader = not self.is_leader
+        new_epoch = leader_epoch != self.leader_epoch or new_leader
         self.leader, self.isr, self.replicas = self.local_broker_id, isr, replicas
         self.zk_version, self.controller_epoch, self.pending_isr = zk_version, controller_epoch, None
         self.isr_update_refused = False
@@ -113,6 +120,9 @@ class Partition:
             for follower in self.followers.values():
                 caught_up = now_ms if follower.broker_id in isr else 0
                 follower.reset_last_caught_up_time(self.log_end_offset, now_ms, caught_up)
+        if new_leader:
+            for follower in self.followers.values():
+                follower.update_fetch_state(UNKNOWN_OFFSET, 0, UNKNOWN_OFFSET)
         self.maybe_increment_high_watermark(now_ms)
 
     def make_follower(self, leader: int, leader_epoch: int, isr: tuple[int, ...], replicas: tuple[int, ...],
@@ -126,7 +136,7 @@ class Partition:
         self.followers = {}
 
     def make_offline(self) -> None:
-        """Stopped (StopReplica without delete) or leader unknown: neither leads nor follows."""
+        """Hosted with no known leader (its LeaderAndIsr named one that was not alive): neither leads nor follows."""
         self.leader, self.pending_isr, self.followers = -1, None, {}
 
     # ------------------------------------------------------------------ the log, offsets only
@@ -141,8 +151,11 @@ class Partition:
         return self.log_end_offset
 
     def append_as_follower(self, records: int, leader_high_watermark: int) -> None:
+        """A fetched answer: append, then take the leader's HW clamped to the log (Kafka's
+        ``Log.updateHighWatermark`` on a follower), even when lower than ours: a newly elected leader may not have
+        advanced its HW yet, and the follower copies it, as Kafka's does."""
         self.log_end_offset += records
-        self.high_watermark = max(self.high_watermark, min(leader_high_watermark, self.log_end_offset))
+        self.high_watermark = max(0, min(leader_high_watermark, self.log_end_offset))
 
     def truncate_to(self, offset: int) -> None:
         self.log_end_offset = min(self.log_end_offset, max(0, offset))
@@ -172,11 +185,13 @@ class Partition:
         """What a leader answers before reading, in Kafka's order (``getLocalLog``, then the log read): the
         leader epoch first (FENCED_LEADER_EPOCH when ours is newer, UNKNOWN_LEADER_EPOCH when older), then
         leadership, then the offset. NONE when the fetch may be read; a replica outside the assignment is then
-        answered without records (see `is_assigned_follower`)."""
-        if current_leader_epoch < self.leader_epoch:
-            return Errors.FENCED_LEADER_EPOCH
-        if current_leader_epoch > self.leader_epoch:
-            return Errors.UNKNOWN_LEADER_EPOCH
+        answered without records (see `is_assigned_follower`). A negative epoch (-1: Fetch v0-v8, or a fetcher
+        that knows none) is Kafka's ``Optional.empty`` and skips the epoch check, as ``checkCurrentLeaderEpoch``."""
+        if current_leader_epoch >= 0:
+            if current_leader_epoch < self.leader_epoch:
+                return Errors.FENCED_LEADER_EPOCH
+            if current_leader_epoch > self.leader_epoch:
+                return Errors.UNKNOWN_LEADER_EPOCH
         if not self.is_leader:
             return Errors.NOT_LEADER_OR_FOLLOWER
         if fetch_offset > self.log_end_offset or fetch_offset < 0:
@@ -227,7 +242,7 @@ class Partition:
         if not out_of_sync:
             return None
         new_isr = tuple(r for r in self.isr if r not in out_of_sync)
-        lagging = ", ".join(f"(brokerId: {r}, endOffset: {self.followers[r].log_end_offset})" for r in out_of_sync)
+        lagging = " ".join(f"(brokerId: {r}, endOffset: {self.followers[r].log_end_offset})" for r in out_of_sync)
         self._log(logging.INFO, f"Shrinking ISR from {_ids(self.isr)} to {_ids(new_isr)}. Leader: (highWatermark: "
                   f"{self.high_watermark}, endOffset: {self.log_end_offset}). Out of sync replicas: {lagging}.")
         proposal = self._propose(new_isr)
@@ -239,16 +254,33 @@ class Partition:
         lai = LeaderAndIsr(self.local_broker_id, self.leader_epoch, new_isr, self.zk_version)
         return IsrProposal(self.topic_partition, lai, self.controller_epoch)
 
+    def is_pending(self, proposal: IsrProposal) -> bool:
+        """Kafka's ``isrState == proposedIsrState``: ``proposal`` is the change in flight for this leadership."""
+        return (self.is_leader and proposal.leader_and_isr.leader_epoch == self.leader_epoch
+                and self.pending_isr == proposal.leader_and_isr.isr)
+
+    def should_resend(self, proposal: IsrProposal, result: LeaderAndIsr | Errors) -> bool:
+        """After `on_isr_update`: an error other than a refusal leaves the proposal pending and it goes again
+        (Kafka's ``sendAlterIsrRequest(proposedIsrState)``)."""
+        return (isinstance(result, Errors) and result not in _REFUSALS and result not in _NOT_APPLIED
+                and self.is_pending(proposal))
+
     def on_isr_update(self, proposal: IsrProposal, result: LeaderAndIsr | Errors, now_ms: int) -> bool:
         """The answer to a proposal (Kafka's ``handleAlterIsrResponse``): apply a confirmed state of our leader
-        epoch, drop a stale answer, give up on an error (the next LeaderAndIsr or check starts over).
-        Returns True when the ISR changed."""
-        if not self.is_leader or proposal.leader_and_isr.leader_epoch != self.leader_epoch:
-            return False  # leadership changed meanwhile: the LeaderAndIsr that did it rules
+        epoch, drop a stale answer. On an error the proposal stays pending, as in Kafka, so the HW still counts
+        a proposed member and no other change is proposed: after a refusal until the next LeaderAndIsr, after any
+        other error until it is re-sent and answered (see `should_resend`). Returns True when the ISR changed."""
+        if not self.is_pending(proposal):
+            return False  # leadership or ISR state changed meanwhile: the LeaderAndIsr that did it rules
         if isinstance(result, Errors):
-            self.pending_isr = None
-            self.isr_update_refused = result in _REFUSALS
-            then = "Giving up until the next LeaderAndIsr." if self.isr_update_refused else "Retrying."
+            if result in _NOT_APPLIED:
+                self.pending_isr = None
+                then = "Back to the committed ISR."
+            elif result in _REFUSALS:
+                self.isr_update_refused = True
+                then = "Giving up until the next LeaderAndIsr."
+            else:
+                then = "Retrying."
             self._log(logging.WARNING, f"Failed to update ISR to {_ids(proposal.leader_and_isr.isr)} due to "
                       f"{result.name}. {then}")
             return False
@@ -257,7 +289,7 @@ class Partition:
             return False
         self.isr, self.zk_version, self.pending_isr = result.isr, result.zk_version, None
         self._log(logging.INFO, f"ISR updated to {_ids(self.isr)} and version updated to [{self.zk_version}]")
-        self.maybe_increment_high_watermark(now_ms)
+        self.maybe_increment_high_watermark(now_ms)  # 2.8.2 omits this (KAFKA-13091): see docs/replication.md
         return True
 
 

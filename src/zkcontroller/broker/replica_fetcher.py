@@ -3,12 +3,13 @@
 One fetcher per source broker fetches all partitions this broker follows there: each fetch carries every
 partition's log end offset and the leader epoch it follows; the answer says how many records to append and the
 leader's high watermark. A fetch that brought nothing is followed by a wait of ``replica.fetch.wait.max.ms``
-(standing in for the leader holding the fetch open); a failed one, or a partition error, by
-``replica.fetch.backoff.ms``. FENCED_LEADER_EPOCH drops the partition until a LeaderAndIsr brings the new
-epoch; UNKNOWN_LEADER_EPOCH (the leader has not learnt it yet) delays it. ``pause``/``resume`` stop and
-restart fetching without touching leadership (a stalled follower, for drills). Fetches run in a KIP-227 fetch
-session (`fetch_session_handler`): after the first, each names only the partitions whose fetch state changed.
-A record batch that fails its CRC check (CORRUPT_MESSAGE) delays its partition, as Kafka's fetcher does.
+(standing in for the leader holding the fetch open); a partition error by ``replica.fetch.backoff.ms``, a failed
+fetch by twice that (as Kafka's). The leader's endpoint is the one known when partitions were added.
+FENCED_LEADER_EPOCH drops the partition until a LeaderAndIsr brings the new epoch; UNKNOWN_LEADER_EPOCH (the
+leader has not learnt it yet) delays it. ``pause``/``resume`` stop and restart fetching without touching
+leadership (a stalled follower, for drills). Fetches run in a KIP-227 fetch session (`fetch_session_handler`):
+after the first, each names only the partitions whose fetch state changed. A record batch that fails its CRC
+check (CORRUPT_MESSAGE) delays its partition, as Kafka's fetcher does.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from zkcontroller.broker.partition import Partition
 from zkcontroller.broker.timeouts import send_with_timeout
 from zkcontroller.model import Broker, TopicPartition, sorted_partitions
 from zkcontroller.protocol.control_requests import Errors
-from zkcontroller.protocol.inter_broker import FetchPartition, FetchResponse
+from zkcontroller.protocol.inter_broker import FetchPartition, FetchPartitionResult, FetchResponse
 from zkcontroller.protocol.transport import BrokerTransport, BrokerUnreachableError
 from zkcontroller.runtime.runtime import Runtime
 
@@ -44,6 +45,9 @@ class ReplicaFetcher:
         self.fetching: dict[TopicPartition, int] = {}
         """Partitions fetched here, each with the leader epoch it follows."""
         self._delayed_until: dict[TopicPartition, int] = {}
+        self.source: Broker | None = None
+        """The leader's endpoint as of the last `add_partition` (Kafka's fetcher thread keeps the
+        ``BrokerEndPoint`` it was created for, whatever later UpdateMetadata requests say)."""
         self.paused = False
         self.fetches = 0
         self.session = FetchSessionHandler(broker_id, source_broker_id)
@@ -56,8 +60,10 @@ class ReplicaFetcher:
 
     # ------------------------------------------------------------------ partitions and lifecycle
 
-    def add_partition(self, tp: TopicPartition, leader_epoch: int) -> None:
+    def add_partition(self, tp: TopicPartition, leader_epoch: int, source: Broker | None = None) -> None:
         self.fetching[tp] = leader_epoch
+        if source is not None:
+            self.source = source
         self._delayed_until.pop(tp, None)
         self._wakeup.set()
 
@@ -108,7 +114,7 @@ class ReplicaFetcher:
             partition = self._partition(tp)
             if partition is not None and self._delayed_until.get(tp, 0) <= now:
                 parts.append(FetchPartition(tp, self.fetching[tp], partition.log_end_offset))
-        leader = self._broker(self.source_broker_id)
+        leader = self.source or self._broker(self.source_broker_id)
         if not parts or leader is None:
             return None
         data = self.session.build(parts, self._config.replica_fetch_max_records)
@@ -118,11 +124,13 @@ class ReplicaFetcher:
                                                self._config.replica_socket_timeout_ms)
         except BrokerUnreachableError as e:
             self.session.handle_error()
-            self._log(logging.DEBUG, f"Error in response for fetch request: {e}")
+            self._log(logging.WARNING, f"Error in response for fetch request: {e}")
+            self._delay_after_failure()
             return None
         if not isinstance(response, FetchResponse):
             self.session.handle_error()
             self._log(logging.WARNING, f"Error in response for fetch request: {response}")
+            self._delay_after_failure()
             return None
         if not self.session.handle_response(response):
             if response.error in (Errors.FETCH_SESSION_ID_NOT_FOUND, Errors.INVALID_FETCH_SESSION_EPOCH, Errors.NONE):
@@ -130,6 +138,30 @@ class ReplicaFetcher:
             self._log(logging.WARNING, f"Error in response for fetch request: {response.error.name}")
             return None
         return self._process(data.session_partitions, response)
+
+    def _delay_after_failure(self) -> None:
+        """Kafka's ``processFetchRequest`` after a failed fetch: it waits ``replica.fetch.backoff.ms`` (our loop's
+        back-off), then delays every partition not delayed yet by as much again (``handlePartitionsWithErrors``;
+        the source says "effectively doubling the delay")."""
+        now = self._runtime.now_ms()
+        until = now + 2 * self._config.replica_fetch_backoff_ms
+        for tp in self.fetching:
+            if self._delayed_until.get(tp, 0) <= now:
+                self._delayed_until[tp] = until
+
+    def _out_of_range(self, tp: TopicPartition, partition: Partition, result: FetchPartitionResult) -> None:
+        """Kafka's ``fetchOffsetAndTruncate``: a follower ahead of the leader (after an unclean election) truncates
+        to the leader's log end offset; otherwise it keeps its log and fetches on from its end (the leader's log
+        starts at 0 here, so never above it). An answer without the leader's LEO (-1) falls back to its HW."""
+        replica_end = partition.log_end_offset
+        leader_end = result.log_end_offset if result.log_end_offset >= 0 else result.high_watermark
+        if leader_end < replica_end:
+            self._log(logging.WARNING, f"Reset fetch offset for partition {tp} from {replica_end} to current "
+                      f"leader's latest offset {leader_end}")
+            partition.truncate_to(leader_end)
+        else:
+            self._log(logging.WARNING, f"Reset fetch offset for partition {tp} from {replica_end} to current "
+                      "leader's start offset 0")
 
     def _process(self, sent: dict[TopicPartition, FetchPartition], response: FetchResponse) -> bool:
         got_records = False
@@ -153,9 +185,7 @@ class ReplicaFetcher:
                           f"{asked.fetch_offset}")
                 self._delayed_until[tp] = self._runtime.now_ms() + self._config.replica_fetch_backoff_ms
             elif result.error is Errors.OFFSET_OUT_OF_RANGE:
-                self._log(logging.WARNING, f"Reset fetch offset for partition {tp} from {asked.fetch_offset} to "
-                          f"current leader {self.source_broker_id}'s high watermark {result.high_watermark}")
-                partition.truncate_to(result.high_watermark)
+                self._out_of_range(tp, partition, result)
             else:  # Kafka's processFetchRequest: each logged as there, then delayed by replica.fetch.backoff.ms
                 if result.error is Errors.UNKNOWN_LEADER_EPOCH:
                     self._log(logging.DEBUG, f"Remote broker has a smaller leader epoch for partition {tp} than this "

@@ -143,7 +143,10 @@ class ReplicaManager:
                 if lines is not None:
                     lines.accepted(accepted)
                 for tp in accepted:
-                    self._apply_leadership(tp, lines)
+                    if tp in self.control_plane.leader_unavailable:
+                        self._local_partition(tp)  # Kafka's createLogIfNotExists; leadership and fetcher untouched
+                    else:
+                        self._apply_leadership(tp, lines)
                 self._shutdown_idle_fetchers()
                 if lines is not None:
                     lines.write(self.runtime.now_ms() - start_ms, self._alive_broker,
@@ -160,22 +163,20 @@ class ReplicaManager:
         hosted = self.control_plane.partition(tp)
         if hosted is None:
             return
-        partition = self._partitions.get(tp)
-        if partition is None:
-            partition = self._partitions[tp] = Partition(tp, self.broker_id, self.config.replica_lag_time_max_ms)
-            if tp in self._recovered:
-                partition.log_end_offset, partition.high_watermark = self._recovered.pop(tp)
+        partition = self._local_partition(tp)
         if hosted.role is PartitionRole.LEADER:
             if lines is not None:
                 lines.making_leader(tp, partition)
             self._remove_fetcher(tp)
             partition.make_leader(hosted.leader_epoch, hosted.isr, hosted.replicas, hosted.zk_version,
                                   hosted.controller_epoch, self.runtime.now_ms())
+            self.isr_manager.clear_pending(tp)
         elif hosted.role is PartitionRole.FOLLOWER:
             if lines is not None:
                 lines.making_follower(tp, partition)
             partition.make_follower(hosted.leader, hosted.leader_epoch, hosted.isr, hosted.replicas,
                                     hosted.zk_version, hosted.controller_epoch)
+            self.isr_manager.clear_pending(tp)  # as Kafka's makeFollower: we may have led it before
             if self.shutting_down:  # makeFollowers: the old fetcher goes, no new one is added
                 self._remove_fetcher(tp)
             else:
@@ -184,17 +185,23 @@ class ReplicaManager:
             self._remove_fetcher(tp)
             partition.make_offline()
 
+    def _local_partition(self, tp: TopicPartition) -> Partition:
+        """The partition's local log, created (from what a restart found on disk, if anything) when missing."""
+        partition = self._partitions.get(tp)
+        if partition is None:
+            partition = self._partitions[tp] = Partition(tp, self.broker_id, self.config.replica_lag_time_max_ms)
+            if tp in self._recovered:
+                partition.log_end_offset, partition.high_watermark = self._recovered.pop(tp)
+        return partition
+
     def _stop_replica(self, tp: TopicPartition, delete: bool) -> None:
+        """Kafka's ``stopPartitions``: the fetcher stops; without delete the partition is otherwise left as it is
+        (a leader keeps serving fetches and checking its ISR until a LeaderAndIsr or a deleting StopReplica)."""
         self._remove_fetcher(tp)
         if delete:
             self._recovered.pop(tp, None)
-        partition = self._partitions.get(tp)
-        if partition is None:
-            return
-        if delete or self.control_plane.partition(tp) is None:
+        if tp in self._partitions and (delete or self.control_plane.partition(tp) is None):
             del self._partitions[tp]
-        else:
-            partition.make_offline()
 
     def sync_offline_log_dirs(self) -> None:
         """After `BrokerControlPlane.fail_log_dir`: partitions it took offline stop fetching and leading."""
@@ -249,7 +256,7 @@ class ReplicaManager:
             if self._fetchers_paused:
                 fetcher.pause()
             fetcher.start()
-        fetcher.add_partition(tp, leader_epoch)
+        fetcher.add_partition(tp, leader_epoch, self._alive_broker(leader))
 
     def _remove_fetcher(self, tp: TopicPartition) -> None:
         for fetcher in self.fetchers.values():
@@ -298,7 +305,8 @@ class ReplicaManager:
                 continue
             error = partition.fetch_error(request.replica_id, asked.current_leader_epoch, asked.fetch_offset)
             if error is not Errors.NONE:
-                results.append(FetchPartitionResult(tp, error, partition.high_watermark))
+                leader_end = partition.log_end_offset if error is Errors.OFFSET_OUT_OF_RANGE else -1
+                results.append(FetchPartitionResult(tp, error, partition.high_watermark, log_end_offset=leader_end))
                 continue
             if not partition.is_assigned_follower(request.replica_id):
                 log.warning("[ReplicaManager broker=%d] Leader %d failed to record follower %d's position %d, and "
@@ -344,3 +352,5 @@ class ReplicaManager:
                 self.isr_shrinks += 1
             elif len(partition.isr) > len(before):
                 self.isr_expands += 1
+        elif partition.should_resend(proposal, result):
+            self.isr_manager.resubmit(proposal)

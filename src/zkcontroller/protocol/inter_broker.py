@@ -118,6 +118,9 @@ class FetchPartitionResult:
     base_offset: int = 0
     """The offset those records start at: the fetch offset the leader served (its session's cached one when an
     incremental fetch did not name the partition)."""
+    log_end_offset: int = -1
+    """The leader's log end offset, sent with OFFSET_OUT_OF_RANGE only (-1 otherwise, or unknown): it stands in
+    for the ListOffsets (latest) request Kafka's follower sends then (``fetchOffsetAndTruncate``)."""
 
 
 @dataclass(frozen=True, slots=True)

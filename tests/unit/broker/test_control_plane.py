@@ -214,11 +214,12 @@ def test_stop_replica_leader_epoch(plane: BrokerControlPlane, leader_epoch: int,
     assert (plane.partition(TP0) is None) == (expected is Errors.NONE)
 
 
-def test_stop_replica_without_delete_keeps_partition_stopped(plane: BrokerControlPlane) -> None:
+def test_stop_replica_without_delete_leaves_the_partition_as_it_was(plane: BrokerControlPlane) -> None:
+    """Kafka's stopPartitions (delete=false) only stops the fetcher; the Partition keeps its role (audit #10)."""
     plane.handle(leader_and_isr(lai_state(0, leader_epoch=5)))
     assert errors(plane.handle(stop_replica((0, 6, False)))) == {TP0: Errors.NONE}
     hosted = plane.partition(TP0)
-    assert hosted is not None and (hosted.role, hosted.leader_epoch) == (PartitionRole.NONE, 5)
+    assert hosted is not None and (hosted.role, hosted.leader_epoch) == (PartitionRole.LEADER, 5)
 
 
 def test_stop_replica_not_hosted_and_offline(plane: BrokerControlPlane) -> None:

@@ -58,10 +58,14 @@ def test_leader_during_delete_removes_partitions_then_topic(cache: MetadataCache
     assert not cache.contains_topic("t") and cache.topic_id("t") is None
 
 
-@pytest.mark.parametrize("cleared", [None, ZERO_TOPIC_ID])
-def test_zero_or_missing_topic_id_clears_it(cache: MetadataCache, cleared: TopicId | None) -> None:
-    cache.update_metadata(5, update_metadata(topic_ids={"t": cleared}))
-    assert cache.topic_id("t") is None
+@pytest.mark.parametrize("absent", [None, ZERO_TOPIC_ID])
+def test_a_zero_or_missing_topic_id_keeps_the_cached_one(cache: MetadataCache, absent: TopicId | None) -> None:
+    """Kafka's ZkMetadataCache drops zero ids before merging: only a topic's last partition takes its id away
+    (audit #18)."""
+    cache.update_metadata(5, update_metadata(topic_ids={"t": absent}))
+    assert cache.topic_id("t") == ID_T
+    cache.update_metadata(6, update_metadata(um_state(0, leader=2, leader_epoch=1), topic_ids={"t": absent}))
+    assert cache.topic_id("t") == ID_T
 
 
 def test_topic_metadata(cache: MetadataCache) -> None:

@@ -32,6 +32,12 @@ class RecordingIsrManager:
     def submit(self, proposal: IsrProposal) -> None:
         self.proposals.append(proposal)
 
+    def clear_pending(self, tp: TopicPartition) -> None:
+        pass
+
+    def resubmit(self, proposal: IsrProposal) -> None:
+        self.proposals.append(proposal)
+
     def start(self) -> None:
         pass
 

@@ -122,10 +122,18 @@ def encode_response(response: FetchResponse, version: int) -> bytes:
         "throttle_time_ms": 0, "error_code": int(response.error), "session_id": response.session_id,
         "responses": [{"topic": t, "partition_responses": [
             {"partition": r.topic_partition.partition, "error_code": int(r.error),
-             "high_watermark": r.high_watermark, "last_stable_offset": r.high_watermark, "log_start_offset": 0,
+             "high_watermark": r.high_watermark, "last_stable_offset": _last_stable_offset(r), "log_start_offset": 0,
              "aborted_transactions": [], "preferred_read_replica": -1,
              "record_set": encode_records(r.base_offset, r.records)} for r in rs]}
             for t, rs in by_topic(response.partitions, _topic_of).items()]})
+
+
+def _last_stable_offset(r: FetchPartitionResult) -> int:
+    """The HW (no transactions here), except in an OFFSET_OUT_OF_RANGE answer, which carries the leader's LEO
+    there (Kafka's error answers say -1) instead of a ListOffsets exchange (`FetchPartitionResult.log_end_offset`)."""
+    if r.error is Errors.OFFSET_OUT_OF_RANGE and r.log_end_offset >= 0:
+        return r.log_end_offset
+    return r.high_watermark
 
 
 def _partition_result(topic: str, p: dict[str, Any]) -> FetchPartitionResult:
@@ -135,7 +143,9 @@ def _partition_result(topic: str, p: dict[str, Any]) -> FetchPartitionResult:
     except CorruptRecordError:
         return FetchPartitionResult(tp, Errors.CORRUPT_MESSAGE, p["high_watermark"])
     base = struct.unpack_from(">q", records)[0] if count else 0
-    return FetchPartitionResult(tp, error_of(p["error_code"]), p["high_watermark"], count, base)
+    error = error_of(p["error_code"])
+    leader_end = p.get("last_stable_offset", -1) if error is Errors.OFFSET_OUT_OF_RANGE else -1
+    return FetchPartitionResult(tp, error, p["high_watermark"], count, base, leader_end)
 
 
 def decode_response(version: int, buf: bytes | memoryview, offset: int) -> FetchResponse:

@@ -1,0 +1,118 @@
+"""Audit findings on the leader's and follower's fetch handling (Kafka 2.8.2's Partition and fetcher threads)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from zkcontroller.model import TopicPartition
+from zkcontroller.protocol.control_requests import Errors
+from zkcontroller.protocol.inter_broker import FetchPartition, FetchPartitionResult, FetchRequest, FetchResponse
+from zkcontroller.protocol.wire import fetch_codec
+
+from .helpers import update_metadata
+from .replica_helpers import Brokers, state
+
+TP = TopicPartition("t", 0)
+
+
+@pytest.fixture
+def brokers() -> Iterator[Brokers]:
+    b = Brokers()
+    yield b
+    b.close()
+
+
+def fetch(replica: int, epoch: int, offset: int = 0) -> FetchRequest:
+    return FetchRequest(replica, (FetchPartition(TP, epoch, offset),))
+
+
+async def test_a_fetch_without_a_current_leader_epoch_skips_the_epoch_check(brokers: Brokers) -> None:
+    """Audit #9: -1 (Fetch v0-v8, or no known epoch) is Kafka's Optional.empty: checkCurrentLeaderEpoch answers
+    NONE, so the leader serves it and a non-leader answers NOT_LEADER_OR_FOLLOWER, never FENCED_LEADER_EPOCH."""
+    brokers.lead(state(leader_epoch=3))
+    leader = brokers.rms[1]
+    leader.append(TP, 4)
+    (answer,) = leader.handle_fetch(fetch(2, -1)).partitions
+    assert (answer.error, answer.records) == (Errors.NONE, 4)
+    assert leader.partition(TP).followers[2].log_end_offset == 0  # type: ignore[union-attr]
+    assert leader.handle_fetch(fetch(2, -1, offset=5)).partitions[0].error is Errors.OFFSET_OUT_OF_RANGE
+    assert brokers.rms[2].handle_fetch(fetch(3, -1)).partitions[0].error is Errors.NOT_LEADER_OR_FOLLOWER
+
+
+async def test_out_of_range_truncates_to_the_leaders_log_end_offset(
+        brokers: Brokers, caplog: pytest.LogCaptureFixture) -> None:
+    """Audit #8: Kafka's fetchOffsetAndTruncate truncates a follower ahead of the leader to the leader's LEO (not
+    its HW); a follower not ahead keeps its log."""
+    brokers.lead(state())
+    leader = brokers.rms[1]
+    brokers.rms[3].pause_fetchers()  # broker 3 holds the HW at 0
+    leader.append(TP, 6)
+    await brokers.fetch_all()
+    assert (leader.log_end_offset(TP), leader.high_watermark(TP)) == (6, 0)
+    follower = brokers.rms[2].partition(TP)
+    assert follower is not None
+    follower.log_end_offset = 9  # a tail the leader never had (an old leader's, after an unclean election)
+    (answer,) = leader.handle_fetch(fetch(2, 0, offset=9)).partitions
+    assert (answer.error, answer.log_end_offset) == (Errors.OFFSET_OUT_OF_RANGE, 6)
+    await brokers.rms[2].fetchers[1].fetch_once()
+    assert follower.log_end_offset == 6
+    assert "[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Reset fetch offset for partition t-0 from 9 to " \
+           "current leader's latest offset 6" in caplog.messages
+    await brokers.rms[2].fetchers[1].fetch_once()  # fetches on from 6
+    assert leader.partition(TP).followers[2].log_end_offset == 6  # type: ignore[union-attr]
+
+
+def test_the_leaders_log_end_offset_travels_with_out_of_range_on_the_wire() -> None:
+    """Audit #8: the TCP path carries it too (in last_stable_offset, see docs/replication.md)."""
+    out = FetchResponse(partitions=(FetchPartitionResult(TP, Errors.OFFSET_OUT_OF_RANGE, 3, log_end_offset=6),
+                                    FetchPartitionResult(TopicPartition("t", 1), Errors.NONE, 3, 2, 1)))
+    for version in (11, 12):
+        back = fetch_codec.decode_response(version, fetch_codec.encode_response(out, version), 0)
+        assert [(r.error, r.high_watermark, r.log_end_offset) for r in back.partitions] == [
+            (Errors.OFFSET_OUT_OF_RANGE, 3, 6), (Errors.NONE, 3, -1)]
+
+
+async def test_a_follower_copies_the_leaders_high_watermark_even_when_it_moves_back(brokers: Brokers) -> None:
+    """Audit #12: ReplicaFetcherThread.processPartitionData sets the follower's HW to the leader's (clamped to the
+    log), so after an election to a leader that has not advanced its HW yet, the follower's HW drops to it."""
+    brokers.lead(state())
+    brokers.rms[1].append(TP, 4)
+    await brokers.fetch_all()  # both followers get the records
+    await brokers.fetch_all()  # broker 2 fetches first (HW still 0), broker 3 then raises it and learns 4
+    assert (brokers.rms[2].high_watermark(TP), brokers.rms[3].high_watermark(TP)) == (0, 4)
+    brokers.lead(state(leader=2, leader_epoch=1))
+    assert brokers.rms[2].high_watermark(TP) == 0
+    await brokers.rms[3].fetchers[2].fetch_once()  # broker 1, in the ISR, has not fetched: the leader's HW stays 0
+    assert brokers.rms[3].log_offsets()[TP] == (4, 0)
+
+
+async def test_a_failed_fetch_delays_every_partition_by_twice_the_back_off(
+        brokers: Brokers, caplog: pytest.LogCaptureFixture) -> None:
+    """Audit #14: Kafka's processFetchRequest waits replica.fetch.backoff.ms after a failed fetch and then delays
+    every partition by as much again (its own comment: "effectively doubling the delay"), with a WARN."""
+    brokers.lead(state())
+    fetcher = brokers.rms[2].fetchers[1]
+    backoff = brokers.rms[2].config.replica_fetch_backoff_ms
+    handler = brokers.transport._handlers.pop(1)  # broker 1 unreachable
+    assert await fetcher.fetch_once() is None
+    assert "[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Error in response for fetch request: broker 1 is " \
+           "not reachable" in caplog.messages
+    brokers.transport.register(1, handler)
+    sent = fetcher.fetches
+    brokers.clock.advance(backoff)  # the fetch loop's own back-off is over; the partitions are still delayed
+    assert await fetcher.fetch_once() is None and fetcher.fetches == sent
+    brokers.clock.advance(backoff)
+    assert await fetcher.fetch_once() is not None and fetcher.fetches == sent + 1
+
+
+async def test_the_fetcher_keeps_the_leader_endpoint_it_was_given(brokers: Brokers) -> None:
+    """Audit #14: Kafka's fetcher thread is bound to the BrokerEndPoint of addFetcherForPartitions; an
+    UpdateMetadata that no longer lists the leader does not stop it fetching (a LeaderAndIsr moves it)."""
+    brokers.lead(state())
+    follower = brokers.rms[2]
+    assert follower.handle_control_request(update_metadata(live=(2, 3), controller_id=1)).error is Errors.NONE
+    brokers.rms[1].append(TP, 2)
+    assert await follower.fetchers[1].fetch_once() is True
+    assert follower.log_end_offset(TP) == 2
