@@ -125,6 +125,25 @@ def test_confluent_kafka_reads_watermarks_and_lists_offsets(cluster: tuple[Promp
     assert raised.value.args[0].code() == KafkaError.UNSUPPORTED_FOR_MESSAGE_FORMAT
 
 
+def test_a_kafka_python_consumer_is_told_records_are_not_kept(cluster: tuple[Prompt, str]) -> None:
+    """A consumer's fetch is refused with UNSUPPORTED_FOR_MESSAGE_FORMAT, which kafka-python's poll raises; it
+    used to return nothing, as if no records had been produced."""
+    from kafka import KafkaConsumer, TopicPartition
+    from kafka.errors import UnsupportedForMessageFormatError
+
+    _, address = cluster
+    consumer = KafkaConsumer(bootstrap_servers=address, request_timeout_ms=20000)
+    try:
+        consumer.assign([TopicPartition(TOPIC, 0)])
+        consumer.seek_to_beginning()
+        deadline = time.monotonic() + 60
+        with pytest.raises(UnsupportedForMessageFormatError):
+            while time.monotonic() < deadline:
+                assert consumer.poll(timeout_ms=1000) == {}
+    finally:
+        consumer.close()
+
+
 def test_kafka_pythons_admin_client_deletes_the_topic(cluster: tuple[Prompt, str]) -> None:
     """Last in this module: the topic goes."""
     from kafka.admin import KafkaAdminClient

@@ -40,7 +40,7 @@ EARLIEST_TIMESTAMP = -2
 READ_COMMITTED = 1
 LOG_START_OFFSET = 0
 """Nothing is ever deleted from an offsets-only log, so it starts at 0 (the Fetch answers say so too)."""
-UNSUPPORTED_FOR_MESSAGE_FORMAT = 43
+UNSUPPORTED_FOR_MESSAGE_FORMAT = int(Errors.UNSUPPORTED_FOR_MESSAGE_FORMAT)
 OFFSET_NOT_AVAILABLE = 78
 NO_TIMESTAMP = -1
 NO_EPOCH = -1

@@ -55,6 +55,7 @@ class ReplicaManager:
         self.runtime = runtime
         self.config = config or ReplicationConfig()
         self._partitions: dict[TopicPartition, Partition] = {}
+        self._consumer_fetch_logged = False
         self._recovered = dict(recovered_logs or {})
         """(log end offset, high watermark) per partition found "on disk" at start (Kafka's LogManager loading
         logs and the HW checkpoint): a restarted broker keeps its log."""
@@ -289,7 +290,8 @@ class ReplicaManager:
         LEO and caught-up time are recorded, maybe expanding the ISR and moving the HW. In a fetch session every
         partition of the session is served; the answer carries those with news (`fetch_session`)."""
         now = self.runtime.now_ms()
-        context = self.fetch_manager.new_context(request, now)
+        from_follower = request.replica_id >= 0  # -1 a consumer, -2 a debugging consumer
+        context = self.fetch_manager.new_context(request, now, privileged=from_follower)
         results = []
         for asked in context.targets():
             tp = asked.topic_partition
@@ -308,6 +310,9 @@ class ReplicaManager:
                 leader_end = partition.log_end_offset if error is Errors.OFFSET_OUT_OF_RANGE else -1
                 results.append(FetchPartitionResult(tp, error, partition.high_watermark, log_end_offset=leader_end))
                 continue
+            if not from_follower:
+                results.append(self._consumer_fetch(tp, partition))
+                continue
             if not partition.is_assigned_follower(request.replica_id):
                 log.warning("[ReplicaManager broker=%d] Leader %d failed to record follower %d's position %d, and "
                             "last sent HW since the replica is not recognized to be one of the assigned replicas %s "
@@ -323,6 +328,19 @@ class ReplicaManager:
             results.append(FetchPartitionResult(tp, Errors.NONE, partition.high_watermark, records,
                                                 asked.fetch_offset))
         return context.respond(results)
+
+    def _consumer_fetch(self, tp: TopicPartition, partition: Partition) -> FetchPartitionResult:
+        """A consumer's fetch that passed Kafka's checks (the partition, the leader epoch, leadership, the offset).
+        The log keeps offsets, not records, so there are none to send: UNSUPPORTED_FOR_MESSAGE_FORMAT, the code
+        Kafka gives a request its log format cannot serve. Clients raise it to the application (kafka-python's
+        ``poll``, the Java consumer's "Unexpected error code 43"); an empty answer read as "no new records"
+        forever, and the broker logged the consumer as an unknown follower."""
+        if not self._consumer_fetch_logged:
+            self._consumer_fetch_logged = True
+            log.warning("[ReplicaManager broker=%d] Fetch from a consumer for %s: not served, this broker keeps "
+                        "offsets, not records; answered UNSUPPORTED_FOR_MESSAGE_FORMAT (logged once)",
+                        self.broker_id, tp)
+        return FetchPartitionResult(tp, Errors.UNSUPPORTED_FOR_MESSAGE_FORMAT, partition.high_watermark)
 
     # ------------------------------------------------------------------ ISR upkeep
 
