@@ -253,9 +253,10 @@ class ClusterShell:
                 continue
             mine = [str(tp) for tp in sorted_partitions(plane.offline_partitions) if tp.topic in topics]
             if mine:
-                dirs = ", ".join(sorted(plane.offline_log_dirs))
-                lines.append(f"Offline replicas on broker {server.broker_id} (failed log dirs {dirs}): "
-                             f"{', '.join(mine)}")
+                # A LeaderAndIsr that left a partition without a local log also makes it offline, with no dir failed.
+                why = (f"failed log dirs {', '.join(sorted(plane.offline_log_dirs))}" if plane.offline_log_dirs
+                       else "no local log")
+                lines.append(f"Offline replicas on broker {server.broker_id} ({why}): {', '.join(mine)}")
         return lines
 
     async def _help(self, _args: list[str]) -> None:
