@@ -39,6 +39,7 @@ from zkcontroller.admin.topic_rules import (
     validate_topic_configs,
     validate_topic_name,
 )
+from zkcontroller.controller.scala_render import scala_collection
 from zkcontroller.coordination.errors import NodeExistsError
 from zkcontroller.model import ReplicaAssignment, TopicId, TopicPartition, is_internal
 from zkcontroller.zk import paths
@@ -107,8 +108,8 @@ class TopicAdmin:
         await self.validate_topic_create(topic, assignment, configs)
         if check_brokers:
             await self._check_brokers_registered(assignment)
-        log.info("Creating topic %s with configuration %s and initial partition assignment %s",
-                 topic, configs, dict(sorted(assignment.items())))
+        if log.isEnabledFor(logging.INFO):
+            log.info(creating_topic_line(topic, configs, assignment))
         # Not transactional with the assignment, as in Kafka: the config goes first so that brokers creating
         # the log already find it.
         await self._zk.set_or_create_entity_configs(paths.ConfigType.TOPIC, topic, configs)
@@ -255,3 +256,13 @@ def _validate_new_partitions(added: Mapping[int, Sequence[int]], replication_fac
 
 def _to_model(topic: str, assignment: Mapping[int, Sequence[int]]) -> dict[TopicPartition, ReplicaAssignment]:
     return {TopicPartition(topic, p): ReplicaAssignment(tuple(r)) for p, r in assignment.items()}
+
+
+def creating_topic_line(topic: str, configs: Mapping[str, str], assignment: Mapping[int, Sequence[int]]) -> str:
+    """AdminZkClient's line, as a broker's CreateTopics or auto-creation prints it in server.log: the configs a
+    ``java.util.Properties`` (``{}``, ``{k=v, ...}``), the assignment the ``mutable.HashMap`` of ``ArrayBuffer``s
+    that ``AdminUtils.assignReplicasToBrokers`` and ``ZkAdminManager`` build (small int keys iterate in order)."""
+    props = "{" + ", ".join(f"{k}={v}" for k, v in sorted(configs.items())) + "}"
+    parts = scala_collection("HashMap", (f"{p} -> {scala_collection('ArrayBuffer', replicas)}"
+                                         for p, replicas in sorted(assignment.items())))
+    return f"Creating topic {topic} with configuration {props} and initial partition assignment {parts}"
