@@ -226,7 +226,9 @@ class Partition:
         if follower is None or follower.log_end_offset < max(self.high_watermark, self.leader_epoch_start_offset):
             return None
         new_isr = (*self.isr, replica_id)  # Kafka's `isr + id` on a small Scala Set keeps insertion order
-        self._log(logging.INFO, f"Expanding ISR from {_ids(self.isr)} to {_ids(new_isr)}")
+        # Kafka 2.8's expandIsr writes no line (2.6's INFO "Expanding ISR" went with AlterIsr); ours is DEBUG, so
+        # server.log reads as 2.8.2's: the expansion shows as "ISR updated to ..." once confirmed.
+        self._log(logging.DEBUG, f"Expanding ISR from {_ids(self.isr)} to {_ids(new_isr)}")
         return self._propose(new_isr)
 
     def out_of_sync_replicas(self, now_ms: int, max_lag_ms: int) -> list[int]:
