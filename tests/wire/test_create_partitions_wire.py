@@ -133,3 +133,13 @@ async def test_topics_being_deleted_or_reassigned_are_refused(admin_cluster: Clu
     assert await grow(at, 1, [("doomed", 2, None), ("moving", 2, None)]) == {
         "doomed": INVALID_TOPIC_EXCEPTION, "moving": REASSIGNMENT_IN_PROGRESS}
     assert await partitions_in_zk(zk, "moving") == 1
+
+
+async def test_an_internal_topic_is_refused_as_the_admin_layer_refuses_it(admin_cluster: Cluster) -> None:
+    """Differs from Kafka 2.8's API, which would grow it: ``kafka-topics --alter`` refuses, and so does our admin
+    layer for both."""
+    cluster, zk = admin_cluster
+    await create(cluster, zk, "__consumer_offsets")
+    assert await grow(address(cluster, controller(cluster)), 3, [("__consumer_offsets", 4, None)]) == {
+        "__consumer_offsets": INVALID_PARTITIONS}
+    assert await partitions_in_zk(zk, "__consumer_offsets") == 2
