@@ -176,3 +176,41 @@ async def test_the_create_partitions_wait_is_for_any_leader_of_every_partition()
     cache.update_metadata(3, _update(("a", 1), leader=3))
     assert await asyncio.wait_for(waiting, 5) == set()
     assert await wait_for_any_leader(cache, new, 0, runtime) == set()  # type: ignore[arg-type]
+
+
+class _Elections:
+    def __init__(self, outcome: dict[TopicPartition, Any]) -> None:
+        self.outcome = outcome
+        self.asked: list[tuple[list[TopicPartition], Any]] = []
+
+    async def elect_leaders(self, partitions: list[TopicPartition], election_type: Any) -> dict[TopicPartition, Any]:
+        self.asked.append((list(partitions), election_type))
+        return self.outcome
+
+
+async def test_the_handler_answers_request_timed_out_for_elected_leaders_the_cache_never_shows() -> None:
+    """`elect_leaders_handler` over a stand-in server: the controller elects broker 2 for a-0 and finds b-0 needs
+    no election; this broker's cache never shows 2 leading a-0, so at the (driven) timeout a-0 is
+    REQUEST_TIMED_OUT while b-0 keeps the controller's answer."""
+    from types import SimpleNamespace
+
+    from zkcontroller.cluster.elect_leaders import elect_leaders_handler
+    from zkcontroller.controller.events import ApiError, ElectionType
+    from zkcontroller.protocol.control_requests import Errors
+
+    runtime = DrivenRuntime()
+    cache = cache_with("a", "b")
+    elections = _Elections({TopicPartition("a", 0): 2,
+                            TopicPartition("b", 0): ApiError(Errors.ELECTION_NOT_NEEDED)})
+    server = SimpleNamespace(controller=SimpleNamespace(is_active=True, elections=elections),
+                             control_plane=SimpleNamespace(metadata_cache=cache), runtime=runtime)
+    handler = elect_leaders_handler(lambda: server)  # type: ignore[arg-type, return-value]
+    answering = asyncio.ensure_future(handler(UNCLEAN, None, 700))
+    await wait_until(lambda: runtime.sleeps == [700], timeout_s=5, what="the timer armed")
+    assert elections.asked == [([TopicPartition("a", 0), TopicPartition("b", 0)], ElectionType.UNCLEAN)]
+    assert not answering.done()
+    runtime.elapsed.set()
+    results = await asyncio.wait_for(answering, 5)
+    assert {(r.topic, r.partition): r.error for r in results} == {
+        ("a", 0): REQUEST_TIMED_OUT, ("b", 0): ELECTION_NOT_NEEDED}
+    assert cache._listeners == []
