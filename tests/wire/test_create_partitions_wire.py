@@ -143,3 +143,16 @@ async def test_an_internal_topic_is_refused_as_the_admin_layer_refuses_it(admin_
     assert await grow(address(cluster, controller(cluster)), 3, [("__consumer_offsets", 4, None)]) == {
         "__consumer_offsets": INVALID_PARTITIONS}
     assert await partitions_in_zk(zk, "__consumer_offsets") == 2
+
+
+async def test_a_count_no_topic_znode_could_hold_is_refused_at_once(admin_cluster: Cluster) -> None:
+    """Beyond Kafka (which would try to place 2^31 - 1 partitions): INVALID_PARTITIONS before any placement, and
+    the broker answers the next request."""
+    from zkcontroller.cluster.create_partitions import MAX_PARTITIONS
+
+    cluster, zk = admin_cluster
+    await create(cluster, zk, "bounded")
+    at = address(cluster, controller(cluster))
+    assert await grow(at, 3, [("bounded", 2**31 - 1, None)]) == {"bounded": INVALID_PARTITIONS}
+    assert await grow(at, 3, [("bounded", MAX_PARTITIONS + 1, None)]) == {"bounded": INVALID_PARTITIONS}
+    assert await grow(at, 3, [("bounded", 3, None)]) == {"bounded": NONE}

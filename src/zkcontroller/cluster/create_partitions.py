@@ -31,6 +31,11 @@ log = logging.getLogger("kafka.server.ZkAdminManager")
 
 REASSIGNMENT_IN_PROGRESS = 60
 INVALID_PARTITIONS = 37
+MAX_PARTITIONS = 1_048_575 // 8
+"""Beyond Kafka: the most partitions a topic znode can list within ZooKeeper's default ``jute.maxbuffer``
+(1 MiB - 1), at 8 bytes for the shortest entry (``"0":[1],``). Kafka would compute a placement for any count
+(2^31 - 1 exhausts its heap) and fail at the write; we refuse larger counts first, so one request cannot stall
+the broker's event loop placing billions of replicas."""
 NOT_CONTROLLER_MESSAGE = "This is not the correct controller for this cluster."
 
 
@@ -92,6 +97,9 @@ async def _grow(server: KafkaServer, t: PartitionsToCreate, validate_only: bool)
                                                       f"higher than the requested {t.count}.")
         if increment == 0:
             raise _Refused(INVALID_PARTITIONS, f"Topic already has {len(existing)} partitions.")
+        if t.count > MAX_PARTITIONS:
+            raise _Refused(INVALID_PARTITIONS, f"Topic cannot have {t.count} partitions: a topic znode lists at "
+                                               f"most {MAX_PARTITIONS}.")
         if t.assignments is not None:
             registered = set(await server.zk.get_sorted_broker_list())
             unknown = sorted({b for a in t.assignments for b in a} - registered)
