@@ -94,3 +94,20 @@ def test_cancelling_what_is_not_being_reassigned(admin: Any) -> None:
     tp = TopicPartition(TOPIC, 1)
     assert admin.alter_partition_reassignments({tp: None}, timeout_ms=30000) == {tp: NoReassignmentInProgressError}
     assert admin.list_partition_reassignments({TOPIC: [0, 1]}, timeout_ms=30000) == {}
+
+
+def test_confluent_kafka_creates_partitions_and_elects_leaders(address: str, admin: Any) -> None:
+    """librdkafka's CreatePartitions and ElectLeaders (v1+: it sends the election type): the topic grows to 6, and
+    a preferred election over its partitions succeeds or finds none needed."""
+    from confluent_kafka import ElectionType, TopicPartition
+    from confluent_kafka.admin import AdminClient, NewPartitions
+
+    client = AdminClient({"bootstrap.servers": address})
+    futures = client.create_partitions([NewPartitions(TOPIC, 6)], operation_timeout=30, request_timeout=30)
+    futures[TOPIC].result(timeout=60)
+    assert sorted(partitions(admin)) == [0, 1, 2, 3, 4, 5]
+    elected = client.elect_leaders(ElectionType.PREFERRED, [TopicPartition(TOPIC, p) for p in range(6)],
+                                   ).result(timeout=60)  # its kwargs: SystemError in confluent-kafka 2.16
+    errors = {tp.partition: error for tp, error in elected.items()}
+    assert sorted(errors) == list(range(6))
+    assert all(e is None or e.code() == 84 for e in errors.values()), errors  # 84: ELECTION_NOT_NEEDED
