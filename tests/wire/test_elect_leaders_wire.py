@@ -214,3 +214,14 @@ async def test_the_handler_answers_request_timed_out_for_elected_leaders_the_cac
     assert {(r.topic, r.partition): r.error for r in results} == {
         ("a", 0): REQUEST_TIMED_OUT, ("b", 0): ELECTION_NOT_NEEDED}
     assert cache._listeners == []
+
+
+async def test_election_not_needed_carries_kafkas_message_and_not_controller_none(admin_cluster: Cluster) -> None:
+    cluster, zk = admin_cluster
+    await create(cluster, zk, "worded")
+    request = elect_request(2, {"worded": [0]})
+    on = await send(address(cluster, controller(cluster)), ELECT_LEADERS, 2, request, "ElectLeadersResponse")
+    assert [p.error_message for r in on.replica_election_results for p in r.partition_result] == [
+        "Leader election not needed for topic partition."]
+    off = await send(address(cluster, others(cluster)[0]), ELECT_LEADERS, 2, request, "ElectLeadersResponse")
+    assert [p.error_message for r in off.replica_election_results for p in r.partition_result] == [None]

@@ -121,3 +121,20 @@ async def test_per_partition_errors_and_the_broker_keeps_running(admin_cluster: 
     assert await alter(at, {("kept", 0): [a, 99]}) == (NONE, {("kept", 0): INVALID_REPLICA_ASSIGNMENT})
     assert await alter(at, {("kept", 0): [a, -1]}) == (NONE, {("kept", 0): INVALID_REPLICA_ASSIGNMENT})
     assert await listed(at) == (NONE, {})
+
+
+async def test_error_messages_are_kafkas(admin_cluster: Cluster) -> None:
+    """``new ApiError(error)`` carries the error's own message: the top-level NOT_CONTROLLER and a per-partition
+    NO_REASSIGNMENT_IN_PROGRESS have Kafka's text; success has none."""
+    cluster, zk = admin_cluster
+    await create(cluster, zk, "quiet")
+    m = schema_module(ALTER_PARTITION_REASSIGNMENTS, 0, "request")
+    request = m.AlterPartitionReassignmentsRequest(timeout=timedelta(seconds=30), topics=(m.ReassignableTopic(
+        name="quiet", partitions=(m.ReassignablePartition(partition_index=0, replicas=None),)),))
+    name = "AlterPartitionReassignmentsResponse"
+    off = await send(address(cluster, others(cluster)[0]), ALTER_PARTITION_REASSIGNMENTS, 0, request, name)
+    assert off.error_message == "This is not the correct controller for this cluster."
+    on = await send(address(cluster, controller(cluster)), ALTER_PARTITION_REASSIGNMENTS, 0, request, name)
+    assert on.error_message is None
+    assert [p.error_message for t in on.responses for p in t.partitions] == [
+        "No partition reassignment is in progress."]

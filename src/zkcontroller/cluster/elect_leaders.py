@@ -19,7 +19,7 @@ from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.controller.events import ApiError, ElectionType
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import Errors
-from zkcontroller.protocol.wire.client_apis import PartitionError
+from zkcontroller.protocol.wire.client_apis import ERROR_MESSAGES, PartitionError
 
 
 def elect_leaders_handler(server: Callable[[], KafkaServer | None]) -> ElectLeadersHandler:
@@ -37,7 +37,7 @@ def elect_leaders_handler(server: Callable[[], KafkaServer | None]) -> ElectLead
         deadline = current.runtime.now_ms() + timeout_ms
         outcome = await current.controller.elections.elect_leaders(wanted, ElectionType(election_type))
         expected = {tp: r for tp, r in outcome.items() if not isinstance(r, ApiError)}
-        results = [PartitionError(tp.topic, tp.partition, int(r.error), r.message)
+        results = [PartitionError(tp.topic, tp.partition, int(r.error), _message(r))
                    for tp, r in outcome.items() if isinstance(r, ApiError)]
         if expected:
             late = await wait_for_leaders(cache, expected, max(0, deadline - current.runtime.now_ms()),
@@ -47,3 +47,11 @@ def elect_leaders_handler(server: Callable[[], KafkaServer | None]) -> ElectLead
         return results
 
     return elect
+
+
+def _message(error: ApiError) -> str | None:
+    """Kafka answers ELECTION_NOT_NEEDED as ``new ApiError(ELECTION_NOT_NEEDED)``, with the error's own message;
+    NOT_CONTROLLER per partition with a null one."""
+    if error.message is None and error.error == Errors.ELECTION_NOT_NEEDED:
+        return ERROR_MESSAGES[Errors.ELECTION_NOT_NEEDED]
+    return error.message

@@ -19,10 +19,9 @@ from zkcontroller.controller.events import ApiError
 from zkcontroller.controller.kafka_controller import KafkaController
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import Errors
-from zkcontroller.protocol.wire.client_apis import OngoingReassignment, PartitionError
+from zkcontroller.protocol.wire.client_apis import ERROR_MESSAGES, OngoingReassignment, PartitionError
 
-NOT_CONTROLLER = PartitionError("", -1, Errors.NOT_CONTROLLER,
-                                "This is not the correct controller for this cluster.")
+NOT_CONTROLLER = PartitionError("", -1, Errors.NOT_CONTROLLER, ERROR_MESSAGES[Errors.NOT_CONTROLLER])
 
 
 def _active(server: Callable[[], KafkaServer | None]) -> KafkaController | None:
@@ -32,7 +31,13 @@ def _active(server: Callable[[], KafkaServer | None]) -> KafkaController | None:
 
 
 def _top_level(error: ApiError) -> PartitionError:
-    return PartitionError("", -1, int(error.error), error.message)
+    return PartitionError("", -1, int(error.error), _message(error))
+
+
+def _message(error: ApiError) -> str | None:
+    """Kafka's controller answers NOT_CONTROLLER and NO_REASSIGNMENT_IN_PROGRESS as ``new ApiError(error)``, which
+    carries the error's own message."""
+    return error.message if error.message is not None else ERROR_MESSAGES.get(int(error.error))
 
 
 def alter_reassignments_handler(server: Callable[[], KafkaServer | None]) -> AlterReassignmentsHandler:
@@ -44,7 +49,7 @@ def alter_reassignments_handler(server: Callable[[], KafkaServer | None]) -> Alt
             {TopicPartition(t, p): replicas for (t, p), replicas in targets.items()})
         if isinstance(outcome, ApiError):
             return _top_level(outcome)
-        return [PartitionError(tp.topic, tp.partition, int(e.error), e.message) for tp, e in outcome.items()]
+        return [PartitionError(tp.topic, tp.partition, int(e.error), _message(e)) for tp, e in outcome.items()]
 
     return alter
 

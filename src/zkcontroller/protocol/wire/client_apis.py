@@ -422,6 +422,15 @@ class PartitionError:
     message: str | None = None
 
 
+ERROR_MESSAGES = {
+    41: "This is not the correct controller for this cluster.",
+    84: "Leader election not needed for topic partition.",
+    85: "No partition reassignment is in progress.",
+}
+"""Kafka's ``Errors`` messages for the codes whose ``new ApiError(error)`` (no message given) the admin APIs
+answer: that constructor fills in the error's own message; ``ApiError(error, null)`` leaves it null."""
+
+
 def elect_leaders_request(request: Any, version: int) -> tuple[int, list[tuple[str, int]] | None, int]:
     """An ElectLeaders request's election type (0 preferred, 1 unclean; v0 is always preferred), its partitions
     each once (Kafka reads them into a set) in the order first named, or None for all, and its timeout (ms)."""
