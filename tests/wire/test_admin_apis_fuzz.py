@@ -169,6 +169,29 @@ async def test_a_null_array_where_the_schema_forbids_one_closes_the_connection()
         assert await _handle(apis, payload) is not None
 
 
+NULL_INSIDE_NULLABLE = [
+    # ListPartitionReassignments v0 (flexible): one topic whose partition_indexes is null (found by the live fuzz:
+    # the handler iterated None, as kio checked only the top level's non-nullable fields)
+    request_frame(LIST_PARTITION_REASSIGNMENTS, 0, 1, struct.pack(">i", 100) + b"\x02\x02t\x00\x00\x00")[4:],
+    # ElectLeaders v1: a topic whose partitions array is null
+    request_frame(ELECT_LEADERS, 1, 1, b"\x00" + struct.pack(">ih", 1, 1) + b"t" + struct.pack(">ii", -1, 100))[4:],
+    # CreatePartitions v1: an assignment whose broker ids are null
+    request_frame(CREATE_PARTITIONS, 1, 1, struct.pack(">ih", 1, 1) + b"t" + struct.pack(">iiii", 3, 1, -1, 100)
+                  + b"\x00")[4:],
+]
+
+
+async def test_a_null_non_nullable_field_inside_a_nullable_array_closes_the_connection() -> None:
+    apis = _apis()
+    for payload in NULL_INSIDE_NULLABLE:
+        try:
+            await apis.handle(payload)
+        except CloseConnection as e:
+            assert "serialized as null" in str(e), e
+        else:
+            raise AssertionError(f"answered {payload[:4].hex()}")
+
+
 HUGE_LENGTHS = [
     request_frame(CREATE_PARTITIONS, 1, 1, struct.pack(">i", 0x7FFFFFFF))[4:],
     request_frame(CREATE_PARTITIONS, 2, 1, b"\xff\xff\xff\xff\x0f\x00")[4:],

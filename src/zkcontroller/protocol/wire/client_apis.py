@@ -147,9 +147,10 @@ def _refuse_nulls(value: Any) -> None:
     Kafka's generated reader refuses it ("non-nullable field ... was serialized as null"), and so do we, before
     a handler iterates it."""
     for name in _non_nullable(type(value)):
-        field_value = getattr(value, name)
-        if field_value is None:
+        if getattr(value, name) is None:
             raise WireFormatError(f"non-nullable field {name} of {type(value).__name__} was serialized as null")
+    for f in fields(value):  # a nullable array's entries have non-nullable fields too (ElectLeaders' partitions)
+        field_value = getattr(value, f.name)
         if isinstance(field_value, tuple):
             for item in field_value:
                 if hasattr(item, "__dataclass_fields__"):
