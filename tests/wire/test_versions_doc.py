@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from zkcontroller.broker.request_handler import KafkaApis
+from zkcontroller.broker.request_handler import AdminHandlers, KafkaApis
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "wire-protocol.md"
 ROW = re.compile(r"^\| [A-Za-z]+ \((\d+)\) \| ([^|]*) \|", re.MULTILINE)
@@ -23,7 +23,8 @@ def _documented() -> dict[int, tuple[int, int] | None]:
 
 def test_the_versions_table_says_what_api_versions_advertises() -> None:
     apis = KafkaApis(1, control_handler=lambda: None, metadata_cache=lambda: None, cluster_id=lambda: None,
-                     create_topics=object(), delete_topics=object())  # type: ignore[arg-type]  # as a broker process is given
+                     create_topics=object(), delete_topics=object(),  # type: ignore[arg-type]
+                     admin=AdminHandlers(*[object()] * 4))  # type: ignore[arg-type]  # as a broker process is given
     documented = _documented()
     assert documented, "no rows found"
     assert documented == apis.supported_versions()

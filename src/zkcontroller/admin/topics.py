@@ -156,9 +156,11 @@ class TopicAdmin:
         new_assignment: Sequence[Sequence[int]] | None = None,
         *,
         rack_aware_mode: RackAwareMode = RackAwareMode.ENFORCED,
+        validate_only: bool = False,
     ) -> Assignment:
         """Grow ``topic`` to ``num_partitions``; ``new_assignment`` lists the new partitions' replicas in order
-        (default: Kafka's placement, continuing from partition 0's first replica). Returns the full assignment.
+        (default: Kafka's placement, continuing from partition 0's first replica). Returns the full assignment;
+        ``validate_only`` (CreatePartitions' flag) checks and places but writes nothing.
         """
         if is_internal(topic):
             raise InvalidPartitionsError(f"The number of partitions for the internal topic {topic} cannot be changed.")
@@ -177,8 +179,10 @@ class TopicAdmin:
                 f"{len(existing)} partitions, {num_partitions} would not be an increase.")
         brokers = await self.broker_metadatas(rack_aware_mode)
         added = self._new_partitions(existing, brokers, to_add, new_assignment)
-        log.info("Creating %d partitions for '%s' with the following replica assignment: %s.", to_add, topic, added)
         combined = {**existing, **{p: ReplicaAssignment(tuple(r)) for p, r in added.items()}}
+        if validate_only:
+            return {p: list(ra.replicas) for p, ra in sorted(combined.items())}
+        log.info("Creating %d partitions for '%s' with the following replica assignment: %s.", to_add, topic, added)
         model = {TopicPartition(topic, p): ra for p, ra in combined.items()}
         await self._zk.set_topic_assignment(topic, current.topic_id, model, NO_FENCING)
         return {p: list(ra.replicas) for p, ra in sorted(combined.items())}

@@ -12,7 +12,8 @@ header or body closes the connection (`CloseConnection`), never the broker.
 
 ListOffsets is answered from the replica manager's logs (`list_offsets`). DeleteTopics, like CreateTopics, needs
 the admin layer and is a callable the process assembly injects; it waits on this broker's metadata cache
-(`delayed_delete_topics`).
+(`delayed_delete_topics`). So are CreatePartitions (admin layer), ElectLeaders and Alter/ListPartitionReassignments
+(this broker's controller): `AdminHandlers`.
 
 Metadata auto-creates the topics it names that do not exist, when the request allows it and the broker's
 ``auto.create.topics.enable`` is on (Kafka's ``AutoTopicCreationManager``): the creation itself (replica placement
@@ -27,6 +28,7 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from zkcontroller.broker.list_offsets import legacy_list_offsets, list_offsets
@@ -35,13 +37,21 @@ from zkcontroller.protocol.control_requests import ApiKey, ControlResponse, Erro
 from zkcontroller.protocol.inter_broker import AlterIsrResponse, ControlledShutdownResponse, FetchResponse
 from zkcontroller.protocol.wire import client_apis, control_codec
 from zkcontroller.protocol.wire.client_apis import (
+    ALTER_PARTITION_REASSIGNMENTS,
     API_VERSIONS,
+    CREATE_PARTITIONS,
     CREATE_TOPICS,
     DELETE_TOPICS,
     DESCRIBE_CLUSTER,
+    ELECT_LEADERS,
     LIST_OFFSETS,
+    LIST_PARTITION_REASSIGNMENTS,
     METADATA,
     UNSUPPORTED_VERSION,
+    OngoingReassignment,
+    PartitionError,
+    PartitionsCreated,
+    PartitionsToCreate,
     TopicCreated,
     TopicDeleted,
     TopicToCreate,
@@ -62,6 +72,28 @@ RESPONSE_TYPES = (ControlResponse, ControlledShutdownResponse, AlterIsrResponse,
 CreateTopicsHandler = Callable[[list[TopicToCreate], bool], Awaitable[list[TopicCreated]]]
 DeleteTopicsHandler = Callable[[list[TopicToDelete], int, int], Awaitable[list[TopicDeleted]]]
 """(topics, timeout in ms, request version) -> one result per topic entry, in order."""
+CreatePartitionsHandler = Callable[[list[PartitionsToCreate], int, bool], Awaitable[list[PartitionsCreated]]]
+"""(topics, timeout in ms, validate_only) -> one result per distinct topic."""
+ElectLeadersHandler = Callable[[int, list[tuple[str, int]] | None, int], Awaitable[list[PartitionError]]]
+"""(election type, partitions or None for all, timeout in ms) -> one result per partition."""
+AlterReassignmentsHandler = Callable[[dict[tuple[str, int], list[int] | None]],
+                                     Awaitable[list[PartitionError] | PartitionError]]
+"""Targets per partition (None cancels) -> one result per partition, or a top-level error (topic and partition
+unused)."""
+ListReassignmentsHandler = Callable[[list[tuple[str, int]] | None],
+                                    Awaitable[list[OngoingReassignment] | PartitionError]]
+"""Partitions or None for all -> those being reassigned, or a top-level error."""
+
+
+@dataclass(frozen=True)
+class AdminHandlers:
+    """The admin APIs that need the controller or the admin layer, both above brokers: the process assembly
+    provides them (`cluster.listener`); an absent one is not served (nor advertised)."""
+
+    create_partitions: CreatePartitionsHandler | None = None
+    elect_leaders: ElectLeadersHandler | None = None
+    alter_reassignments: AlterReassignmentsHandler | None = None
+    list_reassignments: ListReassignmentsHandler | None = None
 
 
 class TopicAutoCreator(Protocol):
@@ -102,7 +134,7 @@ class KafkaApis:
                  metadata_cache: Callable[[], MetadataCache | None], cluster_id: Callable[[], str | None],
                  listener_name: str = "PLAINTEXT", create_topics: CreateTopicsHandler | None = None,
                  auto_create_topics: TopicAutoCreator | None = None,
-                 delete_topics: DeleteTopicsHandler | None = None,
+                 delete_topics: DeleteTopicsHandler | None = None, admin: AdminHandlers = AdminHandlers(),
                  replica_manager: Callable[[], ReplicaManager | None] = lambda: None) -> None:
         self.broker_id = broker_id
         self._control_handler = control_handler
@@ -114,6 +146,7 @@ class KafkaApis:
         self.auto_create_topics = auto_create_topics
         self.delete_topics = delete_topics
         """DeleteTopics marks topics through the admin layer: provided by the process assembly (or not)."""
+        self.admin = admin
         self._replica_manager = replica_manager
         self._topics_being_created: set[str] = set()
         """Kafka's ``inflightTopics``: another Metadata naming one of them meanwhile gets UNKNOWN_TOPIC_OR_PARTITION."""
@@ -132,6 +165,15 @@ class KafkaApis:
         if self.delete_topics is not None:
             versions[DELETE_TOPICS] = client_apis.DELETE_TOPICS_VERSIONS
         versions[LIST_OFFSETS] = client_apis.LIST_OFFSETS_VERSIONS
+        for key, handler, lo_hi in (
+                (CREATE_PARTITIONS, self.admin.create_partitions, client_apis.CREATE_PARTITIONS_VERSIONS),
+                (ELECT_LEADERS, self.admin.elect_leaders, client_apis.ELECT_LEADERS_VERSIONS),
+                (ALTER_PARTITION_REASSIGNMENTS, self.admin.alter_reassignments,
+                 client_apis.ALTER_PARTITION_REASSIGNMENTS_VERSIONS),
+                (LIST_PARTITION_REASSIGNMENTS, self.admin.list_reassignments,
+                 client_apis.LIST_PARTITION_REASSIGNMENTS_VERSIONS)):
+            if handler is not None:
+                versions[key] = lo_hi
         for key in CONTROL_APIS:
             spec = INTER_BROKER_APIS[key]
             versions[key] = (spec.min_version, spec.max_version)
@@ -201,6 +243,8 @@ class KafkaApis:
                                                                  version)
             return client_apis.delete_topics_response(version, await self.delete_topics(to_delete, timeout_ms,
                                                                                         version))
+        if key in (CREATE_PARTITIONS, ELECT_LEADERS, ALTER_PARTITION_REASSIGNMENTS, LIST_PARTITION_REASSIGNMENTS):
+            return await self._admin(key, version, client_apis.decode_body(key, version, payload, offset))
         if key == LIST_OFFSETS and version == 0:
             return self._legacy_list_offsets(payload, offset)
         if key == LIST_OFFSETS:
@@ -218,6 +262,41 @@ class KafkaApis:
         if not isinstance(response, RESPONSE_TYPES):
             raise TypeError(f"request handler returned {type(response).__name__} for {type(request).__name__}")
         return control_codec.encode_response(response, header.api_version, request)
+
+    # ------------------------------------------------------------------ admin APIs
+
+    async def _admin(self, key: int, version: int, request: Any) -> bytes:
+        """CreatePartitions, ElectLeaders, Alter/ListPartitionReassignments (advertised only with a handler, so
+        the handler is there: `handle` closes the connection for an unadvertised API)."""
+        admin = self.admin
+        if key == CREATE_PARTITIONS:
+            assert admin.create_partitions is not None
+            return client_apis.create_partitions_response(
+                version, await admin.create_partitions(*client_apis.partitions_to_create(request)))
+        if key == ELECT_LEADERS:
+            assert admin.elect_leaders is not None
+            election_type, partitions, timeout_ms = client_apis.elect_leaders_request(request, version)
+            if election_type not in (0, 1):  # ElectionType.valueOf throws: handleError's UNKNOWN_SERVER_ERROR
+                log.error("Error when handling request: api=ELECT_LEADERS, version=%d\n"
+                          "java.lang.IllegalArgumentException: Value %d must be one of [PREFERRED, UNCLEAN]",
+                          version, election_type)
+                failed = [PartitionError(t, p, Errors.UNKNOWN_SERVER_ERROR) for t, p in partitions or ()]
+                return client_apis.elect_leaders_response(version, failed, Errors.UNKNOWN_SERVER_ERROR)
+            results = await admin.elect_leaders(election_type, partitions, timeout_ms)
+            if partitions is None:  # all partitions: those that needed no election are left out, as Kafka does
+                results = [r for r in results if r.error != Errors.ELECTION_NOT_NEEDED]
+            return client_apis.elect_leaders_response(version, results)
+        if key == ALTER_PARTITION_REASSIGNMENTS:
+            assert admin.alter_reassignments is not None
+            altered = await admin.alter_reassignments(client_apis.reassignments_to_alter(request))
+            if isinstance(altered, PartitionError):
+                return client_apis.alter_reassignments_response((), altered.error, altered.message)
+            return client_apis.alter_reassignments_response(altered)
+        assert admin.list_reassignments is not None
+        listed = await admin.list_reassignments(client_apis.reassignments_to_list(request))
+        if isinstance(listed, PartitionError):
+            return client_apis.list_reassignments_response((), listed.error, listed.message)
+        return client_apis.list_reassignments_response(listed)
 
     # ------------------------------------------------------------------ ListOffsets
 

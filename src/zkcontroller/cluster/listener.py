@@ -1,7 +1,8 @@
 """A broker's PLAINTEXT listener: the broker process's `SocketServer` and `KafkaApis`, for any assembly.
 
 `broker_apis` is the one place that wires a `KafkaServer` to `KafkaApis` (the metadata cache, the cluster id,
-CreateTopics, Metadata's topic auto-creation); `BrokerListener` binds it on a port for an in-process broker, so
+CreateTopics, Metadata's topic auto-creation, DeleteTopics, CreatePartitions, ElectLeaders and the reassignment
+APIs); `BrokerListener` binds it on a port for an in-process broker, so
 ``zkcontroller cluster`` answers kcat and kafka-python as broker processes do. It binds before the broker
 registers, so the broker registers the port it really listens on, and the host clients should use (`advertised_host`).
 """
@@ -14,10 +15,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from zkcontroller.broker.metadata_cache import MetadataCache
-from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
+from zkcontroller.broker.request_handler import AdminHandlers, CloseConnection, KafkaApis
+from zkcontroller.cluster.create_partitions import create_partitions_handler
 from zkcontroller.cluster.create_topics import MetadataTopicCreator, create_topics_handler
 from zkcontroller.cluster.delete_topics import delete_topics_handler
+from zkcontroller.cluster.elect_leaders import elect_leaders_handler
 from zkcontroller.cluster.kafka_server import KafkaServer
+from zkcontroller.cluster.reassignments import alter_reassignments_handler, list_reassignments_handler
 from zkcontroller.protocol.transport import RequestHandler
 from zkcontroller.runtime.socket_server import SocketServer
 
@@ -68,6 +72,10 @@ def broker_apis(broker_id: int, server: Callable[[], KafkaServer | None],
                      cluster_id=cluster_id, listener_name=listener_name,
                      create_topics=create_topics_handler(server), auto_create_topics=MetadataTopicCreator(server),
                      delete_topics=delete_topics_handler(server),
+                     admin=AdminHandlers(create_partitions=create_partitions_handler(server),
+                                         elect_leaders=elect_leaders_handler(server),
+                                         alter_reassignments=alter_reassignments_handler(server),
+                                         list_reassignments=list_reassignments_handler(server)),
                      replica_manager=lambda: current.replica_manager if (current := server()) is not None else None)
 
 

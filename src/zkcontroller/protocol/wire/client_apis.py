@@ -1,6 +1,7 @@
 """The client-facing APIs a broker answers — ApiVersions, Metadata, DescribeCluster, CreateTopics, DeleteTopics,
-ListOffsets — through `kio`, whose types are generated from Kafka's own JSON schemas (ApiVersions, Metadata
-v0–v13, DescribeCluster v0–v2, ...); ListOffsets v0, older than kio's schemas, through our generic codec.
+ListOffsets, CreatePartitions, ElectLeaders, AlterPartitionReassignments, ListPartitionReassignments — through
+`kio`, whose types are generated from Kafka's own JSON schemas (ApiVersions, Metadata v0–v13, DescribeCluster
+v0–v2, ...); ListOffsets v0, older than kio's schemas, through our generic codec.
 
 What versions we advertise is Kafka 2.8's list for the APIs we serve, with one deliberate difference:
 DescribeCluster goes to v1 (2.8 has v0 only). kafka-python 3.0.12's ``describe_cluster()`` reads v1's
@@ -34,6 +35,7 @@ from zkcontroller.protocol.wire.kio_guard import check_lengths
 from zkcontroller.protocol.wire.schema import Field, MessageSpec
 
 API_VERSIONS, METADATA, DESCRIBE_CLUSTER, CREATE_TOPICS, DELETE_TOPICS, LIST_OFFSETS = 18, 3, 60, 19, 20, 2
+CREATE_PARTITIONS, ELECT_LEADERS, ALTER_PARTITION_REASSIGNMENTS, LIST_PARTITION_REASSIGNMENTS = 37, 43, 45, 46
 UNSUPPORTED_VERSION = 35
 NO_AUTHORIZED_OPERATIONS = -(2**31)
 """``Integer.MIN_VALUE``: authorized operations not requested."""
@@ -66,8 +68,18 @@ DELETE_TOPICS_VERSIONS = (1, 6)
 """Kafka 2.8 serves DeleteTopics 0–6; kio has 1–6 (v0 is v1 without the throttle time)."""
 CREATE_TOPICS_VERSIONS = (2, 7)
 """Kafka 2.8 serves CreateTopics 0–7; kio (Kafka 4.x schemas) has 2–7, and every client here asks >= 2."""
+CREATE_PARTITIONS_VERSIONS = (0, 3)
+"""Kafka 2.8's CreatePartitions 0–3, all in kio."""
+ELECT_LEADERS_VERSIONS = (0, 2)
+"""Kafka 2.8's ElectLeaders 0–2 (v0: preferred only, no top-level error code; v2 flexible)."""
+ALTER_PARTITION_REASSIGNMENTS_VERSIONS = (0, 0)
+LIST_PARTITION_REASSIGNMENTS_VERSIONS = (0, 0)
+"""Kafka 2.8 has v0 only of both (kio's AlterPartitionReassignments v1 is Kafka 4's)."""
 _MODULES = {API_VERSIONS: "api_versions", METADATA: "metadata", DESCRIBE_CLUSTER: "describe_cluster",
-            CREATE_TOPICS: "create_topics", DELETE_TOPICS: "delete_topics", LIST_OFFSETS: "list_offsets"}
+            CREATE_TOPICS: "create_topics", DELETE_TOPICS: "delete_topics", LIST_OFFSETS: "list_offsets",
+            CREATE_PARTITIONS: "create_partitions", ELECT_LEADERS: "elect_leaders",
+            ALTER_PARTITION_REASSIGNMENTS: "alter_partition_reassignments",
+            LIST_PARTITION_REASSIGNMENTS: "list_partition_reassignments"}
 _ZERO = timedelta(0)
 _ZERO_UUID = uuid.UUID(int=0)
 INVALID_REQUEST = 42
@@ -135,9 +147,10 @@ def _refuse_nulls(value: Any) -> None:
     Kafka's generated reader refuses it ("non-nullable field ... was serialized as null"), and so do we, before
     a handler iterates it."""
     for name in _non_nullable(type(value)):
-        field_value = getattr(value, name)
-        if field_value is None:
+        if getattr(value, name) is None:
             raise WireFormatError(f"non-nullable field {name} of {type(value).__name__} was serialized as null")
+    for f in fields(value):  # a nullable array's entries have non-nullable fields too (ElectLeaders' partitions)
+        field_value = getattr(value, f.name)
         if isinstance(field_value, tuple):
             for item in field_value:
                 if hasattr(item, "__dataclass_fields__"):
@@ -153,7 +166,10 @@ def _non_nullable(cls: type) -> tuple[str, ...]:
 
 _REQUEST_NAMES = {API_VERSIONS: "ApiVersionsRequest", METADATA: "MetadataRequest",
                   DESCRIBE_CLUSTER: "DescribeClusterRequest", CREATE_TOPICS: "CreateTopicsRequest",
-                  DELETE_TOPICS: "DeleteTopicsRequest", LIST_OFFSETS: "ListOffsetsRequest"}
+                  DELETE_TOPICS: "DeleteTopicsRequest", LIST_OFFSETS: "ListOffsetsRequest",
+                  CREATE_PARTITIONS: "CreatePartitionsRequest", ELECT_LEADERS: "ElectLeadersRequest",
+                  ALTER_PARTITION_REASSIGNMENTS: "AlterPartitionReassignmentsRequest",
+                  LIST_PARTITION_REASSIGNMENTS: "ListPartitionReassignmentsRequest"}
 
 
 # ---------------------------------------------------------------------------------------------- ApiVersions
@@ -358,6 +374,139 @@ def delete_topics_response(version: int, results: Iterable[TopicDeleted]) -> byt
                              topic_id=r.topic_id or _ZERO_UUID, error_code=ErrorCode(r.error), error_message=None)
                       for r in results)
     return _write(_build(m.DeleteTopicsResponse, throttle_time=_ZERO, responses=responses))
+
+
+# ---------------------------------------------------------------------------------------------- CreatePartitions
+
+@dataclass(frozen=True, slots=True)
+class PartitionsToCreate:
+    """One topic of a CreatePartitions request: its new total partition count and, optionally, the new
+    partitions' replicas in order."""
+
+    name: str
+    count: int
+    assignments: list[list[int]] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionsCreated:
+    name: str
+    error: int = 0
+    message: str | None = None
+
+
+def partitions_to_create(request: Any) -> tuple[list[PartitionsToCreate], int, bool]:
+    """A CreatePartitions request's topics in order (duplicates kept: Kafka answers them INVALID_REQUEST), its
+    timeout in milliseconds and ``validate_only``."""
+    topics = [PartitionsToCreate(t.name, int(t.count), None if t.assignments is None
+                                 else [[int(b) for b in a.broker_ids] for a in t.assignments])
+              for t in request.topics]
+    return topics, _millis(request.timeout), bool(request.validate_only)
+
+
+def create_partitions_response(version: int, results: Iterable[PartitionsCreated]) -> bytes:
+    m = _types(CREATE_PARTITIONS, version, "response")
+    values = tuple(_build(m.CreatePartitionsTopicResult, name=r.name, error_code=ErrorCode(r.error),
+                          error_message=r.message) for r in results)
+    return _write(_build(m.CreatePartitionsResponse, throttle_time=_ZERO, results=values))
+
+
+# ---------------------------------------------------------------------------------------------- ElectLeaders
+
+@dataclass(frozen=True, slots=True)
+class PartitionError:
+    """A per-partition admin answer (Kafka's ``ApiError``)."""
+
+    topic: str
+    partition: int
+    error: int = 0
+    message: str | None = None
+
+
+ERROR_MESSAGES = {
+    41: "This is not the correct controller for this cluster.",
+    84: "Leader election not needed for topic partition.",
+    85: "No partition reassignment is in progress.",
+}
+"""Kafka's ``Errors`` messages for the codes whose ``new ApiError(error)`` (no message given) the admin APIs
+answer: that constructor fills in the error's own message; ``ApiError(error, null)`` leaves it null."""
+
+
+def elect_leaders_request(request: Any, version: int) -> tuple[int, list[tuple[str, int]] | None, int]:
+    """An ElectLeaders request's election type (0 preferred, 1 unclean; v0 is always preferred), its partitions
+    each once (Kafka reads them into a set) in the order first named, or None for all, and its timeout (ms)."""
+    election_type = int(request.election_type) if version >= 1 else 0
+    partitions = None if request.topic_partitions is None else list(dict.fromkeys(
+        (t.topic, int(p)) for t in request.topic_partitions for p in t.partitions))
+    return election_type, partitions, _millis(request.timeout)
+
+
+def elect_leaders_response(version: int, results: Iterable[PartitionError], error: int = 0) -> bytes:
+    """Results grouped per topic, sorted (Kafka's come from a map, in no set order); the top-level error code
+    from v1."""
+    m = _types(ELECT_LEADERS, version, "response")
+    topics = tuple(_build(m.ReplicaElectionResult, topic=topic, partition_result=tuple(
+        _build(m.PartitionResult, partition_id=r.partition, error_code=ErrorCode(r.error), error_message=r.message)
+        for r in group)) for topic, group in _by_topic(results))
+    return _write(_build(m.ElectLeadersResponse, throttle_time=_ZERO, error_code=ErrorCode(error),
+                         replica_election_results=topics))
+
+
+def _by_topic(results: Iterable[PartitionError]) -> list[tuple[str, list[PartitionError]]]:
+    groups: dict[str, list[PartitionError]] = {}
+    for r in sorted(results, key=lambda r: (r.topic, r.partition)):
+        groups.setdefault(r.topic, []).append(r)
+    return list(groups.items())
+
+
+# ---------------------------------------------------------------------------------------------- reassignments
+
+def reassignments_to_alter(request: Any) -> dict[tuple[str, int], list[int] | None]:
+    """Per partition its target replicas, None to cancel; a partition named twice keeps its last entry, as
+    Kafka's ``toMap``."""
+    return {(t.name, int(p.partition_index)): None if p.replicas is None else [int(b) for b in p.replicas]
+            for t in request.topics for p in t.partitions}
+
+
+def alter_reassignments_response(results: Iterable[PartitionError], error: int = 0,
+                                 message: str | None = None) -> bytes:
+    """AlterPartitionReassignments v0: a top-level error (then no partitions) or one result per partition."""
+    m = _types(ALTER_PARTITION_REASSIGNMENTS, 0, "response")
+    topics = tuple(_build(m.ReassignableTopicResponse, name=topic, partitions=tuple(
+        _build(m.ReassignablePartitionResponse, partition_index=r.partition, error_code=ErrorCode(r.error),
+               error_message=r.message) for r in group)) for topic, group in _by_topic(results))
+    return _write(_build(m.AlterPartitionReassignmentsResponse, throttle_time=_ZERO, error_code=ErrorCode(error),
+                         error_message=message, responses=topics))
+
+
+@dataclass(frozen=True, slots=True)
+class OngoingReassignment:
+    topic: str
+    partition: int
+    replicas: tuple[int, ...]
+    adding: tuple[int, ...]
+    removing: tuple[int, ...]
+
+
+def reassignments_to_list(request: Any) -> list[tuple[str, int]] | None:
+    """The partitions a ListPartitionReassignments request asks about (each once), or None for all."""
+    if request.topics is None:
+        return None
+    return list(dict.fromkeys((t.name, int(p)) for t in request.topics for p in t.partition_indexes))
+
+
+def list_reassignments_response(ongoing: Iterable[OngoingReassignment], error: int = 0,
+                                message: str | None = None) -> bytes:
+    m = _types(LIST_PARTITION_REASSIGNMENTS, 0, "response")
+    groups: dict[str, list[OngoingReassignment]] = {}
+    for o in sorted(ongoing, key=lambda o: (o.topic, o.partition)):
+        groups.setdefault(o.topic, []).append(o)
+    topics = tuple(_build(m.OngoingTopicReassignment, name=topic, partitions=tuple(
+        _build(m.OngoingPartitionReassignment, partition_index=o.partition, replicas=o.replicas,
+               adding_replicas=o.adding, removing_replicas=o.removing) for o in group))
+        for topic, group in groups.items())
+    return _write(_build(m.ListPartitionReassignmentsResponse, throttle_time=_ZERO, error_code=ErrorCode(error),
+                         error_message=message, topics=topics))
 
 
 # ---------------------------------------------------------------------------------------------- ListOffsets

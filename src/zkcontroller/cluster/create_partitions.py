@@ -1,0 +1,120 @@
+"""CreatePartitions from an admin client (Kafka 2.8's ``KafkaApis.handleCreatePartitionsRequest``,
+``ZkAdminManager.createPartitions`` and ``DelayedCreatePartitions``), for a broker process or an in-process
+listener.
+
+Only the active controller acts (others answer NOT_CONTROLLER for every topic). A topic named twice is
+INVALID_REQUEST (once in the answer), one queued for deletion INVALID_TOPIC_EXCEPTION; for the rest Kafka's checks
+run in its order (REASSIGNMENT_IN_PROGRESS, UNKNOWN_TOPIC_OR_PARTITION, INVALID_PARTITIONS for no increase,
+INVALID_REPLICA_ASSIGNMENT for unknown brokers or a wrong number of assignments) before the admin layer's
+``add_partitions`` places and writes them (as ``zkcontroller topics alter --partitions``). With ``validate_only``
+nothing is written and the answer is immediate; otherwise it waits, up to the request's timeout, until every
+partition of the grown topics has a leader in this broker's metadata cache, and answers REQUEST_TIMED_OUT for a
+topic still missing one (for all of them at once with a timeout <= 0).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from zkcontroller.admin.errors import AdminError, UnknownTopicError
+from zkcontroller.admin.topics import TopicAdmin
+from zkcontroller.broker.delayed_elect_leader import wait_for_any_leader
+from zkcontroller.broker.request_handler import CreatePartitionsHandler
+from zkcontroller.cluster.create_topics import UNKNOWN_SERVER_ERROR, error_code
+from zkcontroller.cluster.kafka_server import KafkaServer
+from zkcontroller.model import TopicPartition
+from zkcontroller.protocol.control_requests import Errors
+from zkcontroller.protocol.wire.client_apis import PartitionsCreated, PartitionsToCreate
+
+log = logging.getLogger("kafka.server.ZkAdminManager")
+
+REASSIGNMENT_IN_PROGRESS = 60
+INVALID_PARTITIONS = 37
+MAX_PARTITIONS = 1_048_575 // 8
+"""Beyond Kafka: the most partitions a topic znode can list within ZooKeeper's default ``jute.maxbuffer``
+(1 MiB - 1), at 8 bytes for the shortest entry (``"0":[1],``). Kafka would compute a placement for any count
+(2^31 - 1 exhausts its heap) and fail at the write; we refuse larger counts first, so one request cannot stall
+the broker's event loop placing billions of replicas."""
+NOT_CONTROLLER_MESSAGE = "This is not the correct controller for this cluster."
+
+
+class _Refused(Exception):
+    def __init__(self, error: int, message: str) -> None:
+        super().__init__(message)
+        self.error = error
+
+
+def create_partitions_handler(server: Callable[[], KafkaServer | None]) -> CreatePartitionsHandler:
+    async def create(topics: list[PartitionsToCreate], timeout_ms: int,
+                     validate_only: bool) -> list[PartitionsCreated]:
+        names = list(dict.fromkeys(t.name for t in topics))
+        current = server()
+        if current is None or current.controller is None or not current.controller.is_active \
+                or current.zk is None or current.control_plane is None:
+            return [PartitionsCreated(n, Errors.NOT_CONTROLLER, NOT_CONTROLLER_MESSAGE) for n in names]
+        counts: dict[str, int] = {}
+        for t in topics:
+            counts[t.name] = counts.get(t.name, 0) + 1
+        context = current.controller.context
+        results: dict[str, PartitionsCreated] = {}
+        grown: dict[str, int] = {}
+        for t in topics:
+            if counts[t.name] > 1:
+                results[t.name] = PartitionsCreated(t.name, Errors.INVALID_REQUEST, "Duplicate topic in request.")
+            elif context.is_topic_queued_up_for_deletion(t.name):
+                results[t.name] = PartitionsCreated(t.name, Errors.INVALID_TOPIC_EXCEPTION,
+                                                    "The topic is queued for deletion.")
+            else:
+                results[t.name] = await _grow(current, t, validate_only)
+                if results[t.name].error == Errors.NONE:
+                    grown[t.name] = t.count
+        if grown and not validate_only:
+            partitions = [TopicPartition(n, p) for n, count in grown.items() for p in range(count)]
+            late = partitions if timeout_ms <= 0 else await wait_for_any_leader(
+                current.control_plane.metadata_cache, partitions, timeout_ms, current.runtime)
+            for topic in {tp.topic for tp in late}:
+                results[topic] = PartitionsCreated(topic, Errors.REQUEST_TIMED_OUT)
+        return [results[n] for n in names]
+
+    return create
+
+
+async def _grow(server: KafkaServer, t: PartitionsToCreate, validate_only: bool) -> PartitionsCreated:
+    """One topic through Kafka's checks and the admin layer; its error, if any."""
+    assert server.zk is not None
+    try:
+        current = (await server.zk.get_topic_assignments([t.name])).values.get(t.name)
+        existing = current.assignment if current is not None else {}
+        if any(a.is_being_reassigned for a in existing.values()):
+            raise _Refused(REASSIGNMENT_IN_PROGRESS, f"A partition reassignment is in progress for the topic "
+                                                     f"'{t.name}'.")
+        if not existing:
+            raise _Refused(Errors.UNKNOWN_TOPIC_OR_PARTITION, f"The topic '{t.name}' does not exist.")
+        increment = t.count - len(existing)
+        if increment < 0:
+            raise _Refused(INVALID_PARTITIONS, f"Topic currently has {len(existing)} partitions, which is "
+                                                      f"higher than the requested {t.count}.")
+        if increment == 0:
+            raise _Refused(INVALID_PARTITIONS, f"Topic already has {len(existing)} partitions.")
+        if t.count > MAX_PARTITIONS:
+            raise _Refused(INVALID_PARTITIONS, f"Topic cannot have {t.count} partitions: a topic znode lists at "
+                                               f"most {MAX_PARTITIONS}.")
+        if t.assignments is not None:
+            registered = set(await server.zk.get_sorted_broker_list())
+            unknown = sorted({b for a in t.assignments for b in a} - registered)
+            if unknown:
+                raise _Refused(Errors.INVALID_REPLICA_ASSIGNMENT,
+                               f"Unknown broker(s) in replica assignment: {', '.join(map(str, unknown))}.")
+        await TopicAdmin(server.zk, server.runtime.rng).add_partitions(t.name, t.count, t.assignments,
+                                                                       validate_only=validate_only)
+    except _Refused as e:
+        return PartitionsCreated(t.name, e.error, str(e))
+    except UnknownTopicError as e:
+        return PartitionsCreated(t.name, Errors.UNKNOWN_TOPIC_OR_PARTITION, str(e))
+    except AdminError as e:
+        return PartitionsCreated(t.name, error_code(e), str(e))
+    except Exception:
+        log.exception("Error processing create partitions request for topic %s", t.name)
+        return PartitionsCreated(t.name, UNKNOWN_SERVER_ERROR)
+    return PartitionsCreated(t.name)

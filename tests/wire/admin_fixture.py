@@ -1,0 +1,121 @@
+"""Shared by the admin-API wire tests (ElectLeaders, reassignments, CreatePartitions): three in-process brokers on
+free loopback ports over the embedded store, and one request/response round trip over a real socket with kio's
+types. Every wait is on a condition with a bound."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import random
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import fields
+from typing import Any
+
+import pytest
+from kio.serial import entity_reader, entity_writer
+from tests.helpers import OffsetClock, wait_until
+
+from zkcontroller.admin.topics import TopicAdmin
+from zkcontroller.cluster.kafka_server import KafkaServer
+from zkcontroller.cluster.listener import ListenerPorts
+from zkcontroller.cluster.local_cluster import LocalCluster
+from zkcontroller.controller.config import ControllerConfig
+from zkcontroller.coordination.embedded_backend import EmbeddedBackend
+from zkcontroller.model import TopicPartition
+from zkcontroller.protocol.wire.client_apis import schema_module
+from zkcontroller.protocol.wire.frames import decode_response_header
+from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+
+from .server_fixture import connect, read_frame, request_frame
+
+Cluster = tuple[LocalCluster, KafkaZkClient]
+
+
+@pytest.fixture(name="admin_cluster")
+async def admin_cluster_fixture() -> AsyncIterator[Cluster]:
+    """Three in-process brokers on free loopback ports, no automatic leader rebalance."""
+    backend = EmbeddedBackend(OffsetClock(wall_clock_ms))
+    cluster = LocalCluster(backend, [1, 2, 3], wall_clock_ms, session_timeout_ms=4000,
+                           controller_config=ControllerConfig(broker_id=-1, auto_leader_rebalance_enable=False),
+                           listeners=ListenerPorts(base=None))
+    session = await backend.new_session()
+    try:
+        await cluster.start()
+        await cluster.wait_for_controller()
+        yield cluster, KafkaZkClient(session, wall_clock_ms)
+    finally:
+        await cluster.shutdown()
+        await session.close()
+        await backend.close()
+
+
+def controller(cluster: LocalCluster) -> KafkaServer:
+    return next(s for s in cluster.running_brokers() if s.controller is not None and s.controller.is_active)
+
+
+def others(cluster: LocalCluster) -> list[KafkaServer]:
+    return [s for s in cluster.running_brokers() if s.controller is None or not s.controller.is_active]
+
+
+def address(cluster: LocalCluster, server: KafkaServer) -> str:
+    return cluster.listeners[server.broker_id].address or ""
+
+
+def leader(server: KafkaServer, topic: str, partition: int) -> int | None:
+    """The leader ``server``'s metadata cache shows, None if it does not know the partition."""
+    assert server.control_plane is not None
+    state = server.control_plane.metadata_cache.partition_info(TopicPartition(topic, partition))
+    return None if state is None else state.leader
+
+
+def isr(server: KafkaServer, topic: str, partition: int) -> tuple[int, ...]:
+    assert server.control_plane is not None
+    state = server.control_plane.metadata_cache.partition_info(TopicPartition(topic, partition))
+    return () if state is None else tuple(state.isr)
+
+
+async def create(cluster: LocalCluster, zk: KafkaZkClient, topic: str,
+                 assignment: Mapping[int, Sequence[int]] | None = None, partitions: int = 2) -> None:
+    """Create ``topic`` (``assignment``, or ``partitions`` with replication factor 2) and wait until every running
+    broker's cache has a leader for each of its partitions."""
+    admin = TopicAdmin(zk, random.Random(1))
+    if assignment is None:
+        await admin.create_topic(topic, partitions, 2)
+        count = partitions
+    else:
+        await admin.create_topic_with_assignment(topic, {p: list(r) for p, r in assignment.items()})
+        count = len(assignment)
+
+    def led() -> bool:
+        return all(leader(s, topic, p) not in (None, -1) for s in cluster.running_brokers() for p in range(count))
+    await wait_until(led, timeout_s=30, what=f"{topic} led in every broker's cache")
+
+
+def build(cls: type, **values: Any) -> Any:
+    """A kio value with the fields its version has."""
+    names = {f.name for f in fields(cls)}
+    return cls(**{k: v for k, v in values.items() if k in names})
+
+
+def encode(value: Any) -> bytes:
+    buf = io.BytesIO()
+    entity_writer(type(value))(buf, value)
+    return buf.getvalue()
+
+
+def round_trip(at: str, api_key: int, version: int, body: bytes, response_name: str) -> Any:
+    """Send one request body to ``at`` on a real socket; kio's decoded response (fails if the broker closed)."""
+    with connect(int(at.rsplit(":", 1)[1]), timeout_s=60) as sock:
+        sock.sendall(request_frame(api_key, version, 9, body))
+        payload = read_frame(sock)
+    assert payload is not None, "connection closed"
+    correlation_id, offset = decode_response_header(payload, api_key, version)
+    assert correlation_id == 9
+    cls = getattr(schema_module(api_key, version, "response"), response_name)
+    response, _ = entity_reader(cls)(memoryview(payload)[offset:], 0)
+    return response
+
+
+async def send(at: str, api_key: int, version: int, request: Any, response_name: str) -> Any:
+    return await asyncio.to_thread(round_trip, at, api_key, version, encode(request), response_name)
