@@ -57,6 +57,14 @@ def broker_metadatas_for(
     return sorted(brokers, key=lambda b: b.id)
 
 
+MAX_PARTITIONS = 1_048_575 // 8
+"""Beyond Kafka: the most partitions a topic znode can list within ZooKeeper's default ``jute.maxbuffer``
+(1 MiB - 1), at 8 bytes for the shortest entry (``"0":[1],``). Kafka would compute a placement for any count
+(2^31 - 1 exhausts its heap) and fail at the write; we refuse larger counts before placing, so one request (a
+CreateTopics, a Metadata auto-creation with a huge ``num.partitions``, a CreatePartitions, a command) cannot
+stall a broker's event loop placing billions of replicas."""
+
+
 def assign_replicas_to_brokers(
     brokers: Sequence[BrokerMetadata],
     n_partitions: int,
@@ -75,6 +83,10 @@ def assign_replicas_to_brokers(
     """
     if n_partitions <= 0:
         raise InvalidPartitionsError("Number of partitions must be larger than 0.")
+    total = n_partitions + max(start_partition_id, 0)
+    if total > MAX_PARTITIONS:
+        raise InvalidPartitionsError(f"Topic cannot have {total} partitions: a topic znode lists at most "
+                                     f"{MAX_PARTITIONS}.")
     if replication_factor <= 0:
         raise InvalidReplicationFactorError("Replication factor must be larger than 0.")
     if replication_factor > len(brokers):

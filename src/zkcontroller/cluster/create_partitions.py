@@ -18,6 +18,7 @@ import logging
 from collections.abc import Callable
 
 from zkcontroller.admin.errors import AdminError, UnknownTopicError
+from zkcontroller.admin.replica_assignment import MAX_PARTITIONS
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.broker.delayed_elect_leader import wait_for_any_leader
 from zkcontroller.broker.request_handler import CreatePartitionsHandler
@@ -31,11 +32,6 @@ log = logging.getLogger("kafka.server.ZkAdminManager")
 
 REASSIGNMENT_IN_PROGRESS = 60
 INVALID_PARTITIONS = 37
-MAX_PARTITIONS = 1_048_575 // 8
-"""Beyond Kafka: the most partitions a topic znode can list within ZooKeeper's default ``jute.maxbuffer``
-(1 MiB - 1), at 8 bytes for the shortest entry (``"0":[1],``). Kafka would compute a placement for any count
-(2^31 - 1 exhausts its heap) and fail at the write; we refuse larger counts first, so one request cannot stall
-the broker's event loop placing billions of replicas."""
 NOT_CONTROLLER_MESSAGE = "This is not the correct controller for this cluster."
 
 

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from zkcontroller.admin.errors import AdminOperationError, InvalidPartitionsError, InvalidReplicationFactorError
 from zkcontroller.admin.replica_assignment import (
+    MAX_PARTITIONS,
     BrokerMetadata,
     RackAwareMode,
     assign_replicas_to_brokers,
@@ -89,6 +90,17 @@ def test_invalid_arguments(partitions: int, rf: int, error: type[Exception], mes
     with pytest.raises(error) as raised:
         assign_replicas_to_brokers(unracked(1, 2, 3), partitions, rf, fixed_start_index=0)
     assert str(raised.value) == message  # AdminUtils.assignReplicasToBrokers' wording, to the letter
+
+
+def test_more_partitions_than_a_topic_znode_can_list_are_refused_before_placing() -> None:
+    """2^31 - 1 partitions (from CreateTopics, a huge num.partitions or a command) used to be placed one by one,
+    stalling the event loop for an hour; the limit holds for additions too (their ids start past the old ones)."""
+    with pytest.raises(InvalidPartitionsError, match=f"a topic znode lists at most {MAX_PARTITIONS}"):
+        assign_replicas_to_brokers(unracked(1, 2, 3), MAX_PARTITIONS + 1, 1, fixed_start_index=0)
+    with pytest.raises(InvalidPartitionsError, match=f"Topic cannot have {MAX_PARTITIONS + 1} partitions"):
+        assign_replicas_to_brokers(unracked(1, 2), 2, 1, fixed_start_index=0, start_partition_id=MAX_PARTITIONS - 1)
+    assert len(assign_replicas_to_brokers(unracked(1, 2), 1, 1, fixed_start_index=0,
+                                          start_partition_id=MAX_PARTITIONS - 1)) == 1
 
 
 def test_rack_aware_needs_every_broker_to_have_a_rack() -> None:
