@@ -163,7 +163,7 @@ def parse_broker_ids(brokers: int | None, broker_ids: str | None) -> list[int]:
 @click.option(
     "--log-dir",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Write state-change.log, controller.log and events.jsonl here. With --processes: each broker's "
+    help="Write state-change.log, controller.log, server.log and events.jsonl here. With --processes: each broker's "
          "server-N.properties and broker-N.log, and ZooKeeper's data (default: a new directory under /tmp).",
 )
 @click.option("--session-timeout-ms", type=click.IntRange(min=1), default=18000, show_default=True,

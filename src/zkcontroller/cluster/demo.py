@@ -111,7 +111,8 @@ async def run_demo(backend: CoordinationBackend, broker_ids: list[int], log_dir:
         await _wait_until_every_partition(shell.admin, _preferred_leader,
                                           "every partition is led by its preferred replica")
         await _run(shell, [(None, "describe"), (None, "status")])
-    console.print(f"\nLogs (Kafka's state-change.log and controller.log, and events.jsonl) are in {log_dir}")
+    console.print(f"\nLogs (Kafka's state-change.log, controller.log and server.log, and events.jsonl) are in "
+                  f"{log_dir}")
     console.print(f"Analyse them with: uv run zkcontroller analyze {log_dir} --out {log_dir}/analysis")
     return log_dir
 
