@@ -69,7 +69,8 @@ log = logging.getLogger("kafka.server.KafkaApis")
 CONTROL_APIS = (ApiKey.LEADER_AND_ISR, ApiKey.STOP_REPLICA, ApiKey.UPDATE_METADATA, ApiKey.CONTROLLED_SHUTDOWN,
                 ApiKey.ALTER_ISR, ApiKey.FETCH)
 RESPONSE_TYPES = (ControlResponse, ControlledShutdownResponse, AlterIsrResponse, FetchResponse)
-CreateTopicsHandler = Callable[[list[TopicToCreate], bool], Awaitable[list[TopicCreated]]]
+CreateTopicsHandler = Callable[[list[TopicToCreate], bool, int], Awaitable[list[TopicCreated]]]
+"""(topics, validate_only, timeout in ms) -> one result per topic entry, in order."""
 DeleteTopicsHandler = Callable[[list[TopicToDelete], int, int], Awaitable[list[TopicDeleted]]]
 """(topics, timeout in ms, request version) -> one result per topic entry, in order."""
 CreatePartitionsHandler = Callable[[list[PartitionsToCreate], int, bool], Awaitable[list[PartitionsCreated]]]
@@ -235,9 +236,10 @@ class KafkaApis:
                 version, cache.alive_brokers() if cache else [], self.listener_name, self._cluster_id() or "",
                 cache.controller_id if cache else None, bool(request.include_cluster_authorized_operations))
         if key == CREATE_TOPICS and self.create_topics is not None:
-            topics, validate_only = client_apis.topics_to_create(client_apis.decode_body(key, version, payload,
-                                                                                         offset))
-            return client_apis.create_topics_response(version, await self.create_topics(topics, validate_only))
+            topics, validate_only, timeout_ms = client_apis.topics_to_create(
+                client_apis.decode_body(key, version, payload, offset))
+            return client_apis.create_topics_response(
+                version, await self.create_topics(topics, validate_only, timeout_ms))
         if key == DELETE_TOPICS and self.delete_topics is not None:
             to_delete, timeout_ms = client_apis.topics_to_delete(client_apis.decode_body(key, version, payload, offset),
                                                                  version)

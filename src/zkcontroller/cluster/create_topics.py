@@ -2,13 +2,14 @@
 
 Only the active controller creates topics (others answer NOT_CONTROLLER, and clients retry on the controller
 their Metadata names). Creation is a ZooKeeper write through the admin layer, as ``kafka-topics
---zookeeper`` does; the controller then elects leaders as for any new topic. We answer once the znodes are
-written, not once leaders exist (Kafka waits up to the request's timeout for that).
+--zookeeper`` does; the controller then elects leaders as for any new topic, and the answer waits for them as
+Kafka's ``DelayedCreatePartitions`` does (up to the request's timeout).
 """
 
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Callable
 
 from zkcontroller.admin.errors import (
@@ -22,13 +23,17 @@ from zkcontroller.admin.errors import (
     TopicExistsError,
 )
 from zkcontroller.admin.topics import TopicAdmin
+from zkcontroller.broker.delayed_elect_leader import wait_for_any_leader
 from zkcontroller.broker.request_handler import CreateTopicsHandler, TopicAutoCreator
 from zkcontroller.cluster.kafka_server import KafkaServer
+from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.wire.client_apis import TopicCreated, TopicToCreate
 
 log = logging.getLogger("kafka.server.ZkAdminManager")
 
 NOT_CONTROLLER = 41
+INVALID_REQUEST = 42
+REQUEST_TIMED_OUT = 7
 UNKNOWN_SERVER_ERROR = -1
 UNKNOWN_TOPIC_OR_PARTITION = 3
 LEADER_NOT_AVAILABLE = 5
@@ -44,15 +49,19 @@ def error_code(e: AdminError) -> int:
 
 
 def create_topics_handler(server: Callable[[], KafkaServer | None]) -> CreateTopicsHandler:
-    async def create(topics: list[TopicToCreate], validate_only: bool) -> list[TopicCreated]:
+    async def create(topics: list[TopicToCreate], validate_only: bool, timeout_ms: int) -> list[TopicCreated]:
         current = server()
         if current is None or current.controller is None or not current.controller.is_active \
                 or current.zk is None:
             return [TopicCreated(t.name, NOT_CONTROLLER, "This is not the correct controller for this cluster.")
                     for t in topics]
         admin = TopicAdmin(current.zk, current.runtime.rng)
+        named = Counter(t.name for t in topics)
         results = []
         for t in topics:
+            if named[t.name] > 1:  # KafkaApis: every entry of a repeated name, none created
+                results.append(TopicCreated(t.name, INVALID_REQUEST, "Found multiple entries for this topic."))
+                continue
             defaults = current.config.auto_create  # num.partitions, default.replication.factor
             partitions = t.num_partitions if t.num_partitions > 0 or t.assignment else defaults.num_partitions
             rf = t.replication_factor if t.replication_factor > 0 or t.assignment \
@@ -71,9 +80,29 @@ def create_topics_handler(server: Callable[[], KafkaServer | None]) -> CreateTop
                 results.append(TopicCreated(t.name, 0, None, partitions, rf))
             except AdminError as e:
                 results.append(TopicCreated(t.name, error_code(e), str(e)))
-        return results
+        if validate_only:
+            return results
+        return await _await_leaders(current, results, timeout_ms)
 
     return create
+
+
+async def _await_leaders(server: KafkaServer, results: list[TopicCreated], timeout_ms: int) -> list[TopicCreated]:
+    """``ZkAdminManager.createTopics``' last step: with a timeout, wait as ``DelayedCreatePartitions`` until every
+    partition of the created topics has a leader in this broker's metadata cache, and answer REQUEST_TIMED_OUT
+    for a topic still missing one; without (<= 0), answer REQUEST_TIMED_OUT for every created topic at once (the
+    creation goes on; librdkafka reads that answer to a non-blocking request as success)."""
+    created = {r.name: r.num_partitions for r in results if r.error == 0}
+    if not created:
+        return results
+    if timeout_ms <= 0:
+        late = set(created)
+    else:
+        partitions = [TopicPartition(t, p) for t, count in created.items() for p in range(count)]
+        missing = await wait_for_any_leader(server.control_plane.metadata_cache, partitions, timeout_ms,
+                                            server.runtime)
+        late = {tp.topic for tp in missing}
+    return [TopicCreated(r.name, REQUEST_TIMED_OUT) if r.error == 0 and r.name in late else r for r in results]
 
 
 class MetadataTopicCreator(TopicAutoCreator):

@@ -314,12 +314,13 @@ class TopicCreated:
     replication_factor: int = -1
 
 
-def topics_to_create(request: Any) -> tuple[list[TopicToCreate], bool]:
-    """The topics a CreateTopics request asks for, and its ``validate_only`` flag."""
+def topics_to_create(request: Any) -> tuple[list[TopicToCreate], bool, int]:
+    """The topics a CreateTopics request asks for (duplicates kept), its ``validate_only`` flag and its timeout
+    in milliseconds."""
     topics = [TopicToCreate(t.name, t.num_partitions, t.replication_factor,
                             {a.partition_index: list(a.broker_ids) for a in t.assignments},
                             {c.name: c.value or "" for c in t.configs}) for t in request.topics]
-    return topics, bool(getattr(request, "validate_only", False))
+    return topics, bool(getattr(request, "validate_only", False)), _millis(request.timeout)
 
 
 def create_topics_response(version: int, results: Iterable[TopicCreated]) -> bytes:
