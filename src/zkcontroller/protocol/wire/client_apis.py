@@ -468,3 +468,47 @@ def legacy_list_offsets_response(answers: Iterable[LegacyOffsetAnswer]) -> bytes
         groups[-1]["partitions"].append({"partition_index": a.partition, "error_code": a.error,
                                          "old_style_offsets": list(a.offsets)})
     return codec.encode(LIST_OFFSETS_V0_RESPONSE, 0, {"topics": groups})
+
+
+# ---------------------------------------------------------------------------------------------- Produce
+
+PRODUCE = 0
+PRODUCE_VERSIONS = (3, 8)
+"""Kafka 2.8 serves Produce 0–8; kio's schemas start at v3 (every client here asks >= 3 of a 2.8 broker)."""
+_MODULES[PRODUCE] = "produce"
+_REQUEST_NAMES[PRODUCE] = "ProduceRequest"
+
+
+@dataclass(frozen=True, slots=True)
+class ProduceRequestSummary:
+    """A Produce request as the broker uses it: the record sets stay bytes (`record_sets` counts them)."""
+
+    acks: int
+    timeout_ms: int
+    transactional_id: str | None
+    partitions: list[tuple[str, int, bytes | None]]
+    """(topic, partition, records) in request order."""
+
+
+def produce_request(request: Any) -> ProduceRequestSummary:
+    return ProduceRequestSummary(
+        int(request.acks), _millis(request.timeout), request.transactional_id,
+        [(t.name, int(p.index), None if p.records is None else bytes(p.records))
+         for t in request.topic_data for p in t.partition_data])
+
+
+def produce_response(version: int, answers: Iterable[Any]) -> bytes:
+    """The body of a Produce response. ``answers`` carry topic, partition, error, base_offset, log_start_offset
+    and error_message; consecutive answers for one topic form its entry. Log append time is always -1 (CreateTime)."""
+    m = _types(PRODUCE, version, "response")
+    groups: list[tuple[str, list[Any]]] = []
+    for a in answers:
+        if not groups or groups[-1][0] != a.topic:
+            groups.append((a.topic, []))
+        groups[-1][1].append(_build(
+            m.PartitionProduceResponse, index=a.partition, error_code=ErrorCode(a.error), base_offset=a.base_offset,
+            log_append_time=None, log_start_offset=a.log_start_offset, record_errors=(),
+            error_message=a.error_message))
+    topics = tuple(_build(m.TopicProduceResponse, name=name, partition_responses=tuple(parts))
+                   for name, parts in groups)
+    return _write(_build(m.ProduceResponse, responses=topics, throttle_time=_ZERO))
