@@ -78,7 +78,7 @@ class ProduceWaiters:
                                                    offline(p.topic_partition))
                 if all(p.error is not None for p in pending):
                     return
-                waiter = asyncio.ensure_future(event.wait())
+                waiter = runtime.spawn(event.wait(), "delayed-produce-wake")
                 try:
                     await asyncio.wait((waiter, timer), return_when=asyncio.FIRST_COMPLETED)
                 finally:
