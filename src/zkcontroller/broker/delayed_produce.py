@@ -67,7 +67,7 @@ class ProduceWaiters:
         event = asyncio.Event()
         tps = [p.topic_partition for p in pending]
         self._watch(tps, event)
-        timer = runtime.spawn(runtime.sleep_ms(max(timeout_ms, 0)), "delayed-produce-timeout")
+        timer = runtime.spawn(_until(runtime, runtime.now_ms() + max(timeout_ms, 0)), "delayed-produce-timeout")
         try:
             while True:
                 event.clear()
@@ -91,6 +91,11 @@ class ProduceWaiters:
         finally:
             timer.cancel()
             self._unwatch(tps, event)
+
+
+async def _until(runtime: Runtime, deadline_ms: int) -> None:
+    """Sleep to ``deadline_ms``, fixed when the request started waiting, not when this task first runs."""
+    await runtime.sleep_ms(max(deadline_ms - runtime.now_ms(), 0))
 
 
 def check_replicated(p: PendingAppend, partition: Partition | None, min_isr: int, offline: bool) -> int | None:
