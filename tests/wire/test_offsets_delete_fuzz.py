@@ -1,7 +1,6 @@
 """Bad input to ListOffsets (every version), DeleteTopics and Produce (every version, with record sets): valid
-frames, mutated by Hypothesis, are either
-answered or close the connection (`CloseConnection`), never another exception; and a valid frame is answered
-after each, so nothing is left wedged."""
+frames, mutated by Hypothesis, are either answered or close the connection (`CloseConnection`), never another
+exception; and a valid frame is answered after each, so nothing is left wedged."""
 
 from __future__ import annotations
 
