@@ -117,8 +117,18 @@ def test_zstd_before_v7_is_unsupported_compression_type() -> None:
     assert count_records(zstd, 7) == 2  # counted from the header; not decompressed
 
 
+def test_a_batch_may_start_at_any_base_offset_as_in_kafka() -> None:
+    assert count_records(patched(built(3), 0, ">q", 5), 3) == 3
+
+
+def test_a_producer_id_needs_a_base_sequence() -> None:
+    with_pid = patched(built(3), 43, ">q", 1000)
+    assert count_records(patched(with_pid, 53, ">i", 0), 3) == 3
+    assert refused(patched(with_pid, 53, ">i", -1)) == INVALID_RECORD
+
+
 @pytest.mark.parametrize(("offset", "fmt", "value"), [
-    (0, ">q", 5),       # base offset not 0
+    (23, ">i", -1),     # an empty offset range
     (57, ">i", 0),      # records count 0
     (57, ">i", -1),     # negative count
     (23, ">i", 9),      # last offset delta disagrees with the count

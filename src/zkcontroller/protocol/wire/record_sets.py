@@ -8,8 +8,9 @@ Kafka checks a partition's record set in two places, and so do we, so errors com
   trailing partial entry ends the iteration, as in Kafka (``Log.trimInvalidBytes`` later drops it).
 * `validate` — ``Log.analyzeAndValidateRecords`` and ``LogValidator.validateBatch``, at the append (after the
   leadership and ``min.insync.replicas`` checks): each entry's CRC (CRC-32C over a v2 batch from its attributes,
-  CRC-32 over a legacy message from its magic) else CORRUPT_MESSAGE; a v2 batch must start at offset 0 and its
-  offset range must match its records count (else INVALID_RECORD); clients may not write control batches.
+  CRC-32 over a legacy message from its magic) else CORRUPT_MESSAGE; a v2 batch's offset range must match its
+  records count, clients may not write control batches, and a batch with a producer id needs a base sequence >= 0
+  (else INVALID_RECORD). Producer ids and sequences are not otherwise checked (no idempotence here).
 
 The count of a v2 batch is its header's records count (checked against its last offset delta, as Kafka does; the
 records themselves are not decoded). A legacy (magic 0/1) message set counts one per uncompressed message. A
@@ -37,6 +38,7 @@ RECORD_OVERHEAD_V0 = 14
 RECORD_BATCH_OVERHEAD = 61
 """``DefaultRecordBatch.RECORD_BATCH_OVERHEAD``: a v2 batch header, with its offset and size."""
 GZIP, ZSTD = 1, 4
+NO_PRODUCER_ID = -1
 MAX_INFLATED = 64 * 1024 * 1024
 """A gzip wrapper inflating beyond this is refused (CORRUPT_MESSAGE): a small request cannot fill the memory."""
 _CONTROL_FLAG = 0x20
@@ -119,20 +121,23 @@ def _batch_count(batch: memoryview) -> int:
     if len(batch) < RECORD_BATCH_OVERHEAD:
         raise RecordSetError(CORRUPT_MESSAGE, f"Record batch is corrupt (the size {len(batch)} is smaller than the "
                                               f"minimum allowed overhead {RECORD_BATCH_OVERHEAD})")
-    (base_offset, _length, _epoch, _magic, crc, attributes, last_offset_delta, _first_ts, _max_ts, _pid, _pepoch,
-     _seq, count) = _BATCH_HEADER.unpack_from(batch, 0)
+    (base_offset, _length, _epoch, _magic, crc, attributes, last_offset_delta, _first_ts, _max_ts, producer_id,
+     _producer_epoch, base_sequence, count) = _BATCH_HEADER.unpack_from(batch, 0)
     if crc32c(batch[21:]) != crc:
         raise RecordSetError(CORRUPT_MESSAGE, "Record batch is corrupt (stored crc does not match computed crc)")
-    if base_offset != 0:
-        raise RecordSetError(INVALID_RECORD, f"The base offset of the record batch should be 0, but it is "
-                                             f"{base_offset}")
+    last_offset = base_offset + last_offset_delta
+    if last_offset_delta + 1 <= 0:
+        raise RecordSetError(INVALID_RECORD, f"Batch has an invalid offset range: [{base_offset}, {last_offset}]")
     if count <= 0:
         raise RecordSetError(INVALID_RECORD, f"Invalid reported count for record batch: {count}")
     if last_offset_delta + 1 != count:
-        raise RecordSetError(INVALID_RECORD, f"Inconsistent batch offset range [0, {last_offset_delta}] and "
+        raise RecordSetError(INVALID_RECORD, f"Inconsistent batch offset range [{base_offset}, {last_offset}] and "
                                              f"count of records {count}")
     if attributes & _CONTROL_FLAG:
         raise RecordSetError(INVALID_RECORD, "Clients are not allowed to write control records")
+    if producer_id != NO_PRODUCER_ID and base_sequence < 0:
+        raise RecordSetError(INVALID_RECORD, f"Invalid sequence number {base_sequence} in record batch with "
+                                             f"producerId {producer_id}")
     return count
 
 
