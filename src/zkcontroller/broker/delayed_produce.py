@@ -67,7 +67,8 @@ class ProduceWaiters:
         event = asyncio.Event()
         tps = [p.topic_partition for p in pending]
         self._watch(tps, event)
-        timer = runtime.spawn(_until(runtime, runtime.now_ms() + max(timeout_ms, 0)), "delayed-produce-timeout")
+        timer = runtime.spawn(_until(runtime, runtime.now_ms() + max(timeout_ms, 0)),
+                              "request-delayed-produce-timeout")
         try:
             while True:
                 event.clear()
@@ -78,7 +79,7 @@ class ProduceWaiters:
                                                    offline(p.topic_partition))
                 if all(p.error is not None for p in pending):
                     return
-                waiter = runtime.spawn(event.wait(), "delayed-produce-wake")
+                waiter = runtime.spawn(event.wait(), "request-delayed-produce-wake")
                 try:
                     await asyncio.wait((waiter, timer), return_when=asyncio.FIRST_COMPLETED)
                 finally:
