@@ -27,7 +27,7 @@ from zkcontroller.protocol.wire.client_apis import (
 from .server_fixture import BROKER_EPOCH, request_frame, seed_metadata
 from .test_list_offsets_wire import frame as list_offsets_frame
 from .test_list_offsets_wire import v0_frame
-from .test_produce_wire import ORDERS_0, Replicas, batch, leader
+from .test_produce_wire import ORDERS_0, Replicas, batch, leader, legacy_frame, legacy_set
 from .test_produce_wire import frame as produce_frame
 
 
@@ -49,8 +49,10 @@ VALID = [
     *(_delete_frame(v) for v in range(1, 7)),
     *(produce_frame(v, acks, [("orders", [(0, batch(3)), (1, batch(1))]), ("nope", [(0, batch(1))])])
       for v in range(3, 9) for acks in (1, -1)),
+    *(legacy_frame(v, 1, [("orders", [(0, legacy_set(3, 0)), (1, legacy_set(1, 1))])]) for v in range(3)),
 ]
-PRODUCE_VALID = [produce_frame(v, 1, [("orders", [(0, batch(3))])]) for v in range(3, 9)]
+PRODUCE_VALID = [*(produce_frame(v, 1, [("orders", [(0, batch(3))])]) for v in range(3, 9)),
+                 *(legacy_frame(v, 1, [("orders", [(0, legacy_set(2, 1, 1) + legacy_set(1, 1))])]) for v in range(3))]
 
 
 async def _deleted(topics: list[TopicToDelete], timeout_ms: int, version: int) -> list[TopicDeleted]:

@@ -24,7 +24,8 @@ from zkcontroller.broker.partition import Partition
 from zkcontroller.broker.produce import ProducePartition, ProduceTarget, produce
 from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
 from zkcontroller.model import LeaderAndIsr, TopicPartition
-from zkcontroller.protocol.wire.client_apis import PRODUCE, schema_module
+from zkcontroller.protocol.wire import codec
+from zkcontroller.protocol.wire.client_apis import PRODUCE, PRODUCE_V0_V2_REQUEST, PRODUCE_V0_V2_RESPONSE, schema_module
 from zkcontroller.protocol.wire.frames import decode_response_header
 
 from .server_fixture import BROKER_EPOCH, request_frame, seed_metadata
@@ -150,9 +151,58 @@ async def test_acks_1_appends_and_answers_the_base_offset(apis, version: int) ->
     assert replicas.parts[ORDERS_0].high_watermark == 10  # the follower has not fetched
 
 
-async def test_versions_advertised_are_kafkas_that_kio_has(apis) -> None:
+async def test_versions_advertised_are_kafka_2_8s(apis) -> None:
     api, _ = apis
-    assert api.supported_versions()[PRODUCE] == (3, 8)
+    assert api.supported_versions()[PRODUCE] == (0, 8)
+
+
+def legacy_frame(version: int, acks: int, topics: list[tuple[str, list[tuple[int, bytes | None]]]]) -> bytes:
+    """A Produce v0-v2 request payload, through our table (kio has no schema for these versions)."""
+    body = codec.encode(PRODUCE_V0_V2_REQUEST, version, {"acks": acks, "timeout_ms": 30_000, "topics": [
+        {"name": name, "partitions": [{"index": p, "records": r} for p, r in parts]} for name, parts in topics]})
+    return request_frame(PRODUCE, version, 7, body)[4:]
+
+
+def legacy_answers(payload: bytes | None, version: int) -> list[tuple[str, int, int, int]]:
+    assert payload is not None
+    correlation_id, offset = decode_response_header(payload, PRODUCE, version)
+    assert correlation_id == 7
+    value = codec.decode(PRODUCE_V0_V2_RESPONSE, version, payload, offset)
+    assert version < 1 or value["throttle_time_ms"] == 0
+    assert version < 2 or all(p["log_append_time_ms"] == -1 for t in value["responses"] for p in t["partitions"])
+    return [(t["name"], p["index"], p["error_code"], p["base_offset"])
+            for t in value["responses"] for p in t["partitions"]]
+
+
+def legacy_set(n: int, magic: int, compression: int = 0) -> bytes:
+    b = MemoryRecordsBuilder(magic=magic, compression_type=compression, batch_size=1 << 20)
+    for i in range(n):
+        b.append(timestamp=None if magic == 0 else 1_000, key=None, value=b"line %d" % i)
+    b.close()
+    return bytes(b.buffer())
+
+
+@pytest.mark.parametrize("version", [0, 1, 2])
+async def test_v0_to_v2_take_legacy_message_sets_and_v2_batches(apis, version: int) -> None:
+    """Gzip wrappers are opened and their messages counted; several entries may come in one set; a set mixing
+    magics is INVALID_RECORD; a corrupt legacy message CORRUPT_MESSAGE."""
+    api, replicas = apis
+    corrupt_legacy = bytearray(legacy_set(2, 1))
+    corrupt_legacy[-1] ^= 1
+    payload = await api.handle(legacy_frame(version, 1, [("orders", [
+        (0, legacy_set(3, 0)), (0, legacy_set(4, 1, compression=1)), (0, legacy_set(2, 1) + legacy_set(2, 1)),
+        (0, batch(5)), (0, legacy_set(1, 1) + batch(1)), (0, bytes(corrupt_legacy)), (1, legacy_set(1, 0))])]))
+    assert legacy_answers(payload, version) == [
+        ("orders", 0, NONE, 10), ("orders", 0, NONE, 13), ("orders", 0, NONE, 17), ("orders", 0, NONE, 21),
+        ("orders", 0, INVALID_RECORD, -1), ("orders", 0, CORRUPT_MESSAGE, -1),
+        ("orders", 1, NOT_LEADER_OR_FOLLOWER, -1)]
+    assert replicas.parts[ORDERS_0].log_end_offset == 26
+
+
+async def test_v0_acks_0_sends_nothing(apis) -> None:
+    api, replicas = apis
+    assert await api.handle(legacy_frame(0, 0, [("orders", [(0, legacy_set(3, 0))])])) is None
+    assert replicas.parts[ORDERS_0].log_end_offset == 13
 
 
 async def test_unknown_and_unhosted_partitions(apis) -> None:

@@ -251,8 +251,7 @@ class KafkaApis:
     async def _produce(self, header: RequestHeader, payload: bytes, offset: int) -> bytes | None:
         """Kafka's ``handleProduceRequest`` (`produce`): None for acks=0, whose producer reads no response; an
         error then closes the connection instead, so the producer refreshes its metadata."""
-        request = client_apis.produce_request(client_apis.decode_body(header.api_key, header.api_version, payload,
-                                                                      offset))
+        request = client_apis.decode_produce_request(header.api_version, payload, offset)
         manager = self._replica_manager()
         answers = await produce(header.api_version, request.acks, request.timeout_ms, header.client_id,
                                 [ProducePartition(*p) for p in request.partitions], cache=self._metadata_cache(),

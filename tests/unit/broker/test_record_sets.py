@@ -5,6 +5,7 @@ mis-versioned sets, in the two stages Kafka checks them."""
 from __future__ import annotations
 
 import struct
+import zlib
 
 import pytest
 from kafka.record.memory_records import MemoryRecordsBuilder
@@ -64,6 +65,28 @@ def test_a_legacy_message_set_counts_its_messages_gzip_wrappers_opened(magic: in
 
 def test_two_legacy_sets_back_to_back_count_together_before_v3() -> None:
     assert count_records(built(3, 1) + built(4, 1, 1), 2) == 7
+
+
+def test_a_set_mixing_magics_is_invalid_record_but_a_bad_crc_anywhere_comes_first() -> None:
+    assert refused(built(2, 1) + built(2), 2) == INVALID_RECORD
+    bad_tail = bytearray(built(2))
+    bad_tail[-1] ^= 1
+    assert refused(built(2, 1) + bytes(bad_tail), 2) == CORRUPT_MESSAGE
+
+
+def test_a_corrupt_message_inside_a_gzip_wrapper_is_corrupt_message() -> None:
+    import gzip
+
+    inner = bytearray(built(3, 1))
+    inner[-1] ^= 1
+    wrapper_value = gzip.compress(bytes(inner))
+    body = struct.pack(">bbq", 1, 1, 0) + struct.pack(">i", -1) + struct.pack(">i", len(wrapper_value)) + wrapper_value
+    message = struct.pack(">qiI", 0, len(body) + 4, zlib.crc32(body)) + body
+    assert refused(message, 2) == CORRUPT_MESSAGE
+    inner[-1] ^= 1  # and intact, its 3 messages count
+    wrapper_value = gzip.compress(bytes(inner))
+    body = struct.pack(">bbq", 1, 1, 0) + struct.pack(">i", -1) + struct.pack(">i", len(wrapper_value)) + wrapper_value
+    assert count_records(struct.pack(">qiI", 0, len(body) + 4, zlib.crc32(body)) + body, 2) == 3
 
 
 def test_a_flipped_bit_is_corrupt_message_at_the_append_stage() -> None:

@@ -8,17 +8,17 @@ Kafka checks a partition's record set in two places, and so do we, so errors com
   trailing partial entry ends the iteration, as in Kafka (``Log.trimInvalidBytes`` later drops it).
 * `validate` — ``Log.analyzeAndValidateRecords`` and ``LogValidator.validateBatch``, at the append (after the
   leadership and ``min.insync.replicas`` checks): each entry's CRC (CRC-32C over a v2 batch from its attributes,
-  CRC-32 over a legacy message from its magic) else CORRUPT_MESSAGE; a v2 batch's offset range must match its
-  records count, clients may not write control batches, and a batch with a producer id needs a base sequence >= 0
-  (else INVALID_RECORD). Producer ids and sequences are not otherwise checked (no idempotence here).
+  CRC-32 over a legacy message from its magic) else CORRUPT_MESSAGE, every entry first; then every entry must
+  have the first one's magic, a v2 batch's offset range must match its records count, clients may not write
+  control batches, and a batch with a producer id needs a base sequence >= 0 (else INVALID_RECORD). Producer ids
+  and sequences are not otherwise checked (no idempotence here).
 
 The count of a v2 batch is its header's records count (checked against its last offset delta, as Kafka does; the
 records themselves are not decoded). A legacy (magic 0/1) message set counts one per uncompressed message. A
 gzip wrapper is decompressed (zlib, at most `MAX_INFLATED` bytes) and counts its inner messages, as Kafka's offset
 assignment does. A snappy or lz4 wrapper cannot be opened here (no codec installed), and its offset field does not
 say how many messages it holds (kafka-python writes 0 there, Java the last inner offset): it takes one offset,
-where Kafka would take one per inner message. Only Produce v0–v2 carry legacy sets, and those versions are not
-served (kio has no schemas for them), so this matters only to callers of `count_records`.
+where Kafka would take one per inner message. Only Produce v0–v2 carry legacy sets (v3+ takes one v2 batch).
 """
 
 from __future__ import annotations
@@ -101,15 +101,36 @@ def inspect(data: bytes | memoryview, produce_version: int) -> list[Entry]:
 def validate(data: bytes | memoryview, entries: list[Entry]) -> int:
     """Check each entry as the log's append does; the number of offsets the record set takes."""
     buf = memoryview(data)
+    for e in entries:  # Log.analyzeAndValidateRecords: sizes and CRCs, before LogValidator looks at any entry
+        _check_integrity(buf[e.start:e.start + e.size], e.magic)
     count = 0
     for e in entries:
-        if e.magic == 2:
-            count += _batch_count(buf[e.start:e.start + e.size])
-        elif e.magic in (0, 1):
-            count += _legacy_count(buf[e.start:e.start + e.size])
-        else:
-            raise RecordSetError(CORRUPT_MESSAGE, f"Invalid magic {e.magic} at offset {e.start}")
+        if e.magic != entries[0].magic:
+            raise RecordSetError(INVALID_RECORD, f"Batch magic {e.magic} is not the same as the first batch'es magic "
+                                                 f"byte {entries[0].magic}")
+        entry = buf[e.start:e.start + e.size]
+        count += _batch_count(entry) if e.magic == 2 else _legacy_count(entry)
     return count
+
+
+def _check_integrity(entry: memoryview, magic: int) -> None:
+    """``RecordBatch.ensureValid``: CORRUPT_MESSAGE for an entry too short for its header or whose CRC differs."""
+    if magic == 2:
+        if len(entry) < RECORD_BATCH_OVERHEAD:
+            raise RecordSetError(CORRUPT_MESSAGE, f"Record batch is corrupt (the size {len(entry)} is smaller than "
+                                                  f"the minimum allowed overhead {RECORD_BATCH_OVERHEAD})")
+        (crc,) = struct.unpack_from(">I", entry, 17)
+        if crc32c(entry[21:]) != crc:
+            raise RecordSetError(CORRUPT_MESSAGE, "Record batch is corrupt (stored crc does not match computed crc)")
+    elif magic in (0, 1):
+        minimum = RECORD_OVERHEAD_V0 + LOG_OVERHEAD + (8 if magic == 1 else 0)
+        if len(entry) < minimum:
+            raise RecordSetError(CORRUPT_MESSAGE, f"Message size {len(entry)} is less than the minimum {minimum}")
+        (crc,) = struct.unpack_from(">I", entry, 12)
+        if zlib.crc32(entry[16:]) != crc:
+            raise RecordSetError(CORRUPT_MESSAGE, "Message is corrupt (stored crc does not match computed crc)")
+    else:
+        raise RecordSetError(CORRUPT_MESSAGE, f"Invalid magic {magic}")
 
 
 def count_records(data: bytes | memoryview, produce_version: int = 3) -> int:
@@ -118,13 +139,8 @@ def count_records(data: bytes | memoryview, produce_version: int = 3) -> int:
 
 
 def _batch_count(batch: memoryview) -> int:
-    if len(batch) < RECORD_BATCH_OVERHEAD:
-        raise RecordSetError(CORRUPT_MESSAGE, f"Record batch is corrupt (the size {len(batch)} is smaller than the "
-                                              f"minimum allowed overhead {RECORD_BATCH_OVERHEAD})")
-    (base_offset, _length, _epoch, _magic, crc, attributes, last_offset_delta, _first_ts, _max_ts, producer_id,
+    (base_offset, _length, _epoch, _magic, _crc, attributes, last_offset_delta, _first_ts, _max_ts, producer_id,
      _producer_epoch, base_sequence, count) = _BATCH_HEADER.unpack_from(batch, 0)
-    if crc32c(batch[21:]) != crc:
-        raise RecordSetError(CORRUPT_MESSAGE, "Record batch is corrupt (stored crc does not match computed crc)")
     last_offset = base_offset + last_offset_delta
     if last_offset_delta + 1 <= 0:
         raise RecordSetError(INVALID_RECORD, f"Batch has an invalid offset range: [{base_offset}, {last_offset}]")
@@ -142,12 +158,7 @@ def _batch_count(batch: memoryview) -> int:
 
 
 def _legacy_count(message: memoryview) -> int:
-    _offset, _size, crc, magic, attributes = _LEGACY_HEADER.unpack_from(message, 0)
-    minimum = RECORD_OVERHEAD_V0 + LOG_OVERHEAD + (8 if magic == 1 else 0)
-    if len(message) < minimum:
-        raise RecordSetError(CORRUPT_MESSAGE, f"Message size {len(message)} is less than the minimum {minimum}")
-    if zlib.crc32(message[16:]) != crc:
-        raise RecordSetError(CORRUPT_MESSAGE, "Message is corrupt (stored crc does not match computed crc)")
+    _offset, _size, _crc, magic, attributes = _LEGACY_HEADER.unpack_from(message, 0)
     codec = attributes & 0x07
     if codec == 0:
         return 1
@@ -166,7 +177,10 @@ def _legacy_count(message: memoryview) -> int:
         raise RecordSetError(CORRUPT_MESSAGE, "Compressed message holds messages of another magic")
     if any(_LEGACY_HEADER.unpack_from(inner, e.start)[4] & 0x07 for e in entries):
         raise RecordSetError(CORRUPT_MESSAGE, "Compressed message holds compressed messages")
-    return sum(_legacy_count(memoryview(inner)[e.start:e.start + e.size]) for e in entries)
+    inner_view = memoryview(inner)
+    for e in entries:
+        _check_integrity(inner_view[e.start:e.start + e.size], e.magic)
+    return len(entries)
 
 
 def _legacy_value(message: memoryview, magic: int) -> bytes:
