@@ -27,6 +27,8 @@ import struct
 import zlib
 from dataclasses import dataclass
 
+from crc32c import crc32c
+
 CORRUPT_MESSAGE = 2
 INVALID_RECORD = 87
 UNSUPPORTED_COMPRESSION_TYPE = 76
@@ -197,25 +199,3 @@ def _legacy_value(message: memoryview, magic: int) -> bytes:
             return bytes(message[pos:pos + max(n, 0)])
         pos += max(n, 0)
     raise AssertionError("unreachable")
-
-
-def _crc32c_table() -> tuple[int, ...]:
-    table = []
-    for i in range(256):
-        c = i
-        for _ in range(8):
-            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-        table.append(c)
-    return tuple(table)
-
-
-_CRC32C = _crc32c_table()
-
-
-def crc32c(data: bytes | memoryview) -> int:
-    """CRC-32C (Castagnoli), the checksum of a v2 record batch; no C implementation is installed here."""
-    crc = 0xFFFFFFFF
-    table = _CRC32C
-    for b in bytes(data):
-        crc = table[(crc ^ b) & 0xFF] ^ (crc >> 8)
-    return crc ^ 0xFFFFFFFF
