@@ -176,6 +176,9 @@ HUGE_LENGTHS = [
     request_frame(0, 3, 1, struct.pack(">hhii", -1, 1, 100, 0x7FFFFFFF))[4:],
     request_frame(0, 3, 1, struct.pack(">hhii", -1, 1, 100, 1) + b"\x00\x01t"
                   + struct.pack(">iii", 1, 0, 0x7FFFFFFF))[4:],
+    # Produce v0 (our table): the same two lengths
+    request_frame(0, 0, 1, struct.pack(">hii", 1, 100, 0x7FFFFFFF))[4:],
+    request_frame(0, 0, 1, struct.pack(">hii", 1, 100, 1) + b"\x00\x01t" + struct.pack(">iii", 1, 0, 0x7FFFFFFF))[4:],
 ]
 
 

@@ -38,7 +38,8 @@ BOUND_S = 5.0
 
 
 class ManualRuntime:
-    """A runtime whose clock moves only when the test says: ``sleep_ms`` returns once ``advance`` passes it."""
+    """A runtime whose clock moves only when the test says: ``sleep_ms`` returns once ``advance`` passes it (at
+    once for 0)."""
 
     def __init__(self) -> None:
         self.now = 0
@@ -48,6 +49,9 @@ class ManualRuntime:
         return self.now
 
     async def sleep_ms(self, ms: int) -> None:
+        if ms <= 0:  # nothing to wait for: one loop turn, as asyncio.sleep(0)
+            await asyncio.sleep(0)
+            return
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._sleepers.append((self.now + ms, future))
         await future
@@ -317,6 +321,18 @@ async def test_acks_all_times_out_on_the_runtime_clock(apis) -> None:
     replicas.runtime.advance(1)
     assert await asyncio.wait_for(task, BOUND_S) == [("orders", 0, REQUEST_TIMED_OUT, 10, 0)]
     assert replicas.waiters.waiting() == 0
+
+
+async def test_acks_all_with_a_zero_timeout_completes_if_already_replicated_else_times_out(apis) -> None:
+    api, replicas = apis
+    p = replicas.parts[ORDERS_0]
+    task = asyncio.create_task(send(api, 8, -1, [("orders", [(0, batch(2))])], timeout_ms=0))
+    assert await asyncio.wait_for(task, BOUND_S) == [("orders", 0, REQUEST_TIMED_OUT, 10, 0)]
+    p.record_follower_fetch(2, 12, now_ms=0)
+    p.isr = (1,)  # a lone leader: its HW moves on its own append, so the first check completes the request
+    p.followers = {}
+    assert await asyncio.wait_for(send(api, 8, -1, [("orders", [(0, batch(2))])], timeout_ms=0), BOUND_S) == [
+        ("orders", 0, NONE, 12, 0)]
 
 
 async def test_acks_all_after_the_isr_shrank_below_min_insync_is_not_enough_replicas_after_append(apis) -> None:
