@@ -193,10 +193,11 @@ async def test_v0_to_v2_take_legacy_message_sets_and_v2_batches(apis, version: i
     api, replicas = apis
     corrupt_legacy = bytearray(legacy_set(2, 1))
     corrupt_legacy[-1] ^= 1
-    payload = await api.handle(legacy_frame(version, 1, [("orders", [
-        (0, legacy_set(3, 0)), (0, legacy_set(4, 1, compression=1)), (0, legacy_set(2, 1) + legacy_set(2, 1)),
-        (0, batch(5)), (0, legacy_set(1, 1) + batch(1)), (0, bytes(corrupt_legacy)), (1, legacy_set(1, 0))])]))
-    assert legacy_answers(payload, version) == [
+    sets = [(0, legacy_set(3, 0)), (0, legacy_set(4, 1, compression=1)), (0, legacy_set(2, 1) + legacy_set(2, 1)),
+            (0, batch(5)), (0, legacy_set(1, 1) + batch(1)), (0, bytes(corrupt_legacy)), (1, legacy_set(1, 0))]
+    answered = [legacy_answers(await api.handle(legacy_frame(version, 1, [("orders", [one])])), version)[0]
+                for one in sets]  # one request each: a partition named twice in one request is answered once
+    assert answered == [
         ("orders", 0, NONE, 10), ("orders", 0, NONE, 13), ("orders", 0, NONE, 17), ("orders", 0, NONE, 21),
         ("orders", 0, INVALID_RECORD, -1), ("orders", 0, CORRUPT_MESSAGE, -1),
         ("orders", 1, NOT_LEADER_OR_FOLLOWER, -1)]
@@ -271,9 +272,9 @@ async def test_record_set_errors_in_kafkas_order(apis) -> None:
     short = batch(1)[:8] + struct.pack(">i", 5) + batch(1)[12:]
     zstd = bytearray(batch(2))
     zstd[22] = 4
-    assert await send(api, 5, 1, [("orders", [(0, corrupt(batch(3))), (1, corrupt(batch(3))), (0, short),
-                                              (1, batch(2, magic=1)), (0, b""), (0, batch(1) + batch(1)),
-                                              (0, bytes(zstd)), (1, short)])]) == [
+    sets = [(0, corrupt(batch(3))), (1, corrupt(batch(3))), (0, short), (1, batch(2, magic=1)), (0, b""),
+            (0, batch(1) + batch(1)), (0, bytes(zstd)), (1, short)]
+    assert [(await send(api, 5, 1, [("orders", [one])]))[0] for one in sets] == [
         ("orders", 0, CORRUPT_MESSAGE, -1, -1), ("orders", 1, NOT_LEADER_OR_FOLLOWER, -1, -1),
         ("orders", 0, CORRUPT_MESSAGE, -1, -1), ("orders", 1, INVALID_RECORD, -1, -1),
         ("orders", 0, INVALID_RECORD, -1, -1), ("orders", 0, INVALID_RECORD, -1, -1),
@@ -281,6 +282,13 @@ async def test_record_set_errors_in_kafkas_order(apis) -> None:
     assert replicas.parts[ORDERS_0].log_end_offset == 10
     # and the broker keeps answering
     assert await send(api, 5, 1, [("orders", [(0, batch(4))])]) == [("orders", 0, NONE, 10, 0)]
+
+
+async def test_a_partition_named_twice_is_appended_once_with_its_last_records(apis) -> None:
+    api, replicas = apis
+    assert await send(api, 8, 1, [("orders", [(0, batch(3)), (1, batch(1)), (0, batch(5))])]) == [
+        ("orders", 0, NONE, 10, 0), ("orders", 1, NOT_LEADER_OR_FOLLOWER, -1, -1)]
+    assert replicas.parts[ORDERS_0].log_end_offset == 15
 
 
 async def test_null_records_fail_at_the_append_as_kafkas_null_pointer_does(apis) -> None:

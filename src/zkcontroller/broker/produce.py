@@ -87,7 +87,9 @@ async def produce(version: int, acks: int, timeout_ms: int, client_id: str | Non
                   partitions: list[ProducePartition], *, cache: MetadataCache | None,
                   target: ProduceTarget | None) -> list[ProduceAnswer]:
     """One answer per partition of the request, in request order; for acks=-1 only once they are replicated (or
-    failed, or timed out)."""
+    failed, or timed out). A partition named twice is answered once, for its last record set, as Kafka's map of
+    partitions keeps it."""
+    partitions = list({(p.topic, p.partition): p for p in partitions}.values())
     answers: list[ProduceAnswer | None] = [None] * len(partitions)
     inspected: dict[int, list[record_sets.Entry] | None] = {}
     for i, p in enumerate(partitions):
