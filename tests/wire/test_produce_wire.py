@@ -27,6 +27,7 @@ from zkcontroller.model import LeaderAndIsr, TopicPartition
 from zkcontroller.protocol.wire import codec
 from zkcontroller.protocol.wire.client_apis import PRODUCE, PRODUCE_V0_V2_REQUEST, PRODUCE_V0_V2_RESPONSE, schema_module
 from zkcontroller.protocol.wire.frames import decode_response_header
+from zkcontroller.protocol.wire.record_sets import crc32c
 
 from .server_fixture import BROKER_EPOCH, request_frame, seed_metadata
 
@@ -78,7 +79,7 @@ class Replicas:
 
     def produce_target(self) -> ProduceTarget:
         return ProduceTarget(partition=self.parts.get, runtime=self.runtime, offline=lambda: self.offline,  # type: ignore[arg-type]
-                             waiters=self.waiters, min_insync_replicas=lambda _t: self.min_isr)
+                             waiters=self.waiters, min_insync_replicas=lambda _t: self.min_isr, broker_id=1)
 
 
 def leader(tp: TopicPartition, leo: int) -> Partition:
@@ -234,7 +235,7 @@ async def test_an_offline_partition_is_kafka_storage_error(apis) -> None:
 async def test_acks_all_below_min_insync_replicas_is_not_enough_replicas_and_appends_nothing(apis) -> None:
     api, replicas = apis
     replicas.min_isr = 3
-    assert await send(api, 8, -1, [("orders", [(0, batch(1))])]) == [("orders", 0, NOT_ENOUGH_REPLICAS, -1, -1)]
+    assert await send(api, 8, -1, [("orders", [(0, batch(1))])]) == [("orders", 0, NOT_ENOUGH_REPLICAS, -1, 0)]
     assert replicas.parts[ORDERS_0].log_end_offset == 10
     assert await send(api, 8, 1, [("orders", [(0, batch(1))])]) == [("orders", 0, NONE, 10, 0)]  # acks=1: no check
 
@@ -282,6 +283,38 @@ async def test_record_set_errors_in_kafkas_order(apis) -> None:
     assert replicas.parts[ORDERS_0].log_end_offset == 10
     # and the broker keeps answering
     assert await send(api, 5, 1, [("orders", [(0, batch(4))])]) == [("orders", 0, NONE, 10, 0)]
+
+
+def messages(payload: bytes | None) -> list[tuple[int, int, str | None]]:
+    """(error, log start offset, error message) per partition of a v8 answer."""
+    assert payload is not None
+    _, offset = decode_response_header(payload, PRODUCE, 8)
+    response, _ = entity_reader(schema_module(PRODUCE, 8, "response").ProduceResponse)(memoryview(payload)[offset:], 0)
+    return [(int(p.error_code), p.log_start_offset, p.error_message)
+            for t in response.responses for p in t.partition_responses]
+
+
+async def test_only_logvalidators_refusals_carry_a_message_and_failures_are_logged(apis, caplog) -> None:
+    """As Kafka: a RecordValidationException (INVALID_RECORD at the append) answers its message and the log start
+    offset and is logged at ERROR; validateRecords' and the CRC's errors answer the code alone; an unexpected
+    failure (NOT_ENOUGH_REPLICAS is not among appendToLocalLog's known exceptions) is logged too."""
+    api, replicas = apis
+    control = bytearray(batch(1))
+    control[22] |= 0x20
+    control[17:21] = crc32c(bytes(control[21:])).to_bytes(4, "big")
+    replicas.min_isr = 3
+    caplog.set_level("ERROR", logger="kafka.server.ReplicaManager")
+    answered = [messages(await api.handle(frame(8, acks, [("orders", [(0, r)])])))[0]
+                for acks, r in ((1, bytes(control)), (1, corrupt(batch(1))), (1, b""), (-1, batch(1)))]
+    assert answered == [(INVALID_RECORD, 0, "Clients are not allowed to write control records"),
+                        (CORRUPT_MESSAGE, -1, None), (INVALID_RECORD, -1, None), (NOT_ENOUGH_REPLICAS, 0, None)]
+    errors = [r.getMessage() for r in caplog.records]
+    assert errors == [
+        "[ReplicaManager broker=1] Error processing append operation on partition orders-0\n"
+        "org.apache.kafka.common.InvalidRecordException: Clients are not allowed to write control records",
+        "[ReplicaManager broker=1] Error processing append operation on partition orders-0\n"
+        "org.apache.kafka.common.errors.NotEnoughReplicasException: The size of the current ISR Set(1, 2) is "
+        "insufficient to satisfy the min.isr requirement of 3 for partition orders-0"]
 
 
 async def test_a_partition_named_twice_is_appended_once_with_its_last_records(apis) -> None:

@@ -19,6 +19,7 @@ partition failed: then the connection is closed, so the producer refreshes its m
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 
@@ -30,6 +31,8 @@ from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.wire import record_sets
 from zkcontroller.protocol.wire.record_sets import RecordSetError
 from zkcontroller.runtime.runtime import Runtime
+
+log = logging.getLogger("kafka.server.ReplicaManager")
 
 INVALID_REQUIRED_ACKS = 21
 NOT_ENOUGH_REPLICAS = 19
@@ -75,8 +78,10 @@ class ProduceTarget:
 
     def __init__(self, *, partition: Callable[[TopicPartition], Partition | None], runtime: Runtime,
                  offline: Callable[[], Collection[TopicPartition]], waiters: ProduceWaiters,
-                 min_insync_replicas: Callable[[str], int] = lambda _topic: DEFAULT_MIN_INSYNC_REPLICAS) -> None:
+                 min_insync_replicas: Callable[[str], int] = lambda _topic: DEFAULT_MIN_INSYNC_REPLICAS,
+                 broker_id: int = -1) -> None:
         self.partition = partition
+        self.broker_id = broker_id
         self.runtime = runtime
         self.offline = offline
         self.waiters = waiters
@@ -99,8 +104,8 @@ async def produce(version: int, acks: int, timeout_ms: int, client_id: str | Non
             continue
         try:
             inspected[i] = None if p.records is None else record_sets.inspect(p.records, version)
-        except RecordSetError as e:
-            answers[i] = ProduceAnswer(p.topic, p.partition, e.error, error_message=str(e))
+        except RecordSetError as e:  # validateRecords' ApiException: the error alone, no message
+            answers[i] = ProduceAnswer(p.topic, p.partition, e.error)
     if acks not in (-1, 0, 1):
         return [a if a is not None else ProduceAnswer(p.topic, p.partition, INVALID_REQUIRED_ACKS)
                 for a, p in zip(answers, partitions, strict=True)]
@@ -131,7 +136,7 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
         return ProduceAnswer(p.topic, p.partition, code, log_start_offset=log_start_offset, error_message=message)
 
     if is_internal(p.topic) and client_id != ADMIN_CLIENT_ID:
-        return error(int(Errors.INVALID_TOPIC_EXCEPTION), f"Cannot append to internal topic {p.topic}")
+        return error(int(Errors.INVALID_TOPIC_EXCEPTION))
     if target is not None and tp in target.offline():
         return error(int(Errors.KAFKA_STORAGE_ERROR))
     partition = target.partition(tp) if target is not None else None
@@ -143,17 +148,30 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
     assert target is not None
     min_isr = target.min_insync_replicas(p.topic)
     if acks == -1 and len(partition.isr) < min_isr:
-        return error(NOT_ENOUGH_REPLICAS, f"The size of the current ISR {set(partition.isr)} is insufficient to "
-                                          f"satisfy the min.isr requirement of {min_isr} for partition {tp}")
+        # not among appendToLocalLog's known exceptions: logged as a failure, with the log start offset
+        _failed(target, tp, f"org.apache.kafka.common.errors.NotEnoughReplicasException: The size of the current "
+                            f"ISR Set({', '.join(map(str, partition.isr))}) is insufficient to satisfy the min.isr "
+                            f"requirement of {min_isr} for partition {tp}")
+        return error(NOT_ENOUGH_REPLICAS, log_start_offset=LOG_START_OFFSET)
     if p.records is None or entries is None:  # Kafka's append of a null MemoryRecords fails unexpectedly
+        _failed(target, tp, "java.lang.NullPointerException")
         return error(int(Errors.UNKNOWN_SERVER_ERROR), log_start_offset=LOG_START_OFFSET)
     try:
         count = record_sets.validate(p.records, entries)
     except RecordSetError as e:
-        return error(e.error, str(e), LOG_START_OFFSET if e.error == record_sets.INVALID_RECORD else -1)
+        if e.error == record_sets.INVALID_RECORD:  # LogValidator's RecordValidationException: message and log start
+            _failed(target, tp, f"org.apache.kafka.common.InvalidRecordException: {e}")
+            return error(e.error, str(e), LOG_START_OFFSET)
+        return error(e.error)  # CorruptRecordException: a known exception, answered without either
     base_offset = partition.log_end_offset
     partition.append_as_leader(count, target.runtime.now_ms())
     return Appended(p.topic, p.partition, int(Errors.NONE), base_offset, LOG_START_OFFSET, count=count)
+
+
+def _failed(target: ProduceTarget, tp: TopicPartition, exception: str) -> None:
+    """``processFailedRecord``'s ERROR line."""
+    log.error("[ReplicaManager broker=%d] Error processing append operation on partition %s\n%s", target.broker_id,
+              tp, exception)
 
 
 @dataclass(frozen=True, slots=True)

@@ -113,7 +113,7 @@ class ReplicaManager:
         return ProduceTarget(partition=self._partitions.get, runtime=self.runtime,
                              offline=lambda: self.control_plane.offline_partitions,
                              waiters=self.produce_waiters,
-                             min_insync_replicas=self.min_insync_replicas)
+                             min_insync_replicas=self.min_insync_replicas, broker_id=self.broker_id)
 
     # ------------------------------------------------------------------ lifecycle
 
