@@ -1,6 +1,6 @@
-"""Bad input to ListOffsets (every version) and DeleteTopics: valid frames, mutated by Hypothesis, are either
-answered or close the connection (`CloseConnection`), never another exception; and a valid frame is answered
-after each, so nothing is left wedged."""
+"""Bad input to ListOffsets (every version), DeleteTopics and Produce (every version, with record sets): valid
+frames, mutated by Hypothesis, are either answered or close the connection (`CloseConnection`), never another
+exception; and a valid frame is answered after each, so nothing is left wedged."""
 
 from __future__ import annotations
 
@@ -27,6 +27,8 @@ from zkcontroller.protocol.wire.client_apis import (
 from .server_fixture import BROKER_EPOCH, request_frame, seed_metadata
 from .test_list_offsets_wire import frame as list_offsets_frame
 from .test_list_offsets_wire import v0_frame
+from .test_produce_wire import ORDERS_0, Replicas, batch, leader, legacy_frame, legacy_set
+from .test_produce_wire import frame as produce_frame
 
 
 def _delete_frame(version: int) -> bytes:
@@ -45,7 +47,12 @@ VALID = [
     v0_frame([("orders", 0, -1, 3), ("nope", 1, 5, 1)]),
     *(list_offsets_frame(v, [("orders", [(0, -1, 4), (1, -2, -1)])]) for v in range(1, 7)),
     *(_delete_frame(v) for v in range(1, 7)),
+    *(produce_frame(v, acks, [("orders", [(0, batch(3)), (1, batch(1))]), ("nope", [(0, batch(1))])])
+      for v in range(3, 9) for acks in (1, -1)),
+    *(legacy_frame(v, 1, [("orders", [(0, legacy_set(3, 0)), (1, legacy_set(1, 1))])]) for v in range(3)),
 ]
+PRODUCE_VALID = [*(produce_frame(v, 1, [("orders", [(0, batch(3))])]) for v in range(3, 9)),
+                 *(legacy_frame(v, 1, [("orders", [(0, legacy_set(2, 1, 1) + legacy_set(1, 1))])]) for v in range(3))]
 
 
 async def _deleted(topics: list[TopicToDelete], timeout_ms: int, version: int) -> list[TopicDeleted]:
@@ -64,8 +71,8 @@ def _apis() -> KafkaApis:
 
 
 @st.composite
-def mutated(draw: st.DrawFn) -> bytes:
-    payload = bytearray(draw(st.sampled_from(VALID)))
+def mutated(draw: st.DrawFn, valid: list[bytes] = VALID) -> bytes:
+    payload = bytearray(draw(st.sampled_from(valid)))
     header = 8  # api key, version, correlation id: keep them so the body parser is what is exercised
     for _ in range(draw(st.integers(1, 4))):
         kind = draw(st.sampled_from(["flip", "truncate", "insert", "length"]))
@@ -90,6 +97,37 @@ async def _handle(apis: KafkaApis, payload: bytes) -> bytes | None:
         return await asyncio.wait_for(apis.handle(payload), 5)
     except CloseConnection:
         return None
+
+
+def _produce_apis() -> tuple[KafkaApis, Replicas]:
+    """A broker leading orders-0, so mutated record sets reach the append's validation."""
+    plane = BrokerControlPlane(1, BROKER_EPOCH)
+    seed_metadata(plane, 9092)
+    replicas = Replicas()
+    replicas.parts[ORDERS_0] = leader(ORDERS_0, 10)
+    return KafkaApis(1, control_handler=lambda: None, metadata_cache=lambda: plane.metadata_cache,
+                     cluster_id=lambda: "c", replica_manager=lambda: replicas), replicas  # type: ignore[arg-type,return-value]
+
+
+@settings(max_examples=300, deadline=None)
+@given(mutated(PRODUCE_VALID))
+def test_mutated_produce_frames_to_a_leader_are_answered_or_close_the_connection(payload: bytes) -> None:
+    """acks mutated to -1 would wait for a follower: the request's timeout is on a clock that does not move, so
+    such a request is left waiting (bounded) and the next one still answered."""
+    async def run() -> None:
+        apis, replicas = _produce_apis()
+        task = asyncio.ensure_future(_handle(apis, payload))
+        for _ in range(100):  # until answered, closed, or waiting for replication: no wall time
+            if task.done() or replicas.waiters.waiting():
+                break
+            await asyncio.sleep(0)
+        assert task.done() or replicas.waiters.waiting()
+        before = replicas.parts[ORDERS_0].log_end_offset
+        assert await _handle(apis, PRODUCE_VALID[-1]) is not None
+        assert replicas.parts[ORDERS_0].log_end_offset == before + 3
+        task.cancel()
+
+    asyncio.run(run())
 
 
 @settings(max_examples=300, deadline=None)
@@ -134,6 +172,13 @@ HUGE_LENGTHS = [
     request_frame(19, 4, 1, struct.pack(">i", 0x7FFFFFFF) + b"\x00" * 5)[4:],  # CreateTopics v4
     request_frame(2, 6, 1, struct.pack(">ib", -1, 0) + b"\xff\xff\xff\xff\x0f\x00")[4:],  # ListOffsets v6
     request_frame(2, 1, 1, struct.pack(">ii", -1, 1) + b"\x00\x01t" + struct.pack(">i", 0x7FFFFFFF))[4:],
+    # Produce v3: a topics array, then a records field, each announcing 2^31 - 1
+    request_frame(0, 3, 1, struct.pack(">hhii", -1, 1, 100, 0x7FFFFFFF))[4:],
+    request_frame(0, 3, 1, struct.pack(">hhii", -1, 1, 100, 1) + b"\x00\x01t"
+                  + struct.pack(">iii", 1, 0, 0x7FFFFFFF))[4:],
+    # Produce v0 (our table): the same two lengths
+    request_frame(0, 0, 1, struct.pack(">hii", 1, 100, 0x7FFFFFFF))[4:],
+    request_frame(0, 0, 1, struct.pack(">hii", 1, 100, 1) + b"\x00\x01t" + struct.pack(">iii", 1, 0, 0x7FFFFFFF))[4:],
 ]
 
 

@@ -12,6 +12,7 @@ and ships proposals.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from zkcontroller.model import LeaderAndIsr, TopicPartition
@@ -81,6 +82,8 @@ class Partition:
         self.isr_update_refused = False
         """The controller refused our state as stale: propose nothing until a LeaderAndIsr brings a new one."""
         self.followers: dict[int, FollowerState] = {}
+        self.on_high_watermark_increase: Callable[[TopicPartition], None] | None = None
+        """Called when the leader's HW moves up: acks=-1 produce requests wait on it (``DelayedProduce``)."""
 
     def __repr__(self) -> str:
         return (f"Partition({self.topic_partition}, leader={self.leader}, epoch={self.leader_epoch}, isr={self.isr}, "
@@ -176,6 +179,8 @@ class Partition:
                 new_hw = follower.log_end_offset
         if new_hw > self.high_watermark:
             self.high_watermark = new_hw
+            if self.on_high_watermark_increase is not None:
+                self.on_high_watermark_increase(self.topic_partition)
             return True
         return False
 

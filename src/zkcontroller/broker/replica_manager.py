@@ -17,9 +17,11 @@ from collections.abc import Callable, Mapping
 from zkcontroller.broker.alter_isr_manager import IsrManager, isr_manager_for
 from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.broker.control_plane import BrokerControlPlane, PartitionRole
+from zkcontroller.broker.delayed_produce import ProduceWaiters
 from zkcontroller.broker.fetch_session import FetchManager, FetchSessionCache
 from zkcontroller.broker.leader_and_isr_log import FETCHER_MANAGER_LOGGER, LeaderAndIsrLog, removed_fetcher_line
 from zkcontroller.broker.partition import IsrProposal, Partition
+from zkcontroller.broker.produce import DEFAULT_MIN_INSYNC_REPLICAS, ProduceTarget
 from zkcontroller.broker.replica_fetcher import ReplicaFetcher
 from zkcontroller.model import Broker, LeaderAndIsr, TopicPartition, sorted_partitions
 from zkcontroller.protocol.control_requests import (
@@ -70,6 +72,11 @@ class ReplicaManager:
             self.config.max_incremental_fetch_session_cache_slots,
             self.config.min_incremental_fetch_session_eviction_ms, runtime.rng))
         self._tasks: list[asyncio.Task[None]] = []
+        self.produce_waiters = ProduceWaiters()
+        """acks=-1 produce requests waiting for replication; woken where the HW moves up or leadership, the ISR or
+        the replica changes."""
+        self.min_insync_replicas: Callable[[str], int] = lambda _topic: DEFAULT_MIN_INSYNC_REPLICAS
+        """A topic's ``min.insync.replicas``: brokers here learn no topic configs, so Kafka's broker default."""
         self._fetchers_paused = False
         self.shutting_down = False
         """Kafka's ``isShuttingDown``, set before the controlled shutdown: a partition this broker now follows gets
@@ -100,6 +107,13 @@ class ReplicaManager:
     def high_watermark(self, tp: TopicPartition) -> int | None:
         p = self._partitions.get(tp)
         return None if p is None else p.high_watermark
+
+    def produce_target(self) -> ProduceTarget:
+        """What the Produce API appends to and waits on (`produce`)."""
+        return ProduceTarget(partition=self._partitions.get, runtime=self.runtime,
+                             offline=lambda: self.control_plane.offline_partitions,
+                             waiters=self.produce_waiters,
+                             min_insync_replicas=self.min_insync_replicas, broker_id=self.broker_id)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -185,12 +199,14 @@ class ReplicaManager:
         else:
             self._remove_fetcher(tp)
             partition.make_offline()
+        self.produce_waiters.wake(tp)  # a waiting acks=-1 request on a former leader completes now
 
     def _local_partition(self, tp: TopicPartition) -> Partition:
         """The partition's local log, created (from what a restart found on disk, if anything) when missing."""
         partition = self._partitions.get(tp)
         if partition is None:
             partition = self._partitions[tp] = Partition(tp, self.broker_id, self.config.replica_lag_time_max_ms)
+            partition.on_high_watermark_increase = self.produce_waiters.wake
             if tp in self._recovered:
                 partition.log_end_offset, partition.high_watermark = self._recovered.pop(tp)
         return partition
@@ -203,6 +219,7 @@ class ReplicaManager:
             self._recovered.pop(tp, None)
         if tp in self._partitions and (delete or self.control_plane.partition(tp) is None):
             del self._partitions[tp]
+        self.produce_waiters.wake(tp)
 
     def sync_offline_log_dirs(self) -> None:
         """After `BrokerControlPlane.fail_log_dir`: partitions it took offline stop fetching and leading."""
@@ -365,6 +382,7 @@ class ReplicaManager:
         if partition is None:
             return
         before = partition.isr
+        self.produce_waiters.wake(proposal.topic_partition)  # the maximal ISR a waiting request counts may change
         if partition.on_isr_update(proposal, result, self.runtime.now_ms()):
             if len(partition.isr) < len(before):
                 self.isr_shrinks += 1

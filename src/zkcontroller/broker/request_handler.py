@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from zkcontroller.broker.list_offsets import legacy_list_offsets, list_offsets
 from zkcontroller.broker.metadata_cache import MetadataCache, MetadataSnapshot, TopicMetadata, is_valid_topic_name
+from zkcontroller.broker.produce import ProducePartition, error_name, produce
 from zkcontroller.protocol.control_requests import ApiKey, ControlResponse, Errors
 from zkcontroller.protocol.inter_broker import AlterIsrResponse, ControlledShutdownResponse, FetchResponse
 from zkcontroller.protocol.wire import client_apis, control_codec
@@ -175,6 +176,7 @@ class KafkaApis:
                  client_apis.LIST_PARTITION_REASSIGNMENTS_VERSIONS)):
             if handler is not None:
                 versions[key] = lo_hi
+        versions[client_apis.PRODUCE] = client_apis.PRODUCE_VERSIONS
         for key in CONTROL_APIS:
             spec = INTER_BROKER_APIS[key]
             versions[key] = (spec.min_version, spec.max_version)
@@ -201,6 +203,8 @@ class KafkaApis:
             raise CloseConnection(f"unsupported version {header.api_version} of API key {header.api_key} "
                                   f"(supported {lo_hi[0]}-{lo_hi[1]}) from client {header.client_id}")
         try:
+            if header.api_key == client_apis.PRODUCE:  # the one API that may send no response
+                return await self._produce(header, payload, offset)
             body = await self._dispatch(header, payload, offset)
         except WireFormatError as e:
             raise CloseConnection(f"malformed request (api key {header.api_key} v{header.api_version}, "
@@ -322,6 +326,28 @@ class KafkaApis:
             cache=self._metadata_cache(), partition=manager.partition if manager is not None else lambda _tp: None,
             offline=manager.control_plane.offline_partitions if manager is not None else ())
         return client_apis.legacy_list_offsets_response(answers)
+
+    # ------------------------------------------------------------------ Produce
+
+    async def _produce(self, header: RequestHeader, payload: bytes, offset: int) -> bytes | None:
+        """Kafka's ``handleProduceRequest`` (`produce`): None for acks=0, whose producer reads no response; an
+        error then closes the connection instead, so the producer refreshes its metadata."""
+        request = client_apis.decode_produce_request(header.api_version, payload, offset)
+        manager = self._replica_manager()
+        answers = await produce(header.api_version, request.acks, request.timeout_ms, header.client_id,
+                                [ProducePartition(*p) for p in request.partitions], cache=self._metadata_cache(),
+                                target=manager.produce_target() if manager is not None else None)
+        if request.acks == 0:
+            failed = [f"{a.topic}-{a.partition} -> {error_name(a.error)}" for a in answers if a.error]
+            if failed:
+                close = CloseConnection(f"Closing connection due to error during produce request with correlation id "
+                                        f"{header.correlation_id} from client id {header.client_id} with ack=0\n"
+                                        f"Topic and partition to exceptions: {', '.join(failed)}")
+                close.log_level = logging.INFO
+                raise close
+            return None
+        body = client_apis.produce_response(header.api_version, answers)
+        return encode_response_header(header.correlation_id, header.api_key, header.api_version) + body
 
     # ------------------------------------------------------------------ Metadata
 

@@ -1,0 +1,114 @@
+"""acks=-1 produce requests waiting for their records to be replicated (Kafka's ``DelayedProduce`` in the produce
+purgatory).
+
+A waiting request is checked again whenever something that can complete it happens to one of its partitions —
+the leader's high watermark moves up, leadership or the ISR changes, the replica stops — (the replica manager
+calls `ProduceWaiters.wake`, Kafka's ``checkAndComplete``), and once more when its timeout (the request's
+``timeout``, on the broker's runtime clock, so the simulator's virtual time rules it) expires. No polling.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from zkcontroller.broker.partition import Partition
+from zkcontroller.model import TopicPartition
+from zkcontroller.protocol.control_requests import Errors
+from zkcontroller.runtime.runtime import Runtime
+
+REQUEST_TIMED_OUT = 7
+NOT_ENOUGH_REPLICAS_AFTER_APPEND = 20
+
+
+@dataclass(slots=True)
+class PendingAppend:
+    """One partition of a waiting request: the offset its records end at (Kafka's ``requiredOffset``); ``error``
+    is set when it completes."""
+
+    topic_partition: TopicPartition
+    required_offset: int
+    error: int | None = None
+
+
+class ProduceWaiters:
+    """The produce purgatory of one broker: an event per waiting request, keyed by partition."""
+
+    def __init__(self) -> None:
+        self._events: dict[TopicPartition, set[asyncio.Event]] = {}
+
+    def wake(self, tp: TopicPartition) -> None:
+        """Something that may complete a request waiting on ``tp`` happened."""
+        for event in self._events.get(tp, ()):
+            event.set()
+
+    def waiting(self) -> int:
+        """Requests waiting now, counted once per partition (for tests)."""
+        return sum(len(s) for s in self._events.values())
+
+    def _watch(self, tps: list[TopicPartition], event: asyncio.Event) -> None:
+        for tp in tps:
+            self._events.setdefault(tp, set()).add(event)
+
+    def _unwatch(self, tps: list[TopicPartition], event: asyncio.Event) -> None:
+        for tp in tps:
+            watchers = self._events.get(tp)
+            if watchers is not None:
+                watchers.discard(event)
+                if not watchers:
+                    del self._events[tp]
+
+    async def wait(self, pending: list[PendingAppend], timeout_ms: int, runtime: Runtime,
+                   partition: Callable[[TopicPartition], Partition | None], min_insync_replicas: Callable[[str], int],
+                   offline: Callable[[TopicPartition], bool]) -> None:
+        """Until every one of ``pending`` has its error set (NONE when replicated), or ``timeout_ms`` passes
+        (REQUEST_TIMED_OUT for the rest): Kafka's ``tryCompleteElseWatch`` then ``onExpiration``."""
+        event = asyncio.Event()
+        tps = [p.topic_partition for p in pending]
+        self._watch(tps, event)
+        timer = runtime.spawn(_until(runtime, runtime.now_ms() + max(timeout_ms, 0)),
+                              "request-delayed-produce-timeout")
+        try:
+            while True:
+                event.clear()
+                for p in pending:
+                    if p.error is None:
+                        p.error = check_replicated(p, partition(p.topic_partition),
+                                                   min_insync_replicas(p.topic_partition.topic),
+                                                   offline(p.topic_partition))
+                if all(p.error is not None for p in pending):
+                    return
+                waiter = runtime.spawn(event.wait(), "request-delayed-produce-wake")
+                try:
+                    await asyncio.wait((waiter, timer), return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    waiter.cancel()
+                if timer.done() and not event.is_set():
+                    for p in pending:
+                        if p.error is None:
+                            p.error = REQUEST_TIMED_OUT
+                    return
+        finally:
+            timer.cancel()
+            self._unwatch(tps, event)
+
+
+async def _until(runtime: Runtime, deadline_ms: int) -> None:
+    """Sleep to ``deadline_ms``, fixed when the request started waiting, not when this task first runs."""
+    await runtime.sleep_ms(max(deadline_ms - runtime.now_ms(), 0))
+
+
+def check_replicated(p: PendingAppend, partition: Partition | None, min_isr: int, offline: bool) -> int | None:
+    """Kafka's ``DelayedProduce.tryComplete`` for one partition: an error code when it is done (NONE when the HW
+    reached the end of its records and the maximal ISR, as Kafka counts it here, still has ``min.insync.replicas``),
+    None to keep waiting."""
+    if offline:
+        return int(Errors.KAFKA_STORAGE_ERROR)
+    if partition is None:
+        return int(Errors.NOT_LEADER_OR_FOLLOWER)
+    if not partition.is_leader:  # checkEnoughReplicasReachOffset on a follower
+        return int(Errors.NOT_LEADER_OR_FOLLOWER)
+    if partition.high_watermark < p.required_offset:
+        return None
+    return int(Errors.NONE) if len(partition.maximal_isr) >= min_isr else NOT_ENOUGH_REPLICAS_AFTER_APPEND

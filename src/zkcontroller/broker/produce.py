@@ -1,0 +1,181 @@
+"""Produce (API 0) on the offsets-only logs: Kafka 2.8's ``KafkaApis.handleProduceRequest``,
+``ReplicaManager.appendRecords`` and ``Partition.appendRecordsToLeader``, appending a count of records.
+
+Per partition, in Kafka's order: a partition the metadata cache does not know is UNKNOWN_TOPIC_OR_PARTITION; a
+record set ``ProduceRequest.validateRecords`` refuses gets its error (`record_sets.inspect`); then, for every
+partition left, acks outside {-1, 0, 1} is INVALID_REQUIRED_ACKS; then the append: an internal topic from any client
+but the admin client INVALID_TOPIC_EXCEPTION, a failed log dir KAFKA_STORAGE_ERROR, a partition not hosted or not
+led here NOT_LEADER_OR_FOLLOWER, acks=-1 with an ISR smaller than ``min.insync.replicas`` NOT_ENOUGH_REPLICAS, a
+record set the log's validation refuses its error (`record_sets.validate`). A partition appended answers its base
+offset (the LEO before the append), log append time -1 (CreateTime: no timestamps are kept) and log start offset
+0 (nothing is ever deleted).
+
+``min.insync.replicas`` is per topic in Kafka; brokers here learn no topic configs, so the replica manager's
+``min_insync_replicas`` gives the broker default, 1, unless set (tests do).
+
+acks=-1 then waits (`delayed_produce`) unless every partition failed; acks=0 gets no response at all, unless a
+partition failed: then the connection is closed, so the producer refreshes its metadata (the caller's job).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, replace
+
+from zkcontroller.broker.delayed_produce import PendingAppend, ProduceWaiters
+from zkcontroller.broker.metadata_cache import MetadataCache
+from zkcontroller.broker.partition import Partition
+from zkcontroller.model import TopicPartition, is_internal
+from zkcontroller.protocol.control_requests import Errors
+from zkcontroller.protocol.wire import record_sets
+from zkcontroller.protocol.wire.record_sets import RecordSetError
+from zkcontroller.runtime.runtime import Runtime
+
+log = logging.getLogger("kafka.server.ReplicaManager")
+
+INVALID_REQUIRED_ACKS = 21
+NOT_ENOUGH_REPLICAS = 19
+ADMIN_CLIENT_ID = "__admin_client"
+"""``AdminUtils.AdminClientId``: the only client allowed to append to internal topics."""
+DEFAULT_MIN_INSYNC_REPLICAS = 1
+LOG_START_OFFSET = 0
+
+
+_NAMES = {19: "NOT_ENOUGH_REPLICAS", 20: "NOT_ENOUGH_REPLICAS_AFTER_APPEND", 21: "INVALID_REQUIRED_ACKS",
+          76: "UNSUPPORTED_COMPRESSION_TYPE", 87: "INVALID_RECORD"}
+
+
+def error_name(code: int) -> str:
+    """An error code's name in Kafka's ``Errors`` (for log lines)."""
+    try:
+        return Errors(code).name
+    except ValueError:
+        return _NAMES.get(code, str(code))
+
+
+@dataclass(frozen=True, slots=True)
+class ProducePartition:
+    """One partition of a Produce request; ``records`` None when the request says null."""
+
+    topic: str
+    partition: int
+    records: bytes | None
+
+
+@dataclass(frozen=True, slots=True)
+class ProduceAnswer:
+    topic: str
+    partition: int
+    error: int = 0
+    base_offset: int = -1
+    log_start_offset: int = -1
+    error_message: str | None = None
+
+
+class ProduceTarget:
+    """What the produce path needs of a broker's replica manager (passed in so this module stays testable)."""
+
+    def __init__(self, *, partition: Callable[[TopicPartition], Partition | None], runtime: Runtime,
+                 offline: Callable[[], Collection[TopicPartition]], waiters: ProduceWaiters,
+                 min_insync_replicas: Callable[[str], int] = lambda _topic: DEFAULT_MIN_INSYNC_REPLICAS,
+                 broker_id: int = -1) -> None:
+        self.partition = partition
+        self.broker_id = broker_id
+        self.runtime = runtime
+        self.offline = offline
+        self.waiters = waiters
+        self.min_insync_replicas = min_insync_replicas
+
+
+async def produce(version: int, acks: int, timeout_ms: int, client_id: str | None,
+                  partitions: list[ProducePartition], *, cache: MetadataCache | None,
+                  target: ProduceTarget | None) -> list[ProduceAnswer]:
+    """One answer per partition of the request, in request order; for acks=-1 only once they are replicated (or
+    failed, or timed out). A partition named twice is answered once, for its last record set, as Kafka's map of
+    partitions keeps it."""
+    partitions = list({(p.topic, p.partition): p for p in partitions}.values())
+    answers: list[ProduceAnswer | None] = [None] * len(partitions)
+    inspected: dict[int, list[record_sets.Entry] | None] = {}
+    for i, p in enumerate(partitions):
+        tp = TopicPartition(p.topic, p.partition)
+        if cache is None or not cache.contains(tp):
+            answers[i] = ProduceAnswer(p.topic, p.partition, int(Errors.UNKNOWN_TOPIC_OR_PARTITION))
+            continue
+        try:
+            inspected[i] = None if p.records is None else record_sets.inspect(p.records, version)
+        except RecordSetError as e:  # validateRecords' ApiException: the error alone, no message
+            answers[i] = ProduceAnswer(p.topic, p.partition, e.error)
+    if acks not in (-1, 0, 1):
+        return [a if a is not None else ProduceAnswer(p.topic, p.partition, INVALID_REQUIRED_ACKS)
+                for a, p in zip(answers, partitions, strict=True)]
+    pending: dict[int, PendingAppend] = {}
+    for i, entries in inspected.items():
+        p = partitions[i]
+        answer = _append(p, entries, acks, client_id, cache, target)
+        answers[i] = answer
+        if isinstance(answer, Appended) and acks == -1:
+            pending[i] = PendingAppend(TopicPartition(p.topic, p.partition), answer.base_offset + answer.count)
+    if pending and target is not None:
+        await target.waiters.wait(list(pending.values()), timeout_ms, target.runtime, target.partition,
+                                  target.min_insync_replicas, lambda tp: tp in target.offline())
+        for i, waited in pending.items():
+            answer = answers[i]
+            assert answer is not None and waited.error is not None
+            if waited.error != Errors.NONE:
+                answers[i] = replace(answer, error=waited.error)
+    return [a for a in answers if a is not None]
+
+
+def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: int, client_id: str | None,
+            cache: MetadataCache | None, target: ProduceTarget | None) -> ProduceAnswer:
+    """``appendToLocalLog`` for one partition."""
+    tp = TopicPartition(p.topic, p.partition)
+
+    def error(code: int, message: str | None = None, log_start_offset: int = -1) -> ProduceAnswer:
+        return ProduceAnswer(p.topic, p.partition, code, log_start_offset=log_start_offset, error_message=message)
+
+    if is_internal(p.topic) and client_id != ADMIN_CLIENT_ID:
+        return error(int(Errors.INVALID_TOPIC_EXCEPTION))
+    if target is not None and tp in target.offline():
+        return error(int(Errors.KAFKA_STORAGE_ERROR))
+    partition = target.partition(tp) if target is not None else None
+    if partition is None:
+        known = cache is not None and cache.contains(tp)
+        return error(int(Errors.NOT_LEADER_OR_FOLLOWER if known else Errors.UNKNOWN_TOPIC_OR_PARTITION))
+    if not partition.is_leader:
+        return error(int(Errors.NOT_LEADER_OR_FOLLOWER))
+    assert target is not None
+    min_isr = target.min_insync_replicas(p.topic)
+    if acks == -1 and len(partition.isr) < min_isr:
+        # not among appendToLocalLog's known exceptions: logged as a failure, with the log start offset
+        _failed(target, tp, f"org.apache.kafka.common.errors.NotEnoughReplicasException: The size of the current "
+                            f"ISR Set({', '.join(map(str, partition.isr))}) is insufficient to satisfy the min.isr "
+                            f"requirement of {min_isr} for partition {tp}")
+        return error(NOT_ENOUGH_REPLICAS, log_start_offset=LOG_START_OFFSET)
+    if p.records is None or entries is None:  # Kafka's append of a null MemoryRecords fails unexpectedly
+        _failed(target, tp, "java.lang.NullPointerException")
+        return error(int(Errors.UNKNOWN_SERVER_ERROR), log_start_offset=LOG_START_OFFSET)
+    try:
+        count = record_sets.validate(p.records, entries)
+    except RecordSetError as e:
+        if e.error == record_sets.INVALID_RECORD:  # LogValidator's RecordValidationException: message and log start
+            _failed(target, tp, f"org.apache.kafka.common.InvalidRecordException: {e}")
+            return error(e.error, str(e), LOG_START_OFFSET)
+        return error(e.error)  # CorruptRecordException: a known exception, answered without either
+    base_offset = partition.log_end_offset
+    partition.append_as_leader(count, target.runtime.now_ms())
+    return Appended(p.topic, p.partition, int(Errors.NONE), base_offset, LOG_START_OFFSET, count=count)
+
+
+def _failed(target: ProduceTarget, tp: TopicPartition, exception: str) -> None:
+    """``processFailedRecord``'s ERROR line."""
+    log.error("[ReplicaManager broker=%d] Error processing append operation on partition %s\n%s", target.broker_id,
+              tp, exception)
+
+
+@dataclass(frozen=True, slots=True)
+class Appended(ProduceAnswer):
+    """A partition appended: its answer, and how many records (the delayed produce waits for base + count)."""
+
+    count: int = 0

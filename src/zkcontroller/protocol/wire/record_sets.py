@@ -1,0 +1,201 @@
+"""How many records a Produce request's record set carries, without keeping them (the logs keep offsets only).
+
+Kafka checks a partition's record set in two places, and so do we, so errors come in Kafka's order:
+
+* `inspect` — ``ProduceRequest.validateRecords`` and the batch iterator (``ByteBufferLogInputStream``), before the
+  partition is looked up: an entry shorter than the smallest record is CORRUPT_MESSAGE; from Produce v3, exactly
+  one batch of magic 2 (else INVALID_RECORD) and no ZStandard before v7 (UNSUPPORTED_COMPRESSION_TYPE). A
+  trailing partial entry ends the iteration, as in Kafka (``Log.trimInvalidBytes`` later drops it).
+* `validate` — ``Log.analyzeAndValidateRecords`` and ``LogValidator.validateBatch``, at the append (after the
+  leadership and ``min.insync.replicas`` checks): each entry's CRC (CRC-32C over a v2 batch from its attributes,
+  CRC-32 over a legacy message from its magic) else CORRUPT_MESSAGE, every entry first; then every entry must
+  have the first one's magic, a v2 batch's offset range must match its records count, clients may not write
+  control batches, and a batch with a producer id needs a base sequence >= 0 (else INVALID_RECORD). Producer ids
+  and sequences are not otherwise checked (no idempotence here).
+
+The count of a v2 batch is its header's records count (checked against its last offset delta, as Kafka does; the
+records themselves are not decoded). A legacy (magic 0/1) message set counts one per uncompressed message. A
+gzip wrapper is decompressed (zlib, at most `MAX_INFLATED` bytes) and counts its inner messages, as Kafka's offset
+assignment does. A snappy or lz4 wrapper cannot be opened here (no codec installed), and its offset field does not
+say how many messages it holds (kafka-python writes 0 there, Java the last inner offset): it takes one offset,
+where Kafka would take one per inner message. Only Produce v0–v2 carry legacy sets (v3+ takes one v2 batch).
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from dataclasses import dataclass
+
+from crc32c import crc32c
+
+CORRUPT_MESSAGE = 2
+INVALID_RECORD = 87
+UNSUPPORTED_COMPRESSION_TYPE = 76
+LOG_OVERHEAD = 12
+"""Offset (int64) and size (int32) before every entry, batch or legacy message."""
+HEADER_SIZE_UP_TO_MAGIC = 17
+RECORD_OVERHEAD_V0 = 14
+"""``LegacyRecord.RECORD_OVERHEAD_V0``: the smallest size an entry may announce."""
+RECORD_BATCH_OVERHEAD = 61
+"""``DefaultRecordBatch.RECORD_BATCH_OVERHEAD``: a v2 batch header, with its offset and size."""
+GZIP, ZSTD = 1, 4
+NO_PRODUCER_ID = -1
+MAX_INFLATED = 64 * 1024 * 1024
+"""A gzip wrapper inflating beyond this is refused (CORRUPT_MESSAGE): a small request cannot fill the memory."""
+_CONTROL_FLAG = 0x20
+_LEGACY_HEADER = struct.Struct(">qiIbb")  # offset, size, crc, magic, attributes
+_BATCH_HEADER = struct.Struct(">qiibIhiqqqhii")
+# base offset, length, partition leader epoch, magic, crc, attributes, last offset delta, first timestamp,
+# max timestamp, producer id, producer epoch, base sequence, records count
+
+
+class RecordSetError(Exception):
+    """A record set Kafka refuses; ``error`` is the partition's error code."""
+
+    def __init__(self, error: int, message: str) -> None:
+        super().__init__(message)
+        self.error = error
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One batch (magic 2) or legacy message (magic 0/1) of a record set, located but not decoded."""
+
+    start: int
+    size: int
+    """Bytes with the offset and size fields."""
+    magic: int
+
+
+def inspect(data: bytes | memoryview, produce_version: int) -> list[Entry]:
+    """The entries of ``data`` as Kafka's iterator finds them, with ``validateRecords``' checks for
+    ``produce_version``; `RecordSetError` otherwise."""
+    buf = memoryview(data)
+    entries = []
+    pos = 0
+    while len(buf) - pos >= LOG_OVERHEAD:
+        (size,) = struct.unpack_from(">i", buf, pos + 8)
+        if size < RECORD_OVERHEAD_V0:
+            raise RecordSetError(CORRUPT_MESSAGE, f"Record size {size} is less than the minimum record overhead "
+                                                  f"({RECORD_OVERHEAD_V0})")
+        if len(buf) - pos < HEADER_SIZE_UP_TO_MAGIC or len(buf) - pos < size + LOG_OVERHEAD:
+            break  # a partial entry at the end: the iteration stops there
+        entries.append(Entry(pos, size + LOG_OVERHEAD, buf[pos + 16]))
+        pos += size + LOG_OVERHEAD
+    if produce_version >= 3:
+        if not entries:
+            raise RecordSetError(INVALID_RECORD, f"Produce requests with version {produce_version} must have at "
+                                                 "least one record batch")
+        if entries[0].magic != 2:
+            raise RecordSetError(INVALID_RECORD, f"Produce requests with version {produce_version} are only allowed "
+                                                 "to contain record batches with magic version 2")
+        if produce_version < 7 and len(buf) >= entries[0].start + 23 and \
+                struct.unpack_from(">h", buf, entries[0].start + 21)[0] & 0x07 == ZSTD:
+            raise RecordSetError(UNSUPPORTED_COMPRESSION_TYPE, f"Produce requests with version {produce_version} "
+                                                               "are not allowed to use ZStandard compression")
+        if len(entries) > 1:
+            raise RecordSetError(INVALID_RECORD, f"Produce requests with version {produce_version} are only allowed "
+                                                 "to contain exactly one record batch")
+    return entries
+
+
+def validate(data: bytes | memoryview, entries: list[Entry]) -> int:
+    """Check each entry as the log's append does; the number of offsets the record set takes."""
+    buf = memoryview(data)
+    for e in entries:  # Log.analyzeAndValidateRecords: sizes and CRCs, before LogValidator looks at any entry
+        _check_integrity(buf[e.start:e.start + e.size], e.magic)
+    count = 0
+    for e in entries:
+        if e.magic != entries[0].magic:
+            raise RecordSetError(INVALID_RECORD, f"Batch magic {e.magic} is not the same as the first batch'es magic "
+                                                 f"byte {entries[0].magic}")
+        entry = buf[e.start:e.start + e.size]
+        count += _batch_count(entry) if e.magic == 2 else _legacy_count(entry)
+    return count
+
+
+def _check_integrity(entry: memoryview, magic: int) -> None:
+    """``RecordBatch.ensureValid``: CORRUPT_MESSAGE for an entry too short for its header or whose CRC differs."""
+    if magic == 2:
+        if len(entry) < RECORD_BATCH_OVERHEAD:
+            raise RecordSetError(CORRUPT_MESSAGE, f"Record batch is corrupt (the size {len(entry)} is smaller than "
+                                                  f"the minimum allowed overhead {RECORD_BATCH_OVERHEAD})")
+        (crc,) = struct.unpack_from(">I", entry, 17)
+        if crc32c(entry[21:]) != crc:
+            raise RecordSetError(CORRUPT_MESSAGE, "Record batch is corrupt (stored crc does not match computed crc)")
+    elif magic in (0, 1):
+        minimum = RECORD_OVERHEAD_V0 + LOG_OVERHEAD + (8 if magic == 1 else 0)
+        if len(entry) < minimum:
+            raise RecordSetError(CORRUPT_MESSAGE, f"Message size {len(entry)} is less than the minimum {minimum}")
+        (crc,) = struct.unpack_from(">I", entry, 12)
+        if zlib.crc32(entry[16:]) != crc:
+            raise RecordSetError(CORRUPT_MESSAGE, "Message is corrupt (stored crc does not match computed crc)")
+    else:
+        raise RecordSetError(CORRUPT_MESSAGE, f"Invalid magic {magic}")
+
+
+def count_records(data: bytes | memoryview, produce_version: int = 3) -> int:
+    """`inspect` then `validate`: the records in ``data``, or `RecordSetError`."""
+    return validate(data, inspect(data, produce_version))
+
+
+def _batch_count(batch: memoryview) -> int:
+    (base_offset, _length, _epoch, _magic, _crc, attributes, last_offset_delta, _first_ts, _max_ts, producer_id,
+     _producer_epoch, base_sequence, count) = _BATCH_HEADER.unpack_from(batch, 0)
+    last_offset = base_offset + last_offset_delta
+    if last_offset_delta + 1 <= 0:
+        raise RecordSetError(INVALID_RECORD, f"Batch has an invalid offset range: [{base_offset}, {last_offset}]")
+    if count <= 0:
+        raise RecordSetError(INVALID_RECORD, f"Invalid reported count for record batch: {count}")
+    if last_offset_delta + 1 != count:
+        raise RecordSetError(INVALID_RECORD, f"Inconsistent batch offset range [{base_offset}, {last_offset}] and "
+                                             f"count of records {count}")
+    if attributes & _CONTROL_FLAG:
+        raise RecordSetError(INVALID_RECORD, "Clients are not allowed to write control records")
+    if producer_id != NO_PRODUCER_ID and base_sequence < 0:
+        raise RecordSetError(INVALID_RECORD, f"Invalid sequence number {base_sequence} in record batch with "
+                                             f"producerId {producer_id}")
+    return count
+
+
+def _legacy_count(message: memoryview) -> int:
+    _offset, _size, _crc, magic, attributes = _LEGACY_HEADER.unpack_from(message, 0)
+    codec = attributes & 0x07
+    if codec == 0:
+        return 1
+    if codec != GZIP:
+        return 1  # snappy, lz4: not opened, see the module's docstring
+    value = _legacy_value(message, magic)
+    try:
+        inflater = zlib.decompressobj(wbits=47)  # gzip or zlib header
+        inner = inflater.decompress(value, MAX_INFLATED)
+    except zlib.error as e:
+        raise RecordSetError(CORRUPT_MESSAGE, f"Compressed message cannot be inflated: {e}") from None
+    if inflater.unconsumed_tail:
+        raise RecordSetError(CORRUPT_MESSAGE, f"Compressed message inflates beyond {MAX_INFLATED} bytes")
+    entries = inspect(inner, 0)
+    if any(e.magic not in (0, 1) or e.magic != magic for e in entries):
+        raise RecordSetError(CORRUPT_MESSAGE, "Compressed message holds messages of another magic")
+    if any(_LEGACY_HEADER.unpack_from(inner, e.start)[4] & 0x07 for e in entries):
+        raise RecordSetError(CORRUPT_MESSAGE, "Compressed message holds compressed messages")
+    inner_view = memoryview(inner)
+    for e in entries:
+        _check_integrity(inner_view[e.start:e.start + e.size], e.magic)
+    return len(entries)
+
+
+def _legacy_value(message: memoryview, magic: int) -> bytes:
+    """The value of a legacy message (its key skipped); CORRUPT_MESSAGE when the lengths overrun it."""
+    pos = LOG_OVERHEAD + 6 + (8 if magic == 1 else 0)
+    for what in ("key", "value"):
+        if pos + 4 > len(message):
+            raise RecordSetError(CORRUPT_MESSAGE, f"Message {what} size overruns the message")
+        (n,) = struct.unpack_from(">i", message, pos)
+        pos += 4
+        if n > len(message) - pos:
+            raise RecordSetError(CORRUPT_MESSAGE, f"Message {what} size {n} overruns the message")
+        if what == "value":
+            return bytes(message[pos:pos + max(n, 0)])
+        pos += max(n, 0)
+    raise AssertionError("unreachable")

@@ -1,0 +1,142 @@
+"""Produce against ``zkcontroller cluster --zookeeper ... --port-base 0`` as a user runs it: kafka-python's
+KafkaProducer with acks='all' gets each record's offset back once its followers have it, and ``end_offsets()``
+(ListOffsets) then shows the high watermark moved by as many; confluent-kafka's Producer (acks=1, then acks=0)
+and ``kcat -P`` produce lines the same way. The records themselves are not kept (offsets only). Every wait is on a
+condition with a bound."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.e2e.test_cluster_command_listeners import CLI, Prompt, wait_for
+
+from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
+
+pytestmark = [pytest.mark.zookeeper, pytest.mark.timeout(240)]
+
+KCAT = shutil.which("kcat")
+TOPIC = "produced"
+
+
+@pytest.fixture(scope="module")
+def cluster(zookeeper_server: ZooKeeperServerProcess, tmp_path_factory: pytest.TempPathFactory
+            ) -> Iterator[tuple[Prompt, str]]:
+    """Three in-process brokers with ``produced`` (2 partitions, replication factor 2), nothing produced yet: the
+    prompt and a bootstrap address."""
+    connect = f"{zookeeper_server.connect_string}/produce-{os.getpid()}-{time.monotonic_ns()}"
+    logs: Path = tmp_path_factory.mktemp("produce") / "logs"
+    prompt = Prompt([*CLI, "cluster", "--brokers", "3", "--zookeeper", connect, "--port-base", "0",
+                     "--session-timeout-ms", "6000", "--log-dir", str(logs)])
+    try:
+        prompt.expect(r"^cluster up: brokers 1, 2, 3")
+        address = prompt.expect(r"^broker 1 listens on (127\.0\.0\.1:\d+)$")[1]
+        prompt.expect(r"^  help \| quit")
+        prompt.send(f"create {TOPIC} 2 2")
+        prompt.expect(r"^2 of 2 partitions have a leader\.", 60)
+        yield prompt, address
+    finally:
+        if prompt.proc.poll() is None:
+            prompt.send("quit")
+            try:
+                prompt.proc.wait(60)
+            except subprocess.TimeoutExpired:
+                prompt.proc.kill()
+        prompt.proc.wait(30)
+
+
+def end_offsets(address: str) -> dict[int, int]:
+    """kafka-python's ``end_offsets()``: each partition's high watermark."""
+    from kafka import KafkaConsumer, TopicPartition
+
+    consumer = KafkaConsumer(bootstrap_servers=address, request_timeout_ms=20000)
+    try:
+        end = consumer.end_offsets([TopicPartition(TOPIC, p) for p in (0, 1)])
+        return {tp.partition: o for tp, o in end.items()}
+    finally:
+        consumer.close()
+
+
+def settled(address: str) -> dict[int, int]:
+    """The end offsets once two reads in a row agree (a follower may still be fetching an acks=1 append)."""
+    def stable() -> dict[int, int] | None:
+        first = end_offsets(address)
+        return first if end_offsets(address) == first else None
+    found = wait_for(stable, "stable end offsets")
+    assert isinstance(found, dict)
+    return found
+
+
+def test_kafka_python_produces_with_acks_all_and_the_high_watermark_moves(cluster: tuple[Prompt, str]) -> None:
+    from kafka import KafkaProducer
+
+    _, address = cluster
+    before = settled(address)
+    # kafka-python 3 is idempotent by default, which needs InitProducerId (API 22): not served here
+    producer = KafkaProducer(bootstrap_servers=address, acks="all", request_timeout_ms=20000, linger_ms=0,
+                             enable_idempotence=False)
+    try:
+        futures = [producer.send(TOPIC, value=b"record %d" % i, partition=0) for i in range(7)]
+        futures += [producer.send(TOPIC, value=b"other %d" % i, partition=1) for i in range(3)]
+        producer.flush(timeout=60)
+        metadata = [f.get(timeout=60) for f in futures]
+    finally:
+        producer.close(timeout=30)
+    assert [m.offset for m in metadata if m.partition == 0] == list(range(before[0], before[0] + 7))
+    assert [m.offset for m in metadata if m.partition == 1] == list(range(before[1], before[1] + 3))
+    # acks=all answered once the HW covered the records: ListOffsets shows it at once
+    assert end_offsets(address) == {0: before[0] + 7, 1: before[1] + 3}
+
+
+def test_confluent_kafka_produces_with_acks_1_and_0(cluster: tuple[Prompt, str]) -> None:
+    from confluent_kafka import Producer
+
+    _, address = cluster
+    before = settled(address)
+    delivered: list[tuple[object, int]] = []
+    producer = Producer({"bootstrap.servers": address, "acks": "1", "linger.ms": 0})
+    for i in range(4):
+        producer.produce(TOPIC, value=b"c %d" % i, partition=1,
+                         on_delivery=lambda err, msg: delivered.append((err, msg.offset())))
+    assert producer.flush(60) == 0
+    assert delivered == [(None, before[1] + i) for i in range(4)]
+    no_acks = Producer({"bootstrap.servers": address, "acks": "0", "linger.ms": 0})
+    for i in range(5):
+        no_acks.produce(TOPIC, value=b"z %d" % i, partition=0)
+    assert no_acks.flush(60) == 0
+    found = wait_for(lambda: end_offsets(address) == {0: before[0] + 5, 1: before[1] + 4}, "end offsets +5, +4")
+    assert found
+
+
+def test_kcat_produces_lines(cluster: tuple[Prompt, str], tmp_path: Path) -> None:
+    if KCAT is None:
+        pytest.skip("kcat not installed (scripts/setup.sh --test installs it)")
+    _, address = cluster
+    before = settled(address)
+    done = subprocess.run([KCAT, "-P", "-b", address, "-t", TOPIC, "-p", "1", "-X", "acks=all"],
+                          input="one\ntwo\nthree\n", capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert end_offsets(address) == {0: before[0], 1: before[1] + 3}
+
+
+def test_a_consumer_is_still_told_records_are_not_kept(cluster: tuple[Prompt, str]) -> None:
+    """The data plane stays offsets-only: produced records cannot be read back."""
+    from kafka import KafkaConsumer, TopicPartition
+    from kafka.errors import UnsupportedForMessageFormatError
+
+    _, address = cluster
+    consumer = KafkaConsumer(bootstrap_servers=address, request_timeout_ms=20000)
+    try:
+        consumer.assign([TopicPartition(TOPIC, 0)])
+        consumer.seek_to_beginning()
+        deadline = time.monotonic() + 60
+        with pytest.raises(UnsupportedForMessageFormatError):
+            while time.monotonic() < deadline:
+                assert consumer.poll(timeout_ms=1000) == {}
+    finally:
+        consumer.close()

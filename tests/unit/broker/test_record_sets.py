@@ -1,0 +1,161 @@
+"""Counting a Produce request's records without keeping them (`record_sets`): v2 batches by their header's count,
+legacy message sets by their messages (gzip wrappers opened), and Kafka's refusals of corrupt, truncated or
+mis-versioned sets, in the two stages Kafka checks them."""
+
+from __future__ import annotations
+
+import struct
+import zlib
+
+import pytest
+from kafka.record.memory_records import MemoryRecordsBuilder
+from kafka.record.util import calc_crc32c
+
+from zkcontroller.protocol.wire import record_sets
+from zkcontroller.protocol.wire.record_sets import (
+    CORRUPT_MESSAGE,
+    INVALID_RECORD,
+    UNSUPPORTED_COMPRESSION_TYPE,
+    RecordSetError,
+    count_records,
+    crc32c,
+    inspect,
+)
+
+
+def built(n: int, magic: int = 2, compression: int = 0) -> bytes:
+    """``n`` records as kafka-python's producer builds them."""
+    b = MemoryRecordsBuilder(magic=magic, compression_type=compression, batch_size=1 << 20)
+    for i in range(n):
+        b.append(timestamp=None if magic == 0 else 1_000 + i, key=b"k", value=b"value %d" % i * 20)
+    b.close()
+    return bytes(b.buffer())
+
+
+def patched(batch: bytes, offset: int, fmt: str, value: int, *, fix_crc: bool = True) -> bytes:
+    """A v2 batch with one header field changed and (unless told not to) its CRC-32C recomputed."""
+    out = bytearray(batch)
+    struct.pack_into(fmt, out, offset, value)
+    if fix_crc:
+        struct.pack_into(">I", out, 17, crc32c(out[21:]))
+    return bytes(out)
+
+
+def refused(data: bytes, version: int = 3) -> int:
+    with pytest.raises(RecordSetError) as e:
+        count_records(data, version)
+    return e.value.error
+
+
+def test_crc32c_is_castagnoli() -> None:
+    assert crc32c(b"123456789") == 0xE3069283 == calc_crc32c(b"123456789")
+
+
+@pytest.mark.parametrize("compression", [0, 1])
+@pytest.mark.parametrize("n", [1, 7, 300])
+def test_a_v2_batch_counts_its_records(n: int, compression: int) -> None:
+    assert count_records(built(n, 2, compression), 3) == n
+
+
+@pytest.mark.parametrize("magic", [0, 1])
+@pytest.mark.parametrize("compression", [0, 1])
+def test_a_legacy_message_set_counts_its_messages_gzip_wrappers_opened(magic: int, compression: int) -> None:
+    assert count_records(built(6, magic, compression), 2) == 6
+
+
+def test_two_legacy_sets_back_to_back_count_together_before_v3() -> None:
+    assert count_records(built(3, 1) + built(4, 1, 1), 2) == 7
+
+
+def test_a_set_mixing_magics_is_invalid_record_but_a_bad_crc_anywhere_comes_first() -> None:
+    assert refused(built(2, 1) + built(2), 2) == INVALID_RECORD
+    bad_tail = bytearray(built(2))
+    bad_tail[-1] ^= 1
+    assert refused(built(2, 1) + bytes(bad_tail), 2) == CORRUPT_MESSAGE
+
+
+def test_a_corrupt_message_inside_a_gzip_wrapper_is_corrupt_message() -> None:
+    import gzip
+
+    inner = bytearray(built(3, 1))
+    inner[-1] ^= 1
+    wrapper_value = gzip.compress(bytes(inner))
+    body = struct.pack(">bbq", 1, 1, 0) + struct.pack(">i", -1) + struct.pack(">i", len(wrapper_value)) + wrapper_value
+    message = struct.pack(">qiI", 0, len(body) + 4, zlib.crc32(body)) + body
+    assert refused(message, 2) == CORRUPT_MESSAGE
+    inner[-1] ^= 1  # and intact, its 3 messages count
+    wrapper_value = gzip.compress(bytes(inner))
+    body = struct.pack(">bbq", 1, 1, 0) + struct.pack(">i", -1) + struct.pack(">i", len(wrapper_value)) + wrapper_value
+    assert count_records(struct.pack(">qiI", 0, len(body) + 4, zlib.crc32(body)) + body, 2) == 3
+
+
+def test_a_flipped_bit_is_corrupt_message_at_the_append_stage() -> None:
+    batch = bytearray(built(5))
+    batch[-1] ^= 1
+    entries = inspect(bytes(batch), 3)  # the iterator does not look at the CRC
+    assert len(entries) == 1
+    with pytest.raises(RecordSetError) as e:
+        record_sets.validate(bytes(batch), entries)
+    assert e.value.error == CORRUPT_MESSAGE
+
+
+def test_a_corrupt_legacy_message_is_corrupt_message() -> None:
+    data = bytearray(built(2, 1))
+    data[30] ^= 0xFF
+    assert refused(bytes(data), 2) == CORRUPT_MESSAGE
+
+
+def test_a_size_below_the_smallest_record_is_corrupt_message_at_once() -> None:
+    data = patched(built(3), 8, ">i", 13, fix_crc=False)
+    with pytest.raises(RecordSetError) as e:
+        inspect(data, 3)
+    assert e.value.error == CORRUPT_MESSAGE
+
+
+def test_a_batch_smaller_than_a_v2_header_is_corrupt_message() -> None:
+    batch = built(1)
+    short = batch[:12] + batch[12:40]
+    short = short[:8] + struct.pack(">i", len(short) - 12) + short[12:]
+    assert refused(short) == CORRUPT_MESSAGE
+
+
+def test_a_truncated_only_batch_leaves_no_batch_invalid_record() -> None:
+    assert refused(built(5)[:-3]) == INVALID_RECORD
+    assert refused(b"") == INVALID_RECORD
+
+
+def test_a_truncated_tail_after_a_whole_batch_is_dropped_as_kafka_trims_it() -> None:
+    assert count_records(built(5) + built(2)[:20], 3) == 5
+
+
+def test_v3_takes_exactly_one_batch_of_magic_2() -> None:
+    assert refused(built(2) + built(3)) == INVALID_RECORD
+    assert refused(built(2, magic=1)) == INVALID_RECORD
+    assert count_records(built(2) + built(3), 2) == 5  # v0-v2 take any number
+
+
+def test_zstd_before_v7_is_unsupported_compression_type() -> None:
+    zstd = patched(built(2), 21, ">h", 4)
+    assert refused(zstd, 6) == UNSUPPORTED_COMPRESSION_TYPE
+    assert count_records(zstd, 7) == 2  # counted from the header; not decompressed
+
+
+def test_a_batch_may_start_at_any_base_offset_as_in_kafka() -> None:
+    assert count_records(patched(built(3), 0, ">q", 5), 3) == 3
+
+
+def test_a_producer_id_needs_a_base_sequence() -> None:
+    with_pid = patched(built(3), 43, ">q", 1000)
+    assert count_records(patched(with_pid, 53, ">i", 0), 3) == 3
+    assert refused(patched(with_pid, 53, ">i", -1)) == INVALID_RECORD
+
+
+@pytest.mark.parametrize(("offset", "fmt", "value"), [
+    (23, ">i", -1),     # an empty offset range
+    (57, ">i", 0),      # records count 0
+    (57, ">i", -1),     # negative count
+    (23, ">i", 9),      # last offset delta disagrees with the count
+    (21, ">h", 0x20),   # a control batch from a client
+])
+def test_kafkas_batch_validation_is_invalid_record(offset: int, fmt: str, value: int) -> None:
+    assert refused(patched(built(3), offset, fmt, value)) == INVALID_RECORD

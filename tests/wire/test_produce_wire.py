@@ -1,0 +1,427 @@
+"""Produce (API 0) through `KafkaApis.handle`, as Kafka 2.8's ``handleProduceRequest`` / ``appendRecords`` /
+``DelayedProduce`` answer it, over real `Partition` state and a real metadata cache: each partition error in
+Kafka's order, acks=1 answering after the leader's append, acks=0 answering nothing (or closing the connection on
+an error), acks=-1 waiting for the high watermark, an ISR shrink, a lost leadership or the request's timeout (on
+a runtime whose clock the test moves), and malformed requests closing the connection."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import struct
+from dataclasses import fields
+from datetime import timedelta
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from kafka.record.memory_records import MemoryRecordsBuilder
+from kio.serial import entity_reader, entity_writer
+
+from zkcontroller.broker.control_plane import BrokerControlPlane
+from zkcontroller.broker.delayed_produce import ProduceWaiters
+from zkcontroller.broker.partition import Partition
+from zkcontroller.broker.produce import ProducePartition, ProduceTarget, produce
+from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
+from zkcontroller.model import LeaderAndIsr, TopicPartition
+from zkcontroller.protocol.wire import codec
+from zkcontroller.protocol.wire.client_apis import PRODUCE, PRODUCE_V0_V2_REQUEST, PRODUCE_V0_V2_RESPONSE, schema_module
+from zkcontroller.protocol.wire.frames import decode_response_header
+from zkcontroller.protocol.wire.record_sets import crc32c
+
+from .server_fixture import BROKER_EPOCH, request_frame, seed_metadata
+
+ORDERS_0, ORDERS_1 = TopicPartition("orders", 0), TopicPartition("orders", 1)
+NONE, CORRUPT_MESSAGE, UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER = 0, 2, 3, 6
+REQUEST_TIMED_OUT, INVALID_TOPIC_EXCEPTION, NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND = 7, 17, 19, 20
+INVALID_REQUIRED_ACKS, KAFKA_STORAGE_ERROR, UNSUPPORTED_COMPRESSION_TYPE, INVALID_RECORD = 21, 56, 76, 87
+BOUND_S = 5.0
+
+
+class ManualRuntime:
+    """A runtime whose clock moves only when the test says: ``sleep_ms`` returns once ``advance`` passes it (at
+    once for 0)."""
+
+    def __init__(self) -> None:
+        self.now = 0
+        self._sleepers: list[tuple[int, asyncio.Future[None]]] = []
+
+    def now_ms(self) -> int:
+        return self.now
+
+    async def sleep_ms(self, ms: int) -> None:
+        if ms <= 0:  # nothing to wait for: one loop turn, as asyncio.sleep(0)
+            await asyncio.sleep(0)
+            return
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._sleepers.append((self.now + ms, future))
+        await future
+
+    def spawn(self, coro: Any, name: str) -> asyncio.Task[Any]:
+        return asyncio.get_running_loop().create_task(coro, name=name)
+
+    def advance(self, ms: int) -> None:
+        self.now += ms
+        for due, future in self._sleepers:
+            if due <= self.now and not future.done():
+                future.set_result(None)
+
+
+class Replicas:
+    """What `KafkaApis` reads from a replica manager for Produce: `produce_target`."""
+
+    def __init__(self) -> None:
+        self.parts: dict[TopicPartition, Partition] = {}
+        self.offline: frozenset[TopicPartition] = frozenset()
+        self.runtime = ManualRuntime()
+        self.waiters = ProduceWaiters()
+        self.min_isr = 1
+
+    def produce_target(self) -> ProduceTarget:
+        return ProduceTarget(partition=self.parts.get, runtime=self.runtime, offline=lambda: self.offline,  # type: ignore[arg-type]
+                             waiters=self.waiters, min_insync_replicas=lambda _t: self.min_isr, broker_id=1)
+
+
+def leader(tp: TopicPartition, leo: int) -> Partition:
+    """Broker 1 leading ``tp`` with follower 2 in the ISR, both at ``leo``."""
+    p = Partition(tp, 1)
+    p.make_leader(4, (1, 2), (1, 2), 0, 1, now_ms=0)
+    p.append_as_leader(leo, now_ms=0)
+    p.record_follower_fetch(2, leo, now_ms=0)
+    return p
+
+
+@pytest.fixture
+def apis() -> tuple[KafkaApis, Replicas]:
+    plane = BrokerControlPlane(1, BROKER_EPOCH)
+    seed_metadata(plane, 9092)  # orders-0 led by 1, orders-1 led by 2
+    replicas = Replicas()
+    replicas.parts[ORDERS_0] = leader(ORDERS_0, 10)
+    replicas.parts[ORDERS_0].on_high_watermark_increase = replicas.waiters.wake
+    return KafkaApis(1, control_handler=lambda: None, metadata_cache=lambda: plane.metadata_cache,
+                     cluster_id=lambda: "c", replica_manager=lambda: replicas), replicas  # type: ignore[arg-type,return-value]
+
+
+def batch(n: int, magic: int = 2) -> bytes:
+    b = MemoryRecordsBuilder(magic=magic, compression_type=0, batch_size=1 << 20)
+    for i in range(n):
+        b.append(timestamp=1_000, key=None, value=b"line %d" % i)
+    b.close()
+    return bytes(b.buffer())
+
+
+def _build(cls: type, **values: Any) -> Any:
+    names = {f.name for f in fields(cls)}
+    return cls(**{k: v for k, v in values.items() if k in names})
+
+
+def frame(version: int, acks: int, topics: list[tuple[str, list[tuple[int, bytes | None]]]],
+          timeout_ms: int = 30_000, client_id: str = "test") -> bytes:
+    m = schema_module(PRODUCE, version, "request")
+    request = _build(m.ProduceRequest, transactional_id=None, acks=acks, timeout=timedelta(milliseconds=timeout_ms),
+                     topic_data=tuple(_build(m.TopicProduceData, name=name, partition_data=tuple(
+                         _build(m.PartitionProduceData, index=p, records=records) for p, records in parts))
+                                      for name, parts in topics))
+    buf = io.BytesIO()
+    entity_writer(type(request))(buf, request)
+    return request_frame(PRODUCE, version, 7, buf.getvalue(), client_id)[4:]
+
+
+def answers(payload: bytes | None, version: int) -> list[tuple[str, int, int, int, int | None]]:
+    """(topic, partition, error, base offset, log start offset: None before v5) per answered partition."""
+    assert payload is not None
+    correlation_id, offset = decode_response_header(payload, PRODUCE, version)
+    assert correlation_id == 7
+    m = schema_module(PRODUCE, version, "response")
+    response, _ = entity_reader(m.ProduceResponse)(memoryview(payload)[offset:], 0)
+    for t in response.responses:
+        for p in t.partition_responses:
+            assert p.log_append_time is None  # -1 on the wire: CreateTime
+    return [(t.name, p.index, int(p.error_code), p.base_offset, getattr(p, "log_start_offset", None))
+            for t in response.responses for p in t.partition_responses]
+
+
+async def send(api: KafkaApis, version: int, acks: int, topics: list[tuple[str, list[tuple[int, bytes | None]]]],
+               **kw: Any) -> list[tuple[str, int, int, int, int | None]]:
+    return answers(await api.handle(frame(version, acks, topics, **kw)), version)
+
+
+@pytest.mark.parametrize("version", [3, 5, 8])
+async def test_acks_1_appends_and_answers_the_base_offset(apis, version: int) -> None:
+    api, replicas = apis
+    log_start = 0 if version >= 5 else None  # the field's first version
+    assert await send(api, version, 1, [("orders", [(0, batch(5))])]) == [("orders", 0, NONE, 10, log_start)]
+    assert await send(api, version, 1, [("orders", [(0, batch(2))])]) == [("orders", 0, NONE, 15, log_start)]
+    assert replicas.parts[ORDERS_0].log_end_offset == 17
+    assert replicas.parts[ORDERS_0].high_watermark == 10  # the follower has not fetched
+
+
+async def test_versions_advertised_are_kafka_2_8s(apis) -> None:
+    api, _ = apis
+    assert api.supported_versions()[PRODUCE] == (0, 8)
+
+
+def legacy_frame(version: int, acks: int, topics: list[tuple[str, list[tuple[int, bytes | None]]]]) -> bytes:
+    """A Produce v0-v2 request payload, through our table (kio has no schema for these versions)."""
+    body = codec.encode(PRODUCE_V0_V2_REQUEST, version, {"acks": acks, "timeout_ms": 30_000, "topics": [
+        {"name": name, "partitions": [{"index": p, "records": r} for p, r in parts]} for name, parts in topics]})
+    return request_frame(PRODUCE, version, 7, body)[4:]
+
+
+def legacy_answers(payload: bytes | None, version: int) -> list[tuple[str, int, int, int]]:
+    assert payload is not None
+    correlation_id, offset = decode_response_header(payload, PRODUCE, version)
+    assert correlation_id == 7
+    value = codec.decode(PRODUCE_V0_V2_RESPONSE, version, payload, offset)
+    assert version < 1 or value["throttle_time_ms"] == 0
+    assert version < 2 or all(p["log_append_time_ms"] == -1 for t in value["responses"] for p in t["partitions"])
+    return [(t["name"], p["index"], p["error_code"], p["base_offset"])
+            for t in value["responses"] for p in t["partitions"]]
+
+
+def legacy_set(n: int, magic: int, compression: int = 0) -> bytes:
+    b = MemoryRecordsBuilder(magic=magic, compression_type=compression, batch_size=1 << 20)
+    for i in range(n):
+        b.append(timestamp=None if magic == 0 else 1_000, key=None, value=b"line %d" % i)
+    b.close()
+    return bytes(b.buffer())
+
+
+@pytest.mark.parametrize("version", [0, 1, 2])
+async def test_v0_to_v2_take_legacy_message_sets_and_v2_batches(apis, version: int) -> None:
+    """Gzip wrappers are opened and their messages counted; several entries may come in one set; a set mixing
+    magics is INVALID_RECORD; a corrupt legacy message CORRUPT_MESSAGE."""
+    api, replicas = apis
+    corrupt_legacy = bytearray(legacy_set(2, 1))
+    corrupt_legacy[-1] ^= 1
+    sets = [(0, legacy_set(3, 0)), (0, legacy_set(4, 1, compression=1)), (0, legacy_set(2, 1) + legacy_set(2, 1)),
+            (0, batch(5)), (0, legacy_set(1, 1) + batch(1)), (0, bytes(corrupt_legacy)), (1, legacy_set(1, 0))]
+    answered = [legacy_answers(await api.handle(legacy_frame(version, 1, [("orders", [one])])), version)[0]
+                for one in sets]  # one request each: a partition named twice in one request is answered once
+    assert answered == [
+        ("orders", 0, NONE, 10), ("orders", 0, NONE, 13), ("orders", 0, NONE, 17), ("orders", 0, NONE, 21),
+        ("orders", 0, INVALID_RECORD, -1), ("orders", 0, CORRUPT_MESSAGE, -1),
+        ("orders", 1, NOT_LEADER_OR_FOLLOWER, -1)]
+    assert replicas.parts[ORDERS_0].log_end_offset == 26
+
+
+async def test_v0_acks_0_sends_nothing(apis) -> None:
+    api, replicas = apis
+    assert await api.handle(legacy_frame(0, 0, [("orders", [(0, legacy_set(3, 0))])])) is None
+    assert replicas.parts[ORDERS_0].log_end_offset == 13
+
+
+async def test_unknown_and_unhosted_partitions(apis) -> None:
+    """Not in the cache: UNKNOWN_TOPIC_OR_PARTITION; known but not hosted here, or followed:
+    NOT_LEADER_OR_FOLLOWER."""
+    api, replicas = apis
+    assert await send(api, 8, 1, [("nope", [(0, batch(1))]), ("orders", [(1, batch(1)), (9, batch(1))])]) == [
+        ("nope", 0, UNKNOWN_TOPIC_OR_PARTITION, -1, -1), ("orders", 1, NOT_LEADER_OR_FOLLOWER, -1, -1),
+        ("orders", 9, UNKNOWN_TOPIC_OR_PARTITION, -1, -1)]
+    follower = Partition(ORDERS_1, 1)
+    follower.make_follower(2, 3, (2, 1), (2, 1), 0, 1)
+    replicas.parts[ORDERS_1] = follower
+    assert await send(api, 8, 1, [("orders", [(1, batch(1))])]) == [("orders", 1, NOT_LEADER_OR_FOLLOWER, -1, -1)]
+    assert follower.log_end_offset == 0
+
+
+async def test_an_offline_partition_is_kafka_storage_error(apis) -> None:
+    api, replicas = apis
+    replicas.offline = frozenset({ORDERS_0})
+    assert await send(api, 8, 1, [("orders", [(0, batch(1))])]) == [("orders", 0, KAFKA_STORAGE_ERROR, -1, -1)]
+    assert replicas.parts[ORDERS_0].log_end_offset == 10
+
+
+async def test_acks_all_below_min_insync_replicas_is_not_enough_replicas_and_appends_nothing(apis) -> None:
+    api, replicas = apis
+    replicas.min_isr = 3
+    assert await send(api, 8, -1, [("orders", [(0, batch(1))])]) == [("orders", 0, NOT_ENOUGH_REPLICAS, -1, 0)]
+    assert replicas.parts[ORDERS_0].log_end_offset == 10
+    assert await send(api, 8, 1, [("orders", [(0, batch(1))])]) == [("orders", 0, NONE, 10, 0)]  # acks=1: no check
+
+
+async def test_acks_outside_the_three_values_is_invalid_required_acks_after_the_cache_check(apis) -> None:
+    api, replicas = apis
+    assert await send(api, 8, 2, [("orders", [(0, batch(1))]), ("nope", [(0, batch(1))])]) == [
+        ("orders", 0, INVALID_REQUIRED_ACKS, -1, -1), ("nope", 0, UNKNOWN_TOPIC_OR_PARTITION, -1, -1)]
+    assert replicas.parts[ORDERS_0].log_end_offset == 10
+
+
+async def test_internal_topics_take_appends_from_the_admin_client_only(apis) -> None:
+    _, replicas = apis
+    tp = TopicPartition("__consumer_offsets", 0)
+    replicas.parts[tp] = leader(tp, 0)
+    everything = SimpleNamespace(contains=lambda _tp: True)
+    ask = [ProducePartition("__consumer_offsets", 0, batch(2))]
+    answered = await produce(8, 1, 1_000, "app", ask, cache=everything, target=replicas.produce_target())  # type: ignore[arg-type]
+    assert [(a.error, a.base_offset) for a in answered] == [(INVALID_TOPIC_EXCEPTION, -1)]
+    answered = await produce(8, 1, 1_000, "__admin_client", ask, cache=everything,  # type: ignore[arg-type]
+                             target=replicas.produce_target())
+    assert [(a.error, a.base_offset) for a in answered] == [(NONE, 0)]
+
+
+def corrupt(data: bytes) -> bytes:
+    out = bytearray(data)
+    out[-1] ^= 1
+    return bytes(out)
+
+
+async def test_record_set_errors_in_kafkas_order(apis) -> None:
+    """Structure and versions are checked before the partition (even on a follower), the CRC at the append (a
+    follower then answers NOT_LEADER_OR_FOLLOWER first)."""
+    api, replicas = apis
+    short = batch(1)[:8] + struct.pack(">i", 5) + batch(1)[12:]
+    zstd = bytearray(batch(2))
+    zstd[22] = 4
+    sets = [(0, corrupt(batch(3))), (1, corrupt(batch(3))), (0, short), (1, batch(2, magic=1)), (0, b""),
+            (0, batch(1) + batch(1)), (0, bytes(zstd)), (1, short)]
+    assert [(await send(api, 5, 1, [("orders", [one])]))[0] for one in sets] == [
+        ("orders", 0, CORRUPT_MESSAGE, -1, -1), ("orders", 1, NOT_LEADER_OR_FOLLOWER, -1, -1),
+        ("orders", 0, CORRUPT_MESSAGE, -1, -1), ("orders", 1, INVALID_RECORD, -1, -1),
+        ("orders", 0, INVALID_RECORD, -1, -1), ("orders", 0, INVALID_RECORD, -1, -1),
+        ("orders", 0, UNSUPPORTED_COMPRESSION_TYPE, -1, -1), ("orders", 1, CORRUPT_MESSAGE, -1, -1)]
+    assert replicas.parts[ORDERS_0].log_end_offset == 10
+    # and the broker keeps answering
+    assert await send(api, 5, 1, [("orders", [(0, batch(4))])]) == [("orders", 0, NONE, 10, 0)]
+
+
+def messages(payload: bytes | None) -> list[tuple[int, int, str | None]]:
+    """(error, log start offset, error message) per partition of a v8 answer."""
+    assert payload is not None
+    _, offset = decode_response_header(payload, PRODUCE, 8)
+    response, _ = entity_reader(schema_module(PRODUCE, 8, "response").ProduceResponse)(memoryview(payload)[offset:], 0)
+    return [(int(p.error_code), p.log_start_offset, p.error_message)
+            for t in response.responses for p in t.partition_responses]
+
+
+async def test_only_logvalidators_refusals_carry_a_message_and_failures_are_logged(apis, caplog) -> None:
+    """As Kafka: a RecordValidationException (INVALID_RECORD at the append) answers its message and the log start
+    offset and is logged at ERROR; validateRecords' and the CRC's errors answer the code alone; an unexpected
+    failure (NOT_ENOUGH_REPLICAS is not among appendToLocalLog's known exceptions) is logged too."""
+    api, replicas = apis
+    control = bytearray(batch(1))
+    control[22] |= 0x20
+    control[17:21] = crc32c(bytes(control[21:])).to_bytes(4, "big")
+    replicas.min_isr = 3
+    caplog.set_level("ERROR", logger="kafka.server.ReplicaManager")
+    answered = [messages(await api.handle(frame(8, acks, [("orders", [(0, r)])])))[0]
+                for acks, r in ((1, bytes(control)), (1, corrupt(batch(1))), (1, b""), (-1, batch(1)))]
+    assert answered == [(INVALID_RECORD, 0, "Clients are not allowed to write control records"),
+                        (CORRUPT_MESSAGE, -1, None), (INVALID_RECORD, -1, None), (NOT_ENOUGH_REPLICAS, 0, None)]
+    errors = [r.getMessage() for r in caplog.records]
+    assert errors == [
+        "[ReplicaManager broker=1] Error processing append operation on partition orders-0\n"
+        "org.apache.kafka.common.InvalidRecordException: Clients are not allowed to write control records",
+        "[ReplicaManager broker=1] Error processing append operation on partition orders-0\n"
+        "org.apache.kafka.common.errors.NotEnoughReplicasException: The size of the current ISR Set(1, 2) is "
+        "insufficient to satisfy the min.isr requirement of 3 for partition orders-0"]
+
+
+async def test_a_partition_named_twice_is_appended_once_with_its_last_records(apis) -> None:
+    api, replicas = apis
+    assert await send(api, 8, 1, [("orders", [(0, batch(3)), (1, batch(1)), (0, batch(5))])]) == [
+        ("orders", 0, NONE, 10, 0), ("orders", 1, NOT_LEADER_OR_FOLLOWER, -1, -1)]
+    assert replicas.parts[ORDERS_0].log_end_offset == 15
+
+
+async def test_null_records_fail_at_the_append_as_kafkas_null_pointer_does(apis) -> None:
+    api, _ = apis
+    assert await send(api, 8, 1, [("orders", [(0, None)])]) == [("orders", 0, -1, -1, 0)]
+
+
+async def test_acks_0_sends_no_response_and_closes_the_connection_on_an_error(apis) -> None:
+    api, replicas = apis
+    assert await api.handle(frame(8, 0, [("orders", [(0, batch(3))])])) is None
+    assert replicas.parts[ORDERS_0].log_end_offset == 13
+    with pytest.raises(CloseConnection, match="ack=0"):
+        await api.handle(frame(8, 0, [("orders", [(0, batch(3)), (1, batch(1))])]))
+    assert replicas.parts[ORDERS_0].log_end_offset == 16  # the good partition was appended, as in Kafka
+
+
+async def test_acks_all_waits_for_the_high_watermark(apis) -> None:
+    api, replicas = apis
+    p = replicas.parts[ORDERS_0]
+    task = asyncio.create_task(send(api, 8, -1, [("orders", [(0, batch(5))])]))
+    await _until(lambda: replicas.waiters.waiting() == 1)
+    assert not task.done() and p.log_end_offset == 15
+    p.record_follower_fetch(2, 12, now_ms=0)  # part of the way: still waiting
+    await asyncio.sleep(0)
+    assert not task.done()
+    p.record_follower_fetch(2, 15, now_ms=0)
+    assert await asyncio.wait_for(task, BOUND_S) == [("orders", 0, NONE, 10, 0)]
+    assert replicas.waiters.waiting() == 0
+
+
+async def test_acks_all_times_out_on_the_runtime_clock(apis) -> None:
+    api, replicas = apis
+    task = asyncio.create_task(send(api, 8, -1, [("orders", [(0, batch(5))])], timeout_ms=1_000))
+    await _until(lambda: replicas.waiters.waiting() == 1)
+    replicas.runtime.advance(999)
+    await asyncio.sleep(0)
+    assert not task.done()
+    replicas.runtime.advance(1)
+    assert await asyncio.wait_for(task, BOUND_S) == [("orders", 0, REQUEST_TIMED_OUT, 10, 0)]
+    assert replicas.waiters.waiting() == 0
+
+
+async def test_acks_all_with_a_zero_timeout_completes_if_already_replicated_else_times_out(apis) -> None:
+    api, replicas = apis
+    p = replicas.parts[ORDERS_0]
+    task = asyncio.create_task(send(api, 8, -1, [("orders", [(0, batch(2))])], timeout_ms=0))
+    assert await asyncio.wait_for(task, BOUND_S) == [("orders", 0, REQUEST_TIMED_OUT, 10, 0)]
+    p.record_follower_fetch(2, 12, now_ms=0)
+    p.isr = (1,)  # a lone leader: its HW moves on its own append, so the first check completes the request
+    p.followers = {}
+    assert await asyncio.wait_for(send(api, 8, -1, [("orders", [(0, batch(2))])], timeout_ms=0), BOUND_S) == [
+        ("orders", 0, NONE, 12, 0)]
+
+
+async def test_acks_all_after_the_isr_shrank_below_min_insync_is_not_enough_replicas_after_append(apis) -> None:
+    api, replicas = apis
+    replicas.min_isr = 2
+    p = replicas.parts[ORDERS_0]
+    task = asyncio.create_task(send(api, 8, -1, [("orders", [(0, batch(5))])]))
+    await _until(lambda: replicas.waiters.waiting() == 1)
+    proposal = p.maybe_shrink_isr(now_ms=p.replica_lag_time_max_ms + 1, max_lag_ms=p.replica_lag_time_max_ms)
+    assert proposal is not None
+    p.on_isr_update(proposal, LeaderAndIsr(1, 4, (1,), 1), now_ms=p.replica_lag_time_max_ms + 1)
+    assert p.high_watermark == 15  # the shrink moved the HW to the leader's LEO
+    assert await asyncio.wait_for(task, BOUND_S) == [("orders", 0, NOT_ENOUGH_REPLICAS_AFTER_APPEND, 10, 0)]
+
+
+async def test_acks_all_on_a_leader_that_loses_leadership_is_not_leader_or_follower(apis) -> None:
+    api, replicas = apis
+    p = replicas.parts[ORDERS_0]
+    task = asyncio.create_task(send(api, 8, -1, [("orders", [(0, batch(5))])]))
+    await _until(lambda: replicas.waiters.waiting() == 1)
+    p.make_follower(2, 5, (2, 1), (1, 2), 1, 1)
+    replicas.waiters.wake(ORDERS_0)  # what the replica manager does after a LeaderAndIsr
+    assert await asyncio.wait_for(task, BOUND_S) == [("orders", 0, NOT_LEADER_OR_FOLLOWER, 10, 0)]
+
+
+async def test_acks_all_with_every_partition_failed_answers_at_once(apis) -> None:
+    api, replicas = apis
+    assert await asyncio.wait_for(send(api, 8, -1, [("orders", [(1, batch(1))])]), BOUND_S) == [
+        ("orders", 1, NOT_LEADER_OR_FOLLOWER, -1, -1)]
+    assert replicas.waiters.waiting() == 0
+
+
+async def test_a_records_length_beyond_the_request_closes_the_connection(apis) -> None:
+    api, replicas = apis
+    good = frame(8, 1, [("orders", [(0, batch(1))])])
+    records_at = good.index(batch(1)) - 4
+    bad = good[:records_at] + struct.pack(">i", 1 << 30) + good[records_at + 4:]
+    with pytest.raises(CloseConnection):
+        await api.handle(bad)
+    with pytest.raises(CloseConnection):
+        await api.handle(good[:-10])
+    assert replicas.parts[ORDERS_0].log_end_offset == 10
+
+
+async def _until(condition: Any) -> None:
+    """Yield to the loop until ``condition()`` holds, at most 1,000 times (no wall time involved)."""
+    for _ in range(1_000):
+        if condition():
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("condition not reached")
