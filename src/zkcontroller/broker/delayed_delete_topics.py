@@ -9,10 +9,10 @@ sleep, so the simulator's virtual time drives it too.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Collection
 
 from zkcontroller.broker.metadata_cache import MetadataCache
+from zkcontroller.broker.purgatory import wait_on_cache
 from zkcontroller.runtime.runtime import Runtime
 
 
@@ -23,21 +23,4 @@ async def wait_until_deleted(cache: MetadataCache, topics: Collection[str], time
     def remaining() -> set[str]:
         return {t for t in topics if cache.contains_topic(t)}
 
-    if timeout_ms <= 0 or not remaining():
-        return remaining()
-    done = asyncio.Event()
-
-    def check() -> None:
-        if not remaining():
-            done.set()
-
-    unregister = cache.on_update(check)
-    finished = runtime.spawn(done.wait(), "delete-topics-done")
-    expired = runtime.spawn(runtime.sleep_ms(timeout_ms), "delete-topics-timeout")
-    try:
-        await asyncio.wait((finished, expired), return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        unregister()
-        finished.cancel()
-        expired.cancel()
-    return remaining()
+    return await wait_on_cache(cache, remaining, timeout_ms, runtime, "delete-topics")

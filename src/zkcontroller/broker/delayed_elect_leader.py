@@ -10,39 +10,12 @@ REQUEST_TIMED_OUT.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Collection, Mapping
-from typing import TypeVar
+from collections.abc import Collection, Mapping
 
 from zkcontroller.broker.metadata_cache import MetadataCache
+from zkcontroller.broker.purgatory import wait_on_cache
 from zkcontroller.model import NO_LEADER, TopicPartition
 from zkcontroller.runtime.runtime import Runtime
-
-T = TypeVar("T")
-
-
-async def wait_on_cache(cache: MetadataCache, pending: Callable[[], set[T]], timeout_ms: int, runtime: Runtime,
-                        name: str) -> set[T]:
-    """Wait until ``pending()`` is empty, re-checked on each update of ``cache``, or ``timeout_ms`` has passed on
-    ``runtime``; what is still pending then. A timeout <= 0 does not wait."""
-    if timeout_ms <= 0 or not pending():
-        return pending()
-    done = asyncio.Event()
-
-    def check() -> None:
-        if not pending():
-            done.set()
-
-    unregister = cache.on_update(check)
-    finished = runtime.spawn(done.wait(), f"{name}-done")
-    expired = runtime.spawn(runtime.sleep_ms(timeout_ms), f"{name}-timeout")
-    try:
-        await asyncio.wait((finished, expired), return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        unregister()
-        finished.cancel()
-        expired.cancel()
-    return pending()
 
 
 async def wait_for_leaders(cache: MetadataCache, expected: Mapping[TopicPartition, int], timeout_ms: int,

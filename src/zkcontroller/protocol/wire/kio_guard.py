@@ -17,7 +17,7 @@ from typing import Any
 
 from kio.serial._introspect import EntityField, EntityTupleField, PrimitiveTupleField, classify_field, get_field_tag
 
-from zkcontroller.protocol.wire.codec import WireFormatError
+from zkcontroller.protocol.wire.codec import Reader, WireFormatError
 
 _FIXED = {"bool": 1, "int8": 1, "int16": 2, "uint16": 2, "error_code": 2, "int32": 4, "uint32": 4,
           "timedelta_i32": 4, "int64": 8, "uint64": 8, "float64": 8, "timedelta_i64": 8, "datetime_i64": 8,
@@ -40,38 +40,21 @@ def check_lengths(cls: type, buf: bytes | memoryview, offset: int) -> None:
         return
 
 
-class _Walker:
-    def __init__(self, buf: memoryview, pos: int) -> None:
-        self.buf = buf
-        self.pos = pos
+class _Walker(Reader):
+    """The codec's bounds-checked cursor, reading lengths only."""
 
-    def _need(self, n: int, what: str) -> None:
-        if n < 0 or self.pos + n > len(self.buf):
-            raise WireFormatError(f"{what}: {n} bytes needed at offset {self.pos}, "
-                                  f"{len(self.buf) - self.pos} remaining")
+    __slots__ = ()
 
-    def _uvarint(self, what: str) -> int:
-        value, shift = 0, 0
-        while True:
-            self._need(1, what)
-            b = self.buf[self.pos]
-            self.pos += 1
-            value |= (b & 0x7F) << shift
-            if not b & 0x80:
-                return value
-            shift += 7
-            if shift > 28:
-                raise WireFormatError(f"{what}: varint too long at offset {self.pos}")
+    def _skip(self, n: int, what: str) -> None:
+        if n < 0 or self.pos + n > self.end:
+            raise WireFormatError(f"{what}: {n} bytes needed at offset {self.pos}, {self.remaining} remaining")
+        self.pos += n
 
     def _length(self, flexible: bool, width: int, what: str) -> int:
         """An array's or a string's length; -1 for null."""
         if flexible:
-            return self._uvarint(what) - 1
-        self._need(width, what)
-        s = _INT16 if width == 2 else _INT32
-        (n,) = s.unpack_from(self.buf, self.pos)
-        self.pos += width
-        return n
+            return self.uvarint(what) - 1
+        return int(self.unpack(_INT16 if width == 2 else _INT32, what))
 
     def entity(self, cls: type) -> None:
         flexible = bool(getattr(cls, "__flexible__", False))
@@ -80,31 +63,27 @@ class _Walker:
                 continue  # a tagged field travels in the tagged section below
             if isinstance(shape, EntityTupleField | PrimitiveTupleField):
                 count = self._length(flexible, 4, f)
-                if count > len(self.buf) - self.pos:  # every element takes a byte at least
-                    raise WireFormatError(f"{f}: {count} elements announced, {len(self.buf) - self.pos} bytes "
+                if count > self.remaining:  # every element takes a byte at least
+                    raise WireFormatError(f"{f}: {count} elements announced, {self.remaining} bytes "
                                           f"remaining at offset {self.pos}")
                 for _ in range(max(count, 0)):
                     self._one(shape, kind, flexible, f)
             else:
                 self._one(shape, kind, flexible, f)
         if flexible:
-            for _ in range(self._uvarint("tagged field count")):
-                self._uvarint("tag")
-                size = self._uvarint("tagged field size")
-                self._need(size, "tagged field")
-                self.pos += size
+            for _ in range(self.uvarint("tagged field count")):
+                self.uvarint("tag")
+                self._skip(self.uvarint("tagged field size"), "tagged field")
 
     def _one(self, shape: Any, kind: str, flexible: bool, what: str) -> None:
         if isinstance(shape, EntityField | EntityTupleField):
             self.entity(shape.type_)
         elif kind in _FIXED:
-            self._need(_FIXED[kind], what)
-            self.pos += _FIXED[kind]
+            self._skip(_FIXED[kind], what)
         elif kind in _VARIABLE:
             n = self._length(flexible, _VARIABLE[kind], what)
             if n > 0:
-                self._need(n, what)
-                self.pos += n
+                self._skip(n, what)
         else:
             raise _UnknownKind(kind)
 
