@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from typing import Any
 
+import pytest
 from tests.helpers import ManualClock
 
 from zkcontroller.broker.config import ReplicationConfig
@@ -101,3 +102,12 @@ class Brokers:
 def state(leader: int = 1, leader_epoch: int = 0, isr: tuple[int, ...] = (1, 2, 3), zk_version: int = 0,
           replicas: tuple[int, ...] = (1, 2, 3), partition: int = 0) -> LeaderAndIsrPartitionState:
     return LeaderAndIsrPartitionState("t", partition, 1, leader, leader_epoch, isr, zk_version, replicas)
+
+
+@pytest.fixture(name="brokers")
+def brokers_fixture() -> Iterator[Brokers]:
+    """Three brokers on a manual runtime whose background tasks do not run (an AlterIsr manager's queue is only
+    drained when a test says), closed at the end."""
+    b = Brokers()
+    yield b
+    b.close()

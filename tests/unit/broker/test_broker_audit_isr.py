@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -21,17 +20,14 @@ from zkcontroller.protocol.inter_broker import (
 )
 
 from .helpers import leader_and_isr, stop_replica
-from .replica_helpers import LAG_MS, Brokers, state
+from .replica_helpers import (
+    LAG_MS,
+    Brokers,
+    brokers_fixture,  # noqa: F401
+    state,
+)
 
 TP = TopicPartition("t", 0)
-
-
-@pytest.fixture
-def brokers() -> Iterator[Brokers]:
-    """Background tasks do not run: the AlterIsr manager's queue is only drained when a test says."""
-    b = Brokers()
-    yield b
-    b.close()
 
 
 def queued_shrink(brokers: Brokers) -> AlterIsrManager:
