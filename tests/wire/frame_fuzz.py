@@ -7,6 +7,7 @@ import asyncio
 import struct
 import subprocess
 import sys
+from collections.abc import Callable
 
 from hypothesis import strategies as st
 
@@ -63,3 +64,16 @@ def assert_huge_lengths_close_in_a_child(module: str, count: int) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     lines = done.stdout.splitlines()
     assert len(lines) == count and all(line.startswith("closed") for line in lines), done.stdout
+
+
+async def assert_answered_after(make_apis: Callable[[], KafkaApis], payload: bytes, valid: bytes) -> None:
+    """On fresh ``make_apis()``: ``payload`` is answered or closes the connection (never another exception), and
+    ``valid`` is answered after it, so nothing is left wedged."""
+    apis = make_apis()
+    await handle(apis, payload)
+    assert await handle(apis, valid) is not None
+
+
+async def assert_every_frame_answered(apis: KafkaApis, frames: list[bytes]) -> None:
+    for payload in frames:
+        assert await handle(apis, payload) is not None, payload[:8].hex()

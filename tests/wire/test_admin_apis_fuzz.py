@@ -29,7 +29,12 @@ from zkcontroller.protocol.wire.client_apis import (
     schema_module,
 )
 
-from .frame_fuzz import assert_huge_lengths_close_in_a_child, mutate
+from .frame_fuzz import (
+    assert_answered_after,
+    assert_every_frame_answered,
+    assert_huge_lengths_close_in_a_child,
+    mutate,
+)
 from .frame_fuzz import handle as _handle
 from .server_fixture import BROKER_EPOCH, request_frame, seed_metadata
 
@@ -115,18 +120,11 @@ def mutated(draw: st.DrawFn) -> bytes:
 @settings(max_examples=400, deadline=None)
 @given(mutated())
 def test_mutated_frames_are_answered_or_close_the_connection(payload: bytes) -> None:
-    async def run() -> None:
-        apis = _apis()
-        await _handle(apis, payload)
-        assert await _handle(apis, VALID[4]) is not None
-
-    asyncio.run(run())
+    asyncio.run(assert_answered_after(_apis, payload, VALID[4]))
 
 
 async def test_every_valid_frame_is_answered() -> None:
-    apis = _apis()
-    for payload in VALID:
-        assert await _handle(apis, payload) is not None, payload[:8].hex()
+    await assert_every_frame_answered(_apis(), VALID)
 
 
 async def test_a_null_array_where_the_schema_forbids_one_closes_the_connection() -> None:
