@@ -37,3 +37,21 @@ def running_cluster(zookeeper_server: ZooKeeperServerProcess, tmp_path_factory: 
             except subprocess.TimeoutExpired:
                 prompt.proc.kill()
         prompt.proc.wait(30)
+
+
+def assert_records_are_not_kept(address: str, topic: str) -> None:
+    """A kafka-python consumer of ``topic``'s partition 0 from the beginning is refused with
+    UNSUPPORTED_FOR_MESSAGE_FORMAT, which its poll raises (within 60 s), having polled nothing before."""
+    from kafka import KafkaConsumer, TopicPartition
+    from kafka.errors import UnsupportedForMessageFormatError
+
+    consumer = KafkaConsumer(bootstrap_servers=address, request_timeout_ms=20000)
+    try:
+        consumer.assign([TopicPartition(topic, 0)])
+        consumer.seek_to_beginning()
+        deadline = time.monotonic() + 60
+        with pytest.raises(UnsupportedForMessageFormatError):
+            while time.monotonic() < deadline:
+                assert consumer.poll(timeout_ms=1000) == {}
+    finally:
+        consumer.close()
