@@ -24,6 +24,7 @@ from .replica_helpers import (
     LAG_MS,
     Brokers,
     brokers_fixture,  # noqa: F401
+    lagging_followers,
     state,
 )
 
@@ -32,12 +33,7 @@ TP = TopicPartition("t", 0)
 
 def queued_shrink(brokers: Brokers) -> AlterIsrManager:
     """Broker 1 leads TP with ISR 1,2,3; both followers lag, so its ISR check queues the shrink to (1,)."""
-    brokers.lead(state())
-    leader = brokers.rms[1]
-    brokers.rms[2].pause_fetchers()
-    brokers.rms[3].pause_fetchers()
-    leader.append(TP, 1)
-    brokers.clock.advance(LAG_MS + 1)
+    leader = lagging_followers(brokers)
     assert len(leader.maybe_shrink_isr()) == 1
     manager = leader.isr_manager
     assert isinstance(manager, AlterIsrManager) and set(manager.unsent) == {TP}
