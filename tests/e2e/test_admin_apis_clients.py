@@ -5,15 +5,12 @@ on a condition with a bound."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.e2e.test_cluster_command_listeners import CLI, Prompt, wait_for
+from tests.e2e.cluster_prompt import running_cluster
+from tests.e2e.test_cluster_command_listeners import wait_for
 
 from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
 
@@ -25,25 +22,10 @@ TOPIC = "administered"
 @pytest.fixture(scope="module")
 def address(zookeeper_server: ZooKeeperServerProcess, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Three in-process brokers with ``administered`` (2 partitions, replication factor 2): a bootstrap address."""
-    connect = f"{zookeeper_server.connect_string}/admin-apis-{os.getpid()}-{time.monotonic_ns()}"
-    logs: Path = tmp_path_factory.mktemp("admin-apis") / "logs"
-    prompt = Prompt([*CLI, "cluster", "--brokers", "3", "--zookeeper", connect, "--port-base", "0",
-                     "--session-timeout-ms", "6000", "--log-dir", str(logs)])
-    try:
-        prompt.expect(r"^cluster up: brokers 1, 2, 3")
-        found = prompt.expect(r"^broker 1 listens on (127\.0\.0\.1:\d+)$")[1]
-        prompt.expect(r"^  help \| quit")
+    with running_cluster(zookeeper_server, tmp_path_factory, "admin-apis") as (prompt, found):
         prompt.send(f"create {TOPIC} 2 2")
         prompt.expect(r"^2 of 2 partitions have a leader\.", 60)
         yield found
-    finally:
-        if prompt.proc.poll() is None:
-            prompt.send("quit")
-            try:
-                prompt.proc.wait(60)
-            except subprocess.TimeoutExpired:
-                prompt.proc.kill()
-        prompt.proc.wait(30)
 
 
 @pytest.fixture

@@ -5,16 +5,14 @@ Then kafka-python's admin client deletes the topic. Every wait is on a condition
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
-import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from tests.e2e.test_cluster_command_listeners import CLI, Prompt, kcat, wait_for
+from tests.e2e.cluster_prompt import assert_records_are_not_kept, running_cluster
+from tests.e2e.test_cluster_command_listeners import Prompt, kcat, wait_for
 
 from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
 
@@ -29,27 +27,12 @@ def cluster(zookeeper_server: ZooKeeperServerProcess, tmp_path_factory: pytest.T
             ) -> Iterator[tuple[Prompt, str]]:
     """Three in-process brokers with ``counted`` (2 partitions, replication factor 2) and 10 records produced:
     the prompt and a bootstrap address."""
-    connect = f"{zookeeper_server.connect_string}/offsets-{os.getpid()}-{time.monotonic_ns()}"
-    logs: Path = tmp_path_factory.mktemp("offsets") / "logs"
-    prompt = Prompt([*CLI, "cluster", "--brokers", "3", "--zookeeper", connect, "--port-base", "0",
-                     "--session-timeout-ms", "6000", "--log-dir", str(logs)])
-    try:
-        prompt.expect(r"^cluster up: brokers 1, 2, 3")
-        address = prompt.expect(r"^broker 1 listens on (127\.0\.0\.1:\d+)$")[1]
-        prompt.expect(r"^  help \| quit")
+    with running_cluster(zookeeper_server, tmp_path_factory, "offsets") as (prompt, address):
         prompt.send(f"create {TOPIC} 2 2")
         prompt.expect(r"^2 of 2 partitions have a leader\.", 60)
         prompt.send(f"produce {TOPIC} 10")
         prompt.expect(rf"^Produced 10 records to {TOPIC} \(log end offsets 0:5, 1:5\)\.", 60)
         yield prompt, address
-    finally:
-        if prompt.proc.poll() is None:
-            prompt.send("quit")
-            try:
-                prompt.proc.wait(60)
-            except subprocess.TimeoutExpired:
-                prompt.proc.kill()
-        prompt.proc.wait(30)
 
 
 def offsets(address: str) -> tuple[dict[int, int], dict[int, int], dict[int, object]]:
@@ -128,20 +111,8 @@ def test_confluent_kafka_reads_watermarks_and_lists_offsets(cluster: tuple[Promp
 def test_a_kafka_python_consumer_is_told_records_are_not_kept(cluster: tuple[Prompt, str]) -> None:
     """A consumer's fetch is refused with UNSUPPORTED_FOR_MESSAGE_FORMAT, which kafka-python's poll raises; it
     used to return nothing, as if no records had been produced."""
-    from kafka import KafkaConsumer, TopicPartition
-    from kafka.errors import UnsupportedForMessageFormatError
-
     _, address = cluster
-    consumer = KafkaConsumer(bootstrap_servers=address, request_timeout_ms=20000)
-    try:
-        consumer.assign([TopicPartition(TOPIC, 0)])
-        consumer.seek_to_beginning()
-        deadline = time.monotonic() + 60
-        with pytest.raises(UnsupportedForMessageFormatError):
-            while time.monotonic() < deadline:
-                assert consumer.poll(timeout_ms=1000) == {}
-    finally:
-        consumer.close()
+    assert_records_are_not_kept(address, TOPIC)
 
 
 def test_kafka_pythons_admin_client_deletes_the_topic(cluster: tuple[Prompt, str]) -> None:

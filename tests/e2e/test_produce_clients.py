@@ -6,15 +6,14 @@ condition with a bound."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.e2e.test_cluster_command_listeners import CLI, Prompt, wait_for
+from tests.e2e.cluster_prompt import assert_records_are_not_kept, running_cluster
+from tests.e2e.test_cluster_command_listeners import Prompt, wait_for
 
 from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
 
@@ -29,25 +28,10 @@ def cluster(zookeeper_server: ZooKeeperServerProcess, tmp_path_factory: pytest.T
             ) -> Iterator[tuple[Prompt, str]]:
     """Three in-process brokers with ``produced`` (2 partitions, replication factor 2), nothing produced yet: the
     prompt and a bootstrap address."""
-    connect = f"{zookeeper_server.connect_string}/produce-{os.getpid()}-{time.monotonic_ns()}"
-    logs: Path = tmp_path_factory.mktemp("produce") / "logs"
-    prompt = Prompt([*CLI, "cluster", "--brokers", "3", "--zookeeper", connect, "--port-base", "0",
-                     "--session-timeout-ms", "6000", "--log-dir", str(logs)])
-    try:
-        prompt.expect(r"^cluster up: brokers 1, 2, 3")
-        address = prompt.expect(r"^broker 1 listens on (127\.0\.0\.1:\d+)$")[1]
-        prompt.expect(r"^  help \| quit")
+    with running_cluster(zookeeper_server, tmp_path_factory, "produce") as (prompt, address):
         prompt.send(f"create {TOPIC} 2 2")
         prompt.expect(r"^2 of 2 partitions have a leader\.", 60)
         yield prompt, address
-    finally:
-        if prompt.proc.poll() is None:
-            prompt.send("quit")
-            try:
-                prompt.proc.wait(60)
-            except subprocess.TimeoutExpired:
-                prompt.proc.kill()
-        prompt.proc.wait(30)
 
 
 def end_offsets(address: str) -> dict[int, int]:
@@ -126,17 +110,5 @@ def test_kcat_produces_lines(cluster: tuple[Prompt, str], tmp_path: Path) -> Non
 
 def test_a_consumer_is_still_told_records_are_not_kept(cluster: tuple[Prompt, str]) -> None:
     """The data plane stays offsets-only: produced records cannot be read back."""
-    from kafka import KafkaConsumer, TopicPartition
-    from kafka.errors import UnsupportedForMessageFormatError
-
     _, address = cluster
-    consumer = KafkaConsumer(bootstrap_servers=address, request_timeout_ms=20000)
-    try:
-        consumer.assign([TopicPartition(TOPIC, 0)])
-        consumer.seek_to_beginning()
-        deadline = time.monotonic() + 60
-        with pytest.raises(UnsupportedForMessageFormatError):
-            while time.monotonic() < deadline:
-                assert consumer.poll(timeout_ms=1000) == {}
-    finally:
-        consumer.close()
+    assert_records_are_not_kept(address, TOPIC)

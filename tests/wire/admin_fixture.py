@@ -13,41 +13,26 @@ from typing import Any
 
 import pytest
 from kio.serial import entity_reader, entity_writer
-from tests.helpers import OffsetClock, wait_until
+from tests.helpers import wait_until
+from tests.integration.listening import Cluster, listening_cluster
 
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.cluster.listener import ListenerPorts
 from zkcontroller.cluster.local_cluster import LocalCluster
-from zkcontroller.controller.config import ControllerConfig
-from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.wire.client_apis import schema_module
 from zkcontroller.protocol.wire.frames import decode_response_header
-from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 from .server_fixture import connect, read_frame, request_frame
-
-Cluster = tuple[LocalCluster, KafkaZkClient]
 
 
 @pytest.fixture(name="admin_cluster")
 async def admin_cluster_fixture() -> AsyncIterator[Cluster]:
     """Three in-process brokers on free loopback ports, no automatic leader rebalance."""
-    backend = EmbeddedBackend(OffsetClock(wall_clock_ms))
-    cluster = LocalCluster(backend, [1, 2, 3], wall_clock_ms, session_timeout_ms=4000,
-                           controller_config=ControllerConfig(broker_id=-1, auto_leader_rebalance_enable=False),
-                           listeners=ListenerPorts(base=None))
-    session = await backend.new_session()
-    try:
-        await cluster.start()
-        await cluster.wait_for_controller()
-        yield cluster, KafkaZkClient(session, wall_clock_ms)
-    finally:
-        await cluster.shutdown()
-        await session.close()
-        await backend.close()
+    async with listening_cluster([1, 2, 3], ListenerPorts(base=None), 4000) as running:
+        yield running
 
 
 def controller(cluster: LocalCluster) -> KafkaServer:

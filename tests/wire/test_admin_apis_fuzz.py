@@ -29,6 +29,13 @@ from zkcontroller.protocol.wire.client_apis import (
     schema_module,
 )
 
+from .frame_fuzz import (
+    assert_answered_after,
+    assert_every_frame_answered,
+    assert_huge_lengths_close_in_a_child,
+    mutate,
+)
+from .frame_fuzz import handle as _handle
 from .server_fixture import BROKER_EPOCH, request_frame, seed_metadata
 
 
@@ -107,47 +114,17 @@ def _apis() -> KafkaApis:
 @st.composite
 def mutated(draw: st.DrawFn) -> bytes:
     """A valid frame with 1–4 flips, truncations, insertions or planted lengths after its header."""
-    payload = bytearray(draw(st.sampled_from(VALID)))
-    header = 8  # api key, version, correlation id: kept so the body parser is what is exercised
-    for _ in range(draw(st.integers(1, 4))):
-        kind = draw(st.sampled_from(["flip", "truncate", "insert", "length"]))
-        if kind in ("flip", "truncate") and len(payload) <= header:
-            continue
-        if kind == "flip":
-            payload[draw(st.integers(header, len(payload) - 1))] = draw(st.integers(0, 255))
-        elif kind == "truncate":
-            del payload[draw(st.integers(header, len(payload) - 1)):]
-        elif kind == "insert":
-            i = draw(st.integers(header, len(payload)))
-            payload[i:i] = draw(st.binary(min_size=1, max_size=8))
-        elif len(payload) >= header + 4:
-            i = draw(st.integers(header, len(payload) - 4))
-            payload[i:i + 4] = struct.pack(">i", draw(st.sampled_from([-2, -1, 0x7FFFFFFF, 1 << 20])))
-    return bytes(payload)
-
-
-async def _handle(apis: KafkaApis, payload: bytes) -> bytes | None:
-    try:
-        return await asyncio.wait_for(apis.handle(payload), 5)
-    except CloseConnection:
-        return None
+    return mutate(draw, VALID)
 
 
 @settings(max_examples=400, deadline=None)
 @given(mutated())
 def test_mutated_frames_are_answered_or_close_the_connection(payload: bytes) -> None:
-    async def run() -> None:
-        apis = _apis()
-        await _handle(apis, payload)
-        assert await _handle(apis, VALID[4]) is not None
-
-    asyncio.run(run())
+    asyncio.run(assert_answered_after(_apis, payload, VALID[4]))
 
 
 async def test_every_valid_frame_is_answered() -> None:
-    apis = _apis()
-    for payload in VALID:
-        assert await _handle(apis, payload) is not None, payload[:8].hex()
+    await assert_every_frame_answered(_apis(), VALID)
 
 
 async def test_a_null_array_where_the_schema_forbids_one_closes_the_connection() -> None:
@@ -204,24 +181,4 @@ HUGE_LENGTHS = [
 
 def test_a_huge_announced_length_closes_the_connection_without_aborting_the_process() -> None:
     """Run in a child process: if kio's native reader were reached it would abort the interpreter, not fail."""
-    import subprocess
-    import sys
-
-    script = (
-        "import asyncio\n"
-        "from tests.wire.test_admin_apis_fuzz import HUGE_LENGTHS, _apis\n"
-        "from zkcontroller.broker.request_handler import CloseConnection\n"
-        "async def main():\n"
-        "    apis = _apis()\n"
-        "    for payload in HUGE_LENGTHS:\n"
-        "        try:\n"
-        "            await apis.handle(payload)\n"
-        "            print('answered')\n"
-        "        except CloseConnection as e:\n"
-        "            print('closed', e)\n"
-        "asyncio.run(main())\n"
-    )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr[-2000:]
-    lines = done.stdout.splitlines()
-    assert len(lines) == len(HUGE_LENGTHS) and all(line.startswith("closed") for line in lines), done.stdout
+    assert_huge_lengths_close_in_a_child("tests.wire.test_admin_apis_fuzz", len(HUGE_LENGTHS))

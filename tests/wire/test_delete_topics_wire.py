@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 from kio.serial import entity_reader, entity_writer
-from tests.helpers import OffsetClock, wait_until
+from tests.helpers import wait_until
+from tests.integration.listening import Cluster, listening_cluster
 
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.broker.delayed_delete_topics import wait_until_deleted
@@ -26,13 +27,10 @@ from zkcontroller.broker.metadata_cache import MetadataCache
 from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.cluster.listener import ListenerPorts
 from zkcontroller.cluster.local_cluster import LocalCluster
-from zkcontroller.controller.config import ControllerConfig
-from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.model import Broker, EndPoint
 from zkcontroller.protocol.control_requests import UpdateMetadataPartitionState, UpdateMetadataRequest
 from zkcontroller.protocol.wire.client_apis import DELETE_TOPICS, schema_module
 from zkcontroller.protocol.wire.frames import decode_response_header
-from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 from .server_fixture import connect, read_frame, request_frame
@@ -42,25 +40,12 @@ pytestmark = pytest.mark.timeout(120)
 NONE, UNKNOWN_TOPIC_OR_PARTITION, REQUEST_TIMED_OUT, INVALID_TOPIC = 0, 3, 7, 17
 NOT_CONTROLLER, INVALID_REQUEST, TOPIC_DELETION_DISABLED, UNKNOWN_TOPIC_ID = 41, 42, 73, 100
 
-Cluster = tuple[LocalCluster, KafkaZkClient]
-
 
 @pytest.fixture
 async def running() -> AsyncIterator[Cluster]:
     """Three in-process brokers on free loopback ports."""
-    backend = EmbeddedBackend(OffsetClock(wall_clock_ms))
-    cluster = LocalCluster(backend, [1, 2, 3], wall_clock_ms, session_timeout_ms=4000,
-                           controller_config=ControllerConfig(broker_id=-1, auto_leader_rebalance_enable=False),
-                           listeners=ListenerPorts(base=None))
-    session = await backend.new_session()
-    try:
-        await cluster.start()
-        await cluster.wait_for_controller()
-        yield cluster, KafkaZkClient(session, wall_clock_ms)
-    finally:
-        await cluster.shutdown()
-        await session.close()
-        await backend.close()
+    async with listening_cluster([1, 2, 3], ListenerPorts(base=None), 4000) as running:
+        yield running
 
 
 def controller(cluster: LocalCluster) -> KafkaServer:

@@ -124,12 +124,18 @@ async def test_current_leader_epoch_is_checked_as_kafka_does(apis) -> None:
     assert await ask(api, 6, [("orders", [(0, LATEST, 4)])]) == [("orders", 0, 0, -1, 7, 4)]
 
 
-async def test_a_follower_answers_not_leader_but_not_to_the_debugging_replica_id(apis) -> None:
-    api, replicas = apis
+def follow_orders_1(replicas: Replicas) -> None:
+    """Broker 1 hosts orders-1 as a follower of broker 2 (leader epoch 3, ISR and replicas 2,1): 5 records
+    fetched, the leader's high watermark 3."""
     follower = Partition(ORDERS_1, 1)
     follower.make_follower(2, 3, (2, 1), (2, 1), 0, 1)
     follower.append_as_follower(5, 3)
     replicas.parts[ORDERS_1] = follower
+
+
+async def test_a_follower_answers_not_leader_but_not_to_the_debugging_replica_id(apis) -> None:
+    api, replicas = apis
+    follow_orders_1(replicas)
     assert await ask(api, 6, [("orders", [(1, LATEST, -1)])]) == [("orders", 1, 6, -1, -1, -1)]
     assert await ask(api, 6, [("orders", [(1, LATEST, -1)])], replica_id=-2) == [("orders", 1, 0, -1, 5, 3)]
     # the epoch check comes before leadership
@@ -260,10 +266,7 @@ async def test_v0_errors(apis) -> None:
 
 async def test_v0_a_follower_answers_only_the_debugging_replica_id(apis) -> None:
     api, replicas = apis
-    follower = Partition(ORDERS_1, 1)
-    follower.make_follower(2, 3, (2, 1), (2, 1), 0, 1)
-    follower.append_as_follower(5, 3)
-    replicas.parts[ORDERS_1] = follower
+    follow_orders_1(replicas)
     assert await ask_v0(api, [("orders", 1, LATEST, 2)]) == [("orders", 1, 6, [])]
     assert await ask_v0(api, [("orders", 1, LATEST, 2)], replica_id=-2) == [("orders", 1, 0, [5, 0])]
 

@@ -15,7 +15,7 @@ import pytest
 from kio.schema.metadata.v9.request import MetadataRequest, MetadataRequestTopic
 from kio.schema.metadata.v9.response import MetadataResponse
 from kio.serial import entity_reader, entity_writer
-from tests.helpers import OffsetClock
+from tests.integration.listening import Cluster, listening_cluster
 
 from zkcontroller.broker.control_plane import BrokerControlPlane
 from zkcontroller.broker.request_handler import KafkaApis
@@ -24,37 +24,21 @@ from zkcontroller.cluster.kafka_server import AutoCreateConfig
 from zkcontroller.cluster.listener import ListenerPorts
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.server_properties import broker_properties
-from zkcontroller.controller.config import ControllerConfig
-from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.protocol.wire.frames import decode_response_header
-from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 from .server_fixture import connect, read_frame, request_frame
 
 pytestmark = pytest.mark.timeout(120)
 
-Cluster = tuple[LocalCluster, KafkaZkClient]
-
 
 @pytest.fixture
 async def running() -> AsyncIterator[Cluster]:
     """Three in-process brokers on free loopback ports, with num.partitions=3 and default.replication.factor=2."""
-    backend = EmbeddedBackend(OffsetClock(wall_clock_ms))
-    cluster = LocalCluster(backend, [1, 2, 3], wall_clock_ms, session_timeout_ms=4000,
-                           controller_config=ControllerConfig(broker_id=-1, auto_leader_rebalance_enable=False),
-                           listeners=ListenerPorts(base=None))
-    session = await backend.new_session()
-    try:
-        await cluster.start()
-        await cluster.wait_for_controller()
+    async with listening_cluster([1, 2, 3], ListenerPorts(base=None), 4000) as (cluster, zk):
         configure(cluster, AutoCreateConfig(num_partitions=3, default_replication_factor=2,
                                             offsets_topic_num_partitions=4))
-        yield cluster, KafkaZkClient(session, wall_clock_ms)
-    finally:
-        await cluster.shutdown()
-        await session.close()
-        await backend.close()
+        yield cluster, zk
 
 
 def configure(cluster: LocalCluster, auto_create: AutoCreateConfig) -> None:

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from typing import Any
 
+import pytest
 from tests.helpers import ManualClock
 
 from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.broker.control_plane import BrokerControlPlane
 from zkcontroller.broker.replica_manager import ReplicaManager
+from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import Errors, LeaderAndIsrPartitionState
 from zkcontroller.protocol.inter_broker import FetchRequest
 from zkcontroller.runtime.in_process import InProcessTransport
@@ -101,3 +103,25 @@ class Brokers:
 def state(leader: int = 1, leader_epoch: int = 0, isr: tuple[int, ...] = (1, 2, 3), zk_version: int = 0,
           replicas: tuple[int, ...] = (1, 2, 3), partition: int = 0) -> LeaderAndIsrPartitionState:
     return LeaderAndIsrPartitionState("t", partition, 1, leader, leader_epoch, isr, zk_version, replicas)
+
+
+
+def lagging_followers(brokers: Brokers) -> ReplicaManager:
+    """Broker 1 leads t-0 with ISR 1,2,3 and has appended one record; brokers 2 and 3 have stopped fetching and
+    the clock is past the lag time, so the leader's next ISR check shrinks the ISR to (1,). The leader."""
+    brokers.lead(state())
+    leader = brokers.rms[1]
+    brokers.rms[2].pause_fetchers()
+    brokers.rms[3].pause_fetchers()
+    leader.append(TopicPartition("t", 0), 1)
+    brokers.clock.advance(LAG_MS + 1)
+    return leader
+
+
+@pytest.fixture(name="brokers")
+def brokers_fixture() -> Iterator[Brokers]:
+    """Three brokers on a manual runtime whose background tasks do not run (an AlterIsr manager's queue is only
+    drained when a test says), closed at the end."""
+    b = Brokers()
+    yield b
+    b.close()

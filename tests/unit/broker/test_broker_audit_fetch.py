@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from zkcontroller.model import TopicPartition
@@ -12,16 +10,13 @@ from zkcontroller.protocol.inter_broker import FetchPartition, FetchPartitionRes
 from zkcontroller.protocol.wire import fetch_codec
 
 from .helpers import update_metadata
-from .replica_helpers import Brokers, state
+from .replica_helpers import (
+    Brokers,
+    brokers_fixture,  # noqa: F401
+    state,
+)
 
 TP = TopicPartition("t", 0)
-
-
-@pytest.fixture
-def brokers() -> Iterator[Brokers]:
-    b = Brokers()
-    yield b
-    b.close()
 
 
 def fetch(replica: int, epoch: int, offset: int = 0) -> FetchRequest:

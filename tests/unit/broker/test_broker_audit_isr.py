@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -21,27 +20,20 @@ from zkcontroller.protocol.inter_broker import (
 )
 
 from .helpers import leader_and_isr, stop_replica
-from .replica_helpers import LAG_MS, Brokers, state
+from .replica_helpers import (
+    LAG_MS,
+    Brokers,
+    brokers_fixture,  # noqa: F401
+    lagging_followers,
+    state,
+)
 
 TP = TopicPartition("t", 0)
 
 
-@pytest.fixture
-def brokers() -> Iterator[Brokers]:
-    """Background tasks do not run: the AlterIsr manager's queue is only drained when a test says."""
-    b = Brokers()
-    yield b
-    b.close()
-
-
 def queued_shrink(brokers: Brokers) -> AlterIsrManager:
     """Broker 1 leads TP with ISR 1,2,3; both followers lag, so its ISR check queues the shrink to (1,)."""
-    brokers.lead(state())
-    leader = brokers.rms[1]
-    brokers.rms[2].pause_fetchers()
-    brokers.rms[3].pause_fetchers()
-    leader.append(TP, 1)
-    brokers.clock.advance(LAG_MS + 1)
+    leader = lagging_followers(brokers)
     assert len(leader.maybe_shrink_isr()) == 1
     manager = leader.isr_manager
     assert isinstance(manager, AlterIsrManager) and set(manager.unsent) == {TP}

@@ -5,25 +5,20 @@ new records" forever, and a warning about "follower -1" on the broker."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import FetchPartition, FetchRequest
 
-from .replica_helpers import Brokers, state
+from .replica_helpers import (
+    Brokers,
+    brokers_fixture,  # noqa: F401
+    state,
+)
 
 TP = TopicPartition("t", 0)
 CONSUMER = -1
-
-
-@pytest.fixture
-def brokers() -> Iterator[Brokers]:
-    b = Brokers()
-    yield b
-    b.close()
 
 
 def consumer_fetch(epoch: int = -1, offset: int = 0, tp: TopicPartition = TP) -> FetchRequest:

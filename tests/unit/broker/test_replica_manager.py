@@ -18,7 +18,7 @@ from zkcontroller.protocol.control_requests import Errors, LeaderAndIsrRequest
 from zkcontroller.protocol.inter_broker import FetchPartition, FetchRequest
 
 from .helpers import MY_EPOCH, leader_and_isr, stop_replica, um_state, update_metadata
-from .replica_helpers import LAG_MS, Brokers, state
+from .replica_helpers import LAG_MS, Brokers, lagging_followers, state
 
 TP = TopicPartition("t", 0)
 
@@ -254,12 +254,7 @@ async def test_an_idle_follower_that_has_everything_stays_in_the_isr(brokers: Br
 
 
 async def test_a_refused_isr_change_is_not_proposed_again_until_a_new_leader_and_isr(brokers: Brokers) -> None:
-    brokers.lead(state())
-    leader = brokers.rms[1]
-    brokers.rms[2].pause_fetchers()
-    brokers.rms[3].pause_fetchers()
-    leader.append(TP, 1)
-    brokers.clock.advance(LAG_MS + 1)
+    leader = lagging_followers(brokers)
     (proposal,) = leader.maybe_shrink_isr()
     leader._on_isr_result(proposal, Errors.INVALID_UPDATE_VERSION)
     assert leader.partition(TP).isr == (1, 2, 3)  # type: ignore[union-attr]

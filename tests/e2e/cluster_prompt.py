@@ -1,0 +1,57 @@
+"""``zkcontroller cluster --brokers 3 --zookeeper <chroot> --port-base 0`` at its prompt, shared by the end-to-end
+client tests: started, waited for until the prompt is ready, and quit (killed if it does not) at the end."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+from tests.e2e.test_cluster_command_listeners import CLI, Prompt
+
+from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
+
+
+@contextmanager
+def running_cluster(zookeeper_server: ZooKeeperServerProcess, tmp_path_factory: pytest.TempPathFactory,
+                    name: str) -> Iterator[tuple[Prompt, str]]:
+    """Three in-process brokers under a fresh ``/<name>-...`` chroot with their logs in a ``<name>`` temporary
+    directory, once the prompt is ready: the prompt and broker 1's address (a bootstrap address)."""
+    connect = f"{zookeeper_server.connect_string}/{name}-{os.getpid()}-{time.monotonic_ns()}"
+    logs = tmp_path_factory.mktemp(name) / "logs"
+    prompt = Prompt([*CLI, "cluster", "--brokers", "3", "--zookeeper", connect, "--port-base", "0",
+                     "--session-timeout-ms", "6000", "--log-dir", str(logs)])
+    try:
+        prompt.expect(r"^cluster up: brokers 1, 2, 3")
+        address = prompt.expect(r"^broker 1 listens on (127\.0\.0\.1:\d+)$")[1]
+        prompt.expect(r"^  help \| quit")
+        yield prompt, address
+    finally:
+        if prompt.proc.poll() is None:
+            prompt.send("quit")
+            try:
+                prompt.proc.wait(60)
+            except subprocess.TimeoutExpired:
+                prompt.proc.kill()
+        prompt.proc.wait(30)
+
+
+def assert_records_are_not_kept(address: str, topic: str) -> None:
+    """A kafka-python consumer of ``topic``'s partition 0 from the beginning is refused with
+    UNSUPPORTED_FOR_MESSAGE_FORMAT, which its poll raises (within 60 s), having polled nothing before."""
+    from kafka import KafkaConsumer, TopicPartition
+    from kafka.errors import UnsupportedForMessageFormatError
+
+    consumer = KafkaConsumer(bootstrap_servers=address, request_timeout_ms=20000)
+    try:
+        consumer.assign([TopicPartition(topic, 0)])
+        consumer.seek_to_beginning()
+        deadline = time.monotonic() + 60
+        with pytest.raises(UnsupportedForMessageFormatError):
+            while time.monotonic() < deadline:
+                assert consumer.poll(timeout_ms=1000) == {}
+    finally:
+        consumer.close()
