@@ -61,7 +61,7 @@ def test_kafka_python_produces_with_acks_all_and_the_high_watermark_moves(cluste
 
     _, address = cluster
     before = settled(address)
-    # kafka-python 3 is idempotent by default, which needs InitProducerId (API 22): not served here
+    # the non-idempotent path; kafka-python 3's idempotent default is in test_idempotent_producer.py
     producer = KafkaProducer(bootstrap_servers=address, acks="all", request_timeout_ms=20000, linger_ms=0,
                              enable_idempotence=False)
     try:

@@ -1,4 +1,5 @@
-"""Bad input to ListOffsets (every version), DeleteTopics and Produce (every version, with record sets): valid
+"""Bad input to ListOffsets (every version), DeleteTopics, InitProducerId and Produce (every version, with record
+sets): valid
 frames, mutated by Hypothesis, are either answered or close the connection (`CloseConnection`), never another
 exception; and a valid frame is answered after each, so nothing is left wedged."""
 
@@ -32,6 +33,8 @@ from .frame_fuzz import (
 )
 from .frame_fuzz import handle as _handle
 from .server_fixture import BROKER_EPOCH, request_frame, seed_metadata
+from .test_init_producer_id_wire import frame as init_producer_id_frame
+from .test_init_producer_id_wire import memory_manager
 from .test_list_offsets_wire import frame as list_offsets_frame
 from .test_list_offsets_wire import v0_frame
 from .test_produce_wire import ORDERS_0, Replicas, batch, leader, legacy_frame, legacy_set
@@ -57,6 +60,8 @@ VALID = [
     *(produce_frame(v, acks, [("orders", [(0, batch(3)), (1, batch(1))]), ("nope", [(0, batch(1))])])
       for v in range(3, 9) for acks in (1, -1)),
     *(legacy_frame(v, 1, [("orders", [(0, legacy_set(3, 0)), (1, legacy_set(1, 1))])]) for v in range(3)),
+    *(init_producer_id_frame(v, tx) for v in range(5) for tx in (None, "tx-1")),
+    *(init_producer_id_frame(v, None, producer_id=3, producer_epoch=1) for v in (3, 4)),
 ]
 PRODUCE_VALID = [*(produce_frame(v, 1, [("orders", [(0, batch(3))])]) for v in range(3, 9)),
                  *(legacy_frame(v, 1, [("orders", [(0, legacy_set(2, 1, 1) + legacy_set(1, 1))])]) for v in range(3))]
@@ -74,7 +79,8 @@ def _apis() -> KafkaApis:
     plane = BrokerControlPlane(1, BROKER_EPOCH)
     seed_metadata(plane, 9092)
     return KafkaApis(1, control_handler=lambda: None, metadata_cache=lambda: plane.metadata_cache,
-                     cluster_id=lambda: "c", delete_topics=_deleted, create_topics=_created)
+                     cluster_id=lambda: "c", delete_topics=_deleted, create_topics=_created,
+                     producer_ids=memory_manager())
 
 
 @st.composite
@@ -155,6 +161,8 @@ HUGE_LENGTHS = [
     # Produce v0 (our table): the same two lengths
     request_frame(0, 0, 1, struct.pack(">hii", 1, 100, 0x7FFFFFFF))[4:],
     request_frame(0, 0, 1, struct.pack(">hii", 1, 100, 1) + b"\x00\x01t" + struct.pack(">iii", 1, 0, 0x7FFFFFFF))[4:],
+    # InitProducerId v4: a compact transactional id announcing ~2^32 bytes
+    request_frame(22, 4, 1, b"\xff\xff\xff\xff\x0f" + struct.pack(">iqh", 100, -1, -1) + b"\x00")[4:],
 ]
 
 

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from zkcontroller.broker.list_offsets import legacy_list_offsets, list_offsets
 from zkcontroller.broker.metadata_cache import MetadataCache, MetadataSnapshot, TopicMetadata, is_valid_topic_name
 from zkcontroller.broker.produce import ProducePartition, error_name, produce
+from zkcontroller.broker.producer_ids import UNKNOWN_SERVER_ERROR, ProducerIdManager, error_result, init_producer_id
 from zkcontroller.protocol.control_requests import ApiKey, ControlResponse, Errors
 from zkcontroller.protocol.inter_broker import AlterIsrResponse, ControlledShutdownResponse, FetchResponse
 from zkcontroller.protocol.wire import client_apis, control_codec
@@ -137,7 +138,8 @@ class KafkaApis:
                  listener_name: str = "PLAINTEXT", create_topics: CreateTopicsHandler | None = None,
                  auto_create_topics: TopicAutoCreator | None = None,
                  delete_topics: DeleteTopicsHandler | None = None, admin: AdminHandlers = AdminHandlers(),
-                 replica_manager: Callable[[], ReplicaManager | None] = lambda: None) -> None:
+                 replica_manager: Callable[[], ReplicaManager | None] = lambda: None,
+                 producer_ids: ProducerIdManager | None = None) -> None:
         self.broker_id = broker_id
         self._control_handler = control_handler
         self._metadata_cache = metadata_cache
@@ -150,6 +152,8 @@ class KafkaApis:
         """DeleteTopics marks topics through the admin layer: provided by the process assembly (or not)."""
         self.admin = admin
         self._replica_manager = replica_manager
+        self.producer_ids = producer_ids
+        """InitProducerId's id blocks, claimed in ZooKeeper: provided by the process assembly (or not)."""
         self._topics_being_created: set[str] = set()
         """Kafka's ``inflightTopics``: another Metadata naming one of them meanwhile gets UNKNOWN_TOPIC_OR_PARTITION."""
         self._metadata_cache_key: tuple[MetadataSnapshot, str | None] | None = None
@@ -177,6 +181,8 @@ class KafkaApis:
             if handler is not None:
                 versions[key] = lo_hi
         versions[client_apis.PRODUCE] = client_apis.PRODUCE_VERSIONS
+        if self.producer_ids is not None:
+            versions[client_apis.INIT_PRODUCER_ID] = client_apis.INIT_PRODUCER_ID_VERSIONS
         for key in CONTROL_APIS:
             spec = INTER_BROKER_APIS[key]
             versions[key] = (spec.min_version, spec.max_version)
@@ -255,7 +261,24 @@ class KafkaApis:
             return self._legacy_list_offsets(payload, offset)
         if key == LIST_OFFSETS:
             return self._list_offsets(version, client_apis.decode_body(key, version, payload, offset))
+        if key == client_apis.INIT_PRODUCER_ID and self.producer_ids is not None:
+            return await self._init_producer_id(header, client_apis.decode_body(key, version, payload, offset))
         return await self._control(header, payload, offset)
+
+    async def _init_producer_id(self, header: RequestHeader, request: Any) -> bytes:
+        """InitProducerId (`producer_ids`); a failed id allocation (ZooKeeper unreachable, a malformed
+        ``/latest_producer_id_block``, ids exhausted) is logged and answered as Kafka's handleError does:
+        UNKNOWN_SERVER_ERROR, and the broker carries on."""
+        assert self.producer_ids is not None
+        try:
+            result = await init_producer_id(self.producer_ids, *client_apis.init_producer_id_request(request))
+        except Exception as e:
+            log.error("Error when handling request: clientId=%s, correlationId=%d, api=INIT_PRODUCER_ID, "
+                      "version=%d, body=%s\n%s: %s", header.client_id, header.correlation_id, header.api_version,
+                      request, type(e).__name__, e)
+            result = error_result(UNKNOWN_SERVER_ERROR)
+        return client_apis.init_producer_id_response(header.api_version, result.producer_id, result.producer_epoch,
+                                                     result.error)
 
     async def _control(self, header: RequestHeader, payload: bytes, offset: int) -> bytes | None:
         handler = self._control_handler()

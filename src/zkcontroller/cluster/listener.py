@@ -1,8 +1,8 @@
 """A broker's PLAINTEXT listener: the broker process's `SocketServer` and `KafkaApis`, for any assembly.
 
 `broker_apis` is the one place that wires a `KafkaServer` to `KafkaApis` (the metadata cache, the cluster id,
-CreateTopics, Metadata's topic auto-creation, DeleteTopics, CreatePartitions, ElectLeaders and the reassignment
-APIs); `BrokerListener` binds it on a port for an in-process broker, so
+CreateTopics, Metadata's topic auto-creation, DeleteTopics, CreatePartitions, ElectLeaders, the reassignment
+APIs and InitProducerId's producer id blocks); `BrokerListener` binds it on a port for an in-process broker, so
 ``zkcontroller cluster`` answers kcat and kafka-python as broker processes do. It binds before the broker
 registers, so the broker registers the port it really listens on, and the host clients should use (`advertised_host`).
 """
@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from zkcontroller.broker.metadata_cache import MetadataCache
+from zkcontroller.broker.producer_ids import ProducerIdManager
 from zkcontroller.broker.request_handler import AdminHandlers, CloseConnection, KafkaApis
 from zkcontroller.cluster.create_partitions import create_partitions_handler
 from zkcontroller.cluster.create_topics import MetadataTopicCreator, create_topics_handler
@@ -76,7 +77,8 @@ def broker_apis(broker_id: int, server: Callable[[], KafkaServer | None],
                                          elect_leaders=elect_leaders_handler(server),
                                          alter_reassignments=alter_reassignments_handler(server),
                                          list_reassignments=list_reassignments_handler(server)),
-                     replica_manager=lambda: current.replica_manager if (current := server()) is not None else None)
+                     replica_manager=lambda: current.replica_manager if (current := server()) is not None else None,
+                     producer_ids=ProducerIdManager(broker_id, lambda: current.zk if (current := server()) else None))
 
 
 @dataclass(frozen=True)

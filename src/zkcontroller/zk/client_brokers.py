@@ -17,8 +17,8 @@ from zkcontroller.coordination.api import (
     Stat,
     Watcher,
 )
+from zkcontroller.coordination.errors import BadVersionError, NodeExistsError, NoNodeError, error_for_code
 from zkcontroller.coordination.errors import ErrorCode as Code
-from zkcontroller.coordination.errors import NodeExistsError, NoNodeError, error_for_code
 from zkcontroller.model import INITIAL_CONTROLLER_EPOCH, Broker, BrokerInfo, FeatureZNodeData
 from zkcontroller.zk import paths
 from zkcontroller.zk.client_base import BulkRead, KafkaZkClientBase
@@ -29,6 +29,8 @@ from zkcontroller.zk.znodes import (
     ControllerEpochZNode,
     ControllerZNode,
     FeatureZNode,
+    ProducerIdBlock,
+    ProducerIdBlockZNode,
 )
 
 log = logging.getLogger(__name__)
@@ -238,3 +240,29 @@ class BrokerOps(KafkaZkClientBase):
     async def update_feature(self, value: FeatureZNodeData) -> int:
         """Unconditional set (as Kafka's ``updateFeatureZNode``); returns the new version."""
         return (await self._session.set_data(paths.FEATURE, FeatureZNode.encode(value), ANY_VERSION)).version
+
+    # ------------------------------------------------------------------ producer id blocks
+
+    async def get_producer_id_block(self) -> tuple[ProducerIdBlock | None, int] | None:
+        """``/latest_producer_id_block``'s block and ZooKeeper version (Kafka's ``getDataAndVersion``); the block
+        is None while the znode is empty (every broker creates it empty at startup), the whole answer None when
+        the znode is absent. A malformed block raises `ZnodeDecodeError`."""
+        found = await self.get_data_and_stat(paths.LATEST_PRODUCER_ID_BLOCK)
+        if found is None:
+            return None
+        data, stat = found
+        return (ProducerIdBlockZNode.decode(data) if data else None), stat.version
+
+    async def set_producer_id_block(self, block: ProducerIdBlock, expected_version: int) -> bool:
+        """Claim ``block`` by a setData conditional on ``expected_version`` (``conditionalUpdatePath``); False if
+        another broker wrote first (BADVERSION) or the znode is gone (NONODE): re-read and try again."""
+        try:
+            await self._session.set_data(paths.LATEST_PRODUCER_ID_BLOCK, ProducerIdBlockZNode.encode(block),
+                                         expected_version)
+        except (BadVersionError, NoNodeError):
+            return False
+        return True
+
+    async def create_producer_id_block(self, block: ProducerIdBlock) -> bool:
+        """Create the absent znode holding ``block``; False if another broker created it first (NODEEXISTS)."""
+        return await self._create_if_absent(paths.LATEST_PRODUCER_ID_BLOCK, ProducerIdBlockZNode.encode(block))

@@ -712,3 +712,26 @@ def _legacy_produce_response(version: int, answers: Iterable[Any]) -> bytes:
         groups[-1]["partitions"].append({"index": a.partition, "error_code": a.error, "base_offset": a.base_offset,
                                          "log_append_time_ms": -1})
     return codec.encode(PRODUCE_V0_V2_RESPONSE, version, {"responses": groups, "throttle_time_ms": 0})
+
+
+# ---------------------------------------------------------------------------------------------- InitProducerId
+
+INIT_PRODUCER_ID = 22
+INIT_PRODUCER_ID_VERSIONS = (0, 4)
+"""Kafka 2.8's InitProducerId 0–4 (kio also has Kafka 3's v5–v6: not advertised)."""
+_MODULES[INIT_PRODUCER_ID] = "init_producer_id"
+_REQUEST_NAMES[INIT_PRODUCER_ID] = "InitProducerIdRequest"
+
+
+def init_producer_id_request(request: Any) -> tuple[str | None, int, int, int]:
+    """A kio InitProducerId request's transactional id, transaction timeout (ms), producer id and epoch (v3+;
+    -1 and -1 before, as Kafka's defaults)."""
+    return (request.transactional_id, _millis(request.transaction_timeout),
+            int(getattr(request, "producer_id", -1)), int(getattr(request, "producer_epoch", -1)))
+
+
+def init_producer_id_response(version: int, producer_id: int, producer_epoch: int, error: int = 0) -> bytes:
+    """The body of an InitProducerId response."""
+    m = _types(INIT_PRODUCER_ID, version, "response")
+    return _write(_build(m.InitProducerIdResponse, throttle_time=_ZERO, error_code=ErrorCode(error),
+                         producer_id=producer_id, producer_epoch=producer_epoch))

@@ -26,6 +26,7 @@ from zkcontroller.zk.znodes.config import (
     FeatureZNode,
 )
 from zkcontroller.zk.znodes.controller import ControllerEpochZNode, ControllerZNode
+from zkcontroller.zk.znodes.producer_id import ProducerIdBlock, ProducerIdBlockZNode
 from zkcontroller.zk.znodes.topics import (
     TopicPartitionStateZNode,
     TopicPartitionsZNode,
@@ -54,6 +55,8 @@ __all__ = [
     "LogDirEventNotificationSequenceZNode",
     "LogDirEventNotificationZNode",
     "PreferredReplicaElectionZNode",
+    "ProducerIdBlock",
+    "ProducerIdBlockZNode",
     "ReassignPartitionsZNode",
     "TopicPartitionStateZNode",
     "TopicPartitionZNode",
