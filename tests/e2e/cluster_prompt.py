@@ -17,10 +17,10 @@ from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
 
 @contextmanager
 def running_cluster(zookeeper_server: ZooKeeperServerProcess, tmp_path_factory: pytest.TempPathFactory,
-                    name: str) -> Iterator[tuple[Prompt, str]]:
-    """Three in-process brokers under a fresh ``/<name>-...`` chroot with their logs in a ``<name>`` temporary
-    directory, once the prompt is ready: the prompt and broker 1's address (a bootstrap address)."""
-    connect = f"{zookeeper_server.connect_string}/{name}-{os.getpid()}-{time.monotonic_ns()}"
+                    name: str, chroot: str | None = None) -> Iterator[tuple[Prompt, str]]:
+    """Three in-process brokers under ``chroot`` (default a fresh ``/<name>-...``) with their logs in a ``<name>``
+    temporary directory, once the prompt is ready: the prompt and broker 1's address (a bootstrap address)."""
+    connect = zookeeper_server.connect_string + (chroot or f"/{name}-{os.getpid()}-{time.monotonic_ns()}")
     logs = tmp_path_factory.mktemp(name) / "logs"
     prompt = Prompt([*CLI, "cluster", "--brokers", "3", "--zookeeper", connect, "--port-base", "0",
                      "--session-timeout-ms", "6000", "--log-dir", str(logs)])

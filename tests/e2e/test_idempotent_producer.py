@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from tests.e2e.test_cluster_command_listeners import CLI, Prompt
+from tests.e2e.cluster_prompt import running_cluster
+from tests.e2e.test_cluster_command_listeners import Prompt
 from tests.e2e.test_produce_clients import settled
 
 from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
@@ -31,24 +30,10 @@ def cluster(zookeeper_server: ZooKeeperServerProcess, tmp_path_factory: pytest.T
     """Three in-process brokers with ``produced`` (2 partitions, replication factor 2): the prompt, a bootstrap
     address and the ZooKeeper chroot."""
     chroot = f"/idempotent-{os.getpid()}-{time.monotonic_ns()}"
-    logs: Path = tmp_path_factory.mktemp("idempotent") / "logs"
-    prompt = Prompt([*CLI, "cluster", "--brokers", "3", "--zookeeper", zookeeper_server.connect_string + chroot,
-                     "--port-base", "0", "--session-timeout-ms", "6000", "--log-dir", str(logs)])
-    try:
-        prompt.expect(r"^cluster up: brokers 1, 2, 3")
-        address = prompt.expect(r"^broker 1 listens on (127\.0\.0\.1:\d+)$")[1]
-        prompt.expect(r"^  help \| quit")
+    with running_cluster(zookeeper_server, tmp_path_factory, "idempotent", chroot) as (prompt, address):
         prompt.send(f"create {TOPIC} 2 2")
         prompt.expect(r"^2 of 2 partitions have a leader\.", 60)
         yield prompt, address, chroot
-    finally:
-        if prompt.proc.poll() is None:
-            prompt.send("quit")
-            try:
-                prompt.proc.wait(60)
-            except subprocess.TimeoutExpired:
-                prompt.proc.kill()
-        prompt.proc.wait(30)
 
 
 def latest_block(connect: str, chroot: str) -> dict[str, object]:
