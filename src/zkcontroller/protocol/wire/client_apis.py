@@ -23,7 +23,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 from datetime import timedelta
 from functools import cache
-from typing import Any, Protocol
+from itertools import groupby
+from operator import attrgetter
+from typing import Any, Protocol, TypeVar
 
 from kio.schema.errors import ErrorCode
 from kio.serial import entity_reader, entity_writer
@@ -81,6 +83,9 @@ _MODULES = {API_VERSIONS: "api_versions", METADATA: "metadata", DESCRIBE_CLUSTER
             ALTER_PARTITION_REASSIGNMENTS: "alter_partition_reassignments",
             LIST_PARTITION_REASSIGNMENTS: "list_partition_reassignments"}
 _ZERO = timedelta(0)
+_T = TypeVar("_T")
+_TOPIC = attrgetter("topic")
+_TOPIC_PARTITION = attrgetter("topic", "partition")
 _ZERO_UUID = uuid.UUID(int=0)
 INVALID_REQUEST = 42
 
@@ -453,11 +458,14 @@ def elect_leaders_response(version: int, results: Iterable[PartitionError], erro
                          replica_election_results=topics))
 
 
-def _by_topic(results: Iterable[PartitionError]) -> list[tuple[str, list[PartitionError]]]:
-    groups: dict[str, list[PartitionError]] = {}
-    for r in sorted(results, key=lambda r: (r.topic, r.partition)):
-        groups.setdefault(r.topic, []).append(r)
-    return list(groups.items())
+def _by_topic(results: Iterable[_T]) -> list[tuple[str, list[_T]]]:
+    """Results sorted by topic and partition, grouped per topic (Kafka's come from a map, in no set order)."""
+    return _topic_runs(sorted(results, key=_TOPIC_PARTITION))
+
+
+def _topic_runs(answers: Iterable[_T]) -> list[tuple[str, list[_T]]]:
+    """Consecutive answers for one topic, each run one topic entry of a response (as the request's were)."""
+    return [(topic, list(run)) for topic, run in groupby(answers, key=_TOPIC)]
 
 
 # ---------------------------------------------------------------------------------------------- reassignments
@@ -499,13 +507,10 @@ def reassignments_to_list(request: Any) -> list[tuple[str, int]] | None:
 def list_reassignments_response(ongoing: Iterable[OngoingReassignment], error: int = 0,
                                 message: str | None = None) -> bytes:
     m = _types(LIST_PARTITION_REASSIGNMENTS, 0, "response")
-    groups: dict[str, list[OngoingReassignment]] = {}
-    for o in sorted(ongoing, key=lambda o: (o.topic, o.partition)):
-        groups.setdefault(o.topic, []).append(o)
     topics = tuple(_build(m.OngoingTopicReassignment, name=topic, partitions=tuple(
         _build(m.OngoingPartitionReassignment, partition_index=o.partition, replicas=o.replicas,
                adding_replicas=o.adding, removing_replicas=o.removing) for o in group))
-        for topic, group in groups.items())
+        for topic, group in _by_topic(ongoing))
     return _write(_build(m.ListPartitionReassignmentsResponse, throttle_time=_ZERO, error_code=ErrorCode(error),
                          error_message=message, topics=topics))
 
@@ -546,14 +551,10 @@ def list_offsets_response(version: int, answers: Iterable[OffsetAnswer]) -> byte
     """The body of a ListOffsets response: consecutive answers for one topic form its entry, as the request's
     did; the leader epoch is written from v4 (the field's first version)."""
     m = _types(LIST_OFFSETS, version, "response")
-    groups: list[tuple[str, list[Any]]] = []
-    for a in answers:
-        if not groups or groups[-1][0] != a.topic:
-            groups.append((a.topic, []))
-        groups[-1][1].append(_build(
-            m.ListOffsetsPartitionResponse, partition_index=a.partition, error_code=ErrorCode(a.error),
-            timestamp=a.timestamp, offset=a.offset, leader_epoch=a.leader_epoch))
-    topics = tuple(_build(m.ListOffsetsTopicResponse, name=name, partitions=tuple(parts)) for name, parts in groups)
+    topics = tuple(_build(m.ListOffsetsTopicResponse, name=name, partitions=tuple(
+        _build(m.ListOffsetsPartitionResponse, partition_index=a.partition, error_code=ErrorCode(a.error),
+               timestamp=a.timestamp, offset=a.offset, leader_epoch=a.leader_epoch) for a in run))
+        for name, run in _topic_runs(answers))
     return _write(_build(m.ListOffsetsResponse, throttle_time=_ZERO, topics=topics))
 
 
@@ -611,13 +612,10 @@ def legacy_offset_queries(buf: bytes | memoryview, offset: int) -> tuple[int, li
 
 def legacy_list_offsets_response(answers: Iterable[LegacyOffsetAnswer]) -> bytes:
     """A ListOffsets v0 response body: consecutive answers for one topic form its entry."""
-    groups: list[dict[str, Any]] = []
-    for a in answers:
-        if not groups or groups[-1]["name"] != a.topic:
-            groups.append({"name": a.topic, "partitions": []})
-        groups[-1]["partitions"].append({"partition_index": a.partition, "error_code": a.error,
-                                         "old_style_offsets": list(a.offsets)})
-    return codec.encode(LIST_OFFSETS_V0_RESPONSE, 0, {"topics": groups})
+    topics = [{"name": name, "partitions": [{"partition_index": a.partition, "error_code": a.error,
+                                             "old_style_offsets": list(a.offsets)} for a in run]}
+              for name, run in _topic_runs(answers)]
+    return codec.encode(LIST_OFFSETS_V0_RESPONSE, 0, {"topics": topics})
 
 
 # ---------------------------------------------------------------------------------------------- Produce
@@ -691,27 +689,19 @@ def produce_response(version: int, answers: Iterable[Any]) -> bytes:
     if version < 3:
         return _legacy_produce_response(version, answers)
     m = _types(PRODUCE, version, "response")
-    groups: list[tuple[str, list[Any]]] = []
-    for a in answers:
-        if not groups or groups[-1][0] != a.topic:
-            groups.append((a.topic, []))
-        groups[-1][1].append(_build(
-            m.PartitionProduceResponse, index=a.partition, error_code=ErrorCode(a.error), base_offset=a.base_offset,
-            log_append_time=None, log_start_offset=a.log_start_offset, record_errors=(),
-            error_message=a.error_message))
-    topics = tuple(_build(m.TopicProduceResponse, name=name, partition_responses=tuple(parts))
-                   for name, parts in groups)
+    topics = tuple(_build(m.TopicProduceResponse, name=name, partition_responses=tuple(
+        _build(m.PartitionProduceResponse, index=a.partition, error_code=ErrorCode(a.error),
+               base_offset=a.base_offset, log_append_time=None, log_start_offset=a.log_start_offset,
+               record_errors=(), error_message=a.error_message) for a in run))
+        for name, run in _topic_runs(answers))
     return _write(_build(m.ProduceResponse, responses=topics, throttle_time=_ZERO))
 
 
 def _legacy_produce_response(version: int, answers: Iterable[Any]) -> bytes:
-    groups: list[dict[str, Any]] = []
-    for a in answers:
-        if not groups or groups[-1]["name"] != a.topic:
-            groups.append({"name": a.topic, "partitions": []})
-        groups[-1]["partitions"].append({"index": a.partition, "error_code": a.error, "base_offset": a.base_offset,
-                                         "log_append_time_ms": -1})
-    return codec.encode(PRODUCE_V0_V2_RESPONSE, version, {"responses": groups, "throttle_time_ms": 0})
+    topics = [{"name": name, "partitions": [{"index": a.partition, "error_code": a.error,
+                                             "base_offset": a.base_offset, "log_append_time_ms": -1} for a in run]}
+              for name, run in _topic_runs(answers)]
+    return codec.encode(PRODUCE_V0_V2_RESPONSE, version, {"responses": topics, "throttle_time_ms": 0})
 
 
 # ---------------------------------------------------------------------------------------------- InitProducerId
