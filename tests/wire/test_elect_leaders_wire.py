@@ -202,7 +202,8 @@ async def test_the_handler_answers_request_timed_out_for_elected_leaders_the_cac
     cache = cache_with("a", "b")
     elections = _Elections({TopicPartition("a", 0): 2,
                             TopicPartition("b", 0): ApiError(Errors.ELECTION_NOT_NEEDED)})
-    server = SimpleNamespace(controller=SimpleNamespace(is_active=True, elections=elections),
+    active = SimpleNamespace(is_active=True, elections=elections)
+    server = SimpleNamespace(controller=active, active_controller=active,
                              control_plane=SimpleNamespace(metadata_cache=cache), runtime=runtime)
     handler = elect_leaders_handler(lambda: server)  # type: ignore[arg-type, return-value]
     answering = asyncio.ensure_future(handler(UNCLEAN, None, 700))

@@ -26,13 +26,12 @@ from zkcontroller.cluster.create_topics import UNKNOWN_SERVER_ERROR, error_code
 from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import Errors
-from zkcontroller.protocol.wire.client_apis import PartitionsCreated, PartitionsToCreate
+from zkcontroller.protocol.wire.client_apis import ERROR_MESSAGES, PartitionsCreated, PartitionsToCreate
 
 log = logging.getLogger("kafka.server.ZkAdminManager")
 
 REASSIGNMENT_IN_PROGRESS = 60
 INVALID_PARTITIONS = 37
-NOT_CONTROLLER_MESSAGE = "This is not the correct controller for this cluster."
 
 
 class _Refused(Exception):
@@ -46,13 +45,13 @@ def create_partitions_handler(server: Callable[[], KafkaServer | None]) -> Creat
                      validate_only: bool) -> list[PartitionsCreated]:
         names = list(dict.fromkeys(t.name for t in topics))
         current = server()
-        if current is None or current.controller is None or not current.controller.is_active \
-                or current.zk is None or current.control_plane is None:
-            return [PartitionsCreated(n, Errors.NOT_CONTROLLER, NOT_CONTROLLER_MESSAGE) for n in names]
+        controller = current.active_controller if current is not None else None
+        if current is None or controller is None or current.zk is None or current.control_plane is None:
+            return [PartitionsCreated(n, Errors.NOT_CONTROLLER, ERROR_MESSAGES[Errors.NOT_CONTROLLER]) for n in names]
         counts: dict[str, int] = {}
         for t in topics:
             counts[t.name] = counts.get(t.name, 0) + 1
-        context = current.controller.context
+        context = controller.context
         results: dict[str, PartitionsCreated] = {}
         grown: dict[str, int] = {}
         for t in topics:

@@ -27,7 +27,7 @@ from zkcontroller.broker.delayed_elect_leader import wait_for_any_leader
 from zkcontroller.broker.request_handler import CreateTopicsHandler, TopicAutoCreator
 from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.model import TopicPartition
-from zkcontroller.protocol.wire.client_apis import TopicCreated, TopicToCreate
+from zkcontroller.protocol.wire.client_apis import ERROR_MESSAGES, TopicCreated, TopicToCreate
 
 log = logging.getLogger("kafka.server.ZkAdminManager")
 
@@ -51,10 +51,8 @@ def error_code(e: AdminError) -> int:
 def create_topics_handler(server: Callable[[], KafkaServer | None]) -> CreateTopicsHandler:
     async def create(topics: list[TopicToCreate], validate_only: bool, timeout_ms: int) -> list[TopicCreated]:
         current = server()
-        if current is None or current.controller is None or not current.controller.is_active \
-                or current.zk is None:
-            return [TopicCreated(t.name, NOT_CONTROLLER, "This is not the correct controller for this cluster.")
-                    for t in topics]
+        if current is None or current.active_controller is None or current.zk is None:
+            return [TopicCreated(t.name, NOT_CONTROLLER, ERROR_MESSAGES[NOT_CONTROLLER]) for t in topics]
         admin = TopicAdmin(current.zk, current.runtime.rng)
         named = Counter(t.name for t in topics)
         results = []

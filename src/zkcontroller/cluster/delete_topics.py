@@ -42,8 +42,8 @@ def delete_topics_handler(server: Callable[[], KafkaServer | None]) -> DeleteTop
             return [TopicDeleted(t.name, t.topic_id, error) for t in topics]
 
         current = server()
-        if current is None or current.controller is None or not current.controller.is_active \
-                or current.zk is None or current.control_plane is None:
+        controller = current.active_controller if current is not None else None
+        if current is None or controller is None or current.zk is None or current.control_plane is None:
             return all_with(NOT_CONTROLLER)
         if not current.config.controller_config.delete_topic_enable:
             return all_with(Errors.INVALID_REQUEST if version < 3 else TOPIC_DELETION_DISABLED)
@@ -53,7 +53,7 @@ def delete_topics_handler(server: Callable[[], KafkaServer | None]) -> DeleteTop
                           "Topic name and topic ID can not both be specified.", version)
             return all_with(Errors.INVALID_REQUEST)
         cache = current.control_plane.metadata_cache
-        context = current.controller.context
+        context = controller.context
         results = [TopicDeleted(t.name if t.topic_id is None else context.topic_name(_topic_id(t.topic_id)),
                                 t.topic_id) for t in topics]
         errors: dict[int, int] = {}

@@ -32,10 +32,11 @@ def elect_leaders_handler(server: Callable[[], KafkaServer | None]) -> ElectLead
                 if cache is not None else []
         else:
             wanted = [TopicPartition(t, p) for t, p in partitions]
-        if current is None or cache is None or current.controller is None or not current.controller.is_active:
+        controller = current.active_controller if current is not None else None
+        if current is None or cache is None or controller is None:
             return [PartitionError(tp.topic, tp.partition, Errors.NOT_CONTROLLER) for tp in wanted]
         deadline = current.runtime.now_ms() + timeout_ms
-        outcome = await current.controller.elections.elect_leaders(wanted, ElectionType(election_type))
+        outcome = await controller.elections.elect_leaders(wanted, ElectionType(election_type))
         expected = {tp: r for tp, r in outcome.items() if not isinstance(r, ApiError)}
         results = [PartitionError(tp.topic, tp.partition, int(r.error), _message(r))
                    for tp, r in outcome.items() if isinstance(r, ApiError)]

@@ -138,6 +138,12 @@ class KafkaServer:
     def broker_id(self) -> int:
         return self.config.broker_id
 
+    @property
+    def active_controller(self) -> KafkaController | None:
+        """This broker's controller if it is the active one: only it serves what Kafka's clients send the
+        controller (CreateTopics, DeleteTopics, CreatePartitions, ElectLeaders, the reassignment APIs)."""
+        return self.controller if self.controller is not None and self.controller.is_active else None
+
     async def startup(self) -> None:
         runtime = self.runtime
         session = await self.backend.new_session(self.config.session_timeout_ms)

@@ -26,8 +26,7 @@ NOT_CONTROLLER = PartitionError("", -1, Errors.NOT_CONTROLLER, ERROR_MESSAGES[Er
 
 def _active(server: Callable[[], KafkaServer | None]) -> KafkaController | None:
     current = server()
-    controller = current.controller if current is not None else None
-    return controller if controller is not None and controller.is_active else None
+    return current.active_controller if current is not None else None
 
 
 def _top_level(error: ApiError) -> PartitionError:
