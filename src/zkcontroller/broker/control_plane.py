@@ -274,8 +274,8 @@ class BrokerControlPlane:
         current = hosted.leader_epoch if hosted is not None else UNKNOWN_LEADER_EPOCH
         request_id, log_id = topic_ids.get(tp.topic), hosted.topic_id if hosted is not None else None
         if request_id is not None and log_id is not None and request_id != log_id:
-            self._state(logging.ERROR, f"Topic ID in memory: {log_id} does not match the topic ID for partition "
-                        f"{tp} received: {request_id}.")
+            self._state(logging.ERROR, f"Topic Id in memory: {log_id} does not match the topic Id for partition "
+                        f"{tp} provided in the request: {request_id}.")  # Kafka's Partition.checkOrSetTopicId
             return Errors.INCONSISTENT_TOPIC_ID
         if state.leader_epoch > current:
             if self.broker_id in state.replicas:

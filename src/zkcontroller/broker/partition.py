@@ -103,6 +103,15 @@ class Partition:
     def _log(self, level: int, message: str) -> None:
         log.log(level, "[Partition %s broker=%d] %s", self.topic_partition, self.local_broker_id, message)
 
+    def _proposed_state(self, new_isr: tuple[int, ...]) -> str:
+        """Kafka's ``PendingExpandIsr`` / ``PendingShrinkIsr`` as printed, from the committed ISR (which a pending
+        proposal leaves as it was) and the ISR proposed."""
+        added = [r for r in new_isr if r not in self.isr]
+        if added:  # one member at a time (maybeExpandIsr)
+            return f"PendingExpandIsr(isr={_scala_set(self.isr)}, newInSyncReplicaId={added[0]})"
+        removed = [r for r in self.isr if r not in new_isr]
+        return f"PendingShrinkIsr(isr={_scala_set(self.isr)}, outOfSyncReplicaIds={_scala_set(removed)})"
+
     # ------------------------------------------------------------------ leadership (from LeaderAndIsr)
 
     def make_leader(self, leader_epoch: int, isr: tuple[int, ...], replicas: tuple[int, ...], zk_version: int,
@@ -231,9 +240,8 @@ class Partition:
         if follower is None or follower.log_end_offset < max(self.high_watermark, self.leader_epoch_start_offset):
             return None
         new_isr = (*self.isr, replica_id)  # Kafka's `isr + id` on a small Scala Set keeps insertion order
-        # Kafka 2.8's expandIsr writes no line (2.6's INFO "Expanding ISR" went with AlterIsr); ours is DEBUG, so
-        # server.log reads as 2.8.2's: the expansion shows as "ISR updated to ..." once confirmed.
-        self._log(logging.DEBUG, f"Expanding ISR from {_ids(self.isr)} to {_ids(new_isr)}")
+        # Kafka 2.8's expandIsr writes no INFO line (2.6's "Expanding ISR" went with AlterIsr): the expansion
+        # shows as "ISR updated to ..." once confirmed, and `_propose`'s DEBUG "Enqueued ISR change" before.
         return self._propose(new_isr)
 
     def out_of_sync_replicas(self, now_ms: int, max_lag_ms: int) -> list[int]:
@@ -257,8 +265,11 @@ class Partition:
         return proposal
 
     def _propose(self, new_isr: tuple[int, ...]) -> IsrProposal:
-        self.pending_isr = new_isr
         lai = LeaderAndIsr(self.local_broker_id, self.leader_epoch, new_isr, self.zk_version)
+        if log.isEnabledFor(logging.DEBUG):  # Kafka's sendAlterIsrRequest
+            self._log(logging.DEBUG, f"Enqueued ISR change to state {_leader_and_isr(lai)} after transition to "
+                      f"{self._proposed_state(new_isr)}")
+        self.pending_isr = new_isr
         return IsrProposal(self.topic_partition, lai, self.controller_epoch)
 
     def is_pending(self, proposal: IsrProposal) -> bool:
@@ -280,19 +291,17 @@ class Partition:
         if not self.is_pending(proposal):
             return False  # leadership or ISR state changed meanwhile: the LeaderAndIsr that did it rules
         if isinstance(result, Errors):
+            self._log_isr_update_error(proposal, result)
             if result in _NOT_APPLIED:
                 self.pending_isr = None
-                then = "Back to the committed ISR."
             elif result in _REFUSALS:
                 self.isr_update_refused = True
-                then = "Giving up until the next LeaderAndIsr."
-            else:
-                then = "Retrying."
-            self._log(logging.WARNING, f"Failed to update ISR to {_ids(proposal.leader_and_isr.isr)} due to "
-                      f"{result.name}. {then}")
             return False
         if result.leader_epoch != self.leader_epoch or result.zk_version < self.zk_version:
-            self._log(logging.DEBUG, f"Ignoring stale ISR update {result}")
+            if log.isEnabledFor(logging.DEBUG):
+                why = (f"a stale leader epoch {self.leader_epoch}" if result.leader_epoch != self.leader_epoch
+                       else f"a newer version {self.zk_version}")
+                self._log(logging.DEBUG, f"Ignoring new ISR {_leader_and_isr(result)} since we have {why}.")
             return False
         self.isr, self.zk_version, self.pending_isr = result.isr, result.zk_version, None
         self._log(logging.INFO, f"ISR updated to {_ids(self.isr)} and version updated to [{self.zk_version}]")
@@ -300,5 +309,44 @@ class Partition:
         return True
 
 
+    def _log_isr_update_error(self, proposal: IsrProposal, error: Errors) -> None:
+        """Kafka 2.8.2's ``handleAlterIsrResponse`` lines: a refusal is given up at DEBUG, any other error is
+        retried at WARN. INELIGIBLE_REPLICA (beyond 2.8) is said at INFO, as Kafka 3.3's reset to the committed
+        state. Formatted only when the level is on: a controller failover can fail thousands at once."""
+        level = (logging.INFO if error in _NOT_APPLIED else logging.DEBUG if error in _REFUSALS
+                 else logging.WARNING)
+        if not log.isEnabledFor(level):
+            return
+        state = self._proposed_state(proposal.leader_and_isr.isr)
+        if error in _NOT_APPLIED:
+            text = (f"since the controller rejected the request with {error.name}. ISR state has been reset to the "
+                    f"latest committed state CommittedIsr(isr={_scala_set(self.isr)}).")
+        else:
+            text = _GIVING_UP.get(error, f"due to unexpected {error.name}. Retrying.")
+        self._log(level, f"Failed to update ISR to {state} {text}")
+
+
+_GIVING_UP = {
+    Errors.UNKNOWN_TOPIC_OR_PARTITION: "since it doesn't know about this topic or partition. Giving up.",
+    Errors.FENCED_LEADER_EPOCH: "since we sent an old leader epoch. Giving up.",
+    Errors.INVALID_UPDATE_VERSION: "due to invalid version. Giving up.",
+}
+"""Kafka 2.8.2's words for each refusal (`_REFUSALS`)."""
+
+
 def _ids(replicas: tuple[int, ...]) -> str:
     return ",".join(map(str, replicas))
+
+
+def _scala_set(ids: tuple[int, ...] | list[int]) -> str:
+    """An immutable Scala ``Set[Int]`` as printed: ``Set(..)`` in insertion order up to four members (Set1-Set4),
+    ``HashSet(..)`` beyond (hash order in Kafka; sorted here)."""
+    if len(ids) > 4:
+        return f"HashSet({', '.join(map(str, sorted(ids)))})"
+    return f"Set({', '.join(map(str, ids))})"
+
+
+def _leader_and_isr(lai: LeaderAndIsr) -> str:
+    """Kafka's ``LeaderAndIsr.toString`` (its ISR is a Scala ``List``)."""
+    return (f"LeaderAndIsr(leader={lai.leader}, leaderEpoch={lai.leader_epoch}, "
+            f"isr=List({', '.join(map(str, lai.isr))}), zkVersion={lai.zk_version})")

@@ -1,0 +1,122 @@
+"""Audit #16: the broker's per-partition lines read as Kafka 2.8.2's, text, level and logger: the ISR proposal
+and its failed answers (``Partition.sendAlterIsrRequest`` / ``handleAlterIsrResponse``) and the topic-id
+mismatch (``Partition.checkOrSetTopicId``)."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from zkcontroller.broker.control_plane import BrokerControlPlane
+from zkcontroller.broker.partition import IsrProposal, Partition
+from zkcontroller.model import LeaderAndIsr, TopicId, TopicPartition
+from zkcontroller.protocol.control_requests import Errors
+
+from .helpers import MY_EPOCH, lai_state, leader_and_isr, update_metadata
+
+TP = TopicPartition("t", 0)
+PARTITION_LOGGER = "kafka.cluster.Partition"
+SHRINK = "PendingShrinkIsr(isr=Set(1, 2, 3), outOfSyncReplicaIds=Set(2, 3))"
+
+
+def lines(caplog: pytest.LogCaptureFixture, logger: str = PARTITION_LOGGER) -> list[tuple[int, str]]:
+    return [(r.levelno, r.getMessage()) for r in caplog.records if r.name == logger]
+
+
+def proposed_shrink() -> tuple[Partition, IsrProposal]:
+    """Broker 1 leads t-0 with ISR 1,2,3 and LEO 5; neither follower has fetched, so both go."""
+    partition = Partition(TP, 1, replica_lag_time_max_ms=100)
+    partition.make_leader(4, (1, 2, 3), (1, 2, 3), 7, 1, now_ms=0)
+    partition.append_as_leader(5, 0)
+    proposal = partition.maybe_shrink_isr(1_000, 100)
+    assert proposal is not None and proposal.leader_and_isr.isr == (1,)
+    return partition, proposal
+
+
+def test_a_proposed_shrink_is_enqueued_with_kafkas_debug_line(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG, PARTITION_LOGGER)
+    proposed_shrink()
+    assert lines(caplog) == [
+        (logging.INFO, "[Partition t-0 broker=1] Shrinking ISR from 1,2,3 to 1. Leader: (highWatermark: 0, "
+                       "endOffset: 5). Out of sync replicas: (brokerId: 2, endOffset: -1) (brokerId: 3, endOffset: "
+                       "-1)."),
+        (logging.DEBUG, "[Partition t-0 broker=1] Enqueued ISR change to state LeaderAndIsr(leader=1, "
+                        f"leaderEpoch=4, isr=List(1), zkVersion=7) after transition to {SHRINK}"),
+    ]
+
+
+def test_a_proposed_expansion_is_enqueued_without_2_6s_expanding_line(caplog: pytest.LogCaptureFixture) -> None:
+    """Kafka 2.8.2's expandIsr writes no "Expanding ISR" (2.6 did, at INFO): only the DEBUG "Enqueued"."""
+    caplog.set_level(logging.DEBUG, PARTITION_LOGGER)
+    partition = Partition(TP, 1)
+    partition.make_leader(4, (1, 2), (1, 2, 3), 7, 1, now_ms=0)
+    partition.followers[3].log_end_offset = 0
+    assert partition.maybe_expand_isr(3) is not None
+    assert lines(caplog) == [(logging.DEBUG, "[Partition t-0 broker=1] Enqueued ISR change to state LeaderAndIsr("
+                                             "leader=1, leaderEpoch=4, isr=List(1, 2, 3), zkVersion=7) after "
+                                             "transition to PendingExpandIsr(isr=Set(1, 2), newInSyncReplicaId=3)")]
+
+
+@pytest.mark.parametrize(("error", "level", "text"), [
+    (Errors.FENCED_LEADER_EPOCH, logging.DEBUG, "since we sent an old leader epoch. Giving up."),
+    (Errors.INVALID_UPDATE_VERSION, logging.DEBUG, "due to invalid version. Giving up."),
+    (Errors.UNKNOWN_TOPIC_OR_PARTITION, logging.DEBUG,
+     "since it doesn't know about this topic or partition. Giving up."),
+    (Errors.UNKNOWN_SERVER_ERROR, logging.WARNING, "due to unexpected UNKNOWN_SERVER_ERROR. Retrying."),
+    (Errors.INELIGIBLE_REPLICA, logging.INFO, "since the controller rejected the request with INELIGIBLE_REPLICA. "
+                                              "ISR state has been reset to the latest committed state "
+                                              "CommittedIsr(isr=Set(1, 2, 3))."),
+], ids=lambda v: v.name if isinstance(v, Errors) else "")
+def test_a_failed_isr_update_is_logged_as_kafkas_handle_alter_isr_response(
+        caplog: pytest.LogCaptureFixture, error: Errors, level: int, text: str) -> None:
+    """Kafka 2.8.2 gives a refusal up at DEBUG and retries anything else at WARN (ours warned on every error);
+    INELIGIBLE_REPLICA, beyond 2.8, is said at INFO as Kafka 3.3's reset."""
+    partition, proposal = proposed_shrink()
+    caplog.set_level(logging.DEBUG, PARTITION_LOGGER)
+    caplog.clear()
+    partition.on_isr_update(proposal, error, 1_000)
+    assert lines(caplog) == [(level, f"[Partition t-0 broker=1] Failed to update ISR to {SHRINK} {text}")]
+
+
+def test_a_stale_isr_answer_is_ignored_with_kafkas_debug_line(caplog: pytest.LogCaptureFixture) -> None:
+    partition, proposal = proposed_shrink()
+    caplog.set_level(logging.DEBUG, PARTITION_LOGGER)
+    caplog.clear()
+    partition.on_isr_update(proposal, LeaderAndIsr(1, 5, (1,), 8), 1_000)
+    partition.on_isr_update(proposal, LeaderAndIsr(1, 4, (1,), 6), 1_000)
+    assert [m for _, m in lines(caplog)] == [
+        "[Partition t-0 broker=1] Ignoring new ISR LeaderAndIsr(leader=1, leaderEpoch=5, isr=List(1), zkVersion=8) "
+        "since we have a stale leader epoch 4.",
+        "[Partition t-0 broker=1] Ignoring new ISR LeaderAndIsr(leader=1, leaderEpoch=4, isr=List(1), zkVersion=6) "
+        "since we have a newer version 7.",
+    ]
+
+
+def test_nothing_is_formatted_when_the_level_is_off(caplog: pytest.LogCaptureFixture,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A controller failover can refuse thousands of proposals at once: at INFO the DEBUG lines cost nothing."""
+    caplog.set_level(logging.INFO, PARTITION_LOGGER)
+    partition, proposal = proposed_shrink()
+
+    def never(*_: object) -> str:
+        raise AssertionError("formatted a line nobody logs")
+
+    monkeypatch.setattr(Partition, "_proposed_state", never)
+    monkeypatch.setattr("zkcontroller.broker.partition._leader_and_isr", never)
+    partition.on_isr_update(proposal, Errors.FENCED_LEADER_EPOCH, 1_000)
+    partition.on_isr_update(proposal, LeaderAndIsr(1, 5, (1,), 8), 1_000)
+    partition.isr_update_refused = False
+    partition.pending_isr = None
+    assert partition.maybe_shrink_isr(2_000, 100) is not None  # the "Enqueued" line is DEBUG too
+
+
+def test_a_topic_id_mismatch_is_logged_with_kafkas_text(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, "state.change.logger")
+    plane = BrokerControlPlane(1, MY_EPOCH)
+    plane.handle(update_metadata())
+    id_a, id_b = TopicId(b"a" * 16), TopicId(b"b" * 16)
+    plane.handle(leader_and_isr(lai_state(0), topic_ids={"t": id_a}))
+    plane.handle(leader_and_isr(lai_state(0, leader_epoch=1), topic_ids={"t": id_b}))
+    assert (logging.ERROR, f"[Broker id=1] Topic Id in memory: {id_a} does not match the topic Id for partition "
+                           f"t-0 provided in the request: {id_b}.") in lines(caplog, "state.change.logger")
