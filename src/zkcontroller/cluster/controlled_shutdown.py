@@ -5,6 +5,12 @@ Before it deregisters, a broker asks the controller to move its leadership away:
 answer has no error and no remaining partitions. Otherwise it waits ``controlled.shutdown.retry.backoff.ms`` and
 tries again, up to ``controlled.shutdown.max.retries`` attempts, then stops anyway ("unclean shutdown").
 
+Each attempt waits at most ``controller.socket.timeout.ms`` for the connection (a transport that has one, such as
+`TcpTransport`, is asked to `connect` first, Kafka's ``awaitReady``) and then ``request.timeout.ms`` for the answer
+(the NetworkClient's request timeout), with Kafka's texts for either timeout in the "Error during controlled
+shutdown" warning. When ``/controller`` names no broker, or one whose registration is gone, the attempt goes to the
+controller asked last (Kafka's ``prevController``).
+
 Beyond Kafka: no back-off follows the last failed attempt (Kafka sleeps once more before giving up). And a caller
 tearing the whole cluster down passes ``give_up``, which stops the retries once they cannot help: no broker left
 running could take the partitions the broker still leads, or the controller is a killed broker that cannot
@@ -16,12 +22,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.coordination.errors import ZkError
-from zkcontroller.model import Broker
+from zkcontroller.model import Broker, TopicPartition
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import ControlledShutdownRequest, ControlledShutdownResponse
 from zkcontroller.protocol.transport import BrokerTransport, BrokerUnreachableError
@@ -41,6 +48,17 @@ class ControlledShutdownOutcome:
 
 GiveUp = Callable[[ControlledShutdownResponse | None], Awaitable[str | None]]
 """Asked after a failed attempt (its answer, None without one): why retrying is futile, or None to retry."""
+
+
+@runtime_checkable
+class Connecting(Protocol):
+    """A transport with a connection to open before a request (`TcpTransport`); others deliver at once."""
+
+    async def connect(self, broker: Broker) -> None: ...
+
+
+class _NoAnswer(Exception):
+    """An attempt that timed out, with Kafka's words for it."""
 
 
 async def controlled_shutdown(
@@ -69,8 +87,7 @@ async def controlled_shutdown(
             log.info("%sControlled shutdown succeeded", prefix)
             return ControlledShutdownOutcome(True, attempts, response)
         if response is not None:
-            remaining = ", ".join(str(tp) for tp in response.remaining_partitions)
-            log.info("%sRemaining partitions to move: %s", prefix, remaining)
+            log.info("%sRemaining partitions to move: %s", prefix, _remaining(response.remaining_partitions))
             log.info("%sError from controller: %s", prefix, response.error.name)
         futile = await give_up(response) if give_up is not None else None
         if futile is not None and attempts < config.controlled_shutdown_max_retries:
@@ -102,12 +119,21 @@ async def _find_controller(zk: KafkaZkClient, prefix: str, previous: Broker | No
 
 async def _attempt(broker_id: int, epoch: int, config: ControllerConfig, controller: Broker,
                    transport: BrokerTransport, prefix: str) -> ControlledShutdownResponse | None:
-    """One request to ``controller``; None when there was no answer."""
-    timeout_s = min(config.controller_socket_timeout_ms, config.request_timeout_ms) / 1000
+    """One request to ``controller``; None when there was no answer. The connection and the answer are bounded
+    apart, as Kafka's ``awaitReady(controller.socket.timeout.ms)`` then ``sendAndReceive`` (request.timeout.ms)."""
+    socket_ms, request_ms = config.controller_socket_timeout_ms, config.request_timeout_ms
     try:
-        answer = await asyncio.wait_for(
-            transport.send(controller, ControlledShutdownRequest(broker_id, epoch)), timeout_s)
-    except (BrokerUnreachableError, TimeoutError, OSError) as e:
+        if isinstance(transport, Connecting):
+            try:
+                await asyncio.wait_for(transport.connect(controller), socket_ms / 1000)
+            except TimeoutError:
+                raise _NoAnswer(f"Failed to connect within {socket_ms} ms") from None
+        try:
+            answer = await asyncio.wait_for(
+                transport.send(controller, ControlledShutdownRequest(broker_id, epoch)), request_ms / 1000)
+        except TimeoutError:  # the NetworkClient disconnects on its request timeout
+            raise _NoAnswer(f"Connection to {controller.id} was disconnected before the response was read") from None
+    except (BrokerUnreachableError, OSError, _NoAnswer) as e:
         log.warning("%sError during controlled shutdown, possibly because leader movement took longer than the "
                     "configured controller.socket.timeout.ms and/or request.timeout.ms: %s", prefix, e or repr(e))
         return None
@@ -115,3 +141,9 @@ async def _attempt(broker_id: int, epoch: int, config: ControllerConfig, control
         log.warning("%sUnexpected answer to controlled shutdown from broker %d: %r", prefix, controller.id, answer)
         return None
     return answer
+
+
+def _remaining(partitions: Iterable[TopicPartition]) -> str:
+    """The response's ``remainingPartitions`` as Kafka prints them (a Java collection of generated messages)."""
+    return "[" + ", ".join(f"RemainingPartition(topicName='{tp.topic}', partitionIndex={tp.partition})"
+                           for tp in partitions) + "]"

@@ -118,8 +118,16 @@ class TcpTransport:
                 return ControlResponse(request.api_key, bad, tuple(e for r in responses for e in r.partition_errors))
         return await self._send(broker, request)
 
+    async def connect(self, broker: Broker) -> None:
+        """Open the connection to ``broker`` now, if there is none (Kafka's ``NetworkClientUtils.awaitReady``):
+        a caller that bounds the connection and the answer apart (controlled shutdown) connects first."""
+        await self._connection(broker, self._state(broker))
+
+    def _state(self, broker: Broker) -> _BrokerState:
+        return self._brokers.setdefault(broker.id, _BrokerState(in_flight=asyncio.Semaphore(self.max_in_flight)))
+
     async def _send(self, broker: Broker, request: Any) -> WireResponse:
-        state = self._brokers.setdefault(broker.id, _BrokerState(in_flight=asyncio.Semaphore(self.max_in_flight)))
+        state = self._state(broker)
         async with state.in_flight:
             connection = await self._connection(broker, state)
             version = self.versions[request.api_key]
