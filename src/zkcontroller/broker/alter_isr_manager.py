@@ -32,7 +32,8 @@ from zkcontroller.zk.errors import KafkaZkError
 from zkcontroller.zk.fencing import NO_FENCING
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
-log = logging.getLogger("kafka.server.AlterIsrManager")
+log = logging.getLogger("kafka.server.DefaultAlterIsrManager")
+zk_log = logging.getLogger("kafka.server.ZkIsrManager")
 
 IsrResultCallback = Callable[[IsrProposal, LeaderAndIsr | Errors], None]
 """Told the outcome of each proposal: the state now in ZooKeeper, or the partition's error."""
@@ -140,19 +141,33 @@ class AlterIsrManager(_Worker):
                       controller.id, e)
             return False
         if not isinstance(response, AlterIsrResponse) or response.error is not Errors.NONE:
-            error = getattr(response, "error", response)
-            log.debug("[AlterIsrManager broker=%d] Controller %d answered AlterIsr with %s; retrying",
-                      self.broker_id, controller.id, error)
+            self._log_top_level_error(controller, request, response)
             return False
         answered = {r.topic_partition: r for r in response.partitions}
         for tp, proposal in batch.items():
             result = answered.get(tp)
-            if result is None:
-                continue  # not answered: stays unsent, goes again
+            if result is None:  # not answered: stays unsent, goes again
+                log.warning("[AlterIsrManager broker=%d] Partition %s was sent but not included in the response",
+                            self.broker_id, tp)
+                continue
             self.done(proposal)
             self._on_result(proposal, result.error if result.error is not Errors.NONE else LeaderAndIsr(
                 result.leader_id, result.leader_epoch, result.isr, result.current_isr_version))
         return True
+
+    def _log_top_level_error(self, controller: Broker, request: AlterIsrRequest, response: object) -> None:
+        """Kafka 2.8.2's ``handleAlterIsrResponse`` warnings; NOT_CONTROLLER is re-queued by Kafka's channel to
+        the controller without a word, so ours says it at DEBUG only."""
+        error = getattr(response, "error", response)
+        prefix = f"[AlterIsrManager broker={self.broker_id}] "
+        if error is Errors.NOT_CONTROLLER:
+            log.debug("%sController %d answered AlterIsr with NOT_CONTROLLER; retrying", prefix, controller.id)
+        elif error is Errors.STALE_BROKER_EPOCH:
+            log.warning("%sBroker had a stale broker epoch (%d), retrying.", prefix, request.broker_epoch)
+        else:
+            name = error.name if isinstance(error, Errors) else repr(error)
+            log.warning("%sController returned an unexpected top-level error when handling AlterIsr request: %s",
+                        prefix, name)
 
 
 class ZkIsrManager(_Worker):
@@ -191,7 +206,7 @@ class ZkIsrManager(_Worker):
             try:
                 result = await zk.update_leader_and_isr(states, controller_epoch, NO_FENCING)
             except (ZkError, OSError) as e:
-                log.warning("[ZkIsrManager broker=%d] Failed to write ISR changes: %s", self.broker_id, e)
+                zk_log.warning("[ZkIsrManager broker=%d] Failed to write ISR changes: %s", self.broker_id, e)
                 ok = False
                 continue
             now = self.runtime.now_ms()
@@ -242,7 +257,7 @@ class ZkIsrManager(_Worker):
             try:
                 await self.maybe_propagate_isr_changes()
             except (ZkError, OSError) as e:
-                log.warning("[ZkIsrManager broker=%d] Failed to publish ISR changes: %s", self.broker_id, e)
+                zk_log.warning("[ZkIsrManager broker=%d] Failed to publish ISR changes: %s", self.broker_id, e)
 
     async def maybe_propagate_isr_changes(self) -> bool:
         """Publish the changed partitions in one notification when changes have settled for ``linger`` ms, or

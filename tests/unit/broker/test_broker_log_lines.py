@@ -1,19 +1,26 @@
 """Audit #16: the broker's per-partition lines read as Kafka 2.8.2's, text, level and logger: the ISR proposal
-and its failed answers (``Partition.sendAlterIsrRequest`` / ``handleAlterIsrResponse``) and the topic-id
-mismatch (``Partition.checkOrSetTopicId``)."""
+and its failed answers (``Partition.sendAlterIsrRequest`` / ``handleAlterIsrResponse``), the AlterIsr manager's
+warnings (``DefaultAlterIsrManager.handleAlterIsrResponse``) and the topic-id mismatch
+(``Partition.checkOrSetTopicId``)."""
 
 from __future__ import annotations
 
 import logging
+import random
 
 import pytest
+from tests.helpers import ManualClock
 
+from zkcontroller.broker.alter_isr_manager import AlterIsrManager
+from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.broker.control_plane import BrokerControlPlane
 from zkcontroller.broker.partition import IsrProposal, Partition
-from zkcontroller.model import LeaderAndIsr, TopicId, TopicPartition
+from zkcontroller.model import Broker, LeaderAndIsr, TopicId, TopicPartition
 from zkcontroller.protocol.control_requests import Errors
+from zkcontroller.protocol.inter_broker import AlterIsrResponse
+from zkcontroller.runtime.runtime import AsyncioRuntime
 
-from .helpers import MY_EPOCH, lai_state, leader_and_isr, update_metadata
+from .helpers import MY_EPOCH, broker, lai_state, leader_and_isr, update_metadata
 
 TP = TopicPartition("t", 0)
 PARTITION_LOGGER = "kafka.cluster.Partition"
@@ -120,3 +127,32 @@ def test_a_topic_id_mismatch_is_logged_with_kafkas_text(caplog: pytest.LogCaptur
     plane.handle(leader_and_isr(lai_state(0, leader_epoch=1), topic_ids={"t": id_b}))
     assert (logging.ERROR, f"[Broker id=1] Topic Id in memory: {id_a} does not match the topic Id for partition "
                            f"t-0 provided in the request: {id_b}.") in lines(caplog, "state.change.logger")
+
+
+@pytest.mark.parametrize(("answer", "level", "text"), [
+    (AlterIsrResponse(Errors.STALE_BROKER_EPOCH), logging.WARNING, "Broker had a stale broker epoch (77), retrying."),
+    (AlterIsrResponse(Errors.UNKNOWN_SERVER_ERROR), logging.WARNING,
+     "Controller returned an unexpected top-level error when handling AlterIsr request: UNKNOWN_SERVER_ERROR"),
+    (AlterIsrResponse(Errors.NONE), logging.WARNING, "Partition t-0 was sent but not included in the response"),
+    (AlterIsrResponse(Errors.NOT_CONTROLLER), logging.DEBUG,
+     "Controller 2 answered AlterIsr with NOT_CONTROLLER; retrying"),
+], ids=["stale-broker-epoch", "unexpected", "not-answered", "not-controller"])
+async def test_the_alter_isr_managers_lines_are_kafkas(caplog: pytest.LogCaptureFixture, answer: AlterIsrResponse,
+                                                       level: int, text: str) -> None:
+    """Kafka 2.8.2's DefaultAlterIsrManager warns on a stale broker epoch, an unexpected top-level error and a
+    partition missing from the answer (ours said all three at DEBUG); NOT_CONTROLLER its channel re-queues
+    silently."""
+    caplog.set_level(logging.DEBUG, "kafka.server.DefaultAlterIsrManager")
+    _, proposal = proposed_shrink()
+
+    class Answers:
+        async def send(self, broker: Broker, request: object) -> AlterIsrResponse:
+            return answer
+
+    results: list[object] = []
+    manager = AlterIsrManager(1, lambda: 77, lambda: broker(2), Answers(),  # type: ignore[arg-type]
+                              AsyncioRuntime(random.Random(0), ManualClock()), ReplicationConfig(),
+                              lambda p, r: results.append(r))
+    assert await manager.send({TP: proposal}) is (answer.error is Errors.NONE)
+    assert lines(caplog, "kafka.server.DefaultAlterIsrManager") == [(level, f"[AlterIsrManager broker=1] {text}")]
+    assert results == []  # nothing answered: the proposal stays to be sent again
