@@ -187,12 +187,15 @@ class ReplicaFetcher:
             elif result.error is Errors.OFFSET_OUT_OF_RANGE:
                 self._out_of_range(tp, partition, result)
             else:  # Kafka's processFetchRequest: each logged as there, then delayed by replica.fetch.backoff.ms
+                # the DEBUG lines come per partition when leadership moves: formatted only when enabled
                 if result.error is Errors.UNKNOWN_LEADER_EPOCH:
-                    self._log(logging.DEBUG, f"Remote broker has a smaller leader epoch for partition {tp} than this "
-                              f"replica's current leader epoch of {asked.current_leader_epoch}.")
+                    if log.isEnabledFor(logging.DEBUG):
+                        self._log(logging.DEBUG, f"Remote broker has a smaller leader epoch for partition {tp} than "
+                                  f"this replica's current leader epoch of {asked.current_leader_epoch}.")
                 elif result.error is Errors.NOT_LEADER_OR_FOLLOWER:
-                    self._log(logging.DEBUG, f"Remote broker is not the leader for partition {tp}, which could "
-                              "indicate that the partition is being moved")
+                    if log.isEnabledFor(logging.DEBUG):
+                        self._log(logging.DEBUG, f"Remote broker is not the leader for partition {tp}, which could "
+                                  "indicate that the partition is being moved")
                 elif result.error is Errors.UNKNOWN_TOPIC_OR_PARTITION:
                     self._log(logging.WARNING, f"Received UNKNOWN_TOPIC_OR_PARTITION from the leader for partition "
                               f"{tp}. This error may be returned transiently when the partition is being created or "
