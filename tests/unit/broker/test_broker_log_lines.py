@@ -15,12 +15,14 @@ from zkcontroller.broker.alter_isr_manager import AlterIsrManager
 from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.broker.control_plane import BrokerControlPlane
 from zkcontroller.broker.partition import IsrProposal, Partition
+from zkcontroller.broker.replica_fetcher import ReplicaFetcher
 from zkcontroller.model import Broker, LeaderAndIsr, TopicId, TopicPartition
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import AlterIsrResponse
 from zkcontroller.runtime.runtime import AsyncioRuntime
 
 from .helpers import MY_EPOCH, broker, lai_state, leader_and_isr, update_metadata
+from .replica_helpers import Brokers, state
 
 TP = TopicPartition("t", 0)
 PARTITION_LOGGER = "kafka.cluster.Partition"
@@ -156,3 +158,29 @@ async def test_the_alter_isr_managers_lines_are_kafkas(caplog: pytest.LogCapture
     assert await manager.send({TP: proposal}) is (answer.error is Errors.NONE)
     assert lines(caplog, "kafka.server.DefaultAlterIsrManager") == [(level, f"[AlterIsrManager broker=1] {text}")]
     assert results == []  # nothing answered: the proposal stays to be sent again
+
+
+async def test_the_fetchers_per_partition_debug_lines_are_formatted_only_when_enabled(
+        caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Broker 2 follows broker 1 at leader epoch 1 while broker 1 is still at 0: UNKNOWN_LEADER_EPOCH, one DEBUG
+    line per partition (Kafka's processFetchRequest), built only when DEBUG is on."""
+    brokers = Brokers()
+    try:
+        brokers.lead(state())
+        brokers.rms[3].pause_fetchers()
+        follower = brokers.rms[2]
+        assert follower.handle_control_request(leader_and_isr(state(leader_epoch=1))).error is Errors.NONE
+        built: list[int] = []
+        monkeypatch.setattr(ReplicaFetcher, "_log", lambda self, level, message: built.append(level))
+        caplog.set_level(logging.INFO, "kafka.server.ReplicaFetcherThread")
+        await brokers.fetch_all()
+        assert built == []
+        monkeypatch.undo()
+        caplog.set_level(logging.DEBUG, "kafka.server.ReplicaFetcherThread")
+        brokers.clock.advance(10_000)  # past the partition's fetch back-off
+        await brokers.fetch_all()
+        assert (logging.DEBUG, "[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Remote broker has a smaller "
+                               "leader epoch for partition t-0 than this replica's current leader epoch of 1.") in \
+            lines(caplog, "kafka.server.ReplicaFetcherThread")
+    finally:
+        brokers.close()
