@@ -308,7 +308,6 @@ class Partition:
         self.maybe_increment_high_watermark(now_ms)  # 2.8.2 omits this (KAFKA-13091): see docs/replication.md
         return True
 
-
     def _log_isr_update_error(self, proposal: IsrProposal, error: Errors) -> None:
         """Kafka 2.8.2's ``handleAlterIsrResponse`` lines: a refusal is given up at DEBUG, any other error is
         retried at WARN. INELIGIBLE_REPLICA (beyond 2.8) is said at INFO, as Kafka 3.3's reset to the committed
