@@ -24,6 +24,7 @@ import click
 from zkcontroller.admin.cli import run_with_client
 from zkcontroller.admin.errors import AdminError, InvalidConfigError
 from zkcontroller.admin.java_numbers import java_parse_int
+from zkcontroller.admin.java_properties import properties_order
 from zkcontroller.admin.reassign import BROKER_THROTTLES
 from zkcontroller.admin.topic_rules import MESSAGE_FORMAT_WARNING
 from zkcontroller.admin.topics import change_topic_config
@@ -306,7 +307,7 @@ def configs(zookeeper: str, entity_types: tuple[str, ...], entity_names_given: t
     kind, name = _entity(entity_types, entity_names, topic, alter, entity_names_given)
     if describe:
         for described, found in run_with_client(zookeeper, lambda zk: _describe(zk, kind, name)):
-            rendered = ",".join(f"{k}={v}" for k, v in sorted(found.items()))
+            rendered = ",".join(f"{k}={found[k]}" for k in properties_order(found))  # Kafka's Properties order
             click.echo(f"Configs for {_label(kind, described)} are {rendered}")
         return
     assert name is not None
