@@ -22,6 +22,7 @@ import re
 import click
 
 from zkcontroller.admin.cli import run_with_client
+from zkcontroller.admin.deprecation import ZOOKEEPER_DEPRECATED
 from zkcontroller.admin.errors import AdminError, InvalidConfigError
 from zkcontroller.admin.java_numbers import java_parse_int
 from zkcontroller.admin.java_properties import properties_order
@@ -305,14 +306,15 @@ def configs(zookeeper: str, entity_types: tuple[str, ...], entity_names_given: t
     del entity_default  # read in command-line order with --entity-name, by _record_entity_order
     entity_names: list[str] = click.get_current_context().meta.get(_ENTITY_ORDER, [])
     kind, name = _entity(entity_types, entity_names, topic, alter, entity_names_given)
+    if alter and add_config is None and delete_config is None:  # checkArgs, so before the notice
+        raise click.UsageError("At least one of --add-config or --delete-config must be specified with --alter")
+    click.echo(ZOOKEEPER_DEPRECATED)
     if describe:
         for described, found in run_with_client(zookeeper, lambda zk: _describe(zk, kind, name)):
             rendered = ",".join(f"{k}={found[k]}" for k in properties_order(found))  # Kafka's Properties order
             click.echo(f"Configs for {_label(kind, described)} are {rendered}")
         return
     assert name is not None
-    if add_config is None and delete_config is None:
-        raise click.UsageError("At least one of --add-config or --delete-config must be specified with --alter")
     try:
         add = parse_add_config(add_config) if add_config is not None else {}
     except AdminError as e:

@@ -18,6 +18,7 @@ from pathlib import Path
 import click
 
 from zkcontroller.admin.cli import run_with_client
+from zkcontroller.admin.deprecation import ZOOKEEPER_DEPRECATED
 from zkcontroller.admin.errors import AdminError
 from zkcontroller.admin.java_numbers import is_json_int
 from zkcontroller.admin.usage import JAVA_INT, KafkaCommand
@@ -132,6 +133,7 @@ def leader_election(zookeeper: str, election_type: str, topic: str | None, parti
     if election_type.lower() == "unclean":
         raise click.ClickException("Unclean leader election needs the controller's ElectLeaders API, which has no "
                                    "ZooKeeper path; use `elect --unclean` at the `zkcontroller cluster` prompt")
+    click.echo(ZOOKEEPER_DEPRECATED)  # kafka-preferred-replica-election's, once the partitions are read
     started = run_with_client(zookeeper, lambda zk: start_preferred_election(zk, partitions))
     if started.requested:
         click.echo(f"Created preferred replica election path with {','.join(map(str, started.requested))}")
