@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from zkcontroller.admin.cli import topics
+from zkcontroller.admin.deprecation import ZOOKEEPER_DEPRECATED
+from zkcontroller.cli import main
 from zkcontroller.coordination.connect import make_backend
 from zkcontroller.coordination.connect_string import ConnectString, parse_connect_string
 from zkcontroller.coordination.kazoo_backend import ZooKeeperBackend
@@ -49,7 +50,15 @@ def test_what_zookeeper_refuses(text: str, message: str) -> None:
     assert str(refused.value) == message
 
 
-def test_a_refused_connect_string_is_a_usage_error_of_the_command() -> None:
-    result = CliRunner().invoke(topics, ["list", "--zookeeper", "zk1:x"])
-    assert result.exit_code == 1  # a Kafka-style command: printUsageAndDie's status
+@pytest.mark.parametrize(("argv", "status", "stdout"), [
+    (["topics", "list"], 1, ""),  # a Kafka-style command: printUsageAndDie's status
+    # ConfigCommand's notice comes before it makes its ZooKeeper client, which parses the string
+    (["configs", "--describe", "--topic", "t"], 1, ZOOKEEPER_DEPRECATED + "\n"),
+    (["brokers", "list"], 2, ""),  # ours: click's usage status
+])
+def test_a_refused_connect_string_is_a_usage_error_of_the_command(argv: list[str], status: int, stdout: str
+                                                                  ) -> None:
+    result = CliRunner().invoke(main, [*argv, "--zookeeper", "zk1:x"])
+    assert result.exit_code == status, result.output
     assert "bad ZooKeeper connect string 'zk1:x': For input string: \"x\"" in result.stderr
+    assert result.stdout == stdout

@@ -21,7 +21,7 @@ import re
 
 import click
 
-from zkcontroller.admin.cli import run_with_client
+from zkcontroller.admin.cli import run_with_client, zookeeper_option
 from zkcontroller.admin.deprecation import ZOOKEEPER_DEPRECATED
 from zkcontroller.admin.errors import AdminError, InvalidConfigError
 from zkcontroller.admin.java_numbers import java_parse_int
@@ -277,8 +277,7 @@ def _label(kind: str, name: str) -> str:
 
 
 @click.command("configs", cls=KafkaCommand)
-@click.option("--zookeeper", required=True, envvar="ZKCONTROLLER_ZOOKEEPER", metavar="HOST:PORT[/CHROOT]",
-              help="ZooKeeper connection string (or set ZKCONTROLLER_ZOOKEEPER).")
+@zookeeper_option
 @click.option("--entity-type", "entity_types", multiple=True,
               type=click.Choice([paths.ConfigType.TOPIC, paths.ConfigType.BROKER]), help="topics or brokers.")
 @click.option("--entity-name", "entity_names_given", multiple=True, callback=_record_entity_order,

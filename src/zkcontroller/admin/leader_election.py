@@ -17,7 +17,7 @@ from pathlib import Path
 
 import click
 
-from zkcontroller.admin.cli import run_with_client
+from zkcontroller.admin.cli import run_with_client, zookeeper_option
 from zkcontroller.admin.deprecation import ZOOKEEPER_DEPRECATED
 from zkcontroller.admin.errors import AdminError
 from zkcontroller.admin.java_numbers import is_json_int
@@ -114,8 +114,7 @@ def requested_partitions(topic: str | None, partition: int | None, all_topic_par
 
 
 @click.command("leader-election", cls=KafkaCommand)
-@click.option("--zookeeper", required=True, envvar="ZKCONTROLLER_ZOOKEEPER", metavar="HOST:PORT[/CHROOT]",
-              help="ZooKeeper connection string (or set ZKCONTROLLER_ZOOKEEPER).")
+@zookeeper_option
 @click.option("--election-type", required=True, type=click.Choice(["preferred", "unclean"], case_sensitive=False),
               help="Type of election to attempt.")
 @click.option("--topic", help="Name of the topic (with --partition).")
