@@ -14,10 +14,13 @@ from zkcontroller.admin.configs import (
     parse_broker,
     parse_delete_config,
 )
+from zkcontroller.admin.deprecation import ZOOKEEPER_DEPRECATED
 from zkcontroller.admin.errors import AdminError
 from zkcontroller.admin.java_numbers import java_parse_int
 from zkcontroller.zk import paths
 
+N = ZOOKEEPER_DEPRECATED + "\n"
+"""ConfigCommand's notice, on stdout once the arguments are checked."""
 FORMAT_ERROR = 'Invalid entity config: all configs to be added must be in the format "key=val".'
 FORMAT_WARNING = ("WARNING: The configuration message.format.version=2.7 is specified. This configuration will be "
                   "ignored if the version is newer than the inter.broker.protocol.version specified in the broker.")
@@ -51,16 +54,16 @@ async def test_alter_and_describe_as_kafka_configs_prints_them(cli: Cli) -> None
     assert (await cli(topics, "create", "u", "--partitions", "1", "--replication-factor", "1")).exit_code == 0
 
     altered = await cli(configs, "--alter", "--topic", "t", "--add-config", "message.format.version=2.7,x.y=[1,2]")
-    assert (altered.exit_code, altered.output) == (1, f"{FORMAT_WARNING}\nError: Unknown topic config name: x.y\n")
+    assert (altered.exit_code, altered.output) == (1, f"{N}{FORMAT_WARNING}\nError: Unknown topic config name: x.y\n")
     altered = await cli(configs, "--alter", "--topic", "t", "--add-config", "message.format.version=2.7")
     assert (altered.exit_code, altered.output) == (
-        0, f"{FORMAT_WARNING}\nCompleted updating config for entity: topic 't'.\n")
+        0, f"{N}{FORMAT_WARNING}\nCompleted updating config for entity: topic 't'.\n")
 
     described = await cli(configs, "--describe", "--entity-type", "topics")  # no name: every topic's node
     assert (described.exit_code, described.output) == (
-        0, "Configs for topic 't' are message.format.version=2.7\nConfigs for topic 'u' are \n")
+        0, f"{N}Configs for topic 't' are message.format.version=2.7\nConfigs for topic 'u' are \n")
     described = await cli(configs, "--describe", "--topic", "t")
-    assert described.output == "Configs for topic 't' are message.format.version=2.7\n"
+    assert described.output == f"{N}Configs for topic 't' are message.format.version=2.7\n"
 
 
 @pytest.mark.zookeeper
@@ -72,7 +75,7 @@ async def test_alter_failures_in_kafkas_order(cli: Cli) -> None:  # noqa: F811
         (("--add-config", ""), FORMAT_ERROR),  # given but empty: Kafka's format error, not a usage error
     ]:
         result = await cli(configs, "--alter", "--entity-type", "topics", "--entity-name", "nope", *args)
-        assert (result.exit_code, result.output) == (1, f"Error: {message}\n")
+        assert (result.exit_code, result.output) == (1, f"{N}Error: {message}\n")
     assert not await cli.zk.path_exists(paths.topic_config_path("nope"))
 
 
@@ -124,7 +127,7 @@ async def test_broker_configs_follow_kafkas_zookeeper_rules(cli: Cli) -> None:  
         (("--entity-name", "4", "--delete-config", unclean), f"Invalid config(s): {unclean}"),
     ]:
         result = await cli(configs, "--alter", "--entity-type", "brokers", *args)
-        assert (result.exit_code, result.output) == (1, f"Error: {message}\n"), args
+        assert (result.exit_code, result.output) == (1, f"{N}Error: {message}\n"), args
     assert await cli.zk.get_children(paths.CONFIG_CHANGES) == []  # the refusals wrote nothing
 
     for args, entity in [
@@ -133,17 +136,17 @@ async def test_broker_configs_follow_kafkas_zookeeper_rules(cli: Cli) -> None:  
         (("--entity-name", "4", "--delete-config", unclean), "brokers '4'"),
     ]:
         result = await cli(configs, "--alter", "--entity-type", "brokers", *args)
-        assert (result.exit_code, result.output) == (0, f"Completed updating config for entity: {entity}.\n")
+        assert (result.exit_code, result.output) == (0, f"{N}Completed updating config for entity: {entity}.\n")
     changes = await cli.zk.get_children(paths.CONFIG_CHANGES)
     notified = [(await cli.zk.get_data_and_stat(f"{paths.CONFIG_CHANGES}/{c}"))[0] for c in changes]  # type: ignore[index]
     assert notified == [b'{"version":2,"entity_path":"brokers/4"}', b'{"version":2,"entity_path":"brokers/1"}',
                         b'{"version":2,"entity_path":"brokers/4"}']
 
     described = await cli(configs, "--describe", "--entity-type", "brokers")
-    assert described.output == ("Configs for brokers '1' are leader.replication.throttled.rate=100\n"
+    assert described.output == (f"{N}Configs for brokers '1' are leader.replication.throttled.rate=100\n"
                                 "Configs for brokers '4' are \n")
     described = await cli(configs, "--describe", "--entity-type", "brokers", "--entity-default")
-    assert described.output == "Configs for default brokers are \n"
+    assert described.output == f"{N}Configs for default brokers are \n"
 
 
 @pytest.mark.zookeeper
@@ -168,15 +171,15 @@ async def test_empty_entity_name_is_the_default_entity(cli: Cli) -> None:  # noq
     throttle = "leader.replication.throttled.rate"
     altered = await cli(configs, "--alter", "--entity-type", "brokers", "--entity-name", "", "--add-config",
                         f"{throttle}=7")
-    assert (altered.exit_code, altered.output) == (0, "Completed updating config for entity: default brokers.\n")
+    assert (altered.exit_code, altered.output) == (0, f"{N}Completed updating config for entity: default brokers.\n")
     assert await cli.zk.get_entity_configs(paths.ConfigType.BROKER, paths.DEFAULT_ENTITY) == {throttle: "7"}
     described = await cli(configs, "--describe", "--entity-type", "brokers", "--entity-name", "")
-    assert (described.exit_code, described.output) == (0, f"Configs for default brokers are {throttle}=7\n")
+    assert (described.exit_code, described.output) == (0, f"{N}Configs for default brokers are {throttle}=7\n")
 
     for args in (("--entity-type", "topics", "--entity-name", ""), ("--topic", ""),
                  ("--entity-type", "topics", "--entity-default")):
         described = await cli(configs, "--describe", *args)
-        assert (described.exit_code, described.output) == (0, "Configs for default topic are \n"), args
+        assert (described.exit_code, described.output) == (0, f"{N}Configs for default topic are \n"), args
         altered = await cli(configs, "--alter", *args, "--add-config", "retention.ms=1")
         assert altered.exit_code == 1, args
         assert altered.output.endswith("Error: an entity name must be specified with --alter of topics\n"), args
@@ -193,19 +196,19 @@ async def test_entity_name_and_default_together_the_first_is_the_entity(cli: Cli
         (("--entity-default", "--entity-name", "1"), "default brokers", paths.DEFAULT_ENTITY),
     ]:
         altered = await cli(configs, "--alter", "--entity-type", "brokers", *args, "--add-config", f"{throttle}=5")
-        assert (altered.exit_code, altered.output) == (0, f"Completed updating config for entity: {entity}.\n")
+        assert (altered.exit_code, altered.output) == (0, f"{N}Completed updating config for entity: {entity}.\n")
         assert await cli.zk.get_entity_configs(paths.ConfigType.BROKER, node) == {throttle: "5"}
         described = await cli(configs, "--describe", "--entity-type", "brokers", *args)
-        assert (described.exit_code, described.output) == (0, f"Configs for {entity} are {throttle}=5\n")
+        assert (described.exit_code, described.output) == (0, f"{N}Configs for {entity} are {throttle}=5\n")
 
     assert (await cli(topics, "create", "t", "--partitions", "1", "--replication-factor", "1")).exit_code == 0
     altered = await cli(configs, "--alter", "--entity-type", "topics", "--entity-name", "t", "--entity-default",
                         "--add-config", "retention.ms=1")
-    assert (altered.exit_code, altered.output) == (0, "Completed updating config for entity: topic 't'.\n")
+    assert (altered.exit_code, altered.output) == (0, f"{N}Completed updating config for entity: topic 't'.\n")
     altered = await cli(configs, "--alter", "--entity-type", "topics", "--entity-default", "--entity-name", "t",
                         "--add-config", "retention.ms=1")  # the default topic: its name is not a legal one
     assert altered.exit_code == 1
-    assert altered.output.startswith('Error: Topic name "<default>" is illegal'), altered.output
+    assert altered.output.startswith(N + 'Error: Topic name "<default>" is illegal'), altered.output
 
 
 JAVA_INT_IDS = [("1", 1), ("+1", 1), ("-1", -1), ("01", 1), ("\u0661", 1), ("\uff11", 1), ("2147483647", 2**31 - 1),
@@ -234,14 +237,15 @@ async def test_broker_entity_names_read_as_javas_to_int(cli: Cli) -> None:  # no
     refused = await cli(configs, "--alter", "--entity-type", "brokers", "--entity-name", "+2", "--add-config",
                         f"{unclean}=true")
     assert (refused.exit_code, refused.output) == (
-        1, f"Error: --bootstrap-server option must be specified to update broker configs Set({unclean}). when "
+        1, f"{N}Error: --bootstrap-server option must be specified to update broker configs Set({unclean}). when "
            f"broker +2 is running. {RUNNING_INFO}\n")
     for name in ("+4", "04", "\u0664"):
         altered = await cli(configs, "--alter", "--entity-type", "brokers", "--entity-name", name, "--add-config",
                             f"{unclean}=true")
-        assert (altered.exit_code, altered.output) == (0, f"Completed updating config for entity: brokers '{name}'.\n")
+        assert (altered.exit_code, altered.output) == (
+            0, f"{N}Completed updating config for entity: brokers '{name}'.\n")
         described = await cli(configs, "--describe", "--entity-type", "brokers", "--entity-name", name)
-        assert (described.exit_code, described.output) == (0, f"Configs for brokers '{name}' are \n")  # its own node
+        assert (described.exit_code, described.output) == (0, f"{N}Configs for brokers '{name}' are \n")  # its own node
     assert await cli.zk.get_children(paths.config_entity_type_path(paths.ConfigType.BROKER)) == ["4"]
     assert await cli.zk.get_broker_configs("4") == {unclean: "true"}
     kept = await cli(configs, "--alter", "--entity-type", "brokers", "--entity-name", "+4", "--add-config",
@@ -283,5 +287,5 @@ async def test_a_topic_named_twice_is_the_first(cli: Cli) -> None:  # noqa: F811
     assert (await cli(topics, "create", "t", "--partitions", "1", "--replication-factor", "1")).exit_code == 0
     altered = await cli(configs, "--alter", "--entity-type", "topics", "--entity-name", "t", "--entity-name", "u",
                         "--add-config", "retention.ms=1")
-    assert (altered.exit_code, altered.output) == (0, "Completed updating config for entity: topic 't'.\n")
+    assert (altered.exit_code, altered.output) == (0, f"{N}Completed updating config for entity: topic 't'.\n")
     assert await cli.zk.get_entity_configs(paths.ConfigType.TOPIC, "t") == {"retention.ms": "1"}

@@ -10,12 +10,16 @@ import pytest
 from tests.contract.admin.test_admin_cli import Cli, cli  # noqa: F401  (the fixture, on a real ZooKeeper)
 
 from zkcontroller.admin.cli import topics
+from zkcontroller.admin.deprecation import REASSIGN_ZOOKEEPER_DEPRECATED
 from zkcontroller.admin.reassign_cli import reassign
 from zkcontroller.model import TopicPartition
 from zkcontroller.zk.fencing import NO_FENCING
 from zkcontroller.zk.znodes.config import ConfigEntityChangeNotificationSequenceZNode as ConfigChangeZNode
 
 pytestmark = pytest.mark.zookeeper
+
+W = REASSIGN_ZOOKEEPER_DEPRECATED + "\n"
+"""ReassignPartitionsCommand's notice, on stdout once the arguments are checked."""
 
 EXISTING = ("Cannot execute because there is an existing partition assignment. Use --additional to override this "
             "and create a new partition assignment in addition to the existing one.")
@@ -39,7 +43,7 @@ async def test_plan_errors_come_before_a_pending_reassignment(cli: Cli, tmp_path
         (_plan(tmp_path / "d.json", ("t", 0, [3])), EXISTING),
     ]:
         result = await cli(reassign, "--execute", "--reassignment-json-file", plan)
-        assert (result.exit_code, result.output) == (1, f"Error: {message}\n")
+        assert (result.exit_code, result.output) == (1, f"{W}Error: {message}\n")
     assert await cli.zk.get_partition_reassignment() is not None
 
 
@@ -85,7 +89,8 @@ async def test_generate_skips_topics_that_do_not_exist(cli: Cli, tmp_path: Path)
     generated = await cli(reassign, "--generate", "--broker-list", "2,3", "--topics-to-move-json-file",
                           _topics_to_move(tmp_path / "a.json", "nope", "t"))
     assert generated.exit_code == 0, generated.output
-    lines = generated.output.split("\n")
+    notice, *lines = generated.output.split("\n")
+    assert notice == REASSIGN_ZOOKEEPER_DEPRECATED
     assert lines[0] == "Current partition replica assignment"
     assert json.loads(lines[1]) == {"version": 1, "partitions": [
         {"topic": "t", "partition": 0, "replicas": [1, 2], "log_dirs": ["any", "any"]}]}
@@ -97,7 +102,7 @@ async def test_generate_skips_topics_that_do_not_exist(cli: Cli, tmp_path: Path)
                           _topics_to_move(tmp_path / "b.json", "nope", "gone"))
     empty = '{"version":1,"partitions":[]}'
     assert (generated.exit_code, generated.output) == (
-        0, f"Current partition replica assignment\n{empty}\n\nProposed partition reassignment configuration\n"
+        0, f"{W}Current partition replica assignment\n{empty}\n\nProposed partition reassignment configuration\n"
            f"{empty}\n")
     assert await cli.zk.get_partition_reassignment() is None
 
@@ -109,12 +114,12 @@ async def test_generate_leaves_out_brokers_that_are_not_registered(cli: Cli, tmp
     assert (await cli(topics, "create", "u", "--replica-assignment", "1")).exit_code == 0
     generated = await cli(reassign, "--generate", "--broker-list", "2,9", "--topics-to-move-json-file",
                           _topics_to_move(tmp_path / "t.json", "t"))
-    assert (generated.exit_code, generated.output) == (1, "Error: Replication factor: 2 larger than available "
+    assert (generated.exit_code, generated.output) == (1, f"{W}Error: Replication factor: 2 larger than available "
                                                           "brokers: 1.\n")
     generated = await cli(reassign, "--generate", "--broker-list", "3,9", "--topics-to-move-json-file",
                           _topics_to_move(tmp_path / "u.json", "u"))
     assert generated.exit_code == 0, generated.output
-    assert json.loads(generated.output.split("\n")[4])["partitions"] == [
+    assert json.loads(generated.output.split("\n")[5])["partitions"] == [
         {"topic": "u", "partition": 0, "replicas": [3], "log_dirs": ["any"]}]
 
 
@@ -126,12 +131,12 @@ async def test_generate_reads_broker_ids_as_java_and_before_the_topics(cli: Cli,
     bad_json.write_text("{")
     generated = await cli(reassign, "--generate", "--broker-list", "2, 3", "--topics-to-move-json-file",
                           str(bad_json))
-    assert (generated.exit_code, generated.output) == (1, 'Error: For input string: " 3"\n')
+    assert (generated.exit_code, generated.output) == (1, f'{W}Error: For input string: " 3"\n')
     generated = await cli(reassign, "--generate", "--broker-list", "+2,02", "--topics-to-move-json-file",
                           str(bad_json))
-    assert (generated.exit_code, generated.output) == (1, "Error: Broker list contains duplicate entries: 2\n")
+    assert (generated.exit_code, generated.output) == (1, f"{W}Error: Broker list contains duplicate entries: 2\n")
     generated = await cli(reassign, "--generate", "--broker-list", "+3,", "--topics-to-move-json-file",
                           _topics_to_move(tmp_path / "t.json", "t"))
     assert generated.exit_code == 0, generated.output
-    assert json.loads(generated.output.split("\n")[4])["partitions"] == [
+    assert json.loads(generated.output.split("\n")[5])["partitions"] == [
         {"topic": "t", "partition": 0, "replicas": [3], "log_dirs": ["any"]}]

@@ -15,6 +15,7 @@ from tests.integration.conftest import ClusterFactory
 from tests.integration.test_controller_cluster import create_topic, wait_for_states
 from tests.integration.test_reassignment import TP, assignment, join_isr
 
+from zkcontroller.admin.deprecation import REASSIGN_ZOOKEEPER_DEPRECATED
 from zkcontroller.admin.errors import AdminError
 from zkcontroller.admin.reassign import (
     ReassignCommand,
@@ -189,7 +190,8 @@ async def test_the_cli_against_a_real_zookeeper(
     moves.write_text('{"topics":[{"topic":"moving"}],"version":1}')
     generated = await run("reassign", "--generate", "--topics-to-move-json-file", str(moves), "--broker-list", "2,3")
     assert generated.exit_code == 0, generated.output
-    out = generated.output.splitlines()
+    notice, *out = generated.output.splitlines()
+    assert notice == REASSIGN_ZOOKEEPER_DEPRECATED  # Kafka's, on stdout, before anything else
     assert out[0] == "Current partition replica assignment"
     assert out[3] == "Proposed partition reassignment configuration"
     assert sorted(json.loads(out[4])["partitions"][0]["replicas"]) == [2, 3]
@@ -206,7 +208,7 @@ async def test_the_cli_against_a_real_zookeeper(
 
     await wait_until(started, timeout_s=30.0, what="reassignment started")
     listed = await run("reassign", "--list")
-    assert listed.output.splitlines() == ["Current partition reassignments:",
+    assert listed.output.splitlines() == [REASSIGN_ZOOKEEPER_DEPRECATED, "Current partition reassignments:",
                                           "moving-0: replicas: 2,3,1. adding: 3. removing: 1."]
     verified = await run("reassign", "--verify", "--reassignment-json-file", str(plan))
     assert "Reassignment of partition moving-0 is still in progress." in verified.output

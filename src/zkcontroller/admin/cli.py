@@ -60,8 +60,8 @@ CONNECTING_NOTICE_S = 1.0
 """After this long without a session, say that we are connecting (kazoo retries quietly)."""
 
 zookeeper_option = click.option(
-    "--zookeeper", required=True, envvar="ZKCONTROLLER_ZOOKEEPER", metavar="HOST:PORT[/CHROOT]",
-    help="ZooKeeper connection string (or set ZKCONTROLLER_ZOOKEEPER).")
+    "--zookeeper", required=True, envvar="ZKCONTROLLER_ZOOKEEPER", metavar="HOST[:PORT][,...][/CHROOT]",
+    help="ZooKeeper connect string, as ZooKeeper reads it (port 2181 if none; or set ZKCONTROLLER_ZOOKEEPER).")
 
 
 def run_with_client(zookeeper: str, action: Callable[[KafkaZkClient], Awaitable[T]]) -> T:

@@ -21,9 +21,11 @@ import re
 
 import click
 
-from zkcontroller.admin.cli import run_with_client
+from zkcontroller.admin.cli import run_with_client, zookeeper_option
+from zkcontroller.admin.deprecation import ZOOKEEPER_DEPRECATED
 from zkcontroller.admin.errors import AdminError, InvalidConfigError
 from zkcontroller.admin.java_numbers import java_parse_int
+from zkcontroller.admin.java_properties import properties_order
 from zkcontroller.admin.reassign import BROKER_THROTTLES
 from zkcontroller.admin.topic_rules import MESSAGE_FORMAT_WARNING
 from zkcontroller.admin.topics import change_topic_config
@@ -275,8 +277,7 @@ def _label(kind: str, name: str) -> str:
 
 
 @click.command("configs", cls=KafkaCommand)
-@click.option("--zookeeper", required=True, envvar="ZKCONTROLLER_ZOOKEEPER", metavar="HOST:PORT[/CHROOT]",
-              help="ZooKeeper connection string (or set ZKCONTROLLER_ZOOKEEPER).")
+@zookeeper_option
 @click.option("--entity-type", "entity_types", multiple=True,
               type=click.Choice([paths.ConfigType.TOPIC, paths.ConfigType.BROKER]), help="topics or brokers.")
 @click.option("--entity-name", "entity_names_given", multiple=True, callback=_record_entity_order,
@@ -304,14 +305,15 @@ def configs(zookeeper: str, entity_types: tuple[str, ...], entity_names_given: t
     del entity_default  # read in command-line order with --entity-name, by _record_entity_order
     entity_names: list[str] = click.get_current_context().meta.get(_ENTITY_ORDER, [])
     kind, name = _entity(entity_types, entity_names, topic, alter, entity_names_given)
+    if alter and add_config is None and delete_config is None:  # checkArgs, so before the notice
+        raise click.UsageError("At least one of --add-config or --delete-config must be specified with --alter")
+    click.echo(ZOOKEEPER_DEPRECATED)
     if describe:
         for described, found in run_with_client(zookeeper, lambda zk: _describe(zk, kind, name)):
-            rendered = ",".join(f"{k}={v}" for k, v in sorted(found.items()))
+            rendered = ",".join(f"{k}={found[k]}" for k in properties_order(found))  # Kafka's Properties order
             click.echo(f"Configs for {_label(kind, described)} are {rendered}")
         return
     assert name is not None
-    if add_config is None and delete_config is None:
-        raise click.UsageError("At least one of --add-config or --delete-config must be specified with --alter")
     try:
         add = parse_add_config(add_config) if add_config is not None else {}
     except AdminError as e:

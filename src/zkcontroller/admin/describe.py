@@ -14,6 +14,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from zkcontroller.admin.errors import AdminOperationError, UnknownTopicError
+from zkcontroller.admin.java_hash_map import hash_map_order
+from zkcontroller.admin.java_properties import properties_order
 from zkcontroller.model import NO_LEADER, TopicId, is_internal
 from zkcontroller.zk import paths
 from zkcontroller.zk.client_brokers import BrokerAndEpoch
@@ -203,7 +205,9 @@ async def describe_topics(zk: KafkaZkClient, topics: Sequence[str]) -> dict[str,
             parts.append(PartitionDescription(topic, tp.partition, leader, a.replicas, isr, marked,
                                               None if bad is None else f"{bad.path}: {bad.reason}",
                                               a.adding_replicas, a.removing_replicas))
-        overrides = tuple(sorted(configs.values.get(topic, {}).items()))
+        stored = configs.values.get(topic, {})
+        # TopicCommand: the Properties' order, then the admin client Config's HashMap keyed by name
+        overrides = tuple((k, stored[k]) for k in hash_map_order(properties_order(stored)))
         out[topic] = TopicDescription(topic, found.topic_id, tuple(parts), overrides, marked)
     return out
 

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import click
 
-from zkcontroller.admin.cli import run_with_client
+from zkcontroller.admin.cli import run_with_client, zookeeper_option
+from zkcontroller.admin.deprecation import ZOOKEEPER_DEPRECATED
 from zkcontroller.admin.errors import AdminError
 from zkcontroller.admin.java_numbers import is_json_int
 from zkcontroller.admin.usage import JAVA_INT, KafkaCommand
@@ -113,8 +114,7 @@ def requested_partitions(topic: str | None, partition: int | None, all_topic_par
 
 
 @click.command("leader-election", cls=KafkaCommand)
-@click.option("--zookeeper", required=True, envvar="ZKCONTROLLER_ZOOKEEPER", metavar="HOST:PORT[/CHROOT]",
-              help="ZooKeeper connection string (or set ZKCONTROLLER_ZOOKEEPER).")
+@zookeeper_option
 @click.option("--election-type", required=True, type=click.Choice(["preferred", "unclean"], case_sensitive=False),
               help="Type of election to attempt.")
 @click.option("--topic", help="Name of the topic (with --partition).")
@@ -132,6 +132,7 @@ def leader_election(zookeeper: str, election_type: str, topic: str | None, parti
     if election_type.lower() == "unclean":
         raise click.ClickException("Unclean leader election needs the controller's ElectLeaders API, which has no "
                                    "ZooKeeper path; use `elect --unclean` at the `zkcontroller cluster` prompt")
+    click.echo(ZOOKEEPER_DEPRECATED)  # kafka-preferred-replica-election's, once the partitions are read
     started = run_with_client(zookeeper, lambda zk: start_preferred_election(zk, partitions))
     if started.requested:
         click.echo(f"Created preferred replica election path with {','.join(map(str, started.requested))}")

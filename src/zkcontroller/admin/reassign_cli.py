@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from zkcontroller.admin.cli import run_with_client, zookeeper_option
+from zkcontroller.admin.deprecation import REASSIGN_VERIFY_INCOMPLETE, REASSIGN_ZOOKEEPER_DEPRECATED
 from zkcontroller.admin.reassign import (
     ROLLBACK_NOTE,
     PartitionStatus,
@@ -32,9 +33,14 @@ from zkcontroller.admin.usage import KafkaCommand
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 
-def _read(path: str | None, option: str) -> tuple[str, str]:
+def _require(path: str | None, option: str) -> None:
     if path is None:
         raise click.UsageError(f"{option} is required for this action")
+
+
+def _read(path: str | None, option: str) -> tuple[str, str]:
+    _require(path, option)
+    assert path is not None
     try:
         return Path(path).read_text(), path
     except OSError as e:
@@ -87,10 +93,16 @@ def reassign(zookeeper: str, generate: bool, execute: bool, verify: bool, cancel
         raise click.UsageError("Command must include exactly one action: --generate, --execute, --verify, "
                                "--cancel, or --list")
     action = chosen[0]
+    # validateAndParseArgs' checkRequiredArgs, in its order; then the notice, before any file is read
+    if action == "generate":
+        _require(topics_to_move_json_file, "--topics-to-move-json-file")
+        if broker_list is None:
+            raise click.UsageError("--broker-list is required with --generate")
+    elif action != "list":
+        _require(reassignment_json_file, "--reassignment-json-file")
+    click.echo(REASSIGN_ZOOKEEPER_DEPRECATED)
     try:
         if action == "generate":
-            if topics_to_move_json_file is not None and broker_list is None:  # checkRequiredArgs' order
-                raise click.UsageError("--broker-list is required with --generate")
             text, source = _read(topics_to_move_json_file, "--topics-to-move-json-file")
             assert broker_list is not None
             brokers = parse_broker_list(broker_list)  # parseGenerateAssignmentArgs: the brokers, then the topics
@@ -131,6 +143,8 @@ def reassign(zookeeper: str, generate: bool, execute: bool, verify: bool, cancel
                     break
                 time.sleep(0.2)  # the process edge: a CLI polling ZooKeeper
     elif action == "verify":
+        click.echo(REASSIGN_VERIFY_INCOMPLETE)  # verifyAssignment's, once the JSON is read
+
         async def verify_all(zk: KafkaZkClient) -> tuple[list[PartitionStatus], str | None, bool]:
             command = ReassignCommand(zk)
             if not check_brokers:  # Kafka's: ZooKeeper alone (brokers need not be reachable from here)

@@ -19,6 +19,7 @@ from click.testing import CliRunner, Result
 
 from zkcontroller.admin.cli import brokers, controller, topics
 from zkcontroller.admin.configs import configs
+from zkcontroller.admin.deprecation import ZOOKEEPER_DEPRECATED
 from zkcontroller.admin.leader_election import leader_election
 from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
 from zkcontroller.coordination.kazoo_backend import ZooKeeperBackend
@@ -202,7 +203,8 @@ async def test_leader_election_names_each_missing_partition_and_refuses_bad_file
     # The topic exists, partition 5 does not: Kafka's per-partition line, not "the respective topics do not exist"
     missing = await elect("--topic", "t", "--partition", "5")
     assert missing.exit_code == 0
-    assert missing.output == "Skipping preferred replica leader election for partition t-5 since it doesn't exist.\n"
+    assert missing.output == (f"{ZOOKEEPER_DEPRECATED}\n"
+                              "Skipping preferred replica leader election for partition t-5 since it doesn't exist.\n")
     for name, content in [("float", b'{"partitions": [{"topic": "t", "partition": 0.7}]}'),
                           ("bool", b'{"partitions": [{"topic": "t", "partition": true}]}'),
                           ("infinity", b'{"partitions": [{"topic": "t", "partition": Infinity}]}'),
@@ -247,7 +249,7 @@ async def test_configs_alter_refuses_out_of_range_values_and_writes_nothing(cli:
                                     "max.compaction.lag.ms (5)"),
     ]:
         result = await cli(configs, "--alter", "--entity-type", "topics", "--entity-name", "t", "--add-config", add)
-        assert (result.exit_code, result.output) == (1, f"Error: {message}\n")
+        assert (result.exit_code, result.output) == (1, f"{ZOOKEEPER_DEPRECATED}\nError: {message}\n")
     assert await cli.zk.get_entity_configs(paths.ConfigType.TOPIC, "t") == {"max.compaction.lag.ms": "5"}
     assert await cli.zk.get_children("/config/changes") == []  # no notification either
 
