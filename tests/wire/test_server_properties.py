@@ -54,7 +54,7 @@ def test_unknown_keys_are_logged_and_kept(caplog):
     ("delete.topic.enable=yes", "Invalid value yes for configuration delete.topic.enable"),
     ("listeners=SSL://:9093", "only the PLAINTEXT listener is served"),
     ("listeners=PLAINTEXT://h:99999", "port 99999 is not within"),
-    ("zookeeper.connect=zk1", "Invalid value zk1 for configuration zookeeper.connect"),
+    ("zookeeper.connect=zk1:x", 'Invalid value zk1:x for configuration zookeeper.connect: For input string: "x"'),
     ("inter.broker.protocol.version=2.3", "Invalid value 2.3 for configuration inter.broker.protocol.version"),
     ("broker.id", "Invalid value  for configuration broker.id: Not a number of type INT"),  # no '=': value ""
     ("connections.max.idle.ms=0", "Value must be at least 1"),
@@ -62,6 +62,12 @@ def test_unknown_keys_are_logged_and_kept(caplog):
 def test_bad_values_are_clear_errors(override, message):
     with pytest.raises(ConfigError, match=re.escape(message)):
         broker_properties(parse_properties(BASE), [override])
+
+
+def test_zookeeper_connect_as_zookeepers_client_reads_it():
+    """Kafka hands the string to ZooKeeper's client: a host without a port means 2181, and a chroot follows."""
+    props = broker_properties(parse_properties(BASE), ["zookeeper.connect=zk1,zk2:2182/kafka"])
+    assert props.zookeeper_connect == "zk1,zk2:2182/kafka"
 
 
 def test_missing_zookeeper_connect():

@@ -19,6 +19,7 @@ from zkcontroller.admin.java_numbers import java_parse_int
 from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.cluster.kafka_server import AutoCreateConfig
 from zkcontroller.controller.config import ControllerConfig
+from zkcontroller.coordination.connect_string import parse_connect_string
 from zkcontroller.protocol.ibp import DEFAULT_IBP, ibp_at_least, request_versions
 from zkcontroller.zk.config_values import JAVA_TRIM, parse_boolean
 
@@ -284,8 +285,10 @@ def broker_properties(props: dict[str, str], overrides: Iterable[str] = ()) -> B
         raise ConfigError(f"Invalid value {ibp} for configuration inter.broker.protocol.version: "
                           f"supported are {MIN_IBP} to {DEFAULT_IBP}")
     zk = text("zookeeper.connect")
-    if not re.fullmatch(r"[^/,\s]+:\d+(,[^/,\s]+:\d+)*(/[^\s]*)?", zk):
-        raise ConfigError(f"Invalid value {zk} for configuration zookeeper.connect: expected host:port[,...][/chroot]")
+    try:  # Kafka passes the string to ZooKeeper's client, whose parser decides (default port 2181, chroot)
+        parse_connect_string(zk)
+    except ValueError as e:
+        raise ConfigError(f"Invalid value {zk} for configuration zookeeper.connect: {e}") from None
     session_timeout_ms = num("zookeeper.session.timeout.ms", 18000, 1)
     dirs = text("log.dirs") if "log.dirs" in props else text("log.dir", "/tmp/kafka-logs")
     log_dirs = tuple(d for d in _CSV_SEPARATOR.split(dirs) if d)  # CoreUtils.parseCsvList
