@@ -140,6 +140,7 @@ class ReplicaManager:
         for fetcher in self.fetchers.values():
             fetcher.shutdown()
         self.fetchers.clear()
+        self.produce_waiters.shutdown()  # Kafka's delayedProducePurgatory.shutdown(): waiting requests are dropped
 
     def pause_fetchers(self) -> None:
         """Stop fetching from every leader (a stalled follower); leadership is untouched."""
