@@ -1,6 +1,6 @@
 """Hypothesis: an idempotent producer with up to 5 requests in flight (Kafka's limit for idempotence) against a
 leader's `ProducerStateManager`, over lost answers, retries in any order within the window and sequences that
-wrap past ``Int.MaxValue``.
+wrap past ``Int.MaxValue``, new epochs (KIP-360) and re-sends of batches already answered.
 
 The property is idempotence itself: the log holds every batch at most once, in sequence order, and every answer
 the producer accepts names the offset its batch really took (a retry answers the original offset); and the
@@ -14,6 +14,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 
 from zkcontroller.broker.producer_state import (
     INT_MAX,
+    INVALID_PRODUCER_EPOCH,
     OUT_OF_ORDER_SEQUENCE_NUMBER,
     ProducerBatch,
     ProducerStateError,
@@ -23,7 +24,7 @@ from zkcontroller.broker.producer_state import (
 from zkcontroller.model import TopicPartition
 
 MAX_IN_FLIGHT = 5
-PID, EPOCH = 3, 0
+PID = 3
 
 
 class IdempotentProducer(RuleBasedStateMachine):
@@ -41,6 +42,7 @@ class IdempotentProducer(RuleBasedStateMachine):
     @initialize(first_seq=st.one_of(st.just(0), st.integers(INT_MAX - 20, INT_MAX)))
     def start(self, first_seq: int) -> None:
         self.next_seq = first_seq
+        self.epoch = 0
 
     @property
     def first_unacked(self) -> int:
@@ -49,7 +51,7 @@ class IdempotentProducer(RuleBasedStateMachine):
     @precondition(lambda self: len(self.batches) - self.first_unacked < MAX_IN_FLIGHT)
     @rule(count=st.integers(1, 4))
     def make_batch(self, count: int) -> None:
-        self.batches.append(ProducerBatch(PID, EPOCH, self.next_seq, count, 1_000 + len(self.batches)))
+        self.batches.append(ProducerBatch(PID, self.epoch, self.next_seq, count, 1_000 + len(self.batches)))
         self.next_seq = increment_sequence(self.next_seq, count)
 
     @precondition(lambda self: self.first_unacked < len(self.batches))
@@ -63,7 +65,7 @@ class IdempotentProducer(RuleBasedStateMachine):
         try:
             duplicate = self.state.append([batch], self.leo)
         except ProducerStateError as e:
-            assert e.error == OUT_OF_ORDER_SEQUENCE_NUMBER  # one epoch: never fenced
+            assert e.error == OUT_OF_ORDER_SEQUENCE_NUMBER  # in flight: only the current epoch
             assert i > len(self.log)  # only a batch sent ahead of a missing one; never a retry, never the next
             return
         assert (duplicate is None) == (i == len(self.log))
@@ -75,6 +77,32 @@ class IdempotentProducer(RuleBasedStateMachine):
             base = duplicate.first_offset
         if not answer_lost:
             self.acked[i] = base
+
+    @precondition(lambda self: self.batches and self.first_unacked == len(self.batches))
+    @rule()
+    def bump_epoch(self) -> None:
+        """KIP-360: with nothing in flight the producer takes a new epoch and starts again at sequence 0."""
+        self.epoch += 1
+        self.next_seq = 0
+
+    @precondition(lambda self: self.acked)
+    @rule(data=st.data())
+    def resend_acknowledged(self, data: st.DataObject) -> None:
+        """A zombie or confused producer re-sends a batch already answered: never appended again; a stale epoch is
+        fenced, a duplicate among the epoch's last five answers its offset, an older one is out of order."""
+        i = data.draw(st.sampled_from(sorted(self.acked)))
+        batch = self.batches[i]
+        current_epoch = self.batches[len(self.log) - 1].producer_epoch
+        retained = [k for k in range(len(self.log)) if self.batches[k].producer_epoch == current_epoch][-5:]
+        leo = self.leo
+        try:
+            duplicate = self.state.append([batch], self.leo)
+        except ProducerStateError as e:
+            expected = INVALID_PRODUCER_EPOCH if batch.producer_epoch < current_epoch else OUT_OF_ORDER_SEQUENCE_NUMBER
+            assert e.error == expected and i not in retained
+        else:
+            assert duplicate is not None and i in retained and duplicate.first_offset == self.acked[i]
+        assert self.leo == leo
 
     @invariant()
     def each_batch_once_in_sequence_order(self) -> None:
