@@ -13,7 +13,7 @@ from kafka.record.memory_records import MemoryRecordsBuilder
 
 from zkcontroller.broker.control_plane import BrokerControlPlane
 from zkcontroller.broker.partition import Partition
-from zkcontroller.broker.request_handler import KafkaApis
+from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
 
 from .server_fixture import BROKER_EPOCH, seed_metadata
 from .test_produce_wire import (
@@ -159,3 +159,11 @@ async def test_a_new_leader_has_no_entry_and_takes_any_sequence(apis) -> None:
     assert await send(api, 8, 1, [("orders", [(0, idempotent(1, 9))])]) == [("orders", 0, NONE, 15, 0)]  # a gap
     assert await send(api, 8, 1, [("orders", [(0, idempotent(1, 11))])]) == [
         ("orders", 0, OUT_OF_ORDER_SEQUENCE_NUMBER, -1, 0)]  # the entry is back: checked again
+
+
+async def test_acks_0_out_of_order_closes_the_connection_naming_the_error(apis) -> None:
+    api, replicas = apis
+    assert await api.handle(frame(8, 0, [("orders", [(0, idempotent(1, 0))])])) is None
+    with pytest.raises(CloseConnection, match="orders-0 -> OUT_OF_ORDER_SEQUENCE_NUMBER"):
+        await api.handle(frame(8, 0, [("orders", [(0, idempotent(1, 2))])]))
+    assert replicas.parts[ORDERS_0].log_end_offset == 11
