@@ -14,6 +14,7 @@ from zkcontroller.broker.producer_state import (
     INT_MAX,
     INVALID_PRODUCER_EPOCH,
     OUT_OF_ORDER_SEQUENCE_NUMBER,
+    BatchMetadata,
     ProducerBatch,
     ProducerStateError,
     ProducerStateManager,
@@ -50,13 +51,17 @@ class Log:
         self.leo += sum(x.count for x in batches)
         return base
 
+    def snapshot(self) -> tuple[int, dict[int, tuple[int, list[BatchMetadata]]]]:
+        return self.leo, {pid: (entry.producer_epoch, list(entry.batches))
+                          for pid, entry in self.state.producers.items()}
+
     def refused(self, *batches: ProducerBatch) -> int:
-        before = (self.leo, {pid: (e.producer_epoch, list(e.batches)) for pid, e in self.state.producers.items()})
-        with pytest.raises(ProducerStateError) as e:
+        """The error of an append the state refuses; nothing appended, nothing recorded."""
+        before = self.snapshot()
+        with pytest.raises(ProducerStateError) as refusal:
             self.append(*batches)
-        after = (self.leo, {pid: (e.producer_epoch, list(e.batches)) for pid, e in self.state.producers.items()})
-        assert after == before  # nothing appended, nothing recorded
-        return e.value.error
+        assert self.snapshot() == before
+        return refusal.value.error
 
 
 def test_sequences_wrap_as_kafkas_default_record_batch() -> None:
