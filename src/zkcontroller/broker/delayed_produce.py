@@ -5,6 +5,14 @@ A waiting request is checked again whenever something that can complete it happe
 the leader's high watermark moves up, leadership or the ISR changes, the replica stops — (the replica manager
 calls `ProduceWaiters.wake`, Kafka's ``checkAndComplete``), and once more when its timeout (the request's
 ``timeout``, on the broker's runtime clock, so the simulator's virtual time rules it) expires. No polling.
+
+When the replica manager shuts down, so does the purgatory (Kafka's ``DelayedOperationPurgatory.shutdown``): a
+request still waiting is dropped, never answered. In Kafka the socket server has by then stopped processing
+requests and closed every connection (``KafkaServer.shutdown`` calls ``stopProcessingRequests`` right after the
+controlled shutdown, the replica manager's shutdown later), so the producer sees its connection close. Here each
+dropped request raises `PurgatoryShutDown`, on which the request handler closes that connection unanswered (the
+broker's own shutdown closes the others next). A request whose partitions the controlled shutdown moved away has
+already completed (NOT_LEADER_OR_FOLLOWER) and been answered before that, as in Kafka.
 """
 
 from __future__ import annotations
@@ -22,6 +30,10 @@ REQUEST_TIMED_OUT = 7
 NOT_ENOUGH_REPLICAS_AFTER_APPEND = 20
 
 
+class PurgatoryShutDown(Exception):
+    """The produce purgatory shut down while the request waited (or before it could): it is dropped, unanswered."""
+
+
 @dataclass(slots=True)
 class PendingAppend:
     """One partition of a waiting request: the offset its records end at (Kafka's ``requiredOffset``); ``error``
@@ -37,6 +49,14 @@ class ProduceWaiters:
 
     def __init__(self) -> None:
         self._events: dict[TopicPartition, set[asyncio.Event]] = {}
+        self._shut_down = False
+
+    def shutdown(self) -> None:
+        """Drop every waiting request (see the module's docstring), and any that would wait from now on."""
+        self._shut_down = True
+        for events in list(self._events.values()):
+            for event in events:
+                event.set()
 
     def wake(self, tp: TopicPartition) -> None:
         """Something that may complete a request waiting on ``tp`` happened."""
@@ -63,7 +83,8 @@ class ProduceWaiters:
                    partition: Callable[[TopicPartition], Partition | None], min_insync_replicas: Callable[[str], int],
                    offline: Callable[[TopicPartition], bool]) -> None:
         """Until every one of ``pending`` has its error set (NONE when replicated), or ``timeout_ms`` passes
-        (REQUEST_TIMED_OUT for the rest): Kafka's ``tryCompleteElseWatch`` then ``onExpiration``."""
+        (REQUEST_TIMED_OUT for the rest): Kafka's ``tryCompleteElseWatch`` then ``onExpiration``.
+        `PurgatoryShutDown` if the purgatory shuts down first: the request is dropped."""
         event = asyncio.Event()
         tps = [p.topic_partition for p in pending]
         self._watch(tps, event)
@@ -78,7 +99,9 @@ class ProduceWaiters:
                                                    min_insync_replicas(p.topic_partition.topic),
                                                    offline(p.topic_partition))
                 if all(p.error is not None for p in pending):
-                    return
+                    return  # even if shut down since the wake-up: Kafka completes it as it wakes, before that
+                if self._shut_down:
+                    raise PurgatoryShutDown("the produce purgatory shut down (the broker is stopping): request dropped")
                 waiter = runtime.spawn(event.wait(), "request-delayed-produce-wake")
                 try:
                     await asyncio.wait((waiter, timer), return_when=asyncio.FIRST_COMPLETED)

@@ -15,6 +15,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from zkcontroller.broker.producer_state import ProducerStateManager
 from zkcontroller.model import LeaderAndIsr, TopicPartition
 from zkcontroller.protocol.control_requests import Errors
 
@@ -84,6 +85,8 @@ class Partition:
         self.followers: dict[int, FollowerState] = {}
         self.on_high_watermark_increase: Callable[[TopicPartition], None] | None = None
         """Called when the leader's HW moves up: acks=-1 produce requests wait on it (``DelayedProduce``)."""
+        self.producer_state = ProducerStateManager(tp)
+        """Idempotent producers' sequences, kept while leading (`producer_state`)."""
 
     def __repr__(self) -> str:
         return (f"Partition({self.topic_partition}, leader={self.leader}, epoch={self.leader_epoch}, isr={self.isr}, "
@@ -146,10 +149,12 @@ class Partition:
         self.leader, self.leader_epoch, self.isr, self.replicas = leader, leader_epoch, isr, replicas
         self.zk_version, self.controller_epoch, self.pending_isr = zk_version, controller_epoch, None
         self.followers = {}
+        self.producer_state.clear()  # not kept up from the leader's batches (offsets only): it would go stale
 
     def make_offline(self) -> None:
         """Hosted with no known leader (its LeaderAndIsr named one that was not alive): neither leads nor follows."""
         self.leader, self.pending_isr, self.followers = -1, None, {}
+        self.producer_state.clear()
 
     # ------------------------------------------------------------------ the log, offsets only
 

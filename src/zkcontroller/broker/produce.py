@@ -10,6 +10,11 @@ record set the log's validation refuses its error (`record_sets.validate`). A pa
 offset (the LEO before the append), log append time -1 (CreateTime: no timestamps are kept) and log start offset
 0 (nothing is ever deleted).
 
+Last, once offsets are assigned, an idempotent producer's batches go through the partition's `producer_state`: a
+stale epoch is INVALID_PRODUCER_EPOCH, a sequence gap OUT_OF_ORDER_SEQUENCE_NUMBER (both logged as failures, with log
+start offset 0), and a retry of one of the producer's last 5 batches is not appended again but answers NONE with
+that batch's base offset, as Kafka 2.8 answers a duplicate.
+
 ``min.insync.replicas`` is per topic in Kafka; brokers here learn no topic configs, so the replica manager's
 ``min_insync_replicas`` gives the broker default, 1, unless set (tests do).
 
@@ -26,6 +31,7 @@ from dataclasses import dataclass, replace
 from zkcontroller.broker.delayed_produce import PendingAppend, ProduceWaiters
 from zkcontroller.broker.metadata_cache import MetadataCache
 from zkcontroller.broker.partition import Partition
+from zkcontroller.broker.producer_state import PRODUCER_STATE_ERRORS, ProducerStateError, producer_batches
 from zkcontroller.model import TopicPartition, is_internal
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.wire import record_sets
@@ -51,7 +57,7 @@ def error_name(code: int) -> str:
     try:
         return Errors(code).name
     except ValueError:
-        return _NAMES.get(code, str(code))
+        return _NAMES.get(code) or PRODUCER_STATE_ERRORS.get(code, str(code))
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +170,14 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
             return error(e.error, str(e), LOG_START_OFFSET)
         return error(e.error)  # CorruptRecordException: a known exception, answered without either
     base_offset = partition.log_end_offset
+    try:  # Log.analyzeAndValidateProducerState, once offsets are assigned
+        duplicate = partition.producer_state.append(producer_batches(p.records, entries), base_offset)
+    except ProducerStateError as e:  # not among appendToLocalLog's known exceptions, as NOT_ENOUGH_REPLICAS
+        _failed(target, tp, f"org.apache.kafka.common.errors.{e.exception}: {e}")
+        return error(e.error, log_start_offset=LOG_START_OFFSET)
+    if duplicate is not None:  # a producer's retry of a batch appended before: its offsets, nothing appended
+        return Appended(p.topic, p.partition, int(Errors.NONE), duplicate.first_offset, LOG_START_OFFSET,
+                        count=duplicate.last_offset - duplicate.first_offset + 1)
     partition.append_as_leader(count, target.runtime.now_ms())
     return Appended(p.topic, p.partition, int(Errors.NONE), base_offset, LOG_START_OFFSET, count=count)
 

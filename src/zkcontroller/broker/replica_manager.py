@@ -22,6 +22,7 @@ from zkcontroller.broker.fetch_session import FetchManager, FetchSessionCache
 from zkcontroller.broker.leader_and_isr_log import FETCHER_MANAGER_LOGGER, LeaderAndIsrLog, removed_fetcher_line
 from zkcontroller.broker.partition import IsrProposal, Partition
 from zkcontroller.broker.produce import DEFAULT_MIN_INSYNC_REPLICAS, ProduceTarget
+from zkcontroller.broker.producer_state import DEFAULT_PRODUCER_ID_EXPIRATION_MS, expire_producers
 from zkcontroller.broker.replica_fetcher import ReplicaFetcher
 from zkcontroller.model import Broker, LeaderAndIsr, TopicPartition, sorted_partitions
 from zkcontroller.protocol.control_requests import (
@@ -77,6 +78,8 @@ class ReplicaManager:
         the replica changes."""
         self.min_insync_replicas: Callable[[str], int] = lambda _topic: DEFAULT_MIN_INSYNC_REPLICAS
         """A topic's ``min.insync.replicas``: brokers here learn no topic configs, so Kafka's broker default."""
+        self.producer_id_expiration_ms = DEFAULT_PRODUCER_ID_EXPIRATION_MS
+        """``transactional.id.expiration.ms``: idempotent producers' entries expire this long after their last batch."""
         self._fetchers_paused = False
         self.shutting_down = False
         """Kafka's ``isShuttingDown``, set before the controlled shutdown: a partition this broker now follows gets
@@ -118,8 +121,14 @@ class ReplicaManager:
     # ------------------------------------------------------------------ lifecycle
 
     def startup(self) -> None:
-        """Start the ``isr-expiration`` task and the ISR manager (Kafka's ``ReplicaManager.startup``)."""
-        if not self._tasks and self.config.replica_fetching:
+        """Start the ``isr-expiration`` task and the ISR manager (Kafka's ``ReplicaManager.startup``), and the
+        producer-id expiration (Kafka's per-log ``PeriodicProducerExpirationCheck``)."""
+        if self._tasks:
+            return
+        self._tasks.append(self.runtime.spawn(expire_producers(
+            self.runtime, lambda: [p.producer_state for p in self._partitions.values()],
+            lambda: self.producer_id_expiration_ms), f"producer-expiration-{self.broker_id}"))
+        if self.config.replica_fetching:
             self._tasks.append(self.runtime.spawn(self._isr_expiration(), f"isr-expiration-{self.broker_id}"))
             self.isr_manager.start()
 
@@ -131,6 +140,7 @@ class ReplicaManager:
         for fetcher in self.fetchers.values():
             fetcher.shutdown()
         self.fetchers.clear()
+        self.produce_waiters.shutdown()  # Kafka's delayedProducePurgatory.shutdown(): waiting requests are dropped
 
     def pause_fetchers(self) -> None:
         """Stop fetching from every leader (a stalled follower); leadership is untouched."""

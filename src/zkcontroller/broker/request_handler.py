@@ -31,6 +31,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from zkcontroller.broker.delayed_produce import PurgatoryShutDown
 from zkcontroller.broker.list_offsets import legacy_list_offsets, list_offsets
 from zkcontroller.broker.metadata_cache import MetadataCache, MetadataSnapshot, TopicMetadata, is_valid_topic_name
 from zkcontroller.broker.produce import ProducePartition, error_name, produce
@@ -215,6 +216,10 @@ class KafkaApis:
         except WireFormatError as e:
             raise CloseConnection(f"malformed request (api key {header.api_key} v{header.api_version}, "
                                   f"correlation id {header.correlation_id}): {e}") from None
+        except PurgatoryShutDown as e:  # an acks=-1 Produce dropped: unanswered, as Kafka's closed socket server
+            dropped = CloseConnection(f"{e} (correlation id {header.correlation_id})")
+            dropped.log_level = logging.DEBUG
+            raise dropped from None
         if body is None:
             raise NotReadyYet("the broker is not ready for control requests yet")
         return encode_response_header(header.correlation_id, header.api_key, header.api_version) + body

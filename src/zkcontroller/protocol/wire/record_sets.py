@@ -10,8 +10,8 @@ Kafka checks a partition's record set in two places, and so do we, so errors com
   leadership and ``min.insync.replicas`` checks): each entry's CRC (CRC-32C over a v2 batch from its attributes,
   CRC-32 over a legacy message from its magic) else CORRUPT_MESSAGE, every entry first; then every entry must
   have the first one's magic, a v2 batch's offset range must match its records count, clients may not write
-  control batches, and a batch with a producer id needs a base sequence >= 0 (else INVALID_RECORD). Producer ids
-  and sequences are not otherwise checked (no idempotence here).
+  control batches, and a batch with a producer id needs a base sequence >= 0 (else INVALID_RECORD). Producer
+  epochs and sequences are checked after this, by the leader's `broker.producer_state`.
 
 The count of a v2 batch is its header's records count (checked against its last offset delta, as Kafka does; the
 records themselves are not decoded). A legacy (magic 0/1) message set counts one per uncompressed message. A

@@ -1,0 +1,287 @@
+"""Idempotent-producer state of one partition's leader: Kafka 2.8's ``ProducerStateManager``,
+``ProducerStateEntry`` and ``ProducerAppendInfo``, with ``Log.analyzeAndValidateProducerState``'s use of them.
+
+Per producer id the leader keeps the producer epoch and the metadata of its last 5 batches (first and last
+sequence, first and last offset, max timestamp). A client append of batches carrying a producer id is checked,
+batch by batch, after the log's own validation and once offsets are assigned:
+
+* a batch with the entry's epoch and exactly the sequence range of one of those 5 is a retried duplicate: nothing
+  is appended and the append answers the original batch's offsets (Kafka's ``findDuplicateBatch``, looked up in
+  the state before this append, so a duplicate anywhere in the record set drops the whole set);
+* an epoch older than the entry's is INVALID_PRODUCER_EPOCH (2.7+, KIP-588: no longer PRODUCER_FENCED);
+* a newer epoch must start at sequence 0 unless the entry's epoch is unknown; with the same epoch the first
+  sequence must follow the last one (``Int.MaxValue`` wraps to 0), unless the entry's epoch is unknown: else
+  OUT_OF_ORDER_SEQUENCE_NUMBER (``checkSequence``);
+* a producer with no entry is accepted at any sequence (as Kafka, once the entry was expired or its records
+  deleted).
+
+Differences, the logs keeping offsets only: the state is the leader's own, not rebuilt from replicated batches, so a
+broker forgets it on becoming follower (`ProducerStateManager.clear`) and a new leader starts with no entry (any
+sequence accepted); a restart starts empty too (no snapshots). A duplicate's answer keeps log append time -1, where
+Kafka's carries the original batch's timestamp. Transactional batches are neither checked nor recorded
+(transactions are not served: they are appended as before). A batch's timestamp is its header's max timestamp (the
+records are not decoded; Kafka takes the max of its records', the same for a well-formed batch).
+
+Entries expire as Kafka's ``removeExpiredProducers``: every 10 minutes (`expire_producers`), those whose last batch
+timestamp is at least ``transactional.id.expiration.ms`` (7 days) old.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from zkcontroller.model import TopicPartition
+from zkcontroller.protocol.wire.record_sets import Entry
+from zkcontroller.runtime.runtime import Runtime
+
+NUM_BATCHES_TO_RETAIN = 5
+"""``ProducerStateEntry.NumBatchesToRetain``: the in-flight requests an idempotent producer may have per broker."""
+NO_PRODUCER_ID = -1
+NO_PRODUCER_EPOCH = -1
+NO_SEQUENCE = -1
+INT_MAX = 2**31 - 1
+OUT_OF_ORDER_SEQUENCE_NUMBER = 45
+INVALID_PRODUCER_EPOCH = 47
+PRODUCER_STATE_ERRORS = {OUT_OF_ORDER_SEQUENCE_NUMBER: "OUT_OF_ORDER_SEQUENCE_NUMBER",
+                         INVALID_PRODUCER_EPOCH: "INVALID_PRODUCER_EPOCH"}
+"""Names of the errors this module answers (Kafka's ``Errors``), for log lines."""
+DEFAULT_PRODUCER_ID_EXPIRATION_MS = 604_800_000
+"""``transactional.id.expiration.ms``'s default, which in 2.8 also expires producer ids (``producer.id.expiration.ms``
+came with Kafka 3.4)."""
+PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS = 600_000
+"""``LogManager.ProducerIdExpirationCheckIntervalMs``."""
+_TRANSACTIONAL_FLAG = 0x10
+_HEADER = struct.Struct(">hiqqqhii")
+# from byte 21 of a v2 batch: attributes, last offset delta, first timestamp, max timestamp, producer id,
+# producer epoch, base sequence, records count
+_HEADER_AT = 21
+
+
+def increment_sequence(sequence: int, increment: int) -> int:
+    """``DefaultRecordBatch.incrementSequence``: sequences wrap from ``Int.MaxValue`` to 0."""
+    if sequence > INT_MAX - increment:
+        return increment - (INT_MAX - sequence) - 1
+    return sequence + increment
+
+
+def decrement_sequence(sequence: int, decrement: int) -> int:
+    """``DefaultRecordBatch.decrementSequence``."""
+    if sequence < decrement:
+        return INT_MAX - (decrement - sequence) + 1
+    return sequence - decrement
+
+
+class ProducerStateError(Exception):
+    """An append the producer state refuses: ``error`` is the partition's error code, ``exception`` Kafka's
+    exception class (for the log line)."""
+
+    def __init__(self, error: int, exception: str, message: str) -> None:
+        super().__init__(message)
+        self.error = error
+        self.exception = exception
+
+
+@dataclass(frozen=True, slots=True)
+class ProducerBatch:
+    """What the producer state reads of one v2 batch: its header's producer fields, count and max timestamp."""
+
+    producer_id: int
+    producer_epoch: int
+    base_sequence: int
+    count: int
+    max_timestamp: int
+    is_transactional: bool = False
+
+    @property
+    def has_producer_id(self) -> bool:
+        return self.producer_id > NO_PRODUCER_ID
+
+    @property
+    def last_sequence(self) -> int:
+        if self.base_sequence == NO_SEQUENCE:
+            return NO_SEQUENCE
+        return increment_sequence(self.base_sequence, self.count - 1)
+
+
+def producer_batches(data: bytes | memoryview, entries: list[Entry]) -> list[ProducerBatch]:
+    """The v2 batches of a record set the log validated (`record_sets.validate`), in order; none for a legacy
+    (magic 0/1) set, which carries no producer ids."""
+    buf = memoryview(data)
+    batches = []
+    for e in entries:
+        if e.magic != 2:
+            return []
+        (attributes, _delta, _first_ts, max_ts, producer_id, epoch, base_sequence,
+         count) = _HEADER.unpack_from(buf, e.start + _HEADER_AT)
+        batches.append(ProducerBatch(producer_id, epoch, base_sequence, count, max_ts,
+                                     bool(attributes & _TRANSACTIONAL_FLAG)))
+    return batches
+
+
+@dataclass(frozen=True, slots=True)
+class BatchMetadata:
+    """One appended batch, as Kafka keeps it: its last sequence and offset, and how far back its first ones are."""
+
+    last_seq: int
+    last_offset: int
+    offset_delta: int
+    timestamp: int
+
+    @property
+    def first_seq(self) -> int:
+        return decrement_sequence(self.last_seq, self.offset_delta)
+
+    @property
+    def first_offset(self) -> int:
+        return self.last_offset - self.offset_delta
+
+
+@dataclass(slots=True)
+class ProducerStateEntry:
+    """One producer id's epoch and last batches (oldest first)."""
+
+    producer_id: int
+    producer_epoch: int = NO_PRODUCER_EPOCH
+    batches: deque[BatchMetadata] = field(default_factory=lambda: deque(maxlen=NUM_BATCHES_TO_RETAIN))
+    last_timestamp: int = -1
+
+    @property
+    def last_seq(self) -> int:
+        return self.batches[-1].last_seq if self.batches else NO_SEQUENCE
+
+    def find_duplicate(self, batch: ProducerBatch) -> BatchMetadata | None:
+        """The retained batch ``batch`` repeats (same epoch, same sequence range), if any."""
+        if batch.producer_epoch != self.producer_epoch:
+            return None
+        first, last = batch.base_sequence, batch.last_sequence
+        return next((b for b in self.batches if b.first_seq == first and b.last_seq == last), None)
+
+    def maybe_update_epoch(self, producer_epoch: int) -> None:
+        """A new epoch forgets the batches of the old one."""
+        if producer_epoch != self.producer_epoch:
+            self.batches.clear()
+            self.producer_epoch = producer_epoch
+
+    def add_batch(self, producer_epoch: int, metadata: BatchMetadata) -> None:
+        self.maybe_update_epoch(producer_epoch)
+        self.batches.append(metadata)  # the deque's maxlen drops the oldest
+        self.last_timestamp = metadata.timestamp
+
+    def update(self, other: ProducerStateEntry) -> None:
+        """Take what an append added (``ProducerStateEntry.update``)."""
+        self.maybe_update_epoch(other.producer_epoch)
+        self.batches.extend(other.batches)
+        self.last_timestamp = other.last_timestamp
+
+
+class ProducerAppendInfo:
+    """One producer's batches of one client append, checked against its entry before the append and each other."""
+
+    def __init__(self, tp: TopicPartition, current: ProducerStateEntry) -> None:
+        self.topic_partition = tp
+        self.current = current
+        self.updated = ProducerStateEntry(current.producer_id, current.producer_epoch,
+                                          last_timestamp=current.last_timestamp)
+
+    def append(self, batch: ProducerBatch, first_offset: int) -> None:
+        """``appendDataBatch``: check the epoch, then the sequence; record the batch. `ProducerStateError` if
+        refused."""
+        self._check_epoch(batch.producer_epoch, first_offset)
+        self._check_sequence(batch.producer_epoch, batch.base_sequence, first_offset)
+        self.updated.add_batch(batch.producer_epoch, BatchMetadata(batch.last_sequence, first_offset + batch.count - 1,
+                                                                   batch.count - 1, batch.max_timestamp))
+
+    def _check_epoch(self, epoch: int, offset: int) -> None:
+        if epoch < self.updated.producer_epoch:
+            raise ProducerStateError(
+                INVALID_PRODUCER_EPOCH, "InvalidProducerEpochException",
+                f"Epoch of producer {self.current.producer_id} at offset {offset} in {self.topic_partition} is "
+                f"{epoch}, which is smaller than the last seen epoch {self.updated.producer_epoch}")
+
+    def _check_sequence(self, epoch: int, first_seq: int, offset: int) -> None:
+        pid, tp, updated = self.current.producer_id, self.topic_partition, self.updated
+        if epoch != updated.producer_epoch:
+            if first_seq != 0 and updated.producer_epoch != NO_PRODUCER_EPOCH:
+                raise ProducerStateError(
+                    OUT_OF_ORDER_SEQUENCE_NUMBER, "OutOfOrderSequenceException",
+                    f"Invalid sequence number for new epoch of producer {pid} at offset {offset} in partition {tp}: "
+                    f"{epoch} (request epoch), {first_seq} (seq. number), {updated.producer_epoch} (current producer "
+                    "epoch)")
+            return
+        if updated.batches:
+            last_seq = updated.last_seq
+        elif epoch == self.current.producer_epoch:
+            last_seq = self.current.last_seq
+        else:
+            last_seq = NO_SEQUENCE
+        # no current epoch (the producer's records are gone): any sequence is accepted
+        if self.current.producer_epoch != NO_PRODUCER_EPOCH and not _in_sequence(last_seq, first_seq):
+            raise ProducerStateError(
+                OUT_OF_ORDER_SEQUENCE_NUMBER, "OutOfOrderSequenceException",
+                f"Out of order sequence number for producer {pid} at offset {offset} in partition {tp}: {first_seq} "
+                f"(incoming seq. number), {last_seq} (current end sequence number)")
+
+
+def _in_sequence(last_seq: int, next_seq: int) -> bool:
+    return next_seq == last_seq + 1 or (next_seq == 0 and last_seq == INT_MAX)
+
+
+class ProducerStateManager:
+    """The producer entries of one partition led here."""
+
+    def __init__(self, tp: TopicPartition) -> None:
+        self.topic_partition = tp
+        self.producers: dict[int, ProducerStateEntry] = {}
+
+    def append(self, batches: Iterable[ProducerBatch], first_offset: int) -> BatchMetadata | None:
+        """A client append of ``batches`` at ``first_offset`` (the log end offset): the original batch's metadata
+        when it is a retried duplicate (append nothing), else None with the batches recorded (append them).
+        `ProducerStateError` when refused (nothing recorded)."""
+        updates: dict[int, ProducerAppendInfo] = {}
+        offset = first_offset
+        for batch in batches:
+            if batch.has_producer_id and not batch.is_transactional:
+                entry = self.producers.get(batch.producer_id)
+                duplicate = entry.find_duplicate(batch) if entry is not None else None
+                if duplicate is not None:
+                    return duplicate
+                info = updates.get(batch.producer_id)
+                if info is None:
+                    info = updates[batch.producer_id] = ProducerAppendInfo(
+                        self.topic_partition, entry or ProducerStateEntry(batch.producer_id))
+                info.append(batch, offset)
+            offset += batch.count
+        for producer_id, info in updates.items():
+            entry = self.producers.get(producer_id)
+            if entry is None:
+                self.producers[producer_id] = info.updated
+            else:
+                entry.update(info.updated)
+        return None
+
+    def remove_expired(self, now_ms: int, expiration_ms: int) -> list[int]:
+        """``removeExpiredProducers``: drop the producers whose last batch is ``expiration_ms`` old (no transaction
+        is ever open here); their ids."""
+        expired = [pid for pid, e in self.producers.items() if now_ms - e.last_timestamp >= expiration_ms]
+        for pid in expired:
+            del self.producers[pid]
+        return expired
+
+    def clear(self) -> None:
+        """Forget every producer (this broker stops leading: its entries would go stale)."""
+        self.producers.clear()
+
+
+async def expire_producers(runtime: Runtime, states: Callable[[], Iterable[ProducerStateManager]],
+                           expiration_ms: Callable[[], int],
+                           interval_ms: int = PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS) -> None:
+    """Kafka's ``PeriodicProducerExpirationCheck``, for all of a broker's partitions at once: every ``interval_ms``
+    (first after one interval), expire each partition's old producers."""
+    while True:
+        await runtime.sleep_ms(interval_ms)
+        now = runtime.now_ms()
+        for state in list(states()):
+            state.remove_expired(now, expiration_ms())

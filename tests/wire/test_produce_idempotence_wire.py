@@ -1,0 +1,169 @@
+"""Produce (API 0) from an idempotent producer through `KafkaApis.handle`, as a Kafka 2.8 leader answers it
+(``Log.analyzeAndValidateProducerState``): a retried batch is not appended twice and answers its original offset,
+an out-of-order sequence is OUT_OF_ORDER_SEQUENCE_NUMBER, a fenced epoch INVALID_PRODUCER_EPOCH; both logged as
+failures with log start offset 0 and no message. The producer state is the leader's own: a broker that follows in
+between forgets it (a documented difference)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from kafka.record.memory_records import MemoryRecordsBuilder
+
+from zkcontroller.broker.control_plane import BrokerControlPlane
+from zkcontroller.broker.partition import Partition
+from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
+
+from .server_fixture import BROKER_EPOCH, seed_metadata
+from .test_produce_wire import (
+    BOUND_S,
+    NONE,
+    ORDERS_0,
+    Replicas,
+    _until,
+    batch,
+    frame,
+    leader,
+    legacy_answers,
+    legacy_frame,
+    messages,
+    send,
+)
+
+OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_PRODUCER_EPOCH = 45, 47
+PID = 4000
+
+
+@pytest.fixture
+def apis() -> tuple[KafkaApis, Replicas]:
+    """Broker 1 leading orders-0 (LEO 10, follower 2 caught up), as test_produce_wire's fixture."""
+    plane = BrokerControlPlane(1, BROKER_EPOCH)
+    seed_metadata(plane, 9092)
+    replicas = Replicas()
+    replicas.parts[ORDERS_0] = leader(ORDERS_0, 10)
+    replicas.parts[ORDERS_0].on_high_watermark_increase = replicas.waiters.wake
+    return KafkaApis(1, control_handler=lambda: None, metadata_cache=lambda: plane.metadata_cache,
+                     cluster_id=lambda: "c", replica_manager=lambda: replicas), replicas  # type: ignore[arg-type,return-value]
+
+
+def idempotent(n: int, seq: int, epoch: int = 0, pid: int = PID, transactional: bool = False) -> bytes:
+    """A v2 batch of ``n`` records from producer ``pid`` at ``epoch``, starting at sequence ``seq``."""
+    b = MemoryRecordsBuilder(magic=2, compression_type=0, batch_size=1 << 20, transactional=transactional,
+                             producer_id=pid, producer_epoch=epoch, base_sequence=seq)
+    for i in range(n):
+        b.append(timestamp=1_000 + i, key=None, value=b"line %d" % i)
+    b.close()
+    return bytes(b.buffer())
+
+
+@pytest.mark.parametrize("version", [3, 8])
+async def test_a_retried_batch_answers_its_original_offset_and_is_not_appended_again(apis, version: int) -> None:
+    api, replicas = apis
+    log_start = 0 if version >= 5 else None
+    first = idempotent(3, 0)
+    assert await send(api, version, 1, [("orders", [(0, first)])]) == [("orders", 0, NONE, 10, log_start)]
+    assert await send(api, version, 1, [("orders", [(0, idempotent(2, 3))])]) == [("orders", 0, NONE, 13, log_start)]
+    assert await send(api, version, 1, [("orders", [(0, first)])]) == [("orders", 0, NONE, 10, log_start)]
+    assert await send(api, version, 1, [("orders", [(0, idempotent(2, 3))])]) == [("orders", 0, NONE, 13, log_start)]
+    assert replicas.parts[ORDERS_0].log_end_offset == 15
+    assert await send(api, version, 1, [("orders", [(0, idempotent(1, 5))])]) == [("orders", 0, NONE, 15, log_start)]
+    assert replicas.parts[ORDERS_0].log_end_offset == 16
+
+
+async def test_out_of_order_and_fenced_epochs_are_refused_logged_and_append_nothing(apis, caplog) -> None:
+    api, replicas = apis
+    caplog.set_level("ERROR", logger="kafka.server.ReplicaManager")
+    assert await send(api, 8, 1, [("orders", [(0, idempotent(3, 0, epoch=2))])]) == [("orders", 0, NONE, 10, 0)]
+    answered = [messages(await api.handle(frame(8, 1, [("orders", [(0, r)])])))[0]
+                for r in (idempotent(1, 5, epoch=2), idempotent(1, 3, epoch=1), idempotent(1, 1, epoch=3))]
+    assert answered == [(OUT_OF_ORDER_SEQUENCE_NUMBER, 0, None), (INVALID_PRODUCER_EPOCH, 0, None),
+                        (OUT_OF_ORDER_SEQUENCE_NUMBER, 0, None)]
+    assert replicas.parts[ORDERS_0].log_end_offset == 13
+    assert [r.getMessage() for r in caplog.records] == [
+        "[ReplicaManager broker=1] Error processing append operation on partition orders-0\n"
+        "org.apache.kafka.common.errors.OutOfOrderSequenceException: Out of order sequence number for producer 4000 "
+        "at offset 13 in partition orders-0: 5 (incoming seq. number), 2 (current end sequence number)",
+        "[ReplicaManager broker=1] Error processing append operation on partition orders-0\n"
+        "org.apache.kafka.common.errors.InvalidProducerEpochException: Epoch of producer 4000 at offset 13 in "
+        "orders-0 is 1, which is smaller than the last seen epoch 2",
+        "[ReplicaManager broker=1] Error processing append operation on partition orders-0\n"
+        "org.apache.kafka.common.errors.OutOfOrderSequenceException: Invalid sequence number for new epoch of "
+        "producer 4000 at offset 13 in partition orders-0: 3 (request epoch), 1 (seq. number), 2 (current producer "
+        "epoch)"]
+    assert await send(api, 8, 1, [("orders", [(0, idempotent(1, 3, epoch=2))])]) == [("orders", 0, NONE, 13, 0)]
+    assert await send(api, 8, 1, [("orders", [(0, idempotent(1, 0, epoch=3))])]) == [("orders", 0, NONE, 14, 0)]
+
+
+async def test_acks_all_retry_of_a_duplicate_waits_for_the_original_batch_to_be_replicated(apis) -> None:
+    """Kafka's DelayedProduce waits for the duplicate's last offset + 1, as for a fresh append."""
+    api, replicas = apis
+    p = replicas.parts[ORDERS_0]
+    first = idempotent(4, 0)
+    assert await send(api, 8, 1, [("orders", [(0, first)])]) == [("orders", 0, NONE, 10, 0)]
+    assert await send(api, 8, 1, [("orders", [(0, idempotent(1, 4))])]) == [("orders", 0, NONE, 14, 0)]
+    task = asyncio.create_task(send(api, 8, -1, [("orders", [(0, first)])]))
+    await _until(lambda: replicas.waiters.waiting() == 1)
+    p.record_follower_fetch(2, 13, now_ms=0)  # not yet the end of the original batch
+    await asyncio.sleep(0)
+    assert not task.done()
+    p.record_follower_fetch(2, 14, now_ms=0)  # its end; the later batch at 14 need not be replicated
+    assert await asyncio.wait_for(task, BOUND_S) == [("orders", 0, NONE, 10, 0)]
+    assert p.log_end_offset == 15
+
+
+async def test_a_duplicate_anywhere_in_a_v2_request_answers_the_whole_set_as_that_duplicate(apis) -> None:
+    """Produce v0-v2 may carry several v2 batches: Kafka's analyzeAndValidateProducerState returns at the first
+    duplicate, so the new batch before it is not appended either."""
+    api, replicas = apis
+    dup = idempotent(2, 0)
+    assert legacy_answers(await api.handle(legacy_frame(2, 1, [("orders", [(0, dup)])])), 2) == [
+        ("orders", 0, NONE, 10)]
+    assert legacy_answers(await api.handle(legacy_frame(2, 1, [("orders", [(0, idempotent(1, 0, pid=9) + dup)])])),
+                          2) == [("orders", 0, NONE, 10)]
+    assert replicas.parts[ORDERS_0].log_end_offset == 12
+    assert legacy_answers(await api.handle(legacy_frame(2, 1, [("orders", [(0, idempotent(1, 0, pid=9) +
+                                                                              idempotent(1, 2))])])), 2) == [
+        ("orders", 0, NONE, 12)]
+    assert replicas.parts[ORDERS_0].log_end_offset == 14
+
+
+async def test_transactional_and_plain_batches_are_appended_as_before(apis) -> None:
+    """Transactions are not served: a transactional batch is neither checked nor recorded (appended again on a
+    retry), and a batch without a producer id is never a duplicate."""
+    api, replicas = apis
+    txn = idempotent(2, 7, transactional=True)
+    for base in (10, 12):
+        assert await send(api, 8, 1, [("orders", [(0, txn)])]) == [("orders", 0, NONE, base, 0)]
+    for base in (14, 15):
+        assert await send(api, 8, 1, [("orders", [(0, batch(1))])]) == [("orders", 0, NONE, base, 0)]
+    assert replicas.parts[ORDERS_0].producer_state.producers == {}
+
+
+async def test_a_new_leader_has_no_entry_and_takes_any_sequence(apis) -> None:
+    """The documented difference: producer state is not replicated, so after leading, following and leading
+    again a broker has forgotten the producer; Kafka's "no entry, accept" rule then applies (a retry is appended
+    again, a gap accepted)."""
+    api, replicas = apis
+    p: Partition = replicas.parts[ORDERS_0]
+    first = idempotent(2, 0)
+    assert await send(api, 8, 1, [("orders", [(0, first)])]) == [("orders", 0, NONE, 10, 0)]
+    p.record_follower_fetch(2, 12, now_ms=0)
+    p.make_follower(2, 5, (2, 1), (1, 2), 1, 1)
+    p.make_leader(6, (1, 2), (1, 2), 2, 1, now_ms=0)
+    assert await send(api, 8, 1, [("orders", [(0, first)])]) == [("orders", 0, NONE, 12, 0)]  # appended again
+    assert await send(api, 8, 1, [("orders", [(0, idempotent(1, 2))])]) == [("orders", 0, NONE, 14, 0)]
+    p.record_follower_fetch(2, 15, now_ms=0)  # replicated: the follower's truncation to the HW keeps it all
+    p.make_follower(2, 7, (2, 1), (1, 2), 3, 1)
+    p.make_leader(8, (1, 2), (1, 2), 4, 1, now_ms=0)
+    assert await send(api, 8, 1, [("orders", [(0, idempotent(1, 9))])]) == [("orders", 0, NONE, 15, 0)]  # a gap
+    assert await send(api, 8, 1, [("orders", [(0, idempotent(1, 11))])]) == [
+        ("orders", 0, OUT_OF_ORDER_SEQUENCE_NUMBER, -1, 0)]  # the entry is back: checked again
+
+
+async def test_acks_0_out_of_order_closes_the_connection_naming_the_error(apis) -> None:
+    api, replicas = apis
+    assert await api.handle(frame(8, 0, [("orders", [(0, idempotent(1, 0))])])) is None
+    with pytest.raises(CloseConnection, match="orders-0 -> OUT_OF_ORDER_SEQUENCE_NUMBER"):
+        await api.handle(frame(8, 0, [("orders", [(0, idempotent(1, 2))])]))
+    assert replicas.parts[ORDERS_0].log_end_offset == 11
