@@ -150,6 +150,11 @@ def test_a_producer_id_needs_a_base_sequence() -> None:
     assert refused(patched(with_pid, 53, ">i", -1)) == INVALID_RECORD
 
 
+def test_only_a_producer_id_above_minus_one_needs_a_base_sequence() -> None:
+    """Kafka's ``hasProducerId`` is ``producerId > -1``: an id of -5 is "none", so its -1 sequence passes."""
+    assert count_records(patched(patched(built(3), 43, ">q", -5), 53, ">i", -1), 3) == 3
+
+
 @pytest.mark.parametrize(("offset", "fmt", "value"), [
     (23, ">i", -1),     # an empty offset range
     (57, ">i", 0),      # records count 0

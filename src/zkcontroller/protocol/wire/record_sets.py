@@ -153,7 +153,7 @@ def _batch_count(batch: memoryview) -> int:
                                              f"count of records {count}")
     if attributes & _CONTROL_FLAG:
         raise RecordSetError(INVALID_RECORD, "Clients are not allowed to write control records")
-    if producer_id != NO_PRODUCER_ID and base_sequence < 0:
+    if producer_id > NO_PRODUCER_ID and base_sequence < 0:
         raise RecordSetError(INVALID_RECORD, f"Invalid sequence number {base_sequence} in record batch with "
                                              f"producerId {producer_id}")
     return count
