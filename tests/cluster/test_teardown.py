@@ -19,6 +19,7 @@ from tests.integration.conftest import RecordingTransport, make_local_cluster
 
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.partition_wait import wait_for_partitions
+from zkcontroller.coordination.api import SessionState
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.model import LeaderIsrAndControllerEpoch, ReplicaAssignment, TopicPartition
 from zkcontroller.protocol.inter_broker import ControlledShutdownRequest
@@ -132,3 +133,24 @@ def test_quit_says_what_it_stops_and_skips_the_futile_retries() -> None:
             "not retrying controlled shutdown") in out
     assert "Retrying controlled shutdown" not in out + run.stderr
     assert out.rstrip().endswith("all brokers stopped")
+
+
+async def test_the_listener_stops_after_controlled_shutdown_before_the_replica_manager(
+    backend: EmbeddedBackend,
+) -> None:
+    """Kafka's ``KafkaServer.shutdown``: ``controlledShutdown()``, then ``socketServer.stopProcessingRequests()``,
+    and only then the replica manager (its produce purgatory) and the ZooKeeper session. So no client request is
+    served, and no waiting produce answered, while the broker takes itself apart."""
+    cluster, transport = await _cluster_with(backend, [1, 2], {0: (1, 2), 1: (2, 1)})
+    server = cluster.brokers[2]
+    seen: list[tuple[int, bool, bool]] = []
+
+    async def stop_processing_requests() -> None:
+        assert server.replica_manager is not None and server.zk is not None
+        session = getattr(server.zk.session, "inner", server.zk.session)  # under `ReconnectingSession`
+        seen.append((_attempts(transport, 2), server.replica_manager.produce_waiters.shut_down,
+                     session.state is SessionState.CONNECTED))
+
+    await server.shutdown(stop_processing_requests=stop_processing_requests)
+    assert seen == [(1, False, True)]  # after the one ControlledShutdown, before the purgatory and the session
+    await cluster.shutdown()

@@ -51,6 +51,11 @@ class ProduceWaiters:
         self._events: dict[TopicPartition, set[asyncio.Event]] = {}
         self._shut_down = False
 
+    @property
+    def shut_down(self) -> bool:
+        """True once `shutdown` ran: a request still waiting, or arriving, is dropped."""
+        return self._shut_down
+
     def shutdown(self) -> None:
         """Drop every waiting request (see the module's docstring), and any that would wait from now on."""
         self._shut_down = True

@@ -4,8 +4,9 @@ The assembly of Kafka's ``KafkaServer.startup`` over the wire: the listener (`So
 `KafkaApis`) binds first, then the broker registers in ZooKeeper and becomes a controller candidate whose
 requests (control requests and the replica fetchers' Fetch) travel over TCP (`TcpTransport`). SIGTERM (or
 SIGINT) is Kafka's orderly stop: a controlled shutdown (ControlledShutdown to the controller, retried per
-``controlled.shutdown.*``), then the controller resigns, the session closes so the broker's znode goes at
-once, and the listener closes. SIGKILL is a hard failure, left to ZooKeeper's session timeout. The replica
+``controlled.shutdown.*``), then the listener closes (Kafka's ``stopProcessingRequests``: its connections
+go, a produce still waiting is dropped unanswered), then the controller resigns and the session closes so the
+broker's znode goes at once. SIGKILL is a hard failure, left to ZooKeeper's session timeout. The replica
 manager takes ``replica.*``, ``inter.broker.protocol.version`` and ``log.dirs`` from server.properties.
 """
 
@@ -124,7 +125,7 @@ class BrokerProcess:
         log.info("[KafkaServer id=%d] shutting down", self.props.broker_id)
         if self.server is not None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.server.shutdown(), 30)
+                await asyncio.wait_for(self.server.shutdown(stop_processing_requests=self.socket_server.stop), 30)
         await self.socket_server.stop()
         await self.transport.close()
         with contextlib.suppress(Exception):

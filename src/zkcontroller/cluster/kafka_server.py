@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -271,9 +271,13 @@ class KafkaServer:
                                     self.broker_id, log_dir)
         return failed
 
-    async def shutdown(self, give_up: GiveUp | None = None) -> None:
+    async def shutdown(self, give_up: GiveUp | None = None,
+                       stop_processing_requests: Callable[[], Awaitable[None]] | None = None) -> None:
         """An orderly stop: the controller resigns, the session closes (its znodes go at once). ``give_up``: when
-        controlled shutdown may stop retrying (`controlled_shutdown.GiveUp`; None: Kafka's retries)."""
+        controlled shutdown may stop retrying (`controlled_shutdown.GiveUp`; None: Kafka's retries).
+        ``stop_processing_requests``: the listener's stop, run right after the controlled shutdown as Kafka's
+        ``socketServer.stopProcessingRequests()``, so no client request is served (and no waiting produce answered)
+        while the replica manager and controller shut down."""
         if not self.running:
             return
         if self.replica_manager is not None:
@@ -282,6 +286,8 @@ class KafkaServer:
             plane = self.control_plane
             await controlled_shutdown(self.broker_id, lambda: plane.broker_epoch, self.config.controller_config,
                                       self.zk, self.transport, self.runtime, give_up)
+        if stop_processing_requests is not None:
+            await stop_processing_requests()
         self.running = False
         self.transport.unregister(self.broker_id)
         if self.replica_manager is not None:

@@ -11,6 +11,7 @@ nothing listens.
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 from collections.abc import Callable
 from dataclasses import replace
@@ -140,7 +141,10 @@ class LocalCluster:
             await listener.close()
 
     async def stop_broker(self, broker_id: int) -> None:
-        await self._running(broker_id).shutdown()
+        """Kafka's orderly stop; the listener closes right after the controlled shutdown, as Kafka's
+        ``stopProcessingRequests`` (closing it again afterwards does nothing)."""
+        stop_listener = functools.partial(self._close_listener, broker_id)
+        await self._running(broker_id).shutdown(stop_processing_requests=stop_listener)
         await self._close_listener(broker_id)
 
     async def crash_broker(self, broker_id: int) -> None:
@@ -259,7 +263,10 @@ class LocalCluster:
             for server in reversed(self.running_brokers()):
                 say(f"stopping broker {server.broker_id}")
                 try:
-                    await asyncio.wait_for(server.shutdown(self._futile_retry(server, say)), timeout_s)
+                    await asyncio.wait_for(server.shutdown(
+                        self._futile_retry(server, say),
+                        stop_processing_requests=functools.partial(self._close_listener, server.broker_id)),
+                        timeout_s)
                 except TimeoutError:
                     say(f"broker {server.broker_id} did not stop within {timeout_s:.0f} s: stopping it abruptly")
                     server.crash()
