@@ -374,8 +374,12 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
     async def _unclean_enabled_for_topics(self, topics: set[str]
                                           ) -> tuple[dict[str, bool], dict[str, Exception]]:
         """Effective ``unclean.leader.election.enable`` per topic: topic override, else the broker's current one
-        (dynamic per-broker, dynamic default, static)."""
-        read = await self.zk.get_topic_configs(topics)
+        (dynamic per-broker, dynamic default, static). A config znode Kafka reads as no overrides (not JSON, or
+        no ``config`` object) is reported and means no override; a malformed one fails the topic."""
+        read = await self.zk.get_topic_configs(topics, lenient=True)
+        for path, error in sorted(read.read_as_empty.items()):
+            self._log.warning("%sReading the config znode %s as no overrides (as Kafka does): %s", self._ident,
+                              path, error.reason)
         failed: dict[str, Exception] = {}
         enabled: dict[str, bool] = {}
         for topic in sorted(topics):

@@ -1,10 +1,14 @@
 """Topics (spec §9.4–§9.5): ``TopicChange`` (creation, topic ids) and ``PartitionModifications`` (added
 partitions), and at failover the topics, assignments and partition states read into the context.
 
-A topic whose znode cannot be used — malformed JSON, or a topic id another topic already has (two clusters
-that shared a random seed once wrote such ids) — is logged with its path and the reason and left out of the
-context, as Kafka logs and skips a bad znode; the other topics are served. It is read again when its znode
-changes, so fixing it by hand brings it in.
+A topic znode that is not JSON at all is read as Kafka 2.8 reads it: a topic with no partitions (and no topic
+id), kept in the context so that it can be deleted; it is reported with its path and the parse error, and not
+rewritten (Kafka's processTopicIds would write an id, and the empty assignment, over it). A topic whose znode
+cannot be used — well-formed JSON of the wrong shape (Kafka throws there), or a topic id another topic already
+has (two clusters that shared a random seed once wrote such ids) — is logged with its path and the reason and
+left out of the context; the other topics are served. Either is read again when its znode changes, so fixing it
+by hand brings it in: partitions that already have a state znode are loaded as a failover loads them, the rest
+are created as new partitions.
 """
 
 from __future__ import annotations
@@ -48,7 +52,7 @@ class TopicEvents(EventFamily):
         """Topics, their assignments and ids, then every partition's leadership (arming the watches)."""
         topics = await self.core.zk.get_all_topics_in_cluster(self.core.on_watch)
         self.register_partition_modifications_handlers(sorted(topics))
-        assignments = await self.admit_topics(await self.read_topic_assignments(topics))
+        assignments = await self.admit_topics(*await self.read_topic_assignments(topics))
         self.context.set_all_topics(t.topic for t in assignments)
         self._record_ids(assignments)
         for t in assignments:
@@ -81,24 +85,37 @@ class TopicEvents(EventFamily):
         for topic in topics:
             self.core.watches.unregister_node_handler(paths.topic_path(topic))
 
-    async def read_topic_assignments(self, topics: Iterable[str]) -> list[TopicIdReplicaAssignment]:
-        """Read topic znodes (arming their data watches); malformed ones are logged with their path and
-        skipped, so one bad topic never stops the controller serving the others."""
-        read = await self.core.zk.get_topic_assignments(topics, self.core.on_watch)
+    async def read_topic_assignments(self, topics: Iterable[str]
+                                     ) -> tuple[list[TopicIdReplicaAssignment], set[str]]:
+        """Read topic znodes (arming their data watches), as Kafka reads them: one that is not JSON is an empty
+        assignment, reported with a warning; malformed ones are logged with their path and skipped, so one bad
+        topic never stops the controller serving the others. Returns the assignments and the topics read as
+        empty."""
+        read = await self.core.zk.get_topic_assignments(topics, self.core.on_watch, lenient=True)
+        for path, error in sorted(read.read_as_empty.items()):
+            self.core.log.warn(f"Reading the topic znode {path} as a topic with no partitions (as Kafka does): "
+                               f"{error.reason}")
         for path, error in sorted(read.malformed.items()):
             self.core.log.error(f"Skipping topic with malformed assignment at {path}: {error.reason}")
-        return [read.values[t] for t in sorted(read.values)]
+        unparseable = {t for t in read.values if paths.topic_path(t) in read.read_as_empty}
+        return [read.values[t] for t in sorted(read.values)], unparseable
 
-    async def admit_topics(self, topics: list[TopicIdReplicaAssignment]) -> list[TopicIdReplicaAssignment]:
+    async def admit_topics(self, topics: list[TopicIdReplicaAssignment], unparseable: set[str]
+                           ) -> list[TopicIdReplicaAssignment]:
         """Give topics without an id a new one, written back fenced, if the IBP uses topic ids (>= 2.8-IV0, as
         Kafka's processTopicIds); below it ids already in ZooKeeper are kept (a reassignment or a later upgrade
-        must not lose them) but none are created and no topic znode is rewritten.
+        must not lose them) but none are created and no topic znode is rewritten. A topic whose znode was
+        ``unparseable`` (read as empty) gets no id: its znode is left as it is for the operator to repair.
 
         A topic whose id is already another topic's is skipped with an error naming its znode (the topic
         known first, or first by name, keeps the id); the rest are returned in name order.
         """
-        with_ids = (await self.core.zk.assign_topic_ids(topics, self.context.fencing.epoch_zk_version)
-                    if uses_topic_ids(self.core.config.inter_broker_protocol_version) else topics)
+        if uses_topic_ids(self.core.config.inter_broker_protocol_version):
+            parsed = [t for t in topics if t.topic not in unparseable]
+            given = await self.core.zk.assign_topic_ids(parsed, self.context.fencing.epoch_zk_version)
+            with_ids = sorted([*given, *(t for t in topics if t.topic in unparseable)], key=lambda t: t.topic)
+        else:
+            with_ids = topics
         owners: dict[TopicId, str] = dict(self.context.topic_names)
         admitted = []
         for t in with_ids:
@@ -127,13 +144,13 @@ class TopicEvents(EventFamily):
         new_topics = topics - self.context.all_topics
         deleted = self.context.all_topics - topics
         self.register_partition_modifications_handlers(sorted(topics))
-        read = await self.read_topic_assignments(new_topics)
-        assignments = await self.admit_topics(read)
-        self.context.set_all_topics((self.context.all_topics - deleted) | {t.topic for t in assignments})
-        self._record_ids(assignments)
         self.unregister_partition_modifications_handlers(sorted(deleted))
-        for topic in sorted(deleted):
+        for topic in sorted(deleted):  # first, as Kafka: a new topic may carry the id of one deleted by hand
             self.context.remove_topic(topic)
+        read, unparseable = await self.read_topic_assignments(new_topics)
+        assignments = await self.admit_topics(read, unparseable)
+        self.context.set_all_topics(self.context.all_topics | {t.topic for t in assignments})
+        self._record_ids(assignments)
         new_partitions: dict[TopicPartition, ReplicaAssignment] = {}
         for t in assignments:
             for tp, assignment in sorted(t.assignment.items()):
@@ -162,7 +179,7 @@ class TopicEvents(EventFamily):
         if not self.core.is_active:
             return
         topic = event.topic
-        read = await self.read_topic_assignments([topic])
+        read, _unparseable = await self.read_topic_assignments([topic])
         if not read:
             return
         if topic not in self.context.all_topics:  # a topic skipped earlier, whose znode was rewritten
