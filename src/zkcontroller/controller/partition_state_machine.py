@@ -84,8 +84,10 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
         self._log.info("%sTriggering online partition state changes", self._ident)
         await self.trigger_online_partition_state_change()
 
-    def initialize_partition_state(self) -> None:
-        for tp in sorted_partitions(self.context.all_partitions):
+    def initialize_partition_state(self, partitions: Iterable[TopicPartition] | None = None) -> None:
+        """Every partition's state (or those of ``partitions``) from its leadership: none → New, a live leader →
+        Online, else Offline."""
+        for tp in sorted_partitions(self.context.all_partitions if partitions is None else partitions):
             info = self.context.partition_leadership_info(tp)
             if info is None:
                 state = PartitionState.NEW

@@ -23,7 +23,14 @@ from zkcontroller.controller.families import EventFamily, Handler
 from zkcontroller.controller.scala_render import scala_collection, scala_map, scala_set
 from zkcontroller.controller.states import PartitionAndReplica, PartitionState, ReplicaState
 from zkcontroller.coordination.api import EventType
-from zkcontroller.model import ReplicaAssignment, TopicId, TopicIdReplicaAssignment, TopicPartition, sorted_by_partition
+from zkcontroller.model import (
+    ReplicaAssignment,
+    TopicId,
+    TopicIdReplicaAssignment,
+    TopicPartition,
+    sorted_by_partition,
+    sorted_partitions,
+)
 from zkcontroller.protocol.ibp import uses_topic_ids
 from zkcontroller.zk import paths
 
@@ -140,6 +147,11 @@ class TopicEvents(EventFamily):
     async def process_topic_change(self, _event: TopicChange) -> None:
         if not self.core.is_active:
             return
+        await self._topic_change(repaired=frozenset())
+
+    async def _topic_change(self, repaired: frozenset[str]) -> None:
+        """``processTopicChange``; the new partitions of ``repaired`` topics (skipped earlier for a bad znode,
+        now rewritten) may already have state znodes, which are loaded rather than created."""
         topics = await self.core.zk.get_all_topics_in_cluster(self.core.on_watch)
         new_topics = topics - self.context.all_topics
         deleted = self.context.all_topics - topics
@@ -157,8 +169,41 @@ class TopicEvents(EventFamily):
                 self.context.update_partition_full_replica_assignment(tp, assignment)
                 new_partitions[tp] = assignment
         self.core.log.info(topic_change_line(new_topics, deleted, read))
-        if new_partitions:
-            await self.on_new_partition_creation(sorted(new_partitions))
+        new = sorted(new_partitions)
+        if repaired:
+            new = await self.load_existing_partitions(new, {tp for tp in new if tp.topic in repaired})
+        if new:
+            await self.on_new_partition_creation(new)
+
+    async def load_existing_partitions(self, partitions: list[TopicPartition], candidates: set[TopicPartition]
+                                       ) -> list[TopicPartition]:
+        """Beyond Kafka: of ``candidates`` (partitions of a topic whose znode was unusable, then repaired), those
+        with a state znode are brought in as a failover brings partitions in — leadership read, partition and
+        replica states derived from it, UpdateMetadata, replicas moved Online or Offline, offline partitions
+        elected — instead of failing as new partitions on NODEEXISTS and staying leaderless until the next
+        failover. Returns the rest of ``partitions``, which are new."""
+        if not candidates:
+            return partitions
+        read = await self.core.zk.get_topic_partition_states(candidates)
+        for path, error in sorted(read.malformed.items()):
+            self.core.log.error(f"Ignoring malformed partition state at {path}: {error.reason}")
+        loaded = sorted_partitions(read.values)
+        if not loaded:
+            return partitions
+        context, psm, rsm = self.context, self.core.partition_state_machine, self.core.replica_state_machine
+        self.core.log.info(f"Loading the existing partition states of {','.join(str(tp) for tp in loaded)}")
+        for tp in loaded:
+            context.put_partition_leadership_info(tp, read.values[tp])
+        psm.initialize_partition_state(loaded)
+        rsm.initialize_replica_state(loaded)
+        self.core.send_update_metadata_request(context.live_or_shutting_down_broker_ids, loaded)
+        replicas = [PartitionAndReplica(tp, r) for tp in loaded for r in context.partition_replica_assignment(tp)]
+        online = [r for r in replicas if context.is_replica_online(r.replica, r.topic_partition)]
+        await rsm.handle_state_changes(online, ReplicaState.ONLINE)
+        await rsm.handle_state_changes([r for r in replicas if r not in set(online)], ReplicaState.OFFLINE)
+        offline = [tp for tp in loaded if context.partition_state(tp) is PartitionState.OFFLINE]
+        await psm.handle_state_changes(offline, PartitionState.ONLINE, OfflinePartitionLeaderElectionStrategy(False))
+        return [tp for tp in partitions if tp not in read.values]
 
     async def on_new_partition_creation(self, partitions: list[TopicPartition]) -> None:
         """New → Online for partitions and replicas; the first live assigned replica leads (spec §9.4)."""
@@ -183,10 +228,11 @@ class TopicEvents(EventFamily):
         if not read:
             return
         if topic not in self.context.all_topics:  # a topic skipped earlier, whose znode was rewritten
-            await self.process_topic_change(TopicChange())
+            await self._topic_change(repaired=frozenset({topic}))
             return
         assignment = read[0].assignment
         to_add = {tp: a for tp, a in assignment.items() if not self.context.partition_replica_assignment(tp)}
+        repaired = not self.context.partitions_for_topic(topic)  # read as empty before (its znode was not JSON)
         if self.context.is_topic_queued_up_for_deletion(topic):
             if to_add:
                 self.core.log.warn(
@@ -201,7 +247,11 @@ class TopicEvents(EventFamily):
             self.core.log.info(f"New partitions to be added {sorted(str(tp) for tp in to_add)}")
             for tp, a in sorted(to_add.items()):
                 self.context.update_partition_full_replica_assignment(tp, a)
-            await self.on_new_partition_creation(sorted(to_add))
+            new = sorted(to_add)
+            if repaired:
+                new = await self.load_existing_partitions(new, set(new))
+            if new:
+                await self.on_new_partition_creation(new)
 
     async def restore_partition_replica_assignment(
         self, topic: str, new_assignment: Mapping[TopicPartition, ReplicaAssignment]
