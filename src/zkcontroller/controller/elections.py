@@ -70,6 +70,7 @@ class ElectionEvents(EventFamily):
     async def on_failover(self) -> None:
         pending = await self.fetch_pending_preferred_replica_elections()
         await self.on_replica_election(pending, ElectionType.PREFERRED, ElectionTrigger.ZK_TRIGGERED)
+        self.core.log.info("Starting the controller scheduler")
         if self.core.config.auto_leader_rebalance_enable:
             self.schedule_auto_leader_rebalance_task(self.core.config.auto_leader_rebalance_first_delay_ms)
 

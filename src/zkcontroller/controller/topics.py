@@ -69,6 +69,14 @@ class TopicEvents(EventFamily):
                     self.context.partitions_being_reassigned.add(tp)
         self.context.clear_partition_leadership_info()
         await self.update_leader_and_isr_cache()
+        # the end of Kafka's initializeControllerContext (the brokers' part ran first): its three summary lines
+        log, context = self.core.log, self.context
+        live = sorted(context.live_broker_ids)  # an immutable Set: Set1–Set4, then a HashSet
+        live_set = scala_collection("Set" if len(live) <= 4 else "HashSet", live)
+        log.info(f"Currently active brokers in the cluster: {live_set}")
+        log.info(f"Currently shutting brokers in the cluster: "
+                 f"{scala_collection('HashSet', sorted(context.shutting_down_broker_ids))}")
+        log.info(f"Current list of topics in the cluster: {scala_collection('HashSet', sorted(context.all_topics))}")
 
     def on_resignation(self) -> None:
         self.core.watches.unregister_child_handler(paths.TOPICS)
@@ -207,7 +215,7 @@ class TopicEvents(EventFamily):
 
     async def on_new_partition_creation(self, partitions: list[TopicPartition]) -> None:
         """New → Online for partitions and replicas; the first live assigned replica leads (spec §9.4)."""
-        self.core.log.info(f"New partition creation callback for {', '.join(str(tp) for tp in partitions)}")
+        self.core.log.info(f"New partition creation callback for {','.join(str(tp) for tp in partitions)}")
         replicas = [PartitionAndReplica(tp, r) for tp in partitions
                     for r in self.context.partition_replica_assignment(tp)]
         psm, rsm = self.core.partition_state_machine, self.core.replica_state_machine
@@ -244,7 +252,8 @@ class TopicEvents(EventFamily):
                 self.core.log.info("Ignoring partition change during topic deletion as no new partitions are added")
             return
         if to_add:
-            self.core.log.info(f"New partitions to be added {sorted(str(tp) for tp in to_add)}")
+            added = {tp: render_assignment(a) for tp, a in sorted_by_partition(to_add.items())}
+            self.core.log.info(f"New partitions to be added {scala_map(added, built_from=len(assignment))}")
             for tp, a in sorted(to_add.items()):
                 self.context.update_partition_full_replica_assignment(tp, a)
             new = sorted(to_add)
