@@ -206,9 +206,9 @@ class TopicEvents(EventFamily):
         rsm.initialize_replica_state(loaded)
         self.core.send_update_metadata_request(context.live_or_shutting_down_broker_ids, loaded)
         replicas = [PartitionAndReplica(tp, r) for tp in loaded for r in context.partition_replica_assignment(tp)]
-        online = [r for r in replicas if context.is_replica_online(r.replica, r.topic_partition)]
-        await rsm.handle_state_changes(online, ReplicaState.ONLINE)
-        await rsm.handle_state_changes([r for r in replicas if r not in set(online)], ReplicaState.OFFLINE)
+        online = {r for r in replicas if context.is_replica_online(r.replica, r.topic_partition)}
+        await rsm.handle_state_changes([r for r in replicas if r in online], ReplicaState.ONLINE)
+        await rsm.handle_state_changes([r for r in replicas if r not in online], ReplicaState.OFFLINE)
         offline = [tp for tp in loaded if context.partition_state(tp) is PartitionState.OFFLINE]
         await psm.handle_state_changes(offline, PartitionState.ONLINE, OfflinePartitionLeaderElectionStrategy(False))
         return [tp for tp in partitions if tp not in read.values]
