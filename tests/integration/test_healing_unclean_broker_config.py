@@ -151,3 +151,28 @@ async def test_broker_default_set_while_the_controller_was_disconnected_is_seen_
     backend.server.reconnect(session_id)
 
     await wait_for_zk_leader(admin, TP, other, what="the unclean election after reconnecting")
+
+
+async def test_unparseable_broker_config_drops_that_level(
+    make_cluster: ClusterFactory, admin: KafkaZkClient, session: CoordinationSession,
+    caplog: pytest.LogCaptureFixture
+) -> None:
+    """Kafka reads a ``/config/brokers/<id>`` that is not JSON as no overrides (audit-controller-core finding 1c):
+    the per-broker false goes, the default true applies, and the offline partition is elected; the node is
+    reported with its path and the parse error."""
+    _cluster, controller, other = await offline_partition(make_cluster, admin, TP)
+    own = str(controller.controller_id)
+    await alter_broker_config(admin, own, {UNCLEAN: "false"}, [], via_broker=True)
+    await alter_broker_config(admin, DEFAULT, {UNCLEAN: "true"}, [], via_broker=True)
+    dynamic = controller.core.dynamic_config
+    await wait_until(lambda: dynamic.default_unclean_leader_election_enable is True, what="the default read")
+    assert dynamic.broker_unclean_leader_election_enable is False and await zk_leader(admin, TP) == -1
+
+    path = paths.broker_config_path(own)
+    await session.set_data(path, b"{not json", -1)
+    await admin.create_config_change_notification(f"brokers/{own}")
+
+    await wait_for_zk_leader(admin, TP, other)
+    assert dynamic.broker_unclean_leader_election_enable is None
+    [report] = [r.getMessage() for r in caplog.records if path in r.getMessage() and r.levelno == logging.WARNING]
+    assert "as no overrides" in report and "invalid JSON" in report

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from zkcontroller.controller.core import ControllerCore, NodeHandler
 from zkcontroller.controller.events import BrokerChange, BrokerModifications, ControllerEvent
 from zkcontroller.controller.families import EventFamily, Handler, ReassignmentResumer, TopicDeletionClient
+from zkcontroller.controller.scala_render import scala_collection
 from zkcontroller.controller.states import PartitionAndReplica, PartitionState, ReplicaState, sorted_replicas
 from zkcontroller.coordination.api import EventType
 from zkcontroller.model import Broker, sorted_partitions
@@ -44,6 +45,7 @@ class BrokerEvents(EventFamily):
 
     async def load_context(self) -> None:
         self.context.set_live_brokers(await self.read_live_brokers())
+        self.core.log.info(f"Initialized broker epochs cache: {self._epochs_cache()}")
         self.context.shutting_down_broker_ids.clear()
         await self.register_broker_modifications_handlers(sorted(self.context.live_or_shutting_down_broker_ids))
 
@@ -114,8 +116,12 @@ class BrokerEvents(EventFamily):
             self.context.remove_live_brokers(dead)
             await self.on_broker_failure(sorted(dead))
         if new or bounced or dead:
-            epochs = ", ".join(f"{i} -> {e}" for i, e in sorted(self.context.live_broker_id_and_epochs.items()))
-            self.core.log.info(f"Updated broker epochs cache: Map({epochs})")
+            self.core.log.info(f"Updated broker epochs cache: {self._epochs_cache()}")
+
+    def _epochs_cache(self) -> str:
+        """The context's broker epochs, a ``mutable.HashMap`` (printed ``HashMap(..)`` by Scala 2.13)."""
+        epochs = sorted(self.context.live_broker_id_and_epochs.items())
+        return scala_collection("HashMap", (f"{i} -> {e}" for i, e in epochs))
 
     async def on_broker_startup(self, new_brokers: list[int]) -> None:
         self.core.log.info(f"New broker startup callback for {_ids(new_brokers)}")
@@ -194,4 +200,5 @@ class BrokerEvents(EventFamily):
         if new.endpoints != old.endpoints or new.features != old.features:
             self.core.log.info(f"Updated broker metadata: {old} -> {new}")
             self.context.update_broker_metadata(old, new)
+            self.core.log.info(f"Broker info update callback for {event.broker_id}")  # Kafka's onBrokerUpdate
             self.core.send_update_metadata_request(self.context.live_or_shutting_down_broker_ids)

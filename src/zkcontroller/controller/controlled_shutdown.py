@@ -29,6 +29,11 @@ class ControllerMovedForShutdownError(Exception):
     """Kafka's ``ControllerMovedException`` thrown before any work: this broker is not the controller."""
 
 
+class UncachedBrokerEpochError(KeyError):
+    """A real broker epoch from a broker the controller has no epoch for: Kafka's map lookup throws
+    ``NoSuchElementException``, which the callback's ``Try`` answers as UNKNOWN_SERVER_ERROR, logging nothing."""
+
+
 def _error_for(error: Exception) -> Errors:
     """Kafka's ``Errors.forException`` for what a controlled shutdown can throw."""
     if isinstance(error, ControllerMovedError | ControllerMovedForShutdownError):
@@ -50,7 +55,8 @@ class ControlledShutdownEvents(EventFamily):
         request: ControlledShutdownRequest = event.request
         try:
             remaining = await self.do_controlled_shutdown(request.broker_id, request.broker_epoch)
-        except (ControllerMovedForShutdownError, StaleBrokerEpochError, BrokerNotAvailableError) as e:
+        except (ControllerMovedForShutdownError, UncachedBrokerEpochError, StaleBrokerEpochError,
+                BrokerNotAvailableError) as e:
             event.callback(ControlledShutdownResponse(_error_for(e)))
             return
         except Exception as e:
@@ -65,7 +71,7 @@ class ControlledShutdownEvents(EventFamily):
         if broker_epoch != UNKNOWN_BROKER_EPOCH:
             cached = context.live_broker_id_and_epochs.get(broker_id)
             if cached is None:  # Kafka's map lookup throws here; the broker hears UNKNOWN_SERVER_ERROR
-                raise KeyError(f"key not found: {broker_id}")
+                raise UncachedBrokerEpochError(f"key not found: {broker_id}")
             if broker_epoch < cached:
                 message = (f"Received controlled shutdown request from an old broker epoch {broker_epoch} for "
                            f"broker {broker_id}. Current broker epoch is {cached}.")

@@ -70,6 +70,7 @@ class ElectionEvents(EventFamily):
     async def on_failover(self) -> None:
         pending = await self.fetch_pending_preferred_replica_elections()
         await self.on_replica_election(pending, ElectionType.PREFERRED, ElectionTrigger.ZK_TRIGGERED)
+        self.core.log.info("Starting the controller scheduler")
         if self.core.config.auto_leader_rebalance_enable:
             self.schedule_auto_leader_rebalance_task(self.core.config.auto_leader_rebalance_first_delay_ms)
 
@@ -151,6 +152,7 @@ class ElectionEvents(EventFamily):
             core.log.warn(f"Skipping replica leader election ({election_type.name}) for partitions "
                           f"{_tps(deleting)} by {trigger} since the respective topics are being deleted")
         electable = {tp for tp in live if self._needs_election(tp, election_type)}
+        uninitialised = {tp for tp in electable if context.partition_leader_and_isr(tp) is None}
         outcomes = await self.on_replica_election(electable, election_type, trigger)
         results: ElectLeadersResult = {}
         for tp, outcome in outcomes.items():
@@ -162,8 +164,12 @@ class ElectionEvents(EventFamily):
                 results[tp] = ApiError(code, str(outcome))
             else:
                 results[tp] = ApiError(Errors.UNKNOWN_SERVER_ERROR, str(outcome))
-        for tp in electable - set(outcomes):  # nothing written for them (e.g. no leadership known)
-            results[tp] = ApiError(Errors.UNKNOWN_SERVER_ERROR, f"No election result for {tp}")
+        for tp in electable - set(outcomes):  # no election ran: they had no leadership (Kafka throws on them)
+            lai = context.partition_leader_and_isr(tp)
+            if tp in uninitialised and lai is not None:  # the state machine initialised it (New → Online)
+                results[tp] = lai.leader
+            else:
+                results[tp] = ApiError(Errors.UNKNOWN_SERVER_ERROR, f"No election result for {tp}")
         results.update({tp: ApiError(Errors.ELECTION_NOT_NEEDED) for tp in live - electable})
         results.update({tp: ApiError(Errors.INVALID_TOPIC_EXCEPTION, "The topic is being deleted") for tp in deleting})
         results.update({tp: ApiError(Errors.UNKNOWN_TOPIC_OR_PARTITION, "The partition does not exist.")

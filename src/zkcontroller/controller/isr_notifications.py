@@ -46,6 +46,7 @@ class IsrChangeEvents(EventFamily):
         """Steps 1–2: watch the notifications, and delete those left from before unread (the context load that
         follows reads the states they announce)."""
         self.core.watches.register_child_handler(paths.ISR_CHANGE_NOTIFICATION, IsrChangeNotification)
+        self.core.log.info("Deleting isr change notifications")
         zk = self.core.zk
         stale = await zk.get_all_isr_change_notifications(self.core.on_watch)  # arms the child watch
         if stale:
@@ -116,8 +117,8 @@ class IsrChangeEvents(EventFamily):
             event.callback(AlterIsrResponse(Errors.STALE_BROKER_EPOCH))
             return
         if cached_epoch != request.broker_epoch:
-            core.log.info(f"Ignoring AlterIsr due to stale broker epoch {request.broker_epoch} and local broker "
-                          f"epoch Some({cached_epoch}) for broker {request.broker_id}")
+            core.log.info(f"Ignoring AlterIsr due to stale broker epoch {request.broker_epoch} for broker "
+                          f"{request.broker_id}")
             event.callback(AlterIsrResponse(Errors.STALE_BROKER_EPOCH))
             return
         try:

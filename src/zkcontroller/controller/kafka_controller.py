@@ -103,7 +103,7 @@ class KafkaController:
         # deletions are retried, then pending preferred elections run and the auto-rebalance is scheduled.
         self.families: list[EventFamily] = [
             self.features, self.brokers, self.topics, self.responses, self.reassignments, self.topic_deletion,
-            self.controlled_shutdown, self.elections, self.isr_changes, self.log_dirs, self.unclean_election,
+            self.controlled_shutdown, self.elections, self.log_dirs, self.isr_changes, self.unclean_election,
         ]
         """In Kafka's failover order: brokers, then topics (whose partitions need the live brokers)."""
         self.tenure = ControllerTenure(core, self.families)

@@ -24,6 +24,7 @@ class LogDirEvents(EventFamily):
         """Steps 1–2: watch the notifications; delete those left from before unread (the LeaderAndIsr the
         failover sends to every replica finds the offline ones anyway)."""
         self.core.watches.register_child_handler(paths.LOG_DIR_EVENT_NOTIFICATION, LogDirEventNotification)
+        self.core.log.info("Deleting log dir event notifications")
         stale = await self.core.zk.get_all_log_dir_event_notifications(self.core.on_watch)  # arms the watch
         if stale:
             await self.core.zk.delete_log_dir_event_notifications(stale, self.core.context.fencing.epoch_zk_version)

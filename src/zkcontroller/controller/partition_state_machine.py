@@ -84,8 +84,10 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
         self._log.info("%sTriggering online partition state changes", self._ident)
         await self.trigger_online_partition_state_change()
 
-    def initialize_partition_state(self) -> None:
-        for tp in sorted_partitions(self.context.all_partitions):
+    def initialize_partition_state(self, partitions: Iterable[TopicPartition] | None = None) -> None:
+        """Every partition's state (or those of ``partitions``) from its leadership: none → New, a live leader →
+        Online, else Offline."""
+        for tp in sorted_partitions(self.context.all_partitions if partitions is None else partitions):
             info = self.context.partition_leadership_info(tp)
             if info is None:
                 state = PartitionState.NEW
@@ -374,8 +376,12 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
     async def _unclean_enabled_for_topics(self, topics: set[str]
                                           ) -> tuple[dict[str, bool], dict[str, Exception]]:
         """Effective ``unclean.leader.election.enable`` per topic: topic override, else the broker's current one
-        (dynamic per-broker, dynamic default, static)."""
-        read = await self.zk.get_topic_configs(topics)
+        (dynamic per-broker, dynamic default, static). A config znode Kafka reads as no overrides (not JSON, or
+        no ``config`` object) is reported and means no override; a malformed one fails the topic."""
+        read = await self.zk.get_topic_configs(topics, lenient=True)
+        for path, error in sorted(read.read_as_empty.items()):
+            self._log.warning("%sReading the config znode %s as no overrides (as Kafka does): %s", self._ident,
+                              path, error.reason)
         failed: dict[str, Exception] = {}
         enabled: dict[str, bool] = {}
         for topic in sorted(topics):

@@ -65,9 +65,10 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
         self._log.info("%sTriggering offline replica state changes", self._ident)
         await self.handle_state_changes(sorted_replicas(offline), ReplicaState.OFFLINE)
 
-    def initialize_replica_state(self) -> None:
-        """Online replicas → OnlineReplica; others → ReplicaDeletionIneligible (safe for deletion)."""
-        for tp in sorted_partitions(self.context.all_partitions):
+    def initialize_replica_state(self, partitions: Iterable[TopicPartition] | None = None) -> None:
+        """Online replicas → OnlineReplica; others → ReplicaDeletionIneligible (safe for deletion); of every
+        partition, or of ``partitions``."""
+        for tp in sorted_partitions(self.context.all_partitions if partitions is None else partitions):
             for r in self.context.partition_replica_assignment(tp):
                 state = (ReplicaState.ONLINE if self.context.is_replica_online(r, tp)
                          else ReplicaState.DELETION_INELIGIBLE)

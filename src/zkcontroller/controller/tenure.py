@@ -24,11 +24,16 @@ class ControllerTenure:
         """Failover (spec §2.5): watches, context, the first UpdateMetadata, the state machines, then each
         family's own step (reassignments resume, deletions retry, elections and the rebalance task start)."""
         core = self.core
-        for family in self.families:
+        features, *others = self.families  # the feature versioning set-up comes before any handler
+        await features.register_watches()
+        core.log.info("Registering handlers")
+        for family in others:
             await family.register_watches()  # steps 1–2 (the notification families delete stale ones)
+        core.log.info("Initializing controller context")
         for family in self.families:
             await family.load_context()
         core.channel_manager.startup(sorted(core.context.live_or_shutting_down_brokers, key=lambda b: b.id))
+        core.log.info("Sending update metadata request")
         core.send_update_metadata_request(core.context.live_or_shutting_down_broker_ids)
         # One yield: the send threads hand this UpdateMetadata to the transport now, not after the (long,
         # store-bound) state machine start-up; Kafka's send threads run in parallel with its event thread.

@@ -61,6 +61,7 @@ class TopicDeletionManager(EventFamily):
     async def load_context(self) -> None:
         """``fetchTopicDeletionsInProgress`` + ``init``: runs after the topics are loaded and before the state
         machines start (they leave topics queued for deletion alone)."""
+        self.core.log.info("Fetching topic deletions in progress")
         to_delete = await self.core.zk.get_topic_deletions(self.core.on_watch)
         with_offline = {t for t in self.context.all_topics
                         if any(not self.context.is_replica_online(r.replica, r.topic_partition)

@@ -1,10 +1,14 @@
 """Topics (spec §9.4–§9.5): ``TopicChange`` (creation, topic ids) and ``PartitionModifications`` (added
 partitions), and at failover the topics, assignments and partition states read into the context.
 
-A topic whose znode cannot be used — malformed JSON, or a topic id another topic already has (two clusters
-that shared a random seed once wrote such ids) — is logged with its path and the reason and left out of the
-context, as Kafka logs and skips a bad znode; the other topics are served. It is read again when its znode
-changes, so fixing it by hand brings it in.
+A topic znode that is not JSON at all is read as Kafka 2.8 reads it: a topic with no partitions (and no topic
+id), kept in the context so that it can be deleted; it is reported with its path and the parse error, and not
+rewritten (Kafka's processTopicIds would write an id, and the empty assignment, over it). A topic whose znode
+cannot be used — well-formed JSON of the wrong shape (Kafka throws there), or a topic id another topic already
+has (two clusters that shared a random seed once wrote such ids) — is logged with its path and the reason and
+left out of the context; the other topics are served. Either is read again when its znode changes, so fixing it
+by hand brings it in: partitions that already have a state znode are loaded as a failover loads them, the rest
+are created as new partitions.
 """
 
 from __future__ import annotations
@@ -19,7 +23,14 @@ from zkcontroller.controller.families import EventFamily, Handler
 from zkcontroller.controller.scala_render import scala_collection, scala_map, scala_set
 from zkcontroller.controller.states import PartitionAndReplica, PartitionState, ReplicaState
 from zkcontroller.coordination.api import EventType
-from zkcontroller.model import ReplicaAssignment, TopicId, TopicIdReplicaAssignment, TopicPartition, sorted_by_partition
+from zkcontroller.model import (
+    ReplicaAssignment,
+    TopicId,
+    TopicIdReplicaAssignment,
+    TopicPartition,
+    sorted_by_partition,
+    sorted_partitions,
+)
 from zkcontroller.protocol.ibp import uses_topic_ids
 from zkcontroller.zk import paths
 
@@ -48,7 +59,7 @@ class TopicEvents(EventFamily):
         """Topics, their assignments and ids, then every partition's leadership (arming the watches)."""
         topics = await self.core.zk.get_all_topics_in_cluster(self.core.on_watch)
         self.register_partition_modifications_handlers(sorted(topics))
-        assignments = await self.admit_topics(await self.read_topic_assignments(topics))
+        assignments = await self.admit_topics(*await self.read_topic_assignments(topics))
         self.context.set_all_topics(t.topic for t in assignments)
         self._record_ids(assignments)
         for t in assignments:
@@ -58,6 +69,14 @@ class TopicEvents(EventFamily):
                     self.context.partitions_being_reassigned.add(tp)
         self.context.clear_partition_leadership_info()
         await self.update_leader_and_isr_cache()
+        # the end of Kafka's initializeControllerContext (the brokers' part ran first): its three summary lines
+        log, context = self.core.log, self.context
+        live = sorted(context.live_broker_ids)  # an immutable Set: Set1–Set4, then a HashSet
+        live_set = scala_collection("Set" if len(live) <= 4 else "HashSet", live)
+        log.info(f"Currently active brokers in the cluster: {live_set}")
+        log.info(f"Currently shutting brokers in the cluster: "
+                 f"{scala_collection('HashSet', sorted(context.shutting_down_broker_ids))}")
+        log.info(f"Current list of topics in the cluster: {scala_collection('HashSet', sorted(context.all_topics))}")
 
     def on_resignation(self) -> None:
         self.core.watches.unregister_child_handler(paths.TOPICS)
@@ -81,24 +100,37 @@ class TopicEvents(EventFamily):
         for topic in topics:
             self.core.watches.unregister_node_handler(paths.topic_path(topic))
 
-    async def read_topic_assignments(self, topics: Iterable[str]) -> list[TopicIdReplicaAssignment]:
-        """Read topic znodes (arming their data watches); malformed ones are logged with their path and
-        skipped, so one bad topic never stops the controller serving the others."""
-        read = await self.core.zk.get_topic_assignments(topics, self.core.on_watch)
+    async def read_topic_assignments(self, topics: Iterable[str]
+                                     ) -> tuple[list[TopicIdReplicaAssignment], set[str]]:
+        """Read topic znodes (arming their data watches), as Kafka reads them: one that is not JSON is an empty
+        assignment, reported with a warning; malformed ones are logged with their path and skipped, so one bad
+        topic never stops the controller serving the others. Returns the assignments and the topics read as
+        empty."""
+        read = await self.core.zk.get_topic_assignments(topics, self.core.on_watch, lenient=True)
+        for path, error in sorted(read.read_as_empty.items()):
+            self.core.log.warn(f"Reading the topic znode {path} as a topic with no partitions (as Kafka does): "
+                               f"{error.reason}")
         for path, error in sorted(read.malformed.items()):
             self.core.log.error(f"Skipping topic with malformed assignment at {path}: {error.reason}")
-        return [read.values[t] for t in sorted(read.values)]
+        unparseable = {t for t in read.values if paths.topic_path(t) in read.read_as_empty}
+        return [read.values[t] for t in sorted(read.values)], unparseable
 
-    async def admit_topics(self, topics: list[TopicIdReplicaAssignment]) -> list[TopicIdReplicaAssignment]:
+    async def admit_topics(self, topics: list[TopicIdReplicaAssignment], unparseable: set[str]
+                           ) -> list[TopicIdReplicaAssignment]:
         """Give topics without an id a new one, written back fenced, if the IBP uses topic ids (>= 2.8-IV0, as
         Kafka's processTopicIds); below it ids already in ZooKeeper are kept (a reassignment or a later upgrade
-        must not lose them) but none are created and no topic znode is rewritten.
+        must not lose them) but none are created and no topic znode is rewritten. A topic whose znode was
+        ``unparseable`` (read as empty) gets no id: its znode is left as it is for the operator to repair.
 
         A topic whose id is already another topic's is skipped with an error naming its znode (the topic
         known first, or first by name, keeps the id); the rest are returned in name order.
         """
-        with_ids = (await self.core.zk.assign_topic_ids(topics, self.context.fencing.epoch_zk_version)
-                    if uses_topic_ids(self.core.config.inter_broker_protocol_version) else topics)
+        if uses_topic_ids(self.core.config.inter_broker_protocol_version):
+            parsed = [t for t in topics if t.topic not in unparseable]
+            given = await self.core.zk.assign_topic_ids(parsed, self.context.fencing.epoch_zk_version)
+            with_ids = sorted([*given, *(t for t in topics if t.topic in unparseable)], key=lambda t: t.topic)
+        else:
+            with_ids = topics
         owners: dict[TopicId, str] = dict(self.context.topic_names)
         admitted = []
         for t in with_ids:
@@ -123,29 +155,67 @@ class TopicEvents(EventFamily):
     async def process_topic_change(self, _event: TopicChange) -> None:
         if not self.core.is_active:
             return
+        await self._topic_change(repaired=frozenset())
+
+    async def _topic_change(self, repaired: frozenset[str]) -> None:
+        """``processTopicChange``; the new partitions of ``repaired`` topics (skipped earlier for a bad znode,
+        now rewritten) may already have state znodes, which are loaded rather than created."""
         topics = await self.core.zk.get_all_topics_in_cluster(self.core.on_watch)
         new_topics = topics - self.context.all_topics
         deleted = self.context.all_topics - topics
         self.register_partition_modifications_handlers(sorted(topics))
-        read = await self.read_topic_assignments(new_topics)
-        assignments = await self.admit_topics(read)
-        self.context.set_all_topics((self.context.all_topics - deleted) | {t.topic for t in assignments})
-        self._record_ids(assignments)
         self.unregister_partition_modifications_handlers(sorted(deleted))
-        for topic in sorted(deleted):
+        for topic in sorted(deleted):  # first, as Kafka: a new topic may carry the id of one deleted by hand
             self.context.remove_topic(topic)
+        read, unparseable = await self.read_topic_assignments(new_topics)
+        assignments = await self.admit_topics(read, unparseable)
+        self.context.set_all_topics(self.context.all_topics | {t.topic for t in assignments})
+        self._record_ids(assignments)
         new_partitions: dict[TopicPartition, ReplicaAssignment] = {}
         for t in assignments:
             for tp, assignment in sorted(t.assignment.items()):
                 self.context.update_partition_full_replica_assignment(tp, assignment)
                 new_partitions[tp] = assignment
         self.core.log.info(topic_change_line(new_topics, deleted, read))
-        if new_partitions:
-            await self.on_new_partition_creation(sorted(new_partitions))
+        new = sorted(new_partitions)
+        if repaired:
+            new = await self.load_existing_partitions(new, {tp for tp in new if tp.topic in repaired})
+        if new:
+            await self.on_new_partition_creation(new)
+
+    async def load_existing_partitions(self, partitions: list[TopicPartition], candidates: set[TopicPartition]
+                                       ) -> list[TopicPartition]:
+        """Beyond Kafka: of ``candidates`` (partitions of a topic whose znode was unusable, then repaired), those
+        with a state znode are brought in as a failover brings partitions in — leadership read, partition and
+        replica states derived from it, UpdateMetadata, replicas moved Online or Offline, offline partitions
+        elected — instead of failing as new partitions on NODEEXISTS and staying leaderless until the next
+        failover. Returns the rest of ``partitions``, which are new."""
+        if not candidates:
+            return partitions
+        read = await self.core.zk.get_topic_partition_states(candidates)
+        for path, error in sorted(read.malformed.items()):
+            self.core.log.error(f"Ignoring malformed partition state at {path}: {error.reason}")
+        loaded = sorted_partitions(read.values)
+        if not loaded:
+            return partitions
+        context, psm, rsm = self.context, self.core.partition_state_machine, self.core.replica_state_machine
+        self.core.log.info(f"Loading the existing partition states of {','.join(str(tp) for tp in loaded)}")
+        for tp in loaded:
+            context.put_partition_leadership_info(tp, read.values[tp])
+        psm.initialize_partition_state(loaded)
+        rsm.initialize_replica_state(loaded)
+        self.core.send_update_metadata_request(context.live_or_shutting_down_broker_ids, loaded)
+        replicas = [PartitionAndReplica(tp, r) for tp in loaded for r in context.partition_replica_assignment(tp)]
+        online = {r for r in replicas if context.is_replica_online(r.replica, r.topic_partition)}
+        await rsm.handle_state_changes([r for r in replicas if r in online], ReplicaState.ONLINE)
+        await rsm.handle_state_changes([r for r in replicas if r not in online], ReplicaState.OFFLINE)
+        offline = [tp for tp in loaded if context.partition_state(tp) is PartitionState.OFFLINE]
+        await psm.handle_state_changes(offline, PartitionState.ONLINE, OfflinePartitionLeaderElectionStrategy(False))
+        return [tp for tp in partitions if tp not in read.values]
 
     async def on_new_partition_creation(self, partitions: list[TopicPartition]) -> None:
         """New → Online for partitions and replicas; the first live assigned replica leads (spec §9.4)."""
-        self.core.log.info(f"New partition creation callback for {', '.join(str(tp) for tp in partitions)}")
+        self.core.log.info(f"New partition creation callback for {','.join(str(tp) for tp in partitions)}")
         replicas = [PartitionAndReplica(tp, r) for tp in partitions
                     for r in self.context.partition_replica_assignment(tp)]
         psm, rsm = self.core.partition_state_machine, self.core.replica_state_machine
@@ -162,14 +232,15 @@ class TopicEvents(EventFamily):
         if not self.core.is_active:
             return
         topic = event.topic
-        read = await self.read_topic_assignments([topic])
+        read, _unparseable = await self.read_topic_assignments([topic])
         if not read:
             return
         if topic not in self.context.all_topics:  # a topic skipped earlier, whose znode was rewritten
-            await self.process_topic_change(TopicChange())
+            await self._topic_change(repaired=frozenset({topic}))
             return
         assignment = read[0].assignment
         to_add = {tp: a for tp, a in assignment.items() if not self.context.partition_replica_assignment(tp)}
+        repaired = not self.context.partitions_for_topic(topic)  # read as empty before (its znode was not JSON)
         if self.context.is_topic_queued_up_for_deletion(topic):
             if to_add:
                 self.core.log.warn(
@@ -181,10 +252,15 @@ class TopicEvents(EventFamily):
                 self.core.log.info("Ignoring partition change during topic deletion as no new partitions are added")
             return
         if to_add:
-            self.core.log.info(f"New partitions to be added {sorted(str(tp) for tp in to_add)}")
+            added = {tp: render_assignment(a) for tp, a in sorted_by_partition(to_add.items())}
+            self.core.log.info(f"New partitions to be added {scala_map(added, built_from=len(assignment))}")
             for tp, a in sorted(to_add.items()):
                 self.context.update_partition_full_replica_assignment(tp, a)
-            await self.on_new_partition_creation(sorted(to_add))
+            new = sorted(to_add)
+            if repaired:
+                new = await self.load_existing_partitions(new, set(new))
+            if new:
+                await self.on_new_partition_creation(new)
 
     async def restore_partition_replica_assignment(
         self, topic: str, new_assignment: Mapping[TopicPartition, ReplicaAssignment]

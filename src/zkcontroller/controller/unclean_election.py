@@ -11,8 +11,10 @@ Broker-level changes (Kafka's ``UncleanLeaderElectionEnable``): a notification n
 ``brokers/<this broker's id>`` makes the controller re-read that ``/config/brokers/...`` node (Kafka's
 ``BrokerConfigHandler`` → ``DynamicBrokerConfig``) into `ControllerCore.dynamic_config`; when the effective value
 (per-broker over default over static) goes from false to true, every offline partition is elected again. Both
-nodes are also read at each failover, before the partition state machine starts. A malformed node is logged
-with its path and changes nothing; an invalid value is dropped, as Kafka's ``removeInvalidConfigs`` does.
+nodes are also read at each failover, before the partition state machine starts. A node Kafka reads as no
+overrides (not JSON, or no ``config`` object) is reported with its path and drops that level, as in Kafka; any
+other malformed node is logged with its path and changes nothing; an invalid value is dropped, as Kafka's
+``removeInvalidConfigs`` does.
 
 Each unclean election is counted (``context.stats.unclean_leader_elections``) and logged; the offsets it
 loses are not known to the controller (they are the difference between the old and new leaders' log ends).
@@ -115,14 +117,18 @@ class UncleanElectionEvents(EventFamily):
 
     async def _update_broker_config(self, entity_name: str, *, log_override: bool) -> None:
         """Read ``/config/brokers/<entity_name>`` into the controller's dynamic config (Kafka's
-        ``updateDefaultConfig``/``updateBrokerConfig``); a malformed node is reported and changes nothing."""
+        ``updateDefaultConfig``/``updateBrokerConfig``); a malformed node (a value that is not a string) is
+        reported and changes nothing."""
         core = self.core
         path = paths.broker_config_path(entity_name)
         try:
-            configs = await core.zk.get_broker_configs(entity_name)
+            configs, ignored = await core.zk.get_entity_configs_lenient(paths.ConfigType.BROKER, entity_name)
         except ZnodeDecodeError as e:
             core.log.error(f"Ignoring the dynamic broker config {path}: {e.reason}")
             return
+        if ignored is not None:  # Kafka reads it as no overrides: the level no longer sets anything
+            core.log.warn(f"Reading the dynamic broker config {path} as no overrides (as Kafka does): "
+                          f"{ignored.reason}")
         if log_override:  # DynamicConfigManager's line (a Scala map's rendering)
             rendered = ", ".join(f"{k} -> {v}" for k, v in sorted(configs.items()))
             core.log.info(f"Processing override for entityPath: {BROKER_ENTITY_PREFIX}{entity_name} with config: "

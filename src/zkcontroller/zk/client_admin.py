@@ -184,7 +184,21 @@ class AdminOps(KafkaZkClientBase):
         found = await self.get_data_and_stat(path)
         return {} if found is None else ConfigEntityZNode.decode(found[0], path)
 
-    async def get_topic_configs(self, topics: Iterable[str]) -> BulkRead[str, dict[str, str]]:
+    async def get_entity_configs_lenient(self, entity_type: str, entity_name: str
+                                         ) -> tuple[dict[str, str], ZnodeDecodeError | None]:
+        """An entity's overrides as Kafka reads them (`ConfigEntityZNode.decode_lenient`): none if absent, and
+        none, with the reason, for data Kafka ignores; raises `ZnodeDecodeError` for a non-string value."""
+        path = paths.config_entity_path(entity_type, entity_name)
+        found = await self.get_data_and_stat(path)
+        return ({}, None) if found is None else ConfigEntityZNode.decode_lenient(found[0], path)
+
+    async def get_topic_configs(self, topics: Iterable[str], *, lenient: bool = False
+                                ) -> BulkRead[str, dict[str, str]]:
+        """Topic overrides, read pipelined; ``lenient`` as in `get_entity_configs_lenient` (data Kafka reads as
+        no overrides is in ``read_as_empty``)."""
+        if lenient:
+            return await self._read_many_lenient(sorted(set(topics)), paths.topic_config_path,
+                                                 ConfigEntityZNode.decode_lenient)
         return await self._read_many(
             sorted(set(topics)), paths.topic_config_path,
             lambda _t, data, _s, path: ConfigEntityZNode.decode(data, path),

@@ -25,10 +25,13 @@ class BulkRead(Generic[K, V]):
     """The outcome of reading many znodes: decoded values, and malformed znodes by path.
 
     A key in neither map had no znode. Malformed znodes are reported, never fatal: callers log and carry on.
+    A lenient read (`KafkaZkClientBase._read_many_lenient`) puts the empty value Kafka reads for some bad data in
+    ``values`` and why in ``read_as_empty``, for the caller to report.
     """
 
     values: dict[K, V] = field(default_factory=dict)
     malformed: dict[str, ZnodeDecodeError] = field(default_factory=dict)
+    read_as_empty: dict[str, ZnodeDecodeError] = field(default_factory=dict)
 
 
 class KafkaZkClientBase:
@@ -100,6 +103,27 @@ class KafkaZkClientBase:
                 out.values[key] = decode(key, data_and_stat[0], data_and_stat[1], path)
             except ZnodeDecodeError as e:
                 out.malformed[path] = e
+        return out
+
+    async def _read_many_lenient(
+        self,
+        keys: Sequence[K],
+        path_of: Callable[[K], str],
+        decode_lenient: Callable[[bytes, str], tuple[V, ZnodeDecodeError | None]],
+        watch: Watcher | None = None,
+    ) -> BulkRead[K, V]:
+        """`_read_many` with a ``decode_lenient`` decoder: what it reads as empty is a value, and is also
+        reported in ``read_as_empty``."""
+        read_as_empty: dict[str, ZnodeDecodeError] = {}
+
+        def decode(_key: K, data: bytes, _stat: Stat, path: str) -> V:
+            value, ignored = decode_lenient(data, path)
+            if ignored is not None:
+                read_as_empty[path] = ignored
+            return value
+
+        out = await self._read_many(keys, path_of, decode, watch)
+        out.read_as_empty.update(read_as_empty)
         return out
 
     # ------------------------------------------------------------------ writes

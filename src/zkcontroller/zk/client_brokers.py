@@ -53,7 +53,7 @@ class BrokerOps(KafkaZkClientBase):
         path = BrokerIdZNode.path(info.broker.id)
         stat = await self._checked_ephemeral_create(path, BrokerIdZNode.encode(info, self._clock()))
         log.info("Registered broker %d at path %s with addresses: %s, czxid (broker epoch): %d",
-                 info.broker.id, path, [e.connection_string for e in info.broker.endpoints], stat.czxid)
+                 info.broker.id, path, ",".join(e.connection_string for e in info.broker.endpoints), stat.czxid)
         return stat.czxid
 
     async def _checked_ephemeral_create(self, path: str, data: bytes) -> Stat:

@@ -70,9 +70,15 @@ class TopicOps(KafkaZkClientBase):
         return set(await self.get_children(paths.TOPICS, watch))
 
     async def get_topic_assignments(
-        self, topics: Iterable[str], watch: Watcher | None = None
+        self, topics: Iterable[str], watch: Watcher | None = None, *, lenient: bool = False
     ) -> BulkRead[str, TopicIdReplicaAssignment]:
-        """Topic ids and full assignments, read pipelined (``getReplicaAssignmentAndTopicIdForTopics``)."""
+        """Topic ids and full assignments, read pipelined (``getReplicaAssignmentAndTopicIdForTopics``).
+
+        ``lenient`` reads as Kafka does (`TopicZNode.decode_lenient`): a topic znode that is not JSON is an
+        empty assignment, also listed in ``read_as_empty``; otherwise it is malformed."""
+        if lenient:
+            return await self._read_many_lenient(sorted(set(topics)), TopicZNode.path, TopicZNode.decode_lenient,
+                                                 watch)
         return await self._read_many(
             sorted(set(topics)), TopicZNode.path,
             lambda _topic, data, _stat, path: TopicZNode.decode(data, path), watch,

@@ -23,6 +23,12 @@ class ZnodeDecodeError(KafkaZkError):
         super().__init__(f"Malformed znode {path}: {reason}")
 
 
+class UnparseableZnodeError(ZnodeDecodeError):
+    """A znode's data is not JSON at all. Kafka's ``Json.parseBytes`` reads such data as ``None``, which most of
+    its ZkData decoders turn into an empty value rather than an error (see the ``decode_lenient`` decoders);
+    strict readers report it like any other malformed znode."""
+
+
 class ControllerMovedError(KafkaZkError):
     """This controller is no longer the controller: its epoch check failed or the election was lost.
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from itertools import chain
 from typing import Any, NoReturn
 
-from zkcontroller.zk.errors import ZnodeDecodeError
+from zkcontroller.zk.errors import UnparseableZnodeError, ZnodeDecodeError
 
 INT32_MIN = -(2**31)
 INT32_MAX = 2**31 - 1
@@ -38,22 +38,23 @@ call, which showed in profiles of reading 100k partition states."""
 
 
 def parse_json(data: bytes, path: str) -> Any:
-    """Parse standard JSON (no NaN/Infinity), or raise naming ``path``."""
+    """Parse standard JSON (no NaN/Infinity), or raise `UnparseableZnodeError` naming ``path``."""
     try:
         return _DECODER.decode(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as e:
-        raise ZnodeDecodeError(path, f"invalid JSON ({e})") from None
+        raise UnparseableZnodeError(path, f"invalid JSON ({e})") from None
 
 
 def parse_object(data: bytes, path: str) -> JsonObject:
     """Parse a znode whose content must be a JSON object."""
     value = parse_json(data, path)
     if not isinstance(value, dict):
-        raise ZnodeDecodeError(path, f"expected a JSON object, got {_kind(value)}")
+        raise ZnodeDecodeError(path, f"expected a JSON object, got {json_kind(value)}")
     return JsonObject(value, path)
 
 
-def _kind(value: Any) -> str:
+def json_kind(value: Any) -> str:
+    """The JSON type of a parsed value, as the error messages name it."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -72,7 +73,7 @@ def check_int(value: Any, path: str, where: str) -> int:
     if type(value) is int and INT32_MIN <= value <= INT32_MAX:  # the common case, checked in one test
         return value
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ZnodeDecodeError(path, f"{where}: expected an integer, got {_kind(value)}")
+        raise ZnodeDecodeError(path, f"{where}: expected an integer, got {json_kind(value)}")
     if not INT32_MIN <= value <= INT32_MAX:
         raise ZnodeDecodeError(path, f"{where}: integer {value} out of 32-bit range")
     return value
@@ -80,7 +81,7 @@ def check_int(value: Any, path: str, where: str) -> int:
 
 def check_str(value: Any, path: str, where: str) -> str:
     if not isinstance(value, str):
-        raise ZnodeDecodeError(path, f"{where}: expected a string, got {_kind(value)}")
+        raise ZnodeDecodeError(path, f"{where}: expected a string, got {json_kind(value)}")
     return value
 
 
@@ -116,7 +117,7 @@ def check_int_list(value: Any, path: str, where: str) -> tuple[int, ...]:
     if fast is not None:
         return fast
     if not isinstance(value, list):
-        raise ZnodeDecodeError(path, f"{where}: expected an array of integers, got {_kind(value)}")
+        raise ZnodeDecodeError(path, f"{where}: expected an array of integers, got {json_kind(value)}")
     return tuple(check_int(v, path, f"{where}[{i}]") for i, v in enumerate(value))
 
 
@@ -178,7 +179,7 @@ class JsonObject:
     def get_list(self, key: str) -> list[Any]:
         value = self.raw(key)
         if not isinstance(value, list):
-            raise ZnodeDecodeError(self.path, f"{self._where(key)}: expected an array, got {_kind(value)}")
+            raise ZnodeDecodeError(self.path, f"{self._where(key)}: expected an array, got {json_kind(value)}")
         return value
 
     def get_obj(self, key: str) -> JsonObject:
@@ -190,7 +191,7 @@ class JsonObject:
 
     def as_object(self, value: Any, where: str) -> JsonObject:
         if not isinstance(value, dict):
-            raise ZnodeDecodeError(self.path, f"{where}: expected an object, got {_kind(value)}")
+            raise ZnodeDecodeError(self.path, f"{where}: expected an object, got {json_kind(value)}")
         return JsonObject(value, self.path, f"{where}.")
 
     def version(self, allowed: range | tuple[int, ...], *, required: bool = True) -> int | None:
@@ -218,5 +219,5 @@ class JsonObject:
             body = text[1:] if text[:1] in ("+", "-") else text
             if text in ("", "null") or (body.isdecimal() and INT32_MIN <= int(text) <= INT32_MAX):
                 return
-        raise ZnodeDecodeError(self.path, f"{self._where(key)}: cannot be read as an int, got {_kind(value)} "
+        raise ZnodeDecodeError(self.path, f"{self._where(key)}: cannot be read as an int, got {json_kind(value)} "
                                           f"{value!r}")

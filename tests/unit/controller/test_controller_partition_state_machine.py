@@ -22,6 +22,7 @@ from tests.unit.controller.conftest import (
 
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.context import ControllerContext
+from zkcontroller.controller.dynamic_config import DynamicBrokerConfig
 from zkcontroller.controller.election import (
     ControlledShutdownPartitionLeaderElectionStrategy,
     OfflinePartitionLeaderElectionStrategy,
@@ -183,14 +184,38 @@ async def test_admin_unclean_election_ignores_configs(
 
 
 async def test_malformed_topic_config_fails_that_partition(
-        psm: PartitionStateMachine, context: ControllerContext, admin_zk: KafkaZkClient) -> None:
+        config: ControllerConfig, context: ControllerContext, zk: KafkaZkClient, batch: ControllerBrokerRequestBatch,
+        state_change_logger: StateChangeLogger, admin_zk: KafkaZkClient) -> None:
+    """Well-formed JSON with a value that is not a string: Kafka's decoder throws there too."""
+    psm = PartitionStateMachine(config, context, zk, batch, state_change_logger, DynamicBrokerConfig(True))
     await create_topic(admin_zk, context, "t", {0: (1, 2)})
     await online_partition(admin_zk, context, T0, LeaderAndIsr(1, 4, (1,)))
     await admin_zk.session.ensure_path(paths.topic_config_path("t"))
-    await admin_zk.session.set_data(paths.topic_config_path("t"), b"{not json", -1)
+    await admin_zk.session.set_data(paths.topic_config_path("t"),
+                                    b'{"version":1,"config":{"unclean.leader.election.enable":true}}', -1)
     context.remove_live_brokers({1})
     result = await psm.handle_state_changes([T0], PartitionState.ONLINE, OFFLINE_CLEAN)
     assert isinstance(result[T0], StateChangeFailedError) and "Failed to elect leader" in str(result[T0])
+
+
+@pytest.mark.parametrize("data", [b"{not json", b"[]", b'{"version":1,"config":null}', b'{"version":1,"config":[]}'],
+                         ids=["not-json", "array", "config-null", "config-array"])
+async def test_topic_config_kafka_reads_as_empty_means_the_broker_default(
+        config: ControllerConfig, context: ControllerContext, zk: KafkaZkClient, batch: ControllerBrokerRequestBatch,
+        state_change_logger: StateChangeLogger, admin_zk: KafkaZkClient, caplog: pytest.LogCaptureFixture,
+        data: bytes) -> None:
+    """Kafka's ConfigEntityZNode.decode reads these as no overrides, so the broker default (here true) lets a
+    live out-of-sync replica lead; the znode is still reported, with its path and what is wrong."""
+    psm = PartitionStateMachine(config, context, zk, batch, state_change_logger, DynamicBrokerConfig(True))
+    await create_topic(admin_zk, context, "t", {0: (1, 2)})
+    await online_partition(admin_zk, context, T0, LeaderAndIsr(1, 4, (1,)))
+    await admin_zk.session.ensure_path(paths.topic_config_path("t"))
+    await admin_zk.session.set_data(paths.topic_config_path("t"), data, -1)
+    context.remove_live_brokers({1})
+    result = await psm.handle_state_changes([T0], PartitionState.ONLINE, OFFLINE_CLEAN)
+    assert result == {T0: LeaderAndIsr(2, 5, (2,), 1)}
+    [warning] = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert "/config/topics/t" in warning and "as no overrides" in warning
 
 
 class RacingZkClient(KafkaZkClient):

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 
 from zkcontroller.model import FeatureZNodeData, FeatureZNodeStatus, FinalizedVersionRange, sorted_features
 from zkcontroller.zk import paths
-from zkcontroller.zk.errors import ZnodeDecodeError
-from zkcontroller.zk.json_fields import INT32_MAX, check_str, dumps, parse_object
+from zkcontroller.zk.errors import UnparseableZnodeError, ZnodeDecodeError
+from zkcontroller.zk.json_fields import INT32_MAX, check_str, dumps, json_kind, parse_json, parse_object
 from zkcontroller.zk.znodes.sequential import SequentialNotificationZNode
 
 UNCLEAN_LEADER_ELECTION_ENABLE = "unclean.leader.election.enable"
@@ -34,14 +34,33 @@ class ConfigEntityZNode:
 
     @staticmethod
     def decode(data: bytes, path: str) -> dict[str, str]:
-        """The overrides; null data or no ``config`` object means none (as Kafka reads it)."""
+        """The overrides; null data or no ``config`` field means none. Strict: what `decode_lenient` reads as
+        no overrides is an error here (the admin tools report it)."""
+        config, ignored = ConfigEntityZNode.decode_lenient(data, path)
+        if ignored is not None:
+            raise ignored
+        return config
+
+    @staticmethod
+    def decode_lenient(data: bytes, path: str) -> tuple[dict[str, str], ZnodeDecodeError | None]:
+        """Kafka's reading (ZkData's ``ConfigEntityZNode.decode``): data that is not JSON, not a JSON object, or
+        whose ``config`` is not an object (null included: ``asJsonObjectOption``) means no overrides; that
+        reading is returned with the reason, so that the caller can report the znode. A value that is not a
+        string still raises, as it throws in Kafka."""
         if not data:
-            return {}
-        obj = parse_object(data, path)  # Kafka reads no version
-        config = obj.get_opt_obj("config")
-        if config is None:
-            return {}
-        return {key: check_str(value, path, f"config.{key}") for key, value in config.items()}
+            return {}, None
+        try:
+            value = parse_json(data, path)  # Kafka reads no version
+        except UnparseableZnodeError as e:
+            return {}, e
+        if not isinstance(value, dict):
+            return {}, ZnodeDecodeError(path, f"expected a JSON object, got {json_kind(value)}")
+        if "config" not in value:
+            return {}, None
+        config = value["config"]
+        if not isinstance(config, dict):
+            return {}, ZnodeDecodeError(path, f"config: expected an object, got {json_kind(config)}")
+        return {key: check_str(item, path, f"config.{key}") for key, item in config.items()}, None
 
 
 class ConfigEntityChangeNotificationZNode:

@@ -16,6 +16,7 @@ from zkcontroller.model import (
     TopicPartition,
 )
 from zkcontroller.zk import paths
+from zkcontroller.zk.errors import UnparseableZnodeError
 from zkcontroller.zk.json_fields import (
     INT32_MAX,
     INT32_MIN,
@@ -86,6 +87,16 @@ class TopicZNode:
                 _replicas_of(removing, key),
             )
         return TopicIdReplicaAssignment(topic, topic_id, assignment)
+
+    @staticmethod
+    def decode_lenient(data: bytes, path: str) -> tuple[TopicIdReplicaAssignment, UnparseableZnodeError | None]:
+        """Kafka's reading (ZkData's ``TopicZNode.decode``): data that is not JSON is an empty assignment with no
+        id, returned with the parse error so that the caller can report the znode; JSON of the wrong shape
+        still raises, as it throws in Kafka. `decode` refuses both (the admin tools flag such a topic)."""
+        try:
+            return TopicZNode.decode(data, path), None
+        except UnparseableZnodeError as e:
+            return TopicIdReplicaAssignment(path.rsplit("/", 1)[-1], None, {}), e
 
 
 def _well_formed(topic: str, partitions: JsonObject, adding: JsonObject | None, removing: JsonObject | None
