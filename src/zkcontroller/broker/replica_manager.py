@@ -20,9 +20,11 @@ from zkcontroller.broker.control_plane import BrokerControlPlane, PartitionRole
 from zkcontroller.broker.delayed_produce import ProduceWaiters
 from zkcontroller.broker.fetch_session import FetchManager, FetchSessionCache
 from zkcontroller.broker.leader_and_isr_log import FETCHER_MANAGER_LOGGER, LeaderAndIsrLog, removed_fetcher_line
+from zkcontroller.broker.log_config import LogDefaults
 from zkcontroller.broker.partition import IsrProposal, Partition
-from zkcontroller.broker.produce import DEFAULT_MIN_INSYNC_REPLICAS, ProduceTarget
+from zkcontroller.broker.produce import ProduceTarget
 from zkcontroller.broker.replica_fetcher import ReplicaFetcher
+from zkcontroller.broker.topic_config_manager import TopicConfigManager
 from zkcontroller.model import Broker, LeaderAndIsr, TopicPartition, sorted_partitions
 from zkcontroller.protocol.control_requests import (
     AnyControlRequest,
@@ -50,7 +52,8 @@ class ReplicaManager:
     def __init__(self, control_plane: BrokerControlPlane, transport: BrokerTransport, runtime: Runtime,
                  config: ReplicationConfig | None = None, *, zk: Callable[[], KafkaZkClient | None] = lambda: None,
                  isr_manager: IsrManager | None = None,
-                 recovered_logs: Mapping[TopicPartition, tuple[int, int]] | None = None) -> None:
+                 recovered_logs: Mapping[TopicPartition, tuple[int, int]] | None = None,
+                 log_defaults: LogDefaults | None = None) -> None:
         self.control_plane = control_plane
         self.broker_id = control_plane.broker_id
         self.transport = transport
@@ -75,8 +78,12 @@ class ReplicaManager:
         self.produce_waiters = ProduceWaiters()
         """acks=-1 produce requests waiting for replication; woken where the HW moves up or leadership, the ISR or
         the replica changes."""
-        self.min_insync_replicas: Callable[[str], int] = lambda _topic: DEFAULT_MIN_INSYNC_REPLICAS
-        """A topic's ``min.insync.replicas``: brokers here learn no topic configs, so Kafka's broker default."""
+        self.topic_configs = TopicConfigManager(self.broker_id, zk, runtime, log_defaults)
+        """The configs of the topics this broker has logs of, read at log creation and on change notifications."""
+        self.min_insync_replicas: Callable[[str], int] = self.topic_configs.min_insync_replicas
+        """A topic's ``min.insync.replicas``: its override, else the broker's (server.properties, else 1)."""
+        self._created_topics: set[str] = set()
+        self._config_task: asyncio.Task[None] | None = None
         self._fetchers_paused = False
         self.shutting_down = False
         """Kafka's ``isShuttingDown``, set before the controlled shutdown: a partition this broker now follows gets
@@ -113,12 +120,17 @@ class ReplicaManager:
         return ProduceTarget(partition=self._partitions.get, runtime=self.runtime,
                              offline=lambda: self.control_plane.offline_partitions,
                              waiters=self.produce_waiters,
-                             min_insync_replicas=self.min_insync_replicas, broker_id=self.broker_id)
+                             min_insync_replicas=self.min_insync_replicas, broker_id=self.broker_id,
+                             max_message_bytes=self.topic_configs.max_message_bytes,
+                             configs_loaded=self.topic_configs.wait_loaded)
 
     # ------------------------------------------------------------------ lifecycle
 
     def startup(self) -> None:
-        """Start the ``isr-expiration`` task and the ISR manager (Kafka's ``ReplicaManager.startup``)."""
+        """Start the ``isr-expiration`` task and the ISR manager (Kafka's ``ReplicaManager.startup``), and the
+        topic config changes' watch (Kafka's ``DynamicConfigManager.startup``)."""
+        if self._config_task is None:
+            self._config_task = self.runtime.spawn(self.topic_configs.startup(), f"config-manager-{self.broker_id}")
         if not self._tasks and self.config.replica_fetching:
             self._tasks.append(self.runtime.spawn(self._isr_expiration(), f"isr-expiration-{self.broker_id}"))
             self.isr_manager.start()
@@ -127,6 +139,10 @@ class ReplicaManager:
         for task in self._tasks:
             task.cancel()
         self._tasks.clear()
+        if self._config_task is not None:
+            self._config_task.cancel()
+            self._config_task = None
+        self.topic_configs.shutdown()
         self.isr_manager.shutdown()
         for fetcher in self.fetchers.values():
             fetcher.shutdown()
@@ -163,6 +179,8 @@ class ReplicaManager:
                     else:
                         self._apply_leadership(tp, lines)
                 self._shutdown_idle_fetchers()
+                self.topic_configs.logs_created(self._created_topics)  # LogManager reads the topic's config
+                self._created_topics.clear()
                 if lines is not None:
                     lines.write(self.runtime.now_ms() - start_ms, self._alive_broker,
                                 self.config.replica_fetching and not self.shutting_down,
@@ -172,6 +190,9 @@ class ReplicaManager:
                 for tp in accepted:
                     self._stop_replica(tp, tp in deleted)
                 self._shutdown_idle_fetchers()
+                hosted = {tp.topic for tp in self._partitions}
+                for topic in {tp.topic for tp in deleted} - hosted:  # the topic's last log is gone
+                    self.topic_configs.forget(topic)
             return response
 
     def _apply_leadership(self, tp: TopicPartition, lines: LeaderAndIsrLog | None = None) -> None:
@@ -207,6 +228,7 @@ class ReplicaManager:
         if partition is None:
             partition = self._partitions[tp] = Partition(tp, self.broker_id, self.config.replica_lag_time_max_ms)
             partition.on_high_watermark_increase = self.produce_waiters.wake
+            self._created_topics.add(tp.topic)
             if tp in self._recovered:
                 partition.log_end_offset, partition.high_watermark = self._recovered.pop(tp)
         return partition
