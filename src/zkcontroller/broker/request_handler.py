@@ -37,7 +37,7 @@ from zkcontroller.broker.produce import ProducePartition, error_name, produce
 from zkcontroller.broker.producer_ids import UNKNOWN_SERVER_ERROR, ProducerIdManager, error_result, init_producer_id
 from zkcontroller.protocol.control_requests import ApiKey, ControlResponse, Errors
 from zkcontroller.protocol.inter_broker import AlterIsrResponse, ControlledShutdownResponse, FetchResponse
-from zkcontroller.protocol.wire import client_apis, control_codec
+from zkcontroller.protocol.wire import client_apis, control_codec, describe_configs
 from zkcontroller.protocol.wire.client_apis import (
     ALTER_PARTITION_REASSIGNMENTS,
     API_VERSIONS,
@@ -86,6 +86,9 @@ unused)."""
 ListReassignmentsHandler = Callable[[list[tuple[str, int]] | None],
                                     Awaitable[list[OngoingReassignment] | PartitionError]]
 """Partitions or None for all -> those being reassigned, or a top-level error."""
+DescribeConfigsHandler = Callable[[describe_configs.DescribeConfigsQuery],
+                                  Awaitable[list[describe_configs.ConfigResourceResult]]]
+"""A DescribeConfigs request -> one result per resource, in order (`cluster.describe_configs`)."""
 
 
 @dataclass(frozen=True)
@@ -139,7 +142,8 @@ class KafkaApis:
                  auto_create_topics: TopicAutoCreator | None = None,
                  delete_topics: DeleteTopicsHandler | None = None, admin: AdminHandlers = AdminHandlers(),
                  replica_manager: Callable[[], ReplicaManager | None] = lambda: None,
-                 producer_ids: ProducerIdManager | None = None) -> None:
+                 producer_ids: ProducerIdManager | None = None,
+                 describe_configs: DescribeConfigsHandler | None = None) -> None:
         self.broker_id = broker_id
         self._control_handler = control_handler
         self._metadata_cache = metadata_cache
@@ -154,6 +158,8 @@ class KafkaApis:
         self._replica_manager = replica_manager
         self.producer_ids = producer_ids
         """InitProducerId's id blocks, claimed in ZooKeeper: provided by the process assembly (or not)."""
+        self.describe_configs = describe_configs
+        """DescribeConfigs reads topic configs from ZooKeeper: provided by the process assembly (or not)."""
         self._topics_being_created: set[str] = set()
         """Kafka's ``inflightTopics``: another Metadata naming one of them meanwhile gets UNKNOWN_TOPIC_OR_PARTITION."""
         self._metadata_cache_key: tuple[MetadataSnapshot, str | None] | None = None
@@ -183,6 +189,8 @@ class KafkaApis:
         versions[client_apis.PRODUCE] = client_apis.PRODUCE_VERSIONS
         if self.producer_ids is not None:
             versions[client_apis.INIT_PRODUCER_ID] = client_apis.INIT_PRODUCER_ID_VERSIONS
+        if self.describe_configs is not None:
+            versions[describe_configs.DESCRIBE_CONFIGS] = describe_configs.DESCRIBE_CONFIGS_VERSIONS
         for key in CONTROL_APIS:
             spec = INTER_BROKER_APIS[key]
             versions[key] = (spec.min_version, spec.max_version)
@@ -263,6 +271,9 @@ class KafkaApis:
             return self._list_offsets(version, client_apis.decode_body(key, version, payload, offset))
         if key == client_apis.INIT_PRODUCER_ID and self.producer_ids is not None:
             return await self._init_producer_id(header, client_apis.decode_body(key, version, payload, offset))
+        if key == describe_configs.DESCRIBE_CONFIGS and self.describe_configs is not None:
+            query = describe_configs.decode_request(version, payload, offset)
+            return describe_configs.encode_response(version, await self.describe_configs(query))
         return await self._control(header, payload, offset)
 
     async def _init_producer_id(self, header: RequestHeader, request: Any) -> bytes:
