@@ -10,9 +10,9 @@ just after (control requests are answered synchronously), and Produce waits for 
 (`wait_loaded`), so no append is judged by the wrong limits.
 
 A malformed node, or one whose value ConfigDef refuses, is logged with its path and the topic keeps the config it
-had (the broker defaults if it had none). A notification that cannot be decoded is logged and skipped. The watch
-is re-armed after a reconnection and on a new session, and notifications are left in place: the config command
-and the controller here do not purge them either.
+had (the broker defaults if it had none); it is still followed, so a later good change applies. A notification
+that cannot be decoded is logged and skipped. The watch is re-armed after a reconnection and on a new session,
+and notifications are left in place: the config command and the controller here do not purge them either.
 """
 
 from __future__ import annotations
@@ -108,7 +108,8 @@ class TopicConfigManager:
             log.error("[DynamicConfigManager broker=%d] Ignoring the malformed topic config %s: %s", self.broker_id,
                       path, error.reason)
         for topic in topics:
-            if any(paths.topic_config_path(topic) == p for p in read.malformed):
+            if paths.topic_config_path(topic) in read.malformed:
+                self._configs.setdefault(topic, self._default_config)  # still followed: a later fix is applied
                 continue
             self._apply(topic, read.values.get(topic, {}))
 
@@ -118,6 +119,7 @@ class TopicConfigManager:
         except TopicConfigError as e:
             log.error("[DynamicConfigManager broker=%d] Ignoring the config of topic %s (%s): %s", self.broker_id,
                       topic, paths.topic_config_path(topic), e)
+            self._configs.setdefault(topic, self._default_config)
 
     # ------------------------------------------------------------------ /config/changes
 
