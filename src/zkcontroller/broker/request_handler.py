@@ -13,7 +13,7 @@ header or body closes the connection (`CloseConnection`), never the broker.
 ListOffsets is answered from the replica manager's logs (`list_offsets`). DeleteTopics, like CreateTopics, needs
 the admin layer and is a callable the process assembly injects; it waits on this broker's metadata cache
 (`delayed_delete_topics`). So are CreatePartitions (admin layer), ElectLeaders and Alter/ListPartitionReassignments
-(this broker's controller): `AdminHandlers`.
+(this broker's controller): `AdminHandlers`. DescribeConfigs reads ZooKeeper: also injected (`describe_configs`).
 
 Metadata auto-creates the topics it names that do not exist, when the request allows it and the broker's
 ``auto.create.topics.enable`` is on (Kafka's ``AutoTopicCreationManager``): the creation itself (replica placement
@@ -37,7 +37,8 @@ from zkcontroller.broker.produce import ProducePartition, error_name, produce
 from zkcontroller.broker.producer_ids import UNKNOWN_SERVER_ERROR, ProducerIdManager, error_result, init_producer_id
 from zkcontroller.protocol.control_requests import ApiKey, ControlResponse, Errors
 from zkcontroller.protocol.inter_broker import AlterIsrResponse, ControlledShutdownResponse, FetchResponse
-from zkcontroller.protocol.wire import client_apis, control_codec, describe_configs
+from zkcontroller.protocol.wire import client_apis, control_codec
+from zkcontroller.protocol.wire import describe_configs as describe_configs_wire
 from zkcontroller.protocol.wire.client_apis import (
     ALTER_PARTITION_REASSIGNMENTS,
     API_VERSIONS,
@@ -86,8 +87,8 @@ unused)."""
 ListReassignmentsHandler = Callable[[list[tuple[str, int]] | None],
                                     Awaitable[list[OngoingReassignment] | PartitionError]]
 """Partitions or None for all -> those being reassigned, or a top-level error."""
-DescribeConfigsHandler = Callable[[describe_configs.DescribeConfigsQuery],
-                                  Awaitable[list[describe_configs.ConfigResourceResult]]]
+DescribeConfigsHandler = Callable[[describe_configs_wire.DescribeConfigsQuery],
+                                  Awaitable[list[describe_configs_wire.ConfigResourceResult]]]
 """A DescribeConfigs request -> one result per resource, in order (`cluster.describe_configs`)."""
 
 
@@ -190,7 +191,7 @@ class KafkaApis:
         if self.producer_ids is not None:
             versions[client_apis.INIT_PRODUCER_ID] = client_apis.INIT_PRODUCER_ID_VERSIONS
         if self.describe_configs is not None:
-            versions[describe_configs.DESCRIBE_CONFIGS] = describe_configs.DESCRIBE_CONFIGS_VERSIONS
+            versions[describe_configs_wire.DESCRIBE_CONFIGS] = describe_configs_wire.DESCRIBE_CONFIGS_VERSIONS
         for key in CONTROL_APIS:
             spec = INTER_BROKER_APIS[key]
             versions[key] = (spec.min_version, spec.max_version)
@@ -271,9 +272,9 @@ class KafkaApis:
             return self._list_offsets(version, client_apis.decode_body(key, version, payload, offset))
         if key == client_apis.INIT_PRODUCER_ID and self.producer_ids is not None:
             return await self._init_producer_id(header, client_apis.decode_body(key, version, payload, offset))
-        if key == describe_configs.DESCRIBE_CONFIGS and self.describe_configs is not None:
-            query = describe_configs.decode_request(version, payload, offset)
-            return describe_configs.encode_response(version, await self.describe_configs(query))
+        if key == describe_configs_wire.DESCRIBE_CONFIGS and self.describe_configs is not None:
+            query = describe_configs_wire.decode_request(version, payload, offset)
+            return describe_configs_wire.encode_response(version, await self.describe_configs(query))
         return await self._control(header, payload, offset)
 
     async def _init_producer_id(self, header: RequestHeader, request: Any) -> bytes:
