@@ -9,27 +9,11 @@ chars one at a time (a supplementary digit is two surrogates, neither a digit) â
 
 from __future__ import annotations
 
-import unicodedata
+from zkcontroller.zk.config_values import INT_MAX, INT_MIN, JAVA_TRIM, java_parse_int
 
-from zkcontroller.zk.config_values import JAVA_TRIM
+__all__ = ["INT_MAX", "INT_MIN", "is_json_int", "java_parse_int", "java_split", "number_format_message",
+           "parse_int_list"]
 
-INT_MIN = -(2**31)
-INT_MAX = 2**31 - 1
-
-
-def java_parse_int(text: str, bits: int = 32) -> int | None:
-    """``Integer.parseInt(text)`` (``Long.parseLong`` with ``bits=64``), or None where Java throws
-    ``NumberFormatException``."""
-    digits = text[1:] if text[:1] in ("+", "-") else text
-    if not digits:
-        return None
-    value = 0
-    for c in digits:
-        if ord(c) > 0xFFFF or not c.isdecimal():  # isdecimal: category Nd, Character.isDigit's set
-            return None
-        value = value * 10 + unicodedata.decimal(c)
-    value = -value if text[0] == "-" else value
-    return value if -(2 ** (bits - 1)) <= value < 2 ** (bits - 1) else None
 
 
 def is_json_int(value: object) -> bool:

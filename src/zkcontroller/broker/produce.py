@@ -15,8 +15,10 @@ stale epoch is INVALID_PRODUCER_EPOCH, a sequence gap OUT_OF_ORDER_SEQUENCE_NUMB
 start offset 0), and a retry of one of the producer's last 5 batches is not appended again but answers NONE with
 that batch's base offset, as Kafka 2.8 answers a duplicate.
 
-``min.insync.replicas`` is per topic in Kafka; brokers here learn no topic configs, so the replica manager's
-``min_insync_replicas`` gives the broker default, 1, unless set (tests do).
+``min.insync.replicas`` and ``max.message.bytes`` are the topic's (`topic_config_manager`: its overrides, else the
+broker's ``min.insync.replicas``/``message.max.bytes``): an entry larger than ``max.message.bytes`` is
+RECORD_TOO_LARGE, checked with the CRCs as ``Log.analyzeAndValidateRecords`` does. A topic whose config is still
+being read (its log was just created) is waited for first.
 
 acks=-1 then waits (`delayed_produce`) unless every partition failed; acks=0 gets no response at all, unless a
 partition failed: then the connection is closed, so the producer refreshes its metadata (the caller's job).
@@ -25,7 +27,7 @@ partition failed: then the connection is closed, so the producer refreshes its m
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Collection
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, replace
 
 from zkcontroller.broker.delayed_produce import PendingAppend, ProduceWaiters
@@ -85,13 +87,18 @@ class ProduceTarget:
     def __init__(self, *, partition: Callable[[TopicPartition], Partition | None], runtime: Runtime,
                  offline: Callable[[], Collection[TopicPartition]], waiters: ProduceWaiters,
                  min_insync_replicas: Callable[[str], int] = lambda _topic: DEFAULT_MIN_INSYNC_REPLICAS,
-                 broker_id: int = -1) -> None:
+                 broker_id: int = -1, max_message_bytes: Callable[[str], int | None] = lambda _topic: None,
+                 configs_loaded: Callable[[Collection[str]], Awaitable[None]] | None = None) -> None:
         self.partition = partition
         self.broker_id = broker_id
         self.runtime = runtime
         self.offline = offline
         self.waiters = waiters
         self.min_insync_replicas = min_insync_replicas
+        self.max_message_bytes = max_message_bytes
+        """A topic's ``max.message.bytes`` (None: no limit)."""
+        self.configs_loaded = configs_loaded
+        """Waits until the configs being read of these topics are known."""
 
 
 async def produce(version: int, acks: int, timeout_ms: int, client_id: str | None,
@@ -115,6 +122,8 @@ async def produce(version: int, acks: int, timeout_ms: int, client_id: str | Non
     if acks not in (-1, 0, 1):
         return [a if a is not None else ProduceAnswer(p.topic, p.partition, INVALID_REQUIRED_ACKS)
                 for a, p in zip(answers, partitions, strict=True)]
+    if target is not None and target.configs_loaded is not None and inspected:
+        await target.configs_loaded({partitions[i].topic for i in inspected})
     pending: dict[int, PendingAppend] = {}
     for i, entries in inspected.items():
         p = partitions[i]
@@ -163,7 +172,7 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
         _failed(target, tp, "java.lang.NullPointerException")
         return error(int(Errors.UNKNOWN_SERVER_ERROR), log_start_offset=LOG_START_OFFSET)
     try:
-        count = record_sets.validate(p.records, entries)
+        count = record_sets.validate(p.records, entries, target.max_message_bytes(p.topic))
     except RecordSetError as e:
         if e.error == record_sets.INVALID_RECORD:  # LogValidator's RecordValidationException: message and log start
             _failed(target, tp, f"org.apache.kafka.common.InvalidRecordException: {e}")

@@ -20,10 +20,12 @@ from zkcontroller.broker.control_plane import BrokerControlPlane, PartitionRole
 from zkcontroller.broker.delayed_produce import ProduceWaiters
 from zkcontroller.broker.fetch_session import FetchManager, FetchSessionCache
 from zkcontroller.broker.leader_and_isr_log import FETCHER_MANAGER_LOGGER, LeaderAndIsrLog, removed_fetcher_line
+from zkcontroller.broker.log_config import LogDefaults
 from zkcontroller.broker.partition import IsrProposal, Partition
-from zkcontroller.broker.produce import DEFAULT_MIN_INSYNC_REPLICAS, ProduceTarget
+from zkcontroller.broker.produce import ProduceTarget
 from zkcontroller.broker.producer_state import DEFAULT_PRODUCER_ID_EXPIRATION_MS, expire_producers
 from zkcontroller.broker.replica_fetcher import ReplicaFetcher
+from zkcontroller.broker.topic_config_manager import TopicConfigManager
 from zkcontroller.model import Broker, LeaderAndIsr, TopicPartition, sorted_partitions
 from zkcontroller.protocol.control_requests import (
     AnyControlRequest,
@@ -51,7 +53,8 @@ class ReplicaManager:
     def __init__(self, control_plane: BrokerControlPlane, transport: BrokerTransport, runtime: Runtime,
                  config: ReplicationConfig | None = None, *, zk: Callable[[], KafkaZkClient | None] = lambda: None,
                  isr_manager: IsrManager | None = None,
-                 recovered_logs: Mapping[TopicPartition, tuple[int, int]] | None = None) -> None:
+                 recovered_logs: Mapping[TopicPartition, tuple[int, int]] | None = None,
+                 log_defaults: LogDefaults | None = None) -> None:
         self.control_plane = control_plane
         self.broker_id = control_plane.broker_id
         self.transport = transport
@@ -76,8 +79,12 @@ class ReplicaManager:
         self.produce_waiters = ProduceWaiters()
         """acks=-1 produce requests waiting for replication; woken where the HW moves up or leadership, the ISR or
         the replica changes."""
-        self.min_insync_replicas: Callable[[str], int] = lambda _topic: DEFAULT_MIN_INSYNC_REPLICAS
-        """A topic's ``min.insync.replicas``: brokers here learn no topic configs, so Kafka's broker default."""
+        self.topic_configs = TopicConfigManager(self.broker_id, zk, runtime, log_defaults)
+        """The configs of the topics this broker has logs of, read at log creation and on change notifications."""
+        self.min_insync_replicas: Callable[[str], int] = self.topic_configs.min_insync_replicas
+        """A topic's ``min.insync.replicas``: its override, else the broker's (server.properties, else 1)."""
+        self._created_topics: set[str] = set()
+        self._config_task: asyncio.Task[None] | None = None
         self.producer_id_expiration_ms = DEFAULT_PRODUCER_ID_EXPIRATION_MS
         """``transactional.id.expiration.ms``: idempotent producers' entries expire this long after their last batch."""
         self._fetchers_paused = False
@@ -116,13 +123,18 @@ class ReplicaManager:
         return ProduceTarget(partition=self._partitions.get, runtime=self.runtime,
                              offline=lambda: self.control_plane.offline_partitions,
                              waiters=self.produce_waiters,
-                             min_insync_replicas=self.min_insync_replicas, broker_id=self.broker_id)
+                             min_insync_replicas=self.min_insync_replicas, broker_id=self.broker_id,
+                             max_message_bytes=self.topic_configs.max_message_bytes,
+                             configs_loaded=self.topic_configs.wait_loaded)
 
     # ------------------------------------------------------------------ lifecycle
 
     def startup(self) -> None:
         """Start the ``isr-expiration`` task and the ISR manager (Kafka's ``ReplicaManager.startup``), and the
-        producer-id expiration (Kafka's per-log ``PeriodicProducerExpirationCheck``)."""
+        producer-id expiration (Kafka's per-log ``PeriodicProducerExpirationCheck``) and the topic config changes'
+        watch (Kafka's ``DynamicConfigManager.startup``)."""
+        if self._config_task is None:
+            self._config_task = self.runtime.spawn(self.topic_configs.startup(), f"config-manager-{self.broker_id}")
         if self._tasks:
             return
         self._tasks.append(self.runtime.spawn(expire_producers(
@@ -136,6 +148,10 @@ class ReplicaManager:
         for task in self._tasks:
             task.cancel()
         self._tasks.clear()
+        if self._config_task is not None:
+            self._config_task.cancel()
+            self._config_task = None
+        self.topic_configs.shutdown()
         self.isr_manager.shutdown()
         for fetcher in self.fetchers.values():
             fetcher.shutdown()
@@ -173,6 +189,8 @@ class ReplicaManager:
                     else:
                         self._apply_leadership(tp, lines)
                 self._shutdown_idle_fetchers()
+                self.topic_configs.logs_created(self._created_topics)  # LogManager reads the topic's config
+                self._created_topics.clear()
                 if lines is not None:
                     lines.write(self.runtime.now_ms() - start_ms, self._alive_broker,
                                 self.config.replica_fetching and not self.shutting_down,
@@ -182,6 +200,9 @@ class ReplicaManager:
                 for tp in accepted:
                     self._stop_replica(tp, tp in deleted)
                 self._shutdown_idle_fetchers()
+                hosted = {tp.topic for tp in self._partitions}
+                for topic in {tp.topic for tp in deleted} - hosted:  # the topic's last log is gone
+                    self.topic_configs.forget(topic)
             return response
 
     def _apply_leadership(self, tp: TopicPartition, lines: LeaderAndIsrLog | None = None) -> None:
@@ -217,6 +238,7 @@ class ReplicaManager:
         if partition is None:
             partition = self._partitions[tp] = Partition(tp, self.broker_id, self.config.replica_lag_time_max_ms)
             partition.on_high_watermark_increase = self.produce_waiters.wake
+            self._created_topics.add(tp.topic)
             if tp in self._recovered:
                 partition.log_end_offset, partition.high_watermark = self._recovered.pop(tp)
         return partition

@@ -13,7 +13,7 @@ header or body closes the connection (`CloseConnection`), never the broker.
 ListOffsets is answered from the replica manager's logs (`list_offsets`). DeleteTopics, like CreateTopics, needs
 the admin layer and is a callable the process assembly injects; it waits on this broker's metadata cache
 (`delayed_delete_topics`). So are CreatePartitions (admin layer), ElectLeaders and Alter/ListPartitionReassignments
-(this broker's controller): `AdminHandlers`.
+(this broker's controller): `AdminHandlers`. DescribeConfigs reads ZooKeeper: also injected (`describe_configs`).
 
 Metadata auto-creates the topics it names that do not exist, when the request allows it and the broker's
 ``auto.create.topics.enable`` is on (Kafka's ``AutoTopicCreationManager``): the creation itself (replica placement
@@ -39,6 +39,7 @@ from zkcontroller.broker.producer_ids import UNKNOWN_SERVER_ERROR, ProducerIdMan
 from zkcontroller.protocol.control_requests import ApiKey, ControlResponse, Errors
 from zkcontroller.protocol.inter_broker import AlterIsrResponse, ControlledShutdownResponse, FetchResponse
 from zkcontroller.protocol.wire import client_apis, control_codec
+from zkcontroller.protocol.wire import describe_configs as describe_configs_wire
 from zkcontroller.protocol.wire.client_apis import (
     ALTER_PARTITION_REASSIGNMENTS,
     API_VERSIONS,
@@ -87,6 +88,9 @@ unused)."""
 ListReassignmentsHandler = Callable[[list[tuple[str, int]] | None],
                                     Awaitable[list[OngoingReassignment] | PartitionError]]
 """Partitions or None for all -> those being reassigned, or a top-level error."""
+DescribeConfigsHandler = Callable[[describe_configs_wire.DescribeConfigsQuery],
+                                  Awaitable[list[describe_configs_wire.ConfigResourceResult]]]
+"""A DescribeConfigs request -> one result per resource, in order (`cluster.describe_configs`)."""
 
 
 @dataclass(frozen=True)
@@ -140,7 +144,8 @@ class KafkaApis:
                  auto_create_topics: TopicAutoCreator | None = None,
                  delete_topics: DeleteTopicsHandler | None = None, admin: AdminHandlers = AdminHandlers(),
                  replica_manager: Callable[[], ReplicaManager | None] = lambda: None,
-                 producer_ids: ProducerIdManager | None = None) -> None:
+                 producer_ids: ProducerIdManager | None = None,
+                 describe_configs: DescribeConfigsHandler | None = None) -> None:
         self.broker_id = broker_id
         self._control_handler = control_handler
         self._metadata_cache = metadata_cache
@@ -155,6 +160,8 @@ class KafkaApis:
         self._replica_manager = replica_manager
         self.producer_ids = producer_ids
         """InitProducerId's id blocks, claimed in ZooKeeper: provided by the process assembly (or not)."""
+        self.describe_configs = describe_configs
+        """DescribeConfigs reads topic configs from ZooKeeper: provided by the process assembly (or not)."""
         self._topics_being_created: set[str] = set()
         """Kafka's ``inflightTopics``: another Metadata naming one of them meanwhile gets UNKNOWN_TOPIC_OR_PARTITION."""
         self._metadata_cache_key: tuple[MetadataSnapshot, str | None] | None = None
@@ -184,6 +191,8 @@ class KafkaApis:
         versions[client_apis.PRODUCE] = client_apis.PRODUCE_VERSIONS
         if self.producer_ids is not None:
             versions[client_apis.INIT_PRODUCER_ID] = client_apis.INIT_PRODUCER_ID_VERSIONS
+        if self.describe_configs is not None:
+            versions[describe_configs_wire.DESCRIBE_CONFIGS] = describe_configs_wire.DESCRIBE_CONFIGS_VERSIONS
         for key in CONTROL_APIS:
             spec = INTER_BROKER_APIS[key]
             versions[key] = (spec.min_version, spec.max_version)
@@ -268,6 +277,9 @@ class KafkaApis:
             return self._list_offsets(version, client_apis.decode_body(key, version, payload, offset))
         if key == client_apis.INIT_PRODUCER_ID and self.producer_ids is not None:
             return await self._init_producer_id(header, client_apis.decode_body(key, version, payload, offset))
+        if key == describe_configs_wire.DESCRIBE_CONFIGS and self.describe_configs is not None:
+            query = describe_configs_wire.decode_request(version, payload, offset)
+            return describe_configs_wire.encode_response(version, await self.describe_configs(query))
         return await self._control(header, payload, offset)
 
     async def _init_producer_id(self, header: RequestHeader, request: Any) -> bytes:

@@ -90,7 +90,7 @@ class BrokerProcess:
         return BrokerConfig(broker_id=p.broker_id, host=p.advertised.host, port=p.advertised.port, rack=p.rack,
                             controller=p.controller, session_timeout_ms=p.session_timeout_ms,
                             replication=p.replication, auto_create=p.auto_create,
-                            extra={"log.dirs": ",".join(p.log_dirs)})
+                            extra={"log.dirs": ",".join(p.log_dirs)}, static_configs=p.given)
 
     async def startup(self) -> None:
         p = self.props

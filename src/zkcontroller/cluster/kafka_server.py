@@ -16,6 +16,7 @@ from typing import Any
 
 from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.broker.control_plane import BrokerControlPlane
+from zkcontroller.broker.log_config import LogDefaults
 from zkcontroller.broker.replica_manager import ReplicaManager
 from zkcontroller.cluster.controlled_shutdown import GiveUp, controlled_shutdown
 from zkcontroller.controller.config import ControllerConfig
@@ -93,6 +94,10 @@ class BrokerConfig:
     """replica.lag.time.max.ms, replica.fetch.*, inter.broker.protocol.version (the replica manager's)."""
     auto_create: AutoCreateConfig = field(default_factory=AutoCreateConfig)
     extra: dict[str, str] = field(default_factory=dict)
+    static_configs: dict[str, str] = field(default_factory=dict)
+    """server.properties as given (a broker process; empty in-process: every default). The topic defaults
+    (``message.max.bytes``, ``min.insync.replicas``, ``log.retention.*``...) come from it, and DescribeConfigs
+    shows it for this broker."""
 
     @property
     def log_dirs(self) -> tuple[str, ...]:
@@ -156,7 +161,8 @@ class KafkaServer:
         self.control_plane = BrokerControlPlane(self.broker_id, epoch, log_dirs=self.config.log_dirs)
         self.replica_manager = ReplicaManager(self.control_plane, self.transport, runtime, self.config.replication,
                                               zk=lambda: self.zk,
-                                              recovered_logs=self.recovered_logs)
+                                              recovered_logs=self.recovered_logs,
+                                              log_defaults=LogDefaults.from_properties(self.config.static_configs))
         self.replica_manager.startup()
         self.transport.register(self.broker_id, self.handle_request)
         self.controller = KafkaController(
@@ -225,6 +231,8 @@ class KafkaServer:
         elif state is SessionState.CONNECTED and self._was_disconnected:
             self._was_disconnected = False
             self.controller.on_session_reconnected()
+            if self.replica_manager is not None:
+                self.replica_manager.topic_configs.on_session_reconnected()
         elif state is SessionState.EXPIRED and self._reinit is None:
             self._reinit = self.runtime.spawn(self._reinitialize_session(), f"zk-session-reinit-{self.broker_id}")
 
@@ -246,6 +254,8 @@ class KafkaServer:
             self.zk.replace_session(ReconnectingSession(session))
             self._watch_session(session)
             self.controller.after_initializing_session()
+            if self.replica_manager is not None:
+                self.replica_manager.topic_configs.on_session_reconnected()
         finally:
             self._reinit = None
 

@@ -2,9 +2,10 @@
 
 `broker_apis` is the one place that wires a `KafkaServer` to `KafkaApis` (the metadata cache, the cluster id,
 CreateTopics, Metadata's topic auto-creation, DeleteTopics, CreatePartitions, ElectLeaders, the reassignment
-APIs and InitProducerId's producer id blocks); `BrokerListener` binds it on a port for an in-process broker, so
-``zkcontroller cluster`` answers kcat and kafka-python as broker processes do. It binds before the broker
-registers, so the broker registers the port it really listens on, and the host clients should use (`advertised_host`).
+APIs, InitProducerId's producer id blocks and DescribeConfigs); `BrokerListener` binds it on a port for an
+in-process broker, so ``zkcontroller cluster`` answers kcat and kafka-python as broker processes do. It binds
+before the broker registers, so the broker registers the port it really listens on, and the host clients should
+use (`advertised_host`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from zkcontroller.broker.request_handler import AdminHandlers, CloseConnection, 
 from zkcontroller.cluster.create_partitions import create_partitions_handler
 from zkcontroller.cluster.create_topics import MetadataTopicCreator, create_topics_handler
 from zkcontroller.cluster.delete_topics import delete_topics_handler
+from zkcontroller.cluster.describe_configs import describe_configs_handler
 from zkcontroller.cluster.elect_leaders import elect_leaders_handler
 from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.cluster.reassignments import alter_reassignments_handler, list_reassignments_handler
@@ -78,7 +80,8 @@ def broker_apis(broker_id: int, server: Callable[[], KafkaServer | None],
                                          alter_reassignments=alter_reassignments_handler(server),
                                          list_reassignments=list_reassignments_handler(server)),
                      replica_manager=lambda: current.replica_manager if (current := server()) is not None else None,
-                     producer_ids=ProducerIdManager(broker_id, lambda: current.zk if (current := server()) else None))
+                     producer_ids=ProducerIdManager(broker_id, lambda: current.zk if (current := server()) else None),
+                     describe_configs=describe_configs_handler(server))
 
 
 @dataclass(frozen=True)

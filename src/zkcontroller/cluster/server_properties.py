@@ -17,11 +17,13 @@ from typing import Any
 
 from zkcontroller.admin.java_numbers import java_parse_int
 from zkcontroller.broker.config import ReplicationConfig
+from zkcontroller.broker.log_config import BROKER_LOG_PROPERTIES, parse_broker_log_properties
 from zkcontroller.cluster.kafka_server import AutoCreateConfig
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.coordination.connect_string import parse_connect_string
 from zkcontroller.protocol.ibp import DEFAULT_IBP, ibp_at_least, request_versions
 from zkcontroller.zk.config_values import JAVA_TRIM, parse_boolean
+from zkcontroller.zk.log_config_def import TopicConfigError
 
 log = logging.getLogger("kafka.server.KafkaConfig")
 
@@ -155,6 +157,8 @@ class BrokerProperties:
     connection_setup_timeout_max_ms: int = 127000
     """``socket.connection.setup.timeout.ms`` and ``.max.ms``: the controller's connection setup bounds."""
     unknown: dict[str, str] = field(default_factory=dict)
+    given: dict[str, str] = field(default_factory=dict)
+    """Every property as given (overrides applied): the broker's static configs, as DescribeConfigs shows them."""
 
     @property
     def control_request_versions(self) -> dict[int, int]:
@@ -231,6 +235,7 @@ _KNOWN = {
     "transaction.state.log.num.partitions", "transaction.state.log.replication.factor",
     "transaction.state.log.min.isr", "transaction.state.log.segment.bytes",
     "socket.connection.setup.timeout.ms", "socket.connection.setup.timeout.max.ms",
+    *BROKER_LOG_PROPERTIES,
 }
 
 
@@ -315,6 +320,10 @@ def broker_properties(props: dict[str, str], overrides: Iterable[str] = ()) -> B
         request_timeout_ms=num("request.timeout.ms", 30000, 1),
         inter_broker_listener_name="PLAINTEXT", inter_broker_protocol_version=ibp,
     )
+    try:
+        parse_broker_log_properties(props)  # the topic defaults: used once the broker runs, refused now
+    except TopicConfigError as e:
+        raise ConfigError(str(e)) from None
     metrics = props.get("metrics.prometheus.port")
     rack = text("broker.rack", "") or None
     return BrokerProperties(
@@ -339,7 +348,7 @@ def broker_properties(props: dict[str, str], overrides: Iterable[str] = ()) -> B
                                           get("socket.connection.setup.timeout.ms", "10000")),
         connection_setup_timeout_max_ms=_long("socket.connection.setup.timeout.max.ms",
                                               get("socket.connection.setup.timeout.max.ms", "127000")),
-        unknown=unknown,
+        unknown=unknown, given=dict(props),
     )
 
 

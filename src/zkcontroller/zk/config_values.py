@@ -7,6 +7,7 @@ one way; each caller raises its own error class with ConfigException's wording.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 
 JAVA_TRIM = "".join(map(chr, range(0x21)))
@@ -56,3 +57,22 @@ def parse_boolean(name: str, value: str, error: Callable[[str], Exception] = Con
     if java_equals_ignore_case(trimmed, "false"):
         return False
     raise error(config_exception_message(name, value, "Expected value to be either true or false"))
+
+
+INT_MIN = -(2**31)
+INT_MAX = 2**31 - 1
+
+
+def java_parse_int(text: str, bits: int = 32) -> int | None:
+    """``Integer.parseInt(text)`` (``Long.parseLong`` with ``bits=64``), or None where Java throws
+    ``NumberFormatException``."""
+    digits = text[1:] if text[:1] in ("+", "-") else text
+    if not digits:
+        return None
+    value = 0
+    for c in digits:
+        if ord(c) > 0xFFFF or not c.isdecimal():  # isdecimal: category Nd, Character.isDigit's set
+            return None
+        value = value * 10 + unicodedata.decimal(c)
+    value = -value if text[0] == "-" else value
+    return value if -(2 ** (bits - 1)) <= value < 2 ** (bits - 1) else None

@@ -31,6 +31,7 @@ from crc32c import crc32c
 
 CORRUPT_MESSAGE = 2
 INVALID_RECORD = 87
+RECORD_TOO_LARGE = 10
 UNSUPPORTED_COMPRESSION_TYPE = 76
 LOG_OVERHEAD = 12
 """Offset (int64) and size (int32) before every entry, batch or legacy message."""
@@ -100,10 +101,14 @@ def inspect(data: bytes | memoryview, produce_version: int) -> list[Entry]:
     return entries
 
 
-def validate(data: bytes | memoryview, entries: list[Entry]) -> int:
-    """Check each entry as the log's append does; the number of offsets the record set takes."""
+def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int | None = None) -> int:
+    """Check each entry as the log's append does; the number of offsets the record set takes. ``max_batch_size``:
+    the topic's ``max.message.bytes``, which no entry (offset and size fields included) may exceed."""
     buf = memoryview(data)
     for e in entries:  # Log.analyzeAndValidateRecords: sizes and CRCs, before LogValidator looks at any entry
+        if max_batch_size is not None and e.size > max_batch_size:
+            raise RecordSetError(RECORD_TOO_LARGE, f"The record batch size in the append is {e.size} bytes which "
+                                                   f"exceeds the maximum configured value of {max_batch_size}.")
         _check_integrity(buf[e.start:e.start + e.size], e.magic)
     count = 0
     for e in entries:

@@ -1,0 +1,183 @@
+"""How a broker learns its topics' configs (Kafka 2.8.2's ``LogManager`` log creation, ``DynamicConfigManager``
+and ``TopicConfigHandler``, ZooKeeper mode).
+
+When a LeaderAndIsr creates a topic's first local log, the broker reads ``/config/topics/<topic>`` (Kafka's
+``adminZkClient.fetchEntityConfig``) and keeps the topic's `LogConfig`: its overrides over the broker's defaults
+from server.properties. Afterwards it follows ``/config/changes/config_change_<n>``: a notification naming
+``topics/<t>`` for a topic it keeps re-reads that topic's node (Kafka's ``TopicConfigHandler.processConfigChanges``,
+``LogManager.updateTopicConfig``). Kafka reads the node before the LeaderAndIsr is answered; here the read runs
+just after (control requests are answered synchronously), and Produce waits for a read still under way
+(`wait_loaded`), so no append is judged by the wrong limits.
+
+A malformed node, or one whose value ConfigDef refuses, is logged with its path and the topic keeps the config it
+had (the broker defaults if it had none); it is still followed, so a later good change applies. A notification
+that cannot be decoded is logged and skipped. The watch is re-armed after a reconnection and on a new session,
+and notifications are left in place: the config command and the controller here do not purge them either.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable
+
+from zkcontroller.broker.log_config import LogConfig, LogDefaults
+from zkcontroller.coordination.api import WatchedEvent
+from zkcontroller.coordination.errors import ZkError
+from zkcontroller.runtime.runtime import Runtime
+from zkcontroller.zk import paths
+from zkcontroller.zk.config_changes import newest_config_change, read_config_changes
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+from zkcontroller.zk.log_config_def import TopicConfigError
+
+log = logging.getLogger("kafka.server.DynamicConfigManager")
+
+
+class TopicConfigManager:
+    """The topic configs one broker keeps (for the topics it has logs of), and their upkeep."""
+
+    def __init__(self, broker_id: int, zk: Callable[[], KafkaZkClient | None], runtime: Runtime,
+                 defaults: LogDefaults | None = None) -> None:
+        self.broker_id = broker_id
+        self._zk = zk
+        self.runtime = runtime
+        self.defaults = defaults or LogDefaults.from_properties()
+        self._default_config = LogConfig(self.defaults.values)
+        self._configs: dict[str, LogConfig] = {}
+        self._loading: dict[str, asyncio.Task[None]] = {}
+        self._last_change = ""
+        self._watching = False
+        self._processing: asyncio.Task[None] | None = None
+        self._again = False
+
+    # ------------------------------------------------------------------ what the broker reads
+
+    def config(self, topic: str) -> LogConfig:
+        """The topic's config; the broker defaults for a topic not (yet) known."""
+        return self._configs.get(topic, self._default_config)
+
+    def min_insync_replicas(self, topic: str) -> int:
+        return self.config(topic).min_insync_replicas
+
+    def max_message_bytes(self, topic: str) -> int:
+        return self.config(topic).max_message_bytes
+
+    @property
+    def topics(self) -> list[str]:
+        return sorted(self._configs)
+
+    # ------------------------------------------------------------------ log creation and removal
+
+    def logs_created(self, topics: Iterable[str]) -> None:
+        """New local logs of ``topics`` (a LeaderAndIsr): read their configs (a topic recreated since gets its
+        new config too)."""
+        wanted = sorted(set(topics))
+        if not wanted or self._zk() is None:
+            return
+        task = self.runtime.spawn(self._load(wanted), f"topic-configs-{self.broker_id}")
+        for topic in wanted:
+            self._loading[topic] = task
+        task.add_done_callback(lambda done: self._loaded(wanted, done))
+
+    def _loaded(self, topics: list[str], done: asyncio.Task[None]) -> None:
+        for topic in topics:
+            if self._loading.get(topic) is done:
+                del self._loading[topic]
+
+    async def wait_loaded(self, topics: Iterable[str]) -> None:
+        """Until the reads under way for ``topics`` are done (at once when none is)."""
+        pending = {self._loading[t] for t in topics if t in self._loading}
+        if pending:
+            await asyncio.wait(pending)
+
+    def forget(self, topic: str) -> None:
+        """The topic's last local log is gone (StopReplica with delete): its config is no longer kept."""
+        self._configs.pop(topic, None)
+
+    async def _load(self, topics: list[str]) -> None:
+        zk = self._zk()
+        if zk is None:
+            return
+        try:
+            read = await zk.get_topic_configs(topics)
+        except ZkError as e:
+            log.error("[DynamicConfigManager broker=%d] Cannot read the configs of topics %s: %s; they keep the "
+                      "configs they had", self.broker_id, ",".join(topics), e)
+            return
+        for path, error in sorted(read.malformed.items()):
+            log.error("[DynamicConfigManager broker=%d] Ignoring the malformed topic config %s: %s", self.broker_id,
+                      path, error.reason)
+        for topic in topics:
+            if paths.topic_config_path(topic) in read.malformed:
+                self._configs.setdefault(topic, self._default_config)  # still followed: a later fix is applied
+                continue
+            self._apply(topic, read.values.get(topic, {}))
+
+    def _apply(self, topic: str, overrides: dict[str, str]) -> None:
+        try:
+            self._configs[topic] = LogConfig.from_overrides(self.defaults, overrides)
+        except TopicConfigError as e:
+            log.error("[DynamicConfigManager broker=%d] Ignoring the config of topic %s (%s): %s", self.broker_id,
+                      topic, paths.topic_config_path(topic), e)
+            self._configs.setdefault(topic, self._default_config)
+
+    # ------------------------------------------------------------------ /config/changes
+
+    async def startup(self) -> None:
+        """Watch ``/config/changes``, starting after the newest notification there: the configs of logs created
+        from now on are read whole at creation."""
+        zk = self._zk()
+        if zk is None:
+            return
+        self._watching = True
+        try:
+            self._last_change = await newest_config_change(zk, self._on_watch)
+        except ZkError as e:
+            log.error("[DynamicConfigManager broker=%d] Cannot watch /config/changes: %s", self.broker_id, e)
+
+    def shutdown(self) -> None:
+        self._watching = False
+        if self._processing is not None:
+            self._processing.cancel()
+        for task in set(self._loading.values()):
+            task.cancel()
+
+    def on_session_reconnected(self) -> None:
+        """Re-arm the watch and read what was written meanwhile (a new session's watches start empty)."""
+        self._schedule()
+
+    def _on_watch(self, _event: WatchedEvent) -> None:
+        self._schedule()
+
+    def _schedule(self) -> None:
+        if not self._watching:
+            return
+        if self._processing is not None and not self._processing.done():
+            self._again = True
+            return
+        self._processing = self.runtime.spawn(self._process(), f"config-changes-{self.broker_id}")
+
+    async def _process(self) -> None:
+        self._again = True
+        while self._again and self._watching:
+            self._again = False
+            zk = self._zk()
+            if zk is None:
+                return
+            try:
+                changes = await read_config_changes(zk, self._last_change, self._on_watch)
+            except ZkError as e:
+                log.error("[DynamicConfigManager broker=%d] Cannot read /config/changes: %s", self.broker_id, e)
+                return
+            self._last_change = changes.last_sequence_number
+            for path, reason in changes.malformed.items():
+                log.error("[DynamicConfigManager broker=%d] Ignoring malformed config change notification %s: %s",
+                          self.broker_id, path, reason)
+            kept = [t for t in dict.fromkeys(changes.topics) if t in self._configs or t in self._loading]
+            if kept:
+                await self._load(kept)
+                for topic in kept:
+                    if topic in self._configs:
+                        rendered = ", ".join(f"{k} -> {v}" for k, v in sorted(self._configs[topic].overrides.items()))
+                        log.info("Processing override for entityPath: topics/%s with config: HashMap(%s)", topic,
+                                 rendered)

@@ -1,0 +1,166 @@
+"""DescribeConfigs from an admin client (Kafka 2.8.2's ``KafkaApis.handleDescribeConfigsRequest`` and
+``ConfigHelper.describeConfigs``, ZooKeeper mode), for a broker process or an in-process listener.
+
+Any broker answers, for each resource in request order (`broker.config_helper` builds the entries):
+
+- TOPIC: an invalid name is INVALID_TOPIC_EXCEPTION with ``Topic.validate``'s message; a topic this broker's
+  metadata cache does not know UNKNOWN_TOPIC_OR_PARTITION (no message); else the topic's configs, its overrides
+  read from ``/config/topics/<topic>`` (as Kafka's ``ZkConfigRepository``) over this broker's defaults. A
+  malformed node or a value ConfigDef refuses is UNKNOWN_SERVER_ERROR (logged; no message, as Kafka sends none).
+- BROKER: this broker's id gives its configs; the empty name the cluster-wide dynamic defaults of
+  ``/config/brokers/<default>`` (source DYNAMIC_DEFAULT_BROKER_CONFIG); another id is INVALID_REQUEST "Unexpected
+  broker id, expected <id> or empty string, but received <name>", a name that is no integer INVALID_REQUEST
+  "Broker id must be an integer, but it is: <name>".
+- BROKER_LOGGER: this broker's id lists its ``kafka.*`` loggers and ``root`` with their effective levels (Kafka's
+  ``Log4jController.loggers``); the empty name or another id is INVALID_REQUEST.
+- any other resource type makes the whole request fail, as Kafka's handler throws: every resource answers
+  INVALID_REQUEST with ``Errors``' own message.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from zkcontroller.broker.config_helper import (
+    BROKER_CONFIG_DEFAULTS,
+    BROKER_LOGGER_RESOURCE,
+    BROKER_RESOURCE,
+    CONFIG_TYPES,
+    DYNAMIC_BROKER_CONFIGS,
+    DYNAMIC_DEFAULT_BROKER_CONFIG,
+    TOPIC_RESOURCE,
+    describe_broker,
+    describe_topic,
+)
+from zkcontroller.broker.log_config import LogDefaults
+from zkcontroller.broker.request_handler import DescribeConfigsHandler
+from zkcontroller.cluster.kafka_server import KafkaServer
+from zkcontroller.protocol.control_requests import Errors
+from zkcontroller.protocol.wire.describe_configs import (
+    ConfigEntry,
+    ConfigResourceQuery,
+    ConfigResourceResult,
+    DescribeConfigsQuery,
+    Synonym,
+)
+from zkcontroller.zk import paths
+from zkcontroller.zk.config_values import java_parse_int
+from zkcontroller.zk.log_config_def import TopicConfigError
+from zkcontroller.zk.topic_names import topic_name_problem
+
+log = logging.getLogger("kafka.server.ConfigHelper")
+
+INVALID_REQUEST_MESSAGE = ("This most likely occurs because of a request being malformed by the client library or "
+                           "the message was sent to an incompatible broker. See the broker logs for more details.")
+DYNAMIC_BROKER_LOGGER_CONFIG = 6
+
+
+class _Refused(Exception):
+    """An ``ApiException``: the resource answers ``error`` with this message (logged at INFO)."""
+
+    def __init__(self, error: int, message: str | None) -> None:
+        super().__init__(message)
+        self.error = error
+        self.message = message
+
+
+def describe_configs_handler(server: Callable[[], KafkaServer | None]) -> DescribeConfigsHandler:
+    async def describe(query: DescribeConfigsQuery) -> list[ConfigResourceResult]:
+        unexpected = [r for r in query.resources
+                      if r.resource_type not in (TOPIC_RESOURCE, BROKER_RESOURCE, BROKER_LOGGER_RESOURCE)]
+        if unexpected:
+            r = unexpected[0]
+            log.info("Error when handling DescribeConfigs: org.apache.kafka.common.errors.InvalidRequestException: "
+                     "Unexpected resource type %s for resource %s", _type_name(r.resource_type), r.resource_name)
+            return [ConfigResourceResult(q.resource_type, q.resource_name, int(Errors.INVALID_REQUEST),
+                                         INVALID_REQUEST_MESSAGE) for q in query.resources]
+        return [await _describe_one(server(), r, query.include_synonyms) for r in query.resources]
+
+    return describe
+
+
+def _type_name(resource_type: int) -> str:
+    return {TOPIC_RESOURCE: "TOPIC", BROKER_RESOURCE: "BROKER", BROKER_LOGGER_RESOURCE: "BROKER_LOGGER"}.get(
+        resource_type, "UNKNOWN")
+
+
+async def _describe_one(server: KafkaServer | None, r: ConfigResourceQuery,
+                        include_synonyms: bool) -> ConfigResourceResult:
+    try:
+        entries = await _entries(server, r, include_synonyms)
+    except _Refused as e:
+        if e.message is not None:
+            log.info("Error processing describe configs request for resource %s: %s", r, e.message)
+        return ConfigResourceResult(r.resource_type, r.resource_name, e.error, e.message)
+    except Exception as e:  # not an ApiException: UNKNOWN_SERVER_ERROR, no message (ApiError.fromThrowable)
+        log.error("Error processing describe configs request for resource %s: %s: %s", r, type(e).__name__, e)
+        return ConfigResourceResult(r.resource_type, r.resource_name, int(Errors.UNKNOWN_SERVER_ERROR))
+    return ConfigResourceResult(r.resource_type, r.resource_name, configs=tuple(entries))
+
+
+async def _entries(server: KafkaServer | None, r: ConfigResourceQuery, include_synonyms: bool) -> list[ConfigEntry]:
+    if server is None or server.zk is None or server.control_plane is None:
+        raise RuntimeError("the broker has not started")
+    static = server.config.static_configs
+    if r.resource_type == TOPIC_RESOURCE:
+        problem = topic_name_problem(r.resource_name)
+        if problem is not None:
+            raise _Refused(int(Errors.INVALID_TOPIC_EXCEPTION), problem)
+        if not server.control_plane.metadata_cache.contains_topic(r.resource_name):
+            raise _Refused(int(Errors.UNKNOWN_TOPIC_OR_PARTITION), None)  # no exception in Kafka: not logged
+        overrides = await server.zk.get_entity_configs(paths.ConfigType.TOPIC, r.resource_name)
+        defaults = (server.replica_manager.topic_configs.defaults if server.replica_manager is not None
+                    else LogDefaults.from_properties(static))
+        try:
+            return describe_topic(defaults, overrides, include_synonyms=include_synonyms, keys=r.keys)
+        except TopicConfigError as e:  # ConfigException: not an ApiException
+            raise RuntimeError(f"{paths.topic_config_path(r.resource_name)}: {e}") from None
+    if r.resource_type == BROKER_RESOURCE:
+        if not r.resource_name:
+            defaults_node = await server.zk.get_broker_configs(paths.DEFAULT_ENTITY)
+            return _dynamic_defaults(defaults_node, include_synonyms, r.keys)
+        _check_broker_id(server.broker_id, r.resource_name, " or empty string,")
+        return describe_broker(static, include_synonyms=include_synonyms, keys=r.keys)
+    if not r.resource_name:
+        raise _Refused(int(Errors.INVALID_REQUEST), "Broker id must not be empty")
+    _check_broker_id(server.broker_id, r.resource_name, "")
+    return _loggers(r.keys)
+
+
+def _check_broker_id(broker_id: int, name: str, alternative: str) -> None:
+    """``resourceNameToBrokerId`` (``String.toInt``), then the id must be this broker's."""
+    parsed = java_parse_int(name)
+    if parsed is None:
+        raise _Refused(int(Errors.INVALID_REQUEST), f"Broker id must be an integer, but it is: {name}")
+    if parsed != broker_id:
+        raise _Refused(int(Errors.INVALID_REQUEST), f"Unexpected broker id, expected {broker_id}{alternative} but "
+                                                    f"received {name}")
+
+
+def _dynamic_defaults(configs: dict[str, str], include_synonyms: bool,
+                      keys: tuple[str, ...] | None) -> list[ConfigEntry]:
+    """``createBrokerConfigEntry(perBrokerConfig = false)`` over ``currentDynamicDefaultConfigs``."""
+    entries = []
+    for name, value in sorted(configs.items()):
+        if keys and name not in keys:
+            continue
+        known = BROKER_CONFIG_DEFAULTS.get(name)
+        shown = value if known is not None else None
+        synonym = Synonym(name, shown, DYNAMIC_DEFAULT_BROKER_CONFIG)
+        entries.append(ConfigEntry(name, shown, DYNAMIC_DEFAULT_BROKER_CONFIG,
+                                   read_only=name not in DYNAMIC_BROKER_CONFIGS, is_sensitive=known is None,
+                                   config_type=CONFIG_TYPES[known[0]] if known is not None else 0,
+                                   synonyms=(synonym,) if include_synonyms else ()))
+    return entries
+
+
+def _loggers(keys: tuple[str, ...] | None) -> list[ConfigEntry]:
+    """``Log4jController.loggers``: ``root`` and every ``kafka.*`` logger, with its effective level's name."""
+    names = sorted(n for n in logging.Logger.manager.loggerDict if n == "kafka" or n.startswith("kafka."))
+    levels = {"root": logging.getLogger().getEffectiveLevel()}
+    levels.update({n: logging.getLogger(n).getEffectiveLevel() for n in names})
+    java = {logging.DEBUG: "DEBUG", logging.INFO: "INFO", logging.WARNING: "WARN", logging.ERROR: "ERROR",
+            logging.CRITICAL: "FATAL"}
+    return [ConfigEntry(n, java.get(level, logging.getLevelName(level)), DYNAMIC_BROKER_LOGGER_CONFIG)
+            for n, level in levels.items() if not keys or n in keys]
