@@ -48,11 +48,11 @@ def test_unclean_elections_happen_and_every_invariant_holds() -> None:
 
 def test_electing_from_outside_the_isr_where_it_is_disabled_is_caught() -> None:
     """The controller reads every topic's config as unclean-enabled: its elections under a disabled config land."""
-    # 40 seeds, 60% of them: which seeds catch it moves with every change to the schedule (the brokers' topic
-    # config reads moved seeds 0-19 from 15 to 11 and seeds 20-39 to 13), the rate much less
-    results = [run(SCENARIO, seed, mutations=("unclean-read-as-enabled",)) for seed in range(40)]
+    # which seeds catch it moves with every change to the schedule (the brokers' topic config reads moved seeds
+    # 0-19 from 15 to 11): the bound is a rate well below what the runs give, not any run's figure
+    results = [run(SCENARIO, seed, mutations=("unclean-read-as-enabled",)) for seed in range(20)]
     caught = [r for r in results if any(v.invariant == "unclean-election-only-when-enabled" for v in r.violations)]
-    assert len(caught) >= 24, f"only {len(caught)}/40 seeds caught the mutation"
+    assert len(caught) >= 8, f"only {len(caught)}/20 seeds caught the mutation"
     assert all(v.invariant == "unclean-election-only-when-enabled" for r in caught for v in r.violations)
 
 
