@@ -32,15 +32,11 @@ from zkcontroller.controller.events import (
     UncleanLeaderElectionEnable,
 )
 from zkcontroller.controller.families import EventFamily, Handler
-from zkcontroller.coordination.errors import NoNodeError
 from zkcontroller.model import LeaderAndIsr
 from zkcontroller.zk import paths
+from zkcontroller.zk.config_changes import BROKER_ENTITY_PREFIX, newest_config_change, read_config_changes
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.znodes import UNCLEAN_LEADER_ELECTION_ENABLE
-from zkcontroller.zk.znodes.config import ConfigEntityChangeNotificationSequenceZNode as ConfigChangeZNode
-
-TOPIC_ENTITY_PREFIX = f"{paths.ConfigType.TOPIC}/"
-BROKER_ENTITY_PREFIX = f"{paths.ConfigType.BROKER}/"
 
 
 class UncleanElectionEvents(EventFamily):
@@ -58,11 +54,8 @@ class UncleanElectionEvents(EventFamily):
         """Watch the notifications; those already there were written before this tenure (the failover's
         election reads every topic's current config anyway)."""
         self.core.watches.register_child_handler(paths.CONFIG_CHANGES, ConfigChangeNotification)
-        try:
-            existing = await self.core.zk.get_notification_sequence_numbers(ConfigChangeZNode, self.core.on_watch)
-        except NoNodeError:  # brokers create it at start-up; a store without it has no notifications either
-            existing = []
-        self.last_sequence_number = max(existing, default="")
+        # brokers create /config/changes at start-up; a store without it has no notifications either
+        self.last_sequence_number = await newest_config_change(self.core.zk, self.core.on_watch)
         # Kafka's DynamicBrokerConfig.initialize: the broker's current dynamic configs; read at every failover
         # because only the active controller watches the notifications. No event: the partition state
         # machine's start-up elects the offline partitions with this value.
@@ -80,28 +73,18 @@ class UncleanElectionEvents(EventFamily):
         core = self.core
         if not core.is_active:
             return
-        try:
-            sequence_numbers = await core.zk.get_notification_sequence_numbers(ConfigChangeZNode, core.on_watch)
-        except NoNodeError:
-            return
-        new = sorted(n for n in sequence_numbers if n > self.last_sequence_number)
-        if not new:
-            return
-        self.last_sequence_number = new[-1]
-        read = await core.zk.read_notifications(ConfigChangeZNode, new)
-        for path, error in sorted(read.malformed.items()):
-            core.log.error(f"Ignoring malformed config change notification {path}: {error.reason}")
-        entities = [read.values[n] for n in new if n in read.values]
-        brokers = [e[len(BROKER_ENTITY_PREFIX):] for e in dict.fromkeys(entities) if e.startswith(BROKER_ENTITY_PREFIX)]
+        changes = await read_config_changes(core.zk, self.last_sequence_number, core.on_watch)
+        self.last_sequence_number = changes.last_sequence_number
+        for path, reason in changes.malformed.items():
+            core.log.error(f"Ignoring malformed config change notification {path}: {reason}")
+        brokers = changes.brokers
         for broker in brokers:
             if self._concerns_this_broker(broker):
                 was_enabled = core.dynamic_config.unclean_leader_election_enable
                 await self._update_broker_config(broker, log_override=True)
                 if core.dynamic_config.unclean_leader_election_enable and not was_enabled:
                     core.events.put(UncleanLeaderElectionEnable())
-        topics = sorted({entity[len(TOPIC_ENTITY_PREFIX):] for entity in entities
-                         if entity.startswith(TOPIC_ENTITY_PREFIX)})
-        for topic in topics:
+        for topic in sorted(set(changes.topics)):
             if await self._unclean_enabled(topic):
                 core.events.put(TopicUncleanLeaderElectionEnable(topic=topic))
 
