@@ -78,17 +78,26 @@ def _class_body(name: str) -> str:
     return _fast_body(_ranges(c for c in spaces if c < "\x80"), _ranges(c for c in spaces if c >= "\x80"))
 
 
-def java_regex(pattern: str) -> str:
+def java_regex(pattern: str, plain: bool = False) -> str:
     """``pattern`` (Python ``re`` syntax, the subset the templates use) with the same meaning in Java.
 
     ``\\d``, ``\\w``, ``\\s`` (and negations) become explicit Unicode classes, ``\\b`` a lookaround on
     Python's word class; compile the result with ``Pattern.UNIX_LINES`` so ``.`` and ``$`` treat only
     ``\\n`` as a line end, as Python does. Raises ValueError on syntax whose meanings differ (a bare ``[``
     inside a class is a nested class in Java, a literal in Python).
+
+    ``plain=True`` gives the variant for *plain* lines only (ASCII without U+001C-U+001F, see
+    ``KafkaLineParser``): there Java's own ASCII ``\\d``, ``\\w`` and ``\\s`` (one table lookup each) accept
+    exactly the characters Python's do, so the variant matches exactly what the full one matches.
     """
-    body = {c: _class_body(c) for c in "dws"}
-    inside = {**body, **{c.upper(): f"[^{b}]" for c, b in body.items()}}
-    outside = {**{c: f"[{b}]" for c, b in body.items()}, **{c.upper(): f"[^{b}]" for c, b in body.items()}}
+    if plain:
+        body = {c: f"\\{c}" for c in "dws"}
+        inside = {**body, **{c.upper(): f"\\{c.upper()}" for c in "dws"}}
+        outside = dict(inside)
+    else:
+        body = {c: _class_body(c) for c in "dws"}
+        inside = {**body, **{c.upper(): f"[^{b}]" for c, b in body.items()}}
+        outside = {**{c: f"[{b}]" for c, b in body.items()}, **{c.upper(): f"[^{b}]" for c, b in body.items()}}
     word = outside["w"]
     outside["b"] = f"(?:(?<={word})(?!{word})|(?<!{word})(?={word}))"
     out: list[str] = []
@@ -126,18 +135,44 @@ def java_regex(pattern: str) -> str:
     return "".join(out)
 
 
+HAND_WRITTEN = {
+    "LAYOUT_HEAD": r"^\[?(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)(?:[,.](\d{3})\d*)?(Z|[+-]\d\d:?\d\d)?\]?\s+"
+                   r"(TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\s+",
+    "LAYOUT_LOGGER": r"\(([A-Za-z_$][\w.$-]*)(?::\d+)?\)",
+    "LAYOUT": k.LAYOUT_HEAD + r"(.*?)\s*" + k.LAYOUT_LOGGER + r"(?:\s+\[[^\]]*\])?\s*$",
+    "PY_TRACEBACK": r"^(?:[ |+]*(?:Exception Group )?Traceback \(most recent call last\):"
+                    r"|During handling of the above exception|The above exception was the direct cause)",
+    "JAVA_EXCEPTION": r"^[a-zA-Z_$][\w$]*(?:\.[\w$]+)+(?:Exception|Error|Throwable)\b",
+    "CONTINUATION": r"^(?:\s+at |\s*\.\.\. \d+ more|\s*Caused by: |\s*Suppressed: |\s*\([\w.$]+\)\s*$"
+                    r"|[a-zA-Z_$][\w$]*(?:\.[\w$]+)+(?:Exception|Error|Throwable)\b)",
+    "IDENT": r"^\[([^\]]*)\][:,]? ?",
+    "IDENT_CONTROLLER": r"(?:[Cc]ontroller(?:Id=| id=| |-)|^Topic Deletion Manager )(\d+)",
+    "IDENT_EPOCH": r"epoch=(\d+)",
+    "IDENT_BROKER": r"^Broker id=(\d+)",
+    "TP_SPLIT": r"^\[?(.+)[,-](\d+)\]?$",
+    "INT_LIST": r"-?\d+",
+}
+"""The patterns ``KafkaLineParser``'s fast path implements by hand (or skips on a first character): exactly
+these, so a change to one of them in ``kafka_log_parser`` fails ``config_json`` until the Java follows."""
+
+
 @functools.cache
-def config_json() -> str:
-    """Everything the Java parser needs, from the Python parser's own definitions."""
+def config_json(fast_path: bool = True) -> str:
+    """Everything the Java parser needs, from the Python parser's own definitions.
+
+    ``fast_path=False`` turns off the parser's hand-written scanning and the plain-line regex variants
+    (``KafkaLineParser``'s regex-only path): the same rows, slower; kept so a test can prove the first.
+    """
     from zkcontroller.analytics import extract as x
 
     def find(pattern: str) -> dict[str, object]:
         """A pattern Java runs with find(): it skips to the first of its literal prefixes (when known), and a
         one-character lookahead speeds up the scan from there."""
-        return {"pattern": java_regex(k.fast_search(pattern)), "prefixes": list(k.literal_prefixes(pattern)),
-                "anchored": anchored(pattern)}
+        return {"pattern": java_regex(k.fast_search(pattern)), "plain": java_regex(k.fast_search(pattern), True),
+                "prefixes": list(k.literal_prefixes(pattern)), "anchored": anchored(pattern)}
 
-    templates = [{"kind": t.kind, "pattern": java_regex(t.pattern), "anchored": anchored(t.pattern), "groups": t.groups,
+    templates = [{"kind": t.kind, "pattern": java_regex(t.pattern), "plain": java_regex(t.pattern, True),
+                  "anchored": anchored(t.pattern), "groups": t.groups,
                   "extra": {name: find(rx) for name, rx in t.extra.items()}, "consts": t.consts,
                   "starts": list(t.starts), "needle": t.needle} for t in k.TEMPLATES]
     # The layout's message is the lazy gap between a head and a tail that starts with `\s*\(`: Java finds the
@@ -151,8 +186,14 @@ def config_json() -> str:
              "ident_controller": k.fast_search(k.IDENT_CONTROLLER), "ident_epoch": k.fast_search(k.IDENT_EPOCH),
              "ident_broker": k.IDENT_BROKER, "ident_partition": k.IDENT_PARTITION, "old_prefix": k.OLD_STATE_PREFIX,
              "tp_split": k.TP_SPLIT, "int_list": k.INT_LIST}
+    changed = [name for name, pattern in HAND_WRITTEN.items() if getattr(k, name) != pattern]
+    if changed:
+        raise ValueError(f"{', '.join(changed)} changed: update the fast path in KafkaLineParser.java and HAND_WRITTEN")
     return json.dumps({
+        "ident_partition_starts": list(k.literal_prefixes(k.IDENT_PARTITION)),
+        "old_prefix_starts": list(k.literal_prefixes(k.OLD_STATE_PREFIX)),
         "regex": {name: java_regex(rx) for name, rx in regex.items()},
+        "regex_plain": {name: java_regex(rx, True) for name, rx in regex.items()}, "fast_path": fast_path,
         "templates": templates,
         "sep": k.SEP, "state_change_logger": k.STATE_CHANGE_LOGGER, "python_spaces": _spaces(),
         "ok": x.OK, "rejected": x.REJECTED, "source_format": "kafka_log",
