@@ -172,7 +172,7 @@ def config_json(fast_path: bool = True) -> str:
                 "prefixes": list(k.literal_prefixes(pattern)), "anchored": anchored(pattern)}
 
     templates = [{"kind": t.kind, "pattern": java_regex(t.pattern), "plain": java_regex(t.pattern, True),
-                  "anchored": anchored(t.pattern), "groups": t.groups,
+                  "split": split_at_dot_star(t.pattern), "anchored": anchored(t.pattern), "groups": t.groups,
                   "extra": {name: find(rx) for name, rx in t.extra.items()}, "consts": t.consts,
                   "starts": list(t.starts), "needle": t.needle} for t in k.TEMPLATES]
     # The layout's message is the lazy gap between a head and a tail that starts with `\s*\(`: Java finds the
@@ -205,6 +205,62 @@ def config_json(fast_path: bool = True) -> str:
         "fields": [*k.PARSED_FIELDS, "tp"],
         "int_fields": list(k.INT_FIELDS), "list_fields": list(k.LIST_FIELDS), "lower_fields": ["strategy", "trigger"],
     })
+
+
+def _class_end(pattern: str, i: int) -> int:
+    """Index just past the character class that starts at ``pattern[i]`` ("[")."""
+    j = i + 1
+    j += pattern.startswith("^", j)
+    j += pattern.startswith("]", j)
+    while pattern[j] != "]":
+        j += 2 if pattern[j] == "\\" else 1
+    return j + 1
+
+
+def split_at_dot_star(pattern: str) -> dict[str, object] | None:
+    """``^HEAD.*TAIL`` (or ``.*?``) where HEAD is a few literals (no group, none a prefix of another) and TAIL
+    starts with one literal: the parts the Java fast path matches without stepping ``.*`` one character at a
+    time, else None.
+
+    Why it is the same match: HEAD matches at most one way, ending at its literal's length; greedy ``.*`` then
+    tries TAIL at every later position from the end backwards (lazy: forwards) and keeps the first that
+    matches, and TAIL can only match where its literal starts, so trying those places in the same order (by
+    ``lastIndexOf``/``indexOf``) finds the same one; TAIL's groups are the pattern's own groups, with the same
+    numbers (HEAD has none, ``.*`` is in none). Plain lines hold no newline, so ``.`` takes every character.
+    """
+    if not pattern.startswith("^"):
+        return None
+    i, depth = 1, 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            i = _class_end(pattern, i)
+            continue
+        if c == "|" and depth == 0:
+            return None
+        if c == "." and depth == 0 and pattern.startswith(".*", i):
+            break
+        depth += {"(": 1, ")": -1}.get(c, 0)
+        i += 1
+    else:
+        return None
+    head, tail = pattern[1:i], pattern[i + 2:]
+    lazy = tail.startswith("?")
+    tail = tail.removeprefix("?")
+    if tail.startswith("+") or "(" in head.replace("(?:", "") or re.search(r"(?<!\[)\^", tail):
+        return None
+    heads, end, complete = k._prefixes_of(head, 0, ("",))
+    heads = tuple(sorted(set(heads)))
+    if not complete or end != len(head) or len(heads) > 16 or any(
+            a != b and b.startswith(a) for a in heads for b in heads):
+        return None
+    literals = k.literal_prefixes(tail)
+    if len(literals) != 1:
+        return None
+    return {"heads": list(heads), "lazy": lazy, "literal": literals[0], "tail": java_regex(tail, True)}
 
 
 def anchored(pattern: str) -> bool:

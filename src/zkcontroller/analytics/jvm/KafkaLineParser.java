@@ -33,6 +33,11 @@ public final class KafkaLineParser {
         String needle;
         Matcher pattern, patternPlain;
         boolean anchored;
+        /** jvm_parser.split_at_dot_star: HEAD's literals, TAIL (plain form, transparent bounds), its literal. */
+        String[] splitHeads;
+        Matcher splitTail;
+        String splitLiteral;
+        boolean splitLazy;
         boolean[] extraAnchored;
         int[] groupField;  // field index per group entry
         int[] groupIndex;
@@ -167,6 +172,14 @@ public final class KafkaLineParser {
             tpl.patternPlain = Pattern.compile(t.get(fast ? "plain" : "pattern").asText(), Pattern.UNIX_LINES)
                     .matcher("");
             tpl.anchored = t.get("anchored").asBoolean();
+            JsonNode split = t.path("split");
+            if (fast && split.isObject()) {
+                tpl.splitHeads = strings(split.get("heads")).toArray(new String[0]);
+                tpl.splitTail = Pattern.compile(split.get("tail").asText(), Pattern.UNIX_LINES).matcher("")
+                        .useTransparentBounds(true).useAnchoringBounds(false);
+                tpl.splitLiteral = split.get("literal").asText();
+                tpl.splitLazy = split.get("lazy").asBoolean();
+            }
             JsonNode groups = t.get("groups");
             tpl.groupField = new int[groups.size()];
             tpl.groupIndex = new int[groups.size()];
@@ -286,8 +299,12 @@ public final class KafkaLineParser {
             int start = pos, end = pos;
             if (fast) {
                 boolean odd = false;  // a byte that keeps the line from being plain
-                for (byte b; end < data.length && (b = data[end]) != '\n' && b != '\r'; end++) {
-                    odd |= b < 0 || (b >= 0x1c && b <= 0x1f);
+                for (; end < data.length; end++) {
+                    byte b = data[end];
+                    if (b < 0x20) {  // signed: also every byte of a non-ASCII character; one test for the rest
+                        if (b == '\n' || b == '\r') break;
+                        odd |= b < 0 || b >= 0x1c;
+                    }
                 }
                 plain = !odd;
             } else {
@@ -298,7 +315,8 @@ public final class KafkaLineParser {
                 pos += (data[pos] == '\r' && pos + 1 < data.length && data[pos + 1] == '\n') ? 2 : 1;
             }
             number++;
-            String text = decode(data, start, end);
+            String text = plain ? new String(data, start, end - start, StandardCharsets.ISO_8859_1)
+                    : decode(data, start, end);
             if (text == null) {
                 bad.add(rejectedRow(cluster, name, number, reasonNotUtf8, escaped(data, start, end)));
                 text = "";
@@ -585,8 +603,14 @@ public final class KafkaLineParser {
         for (Template t : candidates) {
             if (t.starts.length > 0 && !startsWithAny(body, t.starts)) continue;
             if (!body.contains(t.needle)) continue;
-            Matcher m = (plain ? t.patternPlain : t.pattern).reset(body);
-            if (!(t.anchored ? m.lookingAt() : m.find())) continue;
+            Matcher m;
+            if (plain && t.splitTail != null) {
+                m = splitMatch(t, body);
+                if (m == null) continue;
+            } else {
+                m = (plain ? t.patternPlain : t.pattern).reset(body);
+                if (!(t.anchored ? m.lookingAt() : m.find())) continue;
+            }
             kind = t.kind;
             // found = groups, then extras (an extra of the same name replaces the group's value, even by None)
             Object[] found = new Object[nFields];
@@ -645,6 +669,36 @@ public final class KafkaLineParser {
         int j = i;
         while (j < t.length() && t.charAt(j) >= '0' && t.charAt(j) <= '9') j++;
         return j > i ? t.substring(i, j) : null;
+    }
+
+    /**
+     * A split template ({@code ^HEAD.*TAIL}) on a plain body: the tail's matcher, holding the template's groups,
+     * or null where the whole pattern would not match. The places {@code .*} would hand to TAIL, in the order it
+     * would (greedy: from the end back; lazy: forwards), are where TAIL's literal starts; see
+     * jvm_parser.split_at_dot_star.
+     */
+    private static Matcher splitMatch(Template t, String body) {
+        int from = -1;
+        for (String h : t.splitHeads) {
+            if (body.startsWith(h)) {
+                from = h.length();
+                break;
+            }
+        }
+        if (from < 0) return null;
+        Matcher m = t.splitTail.reset(body);
+        int n = body.length();
+        String lit = t.splitLiteral;
+        if (t.splitLazy) {
+            for (int p = body.indexOf(lit, from); p >= 0; p = body.indexOf(lit, p + 1)) {
+                if (m.region(p, n).lookingAt()) return m;
+            }
+        } else {
+            for (int p = body.lastIndexOf(lit); p >= from; p = body.lastIndexOf(lit, p - 1)) {
+                if (m.region(p, n).lookingAt()) return m;
+            }
+        }
+        return null;
     }
 
     /** {@code m.find()} on text, starting at the first of the pattern's literal prefixes (none: no match). */
