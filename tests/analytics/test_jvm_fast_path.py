@@ -93,6 +93,28 @@ def _boundary_lines() -> list[str]:
                 "Broker 3", "BrokerX 3 y"):
         lines.append(f"{T} TRACE {old} {SC}")
         lines.append(f"{T} TRACE {old} {KC}")
+    # Extras matched by hand at their first literal (leader, leader epoch, ISR), and the regex after a miss there.
+    for state in ("leader=-, leaderEpoch=x, isr=List(, ), zkVersion=0) leader=7 leaderEpoch=3 ISR:4",
+                  "leader=-5, leaderEpoch=007, isr=List( 1 ,2, ), zkVersion=0)", "Leader:-x leader=-3 isr=",
+                  "with leader x with leader 9 isr=[ ] ISR [5]", "isr=List(x) isr=1", "leaderEpoch=, LeaderEpoch:2",
+                  "leader=99999999999, isr=List(1,99999999999)", "isr=List(1,2 3)x, leader=1"):
+        lines.append(f"{T} TRACE [Controller id=1 epoch=2] Changed partition t-0 from OnlinePartition to "
+                     f"OnlinePartition with state LeaderAndIsr({state} {SC}")
+    # ^HEAD.*TAIL templates: TAIL's literal several times, or where TAIL then fails.
+    for middle in ("x to broker 1 for partition t-1 to broker 2 for partition t-2", "to broker 1 for partition",
+                   "to broker x for partition t-1 to broker 3 for partition t-3", " to broker 4 for partition [t,4]",
+                   "nothing", "to broker 5 for partition t-5x"):
+        lines.append(f"{T} TRACE [Controller id=1 epoch=2] Sending become-leader LeaderAndIsr request {middle} {SC}")
+        lines.append(f"{T} TRACE [Controller id=1 epoch=2] sending become-follower LeaderAndIsr request{middle} {SC}")
+    for middle in ("a correlation id 1 from controller 2 epoch 3 b correlation id 4 from controller 5 epoch 6",
+                   "correlation id 1 from controller 2 epoch 3 for partition t-1 correlation id x",
+                   "x correlation id 7 from controller 8 epoch 9 for partition [t,2]", "correlation id",
+                   " correlation id 1 from controller 2 epoch 3 for partition"):
+        lines.append(f"{T} TRACE [Broker id=1] Received LeaderAndIsr request {middle} {SC}")
+        lines.append(f"{T} TRACE [Broker id=1] received LeaderAndIsr request{middle} {SC}")
+    for middle in ("(leader=1, isr=1) for offline partition t-1 for offline partition t-2", "for offline partition t-",
+                   "x for offline partition [t,3] y"):
+        lines.append(f"{T} INFO [Controller id=1] Selected new leader and ISR {middle} {KC}")
     # Line-level decisions: continuations, tracebacks and exceptions after a record, digits and "[" first.
     lines += [
         f"{T} ERROR [Controller id=1] Error processing event {KC}",
@@ -190,7 +212,8 @@ def test_boundary_lines_match_the_python_reference(spark, inputs: list[str]) -> 
         extracted.release()
     fast = _parse(spark, [inputs[-1]], jvm_parser.config_json(fast_path=True))
     kinds = {dict(row)["kind"] for row in fast}
-    assert {"'controller_resigned'", "'partition_state_change'", "'isr_shrink'", "'broker_change'"} <= kinds
+    assert {"'controller_resigned'", "'partition_state_change'", "'isr_shrink'", "'broker_change'",
+            "'leader_and_isr_request'", "'leader_and_isr_received'", "'leader_election'"} <= kinds
     assert fast == python, _mismatch(python, fast)
 
 

@@ -169,7 +169,8 @@ def config_json(fast_path: bool = True) -> str:
         """A pattern Java runs with find(): it skips to the first of its literal prefixes (when known), and a
         one-character lookahead speeds up the scan from there."""
         return {"pattern": java_regex(k.fast_search(pattern)), "plain": java_regex(k.fast_search(pattern), True),
-                "prefixes": list(k.literal_prefixes(pattern)), "anchored": anchored(pattern)}
+                "prefixes": list(k.literal_prefixes(pattern)), "anchored": anchored(pattern),
+                "alternatives": literals_then_group(pattern)}
 
     templates = [{"kind": t.kind, "pattern": java_regex(t.pattern), "plain": java_regex(t.pattern, True),
                   "split": split_at_dot_star(t.pattern), "anchored": anchored(t.pattern), "groups": t.groups,
@@ -261,6 +262,48 @@ def split_at_dot_star(pattern: str) -> dict[str, object] | None:
     if len(literals) != 1:
         return None
     return {"heads": list(heads), "lazy": lazy, "literal": literals[0], "tail": java_regex(tail, True)}
+
+
+GROUP_SHAPES = {r"(-?\d+)": 1, r"(\d+)": 2, r"([\d, ]*\d|)": 3}
+"""Groups the fast path matches by hand after a literal (``KafkaLineParser.literalGroup``), by shape number."""
+
+
+def literals_then_group(pattern: str) -> dict[str, object] | None:
+    """``(?:L1|L2|...)GROUP`` or ``L1GROUP`` (literals only, GROUP one of ``GROUP_SHAPES``): the literals in the
+    pattern's order and the group's shape, for the Java fast path to try where the first literal occurs; else
+    None."""
+    group = next((g for g in GROUP_SHAPES if pattern.endswith(g) and not pattern.endswith("\\" + g)), None)
+    if group is None:
+        return None
+    head, shape = pattern.removesuffix(group), GROUP_SHAPES[group]
+    body = head
+    if head.startswith("(?:"):  # a group of alternatives, which must span the whole head
+        j = 3
+        while (j := k._alternative_end(head, j)) < len(head) and head[j] == "|":
+            j += 1
+        if j != len(head) - 1:
+            return None
+        body = head[3:-1]
+    i = 0
+    while i < len(body):  # no group inside: GROUP must be group 1
+        if body[i] == "(":
+            return None
+        i += 2 if body[i] == "\\" else 1
+    alternatives, i = [], 0
+    while True:
+        end = k._alternative_end(body, i)
+        heads, reached, complete = k._prefixes_of(body[i:end], 0, ("",))
+        if not complete or reached != end - i or len(heads) != 1 or not heads[0]:
+            return None
+        alternatives.append(heads[0])
+        if end == len(body):
+            break
+        if body[end] != "|":
+            return None
+        i = end + 1
+    if body is head and len(alternatives) > 1:
+        return None  # a top-level "|" without the group: the group belongs to the last alternative only
+    return {"literals": alternatives, "shape": shape}
 
 
 def anchored(pattern: str) -> bool:

@@ -44,6 +44,8 @@ public final class KafkaLineParser {
         int[] extraField;
         Matcher[] extra, extraPlain;
         String[][] extraPrefixes;
+        String[][] extraLiterals;  // jvm_parser.literals_then_group (null: none), with extraShape
+        int[] extraShape;
         int[] constField;
         Object[] constValue;
     }
@@ -193,6 +195,8 @@ public final class KafkaLineParser {
             tpl.extraField = new int[extra.size()];
             tpl.extra = new Matcher[extra.size()];
             tpl.extraPlain = new Matcher[extra.size()];
+            tpl.extraLiterals = new String[extra.size()][];
+            tpl.extraShape = new int[extra.size()];
             tpl.extraPrefixes = new String[extra.size()][];
             tpl.extraAnchored = new boolean[extra.size()];
             i = 0;
@@ -202,6 +206,11 @@ public final class KafkaLineParser {
                 tpl.extraPlain[i] = Pattern.compile(e.getValue().get(fast ? "plain" : "pattern").asText(),
                         Pattern.UNIX_LINES).matcher("");
                 tpl.extraPrefixes[i] = strings(e.getValue().get("prefixes")).toArray(new String[0]);
+                JsonNode alternatives = e.getValue().path("alternatives");
+                if (fast && alternatives.isObject()) {
+                    tpl.extraLiterals[i] = strings(alternatives.get("literals")).toArray(new String[0]);
+                    tpl.extraShape[i] = alternatives.get("shape").asInt();
+                }
                 tpl.extraAnchored[i] = e.getValue().get("anchored").asBoolean();
                 i++;
             }
@@ -621,8 +630,17 @@ public final class KafkaLineParser {
             }
             for (int i = 0; i < t.extra.length; i++) {
                 Matcher e = plain ? t.extraPlain[i] : t.extra[i];
-                boolean hit = t.extraAnchored[i] ? e.reset(body).lookingAt() : find(e, t.extraPrefixes[i], body);
-                found[t.extraField[i]] = hit ? e.group(1) : null;
+                String value = UNSURE_TEXT;
+                if (plain && t.extraLiterals[i] != null && !t.extraAnchored[i] && t.extraPrefixes[i].length > 0) {
+                    int first = firstOf(t.extraPrefixes[i], body);
+                    value = first < 0 ? null : literalGroup(body, first, t.extraLiterals[i], t.extraShape[i]);
+                    if (value == UNSURE_TEXT) value = e.reset(body).find(first) ? e.group(1) : null;
+                }
+                if (value == UNSURE_TEXT) {
+                    boolean hit = t.extraAnchored[i] ? e.reset(body).lookingAt() : find(e, t.extraPrefixes[i], body);
+                    value = hit ? e.group(1) : null;
+                }
+                found[t.extraField[i]] = value;
                 set[t.extraField[i]] = true;
             }
             for (int f = 0; f < nFields; f++) {
@@ -699,6 +717,48 @@ public final class KafkaLineParser {
             }
         }
         return null;
+    }
+
+    private static final String UNSURE_TEXT = new String("unsure");
+
+    /**
+     * Group 1 of {@code (?:L1|L2|...)GROUP} matched at {@code at} (where the first of the literals' occurrences
+     * in the text starts, so no match starts earlier): the literals tried in the pattern's order, each followed
+     * by its group's shape ({@code jvm_parser.GROUP_SHAPES}). UNSURE_TEXT when none matches there: the regex
+     * goes on from there.
+     */
+    static String literalGroup(String s, int at, String[] literals, int shape) {
+        int n = s.length();
+        for (String lit : literals) {
+            if (!s.startsWith(lit, at)) continue;
+            int q = at + lit.length(), j = q;
+            if (shape == 1 && j < n && s.charAt(j) == '-') j++;  // (-?\d+)
+            if (shape == 1 || shape == 2) {  // (-?\d+) or (\d+)
+                int digits = j;
+                while (j < n && isAsciiDigit(s.charAt(j))) j++;
+                if (j > digits) return s.substring(q, j);
+                continue;  // for (-?\d+), "-" then no digit: -? gives the "-" back, and \d+ fails at it
+            }
+            // ([\d, ]*\d|): the longest run of digits, commas and spaces, cut after its last digit; else ""
+            int last = q;
+            for (; j < n; j++) {
+                char ch = s.charAt(j);
+                if (isAsciiDigit(ch)) last = j + 1;
+                else if (ch != ',' && ch != ' ') break;
+            }
+            return s.substring(q, last);
+        }
+        return UNSURE_TEXT;
+    }
+
+    /** Where the first of prefixes occurs in text, or -1. */
+    private static int firstOf(String[] prefixes, String text) {
+        int first = -1;
+        for (String p : prefixes) {
+            int at = text.indexOf(p);
+            if (at >= 0 && (first < 0 || at < first)) first = at;
+        }
+        return first;
     }
 
     /** {@code m.find()} on text, starting at the first of the pattern's literal prefixes (none: no match). */
