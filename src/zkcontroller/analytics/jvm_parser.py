@@ -7,6 +7,12 @@ algorithm in Java runs inside Spark's executors. The Java side holds only the al
 regexes, reasons and columns all come from ``kafka_log_parser``/``extract`` (``config_json``), so there is one
 source of truth, and a differential test checks both paths give identical rows.
 
+Its fast path (on unless ``config_json(fast_path=False)``) decides the commonest shapes by hand: the log4j
+layout, the log ident, tp splits, int lists, ``^HEAD.*TAIL`` templates (``split_at_dot_star``) and literal-then-
+group extras (``literals_then_group``), and runs the regexes in ASCII-class form on plain lines. Where it is
+unsure the regexes decide, so the rows stay the same; ``HAND_WRITTEN`` pins the patterns written out in Java, and
+a test runs both paths over every log the suite has.
+
 Python's ``re`` classes are Unicode-aware (``\\d`` is any decimal digit, ``\\s`` any ``str.isspace``
 character), Java's are ASCII by default: ``java_regex`` spells Python's classes out. The jar is compiled with
 ``javac`` against the jars PySpark ships, cached under ``~/.cache/zkcontroller/jvm/`` by a hash of the sources
