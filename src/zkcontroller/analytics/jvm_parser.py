@@ -7,6 +7,12 @@ algorithm in Java runs inside Spark's executors. The Java side holds only the al
 regexes, reasons and columns all come from ``kafka_log_parser``/``extract`` (``config_json``), so there is one
 source of truth, and a differential test checks both paths give identical rows.
 
+Its fast path (on unless ``config_json(fast_path=False)``) decides the commonest shapes by hand: the log4j
+layout, the log ident, tp splits, int lists, ``^HEAD.*TAIL`` templates (``split_at_dot_star``) and literal-then-
+group extras (``literals_then_group``), and runs the regexes in ASCII-class form on plain lines. Where it is
+unsure the regexes decide, so the rows stay the same; ``HAND_WRITTEN`` pins the patterns written out in Java, and
+a test runs both paths over every log the suite has.
+
 Python's ``re`` classes are Unicode-aware (``\\d`` is any decimal digit, ``\\s`` any ``str.isspace``
 character), Java's are ASCII by default: ``java_regex`` spells Python's classes out. The jar is compiled with
 ``javac`` against the jars PySpark ships, cached under ``~/.cache/zkcontroller/jvm/`` by a hash of the sources
@@ -78,17 +84,26 @@ def _class_body(name: str) -> str:
     return _fast_body(_ranges(c for c in spaces if c < "\x80"), _ranges(c for c in spaces if c >= "\x80"))
 
 
-def java_regex(pattern: str) -> str:
+def java_regex(pattern: str, plain: bool = False) -> str:
     """``pattern`` (Python ``re`` syntax, the subset the templates use) with the same meaning in Java.
 
     ``\\d``, ``\\w``, ``\\s`` (and negations) become explicit Unicode classes, ``\\b`` a lookaround on
     Python's word class; compile the result with ``Pattern.UNIX_LINES`` so ``.`` and ``$`` treat only
     ``\\n`` as a line end, as Python does. Raises ValueError on syntax whose meanings differ (a bare ``[``
     inside a class is a nested class in Java, a literal in Python).
+
+    ``plain=True`` gives the variant for *plain* lines only (ASCII without U+001C-U+001F, see
+    ``KafkaLineParser``): there Java's own ASCII ``\\d``, ``\\w`` and ``\\s`` (one table lookup each) accept
+    exactly the characters Python's do, so the variant matches exactly what the full one matches.
     """
-    body = {c: _class_body(c) for c in "dws"}
-    inside = {**body, **{c.upper(): f"[^{b}]" for c, b in body.items()}}
-    outside = {**{c: f"[{b}]" for c, b in body.items()}, **{c.upper(): f"[^{b}]" for c, b in body.items()}}
+    if plain:
+        body = {c: f"\\{c}" for c in "dws"}
+        inside = {**body, **{c.upper(): f"\\{c.upper()}" for c in "dws"}}
+        outside = dict(inside)
+    else:
+        body = {c: _class_body(c) for c in "dws"}
+        inside = {**body, **{c.upper(): f"[^{b}]" for c, b in body.items()}}
+        outside = {**{c: f"[{b}]" for c, b in body.items()}, **{c.upper(): f"[^{b}]" for c, b in body.items()}}
     word = outside["w"]
     outside["b"] = f"(?:(?<={word})(?!{word})|(?<!{word})(?={word}))"
     out: list[str] = []
@@ -126,18 +141,45 @@ def java_regex(pattern: str) -> str:
     return "".join(out)
 
 
+HAND_WRITTEN = {
+    "LAYOUT_HEAD": r"^\[?(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)(?:[,.](\d{3})\d*)?(Z|[+-]\d\d:?\d\d)?\]?\s+"
+                   r"(TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\s+",
+    "LAYOUT_LOGGER": r"\(([A-Za-z_$][\w.$-]*)(?::\d+)?\)",
+    "LAYOUT": k.LAYOUT_HEAD + r"(.*?)\s*" + k.LAYOUT_LOGGER + r"(?:\s+\[[^\]]*\])?\s*$",
+    "PY_TRACEBACK": r"^(?:[ |+]*(?:Exception Group )?Traceback \(most recent call last\):"
+                    r"|During handling of the above exception|The above exception was the direct cause)",
+    "JAVA_EXCEPTION": r"^[a-zA-Z_$][\w$]*(?:\.[\w$]+)+(?:Exception|Error|Throwable)\b",
+    "CONTINUATION": r"^(?:\s+at |\s*\.\.\. \d+ more|\s*Caused by: |\s*Suppressed: |\s*\([\w.$]+\)\s*$"
+                    r"|[a-zA-Z_$][\w$]*(?:\.[\w$]+)+(?:Exception|Error|Throwable)\b)",
+    "IDENT": r"^\[([^\]]*)\][:,]? ?",
+    "IDENT_CONTROLLER": r"(?:[Cc]ontroller(?:Id=| id=| |-)|^Topic Deletion Manager )(\d+)",
+    "IDENT_EPOCH": r"epoch=(\d+)",
+    "IDENT_BROKER": r"^Broker id=(\d+)",
+    "TP_SPLIT": r"^\[?(.+)[,-](\d+)\]?$",
+    "INT_LIST": r"-?\d+",
+}
+"""The patterns ``KafkaLineParser``'s fast path implements by hand (or skips on a first character): exactly
+these, so a change to one of them in ``kafka_log_parser`` fails ``config_json`` until the Java follows."""
+
+
 @functools.cache
-def config_json() -> str:
-    """Everything the Java parser needs, from the Python parser's own definitions."""
+def config_json(fast_path: bool = True) -> str:
+    """Everything the Java parser needs, from the Python parser's own definitions.
+
+    ``fast_path=False`` turns off the parser's hand-written scanning and the plain-line regex variants
+    (``KafkaLineParser``'s regex-only path): the same rows, slower; kept so a test can prove the first.
+    """
     from zkcontroller.analytics import extract as x
 
     def find(pattern: str) -> dict[str, object]:
         """A pattern Java runs with find(): it skips to the first of its literal prefixes (when known), and a
         one-character lookahead speeds up the scan from there."""
-        return {"pattern": java_regex(k.fast_search(pattern)), "prefixes": list(k.literal_prefixes(pattern)),
-                "anchored": anchored(pattern)}
+        return {"pattern": java_regex(k.fast_search(pattern)), "plain": java_regex(k.fast_search(pattern), True),
+                "prefixes": list(k.literal_prefixes(pattern)), "anchored": anchored(pattern),
+                "alternatives": literals_then_group(pattern)}
 
-    templates = [{"kind": t.kind, "pattern": java_regex(t.pattern), "anchored": anchored(t.pattern), "groups": t.groups,
+    templates = [{"kind": t.kind, "pattern": java_regex(t.pattern), "plain": java_regex(t.pattern, True),
+                  "split": split_at_dot_star(t.pattern), "anchored": anchored(t.pattern), "groups": t.groups,
                   "extra": {name: find(rx) for name, rx in t.extra.items()}, "consts": t.consts,
                   "starts": list(t.starts), "needle": t.needle} for t in k.TEMPLATES]
     # The layout's message is the lazy gap between a head and a tail that starts with `\s*\(`: Java finds the
@@ -151,8 +193,14 @@ def config_json() -> str:
              "ident_controller": k.fast_search(k.IDENT_CONTROLLER), "ident_epoch": k.fast_search(k.IDENT_EPOCH),
              "ident_broker": k.IDENT_BROKER, "ident_partition": k.IDENT_PARTITION, "old_prefix": k.OLD_STATE_PREFIX,
              "tp_split": k.TP_SPLIT, "int_list": k.INT_LIST}
+    changed = [name for name, pattern in HAND_WRITTEN.items() if getattr(k, name) != pattern]
+    if changed:
+        raise ValueError(f"{', '.join(changed)} changed: update the fast path in KafkaLineParser.java and HAND_WRITTEN")
     return json.dumps({
+        "ident_partition_starts": list(k.literal_prefixes(k.IDENT_PARTITION)),
+        "old_prefix_starts": list(k.literal_prefixes(k.OLD_STATE_PREFIX)),
         "regex": {name: java_regex(rx) for name, rx in regex.items()},
+        "regex_plain": {name: java_regex(rx, True) for name, rx in regex.items()}, "fast_path": fast_path,
         "templates": templates,
         "sep": k.SEP, "state_change_logger": k.STATE_CHANGE_LOGGER, "python_spaces": _spaces(),
         "ok": x.OK, "rejected": x.REJECTED, "source_format": "kafka_log",
@@ -164,6 +212,104 @@ def config_json() -> str:
         "fields": [*k.PARSED_FIELDS, "tp"],
         "int_fields": list(k.INT_FIELDS), "list_fields": list(k.LIST_FIELDS), "lower_fields": ["strategy", "trigger"],
     })
+
+
+def _class_end(pattern: str, i: int) -> int:
+    """Index just past the character class that starts at ``pattern[i]`` ("[")."""
+    j = i + 1
+    j += pattern.startswith("^", j)
+    j += pattern.startswith("]", j)
+    while pattern[j] != "]":
+        j += 2 if pattern[j] == "\\" else 1
+    return j + 1
+
+
+def split_at_dot_star(pattern: str) -> dict[str, object] | None:
+    """``^HEAD.*TAIL`` (or ``.*?``) where HEAD is a few literals (no group, none a prefix of another) and TAIL
+    starts with one literal: the parts the Java fast path matches without stepping ``.*`` one character at a
+    time, else None.
+
+    Why it is the same match: HEAD matches at most one way, ending at its literal's length; greedy ``.*`` then
+    tries TAIL at every later position from the end backwards (lazy: forwards) and keeps the first that
+    matches, and TAIL can only match where its literal starts, so trying those places in the same order (by
+    ``lastIndexOf``/``indexOf``) finds the same one; TAIL's groups are the pattern's own groups, with the same
+    numbers (HEAD has none, ``.*`` is in none). Plain lines hold no newline, so ``.`` takes every character.
+    """
+    if not pattern.startswith("^"):
+        return None
+    i, depth = 1, 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            i = _class_end(pattern, i)
+            continue
+        if c == "|" and depth == 0:
+            return None
+        if c == "." and depth == 0 and pattern.startswith(".*", i):
+            break
+        depth += {"(": 1, ")": -1}.get(c, 0)
+        i += 1
+    else:
+        return None
+    head, tail = pattern[1:i], pattern[i + 2:]
+    lazy = tail.startswith("?")
+    tail = tail.removeprefix("?")
+    if tail.startswith("+") or "(" in head.replace("(?:", "") or re.search(r"(?<!\[)\^", tail):
+        return None
+    heads, end, complete = k._prefixes_of(head, 0, ("",))
+    heads = tuple(sorted(set(heads)))
+    if not complete or end != len(head) or len(heads) > 16 or any(
+            a != b and b.startswith(a) for a in heads for b in heads):
+        return None
+    literals = k.literal_prefixes(tail)
+    if len(literals) != 1:
+        return None
+    return {"heads": list(heads), "lazy": lazy, "literal": literals[0], "tail": java_regex(tail, True)}
+
+
+GROUP_SHAPES = {r"(-?\d+)": 1, r"(\d+)": 2, r"([\d, ]*\d|)": 3}
+"""Groups the fast path matches by hand after a literal (``KafkaLineParser.literalGroup``), by shape number."""
+
+
+def literals_then_group(pattern: str) -> dict[str, object] | None:
+    """``(?:L1|L2|...)GROUP`` or ``L1GROUP`` (literals only, GROUP one of ``GROUP_SHAPES``): the literals in the
+    pattern's order and the group's shape, for the Java fast path to try where the first literal occurs; else
+    None."""
+    group = next((g for g in GROUP_SHAPES if pattern.endswith(g) and not pattern.endswith("\\" + g)), None)
+    if group is None:
+        return None
+    head, shape = pattern.removesuffix(group), GROUP_SHAPES[group]
+    body = head
+    if head.startswith("(?:"):  # a group of alternatives, which must span the whole head
+        j = 3
+        while (j := k._alternative_end(head, j)) < len(head) and head[j] == "|":
+            j += 1
+        if j != len(head) - 1:
+            return None
+        body = head[3:-1]
+    i = 0
+    while i < len(body):  # no group inside: GROUP must be group 1
+        if body[i] == "(":
+            return None
+        i += 2 if body[i] == "\\" else 1
+    alternatives, i = [], 0
+    while True:
+        end = k._alternative_end(body, i)
+        heads, reached, complete = k._prefixes_of(body[i:end], 0, ("",))
+        if not complete or reached != end - i or len(heads) != 1 or not heads[0]:
+            return None
+        alternatives.append(heads[0])
+        if end == len(body):
+            break
+        if body[end] != "|":
+            return None
+        i = end + 1
+    if body is head and len(alternatives) > 1:
+        return None  # a top-level "|" without the group: the group belongs to the last alternative only
+    return {"literals": alternatives, "shape": shape}
 
 
 def anchored(pattern: str) -> bool:

@@ -31,20 +31,45 @@ public final class KafkaLineParser {
         String kind;
         String[] starts;
         String needle;
-        Matcher pattern;
+        Matcher pattern, patternPlain;
         boolean anchored;
+        /** jvm_parser.split_at_dot_star: HEAD's literals, TAIL (plain form, transparent bounds), its literal. */
+        String[] splitHeads;
+        Matcher splitTail;
+        String splitLiteral;
+        boolean splitLazy;
         boolean[] extraAnchored;
         int[] groupField;  // field index per group entry
         int[] groupIndex;
         int[] extraField;
-        Matcher[] extra;
+        Matcher[] extra, extraPlain;
         String[][] extraPrefixes;
+        String[][] extraLiterals;  // jvm_parser.literals_then_group (null: none), with extraShape
+        int[] extraShape;
         int[] constField;
         Object[] constValue;
     }
 
     private final Matcher prefix, layoutHead, layoutTail, continuation, pyTraceback, javaException, timestamp, ident,
             identController, identEpoch, identBroker, identPartition, oldPrefix, tpSplit, intList;
+    /** The same regexes for plain lines ({@link #plain}); the full ones where the fast path is off. */
+    private final Matcher prefixP, layoutHeadP, layoutTailP, continuationP, pyTracebackP, javaExceptionP, timestampP,
+            identPartitionP, oldPrefixP, tpSplitP;
+    /**
+     * The fast path ({@code fast_path} in the config; off = the regex-only path, kept to prove the two agree).
+     * It never decides what a regex would decide differently: hand-written scanning covers only the common shapes
+     * exactly (the log4j head, the trailing {@code (logger)}, the log ident, tp splits, int lists) and returns
+     * "unsure" otherwise, so the regex runs; cheap necessary conditions (a first character) skip regexes that
+     * cannot match; and on plain lines the regexes run in their ASCII-class form.
+     */
+    private final boolean fast;
+    /**
+     * The line being parsed is plain: every character ASCII and none of U+001C-U+001F. On such text Python's
+     * {@code \d}, {@code \w} and {@code \s} accept exactly what Java's ASCII classes accept (Python's {@code \s}
+     * alone adds U+001C-U+001F among ASCII), so the {@code regex_plain} variants match exactly as the full ones.
+     * Every string the parse derives from a line is a substring of it, so plain too. Always false when not fast.
+     */
+    private boolean plain;
     private final String sep, stateChangeLogger, spaces, ok, rejected, sourceFormat;
     private final String reasonNoTimestamp, reasonNoLayout, reasonBadTimestamp, reasonControlChar, reasonNotUtf8;
     private final int maxExceptionChars, maxRejectedChars, nCols, nFields;
@@ -53,6 +78,7 @@ public final class KafkaLineParser {
     private final int[] fieldCol;
     private final boolean[] intField, listField, lowerField;
     private final int fTp, fTopic, fPartition, fTopics, fControllerId, fControllerEpoch, fBrokerId;
+    private final String[] identPartitionStarts, oldPrefixStarts;
     private final Template[] unguarded;
     private final Map<Character, Template[]> byFirst = new HashMap<>();
 
@@ -74,6 +100,20 @@ public final class KafkaLineParser {
         oldPrefix = compile(rx, "old_prefix");
         tpSplit = compile(rx, "tp_split");
         intList = compile(rx, "int_list");
+        fast = c.path("fast_path").asBoolean(false);
+        JsonNode rp = fast ? c.get("regex_plain") : rx;
+        prefixP = compile(rp, "prefix");
+        layoutHeadP = compile(rp, "layout_head");
+        layoutTailP = compile(rp, "layout_tail");
+        continuationP = compile(rp, "continuation");
+        pyTracebackP = compile(rp, "py_traceback");
+        javaExceptionP = compile(rp, "java_exception");
+        timestampP = compile(rp, "timestamp");
+        identPartitionP = compile(rp, "ident_partition");
+        oldPrefixP = compile(rp, "old_prefix");
+        tpSplitP = compile(rp, "tp_split");
+        identPartitionStarts = strings(c.get("ident_partition_starts")).toArray(new String[0]);
+        oldPrefixStarts = strings(c.get("old_prefix_starts")).toArray(new String[0]);
         sep = c.get("sep").asText();
         stateChangeLogger = c.get("state_change_logger").asText();
         spaces = c.get("python_spaces").asText();
@@ -131,7 +171,17 @@ public final class KafkaLineParser {
             tpl.starts = strings(t.get("starts")).toArray(new String[0]);
             tpl.needle = t.get("needle").asText();
             tpl.pattern = Pattern.compile(t.get("pattern").asText(), Pattern.UNIX_LINES).matcher("");
+            tpl.patternPlain = Pattern.compile(t.get(fast ? "plain" : "pattern").asText(), Pattern.UNIX_LINES)
+                    .matcher("");
             tpl.anchored = t.get("anchored").asBoolean();
+            JsonNode split = t.path("split");
+            if (fast && split.isObject()) {
+                tpl.splitHeads = strings(split.get("heads")).toArray(new String[0]);
+                tpl.splitTail = Pattern.compile(split.get("tail").asText(), Pattern.UNIX_LINES).matcher("")
+                        .useTransparentBounds(true).useAnchoringBounds(false);
+                tpl.splitLiteral = split.get("literal").asText();
+                tpl.splitLazy = split.get("lazy").asBoolean();
+            }
             JsonNode groups = t.get("groups");
             tpl.groupField = new int[groups.size()];
             tpl.groupIndex = new int[groups.size()];
@@ -144,13 +194,23 @@ public final class KafkaLineParser {
             JsonNode extra = t.get("extra");
             tpl.extraField = new int[extra.size()];
             tpl.extra = new Matcher[extra.size()];
+            tpl.extraPlain = new Matcher[extra.size()];
+            tpl.extraLiterals = new String[extra.size()][];
+            tpl.extraShape = new int[extra.size()];
             tpl.extraPrefixes = new String[extra.size()][];
             tpl.extraAnchored = new boolean[extra.size()];
             i = 0;
             for (Map.Entry<String, JsonNode> e : extra.properties()) {
                 tpl.extraField[i] = field(fields, e.getKey());
                 tpl.extra[i] = Pattern.compile(e.getValue().get("pattern").asText(), Pattern.UNIX_LINES).matcher("");
+                tpl.extraPlain[i] = Pattern.compile(e.getValue().get(fast ? "plain" : "pattern").asText(),
+                        Pattern.UNIX_LINES).matcher("");
                 tpl.extraPrefixes[i] = strings(e.getValue().get("prefixes")).toArray(new String[0]);
+                JsonNode alternatives = e.getValue().path("alternatives");
+                if (fast && alternatives.isObject()) {
+                    tpl.extraLiterals[i] = strings(alternatives.get("literals")).toArray(new String[0]);
+                    tpl.extraShape[i] = alternatives.get("shape").asInt();
+                }
                 tpl.extraAnchored[i] = e.getValue().get("anchored").asBoolean();
                 i++;
             }
@@ -246,13 +306,26 @@ public final class KafkaLineParser {
                 return;
             }
             int start = pos, end = pos;
-            while (end < data.length && data[end] != '\n' && data[end] != '\r') end++;
+            if (fast) {
+                boolean odd = false;  // a byte that keeps the line from being plain
+                for (; end < data.length; end++) {
+                    byte b = data[end];
+                    if (b < 0x20) {  // signed: also every byte of a non-ASCII character; one test for the rest
+                        if (b == '\n' || b == '\r') break;
+                        odd |= b < 0 || b >= 0x1c;
+                    }
+                }
+                plain = !odd;
+            } else {
+                while (end < data.length && data[end] != '\n' && data[end] != '\r') end++;
+            }
             pos = end;
             if (pos < data.length) {
                 pos += (data[pos] == '\r' && pos + 1 < data.length && data[pos + 1] == '\n') ? 2 : 1;
             }
             number++;
-            String text = decode(data, start, end);
+            String text = plain ? new String(data, start, end - start, StandardCharsets.ISO_8859_1)
+                    : decode(data, start, end);
             if (text == null) {
                 bad.add(rejectedRow(cluster, name, number, reasonNotUtf8, escaped(data, start, end)));
                 text = "";
@@ -261,18 +334,20 @@ public final class KafkaLineParser {
         }
 
         private void line(String text) {
-            if (pyTraceback.reset(text).lookingAt()) {
+            if ((!fast || mayStartTraceback(text)) && (plain ? pyTracebackP : pyTraceback).reset(text).lookingAt()) {
                 inTraceback = true;
                 return;
             }
-            if (inTraceback && !text.isEmpty() && !timestamp.reset(stripPrefix(text)).lookingAt()) {
+            if (inTraceback && !text.isEmpty()
+                    && !(plain ? timestampP : timestamp).reset(stripPrefix(text)).lookingAt()) {
                 if (held != null && text.charAt(0) != ' ' && text.charAt(0) != '\t') {
                     held[cException] = truncate(text, maxExceptionChars);
                 }
                 return;
             }
             inTraceback = false;
-            if (held != null && held[cException] == null && javaException.reset(text).lookingAt()) {
+            if (held != null && held[cException] == null && (!fast || mayStartJavaName(text))
+                    && (plain ? javaExceptionP : javaException).reset(text).lookingAt()) {
                 held[cException] = truncate(text, maxExceptionChars);
             }
             Object[] result = parseLine(text);
@@ -289,25 +364,46 @@ public final class KafkaLineParser {
         }
 
         private Object[] parseLine(String text) {
-            if (isBlank(text) || continuation.reset(text).lookingAt()) return null;
+            if (isBlank(text) || ((!fast || mayContinue(text))
+                    && (plain ? continuationP : continuation).reset(text).lookingAt())) {
+                return null;
+            }
             String stripped = text.startsWith("[") ? text : stripPrefix(text);
-            int messageEnd = stripped.contains(sep) ? -1 : layout(stripped);
+            int messageEnd = stripped.contains(sep) ? -1 : plain ? plainLayout(stripped) : UNSURE;
+            if (messageEnd == UNSURE) messageEnd = layout(stripped);
             if (messageEnd < 0) {
                 return rejectedRow(cluster, name, number, rejectReason(stripped), text);
             }
-            Matcher head = layoutHead;
-            String date = head.group(1), clock = head.group(2), millis = head.group(3), zone = head.group(4);
-            String level = head.group(5), message = stripped.substring(head.end(), messageEnd);
-            String logger = layoutTail.group(1);
-            long ts = tsToMs(date, clock, millis, zone);
-            if (ts == Long.MIN_VALUE) return rejectedRow(cluster, name, number, reasonBadTimestamp, text);
+            if (lineTs == Long.MIN_VALUE) return rejectedRow(cluster, name, number, reasonBadTimestamp, text);
             Object[] row = newRow(cluster, name, ok, number);
-            row[cTsMs] = ts;
-            row[cLevel] = level;
-            row[cLogger] = logger;
-            parseMessage(logger, message, row);
+            row[cTsMs] = lineTs;
+            row[cLevel] = lineLevel;
+            row[cLogger] = lineLogger;
+            parseMessage(lineLogger, stripped.substring(lineHeadEnd, messageEnd), row);
             return row;
         }
+    }
+
+    /** No match possible for PY_TRACEBACK: it starts with one of {@code [ |+]}, "E", "T" or "D". */
+    private static boolean mayStartTraceback(String text) {
+        return !text.isEmpty() && " |+ETD".indexOf(text.charAt(0)) >= 0;
+    }
+
+    /** No match possible for JAVA_EXCEPTION: it starts with {@code [a-zA-Z_$]}. */
+    private static boolean mayStartJavaName(String text) {
+        if (text.isEmpty()) return false;
+        char ch = text.charAt(0);
+        return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_' || ch == '$';
+    }
+
+    /**
+     * No match possible for CONTINUATION: each alternative starts with {@code \s}, ".", "C", "S", "(" or
+     * {@code [a-zA-Z_$]}, so never with "[" or an ASCII digit (how every record of the default layout starts).
+     */
+    private static boolean mayContinue(String text) {
+        if (text.isEmpty()) return true;
+        char ch = text.charAt(0);
+        return ch != '[' && (ch < '0' || ch > '9');
     }
 
     /** The columns every row carries: where the line came from and whether it parsed. */
@@ -328,30 +424,137 @@ public final class KafkaLineParser {
         return row;
     }
 
+    static final int UNSURE = -2;
+    /** What the layout gave the line being parsed (set where layout or plainLayout returns a message end). */
+    private int lineHeadEnd;
+    private String lineLevel, lineLogger;
+    private long lineTs;
+
     /**
      * LAYOUT = head + {@code (.*?)} + tail, the tail starting with {@code \s*\(}: the message ends at the first
      * place the tail matches to the end of the line. Such a place is a "(" or the start of the whitespace run
      * before one (from there {@code \s*} takes the whole run), so only those are tried, in order. Returns the
-     * message's end (groups in layoutHead and layoutTail), or -1 where the full LAYOUT regex would not match.
+     * message's end (and sets the line* fields), or -1 where the full LAYOUT regex would not match.
      */
     private int layout(String text) {
-        if (!layoutHead.reset(text).lookingAt()) return -1;
-        int start = layoutHead.end();
+        Matcher head = plain ? layoutHeadP : layoutHead, tail = plain ? layoutTailP : layoutTail;
+        if (!head.reset(text).lookingAt()) return -1;
+        int start = head.end();
         for (int open = text.indexOf('(', start); open >= 0; open = text.indexOf('(', open + 1)) {
             int k = open;
             while (k > start && spaces.indexOf(text.charAt(k - 1)) >= 0) k--;
-            if (layoutTail.reset(text).region(k, text.length()).lookingAt()) return k;
+            if (tail.reset(text).region(k, text.length()).lookingAt()) {
+                lineHeadEnd = start;
+                lineLevel = head.group(5);
+                lineLogger = tail.group(1);
+                lineTs = tsToMs(head.group(1), head.group(2), head.group(3), head.group(4));
+                return k;
+            }
         }
         return -1;
     }
 
+    private static final String[] LEVELS = {"TRACE", "DEBUG", "INFO", "WARN", "WARNING", "ERROR", "FATAL"};
+    private int lastYear = -1, lastMonth, lastDay;
+    private long lastEpochDay;
+
+    /**
+     * {@link #layout} by index arithmetic for the default log4j layout on a plain line:
+     * {@code [yyyy-MM-dd HH:mm:ss,SSS] LEVEL message (logger)} (a "T" for the space, a "." for the comma, runs of
+     * spaces between the parts). On such a line every regex choice in LAYOUT_HEAD is its first one (the optional
+     * parts present or absent at once), so the head's match is this one. The line ends with ")": a tail matching
+     * to the end from an earlier "(" would have to hold this last "(" inside the logger name, so only the last
+     * "(" can start the tail, and it does iff the name is {@code [A-Za-z_$][\w.$-]*}. Anything else (a zone,
+     * more millisecond digits, {@code :line}, a thread after the logger, a name with other characters...):
+     * UNSURE, and the regexes decide. {@code jvm_parser.HAND_WRITTEN} pins the patterns this implements.
+     */
+    private int plainLayout(String s) {
+        int n = s.length();
+        if (n < 29 || s.charAt(0) != '[' || s.charAt(n - 1) != ')') return UNSURE;
+        char sep1 = s.charAt(11), dot = s.charAt(20);
+        if (s.charAt(5) != '-' || s.charAt(8) != '-' || (sep1 != ' ' && sep1 != 'T') || s.charAt(14) != ':'
+                || s.charAt(17) != ':' || (dot != ',' && dot != '.') || s.charAt(24) != ']') {
+            return UNSURE;
+        }
+        int year = digits(s, 1, 4), month = digits(s, 6, 2), day = digits(s, 9, 2), hour = digits(s, 12, 2),
+                minute = digits(s, 15, 2), second = digits(s, 18, 2), millis = digits(s, 21, 3);
+        if ((year | month | day | hour | minute | second | millis) < 0) return UNSURE;
+        int p = 25;
+        while (p < n && plainSpace(s.charAt(p))) p++;
+        if (p == 25) return UNSURE;
+        int q = p;
+        while (q < n && !plainSpace(s.charAt(q))) q++;
+        if (q == n) return UNSURE;
+        String level = null;
+        for (String l : LEVELS) {
+            if (l.length() == q - p && s.startsWith(l, p)) {
+                level = l;
+                break;
+            }
+        }
+        if (level == null) return UNSURE;
+        int headEnd = q;
+        while (headEnd < n && plainSpace(s.charAt(headEnd))) headEnd++;
+        int open = s.lastIndexOf('(');
+        if (open < headEnd || open + 2 > n - 1) return UNSURE;
+        char first = s.charAt(open + 1);
+        if (!(asciiLetter(first) || first == '_' || first == '$')) return UNSURE;
+        for (int i = open + 2; i < n - 1; i++) {
+            char ch = s.charAt(i);
+            if (!(asciiLetter(ch) || (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' || ch == '$' || ch == '-')) {
+                return UNSURE;
+            }
+        }
+        int k = open;
+        while (k > headEnd && plainSpace(s.charAt(k - 1))) k--;
+        lineHeadEnd = headEnd;
+        lineLevel = level;
+        lineLogger = s.substring(open + 1, n - 1);
+        lineTs = plainTsToMs(year, month, day, hour, minute, second, millis);
+        return k;
+    }
+
+    /** {@link #tsToMs} of ASCII fields without a zone: the same checks and arithmetic; the day's number cached. */
+    private long plainTsToMs(int year, int month, int day, int hour, int minute, int second, int millis) {
+        if (year != lastYear || month != lastMonth || day != lastDay) {
+            if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return Long.MIN_VALUE;
+            lastEpochDay = java.time.LocalDate.of(year, month, day).toEpochDay();
+            lastYear = year;
+            lastMonth = month;
+            lastDay = day;
+        }
+        if (hour > 23 || minute > 59 || second > 59) return Long.MIN_VALUE;
+        return ((lastEpochDay * 24 + hour) * 60 + minute) * 60_000L + second * 1000L + millis;
+    }
+
+    /** s[start, start+length) as an ASCII decimal, or -1. */
+    private static int digits(String s, int start, int length) {
+        int value = 0;
+        for (int i = start; i < start + length; i++) {
+            char ch = s.charAt(i);
+            if (ch < '0' || ch > '9') return -1;
+            value = value * 10 + (ch - '0');
+        }
+        return value;
+    }
+
+    private static boolean asciiLetter(char ch) {
+        return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+    }
+
+    /** Python's {@code \s} on a plain line: tab, line feed, vertical tab, form feed, carriage return, space. */
+    private static boolean plainSpace(char ch) {
+        return ch == ' ' || (ch >= '\t' && ch <= '\r');
+    }
+
     private String stripPrefix(String text) {
-        return prefix.reset(text).lookingAt() ? text.substring(prefix.end()) : text;
+        Matcher m = plain ? prefixP : prefix;
+        return m.reset(text).lookingAt() ? text.substring(m.end()) : text;
     }
 
     private String rejectReason(String text) {
         if (text.contains(sep)) return reasonControlChar;
-        if (!timestamp.reset(text).lookingAt()) return reasonNoTimestamp;
+        if (!(plain ? timestampP : timestamp).reset(text).lookingAt()) return reasonNoTimestamp;
         return reasonNoLayout;
     }
 
@@ -368,7 +571,23 @@ public final class KafkaLineParser {
     private void parseMessage(String logger, String message, Object[] row) {
         Object[] values = new Object[nFields];
         String body = message;
-        if (ident.reset(body).lookingAt()) {
+        if (plain) {
+            int close = body.startsWith("[") ? body.indexOf(']') : -1;
+            if (close > 0) {  // IDENT, by hand (below)
+                String text = body.substring(1, close);
+                int end = close + 1;
+                if (end < body.length() && (body.charAt(end) == ':' || body.charAt(end) == ',')) end++;
+                if (end < body.length() && body.charAt(end) == ' ') end++;
+                values[fControllerId] = plainController(text);
+                values[fControllerEpoch] = plainEpoch(text);
+                values[fBrokerId] = text.startsWith("Broker id=") ? digitsAt(text, 10) : null;
+                if (mayStart(text, identPartitionStarts) && identPartitionP.reset(text).lookingAt()) {
+                    values[fTp] = identPartitionP.group(1);
+                    values[fBrokerId] = identPartitionP.group(2);
+                }
+                body = body.substring(end);
+            }
+        } else if (ident.reset(body).lookingAt()) {
             String text = ident.group(1);
             int end = ident.end();
             values[fControllerId] = identController.reset(text).find() ? identController.group(1) : null;
@@ -380,19 +599,27 @@ public final class KafkaLineParser {
             }
             body = body.substring(end);
         }
-        if (logger.equals(stateChangeLogger) && oldPrefix.reset(body).lookingAt()) {
-            values[fControllerId] = or(oldPrefix.group(1), values[fControllerId]);
-            values[fControllerEpoch] = or(oldPrefix.group(2), values[fControllerEpoch]);
-            values[fBrokerId] = or(oldPrefix.group(3), values[fBrokerId]);
-            body = body.substring(oldPrefix.end());
+        Matcher old = plain ? oldPrefixP : oldPrefix;
+        if (logger.equals(stateChangeLogger) && (!fast || mayStart(body, oldPrefixStarts))
+                && old.reset(body).lookingAt()) {
+            values[fControllerId] = or(old.group(1), values[fControllerId]);
+            values[fControllerEpoch] = or(old.group(2), values[fControllerEpoch]);
+            values[fBrokerId] = or(old.group(3), values[fBrokerId]);
+            body = body.substring(old.end());
         }
         String kind = "other";
         Template[] candidates = body.isEmpty() ? unguarded : byFirst.getOrDefault(body.charAt(0), unguarded);
         for (Template t : candidates) {
             if (t.starts.length > 0 && !startsWithAny(body, t.starts)) continue;
             if (!body.contains(t.needle)) continue;
-            Matcher m = t.pattern.reset(body);
-            if (!(t.anchored ? m.lookingAt() : m.find())) continue;
+            Matcher m;
+            if (plain && t.splitTail != null) {
+                m = splitMatch(t, body);
+                if (m == null) continue;
+            } else {
+                m = (plain ? t.patternPlain : t.pattern).reset(body);
+                if (!(t.anchored ? m.lookingAt() : m.find())) continue;
+            }
             kind = t.kind;
             // found = groups, then extras (an extra of the same name replaces the group's value, even by None)
             Object[] found = new Object[nFields];
@@ -402,9 +629,18 @@ public final class KafkaLineParser {
                 set[t.groupField[i]] = true;
             }
             for (int i = 0; i < t.extra.length; i++) {
-                Matcher e = t.extra[i];
-                boolean hit = t.extraAnchored[i] ? e.reset(body).lookingAt() : find(e, t.extraPrefixes[i], body);
-                found[t.extraField[i]] = hit ? e.group(1) : null;
+                Matcher e = plain ? t.extraPlain[i] : t.extra[i];
+                String value = UNSURE_TEXT;
+                if (plain && t.extraLiterals[i] != null && !t.extraAnchored[i] && t.extraPrefixes[i].length > 0) {
+                    int first = firstOf(t.extraPrefixes[i], body);
+                    value = first < 0 ? null : literalGroup(body, first, t.extraLiterals[i], t.extraShape[i]);
+                    if (value == UNSURE_TEXT) value = e.reset(body).find(first) ? e.group(1) : null;
+                }
+                if (value == UNSURE_TEXT) {
+                    boolean hit = t.extraAnchored[i] ? e.reset(body).lookingAt() : find(e, t.extraPrefixes[i], body);
+                    value = hit ? e.group(1) : null;
+                }
+                found[t.extraField[i]] = value;
                 set[t.extraField[i]] = true;
             }
             for (int f = 0; f < nFields; f++) {
@@ -417,6 +653,114 @@ public final class KafkaLineParser {
         typed(values, row);
     }
 
+    /**
+     * IDENT_CONTROLLER ({@code (?:[Cc]ontroller(?:Id=| id=| |-)|^Topic Deletion Manager )(\d+)}) found in plain
+     * text: group 1 or null. Leftmost match first, and at one place the alternatives in their order (they differ
+     * in their first character but " id=" and " ", and " id=" then a digit excludes " " then a digit).
+     */
+    static String plainController(String t) {
+        String d;
+        if (t.startsWith("Topic Deletion Manager ") && (d = digitsAt(t, 23)) != null) return d;
+        for (int i = t.indexOf("ontroller", 1); i > 0; i = t.indexOf("ontroller", i + 1)) {
+            char c = t.charAt(i - 1);
+            if (c != 'C' && c != 'c') continue;
+            int j = i + 9;
+            if (t.startsWith("Id=", j) && (d = digitsAt(t, j + 3)) != null) return d;
+            if (t.startsWith(" id=", j) && (d = digitsAt(t, j + 4)) != null) return d;
+            if (t.startsWith(" ", j) && (d = digitsAt(t, j + 1)) != null) return d;
+            if (t.startsWith("-", j) && (d = digitsAt(t, j + 1)) != null) return d;
+        }
+        return null;
+    }
+
+    /** IDENT_EPOCH ({@code epoch=(\d+)}) found in plain text: group 1 or null. */
+    static String plainEpoch(String t) {
+        for (int i = t.indexOf("epoch="); i >= 0; i = t.indexOf("epoch=", i + 1)) {
+            String d = digitsAt(t, i + 6);
+            if (d != null) return d;
+        }
+        return null;
+    }
+
+    /** The run of ASCII digits starting at t[i] ({@code \d+} on a plain line, greedy), or null if none. */
+    static String digitsAt(String t, int i) {
+        int j = i;
+        while (j < t.length() && t.charAt(j) >= '0' && t.charAt(j) <= '9') j++;
+        return j > i ? t.substring(i, j) : null;
+    }
+
+    /**
+     * A split template ({@code ^HEAD.*TAIL}) on a plain body: the tail's matcher, holding the template's groups,
+     * or null where the whole pattern would not match. The places {@code .*} would hand to TAIL, in the order it
+     * would (greedy: from the end back; lazy: forwards), are where TAIL's literal starts; see
+     * jvm_parser.split_at_dot_star.
+     */
+    private static Matcher splitMatch(Template t, String body) {
+        int from = -1;
+        for (String h : t.splitHeads) {
+            if (body.startsWith(h)) {
+                from = h.length();
+                break;
+            }
+        }
+        if (from < 0) return null;
+        Matcher m = t.splitTail.reset(body);
+        int n = body.length();
+        String lit = t.splitLiteral;
+        if (t.splitLazy) {
+            for (int p = body.indexOf(lit, from); p >= 0; p = body.indexOf(lit, p + 1)) {
+                if (m.region(p, n).lookingAt()) return m;
+            }
+        } else {
+            for (int p = body.lastIndexOf(lit); p >= from; p = body.lastIndexOf(lit, p - 1)) {
+                if (m.region(p, n).lookingAt()) return m;
+            }
+        }
+        return null;
+    }
+
+    private static final String UNSURE_TEXT = new String("unsure");
+
+    /**
+     * Group 1 of {@code (?:L1|L2|...)GROUP} matched at {@code at} (where the first of the literals' occurrences
+     * in the text starts, so no match starts earlier): the literals tried in the pattern's order, each followed
+     * by its group's shape ({@code jvm_parser.GROUP_SHAPES}). UNSURE_TEXT when none matches there: the regex
+     * goes on from there.
+     */
+    static String literalGroup(String s, int at, String[] literals, int shape) {
+        int n = s.length();
+        for (String lit : literals) {
+            if (!s.startsWith(lit, at)) continue;
+            int q = at + lit.length(), j = q;
+            if (shape == 1 && j < n && s.charAt(j) == '-') j++;  // (-?\d+)
+            if (shape == 1 || shape == 2) {  // (-?\d+) or (\d+)
+                int digits = j;
+                while (j < n && isAsciiDigit(s.charAt(j))) j++;
+                if (j > digits) return s.substring(q, j);
+                continue;  // for (-?\d+), "-" then no digit: -? gives the "-" back, and \d+ fails at it
+            }
+            // ([\d, ]*\d|): the longest run of digits, commas and spaces, cut after its last digit; else ""
+            int last = q;
+            for (; j < n; j++) {
+                char ch = s.charAt(j);
+                if (isAsciiDigit(ch)) last = j + 1;
+                else if (ch != ',' && ch != ' ') break;
+            }
+            return s.substring(q, last);
+        }
+        return UNSURE_TEXT;
+    }
+
+    /** Where the first of prefixes occurs in text, or -1. */
+    private static int firstOf(String[] prefixes, String text) {
+        int first = -1;
+        for (String p : prefixes) {
+            int at = text.indexOf(p);
+            if (at >= 0 && (first < 0 || at < first)) first = at;
+        }
+        return first;
+    }
+
     /** {@code m.find()} on text, starting at the first of the pattern's literal prefixes (none: no match). */
     private static boolean find(Matcher m, String[] prefixes, String text) {
         if (prefixes.length == 0) return m.reset(text).find();
@@ -426,6 +770,11 @@ public final class KafkaLineParser {
             if (at >= 0 && (first < 0 || at < first)) first = at;
         }
         return first >= 0 && m.reset(text).find(first);
+    }
+
+    /** Whether a match can start body: one of the pattern's literal prefixes does (none known: it can). */
+    private static boolean mayStart(String body, String[] starts) {
+        return starts.length == 0 || startsWithAny(body, starts);
     }
 
     private static boolean startsWithAny(String body, String[] starts) {
@@ -448,9 +797,19 @@ public final class KafkaLineParser {
     private void typed(Object[] values, Object[] row) {
         Object tp = values[fTp];
         values[fTp] = null;
-        if (truthy(tp) && values[fTopic] == null && tpSplit.reset(String.valueOf(tp)).lookingAt()) {
-            values[fTopic] = tpSplit.group(1);
-            values[fPartition] = tpSplit.group(2);
+        if (truthy(tp) && values[fTopic] == null) {
+            String text = String.valueOf(tp);
+            int cut = plain ? plainTpCut(text) : UNSURE;
+            if (cut >= 0) {
+                values[fTopic] = text.substring(0, cut);
+                values[fPartition] = text.substring(cut + 1);
+            } else {
+                Matcher m = plain ? tpSplitP : tpSplit;
+                if (m.reset(text).lookingAt()) {
+                    values[fTopic] = m.group(1);
+                    values[fPartition] = m.group(2);
+                }
+            }
         }
         Object topics = values[fTopics];
         if (truthy(topics) && values[fTopic] == null && !String.valueOf(topics).contains(",")) {
@@ -460,17 +819,70 @@ public final class KafkaLineParser {
             Object v = values[f];
             if (v == null) continue;
             if (intField[f]) {
-                v = toInt(String.valueOf(v));
+                v = plain ? plainInt(String.valueOf(v)) : toInt(String.valueOf(v));
             } else if (listField[f]) {
                 List<Integer> ints = new ArrayList<>();
-                Matcher m = intList.reset(String.valueOf(v));
-                while (m.find()) ints.add(toInt(m.group()));
+                String text = String.valueOf(v);
+                if (plain) {
+                    plainInts(text, ints);
+                } else {
+                    Matcher m = intList.reset(text);
+                    while (m.find()) ints.add(toInt(m.group()));
+                }
                 v = ints.toArray(new Integer[0]);
             } else if (lowerField[f]) {
                 v = String.valueOf(v).toLowerCase(Locale.ROOT);
             }
             if (fieldCol[f] >= 0) row[fieldCol[f]] = v;
         }
+    }
+
+    /**
+     * TP_SPLIT ({@code ^\[?(.+)[,-](\d+)\]?$}) on a plain tp that does not start with "[" and ends with a
+     * digit: the greedy {@code .+} gives back the least it can, so the cut is the "-" or "," just before the
+     * trailing digits (with at least one character before it). Returns the cut's index, or UNSURE.
+     */
+    static int plainTpCut(String tp) {
+        int n = tp.length();
+        if (n == 0 || tp.charAt(0) == '[') return UNSURE;
+        int j = n;
+        while (j > 0 && tp.charAt(j - 1) >= '0' && tp.charAt(j - 1) <= '9') j--;
+        if (j == n || j < 2 || (tp.charAt(j - 1) != '-' && tp.charAt(j - 1) != ',')) return UNSURE;
+        return j - 1;
+    }
+
+    /** INT_LIST ({@code -?\d+}) findall on plain text, each through {@link #plainInt}. */
+    static void plainInts(String s, List<Integer> out) {
+        int n = s.length();
+        for (int i = 0; i < n; ) {
+            char ch = s.charAt(i);
+            int from = ch == '-' && i + 1 < n && isAsciiDigit(s.charAt(i + 1)) ? i + 1 : isAsciiDigit(ch) ? i : -1;
+            if (from < 0) {
+                i++;
+                continue;
+            }
+            int j = from;
+            while (j < n && isAsciiDigit(s.charAt(j))) j++;
+            out.add(plainInt(s.substring(i, j)));
+            i = j;
+        }
+    }
+
+    private static boolean isAsciiDigit(char ch) {
+        return ch >= '0' && ch <= '9';
+    }
+
+    /** {@link #toInt} of an optional "-" and up to 9 ASCII digits, without parsing twice; else toInt itself. */
+    static Integer plainInt(String s) {
+        int n = s.length(), i = n > 0 && s.charAt(0) == '-' ? 1 : 0;
+        if (n == i || n - i > 9) return toInt(s);
+        int value = 0;
+        for (int k = i; k < n; k++) {
+            char ch = s.charAt(k);
+            if (ch < '0' || ch > '9') return toInt(s);
+            value = value * 10 + (ch - '0');
+        }
+        return i == 1 ? -value : value;
     }
 
     private static final BigInteger INT_MIN = BigInteger.valueOf(Integer.MIN_VALUE);
