@@ -35,7 +35,7 @@ from zkcontroller.controller.families import EventFamily, Handler
 from zkcontroller.model import LeaderAndIsr
 from zkcontroller.zk import paths
 from zkcontroller.zk.config_changes import BROKER_ENTITY_PREFIX, newest_config_change, read_config_changes
-from zkcontroller.zk.errors import ZnodeDecodeError
+from zkcontroller.zk.errors import UnparseableZnodeError, ZnodeDecodeError
 from zkcontroller.zk.znodes import UNCLEAN_LEADER_ELECTION_ENABLE
 
 
@@ -131,6 +131,9 @@ class UncleanElectionEvents(EventFamily):
     async def _unclean_enabled(self, topic: str) -> bool:
         try:
             return bool(await self.core.zk.get_unclean_leader_election_override(topic))
+        except UnparseableZnodeError as e:  # Kafka's TopicConfigHandler reads it as no overrides: not enabled
+            self.core.log.warn(f"Reading the config of topic {topic} as no overrides (as Kafka does): {e.reason}")
+            return False
         except ZnodeDecodeError as e:
             self.core.log.error(f"Ignoring the config of topic {topic}: {e}")
             return False
