@@ -12,6 +12,7 @@ from tests.helpers import ManualClock
 
 from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.broker.control_plane import BrokerControlPlane
+from zkcontroller.broker.partition import IsrProposal
 from zkcontroller.broker.replica_manager import ReplicaManager
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import Errors, LeaderAndIsrPartitionState
@@ -125,3 +126,25 @@ def brokers_fixture() -> Iterator[Brokers]:
     b = Brokers()
     yield b
     b.close()
+
+
+class RecordingIsrManager:
+    """Keeps proposals; ``confirm`` answers them as a controller that accepts everything would."""
+
+    def __init__(self) -> None:
+        self.proposals: list[IsrProposal] = []
+
+    def submit(self, proposal: IsrProposal) -> None:
+        self.proposals.append(proposal)
+
+    def clear_pending(self, tp: TopicPartition) -> None:
+        pass
+
+    def resubmit(self, proposal: IsrProposal) -> None:
+        self.proposals.append(proposal)
+
+    def start(self) -> None:
+        pass
+
+    def shutdown(self) -> None:
+        pass

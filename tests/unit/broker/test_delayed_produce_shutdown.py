@@ -4,8 +4,6 @@ request the controlled shutdown's LeaderAndIsr completed first keeps its answer.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from zkcontroller.broker.delayed_produce import PurgatoryShutDown
@@ -13,19 +11,9 @@ from zkcontroller.model import TopicPartition
 
 from .replica_helpers import Brokers, state
 from .test_produce_replica_manager import send_all, settle, waiting
-from .test_replica_manager import RecordingIsrManager
 
 NOT_LEADER_OR_FOLLOWER = 6
 TP = TopicPartition("t", 0)
-
-
-@pytest.fixture
-def brokers() -> Iterator[Brokers]:
-    b = Brokers()
-    for rm in b.rms.values():
-        rm.isr_manager = RecordingIsrManager()  # type: ignore[assignment]
-    yield b
-    b.close()
 
 
 async def test_replica_manager_shutdown_drops_a_waiting_request(brokers: Brokers) -> None:

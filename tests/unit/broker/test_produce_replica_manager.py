@@ -6,11 +6,9 @@ fire on this manual runtime)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
 
-import pytest
 from kafka.record.memory_records import MemoryRecordsBuilder
 
 from zkcontroller.broker.produce import ProduceAnswer, ProducePartition, produce
@@ -19,20 +17,11 @@ from zkcontroller.model import TopicPartition
 
 from .helpers import stop_replica
 from .replica_helpers import LAG_MS, Brokers, state
-from .test_replica_manager import RecordingIsrManager, confirm
+from .test_replica_manager import confirm
 
 TP = TopicPartition("t", 0)
 NONE, NOT_LEADER_OR_FOLLOWER, NOT_ENOUGH_REPLICAS_AFTER_APPEND = 0, 6, 20
 KNOWN = SimpleNamespace(contains=lambda _tp: True)
-
-
-@pytest.fixture
-def brokers() -> Iterator[Brokers]:
-    b = Brokers()
-    for rm in b.rms.values():
-        rm.isr_manager = RecordingIsrManager()  # type: ignore[assignment]
-    yield b
-    b.close()
 
 
 def records(n: int) -> bytes:

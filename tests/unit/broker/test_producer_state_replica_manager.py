@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Iterator
 
-import pytest
 from kafka.record.memory_records import MemoryRecordsBuilder
 
 from zkcontroller.broker.config import ReplicationConfig
@@ -26,20 +24,10 @@ from zkcontroller.sim.loop import run_virtual
 from .helpers import MY_EPOCH, leader_and_isr, update_metadata
 from .replica_helpers import Brokers, state
 from .test_produce_replica_manager import KNOWN
-from .test_replica_manager import RecordingIsrManager
 
 TP = TopicPartition("t", 0)
 NONE, OUT_OF_ORDER_SEQUENCE_NUMBER = 0, 45
 PID = 12
-
-
-@pytest.fixture
-def brokers() -> Iterator[Brokers]:
-    b = Brokers()
-    for rm in b.rms.values():
-        rm.isr_manager = RecordingIsrManager()  # type: ignore[assignment]
-    yield b
-    b.close()
 
 
 def idempotent(n: int, seq: int, timestamp: int = 1) -> bytes:

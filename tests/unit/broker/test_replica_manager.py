@@ -4,13 +4,10 @@ Time is a manual clock; fetches are driven one round at a time."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from zkcontroller.broker.config import ReplicationConfig, virtual_log_dirs
 from zkcontroller.broker.control_plane import BrokerControlPlane
-from zkcontroller.broker.partition import IsrProposal
 from zkcontroller.broker.replica_manager import NotLeaderError, ReplicaManager
 from zkcontroller.cluster.kafka_server import BrokerConfig
 from zkcontroller.model import LeaderAndIsr, TopicPartition
@@ -18,40 +15,9 @@ from zkcontroller.protocol.control_requests import Errors, LeaderAndIsrRequest
 from zkcontroller.protocol.inter_broker import FetchPartition, FetchRequest
 
 from .helpers import MY_EPOCH, leader_and_isr, stop_replica, um_state, update_metadata
-from .replica_helpers import LAG_MS, Brokers, lagging_followers, state
+from .replica_helpers import LAG_MS, Brokers, RecordingIsrManager, lagging_followers, state
 
 TP = TopicPartition("t", 0)
-
-
-class RecordingIsrManager:
-    """Keeps proposals; ``confirm`` answers them as a controller that accepts everything would."""
-
-    def __init__(self) -> None:
-        self.proposals: list[IsrProposal] = []
-
-    def submit(self, proposal: IsrProposal) -> None:
-        self.proposals.append(proposal)
-
-    def clear_pending(self, tp: TopicPartition) -> None:
-        pass
-
-    def resubmit(self, proposal: IsrProposal) -> None:
-        self.proposals.append(proposal)
-
-    def start(self) -> None:
-        pass
-
-    def shutdown(self) -> None:
-        pass
-
-
-@pytest.fixture
-def brokers() -> Iterator[Brokers]:
-    b = Brokers()
-    for rm in b.rms.values():
-        rm.isr_manager = RecordingIsrManager()
-    yield b
-    b.close()
 
 
 def confirm(brokers: Brokers, leader: int = 1) -> None:
