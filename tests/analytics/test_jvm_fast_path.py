@@ -259,6 +259,26 @@ def test_the_fast_path_runs_its_own_code(spark, inputs: list[str]) -> None:
     assert _parse(spark, boundary, breaking(True)) != _parse(spark, boundary, jvm_parser.config_json(True))
 
 
+def test_hand_written_templates_decide_without_their_regex(spark, inputs: list[str]) -> None:
+    """With the regexes of the HAND_TEMPLATES templates made never to match, the fast path still finds their
+    lines in the boundary file (decided by handMatch), the regex-only path none."""
+    hand = {"'partition_state_change'", "'replica_state_change'", "'leader_and_isr_handled'",
+            "'update_metadata_received'"}  # as _rows gives them (repr)
+
+    def without_regex(fast_path: bool) -> str:
+        config = json.loads(jvm_parser.config_json(fast_path))
+        for template in config["templates"]:
+            if template["hand"]:
+                template["pattern"] = template["plain"] = "(?!)"
+        return json.dumps(config)
+
+    def kinds(config: str) -> set[str]:
+        return {dict(row)["kind"] for row in _parse(spark, [inputs[-1]], config)}
+
+    assert hand <= kinds(without_regex(True))
+    assert not hand & kinds(without_regex(False))
+
+
 def test_a_changed_hand_written_pattern_stops_the_config(monkeypatch: pytest.MonkeyPatch) -> None:
     jvm_parser.config_json.cache_clear()
     monkeypatch.setattr(k, "IDENT_EPOCH", r"epoch[=:](\d+)")
