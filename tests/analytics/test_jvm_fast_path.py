@@ -115,6 +115,33 @@ def _boundary_lines() -> list[str]:
     for middle in ("(leader=1, isr=1) for offline partition t-1 for offline partition t-2", "for offline partition t-",
                    "x for offline partition [t,3] y"):
         lines.append(f"{T} INFO [Controller id=1] Selected new leader and ISR {middle} {KC}")
+    # Templates decided by hand (jvm_parser.HAND_TEMPLATES): each run, literal and separator on both sides.
+    for tp in ("t-1", "[t,1]", "a-b-12", "-1", "t-", "t-1x", "t]-1", "t[-1", "t-1\t", "a,b-1", "t--1"):
+        for rest in ("from OnlinePartition to OfflinePartition", "state from A to B", "state  from A to B",
+                     "statefrom A to B", "from A_1 to B2 with state x", "from  A to B", "from A  to B", "from A to ",
+                     "from A to", "from to B", "from A-1 to B", "state state from A to B", "from A to B-C"):
+            lines.append(f"{T} TRACE [Controller id=1 epoch=2] Changed partition {tp} {rest} {SC}")
+        lines.append(f"{T} TRACE [Controller id=1 epoch=2] changed partition {tp}  from A to B {SC}")
+        lines.append(f"{T} TRACE [Controller id=1 epoch=2] Changed state of replica 3 for partition {tp} from "
+                     f"NewReplica to OnlineReplica {SC}")
+    for replica in ("3", "", "x", "03", "99999999999", "3 ", "-3"):
+        for rest in ("from A to B", "state from A to B", "from A to", "from A to B x"):
+            lines.append(f"{T} TRACE [Controller id=1 epoch=2] changed state of replica {replica} for partition "
+                         f"t-1 {rest} {SC}")
+    for verb in ("Handling", "handling", "Completed", "completed", "Handled", "Xandling", "Hompleted", "C"):
+        for rest in ("correlationId 7 from controller 1 epoch 5", "correlationId 7 from controller 1 epoch x",
+                     "correlationId 7 from controller 1 epoch ", "correlationId 7 from controller 1 epochs 5",
+                     "correlationId 7 from controller 12", "correlationId 7 from controller x", "correlationId  7 "
+                     "from controller 1", "correlationId x from controller 1", "correlationId 7 from controller 1 "
+                     "epoch 5 for 1 partitions transition for partition t-1"):
+            lines.append(f"{T} INFO [Broker id=1] {verb} LeaderAndIsr request {rest} (state.change.logger)")
+    tail = "in response to UpdateMetadata request sent by controller"
+    for middle in (f"x {tail} 1 epoch 2", f"for partition t-1 {tail} 1 epoch 2 {tail} 3 epoch 4",
+                   f"{tail} 1 epoch 2 {tail} x epoch 4", f"{tail} 1 epoch 2 {tail} 3 epoch", f"{tail} 5 epoch 6",
+                   f" {tail} 5 epoch 6", f"x{tail} 5 epoch 6", f"{tail} 5 epoch 6x", f"{tail} 5 epochs 6",
+                   f"{tail} 5 epoch 6 {tail}", f"{tail}"):
+        for start in ("Cached leader info", "cached leader info", "Cached leader info ", "Cached leader"):
+            lines.append(f"{T} TRACE [Broker id=1] {start} {middle} {SC}")
     # Line-level decisions: continuations, tracebacks and exceptions after a record, digits and "[" first.
     lines += [
         f"{T} ERROR [Controller id=1] Error processing event {KC}",
@@ -232,6 +259,26 @@ def test_the_fast_path_runs_its_own_code(spark, inputs: list[str]) -> None:
     assert _parse(spark, boundary, breaking(True)) != _parse(spark, boundary, jvm_parser.config_json(True))
 
 
+def test_hand_written_templates_decide_without_their_regex(spark, inputs: list[str]) -> None:
+    """With the regexes of the HAND_TEMPLATES templates made never to match, the fast path still finds their
+    lines in the boundary file (decided by handMatch), the regex-only path none."""
+    hand = {"'partition_state_change'", "'replica_state_change'", "'leader_and_isr_handled'",
+            "'update_metadata_received'"}  # as _rows gives them (repr)
+
+    def without_regex(fast_path: bool) -> str:
+        config = json.loads(jvm_parser.config_json(fast_path))
+        for template in config["templates"]:
+            if template["hand"]:
+                template["pattern"] = template["plain"] = "(?!)"
+        return json.dumps(config)
+
+    def kinds(config: str) -> set[str]:
+        return {dict(row)["kind"] for row in _parse(spark, [inputs[-1]], config)}
+
+    assert hand <= kinds(without_regex(True))
+    assert not hand & kinds(without_regex(False))
+
+
 def test_a_changed_hand_written_pattern_stops_the_config(monkeypatch: pytest.MonkeyPatch) -> None:
     jvm_parser.config_json.cache_clear()
     monkeypatch.setattr(k, "IDENT_EPOCH", r"epoch[=:](\d+)")
@@ -240,6 +287,13 @@ def test_a_changed_hand_written_pattern_stops_the_config(monkeypatch: pytest.Mon
             jvm_parser.config_json()
     finally:
         jvm_parser.config_json.cache_clear()
+
+
+def test_every_hand_written_template_is_still_a_template() -> None:
+    """A template changed in kafka_log_parser keeps its rows but loses its fast path: say so here."""
+    assert set(jvm_parser.HAND_TEMPLATES) <= {t.pattern for t in k.TEMPLATES}
+    hands = [t["hand"] for t in json.loads(jvm_parser.config_json())["templates"]]
+    assert sorted(h for h in hands if h) == sorted(jvm_parser.HAND_TEMPLATES.values())
 
 
 def test_plain_regex_variants_use_java_ascii_classes() -> None:

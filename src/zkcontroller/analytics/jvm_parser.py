@@ -8,10 +8,11 @@ regexes, reasons and columns all come from ``kafka_log_parser``/``extract`` (``c
 source of truth, and a differential test checks both paths give identical rows.
 
 Its fast path (on unless ``config_json(fast_path=False)``) decides the commonest shapes by hand: the log4j
-layout, the log ident, tp splits, int lists, ``^HEAD.*TAIL`` templates (``split_at_dot_star``) and literal-then-
-group extras (``literals_then_group``), and runs the regexes in ASCII-class form on plain lines. Where it is
-unsure the regexes decide, so the rows stay the same; ``HAND_WRITTEN`` pins the patterns written out in Java, and
-a test runs both paths over every log the suite has.
+layout, the log ident, tp splits, int lists, ``^HEAD.*TAIL`` templates (``split_at_dot_star``), literal-then-
+group extras (``literals_then_group``) and the templates of ``HAND_TEMPLATES`` (state changes...), and runs the
+regexes in ASCII-class form on plain lines. Where it is unsure the regexes decide, so the rows stay the same;
+``HAND_WRITTEN`` and ``HAND_TEMPLATES`` pin the patterns written out in Java, and a test runs both paths over
+every log the suite has.
 
 Python's ``re`` classes are Unicode-aware (``\\d`` is any decimal digit, ``\\s`` any ``str.isspace``
 character), Java's are ASCII by default: ``java_regex`` spells Python's classes out. The jar is compiled with
@@ -161,6 +162,18 @@ HAND_WRITTEN = {
 """The patterns ``KafkaLineParser``'s fast path implements by hand (or skips on a first character): exactly
 these, so a change to one of them in ``kafka_log_parser`` fails ``config_json`` until the Java follows."""
 
+_TP = r"(\[[^\],\s]+,\d+\]|[^\s\[\]]+-\d+)"
+HAND_TEMPLATES = {
+    rf"^[Cc]hanged partition {_TP} (?:state )?from (\w+) to (\w+)": 1,
+    rf"^[Cc]hanged state of replica (\d+) for partition {_TP} from (\w+) to (\w+)": 2,
+    r"^(?:[Hh]andling|[Cc]ompleted) LeaderAndIsr request correlationId \d+ from controller (\d+)(?: epoch (\d+))?": 3,
+    r"^(?:[Cc]ached leader info .*|Add \d+ partitions and deleted \d+ partitions from metadata cache"
+    r"|Deleted partition \S+ from metadata cache) in response to UpdateMetadata request sent by "
+    r"controller (\d+) epoch (\d+)": 4,
+}
+"""Template patterns ``KafkaLineParser.handMatch`` decides by hand on plain bodies, by shape number: matched by the
+whole pattern, so a template changed in ``kafka_log_parser`` just loses its fast path (a test says when)."""
+
 
 @functools.cache
 def config_json(fast_path: bool = True) -> str:
@@ -181,7 +194,8 @@ def config_json(fast_path: bool = True) -> str:
     templates = [{"kind": t.kind, "pattern": java_regex(t.pattern), "plain": java_regex(t.pattern, True),
                   "split": split_at_dot_star(t.pattern), "anchored": anchored(t.pattern), "groups": t.groups,
                   "extra": {name: find(rx) for name, rx in t.extra.items()}, "consts": t.consts,
-                  "starts": list(t.starts), "needle": t.needle} for t in k.TEMPLATES]
+                  "starts": list(t.starts), "needle": t.needle, "hand": HAND_TEMPLATES.get(t.pattern, 0)}
+                 for t in k.TEMPLATES]
     # The layout's message is the lazy gap between a head and a tail that starts with `\s*\(`: Java finds the
     # first "(" from which the tail matches to the end (what `(.*?)` does, without a regex step per character).
     message, tail = r"(.*?)", k.LAYOUT.removeprefix(k.LAYOUT_HEAD).removeprefix(r"(.*?)")

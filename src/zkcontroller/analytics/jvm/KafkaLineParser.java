@@ -38,6 +38,8 @@ public final class KafkaLineParser {
         Matcher splitTail;
         String splitLiteral;
         boolean splitLazy;
+        /** jvm_parser.HAND_TEMPLATES: the shape {@link #handMatch} decides on plain bodies (0: none). */
+        int hand;
         boolean[] extraAnchored;
         int[] groupField;  // field index per group entry
         int[] groupIndex;
@@ -182,6 +184,7 @@ public final class KafkaLineParser {
                 tpl.splitLiteral = split.get("literal").asText();
                 tpl.splitLazy = split.get("lazy").asBoolean();
             }
+            tpl.hand = fast ? t.path("hand").asInt(0) : 0;
             JsonNode groups = t.get("groups");
             tpl.groupField = new int[groups.size()];
             tpl.groupIndex = new int[groups.size()];
@@ -612,8 +615,11 @@ public final class KafkaLineParser {
         for (Template t : candidates) {
             if (t.starts.length > 0 && !startsWithAny(body, t.starts)) continue;
             if (!body.contains(t.needle)) continue;
-            Matcher m;
-            if (plain && t.splitTail != null) {
+            Matcher m = null;
+            String[] g = plain && t.hand != 0 ? handMatch(t.hand, body) : null;
+            if (g != null) {
+                // decided by hand: the groups the template's regex would give
+            } else if (plain && t.splitTail != null) {
                 m = splitMatch(t, body);
                 if (m == null) continue;
             } else {
@@ -625,7 +631,7 @@ public final class KafkaLineParser {
             Object[] found = new Object[nFields];
             boolean[] set = new boolean[nFields];
             for (int i = 0; i < t.groupField.length; i++) {
-                found[t.groupField[i]] = m.group(t.groupIndex[i]);
+                found[t.groupField[i]] = g != null ? g[t.groupIndex[i]] : m.group(t.groupIndex[i]);
                 set[t.groupField[i]] = true;
             }
             for (int i = 0; i < t.extra.length; i++) {
@@ -717,6 +723,99 @@ public final class KafkaLineParser {
             }
         }
         return null;
+    }
+
+    private static final String UPDATE_METADATA_TAIL = " in response to UpdateMetadata request sent by controller ";
+
+    /**
+     * The templates of {@code jvm_parser.HAND_TEMPLATES} on a plain body: the groups their regex would give (index =
+     * group number, null where a group does not take part), or null: unsure, the regex decides (a miss included).
+     * Why each is the same match: every quantified run below is followed by a character it cannot take (a digit run
+     * by " ", a word run by " " or nothing), so greedy backtracking has nothing to give back; TP
+     * ({@code (\[[^\],\s]+,\d+\]|[^\s\[\]]+-\d+)}) is followed by " ", so it is the whole run of characters
+     * other than whitespace and brackets (a body with "[" there is left to the regex). Shapes 1 and 2 are the
+     * state-change templates, 3 {@code Handling LeaderAndIsr}, 4 {@code Cached leader info .*} (.*: {@link #splitMatch}).
+     */
+    static String[] handMatch(int shape, String s) {
+        int n = s.length(), i;
+        if (shape == 1 || shape == 2) {
+            if (n == 0 || (s.charAt(0) != 'C' && s.charAt(0) != 'c')) return null;
+            String broker = null;
+            if (shape == 1) {  // ^[Cc]hanged partition TP (?:state )?from (\w+) to (\w+)
+                if (!s.startsWith("hanged partition ", 1)) return null;
+                i = 18;
+            } else {  // ^[Cc]hanged state of replica (\d+) for partition TP from (\w+) to (\w+)
+                if (!s.startsWith("hanged state of replica ", 1)) return null;
+                int d = i = 25;
+                while (i < n && isAsciiDigit(s.charAt(i))) i++;
+                if (i == d || !s.startsWith(" for partition ", i)) return null;
+                broker = s.substring(d, i);
+                i += 15;
+            }
+            int tp = i;
+            while (i < n && !plainSpace(s.charAt(i)) && s.charAt(i) != '[' && s.charAt(i) != ']') i++;
+            int j = i;  // [^\s\[\]]+-\d+: the run ends in digits after a "-" that is not its first character
+            while (j > tp && isAsciiDigit(s.charAt(j - 1))) j--;
+            if (j == i || j - 1 <= tp || s.charAt(j - 1) != '-' || !s.startsWith(" ", i)) return null;
+            String tpText = s.substring(tp, i);
+            i++;
+            // (?:state )? tried first; without it "from " would have to start where "state " does
+            if (shape == 1 && s.startsWith("state ", i)) i += 6;
+            if (!s.startsWith("from ", i)) return null;
+            int from = i += 5;
+            while (i < n && isAsciiWord(s.charAt(i))) i++;
+            if (i == from || !s.startsWith(" to ", i)) return null;
+            String fromState = s.substring(from, i);
+            int to = i += 4;
+            while (i < n && isAsciiWord(s.charAt(i))) i++;
+            if (i == to) return null;
+            String toState = s.substring(to, i);
+            return shape == 1 ? new String[] {null, tpText, fromState, toState}
+                    : new String[] {null, broker, tpText, fromState, toState};
+        }
+        if (shape == 3) {
+            // ^(?:[Hh]andling|[Cc]ompleted) LeaderAndIsr request correlationId \d+ from controller (\d+)(?: epoch (\d+))?
+            if (s.startsWith("andling", 1) ? s.charAt(0) != 'H' && s.charAt(0) != 'h'
+                    : !s.startsWith("ompleted", 1) || (s.charAt(0) != 'C' && s.charAt(0) != 'c')) return null;
+            i = s.charAt(1) == 'a' ? 8 : 9;
+            if (!s.startsWith(" LeaderAndIsr request correlationId ", i)) return null;
+            int d = i += 36;
+            while (i < n && isAsciiDigit(s.charAt(i))) i++;
+            if (i == d || !s.startsWith(" from controller ", i)) return null;
+            int c = i += 17;
+            while (i < n && isAsciiDigit(s.charAt(i))) i++;
+            if (i == c) return null;
+            String controller = s.substring(c, i);
+            String epoch = null;
+            if (s.startsWith(" epoch ", i)) {  // the optional group takes part only with a digit after it
+                int e = i += 7;
+                while (i < n && isAsciiDigit(s.charAt(i))) i++;
+                if (i > e) epoch = s.substring(e, i);
+            }
+            return new String[] {null, controller, epoch};
+        }
+        if (shape == 4) {
+            // ^(?:[Cc]ached leader info .*|Add ...|Deleted ...) in response to UpdateMetadata request sent by
+            // controller (\d+) epoch (\d+): a body starting "[Cc]ached leader info " can take only the first
+            // alternative; its greedy .* hands the tail the places its literal starts, from the end back
+            if (!s.startsWith("ached leader info ", 1) || (s.charAt(0) != 'C' && s.charAt(0) != 'c')) return null;
+            String lit = UPDATE_METADATA_TAIL;
+            for (int p = s.lastIndexOf(lit); p >= 19; p = s.lastIndexOf(lit, p - 1)) {
+                int c = i = p + lit.length();
+                while (i < n && isAsciiDigit(s.charAt(i))) i++;
+                if (i == c || !s.startsWith(" epoch ", i)) continue;
+                int e = i += 7;
+                while (i < n && isAsciiDigit(s.charAt(i))) i++;
+                if (i > e) return new String[] {null, s.substring(c, e - 7), s.substring(e, i)};
+            }
+            return null;
+        }
+        return null;
+    }
+
+    /** Python's {@code \w} on a plain line. */
+    private static boolean isAsciiWord(char ch) {
+        return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || isAsciiDigit(ch) || ch == '_';
     }
 
     private static final String UNSURE_TEXT = new String("unsure");
