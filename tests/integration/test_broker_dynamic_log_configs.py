@@ -102,3 +102,17 @@ async def test_invalid_and_non_json_dynamic_configs_are_ignored(make_cluster: Cl
         await admin.create_config_change_notification(f"brokers/{paths.DEFAULT_ENTITY}")
         await wait_until(lambda: configs.max_message_bytes("t") == 1048588, what="the level read as empty")
         assert "as no overrides" in caplog.text
+
+
+async def test_another_brokers_config_is_not_applied(make_cluster: ClusterFactory, admin: KafkaZkClient) -> None:
+    cluster = await make_cluster([1])
+    server = cluster.brokers[1]
+    await TopicAdmin(admin, random.Random(1)).create_topic("t", 1, 1)
+    await wait_until(lambda: bool(cluster.leaders("t")), what="a leader")
+    await admin.set_or_create_entity_configs(paths.ConfigType.BROKER, "2", {"min.insync.replicas": "3"})
+    await admin.create_config_change_notification("brokers/2")
+    await alter_broker_config(admin, paths.DEFAULT_ENTITY, {"message.max.bytes": "900"}, [], via_broker=True)
+    assert server.replica_manager is not None
+    configs = server.replica_manager.topic_configs
+    await wait_until(lambda: configs.max_message_bytes("t") == 900, what="the later notification read")
+    assert min_isr(server, "t") == 1 and configs.defaults.dynamic_broker == {}

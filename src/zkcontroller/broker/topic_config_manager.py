@@ -164,10 +164,9 @@ class TopicConfigManager:
         zk = self._zk()
         if zk is None or not entities:
             return
-        levels = {paths.DEFAULT_ENTITY: dict(self.defaults.dynamic_default),
-                  str(self.broker_id): dict(self.defaults.dynamic_broker)}
+        read: dict[bool, dict[str, str]] = {}  # per-broker level (True) or cluster default → what is kept of it
         for entity in entities:
-            path = paths.broker_config_path(entity)
+            path = paths.broker_config_path(entity)  # the node named as in the notification, as Kafka reads it
             try:
                 configs, ignored = await zk.get_entity_configs_lenient(paths.ConfigType.BROKER, entity)
             except (ZkError, ZnodeDecodeError) as e:
@@ -181,9 +180,13 @@ class TopicConfigManager:
                 rendered = ", ".join(f"{k} -> {v}" for k, v in sorted(configs.items()))
                 log.info("Processing override for entityPath: %s%s with config: HashMap(%s)", BROKER_ENTITY_PREFIX,
                          entity, rendered)
-            levels[entity] = clean_dynamic_configs(configs, per_broker=entity != paths.DEFAULT_ENTITY, path=path)
-        self._set_defaults(LogDefaults.from_levels(self._static, levels[paths.DEFAULT_ENTITY],
-                                                   levels[str(self.broker_id)]))
+            per_broker = entity != paths.DEFAULT_ENTITY
+            read[per_broker] = clean_dynamic_configs(configs, per_broker=per_broker, path=path)
+        if not read:
+            return
+        # merged into the levels as they are now (no await from here on), so concurrent reads do not undo each other
+        self._set_defaults(LogDefaults.from_levels(self._static, read.get(False, self.defaults.dynamic_default),
+                                                   read.get(True, self.defaults.dynamic_broker)))
 
     def _set_defaults(self, defaults: LogDefaults) -> None:
         """New broker log defaults (``DynamicLogConfig.reconfigure``/``updateLogsConfig``): each topic keeps its
