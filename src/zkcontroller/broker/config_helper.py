@@ -2,15 +2,18 @@
 
 A TOPIC: every topic config (``LogConfig``'s keys, and any other key stored in its ``/config/topics/<t>``), the
 value the topic has (its override, else the broker's default), the source of that value — TOPIC_CONFIG for an
-override, else STATIC_BROKER_CONFIG when server.properties sets the broker property it falls back to, else
-DEFAULT_CONFIG — and, when asked, the synonyms in Kafka's order (the override, then the broker property from
-server.properties, then its default). Kafka's quirks are kept: a key ``LogConfig`` does not define is "sensitive"
+override, else DYNAMIC_BROKER_CONFIG / DYNAMIC_DEFAULT_BROKER_CONFIG when ``/config/brokers/<id>`` /
+``/config/brokers/<default>`` sets the broker property it falls back to, else STATIC_BROKER_CONFIG when
+server.properties does, else DEFAULT_CONFIG — and, when asked, the synonyms in Kafka's order (the override, then
+for each level in turn — per-broker, cluster default, server.properties, default — the broker property's synonym
+names that level sets). Kafka's quirks are kept: a key ``LogConfig`` does not define is "sensitive"
 (its value null); a broker property whose default is null (``log.retention.ms``) is no synonym, so an unset
 ``retention.ms`` lists none.
 
 A BROKER (this broker's id): the properties it was started with (its server.properties) and the defaults of the
-Kafka 2.8.2 properties in `BROKER_CONFIG_DEFAULTS`; the rest of Kafka's ~200 are not known here. Dynamic broker
-configs (``/config/brokers/...``) are not read: no DYNAMIC_BROKER_CONFIG or DYNAMIC_DEFAULT_BROKER_CONFIG sources.
+Kafka 2.8.2 properties in `BROKER_CONFIG_DEFAULTS`; the rest of Kafka's ~200 are not known here. A dynamic value
+(as the broker's config manager keeps it, `broker.dynamic_broker_config`) wins over server.properties, with its
+source and synonyms as for a topic.
 Documentation is always null (Kafka sends each key's doc string when asked).
 """
 
@@ -100,11 +103,18 @@ def _static_defaults() -> dict[str, str]:
 _STATIC_DEFAULTS = _static_defaults()
 
 
-def _synonyms(name: str, static: Mapping[str, str], sensitive: bool) -> list[Synonym]:
-    """``ConfigHelper.configSynonyms`` without the dynamic levels: server.properties, then defaults, each over the
-    synonym names; those before the first one named ``name`` are dropped."""
+_NO_LEVEL: Mapping[str, str] = {}
+
+
+def _synonyms(name: str, static: Mapping[str, str], sensitive: bool, dynamic_broker: Mapping[str, str] = _NO_LEVEL,
+              dynamic_default: Mapping[str, str] = _NO_LEVEL) -> list[Synonym]:
+    """``ConfigHelper.configSynonyms``: per-broker dynamic, cluster-default dynamic, server.properties, then
+    defaults, each over the synonym names; those before the first one named ``name`` are dropped."""
     names = broker_synonyms(name)
-    found = [Synonym(n, None if sensitive else static[n], STATIC_BROKER_CONFIG) for n in names if n in static]
+    found = []
+    for level, source in ((dynamic_broker, DYNAMIC_BROKER_CONFIG), (dynamic_default, DYNAMIC_DEFAULT_BROKER_CONFIG),
+                          (static, STATIC_BROKER_CONFIG)):
+        found += [Synonym(n, None if sensitive else level[n], source) for n in names if n in level]
     found += [Synonym(n, None if sensitive else _STATIC_DEFAULTS[n], DEFAULT_CONFIG) for n in names
               if n in _STATIC_DEFAULTS]
     for i, synonym in enumerate(found):
@@ -132,7 +142,8 @@ def describe_topic(defaults: LogDefaults, overrides: Mapping[str, str], *, inclu
         sensitive = rule is None  # KafkaConfig.maybeSensitive: an unknown type may hide a password
         value = None if sensitive else config.as_string(name)
         broker_name = TOPIC_CONFIG_SYNONYMS.get(name)
-        found = _synonyms(broker_name, defaults.static, sensitive) if broker_name is not None else []
+        found = (_synonyms(broker_name, defaults.static, sensitive, defaults.dynamic_broker, defaults.dynamic_default)
+                 if broker_name is not None else [])
         if name in overrides:
             found.insert(0, Synonym(name, value, TOPIC_CONFIG))
         entries.append(ConfigEntry(
@@ -142,12 +153,14 @@ def describe_topic(defaults: LogDefaults, overrides: Mapping[str, str], *, inclu
     return entries
 
 
-def describe_broker(static: Mapping[str, str], *, include_synonyms: bool,
-                    keys: tuple[str, ...] | None = None) -> list[ConfigEntry]:
+def describe_broker(static: Mapping[str, str], *, include_synonyms: bool, keys: tuple[str, ...] | None = None,
+                    dynamic_broker: Mapping[str, str] = _NO_LEVEL,
+                    dynamic_default: Mapping[str, str] = _NO_LEVEL) -> list[ConfigEntry]:
     """This broker's entries (``createBrokerConfigEntry`` over ``allConfigs``): every known property (its value
-    from server.properties, parsed then printed as Kafka does, else its default; a null default is a null
-    value), then the other properties server.properties gave (unknown to Kafka's ConfigDef, hence sensitive)."""
-    names = [*BROKER_CONFIG_DEFAULTS, *sorted(k for k in static if k not in BROKER_CONFIG_DEFAULTS)]
+    from the dynamic levels, else server.properties, parsed then printed as Kafka does, else its default; a null
+    default is a null value), then the other properties given (unknown to Kafka's ConfigDef, hence sensitive)."""
+    current = {**static, **dynamic_default, **dynamic_broker}  # the current config's values
+    names = [*BROKER_CONFIG_DEFAULTS, *sorted(k for k in current if k not in BROKER_CONFIG_DEFAULTS)]
     entries = []
     for name in names:
         if not _wanted(keys, name):
@@ -156,15 +169,14 @@ def describe_broker(static: Mapping[str, str], *, include_synonyms: bool,
         sensitive = known is None
         if known is None:
             value = None
-        elif name in static:
+        elif name in current:
             try:
-                value = to_config_string(parse_config_value(name, known[0], static[name]), known[0])
+                value = to_config_string(parse_config_value(name, known[0], current[name]), known[0])
             except ValueError:  # refused at start-up already (server_properties); shown as given otherwise
-                value = static[name]
+                value = current[name]
         else:
             value = to_config_string(known[1], known[0])
-        found = _synonyms(name, static, sensitive) if known is not None else (
-            [Synonym(name, None, STATIC_BROKER_CONFIG)] if name in static else [])
+        found = _synonyms(name, static, sensitive, dynamic_broker, dynamic_default)
         entries.append(ConfigEntry(
             name, value, found[0].source if found else DEFAULT_CONFIG, read_only=name not in DYNAMIC_BROKER_CONFIGS,
             is_sensitive=sensitive, config_type=CONFIG_TYPES[known[0]] if known is not None else 0,

@@ -7,8 +7,11 @@ defaults a broker derives from its ``server.properties`` (``LogConfig.extractLog
 ``log.retention.ms``, else ``.minutes``, else ``.hours``...), and a topic's config as those defaults overlaid by
 its ``/config/topics/<topic>`` overrides (``LogConfig.fromProps``).
 
-Dynamic broker configs (``/config/brokers/...``) are not applied to log defaults: only the controller reads them,
-for ``unclean.leader.election.enable`` (`controller.dynamic_config`).
+Dynamic broker configs (``/config/brokers/<default>`` and ``/<id>``, `broker.dynamic_broker_config`) set the
+`RECONFIGURABLE_LOG_CONFIGS` over server.properties (`LogDefaults.from_levels`), as ``DynamicLogConfig`` does. Kafka
+rebuilds the defaults from the whole new ``KafkaConfig`` too, so a dynamic ``log.retention.ms`` wins over a static
+``log.retention.hours``; here an unset ``log.retention.ms`` keeps falling back to the hours (Kafka's
+``DynamicLogConfig.reconfigure`` drops a null one from the defaults, leaving ``LogConfig``'s 7 days).
 """
 
 from __future__ import annotations
@@ -55,6 +58,10 @@ TOPIC_CONFIG_SYNONYMS: Mapping[str, str] = {
 }
 """``LogConfig.TopicConfigSynonyms``: topic key → the broker property that is its default. The two
 ``*.replication.throttled.replicas`` keys have none (they default to an empty list on every broker)."""
+
+RECONFIGURABLE_LOG_CONFIGS = frozenset(TOPIC_CONFIG_SYNONYMS.values()) - {"log.message.format.version"}
+"""``DynamicLogConfig.ReconfigurableConfigs``: the broker properties a dynamic broker config may set for the log
+defaults (the message format version is excluded: every broker must support it first)."""
 
 
 @dataclass(frozen=True)
@@ -167,6 +174,23 @@ class LogDefaults:
     """Topic key → typed default value."""
     static: Mapping[str, str] = field(default_factory=dict)
     """The broker-log properties server.properties set, as given (``staticBrokerConfigs``)."""
+    dynamic_default: Mapping[str, str] = field(default_factory=dict)
+    """``/config/brokers/<default>`` as kept (``currentDynamicDefaultConfigs``), every key."""
+    dynamic_broker: Mapping[str, str] = field(default_factory=dict)
+    """``/config/brokers/<this broker's id>`` as kept (``currentDynamicBrokerConfigs``), every key."""
+
+    @staticmethod
+    def from_levels(static: Mapping[str, str], dynamic_default: Mapping[str, str] | None = None,
+                    dynamic_broker: Mapping[str, str] | None = None) -> LogDefaults:
+        """The defaults with the dynamic levels' `RECONFIGURABLE_LOG_CONFIGS` over ``static``: per-broker over
+        cluster default over server.properties. The dynamic values must have been checked
+        (`broker.dynamic_broker_config.clean_dynamic_configs`); raises `TopicConfigError` otherwise."""
+        merged = dict(static)
+        for level in (dynamic_default or {}, dynamic_broker or {}):
+            merged.update({k: v for k, v in level.items() if k in RECONFIGURABLE_LOG_CONFIGS})
+        base = LogDefaults.from_properties(merged)
+        own = {k: v for k, v in static.items() if k in BROKER_LOG_PROPERTIES}
+        return LogDefaults(base.values, own, dict(dynamic_default or {}), dict(dynamic_broker or {}))
 
     @staticmethod
     def from_properties(props: Mapping[str, str] | None = None) -> LogDefaults:

@@ -13,20 +13,30 @@ A malformed node, or one whose value ConfigDef refuses, is logged with its path 
 had (the broker defaults if it had none); it is still followed, so a later good change applies. A notification
 that cannot be decoded is logged and skipped. The watch is re-armed after a reconnection and on a new session,
 and notifications are left in place: the config command and the controller here do not purge them either.
+
+Dynamic broker configs (Kafka's ``BrokerConfigHandler`` → ``DynamicBrokerConfig``): ``/config/brokers/<default>``
+and ``/config/brokers/<this broker's id>`` are read at start-up and again on a notification naming
+``brokers/<default>`` or ``brokers/<this id>``; what is kept of them (`clean_dynamic_configs`) becomes the broker's
+log defaults (`LogDefaults.from_levels`) and every kept topic's config is derived again from its overrides, so a
+topic without an override follows. A node Kafka reads as no overrides (not JSON, no ``config`` object) drops that
+level, with a WARN; a node otherwise malformed is logged and the level keeps what it had.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
+from zkcontroller.broker.dynamic_broker_config import clean_dynamic_configs
 from zkcontroller.broker.log_config import LogConfig, LogDefaults
 from zkcontroller.coordination.api import WatchedEvent
 from zkcontroller.coordination.errors import ZkError
 from zkcontroller.runtime.runtime import Runtime
 from zkcontroller.zk import paths
-from zkcontroller.zk.config_changes import newest_config_change, read_config_changes
+from zkcontroller.zk.config_changes import BROKER_ENTITY_PREFIX, newest_config_change, read_config_changes
+from zkcontroller.zk.config_values import java_parse_int
+from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.log_config_def import TopicConfigError
 
@@ -42,6 +52,8 @@ class TopicConfigManager:
         self._zk = zk
         self.runtime = runtime
         self.defaults = defaults or LogDefaults.from_properties()
+        self._static = dict(self.defaults.static)
+        """server.properties' log properties: the dynamic levels are laid over them."""
         self._default_config = LogConfig(self.defaults.values)
         self._configs: dict[str, LogConfig] = {}
         self._loading: dict[str, asyncio.Task[None]] = {}
@@ -113,7 +125,7 @@ class TopicConfigManager:
                 continue
             self._apply(topic, read.values.get(topic, {}))
 
-    def _apply(self, topic: str, overrides: dict[str, str]) -> None:
+    def _apply(self, topic: str, overrides: Mapping[str, str]) -> None:
         try:
             self._configs[topic] = LogConfig.from_overrides(self.defaults, overrides)
         except TopicConfigError as e:
@@ -134,6 +146,55 @@ class TopicConfigManager:
             self._last_change = await newest_config_change(zk, self._on_watch)
         except ZkError as e:
             log.error("[DynamicConfigManager broker=%d] Cannot watch /config/changes: %s", self.broker_id, e)
+        # DynamicBrokerConfig.initialize: the dynamic levels as they are now (after arming the watch, so a
+        # change written meanwhile is read again rather than missed)
+        await self._update_broker_configs([paths.DEFAULT_ENTITY, str(self.broker_id)], log_override=False)
+
+    # ------------------------------------------------------------------ dynamic broker configs
+
+    def _concerns_this_broker(self, entity_name: str) -> bool:
+        """``BrokerConfigHandler``: the default entity or this broker's id (others' are theirs to read)."""
+        if entity_name == paths.DEFAULT_ENTITY:
+            return True
+        return java_parse_int(entity_name.strip()) == self.broker_id
+
+    async def _update_broker_configs(self, entities: list[str], *, log_override: bool) -> None:
+        """Re-read the dynamic levels named (``<default>`` and/or this broker's id), then derive the log defaults
+        and every kept topic's config again."""
+        zk = self._zk()
+        if zk is None or not entities:
+            return
+        read: dict[bool, dict[str, str]] = {}  # per-broker level (True) or cluster default → what is kept of it
+        for entity in entities:
+            path = paths.broker_config_path(entity)  # the node named as in the notification, as Kafka reads it
+            try:
+                configs, ignored = await zk.get_entity_configs_lenient(paths.ConfigType.BROKER, entity)
+            except (ZkError, ZnodeDecodeError) as e:
+                log.error("[DynamicConfigManager broker=%d] Ignoring the dynamic broker config %s: %s",
+                          self.broker_id, path, getattr(e, "reason", e))
+                continue
+            if ignored is not None:
+                log.warning("[DynamicConfigManager broker=%d] Reading the dynamic broker config %s as no overrides "
+                            "(as Kafka does): %s", self.broker_id, path, ignored.reason)
+            if log_override:
+                rendered = ", ".join(f"{k} -> {v}" for k, v in sorted(configs.items()))
+                log.info("Processing override for entityPath: %s%s with config: HashMap(%s)", BROKER_ENTITY_PREFIX,
+                         entity, rendered)
+            per_broker = entity != paths.DEFAULT_ENTITY
+            read[per_broker] = clean_dynamic_configs(configs, per_broker=per_broker, path=path)
+        if not read:
+            return
+        # merged into the levels as they are now (no await from here on), so concurrent reads do not undo each other
+        self._set_defaults(LogDefaults.from_levels(self._static, read.get(False, self.defaults.dynamic_default),
+                                                   read.get(True, self.defaults.dynamic_broker)))
+
+    def _set_defaults(self, defaults: LogDefaults) -> None:
+        """New broker log defaults (``DynamicLogConfig.reconfigure``/``updateLogsConfig``): each topic keeps its
+        overrides over them."""
+        self.defaults = defaults
+        self._default_config = LogConfig(defaults.values)
+        for topic, config in list(self._configs.items()):
+            self._apply(topic, config.overrides)
 
     def shutdown(self) -> None:
         self._watching = False
@@ -173,6 +234,8 @@ class TopicConfigManager:
             for path, reason in changes.malformed.items():
                 log.error("[DynamicConfigManager broker=%d] Ignoring malformed config change notification %s: %s",
                           self.broker_id, path, reason)
+            brokers = [b for b in dict.fromkeys(changes.brokers) if self._concerns_this_broker(b)]
+            await self._update_broker_configs(brokers, log_override=True)
             kept = [t for t in dict.fromkeys(changes.topics) if t in self._configs or t in self._loading]
             if kept:
                 await self._load(kept)

@@ -5,12 +5,13 @@ Any broker answers, for each resource in request order (`broker.config_helper` b
 
 - TOPIC: an invalid name is INVALID_TOPIC_EXCEPTION with ``Topic.validate``'s message; a topic this broker's
   metadata cache does not know UNKNOWN_TOPIC_OR_PARTITION (no message); else the topic's configs, its overrides
-  read from ``/config/topics/<topic>`` (as Kafka's ``ZkConfigRepository``) over this broker's defaults. A
+  read from ``/config/topics/<topic>`` (as Kafka's ``ZkConfigRepository``) over this broker's defaults (with
+  the dynamic broker configs it keeps: sources DYNAMIC_BROKER_CONFIG / DYNAMIC_DEFAULT_BROKER_CONFIG). A
   malformed node or a value ConfigDef refuses is UNKNOWN_SERVER_ERROR (logged; no message, as Kafka sends none).
-- BROKER: this broker's id gives its configs; the empty name the cluster-wide dynamic defaults of
-  ``/config/brokers/<default>`` (source DYNAMIC_DEFAULT_BROKER_CONFIG); another id is INVALID_REQUEST "Unexpected
-  broker id, expected <id> or empty string, but received <name>", a name that is no integer INVALID_REQUEST
-  "Broker id must be an integer, but it is: <name>".
+- BROKER: this broker's id gives its configs (dynamic values over server.properties); the empty name the
+  cluster-wide dynamic defaults of ``/config/brokers/<default>`` (source DYNAMIC_DEFAULT_BROKER_CONFIG); another
+  id is INVALID_REQUEST "Unexpected broker id, expected <id> or empty string, but received <name>", a name that
+  is no integer INVALID_REQUEST "Broker id must be an integer, but it is: <name>".
 - BROKER_LOGGER: this broker's id lists its ``kafka.*`` loggers and ``root`` with their effective levels (Kafka's
   ``Log4jController.loggers``); the empty name or another id is INVALID_REQUEST.
 - any other resource type makes the whole request fail, as Kafka's handler throws: every resource answers
@@ -121,7 +122,11 @@ async def _entries(server: KafkaServer | None, r: ConfigResourceQuery, include_s
             defaults_node = await server.zk.get_broker_configs(paths.DEFAULT_ENTITY)
             return _dynamic_defaults(defaults_node, include_synonyms, r.keys)
         _check_broker_id(server.broker_id, r.resource_name, " or empty string,")
-        return describe_broker(static, include_synonyms=include_synonyms, keys=r.keys)
+        if server.replica_manager is None:
+            return describe_broker(static, include_synonyms=include_synonyms, keys=r.keys)
+        current = server.replica_manager.topic_configs.defaults  # the dynamic levels as the broker keeps them
+        return describe_broker(static, include_synonyms=include_synonyms, keys=r.keys,
+                               dynamic_broker=current.dynamic_broker, dynamic_default=current.dynamic_default)
     if not r.resource_name:
         raise _Refused(int(Errors.INVALID_REQUEST), "Broker id must not be empty")
     _check_broker_id(server.broker_id, r.resource_name, "")
