@@ -479,8 +479,8 @@ public final class KafkaLineParser {
                 || s.charAt(17) != ':' || (dot != ',' && dot != '.') || s.charAt(24) != ']') {
             return UNSURE;
         }
-        int year = digits(s, 1, 4), month = digits(s, 6, 2), day = digits(s, 9, 2), hour = digits(s, 12, 2),
-                minute = digits(s, 15, 2), second = digits(s, 18, 2), millis = digits(s, 21, 3);
+        int year = ascii(s, 1, 4), month = ascii(s, 6, 2), day = ascii(s, 9, 2), hour = ascii(s, 12, 2),
+                minute = ascii(s, 15, 2), second = ascii(s, 18, 2), millis = ascii(s, 21, 3);
         if ((year | month | day | hour | minute | second | millis) < 0) return UNSURE;
         int p = 25;
         while (p < n && plainSpace(s.charAt(p))) p++;
@@ -528,17 +528,6 @@ public final class KafkaLineParser {
         }
         if (hour > 23 || minute > 59 || second > 59) return Long.MIN_VALUE;
         return ((lastEpochDay * 24 + hour) * 60 + minute) * 60_000L + second * 1000L + millis;
-    }
-
-    /** s[start, start+length) as an ASCII decimal, or -1. */
-    private static int digits(String s, int start, int length) {
-        int value = 0;
-        for (int i = start; i < start + length; i++) {
-            char ch = s.charAt(i);
-            if (ch < '0' || ch > '9') return -1;
-            value = value * 10 + (ch - '0');
-        }
-        return value;
     }
 
     private static boolean asciiLetter(char ch) {
@@ -1029,7 +1018,7 @@ public final class KafkaLineParser {
         return ms;
     }
 
-    /** An ASCII decimal field (fromisoformat rejects other digits), or -1. */
+    /** s[start, start+length) as an ASCII decimal (fromisoformat rejects other digits), or -1 (also out of range). */
     private static int ascii(String s, int start, int length) {
         if (start < 0 || start + length > s.length()) return -1;
         int value = 0;
