@@ -36,6 +36,14 @@ def seed_metadata(control_plane: BrokerControlPlane, port: int) -> None:
                           UpdateMetadataPartitionState("orders", 1, 1, 2, 0, (2,), 0, (2, 1)))))
 
 
+def seeded_apis(**handlers: Any) -> KafkaApis:
+    """Broker 1's `KafkaApis` over a metadata cache holding `seed_metadata`'s cluster, with ``handlers``."""
+    plane = BrokerControlPlane(1, BROKER_EPOCH)
+    seed_metadata(plane, 9092)
+    return KafkaApis(1, control_handler=lambda: None, metadata_cache=lambda: plane.metadata_cache,
+                     cluster_id=lambda: "c", **handlers)
+
+
 class ServerThread:
     def __init__(self) -> None:
         self.control_plane = BrokerControlPlane(1, BROKER_EPOCH)

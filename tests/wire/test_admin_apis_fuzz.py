@@ -15,7 +15,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from kio.serial import entity_writer
 
-from zkcontroller.broker.control_plane import BrokerControlPlane
 from zkcontroller.broker.request_handler import AdminHandlers, CloseConnection, KafkaApis
 from zkcontroller.protocol.wire.client_apis import (
     ALTER_PARTITION_REASSIGNMENTS,
@@ -36,7 +35,7 @@ from .frame_fuzz import (
     mutate,
 )
 from .frame_fuzz import handle as _handle
-from .server_fixture import BROKER_EPOCH, request_frame, seed_metadata
+from .server_fixture import request_frame, seeded_apis
 
 
 def _frame(api_key: int, version: int, request: Any) -> bytes:
@@ -105,10 +104,7 @@ async def _listed(partitions: list[tuple[str, int]] | None) -> list[OngoingReass
 
 
 def _apis() -> KafkaApis:
-    plane = BrokerControlPlane(1, BROKER_EPOCH)
-    seed_metadata(plane, 9092)
-    return KafkaApis(1, control_handler=lambda: None, metadata_cache=lambda: plane.metadata_cache,
-                     cluster_id=lambda: "c", admin=AdminHandlers(_create, _elected, _altered, _listed))
+    return seeded_apis(admin=AdminHandlers(_create, _elected, _altered, _listed))
 
 
 @st.composite

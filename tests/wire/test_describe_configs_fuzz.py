@@ -12,7 +12,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from zkcontroller.broker.config_helper import BROKER_RESOURCE, TOPIC_RESOURCE, describe_broker, describe_topic
-from zkcontroller.broker.control_plane import BrokerControlPlane
 from zkcontroller.broker.log_config import LogDefaults
 from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
 from zkcontroller.protocol.wire import describe_configs as dc
@@ -25,7 +24,7 @@ from .frame_fuzz import (
     mutate,
 )
 from .frame_fuzz import handle as _handle
-from .server_fixture import BROKER_EPOCH, request_frame, seed_metadata
+from .server_fixture import request_frame, seeded_apis
 
 DEFAULTS = LogDefaults.from_properties({"min.insync.replicas": "2"})
 
@@ -54,10 +53,7 @@ async def _describe(query: DescribeConfigsQuery) -> list[dc.ConfigResourceResult
 
 
 def _apis() -> KafkaApis:
-    plane = BrokerControlPlane(1, BROKER_EPOCH)
-    seed_metadata(plane, 9092)
-    return KafkaApis(1, control_handler=lambda: None, metadata_cache=lambda: plane.metadata_cache,
-                     cluster_id=lambda: "c", describe_configs=_describe)
+    return seeded_apis(describe_configs=_describe)
 
 
 @st.composite

@@ -32,7 +32,7 @@ from .frame_fuzz import (
     mutate,
 )
 from .frame_fuzz import handle as _handle
-from .server_fixture import BROKER_EPOCH, request_frame, seed_metadata
+from .server_fixture import BROKER_EPOCH, request_frame, seed_metadata, seeded_apis
 from .test_init_producer_id_wire import frame as init_producer_id_frame
 from .test_init_producer_id_wire import memory_manager
 from .test_list_offsets_wire import frame as list_offsets_frame
@@ -76,11 +76,7 @@ async def _created(topics: list[TopicToCreate], validate_only: bool) -> list[Top
 
 
 def _apis() -> KafkaApis:
-    plane = BrokerControlPlane(1, BROKER_EPOCH)
-    seed_metadata(plane, 9092)
-    return KafkaApis(1, control_handler=lambda: None, metadata_cache=lambda: plane.metadata_cache,
-                     cluster_id=lambda: "c", delete_topics=_deleted, create_topics=_created,
-                     producer_ids=memory_manager())
+    return seeded_apis(delete_topics=_deleted, create_topics=_created, producer_ids=memory_manager())
 
 
 @st.composite
