@@ -20,6 +20,7 @@ from tests.integration.offline_partition import (
 from zkcontroller.admin.configs import BrokerRunningError, alter_broker_config, change_broker_config
 from zkcontroller.admin.errors import InvalidConfigError
 from zkcontroller.controller.event_log import CONTROLLER_LOGGER
+from zkcontroller.controller.kafka_controller import KafkaController
 from zkcontroller.coordination.api import CoordinationSession
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.model import TopicPartition
@@ -71,15 +72,24 @@ async def test_broker_default_enables_unclean_election_of_offline_partitions(
         r.getMessage().split("] ", 1)[-1] for r in caplog.records]
 
 
-async def test_per_broker_false_overrides_the_default_true(
-    make_cluster: ClusterFactory, admin: KafkaZkClient
-) -> None:
+async def _per_broker_false_under_default_true(make_cluster: ClusterFactory,
+                                               admin: KafkaZkClient) -> tuple[KafkaController, int, str]:
+    """An offline ``TP``, the controller's own broker config saying false over a cluster default saying true, both
+    read: the controller, the other broker, and the controller's entity name."""
     _cluster, controller, other = await offline_partition(make_cluster, admin, TP)
     own = str(controller.controller_id)
     await alter_broker_config(admin, own, {UNCLEAN: "false"}, [], via_broker=True)
     await alter_broker_config(admin, DEFAULT, {UNCLEAN: "true"}, [], via_broker=True)
     dynamic = controller.core.dynamic_config
     await wait_until(lambda: dynamic.default_unclean_leader_election_enable is True, what="the default read")
+    return controller, other, own
+
+
+async def test_per_broker_false_overrides_the_default_true(
+    make_cluster: ClusterFactory, admin: KafkaZkClient
+) -> None:
+    controller, other, own = await _per_broker_false_under_default_true(make_cluster, admin)
+    dynamic = controller.core.dynamic_config
     assert dynamic.broker_unclean_leader_election_enable is False
     assert dynamic.unclean_leader_election_enable is False
     events = controller.event_manager  # an election, had one been queued, is written once the queue drains
@@ -163,12 +173,8 @@ async def test_unparseable_broker_config_drops_that_level(
     """Kafka reads a ``/config/brokers/<id>`` that is not JSON as no overrides (audit-controller-core finding 1c):
     the per-broker false goes, the default true applies, and the offline partition is elected; the node is
     reported with its path and the parse error."""
-    _cluster, controller, other = await offline_partition(make_cluster, admin, TP)
-    own = str(controller.controller_id)
-    await alter_broker_config(admin, own, {UNCLEAN: "false"}, [], via_broker=True)
-    await alter_broker_config(admin, DEFAULT, {UNCLEAN: "true"}, [], via_broker=True)
+    controller, other, own = await _per_broker_false_under_default_true(make_cluster, admin)
     dynamic = controller.core.dynamic_config
-    await wait_until(lambda: dynamic.default_unclean_leader_election_enable is True, what="the default read")
     assert dynamic.broker_unclean_leader_election_enable is False and await zk_leader(admin, TP) == -1
 
     path = paths.broker_config_path(own)
