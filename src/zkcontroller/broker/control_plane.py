@@ -310,11 +310,8 @@ class BrokerControlPlane:
         elif self.metadata_cache.has_alive_broker(state.leader):
             role = PartitionRole.FOLLOWER
         else:
-            # Kafka creates the log but leaves the partition's state alone until the leader is known.
-            self._state(logging.ERROR, f"Received LeaderAndIsrRequest with correlation id {correlation_id} from "
-                        f"controller {controller_id} epoch {self.controller_epoch} for partition {tp} (last update "
-                        f"controller epoch {state.controller_epoch}) but cannot become follower since the new leader "
-                        f"{state.leader} is unavailable.")
+            # Kafka creates the log but leaves the partition's state alone until the leader is known; the replica
+            # manager writes the ERROR line among the follower lines (`leader_and_isr_log.leader_unavailable_line`).
             self._partitions[tp] = replace(hosted, topic_id=topic_id)
             self.leader_unavailable.add(tp)
             return Errors.NONE

@@ -47,6 +47,15 @@ def _ints(values: Iterable[int]) -> str:
     return "[" + ",".join(map(str, values)) + "]"
 
 
+def leader_unavailable_line(broker_id: int, request: LeaderAndIsrRequest, correlation_id: int,
+                            state: LeaderAndIsrPartitionState) -> str:
+    """``makeFollowers``' ERROR for a follower whose new leader is not alive in the metadata cache."""
+    return (f"[Broker id={broker_id}] Received LeaderAndIsrRequest with correlation id {correlation_id} from "
+            f"controller {request.controller_id} epoch {request.controller_epoch} for partition "
+            f"{state.topic_partition} (last update controller epoch {state.controller_epoch}) but cannot become "
+            f"follower since the new leader {state.leader} is unavailable.")
+
+
 def removed_fetcher_line(broker_id: int, tps: Iterable[TopicPartition], mutable: bool = False) -> str:
     return f"[ReplicaFetcherManager on broker {broker_id}] Removed fetcher for partitions {scala_set(tps, mutable)}"
 
@@ -66,7 +75,8 @@ class LeaderAndIsrLog:
         self._to_be_leader: list[TopicPartition] = []
         self._to_be_follower = 0
         self._leader_lines: list[str] = []
-        self._follower_lines: list[str] = []
+        self._follower_lines: list[tuple[int, str]] = []
+        """With their level: ``makeFollowers`` writes its per-partition INFO and ERROR lines in one loop."""
         self._made_follower: list[tuple[TopicPartition, Partition]] = []
 
     @classmethod
@@ -111,15 +121,21 @@ class LeaderAndIsrLog:
         if state is None or state.leader == self.broker_id:
             return
         if self.state_info:
-            self._follower_lines.append(
-                f"Follower {tp} starts at leader epoch {state.leader_epoch} from offset {partition.log_end_offset} "
-                f"with high watermark {partition.high_watermark}. Previous leader epoch was {partition.leader_epoch}.")
+            self._follower_lines.append((logging.INFO, (
+                f"[Broker id={self.broker_id}] Follower {tp} starts at leader epoch {state.leader_epoch} from offset "
+                f"{partition.log_end_offset} with high watermark {partition.high_watermark}. Previous leader epoch "
+                f"was {partition.leader_epoch}.")))
         if partition.leader == state.leader and partition.leader_epoch == state.leader_epoch:
             if self.state_info:
-                self._follower_lines.append(self._skipped(tp, state, "follower") + "since the new leader "
-                                            f"{state.leader} is the same as the old leader")
+                self._follower_lines.append((logging.INFO, f"[Broker id={self.broker_id}] " + self._skipped(
+                    tp, state, "follower") + f"since the new leader {state.leader} is the same as the old leader"))
         else:
             self._made_follower.append((tp, partition))
+
+    def leader_unavailable(self, tp: TopicPartition) -> None:
+        """A follower left alone because its new leader is not alive (written among the follower lines)."""
+        self._follower_lines.append((logging.ERROR, leader_unavailable_line(
+            self.broker_id, self.request, self.correlation_id, self._states[tp])))
 
     def write(self, elapsed_ms: int, alive_broker: Callable[[int], Broker | None], fetching: bool,
               fenced: bool) -> None:
@@ -138,8 +154,9 @@ class LeaderAndIsrLog:
             for line in self._leader_lines:
                 self._state(line)
         if self._to_be_follower:
-            for line in self._follower_lines:
-                self._state(line)
+            for level, line in self._follower_lines:
+                if self.state_info or (level > logging.INFO and state_log.isEnabledFor(level)):
+                    write_line(state_log, level, line)
             made = sorted(self._made_follower, key=lambda item: (item[0].topic, item[0].partition))
             if made and self.fetcher_info:
                 write_line(fetcher_manager_log, logging.INFO,

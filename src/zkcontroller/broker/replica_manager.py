@@ -19,7 +19,13 @@ from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.broker.control_plane import BrokerControlPlane, PartitionRole
 from zkcontroller.broker.delayed_produce import ProduceWaiters
 from zkcontroller.broker.fetch_session import FetchManager, FetchSessionCache
-from zkcontroller.broker.leader_and_isr_log import FETCHER_MANAGER_LOGGER, LeaderAndIsrLog, removed_fetcher_line
+from zkcontroller.broker.leader_and_isr_log import (
+    FETCHER_MANAGER_LOGGER,
+    LeaderAndIsrLog,
+    leader_unavailable_line,
+    removed_fetcher_line,
+)
+from zkcontroller.broker.leader_and_isr_log import state_log as state_change_log
 from zkcontroller.broker.log_config import LogDefaults
 from zkcontroller.broker.partition import IsrProposal, Partition
 from zkcontroller.broker.produce import ProduceTarget
@@ -37,6 +43,7 @@ from zkcontroller.protocol.control_requests import (
 from zkcontroller.protocol.inter_broker import FetchPartitionResult, FetchRequest, FetchResponse
 from zkcontroller.protocol.transport import BrokerTransport
 from zkcontroller.runtime.gc_pause import gc_paused
+from zkcontroller.runtime.log_lines import write_line
 from zkcontroller.runtime.runtime import Runtime
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
@@ -186,6 +193,7 @@ class ReplicaManager:
                 for tp in accepted:
                     if tp in self.control_plane.leader_unavailable:
                         self._local_partition(tp)  # Kafka's createLogIfNotExists; leadership and fetcher untouched
+                        self._leader_unavailable(request, correlation_id, tp, lines)
                     else:
                         self._apply_leadership(tp, lines)
                 self._shutdown_idle_fetchers()
@@ -204,6 +212,15 @@ class ReplicaManager:
                 for topic in {tp.topic for tp in deleted} - hosted:  # the topic's last log is gone
                     self.topic_configs.forget(topic)
             return response
+
+    def _leader_unavailable(self, request: LeaderAndIsrRequest, correlation_id: int, tp: TopicPartition,
+                            lines: LeaderAndIsrLog | None) -> None:
+        if lines is not None:
+            lines.leader_unavailable(tp)  # written among the follower lines, after the leaders', as Kafka does
+        elif state_change_log.isEnabledFor(logging.ERROR):
+            state = next(s for s in request.partition_states if s.topic_partition == tp)
+            write_line(state_change_log, logging.ERROR,
+                       leader_unavailable_line(self.broker_id, request, correlation_id, state))
 
     def _apply_leadership(self, tp: TopicPartition, lines: LeaderAndIsrLog | None = None) -> None:
         hosted = self.control_plane.partition(tp)

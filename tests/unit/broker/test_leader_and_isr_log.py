@@ -77,6 +77,36 @@ async def test_become_leader_and_follower_write_kafkas_lines_in_kafkas_order(
     assert not any("Stopped fetchers" in m for _, m in lines(caplog))
 
 
+def unavailable(partition: int, leader: int) -> str:
+    return (f"[Broker id=2] Received LeaderAndIsrRequest with correlation id 9 from controller 9 epoch 1 for "
+            f"partition t-{partition} (last update controller epoch 4) but cannot become follower since the new "
+            f"leader {leader} is unavailable.")
+
+
+async def test_a_follower_whose_leader_is_unavailable_is_reported_among_the_followers_after_the_leaders(
+        brokers: Brokers, caplog: pytest.LogCaptureFixture) -> None:
+    """Kafka's ``makeFollowers`` writes the ERROR in its loop, after ``makeLeaders``' lines and before its own
+    "Stopped fetchers" line (which does not count the partition left alone)."""
+    caplog.set_level(logging.INFO, "state.change.logger")
+    brokers.rms[2].handle_control_request(leader_and_isr(st(0, 2, 5), st(1, 9, 7), st(2, 1, 3)), correlation_id=9)
+    messages = [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "state.change.logger"]
+    texts = [m for _, m in messages]
+    assert texts[1].startswith("[Broker id=2] Stopped fetchers as part of LeaderAndIsr request")
+    assert texts[2].startswith("[Broker id=2] Leader t-0 starts")
+    assert messages[3] == (logging.ERROR, unavailable(1, 9))
+    assert texts[4].startswith("[Broker id=2] Follower t-2 starts")
+    assert texts[5] == ("[Broker id=2] Stopped fetchers as part of become-follower request from controller 9 epoch 1 "
+                        "with correlation id 9 for 1 partitions")
+
+
+async def test_the_unavailable_leader_error_is_written_when_info_is_off(
+        brokers: Brokers, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.ERROR, "state.change.logger")
+    caplog.set_level(logging.ERROR, "kafka.server.ReplicaFetcherManager")
+    brokers.rms[2].handle_control_request(leader_and_isr(st(0, 2, 5), st(1, 9, 7)), correlation_id=9)
+    assert lines(caplog) == [(LOGGERS[0], unavailable(1, 9))]
+
+
 async def test_five_or_more_partitions_print_as_scala_hash_collections(
         brokers: Brokers, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, "kafka.server.ReplicaFetcherManager")
