@@ -1,7 +1,7 @@
 """Brokers learn topic configs as Kafka 2.8.2's do: ``/config/topics/<t>`` is read when a LeaderAndIsr creates the
 topic's log, and a ``/config/changes`` notification makes every broker holding the topic read it again; a topic
-without overrides, or a malformed config node, leaves the broker defaults. On the embedded store and on a real
-ZooKeeper."""
+without overrides, or a config node Kafka reads as none (not JSON), has the broker defaults; one Kafka fails on
+keeps the config it had. On the embedded store and on a real ZooKeeper."""
 
 from __future__ import annotations
 
@@ -65,10 +65,16 @@ async def test_a_bad_config_node_keeps_the_config_and_is_logged(make_cluster: Cl
         await admin.create_config_change_notification("topics/t")
         await wait_until(lambda: "Ignoring the config of topic t" in caplog.text, what="the refusal logged")
         assert min_isr(cluster, "t") == [2]
-        await admin.session.set_data(paths.topic_config_path("t"), b"not json", -1)
+        not_a_string = b'{"version":1,"config":{"min.insync.replicas":3}}'  # Kafka's decode throws
+        await admin.session.set_data(paths.topic_config_path("t"), not_a_string, -1)
         await admin.create_config_change_notification("topics/t")
         await wait_until(lambda: "Ignoring the malformed topic config" in caplog.text, what="the malformed node logged")
         assert min_isr(cluster, "t") == [2]
+    with caplog.at_level(logging.WARNING, "kafka.server.DynamicConfigManager"):
+        await admin.session.set_data(paths.topic_config_path("t"), b"not json", -1)  # Kafka: no overrides
+        await admin.create_config_change_notification("topics/t")
+        await wait_until(lambda: min_isr(cluster, "t") == [1], what="the node read as no overrides")
+        assert "Reading the topic config /config/topics/t as no overrides" in caplog.text
     # the broker still follows later changes
     await admin.set_or_create_entity_configs(paths.ConfigType.TOPIC, "t", {"min.insync.replicas": "3"})
     await admin.create_config_change_notification("topics/t")

@@ -9,8 +9,10 @@ from server.properties. Afterwards it follows ``/config/changes/config_change_<n
 just after (control requests are answered synchronously), and Produce waits for a read still under way
 (`wait_loaded`), so no append is judged by the wrong limits.
 
-A malformed node, or one whose value ConfigDef refuses, is logged with its path and the topic keeps the config it
-had (the broker defaults if it had none); it is still followed, so a later good change applies. A notification
+A node Kafka reads as no overrides (``ConfigEntityZNode.decode``: not JSON, not an object, no ``config`` object) gives
+the topic the broker defaults, with a WARN naming the node, as the controller reads it. A node Kafka fails on (a
+value that is not a string), or one whose value ConfigDef refuses, is logged with its path and the topic keeps the
+config it had (the broker defaults if it had none); it is still followed, so a later good change applies. A notification
 that cannot be decoded is logged and skipped. The watch is re-armed after a reconnection and on a new session,
 and notifications are left in place: the config command and the controller here do not purge them either.
 
@@ -111,11 +113,14 @@ class TopicConfigManager:
         if zk is None:
             return
         try:
-            read = await zk.get_topic_configs(topics)
+            read = await zk.get_topic_configs(topics, lenient=True)
         except ZkError as e:
             log.error("[DynamicConfigManager broker=%d] Cannot read the configs of topics %s: %s; they keep the "
                       "configs they had", self.broker_id, ",".join(topics), e)
             return
+        for path, ignored in sorted(read.read_as_empty.items()):
+            log.warning("[DynamicConfigManager broker=%d] Reading the topic config %s as no overrides (as Kafka "
+                        "does): %s", self.broker_id, path, ignored.reason)
         for path, error in sorted(read.malformed.items()):
             log.error("[DynamicConfigManager broker=%d] Ignoring the malformed topic config %s: %s", self.broker_id,
                       path, error.reason)

@@ -10,6 +10,13 @@ INVALID_REPLICA_ASSIGNMENT for unknown brokers or a wrong number of assignments)
 nothing is written and the answer is immediate; otherwise it waits, up to the request's timeout, until every
 partition of the grown topics has a leader in this broker's metadata cache, and answers REQUEST_TIMED_OUT for a
 topic still missing one (for all of them at once with a timeout <= 0).
+
+The topic znode is read as Kafka reads it (``getFullReplicaAssignmentForTopics`` → ``TopicZNode.decode``): data
+that is not JSON is a topic without partitions, hence UNKNOWN_TOPIC_OR_PARTITION, with a WARN naming the znode.
+JSON of the wrong shape throws there, outside the exceptions ``createPartitions`` turns into a topic's error, and
+fails the whole request (``KafkaApis.handleError``): every topic of the request is answered UNKNOWN_SERVER_ERROR
+without a message, the topics before it keeping what was already written for them. Any other unexpected error
+does the same; the broker keeps serving.
 """
 
 from __future__ import annotations
@@ -27,8 +34,10 @@ from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.wire.client_apis import ERROR_MESSAGES, PartitionsCreated, PartitionsToCreate
+from zkcontroller.zk.errors import ZnodeDecodeError
 
 log = logging.getLogger("kafka.server.ZkAdminManager")
+api_log = logging.getLogger("kafka.server.KafkaApis")
 
 REASSIGNMENT_IN_PROGRESS = 60
 INVALID_PARTITIONS = 37
@@ -38,6 +47,10 @@ class _Refused(Exception):
     def __init__(self, error: int, message: str) -> None:
         super().__init__(message)
         self.error = error
+
+
+class _RequestFailed(Exception):
+    """An error Kafka's ``createPartitions`` does not catch: the request fails as a whole."""
 
 
 def create_partitions_handler(server: Callable[[], KafkaServer | None]) -> CreatePartitionsHandler:
@@ -61,7 +74,10 @@ def create_partitions_handler(server: Callable[[], KafkaServer | None]) -> Creat
                 results[t.name] = PartitionsCreated(t.name, Errors.INVALID_TOPIC_EXCEPTION,
                                                     "The topic is queued for deletion.")
             else:
-                results[t.name] = await _grow(current, t, validate_only)
+                try:
+                    results[t.name] = await _grow(current, t, validate_only)
+                except _RequestFailed:
+                    return [PartitionsCreated(r.name, UNKNOWN_SERVER_ERROR) for r in topics]
                 if results[t.name].error == Errors.NONE:
                     grown[t.name] = t.count
         if grown and not validate_only:
@@ -79,7 +95,15 @@ async def _grow(server: KafkaServer, t: PartitionsToCreate, validate_only: bool)
     """One topic through Kafka's checks and the admin layer; its error, if any."""
     assert server.zk is not None
     try:
-        current = (await server.zk.get_topic_assignments([t.name])).values.get(t.name)
+        read = await server.zk.get_topic_assignments([t.name], lenient=True)
+        if read.malformed:
+            path, error = next(iter(read.malformed.items()))
+            api_log.error("Error when handling request: api=CREATE_PARTITIONS, topic %s: the topic znode %s is "
+                          "malformed: %s", t.name, path, error.reason)
+            raise _RequestFailed
+        for path, ignored in read.read_as_empty.items():
+            log.warning("Reading the topic znode %s as no partitions (as Kafka does): %s", path, ignored.reason)
+        current = read.values.get(t.name)
         existing = current.assignment if current is not None else {}
         if any(a.is_being_reassigned for a in existing.values()):
             raise _Refused(REASSIGNMENT_IN_PROGRESS, f"A partition reassignment is in progress for the topic "
@@ -109,7 +133,12 @@ async def _grow(server: KafkaServer, t: PartitionsToCreate, validate_only: bool)
         return PartitionsCreated(t.name, Errors.UNKNOWN_TOPIC_OR_PARTITION, str(e))
     except AdminError as e:
         return PartitionsCreated(t.name, error_code(e), str(e))
+    except _RequestFailed:
+        raise
+    except ZnodeDecodeError as e:  # a znode the admin layer reads (brokers...), malformed
+        api_log.error("Error when handling request: api=CREATE_PARTITIONS, topic %s: %s", t.name, e)
+        raise _RequestFailed from None
     except Exception:
-        log.exception("Error processing create partitions request for topic %s", t.name)
-        return PartitionsCreated(t.name, UNKNOWN_SERVER_ERROR)
+        api_log.exception("Error when handling request: api=CREATE_PARTITIONS, topic %s", t.name)
+        raise _RequestFailed from None
     return PartitionsCreated(t.name)

@@ -110,7 +110,7 @@ async def _entries(server: KafkaServer | None, r: ConfigResourceQuery, include_s
             raise _Refused(int(Errors.INVALID_TOPIC_EXCEPTION), problem)
         if not server.control_plane.metadata_cache.contains_topic(r.resource_name):
             raise _Refused(int(Errors.UNKNOWN_TOPIC_OR_PARTITION), None)  # no exception in Kafka: not logged
-        overrides = await server.zk.get_entity_configs(paths.ConfigType.TOPIC, r.resource_name)
+        overrides = await _entity_configs(server, paths.ConfigType.TOPIC, r.resource_name)
         defaults = (server.replica_manager.topic_configs.defaults if server.replica_manager is not None
                     else LogDefaults.from_properties(static))
         try:
@@ -119,7 +119,7 @@ async def _entries(server: KafkaServer | None, r: ConfigResourceQuery, include_s
             raise RuntimeError(f"{paths.topic_config_path(r.resource_name)}: {e}") from None
     if r.resource_type == BROKER_RESOURCE:
         if not r.resource_name:
-            defaults_node = await server.zk.get_broker_configs(paths.DEFAULT_ENTITY)
+            defaults_node = await _entity_configs(server, paths.ConfigType.BROKER, paths.DEFAULT_ENTITY)
             return _dynamic_defaults(defaults_node, include_synonyms, r.keys)
         _check_broker_id(server.broker_id, r.resource_name, " or empty string,")
         if server.replica_manager is None:
@@ -131,6 +131,17 @@ async def _entries(server: KafkaServer | None, r: ConfigResourceQuery, include_s
         raise _Refused(int(Errors.INVALID_REQUEST), "Broker id must not be empty")
     _check_broker_id(server.broker_id, r.resource_name, "")
     return _loggers(r.keys)
+
+
+async def _entity_configs(server: KafkaServer, entity_type: str, name: str) -> dict[str, str]:
+    """A config node as Kafka reads it (``fetchEntityConfig`` → ``ConfigEntityZNode.decode``): one that is not JSON
+    or has no ``config`` object is no overrides, reported with a WARN naming it; a value that is not a string still
+    raises (UNKNOWN_SERVER_ERROR, as it throws in Kafka)."""
+    assert server.zk is not None
+    configs, ignored = await server.zk.get_entity_configs_lenient(entity_type, name)
+    if ignored is not None:
+        log.warning("Reading the config %s as no overrides (as Kafka does): %s", ignored.path, ignored.reason)
+    return configs
 
 
 def _check_broker_id(broker_id: int, name: str, alternative: str) -> None:

@@ -4,13 +4,23 @@ Kafka reads znodes with Jackson and ``DecodeJson``: an ``Int`` must be a JSON in
 (not a boolean, float or string), a ``String`` must be a JSON string, and key order never matters. Every
 failure here becomes a `ZnodeDecodeError` naming the znode and the offending field.
 
+Parsing follows ``Json.parseBytes`` (Jackson 2.10's ``ObjectMapper.readTree`` with its defaults): the first
+complete JSON value is the znode's content and whatever follows it is never read (``FAIL_ON_TRAILING_TOKENS`` is
+off), so ``{"version":1}garbage`` reads as ``{"version":1}``. Jackson still looks one character past a value at
+the top level in two cases, and so does `parse_json`: a number must be followed by whitespace (or the end), and
+``true``/``false``/``null`` by no character that may continue a Java identifier. A UTF-8 byte order mark is
+skipped, as Jackson's encoding detection does.
+
 Writing mirrors Jackson's compact output: no spaces, UTF-8, non-ASCII characters left unescaped.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from collections.abc import Iterator, Mapping
+from decimal import Decimal
 from itertools import chain
 from typing import Any, NoReturn
 
@@ -32,17 +42,77 @@ def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"non-standard JSON constant {name}")
 
 
+def _int_of_any_length(text: str) -> int:
+    """A JSON integer past Python's 4300-digit ``int(str)`` limit (Jackson reads it as a ``BigInteger``)."""
+    return int(Decimal(text))
+
+
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 """Built once: ``json.loads``/``json.dumps`` with any non-default argument build a new decoder/encoder per
 call, which showed in profiles of reading 100k partition states."""
+_LONG_INT_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_int=_int_of_any_length)
+"""Slower (a Python call per integer): used only when `_DECODER` refuses an integer's length."""
+
+_BOM = b"\xef\xbb\xbf"
+_LEADING_WS = re.compile(r"[ \t\n\r]*")
+_ROOT_NUMBER_END = " \t\n\r"
+"""What Jackson's ``_verifyRootSpace`` lets follow a number at the top level (else: end of input)."""
+_JAVA_IDENTIFIER_CATEGORIES = frozenset({"Lu", "Ll", "Lt", "Lm", "Lo", "Sc", "Pc", "Nd", "Nl", "Mc", "Mn", "Cf"})
+
+
+def _java_identifier_part(char: str) -> bool:
+    """Java's ``Character.isJavaIdentifierPart`` (letters, digits, ``_``, currency, marks, ignorable controls)."""
+    return 0x7F <= ord(char) <= 0x9F or unicodedata.category(char) in _JAVA_IDENTIFIER_CATEGORIES
+
+
+def _literal_may_end_before(char: str) -> bool:
+    """Whether Jackson ends ``true``/``false``/``null`` before ``char`` (``_matchToken``/``_checkMatchEnd``: only a
+    character from ``0`` up, other than ``]`` and ``}``, is checked; Java sees a UTF-16 unit)."""
+    code = ord(char)
+    return code < 0x30 or char in "]}" or not _java_identifier_part(chr(code & 0xFFFF))
+
+
+def _root_value_end_refused(value: Any, text: str, end: int, cut: bool) -> bool:
+    """Whether Jackson refuses what follows a top-level value ending at ``end``: only numbers and literals are
+    checked (a string, array or object ends where it closes). ``cut``: ``text`` stops before bytes that are not
+    UTF-8, which Jackson refuses to read there."""
+    if isinstance(value, dict | list | str):
+        return False
+    if end == len(text):
+        return cut
+    if isinstance(value, bool) or value is None:
+        return not _literal_may_end_before(text[end])
+    return text[end] not in _ROOT_NUMBER_END
 
 
 def parse_json(data: bytes, path: str) -> Any:
-    """Parse standard JSON (no NaN/Infinity), or raise `UnparseableZnodeError` naming ``path``."""
+    """Parse the first JSON value of ``data`` as Jackson's ``readTree`` does (standard JSON, no NaN/Infinity;
+    trailing content ignored, see the module's docstring), or raise `UnparseableZnodeError` naming ``path``."""
+    if data.startswith(_BOM):
+        data = data[len(_BOM):]
+    cut: UnicodeDecodeError | None = None
     try:
-        return _DECODER.decode(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as e:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:  # Jackson decodes as it reads: bytes after the value are never looked at
+        cut, text = e, data[:e.start].decode("utf-8")
+    leading = _LEADING_WS.match(text)
+    start = leading.end() if leading is not None else 0
+    try:
+        try:
+            value, end = _DECODER.raw_decode(text, start)
+        except ValueError as e:
+            if isinstance(e, json.JSONDecodeError) or "digits" not in str(e):  # not Python's integer length limit
+                raise
+            value, end = _LONG_INT_DECODER.raw_decode(text, start)
+    except json.JSONDecodeError as e:
+        reason = f"{e}" if cut is None else f"{e}, before {cut}"
+        raise UnparseableZnodeError(path, f"invalid JSON ({reason})") from None
+    except (ValueError, RecursionError) as e:
         raise UnparseableZnodeError(path, f"invalid JSON ({e})") from None
+    if (end < len(text) or cut is not None) and _root_value_end_refused(value, text, end, cut is not None):
+        reason = cut if end == len(text) else f"unexpected {text[end]!r} after the value at char {end}"
+        raise UnparseableZnodeError(path, f"invalid JSON ({reason})")
+    return value
 
 
 def parse_object(data: bytes, path: str) -> JsonObject:

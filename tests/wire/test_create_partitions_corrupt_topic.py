@@ -1,0 +1,75 @@
+"""CreatePartitions on a topic whose znode is corrupt, as Kafka 2.8.2 answers it: ``getFullReplicaAssignmentForTopics``
+reads it with ``TopicZNode.decode``, for which data that is not JSON is no partitions (UNKNOWN_TOPIC_OR_PARTITION,
+"does not exist"); JSON of the wrong shape throws outside what ``ZkAdminManager.createPartitions`` catches, and
+``KafkaApis.handleError`` answers every topic of the request UNKNOWN_SERVER_ERROR without a message. Either way the
+znode is logged by path and the broker keeps serving."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+import pytest
+
+from zkcontroller.protocol.wire.client_apis import CREATE_PARTITIONS, schema_module
+from zkcontroller.zk import paths
+
+from .admin_fixture import (
+    Cluster,
+    address,
+    admin_cluster_fixture,  # noqa: F401
+    controller,
+    create,
+    send,
+)
+from .test_create_partitions_wire import NONE, UNKNOWN_TOPIC_OR_PARTITION, grow, partitions_in_zk
+
+pytestmark = pytest.mark.timeout(120)
+
+UNKNOWN_SERVER_ERROR = -1
+
+
+async def answers(at: str, topics: list[tuple[str, int]]) -> list[tuple[str, int, str | None]]:
+    """(name, error code, message) per result of a CreatePartitions v3, in answer order."""
+    m = schema_module(CREATE_PARTITIONS, 3, "request")
+    request = m.CreatePartitionsRequest(
+        topics=tuple(m.CreatePartitionsTopic(name=t, count=n, assignments=None) for t, n in topics),
+        timeout=timedelta(milliseconds=30_000), validate_only=False)
+    response = await send(at, CREATE_PARTITIONS, 3, request, "CreatePartitionsResponse")
+    return [(r.name, int(r.error_code), r.error_message) for r in response.results]
+
+
+async def test_a_topic_znode_not_json_is_a_topic_that_does_not_exist(
+        admin_cluster: Cluster, caplog: pytest.LogCaptureFixture) -> None:
+    cluster, zk = admin_cluster
+    await create(cluster, zk, "fine")
+    await zk.session.create(paths.topic_path("garbled"), b"not json")
+    at = address(cluster, controller(cluster))
+    with caplog.at_level(logging.WARNING, "kafka.server.ZkAdminManager"):
+        got = await answers(at, [("garbled", 3), ("fine", 3)])
+    assert got == [("garbled", UNKNOWN_TOPIC_OR_PARTITION, "The topic 'garbled' does not exist."),
+                   ("fine", NONE, None)]
+    assert "/brokers/topics/garbled" in caplog.text and "as no partitions" in caplog.text
+    assert await partitions_in_zk(zk, "fine") == 3
+
+
+@pytest.mark.parametrize("data", [
+    pytest.param(b'{"version":2,"partitions":{"0":"1,2"}}', id="replicas-a-string"),
+    pytest.param(b'{"version":2,"partitions":{"x":[1]}}', id="key-not-a-number"),
+    pytest.param(b'{"version":2,"partitions":[]}', id="partitions-an-array"),
+])
+async def test_a_topic_znode_of_the_wrong_shape_fails_the_request_and_the_broker_keeps_serving(
+        admin_cluster: Cluster, caplog: pytest.LogCaptureFixture, data: bytes) -> None:
+    cluster, zk = admin_cluster
+    for t in ("before", "after"):
+        await create(cluster, zk, t)
+    await zk.session.create(paths.topic_path("bent"), data)
+    at = address(cluster, controller(cluster))
+    with caplog.at_level(logging.ERROR, "kafka.server.KafkaApis"):
+        got = await answers(at, [("before", 3), ("bent", 2), ("after", 3)])
+    assert got == [("before", UNKNOWN_SERVER_ERROR, None), ("bent", UNKNOWN_SERVER_ERROR, None),
+                   ("after", UNKNOWN_SERVER_ERROR, None)]
+    assert "/brokers/topics/bent" in caplog.text
+    assert await partitions_in_zk(zk, "before") == 3  # processed before the failure, as in Kafka
+    assert await partitions_in_zk(zk, "after") == 2
+    assert await grow(at, 3, [("after", 4, None)]) == {"after": NONE}  # still serving
