@@ -1,6 +1,6 @@
 """AlterConfigs and IncrementalAlterConfigs from an admin client (Kafka 2.8.2's ``KafkaApis.handleAlterConfigsRequest``,
 ``handleIncrementalAlterConfigsRequest`` and ``ZkAdminManager.alterConfigs``/``incrementalAlterConfigs``, ZooKeeper
-mode), for a broker process or an in-process listener. The rules are `broker.zk_admin_manager`'s; the writes
+mode), for a broker process or an in-process listener. The rules are `admin.zk_admin_manager`'s; the writes
 are the admin tool's (``zkcontroller configs --alter``): `admin.topics.change_topic_config` and
 `admin.configs.change_broker_config`, each a config node and a ``/config/changes`` notification that every broker
 (`broker.topic_config_manager`) and the controller follow. ``validate_only`` writes nothing.
@@ -24,7 +24,7 @@ Per resource, in Kafka's order:
   static config, a bad value and, at the default level, a per-broker one (INVALID_REQUEST, wrapped). Keys not
   known here are stored as custom configs.
 - BROKER_LOGGER (incremental only): this broker's id or the empty name; SET/DELETE set Python loggers' levels
-  (`broker.log4j_controller`).
+  (`admin.log4j_controller`).
 """
 
 from __future__ import annotations
@@ -34,16 +34,9 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from zkcontroller.admin.configs import change_broker_config
 from zkcontroller.admin.errors import InvalidConfigError, InvalidTopicError, UnknownTopicError
+from zkcontroller.admin.log4j_controller import alter_log_levels, validate_log_levels
 from zkcontroller.admin.topics import change_topic_config
-from zkcontroller.broker.config_helper import (
-    BROKER_CONFIG_DEFAULTS,
-    BROKER_LOGGER_RESOURCE,
-    BROKER_RESOURCE,
-    TOPIC_RESOURCE,
-)
-from zkcontroller.broker.dynamic_broker_config import clean_dynamic_configs
-from zkcontroller.broker.log4j_controller import alter_log_levels, validate_log_levels
-from zkcontroller.broker.zk_admin_manager import (
+from zkcontroller.admin.zk_admin_manager import (
     RESOURCE_TYPE_NAMES,
     TOPIC_CONFIG_KEYS,
     ConfigApiError,
@@ -55,6 +48,13 @@ from zkcontroller.broker.zk_admin_manager import (
     validate_broker,
     validate_topic,
 )
+from zkcontroller.broker.config_helper import (
+    BROKER_CONFIG_DEFAULTS,
+    BROKER_LOGGER_RESOURCE,
+    BROKER_RESOURCE,
+    TOPIC_RESOURCE,
+)
+from zkcontroller.broker.dynamic_broker_config import clean_dynamic_configs
 from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.wire.alter_configs import (

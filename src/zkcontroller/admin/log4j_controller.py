@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from zkcontroller.broker.zk_admin_manager import InvalidConfigValue, invalid_request
+from zkcontroller.admin.zk_admin_manager import InvalidConfigValue, invalid_request
 from zkcontroller.protocol.wire.alter_configs import APPEND, DELETE, SET, SUBTRACT, ConfigChange
 
 log = logging.getLogger("kafka.server.ZkAdminManager")
