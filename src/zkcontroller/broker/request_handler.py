@@ -13,7 +13,8 @@ header or body closes the connection (`CloseConnection`), never the broker.
 ListOffsets is answered from the replica manager's logs (`list_offsets`). DeleteTopics, like CreateTopics, needs
 the admin layer and is a callable the process assembly injects; it waits on this broker's metadata cache
 (`delayed_delete_topics`). So are CreatePartitions (admin layer), ElectLeaders and Alter/ListPartitionReassignments
-(this broker's controller): `AdminHandlers`. DescribeConfigs reads ZooKeeper: also injected (`describe_configs`).
+(this broker's controller): `AdminHandlers`. DescribeConfigs reads ZooKeeper: also injected (`describe_configs`);
+AlterConfigs and IncrementalAlterConfigs write it: one injected handler for both (`alter_configs`).
 
 Metadata auto-creates the topics it names that do not exist, when the request allows it and the broker's
 ``auto.create.topics.enable`` is on (Kafka's ``AutoTopicCreationManager``): the creation itself (replica placement
@@ -38,6 +39,7 @@ from zkcontroller.broker.produce import ProducePartition, error_name, produce
 from zkcontroller.broker.producer_ids import UNKNOWN_SERVER_ERROR, ProducerIdManager, error_result, init_producer_id
 from zkcontroller.protocol.control_requests import ApiKey, ControlResponse, Errors
 from zkcontroller.protocol.inter_broker import AlterIsrResponse, ControlledShutdownResponse, FetchResponse
+from zkcontroller.protocol.wire import alter_configs as alter_configs_wire
 from zkcontroller.protocol.wire import client_apis, control_codec
 from zkcontroller.protocol.wire import describe_configs as describe_configs_wire
 from zkcontroller.protocol.wire.client_apis import (
@@ -91,6 +93,8 @@ ListReassignmentsHandler = Callable[[list[tuple[str, int]] | None],
 DescribeConfigsHandler = Callable[[describe_configs_wire.DescribeConfigsQuery],
                                   Awaitable[list[describe_configs_wire.ConfigResourceResult]]]
 """A DescribeConfigs request -> one result per resource, in order (`cluster.describe_configs`)."""
+AlterConfigsHandler = Callable[[alter_configs_wire.AlterConfigsQuery], Awaitable[list[alter_configs_wire.AlterResult]]]
+"""An AlterConfigs or IncrementalAlterConfigs request -> one result per distinct resource (`cluster.alter_configs`)."""
 
 
 @dataclass(frozen=True)
@@ -145,7 +149,8 @@ class KafkaApis:
                  delete_topics: DeleteTopicsHandler | None = None, admin: AdminHandlers = AdminHandlers(),
                  replica_manager: Callable[[], ReplicaManager | None] = lambda: None,
                  producer_ids: ProducerIdManager | None = None,
-                 describe_configs: DescribeConfigsHandler | None = None) -> None:
+                 describe_configs: DescribeConfigsHandler | None = None,
+                 alter_configs: AlterConfigsHandler | None = None) -> None:
         self.broker_id = broker_id
         self._control_handler = control_handler
         self._metadata_cache = metadata_cache
@@ -162,6 +167,8 @@ class KafkaApis:
         """InitProducerId's id blocks, claimed in ZooKeeper: provided by the process assembly (or not)."""
         self.describe_configs = describe_configs
         """DescribeConfigs reads topic configs from ZooKeeper: provided by the process assembly (or not)."""
+        self.alter_configs = alter_configs
+        """(Incremental)AlterConfigs write config nodes in ZooKeeper: provided by the process assembly (or not)."""
         self._topics_being_created: set[str] = set()
         """Kafka's ``inflightTopics``: another Metadata naming one of them meanwhile gets UNKNOWN_TOPIC_OR_PARTITION."""
         self._metadata_cache_key: tuple[MetadataSnapshot, str | None] | None = None
@@ -193,6 +200,11 @@ class KafkaApis:
             versions[client_apis.INIT_PRODUCER_ID] = client_apis.INIT_PRODUCER_ID_VERSIONS
         if self.describe_configs is not None:
             versions[describe_configs_wire.DESCRIBE_CONFIGS] = describe_configs_wire.DESCRIBE_CONFIGS_VERSIONS
+        if self.alter_configs is not None:
+            for key, lo_hi in ((alter_configs_wire.ALTER_CONFIGS, alter_configs_wire.ALTER_CONFIGS_VERSIONS),
+                               (alter_configs_wire.INCREMENTAL_ALTER_CONFIGS,
+                                alter_configs_wire.INCREMENTAL_ALTER_CONFIGS_VERSIONS)):
+                versions[key] = lo_hi
         for key in CONTROL_APIS:
             spec = INTER_BROKER_APIS[key]
             versions[key] = (spec.min_version, spec.max_version)
@@ -280,6 +292,10 @@ class KafkaApis:
         if key == describe_configs_wire.DESCRIBE_CONFIGS and self.describe_configs is not None:
             query = describe_configs_wire.decode_request(version, payload, offset)
             return describe_configs_wire.encode_response(version, await self.describe_configs(query))
+        if key in (alter_configs_wire.ALTER_CONFIGS, alter_configs_wire.INCREMENTAL_ALTER_CONFIGS) \
+                and self.alter_configs is not None:
+            altered = await self.alter_configs(alter_configs_wire.decode_request(key, version, payload, offset))
+            return alter_configs_wire.encode_response(key, version, altered)
         return await self._control(header, payload, offset)
 
     async def _init_producer_id(self, header: RequestHeader, request: Any) -> bytes:

@@ -2,10 +2,10 @@
 
 `broker_apis` is the one place that wires a `KafkaServer` to `KafkaApis` (the metadata cache, the cluster id,
 CreateTopics, Metadata's topic auto-creation, DeleteTopics, CreatePartitions, ElectLeaders, the reassignment
-APIs, InitProducerId's producer id blocks and DescribeConfigs); `BrokerListener` binds it on a port for an
-in-process broker, so ``zkcontroller cluster`` answers kcat and kafka-python as broker processes do. It binds
-before the broker registers, so the broker registers the port it really listens on, and the host clients should
-use (`advertised_host`).
+APIs, InitProducerId's producer id blocks, DescribeConfigs and (Incremental)AlterConfigs); `BrokerListener` binds
+it on a port for an in-process broker, so ``zkcontroller cluster`` answers kcat and kafka-python as broker
+processes do. It binds before the broker registers, so the broker registers the port it really listens on, and
+the host clients should use (`advertised_host`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from zkcontroller.broker.metadata_cache import MetadataCache
 from zkcontroller.broker.producer_ids import ProducerIdManager
 from zkcontroller.broker.request_handler import AdminHandlers, CloseConnection, KafkaApis
+from zkcontroller.cluster.alter_configs import alter_configs_handler
 from zkcontroller.cluster.create_partitions import create_partitions_handler
 from zkcontroller.cluster.create_topics import MetadataTopicCreator, create_topics_handler
 from zkcontroller.cluster.delete_topics import delete_topics_handler
@@ -81,7 +82,7 @@ def broker_apis(broker_id: int, server: Callable[[], KafkaServer | None],
                                          list_reassignments=list_reassignments_handler(server)),
                      replica_manager=lambda: current.replica_manager if (current := server()) is not None else None,
                      producer_ids=ProducerIdManager(broker_id, lambda: current.zk if (current := server()) else None),
-                     describe_configs=describe_configs_handler(server))
+                     describe_configs=describe_configs_handler(server), alter_configs=alter_configs_handler(server))
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,210 @@
+"""The config rules of AlterConfigs and IncrementalAlterConfigs (Kafka 2.8.2's ``ZkAdminManager.alterConfigs``,
+``incrementalAlterConfigs``, ``prepareIncrementalConfigs`` and the validation they call), free of ZooKeeper so
+they can be tested alone; `cluster.alter_configs` reads and writes the nodes around them.
+
+Kafka answers a resource by the exception it meets, and these keep its three kinds apart:
+
+- `ConfigApiError` is an ``ApiException``: its own error code and message (UNKNOWN_TOPIC_OR_PARTITION,
+  INVALID_REQUEST for a malformed request, INVALID_CONFIG for ``InvalidConfigurationException``: an unknown topic
+  config name, or min.compaction.lag.ms above max.compaction.lag.ms);
+- `InvalidConfigValue` is a ``ConfigException`` (a value ConfigDef refuses, a config that is not dynamic): Kafka
+  wraps it, so the resource answers INVALID_REQUEST "Invalid config value for resource <resource>: <message>";
+- anything else (`UnexpectedConfigError`: Kafka's ``NoSuchElementException`` for APPEND or SUBTRACT on a key its
+  ConfigDef lacks, its ``MatchError`` for an unknown operation id) is UNKNOWN_SERVER_ERROR with no message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from zkcontroller.admin.configs import validate_broker_configs as validate_throttles_and_unclean
+from zkcontroller.admin.errors import InvalidConfigError
+from zkcontroller.broker.config_helper import (
+    BROKER_CONFIG_DEFAULTS,
+    BROKER_LOGGER_RESOURCE,
+    BROKER_RESOURCE,
+    DYNAMIC_BROKER_CONFIGS,
+    TOPIC_RESOURCE,
+)
+from zkcontroller.broker.dynamic_broker_config import PER_BROKER_CONFIGS
+from zkcontroller.broker.log_config import BROKER_LOG_PROPERTIES, parse_broker_log_properties, to_config_string
+from zkcontroller.protocol.control_requests import Errors
+from zkcontroller.protocol.wire.alter_configs import APPEND, DELETE, OP_NAMES, SET, SUBTRACT, ConfigChange
+from zkcontroller.zk.config_values import java_parse_int
+from zkcontroller.zk.log_config_def import (
+    TOPIC_CONFIG_RULES,
+    TopicConfigError,
+    parse_config_value,
+    validate_topic_config_names,
+    validate_topic_configs,
+)
+
+INVALID_CONFIG = 40
+"""``Errors.INVALID_CONFIG`` (``InvalidConfigurationException``)."""
+
+RESOURCE_TYPE_NAMES = {TOPIC_RESOURCE: "TOPIC", BROKER_RESOURCE: "BROKER", BROKER_LOGGER_RESOURCE: "BROKER_LOGGER"}
+
+TOPIC_CONFIG_KEYS: Mapping[str, tuple[str, object]] = {k: (r.type, r.default) for k, r in TOPIC_CONFIG_RULES.items()}
+"""``LogConfig.configKeys``: type and default of each topic config."""
+
+NON_DYNAMIC_BROKER_CONFIGS = frozenset(BROKER_CONFIG_DEFAULTS) - DYNAMIC_BROKER_CONFIGS
+"""``DynamicConfig.Broker.nonDynamicProps`` among the properties known here (``log.retention.hours`` too: only
+the ``TopicConfigSynonyms`` targets are dynamic)."""
+
+_BROKER_VALIDATORS = {"log.cleanup.policy": TOPIC_CONFIG_RULES["cleanup.policy"].validator,
+                      "log.message.timestamp.type": TOPIC_CONFIG_RULES["message.timestamp.type"].validator}
+"""``KafkaConfig``'s validators beyond type and minimum that a dynamic property has (the same as its topic key's)."""
+
+
+class ConfigApiError(Exception):
+    """An ``ApiException``: the resource answers ``error`` with ``message``."""
+
+    def __init__(self, error: int, message: str | None) -> None:
+        super().__init__(message)
+        self.error = error
+        self.message = message
+
+
+class InvalidConfigValue(Exception):
+    """A ``ConfigException``/``IllegalArgumentException``: INVALID_REQUEST, its message wrapped (`wrapped`)."""
+
+    def wrapped(self, resource_type: int, resource_name: str) -> str:
+        return f"Invalid config value for resource {resource_label(resource_type, resource_name)}: {self}"
+
+
+class UnexpectedConfigError(Exception):
+    """Not an ``ApiException``: UNKNOWN_SERVER_ERROR, logged, no message sent."""
+
+
+def resource_label(resource_type: int, resource_name: str) -> str:
+    """``ConfigResource.toString``."""
+    return f"ConfigResource(type={RESOURCE_TYPE_NAMES.get(resource_type, 'UNKNOWN')}, name='{resource_name}')"
+
+
+def scala_set(names: Iterable[str]) -> str:
+    return f"Set({', '.join(names)})"
+
+
+def invalid_request(message: str) -> ConfigApiError:
+    return ConfigApiError(int(Errors.INVALID_REQUEST), message)
+
+
+def check_changes(changes: Sequence[ConfigChange], *, incremental: bool) -> None:
+    """The checks before any resource type's: IncrementalAlterConfigs refuses a key named twice, then a null value
+    for anything but DELETE; AlterConfigs a null value."""
+    names = [c.name for c in changes]
+    if incremental:
+        duplicates = [n for n in dict.fromkeys(names) if names.count(n) > 1]
+        if duplicates:
+            raise invalid_request(f"Error due to duplicate config keys : {','.join(duplicates)}")
+        nulls = [f"{OP_NAMES.get(c.op, 'null')}:{c.name}" for c in changes if c.value is None and c.op != DELETE]
+    else:
+        nulls = [c.name for c in changes if c.value is None]
+    if nulls:
+        raise invalid_request(f"Null value not supported for : {','.join(nulls)}")
+
+
+def _java_split(text: str) -> list[str]:
+    """``String.split(",")``: trailing empty pieces dropped; ``""`` is one empty piece."""
+    if not text:
+        return [""]
+    pieces = text.split(",")
+    while pieces and pieces[-1] == "":
+        pieces.pop()
+    return pieces
+
+
+def _scala_diff(items: list[str], removed: list[str]) -> list[str]:
+    """``List.diff``: each removed value takes away one occurrence."""
+    left = list(items)
+    for value in removed:
+        if value in left:
+            left.remove(value)
+    return left
+
+
+def prepare_incremental(changes: Sequence[ConfigChange], current: Mapping[str, str],
+                        config_keys: Mapping[str, tuple[str, object]]) -> dict[str, str]:
+    """``prepareIncrementalConfigs``: ``current`` (the stored configs) with each operation applied in order. APPEND
+    and SUBTRACT need a LIST key (else INVALID_REQUEST) and start from the stored value, else the key's default;
+    a key ``config_keys`` lacks fails them as Kafka's map lookup does (UNKNOWN_SERVER_ERROR)."""
+    configs = dict(current)
+    for change in changes:
+        name = change.name
+        if change.op == SET:
+            assert change.value is not None  # check_changes
+            configs[name] = change.value
+        elif change.op == DELETE:
+            configs.pop(name, None)
+        elif change.op in (APPEND, SUBTRACT):
+            key = config_keys.get(name)
+            if key is None:
+                raise UnexpectedConfigError(f"java.util.NoSuchElementException: key not found: {name}")
+            if key[0] != "LIST":
+                verb = "append" if change.op == APPEND else "subtract"
+                raise invalid_request(f"Config value {verb} is not allowed for config key: {name}")
+            old = configs.get(name)
+            if old is None:
+                old = to_config_string(key[1], "LIST") or ""
+            assert change.value is not None
+            given = _java_split(change.value)
+            values = _java_split(old) + given if change.op == APPEND else _scala_diff(_java_split(old), given)
+            configs[name] = ",".join(values)
+        else:
+            raise UnexpectedConfigError(f"scala.MatchError: null (operation id {change.op})")
+    return configs
+
+
+def validate_topic(configs: Mapping[str, str]) -> None:
+    """``LogConfig.validate``: an unknown name (or the compaction-lag conflict) is INVALID_CONFIG, a value
+    ConfigDef refuses an `InvalidConfigValue`."""
+    try:
+        validate_topic_config_names(configs)
+    except TopicConfigError as e:
+        raise ConfigApiError(INVALID_CONFIG, str(e)) from None
+    try:
+        validate_topic_configs(configs)
+    except TopicConfigError as e:
+        if str(e).startswith("conflict topic config setting"):  # validateValues' InvalidConfigurationException
+            raise ConfigApiError(INVALID_CONFIG, str(e)) from None
+        raise InvalidConfigValue(str(e)) from None
+
+
+def broker_id_of(resource_name: str, broker_id: int) -> int | None:
+    """``getBrokerId``: None for the cluster default (the empty name), else the id, which must be this broker's."""
+    if not resource_name:
+        return None
+    parsed = java_parse_int(resource_name)
+    if parsed is None:
+        raise invalid_request(f"Broker id must be an integer, but it is: {resource_name}")
+    if parsed != broker_id:
+        raise invalid_request(f"Unexpected broker id, expected {broker_id}, but received {resource_name}")
+    return parsed
+
+
+def validate_broker(configs: Mapping[str, str], *, per_broker: bool) -> None:
+    """``DynamicBrokerConfig.validate`` for the properties known here, in its order: a known config that is not
+    dynamic, then each known value's type, minimum and validator, then (cluster default) a per-broker config.
+    A key not known here is kept as a custom config, as Kafka keeps one its ConfigDef lacks."""
+    static = [k for k in configs if k in NON_DYNAMIC_BROKER_CONFIGS]
+    if static:
+        raise InvalidConfigValue(f"Cannot update these configs dynamically: {scala_set(static)}")
+    try:
+        validate_throttles_and_unclean(dict(configs))  # the replication throttles' LONG, as DynamicConfig.Broker
+    except InvalidConfigError as e:
+        raise InvalidConfigValue(str(e)) from None
+    try:
+        parsed = parse_broker_log_properties(configs)
+        for name in configs:
+            if name in BROKER_CONFIG_DEFAULTS and name not in BROKER_LOG_PROPERTIES:
+                parse_config_value(name, BROKER_CONFIG_DEFAULTS[name][0], configs[name])
+        for name, validator in _BROKER_VALIDATORS.items():
+            if name in parsed and validator is not None:
+                validator.check(name, parsed[name])
+    except ValueError as e:
+        raise InvalidConfigValue(str(e)) from None
+    if not per_broker:
+        per_broker_only = [k for k in configs if k in PER_BROKER_CONFIGS]
+        if per_broker_only:
+            raise InvalidConfigValue("Cannot update these configs at default cluster level, broker id must be "
+                                     f"specified: {scala_set(per_broker_only)}")

@@ -1,0 +1,149 @@
+"""Configs altered by Kafka's own clients against two `zkcontroller broker` processes and a real ZooKeeper:
+kafka-python's ``KafkaAdminClient.alter_configs`` (AlterConfigs and IncrementalAlterConfigs) and confluent-kafka's
+``AdminClient.alter_configs`` / ``incremental_alter_configs`` change a topic's and a broker's configs, which the
+brokers take up: a topic's ``min.insync.replicas`` raised above its replication factor makes an acks=all
+produce fail with NOT_ENOUGH_REPLICAS. Every wait is on a condition with a bound."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+from tests.helpers import wait_until
+
+from zkcontroller.admin.topics import TopicAdmin
+from zkcontroller.cluster.process_cluster import ProcessCluster, wait_registered
+from zkcontroller.cluster.zookeeper_server import ZooKeeperNotInstalled
+from zkcontroller.coordination.connect import make_backend
+from zkcontroller.model import TopicPartition
+from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+
+pytestmark = [pytest.mark.zookeeper, pytest.mark.timeout(240)]
+
+TOPIC = "altered"
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProcessCluster]:
+    c = ProcessCluster([1, 2], tmp_path_factory.mktemp("alter"), session_timeout_ms=6000)
+    try:
+        c.start()
+    except ZooKeeperNotInstalled as e:
+        pytest.skip(f"real ZooKeeper unavailable: {e}")
+    yield c
+    c.stop()
+
+
+@pytest.fixture
+async def zk(cluster: ProcessCluster) -> AsyncIterator[KafkaZkClient]:
+    """A ZooKeeper client, with ``TOPIC`` (two replicas) led (created once for the module)."""
+    backend = make_backend(cluster.zookeeper_connect, wall_clock_ms)
+    session = await backend.new_session()
+    client = KafkaZkClient(session, wall_clock_ms)
+    await wait_registered(client, list(cluster.brokers))
+    if TOPIC not in await client.get_all_topics_in_cluster():
+        await TopicAdmin(client, random.Random(1)).create_topic(TOPIC, 1, 2, {"retention.ms": "12345"})
+
+    async def led() -> bool:
+        state = await client.get_topic_partition_states([TopicPartition(TOPIC, 0)])
+        return bool(state.values) and all(s.leader_and_isr.leader >= 0 and len(s.leader_and_isr.isr) == 2
+                                          for s in state.values.values())
+    await wait_until(led, timeout_s=60, what=f"{TOPIC} led with both replicas in sync")
+    yield client
+    await session.close()
+
+
+def _kafka_python_alter(bootstrap: str, kind: Any, name: str, configs: dict[str, Any], incremental: bool) -> Any:
+    from kafka.admin import ConfigResource, KafkaAdminClient
+
+    client = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=30000)
+    try:
+        return client.alter_configs([ConfigResource(kind, name, configs)], incremental=incremental,
+                                    raise_on_unknown=False)
+    finally:
+        client.close()
+
+
+def _produce_all(bootstrap: str) -> Any:
+    from kafka import KafkaProducer
+
+    producer = KafkaProducer(bootstrap_servers=bootstrap, acks="all", request_timeout_ms=30000, retries=0,
+                             linger_ms=0)
+    try:
+        return producer.send(TOPIC, b"x", partition=0).get(timeout=60)
+    finally:
+        producer.close(timeout=10)
+
+
+async def test_kafka_python_alters_a_topic_and_the_brokers_take_it_up(cluster: ProcessCluster,
+                                                                      zk: KafkaZkClient) -> None:
+    from kafka.admin import AlterConfigOp, ConfigResourceType
+    from kafka.errors import NotEnoughReplicasError
+
+    assert (await asyncio.to_thread(_produce_all, cluster.bootstrap)).offset >= 0
+    # AlterConfigs: the whole config (kafka-python adds the other modified keys itself)
+    result = await asyncio.to_thread(_kafka_python_alter, cluster.bootstrap, ConfigResourceType.TOPIC, TOPIC,
+                                     {"min.insync.replicas": "3"}, False)
+    assert result == {"topic": {TOPIC: "OK"}}
+    assert await zk.get_entity_configs("topics", TOPIC) == {"retention.ms": "12345", "min.insync.replicas": "3"}
+
+    async def accepted() -> bool:
+        try:
+            await asyncio.to_thread(_produce_all, cluster.bootstrap)
+        except NotEnoughReplicasError:
+            return False
+        return True
+
+    async def refused() -> bool:
+        return not await accepted()
+    await wait_until(refused, timeout_s=60, what="acks=all refused with min.insync.replicas above the ISR",
+                     poll_s=0.2)
+    # IncrementalAlterConfigs: DELETE restores the default, APPEND a list value
+    result = await asyncio.to_thread(_kafka_python_alter, cluster.bootstrap, ConfigResourceType.TOPIC, TOPIC,
+                                     {"min.insync.replicas": (AlterConfigOp.DELETE, None),
+                                      "cleanup.policy": (AlterConfigOp.APPEND, "compact")}, True)
+    assert result == {"topic": {TOPIC: "OK"}}
+    assert await zk.get_entity_configs("topics", TOPIC) == {"retention.ms": "12345",
+                                                           "cleanup.policy": "delete,compact"}
+    await wait_until(accepted, timeout_s=60, what="acks=all accepted again", poll_s=0.2)
+    result = await asyncio.to_thread(_kafka_python_alter, cluster.bootstrap, ConfigResourceType.TOPIC, "nope",
+                                     {"retention.ms": "1"}, True)
+    assert result["topic"]["nope"].startswith("[Error 3] UnknownTopicOrPartitionError")
+
+
+def _confluent_alter(bootstrap: str) -> tuple[Any, Any, Any, Any]:
+    from confluent_kafka import KafkaException
+    from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource
+
+    client = AdminClient({"bootstrap.servers": bootstrap})
+    legacy = ConfigResource("topic", TOPIC, set_config={"retention.ms": "777", "segment.ms": "60000"})
+    first = client.alter_configs([legacy], request_timeout=30)[legacy].result(timeout=60)
+    incremental = ConfigResource("topic", TOPIC, incremental_configs=[
+        ConfigEntry("segment.ms", None, incremental_operation=AlterConfigOpType.DELETE),
+        ConfigEntry("max.message.bytes", "5000", incremental_operation=AlterConfigOpType.SET)])
+    second = client.incremental_alter_configs([incremental], request_timeout=30)[incremental].result(timeout=60)
+    broker = ConfigResource("broker", "2", incremental_configs=[
+        ConfigEntry("log.retention.ms", "86400000", incremental_operation=AlterConfigOpType.SET)])
+    third = client.incremental_alter_configs([broker], request_timeout=30)[broker].result(timeout=60)
+    bad = ConfigResource("topic", TOPIC, incremental_configs=[
+        ConfigEntry("no.such.config", "1", incremental_operation=AlterConfigOpType.SET)])
+    try:
+        client.incremental_alter_configs([bad], request_timeout=30)[bad].result(timeout=60)
+        refused: Any = None
+    except KafkaException as e:
+        refused = e.args[0]
+    return first, second, third, refused
+
+
+@pytest.mark.filterwarnings("ignore:alter_configs has been deprecated:DeprecationWarning")
+async def test_confluent_kafka_alters_a_topic_and_a_broker(cluster: ProcessCluster, zk: KafkaZkClient) -> None:
+    first, second, third, refused = await asyncio.to_thread(_confluent_alter, cluster.bootstrap)
+    assert first is None and second is None and third is None
+    assert await zk.get_entity_configs("topics", TOPIC) == {"retention.ms": "777", "max.message.bytes": "5000"}
+    assert await zk.get_broker_configs("2") == {"log.retention.ms": "86400000"}
+    assert refused is not None and refused.code() == 40  # INVALID_CONFIG
+    assert "Unknown topic config name: no.such.config" in refused.str()
