@@ -122,6 +122,26 @@ async def test_incremental_operations_on_a_topic(orders: Cluster, version: int) 
                                  == ["compact"] for s in hosting), what="cleanup.policy=compact on the replicas")
 
 
+async def test_incremental_operations_read_a_node_that_is_not_json_as_no_overrides(
+        orders: Cluster, caplog: pytest.LogCaptureFixture) -> None:
+    """``fetchEntityConfig`` reads such a node as no overrides: the operations start from nothing (a WARN names
+    the node), where a strict read would answer UNKNOWN_SERVER_ERROR."""
+    cluster, zk = orders
+    await zk.session.set_data(paths.topic_config_path("orders"), b"not json", -1)
+    await zk.set_or_create_entity_configs("brokers", paths.DEFAULT_ENTITY, {"log.retention.ms": "1"})
+    await zk.session.set_data(paths.broker_config_path(paths.DEFAULT_ENTITY), b"{oops", -1)
+    at = address(cluster, cluster.running_brokers()[0])
+    results = await alter(at, INCREMENTAL_ALTER_CONFIGS, 1,
+                          topic("orders", ConfigChange("min.insync.replicas", "2", SET)),
+                          AlterResource(BROKER, "", (ConfigChange("log.retention.ms", "5000", SET),)))
+    assert errors(results) == [(TOPIC, "orders", 0, None), (BROKER, "", 0, None)]
+    assert await zk.get_entity_configs("topics", "orders") == {"min.insync.replicas": "2"}
+    assert await zk.get_entity_configs("brokers", paths.DEFAULT_ENTITY) == {"log.retention.ms": "5000"}
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any(paths.topic_config_path("orders") in m and "as no overrides" in m for m in warned)
+    assert any(paths.broker_config_path(paths.DEFAULT_ENTITY) in m and "as no overrides" in m for m in warned)
+
+
 async def test_kafkas_errors_per_resource(orders: Cluster) -> None:
     cluster, zk = orders
     server = cluster.running_brokers()[0]

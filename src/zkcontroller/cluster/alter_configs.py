@@ -55,6 +55,7 @@ from zkcontroller.broker.config_helper import (
     TOPIC_RESOURCE,
 )
 from zkcontroller.broker.dynamic_broker_config import clean_dynamic_configs
+from zkcontroller.cluster.describe_configs import read_entity_configs
 from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.wire.alter_configs import (
@@ -136,7 +137,7 @@ async def _alter_topic(server: KafkaServer, zk: KafkaZkClient, r: AlterResource,
                        incremental: bool) -> None:
     topic = r.resource_name
     if incremental:  # Kafka reads the stored overrides first (an invalid name has none here)
-        stored = await zk.get_entity_configs(paths.ConfigType.TOPIC, topic) \
+        stored = await read_entity_configs(zk, paths.ConfigType.TOPIC, topic) \
             if topic_name_problem(topic) is None else {}
         configs = prepare_incremental(r.configs, stored, TOPIC_CONFIG_KEYS)
     else:
@@ -168,7 +169,7 @@ async def _alter_broker(server: KafkaServer, zk: KafkaZkClient, r: AlterResource
     broker_id = broker_id_of(r.resource_name, server.broker_id)
     entity = paths.DEFAULT_ENTITY if broker_id is None else str(broker_id)
     if incremental:
-        stored = await zk.get_broker_configs(entity)
+        stored = await read_entity_configs(zk, paths.ConfigType.BROKER, entity)
         kept = clean_dynamic_configs(stored, per_broker=broker_id is not None,
                                      path=paths.config_entity_path(paths.ConfigType.BROKER, entity))
         configs = prepare_incremental(r.configs, kept, BROKER_CONFIG_DEFAULTS)

@@ -47,6 +47,7 @@ from zkcontroller.protocol.wire.describe_configs import (
 )
 from zkcontroller.zk import paths
 from zkcontroller.zk.config_values import java_parse_int
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.log_config_def import TopicConfigError
 from zkcontroller.zk.topic_names import topic_name_problem
 
@@ -110,7 +111,7 @@ async def _entries(server: KafkaServer | None, r: ConfigResourceQuery, include_s
             raise _Refused(int(Errors.INVALID_TOPIC_EXCEPTION), problem)
         if not server.control_plane.metadata_cache.contains_topic(r.resource_name):
             raise _Refused(int(Errors.UNKNOWN_TOPIC_OR_PARTITION), None)  # no exception in Kafka: not logged
-        overrides = await _entity_configs(server, paths.ConfigType.TOPIC, r.resource_name)
+        overrides = await read_entity_configs(server.zk, paths.ConfigType.TOPIC, r.resource_name)
         defaults = (server.replica_manager.topic_configs.defaults if server.replica_manager is not None
                     else LogDefaults.from_properties(static))
         try:
@@ -119,7 +120,7 @@ async def _entries(server: KafkaServer | None, r: ConfigResourceQuery, include_s
             raise RuntimeError(f"{paths.topic_config_path(r.resource_name)}: {e}") from None
     if r.resource_type == BROKER_RESOURCE:
         if not r.resource_name:
-            defaults_node = await _entity_configs(server, paths.ConfigType.BROKER, paths.DEFAULT_ENTITY)
+            defaults_node = await read_entity_configs(server.zk, paths.ConfigType.BROKER, paths.DEFAULT_ENTITY)
             return _dynamic_defaults(defaults_node, include_synonyms, r.keys)
         _check_broker_id(server.broker_id, r.resource_name, " or empty string,")
         if server.replica_manager is None:
@@ -133,12 +134,12 @@ async def _entries(server: KafkaServer | None, r: ConfigResourceQuery, include_s
     return _loggers(r.keys)
 
 
-async def _entity_configs(server: KafkaServer, entity_type: str, name: str) -> dict[str, str]:
+async def read_entity_configs(zk: KafkaZkClient | None, entity_type: str, name: str) -> dict[str, str]:
     """A config node as Kafka reads it (``fetchEntityConfig`` → ``ConfigEntityZNode.decode``): one that is not JSON
     or has no ``config`` object is no overrides, reported with a WARN naming it; a value that is not a string still
     raises (UNKNOWN_SERVER_ERROR, as it throws in Kafka)."""
-    assert server.zk is not None
-    configs, ignored = await server.zk.get_entity_configs_lenient(entity_type, name)
+    assert zk is not None
+    configs, ignored = await zk.get_entity_configs_lenient(entity_type, name)
     if ignored is not None:
         log.warning("Reading the config %s as no overrides (as Kafka does): %s", ignored.path, ignored.reason)
     return configs
