@@ -125,23 +125,44 @@ class ControllerBrokerRequestBatch:
         assignment: ReplicaAssignment, is_new: bool,
     ) -> None:
         """Queue LeaderAndIsr for ``tp`` to each broker, and UpdateMetadata for it to every broker."""
-        lai = leader_isr_and_epoch.leader_and_isr
-        state: LeaderAndIsrPartitionState | None = None
-        for broker_id in broker_ids:
-            if broker_id < 0:
-                continue
-            per_broker = self.leader_and_isr_request_map.get(broker_id)
-            if per_broker is None:
-                per_broker = self.leader_and_isr_request_map[broker_id] = {}
-            previous = per_broker.get(tp)
-            new = is_new or (previous is not None and previous.is_new)
-            if state is None or state.is_new != new:  # one state shared by the brokers it is the same for
-                state = LeaderAndIsrPartitionState(
-                    tp.topic, tp.partition, leader_isr_and_epoch.controller_epoch, lai.leader, lai.leader_epoch,
-                    lai.isr, lai.zk_version, assignment.replicas, assignment.adding_replicas,
-                    assignment.removing_replicas, new)
-            per_broker[tp] = state
-        self._add_update_metadata_partition(self.context.live_or_shutting_down_broker_id_view(), tp)
+        self.add_leader_and_isr_requests(((broker_ids, tp, leader_isr_and_epoch, assignment),), is_new)
+
+    def add_leader_and_isr_requests(
+        self,
+        entries: Iterable[tuple[Iterable[int], TopicPartition, LeaderIsrAndControllerEpoch, ReplicaAssignment]],
+        is_new: bool,
+    ) -> None:
+        """``add_leader_and_isr_request_for_brokers`` for each (brokers, partition, leadership, assignment), in
+        order: a state machine's step queues thousands at once, so the lookups are made once."""
+        requests = self.leader_and_isr_request_map
+        partitions = self.update_metadata_request_partitions
+        leadership = self.context.partition_leadership_info
+        added = False
+        for broker_ids, tp, leader_isr_and_epoch, assignment in entries:
+            added = True
+            lai = leader_isr_and_epoch.leader_and_isr
+            state: LeaderAndIsrPartitionState | None = None
+            for broker_id in broker_ids:
+                if broker_id < 0:
+                    continue
+                per_broker = requests.get(broker_id)
+                if per_broker is None:
+                    per_broker = requests[broker_id] = {}
+                previous = per_broker.get(tp)
+                new = is_new or (previous is not None and previous.is_new)
+                if state is None or state.is_new != new:  # one state shared by the brokers it is the same for
+                    state = LeaderAndIsrPartitionState(
+                        tp.topic, tp.partition, leader_isr_and_epoch.controller_epoch, lai.leader,
+                        lai.leader_epoch, lai.isr, lai.zk_version, assignment.replicas, assignment.adding_replicas,
+                        assignment.removing_replicas, new)
+                per_broker[tp] = state
+            if leadership(tp) is None:
+                self._log.info(f"Leader not yet assigned for partition {tp}. Skip sending UpdateMetadataRequest.")
+            else:
+                partitions[tp] = None
+        if added:  # and UpdateMetadata to every live or shutting-down broker (`_add_update_metadata_partition`)
+            self.update_metadata_request_broker_set.update(
+                b for b in self.context.live_or_shutting_down_broker_id_view() if b >= 0)
 
     def add_stop_replica_request_for_brokers(self, broker_ids: Iterable[int], tp: TopicPartition,
                                              delete_partition: bool) -> None:
