@@ -359,7 +359,11 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
     ) -> list[tuple[TopicPartition, LeaderAndIsr | None, bool]]:
         """Unclean eligibility per partition (§5.7): only partitions with no live ISR member can be unclean;
         without ``allow_unclean``, the broker default overlaid by the topic's override decides."""
+        brokers = self.context.replica_online_brokers()
+
         def has_live_isr(tp: TopicPartition, lai: LeaderAndIsr) -> bool:
+            if brokers is not None:
+                return not brokers.isdisjoint(lai.isr)
             return any(self.context.is_replica_online(r, tp) for r in lai.isr)
 
         out: list[tuple[TopicPartition, LeaderAndIsr | None, bool]] = []

@@ -247,19 +247,20 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
             retry = sorted_partitions([*retry, *update.to_retry, *redo])
         out: dict[TopicPartition, RemovalResult] = {}
         epoch = self.context.epoch
+        leadership = self.context.partition_leadership_info
+        stored: list[tuple[TopicPartition, LeaderIsrAndControllerEpoch]] = []
         for tp, result in finished.items():
             if isinstance(result, LeaderAndIsr):
-                known = self.context.partition_leadership_info(tp)
+                known = leadership(tp)
                 if known is not None and known.controller_epoch == epoch and known.leader_and_isr == result:
                     out[tp] = known  # already without the replica (a leader just elected): nothing to store
                     continue
-                info = LeaderIsrAndControllerEpoch(result, epoch)
-                self.context.put_partition_leadership_info(tp, info)
-                if tp in adjusted:
-                    self.state_change_logger.isr_changed(tp, result)
-                out[tp] = info
+                out[tp] = info = LeaderIsrAndControllerEpoch(result, epoch)
+                stored.append((tp, info))
             else:
                 out[tp] = result
+        self.context.put_partition_leadership_infos(stored)
+        self.state_change_logger.isrs_changed((tp, info.leader_and_isr) for tp, info in stored if tp in adjusted)
         for tp in no_state:
             if not self.context.is_topic_queued_up_for_deletion(tp.topic):
                 out[tp] = StateChangeFailedError(
