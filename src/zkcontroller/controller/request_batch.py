@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from zkcontroller.controller.assignment import EMPTY_ASSIGNMENT
 from zkcontroller.controller.context import ControllerContext
 from zkcontroller.controller.errors import IllegalControllerStateError
 from zkcontroller.controller.event_log import TRACE, PrefixedLogger, StateChangeLogger
@@ -46,6 +47,9 @@ Sender = Callable[[int, AnyControlRequest], None]
 """Hands one request to the channel manager for one broker; responses come back as controller events."""
 
 BATCH_LOGGER = "kafka.controller.ControllerBrokerRequestBatch"
+
+_NO_PARTITIONS: dict[int, ReplicaAssignment] = {}
+"""A topic the context has no assignment for (`ControllerContext.partition_replica_assignment`, inlined)."""
 
 
 def _java_list(values: Iterable[int]) -> str:
@@ -219,14 +223,14 @@ class ControllerBrokerRequestBatch:
         no_offline_dirs = not context.replicas_on_offline_dirs
         deleting = context.topics_to_be_deleted
         leadership = context.partition_leadership_info
-        assignment = context.partition_replica_assignment
+        assignments = context.partition_assignments
         states = []
         for tp in partitions:
             info = leadership(tp)
             if info is None:
                 continue
             lai = info.leader_and_isr
-            replicas = assignment(tp)
+            replicas = assignments.get(tp.topic, _NO_PARTITIONS).get(tp.partition, EMPTY_ASSIGNMENT).replicas
             if no_offline_dirs and online.issuperset(replicas):
                 offline: tuple[int, ...] = ()
             else:
