@@ -276,12 +276,13 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
                 return {tp: e for tp in partitions}, []
         finished: dict[TopicPartition, Result] = {}
         valid: list[tuple[TopicPartition, LeaderAndIsr]] = []
+        epoch = self.context.epoch
         for tp in partitions:
             state = states.get(tp)
             if state is None:
                 finished[tp] = StateChangeFailedError(f"LeaderAndIsr information doesn't exist for partition {tp} "
                                                       f"in {self.context.partition_state(tp)} state")
-            elif self._written_by_newer_controller(state):
+            elif state.controller_epoch > epoch:  # `_written_by_newer_controller`, once per partition
                 finished[tp] = StateChangeFailedError(
                     f"Aborted leader election for partition {tp} since the LeaderAndIsr path was already written by "
                     f"another controller. This probably means that the current controller {self.controller_id} "

@@ -11,8 +11,9 @@ Errors: `ControllerMovedError` propagates; anything else is logged and swallowed
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import groupby, repeat
+from operator import itemgetter
 
 from zkcontroller.controller.assignment import remove_replica
 from zkcontroller.controller.config import ControllerConfig
@@ -41,6 +42,10 @@ from zkcontroller.zk.errors import ControllerMovedError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 RemovalResult = LeaderIsrAndControllerEpoch | Exception
+
+_replica_id: Callable[[PartitionAndReplica], int] = itemgetter(1)
+"""``PartitionAndReplica.replica`` in C: the key a step sorts and groups its replicas by (20,000 of them when a
+broker fails)."""
 
 
 class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
@@ -84,8 +89,8 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
             return
 
         async def step() -> None:
-            by_broker = sorted(replicas, key=lambda r: r.replica)
-            for broker_id, group in groupby(by_broker, key=lambda r: r.replica):
+            by_broker = sorted(replicas, key=_replica_id)
+            for broker_id, group in groupby(by_broker, key=_replica_id):
                 await self._do_handle_state_changes(broker_id, list(group), target_state)
 
         await self._in_batch(target_state, step, lambda _e: None)
