@@ -215,12 +215,11 @@ class ControllerBrokerRequestBatch:
         """Each partition's UpdateMetadata state from the context (partitions without leadership left out).
 
         Once per partition per batch, tens of thousands per broker failure: the context's lookups are hoisted
-        out of the loop, and a partition whose replicas are all on live brokers (no failed log dirs) skips the
-        per-replica liveness test.
+        out of the loop and, while no log dir has failed, a replica's liveness is its broker's membership in one
+        set (a partition with every replica live skips even that).
         """
         context = self.context
-        online = context.live_broker_ids
-        no_offline_dirs = not context.replicas_on_offline_dirs
+        online = context.replica_online_brokers()  # None once a log dir has failed: then asked per partition
         deleting = context.topics_to_be_deleted
         leadership = context.partition_leadership_info
         assignments = context.partition_assignments
@@ -231,11 +230,14 @@ class ControllerBrokerRequestBatch:
                 continue
             lai = info.leader_and_isr
             replicas = assignments.get(tp.topic, _NO_PARTITIONS).get(tp.partition, EMPTY_ASSIGNMENT).replicas
-            if no_offline_dirs and online.issuperset(replicas):
-                offline: tuple[int, ...] = ()
-            else:
+            offline: tuple[int, ...]
+            if online is None:
                 online_replicas = context.online_replicas(tp, replicas)
                 offline = tuple(r for r in replicas if r not in online_replicas)
+            elif online.issuperset(replicas):
+                offline = ()
+            else:
+                offline = tuple(r for r in replicas if r not in online)
             if tp.topic in deleting:
                 states.append(UpdateMetadataPartitionState(
                     tp.topic, tp.partition, info.controller_epoch, LEADER_DURING_DELETE, INITIAL_LEADER_EPOCH,
