@@ -125,7 +125,7 @@ class ControllerContext:
 
     def partition_replica_assignment(self, tp: TopicPartition) -> tuple[int, ...]:
         """RS of the partition, or empty."""
-        return self.partition_full_replica_assignment(tp).replicas
+        return self.partition_assignments.get(tp.topic, {}).get(tp.partition, EMPTY_ASSIGNMENT).replicas
 
     def partition_full_replica_assignment(self, tp: TopicPartition) -> ReplicaAssignment:
         return self.partition_assignments.get(tp.topic, {}).get(tp.partition, EMPTY_ASSIGNMENT)
@@ -275,6 +275,15 @@ class ControllerContext:
         return frozenset(r for r in candidates if r in live and r not in shutting_down
                          and tp not in offline_dirs.get(r, ()))
 
+    def replica_online_brokers(self, include_shutting_down_brokers: bool = False) -> frozenset[int] | None:
+        """While no log dir has failed a replica is online exactly when its broker is: those brokers, so that a
+        step over thousands of partitions tests one set. None once a log dir has failed: ask
+        `online_replicas` per partition."""
+        if self.replicas_on_offline_dirs:
+            return None
+        live = self._live_broker_epochs.keys()
+        return frozenset(live if include_shutting_down_brokers else live - self.shutting_down_broker_ids)
+
     # ------------------------------------------------------------------ deletion bookkeeping
 
     def queue_topic_deletion(self, topics: Iterable[str]) -> None:
@@ -326,9 +335,29 @@ class ControllerContext:
     # ------------------------------------------------------------------ partition states
 
     def put_partition_state(self, tp: TopicPartition, state: PartitionState) -> None:
-        previous = self.partition_states.get(tp, PartitionState.NON_EXISTENT)
-        self.partition_states[tp] = state
-        self._update_offline_count(tp, previous, state)
+        self.put_partition_states((tp,), state)
+
+    def put_partition_states(self, partitions: Iterable[TopicPartition], state: PartitionState
+                             ) -> list[PartitionState]:
+        """Every partition to ``state``, keeping the offline count; returns each one's previous state (a state
+        machine's step moves thousands at once, so the count's test is inline)."""
+        states = self.partition_states
+        started = self.topics_with_deletion_started
+        offline = PartitionState.OFFLINE
+        non_existent = PartitionState.NON_EXISTENT
+        previous: list[PartitionState] = []
+        count = 0
+        for tp in partitions:
+            current = states.get(tp, non_existent)
+            states[tp] = state
+            previous.append(current)
+            if current is not state and tp[0] not in started:  # `_update_offline_count`, inlined
+                if state is offline:
+                    count += 1
+                elif current is offline:
+                    count -= 1
+        self.offline_partition_count += count
+        return previous
 
     def put_partition_state_if_not_exists(self, tp: TopicPartition, state: PartitionState) -> None:
         if tp not in self.partition_states:
@@ -360,22 +389,36 @@ class ControllerContext:
     # ------------------------------------------------------------------ leadership
 
     def put_partition_leadership_info(self, tp: TopicPartition, leadership: LeaderIsrAndControllerEpoch) -> None:
-        previous = self._partition_leadership_info.get(tp)
-        self._partition_leadership_info[tp] = leadership
-        if tp.topic in self.topics_to_be_deleted:
-            return
-        assignment = self.partition_assignments.get(tp.topic, {}).get(tp.partition)
-        if assignment is None:
-            return
-        replicas = assignment.replicas
-        if replicas and not assignment.adding_replicas:
-            # `_update_imbalance` with the assignment unchanged and `has_preferred_leader` inlined (once per
-            # partition per election or ISR change): with no replica being added, led by RS[0] is balanced
-            preferred = replicas[0]
-            self._imbalance.count += ((leadership.leader_and_isr.leader != preferred)
-                                      - (previous is not None and previous.leader_and_isr.leader != preferred))
-        else:
-            self._imbalance.replace(assignment, previous, assignment, leadership)
+        self.put_partition_leadership_infos(((tp, leadership),))
+
+    def put_partition_leadership_infos(self, items: Iterable[tuple[TopicPartition, LeaderIsrAndControllerEpoch]]
+                                       ) -> None:
+        """Cache each partition's leadership and keep the imbalance gauge (once per partition per election or ISR
+        change: a step's partitions at once)."""
+        infos = self._partition_leadership_info
+        deleting = self.topics_to_be_deleted
+        assignments = self.partition_assignments
+        imbalance = self._imbalance
+        delta = 0
+        for tp, leadership in items:
+            previous = infos.get(tp)
+            infos[tp] = leadership
+            topic = tp[0]
+            if topic in deleting:
+                continue
+            assignment = assignments.get(topic, {}).get(tp[1])
+            if assignment is None:
+                continue
+            replicas = assignment.replicas
+            if replicas and not assignment.adding_replicas:
+                # `_update_imbalance` with the assignment unchanged and `has_preferred_leader` inlined: with no
+                # replica being added, led by RS[0] is balanced
+                preferred = replicas[0]
+                delta += ((leadership.leader_and_isr.leader != preferred)
+                          - (previous is not None and previous.leader_and_isr.leader != preferred))
+            else:
+                imbalance.replace(assignment, previous, assignment, leadership)
+        imbalance.count += delta
 
     def partition_leader_and_isr(self, tp: TopicPartition) -> LeaderAndIsr | None:
         info = self._partition_leadership_info.get(tp)

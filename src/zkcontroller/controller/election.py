@@ -183,6 +183,8 @@ def leader_for_controlled_shutdown(
 
 def _online(context: ControllerContext, tp: TopicPartition, candidates: Iterable[int],
             include_shutting_down: bool = False) -> frozenset[int]:
+    """Which candidates are online replicas of ``tp``: asked per partition only once a log dir has failed (the
+    wrappers test `ControllerContext.replica_online_brokers` otherwise; the rules only test membership)."""
     return context.online_replicas(tp, candidates, include_shutting_down)
 
 
@@ -198,10 +200,12 @@ def elect_leaders_for_offline(
 ) -> list[ElectionResult]:
     """Offline elections; each unclean one marks ``context.stats.unclean_leader_elections``."""
     results = []
+    brokers = context.replica_online_brokers()
+    assignment = context.partition_replica_assignment
+    unclean_enabled = unclean_enabled_per_partition.get
     for tp, lai in partitions_with_leader_and_isr:
-        online = _online(context, tp, _candidates(context, tp, lai))
-        result = leader_for_offline(tp, lai, context.partition_replica_assignment(tp), online,
-                                    unclean_enabled_per_partition.get(tp, False))
+        online = brokers if brokers is not None else _online(context, tp, _candidates(context, tp, lai))
+        result = leader_for_offline(tp, lai, assignment(tp), online, unclean_enabled(tp, False))
         if result.unclean:
             context.stats.unclean_leader_elections += 1
         results.append(result)
@@ -212,9 +216,11 @@ def elect_leaders_for_reassign(
     context: ControllerContext, leader_and_isrs: Sequence[tuple[TopicPartition, LeaderAndIsr]]
 ) -> list[ElectionResult]:
     results = []
+    brokers = context.replica_online_brokers()
     for tp, lai in leader_and_isrs:
         target = context.partition_full_replica_assignment(tp).target_replicas
-        results.append(leader_for_reassign(tp, lai, target, _online(context, tp, target)))
+        online = brokers if brokers is not None else _online(context, tp, target)
+        results.append(leader_for_reassign(tp, lai, target, online))
     return results
 
 
@@ -222,9 +228,11 @@ def elect_leaders_for_preferred_replica(
     context: ControllerContext, leader_and_isrs: Sequence[tuple[TopicPartition, LeaderAndIsr]]
 ) -> list[ElectionResult]:
     results = []
+    brokers = context.replica_online_brokers()
     for tp, lai in leader_and_isrs:
         assignment = context.partition_replica_assignment(tp)
-        results.append(leader_for_preferred_replica(tp, lai, assignment, _online(context, tp, assignment)))
+        online = brokers if brokers is not None else _online(context, tp, assignment)
+        results.append(leader_for_preferred_replica(tp, lai, assignment, online))
     return results
 
 
@@ -233,8 +241,9 @@ def elect_leaders_for_controlled_shutdown(
 ) -> list[ElectionResult]:
     results = []
     shutting_down = frozenset(context.shutting_down_broker_ids)
+    brokers = context.replica_online_brokers(include_shutting_down_brokers=True)
     for tp, lai in leader_and_isrs:
         assignment = context.partition_replica_assignment(tp)
-        online = _online(context, tp, assignment, include_shutting_down=True)
+        online = brokers if brokers is not None else _online(context, tp, assignment, include_shutting_down=True)
         results.append(leader_for_controlled_shutdown(tp, lai, assignment, online, shutting_down))
     return results

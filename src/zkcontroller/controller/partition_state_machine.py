@@ -40,6 +40,7 @@ from zkcontroller.model import (
     LeaderAndIsr,
     LeaderIsrAndControllerEpoch,
     TopicPartition,
+    sorted_by_partition,
     sorted_partitions,
 )
 from zkcontroller.zk import paths
@@ -138,16 +139,15 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
                 replicas = ",".join(str(r) for r in self.context.partition_replica_assignment(tp))
                 self.state_change_logger.info(f"Changed partition {tp} state from {self.context.partition_state(tp)} "
                                               f"to {target} with assigned replicas {replicas}")
-                self._set_state(tp, target)
+            self._set_states(valid, target)
             return {}
         if target == PartitionState.ONLINE:
             return await self._move_online(valid, strategy, trigger)
-        tracing = self.state_change_logger.is_enabled_for(TRACE)
-        for tp in valid:
-            if tracing:
+        if self.state_change_logger.is_enabled_for(TRACE):
+            for tp in valid:
                 self.state_change_logger.trace(
                     f"Changed partition {tp} state from {self.context.partition_state(tp)} to {target}")
-            self._set_state(tp, target)
+        self._set_states(valid, target)
         return {}
 
     async def _move_online(self, valid: list[TopicPartition], strategy: PartitionLeaderElectionStrategy | None,
@@ -156,30 +156,39 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
         to_elect = [tp for tp in valid
                     if self.context.partition_state(tp) in (PartitionState.ONLINE, PartitionState.OFFLINE)]
         if uninitialized:
-            for tp in await self.initialize_leader_and_isr_for_partitions(uninitialized):
-                self._log_online(tp, self.context.partition_leader_and_isr(tp))
+            initialized = await self.initialize_leader_and_isr_for_partitions(uninitialized)
+            leadership = self.context.partition_leader_and_isr
+            self._log_online([(tp, leadership(tp)) for tp in initialized])
         if not to_elect:
             return {}
         if strategy is None:
             raise ValueError("Election strategy is a required field when the target state is OnlinePartition")
         results = await self.elect_leader_for_partitions(to_elect, strategy, trigger)
-        for tp, result in results.items():
-            if isinstance(result, LeaderAndIsr):
-                self._log_online(tp, result)
+        self._log_online([(tp, result) for tp, result in results.items() if isinstance(result, LeaderAndIsr)])
         return results
 
-    def _log_online(self, tp: TopicPartition, lai: LeaderAndIsr | None) -> None:
-        assert lai is not None
-        if self.state_change_logger.is_enabled_for(logging.INFO):
-            self.state_change_logger.info(f"Changed partition {tp} from {self.context.partition_state(tp)} to "
-                                          f"{PartitionState.ONLINE} with state {render_leader_and_isr(lai)}")
-        self._set_state(tp, PartitionState.ONLINE, lai)
+    def _log_online(self, elected: list[tuple[TopicPartition, LeaderAndIsr | None]]) -> None:
+        """Each partition → Online with its new leadership: Kafka's line per partition, then the step's
+        state changes at once."""
+        if not elected:
+            return
+        scl = self.state_change_logger
+        if scl.is_enabled_for(logging.INFO):
+            states = self.context.partition_states
+            for tp, lai in elected:
+                assert lai is not None
+                scl.info(f"Changed partition {tp} from {states[tp]} to {PartitionState.ONLINE} with state "
+                         f"{render_leader_and_isr(lai)}")
+        self._set_states([tp for tp, _ in elected], PartitionState.ONLINE, [lai for _, lai in elected])
 
-    def _set_state(self, tp: TopicPartition, target: PartitionState, lai: LeaderAndIsr | None = None) -> None:
-        previous = self.context.partition_states.get(tp, PartitionState.NON_EXISTENT)
-        self.context.put_partition_state(tp, target)
+    def _set_states(self, partitions: list[TopicPartition], target: PartitionState,
+                    leaderships: list[LeaderAndIsr | None] | None = None) -> None:
+        """Move a step's partitions to ``target`` and record each change (with its new leadership, if given)."""
+        previous = self.context.put_partition_states(partitions, target)
         # `_value_`: the Kafka name without Enum's Python-level `value` property (once per partition per move)
-        self.state_change_logger.partition_changed(tp, previous._value_, target._value_, lai)
+        self.state_change_logger.partitions_changed(
+            zip(partitions, [p._value_ for p in previous], leaderships or [None] * len(partitions), strict=True),
+            target._value_)
 
     # ------------------------------------------------------------------ new partitions (§5.4)
 
@@ -267,12 +276,13 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
                 return {tp: e for tp in partitions}, []
         finished: dict[TopicPartition, Result] = {}
         valid: list[tuple[TopicPartition, LeaderAndIsr]] = []
+        epoch = self.context.epoch
         for tp in partitions:
             state = states.get(tp)
             if state is None:
                 finished[tp] = StateChangeFailedError(f"LeaderAndIsr information doesn't exist for partition {tp} "
                                                       f"in {self.context.partition_state(tp)} state")
-            elif self._written_by_newer_controller(state):
+            elif state.controller_epoch > epoch:  # `_written_by_newer_controller`, once per partition
                 finished[tp] = StateChangeFailedError(
                     f"Aborted leader election for partition {tp} since the LeaderAndIsr path was already written by "
                     f"another controller. This probably means that the current controller {self.controller_id} "
@@ -331,15 +341,16 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
         except Exception as e:
             finished.update({tp: e for tp in proposed})
             return []
-        for tp in sorted_partitions(update.finished):
-            lai = update.finished[tp]
-            info = LeaderIsrAndControllerEpoch(lai, self.context.epoch)
-            self.context.put_partition_leadership_info(tp, info)
-            self.batch.add_leader_and_isr_request_for_brokers(
-                by_tp[tp].recipients, tp, info, self.context.partition_full_replica_assignment(tp), False)
-            self.state_change_logger.leader_elected(tp, strategy.event_name, old_leaders[tp], lai,
-                                                    not by_tp[tp].unclean, trigger)
-            finished[tp] = lai
+        written = sorted_by_partition(update.finished.items())
+        epoch = self.context.epoch
+        infos = [(tp, LeaderIsrAndControllerEpoch(lai, epoch)) for tp, lai in written]
+        self.context.put_partition_leadership_infos(infos)
+        assignment = self.context.partition_full_replica_assignment
+        self.batch.add_leader_and_isr_requests(
+            [(by_tp[tp].live_replicas, tp, info, assignment(tp)) for tp, info in infos], False)
+        self.state_change_logger.leaders_elected(
+            [(tp, old_leaders[tp], lai, not by_tp[tp].unclean) for tp, lai in written], strategy.event_name, trigger)
+        finished.update(written)
         redo = self._redo_from_zookeeper(update.failed, from_cache)
         finished.update((tp, e) for tp, e in update.failed.items() if tp not in redo)
         return sorted_partitions([*update.to_retry, *redo])
@@ -349,7 +360,11 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
     ) -> list[tuple[TopicPartition, LeaderAndIsr | None, bool]]:
         """Unclean eligibility per partition (§5.7): only partitions with no live ISR member can be unclean;
         without ``allow_unclean``, the broker default overlaid by the topic's override decides."""
+        brokers = self.context.replica_online_brokers()
+
         def has_live_isr(tp: TopicPartition, lai: LeaderAndIsr) -> bool:
+            if brokers is not None:
+                return not brokers.isdisjoint(lai.isr)
             return any(self.context.is_replica_online(r, tp) for r in lai.isr)
 
         out: list[tuple[TopicPartition, LeaderAndIsr | None, bool]] = []

@@ -11,8 +11,9 @@ Errors: `ControllerMovedError` propagates; anything else is logged and swallowed
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
-from itertools import groupby
+from collections.abc import Callable, Iterable, Sequence
+from itertools import groupby, repeat
+from operator import itemgetter
 
 from zkcontroller.controller.assignment import remove_replica
 from zkcontroller.controller.config import ControllerConfig
@@ -34,12 +35,17 @@ from zkcontroller.model import (
     LeaderIsrAndControllerEpoch,
     ReplicaAssignment,
     TopicPartition,
+    sorted_by_partition,
     sorted_partitions,
 )
 from zkcontroller.zk.errors import ControllerMovedError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 RemovalResult = LeaderIsrAndControllerEpoch | Exception
+
+_replica_id: Callable[[PartitionAndReplica], int] = itemgetter(1)
+"""``PartitionAndReplica.replica`` in C: the key a step sorts and groups its replicas by (20,000 of them when a
+broker fails)."""
 
 
 class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
@@ -83,8 +89,8 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
             return
 
         async def step() -> None:
-            by_broker = sorted(replicas, key=lambda r: r.replica)
-            for broker_id, group in groupby(by_broker, key=lambda r: r.replica):
+            by_broker = sorted(replicas, key=_replica_id)
+            for broker_id, group in groupby(by_broker, key=_replica_id):
                 await self._do_handle_state_changes(broker_id, list(group), target_state)
 
         await self._in_batch(target_state, step, lambda _e: None)
@@ -164,31 +170,31 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
                 without_leadership.append(r)
             else:
                 with_leadership.append(r.topic_partition)
-        updated = await self.remove_replicas_from_isr(replica_id, with_leadership)
+        updated = sorted_by_partition((await self.remove_replicas_from_isr(replica_id, with_leadership)).items())
         scl = self.state_change_logger
-        logging_info = scl.is_enabled_for(logging.INFO)
-        tracing = scl.is_enabled_for(TRACE)
-        deleting = context.topics_to_be_deleted
-        replica_states = context.replica_states
         offline = ReplicaState.OFFLINE
-        for tp in sorted_partitions(updated):
-            info = updated[tp]
-            if logging_info:
+        replica_states = context.replica_states
+        replicas = [PartitionAndReplica(tp, replica_id) for tp, _ in updated]
+        previous = [replica_states[r] for r in replicas]
+        if scl.is_enabled_for(logging.INFO):  # Kafka's lines, per partition in this order
+            tracing = scl.is_enabled_for(TRACE)
+            for (tp, info), current in zip(updated, previous, strict=True):
                 rendered = render_leader_isr_and_epoch(info.leader_and_isr, info.controller_epoch)
                 scl.info(f"Partition {tp} state changed to {rendered} after removing replica {replica_id} from the "
                          f"ISR as part of transition to {offline}")
+                if tracing:
+                    scl.trace(f"Changed state of replica {replica_id} for partition {tp} from {current} to {offline}")
+        deleting = context.topics_to_be_deleted
+        assignment = context.partition_full_replica_assignment
+        requests = []
+        for tp, info in updated:
             if tp.topic not in deleting:
-                assignment = context.partition_full_replica_assignment(tp)
-                recipients = [b for b in assignment.replicas if b != replica_id]
-                batch.add_leader_and_isr_request_for_brokers(recipients, tp, info, assignment, False)
-            # `_set_state`, inlined with the TRACE test hoisted: once per replica of the broker
-            replica = PartitionAndReplica(tp, replica_id)
-            current = replica_states[replica]
-            if tracing:
-                self._log_transition(replica, current, offline)
-            else:
-                scl.replica_changed(tp, replica_id, current._value_, offline._value_)
-            replica_states[replica] = offline
+                a = assignment(tp)
+                requests.append(([b for b in a.replicas if b != replica_id], tp, info, a))
+        batch.add_leader_and_isr_requests(requests, False)
+        replica_states.update(zip(replicas, repeat(offline)))
+        scl.replicas_changed([(tp, current._value_) for (tp, _), current in zip(updated, previous, strict=True)],
+                             replica_id, offline._value_)
         for r in without_leadership:
             self.batch.add_update_metadata_request_for_brokers(
                 self.context.live_or_shutting_down_broker_ids, [r.topic_partition])
@@ -246,19 +252,20 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
             retry = sorted_partitions([*retry, *update.to_retry, *redo])
         out: dict[TopicPartition, RemovalResult] = {}
         epoch = self.context.epoch
+        leadership = self.context.partition_leadership_info
+        stored: list[tuple[TopicPartition, LeaderIsrAndControllerEpoch]] = []
         for tp, result in finished.items():
             if isinstance(result, LeaderAndIsr):
-                known = self.context.partition_leadership_info(tp)
+                known = leadership(tp)
                 if known is not None and known.controller_epoch == epoch and known.leader_and_isr == result:
                     out[tp] = known  # already without the replica (a leader just elected): nothing to store
                     continue
-                info = LeaderIsrAndControllerEpoch(result, epoch)
-                self.context.put_partition_leadership_info(tp, info)
-                if tp in adjusted:
-                    self.state_change_logger.isr_changed(tp, result)
-                out[tp] = info
+                out[tp] = info = LeaderIsrAndControllerEpoch(result, epoch)
+                stored.append((tp, info))
             else:
                 out[tp] = result
+        self.context.put_partition_leadership_infos(stored)
+        self.state_change_logger.isrs_changed((tp, info.leader_and_isr) for tp, info in stored if tp in adjusted)
         for tp in no_state:
             if not self.context.is_topic_queued_up_for_deletion(tp.topic):
                 out[tp] = StateChangeFailedError(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from zkcontroller.controller.assignment import EMPTY_ASSIGNMENT
 from zkcontroller.controller.context import ControllerContext
 from zkcontroller.controller.errors import IllegalControllerStateError
 from zkcontroller.controller.event_log import TRACE, PrefixedLogger, StateChangeLogger
@@ -46,6 +47,9 @@ Sender = Callable[[int, AnyControlRequest], None]
 """Hands one request to the channel manager for one broker; responses come back as controller events."""
 
 BATCH_LOGGER = "kafka.controller.ControllerBrokerRequestBatch"
+
+_NO_PARTITIONS: dict[int, ReplicaAssignment] = {}
+"""A topic the context has no assignment for (`ControllerContext.partition_replica_assignment`, inlined)."""
 
 
 def _java_list(values: Iterable[int]) -> str:
@@ -125,23 +129,44 @@ class ControllerBrokerRequestBatch:
         assignment: ReplicaAssignment, is_new: bool,
     ) -> None:
         """Queue LeaderAndIsr for ``tp`` to each broker, and UpdateMetadata for it to every broker."""
-        lai = leader_isr_and_epoch.leader_and_isr
-        state: LeaderAndIsrPartitionState | None = None
-        for broker_id in broker_ids:
-            if broker_id < 0:
-                continue
-            per_broker = self.leader_and_isr_request_map.get(broker_id)
-            if per_broker is None:
-                per_broker = self.leader_and_isr_request_map[broker_id] = {}
-            previous = per_broker.get(tp)
-            new = is_new or (previous is not None and previous.is_new)
-            if state is None or state.is_new != new:  # one state shared by the brokers it is the same for
-                state = LeaderAndIsrPartitionState(
-                    tp.topic, tp.partition, leader_isr_and_epoch.controller_epoch, lai.leader, lai.leader_epoch,
-                    lai.isr, lai.zk_version, assignment.replicas, assignment.adding_replicas,
-                    assignment.removing_replicas, new)
-            per_broker[tp] = state
-        self._add_update_metadata_partition(self.context.live_or_shutting_down_broker_id_view(), tp)
+        self.add_leader_and_isr_requests(((broker_ids, tp, leader_isr_and_epoch, assignment),), is_new)
+
+    def add_leader_and_isr_requests(
+        self,
+        entries: Iterable[tuple[Iterable[int], TopicPartition, LeaderIsrAndControllerEpoch, ReplicaAssignment]],
+        is_new: bool,
+    ) -> None:
+        """``add_leader_and_isr_request_for_brokers`` for each (brokers, partition, leadership, assignment), in
+        order: a state machine's step queues thousands at once, so the lookups are made once."""
+        requests = self.leader_and_isr_request_map
+        partitions = self.update_metadata_request_partitions
+        leadership = self.context.partition_leadership_info
+        added = False
+        for broker_ids, tp, leader_isr_and_epoch, assignment in entries:
+            added = True
+            lai = leader_isr_and_epoch.leader_and_isr
+            state: LeaderAndIsrPartitionState | None = None
+            for broker_id in broker_ids:
+                if broker_id < 0:
+                    continue
+                per_broker = requests.get(broker_id)
+                if per_broker is None:
+                    per_broker = requests[broker_id] = {}
+                previous = per_broker.get(tp)
+                new = is_new or (previous is not None and previous.is_new)
+                if state is None or state.is_new != new:  # one state shared by the brokers it is the same for
+                    state = LeaderAndIsrPartitionState(
+                        tp.topic, tp.partition, leader_isr_and_epoch.controller_epoch, lai.leader,
+                        lai.leader_epoch, lai.isr, lai.zk_version, assignment.replicas, assignment.adding_replicas,
+                        assignment.removing_replicas, new)
+                per_broker[tp] = state
+            if leadership(tp) is None:
+                self._log.info(f"Leader not yet assigned for partition {tp}. Skip sending UpdateMetadataRequest.")
+            else:
+                partitions[tp] = None
+        if added:  # and UpdateMetadata to every live or shutting-down broker (`_add_update_metadata_partition`)
+            self.update_metadata_request_broker_set.update(
+                b for b in self.context.live_or_shutting_down_broker_id_view() if b >= 0)
 
     def add_stop_replica_request_for_brokers(self, broker_ids: Iterable[int], tp: TopicPartition,
                                              delete_partition: bool) -> None:
@@ -190,27 +215,29 @@ class ControllerBrokerRequestBatch:
         """Each partition's UpdateMetadata state from the context (partitions without leadership left out).
 
         Once per partition per batch, tens of thousands per broker failure: the context's lookups are hoisted
-        out of the loop, and a partition whose replicas are all on live brokers (no failed log dirs) skips the
-        per-replica liveness test.
+        out of the loop and, while no log dir has failed, a replica's liveness is its broker's membership in one
+        set (a partition with every replica live skips even that).
         """
         context = self.context
-        online = context.live_broker_ids
-        no_offline_dirs = not context.replicas_on_offline_dirs
+        online = context.replica_online_brokers()  # None once a log dir has failed: then asked per partition
         deleting = context.topics_to_be_deleted
         leadership = context.partition_leadership_info
-        assignment = context.partition_replica_assignment
+        assignments = context.partition_assignments
         states = []
         for tp in partitions:
             info = leadership(tp)
             if info is None:
                 continue
             lai = info.leader_and_isr
-            replicas = assignment(tp)
-            if no_offline_dirs and online.issuperset(replicas):
-                offline: tuple[int, ...] = ()
-            else:
+            replicas = assignments.get(tp.topic, _NO_PARTITIONS).get(tp.partition, EMPTY_ASSIGNMENT).replicas
+            offline: tuple[int, ...]
+            if online is None:
                 online_replicas = context.online_replicas(tp, replicas)
                 offline = tuple(r for r in replicas if r not in online_replicas)
+            elif online.issuperset(replicas):
+                offline = ()
+            else:
+                offline = tuple(r for r in replicas if r not in online)
             if tp.topic in deleting:
                 states.append(UpdateMetadataPartitionState(
                     tp.topic, tp.partition, info.controller_epoch, LEADER_DURING_DELETE, INITIAL_LEADER_EPOCH,

@@ -71,9 +71,12 @@ class ResponseEvents(EventFamily):
             return
         errors = response.partition_error_map()
         offline = sorted(tp for tp, err in errors.items() if err is Errors.KAFKA_STORAGE_ERROR)
-        online = {tp for tp, err in errors.items() if err is Errors.NONE}
         current = self.context.replicas_on_offline_dirs.get(event.broker_id, set())
-        updated = (current - online) | set(offline)
+        if current:
+            online = {tp for tp, err in errors.items() if err is Errors.NONE}
+            updated = (current - online) | set(offline)
+        else:  # the common case: nothing was offline, so nothing comes back (no set of every partition answered)
+            updated = set(offline)
         if updated:
             self.context.replicas_on_offline_dirs[event.broker_id] = updated
         else:  # Kafka keeps an empty set; none at all keeps the context's "no failed log dirs" fast paths on

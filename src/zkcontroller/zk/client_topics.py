@@ -199,11 +199,13 @@ class TopicOps(KafkaZkClientBase):
         Raises `ControllerMovedError` if our epoch is stale. BADVERSION → ``to_retry`` (the caller re-reads
         and retries); any other failure → ``failed``; success → ``finished`` with the new zkVersion.
         """
-        ops: list[tuple[TopicPartition, Op]] = []
-        for tp in sorted_partitions(leader_and_isrs):
-            lai = leader_and_isrs[tp]
-            data = TopicPartitionStateZNode.encode(LeaderIsrAndControllerEpoch(lai, controller_epoch))
-            ops.append((tp, SetDataOp(TopicPartitionStateZNode.path(tp), data, lai.zk_version)))
+        parts = sorted_partitions(leader_and_isrs)
+        lais = [leader_and_isrs[tp] for tp in parts]
+        path = paths.partition_state_path
+        ops: list[tuple[TopicPartition, Op]] = [
+            (tp, SetDataOp(path(tp.topic, tp.partition), data, lai.zk_version))
+            for tp, lai, data in zip(parts, lais, TopicPartitionStateZNode.encode_all(lais, controller_epoch),
+                                     strict=True)]
         results = await self._fenced_batch(ops, expected_epoch_zk_version)
         out = UpdateLeaderAndIsrResult()
         for tp, _ in ops:

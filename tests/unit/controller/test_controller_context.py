@@ -65,9 +65,20 @@ class ContextGauges(RuleBasedStateMachine):
     def put_leadership(self, tp: TP, leader: int, isr: list[int]) -> None:
         self.ctx.put_partition_leadership_info(tp, LeaderIsrAndControllerEpoch(LeaderAndIsr(leader, 0, tuple(isr)), 1))
 
+    @rule(items=st.lists(st.tuples(PARTITIONS, st.integers(-1, 4), REPLICAS), max_size=4))
+    def put_leaderships_at_once(self, items: list[tuple[TP, int, list[int]]]) -> None:
+        """A step's batch (a partition may repeat: the later one wins, as one put after another)."""
+        self.ctx.put_partition_leadership_infos(
+            [(tp, LeaderIsrAndControllerEpoch(LeaderAndIsr(leader, 0, tuple(isr)), 1)) for tp, leader, isr in items])
+
     @rule(tp=PARTITIONS, state=st.sampled_from(PartitionState))
     def put_state(self, tp: TP, state: PartitionState) -> None:
         self.ctx.put_partition_state(tp, state)
+
+    @rule(tps=st.lists(PARTITIONS, unique=True, max_size=4), state=st.sampled_from(PartitionState))
+    def put_states_at_once(self, tps: list[TP], state: PartitionState) -> None:
+        before = [self.ctx.partition_states.get(tp, PartitionState.NON_EXISTENT) for tp in tps]
+        assert self.ctx.put_partition_states(tps, state) == before
 
     @rule(tp=PARTITIONS, state=st.sampled_from(PartitionState))
     def put_state_if_absent(self, tp: TP, state: PartitionState) -> None:

@@ -232,3 +232,26 @@ def test_topic_ids_travel_only_in_versions_that_have_them(
     expected = (("a", TOPIC_A_ID),) if carried else ()
     assert lai.topic_ids == expected and all(isinstance(r, UpdateMetadataRequest) and r.topic_ids == expected
                                              for r in umds)
+
+
+def test_an_empty_step_queues_nothing(batch: ControllerBrokerRequestBatch) -> None:
+    """A step with no partitions adds no UpdateMetadata recipients (a batch of one adds every live broker)."""
+    batch.new_batch()
+    batch.add_leader_and_isr_requests([], is_new=False)
+    assert batch.is_empty
+
+
+def test_a_step_queues_what_one_call_per_partition_queues(
+        batch: ControllerBrokerRequestBatch, context: ControllerContext, sender: RecordingSender) -> None:
+    entries = [([1, 2], A0, lead(context, A0, 1), ReplicaAssignment((1, 2, 3))),
+               ([2, 3], B0, lead(context, B0, 3), ReplicaAssignment((1, 2, 3)))]
+    batch.new_batch()
+    batch.add_leader_and_isr_requests(entries, is_new=False)
+    batch.send_requests_to_brokers(FencingToken(1, 0))
+    at_once = list(sender.sent)
+    sender.sent.clear()
+    batch.new_batch()
+    for brokers, tp, info, assignment in entries:
+        batch.add_leader_and_isr_request_for_brokers(brokers, tp, info, assignment, is_new=False)
+    batch.send_requests_to_brokers(FencingToken(1, 0))
+    assert at_once == sender.sent

@@ -7,7 +7,8 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zkcontroller.controller.event_log import EventLog, encode_record
+from zkcontroller.controller.event_log import EventLog, StateChangeLogger, encode_record, encode_records
+from zkcontroller.model import LeaderAndIsr, TopicPartition
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70), st.text(max_size=12))
 values = st.one_of(scalars, st.lists(st.one_of(st.integers(-(2**40), 2**40), st.text(max_size=6)), max_size=4))
@@ -39,3 +40,34 @@ def test_del_is_escaped_as_json_escapes_it() -> None:
     """DEL is ASCII: the fast path took orjson's raw byte, where `json` writes \\u007f (hypothesis found it)."""
     record = {"\x7f": None, "topic": "a\x7fb"}
     assert encode_record(record) == json.dumps(record, separators=(",", ":")) == '{"\\u007f":null,"topic":"a\\u007fb"}'
+
+
+@given(st.lists(records, max_size=5))
+def test_a_batch_encodes_as_each_record_alone(batch: list[dict]) -> None:
+    assert list(encode_records(batch)) == [encode_record(r) for r in batch]
+
+
+def test_per_partition_records_keep_their_field_order() -> None:
+    """The step-wise record methods write the fields in the order the one-record methods always did."""
+    lines: list[str] = []
+    scl = StateChangeLogger(1, lambda: 3, EventLog("c", lambda: 42, lines.append, validate=True))
+    tp, lai = TopicPartition("t", 0), LeaderAndIsr(2, 5, (2, 3), 7)
+    scl.partition_changed(tp, "OfflinePartition", "OnlinePartition", lai)
+    scl.partition_changed(tp, "NewPartition", "OfflinePartition")
+    scl.replica_changed(tp, 1, "OnlineReplica", "OfflineReplica")
+    scl.leader_elected(tp, "offline", 1, lai, True, None)
+    scl.leader_elected(tp, "preferred", 1, lai, True, "admin")
+    scl.isr_changed(tp, lai)
+    head = '{"schema_version":1,"type":"%s","ts_ms":42,"cluster":"c","controller_id":1,"controller_epoch":3,' \
+           '"topic":"t","partition":0,'
+    assert lines == [
+        head % "partition_state_change" + '"from_state":"OfflinePartition","to_state":"OnlinePartition",'
+                                          '"leader":2,"isr":[2,3],"leader_epoch":5}',
+        head % "partition_state_change" + '"from_state":"NewPartition","to_state":"OfflinePartition"}',
+        head % "replica_state_change" + '"broker_id":1,"from_state":"OnlineReplica","to_state":"OfflineReplica"}',
+        head % "leader_election" + '"strategy":"offline","old_leader":1,"leader":2,"isr":[2,3],"leader_epoch":5,'
+                                   '"clean":true}',
+        head % "leader_election" + '"strategy":"preferred","trigger":"admin","old_leader":1,"leader":2,'
+                                   '"isr":[2,3],"leader_epoch":5,"clean":true}',
+        head % "isr_change" + '"leader":2,"isr":[2,3],"leader_epoch":5}',
+    ]
