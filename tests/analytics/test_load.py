@@ -32,3 +32,27 @@ def test_a_table_with_rows_is_still_partitioned_by_cluster(spark, tmp_path: Path
     write_table("partition_reassignments", rows, tmp_path)
     assert (tmp_path / "partition_reassignments" / "cluster=prod").is_dir()
     assert spark.read.parquet(str(tmp_path / "partition_reassignments")).count() == 1
+
+
+def test_events_read_back_as_written(spark, tmp_path: Path) -> None:
+    """The tables after ``events`` read its Parquet copy (``job.read_events``), so that copy must give back the
+    rows and columns the parse gave, in ``tables.EVENTS`` order: the partition columns (cluster, day) are not
+    re-typed from their directory names (a cluster named "7" stays a string), and an empty cluster name, which
+    Spark writes as a null partition value, is empty again (a null would join with nothing)."""
+    from pyspark.sql import functions as F
+
+    from zkcontroller.analytics import tables
+    from zkcontroller.analytics.job import read_events
+
+    columns = ", ".join(f"`{n}` {t}" for n, t in tables.EVENTS if n != "ts")
+    rows = [(1_700_000_000_000, "", 1), (1_700_086_400_000, "7", 2), (1_700_000_000_001, "a b/c=d", 3)]
+    parsed = spark.createDataFrame(
+        [(ms, cluster, "f.log", line, *([None] * (len(tables.EVENTS) - 5))) for ms, cluster, line in rows],
+        columns).select(*(F.timestamp_millis("ts_ms").alias("ts") if n == "ts" else F.col(n)
+                          for n, _ in tables.EVENTS))
+    write_table("events", parsed, tmp_path)
+    back = read_events(spark, tmp_path)
+    assert back.columns == list(tables.EVENT_COLUMNS)
+    assert back.schema == tables.struct(tables.EVENTS)
+    assert sorted(back.collect()) == sorted(parsed.collect())
+    assert sorted(r.cluster for r in back.collect()) == ["", "7", "a b/c=d"]

@@ -201,7 +201,7 @@ def _ddl(columns: tuple[tuple[str, str], ...]) -> str:
 
 @dataclass
 class Extracted:
-    """The extract stage's output: one persisted parse, split into events and rejected lines."""
+    """The extract stage's output: one parse (persisted unless asked not to), split into events and rejected lines."""
 
     events: DataFrame
     rejected: DataFrame
@@ -237,8 +237,9 @@ def python_parse(spark: SparkSession, chunks: list[Chunk]) -> DataFrame:
 
 
 def extract(spark: SparkSession, files: InputFiles, cluster: str | None = None, cluster_pattern: str | None = None,
-            chunk_bytes: int | None = None, parser: str = "jvm") -> Extracted:
-    """Plan chunks for the resolved files and parse them lazily, once (the parse is persisted).
+            chunk_bytes: int | None = None, parser: str = "jvm", persist: bool = True) -> Extracted:
+    """Plan chunks for the resolved files and parse them lazily: once when ``persist`` (the parse is persisted),
+    else once per action that reads it.
 
     ``parser="jvm"`` falls back to Python, with one warning, when the JVM parser cannot be built or loaded.
     """
@@ -262,7 +263,8 @@ def extract(spark: SparkSession, files: InputFiles, cluster: str | None = None, 
     if python_chunks:
         frames.append(python_parse(spark, python_chunks))
     staged = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1])
-    parsed = staged.persist(StorageLevel.MEMORY_AND_DISK_DESER)  # as cache(): scans need not deserialize it
+    # as cache(): scans need not deserialize it
+    parsed = staged.persist(StorageLevel.MEMORY_AND_DISK_DESER) if persist else staged
     events = parsed.where(F.col("status") == OK).select(*(
         F.timestamp_millis("ts_ms").alias("ts") if name == "ts" else F.col(name) for name, _ in tables.EVENTS))
     rejected = parsed.where(F.col("status") == REJECTED).select(*tables.REJECTED_COLUMNS)

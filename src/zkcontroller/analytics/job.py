@@ -1,9 +1,9 @@
 """The batch job: extract -> merge -> transform -> load -> report, on whatever master the session was given.
 
 Run it through ``zkcontroller analyze`` or, on a cluster, ``spark-submit .../job.py INPUT... --out DIR``
-(see docs/analytics.md). Events are written first: that write runs the parse, which stays persisted, so the
-parse runs once and every derived table scans its in-memory columnar copy. The few rows that decide tenures,
-restarts and broker failures are collected and reasoned about on the driver (``controller_timeline``).
+(see docs/analytics.md). Events are written first: that write runs the parse, and every derived table reads
+the written Parquet back (``read_events``). The few rows that decide tenures, restarts and broker failures are
+collected and reasoned about on the driver (``controller_timeline``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from zkcontroller.analytics import admin_tables, incidents, transform
+from zkcontroller.analytics import admin_tables, incidents, tables, transform
 from zkcontroller.analytics import controller_timeline as ct
 from zkcontroller.analytics.extract import Extracted, extract
 from zkcontroller.analytics.jvm_console import filtered_jvm_stderr
@@ -284,22 +284,20 @@ def run(spark: SparkSession, config: JobConfig, progress: Callable[[str], None] 
     files = resolve_inputs(config.inputs, exclude=out)
     mark_output_dir(out)
     result = JobResult(out=out)
-    extracted = extract(spark, files, config.cluster, config.cluster_pattern, parser=config.parser)
+    extracted = extract(spark, files, config.cluster, config.cluster_pattern, parser=config.parser,
+                        persist=False)
     result.warnings += extracted.warnings
     say(f"parsing {len(files.all)} file(s) in {len(extracted.chunks)} chunk(s) ({extracted.parser} parser)")
     jsonl_names = {name for name in map(jsonl_cluster, files.jsonl) if name}
     mixed = sorted({s.cluster for s in extracted.sources if s.cluster in jsonl_names})
-    merged = merge_sources(extracted.events, mixed, config.merge_tolerance_ms)
-    # Tables read the persisted parse (a columnar cache already built by the events write), not the Parquet
-    # copy read back and cached again (seconds at 1M lines); the merge's anti-join is persisted too, when any.
-    events = merged.persist(CACHED) if mixed else merged
+    if mixed:  # the merge's anti-join reads the parse twice
+        extracted.parsed.persist(CACHED)
+    events = merge_sources(extracted.events, mixed, config.merge_tolerance_ms)
     compressed = spark.conf.get(CACHE_COMPRESSED, None)
     spark.conf.set(CACHE_COMPRESSED, "false")  # read when a cache is built, i.e. by the actions below
     try:
         _analyze(spark, config, extracted, events, result, say)
     finally:
-        if mixed:
-            events.unpersist()
         extracted.release()
         if compressed is None:
             spark.conf.unset(CACHE_COMPRESSED)
@@ -309,12 +307,31 @@ def run(spark: SparkSession, config: JobConfig, progress: Callable[[str], None] 
     return result
 
 
+def read_events(spark: SparkSession, out: Path) -> DataFrame:
+    """The written ``events`` table, columns in ``tables.EVENTS`` order.
+
+    An empty cluster name is written as a null partition value (Spark's ``__HIVE_DEFAULT_PARTITION__``); an
+    event always has a cluster, so a null read back is that empty name and becomes it again.
+    """
+    schema = tables.struct((*tables.EVENTS, ("day", "date")))
+    written = spark.read.schema(schema).parquet(str(out / "events"))
+    cluster = F.when(F.col("cluster").isNull(), F.lit("")).otherwise(F.col("cluster")).alias("cluster")
+    return written.select(*(cluster if name == "cluster" else F.col(name) for name in tables.EVENT_COLUMNS))
+
+
 def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, events: DataFrame, result: JobResult,
              say: Callable[[str], None]) -> None:
-    """Every table and the report from ``events`` (persisted, or over the persisted parse)."""
+    """Every table and the report from ``events`` (the parse, or the merge over the persisted parse).
+
+    The parse is not cached for the tables: ``events`` is written straight from it, and every later table
+    reads that Parquet copy back (only the columns and rows it needs). Building a columnar cache of every
+    parsed line and scanning all of its columns for the write cost more executor CPU than parsing again for
+    the few rejected lines and reading the Parquet back (docs/benchmarks.md, issue 16, twelfth session).
+    """
     out = config.out
-    # events first: its write parses in parallel; the rest read the cached parse (rejected_lines: one file)
+    # events first: its write parses in parallel; rejected_lines parses again and keeps the few rejected rows
     write_table("events", events, out)
+    events = read_events(spark, out)
     rejected_warnings, lifecycle, activity, membership, observed_rows = _in_parallel(spark, [
         lambda: _write_rejected(spark, extracted.rejected, out),
         lambda: _collect(events.where(

@@ -45,7 +45,8 @@ def write_table(name: str, df: DataFrame, out_dir: Path) -> Path:
         df = df.withColumn("day", F.to_date("ts"))
         writer = df.sortWithinPartitions(*keys).write.partitionBy("cluster", "day")
     elif name in UNPARTITIONED:
-        writer = df.coalesce(1).sortWithinPartitions(*keys).write
+        # one file, but not one task upstream: coalesce(1) would run the whole parse below it in a single task
+        writer = df.repartition(1).sortWithinPartitions(*keys).write
     else:
         writer = df.sortWithinPartitions(*keys).write.partitionBy("cluster")
     writer.mode("overwrite").parquet(str(path))

@@ -68,6 +68,7 @@ def struct(columns: tuple[tuple[str, str], ...]) -> StructType:
 
     simple = {
         "int": T.IntegerType(), "bigint": T.LongType(), "string": T.StringType(), "boolean": T.BooleanType(),
-        "timestamp": T.TimestampType(), "double": T.DoubleType(), "array<int>": T.ArrayType(T.IntegerType()),
+        "timestamp": T.TimestampType(), "date": T.DateType(), "double": T.DoubleType(),
+        "array<int>": T.ArrayType(T.IntegerType()),
     }
     return T.StructType([T.StructField(name, simple[dtype], True) for name, dtype in columns])
