@@ -188,17 +188,19 @@ async def test_unparseable_broker_config_drops_that_level(
     assert "as no overrides" in report and "invalid JSON" in report
 
 
+@pytest.mark.parametrize("data", [b"{not json", b'{"version":1,"config":null}'], ids=["not-json", "config-null"])
 async def test_unparseable_topic_config_change_is_read_as_no_overrides(
     make_cluster: ClusterFactory, admin: KafkaZkClient, session: CoordinationSession,
-    caplog: pytest.LogCaptureFixture
+    caplog: pytest.LogCaptureFixture, data: bytes
 ) -> None:
-    """Kafka's TopicConfigHandler reads a ``/config/topics/<t>`` that is not JSON as no overrides: unclean election
-    is not enabled for the topic, so its offline partition stays offline; reported as a WARN, not an error."""
+    """Kafka's TopicConfigHandler reads a ``/config/topics/<t>`` that is not JSON, or has no ``config`` object, as
+    no overrides: unclean election is not enabled for the topic, so its offline partition stays offline; reported
+    as a WARN, not an error."""
     caplog.set_level(logging.INFO, logger=CONTROLLER_LOGGER)
     _cluster, _controller, _other = await offline_partition(make_cluster, admin, TP)
     await admin.set_or_create_entity_configs(paths.ConfigType.TOPIC, TP.topic, {})
     before = len(caplog.records)
-    await session.set_data(paths.topic_config_path(TP.topic), b"{not json", -1)
+    await session.set_data(paths.topic_config_path(TP.topic), data, -1)
     await admin.create_config_change_notification(f"topics/{TP.topic}")
     await wait_until(lambda: any("Reading the config of topic ledger as no overrides" in r.getMessage()
                                  for r in caplog.records if r.levelno == logging.WARNING), what="the node reported")

@@ -34,8 +34,9 @@ from zkcontroller.controller.events import (
 from zkcontroller.controller.families import EventFamily, Handler
 from zkcontroller.model import LeaderAndIsr
 from zkcontroller.zk import paths
+from zkcontroller.zk.client_admin import unclean_leader_election_override
 from zkcontroller.zk.config_changes import BROKER_ENTITY_PREFIX, newest_config_change, read_config_changes
-from zkcontroller.zk.errors import UnparseableZnodeError, ZnodeDecodeError
+from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.znodes import UNCLEAN_LEADER_ELECTION_ENABLE
 
 
@@ -129,11 +130,17 @@ class UncleanElectionEvents(EventFamily):
             core.dynamic_config.broker_unclean_leader_election_enable = value
 
     async def _unclean_enabled(self, topic: str) -> bool:
+        """The topic's override as Kafka reads its config node (``ConfigEntityZNode.decode``): a node that is not
+        JSON or has no ``config`` object is no overrides, so not enabled (WARN); a value Kafka throws on is
+        ignored (ERROR)."""
+        path = paths.topic_config_path(topic)
         try:
-            return bool(await self.core.zk.get_unclean_leader_election_override(topic))
-        except UnparseableZnodeError as e:  # Kafka's TopicConfigHandler reads it as no overrides: not enabled
-            self.core.log.warn(f"Reading the config of topic {topic} as no overrides (as Kafka does): {e.reason}")
-            return False
+            configs, ignored = await self.core.zk.get_entity_configs_lenient(paths.ConfigType.TOPIC, topic)
+            if ignored is not None:
+                self.core.log.warn(f"Reading the config of topic {topic} as no overrides (as Kafka does): "
+                                   f"{ignored.reason}")
+                return False
+            return bool(unclean_leader_election_override(configs, path))
         except ZnodeDecodeError as e:
             self.core.log.error(f"Ignoring the config of topic {topic}: {e}")
             return False

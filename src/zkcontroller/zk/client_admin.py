@@ -232,16 +232,20 @@ class AdminOps(KafkaZkClientBase):
         Parsed as Kafka's ConfigDef parses a BOOLEAN: ``true``/``false``, case-insensitive, trimmed.
         """
         config = await self.get_entity_configs(paths.ConfigType.TOPIC, topic)
-        value = config.get(UNCLEAN_LEADER_ELECTION_ENABLE)
-        if value is None:
-            return None
-        text = value.strip().lower()
-        if text not in ("true", "false"):
-            raise ZnodeDecodeError(paths.topic_config_path(topic),
-                                   f"{UNCLEAN_LEADER_ELECTION_ENABLE}: {value!r} is not a boolean")
-        return text == "true"
+        return unclean_leader_election_override(config, paths.topic_config_path(topic))
 
     async def delete_topic_configs(self, topics: Iterable[str], expected_epoch_zk_version: int) -> None:
         await self._fenced_deletes([paths.topic_config_path(t) for t in sorted(set(topics))],
                                    expected_epoch_zk_version)
 
+
+def unclean_leader_election_override(config: Mapping[str, str], path: str) -> bool | None:
+    """``unclean.leader.election.enable`` in a topic's overrides, None if not set; raises `ZnodeDecodeError` for
+    a value ConfigDef's BOOLEAN refuses (``true``/``false``, case-insensitive, trimmed)."""
+    value = config.get(UNCLEAN_LEADER_ELECTION_ENABLE)
+    if value is None:
+        return None
+    text = value.strip().lower()
+    if text not in ("true", "false"):
+        raise ZnodeDecodeError(path, f"{UNCLEAN_LEADER_ELECTION_ENABLE}: {value!r} is not a boolean")
+    return text == "true"
