@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from zkcontroller.admin.configs import validate_broker_configs as validate_throttles_and_unclean
 from zkcontroller.admin.errors import InvalidConfigError
+from zkcontroller.admin.java_numbers import java_split
 from zkcontroller.broker.config_helper import (
     BROKER_CONFIG_DEFAULTS,
     BROKER_LOGGER_RESOURCE,
@@ -104,16 +105,6 @@ def check_changes(changes: Sequence[ConfigChange], *, incremental: bool) -> None
         raise invalid_request(f"Null value not supported for : {','.join(nulls)}")
 
 
-def _java_split(text: str) -> list[str]:
-    """``String.split(",")``: trailing empty pieces dropped; ``""`` is one empty piece."""
-    if not text:
-        return [""]
-    pieces = text.split(",")
-    while pieces and pieces[-1] == "":
-        pieces.pop()
-    return pieces
-
-
 def _scala_diff(items: list[str], removed: list[str]) -> list[str]:
     """``List.diff``: each removed value takes away one occurrence."""
     left = list(items)
@@ -147,8 +138,9 @@ def prepare_incremental(changes: Sequence[ConfigChange], current: Mapping[str, s
             if old is None:
                 old = to_config_string(key[1], "LIST") or ""
             assert change.value is not None
-            given = _java_split(change.value)
-            values = _java_split(old) + given if change.op == APPEND else _scala_diff(_java_split(old), given)
+            given = java_split(change.value, ",")
+            current_values = java_split(old, ",")
+            values = current_values + given if change.op == APPEND else _scala_diff(current_values, given)
             configs[name] = ",".join(values)
         else:
             raise UnexpectedConfigError(f"scala.MatchError: null (operation id {change.op})")
