@@ -34,6 +34,7 @@ from zkcontroller.protocol.wire.alter_configs import APPEND, DELETE, OP_NAMES, S
 from zkcontroller.zk.config_values import java_parse_int
 from zkcontroller.zk.log_config_def import (
     TOPIC_CONFIG_RULES,
+    TopicConfigConflictError,
     TopicConfigError,
     parse_config_value,
     validate_topic_config_names,
@@ -156,9 +157,9 @@ def validate_topic(configs: Mapping[str, str]) -> None:
         raise ConfigApiError(INVALID_CONFIG, str(e)) from None
     try:
         validate_topic_configs(configs)
+    except TopicConfigConflictError as e:
+        raise ConfigApiError(INVALID_CONFIG, str(e)) from None
     except TopicConfigError as e:
-        if str(e).startswith("conflict topic config setting"):  # validateValues' InvalidConfigurationException
-            raise ConfigApiError(INVALID_CONFIG, str(e)) from None
         raise InvalidConfigValue(str(e)) from None
 
 

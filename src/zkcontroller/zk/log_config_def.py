@@ -22,6 +22,11 @@ class TopicConfigError(ConfigValueError):
     """``ConfigException``/``InvalidConfigurationException``: an unknown topic config or a bad value."""
 
 
+class TopicConfigConflictError(TopicConfigError):
+    """``LogConfig.validateValues``' ``InvalidConfigurationException``: values each valid, together not (the
+    compaction lags). AlterConfigs answers it INVALID_CONFIG, where a refused value is INVALID_REQUEST."""
+
+
 _JAVA_DECIMAL_DOUBLE = re.compile(r"[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fFdD]?)", re.ASCII)
 """``FloatingDecimal.readJavaFormatString``'s decimal grammar: ASCII digits, an exponent needs a digit, one type
 suffix at most, and ``NaN``/``Infinity`` spelt exactly, with no suffix."""
@@ -194,8 +199,8 @@ def validate_topic_configs(configs: Mapping[str, str]) -> None:
     low, high = parsed["min.compaction.lag.ms"], parsed["max.compaction.lag.ms"]
     assert isinstance(low, int) and isinstance(high, int)
     if low > high:
-        raise TopicConfigError(f"conflict topic config setting min.compaction.lag.ms ({low}) > "
-                                 f"max.compaction.lag.ms ({high})")
+        raise TopicConfigConflictError(f"conflict topic config setting min.compaction.lag.ms ({low}) > "
+                                       f"max.compaction.lag.ms ({high})")
 
 
 def parse_config_value(name: str, kind: str, raw: str) -> object:
