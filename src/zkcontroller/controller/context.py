@@ -351,7 +351,7 @@ class ControllerContext:
             current = states.get(tp, non_existent)
             states[tp] = state
             previous.append(current)
-            if current is not state and tp[0] not in started:  # `_update_offline_count`, inlined
+            if current is not state and tp[0] not in started:  # not counted once its topic's deletion started
                 if state is offline:
                     count += 1
                 elif current is offline:
@@ -361,8 +361,7 @@ class ControllerContext:
 
     def put_partition_state_if_not_exists(self, tp: TopicPartition, state: PartitionState) -> None:
         if tp not in self.partition_states:
-            self.partition_states[tp] = state
-            self._update_offline_count(tp, PartitionState.NON_EXISTENT, state)
+            self.put_partition_states((tp,), state)
 
     def partition_state(self, tp: TopicPartition) -> PartitionState:
         return self.partition_states[tp]
@@ -377,14 +376,6 @@ class ControllerContext:
         if topic is None:
             return {tp for tp, s in self.partition_states.items() if s in wanted}
         return {tp for tp in self.partitions_for_topic(topic) if self.partition_states[tp] in wanted}
-
-    def _update_offline_count(self, tp: TopicPartition, current: PartitionState, target: PartitionState) -> None:
-        if current is target or tp.topic in self.topics_with_deletion_started:
-            return
-        if target is PartitionState.OFFLINE:
-            self.offline_partition_count += 1
-        elif current is PartitionState.OFFLINE:
-            self.offline_partition_count -= 1
 
     # ------------------------------------------------------------------ leadership
 
