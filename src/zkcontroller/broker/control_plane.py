@@ -94,9 +94,10 @@ class BrokerControlPlane:
         self._dir_counts: dict[str, int] = {d: 0 for d in self.log_dirs}
         """Partitions hosted per log dir, kept as partitions come and go (placement is per new partition)."""
         self._offline: set[TopicPartition] = set()
-        self.leader_unavailable: set[TopicPartition] = set()
+        self.leader_unavailable: dict[TopicPartition, LeaderAndIsrPartitionState] = {}
         """Partitions of the last LeaderAndIsr accepted (NONE) but left as they were, their new leader not being
-        alive (Kafka's makeFollowers only creates the log): the replica manager must not re-apply their old state."""
+        alive (Kafka's makeFollowers only creates the log), with the state asked for: the replica manager must not
+        re-apply their old state, and reports each (`leader_and_isr_log.leader_unavailable_line`)."""
         self._state_log = logging.getLogger(STATE_CHANGE_LOGGER)
         self._apis_log = logging.getLogger(KAFKA_APIS_LOGGER)
 
@@ -240,7 +241,7 @@ class BrokerControlPlane:
 
     def handle_leader_and_isr(self, request: LeaderAndIsrRequest, correlation_id: int = 0) -> ControlResponse:
         """Fencing as §8; accepted partitions become leader (if the request names us) or follower."""
-        self.leader_unavailable = set()
+        self.leader_unavailable = {}
         fenced = self._fence(request, correlation_id)
         if fenced is not None:
             return _error_response(request, fenced)
@@ -313,7 +314,7 @@ class BrokerControlPlane:
             # Kafka creates the log but leaves the partition's state alone until the leader is known; the replica
             # manager writes the ERROR line among the follower lines (`leader_and_isr_log.leader_unavailable_line`).
             self._partitions[tp] = replace(hosted, topic_id=topic_id)
-            self.leader_unavailable.add(tp)
+            self.leader_unavailable[tp] = state
             return Errors.NONE
         self._partitions[tp] = HostedPartition(
             tp, hosted.log_dir, role, state.leader, state.leader_epoch, state.isr, state.replicas,

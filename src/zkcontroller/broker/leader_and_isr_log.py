@@ -132,10 +132,10 @@ class LeaderAndIsrLog:
         else:
             self._made_follower.append((tp, partition))
 
-    def leader_unavailable(self, tp: TopicPartition) -> None:
+    def leader_unavailable(self, state: LeaderAndIsrPartitionState) -> None:
         """A follower left alone because its new leader is not alive (written among the follower lines)."""
         self._follower_lines.append((logging.ERROR, leader_unavailable_line(
-            self.broker_id, self.request, self.correlation_id, self._states[tp])))
+            self.broker_id, self.request, self.correlation_id, state)))
 
     def write(self, elapsed_ms: int, alive_broker: Callable[[int], Broker | None], fetching: bool,
               fenced: bool) -> None:

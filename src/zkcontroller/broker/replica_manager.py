@@ -37,6 +37,7 @@ from zkcontroller.protocol.control_requests import (
     AnyControlRequest,
     ControlResponse,
     Errors,
+    LeaderAndIsrPartitionState,
     LeaderAndIsrRequest,
     StopReplicaRequest,
 )
@@ -191,9 +192,10 @@ class ReplicaManager:
                 if lines is not None:
                     lines.accepted(accepted)
                 for tp in accepted:
-                    if tp in self.control_plane.leader_unavailable:
+                    unavailable = self.control_plane.leader_unavailable.get(tp)
+                    if unavailable is not None:
                         self._local_partition(tp)  # Kafka's createLogIfNotExists; leadership and fetcher untouched
-                        self._leader_unavailable(request, correlation_id, tp, lines)
+                        self._leader_unavailable(request, correlation_id, unavailable, lines)
                     else:
                         self._apply_leadership(tp, lines)
                 self._shutdown_idle_fetchers()
@@ -213,12 +215,11 @@ class ReplicaManager:
                     self.topic_configs.forget(topic)
             return response
 
-    def _leader_unavailable(self, request: LeaderAndIsrRequest, correlation_id: int, tp: TopicPartition,
-                            lines: LeaderAndIsrLog | None) -> None:
+    def _leader_unavailable(self, request: LeaderAndIsrRequest, correlation_id: int,
+                            state: LeaderAndIsrPartitionState, lines: LeaderAndIsrLog | None) -> None:
         if lines is not None:
-            lines.leader_unavailable(tp)  # written among the follower lines, after the leaders', as Kafka does
+            lines.leader_unavailable(state)  # written among the follower lines, after the leaders', as Kafka does
         elif state_change_log.isEnabledFor(logging.ERROR):
-            state = next(s for s in request.partition_states if s.topic_partition == tp)
             write_line(state_change_log, logging.ERROR,
                        leader_unavailable_line(self.broker_id, request, correlation_id, state))
 
