@@ -163,16 +163,23 @@ def validate_topic(configs: Mapping[str, str]) -> None:
         raise InvalidConfigValue(str(e)) from None
 
 
-def broker_id_of(resource_name: str, broker_id: int) -> int | None:
-    """``getBrokerId``: None for the cluster default (the empty name), else the id, which must be this broker's."""
-    if not resource_name:
-        return None
+def check_broker_id(resource_name: str, broker_id: int, between: str) -> int:
+    """``String.toInt`` of a BROKER or BROKER_LOGGER resource's name, which must then be this broker's id. Kafka's
+    messages differ only in ``between`` the id and "but": ``","`` here (``getBrokerId``), ``" or empty string,"``
+    and ``""`` in DescribeConfigs (``ConfigHelper``)."""
     parsed = java_parse_int(resource_name)
     if parsed is None:
         raise invalid_request(f"Broker id must be an integer, but it is: {resource_name}")
     if parsed != broker_id:
-        raise invalid_request(f"Unexpected broker id, expected {broker_id}, but received {resource_name}")
+        raise invalid_request(f"Unexpected broker id, expected {broker_id}{between} but received {resource_name}")
     return parsed
+
+
+def broker_id_of(resource_name: str, broker_id: int) -> int | None:
+    """``getBrokerId``: None for the cluster default (the empty name), else the id, which must be this broker's."""
+    if not resource_name:
+        return None
+    return check_broker_id(resource_name, broker_id, ",")
 
 
 def validate_broker(configs: Mapping[str, str], *, per_broker: bool) -> None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from zkcontroller.admin.zk_admin_manager import ConfigApiError, check_broker_id
 from zkcontroller.broker.config_helper import (
     BROKER_CONFIG_DEFAULTS,
     BROKER_LOGGER_RESOURCE,
@@ -46,7 +47,6 @@ from zkcontroller.protocol.wire.describe_configs import (
     Synonym,
 )
 from zkcontroller.zk import paths
-from zkcontroller.zk.config_values import java_parse_int
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.log_config_def import TopicConfigError
 from zkcontroller.zk.topic_names import topic_name_problem
@@ -56,15 +56,6 @@ log = logging.getLogger("kafka.server.ConfigHelper")
 INVALID_REQUEST_MESSAGE = ("This most likely occurs because of a request being malformed by the client library or "
                            "the message was sent to an incompatible broker. See the broker logs for more details.")
 DYNAMIC_BROKER_LOGGER_CONFIG = 6
-
-
-class _Refused(Exception):
-    """An ``ApiException``: the resource answers ``error`` with this message (logged at INFO)."""
-
-    def __init__(self, error: int, message: str | None) -> None:
-        super().__init__(message)
-        self.error = error
-        self.message = message
 
 
 def describe_configs_handler(server: Callable[[], KafkaServer | None]) -> DescribeConfigsHandler:
@@ -91,7 +82,7 @@ async def _describe_one(server: KafkaServer | None, r: ConfigResourceQuery,
                         include_synonyms: bool) -> ConfigResourceResult:
     try:
         entries = await _entries(server, r, include_synonyms)
-    except _Refused as e:
+    except ConfigApiError as e:
         if e.message is not None:
             log.info("Error processing describe configs request for resource %s: %s", r, e.message)
         return ConfigResourceResult(r.resource_type, r.resource_name, e.error, e.message)
@@ -108,9 +99,9 @@ async def _entries(server: KafkaServer | None, r: ConfigResourceQuery, include_s
     if r.resource_type == TOPIC_RESOURCE:
         problem = topic_name_problem(r.resource_name)
         if problem is not None:
-            raise _Refused(int(Errors.INVALID_TOPIC_EXCEPTION), problem)
+            raise ConfigApiError(int(Errors.INVALID_TOPIC_EXCEPTION), problem)
         if not server.control_plane.metadata_cache.contains_topic(r.resource_name):
-            raise _Refused(int(Errors.UNKNOWN_TOPIC_OR_PARTITION), None)  # no exception in Kafka: not logged
+            raise ConfigApiError(int(Errors.UNKNOWN_TOPIC_OR_PARTITION), None)  # no exception in Kafka: not logged
         overrides = await read_entity_configs(server.zk, paths.ConfigType.TOPIC, r.resource_name)
         defaults = (server.replica_manager.topic_configs.defaults if server.replica_manager is not None
                     else LogDefaults.from_properties(static))
@@ -122,15 +113,15 @@ async def _entries(server: KafkaServer | None, r: ConfigResourceQuery, include_s
         if not r.resource_name:
             defaults_node = await read_entity_configs(server.zk, paths.ConfigType.BROKER, paths.DEFAULT_ENTITY)
             return _dynamic_defaults(defaults_node, include_synonyms, r.keys)
-        _check_broker_id(server.broker_id, r.resource_name, " or empty string,")
+        check_broker_id(r.resource_name, server.broker_id, " or empty string,")
         if server.replica_manager is None:
             return describe_broker(static, include_synonyms=include_synonyms, keys=r.keys)
         current = server.replica_manager.topic_configs.defaults  # the dynamic levels as the broker keeps them
         return describe_broker(static, include_synonyms=include_synonyms, keys=r.keys,
                                dynamic_broker=current.dynamic_broker, dynamic_default=current.dynamic_default)
     if not r.resource_name:
-        raise _Refused(int(Errors.INVALID_REQUEST), "Broker id must not be empty")
-    _check_broker_id(server.broker_id, r.resource_name, "")
+        raise ConfigApiError(int(Errors.INVALID_REQUEST), "Broker id must not be empty")
+    check_broker_id(r.resource_name, server.broker_id, "")
     return _loggers(r.keys)
 
 
@@ -143,16 +134,6 @@ async def read_entity_configs(zk: KafkaZkClient | None, entity_type: str, name: 
     if ignored is not None:
         log.warning("Reading the config %s as no overrides (as Kafka does): %s", ignored.path, ignored.reason)
     return configs
-
-
-def _check_broker_id(broker_id: int, name: str, alternative: str) -> None:
-    """``resourceNameToBrokerId`` (``String.toInt``), then the id must be this broker's."""
-    parsed = java_parse_int(name)
-    if parsed is None:
-        raise _Refused(int(Errors.INVALID_REQUEST), f"Broker id must be an integer, but it is: {name}")
-    if parsed != broker_id:
-        raise _Refused(int(Errors.INVALID_REQUEST), f"Unexpected broker id, expected {broker_id}{alternative} but "
-                                                    f"received {name}")
 
 
 def _dynamic_defaults(configs: dict[str, str], include_synonyms: bool,
