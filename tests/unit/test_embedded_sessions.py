@@ -7,6 +7,7 @@ from tests.helpers import ManualClock, Recorder
 
 from zkcontroller.coordination.api import CreateMode, EventType, SessionState, WatchedEvent
 from zkcontroller.coordination.embedded import EmbeddedServer
+from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.coordination.embedded_session import EmbeddedSession
 from zkcontroller.coordination.errors import ConnectionLossError, SessionExpiredError
 
@@ -51,3 +52,12 @@ async def test_silence_past_the_timeout_expires_and_the_client_learns_on_reconne
     assert await states.next() is SessionState.EXPIRED
     with pytest.raises(SessionExpiredError):
         await victim.exists("/")
+
+
+async def test_closing_the_backend_ends_its_session_ticker() -> None:
+    backend = EmbeddedBackend(ManualClock(1_000_000), tick_ms=10)
+    await backend.new_session()
+    ticker = backend._ticker
+    assert ticker is not None and not ticker.done()
+    await backend.close()
+    assert ticker.done() and ticker.cancelled()  # ended, not merely asked to: the loop may close right after

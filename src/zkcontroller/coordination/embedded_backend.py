@@ -41,6 +41,15 @@ class EmbeddedBackend(CoordinationBackend):
         self.server.expire_session(session.session_id)
 
     async def close(self) -> None:
-        if self._ticker is not None:
-            self._ticker.cancel()
-            self._ticker = None
+        """Stops the session ticker and waits for it to end: a ticker only asked to cancel is still pending if
+        the loop closes next, and asyncio then reports it destroyed ("Task was destroyed but it is pending")."""
+        ticker, self._ticker = self._ticker, None
+        if ticker is None:
+            return
+        ticker.cancel()
+        try:
+            await ticker
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():  # close() itself was cancelled: pass it on
+                raise
