@@ -176,10 +176,18 @@ class ReassignCommand:
         ``getReplicaAssignmentForTopics`` (a missing topic znode reads as no partitions): it is in neither JSON,
         and when no topic named exists both are ``{"version":1,"partitions":[]}``. Likewise a broker named that is
         not registered is left out (``getBrokerMetadatas(mode, Some(brokers))`` filters the registered ones), so
-        a topic's replication factor is checked against the brokers found."""
+        a topic's replication factor is checked against the brokers found.
+
+        A topic znode or a broker registration that cannot be read fails the command, naming it, as Kafka's
+        ``getReplicaAssignmentForTopics`` and ``getAllBrokersInCluster`` throw there (a topic znode that is not
+        JSON reads as no partitions in Kafka, which would leave the topic out of both JSONs without a word)."""
         current = await self._assignments(topics)
         proposed: dict[TopicPartition, tuple[int, ...]] = {}
-        registered = (await self._zk.get_all_brokers_and_epochs()).values.values()
+        read = await self._zk.get_all_brokers_and_epochs()
+        if read.malformed:  # getBrokerMetadatas → getAllBrokersInCluster throws on it, named or not
+            path, error = min(read.malformed.items())
+            raise AdminError(f"Cannot read the broker registration at {path}: {error.reason}")
+        registered = read.values.values()
         metadata = broker_metadatas_for(
             (BrokerMetadata(r.broker.id, r.broker.rack) for r in registered if r.broker.id in set(brokers)),
             RackAwareMode.ENFORCED if rack_aware else RackAwareMode.DISABLED)

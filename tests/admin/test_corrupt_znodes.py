@@ -1,0 +1,111 @@
+"""The admin commands on corrupt znodes (not JSON, JSON of the wrong shape, no data at all), against Kafka 2.8.2's
+tools. Where Kafka's tool fails the whole command, ours fails with one line naming the znode and what is wrong
+(never a traceback, never a misleading "does not exist"); where a line per topic, partition or entity can be
+written for the good ones, they are all written, the corrupt ones are shown where they belong, and the command
+exits non-zero."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from tests.contract.admin.test_admin_cli import Cli, cli  # noqa: F401  (the fixture, on a real ZooKeeper)
+
+from zkcontroller.admin.cli import topics
+from zkcontroller.admin.leader_election import leader_election
+from zkcontroller.admin.reassign_cli import reassign
+from zkcontroller.coordination.api import ANY_VERSION
+from zkcontroller.model import LeaderAndIsr, LeaderIsrAndControllerEpoch
+from zkcontroller.zk import paths
+from zkcontroller.zk.kafka_zk_client import NO_FENCING
+
+pytestmark = pytest.mark.zookeeper
+
+CORRUPT = {
+    "not-json": (b"garbage", "invalid JSON (Expecting value: line 1 column 1 (char 0))"),
+    "wrong-shape": (b"[1]", "expected a JSON object, got array"),
+    "no-data": (b"", "no JSON value (0 bytes of data): expected a JSON object"),
+}
+TOPIC_KINDS = pytest.mark.parametrize("kind", list(CORRUPT))
+
+
+async def _three_topics(cli: Cli) -> None:  # noqa: F811
+    """Topics a, b and c, two partitions each on brokers 1–3, every partition led by its first replica."""
+    for topic in ("a", "b", "c"):
+        created = await cli(topics, "create", topic, "--partitions", "2", "--replication-factor", "2", "--seed", "0")
+        assert created.exit_code == 0, created.output
+        assignment = (await cli.zk.get_topic_assignments([topic])).values[topic].assignment
+        await cli.zk.create_topic_partition_states(
+            {tp: LeaderIsrAndControllerEpoch(LeaderAndIsr(ra.replicas[0], 0, ra.replicas), 1)
+             for tp, ra in assignment.items()}, NO_FENCING)
+
+
+async def _corrupt(cli: Cli, path: str, data: bytes) -> None:  # noqa: F811
+    await cli.zk.session.set_data(path, data, ANY_VERSION)
+
+
+@TOPIC_KINDS
+async def test_alter_partitions_names_the_corrupt_topic_znode(cli: Cli, kind: str) -> None:  # noqa: F811
+    """Kafka: the Jackson error (wrong shape, no data), or "The topic b does not exist" (not JSON)."""
+    await _three_topics(cli)
+    data, reason = CORRUPT[kind]
+    await _corrupt(cli, paths.topic_path("b"), data)
+    result = await cli(topics, "alter", "b", "--partitions", "3")
+    assert result.exit_code == 1
+    assert result.output.endswith(f"\nError: Malformed znode /brokers/topics/b: {reason}\n")
+    assert (await cli.zk.session.get_data(paths.topic_path("b")))[0] == data
+
+
+async def test_create_fails_on_a_corrupt_broker_registration(cli: Cli) -> None:  # noqa: F811
+    """Kafka's getBrokerMetadatas throws ("Failed to parse ZooKeeper registration for broker 3"); placing the
+    replicas on brokers 1 and 2 only said "Replication factor: 3 larger than available brokers: 2"."""
+    await _corrupt(cli, paths.broker_id_path(3), b"garbage")
+    result = await cli(topics, "create", "d", "--partitions", "1", "--replication-factor", "3")
+    assert (result.exit_code, result.output) == (
+        1, f"Error: Malformed znode /brokers/ids/3: {CORRUPT['not-json'][1]}\n")
+    assert not await cli.zk.path_exists(paths.topic_path("d"))
+
+
+async def test_generate_fails_on_a_corrupt_broker_registration(cli: Cli, tmp_path: Path) -> None:  # noqa: F811
+    await _three_topics(cli)
+    await _corrupt(cli, paths.broker_id_path(3), b"")
+    to_move = tmp_path / "topics.json"
+    to_move.write_text(json.dumps({"version": 1, "topics": [{"topic": "a"}]}))
+    result = await cli(reassign, "--generate", "--topics-to-move-json-file", str(to_move), "--broker-list", "1,2,3")
+    assert result.exit_code == 1
+    assert result.output.endswith("\nError: Cannot read the broker registration at /brokers/ids/3: invalid JSON "
+                                  "(Expecting value: line 1 column 1 (char 0))\n")
+
+
+async def _elect(cli: Cli, *args: str) -> Result:  # noqa: F811
+    argv = ["--zookeeper", cli.zookeeper, "--election-type", "preferred", *args]
+    return await asyncio.to_thread(CliRunner().invoke, leader_election, argv, catch_exceptions=False)
+
+
+@TOPIC_KINDS
+async def test_preferred_election_fails_on_a_corrupt_topic_it_reads(cli: Cli, kind: str) -> None:  # noqa: F811
+    """Kafka's getPartitionsForTopics throws for the wrong shape or no data; for data that is not JSON it says
+    the partitions asked for "don't exist". Nothing is requested; a topic not asked for is not read."""
+    await _three_topics(cli)
+    data, reason = CORRUPT[kind]
+    await _corrupt(cli, paths.topic_path("b"), data)
+    for args in (("--all-topic-partitions",), ("--topic", "b", "--partition", "0")):
+        result = await _elect(cli, *args)
+        assert result.exit_code == 1
+        assert result.output.endswith(f"\nError: Malformed znode /brokers/topics/b: {reason}\n")
+        assert not await cli.zk.path_exists(paths.PREFERRED_REPLICA_ELECTION)
+    other = await _elect(cli, "--topic", "a", "--partition", "0")
+    assert other.exit_code == 0 and "Successfully started preferred replica election for partitions a-0" in other.output
+
+
+async def test_election_in_progress_with_an_unreadable_request(cli: Cli) -> None:  # noqa: F811
+    await _three_topics(cli)
+    await cli.zk.session.create(paths.PREFERRED_REPLICA_ELECTION, b"[1]")
+    result = await _elect(cli, "--topic", "a", "--partition", "0")
+    assert result.exit_code == 1
+    assert result.output.endswith(
+        "\nError: Preferred replica leader election currently in progress for partitions it cannot tell (Malformed "
+        "znode /admin/preferred_replica_election: expected a JSON object, got array). Aborting operation\n")
