@@ -14,7 +14,8 @@ import pytest
 from click.testing import CliRunner, Result
 from tests.contract.admin.test_admin_cli import Cli, cli  # noqa: F401  (the fixture, on a real ZooKeeper)
 
-from zkcontroller.admin.cli import topics
+from zkcontroller.admin.cli import brokers, topics
+from zkcontroller.admin.configs import configs
 from zkcontroller.admin.leader_election import leader_election
 from zkcontroller.admin.reassign_cli import reassign
 from zkcontroller.coordination.api import ANY_VERSION
@@ -109,3 +110,83 @@ async def test_election_in_progress_with_an_unreadable_request(cli: Cli) -> None
     assert result.output.endswith(
         "\nError: Preferred replica leader election currently in progress for partitions it cannot tell (Malformed "
         "znode /admin/preferred_replica_election: expected a JSON object, got array). Aborting operation\n")
+
+
+STRING_VALUE = (b'{"version":1,"config":{"retention.ms":1000}}', "config.retention.ms: expected a string, got number")
+"""Kafka's one config error (``to[String]`` throws); it reads the other three kinds as no overrides."""
+CONFIG_KINDS = pytest.mark.parametrize("data, reason", [CORRUPT["not-json"], CORRUPT["wrong-shape"], STRING_VALUE],
+                                       ids=["not-json", "wrong-shape", "string-value"])
+
+
+@CONFIG_KINDS
+async def test_describe_flags_a_corrupt_topic_config(cli: Cli, data: bytes, reason: str) -> None:  # noqa: F811
+    """It showed "Configs: " (no overrides), as Kafka does for all but a value that is not a string."""
+    await _three_topics(cli)
+    await _corrupt(cli, paths.topic_config_path("b"), data)
+    result = await cli(topics, "describe")
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    assert ("Topic: b\tPartitionCount: 2\tReplicationFactor: 2\tConfigs: "
+            f"\tCorrupt: /config/topics/b: {reason}") in lines
+    assert sum(line.startswith(("Topic: ", "\tTopic: ")) for line in lines) == 9  # a, b and c, all described
+    assert lines[-1] == "Error: 1 corrupt znode (see the lines above)"
+    overrides = await cli(topics, "describe", "--topics-with-overrides")
+    assert [line for line in overrides.output.splitlines() if line.startswith("Topic: ")] == [
+        f"Topic: b\tPartitionCount: 2\tReplicationFactor: 2\tConfigs: \tCorrupt: /config/topics/b: {reason}"]
+
+
+@CONFIG_KINDS
+async def test_configs_describe_shows_every_entity_and_flags_the_corrupt_one(
+    cli: Cli, data: bytes, reason: str  # noqa: F811
+) -> None:
+    """It stopped at the corrupt node, showing none of the others."""
+    await _three_topics(cli)
+    await cli.zk.set_or_create_entity_configs("topics", "c", {"retention.ms": "5"})
+    await _corrupt(cli, paths.topic_config_path("b"), data)
+    result = await cli(configs, "--describe", "--entity-type", "topics")
+    assert result.exit_code == 1
+    assert result.output.splitlines()[-4:] == [
+        "Configs for topic 'a' are ",
+        f"Configs for topic 'b' are unknown\tCorrupt: /config/topics/b: {reason}",
+        "Configs for topic 'c' are retention.ms=5",
+        "Error: 1 corrupt znode (see the lines above)",
+    ]
+    one = await cli(configs, "--describe", "--topic", "c")
+    assert one.exit_code == 0 and one.output.endswith("Configs for topic 'c' are retention.ms=5\n")
+
+
+@TOPIC_KINDS
+async def test_describe_and_brokers_list_flag_a_corrupt_registration(cli: Cli, kind: str) -> None:  # noqa: F811
+    """Kafka's describe throws on it before any line; the topics are described here, with it flagged first."""
+    await _three_topics(cli)
+    data, reason = CORRUPT[kind]
+    reason = CORRUPT["not-json"][1] if kind == "no-data" else reason  # the topic znode's own reason aside
+    await _corrupt(cli, paths.broker_id_path(2), data)
+    described = await cli(topics, "describe", "--topic", "a")
+    assert described.exit_code == 1
+    lines = described.output.splitlines()
+    assert lines[0] == f"Broker: 2\tCorrupt: /brokers/ids/2: {reason}"
+    assert lines[1].startswith("Topic: a\tPartitionCount: 2") and len(lines) == 5
+    listed = await cli(brokers, "list")
+    assert listed.exit_code == 1
+    assert [line.split("\t", 1)[0] for line in listed.output.splitlines()] == [
+        "Broker: 1", "Broker: 2", "Broker: 3", "Error: 1 corrupt znode (see the lines above)"]
+    assert listed.output.splitlines()[1] == f"Broker: 2\tCorrupt: /brokers/ids/2: {reason}"
+
+
+@TOPIC_KINDS
+async def test_reassign_list_shows_the_readable_topics_and_flags_the_rest(cli: Cli, kind: str) -> None:  # noqa: F811
+    """It stopped at the first corrupt topic znode; and a submission it could not read went unsaid."""
+    await _three_topics(cli)
+    data, reason = CORRUPT[kind]
+    await _corrupt(cli, paths.topic_path("b"), data)
+    await cli.zk.session.create(paths.REASSIGN_PARTITIONS, b"{not json")
+    result = await cli(reassign, "--list")
+    assert result.exit_code == 1
+    assert result.output.splitlines()[-4:] == [
+        "No partition reassignments found.",
+        f"Topic: b\tCorrupt: /brokers/topics/b: {reason}",
+        "Submitted in /admin/reassign_partitions, which cannot be read\tCorrupt: /admin/reassign_partitions: "
+        "invalid JSON (Expecting property name enclosed in double quotes: line 1 column 2 (char 1))",
+        "Error: 2 corrupt znodes (see the lines above)",
+    ]

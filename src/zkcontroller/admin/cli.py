@@ -24,7 +24,7 @@ from zkcontroller.admin.describe import (
     describe_lines,
     describe_topics,
     list_topic_lines,
-    live_brokers,
+    registered_brokers,
     select_topics,
 )
 from zkcontroller.admin.errors import (
@@ -292,10 +292,14 @@ def describe_topic(zookeeper: str, topic: str | None, under_replicated_partition
     filt = DescribeFilter(under_replicated_partitions, unavailable_partitions, topics_with_overrides)
 
     async def action(zk: KafkaZkClient) -> tuple[list[str], int]:
+        # Kafka reads the brokers first and throws on a registration it cannot parse; here it is shown first
+        # (a partition it leads counts as unavailable) and the topics are still described.
         names = await select_topics(zk, topic, exclude_internal=exclude_internal, must_exist=not if_exists)
-        live = [b.broker.id for b in await live_brokers(zk)]
+        registered, corrupt_brokers = await registered_brokers(zk)
+        live = [b.broker.id for b in registered]
         descriptions = await describe_topics(zk, names)
-        return describe_lines(descriptions, live, filt), count_corrupt(descriptions)
+        lines = [*corrupt_brokers.values(), *describe_lines(descriptions, live, filt)]
+        return lines, len(corrupt_brokers) + count_corrupt(descriptions)
 
     lines, corrupt = run_with_client(zookeeper, action)
     for line in lines:
@@ -356,9 +360,14 @@ def brokers() -> None:
 @brokers.command("list")
 @zookeeper_option
 def list_brokers(zookeeper: str) -> None:
-    """One line per registered broker: id, epoch (registration czxid), rack, endpoints."""
-    for b in run_with_client(zookeeper, live_brokers):
-        click.echo(broker_line(b))
+    """One line per registered broker: id, epoch (registration czxid), rack, endpoints. A registration that
+    cannot be read is a ``Broker: <id>\tCorrupt: <path>: <reason>`` line in its place, and the command then
+    exits non-zero (Kafka has no such command; its tools throw on such a registration)."""
+    registered, corrupt = run_with_client(zookeeper, registered_brokers)
+    lines = {**{b.broker.id: broker_line(b) for b in registered}, **corrupt}
+    for broker_id in sorted(lines):
+        click.echo(lines[broker_id])
+    _fail_if_corrupt(len(corrupt))
 
 
 @click.group()

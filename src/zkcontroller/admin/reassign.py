@@ -262,19 +262,34 @@ class ReassignCommand:
         return brokers, topics
 
     async def list(self) -> dict[TopicPartition, ReplicaAssignment]:
+        """The partitions being reassigned; the first topic znode that cannot be read raises `AdminError`."""
         topics = await self._zk.get_all_topics_in_cluster()
         return {tp: a for tp, a in sorted((await self._assignments(topics)).items()) if a.is_being_reassigned}
+
+    async def list_readable(self) -> tuple[dict[TopicPartition, ReplicaAssignment], dict[str, ZnodeDecodeError]]:
+        """`list` over every topic znode that can be read, and the others by path (``--list``: Kafka 2.8 has it
+        only through the admin client, whose brokers' metadata has no such topic; here a corrupt topic must not
+        hide the reassignments of the others, nor be left unsaid)."""
+        read = await self._zk.get_full_replica_assignment_for_topics(await self._zk.get_all_topics_in_cluster())
+        moving = {tp: a for tp, a in sorted(read.values.items()) if a.is_being_reassigned}
+        return moving, dict(sorted(read.malformed.items()))
 
     async def not_yet_started(self, started: Iterable[TopicPartition]) -> dict[TopicPartition, tuple[int, ...]]:
         """Partitions ``/admin/reassign_partitions`` asks to move that no controller has begun (none is active,
         or it has not read the znode yet): `list` alone, which reads what controllers wrote, said "No partition
-        reassignments found" for them. A malformed znode lists nothing here (the controller reports it)."""
+        reassignments found" for them. A malformed znode lists nothing here (`not_yet_started_or_error` says why)."""
+        return (await self.not_yet_started_or_error(started))[0]
+
+    async def not_yet_started_or_error(self, started: Iterable[TopicPartition]
+                                       ) -> tuple[dict[TopicPartition, tuple[int, ...]], ZnodeDecodeError | None]:
+        """`not_yet_started`, and the error when ``/admin/reassign_partitions`` cannot be read (the controller
+        ignores such a znode, as Kafka's does, with a WARN; ``--list`` reports it)."""
         try:
             pending = await self._zk.get_partition_reassignment()
-        except ZnodeDecodeError:
-            return {}
+        except ZnodeDecodeError as e:
+            return {}, e
         begun = set(started)
-        return {tp: target for tp, target in sorted((pending or {}).items()) if tp not in begun}
+        return {tp: target for tp, target in sorted((pending or {}).items()) if tp not in begun}, None
 
     async def broker_views(self, topics: Iterable[str], timeout_ms: int = 5000) -> dict[int, BrokerView]:
         """Every registered broker's metadata for ``topics``, asked over Kafka's wire protocol (Metadata v1 on the
@@ -371,6 +386,16 @@ def list_lines(found: Mapping[TopicPartition, ReplicaAssignment]) -> list[str]:
         adding = f" adding: {','.join(map(str, a.adding_replicas))}." if a.adding_replicas else ""
         removing = f" removing: {','.join(map(str, a.removing_replicas))}." if a.removing_replicas else ""
         lines.append(f"{tp}: replicas: {','.join(map(str, a.replicas))}.{adding}{removing}")
+    return lines
+
+
+def corrupt_lines(topics: Mapping[str, ZnodeDecodeError], submission: ZnodeDecodeError | None) -> list[str]:
+    """After `list_lines` and `not_yet_started_lines`: each topic znode, and the submission, that cannot be read
+    (what is being reassigned there is unknown)."""
+    lines = [f"Topic: {path.rsplit('/', 1)[-1]}\tCorrupt: {path}: {e.reason}" for path, e in topics.items()]
+    if submission is not None:
+        lines.append(f"Submitted in {submission.path}, which cannot be read\tCorrupt: {submission.path}: "
+                     f"{submission.reason}")
     return lines
 
 

@@ -22,6 +22,7 @@ from zkcontroller.admin.reassign import (
     PartitionStatus,
     ReassignCommand,
     ReassignmentInputError,
+    corrupt_lines,
     list_lines,
     not_yet_started_lines,
     parse_broker_list,
@@ -113,14 +114,19 @@ def reassign(zookeeper: str, generate: bool, execute: bool, verify: bool, cancel
             click.echo(f"Proposed partition reassignment configuration\n{proposed}")
             return
         if action == "list":
-            async def both(zk: KafkaZkClient) -> tuple[dict, dict]:
+            async def both(zk: KafkaZkClient) -> tuple[list[str], int]:
                 command = ReassignCommand(zk)
-                found = await command.list()
-                return found, await command.not_yet_started(found)
+                found, corrupt = await command.list_readable()
+                pending, submission = await command.not_yet_started_or_error(found)
+                lines = [*list_lines(found), *not_yet_started_lines(pending), *corrupt_lines(corrupt, submission)]
+                return lines, len(corrupt) + (submission is not None)
 
-            found, pending = run_with_client(zookeeper, both)
-            for line in [*list_lines(found), *not_yet_started_lines(pending)]:
+            lines, corrupt = run_with_client(zookeeper, both)
+            for line in lines:
                 click.echo(line)
+            if corrupt:  # shown above; the command still fails, so scripts notice
+                raise click.ClickException(f"{corrupt} corrupt znode{'s' if corrupt > 1 else ''} (see the lines "
+                                           "above)")
             return
         text, source = _read(reassignment_json_file, "--reassignment-json-file")
         targets = parse_reassignment_json(text, source)
