@@ -190,3 +190,31 @@ async def test_reassign_list_shows_the_readable_topics_and_flags_the_rest(cli: C
         "invalid JSON (Expecting property name enclosed in double quotes: line 1 column 2 (char 1))",
         "Error: 2 corrupt znodes (see the lines above)",
     ]
+
+
+@TOPIC_KINDS
+async def test_describe_and_list_flag_a_corrupt_topic_of_each_kind(cli: Cli, kind: str) -> None:  # noqa: F811
+    """A topic znode with no data read as no partitions ("Topic b doesn't exist!", and listed plainly)."""
+    await _three_topics(cli)
+    data, reason = CORRUPT[kind]
+    await _corrupt(cli, paths.topic_path("b"), data)
+    described = await cli(topics, "describe")
+    assert described.exit_code == 1
+    lines = described.output.splitlines()
+    assert lines[3] == f"Topic: b\tCorrupt: /brokers/topics/b: {reason}" and len(lines) == 8
+    listed = await cli(topics, "list")
+    assert (listed.exit_code, listed.output.splitlines()) == (1, [
+        "a", f"b - corrupt: /brokers/topics/b: {reason}", "c", "Error: 1 corrupt znode (see the lines above)"])
+
+
+@CONFIG_KINDS
+async def test_config_alterations_overwrite_no_corrupt_config(cli: Cli, data: bytes, reason: str) -> None:  # noqa: F811
+    """Kafka reads all but a non-string value as no overrides and writes the new set over the node."""
+    await _three_topics(cli)
+    await _corrupt(cli, paths.topic_config_path("b"), data)
+    error = f"Error: Malformed znode /config/topics/b: {reason}\n"
+    altered = await cli(topics, "alter", "b", "--config", "retention.ms=5")
+    assert altered.exit_code == 1 and altered.output.endswith(error)
+    configured = await cli(configs, "--alter", "--topic", "b", "--add-config", "retention.ms=6")
+    assert configured.exit_code == 1 and configured.output.endswith(error)
+    assert (await cli.zk.session.get_data(paths.topic_config_path("b")))[0] == data

@@ -185,7 +185,11 @@ async def alter_topic_config(zk: KafkaZkClient, topic: str, add: dict[str, str],
 
     The deleted keys are checked against the stored overrides first, so for a topic that does not exist (no
     overrides) a deletion fails with "Invalid config(s)"; only then does `change_topic_config` check the name,
-    the topic's existence and the values."""
+    the topic's existence and the values.
+
+    A config node that cannot be read raises its `ZnodeDecodeError` and nothing is written. Kafka's
+    ``fetchEntityConfig`` reads one that is not JSON or not an object as no overrides and writes the new set over
+    it (it throws only for a value that is not a string); overwriting would lose what the node held."""
     current = await zk.get_entity_configs(paths.ConfigType.TOPIC, topic)
     missing = [k for k in delete if k not in current]  # Kafka's filterNot keeps the order given
     if missing:

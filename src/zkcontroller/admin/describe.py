@@ -246,7 +246,11 @@ def describe_lines(
 
 async def list_topic_lines(zk: KafkaZkClient, include: str | None = None, *, exclude_internal: bool = False
                            ) -> list[str]:
-    """``--list``: one topic per line, ``<t> - marked for deletion`` for those queued for deletion."""
+    """``--list``: one topic per line, ``<t> - marked for deletion`` for those queued for deletion.
+
+    Beyond Kafka: a topic whose znode cannot be read is ``<t> - corrupt: <path>: <reason>`` (and the command
+    exits non-zero). Kafka 2.8.2's ``--list`` reads only the names, so it lists such a topic plainly, and every
+    other tool then fails on it."""
     topics = await select_topics(zk, include, exclude_internal=exclude_internal, must_exist=False)
     deleting = await zk.get_topic_deletions()
     malformed = (await zk.get_topic_assignments(topics)).malformed

@@ -318,7 +318,12 @@ class ReassignCommand:
         target with nothing adding or removing and the reassign znode no longer lists the partition. Only when
         ``broker_views`` are given (``--check-brokers``) must every broker's metadata also list the target; a
         view that is a string is a broker that could not be asked, so the partition is not confirmed complete
-        (`unreachable_brokers_line` says why, once)."""
+        (`unreachable_brokers_line` says why, once).
+
+        A target topic's znode that cannot be read fails it (`AdminError` naming the znode), as Kafka's
+        ``getReplicaAssignmentForTopics`` throws there; so does an ``/admin/reassign_partitions`` that cannot be
+        read (`ZnodeDecodeError`), where Kafka warns "Ignoring partition reassignment due to invalid json" and
+        reads no pending partitions, which could call a partition still listed there complete."""
         current = await self._assignments({tp.topic for tp in targets})
         pending = await self._zk.get_partition_reassignment() or {}
         states = (await self._zk.get_topic_partition_states(targets)).values
