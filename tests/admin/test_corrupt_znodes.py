@@ -218,3 +218,27 @@ async def test_config_alterations_overwrite_no_corrupt_config(cli: Cli, data: by
     configured = await cli(configs, "--alter", "--topic", "b", "--add-config", "retention.ms=6")
     assert configured.exit_code == 1 and configured.output.endswith(error)
     assert (await cli.zk.session.get_data(paths.topic_config_path("b")))[0] == data
+
+
+@CONFIG_KINDS
+async def test_verify_clears_the_throttles_it_can_read(
+    cli: Cli, tmp_path: Path, data: bytes, reason: str  # noqa: F811
+) -> None:
+    """It stopped at the unreadable node, leaving the throttles after it in place."""
+    await _three_topics(cli)
+    throttle = {"leader.replication.throttled.rate": "100"}
+    for broker in ("1", "3"):
+        await cli.zk.set_or_create_entity_configs("brokers", broker, throttle)
+    await cli.zk.set_or_create_entity_configs("brokers", "2", {})
+    await _corrupt(cli, paths.config_entity_path("brokers", "2"), data)
+    target = tmp_path / "target.json"
+    current = (await cli.zk.get_topic_assignments(["a"])).values["a"].assignment
+    target.write_text(json.dumps({"version": 1, "partitions": [
+        {"topic": "a", "partition": tp.partition, "replicas": list(ra.replicas)} for tp, ra in current.items()]}))
+    result = await cli(reassign, "--verify", "--reassignment-json-file", str(target))
+    assert result.exit_code == 1
+    assert f"Not cleared, its config cannot be read\tCorrupt: /config/brokers/2: {reason}\n" in result.output
+    assert result.output.endswith("Error: 1 corrupt znode (see the lines above)\n")
+    assert await cli.zk.get_entity_configs("brokers", "1") == {}
+    assert await cli.zk.get_entity_configs("brokers", "3") == {}
+    assert (await cli.zk.session.get_data(paths.config_entity_path("brokers", "2")))[0] == data

@@ -242,24 +242,36 @@ class ReassignCommand:
                 {**{tp: r for tp, r in pending.items() if tp not in moving}, **moving})
         return sorted_partitions(moving)
 
-    async def clear_throttles(self, targets: Mapping[TopicPartition, Sequence[int]]) -> tuple[list[int], list[str]]:
+    async def clear_throttles(self, targets: Mapping[TopicPartition, Sequence[int]]
+                              ) -> tuple[list[int], list[str], list[ZnodeDecodeError]]:
         """Kafka's ``clearAllThrottles`` (ZooKeeper), run by ``--verify`` once no reassignment is pending: drop
         the throttle configs of every registered or target broker and of every target topic, rewriting (and
-        notifying) only an entity that had one. Returns the brokers and topics it looked at."""
+        notifying) only an entity that had one. Returns the brokers and topics it looked at, and the config nodes
+        it could not read: those are left as they are and the others still cleared (Kafka reads a node that is
+        not JSON as having no throttle, and stops at one whose value is not a string)."""
+        unreadable: list[ZnodeDecodeError] = []
+
+        async def configs_of(entity_type: str, name: str) -> dict[str, str] | None:
+            try:
+                return await self._zk.get_entity_configs(entity_type, name)
+            except ZnodeDecodeError as e:
+                unreadable.append(e)
+                return None
+
         brokers = sorted(set(await self._zk.get_sorted_broker_list()) | {b for r in targets.values() for b in r})
         for broker in brokers:
-            found = await self._zk.get_entity_configs(ConfigType.BROKER, str(broker))
-            kept = {k: v for k, v in found.items() if k not in BROKER_THROTTLES}
-            if kept != found:  # AdminZkClient.changeBrokerConfig: the write, then the notification
-                await self._zk.set_or_create_entity_configs(ConfigType.BROKER, str(broker), kept)
+            found = await configs_of(ConfigType.BROKER, str(broker))
+            kept = None if found is None else {k: v for k, v in found.items() if k not in BROKER_THROTTLES}
+            if found is not None and kept != found:  # AdminZkClient.changeBrokerConfig: write, then notification
+                await self._zk.set_or_create_entity_configs(ConfigType.BROKER, str(broker), kept or {})
                 await self._zk.create_config_change_notification(f"{ConfigType.BROKER}/{broker}")
         topics = sorted({tp.topic for tp in targets})
         for topic in topics:
-            found = await self._zk.get_entity_configs(ConfigType.TOPIC, topic)
-            kept = {k: v for k, v in found.items() if k not in TOPIC_THROTTLES}
-            if kept != found:
-                await change_topic_config(self._zk, topic, kept)
-        return brokers, topics
+            found = await configs_of(ConfigType.TOPIC, topic)
+            kept = None if found is None else {k: v for k, v in found.items() if k not in TOPIC_THROTTLES}
+            if found is not None and kept != found:
+                await change_topic_config(self._zk, topic, kept or {})
+        return brokers, topics, unreadable
 
     async def list(self) -> dict[TopicPartition, ReplicaAssignment]:
         """The partitions being reassigned; the first topic znode that cannot be read raises `AdminError`."""

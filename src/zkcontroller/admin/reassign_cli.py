@@ -31,6 +31,7 @@ from zkcontroller.admin.reassign import (
     unreachable_brokers_line,
 )
 from zkcontroller.admin.usage import KafkaCommand
+from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 
@@ -166,12 +167,19 @@ def reassign(zookeeper: str, generate: bool, execute: bool, verify: bool, cancel
             click.echo(s.message)
         if unreachable:
             click.echo(unreachable)
+        unreadable: list[ZnodeDecodeError] = []
         if not pending and not preserve_throttles:  # Kafka: once no reassignment at all is pending
-            brokers, topics = run_with_client(zookeeper, lambda zk: ReassignCommand(zk).clear_throttles(targets))
+            brokers, topics, unreadable = run_with_client(
+                zookeeper, lambda zk: ReassignCommand(zk).clear_throttles(targets))
             click.echo(f"Clearing broker-level throttles on broker{'' if len(brokers) == 1 else 's'} "
                        f"{','.join(map(str, brokers))}")
             click.echo(f"Clearing topic-level throttles on topic{'' if len(topics) == 1 else 's'} {','.join(topics)}")
+            for error in unreadable:
+                click.echo(f"Not cleared, its config cannot be read\tCorrupt: {error.path}: {error.reason}")
         _show_progress(statuses)
+        if unreadable:
+            raise click.ClickException(f"{len(unreadable)} corrupt znode{'s' if len(unreadable) > 1 else ''} (see "
+                                       "the lines above)")
     else:  # cancel
         async def cancel_all(zk: KafkaZkClient):
             return await ReassignCommand(zk).cancel(targets)
