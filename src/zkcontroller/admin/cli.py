@@ -24,7 +24,7 @@ from zkcontroller.admin.describe import (
     describe_lines,
     describe_topics,
     list_topic_lines,
-    live_brokers,
+    registered_brokers,
     select_topics,
 )
 from zkcontroller.admin.errors import (
@@ -50,7 +50,7 @@ from zkcontroller.coordination.kazoo_backend import ChrootMissingError
 from zkcontroller.model import is_internal
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.config_values import JAVA_TRIM
-from zkcontroller.zk.errors import KafkaZkError
+from zkcontroller.zk.errors import KafkaZkError, ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.paths import ConfigType
 
@@ -66,6 +66,9 @@ zookeeper_option = click.option(
 
 def run_with_client(zookeeper: str, action: Callable[[KafkaZkClient], Awaitable[T]]) -> T:
     """Run ``action`` on a client over a fresh session; user-facing failures become `click.ClickException`.
+
+    A znode the action could not use (`ZnodeDecodeError`) is one line naming its path and what is wrong with it,
+    where Kafka's tools end with the Jackson or Kafka exception (and often its stack trace).
 
     The chroot must exist (an admin command never creates one: a typo would read as an empty cluster), and if
     the connection takes more than a moment the user is told it is being attempted."""
@@ -97,6 +100,8 @@ def run_with_client(zookeeper: str, action: Callable[[KafkaZkClient], Awaitable[
     except ConnectionLossError:
         raise click.ClickException(f"cannot connect to ZooKeeper at {zookeeper}") from None
     except ChrootMissingError as e:
+        raise click.ClickException(str(e)) from None
+    except ZnodeDecodeError as e:  # the data, not the server: "Malformed znode <path>: <reason>"
         raise click.ClickException(str(e)) from None
     except (ZkError, KafkaZkError) as e:
         raise click.ClickException(f"ZooKeeper at {zookeeper}: {e}") from None
@@ -183,7 +188,7 @@ def create_topic(zookeeper: str, name: str, partitions: int | None, replication_
     mode = RackAwareMode.DISABLED if disable_rack_aware else RackAwareMode.ENFORCED
 
     async def action(zk: KafkaZkClient) -> bool:
-        admin = TopicAdmin(zk, _rng(seed))
+        admin = TopicAdmin(zk, _rng(seed), strict_brokers=True)
         try:
             if explicit is not None:
                 await admin.create_topic_with_assignment(name, explicit, overrides)
@@ -257,7 +262,8 @@ def alter_topic(zookeeper: str, name: str, partitions: int | None, replica_assig
                        "ordering of the messages will be affected")
             existing = (await zk.get_partitions_for_topics([topic])).values.get(topic) or []
             new = None if explicit is None else [explicit[p] for p in sorted(explicit) if p >= len(existing)]
-            await TopicAdmin(zk, _rng(seed)).add_partitions(topic, partitions, new or None, rack_aware_mode=mode)
+            admin = TopicAdmin(zk, _rng(seed), strict_brokers=True)
+            await admin.add_partitions(topic, partitions, new or None, rack_aware_mode=mode)
             click.echo("Adding partitions succeeded!")
 
     run_with_client(zookeeper, action)
@@ -286,10 +292,14 @@ def describe_topic(zookeeper: str, topic: str | None, under_replicated_partition
     filt = DescribeFilter(under_replicated_partitions, unavailable_partitions, topics_with_overrides)
 
     async def action(zk: KafkaZkClient) -> tuple[list[str], int]:
+        # Kafka reads the brokers first and throws on a registration it cannot parse; here it is shown first
+        # (a partition it leads counts as unavailable) and the topics are still described.
         names = await select_topics(zk, topic, exclude_internal=exclude_internal, must_exist=not if_exists)
-        live = [b.broker.id for b in await live_brokers(zk)]
+        registered, corrupt_brokers = await registered_brokers(zk)
+        live = [b.broker.id for b in registered]
         descriptions = await describe_topics(zk, names)
-        return describe_lines(descriptions, live, filt), count_corrupt(descriptions)
+        lines = [*corrupt_brokers.values(), *describe_lines(descriptions, live, filt)]
+        return lines, len(corrupt_brokers) + count_corrupt(descriptions)
 
     lines, corrupt = run_with_client(zookeeper, action)
     for line in lines:
@@ -350,9 +360,14 @@ def brokers() -> None:
 @brokers.command("list")
 @zookeeper_option
 def list_brokers(zookeeper: str) -> None:
-    """One line per registered broker: id, epoch (registration czxid), rack, endpoints."""
-    for b in run_with_client(zookeeper, live_brokers):
-        click.echo(broker_line(b))
+    """One line per registered broker: id, epoch (registration czxid), rack, endpoints. A registration that
+    cannot be read is a ``Broker: <id>\tCorrupt: <path>: <reason>`` line in its place, and the command then
+    exits non-zero (Kafka has no such command; its tools throw on such a registration)."""
+    registered, corrupt = run_with_client(zookeeper, registered_brokers)
+    lines = {**{b.broker.id: broker_line(b) for b in registered}, **corrupt}
+    for broker_id in sorted(lines):
+        click.echo(lines[broker_id])
+    _fail_if_corrupt(len(corrupt))
 
 
 @click.group()

@@ -32,6 +32,7 @@ from zkcontroller.admin.topics import change_topic_config
 from zkcontroller.admin.usage import KafkaCommand
 from zkcontroller.zk import paths
 from zkcontroller.zk.config_values import JAVA_TRIM, parse_boolean
+from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.znodes import UNCLEAN_LEADER_ELECTION_ENABLE
 
@@ -184,7 +185,11 @@ async def alter_topic_config(zk: KafkaZkClient, topic: str, add: dict[str, str],
 
     The deleted keys are checked against the stored overrides first, so for a topic that does not exist (no
     overrides) a deletion fails with "Invalid config(s)"; only then does `change_topic_config` check the name,
-    the topic's existence and the values."""
+    the topic's existence and the values.
+
+    A config node that cannot be read raises its `ZnodeDecodeError` and nothing is written. Kafka's
+    ``fetchEntityConfig`` reads one that is not JSON or not an object as no overrides and writes the new set over
+    it (it throws only for a value that is not a string); overwriting would lose what the node held."""
     current = await zk.get_entity_configs(paths.ConfigType.TOPIC, topic)
     missing = [k for k in delete if k not in current]  # Kafka's filterNot keeps the order given
     if missing:
@@ -264,9 +269,21 @@ def _record_entity_order(ctx: click.Context, param: click.Parameter, value: obje
     return value
 
 
-async def _describe(zk: KafkaZkClient, kind: str, name: str | None) -> list[tuple[str, dict[str, str]]]:
+async def _describe(zk: KafkaZkClient, kind: str, name: str | None
+                    ) -> list[tuple[str, dict[str, str] | ZnodeDecodeError]]:
+    """Each entity's overrides, or why its config znode cannot be read.
+
+    Kafka 2.8.2's ``describeConfigWithZk`` reads each node with ``fetchEntityConfig``: data that is not JSON, or
+    not an object with a ``config`` object, shows as no overrides without a word, and a value that is not a string
+    throws, ending the command at that entity. Every entity is described here and the unreadable ones say so."""
     names = [name] if name is not None else await zk.get_children(paths.config_entity_type_path(kind))
-    return [(n, await zk.get_entity_configs(kind, n)) for n in names]
+    out: list[tuple[str, dict[str, str] | ZnodeDecodeError]] = []
+    for n in names:
+        try:
+            out.append((n, await zk.get_entity_configs(kind, n)))
+        except ZnodeDecodeError as e:
+            out.append((n, e))
+    return out
 
 
 def _label(kind: str, name: str) -> str:
@@ -309,9 +326,16 @@ def configs(zookeeper: str, entity_types: tuple[str, ...], entity_names_given: t
         raise click.UsageError("At least one of --add-config or --delete-config must be specified with --alter")
     click.echo(ZOOKEEPER_DEPRECATED)
     if describe:
+        corrupt = 0
         for described, found in run_with_client(zookeeper, lambda zk: _describe(zk, kind, name)):
+            if isinstance(found, ZnodeDecodeError):
+                corrupt += 1
+                click.echo(f"Configs for {_label(kind, described)} are unknown\tCorrupt: {found.path}: {found.reason}")
+                continue
             rendered = ",".join(f"{k}={found[k]}" for k in properties_order(found))  # Kafka's Properties order
             click.echo(f"Configs for {_label(kind, described)} are {rendered}")
+        if corrupt:  # shown above; the command still fails, so scripts notice
+            raise click.ClickException(f"{corrupt} corrupt znode{'s' if corrupt > 1 else ''} (see the lines above)")
         return
     assert name is not None
     try:

@@ -68,6 +68,8 @@ class TopicDescription:
     partitions: tuple[PartitionDescription, ...]
     configs: tuple[tuple[str, str], ...] = ()
     marked_for_deletion: bool = False
+    configs_corrupt: str | None = None
+    """``<path>: <reason>`` when ``/config/topics/<t>`` cannot be read (its overrides then unknown, not none)."""
 
     @property
     def partition_count(self) -> int:
@@ -83,7 +85,8 @@ class TopicDescription:
             line += f"\tTopicId: {self.topic_id}"
         line += (f"\tPartitionCount: {self.partition_count}\tReplicationFactor: {self.replication_factor}"
                  f"\tConfigs: {','.join(f'{k}={v}' for k, v in self.configs)}")
-        return line + ("\tMarkedForDeletion: true" if self.marked_for_deletion else "")
+        line += "\tMarkedForDeletion: true" if self.marked_for_deletion else ""
+        return line + (f"\tCorrupt: {self.configs_corrupt}" if self.configs_corrupt is not None else "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,8 +106,9 @@ Description = TopicDescription | CorruptTopic | None
 
 
 def count_corrupt(descriptions: dict[str, Description]) -> int:
-    """Corrupt topic znodes plus corrupt partition-state znodes: a describe that met any exits non-zero."""
-    return sum(1 if isinstance(d, CorruptTopic) else sum(p.corrupt is not None for p in d.partitions)
+    """Corrupt topic, topic-config and partition-state znodes: a describe that met any exits non-zero."""
+    return sum(1 if isinstance(d, CorruptTopic)
+               else (d.configs_corrupt is not None) + sum(p.corrupt is not None for p in d.partitions)
                for d in descriptions.values() if d is not None)
 
 
@@ -177,8 +181,13 @@ async def select_topics(zk: KafkaZkClient, include: str | None = None, *, exclud
 
 
 async def describe_topics(zk: KafkaZkClient, topics: Sequence[str]) -> dict[str, Description]:
-    """Each topic's description (pipelined reads): corrupt topic and partition-state znodes are described as
-    such, with their path and the reason; None for a topic whose znode is gone."""
+    """Each topic's description (pipelined reads): corrupt topic, topic-config and partition-state znodes are
+    described as such, with their path and the reason; None for a topic whose znode is gone.
+
+    Kafka 2.8.2's ``--describe`` stops at the first topic whose znode throws (wrong shape, no data; data that is
+    not JSON reads as no partitions and then fails on ``assignment.head``) or whose partition state throws, and
+    reads a config znode that is not JSON as no overrides; every topic is described here, the corrupt znodes
+    where they belong, and the command exits non-zero (`count_corrupt`)."""
     assignments = await zk.get_topic_assignments(topics)
     partitions = [tp for a in assignments.values.values() for tp in a.assignment]
     states = await zk.get_topic_partition_states(partitions)
@@ -205,10 +214,12 @@ async def describe_topics(zk: KafkaZkClient, topics: Sequence[str]) -> dict[str,
             parts.append(PartitionDescription(topic, tp.partition, leader, a.replicas, isr, marked,
                                               None if bad is None else f"{bad.path}: {bad.reason}",
                                               a.adding_replicas, a.removing_replicas))
+        bad_configs = configs.malformed.get(paths.topic_config_path(topic))
         stored = configs.values.get(topic, {})
         # TopicCommand: the Properties' order, then the admin client Config's HashMap keyed by name
         overrides = tuple((k, stored[k]) for k in hash_map_order(properties_order(stored)))
-        out[topic] = TopicDescription(topic, found.topic_id, tuple(parts), overrides, marked)
+        out[topic] = TopicDescription(topic, found.topic_id, tuple(parts), overrides, marked,
+                                      None if bad_configs is None else f"{bad_configs.path}: {bad_configs.reason}")
     return out
 
 
@@ -226,7 +237,7 @@ def describe_lines(
         if isinstance(desc, CorruptTopic):
             lines.append(desc.render())
             continue
-        if filt.describe_configs and (not filt.topics_with_overrides or desc.configs):
+        if filt.describe_configs and (not filt.topics_with_overrides or desc.configs or desc.configs_corrupt):
             lines.append(desc.render())
         if filt.describe_partitions:
             lines.extend(p.render() for p in desc.partitions if filt.shows_partition(p, live))
@@ -235,7 +246,11 @@ def describe_lines(
 
 async def list_topic_lines(zk: KafkaZkClient, include: str | None = None, *, exclude_internal: bool = False
                            ) -> list[str]:
-    """``--list``: one topic per line, ``<t> - marked for deletion`` for those queued for deletion."""
+    """``--list``: one topic per line, ``<t> - marked for deletion`` for those queued for deletion.
+
+    Beyond Kafka: a topic whose znode cannot be read is ``<t> - corrupt: <path>: <reason>`` (and the command
+    exits non-zero). Kafka 2.8.2's ``--list`` reads only the names, so it lists such a topic plainly, and every
+    other tool then fails on it."""
     topics = await select_topics(zk, include, exclude_internal=exclude_internal, must_exist=False)
     deleting = await zk.get_topic_deletions()
     malformed = (await zk.get_topic_assignments(topics)).malformed
@@ -254,10 +269,19 @@ async def list_topic_lines(zk: KafkaZkClient, include: str | None = None, *, exc
 
 async def live_brokers(zk: KafkaZkClient) -> list[BrokerAndEpoch]:
     """Registered brokers by id, with their epochs (malformed registrations logged and skipped)."""
+    brokers, corrupt = await registered_brokers(zk)
+    for line in corrupt.values():
+        log.warning("Ignoring malformed broker registration: %s", line)
+    return brokers
+
+
+async def registered_brokers(zk: KafkaZkClient) -> tuple[list[BrokerAndEpoch], dict[int, str]]:
+    """Registered brokers by id, with their epochs, and by id a ``Broker: <id>\tCorrupt: <path>: <reason>`` line
+    for each registration that cannot be read."""
     read = await zk.get_all_brokers_and_epochs()
-    for path, error in sorted(read.malformed.items()):
-        log.warning("Ignoring malformed broker registration %s: %s", path, error.reason)
-    return [read.values[i] for i in sorted(read.values)]
+    corrupt = {int(path.rsplit("/", 1)[-1]): f"Broker: {path.rsplit('/', 1)[-1]}\tCorrupt: {path}: {error.reason}"
+               for path, error in read.malformed.items()}
+    return [read.values[i] for i in sorted(read.values)], dict(sorted(corrupt.items()))
 
 
 def broker_line(b: BrokerAndEpoch) -> str:
@@ -288,5 +312,6 @@ __all__ = [
     "include_list_regex",
     "list_topic_lines",
     "live_brokers",
+    "registered_brokers",
     "select_topics",
 ]

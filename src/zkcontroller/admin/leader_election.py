@@ -24,6 +24,7 @@ from zkcontroller.admin.java_numbers import is_json_int
 from zkcontroller.admin.usage import JAVA_INT, KafkaCommand
 from zkcontroller.coordination.errors import NodeExistsError
 from zkcontroller.model import TopicPartition, sorted_partitions
+from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 
@@ -70,15 +71,33 @@ def parse_partitions_json(text: str, where: str) -> list[TopicPartition]:
 
 
 async def all_partitions(zk: KafkaZkClient) -> list[TopicPartition]:
+    """Every partition the readable topic znodes list (a topic znode that cannot be read is left out)."""
     topics = await zk.get_all_topics_in_cluster()
     read = await zk.get_partitions_for_topics(topics)
     return sorted_partitions(TopicPartition(t, p) for t, ps in read.values.items() for p in ps)
 
 
+async def _partitions_of(zk: KafkaZkClient, topics: Iterable[str] | None) -> list[TopicPartition]:
+    """The partitions of ``topics`` (default: every topic) as their topic znodes list them.
+
+    A topic znode that cannot be read raises its `ZnodeDecodeError`, before anything is written: Kafka's
+    ``PreferredReplicaLeaderElectionCommand`` reads the same znodes with ``getPartitionsForTopics``, which throws
+    for the wrong shape or no data ("Admin command failed"); for data that is not JSON it reads no partitions and
+    says the partitions asked for "don't exist", which hides the corruption, so that fails here too."""
+    names = await zk.get_all_topics_in_cluster() if topics is None else set(topics)
+    read = await zk.get_partitions_for_topics(names)
+    if read.malformed:
+        raise read.malformed[min(read.malformed)]
+    return sorted_partitions(TopicPartition(t, p) for t, ps in read.values.items() for p in ps)
+
+
 async def start_preferred_election(zk: KafkaZkClient, partitions: Iterable[TopicPartition] | None
                                    ) -> PreferredElectionStarted:
-    """Write the election request for the partitions that exist (all of them when ``partitions`` is None)."""
-    existing = set(await all_partitions(zk))
+    """Write the election request for the partitions that exist (all of them when ``partitions`` is None); only
+    the topics named are read when partitions are given, as Kafka reads them."""
+    if partitions is not None:
+        partitions = list(partitions)
+    existing = set(await _partitions_of(zk, None if partitions is None else {tp.topic for tp in partitions}))
     wanted = existing if partitions is None else set(partitions)
     valid = sorted_partitions(wanted & existing)
     skipped = sorted_partitions(wanted - existing)
@@ -86,10 +105,14 @@ async def start_preferred_election(zk: KafkaZkClient, partitions: Iterable[Topic
         try:
             await zk.create_preferred_replica_election(valid)
         except NodeExistsError:
-            current = await zk.get_preferred_replica_election() or frozenset()
+            try:  # Kafka reads it leniently (not JSON: no partitions) and throws on the wrong shape
+                current = await zk.get_preferred_replica_election() or frozenset()
+                pending = ','.join(str(tp) for tp in sorted_partitions(current))
+            except ZnodeDecodeError as e:
+                pending = f"partitions it cannot tell ({e})"
             raise ElectionInProgressError(
-                "Preferred replica leader election currently in progress for "
-                f"{','.join(str(tp) for tp in sorted_partitions(current))}. Aborting operation") from None
+                f"Preferred replica leader election currently in progress for {pending}. Aborting operation"
+            ) from None
     return PreferredElectionStarted(valid, skipped)
 
 

@@ -176,10 +176,18 @@ class ReassignCommand:
         ``getReplicaAssignmentForTopics`` (a missing topic znode reads as no partitions): it is in neither JSON,
         and when no topic named exists both are ``{"version":1,"partitions":[]}``. Likewise a broker named that is
         not registered is left out (``getBrokerMetadatas(mode, Some(brokers))`` filters the registered ones), so
-        a topic's replication factor is checked against the brokers found."""
+        a topic's replication factor is checked against the brokers found.
+
+        A topic znode or a broker registration that cannot be read fails the command, naming it, as Kafka's
+        ``getReplicaAssignmentForTopics`` and ``getAllBrokersInCluster`` throw there (a topic znode that is not
+        JSON reads as no partitions in Kafka, which would leave the topic out of both JSONs without a word)."""
         current = await self._assignments(topics)
         proposed: dict[TopicPartition, tuple[int, ...]] = {}
-        registered = (await self._zk.get_all_brokers_and_epochs()).values.values()
+        read = await self._zk.get_all_brokers_and_epochs()
+        if read.malformed:  # getBrokerMetadatas → getAllBrokersInCluster throws on it, named or not
+            path, error = min(read.malformed.items())
+            raise AdminError(f"Cannot read the broker registration at {path}: {error.reason}")
+        registered = read.values.values()
         metadata = broker_metadatas_for(
             (BrokerMetadata(r.broker.id, r.broker.rack) for r in registered if r.broker.id in set(brokers)),
             RackAwareMode.ENFORCED if rack_aware else RackAwareMode.DISABLED)
@@ -234,39 +242,66 @@ class ReassignCommand:
                 {**{tp: r for tp, r in pending.items() if tp not in moving}, **moving})
         return sorted_partitions(moving)
 
-    async def clear_throttles(self, targets: Mapping[TopicPartition, Sequence[int]]) -> tuple[list[int], list[str]]:
+    async def clear_throttles(self, targets: Mapping[TopicPartition, Sequence[int]]
+                              ) -> tuple[list[int], list[str], list[ZnodeDecodeError]]:
         """Kafka's ``clearAllThrottles`` (ZooKeeper), run by ``--verify`` once no reassignment is pending: drop
         the throttle configs of every registered or target broker and of every target topic, rewriting (and
-        notifying) only an entity that had one. Returns the brokers and topics it looked at."""
+        notifying) only an entity that had one. Returns the brokers and topics it looked at, and the config nodes
+        it could not read: those are left as they are and the others still cleared (Kafka reads a node that is
+        not JSON as having no throttle, and stops at one whose value is not a string)."""
+        unreadable: list[ZnodeDecodeError] = []
+
+        async def configs_of(entity_type: str, name: str) -> dict[str, str] | None:
+            try:
+                return await self._zk.get_entity_configs(entity_type, name)
+            except ZnodeDecodeError as e:
+                unreadable.append(e)
+                return None
+
         brokers = sorted(set(await self._zk.get_sorted_broker_list()) | {b for r in targets.values() for b in r})
         for broker in brokers:
-            found = await self._zk.get_entity_configs(ConfigType.BROKER, str(broker))
-            kept = {k: v for k, v in found.items() if k not in BROKER_THROTTLES}
-            if kept != found:  # AdminZkClient.changeBrokerConfig: the write, then the notification
-                await self._zk.set_or_create_entity_configs(ConfigType.BROKER, str(broker), kept)
+            found = await configs_of(ConfigType.BROKER, str(broker))
+            kept = None if found is None else {k: v for k, v in found.items() if k not in BROKER_THROTTLES}
+            if found is not None and kept != found:  # AdminZkClient.changeBrokerConfig: write, then notification
+                await self._zk.set_or_create_entity_configs(ConfigType.BROKER, str(broker), kept or {})
                 await self._zk.create_config_change_notification(f"{ConfigType.BROKER}/{broker}")
         topics = sorted({tp.topic for tp in targets})
         for topic in topics:
-            found = await self._zk.get_entity_configs(ConfigType.TOPIC, topic)
-            kept = {k: v for k, v in found.items() if k not in TOPIC_THROTTLES}
-            if kept != found:
-                await change_topic_config(self._zk, topic, kept)
-        return brokers, topics
+            found = await configs_of(ConfigType.TOPIC, topic)
+            kept = None if found is None else {k: v for k, v in found.items() if k not in TOPIC_THROTTLES}
+            if found is not None and kept != found:
+                await change_topic_config(self._zk, topic, kept or {})
+        return brokers, topics, unreadable
 
     async def list(self) -> dict[TopicPartition, ReplicaAssignment]:
+        """The partitions being reassigned; the first topic znode that cannot be read raises `AdminError`."""
         topics = await self._zk.get_all_topics_in_cluster()
         return {tp: a for tp, a in sorted((await self._assignments(topics)).items()) if a.is_being_reassigned}
+
+    async def list_readable(self) -> tuple[dict[TopicPartition, ReplicaAssignment], dict[str, ZnodeDecodeError]]:
+        """`list` over every topic znode that can be read, and the others by path (``--list``: Kafka 2.8 has it
+        only through the admin client, whose brokers' metadata has no such topic; here a corrupt topic must not
+        hide the reassignments of the others, nor be left unsaid)."""
+        read = await self._zk.get_full_replica_assignment_for_topics(await self._zk.get_all_topics_in_cluster())
+        moving = {tp: a for tp, a in sorted(read.values.items()) if a.is_being_reassigned}
+        return moving, dict(sorted(read.malformed.items()))
 
     async def not_yet_started(self, started: Iterable[TopicPartition]) -> dict[TopicPartition, tuple[int, ...]]:
         """Partitions ``/admin/reassign_partitions`` asks to move that no controller has begun (none is active,
         or it has not read the znode yet): `list` alone, which reads what controllers wrote, said "No partition
-        reassignments found" for them. A malformed znode lists nothing here (the controller reports it)."""
+        reassignments found" for them. A malformed znode lists nothing here (`not_yet_started_or_error` says why)."""
+        return (await self.not_yet_started_or_error(started))[0]
+
+    async def not_yet_started_or_error(self, started: Iterable[TopicPartition]
+                                       ) -> tuple[dict[TopicPartition, tuple[int, ...]], ZnodeDecodeError | None]:
+        """`not_yet_started`, and the error when ``/admin/reassign_partitions`` cannot be read (the controller
+        ignores such a znode, as Kafka's does, with a WARN; ``--list`` reports it)."""
         try:
             pending = await self._zk.get_partition_reassignment()
-        except ZnodeDecodeError:
-            return {}
+        except ZnodeDecodeError as e:
+            return {}, e
         begun = set(started)
-        return {tp: target for tp, target in sorted((pending or {}).items()) if tp not in begun}
+        return {tp: target for tp, target in sorted((pending or {}).items()) if tp not in begun}, None
 
     async def broker_views(self, topics: Iterable[str], timeout_ms: int = 5000) -> dict[int, BrokerView]:
         """Every registered broker's metadata for ``topics``, asked over Kafka's wire protocol (Metadata v1 on the
@@ -295,7 +330,12 @@ class ReassignCommand:
         target with nothing adding or removing and the reassign znode no longer lists the partition. Only when
         ``broker_views`` are given (``--check-brokers``) must every broker's metadata also list the target; a
         view that is a string is a broker that could not be asked, so the partition is not confirmed complete
-        (`unreachable_brokers_line` says why, once)."""
+        (`unreachable_brokers_line` says why, once).
+
+        A target topic's znode that cannot be read fails it (`AdminError` naming the znode), as Kafka's
+        ``getReplicaAssignmentForTopics`` throws there; so does an ``/admin/reassign_partitions`` that cannot be
+        read (`ZnodeDecodeError`), where Kafka warns "Ignoring partition reassignment due to invalid json" and
+        reads no pending partitions, which could call a partition still listed there complete."""
         current = await self._assignments({tp.topic for tp in targets})
         pending = await self._zk.get_partition_reassignment() or {}
         states = (await self._zk.get_topic_partition_states(targets)).values
@@ -363,6 +403,16 @@ def list_lines(found: Mapping[TopicPartition, ReplicaAssignment]) -> list[str]:
         adding = f" adding: {','.join(map(str, a.adding_replicas))}." if a.adding_replicas else ""
         removing = f" removing: {','.join(map(str, a.removing_replicas))}." if a.removing_replicas else ""
         lines.append(f"{tp}: replicas: {','.join(map(str, a.replicas))}.{adding}{removing}")
+    return lines
+
+
+def corrupt_lines(topics: Mapping[str, ZnodeDecodeError], submission: ZnodeDecodeError | None) -> list[str]:
+    """After `list_lines` and `not_yet_started_lines`: each topic znode, and the submission, that cannot be read
+    (what is being reassigned there is unknown)."""
+    lines = [f"Topic: {path.rsplit('/', 1)[-1]}\tCorrupt: {path}: {e.reason}" for path, e in topics.items()]
+    if submission is not None:
+        lines.append(f"Submitted in {submission.path}, which cannot be read\tCorrupt: {submission.path}: "
+                     f"{submission.reason}")
     return lines
 
 

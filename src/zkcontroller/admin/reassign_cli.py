@@ -22,6 +22,7 @@ from zkcontroller.admin.reassign import (
     PartitionStatus,
     ReassignCommand,
     ReassignmentInputError,
+    corrupt_lines,
     list_lines,
     not_yet_started_lines,
     parse_broker_list,
@@ -30,6 +31,7 @@ from zkcontroller.admin.reassign import (
     unreachable_brokers_line,
 )
 from zkcontroller.admin.usage import KafkaCommand
+from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 
@@ -113,14 +115,19 @@ def reassign(zookeeper: str, generate: bool, execute: bool, verify: bool, cancel
             click.echo(f"Proposed partition reassignment configuration\n{proposed}")
             return
         if action == "list":
-            async def both(zk: KafkaZkClient) -> tuple[dict, dict]:
+            async def both(zk: KafkaZkClient) -> tuple[list[str], int]:
                 command = ReassignCommand(zk)
-                found = await command.list()
-                return found, await command.not_yet_started(found)
+                found, corrupt = await command.list_readable()
+                pending, submission = await command.not_yet_started_or_error(found)
+                lines = [*list_lines(found), *not_yet_started_lines(pending), *corrupt_lines(corrupt, submission)]
+                return lines, len(corrupt) + (submission is not None)
 
-            found, pending = run_with_client(zookeeper, both)
-            for line in [*list_lines(found), *not_yet_started_lines(pending)]:
+            lines, corrupt = run_with_client(zookeeper, both)
+            for line in lines:
                 click.echo(line)
+            if corrupt:  # shown above; the command still fails, so scripts notice
+                raise click.ClickException(f"{corrupt} corrupt znode{'s' if corrupt > 1 else ''} (see the lines "
+                                           "above)")
             return
         text, source = _read(reassignment_json_file, "--reassignment-json-file")
         targets = parse_reassignment_json(text, source)
@@ -160,12 +167,19 @@ def reassign(zookeeper: str, generate: bool, execute: bool, verify: bool, cancel
             click.echo(s.message)
         if unreachable:
             click.echo(unreachable)
+        unreadable: list[ZnodeDecodeError] = []
         if not pending and not preserve_throttles:  # Kafka: once no reassignment at all is pending
-            brokers, topics = run_with_client(zookeeper, lambda zk: ReassignCommand(zk).clear_throttles(targets))
+            brokers, topics, unreadable = run_with_client(
+                zookeeper, lambda zk: ReassignCommand(zk).clear_throttles(targets))
             click.echo(f"Clearing broker-level throttles on broker{'' if len(brokers) == 1 else 's'} "
                        f"{','.join(map(str, brokers))}")
             click.echo(f"Clearing topic-level throttles on topic{'' if len(topics) == 1 else 's'} {','.join(topics)}")
+            for error in unreadable:
+                click.echo(f"Not cleared, its config cannot be read\tCorrupt: {error.path}: {error.reason}")
         _show_progress(statuses)
+        if unreadable:
+            raise click.ClickException(f"{len(unreadable)} corrupt znode{'s' if len(unreadable) > 1 else ''} (see "
+                                       "the lines above)")
     else:  # cancel
         async def cancel_all(zk: KafkaZkClient):
             return await ReassignCommand(zk).cancel(targets)

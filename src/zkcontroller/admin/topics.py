@@ -57,16 +57,26 @@ class TopicAdmin:
     ``rng`` draws the random start of Kafka's replica placement. ``topic_id_rng``, when given, gives new
     topics an id at creation (as 2.8's CreateTopics API does with IBP >= 2.8); without it the topic is
     written without one and the controller assigns it (as ``kafka-topics --zookeeper`` leaves it).
+
+    ``strict_brokers``: a broker registration that cannot be read fails placement (`ZnodeDecodeError`), as
+    ``AdminZkClient.getBrokerMetadatas`` throws in ``kafka-topics --zookeeper`` ("Failed to parse ZooKeeper
+    registration for broker N"), rather than placing replicas on the other brokers only; the admin CLI sets it.
+    Without it (a broker serving CreateTopics, which Kafka places from its metadata cache) the registration is
+    logged and left out.
     """
 
-    def __init__(self, zk: KafkaZkClient, rng: random.Random, *, topic_id_rng: random.Random | None = None):
+    def __init__(self, zk: KafkaZkClient, rng: random.Random, *, topic_id_rng: random.Random | None = None,
+                 strict_brokers: bool = False):
         self._zk = zk
         self._rng = rng
         self._topic_id_rng = topic_id_rng
+        self._strict_brokers = strict_brokers
 
     async def broker_metadatas(self, mode: RackAwareMode = RackAwareMode.ENFORCED) -> list[BrokerMetadata]:
         """Registered brokers as placement input (``AdminZkClient.getBrokerMetadatas``)."""
         read = await self._zk.get_all_brokers_and_epochs()
+        if self._strict_brokers and read.malformed:
+            raise read.malformed[min(read.malformed)]
         for path, error in sorted(read.malformed.items()):
             log.warning("Ignoring malformed broker registration %s: %s", path, error.reason)
         return broker_metadatas_for(
@@ -161,10 +171,16 @@ class TopicAdmin:
         """Grow ``topic`` to ``num_partitions``; ``new_assignment`` lists the new partitions' replicas in order
         (default: Kafka's placement, continuing from partition 0's first replica). Returns the full assignment;
         ``validate_only`` (CreatePartitions' flag) checks and places but writes nothing.
+
+        A topic znode that cannot be read raises its `ZnodeDecodeError` (path and reason). Kafka's ``--alter``
+        throws the Jackson error for the wrong shape or no data, and says "The topic T does not exist" for data
+        that is not JSON, which would send the user looking for a missing topic.
         """
         if is_internal(topic):
             raise InvalidPartitionsError(f"The number of partitions for the internal topic {topic} cannot be changed.")
         read = await self._zk.get_topic_assignments([topic])
+        if read.malformed:  # Kafka's getFullReplicaAssignmentForTopics throws, or (not JSON) "does not exist"
+            raise next(iter(read.malformed.values()))
         current = read.values.get(topic)
         if current is None or not current.assignment:
             raise UnknownTopicError(f"The topic {topic} does not exist")

@@ -115,6 +115,17 @@ def parse_json(data: bytes, path: str) -> Any:
     return value
 
 
+def holds_no_value(data: bytes) -> bool:
+    """Whether ``data`` holds no JSON value at all: empty, or only whitespace (after a byte order mark).
+
+    Jackson's ``readTree`` answers ``MissingNode`` there rather than failing, so ``Json.parseBytes`` gives
+    ``Some(MissingNode)``, not ``None``: the ZkData decoders that read ``None`` (data that is not JSON) as empty
+    call ``asJsonObject`` on it and throw (``Expected JSON object, received ``)."""
+    if data.startswith(_BOM):
+        data = data[len(_BOM):]
+    return not data.strip(b" \t\n\r")
+
+
 def parse_object(data: bytes, path: str) -> JsonObject:
     """Parse a znode whose content must be a JSON object."""
     value = parse_json(data, path)

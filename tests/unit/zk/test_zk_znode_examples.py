@@ -148,10 +148,9 @@ def test_topic_mid_reassignment_example() -> None:
     assert as_json(TopicZNode.encode(None, value.assignment)) == as_json(data)
 
 
-def test_topic_legacy_versions_and_null_data() -> None:
+def test_topic_legacy_versions_and_no_partitions() -> None:
     v1 = TopicZNode.decode(b'{"version":1,"partitions":{"0":[1]}}', "/brokers/topics/t")
     assert v1.assignment == {TopicPartition("t", 0): ReplicaAssignment((1,))}
-    assert TopicZNode.decode(b"", "/brokers/topics/t").assignment == {}
     assert TopicZNode.decode(b'{"version":2}', "/brokers/topics/t").assignment == {}
 
 

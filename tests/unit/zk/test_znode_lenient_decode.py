@@ -15,7 +15,7 @@ TOPIC = "/brokers/topics/t"
 CONFIG = "/config/topics/t"
 
 
-@pytest.mark.parametrize("data", [b"not json", b"{]", b"\xff\xfe", b"   ", b'{"partitions":NaN}'])
+@pytest.mark.parametrize("data", [b"not json", b"{]", b"\xff\xfe", b" x", b'{"partitions":NaN}'])
 def test_topic_znode_that_is_not_json_is_an_empty_assignment(data: bytes) -> None:
     value, error = TopicZNode.decode_lenient(data, TOPIC)
     assert value == TopicIdReplicaAssignment("t", None, {})
@@ -36,7 +36,18 @@ def test_well_formed_topic_znode_reads_the_same_both_ways() -> None:
     data = b'{"version":3,"partitions":{"0":[1,2]}}'
     value, error = TopicZNode.decode_lenient(data, TOPIC)
     assert error is None and value == TopicZNode.decode(data, TOPIC)
-    assert TopicZNode.decode_lenient(b"", TOPIC) == (TopicIdReplicaAssignment("t", None, {}), None)
+
+
+@pytest.mark.parametrize("data", [b"", b"   ", b"\n\t\r ", b"\xef\xbb\xbf", b"\xef\xbb\xbf  "])
+def test_topic_znode_without_a_json_value_raises_both_ways(data: bytes) -> None:
+    """Jackson reads no value as ``MissingNode`` (not as a parse failure), on which Kafka's ``TopicZNode.decode``
+    throws ``Expected JSON object``: not the empty assignment that data which is not JSON reads as."""
+    for decode in (TopicZNode.decode, TopicZNode.decode_lenient):
+        with pytest.raises(ZnodeDecodeError) as excinfo:
+            decode(data, TOPIC)
+        assert not isinstance(excinfo.value, UnparseableZnodeError)
+        assert excinfo.value.path == TOPIC
+        assert excinfo.value.reason == f"no JSON value ({len(data)} bytes of data): expected a JSON object"
 
 
 @pytest.mark.parametrize(("data", "reason"), [

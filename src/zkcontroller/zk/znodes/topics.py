@@ -16,13 +16,14 @@ from zkcontroller.model import (
     TopicPartition,
 )
 from zkcontroller.zk import paths
-from zkcontroller.zk.errors import UnparseableZnodeError
+from zkcontroller.zk.errors import UnparseableZnodeError, ZnodeDecodeError
 from zkcontroller.zk.json_fields import (
     INT32_MAX,
     INT32_MIN,
     JsonObject,
     check_int_list,
     dumps,
+    holds_no_value,
     int_tuple_or_none,
     parse_int_text,
     parse_json,
@@ -64,10 +65,14 @@ class TopicZNode:
 
     @staticmethod
     def decode(data: bytes, path: str) -> TopicIdReplicaAssignment:
-        """Null data → empty assignment, no id; missing maps or keys → empty lists (as Kafka reads)."""
+        """Missing maps or keys → empty lists (as Kafka reads).
+
+        Empty (or whitespace-only) data is refused, leniently or not: Jackson 2.10 reads it as ``MissingNode``,
+        which Kafka 2.8.2's ``TopicZNode.decode`` passes to ``asJsonObject``, throwing ``JsonMappingException:
+        Expected JSON object, received `` (its controller fails the failover or the TopicChange event on it)."""
         topic = path.rsplit("/", 1)[-1]
-        if not data:
-            return TopicIdReplicaAssignment(topic, None, {})
+        if holds_no_value(data):
+            raise ZnodeDecodeError(path, f"no JSON value ({len(data)} bytes of data): expected a JSON object")
         obj = parse_object(data, path)
         topic_id = parse_topic_id(obj.get_str("topic_id"), path) if "topic_id" in obj else None
         adding = obj.get_opt_obj("adding_replicas")
@@ -91,8 +96,9 @@ class TopicZNode:
     @staticmethod
     def decode_lenient(data: bytes, path: str) -> tuple[TopicIdReplicaAssignment, UnparseableZnodeError | None]:
         """Kafka's reading (ZkData's ``TopicZNode.decode``): data that is not JSON is an empty assignment with no
-        id, returned with the parse error so that the caller can report the znode; JSON of the wrong shape
-        still raises, as it throws in Kafka. `decode` refuses both (the admin tools flag such a topic)."""
+        id, returned with the parse error so that the caller can report the znode; JSON of the wrong shape and
+        empty data still raise, as they throw in Kafka. `decode` refuses all three (the admin tools flag such a
+        topic)."""
         try:
             return TopicZNode.decode(data, path), None
         except UnparseableZnodeError as e:
