@@ -140,3 +140,19 @@ async def test_a_broker_command_says_it_waits_for_a_killed_controllers_session(
     await asyncio.wait_for(command, 30)
     last = next(b for b in (1, 2, 3) if b not in (killed, stopped))
     assert lines[-1] == f"controller: broker {last}, epoch 2"
+
+
+async def test_an_unknown_verb_is_one_line_naming_the_verbs(shell_on: ShellFactory) -> None:
+    """It printed "unknown command 'foo'" and then the 15 lines of help, burying the mistake typed."""
+    shell, lines = await shell_on([1])
+    assert await shell.run_command("describ orders")
+    assert lines == ["error: unknown command 'describ'; commands: help, status, create, describe, produce, elect, "
+                     "delete, fail-log-dir, stop, start, kill, expire, quit (`help` says what each does)"]
+
+
+@pytest.mark.parametrize("verb", ["stop", "kill", "expire"])
+async def test_a_broker_the_cluster_does_not_have_is_named_as_such(shell_on: ShellFactory, verb: str) -> None:
+    """``stop 9`` said "broker 9 is not running", as if 9 were one of the cluster's brokers, stopped."""
+    shell, lines = await shell_on([1, 2])
+    assert await shell.run_command(f"{verb} 9")
+    assert lines == ["error: broker 9 is not running: this cluster has brokers 1, 2 (`start 9` adds one)"]

@@ -136,7 +136,9 @@ class ClusterShell:
             return False
         handler = self._commands().get(name)
         if handler is None:
-            self.out(f"unknown command {name!r}\n{HELP}")
+            # one line, as every other error here; the 15 lines of HELP buried the mistake typed
+            self.out(f"error: unknown command {name!r}; commands: {', '.join([*self._commands(), 'quit'])} "
+                     "(`help` says what each does)")
             return True
         try:
             await handler(args)

@@ -201,6 +201,9 @@ class LocalCluster:
     def _running(self, broker_id: int) -> KafkaServer:
         server = self.brokers.get(broker_id)
         if server is None or not server.running:
+            if server is None:  # "is not running" suggested it was one of this cluster's, stopped
+                raise ValueError(f"broker {broker_id} is not running: this cluster has brokers "
+                                 f"{', '.join(map(str, self.broker_ids))} (`start {broker_id}` adds one)")
             raise ValueError(f"broker {broker_id} is not running")
         return server
 
