@@ -427,11 +427,15 @@ def _cancel_on_sigterm() -> asyncio.Event:
     """SIGTERM cancels this task, so `_serve` shuts the brokers down while their tasks still run. A handler
     raising KeyboardInterrupt out of the event loop instead made `asyncio.run` cancel every task at once, and
     the brokers' shutdown then waited for tasks already cancelled: `kill <pid>` never ended the command.
-    (SIGINT is asyncio.run's own, which does the same.) The event says that SIGTERM came."""
+    (SIGINT is asyncio.run's own, which does the same.) The event says that SIGTERM came. A second SIGTERM is
+    ignored, as `cluster --processes` ignores a second signal: sent to the process group under `uv run`
+    (`timeout`, systemd) SIGTERM arrives twice, and the second cancelled the shutdown the first had begun."""
     terminated = asyncio.Event()
     task = asyncio.current_task()
 
     def on_sigterm() -> None:
+        if terminated.is_set():
+            return
         terminated.set()
         if task is not None:
             task.cancel()
