@@ -156,3 +156,13 @@ async def test_a_broker_the_cluster_does_not_have_is_named_as_such(shell_on: She
     shell, lines = await shell_on([1, 2])
     assert await shell.run_command(f"{verb} 9")
     assert lines == ["error: broker 9 is not running: this cluster has brokers 1, 2 (`start 9` adds one)"]
+
+
+@pytest.mark.parametrize("line", ["produce nosuch 10", "produce nosuch --rate 10"])
+async def test_producing_to_a_topic_that_does_not_exist_is_refused(shell_on: ShellFactory, line: str) -> None:
+    """``--rate`` said "producing 10 records/s to nosuch" and started a producer that failed every tick unseen;
+    a count said "no running broker leads a partition of topic 'nosuch'"."""
+    shell, lines = await shell_on([1])
+    assert await shell.run_command(line)
+    assert lines == ["error: topic nosuch does not exist (create it first: create nosuch)"]
+    assert not shell.workload.tasks

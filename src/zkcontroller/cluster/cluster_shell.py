@@ -39,6 +39,7 @@ from zkcontroller.coordination.errors import ZkError
 from zkcontroller.model import LeaderIsrAndControllerEpoch, ReplicaAssignment, TopicPartition, sorted_partitions
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
@@ -167,6 +168,10 @@ class ClusterShell:
         return commands
 
     async def _produce(self, args: list[str]) -> None:
+        """A topic that does not exist is refused: ``--rate`` started a producer that failed every tick unseen
+        ("producing 10 records/s to nosuch"), and a count said no running broker led the topic."""
+        if args and not args[0].startswith("-") and not await self.admin.path_exists(paths.topic_path(args[0])):
+            raise ValueError(f"topic {args[0]} does not exist (create it first: create {args[0]})")
         for line in produce_command(self.cluster, self.workload, args):
             self.out(line)
 
