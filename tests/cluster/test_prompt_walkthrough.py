@@ -11,6 +11,7 @@ import pytest
 from tests.helpers import OffsetClock, wait_until
 from tests.integration.conftest import RecordingTransport, make_local_cluster
 
+from zkcontroller.broker.config import ReplicationConfig, virtual_log_dirs
 from zkcontroller.cluster.cluster_shell import ClusterShell
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.runtime.clock import wall_clock_ms
@@ -166,3 +167,25 @@ async def test_producing_to_a_topic_that_does_not_exist_is_refused(shell_on: She
     assert await shell.run_command(line)
     assert lines == ["error: topic nosuch does not exist (create it first: create nosuch)"]
     assert not shell.workload.tasks
+
+
+async def test_failing_a_log_dir_again_says_it_has_already_failed(clock: OffsetClock) -> None:
+    """The second ``fail-log-dir`` of one dir said "log dir ... failed; replicas offline: none", as if a second
+    disk had failed with nothing on it."""
+    backend = EmbeddedBackend(clock)
+    session = await backend.new_session()
+    cluster = await make_local_cluster(backend, [1, 2], RecordingTransport(),
+                                       replication=ReplicationConfig(log_dirs=virtual_log_dirs(2)))
+    try:
+        lines: list[str] = []
+        shell = ClusterShell(cluster, KafkaZkClient(session, wall_clock_ms), out=lines.append, rng=random.Random(1))
+        assert await shell.run_command("fail-log-dir 1 /tmp/kafka-logs-0")
+        assert lines[0].startswith("log dir /tmp/kafka-logs-0 of broker 1 failed"), lines
+        lines.clear()
+        assert await shell.run_command("fail-log-dir 1 /tmp/kafka-logs-0")
+        assert lines == ["error: log dir /tmp/kafka-logs-0 of broker 1 has already failed (`describe` shows its "
+                         "offline replicas)"]
+    finally:
+        await cluster.shutdown()
+        await session.close()
+        await backend.close()

@@ -226,6 +226,11 @@ class ClusterShell:
         if len(args) != 2 or not args[0].isdigit():
             raise ValueError("usage: fail-log-dir BROKER_ID DIR")
         broker_id, log_dir = int(args[0]), args[1]
+        server = self.cluster.brokers.get(broker_id)
+        plane = server.control_plane if server is not None and server.running else None
+        if plane is not None and log_dir in plane.offline_log_dirs:  # it said "failed; replicas offline: none"
+            raise ValueError(f"log dir {log_dir} of broker {broker_id} has already failed (`describe` shows its "
+                             "offline replicas)")
         failed = await self.cluster.fail_log_dir(broker_id, log_dir)
         names = ", ".join(str(tp) for tp in failed) or "none"
         if not self.cluster.brokers[broker_id].running:
