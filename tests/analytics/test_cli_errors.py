@@ -161,3 +161,18 @@ def test_cluster_and_cluster_pattern_together_is_a_usage_error(no_spark: None, l
                            "--cluster-pattern", "/(lo)gs/"])
     assert code == 2
     assert "either --cluster" in output and "not both" in output
+
+
+def test_spark_draws_no_progress_bar_into_a_file_or_pipe(log: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its \\r-redrawn bar, written to a file or pipe, left hundreds of "[Stage N:>  (0 + 2) / 4]" fragments
+    between the job's own lines."""
+    asked: dict[str, object] = {}
+
+    def started(*_: object, **kwargs: object) -> None:
+        asked.update(kwargs)
+        raise RuntimeError("stopped where Spark would start")
+
+    monkeypatch.setattr(job, "build_session", started)
+    run_analyze([str(log), "--out", str(tmp_path / "out")])  # the runner's stderr is no terminal
+    assert asked.get("progress") is False

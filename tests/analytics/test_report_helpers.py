@@ -184,3 +184,41 @@ def test_clusters_whose_names_differ_only_in_unsafe_characters_get_pages_of_thei
     assert len(pages) == len(names) and not any(p.startswith(".") for p in pages)
     index = (tmp_path / "report.html").read_text()
     assert all(f'href="report/{slug(n)}.html"' in index for n in names)
+
+
+def test_brokers_leading_as_many_partitions_stay_visible_in_the_series_plot(monkeypatch) -> None:
+    """The demo's three brokers each lead 2, then 3 partitions: drawn alike, the last line hid the other two, and
+    the plot read as if only broker 3 led anything until the first failover."""
+    figures = []
+    monkeypatch.setattr(report, "_png", lambda fig: figures.append(fig) or "")
+    start = 1_700_000_000_000
+    series = pd.DataFrame({"broker_id": [b for b in (1, 2, 3) for _ in range(2)],
+                           "bucket_ms": [start, start + 50] * 3, "value": [2, 3] * 3})
+    report.plot_series(series, "partitions led", "broker_id", [(start, start + 100)])
+    (fig,) = figures
+    lines = fig.axes[0].get_lines()
+    assert len(lines) == 3
+    looks = {(line.get_linestyle(), line.get_linewidth()) for line in lines}
+    assert len(looks) == 3, "two brokers' lines are drawn alike: the later one hides the earlier"
+    widths = [line.get_linewidth() for line in lines]
+    assert widths == sorted(widths, reverse=True), "a later line must be thinner, so the earlier shows around it"
+
+
+def test_each_broker_failure_and_failover_gets_its_own_bar(monkeypatch) -> None:
+    """The demo's broker 2 fails twice within a second (its session expired, then the run's shutdown): both bars
+    were labelled "b2 13:26:38", and matplotlib's category axis drew them at one place, one hiding the other."""
+    figures = []
+    monkeypatch.setattr(report, "_png", lambda fig: figures.append(fig) or "")
+    at = pd.Timestamp("2026-11-27 13:26:38.808", tz="UTC")
+    failures = pd.DataFrame({"broker_id": [1, 2, 3, 2], "duration_ms": [10, 3, 6, 5],
+                             "detected_at": [at, at, at + pd.Timedelta(milliseconds=93),
+                                             at + pd.Timedelta(milliseconds=102)]})
+    tenures = pd.DataFrame({"controller_epoch": [2, 2], "failover_gap_ms": [12.0, 8.0]})  # an epoch reset
+    report.plot_handling(tenures, failures)
+    (fig,) = figures
+    left, right = fig.axes
+    assert sorted(p.get_y() for p in right.patches) == sorted({p.get_y() for p in right.patches})
+    assert [p.get_width() for p in right.patches] == [10, 3, 6, 5]
+    assert len({p.get_y() for p in left.patches}) == 2
+    labels = [t.get_text() for t in right.get_yticklabels()]
+    assert len(set(labels)) == 4 and labels[1] == "b2 13:26:38.808", labels

@@ -71,6 +71,21 @@ def test_unclean_election_is_a_leader_from_outside_the_previous_isr_and_lines_me
     assertDataFrameEqual(transform.leader_elections(df), expected)
 
 
+def test_two_controllers_electing_one_leader_within_the_gap_are_two_elections(spark) -> None:
+    """A failover (epoch 2) elects broker 3 for t-0 and, 150 ms later, controller 3 (epoch 3) elects it again after
+    broker 1 stops (a fast demo's teardown): the gap alone merged them into one election of epoch 3 at the first
+    one's time, and the epoch-2 election was gone from the table."""
+    df = events(spark, [
+        psc(0, 0, "NewPartition", ONLINE, 1, [1, 3]),
+        psc(100, 0, OFFLINE, ONLINE, 3, [3], controller_id=2, controller_epoch=2, leader_epoch=1),
+        psc(200, 0, ONLINE, ONLINE, 1, [3, 1], controller_id=3, controller_epoch=3, leader_epoch=2),
+        psc(250, 0, OFFLINE, ONLINE, 3, [3], controller_id=3, controller_epoch=3, leader_epoch=3),
+    ])
+    got = [(r["controller_epoch"], r["new_leader"], r["leader_epoch"], r["elected_at"])
+           for r in transform.leader_elections(df).orderBy("elected_at").collect()]
+    assert got == [(2, 3, 1, at(100)), (3, 1, 2, at(200)), (3, 3, 3, at(250))]
+
+
 def test_event_queue_latency_percentiles(spark) -> None:
     df = events(spark, [dict(ms=i, kind="controller_event", event_name="BrokerChange", queue_time_ms=q,
                              processing_time_ms=10 * q) for i, q in enumerate([1, 2, 3, 4, 100])])
@@ -182,7 +197,8 @@ def test_election_sessions_by_window_functions_equal_the_session_window_they_rep
     leaders in between, other partitions, null topics and clusters, and a line without a time."""
     rows = []
     for p, offsets in enumerate([[0, 2000], [0, 2001], [0, 1999, 3998, 6000], [0, 0, 500], [0, 2000, 4001]]):
-        rows += [psc(ms, p, OFFLINE, ONLINE, 1 + (i % 2 if p == 3 else 0), isr=[1, 2], controller_epoch=5 + i)
+        # one controller epoch: another epoch's lines are another election (test_two_controllers_electing_...)
+        rows += [psc(ms, p, OFFLINE, ONLINE, 1 + (i % 2 if p == 3 else 0), isr=[1, 2], controller_epoch=5)
                  for i, ms in enumerate(offsets)]
     rows += [dict(ms=100, kind="leader_election", topic="t", partition=0, leader=1, old_leader=3, strategy="offline"),
              dict(ms=2100, kind="leader_election", topic="t", partition=0, leader=2, clean=False),

@@ -77,3 +77,26 @@ def test_closed_input_without_a_terminal_keeps_serving_and_says_so() -> None:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=BOUND_S) == 0
         assert _rest_of_output(proc).endswith("stopped")
+
+
+def test_a_second_sigterm_does_not_cut_the_brokers_shutdown_short() -> None:
+    """SIGTERM to the process group under ``uv run`` (``timeout``, systemd) arrives twice: the one sent and the one
+    uv forwards. The second cancelled the shutdown the first began: "stopping broker 2" then "stopped", and the
+    other brokers were never stopped (on a real ZooKeeper their sessions outlived the command)."""
+    proc = subprocess.Popen(ARGV, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert proc.stdin is not None
+        proc.stdin.write("create a 4 2\n")  # replicated: each broker's controlled shutdown has leaders to move
+        proc.stdin.close()
+        _read_until(proc, "standard input is closed")
+        proc.send_signal(signal.SIGTERM)
+        _read_until(proc, "stopping broker 2")
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=BOUND_S) == 0
+        rest = _rest_of_output(proc)
+        assert "stopping broker 1" in rest and rest.endswith("all brokers stopped\nstopped"), rest
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()  # type: ignore[union-attr]

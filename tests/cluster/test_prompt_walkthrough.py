@@ -11,6 +11,7 @@ import pytest
 from tests.helpers import OffsetClock, wait_until
 from tests.integration.conftest import RecordingTransport, make_local_cluster
 
+from zkcontroller.broker.config import ReplicationConfig, virtual_log_dirs
 from zkcontroller.cluster.cluster_shell import ClusterShell
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.runtime.clock import wall_clock_ms
@@ -140,3 +141,51 @@ async def test_a_broker_command_says_it_waits_for_a_killed_controllers_session(
     await asyncio.wait_for(command, 30)
     last = next(b for b in (1, 2, 3) if b not in (killed, stopped))
     assert lines[-1] == f"controller: broker {last}, epoch 2"
+
+
+async def test_an_unknown_verb_is_one_line_naming_the_verbs(shell_on: ShellFactory) -> None:
+    """It printed "unknown command 'foo'" and then the 15 lines of help, burying the mistake typed."""
+    shell, lines = await shell_on([1])
+    assert await shell.run_command("describ orders")
+    assert lines == ["error: unknown command 'describ'; commands: help, status, create, describe, produce, elect, "
+                     "delete, fail-log-dir, stop, start, kill, expire, quit (`help` says what each does)"]
+
+
+@pytest.mark.parametrize("verb", ["stop", "kill", "expire"])
+async def test_a_broker_the_cluster_does_not_have_is_named_as_such(shell_on: ShellFactory, verb: str) -> None:
+    """``stop 9`` said "broker 9 is not running", as if 9 were one of the cluster's brokers, stopped."""
+    shell, lines = await shell_on([1, 2])
+    assert await shell.run_command(f"{verb} 9")
+    assert lines == ["error: broker 9 is not running: this cluster has brokers 1, 2 (`start 9` adds one)"]
+
+
+@pytest.mark.parametrize("line", ["produce nosuch 10", "produce nosuch --rate 10"])
+async def test_producing_to_a_topic_that_does_not_exist_is_refused(shell_on: ShellFactory, line: str) -> None:
+    """``--rate`` said "producing 10 records/s to nosuch" and started a producer that failed every tick unseen;
+    a count said "no running broker leads a partition of topic 'nosuch'"."""
+    shell, lines = await shell_on([1])
+    assert await shell.run_command(line)
+    assert lines == ["error: topic nosuch does not exist (create it first: create nosuch)"]
+    assert not shell.workload.tasks
+
+
+async def test_failing_a_log_dir_again_says_it_has_already_failed(clock: OffsetClock) -> None:
+    """The second ``fail-log-dir`` of one dir said "log dir ... failed; replicas offline: none", as if a second
+    disk had failed with nothing on it."""
+    backend = EmbeddedBackend(clock)
+    session = await backend.new_session()
+    cluster = await make_local_cluster(backend, [1, 2], RecordingTransport(),
+                                       replication=ReplicationConfig(log_dirs=virtual_log_dirs(2)))
+    try:
+        lines: list[str] = []
+        shell = ClusterShell(cluster, KafkaZkClient(session, wall_clock_ms), out=lines.append, rng=random.Random(1))
+        assert await shell.run_command("fail-log-dir 1 /tmp/kafka-logs-0")
+        assert lines[0].startswith("log dir /tmp/kafka-logs-0 of broker 1 failed"), lines
+        lines.clear()
+        assert await shell.run_command("fail-log-dir 1 /tmp/kafka-logs-0")
+        assert lines == ["error: log dir /tmp/kafka-logs-0 of broker 1 has already failed (`describe` shows its "
+                         "offline replicas)"]
+    finally:
+        await cluster.shutdown()
+        await session.close()
+        await backend.close()

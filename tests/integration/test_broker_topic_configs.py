@@ -113,3 +113,23 @@ async def test_a_recreated_topic_gets_its_new_config(make_cluster: ClusterFactor
     await wait_until(lambda: hosts(cluster, "again") and max_bytes(cluster, "again") == [77, 77],
                      what="the new config read at the new log's creation")
     assert min_isr(cluster, "again") == [1, 1]
+
+
+async def test_a_session_expiry_is_no_config_change_and_changes_are_followed_after_it(
+        make_cluster: ClusterFactory, admin: KafkaZkClient, caplog: pytest.LogCaptureFixture) -> None:
+    """An expiry reaches the ``/config/changes`` watcher as a state event (no path), as it does Kafka's, whose
+    ZooKeeperClient hands only path events to znode handlers. Read as a change, it read the znode on the dead
+    session, and every ``expire`` at the prompt printed "ERROR ... Cannot read /config/changes: SESSION_EXPIRED"."""
+    cluster = await make_cluster([1])
+    topics = TopicAdmin(admin, random.Random(1))
+    await topics.create_topic("t", 1, 1, {"min.insync.replicas": "2"})
+    await wait_until(lambda: hosts(cluster, "t") and min_isr(cluster, "t") == [2], what="the config read")
+    before = cluster.brokers[1].control_plane.broker_epoch  # type: ignore[union-attr]
+    with caplog.at_level(logging.ERROR, "kafka.server.DynamicConfigManager"):
+        await cluster.expire_broker_session(1)
+        await wait_until(lambda: cluster.brokers[1].control_plane.broker_epoch != before,  # type: ignore[union-attr]
+                         what="the broker registered again on a new session")
+        await admin.set_or_create_entity_configs(paths.ConfigType.TOPIC, "t", {"min.insync.replicas": "3"})
+        await admin.create_config_change_notification("topics/t")
+        await wait_until(lambda: min_isr(cluster, "t") == [3], what="a change after the expiry")
+    assert "Cannot read /config/changes" not in caplog.text

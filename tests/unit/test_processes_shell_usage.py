@@ -31,6 +31,22 @@ async def test_a_count_that_is_not_a_number_is_a_usage_line(tmp_path: Path, line
                    f"{line.split()[-1]!r} is not a whole number"]
 
 
+async def test_an_unknown_verb_is_one_line_naming_the_verbs(tmp_path: Path) -> None:
+    """It printed "unknown command 'foo'" and then the 11 lines of help, burying the mistake typed."""
+    backend = EmbeddedBackend(wall_clock_ms)
+    session = await backend.new_session()
+    out: list[str] = []
+    shell = ProcessClusterShell(ProcessCluster([1, 2, 3], tmp_path), KafkaZkClient(session, wall_clock_ms),
+                                out.append)
+    try:
+        assert await shell.run_command("expire 1")  # the in-process prompt's verb
+    finally:
+        await session.close()
+        await backend.close()
+    assert out == ["error: unknown command 'expire'; commands: status, create, describe, stop, kill, pause, resume, "
+                   "start, zk-status, zk-kill, zk-start, help, quit (`help` says what each does)"]
+
+
 def test_zk_kill_of_a_server_the_ensemble_does_not_have_names_its_servers(tmp_path: Path) -> None:
     """It said ``ZooKeeper server 5 is not running``, as if it were one that could be started."""
     ensemble = ZooKeeperEnsemble(tmp_path, 3)  # not started: the check comes first

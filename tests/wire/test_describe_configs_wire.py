@@ -141,11 +141,16 @@ async def test_the_broker_itself(orders: Cluster, version: int) -> None:
     configs = by_name(result)
     assert result.error == 0
     assert configs["message.max.bytes"].value == "1048588" and not configs["message.max.bytes"].read_only
-    assert configs["broker.id"].value == "-1" and configs["broker.id"].read_only  # in-process: no server.properties
-    assert configs["zookeeper.connect"].value is None
+    # in-process: the server.properties it would have had (it showed broker.id -1 and log.dirs null, the defaults)
+    assert configs["broker.id"].value == str(server.broker_id) and configs["broker.id"].read_only
+    assert configs["log.dirs"].value == ",".join(server.config.log_dirs)
+    assert configs["advertised.listeners"].value == f"PLAINTEXT://{at}"
+    assert configs["zookeeper.session.timeout.ms"].value == "4000"
+    assert configs["zookeeper.connect"].value is None  # the embedded store has no address
     if version == 3:
         assert configs["message.max.bytes"].source == DEFAULT_CONFIG and configs["message.max.bytes"].config_type == 3
         assert configs["log.retention.hours"].synonyms == (dc.Synonym("log.retention.hours", "168", DEFAULT_CONFIG),)
+        assert {configs[k].source for k in ("broker.id", "log.dirs", "listeners")} == {STATIC_BROKER_CONFIG}
     # the cluster-wide dynamic defaults (empty name)
     await zk.set_or_create_entity_configs("brokers", "<default>", {"log.retention.ms": "99", "secret.thing": "x"})
     [result] = await describe(at, 1, ConfigResourceQuery(BROKER, ""), synonyms=True)

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from typing import TextIO
 
 import click
 
 from zkcontroller.analytics.controller_timeline import DEFAULT_RESTART_GAP_MS, DEFAULT_STORM_ELECTIONS
+
+
+def _at_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # replaced by something without isatty, or closed
+        return False
 
 
 def _cluster_pattern(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
@@ -66,7 +75,9 @@ def analyze(inputs: tuple[str, ...], out: Path, master: str | None, cluster: str
 
     click.echo(f"analyze: starting Spark ({master or 'local[*]'})", err=True)
     try:
-        spark = build_session(master, ui=spark_ui, parser=parser)
+        # Spark's progress bar redraws one terminal line with \r: into a file or pipe it wrote hundreds of
+        # "[Stage N:>  (0 + 2) / 4]" fragments between the job's own lines
+        spark = build_session(master, ui=spark_ui, parser=parser, progress=_at_terminal(sys.stderr))
     except Exception as exc:  # e.g. a standalone master nobody answers at: Spark gives up after about a minute
         raise click.ClickException(f"could not start Spark on {master or 'local[*]'}: {spark_error_line(exc)}") from exc
     try:

@@ -180,7 +180,8 @@ def leader_elections(events: DataFrame, merge_gap_seconds: int = 2) -> DataFrame
 
     Kafka logs one election in up to three lines (selector, "Elected leader", state change) depending on
     version; they are folded into one election per session: lines of one (partition, new leader) at most
-    ``merge_gap_seconds`` apart, exactly what ``session_window`` groups (a line exactly one gap after the
+    ``merge_gap_seconds`` apart and of one controller epoch (a line naming none joins), much as
+    ``session_window`` groups (a line exactly one gap after the
     previous still belongs; a null time belongs to none). Numbered with window functions rather than by
     ``session_window``: the rows are already hash-partitioned by partition for the evidence, so this costs a
     sort, not a second shuffle and merge pass (half the time at 1M lines).
@@ -188,7 +189,13 @@ def leader_elections(events: DataFrame, merge_gap_seconds: int = 2) -> DataFrame
     key = [*_PARTITION_KEY, "leader"]
     by_time = Window.partitionBy(*key).orderBy("ts")
     micros = F.unix_micros("ts")
-    starts = F.coalesce((micros - F.lag(micros).over(by_time) > merge_gap_seconds * 1_000_000).cast("int"), F.lit(1))
+    # Another controller epoch than the last line that named one starts another election too: two controllers
+    # electing the same leader within the gap (a failover, then a stop moments later) were merged into one
+    # election of the later epoch at the earlier one's time. A line naming no epoch joins its neighbours.
+    last_epoch = F.last("controller_epoch", ignorenulls=True).over(by_time.rowsBetween(Window.unboundedPreceding, -1))
+    other_epoch = F.coalesce(F.col("controller_epoch") != last_epoch, F.lit(False))
+    gap = micros - F.lag(micros).over(by_time) > merge_gap_seconds * 1_000_000
+    starts = F.coalesce((gap | other_epoch).cast("int"), F.lit(1))
     numbered = _election_evidence(events).where(F.col("ts").isNotNull()).select("*", starts.alias("starts")).select(
         "*", F.sum("starts").over(by_time.rowsBetween(Window.unboundedPreceding, 0)).alias("session"))
     merged = numbered.groupBy(*key, "session").agg(

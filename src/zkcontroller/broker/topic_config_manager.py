@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from zkcontroller.broker.dynamic_broker_config import clean_dynamic_configs
 from zkcontroller.broker.log_config import LogConfig, LogDefaults
-from zkcontroller.coordination.api import WatchedEvent
+from zkcontroller.coordination.api import EventType, WatchedEvent
 from zkcontroller.coordination.errors import ZkError
 from zkcontroller.runtime.runtime import Runtime
 from zkcontroller.zk import paths
@@ -212,8 +212,12 @@ class TopicConfigManager:
         """Re-arm the watch and read what was written meanwhile (a new session's watches start empty)."""
         self._schedule()
 
-    def _on_watch(self, _event: WatchedEvent) -> None:
-        self._schedule()
+    def _on_watch(self, event: WatchedEvent) -> None:
+        """A change under ``/config/changes``. A session event (no path) is not one: Kafka's ZooKeeperClient
+        hands those to state handlers only, and the new session's `on_session_reconnected` re-reads instead of a
+        read on the dead session, which logged "Cannot read /config/changes: SESSION_EXPIRED" at every expiry."""
+        if event.type is not EventType.NONE:
+            self._schedule()
 
     def _schedule(self) -> None:
         if not self._watching:

@@ -39,6 +39,7 @@ from zkcontroller.coordination.errors import ZkError
 from zkcontroller.model import LeaderIsrAndControllerEpoch, ReplicaAssignment, TopicPartition, sorted_partitions
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
@@ -136,7 +137,9 @@ class ClusterShell:
             return False
         handler = self._commands().get(name)
         if handler is None:
-            self.out(f"unknown command {name!r}\n{HELP}")
+            # one line, as every other error here; the 15 lines of HELP buried the mistake typed
+            self.out(f"error: unknown command {name!r}; commands: {', '.join([*self._commands(), 'quit'])} "
+                     "(`help` says what each does)")
             return True
         try:
             await handler(args)
@@ -165,6 +168,10 @@ class ClusterShell:
         return commands
 
     async def _produce(self, args: list[str]) -> None:
+        """A topic that does not exist is refused: ``--rate`` started a producer that failed every tick unseen
+        ("producing 10 records/s to nosuch"), and a count said no running broker led the topic."""
+        if args and not args[0].startswith("-") and not await self.admin.path_exists(paths.topic_path(args[0])):
+            raise ValueError(f"topic {args[0]} does not exist (create it first: create {args[0]})")
         for line in produce_command(self.cluster, self.workload, args):
             self.out(line)
 
@@ -219,6 +226,11 @@ class ClusterShell:
         if len(args) != 2 or not args[0].isdigit():
             raise ValueError("usage: fail-log-dir BROKER_ID DIR")
         broker_id, log_dir = int(args[0]), args[1]
+        server = self.cluster.brokers.get(broker_id)
+        plane = server.control_plane if server is not None and server.running else None
+        if plane is not None and log_dir in plane.offline_log_dirs:  # it said "failed; replicas offline: none"
+            raise ValueError(f"log dir {log_dir} of broker {broker_id} has already failed (`describe` shows its "
+                             "offline replicas)")
         failed = await self.cluster.fail_log_dir(broker_id, log_dir)
         names = ", ".join(str(tp) for tp in failed) or "none"
         if not self.cluster.brokers[broker_id].running:
@@ -425,11 +437,15 @@ def _cancel_on_sigterm() -> asyncio.Event:
     """SIGTERM cancels this task, so `_serve` shuts the brokers down while their tasks still run. A handler
     raising KeyboardInterrupt out of the event loop instead made `asyncio.run` cancel every task at once, and
     the brokers' shutdown then waited for tasks already cancelled: `kill <pid>` never ended the command.
-    (SIGINT is asyncio.run's own, which does the same.) The event says that SIGTERM came."""
+    (SIGINT is asyncio.run's own, which does the same.) The event says that SIGTERM came. A second SIGTERM is
+    ignored, as `cluster --processes` ignores a second signal: sent to the process group under `uv run`
+    (`timeout`, systemd) SIGTERM arrives twice, and the second cancelled the shutdown the first had begun."""
     terminated = asyncio.Event()
     task = asyncio.current_task()
 
     def on_sigterm() -> None:
+        if terminated.is_set():
+            return
         terminated.set()
         if task is not None:
             task.cancel()

@@ -95,9 +95,9 @@ class BrokerConfig:
     auto_create: AutoCreateConfig = field(default_factory=AutoCreateConfig)
     extra: dict[str, str] = field(default_factory=dict)
     static_configs: dict[str, str] = field(default_factory=dict)
-    """server.properties as given (a broker process; empty in-process: every default). The topic defaults
-    (``message.max.bytes``, ``min.insync.replicas``, ``log.retention.*``...) come from it, and DescribeConfigs
-    shows it for this broker."""
+    """server.properties as given (a broker process; in-process, the id, log dirs, listener and settings
+    `LocalCluster` gives it). The topic defaults (``message.max.bytes``, ``min.insync.replicas``,
+    ``log.retention.*``...) come from it, and DescribeConfigs shows it for this broker."""
 
     @property
     def log_dirs(self) -> tuple[str, ...]:

@@ -72,19 +72,37 @@ class LocalCluster:
         """Each broker's ZooKeeper session timeout: how long a killed broker stays registered on the embedded store."""
         return self._session_timeout_ms
 
+    def _static_configs(self, broker_id: int, controller: ControllerConfig,
+                        listener: BrokerListener | None) -> dict[str, str]:
+        """The server.properties this broker would have been started with, so DescribeConfigs shows its own id,
+        log dirs and listener as STATIC_BROKER_CONFIG (it showed broker.id -1 and log.dirs null, Kafka's defaults,
+        to kafka-configs --describe --entity-type brokers --entity-name 2 and every admin client)."""
+        static = {"broker.id": str(broker_id), "log.dirs": ",".join(self.replication.log_dirs),
+                  "zookeeper.session.timeout.ms": str(self._session_timeout_ms),
+                  "controlled.shutdown.enable": str(controller.controlled_shutdown_enable).lower(),
+                  "auto.leader.rebalance.enable": str(controller.auto_leader_rebalance_enable).lower()}
+        if broker_id in self._racks:
+            static["broker.rack"] = self._racks[broker_id]
+        if listener is not None and listener.port is not None:
+            static["listeners"] = f"PLAINTEXT://{listener.host}:{listener.port}"
+            static["advertised.listeners"] = f"PLAINTEXT://{listener.advertised_host}:{listener.port}"
+        return static
+
     def _new_server(self, broker_id: int, recovered_logs: dict[TopicPartition, tuple[int, int]] | None = None,
                     listener: BrokerListener | None = None) -> KafkaServer:
         host, port = "localhost", DEFAULT_PORT_BASE + broker_id  # registered; nothing listens there
         if listener is not None and listener.port is not None:
             host, port = listener.advertised_host, listener.port  # for clients; the port it really listens on
+        controller = replace(self._template, broker_id=broker_id)
         config = BrokerConfig(
             broker_id=broker_id,
             host=host,
             port=port,
             rack=self._racks.get(broker_id),
-            controller=replace(self._template, broker_id=broker_id),
+            controller=controller,
             session_timeout_ms=self._session_timeout_ms,
             replication=self.replication,
+            static_configs=self._static_configs(broker_id, controller, listener),
         )
         return KafkaServer(
             config, self.backend, self.transport, self._runtime_for(broker_id), self.event_log, recovered_logs
@@ -183,6 +201,9 @@ class LocalCluster:
     def _running(self, broker_id: int) -> KafkaServer:
         server = self.brokers.get(broker_id)
         if server is None or not server.running:
+            if server is None:  # "is not running" suggested it was one of this cluster's, stopped
+                raise ValueError(f"broker {broker_id} is not running: this cluster has brokers "
+                                 f"{', '.join(map(str, self.broker_ids))} (`start {broker_id}` adds one)")
             raise ValueError(f"broker {broker_id} is not running")
         return server
 

@@ -47,6 +47,8 @@ HELP = """commands:
   zk-kill ID | zk-start ID        SIGKILL one ZooKeeper server / start it again (--zookeeper-ensemble)
   help | quit"""
 
+VERBS = "status, create, describe, stop, kill, pause, resume, start, zk-status, zk-kill, zk-start, help, quit"
+
 STOP_BOUND_S = 20.0
 """How long ``stop`` lets the brokers' controlled shutdowns run, all together, before SIGKILL."""
 
@@ -296,7 +298,8 @@ class ProcessClusterShell:
                 else:
                     self.out(f"{name} {broker_id}: done")
             else:
-                self.out(f"unknown command {name!r}\n{HELP}")
+                # one line, as every other error here; the 11 lines of HELP buried the mistake typed
+                self.out(f"error: unknown command {name!r}; commands: {VERBS} (`help` says what each does)")
         except (AdminError, ValueError, TimeoutError, OSError) as e:
             self.out(f"error: {e}")
         return True
