@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from tests.helpers import ManualClock, Recorder
 
@@ -61,3 +63,25 @@ async def test_closing_the_backend_ends_its_session_ticker() -> None:
     assert ticker is not None and not ticker.done()
     await backend.close()
     assert ticker.done() and ticker.cancelled()  # ended, not merely asked to: the loop may close right after
+
+
+async def test_closing_the_backend_completes_in_a_task_being_cancelled() -> None:
+    """Ctrl-C and SIGTERM cancel the main task, whose clean-up then closes the backend: the ticker's own
+    cancellation must not escape from close() and skip the rest of that clean-up."""
+    backend = EmbeddedBackend(ManualClock(1_000_000), tick_ms=10)
+    await backend.new_session()
+    closed: list[bool] = []
+
+    async def serve() -> None:
+        try:
+            await asyncio.Event().wait()
+        finally:
+            await backend.close()
+            closed.append(True)
+
+    task = asyncio.create_task(serve())
+    await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert closed == [True]

@@ -47,9 +47,6 @@ class EmbeddedBackend(CoordinationBackend):
         if ticker is None:
             return
         ticker.cancel()
-        try:
-            await ticker
-        except asyncio.CancelledError:
-            current = asyncio.current_task()
-            if current is not None and current.cancelling():  # close() itself was cancelled: pass it on
-                raise
+        # `wait` does not raise the ticker's CancelledError, only one aimed at close() itself (which must pass on);
+        # closing often runs in a task already being cancelled (Ctrl-C, SIGTERM), so `cancelling()` cannot tell.
+        await asyncio.wait((ticker,))
