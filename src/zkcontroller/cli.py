@@ -261,7 +261,7 @@ def broker(server_properties: Path | None, config_path: Path | None, overrides: 
 
 
 @main.command()
-@click.option("--port", type=int, default=2181, show_default=True)
+@click.option("--port", type=int, default=2181, show_default=True, help="Client port, on loopback.")
 @click.option("--data-dir", type=click.Path(file_okay=False),
               help="Keep data here (default: $XDG_STATE_HOME/zkcontroller/zookeeper-PORT, kept across restarts).")
 def zookeeper(port: int, data_dir: str | None) -> None:

@@ -221,7 +221,7 @@ CONFIG_ALTERATION_WARNING = (
               help="A config override to add or change (deprecated in Kafka: prefer `zkcontroller configs`).")
 @click.option("--delete-config", "deleted", multiple=True, metavar="KEY", help="A config override to remove.")
 @click.option("--if-exists", is_flag=True, help="No error if NAME matches no topic.")
-@click.option("--disable-rack-aware", is_flag=True)
+@click.option("--disable-rack-aware", is_flag=True, help="Place the new partitions' replicas without rack information.")
 @click.option("--seed", type=int, help="Seed the replica placement.")
 def alter_topic(zookeeper: str, name: str, partitions: int | None, replica_assignment: str | None,
                 configs: tuple[str, ...], deleted: tuple[str, ...], if_exists: bool, disable_rack_aware: bool,

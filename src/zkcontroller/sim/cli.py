@@ -21,12 +21,16 @@ def _scenario_names() -> list[str]:
 def _options(f):  # type: ignore[no-untyped-def]
     for option in reversed([
         click.option("--scenario", required=True, type=click.Choice(_scenario_names()), help="Scenario name."),
-        click.option("--brokers", type=click.IntRange(1, 50), default=3, show_default=True),
-        click.option("--partitions", type=click.IntRange(1, 100_000), default=20, show_default=True),
+        click.option("--brokers", type=click.IntRange(1, 50), default=3, show_default=True,
+                     help="Brokers in the simulated cluster (ids 1..N)."),
+        click.option("--partitions", type=click.IntRange(1, 100_000), default=20, show_default=True,
+                     help="Partitions the workload creates, split over two topics."),
         click.option("--duration-ms", type=click.IntRange(0), default=60_000, show_default=True,
                      help="Virtual time of faults, before the heal and the liveness check."),
-        click.option("--fault-interval-ms", type=click.IntRange(1), default=10_000, show_default=True),
-        click.option("--session-timeout-ms", type=click.IntRange(100), default=6_000, show_default=True),
+        click.option("--fault-interval-ms", type=click.IntRange(1), default=10_000, show_default=True,
+                     help="Virtual time between a scenario's injected faults."),
+        click.option("--session-timeout-ms", type=click.IntRange(100), default=6_000, show_default=True,
+                     help="The brokers' ZooKeeper session timeout."),
         click.option("--mutation", "mutations", multiple=True, type=click.Choice(MUTATIONS),
                      help="Switch off a safety check, to prove the invariants catch it."),
     ]):
@@ -70,7 +74,7 @@ def sim() -> None:
 
 @sim.command()
 @_options
-@click.option("--seed", type=int, required=True)
+@click.option("--seed", type=int, required=True, help="Seed of the fault schedule and every random choice.")
 @click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Write state-change.log, controller.log and events.jsonl here (default: a new temp dir).")
 def run(log_dir: Path | None, seed: int, **options: object) -> None:
@@ -92,7 +96,7 @@ def run(log_dir: Path | None, seed: int, **options: object) -> None:
 @sim.command()
 @_options
 @click.option("--seeds", type=click.IntRange(1), required=True, help="How many seeds.")
-@click.option("--first-seed", type=int, default=0, show_default=True)
+@click.option("--first-seed", type=int, default=0, show_default=True, help="The first seed; the rest follow it.")
 @click.option("--workers", type=click.IntRange(1), help="Worker processes (default: one per core; not with --spark).")
 @click.option("--spark", is_flag=True, help="Run the seeds as Spark tasks instead of worker processes.")
 @click.option("--master", help="Spark master URL (with --spark; default local[*]).")
