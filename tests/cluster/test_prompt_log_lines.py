@@ -5,9 +5,10 @@ layout between the prompt's lines."""
 
 from __future__ import annotations
 
+import io
 import logging
 
-from zkcontroller.cluster.cluster_shell import PromptLogHandler
+from zkcontroller.cluster.cluster_shell import PromptLogHandler, PromptOut
 
 
 def test_every_kafka_logger_and_the_store_client_show_in_the_prompts_layout(reached_root: list[str]) -> None:
@@ -27,3 +28,16 @@ def test_every_kafka_logger_and_the_store_client_show_in_the_prompts_layout(reac
     ]
     assert reached_root == []  # each once
     assert logging.getLogger("kafka").propagate and logging.getLogger("zkcontroller").propagate  # restored
+
+
+def test_a_log_line_while_the_prompt_waits_goes_below_it_and_the_prompt_comes_back() -> None:
+    screen = io.StringIO()
+    out = PromptOut(screen)
+    out("cluster up")
+    out.prompt()
+    with PromptLogHandler(out).attached():
+        logging.getLogger("kafka.server.ReplicaManager").warning("Broker 2 stopped fetcher")
+    out.answered()  # the user's line, echoed by the terminal, ends the prompt's line
+    out("created topic t")
+    assert screen.getvalue() == ("cluster up\n> \n[kafka.server.ReplicaManager] WARNING Broker 2 stopped fetcher\n> "
+                                 "created topic t\n")

@@ -19,6 +19,7 @@ import sys
 import tempfile
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
+from typing import TextIO
 
 from zkcontroller.admin.describe import controller_status, describe_lines, describe_topics, select_topics
 from zkcontroller.admin.errors import AdminError
@@ -61,6 +62,32 @@ HELP = """commands:
   help | quit (or Ctrl-D)"""
 
 Out = Callable[[str], None]
+
+
+class PromptOut:
+    """The prompt's output. A line that arrives while ``> `` waits for input (a log record the brokers or the
+    controller write meanwhile) goes on a line of its own, and the prompt is shown again below it: it was glued
+    after the ``> ``, where the next command then seemed to be typed into it."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self._stream = stream
+        self._waiting = False
+
+    def _write(self, text: str) -> None:
+        stream = self._stream or sys.stdout
+        stream.write(text)
+        stream.flush()
+
+    def prompt(self) -> None:
+        self._write("> ")
+        self._waiting = True
+
+    def answered(self) -> None:
+        """The line typed at the prompt was read: output goes below it again."""
+        self._waiting = False
+
+    def __call__(self, line: str) -> None:
+        self._write(f"\n{line}\n> " if self._waiting else f"{line}\n")
 
 
 class PromptLogHandler(logging.Handler):
@@ -425,8 +452,9 @@ async def run_cluster(
         shell = ClusterShell(cluster, KafkaZkClient(admin_session, wall_clock_ms))
         terminated = _cancel_on_sigterm()
         try:
-            with PromptLogHandler(print).attached():
-                await _serve(cluster, shell, broker_ids, log_dir)
+            out = PromptOut()
+            with PromptLogHandler(out).attached():
+                await _serve(cluster, shell, broker_ids, log_dir, out)
         except asyncio.CancelledError:
             if not terminated.is_set():
                 raise
@@ -463,7 +491,8 @@ def _at_terminal() -> bool:
         return False
 
 
-async def _serve(cluster: LocalCluster, shell: ClusterShell, broker_ids: list[int], log_dir: Path) -> None:
+async def _serve(cluster: LocalCluster, shell: ClusterShell, broker_ids: list[int], log_dir: Path,
+                 out: PromptOut) -> None:
     try:
         await cluster.start()
         controller = await cluster.wait_for_controller()
@@ -475,8 +504,9 @@ async def _serve(cluster: LocalCluster, shell: ClusterShell, broker_ids: list[in
             print(line)
         print(HELP)
         while True:
-            print("> ", end="", flush=True)
+            out.prompt()
             line = await read_line()
+            out.answered()
             if not line:
                 if _at_terminal():  # Ctrl-D at a terminal: the prompt sat there and ignored every key after it
                     print()
