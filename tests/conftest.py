@@ -21,6 +21,7 @@ from zkcontroller.coordination.api import CoordinationSession
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.coordination.kazoo_backend import ZooKeeperBackend
+from zkcontroller.coordination.kazoo_store import KazooSession
 from zkcontroller.runtime.clock import wall_clock_ms
 
 _chroots = itertools.count()
@@ -58,6 +59,20 @@ async def session(backend: CoordinationBackend) -> AsyncIterator[CoordinationSes
     s = await backend.new_session()
     yield s
     await s.close()
+
+
+UNREACHABLE_CONNECT_TIMEOUT_S = 1.0
+"""How long a test that points a command at a ZooKeeper nobody listens on lets it try to connect."""
+
+
+@pytest.fixture
+def unreachable_zookeeper_gives_up_soon(monkeypatch: pytest.MonkeyPatch) -> None:
+    """For a test whose command must fail to reach ZooKeeper: in this process, a connection attempt gives up
+    after ``UNREACHABLE_CONNECT_TIMEOUT_S`` instead of the 15 s a real command waits (a refused connection is
+    retried until then), so the failure path runs without waiting out the production bound."""
+    connect = KazooSession.connect.__func__  # type: ignore[attr-defined]
+    monkeypatch.setattr(connect, "__kwdefaults__",
+                        {**connect.__kwdefaults__, "connect_timeout_s": UNREACHABLE_CONNECT_TIMEOUT_S})
 
 
 def _kazoo_threads() -> list[str]:

@@ -136,3 +136,9 @@ def sigterm_at_prompt(argv: list[str], timeout_s: float = 60.0, at_prompt: Calla
         if proc.poll() is None:
             proc.kill()
         proc.communicate()
+
+
+QUICK_SHUTDOWN_RETRIES = {"controlled.shutdown.retry.backoff.ms": "20"}
+"""server.properties for broker processes a test stops all at once: the last broker's controlled shutdown cannot
+hand its leadership to anyone, and Kafka's 5 s back-off between its three attempts made every such stop wait
+10 s (the in-process clusters of tests/integration set the same back-off)."""

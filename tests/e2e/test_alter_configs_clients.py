@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from tests.helpers import wait_until
+from tests.helpers import QUICK_SHUTDOWN_RETRIES, wait_until
 
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.cluster.process_cluster import ProcessCluster, wait_registered
@@ -29,7 +29,8 @@ TOPIC = "altered"
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProcessCluster]:
-    c = ProcessCluster([1, 2], tmp_path_factory.mktemp("alter"), session_timeout_ms=6000)
+    c = ProcessCluster([1, 2], tmp_path_factory.mktemp("alter"), session_timeout_ms=6000,
+                       extra=QUICK_SHUTDOWN_RETRIES)
     try:
         c.start()
     except ZooKeeperNotInstalled as e:

@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from tests.helpers import wait_until
+from tests.helpers import QUICK_SHUTDOWN_RETRIES, wait_until
 
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.cluster.process_cluster import ProcessCluster, wait_registered
@@ -51,7 +51,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProcessCluster
             pytest.fail("CI must run the wire end-to-end tests: kcat is missing (scripts/setup.sh --test)")
         pytest.skip("kcat not installed (scripts/setup.sh --test installs it)")
     c = ProcessCluster([1, 2, 3], tmp_path_factory.mktemp("processes"), session_timeout_ms=SESSION_TIMEOUT_MS,
-                       racks={1: "r1", 2: "r2", 3: "r1"})
+                       racks={1: "r1", 2: "r2", 3: "r1"}, extra=QUICK_SHUTDOWN_RETRIES)
     try:
         c.start()
     except ZooKeeperNotInstalled as e:

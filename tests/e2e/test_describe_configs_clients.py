@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from tests.helpers import wait_until
+from tests.helpers import QUICK_SHUTDOWN_RETRIES, wait_until
 
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.cluster.process_cluster import ProcessCluster, wait_registered
@@ -30,7 +30,8 @@ SERVER_PROPERTIES = {"min.insync.replicas": "1", "message.max.bytes": "200000", 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProcessCluster]:
-    c = ProcessCluster([1, 2], tmp_path_factory.mktemp("configs"), session_timeout_ms=6000, extra=SERVER_PROPERTIES)
+    c = ProcessCluster([1, 2], tmp_path_factory.mktemp("configs"), session_timeout_ms=6000,
+                       extra=SERVER_PROPERTIES | QUICK_SHUTDOWN_RETRIES)
     try:
         c.start()
     except ZooKeeperNotInstalled as e:

@@ -9,7 +9,7 @@ import signal
 
 import pytest
 from tests.e2e.test_broker_processes import _all_led, wait_for_kcat
-from tests.helpers import wait_until
+from tests.helpers import QUICK_SHUTDOWN_RETRIES, wait_until
 
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.cluster.process_cluster import ProcessCluster, ProcessClusterShell, wait_registered
@@ -23,7 +23,8 @@ pytestmark = [pytest.mark.zookeeper, pytest.mark.timeout(240)]
 
 async def test_killing_the_zookeeper_leader_loses_no_write_and_keeps_the_controller(tmp_path):
     """Through the product path: ``cluster --processes 3 --zookeeper-ensemble 3`` and its prompt's zk verbs."""
-    cluster = ProcessCluster([1, 2, 3], tmp_path, session_timeout_ms=10000, zookeeper_ensemble=3)
+    cluster = ProcessCluster([1, 2, 3], tmp_path, session_timeout_ms=10000, zookeeper_ensemble=3,
+                             extra=QUICK_SHUTDOWN_RETRIES)
     try:
         await asyncio.to_thread(cluster.start)
     except ZooKeeperNotInstalled as e:

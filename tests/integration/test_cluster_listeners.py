@@ -15,6 +15,7 @@ import pytest
 from tests.e2e.test_broker_processes import kcat_partitions, wait_for_kcat, zk_partitions
 from tests.helpers import OffsetClock, wait_until
 from tests.integration.listening import Cluster, listening_cluster, registered
+from tests.integration.test_isr_upkeep import crash
 
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.cluster.listener import BrokerListener, ListenerPorts
@@ -103,7 +104,7 @@ async def test_a_killed_leaders_partitions_show_their_new_leader_from_a_survivin
     reader, writer = await asyncio.open_connection(host, int(port))  # a client connected to the victim
     survivors = {b: a for b, a in addresses(cluster).items() if b != victim}
 
-    await cluster.crash_broker(victim)
+    await crash(cluster, victim)  # its session expired at once: no waiting out the timeout
     await _sees_eof(reader)  # its client connection is closed with it
     writer.close()
     with pytest.raises(ConnectionRefusedError):  # and nothing listens on its port

@@ -16,6 +16,7 @@ from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.cluster.cluster_shell import PromptLogHandler
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.logs import LogFiles
+from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.runtime.clock import wall_clock_ms
@@ -25,7 +26,10 @@ from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 async def test_restart_right_after_a_crash_waits_for_the_old_registration() -> None:
     clock = OffsetClock(wall_clock_ms)
     backend = EmbeddedBackend(clock, tick_ms=None)
-    cluster = LocalCluster(backend, [1, 2], clock, session_timeout_ms=6000)
+    # the back-off of tests/integration's clusters: broker 2's controlled shutdown at the end, as controller, finds
+    # none registered (it resigned) and would wait Kafka's 5 s before its retry
+    cluster = LocalCluster(backend, [1, 2], clock, session_timeout_ms=6000,
+                           controller_config=ControllerConfig(broker_id=-1, controlled_shutdown_retry_backoff_ms=20))
     shown: list[str] = []
     with PromptLogHandler(shown.append).attached():
         await cluster.start()

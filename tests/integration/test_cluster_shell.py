@@ -178,6 +178,7 @@ async def _leader(admin: KafkaZkClient, tp: TopicPartition, check: Callable[[int
     return state is not None and check(state.leader_and_isr.leader)
 
 
+@pytest.mark.usefixtures("unreachable_zookeeper_gives_up_soon")
 def test_demo_and_cluster_on_an_unreachable_or_malformed_zookeeper_fail_in_one_line() -> None:
     """They used to end in kazoo's ConnectionLossError traceback (or make_backend's ValueError)."""
     from zkcontroller.cluster.zookeeper_server import free_port

@@ -203,13 +203,17 @@ async def test_a_paused_follower_leaves_the_isr_after_the_lag_time_and_rejoins_a
 
 
 def install_fake_alter_isr(server: KafkaServer) -> list[AlterIsrRequest]:
-    """Answer AlterIsr as Kafka's active controller does (spec §9.8), writing ZooKeeper fenced."""
+    """Answer AlterIsr as Kafka's active controller does (spec §9.8), writing ZooKeeper fenced; any other broker
+    request (ControlledShutdown at teardown) goes to the real controller, as before."""
     controller = server.controller
     assert controller is not None
     seen: list[AlterIsrRequest] = []
+    real = controller.handle_broker_request
 
     async def handle(request: Any) -> Any:
-        if not isinstance(request, AlterIsrRequest) or not controller.is_active:
+        if not isinstance(request, AlterIsrRequest):
+            return await real(request)
+        if not controller.is_active:
             return AlterIsrResponse(Errors.NOT_CONTROLLER)
         seen.append(request)
         context, results = controller.context, []

@@ -11,6 +11,7 @@ from __future__ import annotations
 from tests.helpers import wait_until
 from tests.integration.conftest import RecordingTransport, make_local_cluster
 from tests.integration.test_controller_cluster import create_topic, wait_for_states
+from tests.integration.test_isr_upkeep import crash
 
 from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.coordination.backend import CoordinationBackend as Backend
@@ -43,7 +44,7 @@ async def test_election_reads_an_isr_an_older_leader_widened_unannounced(backend
         written = await admin.update_leader_and_isr({TP: widened}, now.controller_epoch, NO_FENCING)
         assert not written.failed and not written.to_retry
 
-        await cluster.crash_broker(leader)
+        await crash(cluster, leader)  # its session expired at once: no waiting out the 6 s timeout
         found = await wait_for_states(admin, "t", 1, lambda s: s[0].leader_and_isr.leader == follower,
                                       "the follower ZooKeeper lists in the ISR elected")
         assert found[0].leader_and_isr.isr == (follower,)

@@ -78,6 +78,12 @@ async def halt_deletion(cluster: LocalCluster, controller: KafkaController, admi
                      what="deletion halted on the offline replica")
 
 
+def deletion_phases(make_cluster: ClusterFactory, topic: str) -> list[str]:
+    """The phases of ``topic``'s deletion in the event log of the clusters ``make_cluster`` made, in order."""
+    return [r["phase"] for r in map(json.loads, make_cluster.records)  # type: ignore[attr-defined]
+            if r["type"] == "topic_deletion" and r["topic"] == topic]
+
+
 def expire_now(cluster: LocalCluster) -> None:
     """A killed broker's session ends at once on the embedded store (its clock moves past the timeout)."""
     if isinstance(cluster.backend, EmbeddedBackend):
@@ -96,6 +102,11 @@ async def test_deleting_a_topic_with_all_brokers_up_removes_every_trace(
 
     await admin.create_delete_topic_path("doomed")
     await wait_gone(cluster, admin, "doomed")
+    # On a real ZooKeeper the test's own session can see the marker gone before the controller's session has
+    # the answer to its delete (each connection has its own kazoo thread): the controller finishes (forgets the
+    # topic, records "completed") a moment later, so wait for that record before looking at its state.
+    await wait_until(lambda: "completed" in deletion_phases(make_cluster, "doomed"),
+                     what="the controller to record the deletion completed")
 
     transport = recording_transport(cluster)
     for broker_id in (1, 2, 3):
@@ -108,9 +119,7 @@ async def test_deleting_a_topic_with_all_brokers_up_removes_every_trace(
     assert not any(r.topic_partition.topic == "doomed" for r in context.replica_states)
     assert await admin.get_all_topics_in_cluster() == {"kept"}
     assert "kept" in controller.context.all_topics
-    phases = [r["phase"] for r in map(json.loads, make_cluster.records)  # type: ignore[attr-defined]
-              if r["type"] == "topic_deletion" and r["topic"] == "doomed"]
-    assert phases == ["queued", "started", "completed"]
+    assert deletion_phases(make_cluster, "doomed") == ["queued", "started", "completed"]
 
 
 async def test_deletion_waits_for_an_offline_replica_and_completes_when_it_returns(

@@ -27,6 +27,7 @@ def test_conflicting_broker_counts_are_a_usage_error(args: list[str], message: s
     assert message in out, out
 
 
+@pytest.mark.usefixtures("unreachable_zookeeper_gives_up_soon")
 def test_broker_ids_matching_processes_are_fine_to_give() -> None:
     """``--processes 2 --broker-ids 5,7`` names the two brokers' ids (it gets as far as ZooKeeper)."""
     code, out = invoke("--processes", "2", "--broker-ids", "5,7", "--zookeeper", "127.0.0.1:1")

@@ -163,6 +163,7 @@ def test_zookeeper_is_required() -> None:
     assert result.exit_code == 1 and "--zookeeper" in result.output
 
 
+@pytest.mark.usefixtures("unreachable_zookeeper_gives_up_soon")
 async def test_unreachable_zookeeper_says_it_is_connecting_then_one_error_line() -> None:
     from zkcontroller.cluster.zookeeper_server import free_port
 
