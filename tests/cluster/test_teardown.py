@@ -154,3 +154,25 @@ async def test_the_listener_stops_after_controlled_shutdown_before_the_replica_m
     await server.shutdown(stop_processing_requests=stop_processing_requests)
     assert seen == [(1, False, True)]  # after the one ControlledShutdown, before the purgatory and the session
     await cluster.shutdown()
+
+
+async def test_the_controller_stops_last_so_teardown_elects_no_controller(backend: EmbeddedBackend) -> None:
+    """Stopped in id order from the highest, a cluster whose controller was broker 3 (the demo's, after its
+    failovers) moved the controller twice on the way down: two needless elections, which the demo's report
+    counted as failovers of the story. Kafka's rolling-restart advice, the controller last, makes none."""
+    cluster, _ = await _cluster_with(backend, [1, 2, 3], {0: (1, 2), 1: (2, 3), 2: (3, 1)})
+    first = (await cluster.wait_for_controller()).controller_id
+    await cluster.stop_broker(first)
+    await cluster.start_broker(first)
+    controller = await cluster.wait_for_controller(exclude=first)
+    controller_id, epoch_before = controller.controller_id, controller.context.epoch
+    said: list[str] = []
+    await cluster.shutdown(progress=said.append)
+    stopping = [line for line in said if line.startswith("stopping broker")]
+    assert stopping[-1] == f"stopping broker {controller_id}", stopping
+    session = await backend.new_session()
+    try:
+        epoch = await KafkaZkClient(session, wall_clock_ms).get_controller_epoch()
+    finally:
+        await session.close()
+    assert epoch is not None and epoch[0] == epoch_before  # no election on the way down

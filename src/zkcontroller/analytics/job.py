@@ -29,7 +29,12 @@ from zkcontroller.analytics import controller_timeline as ct
 from zkcontroller.analytics.extract import Extracted, extract
 from zkcontroller.analytics.jvm_console import filtered_jvm_stderr
 from zkcontroller.analytics.load import SORT_KEYS, write_table
-from zkcontroller.analytics.merge import DEFAULT_TOLERANCE_MS, merge_sources, sources_by_cluster
+from zkcontroller.analytics.merge import (
+    DEFAULT_TOLERANCE_MS,
+    merge_sources,
+    sources_by_cluster,
+    without_unchanged_isr,
+)
 from zkcontroller.analytics.sources import (
     CLUSTER_OPTIONS_CONFLICT,
     InputError,
@@ -292,7 +297,8 @@ def run(spark: SparkSession, config: JobConfig, progress: Callable[[str], None] 
     mixed = sorted({s.cluster for s in extracted.sources if s.cluster in jsonl_names})
     if mixed:  # the merge's anti-join reads the parse twice
         extracted.parsed.persist(CACHED)
-    events = merge_sources(extracted.events, mixed, config.merge_tolerance_ms)
+    # then, in every cluster, the ISR changes that change nothing (a window per partition, over the merged rows)
+    events = without_unchanged_isr(merge_sources(extracted.events, mixed, config.merge_tolerance_ms))
     compressed = spark.conf.get(CACHE_COMPRESSED, None)
     spark.conf.set(CACHE_COMPRESSED, "false")  # read when a cache is built, i.e. by the actions below
     try:

@@ -5,11 +5,15 @@
 election and ISR change, and turn each leaderless interval into a pair of 0-2 ms rows. The event log wins:
 it is exact (integer ms, typed fields); Kafka-format lines with no event-log counterpart (requests,
 broker-side lines, membership diffs) stay.
+
+An ISR change that changes nothing is dropped too, from every cluster (`without_unchanged_isr`): Kafka 2.8's
+controller logs "... after removing replica n from the ISR" for a partition whose ISR already lacks n, though
+it writes nothing for it, and our event log rightly has no record of it.
 """
 
 from __future__ import annotations
 
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
 from zkcontroller.event_schema import RECORD_TYPES
@@ -44,6 +48,36 @@ def merge_sources(events: DataFrame, clusters: list[str], tolerance_ms: int = DE
         covered = covered & (k_cols(name).isNull() | j_cols(name).isNull() | (k_cols(name) == j_cols(name)))
     merged = k.join(j, on=covered, how="left_anti").select(*(F.col(f"k.{c}").alias(c) for c in events.columns))
     return kept.unionByName(merged)
+
+
+STATE_KINDS = ("partition_state_change", "isr_change", "leader_election")
+"""Kinds whose rows can state a partition's (leader, ISR, leader epoch): the controller's own records."""
+
+
+def without_unchanged_isr(events: DataFrame) -> DataFrame:
+    """``events`` without the ``isr_change`` rows whose (leader, ISR members, leader epoch) equal the partition's
+    previous known state: the latest earlier row of its cluster and partition (in line order) that states all
+    three, of a kind in ``STATE_KINDS``. A partition's first stated state is kept.
+
+    Kafka 2.8's ``ReplicaStateMachine.doRemoveReplicasFromIsr`` writes nothing for a partition whose ISR already
+    lacks the replica, yet its caller logs the partition's state "after removing replica n from the ISR" for it
+    (each controller that handles the broker's failure again, say); counted, every table would hold one ISR
+    change more than happened. The controller epoch is not compared: that line prints the current controller's.
+
+    One window, partitioned by cluster, topic and partition; a row that cannot state a partition's state is a
+    window of its own (its line), so no task gathers all of a cluster's other lines.
+    """
+    can_state = F.coalesce(F.col("kind").isin(*STATE_KINDS) & F.col("topic").isNotNull()
+                           & F.col("partition").isNotNull(), F.lit(False))
+    states = can_state & F.col("leader").isNotNull() & F.col("isr").isNotNull() & F.col("leader_epoch").isNotNull()
+    state = F.when(states, F.struct(F.col("leader").alias("leader"), F.array_sort("isr").alias("isr"),
+                                    F.col("leader_epoch").alias("leader_epoch")))
+    alone = F.when(~can_state, F.struct("source_file", "line_number"))
+    before = Window.partitionBy("cluster", "topic", "partition", alone).orderBy(
+        "ts_ms", "source_file", "line_number").rowsBetween(Window.unboundedPreceding, -1)
+    previous = F.last(state, ignorenulls=True).over(before)
+    unchanged = F.coalesce((F.col("kind") == "isr_change") & (state == previous), F.lit(False))
+    return events.select("*", unchanged.alias("_unchanged")).where(~F.col("_unchanged")).select(*events.columns)
 
 
 def sources_by_cluster(events: DataFrame) -> DataFrame:

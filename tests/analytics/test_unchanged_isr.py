@@ -1,0 +1,123 @@
+"""An ISR change that changes nothing is not counted: Kafka 2.8's controller logs "Partition t-p state changed to
+(...) after removing replica n from the ISR" for a partition whose ISR already lacks n (a second controller
+handling the same dead broker, say), though it writes nothing to ZooKeeper for it, and our event log has no
+record of it. Merged with the event log, or read alone, those lines were ISR changes in ``events``.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pyspark")
+
+from tests.analytics.test_transform import events, psc
+
+from zkcontroller.analytics import job
+from zkcontroller.analytics.merge import without_unchanged_isr
+from zkcontroller.event_schema import validate_record
+
+pytestmark = pytest.mark.spark
+T0 = datetime(2024, 3, 1, 10, 0, 0, tzinfo=UTC)
+T0_MS = int(T0.timestamp() * 1000)
+SC = "(state.change.logger)"
+
+
+def isr(ms: int, p: int, leader: int, members: list[int], leader_epoch: int | None, **kw: object) -> dict[str, object]:
+    row = dict(ms=ms, kind="isr_change", topic="t", partition=p, leader=leader, isr=members,
+               leader_epoch=leader_epoch, controller_id=1, controller_epoch=5)
+    return {**row, **kw}
+
+
+def test_an_isr_change_equal_to_the_partitions_previous_state_is_dropped(spark) -> None:
+    df = events(spark, [
+        psc(0, 0, "NewPartition", "OnlinePartition", 1, [1, 2, 3], leader_epoch=0),
+        isr(10, 0, 1, [1, 2, 3], 0),  # the state the creation stated: dropped
+        isr(20, 0, 1, [1, 2], 1),  # a shrink: kept
+        isr(30, 0, 1, [2, 1], 1, controller_epoch=6),  # same members, leader, epoch; another controller: dropped
+        isr(40, 0, 2, [1, 2], 1),  # another leader: kept
+        isr(50, 0, 2, [1, 2], 2),  # another leader epoch: kept
+        dict(ms=60, kind="leader_election", topic="t", partition=0, leader=1, isr=[1, 2], leader_epoch=3),
+        isr(70, 0, 1, [1, 2], 3),  # what the election stated: dropped
+        psc(75, 0, "OnlinePartition", "OfflinePartition"),  # states no leader, ISR or epoch
+        isr(80, 0, 1, [1, 2], 3),  # the last statement is still the election's: dropped
+        isr(90, 1, 1, [1, 2], 3),  # first of partition 1, though equal to partition 0's state: kept
+        isr(100, 1, 1, [1, 2], 3, cluster="other"),  # first of its cluster: kept
+        isr(110, 1, 1, [1, 2], None),  # states no epoch: not equal, kept
+        dict(ms=120, kind="other"), dict(ms=130, kind="isr_shrink", topic="t", partition=0, isr=[1], broker_id=1),
+    ])
+    kept = sorted(r["line_number"] for r in without_unchanged_isr(df).collect())
+    assert kept == [1, 3, 5, 6, 7, 9, 11, 12, 13, 14, 15]
+
+
+def _record(ms: int, rtype: str, controller: int, **fields: object) -> str:
+    record = {"schema_version": 1, "type": rtype, "ts_ms": T0_MS + ms, "cluster": "mixed",
+              "controller_id": controller, "controller_epoch": controller, **fields}
+    assert validate_record(record) == [], record
+    return json.dumps(record)
+
+
+def _line(ms: int, controller: int, message: str) -> str:
+    stamp = T0 + timedelta(milliseconds=ms)
+    return (f"[{stamp:%Y-%m-%d %H:%M:%S},{stamp.microsecond // 1000:03d}] INFO [Controller id={controller} "
+            f"epoch={controller}] {message} {SC}")
+
+
+def _removed(ms: int, controller: int, p: int, leader: int, members: str, leader_epoch: int, replica: int) -> str:
+    return _line(ms, controller, f"Partition t-{p} state changed to (Leader:{leader},ISR:{members},LeaderEpoch:"
+                                 f"{leader_epoch},ControllerEpoch:{controller}) after removing replica {replica} "
+                                 f"from the ISR as part of transition to OfflineReplica")
+
+
+# Controller 1 creates t-0 and t-1 and removes broker 3 from their ISRs; controller 2 takes over and removes
+# broker 3 again (no-ops: the ISRs already lack it), logs t-2 for the first time, then removes broker 2 from t-0.
+STATE_CHANGE_LOG = [
+    _line(0, 1, "Changed partition t-0 from NewPartition to OnlinePartition with state LeaderAndIsr(leader=1, "
+                "leaderEpoch=0, isr=List(1, 2, 3), zkVersion=0)"),
+    _line(0, 1, "Changed partition t-1 from NewPartition to OnlinePartition with state LeaderAndIsr(leader=2, "
+                "leaderEpoch=0, isr=List(2, 3), zkVersion=0)"),
+    _removed(1000, 1, 0, 1, "1,2", 1, 3),
+    _removed(1000, 1, 1, 2, "2", 1, 3),
+    _removed(5000, 2, 0, 1, "1,2", 1, 3),  # no-op
+    _removed(5000, 2, 1, 2, "2", 1, 3),  # no-op
+    _removed(5000, 2, 2, 1, "1", 7, 3),  # the first we hear of t-2
+    _removed(8000, 2, 0, 1, "1", 2, 2),
+]
+EVENT_LOG = [  # the same run's event log: no record of the no-ops, nor of t-2 (kept from the Kafka line)
+    _record(0, "partition_state_change", 1, topic="t", partition=0, from_state="NewPartition",
+            to_state="OnlinePartition", leader=1, isr=[1, 2, 3], leader_epoch=0),
+    _record(0, "partition_state_change", 1, topic="t", partition=1, from_state="NewPartition",
+            to_state="OnlinePartition", leader=2, isr=[2, 3], leader_epoch=0),
+    _record(1000, "isr_change", 1, topic="t", partition=0, leader=1, isr=[1, 2], leader_epoch=1),
+    _record(1000, "isr_change", 1, topic="t", partition=1, leader=2, isr=[2], leader_epoch=1),
+    _record(8000, "isr_change", 2, topic="t", partition=0, leader=1, isr=[1], leader_epoch=2),
+]
+
+
+def test_no_op_isr_lines_count_neither_merged_with_the_event_log_nor_alone(spark, tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    for cluster, files in (("mixed", {"state-change.log": STATE_CHANGE_LOG, "events.jsonl": EVENT_LOG}),
+                           ("kafka", {"state-change.log": STATE_CHANGE_LOG})):
+        (logs / cluster).mkdir(parents=True)
+        for name, lines in files.items():
+            (logs / cluster / name).write_text("\n".join(lines) + "\n")
+    out = tmp_path / "out"
+    job.run(spark, job.JobConfig(inputs=[str(logs)], out=out, report=False))
+    changes = [(r["cluster"], r["partition"], r["ts_ms"] - T0_MS, r["source_format"]) for r in
+               job.read_events(spark, out).where("kind = 'isr_change'").collect()]
+    assert sorted(changes) == [
+        ("kafka", 0, 1000, "kafka_log"), ("kafka", 0, 8000, "kafka_log"), ("kafka", 1, 1000, "kafka_log"),
+        ("kafka", 2, 5000, "kafka_log"),
+        ("mixed", 0, 1000, "jsonl"), ("mixed", 0, 8000, "jsonl"), ("mixed", 1, 1000, "jsonl"),
+        ("mixed", 2, 5000, "kafka_log"),  # what the event log does not say stays
+    ]
+    table = [(r["cluster"], r["partition"], r["changed_at"], r["change"], r["previous_isr"], r["isr"])
+             for r in spark.read.parquet(str(out / "isr_changes")).collect()]
+    at = {ms: (T0 + timedelta(milliseconds=ms)).replace(tzinfo=None) for ms in (1000, 5000, 8000)}
+    for cluster in ("kafka", "mixed"):
+        assert sorted(r[1:] for r in table if r[0] == cluster) == [
+            (0, at[1000], "shrink", [1, 2, 3], [1, 2]), (0, at[8000], "shrink", [1, 2], [1]),
+            (1, at[1000], "shrink", [2, 3], [2]), (2, at[5000], "expand", None, [1])]
