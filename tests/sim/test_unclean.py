@@ -57,16 +57,27 @@ def test_electing_from_outside_the_isr_where_it_is_disabled_is_caught() -> None:
 
 
 def test_an_unclean_election_missing_from_the_event_log_is_caught() -> None:
+    """Deaf to the event log, the checker sees every unclean election as unlogged, and must say so wherever its
+    rule holds the controller to it: the writer still running and active in the election's epoch at the end. An
+    election whose controller lost its tenure meanwhile is excused (`invariants_unclean`). Which seeds elect,
+    and whose controller keeps its tenure, moves with every change to the schedule (a broker no longer reading
+    ``/config/changes`` on a session event moved seeds 2 and 4 into the excused case): the bound is a rate."""
     def deaf(world: SimWorld) -> None:
         world.checker.unclean.on_event = lambda _line: None  # type: ignore[method-assign]
 
     caught = 0
-    for seed in range(3):
+    for seed in range(6):
         world, result = _run(seed, tweak=deaf)
-        if world.checker.unclean.elections:
-            assert [v.invariant for v in result.violations][:1] == ["unclean-election-logged"]
+        assert all(v.invariant == "unclean-election-logged" for v in result.violations), describe_failures([result])
+        if result.violations:
             caught += 1
-    assert caught
+            continue
+        for election in world.checker.unclean.elections:  # none caught: each must have been excused
+            host = world.host_of(election.writer)
+            controller = None if host is None else host.controller
+            assert host is None or host.state != "running" or controller is None or not controller.is_active \
+                or controller.context.epoch != election.controller_epoch, f"seed {seed}: {election} not caught"
+    assert caught >= 3, f"only {caught}/6 seeds caught an unclean election missing from the event log"
 
 
 def test_a_leader_from_outside_the_isr_written_by_someone_else_is_caught() -> None:
