@@ -144,21 +144,25 @@ async def test_auto_leader_rebalance_moves_leaders_back_to_preferred_replicas(
                                       leader_imbalance_check_interval_seconds=1)
     records: list[str] = make_cluster.records  # type: ignore[attr-defined]
     await cluster.stop_broker(3)  # its leadership moves away (controlled shutdown)
+    led_elsewhere = [tp for tp in PARTITIONS if ASSIGNMENT[tp.partition][0] == 3]
+    # counted from here, while 3 is down and cannot lead: once it is back, the brokers' own fetches may take it
+    # into an ISR and the rebalance elect it at any moment, before or during the AlterIsr below (both did, under
+    # load: counted after 3's return, the elections had already been made, and none was seen)
+    first_record = len(records)
+    assert all(s.leader != 3 for tp, s in (await states(admin)).items() if tp in led_elsewhere)
     await cluster.start_broker(3)
     controller = await cluster.wait_for_controller()
     await wait_until(lambda: 3 in controller.context.live_broker_ids, what="broker 3 back")
-    led_elsewhere = [tp for tp in PARTITIONS if ASSIGNMENT[tp.partition][0] == 3]
-    now = await states(admin)
-    assert all(now[tp].leader != 3 for tp in led_elsewhere)
-    # counted from here: the rebalance may elect 3 for a partition as soon as 3 is back in its ISR, before the
-    # other partitions' AlterIsr (it did, under load)
-    first_record = len(records)
-    # the leaders take 3 back into their ISRs, as 2.7+ brokers do
-    for tp, lai in now.items():
+    # the leaders take 3 back into their ISRs, as 2.7+ brokers do, without waiting for its fetches to catch up
+    for tp, lai in (await states(admin)).items():
+        if 3 in lai.isr:  # its fetches got there first
+            continue
         epoch = controller.context.live_broker_id_and_epochs[lai.leader]
         answer = await controller.handle_broker_request(AlterIsrRequest(lai.leader, epoch, (
             AlterIsrPartition(tp, lai.leader_epoch, tuple(sorted(ASSIGNMENT[tp.partition])), lai.zk_version),)))
-        assert answer.error is Errors.NONE and answer.partitions[0].error is Errors.NONE
+        assert answer.error is Errors.NONE
+        # the brokers' own AlterIsr (or an election it allowed) may have changed the partition since it was read
+        assert answer.partitions[0].error in (Errors.NONE, Errors.INVALID_UPDATE_VERSION, Errors.FENCED_LEADER_EPOCH)
 
     async def balanced() -> bool:
         current = await states(admin)
