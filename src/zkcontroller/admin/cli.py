@@ -304,10 +304,10 @@ def describe_topic(zookeeper: str, topic: str | None, under_replicated_partition
     lines, corrupt = run_with_client(zookeeper, action)
     for line in lines:
         click.echo(line)
-    _fail_if_corrupt(corrupt)
+    fail_if_corrupt(corrupt)
 
 
-def _fail_if_corrupt(count: int) -> None:
+def fail_if_corrupt(count: int) -> None:
     """Corrupt znodes were shown above; the command still fails, so scripts notice."""
     if count:
         raise click.ClickException(f"{count} corrupt znode{'s' if count > 1 else ''} (see the lines above)")
@@ -322,7 +322,7 @@ def list_topics(zookeeper: str, topic: str | None, exclude_internal: bool) -> No
     lines = run_with_client(zookeeper, lambda zk: list_topic_lines(zk, topic, exclude_internal=exclude_internal))
     for line in lines:
         click.echo(line)
-    _fail_if_corrupt(sum(" - corrupt: " in line for line in lines))
+    fail_if_corrupt(sum(" - corrupt: " in line for line in lines))
 
 
 @topics.command("delete")
@@ -367,7 +367,7 @@ def list_brokers(zookeeper: str) -> None:
     lines = {**{b.broker.id: broker_line(b) for b in registered}, **corrupt}
     for broker_id in sorted(lines):
         click.echo(lines[broker_id])
-    _fail_if_corrupt(len(corrupt))
+    fail_if_corrupt(len(corrupt))
 
 
 @click.group()

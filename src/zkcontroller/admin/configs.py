@@ -21,7 +21,7 @@ import re
 
 import click
 
-from zkcontroller.admin.cli import run_with_client, zookeeper_option
+from zkcontroller.admin.cli import fail_if_corrupt, run_with_client, zookeeper_option
 from zkcontroller.admin.deprecation import ZOOKEEPER_DEPRECATED
 from zkcontroller.admin.errors import AdminError, InvalidConfigError
 from zkcontroller.admin.java_numbers import java_parse_int
@@ -334,8 +334,7 @@ def configs(zookeeper: str, entity_types: tuple[str, ...], entity_names_given: t
                 continue
             rendered = ",".join(f"{k}={found[k]}" for k in properties_order(found))  # Kafka's Properties order
             click.echo(f"Configs for {_label(kind, described)} are {rendered}")
-        if corrupt:  # shown above; the command still fails, so scripts notice
-            raise click.ClickException(f"{corrupt} corrupt znode{'s' if corrupt > 1 else ''} (see the lines above)")
+        fail_if_corrupt(corrupt)
         return
     assert name is not None
     try:

@@ -15,7 +15,7 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from zkcontroller.admin.cli import run_with_client, zookeeper_option
+from zkcontroller.admin.cli import fail_if_corrupt, run_with_client, zookeeper_option
 from zkcontroller.admin.deprecation import REASSIGN_VERIFY_INCOMPLETE, REASSIGN_ZOOKEEPER_DEPRECATED
 from zkcontroller.admin.reassign import (
     ROLLBACK_NOTE,
@@ -128,9 +128,7 @@ def reassign(zookeeper: str, generate: bool, execute: bool, verify: bool, cancel
             lines, corrupt = run_with_client(zookeeper, both)
             for line in lines:
                 click.echo(line)
-            if corrupt:  # shown above; the command still fails, so scripts notice
-                raise click.ClickException(f"{corrupt} corrupt znode{'s' if corrupt > 1 else ''} (see the lines "
-                                           "above)")
+            fail_if_corrupt(corrupt)
             return
         text, source = _read(reassignment_json_file, "--reassignment-json-file")
         targets = parse_reassignment_json(text, source)
@@ -180,9 +178,7 @@ def reassign(zookeeper: str, generate: bool, execute: bool, verify: bool, cancel
             for error in unreadable:
                 click.echo(f"Not cleared, its config cannot be read\tCorrupt: {error.path}: {error.reason}")
         _show_progress(statuses)
-        if unreadable:
-            raise click.ClickException(f"{len(unreadable)} corrupt znode{'s' if len(unreadable) > 1 else ''} (see "
-                                       "the lines above)")
+        fail_if_corrupt(len(unreadable))
     else:  # cancel
         async def cancel_all(zk: KafkaZkClient):
             return await ReassignCommand(zk).cancel(targets)
