@@ -261,16 +261,20 @@ class ReassignCommand:
         brokers = sorted(set(await self._zk.get_sorted_broker_list()) | {b for r in targets.values() for b in r})
         for broker in brokers:
             found = await configs_of(ConfigType.BROKER, str(broker))
-            kept = None if found is None else {k: v for k, v in found.items() if k not in BROKER_THROTTLES}
-            if found is not None and kept != found:  # AdminZkClient.changeBrokerConfig: write, then notification
-                await self._zk.set_or_create_entity_configs(ConfigType.BROKER, str(broker), kept or {})
+            if found is None:
+                continue
+            kept = {k: v for k, v in found.items() if k not in BROKER_THROTTLES}
+            if kept != found:  # AdminZkClient.changeBrokerConfig: the write, then the notification
+                await self._zk.set_or_create_entity_configs(ConfigType.BROKER, str(broker), kept)
                 await self._zk.create_config_change_notification(f"{ConfigType.BROKER}/{broker}")
         topics = sorted({tp.topic for tp in targets})
         for topic in topics:
             found = await configs_of(ConfigType.TOPIC, topic)
-            kept = None if found is None else {k: v for k, v in found.items() if k not in TOPIC_THROTTLES}
-            if found is not None and kept != found:
-                await change_topic_config(self._zk, topic, kept or {})
+            if found is None:
+                continue
+            kept = {k: v for k, v in found.items() if k not in TOPIC_THROTTLES}
+            if kept != found:
+                await change_topic_config(self._zk, topic, kept)
         return brokers, topics, unreadable
 
     async def list(self) -> dict[TopicPartition, ReplicaAssignment]:
