@@ -14,6 +14,7 @@ from tests.helpers import wait_until
 from tests.integration.conftest import ClusterFactory
 from tests.integration.test_controller_cluster import create_topic, wait_for_states
 from tests.integration.test_topic_deletion import start_topic
+from tests.integration.test_unparseable_topic import fail_over_onto
 
 from zkcontroller.model import TopicPartition
 from zkcontroller.zk import paths
@@ -35,10 +36,7 @@ async def test_failover_skips_an_empty_topic_znode_and_serves_the_rest(
     first = await cluster.wait_for_controller()
     await start_topic(cluster, admin, "empty")
     await start_topic(cluster, admin, "good")
-    await admin.session.set_data(paths.topic_path("empty"), b"", -1)
-
-    await cluster.stop_broker(first.controller_id)
-    controller = await cluster.wait_for_controller(exclude=first.controller_id)
+    controller = await fail_over_onto(cluster, admin, first, "empty", b"")
     assert "empty" not in controller.context.all_topics
     assert controller.context.partitions_for_topic("good")
     assert _skipped(caplog)

@@ -12,6 +12,8 @@ from tests.integration.conftest import ClusterFactory
 from tests.integration.test_controller_cluster import create_topic, wait_for_states
 from tests.integration.test_topic_deletion import start_topic, traces
 
+from zkcontroller.cluster.local_cluster import LocalCluster
+from zkcontroller.controller.kafka_controller import KafkaController
 from zkcontroller.controller.states import PartitionState
 from zkcontroller.model import TopicPartition
 from zkcontroller.zk import paths
@@ -25,6 +27,14 @@ def _messages(caplog: pytest.LogCaptureFixture, level: int) -> list[str]:
     return [r.getMessage() for r in caplog.records if r.levelno == level]
 
 
+async def fail_over_onto(cluster: LocalCluster, admin: KafkaZkClient, first: KafkaController, topic: str,
+                         data: bytes) -> KafkaController:
+    """Write ``data`` over ``topic``'s znode, then stop the controller: the next one reads it at failover."""
+    await admin.session.set_data(paths.topic_path(topic), data, -1)
+    await cluster.stop_broker(first.controller_id)
+    return await cluster.wait_for_controller(exclude=first.controller_id)
+
+
 async def test_unparseable_topic_is_kept_reported_and_deletable(
     make_cluster: ClusterFactory, admin: KafkaZkClient, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -32,10 +42,7 @@ async def test_unparseable_topic_is_kept_reported_and_deletable(
     cluster = await make_cluster([1, 2, 3])
     first = await cluster.wait_for_controller()
     await start_topic(cluster, admin, "t")
-    await admin.session.set_data(paths.topic_path("t"), NOT_JSON, -1)
-
-    await cluster.stop_broker(first.controller_id)  # the next controller reads it at failover
-    controller = await cluster.wait_for_controller(exclude=first.controller_id)
+    controller = await fail_over_onto(cluster, admin, first, "t", NOT_JSON)
     assert "t" in controller.context.all_topics and not controller.context.partitions_for_topic("t")
     assert any(f"{paths.topic_path('t')} as a topic with no partitions" in m and "invalid JSON" in m
                for m in _messages(caplog, logging.WARNING))
@@ -67,9 +74,7 @@ async def test_repaired_topic_loads_its_existing_partition_states(
     await create_topic(admin, "t", {0: [others[0], others[1], first.controller_id]})
     await wait_for_states(admin, "t", 1, lambda s: len(s[0].leader_and_isr.isr) == 3, "t-0 fully in sync")
     original = (await admin.session.get_data(paths.topic_path("t")))[0]
-    await admin.session.set_data(paths.topic_path("t"), corrupt, -1)
-    await cluster.stop_broker(first.controller_id)
-    controller = await cluster.wait_for_controller(exclude=first.controller_id)
+    controller = await fail_over_onto(cluster, admin, first, "t", corrupt)
     assert not controller.context.partitions_for_topic("t")
 
     await admin.session.set_data(paths.topic_path("t"), original, -1)
