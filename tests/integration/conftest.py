@@ -7,6 +7,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 
 import pytest
+from tests.helpers import QUICK_SHUTDOWN_BACKOFF_MS
 
 from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.cluster.listener import ListenerPorts
@@ -62,7 +63,7 @@ async def make_local_cluster(
     sink = records.append if records is not None else (lambda _line: None)
     # The last broker of a cluster cannot hand its leadership over; Kafka's 5 s back-off between its three
     # controlled-shutdown attempts would make every teardown wait 10 s.
-    controller_overrides.setdefault("controlled_shutdown_retry_backoff_ms", 20)
+    controller_overrides.setdefault("controlled_shutdown_retry_backoff_ms", QUICK_SHUTDOWN_BACKOFF_MS)
     # Tests that want the auto leader rebalance turn it on; elsewhere it would move leaders 5 s after failover.
     controller_overrides.setdefault("auto_leader_rebalance_enable", False)
     cluster = LocalCluster(

@@ -10,7 +10,7 @@ import logging
 import random
 from pathlib import Path
 
-from tests.helpers import OffsetClock, wait_until
+from tests.helpers import QUICK_SHUTDOWN_BACKOFF_MS, OffsetClock, wait_until
 
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.cluster.cluster_shell import PromptLogHandler
@@ -29,7 +29,8 @@ async def test_restart_right_after_a_crash_waits_for_the_old_registration() -> N
     # the back-off of tests/integration's clusters: broker 2's controlled shutdown at the end, as controller, finds
     # none registered (it resigned) and would wait Kafka's 5 s before its retry
     cluster = LocalCluster(backend, [1, 2], clock, session_timeout_ms=6000,
-                           controller_config=ControllerConfig(broker_id=-1, controlled_shutdown_retry_backoff_ms=20))
+                           controller_config=ControllerConfig(
+                               broker_id=-1, controlled_shutdown_retry_backoff_ms=QUICK_SHUTDOWN_BACKOFF_MS))
     shown: list[str] = []
     with PromptLogHandler(shown.append).attached():
         await cluster.start()
