@@ -7,6 +7,7 @@ between forgets it (a documented difference)."""
 from __future__ import annotations
 
 import asyncio
+import struct
 
 import pytest
 from kafka.record.memory_records import MemoryRecordsBuilder
@@ -14,6 +15,7 @@ from kafka.record.memory_records import MemoryRecordsBuilder
 from zkcontroller.broker.control_plane import BrokerControlPlane
 from zkcontroller.broker.partition import Partition
 from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
+from zkcontroller.protocol.wire.record_sets import crc32c
 
 from .server_fixture import BROKER_EPOCH, seed_metadata
 from .test_produce_wire import (
@@ -29,6 +31,7 @@ from .test_produce_wire import (
     legacy_frame,
     messages,
     send,
+    timed_answers,
 )
 
 OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_PRODUCER_EPOCH = 45, 47
@@ -57,18 +60,51 @@ def idempotent(n: int, seq: int, epoch: int = 0, pid: int = PID, transactional: 
     return bytes(b.buffer())
 
 
+async def send_timed(api: KafkaApis, version: int, acks: int, topics: list[tuple[str, list[tuple[int, bytes]]]]
+                     ) -> list[tuple[str, int, int, int, int | None, int]]:
+    return timed_answers(await api.handle(frame(version, acks, topics)), version)
+
+
 @pytest.mark.parametrize("version", [3, 8])
 async def test_a_retried_batch_answers_its_original_offset_and_is_not_appended_again(apis, version: int) -> None:
+    """The retry answers the original batch's metadata: its base offset, and its max timestamp as log append time
+    (Kafka's ``Log.append`` sets ``logAppendTime`` from the duplicate's ``BatchMetadata`` even for CreateTime)."""
     api, replicas = apis
     log_start = 0 if version >= 5 else None
-    first = idempotent(3, 0)
+    first = idempotent(3, 0)  # timestamps 1000-1002
     assert await send(api, version, 1, [("orders", [(0, first)])]) == [("orders", 0, NONE, 10, log_start)]
     assert await send(api, version, 1, [("orders", [(0, idempotent(2, 3))])]) == [("orders", 0, NONE, 13, log_start)]
-    assert await send(api, version, 1, [("orders", [(0, first)])]) == [("orders", 0, NONE, 10, log_start)]
-    assert await send(api, version, 1, [("orders", [(0, idempotent(2, 3))])]) == [("orders", 0, NONE, 13, log_start)]
+    assert await send_timed(api, version, 1, [("orders", [(0, first)])]) == [
+        ("orders", 0, NONE, 10, log_start, 1_002)]
+    assert await send_timed(api, version, 1, [("orders", [(0, idempotent(2, 3))])]) == [
+        ("orders", 0, NONE, 13, log_start, 1_001)]
     assert replicas.parts[ORDERS_0].log_end_offset == 15
     assert await send(api, version, 1, [("orders", [(0, idempotent(1, 5))])]) == [("orders", 0, NONE, 15, log_start)]
     assert replicas.parts[ORDERS_0].log_end_offset == 16
+
+
+def stamped(n: int, seq: int, max_timestamp: int) -> bytes:
+    """``idempotent`` with its header's max timestamp overwritten (CRC-32C recomputed): a producer may write any
+    int64 there, and a duplicate answers it."""
+    data = bytearray(idempotent(n, seq))
+    struct.pack_into(">q", data, 35, max_timestamp)  # after base offset, length, epoch, magic, crc, attrs, delta, first
+    struct.pack_into(">I", data, 17, crc32c(bytes(data[21:])))
+    return bytes(data)
+
+
+@pytest.mark.parametrize("max_timestamp", [2**63 - 1, -2**63, -2, 253_402_300_800_000])
+async def test_a_duplicates_log_append_time_is_any_int64_its_batch_carried(apis, max_timestamp: int) -> None:
+    """Values kio's datetime field cannot carry (beyond year 9999, Long.MinValue, or -2 which is not "none"):
+    the response is written by our own table, so each reaches the wire as Kafka writes it."""
+    api, replicas = apis
+    first = stamped(2, 0, max_timestamp)
+    assert await send(api, 8, 1, [("orders", [(0, first)])]) == [("orders", 0, NONE, 10, 0)]
+    for version in (2, 5, 8):
+        timed = await send_timed(api, version, 1, [("orders", [(0, first)])]) if version >= 3 else [
+            (*a, None, max_timestamp) for a in legacy_answers(await api.handle(legacy_frame(2, 1, [
+                ("orders", [(0, first)])])), 2, append_time=max_timestamp)]
+        assert timed == [("orders", 0, NONE, 10, 0 if version >= 5 else None, max_timestamp)]
+    assert replicas.parts[ORDERS_0].log_end_offset == 12
 
 
 async def test_out_of_order_and_fenced_epochs_are_refused_logged_and_append_nothing(apis, caplog) -> None:
@@ -102,13 +138,13 @@ async def test_acks_all_retry_of_a_duplicate_waits_for_the_original_batch_to_be_
     first = idempotent(4, 0)
     assert await send(api, 8, 1, [("orders", [(0, first)])]) == [("orders", 0, NONE, 10, 0)]
     assert await send(api, 8, 1, [("orders", [(0, idempotent(1, 4))])]) == [("orders", 0, NONE, 14, 0)]
-    task = asyncio.create_task(send(api, 8, -1, [("orders", [(0, first)])]))
+    task = asyncio.create_task(send_timed(api, 8, -1, [("orders", [(0, first)])]))
     await _until(lambda: replicas.waiters.waiting() == 1)
     p.record_follower_fetch(2, 13, now_ms=0)  # not yet the end of the original batch
     await asyncio.sleep(0)
     assert not task.done()
     p.record_follower_fetch(2, 14, now_ms=0)  # its end; the later batch at 14 need not be replicated
-    assert await asyncio.wait_for(task, BOUND_S) == [("orders", 0, NONE, 10, 0)]
+    assert await asyncio.wait_for(task, BOUND_S) == [("orders", 0, NONE, 10, 0, 1_003)]
     assert p.log_end_offset == 15
 
 
@@ -120,7 +156,7 @@ async def test_a_duplicate_anywhere_in_a_v2_request_answers_the_whole_set_as_tha
     assert legacy_answers(await api.handle(legacy_frame(2, 1, [("orders", [(0, dup)])])), 2) == [
         ("orders", 0, NONE, 10)]
     assert legacy_answers(await api.handle(legacy_frame(2, 1, [("orders", [(0, idempotent(1, 0, pid=9) + dup)])])),
-                          2) == [("orders", 0, NONE, 10)]
+                          2, append_time=1_001) == [("orders", 0, NONE, 10)]
     assert replicas.parts[ORDERS_0].log_end_offset == 12
     assert legacy_answers(await api.handle(legacy_frame(2, 1, [("orders", [(0, idempotent(1, 0, pid=9) +
                                                                               idempotent(1, 2))])])), 2) == [

@@ -10,7 +10,7 @@ import asyncio
 import io
 import struct
 from dataclasses import fields
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 from typing import Any
 
@@ -25,7 +25,7 @@ from zkcontroller.broker.produce import ProducePartition, ProduceTarget, produce
 from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
 from zkcontroller.model import LeaderAndIsr, TopicPartition
 from zkcontroller.protocol.wire import codec
-from zkcontroller.protocol.wire.client_apis import PRODUCE, PRODUCE_V0_V2_REQUEST, PRODUCE_V0_V2_RESPONSE, schema_module
+from zkcontroller.protocol.wire.client_apis import PRODUCE, PRODUCE_RESPONSE, PRODUCE_V0_V2_REQUEST, schema_module
 from zkcontroller.protocol.wire.frames import decode_response_header
 from zkcontroller.protocol.wire.record_sets import crc32c
 
@@ -36,6 +36,7 @@ NONE, CORRUPT_MESSAGE, UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER = 0, 2
 REQUEST_TIMED_OUT, INVALID_TOPIC_EXCEPTION, NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND = 7, 17, 19, 20
 INVALID_REQUIRED_ACKS, KAFKA_STORAGE_ERROR, UNSUPPORTED_COMPRESSION_TYPE, INVALID_RECORD = 21, 56, 76, 87
 BOUND_S = 5.0
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 class ManualRuntime:
@@ -127,18 +128,30 @@ def frame(version: int, acks: int, topics: list[tuple[str, list[tuple[int, bytes
     return request_frame(PRODUCE, version, 7, buf.getvalue(), client_id)[4:]
 
 
-def answers(payload: bytes | None, version: int) -> list[tuple[str, int, int, int, int | None]]:
-    """(topic, partition, error, base offset, log start offset: None before v5) per answered partition."""
+def timed_answers(payload: bytes | None, version: int) -> list[tuple[str, int, int, int, int | None, int]]:
+    """(topic, partition, error, base offset, log start offset: None before v5, log append time: -1 before v2)
+    per answered partition, read with kio's own reader (whose datetime cannot hold every int64) when it can."""
     assert payload is not None
     correlation_id, offset = decode_response_header(payload, PRODUCE, version)
     assert correlation_id == 7
-    m = schema_module(PRODUCE, version, "response")
-    response, _ = entity_reader(m.ProduceResponse)(memoryview(payload)[offset:], 0)
-    for t in response.responses:
-        for p in t.partition_responses:
-            assert p.log_append_time is None  # -1 on the wire: CreateTime
-    return [(t.name, p.index, int(p.error_code), p.base_offset, getattr(p, "log_start_offset", None))
-            for t in response.responses for p in t.partition_responses]
+    value = codec.decode(PRODUCE_RESPONSE, version, payload, offset)
+    timed = [(t["name"], p["index"], p["error_code"], p["base_offset"], p["log_start_offset"] if version >= 5 else None,
+              p["log_append_time_ms"]) for t in value["responses"] for p in t["partitions"]]
+    if version >= 3 and all(-1 <= a[-1] < 2**40 for a in timed):  # the same answers through kio's reader
+        m = schema_module(PRODUCE, version, "response")
+        response, _ = entity_reader(m.ProduceResponse)(memoryview(payload)[offset:], 0)
+        assert [(t.name, p.index, int(p.error_code), p.base_offset, getattr(p, "log_start_offset", None),
+                 -1 if p.log_append_time is None else (p.log_append_time - EPOCH) // timedelta(milliseconds=1))
+                for t in response.responses for p in t.partition_responses] == timed
+    return timed
+
+
+def answers(payload: bytes | None, version: int) -> list[tuple[str, int, int, int, int | None]]:
+    """(topic, partition, error, base offset, log start offset: None before v5) per answered partition; every log
+    append time -1 (CreateTime)."""
+    timed = timed_answers(payload, version)
+    assert all(a[-1] == -1 for a in timed)
+    return [a[:-1] for a in timed]
 
 
 async def send(api: KafkaApis, version: int, acks: int, topics: list[tuple[str, list[tuple[int, bytes | None]]]],
@@ -168,13 +181,16 @@ def legacy_frame(version: int, acks: int, topics: list[tuple[str, list[tuple[int
     return request_frame(PRODUCE, version, 7, body)[4:]
 
 
-def legacy_answers(payload: bytes | None, version: int) -> list[tuple[str, int, int, int]]:
+def legacy_answers(payload: bytes | None, version: int,
+                   append_time: int = -1) -> list[tuple[str, int, int, int]]:
+    """(topic, partition, error, base offset) per answered partition; v2's log append times all ``append_time``."""
     assert payload is not None
     correlation_id, offset = decode_response_header(payload, PRODUCE, version)
     assert correlation_id == 7
-    value = codec.decode(PRODUCE_V0_V2_RESPONSE, version, payload, offset)
+    value = codec.decode(PRODUCE_RESPONSE, version, payload, offset)
     assert version < 1 or value["throttle_time_ms"] == 0
-    assert version < 2 or all(p["log_append_time_ms"] == -1 for t in value["responses"] for p in t["partitions"])
+    assert version < 2 or all(p["log_append_time_ms"] == append_time
+                              for t in value["responses"] for p in t["partitions"])
     return [(t["name"], p["index"], p["error_code"], p["base_offset"])
             for t in value["responses"] for p in t["partitions"]]
 

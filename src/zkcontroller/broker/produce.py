@@ -13,7 +13,9 @@ offset (the LEO before the append), log append time -1 (CreateTime: no timestamp
 Last, once offsets are assigned, an idempotent producer's batches go through the partition's `producer_state`: a
 stale epoch is INVALID_PRODUCER_EPOCH, a sequence gap OUT_OF_ORDER_SEQUENCE_NUMBER (both logged as failures, with log
 start offset 0), and a retry of one of the producer's last 5 batches is not appended again but answers NONE with
-that batch's base offset, as Kafka 2.8 answers a duplicate.
+that batch's metadata, as Kafka 2.8's ``Log.append`` answers a duplicate: its base offset (an acks=-1 retry waits
+for its last offset), its max timestamp as log append time (whatever the topic's timestamp type) and the log start
+offset.
 
 ``min.insync.replicas`` and ``max.message.bytes`` are the topic's (`topic_config_manager`: its overrides, else the
 broker's ``min.insync.replicas``/``message.max.bytes``): an entry larger than ``max.message.bytes`` is
@@ -79,6 +81,8 @@ class ProduceAnswer:
     base_offset: int = -1
     log_start_offset: int = -1
     error_message: str | None = None
+    log_append_time: int = -1
+    """-1 (CreateTime), or a duplicate's original batch's max timestamp."""
 
 
 class ProduceTarget:
@@ -184,9 +188,9 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
     except ProducerStateError as e:  # not among appendToLocalLog's known exceptions, as NOT_ENOUGH_REPLICAS
         _failed(target, tp, f"org.apache.kafka.common.errors.{e.exception}: {e}")
         return error(e.error, log_start_offset=LOG_START_OFFSET)
-    if duplicate is not None:  # a producer's retry of a batch appended before: its offsets, nothing appended
+    if duplicate is not None:  # a retry of a batch appended before: nothing appended, the batch's metadata answered
         return Appended(p.topic, p.partition, int(Errors.NONE), duplicate.first_offset, LOG_START_OFFSET,
-                        count=duplicate.last_offset - duplicate.first_offset + 1)
+                        log_append_time=duplicate.timestamp, count=duplicate.last_offset - duplicate.first_offset + 1)
     partition.append_as_leader(count, target.runtime.now_ms())
     return Appended(p.topic, p.partition, int(Errors.NONE), base_offset, LOG_START_OFFSET, count=count)
 

@@ -17,8 +17,7 @@ batch by batch, after the log's own validation and once offsets are assigned:
 
 Differences, the logs keeping offsets only: the state is the leader's own, not rebuilt from replicated batches, so a
 broker forgets it on becoming follower (`ProducerStateManager.clear`) and a new leader starts with no entry (any
-sequence accepted); a restart starts empty too (no snapshots). A duplicate's answer keeps log append time -1, where
-Kafka's carries the original batch's timestamp. Transactional batches are neither checked nor recorded
+sequence accepted); a restart starts empty too (no snapshots). Transactional batches are neither checked nor recorded
 (transactions are not served: they are appended as before). A batch's timestamp is its header's max timestamp (the
 records are not decoded; Kafka takes the max of its records', the same for a well-formed batch).
 

@@ -622,7 +622,8 @@ def legacy_list_offsets_response(answers: Iterable[LegacyOffsetAnswer]) -> bytes
 
 PRODUCE = 0
 PRODUCE_VERSIONS = (0, 8)
-"""Kafka 2.8's Produce 0–8: v3+ through kio, v0–v2 (which kio lacks) through our own table below."""
+"""Kafka 2.8's Produce 0–8: requests v3+ through kio, v0–v2 (which kio lacks) through our own table below;
+responses of every version through our table."""
 _MODULES[PRODUCE] = "produce"
 _REQUEST_NAMES[PRODUCE] = "ProduceRequest"
 
@@ -650,7 +651,7 @@ PRODUCE_V0_V2_REQUEST = MessageSpec("ProduceRequest", "0-2", "", (
     )),
 ))
 """Kafka 2.8's ProduceRequest.json at v0–v2 (kio's schemas start at v3): no transactional id yet."""
-PRODUCE_V0_V2_RESPONSE = MessageSpec("ProduceResponse", "0-2", "", (
+PRODUCE_RESPONSE = MessageSpec("ProduceResponse", "0-8", "", (
     Field("responses", "[]", fields=(
         Field("name", "string"),
         Field("partitions", "[]", fields=(
@@ -658,10 +659,19 @@ PRODUCE_V0_V2_RESPONSE = MessageSpec("ProduceResponse", "0-2", "", (
             Field("error_code", "int16"),
             Field("base_offset", "int64"),
             Field("log_append_time_ms", "int64", versions="2+", default=-1),
+            Field("log_start_offset", "int64", versions="5+", default=-1),
+            Field("record_errors", "[]", versions="8+", fields=(
+                Field("batch_index", "int32", versions="8+"),
+                Field("batch_index_error_message", "string", versions="8+", nullable="8+"),
+            )),
+            Field("error_message", "string", versions="8+", nullable="8+"),
         )),
     )),
     Field("throttle_time_ms", "int32", versions="1+", default=0),
 ))
+"""Kafka 2.8's ProduceResponse.json, v0–8 (none flexible), for every version: kio types ``LogAppendTimeMs`` as a
+datetime, which holds neither every int64 nor -1 apart from None, and a duplicate's answer carries the original
+batch's max timestamp, whatever int64 its producer wrote there."""
 
 
 def decode_produce_request(version: int, buf: bytes | memoryview, offset: int) -> ProduceRequestSummary:
@@ -684,24 +694,15 @@ def produce_request(request: Any) -> ProduceRequestSummary:
 
 
 def produce_response(version: int, answers: Iterable[Any]) -> bytes:
-    """The body of a Produce response. ``answers`` carry topic, partition, error, base_offset, log_start_offset
-    and error_message; consecutive answers for one topic form its entry. Log append time is always -1 (CreateTime)."""
-    if version < 3:
-        return _legacy_produce_response(version, answers)
-    m = _types(PRODUCE, version, "response")
-    topics = tuple(_build(m.TopicProduceResponse, name=name, partition_responses=tuple(
-        _build(m.PartitionProduceResponse, index=a.partition, error_code=ErrorCode(a.error),
-               base_offset=a.base_offset, log_append_time=None, log_start_offset=a.log_start_offset,
-               record_errors=(), error_message=a.error_message) for a in run))
-        for name, run in _topic_runs(answers))
-    return _write(_build(m.ProduceResponse, responses=topics, throttle_time=_ZERO))
-
-
-def _legacy_produce_response(version: int, answers: Iterable[Any]) -> bytes:
-    topics = [{"name": name, "partitions": [{"index": a.partition, "error_code": a.error,
-                                             "base_offset": a.base_offset, "log_append_time_ms": -1} for a in run]}
-              for name, run in _topic_runs(answers)]
-    return codec.encode(PRODUCE_V0_V2_RESPONSE, version, {"responses": topics, "throttle_time_ms": 0})
+    """The body of a Produce response, any version, through `PRODUCE_RESPONSE`. ``answers`` carry topic,
+    partition, error, base_offset, log_append_time, log_start_offset and error_message; consecutive answers for
+    one topic form its entry. ``record_errors`` is always empty (no per-record errors)."""
+    topics = [{"name": name, "partitions": [
+        {"index": a.partition, "error_code": a.error, "base_offset": a.base_offset,
+         "log_append_time_ms": a.log_append_time, "log_start_offset": a.log_start_offset, "record_errors": [],
+         "error_message": a.error_message} for a in run]}
+        for name, run in _topic_runs(answers)]
+    return codec.encode(PRODUCE_RESPONSE, version, {"responses": topics, "throttle_time_ms": 0})
 
 
 # ---------------------------------------------------------------------------------------------- InitProducerId
