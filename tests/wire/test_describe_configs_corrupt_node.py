@@ -12,6 +12,7 @@ import pytest
 from tests.helpers import wait_until
 from tests.integration.listening import Cluster
 
+from zkcontroller.admin.configs import change_broker_config
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.protocol.wire.describe_configs import ConfigResourceQuery
 from zkcontroller.zk import paths
@@ -60,8 +61,18 @@ async def test_a_value_that_is_not_a_string_is_unknown_server_error(corrupt: Clu
 
 
 async def test_a_default_broker_node_not_json_describes_no_dynamic_defaults(corrupt: Cluster) -> None:
+    """The broker reads the node as no overrides when notified (a WARN), and answers what it keeps: nothing."""
     cluster, zk = corrupt
-    await zk.set_or_create_entity_configs(paths.ConfigType.BROKER, paths.DEFAULT_ENTITY, {})
+    server = cluster.running_brokers()[0]
+    rm = server.replica_manager
+    assert rm is not None
+    await change_broker_config(zk, paths.DEFAULT_ENTITY, {"log.retention.ms": "99"})
+    await wait_until(lambda: rm.topic_configs.defaults.dynamic_default == {"log.retention.ms": "99"},
+                     what="the default level taken up")
+    [result] = await describe(address(cluster, server), 3, ConfigResourceQuery(BROKER, ""))
+    assert [(c.name, c.value) for c in result.configs] == [("log.retention.ms", "99")]
     await zk.session.set_data(paths.broker_config_path(paths.DEFAULT_ENTITY), b"{oops", -1)
-    [result] = await describe(address(cluster, cluster.running_brokers()[0]), 3, ConfigResourceQuery(BROKER, ""))
+    await zk.create_config_change_notification(f"{paths.ConfigType.BROKER}/{paths.DEFAULT_ENTITY}")
+    await wait_until(lambda: not rm.topic_configs.defaults.dynamic_default, what="the level read as no overrides")
+    [result] = await describe(address(cluster, server), 3, ConfigResourceQuery(BROKER, ""))
     assert (result.error, result.configs) == (0, ())

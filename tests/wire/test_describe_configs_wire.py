@@ -15,7 +15,7 @@ from kio.serial import entity_reader, entity_writer
 from tests.helpers import wait_until
 from tests.integration.listening import Cluster
 
-from zkcontroller.admin.configs import alter_topic_config
+from zkcontroller.admin.configs import alter_topic_config, change_broker_config
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.protocol.wire import describe_configs as dc
 from zkcontroller.protocol.wire.client_apis import API_VERSIONS, api_versions_response
@@ -151,8 +151,15 @@ async def test_the_broker_itself(orders: Cluster, version: int) -> None:
         assert configs["message.max.bytes"].source == DEFAULT_CONFIG and configs["message.max.bytes"].config_type == 3
         assert configs["log.retention.hours"].synonyms == (dc.Synonym("log.retention.hours", "168", DEFAULT_CONFIG),)
         assert {configs[k].source for k in ("broker.id", "log.dirs", "listeners")} == {STATIC_BROKER_CONFIG}
-    # the cluster-wide dynamic defaults (empty name)
-    await zk.set_or_create_entity_configs("brokers", "<default>", {"log.retention.ms": "99", "secret.thing": "x"})
+    # the cluster-wide dynamic defaults (empty name): Kafka's currentDynamicDefaultConfigs, the node as the broker
+    # took it up (fromPersistentProps drops a static key, a per-broker one and an invalid value), not as it is now
+    await change_broker_config(zk, "<default>", {"log.retention.ms": "99", "secret.thing": "x", "num.partitions": "3",
+                                                 "listeners": "PLAINTEXT://:1", "log.segment.bytes": "lots"})
+    rm = server.replica_manager
+    assert rm is not None
+    await wait_until(lambda: rm.topic_configs.defaults.dynamic_default.get("log.retention.ms") == "99",
+                     what="the default level taken up")
+    await zk.set_or_create_entity_configs("brokers", "<default>", {"log.retention.ms": "7"})  # no notification
     [result] = await describe(at, 1, ConfigResourceQuery(BROKER, ""), synonyms=True)
     assert [(c.name, c.value, c.source, c.is_sensitive, c.synonyms) for c in result.configs] == [
         ("log.retention.ms", "99", DYNAMIC_DEFAULT_BROKER_CONFIG, False,

@@ -9,7 +9,9 @@ Any broker answers, for each resource in request order (`broker.config_helper` b
   the dynamic broker configs it keeps: sources DYNAMIC_BROKER_CONFIG / DYNAMIC_DEFAULT_BROKER_CONFIG). A
   malformed node or a value ConfigDef refuses is UNKNOWN_SERVER_ERROR (logged; no message, as Kafka sends none).
 - BROKER: this broker's id gives its configs (dynamic values over server.properties); the empty name the
-  cluster-wide dynamic defaults of ``/config/brokers/<default>`` (source DYNAMIC_DEFAULT_BROKER_CONFIG); another
+  cluster-wide dynamic defaults as this broker keeps them (Kafka's ``currentDynamicDefaultConfigs``: what it last
+  read of ``/config/brokers/<default>``, cleaned as `clean_dynamic_configs` does; source
+  DYNAMIC_DEFAULT_BROKER_CONFIG); another
   id is INVALID_REQUEST "Unexpected broker id, expected <id> or empty string, but received <name>", a name that
   is no integer INVALID_REQUEST "Broker id must be an integer, but it is: <name>".
 - BROKER_LOGGER: this broker's id lists its ``kafka.*`` loggers and ``root`` with their effective levels (Kafka's
@@ -21,7 +23,7 @@ Any broker answers, for each resource in request order (`broker.config_helper` b
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from zkcontroller.admin.zk_admin_manager import ConfigApiError, check_broker_id
 from zkcontroller.broker.config_helper import (
@@ -35,6 +37,7 @@ from zkcontroller.broker.config_helper import (
     describe_broker,
     describe_topic,
 )
+from zkcontroller.broker.dynamic_broker_config import clean_dynamic_configs
 from zkcontroller.broker.log_config import LogDefaults
 from zkcontroller.broker.request_handler import DescribeConfigsHandler
 from zkcontroller.cluster.kafka_server import KafkaServer
@@ -111,8 +114,7 @@ async def _entries(server: KafkaServer | None, r: ConfigResourceQuery, include_s
             raise RuntimeError(f"{paths.topic_config_path(r.resource_name)}: {e}") from None
     if r.resource_type == BROKER_RESOURCE:
         if not r.resource_name:
-            defaults_node = await read_entity_configs(server.zk, paths.ConfigType.BROKER, paths.DEFAULT_ENTITY)
-            return _dynamic_defaults(defaults_node, include_synonyms, r.keys)
+            return _dynamic_defaults(await _kept_dynamic_defaults(server), include_synonyms, r.keys)
         check_broker_id(r.resource_name, server.broker_id, " or empty string,")
         if server.replica_manager is None:
             return describe_broker(static, include_synonyms=include_synonyms, keys=r.keys)
@@ -136,7 +138,17 @@ async def read_entity_configs(zk: KafkaZkClient | None, entity_type: str, name: 
     return configs
 
 
-def _dynamic_defaults(configs: dict[str, str], include_synonyms: bool,
+async def _kept_dynamic_defaults(server: KafkaServer) -> Mapping[str, str]:
+    """``currentDynamicDefaultConfigs``: ``/config/brokers/<default>`` as this broker last took it up (cleaned by
+    ``fromPersistentProps``: no static, per-broker or invalid key), not the node as it is now. Read and cleaned
+    here only for a broker without a replica manager (it keeps no copy)."""
+    if server.replica_manager is not None:
+        return server.replica_manager.topic_configs.defaults.dynamic_default
+    node = await read_entity_configs(server.zk, paths.ConfigType.BROKER, paths.DEFAULT_ENTITY)
+    return clean_dynamic_configs(node, per_broker=False, path=paths.broker_config_path(paths.DEFAULT_ENTITY))
+
+
+def _dynamic_defaults(configs: Mapping[str, str], include_synonyms: bool,
                       keys: tuple[str, ...] | None) -> list[ConfigEntry]:
     """``createBrokerConfigEntry(perBrokerConfig = false)`` over ``currentDynamicDefaultConfigs``."""
     entries = []
