@@ -2,7 +2,15 @@
 ``min.insync.replicas``, ``message.max.bytes`` and ``log.retention.hours``) and a real ZooKeeper:
 confluent-kafka's ``AdminClient.describe_configs`` and kafka-python's ``KafkaAdminClient.describe_configs`` read a
 topic's overrides and its defaults (with Kafka's sources), and a broker's own configs; a producer's record above
-the topic's ``max.message.bytes`` is refused with RECORD_TOO_LARGE. Every wait is on a condition with a bound."""
+the topic's ``max.message.bytes`` is refused with RECORD_TOO_LARGE. Every wait is on a condition with a bound.
+
+Under load (other suites' JVMs and brokers on the same two cores) the start-up is the slow part, and it was billed
+to the first test: the module's cluster (a ZooKeeper JVM, two broker processes) came out of that test's 240 s. So
+each test's timeout covers its own body (``func_only``), and the set-up is bounded step by step instead, each
+failing with what it waited for: ZooKeeper answering (60 s), both brokers registered (60 s), the topic led (60 s),
+and both brokers' metadata caches listing it (60 s), which the clients need: a broker answers a topic its cache
+does not know yet UNKNOWN_TOPIC_OR_PARTITION. Sessions are Kafka's default 18 s, not 6 s: a broker starved for a
+few seconds would otherwise lose its session and re-register mid-test, which no test here is about."""
 
 from __future__ import annotations
 
@@ -19,10 +27,11 @@ from zkcontroller.cluster.process_cluster import ProcessCluster, wait_registered
 from zkcontroller.cluster.zookeeper_server import ZooKeeperNotInstalled
 from zkcontroller.coordination.connect import make_backend
 from zkcontroller.model import TopicPartition
+from zkcontroller.protocol.wire.metadata_client import MetadataUnavailableError, partition_replicas
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
-pytestmark = [pytest.mark.zookeeper, pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.zookeeper, pytest.mark.timeout(240, func_only=True)]
 
 TOPIC = "configured"
 SERVER_PROPERTIES = {"min.insync.replicas": "1", "message.max.bytes": "200000", "log.retention.hours": "100"}
@@ -30,7 +39,7 @@ SERVER_PROPERTIES = {"min.insync.replicas": "1", "message.max.bytes": "200000", 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProcessCluster]:
-    c = ProcessCluster([1, 2], tmp_path_factory.mktemp("configs"), session_timeout_ms=6000,
+    c = ProcessCluster([1, 2], tmp_path_factory.mktemp("configs"), session_timeout_ms=18000,
                        extra=SERVER_PROPERTIES | QUICK_SHUTDOWN_RETRIES)
     try:
         c.start()
@@ -42,7 +51,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProcessCluster
 
 @pytest.fixture
 async def topic(cluster: ProcessCluster) -> AsyncIterator[KafkaZkClient]:
-    """``TOPIC`` with two overrides, led on both brokers' caches (created once for the module)."""
+    """``TOPIC`` with two overrides, led and in both brokers' metadata caches (created once for the module)."""
     backend = make_backend(cluster.zookeeper_connect, wall_clock_ms)
     session = await backend.new_session()
     zk = KafkaZkClient(session, wall_clock_ms)
@@ -54,7 +63,14 @@ async def topic(cluster: ProcessCluster) -> AsyncIterator[KafkaZkClient]:
     async def led() -> bool:
         state = await zk.get_topic_partition_states([TopicPartition(TOPIC, 0)])
         return bool(state.values) and all(s.leader_and_isr.leader >= 0 for s in state.values.values())
-    await wait_until(led, timeout_s=60, what=f"{TOPIC} led")
+    await wait_until(led, timeout_s=60, what=f"{TOPIC} led", poll_s=0.1)
+    for b in cluster.brokers.values():
+        async def cached(port: int = b.port) -> bool:
+            try:
+                return TopicPartition(TOPIC, 0) in await partition_replicas("127.0.0.1", port, [TOPIC])
+            except MetadataUnavailableError:  # a broker slow to answer under load: asked again
+                return False
+        await wait_until(cached, timeout_s=60, what=f"{TOPIC} in broker {b.broker_id}'s metadata cache", poll_s=0.1)
     yield zk
     await session.close()
 
