@@ -441,3 +441,23 @@ async def _until(condition: Any) -> None:
             return
         await asyncio.sleep(0)
     raise AssertionError("condition not reached")
+
+
+@pytest.mark.parametrize("version", [0, 2])
+async def test_snappy_and_lz4_wrappers_take_an_offset_per_inner_message_and_a_corrupt_one_is_refused(
+        apis, version: int) -> None:
+    """As Kafka's LogValidator assigns offsets for magic < 2: one per inner message of a snappy (xerial stream) or
+    lz4 (frame) wrapper; a wrapper that cannot be read is CORRUPT_MESSAGE, appends nothing, and the broker answers
+    the next request."""
+    from tests.unit.broker.test_legacy_compression import inner_set, lz4_frame, wrapper, xerial
+
+    api, replicas = apis
+    magic = 0 if version == 0 else 1
+    snappy = wrapper(xerial(inner_set(4, magic)), magic, 2)
+    lz4 = wrapper(lz4_frame(inner_set(3, magic)), magic, 3)
+    broken = wrapper(xerial(inner_set(4, magic))[:-3], magic, 2)
+    answered = [legacy_answers(await api.handle(legacy_frame(version, 1, [("orders", [(0, one)])])), version)[0]
+                for one in (snappy, lz4, broken, snappy + lz4)]
+    assert answered == [("orders", 0, NONE, 10), ("orders", 0, NONE, 14), ("orders", 0, CORRUPT_MESSAGE, -1),
+                        ("orders", 0, NONE, 17)]
+    assert replicas.parts[ORDERS_0].log_end_offset == 24

@@ -15,10 +15,11 @@ Kafka checks a partition's record set in two places, and so do we, so errors com
 
 The count of a v2 batch is its header's records count (checked against its last offset delta, as Kafka does; the
 records themselves are not decoded). A legacy (magic 0/1) message set counts one per uncompressed message. A
-gzip wrapper is decompressed (zlib, at most `MAX_INFLATED` bytes) and counts its inner messages, as Kafka's offset
-assignment does. A snappy or lz4 wrapper cannot be opened here (no codec installed), and its offset field does not
-say how many messages it holds (kafka-python writes 0 there, Java the last inner offset): it takes one offset,
-where Kafka would take one per inner message. Only Produce v0–v2 carry legacy sets (v3+ takes one v2 batch).
+gzip, snappy or lz4 wrapper is decompressed (`compression`, at most `MAX_INFLATED` bytes) and counts its inner
+messages, as Kafka's offset assignment for magic < 2 does (the wrapper's own offset field says nothing reliable:
+kafka-python writes 0 there, Java the last inner offset); one that cannot be read, or whose inner messages are not
+well-formed uncompressed messages of its magic, is CORRUPT_MESSAGE. Only Produce v0–v2 carry legacy sets (v3+
+takes one v2 batch).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ import zlib
 from dataclasses import dataclass
 
 from crc32c import crc32c
+
+from zkcontroller.protocol.wire.compression import GZIP, LZ4, SNAPPY, CompressionError, decompress
 
 CORRUPT_MESSAGE = 2
 INVALID_RECORD = 87
@@ -40,10 +43,10 @@ RECORD_OVERHEAD_V0 = 14
 """``LegacyRecord.RECORD_OVERHEAD_V0``: the smallest size an entry may announce."""
 RECORD_BATCH_OVERHEAD = 61
 """``DefaultRecordBatch.RECORD_BATCH_OVERHEAD``: a v2 batch header, with its offset and size."""
-GZIP, ZSTD = 1, 4
+ZSTD = 4
 NO_PRODUCER_ID = -1
 MAX_INFLATED = 64 * 1024 * 1024
-"""A gzip wrapper inflating beyond this is refused (CORRUPT_MESSAGE): a small request cannot fill the memory."""
+"""A wrapper inflating beyond this is refused (CORRUPT_MESSAGE): a small request cannot fill the memory."""
 _CONTROL_FLAG = 0x20
 _LEGACY_HEADER = struct.Struct(">qiIbb")  # offset, size, crc, magic, attributes
 _BATCH_HEADER = struct.Struct(">qiibIhiqqqhii")
@@ -167,19 +170,15 @@ def _batch_count(batch: memoryview) -> int:
 def _legacy_count(message: memoryview) -> int:
     _offset, _size, _crc, magic, attributes = _LEGACY_HEADER.unpack_from(message, 0)
     codec = attributes & 0x07
-    if codec == 0:
-        return 1
-    if codec != GZIP:
-        return 1  # snappy, lz4: not opened, see the module's docstring
-    value = _legacy_value(message, magic)
+    if codec not in (GZIP, SNAPPY, LZ4):
+        return 1  # uncompressed (zstd and the unused ids are not read for magic < 2)
     try:
-        inflater = zlib.decompressobj(wbits=47)  # gzip or zlib header
-        inner = inflater.decompress(value, MAX_INFLATED)
-    except zlib.error as e:
-        raise RecordSetError(CORRUPT_MESSAGE, f"Compressed message cannot be inflated: {e}") from None
-    if inflater.unconsumed_tail:
-        raise RecordSetError(CORRUPT_MESSAGE, f"Compressed message inflates beyond {MAX_INFLATED} bytes")
+        inner = decompress(codec, _legacy_value(message, magic), magic, MAX_INFLATED)
+    except CompressionError as e:
+        raise RecordSetError(CORRUPT_MESSAGE, f"Compressed message cannot be read: {e}") from None
     entries = inspect(inner, 0)
+    if not entries or entries[-1].start + entries[-1].size != len(inner):  # Kafka's deep iterator fails on either
+        raise RecordSetError(CORRUPT_MESSAGE, "Compressed message holds no message, or a partial one at its end")
     if any(e.magic not in (0, 1) or e.magic != magic for e in entries):
         raise RecordSetError(CORRUPT_MESSAGE, "Compressed message holds messages of another magic")
     if any(_LEGACY_HEADER.unpack_from(inner, e.start)[4] & 0x07 for e in entries):

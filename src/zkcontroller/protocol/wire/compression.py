@@ -1,0 +1,168 @@
+"""Opening the value of a compressed legacy (magic 0/1) wrapper message, as Kafka 2.8's
+``CompressionType.wrapForInput`` reads it for offset assignment (``LogValidator``, magic < 2):
+
+* gzip (1): a gzip (or zlib) stream (`zlib`).
+* snappy (2): snappy-java's ``SnappyInputStream``: the xerial stream (the 8-byte ``\\x82SNAPPY\\0`` marker, two int32
+  version fields, then chunks of an int32 length and a raw snappy block), or, when the marker is absent, the whole
+  value as one raw snappy block (what that stream falls back to).
+* lz4 (3): an LZ4 frame, as Kafka's ``KafkaLZ4BlockInputStream`` reads it: frame version 1, no reserved bits (so no
+  dictionary id), a block maximum size of 64 KiB to 4 MiB, the header checksum (the second byte of the descriptor's
+  xxHash32) checked except for magic 0, whose old writers computed it wrongly, each block no larger than the maximum,
+  block checksums checked when flagged, the content checksum skipped (Kafka does not verify it either).
+
+Raw snappy and LZ4 blocks are decoded by ``cramjam``; no reader produces more than ``limit`` bytes (a small request
+cannot fill the memory). Anything unreadable is `CompressionError`.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+
+import cramjam
+
+GZIP, SNAPPY, LZ4 = 1, 2, 3
+XERIAL_MAGIC = b"\x82SNAPPY\x00"
+XERIAL_HEADER_SIZE = 16
+LZ4_FRAME_MAGIC = 0x184D2204
+_LZ4_BLOCK_MAX = {4: 1 << 16, 5: 1 << 18, 6: 1 << 20, 7: 1 << 22}
+_LZ4_UNCOMPRESSED = 0x80000000
+_U32 = 0xFFFFFFFF
+_P1, _P2, _P3, _P4, _P5 = 2654435761, 2246822519, 3266489917, 668265263, 374761393
+
+
+class CompressionError(Exception):
+    """A compressed value that cannot be read (or inflates beyond the limit)."""
+
+
+def decompress(codec: int, value: bytes, magic: int, limit: int) -> bytes:
+    """The inner message set of a wrapper compressed with ``codec`` (gzip, snappy or lz4)."""
+    try:
+        if codec == GZIP:
+            return _gunzip(value, limit)
+        if codec == SNAPPY:
+            return _snappy(value, limit)
+        if codec == LZ4:
+            return _lz4_frame(value, ignore_header_checksum=magic == 0, limit=limit)
+    except cramjam.DecompressionError as e:
+        raise CompressionError(str(e)) from None
+    raise CompressionError(f"compression codec {codec} is not read here")
+
+
+def _gunzip(value: bytes, limit: int) -> bytes:
+    inflater = zlib.decompressobj(wbits=47)  # gzip or zlib header
+    try:
+        inner = inflater.decompress(value, limit)
+    except zlib.error as e:
+        raise CompressionError(f"cannot be inflated: {e}") from None
+    if inflater.unconsumed_tail:
+        raise CompressionError(f"inflates beyond {limit} bytes")
+    return inner
+
+
+def _snappy(value: bytes, limit: int) -> bytes:
+    if len(value) < XERIAL_HEADER_SIZE or not value.startswith(XERIAL_MAGIC):
+        return _snappy_block(value, limit)
+    out = bytearray()
+    pos = XERIAL_HEADER_SIZE  # the version fields are not checked (some writers get their byte order wrong)
+    while pos < len(value):
+        if pos + 4 > len(value):
+            raise CompressionError("snappy chunk length cut short")
+        (size,) = struct.unpack_from(">i", value, pos)
+        pos += 4
+        if size < 0 or size > len(value) - pos:
+            raise CompressionError(f"snappy chunk of {size} bytes overruns the value")
+        out += _snappy_block(value[pos:pos + size], limit - len(out))
+        pos += size
+    return bytes(out)
+
+
+def _snappy_block(block: bytes, limit: int) -> bytes:
+    size = cramjam.snappy.decompress_raw_len(block)
+    if size > limit:
+        raise CompressionError("snappy block inflates beyond the limit")
+    out = bytearray(size)
+    if cramjam.snappy.decompress_raw_into(block, out) != size:
+        raise CompressionError("snappy block shorter than it announces")
+    return bytes(out)
+
+
+def _lz4_frame(value: bytes, *, ignore_header_checksum: bool, limit: int) -> bytes:
+    if len(value) < 7:
+        raise CompressionError("lz4 frame cut short")
+    if struct.unpack_from("<I", value, 0)[0] != LZ4_FRAME_MAGIC:
+        raise CompressionError("not an lz4 frame (magic)")
+    flg, bd = value[4], value[5]
+    if flg >> 6 != 1 or flg & 0x03:
+        raise CompressionError(f"lz4 frame descriptor flags {flg:#04x} unsupported")
+    if bd & 0x8F or (bd >> 4) & 0x07 not in _LZ4_BLOCK_MAX:
+        raise CompressionError(f"lz4 block descriptor {bd:#04x} unsupported")
+    block_max = _LZ4_BLOCK_MAX[(bd >> 4) & 0x07]
+    descriptor_end = 6 + (8 if flg & 0x08 else 0)
+    if len(value) < descriptor_end + 1:
+        raise CompressionError("lz4 frame cut short")
+    if not ignore_header_checksum and value[descriptor_end] != (xxh32(value[4:descriptor_end]) >> 8) & 0xFF:
+        raise CompressionError("lz4 frame descriptor checksum mismatch")
+    block_checksums = bool(flg & 0x10)
+    pos = descriptor_end + 1
+    out = bytearray()
+    while True:
+        if pos + 4 > len(value):
+            raise CompressionError("lz4 frame cut short")
+        (word,) = struct.unpack_from("<I", value, pos)
+        pos += 4
+        size = word & ~_LZ4_UNCOMPRESSED
+        if size == 0:
+            return bytes(out)  # the end mark (a content checksum after it is not verified, as in Kafka)
+        if size > block_max or size > len(value) - pos:
+            raise CompressionError(f"lz4 block of {size} bytes exceeds the frame's maximum or the value")
+        block = value[pos:pos + size]
+        pos += size
+        if block_checksums:
+            if pos + 4 > len(value) or struct.unpack_from("<I", value, pos)[0] != xxh32(block):
+                raise CompressionError("lz4 block checksum mismatch")
+            pos += 4
+        if word & _LZ4_UNCOMPRESSED:
+            data = block
+        else:
+            buffer = bytearray(block_max)
+            data = buffer[:cramjam.lz4.decompress_block_into(block, buffer, output_len=block_max)]
+        if len(out) + len(data) > limit:
+            raise CompressionError("lz4 frame inflates beyond the limit")
+        out += data
+
+
+def xxh32(data: bytes, seed: int = 0) -> int:
+    """xxHash32 (the LZ4 frame format's checksum), as its specification defines it."""
+
+    def rotl(x: int, r: int) -> int:
+        return ((x << r) | (x >> (32 - r))) & _U32
+
+    def round_(acc: int, lane: int) -> int:
+        return (rotl((acc + lane * _P2) & _U32, 13) * _P1) & _U32
+
+    n = len(data)
+    pos = 0
+    if n >= 16:
+        v = [(seed + _P1 + _P2) & _U32, (seed + _P2) & _U32, seed & _U32, (seed - _P1) & _U32]
+        while pos + 16 <= n:
+            lanes = struct.unpack_from("<4I", data, pos)
+            v = [round_(a, lane) for a, lane in zip(v, lanes, strict=True)]
+            pos += 16
+        h = (rotl(v[0], 1) + rotl(v[1], 7) + rotl(v[2], 12) + rotl(v[3], 18)) & _U32
+    else:
+        h = (seed + _P5) & _U32
+    h = (h + n) & _U32
+    while pos + 4 <= n:
+        (lane,) = struct.unpack_from("<I", data, pos)
+        h = (rotl((h + lane * _P3) & _U32, 17) * _P4) & _U32
+        pos += 4
+    while pos < n:
+        h = (rotl((h + data[pos] * _P5) & _U32, 11) * _P1) & _U32
+        pos += 1
+    h ^= h >> 15
+    h = (h * _P2) & _U32
+    h ^= h >> 13
+    h = (h * _P3) & _U32
+    h ^= h >> 16
+    return h

@@ -1,0 +1,133 @@
+"""Snappy and lz4 legacy (magic 0/1) wrappers (`compression`, `record_sets`): opened as Kafka 2.8's offset
+assignment opens them (snappy-java's xerial stream or a raw block; Kafka's LZ4 frame reader, with its magic-0 header
+checksum quirk), each inner message taking an offset; an unreadable wrapper, or one inflating past the bound, is
+CORRUPT_MESSAGE."""
+
+from __future__ import annotations
+
+import struct
+import zlib
+
+import cramjam
+import pytest
+from kafka.record.memory_records import MemoryRecordsBuilder
+
+from zkcontroller.protocol.wire import compression
+from zkcontroller.protocol.wire.compression import LZ4, SNAPPY, CompressionError, decompress, xxh32
+from zkcontroller.protocol.wire.record_sets import CORRUPT_MESSAGE, RecordSetError, count_records
+
+LIMIT = 1 << 26
+
+
+def inner_set(n: int, magic: int) -> bytes:
+    """``n`` uncompressed legacy messages as kafka-python builds them."""
+    b = MemoryRecordsBuilder(magic=magic, compression_type=0, batch_size=1 << 20)
+    for i in range(n):
+        b.append(timestamp=None if magic == 0 else 1_000 + i, key=b"k", value=b"value %d" % i * 20)
+    b.close()
+    return bytes(b.buffer())
+
+
+def wrapper(value: bytes, magic: int, codec: int) -> bytes:
+    """A legacy wrapper message (null key) holding ``value``, compressed with ``codec``, CRC-32 right."""
+    body = struct.pack(">bb", magic, codec) + (struct.pack(">q", 1_000) if magic == 1 else b"")
+    body += struct.pack(">i", -1) + struct.pack(">i", len(value)) + value
+    return struct.pack(">qiI", 0, len(body) + 4, zlib.crc32(body)) + body
+
+
+def xerial(data: bytes, chunk: int = 32 * 1024) -> bytes:
+    """snappy-java's stream (what Kafka's Java producer and kafka-python write): marker, versions, chunks."""
+    out = compression.XERIAL_MAGIC + struct.pack(">ii", 1, 1)
+    for i in range(0, len(data), chunk):
+        block = bytes(cramjam.snappy.compress_raw(data[i:i + chunk]))
+        out += struct.pack(">i", len(block)) + block
+    return out
+
+
+def lz4_frame(data: bytes, *, block_checksums: bool = False, old_kafka_checksum: bool = False) -> bytes:
+    """An LZ4 frame of independent 64 KiB blocks, as Kafka's ``KafkaLZ4BlockOutputStream`` writes; with
+    ``old_kafka_checksum`` the header checksum over the magic too, as Kafka's magic-0 writers had it."""
+    descriptor = bytes([0x60 | (0x10 if block_checksums else 0), 0x40])
+    magic = struct.pack("<I", compression.LZ4_FRAME_MAGIC)
+    hc = (xxh32(magic + descriptor if old_kafka_checksum else descriptor) >> 8) & 0xFF
+    out = magic + descriptor + bytes([hc])
+    for i in range(0, len(data), 1 << 16):
+        block = bytes(cramjam.lz4.compress_block(data[i:i + (1 << 16)], store_size=False))
+        out += struct.pack("<I", len(block)) + block + (struct.pack("<I", xxh32(block)) if block_checksums else b"")
+    return out + b"\0\0\0\0"
+
+
+def test_xxh32_matches_the_specifications_vectors() -> None:
+    assert [xxh32(b""), xxh32(b"a"), xxh32(b"abc"), xxh32(b"Nobody inspects the spammish repetition")] == [
+        0x02CC5D05, 0x550D7456, 0x32D153FF, 0xE2293B2F]
+
+
+@pytest.mark.parametrize("magic", [0, 1])
+@pytest.mark.parametrize("kind", ["xerial", "raw"])
+def test_a_snappy_wrapper_takes_an_offset_per_inner_message(magic: int, kind: str) -> None:
+    inner = inner_set(7, magic)
+    value = xerial(inner, chunk=100) if kind == "xerial" else bytes(cramjam.snappy.compress_raw(inner))
+    assert count_records(wrapper(value, magic, SNAPPY), 2) == 7
+    assert count_records(wrapper(value, magic, SNAPPY) + inner_set(2, magic), 2) == 9  # after it, more messages
+
+
+@pytest.mark.parametrize("magic", [0, 1])
+@pytest.mark.parametrize("block_checksums", [False, True])
+def test_an_lz4_wrapper_takes_an_offset_per_inner_message(magic: int, block_checksums: bool) -> None:
+    inner = inner_set(5, magic)
+    assert count_records(wrapper(lz4_frame(inner, block_checksums=block_checksums), magic, LZ4), 2) == 5
+
+
+def test_magic_0_lz4_ignores_the_header_checksum_old_writers_got_wrong_and_magic_1_checks_it() -> None:
+    old = lz4_frame(inner_set(3, 0), old_kafka_checksum=True)
+    assert count_records(wrapper(old, 0, LZ4), 2) == 3
+    old_at_1 = lz4_frame(inner_set(3, 1), old_kafka_checksum=True)
+    with pytest.raises(RecordSetError) as e:
+        count_records(wrapper(old_at_1, 1, LZ4), 2)
+    assert e.value.error == CORRUPT_MESSAGE and "descriptor checksum" in str(e.value)
+
+
+def corruptions(inner: bytes) -> list[tuple[int, bytes]]:
+    frame = lz4_frame(inner, block_checksums=True)
+    bad_block = bytearray(frame)
+    bad_block[12] ^= 0xFF
+    flags = bytearray(frame)
+    flags[4] = 0xA0  # frame version 2
+    return [
+        (SNAPPY, b"not snappy at all"),
+        (SNAPPY, xerial(inner)[:-3]),  # a chunk cut short
+        (SNAPPY, compression.XERIAL_MAGIC + struct.pack(">iii", 1, 1, 1 << 30)),  # a chunk overrunning the value
+        (LZ4, b"\x04\x22\x4d\x18"),  # no descriptor
+        (LZ4, b"\x00" * 16),  # not the frame magic
+        (LZ4, bytes(flags)),
+        (LZ4, bytes(bad_block)),  # the block checksum differs
+        (LZ4, frame[:-6]),  # no end mark
+        (LZ4, bytes(cramjam.lz4.compress(inner * 500))),  # linked blocks, which Kafka's reader cannot follow
+        (SNAPPY, bytes(cramjam.snappy.compress_raw(b"not a message set at all, just bytes"))),
+        (SNAPPY, bytes(cramjam.snappy.compress_raw(b""))),  # no inner message
+        (SNAPPY, bytes(cramjam.snappy.compress_raw(inner[:-5]))),  # the last inner message cut short
+    ]
+
+
+@pytest.mark.parametrize("case", range(12))
+def test_an_unreadable_wrapper_is_corrupt_message(case: int) -> None:
+    codec, value = corruptions(inner_set(4, 1))[case]
+    with pytest.raises(RecordSetError) as e:
+        count_records(wrapper(value, 1, codec), 2)
+    assert e.value.error == CORRUPT_MESSAGE
+
+
+@pytest.mark.parametrize("codec", [SNAPPY, LZ4])
+def test_a_wrapper_inflating_beyond_the_bound_is_refused_before_it_is_held(codec: int) -> None:
+    big = bytes(300_000)
+    value = xerial(big) if codec == SNAPPY else lz4_frame(big)
+    with pytest.raises(CompressionError, match="beyond"):
+        decompress(codec, value, 1, 100_000)
+    assert len(decompress(codec, value, 1, LIMIT)) == 300_000
+
+
+def test_a_snappy_wrapper_holding_a_compressed_message_is_corrupt_message() -> None:
+    nested = wrapper(bytes(cramjam.snappy.compress_raw(inner_set(2, 1))), 1, SNAPPY)
+    with pytest.raises(RecordSetError) as e:
+        count_records(wrapper(xerial(nested), 1, SNAPPY), 2)
+    assert e.value.error == CORRUPT_MESSAGE
