@@ -107,6 +107,24 @@ async def test_a_duplicates_log_append_time_is_any_int64_its_batch_carried(apis,
     assert replicas.parts[ORDERS_0].log_end_offset == 12
 
 
+async def test_a_log_append_time_topic_answers_the_append_time_and_its_duplicate_the_same(apis) -> None:
+    """``message.timestamp.type=LogAppendTime``: Kafka's ``Log.append`` answers its clock's time, and LogValidator
+    stamps the batch with it, so the producer state keeps that time and a later retry answers it, not the
+    producer's own timestamps nor the clock's new time."""
+    api, replicas = apis
+    replicas.log_append_time_topics.add("orders")
+    replicas.runtime.advance(5_000)
+    first = idempotent(2, 0)  # the producer's timestamps: 1000-1001
+    assert await send_timed(api, 8, 1, [("orders", [(0, first)])]) == [("orders", 0, NONE, 10, 0, 5_000)]
+    assert await send_timed(api, 8, 1, [("orders", [(0, batch(1))])]) == [("orders", 0, NONE, 12, 0, 5_000)]
+    replicas.runtime.advance(2_000)
+    assert await send_timed(api, 8, 1, [("orders", [(0, first)])]) == [("orders", 0, NONE, 10, 0, 5_000)]
+    assert await send_timed(api, 8, 1, [("orders", [(0, idempotent(1, 2))])]) == [("orders", 0, NONE, 13, 0, 7_000)]
+    assert legacy_answers(await api.handle(legacy_frame(2, 1, [("orders", [(0, batch(1))])])), 2,
+                          append_time=7_000) == [("orders", 0, NONE, 14)]
+    assert replicas.parts[ORDERS_0].log_end_offset == 15
+
+
 async def test_out_of_order_and_fenced_epochs_are_refused_logged_and_append_nothing(apis, caplog) -> None:
     api, replicas = apis
     caplog.set_level("ERROR", logger="kafka.server.ReplicaManager")

@@ -77,10 +77,13 @@ class Replicas:
         self.runtime = ManualRuntime()
         self.waiters = ProduceWaiters()
         self.min_isr = 1
+        self.log_append_time_topics: set[str] = set()
+        """Topics whose ``message.timestamp.type`` is LogAppendTime."""
 
     def produce_target(self) -> ProduceTarget:
         return ProduceTarget(partition=self.parts.get, runtime=self.runtime, offline=lambda: self.offline,  # type: ignore[arg-type]
-                             waiters=self.waiters, min_insync_replicas=lambda _t: self.min_isr, broker_id=1)
+                             waiters=self.waiters, min_insync_replicas=lambda _t: self.min_isr, broker_id=1,
+                             log_append_time=lambda t: t in self.log_append_time_topics)
 
 
 def leader(tp: TopicPartition, leo: int) -> Partition:

@@ -26,6 +26,7 @@ ConfigKind = Literal["BOOLEAN", "INT", "LONG", "DOUBLE", "STRING", "LIST"]
 
 MIN_INSYNC_REPLICAS = "min.insync.replicas"
 MAX_MESSAGE_BYTES = "max.message.bytes"
+MESSAGE_TIMESTAMP_TYPE = "message.timestamp.type"
 MESSAGE_MAX_BYTES = "message.max.bytes"
 DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024 + 12
 """``Defaults.MessageMaxBytes``: 1 MiB plus ``Records.LOG_OVERHEAD``."""
@@ -257,6 +258,11 @@ class LogConfig:
         value = self.values[MAX_MESSAGE_BYTES]
         assert isinstance(value, int)
         return value
+
+    @property
+    def log_append_time(self) -> bool:
+        """``message.timestamp.type`` is LogAppendTime: the broker stamps each append with its own clock."""
+        return self.values[MESSAGE_TIMESTAMP_TYPE] == "LogAppendTime"
 
     def as_string(self, name: str) -> str | None:
         """A value as DescribeConfigs sends it."""

@@ -7,8 +7,8 @@ partition left, acks outside {-1, 0, 1} is INVALID_REQUIRED_ACKS; then the appen
 but the admin client INVALID_TOPIC_EXCEPTION, a failed log dir KAFKA_STORAGE_ERROR, a partition not hosted or not
 led here NOT_LEADER_OR_FOLLOWER, acks=-1 with an ISR smaller than ``min.insync.replicas`` NOT_ENOUGH_REPLICAS, a
 record set the log's validation refuses its error (`record_sets.validate`). A partition appended answers its base
-offset (the LEO before the append), log append time -1 (CreateTime: no timestamps are kept) and log start offset
-0 (nothing is ever deleted).
+offset (the LEO before the append), its log append time (the broker's clock when the topic's
+``message.timestamp.type`` is LogAppendTime, else -1) and log start offset 0 (nothing is ever deleted).
 
 Last, once offsets are assigned, an idempotent producer's batches go through the partition's `producer_state`: a
 stale epoch is INVALID_PRODUCER_EPOCH, a sequence gap OUT_OF_ORDER_SEQUENCE_NUMBER (both logged as failures, with log
@@ -82,7 +82,7 @@ class ProduceAnswer:
     log_start_offset: int = -1
     error_message: str | None = None
     log_append_time: int = -1
-    """-1 (CreateTime), or a duplicate's original batch's max timestamp."""
+    """The append's time for a LogAppendTime topic, else -1; a duplicate's original batch's max timestamp."""
 
 
 class ProduceTarget:
@@ -92,7 +92,8 @@ class ProduceTarget:
                  offline: Callable[[], Collection[TopicPartition]], waiters: ProduceWaiters,
                  min_insync_replicas: Callable[[str], int] = lambda _topic: DEFAULT_MIN_INSYNC_REPLICAS,
                  broker_id: int = -1, max_message_bytes: Callable[[str], int | None] = lambda _topic: None,
-                 configs_loaded: Callable[[Collection[str]], Awaitable[None]] | None = None) -> None:
+                 configs_loaded: Callable[[Collection[str]], Awaitable[None]] | None = None,
+                 log_append_time: Callable[[str], bool] = lambda _topic: False) -> None:
         self.partition = partition
         self.broker_id = broker_id
         self.runtime = runtime
@@ -103,6 +104,8 @@ class ProduceTarget:
         """A topic's ``max.message.bytes`` (None: no limit)."""
         self.configs_loaded = configs_loaded
         """Waits until the configs being read of these topics are known."""
+        self.log_append_time = log_append_time
+        """A topic's ``message.timestamp.type`` is LogAppendTime."""
 
 
 async def produce(version: int, acks: int, timeout_ms: int, client_id: str | None,
@@ -183,16 +186,22 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
             return error(e.error, str(e), LOG_START_OFFSET)
         return error(e.error)  # CorruptRecordException: a known exception, answered without either
     base_offset = partition.log_end_offset
+    now = target.runtime.now_ms()
+    append_time = now if target.log_append_time(p.topic) else -1
+    batches = producer_batches(p.records, entries)
+    if append_time != -1:  # LogValidator stamps every batch with the append time: its max timestamp too
+        batches = [replace(b, max_timestamp=append_time) for b in batches]
     try:  # Log.analyzeAndValidateProducerState, once offsets are assigned
-        duplicate = partition.producer_state.append(producer_batches(p.records, entries), base_offset)
+        duplicate = partition.producer_state.append(batches, base_offset)
     except ProducerStateError as e:  # not among appendToLocalLog's known exceptions, as NOT_ENOUGH_REPLICAS
         _failed(target, tp, f"org.apache.kafka.common.errors.{e.exception}: {e}")
         return error(e.error, log_start_offset=LOG_START_OFFSET)
     if duplicate is not None:  # a retry of a batch appended before: nothing appended, the batch's metadata answered
         return Appended(p.topic, p.partition, int(Errors.NONE), duplicate.first_offset, LOG_START_OFFSET,
                         log_append_time=duplicate.timestamp, count=duplicate.last_offset - duplicate.first_offset + 1)
-    partition.append_as_leader(count, target.runtime.now_ms())
-    return Appended(p.topic, p.partition, int(Errors.NONE), base_offset, LOG_START_OFFSET, count=count)
+    partition.append_as_leader(count, now)
+    return Appended(p.topic, p.partition, int(Errors.NONE), base_offset, LOG_START_OFFSET,
+                    log_append_time=append_time, count=count)
 
 
 def _failed(target: ProduceTarget, tp: TopicPartition, exception: str) -> None:

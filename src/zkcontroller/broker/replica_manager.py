@@ -133,6 +133,7 @@ class ReplicaManager:
                              waiters=self.produce_waiters,
                              min_insync_replicas=self.min_insync_replicas, broker_id=self.broker_id,
                              max_message_bytes=self.topic_configs.max_message_bytes,
+                             log_append_time=self.topic_configs.log_append_time,
                              configs_loaded=self.topic_configs.wait_loaded)
 
     # ------------------------------------------------------------------ lifecycle

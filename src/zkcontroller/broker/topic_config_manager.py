@@ -76,6 +76,9 @@ class TopicConfigManager:
     def max_message_bytes(self, topic: str) -> int:
         return self.config(topic).max_message_bytes
 
+    def log_append_time(self, topic: str) -> bool:
+        return self.config(topic).log_append_time
+
     @property
     def topics(self) -> list[str]:
         return sorted(self._configs)

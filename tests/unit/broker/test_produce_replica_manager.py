@@ -103,3 +103,20 @@ async def test_acks_all_after_an_isr_shrink_below_min_insync_is_not_enough_repli
     confirm(brokers)  # ISR (1, 2): the HW moves to 5, below min.insync.replicas
     assert leader.high_watermark(TP) == 5
     assert [a.error for a in await settle(task)] == [NOT_ENOUGH_REPLICAS_AFTER_APPEND]
+
+
+async def test_a_log_append_time_topic_answers_the_replica_managers_clock(brokers: Brokers) -> None:
+    """The topic's ``message.timestamp.type`` reaches the produce path: LogAppendTime answers the broker's time,
+    CreateTime -1."""
+    brokers.lead(state())
+    leader = brokers.rms[1]
+
+    async def append_time() -> int:
+        [answer] = await produce(8, 1, 30_000, "c", [ProducePartition("t", 0, records(1))], cache=KNOWN,  # type: ignore[arg-type]
+                                 target=leader.produce_target())
+        assert answer.error == NONE
+        return answer.log_append_time
+
+    assert await append_time() == -1
+    leader.topic_configs._apply("t", {"message.timestamp.type": "LogAppendTime"})  # as read from /config/topics/t
+    assert await append_time() == leader.runtime.now_ms()
