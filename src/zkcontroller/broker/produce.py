@@ -187,10 +187,10 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
         return error(e.error)  # CorruptRecordException: a known exception, answered without either
     base_offset = partition.log_end_offset
     now = target.runtime.now_ms()
-    append_time = now if target.log_append_time(p.topic) else -1
+    stamped = target.log_append_time(p.topic)
     batches = producer_batches(p.records, entries)
-    if append_time != -1:  # LogValidator stamps every batch with the append time: its max timestamp too
-        batches = [replace(b, max_timestamp=append_time) for b in batches]
+    if stamped:  # LogValidator stamps every batch with the append time: its max timestamp too
+        batches = [replace(b, max_timestamp=now) for b in batches]
     try:  # Log.analyzeAndValidateProducerState, once offsets are assigned
         duplicate = partition.producer_state.append(batches, base_offset)
     except ProducerStateError as e:  # not among appendToLocalLog's known exceptions, as NOT_ENOUGH_REPLICAS
@@ -201,7 +201,7 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
                         log_append_time=duplicate.timestamp, count=duplicate.last_offset - duplicate.first_offset + 1)
     partition.append_as_leader(count, now)
     return Appended(p.topic, p.partition, int(Errors.NONE), base_offset, LOG_START_OFFSET,
-                    log_append_time=append_time, count=count)
+                    log_append_time=now if stamped else -1, count=count)
 
 
 def _failed(target: ProduceTarget, tp: TopicPartition, exception: str) -> None:
