@@ -22,7 +22,7 @@ from zkcontroller.protocol.control_requests import (
 from zkcontroller.protocol.transport import BrokerUnreachableError
 from zkcontroller.runtime.runtime import AsyncioRuntime
 from zkcontroller.runtime.socket_server import SocketServer
-from zkcontroller.runtime.tcp_transport import TcpTransport
+from zkcontroller.runtime.tcp_transport import RECONNECT_BACKOFF_MAX_MS, TcpTransport
 
 
 def _broker(port: int, broker_id: int = 1) -> Broker:
@@ -58,12 +58,16 @@ async def test_requests_reach_the_control_plane_and_answers_come_back():
 
 async def test_unreachable_then_back_off_then_reconnect():
     port = free_port()
-    transport = TcpTransport(AsyncioRuntime())
+    # The transport's clock stands still until the back-off has been seen: on a loaded machine the 40-60 ms
+    # back-off could pass between two sends of the wall clock.
+    now = [0]
+    transport = TcpTransport(AsyncioRuntime(clock=lambda: now[0]))
     broker = _broker(port)
     with pytest.raises(BrokerUnreachableError, match="cannot connect"):
         await transport.send(broker, UpdateMetadataRequest(1, 1, -1))
     with pytest.raises(BrokerUnreachableError, match="back-off"):
         await transport.send(broker, UpdateMetadataRequest(1, 1, -1))
+    now[0] = RECONNECT_BACKOFF_MAX_MS  # past any first back-off (50 ms with 20 % jitter)
     server = await _serve(port, BrokerControlPlane(1, 5))
     try:
         answers: list[Errors] = []
