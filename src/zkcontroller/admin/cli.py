@@ -322,7 +322,6 @@ def list_topics(zookeeper: str, topic: str | None, exclude_internal: bool) -> No
     lines = run_with_client(zookeeper, lambda zk: list_topic_lines(zk, topic, exclude_internal=exclude_internal))
     for line in lines:
         click.echo(line)
-    fail_if_corrupt(sum(" - corrupt: " in line for line in lines))
 
 
 @topics.command("delete")
