@@ -120,11 +120,18 @@ def demo(zookeeper: str | None, broker_ids: str, log_dir: Path | None, port_base
 
 
 def _backend(zookeeper: str | None) -> CoordinationBackend:
-    """The store for ``--zookeeper``; a malformed connect string is a usage error, not a traceback."""
+    """The store for ``--zookeeper``; a malformed connect string is a usage error, not a traceback. A ZooKeeper
+    slow to answer gets one ``Waiting for ZooKeeper`` line on stderr (`waiting_notice`), not minutes of silence."""
     try:
-        return make_backend(zookeeper, wall_clock_ms)
+        return make_backend(zookeeper, wall_clock_ms, on_slow_connect=waiting_notice(zookeeper))
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--zookeeper") from None
+
+
+def waiting_notice(zookeeper: str | None) -> Callable[[], None]:
+    """The hook that says on stderr that a connection to ``zookeeper`` has not come up yet (the command's error
+    follows at the connect bound if it never does)."""
+    return lambda: click.echo(f"Waiting for ZooKeeper at {zookeeper} ...", err=True)
 
 
 @contextlib.contextmanager
