@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from zkcontroller.admin.usage import KafkaCommand
+from zkcontroller.admin.usage import KafkaCommand, bad_connect_string
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.connect import make_backend
 from zkcontroller.coordination.errors import ConnectionLossError
@@ -120,12 +120,13 @@ def demo(zookeeper: str | None, broker_ids: str, log_dir: Path | None, port_base
 
 
 def _backend(zookeeper: str | None) -> CoordinationBackend:
-    """The store for ``--zookeeper``; a malformed connect string is a usage error, not a traceback. A ZooKeeper
-    slow to answer gets one ``Waiting for ZooKeeper`` line on stderr (`waiting_notice`), not minutes of silence."""
+    """The store for ``--zookeeper``; a connect string ZooKeeper refuses is one ``Error:`` line naming it, as in
+    the admin commands (`bad_connect_string`), not a traceback. A ZooKeeper slow to answer gets one ``Waiting for
+    ZooKeeper`` line on stderr (`waiting_notice`), not 15 s of silence."""
     try:
         return make_backend(zookeeper, wall_clock_ms, on_slow_connect=waiting_notice(zookeeper))
     except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="--zookeeper") from None
+        raise bad_connect_string(e) from None
 
 
 def waiting_notice(zookeeper: str | None) -> Callable[[], None]:
