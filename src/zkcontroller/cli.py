@@ -121,7 +121,7 @@ def demo(zookeeper: str | None, broker_ids: str, log_dir: Path | None, port_base
 
 def _backend(zookeeper: str | None) -> CoordinationBackend:
     """The store for ``--zookeeper``; a connect string ZooKeeper refuses is one ``Error:`` line naming it, as in
-    the admin commands (`bad_connect_string`), not a traceback. A ZooKeeper slow to answer gets one ``Waiting for
+    the admin commands (`bad_connect_string`), not a traceback. A ZooKeeper slow to answer gets one ``Connecting to
     ZooKeeper`` line on stderr (`waiting_notice`), not 15 s of silence."""
     try:
         return make_backend(zookeeper, wall_clock_ms, on_slow_connect=waiting_notice(zookeeper))
@@ -132,7 +132,7 @@ def _backend(zookeeper: str | None) -> CoordinationBackend:
 def waiting_notice(zookeeper: str | None) -> Callable[[], None]:
     """The hook that says on stderr that a connection to ``zookeeper`` has not come up yet (the command's error
     follows at the connect bound if it never does)."""
-    return lambda: click.echo(f"Waiting for ZooKeeper at {zookeeper} ...", err=True)
+    return lambda: click.echo(f"Connecting to ZooKeeper at {zookeeper} ...", err=True)  # the admin commands' words
 
 
 @contextlib.contextmanager

@@ -1,5 +1,5 @@
 """A ZooKeeper that does not answer: `KazooSession.connect` tells its ``on_slow`` hook once, past a short wait,
-and `demo` / `cluster --zookeeper` print one "Waiting for ZooKeeper" line on stderr instead of 15 s of silence
+and `demo` / `cluster --zookeeper` print one "Connecting to ZooKeeper" line on stderr instead of 15 s of silence
 before their error. The bounds are shortened here (a refused connection is retried until the bound)."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ SHORT_WAIT_S = 0.05
 
 @pytest.fixture
 def slow_after_a_moment(monkeypatch: pytest.MonkeyPatch) -> None:
-    """In this process, a connection counts as slow after ``SHORT_WAIT_S`` instead of the production 1.5 s."""
+    """In this process, a connection counts as slow after ``SHORT_WAIT_S`` instead of the production 1 s."""
     connect = KazooSession.connect.__func__  # type: ignore[attr-defined]
     monkeypatch.setattr(connect, "__kwdefaults__", {**connect.__kwdefaults__, "slow_after_s": SHORT_WAIT_S})
 
@@ -50,4 +50,4 @@ def test_demo_and_cluster_say_once_what_they_wait_for(command: list[str]) -> Non
     target = f"127.0.0.1:{free_port()}"  # nothing listens there
     result = CliRunner().invoke(main, [*command, "--zookeeper", target], input="")
     assert result.exit_code == 1, result.output
-    assert result.stderr == f"Waiting for ZooKeeper at {target} ...\nError: cannot connect to ZooKeeper at {target}\n"
+    assert result.stderr == f"Connecting to ZooKeeper at {target} ...\nError: cannot connect to ZooKeeper at {target}\n"

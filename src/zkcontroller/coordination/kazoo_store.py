@@ -60,9 +60,9 @@ from zkcontroller.coordination.kazoo_translation import EVENT_TYPES, KEEPER_STAT
 
 log = logging.getLogger(__name__)
 
-SLOW_CONNECT_NOTICE_S = 1.5
+SLOW_CONNECT_NOTICE_S = 1.0
 """How long `KazooSession.connect` waits for the connection before telling its ``on_slow`` hook (a command's
-"Waiting for ZooKeeper" line): past a normal connect, well before the bound."""
+"Connecting to ZooKeeper" line): past a normal connect, well before the bound."""
 
 class _Watch:
     """A kazoo watch wrapping a user watcher; equal when the user watchers are, so kazoo de-duplicates."""
