@@ -64,6 +64,7 @@ SLOW_CONNECT_NOTICE_S = 1.0
 """How long `KazooSession.connect` waits for the connection before telling its ``on_slow`` hook (a command's
 "Connecting to ZooKeeper" line): past a normal connect, well before the bound."""
 
+
 class _Watch:
     """A kazoo watch wrapping a user watcher; equal when the user watchers are, so kazoo de-duplicates."""
 
