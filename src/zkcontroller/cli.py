@@ -225,7 +225,8 @@ def cluster(
             signal.signal(sig, _interrupt_once)
         try:
             with _unreachable_zookeeper_is_one_line(zookeeper):
-                asyncio.run(run_process_cluster(ids, zookeeper, log_dir, session_timeout_ms, zookeeper_ensemble))
+                asyncio.run(run_process_cluster(ids, zookeeper, log_dir, session_timeout_ms, zookeeper_ensemble,
+                                                on_slow_connect=waiting_notice(zookeeper) if zookeeper else None))
         except KeyboardInterrupt:
             click.echo("stopped")
         except StartupError as e:

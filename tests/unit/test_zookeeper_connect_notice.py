@@ -44,8 +44,9 @@ async def test_a_prompt_connect_never_tells_its_hook(zookeeper_server: ZooKeeper
 
 
 @pytest.mark.usefixtures("unreachable_zookeeper_gives_up_soon", "slow_after_a_moment")
-@pytest.mark.parametrize("command", [["demo"], ["cluster", "--brokers", "3"]])
-def test_demo_and_cluster_say_once_what_they_wait_for(command: list[str]) -> None:
+@pytest.mark.parametrize("command", [["demo"], ["cluster", "--brokers", "3"], ["cluster", "--processes", "1"]],
+                         ids=["demo", "cluster", "cluster-processes"])
+def test_demo_and_cluster_say_what_they_wait_for(command: list[str]) -> None:
     """One line: the first session that cannot connect ends the command."""
     target = f"127.0.0.1:{free_port()}"  # nothing listens there
     result = CliRunner().invoke(main, [*command, "--zookeeper", target], input="")
