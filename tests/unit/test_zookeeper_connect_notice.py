@@ -34,6 +34,15 @@ async def test_an_unanswered_connect_tells_its_hook_once_then_fails_at_the_bound
     assert len(told) == 1
 
 
+async def test_no_notice_when_the_bound_comes_as_soon() -> None:
+    """The error would follow at once (and a shortened bound would race the notice)."""
+    told: list[None] = []
+    with pytest.raises(ConnectionLossError):
+        await KazooSession.connect(f"127.0.0.1:{free_port()}", connect_timeout_s=0.3, on_slow=lambda: told.append(None),
+                                   slow_after_s=0.3)
+    assert told == []
+
+
 @pytest.mark.zookeeper
 async def test_a_prompt_connect_never_tells_its_hook(zookeeper_server: ZooKeeperServerProcess) -> None:
     told: list[None] = []

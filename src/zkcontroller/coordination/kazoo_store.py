@@ -122,7 +122,8 @@ class KazooSession(CoordinationSession):
         """Open a session on ``hosts`` (``host:port[,host:port...][/chroot]``).
 
         ``on_slow`` is called once if the connection is not up after ``slow_after_s``, so a command can say what
-        it is waiting for instead of staying silent until the ``connect_timeout_s`` bound."""
+        it is waiting for instead of staying silent until the ``connect_timeout_s`` bound (never when that bound
+        is no later: the error would come as soon)."""
         client = KazooClient(
             hosts=hosts,
             timeout=session_timeout_ms / 1000,
@@ -132,8 +133,10 @@ class KazooSession(CoordinationSession):
         )
         starting = asyncio.ensure_future(asyncio.to_thread(client.start, connect_timeout_s))
         try:
-            if on_slow is not None and not (await asyncio.wait({starting}, timeout=slow_after_s))[0]:
-                on_slow()
+            if on_slow is not None and slow_after_s < connect_timeout_s:
+                done, _ = await asyncio.wait({starting}, timeout=slow_after_s)
+                if not done:
+                    on_slow()
             await starting
         except KazooTimeoutError as e:
             await asyncio.to_thread(stop_kazoo_client, client)
