@@ -61,7 +61,7 @@ async def test_alter_partitions_names_the_corrupt_topic_znode(cli: Cli, kind: st
 
 
 @TOPIC_KINDS
-async def test_create_and_generate_fail_alike_on_a_corrupt_broker_registration(
+async def test_placing_commands_fail_alike_on_a_corrupt_broker_registration(
         cli: Cli, kind: str, tmp_path: Path) -> None:  # noqa: F811
     """Kafka's getBrokerMetadatas throws ("Failed to parse ZooKeeper registration for broker 3"); placing the
     replicas on brokers 1 and 2 only said "Replication factor: 3 larger than available brokers: 2". Both placing
@@ -73,6 +73,8 @@ async def test_create_and_generate_fail_alike_on_a_corrupt_broker_registration(
     created = await cli(topics, "create", "d", "--partitions", "1", "--replication-factor", "3")
     assert (created.exit_code, created.output) == (1, error)
     assert not await cli.zk.path_exists(paths.topic_path("d"))
+    altered = await cli(topics, "alter", "a", "--partitions", "3")
+    assert altered.exit_code == 1 and altered.output.endswith("\n" + error)
     to_move = tmp_path / "topics.json"
     to_move.write_text(json.dumps({"version": 1, "topics": [{"topic": "a"}]}))
     generated = await cli(reassign, "--generate", "--topics-to-move-json-file", str(to_move), "--broker-list", "1,2,3")
