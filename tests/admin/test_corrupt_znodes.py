@@ -64,8 +64,8 @@ async def test_alter_partitions_names_the_corrupt_topic_znode(cli: Cli, kind: st
 async def test_placing_commands_fail_alike_on_a_corrupt_broker_registration(
         cli: Cli, kind: str, tmp_path: Path) -> None:  # noqa: F811
     """Kafka's getBrokerMetadatas throws ("Failed to parse ZooKeeper registration for broker 3"); placing the
-    replicas on brokers 1 and 2 only said "Replication factor: 3 larger than available brokers: 2". Both placing
-    commands say it in one sentence (they had two)."""
+    replicas on brokers 1 and 2 only said "Replication factor: 3 larger than available brokers: 2". The placing
+    commands say it in one sentence (create and reassign --generate had two)."""
     await _three_topics(cli)
     data, reason = CORRUPT[kind]
     await _corrupt(cli, paths.broker_id_path(3), data)
