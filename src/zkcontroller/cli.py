@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from zkcontroller.admin.usage import KafkaCommand
+from zkcontroller.admin.usage import KafkaCommand, bad_connect_string
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.connect import make_backend
 from zkcontroller.coordination.errors import ConnectionLossError
@@ -120,11 +120,19 @@ def demo(zookeeper: str | None, broker_ids: str, log_dir: Path | None, port_base
 
 
 def _backend(zookeeper: str | None) -> CoordinationBackend:
-    """The store for ``--zookeeper``; a malformed connect string is a usage error, not a traceback."""
+    """The store for ``--zookeeper``; a connect string ZooKeeper refuses is one ``Error:`` line naming it, as in
+    the admin commands (`bad_connect_string`), not a traceback. A ZooKeeper slow to answer gets one ``Connecting to
+    ZooKeeper`` line on stderr (`waiting_notice`), not 15 s of silence."""
     try:
-        return make_backend(zookeeper, wall_clock_ms)
+        return make_backend(zookeeper, wall_clock_ms, on_slow_connect=waiting_notice(zookeeper))
     except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="--zookeeper") from None
+        raise bad_connect_string(e) from None
+
+
+def waiting_notice(zookeeper: str | None) -> Callable[[], None]:
+    """The hook that says on stderr that a connection to ``zookeeper`` has not come up yet (the command's error
+    follows at the connect bound if it never does)."""
+    return lambda: click.echo(f"Connecting to ZooKeeper at {zookeeper} ...", err=True)  # the admin commands' words
 
 
 @contextlib.contextmanager
@@ -217,7 +225,8 @@ def cluster(
             signal.signal(sig, _interrupt_once)
         try:
             with _unreachable_zookeeper_is_one_line(zookeeper):
-                asyncio.run(run_process_cluster(ids, zookeeper, log_dir, session_timeout_ms, zookeeper_ensemble))
+                asyncio.run(run_process_cluster(ids, zookeeper, log_dir, session_timeout_ms, zookeeper_ensemble,
+                                                on_slow_connect=waiting_notice(zookeeper) if zookeeper else None))
         except KeyboardInterrupt:
             click.echo("stopped")
         except StartupError as e:

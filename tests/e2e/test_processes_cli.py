@@ -53,7 +53,8 @@ def test_an_unreachable_zookeeper_is_one_line_and_starts_no_broker(tmp_path: Pat
     code, out = run([*CLUSTER, "--processes", "2", "--zookeeper", f"127.0.0.1:{port}", "--log-dir", str(files)],
                     files, timeout_s=60)
     assert code == 1, out
-    assert out.strip() == f"Error: cannot connect to ZooKeeper at 127.0.0.1:{port}", out
+    assert out.strip().splitlines() == [f"Connecting to ZooKeeper at 127.0.0.1:{port} ...",  # after 1 s of 15
+                                        f"Error: cannot connect to ZooKeeper at 127.0.0.1:{port}"], out
     assert not list(files.glob("broker-*.log")), "a broker was launched against a ZooKeeper nobody reached"
     assert processes_naming(str(files)) == []
 

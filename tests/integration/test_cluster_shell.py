@@ -196,7 +196,7 @@ def test_demo_and_cluster_on_an_unreachable_or_malformed_zookeeper_fail_in_one_l
         assert [(logger.level, list(logger.handlers)) for logger in loggers] == before, argv
     for argv in (["demo", "--zookeeper", "garbage:x"], ["cluster", "--processes", "1", "--zookeeper", "garbage:x"]):
         result = CliRunner().invoke(main, argv, input="")  # a port ZooKeeper's own parser refuses
-        assert result.exit_code == 2, (argv, result.output)
+        assert result.exit_code == 1, (argv, result.output)
         assert "bad ZooKeeper connect string 'garbage:x': For input string: \"x\"" in result.output
 
 

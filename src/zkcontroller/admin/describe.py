@@ -248,20 +248,12 @@ async def list_topic_lines(zk: KafkaZkClient, include: str | None = None, *, exc
                            ) -> list[str]:
     """``--list``: one topic per line, ``<t> - marked for deletion`` for those queued for deletion.
 
-    Beyond Kafka: a topic whose znode cannot be read is ``<t> - corrupt: <path>: <reason>`` (and the command
-    exits non-zero). Kafka 2.8.2's ``--list`` reads only the names, so it lists such a topic plainly, and every
-    other tool then fails on it."""
+    Exactly Kafka 2.8's ``ZookeeperTopicService.listTopics``: the children of ``/brokers/topics`` and of
+    ``/admin/delete_topics``, never a topic znode's data. Scripts parse this list, so a topic whose znode is
+    corrupt is listed plainly, as Kafka lists it; ``describe`` is the command that reads and flags it."""
     topics = await select_topics(zk, include, exclude_internal=exclude_internal, must_exist=False)
     deleting = await zk.get_topic_deletions()
-    malformed = (await zk.get_topic_assignments(topics)).malformed
-    lines = []
-    for t in topics:
-        error = malformed.get(paths.topic_path(t))
-        if error is not None:
-            lines.append(f"{t} - corrupt: {error.path}: {error.reason}")
-        else:
-            lines.append(f"{t} - marked for deletion" if t in deleting else t)
-    return lines
+    return [f"{t} - marked for deletion" if t in deleting else t for t in topics]
 
 
 # ------------------------------------------------------------------ brokers and controller

@@ -70,23 +70,18 @@ def parse_partitions_json(text: str, where: str) -> list[TopicPartition]:
     return partitions
 
 
-async def all_partitions(zk: KafkaZkClient) -> list[TopicPartition]:
-    """Every partition the readable topic znodes list (a topic znode that cannot be read is left out)."""
-    topics = await zk.get_all_topics_in_cluster()
-    read = await zk.get_partitions_for_topics(topics)
-    return sorted_partitions(TopicPartition(t, p) for t, ps in read.values.items() for p in ps)
-
-
-async def _partitions_of(zk: KafkaZkClient, topics: Iterable[str] | None) -> list[TopicPartition]:
+async def all_partitions(zk: KafkaZkClient, topics: Iterable[str] | None = None, *, strict: bool = False
+                         ) -> list[TopicPartition]:
     """The partitions of ``topics`` (default: every topic) as their topic znodes list them.
 
-    A topic znode that cannot be read raises its `ZnodeDecodeError`, before anything is written: Kafka's
-    ``PreferredReplicaLeaderElectionCommand`` reads the same znodes with ``getPartitionsForTopics``, which throws
-    for the wrong shape or no data ("Admin command failed"); for data that is not JSON it reads no partitions and
-    says the partitions asked for "don't exist", which hides the corruption, so that fails here too."""
+    A topic znode that cannot be read is left out, or with ``strict`` raises its `ZnodeDecodeError` (before the
+    caller writes anything): Kafka's ``PreferredReplicaLeaderElectionCommand`` reads the same znodes with
+    ``getPartitionsForTopics``, which throws for the wrong shape or no data ("Admin command failed"); for data that
+    is not JSON it reads no partitions and says the partitions asked for "don't exist", which hides the
+    corruption, so strict fails there too."""
     names = await zk.get_all_topics_in_cluster() if topics is None else set(topics)
     read = await zk.get_partitions_for_topics(names)
-    if read.malformed:
+    if strict and read.malformed:
         raise read.malformed[min(read.malformed)]
     return sorted_partitions(TopicPartition(t, p) for t, ps in read.values.items() for p in ps)
 
@@ -97,7 +92,8 @@ async def start_preferred_election(zk: KafkaZkClient, partitions: Iterable[Topic
     the topics named are read when partitions are given, as Kafka reads them."""
     if partitions is not None:
         partitions = list(partitions)
-    existing = set(await _partitions_of(zk, None if partitions is None else {tp.topic for tp in partitions}))
+    topics = None if partitions is None else {tp.topic for tp in partitions}
+    existing = set(await all_partitions(zk, topics, strict=True))
     wanted = existing if partitions is None else set(partitions)
     valid = sorted_partitions(wanted & existing)
     skipped = sorted_partitions(wanted - existing)

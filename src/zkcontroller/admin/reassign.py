@@ -16,7 +16,7 @@ import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from zkcontroller.admin.errors import AdminError
+from zkcontroller.admin.errors import AdminError, corrupt_registration_error
 from zkcontroller.admin.java_numbers import is_json_int, parse_int_list
 from zkcontroller.admin.replica_assignment import (
     BrokerMetadata,
@@ -184,9 +184,8 @@ class ReassignCommand:
         current = await self._assignments(topics)
         proposed: dict[TopicPartition, tuple[int, ...]] = {}
         read = await self._zk.get_all_brokers_and_epochs()
-        if read.malformed:  # getBrokerMetadatas → getAllBrokersInCluster throws on it, named or not
-            path, error = min(read.malformed.items())
-            raise AdminError(f"Cannot read the broker registration at {path}: {error.reason}")
+        if read.malformed:  # getBrokerMetadatas → getAllBrokersInCluster throws on it
+            raise corrupt_registration_error(read.malformed)
         registered = read.values.values()
         metadata = broker_metadatas_for(
             (BrokerMetadata(r.broker.id, r.broker.rack) for r in registered if r.broker.id in set(brokers)),

@@ -24,6 +24,7 @@ from zkcontroller.admin.errors import (
     TopicAlreadyMarkedForDeletionError,
     TopicExistsError,
     UnknownTopicError,
+    corrupt_registration_error,
 )
 from zkcontroller.admin.replica_assignment import (
     BrokerMetadata,
@@ -58,8 +59,8 @@ class TopicAdmin:
     topics an id at creation (as 2.8's CreateTopics API does with IBP >= 2.8); without it the topic is
     written without one and the controller assigns it (as ``kafka-topics --zookeeper`` leaves it).
 
-    ``strict_brokers``: a broker registration that cannot be read fails placement (`ZnodeDecodeError`), as
-    ``AdminZkClient.getBrokerMetadatas`` throws in ``kafka-topics --zookeeper`` ("Failed to parse ZooKeeper
+    ``strict_brokers``: a broker registration that cannot be read fails placement (`corrupt_registration_error`),
+    as ``AdminZkClient.getBrokerMetadatas`` throws in ``kafka-topics --zookeeper`` ("Failed to parse ZooKeeper
     registration for broker N"), rather than placing replicas on the other brokers only; the admin CLI sets it.
     Without it (a broker serving CreateTopics, which Kafka places from its metadata cache) the registration is
     logged and left out.
@@ -76,7 +77,7 @@ class TopicAdmin:
         """Registered brokers as placement input (``AdminZkClient.getBrokerMetadatas``)."""
         read = await self._zk.get_all_brokers_and_epochs()
         if self._strict_brokers and read.malformed:
-            raise read.malformed[min(read.malformed)]
+            raise corrupt_registration_error(read.malformed)
         for path, error in sorted(read.malformed.items()):
             log.warning("Ignoring malformed broker registration %s: %s", path, error.reason)
         return broker_metadatas_for(

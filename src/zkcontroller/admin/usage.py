@@ -6,7 +6,8 @@ error with ``CommandLineUtils.printUsageAndDie`` (or an ``IllegalArgumentExcepti
 with the usage line) and give it Kafka's status, whether the error comes from parsing the command's arguments
 (an unknown or missing option, a bad choice, a group's unknown subcommand) or from its callback. Both happen
 inside the command's own ``make_context``/``invoke``, so it holds when the command runs under ``zkcontroller``
-as well as on its own; the top-level group and the other commands keep click's 2.
+as well as on its own; the top-level group and the other commands keep click's 2. A connect string ZooKeeper
+refuses is no usage error in Kafka's tools, nor here (`bad_connect_string`).
 """
 
 from __future__ import annotations
@@ -64,3 +65,12 @@ class JavaInt(click.ParamType):
 
 
 JAVA_INT = JavaInt()
+
+
+def bad_connect_string(error: ValueError) -> click.ClickException:
+    """A connect string ZooKeeper refuses: one ``Error:`` line naming it with ZooKeeper's reason, exit 1.
+
+    Kafka 2.8's tools build their ZooKeeper client after the options are parsed, so it is no usage error there:
+    ``kafka-topics`` dies with the uncaught ``NumberFormatException: For input string: "x"``, ``kafka-configs``
+    prints its message, ``kafka-reassign-partitions`` ``Error: <message>`` and a stack trace; all exit 1."""
+    return click.ClickException(str(error))

@@ -360,7 +360,8 @@ class ProcessClusterShell:
 
 
 async def run_process_cluster(broker_ids: list[int], zookeeper: str | None, directory: Path | None,
-                              session_timeout_ms: int, zookeeper_ensemble: int | None = None) -> None:
+                              session_timeout_ms: int, zookeeper_ensemble: int | None = None,
+                              on_slow_connect: Callable[[], None] | None = None) -> None:
     """Start ZooKeeper (unless given), open the prompt's session, only then the brokers: a ZooKeeper that
     cannot be reached ends the command before any broker starts (they used to be left running). Whatever
     fails, the brokers and ZooKeeper started here are stopped."""
@@ -374,7 +375,7 @@ async def run_process_cluster(broker_ids: list[int], zookeeper: str | None, dire
             await asyncio.to_thread(cluster.start_zookeeper)
         except (RuntimeError, TimeoutError) as e:  # not installed, port taken, exited or silent
             raise StartupError(str(e)) from None
-        backend = make_backend(cluster.zookeeper_connect, wall_clock_ms)
+        backend = make_backend(cluster.zookeeper_connect, wall_clock_ms, on_slow_connect=on_slow_connect)
         session = await backend.new_session()
         admin = KafkaZkClient(session, wall_clock_ms)
         shell = ProcessClusterShell(cluster, admin)

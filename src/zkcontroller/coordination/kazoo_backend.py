@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import weakref
+from collections.abc import Callable
 
 from kazoo.client import KazooClient
 
@@ -31,8 +32,11 @@ class ZooKeeperBackend(CoordinationBackend):
     name = "zookeeper"
 
     def __init__(self, connect_string: str, chroot: str = "", *, max_in_flight: int = 128,
-                 create_chroot: bool = True) -> None:
+                 create_chroot: bool = True, on_slow_connect: Callable[[], None] | None = None) -> None:
+        """``on_slow_connect``: called when a session's connection is slow to come up (`KazooSession.connect`'s
+        ``on_slow``), for a command to say what it waits for."""
         self.connect_string = connect_string
+        self.on_slow_connect = on_slow_connect
         self.chroot = chroot.rstrip("/")
         self.max_in_flight = max_in_flight
         self.create_chroot = create_chroot
@@ -46,7 +50,7 @@ class ZooKeeperBackend(CoordinationBackend):
     async def _ensure_chroot(self) -> None:
         if self._chroot_ready:
             return
-        root = await KazooSession.connect(self.connect_string)
+        root = await KazooSession.connect(self.connect_string, on_slow=self.on_slow_connect)
         try:
             if self.create_chroot:
                 await root.ensure_path(self.chroot)
@@ -58,7 +62,8 @@ class ZooKeeperBackend(CoordinationBackend):
 
     async def new_session(self, session_timeout_ms: int = 18000) -> KazooSession:
         await self._ensure_chroot()
-        session = await KazooSession.connect(self.hosts, session_timeout_ms, max_in_flight=self.max_in_flight)
+        session = await KazooSession.connect(self.hosts, session_timeout_ms, max_in_flight=self.max_in_flight,
+                                             on_slow=self.on_slow_connect)
         self._sessions.add(session)
         return session
 

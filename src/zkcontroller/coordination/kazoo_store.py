@@ -60,6 +60,11 @@ from zkcontroller.coordination.kazoo_translation import EVENT_TYPES, KEEPER_STAT
 
 log = logging.getLogger(__name__)
 
+SLOW_CONNECT_NOTICE_S = 1.0
+"""How long `KazooSession.connect` waits for the connection before telling its ``on_slow`` hook (a command's
+"Connecting to ZooKeeper" line): past a normal connect, well before the bound."""
+
+
 class _Watch:
     """A kazoo watch wrapping a user watcher; equal when the user watchers are, so kazoo de-duplicates."""
 
@@ -111,8 +116,14 @@ class KazooSession(CoordinationSession):
         connect_timeout_s: float = 15.0,
         max_in_flight: int = 128,
         client_id: tuple[int, bytes] | None = None,
+        on_slow: Callable[[], None] | None = None,
+        slow_after_s: float = SLOW_CONNECT_NOTICE_S,
     ) -> KazooSession:
-        """Open a session on ``hosts`` (``host:port[,host:port...][/chroot]``)."""
+        """Open a session on ``hosts`` (``host:port[,host:port...][/chroot]``).
+
+        ``on_slow`` is called once if the connection is not up after ``slow_after_s``, so a command can say what
+        it is waiting for instead of staying silent until the ``connect_timeout_s`` bound (never when that bound
+        is no later: the error would come as soon)."""
         client = KazooClient(
             hosts=hosts,
             timeout=session_timeout_ms / 1000,
@@ -120,11 +131,18 @@ class KazooSession(CoordinationSession):
             connection_retry=KazooRetry(max_tries=-1, delay=0.1, max_delay=1.0),
             command_retry=None,
         )
+        starting = asyncio.ensure_future(asyncio.to_thread(client.start, connect_timeout_s))
         try:
-            await asyncio.to_thread(client.start, connect_timeout_s)
+            if on_slow is not None and slow_after_s < connect_timeout_s:
+                done, _ = await asyncio.wait({starting}, timeout=slow_after_s)
+                if not done:
+                    on_slow()
+            await starting
         except KazooTimeoutError as e:
             await asyncio.to_thread(stop_kazoo_client, client)
             raise ConnectionLossError(hosts, f"cannot connect to ZooKeeper at {hosts}") from e
+        finally:
+            starting.cancel()  # cancelled while waiting: as a plain await of the thread would be (no-op once done)
         return cls(client, asyncio.get_running_loop(), max_in_flight)
 
     @property

@@ -126,6 +126,14 @@ def holds_no_value(data: bytes) -> bool:
     return not data.strip(b" \t\n\r")
 
 
+def refuse_no_value(data: bytes, path: str) -> None:
+    """Raise for data that holds no JSON value (`holds_no_value`), in the words of Kafka's failure there: the
+    decoders that call ``asJsonObject`` on ``readTree``'s ``MissingNode`` throw ``Expected JSON object, received ``
+    (not a parse error, which Python's decoder would report as "invalid JSON")."""
+    if holds_no_value(data):
+        raise ZnodeDecodeError(path, f"no JSON value ({len(data)} bytes of data): expected a JSON object")
+
+
 def parse_object(data: bytes, path: str) -> JsonObject:
     """Parse a znode whose content must be a JSON object."""
     value = parse_json(data, path)

@@ -92,14 +92,14 @@ async def test_create_describe_list_delete(cli: Cli) -> None:
     assert again.exit_code == 0 and again.output == "Topic orders is already marked for deletion.\n"
 
 
-async def test_corrupt_topic_is_shown_and_fails_describe_and_list(cli: Cli) -> None:
+async def test_corrupt_topic_is_shown_and_fails_describe_but_is_listed_plainly(cli: Cli) -> None:
     await cli.zk.session.create("/brokers/topics/broken", b"garbage")
     described = await cli(topics, "describe")
     assert described.exit_code == 1
     assert "Topic: broken\tCorrupt: /brokers/topics/broken: " in described.output
     assert "Error: 1 corrupt znode (see the lines above)" in described.output
     listed = await cli(topics, "list")
-    assert listed.exit_code == 1 and listed.output.startswith("broken - corrupt: /brokers/topics/broken: ")
+    assert (listed.exit_code, listed.stdout) == (0, "broken\n")  # Kafka's --list never reads a topic's data
 
 
 async def test_explicit_assignment_and_alter(cli: Cli) -> None:

@@ -158,6 +158,4 @@ async def test_corrupt_topic_and_partition_state_are_shown_with_path_and_reason(
     assert bad_state[0].startswith("\tTopic: events\tPartition: 1\tLeader: unknown\t")
     assert "\tCorrupt: /brokers/topics/events/partitions/1/state: " in bad_state[0]
     assert "\tPartition: 0\tLeader: 1\t" in lines[2]  # the healthy partitions are still described
-    listed = await list_topic_lines(cluster)
-    assert listed[1].startswith("broken - corrupt: /brokers/topics/broken: ")
-    assert listed[0] == "audit" and listed[2] == "events"
+    assert await list_topic_lines(cluster) == ["audit", "broken", "events"]  # names only, as Kafka's --list

@@ -16,18 +16,18 @@ from zkcontroller.model import (
     TopicPartition,
 )
 from zkcontroller.zk import paths
-from zkcontroller.zk.errors import UnparseableZnodeError, ZnodeDecodeError
+from zkcontroller.zk.errors import UnparseableZnodeError
 from zkcontroller.zk.json_fields import (
     INT32_MAX,
     INT32_MIN,
     JsonObject,
     check_int_list,
     dumps,
-    holds_no_value,
     int_tuple_or_none,
     parse_int_text,
     parse_json,
     parse_object,
+    refuse_no_value,
 )
 from zkcontroller.zk.topic_id import parse_topic_id
 
@@ -71,8 +71,7 @@ class TopicZNode:
         which Kafka 2.8.2's ``TopicZNode.decode`` passes to ``asJsonObject``, throwing ``JsonMappingException:
         Expected JSON object, received `` (its controller fails the failover or the TopicChange event on it)."""
         topic = path.rsplit("/", 1)[-1]
-        if holds_no_value(data):
-            raise ZnodeDecodeError(path, f"no JSON value ({len(data)} bytes of data): expected a JSON object")
+        refuse_no_value(data, path)
         obj = parse_object(data, path)
         topic_id = parse_topic_id(obj.get_str("topic_id"), path) if "topic_id" in obj else None
         adding = obj.get_opt_obj("adding_replicas")

@@ -1,0 +1,63 @@
+"""A ZooKeeper that does not answer: `KazooSession.connect` tells its ``on_slow`` hook once, past a short wait,
+and `demo` / `cluster --zookeeper` print one "Connecting to ZooKeeper" line on stderr instead of 15 s of silence
+before their error. The bounds are shortened here (a refused connection is retried until the bound)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from zkcontroller.cli import main
+from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess, free_port
+from zkcontroller.coordination.errors import ConnectionLossError
+from zkcontroller.coordination.kazoo_store import KazooSession
+
+SHORT_WAIT_S = 0.05
+"""The "slow" threshold in these tests, well inside the shortened connect bound."""
+
+
+@pytest.fixture
+def slow_after_a_moment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In this process, a connection counts as slow after ``SHORT_WAIT_S`` instead of the production 1 s."""
+    connect = KazooSession.connect.__func__  # type: ignore[attr-defined]
+    monkeypatch.setattr(connect, "__kwdefaults__", {**connect.__kwdefaults__, "slow_after_s": SHORT_WAIT_S})
+
+
+async def test_an_unanswered_connect_tells_its_hook_once_then_fails_at_the_bound() -> None:
+    told: list[None] = []
+    target = f"127.0.0.1:{free_port()}"
+    with pytest.raises(ConnectionLossError, match=re.escape(f"cannot connect to ZooKeeper at {target}")):
+        await KazooSession.connect(target, connect_timeout_s=1.0, on_slow=lambda: told.append(None),
+                                   slow_after_s=SHORT_WAIT_S)
+    assert len(told) == 1
+
+
+async def test_no_notice_when_the_bound_comes_as_soon() -> None:
+    """The error would follow at once (and a shortened bound would race the notice)."""
+    told: list[None] = []
+    with pytest.raises(ConnectionLossError):
+        await KazooSession.connect(f"127.0.0.1:{free_port()}", connect_timeout_s=0.3, on_slow=lambda: told.append(None),
+                                   slow_after_s=0.3)
+    assert told == []
+
+
+@pytest.mark.zookeeper
+async def test_a_prompt_connect_never_tells_its_hook(zookeeper_server: ZooKeeperServerProcess) -> None:
+    told: list[None] = []
+    session = await KazooSession.connect(zookeeper_server.connect_string, on_slow=lambda: told.append(None),
+                                         slow_after_s=10.0)
+    await session.close()
+    assert told == []
+
+
+@pytest.mark.usefixtures("unreachable_zookeeper_gives_up_soon", "slow_after_a_moment")
+@pytest.mark.parametrize("command", [["demo"], ["cluster", "--brokers", "3"], ["cluster", "--processes", "1"]],
+                         ids=["demo", "cluster", "cluster-processes"])
+def test_demo_and_cluster_say_what_they_wait_for(command: list[str]) -> None:
+    """One line: the first session that cannot connect ends the command."""
+    target = f"127.0.0.1:{free_port()}"  # nothing listens there
+    result = CliRunner().invoke(main, [*command, "--zookeeper", target], input="")
+    assert result.exit_code == 1, result.output
+    assert result.stderr == f"Connecting to ZooKeeper at {target} ...\nError: cannot connect to ZooKeeper at {target}\n"
