@@ -147,8 +147,8 @@ async def test_an_unknown_verb_is_one_line_naming_the_verbs(shell_on: ShellFacto
     """It printed "unknown command 'foo'" and then the 15 lines of help, burying the mistake typed."""
     shell, lines = await shell_on([1])
     assert await shell.run_command("describ orders")
-    assert lines == ["error: unknown command 'describ'; commands: help, status, create, describe, produce, elect, "
-                     "delete, fail-log-dir, stop, start, kill, expire, quit (`help` says what each does)"]
+    assert lines == ["error: unknown command 'describ'; commands: status, create, describe, stop, start, kill, expire, "
+                     "fail-log-dir, produce, elect, delete, help, quit (`help` says what each does)"]
 
 
 @pytest.mark.parametrize("verb", ["stop", "kill", "expire"])

@@ -12,14 +12,12 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from tests.helpers import QUICK_SHUTDOWN_RETRIES, wait_until
+from tests.e2e.process_clusters import registered_zk, started_process_cluster
+from tests.helpers import wait_until
 
 from zkcontroller.admin.topics import TopicAdmin
-from zkcontroller.cluster.process_cluster import ProcessCluster, wait_registered
-from zkcontroller.cluster.zookeeper_server import ZooKeeperNotInstalled
-from zkcontroller.coordination.connect import make_backend
+from zkcontroller.cluster.process_cluster import ProcessCluster
 from zkcontroller.model import TopicPartition
-from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 pytestmark = [pytest.mark.zookeeper, pytest.mark.timeout(240)]
@@ -29,33 +27,23 @@ TOPIC = "altered"
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProcessCluster]:
-    c = ProcessCluster([1, 2], tmp_path_factory.mktemp("alter"), session_timeout_ms=6000,
-                       extra=QUICK_SHUTDOWN_RETRIES)
-    try:
-        c.start()
-    except ZooKeeperNotInstalled as e:
-        pytest.skip(f"real ZooKeeper unavailable: {e}")
-    yield c
-    c.stop()
+    with started_process_cluster(tmp_path_factory.mktemp("alter"), [1, 2], session_timeout_ms=6000) as c:
+        yield c
 
 
 @pytest.fixture
 async def zk(cluster: ProcessCluster) -> AsyncIterator[KafkaZkClient]:
     """A ZooKeeper client, with ``TOPIC`` (two replicas) led (created once for the module)."""
-    backend = make_backend(cluster.zookeeper_connect, wall_clock_ms)
-    session = await backend.new_session()
-    client = KafkaZkClient(session, wall_clock_ms)
-    await wait_registered(client, list(cluster.brokers))
-    if TOPIC not in await client.get_all_topics_in_cluster():
-        await TopicAdmin(client, random.Random(1)).create_topic(TOPIC, 1, 2, {"retention.ms": "12345"})
+    async with registered_zk(cluster) as client:
+        if TOPIC not in await client.get_all_topics_in_cluster():
+            await TopicAdmin(client, random.Random(1)).create_topic(TOPIC, 1, 2, {"retention.ms": "12345"})
 
-    async def led() -> bool:
-        state = await client.get_topic_partition_states([TopicPartition(TOPIC, 0)])
-        return bool(state.values) and all(s.leader_and_isr.leader >= 0 and len(s.leader_and_isr.isr) == 2
-                                          for s in state.values.values())
-    await wait_until(led, timeout_s=60, what=f"{TOPIC} led with both replicas in sync")
-    yield client
-    await session.close()
+        async def led() -> bool:
+            state = await client.get_topic_partition_states([TopicPartition(TOPIC, 0)])
+            return bool(state.values) and all(s.leader_and_isr.leader >= 0 and len(s.leader_and_isr.isr) == 2
+                                              for s in state.values.values())
+        await wait_until(led, timeout_s=60, what=f"{TOPIC} led with both replicas in sync")
+        yield client
 
 
 def _kafka_python_alter(bootstrap: str, kind: Any, name: str, configs: dict[str, Any], incremental: bool) -> Any:

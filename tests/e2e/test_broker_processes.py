@@ -18,11 +18,11 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from tests.helpers import QUICK_SHUTDOWN_RETRIES, wait_until
+from tests.e2e.process_clusters import registered_zk, started_process_cluster
+from tests.helpers import wait_until
 
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.cluster.process_cluster import ProcessCluster, wait_registered
-from zkcontroller.cluster.zookeeper_server import ZooKeeperNotInstalled
 from zkcontroller.coordination.connect import make_backend
 from zkcontroller.model import Broker, EndPoint, TopicPartition
 from zkcontroller.protocol.control_requests import (
@@ -50,25 +50,15 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProcessCluster
         if os.environ.get("CI"):
             pytest.fail("CI must run the wire end-to-end tests: kcat is missing (scripts/setup.sh --test)")
         pytest.skip("kcat not installed (scripts/setup.sh --test installs it)")
-    c = ProcessCluster([1, 2, 3], tmp_path_factory.mktemp("processes"), session_timeout_ms=SESSION_TIMEOUT_MS,
-                       racks={1: "r1", 2: "r2", 3: "r1"}, extra=QUICK_SHUTDOWN_RETRIES)
-    try:
-        c.start()
-    except ZooKeeperNotInstalled as e:
-        pytest.skip(f"real ZooKeeper unavailable: {e}")
-    yield c
-    c.stop()
+    with started_process_cluster(tmp_path_factory.mktemp("processes"), [1, 2, 3],
+                                 session_timeout_ms=SESSION_TIMEOUT_MS, racks={1: "r1", 2: "r2", 3: "r1"}) as c:
+        yield c
 
 
 @pytest.fixture
 async def zk(cluster: ProcessCluster) -> AsyncIterator[KafkaZkClient]:
-    backend = make_backend(cluster.zookeeper_connect, wall_clock_ms)
-    session = await backend.new_session()
-    client = KafkaZkClient(session, wall_clock_ms)
-    await wait_registered(client, list(cluster.brokers))
-    yield client
-    await session.close()
-    await backend.close()
+    async with registered_zk(cluster) as client:
+        yield client
 
 
 def kcat(broker: str) -> dict | None:

@@ -96,7 +96,7 @@ def wait_for(check: Callable[[], object], what: str, timeout_s: float = 60.0) ->
 def refused(address: str) -> bool:
     host, port = address.rsplit(":", 1)
     try:
-        socket.create_connection((host, int(port)), timeout=2).close()
+        socket.create_connection((host, int(port)), timeout=30).close()
     except ConnectionRefusedError:
         return True
     return False

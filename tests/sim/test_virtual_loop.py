@@ -17,7 +17,7 @@ def test_an_hour_of_sleeping_takes_no_wall_time() -> None:
 
     started = time.perf_counter()
     assert run_virtual(main()) == 3600.0
-    assert time.perf_counter() - started < 5  # a bound on a virtual hour, not a timing assertion
+    assert time.perf_counter() - started < 60  # a bound on a virtual hour (generous: CI is loaded), not a timing one
 
 
 def test_timers_due_together_run_in_scheduling_order() -> None:

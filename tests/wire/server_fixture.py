@@ -110,6 +110,8 @@ def _read_exactly(sock: socket.socket, n: int) -> bytes | None:
     return chunks
 
 
-def connect(port: int, timeout_s: float = 5.0) -> socket.socket:
+def connect(port: int, timeout_s: float = 30.0) -> socket.socket:
+    """A socket to the server, whose connect and reads give up after ``timeout_s``: generous, as it only bounds a
+    failing test (the server thread shares two cores with everything else in CI)."""
     sock = socket.create_connection(("127.0.0.1", port), timeout=timeout_s)
     return sock

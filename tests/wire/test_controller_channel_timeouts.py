@@ -61,8 +61,9 @@ async def test_a_hanging_connect_is_abandoned_at_the_first_bound(kwargs: dict[st
     transport._open_connection = never  # type: ignore[assignment]
     started = time.monotonic()
     with pytest.raises(BrokerUnreachableError, match=f"no connection within {wait_ms} ms"):
-        await asyncio.wait_for(transport.send(_BROKER, UpdateMetadataRequest(1, 1, -1)), 10)
-    assert time.monotonic() - started < 5  # far below the request timeout (60 s), which does not apply
+        await asyncio.wait_for(transport.send(_BROKER, UpdateMetadataRequest(1, 1, -1)), 30)
+    # far below the request timeout (60 s), which does not apply; generous for a loaded machine, as the wait was
+    assert time.monotonic() - started < 30
     assert never.cancelled.is_set()
     await transport.close()
 

@@ -7,7 +7,9 @@ import asyncio
 
 from zkcontroller.runtime.socket_server import SocketServer
 
-IDLE_MS = 150
+IDLE_MS = 1000
+"""Long beside the 50 ms between the active connection's requests: at 150 ms, a stall of 100 ms on a loaded
+machine (the server and this test share one event loop) let the server close the active connection as idle."""
 
 
 async def echo(payload: bytes) -> bytes:
@@ -32,12 +34,14 @@ async def test_idle_and_half_frame_connections_are_closed_active_ones_are_not() 
         partial = await asyncio.open_connection("127.0.0.1", server.port)
         partial[1].write(b"\x00\x00\x00\x08abc")  # a frame of 8 bytes, 3 sent
         active = await asyncio.open_connection("127.0.0.1", server.port)
-        for _ in range(6):  # a request every 50 ms for 300 ms: never idle for IDLE_MS
+        loop = asyncio.get_running_loop()
+        talked_until = loop.time() + 1.25 * IDLE_MS / 1000
+        while loop.time() < talked_until:  # a request every 50 ms, for longer than IDLE_MS: never idle for it
             active[1].write(b"\x00\x00\x00\x02hi")
-            assert await asyncio.wait_for(active[0].readexactly(6), 5) == b"\x00\x00\x00\x02hi"
+            assert await asyncio.wait_for(active[0].readexactly(6), 30) == b"\x00\x00\x00\x02hi"
             await asyncio.sleep(0.05)
         for reader, _ in (silent, half, partial):
-            assert await closed_by_server(reader, 5)
+            assert await closed_by_server(reader, 30)
         assert not await closed_by_server(active[0], 0.01)
         assert server.closed_idle == 3
         assert server.connection_count == 1

@@ -49,7 +49,7 @@ def server() -> Iterator[ServerThread]:
 
 def _throw(port: int, data: bytes) -> None:
     """Send ``data``, read whatever comes back until the server closes or goes quiet, then hang up."""
-    with connect(port, timeout_s=2.0) as sock:
+    with connect(port) as sock:
         try:
             sock.sendall(data)
             sock.settimeout(0.05)
@@ -60,7 +60,7 @@ def _throw(port: int, data: bytes) -> None:
 
 
 def _still_serving(port: int) -> None:
-    with connect(port, timeout_s=5.0) as sock:
+    with connect(port) as sock:
         sock.sendall(request_frame(18, 0, 42, b""))
         payload = read_frame(sock)
     assert payload is not None and payload[:4] == (42).to_bytes(4, "big")

@@ -104,7 +104,7 @@ async def test_request_timeout_closes_the_connection():
     try:
         with pytest.raises(BrokerUnreachableError, match="within 200 ms"):
             await transport.send(_broker(port), UpdateMetadataRequest(1, 1, -1))
-        await asyncio.wait_for(hung_up.wait(), 5)
+        await asyncio.wait_for(hung_up.wait(), 30)
     finally:
         for w in silent_connections:
             w.close()
@@ -120,7 +120,7 @@ async def test_a_broker_at_a_new_address_is_reconnected():
         await transport.send(_broker(s1.port), UpdateMetadataRequest(1, 4, -1))
         await transport.send(_broker(s2.port), UpdateMetadataRequest(1, 9, -1))
         assert (first.controller_epoch, second.controller_epoch) == (4, 9)
-        await wait_until(lambda: s1.connection_count == 0, timeout_s=5, what="the old connection closed")
+        await wait_until(lambda: s1.connection_count == 0, timeout_s=30, what="the old connection closed")
     finally:
         await transport.close()
         await s1.stop()
@@ -144,9 +144,9 @@ async def test_a_cancelled_send_drops_the_connection():
     try:
         send = asyncio.ensure_future(transport.send(_broker(silent.sockets[0].getsockname()[1]),
                                                     UpdateMetadataRequest(1, 1, -1)))
-        await asyncio.wait_for(received.wait(), 5)
+        await asyncio.wait_for(received.wait(), 30)
         send.cancel()
-        await asyncio.wait_for(hung_up.wait(), 5)
+        await asyncio.wait_for(hung_up.wait(), 30)
         assert send.cancelled()
     finally:
         silent.close()

@@ -31,6 +31,7 @@ from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.logs import LogFiles
 from zkcontroller.cluster.partition_wait import wait_for_partitions
 from zkcontroller.cluster.produce import ProduceWorkload, produce_command
+from zkcontroller.cluster.prompt_help import CommandTable, command
 from zkcontroller.cluster.prompt_input import read_line
 from zkcontroller.cluster.prompt_lines import created_topic_lines
 from zkcontroller.controller.events import ApiError, ElectionType
@@ -44,22 +45,29 @@ from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
-HELP = """commands:
-  status                                  controller, epoch, brokers and their listeners
-  create TOPIC [PARTITIONS [RF]]          create a topic (Kafka's replica placement; defaults 3 and 2)
-  describe [TOPIC]                        kafka-topics --describe
-  stop ID | start ID                      orderly broker shutdown / start (a new ID starts a new broker)
-  kill ID                                 crash a broker (on the embedded store its session is left to time
-                                          out; a real ZooKeeper's is expired at once)
-  expire ID                               expire a broker's ZooKeeper session
-  fail-log-dir ID DIR                     fail one of a broker's log dirs (its replicas there go offline; waits
-                                          until the controller has moved their leadership)
-  produce TOPIC RECORDS | produce TOPIC --rate N | produce --stop [TOPIC]
-                                          append records on the leaders (followers fetch them)
-  elect [--unclean] [TOPIC]               preferred-replica election (all partitions, or one topic's);
-                                          --unclean: unclean election through the controller's ElectLeaders API
-  delete TOPIC                            mark a topic for deletion (the controller deletes it)
-  help | quit (or Ctrl-D)"""
+COMMANDS = CommandTable((
+    command("status", text="controller, epoch, brokers and their listeners"),
+    command("create TOPIC [PARTITIONS [RF]]", text="create a topic (Kafka's replica placement; defaults 3 and 2)"),
+    command("describe [TOPIC]", text="kafka-topics --describe"),
+    command("stop ID", "start ID", text="orderly broker shutdown / start (a new ID starts a new broker)"),
+    command("kill ID", text=("crash a broker (on the embedded store its session is left to time",
+                             "out; a real ZooKeeper's is expired at once)")),
+    command("expire ID", text="expire a broker's ZooKeeper session"),
+    command("fail-log-dir ID DIR", text=("fail one of a broker's log dirs (its replicas there go offline; waits",
+                                         "until the controller has moved their leadership)")),
+    command("produce TOPIC RECORDS", "produce TOPIC --rate N", "produce --stop [TOPIC]",
+            text="append records on the leaders (followers fetch them)"),
+    command("elect [--unclean] [TOPIC]", text=("preferred-replica election (all partitions, or one topic's);",
+                                               "--unclean: unclean election through the controller's ElectLeaders "
+                                               "API")),
+    command("delete TOPIC", text="mark a topic for deletion (the controller deletes it)"),
+    command("help", "quit (or Ctrl-D)"),
+), column=40)
+"""The prompt's verbs: ``help`` prints the table, an unknown verb's error lists them (`ClusterShell.handlers` must
+serve exactly these)."""
+
+HELP = COMMANDS.help()
+VERBS = ", ".join(COMMANDS.verbs())
 
 Out = Callable[[str], None]
 
@@ -162,11 +170,10 @@ class ClusterShell:
         name, args = words[0], words[1:]
         if name in ("quit", "exit"):
             return False
-        handler = self._commands().get(name)
+        handler = self.handlers().get(name)
         if handler is None:
             # one line, as every other error here; the 15 lines of HELP buried the mistake typed
-            self.out(f"error: unknown command {name!r}; commands: {', '.join([*self._commands(), 'quit'])} "
-                     "(`help` says what each does)")
+            self.out(f"error: unknown command {name!r}; commands: {VERBS} (`help` says what each does)")
             return True
         try:
             await handler(args)
@@ -179,7 +186,9 @@ class ClusterShell:
             self.out(f"error: {e}")
         return True
 
-    def _commands(self) -> dict[str, Callable[[list[str]], Awaitable[None]]]:
+    def handlers(self) -> dict[str, Callable[[list[str]], Awaitable[None]]]:
+        """Each verb's handler, called with its arguments: the verbs of `COMMANDS` but ``quit``, which
+        `run_command` answers itself (as ``exit``)."""
         commands: dict[str, Callable[[list[str]], Awaitable[None]]] = {
             "help": self._help,
             "status": self._status,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import random
 import shlex
@@ -19,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from typing import Any
 from zkcontroller.admin.describe import controller_status, describe_lines, describe_topics, select_topics
 from zkcontroller.admin.errors import AdminError
 from zkcontroller.admin.topics import TopicAdmin
+from zkcontroller.cluster.prompt_help import CommandTable, command
 from zkcontroller.cluster.prompt_input import read_line
 from zkcontroller.cluster.prompt_lines import created_topic_lines
 from zkcontroller.cluster.server_properties import render
@@ -36,18 +38,22 @@ from zkcontroller.coordination.connect import make_backend
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
-HELP = """commands:
-  status                          controller, epoch, and each broker process (pid, port, state)
-  create TOPIC [PARTITIONS [RF]]  create a topic through ZooKeeper (defaults 3 and 2)
-  describe [TOPIC]                kafka-topics --describe, from ZooKeeper
-  stop ID | kill ID               SIGTERM (orderly stop) / SIGKILL (hard failure)
-  pause ID | resume ID            SIGSTOP / SIGCONT
-  start ID                        start a stopped or killed broker again
-  zk-status                       each ZooKeeper server of the ensemble: address, pid, leader/follower
-  zk-kill ID | zk-start ID        SIGKILL one ZooKeeper server / start it again (--zookeeper-ensemble)
-  help | quit"""
+COMMANDS = CommandTable((
+    command("status", text="controller, epoch, and each broker process (pid, port, state)"),
+    command("create TOPIC [PARTITIONS [RF]]", text="create a topic through ZooKeeper (defaults 3 and 2)"),
+    command("describe [TOPIC]", text="kafka-topics --describe, from ZooKeeper"),
+    command("stop ID", "kill ID", text="SIGTERM (orderly stop) / SIGKILL (hard failure)"),
+    command("pause ID", "resume ID", text="SIGSTOP / SIGCONT"),
+    command("start ID", text="start a stopped or killed broker again"),
+    command("zk-status", text="each ZooKeeper server of the ensemble: address, pid, leader/follower"),
+    command("zk-kill ID", "zk-start ID", text="SIGKILL one ZooKeeper server / start it again (--zookeeper-ensemble)"),
+    command("help", "quit"),
+), column=32)
+"""The prompt's verbs: ``help`` prints the table, an unknown verb's error lists them (`ProcessClusterShell.handlers`
+must serve exactly these)."""
 
-VERBS = "status, create, describe, stop, kill, pause, resume, start, zk-status, zk-kill, zk-start, help, quit"
+HELP = COMMANDS.help()
+VERBS = ", ".join(COMMANDS.verbs())
 
 STOP_BOUND_S = 20.0
 """How long ``stop`` lets the brokers' controlled shutdowns run, all together, before SIGKILL."""
@@ -273,38 +279,47 @@ class ProcessClusterShell:
         name, args = words[0], words[1:]
         if name in ("quit", "exit"):
             return False
+        handler = self.handlers().get(name)
+        if handler is None:
+            # one line, as every other error here; the 11 lines of HELP buried the mistake typed
+            self.out(f"error: unknown command {name!r}; commands: {VERBS} (`help` says what each does)")
+            return True
         try:
-            if name == "help":
-                self.out(HELP)
-            elif name == "status":
-                await self._bounded(self._status())
-            elif name == "create":
-                await self._bounded(self._create(args))
-            elif name == "describe":
-                await self._bounded(self._describe(args))
-            elif name in ("zk-status", "zk-kill", "zk-start"):
-                self._zookeeper_command(name, args)
-            elif name in SIGNALS or name == "start":
-                if len(args) != 1 or not args[0].isdigit():
-                    raise ValueError(f"usage: {name} BROKER_ID")
-                broker_id = int(args[0])
-                if name == "start":
-                    self.cluster.start_broker(broker_id)
-                else:
-                    self.cluster.signal(broker_id, SIGNALS[name])
-                if name == "stop":  # SIGTERM only begins it: "done" here was not true yet
-                    self.out(f"stop {broker_id}: controlled shutdown under way (`status` shows it stopping until "
-                             "the process exits)")
-                else:
-                    self.out(f"{name} {broker_id}: done")
-            else:
-                # one line, as every other error here; the 11 lines of HELP buried the mistake typed
-                self.out(f"error: unknown command {name!r}; commands: {VERBS} (`help` says what each does)")
+            await handler(args)
         except (AdminError, ValueError, TimeoutError, OSError) as e:
             self.out(f"error: {e}")
         return True
 
-    def _zookeeper_command(self, name: str, args: list[str]) -> None:
+    def handlers(self) -> dict[str, Callable[[list[str]], Awaitable[None]]]:
+        """Each verb's handler, called with its arguments: the verbs of `COMMANDS` but ``quit``, which
+        `run_command` answers itself (as ``exit``)."""
+        handlers: dict[str, Callable[[list[str]], Awaitable[None]]] = {"help": self._help}
+        for verb, read in (("status", self._status), ("create", self._create), ("describe", self._describe)):
+            handlers[verb] = functools.partial(self._bounded, read)
+        for verb in ("zk-status", "zk-kill", "zk-start"):
+            handlers[verb] = functools.partial(self._zookeeper_command, verb)
+        for verb in (*SIGNALS, "start"):
+            handlers[verb] = functools.partial(self._broker_command, verb)
+        return handlers
+
+    async def _help(self, _args: list[str]) -> None:
+        self.out(HELP)
+
+    async def _broker_command(self, name: str, args: list[str]) -> None:
+        if len(args) != 1 or not args[0].isdigit():
+            raise ValueError(f"usage: {name} BROKER_ID")
+        broker_id = int(args[0])
+        if name == "start":
+            self.cluster.start_broker(broker_id)
+        else:
+            self.cluster.signal(broker_id, SIGNALS[name])
+        if name == "stop":  # SIGTERM only begins it: "done" here was not true yet
+            self.out(f"stop {broker_id}: controlled shutdown under way (`status` shows it stopping until "
+                     "the process exits)")
+        else:
+            self.out(f"{name} {broker_id}: done")
+
+    async def _zookeeper_command(self, name: str, args: list[str]) -> None:
         ensemble = self.cluster.ensemble
         if ensemble is None:
             raise ValueError(f"{name} needs an ensemble started here (zkcontroller cluster --processes N "
@@ -322,11 +337,11 @@ class ProcessClusterShell:
             ensemble.start_server(server)
         self.out(f"{name} {server}: done")
 
-    async def _bounded(self, command: Coroutine[Any, Any, None]) -> None:
+    async def _bounded(self, read: Callable[[list[str]], Coroutine[Any, Any, None]], args: list[str]) -> None:
         """A command that reads ZooKeeper, bounded: with no server answering (every ensemble server killed)
         kazoo holds a request until one does, and the prompt hung, with no way to type zk-start."""
         try:
-            await asyncio.wait_for(command, self.zk_timeout_s)
+            await asyncio.wait_for(read(args), self.zk_timeout_s)
         except TimeoutError:
             raise TimeoutError(f"ZooKeeper ({self.cluster.zookeeper_connect}) did not answer within "
                                f"{self.zk_timeout_s:g} s; the brokers keep running (zk-status shows an ensemble's "
@@ -338,7 +353,7 @@ class ProcessClusterShell:
         for text in describe_lines(await describe_topics(self.admin, topics), live):
             self.out(text)
 
-    async def _status(self) -> None:
+    async def _status(self, _args: list[str]) -> None:
         self.out((await controller_status(self.admin)).render())
         for b in self.cluster.brokers.values():
             pid = b.process.pid if b.process is not None else "-"

@@ -1,0 +1,52 @@
+"""The end-to-end tests' ``cluster --processes`` set-up, written once: a `ProcessCluster` started (skipped when no
+ZooKeeper is installed) and stopped, and a ZooKeeper client that waits for its brokers to register. The module
+fixtures of test_broker_processes and test_alter_configs_clients each built both by hand."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+
+import pytest
+from tests.helpers import QUICK_SHUTDOWN_RETRIES
+
+from zkcontroller.cluster.process_cluster import ProcessCluster, wait_registered
+from zkcontroller.cluster.zookeeper_server import ZooKeeperNotInstalled
+from zkcontroller.coordination.connect import make_backend
+from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+
+
+@contextmanager
+def started_process_cluster(directory: Path, broker_ids: list[int], *, session_timeout_ms: int,
+                            racks: dict[int, str] | None = None) -> Iterator[ProcessCluster]:
+    """Broker processes ``broker_ids`` (and their own ZooKeeper) with files in ``directory``, started; all stopped
+    at the end, or when the start fails. Their controlled shutdowns back off briefly (`QUICK_SHUTDOWN_RETRIES`):
+    the test stops them all at once."""
+    cluster = ProcessCluster(broker_ids, directory, session_timeout_ms=session_timeout_ms, racks=racks,
+                             extra=QUICK_SHUTDOWN_RETRIES)
+    try:
+        try:
+            cluster.start()
+        except ZooKeeperNotInstalled as e:
+            pytest.skip(f"real ZooKeeper unavailable: {e}")
+        yield cluster
+    finally:  # also after a start that failed half-way: its ZooKeeper and the brokers already started
+        cluster.stop()
+
+
+@asynccontextmanager
+async def registered_zk(cluster: ProcessCluster) -> AsyncIterator[KafkaZkClient]:
+    """A ZooKeeper client of the cluster's own, once all its brokers are registered; closed at the end."""
+    backend = make_backend(cluster.zookeeper_connect, wall_clock_ms)
+    try:
+        session = await backend.new_session()
+        try:
+            client = KafkaZkClient(session, wall_clock_ms)
+            await wait_registered(client, list(cluster.brokers))
+            yield client
+        finally:
+            await session.close()
+    finally:
+        await backend.close()
