@@ -1,9 +1,10 @@
 """The batch job: extract -> merge -> transform -> load -> report, on whatever master the session was given.
 
 Run it through ``zkcontroller analyze`` or, on a cluster, ``spark-submit .../job.py INPUT... --out DIR``
-(see docs/analytics.md). Events are written first: that write runs the parse, and every derived table reads
-the written Parquet back (``read_events``). The few rows that decide tenures, restarts and broker failures are
-collected and reasoned about on the driver (``controller_timeline``).
+(see docs/analytics.md). A first parse keeps only the rejected lines and the few rows that decide which ISR
+changes change nothing; then ``events`` is written (that write parses again, in parallel, and drops those ISR
+changes), and every derived table reads the written Parquet back (``read_events``). The few rows that decide
+tenures, restarts and broker failures are collected and reasoned about on the driver (``controller_timeline``).
 """
 
 from __future__ import annotations

@@ -6,9 +6,10 @@ election and ISR change, and turn each leaderless interval into a pair of 0-2 ms
 it is exact (integer ms, typed fields); Kafka-format lines with no event-log counterpart (requests,
 broker-side lines, membership diffs) stay.
 
-An ISR change that changes nothing is dropped too, from every cluster (`without_unchanged_isr`): Kafka 2.8's
+An ISR change that changes nothing is dropped too, from every cluster (`unchanged_isr_rows`): Kafka 2.8's
 controller logs "... after removing replica n from the ISR" for a partition whose ISR already lacks n, though
-it writes nothing for it, and our event log rightly has no record of it.
+it writes nothing for it, and our event log rightly has no record of it. The check reads only the few rows that
+state a partition's leader and ISR; the job drops what it finds with a broadcast anti-join (`without_rows`).
 """
 
 from __future__ import annotations
