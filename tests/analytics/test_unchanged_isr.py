@@ -17,7 +17,7 @@ pytest.importorskip("pyspark")
 from tests.analytics.test_transform import events, psc
 
 from zkcontroller.analytics import job
-from zkcontroller.analytics.merge import without_unchanged_isr
+from zkcontroller.analytics.merge import unchanged_isr_rows, without_rows, without_unchanged_isr
 from zkcontroller.event_schema import validate_record
 
 pytestmark = pytest.mark.spark
@@ -51,6 +51,44 @@ def test_an_isr_change_equal_to_the_partitions_previous_state_is_dropped(spark) 
     ])
     kept = sorted(r["line_number"] for r in without_unchanged_isr(df).collect())
     assert kept == [1, 3, 5, 6, 7, 9, 11, 12, 13, 14, 15]
+
+
+def shrink(ms: int, p: int, broker: int, members: list[int], kind: str = "isr_shrink") -> dict[str, object]:
+    """A leader's own line: ``[Partition t-p broker=n] Shrinking ISR from … to …`` (no leader epoch)."""
+    return dict(ms=ms, kind=kind, topic="t", partition=p, broker_id=broker, isr=members,
+                logger="kafka.cluster.Partition")
+
+
+def test_after_the_leaders_own_isr_change_a_controller_line_stating_it_is_dropped(spark) -> None:
+    """Kafka's controller rewrites the ISR only with a new leader epoch, so its "after removing replica n" line
+    stating the leader's new ISR at the old epoch read ZooKeeper unchanged: the leader had shrunk it already."""
+    df = events(spark, [
+        psc(0, 0, "NewPartition", "OnlinePartition", 1, [1, 2, 3], leader_epoch=0),
+        shrink(10, 0, 1, [1, 2]),
+        isr(20, 0, 1, [2, 1], 0, broker_id=3),  # what the leader's shrink left: dropped
+        isr(30, 0, 1, [1], 1),  # a real removal: a new epoch, kept
+        shrink(40, 0, 2, [1, 2]),  # broker 2 does not lead t-0: not the partition's state
+        isr(50, 0, 1, [1, 2], 1),  # kept
+        psc(100, 1, "NewPartition", "OnlinePartition", 1, [1, 2, 3], leader_epoch=0),
+        shrink(110, 1, 1, [1, 2]),
+        isr(120, 1, 1, [1, 2], 0, source_format="jsonl"),  # our controller applying the leader's AlterIsr: kept
+        shrink(200, 2, 1, [1, 2]),  # before anything stated t-2's state
+        psc(210, 2, "NewPartition", "OnlinePartition", 1, [1, 2, 3], leader_epoch=0),
+        isr(220, 2, 1, [1, 2], 0),  # the leader line came before the state it would change: kept
+        psc(300, 3, "NewPartition", "OnlinePartition", 1, [1, 2, 3], leader_epoch=0),
+        shrink(310, 3, 1, [1]), shrink(320, 3, 1, [1, 2], kind="isr_expand"),
+        isr(330, 3, 1, [1, 2], 0),  # the latest leader line counts: dropped
+        isr(340, 3, 1, [1], 0),  # a leader line before the latest stated state is not the state: kept
+        psc(400, 4, "NewPartition", "OnlinePartition", 1, [1, 2, 3], leader_epoch=0),
+        shrink(410, 4, 1, [1, 2]),
+        isr(420, 4, 1, [1, 2, 3], 0),  # the controller-stated state (the leader's change may have failed): dropped
+    ])
+    kept = sorted(r["line_number"] for r in without_unchanged_isr(df).collect())
+    assert kept == [n for n in range(1, 21) if n not in (3, 16, 20)]
+    dropped = unchanged_isr_rows(df)
+    assert sorted(r["line_number"] for r in dropped.collect()) == [3, 16, 20]
+    # the shuffled anti-join (for many dropped rows) drops the same
+    assert sorted(r["line_number"] for r in without_rows(df, dropped, broadcast=False).collect()) == kept
 
 
 def _record(ms: int, rtype: str, controller: int, **fields: object) -> str:
@@ -121,3 +159,33 @@ def test_no_op_isr_lines_count_neither_merged_with_the_event_log_nor_alone(spark
         assert sorted(r[1:] for r in table if r[0] == cluster) == [
             (0, at[1000], "shrink", [1, 2, 3], [1, 2]), (0, at[8000], "shrink", [1, 2], [1]),
             (1, at[1000], "shrink", [2, 3], [2]), (2, at[5000], "expand", None, [1])]
+
+
+def _leader_line(ms: int, broker: int, p: int, before: str, after: str) -> str:
+    stamp = T0 + timedelta(milliseconds=ms)
+    return (f"[{stamp:%Y-%m-%d %H:%M:%S},{stamp.microsecond // 1000:03d}] INFO [Partition t-{p} broker={broker}] "
+            f"Shrinking ISR from {before} to {after}. Leader: (highWatermark: 5, endOffset: 5). Out of sync "
+            f"replicas: (brokerId: 3, endOffset: 2). (kafka.cluster.Partition)")
+
+
+def test_a_controller_line_after_the_leaders_shrink_counts_neither_in_events_nor_tables(spark, tmp_path: Path) -> None:
+    """Broker 1, leading t-0, shrinks its ISR; then the controller handles broker 3's failure and logs t-0's state
+    "after removing replica 3", though the ISR already lacks 3: one ISR change, the leader's."""
+    state_change = [
+        _line(0, 1, "Changed partition t-0 from NewPartition to OnlinePartition with state LeaderAndIsr(leader=1, "
+                    "leaderEpoch=0, isr=List(1, 2, 3), zkVersion=0)"),
+        _removed(6000, 1, 0, 1, "1,2", 0, 3),  # no-op: the leader's shrink left it so
+        _removed(6000, 1, 0, 1, "1", 1, 2),  # a real removal
+    ]
+    logs = tmp_path / "logs" / "kafka"
+    logs.mkdir(parents=True)
+    (logs / "state-change.log").write_text("\n".join(state_change) + "\n")
+    (logs / "server.log").write_text(_leader_line(5000, 1, 0, "1,2,3", "1,2") + "\n")
+    out = tmp_path / "out"
+    result = job.run(spark, job.JobConfig(inputs=[str(tmp_path / "logs")], out=out, report=False))
+    kinds = sorted((r["kind"], r["ts_ms"] - T0_MS) for r in job.read_events(spark, out).collect())
+    assert kinds == [("isr_change", 6000), ("isr_shrink", 5000), ("partition_state_change", 0)]
+    assert result.rows["events"] == 3
+    table = sorted((r["by"], r["change"], r["previous_isr"], r["isr"])
+                   for r in spark.read.parquet(str(out / "isr_changes")).collect())
+    assert table == [("controller", "shrink", [1, 2], [1]), ("leader", "shrink", [1, 2, 3], [1, 2])]

@@ -1,9 +1,10 @@
 """The batch job: extract -> merge -> transform -> load -> report, on whatever master the session was given.
 
 Run it through ``zkcontroller analyze`` or, on a cluster, ``spark-submit .../job.py INPUT... --out DIR``
-(see docs/analytics.md). Events are written first: that write runs the parse, and every derived table reads
-the written Parquet back (``read_events``). The few rows that decide tenures, restarts and broker failures are
-collected and reasoned about on the driver (``controller_timeline``).
+(see docs/analytics.md). A first parse keeps only the rejected lines and the few rows that decide which ISR
+changes change nothing; then ``events`` is written (that write parses again, in parallel, and drops those ISR
+changes), and every derived table reads the written Parquet back (``read_events``). The few rows that decide
+tenures, restarts and broker failures are collected and reasoned about on the driver (``controller_timeline``).
 """
 
 from __future__ import annotations
@@ -26,14 +27,18 @@ from pyspark.sql import functions as F
 
 from zkcontroller.analytics import admin_tables, incidents, tables, transform
 from zkcontroller.analytics import controller_timeline as ct
-from zkcontroller.analytics.extract import Extracted, extract
+from zkcontroller.analytics.extract import OK, REJECTED, Extracted, extract
 from zkcontroller.analytics.jvm_console import filtered_jvm_stderr
 from zkcontroller.analytics.load import SORT_KEYS, write_table
 from zkcontroller.analytics.merge import (
+    CHECKED_COLUMNS,
+    CHECKED_KINDS,
     DEFAULT_TOLERANCE_MS,
+    MERGE_COLUMNS,
     merge_sources,
     sources_by_cluster,
-    without_unchanged_isr,
+    unchanged_isr_rows,
+    without_rows,
 )
 from zkcontroller.analytics.sources import (
     CLUSTER_OPTIONS_CONFLICT,
@@ -42,6 +47,7 @@ from zkcontroller.analytics.sources import (
     jsonl_cluster,
     resolve_inputs,
 )
+from zkcontroller.analytics.tables import REJECTED_COLUMNS
 from zkcontroller.analytics.timeline_tables import (
     FAILURE_COLUMNS,
     anomaly_rows,
@@ -77,6 +83,9 @@ CODEGEN_CACHE_ENTRIES = "1000"
 """Spark's cache of compiled generated classes (``spark.sql.codegen.cache.maxEntries``, default 100). One job
 generates more than 100, so a second job in the same session (tests, notebooks, the benchmark after its
 warm-up) found none of its classes and compiled them all again."""
+BROADCAST_DROPPED_ROWS = 500_000
+"""Most keys of no-op ISR changes sent to every task to drop them from ``events`` (a few bytes each on the
+driver and in every executor); more, and they are dropped by a shuffled anti-join instead."""
 CACHE_COMPRESSED = "spark.sql.inMemoryColumnarStorage.compressed"
 """Off while the job runs: its caches live for one job and are mostly nulls; compressing them (statistics over
 every value of every column to pick an encoding) cost more executor CPU than their scans saved."""
@@ -297,12 +306,11 @@ def run(spark: SparkSession, config: JobConfig, progress: Callable[[str], None] 
     mixed = sorted({s.cluster for s in extracted.sources if s.cluster in jsonl_names})
     if mixed:  # the merge's anti-join reads the parse twice
         extracted.parsed.persist(CACHED)
-    # then, in every cluster, the ISR changes that change nothing (a window per partition, over the merged rows)
-    events = without_unchanged_isr(merge_sources(extracted.events, mixed, config.merge_tolerance_ms))
+    events = merge_sources(extracted.events, mixed, config.merge_tolerance_ms)
     compressed = spark.conf.get(CACHE_COMPRESSED, None)
     spark.conf.set(CACHE_COMPRESSED, "false")  # read when a cache is built, i.e. by the actions below
     try:
-        _analyze(spark, config, extracted, events, result, say)
+        _analyze(spark, config, extracted, mixed, events, result, say)
     finally:
         extracted.release()
         if compressed is None:
@@ -325,21 +333,54 @@ def read_events(spark: SparkSession, out: Path) -> DataFrame:
     return written.select(*(cluster if name == "cluster" else F.col(name) for name in tables.EVENT_COLUMNS))
 
 
-def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, events: DataFrame, result: JobResult,
-             say: Callable[[str], None]) -> None:
+def _side_rows(extracted: Extracted) -> DataFrame:
+    """The few rows of the parse that are not written to ``events`` as they are: the rejected lines, and the
+    rows ``unchanged_isr_rows`` reads (``CHECKED_KINDS``), with only the columns those two need."""
+    columns = dict.fromkeys(("status", *tables.REJECTED_COLUMNS, *CHECKED_COLUMNS, *MERGE_COLUMNS))
+    parsed = extracted.parsed
+    wanted = (F.col("status") == REJECTED) | ((F.col("status") == OK) & F.col("kind").isin(*CHECKED_KINDS))
+    return parsed.where(wanted).select(*columns)
+
+
+def _without_unchanged_isr(events: DataFrame, side: DataFrame, mixed: list[str], tolerance_ms: int,
+                           ) -> tuple[DataFrame, DataFrame]:
+    """``events`` without the ISR changes that change nothing (``merge.unchanged_isr_rows``), found in
+    ``side`` (``_side_rows``, persisted; merged as ``events`` was) rather than by a window over every row of
+    ``events``; and those rows' keys, persisted (the caller unpersists them once ``events`` is written).
+
+    No key found: ``events`` as it was. Up to ``BROADCAST_DROPPED_ROWS``: a broadcast anti-join, which leaves
+    every row of the parse in its task (docs/benchmarks.md, issue 16, fourteenth session).
+    """
+    checked = side.where(F.col("status") == OK).select(*CHECKED_COLUMNS, *(
+        c for c in MERGE_COLUMNS if c not in CHECKED_COLUMNS))
+    dropped = unchanged_isr_rows(merge_sources(checked, mixed, tolerance_ms)).persist(CACHED)
+    count = dropped.count()
+    if count == 0:
+        return events, dropped
+    return without_rows(events, dropped, broadcast=count <= BROADCAST_DROPPED_ROWS), dropped
+
+
+def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed: list[str], events: DataFrame,
+             result: JobResult, say: Callable[[str], None]) -> None:
     """Every table and the report from ``events`` (the parse, or the merge over the persisted parse).
 
     The parse is not cached for the tables: ``events`` is written straight from it, and every later table
     reads that Parquet copy back (only the columns and rows it needs). Building a columnar cache of every
     parsed line and scanning all of its columns for the write cost more executor CPU than parsing again for
     the few rejected lines and reading the Parquet back (docs/benchmarks.md, issue 16, twelfth session).
+    That second parse comes first and keeps, besides the rejected lines, the few rows that decide which ISR
+    changes change nothing (``_side_rows``), so ``events`` is written without them and without a shuffle.
     """
     out = config.out
-    # events first: its write parses in parallel; rejected_lines parses again and keeps the few rejected rows
+    side = _side_rows(extracted).persist(CACHED)
+    events, dropped = _without_unchanged_isr(events, side, mixed, config.merge_tolerance_ms)
+    # events next: its write parses in parallel
     write_table("events", events, out)
+    dropped.unpersist()
     events = read_events(spark, out)
+    rejected = side.where(F.col("status") == REJECTED).select(*REJECTED_COLUMNS)
     rejected_warnings, lifecycle, activity, membership, observed_rows = _in_parallel(spark, [
-        lambda: _write_rejected(spark, extracted.rejected, out),
+        lambda: _write_rejected(spark, rejected, out),
         lambda: _collect(events.where(
             F.col("kind").isin("controller_elected", "controller_ready", "controller_resigned")
             & F.col("controller_id").isNotNull()).select(
@@ -360,6 +401,7 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, event
         # aggregated once (not once per table, a scan of every event each time) and joined as a frame.
         lambda: _collect(transform.observed_windows(events)),
     ])
+    side.unpersist()
     for name in ("events", "rejected_lines"):
         result.rows[name] = count_rows(out / name)
     if result.rows["events"] == 0 and result.rows["rejected_lines"] == 0:
