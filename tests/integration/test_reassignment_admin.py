@@ -90,6 +90,21 @@ async def test_execute_list_verify_and_complete(
     assert list_lines(await command.list()) == ["No partition reassignments found."]
 
 
+async def test_check_brokers_names_a_broker_whose_registration_is_corrupt(
+    admin: KafkaZkClient, session: CoordinationSession
+) -> None:
+    # A registered broker whose registration cannot be read is a broker that did not confirm the target: named
+    # with why, never skipped (which would let --verify --check-brokers say complete without it).
+    await session.ensure_path(paths.BROKER_IDS)
+    await session.create(paths.broker_id_path(9), b"{not json")
+    views = await ReassignCommand(admin).broker_views({"moving"})
+    assert list(views) == [9]
+    line = unreachable_brokers_line(views)
+    assert line is not None
+    assert line.startswith("Could not ask broker 9 for its metadata: broker 9: its registration cannot be read: "
+                           "invalid JSON"), line
+
+
 async def test_cancel_through_zookeeper_restores_the_original_replicas(
     make_cluster: ClusterFactory, admin: KafkaZkClient
 ) -> None:

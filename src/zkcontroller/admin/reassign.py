@@ -30,7 +30,7 @@ from zkcontroller.protocol.wire.metadata_client import MetadataUnavailableError,
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.fencing import NO_FENCING
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-from zkcontroller.zk.paths import ConfigType
+from zkcontroller.zk.paths import ConfigType, parse_broker_id
 
 ROLLBACK_NOTE = "Save this to use as the --reassignment-json-file option during rollback"
 EXISTING = ("Cannot execute because there is an existing partition assignment. Use --additional to override this "
@@ -309,7 +309,7 @@ class ReassignCommand:
     async def broker_views(self, topics: Iterable[str], timeout_ms: int = 5000) -> dict[int, BrokerView]:
         """Every registered broker's metadata for ``topics``, asked over Kafka's wire protocol (Metadata v1 on the
         broker's first advertised endpoint), all at once, each bounded by ``timeout_ms``; a broker that cannot be
-        asked maps to the reason why."""
+        asked maps to the reason why, a corrupt registration among them (it is a broker that did not confirm)."""
         read = await self._zk.get_all_brokers_and_epochs()
         wanted = sorted(set(topics))
 
@@ -325,7 +325,10 @@ class ReassignCommand:
 
         brokers = [b.broker for _, b in sorted(read.values.items())]
         answers = await asyncio.gather(*(ask(b) for b in brokers))
-        return {b.id: answer for b, answer in zip(brokers, answers, strict=True)}
+        views: dict[int, BrokerView] = {b.id: answer for b, answer in zip(brokers, answers, strict=True)}
+        for path, error in read.malformed.items():  # registered, but where it listens cannot be read
+            views[parse_broker_id(path.rsplit("/", 1)[-1])] = f"its registration cannot be read: {error.reason}"
+        return dict(sorted(views.items()))
 
     async def verify(self, targets: Mapping[TopicPartition, Sequence[int]],
                      broker_views: Mapping[int, BrokerView] | None = None) -> list[PartitionStatus]:
