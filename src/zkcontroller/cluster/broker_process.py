@@ -113,6 +113,8 @@ class BrokerProcess:
                                   "(metrics.prometheus.port).") from None
             log.info("[KafkaServer id=%d] Prometheus metrics on http://127.0.0.1:%d/metrics", p.broker_id,
                      p.metrics_port)
+        # Kafka's KafkaServer.initZkClient line, before the wait for ZooKeeper (up to 15 s if it does not answer)
+        log.info("[KafkaServer id=%d] Connecting to zookeeper on %s", p.broker_id, p.zookeeper_connect)
         await self.server.startup()
         log.info("[KafkaServer id=%d] started", p.broker_id)
 
