@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import time
 from typing import Any
 
 import pytest
@@ -59,11 +58,10 @@ async def test_a_hanging_connect_is_abandoned_at_the_first_bound(kwargs: dict[st
     transport = TcpTransport(AsyncioRuntime(), request_timeout_ms=60000, **kwargs)
     never = _NeverConnects()
     transport._open_connection = never  # type: ignore[assignment]
-    started = time.monotonic()
+    # The message names the bound the transport waited on: the first one, not the request timeout (60 s), which
+    # does not apply. The outer bound only ends a test that would otherwise hang.
     with pytest.raises(BrokerUnreachableError, match=f"no connection within {wait_ms} ms"):
         await asyncio.wait_for(transport.send(_BROKER, UpdateMetadataRequest(1, 1, -1)), 30)
-    # far below the request timeout (60 s), which does not apply; generous for a loaded machine, as the wait was
-    assert time.monotonic() - started < 30
     assert never.cancelled.is_set()
     await transport.close()
 

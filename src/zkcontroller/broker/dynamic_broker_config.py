@@ -37,8 +37,10 @@ def _invalid_reason(name: str, value: str) -> str | None:
     return None
 
 
-def clean_dynamic_configs(configs: Mapping[str, str], *, per_broker: bool, path: str) -> dict[str, str]:
-    """What Kafka keeps of a ``/config/brokers/...`` node's configs; each dropped group is logged at ERROR."""
+def clean_dynamic_configs(configs: Mapping[str, str], *, per_broker: bool, path: str,
+                          report: bool = True) -> dict[str, str]:
+    """What Kafka keeps of a ``/config/brokers/...`` node's configs; each dropped group is logged at ERROR when the
+    broker takes the node up (``report``), not when it is only read to answer a request."""
     kept = dict(configs)
     source = "broker" if per_broker else "default cluster"
 
@@ -46,7 +48,8 @@ def clean_dynamic_configs(configs: Mapping[str, str], *, per_broker: bool, path:
         if names:
             for name in names:
                 del kept[name]
-            log.error("%s: Set(%s) (%s)", message, ", ".join(names), path)
+            if report:
+                log.error("%s: Set(%s) (%s)", message, ", ".join(names), path)
 
     drop(sorted(k for k in kept if k in BROKER_CONFIG_DEFAULTS and k not in DYNAMIC_BROKER_CONFIGS),
          "Non-dynamic configs configured in ZooKeeper will be ignored")
@@ -57,6 +60,7 @@ def clean_dynamic_configs(configs: Mapping[str, str], *, per_broker: bool, path:
     if reasons:
         for name in reasons:
             del kept[name]
+    if reasons and report:
         log.error("Dynamic %s config contains invalid values in: Set(%s), these configs will be ignored (%s: %s)",
                   source, ", ".join(sorted(reasons)), path, "; ".join(reasons[k] for k in sorted(reasons)))
     return kept

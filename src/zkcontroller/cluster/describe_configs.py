@@ -145,7 +145,8 @@ async def _kept_dynamic_defaults(server: KafkaServer) -> Mapping[str, str]:
     if server.replica_manager is not None:
         return server.replica_manager.topic_configs.defaults.dynamic_default
     node = await read_entity_configs(server.zk, paths.ConfigType.BROKER, paths.DEFAULT_ENTITY)
-    return clean_dynamic_configs(node, per_broker=False, path=paths.broker_config_path(paths.DEFAULT_ENTITY))
+    return clean_dynamic_configs(node, per_broker=False, path=paths.broker_config_path(paths.DEFAULT_ENTITY),
+                                 report=False)  # read for one answer: Kafka logs these when it takes the node up
 
 
 def _dynamic_defaults(configs: Mapping[str, str], include_synonyms: bool,
