@@ -83,9 +83,10 @@ CODEGEN_CACHE_ENTRIES = "1000"
 """Spark's cache of compiled generated classes (``spark.sql.codegen.cache.maxEntries``, default 100). One job
 generates more than 100, so a second job in the same session (tests, notebooks, the benchmark after its
 warm-up) found none of its classes and compiled them all again."""
-BROADCAST_DROPPED_ROWS = 500_000
-"""Most keys of no-op ISR changes sent to every task to drop them from ``events`` (a few bytes each on the
-driver and in every executor); more, and they are dropped by a shuffled anti-join instead."""
+BROADCAST_DROPPED_ROWS = 100_000
+"""Most keys of no-op ISR changes sent to every task to drop them from ``events`` (cluster, file name and line
+number: about 100-200 bytes each on the driver and in every executor, so at most some tens of MB); more, and
+they are dropped by a shuffled anti-join instead."""
 CACHE_COMPRESSED = "spark.sql.inMemoryColumnarStorage.compressed"
 """Off while the job runs: its caches live for one job and are mostly nulls; compressing them (statistics over
 every value of every column to pick an encoding) cost more executor CPU than their scans saved."""
@@ -373,35 +374,39 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
     """
     out = config.out
     side = _side_rows(extracted).persist(CACHED)
-    events, dropped = _without_unchanged_isr(events, side, mixed, config.merge_tolerance_ms)
-    # events next: its write parses in parallel
-    write_table("events", events, out)
-    dropped.unpersist()
-    events = read_events(spark, out)
-    rejected = side.where(F.col("status") == REJECTED).select(*REJECTED_COLUMNS)
-    rejected_warnings, lifecycle, activity, membership, observed_rows = _in_parallel(spark, [
-        lambda: _write_rejected(spark, rejected, out),
-        lambda: _collect(events.where(
-            F.col("kind").isin("controller_elected", "controller_ready", "controller_resigned")
-            & F.col("controller_id").isNotNull()).select(
-            "cluster", "ts_ms", "kind", "controller_id", "controller_epoch", "source_file", "line_number")),
-        lambda: _collect(events.where(
-            F.col("controller_id").isNotNull() & (F.col("controller_epoch") > transform.NO_CONTROLLER_EPOCH)
-        ).groupBy("cluster", "controller_id", "controller_epoch").agg(
-            F.min("ts_ms").alias("first_ms"), F.max("ts_ms").alias("last_ms"), F.count(F.lit(1)).alias("events"),
-            F.min_by(F.struct("source_file", "line_number"), F.struct("ts_ms", "source_file", "line_number"))
-            .alias("first")).select("*", "first.source_file", "first.line_number").drop("first")),
-        # A broker id the parsers could not hold (beyond int32: a corrupt line) is a null list element; the
-        # membership reasoning on the driver takes ids only, so the nulls are dropped here, once.
-        lambda: _collect(events.where(F.col("kind").isin("broker_failed", "broker_change", "broker_registered"))
-                         .select("cluster", "ts_ms", "kind", *(F.filter(name, lambda b: b.isNotNull()).alias(name)
-                                                              for name in ("brokers", "added_brokers")),
-                                 "controller_id", "controller_epoch", "source_file", "line_number")),
-        # Every cluster's first and last event time: several tables and the report need it, so it is
-        # aggregated once (not once per table, a scan of every event each time) and joined as a frame.
-        lambda: _collect(transform.observed_windows(events)),
-    ])
-    side.unpersist()
+    try:  # the caches go when the job does, also when it fails (a session may run more jobs)
+        events, dropped = _without_unchanged_isr(events, side, mixed, config.merge_tolerance_ms)
+        # events next: its write parses in parallel
+        try:
+            write_table("events", events, out)
+        finally:
+            dropped.unpersist()
+        events = read_events(spark, out)
+        rejected = side.where(F.col("status") == REJECTED).select(*REJECTED_COLUMNS)
+        rejected_warnings, lifecycle, activity, membership, observed_rows = _in_parallel(spark, [
+            lambda: _write_rejected(spark, rejected, out),
+            lambda: _collect(events.where(
+                F.col("kind").isin("controller_elected", "controller_ready", "controller_resigned")
+                & F.col("controller_id").isNotNull()).select(
+                "cluster", "ts_ms", "kind", "controller_id", "controller_epoch", "source_file", "line_number")),
+            lambda: _collect(events.where(
+                F.col("controller_id").isNotNull() & (F.col("controller_epoch") > transform.NO_CONTROLLER_EPOCH)
+            ).groupBy("cluster", "controller_id", "controller_epoch").agg(
+                F.min("ts_ms").alias("first_ms"), F.max("ts_ms").alias("last_ms"), F.count(F.lit(1)).alias("events"),
+                F.min_by(F.struct("source_file", "line_number"), F.struct("ts_ms", "source_file", "line_number"))
+                .alias("first")).select("*", "first.source_file", "first.line_number").drop("first")),
+            # A broker id the parsers could not hold (beyond int32: a corrupt line) is a null list element; the
+            # membership reasoning on the driver takes ids only, so the nulls are dropped here, once.
+            lambda: _collect(events.where(F.col("kind").isin("broker_failed", "broker_change", "broker_registered"))
+                             .select("cluster", "ts_ms", "kind", *(F.filter(name, lambda b: b.isNotNull()).alias(name)
+                                                                  for name in ("brokers", "added_brokers")),
+                                     "controller_id", "controller_epoch", "source_file", "line_number")),
+            # Every cluster's first and last event time: several tables and the report need it, so it is
+            # aggregated once (not once per table, a scan of every event each time) and joined as a frame.
+            lambda: _collect(transform.observed_windows(events)),
+        ])
+    finally:
+        side.unpersist()
     for name in ("events", "rejected_lines"):
         result.rows[name] = count_rows(out / name)
     if result.rows["events"] == 0 and result.rows["rejected_lines"] == 0:
