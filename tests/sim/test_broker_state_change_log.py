@@ -152,11 +152,17 @@ def check_logs(log_dir: Path, elections_heard: bool) -> None:
 
     # the fetcher manager's lines go to server.log, as Kafka's root logger writes them; each Added line follows
     # the same broker's Follower line for that partition and epoch, and names that epoch's leader
-    assert {r.logger for r in parsed(log_dir / "server.log")} >= {"kafka.server.ReplicaFetcherManager"}
-    added = [line for line in (log_dir / "server.log").read_text().splitlines() if "Added fetcher to broker" in line]
+    server_rows = parsed(log_dir / "server.log")
+    assert {r.logger for r in server_rows} >= {"kafka.server.ReplicaFetcherManager"}
+    logged_at = {r.line_number: r.ts_ms for r in server_rows}
+    added = [(logged_at[number], line) for number, line in
+             enumerate((log_dir / "server.log").read_text().splitlines(), start=1) if "Added fetcher to broker" in line]
     assert added
-    followed = {(t.broker, t.key) for t in moves if not t.leader}
-    for line in added:
+    followed: dict[tuple[int, Key], int] = {}  # (broker, partition and epoch) -> when it first said Follower
+    for t in moves:
+        if not t.leader:
+            followed.setdefault((t.broker, t.key), t.ts_ms)
+    for ts_ms, line in added:
         found = ADDED_FETCHER.search(line)
         assert found, f"not Kafka's Added fetcher line: {line}"
         broker, leader = int(found[1]), int(found[2])
@@ -166,6 +172,7 @@ def check_logs(log_dir: Path, elections_heard: bool) -> None:
             key = (topic, int(partition), int(epoch))
             assert int(endpoint) == leader, line
             assert (broker, key) in followed, f"broker {broker} fetches {key} it never became follower of: {line}"
+            assert ts_ms >= followed[broker, key], f"broker {broker} fetched {key} before becoming follower: {line}"
             assert leaders.get(key, leader) == leader, f"broker {broker} fetches {key} from {leader}, not its leader"
             assert decided.get(key, Decision(leader, 0)).leader == leader, \
                 f"broker {broker} fetches {key} from {leader}, not the elected leader"
