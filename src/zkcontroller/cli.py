@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from zkcontroller.admin.usage import KafkaCommand, bad_connect_string
+from zkcontroller.admin.usage import KafkaCommand, bad_connect_string, waiting_notice
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.connect import make_backend
 from zkcontroller.coordination.errors import ConnectionLossError
@@ -127,12 +127,6 @@ def _backend(zookeeper: str | None) -> CoordinationBackend:
         return make_backend(zookeeper, wall_clock_ms, on_slow_connect=waiting_notice(zookeeper))
     except ValueError as e:
         raise bad_connect_string(e) from None
-
-
-def waiting_notice(zookeeper: str | None) -> Callable[[], None]:
-    """The hook that says on stderr that a connection to ``zookeeper`` has not come up yet (the command's error
-    follows at the connect bound if it never does)."""
-    return lambda: click.echo(f"Connecting to ZooKeeper at {zookeeper} ...", err=True)  # the admin commands' words
 
 
 @contextlib.contextmanager

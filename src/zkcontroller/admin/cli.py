@@ -43,7 +43,7 @@ from zkcontroller.admin.topic_rules import (
     validate_topic_config_names,
 )
 from zkcontroller.admin.topics import TopicAdmin, change_topic_config
-from zkcontroller.admin.usage import JAVA_INT, KafkaGroup, bad_connect_string
+from zkcontroller.admin.usage import JAVA_INT, KafkaGroup, bad_connect_string, waiting_notice
 from zkcontroller.coordination.connect import make_backend
 from zkcontroller.coordination.errors import ConnectionLossError, ZkError
 from zkcontroller.coordination.kazoo_backend import ChrootMissingError
@@ -55,9 +55,6 @@ from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.paths import ConfigType
 
 T = TypeVar("T")
-
-CONNECTING_NOTICE_S = 1.0
-"""After this long without a session, say that we are connecting (kazoo retries quietly)."""
 
 zookeeper_option = click.option(
     "--zookeeper", required=True, envvar="ZKCONTROLLER_ZOOKEEPER", metavar="HOST[:PORT][,...][/CHROOT]",
@@ -71,19 +68,15 @@ def run_with_client(zookeeper: str, action: Callable[[KafkaZkClient], Awaitable[
     where Kafka's tools end with the Jackson or Kafka exception (and often its stack trace).
 
     The chroot must exist (an admin command never creates one: a typo would read as an empty cluster), and if
-    the connection takes more than a moment the user is told it is being attempted."""
+    the connection takes more than a moment the user is told it is being attempted (`waiting_notice`)."""
     async def main() -> T:
         try:
-            backend = make_backend(zookeeper, wall_clock_ms, create_chroot=False)
+            backend = make_backend(zookeeper, wall_clock_ms, create_chroot=False,
+                                   on_slow_connect=waiting_notice(zookeeper))
         except ValueError as e:  # Kafka's tools: ZooKeeper's exception, exit 1, no usage (see bad_connect_string)
             raise bad_connect_string(e) from None
         try:
-            connecting = asyncio.get_running_loop().call_later(
-                CONNECTING_NOTICE_S, lambda: click.echo(f"Connecting to ZooKeeper at {zookeeper} ...", err=True))
-            try:
-                session = await backend.new_session()
-            finally:
-                connecting.cancel()
+            session = await backend.new_session()
             try:
                 return await action(KafkaZkClient(session, wall_clock_ms))
             finally:

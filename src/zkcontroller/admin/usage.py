@@ -7,11 +7,13 @@ with the usage line) and give it Kafka's status, whether the error comes from pa
 (an unknown or missing option, a bad choice, a group's unknown subcommand) or from its callback. Both happen
 inside the command's own ``make_context``/``invoke``, so it holds when the command runs under ``zkcontroller``
 as well as on its own; the top-level group and the other commands keep click's 2. A connect string ZooKeeper
-refuses is no usage error in Kafka's tools, nor here (`bad_connect_string`).
+refuses is no usage error in Kafka's tools, nor here (`bad_connect_string`); a ZooKeeper slow to answer gets one
+"Connecting to ZooKeeper" line, from every command that waits for one (`waiting_notice`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -74,3 +76,10 @@ def bad_connect_string(error: ValueError) -> click.ClickException:
     ``kafka-topics`` dies with the uncaught ``NumberFormatException: For input string: "x"``, ``kafka-configs``
     prints its message, ``kafka-reassign-partitions`` ``Error: <message>`` and a stack trace; all exit 1."""
     return click.ClickException(str(error))
+
+
+def waiting_notice(zookeeper: str | None) -> Callable[[], None]:
+    """The ``on_slow_connect`` hook that says on stderr that a connection to ``zookeeper`` has not come up yet (the
+    command's error follows at the connect bound if it never does). One hook for the admin commands, ``demo`` and
+    ``cluster``, so they all say it in the same words after the same wait."""
+    return lambda: click.echo(f"Connecting to ZooKeeper at {zookeeper} ...", err=True)

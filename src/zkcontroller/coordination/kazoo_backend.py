@@ -33,10 +33,11 @@ class ZooKeeperBackend(CoordinationBackend):
 
     def __init__(self, connect_string: str, chroot: str = "", *, max_in_flight: int = 128,
                  create_chroot: bool = True, on_slow_connect: Callable[[], None] | None = None) -> None:
-        """``on_slow_connect``: called when a session's connection is slow to come up (`KazooSession.connect`'s
-        ``on_slow``), for a command to say what it waits for."""
+        """``on_slow_connect``: called when a connection is slow to come up (`KazooSession.connect`'s ``on_slow``),
+        for a command to say what it waits for; at most once per backend, though the chroot check and every
+        session (one per broker in a cluster) each connect."""
         self.connect_string = connect_string
-        self.on_slow_connect = on_slow_connect
+        self.on_slow_connect = _once(on_slow_connect) if on_slow_connect is not None else None
         self.chroot = chroot.rstrip("/")
         self.max_in_flight = max_in_flight
         self.create_chroot = create_chroot
@@ -83,3 +84,16 @@ class ZooKeeperBackend(CoordinationBackend):
         )
         await asyncio.to_thread(twin.start, 15)
         await asyncio.to_thread(stop_kazoo_client, twin)
+
+
+def _once(hook: Callable[[], None]) -> Callable[[], None]:
+    """``hook``, called on the first call only (all calls come from the event loop's thread)."""
+    called = False
+
+    def first_time_only() -> None:
+        nonlocal called
+        if not called:
+            called = True
+            hook()
+
+    return first_time_only

@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import concurrent.futures
 import contextlib
 import logging
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -131,18 +133,23 @@ class KazooSession(CoordinationSession):
             connection_retry=KazooRetry(max_tries=-1, delay=0.1, max_delay=1.0),
             command_retry=None,
         )
-        starting = asyncio.ensure_future(asyncio.to_thread(client.start, connect_timeout_s))
+        started = _start_in_thread(client, connect_timeout_s)
+        starting = asyncio.wrap_future(started)
         try:
             if on_slow is not None and slow_after_s < connect_timeout_s:
                 done, _ = await asyncio.wait({starting}, timeout=slow_after_s)
                 if not done:
                     on_slow()
-            await starting
+            await asyncio.shield(starting)  # a cancelled caller leaves the start running: see below
         except KazooTimeoutError as e:
             await asyncio.to_thread(stop_kazoo_client, client)
             raise ConnectionLossError(hosts, f"cannot connect to ZooKeeper at {hosts}") from e
-        finally:
-            starting.cancel()  # cancelled while waiting: as a plain await of the thread would be (no-op once done)
+        except asyncio.CancelledError:
+            # Nobody will own this client. A thread cannot be cancelled, so ``client.start`` may still connect;
+            # stop the client once it returns, or kazoo's threads and socket outlive the command (Ctrl-C).
+            started.add_done_callback(lambda _: _stop_in_thread(client))
+            starting.cancel()  # only the loop's view of it (``started`` is running): no unretrieved error later
+            raise
         return cls(client, asyncio.get_running_loop(), max_in_flight)
 
     @property
@@ -324,6 +331,29 @@ def _settle(fut: asyncio.Future[Any], async_result: Any, path: str | None) -> No
         fut.set_result(async_result.get_nowait())
     except Exception as e:
         fut.set_exception(to_zk_error(e, path))
+
+
+def _start_in_thread(client: KazooClient, timeout_s: float) -> concurrent.futures.Future[None]:
+    """``client.start(timeout_s)`` on a thread of its own, as a future that only that thread settles (so a
+    done-callback added when the caller gives up runs exactly when ``start`` returns, whichever comes first)."""
+    started: concurrent.futures.Future[None] = concurrent.futures.Future()
+    started.set_running_or_notify_cancel()  # from here on nobody can cancel it: it ends when start returns
+
+    def run() -> None:
+        try:
+            client.start(timeout_s)
+        except BaseException as e:
+            started.set_exception(e)
+        else:
+            started.set_result(None)
+
+    threading.Thread(target=run, name="zkcontroller-connect", daemon=True).start()
+    return started
+
+
+def _stop_in_thread(client: KazooClient) -> None:
+    """`stop_kazoo_client` without blocking the caller (the event loop, or the thread that ran ``start``)."""
+    threading.Thread(target=stop_kazoo_client, args=(client,), name="zkcontroller-disconnect", daemon=True).start()
 
 
 def stop_kazoo_client(client: KazooClient) -> None:

@@ -23,6 +23,7 @@ from zkcontroller.admin.deprecation import ZOOKEEPER_DEPRECATED
 from zkcontroller.admin.leader_election import leader_election
 from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
 from zkcontroller.coordination.kazoo_backend import ZooKeeperBackend
+from zkcontroller.coordination.kazoo_store import KazooSession
 from zkcontroller.model import LeaderAndIsr, LeaderIsrAndControllerEpoch, TopicPartition
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk import paths
@@ -164,9 +165,11 @@ def test_zookeeper_is_required() -> None:
 
 
 @pytest.mark.usefixtures("unreachable_zookeeper_gives_up_soon")
-async def test_unreachable_zookeeper_says_it_is_connecting_then_one_error_line() -> None:
+async def test_unreachable_zookeeper_says_it_is_connecting_then_one_error_line(monkeypatch: pytest.MonkeyPatch) -> None:
     from zkcontroller.cluster.zookeeper_server import free_port
 
+    connect = KazooSession.connect.__func__  # type: ignore[attr-defined]  # slow after 0.05 s, inside the 1 s bound
+    monkeypatch.setattr(connect, "__kwdefaults__", {**connect.__kwdefaults__, "slow_after_s": 0.05})
     target = f"127.0.0.1:{free_port()}"  # nothing listens there
     result = await asyncio.to_thread(CliRunner().invoke, topics, ["list", "--zookeeper", target])
     assert result.exit_code == 1
