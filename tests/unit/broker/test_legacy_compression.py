@@ -1,7 +1,9 @@
 """Snappy and lz4 legacy (magic 0/1) wrappers (`compression`, `record_sets`): opened as Kafka 2.8's offset
 assignment opens them (snappy-java's xerial stream or a raw block; Kafka's LZ4 frame reader, with its magic-0 header
-checksum quirk), each inner message taking an offset; an unreadable wrapper, or one inflating past the bound, is
-CORRUPT_MESSAGE."""
+checksum quirk), each inner message taking an offset up to a partial last one (as Kafka's ``DataLogInputStream``);
+a wrapper that cannot be decompressed, or inflates past the bound, is UNKNOWN_SERVER_ERROR (Kafka's
+``KafkaException``), one with no complete inner message INVALID_RECORD, an inner message with a bad CRC
+CORRUPT_MESSAGE, and a compressed wrapper beside another entry INVALID_RECORD."""
 
 from __future__ import annotations
 
@@ -14,7 +16,13 @@ from kafka.record.memory_records import MemoryRecordsBuilder
 
 from zkcontroller.protocol.wire import compression
 from zkcontroller.protocol.wire.compression import LZ4, SNAPPY, CompressionError, decompress, xxh32
-from zkcontroller.protocol.wire.record_sets import CORRUPT_MESSAGE, RecordSetError, count_records
+from zkcontroller.protocol.wire.record_sets import (
+    CORRUPT_MESSAGE,
+    INVALID_RECORD,
+    UNKNOWN_SERVER_ERROR,
+    RecordSetError,
+    count_records,
+)
 
 LIMIT = 1 << 26
 
@@ -68,7 +76,18 @@ def test_a_snappy_wrapper_takes_an_offset_per_inner_message(magic: int, kind: st
     inner = inner_set(7, magic)
     value = xerial(inner, chunk=100) if kind == "xerial" else bytes(cramjam.snappy.compress_raw(inner))
     assert count_records(wrapper(value, magic, SNAPPY), 2) == 7
-    assert count_records(wrapper(value, magic, SNAPPY) + inner_set(2, magic), 2) == 9  # after it, more messages
+
+
+@pytest.mark.parametrize("magic", [0, 1])
+def test_a_compressed_wrapper_beside_another_entry_is_invalid_record(magic: int) -> None:
+    """Kafka's LogValidator takes exactly one batch once any is compressed (``Compressed outer record has more than
+    one batch``), whichever comes first."""
+    one = wrapper(xerial(inner_set(3, magic)), magic, SNAPPY)
+    for refused in (one + inner_set(2, magic), inner_set(2, magic) + one, one + one):
+        with pytest.raises(RecordSetError, match="more than one batch") as e:
+            count_records(refused, 2)
+        assert e.value.error == INVALID_RECORD and e.value.exception == "org.apache.kafka.common.InvalidRecordException"
+    assert count_records(inner_set(2, magic) + inner_set(3, magic), 2) == 5  # uncompressed messages: one each
 
 
 @pytest.mark.parametrize("magic", [0, 1])
@@ -84,7 +103,7 @@ def test_magic_0_lz4_ignores_the_header_checksum_old_writers_got_wrong_and_magic
     old_at_1 = lz4_frame(inner_set(3, 1), old_kafka_checksum=True)
     with pytest.raises(RecordSetError) as e:
         count_records(wrapper(old_at_1, 1, LZ4), 2)
-    assert e.value.error == CORRUPT_MESSAGE and "descriptor checksum" in str(e.value)
+    assert e.value.error == UNKNOWN_SERVER_ERROR and "descriptor checksum" in str(e.value)
 
 
 def corruptions(inner: bytes) -> list[tuple[int, bytes]]:
@@ -103,18 +122,39 @@ def corruptions(inner: bytes) -> list[tuple[int, bytes]]:
         (LZ4, bytes(bad_block)),  # the block checksum differs
         (LZ4, frame[:-6]),  # no end mark
         (LZ4, bytes(cramjam.lz4.compress(inner * 500))),  # linked blocks, which Kafka's reader cannot follow
-        (SNAPPY, bytes(cramjam.snappy.compress_raw(b"not a message set at all, just bytes"))),
-        (SNAPPY, bytes(cramjam.snappy.compress_raw(b""))),  # no inner message
-        (SNAPPY, bytes(cramjam.snappy.compress_raw(inner[:-5]))),  # the last inner message cut short
     ]
 
 
-@pytest.mark.parametrize("case", range(12))
-def test_an_unreadable_wrapper_is_corrupt_message(case: int) -> None:
+@pytest.mark.parametrize("case", range(9))
+def test_a_wrapper_that_cannot_be_decompressed_is_unknown_server_error(case: int) -> None:
+    """Kafka wraps the stream's failure in a KafkaException, none of appendToLocalLog's known exceptions."""
     codec, value = corruptions(inner_set(4, 1))[case]
     with pytest.raises(RecordSetError) as e:
         count_records(wrapper(value, 1, codec), 2)
-    assert e.value.error == CORRUPT_MESSAGE
+    assert e.value.error == UNKNOWN_SERVER_ERROR and e.value.exception == "org.apache.kafka.common.KafkaException"
+
+
+@pytest.mark.parametrize("inner", [b"", b"not a message set at all, just bytes", bytes(11)])
+def test_a_wrapper_without_a_complete_inner_message_is_invalid_record(inner: bytes) -> None:
+    with pytest.raises(RecordSetError, match="no inner records") as e:
+        count_records(wrapper(bytes(cramjam.snappy.compress_raw(inner)), 1, SNAPPY), 2)
+    assert e.value.error == INVALID_RECORD and e.value.exception == "org.apache.kafka.common.InvalidRecordException"
+
+
+@pytest.mark.parametrize("cut", [1, 5, 30])
+def test_a_partial_last_inner_message_ends_the_wrapper_and_the_complete_ones_count(cut: int) -> None:
+    inner = inner_set(4, 1)
+    assert count_records(wrapper(xerial(inner[:-cut]), 1, SNAPPY), 2) == 3
+    assert count_records(wrapper(lz4_frame(inner_set(4, 0)[:-cut]), 0, LZ4), 2) == 3
+
+
+def test_an_inner_message_with_a_bad_crc_is_corrupt_message() -> None:
+    """LogValidator checks the CRC of a compressed set's inner messages: CorruptRecordException."""
+    inner = bytearray(inner_set(3, 1))
+    inner[-1] ^= 1
+    with pytest.raises(RecordSetError, match="crc") as e:
+        count_records(wrapper(xerial(bytes(inner)), 1, SNAPPY), 2)
+    assert e.value.error == CORRUPT_MESSAGE and e.value.exception is None
 
 
 @pytest.mark.parametrize("codec", [SNAPPY, LZ4])

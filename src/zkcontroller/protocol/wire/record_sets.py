@@ -17,9 +17,12 @@ The count of a v2 batch is its header's records count (checked against its last 
 records themselves are not decoded). A legacy (magic 0/1) message set counts one per uncompressed message. A
 gzip, snappy or lz4 wrapper is decompressed (`compression`, at most `MAX_INFLATED` bytes) and counts its inner
 messages, as Kafka's offset assignment for magic < 2 does (the wrapper's own offset field says nothing reliable:
-kafka-python writes 0 there, Java the last inner offset); one that cannot be read, or whose inner messages are not
-well-formed uncompressed messages of its magic, is CORRUPT_MESSAGE. Only Produce v0–v2 carry legacy sets (v3+
-takes one v2 batch).
+kafka-python writes 0 there, Java the last inner offset). As Kafka's ``DataLogInputStream``, the inner messages end
+at a partial last one (the complete ones before it count); a wrapper with no complete inner message is
+INVALID_RECORD, one that cannot be decompressed UNKNOWN_SERVER_ERROR (Kafka's ``KafkaException``), an inner message
+with a bad CRC CORRUPT_MESSAGE. A set of more than one entry where any is compressed is INVALID_RECORD
+(``LogValidator`` takes exactly one batch then). Only Produce v0–v2 carry legacy sets (v3+ takes one
+v2 batch).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from crc32c import crc32c
 from zkcontroller.protocol.wire.compression import GZIP, LZ4, SNAPPY, CompressionError, decompress
 
 CORRUPT_MESSAGE = 2
+UNKNOWN_SERVER_ERROR = -1
 INVALID_RECORD = 87
 RECORD_TOO_LARGE = 10
 UNSUPPORTED_COMPRESSION_TYPE = 76
@@ -46,7 +50,8 @@ RECORD_BATCH_OVERHEAD = 61
 ZSTD = 4
 NO_PRODUCER_ID = -1
 MAX_INFLATED = 64 * 1024 * 1024
-"""A wrapper inflating beyond this is refused (CORRUPT_MESSAGE): a small request cannot fill the memory."""
+"""A wrapper inflating beyond this is refused (as one that cannot be read): a small request cannot fill the
+memory."""
 _CONTROL_FLAG = 0x20
 _LEGACY_HEADER = struct.Struct(">qiIbb")  # offset, size, crc, magic, attributes
 _BATCH_HEADER = struct.Struct(">qiibIhiqqqhii")
@@ -55,11 +60,14 @@ _BATCH_HEADER = struct.Struct(">qiibIhiqqqhii")
 
 
 class RecordSetError(Exception):
-    """A record set Kafka refuses; ``error`` is the partition's error code."""
+    """A record set Kafka refuses; ``error`` is the partition's error code. ``exception``: the Java exception Kafka's
+    append fails with when it is none of ``appendToLocalLog``'s known ones nor a ``RecordValidationException`` (its
+    Throwable branch: logged, answered with the log start offset and no message)."""
 
-    def __init__(self, error: int, message: str) -> None:
+    def __init__(self, error: int, message: str, exception: str | None = None) -> None:
         super().__init__(message)
         self.error = error
+        self.exception = exception
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +121,11 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
             raise RecordSetError(RECORD_TOO_LARGE, f"The record batch size in the append is {e.size} bytes which "
                                                    f"exceeds the maximum configured value of {max_batch_size}.")
         _check_integrity(buf[e.start:e.start + e.size], e.magic)
+    if len(entries) > 1 and any(_compressed(buf, e) for e in entries):
+        # LogValidator.getFirstBatchAndMaybeValidateNoMoreBatches (Log.analyzeAndValidateRecords' source codec is
+        # any entry's), before any batch is validated
+        raise RecordSetError(INVALID_RECORD, "Compressed outer record has more than one batch",
+                             "org.apache.kafka.common.InvalidRecordException")
     count = 0
     for e in entries:
         if e.magic != entries[0].magic:
@@ -121,6 +134,13 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
         entry = buf[e.start:e.start + e.size]
         count += _batch_count(entry) if e.magic == 2 else _legacy_count(entry)
     return count
+
+
+def _compressed(buf: memoryview, e: Entry) -> bool:
+    """The entry's compression codec (attributes' low three bits) is not none."""
+    if e.magic >= 2:
+        return e.size >= 23 and buf[e.start + 22] & 0x07 != 0
+    return e.size > 17 and buf[e.start + 17] & 0x07 != 0
 
 
 def _check_integrity(entry: memoryview, magic: int) -> None:
@@ -174,11 +194,13 @@ def _legacy_count(message: memoryview) -> int:
         return 1  # uncompressed (zstd and the unused ids are not read for magic < 2)
     try:
         inner = decompress(codec, _legacy_value(message, magic), magic, MAX_INFLATED)
-    except CompressionError as e:
-        raise RecordSetError(CORRUPT_MESSAGE, f"Compressed message cannot be read: {e}") from None
-    entries = inspect(inner, 0)
-    if not entries or entries[-1].start + entries[-1].size != len(inner):  # Kafka's deep iterator fails on either
-        raise RecordSetError(CORRUPT_MESSAGE, "Compressed message holds no message, or a partial one at its end")
+    except CompressionError as e:  # CompressionType.wrapForInput / the stream's IOException, as KafkaException
+        raise RecordSetError(UNKNOWN_SERVER_ERROR, f"java.io.IOException: {e}",
+                             "org.apache.kafka.common.KafkaException") from None
+    entries = inspect(inner, 0)  # as DataLogInputStream, stops at a partial last message (the ones before count)
+    if not entries:  # AbstractLegacyRecordBatch.DeepRecordsIterator
+        raise RecordSetError(INVALID_RECORD, "Found invalid compressed record set with no inner records",
+                             "org.apache.kafka.common.InvalidRecordException")
     if any(e.magic not in (0, 1) or e.magic != magic for e in entries):
         raise RecordSetError(CORRUPT_MESSAGE, "Compressed message holds messages of another magic")
     if any(_LEGACY_HEADER.unpack_from(inner, e.start)[4] & 0x07 for e in entries):
