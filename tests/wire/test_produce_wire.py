@@ -484,15 +484,18 @@ async def test_snappy_and_lz4_wrappers_take_an_offset_per_inner_message_and_a_co
 
 
 async def test_a_legacy_wrapper_refused_unexpectedly_answers_the_log_start_offset_without_a_message(apis) -> None:
-    """appendToLocalLog's Throwable branch (what v5+ answers would show): the log start offset, no error message."""
+    """appendToLocalLog's Throwable branch (what v5+ answers would show): the log start offset, no error message;
+    LogValidator's record errors (an inner message of another magic) carry theirs."""
     from tests.unit.broker.test_legacy_compression import inner_set, wrapper, xerial
 
     _api, replicas = apis
     everything = SimpleNamespace(contains=lambda _tp: True)
     sets = [wrapper(xerial(inner_set(2, 1))[:-3], 1, 2), wrapper(xerial(b""), 1, 2),
-            wrapper(xerial(inner_set(2, 1)), 1, 2) + inner_set(1, 1)]
+            wrapper(xerial(inner_set(2, 1)), 1, 2) + inner_set(1, 1),
+            wrapper(xerial(inner_set(1, 1) + inner_set(1, 0)), 1, 2)]
     answered = [(await produce(2, 1, 1_000, "app", [ProducePartition("orders", 0, one)], cache=everything,  # type: ignore[arg-type]
                                target=replicas.produce_target()))[0] for one in sets]
     assert [(a.error, a.log_start_offset, a.error_message) for a in answered] == [
-        (UNKNOWN_SERVER_ERROR, 0, None), (INVALID_RECORD, 0, None), (INVALID_RECORD, 0, None)]
+        (UNKNOWN_SERVER_ERROR, 0, None), (INVALID_RECORD, 0, None), (INVALID_RECORD, 0, None),
+        (INVALID_RECORD, 0, "One or more records have been rejected")]  # LogValidator's record errors: a message
     assert replicas.parts[ORDERS_0].log_end_offset == 10

@@ -166,8 +166,33 @@ def test_a_wrapper_inflating_beyond_the_bound_is_refused_before_it_is_held(codec
     assert len(decompress(codec, value, 1, LIMIT)) == 300_000
 
 
-def test_a_snappy_wrapper_holding_a_compressed_message_is_corrupt_message() -> None:
+def test_inner_messages_compressed_or_of_another_magic_are_record_errors_after_the_crcs() -> None:
+    """LogValidator's record errors (INVALID_RECORD, its RecordValidationException with a message), collected over
+    the records; a bad CRC among them fails at once, as its CorruptRecordException."""
     nested = wrapper(bytes(cramjam.snappy.compress_raw(inner_set(2, 1))), 1, SNAPPY)
-    with pytest.raises(RecordSetError) as e:
-        count_records(wrapper(xerial(nested), 1, SNAPPY), 2)
-    assert e.value.error == CORRUPT_MESSAGE
+    bad_crc = bytearray(inner_set(1, 1))
+    bad_crc[-1] ^= 1
+    for inner, error in ((nested, INVALID_RECORD), (inner_set(1, 1) + inner_set(2, 0), INVALID_RECORD),
+                         (nested + bytes(bad_crc), CORRUPT_MESSAGE),
+                         (inner_set(2, 0) + bytes(bad_crc), CORRUPT_MESSAGE)):
+        with pytest.raises(RecordSetError) as e:
+            count_records(wrapper(xerial(inner), 1, SNAPPY), 2)
+        assert (e.value.error, e.value.exception) == (error, None)
+        assert error == CORRUPT_MESSAGE or str(e.value) == "One or more records have been rejected"
+
+
+def test_a_v1_wrapper_offset_below_its_last_inner_offset_and_not_zero_is_invalid_record() -> None:
+    """DeepRecordsIterator: 0 (kafka-python, librdkafka) or at least the last inner offset (Java) is taken."""
+    inner = inner_set(3, 1)  # inner offsets 0, 1, 2
+    one = bytearray(wrapper(xerial(inner), 1, SNAPPY))
+    for offset, refused in ((0, False), (2, False), (9, False), (1, True)):
+        one[:8] = struct.pack(">q", offset)  # the offset is outside the CRC
+        if not refused:
+            assert count_records(bytes(one), 2) == 3
+            continue
+        with pytest.raises(RecordSetError, match="invalid wrapper offset") as e:
+            count_records(bytes(one), 2)
+        assert e.value.error == INVALID_RECORD and e.value.exception == "org.apache.kafka.common.InvalidRecordException"
+    one = bytearray(wrapper(xerial(inner_set(3, 0)), 0, SNAPPY))
+    one[:8] = struct.pack(">q", 1)
+    assert count_records(bytes(one), 2) == 3  # magic 0 wrappers are not checked

@@ -16,11 +16,13 @@ Kafka checks a partition's record set in two places, and so do we, so errors com
 The count of a v2 batch is its header's records count (checked against its last offset delta, as Kafka does; the
 records themselves are not decoded). A legacy (magic 0/1) message set counts one per uncompressed message. A
 gzip, snappy or lz4 wrapper is decompressed (`compression`, at most `MAX_INFLATED` bytes) and counts its inner
-messages, as Kafka's offset assignment for magic < 2 does (the wrapper's own offset field says nothing reliable:
+messages, as Kafka's offset assignment for magic < 2 does (the wrapper's own offset field does not count them:
 kafka-python writes 0 there, Java the last inner offset). As Kafka's ``DataLogInputStream``, the inner messages end
 at a partial last one (the complete ones before it count); a wrapper with no complete inner message is
-INVALID_RECORD, one that cannot be decompressed UNKNOWN_SERVER_ERROR (Kafka's ``KafkaException``), an inner message
-with a bad CRC CORRUPT_MESSAGE. A set of more than one entry where any is compressed is INVALID_RECORD
+INVALID_RECORD, one that cannot be decompressed UNKNOWN_SERVER_ERROR (Kafka's ``KafkaException``), a v1 wrapper whose
+offset is neither 0 nor at least its last inner message's INVALID_RECORD, an inner message compressed or of
+another magic INVALID_RECORD (a record error: "One or more records have been rejected"), one with a bad CRC
+CORRUPT_MESSAGE. A set of more than one entry where any is compressed is INVALID_RECORD
 (``LogValidator`` takes exactly one batch then). Only Produce v0–v2 carry legacy sets (v3+ takes one
 v2 batch).
 """
@@ -188,7 +190,7 @@ def _batch_count(batch: memoryview) -> int:
 
 
 def _legacy_count(message: memoryview) -> int:
-    _offset, _size, _crc, magic, attributes = _LEGACY_HEADER.unpack_from(message, 0)
+    wrapper_offset, _size, _crc, magic, attributes = _LEGACY_HEADER.unpack_from(message, 0)
     codec = attributes & 0x07
     if codec not in (GZIP, SNAPPY, LZ4):
         return 1  # uncompressed (zstd and the unused ids are not read for magic < 2)
@@ -201,13 +203,22 @@ def _legacy_count(message: memoryview) -> int:
     if not entries:  # AbstractLegacyRecordBatch.DeepRecordsIterator
         raise RecordSetError(INVALID_RECORD, "Found invalid compressed record set with no inner records",
                              "org.apache.kafka.common.InvalidRecordException")
-    if any(e.magic not in (0, 1) or e.magic != magic for e in entries):
-        raise RecordSetError(CORRUPT_MESSAGE, "Compressed message holds messages of another magic")
-    if any(_LEGACY_HEADER.unpack_from(inner, e.start)[4] & 0x07 for e in entries):
-        raise RecordSetError(CORRUPT_MESSAGE, "Compressed message holds compressed messages")
+    last_inner_offset = _LEGACY_HEADER.unpack_from(inner, entries[-1].start)[0]
+    if magic == 1 and wrapper_offset != 0 and wrapper_offset < last_inner_offset:
+        raise RecordSetError(INVALID_RECORD, f"Found invalid wrapper offset in compressed v1 message set, wrapper "
+                                             f"offset '{wrapper_offset}' is less than the last inner message offset "
+                                             f"'{last_inner_offset}' and it is not zero.",
+                             "org.apache.kafka.common.InvalidRecordException")
     inner_view = memoryview(inner)
-    for e in entries:
-        _check_integrity(inner_view[e.start:e.start + e.size], e.magic)
+    rejected = False
+    for e in entries:  # LogValidator, record by record: a compressed or other-magic one is a record error, else its
+        # CRC is checked (a mismatch fails at once); the record errors fail the set after the last record
+        if _LEGACY_HEADER.unpack_from(inner, e.start)[4] & 0x07 or e.magic != magic:
+            rejected = True
+        else:
+            _check_integrity(inner_view[e.start:e.start + e.size], e.magic)
+    if rejected:  # processRecordErrors' RecordValidationException
+        raise RecordSetError(INVALID_RECORD, "One or more records have been rejected")
     return len(entries)
 
 
