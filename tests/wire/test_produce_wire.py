@@ -314,10 +314,11 @@ def messages(payload: bytes | None) -> list[tuple[int, int, str | None]]:
             for t in response.responses for p in t.partition_responses]
 
 
-async def test_only_logvalidators_refusals_carry_a_message_and_failures_are_logged(apis, caplog) -> None:
-    """As Kafka: a RecordValidationException (INVALID_RECORD at the append) answers its message and the log start
-    offset and is logged at ERROR; validateRecords' and the CRC's errors answer the code alone; an unexpected
-    failure (NOT_ENOUGH_REPLICAS is not among appendToLocalLog's known exceptions) is logged too."""
+async def test_append_failures_answer_the_log_start_offset_and_are_logged_without_a_message(apis, caplog) -> None:
+    """As Kafka 2.8.2: LogValidator.validateBatch's InvalidRecordException (INVALID_RECORD at the append) is none of
+    appendToLocalLog's known exceptions nor a RecordValidationException: answered with the log start offset and no
+    message, logged at ERROR, as NOT_ENOUGH_REPLICAS; validateRecords' and the CRC's errors answer the code alone.
+    (Only record errors carry a message: `test_a_legacy_wrapper_refused_unexpectedly_...`.)"""
     api, replicas = apis
     control = bytearray(batch(1))
     control[22] |= 0x20
@@ -326,7 +327,7 @@ async def test_only_logvalidators_refusals_carry_a_message_and_failures_are_logg
     caplog.set_level("ERROR", logger="kafka.server.ReplicaManager")
     answered = [messages(await api.handle(frame(8, acks, [("orders", [(0, r)])])))[0]
                 for acks, r in ((1, bytes(control)), (1, corrupt(batch(1))), (1, b""), (-1, batch(1)))]
-    assert answered == [(INVALID_RECORD, 0, "Clients are not allowed to write control records"),
+    assert answered == [(INVALID_RECORD, 0, None),
                         (CORRUPT_MESSAGE, -1, None), (INVALID_RECORD, -1, None), (NOT_ENOUGH_REPLICAS, 0, None)]
     errors = [r.getMessage() for r in caplog.records]
     assert errors == [

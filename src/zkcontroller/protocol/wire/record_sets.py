@@ -55,6 +55,7 @@ MAX_INFLATED = 64 * 1024 * 1024
 """A wrapper inflating beyond this is refused (as one that cannot be read): a small request cannot fill the
 memory."""
 _CONTROL_FLAG = 0x20
+_INVALID_RECORD_EXCEPTION = "org.apache.kafka.common.InvalidRecordException"
 _LEGACY_HEADER = struct.Struct(">qiIbb")  # offset, size, crc, magic, attributes
 _BATCH_HEADER = struct.Struct(">qiibIhiqqqhii")
 # base offset, length, partition leader epoch, magic, crc, attributes, last offset delta, first timestamp,
@@ -127,12 +128,12 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
         # LogValidator.getFirstBatchAndMaybeValidateNoMoreBatches (Log.analyzeAndValidateRecords' source codec is
         # any entry's), before any batch is validated
         raise RecordSetError(INVALID_RECORD, "Compressed outer record has more than one batch",
-                             "org.apache.kafka.common.InvalidRecordException")
+                             _INVALID_RECORD_EXCEPTION)
     count = 0
     for e in entries:
         if e.magic != entries[0].magic:
             raise RecordSetError(INVALID_RECORD, f"Batch magic {e.magic} is not the same as the first batch'es magic "
-                                                 f"byte {entries[0].magic}")
+                                                 f"byte {entries[0].magic}", _INVALID_RECORD_EXCEPTION)
         entry = buf[e.start:e.start + e.size]
         count += _batch_count(entry) if e.magic == 2 else _legacy_count(entry)
     return count
@@ -175,17 +176,20 @@ def _batch_count(batch: memoryview) -> int:
      _producer_epoch, base_sequence, count) = _BATCH_HEADER.unpack_from(batch, 0)
     last_offset = base_offset + last_offset_delta
     if last_offset_delta + 1 <= 0:
-        raise RecordSetError(INVALID_RECORD, f"Batch has an invalid offset range: [{base_offset}, {last_offset}]")
+        raise RecordSetError(INVALID_RECORD, f"Batch has an invalid offset range: [{base_offset}, {last_offset}]",
+                             _INVALID_RECORD_EXCEPTION)
     if count <= 0:
-        raise RecordSetError(INVALID_RECORD, f"Invalid reported count for record batch: {count}")
+        raise RecordSetError(INVALID_RECORD, f"Invalid reported count for record batch: {count}",
+                             _INVALID_RECORD_EXCEPTION)
     if last_offset_delta + 1 != count:
         raise RecordSetError(INVALID_RECORD, f"Inconsistent batch offset range [{base_offset}, {last_offset}] and "
-                                             f"count of records {count}")
+                                             f"count of records {count}", _INVALID_RECORD_EXCEPTION)
     if attributes & _CONTROL_FLAG:
-        raise RecordSetError(INVALID_RECORD, "Clients are not allowed to write control records")
+        raise RecordSetError(INVALID_RECORD, "Clients are not allowed to write control records",
+                             _INVALID_RECORD_EXCEPTION)
     if producer_id > NO_PRODUCER_ID and base_sequence < 0:
         raise RecordSetError(INVALID_RECORD, f"Invalid sequence number {base_sequence} in record batch with "
-                                             f"producerId {producer_id}")
+                                             f"producerId {producer_id}", _INVALID_RECORD_EXCEPTION)
     return count
 
 
@@ -202,13 +206,13 @@ def _legacy_count(message: memoryview) -> int:
     entries = inspect(inner, 0)  # as DataLogInputStream, stops at a partial last message (the ones before count)
     if not entries:  # AbstractLegacyRecordBatch.DeepRecordsIterator
         raise RecordSetError(INVALID_RECORD, "Found invalid compressed record set with no inner records",
-                             "org.apache.kafka.common.InvalidRecordException")
+                             _INVALID_RECORD_EXCEPTION)
     last_inner_offset = _LEGACY_HEADER.unpack_from(inner, entries[-1].start)[0]
     if magic == 1 and wrapper_offset != 0 and wrapper_offset < last_inner_offset:
         raise RecordSetError(INVALID_RECORD, f"Found invalid wrapper offset in compressed v1 message set, wrapper "
                                              f"offset '{wrapper_offset}' is less than the last inner message offset "
                                              f"'{last_inner_offset}' and it is not zero.",
-                             "org.apache.kafka.common.InvalidRecordException")
+                             _INVALID_RECORD_EXCEPTION)
     inner_view = memoryview(inner)
     rejected = False
     for e in entries:  # LogValidator, record by record: a compressed or other-magic one is a record error, else its
