@@ -148,6 +148,25 @@ def test_a_partial_last_inner_message_ends_the_wrapper_and_the_complete_ones_cou
     assert count_records(wrapper(lz4_frame(inner_set(4, 0)[:-cut]), 0, LZ4), 2) == 3
 
 
+@pytest.mark.parametrize("magic", [0, 1])
+def test_a_zstd_wrapper_is_invalid_record_and_a_codec_above_zstd_unknown_server_error(magic: int) -> None:
+    """DeepRecordsIterator refuses zstd for magic < 2; CompressionType.forId fails on ids 5 to 7 (before the set's
+    other entries are looked at, after this entry's CRC)."""
+    value = bytes(cramjam.zstd.compress(inner_set(2, magic)))
+    with pytest.raises(RecordSetError, match="Invalid wrapper compressionType") as e:
+        count_records(wrapper(value, magic, 4), 2)
+    assert e.value.error == INVALID_RECORD and e.value.exception == "org.apache.kafka.common.InvalidRecordException"
+    for codec in (5, 6, 7):
+        with pytest.raises(RecordSetError, match=f"Unknown compression type id: {codec}") as e:
+            count_records(wrapper(value, magic, codec) + inner_set(1, magic), 2)
+        assert e.value.error == UNKNOWN_SERVER_ERROR and e.value.exception == "java.lang.IllegalArgumentException"
+    bad = bytearray(wrapper(value, magic, 5))
+    bad[-1] ^= 1
+    with pytest.raises(RecordSetError) as e:
+        count_records(bytes(bad), 2)
+    assert e.value.error == CORRUPT_MESSAGE
+
+
 def test_an_inner_message_with_a_bad_crc_is_corrupt_message() -> None:
     """LogValidator checks the CRC of a compressed set's inner messages: CorruptRecordException."""
     inner = bytearray(inner_set(3, 1))

@@ -141,8 +141,10 @@ def test_zstd_before_v7_is_unsupported_compression_type() -> None:
     assert count_records(zstd, 7) == 2  # counted from the header; not decompressed
 
 
-def test_a_batch_may_start_at_any_base_offset_as_in_kafka() -> None:
-    assert count_records(patched(built(3), 0, ">q", 5), 3) == 3
+def test_a_clients_batch_must_start_at_base_offset_0_as_in_kafka_2_8() -> None:
+    """Log.analyzeAndValidateRecords refuses a client's v2 batch whose base offset is not 0 (InvalidRecordException)."""
+    assert count_records(built(3), 3) == 3
+    assert refused(patched(built(3), 0, ">q", 5), 3) == INVALID_RECORD
 
 
 def test_a_producer_id_needs_a_base_sequence() -> None:

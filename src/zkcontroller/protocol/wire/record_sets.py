@@ -19,7 +19,8 @@ gzip, snappy or lz4 wrapper is decompressed (`compression`, at most `MAX_INFLATE
 messages, as Kafka's offset assignment for magic < 2 does (the wrapper's own offset field does not count them:
 kafka-python writes 0 there, Java the last inner offset). As Kafka's ``DataLogInputStream``, the inner messages end
 at a partial last one (the complete ones before it count); a wrapper with no complete inner message is
-INVALID_RECORD, one that cannot be decompressed UNKNOWN_SERVER_ERROR (Kafka's ``KafkaException``), a v1 wrapper whose
+INVALID_RECORD, one that cannot be decompressed UNKNOWN_SERVER_ERROR (Kafka's ``KafkaException``), a zstd wrapper
+INVALID_RECORD, a codec id above zstd UNKNOWN_SERVER_ERROR (``CompressionType.forId``), a v1 wrapper whose
 offset is neither 0 nor at least its last inner message's INVALID_RECORD, an inner message compressed or of
 another magic INVALID_RECORD (a record error: "One or more records have been rejected"), one with a bad CRC
 CORRUPT_MESSAGE. A set of more than one entry where any is compressed is INVALID_RECORD
@@ -119,12 +120,20 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
     """Check each entry as the log's append does; the number of offsets the record set takes. ``max_batch_size``:
     the topic's ``max.message.bytes``, which no entry (offset and size fields included) may exceed."""
     buf = memoryview(data)
-    for e in entries:  # Log.analyzeAndValidateRecords: sizes and CRCs, before LogValidator looks at any entry
+    for e in entries:  # Log.analyzeAndValidateRecords, entry by entry, before LogValidator looks at any
+        (base_offset,) = struct.unpack_from(">q", buf, e.start)
+        if e.magic >= 2 and base_offset != 0:  # a client's v2 batch
+            raise RecordSetError(INVALID_RECORD, f"The baseOffset of the record batch in the append should be 0, but "
+                                                 f"it is {base_offset}", _INVALID_RECORD_EXCEPTION)
         if max_batch_size is not None and e.size > max_batch_size:
             raise RecordSetError(RECORD_TOO_LARGE, f"The record batch size in the append is {e.size} bytes which "
                                                    f"exceeds the maximum configured value of {max_batch_size}.")
         _check_integrity(buf[e.start:e.start + e.size], e.magic)
-    if len(entries) > 1 and any(_compressed(buf, e) for e in entries):
+        codec = _codec(buf, e)
+        if codec > ZSTD:  # CompressionType.forId, reading the source codec
+            raise RecordSetError(UNKNOWN_SERVER_ERROR, f"Unknown compression type id: {codec}",
+                                 "java.lang.IllegalArgumentException")
+    if len(entries) > 1 and any(_codec(buf, e) for e in entries):
         # LogValidator.getFirstBatchAndMaybeValidateNoMoreBatches (Log.analyzeAndValidateRecords' source codec is
         # any entry's), before any batch is validated
         raise RecordSetError(INVALID_RECORD, "Compressed outer record has more than one batch",
@@ -139,11 +148,9 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
     return count
 
 
-def _compressed(buf: memoryview, e: Entry) -> bool:
-    """The entry's compression codec (attributes' low three bits) is not none."""
-    if e.magic >= 2:
-        return e.size >= 23 and buf[e.start + 22] & 0x07 != 0
-    return e.size > 17 and buf[e.start + 17] & 0x07 != 0
+def _codec(buf: memoryview, e: Entry) -> int:
+    """The entry's compression codec id (its attributes' low three bits; 0 none) of a CRC-checked entry."""
+    return buf[e.start + (22 if e.magic >= 2 else 17)] & 0x07
 
 
 def _check_integrity(entry: memoryview, magic: int) -> None:
@@ -196,8 +203,11 @@ def _batch_count(batch: memoryview) -> int:
 def _legacy_count(message: memoryview) -> int:
     wrapper_offset, _size, _crc, magic, attributes = _LEGACY_HEADER.unpack_from(message, 0)
     codec = attributes & 0x07
+    if codec == ZSTD:  # AbstractLegacyRecordBatch.DeepRecordsIterator
+        raise RecordSetError(INVALID_RECORD, f"Invalid wrapper compressionType found in legacy deep record iterator "
+                                             f"{magic}", _INVALID_RECORD_EXCEPTION)
     if codec not in (GZIP, SNAPPY, LZ4):
-        return 1  # uncompressed (zstd and the unused ids are not read for magic < 2)
+        return 1  # uncompressed (ids above zstd were refused by validate)
     try:
         inner = decompress(codec, _legacy_value(message, magic), magic, MAX_INFLATED)
     except CompressionError as e:  # CompressionType.wrapForInput / the stream's IOException, as KafkaException
