@@ -7,8 +7,9 @@ Kafka checks a partition's record set in two places, and so do we, so errors com
   one batch of magic 2 (else INVALID_RECORD) and no ZStandard before v7 (UNSUPPORTED_COMPRESSION_TYPE). A
   trailing partial entry ends the iteration, as in Kafka (``Log.trimInvalidBytes`` later drops it).
 * `validate` — ``Log.analyzeAndValidateRecords`` and ``LogValidator.validateBatch``, at the append (after the
-  leadership and ``min.insync.replicas`` checks): each entry's CRC (CRC-32C over a v2 batch from its attributes,
-  CRC-32 over a legacy message from its magic) else CORRUPT_MESSAGE, every entry first; then every entry must
+  leadership and ``min.insync.replicas`` checks): entry by entry, a v2 batch's base offset 0 (else INVALID_RECORD),
+  its size, its CRC (CRC-32C over a v2 batch from its attributes, CRC-32 over a legacy message from its magic)
+  else CORRUPT_MESSAGE and a known codec id, every entry first; then every entry must
   have the first one's magic, a v2 batch's offset range must match its records count, clients may not write
   control batches, and a batch with a producer id needs a base sequence >= 0 (else INVALID_RECORD). Producer
   epochs and sequences are checked after this, by the leader's `broker.producer_state`.
