@@ -167,6 +167,16 @@ def test_a_zstd_wrapper_is_invalid_record_and_a_codec_above_zstd_unknown_server_
     assert e.value.error == CORRUPT_MESSAGE
 
 
+@pytest.mark.parametrize("magic", [0, 1])
+def test_a_wrapper_with_a_null_value_is_invalid_record(magic: int) -> None:
+    body = struct.pack(">bb", magic, SNAPPY) + (struct.pack(">q", 1_000) if magic == 1 else b"")
+    body += struct.pack(">ii", -1, -1)
+    null = struct.pack(">qiI", 0, len(body) + 4, zlib.crc32(body)) + body
+    with pytest.raises(RecordSetError, match=f"null value \\(magic = {magic}\\)") as e:
+        count_records(null, 2)
+    assert e.value.error == INVALID_RECORD and e.value.exception == "org.apache.kafka.common.InvalidRecordException"
+
+
 def test_an_inner_message_with_a_bad_crc_is_corrupt_message() -> None:
     """LogValidator checks the CRC of a compressed set's inner messages: CorruptRecordException."""
     inner = bytearray(inner_set(3, 1))

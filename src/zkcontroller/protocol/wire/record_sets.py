@@ -21,12 +21,11 @@ messages, as Kafka's offset assignment for magic < 2 does (the wrapper's own off
 kafka-python writes 0 there, Java the last inner offset). As Kafka's ``DataLogInputStream``, the inner messages end
 at a partial last one (the complete ones before it count); a wrapper with no complete inner message is
 INVALID_RECORD, one that cannot be decompressed UNKNOWN_SERVER_ERROR (Kafka's ``KafkaException``), a zstd wrapper
-INVALID_RECORD, a codec id above zstd UNKNOWN_SERVER_ERROR (``CompressionType.forId``), a v1 wrapper whose
-offset is neither 0 nor at least its last inner message's INVALID_RECORD, an inner message compressed or of
-another magic INVALID_RECORD (a record error: "One or more records have been rejected"), one with a bad CRC
-CORRUPT_MESSAGE. A set of more than one entry where any is compressed is INVALID_RECORD
-(``LogValidator`` takes exactly one batch then). Only Produce v0–v2 carry legacy sets (v3+ takes one
-v2 batch).
+or one with a null value INVALID_RECORD, a codec id above zstd UNKNOWN_SERVER_ERROR (``CompressionType.forId``),
+a v1 wrapper whose offset is neither 0 nor at least its last inner message's INVALID_RECORD, an inner message
+compressed or of another magic INVALID_RECORD (a record error: "One or more records have been rejected"), one
+with a bad CRC CORRUPT_MESSAGE. A set of more than one entry where any is compressed is INVALID_RECORD
+(``LogValidator`` takes exactly one batch then). Only Produce v0–v2 carry legacy sets (v3+ takes one v2 batch).
 """
 
 from __future__ import annotations
@@ -209,8 +208,12 @@ def _legacy_count(message: memoryview) -> int:
                                              f"{magic}", _INVALID_RECORD_EXCEPTION)
     if codec not in (GZIP, SNAPPY, LZ4):
         return 1  # uncompressed (ids above zstd were refused by validate)
+    value = _legacy_value(message, magic)
+    if value is None:  # AbstractLegacyRecordBatch.DeepRecordsIterator
+        raise RecordSetError(INVALID_RECORD, f"Found invalid compressed record set with null value (magic = {magic})",
+                             _INVALID_RECORD_EXCEPTION)
     try:
-        inner = decompress(codec, _legacy_value(message, magic), magic, MAX_INFLATED)
+        inner = decompress(codec, value, magic, MAX_INFLATED)
     except CompressionError as e:  # CompressionType.wrapForInput / the stream's IOException, as KafkaException
         raise RecordSetError(UNKNOWN_SERVER_ERROR, f"java.io.IOException: {e}",
                              "org.apache.kafka.common.KafkaException") from None
@@ -237,8 +240,9 @@ def _legacy_count(message: memoryview) -> int:
     return len(entries)
 
 
-def _legacy_value(message: memoryview, magic: int) -> bytes:
-    """The value of a legacy message (its key skipped); CORRUPT_MESSAGE when the lengths overrun it."""
+def _legacy_value(message: memoryview, magic: int) -> bytes | None:
+    """The value of a legacy message (its key skipped; None for a negative length, Kafka's null); CORRUPT_MESSAGE
+    when the lengths overrun it."""
     pos = LOG_OVERHEAD + 6 + (8 if magic == 1 else 0)
     for what in ("key", "value"):
         if pos + 4 > len(message):
@@ -248,6 +252,6 @@ def _legacy_value(message: memoryview, magic: int) -> bytes:
         if n > len(message) - pos:
             raise RecordSetError(CORRUPT_MESSAGE, f"Message {what} size {n} overruns the message")
         if what == "value":
-            return bytes(message[pos:pos + max(n, 0)])
+            return None if n < 0 else bytes(message[pos:pos + n])
         pos += max(n, 0)
     raise AssertionError("unreachable")
