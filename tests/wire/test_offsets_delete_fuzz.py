@@ -64,7 +64,7 @@ VALID = [
     *(init_producer_id_frame(v, None, producer_id=3, producer_epoch=1) for v in (3, 4)),
 ]
 PRODUCE_VALID = [*(produce_frame(v, 1, [("orders", [(0, batch(3))])]) for v in range(3, 9)),
-                 *(legacy_frame(v, 1, [("orders", [(0, legacy_set(2, 1, 1) + legacy_set(1, 1))])]) for v in range(3))]
+                 *(legacy_frame(v, 1, [("orders", [(0, legacy_set(3, 1, 1))])]) for v in range(3))]
 
 
 async def _deleted(topics: list[TopicToDelete], timeout_ms: int, version: int) -> list[TopicDeleted]:

@@ -35,6 +35,7 @@ ORDERS_0, ORDERS_1 = TopicPartition("orders", 0), TopicPartition("orders", 1)
 NONE, CORRUPT_MESSAGE, UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER = 0, 2, 3, 6
 REQUEST_TIMED_OUT, INVALID_TOPIC_EXCEPTION, NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND = 7, 17, 19, 20
 INVALID_REQUIRED_ACKS, KAFKA_STORAGE_ERROR, UNSUPPORTED_COMPRESSION_TYPE, INVALID_RECORD = 21, 56, 76, 87
+UNKNOWN_SERVER_ERROR = -1
 BOUND_S = 5.0
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -313,10 +314,11 @@ def messages(payload: bytes | None) -> list[tuple[int, int, str | None]]:
             for t in response.responses for p in t.partition_responses]
 
 
-async def test_only_logvalidators_refusals_carry_a_message_and_failures_are_logged(apis, caplog) -> None:
-    """As Kafka: a RecordValidationException (INVALID_RECORD at the append) answers its message and the log start
-    offset and is logged at ERROR; validateRecords' and the CRC's errors answer the code alone; an unexpected
-    failure (NOT_ENOUGH_REPLICAS is not among appendToLocalLog's known exceptions) is logged too."""
+async def test_append_failures_answer_the_log_start_offset_and_are_logged_without_a_message(apis, caplog) -> None:
+    """As Kafka 2.8.2: LogValidator.validateBatch's InvalidRecordException (INVALID_RECORD at the append) is none of
+    appendToLocalLog's known exceptions nor a RecordValidationException: answered with the log start offset and no
+    message, logged at ERROR, as NOT_ENOUGH_REPLICAS; validateRecords' and the CRC's errors answer the code alone.
+    (Only record errors carry a message: `test_a_legacy_wrapper_refused_unexpectedly_...`.)"""
     api, replicas = apis
     control = bytearray(batch(1))
     control[22] |= 0x20
@@ -325,7 +327,7 @@ async def test_only_logvalidators_refusals_carry_a_message_and_failures_are_logg
     caplog.set_level("ERROR", logger="kafka.server.ReplicaManager")
     answered = [messages(await api.handle(frame(8, acks, [("orders", [(0, r)])])))[0]
                 for acks, r in ((1, bytes(control)), (1, corrupt(batch(1))), (1, b""), (-1, batch(1)))]
-    assert answered == [(INVALID_RECORD, 0, "Clients are not allowed to write control records"),
+    assert answered == [(INVALID_RECORD, 0, None),
                         (CORRUPT_MESSAGE, -1, None), (INVALID_RECORD, -1, None), (NOT_ENOUGH_REPLICAS, 0, None)]
     errors = [r.getMessage() for r in caplog.records]
     assert errors == [
@@ -448,19 +450,53 @@ async def _until(condition: Any) -> None:
 
 @pytest.mark.parametrize("version", [0, 2])
 async def test_snappy_and_lz4_wrappers_take_an_offset_per_inner_message_and_a_corrupt_one_is_refused(
-        apis, version: int) -> None:
+        apis, version: int, caplog) -> None:
     """As Kafka's LogValidator assigns offsets for magic < 2: one per inner message of a snappy (xerial stream) or
-    lz4 (frame) wrapper; a wrapper that cannot be read is CORRUPT_MESSAGE, appends nothing, and the broker answers
-    the next request."""
+    lz4 (frame) wrapper, up to a partial last one; a wrapper that cannot be decompressed is UNKNOWN_SERVER_ERROR
+    (Kafka's KafkaException), one with no inner message or beside another entry INVALID_RECORD, both logged at
+    ERROR; a bad inner CRC is CORRUPT_MESSAGE, not logged. None appends, and the broker answers the next request."""
     from tests.unit.broker.test_legacy_compression import inner_set, lz4_frame, wrapper, xerial
 
     api, replicas = apis
+    caplog.set_level("ERROR", logger="kafka.server.ReplicaManager")
     magic = 0 if version == 0 else 1
     snappy = wrapper(xerial(inner_set(4, magic)), magic, 2)
     lz4 = wrapper(lz4_frame(inner_set(3, magic)), magic, 3)
-    broken = wrapper(xerial(inner_set(4, magic))[:-3], magic, 2)
+    partial = wrapper(xerial(inner_set(4, magic)[:-3]), magic, 2)
+    unreadable = wrapper(xerial(inner_set(4, magic))[:-3], magic, 2)
+    empty = wrapper(xerial(b""), magic, 2)
+    bad_crc = bytearray(inner_set(2, magic))
+    bad_crc[-1] ^= 1
     answered = [legacy_answers(await api.handle(legacy_frame(version, 1, [("orders", [(0, one)])])), version)[0]
-                for one in (snappy, lz4, broken, snappy + lz4)]
-    assert answered == [("orders", 0, NONE, 10), ("orders", 0, NONE, 14), ("orders", 0, CORRUPT_MESSAGE, -1),
-                        ("orders", 0, NONE, 17)]
-    assert replicas.parts[ORDERS_0].log_end_offset == 24
+                for one in (snappy, lz4, partial, unreadable, empty, snappy + lz4,
+                            wrapper(xerial(bytes(bad_crc)), magic, 2), lz4)]
+    assert answered == [("orders", 0, NONE, 10), ("orders", 0, NONE, 14), ("orders", 0, NONE, 17),
+                        ("orders", 0, UNKNOWN_SERVER_ERROR, -1), ("orders", 0, INVALID_RECORD, -1),
+                        ("orders", 0, INVALID_RECORD, -1), ("orders", 0, CORRUPT_MESSAGE, -1),
+                        ("orders", 0, NONE, 20)]
+    assert replicas.parts[ORDERS_0].log_end_offset == 23
+    head = "[ReplicaManager broker=1] Error processing append operation on partition orders-0\n"
+    logged = [r.getMessage() for r in caplog.records]
+    assert logged[0].startswith(head + "org.apache.kafka.common.KafkaException: java.io.IOException: snappy chunk")
+    assert logged[1:] == [
+        head + "org.apache.kafka.common.InvalidRecordException: Found invalid compressed record set with no inner "
+               "records",
+        head + "org.apache.kafka.common.InvalidRecordException: Compressed outer record has more than one batch"]
+
+
+async def test_a_legacy_wrapper_refused_unexpectedly_answers_the_log_start_offset_without_a_message(apis) -> None:
+    """appendToLocalLog's Throwable branch (what v5+ answers would show): the log start offset, no error message;
+    LogValidator's record errors (an inner message of another magic) carry theirs."""
+    from tests.unit.broker.test_legacy_compression import inner_set, wrapper, xerial
+
+    _api, replicas = apis
+    everything = SimpleNamespace(contains=lambda _tp: True)
+    sets = [wrapper(xerial(inner_set(2, 1))[:-3], 1, 2), wrapper(xerial(b""), 1, 2),
+            wrapper(xerial(inner_set(2, 1)), 1, 2) + inner_set(1, 1),
+            wrapper(xerial(inner_set(1, 1) + inner_set(1, 0)), 1, 2)]
+    answered = [(await produce(2, 1, 1_000, "app", [ProducePartition("orders", 0, one)], cache=everything,  # type: ignore[arg-type]
+                               target=replicas.produce_target()))[0] for one in sets]
+    assert [(a.error, a.log_start_offset, a.error_message) for a in answered] == [
+        (UNKNOWN_SERVER_ERROR, 0, None), (INVALID_RECORD, 0, None), (INVALID_RECORD, 0, None),
+        (INVALID_RECORD, 0, "One or more records have been rejected")]  # LogValidator's record errors: a message
+    assert replicas.parts[ORDERS_0].log_end_offset == 10

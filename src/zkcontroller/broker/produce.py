@@ -181,7 +181,10 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
     try:
         count = record_sets.validate(p.records, entries, target.max_message_bytes(p.topic))
     except RecordSetError as e:
-        if e.error == record_sets.INVALID_RECORD:  # LogValidator's RecordValidationException: message and log start
+        if e.exception is not None:  # appendToLocalLog's Throwable branch: logged, the log start offset, no message
+            _failed(target, tp, f"{e.exception}: {e}")
+            return error(e.error, log_start_offset=LOG_START_OFFSET)
+        if e.error == record_sets.INVALID_RECORD:  # LogValidator's record errors (RecordValidationException): message
             _failed(target, tp, f"org.apache.kafka.common.InvalidRecordException: {e}")
             return error(e.error, str(e), LOG_START_OFFSET)
         return error(e.error)  # CorruptRecordException: a known exception, answered without either

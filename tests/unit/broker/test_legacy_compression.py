@@ -1,7 +1,9 @@
 """Snappy and lz4 legacy (magic 0/1) wrappers (`compression`, `record_sets`): opened as Kafka 2.8's offset
 assignment opens them (snappy-java's xerial stream or a raw block; Kafka's LZ4 frame reader, with its magic-0 header
-checksum quirk), each inner message taking an offset; an unreadable wrapper, or one inflating past the bound, is
-CORRUPT_MESSAGE."""
+checksum quirk), each inner message taking an offset up to a partial last one (as Kafka's ``DataLogInputStream``);
+a wrapper that cannot be decompressed, or inflates past the bound, is UNKNOWN_SERVER_ERROR (Kafka's
+``KafkaException``), one with no complete inner message INVALID_RECORD, an inner message with a bad CRC
+CORRUPT_MESSAGE, and a compressed wrapper beside another entry INVALID_RECORD."""
 
 from __future__ import annotations
 
@@ -14,7 +16,13 @@ from kafka.record.memory_records import MemoryRecordsBuilder
 
 from zkcontroller.protocol.wire import compression
 from zkcontroller.protocol.wire.compression import LZ4, SNAPPY, CompressionError, decompress, xxh32
-from zkcontroller.protocol.wire.record_sets import CORRUPT_MESSAGE, RecordSetError, count_records
+from zkcontroller.protocol.wire.record_sets import (
+    CORRUPT_MESSAGE,
+    INVALID_RECORD,
+    UNKNOWN_SERVER_ERROR,
+    RecordSetError,
+    count_records,
+)
 
 LIMIT = 1 << 26
 
@@ -68,7 +76,18 @@ def test_a_snappy_wrapper_takes_an_offset_per_inner_message(magic: int, kind: st
     inner = inner_set(7, magic)
     value = xerial(inner, chunk=100) if kind == "xerial" else bytes(cramjam.snappy.compress_raw(inner))
     assert count_records(wrapper(value, magic, SNAPPY), 2) == 7
-    assert count_records(wrapper(value, magic, SNAPPY) + inner_set(2, magic), 2) == 9  # after it, more messages
+
+
+@pytest.mark.parametrize("magic", [0, 1])
+def test_a_compressed_wrapper_beside_another_entry_is_invalid_record(magic: int) -> None:
+    """Kafka's LogValidator takes exactly one batch once any is compressed (``Compressed outer record has more than
+    one batch``), whichever comes first."""
+    one = wrapper(xerial(inner_set(3, magic)), magic, SNAPPY)
+    for refused in (one + inner_set(2, magic), inner_set(2, magic) + one, one + one):
+        with pytest.raises(RecordSetError, match="more than one batch") as e:
+            count_records(refused, 2)
+        assert e.value.error == INVALID_RECORD and e.value.exception == "org.apache.kafka.common.InvalidRecordException"
+    assert count_records(inner_set(2, magic) + inner_set(3, magic), 2) == 5  # uncompressed messages: one each
 
 
 @pytest.mark.parametrize("magic", [0, 1])
@@ -84,7 +103,7 @@ def test_magic_0_lz4_ignores_the_header_checksum_old_writers_got_wrong_and_magic
     old_at_1 = lz4_frame(inner_set(3, 1), old_kafka_checksum=True)
     with pytest.raises(RecordSetError) as e:
         count_records(wrapper(old_at_1, 1, LZ4), 2)
-    assert e.value.error == CORRUPT_MESSAGE and "descriptor checksum" in str(e.value)
+    assert e.value.error == UNKNOWN_SERVER_ERROR and "descriptor checksum" in str(e.value)
 
 
 def corruptions(inner: bytes) -> list[tuple[int, bytes]]:
@@ -103,18 +122,68 @@ def corruptions(inner: bytes) -> list[tuple[int, bytes]]:
         (LZ4, bytes(bad_block)),  # the block checksum differs
         (LZ4, frame[:-6]),  # no end mark
         (LZ4, bytes(cramjam.lz4.compress(inner * 500))),  # linked blocks, which Kafka's reader cannot follow
-        (SNAPPY, bytes(cramjam.snappy.compress_raw(b"not a message set at all, just bytes"))),
-        (SNAPPY, bytes(cramjam.snappy.compress_raw(b""))),  # no inner message
-        (SNAPPY, bytes(cramjam.snappy.compress_raw(inner[:-5]))),  # the last inner message cut short
     ]
 
 
-@pytest.mark.parametrize("case", range(12))
-def test_an_unreadable_wrapper_is_corrupt_message(case: int) -> None:
+@pytest.mark.parametrize("case", range(9))
+def test_a_wrapper_that_cannot_be_decompressed_is_unknown_server_error(case: int) -> None:
+    """Kafka wraps the stream's failure in a KafkaException, none of appendToLocalLog's known exceptions."""
     codec, value = corruptions(inner_set(4, 1))[case]
     with pytest.raises(RecordSetError) as e:
         count_records(wrapper(value, 1, codec), 2)
+    assert e.value.error == UNKNOWN_SERVER_ERROR and e.value.exception == "org.apache.kafka.common.KafkaException"
+
+
+@pytest.mark.parametrize("inner", [b"", b"not a message set at all, just bytes", bytes(11)])
+def test_a_wrapper_without_a_complete_inner_message_is_invalid_record(inner: bytes) -> None:
+    with pytest.raises(RecordSetError, match="no inner records") as e:
+        count_records(wrapper(bytes(cramjam.snappy.compress_raw(inner)), 1, SNAPPY), 2)
+    assert e.value.error == INVALID_RECORD and e.value.exception == "org.apache.kafka.common.InvalidRecordException"
+
+
+@pytest.mark.parametrize("cut", [1, 5, 30])
+def test_a_partial_last_inner_message_ends_the_wrapper_and_the_complete_ones_count(cut: int) -> None:
+    inner = inner_set(4, 1)
+    assert count_records(wrapper(xerial(inner[:-cut]), 1, SNAPPY), 2) == 3
+    assert count_records(wrapper(lz4_frame(inner_set(4, 0)[:-cut]), 0, LZ4), 2) == 3
+
+
+@pytest.mark.parametrize("magic", [0, 1])
+def test_a_zstd_wrapper_is_invalid_record_and_a_codec_above_zstd_unknown_server_error(magic: int) -> None:
+    """DeepRecordsIterator refuses zstd for magic < 2; CompressionType.forId fails on ids 5 to 7 (before the set's
+    other entries are looked at, after this entry's CRC)."""
+    value = bytes(cramjam.zstd.compress(inner_set(2, magic)))
+    with pytest.raises(RecordSetError, match="Invalid wrapper compressionType") as e:
+        count_records(wrapper(value, magic, 4), 2)
+    assert e.value.error == INVALID_RECORD and e.value.exception == "org.apache.kafka.common.InvalidRecordException"
+    for codec in (5, 6, 7):
+        with pytest.raises(RecordSetError, match=f"Unknown compression type id: {codec}") as e:
+            count_records(wrapper(value, magic, codec) + inner_set(1, magic), 2)
+        assert e.value.error == UNKNOWN_SERVER_ERROR and e.value.exception == "java.lang.IllegalArgumentException"
+    bad = bytearray(wrapper(value, magic, 5))
+    bad[-1] ^= 1
+    with pytest.raises(RecordSetError) as e:
+        count_records(bytes(bad), 2)
     assert e.value.error == CORRUPT_MESSAGE
+
+
+@pytest.mark.parametrize("magic", [0, 1])
+def test_a_wrapper_with_a_null_value_is_invalid_record(magic: int) -> None:
+    body = struct.pack(">bb", magic, SNAPPY) + (struct.pack(">q", 1_000) if magic == 1 else b"")
+    body += struct.pack(">ii", -1, -1)
+    null = struct.pack(">qiI", 0, len(body) + 4, zlib.crc32(body)) + body
+    with pytest.raises(RecordSetError, match=f"null value \\(magic = {magic}\\)") as e:
+        count_records(null, 2)
+    assert e.value.error == INVALID_RECORD and e.value.exception == "org.apache.kafka.common.InvalidRecordException"
+
+
+def test_an_inner_message_with_a_bad_crc_is_corrupt_message() -> None:
+    """LogValidator checks the CRC of a compressed set's inner messages: CorruptRecordException."""
+    inner = bytearray(inner_set(3, 1))
+    inner[-1] ^= 1
+    with pytest.raises(RecordSetError, match="crc") as e:
+        count_records(wrapper(xerial(bytes(inner)), 1, SNAPPY), 2)
+    assert e.value.error == CORRUPT_MESSAGE and e.value.exception is None
 
 
 @pytest.mark.parametrize("codec", [SNAPPY, LZ4])
@@ -126,8 +195,33 @@ def test_a_wrapper_inflating_beyond_the_bound_is_refused_before_it_is_held(codec
     assert len(decompress(codec, value, 1, LIMIT)) == 300_000
 
 
-def test_a_snappy_wrapper_holding_a_compressed_message_is_corrupt_message() -> None:
+def test_inner_messages_compressed_or_of_another_magic_are_record_errors_after_the_crcs() -> None:
+    """LogValidator's record errors (INVALID_RECORD, its RecordValidationException with a message), collected over
+    the records; a bad CRC among them fails at once, as its CorruptRecordException."""
     nested = wrapper(bytes(cramjam.snappy.compress_raw(inner_set(2, 1))), 1, SNAPPY)
-    with pytest.raises(RecordSetError) as e:
-        count_records(wrapper(xerial(nested), 1, SNAPPY), 2)
-    assert e.value.error == CORRUPT_MESSAGE
+    bad_crc = bytearray(inner_set(1, 1))
+    bad_crc[-1] ^= 1
+    for inner, error in ((nested, INVALID_RECORD), (inner_set(1, 1) + inner_set(2, 0), INVALID_RECORD),
+                         (nested + bytes(bad_crc), CORRUPT_MESSAGE),
+                         (inner_set(2, 0) + bytes(bad_crc), CORRUPT_MESSAGE)):
+        with pytest.raises(RecordSetError) as e:
+            count_records(wrapper(xerial(inner), 1, SNAPPY), 2)
+        assert (e.value.error, e.value.exception) == (error, None)
+        assert error == CORRUPT_MESSAGE or str(e.value) == "One or more records have been rejected"
+
+
+def test_a_v1_wrapper_offset_below_its_last_inner_offset_and_not_zero_is_invalid_record() -> None:
+    """DeepRecordsIterator: 0 (kafka-python, librdkafka) or at least the last inner offset (Java) is taken."""
+    inner = inner_set(3, 1)  # inner offsets 0, 1, 2
+    one = bytearray(wrapper(xerial(inner), 1, SNAPPY))
+    for offset, refused in ((0, False), (2, False), (9, False), (1, True)):
+        one[:8] = struct.pack(">q", offset)  # the offset is outside the CRC
+        if not refused:
+            assert count_records(bytes(one), 2) == 3
+            continue
+        with pytest.raises(RecordSetError, match="invalid wrapper offset") as e:
+            count_records(bytes(one), 2)
+        assert e.value.error == INVALID_RECORD and e.value.exception == "org.apache.kafka.common.InvalidRecordException"
+    one = bytearray(wrapper(xerial(inner_set(3, 0)), 0, SNAPPY))
+    one[:8] = struct.pack(">q", 1)
+    assert count_records(bytes(one), 2) == 3  # magic 0 wrappers are not checked

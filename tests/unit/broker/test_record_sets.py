@@ -63,8 +63,9 @@ def test_a_legacy_message_set_counts_its_messages_gzip_wrappers_opened(magic: in
     assert count_records(built(6, magic, compression), 2) == 6
 
 
-def test_two_legacy_sets_back_to_back_count_together_before_v3() -> None:
-    assert count_records(built(3, 1) + built(4, 1, 1), 2) == 7
+def test_two_legacy_sets_back_to_back_count_together_before_v3_unless_one_is_compressed() -> None:
+    assert count_records(built(3, 1) + built(4, 1), 2) == 7
+    assert refused(built(3, 1) + built(4, 1, 1), 2) == INVALID_RECORD  # LogValidator: one batch once compressed
 
 
 def test_a_set_mixing_magics_is_invalid_record_but_a_bad_crc_anywhere_comes_first() -> None:
@@ -140,8 +141,10 @@ def test_zstd_before_v7_is_unsupported_compression_type() -> None:
     assert count_records(zstd, 7) == 2  # counted from the header; not decompressed
 
 
-def test_a_batch_may_start_at_any_base_offset_as_in_kafka() -> None:
-    assert count_records(patched(built(3), 0, ">q", 5), 3) == 3
+def test_a_clients_batch_must_start_at_base_offset_0_as_in_kafka_2_8() -> None:
+    """Log.analyzeAndValidateRecords refuses a client's v2 batch whose base offset is not 0 (InvalidRecordException)."""
+    assert count_records(built(3), 3) == 3
+    assert refused(patched(built(3), 0, ">q", 5), 3) == INVALID_RECORD
 
 
 def test_a_producer_id_needs_a_base_sequence() -> None:

@@ -10,8 +10,9 @@
   xxHash32) checked except for magic 0, whose old writers computed it wrongly, each block no larger than the maximum,
   block checksums checked when flagged, the content checksum skipped (Kafka does not verify it either).
 
-Raw snappy and LZ4 blocks are decoded by ``cramjam``; no reader produces more than ``limit`` bytes (a small request
-cannot fill the memory). Anything unreadable is `CompressionError`.
+Raw snappy and LZ4 blocks are decoded by ``cramjam`` and xxHash32 computed by ``xxhash`` (both in C, so a large
+request does not hold the event loop); no reader produces more than ``limit`` bytes (a small request cannot fill
+the memory). Anything unreadable is `CompressionError`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import struct
 import zlib
 
 import cramjam
+import xxhash
 
 GZIP, SNAPPY, LZ4 = 1, 2, 3
 XERIAL_MAGIC = b"\x82SNAPPY\x00"
@@ -27,8 +29,6 @@ XERIAL_HEADER_SIZE = 16
 LZ4_FRAME_MAGIC = 0x184D2204
 _LZ4_BLOCK_MAX = {4: 1 << 16, 5: 1 << 18, 6: 1 << 20, 7: 1 << 22}
 _LZ4_UNCOMPRESSED = 0x80000000
-_U32 = 0xFFFFFFFF
-_P1, _P2, _P3, _P4, _P5 = 2654435761, 2246822519, 3266489917, 668265263, 374761393
 
 
 class CompressionError(Exception):
@@ -132,37 +132,7 @@ def _lz4_frame(value: bytes, *, ignore_header_checksum: bool, limit: int) -> byt
         out += data
 
 
-def xxh32(data: bytes, seed: int = 0) -> int:
-    """xxHash32 (the LZ4 frame format's checksum), as its specification defines it."""
-
-    def rotl(x: int, r: int) -> int:
-        return ((x << r) | (x >> (32 - r))) & _U32
-
-    def round_(acc: int, lane: int) -> int:
-        return (rotl((acc + lane * _P2) & _U32, 13) * _P1) & _U32
-
-    n = len(data)
-    pos = 0
-    if n >= 16:
-        v = [(seed + _P1 + _P2) & _U32, (seed + _P2) & _U32, seed & _U32, (seed - _P1) & _U32]
-        while pos + 16 <= n:
-            lanes = struct.unpack_from("<4I", data, pos)
-            v = [round_(a, lane) for a, lane in zip(v, lanes, strict=True)]
-            pos += 16
-        h = (rotl(v[0], 1) + rotl(v[1], 7) + rotl(v[2], 12) + rotl(v[3], 18)) & _U32
-    else:
-        h = (seed + _P5) & _U32
-    h = (h + n) & _U32
-    while pos + 4 <= n:
-        (lane,) = struct.unpack_from("<I", data, pos)
-        h = (rotl((h + lane * _P3) & _U32, 17) * _P4) & _U32
-        pos += 4
-    while pos < n:
-        h = (rotl((h + data[pos] * _P5) & _U32, 11) * _P1) & _U32
-        pos += 1
-    h ^= h >> 15
-    h = (h * _P2) & _U32
-    h ^= h >> 13
-    h = (h * _P3) & _U32
-    h ^= h >> 16
-    return h
+def xxh32(data: bytes) -> int:
+    """xxHash32 with seed 0 (the LZ4 frame format's checksum), from the ``xxhash`` C library: block checksums
+    cover the whole value, and a pure-Python hash would hold the event loop for about 0.35 s per MiB."""
+    return xxhash.xxh32_intdigest(data)

@@ -7,8 +7,9 @@ Kafka checks a partition's record set in two places, and so do we, so errors com
   one batch of magic 2 (else INVALID_RECORD) and no ZStandard before v7 (UNSUPPORTED_COMPRESSION_TYPE). A
   trailing partial entry ends the iteration, as in Kafka (``Log.trimInvalidBytes`` later drops it).
 * `validate` — ``Log.analyzeAndValidateRecords`` and ``LogValidator.validateBatch``, at the append (after the
-  leadership and ``min.insync.replicas`` checks): each entry's CRC (CRC-32C over a v2 batch from its attributes,
-  CRC-32 over a legacy message from its magic) else CORRUPT_MESSAGE, every entry first; then every entry must
+  leadership and ``min.insync.replicas`` checks): entry by entry, a v2 batch's base offset 0 (else INVALID_RECORD),
+  its size, its CRC (CRC-32C over a v2 batch from its attributes, CRC-32 over a legacy message from its magic)
+  else CORRUPT_MESSAGE and a known codec id, every entry first; then every entry must
   have the first one's magic, a v2 batch's offset range must match its records count, clients may not write
   control batches, and a batch with a producer id needs a base sequence >= 0 (else INVALID_RECORD). Producer
   epochs and sequences are checked after this, by the leader's `broker.producer_state`.
@@ -16,10 +17,15 @@ Kafka checks a partition's record set in two places, and so do we, so errors com
 The count of a v2 batch is its header's records count (checked against its last offset delta, as Kafka does; the
 records themselves are not decoded). A legacy (magic 0/1) message set counts one per uncompressed message. A
 gzip, snappy or lz4 wrapper is decompressed (`compression`, at most `MAX_INFLATED` bytes) and counts its inner
-messages, as Kafka's offset assignment for magic < 2 does (the wrapper's own offset field says nothing reliable:
-kafka-python writes 0 there, Java the last inner offset); one that cannot be read, or whose inner messages are not
-well-formed uncompressed messages of its magic, is CORRUPT_MESSAGE. Only Produce v0–v2 carry legacy sets (v3+
-takes one v2 batch).
+messages, as Kafka's offset assignment for magic < 2 does (the wrapper's own offset field does not count them:
+kafka-python writes 0 there, Java the last inner offset). As Kafka's ``DataLogInputStream``, the inner messages end
+at a partial last one (the complete ones before it count); a wrapper with no complete inner message is
+INVALID_RECORD, one that cannot be decompressed UNKNOWN_SERVER_ERROR (Kafka's ``KafkaException``), a zstd wrapper
+or one with a null value INVALID_RECORD, a codec id above zstd UNKNOWN_SERVER_ERROR (``CompressionType.forId``),
+a v1 wrapper whose offset is neither 0 nor at least its last inner message's INVALID_RECORD, an inner message
+compressed or of another magic INVALID_RECORD (a record error: "One or more records have been rejected"), one
+with a bad CRC CORRUPT_MESSAGE. A set of more than one entry where any is compressed is INVALID_RECORD
+(``LogValidator`` takes exactly one batch then). Only Produce v0–v2 carry legacy sets (v3+ takes one v2 batch).
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from crc32c import crc32c
 from zkcontroller.protocol.wire.compression import GZIP, LZ4, SNAPPY, CompressionError, decompress
 
 CORRUPT_MESSAGE = 2
+UNKNOWN_SERVER_ERROR = -1
 INVALID_RECORD = 87
 RECORD_TOO_LARGE = 10
 UNSUPPORTED_COMPRESSION_TYPE = 76
@@ -46,8 +53,10 @@ RECORD_BATCH_OVERHEAD = 61
 ZSTD = 4
 NO_PRODUCER_ID = -1
 MAX_INFLATED = 64 * 1024 * 1024
-"""A wrapper inflating beyond this is refused (CORRUPT_MESSAGE): a small request cannot fill the memory."""
+"""A wrapper inflating beyond this is refused (as one that cannot be read): a small request cannot fill the
+memory."""
 _CONTROL_FLAG = 0x20
+_INVALID_RECORD_EXCEPTION = "org.apache.kafka.common.InvalidRecordException"
 _LEGACY_HEADER = struct.Struct(">qiIbb")  # offset, size, crc, magic, attributes
 _BATCH_HEADER = struct.Struct(">qiibIhiqqqhii")
 # base offset, length, partition leader epoch, magic, crc, attributes, last offset delta, first timestamp,
@@ -55,11 +64,14 @@ _BATCH_HEADER = struct.Struct(">qiibIhiqqqhii")
 
 
 class RecordSetError(Exception):
-    """A record set Kafka refuses; ``error`` is the partition's error code."""
+    """A record set Kafka refuses; ``error`` is the partition's error code. ``exception``: the Java exception Kafka's
+    append fails with when it is none of ``appendToLocalLog``'s known ones nor a ``RecordValidationException`` (its
+    Throwable branch: logged, answered with the log start offset and no message)."""
 
-    def __init__(self, error: int, message: str) -> None:
+    def __init__(self, error: int, message: str, exception: str | None = None) -> None:
         super().__init__(message)
         self.error = error
+        self.exception = exception
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,19 +120,37 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
     """Check each entry as the log's append does; the number of offsets the record set takes. ``max_batch_size``:
     the topic's ``max.message.bytes``, which no entry (offset and size fields included) may exceed."""
     buf = memoryview(data)
-    for e in entries:  # Log.analyzeAndValidateRecords: sizes and CRCs, before LogValidator looks at any entry
+    for e in entries:  # Log.analyzeAndValidateRecords, entry by entry, before LogValidator looks at any
+        (base_offset,) = struct.unpack_from(">q", buf, e.start)
+        if e.magic >= 2 and base_offset != 0:  # a client's v2 batch
+            raise RecordSetError(INVALID_RECORD, f"The baseOffset of the record batch in the append should be 0, but "
+                                                 f"it is {base_offset}", _INVALID_RECORD_EXCEPTION)
         if max_batch_size is not None and e.size > max_batch_size:
             raise RecordSetError(RECORD_TOO_LARGE, f"The record batch size in the append is {e.size} bytes which "
                                                    f"exceeds the maximum configured value of {max_batch_size}.")
         _check_integrity(buf[e.start:e.start + e.size], e.magic)
+        codec = _codec(buf, e)
+        if codec > ZSTD:  # CompressionType.forId, reading the source codec
+            raise RecordSetError(UNKNOWN_SERVER_ERROR, f"Unknown compression type id: {codec}",
+                                 "java.lang.IllegalArgumentException")
+    if len(entries) > 1 and any(_codec(buf, e) for e in entries):
+        # LogValidator.getFirstBatchAndMaybeValidateNoMoreBatches (Log.analyzeAndValidateRecords' source codec is
+        # any entry's), before any batch is validated
+        raise RecordSetError(INVALID_RECORD, "Compressed outer record has more than one batch",
+                             _INVALID_RECORD_EXCEPTION)
     count = 0
     for e in entries:
         if e.magic != entries[0].magic:
             raise RecordSetError(INVALID_RECORD, f"Batch magic {e.magic} is not the same as the first batch'es magic "
-                                                 f"byte {entries[0].magic}")
+                                                 f"byte {entries[0].magic}", _INVALID_RECORD_EXCEPTION)
         entry = buf[e.start:e.start + e.size]
         count += _batch_count(entry) if e.magic == 2 else _legacy_count(entry)
     return count
+
+
+def _codec(buf: memoryview, e: Entry) -> int:
+    """The entry's compression codec id (its attributes' low three bits; 0 none) of a CRC-checked entry."""
+    return buf[e.start + (22 if e.magic >= 2 else 17)] & 0x07
 
 
 def _check_integrity(entry: memoryview, magic: int) -> None:
@@ -153,44 +183,66 @@ def _batch_count(batch: memoryview) -> int:
      _producer_epoch, base_sequence, count) = _BATCH_HEADER.unpack_from(batch, 0)
     last_offset = base_offset + last_offset_delta
     if last_offset_delta + 1 <= 0:
-        raise RecordSetError(INVALID_RECORD, f"Batch has an invalid offset range: [{base_offset}, {last_offset}]")
+        raise RecordSetError(INVALID_RECORD, f"Batch has an invalid offset range: [{base_offset}, {last_offset}]",
+                             _INVALID_RECORD_EXCEPTION)
     if count <= 0:
-        raise RecordSetError(INVALID_RECORD, f"Invalid reported count for record batch: {count}")
+        raise RecordSetError(INVALID_RECORD, f"Invalid reported count for record batch: {count}",
+                             _INVALID_RECORD_EXCEPTION)
     if last_offset_delta + 1 != count:
         raise RecordSetError(INVALID_RECORD, f"Inconsistent batch offset range [{base_offset}, {last_offset}] and "
-                                             f"count of records {count}")
+                                             f"count of records {count}", _INVALID_RECORD_EXCEPTION)
     if attributes & _CONTROL_FLAG:
-        raise RecordSetError(INVALID_RECORD, "Clients are not allowed to write control records")
+        raise RecordSetError(INVALID_RECORD, "Clients are not allowed to write control records",
+                             _INVALID_RECORD_EXCEPTION)
     if producer_id > NO_PRODUCER_ID and base_sequence < 0:
         raise RecordSetError(INVALID_RECORD, f"Invalid sequence number {base_sequence} in record batch with "
-                                             f"producerId {producer_id}")
+                                             f"producerId {producer_id}", _INVALID_RECORD_EXCEPTION)
     return count
 
 
 def _legacy_count(message: memoryview) -> int:
-    _offset, _size, _crc, magic, attributes = _LEGACY_HEADER.unpack_from(message, 0)
+    wrapper_offset, _size, _crc, magic, attributes = _LEGACY_HEADER.unpack_from(message, 0)
     codec = attributes & 0x07
+    if codec == ZSTD:  # AbstractLegacyRecordBatch.DeepRecordsIterator
+        raise RecordSetError(INVALID_RECORD, f"Invalid wrapper compressionType found in legacy deep record iterator "
+                                             f"{magic}", _INVALID_RECORD_EXCEPTION)
     if codec not in (GZIP, SNAPPY, LZ4):
-        return 1  # uncompressed (zstd and the unused ids are not read for magic < 2)
+        return 1  # uncompressed (ids above zstd were refused by validate)
+    value = _legacy_value(message, magic)
+    if value is None:  # AbstractLegacyRecordBatch.DeepRecordsIterator
+        raise RecordSetError(INVALID_RECORD, f"Found invalid compressed record set with null value (magic = {magic})",
+                             _INVALID_RECORD_EXCEPTION)
     try:
-        inner = decompress(codec, _legacy_value(message, magic), magic, MAX_INFLATED)
-    except CompressionError as e:
-        raise RecordSetError(CORRUPT_MESSAGE, f"Compressed message cannot be read: {e}") from None
-    entries = inspect(inner, 0)
-    if not entries or entries[-1].start + entries[-1].size != len(inner):  # Kafka's deep iterator fails on either
-        raise RecordSetError(CORRUPT_MESSAGE, "Compressed message holds no message, or a partial one at its end")
-    if any(e.magic not in (0, 1) or e.magic != magic for e in entries):
-        raise RecordSetError(CORRUPT_MESSAGE, "Compressed message holds messages of another magic")
-    if any(_LEGACY_HEADER.unpack_from(inner, e.start)[4] & 0x07 for e in entries):
-        raise RecordSetError(CORRUPT_MESSAGE, "Compressed message holds compressed messages")
+        inner = decompress(codec, value, magic, MAX_INFLATED)
+    except CompressionError as e:  # CompressionType.wrapForInput / the stream's IOException, as KafkaException
+        raise RecordSetError(UNKNOWN_SERVER_ERROR, f"java.io.IOException: {e}",
+                             "org.apache.kafka.common.KafkaException") from None
+    entries = inspect(inner, 0)  # as DataLogInputStream, stops at a partial last message (the ones before count)
+    if not entries:  # AbstractLegacyRecordBatch.DeepRecordsIterator
+        raise RecordSetError(INVALID_RECORD, "Found invalid compressed record set with no inner records",
+                             _INVALID_RECORD_EXCEPTION)
+    last_inner_offset = _LEGACY_HEADER.unpack_from(inner, entries[-1].start)[0]
+    if magic == 1 and wrapper_offset != 0 and wrapper_offset < last_inner_offset:
+        raise RecordSetError(INVALID_RECORD, f"Found invalid wrapper offset in compressed v1 message set, wrapper "
+                                             f"offset '{wrapper_offset}' is less than the last inner message offset "
+                                             f"'{last_inner_offset}' and it is not zero.",
+                             _INVALID_RECORD_EXCEPTION)
     inner_view = memoryview(inner)
-    for e in entries:
-        _check_integrity(inner_view[e.start:e.start + e.size], e.magic)
+    rejected = False
+    for e in entries:  # LogValidator, record by record: a compressed or other-magic one is a record error, else its
+        # CRC is checked (a mismatch fails at once); the record errors fail the set after the last record
+        if _LEGACY_HEADER.unpack_from(inner, e.start)[4] & 0x07 or e.magic != magic:
+            rejected = True
+        else:
+            _check_integrity(inner_view[e.start:e.start + e.size], e.magic)
+    if rejected:  # processRecordErrors' RecordValidationException
+        raise RecordSetError(INVALID_RECORD, "One or more records have been rejected")
     return len(entries)
 
 
-def _legacy_value(message: memoryview, magic: int) -> bytes:
-    """The value of a legacy message (its key skipped); CORRUPT_MESSAGE when the lengths overrun it."""
+def _legacy_value(message: memoryview, magic: int) -> bytes | None:
+    """The value of a legacy message (its key skipped; None for a negative length, Kafka's null); CORRUPT_MESSAGE
+    when the lengths overrun it."""
     pos = LOG_OVERHEAD + 6 + (8 if magic == 1 else 0)
     for what in ("key", "value"):
         if pos + 4 > len(message):
@@ -200,6 +252,6 @@ def _legacy_value(message: memoryview, magic: int) -> bytes:
         if n > len(message) - pos:
             raise RecordSetError(CORRUPT_MESSAGE, f"Message {what} size {n} overruns the message")
         if what == "value":
-            return bytes(message[pos:pos + max(n, 0)])
+            return None if n < 0 else bytes(message[pos:pos + n])
         pos += max(n, 0)
     raise AssertionError("unreachable")
