@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import itertools
 import signal
 import subprocess
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from zkcontroller.coordination.api import CoordinationSession, EventType, SessionState, WatchedEvent
+from zkcontroller.coordination.embedded_backend import EmbeddedBackend
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 _markers = itertools.count()
 
@@ -42,6 +45,22 @@ class OffsetClock:
 
     def advance(self, ms: int) -> None:
         self.offset_ms += ms
+
+
+@contextlib.asynccontextmanager
+async def embedded_zk_client() -> AsyncIterator[KafkaZkClient]:
+    """A `KafkaZkClient` on a fresh embedded store with a `ManualClock`, its top-level paths created (empty, as on
+    every broker's start-up); the session and the store are closed afterwards."""
+    clock = ManualClock()
+    backend = EmbeddedBackend(clock)
+    session = await backend.new_session()
+    client = KafkaZkClient(session, clock)
+    await client.create_top_level_paths()
+    try:
+        yield client
+    finally:
+        await session.close()
+        await backend.close()
 
 
 async def snapshot(session: CoordinationSession, root: str = "/") -> dict[str, tuple[bytes, int]]:

@@ -13,11 +13,10 @@ from datetime import timedelta
 
 import pytest
 from kio.serial import entity_reader, entity_writer
-from tests.helpers import ManualClock
+from tests.helpers import embedded_zk_client
 
 from zkcontroller.broker.producer_ids import ProducerIdManager
 from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
-from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.protocol.wire.client_apis import API_VERSIONS, INIT_PRODUCER_ID, schema_module
 from zkcontroller.protocol.wire.frames import decode_response_header
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -78,14 +77,8 @@ def answer(payload: bytes | None, version: int) -> tuple[int, int, int]:
 
 @pytest.fixture
 async def zk() -> AsyncIterator[KafkaZkClient]:
-    clock = ManualClock()
-    backend = EmbeddedBackend(clock)
-    session = await backend.new_session()
-    client = KafkaZkClient(session, clock)
-    await client.create_top_level_paths()
-    yield client
-    await session.close()
-    await backend.close()
+    async with embedded_zk_client() as client:
+        yield client
 
 
 def _apis(broker_id: int, zk: KafkaZkClient | None) -> KafkaApis:

@@ -1,10 +1,15 @@
-"""The replica managers most broker tests start from (a module may define its own ``brokers``)."""
+"""The replica managers most broker tests start from (a module may define its own ``brokers``), and the
+ZooKeeper client on an embedded store the ones that read or write znodes use (a module may define its own
+``zk``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
+from tests.helpers import embedded_zk_client
+
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 from .replica_helpers import Brokers, RecordingIsrManager
 
@@ -17,3 +22,10 @@ def brokers() -> Iterator[Brokers]:
         rm.isr_manager = RecordingIsrManager()  # type: ignore[assignment]
     yield b
     b.close()
+
+
+@pytest.fixture
+async def zk() -> AsyncIterator[KafkaZkClient]:
+    """`embedded_zk_client`: a fresh embedded store, its top-level paths created (the producer-id block empty)."""
+    async with embedded_zk_client() as client:
+        yield client

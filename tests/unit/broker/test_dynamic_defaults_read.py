@@ -6,28 +6,13 @@ from __future__ import annotations
 
 import logging
 import types
-from collections.abc import AsyncIterator
 
 import pytest
-from tests.helpers import ManualClock
 
 from zkcontroller.admin.configs import change_broker_config
 from zkcontroller.cluster.describe_configs import _kept_dynamic_defaults
-from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-
-
-@pytest.fixture
-async def zk() -> AsyncIterator[KafkaZkClient]:
-    clock = ManualClock()
-    backend = EmbeddedBackend(clock)
-    session = await backend.new_session()
-    client = KafkaZkClient(session, clock)
-    await client.create_top_level_paths()
-    yield client
-    await session.close()
-    await backend.close()
 
 
 async def test_read_for_an_answer_is_cleaned_without_logging(zk: KafkaZkClient,

@@ -4,10 +4,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
 import pytest
-from tests.helpers import ManualClock
 
 from zkcontroller.broker.producer_ids import (
     INVALID_REQUEST,
@@ -20,25 +18,12 @@ from zkcontroller.broker.producer_ids import (
     ProducerIdsExhaustedError,
     init_producer_id,
 )
-from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.znodes import ProducerIdBlock, ProducerIdBlockZNode
 
 PATH = "/latest_producer_id_block"
-
-
-@pytest.fixture
-async def zk() -> AsyncIterator[KafkaZkClient]:
-    clock = ManualClock()
-    backend = EmbeddedBackend(clock)
-    session = await backend.new_session()
-    client = KafkaZkClient(session, clock)
-    await client.create_top_level_paths()  # the znode exists, empty, as on every broker's startup
-    yield client
-    await session.close()
-    await backend.close()
 
 
 async def _block(zk: KafkaZkClient) -> ProducerIdBlock | None:

@@ -10,28 +10,15 @@ import logging
 from collections.abc import AsyncIterator
 
 import pytest
-from tests.helpers import ManualClock, wait_until
+from tests.helpers import wait_until
 
 from zkcontroller.broker.topic_config_manager import TopicConfigManager
-from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.runtime.runtime import AsyncioRuntime
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 MIS = "min.insync.replicas"
 LOGGER = "kafka.server.DynamicConfigManager"
-
-
-@pytest.fixture
-async def zk() -> AsyncIterator[KafkaZkClient]:
-    clock = ManualClock()
-    backend = EmbeddedBackend(clock)
-    session = await backend.new_session()
-    client = KafkaZkClient(session, clock)
-    await client.create_top_level_paths()
-    yield client
-    await session.close()
-    await backend.close()
 
 
 @pytest.fixture
