@@ -149,7 +149,7 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
 
 
 def _codec(buf: memoryview, e: Entry) -> int:
-    """The entry's compression codec id (its attributes' low three bits; 0 none) of a CRC-checked entry."""
+    """The entry's compression codec id (its attributes' low three bits; 0 none); any entry `inspect` found holds them."""
     return buf[e.start + (22 if e.magic >= 2 else 17)] & 0x07
 
 
@@ -231,7 +231,7 @@ def _legacy_count(message: memoryview) -> int:
     rejected = False
     for e in entries:  # LogValidator, record by record: a compressed or other-magic one is a record error, else its
         # CRC is checked (a mismatch fails at once); the record errors fail the set after the last record
-        if _LEGACY_HEADER.unpack_from(inner, e.start)[4] & 0x07 or e.magic != magic:
+        if _codec(inner_view, e) or e.magic != magic:
             rejected = True
         else:
             _check_integrity(inner_view[e.start:e.start + e.size], e.magic)
