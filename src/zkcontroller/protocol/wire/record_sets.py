@@ -149,7 +149,8 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
 
 
 def _codec(buf: memoryview, e: Entry) -> int:
-    """The entry's compression codec id (its attributes' low three bits; 0 none); any entry `inspect` found holds them."""
+    """The entry's compression codec id (its attributes' low three bits; 0 none); every entry `inspect` found
+    holds its attributes byte."""
     return buf[e.start + (22 if e.magic >= 2 else 17)] & 0x07
 
 
