@@ -135,8 +135,13 @@ def refuse_no_value(data: bytes, path: str) -> None:
 
 
 def parse_object(data: bytes, path: str) -> JsonObject:
-    """Parse a znode whose content must be a JSON object."""
-    value = parse_json(data, path)
+    """Parse a znode whose content must be a JSON object; empty data is refused as `refuse_no_value` words it,
+    since every Kafka decoder of an object znode reaches ``asJsonObject`` (or ``readValue``) on it."""
+    try:
+        value = parse_json(data, path)
+    except UnparseableZnodeError:
+        refuse_no_value(data, path)
+        raise
     if not isinstance(value, dict):
         raise ZnodeDecodeError(path, f"expected a JSON object, got {json_kind(value)}")
     return JsonObject(value, path)

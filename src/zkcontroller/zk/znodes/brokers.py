@@ -15,7 +15,7 @@ from zkcontroller.model import (
 )
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ZnodeDecodeError
-from zkcontroller.zk.json_fields import INT32_MAX, JsonObject, check_str, dumps, parse_object, refuse_no_value
+from zkcontroller.zk.json_fields import INT32_MAX, JsonObject, check_str, dumps, parse_object
 
 # Kafka's EndPoint.uriParseExp, matched against the whole string.
 _ENDPOINT_RE = re.compile(r"(.*)://\[?([0-9a-zA-Z\-%._:]*)\]?:(-?[0-9]+)")
@@ -86,7 +86,6 @@ class BrokerIdZNode:
 
         No data at all is Kafka's ``asJsonObject`` failure on ``readTree``'s ``MissingNode``, not a parse error."""
         broker_id = paths.parse_broker_id(path.rsplit("/", 1)[-1], path.rsplit("/", 1)[0])
-        refuse_no_value(data, path)
         obj = parse_object(data, path)
         version = obj.version(BrokerIdZNode.READABLE_VERSIONS)
         assert version is not None

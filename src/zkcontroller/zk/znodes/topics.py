@@ -71,7 +71,6 @@ class TopicZNode:
         which Kafka 2.8.2's ``TopicZNode.decode`` passes to ``asJsonObject``, throwing ``JsonMappingException:
         Expected JSON object, received `` (its controller fails the failover or the TopicChange event on it)."""
         topic = path.rsplit("/", 1)[-1]
-        refuse_no_value(data, path)
         obj = parse_object(data, path)
         topic_id = parse_topic_id(obj.get_str("topic_id"), path) if "topic_id" in obj else None
         adding = obj.get_opt_obj("adding_replicas")
@@ -189,7 +188,11 @@ class TopicPartitionStateZNode:
         The common well-formed znode is checked field by field in a few C-level tests; anything that fails
         them takes the strict path, which raises the error naming the field.
         """
-        d = parse_json(data, path)
+        try:
+            d = parse_json(data, path)
+        except UnparseableZnodeError:
+            refuse_no_value(data, path)  # Kafka's decoder calls asJsonObject on readTree's MissingNode
+            raise
         if type(d) is dict:
             leader, leader_epoch, controller_epoch = d.get("leader"), d.get("leader_epoch"), d.get("controller_epoch")
             isr = int_tuple_or_none(d.get("isr"))
