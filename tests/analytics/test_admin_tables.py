@@ -59,12 +59,15 @@ def test_isr_changes_carry_the_isr_before_and_who_changed_it(spark) -> None:
         dict(ms=20, kind="isr_change", topic="t", partition=0, isr=[1], leader=1, controller_epoch=2),
         dict(ms=25, kind="isr_change", topic="t", partition=0, isr=[1], leader=1, controller_epoch=2),  # epoch bump
         dict(ms=30, kind="isr_expand", topic="t", partition=0, isr=[1, 3], broker_id=1),
+        dict(ms=40, kind="isr_update", topic="t", partition=0, isr=[3, 1], broker_id=1),  # confirms it: no row
+        dict(ms=50, kind="isr_update", topic="t", partition=0, isr=[1, 2, 3], broker_id=1),  # a 2.8 expansion
     ]
     got = _rows(admin_tables.isr_changes(events(spark, rows)))
     assert [(r["changed_at"], r["change"], r["previous_isr"], r["isr"], r["leader"], r["by"]) for r in got] == [
         (at(10), "shrink", [1, 2, 3], [1, 2], 1, "leader"),
         (at(20), "shrink", [1, 2], [1], 1, "controller"),
-        (at(30), "expand", [1], [1, 3], 1, "leader")]
+        (at(30), "expand", [1], [1, 3], 1, "leader"),
+        (at(50), "expand", [3, 1], [1, 2, 3], 1, "leader")]
 
 
 def test_retries_are_one_shutdown_and_a_restart_begins_the_next(spark) -> None:
@@ -100,6 +103,9 @@ def test_kafka_lines_become_the_same_kinds_as_the_event_log() -> None:
               "adding_replicas": [2], "removing_replicas": [3]}),
         "[Partition my-topic-0 broker=0] Expanding ISR from 0 to 0,2":
             ("kafka.cluster.Partition", "isr_expand", {"broker_id": 0, "topic": "my-topic", "partition": 0,
+                                                       "isr": [0, 2]}),
+        "[Partition my-topic-0 broker=0] ISR updated to 0,2 and version updated to [4]":
+            ("kafka.cluster.Partition", "isr_update", {"broker_id": 0, "topic": "my-topic", "partition": 0,
                                                        "isr": [0, 2]}),
     }
     for message, (logger, kind, fields) in cases.items():

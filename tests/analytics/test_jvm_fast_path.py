@@ -81,6 +81,8 @@ def _boundary_lines() -> list[str]:
                      f"zkVersion=0) {SC}")
         lines.append(f"{T} INFO [Controller id=1] Elected leader 2 for Offline partition {tp} {KC}")
         lines.append(f"{T} INFO [Partition {tp} broker=3] Shrinking ISR from 1,2 to 1 (kafka.cluster.Partition)")
+        lines.append(f"{T} INFO [Partition {tp} broker=3] ISR updated to 1,3 and version updated to [7] "
+                     "(kafka.cluster.Partition)")
     for isr in ("1,2,3", "", "-", "--5", "1,2,2147483648", "-2147483648,2147483647", "007", "1 , 2", "x1"):
         lines.append(f"{T} INFO [Controller id=1] Newly added brokers: {isr}, deleted brokers: {isr}, "
                      f"all live brokers: {isr} {KC}")
@@ -239,7 +241,7 @@ def test_boundary_lines_match_the_python_reference(spark, inputs: list[str]) -> 
         extracted.release()
     fast = _parse(spark, [inputs[-1]], jvm_parser.config_json(fast_path=True))
     kinds = {dict(row)["kind"] for row in fast}
-    assert {"'controller_resigned'", "'partition_state_change'", "'isr_shrink'", "'broker_change'",
+    assert {"'controller_resigned'", "'partition_state_change'", "'isr_shrink'", "'isr_update'", "'broker_change'",
             "'leader_and_isr_request'", "'leader_and_isr_received'", "'leader_election'"} <= kinds
     assert fast == python, _mismatch(python, fast)
 

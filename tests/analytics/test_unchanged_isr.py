@@ -82,11 +82,14 @@ def test_after_the_leaders_own_isr_change_a_controller_line_stating_it_is_droppe
         psc(400, 4, "NewPartition", "OnlinePartition", 1, [1, 2, 3], leader_epoch=0),
         shrink(410, 4, 1, [1, 2]),
         isr(420, 4, 1, [1, 2, 3], 0),  # the controller-stated state (the leader's change may have failed): dropped
+        psc(500, 5, "NewPartition", "OnlinePartition", 1, [1, 2], leader_epoch=0),
+        shrink(510, 5, 1, [1, 2, 3], kind="isr_update"),  # Kafka 2.8's only INFO line for an expansion
+        isr(520, 5, 1, [3, 2, 1], 0),  # what the leader's expansion left: dropped
     ])
     kept = sorted(r["line_number"] for r in without_unchanged_isr(df).collect())
-    assert kept == [n for n in range(1, 21) if n not in (3, 16, 20)]
+    assert kept == [n for n in range(1, 24) if n not in (3, 16, 20, 23)]
     dropped = unchanged_isr_rows(df)
-    assert sorted(r["line_number"] for r in dropped.collect()) == [3, 16, 20]
+    assert sorted(r["line_number"] for r in dropped.collect()) == [3, 16, 20, 23]
     # the shuffled anti-join (for many dropped rows) drops the same
     assert sorted(r["line_number"] for r in without_rows(df, dropped, broadcast=False).collect()) == kept
 

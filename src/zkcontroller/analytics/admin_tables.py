@@ -97,9 +97,13 @@ def partition_reassignments(events: DataFrame) -> DataFrame:
 def isr_changes(events: DataFrame) -> DataFrame:
     """Every ISR change with the ISR before it: a leader's shrink or expansion (its own log line) or the
     controller's rewrite (a replica leaving with its broker, an AlterIsr it applied); a controller rewrite
-    that keeps the same members (a leader-epoch bump) is not a change. ``replaced``: as many members, others."""
+    that keeps the same members (a leader-epoch bump) is not a change. ``replaced``: as many members, others.
+
+    A leader's ``ISR updated to …`` (2.7+, once the controller confirmed its AlterIsr) is a change only when its
+    members differ from the ISR stated before it: after a ``Shrinking ISR`` line it confirms that shrink, while
+    Kafka 2.8's expansion logs nothing else at INFO."""
     with_isr = events.where(F.col("isr").isNotNull() & F.col("kind").isin(
-        "isr_change", "isr_shrink", "isr_expand", "partition_state_change", "leader_election")).select(
+        "isr_change", "isr_shrink", "isr_expand", "isr_update", "partition_state_change", "leader_election")).select(
         "cluster", "topic", "partition", "ts_ms", "kind", "isr", "leader", "broker_id", "controller_epoch",
         "source_file", "line_number")
     key = Window.partitionBy("cluster", "topic", "partition").orderBy("ts_ms", "source_file", "line_number")
@@ -109,7 +113,7 @@ def isr_changes(events: DataFrame) -> DataFrame:
     change = (F.when(F.col("kind") == "isr_shrink", "shrink").when(F.col("kind") == "isr_expand", "expand")
               .when(shrank, "shrink").when(grew, "expand").otherwise("replaced"))
     same = F.array_sort("isr") == F.array_sort(F.coalesce("previous_isr", F.array()))
-    changed = F.col("kind").isin("isr_shrink", "isr_expand") | ((F.col("kind") == "isr_change") & ~same)
+    changed = F.col("kind").isin("isr_shrink", "isr_expand") | (F.col("kind").isin("isr_change", "isr_update") & ~same)
     return lagged.where(changed).select(
         "cluster", F.timestamp_millis("ts_ms").alias("changed_at"), "topic", "partition", change.alias("change"),
         "previous_isr", "isr", F.when(F.col("kind") == "isr_change", F.col("leader")).otherwise(F.col("broker_id"))

@@ -311,6 +311,8 @@ TEMPLATES: tuple[Template, ...] = (
     # A leader's ISR upkeep (kafka.cluster.Partition, ident ``[Partition <tp> broker=<id>]``).
     Template("isr_shrink", r"^Shrinking ISR from ([\d,]*) to ([\d,]*)", {"isr": 2}),
     Template("isr_expand", r"^Expanding ISR from ([\d,]*) to ([\d,]*)", {"isr": 2}),
+    # 2.7+: the ISR the controller confirmed (AlterIsr answered); 2.8's expansion has no other INFO line.
+    Template("isr_update", r"^ISR updated to ([\d,]*) and version updated to \[\d+\]", {"isr": 1}),
 )
 
 INT_FIELDS = ("controller_id", "controller_epoch", "broker_id", "partition", "leader", "old_leader", "leader_epoch")

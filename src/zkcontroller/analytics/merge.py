@@ -56,8 +56,9 @@ def merge_sources(events: DataFrame, clusters: list[str], tolerance_ms: int = DE
 
 STATE_KINDS = ("partition_state_change", "isr_change", "leader_election")
 """Kinds whose rows can state a partition's (leader, ISR, leader epoch): the controller's own records."""
-LEADER_ISR_KINDS = ("isr_shrink", "isr_expand")
-"""A leader's own ISR lines (``[Partition t-p broker=n] Shrinking/Expanding ISR from … to …``): an ISR, no epoch."""
+LEADER_ISR_KINDS = ("isr_shrink", "isr_expand", "isr_update")
+"""A leader's own ISR lines (``[Partition t-p broker=n] Shrinking/Expanding ISR from … to …``, 2.7+'s ``ISR updated
+to … and version updated to […]``): an ISR, no epoch."""
 CHECKED_KINDS = (*STATE_KINDS, *LEADER_ISR_KINDS)
 """The only rows ``unchanged_isr_rows`` reads."""
 CHECKED_COLUMNS = ("cluster", "topic", "partition", "ts_ms", "source_file", "line_number", "source_format", "kind",
@@ -70,7 +71,7 @@ def unchanged_isr_rows(events: DataFrame) -> DataFrame:
     """``ROW_KEY`` of the ``isr_change`` rows of ``events`` that change nothing: their (leader, ISR members, leader
     epoch) equal the partition's previous known state. That is the latest earlier row of its cluster and partition
     (in line order) that states all three, of a kind in ``STATE_KINDS``; or, for a Kafka-format line only, that
-    state with its ISR replaced by the latest later ``isr_shrink``/``isr_expand`` line of its leader (the leader
+    state with its ISR replaced by the latest later ``LEADER_ISR_KINDS`` line of its leader (the leader
     changes the ISR without a new leader epoch). A partition's first stated state is kept.
 
     Kafka 2.8's ``ReplicaStateMachine.doRemoveReplicasFromIsr`` writes nothing for a partition whose ISR already

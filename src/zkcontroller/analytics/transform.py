@@ -29,7 +29,7 @@ def _ordered(*keys: str) -> Window:
     return Window.partitionBy(*keys).orderBy(*_LINE_ORDER)
 
 
-PARTITION_ROW_KINDS = (*CONTROLLER_KINDS, "isr_shrink", "isr_expand")
+PARTITION_ROW_KINDS = (*CONTROLLER_KINDS, "isr_shrink", "isr_expand", "isr_update")
 _PARTITION_ROW_COLUMNS = (
     *_PARTITION_KEY, *_LINE_ORDER, "ts", "kind", "from_state", "to_state", "leader", "old_leader", "isr",
     "leader_epoch", "strategy", "trigger", "clean", "controller_id", "controller_epoch", "broker_id",
