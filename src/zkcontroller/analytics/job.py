@@ -334,10 +334,11 @@ def read_events(spark: SparkSession, out: Path) -> DataFrame:
     return written.select(*(cluster if name == "cluster" else F.col(name) for name in tables.EVENT_COLUMNS))
 
 
-def _side_rows(extracted: Extracted) -> DataFrame:
+def _side_rows(extracted: Extracted, mixed: list[str]) -> DataFrame:
     """The few rows of the parse that are not written to ``events`` as they are: the rejected lines, and the
-    rows ``unchanged_isr_rows`` reads (``CHECKED_KINDS``), with only the columns those two need."""
-    columns = dict.fromkeys(("status", *tables.REJECTED_COLUMNS, *CHECKED_COLUMNS, *MERGE_COLUMNS))
+    rows ``unchanged_isr_rows`` reads (``CHECKED_KINDS``), with only the columns those two need; the merge's
+    (``MERGE_COLUMNS``) only when some cluster is ``mixed``, since nothing is merged otherwise."""
+    columns = dict.fromkeys(("status", *tables.REJECTED_COLUMNS, *CHECKED_COLUMNS, *(MERGE_COLUMNS if mixed else ())))
     parsed = extracted.parsed
     wanted = (F.col("status") == REJECTED) | ((F.col("status") == OK) & F.col("kind").isin(*CHECKED_KINDS))
     return parsed.where(wanted).select(*columns)
@@ -353,7 +354,7 @@ def _without_unchanged_isr(events: DataFrame, side: DataFrame, mixed: list[str],
     every row of the parse in its task (docs/benchmarks.md, issue 16, fourteenth session).
     """
     checked = side.where(F.col("status") == OK).select(*CHECKED_COLUMNS, *(
-        c for c in MERGE_COLUMNS if c not in CHECKED_COLUMNS))
+        c for c in MERGE_COLUMNS if mixed and c not in CHECKED_COLUMNS))
     dropped = unchanged_isr_rows(merge_sources(checked, mixed, tolerance_ms)).persist(CACHED)
     count = dropped.count()
     if count == 0:
@@ -373,7 +374,7 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
     changes change nothing (``_side_rows``), so ``events`` is written without them and without a shuffle.
     """
     out = config.out
-    side = _side_rows(extracted).persist(CACHED)
+    side = _side_rows(extracted, mixed).persist(CACHED)
     try:  # the caches go when the job does, also when it fails (a session may run more jobs)
         events, dropped = _without_unchanged_isr(events, side, mixed, config.merge_tolerance_ms)
         # events next: its write parses in parallel
