@@ -1,6 +1,6 @@
 """The answer and log line of a Produce request that fails as a whole (``ProduceRequest.getErrorResponse`` and
 ``toString``): partitions in the order of a ``java.util.HashMap<TopicPartition, Integer>``, checked against
-OpenJDK 21's (``jshell``, TopicPartition's ``hashCode``), through a resize from 16 to 32 slots."""
+OpenJDK 17's (``jshell``, TopicPartition's ``hashCode``), through a resize from 16 to 32 slots."""
 
 from __future__ import annotations
 
