@@ -15,13 +15,18 @@ from kafka.record.memory_records import MemoryRecordsBuilder
 from zkcontroller.broker.control_plane import BrokerControlPlane
 from zkcontroller.broker.partition import Partition
 from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
+from zkcontroller.protocol.wire import codec
+from zkcontroller.protocol.wire.client_apis import PRODUCE, PRODUCE_RESPONSE
+from zkcontroller.protocol.wire.frames import decode_response_header
 from zkcontroller.protocol.wire.record_sets import crc32c
 
 from .server_fixture import BROKER_EPOCH, seed_metadata
 from .test_produce_wire import (
     BOUND_S,
+    INVALID_RECORD,
     NONE,
     ORDERS_0,
+    ORDERS_1,
     Replicas,
     _until,
     batch,
@@ -50,9 +55,10 @@ def apis() -> tuple[KafkaApis, Replicas]:
                      cluster_id=lambda: "c", replica_manager=lambda: replicas), replicas  # type: ignore[arg-type,return-value]
 
 
-def idempotent(n: int, seq: int, epoch: int = 0, pid: int = PID, transactional: bool = False) -> bytes:
+def idempotent(n: int, seq: int, epoch: int = 0, pid: int = PID, transactional: bool = False,
+               compression: int = 0) -> bytes:
     """A v2 batch of ``n`` records from producer ``pid`` at ``epoch``, starting at sequence ``seq``."""
-    b = MemoryRecordsBuilder(magic=2, compression_type=0, batch_size=1 << 20, transactional=transactional,
+    b = MemoryRecordsBuilder(magic=2, compression_type=compression, batch_size=1 << 20, transactional=transactional,
                              producer_id=pid, producer_epoch=epoch, base_sequence=seq)
     for i in range(n):
         b.append(timestamp=1_000 + i, key=None, value=b"line %d" % i)
@@ -166,20 +172,55 @@ async def test_acks_all_retry_of_a_duplicate_waits_for_the_original_batch_to_be_
     assert p.log_end_offset == 15
 
 
-async def test_a_duplicate_anywhere_in_a_v2_request_answers_the_whole_set_as_that_duplicate(apis) -> None:
-    """Produce v0-v2 may carry several v2 batches: Kafka's analyzeAndValidateProducerState returns at the first
-    duplicate, so the new batch before it is not appended either."""
+def v2_answers(payload: bytes | None) -> list[tuple[str, int, int, int, int]]:
+    """(topic, partition, error, base offset, log append time) per partition of a Produce v2 answer."""
+    assert payload is not None
+    _, offset = decode_response_header(payload, PRODUCE, 2)
+    value = codec.decode(PRODUCE_RESPONSE, 2, payload, offset)
+    return [(t["name"], p["index"], p["error_code"], p["base_offset"], p["log_append_time_ms"])
+            for t in value["responses"] for p in t["partitions"]]
+
+
+@pytest.mark.parametrize("version", [2, 8])
+async def test_a_duplicate_is_answered_for_its_own_partition_beside_a_fresh_batch(apis, version: int) -> None:
+    """One batch per partition, as Kafka takes it (Produce v2 through our table, v8 through kio's): the retry on
+    orders-0 answers its original batch and appends nothing, the new producer's batch on orders-1 appends."""
     api, replicas = apis
-    dup = idempotent(2, 0)
-    assert legacy_answers(await api.handle(legacy_frame(2, 1, [("orders", [(0, dup)])])), 2) == [
+    replicas.parts[ORDERS_1] = leader(ORDERS_1, 0)
+    dup = idempotent(2, 0)  # timestamps 1000-1001
+    fresh = idempotent(1, 0, pid=9)
+    ask = [("orders", [(0, dup), (1, fresh)])]
+    first = [("orders", [(0, dup)])]
+    if version == 2:
+        assert v2_answers(await api.handle(legacy_frame(2, 1, first))) == [("orders", 0, NONE, 10, -1)]
+        assert v2_answers(await api.handle(legacy_frame(2, 1, ask))) == [
+            ("orders", 0, NONE, 10, 1_001), ("orders", 1, NONE, 0, -1)]
+    else:
+        assert await send_timed(api, 8, 1, first) == [("orders", 0, NONE, 10, 0, -1)]
+        assert await send_timed(api, 8, 1, ask) == [("orders", 0, NONE, 10, 0, 1_001), ("orders", 1, NONE, 0, 0, -1)]
+    assert (replicas.parts[ORDERS_0].log_end_offset, replicas.parts[ORDERS_1].log_end_offset) == (12, 1)
+    assert await send(api, 8, 1, [("orders", [(0, idempotent(1, 2)), (1, idempotent(1, 1, pid=9))])]) == [
+        ("orders", 0, NONE, 12, 0), ("orders", 1, NONE, 1, 0)]
+
+
+@pytest.mark.parametrize("compression", [0, 1])
+async def test_v0_to_v2_refuse_two_v2_batches_in_one_partitions_set(apis, compression: int, caplog) -> None:
+    """Kafka 2.8's LogValidator takes one batch when the first is of magic 2, compressed or not ("Compressed outer
+    record has more than one batch", an InvalidRecordException in appendToLocalLog's Throwable branch: logged, the
+    log start offset): nothing is appended and the producer state is untouched, so the next sequence is still 0."""
+    api, replicas = apis
+    caplog.set_level("ERROR", logger="kafka.server.ReplicaManager")
+    one = idempotent(1, 0)
+    two = idempotent(1, 0, compression=compression) + idempotent(1, 1)
+    assert legacy_answers(await api.handle(legacy_frame(2, 1, [("orders", [(0, two)])])), 2) == [
+        ("orders", 0, INVALID_RECORD, -1)]
+    assert [r.getMessage() for r in caplog.records] == [
+        "[ReplicaManager broker=1] Error processing append operation on partition orders-0\n"
+        "org.apache.kafka.common.InvalidRecordException: Compressed outer record has more than one batch"]
+    assert replicas.parts[ORDERS_0].log_end_offset == 10
+    assert replicas.parts[ORDERS_0].producer_state.producers == {}
+    assert legacy_answers(await api.handle(legacy_frame(2, 1, [("orders", [(0, one)])])), 2) == [
         ("orders", 0, NONE, 10)]
-    assert legacy_answers(await api.handle(legacy_frame(2, 1, [("orders", [(0, idempotent(1, 0, pid=9) + dup)])])),
-                          2, append_time=1_001) == [("orders", 0, NONE, 10)]
-    assert replicas.parts[ORDERS_0].log_end_offset == 12
-    assert legacy_answers(await api.handle(legacy_frame(2, 1, [("orders", [(0, idempotent(1, 0, pid=9) +
-                                                                              idempotent(1, 2))])])), 2) == [
-        ("orders", 0, NONE, 12)]
-    assert replicas.parts[ORDERS_0].log_end_offset == 14
 
 
 async def test_transactional_and_plain_batches_are_appended_as_before(apis) -> None:

@@ -323,16 +323,23 @@ async def test_append_failures_answer_the_log_start_offset_and_are_logged_withou
     control = bytearray(batch(1))
     control[22] |= 0x20
     control[17:21] = crc32c(bytes(control[21:])).to_bytes(4, "big")
+    offset_5 = bytearray(batch(1))
+    offset_5[0:8] = (5).to_bytes(8, "big")  # outside the CRC
     replicas.min_isr = 3
     caplog.set_level("ERROR", logger="kafka.server.ReplicaManager")
     answered = [messages(await api.handle(frame(8, acks, [("orders", [(0, r)])])))[0]
-                for acks, r in ((1, bytes(control)), (1, corrupt(batch(1))), (1, b""), (-1, batch(1)))]
-    assert answered == [(INVALID_RECORD, 0, None),
+                for acks, r in ((1, bytes(control)), (1, bytes(offset_5)), (1, corrupt(batch(1))), (1, b""),
+                                (-1, batch(1)))]
+    assert answered == [(INVALID_RECORD, 0, None), (INVALID_RECORD, 0, None),
                         (CORRUPT_MESSAGE, -1, None), (INVALID_RECORD, -1, None), (NOT_ENOUGH_REPLICAS, 0, None)]
     errors = [r.getMessage() for r in caplog.records]
-    assert errors == [
+    assert errors == [  # Kafka's messages, which name the partition again
         "[ReplicaManager broker=1] Error processing append operation on partition orders-0\n"
-        "org.apache.kafka.common.InvalidRecordException: Clients are not allowed to write control records",
+        "org.apache.kafka.common.InvalidRecordException: Clients are not allowed to write control records in topic "
+        "partition orders-0.",
+        "[ReplicaManager broker=1] Error processing append operation on partition orders-0\n"
+        "org.apache.kafka.common.InvalidRecordException: The baseOffset of the record batch in the append to "
+        "orders-0 should be 0, but it is 5",
         "[ReplicaManager broker=1] Error processing append operation on partition orders-0\n"
         "org.apache.kafka.common.errors.NotEnoughReplicasException: The size of the current ISR Set(1, 2) is "
         "insufficient to satisfy the min.isr requirement of 3 for partition orders-0"]
@@ -500,3 +507,52 @@ async def test_a_legacy_wrapper_refused_unexpectedly_answers_the_log_start_offse
         (UNKNOWN_SERVER_ERROR, 0, None), (INVALID_RECORD, 0, None), (INVALID_RECORD, 0, None),
         (INVALID_RECORD, 0, "One or more records have been rejected")]  # LogValidator's record errors: a message
     assert replicas.parts[ORDERS_0].log_end_offset == 10
+
+
+def with_codec(data: bytes, codec: int) -> bytes:
+    """A v2 batch whose attributes name codec ``codec``, its CRC-32C recomputed (the append checks it first)."""
+    out = bytearray(data)
+    out[22] = (out[22] & ~0x07) | codec
+    out[17:21] = crc32c(bytes(out[21:])).to_bytes(4, "big")
+    return bytes(out)
+
+
+@pytest.mark.parametrize("version", [3, 5, 6])
+async def test_a_codec_id_above_zstd_fails_the_whole_request_before_v7(apis, version: int, caplog) -> None:
+    """ProduceRequest.validateRecords reads the batch's CompressionType before v7 (to refuse zstd): forId's
+    IllegalArgumentException is no ApiException, so it leaves handleProduceRequest; KafkaApis.handle's handleError
+    logs the request and answers every partition UNKNOWN_SERVER_ERROR with no message (ApiError keeps none for it),
+    in the order of the request's partitionSizes HashMap. Nothing is appended, even on a good partition; a partition
+    led elsewhere is validated too (the cache knows it)."""
+    api, replicas = apis
+    caplog.set_level("ERROR", logger="kafka.server.KafkaApis")
+    bad = with_codec(batch(2), 5)
+    ask = [("orders", [(0, batch(1)), (1, bad)]), ("nope", [(0, batch(1))])]
+    log_start = -1 if version >= 5 else None
+    assert timed_answers(await api.handle(frame(version, 1, ask)), version) == [
+        ("nope", 0, UNKNOWN_SERVER_ERROR, -1, log_start, -1), ("orders", 0, UNKNOWN_SERVER_ERROR, -1, log_start, -1),
+        ("orders", 1, UNKNOWN_SERVER_ERROR, -1, log_start, -1)]
+    assert replicas.parts[ORDERS_0].log_end_offset == 10
+    one, two = len(batch(1)), len(bad)
+    assert [r.getMessage() for r in caplog.records] == [
+        f"Error when handling request: clientId=test, correlationId=7, api=PRODUCE, version={version}, "
+        f"body={{acks=1,timeout=30000,partitionSizes=[nope-0={one},orders-0={one},orders-1={two}]}}\n"
+        f"java.lang.IllegalArgumentException: Unknown compression type id: 5"]
+    with pytest.raises(CloseConnection):  # acks=0: getErrorResponse answers nothing, the connection is closed
+        await api.handle(frame(version, 0, ask))
+    assert await send(api, version, 1, [("orders", [(0, batch(1))])]) == [("orders", 0, NONE, 10, 0 if version >= 5
+                                                                           else None)]
+
+
+async def test_from_v7_a_codec_id_above_zstd_fails_its_partition_at_the_append(apis, caplog) -> None:
+    """v7+ skips that read: Log.analyzeAndValidateRecords' CompressionType.forId fails the append, in
+    appendToLocalLog's Throwable branch (logged; the log start offset, no message); the other partitions append."""
+    api, replicas = apis
+    caplog.set_level("ERROR", logger="kafka.server.ReplicaManager")
+    replicas.parts[ORDERS_1] = leader(ORDERS_1, 0)
+    answered = messages(await api.handle(frame(8, 1, [("orders", [(0, with_codec(batch(2), 6)), (1, batch(1))])])))
+    assert answered == [(UNKNOWN_SERVER_ERROR, 0, None), (NONE, 0, None)]
+    assert (replicas.parts[ORDERS_0].log_end_offset, replicas.parts[ORDERS_1].log_end_offset) == (10, 1)
+    assert [r.getMessage() for r in caplog.records] == [
+        "[ReplicaManager broker=1] Error processing append operation on partition orders-0\n"
+        "java.lang.IllegalArgumentException: Unknown compression type id: 6"]

@@ -2,7 +2,9 @@
 ``ReplicaManager.appendRecords`` and ``Partition.appendRecordsToLeader``, appending a count of records.
 
 Per partition, in Kafka's order: a partition the metadata cache does not know is UNKNOWN_TOPIC_OR_PARTITION; a
-record set ``ProduceRequest.validateRecords`` refuses gets its error (`record_sets.inspect`); then, for every
+record set ``ProduceRequest.validateRecords`` refuses gets its error (`record_sets.inspect`), unless that check
+fails unexpectedly (a codec id above zstd before v7: `record_sets.RequestFailed`, raised to the caller, which
+answers every partition `failed_request_answers` as ``KafkaApis.handle``'s ``handleError`` does); then, for every
 partition left, acks outside {-1, 0, 1} is INVALID_REQUIRED_ACKS; then the append: an internal topic from any client
 but the admin client INVALID_TOPIC_EXCEPTION, a failed log dir KAFKA_STORAGE_ERROR, a partition not hosted or not
 led here NOT_LEADER_OR_FOLLOWER, acks=-1 with an ISR smaller than ``min.insync.replicas`` NOT_ENOUGH_REPLICAS, a
@@ -114,18 +116,25 @@ async def produce(version: int, acks: int, timeout_ms: int, client_id: str | Non
     """One answer per partition of the request, in request order; for acks=-1 only once they are replicated (or
     failed, or timed out). A partition named twice is answered once, for its last record set, as Kafka's map of
     partitions keeps it."""
-    partitions = list({(p.topic, p.partition): p for p in partitions}.values())
-    answers: list[ProduceAnswer | None] = [None] * len(partitions)
-    inspected: dict[int, list[record_sets.Entry] | None] = {}
-    for i, p in enumerate(partitions):
+    checked: dict[tuple[str, int], tuple[ProducePartition, ProduceAnswer | list[record_sets.Entry] | None]] = {}
+    for p in partitions:  # every one named, in request order: a RequestFailed one fails the request, even if renamed
         tp = TopicPartition(p.topic, p.partition)
         if cache is None or not cache.contains(tp):
-            answers[i] = ProduceAnswer(p.topic, p.partition, int(Errors.UNKNOWN_TOPIC_OR_PARTITION))
+            checked[p.topic, p.partition] = p, ProduceAnswer(p.topic, p.partition,
+                                                             int(Errors.UNKNOWN_TOPIC_OR_PARTITION))
             continue
         try:
-            inspected[i] = None if p.records is None else record_sets.inspect(p.records, version)
+            checked[p.topic, p.partition] = p, None if p.records is None else record_sets.inspect(p.records, version)
         except RecordSetError as e:  # validateRecords' ApiException: the error alone, no message
-            answers[i] = ProduceAnswer(p.topic, p.partition, e.error)
+            checked[p.topic, p.partition] = p, ProduceAnswer(p.topic, p.partition, e.error)
+    partitions = [p for p, _ in checked.values()]
+    answers: list[ProduceAnswer | None] = [None] * len(partitions)
+    inspected: dict[int, list[record_sets.Entry] | None] = {}
+    for i, (_, outcome) in enumerate(checked.values()):
+        if isinstance(outcome, ProduceAnswer):
+            answers[i] = outcome
+        else:
+            inspected[i] = outcome
     if acks not in (-1, 0, 1):
         return [a if a is not None else ProduceAnswer(p.topic, p.partition, INVALID_REQUIRED_ACKS)
                 for a, p in zip(answers, partitions, strict=True)]
@@ -179,7 +188,7 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
         _failed(target, tp, "java.lang.NullPointerException")
         return error(int(Errors.UNKNOWN_SERVER_ERROR), log_start_offset=LOG_START_OFFSET)
     try:
-        count = record_sets.validate(p.records, entries, target.max_message_bytes(p.topic))
+        count = record_sets.validate(p.records, entries, target.max_message_bytes(p.topic), str(tp))
     except RecordSetError as e:
         if e.exception is not None:  # appendToLocalLog's Throwable branch: logged, the log start offset, no message
             _failed(target, tp, f"{e.exception}: {e}")
@@ -205,6 +214,56 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
     partition.append_as_leader(count, now)
     return Appended(p.topic, p.partition, int(Errors.NONE), base_offset, LOG_START_OFFSET,
                     log_append_time=now if stamped else -1, count=count)
+
+
+def failed_request_answers(partitions: list[ProducePartition]) -> list[ProduceAnswer]:
+    """``ProduceRequest.getErrorResponse`` for an exception `produce` let through (`record_sets.RequestFailed`):
+    every partition named, once, UNKNOWN_SERVER_ERROR with no message (``ApiError.fromThrowable`` keeps none for
+    it), in the order of the request's ``partitionSizes`` ``HashMap``, grouped by topic as its response data
+    collection groups them (a topic's first partition in that order places it)."""
+    order = _hash_map_order([TopicPartition(p.topic, p.partition) for p in partitions])
+    topics: dict[str, list[TopicPartition]] = {}
+    for tp in order:
+        topics.setdefault(tp.topic, []).append(tp)
+    return [ProduceAnswer(tp.topic, tp.partition, int(Errors.UNKNOWN_SERVER_ERROR), log_start_offset=-1)
+            for tps in topics.values() for tp in tps]
+
+
+def request_text(acks: int, timeout_ms: int, partitions: list[ProducePartition]) -> str:
+    """``ProduceRequest.toString``, as ``handleError`` logs the request: its partitions' record set sizes (summed
+    for a partition named twice) in its ``partitionSizes`` ``HashMap`` order."""
+    sizes: dict[TopicPartition, int] = {}
+    for p in partitions:
+        tp = TopicPartition(p.topic, p.partition)
+        sizes[tp] = sizes.get(tp, 0) + (len(p.records) if p.records is not None else 0)
+    listed = ",".join(f"{tp}={sizes[tp]}" for tp in _hash_map_order(list(sizes)))
+    return f"{{acks={acks},timeout={timeout_ms},partitionSizes=[{listed}]}}"
+
+
+def _hash_map_order(keys: list[TopicPartition]) -> list[TopicPartition]:
+    """The iteration order of a ``java.util.HashMap<TopicPartition, ...>`` these keys were put into, in this order
+    (duplicates kept at their first put): by bucket of the final table (16 slots, doubled while the size passes
+    three quarters of them), each bucket in put order, as resizes keep it. A bucket of more than 8 keys would be a
+    tree bin in Java, whose order this does not replay."""
+    unique = list(dict.fromkeys(keys))
+    capacity = 16
+    while len(unique) > capacity * 3 // 4:
+        capacity *= 2
+
+    def bucket(tp: TopicPartition) -> int:
+        h = (31 * (31 + tp.partition) + _java_string_hash(tp.topic)) & 0xFFFFFFFF  # TopicPartition.hashCode
+        return (h ^ (h >> 16)) & (capacity - 1)  # HashMap.hash, then the table index
+
+    return [tp for _, tp in sorted(enumerate(unique), key=lambda it: (bucket(it[1]), it[0]))]
+
+
+def _java_string_hash(text: str) -> int:
+    """``String.hashCode`` over UTF-16 code units, as an unsigned 32-bit value."""
+    units = text.encode("utf-16-be", "surrogatepass")
+    h = 0
+    for i in range(0, len(units), 2):
+        h = (31 * h + (units[i] << 8 | units[i + 1])) & 0xFFFFFFFF
+    return h
 
 
 def _failed(target: ProduceTarget, tp: TopicPartition, exception: str) -> None:

@@ -35,7 +35,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 from zkcontroller.broker.delayed_produce import PurgatoryShutDown
 from zkcontroller.broker.list_offsets import legacy_list_offsets, list_offsets
 from zkcontroller.broker.metadata_cache import MetadataCache, MetadataSnapshot, TopicMetadata, is_valid_topic_name
-from zkcontroller.broker.produce import ProducePartition, error_name, produce
+from zkcontroller.broker.produce import (
+    ProducePartition,
+    error_name,
+    failed_request_answers,
+    produce,
+    request_text,
+)
 from zkcontroller.broker.producer_ids import UNKNOWN_SERVER_ERROR, ProducerIdManager, error_result, init_producer_id
 from zkcontroller.protocol.control_requests import ApiKey, ControlResponse, Errors
 from zkcontroller.protocol.inter_broker import AlterIsrResponse, ControlledShutdownResponse, FetchResponse
@@ -66,6 +72,7 @@ from zkcontroller.protocol.wire.client_apis import (
 from zkcontroller.protocol.wire.codec import WireFormatError
 from zkcontroller.protocol.wire.frames import RequestHeader, decode_request_header, encode_response_header
 from zkcontroller.protocol.wire.messages import INTER_BROKER_APIS
+from zkcontroller.protocol.wire.record_sets import RequestFailed
 
 if TYPE_CHECKING:
     from zkcontroller.broker.replica_manager import ReplicaManager
@@ -390,9 +397,20 @@ class KafkaApis:
         error then closes the connection instead, so the producer refreshes its metadata."""
         request = client_apis.decode_produce_request(header.api_version, payload, offset)
         manager = self._replica_manager()
-        answers = await produce(header.api_version, request.acks, request.timeout_ms, header.client_id,
-                                [ProducePartition(*p) for p in request.partitions], cache=self._metadata_cache(),
-                                target=manager.produce_target() if manager is not None else None)
+        partitions = [ProducePartition(*p) for p in request.partitions]
+        try:
+            answers = await produce(header.api_version, request.acks, request.timeout_ms, header.client_id,
+                                    partitions, cache=self._metadata_cache(),
+                                    target=manager.produce_target() if manager is not None else None)
+        except RequestFailed as e:  # KafkaApis.handle's catch: handleError logs it, answers every partition
+            log.error("Error when handling request: clientId=%s, correlationId=%d, api=PRODUCE, version=%d, body=%s"
+                      "\n%s: %s", header.client_id, header.correlation_id, header.api_version,
+                      request_text(request.acks, request.timeout_ms, partitions), e.exception, e)
+            if request.acks == 0:  # getErrorResponse answers nothing: the connection is closed, unlogged
+                close = CloseConnection(f"Produce request with correlation id {header.correlation_id} failed: {e}")
+                close.log_level = logging.DEBUG
+                raise close from None
+            answers = failed_request_answers(partitions)
         if request.acks == 0:
             failed = [f"{a.topic}-{a.partition} -> {error_name(a.error)}" for a in answers if a.error]
             if failed:

@@ -132,7 +132,62 @@ def test_a_truncated_tail_after_a_whole_batch_is_dropped_as_kafka_trims_it() -> 
 def test_v3_takes_exactly_one_batch_of_magic_2() -> None:
     assert refused(built(2) + built(3)) == INVALID_RECORD
     assert refused(built(2, magic=1)) == INVALID_RECORD
-    assert count_records(built(2) + built(3), 2) == 5  # v0-v2 take any number
+
+
+@pytest.mark.parametrize("compression", [0, 1])
+def test_v0_to_v2_refuse_more_than_one_v2_batch_at_the_append_compressed_or_not(compression: int) -> None:
+    """LogValidator.getFirstBatchAndMaybeValidateNoMoreBatches: a first batch of magic 2 must be the only one,
+    whatever the codec; a legacy set only when compressed (`test_two_legacy_sets_back_to_back_...`)."""
+    data = built(2, compression=compression) + built(3)
+    entries = inspect(data, 2)  # validateRecords checks nothing before v3
+    assert len(entries) == 2
+    with pytest.raises(RecordSetError) as e:
+        record_sets.validate(data, entries, topic_partition="t-0")
+    assert (e.value.error, str(e.value), e.value.exception) == (
+        INVALID_RECORD, "Compressed outer record has more than one batch",
+        "org.apache.kafka.common.InvalidRecordException")
+    assert count_records(built(2, compression=compression), 2) == 2
+
+
+@pytest.mark.parametrize("codec", [5, 6, 7])
+def test_a_codec_id_above_zstd_fails_the_whole_request_from_v3_to_v6(codec: int) -> None:
+    """ProduceRequest.validateRecords reads the first batch's CompressionType (forId throws an
+    IllegalArgumentException, no ApiException) before v7; from v7 it does not, and the append's
+    Log.analyzeAndValidateRecords fails the partition alone (UNKNOWN_SERVER_ERROR)."""
+    data = patched(built(2), 21, ">h", codec)
+    for version in (3, 6):
+        with pytest.raises(record_sets.RequestFailed) as failed:
+            inspect(data, version)
+        assert (str(failed.value), failed.value.exception) == (
+            f"Unknown compression type id: {codec}", "java.lang.IllegalArgumentException")
+    with pytest.raises(record_sets.RequestFailed):  # the codec is read before the one-batch rule
+        inspect(data + built(1), 5)
+    legacy = bytearray(built(2, magic=1))
+    legacy[17] = codec  # a legacy message's attributes
+    with pytest.raises(RecordSetError) as refused_first:  # the magic is checked first
+        inspect(bytes(legacy), 4)
+    assert refused_first.value.error == INVALID_RECORD
+    for version in (2, 7, 8):
+        entries = inspect(data, version)
+        assert refused(data, version) == record_sets.UNKNOWN_SERVER_ERROR
+        assert len(entries) == 1
+
+
+def test_the_appends_messages_name_the_partition_as_kafkas_do() -> None:
+    """LogValidator.validateBatch's and Log.analyzeAndValidateRecords' InvalidRecordException messages end with
+    the partition (the ReplicaManager logs them); "Compressed outer record has more than one batch" does not."""
+    cases = {patched(built(3), 0, ">q", 5): "The baseOffset of the record batch in the append to t-0 should be 0, "
+                                            "but it is 5",
+             patched(built(3), 23, ">i", 1): "Inconsistent batch offset range [0, 1] and count of records 3 in topic "
+                                             "partition t-0.",
+             patched(patched(built(3), 43, ">q", 1000), 53, ">i", -1): "Invalid sequence number -1 in record batch "
+                                                                       "with producerId 1000 in topic partition t-0.",
+             built(2, 1) + built(2): "Batch magic 2 is not the same as the first batch'es magic byte 1 in topic "
+                                     "partition t-0."}
+    for data, message in cases.items():
+        with pytest.raises(RecordSetError) as e:
+            record_sets.validate(data, inspect(data, 2), topic_partition="t-0")
+        assert str(e.value) == message
 
 
 def test_zstd_before_v7_is_unsupported_compression_type() -> None:

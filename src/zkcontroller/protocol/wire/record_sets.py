@@ -4,7 +4,9 @@ Kafka checks a partition's record set in two places, and so do we, so errors com
 
 * `inspect` — ``ProduceRequest.validateRecords`` and the batch iterator (``ByteBufferLogInputStream``), before the
   partition is looked up: an entry shorter than the smallest record is CORRUPT_MESSAGE; from Produce v3, exactly
-  one batch of magic 2 (else INVALID_RECORD) and no ZStandard before v7 (UNSUPPORTED_COMPRESSION_TYPE). A
+  one batch of magic 2 (else INVALID_RECORD) and no ZStandard before v7 (UNSUPPORTED_COMPRESSION_TYPE). Before
+  v7 that check reads the batch's codec with ``CompressionType.forId``, so a codec id above zstd (5-7) fails the
+  whole request (`RequestFailed`: an ``IllegalArgumentException`` ``handleProduceRequest`` does not catch). A
   trailing partial entry ends the iteration, as in Kafka (``Log.trimInvalidBytes`` later drops it).
 * `validate` — ``Log.analyzeAndValidateRecords`` and ``LogValidator.validateBatch``, at the append (after the
   leadership and ``min.insync.replicas`` checks): entry by entry, a v2 batch's base offset 0 (else INVALID_RECORD),
@@ -24,8 +26,12 @@ INVALID_RECORD, one that cannot be decompressed UNKNOWN_SERVER_ERROR (Kafka's ``
 or one with a null value INVALID_RECORD, a codec id above zstd UNKNOWN_SERVER_ERROR (``CompressionType.forId``),
 a v1 wrapper whose offset is neither 0 nor at least its last inner message's INVALID_RECORD, an inner message
 compressed or of another magic INVALID_RECORD (a record error: "One or more records have been rejected"), one
-with a bad CRC CORRUPT_MESSAGE. A set of more than one entry where any is compressed is INVALID_RECORD
-(``LogValidator`` takes exactly one batch then). Only Produce v0–v2 carry legacy sets (v3+ takes one v2 batch).
+with a bad CRC CORRUPT_MESSAGE. A set of more than one entry whose first is a v2 batch, or where any is
+compressed, is INVALID_RECORD ("Compressed outer record has more than one batch": ``LogValidator`` takes exactly
+one batch then, compressed or not). Only Produce v0–v2 carry legacy sets or several batches (v3+ takes one v2
+batch).
+
+The append's messages are Kafka's, naming the partition (``validate``'s ``topic_partition``) where Kafka's do.
 """
 
 from __future__ import annotations
@@ -74,6 +80,16 @@ class RecordSetError(Exception):
         self.exception = exception
 
 
+class RequestFailed(Exception):
+    """A record set that fails the whole Produce request: an exception ``handleProduceRequest`` does not catch
+    reaches ``KafkaApis.handle``, whose ``handleError`` logs it and answers every partition UNKNOWN_SERVER_ERROR.
+    ``exception``: the Java exception's class."""
+
+    def __init__(self, message: str, exception: str) -> None:
+        super().__init__(message)
+        self.exception = exception
+
+
 @dataclass(frozen=True, slots=True)
 class Entry:
     """One batch (magic 2) or legacy message (magic 0/1) of a record set, located but not decoded."""
@@ -106,45 +122,54 @@ def inspect(data: bytes | memoryview, produce_version: int) -> list[Entry]:
         if entries[0].magic != 2:
             raise RecordSetError(INVALID_RECORD, f"Produce requests with version {produce_version} are only allowed "
                                                  "to contain record batches with magic version 2")
-        if produce_version < 7 and len(buf) >= entries[0].start + 23 and \
-                struct.unpack_from(">h", buf, entries[0].start + 21)[0] & 0x07 == ZSTD:
-            raise RecordSetError(UNSUPPORTED_COMPRESSION_TYPE, f"Produce requests with version {produce_version} "
-                                                               "are not allowed to use ZStandard compression")
+        if produce_version < 7:  # entry.compressionType(): CompressionType.forId, before the zstd comparison
+            codec = _codec(buf, entries[0])
+            if codec > ZSTD:
+                raise RequestFailed(f"Unknown compression type id: {codec}", "java.lang.IllegalArgumentException")
+            if codec == ZSTD:
+                raise RecordSetError(UNSUPPORTED_COMPRESSION_TYPE, f"Produce requests with version {produce_version} "
+                                                                   "are not allowed to use ZStandard compression")
         if len(entries) > 1:
             raise RecordSetError(INVALID_RECORD, f"Produce requests with version {produce_version} are only allowed "
                                                  "to contain exactly one record batch")
     return entries
 
 
-def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int | None = None) -> int:
+def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int | None = None,
+             topic_partition: str = "") -> int:
     """Check each entry as the log's append does; the number of offsets the record set takes. ``max_batch_size``:
-    the topic's ``max.message.bytes``, which no entry (offset and size fields included) may exceed."""
+    the topic's ``max.message.bytes``, which no entry (offset and size fields included) may exceed;
+    ``topic_partition`` (``topic-partition``) is named in the messages, as Kafka's name it."""
+    tp = topic_partition
     buf = memoryview(data)
     for e in entries:  # Log.analyzeAndValidateRecords, entry by entry, before LogValidator looks at any
         (base_offset,) = struct.unpack_from(">q", buf, e.start)
         if e.magic >= 2 and base_offset != 0:  # a client's v2 batch
-            raise RecordSetError(INVALID_RECORD, f"The baseOffset of the record batch in the append should be 0, but "
-                                                 f"it is {base_offset}", _INVALID_RECORD_EXCEPTION)
+            raise RecordSetError(INVALID_RECORD, f"The baseOffset of the record batch in the append to {tp} should "
+                                                 f"be 0, but it is {base_offset}", _INVALID_RECORD_EXCEPTION)
         if max_batch_size is not None and e.size > max_batch_size:
-            raise RecordSetError(RECORD_TOO_LARGE, f"The record batch size in the append is {e.size} bytes which "
-                                                   f"exceeds the maximum configured value of {max_batch_size}.")
+            raise RecordSetError(RECORD_TOO_LARGE, f"The record batch size in the append to {tp} is {e.size} "
+                                                   f"bytes which exceeds the maximum configured value of "
+                                                   f"{max_batch_size}.")
         _check_integrity(buf[e.start:e.start + e.size], e.magic)
         codec = _codec(buf, e)
         if codec > ZSTD:  # CompressionType.forId, reading the source codec
             raise RecordSetError(UNKNOWN_SERVER_ERROR, f"Unknown compression type id: {codec}",
                                  "java.lang.IllegalArgumentException")
-    if len(entries) > 1 and any(_codec(buf, e) for e in entries):
-        # LogValidator.getFirstBatchAndMaybeValidateNoMoreBatches (Log.analyzeAndValidateRecords' source codec is
-        # any entry's), before any batch is validated
+    if len(entries) > 1 and (entries[0].magic >= 2 or any(_codec(buf, e) for e in entries)):
+        # LogValidator.getFirstBatchAndMaybeValidateNoMoreBatches, before any batch is validated: a v2 first batch
+        # must be the only one, compressed or not; so must a compressed set (Log.analyzeAndValidateRecords' source
+        # codec is any entry's)
         raise RecordSetError(INVALID_RECORD, "Compressed outer record has more than one batch",
                              _INVALID_RECORD_EXCEPTION)
     count = 0
     for e in entries:
         if e.magic != entries[0].magic:
             raise RecordSetError(INVALID_RECORD, f"Batch magic {e.magic} is not the same as the first batch'es magic "
-                                                 f"byte {entries[0].magic}", _INVALID_RECORD_EXCEPTION)
+                                                 f"byte {entries[0].magic} in topic partition {tp}.",
+                                 _INVALID_RECORD_EXCEPTION)
         entry = buf[e.start:e.start + e.size]
-        count += _batch_count(entry) if e.magic == 2 else _legacy_count(entry)
+        count += _batch_count(entry, tp) if e.magic == 2 else _legacy_count(entry)
     return count
 
 
@@ -179,25 +204,31 @@ def count_records(data: bytes | memoryview, produce_version: int = 3) -> int:
     return validate(data, inspect(data, produce_version))
 
 
-def _batch_count(batch: memoryview) -> int:
+def _batch_count(batch: memoryview, tp: str) -> int:
+    """``LogValidator.validateBatch`` for a client's v2 batch: its records count; its errors name ``tp``."""
     (base_offset, _length, _epoch, _magic, _crc, attributes, last_offset_delta, _first_ts, _max_ts, producer_id,
      _producer_epoch, base_sequence, count) = _BATCH_HEADER.unpack_from(batch, 0)
     last_offset = base_offset + last_offset_delta
     if last_offset_delta + 1 <= 0:
-        raise RecordSetError(INVALID_RECORD, f"Batch has an invalid offset range: [{base_offset}, {last_offset}]",
+        raise RecordSetError(INVALID_RECORD, f"Batch has an invalid offset range: [{base_offset}, {last_offset}] in "
+                                             f"topic partition {tp}.",
                              _INVALID_RECORD_EXCEPTION)
     if count <= 0:
-        raise RecordSetError(INVALID_RECORD, f"Invalid reported count for record batch: {count}",
+        raise RecordSetError(INVALID_RECORD, f"Invalid reported count for record batch: {count} in topic partition "
+                                             f"{tp}.",
                              _INVALID_RECORD_EXCEPTION)
     if last_offset_delta + 1 != count:
         raise RecordSetError(INVALID_RECORD, f"Inconsistent batch offset range [{base_offset}, {last_offset}] and "
-                                             f"count of records {count}", _INVALID_RECORD_EXCEPTION)
+                                             f"count of records {count} in topic partition {tp}.",
+                             _INVALID_RECORD_EXCEPTION)
     if attributes & _CONTROL_FLAG:
-        raise RecordSetError(INVALID_RECORD, "Clients are not allowed to write control records",
+        raise RecordSetError(INVALID_RECORD, f"Clients are not allowed to write control records in topic partition "
+                                             f"{tp}.",
                              _INVALID_RECORD_EXCEPTION)
     if producer_id > NO_PRODUCER_ID and base_sequence < 0:
         raise RecordSetError(INVALID_RECORD, f"Invalid sequence number {base_sequence} in record batch with "
-                                             f"producerId {producer_id}", _INVALID_RECORD_EXCEPTION)
+                                             f"producerId {producer_id} in topic partition {tp}.",
+                             _INVALID_RECORD_EXCEPTION)
     return count
 
 
