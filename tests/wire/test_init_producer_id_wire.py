@@ -159,3 +159,14 @@ async def test_v5_and_malformed_bodies_close_the_connection() -> None:
         with pytest.raises(CloseConnection):
             await apis.handle(payload)
     assert answer(await apis.handle(frame(1)), 1) == (NONE, 0, 0)
+
+
+def test_the_advertised_versions_follow_a_manager_provided_after_start() -> None:
+    """The table is built once per set of handlers, not per request: a manager provided later is still served."""
+    apis = KafkaApis(1, control_handler=lambda: None, metadata_cache=lambda: None, cluster_id=lambda: "c")
+    assert apis.supported_versions() is apis.supported_versions()
+    assert INIT_PRODUCER_ID not in apis.supported_versions()
+    apis.producer_ids = _apis(1, None).producer_ids
+    assert apis.supported_versions()[INIT_PRODUCER_ID] == (0, 4)
+    apis.producer_ids = None
+    assert INIT_PRODUCER_ID not in apis.supported_versions()

@@ -67,6 +67,23 @@ class SocketServer:
             await asyncio.wait_for(self._server.wait_closed(), 5)
         self._server = None
 
+    async def _read_frame(self, reader: asyncio.StreamReader, peer: object, idle_s: float,
+                          ) -> bytes | None:
+        """The next frame's payload (None: a size out of bounds, reported; the connection closes).
+
+        One idle deadline for the whole frame, by ``asyncio.timeout``: ``asyncio.wait_for`` would start a task
+        for every read (Python 3.11), so a frame already buffered would still wait a turn of the loop
+        (docs/benchmarks.md, Produce)."""
+        async with asyncio.timeout(idle_s) as idle:
+            (size,) = SIZE.unpack(await reader.readexactly(4))
+            if size < 0 or size > self.max_request_bytes:
+                self.closed_for_bad_input += 1
+                log.warning("Closing connection from %s: request size %d is not within 0..%d "
+                            "(socket.request.max.bytes)", peer, size, self.max_request_bytes)
+                return None
+            idle.reschedule(asyncio.get_running_loop().time() + idle_s)  # idle halfway: measured from the size
+            return await reader.readexactly(size)
+
     def _idle(self, peer: object) -> None:
         self.closed_idle += 1
         log.info("Closing connection from %s: idle for %d ms (connections.max.idle.ms)", peer,
@@ -79,24 +96,13 @@ class SocketServer:
             idle_s = self.connections_max_idle_ms / 1000
             while True:
                 try:
-                    head = await asyncio.wait_for(reader.readexactly(4), idle_s)
+                    payload = await self._read_frame(reader, peer, idle_s)
                 except (asyncio.IncompleteReadError, ConnectionError):
-                    return  # the client went away between requests
+                    return  # the client went away (between requests, or halfway through one)
                 except TimeoutError:
                     self._idle(peer)
                     return
-                (size,) = SIZE.unpack(head)
-                if size < 0 or size > self.max_request_bytes:
-                    self.closed_for_bad_input += 1
-                    log.warning("Closing connection from %s: request size %d is not within 0..%d "
-                                "(socket.request.max.bytes)", peer, size, self.max_request_bytes)
-                    return
-                try:
-                    payload = await asyncio.wait_for(reader.readexactly(size), idle_s)
-                except (asyncio.IncompleteReadError, ConnectionError):
-                    return
-                except TimeoutError:
-                    self._idle(peer)
+                if payload is None:
                     return
                 self.requests += 1
                 try:
