@@ -7,7 +7,7 @@ batch by batch, after the log's own validation and once offsets are assigned:
 
 * a batch with the entry's epoch and exactly the sequence range of one of those 5 is a retried duplicate: nothing
   is appended and the append answers the original batch's offsets (Kafka's ``findDuplicateBatch``, looked up in
-  the state before this append, so a duplicate anywhere in the record set drops the whole set);
+  the state before this append; a client's record set holds one v2 batch, as `record_sets.validate` enforces);
 * an epoch older than the entry's is INVALID_PRODUCER_EPOCH (2.7+, KIP-588: no longer PRODUCER_FENCED);
 * a newer epoch must start at sequence 0 unless the entry's epoch is unknown; with the same epoch the first
   sequence must follow the last one (``Int.MaxValue`` wraps to 0), unless the entry's epoch is unknown: else
