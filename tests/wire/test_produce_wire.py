@@ -25,7 +25,14 @@ from zkcontroller.broker.produce import ProducePartition, ProduceTarget, produce
 from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
 from zkcontroller.model import LeaderAndIsr, TopicPartition
 from zkcontroller.protocol.wire import codec
-from zkcontroller.protocol.wire.client_apis import PRODUCE, PRODUCE_RESPONSE, PRODUCE_V0_V2_REQUEST, schema_module
+from zkcontroller.protocol.wire.client_apis import (
+    PRODUCE,
+    PRODUCE_REQUEST,
+    PRODUCE_RESPONSE,
+    decode_produce_request,
+    schema_module,
+)
+from zkcontroller.protocol.wire.codec import WireFormatError
 from zkcontroller.protocol.wire.frames import decode_response_header
 from zkcontroller.protocol.wire.record_sets import crc32c
 
@@ -180,7 +187,7 @@ async def test_versions_advertised_are_kafka_2_8s(apis) -> None:
 
 def legacy_frame(version: int, acks: int, topics: list[tuple[str, list[tuple[int, bytes | None]]]]) -> bytes:
     """A Produce v0-v2 request payload, through our table (kio has no schema for these versions)."""
-    body = codec.encode(PRODUCE_V0_V2_REQUEST, version, {"acks": acks, "timeout_ms": 30_000, "topics": [
+    body = codec.encode(PRODUCE_REQUEST, version, {"acks": acks, "timeout_ms": 30_000, "topics": [
         {"name": name, "partitions": [{"index": p, "records": r} for p, r in parts]} for name, parts in topics]})
     return request_frame(PRODUCE, version, 7, body)[4:]
 
@@ -556,3 +563,23 @@ async def test_from_v7_a_codec_id_above_zstd_fails_its_partition_at_the_append(a
     assert [r.getMessage() for r in caplog.records] == [
         "[ReplicaManager broker=1] Error processing append operation on partition orders-0\n"
         "java.lang.IllegalArgumentException: Unknown compression type id: 6"]
+
+
+@pytest.mark.parametrize("version", range(3, 9))
+def test_our_request_table_reads_what_kios_writer_wrote_and_refuses_every_truncation(version: int) -> None:
+    """Every version is read by `PRODUCE_REQUEST` (kio's schemas serve only to write the test's requests)."""
+    m = schema_module(PRODUCE, version, "request")
+    request = _build(m.ProduceRequest, transactional_id="tx-1", acks=-1, timeout=timedelta(milliseconds=1_234),
+                     topic_data=(_build(m.TopicProduceData, name="orders", partition_data=(
+                         _build(m.PartitionProduceData, index=0, records=batch(2)),
+                         _build(m.PartitionProduceData, index=1, records=None))),
+                                 _build(m.TopicProduceData, name="ünïcode", partition_data=())))
+    buf = io.BytesIO()
+    entity_writer(type(request))(buf, request)
+    body = buf.getvalue()
+    read = decode_produce_request(version, body, 0)
+    assert (read.acks, read.timeout_ms, read.transactional_id) == (-1, 1_234, "tx-1")
+    assert read.partitions == [("orders", 0, batch(2)), ("orders", 1, None)]
+    for cut in range(len(body)):
+        with pytest.raises(WireFormatError):
+            decode_produce_request(version, body[:cut], 0)
