@@ -313,6 +313,37 @@ async def test_controller_to_broker_traffic_decodes_in_tsharks_kafka_dissector(c
 
 # ---------------------------------------------------------------------------------------------- failures
 
+async def test_sigterm_is_a_controlled_shutdown(cluster, zk):
+    """SIGTERM = Kafka's orderly stop: the broker asks the controller to move its leadership first, and only
+    then leaves; when it has exited it leads nothing, and no partition lost its leader in between."""
+    # A fresh topic too, so that the broker surely leads something.
+    controller = await zk.get_controller_id()
+    victim = next(b for b in (1, 2, 3) if b != controller)
+    await TopicAdmin(zk, random.Random(7)).create_topic("graceful", 6, 2)
+    addr = f"127.0.0.1:{cluster.brokers[controller].port}"
+    await wait_for_kcat(addr, lambda m: _all_led(m, "graceful", 6, {1, 2, 3}), "graceful led")
+    led = [tp for tp, (leader, _, _) in (await zk_partitions(zk, ["graceful"])).items() if leader == victim]
+    assert led, f"broker {victim} leads nothing in graceful"
+    log, controller_log = cluster.brokers[victim].log, cluster.brokers[controller].log
+    seen, controller_seen = log.stat().st_size, controller_log.stat().st_size
+    cluster.signal(victim, signal.SIGTERM)
+    # During its controlled shutdown the prompt shows it stopping, and `start` says to wait for the exit.
+    assert cluster.brokers[victim].state in ("stopping", "exited (0)")
+    if cluster.brokers[victim].state == "stopping":
+        with pytest.raises(ValueError, match="still in its controlled shutdown"):
+            cluster.start_broker(victim)
+    assert await asyncio.to_thread(cluster.wait_exit, victim, 60) == 0
+    lines = log.read_text()[seen:]
+    assert "Controlled shutdown succeeded" in lines, lines[-2000:]
+    assert lines.index("Controlled shutdown succeeded") < lines.index("shut down completed")
+    assert f"Shutting down broker {victim}" in controller_log.read_text()[controller_seen:]
+    after = await zk_partitions(zk, ["graceful"])
+    assert all(after[tp][0] not in (victim, -1) and victim not in after[tp][2] for tp in led), after
+    # Back with the short session: the kill tests next kill it (`short_session_victim`), with no restart of their own.
+    start_broker_with_session(cluster, victim, LOST_SESSION_TIMEOUT_MS)
+    await wait_for_kcat(addr, lambda m: len(m["brokers"]) == 3, f"broker {victim} back", timeout_s=30)
+
+
 async def short_session_victim(cluster: ProcessCluster, zk: KafkaZkClient, controller: int) -> int:
     """A broker other than the controller whose process runs with the short session, to be killed: one that
     already does (the previous test restarted it so), else one restarted so (an orderly stop, which closes its
@@ -430,33 +461,3 @@ async def test_sigstop_of_the_controller_past_its_session_gives_a_new_controller
     finally:
         await asyncio.to_thread(stalled.stop)
         await backend.close()
-
-
-async def test_sigterm_is_a_controlled_shutdown(cluster, zk):
-    """SIGTERM = Kafka's orderly stop: the broker asks the controller to move its leadership first, and only
-    then leaves; when it has exited it leads nothing, and no partition lost its leader in between."""
-    # A fresh topic too, so that the broker surely leads something.
-    controller = await zk.get_controller_id()
-    victim = next(b for b in (1, 2, 3) if b != controller)
-    await TopicAdmin(zk, random.Random(7)).create_topic("graceful", 6, 2)
-    addr = f"127.0.0.1:{cluster.brokers[controller].port}"
-    await wait_for_kcat(addr, lambda m: _all_led(m, "graceful", 6, {1, 2, 3}), "graceful led")
-    led = [tp for tp, (leader, _, _) in (await zk_partitions(zk, ["graceful"])).items() if leader == victim]
-    assert led, f"broker {victim} leads nothing in graceful"
-    log, controller_log = cluster.brokers[victim].log, cluster.brokers[controller].log
-    seen, controller_seen = log.stat().st_size, controller_log.stat().st_size
-    cluster.signal(victim, signal.SIGTERM)
-    # During its controlled shutdown the prompt shows it stopping, and `start` says to wait for the exit.
-    assert cluster.brokers[victim].state in ("stopping", "exited (0)")
-    if cluster.brokers[victim].state == "stopping":
-        with pytest.raises(ValueError, match="still in its controlled shutdown"):
-            cluster.start_broker(victim)
-    assert await asyncio.to_thread(cluster.wait_exit, victim, 60) == 0
-    lines = log.read_text()[seen:]
-    assert "Controlled shutdown succeeded" in lines, lines[-2000:]
-    assert lines.index("Controlled shutdown succeeded") < lines.index("shut down completed")
-    assert f"Shutting down broker {victim}" in controller_log.read_text()[controller_seen:]
-    after = await zk_partitions(zk, ["graceful"])
-    assert all(after[tp][0] not in (victim, -1) and victim not in after[tp][2] for tp in led), after
-    cluster.start_broker(victim)
-    await wait_for_kcat(addr, lambda m: len(m["brokers"]) == 3, f"broker {victim} back", timeout_s=30)
