@@ -1,7 +1,9 @@
 """Brokers as real processes on Kafka's wire protocol against a real ZooKeeper, seen by Kafka's own tools.
 
 One cluster of three `zkcontroller broker` processes serves the whole module; destructive steps come last.
-Every wait is on a condition with a bound; the session timeout is short (4 s) so failures are noticed fast.
+Every wait is on a condition with a bound. Sessions are long (30 s): a broker starved for a few seconds on a loaded
+machine must not lose its session mid-test. Only the broker a test means to lose its session (killed, or paused
+past it) runs with a short one (2 s), so that its loss is noticed fast.
 """
 
 from __future__ import annotations
@@ -18,8 +20,13 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from tests.e2e.process_clusters import registered_zk, started_process_cluster
-from tests.helpers import wait_until
+from tests.e2e.process_clusters import (
+    registered_zk,
+    session_timeout_ms,
+    start_broker_with_session,
+    started_process_cluster,
+)
+from tests.helpers import QUICK_SHUTDOWN_RETRIES, wait_until
 
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.cluster.process_cluster import ProcessCluster, wait_registered
@@ -40,7 +47,10 @@ from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 pytestmark = [pytest.mark.zookeeper, pytest.mark.timeout(240)]
 
-SESSION_TIMEOUT_MS = 4000
+SESSION_TIMEOUT_MS = 30000
+"""Every broker's session, unless a test means the broker to lose it."""
+LOST_SESSION_TIMEOUT_MS = 2000
+"""The session of the one broker a test kills or pauses, which the test waits to see expire."""
 KCAT = shutil.which("kcat")
 
 
@@ -303,85 +313,6 @@ async def test_controller_to_broker_traffic_decodes_in_tsharks_kafka_dissector(c
 
 # ---------------------------------------------------------------------------------------------- failures
 
-async def test_kill_9_of_a_leader_moves_leadership(cluster, zk):
-    await ensure_orders(cluster, zk)
-    controller = await zk.get_controller_id()
-    victim = next(b for b in (1, 2, 3) if b != controller)
-    led = [tp for tp, (leader, _, _) in (await zk_partitions(zk, ["orders"])).items() if leader == victim]
-    assert led, f"broker {victim} leads nothing in orders"
-    hosted = [tp for tp, (_, replicas, _) in (await zk_partitions(zk, ["orders"])).items() if victim in replicas]
-    before = await scrape_all(cluster, {1, 2, 3} - {victim})
-    cluster.signal(victim, signal.SIGKILL)
-    live = {1, 2, 3} - {victim}
-    addr = f"127.0.0.1:{cluster.brokers[controller].port}"
-    md = await wait_for_kcat(addr, lambda m: _all_led(m, "orders", 6, live) and
-                             sorted(b["id"] for b in m["brokers"]) == sorted(live),
-                             f"new leaders for broker {victim}'s partitions", timeout_s=30)
-    assert all(kcat_partitions(md)[tp][0] in live for tp in led)
-    cluster.start_broker(victim)
-    await wait_for_kcat(addr, lambda m: len(m["brokers"]) == 3, f"broker {victim} back", timeout_s=30)
-
-    # It fetches from the leaders over the wire (Fetch v12), catches up, and they take it back into every ISR.
-    def healed(m: dict) -> bool:
-        parts = kcat_partitions(m)
-        orders = [v for tp, v in parts.items() if tp.topic == "orders"]
-        return len(orders) == 6 and all(sorted(isr) == sorted(replicas) for _, replicas, isr in orders)
-
-    await wait_for_kcat(addr, healed, f"broker {victim} back in every ISR of orders", timeout_s=60)
-    # The controller took the dead broker out of the ISRs; taking it back is the leaders' own work, which their
-    # IsrExpandsPerSec counts (once per partition of orders it holds a replica of, at least), and once every ISR
-    # is whole no leader reports an under-replicated partition.
-    after = await scrape_all(cluster, live)
-    expands = "kafka_server_replicamanager_isrexpandspersec_total"
-    assert sum(after[b][expands] - before[b][expands] for b in live) >= len(hosted)
-    await wait_until(lambda: all(scrape(cluster, b)["kafka_server_replicamanager_underreplicatedpartitions"] == 0
-                                 for b in (1, 2, 3)), timeout_s=30, what="no under-replicated partition")
-
-
-async def test_start_right_after_kill_9_starts_the_broker_again(cluster, zk):
-    """The prompt's `kill N` then `start N` said "broker N is already running": the killed process was not
-    reaped yet. The new process registers with a new broker epoch."""
-    controller = await zk.get_controller_id()
-    victim = next(b for b in (1, 2, 3) if b != controller)
-    before = await zk.get_broker(victim)
-    assert before is not None
-    cluster.signal(victim, signal.SIGKILL)
-    cluster.start_broker(victim)
-
-    async def registered_again() -> bool:
-        now = await zk.get_broker(victim)
-        return now is not None and now.epoch != before.epoch
-
-    await wait_until(registered_again, timeout_s=30, what=f"broker {victim} registered by its new process")
-    await wait_registered(zk, [1, 2, 3])
-
-
-async def test_sigstop_of_the_controller_past_its_session_gives_a_new_controller(cluster, zk):
-    old = await zk.get_controller_id()
-    old_epoch = (await zk.get_controller_epoch())[0]
-    other = next(b for b in (1, 2, 3) if b != old)
-    addr = f"127.0.0.1:{cluster.brokers[other].port}"
-    log = cluster.brokers[old].log
-    seen = log.stat().st_size
-    cluster.signal(old, signal.SIGSTOP)
-    try:
-        md = await wait_for_kcat(addr, lambda m: m["controllerid"] not in (old, -1), "a new controller id",
-                                 timeout_s=30)
-    finally:
-        cluster.signal(old, signal.SIGCONT)
-    new = md["controllerid"]
-    assert (await zk.get_controller_epoch())[0] > old_epoch
-    # The resumed process finds its session gone: it resigns, re-registers, and follows the new controller.
-    resumed = f"127.0.0.1:{cluster.brokers[old].port}"
-    await wait_for_kcat(resumed, lambda m: m["controllerid"] == new and len(m["brokers"]) == 3,
-                        "the resumed broker to learn the new controller", timeout_s=30)
-    assert await zk.get_controller_id() == new
-    # ...and it resigned on finding its session expired (the seed articles' stalled controller, for real).
-    await wait_until(lambda: f"[Controller id={old}] Resigned" in log.read_text()[seen:], timeout_s=20,
-                     what=f"broker {old}'s controller to resign", poll_s=0.1)
-    assert "ZooKeeper session expired" in log.read_text()[seen:]
-
-
 async def test_sigterm_is_a_controlled_shutdown(cluster, zk):
     """SIGTERM = Kafka's orderly stop: the broker asks the controller to move its leadership first, and only
     then leaves; when it has exited it leads nothing, and no partition lost its leader in between."""
@@ -408,5 +339,125 @@ async def test_sigterm_is_a_controlled_shutdown(cluster, zk):
     assert f"Shutting down broker {victim}" in controller_log.read_text()[controller_seen:]
     after = await zk_partitions(zk, ["graceful"])
     assert all(after[tp][0] not in (victim, -1) and victim not in after[tp][2] for tp in led), after
-    cluster.start_broker(victim)
+    # Back with the short session: the kill tests next kill it (`short_session_victim`), with no restart of their own.
+    start_broker_with_session(cluster, victim, LOST_SESSION_TIMEOUT_MS)
     await wait_for_kcat(addr, lambda m: len(m["brokers"]) == 3, f"broker {victim} back", timeout_s=30)
+
+
+async def short_session_victim(cluster: ProcessCluster, zk: KafkaZkClient, controller: int) -> int:
+    """A broker other than the controller whose process runs with the short session, to be killed: one that
+    already does (the previous test restarted it so), else one restarted so (an orderly stop, which closes its
+    session at once, then a start), registered again."""
+    others = [b for b in (1, 2, 3) if b != controller]
+    for b in others:
+        if cluster.brokers[b].state == "running" and session_timeout_ms(cluster, b) == LOST_SESSION_TIMEOUT_MS:
+            return b
+    victim = others[0]
+    cluster.signal(victim, signal.SIGTERM)
+    assert await asyncio.to_thread(cluster.wait_exit, victim, 60) == 0
+    start_broker_with_session(cluster, victim, LOST_SESSION_TIMEOUT_MS)
+    await wait_registered(zk, [1, 2, 3], cluster=cluster)
+    return victim
+
+
+async def test_kill_9_of_a_leader_moves_leadership(cluster, zk):
+    controller = await zk.get_controller_id()
+    victim = await short_session_victim(cluster, zk, controller)
+    # A topic of its own, created once the victim is (back) up: it leads some of its partitions (Kafka's
+    # placement spreads the leaders of 6 partitions over 3 brokers), whichever tests ran before.
+    if "struck" not in await zk.get_all_topics_in_cluster():
+        await create_topic(zk, "struck", 6, 2)
+    addr = f"127.0.0.1:{cluster.brokers[controller].port}"
+    await wait_for_kcat(addr, lambda m: _all_led(m, "struck", 6, {1, 2, 3}), "struck led on every partition")
+    led = [tp for tp, (leader, _, _) in (await zk_partitions(zk, ["struck"])).items() if leader == victim]
+    assert led, f"broker {victim} leads nothing in struck"
+    hosted = [tp for tp, (_, replicas, _) in (await zk_partitions(zk, ["struck"])).items() if victim in replicas]
+    before = await scrape_all(cluster, {1, 2, 3} - {victim})
+    cluster.signal(victim, signal.SIGKILL)
+    live = {1, 2, 3} - {victim}
+    md = await wait_for_kcat(addr, lambda m: _all_led(m, "struck", 6, live) and
+                             sorted(b["id"] for b in m["brokers"]) == sorted(live),
+                             f"new leaders for broker {victim}'s partitions", timeout_s=30)
+    assert all(kcat_partitions(md)[tp][0] in live for tp in led)
+    # Back with the short session still: the next test kills it again.
+    start_broker_with_session(cluster, victim, LOST_SESSION_TIMEOUT_MS)
+    await wait_for_kcat(addr, lambda m: len(m["brokers"]) == 3, f"broker {victim} back", timeout_s=30)
+
+    # It fetches from the leaders over the wire (Fetch v12), catches up, and they take it back into every ISR.
+    def healed(m: dict) -> bool:
+        parts = kcat_partitions(m)
+        struck = [v for tp, v in parts.items() if tp.topic == "struck"]
+        return len(struck) == 6 and all(sorted(isr) == sorted(replicas) for _, replicas, isr in struck)
+
+    await wait_for_kcat(addr, healed, f"broker {victim} back in every ISR of struck", timeout_s=60)
+    # The controller took the dead broker out of the ISRs; taking it back is the leaders' own work, which their
+    # IsrExpandsPerSec counts (once per partition of struck it holds a replica of, at least), and once every ISR
+    # is whole no leader reports an under-replicated partition.
+    after = await scrape_all(cluster, live)
+    expands = "kafka_server_replicamanager_isrexpandspersec_total"
+    assert sum(after[b][expands] - before[b][expands] for b in live) >= len(hosted)
+    await wait_until(lambda: all(scrape(cluster, b)["kafka_server_replicamanager_underreplicatedpartitions"] == 0
+                                 for b in (1, 2, 3)), timeout_s=30, what="no under-replicated partition")
+
+
+async def test_start_right_after_kill_9_starts_the_broker_again(cluster, zk):
+    """The prompt's `kill N` then `start N` said "broker N is already running": the killed process was not
+    reaped yet. The new process registers with a new broker epoch (once the killed one's short session has
+    expired); it runs with the cluster's long session."""
+    controller = await zk.get_controller_id()
+    victim = await short_session_victim(cluster, zk, controller)
+    before = await zk.get_broker(victim)
+    assert before is not None
+    cluster.signal(victim, signal.SIGKILL)
+    cluster.start_broker(victim)
+
+    async def registered_again() -> bool:
+        now = await zk.get_broker(victim)
+        return now is not None and now.epoch != before.epoch
+
+    await wait_until(registered_again, timeout_s=30, what=f"broker {victim} registered by its new process")
+    await wait_registered(zk, [1, 2, 3])
+
+
+async def test_sigstop_of_the_controller_past_its_session_gives_a_new_controller(cluster, tmp_path: Path):
+    """On two brokers of their own (the module's ZooKeeper, under a chroot): the controller must be the broker
+    with the short session, so broker 1 gets it and starts alone, which makes it the controller; broker 2 keeps
+    the long one."""
+    hosts = cluster.zookeeper_connect.split("/")[0]
+    stalled = ProcessCluster([1, 2], tmp_path / "stalled", zookeeper=f"{hosts}/stalled",
+                             session_timeout_ms=SESSION_TIMEOUT_MS, extra=QUICK_SHUTDOWN_RETRIES)
+    backend = make_backend(stalled.zookeeper_connect, wall_clock_ms)
+    try:
+        zk = KafkaZkClient(await backend.new_session(), wall_clock_ms)
+        start_broker_with_session(stalled, 1, LOST_SESSION_TIMEOUT_MS)
+        await wait_registered(zk, [1], cluster=stalled)
+        stalled.start_broker(2)
+        await wait_registered(zk, [1, 2], cluster=stalled)
+        old, other = 1, 2
+        assert await zk.get_controller_id() == old
+        old_epoch = (await zk.get_controller_epoch())[0]
+        addr = f"127.0.0.1:{stalled.brokers[other].port}"
+        await wait_for_kcat(addr, lambda m: m["controllerid"] == old and len(m["brokers"]) == 2,
+                            f"broker {other} to know both brokers and the controller")
+        log = stalled.brokers[old].log
+        seen = log.stat().st_size
+        stalled.signal(old, signal.SIGSTOP)
+        try:
+            md = await wait_for_kcat(addr, lambda m: m["controllerid"] not in (old, -1), "a new controller id",
+                                     timeout_s=30)
+        finally:
+            stalled.signal(old, signal.SIGCONT)
+        new = md["controllerid"]
+        assert new == other and (await zk.get_controller_epoch())[0] > old_epoch
+        # The resumed process finds its session gone: it resigns, re-registers, and follows the new controller.
+        resumed = f"127.0.0.1:{stalled.brokers[old].port}"
+        await wait_for_kcat(resumed, lambda m: m["controllerid"] == new and len(m["brokers"]) == 2,
+                            "the resumed broker to learn the new controller", timeout_s=30)
+        assert await zk.get_controller_id() == new
+        # ...and it resigned on finding its session expired (the seed articles' stalled controller, for real).
+        await wait_until(lambda: f"[Controller id={old}] Resigned" in log.read_text()[seen:], timeout_s=20,
+                         what=f"broker {old}'s controller to resign", poll_s=0.1)
+        assert "ZooKeeper session expired" in log.read_text()[seen:]
+    finally:
+        await asyncio.to_thread(stalled.stop)
+        await backend.close()

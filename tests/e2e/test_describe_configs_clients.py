@@ -20,15 +20,13 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from tests.helpers import QUICK_SHUTDOWN_RETRIES, wait_until
+from tests.e2e.process_clusters import registered_zk, started_process_cluster
+from tests.helpers import wait_until
 
 from zkcontroller.admin.topics import TopicAdmin
-from zkcontroller.cluster.process_cluster import ProcessCluster, wait_registered
-from zkcontroller.cluster.zookeeper_server import ZooKeeperNotInstalled
-from zkcontroller.coordination.connect import make_backend
+from zkcontroller.cluster.process_cluster import ProcessCluster
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.wire.metadata_client import MetadataUnavailableError, partition_replicas
-from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 pytestmark = [pytest.mark.zookeeper, pytest.mark.timeout(240, func_only=True)]
@@ -39,40 +37,32 @@ SERVER_PROPERTIES = {"min.insync.replicas": "1", "message.max.bytes": "200000", 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProcessCluster]:
-    c = ProcessCluster([1, 2], tmp_path_factory.mktemp("configs"), session_timeout_ms=18000,
-                       extra=SERVER_PROPERTIES | QUICK_SHUTDOWN_RETRIES)
-    try:
-        c.start()
-    except ZooKeeperNotInstalled as e:
-        pytest.skip(f"real ZooKeeper unavailable: {e}")
-    yield c
-    c.stop()
+    with started_process_cluster(tmp_path_factory.mktemp("configs"), [1, 2], session_timeout_ms=18000,
+                                 extra=SERVER_PROPERTIES) as c:
+        yield c
 
 
 @pytest.fixture
 async def topic(cluster: ProcessCluster) -> AsyncIterator[KafkaZkClient]:
     """``TOPIC`` with two overrides, led and in both brokers' metadata caches (created once for the module)."""
-    backend = make_backend(cluster.zookeeper_connect, wall_clock_ms)
-    session = await backend.new_session()
-    zk = KafkaZkClient(session, wall_clock_ms)
-    await wait_registered(zk, list(cluster.brokers))
-    if TOPIC not in await zk.get_all_topics_in_cluster():
-        await TopicAdmin(zk, random.Random(1)).create_topic(TOPIC, 1, 2, {"retention.ms": "12345",
-                                                                           "max.message.bytes": "5000"})
+    async with registered_zk(cluster) as zk:
+        if TOPIC not in await zk.get_all_topics_in_cluster():
+            await TopicAdmin(zk, random.Random(1)).create_topic(TOPIC, 1, 2, {"retention.ms": "12345",
+                                                                               "max.message.bytes": "5000"})
 
-    async def led() -> bool:
-        state = await zk.get_topic_partition_states([TopicPartition(TOPIC, 0)])
-        return bool(state.values) and all(s.leader_and_isr.leader >= 0 for s in state.values.values())
-    await wait_until(led, timeout_s=60, what=f"{TOPIC} led", poll_s=0.1)
-    for b in cluster.brokers.values():
-        async def cached(port: int = b.port) -> bool:
-            try:
-                return TopicPartition(TOPIC, 0) in await partition_replicas("127.0.0.1", port, [TOPIC])
-            except MetadataUnavailableError:  # a broker slow to answer under load: asked again
-                return False
-        await wait_until(cached, timeout_s=60, what=f"{TOPIC} in broker {b.broker_id}'s metadata cache", poll_s=0.1)
-    yield zk
-    await session.close()
+        async def led() -> bool:
+            state = await zk.get_topic_partition_states([TopicPartition(TOPIC, 0)])
+            return bool(state.values) and all(s.leader_and_isr.leader >= 0 for s in state.values.values())
+        await wait_until(led, timeout_s=60, what=f"{TOPIC} led", poll_s=0.1)
+        for b in cluster.brokers.values():
+            async def cached(port: int = b.port) -> bool:
+                try:
+                    return TopicPartition(TOPIC, 0) in await partition_replicas("127.0.0.1", port, [TOPIC])
+                except MetadataUnavailableError:  # a broker slow to answer under load: asked again
+                    return False
+            await wait_until(cached, timeout_s=60, what=f"{TOPIC} in broker {b.broker_id}'s metadata cache",
+                             poll_s=0.1)
+        yield zk
 
 
 def _confluent(bootstrap: str, kind: str, name: str) -> dict[str, Any]:

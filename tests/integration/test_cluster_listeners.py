@@ -29,7 +29,9 @@ from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 pytestmark = pytest.mark.timeout(180)
 
-SESSION_TIMEOUT_MS = 4000
+SESSION_TIMEOUT_MS = 30000
+"""Long: no test here waits for a session to time out (a killed broker's is expired at once, `crash`), and a broker
+starved for a few seconds on a loaded machine must not lose its session by accident."""
 KCAT = shutil.which("kcat")
 
 
@@ -114,7 +116,7 @@ async def test_a_killed_leaders_partitions_show_their_new_leader_from_a_survivin
         leader = (await zk_partitions(zk, ["orders"]))[TopicPartition("orders", 0)][0]
         return leader not in (victim, -1)
 
-    await wait_until(moved, timeout_s=SESSION_TIMEOUT_MS / 1000 + 20, what="a new leader for orders-0", poll_s=0.05)
+    await wait_until(moved, timeout_s=20, what="a new leader for orders-0", poll_s=0.05)
     expected = await zk_partitions(zk, ["orders"])
     for address in survivors.values():  # every surviving broker tells clients the new leaders
         md = await wait_for_kcat(address, lambda m: kcat_partitions(m) == expected
