@@ -65,10 +65,10 @@ class ControllerChannelManager:
         if broker.id in self._channels:
             return
         channel = _BrokerChannel(broker, asyncio.Queue())
+        self._channels[broker.id] = channel  # first: the sender runs while its channel is the broker's
         channel.task = self._runtime.spawn(
             self._send_loop(channel), f"Controller-{self.controller_id}-to-broker-{broker.id}-send-thread"
         )
-        self._channels[broker.id] = channel
 
     def remove_broker(self, broker_id: int) -> None:
         """Stop the sender; requests still queued or in flight to this broker are dropped."""
@@ -88,13 +88,21 @@ class ControllerChannelManager:
             self.remove_broker(broker_id)
 
     async def _send_loop(self, channel: _BrokerChannel) -> None:
-        while True:
+        while self._channels.get(channel.broker.id) is channel:
             request = await channel.queue.get()
-            response = await self._send_until_delivered(channel.broker, request)
+            response = await self._send_until_delivered(channel, request)
+            if response is None:
+                return
             self._on_response(channel.broker.id, request, response)
 
-    async def _send_until_delivered(self, broker: Broker, request: AnyControlRequest) -> ControlResponse:
-        while True:
+    async def _send_until_delivered(self, channel: _BrokerChannel, request: AnyControlRequest,
+                                    ) -> ControlResponse | None:
+        """The response, or None once the channel was removed: its sender stops (Kafka's RequestSendThread checks
+        ``isRunning`` before each retry). The task's cancellation alone is not enough: on Python 3.11
+        ``asyncio.wait_for`` can swallow it when the send it guards ends at that moment, and a resigned
+        controller would then retry a removed broker every back-off for as long as its process lived."""
+        broker = channel.broker
+        while self._channels.get(broker.id) is channel:
             try:
                 self.requests_handed_to_transport += 1
                 return await self._transport.send(broker, request)
@@ -111,3 +119,4 @@ class ControllerChannelManager:
                     e,
                 )
                 await self._runtime.sleep_ms(SEND_BACKOFF_MS)
+        return None
