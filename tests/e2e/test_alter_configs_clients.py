@@ -27,7 +27,7 @@ TOPIC = "altered"
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProcessCluster]:
-    with started_process_cluster(tmp_path_factory.mktemp("alter"), [1, 2], session_timeout_ms=6000) as c:
+    with started_process_cluster(tmp_path_factory.mktemp("alter"), [1, 2], session_timeout_ms=30000) as c:
         yield c
 
 
