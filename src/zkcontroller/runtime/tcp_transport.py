@@ -141,7 +141,10 @@ class TcpTransport:
                 connection.writer.write(SIZE.pack(len(header) + len(body)) + header + body)
                 await connection.writer.drain()
                 self.sent += 1
-                return await asyncio.wait_for(asyncio.shield(future), self.request_timeout_ms / 1000)
+                # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow the channel manager's cancel when
+                # the answer lands at that moment (and it starts a task per request).
+                async with asyncio.timeout(self.request_timeout_ms / 1000):
+                    return await asyncio.shield(future)
             except TimeoutError:
                 connection.pending.pop(correlation_id, None)
                 self._disconnect(broker.id, connection, f"request timed out after {self.request_timeout_ms} ms")
@@ -175,7 +178,8 @@ class TcpTransport:
                                              f"back-off for {state.next_attempt_ms - now} ms more")
             wait_ms = min(self.connect_timeout_ms, self._setup_timeout_ms(state.failures))
             try:
-                reader, writer = await asyncio.wait_for(self._open_connection(*address), wait_ms / 1000)
+                async with asyncio.timeout(wait_ms / 1000):
+                    reader, writer = await self._open_connection(*address)
             except (OSError, TimeoutError) as e:
                 state.failures += 1
                 backoff = min(RECONNECT_BACKOFF_MS * 2 ** (state.failures - 1), RECONNECT_BACKOFF_MAX_MS)
