@@ -111,12 +111,23 @@ def demo(zookeeper: str | None, broker_ids: str, log_dir: Path | None, port_base
     if len(ids) < 2:
         raise click.BadParameter("the failover demo needs at least two brokers")
     listeners = _listener_ports(no_listeners, port_base, listen_host)
+    if log_dir is not None:
+        _check_writable_dir("--log-dir", log_dir)
     backend = _backend(zookeeper)
     with _unreachable_zookeeper_is_one_line(zookeeper):
         try:
             asyncio.run(run_demo(backend, ids, log_dir, listeners))
         except DemoStepFailed as e:
             raise click.ClickException(str(e)) from None
+
+
+def _check_writable_dir(option: str, directory: Path) -> None:
+    """Create ``directory`` now, or end the command with one ``Error:`` line naming the option: a directory that
+    cannot be created or written was a mkdir traceback, after the brokers (or ZooKeeper) had been set up."""
+    try:
+        ensure_writable_dir(directory)
+    except OSError as e:
+        raise click.ClickException(f"{option} {directory}: directory is not writable ({e.strerror or e})") from None
 
 
 def _backend(zookeeper: str | None) -> CoordinationBackend:
@@ -203,13 +214,9 @@ def cluster(
         raise click.UsageError(f"--broker-ids {broker_ids} names {len(ids)} brokers, --processes {processes}")
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
     backend = _backend(zookeeper)  # checks the connect string for --processes too
+    if log_dir is not None:  # a bad one was a mkdir traceback, with --processes or without
+        _check_writable_dir("--log-dir", log_dir)
     if processes:
-        if log_dir is not None:  # a bad one was a mkdir traceback
-            try:
-                ensure_writable_dir(log_dir)
-            except OSError as e:
-                raise click.ClickException(f"--log-dir {log_dir}: directory is not writable ({e.strerror or e})"
-                                           ) from None
         from zkcontroller.cluster.process_cluster import StartupError, run_process_cluster
 
         # The brokers and ZooKeeper run in sessions of their own, so a closed terminal's SIGHUP reaches only this
@@ -274,7 +281,7 @@ def zookeeper(port: int, data_dir: str | None) -> None:
     if not 0 < port < 65536:
         raise click.BadParameter(f"{port} is not a TCP port (1-65535)", param_hint="--port")
     directory = Path(data_dir) if data_dir else default_data_dir(port)
-    directory.mkdir(parents=True, exist_ok=True)
+    _check_writable_dir("--data-dir" if data_dir else "the data directory", directory)
     # Given a directory, the server never deletes it on exit: the data outlives this process.
     server = ZooKeeperServerProcess(directory, port)
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)  # stop the child server on `kill` too
