@@ -56,8 +56,27 @@ from zkcontroller.zk.paths import ConfigType
 
 T = TypeVar("T")
 
+MISSING_ZOOKEEPER_HINT = (
+    "These commands need a real ZooKeeper (`zkcontroller zookeeper` starts one; or set ZKCONTROLLER_ZOOKEEPER): "
+    "the embedded store of `demo` and `cluster` cannot be reached from another process, so run those with "
+    "--zookeeper too, or use `cluster`'s prompt")
+
+
+class _ZooKeeperOption(click.Option):
+    """``--zookeeper``: when it is missing, click's ``Missing option '--zookeeper'.`` goes on to say where to get
+    one, since a new user has typically just run `demo` or `cluster` on the embedded store."""
+
+    def process_value(self, ctx: click.Context, value: object) -> object:
+        try:
+            return super().process_value(ctx, value)
+        except click.MissingParameter as e:
+            e.message = MISSING_ZOOKEEPER_HINT
+            raise
+
+
 zookeeper_option = click.option(
-    "--zookeeper", required=True, envvar="ZKCONTROLLER_ZOOKEEPER", metavar="HOST[:PORT][,...][/CHROOT]",
+    "--zookeeper", cls=_ZooKeeperOption, required=True, envvar="ZKCONTROLLER_ZOOKEEPER",
+    metavar="HOST[:PORT][,...][/CHROOT]",
     help="ZooKeeper connect string, as ZooKeeper reads it (port 2181 if none; or set ZKCONTROLLER_ZOOKEEPER).")
 
 
