@@ -246,9 +246,9 @@ def cluster(
               help="Kafka's server.properties (or give it first, as to kafka-server-start.sh).")
 @click.option("--override", "overrides", multiple=True, metavar="KEY=VALUE", help="Override one property.")
 def broker(server_properties: Path | None, config_path: Path | None, overrides: tuple[str, ...]) -> None:
-    """One broker (and controller candidate) per process, on Kafka's wire protocol:
-    ``zkcontroller broker server.properties [--override KEY=VALUE]...``, as kafka-server-start.sh. Usage errors
-    exit 1, as Kafka's ``printUsageAndDie``."""
+    """One broker (and controller candidate) per process, on Kafka's wire protocol, as kafka-server-start.sh:
+    zkcontroller broker server.properties [--override KEY=VALUE]... Usage errors exit 1, as Kafka's
+    printUsageAndDie."""
     from zkcontroller.cluster.broker_process import FatalStartupError, configure_logging, run_broker
     from zkcontroller.cluster.server_properties import ConfigError, load
 

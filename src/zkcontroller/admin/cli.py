@@ -162,8 +162,8 @@ class KafkaTopicsLayout(KafkaGroup):
 
 @click.group(cls=KafkaTopicsLayout)
 def topics() -> None:
-    """Create, alter, describe, list and delete topics (as kafka-topics --zookeeper; its --create/--describe/
-    --list/--alter/--delete --topic layout works too)."""
+    """Create, alter, describe, list and delete topics (as kafka-topics --zookeeper; its layout, --create,
+    --describe, --list, --alter or --delete with --topic, works too)."""
 
 
 @topics.command("create")
@@ -239,7 +239,7 @@ def alter_topic(zookeeper: str, name: str, partitions: int | None, replica_assig
                 configs: tuple[str, ...], deleted: tuple[str, ...], if_exists: bool, disable_rack_aware: bool,
                 seed: int | None) -> None:
     """Add partitions to, or change the configs of, the topics NAME matches (a regular expression, commas
-    meaning "or", as kafka-topics' ``--alter --topic``)."""
+    meaning "or", as kafka-topics' --alter --topic takes it)."""
     if partitions is None and not configs and not deleted:
         raise click.UsageError("--alter needs --partitions, --config or --delete-config")
     if replica_assignment is not None and partitions is None:
@@ -344,7 +344,7 @@ def list_topics(zookeeper: str, topic: str | None, exclude_internal: bool) -> No
 def delete_topic(zookeeper: str, name: str, exclude_internal: bool, if_exists: bool) -> None:
     """Mark the topics NAME matches for deletion (the controller deletes them if delete.topic.enable).
 
-    NAME is what kafka-topics' ``--delete --topic`` takes: a regular expression, commas meaning "or"."""
+    NAME is what kafka-topics' --delete --topic takes: a regular expression, commas meaning "or"."""
 
     async def action(zk: KafkaZkClient) -> None:
         admin = TopicAdmin(zk, _rng(None))
@@ -372,7 +372,7 @@ def brokers() -> None:
 @zookeeper_option
 def list_brokers(zookeeper: str) -> None:
     """One line per registered broker: id, epoch (registration czxid), rack, endpoints. A registration that
-    cannot be read is a ``Broker: <id>\tCorrupt: <path>: <reason>`` line in its place, and the command then
+    cannot be read is a "Broker: <id>  Corrupt: <path>: <reason>" line in its place, and the command then
     exits non-zero (Kafka has no such command; its tools throw on such a registration)."""
     registered, corrupt = run_with_client(zookeeper, registered_brokers)
     lines = {**{b.broker.id: broker_line(b) for b in registered}, **corrupt}
