@@ -118,7 +118,18 @@ def demo(zookeeper: str | None, broker_ids: str, log_dir: Path | None, port_base
         try:
             asyncio.run(run_demo(backend, ids, log_dir, listeners))
         except DemoStepFailed as e:
-            raise click.ClickException(str(e)) from None
+            raise click.ClickException(_demo_failure(str(e), zookeeper)) from None
+
+
+def _demo_failure(message: str, zookeeper: str | None) -> str:
+    """A failed demo step's message, with the way out when it failed on a ZooKeeper that already holds the demo's
+    topics (an earlier demo's, or the README's ``orders``): the real ZooKeeper keeps its data across runs, so a
+    second ``demo --zookeeper`` stopped at its first step with only "Topic 'orders' already exists"."""
+    if zookeeper is None or "already exists" not in message:
+        return message
+    hosts = zookeeper.split("/", 1)[0]
+    return (f"{message} (ZooKeeper keeps its data between runs: give the demo a chroot no earlier run used, e.g. "
+            f"--zookeeper {hosts}/demo-2)")
 
 
 def _check_writable_dir(option: str, directory: Path) -> None:
