@@ -97,7 +97,7 @@ def _listener_ports(no_listeners: bool, port_base: int | None, listen_host: str 
     return ListenerPorts(base=base or None, host=host)
 
 
-@main.command()
+@main.command(short_help="A narrated run: election, topics, failover.")
 @click.option("--zookeeper", metavar="HOST:PORT[/CHROOT]", help="Use a real ZooKeeper instead of the embedded store.")
 @click.option("--broker-ids", default="1,2,3", show_default=True, help="Comma-separated broker ids.")
 @click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path), help="Where to write the logs.")
@@ -180,7 +180,7 @@ def parse_broker_ids(brokers: int | None, broker_ids: str | None) -> list[int]:
     return ids
 
 
-@main.command()
+@main.command(short_help="Brokers in this process (or --processes), with a prompt.")
 @click.option("--brokers", type=click.IntRange(1, 100), help="Number of brokers (ids 1..N). Default 3.")
 @click.option("--broker-ids", metavar="1,2,3", help="Explicit broker ids instead of --brokers.")
 @click.option("--zookeeper", metavar="HOST:PORT[/CHROOT]", help="Use a real ZooKeeper instead of the embedded store.")
@@ -251,7 +251,7 @@ def cluster(
         click.echo("stopped")
 
 
-@main.command(cls=KafkaCommand)
+@main.command(cls=KafkaCommand, short_help="One broker process, as kafka-server-start.sh.")
 @click.argument("server_properties", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Kafka's server.properties (or give it first, as to kafka-server-start.sh).")
@@ -281,7 +281,7 @@ def broker(server_properties: Path | None, config_path: Path | None, overrides: 
         raise click.ClickException(str(e)) from None
 
 
-@main.command()
+@main.command(short_help="A local ZooKeeper server (Debian's package).")
 @click.option("--port", type=int, default=2181, show_default=True, help="Client port, on loopback.")
 @click.option("--data-dir", type=click.Path(file_okay=False),
               help="Keep data here (default: $XDG_STATE_HOME/zkcontroller/zookeeper-PORT, kept across restarts).")

@@ -28,3 +28,12 @@ def test_no_help_shows_markup_meant_for_the_code() -> None:
         result = CliRunner().invoke(main, [*path, "--help"])
         assert result.exit_code == 0, (path, result.output)
         assert "``" not in result.output and "\t" not in result.output, (path, result.output)
+
+
+def test_the_command_list_gives_whole_summaries_of_the_first_commands_a_user_runs() -> None:
+    """``zkcontroller --help`` cut their first sentences short ("One broker (and controller candidate) per
+    process, on...")."""
+    result = CliRunner().invoke(main, ["--help"], terminal_width=80)
+    listed = {line.split()[0]: line for line in result.output.splitlines() if line.startswith("  ")}
+    for name in ("analyze", "broker", "cluster", "demo", "topics", "zookeeper"):
+        assert not listed[name].endswith("..."), listed[name]

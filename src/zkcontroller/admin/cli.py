@@ -160,7 +160,7 @@ class KafkaTopicsLayout(KafkaGroup):
         raise click.UsageError('Missing required argument "[topic]"', ctx)
 
 
-@click.group(cls=KafkaTopicsLayout)
+@click.group(cls=KafkaTopicsLayout, short_help="Create, alter, describe, list and delete topics.")
 def topics() -> None:
     """Create, alter, describe, list and delete topics (as kafka-topics --zookeeper; its layout, --create,
     --describe, --list, --alter or --delete with --topic, works too)."""

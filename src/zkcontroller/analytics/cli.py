@@ -38,7 +38,7 @@ def _nothing_read(rows: dict[str, int], out: Path) -> list[str]:
             "they zkcontroller event logs (events.jsonl) or Kafka's controller.log, state-change.log or server.log?"]
 
 
-@click.command("analyze")
+@click.command("analyze", short_help="Spark job: event and Kafka logs to tables and a report.")
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path, file_okay=False),
               help="Directory for the Parquet tables and report.html.")
