@@ -99,7 +99,7 @@ def _listener_ports(no_listeners: bool, port_base: int | None, listen_host: str 
 
 @main.command(short_help="A narrated run: election, topics, failover.")
 @click.option("--zookeeper", metavar="HOST:PORT[/CHROOT]", help="Use a real ZooKeeper instead of the embedded store.")
-@click.option("--broker-ids", default="1,2,3", show_default=True, help="Comma-separated broker ids.")
+@click.option("--broker-ids", default="1,2,3", show_default=True, help="Comma-separated broker ids (0 to 1000).")
 @click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path), help="Where to write the logs.")
 @listener_options
 def demo(zookeeper: str | None, broker_ids: str, log_dir: Path | None, port_base: int | None,
@@ -162,8 +162,14 @@ def _unreachable_zookeeper_is_one_line(zookeeper: str | None) -> Iterator[None]:
                                    "lost the connection to the ZooKeeper this command started") from None
 
 
+MAX_BROKER_ID = 1000
+"""Kafka's ``reserved.broker.max.id`` default: with ``broker.id.generation.enable`` (default true) a broker
+refuses a ``broker.id`` above it. A larger id started here and registered a port past 65535 (9092 + ID), which the
+controller skipped as unreadable, leaving a broker that was running but never in the cluster."""
+
+
 def parse_broker_ids(brokers: int | None, broker_ids: str | None) -> list[int]:
-    if broker_ids:
+    if broker_ids is not None:  # an empty --broker-ids '' meant the default brokers without a word
         try:
             given = [int(x) for x in broker_ids.split(",") if x.strip()]
         except ValueError as e:
@@ -177,12 +183,16 @@ def parse_broker_ids(brokers: int | None, broker_ids: str | None) -> list[int]:
         ids = list(range(1, (brokers or 3) + 1))
     if not ids or any(i < 0 for i in ids):
         raise click.BadParameter("give at least one non-negative broker id")
+    too_large = [i for i in ids if i > MAX_BROKER_ID]
+    if too_large:
+        raise click.BadParameter(f"broker ids must be at most {MAX_BROKER_ID} (Kafka's reserved.broker.max.id, "
+                                 f"which bounds broker.id), got {', '.join(map(str, too_large))}")
     return ids
 
 
 @main.command(short_help="Brokers in this process (or --processes), with a prompt.")
 @click.option("--brokers", type=click.IntRange(1, 100), help="Number of brokers (ids 1..N). Default 3.")
-@click.option("--broker-ids", metavar="1,2,3", help="Explicit broker ids instead of --brokers.")
+@click.option("--broker-ids", metavar="1,2,3", help="Explicit broker ids (0 to 1000) instead of --brokers.")
 @click.option("--zookeeper", metavar="HOST:PORT[/CHROOT]", help="Use a real ZooKeeper instead of the embedded store.")
 @click.option(
     "--log-dir",
