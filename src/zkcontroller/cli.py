@@ -97,6 +97,19 @@ def _listener_ports(no_listeners: bool, port_base: int | None, listen_host: str 
     return ListenerPorts(base=base or None, host=host)
 
 
+def _check_ports_fit(listeners: ListenerPorts | None, ids: list[int]) -> None:
+    """Each in-process broker listens on the port base + its id: one past 65535 was reported as "taken" and
+    replaced by a free port, so ``--port-base`` near the top of the range gave every broker but the first a random
+    port while the start-up lines blamed another process."""
+    if listeners is None or listeners.base is None:
+        return
+    top = listeners.base + max(ids)
+    if top > 65535:
+        raise click.BadParameter(f"broker {max(ids)} would listen on {listeners.base}+{max(ids)} = {top}, past 65535: "
+                                 f"give a base of at most {65535 - max(ids)}, or 0 for free ports",
+                                 param_hint="--port-base")
+
+
 @main.command(short_help="A narrated run: election, topics, failover.")
 @click.option("--zookeeper", metavar="HOST:PORT[/CHROOT]", help="Use a real ZooKeeper instead of the embedded store.")
 @click.option("--broker-ids", default="1,2,3", show_default=True, help="Comma-separated broker ids (0 to 1000).")
@@ -111,6 +124,7 @@ def demo(zookeeper: str | None, broker_ids: str, log_dir: Path | None, port_base
     if len(ids) < 2:
         raise click.BadParameter("the failover demo needs at least two brokers")
     listeners = _listener_ports(no_listeners, port_base, listen_host)
+    _check_ports_fit(listeners, ids)
     if log_dir is not None:
         _check_writable_dir("--log-dir", log_dir)
     backend = _backend(zookeeper)
@@ -231,6 +245,7 @@ def cluster(
     if brokers is not None and broker_ids:  # --broker-ids won without a word
         raise click.UsageError("give --brokers N or --broker-ids 1,2,3, not both")
     ids = parse_broker_ids(processes or brokers, broker_ids)
+    _check_ports_fit(listeners, ids)
     if processes and broker_ids and len(ids) != processes:
         raise click.UsageError(f"--broker-ids {broker_ids} names {len(ids)} brokers, --processes {processes}")
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
