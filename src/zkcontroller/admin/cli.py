@@ -139,11 +139,14 @@ class KafkaTopicsLayout(KafkaGroup):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         actions = [a for a in args if a in self.ACTIONS]
-        if not actions:
-            return super().parse_args(ctx, args)
-        if len(actions) > 1:
+        # Kafka's layout with its action left out (``topics --zookeeper ZK --topic t``) was "No such option
+        # '--zookeeper'", an option every action takes: it is kafka-topics' missing-action error instead.
+        no_action = not actions and bool(args) and args[0].startswith("-") and args[0] not in ctx.help_option_names
+        if len(actions) > 1 or no_action:
             raise click.UsageError("Command must include exactly one action: --list, --describe, --create, "
                                    "--alter or --delete", ctx)
+        if not actions:
+            return super().parse_args(ctx, args)
         command = self.ACTIONS[actions[0]]
         rest = [a for a in args if a not in self.ACTIONS]
         if command in self.NAMED:
