@@ -97,9 +97,22 @@ def _listener_ports(no_listeners: bool, port_base: int | None, listen_host: str 
     return ListenerPorts(base=base or None, host=host)
 
 
-@main.command()
+def _check_ports_fit(listeners: ListenerPorts | None, ids: list[int]) -> None:
+    """Each in-process broker listens on the port base + its id: one past 65535 was reported as "taken" and
+    replaced by a free port, so ``--port-base`` near the top of the range gave every broker but the first a random
+    port while the start-up lines blamed another process."""
+    if listeners is None or listeners.base is None:
+        return
+    top = listeners.base + max(ids)
+    if top > 65535:
+        raise click.BadParameter(f"broker {max(ids)} would listen on {listeners.base}+{max(ids)} = {top}, past 65535: "
+                                 f"give a base of at most {65535 - max(ids)}, or 0 for free ports",
+                                 param_hint="--port-base")
+
+
+@main.command(short_help="A narrated run: election, topics, failover.")
 @click.option("--zookeeper", metavar="HOST:PORT[/CHROOT]", help="Use a real ZooKeeper instead of the embedded store.")
-@click.option("--broker-ids", default="1,2,3", show_default=True, help="Comma-separated broker ids.")
+@click.option("--broker-ids", default="1,2,3", show_default=True, help="Comma-separated broker ids (0 to 1000).")
 @click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path), help="Where to write the logs.")
 @listener_options
 def demo(zookeeper: str | None, broker_ids: str, log_dir: Path | None, port_base: int | None,
@@ -111,12 +124,35 @@ def demo(zookeeper: str | None, broker_ids: str, log_dir: Path | None, port_base
     if len(ids) < 2:
         raise click.BadParameter("the failover demo needs at least two brokers")
     listeners = _listener_ports(no_listeners, port_base, listen_host)
+    _check_ports_fit(listeners, ids)
+    if log_dir is not None:
+        _check_writable_dir("--log-dir", log_dir)
     backend = _backend(zookeeper)
     with _unreachable_zookeeper_is_one_line(zookeeper):
         try:
             asyncio.run(run_demo(backend, ids, log_dir, listeners))
         except DemoStepFailed as e:
-            raise click.ClickException(str(e)) from None
+            raise click.ClickException(_demo_failure(str(e), zookeeper)) from None
+
+
+def _demo_failure(message: str, zookeeper: str | None) -> str:
+    """A failed demo step's message, with the way out when it failed on a ZooKeeper that already holds the demo's
+    topics (an earlier demo's, or the README's ``orders``): the real ZooKeeper keeps its data across runs, so a
+    second ``demo --zookeeper`` stopped at its first step with only "Topic 'orders' already exists"."""
+    if zookeeper is None or "already exists" not in message:
+        return message
+    hosts = zookeeper.split("/", 1)[0]
+    return (f"{message} (ZooKeeper keeps its data between runs: give the demo a chroot no earlier run used, e.g. "
+            f"--zookeeper {hosts}/demo-2)")
+
+
+def _check_writable_dir(option: str, directory: Path) -> None:
+    """Create ``directory`` now, or end the command with one ``Error:`` line naming the option: a directory that
+    cannot be created or written was a mkdir traceback, after the brokers (or ZooKeeper) had been set up."""
+    try:
+        ensure_writable_dir(directory)
+    except OSError as e:
+        raise click.ClickException(f"{option} {directory}: directory is not writable ({e.strerror or e})") from None
 
 
 def _backend(zookeeper: str | None) -> CoordinationBackend:
@@ -140,8 +176,14 @@ def _unreachable_zookeeper_is_one_line(zookeeper: str | None) -> Iterator[None]:
                                    "lost the connection to the ZooKeeper this command started") from None
 
 
+MAX_BROKER_ID = 1000
+"""Kafka's ``reserved.broker.max.id`` default: with ``broker.id.generation.enable`` (default true) a broker
+refuses a ``broker.id`` above it. A larger id started here and registered a port past 65535 (9092 + ID), which the
+controller skipped as unreadable, leaving a broker that was running but never in the cluster."""
+
+
 def parse_broker_ids(brokers: int | None, broker_ids: str | None) -> list[int]:
-    if broker_ids:
+    if broker_ids is not None:  # an empty --broker-ids '' meant the default brokers without a word
         try:
             given = [int(x) for x in broker_ids.split(",") if x.strip()]
         except ValueError as e:
@@ -155,12 +197,16 @@ def parse_broker_ids(brokers: int | None, broker_ids: str | None) -> list[int]:
         ids = list(range(1, (brokers or 3) + 1))
     if not ids or any(i < 0 for i in ids):
         raise click.BadParameter("give at least one non-negative broker id")
+    too_large = [i for i in ids if i > MAX_BROKER_ID]
+    if too_large:
+        raise click.BadParameter(f"broker ids must be at most {MAX_BROKER_ID} (Kafka's reserved.broker.max.id, "
+                                 f"which bounds broker.id), got {', '.join(map(str, too_large))}")
     return ids
 
 
-@main.command()
+@main.command(short_help="Brokers in this process (or --processes), with a prompt.")
 @click.option("--brokers", type=click.IntRange(1, 100), help="Number of brokers (ids 1..N). Default 3.")
-@click.option("--broker-ids", metavar="1,2,3", help="Explicit broker ids instead of --brokers.")
+@click.option("--broker-ids", metavar="1,2,3", help="Explicit broker ids (0 to 1000) instead of --brokers.")
 @click.option("--zookeeper", metavar="HOST:PORT[/CHROOT]", help="Use a real ZooKeeper instead of the embedded store.")
 @click.option(
     "--log-dir",
@@ -199,17 +245,14 @@ def cluster(
     if brokers is not None and broker_ids:  # --broker-ids won without a word
         raise click.UsageError("give --brokers N or --broker-ids 1,2,3, not both")
     ids = parse_broker_ids(processes or brokers, broker_ids)
+    _check_ports_fit(listeners, ids)
     if processes and broker_ids and len(ids) != processes:
         raise click.UsageError(f"--broker-ids {broker_ids} names {len(ids)} brokers, --processes {processes}")
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
     backend = _backend(zookeeper)  # checks the connect string for --processes too
+    if log_dir is not None:  # a bad one was a mkdir traceback, with --processes or without
+        _check_writable_dir("--log-dir", log_dir)
     if processes:
-        if log_dir is not None:  # a bad one was a mkdir traceback
-            try:
-                ensure_writable_dir(log_dir)
-            except OSError as e:
-                raise click.ClickException(f"--log-dir {log_dir}: directory is not writable ({e.strerror or e})"
-                                           ) from None
         from zkcontroller.cluster.process_cluster import StartupError, run_process_cluster
 
         # The brokers and ZooKeeper run in sessions of their own, so a closed terminal's SIGHUP reaches only this
@@ -233,15 +276,15 @@ def cluster(
         click.echo("stopped")
 
 
-@main.command(cls=KafkaCommand)
+@main.command(cls=KafkaCommand, short_help="One broker process, as kafka-server-start.sh.")
 @click.argument("server_properties", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Kafka's server.properties (or give it first, as to kafka-server-start.sh).")
 @click.option("--override", "overrides", multiple=True, metavar="KEY=VALUE", help="Override one property.")
 def broker(server_properties: Path | None, config_path: Path | None, overrides: tuple[str, ...]) -> None:
-    """One broker (and controller candidate) per process, on Kafka's wire protocol:
-    ``zkcontroller broker server.properties [--override KEY=VALUE]...``, as kafka-server-start.sh. Usage errors
-    exit 1, as Kafka's ``printUsageAndDie``."""
+    """One broker (and controller candidate) per process, on Kafka's wire protocol, as kafka-server-start.sh:
+    zkcontroller broker server.properties [--override KEY=VALUE]... Usage errors exit 1, as Kafka's
+    printUsageAndDie."""
     from zkcontroller.cluster.broker_process import FatalStartupError, configure_logging, run_broker
     from zkcontroller.cluster.server_properties import ConfigError, load
 
@@ -263,7 +306,7 @@ def broker(server_properties: Path | None, config_path: Path | None, overrides: 
         raise click.ClickException(str(e)) from None
 
 
-@main.command()
+@main.command(short_help="A local ZooKeeper server (Debian's package).")
 @click.option("--port", type=int, default=2181, show_default=True, help="Client port, on loopback.")
 @click.option("--data-dir", type=click.Path(file_okay=False),
               help="Keep data here (default: $XDG_STATE_HOME/zkcontroller/zookeeper-PORT, kept across restarts).")
@@ -274,7 +317,7 @@ def zookeeper(port: int, data_dir: str | None) -> None:
     if not 0 < port < 65536:
         raise click.BadParameter(f"{port} is not a TCP port (1-65535)", param_hint="--port")
     directory = Path(data_dir) if data_dir else default_data_dir(port)
-    directory.mkdir(parents=True, exist_ok=True)
+    _check_writable_dir("--data-dir" if data_dir else "the data directory", directory)
     # Given a directory, the server never deletes it on exit: the data outlives this process.
     server = ZooKeeperServerProcess(directory, port)
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)  # stop the child server on `kill` too

@@ -56,8 +56,27 @@ from zkcontroller.zk.paths import ConfigType
 
 T = TypeVar("T")
 
+MISSING_ZOOKEEPER_HINT = (
+    "These commands need a real ZooKeeper (`zkcontroller zookeeper` starts one; or set ZKCONTROLLER_ZOOKEEPER): "
+    "the embedded store of `demo` and `cluster` cannot be reached from another process, so run those with "
+    "--zookeeper too, or use `cluster`'s prompt")
+
+
+class _ZooKeeperOption(click.Option):
+    """``--zookeeper``: when it is missing, click's ``Missing option '--zookeeper'.`` goes on to say where to get
+    one, since a new user has typically just run `demo` or `cluster` on the embedded store."""
+
+    def process_value(self, ctx: click.Context, value: object) -> object:
+        try:
+            return super().process_value(ctx, value)
+        except click.MissingParameter as e:
+            e.message = MISSING_ZOOKEEPER_HINT
+            raise
+
+
 zookeeper_option = click.option(
-    "--zookeeper", required=True, envvar="ZKCONTROLLER_ZOOKEEPER", metavar="HOST[:PORT][,...][/CHROOT]",
+    "--zookeeper", cls=_ZooKeeperOption, required=True, envvar="ZKCONTROLLER_ZOOKEEPER",
+    metavar="HOST[:PORT][,...][/CHROOT]",
     help="ZooKeeper connect string, as ZooKeeper reads it (port 2181 if none; or set ZKCONTROLLER_ZOOKEEPER).")
 
 
@@ -120,11 +139,14 @@ class KafkaTopicsLayout(KafkaGroup):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         actions = [a for a in args if a in self.ACTIONS]
-        if not actions:
-            return super().parse_args(ctx, args)
-        if len(actions) > 1:
+        # Kafka's layout with its action left out (``topics --zookeeper ZK --topic t``) was "No such option
+        # '--zookeeper'", an option every action takes: it is kafka-topics' missing-action error instead.
+        no_action = not actions and bool(args) and args[0].startswith("-") and args[0] not in ctx.help_option_names
+        if len(actions) > 1 or no_action:
             raise click.UsageError("Command must include exactly one action: --list, --describe, --create, "
                                    "--alter or --delete", ctx)
+        if not actions:
+            return super().parse_args(ctx, args)
         command = self.ACTIONS[actions[0]]
         rest = [a for a in args if a not in self.ACTIONS]
         if command in self.NAMED:
@@ -141,10 +163,10 @@ class KafkaTopicsLayout(KafkaGroup):
         raise click.UsageError('Missing required argument "[topic]"', ctx)
 
 
-@click.group(cls=KafkaTopicsLayout)
+@click.group(cls=KafkaTopicsLayout, short_help="Create, alter, describe, list and delete topics.")
 def topics() -> None:
-    """Create, alter, describe, list and delete topics (as kafka-topics --zookeeper; its --create/--describe/
-    --list/--alter/--delete --topic layout works too)."""
+    """Create, alter, describe, list and delete topics (as kafka-topics --zookeeper; its layout, --create,
+    --describe, --list, --alter or --delete with --topic, works too)."""
 
 
 @topics.command("create")
@@ -220,7 +242,7 @@ def alter_topic(zookeeper: str, name: str, partitions: int | None, replica_assig
                 configs: tuple[str, ...], deleted: tuple[str, ...], if_exists: bool, disable_rack_aware: bool,
                 seed: int | None) -> None:
     """Add partitions to, or change the configs of, the topics NAME matches (a regular expression, commas
-    meaning "or", as kafka-topics' ``--alter --topic``)."""
+    meaning "or", as kafka-topics' --alter --topic takes it)."""
     if partitions is None and not configs and not deleted:
         raise click.UsageError("--alter needs --partitions, --config or --delete-config")
     if replica_assignment is not None and partitions is None:
@@ -325,7 +347,7 @@ def list_topics(zookeeper: str, topic: str | None, exclude_internal: bool) -> No
 def delete_topic(zookeeper: str, name: str, exclude_internal: bool, if_exists: bool) -> None:
     """Mark the topics NAME matches for deletion (the controller deletes them if delete.topic.enable).
 
-    NAME is what kafka-topics' ``--delete --topic`` takes: a regular expression, commas meaning "or"."""
+    NAME is what kafka-topics' --delete --topic takes: a regular expression, commas meaning "or"."""
 
     async def action(zk: KafkaZkClient) -> None:
         admin = TopicAdmin(zk, _rng(None))
@@ -353,7 +375,7 @@ def brokers() -> None:
 @zookeeper_option
 def list_brokers(zookeeper: str) -> None:
     """One line per registered broker: id, epoch (registration czxid), rack, endpoints. A registration that
-    cannot be read is a ``Broker: <id>\tCorrupt: <path>: <reason>`` line in its place, and the command then
+    cannot be read is a "Broker: <id>  Corrupt: <path>: <reason>" line in its place, and the command then
     exits non-zero (Kafka has no such command; its tools throw on such a registration)."""
     registered, corrupt = run_with_client(zookeeper, registered_brokers)
     lines = {**{b.broker.id: broker_line(b) for b in registered}, **corrupt}

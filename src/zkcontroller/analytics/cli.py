@@ -27,7 +27,18 @@ def _cluster_pattern(_ctx: click.Context, _param: click.Parameter, value: str | 
         raise click.BadParameter(str(exc)) from exc
 
 
-@click.command("analyze")
+def _nothing_read(rows: dict[str, int], out: Path) -> list[str]:
+    """The warning for a run that read no event at all: given files of another kind (a reassignment JSON, a
+    broker's server.properties) it wrote empty tables and a report with nothing in it, said nothing and exited 0,
+    as if the cluster had been idle."""
+    if rows.get("events", 0):
+        return []
+    rejected = rows.get("rejected_lines", 0)
+    return [f"no event was read from the inputs ({rejected} line(s) rejected, see {out / 'rejected_lines'}): are "
+            "they zkcontroller event logs (events.jsonl) or Kafka's controller.log, state-change.log or server.log?"]
+
+
+@click.command("analyze", short_help="Spark job: event and Kafka logs to tables and a report.")
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path, file_okay=False),
               help="Directory for the Parquet tables and report.html.")
@@ -90,7 +101,7 @@ def analyze(inputs: tuple[str, ...], out: Path, master: str | None, cluster: str
         raise click.ClickException(str(exc)) from exc
     finally:
         spark.stop()
-    for warning in result.warnings:
+    for warning in [*result.warnings, *_nothing_read(result.rows, out)]:
         click.echo(f"warning: {warning}", err=True)
     for name, count in result.rows.items():
         click.echo(f"{name:28} {count:>10} rows")

@@ -1,0 +1,39 @@
+"""Every ``--help`` reads as plain text: docstrings written for the code (reST's double backquotes, an escaped tab)
+became the help of `broker`, `topics`, `topics alter`, `topics delete` and `brokers list` as typed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import click
+from click.testing import CliRunner
+
+from zkcontroller.cli import main
+
+
+def _command_paths(group: click.Group, ctx: click.Context, path: list[str]) -> Iterator[list[str]]:
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        assert command is not None
+        yield [*path, name]
+        if isinstance(command, click.Group):
+            yield from _command_paths(command, click.Context(command, info_name=name, parent=ctx), [*path, name])
+
+
+def test_no_help_shows_markup_meant_for_the_code() -> None:
+    ctx = click.Context(main, info_name="zkcontroller")
+    paths = list(_command_paths(main, ctx, []))
+    assert ["brokers", "list"] in paths and ["broker"] in paths
+    for path in paths:
+        result = CliRunner().invoke(main, [*path, "--help"])
+        assert result.exit_code == 0, (path, result.output)
+        assert "``" not in result.output and "\t" not in result.output, (path, result.output)
+
+
+def test_the_command_list_gives_whole_summaries_of_the_first_commands_a_user_runs() -> None:
+    """``zkcontroller --help`` cut their first sentences short ("One broker (and controller candidate) per
+    process, on...")."""
+    result = CliRunner().invoke(main, ["--help"], terminal_width=80)
+    listed = {line.split()[0]: line for line in result.output.splitlines() if line.startswith("  ")}
+    for name in ("analyze", "broker", "cluster", "demo", "topics", "zookeeper"):
+        assert not listed[name].endswith("..."), listed[name]
