@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import click
 
 from zkcontroller.admin.usage import KafkaCommand, bad_connect_string, waiting_notice
+from zkcontroller.broker.config import MAX_RESERVED_BROKER_ID
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.connect import make_backend
 from zkcontroller.coordination.errors import ConnectionLossError
@@ -176,10 +177,11 @@ def _unreachable_zookeeper_is_one_line(zookeeper: str | None) -> Iterator[None]:
                                    "lost the connection to the ZooKeeper this command started") from None
 
 
-MAX_BROKER_ID = 1000
+MAX_BROKER_ID = MAX_RESERVED_BROKER_ID
 """Kafka's ``reserved.broker.max.id`` default: with ``broker.id.generation.enable`` (default true) a broker
-refuses a ``broker.id`` above it. A larger id started here and registered a port past 65535 (9092 + ID), which the
-controller skipped as unreadable, leaving a broker that was running but never in the cluster."""
+refuses a ``broker.id`` above it (``zkcontroller broker`` too: `server_properties`). A larger id started here
+and registered a port past 65535 (9092 + ID), which the controller skipped as unreadable, leaving a broker that
+was running but never in the cluster."""
 
 
 def parse_broker_ids(brokers: int | None, broker_ids: str | None) -> list[int]:

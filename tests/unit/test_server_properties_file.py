@@ -61,3 +61,26 @@ def test_render_reads_back_exactly() -> None:
     text = render(values)
     assert text.isascii()
     assert parse_properties(text) == values
+
+
+@pytest.mark.parametrize(("given", "refused"), [
+    ("broker.id=1001\n", "broker.id must be greater than or equal to -1 and not greater than reserved.broker.max.id"),
+    ("broker.id=-2\n", "broker.id must be greater than or equal to -1 and not greater than reserved.broker.max.id"),
+    ("broker.id=7\nreserved.broker.max.id=5\n", "not greater than reserved.broker.max.id"),
+    ("broker.id=-1\nbroker.id.generation.enable=false\n", "broker.id must be greater than or equal to 0"),
+    ("broker.id=-1\n", "automatic broker id generation is not supported"),
+    ("zookeeper.connect=zk1:2181\n", "automatic broker id generation is not supported"),  # -1, the default
+    ("broker.id=1\nreserved.broker.max.id=-1\n", "reserved.broker.max.id: Value must be at least 0"),
+])
+def test_broker_id_is_checked_as_kafka_config_checks_it(given: str, refused: str) -> None:
+    """``KafkaConfig.validateValues``: with id generation on (the default), 0..``reserved.broker.max.id`` (1000)."""
+    with pytest.raises(ConfigError, match=refused.replace(".", r"\.")):
+        broker_properties(parse_properties("zookeeper.connect=zk1:2181\n" + given))
+
+
+def test_broker_ids_above_the_reserved_maximum_are_taken_with_generation_off_or_a_larger_maximum() -> None:
+    assert broker_properties(parse_properties(BASE.replace("=3", "=1000"))).broker_id == 1000
+    assert broker_properties(parse_properties(BASE.replace("=3", "=5000") + "reserved.broker.max.id=5000\n")
+                             ).broker_id == 5000
+    assert broker_properties(parse_properties(BASE.replace("=3", "=5000") + "broker.id.generation.enable=false\n")
+                             ).broker_id == 5000

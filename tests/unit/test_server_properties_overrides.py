@@ -32,7 +32,9 @@ def test_an_override_key_is_not_trimmed() -> None:
     ("broker.id=\u0669", 9), ("broker.id=2147483647", 2**31 - 1),
 ])
 def test_int_values_are_trimmed_then_parsed_as_java(override: str, broker_id: int) -> None:
-    assert broker_properties(parse_properties(BASE), [override]).broker_id == broker_id
+    """With id generation off, any id from 0 up is taken (on, the default, ids end at reserved.broker.max.id)."""
+    given = [override, "broker.id.generation.enable=false"]
+    assert broker_properties(parse_properties(BASE), given).broker_id == broker_id
 
 
 @pytest.mark.parametrize("value", ["\u00a09", "9\u2003", "1_0", "2147483648", "\U0001d7d7", "9 9", ""])

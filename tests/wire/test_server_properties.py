@@ -50,7 +50,7 @@ def test_unknown_keys_are_logged_and_kept(caplog):
 
 @pytest.mark.parametrize(("override", "message"), [
     ("broker.id=x", "Invalid value x for configuration broker.id: Not a number of type INT"),
-    ("broker.id=-4", "Value must be at least 0"),
+    ("broker.id=-4", "broker.id must be greater than or equal to -1 and not greater than reserved.broker.max.id"),
     ("delete.topic.enable=yes", "Invalid value yes for configuration delete.topic.enable"),
     ("listeners=SSL://:9093", "only the PLAINTEXT listener is served"),
     ("listeners=PLAINTEXT://h:99999", "port 99999 is not within"),

@@ -14,6 +14,10 @@ from zkcontroller.protocol.ibp import DEFAULT_IBP, alter_isr_enabled, parse_ibp
 DEFAULT_LOG_DIRS = ("/tmp/kafka-logs",)
 """Kafka's default ``log.dirs``."""
 
+MAX_RESERVED_BROKER_ID = 1000
+"""Kafka's ``reserved.broker.max.id`` default: with ``broker.id.generation.enable`` (default true), the largest
+``broker.id`` a broker accepts (generated ids start above it)."""
+
 
 def virtual_log_dirs(count: int) -> tuple[str, ...]:
     """``count`` log dir names for in-process brokers (no disk behind them: a dir is where a replica is placed and

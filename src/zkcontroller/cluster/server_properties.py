@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from zkcontroller.admin.java_numbers import java_parse_int
-from zkcontroller.broker.config import ReplicationConfig
+from zkcontroller.broker.config import MAX_RESERVED_BROKER_ID, ReplicationConfig
 from zkcontroller.broker.log_config import BROKER_LOG_PROPERTIES, parse_broker_log_properties
 from zkcontroller.cluster.kafka_server import AutoCreateConfig
 from zkcontroller.controller.config import ControllerConfig
@@ -188,6 +188,19 @@ def _int(key: str, value: str, minimum: int | None = None) -> int:
     return n
 
 
+def _broker_id(broker_id: int, generation_enabled: bool, max_reserved: int) -> int:
+    """``KafkaConfig.validateValues``' check of ``broker.id`` (Scala's ``require``, hence the prefix); -1, which
+    asks for a generated id, is refused: ids are not generated here."""
+    if generation_enabled and not -1 <= broker_id <= max_reserved:
+        raise ConfigError("requirement failed: broker.id must be greater than or equal to -1 and not greater than "
+                          "reserved.broker.max.id")
+    if not generation_enabled and broker_id < 0:
+        raise ConfigError("requirement failed: broker.id must be greater than or equal to 0")
+    if broker_id < 0:
+        raise ConfigError("broker.id must be set (automatic broker id generation is not supported)")
+    return broker_id
+
+
 def _long(key: str, value: str) -> int:
     """ConfigDef's LONG (no validator): the value trimmed, then ``Long.parseLong``."""
     n = java_parse_int(value.strip(JAVA_TRIM), bits=64)
@@ -221,7 +234,8 @@ def _listener(key: str, value: str) -> Listener:
 
 
 _KNOWN = {
-    "broker.id", "listeners", "advertised.listeners", "zookeeper.connect", "zookeeper.session.timeout.ms",
+    "broker.id", "broker.id.generation.enable", "reserved.broker.max.id", "listeners", "advertised.listeners",
+    "zookeeper.connect", "zookeeper.session.timeout.ms",
     "zookeeper.connection.timeout.ms", "broker.rack", "log.dirs", "log.dir", "inter.broker.protocol.version",
     "auto.leader.rebalance.enable", "unclean.leader.election.enable", "delete.topic.enable",
     "controlled.shutdown.enable", "controlled.shutdown.max.retries", "controlled.shutdown.retry.backoff.ms",
@@ -277,9 +291,8 @@ def broker_properties(props: dict[str, str], overrides: Iterable[str] = ()) -> B
     def flag(key: str, default: bool) -> bool:
         return _bool(key, get(key, "true" if default else "false"))
 
-    broker_id = num("broker.id", -1, 0) if "broker.id" in props else None
-    if broker_id is None:
-        raise ConfigError("broker.id must be set (automatic broker id generation is not supported)")
+    broker_id = _broker_id(num("broker.id", -1), flag("broker.id.generation.enable", True),
+                           num("reserved.broker.max.id", MAX_RESERVED_BROKER_ID, 0))
     listener = _listener("listeners", get("listeners", "PLAINTEXT://:9092"))
     advertised = _listener("advertised.listeners", props["advertised.listeners"]) \
         if "advertised.listeners" in props else listener
