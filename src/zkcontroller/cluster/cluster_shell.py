@@ -433,7 +433,8 @@ def listener_lines(cluster: LocalCluster) -> list[str]:
         listener = cluster.listeners.get(server.broker_id)
         if listener is None or listener.address is None:
             continue
-        taken = f" ({listener.taken_port} was taken)" if listener.taken_port is not None else ""
+        note = listener.fallback_note
+        taken = f" ({note})" if note is not None else ""
         advertised = f", advertised as {listener.address}" if listener.bind_address != listener.address else ""
         lines.append(f"broker {server.broker_id} listens on {listener.bind_address}{taken}{advertised}")
     return lines
