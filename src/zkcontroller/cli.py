@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import click
 
 from zkcontroller.admin.usage import KafkaCommand, bad_connect_string, waiting_notice
+from zkcontroller.cluster.broker_ids import MAX_BROKER_ID
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.connect import make_backend
 from zkcontroller.coordination.errors import ConnectionLossError
@@ -174,12 +175,6 @@ def _unreachable_zookeeper_is_one_line(zookeeper: str | None) -> Iterator[None]:
     except ConnectionLossError:
         raise click.ClickException(f"cannot connect to ZooKeeper at {zookeeper}" if zookeeper else  # it said "at None"
                                    "lost the connection to the ZooKeeper this command started") from None
-
-
-MAX_BROKER_ID = 1000
-"""Kafka's ``reserved.broker.max.id`` default: with ``broker.id.generation.enable`` (default true) a broker
-refuses a ``broker.id`` above it. A larger id started here and registered a port past 65535 (9092 + ID), which the
-controller skipped as unreadable, leaving a broker that was running but never in the cluster."""
 
 
 def parse_broker_ids(brokers: int | None, broker_ids: str | None) -> list[int]:
