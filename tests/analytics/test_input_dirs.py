@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from zkcontroller.analytics.sources import resolve_inputs
+import pytest
+
+from zkcontroller.analytics.sources import InputError, resolve_inputs
 
 LINE = "[2024-01-01 00:00:00,000] INFO [Controller id=1] Resigned (kafka.controller.KafkaController)\n"
 
@@ -21,3 +23,18 @@ def test_a_readme_beside_the_logs_is_not_read_as_a_log(tmp_path: Path) -> None:
     files = resolve_inputs([str(logs)])
     assert sorted(Path(f).name for f in files.all) == ["controller.log", "controller.log.2024-01-01-00"]
     assert resolve_inputs([str(logs / "README.md")]).kafka == [str((logs / "README.md").resolve())]  # as asked
+
+
+def test_a_directory_of_hidden_files_says_they_are_skipped(tmp_path: Path) -> None:
+    """``analyze DIR`` with only ``.x`` in DIR said "directory contains no files", though ``.x`` was there."""
+    (tmp_path / "only-hidden").mkdir()
+    (tmp_path / "only-hidden" / ".x").write_text(LINE)
+    with pytest.raises(InputError, match=r"only-hidden: directory holds only hidden files \(\.x\), which are skipped"):
+        resolve_inputs([str(tmp_path / "only-hidden")])
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "README.md").write_text("# notes\n")
+    with pytest.raises(InputError, match=r"notes: directory holds only files that are skipped .*: README\.md"):
+        resolve_inputs([str(tmp_path / "notes")])
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InputError, match=r"empty: directory contains no files"):
+        resolve_inputs([str(tmp_path / "empty")])

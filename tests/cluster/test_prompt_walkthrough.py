@@ -169,6 +169,47 @@ async def test_producing_to_a_topic_that_does_not_exist_is_refused(shell_on: She
     assert not shell.workload.tasks
 
 
+async def test_a_count_to_produce_must_be_positive(shell_on: ShellFactory) -> None:
+    """``produce orders -5`` said "RECORDS must be a whole number, got '-5'", which -5 is; ``produce orders 0``
+    printed "Produced 0 records" for a command that did nothing."""
+    shell, lines = await shell_on([1])
+    await shell.run_command("create orders 1 1")
+    del lines[:]
+    for line in ("produce orders -5", "produce orders 0", "produce orders --rate 0", "produce orders --rate -2"):
+        assert await shell.run_command(line)
+    usage = "usage: produce TOPIC RECORDS | produce TOPIC --rate RECORDS_PER_SECOND | produce --stop [TOPIC]"
+    assert lines == [f"error: RECORDS must be a positive whole number (1 or more), got '-5'; {usage}",
+                     f"error: RECORDS must be a positive whole number (1 or more), got '0'; {usage}",
+                     f"error: RECORDS_PER_SECOND must be a positive whole number (1 or more), got '0'; {usage}",
+                     f"error: RECORDS_PER_SECOND must be a positive whole number (1 or more), got '-2'; {usage}"]
+    assert not shell.workload.tasks
+    assert await shell.run_command("produce orders 1")
+    assert lines[-1] == "Produced 1 records to orders (log end offsets 0:1)."
+
+
+async def test_a_verb_that_takes_no_arguments_refuses_extra_words(shell_on: ShellFactory) -> None:
+    """``status extra`` printed the status and dropped the word without a sign; ``quit now`` quit."""
+    shell, lines = await shell_on([1])
+    for line in ("status extra", "help me", "quit now", "exit now"):
+        assert await shell.run_command(line), line
+    assert lines == ["error: status takes no arguments, got 'extra'; usage: status",
+                     "error: help takes no arguments, got 'me'; usage: help",
+                     "error: quit takes no arguments, got 'now'; usage: quit",
+                     "error: quit takes no arguments, got 'now'; usage: quit"]
+    assert not await shell.run_command("quit")
+
+
+@pytest.mark.parametrize("verb", ["start", "stop"])
+async def test_a_broker_id_past_kafkas_reserved_maximum_is_refused(shell_on: ShellFactory, verb: str) -> None:
+    """``start 99999`` started a broker that registered a port past 65535 and never joined; ``--broker-ids``
+    already refused ids above 1000 (Kafka's reserved.broker.max.id)."""
+    shell, lines = await shell_on([1])
+    assert await shell.run_command(f"{verb} 99999")
+    assert lines == [f"error: BROKER_ID must be at most 1000 (Kafka's reserved.broker.max.id, as for --broker-ids), "
+                     f"got 99999; usage: {verb} BROKER_ID"]
+    assert sorted(shell.cluster.brokers) == [1]
+
+
 async def test_failing_a_log_dir_again_says_it_has_already_failed(clock: OffsetClock) -> None:
     """The second ``fail-log-dir`` of one dir said "log dir ... failed; replicas offline: none", as if a second
     disk had failed with nothing on it."""

@@ -37,3 +37,17 @@ def test_the_command_list_gives_whole_summaries_of_the_first_commands_a_user_run
     listed = {line.split()[0]: line for line in result.output.splitlines() if line.startswith("  ")}
     for name in ("analyze", "broker", "cluster", "demo", "topics", "zookeeper"):
         assert not listed[name].endswith("..."), listed[name]
+
+
+def test_every_command_in_the_list_has_a_whole_one_line_summary() -> None:
+    """``configs``, ``leader-election``, ``reassign`` and ``sim`` were cut off too ("Move partition replicas between
+    brokers..."): every top-level command's summary must be a whole sentence on its line."""
+    result = CliRunner().invoke(main, ["--help"], terminal_width=80)
+    assert result.exit_code == 0, result.output
+    commands = result.output.split("Commands:\n", 1)[1].splitlines()
+    listed = {line.split()[0]: line for line in commands if line.startswith("  ")}
+    assert sorted(listed) == main.list_commands(click.Context(main, info_name="zkcontroller"))
+    for name, line in listed.items():
+        summary = line[2 + len(name):].strip()
+        assert summary.endswith(".") and not summary.endswith("..."), (name, line)
+    assert all(line.startswith("  ") and not line.startswith("   ") for line in commands if line.strip()), commands

@@ -31,6 +31,28 @@ async def test_a_count_that_is_not_a_number_is_a_usage_line(tmp_path: Path, line
                    f"{line.split()[-1]!r} is not a whole number"]
 
 
+@pytest.mark.parametrize(("line", "error"), [
+    ("status extra", "status takes no arguments, got 'extra'; usage: status"),
+    ("zk-status all", "zk-status takes no arguments, got 'all'; usage: zk-status"),
+    ("quit now", "quit takes no arguments, got 'now'; usage: quit"),
+    ("describe a b", "usage: describe [TOPIC]"),
+    ("create orders 2 2 compact", "usage: create TOPIC [PARTITIONS [REPLICATION_FACTOR]]"),
+])
+async def test_extra_words_are_a_usage_line(tmp_path: Path, line: str, error: str) -> None:
+    """They were dropped without a sign (``status extra`` printed the status; ``describe a b`` described a)."""
+    backend = EmbeddedBackend(wall_clock_ms)
+    session = await backend.new_session()
+    out: list[str] = []
+    shell = ProcessClusterShell(ProcessCluster([1, 2, 3], tmp_path), KafkaZkClient(session, wall_clock_ms),
+                                out.append)  # never started: a usage error reaches no broker
+    try:
+        assert await shell.run_command(line)
+    finally:
+        await session.close()
+        await backend.close()
+    assert out == [f"error: {error}"]
+
+
 async def test_an_unknown_verb_is_one_line_naming_the_verbs(tmp_path: Path) -> None:
     """It printed "unknown command 'foo'" and then the 11 lines of help, burying the mistake typed."""
     backend = EmbeddedBackend(wall_clock_ms)

@@ -293,7 +293,7 @@ def _label(kind: str, name: str) -> str:
     return broker_entity_label(name)
 
 
-@click.command("configs", cls=KafkaCommand)
+@click.command("configs", cls=KafkaCommand, short_help="Topic and dynamic broker config overrides.")
 @zookeeper_option
 @click.option("--entity-type", "entity_types", multiple=True,
               type=click.Choice([paths.ConfigType.TOPIC, paths.ConfigType.BROKER]), help="topics or brokers.")

@@ -132,7 +132,7 @@ def requested_partitions(topic: str | None, partition: int | None, all_topic_par
     return [TopicPartition(topic, partition)]
 
 
-@click.command("leader-election", cls=KafkaCommand)
+@click.command("leader-election", cls=KafkaCommand, short_help="Elect leaders, as kafka-leader-election.")
 @zookeeper_option
 @click.option("--election-type", required=True, type=click.Choice(["preferred", "unclean"], case_sensitive=False),
               help="Type of election to attempt.")

@@ -66,7 +66,7 @@ def _show_progress(statuses: list[PartitionStatus]) -> None:
         progress.add_task("isr", total=total, completed=done)
 
 
-@click.command("reassign", cls=KafkaCommand)
+@click.command("reassign", cls=KafkaCommand, short_help="Move replicas, as kafka-reassign-partitions.")
 @zookeeper_option
 @click.option("--generate", is_flag=True, help="Propose an assignment of the topics' partitions.")
 @click.option("--execute", is_flag=True, help="Start the reassignment in the JSON file.")

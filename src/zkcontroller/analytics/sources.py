@@ -59,6 +59,10 @@ def is_jsonl(path: str) -> bool:
     return name.endswith(JSONL_SUFFIXES)
 
 
+def _hidden(name: str) -> bool:
+    return name.startswith((".", "_"))
+
+
 def _files_under(directory: Path) -> list[Path]:
     found = []
 
@@ -66,9 +70,23 @@ def _files_under(directory: Path) -> list[Path]:
         raise InputError(f"{exc.filename}: cannot read ({exc.strerror or exc})") from exc
 
     for root, dirs, files in os.walk(directory, onerror=unreadable):
-        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
-        found += [Path(root) / f for f in sorted(files) if not f.startswith((".", "_")) and not f.endswith(SKIPPED)]
+        dirs[:] = sorted(d for d in dirs if not _hidden(d))
+        found += [Path(root) / f for f in sorted(files) if not _hidden(f) and not f.endswith(SKIPPED)]
     return found
+
+
+def _nothing_to_read(raw: str, directory: Path) -> str:
+    """Why a directory yields no input: empty, or only files that are skipped (saying "contains no files" of a
+    directory holding ``.x`` sent the user looking for files that were there)."""
+    skipped = sorted(str((Path(root) / f).relative_to(directory)) for root, _, files in os.walk(directory)
+                     for f in files)
+    if not skipped:
+        return f"{raw}: directory contains no files"
+    shown = ", ".join(skipped[:3]) + (f" and {len(skipped) - 3} more" if len(skipped) > 3 else "")
+    if all(any(_hidden(part) for part in Path(name).parts) for name in skipped):
+        return f"{raw}: directory holds only hidden files ({shown}), which are skipped: name the file to read it"
+    return (f"{raw}: directory holds only files that are skipped (hidden, or {'/'.join(SKIPPED)}): {shown}; "
+            "name the file to read it")
 
 
 def resolve_inputs(inputs: list[str], exclude: Path | None = None) -> InputFiles:
@@ -87,7 +105,7 @@ def resolve_inputs(inputs: list[str], exclude: Path | None = None) -> InputFiles
         if path.is_dir():
             candidates = _files_under(path)
             if not candidates:
-                raise InputError(f"{raw}: directory contains no files")
+                raise InputError(_nothing_to_read(raw, path))
         elif path.is_file():
             candidates = [path]
         elif path.exists():  # a device, FIFO or socket: there, but no log file

@@ -25,7 +25,7 @@ from zkcontroller.admin.describe import controller_status, describe_lines, descr
 from zkcontroller.admin.errors import AdminError
 from zkcontroller.admin.leader_election import all_partitions, start_preferred_election
 from zkcontroller.admin.topics import TopicAdmin
-from zkcontroller.broker.config import ReplicationConfig, virtual_log_dirs
+from zkcontroller.broker.config import MAX_RESERVED_BROKER_ID, ReplicationConfig, virtual_log_dirs
 from zkcontroller.cluster.listener import ListenerPorts
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.logs import LogFiles
@@ -49,7 +49,7 @@ COMMANDS = CommandTable((
     command("status", text="controller, epoch, brokers and their listeners"),
     command("create TOPIC [PARTITIONS [RF]]", text="create a topic (Kafka's replica placement; defaults 3 and 2)"),
     command("describe [TOPIC]", text="kafka-topics --describe"),
-    command("stop ID", "start ID", text="orderly broker shutdown / start (a new ID starts a new broker)"),
+    command("stop ID", "start ID", text="orderly broker shutdown / start (a new ID, at most 1000, adds one)"),
     command("kill ID", text=("crash a broker (on the embedded store its session is left to time",
                              "out; a real ZooKeeper's is expired at once)")),
     command("expire ID", text="expire a broker's ZooKeeper session"),
@@ -168,6 +168,10 @@ class ClusterShell:
         if not words:
             return True
         name, args = words[0], words[1:]
+        refused = COMMANDS.extra_words_error("quit" if name == "exit" else name, args)
+        if refused is not None:
+            self.out(f"error: {refused}")
+            return True
         if name in ("quit", "exit"):
             return False
         handler = self.handlers().get(name)
@@ -359,7 +363,11 @@ class ClusterShell:
     async def _broker_action(self, name: str, args: list[str]) -> None:
         if len(args) != 1 or not args[0].isdigit():
             raise ValueError(f"usage: {name} BROKER_ID")
-        await self.broker_command(name, int(args[0]))
+        broker_id = int(args[0])
+        if broker_id > MAX_RESERVED_BROKER_ID:  # `start 99999` started a broker that registered a port past 65535
+            raise ValueError(f"BROKER_ID must be at most {MAX_RESERVED_BROKER_ID} (Kafka's reserved.broker.max.id, "
+                             f"as for --broker-ids), got {broker_id}; usage: {name} BROKER_ID")
+        await self.broker_command(name, broker_id)
 
     async def broker_command(self, name: str, broker_id: int) -> None:
         active = self.cluster.active_controller()
@@ -433,7 +441,8 @@ def listener_lines(cluster: LocalCluster) -> list[str]:
         listener = cluster.listeners.get(server.broker_id)
         if listener is None or listener.address is None:
             continue
-        taken = f" ({listener.taken_port} was taken)" if listener.taken_port is not None else ""
+        note = listener.fallback_note
+        taken = f" ({note})" if note is not None else ""
         advertised = f", advertised as {listener.address}" if listener.bind_address != listener.address else ""
         lines.append(f"broker {server.broker_id} listens on {listener.bind_address}{taken}{advertised}")
     return lines

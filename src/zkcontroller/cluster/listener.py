@@ -10,7 +10,9 @@ the host clients should use (`advertised_host`).
 
 from __future__ import annotations
 
+import errno
 import logging
+import os
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -110,7 +112,10 @@ class BrokerListener:
         self.apis = broker_apis(broker_id, lambda: self.server, self._control_handler)
         self.socket_server: SocketServer | None = None
         self.taken_port: int | None = None
-        """The port asked for when it was taken and an ephemeral one was bound instead."""
+        """The port asked for when it could not be bound (taken, or another error) and an ephemeral one was bound
+        instead."""
+        self.fallback_reason: str | None = None
+        """Why `taken_port` could not be bound, for the start-up lines (`fallback_note`)."""
         self.last_port: int | None = None
 
     def _control_handler(self) -> RequestHandler | None:
@@ -134,7 +139,7 @@ class BrokerListener:
 
     async def bind(self, wanted: int) -> int:
         """Listen on ``wanted`` (0: any free port); if it is taken (or out of range), on a free one."""
-        self.taken_port = None
+        self.taken_port = self.fallback_reason = None
         try:
             await self._start(wanted)
         except (OSError, OverflowError) as e:
@@ -142,12 +147,23 @@ class BrokerListener:
                 raise
             log.warning("[SocketServer brokerId=%d] cannot listen on %s:%d (%s); using a free port instead",
                         self.broker_id, self.host, wanted, e)
-            self.taken_port = wanted
+            self.taken_port, self.fallback_reason = wanted, _bind_failure(e)
             await self._start(0)
         port = self.port
         assert port is not None
         self.last_port = port
         return port
+
+    @property
+    def fallback_note(self) -> str | None:
+        """Why it listens on another port than asked (None if it does not): ``9093 was taken`` only when another
+        socket holds that port; any other bind failure (a port out of range, permission denied) was reported as
+        taken too, blaming a process that did not exist."""
+        if self.taken_port is None:
+            return None
+        if self.fallback_reason is None:
+            return f"{self.taken_port} was taken"
+        return f"cannot listen on {self.taken_port}: {self.fallback_reason}"
 
     async def _start(self, port: int) -> None:
         socket_server = SocketServer(self.host, port, self.apis.handle, close_on=(CloseConnection,))
@@ -159,6 +175,17 @@ class BrokerListener:
         if self.socket_server is not None:
             socket_server, self.socket_server = self.socket_server, None
             await socket_server.stop()
+
+
+def _bind_failure(error: OSError | OverflowError) -> str | None:
+    """The reason a bind failed, in words; None for an address in use (the port was taken)."""
+    if isinstance(error, OverflowError):  # socket's own wording: "bind(): port must be 0-65535."
+        return "not a port (0 to 65535)"
+    if error.errno == errno.EADDRINUSE:
+        return None
+    # asyncio rewords the error ("error while attempting to bind on address ...: [errno 13] ..."): the errno's
+    # own words say it plainly
+    return os.strerror(error.errno) if error.errno else str(error)
 
 
 def _host_port(host: str, port: int | None) -> str:

@@ -277,6 +277,10 @@ class ProcessClusterShell:
         if not words:
             return True
         name, args = words[0], words[1:]
+        refused = COMMANDS.extra_words_error("quit" if name == "exit" else name, args)
+        if refused is not None:
+            self.out(f"error: {refused}")
+            return True
         if name in ("quit", "exit"):
             return False
         handler = self.handlers().get(name)
@@ -348,6 +352,8 @@ class ProcessClusterShell:
                                "servers)") from None
 
     async def _describe(self, args: list[str]) -> None:
+        if len(args) > 1:  # `describe a b` described a alone, as the in-process prompt once did
+            raise ValueError("usage: describe [TOPIC]")
         topics = await select_topics(self.admin, args[0] if args else None)
         live = await self.admin.get_sorted_broker_list()
         for text in describe_lines(await describe_topics(self.admin, topics), live):
@@ -361,7 +367,7 @@ class ProcessClusterShell:
                      f"metrics http://127.0.0.1:{b.metrics_port}/metrics, log {b.log}")
 
     async def _create(self, args: list[str]) -> None:
-        if not args:
+        if not 1 <= len(args) <= 3:  # a fourth word was dropped without a sign
             raise ValueError("usage: create TOPIC [PARTITIONS [REPLICATION_FACTOR]]")
         for count in args[1:3]:
             if not count.lstrip("-").isdigit():  # int()'s own message named Python's literal syntax

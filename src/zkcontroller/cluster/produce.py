@@ -78,6 +78,8 @@ def produce_command(cluster: LocalCluster, workload: ProduceWorkload, args: list
 
 
 def _count(text: str, what: str) -> int:
-    if not text.isdigit():
-        raise ValueError(f"{what} must be a whole number, got {text!r}; {USAGE}")
+    """A count of at least 1: ``produce t -5`` said "must be a whole number", which -5 is, and ``produce t 0``
+    printed "Produced 0 records" for a command that did nothing (a rate of 0 was already refused)."""
+    if not text.isdigit() or int(text) == 0:
+        raise ValueError(f"{what} must be a positive whole number (1 or more), got {text!r}; {USAGE}")
     return int(text)

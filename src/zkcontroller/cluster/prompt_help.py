@@ -6,6 +6,7 @@ apart (the process prompt's list was a literal beside its help, and could name a
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 
@@ -20,6 +21,15 @@ class Command:
     @property
     def verbs(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(usage.split()[0] for usage in self.usages))
+
+    def arguments(self, verb: str) -> list[list[str]]:
+        """The argument words of each of ``verb``'s usages (a note in parentheses, ``(or Ctrl-D)``, is not one)."""
+        shown = []
+        for usage in self.usages:
+            words = usage.split()
+            if words[0] == verb:
+                shown.append(list(itertools.takewhile(lambda word: not word.startswith("("), words[1:])))
+        return shown
 
 
 def command(*usages: str, text: tuple[str, ...] | str = ()) -> Command:
@@ -52,3 +62,11 @@ class CommandTable:
     def verbs(self) -> tuple[str, ...]:
         """Every verb the help names, in its order, once."""
         return tuple(dict.fromkeys(verb for row in self.rows for verb in row.verbs))
+
+    def extra_words_error(self, verb: str, args: list[str]) -> str | None:
+        """The one-line error for words given to a verb that takes none (None if ``verb`` takes some, or none
+        were given): ``status extra`` ran ``status`` and dropped the word without a sign."""
+        usages = [arguments for row in self.rows for arguments in row.arguments(verb)]
+        if not args or not usages or any(usages):
+            return None
+        return f"{verb} takes no arguments, got {' '.join(args)!r}; usage: {verb}"

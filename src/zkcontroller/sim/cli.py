@@ -67,7 +67,7 @@ def _no_earlier_run(log_dir: Path) -> None:
                                    "appends to them: give an empty or new directory")
 
 
-@click.group()
+@click.group(short_help="The simulator: virtual time, injected faults.")
 def sim() -> None:
     """The deterministic simulator: the controller and brokers on virtual time, with injected faults."""
 
