@@ -25,8 +25,10 @@ from .test_produce_wire import (
     BOUND_S,
     INVALID_RECORD,
     NONE,
+    NOT_LEADER_OR_FOLLOWER,
     ORDERS_0,
     ORDERS_1,
+    UNKNOWN_TOPIC_OR_PARTITION,
     Replicas,
     _until,
     batch,
@@ -225,11 +227,13 @@ async def test_v0_to_v2_refuse_two_v2_batches_in_one_partitions_set(apis, compre
 
 async def test_transactional_and_plain_batches_are_appended_as_before(apis) -> None:
     """Transactions are not served: a transactional batch is neither checked nor recorded (appended again on a
-    retry), and a batch without a producer id is never a duplicate."""
+    retry), and a batch without a producer id is never a duplicate. Only its request's transactional id is
+    checked, as ``handleProduceRequest`` does first (no authorizer: any id is authorized)."""
     api, replicas = apis
     txn = idempotent(2, 7, transactional=True)
     for base in (10, 12):
-        assert await send(api, 8, 1, [("orders", [(0, txn)])]) == [("orders", 0, NONE, base, 0)]
+        assert await send(api, 8, 1, [("orders", [(0, txn)])], transactional_id="tx") == [
+            ("orders", 0, NONE, base, 0)]
     for base in (14, 15):
         assert await send(api, 8, 1, [("orders", [(0, batch(1))])]) == [("orders", 0, NONE, base, 0)]
     assert replicas.parts[ORDERS_0].producer_state.producers == {}
@@ -262,3 +266,18 @@ async def test_acks_0_out_of_order_closes_the_connection_naming_the_error(apis) 
     with pytest.raises(CloseConnection, match="orders-0 -> OUT_OF_ORDER_SEQUENCE_NUMBER"):
         await api.handle(frame(8, 0, [("orders", [(0, idempotent(1, 2))])]))
     assert replicas.parts[ORDERS_0].log_end_offset == 11
+
+
+async def test_a_transactional_batch_without_a_transactional_id_fails_the_whole_request(apis, caplog) -> None:
+    """``handleProduceRequest`` first: a transactional batch needs the request's transactional id (with no
+    authorizer, any id passes); without one, every partition is TRANSACTIONAL_ID_AUTHORIZATION_FAILED with no
+    message, nothing is appended, nothing logged (``sendErrorResponseMaybeThrottle``); acks=0 closes."""
+    api, replicas = apis
+    caplog.set_level("ERROR", logger="kafka.server.KafkaApis")
+    ask = [("orders", [(0, batch(1)), (1, idempotent(2, 0, transactional=True))]), ("nope", [(0, batch(1))])]
+    assert messages(await api.handle(frame(8, 1, ask))) == [(53, -1, None)] * 3
+    assert replicas.parts[ORDERS_0].log_end_offset == 10 and caplog.records == []
+    with pytest.raises(CloseConnection):
+        await api.handle(frame(8, 0, ask))
+    assert [a[2] for a in await send(api, 8, 1, ask, transactional_id="tx")] == [NONE, NOT_LEADER_OR_FOLLOWER,
+                                                                                  UNKNOWN_TOPIC_OR_PARTITION]

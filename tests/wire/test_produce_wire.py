@@ -128,9 +128,10 @@ def _build(cls: type, **values: Any) -> Any:
 
 
 def frame(version: int, acks: int, topics: list[tuple[str, list[tuple[int, bytes | None]]]],
-          timeout_ms: int = 30_000, client_id: str = "test") -> bytes:
+          timeout_ms: int = 30_000, client_id: str = "test", transactional_id: str | None = None) -> bytes:
     m = schema_module(PRODUCE, version, "request")
-    request = _build(m.ProduceRequest, transactional_id=None, acks=acks, timeout=timedelta(milliseconds=timeout_ms),
+    request = _build(m.ProduceRequest, transactional_id=transactional_id, acks=acks,
+                     timeout=timedelta(milliseconds=timeout_ms),
                      topic_data=tuple(_build(m.TopicProduceData, name=name, partition_data=tuple(
                          _build(m.PartitionProduceData, index=p, records=records) for p, records in parts))
                                       for name, parts in topics))
@@ -170,7 +171,7 @@ async def send(api: KafkaApis, version: int, acks: int, topics: list[tuple[str, 
     return answers(await api.handle(frame(version, acks, topics, **kw)), version)
 
 
-@pytest.mark.parametrize("version", [3, 5, 8])
+@pytest.mark.parametrize("version", [3, 5, 8, 9])
 async def test_acks_1_appends_and_answers_the_base_offset(apis, version: int) -> None:
     api, replicas = apis
     log_start = 0 if version >= 5 else None  # the field's first version
@@ -182,7 +183,7 @@ async def test_acks_1_appends_and_answers_the_base_offset(apis, version: int) ->
 
 async def test_versions_advertised_are_kafka_2_8s(apis) -> None:
     api, _ = apis
-    assert api.supported_versions()[PRODUCE] == (0, 8)
+    assert api.supported_versions()[PRODUCE] == (0, 9)
 
 
 def legacy_frame(version: int, acks: int, topics: list[tuple[str, list[tuple[int, bytes | None]]]]) -> bytes:
@@ -565,7 +566,7 @@ async def test_from_v7_a_codec_id_above_zstd_fails_its_partition_at_the_append(a
         "java.lang.IllegalArgumentException: Unknown compression type id: 6"]
 
 
-@pytest.mark.parametrize("version", range(3, 9))
+@pytest.mark.parametrize("version", range(3, 10))
 def test_our_request_table_reads_what_kios_writer_wrote_and_refuses_every_truncation(version: int) -> None:
     """Every version is read by `PRODUCE_REQUEST` (kio's schemas serve only to write the test's requests)."""
     m = schema_module(PRODUCE, version, "request")
@@ -583,3 +584,39 @@ def test_our_request_table_reads_what_kios_writer_wrote_and_refuses_every_trunca
     for cut in range(len(body)):
         with pytest.raises(WireFormatError):
             decode_produce_request(version, body[:cut], 0)
+
+
+def _announcing(size: int, magic: int | None = None, total: int = 17) -> bytes:
+    """An entry header announcing ``size`` bytes (and ``magic``), ``total`` bytes in all."""
+    head = struct.pack(">qi", 0, size) + (b"" if magic is None else bytes(4) + bytes([magic & 0xFF]))
+    return (head + bytes(total))[:total]
+
+
+@pytest.mark.parametrize(("records", "message"), [
+    (_announcing(3, total=12), "Record size 3 is less than the minimum record overhead (14)"),
+    (_announcing(80, magic=5), "Invalid magic found in record: 5"),  # a partial entry: its header is read
+    (_announcing(80, magic=-1), "Invalid magic found in record: -1"),
+])
+async def test_a_corrupt_first_entry_fails_the_whole_request_with_its_message(apis, caplog, records: bytes,
+                                                                             message: str) -> None:
+    """``RequestUtils.hasTransactionalRecords`` reads every partition's first batch header, known topic or not,
+    before anything else: the iterator's CorruptRecordException leaves ``handleProduceRequest``, and
+    ``handleError`` logs it and answers every partition CORRUPT_MESSAGE, keeping the exception's message
+    (``ApiError.fromThrowable``: it is not the error's default)."""
+    api, replicas = apis
+    caplog.set_level("ERROR", logger="kafka.server.KafkaApis")
+    ask = [("orders", [(0, batch(1))]), ("nope", [(0, records)])]
+    assert messages(await api.handle(frame(8, 1, ask))) == [(CORRUPT_MESSAGE, -1, message)] * 2
+    assert replicas.parts[ORDERS_0].log_end_offset == 10
+    assert [r.getMessage().splitlines()[-1] for r in caplog.records] == [
+        f"org.apache.kafka.common.errors.CorruptRecordException: {message}"]
+
+
+async def test_a_later_entry_of_unknown_magic_is_its_partitions_corrupt_message(apis) -> None:
+    """Only the first batch is read before the partitions are: a later entry's header fails its own partition
+    (``validateRecords``' iteration), and the other partitions append."""
+    api, replicas = apis
+    replicas.parts[ORDERS_1] = leader(ORDERS_1, 0)
+    ask = [("orders", [(0, batch(1) + _announcing(80, magic=9)), (1, batch(2))])]
+    assert messages(await api.handle(frame(8, 1, ask))) == [(CORRUPT_MESSAGE, -1, None), (NONE, 0, None)]
+    assert replicas.parts[ORDERS_1].log_end_offset == 2

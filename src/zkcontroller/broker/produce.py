@@ -112,10 +112,11 @@ class ProduceTarget:
 
 async def produce(version: int, acks: int, timeout_ms: int, client_id: str | None,
                   partitions: list[ProducePartition], *, cache: MetadataCache | None,
-                  target: ProduceTarget | None) -> list[ProduceAnswer]:
+                  target: ProduceTarget | None, transactional_id: str | None = None) -> list[ProduceAnswer]:
     """One answer per partition of the request, in request order; for acks=-1 only once they are replicated (or
     failed, or timed out). A partition named twice is answered once, for its last record set, as Kafka's map of
-    partitions keeps it."""
+    partitions keeps it. `record_sets.RequestFailed` when the request fails as a whole."""
+    record_sets.check_first_batches([p.records for p in partitions], transactional_id)
     checked: dict[tuple[str, int], tuple[ProducePartition, ProduceAnswer | list[record_sets.Entry] | None]] = {}
     for p in partitions:  # every one named, in request order: a RequestFailed one fails the request, even if renamed
         tp = TopicPartition(p.topic, p.partition)
@@ -216,16 +217,20 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
                     log_append_time=now if stamped else -1, count=count)
 
 
-def failed_request_answers(partitions: list[ProducePartition]) -> list[ProduceAnswer]:
+def failed_request_answers(partitions: list[ProducePartition],
+                           failure: record_sets.RequestFailed | None = None) -> list[ProduceAnswer]:
     """``ProduceRequest.getErrorResponse`` for an exception `produce` let through (`record_sets.RequestFailed`):
-    every partition named, once, UNKNOWN_SERVER_ERROR with no message (``ApiError.fromThrowable`` keeps none for
-    it), in the order of the request's ``partitionSizes`` ``HashMap``, grouped by topic as its response data
-    collection groups them (a topic's first partition in that order places it)."""
+    every partition named, once, the failure's error (UNKNOWN_SERVER_ERROR by default) and the message
+    ``ApiError.fromThrowable`` keeps (none for UNKNOWN_SERVER_ERROR), in the order of the request's
+    ``partitionSizes`` ``HashMap``, grouped by topic as its response data collection groups them (a topic's first
+    partition in that order places it)."""
+    error = int(Errors.UNKNOWN_SERVER_ERROR) if failure is None else failure.error
+    message = None if failure is None else failure.answer_message
     order = _hash_map_order([TopicPartition(p.topic, p.partition) for p in partitions])
     topics: dict[str, list[TopicPartition]] = {}
     for tp in order:
         topics.setdefault(tp.topic, []).append(tp)
-    return [ProduceAnswer(tp.topic, tp.partition, int(Errors.UNKNOWN_SERVER_ERROR), log_start_offset=-1)
+    return [ProduceAnswer(tp.topic, tp.partition, error, log_start_offset=-1, error_message=message)
             for tps in topics.values() for tp in tps]
 
 

@@ -415,16 +415,19 @@ class KafkaApis:
         try:
             answers = await produce(header.api_version, request.acks, request.timeout_ms, header.client_id,
                                     partitions, cache=self._metadata_cache(),
-                                    target=manager.produce_target() if manager is not None else None)
+                                    target=manager.produce_target() if manager is not None else None,
+                                    transactional_id=request.transactional_id)
         except RequestFailed as e:  # KafkaApis.handle's catch: handleError logs it, answers every partition
-            log.error("Error when handling request: clientId=%s, correlationId=%d, api=PRODUCE, version=%d, body=%s"
-                      "\n%s: %s", header.client_id, header.correlation_id, header.api_version,
-                      request_text(request.acks, request.timeout_ms, partitions), e.exception, e)
+            if e.logged:
+                log.error("Error when handling request: clientId=%s, correlationId=%d, api=PRODUCE, version=%d, "
+                          "body=%s\n%s: %s", header.client_id, header.correlation_id, header.api_version,
+                          request_text(request.acks, request.timeout_ms, partitions), e.exception, e)
             if request.acks == 0:  # getErrorResponse answers nothing: the connection is closed, unlogged
-                close = CloseConnection(f"Produce request with correlation id {header.correlation_id} failed: {e}")
+                close = CloseConnection(f"Produce request with correlation id {header.correlation_id} failed: "
+                                        f"{e or e.exception}")
                 close.log_level = logging.DEBUG
                 raise close from None
-            answers = failed_request_answers(partitions)
+            answers = failed_request_answers(partitions, e)
         if request.acks == 0:
             failed = [f"{a.topic}-{a.partition} -> {error_name(a.error)}" for a in answers if a.error]
             if failed:

@@ -621,9 +621,9 @@ def legacy_list_offsets_response(answers: Iterable[LegacyOffsetAnswer]) -> bytes
 # ---------------------------------------------------------------------------------------------- Produce
 
 PRODUCE = 0
-PRODUCE_VERSIONS = (0, 8)
-"""Kafka 2.8's Produce 0–8: requests v3+ through kio, v0–v2 (which kio lacks) through our own table below;
-responses of every version through our table."""
+PRODUCE_VERSIONS = (0, 9)
+"""Kafka 2.8's Produce 0–9 (v9 the first flexible one): requests and responses of every version through our own
+tables below."""
 _MODULES[PRODUCE] = "produce"
 _REQUEST_NAMES[PRODUCE] = "ProduceRequest"
 
@@ -639,7 +639,7 @@ class ProduceRequestSummary:
     """(topic, partition, records) in request order."""
 
 
-PRODUCE_REQUEST = MessageSpec("ProduceRequest", "0-8", "", (
+PRODUCE_REQUEST = MessageSpec("ProduceRequest", "0-9", "9+", (
     Field("transactional_id", "string", versions="3+", nullable="3+"),
     Field("acks", "int16"),
     Field("timeout_ms", "int32"),
@@ -651,10 +651,10 @@ PRODUCE_REQUEST = MessageSpec("ProduceRequest", "0-8", "", (
         )),
     )),
 ))
-"""Kafka 2.8's ProduceRequest.json, v0–8 (none flexible), for every version: kio's schemas start at v3, and its
+"""Kafka 2.8's ProduceRequest.json, v0–9 (v9 flexible), for every version: kio's schemas start at v3, and its
 reader (with the length guard and null checks it needs) took 1.7x our table's time for a one-partition request
 (docs/benchmarks.md, Produce)."""
-PRODUCE_RESPONSE = MessageSpec("ProduceResponse", "0-8", "", (
+PRODUCE_RESPONSE = MessageSpec("ProduceResponse", "0-9", "9+", (
     Field("responses", "[]", fields=(
         Field("name", "string"),
         Field("partitions", "[]", fields=(
@@ -672,7 +672,7 @@ PRODUCE_RESPONSE = MessageSpec("ProduceResponse", "0-8", "", (
     )),
     Field("throttle_time_ms", "int32", versions="1+", default=0),
 ))
-"""Kafka 2.8's ProduceResponse.json, v0–8 (none flexible), for every version: kio types ``LogAppendTimeMs`` as a
+"""Kafka 2.8's ProduceResponse.json, v0–9 (v9 flexible), for every version: kio types ``LogAppendTimeMs`` as a
 datetime, which holds neither every int64 nor -1 apart from None, and a duplicate's answer carries the original
 batch's max timestamp, whatever int64 its producer wrote there."""
 
@@ -681,7 +681,8 @@ def decode_produce_request(version: int, buf: bytes | memoryview, offset: int) -
     """A Produce request body of any version Kafka 2.8 serves; `WireFormatError` for malformed bytes (trailing
     bytes ignored, as for every client request)."""
     value = codec.decode(PRODUCE_REQUEST, version, buf, offset, exact=False)
-    return ProduceRequestSummary(value["acks"], value["timeout_ms"], value.get("transactional_id"),
+    transactional_id = value["transactional_id"] if version >= 3 else None  # absent before v3: Kafka's null
+    return ProduceRequestSummary(value["acks"], value["timeout_ms"], transactional_id,
                                  [(t["name"], p["index"], None if p["records"] is None else bytes(p["records"]))
                                   for t in value["topics"] for p in t["partitions"]])
 

@@ -49,6 +49,7 @@ UNKNOWN_SERVER_ERROR = -1
 INVALID_RECORD = 87
 RECORD_TOO_LARGE = 10
 UNSUPPORTED_COMPRESSION_TYPE = 76
+TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53
 LOG_OVERHEAD = 12
 """Offset (int64) and size (int32) before every entry, batch or legacy message."""
 HEADER_SIZE_UP_TO_MAGIC = 17
@@ -62,6 +63,7 @@ MAX_INFLATED = 64 * 1024 * 1024
 """A wrapper inflating beyond this is refused (as one that cannot be read): a small request cannot fill the
 memory."""
 _CONTROL_FLAG = 0x20
+_TRANSACTIONAL_FLAG = 0x10
 _INVALID_RECORD_EXCEPTION = "org.apache.kafka.common.InvalidRecordException"
 _LEGACY_HEADER = struct.Struct(">qiIbb")  # offset, size, crc, magic, attributes
 _BATCH_HEADER = struct.Struct(">qiibIhiqqqhii")
@@ -82,12 +84,55 @@ class RecordSetError(Exception):
 
 class RequestFailed(Exception):
     """A record set that fails the whole Produce request: an exception ``handleProduceRequest`` does not catch
-    reaches ``KafkaApis.handle``, whose ``handleError`` logs it and answers every partition UNKNOWN_SERVER_ERROR.
-    ``exception``: the Java exception's class."""
+    reaches ``KafkaApis.handle``, whose ``handleError`` logs it and answers every partition ``error``, with the
+    exception's message where ``ApiError.fromThrowable`` keeps it (``answer_message``: never for
+    UNKNOWN_SERVER_ERROR). ``exception``: the Java exception's class. ``logged``: False for the answer
+    ``handleProduceRequest`` sends itself (``sendErrorResponseMaybeThrottle``), which logs nothing."""
 
-    def __init__(self, message: str, exception: str) -> None:
+    def __init__(self, message: str, exception: str, error: int = UNKNOWN_SERVER_ERROR, *,
+                 answer_message: bool = False, logged: bool = True) -> None:
         super().__init__(message)
         self.exception = exception
+        self.error = error
+        self.answer_message = message if answer_message else None
+        self.logged = logged
+
+
+def _corrupt(message: str) -> RequestFailed:
+    return RequestFailed(message, "org.apache.kafka.common.errors.CorruptRecordException", CORRUPT_MESSAGE,
+                         answer_message=True)
+
+
+def _signed(byte: int) -> int:
+    return byte - 256 if byte > 127 else byte
+
+
+def check_first_batches(record_sets: list[bytes | memoryview | None], transactional_id: str | None) -> None:
+    """``handleProduceRequest``'s first step, ``RequestUtils.hasTransactionalRecords``: the first batch of every
+    partition in request order (known topics or not) until one is transactional. The batch iterator's header
+    check throws there, out of any per-partition handling: a first entry announcing fewer than 14 bytes, or whose
+    magic is not 0..2, fails the whole request CORRUPT_MESSAGE with its message. A transactional batch in a
+    request without a transactional id fails it TRANSACTIONAL_ID_AUTHORIZATION_FAILED (no authorizer: any id is
+    authorized)."""
+    for data in record_sets:
+        if data is None or len(data) < LOG_OVERHEAD:
+            continue
+        buf = memoryview(data)
+        (size,) = struct.unpack_from(">i", buf, 8)
+        if size < RECORD_OVERHEAD_V0:
+            raise _corrupt(f"Record size {size} is less than the minimum record overhead ({RECORD_OVERHEAD_V0})")
+        if len(buf) < HEADER_SIZE_UP_TO_MAGIC:
+            continue
+        magic = _signed(buf[16])
+        if not 0 <= magic <= 2:
+            raise _corrupt(f"Invalid magic found in record: {magic}")
+        if len(buf) < size + LOG_OVERHEAD:
+            continue  # a partial first batch: the iterator has none
+        if magic == 2 and len(buf) >= _BATCH_HEADER.size and _BATCH_HEADER.unpack_from(buf)[5] & _TRANSACTIONAL_FLAG:
+            if transactional_id is None:
+                raise RequestFailed("", "org.apache.kafka.common.errors.TransactionalIdAuthorizationException",
+                                    TRANSACTIONAL_ID_AUTHORIZATION_FAILED, logged=False)
+            return
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,9 +145,11 @@ class Entry:
     magic: int
 
 
-def inspect(data: bytes | memoryview, produce_version: int) -> list[Entry]:
+def inspect(data: bytes | memoryview, produce_version: int, *, check_magic: bool = True) -> list[Entry]:
     """The entries of ``data`` as Kafka's iterator finds them, with ``validateRecords``' checks for
-    ``produce_version``; `RecordSetError` otherwise."""
+    ``produce_version``; `RecordSetError` otherwise. ``check_magic``: a magic outside 0..2 is CORRUPT_MESSAGE, as
+    ``ByteBufferLogInputStream`` has it (a wrapper's inner messages, read by ``DataLogInputStream``, are not
+    checked there)."""
     buf = memoryview(data)
     entries = []
     pos = 0
@@ -111,9 +158,14 @@ def inspect(data: bytes | memoryview, produce_version: int) -> list[Entry]:
         if size < RECORD_OVERHEAD_V0:
             raise RecordSetError(CORRUPT_MESSAGE, f"Record size {size} is less than the minimum record overhead "
                                                   f"({RECORD_OVERHEAD_V0})")
-        if len(buf) - pos < HEADER_SIZE_UP_TO_MAGIC or len(buf) - pos < size + LOG_OVERHEAD:
+        if len(buf) - pos < HEADER_SIZE_UP_TO_MAGIC:
             break  # a partial entry at the end: the iteration stops there
-        entries.append(Entry(pos, size + LOG_OVERHEAD, buf[pos + 16]))
+        magic = buf[pos + 16]
+        if check_magic and not 0 <= _signed(magic) <= 2:  # the batch iterator's header check
+            raise RecordSetError(CORRUPT_MESSAGE, f"Invalid magic found in record: {_signed(magic)}")
+        if len(buf) - pos < size + LOG_OVERHEAD:
+            break
+        entries.append(Entry(pos, size + LOG_OVERHEAD, magic))
         pos += size + LOG_OVERHEAD
     if produce_version >= 3:
         if not entries:
@@ -249,7 +301,8 @@ def _legacy_count(message: memoryview) -> int:
     except CompressionError as e:  # CompressionType.wrapForInput / the stream's IOException, as KafkaException
         raise RecordSetError(UNKNOWN_SERVER_ERROR, f"java.io.IOException: {e}",
                              "org.apache.kafka.common.KafkaException") from None
-    entries = inspect(inner, 0)  # as DataLogInputStream, stops at a partial last message (the ones before count)
+    # as DataLogInputStream, which stops at a partial last message (the ones before count)
+    entries = inspect(inner, 0, check_magic=False)
     if not entries:  # AbstractLegacyRecordBatch.DeepRecordsIterator
         raise RecordSetError(INVALID_RECORD, "Found invalid compressed record set with no inner records",
                              _INVALID_RECORD_EXCEPTION)
