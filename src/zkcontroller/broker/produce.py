@@ -247,19 +247,34 @@ def request_text(acks: int, timeout_ms: int, partitions: list[ProducePartition])
 
 def _hash_map_order(keys: list[TopicPartition]) -> list[TopicPartition]:
     """The iteration order of a ``java.util.HashMap<TopicPartition, ...>`` these keys were put into, in this order
-    (duplicates kept at their first put): by bucket of the final table (16 slots, doubled while the size passes
-    three quarters of them), each bucket in put order, as resizes keep it. A bucket of more than 8 keys would be a
-    tree bin in Java, whose order this does not replay."""
+    (duplicates kept at their first put): by bucket of the final table, each bucket in put order, as resizes keep
+    it. The puts are replayed for the table's size: 16 slots, doubled when the size passes three quarters of them
+    (``putVal``'s ``++size > threshold``), and also when a bucket reaches 9 keys while the table has fewer than 64
+    slots (``treeifyBin`` resizes instead of treeifying then). From 64 slots such a bucket is a tree bin, whose
+    order this does not replay."""
     unique = list(dict.fromkeys(keys))
+    hashes = [_spread((31 * (31 + tp.partition) + _java_string_hash(tp.topic)) & 0xFFFFFFFF) for tp in unique]
     capacity = 16
-    while len(unique) > capacity * 3 // 4:
-        capacity *= 2
+    in_bucket: dict[int, int] = {}
+    for i, h in enumerate(hashes):
+        b = h & (capacity - 1)
+        in_bucket[b] = in_bucket.get(b, 0) + 1
+        resized = False
+        if in_bucket[b] >= 9 and capacity < 64:  # treeifyBin on a small table
+            capacity, resized = capacity * 2, True
+        if i + 1 > capacity * 3 // 4:
+            capacity, resized = capacity * 2, True
+        if resized:
+            in_bucket = {}
+            for seen in hashes[:i + 1]:
+                in_bucket[seen & (capacity - 1)] = in_bucket.get(seen & (capacity - 1), 0) + 1
+    order = sorted(range(len(unique)), key=lambda i: (hashes[i] & (capacity - 1), i))
+    return [unique[i] for i in order]
 
-    def bucket(tp: TopicPartition) -> int:
-        h = (31 * (31 + tp.partition) + _java_string_hash(tp.topic)) & 0xFFFFFFFF  # TopicPartition.hashCode
-        return (h ^ (h >> 16)) & (capacity - 1)  # HashMap.hash, then the table index
 
-    return [tp for _, tp in sorted(enumerate(unique), key=lambda it: (bucket(it[1]), it[0]))]
+def _spread(h: int) -> int:
+    """``HashMap.hash``: the high half folded into the low, for the table index."""
+    return h ^ (h >> 16)
 
 
 def _java_string_hash(text: str) -> int:

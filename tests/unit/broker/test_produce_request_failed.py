@@ -30,3 +30,12 @@ def test_every_partition_answers_unknown_server_error_once_grouped_by_topic_in_h
     assert [f"{a.topic}-{a.partition}" for a in answers] == expected
     assert {(a.error, a.base_offset, a.log_start_offset, a.log_append_time, a.error_message) for a in answers} == {
         (-1, -1, -1, -1, None)}
+
+
+def test_nine_keys_in_one_bucket_of_a_small_table_resize_it_as_java_does() -> None:
+    """Partitions 16 apart share a bucket of a 16-slot table: the ninth makes ``treeifyBin`` double the table (under
+    64 slots it resizes instead of treeifying), which splits them; OpenJDK 17's order (jshell)."""
+    names = [f"orders-{p}" for p in range(3, 148, 16)]
+    java = ["orders-19", "orders-51", "orders-83", "orders-115", "orders-147", "orders-3", "orders-35", "orders-67",
+            "orders-99", "orders-131"]
+    assert [f"{a.topic}-{a.partition}" for a in failed_request_answers([partition(n) for n in names])] == java
