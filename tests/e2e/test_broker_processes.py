@@ -431,6 +431,11 @@ async def test_sigstop_of_the_controller_past_its_session_gives_a_new_controller
         zk = KafkaZkClient(await backend.new_session(), wall_clock_ms)
         start_broker_with_session(stalled, 1, LOST_SESSION_TIMEOUT_MS)
         await wait_registered(zk, [1], cluster=stalled)
+
+        async def broker_1_controls() -> bool:  # a broker registers before it runs for controller
+            return await zk.get_controller_id() == 1
+
+        await wait_until(broker_1_controls, timeout_s=30, what="broker 1 to become the controller")
         stalled.start_broker(2)
         await wait_registered(zk, [1, 2], cluster=stalled)
         old, other = 1, 2

@@ -170,3 +170,10 @@ def test_the_advertised_versions_follow_a_manager_provided_after_start() -> None
     assert apis.supported_versions()[INIT_PRODUCER_ID] == (0, 4)
     apis.producer_ids = None
     assert INIT_PRODUCER_ID not in apis.supported_versions()
+
+
+def test_the_advertised_versions_cannot_be_changed_by_a_caller() -> None:
+    apis = KafkaApis(1, control_handler=lambda: None, metadata_cache=lambda: None, cluster_id=lambda: "c")
+    with pytest.raises(TypeError):
+        apis.supported_versions()[INIT_PRODUCER_ID] = (0, 4)  # type: ignore[index]
+    assert INIT_PRODUCER_ID not in apis.supported_versions()

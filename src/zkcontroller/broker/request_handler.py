@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from zkcontroller.broker.delayed_produce import PurgatoryShutDown
@@ -182,54 +183,50 @@ class KafkaApis:
         self._encoded_metadata: dict[tuple[int, bool, bool], bytes] = {}
         self.requests_by_api: dict[int, int] = {}
         self._served: tuple[bool, ...] = ()
-        self._supported: dict[int, tuple[int, int]] = {}
+        self._supported: Mapping[int, tuple[int, int]] = MappingProxyType({})
 
     # ------------------------------------------------------------------ versions
 
-    def supported_versions(self) -> dict[int, tuple[int, int]]:
+    def supported_versions(self) -> Mapping[int, tuple[int, int]]:
         """What ApiVersions advertises: Kafka 2.8's ranges for what we serve (see `client_apis` on
         DescribeCluster) and the inter-broker APIs at every 2.8 version.
 
         Every request is checked against it, so it is built once per set of optional handlers present (about
-        8 % of a Produce's cost when built per request: docs/benchmarks.md, Produce). Do not mutate it."""
-        admin = self.admin
-        served = (self.create_topics is None, self.delete_topics is None, self.producer_ids is None,
-                  self.describe_configs is None, self.alter_configs is None, admin.create_partitions is None,
-                  admin.elect_leaders is None, admin.alter_reassignments is None, admin.list_reassignments is None)
+        8 % of a Produce's cost when built per request: docs/benchmarks.md, Produce); read-only."""
+        optional = self._optional_apis()
+        served = tuple(handler is not None for handler, _ in optional)
         if served != self._served:
-            self._served, self._supported = served, self._build_supported_versions()
+            versions = dict(client_apis.CLIENT_API_VERSIONS)
+            versions[LIST_OFFSETS] = client_apis.LIST_OFFSETS_VERSIONS
+            versions[client_apis.PRODUCE] = client_apis.PRODUCE_VERSIONS
+            for handler, apis in optional:
+                if handler is not None:
+                    versions.update(apis)
+            for key in CONTROL_APIS:
+                spec = INTER_BROKER_APIS[key]
+                versions[key] = (spec.min_version, spec.max_version)
+            self._served, self._supported = served, MappingProxyType(versions)
         return self._supported
 
-    def _build_supported_versions(self) -> dict[int, tuple[int, int]]:
-        versions = dict(client_apis.CLIENT_API_VERSIONS)
-        if self.create_topics is not None:
-            versions[CREATE_TOPICS] = client_apis.CREATE_TOPICS_VERSIONS
-        if self.delete_topics is not None:
-            versions[DELETE_TOPICS] = client_apis.DELETE_TOPICS_VERSIONS
-        versions[LIST_OFFSETS] = client_apis.LIST_OFFSETS_VERSIONS
-        for key, handler, lo_hi in (
-                (CREATE_PARTITIONS, self.admin.create_partitions, client_apis.CREATE_PARTITIONS_VERSIONS),
-                (ELECT_LEADERS, self.admin.elect_leaders, client_apis.ELECT_LEADERS_VERSIONS),
-                (ALTER_PARTITION_REASSIGNMENTS, self.admin.alter_reassignments,
-                 client_apis.ALTER_PARTITION_REASSIGNMENTS_VERSIONS),
-                (LIST_PARTITION_REASSIGNMENTS, self.admin.list_reassignments,
-                 client_apis.LIST_PARTITION_REASSIGNMENTS_VERSIONS)):
-            if handler is not None:
-                versions[key] = lo_hi
-        versions[client_apis.PRODUCE] = client_apis.PRODUCE_VERSIONS
-        if self.producer_ids is not None:
-            versions[client_apis.INIT_PRODUCER_ID] = client_apis.INIT_PRODUCER_ID_VERSIONS
-        if self.describe_configs is not None:
-            versions[describe_configs_wire.DESCRIBE_CONFIGS] = describe_configs_wire.DESCRIBE_CONFIGS_VERSIONS
-        if self.alter_configs is not None:
-            for key, lo_hi in ((alter_configs_wire.ALTER_CONFIGS, alter_configs_wire.ALTER_CONFIGS_VERSIONS),
-                               (alter_configs_wire.INCREMENTAL_ALTER_CONFIGS,
-                                alter_configs_wire.INCREMENTAL_ALTER_CONFIGS_VERSIONS)):
-                versions[key] = lo_hi
-        for key in CONTROL_APIS:
-            spec = INTER_BROKER_APIS[key]
-            versions[key] = (spec.min_version, spec.max_version)
-        return versions
+    def _optional_apis(self) -> list[tuple[object | None, tuple[tuple[int, tuple[int, int]], ...]]]:
+        """Each optional handler (the process assembly provides it, or not) with the APIs it serves."""
+        admin = self.admin
+        return [
+            (self.create_topics, ((CREATE_TOPICS, client_apis.CREATE_TOPICS_VERSIONS),)),
+            (self.delete_topics, ((DELETE_TOPICS, client_apis.DELETE_TOPICS_VERSIONS),)),
+            (admin.create_partitions, ((CREATE_PARTITIONS, client_apis.CREATE_PARTITIONS_VERSIONS),)),
+            (admin.elect_leaders, ((ELECT_LEADERS, client_apis.ELECT_LEADERS_VERSIONS),)),
+            (admin.alter_reassignments,
+             ((ALTER_PARTITION_REASSIGNMENTS, client_apis.ALTER_PARTITION_REASSIGNMENTS_VERSIONS),)),
+            (admin.list_reassignments,
+             ((LIST_PARTITION_REASSIGNMENTS, client_apis.LIST_PARTITION_REASSIGNMENTS_VERSIONS),)),
+            (self.producer_ids, ((client_apis.INIT_PRODUCER_ID, client_apis.INIT_PRODUCER_ID_VERSIONS),)),
+            (self.describe_configs,
+             ((describe_configs_wire.DESCRIBE_CONFIGS, describe_configs_wire.DESCRIBE_CONFIGS_VERSIONS),)),
+            (self.alter_configs, ((alter_configs_wire.ALTER_CONFIGS, alter_configs_wire.ALTER_CONFIGS_VERSIONS),
+                                  (alter_configs_wire.INCREMENTAL_ALTER_CONFIGS,
+                                   alter_configs_wire.INCREMENTAL_ALTER_CONFIGS_VERSIONS))),
+        ]
 
     # ------------------------------------------------------------------ dispatch
 

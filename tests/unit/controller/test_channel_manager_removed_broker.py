@@ -38,10 +38,7 @@ async def test_a_removed_brokers_sender_stops_retrying_though_its_cancellation_w
     manager.remove_broker(1)
     attempts = transport.attempts
     try:
-        for _ in range(10):  # it ends after its current back-off; ten are the bound
-            if task.done():
-                break
-            await asyncio.sleep(SEND_BACKOFF_MS / 1000)
+        await asyncio.wait({task}, timeout=100 * SEND_BACKOFF_MS / 1000)  # it ends after its current back-off
         assert task.done(), f"still retrying: {transport.attempts - attempts} attempts after the removal"
     finally:
         asyncio.Task.cancel(task)

@@ -19,7 +19,7 @@ import io
 import re
 import typing
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import timedelta
 from functools import cache
@@ -179,7 +179,7 @@ _REQUEST_NAMES = {API_VERSIONS: "ApiVersionsRequest", METADATA: "MetadataRequest
 
 # ---------------------------------------------------------------------------------------------- ApiVersions
 
-def api_versions_response(version: int, supported: dict[int, tuple[int, int]], error: int = 0) -> bytes:
+def api_versions_response(version: int, supported: Mapping[int, tuple[int, int]], error: int = 0) -> bytes:
     """The body of an ApiVersions response. For a version we do not support, call with ``version=0`` and
     ``error=UNSUPPORTED_VERSION``: Kafka answers in the v0 layout, with the API list, so the client can retry
     with a version we have."""
