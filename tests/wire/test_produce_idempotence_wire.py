@@ -273,7 +273,7 @@ async def test_a_transactional_batch_without_a_transactional_id_fails_the_whole_
     authorizer, any id passes); without one, every partition is TRANSACTIONAL_ID_AUTHORIZATION_FAILED with no
     message, nothing is appended, nothing logged (``sendErrorResponseMaybeThrottle``); acks=0 closes."""
     api, replicas = apis
-    caplog.set_level("ERROR", logger="kafka.server.KafkaApis")
+    caplog.set_level("ERROR", logger="kafka.server.RequestHandlerHelper")
     ask = [("orders", [(0, batch(1)), (1, idempotent(2, 0, transactional=True))]), ("nope", [(0, batch(1))])]
     assert messages(await api.handle(frame(8, 1, ask))) == [(53, -1, None)] * 3
     assert replicas.parts[ORDERS_0].log_end_offset == 10 and caplog.records == []

@@ -533,7 +533,7 @@ async def test_a_codec_id_above_zstd_fails_the_whole_request_before_v7(apis, ver
     in the order of the request's partitionSizes HashMap. Nothing is appended, even on a good partition; a partition
     led elsewhere is validated too (the cache knows it)."""
     api, replicas = apis
-    caplog.set_level("ERROR", logger="kafka.server.KafkaApis")
+    caplog.set_level("ERROR", logger="kafka.server.RequestHandlerHelper")
     bad = with_codec(batch(2), 5)
     ask = [("orders", [(0, batch(1)), (1, bad)]), ("nope", [(0, batch(1))])]
     log_start = -1 if version >= 5 else None
@@ -543,7 +543,7 @@ async def test_a_codec_id_above_zstd_fails_the_whole_request_before_v7(apis, ver
     assert replicas.parts[ORDERS_0].log_end_offset == 10
     one, two = len(batch(1)), len(bad)
     assert [r.getMessage() for r in caplog.records] == [
-        f"Error when handling request: clientId=test, correlationId=7, api=PRODUCE, version={version}, "
+        f"[KafkaApi-1] Error when handling request: clientId=test, correlationId=7, api=PRODUCE, version={version}, "
         f"body={{acks=1,timeout=30000,partitionSizes=[nope-0={one},orders-0={one},orders-1={two}]}}\n"
         f"java.lang.IllegalArgumentException: Unknown compression type id: 5"]
     with pytest.raises(CloseConnection):  # acks=0: getErrorResponse answers nothing, the connection is closed
@@ -604,7 +604,7 @@ async def test_a_corrupt_first_entry_fails_the_whole_request_with_its_message(ap
     ``handleError`` logs it and answers every partition CORRUPT_MESSAGE, keeping the exception's message
     (``ApiError.fromThrowable``: it is not the error's default)."""
     api, replicas = apis
-    caplog.set_level("ERROR", logger="kafka.server.KafkaApis")
+    caplog.set_level("ERROR", logger="kafka.server.RequestHandlerHelper")
     ask = [("orders", [(0, batch(1))]), ("nope", [(0, records)])]
     assert messages(await api.handle(frame(8, 1, ask))) == [(CORRUPT_MESSAGE, -1, message)] * 2
     assert replicas.parts[ORDERS_0].log_end_offset == 10

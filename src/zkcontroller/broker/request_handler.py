@@ -79,6 +79,8 @@ if TYPE_CHECKING:
     from zkcontroller.broker.replica_manager import ReplicaManager
 
 log = logging.getLogger("kafka.server.KafkaApis")
+request_helper_log = logging.getLogger("kafka.server.RequestHandlerHelper")
+"""Where Kafka's ``handleError`` logs a request that failed as a whole (with KafkaApis' ``[KafkaApi-<id>] ``)."""
 
 CONTROL_APIS = (ApiKey.LEADER_AND_ISR, ApiKey.STOP_REPLICA, ApiKey.UPDATE_METADATA, ApiKey.CONTROLLED_SHUTDOWN,
                 ApiKey.ALTER_ISR, ApiKey.FETCH)
@@ -230,6 +232,11 @@ class KafkaApis:
 
     # ------------------------------------------------------------------ dispatch
 
+    def _request_failed(self, details: str, *args: object) -> None:
+        """``RequestHandlerHelper.handleError``'s ERROR line (KafkaApis' log prefix) for a request that failed as a
+        whole."""
+        request_helper_log.error("[KafkaApi-%d] Error when handling request: " + details, self.broker_id, *args)
+
     async def handle(self, payload: bytes) -> bytes | None:
         """One request frame (without its size) in; the response frame's payload out. Raises
         `CloseConnection` when the connection should be closed instead."""
@@ -274,9 +281,9 @@ class KafkaApis:
             request = client_apis.decode_body(key, version, payload, offset)
             invalid = client_apis.invalid_metadata_request(request, version)
             if invalid is not None:  # Kafka's handleError: logged, then the request's error response
-                log.error("Error when handling request: clientId=%s, correlationId=%d, api=METADATA, version=%d, "
-                          "body=%s\norg.apache.kafka.common.errors.InvalidRequestException: %s", header.client_id,
-                          header.correlation_id, version, request, invalid)
+                self._request_failed("clientId=%s, correlationId=%d, api=METADATA, version=%d, body=%s\n"
+                                     "org.apache.kafka.common.errors.InvalidRequestException: %s", header.client_id,
+                                     header.correlation_id, version, request, invalid)
                 return client_apis.metadata_error_response(version, request, client_apis.INVALID_REQUEST)
             topics = client_apis.requested_topics(request, version)
             created = await self._auto_create(topics) \
@@ -324,9 +331,9 @@ class KafkaApis:
         try:
             result = await init_producer_id(self.producer_ids, *client_apis.init_producer_id_request(request))
         except Exception as e:
-            log.error("Error when handling request: clientId=%s, correlationId=%d, api=INIT_PRODUCER_ID, "
-                      "version=%d, body=%s\n%s: %s", header.client_id, header.correlation_id, header.api_version,
-                      request, type(e).__name__, e)
+            self._request_failed("clientId=%s, correlationId=%d, api=INIT_PRODUCER_ID, version=%d, body=%s\n%s: %s",
+                                 header.client_id, header.correlation_id, header.api_version, request,
+                                 type(e).__name__, e)
             result = error_result(UNKNOWN_SERVER_ERROR)
         return client_apis.init_producer_id_response(header.api_version, result.producer_id, result.producer_epoch,
                                                      result.error)
@@ -357,9 +364,9 @@ class KafkaApis:
             assert admin.elect_leaders is not None
             election_type, partitions, timeout_ms = client_apis.elect_leaders_request(request, version)
             if election_type not in (0, 1):  # ElectionType.valueOf throws: handleError's UNKNOWN_SERVER_ERROR
-                log.error("Error when handling request: api=ELECT_LEADERS, version=%d\n"
-                          "java.lang.IllegalArgumentException: Value %d must be one of [PREFERRED, UNCLEAN]",
-                          version, election_type)
+                self._request_failed("api=ELECT_LEADERS, version=%d\n"
+                                     "java.lang.IllegalArgumentException: Value %d must be one of [PREFERRED, UNCLEAN]",
+                                     version, election_type)
                 failed = [PartitionError(t, p, Errors.UNKNOWN_SERVER_ERROR) for t, p in partitions or ()]
                 return client_apis.elect_leaders_response(version, failed, Errors.UNKNOWN_SERVER_ERROR)
             results = await admin.elect_leaders(election_type, partitions, timeout_ms)
@@ -416,9 +423,9 @@ class KafkaApis:
                                     transactional_id=request.transactional_id)
         except RequestFailed as e:  # KafkaApis.handle's catch: handleError logs it, answers every partition
             if e.logged:
-                log.error("Error when handling request: clientId=%s, correlationId=%d, api=PRODUCE, version=%d, "
-                          "body=%s\n%s: %s", header.client_id, header.correlation_id, header.api_version,
-                          request_text(request.acks, request.timeout_ms, partitions), e.exception, e)
+                self._request_failed("clientId=%s, correlationId=%d, api=PRODUCE, version=%d, body=%s\n%s: %s",
+                                     header.client_id, header.correlation_id, header.api_version,
+                                     request_text(request.acks, request.timeout_ms, partitions), e.exception, e)
             if request.acks == 0:  # getErrorResponse answers nothing: the connection is closed, unlogged
                 close = CloseConnection(f"Produce request with correlation id {header.correlation_id} failed: "
                                         f"{e or e.exception}")
