@@ -5,9 +5,10 @@ Each connection reads size-prefixed frames and answers them in order, one at a t
 channel while its request is processed). A size prefix below zero or above ``max_request_bytes``
 (``socket.request.max.bytes``), a handler that asks for it (by raising an exception whose class is in
 ``close_on``), or any handler failure closes that connection only: the listener and every other
-connection keep going. A connection that sends nothing for ``connections.max.idle.ms`` (between frames, or
-halfway through one) is closed, as Kafka's selector closes idle channels: a client that stalls does not hold
-a connection forever.
+connection keep going. A frame's size, and then the rest of it, must each arrive within ``connections.max.idle.ms``
+or the connection is closed, as Kafka's selector closes idle channels: a client that stalls (between frames, or
+halfway through one) does not hold a connection forever. Kafka counts from the last byte read, so unlike it a
+frame trickling in over longer than that is closed too.
 """
 
 from __future__ import annotations
