@@ -17,6 +17,7 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "zkcontroller"
 LAYERS: dict[str, int] = {
     "model": 1,
     "event_schema": 1,
+    "java_hash": 1,
     "runtime": 2,
     "protocol": 2,
     "coordination": 3,

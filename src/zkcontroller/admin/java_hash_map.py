@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from zkcontroller.admin.java_properties import java_string_hash
+from zkcontroller.java_hash import java_string_hash
 
 _TREEIFY_THRESHOLD = 8
 _UNTREEIFY_THRESHOLD = 6

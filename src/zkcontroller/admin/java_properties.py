@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from zkcontroller.java_hash import java_string_hash
+
 _HASH_BITS = 0x7FFFFFFF
 _TREEIFY_THRESHOLD = 8
 _UNTREEIFY_THRESHOLD = 6
@@ -25,15 +27,6 @@ _MIN_TREEIFY_CAPACITY = 64
 _MAXIMUM_CAPACITY = 1 << 30
 _PROPERTIES_INITIAL_CAPACITY = 8
 """``new Properties()`` is ``new ConcurrentHashMap<>(8)``."""
-
-
-def java_string_hash(text: str) -> int:
-    """``String.hashCode`` as an unsigned 32-bit value: ``31*h + c`` over the UTF-16 code units."""
-    units = text.encode("utf-16-be", "surrogatepass")
-    h = 0
-    for i in range(0, len(units), 2):
-        h = (31 * h + (units[i] << 8 | units[i + 1])) & 0xFFFFFFFF
-    return h
 
 
 def _spread(h: int) -> int:

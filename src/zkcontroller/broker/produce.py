@@ -38,6 +38,7 @@ from zkcontroller.broker.delayed_produce import PendingAppend, ProduceWaiters
 from zkcontroller.broker.metadata_cache import MetadataCache
 from zkcontroller.broker.partition import Partition
 from zkcontroller.broker.producer_state import PRODUCER_STATE_ERRORS, ProducerStateError, producer_batches
+from zkcontroller.java_hash import hash_map_spread, java_string_hash
 from zkcontroller.model import TopicPartition, is_internal
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.wire import record_sets
@@ -251,9 +252,10 @@ def _hash_map_order(keys: list[TopicPartition]) -> list[TopicPartition]:
     it. The puts are replayed for the table's size: 16 slots, doubled when the size passes three quarters of them
     (``putVal``'s ``++size > threshold``), and also when a bucket reaches 9 keys while the table has fewer than 64
     slots (``treeifyBin`` resizes instead of treeifying then). From 64 slots such a bucket is a tree bin, whose
-    order this does not replay."""
+    order this does not replay: ``TopicPartition`` is not ``Comparable``, so Java breaks ties there by
+    ``System.identityHashCode``, which differs from run to run."""
     unique = list(dict.fromkeys(keys))
-    hashes = [_spread((31 * (31 + tp.partition) + _java_string_hash(tp.topic)) & 0xFFFFFFFF) for tp in unique]
+    hashes = [hash_map_spread((31 * (31 + tp.partition) + java_string_hash(tp.topic)) & 0xFFFFFFFF) for tp in unique]
     capacity = 16
     in_bucket: dict[int, int] = {}
     for i, h in enumerate(hashes):
@@ -270,20 +272,6 @@ def _hash_map_order(keys: list[TopicPartition]) -> list[TopicPartition]:
                 in_bucket[seen & (capacity - 1)] = in_bucket.get(seen & (capacity - 1), 0) + 1
     order = sorted(range(len(unique)), key=lambda i: (hashes[i] & (capacity - 1), i))
     return [unique[i] for i in order]
-
-
-def _spread(h: int) -> int:
-    """``HashMap.hash``: the high half folded into the low, for the table index."""
-    return h ^ (h >> 16)
-
-
-def _java_string_hash(text: str) -> int:
-    """``String.hashCode`` over UTF-16 code units, as an unsigned 32-bit value."""
-    units = text.encode("utf-16-be", "surrogatepass")
-    h = 0
-    for i in range(0, len(units), 2):
-        h = (31 * h + (units[i] << 8 | units[i + 1])) & 0xFFFFFFFF
-    return h
 
 
 def _failed(target: ProduceTarget, tp: TopicPartition, exception: str) -> None:
