@@ -36,6 +36,7 @@ from kafka.record.memory_records import MemoryRecordsBuilder
 from kio.schema.errors import ErrorCode
 from kio.serial import entity_writer
 
+from bench_wire import pipelined_load
 from zkcontroller.broker.control_plane import BrokerControlPlane
 from zkcontroller.broker.delayed_produce import ProduceWaiters
 from zkcontroller.broker.partition import Partition
@@ -190,27 +191,10 @@ async def first_answer(port: int) -> tuple[int, int]:
 
 
 async def load(port: int, seconds: float, connections: int, depth: int) -> tuple[int, int, int]:
-    """Requests answered, the request's and the last response's sizes."""
-    deadline = time.perf_counter() + seconds
-    counts = [0] * connections
-    sizes = [0] * connections
+    """Requests answered, the request's and the largest response's sizes."""
     frame = produce_frame(7)
-
-    async def one(i: int) -> None:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        try:
-            while time.perf_counter() < deadline:
-                writer.write(frame * depth)
-                for _ in range(depth):
-                    (size,) = struct.unpack(">i", await reader.readexactly(4))
-                    await reader.readexactly(size)
-                    sizes[i] = size
-                counts[i] += depth
-        finally:
-            writer.close()
-
-    await asyncio.gather(*(one(i) for i in range(connections)))
-    return sum(counts), len(frame) - 4, max(sizes)
+    n, largest = await pipelined_load(port, seconds, connections, depth, lambda _i: frame)
+    return n, len(frame) - 4, largest
 
 
 def run(kind: str, seconds: float, connections: int, depth: int) -> float:

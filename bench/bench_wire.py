@@ -29,6 +29,7 @@ import random
 import signal
 import struct
 import time
+from collections.abc import Callable
 from typing import Any
 
 from kio.serial import entity_reader
@@ -84,15 +85,17 @@ def serve(kind: str, partitions: int, ready: mp.Queue, stop: mp.Event) -> None: 
     asyncio.run(main())
 
 
-async def load(port: int, seconds: float, connections: int, depth: int) -> tuple[int, int]:
+async def pipelined_load(port: int, seconds: float, connections: int, depth: int,
+                         frame_for: Callable[[int], bytes]) -> tuple[int, int]:
+    """Requests answered and the largest answer: ``connections`` clients on loopback, each writing ``depth``
+    frames (``frame_for(i)`` for client ``i``) and reading their answers, until ``seconds`` have passed."""
     deadline = time.perf_counter() + seconds
     counts = [0] * connections
     sizes = [0] * connections
 
     async def one(i: int) -> None:
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        header = encode_request_header(RequestHeader(3, 9, i, "bench"))
-        frame = struct.pack(">i", len(header) + len(METADATA_V9_ALL)) + header + METADATA_V9_ALL
+        frame = frame_for(i)
         try:
             while time.perf_counter() < deadline:
                 writer.write(frame * depth)
@@ -106,6 +109,15 @@ async def load(port: int, seconds: float, connections: int, depth: int) -> tuple
 
     await asyncio.gather(*(one(i) for i in range(connections)))
     return sum(counts), max(sizes)
+
+
+def _metadata_frame(i: int) -> bytes:
+    header = encode_request_header(RequestHeader(3, 9, i, "bench"))
+    return struct.pack(">i", len(header) + len(METADATA_V9_ALL)) + header + METADATA_V9_ALL
+
+
+async def load(port: int, seconds: float, connections: int, depth: int) -> tuple[int, int]:
+    return await pipelined_load(port, seconds, connections, depth, _metadata_frame)
 
 
 def run(kind: str, partitions: int, seconds: float, connections: int, depth: int) -> None:
