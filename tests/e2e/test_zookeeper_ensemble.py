@@ -35,7 +35,7 @@ async def test_killing_the_zookeeper_leader_loses_no_write_and_keeps_the_control
         zk = KafkaZkClient(session, wall_clock_ms)
         out: list[str] = []
         shell = ProcessClusterShell(cluster, zk, out.append)
-        await wait_registered(zk, [1, 2, 3])
+        await wait_registered(zk, [1, 2, 3], cluster=cluster)  # a broker that exits fails it at once, with its log
         admin = TopicAdmin(zk, random.Random(3))
         await admin.create_topic("before", 4, 3)
         addr = cluster.bootstrap.split(",")[0]

@@ -33,7 +33,7 @@ from zkcontroller.cluster.prompt_input import read_line
 from zkcontroller.cluster.prompt_lines import created_topic_lines
 from zkcontroller.cluster.server_properties import render
 from zkcontroller.cluster.zookeeper_ensemble import ZooKeeperEnsemble
-from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess, free_port
+from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess, free_port, free_ports
 from zkcontroller.coordination.connect import make_backend
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -143,10 +143,21 @@ class ProcessCluster:
             self.ensemble = ZooKeeperEnsemble(self.directory / "zookeeper-ensemble", self.ensemble_size)
             self.ensemble.start()
             self._zk_connect = f"{self.ensemble.connect_string}/kafka"
+            self._repick_broker_ports()
         if self._zk_connect is None:
             self._own_zk = ZooKeeperServerProcess(self.directory / "zookeeper")
             self._own_zk.start()
             self._zk_connect = f"{self._own_zk.connect_string}/kafka"
+            self._repick_broker_ports()
+
+    def _repick_broker_ports(self) -> None:
+        """New ports for the brokers never started, once a ZooKeeper of our own has taken its ports: those picked
+        at construction were released, and the ZooKeeper's could land on them (a broker then failed to bind its
+        metrics port). Given a ZooKeeper, the construction's ports stay, so they can be known before start."""
+        fresh = [b for b in self.brokers.values() if b.process is None]
+        ports = iter(free_ports(2 * len(fresh)))
+        for b in fresh:
+            b.port, b.metrics_port = next(ports), next(ports)
 
     def start_brokers(self) -> None:
         for broker_id in self.brokers:

@@ -9,7 +9,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from zkcontroller.cluster.zookeeper_server import ZooKeeperNotInstalled, find_classpath, four_letter_word, free_port
+from zkcontroller.cluster.zookeeper_server import ZooKeeperNotInstalled, find_classpath, four_letter_word, free_ports
 
 QUORUM_MAIN = "org.apache.zookeeper.server.quorum.QuorumPeerMain"
 
@@ -18,8 +18,9 @@ class ZooKeeperEnsemble:
     def __init__(self, directory: Path, size: int = 3, tick_time_ms: int = 500) -> None:
         self.directory = directory
         self.ids = list(range(1, size + 1))
-        self.client_ports = {i: free_port() for i in self.ids}
-        self.peer_ports = {i: (free_port(), free_port()) for i in self.ids}
+        ports = iter(free_ports(3 * len(self.ids)))
+        self.client_ports = {i: next(ports) for i in self.ids}
+        self.peer_ports = {i: (next(ports), next(ports)) for i in self.ids}
         self.tick_time_ms = tick_time_ms
         self.processes: dict[int, subprocess.Popen[bytes]] = {}
 

@@ -6,6 +6,7 @@ server is the real thing, ``org.apache.zookeeper.server.ZooKeeperServerMain``, w
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -51,9 +52,20 @@ def ensure_port_free(port: int) -> None:
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    return free_ports(1)[0]
+
+
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct loopback ports free now: all held at once while picked, so no two picks are the same
+    port (picked one by one and released, two could be). Another process can still take one before it is used:
+    pick them as late as possible."""
+    with contextlib.ExitStack() as held:
+        ports = []
+        for _ in range(count):
+            s = held.enter_context(socket.socket())
+            s.bind(("127.0.0.1", 0))
+            ports.append(int(s.getsockname()[1]))
+        return ports
 
 
 def four_letter_word(host: str, port: int, word: str, timeout_s: float = 2.0) -> str:
