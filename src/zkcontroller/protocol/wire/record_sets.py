@@ -107,6 +107,24 @@ def _signed(byte: int) -> int:
     return byte - 256 if byte > 127 else byte
 
 
+def _entry_header(buf: memoryview, pos: int, check_magic: bool) -> tuple[int, int] | None:
+    """``ByteBufferLogInputStream.nextBatchSize``'s check of the entry at ``pos``: its announced size and magic, or
+    None when fewer bytes than the header up to the magic are left; CORRUPT_MESSAGE for a size below the smallest
+    record or (``check_magic``) a magic outside 0..2."""
+    if len(buf) - pos < LOG_OVERHEAD:
+        return None
+    (size,) = struct.unpack_from(">i", buf, pos + 8)
+    if size < RECORD_OVERHEAD_V0:
+        raise RecordSetError(CORRUPT_MESSAGE, f"Record size {size} is less than the minimum record overhead "
+                                              f"({RECORD_OVERHEAD_V0})")
+    if len(buf) - pos < HEADER_SIZE_UP_TO_MAGIC:
+        return None
+    magic = buf[pos + 16]
+    if check_magic and not 0 <= _signed(magic) <= 2:
+        raise RecordSetError(CORRUPT_MESSAGE, f"Invalid magic found in record: {_signed(magic)}")
+    return size, magic
+
+
 def check_first_batches(record_sets: list[bytes | memoryview | None], transactional_id: str | None) -> None:
     """``handleProduceRequest``'s first step, ``RequestUtils.hasTransactionalRecords``: the first batch of every
     partition in request order (known topics or not) until one is transactional. The batch iterator's header
@@ -115,19 +133,16 @@ def check_first_batches(record_sets: list[bytes | memoryview | None], transactio
     request without a transactional id fails it TRANSACTIONAL_ID_AUTHORIZATION_FAILED (no authorizer: any id is
     authorized)."""
     for data in record_sets:
-        if data is None or len(data) < LOG_OVERHEAD:
+        if data is None:
             continue
         buf = memoryview(data)
-        (size,) = struct.unpack_from(">i", buf, 8)
-        if size < RECORD_OVERHEAD_V0:
-            raise _corrupt(f"Record size {size} is less than the minimum record overhead ({RECORD_OVERHEAD_V0})")
-        if len(buf) < HEADER_SIZE_UP_TO_MAGIC:
-            continue
-        magic = _signed(buf[16])
-        if not 0 <= magic <= 2:
-            raise _corrupt(f"Invalid magic found in record: {magic}")
-        if len(buf) < size + LOG_OVERHEAD:
-            continue  # a partial first batch: the iterator has none
+        try:
+            header = _entry_header(buf, 0, check_magic=True)
+        except RecordSetError as e:
+            raise _corrupt(str(e)) from None
+        if header is None or len(buf) < header[0] + LOG_OVERHEAD:
+            continue  # no first batch, or a partial one: the iterator has none
+        magic = header[1]
         if magic == 2 and len(buf) >= _BATCH_HEADER.size and _BATCH_HEADER.unpack_from(buf)[5] & _TRANSACTIONAL_FLAG:
             if transactional_id is None:
                 raise RequestFailed("", "org.apache.kafka.common.errors.TransactionalIdAuthorizationException",
@@ -153,18 +168,10 @@ def inspect(data: bytes | memoryview, produce_version: int, *, check_magic: bool
     buf = memoryview(data)
     entries = []
     pos = 0
-    while len(buf) - pos >= LOG_OVERHEAD:
-        (size,) = struct.unpack_from(">i", buf, pos + 8)
-        if size < RECORD_OVERHEAD_V0:
-            raise RecordSetError(CORRUPT_MESSAGE, f"Record size {size} is less than the minimum record overhead "
-                                                  f"({RECORD_OVERHEAD_V0})")
-        if len(buf) - pos < HEADER_SIZE_UP_TO_MAGIC:
-            break  # a partial entry at the end: the iteration stops there
-        magic = buf[pos + 16]
-        if check_magic and not 0 <= _signed(magic) <= 2:  # the batch iterator's header check
-            raise RecordSetError(CORRUPT_MESSAGE, f"Invalid magic found in record: {_signed(magic)}")
+    while (header := _entry_header(buf, pos, check_magic)) is not None:
+        size, magic = header
         if len(buf) - pos < size + LOG_OVERHEAD:
-            break
+            break  # a partial entry at the end: the iteration stops there
         entries.append(Entry(pos, size + LOG_OVERHEAD, magic))
         pos += size + LOG_OVERHEAD
     if produce_version >= 3:
