@@ -4,6 +4,10 @@ one that keeps talking stays open, and the listener keeps serving others."""
 from __future__ import annotations
 
 import asyncio
+import socket
+import struct
+
+from tests.helpers import wait_until
 
 from zkcontroller.runtime.socket_server import SocketServer
 
@@ -53,3 +57,43 @@ async def test_idle_and_half_frame_connections_are_closed_active_ones_are_not() 
 
 def test_the_default_is_kafkas_ten_minutes() -> None:
     assert SocketServer("127.0.0.1", 0, echo).connections_max_idle_ms == 600_000
+
+
+async def test_a_frame_trickling_in_for_longer_than_the_limit_is_read_whole() -> None:
+    """Kafka counts idleness from the last byte read: a frame whose bytes keep coming, one every quarter of the
+    limit, is answered even though the whole of it takes twice the limit to arrive."""
+    server = SocketServer("127.0.0.1", 0, echo, connections_max_idle_ms=IDLE_MS)
+    await server.start()
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        frame = b"\x00\x00\x00\x04" + b"slow"
+        for i in range(len(frame)):
+            writer.write(frame[i:i + 1])
+            await writer.drain()
+            await asyncio.sleep(IDLE_MS / 4000)  # the client's pace, a quarter of the limit a byte
+        assert await asyncio.wait_for(reader.readexactly(len(frame)), 30) == frame
+        assert server.closed_idle == 0
+        writer.close()
+    finally:
+        await server.stop()
+
+
+async def test_an_answer_the_client_does_not_read_closes_the_connection() -> None:
+    """An answer larger than both sockets' buffers, never read: once no byte of it has left for the limit, the
+    server closes the connection instead of waiting in ``drain`` forever (Kafka's selector expires it)."""
+    server = SocketServer("127.0.0.1", 0, echo, connections_max_idle_ms=IDLE_MS, max_request_bytes=64 << 20)
+    await server.start()
+    try:
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connect, so the window stays small
+        sock.connect(("127.0.0.1", server.port))
+        sock.setblocking(False)
+        _, writer = await asyncio.open_connection(sock=sock)
+        payload = bytes(16 << 20)
+        writer.write(struct.pack(">i", len(payload)) + payload)
+        await writer.drain()  # the whole request is read by the server, which echoes it to a client not reading
+        await wait_until(lambda: server.closed_idle == 1, 30, "the unread answer's connection to be closed idle")
+        assert server.connection_count == 0
+        writer.close()
+    finally:
+        await server.stop()

@@ -5,10 +5,11 @@ Each connection reads size-prefixed frames and answers them in order, one at a t
 channel while its request is processed). A size prefix below zero or above ``max_request_bytes``
 (``socket.request.max.bytes``), a handler that asks for it (by raising an exception whose class is in
 ``close_on``), or any handler failure closes that connection only: the listener and every other
-connection keep going. A frame's size, and then the rest of it, must each arrive within ``connections.max.idle.ms``
-or the connection is closed, as Kafka's selector closes idle channels: a client that stalls (between frames, or
-halfway through one) does not hold a connection forever. Kafka counts from the last byte read, so unlike it a
-frame trickling in over longer than that is closed too.
+connection keep going. A connection on which no byte moves for ``connections.max.idle.ms`` is closed, as Kafka's
+selector closes idle channels: counted from the last byte read (between frames, from the last answer sent), so a
+client that stalls between frames or halfway through one does not hold a connection forever, while a large frame
+that keeps arriving, however slowly, is read whole. An answer the client does not read is bounded the same way:
+once no byte of it has left for that long, the connection is closed.
 """
 
 from __future__ import annotations
@@ -72,18 +73,40 @@ class SocketServer:
                           ) -> bytes | None:
         """The next frame's payload (None: a size out of bounds, reported; the connection closes).
 
-        One idle deadline for the whole frame, by ``asyncio.timeout``: ``asyncio.wait_for`` would start a task
-        for every read (Python 3.11), so a frame already buffered would still wait a turn of the loop
-        (docs/benchmarks.md, Produce)."""
+        One idle deadline, by ``asyncio.timeout``, moved on each time bytes arrive: ``asyncio.wait_for`` would
+        start a task for every read (Python 3.11), so a frame already buffered would still wait a turn of the
+        loop (docs/benchmarks.md, Produce)."""
         async with asyncio.timeout(idle_s) as idle:
-            (size,) = SIZE.unpack(await reader.readexactly(4))
+            (size,) = SIZE.unpack(await _read_exactly(reader, 4, idle, idle_s))
             if size < 0 or size > self.max_request_bytes:
                 self.closed_for_bad_input += 1
                 log.warning("Closing connection from %s: request size %d is not within 0..%d "
                             "(socket.request.max.bytes)", peer, size, self.max_request_bytes)
                 return None
-            idle.reschedule(asyncio.get_running_loop().time() + idle_s)  # idle halfway: measured from the size
-            return await reader.readexactly(size)
+            idle.reschedule(asyncio.get_running_loop().time() + idle_s)  # from the size's last byte
+            return await _read_exactly(reader, size, idle, idle_s)
+
+    async def _drain(self, writer: asyncio.StreamWriter, idle_s: float) -> None:
+        """Wait for an answer to leave, closing (TimeoutError) once no byte of it has for ``idle_s``.
+
+        ``drain`` returns only when the buffer is below its low-water mark, so a large answer read slowly but
+        steadily is progress, not idleness: the wait is cut into quarters of the limit and the buffer's size
+        compared, so the connection closes between 1 and 1.25 times the limit after the last byte left."""
+        transport = writer.transport
+        loop = asyncio.get_running_loop()
+        last_progress = loop.time()
+        buffered = transport.get_write_buffer_size()
+        while True:
+            try:
+                async with asyncio.timeout(idle_s / 4):
+                    await writer.drain()
+                return
+            except TimeoutError:
+                now, left = loop.time(), transport.get_write_buffer_size()
+                if left < buffered:
+                    last_progress, buffered = now, left
+                elif now - last_progress >= idle_s:
+                    raise
 
     def _idle(self, peer: object) -> None:
         self.closed_idle += 1
@@ -118,7 +141,11 @@ class SocketServer:
                     return
                 if response is not None:
                     writer.write(SIZE.pack(len(response)) + response)
-                    await writer.drain()
+                    try:
+                        await self._drain(writer, idle_s)
+                    except TimeoutError:
+                        self._idle(peer)
+                        return
         except ConnectionError:
             return
         finally:
@@ -126,3 +153,23 @@ class SocketServer:
             writer.close()
             with contextlib.suppress(Exception):
                 await writer.wait_closed()
+
+
+async def _read_exactly(reader: asyncio.StreamReader, n: int, idle: asyncio.Timeout, idle_s: float) -> bytes:
+    """``n`` bytes, the idle deadline moved to ``idle_s`` from now each time some arrive (Kafka counts idleness
+    from the last byte). A frame already buffered is one ``read``, as cheap as ``readexactly``."""
+    data = await reader.read(n)
+    if len(data) == n:
+        return data
+    parts = [data]
+    left = n - len(data)
+    loop = asyncio.get_running_loop()
+    while True:
+        if not data:
+            raise asyncio.IncompleteReadError(b"".join(parts), n)
+        idle.reschedule(loop.time() + idle_s)
+        data = await reader.read(left)
+        parts.append(data)
+        left -= len(data)
+        if left == 0:
+            return b"".join(parts)
