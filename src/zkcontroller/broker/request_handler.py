@@ -232,18 +232,17 @@ class KafkaApis:
 
     # ------------------------------------------------------------------ dispatch
 
-    def _request_failed(self, details: str, *args: object) -> None:
+    def _request_failed(self, details: str, *args: object, cause: BaseException | None = None) -> None:
         """``RequestHandlerHelper.handleError``'s ERROR line (KafkaApis' log prefix) for a request that failed as a
-        whole."""
-        request_helper_log.error("[KafkaApi-%d] Error when handling request: " + details, self.broker_id, *args)
+        whole; ``cause``'s traceback, if given, stands for Kafka's stack trace."""
+        request_helper_log.error("[KafkaApi-%d] Error when handling request: " + details, self.broker_id, *args,
+                                 exc_info=cause)
 
     def _handler_failed(self, header: RequestHeader, api: str, body: object, e: RequestFailed) -> None:
         """`_request_failed` for an exception a handler let through (`RequestFailed`), with the request as Kafka's
-        ``handleError`` names it; the cause's traceback, if any, stands for Kafka's stack trace."""
-        request_helper_log.error("[KafkaApi-%d] Error when handling request: clientId=%s, correlationId=%d, api=%s, "
-                                 "version=%d, body=%s\n%s: %s", self.broker_id, header.client_id,
-                                 header.correlation_id, api, header.api_version, body, e.exception, e,
-                                 exc_info=e.__cause__)
+        ``handleError`` names it."""
+        self._request_failed("clientId=%s, correlationId=%d, api=%s, version=%d, body=%s\n%s: %s", header.client_id,
+                             header.correlation_id, api, header.api_version, body, e.exception, e, cause=e.__cause__)
 
     async def handle(self, payload: bytes) -> bytes | None:
         """One request frame (without its size) in; the response frame's payload out. Raises
