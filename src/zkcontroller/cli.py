@@ -177,13 +177,6 @@ def _unreachable_zookeeper_is_one_line(zookeeper: str | None) -> Iterator[None]:
                                    "lost the connection to the ZooKeeper this command started") from None
 
 
-MAX_BROKER_ID = MAX_RESERVED_BROKER_ID
-"""Kafka's ``reserved.broker.max.id`` default: with ``broker.id.generation.enable`` (default true) a broker
-refuses a ``broker.id`` above it (``zkcontroller broker`` too: `server_properties`). A larger id started here
-and registered a port past 65535 (9092 + ID), which the controller skipped as unreadable, leaving a broker that
-was running but never in the cluster."""
-
-
 def parse_broker_ids(brokers: int | None, broker_ids: str | None) -> list[int]:
     if broker_ids is not None:  # an empty --broker-ids '' meant the default brokers without a word
         try:
@@ -199,10 +192,13 @@ def parse_broker_ids(brokers: int | None, broker_ids: str | None) -> list[int]:
         ids = list(range(1, (brokers or 3) + 1))
     if not ids or any(i < 0 for i in ids):
         raise click.BadParameter("give at least one non-negative broker id")
-    too_large = [i for i in ids if i > MAX_BROKER_ID]
+    # A broker refuses a broker.id past reserved.broker.max.id (`zkcontroller broker` too: `server_properties`);
+    # one started here registered a port past 65535 (9092 + ID), which the controller skipped as unreadable.
+    too_large = [i for i in ids if i > MAX_RESERVED_BROKER_ID]
     if too_large:
-        raise click.BadParameter(f"broker ids must be at most {MAX_BROKER_ID} (Kafka's reserved.broker.max.id, "
-                                 f"which bounds broker.id), got {', '.join(map(str, too_large))}")
+        raise click.BadParameter(f"broker ids must be at most {MAX_RESERVED_BROKER_ID} (Kafka's "
+                                 f"reserved.broker.max.id, which bounds broker.id), got "
+                                 f"{', '.join(map(str, too_large))}")
     return ids
 
 

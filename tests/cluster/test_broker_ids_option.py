@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from zkcontroller.cli import MAX_BROKER_ID, main, parse_broker_ids
+from zkcontroller.broker.config import MAX_RESERVED_BROKER_ID
+from zkcontroller.cli import main, parse_broker_ids
 
 
 @pytest.mark.parametrize("command", ["demo", "cluster"])
@@ -26,5 +27,5 @@ def test_broker_ids_kafka_would_refuse_are_a_usage_error(command: str, broker_id
 
 
 def test_ids_up_to_the_bound_pass() -> None:
-    assert parse_broker_ids(None, f"0,{MAX_BROKER_ID}") == [0, MAX_BROKER_ID]
+    assert parse_broker_ids(None, f"0,{MAX_RESERVED_BROKER_ID}") == [0, MAX_RESERVED_BROKER_ID]
     assert parse_broker_ids(2, None) == [1, 2]

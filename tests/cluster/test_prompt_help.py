@@ -15,6 +15,7 @@ from zkcontroller.cluster.cluster_shell import ClusterShell
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.process_cluster import ProcessCluster, ProcessClusterShell
 from zkcontroller.cluster.prompt_help import CommandTable, command
+from zkcontroller.cluster.zookeeper_ensemble import ZooKeeperEnsemble
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 NO_ADMIN = cast(KafkaZkClient, None)
@@ -43,6 +44,46 @@ def test_every_verb_has_help_and_every_help_entry_is_a_verb(prompt: str, table: 
     for row in table.rows:
         assert any(line.startswith("  " + " | ".join(row.usages)) for line in help_lines), row
         assert row.text or set(row.verbs) <= {"help", "quit"}, f"no description for {row.verbs}"
+
+
+BAD_LINES = {
+    "status": "status extra", "zk-status": "zk-status all", "help": "help me", "quit": "quit now",
+    "create": "create orders 2 2 compact", "describe": "describe a b", "elect": "elect a b", "delete": "delete",
+    "fail-log-dir": "fail-log-dir 1", "produce": "produce --rate",
+    **{verb: f"{verb} x" for verb in ("stop", "start", "kill", "expire", "pause", "resume", "zk-kill", "zk-start")},
+}
+"""For each verb, a line whose words it refuses before it reaches a broker or ZooKeeper."""
+
+
+@pytest.mark.parametrize(("prompt", "table"), [("processes", process_cluster.COMMANDS),
+                                                ("in-process", cluster_shell.COMMANDS)])
+async def test_every_usage_error_is_its_help_rows_usage(prompt: str, table: CommandTable, tmp_path: Path) -> None:
+    """Each verb wrote its usage out beside the table, and they had drifted: ``usage: stop BROKER_ID`` against
+    help's ``stop ID``, ``create ... [REPLICATION_FACTOR]`` against ``[RF]``."""
+    out: list[str] = []
+    if prompt == "processes":
+        cluster = ProcessCluster([1], tmp_path)
+        cluster.ensemble = ZooKeeperEnsemble(tmp_path, 3)  # never started: zk-kill's usage is checked first
+        shell: ClusterShell | ProcessClusterShell = ProcessClusterShell(cluster, NO_ADMIN, out.append)
+    else:
+        shell = ClusterShell(cast(LocalCluster, None), NO_ADMIN, out.append, random.Random(0))
+    for verb in table.verbs():
+        out.clear()
+        assert await shell.run_command(BAD_LINES[verb])
+        assert len(out) == 1 and out[0].startswith("error: ") and out[0].endswith(table.usage(verb)), (verb, out)
+
+
+def test_a_verbs_usage_is_each_of_its_usages_in_help() -> None:
+    table = CommandTable((
+        command("stop ID", "kill ID", text="orderly / hard"),
+        command("produce TOPIC RECORDS", "produce --stop [TOPIC]", text="records"),
+        command("help", "quit (or Ctrl-D)"),
+    ), column=12)
+    assert table.usage("kill") == "usage: kill ID"  # not its row's other verb
+    assert table.usage("produce") == "usage: produce TOPIC RECORDS | produce --stop [TOPIC]"
+    assert table.usage("quit") == "usage: quit"  # help's note is no argument
+    with pytest.raises(KeyError):
+        table.usage("expire")
 
 
 def test_the_table_lays_out_rows_in_columns() -> None:

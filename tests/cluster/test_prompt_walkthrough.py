@@ -54,11 +54,11 @@ async def shell_on(clock: OffsetClock) -> AsyncIterator[ShellFactory]:
 
 async def test_create_names_the_argument_that_is_not_a_number(shell_on: ShellFactory) -> None:
     shell, lines = await shell_on([1, 2])
-    usage = "usage: create TOPIC [PARTITIONS [REPLICATION_FACTOR]]"
+    usage = "usage: create TOPIC [PARTITIONS [RF]]"  # help's words, as every usage error
     await shell.run_command("create orders x")  # was: invalid literal for int() with base 10: 'x'
     assert lines[-1] == f"error: PARTITIONS must be a whole number, got 'x'; {usage}"
     await shell.run_command("create orders 2 two")
-    assert lines[-1] == f"error: REPLICATION_FACTOR must be a whole number, got 'two'; {usage}"
+    assert lines[-1] == f"error: RF must be a whole number, got 'two'; {usage}"
     await shell.run_command("create orders 2 2 compact")  # the extra word was ignored
     assert lines[-1] == f"error: {usage}"
     await shell.run_command("create orders -1")  # a number, refused as kafka-topics refuses it
@@ -177,11 +177,11 @@ async def test_a_count_to_produce_must_be_positive(shell_on: ShellFactory) -> No
     del lines[:]
     for line in ("produce orders -5", "produce orders 0", "produce orders --rate 0", "produce orders --rate -2"):
         assert await shell.run_command(line)
-    usage = "usage: produce TOPIC RECORDS | produce TOPIC --rate RECORDS_PER_SECOND | produce --stop [TOPIC]"
+    usage = "usage: produce TOPIC RECORDS | produce TOPIC --rate N | produce --stop [TOPIC]"
     assert lines == [f"error: RECORDS must be a positive whole number (1 or more), got '-5'; {usage}",
                      f"error: RECORDS must be a positive whole number (1 or more), got '0'; {usage}",
-                     f"error: RECORDS_PER_SECOND must be a positive whole number (1 or more), got '0'; {usage}",
-                     f"error: RECORDS_PER_SECOND must be a positive whole number (1 or more), got '-2'; {usage}"]
+                     f"error: N must be a positive whole number (1 or more), got '0'; {usage}",
+                     f"error: N must be a positive whole number (1 or more), got '-2'; {usage}"]
     assert not shell.workload.tasks
     assert await shell.run_command("produce orders 1")
     assert lines[-1] == "Produced 1 records to orders (log end offsets 0:1)."
@@ -205,8 +205,8 @@ async def test_a_broker_id_past_kafkas_reserved_maximum_is_refused(shell_on: She
     already refused ids above 1000 (Kafka's reserved.broker.max.id)."""
     shell, lines = await shell_on([1])
     assert await shell.run_command(f"{verb} 99999")
-    assert lines == [f"error: BROKER_ID must be at most 1000 (Kafka's reserved.broker.max.id, as for --broker-ids), "
-                     f"got 99999; usage: {verb} BROKER_ID"]
+    assert lines == [f"error: ID must be at most 1000 (Kafka's reserved.broker.max.id, as for --broker-ids), "
+                     f"got 99999; usage: {verb} ID"]
     assert sorted(shell.cluster.brokers) == [1]
 
 

@@ -43,7 +43,7 @@ async def test_shell_commands(make_cluster: ClusterFactory, backend: Coordinatio
         assert await shell.run_command("create orders 1 1")  # an error is reported, the shell goes on
         assert lines and lines[-1].startswith("error: ") and "already exists" in lines[-1]
         assert await shell.run_command("stop x")
-        assert lines[-1] == "error: usage: stop BROKER_ID"
+        assert lines[-1] == "error: usage: stop ID"
         await session.close()  # the prompt's own ZooKeeper session is gone: verbs fail, the prompt stays
         assert await shell.run_command("create payments 2 2")
         assert lines[-1].startswith("error: ZooKeeper ") and "try again" in lines[-1]

@@ -27,7 +27,7 @@ async def test_a_count_that_is_not_a_number_is_a_usage_line(tmp_path: Path, line
     finally:
         await session.close()
         await backend.close()
-    assert out == [f"error: usage: create TOPIC [PARTITIONS [REPLICATION_FACTOR]]: "
+    assert out == [f"error: usage: create TOPIC [PARTITIONS [RF]]: "
                    f"{line.split()[-1]!r} is not a whole number"]
 
 
@@ -36,7 +36,7 @@ async def test_a_count_that_is_not_a_number_is_a_usage_line(tmp_path: Path, line
     ("zk-status all", "zk-status takes no arguments, got 'all'; usage: zk-status"),
     ("quit now", "quit takes no arguments, got 'now'; usage: quit"),
     ("describe a b", "usage: describe [TOPIC]"),
-    ("create orders 2 2 compact", "usage: create TOPIC [PARTITIONS [REPLICATION_FACTOR]]"),
+    ("create orders 2 2 compact", "usage: create TOPIC [PARTITIONS [RF]]"),
 ])
 async def test_extra_words_are_a_usage_line(tmp_path: Path, line: str, error: str) -> None:
     """They were dropped without a sign (``status extra`` printed the status; ``describe a b`` described a)."""

@@ -1,8 +1,8 @@
 """CreatePartitions on a topic whose znode is corrupt, as Kafka 2.8.2 answers it: ``getFullReplicaAssignmentForTopics``
 reads it with ``TopicZNode.decode``, for which data that is not JSON is no partitions (UNKNOWN_TOPIC_OR_PARTITION,
 "does not exist"); JSON of the wrong shape throws outside what ``ZkAdminManager.createPartitions`` catches, and
-``KafkaApis.handleError`` answers every topic of the request UNKNOWN_SERVER_ERROR without a message. Either way the
-znode is logged by path and the broker keeps serving."""
+``KafkaApis.handleError`` answers every topic of the request UNKNOWN_SERVER_ERROR without a message, logged as
+``RequestHandlerHelper.handleError`` logs it. Either way the znode is logged by path and the broker keeps serving."""
 
 from __future__ import annotations
 
@@ -64,12 +64,16 @@ async def test_a_topic_znode_of_the_wrong_shape_fails_the_request_and_the_broker
     for t in ("before", "after"):
         await create(cluster, zk, t)
     await zk.session.create(paths.topic_path("bent"), data)
-    at = address(cluster, controller(cluster))
-    with caplog.at_level(logging.ERROR, "kafka.server.KafkaApis"):
+    active = controller(cluster)
+    at = address(cluster, active)
+    with caplog.at_level(logging.ERROR, "kafka.server.RequestHandlerHelper"):
         got = await answers(at, [("before", 3), ("bent", 2), ("after", 3)])
     assert got == [("before", UNKNOWN_SERVER_ERROR, None), ("bent", UNKNOWN_SERVER_ERROR, None),
                    ("after", UNKNOWN_SERVER_ERROR, None)]
-    assert "/brokers/topics/bent" in caplog.text
+    [line] = [r.getMessage() for r in caplog.records if r.name == "kafka.server.RequestHandlerHelper"]
+    assert line.startswith(f"[KafkaApi-{active.broker_id}] Error when handling request: clientId=test, "
+                           "correlationId=9, api=CREATE_PARTITIONS, version=3, body=")  # handleError's line
+    assert "/brokers/topics/bent" in line.split("\n", 1)[1]
     assert await partitions_in_zk(zk, "before") == 3  # processed before the failure, as in Kafka
     assert await partitions_in_zk(zk, "after") == 2
     assert await grow(at, 3, [("after", 4, None)]) == {"after": NONE}  # still serving

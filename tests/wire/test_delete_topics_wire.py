@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import io
+import logging
 import random
 import uuid
 from collections.abc import AsyncIterator
@@ -169,9 +170,10 @@ async def test_a_timeout_of_zero_marks_the_topic_and_answers_request_timed_out_a
     assert await delete(address(cluster, controller(cluster)), 5, ["quick"]) == [("quick", UNKNOWN_TOPIC_OR_PARTITION)]
 
 
-async def test_v6_topic_ids(running: Cluster) -> None:
+async def test_v6_topic_ids(running: Cluster, caplog: pytest.LogCaptureFixture) -> None:
     """A known id is resolved to its name and deleted; an unknown id is UNKNOWN_TOPIC_ID with a null name; an
-    entry with a name and an id makes the whole request INVALID_REQUEST (``getErrorResponse``)."""
+    entry with a name and an id makes the whole request INVALID_REQUEST (``getErrorResponse``), logged as Kafka's
+    ``RequestHandlerHelper.handleError`` logs it (KafkaApis' ``[KafkaApi-<id>] `` prefix)."""
     cluster, zk = running
     await create(cluster, zk, "by-id", "by-name")
     active = controller(cluster)
@@ -179,19 +181,33 @@ async def test_v6_topic_ids(running: Cluster) -> None:
     topic_id = cache.topic_id("by-id")
     assert topic_id is not None
     at = address(cluster, active)
-    both = await delete(at, 6, [("by-id", uuid.UUID(bytes=topic_id.raw)), "by-name"])
+    with caplog.at_level(logging.ERROR, "kafka.server.RequestHandlerHelper"):
+        both = await delete(at, 6, [("by-id", uuid.UUID(bytes=topic_id.raw)), "by-name"])
     assert both == [("by-id", INVALID_REQUEST), ("by-name", INVALID_REQUEST)]
+    [line] = [r.getMessage() for r in caplog.records if r.name == "kafka.server.RequestHandlerHelper"]
+    assert line.startswith(f"[KafkaApi-{active.broker_id}] Error when handling request: clientId=test, "
+                           "correlationId=5, api=DELETE_TOPICS, version=6, body=")
+    assert line.endswith("\norg.apache.kafka.common.errors.InvalidRequestException: "
+                         "Topic name and topic ID can not both be specified.")
     assert cache.contains_topic("by-id") and cache.contains_topic("by-name")
     stranger = uuid.uuid4()
     assert await delete(at, 6, [(None, uuid.UUID(bytes=topic_id.raw)), (None, stranger), "by-name"]) == [
         ("by-id", NONE), (None, UNKNOWN_TOPIC_ID), ("by-name", NONE)]
 
 
-async def test_an_internal_topic_is_refused_as_the_admin_layer_refuses_it(running: Cluster) -> None:
+async def test_an_internal_topic_is_refused_as_the_admin_layer_refuses_it(
+        running: Cluster, caplog: pytest.LogCaptureFixture) -> None:
+    """Logged as ``ZkAdminManager.deleteTopics`` logs a topic's failure, with its ``[Admin Manager on Broker <id>]: ``
+    prefix."""
     cluster, zk = running
     await create(cluster, zk, "__consumer_offsets")
-    assert await delete(address(cluster, controller(cluster)), 5, ["__consumer_offsets"]) == [
-        ("__consumer_offsets", INVALID_TOPIC)]
+    active = controller(cluster)
+    with caplog.at_level(logging.ERROR, "kafka.server.ZkAdminManager"):
+        assert await delete(address(cluster, active), 5, ["__consumer_offsets"]) == [
+            ("__consumer_offsets", INVALID_TOPIC)]
+    assert any(r.getMessage().startswith(f"[Admin Manager on Broker {active.broker_id}]: Error processing delete "
+                                         "topic request for topic __consumer_offsets")
+               for r in caplog.records if r.name == "kafka.server.ZkAdminManager")
 
 
 def admin_delete(at: str, topic: str) -> None:

@@ -118,25 +118,31 @@ async def produce(version: int, acks: int, timeout_ms: int, client_id: str | Non
     failed, or timed out). A partition named twice is answered once, for its last record set, as Kafka's map of
     partitions keeps it. `record_sets.RequestFailed` when the request fails as a whole."""
     record_sets.check_first_batches([p.records for p in partitions], transactional_id)
-    checked: dict[tuple[str, int], tuple[ProducePartition, ProduceAnswer | list[record_sets.Entry] | None]] = {}
+    places: dict[tuple[str, int], int] = {}
+    """Each partition's place in the answer: its first entry's, as Kafka's map keeps it (its last entry wins)."""
+    named: list[ProducePartition] = []
+    answers: list[ProduceAnswer | None] = []
+    inspected: dict[int, list[record_sets.Entry] | None] = {}
+    """The partitions that go on to the append, by place: their entries (None for null records)."""
+    repeated = False
     for p in partitions:  # every one named, in request order: a RequestFailed one fails the request, even if renamed
-        tp = TopicPartition(p.topic, p.partition)
-        if cache is None or not cache.contains(tp):
-            checked[p.topic, p.partition] = p, ProduceAnswer(p.topic, p.partition,
-                                                             int(Errors.UNKNOWN_TOPIC_OR_PARTITION))
+        i = places.setdefault((p.topic, p.partition), len(named))
+        if i == len(named):
+            named.append(p)
+            answers.append(None)
+        else:
+            named[i], answers[i], repeated = p, None, True
+            inspected.pop(i, None)
+        if cache is None or not cache.contains(TopicPartition(p.topic, p.partition)):
+            answers[i] = ProduceAnswer(p.topic, p.partition, int(Errors.UNKNOWN_TOPIC_OR_PARTITION))
             continue
         try:
-            checked[p.topic, p.partition] = p, None if p.records is None else record_sets.inspect(p.records, version)
+            inspected[i] = None if p.records is None else record_sets.inspect(p.records, version)
         except RecordSetError as e:  # validateRecords' ApiException: the error alone, no message
-            checked[p.topic, p.partition] = p, ProduceAnswer(p.topic, p.partition, e.error)
-    partitions = [p for p, _ in checked.values()]
-    answers: list[ProduceAnswer | None] = [None] * len(partitions)
-    inspected: dict[int, list[record_sets.Entry] | None] = {}
-    for i, (_, outcome) in enumerate(checked.values()):
-        if isinstance(outcome, ProduceAnswer):
-            answers[i] = outcome
-        else:
-            inspected[i] = outcome
+            answers[i] = ProduceAnswer(p.topic, p.partition, e.error)
+    if repeated:  # a repeat re-inserts its place: the appends still go in place order
+        inspected = dict(sorted(inspected.items()))
+    partitions = named
     if acks not in (-1, 0, 1):
         return [a if a is not None else ProduceAnswer(p.topic, p.partition, INVALID_REQUIRED_ACKS)
                 for a, p in zip(answers, partitions, strict=True)]

@@ -232,10 +232,17 @@ class KafkaApis:
 
     # ------------------------------------------------------------------ dispatch
 
-    def _request_failed(self, details: str, *args: object) -> None:
+    def _request_failed(self, details: str, *args: object, cause: BaseException | None = None) -> None:
         """``RequestHandlerHelper.handleError``'s ERROR line (KafkaApis' log prefix) for a request that failed as a
-        whole."""
-        request_helper_log.error("[KafkaApi-%d] Error when handling request: " + details, self.broker_id, *args)
+        whole; ``cause``'s traceback, if given, stands for Kafka's stack trace."""
+        request_helper_log.error("[KafkaApi-%d] Error when handling request: " + details, self.broker_id, *args,
+                                 exc_info=cause)
+
+    def _handler_failed(self, header: RequestHeader, api: str, body: object, e: RequestFailed) -> None:
+        """`_request_failed` for an exception a handler let through (`RequestFailed`), with the request as Kafka's
+        ``handleError`` names it."""
+        self._request_failed("clientId=%s, correlationId=%d, api=%s, version=%d, body=%s\n%s: %s", header.client_id,
+                             header.correlation_id, api, header.api_version, body, e.exception, e, cause=e.__cause__)
 
     async def handle(self, payload: bytes) -> bytes | None:
         """One request frame (without its size) in; the response frame's payload out. Raises
@@ -302,12 +309,16 @@ class KafkaApis:
             return client_apis.create_topics_response(
                 version, await self.create_topics(topics, validate_only, timeout_ms))
         if key == DELETE_TOPICS and self.delete_topics is not None:
-            to_delete, timeout_ms = client_apis.topics_to_delete(client_apis.decode_body(key, version, payload, offset),
-                                                                 version)
-            return client_apis.delete_topics_response(version, await self.delete_topics(to_delete, timeout_ms,
-                                                                                        version))
+            request = client_apis.decode_body(key, version, payload, offset)
+            to_delete, timeout_ms = client_apis.topics_to_delete(request, version)
+            try:
+                deleted = await self.delete_topics(to_delete, timeout_ms, version)
+            except RequestFailed as e:  # KafkaApis.handle's catch: handleError logs it, answers every topic
+                self._handler_failed(header, "DELETE_TOPICS", request, e)
+                deleted = [TopicDeleted(t.name, t.topic_id, e.error) for t in to_delete]
+            return client_apis.delete_topics_response(version, deleted)
         if key in (CREATE_PARTITIONS, ELECT_LEADERS, ALTER_PARTITION_REASSIGNMENTS, LIST_PARTITION_REASSIGNMENTS):
-            return await self._admin(key, version, client_apis.decode_body(key, version, payload, offset))
+            return await self._admin(header, client_apis.decode_body(key, version, payload, offset))
         if key == LIST_OFFSETS and version == 0:
             return self._legacy_list_offsets(payload, offset)
         if key == LIST_OFFSETS:
@@ -352,14 +363,20 @@ class KafkaApis:
 
     # ------------------------------------------------------------------ admin APIs
 
-    async def _admin(self, key: int, version: int, request: Any) -> bytes:
+    async def _admin(self, header: RequestHeader, request: Any) -> bytes:
         """CreatePartitions, ElectLeaders, Alter/ListPartitionReassignments (advertised only with a handler, so
         the handler is there: `handle` closes the connection for an unadvertised API)."""
         admin = self.admin
+        key, version = header.api_key, header.api_version
         if key == CREATE_PARTITIONS:
             assert admin.create_partitions is not None
-            return client_apis.create_partitions_response(
-                version, await admin.create_partitions(*client_apis.partitions_to_create(request)))
+            topics, timeout_ms, validate_only = client_apis.partitions_to_create(request)
+            try:
+                created = await admin.create_partitions(topics, timeout_ms, validate_only)
+            except RequestFailed as e:  # KafkaApis.handle's catch: handleError logs it, answers every topic entry
+                self._handler_failed(header, "CREATE_PARTITIONS", request, e)
+                created = [PartitionsCreated(t.name, e.error, e.answer_message) for t in topics]
+            return client_apis.create_partitions_response(version, created)
         if key == ELECT_LEADERS:
             assert admin.elect_leaders is not None
             election_type, partitions, timeout_ms = client_apis.elect_leaders_request(request, version)
@@ -423,9 +440,7 @@ class KafkaApis:
                                     transactional_id=request.transactional_id)
         except RequestFailed as e:  # KafkaApis.handle's catch: handleError logs it, answers every partition
             if e.logged:
-                self._request_failed("clientId=%s, correlationId=%d, api=PRODUCE, version=%d, body=%s\n%s: %s",
-                                     header.client_id, header.correlation_id, header.api_version,
-                                     request_text(request.acks, request.timeout_ms, partitions), e.exception, e)
+                self._handler_failed(header, "PRODUCE", request_text(request.acks, request.timeout_ms, partitions), e)
             if request.acks == 0:  # getErrorResponse answers nothing: the connection is closed, unlogged
                 close = CloseConnection(f"Produce request with correlation id {header.correlation_id} failed: "
                                         f"{e or e.exception}")

@@ -31,7 +31,7 @@ from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.logs import LogFiles
 from zkcontroller.cluster.partition_wait import wait_for_partitions
 from zkcontroller.cluster.produce import ProduceWorkload, produce_command
-from zkcontroller.cluster.prompt_help import CommandTable, command
+from zkcontroller.cluster.prompt_help import IN_PROCESS
 from zkcontroller.cluster.prompt_input import read_line
 from zkcontroller.cluster.prompt_lines import created_topic_lines
 from zkcontroller.controller.events import ApiError, ElectionType
@@ -45,26 +45,9 @@ from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
-COMMANDS = CommandTable((
-    command("status", text="controller, epoch, brokers and their listeners"),
-    command("create TOPIC [PARTITIONS [RF]]", text="create a topic (Kafka's replica placement; defaults 3 and 2)"),
-    command("describe [TOPIC]", text="kafka-topics --describe"),
-    command("stop ID", "start ID", text="orderly broker shutdown / start (a new ID, at most 1000, adds one)"),
-    command("kill ID", text=("crash a broker (on the embedded store its session is left to time",
-                             "out; a real ZooKeeper's is expired at once)")),
-    command("expire ID", text="expire a broker's ZooKeeper session"),
-    command("fail-log-dir ID DIR", text=("fail one of a broker's log dirs (its replicas there go offline; waits",
-                                         "until the controller has moved their leadership)")),
-    command("produce TOPIC RECORDS", "produce TOPIC --rate N", "produce --stop [TOPIC]",
-            text="append records on the leaders (followers fetch them)"),
-    command("elect [--unclean] [TOPIC]", text=("preferred-replica election (all partitions, or one topic's);",
-                                               "--unclean: unclean election through the controller's ElectLeaders "
-                                               "API")),
-    command("delete TOPIC", text="mark a topic for deletion (the controller deletes it)"),
-    command("help", "quit (or Ctrl-D)"),
-), column=40)
-"""The prompt's verbs: ``help`` prints the table, an unknown verb's error lists them (`ClusterShell.handlers` must
-serve exactly these)."""
+COMMANDS = IN_PROCESS
+"""The prompt's verbs: ``help`` prints the table, an unknown verb's error lists them, each verb's usage error is
+its row's (`ClusterShell.handlers` must serve exactly these)."""
 
 HELP = COMMANDS.help()
 VERBS = ", ".join(COMMANDS.verbs())
@@ -222,7 +205,7 @@ class ClusterShell:
         unclean = "--unclean" in args
         args = [a for a in args if a != "--unclean"]
         if len(args) > 1 or any(a.startswith("-") for a in args):
-            raise ValueError("usage: elect [--unclean] [TOPIC]")
+            raise ValueError(COMMANDS.usage("elect"))
         partitions = None
         if args:
             partitions = [tp for tp in await all_partitions(self.admin) if tp.topic == args[0]]
@@ -256,7 +239,7 @@ class ClusterShell:
 
     async def _delete(self, args: list[str]) -> None:
         if len(args) != 1:
-            raise ValueError("usage: delete TOPIC")
+            raise ValueError(COMMANDS.usage("delete"))
         await self.topics.delete_topic(args[0])
         self.out(f"Topic {args[0]} is marked for deletion.")
 
@@ -264,7 +247,7 @@ class ClusterShell:
         """A disk failure: the broker takes the replicas in DIR offline and tells the controller, which moves
         their leadership (the last online dir halts the broker, as Kafka does)."""
         if len(args) != 2 or not args[0].isdigit():
-            raise ValueError("usage: fail-log-dir BROKER_ID DIR")
+            raise ValueError(COMMANDS.usage("fail-log-dir"))
         broker_id, log_dir = int(args[0]), args[1]
         server = self.cluster.brokers.get(broker_id)
         plane = server.control_plane if server is not None and server.running else None
@@ -323,10 +306,10 @@ class ClusterShell:
             self.out(line)
 
     async def _create(self, args: list[str]) -> None:
-        usage = "usage: create TOPIC [PARTITIONS [REPLICATION_FACTOR]]"
+        usage = COMMANDS.usage("create")
         if not 1 <= len(args) <= 3:
             raise ValueError(usage)
-        numbers = {"PARTITIONS": args[1:2], "REPLICATION_FACTOR": args[2:3]}
+        numbers = {"PARTITIONS": args[1:2], "RF": args[2:3]}
         for what, given in numbers.items():  # int() said "invalid literal for int() with base 10: 'x'"
             if given and re.fullmatch(r"-?[0-9]+", given[0]) is None:
                 raise ValueError(f"{what} must be a whole number, got {given[0]!r}; {usage}")
@@ -352,7 +335,7 @@ class ClusterShell:
 
     async def _describe(self, args: list[str]) -> None:
         if len(args) > 1:  # `describe a b` described a alone, without a word about b
-            raise ValueError("usage: describe [TOPIC]")
+            raise ValueError(COMMANDS.usage("describe"))
         topics = await select_topics(self.admin, args[0] if args else None)
         live = [s.broker_id for s in self.cluster.running_brokers()]
         for line in describe_lines(await describe_topics(self.admin, topics), live):
@@ -362,11 +345,11 @@ class ClusterShell:
 
     async def _broker_action(self, name: str, args: list[str]) -> None:
         if len(args) != 1 or not args[0].isdigit():
-            raise ValueError(f"usage: {name} BROKER_ID")
+            raise ValueError(COMMANDS.usage(name))
         broker_id = int(args[0])
         if broker_id > MAX_RESERVED_BROKER_ID:  # `start 99999` started a broker that registered a port past 65535
-            raise ValueError(f"BROKER_ID must be at most {MAX_RESERVED_BROKER_ID} (Kafka's reserved.broker.max.id, "
-                             f"as for --broker-ids), got {broker_id}; usage: {name} BROKER_ID")
+            raise ValueError(f"ID must be at most {MAX_RESERVED_BROKER_ID} (Kafka's reserved.broker.max.id, "
+                             f"as for --broker-ids), got {broker_id}; {COMMANDS.usage(name)}")
         await self.broker_command(name, broker_id)
 
     async def broker_command(self, name: str, broker_id: int) -> None:

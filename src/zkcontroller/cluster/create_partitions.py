@@ -14,9 +14,11 @@ topic still missing one (for all of them at once with a timeout <= 0).
 The topic znode is read as Kafka reads it (``getFullReplicaAssignmentForTopics`` → ``TopicZNode.decode``): data
 that is not JSON is a topic without partitions, hence UNKNOWN_TOPIC_OR_PARTITION, with a WARN naming the znode.
 JSON of the wrong shape throws there, outside the exceptions ``createPartitions`` turns into a topic's error, and
-fails the whole request (``KafkaApis.handleError``): every topic of the request is answered UNKNOWN_SERVER_ERROR
-without a message, the topics before it keeping what was already written for them. Any other unexpected error
-does the same; the broker keeps serving.
+fails the whole request (``KafkaApis.handleError``, logged by the request handler as Kafka's
+``RequestHandlerHelper`` logs it): every topic of the request is answered UNKNOWN_SERVER_ERROR without a message,
+the topics before it keeping what was already written for them. Any other unexpected error does the same; the
+broker keeps serving. A topic's own error (Kafka's ``ApiException`` and ``AdminOperationException``) is answered,
+not logged, as ``ZkAdminManager.createPartitions`` does.
 """
 
 from __future__ import annotations
@@ -29,15 +31,15 @@ from zkcontroller.admin.replica_assignment import MAX_PARTITIONS
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.broker.delayed_elect_leader import wait_for_any_leader
 from zkcontroller.broker.request_handler import CreatePartitionsHandler
-from zkcontroller.cluster.create_topics import UNKNOWN_SERVER_ERROR, error_code
+from zkcontroller.cluster.create_topics import error_code
 from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.wire.client_apis import ERROR_MESSAGES, PartitionsCreated, PartitionsToCreate
+from zkcontroller.protocol.wire.record_sets import RequestFailed
 from zkcontroller.zk.errors import ZnodeDecodeError
 
 log = logging.getLogger("kafka.server.ZkAdminManager")
-api_log = logging.getLogger("kafka.server.KafkaApis")
 
 REASSIGNMENT_IN_PROGRESS = 60
 INVALID_PARTITIONS = 37
@@ -47,10 +49,6 @@ class _Refused(Exception):
     def __init__(self, error: int, message: str) -> None:
         super().__init__(message)
         self.error = error
-
-
-class _RequestFailed(Exception):
-    """An error Kafka's ``createPartitions`` does not catch: the request fails as a whole."""
 
 
 def create_partitions_handler(server: Callable[[], KafkaServer | None]) -> CreatePartitionsHandler:
@@ -74,10 +72,7 @@ def create_partitions_handler(server: Callable[[], KafkaServer | None]) -> Creat
                 results[t.name] = PartitionsCreated(t.name, Errors.INVALID_TOPIC_EXCEPTION,
                                                     "The topic is queued for deletion.")
             else:
-                try:
-                    results[t.name] = await _grow(current, t, validate_only)
-                except _RequestFailed:
-                    return [PartitionsCreated(r.name, UNKNOWN_SERVER_ERROR) for r in topics]
+                results[t.name] = await _grow(current, t, validate_only)
                 if results[t.name].error == Errors.NONE:
                     grown[t.name] = t.count
         if grown and not validate_only:
@@ -92,15 +87,14 @@ def create_partitions_handler(server: Callable[[], KafkaServer | None]) -> Creat
 
 
 async def _grow(server: KafkaServer, t: PartitionsToCreate, validate_only: bool) -> PartitionsCreated:
-    """One topic through Kafka's checks and the admin layer; its error, if any."""
+    """One topic through Kafka's checks and the admin layer; its error, if any. Raises `RequestFailed` for an error
+    Kafka's ``createPartitions`` does not catch: the request fails as a whole."""
     assert server.zk is not None
     try:
         read = await server.zk.get_topic_assignments([t.name], lenient=True)
         if read.malformed:
-            path, error = next(iter(read.malformed.items()))
-            api_log.error("Error when handling request: api=CREATE_PARTITIONS, topic %s: the topic znode %s is "
-                          "malformed: %s", t.name, path, error.reason)
-            raise _RequestFailed
+            error = next(iter(read.malformed.values()))
+            raise RequestFailed(str(error), type(error).__name__)
         for path, ignored in read.read_as_empty.items():
             log.warning("Reading the topic znode %s as no partitions (as Kafka does): %s", path, ignored.reason)
         current = read.values.get(t.name)
@@ -133,12 +127,10 @@ async def _grow(server: KafkaServer, t: PartitionsToCreate, validate_only: bool)
         return PartitionsCreated(t.name, Errors.UNKNOWN_TOPIC_OR_PARTITION, str(e))
     except AdminError as e:
         return PartitionsCreated(t.name, error_code(e), str(e))
-    except _RequestFailed:
+    except RequestFailed:
         raise
     except ZnodeDecodeError as e:  # a znode the admin layer reads (brokers...), malformed
-        api_log.error("Error when handling request: api=CREATE_PARTITIONS, topic %s: %s", t.name, e)
-        raise _RequestFailed from None
-    except Exception:
-        api_log.exception("Error when handling request: api=CREATE_PARTITIONS, topic %s", t.name)
-        raise _RequestFailed from None
+        raise RequestFailed(str(e), type(e).__name__) from None
+    except Exception as e:
+        raise RequestFailed(str(e), type(e).__name__) from e
     return PartitionsCreated(t.name)

@@ -28,9 +28,9 @@ from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.model import TopicId
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.wire.client_apis import TopicDeleted, TopicToDelete
+from zkcontroller.protocol.wire.record_sets import RequestFailed
 
 log = logging.getLogger("kafka.server.ZkAdminManager")
-api_log = logging.getLogger("kafka.server.KafkaApis")
 
 TOPIC_DELETION_DISABLED = 73
 UNKNOWN_TOPIC_ID = 100
@@ -48,10 +48,8 @@ def delete_topics_handler(server: Callable[[], KafkaServer | None]) -> DeleteTop
         if not current.config.controller_config.delete_topic_enable:
             return all_with(Errors.INVALID_REQUEST if version < 3 else TOPIC_DELETION_DISABLED)
         if any(t.name is not None and t.topic_id is not None for t in topics):
-            api_log.error("Error when handling request: api=DELETE_TOPICS, version=%d\n"
-                          "org.apache.kafka.common.errors.InvalidRequestException: "
-                          "Topic name and topic ID can not both be specified.", version)
-            return all_with(Errors.INVALID_REQUEST)
+            raise RequestFailed("Topic name and topic ID can not both be specified.",
+                                "org.apache.kafka.common.errors.InvalidRequestException", Errors.INVALID_REQUEST)
         cache = current.control_plane.metadata_cache
         context = controller.context
         results = [TopicDeleted(t.name if t.topic_id is None else context.topic_name(_topic_id(t.topic_id)),
@@ -90,13 +88,13 @@ async def _delete(server: KafkaServer, topics: list[str], timeout_ms: int) -> di
             marked.append(topic)
         except TopicAlreadyMarkedForDeletionError:  # still waited for: several requests may wait on one deletion
             marked.append(topic)
-        except UnknownTopicError:
-            errors[topic] = Errors.UNKNOWN_TOPIC_OR_PARTITION
-        except AdminError as e:
-            log.error("Error processing delete topic request for topic %s: %s", topic, e)
-            errors[topic] = error_code(e)
+        except AdminError as e:  # ZkAdminManager logs every one (a topic gone since the cache check too)
+            log.error("[Admin Manager on Broker %d]: Error processing delete topic request for topic %s: %s",
+                      server.broker_id, topic, e)
+            errors[topic] = Errors.UNKNOWN_TOPIC_OR_PARTITION if isinstance(e, UnknownTopicError) else error_code(e)
         except Exception:
-            log.exception("Error processing delete topic request for topic %s", topic)
+            log.exception("[Admin Manager on Broker %d]: Error processing delete topic request for topic %s",
+                          server.broker_id, topic)
             errors[topic] = UNKNOWN_SERVER_ERROR
     remaining = set(marked) if timeout_ms <= 0 or not marked else await wait_until_deleted(
         server.control_plane.metadata_cache, marked, timeout_ms, server.runtime)

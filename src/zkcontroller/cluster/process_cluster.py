@@ -28,7 +28,7 @@ from typing import Any
 from zkcontroller.admin.describe import controller_status, describe_lines, describe_topics, select_topics
 from zkcontroller.admin.errors import AdminError
 from zkcontroller.admin.topics import TopicAdmin
-from zkcontroller.cluster.prompt_help import CommandTable, command
+from zkcontroller.cluster.prompt_help import PROCESSES
 from zkcontroller.cluster.prompt_input import read_line
 from zkcontroller.cluster.prompt_lines import created_topic_lines
 from zkcontroller.cluster.server_properties import render
@@ -38,19 +38,9 @@ from zkcontroller.coordination.connect import make_backend
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
-COMMANDS = CommandTable((
-    command("status", text="controller, epoch, and each broker process (pid, port, state)"),
-    command("create TOPIC [PARTITIONS [RF]]", text="create a topic through ZooKeeper (defaults 3 and 2)"),
-    command("describe [TOPIC]", text="kafka-topics --describe, from ZooKeeper"),
-    command("stop ID", "kill ID", text="SIGTERM (orderly stop) / SIGKILL (hard failure)"),
-    command("pause ID", "resume ID", text="SIGSTOP / SIGCONT"),
-    command("start ID", text="start a stopped or killed broker again"),
-    command("zk-status", text="each ZooKeeper server of the ensemble: address, pid, leader/follower"),
-    command("zk-kill ID", "zk-start ID", text="SIGKILL one ZooKeeper server / start it again (--zookeeper-ensemble)"),
-    command("help", "quit"),
-), column=32)
-"""The prompt's verbs: ``help`` prints the table, an unknown verb's error lists them (`ProcessClusterShell.handlers`
-must serve exactly these)."""
+COMMANDS = PROCESSES
+"""The prompt's verbs: ``help`` prints the table, an unknown verb's error lists them, each verb's usage error is
+its row's (`ProcessClusterShell.handlers` must serve exactly these)."""
 
 HELP = COMMANDS.help()
 VERBS = ", ".join(COMMANDS.verbs())
@@ -322,7 +312,7 @@ class ProcessClusterShell:
 
     async def _broker_command(self, name: str, args: list[str]) -> None:
         if len(args) != 1 or not args[0].isdigit():
-            raise ValueError(f"usage: {name} BROKER_ID")
+            raise ValueError(COMMANDS.usage(name))
         broker_id = int(args[0])
         if name == "start":
             self.cluster.start_broker(broker_id)
@@ -344,7 +334,7 @@ class ProcessClusterShell:
                 self.out(line)
             return
         if len(args) != 1 or not args[0].isdigit():
-            raise ValueError(f"usage: {name} ZOOKEEPER_ID")
+            raise ValueError(COMMANDS.usage(name))
         server = int(args[0])
         if name == "zk-kill":
             ensemble.kill(server)
@@ -364,7 +354,7 @@ class ProcessClusterShell:
 
     async def _describe(self, args: list[str]) -> None:
         if len(args) > 1:  # `describe a b` described a alone, as the in-process prompt once did
-            raise ValueError("usage: describe [TOPIC]")
+            raise ValueError(COMMANDS.usage("describe"))
         topics = await select_topics(self.admin, args[0] if args else None)
         live = await self.admin.get_sorted_broker_list()
         for text in describe_lines(await describe_topics(self.admin, topics), live):
@@ -379,11 +369,10 @@ class ProcessClusterShell:
 
     async def _create(self, args: list[str]) -> None:
         if not 1 <= len(args) <= 3:  # a fourth word was dropped without a sign
-            raise ValueError("usage: create TOPIC [PARTITIONS [REPLICATION_FACTOR]]")
+            raise ValueError(COMMANDS.usage("create"))
         for count in args[1:3]:
             if not count.lstrip("-").isdigit():  # int()'s own message named Python's literal syntax
-                raise ValueError(f"usage: create TOPIC [PARTITIONS [REPLICATION_FACTOR]]: {count!r} is not a "
-                                 "whole number")
+                raise ValueError(f"{COMMANDS.usage('create')}: {count!r} is not a whole number")
         partitions = int(args[1]) if len(args) > 1 else 3
         rf = int(args[2]) if len(args) > 2 else min(2, len(self.cluster.brokers))
         assignment = await self.topics.create_topic(args[0], partitions, rf)

@@ -11,8 +11,10 @@ import asyncio
 import contextlib
 
 from zkcontroller.cluster.local_cluster import LocalCluster
+from zkcontroller.cluster.prompt_help import IN_PROCESS
 
-USAGE = "usage: produce TOPIC RECORDS | produce TOPIC --rate RECORDS_PER_SECOND | produce --stop [TOPIC]"
+USAGE = IN_PROCESS.usage("produce")
+"""The verb's usage error: its help row's."""
 TICK_MS = 100
 
 
@@ -68,7 +70,7 @@ def produce_command(cluster: LocalCluster, workload: ProduceWorkload, args: list
         stopped = workload.stop(args[1] if len(args) == 2 else None)
         return [f"stopped producing to {', '.join(stopped)}" if stopped else "no producer was running"]
     if len(args) == 3 and args[1] == "--rate":
-        workload.start(args[0], _count(args[2], "RECORDS_PER_SECOND"))
+        workload.start(args[0], _count(args[2], "N"))
         return [f"producing {args[2]} records/s to {args[0]} (stop with: produce --stop {args[0]})"]
     if len(args) != 2:
         raise ValueError(USAGE)

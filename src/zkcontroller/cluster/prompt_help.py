@@ -1,7 +1,9 @@
-"""The cluster prompts' command tables (``zkcontroller cluster`` and ``cluster --processes``).
+"""The cluster prompts' command tables (``zkcontroller cluster``: `IN_PROCESS`; ``cluster --processes``:
+`PROCESSES`).
 
-One table gives both the ``help`` text and the verb list an unknown command prints, so the two cannot drift
-apart (the process prompt's list was a literal beside its help, and could name a verb the help did not).
+One table gives the ``help`` text, the verb list an unknown command prints and each verb's usage error, so they
+cannot drift apart (the process prompt's list was a literal beside its help, and could name a verb the help did
+not; each verb wrote its usage out, ``stop BROKER_ID`` beside help's ``stop ID``).
 """
 
 from __future__ import annotations
@@ -63,10 +65,53 @@ class CommandTable:
         """Every verb the help names, in its order, once."""
         return tuple(dict.fromkeys(verb for row in self.rows for verb in row.verbs))
 
+    def usage(self, verb: str) -> str:
+        """``usage: `` and ``verb``'s usages as help shows them (without a note in parentheses), joined by
+        `` | ``: every usage error of the verb says this. KeyError for a verb help does not name."""
+        usages = [" ".join([verb, *arguments]) for row in self.rows for arguments in row.arguments(verb)]
+        if not usages:
+            raise KeyError(verb)
+        return "usage: " + " | ".join(usages)
+
     def extra_words_error(self, verb: str, args: list[str]) -> str | None:
         """The one-line error for words given to a verb that takes none (None if ``verb`` takes some, or none
         were given): ``status extra`` ran ``status`` and dropped the word without a sign."""
         usages = [arguments for row in self.rows for arguments in row.arguments(verb)]
         if not args or not usages or any(usages):
             return None
-        return f"{verb} takes no arguments, got {' '.join(args)!r}; usage: {verb}"
+        return f"{verb} takes no arguments, got {' '.join(args)!r}; {self.usage(verb)}"
+
+
+IN_PROCESS = CommandTable((
+    command("status", text="controller, epoch, brokers and their listeners"),
+    command("create TOPIC [PARTITIONS [RF]]", text="create a topic (Kafka's replica placement; defaults 3 and 2)"),
+    command("describe [TOPIC]", text="kafka-topics --describe"),
+    command("stop ID", "start ID", text="orderly broker shutdown / start (a new ID, at most 1000, adds one)"),
+    command("kill ID", text=("crash a broker (on the embedded store its session is left to time",
+                             "out; a real ZooKeeper's is expired at once)")),
+    command("expire ID", text="expire a broker's ZooKeeper session"),
+    command("fail-log-dir ID DIR", text=("fail one of a broker's log dirs (its replicas there go offline; waits",
+                                         "until the controller has moved their leadership)")),
+    command("produce TOPIC RECORDS", "produce TOPIC --rate N", "produce --stop [TOPIC]",
+            text="append records on the leaders (followers fetch them)"),
+    command("elect [--unclean] [TOPIC]", text=("preferred-replica election (all partitions, or one topic's);",
+                                               "--unclean: unclean election through the controller's ElectLeaders "
+                                               "API")),
+    command("delete TOPIC", text="mark a topic for deletion (the controller deletes it)"),
+    command("help", "quit (or Ctrl-D)"),
+), column=40)
+"""``zkcontroller cluster``'s prompt (`cluster_shell.ClusterShell.handlers` must serve exactly these verbs)."""
+
+PROCESSES = CommandTable((
+    command("status", text="controller, epoch, and each broker process (pid, port, state)"),
+    command("create TOPIC [PARTITIONS [RF]]", text="create a topic through ZooKeeper (defaults 3 and 2)"),
+    command("describe [TOPIC]", text="kafka-topics --describe, from ZooKeeper"),
+    command("stop ID", "kill ID", text="SIGTERM (orderly stop) / SIGKILL (hard failure)"),
+    command("pause ID", "resume ID", text="SIGSTOP / SIGCONT"),
+    command("start ID", text="start a stopped or killed broker again"),
+    command("zk-status", text="each ZooKeeper server of the ensemble: address, pid, leader/follower"),
+    command("zk-kill ID", "zk-start ID", text="SIGKILL one ZooKeeper server / start it again (--zookeeper-ensemble)"),
+    command("help", "quit"),
+), column=32)
+"""``zkcontroller cluster --processes``' prompt (`process_cluster.ProcessClusterShell.handlers` must serve exactly
+these verbs)."""
