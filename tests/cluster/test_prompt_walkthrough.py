@@ -177,11 +177,11 @@ async def test_a_count_to_produce_must_be_positive(shell_on: ShellFactory) -> No
     del lines[:]
     for line in ("produce orders -5", "produce orders 0", "produce orders --rate 0", "produce orders --rate -2"):
         assert await shell.run_command(line)
-    usage = "usage: produce TOPIC RECORDS | produce TOPIC --rate N | produce --stop [TOPIC]"
+    usage = "usage: produce TOPIC RECORDS | produce TOPIC --rate RATE | produce --stop [TOPIC]"
     assert lines == [f"error: RECORDS must be a positive whole number (1 or more), got '-5'; {usage}",
                      f"error: RECORDS must be a positive whole number (1 or more), got '0'; {usage}",
-                     f"error: N must be a positive whole number (1 or more), got '0'; {usage}",
-                     f"error: N must be a positive whole number (1 or more), got '-2'; {usage}"]
+                     f"error: RATE must be a positive whole number (1 or more), got '0'; {usage}",
+                     f"error: RATE must be a positive whole number (1 or more), got '-2'; {usage}"]
     assert not shell.workload.tasks
     assert await shell.run_command("produce orders 1")
     assert lines[-1] == "Produced 1 records to orders (log end offsets 0:1)."

@@ -65,12 +65,12 @@ class ProduceWorkload:
 
 
 def produce_command(cluster: LocalCluster, workload: ProduceWorkload, args: list[str]) -> list[str]:
-    """``produce TOPIC RECORDS``, ``produce TOPIC --rate N`` or ``produce --stop [TOPIC]``."""
+    """``produce TOPIC RECORDS``, ``produce TOPIC --rate RATE`` or ``produce --stop [TOPIC]``."""
     if args[:1] == ["--stop"] and len(args) <= 2:
         stopped = workload.stop(args[1] if len(args) == 2 else None)
         return [f"stopped producing to {', '.join(stopped)}" if stopped else "no producer was running"]
     if len(args) == 3 and args[1] == "--rate":
-        workload.start(args[0], _count(args[2], "N"))
+        workload.start(args[0], _count(args[2], "RATE"))
         return [f"producing {args[2]} records/s to {args[0]} (stop with: produce --stop {args[0]})"]
     if len(args) != 2:
         raise ValueError(USAGE)

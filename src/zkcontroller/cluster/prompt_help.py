@@ -92,7 +92,7 @@ IN_PROCESS = CommandTable((
     command("expire ID", text="expire a broker's ZooKeeper session"),
     command("fail-log-dir ID DIR", text=("fail one of a broker's log dirs (its replicas there go offline; waits",
                                          "until the controller has moved their leadership)")),
-    command("produce TOPIC RECORDS", "produce TOPIC --rate N", "produce --stop [TOPIC]",
+    command("produce TOPIC RECORDS", "produce TOPIC --rate RATE", "produce --stop [TOPIC]",
             text="append records on the leaders (followers fetch them)"),
     command("elect [--unclean] [TOPIC]", text=("preferred-replica election (all partitions, or one topic's);",
                                                "--unclean: unclean election through the controller's ElectLeaders "
