@@ -83,16 +83,23 @@ def _hosting(cluster: Any) -> list[Any]:
 
 @pytest.mark.parametrize("version", [0, 1])
 async def test_alter_configs_replaces_a_topics_config_and_the_brokers_take_it_up(orders: Cluster,
-                                                                                 version: int) -> None:
+                                                                                 version: int,
+                                                                                 caplog: pytest.LogCaptureFixture,
+                                                                                 ) -> None:
     cluster, zk = orders
-    at = address(cluster, cluster.running_brokers()[0])
+    broker = cluster.running_brokers()[0]
+    at = address(cluster, broker)
     changes_before = await zk.get_children(paths.CONFIG_CHANGES)
     results = await alter(at, ALTER_CONFIGS, version, topic("orders", ConfigChange("min.insync.replicas", "2")),
                           validate_only=True)
     assert errors(results) == [(TOPIC, "orders", 0, None)]
     assert await zk.get_entity_configs("topics", "orders") == {"retention.ms": "1000"}  # nothing written
-    results = await alter(at, ALTER_CONFIGS, version, topic("orders", ConfigChange("min.insync.replicas", "2")))
+    with caplog.at_level(logging.INFO, "kafka.server.ZkAdminManager"):
+        results = await alter(at, ALTER_CONFIGS, version, topic("orders", ConfigChange("min.insync.replicas", "2")))
     assert errors(results) == [(TOPIC, "orders", 0, None)]
+    assert [r.getMessage() for r in caplog.records if r.name == "kafka.server.ZkAdminManager"] == [
+        f"[Admin Manager on Broker {broker.broker_id}]: Updating topic orders with new configuration : "
+        "min.insync.replicas=2"]
     # AlterConfigs is the whole new config: retention.ms is gone
     assert await zk.get_entity_configs("topics", "orders") == {"min.insync.replicas": "2"}
     assert len(await zk.get_children(paths.CONFIG_CHANGES)) == len(changes_before) + 1
@@ -176,11 +183,21 @@ async def test_kafkas_errors_per_resource(orders: Cluster) -> None:
     assert await zk.get_entity_configs("topics", "orders") == {"retention.ms": "1000"}  # all refused
 
 
-async def test_a_resource_type_the_api_does_not_take_fails_the_request(orders: Cluster) -> None:
+async def test_a_resource_type_the_api_does_not_take_fails_the_request(orders: Cluster,
+                                                                       caplog: pytest.LogCaptureFixture) -> None:
+    """Thrown by KafkaApis' handler: every resource answers it, and ``RequestHandlerHelper.handleError`` logs it
+    with KafkaApis' ``[KafkaApi-<id>] `` prefix."""
     cluster, zk = orders
-    at = address(cluster, cluster.running_brokers()[0])
+    broker = cluster.running_brokers()[0]
+    at = address(cluster, broker)
     ok = topic("orders", ConfigChange("retention.ms", "5"))
-    results = await alter(at, ALTER_CONFIGS, 0, ok, AlterResource(BROKER_LOGGER, "1", ()))
+    with caplog.at_level(logging.ERROR, "kafka.server.RequestHandlerHelper"):
+        results = await alter(at, ALTER_CONFIGS, 0, ok, AlterResource(BROKER_LOGGER, "1", ()))
+    [line] = [r.getMessage() for r in caplog.records if r.name == "kafka.server.RequestHandlerHelper"]
+    assert line.startswith(f"[KafkaApi-{broker.broker_id}] Error when handling request: clientId=test, "
+                           "correlationId=9, api=ALTER_CONFIGS, version=0, body=")
+    assert line.endswith("\norg.apache.kafka.common.errors.InvalidRequestException: AlterConfigs is deprecated "
+                         "and does not support the resource type BROKER_LOGGER")
     message = "AlterConfigs is deprecated and does not support the resource type BROKER_LOGGER"
     assert errors(results) == [(TOPIC, "orders", INVALID_REQUEST, message), (BROKER_LOGGER, "1", INVALID_REQUEST,
                                                                              message)]

@@ -7,6 +7,7 @@ as the znodes were written, and created the first of two entries with one name."
 from __future__ import annotations
 
 import asyncio
+import logging
 from datetime import timedelta
 
 import pytest
@@ -81,3 +82,22 @@ async def test_a_name_given_twice_is_invalid_for_both_entries(admin_cluster: Clu
     answer = await create_on_wire(address(cluster, controller(cluster)), ["twice", "once", "twice"])
     assert answer == [("twice", INVALID_REQUEST, -1), ("once", NONE, 3), ("twice", INVALID_REQUEST, -1)]
     assert await partitions_in_zk(zk, "twice") == 0
+
+
+async def test_a_refused_topic_is_logged_as_zk_admin_manager_logs_it(admin_cluster: Cluster,
+                                                                    caplog: pytest.LogCaptureFixture) -> None:
+    """INFO for a client's error, with the request entry as Kafka's ``CreatableTopic.toString`` prints it and the
+    exception on the next line; DEBUG for a topic that exists; both with ZkAdminManager's ``logIdent``."""
+    cluster, _ = admin_cluster
+    active = controller(cluster)
+    at = address(cluster, active)
+    assert await create_on_wire(at, ["made"]) == [("made", NONE, 3)]
+    with caplog.at_level(logging.DEBUG, "kafka.server.ZkAdminManager"):
+        assert await create_on_wire(at, ["bad/name", "made"]) == [("bad/name", 17, -1), ("made", 36, -1)]
+    lines = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "kafka.server.ZkAdminManager"]
+    prefix = f"[Admin Manager on Broker {active.broker_id}]: "
+    assert lines[0][0] == "INFO" and lines[0][1].startswith(
+        f"{prefix}Error processing create topic request CreatableTopic(name='bad/name', numPartitions=3, "
+        "replicationFactor=2, assignments=[], configs=[])\norg.apache.kafka.common.errors.InvalidTopicException: ")
+    assert lines[1] == ("DEBUG", f"{prefix}Topic creation failed since topic 'made' already exists.\n"
+                                 "org.apache.kafka.common.errors.TopicExistsException: Topic 'made' already exists.")

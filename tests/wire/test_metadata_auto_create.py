@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import io
+import logging
+import re
 from collections.abc import AsyncIterator
 
 import pytest
@@ -144,11 +146,18 @@ async def test_a_topic_being_created_is_unknown_to_a_concurrent_request() -> Non
     assert creator.calls == [["slow"]]
 
 
-async def test_too_few_brokers_for_the_replication_factor(running: Cluster) -> None:
+async def test_too_few_brokers_for_the_replication_factor(running: Cluster, caplog: pytest.LogCaptureFixture,
+                                                           ) -> None:
     cluster, zk = running
     configure(cluster, AutoCreateConfig(num_partitions=1, default_replication_factor=4))
-    assert await asyncio.to_thread(metadata_v9, bootstrap(cluster), "too-wide", True) == (38, 0)
+    with caplog.at_level(logging.INFO, "kafka.server.ZkAdminManager"):
+        assert await asyncio.to_thread(metadata_v9, bootstrap(cluster), "too-wide", True) == (38, 0)
     assert await zk_assignment(zk, "too-wide") == {}
+    [line] = [r.getMessage() for r in caplog.records if r.name == "kafka.server.ZkAdminManager"]
+    assert re.fullmatch(r"\[Admin Manager on Broker \d+\]: Error processing create topic request "
+                        r"CreatableTopic\(name='too-wide', numPartitions=1, replicationFactor=4, assignments=\[\], "
+                        r"configs=\[\]\)\norg\.apache\.kafka\.common\.errors\.InvalidReplicationFactorException: .+",
+                        line)
 
 
 async def test_nothing_is_created_when_the_request_or_the_broker_says_no(running: Cluster) -> None:

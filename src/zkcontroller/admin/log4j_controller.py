@@ -13,10 +13,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
+from zkcontroller.admin.admin_manager_log import AdminManagerLog
 from zkcontroller.admin.zk_admin_manager import InvalidConfigValue, invalid_request
 from zkcontroller.protocol.wire.alter_configs import APPEND, DELETE, SET, SUBTRACT, ConfigChange
-
-log = logging.getLogger("kafka.server.ZkAdminManager")
 
 ROOT_LOGGER = "root"
 TRACE = 5
@@ -49,8 +48,8 @@ def validate_log_levels(changes: Sequence[ConfigChange]) -> None:
             raise invalid_request(f"{op} operation is not allowed for the BROKER_LOGGER resource")
 
 
-def alter_log_levels(changes: Sequence[ConfigChange]) -> None:
-    """``alterLogLevelConfigs``, after `validate_log_levels`."""
+def alter_log_levels(changes: Sequence[ConfigChange], log: AdminManagerLog) -> None:
+    """``alterLogLevelConfigs``, after `validate_log_levels`; ``log``: the broker's ZkAdminManager logger."""
     if logging.getLevelName(TRACE) != "TRACE":
         logging.addLevelName(TRACE, "TRACE")
     for change in changes:

@@ -330,7 +330,14 @@ class KafkaApis:
             return describe_configs_wire.encode_response(version, await self.describe_configs(query))
         if key in (alter_configs_wire.ALTER_CONFIGS, alter_configs_wire.INCREMENTAL_ALTER_CONFIGS) \
                 and self.alter_configs is not None:
-            altered = await self.alter_configs(alter_configs_wire.decode_request(key, version, payload, offset))
+            query = alter_configs_wire.decode_request(key, version, payload, offset)
+            try:
+                altered = await self.alter_configs(query)
+            except RequestFailed as e:  # KafkaApis.handle's catch: handleError logs it, answers every resource
+                self._handler_failed(header, "INCREMENTAL_ALTER_CONFIGS" if query.incremental else "ALTER_CONFIGS",
+                                     query, e)
+                altered = [alter_configs_wire.AlterResult(r.resource_type, r.resource_name, e.error, e.answer_message)
+                           for r in query.resources]
             return alter_configs_wire.encode_response(key, version, altered)
         return await self._control(header, payload, offset)
 

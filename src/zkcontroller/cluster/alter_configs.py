@@ -29,9 +29,9 @@ Per resource, in Kafka's order:
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable, Sequence
 
+from zkcontroller.admin.admin_manager_log import AdminManagerLog
 from zkcontroller.admin.configs import change_broker_config
 from zkcontroller.admin.errors import InvalidConfigError, InvalidTopicError, UnknownTopicError
 from zkcontroller.admin.log4j_controller import alter_log_levels, validate_log_levels
@@ -65,12 +65,11 @@ from zkcontroller.protocol.wire.alter_configs import (
     AlterResult,
     ConfigChange,
 )
+from zkcontroller.protocol.wire.record_sets import RequestFailed
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.topic_names import topic_name_problem
 from zkcontroller.zk.znodes import TopicZNode
-
-log = logging.getLogger("kafka.server.ZkAdminManager")
 
 AlterConfigsHandler = Callable[[AlterConfigsQuery], Awaitable[list[AlterResult]]]
 
@@ -78,11 +77,9 @@ AlterConfigsHandler = Callable[[AlterConfigsQuery], Awaitable[list[AlterResult]]
 def alter_configs_handler(server: Callable[[], KafkaServer | None]) -> AlterConfigsHandler:
     async def alter(query: AlterConfigsQuery) -> list[AlterResult]:
         refused = _request_error(query)
-        if refused is not None:
-            log.info("Error when handling %s: org.apache.kafka.common.errors.InvalidRequestException: %s",
-                     "IncrementalAlterConfigs" if query.incremental else "AlterConfigs", refused)
-            return [AlterResult(r.resource_type, r.resource_name, int(Errors.INVALID_REQUEST), refused)
-                    for r in query.resources]
+        if refused is not None:  # thrown by the handler: KafkaApis.handle's handleError answers every resource
+            raise RequestFailed(refused, "org.apache.kafka.common.errors.InvalidRequestException",
+                                int(Errors.INVALID_REQUEST), answer_message=True)
         last = {(r.resource_type, r.resource_name): r for r in query.resources}
         return [await _alter_one(server(), r, query.validate_only, query.incremental) for r in last.values()]
 
@@ -101,6 +98,7 @@ def _request_error(query: AlterConfigsQuery) -> str | None:
 
 async def _alter_one(server: KafkaServer | None, r: AlterResource, validate_only: bool,
                      incremental: bool) -> AlterResult:
+    log = AdminManagerLog(server.broker_id if server is not None else -1)
     try:
         check_changes(r.configs, incremental=incremental)
         if server is None or server.zk is None or server.control_plane is None:
@@ -113,7 +111,7 @@ async def _alter_one(server: KafkaServer | None, r: AlterResource, validate_only
             broker_id_of(r.resource_name, server.broker_id)
             validate_log_levels(r.configs)
             if not validate_only:
-                alter_log_levels(r.configs)
+                alter_log_levels(r.configs, log)
     except InvalidConfigValue as e:
         message = e.wrapped(r.resource_type, r.resource_name)
         log.info(message)
@@ -153,7 +151,8 @@ async def _alter_topic(server: KafkaServer, zk: KafkaZkClient, r: AlterResource,
     validate_topic(configs)
     if validate_only:
         return
-    log.info("Updating topic %s with new configuration : %s", topic, ",".join(f"{k}={v}" for k, v in configs.items()))
+    AdminManagerLog(server.broker_id).info("Updating topic %s with new configuration : %s", topic,
+                                           ",".join(f"{k}={v}" for k, v in configs.items()))
     try:
         await change_topic_config(zk, topic, configs)
     except UnknownTopicError as e:  # deleted meanwhile
@@ -179,6 +178,7 @@ async def _alter_broker(server: KafkaServer, zk: KafkaZkClient, r: AlterResource
     if validate_only:
         return
     rendered = ",".join(f"{k}={v}" for k, v in configs.items())
+    log = AdminManagerLog(server.broker_id)
     if broker_id is None:
         log.info("Updating brokers with new configuration : %s", rendered)
     else:

@@ -23,9 +23,9 @@ not logged, as ``ZkAdminManager.createPartitions`` does.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 
+from zkcontroller.admin.admin_manager_log import AdminManagerLog
 from zkcontroller.admin.errors import AdminError, UnknownTopicError
 from zkcontroller.admin.replica_assignment import MAX_PARTITIONS
 from zkcontroller.admin.topics import TopicAdmin
@@ -38,8 +38,6 @@ from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.wire.client_apis import ERROR_MESSAGES, PartitionsCreated, PartitionsToCreate
 from zkcontroller.protocol.wire.record_sets import RequestFailed
 from zkcontroller.zk.errors import ZnodeDecodeError
-
-log = logging.getLogger("kafka.server.ZkAdminManager")
 
 REASSIGNMENT_IN_PROGRESS = 60
 INVALID_PARTITIONS = 37
@@ -96,7 +94,8 @@ async def _grow(server: KafkaServer, t: PartitionsToCreate, validate_only: bool)
             error = next(iter(read.malformed.values()))
             raise RequestFailed(str(error), type(error).__name__)
         for path, ignored in read.read_as_empty.items():
-            log.warning("Reading the topic znode %s as no partitions (as Kafka does): %s", path, ignored.reason)
+            AdminManagerLog(server.broker_id).warning("Reading the topic znode %s as no partitions (as Kafka does): %s",
+                                                      path, ignored.reason)
         current = read.values.get(t.name)
         existing = current.assignment if current is not None else {}
         if any(a.is_being_reassigned for a in existing.values()):

@@ -8,10 +8,10 @@ Kafka's ``DelayedCreatePartitions`` does (up to the request's timeout).
 
 from __future__ import annotations
 
-import logging
 from collections import Counter
 from collections.abc import Callable
 
+from zkcontroller.admin.admin_manager_log import AdminManagerLog
 from zkcontroller.admin.errors import (
     AdminError,
     BrokerNotAvailableError,
@@ -29,8 +29,6 @@ from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.wire.client_apis import ERROR_MESSAGES, TopicCreated, TopicToCreate
 
-log = logging.getLogger("kafka.server.ZkAdminManager")
-
 NOT_CONTROLLER = 41
 INVALID_REQUEST = 42
 REQUEST_TIMED_OUT = 7
@@ -41,11 +39,42 @@ ERROR_CODES: dict[type[AdminError], int] = {
     InvalidTopicError: 17, TopicExistsError: 36, InvalidPartitionsError: 37, InvalidReplicationFactorError: 38,
     InvalidReplicaAssignmentError: 39, InvalidConfigError: 40, BrokerNotAvailableError: 8,
 }
+JAVA_EXCEPTIONS: dict[type[AdminError], str] = {
+    InvalidTopicError: "InvalidTopicException", TopicExistsError: "TopicExistsException",
+    InvalidPartitionsError: "InvalidPartitionsException", InvalidReplicationFactorError:
+    "InvalidReplicationFactorException", InvalidReplicaAssignmentError: "InvalidReplicaAssignmentException",
+    InvalidConfigError: "InvalidConfigurationException", BrokerNotAvailableError: "BrokerNotAvailableException",
+}
+"""The ``org.apache.kafka.common.errors`` exception each error stands for, as the log line names it."""
 
 
 def error_code(e: AdminError) -> int:
     """The Kafka error code a CreateTopics or auto-creating Metadata answer gives for ``e``."""
     return next((c for cls, c in ERROR_CODES.items() if isinstance(e, cls)), UNKNOWN_SERVER_ERROR)
+
+
+def creatable_topic(name: str, partitions: int, rf: int, assignment: dict[int, list[int]],
+                     configs: dict[str, str]) -> str:
+    """A request's topic entry as Kafka's generated ``CreatableTopic.toString`` prints it in ZkAdminManager's
+    lines."""
+    replicas = ", ".join(f"CreatableReplicaAssignment(partitionIndex={p}, brokerIds=[{', '.join(map(str, ids))}])"
+                         for p, ids in assignment.items())
+    entries = ", ".join(f"CreateableTopicConfig(name='{k}', value='{v}')" for k, v in configs.items())
+    return (f"CreatableTopic(name='{name}', numPartitions={partitions}, replicationFactor={rf}, "
+            f"assignments=[{replicas}], configs=[{entries}])")
+
+
+def log_creation_failure(log: AdminManagerLog, topic: str, e: BaseException) -> None:
+    """``ZkAdminManager.createTopics``' catch: DEBUG for a topic that exists, INFO for a client's error, ERROR
+    (with the traceback for Kafka's stack trace) for anything else. ``topic``: `creatable_topic`'s rendering."""
+    if isinstance(e, TopicExistsError):
+        log.debug("Topic creation failed since topic '%s' already exists.\n"
+                  "org.apache.kafka.common.errors.TopicExistsException: %s", topic.split("'")[1], e)
+    elif isinstance(e, AdminError) and type(e) in JAVA_EXCEPTIONS:
+        log.info("Error processing create topic request %s\norg.apache.kafka.common.errors.%s: %s", topic,
+                 JAVA_EXCEPTIONS[type(e)], e)
+    else:
+        log.error("Error processing create topic request %s", topic, exc_info=e)
 
 
 def create_topics_handler(server: Callable[[], KafkaServer | None]) -> CreateTopicsHandler:
@@ -54,6 +83,7 @@ def create_topics_handler(server: Callable[[], KafkaServer | None]) -> CreateTop
         if current is None or current.active_controller is None or current.zk is None:
             return [TopicCreated(t.name, NOT_CONTROLLER, ERROR_MESSAGES[NOT_CONTROLLER]) for t in topics]
         admin = TopicAdmin(current.zk, current.runtime.rng)
+        log = AdminManagerLog(current.broker_id)
         named = Counter(t.name for t in topics)
         results = []
         for t in topics:
@@ -73,10 +103,10 @@ def create_topics_handler(server: Callable[[], KafkaServer | None]) -> CreateTop
                     partitions, rf = len(t.assignment), len(next(iter(t.assignment.values())))
                 else:
                     await admin.create_topic(t.name, partitions, rf, t.configs)
-                log.info("[Admin] Created topic %s with %d partitions and replication factor %d", t.name,
-                         partitions, rf)
                 results.append(TopicCreated(t.name, 0, None, partitions, rf))
             except AdminError as e:
+                log_creation_failure(log, creatable_topic(t.name, t.num_partitions, t.replication_factor,
+                                                          t.assignment, t.configs), e)
                 results.append(TopicCreated(t.name, error_code(e), str(e)))
         if validate_only:
             return results
@@ -122,20 +152,15 @@ class MetadataTopicCreator(TopicAutoCreator):
         if current is None or current.zk is None:
             return {t: UNKNOWN_TOPIC_OR_PARTITION for t in topics}
         admin = TopicAdmin(current.zk, current.runtime.rng)
+        log = AdminManagerLog(current.broker_id)
         answers = {}
         for topic in topics:
             partitions, rf, configs = current.config.auto_create.creatable_topic(topic)
             try:
                 await admin.create_topic(topic, partitions, rf, configs)
                 answers[topic] = LEADER_NOT_AVAILABLE
-            except TopicExistsError as e:
-                log.debug("Topic creation failed since topic '%s' already exists. (%s)", topic, e)
-                answers[topic] = LEADER_NOT_AVAILABLE
-            except AdminError as e:
-                log.info("Error processing create topic request CreatableTopic(name='%s', numPartitions=%d, "
-                         "replicationFactor=%d, ...): %s", topic, partitions, rf, e)
-                answers[topic] = error_code(e)
-            except Exception:
-                log.exception("Error processing create topic request for %s", topic)
-                answers[topic] = UNKNOWN_SERVER_ERROR
+            except Exception as e:
+                log_creation_failure(log, creatable_topic(topic, partitions, rf, {}, configs), e)
+                answers[topic] = LEADER_NOT_AVAILABLE if isinstance(e, TopicExistsError) else \
+                    error_code(e) if isinstance(e, AdminError) else UNKNOWN_SERVER_ERROR
         return answers

@@ -15,10 +15,10 @@ the outcome goes to its first entry and the second keeps NONE (``DeletableTopicR
 
 from __future__ import annotations
 
-import logging
 import uuid
 from collections.abc import Callable
 
+from zkcontroller.admin.admin_manager_log import AdminManagerLog
 from zkcontroller.admin.errors import AdminError, TopicAlreadyMarkedForDeletionError, UnknownTopicError
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.broker.delayed_delete_topics import wait_until_deleted
@@ -29,8 +29,6 @@ from zkcontroller.model import TopicId
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.wire.client_apis import TopicDeleted, TopicToDelete
 from zkcontroller.protocol.wire.record_sets import RequestFailed
-
-log = logging.getLogger("kafka.server.ZkAdminManager")
 
 TOPIC_DELETION_DISABLED = 73
 UNKNOWN_TOPIC_ID = 100
@@ -80,6 +78,7 @@ async def _delete(server: KafkaServer, topics: list[str], timeout_ms: int) -> di
     """``ZkAdminManager.deleteTopics``: mark each topic, then wait for the marked ones to leave the cache."""
     assert server.zk is not None and server.control_plane is not None
     admin = TopicAdmin(server.zk, server.runtime.rng)
+    log = AdminManagerLog(server.broker_id)
     marked: list[str] = []
     errors: dict[str, int] = {}
     for topic in topics:
@@ -89,12 +88,10 @@ async def _delete(server: KafkaServer, topics: list[str], timeout_ms: int) -> di
         except TopicAlreadyMarkedForDeletionError:  # still waited for: several requests may wait on one deletion
             marked.append(topic)
         except AdminError as e:  # ZkAdminManager logs every one (a topic gone since the cache check too)
-            log.error("[Admin Manager on Broker %d]: Error processing delete topic request for topic %s: %s",
-                      server.broker_id, topic, e)
+            log.error("Error processing delete topic request for topic %s: %s", topic, e)
             errors[topic] = Errors.UNKNOWN_TOPIC_OR_PARTITION if isinstance(e, UnknownTopicError) else error_code(e)
         except Exception:
-            log.exception("[Admin Manager on Broker %d]: Error processing delete topic request for topic %s",
-                          server.broker_id, topic)
+            log.exception("Error processing delete topic request for topic %s", topic)
             errors[topic] = UNKNOWN_SERVER_ERROR
     remaining = set(marked) if timeout_ms <= 0 or not marked else await wait_until_deleted(
         server.control_plane.metadata_cache, marked, timeout_ms, server.runtime)

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from zkcontroller.admin.admin_manager_log import AdminManagerLog
 from zkcontroller.admin.log4j_controller import alter_log_levels, validate_log_levels
 from zkcontroller.admin.zk_admin_manager import ConfigApiError, InvalidConfigValue
 from zkcontroller.protocol.wire.alter_configs import APPEND, DELETE, SET, SUBTRACT, ConfigChange
@@ -23,15 +24,21 @@ def logger() -> Iterator[logging.Logger]:
     made.setLevel(logging.NOTSET)
 
 
-def test_set_and_unset_a_level(logger: logging.Logger) -> None:
+def test_set_and_unset_a_level(logger: logging.Logger, caplog: pytest.LogCaptureFixture) -> None:
     changes = [ConfigChange(NAME, "TRACE", SET)]
     validate_log_levels(changes)
-    alter_log_levels(changes)
-    assert logger.level == 5 and logging.getLevelName(5) == "TRACE"
-    alter_log_levels([ConfigChange(NAME, "WARN", SET)])
-    assert logger.level == logging.WARNING
-    alter_log_levels([ConfigChange(NAME, None, DELETE)])
-    assert logger.level == logging.NOTSET  # inherits again
+    log = AdminManagerLog(3)
+    with caplog.at_level(logging.INFO, "kafka.server.ZkAdminManager"):
+        alter_log_levels(changes, log)
+        assert logger.level == 5 and logging.getLevelName(5) == "TRACE"
+        alter_log_levels([ConfigChange(NAME, "WARN", SET)], log)
+        assert logger.level == logging.WARNING
+        alter_log_levels([ConfigChange(NAME, None, DELETE)], log)
+        assert logger.level == logging.NOTSET  # inherits again
+    assert [r.getMessage() for r in caplog.records if r.name == "kafka.server.ZkAdminManager"] == [
+        f"[Admin Manager on Broker 3]: Updating the log level of {NAME} to TRACE",
+        f"[Admin Manager on Broker 3]: Updating the log level of {NAME} to WARN",
+        f"[Admin Manager on Broker 3]: Unset the log level of {NAME}"]
 
 
 def test_kafkas_refusals(logger: logging.Logger) -> None:
