@@ -13,7 +13,6 @@ import functools
 import logging
 import random
 import re
-import shlex
 import signal
 import sys
 import tempfile
@@ -50,7 +49,6 @@ COMMANDS = IN_PROCESS
 its row's (`ClusterShell.handlers` must serve exactly these)."""
 
 HELP = COMMANDS.help()
-VERBS = ", ".join(COMMANDS.verbs())
 
 Out = Callable[[str], None]
 
@@ -143,35 +141,7 @@ class ClusterShell:
 
     async def run_command(self, line: str) -> bool:
         """Run one command line; False when the user asked to quit. Errors are printed, never raised."""
-        try:
-            words = shlex.split(line)
-        except ValueError as e:
-            self.out(f"error: {e}")
-            return True
-        if not words:
-            return True
-        name, args = words[0], words[1:]
-        refused = COMMANDS.extra_words_error("quit" if name == "exit" else name, args)
-        if refused is not None:
-            self.out(f"error: {refused}")
-            return True
-        if name in ("quit", "exit"):
-            return False
-        handler = self.handlers().get(name)
-        if handler is None:
-            # one line, as every other error here; the 15 lines of HELP buried the mistake typed
-            self.out(f"error: unknown command {name!r}; commands: {VERBS} (`help` says what each does)")
-            return True
-        try:
-            await handler(args)
-        except (AdminError, ValueError, TimeoutError) as e:
-            self.out(f"error: {e}")
-        except ZkError as e:  # the store went away or changed under the verb: say so, keep the prompt
-            self.out(f"error: ZooKeeper {e.code.name}{f' at {e.path}' if e.path else ''}: {e} "
-                     "(nothing else was done; try again once ZooKeeper answers)")
-        except ZnodeDecodeError as e:
-            self.out(f"error: {e}")
-        return True
+        return await COMMANDS.run_line(line, self.handlers(), self.out, _error_text)
 
     def handlers(self) -> dict[str, Callable[[list[str]], Awaitable[None]]]:
         """Each verb's handler, called with its arguments: the verbs of `COMMANDS` but ``quit``, which
@@ -522,3 +492,14 @@ async def _serve(cluster: LocalCluster, shell: ClusterShell, broker_ids: list[in
         await shell.workload.close()
         await cluster.shutdown(progress=print)
         print("all brokers stopped")
+
+
+def _error_text(e: Exception) -> str | None:
+    """The prompt's one line for a verb's failure (None: a bug, raised): a refusal as it is; the store gone or
+    changed under the verb, said so, with nothing else done."""
+    if isinstance(e, ZkError):
+        return (f"ZooKeeper {e.code.name}{f' at {e.path}' if e.path else ''}: {e} "
+                "(nothing else was done; try again once ZooKeeper answers)")
+    if isinstance(e, (AdminError, ValueError, TimeoutError, ZnodeDecodeError)):
+        return str(e)
+    return None

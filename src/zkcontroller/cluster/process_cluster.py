@@ -14,7 +14,6 @@ import contextlib
 import functools
 import os
 import random
-import shlex
 import signal
 import subprocess
 import sys
@@ -43,7 +42,6 @@ COMMANDS = PROCESSES
 its row's (`ProcessClusterShell.handlers` must serve exactly these)."""
 
 HELP = COMMANDS.help()
-VERBS = ", ".join(COMMANDS.verbs())
 
 STOP_BOUND_S = 20.0
 """How long ``stop`` lets the brokers' controlled shutdowns run, all together, before SIGKILL."""
@@ -270,30 +268,11 @@ class ProcessClusterShell:
         self.out = out
 
     async def run_command(self, line: str) -> bool:
-        try:
-            words = shlex.split(line)
-        except ValueError as e:
-            self.out(f"error: {e}")
-            return True
-        if not words:
-            return True
-        name, args = words[0], words[1:]
-        refused = COMMANDS.extra_words_error("quit" if name == "exit" else name, args)
-        if refused is not None:
-            self.out(f"error: {refused}")
-            return True
-        if name in ("quit", "exit"):
-            return False
-        handler = self.handlers().get(name)
-        if handler is None:
-            # one line, as every other error here; the 11 lines of HELP buried the mistake typed
-            self.out(f"error: unknown command {name!r}; commands: {VERBS} (`help` says what each does)")
-            return True
-        try:
-            await handler(args)
-        except (AdminError, ValueError, TimeoutError, OSError) as e:
-            self.out(f"error: {e}")
-        return True
+        """Run one command line; False when the user asked to quit. A verb's refusal, or a signal or ZooKeeper
+        that fails it, is printed and the prompt goes on."""
+        return await COMMANDS.run_line(
+            line, self.handlers(), self.out,
+            lambda e: str(e) if isinstance(e, (AdminError, ValueError, TimeoutError, OSError)) else None)
 
     def handlers(self) -> dict[str, Callable[[list[str]], Awaitable[None]]]:
         """Each verb's handler, called with its arguments: the verbs of `COMMANDS` but ``quit``, which

@@ -9,7 +9,12 @@ not; each verb wrote its usage out, ``stop BROKER_ID`` beside help's ``stop ID``
 from __future__ import annotations
 
 import itertools
+import shlex
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+
+Handler = Callable[[list[str]], Awaitable[None]]
+"""A verb's handler, called with the words after it."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,39 @@ class CommandTable:
     def verbs(self) -> tuple[str, ...]:
         """Every verb the help names, in its order, once."""
         return tuple(dict.fromkeys(verb for row in self.rows for verb in row.verbs))
+
+    async def run_line(self, line: str, handlers: Mapping[str, Handler], out: Callable[[str], None],
+                       error_text: Callable[[Exception], str | None]) -> bool:
+        """Run one prompt line; False when it asks to quit (``quit``, ``exit``). A line that does not parse, an
+        unknown verb, words given to a verb that takes none, and a handler's exception that ``error_text`` turns
+        into a message are each one ``error:`` line, and the prompt goes on; an exception it does not know
+        (None) is a bug, and is raised."""
+        try:
+            words = shlex.split(line)
+        except ValueError as e:
+            out(f"error: {e}")
+            return True
+        if not words:
+            return True
+        name, args = words[0], words[1:]
+        refused = self.extra_words_error("quit" if name == "exit" else name, args)
+        if refused is not None:
+            out(f"error: {refused}")
+            return True
+        if name in ("quit", "exit"):
+            return False
+        handler = handlers.get(name)
+        if handler is None:  # one line, as every other error here; the lines of help buried the mistake typed
+            out(f"error: unknown command {name!r}; commands: {', '.join(self.verbs())} (`help` says what each does)")
+            return True
+        try:
+            await handler(args)
+        except Exception as e:
+            message = error_text(e)
+            if message is None:
+                raise
+            out(f"error: {message}")
+        return True
 
     def usage(self, verb: str) -> str:
         """``usage: `` and ``verb``'s usages as help shows them (without a note in parentheses), joined by
