@@ -135,8 +135,8 @@ class TopicAdmin:
     ) -> None:
         """``AdminZkClient.validateTopicCreate``: name, existence, collisions, assignment shape, configs."""
         validate_topic_name(topic)
-        if await self._zk.is_topic_marked_for_deletion(topic):
-            raise TopicExistsError(f"Topic '{topic}' is marked for deletion.")
+        # a topic queued for deletion still has its znode (a halted deletion keeps it): it "already exists", as
+        # Kafka says; no check of /admin/delete_topics of its own
         if await self._zk.path_exists(TopicZNode.path(topic)):
             raise TopicExistsError(f"Topic '{topic}' already exists.")
         if has_collision_chars(topic):
