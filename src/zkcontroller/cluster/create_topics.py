@@ -22,6 +22,7 @@ from zkcontroller.admin.errors import (
     InvalidTopicError,
     TopicExistsError,
 )
+from zkcontroller.admin.replica_assignment import assign_replicas_to_brokers
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.broker.delayed_elect_leader import wait_for_any_leader
 from zkcontroller.broker.request_handler import CreateTopicsHandler, TopicAutoCreator
@@ -48,6 +49,15 @@ def error_code(e: AdminError) -> int:
     return next((c for cls, c in ERROR_CODES.items() if isinstance(e, cls)), UNKNOWN_SERVER_ERROR)
 
 
+class InvalidCreateRequestError(AdminError):
+    """A topic entry ``ZkAdminManager.createTopics`` refuses with INVALID_REQUEST before placing it."""
+
+
+ERROR_CODES[InvalidCreateRequestError] = INVALID_REQUEST
+NO_NUM_PARTITIONS = -1
+NO_REPLICATION_FACTOR = -1
+
+
 def create_topics_handler(server: Callable[[], KafkaServer | None]) -> CreateTopicsHandler:
     async def create(topics: list[TopicToCreate], validate_only: bool, timeout_ms: int) -> list[TopicCreated]:
         current = server()
@@ -60,29 +70,46 @@ def create_topics_handler(server: Callable[[], KafkaServer | None]) -> CreateTop
             if named[t.name] > 1:  # KafkaApis: every entry of a repeated name, none created
                 results.append(TopicCreated(t.name, INVALID_REQUEST, "Found multiple entries for this topic."))
                 continue
-            defaults = current.config.auto_create  # num.partitions, default.replication.factor
-            partitions = t.num_partitions if t.num_partitions > 0 or t.assignment else defaults.num_partitions
-            rf = t.replication_factor if t.replication_factor > 0 or t.assignment \
-                else defaults.default_replication_factor
             try:
-                if validate_only:
-                    results.append(TopicCreated(t.name, 0, None, partitions, rf))
-                    continue
-                if t.assignment:
-                    await admin.create_topic_with_assignment(t.name, t.assignment, t.configs)
-                    partitions, rf = len(t.assignment), len(next(iter(t.assignment.values())))
-                else:
-                    await admin.create_topic(t.name, partitions, rf, t.configs)
-                log.info("[Admin] Created topic %s with %d partitions and replication factor %d", t.name,
-                         partitions, rf)
+                assignment = await _checked_assignment(current, admin, t)
+                configs = t.configs
+                partitions, rf = len(assignment), len(assignment[0])
+                if not validate_only:
+                    await admin.create_topic_with_assignment(t.name, assignment, configs)
+                    log.info("[Admin] Created topic %s with %d partitions and replication factor %d", t.name,
+                             partitions, rf)
                 results.append(TopicCreated(t.name, 0, None, partitions, rf))
             except AdminError as e:
+                log.info("Error processing create topic request for %s: %s", t.name, e)
                 results.append(TopicCreated(t.name, error_code(e), str(e)))
         if validate_only:
             return results
         return await _await_leaders(current, results, timeout_ms)
 
     return create
+
+
+async def _checked_assignment(server: KafkaServer, admin: TopicAdmin, t: TopicToCreate) -> dict[int, list[int]]:
+    """One topic through ``ZkAdminManager.createTopics``' checks, in its order, with ``validate_only`` too: known to
+    this broker's cache, partitions or replication factor beside an explicit assignment, the
+    placement (a count of 0 or below other than -1, the broker default, is refused, not defaulted), then
+    ``AdminZkClient.validateTopicCreate`` (name, existence, collisions, assignment shape, configs)."""
+    if server.control_plane is not None and server.control_plane.metadata_cache.contains_topic(t.name):
+        raise TopicExistsError(f"Topic '{t.name}' already exists.")
+    if t.assignment:
+        if t.num_partitions != NO_NUM_PARTITIONS or t.replication_factor != NO_REPLICATION_FACTOR:
+            raise InvalidCreateRequestError("Both numPartitions or replicationFactor and replicasAssignments were "
+                                            "set. Both cannot be used at the same time.")
+        assignment = {p: list(replicas) for p, replicas in t.assignment.items()}
+    else:
+        defaults = server.config.auto_create  # num.partitions, default.replication.factor
+        partitions = defaults.num_partitions if t.num_partitions == NO_NUM_PARTITIONS else t.num_partitions
+        rf = defaults.default_replication_factor if t.replication_factor == NO_REPLICATION_FACTOR \
+            else t.replication_factor
+        assignment = assign_replicas_to_brokers(await admin.broker_metadatas(), partitions, rf,
+                                                rng=server.runtime.rng)
+    await admin.validate_topic_create(t.name, assignment, t.configs)
+    return assignment
 
 
 async def _await_leaders(server: KafkaServer, results: list[TopicCreated], timeout_ms: int) -> list[TopicCreated]:

@@ -1,0 +1,89 @@
+"""CreateTopics' checks as Kafka 2.8.2's ``ZkAdminManager.createTopics`` makes them, ``validate_only`` included:
+the topic known to the cache, partitions or replication factor beside an explicit assignment (INVALID_REQUEST), the
+placement (``AdminUtils.assignReplicasToBrokers``: a count of 0 or below other than -1 is refused, not replaced by
+the broker's default), then ``AdminZkClient.validateTopicCreate``. Ours answered every ``validate_only`` request
+NONE without a check, and created a topic of ``num.partitions`` partitions for a count of 0 or -5."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from zkcontroller.protocol.wire.client_apis import CREATE_TOPICS, schema_module
+
+from .admin_fixture import Cluster, address, admin_cluster_fixture, controller, create, send  # noqa: F401
+from .test_create_partitions_wire import partitions_in_zk
+
+pytestmark = pytest.mark.timeout(120)
+
+NONE, INVALID_TOPIC, TOPIC_EXISTS, INVALID_PARTITIONS, INVALID_REPLICATION_FACTOR = 0, 17, 36, 37, 38
+INVALID_CONFIG, INVALID_REQUEST = 40, 42
+
+
+async def create_one(at: str, name: str, *, partitions: int = -1, replication_factor: int = -1,
+                     assignment: Mapping[int, Sequence[int]] | None = None,
+                     configs: Mapping[str, str | None] | None = None, validate_only: bool = False,
+                     version: int = 7) -> tuple[int, str | None, int, int]:
+    """One topic's answer: error code, message, partitions and replication factor."""
+    m = schema_module(CREATE_TOPICS, version, "request")
+    topic = m.CreatableTopic(
+        name=name, num_partitions=partitions, replication_factor=replication_factor,
+        assignments=tuple(m.CreatableReplicaAssignment(partition_index=p, broker_ids=tuple(r))
+                          for p, r in (assignment or {}).items()),
+        configs=tuple(m.CreatableTopicConfig(name=k, value=v) for k, v in (configs or {}).items()))
+    request = m.CreateTopicsRequest(topics=(topic,), timeout=timedelta(seconds=30), validate_only=validate_only)
+    response: Any = await send(at, CREATE_TOPICS, version, request, "CreateTopicsResponse")
+    (result,) = response.topics
+    return int(result.error_code), result.error_message, result.num_partitions, result.replication_factor
+
+
+async def test_validate_only_refuses_what_creation_would(admin_cluster: Cluster) -> None:
+    cluster, zk = admin_cluster
+    at = address(cluster, controller(cluster))
+    await create(cluster, zk, "present")
+    assert await create_one(at, "present", partitions=2, replication_factor=2, validate_only=True) == (
+        TOPIC_EXISTS, "Topic 'present' already exists.", -1, -1)
+    assert await create_one(at, "wide", partitions=2, replication_factor=4, validate_only=True) == (
+        INVALID_REPLICATION_FACTOR, "Replication factor: 4 larger than available brokers: 3.", -1, -1)
+    assert (await create_one(at, "bad name!", partitions=2, replication_factor=2, validate_only=True))[:2] == (
+        INVALID_TOPIC, "Topic name \"bad name!\" is illegal, it contains a character other than ASCII "
+                       "alphanumerics, '.', '_' and '-'")
+    assert (await create_one(at, "configured", partitions=2, replication_factor=2, configs={"no.such": "1"},
+                             validate_only=True))[:2] == (INVALID_CONFIG, "Unknown topic config name: no.such")
+    assert (await create_one(at, "uneven", assignment={0: [1, 2], 1: [3]}, validate_only=True))[:2] == (
+        39, "All partitions should have the same number of replicas")
+    assert await create_one(at, "fine", assignment={0: [1, 2], 1: [2, 3], 2: [3, 1]}, validate_only=True) == (
+        NONE, None, 3, 2)
+    for name in ("wide", "configured", "uneven", "fine"):
+        assert await partitions_in_zk(zk, name) == 0
+
+
+async def test_counts_of_zero_or_below_are_refused_not_defaulted(admin_cluster: Cluster) -> None:
+    cluster, zk = admin_cluster
+    at = address(cluster, controller(cluster))
+    for partitions in (0, -5):
+        assert await create_one(at, "no-partitions", partitions=partitions, replication_factor=1) == (
+            INVALID_PARTITIONS, "Number of partitions must be larger than 0.", -1, -1)
+    for replication_factor in (0, -3):
+        assert await create_one(at, "no-replicas", partitions=1, replication_factor=replication_factor) == (
+            INVALID_REPLICATION_FACTOR, "Replication factor must be larger than 0.", -1, -1)
+    # placement comes before Topic.validate in Kafka's order
+    assert (await create_one(at, "bad name!", partitions=1, replication_factor=5))[0] == INVALID_REPLICATION_FACTOR
+    assert await partitions_in_zk(zk, "no-partitions") == 0
+    assert await partitions_in_zk(zk, "no-replicas") == 0
+    assert await create_one(at, "defaulted", partitions=-1, replication_factor=-1) == (NONE, None, 1, 1)
+
+
+async def test_counts_beside_an_assignment_are_an_invalid_request(admin_cluster: Cluster) -> None:
+    cluster, zk = admin_cluster
+    at = address(cluster, controller(cluster))
+    message = ("Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at "
+               "the same time.")
+    assert await create_one(at, "both", partitions=2, assignment={0: [1], 1: [2]}) == (
+        INVALID_REQUEST, message, -1, -1)
+    assert await create_one(at, "both", replication_factor=1, assignment={0: [1]}) == (
+        INVALID_REQUEST, message, -1, -1)
+    assert await partitions_in_zk(zk, "both") == 0
