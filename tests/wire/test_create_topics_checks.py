@@ -87,3 +87,13 @@ async def test_counts_beside_an_assignment_are_an_invalid_request(admin_cluster:
     assert await create_one(at, "both", replication_factor=1, assignment={0: [1]}) == (
         INVALID_REQUEST, message, -1, -1)
     assert await partitions_in_zk(zk, "both") == 0
+
+
+async def test_an_assignment_may_name_a_broker_that_is_not_registered(admin_cluster: Cluster) -> None:
+    """``ZkAdminManager.createTopics`` leaves an explicit assignment's brokers unchecked (unlike CreatePartitions):
+    the topic is created, its replica on broker 9 offline. Ours answered BROKER_NOT_AVAILABLE."""
+    cluster, zk = admin_cluster
+    at = address(cluster, controller(cluster))
+    assert await create_one(at, "elsewhere", assignment={0: [1, 9], 1: [2, 9]}) == (NONE, None, 2, 2)
+    found = (await zk.get_topic_assignments(["elsewhere"])).values["elsewhere"].assignment
+    assert sorted(list(a.replicas) for a in found.values()) == [[1, 9], [2, 9]]
