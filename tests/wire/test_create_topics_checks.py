@@ -97,3 +97,14 @@ async def test_an_assignment_may_name_a_broker_that_is_not_registered(admin_clus
     assert await create_one(at, "elsewhere", assignment={0: [1, 9], 1: [2, 9]}) == (NONE, None, 2, 2)
     found = (await zk.get_topic_assignments(["elsewhere"])).values["elsewhere"].assignment
     assert sorted(list(a.replicas) for a in found.values()) == [[1, 9], [2, 9]]
+
+
+async def test_a_null_config_value_is_an_invalid_request(admin_cluster: Cluster) -> None:
+    """Kafka: INVALID_REQUEST "Null value not supported for topic configs : <names>", before the placement. Ours
+    read the null as an empty string: INVALID_CONFIG for ``retention.ms``, and ``cleanup.policy=""`` accepted."""
+    cluster, zk = admin_cluster
+    at = address(cluster, controller(cluster))
+    assert await create_one(at, "nulls", partitions=1, replication_factor=9,
+                            configs={"retention.ms": None, "segment.bytes": "1048576", "cleanup.policy": None}) == (
+        INVALID_REQUEST, "Null value not supported for topic configs : retention.ms,cleanup.policy", -1, -1)
+    assert await partitions_in_zk(zk, "nulls") == 0

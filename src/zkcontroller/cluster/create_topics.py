@@ -72,7 +72,7 @@ def create_topics_handler(server: Callable[[], KafkaServer | None]) -> CreateTop
                 continue
             try:
                 assignment = await _checked_assignment(current, admin, t)
-                configs = t.configs
+                configs = {k: v for k, v in t.configs.items() if v is not None}  # none is null once checked
                 partitions, rf = len(assignment), len(assignment[0])
                 if not validate_only:
                     # Kafka's createTopics does not check an explicit assignment's brokers are registered: a replica
@@ -93,11 +93,14 @@ def create_topics_handler(server: Callable[[], KafkaServer | None]) -> CreateTop
 
 async def _checked_assignment(server: KafkaServer, admin: TopicAdmin, t: TopicToCreate) -> dict[int, list[int]]:
     """One topic through ``ZkAdminManager.createTopics``' checks, in its order, with ``validate_only`` too: known to
-    this broker's cache, partitions or replication factor beside an explicit assignment, the
+    this broker's cache, null config values, partitions or replication factor beside an explicit assignment, the
     placement (a count of 0 or below other than -1, the broker default, is refused, not defaulted), then
     ``AdminZkClient.validateTopicCreate`` (name, existence, collisions, assignment shape, configs)."""
     if server.control_plane is not None and server.control_plane.metadata_cache.contains_topic(t.name):
         raise TopicExistsError(f"Topic '{t.name}' already exists.")
+    nulls = [name for name, value in t.configs.items() if value is None]
+    if nulls:
+        raise InvalidCreateRequestError(f"Null value not supported for topic configs : {','.join(nulls)}")
     if t.assignment:
         if t.num_partitions != NO_NUM_PARTITIONS or t.replication_factor != NO_REPLICATION_FACTOR:
             raise InvalidCreateRequestError("Both numPartitions or replicationFactor and replicasAssignments were "
@@ -110,7 +113,7 @@ async def _checked_assignment(server: KafkaServer, admin: TopicAdmin, t: TopicTo
             else t.replication_factor
         assignment = assign_replicas_to_brokers(await admin.broker_metadatas(), partitions, rf,
                                                 rng=server.runtime.rng)
-    await admin.validate_topic_create(t.name, assignment, t.configs)
+    await admin.validate_topic_create(t.name, assignment, {k: v for k, v in t.configs.items() if v is not None})
     return assignment
 
 

@@ -307,7 +307,8 @@ class TopicToCreate:
     replication_factor: int
     """-1: the broker's default (``default.replication.factor``)."""
     assignment: dict[int, list[int]]
-    configs: dict[str, str]
+    configs: dict[str, str | None]
+    """None: a null value, which Kafka refuses (INVALID_REQUEST)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,7 +325,7 @@ def topics_to_create(request: Any) -> tuple[list[TopicToCreate], bool, int]:
     in milliseconds."""
     topics = [TopicToCreate(t.name, t.num_partitions, t.replication_factor,
                             {a.partition_index: list(a.broker_ids) for a in t.assignments},
-                            {c.name: c.value or "" for c in t.configs}) for t in request.topics]
+                            {c.name: c.value for c in t.configs}) for t in request.topics]
     return topics, bool(getattr(request, "validate_only", False)), _millis(request.timeout)
 
 
