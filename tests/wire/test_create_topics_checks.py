@@ -108,3 +108,36 @@ async def test_a_null_config_value_is_an_invalid_request(admin_cluster: Cluster)
                             configs={"retention.ms": None, "segment.bytes": "1048576", "cleanup.policy": None}) == (
         INVALID_REQUEST, "Null value not supported for topic configs : retention.ms,cleanup.policy", -1, -1)
     assert await partitions_in_zk(zk, "nulls") == 0
+
+
+async def test_v5_answers_carry_the_configs_and_v7_the_topic_id(admin_cluster: Cluster) -> None:
+    """``maybePopulateMetadataAndConfigs`` (v5+: every topic config with its source, for ``validate_only`` too) and
+    ``populateIds`` (v7: the id written into the topic znode at IBP 2.8). Ours answered no configs and the zero
+    id; an error's configs were null where Kafka resets them to an empty list."""
+    import uuid
+
+    cluster, zk = admin_cluster
+    at = address(cluster, controller(cluster))
+    m = schema_module(CREATE_TOPICS, 7, "request")
+
+    async def answer(name: str, validate_only: bool, version: int = 7) -> Any:
+        request = schema_module(CREATE_TOPICS, version, "request").CreateTopicsRequest(
+            topics=(m.CreatableTopic(name=name, num_partitions=2, replication_factor=2, assignments=(),
+                                     configs=(m.CreatableTopicConfig(name="cleanup.policy", value="compact"),)),),
+            timeout=timedelta(seconds=30), validate_only=validate_only)
+        response: Any = await send(at, CREATE_TOPICS, version, request, "CreateTopicsResponse")
+        return response.topics[0]
+
+    checked = await answer("described", validate_only=True)
+    assert checked.topic_id in (None, uuid.UUID(int=0))  # kio reads the zero id as None
+    configs = {c.name: (c.value, c.config_source, c.read_only, c.is_sensitive) for c in checked.configs}
+    assert configs["cleanup.policy"] == ("compact", 1, False, False)  # TOPIC_CONFIG
+    assert configs["segment.bytes"] == ("1073741824", 5, False, False)  # DEFAULT_CONFIG
+    created = await answer("described", validate_only=False)
+    assert int(created.error_code) == NONE and created.configs == checked.configs
+    stored = (await zk.get_topic_assignments(["described"])).values["described"].topic_id
+    assert stored is not None and created.topic_id == uuid.UUID(bytes=stored.raw)
+    again = await answer("described", validate_only=False)
+    assert int(again.error_code) == TOPIC_EXISTS and again.configs == () and again.num_partitions == -1
+    older = await answer("described-v4", validate_only=False, version=4)
+    assert int(older.error_code) == NONE

@@ -9,8 +9,9 @@ Kafka's ``DelayedCreatePartitions`` does (up to the request's timeout).
 from __future__ import annotations
 
 import logging
+import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from zkcontroller.admin.errors import (
     AdminError,
@@ -24,11 +25,15 @@ from zkcontroller.admin.errors import (
 )
 from zkcontroller.admin.replica_assignment import assign_replicas_to_brokers
 from zkcontroller.admin.topics import TopicAdmin
+from zkcontroller.broker.config_helper import describe_topic
 from zkcontroller.broker.delayed_elect_leader import wait_for_any_leader
 from zkcontroller.broker.request_handler import CreateTopicsHandler, TopicAutoCreator
+from zkcontroller.cluster.describe_configs import topic_log_defaults
 from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.model import TopicPartition
-from zkcontroller.protocol.wire.client_apis import ERROR_MESSAGES, TopicCreated, TopicToCreate
+from zkcontroller.protocol.ibp import uses_topic_ids
+from zkcontroller.protocol.wire.client_apis import ERROR_MESSAGES, CreatedTopicConfig, TopicCreated, TopicToCreate
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 log = logging.getLogger("kafka.server.ZkAdminManager")
 
@@ -63,7 +68,8 @@ def create_topics_handler(server: Callable[[], KafkaServer | None]) -> CreateTop
         current = server()
         if current is None or current.active_controller is None or current.zk is None:
             return [TopicCreated(t.name, NOT_CONTROLLER, ERROR_MESSAGES[NOT_CONTROLLER]) for t in topics]
-        admin = TopicAdmin(current.zk, current.runtime.rng)
+        ids = uses_topic_ids(current.config.controller_config.inter_broker_protocol_version)
+        admin = TopicAdmin(current.zk, current.runtime.rng, topic_id_rng=current.runtime.rng if ids else None)
         named = Counter(t.name for t in topics)
         results = []
         for t in topics:
@@ -74,13 +80,16 @@ def create_topics_handler(server: Callable[[], KafkaServer | None]) -> CreateTop
                 assignment = await _checked_assignment(current, admin, t)
                 configs = {k: v for k, v in t.configs.items() if v is not None}  # none is null once checked
                 partitions, rf = len(assignment), len(assignment[0])
+                created = _configs(current, configs)
+                topic_id = None
                 if not validate_only:
                     # Kafka's createTopics does not check an explicit assignment's brokers are registered: a replica
                     # on an absent broker starts offline (the admin CLI refuses it, as a likely typo).
                     await admin.create_topic_with_assignment(t.name, assignment, configs, check_brokers=False)
                     log.info("[Admin] Created topic %s with %d partitions and replication factor %d", t.name,
                              partitions, rf)
-                results.append(TopicCreated(t.name, 0, None, partitions, rf))
+                    topic_id = await _topic_id(current.zk, t.name)  # Kafka's populateIds
+                results.append(TopicCreated(t.name, 0, None, partitions, rf, created, topic_id))
             except AdminError as e:
                 log.info("Error processing create topic request for %s: %s", t.name, e)
                 results.append(TopicCreated(t.name, error_code(e), str(e)))
@@ -115,6 +124,19 @@ async def _checked_assignment(server: KafkaServer, admin: TopicAdmin, t: TopicTo
                                                 rng=server.runtime.rng)
     await admin.validate_topic_create(t.name, assignment, {k: v for k, v in t.configs.items() if v is not None})
     return assignment
+
+
+def _configs(server: KafkaServer, configs: Mapping[str, str]) -> tuple[CreatedTopicConfig, ...]:
+    """A created topic's configs as a v5+ answer lists them (``maybePopulateMetadataAndConfigs``): every topic
+    config with its value and source, as DescribeConfigs describes it, without synonyms."""
+    return tuple(CreatedTopicConfig(e.name, e.value, e.read_only, e.source, e.is_sensitive)
+                 for e in describe_topic(topic_log_defaults(server), configs, include_synonyms=False))
+
+
+async def _topic_id(zk: KafkaZkClient, topic: str) -> uuid.UUID | None:
+    """The id the topic's znode holds, read back as Kafka's ``populateIds`` does (none below IBP 2.8-IV0)."""
+    found = (await zk.get_topic_assignments([topic])).values.get(topic)
+    return None if found is None or found.topic_id is None else uuid.UUID(bytes=found.topic_id.raw)
 
 
 async def _await_leaders(server: KafkaServer, results: list[TopicCreated], timeout_ms: int) -> list[TopicCreated]:
