@@ -141,3 +141,20 @@ async def test_v5_answers_carry_the_configs_and_v7_the_topic_id(admin_cluster: C
     assert int(again.error_code) == TOPIC_EXISTS and again.configs == () and again.num_partitions == -1
     older = await answer("described-v4", validate_only=False, version=4)
     assert int(older.error_code) == NONE
+
+
+async def test_not_controller_carries_no_message(admin_cluster: Cluster) -> None:
+    """KafkaApis answers a broker that is not the controller with the error code alone (CreateTopics) or
+    ``new ApiError(NOT_CONTROLLER, null)`` (CreatePartitions): no message. Ours sent Errors' default text."""
+    from zkcontroller.protocol.wire.client_apis import CREATE_PARTITIONS
+
+    from .admin_fixture import others
+
+    cluster, _zk = admin_cluster
+    at = address(cluster, others(cluster)[0])
+    assert await create_one(at, "elsewhere", partitions=1, replication_factor=1) == (41, None, -1, -1)
+    m = schema_module(CREATE_PARTITIONS, 3, "request")
+    request = m.CreatePartitionsRequest(topics=(m.CreatePartitionsTopic(name="elsewhere", count=2, assignments=None),),
+                                        timeout=timedelta(seconds=5), validate_only=False)
+    response: Any = await send(at, CREATE_PARTITIONS, 3, request, "CreatePartitionsResponse")
+    assert [(r.name, int(r.error_code), r.error_message) for r in response.results] == [("elsewhere", 41, None)]

@@ -33,7 +33,7 @@ from zkcontroller.cluster.create_topics import UNKNOWN_SERVER_ERROR, error_code
 from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import Errors
-from zkcontroller.protocol.wire.client_apis import ERROR_MESSAGES, PartitionsCreated, PartitionsToCreate
+from zkcontroller.protocol.wire.client_apis import PartitionsCreated, PartitionsToCreate
 from zkcontroller.zk.errors import ZnodeDecodeError
 
 log = logging.getLogger("kafka.server.ZkAdminManager")
@@ -60,7 +60,7 @@ def create_partitions_handler(server: Callable[[], KafkaServer | None]) -> Creat
         current = server()
         controller = current.active_controller if current is not None else None
         if current is None or controller is None or current.zk is None or current.control_plane is None:
-            return [PartitionsCreated(n, Errors.NOT_CONTROLLER, ERROR_MESSAGES[Errors.NOT_CONTROLLER]) for n in names]
+            return [PartitionsCreated(n, Errors.NOT_CONTROLLER) for n in names]  # ApiError(NOT_CONTROLLER, null)
         counts: dict[str, int] = {}
         for t in topics:
             counts[t.name] = counts.get(t.name, 0) + 1

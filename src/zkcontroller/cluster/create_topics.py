@@ -32,7 +32,7 @@ from zkcontroller.cluster.describe_configs import topic_log_defaults
 from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.ibp import uses_topic_ids
-from zkcontroller.protocol.wire.client_apis import ERROR_MESSAGES, CreatedTopicConfig, TopicCreated, TopicToCreate
+from zkcontroller.protocol.wire.client_apis import CreatedTopicConfig, TopicCreated, TopicToCreate
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 log = logging.getLogger("kafka.server.ZkAdminManager")
@@ -67,7 +67,7 @@ def create_topics_handler(server: Callable[[], KafkaServer | None]) -> CreateTop
     async def create(topics: list[TopicToCreate], validate_only: bool, timeout_ms: int) -> list[TopicCreated]:
         current = server()
         if current is None or current.active_controller is None or current.zk is None:
-            return [TopicCreated(t.name, NOT_CONTROLLER, ERROR_MESSAGES[NOT_CONTROLLER]) for t in topics]
+            return [TopicCreated(t.name, NOT_CONTROLLER) for t in topics]  # KafkaApis sets the code alone
         ids = uses_topic_ids(current.config.controller_config.inter_broker_protocol_version)
         admin = TopicAdmin(current.zk, current.runtime.rng, topic_id_rng=current.runtime.rng if ids else None)
         named = Counter(t.name for t in topics)
