@@ -23,7 +23,7 @@ from zkcontroller.admin.errors import (
     InvalidTopicError,
     TopicExistsError,
 )
-from zkcontroller.admin.replica_assignment import assign_replicas_to_brokers
+from zkcontroller.admin.replica_assignment import BrokerMetadata, assign_replicas_to_brokers
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.broker.config_helper import describe_topic
 from zkcontroller.broker.delayed_elect_leader import wait_for_any_leader
@@ -91,8 +91,16 @@ def create_topics_handler(server: Callable[[], KafkaServer | None]) -> CreateTop
                     topic_id = await _topic_id(current.zk, t.name)  # Kafka's populateIds
                 results.append(TopicCreated(t.name, 0, None, partitions, rf, created, topic_id))
             except AdminError as e:
-                log.info("Error processing create topic request for %s: %s", t.name, e)
-                results.append(TopicCreated(t.name, error_code(e), str(e)))
+                code = error_code(e)
+                if code == UNKNOWN_SERVER_ERROR:  # not an ApiException in Kafka (AdminOperationException)
+                    log.error("Error processing create topic request for %s: %s", t.name, e)
+                    results.append(TopicCreated(t.name, code))  # ApiError.fromThrowable: no message
+                else:
+                    log.info("Error processing create topic request for %s: %s", t.name, e)
+                    results.append(TopicCreated(t.name, code, str(e)))
+            except Exception:  # Kafka catches every Throwable per topic; the others are still answered
+                log.exception("Error processing create topic request for %s", t.name)
+                results.append(TopicCreated(t.name, UNKNOWN_SERVER_ERROR))
         if validate_only:
             return results
         return await _await_leaders(current, results, timeout_ms)
@@ -120,10 +128,20 @@ async def _checked_assignment(server: KafkaServer, admin: TopicAdmin, t: TopicTo
         partitions = defaults.num_partitions if t.num_partitions == NO_NUM_PARTITIONS else t.num_partitions
         rf = defaults.default_replication_factor if t.replication_factor == NO_REPLICATION_FACTOR \
             else t.replication_factor
-        assignment = assign_replicas_to_brokers(await admin.broker_metadatas(), partitions, rf,
+        assignment = assign_replicas_to_brokers(await _alive_brokers(server, admin), partitions, rf,
                                                 rng=server.runtime.rng)
     await admin.validate_topic_create(t.name, assignment, {k: v for k, v in t.configs.items() if v is not None})
     return assignment
+
+
+async def _alive_brokers(server: KafkaServer, admin: TopicAdmin) -> list[BrokerMetadata]:
+    """The placement input as Kafka's createTopics takes it: the cache's alive brokers with their racks as they are
+    (racks on some brokers only fail in ``assignReplicasToBrokers``, not with the admin tool's
+    ``--disable-rack-aware`` advice), sorted by id."""
+    if server.control_plane is None:
+        return await admin.broker_metadatas()
+    return sorted((BrokerMetadata(b.id, b.rack) for b in server.control_plane.metadata_cache.alive_brokers()),
+                  key=lambda b: b.id)
 
 
 def _configs(server: KafkaServer, configs: Mapping[str, str]) -> tuple[CreatedTopicConfig, ...]:
