@@ -78,3 +78,24 @@ async def test_an_unexpected_failure_answers_that_topic_and_creates_the_others(
     at = address(racked, controller(racked))
     assert await create(at, {"broken": {0: [1, 2]}, "fine": {0: [2, 3]}}) == [
         ("broken", UNKNOWN_SERVER_ERROR, None), ("fine", NONE, None)]
+
+
+async def test_create_partitions_with_racks_on_some_brokers_only_fails_the_whole_request(
+        racked: LocalCluster) -> None:
+    """``ZkAdminManager.createPartitions`` starts with ``adminZkClient.getBrokerMetadatas()`` (rack-aware Enforced),
+    outside its per-topic catch: its ``AdminOperationException`` fails the request (``handleError``), every topic
+    UNKNOWN_SERVER_ERROR without a message, an explicit assignment's and an unknown topic's too. Ours answered the
+    admin tool's ``--disable-rack-aware`` advice per topic, and the unknown topic UNKNOWN_TOPIC_OR_PARTITION."""
+    from zkcontroller.protocol.wire.client_apis import CREATE_PARTITIONS
+
+    at = address(racked, controller(racked))
+    assert await create(at, {"assigned": {0: [1, 3], 1: [3, 2]}}) == [("assigned", NONE, None)]
+    m = schema_module(CREATE_PARTITIONS, 3, "request")
+    for assignments in (None, (m.CreatePartitionsAssignment(broker_ids=(1, 2)),)):
+        request = m.CreatePartitionsRequest(
+            topics=(m.CreatePartitionsTopic(name="assigned", count=3, assignments=assignments),
+                    m.CreatePartitionsTopic(name="nope", count=3, assignments=None)),
+            timeout=timedelta(seconds=5), validate_only=False)
+        response: Any = await send(at, CREATE_PARTITIONS, 3, request, "CreatePartitionsResponse")
+        assert [(r.name, int(r.error_code), r.error_message) for r in response.results] == [
+            ("assigned", UNKNOWN_SERVER_ERROR, None), ("nope", UNKNOWN_SERVER_ERROR, None)]

@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from zkcontroller.admin.errors import AdminError, UnknownTopicError
+from zkcontroller.admin.errors import AdminError, AdminOperationError, UnknownTopicError
 from zkcontroller.admin.replica_assignment import MAX_PARTITIONS
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.broker.delayed_elect_leader import wait_for_any_leader
@@ -61,6 +61,11 @@ def create_partitions_handler(server: Callable[[], KafkaServer | None]) -> Creat
         controller = current.active_controller if current is not None else None
         if current is None or controller is None or current.zk is None or current.control_plane is None:
             return [PartitionsCreated(n, Errors.NOT_CONTROLLER) for n in names]  # ApiError(NOT_CONTROLLER, null)
+        try:  # createPartitions reads the brokers first (getBrokerMetadatas, rack-aware Enforced): racks on some
+            await TopicAdmin(current.zk, current.runtime.rng).broker_metadatas()  # only fail the whole request
+        except AdminOperationError as e:
+            api_log.error("Error when handling request: api=CREATE_PARTITIONS: %s", e)
+            return [PartitionsCreated(t.name, UNKNOWN_SERVER_ERROR) for t in topics]
         counts: dict[str, int] = {}
         for t in topics:
             counts[t.name] = counts.get(t.name, 0) + 1
@@ -131,8 +136,9 @@ async def _grow(server: KafkaServer, t: PartitionsToCreate, validate_only: bool)
         return PartitionsCreated(t.name, e.error, str(e))
     except UnknownTopicError as e:
         return PartitionsCreated(t.name, Errors.UNKNOWN_TOPIC_OR_PARTITION, str(e))
-    except AdminError as e:
-        return PartitionsCreated(t.name, error_code(e), str(e))
+    except AdminError as e:  # an AdminOperationException is UNKNOWN_SERVER_ERROR with no message (fromThrowable)
+        code = error_code(e)
+        return PartitionsCreated(t.name, code, None if code == UNKNOWN_SERVER_ERROR else str(e))
     except _RequestFailed:
         raise
     except ZnodeDecodeError as e:  # a znode the admin layer reads (brokers...), malformed
