@@ -158,3 +158,22 @@ async def test_not_controller_carries_no_message(admin_cluster: Cluster) -> None
                                         timeout=timedelta(seconds=5), validate_only=False)
     response: Any = await send(at, CREATE_PARTITIONS, 3, request, "CreatePartitionsResponse")
     assert [(r.name, int(r.error_code), r.error_message) for r in response.results] == [("elsewhere", 41, None)]
+
+
+async def test_a_timed_out_topic_keeps_its_id(admin_cluster: Cluster) -> None:
+    """With no timeout Kafka answers a created topic REQUEST_TIMED_OUT; ``handleCreateTopicsResults`` resets its
+    configs and counts but keeps the topic id ``populateIds`` set (v7). Ours answered the zero id."""
+    import uuid
+
+    cluster, zk = admin_cluster
+    at = address(cluster, controller(cluster))
+    m = schema_module(CREATE_TOPICS, 7, "request")
+    request = m.CreateTopicsRequest(topics=(m.CreatableTopic(name="hasty", num_partitions=1, replication_factor=1,
+                                                              assignments=(), configs=()),),
+                                    timeout=timedelta(0), validate_only=False)
+    response: Any = await send(at, CREATE_TOPICS, 7, request, "CreateTopicsResponse")
+    (result,) = response.topics
+    stored = (await zk.get_topic_assignments(["hasty"])).values["hasty"].topic_id
+    assert stored is not None
+    assert (int(result.error_code), result.topic_id, result.configs, result.num_partitions) == (
+        7, uuid.UUID(bytes=stored.raw), (), -1)

@@ -172,7 +172,9 @@ async def _await_leaders(server: KafkaServer, results: list[TopicCreated], timeo
         missing = await wait_for_any_leader(server.control_plane.metadata_cache, partitions, timeout_ms,
                                             server.runtime)
         late = {tp.topic for tp in missing}
-    return [TopicCreated(r.name, REQUEST_TIMED_OUT) if r.error == 0 and r.name in late else r for r in results]
+    # KafkaApis resets a failed topic's configs and counts, not the id populateIds set
+    return [TopicCreated(r.name, REQUEST_TIMED_OUT, topic_id=r.topic_id) if r.error == 0 and r.name in late else r
+            for r in results]
 
 
 class MetadataTopicCreator(TopicAutoCreator):
