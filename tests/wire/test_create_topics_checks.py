@@ -177,3 +177,29 @@ async def test_a_timed_out_topic_keeps_its_id(admin_cluster: Cluster) -> None:
     assert stored is not None
     assert (int(result.error_code), result.topic_id, result.configs, result.num_partitions) == (
         7, uuid.UUID(bytes=stored.raw), (), -1)
+
+
+async def test_topics_are_written_with_their_id(admin_cluster: Cluster) -> None:
+    """At IBP 2.8 Kafka's createTopics writes the topic znode with a new id, for Metadata's auto-creation too (it
+    goes through createTopics): the controller never rewrites it to add one. Ours wrote auto-created topics
+    without an id, which the controller then wrote in (a second version of the znode)."""
+    import asyncio
+
+    from tests.helpers import wait_until
+
+    from zkcontroller.zk.znodes import TopicZNode
+
+    from .admin_fixture import leader
+    from .test_metadata_auto_create import metadata_v9
+
+    cluster, zk = admin_cluster
+    at = address(cluster, controller(cluster))
+    assert await asyncio.to_thread(metadata_v9, at, "auto-made", True) == (5, 0)  # LEADER_NOT_AVAILABLE
+    assert (await create_one(at, "api-made", partitions=1, replication_factor=1))[0] == NONE
+    active = controller(cluster)
+    await wait_until(lambda: leader(active, "auto-made", 0) not in (None, -1), timeout_s=30, what="auto-made led")
+    for topic in ("auto-made", "api-made"):
+        found = await zk.get_data_and_stat(TopicZNode.path(topic))
+        assert found is not None
+        data, stat = found
+        assert stat.version == 0 and TopicZNode.decode(data, TopicZNode.path(topic)).topic_id is not None, topic

@@ -68,8 +68,7 @@ def create_topics_handler(server: Callable[[], KafkaServer | None]) -> CreateTop
         current = server()
         if current is None or current.active_controller is None or current.zk is None:
             return [TopicCreated(t.name, NOT_CONTROLLER) for t in topics]  # KafkaApis sets the code alone
-        ids = uses_topic_ids(current.config.controller_config.inter_broker_protocol_version)
-        admin = TopicAdmin(current.zk, current.runtime.rng, topic_id_rng=current.runtime.rng if ids else None)
+        admin = _topic_admin(current)
         named = Counter(t.name for t in topics)
         results = []
         for t in topics:
@@ -106,6 +105,14 @@ def create_topics_handler(server: Callable[[], KafkaServer | None]) -> CreateTop
         return await _await_leaders(current, results, timeout_ms)
 
     return create
+
+
+def _topic_admin(server: KafkaServer) -> TopicAdmin:
+    """The admin layer as ``ZkAdminManager.createTopics`` writes: a new topic gets its id in its znode when the IBP
+    uses topic ids (``config.usesTopicId``), rather than from the controller afterwards."""
+    assert server.zk is not None
+    ids = uses_topic_ids(server.config.controller_config.inter_broker_protocol_version)
+    return TopicAdmin(server.zk, server.runtime.rng, topic_id_rng=server.runtime.rng if ids else None)
 
 
 async def _checked_assignment(server: KafkaServer, admin: TopicAdmin, t: TopicToCreate) -> dict[int, list[int]]:
@@ -195,7 +202,7 @@ class MetadataTopicCreator(TopicAutoCreator):
         current = self._server()
         if current is None or current.zk is None:
             return {t: UNKNOWN_TOPIC_OR_PARTITION for t in topics}
-        admin = TopicAdmin(current.zk, current.runtime.rng)
+        admin = _topic_admin(current)  # through createTopics in Kafka: written with an id at IBP 2.8-IV0+
         answers = {}
         for topic in topics:
             partitions, rf, configs = current.config.auto_create.creatable_topic(topic)
