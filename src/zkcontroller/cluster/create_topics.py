@@ -2,8 +2,9 @@
 
 Only the active controller creates topics (others answer NOT_CONTROLLER, and clients retry on the controller
 their Metadata names). Creation is a ZooKeeper write through the admin layer, as ``kafka-topics
---zookeeper`` does; the controller then elects leaders as for any new topic, and the answer waits for them as
-Kafka's ``DelayedCreatePartitions`` does (up to the request's timeout).
+--zookeeper`` does, after ``createTopics``' checks in its order (``validate_only`` runs them too and writes
+nothing); the controller then elects leaders as for any new topic, and the answer waits for them as Kafka's
+``DelayedCreatePartitions`` does (up to the request's timeout).
 """
 
 from __future__ import annotations
@@ -43,9 +44,16 @@ REQUEST_TIMED_OUT = 7
 UNKNOWN_SERVER_ERROR = -1
 UNKNOWN_TOPIC_OR_PARTITION = 3
 LEADER_NOT_AVAILABLE = 5
+
+
+class InvalidCreateRequestError(AdminError):
+    """A topic entry ``ZkAdminManager.createTopics`` refuses with INVALID_REQUEST before placing it."""
+
+
 ERROR_CODES: dict[type[AdminError], int] = {
-    InvalidTopicError: 17, TopicExistsError: 36, InvalidPartitionsError: 37, InvalidReplicationFactorError: 38,
-    InvalidReplicaAssignmentError: 39, InvalidConfigError: 40, BrokerNotAvailableError: 8,
+    InvalidCreateRequestError: INVALID_REQUEST, InvalidTopicError: 17, TopicExistsError: 36,
+    InvalidPartitionsError: 37, InvalidReplicationFactorError: 38, InvalidReplicaAssignmentError: 39,
+    InvalidConfigError: 40, BrokerNotAvailableError: 8,
 }
 
 
@@ -54,11 +62,6 @@ def error_code(e: AdminError) -> int:
     return next((c for cls, c in ERROR_CODES.items() if isinstance(e, cls)), UNKNOWN_SERVER_ERROR)
 
 
-class InvalidCreateRequestError(AdminError):
-    """A topic entry ``ZkAdminManager.createTopics`` refuses with INVALID_REQUEST before placing it."""
-
-
-ERROR_CODES[InvalidCreateRequestError] = INVALID_REQUEST
 NO_NUM_PARTITIONS = -1
 NO_REPLICATION_FACTOR = -1
 
