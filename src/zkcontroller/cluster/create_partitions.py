@@ -26,16 +26,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from zkcontroller.admin.admin_manager_log import AdminManagerLog
-from zkcontroller.admin.errors import AdminError, UnknownTopicError
+from zkcontroller.admin.errors import AdminError, AdminOperationError, UnknownTopicError
 from zkcontroller.admin.replica_assignment import MAX_PARTITIONS
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.broker.delayed_elect_leader import wait_for_any_leader
 from zkcontroller.broker.request_handler import CreatePartitionsHandler
-from zkcontroller.cluster.create_topics import error_code
+from zkcontroller.cluster.create_topics import UNKNOWN_SERVER_ERROR, error_code
 from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import Errors
-from zkcontroller.protocol.wire.client_apis import ERROR_MESSAGES, PartitionsCreated, PartitionsToCreate
+from zkcontroller.protocol.wire.client_apis import PartitionsCreated, PartitionsToCreate
 from zkcontroller.protocol.wire.record_sets import RequestFailed
 from zkcontroller.zk.errors import ZnodeDecodeError
 
@@ -56,7 +56,11 @@ def create_partitions_handler(server: Callable[[], KafkaServer | None]) -> Creat
         current = server()
         controller = current.active_controller if current is not None else None
         if current is None or controller is None or current.zk is None or current.control_plane is None:
-            return [PartitionsCreated(n, Errors.NOT_CONTROLLER, ERROR_MESSAGES[Errors.NOT_CONTROLLER]) for n in names]
+            return [PartitionsCreated(n, Errors.NOT_CONTROLLER) for n in names]  # ApiError(NOT_CONTROLLER, null)
+        try:  # createPartitions reads the brokers first (getBrokerMetadatas, rack-aware Enforced): racks on some
+            await TopicAdmin(current.zk, current.runtime.rng).broker_metadatas()  # only fail the whole request
+        except AdminOperationError as e:  # thrown: handleError logs it, every topic UNKNOWN_SERVER_ERROR, no message
+            raise RequestFailed(str(e), "kafka.admin.AdminOperationException") from None
         counts: dict[str, int] = {}
         for t in topics:
             counts[t.name] = counts.get(t.name, 0) + 1
@@ -124,8 +128,9 @@ async def _grow(server: KafkaServer, t: PartitionsToCreate, validate_only: bool)
         return PartitionsCreated(t.name, e.error, str(e))
     except UnknownTopicError as e:
         return PartitionsCreated(t.name, Errors.UNKNOWN_TOPIC_OR_PARTITION, str(e))
-    except AdminError as e:
-        return PartitionsCreated(t.name, error_code(e), str(e))
+    except AdminError as e:  # an AdminOperationException is UNKNOWN_SERVER_ERROR with no message (fromThrowable)
+        code = error_code(e)
+        return PartitionsCreated(t.name, code, None if code == UNKNOWN_SERVER_ERROR else str(e))
     except RequestFailed:
         raise
     except ZnodeDecodeError as e:  # a znode the admin layer reads (brokers...), malformed

@@ -2,14 +2,16 @@
 
 Only the active controller creates topics (others answer NOT_CONTROLLER, and clients retry on the controller
 their Metadata names). Creation is a ZooKeeper write through the admin layer, as ``kafka-topics
---zookeeper`` does; the controller then elects leaders as for any new topic, and the answer waits for them as
-Kafka's ``DelayedCreatePartitions`` does (up to the request's timeout).
+--zookeeper`` does, after ``createTopics``' checks in its order (``validate_only`` runs them too and writes
+nothing); the controller then elects leaders as for any new topic, and the answer waits for them as Kafka's
+``DelayedCreatePartitions`` does (up to the request's timeout).
 """
 
 from __future__ import annotations
 
+import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from zkcontroller.admin.admin_manager_log import AdminManagerLog
 from zkcontroller.admin.errors import (
@@ -22,12 +24,17 @@ from zkcontroller.admin.errors import (
     InvalidTopicError,
     TopicExistsError,
 )
+from zkcontroller.admin.replica_assignment import BrokerMetadata, assign_replicas_to_brokers
 from zkcontroller.admin.topics import TopicAdmin
+from zkcontroller.broker.config_helper import describe_topic
 from zkcontroller.broker.delayed_elect_leader import wait_for_any_leader
 from zkcontroller.broker.request_handler import CreateTopicsHandler, TopicAutoCreator
+from zkcontroller.cluster.describe_configs import topic_log_defaults
 from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.model import TopicPartition
-from zkcontroller.protocol.wire.client_apis import ERROR_MESSAGES, TopicCreated, TopicToCreate
+from zkcontroller.protocol.ibp import uses_topic_ids
+from zkcontroller.protocol.wire.client_apis import CreatedTopicConfig, TopicCreated, TopicToCreate
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 NOT_CONTROLLER = 41
 INVALID_REQUEST = 42
@@ -35,17 +42,26 @@ REQUEST_TIMED_OUT = 7
 UNKNOWN_SERVER_ERROR = -1
 UNKNOWN_TOPIC_OR_PARTITION = 3
 LEADER_NOT_AVAILABLE = 5
+
+
+class InvalidCreateRequestError(AdminError):
+    """A topic entry ``ZkAdminManager.createTopics`` refuses with INVALID_REQUEST before placing it."""
+
+
 ERROR_CODES: dict[type[AdminError], int] = {
-    InvalidTopicError: 17, TopicExistsError: 36, InvalidPartitionsError: 37, InvalidReplicationFactorError: 38,
-    InvalidReplicaAssignmentError: 39, InvalidConfigError: 40, BrokerNotAvailableError: 8,
+    InvalidCreateRequestError: INVALID_REQUEST, InvalidTopicError: 17, TopicExistsError: 36,
+    InvalidPartitionsError: 37, InvalidReplicationFactorError: 38, InvalidReplicaAssignmentError: 39,
+    InvalidConfigError: 40, BrokerNotAvailableError: 8,
 }
 JAVA_EXCEPTIONS: dict[type[AdminError], str] = {
-    InvalidTopicError: "InvalidTopicException", TopicExistsError: "TopicExistsException",
-    InvalidPartitionsError: "InvalidPartitionsException", InvalidReplicationFactorError:
-    "InvalidReplicationFactorException", InvalidReplicaAssignmentError: "InvalidReplicaAssignmentException",
+    InvalidCreateRequestError: "InvalidRequestException", InvalidTopicError: "InvalidTopicException",
+    TopicExistsError: "TopicExistsException", InvalidPartitionsError: "InvalidPartitionsException",
+    InvalidReplicationFactorError: "InvalidReplicationFactorException",
+    InvalidReplicaAssignmentError: "InvalidReplicaAssignmentException",
     InvalidConfigError: "InvalidConfigurationException", BrokerNotAvailableError: "BrokerNotAvailableException",
 }
-"""The ``org.apache.kafka.common.errors`` exception each error stands for, as the log line names it."""
+"""The ``org.apache.kafka.common.errors`` exception (an ``ApiException``) each error stands for, as the log line
+names it; any other error is not an ApiException in Kafka (``AdminOperationException``, a bug)."""
 
 
 def error_code(e: AdminError) -> int:
@@ -53,26 +69,36 @@ def error_code(e: AdminError) -> int:
     return next((c for cls, c in ERROR_CODES.items() if isinstance(e, cls)), UNKNOWN_SERVER_ERROR)
 
 
-def creatable_topic(name: str, partitions: int, rf: int, assignment: dict[int, list[int]],
-                     configs: dict[str, str]) -> str:
+NO_NUM_PARTITIONS = -1
+NO_REPLICATION_FACTOR = -1
+
+
+def creatable_topic(name: str, partitions: int, rf: int, assignment: Mapping[int, list[int]],
+                    configs: Mapping[str, str | None]) -> str:
     """A request's topic entry as Kafka's generated ``CreatableTopic.toString`` prints it in ZkAdminManager's
     lines."""
     replicas = ", ".join(f"CreatableReplicaAssignment(partitionIndex={p}, brokerIds=[{', '.join(map(str, ids))}])"
                          for p, ids in assignment.items())
-    entries = ", ".join(f"CreateableTopicConfig(name='{k}', value='{v}')" for k, v in configs.items())
+    entries = ", ".join(f"CreateableTopicConfig(name='{k}', value={_quoted(v)})" for k, v in configs.items())
     return (f"CreatableTopic(name='{name}', numPartitions={partitions}, replicationFactor={rf}, "
             f"assignments=[{replicas}], configs=[{entries}])")
 
 
-def log_creation_failure(log: AdminManagerLog, topic: str, e: BaseException) -> None:
-    """``ZkAdminManager.createTopics``' catch: DEBUG for a topic that exists, INFO for a client's error, ERROR
-    (with the traceback for Kafka's stack trace) for anything else. ``topic``: `creatable_topic`'s rendering."""
+def _quoted(value: str | None) -> str:
+    """A string field as the generated ``toString`` shows it: quoted, or ``null``."""
+    return "null" if value is None else f"'{value}'"
+
+
+def log_creation_failure(log: AdminManagerLog, topic: str, name: str, e: BaseException) -> None:
+    """``ZkAdminManager.createTopics``' catch: DEBUG for a topic that exists, INFO for a client's error (an
+    ApiException), ERROR with the traceback (Kafka's stack trace) for anything else. ``topic``: the entry as
+    `creatable_topic` renders it."""
     if isinstance(e, TopicExistsError):
         log.debug("Topic creation failed since topic '%s' already exists.\n"
-                  "org.apache.kafka.common.errors.TopicExistsException: %s", topic.split("'")[1], e)
-    elif isinstance(e, AdminError) and type(e) in JAVA_EXCEPTIONS:
+                  "org.apache.kafka.common.errors.TopicExistsException: %s", name, e)
+    elif type(e) in JAVA_EXCEPTIONS:
         log.info("Error processing create topic request %s\norg.apache.kafka.common.errors.%s: %s", topic,
-                 JAVA_EXCEPTIONS[type(e)], e)
+                 JAVA_EXCEPTIONS[type(e)], e)  # type: ignore[index]
     else:
         log.error("Error processing create topic request %s", topic, exc_info=e)
 
@@ -81,8 +107,8 @@ def create_topics_handler(server: Callable[[], KafkaServer | None]) -> CreateTop
     async def create(topics: list[TopicToCreate], validate_only: bool, timeout_ms: int) -> list[TopicCreated]:
         current = server()
         if current is None or current.active_controller is None or current.zk is None:
-            return [TopicCreated(t.name, NOT_CONTROLLER, ERROR_MESSAGES[NOT_CONTROLLER]) for t in topics]
-        admin = TopicAdmin(current.zk, current.runtime.rng)
+            return [TopicCreated(t.name, NOT_CONTROLLER) for t in topics]  # KafkaApis sets the code alone
+        admin = _topic_admin(current)
         log = AdminManagerLog(current.broker_id)
         named = Counter(t.name for t in topics)
         results = []
@@ -90,29 +116,87 @@ def create_topics_handler(server: Callable[[], KafkaServer | None]) -> CreateTop
             if named[t.name] > 1:  # KafkaApis: every entry of a repeated name, none created
                 results.append(TopicCreated(t.name, INVALID_REQUEST, "Found multiple entries for this topic."))
                 continue
-            defaults = current.config.auto_create  # num.partitions, default.replication.factor
-            partitions = t.num_partitions if t.num_partitions > 0 or t.assignment else defaults.num_partitions
-            rf = t.replication_factor if t.replication_factor > 0 or t.assignment \
-                else defaults.default_replication_factor
             try:
-                if validate_only:
-                    results.append(TopicCreated(t.name, 0, None, partitions, rf))
-                    continue
-                if t.assignment:
-                    await admin.create_topic_with_assignment(t.name, t.assignment, t.configs)
-                    partitions, rf = len(t.assignment), len(next(iter(t.assignment.values())))
-                else:
-                    await admin.create_topic(t.name, partitions, rf, t.configs)
-                results.append(TopicCreated(t.name, 0, None, partitions, rf))
-            except AdminError as e:
+                assignment = await _checked_assignment(current, admin, t)
+                configs = {k: v for k, v in t.configs.items() if v is not None}  # none is null once checked
+                partitions, rf = len(assignment), len(assignment[0])
+                created = _configs(current, configs)
+                topic_id = None
+                if not validate_only:
+                    # Kafka's createTopics does not check an explicit assignment's brokers are registered: a replica
+                    # on an absent broker starts offline (the admin CLI refuses it, as a likely typo).
+                    await admin.create_topic_with_assignment(t.name, assignment, configs, check_brokers=False)
+                    topic_id = await _topic_id(current.zk, t.name)  # Kafka's populateIds
+                results.append(TopicCreated(t.name, 0, None, partitions, rf, created, topic_id))
+            except Exception as e:  # Kafka catches every Throwable per topic; the others are still answered
                 log_creation_failure(log, creatable_topic(t.name, t.num_partitions, t.replication_factor,
-                                                          t.assignment, t.configs), e)
-                results.append(TopicCreated(t.name, error_code(e), str(e)))
+                                                          t.assignment, t.configs), t.name, e)
+                code = error_code(e) if isinstance(e, AdminError) else UNKNOWN_SERVER_ERROR
+                # ApiError.fromThrowable keeps no message for what is not an ApiException (AdminOperationException)
+                results.append(TopicCreated(t.name, code) if code == UNKNOWN_SERVER_ERROR
+                               else TopicCreated(t.name, code, str(e)))
         if validate_only:
             return results
         return await _await_leaders(current, results, timeout_ms)
 
     return create
+
+
+def _topic_admin(server: KafkaServer) -> TopicAdmin:
+    """The admin layer as ``ZkAdminManager.createTopics`` writes: a new topic gets its id in its znode when the IBP
+    uses topic ids (``config.usesTopicId``), rather than from the controller afterwards."""
+    assert server.zk is not None
+    ids = uses_topic_ids(server.config.controller_config.inter_broker_protocol_version)
+    return TopicAdmin(server.zk, server.runtime.rng, topic_id_rng=server.runtime.rng if ids else None)
+
+
+async def _checked_assignment(server: KafkaServer, admin: TopicAdmin, t: TopicToCreate) -> dict[int, list[int]]:
+    """One topic through ``ZkAdminManager.createTopics``' checks, in its order, with ``validate_only`` too: known to
+    this broker's cache, null config values, partitions or replication factor beside an explicit assignment, the
+    placement (a count of 0 or below other than -1, the broker default, is refused, not defaulted), then
+    ``AdminZkClient.validateTopicCreate`` (name, existence, collisions, assignment shape, configs)."""
+    if server.control_plane is not None and server.control_plane.metadata_cache.contains_topic(t.name):
+        raise TopicExistsError(f"Topic '{t.name}' already exists.")
+    nulls = [name for name, value in t.configs.items() if value is None]
+    if nulls:
+        raise InvalidCreateRequestError(f"Null value not supported for topic configs : {','.join(nulls)}")
+    if t.assignment:
+        if t.num_partitions != NO_NUM_PARTITIONS or t.replication_factor != NO_REPLICATION_FACTOR:
+            raise InvalidCreateRequestError("Both numPartitions or replicationFactor and replicasAssignments were "
+                                            "set. Both cannot be used at the same time.")
+        assignment = {p: list(replicas) for p, replicas in t.assignment.items()}
+    else:
+        defaults = server.config.auto_create  # num.partitions, default.replication.factor
+        partitions = defaults.num_partitions if t.num_partitions == NO_NUM_PARTITIONS else t.num_partitions
+        rf = defaults.default_replication_factor if t.replication_factor == NO_REPLICATION_FACTOR \
+            else t.replication_factor
+        assignment = assign_replicas_to_brokers(await _alive_brokers(server, admin), partitions, rf,
+                                                rng=server.runtime.rng)
+    await admin.validate_topic_create(t.name, assignment, {k: v for k, v in t.configs.items() if v is not None})
+    return assignment
+
+
+async def _alive_brokers(server: KafkaServer, admin: TopicAdmin) -> list[BrokerMetadata]:
+    """The placement input as Kafka's createTopics takes it: the cache's alive brokers with their racks as they are
+    (racks on some brokers only fail in ``assignReplicasToBrokers``, not with the admin tool's
+    ``--disable-rack-aware`` advice), sorted by id."""
+    if server.control_plane is None:
+        return await admin.broker_metadatas()
+    return sorted((BrokerMetadata(b.id, b.rack) for b in server.control_plane.metadata_cache.alive_brokers()),
+                  key=lambda b: b.id)
+
+
+def _configs(server: KafkaServer, configs: Mapping[str, str]) -> tuple[CreatedTopicConfig, ...]:
+    """A created topic's configs as a v5+ answer lists them (``maybePopulateMetadataAndConfigs``): every topic
+    config with its value and source, as DescribeConfigs describes it, without synonyms."""
+    return tuple(CreatedTopicConfig(e.name, e.value, e.read_only, e.source, e.is_sensitive)
+                 for e in describe_topic(topic_log_defaults(server), configs, include_synonyms=False))
+
+
+async def _topic_id(zk: KafkaZkClient, topic: str) -> uuid.UUID | None:
+    """The id the topic's znode holds, read back as Kafka's ``populateIds`` does (none below IBP 2.8-IV0)."""
+    found = (await zk.get_topic_assignments([topic])).values.get(topic)
+    return None if found is None or found.topic_id is None else uuid.UUID(bytes=found.topic_id.raw)
 
 
 async def _await_leaders(server: KafkaServer, results: list[TopicCreated], timeout_ms: int) -> list[TopicCreated]:
@@ -130,7 +214,9 @@ async def _await_leaders(server: KafkaServer, results: list[TopicCreated], timeo
         missing = await wait_for_any_leader(server.control_plane.metadata_cache, partitions, timeout_ms,
                                             server.runtime)
         late = {tp.topic for tp in missing}
-    return [TopicCreated(r.name, REQUEST_TIMED_OUT) if r.error == 0 and r.name in late else r for r in results]
+    # KafkaApis resets a failed topic's configs and counts, not the id populateIds set
+    return [TopicCreated(r.name, REQUEST_TIMED_OUT, topic_id=r.topic_id) if r.error == 0 and r.name in late else r
+            for r in results]
 
 
 class MetadataTopicCreator(TopicAutoCreator):
@@ -151,7 +237,7 @@ class MetadataTopicCreator(TopicAutoCreator):
         current = self._server()
         if current is None or current.zk is None:
             return {t: UNKNOWN_TOPIC_OR_PARTITION for t in topics}
-        admin = TopicAdmin(current.zk, current.runtime.rng)
+        admin = _topic_admin(current)  # through createTopics in Kafka: written with an id at IBP 2.8-IV0+
         log = AdminManagerLog(current.broker_id)
         answers = {}
         for topic in topics:
@@ -160,7 +246,7 @@ class MetadataTopicCreator(TopicAutoCreator):
                 await admin.create_topic(topic, partitions, rf, configs)
                 answers[topic] = LEADER_NOT_AVAILABLE
             except Exception as e:
-                log_creation_failure(log, creatable_topic(topic, partitions, rf, {}, configs), e)
+                log_creation_failure(log, creatable_topic(topic, partitions, rf, {}, configs), topic, e)
                 answers[topic] = LEADER_NOT_AVAILABLE if isinstance(e, TopicExistsError) else \
                     error_code(e) if isinstance(e, AdminError) else UNKNOWN_SERVER_ERROR
         return answers

@@ -106,10 +106,8 @@ async def _entries(server: KafkaServer | None, r: ConfigResourceQuery, include_s
         if not server.control_plane.metadata_cache.contains_topic(r.resource_name):
             raise ConfigApiError(int(Errors.UNKNOWN_TOPIC_OR_PARTITION), None)  # no exception in Kafka: not logged
         overrides = await read_entity_configs(server.zk, paths.ConfigType.TOPIC, r.resource_name)
-        defaults = (server.replica_manager.topic_configs.defaults if server.replica_manager is not None
-                    else LogDefaults.from_properties(static))
         try:
-            return describe_topic(defaults, overrides, include_synonyms=include_synonyms, keys=r.keys)
+            return describe_topic(topic_log_defaults(server), overrides, include_synonyms=include_synonyms, keys=r.keys)
         except TopicConfigError as e:  # ConfigException: not an ApiException
             raise RuntimeError(f"{paths.topic_config_path(r.resource_name)}: {e}") from None
     if r.resource_type == BROKER_RESOURCE:
@@ -125,6 +123,13 @@ async def _entries(server: KafkaServer | None, r: ConfigResourceQuery, include_s
         raise ConfigApiError(int(Errors.INVALID_REQUEST), "Broker id must not be empty")
     check_broker_id(r.resource_name, server.broker_id, "")
     return _loggers(r.keys)
+
+
+def topic_log_defaults(server: KafkaServer) -> LogDefaults:
+    """What a topic's configs fall back to: the broker properties as the broker keeps them (dynamic levels too)."""
+    if server.replica_manager is not None:
+        return server.replica_manager.topic_configs.defaults
+    return LogDefaults.from_properties(server.config.static_configs)
 
 
 async def read_entity_configs(zk: KafkaZkClient | None, entity_type: str, name: str) -> dict[str, str]:

@@ -307,7 +307,8 @@ class TopicToCreate:
     replication_factor: int
     """-1: the broker's default (``default.replication.factor``)."""
     assignment: dict[int, list[int]]
-    configs: dict[str, str]
+    configs: dict[str, str | None]
+    """None: a null value, which Kafka refuses (INVALID_REQUEST)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -317,6 +318,21 @@ class TopicCreated:
     message: str | None = None
     num_partitions: int = -1
     replication_factor: int = -1
+    configs: tuple[CreatedTopicConfig, ...] = ()
+    """v5+: the topic's configs as created (``maybePopulateMetadataAndConfigs``); empty for an error."""
+    topic_id: uuid.UUID | None = None
+    """v7: the created topic's id, None for the zero id."""
+
+
+@dataclass(frozen=True, slots=True)
+class CreatedTopicConfig:
+    """One of a created topic's configs in a CreateTopics v5+ answer (``CreatableTopicConfigs``)."""
+
+    name: str
+    value: str | None
+    read_only: bool
+    source: int
+    sensitive: bool
 
 
 def topics_to_create(request: Any) -> tuple[list[TopicToCreate], bool, int]:
@@ -324,15 +340,19 @@ def topics_to_create(request: Any) -> tuple[list[TopicToCreate], bool, int]:
     in milliseconds."""
     topics = [TopicToCreate(t.name, t.num_partitions, t.replication_factor,
                             {a.partition_index: list(a.broker_ids) for a in t.assignments},
-                            {c.name: c.value or "" for c in t.configs}) for t in request.topics]
+                            {c.name: c.value for c in t.configs}) for t in request.topics]
     return topics, bool(getattr(request, "validate_only", False)), _millis(request.timeout)
 
 
 def create_topics_response(version: int, results: Iterable[TopicCreated]) -> bytes:
     m = _types(CREATE_TOPICS, version, "response")
-    topics = tuple(_build(m.CreatableTopicResult, name=r.name, topic_id=uuid.UUID(int=0), error_code=ErrorCode(r.error),
+    topics = tuple(_build(m.CreatableTopicResult, name=r.name, topic_id=r.topic_id or uuid.UUID(int=0),
+                          error_code=ErrorCode(r.error),
                           error_message=r.message, num_partitions=r.num_partitions,
-                          replication_factor=r.replication_factor, configs=None if r.error else ())
+                          replication_factor=r.replication_factor,
+                          configs=tuple(m.CreatableTopicConfigs(name=c.name, value=c.value, read_only=c.read_only,
+                                                                config_source=c.source, is_sensitive=c.sensitive)
+                                        for c in r.configs) if version >= 5 else ())
                    for r in results)
     return _write(_build(m.CreateTopicsResponse, throttle_time=_ZERO, topics=topics))
 
