@@ -66,7 +66,7 @@ async def test_a_frame_trickling_in_for_longer_than_the_limit_is_read_whole() ->
     await server.start()
     try:
         reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
-        frame = b"\x00\x00\x00\x04" + b"slow"
+        frame = b"\x00\x00\x00\x08" + b"slow-one"  # 12 quarters: three limits long
         for i in range(len(frame)):
             writer.write(frame[i:i + 1])
             await writer.drain()
@@ -88,12 +88,16 @@ async def test_an_answer_the_client_does_not_read_closes_the_connection() -> Non
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connect, so the window stays small
         sock.connect(("127.0.0.1", server.port))
         sock.setblocking(False)
-        _, writer = await asyncio.open_connection(sock=sock)
+        reader, writer = await asyncio.open_connection(sock=sock)
         payload = bytes(16 << 20)
         writer.write(struct.pack(">i", len(payload)) + payload)
         await writer.drain()  # the whole request is read by the server, which echoes it to a client not reading
         await wait_until(lambda: server.closed_idle == 1, 30, "the unread answer's connection to be closed idle")
         assert server.connection_count == 0
+        received = 0
+        while chunk := await asyncio.wait_for(reader.read(1 << 20), 30):  # EOF once the server has dropped it
+            received += len(chunk)
+        assert received < 4 + len(payload)  # the rest of the answer was dropped, not kept for a late reader
         writer.close()
     finally:
         await server.stop()

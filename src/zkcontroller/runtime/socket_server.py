@@ -24,6 +24,9 @@ from zkcontroller.protocol.wire.frames import DEFAULT_MAX_REQUEST_BYTES, SIZE
 DEFAULT_CONNECTIONS_MAX_IDLE_MS = 600_000
 """Kafka's ``connections.max.idle.ms`` default (10 minutes)."""
 
+CLOSE_FLUSH_S = 5.0
+"""How long a closing connection may take to flush what is still buffered before it is dropped."""
+
 log = logging.getLogger("kafka.network.Processor")
 
 FrameHandler = Callable[[bytes], Awaitable[bytes | None]]
@@ -145,14 +148,17 @@ class SocketServer:
                         await self._drain(writer, idle_s)
                     except TimeoutError:
                         self._idle(peer)
+                        writer.transport.abort()  # the unsent answer is dropped, as Kafka's Selector.close drops it
                         return
         except ConnectionError:
             return
         finally:
             self._connections.discard(writer)
-            writer.close()
+            writer.close()  # flushes what is buffered first: bounded, then dropped
             with contextlib.suppress(Exception):
-                await writer.wait_closed()
+                async with asyncio.timeout(CLOSE_FLUSH_S):
+                    await writer.wait_closed()
+            writer.transport.abort()
 
 
 async def _read_exactly(reader: asyncio.StreamReader, n: int, idle: asyncio.Timeout, idle_s: float) -> bytes:
