@@ -16,6 +16,8 @@ from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.process_cluster import ProcessCluster, ProcessClusterShell
 from zkcontroller.cluster.prompt_help import CommandTable, command
 from zkcontroller.cluster.zookeeper_ensemble import ZooKeeperEnsemble
+from zkcontroller.coordination.errors import ConnectionLossError
+from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 NO_ADMIN = cast(KafkaZkClient, None)
@@ -104,3 +106,24 @@ def test_the_table_lays_out_rows_in_columns() -> None:
         "  help | quit",
     ]
     assert table.verbs() == ("status", "stop", "kill", "produce", "help", "quit")
+
+
+async def test_a_verb_failing_on_zookeeper_is_one_error_line_and_the_prompt_goes_on(tmp_path: Path) -> None:
+    """On the process prompt too (it stopped the whole cluster on a ZooKeeper error before both prompts shared
+    `prompt_error_text`): a lost quorum or a corrupt znode under ``describe`` is one line; a bug is raised."""
+    lines: list[str] = []
+    shell = ProcessClusterShell(ProcessCluster([1], tmp_path), NO_ADMIN, lines.append)
+    failures: list[Exception] = [ConnectionLossError("/brokers/topics"),
+                                 ZnodeDecodeError("/brokers/topics/t", "no JSON value"), RuntimeError("a bug")]
+
+    async def describe(_args: list[str]) -> None:
+        raise failures.pop(0)
+
+    shell.handlers = lambda: {"describe": describe}  # type: ignore[method-assign]
+    assert await shell.run_command("describe") is True
+    assert await shell.run_command("describe t") is True
+    assert lines == ["error: ZooKeeper CONNECTION_LOSS at /brokers/topics: CONNECTION_LOSS for /brokers/topics "
+                     "(nothing else was done; try again once ZooKeeper answers)",
+                     "error: Malformed znode /brokers/topics/t: no JSON value"]
+    with pytest.raises(RuntimeError, match="a bug"):
+        await shell.run_command("describe")

@@ -18,6 +18,7 @@ from zkcontroller.cluster.listener import ListenerPorts
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
+from zkcontroller.coordination.errors import ConnectionLossError
 from zkcontroller.protocol.wire.client_apis import CREATE_TOPICS, schema_module
 from zkcontroller.runtime.clock import wall_clock_ms
 
@@ -110,3 +111,24 @@ async def test_create_partitions_with_racks_on_some_brokers_only_fails_the_whole
         and line.endswith("\nkafka.admin.AdminOperationException: Not all brokers have rack information. Add "
                           "--disable-rack-aware in command line to make replica assignment without rack "
                           "information.") for line in failed)  # getBrokerMetadatas' own message
+
+
+async def test_create_partitions_answers_every_topic_when_zookeeper_fails_the_broker_read(
+        racked: LocalCluster, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """The brokers are read before the per-topic loop: a ZooKeeper failure there fails the request as a whole,
+    answered and logged (``handleError``), rather than closing the client's connection unanswered."""
+    from zkcontroller.protocol.wire.client_apis import CREATE_PARTITIONS
+
+    async def lost(self: TopicAdmin) -> None:
+        raise ConnectionLossError("/brokers/ids")
+
+    monkeypatch.setattr(TopicAdmin, "broker_metadatas", lost)
+    at = address(racked, controller(racked))
+    m = schema_module(CREATE_PARTITIONS, 3, "request")
+    request = m.CreatePartitionsRequest(topics=(m.CreatePartitionsTopic(name="any", count=3, assignments=None),),
+                                        timeout=timedelta(seconds=5), validate_only=False)
+    response: Any = await send(at, CREATE_PARTITIONS, 3, request, "CreatePartitionsResponse")
+    assert [(r.name, int(r.error_code), r.error_message) for r in response.results] == [
+        ("any", UNKNOWN_SERVER_ERROR, None)]
+    [line] = [r.getMessage() for r in caplog.records if r.name == "kafka.server.RequestHandlerHelper"]
+    assert line.endswith("\nConnectionLossError: CONNECTION_LOSS for /brokers/ids")

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import TextIO
 
 from zkcontroller.admin.describe import controller_status, describe_lines, describe_topics, select_topics
-from zkcontroller.admin.errors import AdminError
 from zkcontroller.admin.leader_election import all_partitions, start_preferred_election
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.broker.config import MAX_RESERVED_BROKER_ID, ReplicationConfig, virtual_log_dirs
@@ -30,18 +29,16 @@ from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.logs import LogFiles
 from zkcontroller.cluster.partition_wait import wait_for_partitions
 from zkcontroller.cluster.produce import ProduceWorkload, produce_command
-from zkcontroller.cluster.prompt_help import IN_PROCESS
+from zkcontroller.cluster.prompt_help import IN_PROCESS, prompt_error_text
 from zkcontroller.cluster.prompt_input import read_line
 from zkcontroller.cluster.prompt_lines import created_topic_lines
 from zkcontroller.controller.events import ApiError, ElectionType
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
-from zkcontroller.coordination.errors import ZkError
 from zkcontroller.model import LeaderIsrAndControllerEpoch, ReplicaAssignment, TopicPartition, sorted_partitions
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk import paths
-from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 COMMANDS = IN_PROCESS
@@ -141,7 +138,7 @@ class ClusterShell:
 
     async def run_command(self, line: str) -> bool:
         """Run one command line; False when the user asked to quit. Errors are printed, never raised."""
-        return await COMMANDS.run_line(line, self.handlers(), self.out, _error_text)
+        return await COMMANDS.run_line(line, self.handlers(), self.out, prompt_error_text)
 
     def handlers(self) -> dict[str, Callable[[list[str]], Awaitable[None]]]:
         """Each verb's handler, called with its arguments: the verbs of `COMMANDS` but ``quit``, which
@@ -492,14 +489,3 @@ async def _serve(cluster: LocalCluster, shell: ClusterShell, broker_ids: list[in
         await shell.workload.close()
         await cluster.shutdown(progress=print)
         print("all brokers stopped")
-
-
-def _error_text(e: Exception) -> str | None:
-    """The prompt's one line for a verb's failure (None: a bug, raised): a refusal as it is; the store gone or
-    changed under the verb, said so, with nothing else done."""
-    if isinstance(e, ZkError):
-        return (f"ZooKeeper {e.code.name}{f' at {e.path}' if e.path else ''}: {e} "
-                "(nothing else was done; try again once ZooKeeper answers)")
-    if isinstance(e, (AdminError, ValueError, TimeoutError, ZnodeDecodeError)):
-        return str(e)
-    return None

@@ -61,6 +61,8 @@ def create_partitions_handler(server: Callable[[], KafkaServer | None]) -> Creat
             await TopicAdmin(current.zk, current.runtime.rng).broker_metadatas()  # only fail the whole request
         except AdminOperationError as e:  # thrown: handleError logs it, every topic UNKNOWN_SERVER_ERROR, no message
             raise RequestFailed(str(e), "kafka.admin.AdminOperationException") from None
+        except Exception as e:  # ZooKeeper gone, a registration unreadable: thrown there too, answered the same
+            raise RequestFailed(str(e), type(e).__name__) from e
         counts: dict[str, int] = {}
         for t in topics:
             counts[t.name] = counts.get(t.name, 0) + 1

@@ -25,9 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from zkcontroller.admin.describe import controller_status, describe_lines, describe_topics, select_topics
-from zkcontroller.admin.errors import AdminError
 from zkcontroller.admin.topics import TopicAdmin
-from zkcontroller.cluster.prompt_help import PROCESSES
+from zkcontroller.cluster.prompt_help import PROCESSES, prompt_error_text
 from zkcontroller.cluster.prompt_input import read_line
 from zkcontroller.cluster.prompt_lines import created_topic_lines
 from zkcontroller.cluster.server_properties import render
@@ -270,9 +269,7 @@ class ProcessClusterShell:
     async def run_command(self, line: str) -> bool:
         """Run one command line; False when the user asked to quit. A verb's refusal, or a signal or ZooKeeper
         that fails it, is printed and the prompt goes on."""
-        return await COMMANDS.run_line(
-            line, self.handlers(), self.out,
-            lambda e: str(e) if isinstance(e, (AdminError, ValueError, TimeoutError, OSError)) else None)
+        return await COMMANDS.run_line(line, self.handlers(), self.out, prompt_error_text)
 
     def handlers(self) -> dict[str, Callable[[list[str]], Awaitable[None]]]:
         """Each verb's handler, called with its arguments: the verbs of `COMMANDS` but ``quit``, which

@@ -13,8 +13,24 @@ import shlex
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 
+from zkcontroller.admin.errors import AdminError
+from zkcontroller.coordination.errors import ZkError
+from zkcontroller.zk.errors import ZnodeDecodeError
+
 Handler = Callable[[list[str]], Awaitable[None]]
 """A verb's handler, called with the words after it."""
+
+
+def prompt_error_text(e: Exception) -> str | None:
+    """Both prompts' one line for a verb's failure (None: a bug, raised): a refusal, a timeout or a failed signal
+    as it is; the store gone or changed under the verb (a ``describe`` after ``zk-kill`` took the quorum, a corrupt
+    znode), said so, with nothing else done and the cluster left running."""
+    if isinstance(e, ZkError):
+        return (f"ZooKeeper {e.code.name}{f' at {e.path}' if e.path else ''}: {e} "
+                "(nothing else was done; try again once ZooKeeper answers)")
+    if isinstance(e, (AdminError, ValueError, TimeoutError, OSError, ZnodeDecodeError)):
+        return str(e)
+    return None
 
 
 @dataclass(frozen=True)

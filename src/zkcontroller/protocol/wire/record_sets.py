@@ -84,7 +84,7 @@ class RecordSetError(Exception):
 
 class RequestFailed(Exception):
     """A record set that fails the whole Produce request (or an admin handler's request: DeleteTopics,
-    CreatePartitions): an exception the ``handle*Request`` does not catch
+    CreatePartitions, AlterConfigs): an exception the ``handle*Request`` does not catch
     reaches ``KafkaApis.handle``, whose ``handleError`` logs it and answers every partition ``error``, with the
     exception's message where ``ApiError.fromThrowable`` keeps it (``answer_message``: never for
     UNKNOWN_SERVER_ERROR). ``exception``: the Java exception's class. ``logged``: False for the answer
