@@ -187,7 +187,7 @@ def test_controller_lines_written_without_a_record_are_the_lines_logging_writes(
     try:
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(LineWriterHandler, "write_direct", counting)
-            log = PrefixedLogger("state.change.logger", 1, lambda: 3)
+            log = PrefixedLogger("state.change.logger", "[Controller id=1 epoch=3] ")
             log.trace("a trace line with 100% of its % signs")
             log.debug("a debug line")
             log.info("Changed partition t-0 from OfflinePartition to OnlinePartition")

@@ -91,7 +91,7 @@ class ControllerCore:
         self.event_log = event_log
         self.context = ControllerContext()
         epoch = self._epoch
-        self.log = PrefixedLogger(CONTROLLER_LOGGER, config.broker_id, epoch)
+        self.log = PrefixedLogger(CONTROLLER_LOGGER, f"[Controller id={config.broker_id}] ")
         self.state_change_logger = StateChangeLogger(config.broker_id, epoch, event_log)
         self.channel_manager = ControllerChannelManager(
             config.broker_id, transport, on_broker_response, epoch, runtime

@@ -117,22 +117,17 @@ class EventLog:
 
 
 class PrefixedLogger:
-    """A Kafka-style logger: every line starts with ``[Controller id=<id> epoch=<e>] ``, or with a component's
-    fixed ident (``ident``: ``[Topic Deletion Manager <id>] ``, as Kafka's ``TopicDeletionManager``)."""
+    """A Kafka-style logger: every line starts with its class's fixed ``logIdent`` (``prefix``):
+    ``[Controller id=<id>] `` for ``KafkaController`` (without the epoch, which only the state-change logger
+    prints), ``[Topic Deletion Manager <id>] `` for ``TopicDeletionManager``, none for
+    ``ControllerBrokerRequestBatch``."""
 
-    def __init__(self, name: str, controller_id: int, epoch: Callable[[], int], ident: str | None = None) -> None:
+    def __init__(self, name: str, prefix: str) -> None:
         self._log = logging.getLogger(name)
-        self._controller_id = controller_id
-        self._epoch = epoch
-        self._ident = None if ident is None else f"[{ident} {controller_id}] "
+        self._fixed_prefix = prefix
 
     def _prefix(self) -> str:
-        if self._ident is not None:
-            return self._ident
-        epoch = self._epoch()
-        if epoch > 0:
-            return f"[Controller id={self._controller_id} epoch={epoch}] "
-        return f"[Controller id={self._controller_id}] "
+        return self._fixed_prefix
 
     def is_enabled_for(self, level: int) -> bool:
         """Callers check this before building a per-partition line, so a disabled TRACE costs no formatting."""
@@ -164,10 +159,15 @@ class StateChangeLogger(PrefixedLogger):
     """Kafka's ``state.change.logger`` plus the matching JSONL records for every transition."""
 
     def __init__(self, controller_id: int, epoch: Callable[[], int], event_log: EventLog) -> None:
-        super().__init__(STATE_CHANGE_LOGGER, controller_id, epoch)
+        super().__init__(STATE_CHANGE_LOGGER, f"[Controller id={controller_id}] ")
         self.controller_id = controller_id
         self.epoch = epoch
         self.event_log = event_log
+
+    def _prefix(self) -> str:
+        """Kafka's ``StateChangeLogger`` ident: the controller's epoch once it has one."""
+        epoch = self.epoch()
+        return f"[Controller id={self.controller_id} epoch={epoch}] " if epoch > 0 else self._fixed_prefix
 
     # One method per record type, each taking a step's partitions at once: a broker failure writes about 60,000
     # of these records. The common fields (``EventLog.record``'s, then who wrote it and which partition) are in

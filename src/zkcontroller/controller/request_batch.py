@@ -88,7 +88,7 @@ class ControllerBrokerRequestBatch:
         self.context = context
         self._sender = sender
         self._state_change_logger = state_change_logger
-        self._log = PrefixedLogger(BATCH_LOGGER, controller_id, lambda: context.epoch)
+        self._log = PrefixedLogger(BATCH_LOGGER, "")  # Kafka's batch classes have no logIdent
         self.leader_and_isr_request_map: dict[int, dict[TopicPartition, LeaderAndIsrPartitionState]] = {}
         self.stop_replica_request_map: dict[int, dict[TopicPartition, StopReplicaPartitionState]] = {}
         self.update_metadata_request_broker_set: set[int] = set()

@@ -40,8 +40,7 @@ class TopicDeletionManager(EventFamily):
         super().__init__(core)
         self.context = core.context
         self.enabled = core.config.delete_topic_enable
-        self.log = PrefixedLogger(DELETION_LOGGER, core.config.broker_id, lambda: core.context.epoch,
-                                  ident="Topic Deletion Manager")
+        self.log = PrefixedLogger(DELETION_LOGGER, f"[Topic Deletion Manager {core.config.broker_id}] ")
         """Kafka's own logger and ident for the manager's lines (the controller's for processTopicDeletion's)."""
 
     def handlers(self) -> Mapping[type[ControllerEvent], Handler]:
