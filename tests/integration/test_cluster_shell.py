@@ -212,11 +212,11 @@ def test_prompt_shows_each_log_line_once_and_a_controller_error_in_one_line(reac
         try:
             raise SessionExpiredError()
         except SessionExpiredError as e:
-            logging.getLogger("kafka.controller.KafkaController").error("Error processing event BrokerChange()",
+            logging.getLogger("kafka.controller.KafkaController").error("Error processing event BrokerChange",
                                                                          exc_info=e)
     assert shown == [
         "[kafka.server.KafkaServer] WARNING Retrying controlled shutdown",
-        "[kafka.controller.KafkaController] ERROR Error processing event BrokerChange(): SessionExpiredError: "
+        "[kafka.controller.KafkaController] ERROR Error processing event BrokerChange: SessionExpiredError: "
         "SESSION_EXPIRED (stack trace in controller.log)"]
     assert reached_root == []
     assert logging.getLogger("kafka.server").propagate  # restored on detach

@@ -127,7 +127,7 @@ class AlterIsrManager(_Worker):
     async def send(self, batch: dict[TopicPartition, IsrProposal]) -> bool:
         controller = self._controller()
         if controller is None:
-            log.debug("[AlterIsrManager broker=%d] No controller known; retrying", self.broker_id)
+            log.debug("No controller known; retrying")
             return False
         request = AlterIsrRequest(self.broker_id, self._broker_epoch(), tuple(
             AlterIsrPartition(tp, p.leader_and_isr.leader_epoch, p.leader_and_isr.isr, p.leader_and_isr.zk_version)
@@ -137,8 +137,7 @@ class AlterIsrManager(_Worker):
             response = await send_with_timeout(self._transport, self.runtime, controller, request,
                                                self._config.request_timeout_ms)
         except BrokerUnreachableError as e:
-            log.debug("[AlterIsrManager broker=%d] AlterIsr to controller %d failed: %s", self.broker_id,
-                      controller.id, e)
+            log.debug("AlterIsr to controller %d failed: %s", controller.id, e)
             return False
         if not isinstance(response, AlterIsrResponse) or response.error is not Errors.NONE:
             self._log_top_level_error(controller, request, response)
@@ -147,8 +146,7 @@ class AlterIsrManager(_Worker):
         for tp, proposal in batch.items():
             result = answered.get(tp)
             if result is None:  # not answered: stays unsent, goes again
-                log.warning("[AlterIsrManager broker=%d] Partition %s was sent but not included in the response",
-                            self.broker_id, tp)
+                log.warning("Partition %s was sent but not included in the response", tp)
                 continue
             self.done(proposal)
             self._on_result(proposal, result.error if result.error is not Errors.NONE else LeaderAndIsr(
@@ -159,15 +157,13 @@ class AlterIsrManager(_Worker):
         """Kafka 2.8.2's ``handleAlterIsrResponse`` warnings; NOT_CONTROLLER is re-queued by Kafka's channel to
         the controller without a word, so ours says it at DEBUG only."""
         error = getattr(response, "error", response)
-        prefix = f"[AlterIsrManager broker={self.broker_id}] "
-        if error is Errors.NOT_CONTROLLER:
-            log.debug("%sController %d answered AlterIsr with NOT_CONTROLLER; retrying", prefix, controller.id)
+        if error is Errors.NOT_CONTROLLER:  # DefaultAlterIsrManager has no logIdent
+            log.debug("Controller %d answered AlterIsr with NOT_CONTROLLER; retrying", controller.id)
         elif error is Errors.STALE_BROKER_EPOCH:
-            log.warning("%sBroker had a stale broker epoch (%d), retrying.", prefix, request.broker_epoch)
+            log.warning("Broker had a stale broker epoch (%d), retrying.", request.broker_epoch)
         else:
             name = error.name if isinstance(error, Errors) else repr(error)
-            log.warning("%sController returned an unexpected top-level error when handling AlterIsr request: %s",
-                        prefix, name)
+            log.warning("Controller returned an unexpected top-level error when handling AlterIsr request: %s", name)
 
 
 class ZkIsrManager(_Worker):
@@ -206,7 +202,7 @@ class ZkIsrManager(_Worker):
             try:
                 result = await zk.update_leader_and_isr(states, controller_epoch, NO_FENCING)
             except (ZkError, OSError) as e:
-                zk_log.warning("[ZkIsrManager broker=%d] Failed to write ISR changes: %s", self.broker_id, e)
+                zk_log.warning("Failed to write ISR changes: %s", e)
                 ok = False
                 continue
             now = self.runtime.now_ms()
@@ -257,7 +253,7 @@ class ZkIsrManager(_Worker):
             try:
                 await self.maybe_propagate_isr_changes()
             except (ZkError, OSError) as e:
-                zk_log.warning("[ZkIsrManager broker=%d] Failed to publish ISR changes: %s", self.broker_id, e)
+                zk_log.warning("Failed to publish ISR changes: %s", e)
 
     async def maybe_propagate_isr_changes(self) -> bool:
         """Publish the changed partitions in one notification when changes have settled for ``linger`` ms, or

@@ -97,7 +97,7 @@ class ProducerIdManager:
                 candidate = ProducerIdBlock(self.broker_id, 0, PID_BLOCK_SIZE - 1)
             else:
                 if latest.block_end > LONG_MAX - PID_BLOCK_SIZE:
-                    log.critical("[ProducerId Manager %d]: Exhausted all producerIds as the next block's end "
+                    log.error("[ProducerId Manager %d]: Exhausted all producerIds as the next block's end "
                                  "producerId is will has exceeded long type limit (current block end producerId "
                                  "is %d)", self.broker_id, latest.block_end)
                     raise ProducerIdsExhaustedError("Have exhausted all producerIds.")

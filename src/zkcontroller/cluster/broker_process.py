@@ -100,8 +100,11 @@ class BrokerProcess:
             await self.socket_server.start()
         except OSError as e:
             raise self._fatal(f"Socket server failed to bind to {host}:{p.listener.port}: {_reason(e)}.") from None
-        log.info("[SocketServer brokerId=%d] Started data-plane acceptor and processor(s) for endpoint : "
-                 "ListenerName(%s) on port %d", p.broker_id, p.listener.name, self.socket_server.port)
+        logging.getLogger("kafka.network.Acceptor").info("Awaiting socket connections on %s:%d.", host,
+                                                           self.socket_server.port)
+        logging.getLogger("kafka.network.SocketServer").info(
+            "[SocketServer brokerId=%d] Started data-plane acceptor and processor(s) for endpoint : ListenerName(%s)",
+            p.broker_id, p.listener.name)
         sink = self.metrics.event_sink if self.metrics is not None else None
         self.server = KafkaServer(self.broker_config(), self.backend, self.transport,  # type: ignore[arg-type]
                                   self.runtime, EventLog(f"broker-{p.broker_id}", wall_clock_ms, sink))

@@ -19,6 +19,8 @@ from zkcontroller.protocol.transport import BrokerTransport, BrokerUnreachableEr
 from zkcontroller.runtime.runtime import Runtime
 
 log = logging.getLogger("kafka.controller.ControllerChannelManager")
+send_thread_log = logging.getLogger("kafka.controller.RequestSendThread")
+"""Kafka's per-broker sender thread's logger (``[RequestSendThread controllerId=N] ``)."""
 
 SEND_BACKOFF_MS = 100
 
@@ -79,7 +81,8 @@ class ControllerChannelManager:
     def send_request(self, broker_id: int, request: AnyControlRequest) -> None:
         channel = self._channels.get(broker_id)
         if channel is None:
-            log.warning("Not sending request %s to broker %d, since it is offline.", type(request).__name__, broker_id)
+            log.warning("[Channel manager on controller %d]: Not sending request %s to broker %d, since it is offline.",
+                        self.controller_id, type(request).__name__, broker_id)
             return
         channel.queue.put_nowait(request)
 
@@ -107,16 +110,16 @@ class ControllerChannelManager:
                 self.requests_handed_to_transport += 1
                 return await self._transport.send(broker, request)
             except (BrokerUnreachableError, OSError, TimeoutError) as e:
-                log.warning(
-                    "[Controller id=%d, targetBrokerId=%d] Controller %d epoch %d fails to send request %s to "
-                    "broker %d. Reconnecting to broker. (%s)",
-                    self.controller_id,
-                    broker.id,
-                    self.controller_id,
-                    self._epoch(),
-                    type(request).__name__,
-                    broker.id,
-                    e,
-                )
+                send_thread_log.warning(
+                    "[RequestSendThread controllerId=%d] Controller %d epoch %d fails to send request %s to broker "
+                    "%s. Reconnecting to broker.\n%s: %s", self.controller_id, self.controller_id, self._epoch(),
+                    type(request).__name__, _node(broker), type(e).__name__, e)
                 await self._runtime.sleep_ms(SEND_BACKOFF_MS)
         return None
+
+
+def _node(broker: Broker) -> str:
+    """The broker as Kafka's ``Node.toString`` prints it: ``host:port (id: N rack: R)``."""
+    endpoint = broker.endpoints[0] if broker.endpoints else None
+    address = f"{endpoint.host}:{endpoint.port}" if endpoint is not None else ":-1"
+    return f"{address} (id: {broker.id} rack: {broker.rack if broker.rack is not None else 'null'})"

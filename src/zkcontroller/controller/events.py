@@ -4,7 +4,7 @@ state changes happen while one of them is processed."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from enum import Enum
 from typing import Any, ClassVar
 
@@ -20,6 +20,11 @@ class ControllerEvent:
     @property
     def name(self) -> str:
         return type(self).__name__
+
+    def __str__(self) -> str:
+        """An event without fields prints as Kafka's case object does (``Reelect``, not ``Reelect()``), in
+        ``Error processing event ...`` and ``Controller moved to another broker when processing ...``."""
+        return repr(self) if is_dataclass(self) and fields(self) else self.name
 
 
 @dataclass(frozen=True)

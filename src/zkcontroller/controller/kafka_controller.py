@@ -303,7 +303,8 @@ class KafkaController:
         core = self.core
         core.active_controller_id = await self.current_controller_id()
         if core.active_controller_id != -1:
-            core.log.debug(f"Broker {core.active_controller_id} has been elected as the controller, so stopping")
+            core.log.debug(f"Broker {core.active_controller_id} has been elected as the controller, so stopping the "
+                           "election process.")
             return
         try:
             epoch, epoch_zk_version = await core.zk.register_controller_and_increment_controller_epoch(

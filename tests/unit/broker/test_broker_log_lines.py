@@ -156,7 +156,7 @@ async def test_the_alter_isr_managers_lines_are_kafkas(caplog: pytest.LogCapture
                               AsyncioRuntime(random.Random(0), ManualClock()), ReplicationConfig(),
                               lambda p, r: results.append(r))
     assert await manager.send({TP: proposal}) is (answer.error is Errors.NONE)
-    assert lines(caplog, "kafka.server.DefaultAlterIsrManager") == [(level, f"[AlterIsrManager broker=1] {text}")]
+    assert lines(caplog, "kafka.server.DefaultAlterIsrManager") == [(level, text)]  # no logIdent, as Kafka's
     assert results == []  # nothing answered: the proposal stays to be sent again
 
 
