@@ -271,8 +271,7 @@ class KafkaController:
         await self.on_controller_resignation()
 
     async def process_register_broker_and_reelect(self, _event: RegisterBrokerAndReelect) -> None:
-        self.broker_epoch = await self.core.zk.register_broker(self.broker_info)
-        self.core.log.info(f"Registered broker with new broker epoch {self.broker_epoch}")
+        self.broker_epoch = await self.core.zk.register_broker(self.broker_info)  # KafkaZkClient logs it
         if self.on_registered is not None:
             self.on_registered(self.broker_epoch)
         await self.maybe_resign()

@@ -34,6 +34,8 @@ from zkcontroller.zk.znodes import (
 )
 
 log = logging.getLogger(__name__)
+kafka_zk_client_log = logging.getLogger("kafka.zk.KafkaZkClient")
+"""Lines Kafka's ``KafkaZkClient`` writes, under its logger (server.log in a broker's files)."""
 
 _MAX_REGISTRATION_ATTEMPTS = 10
 
@@ -52,8 +54,9 @@ class BrokerOps(KafkaZkClientBase):
         """Create ``/brokers/ids/<id>`` (ephemeral) and return the broker epoch, the node's czxid."""
         path = BrokerIdZNode.path(info.broker.id)
         stat = await self._checked_ephemeral_create(path, BrokerIdZNode.encode(info, self._clock()))
-        log.info("Registered broker %d at path %s with addresses: %s, czxid (broker epoch): %d",
-                 info.broker.id, path, ",".join(e.connection_string for e in info.broker.endpoints), stat.czxid)
+        kafka_zk_client_log.info("Registered broker %d at path %s with addresses: %s, czxid (broker epoch): %d",
+                                 info.broker.id, path, ",".join(e.connection_string for e in info.broker.endpoints),
+                                 stat.czxid)
         return stat.czxid
 
     async def _checked_ephemeral_create(self, path: str, data: bytes) -> Stat:

@@ -97,7 +97,7 @@ async def test_topic_partition_and_broker_lines(controller: tuple[KafkaControlle
 
     epoch2 = await zk.register_broker(_info(2, 9093))
     assert (f"Registered broker 2 at path /brokers/ids/2 with addresses: PLAINTEXT://localhost:9093, czxid (broker "
-            f"epoch): {epoch2}") in lines(caplog, "zkcontroller.zk.client_brokers")
+            f"epoch): {epoch2}") in lines(caplog, "kafka.zk.KafkaZkClient")
     epoch1 = active.context.live_broker_id_and_epochs[1]
     await wait_until(lambda: f"Updated broker epochs cache: HashMap(1 -> {epoch1}, 2 -> {epoch2})" in lines(caplog),
                      what="the epochs cache line")
