@@ -48,6 +48,7 @@ from zkcontroller.protocol.control_requests import ApiKey, ControlResponse, Erro
 from zkcontroller.protocol.inter_broker import AlterIsrResponse, ControlledShutdownResponse, FetchResponse
 from zkcontroller.protocol.wire import alter_configs as alter_configs_wire
 from zkcontroller.protocol.wire import client_apis, control_codec
+from zkcontroller.protocol.wire import client_quotas as client_quotas_wire
 from zkcontroller.protocol.wire import describe_configs as describe_configs_wire
 from zkcontroller.protocol.wire.client_apis import (
     ALTER_PARTITION_REASSIGNMENTS,
@@ -105,6 +106,12 @@ DescribeConfigsHandler = Callable[[describe_configs_wire.DescribeConfigsQuery],
 """A DescribeConfigs request -> one result per resource, in order (`cluster.describe_configs`)."""
 AlterConfigsHandler = Callable[[alter_configs_wire.AlterConfigsQuery], Awaitable[list[alter_configs_wire.AlterResult]]]
 """An AlterConfigs or IncrementalAlterConfigs request -> one result per distinct resource (`cluster.alter_configs`)."""
+DescribeClientQuotasHandler = Callable[[client_quotas_wire.DescribeQuotasQuery],
+                                       Awaitable[client_quotas_wire.DescribedQuotas]]
+"""A DescribeClientQuotas request -> its answer (`admin.client_quota_admin`)."""
+AlterClientQuotasHandler = Callable[[client_quotas_wire.AlterQuotasQuery],
+                                    Awaitable[list[client_quotas_wire.AlteredQuota]]]
+"""An AlterClientQuotas request -> one result per distinct entity (`admin.client_quota_admin`)."""
 
 
 @dataclass(frozen=True)
@@ -116,6 +123,8 @@ class AdminHandlers:
     elect_leaders: ElectLeadersHandler | None = None
     alter_reassignments: AlterReassignmentsHandler | None = None
     list_reassignments: ListReassignmentsHandler | None = None
+    describe_client_quotas: DescribeClientQuotasHandler | None = None
+    alter_client_quotas: AlterClientQuotasHandler | None = None
 
 
 class TopicAutoCreator(Protocol):
@@ -222,6 +231,10 @@ class KafkaApis:
              ((ALTER_PARTITION_REASSIGNMENTS, client_apis.ALTER_PARTITION_REASSIGNMENTS_VERSIONS),)),
             (admin.list_reassignments,
              ((LIST_PARTITION_REASSIGNMENTS, client_apis.LIST_PARTITION_REASSIGNMENTS_VERSIONS),)),
+            (admin.describe_client_quotas, ((client_quotas_wire.DESCRIBE_CLIENT_QUOTAS,
+                                             client_quotas_wire.DESCRIBE_CLIENT_QUOTAS_VERSIONS),)),
+            (admin.alter_client_quotas, ((client_quotas_wire.ALTER_CLIENT_QUOTAS,
+                                          client_quotas_wire.ALTER_CLIENT_QUOTAS_VERSIONS),)),
             (self.producer_ids, ((client_apis.INIT_PRODUCER_ID, client_apis.INIT_PRODUCER_ID_VERSIONS),)),
             (self.describe_configs,
              ((describe_configs_wire.DESCRIBE_CONFIGS, describe_configs_wire.DESCRIBE_CONFIGS_VERSIONS),)),
@@ -317,6 +330,13 @@ class KafkaApis:
         if key == describe_configs_wire.DESCRIBE_CONFIGS and self.describe_configs is not None:
             query = describe_configs_wire.decode_request(version, payload, offset)
             return describe_configs_wire.encode_response(version, await self.describe_configs(query))
+        if key == client_quotas_wire.DESCRIBE_CLIENT_QUOTAS and self.admin.describe_client_quotas is not None:
+            query = client_quotas_wire.decode_describe_request(version, payload, offset)
+            described = await self.admin.describe_client_quotas(query)
+            return client_quotas_wire.encode_describe_response(version, described)
+        if key == client_quotas_wire.ALTER_CLIENT_QUOTAS and self.admin.alter_client_quotas is not None:
+            alterations = client_quotas_wire.decode_alter_request(version, payload, offset)
+            return client_quotas_wire.encode_alter_response(version, await self.admin.alter_client_quotas(alterations))
         if key in (alter_configs_wire.ALTER_CONFIGS, alter_configs_wire.INCREMENTAL_ALTER_CONFIGS) \
                 and self.alter_configs is not None:
             altered = await self.alter_configs(alter_configs_wire.decode_request(key, version, payload, offset))
