@@ -87,7 +87,9 @@ def broker_apis(broker_id: int, server: Callable[[], KafkaServer | None],
                                          alter_client_quotas=alter_client_quotas_handler(server)),
                      replica_manager=lambda: current.replica_manager if (current := server()) is not None else None,
                      producer_ids=ProducerIdManager(broker_id, lambda: current.zk if (current := server()) else None),
-                     describe_configs=describe_configs_handler(server), alter_configs=alter_configs_handler(server))
+                     describe_configs=describe_configs_handler(server), alter_configs=alter_configs_handler(server),
+                     produce_quotas=lambda: current.replica_manager.topic_configs.produce_quotas
+                     if (current := server()) is not None and current.replica_manager is not None else None)
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,19 @@ log = logging.getLogger("kafka.network.Processor")
 FrameHandler = Callable[[bytes], Awaitable[bytes | None]]
 
 
+class ThrottledResponse(bytes):
+    """An answer after which its connection reads no request until ``throttle()`` returns: Kafka's channel muted
+    while a client's quota throttle lasts (``ThrottledChannel``). Empty, nothing is sent (an acks=0 Produce): only
+    the mute."""
+
+    throttle: Callable[[], Awaitable[None]]
+
+    def __new__(cls, data: bytes, throttle: Callable[[], Awaitable[None]]) -> ThrottledResponse:
+        response = super().__new__(cls, data)
+        response.throttle = throttle
+        return response
+
+
 class SocketServer:
     def __init__(self, host: str, port: int, handle: FrameHandler, *,
                  max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
@@ -139,13 +152,15 @@ class SocketServer:
                     self.closed_for_bad_input += 1
                     log.exception("Closing connection from %s after an unexpected error handling a request", peer)
                     return
-                if response is not None:
+                if response is not None and (response or not isinstance(response, ThrottledResponse)):
                     writer.write(SIZE.pack(len(response)) + response)
                     try:
                         await self._drain(writer, idle_s)
                     except TimeoutError:
                         self._idle(peer)
                         return
+                if isinstance(response, ThrottledResponse):
+                    await response.throttle()  # muted: the next request is not read before the throttle ends
         except ConnectionError:
             return
         finally:
