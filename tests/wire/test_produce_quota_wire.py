@@ -6,12 +6,15 @@ end to end, a quota set with AlterClientQuotas taken up by the brokers and appli
 from __future__ import annotations
 
 import asyncio
+import random
 import struct
 
 import pytest
 from tests.helpers import wait_until
 from tests.integration.listening import Cluster
 
+from zkcontroller.admin.client_quotas import change_quota_config
+from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.broker.client_quota_manager import ANONYMOUS, ClientQuotaManager
 from zkcontroller.broker.request_handler import KafkaApis
 from zkcontroller.protocol.wire import client_quotas as cq
@@ -20,7 +23,7 @@ from zkcontroller.protocol.wire.client_apis import PRODUCE, PRODUCE_RESPONSE
 from zkcontroller.protocol.wire.frames import decode_response_header
 from zkcontroller.runtime.socket_server import SocketServer, ThrottledResponse
 
-from .admin_fixture import address, admin_cluster_fixture  # noqa: F401 (the fixture)
+from .admin_fixture import address, admin_cluster_fixture, leader  # noqa: F401 (the fixture)
 from .server_fixture import connect, read_frame, request_frame
 from .test_produce_wire import ManualRuntime, Replicas, apis, batch, frame, legacy_frame  # noqa: F401
 
@@ -125,3 +128,28 @@ async def test_a_quota_set_through_the_api_throttles_produce(admin_cluster: Clus
     request = frame(7, 1, [("nowhere", [(0, batch(2))])], client_id="slow")  # any answer is throttled
     answer = await asyncio.to_thread(_exchange, address(cluster, brokers[1]), struct.pack(">i", len(request)) + request)
     assert throttle_of(answer, 7) == expected_throttle(len(request))
+
+
+def _produce_with_kafka_python(at: str, topic: str) -> float:
+    """kafka-python 3.0.12's producer, client id "slow": one record; the producer's largest throttle time seen."""
+    from kafka import KafkaProducer
+
+    producer = KafkaProducer(bootstrap_servers=at, client_id="slow", max_block_ms=30000, request_timeout_ms=10000)
+    try:
+        producer.send(topic, b"x" * 200).get(timeout=30)
+        return float(producer.metrics()["producer-metrics"]["throttle-time-max"])
+    finally:
+        producer.close(timeout=5)
+
+
+async def test_kafka_python_reads_the_throttle(admin_cluster: Cluster) -> None:
+    """A real client: its producer records the ``throttle_time_ms`` of the answer (and backs off by it)."""
+    cluster, zk = admin_cluster
+    await change_quota_config(zk, "clients", "slow", {"producer_byte_rate": "10"})
+    await TopicAdmin(zk, random.Random(1)).create_topic("q", 1, 3, {})
+    brokers = cluster.running_brokers()
+    await wait_until(lambda: all(leader(s, "q", 0) not in (None, -1) for s in brokers)
+                     and all(s.replica_manager is not None
+                             and s.replica_manager.topic_configs.produce_quotas.quota(ANONYMOUS, "slow") == 10.0
+                             for s in brokers), timeout_s=10, what="the topic and the quota on every broker")
+    assert await asyncio.to_thread(_produce_with_kafka_python, address(cluster, brokers[0]), "q") > 0
