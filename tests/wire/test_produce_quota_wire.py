@@ -153,3 +153,25 @@ async def test_kafka_python_reads_the_throttle(admin_cluster: Cluster) -> None:
                              and s.replica_manager.topic_configs.produce_quotas.quota(ANONYMOUS, "slow") == 10.0
                              for s in brokers), timeout_s=10, what="the topic and the quota on every broker")
     assert await asyncio.to_thread(_produce_with_kafka_python, address(cluster, brokers[0]), "q") > 0
+
+
+async def test_stopping_the_server_ends_a_throttle() -> None:
+    """A muted connection does not hold the listener's stop: its throttle is cancelled and the connection closed."""
+    runtime = ManualRuntime()
+
+    async def handle(payload: bytes) -> bytes:
+        async def muted() -> None:
+            await runtime.sleep_ms(3_600_000)
+        return ThrottledResponse(b"r", muted)
+
+    server = SocketServer("127.0.0.1", 0, handle)
+    await server.start()
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    writer.write(struct.pack(">i", 1) + b"a")
+    await writer.drain()
+    assert await asyncio.wait_for(reader.readexactly(5), 5) == struct.pack(">i", 1) + b"r"
+    await wait_until(lambda: server._mutes != set(), timeout_s=5, what="the connection muted")
+    await server.stop()
+    assert await asyncio.wait_for(reader.read(), 5) == b""  # closed
+    await wait_until(lambda: server.connection_count == 0, timeout_s=5, what="the connection gone")
+    writer.close()

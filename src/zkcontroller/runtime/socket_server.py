@@ -55,6 +55,9 @@ class SocketServer:
         self._close_on = close_on
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.StreamWriter] = set()
+        self._mutes: set[asyncio.Future[None]] = set()
+        """Throttles under way (`ThrottledResponse`): `stop` ends them with their connections."""
+        self._stopping = False
         self.closed_for_bad_input = 0
         self.closed_idle = 0
         self.requests = 0
@@ -70,12 +73,16 @@ class SocketServer:
         return len(self._connections)
 
     async def start(self) -> None:
+        self._stopping = False
         self._server = await asyncio.start_server(self._serve, self.host, self.requested_port, reuse_address=True)
 
     async def stop(self) -> None:
         if self._server is None:
             return
         self._server.close()
+        self._stopping = True
+        for mute in list(self._mutes):
+            mute.cancel()
         for writer in list(self._connections):
             writer.close()
         with contextlib.suppress(Exception):
@@ -121,6 +128,23 @@ class SocketServer:
                 elif now - last_progress >= idle_s:
                     raise
 
+    async def _muted(self, response: ThrottledResponse) -> bool:
+        """Read nothing more until the response's throttle ends; False if the server stopped meanwhile."""
+        if self._stopping:
+            return False
+        mute = asyncio.ensure_future(response.throttle())
+        self._mutes.add(mute)
+        try:
+            await mute
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if not mute.cancelled() or (current is not None and current.cancelling()):
+                raise
+            return False
+        finally:
+            self._mutes.discard(mute)
+        return True
+
     def _idle(self, peer: object) -> None:
         self.closed_idle += 1
         log.info("Closing connection from %s: idle for %d ms (connections.max.idle.ms)", peer,
@@ -159,8 +183,8 @@ class SocketServer:
                     except TimeoutError:
                         self._idle(peer)
                         return
-                if isinstance(response, ThrottledResponse):
-                    await response.throttle()  # muted: the next request is not read before the throttle ends
+                if isinstance(response, ThrottledResponse) and not await self._muted(response):
+                    return
         except ConnectionError:
             return
         finally:
