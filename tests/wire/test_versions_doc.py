@@ -24,7 +24,7 @@ def _documented() -> dict[int, tuple[int, int] | None]:
 def test_the_versions_table_says_what_api_versions_advertises() -> None:
     apis = KafkaApis(1, control_handler=lambda: None, metadata_cache=lambda: None, cluster_id=lambda: None,
                      create_topics=object(), delete_topics=object(),  # type: ignore[arg-type]
-                     admin=AdminHandlers(*[object()] * 4),  # type: ignore[arg-type]  # as a broker process is given
+                     admin=AdminHandlers(*[object()] * 6),  # type: ignore[arg-type]  # as a broker process is given
                      producer_ids=object(), describe_configs=object(),  # type: ignore[arg-type]
                      alter_configs=object())  # type: ignore[arg-type]
     documented = _documented()

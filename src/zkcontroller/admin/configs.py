@@ -13,6 +13,9 @@ short for ``--entity-type topics --entity-name T``, as in Kafka 2.8.
 while the broker (for ``--entity-name``) or every broker (for ``--entity-default``) is down — the replication
 throttles excepted; a running cluster is changed through a broker (``--bootstrap-server`` in Kafka), which
 `alter_broker_config` does with ``via_broker=True``.
+
+``--entity-type users|clients|ips`` (a user and its client id by giving ``users`` and ``clients`` together, each
+with ``--entity-name`` or ``--entity-default``) alters or describes client quotas: `client_quotas`.
 """
 
 from __future__ import annotations
@@ -22,6 +25,13 @@ import re
 import click
 
 from zkcontroller.admin.cli import fail_if_corrupt, run_with_client, zookeeper_option
+from zkcontroller.admin.client_quotas import (
+    QUOTA_ENTITY_TYPES,
+    alter_quota_config,
+    describe_quota_configs,
+    is_valid_ip_entity,
+    parse_quota_entity,
+)
 from zkcontroller.admin.deprecation import ZOOKEEPER_DEPRECATED
 from zkcontroller.admin.errors import AdminError, InvalidConfigError
 from zkcontroller.admin.java_numbers import java_parse_int
@@ -230,7 +240,7 @@ def _entity(entity_types: tuple[str, ...], entity_names: list[str], topic: str |
         raise click.UsageError(f"Duplicate entity type(s) specified: {','.join(extra)}")
     if not types:
         raise click.UsageError("At least one entity type must be specified")
-    if len(types) > 1:  # users and clients, the one pair allowed, are not served here
+    if len(types) > 1 and set(types) != {paths.ConfigType.USER, paths.ConfigType.CLIENT}:
         raise click.UsageError("Only 'users' and 'clients' entity types may be specified together")
     if topic is not None and (entity_types or entity_names):
         raise click.UsageError("--entity-{type,name,default} should not be used in conjunction with specific "
@@ -244,6 +254,12 @@ def _entity(entity_types: tuple[str, ...], entity_names: list[str], topic: str |
             raise click.UsageError("Found multiple arguments for option entity-name, but you asked for only one")
         if java_parse_int(broker_ids[0]) is None:  # `brokerId.toInt`
             raise click.UsageError(f"The entity name for {kind} must be a valid integer broker id, but it is: "
+                                   f"{broker_ids[0]}")
+    if has_name and kind == paths.ConfigType.IP:
+        if len(broker_ids) > 1:
+            raise click.UsageError("Found multiple arguments for option entity-name, but you asked for only one")
+        if broker_ids and not is_valid_ip_entity(broker_ids[0]):
+            raise click.UsageError(f"The entity name for {kind} must be a valid IP or resolvable host, but it is: "
                                    f"{broker_ids[0]}")
     if alter and kind == paths.ConfigType.TOPIC and not has_name:
         raise click.UsageError("an entity name must be specified with --alter of topics")
@@ -293,16 +309,17 @@ def _label(kind: str, name: str) -> str:
     return broker_entity_label(name)
 
 
-@click.command("configs", cls=KafkaCommand, short_help="Topic and dynamic broker config overrides.")
+@click.command("configs", cls=KafkaCommand, short_help="Topic, dynamic broker and client quota configs.")
 @zookeeper_option
 @click.option("--entity-type", "entity_types", multiple=True,
-              type=click.Choice([paths.ConfigType.TOPIC, paths.ConfigType.BROKER]), help="topics or brokers.")
+              type=click.Choice(list(paths.ConfigType.ALL)),
+              help="topics, brokers, users, clients or ips (users and clients together: a user's client id).")
 @click.option("--entity-name", "entity_names_given", multiple=True, callback=_record_entity_order,
-              help="The topic or broker id (--describe without it: every entity with configs stored; "
-              "'' is the default entity, as --entity-default).")
+              help="The topic, broker id, user principal, client id or IP (--describe without it: every entity "
+              "with configs stored; '' is the default entity, as --entity-default).")
 @click.option("--entity-default", is_flag=True, callback=_record_entity_order,
-              help="The cluster-wide default of --entity-type brokers (with --entity-name too, the first given "
-              "is the entity).")
+              help="The default entity of --entity-type brokers, users, clients or ips (brokers and ips, with "
+              "--entity-name too: the first given is the entity).")
 @click.option("--topic", help="The topic: short for --entity-type topics --entity-name TOPIC.")
 @click.option("--alter", is_flag=True, help="Alter the entity's configs.")
 @click.option("--describe", is_flag=True, help="List the entity's configs.")
@@ -311,9 +328,9 @@ def _label(kind: str, name: str) -> str:
 def configs(zookeeper: str, entity_types: tuple[str, ...], entity_names_given: tuple[str, ...], entity_default: bool,
             topic: str | None, alter: bool, describe: bool, add_config: str | None, delete_config: str | None
             ) -> None:
-    """Alter or describe a topic's config overrides or the dynamic broker configs (as kafka-configs
-    --zookeeper). Broker configs other than the replication throttles can only be set this way while the
-    broker (or, for --entity-default, every broker) is down, as in Kafka 2.8."""
+    """Alter or describe a topic's config overrides, the dynamic broker configs or client quotas (as
+    kafka-configs --zookeeper). Broker configs other than the replication throttles can only be set this way
+    while the broker (or, for --entity-default, every broker) is down, as in Kafka 2.8."""
     if alter == describe:
         raise click.UsageError("Command must include exactly one action: --describe, --alter")
     if describe and (add_config is not None or delete_config is not None):  # joptsimple names options "[name]"
@@ -325,6 +342,9 @@ def configs(zookeeper: str, entity_types: tuple[str, ...], entity_names_given: t
     if alter and add_config is None and delete_config is None:  # checkArgs, so before the notice
         raise click.UsageError("At least one of --add-config or --delete-config must be specified with --alter")
     click.echo(ZOOKEEPER_DEPRECATED)
+    if kind in QUOTA_ENTITY_TYPES:
+        _quota_command(zookeeper, list(entity_types), entity_names, alter, add_config, delete_config)
+        return
     if describe:
         corrupt = 0
         for described, found in run_with_client(zookeeper, lambda zk: _describe(zk, kind, name)):
@@ -349,3 +369,28 @@ def configs(zookeeper: str, entity_types: tuple[str, ...], entity_names_given: t
     else:
         run_with_client(zookeeper, lambda zk: alter_broker_config(zk, name, add, delete))
     click.echo(f"Completed updating config for entity: {_label(kind, name)}.")
+
+
+def _quota_command(zookeeper: str, types: list[str], names: list[str], alter: bool, add_config: str | None,
+                   delete_config: str | None) -> None:
+    """Users, clients (or a user's clients) and ips: `client_quotas`."""
+    try:
+        add = parse_add_config(add_config) if add_config is not None else {}
+        if "message.format.version" in add:  # parseConfigsToBeAdded warns before the entity is parsed
+            click.echo(MESSAGE_FORMAT_WARNING.format(add["message.format.version"]))
+        entity = parse_quota_entity(types, names, alter)
+    except AdminError as e:
+        raise click.ClickException(str(e)) from None
+    if not alter:
+        corrupt = 0
+        for described, found in run_with_client(zookeeper, lambda zk: describe_quota_configs(zk, entity)):
+            if isinstance(found, ZnodeDecodeError):
+                corrupt += 1
+                click.echo(f"Configs for {described} are unknown\tCorrupt: {found.path}: {found.reason}")
+                continue
+            click.echo(f"Configs for {described} are {','.join(f'{k}={found[k]}' for k in properties_order(found))}")
+        fail_if_corrupt(corrupt)
+        return
+    delete = parse_delete_config(delete_config)
+    run_with_client(zookeeper, lambda zk: alter_quota_config(zk, entity, add, delete))
+    click.echo(f"Completed updating config for entity: {entity}.")

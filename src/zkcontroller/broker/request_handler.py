@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
+from zkcontroller.broker.client_quota_manager import ANONYMOUS, ClientQuotaManager
 from zkcontroller.broker.delayed_produce import PurgatoryShutDown
 from zkcontroller.broker.list_offsets import legacy_list_offsets, list_offsets
 from zkcontroller.broker.metadata_cache import MetadataCache, MetadataSnapshot, TopicMetadata, is_valid_topic_name
@@ -48,6 +49,7 @@ from zkcontroller.protocol.control_requests import ApiKey, ControlResponse, Erro
 from zkcontroller.protocol.inter_broker import AlterIsrResponse, ControlledShutdownResponse, FetchResponse
 from zkcontroller.protocol.wire import alter_configs as alter_configs_wire
 from zkcontroller.protocol.wire import client_apis, control_codec
+from zkcontroller.protocol.wire import client_quotas as client_quotas_wire
 from zkcontroller.protocol.wire import describe_configs as describe_configs_wire
 from zkcontroller.protocol.wire.client_apis import (
     ALTER_PARTITION_REASSIGNMENTS,
@@ -74,6 +76,7 @@ from zkcontroller.protocol.wire.codec import WireFormatError
 from zkcontroller.protocol.wire.frames import RequestHeader, decode_request_header, encode_response_header
 from zkcontroller.protocol.wire.messages import INTER_BROKER_APIS
 from zkcontroller.protocol.wire.record_sets import RequestFailed
+from zkcontroller.runtime.socket_server import ThrottledResponse
 
 if TYPE_CHECKING:
     from zkcontroller.broker.replica_manager import ReplicaManager
@@ -105,6 +108,12 @@ DescribeConfigsHandler = Callable[[describe_configs_wire.DescribeConfigsQuery],
 """A DescribeConfigs request -> one result per resource, in order (`cluster.describe_configs`)."""
 AlterConfigsHandler = Callable[[alter_configs_wire.AlterConfigsQuery], Awaitable[list[alter_configs_wire.AlterResult]]]
 """An AlterConfigs or IncrementalAlterConfigs request -> one result per distinct resource (`cluster.alter_configs`)."""
+DescribeClientQuotasHandler = Callable[[client_quotas_wire.DescribeQuotasQuery],
+                                       Awaitable[client_quotas_wire.DescribedQuotas]]
+"""A DescribeClientQuotas request -> its answer (`admin.client_quota_admin`)."""
+AlterClientQuotasHandler = Callable[[client_quotas_wire.AlterQuotasQuery],
+                                    Awaitable[list[client_quotas_wire.AlteredQuota]]]
+"""An AlterClientQuotas request -> one result per distinct entity (`admin.client_quota_admin`)."""
 
 
 @dataclass(frozen=True)
@@ -116,6 +125,8 @@ class AdminHandlers:
     elect_leaders: ElectLeadersHandler | None = None
     alter_reassignments: AlterReassignmentsHandler | None = None
     list_reassignments: ListReassignmentsHandler | None = None
+    describe_client_quotas: DescribeClientQuotasHandler | None = None
+    alter_client_quotas: AlterClientQuotasHandler | None = None
 
 
 class TopicAutoCreator(Protocol):
@@ -160,7 +171,8 @@ class KafkaApis:
                  replica_manager: Callable[[], ReplicaManager | None] = lambda: None,
                  producer_ids: ProducerIdManager | None = None,
                  describe_configs: DescribeConfigsHandler | None = None,
-                 alter_configs: AlterConfigsHandler | None = None) -> None:
+                 alter_configs: AlterConfigsHandler | None = None,
+                 produce_quotas: Callable[[], ClientQuotaManager | None] = lambda: None) -> None:
         self.broker_id = broker_id
         self._control_handler = control_handler
         self._metadata_cache = metadata_cache
@@ -179,6 +191,8 @@ class KafkaApis:
         """DescribeConfigs reads topic configs from ZooKeeper: provided by the process assembly (or not)."""
         self.alter_configs = alter_configs
         """(Incremental)AlterConfigs write config nodes in ZooKeeper: provided by the process assembly (or not)."""
+        self.produce_quotas = produce_quotas
+        """The broker's produce quotas (`client_quota_manager`), looked up per Produce; None: no throttling."""
         self._topics_being_created: set[str] = set()
         """Kafka's ``inflightTopics``: another Metadata naming one of them meanwhile gets UNKNOWN_TOPIC_OR_PARTITION."""
         self._metadata_cache_key: tuple[MetadataSnapshot, str | None] | None = None
@@ -222,6 +236,10 @@ class KafkaApis:
              ((ALTER_PARTITION_REASSIGNMENTS, client_apis.ALTER_PARTITION_REASSIGNMENTS_VERSIONS),)),
             (admin.list_reassignments,
              ((LIST_PARTITION_REASSIGNMENTS, client_apis.LIST_PARTITION_REASSIGNMENTS_VERSIONS),)),
+            (admin.describe_client_quotas, ((client_quotas_wire.DESCRIBE_CLIENT_QUOTAS,
+                                             client_quotas_wire.DESCRIBE_CLIENT_QUOTAS_VERSIONS),)),
+            (admin.alter_client_quotas, ((client_quotas_wire.ALTER_CLIENT_QUOTAS,
+                                          client_quotas_wire.ALTER_CLIENT_QUOTAS_VERSIONS),)),
             (self.producer_ids, ((client_apis.INIT_PRODUCER_ID, client_apis.INIT_PRODUCER_ID_VERSIONS),)),
             (self.describe_configs,
              ((describe_configs_wire.DESCRIBE_CONFIGS, describe_configs_wire.DESCRIBE_CONFIGS_VERSIONS),)),
@@ -328,6 +346,13 @@ class KafkaApis:
         if key == describe_configs_wire.DESCRIBE_CONFIGS and self.describe_configs is not None:
             query = describe_configs_wire.decode_request(version, payload, offset)
             return describe_configs_wire.encode_response(version, await self.describe_configs(query))
+        if key == client_quotas_wire.DESCRIBE_CLIENT_QUOTAS and self.admin.describe_client_quotas is not None:
+            query = client_quotas_wire.decode_describe_request(version, payload, offset)
+            described = await self.admin.describe_client_quotas(query)
+            return client_quotas_wire.encode_describe_response(version, described)
+        if key == client_quotas_wire.ALTER_CLIENT_QUOTAS and self.admin.alter_client_quotas is not None:
+            alterations = client_quotas_wire.decode_alter_request(version, payload, offset)
+            return client_quotas_wire.encode_alter_response(version, await self.admin.alter_client_quotas(alterations))
         if key in (alter_configs_wire.ALTER_CONFIGS, alter_configs_wire.INCREMENTAL_ALTER_CONFIGS) \
                 and self.alter_configs is not None:
             query = alter_configs_wire.decode_request(key, version, payload, offset)
@@ -454,6 +479,7 @@ class KafkaApis:
                 close.log_level = logging.DEBUG
                 raise close from None
             answers = failed_request_answers(partitions, e)
+        throttle_ms = self._produce_throttle_ms(header, len(payload))
         if request.acks == 0:
             failed = [f"{a.topic}-{a.partition} -> {error_name(a.error)}" for a in answers if a.error]
             if failed:
@@ -462,9 +488,27 @@ class KafkaApis:
                                         f"Topic and partition to exceptions: {', '.join(failed)}")
                 close.log_level = logging.INFO
                 raise close
-            return None
-        body = client_apis.produce_response(header.api_version, answers)
-        return encode_response_header(header.correlation_id, header.api_key, header.api_version) + body
+            return self._throttled(b"", throttle_ms) if throttle_ms > 0 else None  # muted all the same
+        body = client_apis.produce_response(header.api_version, answers, throttle_ms)
+        response = encode_response_header(header.correlation_id, header.api_key, header.api_version) + body
+        return self._throttled(response, throttle_ms) if throttle_ms > 0 else response
+
+    def _produce_throttle_ms(self, header: RequestHeader, size: int) -> int:
+        """Kafka's ``quotas.produce.maybeRecordAndGetThrottleTimeMs`` once the Produce is answered: the request's
+        size against the client's ``producer_byte_rate`` (`client_quota_manager`), as the user ``ANONYMOUS``
+        (no authentication here)."""
+        quotas = self.produce_quotas()
+        if quotas is None:
+            return 0
+        # max with the request quota's throttle, 0 here (not enforced): a negative bandwidth one counts as none
+        return max(0, quotas.maybe_record_and_get_throttle_time_ms(ANONYMOUS, header.client_id or "", size))
+
+    def _throttled(self, response: bytes, throttle_ms: int) -> ThrottledResponse:
+        """The answer, sent at once for every version (KIP-219, Kafka 2.0+), and then the channel muted until
+        ``throttle_ms`` has passed on the broker's runtime clock (v6+ clients also back off by themselves)."""
+        quotas = self.produce_quotas()
+        assert quotas is not None
+        return ThrottledResponse(response, quotas.throttle(throttle_ms))
 
     # ------------------------------------------------------------------ Metadata
 

@@ -22,6 +22,11 @@ and ``/config/brokers/<this broker's id>`` are read at start-up and again on a n
 log defaults (`LogDefaults.from_levels`) and every kept topic's config is derived again from its overrides, so a
 topic without an override follows. A node Kafka reads as no overrides (not JSON, no ``config`` object) drops that
 level, with a WARN; a node otherwise malformed is logged and the level keeps what it had.
+
+Client quotas (Kafka's ``ClientIdConfigHandler`` and ``UserConfigHandler``): every ``/config/clients/<id>``,
+``/config/users/<user>`` and ``/config/users/<user>/clients/<id>`` is read at start-up, and again on a notification
+naming it, into `produce_quotas` (`broker.client_quota_manager`), which Produce is throttled by. A node that cannot
+be read, or whose ``producer_byte_rate`` is no number, is logged and the quota keeps what it had.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Iterable, Mapping
 
+from zkcontroller.broker.client_quota_manager import ClientQuotaManager, apply_quota_config
 from zkcontroller.broker.dynamic_broker_config import clean_dynamic_configs
 from zkcontroller.broker.log_config import LogConfig, LogDefaults
 from zkcontroller.coordination.api import EventType, WatchedEvent
@@ -43,6 +49,7 @@ from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.log_config_def import TopicConfigError
 
 log = logging.getLogger("kafka.server.DynamicConfigManager")
+QUOTA_ENTITY_PREFIXES = (f"{paths.ConfigType.USER}/", f"{paths.ConfigType.CLIENT}/")
 
 
 class TopicConfigManager:
@@ -63,6 +70,8 @@ class TopicConfigManager:
         self._watching = False
         self._processing: asyncio.Task[None] | None = None
         self._again = False
+        self.produce_quotas = ClientQuotaManager(runtime)
+        """The produce quotas of ``/config/users`` and ``/config/clients`` (Kafka's ``quotaManagers.produce``)."""
 
     # ------------------------------------------------------------------ what the broker reads
 
@@ -157,6 +166,49 @@ class TopicConfigManager:
         # DynamicBrokerConfig.initialize: the dynamic levels as they are now (after arming the watch, so a
         # change written meanwhile is read again rather than missed)
         await self._update_broker_configs([paths.DEFAULT_ENTITY, str(self.broker_id)], log_override=False)
+        await self._load_all_quotas(zk)
+
+    # ------------------------------------------------------------------ client quotas
+
+    async def _load_all_quotas(self, zk: KafkaZkClient) -> None:
+        """``DynamicConfigManager.startup``: every user, <user, client-id> and client-id node as it is now."""
+        try:
+            entities = [f"{paths.ConfigType.CLIENT}/{c}" for c in await self._children(zk, paths.ConfigType.CLIENT)]
+            for user in await self._children(zk, paths.ConfigType.USER):
+                entities.append(f"{paths.ConfigType.USER}/{user}")
+                entities += [f"{paths.ConfigType.USER}/{user}/clients/{c}"
+                             for c in await self._children(zk, f"{paths.ConfigType.USER}/{user}/clients")]
+        except ZkError as e:
+            log.error("[DynamicConfigManager broker=%d] Cannot read the client quotas: %s", self.broker_id, e)
+            return
+        await self._update_quotas(entities, log_override=False)
+
+    @staticmethod
+    async def _children(zk: KafkaZkClient, entity_path: str) -> list[str]:
+        path = paths.config_entity_type_path(entity_path)
+        return await zk.get_children(path) if await zk.path_exists(path) else []
+
+    async def _update_quotas(self, entities: list[str], *, log_override: bool) -> None:
+        """Re-read each ``users/...`` or ``clients/...`` entity's node into the quota managers."""
+        zk = self._zk()
+        if zk is None:
+            return
+        for entity in entities:
+            entity_type, _, name = entity.partition("/")
+            path = paths.config_entity_path(entity_type, name)
+            try:
+                configs, ignored = await zk.get_entity_configs_lenient(entity_type, name)
+                if ignored is not None:
+                    log.warning("[DynamicConfigManager broker=%d] Reading the client quota config %s as no "
+                                "overrides (as Kafka does): %s", self.broker_id, path, ignored.reason)
+                if log_override:
+                    shown = ", ".join(f"{k} -> {'[hidden]' if k.startswith('SCRAM-') else v}"
+                                      for k, v in sorted(configs.items()))
+                    log.info("Processing override for entityPath: %s with config: HashMap(%s)", entity, shown)
+                apply_quota_config(self.produce_quotas, entity_type, name, configs)
+            except (ZkError, ZnodeDecodeError, ValueError) as e:
+                log.error("[DynamicConfigManager broker=%d] Ignoring the client quota config %s: %s",
+                          self.broker_id, path, getattr(e, "reason", e))
 
     # ------------------------------------------------------------------ dynamic broker configs
 
@@ -248,6 +300,8 @@ class TopicConfigManager:
                           self.broker_id, path, reason)
             brokers = [b for b in dict.fromkeys(changes.brokers) if self._concerns_this_broker(b)]
             await self._update_broker_configs(brokers, log_override=True)
+            quotas = [e for e in changes.entities if e.startswith(QUOTA_ENTITY_PREFIXES)]
+            await self._update_quotas(quotas, log_override=True)
             kept = [t for t in dict.fromkeys(changes.topics) if t in self._configs or t in self._loading]
             if kept:
                 await self._load(kept)

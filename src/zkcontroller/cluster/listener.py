@@ -21,6 +21,7 @@ from zkcontroller.broker.metadata_cache import MetadataCache
 from zkcontroller.broker.producer_ids import ProducerIdManager
 from zkcontroller.broker.request_handler import AdminHandlers, CloseConnection, KafkaApis
 from zkcontroller.cluster.alter_configs import alter_configs_handler
+from zkcontroller.cluster.client_quotas import alter_client_quotas_handler, describe_client_quotas_handler
 from zkcontroller.cluster.create_partitions import create_partitions_handler
 from zkcontroller.cluster.create_topics import MetadataTopicCreator, create_topics_handler
 from zkcontroller.cluster.delete_topics import delete_topics_handler
@@ -81,10 +82,14 @@ def broker_apis(broker_id: int, server: Callable[[], KafkaServer | None],
                      admin=AdminHandlers(create_partitions=create_partitions_handler(server),
                                          elect_leaders=elect_leaders_handler(server),
                                          alter_reassignments=alter_reassignments_handler(server),
-                                         list_reassignments=list_reassignments_handler(server)),
+                                         list_reassignments=list_reassignments_handler(server),
+                                         describe_client_quotas=describe_client_quotas_handler(server),
+                                         alter_client_quotas=alter_client_quotas_handler(server)),
                      replica_manager=lambda: current.replica_manager if (current := server()) is not None else None,
                      producer_ids=ProducerIdManager(broker_id, lambda: current.zk if (current := server()) else None),
-                     describe_configs=describe_configs_handler(server), alter_configs=alter_configs_handler(server))
+                     describe_configs=describe_configs_handler(server), alter_configs=alter_configs_handler(server),
+                     produce_quotas=lambda: current.replica_manager.topic_configs.produce_quotas
+                     if (current := server()) is not None and current.replica_manager is not None else None)
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,19 @@ log = logging.getLogger("kafka.network.Processor")
 FrameHandler = Callable[[bytes], Awaitable[bytes | None]]
 
 
+class ThrottledResponse(bytes):
+    """An answer after which its connection reads no request until ``throttle()`` returns: Kafka's channel muted
+    while a client's quota throttle lasts (``ThrottledChannel``). Empty, nothing is sent (an acks=0 Produce): only
+    the mute."""
+
+    throttle: Callable[[], Awaitable[None]]
+
+    def __new__(cls, data: bytes, throttle: Callable[[], Awaitable[None]]) -> ThrottledResponse:
+        response = super().__new__(cls, data)
+        response.throttle = throttle
+        return response
+
+
 class SocketServer:
     def __init__(self, host: str, port: int, handle: FrameHandler, *,
                  max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
@@ -45,6 +58,9 @@ class SocketServer:
         self._close_on = close_on
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.StreamWriter] = set()
+        self._mutes: set[asyncio.Future[None]] = set()
+        """Throttles under way (`ThrottledResponse`): `stop` ends them with their connections."""
+        self._stopping = False
         self.closed_for_bad_input = 0
         self.closed_idle = 0
         self.requests = 0
@@ -60,12 +76,16 @@ class SocketServer:
         return len(self._connections)
 
     async def start(self) -> None:
+        self._stopping = False
         self._server = await asyncio.start_server(self._serve, self.host, self.requested_port, reuse_address=True)
 
     async def stop(self) -> None:
         if self._server is None:
             return
         self._server.close()
+        self._stopping = True
+        for mute in list(self._mutes):
+            mute.cancel()
         for writer in list(self._connections):
             writer.close()
         with contextlib.suppress(Exception):
@@ -111,6 +131,23 @@ class SocketServer:
                 elif now - last_progress >= idle_s:
                     raise
 
+    async def _muted(self, response: ThrottledResponse) -> bool:
+        """Read nothing more until the response's throttle ends; False if the server stopped meanwhile."""
+        if self._stopping:
+            return False
+        mute = asyncio.ensure_future(response.throttle())
+        self._mutes.add(mute)
+        try:
+            await mute
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if not mute.cancelled() or (current is not None and current.cancelling()):
+                raise
+            return False
+        finally:
+            self._mutes.discard(mute)
+        return True
+
     def _idle(self, peer: object) -> None:
         self.closed_idle += 1
         log.info("Closing connection from %s: idle for %d ms (connections.max.idle.ms)", peer,
@@ -142,7 +179,7 @@ class SocketServer:
                     self.closed_for_bad_input += 1
                     log.exception("Closing connection from %s after an unexpected error handling a request", peer)
                     return
-                if response is not None:
+                if response is not None and (response or not isinstance(response, ThrottledResponse)):
                     writer.write(SIZE.pack(len(response)) + response)
                     try:
                         await self._drain(writer, idle_s)
@@ -150,6 +187,8 @@ class SocketServer:
                         self._idle(peer)
                         writer.transport.abort()  # the unsent answer is dropped, as Kafka's Selector.close drops it
                         return
+                if isinstance(response, ThrottledResponse) and not await self._muted(response):
+                    return
         except ConnectionError:
             return
         finally:

@@ -218,8 +218,8 @@ class AdminOps(KafkaZkClientBase):
         data = ConfigEntityZNode.encode(config)
         try:
             await self._session.set_data(path, data, ANY_VERSION)
-        except NoNodeError:
-            await self._session.ensure_path(paths.config_entity_type_path(entity_type))
+        except NoNodeError:  # Kafka's createRecursive: a <user>/clients/<id> node needs its user node too
+            await self._session.ensure_path(path.rsplit("/", 1)[0])
             await self._session.create(path, data)
 
     async def create_config_change_notification(self, entity_path: str) -> str:

@@ -1,0 +1,293 @@
+"""Client quotas on a broker (Kafka 2.8.2's ``ClientQuotaManager`` with its ``DefaultQuotaCallback``, the
+``Sensor``/``Rate``/``SampledStat`` it measures with, and ``QuotaConfigHandler``): here the produce quota,
+``producer_byte_rate``, enforced on Produce.
+
+Quotas come from ``/config/users/...`` and ``/config/clients/...`` (`apply_quota_config`, called for each node at
+start-up and on each ``/config/changes`` notification naming one). A request's client is its user (every client
+is ``ANONYMOUS`` here: no authentication) and its client id; the most specific quota set applies:
+``<user, client-id>``, ``<user, default client-id>``, ``<user>``, ``<default user, client-id>``,
+``<default user, default client-id>``, ``<default user>``, ``<client-id>``, ``<default client-id>``. Clients sharing
+that quota share one byte-rate sensor, keyed as Kafka keys it (`_metric_tags`).
+
+The rate is Kafka's sampled rate: 11 samples of 1 s (``quota.window.num``, ``quota.window.size.seconds``), the
+sum of the retained samples over the elapsed window, never counted as less than 10 full windows. A request that
+pushes it above the quota is still served; its throttle time is the delay that would bring the rate back to the
+quota, ``(rate - quota) / quota * window``, rounded as Java's ``Math.round``. Time is the broker's runtime clock.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+
+from zkcontroller.runtime.runtime import Runtime
+from zkcontroller.zk.config_values import java_parse_int
+from zkcontroller.zk.quota_configs import PRODUCER_BYTE_RATE, desanitize
+
+log = logging.getLogger("kafka.server.ClientQuotaManager")
+
+DEFAULT = "<default>"
+LONG_MAX = 2**63 - 1
+DEFAULT_NUM_QUOTA_SAMPLES = 11
+DEFAULT_QUOTA_WINDOW_SIZE_SECONDS = 1
+INACTIVE_SENSOR_EXPIRATION_MS = 3600 * 1000
+"""Kafka purges a client's sensors after an hour without a record; a new sensor starts with no history."""
+ANONYMOUS = "ANONYMOUS"
+"""``KafkaPrincipal.ANONYMOUS``' name: the user of every unauthenticated connection."""
+
+NO_QUOTAS, CLIENT_ID_QUOTA_ENABLED, USER_QUOTA_ENABLED, USER_CLIENT_ID_QUOTA_ENABLED = 0, 1, 2, 4
+"""``QuotaTypes``: which levels have ever had a quota on this broker (until its restart)."""
+
+UserEntity = str | None
+"""A sanitized user, `DEFAULT`, or None (no user level)."""
+ClientEntity = str | None
+"""A (desanitized) client id, `DEFAULT`, or None."""
+
+
+@dataclass
+class _Sample:
+    last_window_ms: int
+    value: float = 0.0
+
+    def reset(self, now_ms: int) -> None:
+        self.last_window_ms, self.value = now_ms, 0.0
+
+
+@dataclass
+class Rate:
+    """``Rate`` over a ``WindowedSum`` (``SampledStat``): ``samples`` windows of ``window_ms`` each."""
+
+    samples: int = DEFAULT_NUM_QUOTA_SAMPLES
+    window_ms: int = DEFAULT_QUOTA_WINDOW_SIZE_SECONDS * 1000
+    _samples: list[_Sample] = field(default_factory=list)
+    _current: int = 0
+    last_record_ms: int = 0
+
+    def record(self, value: float, now_ms: int) -> None:
+        sample = self._current_sample(now_ms)
+        if now_ms - sample.last_window_ms >= self.window_ms:  # Sample.isComplete (no event window)
+            self._current = (self._current + 1) % self.samples
+            if self._current >= len(self._samples):
+                sample = _Sample(now_ms)
+                self._samples.append(sample)
+            else:
+                sample = self._samples[self._current]
+                sample.reset(now_ms)
+        sample.value += value
+        self.last_record_ms = now_ms
+
+    def _current_sample(self, now_ms: int) -> _Sample:
+        if not self._samples:
+            self._samples.append(_Sample(now_ms))
+        return self._samples[self._current]
+
+    def _purge(self, now_ms: int) -> None:
+        """``purgeObsoleteSamples``: a sample older than every window together starts again, empty, now."""
+        for sample in self._samples:
+            if now_ms - sample.last_window_ms >= self.samples * self.window_ms:
+                sample.reset(now_ms)
+
+    def window_size_ms(self, now_ms: int) -> int:
+        """``Rate.windowSize``: from the oldest sample's start to now, at least ``samples - 1`` full windows."""
+        self._purge(now_ms)
+        if not self._samples:
+            self._samples.append(_Sample(now_ms))
+        elapsed = now_ms - min(s.last_window_ms for s in self._samples)
+        full = elapsed // self.window_ms
+        if full < self.samples - 1:
+            elapsed += (self.samples - 1 - full) * self.window_ms
+        return elapsed
+
+    def measure(self, now_ms: int) -> float:
+        """Per second."""
+        self._purge(now_ms)
+        total = sum(s.value for s in self._samples)
+        return total / (self.window_size_ms(now_ms) / 1000)
+
+
+def java_round(value: float) -> int:
+    """``Math.round(double)``: floor(x + 0.5), NaN 0, saturated at the long bounds."""
+    if math.isnan(value):
+        return 0
+    if math.isinf(value):
+        return LONG_MAX if value > 0 else -LONG_MAX - 1
+    return max(-LONG_MAX - 1, min(LONG_MAX, math.floor(value + 0.5)))
+
+
+def _java_divide(a: float, b: float) -> float:
+    """Java's double division: by zero, an infinity of the quotient's sign (NaN for 0 / 0)."""
+    if b != 0:
+        return a / b
+    if a == 0 or math.isnan(a):
+        return math.nan
+    return math.copysign(math.inf, a) * math.copysign(1.0, b)
+
+
+def to_int32(value: int) -> int:
+    """Scala's ``Long.toInt``: the low 32 bits, signed (an infinite throttle, Long.MaxValue, becomes -1)."""
+    value &= 0xFFFFFFFF
+    return value - 2**32 if value >= 2**31 else value
+
+
+class ClientQuotaManager:
+    """One quota type's manager (Kafka has one each for produce, fetch, request and controller mutations; the
+    brokers here enforce the produce one). ``now_ms`` is the runtime's clock."""
+
+    def __init__(self, runtime: Runtime, quota_type: str = "Produce", *,
+                 quota_default: int = LONG_MAX, samples: int = DEFAULT_NUM_QUOTA_SAMPLES,
+                 window_size_seconds: int = DEFAULT_QUOTA_WINDOW_SIZE_SECONDS) -> None:
+        self.runtime = runtime
+        self.quota_type = quota_type
+        self.samples = samples
+        self.window_ms = window_size_seconds * 1000
+        self._static_client_quota = float(quota_default)
+        self.quota_types_enabled = NO_QUOTAS if quota_default == LONG_MAX else CLIENT_ID_QUOTA_ENABLED
+        self._overridden: dict[tuple[UserEntity, ClientEntity], float] = {}
+        self._sensors: dict[tuple[str, str], Rate] = {}
+
+    @property
+    def quotas_enabled(self) -> bool:
+        return self.quota_types_enabled != NO_QUOTAS
+
+    # ------------------------------------------------------------------ quotas
+
+    def update_quota(self, sanitized_user: str | None, client_id: str | None, quota: float | None) -> None:
+        """``updateQuota``: set (or, with None, remove) the quota of ``<user>``, ``<client-id>`` or ``<user,
+        client-id>``, either part possibly `DEFAULT`."""
+        entity = (sanitized_user, client_id)
+        if sanitized_user is not None:
+            self.quota_types_enabled |= USER_CLIENT_ID_QUOTA_ENABLED if client_id is not None else USER_QUOTA_ENABLED
+        elif client_id is not None:
+            self.quota_types_enabled |= CLIENT_ID_QUOTA_ENABLED
+        if quota is None:
+            if self._overridden.pop(entity, None) is not None:
+                log.info("Removing %s quota for %s", self.quota_type, _entity_text(entity))
+        else:
+            log.info("Changing %s quota for %s to %s", self.quota_type, _entity_text(entity), quota)
+            self._overridden[entity] = quota
+
+    def _metric_tags(self, sanitized_user: str, client_id: str) -> tuple[str, str]:
+        """``DefaultQuotaCallback.quotaMetricTags``: the (user, client-id) a client's sensor is keyed by; a level
+        no quota uses is ""."""
+        enabled = self.quota_types_enabled
+        if enabled in (NO_QUOTAS, CLIENT_ID_QUOTA_ENABLED):
+            return "", client_id
+        if enabled == USER_QUOTA_ENABLED:
+            return sanitized_user, ""
+        if enabled == USER_CLIENT_ID_QUOTA_ENABLED:
+            return sanitized_user, client_id
+        has = self._overridden.__contains__
+        if has((sanitized_user, client_id)) or has((sanitized_user, DEFAULT)):
+            return sanitized_user, client_id
+        if has((sanitized_user, None)):
+            return sanitized_user, ""
+        if has((DEFAULT, client_id)) or has((DEFAULT, DEFAULT)):
+            return sanitized_user, client_id
+        if has((DEFAULT, None)):
+            return sanitized_user, ""
+        return "", client_id
+
+    def quota_limit(self, tags: tuple[str, str]) -> float:
+        """``DefaultQuotaCallback.quotaLimit`` for a sensor's tags (no quota: Long.MaxValue)."""
+        user, client = tags
+        get = self._overridden.get
+        quota: float | None = None
+        if user and client:
+            for entity in ((user, client), (user, DEFAULT), (DEFAULT, client), (DEFAULT, DEFAULT)):
+                if (quota := get(entity)) is not None:
+                    break
+        elif user:
+            quota = get((user, None))
+            if quota is None:
+                quota = get((DEFAULT, None))
+        elif client:
+            quota = get((None, client))
+            if quota is None:
+                quota = get((None, DEFAULT))
+            if quota is None:
+                quota = self._static_client_quota
+        return float(LONG_MAX) if quota is None else quota
+
+    def quota(self, sanitized_user: str, client_id: str) -> float:
+        """The quota a client has now (Kafka's test helper ``quota``)."""
+        return self.quota_limit(self._metric_tags(sanitized_user, client_id))
+
+    # ------------------------------------------------------------------ recording
+
+    def _sensor(self, tags: tuple[str, str], now_ms: int) -> Rate:
+        sensor = self._sensors.get(tags)
+        if sensor is not None and now_ms - sensor.last_record_ms > INACTIVE_SENSOR_EXPIRATION_MS:
+            sensor = None  # expired: Kafka's Metrics removed it
+        if sensor is None:
+            expired = INACTIVE_SENSOR_EXPIRATION_MS
+            for key in [k for k, s in self._sensors.items() if now_ms - s.last_record_ms > expired]:
+                del self._sensors[key]
+            sensor = self._sensors[tags] = Rate(self.samples, self.window_ms, last_record_ms=now_ms)
+        return sensor
+
+    def maybe_record_and_get_throttle_time_ms(self, sanitized_user: str, client_id: str, value: float,
+                                              now_ms: int | None = None) -> int:
+        """``maybeRecordAndGetThrottleTimeMs``: record ``value`` (a Produce's size in bytes) against the client's
+        quota; the throttle time in ms, 0 within the quota (or with no quota ever set here)."""
+        if not self.quotas_enabled:
+            return 0
+        now = self.runtime.now_ms() if now_ms is None else now_ms
+        tags = self._metric_tags(sanitized_user, client_id)
+        sensor = self._sensor(tags, now)
+        sensor.record(value, now)
+        bound = self.quota_limit(tags)
+        rate = sensor.measure(now)
+        if rate <= bound:  # Quota.acceptable for an upper bound
+            return 0
+        throttle = to_int32(java_round(_java_divide(rate - bound, bound) * sensor.window_size_ms(now)))
+        log.debug("Quota violated for sensor (%s-%s). Delay time: (%d)", self.quota_type, ":".join(tags), throttle)
+        return throttle
+
+    def throttle(self, throttle_ms: int) -> Callable[[], Awaitable[None]]:
+        """``throttle``'s ``ThrottledChannel``: from now, ``throttle_ms`` on the runtime's clock; the socket server
+        awaits it before reading the connection's next request (the channel is muted until then)."""
+        end_ms = self.runtime.now_ms() + throttle_ms
+
+        async def muted() -> None:
+            await self.runtime.sleep_ms(max(0, end_ms - self.runtime.now_ms()))
+
+        return muted
+
+
+def _entity_text(entity: tuple[UserEntity, ClientEntity]) -> str:
+    """``KafkaQuotaEntity.toString``."""
+    user, client = entity
+    parts = []
+    if user is not None:
+        parts.append("default user" if user == DEFAULT else f"user {user}")
+    if client is not None:
+        parts.append("default client-id" if client == DEFAULT else f"client-id {client}")
+    return " ".join(parts)
+
+
+def apply_quota_config(manager: ClientQuotaManager, entity_type: str, full_sanitized_name: str,
+                       configs: Mapping[str, str]) -> None:
+    """``ClientIdConfigHandler``/``UserConfigHandler.processConfigChanges`` for the produce quota: the node
+    ``clients/<id>``, ``users/<user>`` or ``users/<user>/clients/<id>`` now holds ``configs``. Raises ValueError
+    (the node is then ignored, as Kafka's listener logs and skips a failed notification) for a path or a
+    ``producer_byte_rate`` Kafka cannot read."""
+    if entity_type == "clients":
+        user, sanitized_client = None, full_sanitized_name
+    elif entity_type == "users":
+        parts = full_sanitized_name.split("/")
+        if len(parts) not in (1, 3):
+            raise ValueError(f"Invalid quota entity path: {full_sanitized_name}")
+        user, sanitized_client = parts[0], parts[2] if len(parts) == 3 else None
+    else:
+        raise ValueError(f"not a client quota entity type: {entity_type}")
+    client = None if sanitized_client is None else \
+        DEFAULT if sanitized_client == DEFAULT else desanitize(sanitized_client)
+    quota = None
+    if PRODUCER_BYTE_RATE in configs:
+        value = java_parse_int(configs[PRODUCER_BYTE_RATE], bits=64)  # String.toLong
+        if value is None:
+            raise ValueError(f'For input string: "{configs[PRODUCER_BYTE_RATE]}"')
+        quota = float(value)
+    manager.update_quota(user, client, quota)
