@@ -14,6 +14,7 @@ import pytest
 from kio.serial import entity_reader, entity_writer
 from tests.integration.listening import Cluster
 
+from zkcontroller.admin.admin_manager_log import AdminManagerLog
 from zkcontroller.admin.client_quota_admin import describe_client_quotas
 from zkcontroller.protocol.wire import client_quotas as cq
 from zkcontroller.protocol.wire.client_quotas import (
@@ -134,10 +135,11 @@ async def test_alter_then_describe_as_kafka(admin_cluster: Cluster, version: int
 async def test_a_node_the_config_command_wrote_is_described(admin_cluster: Cluster) -> None:
     _, zk = admin_cluster
     await zk.set_or_create_entity_configs("users", "<default>", {"producer_byte_rate": "7", "SCRAM-SHA-256": "x"})
-    described = await describe_client_quotas(zk, DescribeQuotasQuery((FilterComponent("user", 1, None),), True))
+    described = await describe_client_quotas(zk, DescribeQuotasQuery((FilterComponent("user", 1, None),), True),
+                                       AdminManagerLog(1))
     assert described.entries == ((ent(("user", None)), (("producer_byte_rate", 7.0),)),)
     await zk.set_or_create_entity_configs("clients", "c", {"producer_byte_rate": "fast"})
-    unreadable = await describe_client_quotas(zk, DescribeQuotasQuery((), False))
+    unreadable = await describe_client_quotas(zk, DescribeQuotasQuery((), False), AdminManagerLog(1))
     assert unreadable == DescribedQuotas(None, UNKNOWN_SERVER_ERROR, None)
 
 

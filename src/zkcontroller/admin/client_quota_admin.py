@@ -14,10 +14,10 @@ prints it), then AdminZkClient's ``changeConfigs`` with its validation, unless `
 
 from __future__ import annotations
 
-import logging
 import math
 from collections.abc import Iterable, Mapping
 
+from zkcontroller.admin.admin_manager_log import AdminManagerLog
 from zkcontroller.admin.client_quotas import is_valid_ip_entity
 from zkcontroller.admin.java_properties import properties_order
 from zkcontroller.protocol.control_requests import Errors
@@ -49,8 +49,6 @@ from zkcontroller.zk.quota_configs import (
     sanitize,
     validate_quota_entity,
 )
-
-log = logging.getLogger("kafka.server.ZkAdminManager")
 
 UNSUPPORTED_VERSION = 35
 LONG_MAX, LONG_MIN, INT_MAX, INT_MIN = 2**63 - 1, -(2**63), 2**31 - 1, -(2**31)
@@ -90,8 +88,10 @@ def _desanitize_name(name: str) -> str | None:
 
 # ---------------------------------------------------------------------- describe
 
-async def describe_client_quotas(zk: KafkaZkClient, query: DescribeQuotasQuery) -> DescribedQuotas:
-    """The whole answer; a refused filter or a failed read is the request's error."""
+async def describe_client_quotas(zk: KafkaZkClient, query: DescribeQuotasQuery, log: AdminManagerLog,
+                                 ) -> DescribedQuotas:
+    """The whole answer; a refused filter or a failed read is the request's error (``log``: the broker's
+    ZkAdminManager logger)."""
     try:
         entries = await _describe(zk, query)
     except QuotaApiError as e:
@@ -244,8 +244,10 @@ async def _describe_ips(zk: KafkaZkClient, components: Mapping[str, object], str
 
 # ---------------------------------------------------------------------- alter
 
-async def alter_client_quotas(zk: KafkaZkClient, query: AlterQuotasQuery) -> list[AlteredQuota]:
-    """One answer per distinct entity (a repeated one answers once, for its last entry), in request order."""
+async def alter_client_quotas(zk: KafkaZkClient, query: AlterQuotasQuery, log: AdminManagerLog,
+                              ) -> list[AlteredQuota]:
+    """One answer per distinct entity (a repeated one answers once, for its last entry), in request order
+    (``log``: the broker's ZkAdminManager logger)."""
     results: dict[frozenset[tuple[str, str | None]], AlteredQuota] = {}
     for entry in query.entries:
         entity = tuple(dict(entry.entity).items())  # a HashMap: a repeated type keeps its last name

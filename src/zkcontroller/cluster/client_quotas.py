@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+from zkcontroller.admin.admin_manager_log import AdminManagerLog
 from zkcontroller.admin.client_quota_admin import alter_client_quotas, describe_client_quotas
 from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.protocol.control_requests import Errors
@@ -24,7 +25,7 @@ def describe_client_quotas_handler(server: Callable[[], KafkaServer | None]
         current = server()
         if current is None or current.zk is None:
             return DescribedQuotas(None, Errors.UNKNOWN_SERVER_ERROR, None)
-        return await describe_client_quotas(current.zk, query)
+        return await describe_client_quotas(current.zk, query, AdminManagerLog(current.broker_id))
 
     return describe
 
@@ -35,6 +36,6 @@ def alter_client_quotas_handler(server: Callable[[], KafkaServer | None]
         current = server()
         if current is None or current.zk is None:
             return [AlteredQuota(e.entity, Errors.UNKNOWN_SERVER_ERROR, None) for e in query.entries]
-        return await alter_client_quotas(current.zk, query)
+        return await alter_client_quotas(current.zk, query, AdminManagerLog(current.broker_id))
 
     return alter
