@@ -43,6 +43,8 @@ from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 log = logging.getLogger("kafka.server.KafkaServer")
+zk_client_log = logging.getLogger("kafka.zookeeper.ZooKeeperClient")
+"""Kafka's ZooKeeper client's lines about its session (its ident for the broker's client: ``Kafka server``)."""
 failure_channel_log = logging.getLogger("kafka.server.LogDirFailureChannel")
 replica_manager_log = logging.getLogger("kafka.server.ReplicaManager")
 
@@ -240,14 +242,15 @@ class KafkaServer:
         """Kafka's ZooKeeperClient re-initialisation: resign first, then a new session, then re-register."""
         assert self.controller is not None and self.zk is not None
         try:
-            log.info("[KafkaServer id=%d] ZooKeeper session expired; re-initialising", self.broker_id)
+            zk_client_log.info("[ZooKeeperClient Kafka server] Session expired.")
             await self.controller.before_initializing_session().await_processing()
             while self.running:
                 try:
                     session = await self.backend.new_session(self.config.session_timeout_ms)
                     break
                 except (ZkError, OSError) as e:
-                    log.warning("[KafkaServer id=%d] cannot open a new session: %s", self.broker_id, e)
+                    zk_client_log.info("[ZooKeeperClient Kafka server] Error when recreating ZooKeeper, retrying after "
+                                       "a short sleep\n%s: %s", type(e).__name__, e)
                     await self.runtime.sleep_ms(SESSION_RETRY_BACKOFF_MS)
             else:
                 return
