@@ -462,7 +462,7 @@ async def test_sigstop_of_the_controller_past_its_session_gives_a_new_controller
         # ...and it resigned on finding its session expired (the seed articles' stalled controller, for real).
         await wait_until(lambda: f"[Controller id={old}] Resigned" in log.read_text()[seen:], timeout_s=20,
                          what=f"broker {old}'s controller to resign", poll_s=0.1)
-        assert "ZooKeeper session expired" in log.read_text()[seen:]
+        assert "[ZooKeeperClient Kafka server] Session expired." in log.read_text()[seen:]
     finally:
         await asyncio.to_thread(stalled.stop)
         await backend.close()

@@ -70,8 +70,10 @@ class Partition:
         self.topic_partition = tp
         self.local_broker_id = local_broker_id
         self.replica_lag_time_max_ms = replica_lag_time_max_ms
-        self.log_end_offset = 0
-        self.high_watermark = 0
+        self._log_end_offset = 0
+        self._high_watermark = 0
+        self.journal: Callable[[TopicPartition, int, int], None] | None = None
+        """Where each change of the two offsets is written through (a broker process's `LogOffsetsJournal`)."""
         self.leader = -1
         self.leader_epoch = -1
         self.leader_epoch_start_offset = 0
@@ -88,6 +90,26 @@ class Partition:
         self.producer_state = ProducerStateManager(tp)
         """Idempotent producers' sequences, kept while leading (`producer_state`)."""
 
+
+    @property
+    def log_end_offset(self) -> int:
+        return self._log_end_offset
+
+    @log_end_offset.setter
+    def log_end_offset(self, value: int) -> None:
+        self._log_end_offset = value
+        if self.journal is not None:
+            self.journal(self.topic_partition, value, self._high_watermark)
+
+    @property
+    def high_watermark(self) -> int:
+        return self._high_watermark
+
+    @high_watermark.setter
+    def high_watermark(self, value: int) -> None:
+        self._high_watermark = value
+        if self.journal is not None:
+            self.journal(self.topic_partition, self._log_end_offset, value)
     def __repr__(self) -> str:
         return (f"Partition({self.topic_partition}, leader={self.leader}, epoch={self.leader_epoch}, isr={self.isr}, "
                 f"leo={self.log_end_offset}, hw={self.high_watermark})")

@@ -27,6 +27,7 @@ from zkcontroller.broker.leader_and_isr_log import (
 )
 from zkcontroller.broker.leader_and_isr_log import state_log as state_change_log
 from zkcontroller.broker.log_config import LogDefaults
+from zkcontroller.broker.log_offsets_journal import LogOffsetsJournal
 from zkcontroller.broker.partition import IsrProposal, Partition
 from zkcontroller.broker.produce import ProduceTarget
 from zkcontroller.broker.producer_state import DEFAULT_PRODUCER_ID_EXPIRATION_MS, expire_producers
@@ -62,7 +63,7 @@ class ReplicaManager:
                  config: ReplicationConfig | None = None, *, zk: Callable[[], KafkaZkClient | None] = lambda: None,
                  isr_manager: IsrManager | None = None,
                  recovered_logs: Mapping[TopicPartition, tuple[int, int]] | None = None,
-                 log_defaults: LogDefaults | None = None) -> None:
+                 log_defaults: LogDefaults | None = None, journal: LogOffsetsJournal | None = None) -> None:
         self.control_plane = control_plane
         self.broker_id = control_plane.broker_id
         self.transport = transport
@@ -73,6 +74,8 @@ class ReplicaManager:
         self._recovered = dict(recovered_logs or {})
         """(log end offset, high watermark) per partition found "on disk" at start (Kafka's LogManager loading
         logs and the HW checkpoint): a restarted broker keeps its log."""
+        self._journal = journal
+        """A broker process's "disk": every offset change written through (`LogOffsetsJournal`)."""
         self.fetchers: dict[int, ReplicaFetcher] = {}
         self.isr_manager: IsrManager = isr_manager or isr_manager_for(
             self.config, broker_id=self.broker_id, broker_epoch=lambda: control_plane.broker_epoch,
@@ -260,6 +263,9 @@ class ReplicaManager:
             self._created_topics.add(tp.topic)
             if tp in self._recovered:
                 partition.log_end_offset, partition.high_watermark = self._recovered.pop(tp)
+            if self._journal is not None:
+                partition.journal = self._journal.record
+                self._journal.record(tp, partition.log_end_offset, partition.high_watermark)
         return partition
 
     def _stop_replica(self, tp: TopicPartition, delete: bool) -> None:
@@ -268,6 +274,8 @@ class ReplicaManager:
         self._remove_fetcher(tp)
         if delete:
             self._recovered.pop(tp, None)
+            if self._journal is not None:
+                self._journal.forget(tp)
         if tp in self._partitions and (delete or self.control_plane.partition(tp) is None):
             del self._partitions[tp]
         self.produce_waiters.wake(tp)

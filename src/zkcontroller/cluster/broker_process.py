@@ -20,6 +20,7 @@ import os
 import signal
 import sys
 
+from zkcontroller.broker.log_offsets_journal import LogDirLockedError, LogOffsetsJournal
 from zkcontroller.broker.request_handler import CloseConnection
 from zkcontroller.cluster.kafka_server import BrokerConfig, KafkaServer
 from zkcontroller.cluster.line_writer import LineWriter, LineWriterHandler
@@ -76,6 +77,7 @@ class BrokerProcess:
                                       connection_setup_timeout_max_ms=props.connection_setup_timeout_max_ms,
                                       versions=props.control_request_versions)
         self.server: KafkaServer | None = None
+        self.journal: LogOffsetsJournal | None = None
         self.apis = broker_apis(props.broker_id, lambda: self.server,
                                 lambda: self.transport.local_handler(props.broker_id), props.listener.name)
         self.socket_server = SocketServer(props.listener.host or "0.0.0.0", props.listener.port, self.apis.handle,
@@ -106,8 +108,15 @@ class BrokerProcess:
             "[SocketServer brokerId=%d] Started data-plane acceptor and processor(s) for endpoint : ListenerName(%s)",
             p.broker_id, p.listener.name)
         sink = self.metrics.event_sink if self.metrics is not None else None
+        try:  # the "disk": what the last run of this broker left of its logs (LogManager's lock and load)
+            self.journal = LogOffsetsJournal(p.log_dirs[0])
+        except LogDirLockedError as e:
+            raise self._fatal(str(e)) from None
+        except OSError as e:
+            raise self._fatal(f"Failed to create or validate data directory {p.log_dirs[0]}: {_reason(e)}") from None
         self.server = KafkaServer(self.broker_config(), self.backend, self.transport,  # type: ignore[arg-type]
-                                  self.runtime, EventLog(f"broker-{p.broker_id}", wall_clock_ms, sink))
+                                  self.runtime, EventLog(f"broker-{p.broker_id}", wall_clock_ms, sink),
+                                  recovered_logs=self.journal.recovered(), log_offsets_journal=self.journal)
         if self.metrics is not None and p.metrics_port is not None:
             try:
                 self.metrics.serve(p.metrics_port)
@@ -135,6 +144,8 @@ class BrokerProcess:
         await self.transport.close()
         with contextlib.suppress(Exception):
             await self.backend.close()
+        if self.journal is not None:
+            self.journal.close()
         log.info("[KafkaServer id=%d] shut down completed", self.props.broker_id)
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.broker.control_plane import BrokerControlPlane
 from zkcontroller.broker.log_config import LogDefaults
+from zkcontroller.broker.log_offsets_journal import LogOffsetsJournal
 from zkcontroller.broker.replica_manager import ReplicaManager
 from zkcontroller.cluster.controlled_shutdown import GiveUp, controlled_shutdown
 from zkcontroller.controller.config import ControllerConfig
@@ -124,10 +125,13 @@ class KafkaServer:
         runtime: Runtime,
         event_log: EventLog,
         recovered_logs: Mapping[TopicPartition, tuple[int, int]] | None = None,
+        log_offsets_journal: LogOffsetsJournal | None = None,
     ) -> None:
         self.config = config
         self.recovered_logs = dict(recovered_logs or {})
         """The offsets of the logs a previous run of this broker left (offsets only: the "disk")."""
+        self.log_offsets_journal = log_offsets_journal
+        """A broker process's journal of those offsets, written through as they change."""
         self.backend = backend
         self.transport = transport
         self.runtime = runtime
@@ -164,7 +168,8 @@ class KafkaServer:
         self.replica_manager = ReplicaManager(self.control_plane, self.transport, runtime, self.config.replication,
                                               zk=lambda: self.zk,
                                               recovered_logs=self.recovered_logs,
-                                              log_defaults=LogDefaults.from_properties(self.config.static_configs))
+                                              log_defaults=LogDefaults.from_properties(self.config.static_configs),
+                                              journal=self.log_offsets_journal)
         self.replica_manager.startup()
         self.transport.register(self.broker_id, self.handle_request)
         self.controller = KafkaController(
