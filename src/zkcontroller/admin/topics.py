@@ -108,15 +108,20 @@ class TopicAdmin:
         configs: Mapping[str, str] | None = None,
         *,
         check_brokers: bool = True,
-    ) -> None:
-        """Create a topic with an explicit assignment (partition → replicas, first is the preferred leader).
+        validate: bool = True,
+    ) -> TopicId | None:
+        """Create a topic with an explicit assignment (partition → replicas, first is the preferred leader);
+        returns the id written into its znode (None without ``topic_id_rng``), so that a caller answering with it
+        need not read the znode back.
 
         ``check_brokers``: refuse brokers that are not registered. Kafka's own create path does not check
         (a partition on an absent broker simply starts offline); we check by default because that is
-        almost always a typo.
+        almost always a typo. ``validate=False``: the caller has just run `validate_topic_create` (Kafka's
+        ``createTopicWithAssignment(validate = false)`` from ``ZkAdminManager``), which is not repeated.
         """
         configs = dict(configs or {})
-        await self.validate_topic_create(topic, assignment, configs)
+        if validate:
+            await self.validate_topic_create(topic, assignment, configs)
         if check_brokers:
             await self._check_brokers_registered(assignment)
         if log.isEnabledFor(logging.INFO):
@@ -129,6 +134,7 @@ class TopicAdmin:
             await self._zk.create_topic_assignment(topic, topic_id, _to_model(topic, assignment))
         except NodeExistsError:
             raise TopicExistsError(f"Topic '{topic}' already exists.") from None
+        return topic_id
 
     async def validate_topic_create(
         self, topic: str, assignment: Mapping[int, Sequence[int]], configs: Mapping[str, str]

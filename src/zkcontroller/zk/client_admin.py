@@ -218,9 +218,12 @@ class AdminOps(KafkaZkClientBase):
         data = ConfigEntityZNode.encode(config)
         try:
             await self._session.set_data(path, data, ANY_VERSION)
-        except NoNodeError:
-            await self._session.ensure_path(paths.config_entity_type_path(entity_type))
-            await self._session.create(path, data)
+        except NoNodeError:  # created as Kafka's createRecursive does: the parent only if missing
+            try:
+                await self._session.create(path, data)
+            except NoNodeError:
+                await self._session.ensure_path(paths.config_entity_type_path(entity_type))
+                await self._session.create(path, data)
 
     async def create_config_change_notification(self, entity_path: str) -> str:
         await self._session.ensure_path(paths.CONFIG_CHANGES)
