@@ -127,8 +127,9 @@ class TopicAdmin:
         if log.isEnabledFor(logging.INFO):
             log.info(creating_topic_line(topic, configs, assignment))
         # Not transactional with the assignment, as in Kafka: the config goes first so that brokers creating
-        # the log already find it.
-        await self._zk.set_or_create_entity_configs(paths.ConfigType.TOPIC, topic, configs)
+        # the log already find it. Kafka tries a setData first, which fails for a topic not yet created; the
+        # create is tried first here (then a setData if a config znode is there after all): the same znode.
+        await self._zk.create_or_set_entity_configs(paths.ConfigType.TOPIC, topic, configs)
         topic_id = TopicId.generate(self._topic_id_rng) if self._topic_id_rng is not None else None
         try:
             await self._zk.create_topic_assignment(topic, topic_id, _to_model(topic, assignment))
