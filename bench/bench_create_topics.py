@@ -48,6 +48,7 @@ from datetime import timedelta
 
 from kio.serial import entity_reader, entity_writer
 
+from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.cluster.listener import ListenerPorts
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
@@ -238,6 +239,7 @@ async def bench_once(backend: CoordinationBackend, n: int, rf: int, profiler: Pr
         await cluster.wait_for_controller()
         active = next(s for s in cluster.running_brokers() if s.controller is not None and s.controller.is_active)
         address = cluster.listeners[active.broker_id].address or ""
+        await all_brokers_known(active)
         topics = names(n)
         frame = request_bytes(topics, rf)
         writes = ZnodeWrites()
@@ -256,6 +258,17 @@ async def bench_once(backend: CoordinationBackend, n: int, rf: int, profiler: Pr
         finally:
             logging.disable(logging.NOTSET)
     return result | await floor_ms(backend, topics, rf)
+
+
+async def all_brokers_known(server: KafkaServer, timeout_s: float = 60) -> None:
+    """Until the controller broker's metadata cache lists every broker alive (placement reads it: RF 3 on three
+    brokers is refused while one is missing)."""
+    deadline = time.monotonic() + timeout_s
+    while server.control_plane is None or \
+            len(server.control_plane.metadata_cache.alive_brokers()) < len(BROKERS):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"broker {server.broker_id}'s metadata cache lacks brokers after {timeout_s} s")
+        await asyncio.sleep(0.01)
 
 
 async def run_once(new_backend: Callable[[], CoordinationBackend], n: int, rf: int, profiler: Profiler,
