@@ -108,27 +108,34 @@ class TopicAdmin:
         configs: Mapping[str, str] | None = None,
         *,
         check_brokers: bool = True,
-    ) -> None:
-        """Create a topic with an explicit assignment (partition → replicas, first is the preferred leader).
+        validate: bool = True,
+    ) -> TopicId | None:
+        """Create a topic with an explicit assignment (partition → replicas, first is the preferred leader);
+        returns the id written into its znode (None without ``topic_id_rng``), so that a caller answering with it
+        need not read the znode back.
 
         ``check_brokers``: refuse brokers that are not registered. Kafka's own create path does not check
         (a partition on an absent broker simply starts offline); we check by default because that is
-        almost always a typo.
+        almost always a typo. ``validate=False``: the caller has just run `validate_topic_create` (Kafka's
+        ``createTopicWithAssignment(validate = false)`` from ``ZkAdminManager``), which is not repeated.
         """
         configs = dict(configs or {})
-        await self.validate_topic_create(topic, assignment, configs)
+        if validate:
+            await self.validate_topic_create(topic, assignment, configs)
         if check_brokers:
             await self._check_brokers_registered(assignment)
         if log.isEnabledFor(logging.INFO):
             log.info(creating_topic_line(topic, configs, assignment))
         # Not transactional with the assignment, as in Kafka: the config goes first so that brokers creating
-        # the log already find it.
-        await self._zk.set_or_create_entity_configs(paths.ConfigType.TOPIC, topic, configs)
+        # the log already find it. Kafka tries a setData first, which fails for a topic not yet created; the
+        # create is tried first here (then a setData if a config znode is there after all): the same znode.
+        await self._zk.create_or_set_entity_configs(paths.ConfigType.TOPIC, topic, configs)
         topic_id = TopicId.generate(self._topic_id_rng) if self._topic_id_rng is not None else None
         try:
             await self._zk.create_topic_assignment(topic, topic_id, _to_model(topic, assignment))
         except NodeExistsError:
             raise TopicExistsError(f"Topic '{topic}' already exists.") from None
+        return topic_id
 
     async def validate_topic_create(
         self, topic: str, assignment: Mapping[int, Sequence[int]], configs: Mapping[str, str]

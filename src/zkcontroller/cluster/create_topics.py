@@ -34,7 +34,6 @@ from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.ibp import uses_topic_ids
 from zkcontroller.protocol.wire.client_apis import CreatedTopicConfig, TopicCreated, TopicToCreate
-from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 NOT_CONTROLLER = 41
 INVALID_REQUEST = 42
@@ -111,6 +110,7 @@ def create_topics_handler(server: Callable[[], KafkaServer | None]) -> CreateTop
         admin = _topic_admin(current)
         log = AdminManagerLog(current.broker_id)
         named = Counter(t.name for t in topics)
+        described: dict[frozenset[tuple[str, str]], tuple[CreatedTopicConfig, ...]] = {}
         results = []
         for t in topics:
             if named[t.name] > 1:  # KafkaApis: every entry of a repeated name, none created
@@ -120,13 +120,19 @@ def create_topics_handler(server: Callable[[], KafkaServer | None]) -> CreateTop
                 assignment = await _checked_assignment(current, admin, t)
                 configs = {k: v for k, v in t.configs.items() if v is not None}  # none is null once checked
                 partitions, rf = len(assignment), len(assignment[0])
-                created = _configs(current, configs)
+                key = frozenset(configs.items())  # most topics of a request share their configs (often none)
+                created = described.get(key)
+                if created is None:
+                    created = described[key] = _configs(current, configs)
                 topic_id = None
                 if not validate_only:
                     # Kafka's createTopics does not check an explicit assignment's brokers are registered: a replica
-                    # on an absent broker starts offline (the admin CLI refuses it, as a likely typo).
-                    await admin.create_topic_with_assignment(t.name, assignment, configs, check_brokers=False)
-                    topic_id = await _topic_id(current.zk, t.name)  # Kafka's populateIds
+                    # on an absent broker starts offline (the admin CLI refuses it, as a likely typo); nor does it
+                    # validate again what _checked_assignment has just validated (validate = false).
+                    written = await admin.create_topic_with_assignment(t.name, assignment, configs,
+                                                                       check_brokers=False, validate=False)
+                    # Kafka's populateIds reads the id back from the znode just created: the id written is that id
+                    topic_id = None if written is None else uuid.UUID(bytes=written.raw)
                 results.append(TopicCreated(t.name, 0, None, partitions, rf, created, topic_id))
             except Exception as e:  # Kafka catches every Throwable per topic; the others are still answered
                 log_creation_failure(log, creatable_topic(t.name, t.num_partitions, t.replication_factor,
@@ -191,12 +197,6 @@ def _configs(server: KafkaServer, configs: Mapping[str, str]) -> tuple[CreatedTo
     config with its value and source, as DescribeConfigs describes it, without synonyms."""
     return tuple(CreatedTopicConfig(e.name, e.value, e.read_only, e.source, e.is_sensitive)
                  for e in describe_topic(topic_log_defaults(server), configs, include_synonyms=False))
-
-
-async def _topic_id(zk: KafkaZkClient, topic: str) -> uuid.UUID | None:
-    """The id the topic's znode holds, read back as Kafka's ``populateIds`` does (none below IBP 2.8-IV0)."""
-    found = (await zk.get_topic_assignments([topic])).values.get(topic)
-    return None if found is None or found.topic_id is None else uuid.UUID(bytes=found.topic_id.raw)
 
 
 async def _await_leaders(server: KafkaServer, results: list[TopicCreated], timeout_ms: int) -> list[TopicCreated]:

@@ -16,7 +16,7 @@ from zkcontroller.coordination.api import (
     SetDataOp,
     Watcher,
 )
-from zkcontroller.coordination.errors import ErrorCode, NoNodeError, ZkError, error_for_code
+from zkcontroller.coordination.errors import ErrorCode, NodeExistsError, NoNodeError, ZkError, error_for_code
 from zkcontroller.model import TopicPartition
 from zkcontroller.zk import paths
 from zkcontroller.zk.client_base import BulkRead, KafkaZkClientBase
@@ -218,9 +218,32 @@ class AdminOps(KafkaZkClientBase):
         data = ConfigEntityZNode.encode(config)
         try:
             await self._session.set_data(path, data, ANY_VERSION)
-        except NoNodeError:  # Kafka's createRecursive: a <user>/clients/<id> node needs its user node too
-            await self._session.ensure_path(path.rsplit("/", 1)[0])
-            await self._session.create(path, data)
+        except NoNodeError:
+            # created as Kafka's createRecursive does: the parents (a <user>/clients/<id> node's user node too) only
+            # if missing
+            try:
+                await self._session.create(path, data)
+            except NoNodeError:
+                await self._session.ensure_path(path.rsplit("/", 1)[0])
+                await self._session.create(path, data)
+
+    async def create_or_set_entity_configs(
+        self, entity_type: str, entity_name: str, config: Mapping[str, str]
+    ) -> None:
+        """The config of an entity expected to have none yet (a topic being created): Kafka's ``createOrSet`` step
+        taken first, a create (parents only if missing) and a setData if the znode is there after all. Ends as
+        `set_or_create_entity_configs` does, without its setData failing first for a new topic (on ZooKeeper a
+        round trip and an fsynced error transaction)."""
+        path = paths.config_entity_path(entity_type, entity_name)
+        data = ConfigEntityZNode.encode(config)
+        try:
+            try:
+                await self._session.create(path, data)
+            except NoNodeError:
+                await self._session.ensure_path(path.rsplit("/", 1)[0])
+                await self._session.create(path, data)
+        except NodeExistsError:
+            await self._session.set_data(path, data, ANY_VERSION)
 
     async def create_config_change_notification(self, entity_path: str) -> str:
         await self._session.ensure_path(paths.CONFIG_CHANGES)
