@@ -30,24 +30,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import cProfile
 import functools
 import io
 import logging
 import os
 import platform
-import pstats
-import shutil
-import signal
 import struct
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 
 from kio.serial import entity_reader, entity_writer
 
+from bench_controller import Profiler
 from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.cluster.listener import ListenerPorts
 from zkcontroller.cluster.local_cluster import LocalCluster
@@ -69,55 +64,6 @@ from zkcontroller.zk.znodes.topics import TopicZNode
 BROKERS = [1, 2, 3]
 VERSION = 5
 TIMEOUT_MS = 60_000
-
-
-class Profiler:
-    """``--profile``: cProfile over the request interval, saved and summarised; ``--flame``: py-spy samples this
-    process over the same interval into an SVG (the store client's threads included)."""
-
-    def __init__(self, out_dir: str | None, flame_dir: str | None) -> None:
-        self.out_dir, self.flame_dir = out_dir, flame_dir
-
-    @contextlib.contextmanager
-    def measure(self, name: str) -> Iterator[None]:
-        with self._flame(name):
-            if self.out_dir is None:
-                yield
-                return
-            profile = cProfile.Profile()
-            profile.enable()
-            try:
-                yield
-            finally:
-                profile.disable()
-                os.makedirs(self.out_dir, exist_ok=True)
-                path = f"{self.out_dir}/{name}.prof"
-                profile.dump_stats(path)
-                for key in ("tottime", "cumulative"):
-                    text = io.StringIO()
-                    pstats.Stats(profile, stream=text).sort_stats(key).print_stats(30)
-                    print(f"  profile of {name} saved to {path}; top by {key}:")
-                    print("\n".join("    " + line for line in text.getvalue().splitlines()[6:42]))
-
-    @contextlib.contextmanager
-    def _flame(self, name: str) -> Iterator[None]:
-        if self.flame_dir is None:
-            yield
-            return
-        os.makedirs(self.flame_dir, exist_ok=True)
-        path = f"{self.flame_dir}/{name}.svg"
-        spy = shutil.which("py-spy") or os.path.join(os.path.dirname(sys.executable), "py-spy")
-        proc = subprocess.Popen([spy, "record", "--pid", str(os.getpid()), "--rate", "250", "--threads",
-                                 "--nonblocking", "--output", path, "--format", "flamegraph"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        time.sleep(0.5)  # attached before the interval starts
-        try:
-            yield
-        finally:
-            proc.send_signal(signal.SIGINT)
-            _, err = proc.communicate(timeout=60)
-            print(f"  flame graph of {name} saved to {path}" if proc.returncode == 0
-                  else f"  py-spy failed ({proc.returncode}): {err.decode(errors='replace').strip()[-300:]}")
 
 
 def names(n: int) -> list[str]:

@@ -163,3 +163,32 @@ QUICK_SHUTDOWN_RETRIES = {"controlled.shutdown.retry.backoff.ms": str(QUICK_SHUT
 """server.properties for broker processes a test stops all at once: the last broker's controlled shutdown cannot
 hand its leadership to anyone, and Kafka's 5 s back-off between its three attempts made every such stop wait
 10 s (the in-process clusters of tests/integration set the same back-off)."""
+
+
+class ManualRuntime:
+    """A runtime whose clock moves only when the test says: ``sleep_ms`` returns once ``advance`` passes it (at
+    once for 0)."""
+
+    def __init__(self) -> None:
+        self.now = 0
+        self._sleepers: list[tuple[int, asyncio.Future[None]]] = []
+
+    def now_ms(self) -> int:
+        return self.now
+
+    async def sleep_ms(self, ms: int) -> None:
+        if ms <= 0:  # nothing to wait for: one loop turn, as asyncio.sleep(0)
+            await asyncio.sleep(0)
+            return
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._sleepers.append((self.now + ms, future))
+        await future
+
+    def spawn(self, coro: Any, name: str) -> asyncio.Task[Any]:
+        return asyncio.get_running_loop().create_task(coro, name=name)
+
+    def advance(self, ms: int) -> None:
+        self.now += ms
+        for due, future in self._sleepers:
+            if due <= self.now and not future.done():
+                future.set_result(None)

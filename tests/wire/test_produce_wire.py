@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from kafka.record.memory_records import MemoryRecordsBuilder
 from kio.serial import entity_reader, entity_writer
+from tests.helpers import ManualRuntime
 
 from zkcontroller.broker.control_plane import BrokerControlPlane
 from zkcontroller.broker.delayed_produce import ProduceWaiters
@@ -45,35 +46,6 @@ INVALID_REQUIRED_ACKS, KAFKA_STORAGE_ERROR, UNSUPPORTED_COMPRESSION_TYPE, INVALI
 UNKNOWN_SERVER_ERROR = -1
 BOUND_S = 5.0
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-class ManualRuntime:
-    """A runtime whose clock moves only when the test says: ``sleep_ms`` returns once ``advance`` passes it (at
-    once for 0)."""
-
-    def __init__(self) -> None:
-        self.now = 0
-        self._sleepers: list[tuple[int, asyncio.Future[None]]] = []
-
-    def now_ms(self) -> int:
-        return self.now
-
-    async def sleep_ms(self, ms: int) -> None:
-        if ms <= 0:  # nothing to wait for: one loop turn, as asyncio.sleep(0)
-            await asyncio.sleep(0)
-            return
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._sleepers.append((self.now + ms, future))
-        await future
-
-    def spawn(self, coro: Any, name: str) -> asyncio.Task[Any]:
-        return asyncio.get_running_loop().create_task(coro, name=name)
-
-    def advance(self, ms: int) -> None:
-        self.now += ms
-        for due, future in self._sleepers:
-            if due <= self.now and not future.done():
-                future.set_result(None)
 
 
 class Replicas:

@@ -4,12 +4,10 @@ config manager following ``/config/changes`` for them on the embedded store."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
-from typing import Any
 
 import pytest
-from tests.helpers import wait_until
+from tests.helpers import ManualRuntime, wait_until
 
 from zkcontroller.admin.client_quotas import change_quota_config
 from zkcontroller.broker.client_quota_manager import (
@@ -24,34 +22,6 @@ from zkcontroller.broker.client_quota_manager import (
 from zkcontroller.broker.topic_config_manager import TopicConfigManager
 from zkcontroller.runtime.runtime import AsyncioRuntime
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-
-
-class ManualRuntime:
-    """A clock the test moves (`advance`); ``sleep_ms`` returns once it has passed."""
-
-    def __init__(self) -> None:
-        self.now = 0
-        self._sleepers: list[tuple[int, asyncio.Future[None]]] = []
-
-    def now_ms(self) -> int:
-        return self.now
-
-    async def sleep_ms(self, ms: int) -> None:
-        if ms <= 0:
-            await asyncio.sleep(0)
-            return
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._sleepers.append((self.now + ms, future))
-        await future
-
-    def spawn(self, coro: Any, name: str) -> asyncio.Task[Any]:
-        return asyncio.get_running_loop().create_task(coro, name=name)
-
-    def advance(self, ms: int) -> None:
-        self.now += ms
-        for due, future in self._sleepers:
-            if due <= self.now and not future.done():
-                future.set_result(None)
 
 
 def test_kafkas_quota_violation_example() -> None:
