@@ -10,7 +10,7 @@ import random
 import struct
 
 import pytest
-from tests.helpers import wait_until
+from tests.helpers import ManualRuntime, wait_until
 from tests.integration.listening import Cluster
 
 from zkcontroller.admin.client_quotas import change_quota_config
@@ -25,7 +25,7 @@ from zkcontroller.runtime.socket_server import SocketServer, ThrottledResponse
 
 from .admin_fixture import address, admin_cluster_fixture, leader  # noqa: F401 (the fixture)
 from .server_fixture import connect, read_frame, request_frame
-from .test_produce_wire import ManualRuntime, Replicas, apis, batch, frame, legacy_frame  # noqa: F401
+from .test_produce_wire import Replicas, apis, batch, frame, legacy_frame  # noqa: F401
 
 QUOTA = 10.0
 """Bytes per second: any Produce is far above it."""
