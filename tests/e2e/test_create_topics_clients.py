@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from tests.e2e.cluster_prompt import running_cluster
+from tests.e2e.test_cluster_command_listeners import wait_for
 
 from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
 
@@ -73,7 +74,12 @@ def test_kafka_python_creates_on_an_absent_broker_and_reads_the_id_and_configs(a
     assert (created["error_code"], created["num_partitions"], created["replication_factor"]) == (0, 1, 2)
     assert created["configs"]["cleanup.policy"]["value"] == "compact"
     assert created["configs"]["cleanup.policy"]["config_source"] == "DYNAMIC_TOPIC_CONFIG"  # source 1
-    (described,) = admin.describe_topics(["elsewhere"])
+    def known() -> Any:  # describe_topics asks the least loaded broker, whose cache may not have the topic yet
+        (found,) = admin.describe_topics(["elsewhere"])
+        return found if found["partitions"] else None
+
+    described = wait_for(known, "a broker's metadata to list elsewhere's partition")
+    assert isinstance(described, dict)
     assert described["topic_id"] == created["topic_id"] is not None
     (partition,) = described["partitions"]
     assert (partition["leader_id"], partition["replica_nodes"], partition["offline_replicas"]) == (1, [1, 9], [9])
