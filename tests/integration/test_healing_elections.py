@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 from tests.helpers import wait_until
 from tests.integration.conftest import ClusterFactory
@@ -189,3 +191,20 @@ def test_election_json_file_refuses_values_kafka_would_not_decode(entry: str) ->
     """A partition must be a JSON integer and a topic a string: 0.7 is not coerced to partition 0, true to 1."""
     with pytest.raises(AdminError, match=r"Invalid election JSON in f\.json.*partitions\[0\]"):
         parse_partitions_json(f'{{"partitions": [{entry}]}}', "f.json")
+
+
+async def test_the_auto_rebalance_check_logs_the_partitions_off_their_preferred_leader_as_kafka(
+        make_cluster: ClusterFactory, admin: KafkaZkClient, caplog: pytest.LogCaptureFixture) -> None:
+    """``Topics not in preferred replica for broker N <map>``: each partition with its replicas (``List(..)``),
+    in the kind of map Kafka's groupBy made for that broker (``Map`` up to four partitions): real 2.8 logs show
+    ``HashMap(erstesTopic-1 -> List(0, 1))``; ours printed the partitions alone."""
+    _, controller = await imbalanced_cluster(make_cluster, admin)
+    off_preferred = [tp for tp in preferred_by(1)
+                     if (s := controller.context.partition_leader_and_isr(tp)) is not None and s.leader != 1]
+    assert off_preferred
+    with caplog.at_level(logging.DEBUG, "kafka.controller.KafkaController"):
+        await controller.elections.check_and_trigger_auto_leader_rebalance()
+    shown = ", ".join(f"{tp} -> List({', '.join(map(str, ASSIGNMENT[tp.partition]))})" for tp in off_preferred)
+    kind = "Map" if len(preferred_by(1)) <= 4 else "HashMap"
+    assert f"[Controller id={controller.controller_id}] Topics not in preferred replica for broker 1 {kind}({shown})" \
+        in [r.getMessage() for r in caplog.records]

@@ -10,6 +10,7 @@ share of partitions it should lead but does not every ``leader.imbalance.check.i
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Iterable, Mapping
 
 from zkcontroller.controller.election import (
@@ -27,6 +28,7 @@ from zkcontroller.controller.events import (
     ReplicaLeaderElection,
 )
 from zkcontroller.controller.families import EventFamily, Handler
+from zkcontroller.controller.scala_render import scala_collection, scala_map
 from zkcontroller.controller.states import PartitionState
 from zkcontroller.coordination.api import EventType
 from zkcontroller.model import NO_LEADER, LeaderAndIsr, TopicPartition, sorted_partitions
@@ -263,8 +265,10 @@ class ElectionEvents(EventFamily):
         for broker_id, partitions in sorted(by_preferred.items()):
             not_preferred = [tp for tp in partitions if (lai := context.partition_leader_and_isr(tp)) is not None
                              and lai.leader != broker_id]
-            core.log.debug(f"Topics not in preferred replica for broker {broker_id} "
-                           f"Map({', '.join(str(tp) for tp in not_preferred)})")
+            if core.log.is_enabled_for(logging.DEBUG):  # the group's kind (Map1-4 or HashMap) and its replicas
+                shown = {tp: scala_collection("List", context.partition_replica_assignment(tp)) for tp in not_preferred}
+                core.log.debug(f"Topics not in preferred replica for broker {broker_id} "
+                               f"{scala_map(shown, built_from=len(partitions))}")
             ratio = len(not_preferred) / len(partitions)
             core.log.trace(f"Leader imbalance ratio for broker {broker_id} is {ratio}")
             if ratio > threshold:
