@@ -138,6 +138,9 @@ class ProducerWorkload:
             self.errors[f"delivery {err.name()}"] += 1
             return
         self.acknowledged += 1
+        if msg.offset() is None or msg.offset() < 0:  # librdkafka knows no offset (a duplicate's answer)
+            self.errors["acknowledged without an offset"] += 1
+            return
         self.acks.put((TopicPartition(msg.topic(), msg.partition()), msg.offset()))
 
     def _run(self) -> None:
@@ -207,6 +210,9 @@ class Soak:
         self.topics = [name for name, _, _ in TOPICS]
         self.partitions: list[TopicPartition] = []
         self.reassignments: dict[TopicPartition, tuple[int, ...]] = {}
+        self.answered: set[TopicPartition] = set()
+        """The partitions whose leader answered ListOffsets at the last poll: after heal, every one must, so that
+        the acknowledged offsets are checked against every partition's final high watermark."""
         self.zk: KafkaZkClient | None = None
         self.workload: ProducerWorkload | None = None
         self.settle_s = config.settle_s or config.session_timeout_ms / 1000 + 45
@@ -269,6 +275,7 @@ class Soak:
         answers: dict[TopicPartition, tuple[int, int]] = {}
         for part in await asyncio.gather(*(ask(b, tps) for b, tps in by_leader.items())):
             answers.update(part)
+        self.answered = set(answers)
         return self.checker.watermarks(floors, answers)
 
     async def views(self) -> tuple[dict[int, bool], dict[int, dict[TopicPartition, BrokerPartitionView] | str]]:
@@ -300,6 +307,9 @@ class Soak:
                       for b in self.running() if b not in snap.registered]
             if healed:
                 open_ += await self.reassignments_done(snap)
+                open_ += [Violation("leader-answers-list-offsets", f"{tp}: its leader "
+                                    f"{snap.partitions[tp].leader} gave no high watermark")
+                          for tp in sorted(set(snap.partitions) - self.answered)]
             if not open_:
                 self.checker.checks_passed += 1
                 return
