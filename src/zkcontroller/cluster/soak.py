@@ -19,11 +19,12 @@ import signal
 import tempfile
 import threading
 import time
+import traceback
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from zkcontroller.admin.errors import AdminError
 from zkcontroller.admin.leader_election import start_preferred_election
@@ -38,7 +39,9 @@ from zkcontroller.cluster.soak_checks import (
     ZkSnapshot,
 )
 from zkcontroller.cluster.soak_wire import BrokerUnavailable, active_controller, high_watermarks, metadata_view
+from zkcontroller.cluster.zookeeper_server import ZooKeeperNotInstalled
 from zkcontroller.coordination.connect import make_backend
+from zkcontroller.coordination.errors import ConnectionLossError, OperationTimeoutError
 from zkcontroller.model import TopicPartition
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -49,6 +52,8 @@ TOPICS = (("soak-a", 3, 3), ("soak-b", 4, 2), ("soak-c", 2, 2))
 FAULTS = {"kill": 3, "kill-controller": 2, "pause-short": 2, "pause-long": 2, "term": 2, "zk-kill": 2,
           "preferred-election": 1, "reassign": 1}
 """Fault kinds and their weights; ``zk-kill`` only with an ensemble."""
+
+T = TypeVar("T")
 
 POLL_S = 1.0
 """Between two polls of a bounded wait (each poll reads ZooKeeper and asks every running broker)."""
@@ -236,8 +241,21 @@ class Soak:
         raise SoakFailure(violations)
 
     async def snapshot(self) -> ZkSnapshot:
-        assert self.zk is not None
-        return await read_snapshot(self.zk, self.topics)
+        zk = self.zk
+        assert zk is not None
+        return await self.zk_call(lambda: read_snapshot(zk, self.topics))
+
+    async def zk_call(self, call: Callable[[], Awaitable[T]], bound_s: float = 30.0) -> T:
+        """The soak's own ZooKeeper request, again while its connection is lost (its server was killed: the
+        session moves to another), within a bound."""
+        deadline = time.monotonic() + bound_s
+        while True:
+            try:
+                return await call()
+            except (ConnectionLossError, OperationTimeoutError, TimeoutError):
+                if time.monotonic() > deadline:
+                    raise
+            await asyncio.sleep(0.5)  # a bounded wait for the session to reconnect
 
     async def safety(self) -> ZkSnapshot:
         """One poll of the safety checks: ZooKeeper, acknowledged produces, leaders' high watermarks, crashes."""
@@ -319,16 +337,17 @@ class Soak:
             await asyncio.sleep(POLL_S)  # a bounded wait on a condition: the loop above polls it
 
     async def reassignments_done(self, snap: ZkSnapshot) -> list[Violation]:
-        assert self.zk is not None
+        zk = self.zk
+        assert zk is not None
         open_ = []
-        if await self.zk.reassign_partitions_in_progress():
+        if await self.zk_call(zk.reassign_partitions_in_progress):
             open_.append(Violation("reassignment-completes", "/admin/reassign_partitions still present"))
         for tp, target in sorted(self.reassignments.items()):
             got = snap.partitions[tp].replicas
             if sorted(got) != sorted(target):
                 open_.append(Violation("reassignment-completes", f"{tp}: replicas {list(got)}, target "
                                        f"{list(target)}"))
-        if await self.zk.path_exists("/admin/preferred_replica_election"):
+        if await self.zk_call(lambda: zk.path_exists("/admin/preferred_replica_election")):
             open_.append(Violation("preferred-election-completes", "/admin/preferred_replica_election present"))
         return open_
 
@@ -406,8 +425,9 @@ class Soak:
         elif kind == "preferred-election":
             assert self.zk is not None
             try:
-                started = await start_preferred_election(self.zk, None)
-                self.record(f"preferred-election of {len(started.partitions)} partitions (admin path)")
+                zk = self.zk
+                started = await self.zk_call(lambda: start_preferred_election(zk, None))
+                self.record(f"preferred-election of {len(started.requested)} partitions (admin path)")
             except AdminError as e:
                 self.record(f"preferred-election refused: {e}")
         elif kind == "reassign":
@@ -425,7 +445,8 @@ class Soak:
         if sorted(target) == sorted(current) and len(ids) > len(current):
             target = (*target[:-1], next(b for b in ids if b not in current))
         try:
-            await ReassignCommand(self.zk, random.Random(self.rng.random())).execute({tp: target})
+            command = ReassignCommand(self.zk, random.Random(self.rng.random()))
+            await self.zk_call(lambda: command.execute({tp: target}))
         except AdminError as e:
             self.record(f"reassign {tp} refused: {e}")
             return
@@ -471,6 +492,11 @@ class Soak:
             await self.settle("the producer's last acknowledgements", healed=True)
         except SoakFailure as e:
             violations = e.violations
+        except Exception as e:  # the soak's own failure (or ZooKeeper gone): reported with the history, not lost
+            if isinstance(e, ZooKeeperNotInstalled):
+                raise
+            violations = [Violation("soak-error", f"{type(e).__name__}: {e}")]
+            self.say("".join(traceback.format_exception(e)))
         finally:
             if self.workload is not None:
                 await asyncio.to_thread(self.workload.stop)
