@@ -78,6 +78,9 @@ class SoakConfig:
     max_faults: int | None = None
     """Stop after this many faults (the short test run), else when ``duration_s`` is up."""
     faults: tuple[str, ...] = tuple(FAULTS)
+    heal_between_faults: bool = False
+    """After each fault's restore, wait for the full heal (every ISR whole) before the next fault: no fault then
+    lands on a cluster still recovering from the last, which keeps a short run's outcome independent of timing."""
     settle_s: float | None = None
     """The bound for convergence after a fault; default: a session timeout and 45 s."""
     out: Callable[[str], None] = print
@@ -392,7 +395,7 @@ class Soak:
             await self.settle(f"{kind} of broker {broker}")
             self.cluster.start_broker(broker)
             self.say(f"started broker {broker} again")
-            await self.settle(f"restart of broker {broker}")
+            await self.settle(f"restart of broker {broker}", healed=self.config.heal_between_faults)
         elif kind in ("pause-short", "pause-long"):
             paused = (self.rng.uniform(0.5, session_s / 3) if kind == "pause-short"
                       else session_s + self.rng.uniform(2.0, 8.0))
@@ -403,14 +406,14 @@ class Soak:
                 await self.settle(f"{kind} of broker {broker} (still paused)")
             self.cluster.signal(broker, signal.SIGCONT)
             self.say(f"resumed broker {broker}")
-            await self.settle(f"resume of broker {broker}")
+            await self.settle(f"resume of broker {broker}", healed=self.config.heal_between_faults)
         elif kind == "term":
             self.record(f"term broker {broker} (SIGTERM: controlled shutdown), then start")
             self.cluster.signal(broker, signal.SIGTERM)
             await self.wait_exit(broker, 90.0)
             await self.settle(f"controlled shutdown of broker {broker}")
             self.cluster.start_broker(broker)
-            await self.settle(f"restart of broker {broker}")
+            await self.settle(f"restart of broker {broker}", healed=self.config.heal_between_faults)
         elif kind == "zk-kill":
             ensemble = self.cluster.ensemble
             assert ensemble is not None
@@ -421,7 +424,7 @@ class Soak:
             await self.hold(down)
             await self.settle(f"zk-kill of server {server}")
             ensemble.start_server(server)
-            await self.settle(f"zk-start of server {server}")
+            await self.settle(f"zk-start of server {server}", healed=self.config.heal_between_faults)
         elif kind == "preferred-election":
             assert self.zk is not None
             try:
