@@ -280,13 +280,18 @@ class Soak:
         return snap
 
     async def watermarks(self, snap: ZkSnapshot) -> list[Violation]:
+        """Each partition's high watermark from its leader (as ZooKeeper names it, at its leader epoch), kept only
+        where ZooKeeper still names that leader and epoch afterwards: a leader deposed meanwhile, not yet told,
+        may answer a watermark its successor has passed, which is no violation."""
+        zk = self.zk
+        assert zk is not None
         floors = self.checker.floors()
-        by_leader: dict[int, list[TopicPartition]] = {}
+        by_leader: dict[int, dict[TopicPartition, int]] = {}
         for tp, p in snap.partitions.items():
             if p.leader in self.running():
-                by_leader.setdefault(p.leader, []).append(tp)
+                by_leader.setdefault(p.leader, {})[tp] = p.leader_epoch
 
-        async def ask(leader: int, tps: list[TopicPartition]) -> dict[TopicPartition, tuple[int, int]]:
+        async def ask(leader: int, tps: dict[TopicPartition, int]) -> dict[TopicPartition, tuple[int, int]]:
             try:
                 found = await high_watermarks(self.cluster.brokers[leader].port, tps)
             except BrokerUnavailable:
@@ -296,6 +301,10 @@ class Soak:
         answers: dict[TopicPartition, tuple[int, int]] = {}
         for part in await asyncio.gather(*(ask(b, tps) for b, tps in by_leader.items())):
             answers.update(part)
+        after = (await self.zk_call(lambda: zk.get_topic_partition_states(answers))).values
+        answers = {tp: a for tp, a in answers.items() if tp in after
+                   and (after[tp].leader_and_isr.leader, after[tp].leader_and_isr.leader_epoch)
+                   == (snap.partitions[tp].leader, snap.partitions[tp].leader_epoch)}
         self.answered = set(answers)
         return self.checker.watermarks(floors, answers)
 

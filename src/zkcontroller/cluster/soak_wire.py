@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import io
 import struct
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from kio.serial import entity_reader, entity_writer
@@ -68,18 +68,19 @@ async def metadata_view(port: int, topics: Iterable[str], timeout_s: float = 3.0
             for t in response.topics if int(t.error_code) == 0 for p in t.partitions}
 
 
-async def high_watermarks(port: int, partitions: Iterable[TopicPartition], timeout_s: float = 3.0
+async def high_watermarks(port: int, partitions: Mapping[TopicPartition, int], timeout_s: float = 3.0
                           ) -> dict[TopicPartition, int]:
-    """The latest offset (the high watermark, as a consumer reads it) of each of ``partitions`` this broker
-    answers without an error (it leads them and its watermark is usable)."""
+    """The latest offset (the high watermark, as a consumer reads it) of each of ``partitions`` (tp → the leader
+    epoch ZooKeeper gives) this broker answers without an error: it leads them at that epoch (a leader at another
+    answers FENCED_LEADER_EPOCH or UNKNOWN_LEADER_EPOCH) and its watermark is usable."""
     m = schema_module(LIST_OFFSETS, LIST_OFFSETS_VERSION, "request")
-    by_topic: dict[str, list[int]] = {}
-    for tp in partitions:
-        by_topic.setdefault(tp.topic, []).append(tp.partition)
+    by_topic: dict[str, list[tuple[int, int]]] = {}
+    for tp, epoch in partitions.items():
+        by_topic.setdefault(tp.topic, []).append((tp.partition, epoch))
     body = m.ListOffsetsRequest(replica_id=CONSUMER, isolation_level=0, topics=tuple(
         m.ListOffsetsTopic(name=t, partitions=tuple(
-            m.ListOffsetsPartition(partition_index=p, current_leader_epoch=-1, timestamp=LATEST_TIMESTAMP)
-            for p in sorted(ps))) for t, ps in sorted(by_topic.items())))
+            m.ListOffsetsPartition(partition_index=p, current_leader_epoch=e, timestamp=LATEST_TIMESTAMP)
+            for p, e in sorted(ps))) for t, ps in sorted(by_topic.items())))
     response = await _ask(port, LIST_OFFSETS, LIST_OFFSETS_VERSION, body, timeout_s)
     return {TopicPartition(str(t.name), int(p.partition_index)): int(p.offset)
             for t in response.topics for p in t.partitions if int(p.error_code) == 0}
