@@ -27,6 +27,8 @@ def parse(argv: list[str]) -> SoakConfig:
     parser.add_argument("--interval", type=float, nargs=2, default=(5.0, 20.0), metavar=("MIN_S", "MAX_S"),
                         help="seconds between faults, drawn from this range")
     parser.add_argument("--max-faults", type=int, default=None)
+    parser.add_argument("--restart-after-expiry", action="store_true",
+                        help="start a killed broker again only once its session expired (docs/soak.md, F1)")
     parser.add_argument("--faults", default=",".join(FAULTS), help=f"comma-separated kinds (of {', '.join(FAULTS)})")
     args = parser.parse_args(argv)
     faults = tuple(f for f in args.faults.split(",") if f)
@@ -40,7 +42,8 @@ def parse(argv: list[str]) -> SoakConfig:
     return SoakConfig(brokers=args.brokers, duration_s=args.minutes * 60, seed=args.seed,
                       zookeeper_ensemble=args.zookeeper_ensemble, directory=args.out,
                       session_timeout_ms=args.session_timeout_ms, interval_s=tuple(args.interval),
-                      max_faults=args.max_faults, faults=faults)
+                      max_faults=args.max_faults, faults=faults,
+                      restart_after_expiry=args.restart_after_expiry)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -78,6 +78,9 @@ class SoakConfig:
     max_faults: int | None = None
     """Stop after this many faults (the short test run), else when ``duration_s`` is up."""
     faults: tuple[str, ...] = tuple(FAULTS)
+    restart_after_expiry: bool = False
+    """A killed broker is started again only once its session has expired (and the controller handled its
+    failure), never while its old registration stands; looks past finding F1 of docs/soak.md."""
     heal_between_faults: bool = False
     """After each fault's restore, wait for the full heal (every ISR whole) before the next fault: no fault then
     lands on a cluster still recovering from the last, which keeps a short run's outcome independent of timing."""
@@ -326,8 +329,9 @@ class Soak:
         actives = {b: a for b, (a, _) in zip(running, answers, strict=True) if a is not None}
         return actives, {b: v for b, (_, v) in zip(running, answers, strict=True)}
 
-    async def settle(self, why: str, healed: bool = False) -> None:
-        """Poll until the convergence checks pass, at most `settle_s`; safety is checked at every poll."""
+    async def settle(self, why: str, healed: bool = False, gone: frozenset[int] = frozenset()) -> None:
+        """Poll until the convergence checks pass, at most `settle_s`; safety is checked at every poll. ``gone``:
+        brokers killed or paused past their session, whose registration must go (the session expires)."""
         deadline = time.monotonic() + self.settle_s
         while True:
             snap = await self.safety()
@@ -335,6 +339,8 @@ class Soak:
             open_ = SoakChecker.unsettled(snap, self.running(), actives, views, healed)
             open_ += [Violation("broker-registered", f"broker {b} runs but is not registered")
                       for b in self.running() if b not in snap.registered]
+            open_ += [Violation("session-expires", f"broker {b} is still registered") for b in sorted(gone)
+                      if b in snap.registered]
             if healed:
                 open_ += await self.reassignments_done(snap)
                 open_ += [Violation("leader-answers-list-offsets", f"{tp}: its leader "
@@ -397,11 +403,13 @@ class Soak:
             else:
                 broker = controller
         if kind in ("kill", "kill-controller"):
+            expire = self.config.restart_after_expiry
             down = self.rng.uniform(1.0, 1.3 * session_s)
-            self.record(f"{kind} broker {broker} (SIGKILL), start again after {down:.1f} s")
+            self.record(f"{kind} broker {broker} (SIGKILL), start again after "
+                        + ("its session expired" if expire else f"{down:.1f} s"))
             self.cluster.signal(broker, signal.SIGKILL)
-            await self.hold(down)
-            await self.settle(f"{kind} of broker {broker}")
+            await self.hold(0 if expire else down)
+            await self.settle(f"{kind} of broker {broker}", gone=frozenset({broker}) if expire else frozenset())
             self.cluster.start_broker(broker)
             self.say(f"started broker {broker} again")
             await self.settle(f"restart of broker {broker}", healed=self.config.heal_between_faults)
@@ -412,7 +420,7 @@ class Soak:
             self.cluster.signal(broker, signal.SIGSTOP)
             await self.hold(paused)
             if kind == "pause-long":
-                await self.settle(f"{kind} of broker {broker} (still paused)")
+                await self.settle(f"{kind} of broker {broker} (still paused)", gone=frozenset({broker}))
             self.cluster.signal(broker, signal.SIGCONT)
             self.say(f"resumed broker {broker}")
             await self.settle(f"resume of broker {broker}", healed=self.config.heal_between_faults)
