@@ -49,7 +49,8 @@ from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 TOPICS = (("soak-a", 3, 3), ("soak-b", 4, 2), ("soak-c", 2, 2))
 """Name, partitions, replication factor (capped at the broker count)."""
 
-FAULTS = {"kill": 3, "kill-controller": 2, "pause-short": 2, "pause-long": 2, "term": 2, "zk-kill": 2,
+FAULTS = {"kill": 3, "kill-controller": 2, "pause-short": 2, "pause-long": 2, "pause-controller": 1, "term": 2,
+          "zk-kill": 2,
           "preferred-election": 1, "reassign": 1}
 """Fault kinds and their weights; ``zk-kill`` only with an ensemble."""
 
@@ -396,10 +397,10 @@ class Soak:
     async def inject(self, kind: str) -> None:
         session_s = self.config.session_timeout_ms / 1000
         broker = self.rng.choice(sorted(self.cluster.brokers))
-        if kind == "kill-controller":
+        if kind in ("kill-controller", "pause-controller"):
             controller = (await self.snapshot()).controller
             if controller is None or controller not in self.running():
-                kind = "kill"
+                kind = "kill" if kind == "kill-controller" else "pause-long"
             else:
                 broker = controller
         if kind in ("kill", "kill-controller"):
@@ -413,13 +414,13 @@ class Soak:
             self.cluster.start_broker(broker)
             self.say(f"started broker {broker} again")
             await self.settle(f"restart of broker {broker}", healed=self.config.heal_between_faults)
-        elif kind in ("pause-short", "pause-long"):
+        elif kind in ("pause-short", "pause-long", "pause-controller"):
             paused = (self.rng.uniform(0.5, session_s / 3) if kind == "pause-short"
                       else session_s + self.rng.uniform(2.0, 8.0))
             self.record(f"{kind} broker {broker} (SIGSTOP for {paused:.1f} s, session {session_s:g} s)")
             self.cluster.signal(broker, signal.SIGSTOP)
             await self.hold(paused)
-            if kind == "pause-long":
+            if kind != "pause-short":
                 await self.settle(f"{kind} of broker {broker} (still paused)", gone=frozenset({broker}))
             self.cluster.signal(broker, signal.SIGCONT)
             self.say(f"resumed broker {broker}")
