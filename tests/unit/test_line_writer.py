@@ -225,3 +225,23 @@ def test_a_handler_that_is_not_kafkas_layout_or_filters_is_left_to_logging(tmp_p
     assert not handler.write_direct("state.change.logger", logging.INFO, "filtered")
     handler.close()
     assert (tmp_path / "x.log").read_text() == ""
+
+
+def test_a_message_with_an_exception_line_puts_it_after_the_logger_as_kafka_prints_a_throwable() -> None:
+    """``msg\\na.b.SomeError: why`` is written ``[ts] WARN msg (logger)`` then ``a.b.SomeError: why``, where Kafka's
+    log4j layout prints the throwable, so `zkcontroller analyze` reads the second line as the record's
+    continuation; a traceback follows too. One line stays one line."""
+    formatter = KafkaFormatter(lambda: 1767225665123)
+    record = logging.makeLogRecord({"name": "kafka.controller.RequestSendThread", "levelno": logging.WARNING,
+                                    "levelname": "WARNING", "msg": "fails to send.\n%s", "args": ("x.y.Down: gone",)})
+    assert formatter.format(record) == ("[2026-01-01 00:01:05,123] WARN fails to send. "
+                                        "(kafka.controller.RequestSendThread)\nx.y.Down: gone")
+    try:
+        raise ValueError("bad")
+    except ValueError as e:
+        with_trace = logging.makeLogRecord({"name": "kafka.x", "levelno": logging.ERROR, "levelname": "ERROR",
+                                            "msg": "failed", "exc_info": (type(e), e, e.__traceback__)})
+    text = formatter.format(with_trace)
+    assert text.startswith("[2026-01-01 00:01:05,123] ERROR failed (kafka.x)\nTraceback (most recent call last):")
+    assert text.endswith("ValueError: bad")
+    assert formatter.line("kafka.x", logging.INFO, "one line", 0) == "[2026-01-01 00:01:05,123] INFO one line (kafka.x)"

@@ -76,6 +76,7 @@ from zkcontroller.protocol.wire.codec import WireFormatError
 from zkcontroller.protocol.wire.frames import RequestHeader, decode_request_header, encode_response_header
 from zkcontroller.protocol.wire.messages import INTER_BROKER_APIS
 from zkcontroller.protocol.wire.record_sets import RequestFailed
+from zkcontroller.runtime.log_lines import exception_line
 from zkcontroller.runtime.socket_server import ThrottledResponse
 
 if TYPE_CHECKING:
@@ -374,9 +375,9 @@ class KafkaApis:
         try:
             result = await init_producer_id(self.producer_ids, *client_apis.init_producer_id_request(request))
         except Exception as e:
-            self._request_failed("clientId=%s, correlationId=%d, api=INIT_PRODUCER_ID, version=%d, body=%s\n%s: %s",
+            self._request_failed("clientId=%s, correlationId=%d, api=INIT_PRODUCER_ID, version=%d, body=%s\n%s",
                                  header.client_id, header.correlation_id, header.api_version, request,
-                                 type(e).__name__, e)
+                                 exception_line(e))
             result = error_result(UNKNOWN_SERVER_ERROR)
         return client_apis.init_producer_id_response(header.api_version, result.producer_id, result.producer_epoch,
                                                      result.error)

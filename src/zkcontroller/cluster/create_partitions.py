@@ -37,6 +37,7 @@ from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.wire.client_apis import PartitionsCreated, PartitionsToCreate
 from zkcontroller.protocol.wire.record_sets import RequestFailed
+from zkcontroller.runtime.log_lines import qualified_name
 from zkcontroller.zk.errors import ZnodeDecodeError
 
 REASSIGNMENT_IN_PROGRESS = 60
@@ -62,7 +63,7 @@ def create_partitions_handler(server: Callable[[], KafkaServer | None]) -> Creat
         except AdminOperationError as e:  # thrown: handleError logs it, every topic UNKNOWN_SERVER_ERROR, no message
             raise RequestFailed(str(e), "kafka.admin.AdminOperationException") from None
         except Exception as e:  # ZooKeeper gone, a registration unreadable: thrown there too, answered the same
-            raise RequestFailed(str(e), type(e).__name__) from e
+            raise RequestFailed(str(e), qualified_name(e)) from e
         counts: dict[str, int] = {}
         for t in topics:
             counts[t.name] = counts.get(t.name, 0) + 1
@@ -98,7 +99,7 @@ async def _grow(server: KafkaServer, t: PartitionsToCreate, validate_only: bool)
         read = await server.zk.get_topic_assignments([t.name], lenient=True)
         if read.malformed:
             error = next(iter(read.malformed.values()))
-            raise RequestFailed(str(error), type(error).__name__)
+            raise RequestFailed(str(error), qualified_name(error))
         for path, ignored in read.read_as_empty.items():
             AdminManagerLog(server.broker_id).warning("Reading the topic znode %s as no partitions (as Kafka does): %s",
                                                       path, ignored.reason)
@@ -136,7 +137,7 @@ async def _grow(server: KafkaServer, t: PartitionsToCreate, validate_only: bool)
     except RequestFailed:
         raise
     except ZnodeDecodeError as e:  # a znode the admin layer reads (brokers...), malformed
-        raise RequestFailed(str(e), type(e).__name__) from None
+        raise RequestFailed(str(e), qualified_name(e)) from None
     except Exception as e:
-        raise RequestFailed(str(e), type(e).__name__) from e
+        raise RequestFailed(str(e), qualified_name(e)) from e
     return PartitionsCreated(t.name)

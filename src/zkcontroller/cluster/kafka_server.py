@@ -39,6 +39,7 @@ from zkcontroller.model import (
 from zkcontroller.protocol.ibp import broker_registration_version
 from zkcontroller.protocol.inter_broker import AlterIsrRequest, ControlledShutdownRequest, FetchRequest
 from zkcontroller.protocol.transport import BrokerNetwork
+from zkcontroller.runtime.log_lines import exception_line
 from zkcontroller.runtime.runtime import Runtime
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -255,7 +256,7 @@ class KafkaServer:
                     break
                 except (ZkError, OSError) as e:
                     zk_client_log.info("[ZooKeeperClient Kafka server] Error when recreating ZooKeeper, retrying after "
-                                       "a short sleep\n%s: %s", type(e).__name__, e)
+                                       "a short sleep\n%s", exception_line(e))
                     await self.runtime.sleep_ms(SESSION_RETRY_BACKOFF_MS)
             else:
                 return

@@ -41,15 +41,25 @@ class KafkaFormatter(logging.Formatter):
         return f"{self._second_text},{millis:03d}"
 
     def format(self, record: logging.LogRecord) -> str:
+        """Kafka's layout; a message's lines after its first (an exception's class and message, where Kafka's
+        log4j prints the throwable) and a traceback follow the ``(logger)`` suffix, as Kafka's stack traces do."""
         if record.levelno == logging.WARNING:
             record.levelname = "WARN"
-        return super().format(record)
+        text = self.line(record.name, record.levelno, record.getMessage(), record.created)
+        if record.exc_info and not record.exc_text:
+            record.exc_text = self.formatException(record.exc_info)
+        if record.exc_text:
+            text += "\n" + record.exc_text
+        if record.stack_info:
+            text += "\n" + self.formatStack(record.stack_info)
+        return text
 
     def line(self, logger_name: str, levelno: int, message: str, created: float) -> str:
         """What `format` makes of a record with these fields and no exception, without a `LogRecord`
         (`LineWriterHandler.write_direct`)."""
         level = "WARN" if levelno == logging.WARNING else logging.getLevelName(levelno)
-        return f"[{self._stamp(created)}] {level} {message} ({logger_name})"
+        first, newline, rest = message.partition("\n")
+        return f"[{self._stamp(created)}] {level} {first} ({logger_name}){newline}{rest}"
 
 
 SERVER_LOGGERS = ("kafka", "org.apache.kafka")

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from zkcontroller.model import Broker
 from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse
 from zkcontroller.protocol.transport import BrokerTransport, BrokerUnreachableError
+from zkcontroller.runtime.log_lines import exception_line
 from zkcontroller.runtime.runtime import Runtime
 
 log = logging.getLogger("kafka.controller.ControllerChannelManager")
@@ -112,8 +113,8 @@ class ControllerChannelManager:
             except (BrokerUnreachableError, OSError, TimeoutError) as e:
                 send_thread_log.warning(
                     "[RequestSendThread controllerId=%d] Controller %d epoch %d fails to send request %s to broker "
-                    "%s. Reconnecting to broker.\n%s: %s", self.controller_id, self.controller_id, self._epoch(),
-                    type(request).__name__, _node(broker), type(e).__name__, e)
+                    "%s. Reconnecting to broker.\n%s", self.controller_id, self.controller_id, self._epoch(),
+                    type(request).__name__, _node(broker), exception_line(e))
                 await self._runtime.sleep_ms(SEND_BACKOFF_MS)
         return None
 

@@ -6,6 +6,18 @@ from __future__ import annotations
 import logging
 
 
+def qualified_name(e: BaseException) -> str:
+    """The exception class's dotted name, where Kafka's lines name a Java class (``a.b.SomeError``)."""
+    return f"{type(e).__module__}.{type(e).__qualname__}"
+
+
+def exception_line(e: BaseException) -> str:
+    """An exception as the line under a Kafka log line that stands for its Java throwable: the class's dotted
+    name and the message (``zkcontroller.protocol.transport.BrokerUnreachableError: broker 3 is not reachable``),
+    which a reader of Kafka logs, and `zkcontroller analyze`, takes for the throwable's first line."""
+    return f"{qualified_name(e)}: {e}"
+
+
 def write_line(logger: logging.Logger, level: int, line: str, exc: BaseException | None = None) -> None:
     """Log the finished ``line`` (the caller checked ``logger.isEnabledFor(level)``). When the logger's one handler
     is a log file's (`cluster.logs`), the line is written without a LogRecord."""

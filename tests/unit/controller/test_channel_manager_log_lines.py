@@ -44,7 +44,7 @@ async def test_a_failed_send_and_an_offline_broker(caplog: pytest.LogCaptureFixt
     failed = [r.getMessage() for r in caplog.records if r.name == "kafka.controller.RequestSendThread"]
     assert failed[0] == ("[RequestSendThread controllerId=2] Controller 2 epoch 5 fails to send request "
                          "StopReplicaRequest to broker broker3.example:9093 (id: 3 rack: r1). Reconnecting to broker."
-                         "\nBrokerUnreachableError: broker 3 is down")
+                         "\nzkcontroller.protocol.transport.BrokerUnreachableError: broker 3 is down")
 
 
 def test_an_event_without_fields_prints_as_a_case_object() -> None:
