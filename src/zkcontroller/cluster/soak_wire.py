@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import io
-import struct
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -15,13 +14,14 @@ from kio.serial import entity_reader, entity_writer
 from zkcontroller.cluster.soak_checks import BrokerPartitionView
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.wire.client_apis import LIST_OFFSETS, METADATA, schema_module
+from zkcontroller.protocol.wire.codec import WireFormatError
 from zkcontroller.protocol.wire.frames import RequestHeader, decode_response_header, encode_request_header, frame
+from zkcontroller.protocol.wire.metadata_client import exchange
 
 METADATA_VERSION = 7
 LIST_OFFSETS_VERSION = 4
 LATEST_TIMESTAMP = -1
 CONSUMER = -1
-_SIZE = struct.Struct(">i")
 
 
 class BrokerUnavailable(OSError):
@@ -33,19 +33,13 @@ async def _ask(port: int, api_key: int, version: int, body: Any, timeout_s: floa
     entity_writer(type(body))(buf, body)
     header = encode_request_header(RequestHeader(api_key, version, 1, "zkcontroller-soak"))
     try:
-        async with asyncio.timeout(timeout_s):
-            reader, writer = await asyncio.open_connection("127.0.0.1", port)
-            try:
-                writer.write(frame(header, buf.getvalue()))
-                await writer.drain()
-                size = _SIZE.unpack(await reader.readexactly(4))[0]
-                payload = await reader.readexactly(size)
-            finally:
-                writer.close()
+        payload = await exchange("127.0.0.1", port, frame(header, buf.getvalue()), timeout_s)
     except TimeoutError:
         raise BrokerUnavailable(f"no answer from 127.0.0.1:{port} within {timeout_s:g} s") from None
     except (OSError, asyncio.IncompleteReadError) as e:
         raise BrokerUnavailable(f"127.0.0.1:{port}: {e}") from None
+    except WireFormatError as e:
+        raise BrokerUnavailable(f"127.0.0.1:{port} answered unreadable bytes: {e}") from None
     try:
         _, offset = decode_response_header(payload, api_key, version)
         cls = schema_module(api_key, version, "response")

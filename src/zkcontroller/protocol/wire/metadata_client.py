@@ -28,6 +28,23 @@ class MetadataUnavailableError(OSError):
     """The broker could not be asked (refused, timed out, closed, or answered with bytes we cannot read)."""
 
 
+async def exchange(host: str, port: int, request_frame: bytes, timeout_s: float) -> bytes:
+    """One request frame sent on a fresh connection and its answer's payload, all within ``timeout_s``. Raises
+    TimeoutError, OSError, `asyncio.IncompleteReadError`, or `WireFormatError` for a size prefix outside
+    1..`MAX_RESPONSE_BYTES`, so a bad answer never makes us allocate what it claims."""
+    async with asyncio.timeout(timeout_s):
+        reader, writer = await asyncio.open_connection(host, port)
+        try:
+            writer.write(request_frame)
+            await writer.drain()
+            size = _SIZE.unpack(await reader.readexactly(4))[0]
+            if not 0 < size <= MAX_RESPONSE_BYTES:
+                raise WireFormatError(f"response size {size}")
+            return await reader.readexactly(size)
+        finally:
+            writer.close()
+
+
 def _request(topics: Iterable[str], correlation_id: int) -> bytes:
     m = schema_module(METADATA, METADATA_VERSION, "request")
     body = m.MetadataRequest(topics=tuple(m.MetadataRequestTopic(name=t) for t in sorted(set(topics))))
@@ -57,17 +74,8 @@ async def partition_replicas(host: str, port: int, topics: Iterable[str], timeou
     know are absent). Raises `MetadataUnavailableError` saying why when it cannot be asked."""
     correlation_id = 1
     try:
-        async with asyncio.timeout(timeout_ms / 1000):
-            reader, writer = await asyncio.open_connection(host, port)
-            try:
-                writer.write(_request(topics, correlation_id))
-                await writer.drain()
-                size = _SIZE.unpack(await reader.readexactly(4))[0]
-                if not 0 < size <= MAX_RESPONSE_BYTES:
-                    raise WireFormatError(f"response size {size}")
-                return _replicas(await reader.readexactly(size), correlation_id)
-            finally:
-                writer.close()
+        return _replicas(await exchange(host, port, _request(topics, correlation_id), timeout_ms / 1000),
+                         correlation_id)
     except TimeoutError:
         raise MetadataUnavailableError(f"no answer from {host}:{port} within {timeout_ms} ms") from None
     except (OSError, asyncio.IncompleteReadError) as e:
