@@ -10,9 +10,20 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
-from tests.e2e.test_cluster_command_listeners import CLI, Prompt
+from tests.e2e.test_cluster_command_listeners import CLI, Prompt, wait_for
 
 from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
+
+
+def _alive_brokers(address: str) -> int:
+    """How many brokers the broker at ``address`` lists in its Metadata answer (0 if it does not answer)."""
+    from confluent_kafka import KafkaException
+    from confluent_kafka.admin import AdminClient
+
+    try:
+        return len(AdminClient({"bootstrap.servers": address}).list_topics(timeout=10).brokers)
+    except KafkaException:  # not answering yet: polled again within the bound
+        return 0
 
 
 @contextmanager
@@ -26,9 +37,12 @@ def running_cluster(zookeeper_server: ZooKeeperServerProcess, tmp_path_factory: 
                      "--session-timeout-ms", "6000", "--log-dir", str(logs)])
     try:
         prompt.expect(r"^cluster up: brokers 1, 2, 3")
-        address = prompt.expect(r"^broker 1 listens on (127\.0\.0\.1:\d+)$")[1]
+        addresses = [prompt.expect(rf"^broker {i} listens on (127\.0\.0\.1:\d+)$")[1] for i in (1, 2, 3)]
         prompt.expect(r"^  help \| quit")
-        yield prompt, address
+        # every broker's metadata lists all three before a test asks: a CreateTopics placed over the controller's
+        # cache refused replication factor 3 ("available brokers: 2") while the last UpdateMetadata was on its way
+        wait_for(lambda: all(_alive_brokers(a) == 3 for a in addresses), "every broker's metadata to list 3 brokers")
+        yield prompt, addresses[0]
     finally:
         if prompt.proc.poll() is None:
             prompt.send("quit")

@@ -28,17 +28,6 @@ def address(zookeeper_server: ZooKeeperServerProcess, tmp_path_factory: pytest.T
         yield found
 
 
-@pytest.fixture
-def admin(address: str) -> Iterator[Any]:
-    from kafka.admin import KafkaAdminClient
-
-    client = KafkaAdminClient(bootstrap_servers=address, request_timeout_ms=30000)
-    try:
-        yield client
-    finally:
-        client.close()
-
-
 def partitions(admin: Any) -> dict[int, dict[str, Any]]:
     """``TOPIC``'s partitions by index, as Metadata describes them (leader, replicas, isr)."""
     (topic,) = admin.describe_topics([TOPIC])

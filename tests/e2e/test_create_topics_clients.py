@@ -24,17 +24,6 @@ def address(zookeeper_server: ZooKeeperServerProcess, tmp_path_factory: pytest.T
         yield found
 
 
-@pytest.fixture
-def admin(address: str) -> Iterator[Any]:
-    from kafka.admin import KafkaAdminClient
-
-    client = KafkaAdminClient(bootstrap_servers=address, request_timeout_ms=30000)
-    try:
-        yield client
-    finally:
-        client.close()
-
-
 def test_confluent_kafka_validate_only_is_checked_and_writes_nothing(address: str) -> None:
     from confluent_kafka import KafkaError, KafkaException
     from confluent_kafka.admin import AdminClient, NewTopic
