@@ -89,14 +89,21 @@ def encode(value: Any) -> bytes:
     return buf.getvalue()
 
 
-def round_trip(at: str, api_key: int, version: int, body: bytes, response_name: str) -> Any:
-    """Send one request body to ``at`` on a real socket; kio's decoded response (fails if the broker closed)."""
+def raw_round_trip(at: str, api_key: int, version: int, body: bytes) -> tuple[bytes, int]:
+    """Send one request body to ``at`` on a real socket: the response payload and where its body starts (fails if
+    the broker closed, or answered another correlation id)."""
     with connect(int(at.rsplit(":", 1)[1]), timeout_s=60) as sock:
         sock.sendall(request_frame(api_key, version, 9, body))
         payload = read_frame(sock)
     assert payload is not None, "connection closed"
     correlation_id, offset = decode_response_header(payload, api_key, version)
     assert correlation_id == 9
+    return payload, offset
+
+
+def round_trip(at: str, api_key: int, version: int, body: bytes, response_name: str) -> Any:
+    """`raw_round_trip`, decoded by kio."""
+    payload, offset = raw_round_trip(at, api_key, version, body)
     cls = getattr(schema_module(api_key, version, "response"), response_name)
     response, _ = entity_reader(cls)(memoryview(payload)[offset:], 0)
     return response

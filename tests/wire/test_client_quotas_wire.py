@@ -28,35 +28,23 @@ from zkcontroller.protocol.wire.client_quotas import (
     QuotaAlteration,
     QuotaOp,
 )
-from zkcontroller.protocol.wire.frames import decode_response_header
 from zkcontroller.zk import paths
 
-from .admin_fixture import address, admin_cluster_fixture  # noqa: F401 (the fixture)
-from .server_fixture import connect, read_frame, request_frame
+from .admin_fixture import address, admin_cluster_fixture, raw_round_trip  # noqa: F401 (the fixture)
 
 INVALID_REQUEST, UNKNOWN_SERVER_ERROR, UNSUPPORTED_VERSION = 42, -1, 35
-
-
-def _round_trip(at: str, api_key: int, version: int, body: bytes) -> tuple[bytes, int]:
-    with connect(int(at.rsplit(":", 1)[1]), timeout_s=60) as sock:
-        sock.sendall(request_frame(api_key, version, 7, body))
-        payload = read_frame(sock)
-    assert payload is not None, "connection closed"
-    correlation_id, offset = decode_response_header(payload, api_key, version)
-    assert correlation_id == 7
-    return payload, offset
 
 
 async def alter(at: str, version: int, *entries: QuotaAlteration, validate_only: bool = False
                 ) -> list[AlteredQuota]:
     body = cq.encode_alter_request(version, AlterQuotasQuery(entries, validate_only))
-    payload, offset = await asyncio.to_thread(_round_trip, at, ALTER_CLIENT_QUOTAS, version, body)
+    payload, offset = await asyncio.to_thread(raw_round_trip, at, ALTER_CLIENT_QUOTAS, version, body)
     return cq.decode_alter_response(version, payload, offset)
 
 
 async def describe(at: str, version: int, *components: FilterComponent, strict: bool = False) -> DescribedQuotas:
     body = cq.encode_describe_request(version, DescribeQuotasQuery(components, strict))
-    payload, offset = await asyncio.to_thread(_round_trip, at, DESCRIBE_CLIENT_QUOTAS, version, body)
+    payload, offset = await asyncio.to_thread(raw_round_trip, at, DESCRIBE_CLIENT_QUOTAS, version, body)
     return cq.decode_describe_response(version, payload, offset)
 
 
