@@ -116,9 +116,12 @@ class SocketServer:
         steadily is progress, not idleness: the wait is cut into quarters of the limit and the buffer's size
         compared, so the connection closes between 1 and 1.25 times the limit after the last byte left."""
         transport = writer.transport
+        buffered = transport.get_write_buffer_size()
+        if buffered <= transport.get_write_buffer_limits()[0]:  # at or below low water: drain does not wait
+            await writer.drain()
+            return
         loop = asyncio.get_running_loop()
         last_progress = loop.time()
-        buffered = transport.get_write_buffer_size()
         while True:
             try:
                 async with asyncio.timeout(idle_s / 4):
