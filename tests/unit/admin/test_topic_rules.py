@@ -112,6 +112,25 @@ def test_assignment_shape(assignment: dict[int, list[int]], message: str) -> Non
         validate_assignment_shape(assignment)
 
 
+# Kafka prints the whole assignment, a Scala 2.13 ``mutable.HashMap[Int, ArrayBuffer[Int]]``, in its table's order.
+# Each expected string is what scala-library 2.13.18 (PySpark's jar) printed for a HashMap filled in this order.
+@pytest.mark.parametrize(("assignment", "printed"), [
+    ({0: [1, 1], 1: [2, 3]}, "HashMap(0 -> ArrayBuffer(1, 1), 1 -> ArrayBuffer(2, 3))"),
+    ({3: [1, 1], 17: [2, 2]}, "HashMap(17 -> ArrayBuffer(2, 2), 3 -> ArrayBuffer(1, 1))"),  # 17 & 15 == 1
+    ({-1: [4, 4], 5: [4, 4], 70000: [4, 4], 65536: [4, 4], 1: [4, 4]},
+     "HashMap(-1 -> ArrayBuffer(4, 4), 1 -> ArrayBuffer(4, 4), 65536 -> ArrayBuffer(4, 4), "
+     "70000 -> ArrayBuffer(4, 4), 5 -> ArrayBuffer(4, 4))"),
+    ({(i * 37) % 101: [1, 1] for i in range(40)},  # grown to 64 buckets
+     "HashMap(" + ", ".join(f"{k} -> ArrayBuffer(1, 1)" for k in (
+         0, 3, 67, 6, 70, 9, 73, 10, 74, 13, 77, 16, 80, 19, 83, 20, 84, 23, 87, 26, 90, 29, 93, 30, 94, 33, 97, 36,
+         100, 37, 40, 43, 46, 47, 50, 53, 56, 57, 60, 63)) + ")"),
+])
+def test_duplicate_replicas_print_the_assignment_as_kafka(assignment: dict[int, list[int]], printed: str) -> None:
+    with pytest.raises(InvalidReplicaAssignmentError) as refused:
+        validate_assignment_shape(assignment)
+    assert str(refused.value) == f"Duplicate replica assignment found: {printed}"
+
+
 def test_topic_config_pairs_trimmed_as_java() -> None:
     """TopicCommand.parseTopicConfigsToBeAdded: ``split("\\s*=\\s*")`` (ASCII \\s), then ``String.trim``."""
     assert parse_topic_configs(["\x00retention.ms\t=\x01 1 \x1f"]) == {"retention.ms": "1"}
