@@ -133,7 +133,11 @@ def to_int32(value: int) -> int:
 
 class ClientQuotaManager:
     """One quota type's manager (Kafka has one each for produce, fetch, request and controller mutations; the
-    brokers here enforce the produce one). ``now_ms`` is the runtime's clock."""
+    brokers here enforce the produce one and, in `controller_mutation_quota`, the controller mutation one).
+    ``now_ms`` is the runtime's clock."""
+
+    config_key = PRODUCER_BYTE_RATE
+    """The quota's key in a ``/config/users|clients`` node (`apply_quota_config`)."""
 
     def __init__(self, runtime: Runtime, quota_type: str = "Produce", *,
                  quota_default: int = LONG_MAX, samples: int = DEFAULT_NUM_QUOTA_SAMPLES,
@@ -216,6 +220,19 @@ class ClientQuotaManager:
 
     # ------------------------------------------------------------------ recording
 
+    @staticmethod
+    def parse_quota(text: str) -> float:
+        """The quota as ``QuotaConfigHandler`` reads it: ``String.toLong`` for the byte rates; ValueError with
+        Java's message where that throws."""
+        value = java_parse_int(text, bits=64)
+        if value is None:
+            raise ValueError(f'For input string: "{text}"')
+        return float(value)
+
+    def _new_sensor(self, now_ms: int) -> Rate:
+        """A new client sensor's quota stat (the token bucket for controller mutations)."""
+        return Rate(self.samples, self.window_ms, last_record_ms=now_ms)
+
     def _sensor(self, tags: tuple[str, str], now_ms: int) -> Rate:
         sensor = self._sensors.get(tags)
         if sensor is not None and now_ms - sensor.last_record_ms > INACTIVE_SENSOR_EXPIRATION_MS:
@@ -224,7 +241,7 @@ class ClientQuotaManager:
             expired = INACTIVE_SENSOR_EXPIRATION_MS
             for key in [k for k, s in self._sensors.items() if now_ms - s.last_record_ms > expired]:
                 del self._sensors[key]
-            sensor = self._sensors[tags] = Rate(self.samples, self.window_ms, last_record_ms=now_ms)
+            sensor = self._sensors[tags] = self._new_sensor(now_ms)
         return sensor
 
     def maybe_record_and_get_throttle_time_ms(self, sanitized_user: str, client_id: str, value: float,
@@ -269,10 +286,10 @@ def _entity_text(entity: tuple[UserEntity, ClientEntity]) -> str:
 
 def apply_quota_config(manager: ClientQuotaManager, entity_type: str, full_sanitized_name: str,
                        configs: Mapping[str, str]) -> None:
-    """``ClientIdConfigHandler``/``UserConfigHandler.processConfigChanges`` for the produce quota: the node
-    ``clients/<id>``, ``users/<user>`` or ``users/<user>/clients/<id>`` now holds ``configs``. Raises ValueError
-    (the node is then ignored, as Kafka's listener logs and skips a failed notification) for a path or a
-    ``producer_byte_rate`` Kafka cannot read."""
+    """``ClientIdConfigHandler``/``UserConfigHandler.processConfigChanges`` for ``manager``'s quota (its
+    `config_key`): the node ``clients/<id>``, ``users/<user>`` or ``users/<user>/clients/<id>`` now holds
+    ``configs``. Raises ValueError (the node is then ignored, as Kafka's listener logs and skips a failed
+    notification) for a path or a value Kafka cannot read."""
     if entity_type == "clients":
         user, sanitized_client = None, full_sanitized_name
     elif entity_type == "users":
@@ -284,10 +301,5 @@ def apply_quota_config(manager: ClientQuotaManager, entity_type: str, full_sanit
         raise ValueError(f"not a client quota entity type: {entity_type}")
     client = None if sanitized_client is None else \
         DEFAULT if sanitized_client == DEFAULT else desanitize(sanitized_client)
-    quota = None
-    if PRODUCER_BYTE_RATE in configs:
-        value = java_parse_int(configs[PRODUCER_BYTE_RATE], bits=64)  # String.toLong
-        if value is None:
-            raise ValueError(f'For input string: "{configs[PRODUCER_BYTE_RATE]}"')
-        quota = float(value)
-    manager.update_quota(user, client, quota)
+    key = manager.config_key
+    manager.update_quota(user, client, manager.parse_quota(configs[key]) if key in configs else None)

@@ -34,6 +34,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from zkcontroller.broker.client_quota_manager import ANONYMOUS, ClientQuotaManager
+from zkcontroller.broker.controller_mutation_quota import ControllerMutationQuota, ControllerMutationQuotaManager
 from zkcontroller.broker.delayed_produce import PurgatoryShutDown
 from zkcontroller.broker.list_offsets import legacy_list_offsets, list_offsets
 from zkcontroller.broker.metadata_cache import MetadataCache, MetadataSnapshot, TopicMetadata, is_valid_topic_name
@@ -90,7 +91,8 @@ CONTROL_APIS = (ApiKey.LEADER_AND_ISR, ApiKey.STOP_REPLICA, ApiKey.UPDATE_METADA
                 ApiKey.ALTER_ISR, ApiKey.FETCH)
 RESPONSE_TYPES = (ControlResponse, ControlledShutdownResponse, AlterIsrResponse, FetchResponse)
 CreateTopicsHandler = Callable[[list[TopicToCreate], bool, int], Awaitable[list[TopicCreated]]]
-"""(topics, validate_only, timeout in ms) -> one result per topic entry, in order."""
+"""(topics, validate_only, timeout in ms) -> one result per topic entry, in order. With controller mutation quotas
+kept, a ``quota`` keyword too (`controller_mutation_quota`), for the partitions created; so for the next two."""
 DeleteTopicsHandler = Callable[[list[TopicToDelete], int, int], Awaitable[list[TopicDeleted]]]
 """(topics, timeout in ms, request version) -> one result per topic entry, in order."""
 CreatePartitionsHandler = Callable[[list[PartitionsToCreate], int, bool], Awaitable[list[PartitionsCreated]]]
@@ -173,7 +175,9 @@ class KafkaApis:
                  producer_ids: ProducerIdManager | None = None,
                  describe_configs: DescribeConfigsHandler | None = None,
                  alter_configs: AlterConfigsHandler | None = None,
-                 produce_quotas: Callable[[], ClientQuotaManager | None] = lambda: None) -> None:
+                 produce_quotas: Callable[[], ClientQuotaManager | None] = lambda: None,
+                 controller_mutation_quotas: Callable[[], ControllerMutationQuotaManager | None] = lambda: None,
+                 ) -> None:
         self.broker_id = broker_id
         self._control_handler = control_handler
         self._metadata_cache = metadata_cache
@@ -194,6 +198,9 @@ class KafkaApis:
         """(Incremental)AlterConfigs write config nodes in ZooKeeper: provided by the process assembly (or not)."""
         self.produce_quotas = produce_quotas
         """The broker's produce quotas (`client_quota_manager`), looked up per Produce; None: no throttling."""
+        self.controller_mutation_quotas = controller_mutation_quotas
+        """Its ``controller_mutation_rate`` quotas (`controller_mutation_quota`), for CreateTopics, CreatePartitions
+        and DeleteTopics: given to their handler as ``quota`` (not given when None: nothing is counted)."""
         self._topics_being_created: set[str] = set()
         """Kafka's ``inflightTopics``: another Metadata naming one of them meanwhile gets UNKNOWN_TOPIC_OR_PARTITION."""
         self._metadata_cache_key: tuple[MetadataSnapshot, str | None] | None = None
@@ -294,7 +301,8 @@ class KafkaApis:
             raise dropped from None
         if body is None:
             raise NotReadyYet("the broker is not ready for control requests yet")
-        return encode_response_header(header.correlation_id, header.api_key, header.api_version) + body
+        response = encode_response_header(header.correlation_id, header.api_key, header.api_version) + body
+        return ThrottledResponse(response, body.throttle) if isinstance(body, ThrottledResponse) else response
 
     async def _dispatch(self, header: RequestHeader, payload: bytes, offset: int) -> bytes | None:
         key, version = header.api_key, header.api_version
@@ -325,17 +333,20 @@ class KafkaApis:
         if key == CREATE_TOPICS and self.create_topics is not None:
             topics, validate_only, timeout_ms = client_apis.topics_to_create(
                 client_apis.decode_body(key, version, payload, offset))
-            return client_apis.create_topics_response(
-                version, await self.create_topics(topics, validate_only, timeout_ms))
+            quota = self._mutation_quota(header, strict_since_version=6)
+            created = await self.create_topics(topics, validate_only, timeout_ms, **quota)
+            return self._mutation_throttled(quota, lambda ms: client_apis.create_topics_response(version, created, ms))
         if key == DELETE_TOPICS and self.delete_topics is not None:
             request = client_apis.decode_body(key, version, payload, offset)
             to_delete, timeout_ms = client_apis.topics_to_delete(request, version)
+            quota = self._mutation_quota(header, strict_since_version=5)
             try:
-                deleted = await self.delete_topics(to_delete, timeout_ms, version)
+                deleted = await self.delete_topics(to_delete, timeout_ms, version, **quota)
             except RequestFailed as e:  # KafkaApis.handle's catch: handleError logs it, answers every topic
                 self._handler_failed(header, "DELETE_TOPICS", request, e)
                 deleted = [TopicDeleted(t.name, t.topic_id, e.error) for t in to_delete]
-            return client_apis.delete_topics_response(version, deleted)
+                quota = {}  # thrown before any mutation; handleError throttles by the request quota alone
+            return self._mutation_throttled(quota, lambda ms: client_apis.delete_topics_response(version, deleted, ms))
         if key in (CREATE_PARTITIONS, ELECT_LEADERS, ALTER_PARTITION_REASSIGNMENTS, LIST_PARTITION_REASSIGNMENTS):
             return await self._admin(header, client_apis.decode_body(key, version, payload, offset))
         if key == LIST_OFFSETS and version == 0:
@@ -404,12 +415,15 @@ class KafkaApis:
         if key == CREATE_PARTITIONS:
             assert admin.create_partitions is not None
             topics, timeout_ms, validate_only = client_apis.partitions_to_create(request)
+            quota = self._mutation_quota(header, strict_since_version=3)
             try:
-                created = await admin.create_partitions(topics, timeout_ms, validate_only)
+                created = await admin.create_partitions(topics, timeout_ms, validate_only, **quota)
             except RequestFailed as e:  # KafkaApis.handle's catch: handleError logs it, answers every topic entry
                 self._handler_failed(header, "CREATE_PARTITIONS", request, e)
                 created = [PartitionsCreated(t.name, e.error, e.answer_message) for t in topics]
-            return client_apis.create_partitions_response(version, created)
+                quota = {}  # handleError throttles by the request quota alone, not the mutations counted
+            return self._mutation_throttled(quota, lambda ms: client_apis.create_partitions_response(version, created,
+                                                                                                     ms))
         if key == ELECT_LEADERS:
             assert admin.elect_leaders is not None
             election_type, partitions, timeout_ms = client_apis.elect_leaders_request(request, version)
@@ -503,6 +517,25 @@ class KafkaApis:
             return 0
         # max with the request quota's throttle, 0 here (not enforced): a negative bandwidth one counts as none
         return max(0, quotas.maybe_record_and_get_throttle_time_ms(ANONYMOUS, header.client_id or "", size))
+
+    def _mutation_quota(self, header: RequestHeader, strict_since_version: int) -> dict[str, ControllerMutationQuota]:
+        """``quotas.controllerMutation.newQuotaFor(request, strictSinceVersion)`` as the handler's ``quota`` keyword:
+        strict from that version, permissive before; nothing when the broker keeps no such quotas."""
+        quotas = self.controller_mutation_quotas()
+        if quotas is None:
+            return {}
+        return {"quota": quotas.new_quota_for(ANONYMOUS, header.client_id or "", header.api_version,
+                                              strict_since_version)}
+
+    def _mutation_throttled(self, quota: Mapping[str, ControllerMutationQuota],
+                            encode: Callable[[int], bytes]) -> bytes:
+        """``sendResponseMaybeThrottleWithControllerQuota``: the quota's throttle time, at the answer (max with the
+        request quota's, 0 here), in the answer and muting the channel after it (`ThrottledResponse`)."""
+        throttle_ms = quota["quota"].throttle_time() if quota else 0
+        quotas = self.controller_mutation_quotas()
+        if throttle_ms <= 0 or quotas is None:
+            return encode(0)
+        return ThrottledResponse(encode(throttle_ms), quotas.throttle(throttle_ms))
 
     def _throttled(self, response: bytes, throttle_ms: int) -> ThrottledResponse:
         """The answer, sent at once for every version (KIP-219, Kafka 2.0+), and then the channel muted until
