@@ -28,12 +28,19 @@ from __future__ import annotations
 
 import inspect
 import logging
+import struct
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
-from zkcontroller.broker.client_quota_manager import ANONYMOUS, ClientQuotaManager
+from zkcontroller.broker.client_quota_manager import (
+    ANONYMOUS,
+    ClientQuotaManager,
+    ClientRequestQuotaManager,
+    current_request,
+    start_request,
+)
 from zkcontroller.broker.controller_mutation_quota import ControllerMutationQuota, ControllerMutationQuotaManager
 from zkcontroller.broker.delayed_produce import PurgatoryShutDown
 from zkcontroller.broker.list_offsets import legacy_list_offsets, list_offsets
@@ -177,7 +184,7 @@ class KafkaApis:
                  alter_configs: AlterConfigsHandler | None = None,
                  produce_quotas: Callable[[], ClientQuotaManager | None] = lambda: None,
                  controller_mutation_quotas: Callable[[], ControllerMutationQuotaManager | None] = lambda: None,
-                 ) -> None:
+                 request_quotas: Callable[[], ClientRequestQuotaManager | None] = lambda: None) -> None:
         self.broker_id = broker_id
         self._control_handler = control_handler
         self._metadata_cache = metadata_cache
@@ -201,6 +208,8 @@ class KafkaApis:
         self.controller_mutation_quotas = controller_mutation_quotas
         """Its ``controller_mutation_rate`` quotas (`controller_mutation_quota`), for CreateTopics, CreatePartitions
         and DeleteTopics: given to their handler as ``quota`` (not given when None: nothing is counted)."""
+        self.request_quotas = request_quotas
+        """Its ``request_percentage`` quotas (`client_quota_manager.ClientRequestQuotaManager`); None: none."""
         self._topics_being_created: set[str] = set()
         """Kafka's ``inflightTopics``: another Metadata naming one of them meanwhile gets UNKNOWN_TOPIC_OR_PARTITION."""
         self._metadata_cache_key: tuple[MetadataSnapshot, str | None] | None = None
@@ -288,6 +297,9 @@ class KafkaApis:
         if not lo_hi[0] <= header.api_version <= lo_hi[1]:
             raise CloseConnection(f"unsupported version {header.api_version} of API key {header.api_key} "
                                   f"(supported {lo_hi[0]}-{lo_hi[1]}) from client {header.client_id}")
+        request_quotas = self.request_quotas()
+        if request_quotas is not None:  # the handling time starts (Kafka: when a handler thread dequeues it)
+            start_request(request_quotas.runtime.now_ms())
         try:
             if header.api_key == client_apis.PRODUCE:  # the one API that may send no response
                 return await self._produce(header, payload, offset)
@@ -301,6 +313,8 @@ class KafkaApis:
             raise dropped from None
         if body is None:
             raise NotReadyYet("the broker is not ready for control requests yet")
+        if request_quotas is not None:
+            body = self._request_throttled(request_quotas, header, body)
         response = encode_response_header(header.correlation_id, header.api_key, header.api_version) + body
         return ThrottledResponse(response, body.throttle) if isinstance(body, ThrottledResponse) else response
 
@@ -494,7 +508,7 @@ class KafkaApis:
                 close.log_level = logging.DEBUG
                 raise close from None
             answers = failed_request_answers(partitions, e)
-        throttle_ms = self._produce_throttle_ms(header, len(payload))
+        throttle_ms = self._produce_throttle_ms(header, len(payload), request.acks)
         if request.acks == 0:
             failed = [f"{a.topic}-{a.partition} -> {error_name(a.error)}" for a in answers if a.error]
             if failed:
@@ -508,15 +522,45 @@ class KafkaApis:
         response = encode_response_header(header.correlation_id, header.api_key, header.api_version) + body
         return self._throttled(response, throttle_ms) if throttle_ms > 0 else response
 
-    def _produce_throttle_ms(self, header: RequestHeader, size: int) -> int:
+    def _produce_throttle_ms(self, header: RequestHeader, size: int, acks: int) -> int:
         """Kafka's ``quotas.produce.maybeRecordAndGetThrottleTimeMs`` once the Produce is answered: the request's
         size against the client's ``producer_byte_rate`` (`client_quota_manager`), as the user ``ANONYMOUS``
-        (no authentication here)."""
+        (no authentication here); the max with the request quota's throttle, which acks=0 is exempt from."""
         quotas = self.produce_quotas()
-        if quotas is None:
-            return 0
-        # max with the request quota's throttle, 0 here (not enforced): a negative bandwidth one counts as none
-        return max(0, quotas.maybe_record_and_get_throttle_time_ms(ANONYMOUS, header.client_id or "", size))
+        bandwidth = 0 if quotas is None else \
+            quotas.maybe_record_and_get_throttle_time_ms(ANONYMOUS, header.client_id or "", size)
+        request_quotas = self.request_quotas()
+        if request_quotas is None:
+            return max(0, bandwidth)  # a negative bandwidth throttle counts as none
+        if acks == 0:  # sendNoOpResponseExemptThrottle
+            request_quotas.maybe_record_exempt(self._handling_ms(request_quotas))
+            return max(0, bandwidth)
+        requested = request_quotas.maybe_record_request(ANONYMOUS, header.client_id or "",
+                                                        self._handling_ms(request_quotas))
+        return max(bandwidth, requested, 0)
+
+    @staticmethod
+    def _handling_ms(quotas: ClientRequestQuotaManager) -> int:
+        """``requestThreadTimeNanos``, in ms: from `start_request` to the handler's local completion (or now)."""
+        timing = current_request()
+        return 0 if timing is None else timing.handling_ms(quotas.runtime.now_ms())
+
+    def _request_throttled(self, quotas: ClientRequestQuotaManager, header: RequestHeader, body: bytes) -> bytes:
+        """``sendResponseMaybeThrottle`` (and the request-quota half of the controller mutation one): the handling
+        time recorded against the client's ``request_percentage``; above it the answer carries the larger of that
+        throttle and the one already in it, and the connection is muted for it. Inter-broker requests are exempt
+        (``sendResponseExemptThrottle``)."""
+        if header.api_key in CONTROL_APIS:
+            quotas.maybe_record_exempt(self._handling_ms(quotas))
+            return body
+        throttle_ms = quotas.maybe_record_request(ANONYMOUS, header.client_id or "", self._handling_ms(quotas))
+        at = throttle_field_offset(header.api_key, header.api_version, body)
+        already = struct.unpack_from(">i", body, at)[0] if at is not None else 0
+        if throttle_ms <= max(already, 0):
+            return body
+        if at is not None:
+            body = body[:at] + struct.pack(">i", throttle_ms) + body[at + 4:]
+        return ThrottledResponse(body, quotas.throttle(throttle_ms))
 
     def _mutation_quota(self, header: RequestHeader, strict_since_version: int) -> dict[str, ControllerMutationQuota]:
         """``quotas.controllerMutation.newQuotaFor(request, strictSinceVersion)`` as the handler's ``quota`` keyword:
@@ -540,7 +584,7 @@ class KafkaApis:
     def _throttled(self, response: bytes, throttle_ms: int) -> ThrottledResponse:
         """The answer, sent at once for every version (KIP-219, Kafka 2.0+), and then the channel muted until
         ``throttle_ms`` has passed on the broker's runtime clock (v6+ clients also back off by themselves)."""
-        quotas = self.produce_quotas()
+        quotas = self.produce_quotas() or self.request_quotas()
         assert quotas is not None
         return ThrottledResponse(response, quotas.throttle(throttle_ms))
 
@@ -600,3 +644,34 @@ def _takes_correlation_id(handler: Callable[..., Any]) -> bool:
         return "correlation_id" in inspect.signature(handler).parameters
     except (TypeError, ValueError):
         return False
+
+
+THROTTLE_FIRST_SINCE: Mapping[int, int] = MappingProxyType({
+    METADATA: 3, DESCRIBE_CLUSTER: 0, CREATE_TOPICS: 2, DELETE_TOPICS: 1, CREATE_PARTITIONS: 0, ELECT_LEADERS: 0,
+    ALTER_PARTITION_REASSIGNMENTS: 0, LIST_PARTITION_REASSIGNMENTS: 0, LIST_OFFSETS: 2,
+    client_apis.INIT_PRODUCER_ID: 0, describe_configs_wire.DESCRIBE_CONFIGS: 0, alter_configs_wire.ALTER_CONFIGS: 0,
+    alter_configs_wire.INCREMENTAL_ALTER_CONFIGS: 0, client_quotas_wire.DESCRIBE_CLIENT_QUOTAS: 0,
+    client_quotas_wire.ALTER_CLIENT_QUOTAS: 0,
+})
+"""The responses whose first field is ``ThrottleTimeMs``, from the version that has it (Kafka 2.8's message JSON)."""
+
+
+def throttle_field_offset(api_key: int, version: int, body: bytes) -> int | None:
+    """Where a response body's ``throttle_time_ms`` is, None if its version has none (ApiVersions v1+ has it after
+    its API list: int16 error, then the list as an int32 count, or from v3 a compact one with tagged fields)."""
+    since = THROTTLE_FIRST_SINCE.get(api_key)
+    if since is not None:
+        return 0 if version >= since else None
+    if api_key != API_VERSIONS or version < 1:
+        return None
+    if version < 3:
+        return 2 + 4 + 6 * struct.unpack_from(">i", body, 2)[0]
+    count, at, shift = 0, 2, 0
+    while True:  # unsigned varint: the count + 1
+        byte = body[at]
+        at += 1
+        count |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            break
+    return at + 7 * max(count - 1, 0)  # ApiKey, MinVersion, MaxVersion and an empty tagged-field section each

@@ -29,6 +29,7 @@ from zkcontroller.admin.admin_manager_log import AdminManagerLog
 from zkcontroller.admin.errors import AdminError, AdminOperationError, UnknownTopicError
 from zkcontroller.admin.replica_assignment import MAX_PARTITIONS
 from zkcontroller.admin.topics import TopicAdmin
+from zkcontroller.broker.client_quota_manager import mark_local_complete
 from zkcontroller.broker.controller_mutation_quota import (
     THROTTLING_QUOTA_EXCEEDED,
     UNBOUNDED,
@@ -87,6 +88,7 @@ def create_partitions_handler(server: Callable[[], KafkaServer | None]) -> Creat
                 if results[t.name].error == Errors.NONE:
                     grown[t.name] = t.count
         if grown and not validate_only:
+            mark_local_complete(current.runtime.now_ms())  # the wait is DelayedCreatePartitions'
             partitions = [TopicPartition(n, p) for n, count in grown.items() for p in range(count)]
             late = partitions if timeout_ms <= 0 else await wait_for_any_leader(
                 current.control_plane.metadata_cache, partitions, timeout_ms, current.runtime)

@@ -26,6 +26,7 @@ from zkcontroller.admin.errors import (
 )
 from zkcontroller.admin.replica_assignment import BrokerMetadata, assign_replicas_to_brokers
 from zkcontroller.admin.topics import TopicAdmin
+from zkcontroller.broker.client_quota_manager import mark_local_complete
 from zkcontroller.broker.config_helper import describe_topic
 from zkcontroller.broker.controller_mutation_quota import (
     THROTTLING_QUOTA_EXCEEDED,
@@ -221,6 +222,7 @@ async def _await_leaders(server: KafkaServer, results: list[TopicCreated], timeo
     created = {r.name: r.num_partitions for r in results if r.error == 0}
     if not created:
         return results
+    mark_local_complete(server.runtime.now_ms())  # the wait is DelayedCreatePartitions': no request handling time
     if timeout_ms <= 0:
         late = set(created)
     else:

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from zkcontroller.admin.admin_manager_log import AdminManagerLog
 from zkcontroller.admin.errors import AdminError, TopicAlreadyMarkedForDeletionError, UnknownTopicError
 from zkcontroller.admin.topics import TopicAdmin
+from zkcontroller.broker.client_quota_manager import mark_local_complete
 from zkcontroller.broker.controller_mutation_quota import (
     THROTTLING_QUOTA_EXCEEDED,
     UNBOUNDED,
@@ -108,6 +109,7 @@ async def _delete(server: KafkaServer, topics: list[str], timeout_ms: int,
         except Exception:
             log.exception("Error processing delete topic request for topic %s", topic)
             errors[topic] = UNKNOWN_SERVER_ERROR
+    mark_local_complete(server.runtime.now_ms())  # the wait is DelayedDeleteTopics': no request handling time
     remaining = set(marked) if timeout_ms <= 0 or not marked else await wait_until_deleted(
         server.control_plane.metadata_cache, marked, timeout_ms, server.runtime)
     errors.update({t: Errors.REQUEST_TIMED_OUT if t in remaining else Errors.NONE for t in marked})

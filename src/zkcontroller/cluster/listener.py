@@ -91,6 +91,8 @@ def broker_apis(broker_id: int, server: Callable[[], KafkaServer | None],
                      produce_quotas=lambda: current.replica_manager.topic_configs.produce_quotas
                      if (current := server()) is not None and current.replica_manager is not None else None,
                      controller_mutation_quotas=lambda: current.replica_manager.topic_configs.controller_mutation_quotas
+                     if (current := server()) is not None and current.replica_manager is not None else None,
+                     request_quotas=lambda: current.replica_manager.topic_configs.request_quotas
                      if (current := server()) is not None and current.replica_manager is not None else None)
 
 
