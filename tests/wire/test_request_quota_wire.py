@@ -206,3 +206,23 @@ async def test_produce_takes_the_larger_throttle_and_acks_0_is_exempt(
     _, offset = decode_response_header(payload, PRODUCE, 9)
     assert int(codec.decode(PRODUCE_RESPONSE, 9, payload, offset)["throttle_time_ms"]) == 500
     assert await api.handle(frame(9, 0, [("orders", [(0, batch(1))])])) is None
+
+
+async def test_an_acks_all_wait_is_not_handling_time(apis: tuple[KafkaApis, Replicas]) -> None:  # noqa: F811
+    """acks=-1 waiting 1 s for its followers (here until its timeout): DelayedProduce's wait, not handling time,
+    so nothing above the quota of 1 % (1 s would be 100 % over 10 s, 10 %/s: throttled)."""
+    api, replicas = apis
+    requests = ClientRequestQuotaManager(replicas.runtime)  # type: ignore[arg-type]
+    api.request_quotas = lambda: requests
+    requests.update_quota(None, "test", 1.0)
+    task = asyncio.ensure_future(api.handle(frame(9, -1, [("orders", [(0, batch(1))])], timeout_ms=1_000)))
+    for _ in range(50):
+        if replicas.waiters.waiting() == 1:
+            break
+        await asyncio.sleep(0)
+    assert replicas.waiters.waiting() == 1
+    replicas.runtime.advance(1_000)
+    payload = await asyncio.wait_for(task, 5)
+    assert payload is not None and not isinstance(payload, ThrottledResponse)
+    _, offset = decode_response_header(payload, PRODUCE, 9)
+    assert int(codec.decode(PRODUCE_RESPONSE, 9, payload, offset)["throttle_time_ms"]) == 0
