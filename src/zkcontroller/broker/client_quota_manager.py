@@ -1,6 +1,8 @@
 """Client quotas on a broker (Kafka 2.8.2's ``ClientQuotaManager`` with its ``DefaultQuotaCallback``, the
-``Sensor``/``Rate``/``SampledStat`` it measures with, and ``QuotaConfigHandler``): here the produce quota,
-``producer_byte_rate``, enforced on Produce.
+``Sensor``/``Rate``/``SampledStat`` it measures with, and ``QuotaConfigHandler``): the produce quota,
+``producer_byte_rate``, enforced on Produce, and the request quota, ``request_percentage``
+(`ClientRequestQuotaManager`: the handling time of every request but the inter-broker ones, timed by `start_request`
+and `mark_local_complete`); the controller mutation quota builds on them (`controller_mutation_quota`).
 
 Quotas come from ``/config/users/...`` and ``/config/clients/...`` (`apply_quota_config`, called for each node at
 start-up and on each ``/config/changes`` notification naming one). A request's client is its user (every client

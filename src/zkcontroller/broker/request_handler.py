@@ -554,10 +554,11 @@ class KafkaApis:
             quotas.maybe_record_exempt(self._handling_ms(quotas))
             return body
         throttle_ms = quotas.maybe_record_request(ANONYMOUS, header.client_id or "", self._handling_ms(quotas))
-        at = throttle_field_offset(header.api_key, header.api_version, body)
-        already = struct.unpack_from(">i", body, at)[0] if at is not None else 0
-        if throttle_ms <= max(already, 0):
+        if throttle_ms <= 0:
             return body
+        at = throttle_field_offset(header.api_key, header.api_version, body)
+        if at is not None and throttle_ms <= struct.unpack_from(">i", body, at)[0]:
+            return body  # the controller mutation throttle is the larger: the answer has it, and its mute
         if at is not None:
             body = body[:at] + struct.pack(">i", throttle_ms) + body[at + 4:]
         return ThrottledResponse(body, quotas.throttle(throttle_ms))
@@ -573,8 +574,8 @@ class KafkaApis:
 
     def _mutation_throttled(self, quota: Mapping[str, ControllerMutationQuota],
                             encode: Callable[[int], bytes]) -> bytes:
-        """``sendResponseMaybeThrottleWithControllerQuota``: the quota's throttle time, at the answer (max with the
-        request quota's, 0 here), in the answer and muting the channel after it (`ThrottledResponse`)."""
+        """``sendResponseMaybeThrottleWithControllerQuota``: the quota's throttle time, at the answer, in the answer
+        and muting the channel after it (`ThrottledResponse`); `handle` then takes the request quota's if larger."""
         throttle_ms = quota["quota"].throttle_time() if quota else 0
         quotas = self.controller_mutation_quotas()
         if throttle_ms <= 0 or quotas is None:
