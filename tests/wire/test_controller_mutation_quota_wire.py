@@ -254,3 +254,20 @@ async def test_older_versions_are_recorded_permissively(admin_cluster: Cluster) 
                                                      timeout=timedelta(seconds=30)), "DeleteTopicsResponse")
     assert sorted((r.name, int(r.error_code)) for r in deleted.responses) == [("p", 0), ("q", 0)]
     assert within(throttle_ms(deleted), 3_989_000)
+
+
+async def test_metadata_auto_creation_counts_permissively(admin_cluster: Cluster) -> None:
+    """Metadata's auto-creation (``newPermissiveQuotaFor``): the topic is created whatever the quota, and its
+    partitions are counted, so a CreateTopics v6 from the same client on that broker is then refused. Client "test",
+    Q = 0.001/s: the full bucket (0.011) less the auto-created topic's partitions is below zero."""
+    from .test_metadata_auto_create import metadata_v9
+
+    cluster, zk = admin_cluster
+    await change_quota_config(zk, "clients", "test", {"controller_mutation_rate": str(QUOTA)})
+    await quota_everywhere(cluster, "test", QUOTA)
+    at = address(cluster, controller(cluster))
+    error, _ = await asyncio.to_thread(metadata_v9, at, "auto", True)
+    assert error == 5  # LEADER_NOT_AVAILABLE: created, leaders to come
+    assert await zk.path_exists("/brokers/topics/auto")
+    refused = await create(at, 6, {"after": 1})
+    assert [(t.name, int(t.error_code)) for t in refused.topics] == [("after", THROTTLED)]

@@ -149,7 +149,8 @@ class TopicAutoCreator(Protocol):
 
     async def create(self, topics: list[str]) -> dict[str, int]:
         """Create valid, unknown ``topics`` with the broker's defaults; the Metadata error code for each:
-        LEADER_NOT_AVAILABLE when created or already there, else why not (INVALID_REPLICATION_FACTOR...)."""
+        LEADER_NOT_AVAILABLE when created or already there, else why not (INVALID_REPLICATION_FACTOR...). With
+        controller mutation quotas kept, a ``quota`` keyword too (permissive) for the partitions created."""
         ...
 
 
@@ -334,7 +335,7 @@ class KafkaApis:
                                      header.correlation_id, version, request, invalid)
                 return client_apis.metadata_error_response(version, request, client_apis.INVALID_REQUEST)
             topics = client_apis.requested_topics(request, version)
-            created = await self._auto_create(topics) \
+            created = await self._auto_create(topics, header) \
                 if topics and getattr(request, "allow_auto_topic_creation", True) else {}
             return self._metadata(version, topics, *client_apis.authorized_operations_asked(request, version),
                                   created=created)
@@ -563,14 +564,18 @@ class KafkaApis:
             body = body[:at] + struct.pack(">i", throttle_ms) + body[at + 4:]
         return ThrottledResponse(body, quotas.throttle(throttle_ms))
 
-    def _mutation_quota(self, header: RequestHeader, strict_since_version: int) -> dict[str, ControllerMutationQuota]:
+    def _mutation_quota(self, header: RequestHeader,
+                        strict_since_version: int | None) -> dict[str, ControllerMutationQuota]:
         """``quotas.controllerMutation.newQuotaFor(request, strictSinceVersion)`` as the handler's ``quota`` keyword:
-        strict from that version, permissive before; nothing when the broker keeps no such quotas."""
+        strict from that version, permissive before (always with None: ``newPermissiveQuotaFor``); nothing when the
+        broker keeps no such quotas."""
         quotas = self.controller_mutation_quotas()
         if quotas is None:
             return {}
-        return {"quota": quotas.new_quota_for(ANONYMOUS, header.client_id or "", header.api_version,
-                                              strict_since_version)}
+        client = header.client_id or ""
+        if strict_since_version is None:
+            return {"quota": quotas.new_quota_for(ANONYMOUS, client, 0, 1)}
+        return {"quota": quotas.new_quota_for(ANONYMOUS, client, header.api_version, strict_since_version)}
 
     def _mutation_throttled(self, quota: Mapping[str, ControllerMutationQuota],
                             encode: Callable[[int], bytes]) -> bytes:
@@ -591,7 +596,7 @@ class KafkaApis:
 
     # ------------------------------------------------------------------ Metadata
 
-    async def _auto_create(self, topics: list[str]) -> dict[str, int]:
+    async def _auto_create(self, topics: list[str], header: RequestHeader) -> dict[str, int]:
         """Kafka's ``getTopicMetadata`` with auto-creation allowed: the unknown topics among ``topics`` are
         created (an invalid name answers INVALID_TOPIC_EXCEPTION as without it); the error code to answer for
         each. Nothing when auto-creation is off or the broker has no cache yet."""
@@ -605,7 +610,8 @@ class KafkaApis:
             return answers
         self._topics_being_created.update(creatable)
         try:
-            answers.update(await creator.create(creatable))
+            # newPermissiveQuotaFor: the partitions counted, never refused, the Metadata answer not throttled by it
+            answers.update(await creator.create(creatable, **self._mutation_quota(header, None)))
         finally:
             self._topics_being_created.difference_update(creatable)
         return answers

@@ -249,7 +249,7 @@ class MetadataTopicCreator(TopicAutoCreator):
         current = self._server()
         return current is not None and current.config.auto_create.enable
 
-    async def create(self, topics: list[str]) -> dict[str, int]:
+    async def create(self, topics: list[str], quota: ControllerMutationQuota = UNBOUNDED) -> dict[str, int]:
         current = self._server()
         if current is None or current.zk is None:
             return {t: UNKNOWN_TOPIC_OR_PARTITION for t in topics}
@@ -260,6 +260,7 @@ class MetadataTopicCreator(TopicAutoCreator):
             partitions, rf, configs = current.config.auto_create.creatable_topic(topic)
             try:
                 await admin.create_topic(topic, partitions, rf, configs)
+                quota.record(partitions)  # permissive (Kafka records just before the write: the same bucket)
                 answers[topic] = LEADER_NOT_AVAILABLE
             except Exception as e:
                 log_creation_failure(log, creatable_topic(topic, partitions, rf, {}, configs), topic, e)
