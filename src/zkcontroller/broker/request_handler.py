@@ -299,6 +299,8 @@ class KafkaApis:
             raise CloseConnection(f"unsupported version {header.api_version} of API key {header.api_key} "
                                   f"(supported {lo_hi[0]}-{lo_hi[1]}) from client {header.client_id}")
         request_quotas = self.request_quotas()
+        if request_quotas is not None and not request_quotas.quotas_enabled:
+            request_quotas = None  # no request quota was ever set here: nothing to time (Kafka records nothing)
         if request_quotas is not None:  # the handling time starts (Kafka: when a handler thread dequeues it)
             start_request(request_quotas.runtime.now_ms())
         try:
@@ -531,7 +533,7 @@ class KafkaApis:
         bandwidth = 0 if quotas is None else \
             quotas.maybe_record_and_get_throttle_time_ms(ANONYMOUS, header.client_id or "", size)
         request_quotas = self.request_quotas()
-        if request_quotas is None:
+        if request_quotas is None or not request_quotas.quotas_enabled:
             return max(0, bandwidth)  # a negative bandwidth throttle counts as none
         if acks == 0:  # sendNoOpResponseExemptThrottle
             request_quotas.maybe_record_exempt(self._handling_ms(request_quotas))
