@@ -1,6 +1,8 @@
 """Client quotas on a broker (Kafka 2.8.2's ``ClientQuotaManager`` with its ``DefaultQuotaCallback``, the
-``Sensor``/``Rate``/``SampledStat`` it measures with, and ``QuotaConfigHandler``): here the produce quota,
-``producer_byte_rate``, enforced on Produce.
+``Sensor``/``Rate``/``SampledStat`` it measures with, and ``QuotaConfigHandler``): the produce quota,
+``producer_byte_rate``, enforced on Produce, and the request quota, ``request_percentage``
+(`ClientRequestQuotaManager`: the handling time of every request but the inter-broker ones, timed by `start_request`
+and `mark_local_complete`); the controller mutation quota builds on them (`controller_mutation_quota`).
 
 Quotas come from ``/config/users/...`` and ``/config/clients/...`` (`apply_quota_config`, called for each node at
 start-up and on each ``/config/changes`` notification naming one). A request's client is its user (every client
@@ -20,11 +22,13 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from zkcontroller.runtime.runtime import Runtime
 from zkcontroller.zk.config_values import java_parse_int
-from zkcontroller.zk.quota_configs import PRODUCER_BYTE_RATE, desanitize
+from zkcontroller.zk.log_config_def import java_parse_double
+from zkcontroller.zk.quota_configs import PRODUCER_BYTE_RATE, REQUEST_PERCENTAGE, desanitize
 
 log = logging.getLogger("kafka.server.ClientQuotaManager")
 
@@ -133,7 +137,11 @@ def to_int32(value: int) -> int:
 
 class ClientQuotaManager:
     """One quota type's manager (Kafka has one each for produce, fetch, request and controller mutations; the
-    brokers here enforce the produce one). ``now_ms`` is the runtime's clock."""
+    brokers here enforce the produce one and, in `controller_mutation_quota`, the controller mutation one).
+    ``now_ms`` is the runtime's clock."""
+
+    config_key = PRODUCER_BYTE_RATE
+    """The quota's key in a ``/config/users|clients`` node (`apply_quota_config`)."""
 
     def __init__(self, runtime: Runtime, quota_type: str = "Produce", *,
                  quota_default: int = LONG_MAX, samples: int = DEFAULT_NUM_QUOTA_SAMPLES,
@@ -216,6 +224,19 @@ class ClientQuotaManager:
 
     # ------------------------------------------------------------------ recording
 
+    @staticmethod
+    def parse_quota(text: str) -> float:
+        """The quota as ``QuotaConfigHandler`` reads it: ``String.toLong`` for the byte rates; ValueError with
+        Java's message where that throws."""
+        value = java_parse_int(text, bits=64)
+        if value is None:
+            raise ValueError(f'For input string: "{text}"')
+        return float(value)
+
+    def _new_sensor(self, now_ms: int) -> Rate:
+        """A new client sensor's quota stat (the token bucket for controller mutations)."""
+        return Rate(self.samples, self.window_ms, last_record_ms=now_ms)
+
     def _sensor(self, tags: tuple[str, str], now_ms: int) -> Rate:
         sensor = self._sensors.get(tags)
         if sensor is not None and now_ms - sensor.last_record_ms > INACTIVE_SENSOR_EXPIRATION_MS:
@@ -224,7 +245,7 @@ class ClientQuotaManager:
             expired = INACTIVE_SENSOR_EXPIRATION_MS
             for key in [k for k, s in self._sensors.items() if now_ms - s.last_record_ms > expired]:
                 del self._sensors[key]
-            sensor = self._sensors[tags] = Rate(self.samples, self.window_ms, last_record_ms=now_ms)
+            sensor = self._sensors[tags] = self._new_sensor(now_ms)
         return sensor
 
     def maybe_record_and_get_throttle_time_ms(self, sanitized_user: str, client_id: str, value: float,
@@ -241,9 +262,13 @@ class ClientQuotaManager:
         rate = sensor.measure(now)
         if rate <= bound:  # Quota.acceptable for an upper bound
             return 0
-        throttle = to_int32(java_round(_java_divide(rate - bound, bound) * sensor.window_size_ms(now)))
+        throttle = to_int32(self._throttle_time(rate, bound, sensor.window_size_ms(now)))
         log.debug("Quota violated for sensor (%s-%s). Delay time: (%d)", self.quota_type, ":".join(tags), throttle)
         return throttle
+
+    def _throttle_time(self, rate: float, bound: float, window_ms: int) -> int:
+        """``QuotaUtils.throttleTime``: ``(rate - quota) / quota * window``, as ``Math.round`` (a long)."""
+        return java_round(_java_divide(rate - bound, bound) * window_ms)
 
     def throttle(self, throttle_ms: int) -> Callable[[], Awaitable[None]]:
         """``throttle``'s ``ThrottledChannel``: from now, ``throttle_ms`` on the runtime's clock; the socket server
@@ -269,10 +294,10 @@ def _entity_text(entity: tuple[UserEntity, ClientEntity]) -> str:
 
 def apply_quota_config(manager: ClientQuotaManager, entity_type: str, full_sanitized_name: str,
                        configs: Mapping[str, str]) -> None:
-    """``ClientIdConfigHandler``/``UserConfigHandler.processConfigChanges`` for the produce quota: the node
-    ``clients/<id>``, ``users/<user>`` or ``users/<user>/clients/<id>`` now holds ``configs``. Raises ValueError
-    (the node is then ignored, as Kafka's listener logs and skips a failed notification) for a path or a
-    ``producer_byte_rate`` Kafka cannot read."""
+    """``ClientIdConfigHandler``/``UserConfigHandler.processConfigChanges`` for ``manager``'s quota (its
+    `config_key`): the node ``clients/<id>``, ``users/<user>`` or ``users/<user>/clients/<id>`` now holds
+    ``configs``. Raises ValueError (the node is then ignored, as Kafka's listener logs and skips a failed
+    notification) for a path or a value Kafka cannot read."""
     if entity_type == "clients":
         user, sanitized_client = None, full_sanitized_name
     elif entity_type == "users":
@@ -284,10 +309,91 @@ def apply_quota_config(manager: ClientQuotaManager, entity_type: str, full_sanit
         raise ValueError(f"not a client quota entity type: {entity_type}")
     client = None if sanitized_client is None else \
         DEFAULT if sanitized_client == DEFAULT else desanitize(sanitized_client)
-    quota = None
-    if PRODUCER_BYTE_RATE in configs:
-        value = java_parse_int(configs[PRODUCER_BYTE_RATE], bits=64)  # String.toLong
+    key = manager.config_key
+    manager.update_quota(user, client, manager.parse_quota(configs[key]) if key in configs else None)
+
+
+# ---------------------------------------------------------------------------------------------- request quota
+
+NANOS_TO_PERCENTAGE_PER_SECOND = 100.0 / 1_000_000_000
+"""``ClientRequestQuotaManager.NanosToPercentagePerSecond``: handling time recorded as a percentage of one thread."""
+
+
+class ClientRequestQuotaManager(ClientQuotaManager):
+    """Kafka 2.8.2's ``ClientRequestQuotaManager``: ``request_percentage``, the time spent handling a client's
+    requests as a percentage of one request handler thread, on the sampled rate of `ClientQuotaManager`; a throttle
+    is at most one quota window (``QuotaUtils.boundedThrottleTime``)."""
+
+    config_key = REQUEST_PERCENTAGE
+
+    def __init__(self, runtime: Runtime, *, samples: int = DEFAULT_NUM_QUOTA_SAMPLES,
+                 window_size_seconds: int = DEFAULT_QUOTA_WINDOW_SIZE_SECONDS) -> None:
+        super().__init__(runtime, "Request", samples=samples, window_size_seconds=window_size_seconds)
+        self.max_throttle_time_ms = self.window_ms
+        self.exempt = Rate(samples, self.window_ms)
+        """``exempt-request-time``: the handling time of exempt requests (inter-broker ones), a metric only."""
+
+    @staticmethod
+    def parse_quota(text: str) -> float:
+        """``String.toDouble`` (``Double.parseDouble``), as ``QuotaConfigHandler`` reads the value."""
+        value = java_parse_double(text)
         if value is None:
-            raise ValueError(f'For input string: "{configs[PRODUCER_BYTE_RATE]}"')
-        quota = float(value)
-    manager.update_quota(user, client, quota)
+            raise ValueError(f'For input string: "{text}"')
+        return value
+
+    def _throttle_time(self, rate: float, bound: float, window_ms: int) -> int:
+        return min(super()._throttle_time(rate, bound, window_ms), self.max_throttle_time_ms)
+
+    @staticmethod
+    def percentage(handling_ms: int) -> float:
+        """``nanosToPercentage`` of a handling time measured in ms on the runtime clock."""
+        return handling_ms * 1_000_000 * NANOS_TO_PERCENTAGE_PER_SECOND
+
+    def maybe_record_request(self, sanitized_user: str, client_id: str, handling_ms: int) -> int:
+        """``maybeRecordAndGetThrottleTimeMs(request, timeMs)``: the request's handling time against the client's
+        quota; the throttle time in ms (0 within it, or with no quota ever set here)."""
+        return self.maybe_record_and_get_throttle_time_ms(sanitized_user, client_id, self.percentage(handling_ms))
+
+    def maybe_record_exempt(self, handling_ms: int) -> None:
+        """``maybeRecordExempt``: an exempt request's time, recorded (with quotas on) but never throttled."""
+        if self.quotas_enabled:
+            self.exempt.record(self.percentage(handling_ms), self.runtime.now_ms())
+
+
+@dataclass
+class RequestTime:
+    """When one request's handling started and when its own work ended (``RequestChannel.Request``'s
+    ``requestDequeueTimeNanos`` and ``apiLocalCompleteTimeNanos``, in ms on the runtime clock): a wait for other
+    brokers or the controller (Kafka's purgatories) after `mark_local_complete` is not handling time."""
+
+    started_ms: int
+    local_complete_ms: int = -1
+
+    def handling_ms(self, now_ms: int) -> int:
+        """``requestThreadTimeNanos``: until the local completion, or now if not marked."""
+        if self.local_complete_ms < 0:
+            self.local_complete_ms = now_ms
+        return max(self.local_complete_ms - self.started_ms, 0)
+
+
+_request_time: ContextVar[RequestTime | None] = ContextVar("request_time", default=None)
+
+
+def start_request(now_ms: int) -> RequestTime:
+    """The request now being handled in this task (KafkaApis sets it as a request comes in)."""
+    timing = RequestTime(now_ms)
+    _request_time.set(timing)
+    return timing
+
+
+def current_request() -> RequestTime | None:
+    """The request being handled in this task, if KafkaApis timed it."""
+    return _request_time.get()
+
+
+def mark_local_complete(now_ms: int) -> None:
+    """The handler's own work for the request being handled is done; what follows is a wait (Kafka's
+    ``DelayedCreatePartitions``, ``DelayedDeleteTopics``...), not counted against its request quota."""
+    timing = _request_time.get()
+    if timing is not None and timing.local_complete_ms < 0:
+        timing.local_complete_ms = now_ms

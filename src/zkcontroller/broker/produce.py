@@ -34,6 +34,7 @@ import logging
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, replace
 
+from zkcontroller.broker.client_quota_manager import mark_local_complete
 from zkcontroller.broker.delayed_produce import PendingAppend, ProduceWaiters
 from zkcontroller.broker.metadata_cache import MetadataCache
 from zkcontroller.broker.partition import Partition
@@ -156,6 +157,7 @@ async def produce(version: int, acks: int, timeout_ms: int, client_id: str | Non
         if isinstance(answer, Appended) and acks == -1:
             pending[i] = PendingAppend(TopicPartition(p.topic, p.partition), answer.base_offset + answer.count)
     if pending and target is not None:
+        mark_local_complete(target.runtime.now_ms())  # DelayedProduce's wait: no request handling time
         await target.waiters.wait(list(pending.values()), timeout_ms, target.runtime, target.partition,
                                   target.min_insync_replicas, lambda tp: tp in target.offline())
         for i, waited in pending.items():

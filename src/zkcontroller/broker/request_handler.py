@@ -28,12 +28,20 @@ from __future__ import annotations
 
 import inspect
 import logging
+import struct
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
-from zkcontroller.broker.client_quota_manager import ANONYMOUS, ClientQuotaManager
+from zkcontroller.broker.client_quota_manager import (
+    ANONYMOUS,
+    ClientQuotaManager,
+    ClientRequestQuotaManager,
+    current_request,
+    start_request,
+)
+from zkcontroller.broker.controller_mutation_quota import ControllerMutationQuota, ControllerMutationQuotaManager
 from zkcontroller.broker.delayed_produce import PurgatoryShutDown
 from zkcontroller.broker.list_offsets import legacy_list_offsets, list_offsets
 from zkcontroller.broker.metadata_cache import MetadataCache, MetadataSnapshot, TopicMetadata, is_valid_topic_name
@@ -90,7 +98,8 @@ CONTROL_APIS = (ApiKey.LEADER_AND_ISR, ApiKey.STOP_REPLICA, ApiKey.UPDATE_METADA
                 ApiKey.ALTER_ISR, ApiKey.FETCH)
 RESPONSE_TYPES = (ControlResponse, ControlledShutdownResponse, AlterIsrResponse, FetchResponse)
 CreateTopicsHandler = Callable[[list[TopicToCreate], bool, int], Awaitable[list[TopicCreated]]]
-"""(topics, validate_only, timeout in ms) -> one result per topic entry, in order."""
+"""(topics, validate_only, timeout in ms) -> one result per topic entry, in order. With controller mutation quotas
+kept, a ``quota`` keyword too (`controller_mutation_quota`), for the partitions created; so for the next two."""
 DeleteTopicsHandler = Callable[[list[TopicToDelete], int, int], Awaitable[list[TopicDeleted]]]
 """(topics, timeout in ms, request version) -> one result per topic entry, in order."""
 CreatePartitionsHandler = Callable[[list[PartitionsToCreate], int, bool], Awaitable[list[PartitionsCreated]]]
@@ -140,7 +149,8 @@ class TopicAutoCreator(Protocol):
 
     async def create(self, topics: list[str]) -> dict[str, int]:
         """Create valid, unknown ``topics`` with the broker's defaults; the Metadata error code for each:
-        LEADER_NOT_AVAILABLE when created or already there, else why not (INVALID_REPLICATION_FACTOR...)."""
+        LEADER_NOT_AVAILABLE when created or already there, else why not (INVALID_REPLICATION_FACTOR...). With
+        controller mutation quotas kept, a ``quota`` keyword too (permissive) for the partitions created."""
         ...
 
 
@@ -173,7 +183,9 @@ class KafkaApis:
                  producer_ids: ProducerIdManager | None = None,
                  describe_configs: DescribeConfigsHandler | None = None,
                  alter_configs: AlterConfigsHandler | None = None,
-                 produce_quotas: Callable[[], ClientQuotaManager | None] = lambda: None) -> None:
+                 produce_quotas: Callable[[], ClientQuotaManager | None] = lambda: None,
+                 controller_mutation_quotas: Callable[[], ControllerMutationQuotaManager | None] = lambda: None,
+                 request_quotas: Callable[[], ClientRequestQuotaManager | None] = lambda: None) -> None:
         self.broker_id = broker_id
         self._control_handler = control_handler
         self._metadata_cache = metadata_cache
@@ -194,6 +206,11 @@ class KafkaApis:
         """(Incremental)AlterConfigs write config nodes in ZooKeeper: provided by the process assembly (or not)."""
         self.produce_quotas = produce_quotas
         """The broker's produce quotas (`client_quota_manager`), looked up per Produce; None: no throttling."""
+        self.controller_mutation_quotas = controller_mutation_quotas
+        """Its ``controller_mutation_rate`` quotas (`controller_mutation_quota`), for CreateTopics, CreatePartitions
+        and DeleteTopics: given to their handler as ``quota`` (not given when None: nothing is counted)."""
+        self.request_quotas = request_quotas
+        """Its ``request_percentage`` quotas (`client_quota_manager.ClientRequestQuotaManager`); None: none."""
         self._topics_being_created: set[str] = set()
         """Kafka's ``inflightTopics``: another Metadata naming one of them meanwhile gets UNKNOWN_TOPIC_OR_PARTITION."""
         self._metadata_cache_key: tuple[MetadataSnapshot, str | None] | None = None
@@ -281,6 +298,11 @@ class KafkaApis:
         if not lo_hi[0] <= header.api_version <= lo_hi[1]:
             raise CloseConnection(f"unsupported version {header.api_version} of API key {header.api_key} "
                                   f"(supported {lo_hi[0]}-{lo_hi[1]}) from client {header.client_id}")
+        request_quotas = self.request_quotas()
+        if request_quotas is not None and not request_quotas.quotas_enabled:
+            request_quotas = None  # no request quota was ever set here: nothing to time (Kafka records nothing)
+        if request_quotas is not None:  # the handling time starts (Kafka: when a handler thread dequeues it)
+            start_request(request_quotas.runtime.now_ms())
         try:
             if header.api_key == client_apis.PRODUCE:  # the one API that may send no response
                 return await self._produce(header, payload, offset)
@@ -294,7 +316,10 @@ class KafkaApis:
             raise dropped from None
         if body is None:
             raise NotReadyYet("the broker is not ready for control requests yet")
-        return encode_response_header(header.correlation_id, header.api_key, header.api_version) + body
+        if request_quotas is not None:
+            body = self._request_throttled(request_quotas, header, body)
+        response = encode_response_header(header.correlation_id, header.api_key, header.api_version) + body
+        return ThrottledResponse(response, body.throttle) if isinstance(body, ThrottledResponse) else response
 
     async def _dispatch(self, header: RequestHeader, payload: bytes, offset: int) -> bytes | None:
         key, version = header.api_key, header.api_version
@@ -312,7 +337,7 @@ class KafkaApis:
                                      header.correlation_id, version, request, invalid)
                 return client_apis.metadata_error_response(version, request, client_apis.INVALID_REQUEST)
             topics = client_apis.requested_topics(request, version)
-            created = await self._auto_create(topics) \
+            created = await self._auto_create(topics, header) \
                 if topics and getattr(request, "allow_auto_topic_creation", True) else {}
             return self._metadata(version, topics, *client_apis.authorized_operations_asked(request, version),
                                   created=created)
@@ -325,17 +350,20 @@ class KafkaApis:
         if key == CREATE_TOPICS and self.create_topics is not None:
             topics, validate_only, timeout_ms = client_apis.topics_to_create(
                 client_apis.decode_body(key, version, payload, offset))
-            return client_apis.create_topics_response(
-                version, await self.create_topics(topics, validate_only, timeout_ms))
+            quota = self._mutation_quota(header, strict_since_version=6)
+            created = await self.create_topics(topics, validate_only, timeout_ms, **quota)
+            return self._mutation_throttled(quota, lambda ms: client_apis.create_topics_response(version, created, ms))
         if key == DELETE_TOPICS and self.delete_topics is not None:
             request = client_apis.decode_body(key, version, payload, offset)
             to_delete, timeout_ms = client_apis.topics_to_delete(request, version)
+            quota = self._mutation_quota(header, strict_since_version=5)
             try:
-                deleted = await self.delete_topics(to_delete, timeout_ms, version)
+                deleted = await self.delete_topics(to_delete, timeout_ms, version, **quota)
             except RequestFailed as e:  # KafkaApis.handle's catch: handleError logs it, answers every topic
                 self._handler_failed(header, "DELETE_TOPICS", request, e)
                 deleted = [TopicDeleted(t.name, t.topic_id, e.error) for t in to_delete]
-            return client_apis.delete_topics_response(version, deleted)
+                quota = {}  # thrown before any mutation; handleError throttles by the request quota alone
+            return self._mutation_throttled(quota, lambda ms: client_apis.delete_topics_response(version, deleted, ms))
         if key in (CREATE_PARTITIONS, ELECT_LEADERS, ALTER_PARTITION_REASSIGNMENTS, LIST_PARTITION_REASSIGNMENTS):
             return await self._admin(header, client_apis.decode_body(key, version, payload, offset))
         if key == LIST_OFFSETS and version == 0:
@@ -404,12 +432,15 @@ class KafkaApis:
         if key == CREATE_PARTITIONS:
             assert admin.create_partitions is not None
             topics, timeout_ms, validate_only = client_apis.partitions_to_create(request)
+            quota = self._mutation_quota(header, strict_since_version=3)
             try:
-                created = await admin.create_partitions(topics, timeout_ms, validate_only)
+                created = await admin.create_partitions(topics, timeout_ms, validate_only, **quota)
             except RequestFailed as e:  # KafkaApis.handle's catch: handleError logs it, answers every topic entry
                 self._handler_failed(header, "CREATE_PARTITIONS", request, e)
                 created = [PartitionsCreated(t.name, e.error, e.answer_message) for t in topics]
-            return client_apis.create_partitions_response(version, created)
+                quota = {}  # handleError throttles by the request quota alone, not the mutations counted
+            return self._mutation_throttled(quota, lambda ms: client_apis.create_partitions_response(version, created,
+                                                                                                     ms))
         if key == ELECT_LEADERS:
             assert admin.elect_leaders is not None
             election_type, partitions, timeout_ms = client_apis.elect_leaders_request(request, version)
@@ -480,7 +511,7 @@ class KafkaApis:
                 close.log_level = logging.DEBUG
                 raise close from None
             answers = failed_request_answers(partitions, e)
-        throttle_ms = self._produce_throttle_ms(header, len(payload))
+        throttle_ms = self._produce_throttle_ms(header, len(payload), request.acks)
         if request.acks == 0:
             failed = [f"{a.topic}-{a.partition} -> {error_name(a.error)}" for a in answers if a.error]
             if failed:
@@ -494,26 +525,80 @@ class KafkaApis:
         response = encode_response_header(header.correlation_id, header.api_key, header.api_version) + body
         return self._throttled(response, throttle_ms) if throttle_ms > 0 else response
 
-    def _produce_throttle_ms(self, header: RequestHeader, size: int) -> int:
+    def _produce_throttle_ms(self, header: RequestHeader, size: int, acks: int) -> int:
         """Kafka's ``quotas.produce.maybeRecordAndGetThrottleTimeMs`` once the Produce is answered: the request's
         size against the client's ``producer_byte_rate`` (`client_quota_manager`), as the user ``ANONYMOUS``
-        (no authentication here)."""
+        (no authentication here); the max with the request quota's throttle, which acks=0 is exempt from."""
         quotas = self.produce_quotas()
+        bandwidth = 0 if quotas is None else \
+            quotas.maybe_record_and_get_throttle_time_ms(ANONYMOUS, header.client_id or "", size)
+        request_quotas = self.request_quotas()
+        if request_quotas is None or not request_quotas.quotas_enabled:
+            return max(0, bandwidth)  # a negative bandwidth throttle counts as none
+        if acks == 0:  # sendNoOpResponseExemptThrottle
+            request_quotas.maybe_record_exempt(self._handling_ms(request_quotas))
+            return max(0, bandwidth)
+        requested = request_quotas.maybe_record_request(ANONYMOUS, header.client_id or "",
+                                                        self._handling_ms(request_quotas))
+        return max(bandwidth, requested, 0)
+
+    @staticmethod
+    def _handling_ms(quotas: ClientRequestQuotaManager) -> int:
+        """``requestThreadTimeNanos``, in ms: from `start_request` to the handler's local completion (or now)."""
+        timing = current_request()
+        return 0 if timing is None else timing.handling_ms(quotas.runtime.now_ms())
+
+    def _request_throttled(self, quotas: ClientRequestQuotaManager, header: RequestHeader, body: bytes) -> bytes:
+        """``sendResponseMaybeThrottle`` (and the request-quota half of the controller mutation one): the handling
+        time recorded against the client's ``request_percentage``; above it the answer carries the larger of that
+        throttle and the one already in it, and the connection is muted for it. Inter-broker requests are exempt
+        (``sendResponseExemptThrottle``)."""
+        if header.api_key in CONTROL_APIS:
+            quotas.maybe_record_exempt(self._handling_ms(quotas))
+            return body
+        throttle_ms = quotas.maybe_record_request(ANONYMOUS, header.client_id or "", self._handling_ms(quotas))
+        if throttle_ms <= 0:
+            return body
+        at = throttle_field_offset(header.api_key, header.api_version, body)
+        if at is not None and throttle_ms <= struct.unpack_from(">i", body, at)[0]:
+            return body  # the controller mutation throttle is the larger: the answer has it, and its mute
+        if at is not None:
+            body = body[:at] + struct.pack(">i", throttle_ms) + body[at + 4:]
+        return ThrottledResponse(body, quotas.throttle(throttle_ms))
+
+    def _mutation_quota(self, header: RequestHeader,
+                        strict_since_version: int | None) -> dict[str, ControllerMutationQuota]:
+        """``quotas.controllerMutation.newQuotaFor(request, strictSinceVersion)`` as the handler's ``quota`` keyword:
+        strict from that version, permissive before (always with None: ``newPermissiveQuotaFor``); nothing when the
+        broker keeps no such quotas."""
+        quotas = self.controller_mutation_quotas()
         if quotas is None:
-            return 0
-        # max with the request quota's throttle, 0 here (not enforced): a negative bandwidth one counts as none
-        return max(0, quotas.maybe_record_and_get_throttle_time_ms(ANONYMOUS, header.client_id or "", size))
+            return {}
+        client = header.client_id or ""
+        if strict_since_version is None:
+            return {"quota": quotas.new_quota_for(ANONYMOUS, client, 0, 1)}
+        return {"quota": quotas.new_quota_for(ANONYMOUS, client, header.api_version, strict_since_version)}
+
+    def _mutation_throttled(self, quota: Mapping[str, ControllerMutationQuota],
+                            encode: Callable[[int], bytes]) -> bytes:
+        """``sendResponseMaybeThrottleWithControllerQuota``: the quota's throttle time, at the answer, in the answer
+        and muting the channel after it (`ThrottledResponse`); `handle` then takes the request quota's if larger."""
+        throttle_ms = quota["quota"].throttle_time() if quota else 0
+        quotas = self.controller_mutation_quotas()
+        if throttle_ms <= 0 or quotas is None:
+            return encode(0)
+        return ThrottledResponse(encode(throttle_ms), quotas.throttle(throttle_ms))
 
     def _throttled(self, response: bytes, throttle_ms: int) -> ThrottledResponse:
         """The answer, sent at once for every version (KIP-219, Kafka 2.0+), and then the channel muted until
         ``throttle_ms`` has passed on the broker's runtime clock (v6+ clients also back off by themselves)."""
-        quotas = self.produce_quotas()
+        quotas = self.produce_quotas() or self.request_quotas()
         assert quotas is not None
         return ThrottledResponse(response, quotas.throttle(throttle_ms))
 
     # ------------------------------------------------------------------ Metadata
 
-    async def _auto_create(self, topics: list[str]) -> dict[str, int]:
+    async def _auto_create(self, topics: list[str], header: RequestHeader) -> dict[str, int]:
         """Kafka's ``getTopicMetadata`` with auto-creation allowed: the unknown topics among ``topics`` are
         created (an invalid name answers INVALID_TOPIC_EXCEPTION as without it); the error code to answer for
         each. Nothing when auto-creation is off or the broker has no cache yet."""
@@ -527,7 +612,8 @@ class KafkaApis:
             return answers
         self._topics_being_created.update(creatable)
         try:
-            answers.update(await creator.create(creatable))
+            # newPermissiveQuotaFor: the partitions counted, never refused, the Metadata answer not throttled by it
+            answers.update(await creator.create(creatable, **self._mutation_quota(header, None)))
         finally:
             self._topics_being_created.difference_update(creatable)
         return answers
@@ -567,3 +653,34 @@ def _takes_correlation_id(handler: Callable[..., Any]) -> bool:
         return "correlation_id" in inspect.signature(handler).parameters
     except (TypeError, ValueError):
         return False
+
+
+THROTTLE_FIRST_SINCE: Mapping[int, int] = MappingProxyType({
+    METADATA: 3, DESCRIBE_CLUSTER: 0, CREATE_TOPICS: 2, DELETE_TOPICS: 1, CREATE_PARTITIONS: 0, ELECT_LEADERS: 0,
+    ALTER_PARTITION_REASSIGNMENTS: 0, LIST_PARTITION_REASSIGNMENTS: 0, LIST_OFFSETS: 2,
+    client_apis.INIT_PRODUCER_ID: 0, describe_configs_wire.DESCRIBE_CONFIGS: 0, alter_configs_wire.ALTER_CONFIGS: 0,
+    alter_configs_wire.INCREMENTAL_ALTER_CONFIGS: 0, client_quotas_wire.DESCRIBE_CLIENT_QUOTAS: 0,
+    client_quotas_wire.ALTER_CLIENT_QUOTAS: 0,
+})
+"""The responses whose first field is ``ThrottleTimeMs``, from the version that has it (Kafka 2.8's message JSON)."""
+
+
+def throttle_field_offset(api_key: int, version: int, body: bytes) -> int | None:
+    """Where a response body's ``throttle_time_ms`` is, None if its version has none (ApiVersions v1+ has it after
+    its API list: int16 error, then the list as an int32 count, or from v3 a compact one with tagged fields)."""
+    since = THROTTLE_FIRST_SINCE.get(api_key)
+    if since is not None:
+        return 0 if version >= since else None
+    if api_key != API_VERSIONS or version < 1:
+        return None
+    if version < 3:
+        return 2 + 4 + 6 * struct.unpack_from(">i", body, 2)[0]
+    count, at, shift = 0, 2, 0
+    while True:  # unsigned varint: the count + 1
+        byte = body[at]
+        at += 1
+        count |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            break
+    return at + 7 * max(count - 1, 0)  # ApiKey, MinVersion, MaxVersion and an empty tagged-field section each

@@ -25,8 +25,10 @@ level, with a WARN; a node otherwise malformed is logged and the level keeps wha
 
 Client quotas (Kafka's ``ClientIdConfigHandler`` and ``UserConfigHandler``): every ``/config/clients/<id>``,
 ``/config/users/<user>`` and ``/config/users/<user>/clients/<id>`` is read at start-up, and again on a notification
-naming it, into `produce_quotas` (`broker.client_quota_manager`), which Produce is throttled by. A node that cannot
-be read, or whose ``producer_byte_rate`` is no number, is logged and the quota keeps what it had.
+naming it, into `produce_quotas` (`broker.client_quota_manager`), which Produce is throttled by, `request_quotas`
+(the same module) and `controller_mutation_quotas` (`broker.controller_mutation_quota`). A node that cannot be read,
+or whose ``producer_byte_rate``, ``request_percentage`` or ``controller_mutation_rate`` is no number, is logged and
+the quotas after that one keep what they had.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ import asyncio
 import logging
 from collections.abc import Callable, Iterable, Mapping
 
-from zkcontroller.broker.client_quota_manager import ClientQuotaManager, apply_quota_config
+from zkcontroller.broker.client_quota_manager import ClientQuotaManager, ClientRequestQuotaManager, apply_quota_config
+from zkcontroller.broker.controller_mutation_quota import ControllerMutationQuotaManager
 from zkcontroller.broker.dynamic_broker_config import clean_dynamic_configs
 from zkcontroller.broker.log_config import LogConfig, LogDefaults
 from zkcontroller.coordination.api import EventType, WatchedEvent
@@ -72,6 +75,10 @@ class TopicConfigManager:
         self._again = False
         self.produce_quotas = ClientQuotaManager(runtime)
         """The produce quotas of ``/config/users`` and ``/config/clients`` (Kafka's ``quotaManagers.produce``)."""
+        self.controller_mutation_quotas = ControllerMutationQuotaManager(runtime)
+        """Their ``controller_mutation_rate`` (Kafka's ``quotaManagers.controllerMutation``)."""
+        self.request_quotas = ClientRequestQuotaManager(runtime)
+        """Their ``request_percentage`` (Kafka's ``quotaManagers.request``)."""
 
     # ------------------------------------------------------------------ what the broker reads
 
@@ -205,7 +212,9 @@ class TopicConfigManager:
                     shown = ", ".join(f"{k} -> {'[hidden]' if k.startswith('SCRAM-') else v}"
                                       for k, v in sorted(configs.items()))
                     log.info("Processing override for entityPath: %s with config: HashMap(%s)", entity, shown)
-                apply_quota_config(self.produce_quotas, entity_type, name, configs)
+                for quotas in (self.produce_quotas, self.request_quotas,  # QuotaConfigHandler's order
+                               self.controller_mutation_quotas):
+                    apply_quota_config(quotas, entity_type, name, configs)
             except (ZkError, ZnodeDecodeError, ValueError) as e:
                 log.error("[DynamicConfigManager broker=%d] Ignoring the client quota config %s: %s",
                           self.broker_id, path, getattr(e, "reason", e))

@@ -29,6 +29,13 @@ from zkcontroller.admin.admin_manager_log import AdminManagerLog
 from zkcontroller.admin.errors import AdminError, AdminOperationError, UnknownTopicError
 from zkcontroller.admin.replica_assignment import MAX_PARTITIONS
 from zkcontroller.admin.topics import TopicAdmin
+from zkcontroller.broker.client_quota_manager import mark_local_complete
+from zkcontroller.broker.controller_mutation_quota import (
+    THROTTLING_QUOTA_EXCEEDED,
+    UNBOUNDED,
+    ControllerMutationQuota,
+    ThrottlingQuotaExceeded,
+)
 from zkcontroller.broker.delayed_elect_leader import wait_for_any_leader
 from zkcontroller.broker.request_handler import CreatePartitionsHandler
 from zkcontroller.cluster.create_topics import UNKNOWN_SERVER_ERROR, error_code
@@ -51,8 +58,8 @@ class _Refused(Exception):
 
 
 def create_partitions_handler(server: Callable[[], KafkaServer | None]) -> CreatePartitionsHandler:
-    async def create(topics: list[PartitionsToCreate], timeout_ms: int,
-                     validate_only: bool) -> list[PartitionsCreated]:
+    async def create(topics: list[PartitionsToCreate], timeout_ms: int, validate_only: bool,
+                     quota: ControllerMutationQuota = UNBOUNDED) -> list[PartitionsCreated]:
         names = list(dict.fromkeys(t.name for t in topics))
         current = server()
         controller = current.active_controller if current is not None else None
@@ -77,10 +84,11 @@ def create_partitions_handler(server: Callable[[], KafkaServer | None]) -> Creat
                 results[t.name] = PartitionsCreated(t.name, Errors.INVALID_TOPIC_EXCEPTION,
                                                     "The topic is queued for deletion.")
             else:
-                results[t.name] = await _grow(current, t, validate_only)
+                results[t.name] = await _grow(current, t, validate_only, quota)
                 if results[t.name].error == Errors.NONE:
                     grown[t.name] = t.count
         if grown and not validate_only:
+            mark_local_complete(current.runtime.now_ms())  # the wait is DelayedCreatePartitions'
             partitions = [TopicPartition(n, p) for n, count in grown.items() for p in range(count)]
             late = partitions if timeout_ms <= 0 else await wait_for_any_leader(
                 current.control_plane.metadata_cache, partitions, timeout_ms, current.runtime)
@@ -91,7 +99,8 @@ def create_partitions_handler(server: Callable[[], KafkaServer | None]) -> Creat
     return create
 
 
-async def _grow(server: KafkaServer, t: PartitionsToCreate, validate_only: bool) -> PartitionsCreated:
+async def _grow(server: KafkaServer, t: PartitionsToCreate, validate_only: bool,
+                quota: ControllerMutationQuota = UNBOUNDED) -> PartitionsCreated:
     """One topic through Kafka's checks and the admin layer; its error, if any. Raises `RequestFailed` for an error
     Kafka's ``createPartitions`` does not catch: the request fails as a whole."""
     assert server.zk is not None
@@ -125,8 +134,16 @@ async def _grow(server: KafkaServer, t: PartitionsToCreate, validate_only: bool)
             if unknown:
                 raise _Refused(Errors.INVALID_REPLICA_ASSIGNMENT,
                                f"Unknown broker(s) in replica assignment: {', '.join(map(str, unknown))}.")
+        if quota is not UNBOUNDED and not validate_only:  # ZkAdminManager counts them once placed, before the write
+            await TopicAdmin(server.zk, server.runtime.rng).add_partitions(t.name, t.count, t.assignments,
+                                                                           validate_only=True)
+            quota.record(increment)
         await TopicAdmin(server.zk, server.runtime.rng).add_partitions(t.name, t.count, t.assignments,
                                                                        validate_only=validate_only)
+    except ThrottlingQuotaExceeded as e:
+        AdminManagerLog(server.broker_id).debug("Partition(s) creation not allowed because quota is violated. "
+                                                "Delay time: %d", e.throttle_time_ms)
+        return PartitionsCreated(t.name, THROTTLING_QUOTA_EXCEEDED, str(e))
     except _Refused as e:
         return PartitionsCreated(t.name, e.error, str(e))
     except UnknownTopicError as e:

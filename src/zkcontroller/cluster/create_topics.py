@@ -26,7 +26,15 @@ from zkcontroller.admin.errors import (
 )
 from zkcontroller.admin.replica_assignment import BrokerMetadata, assign_replicas_to_brokers
 from zkcontroller.admin.topics import TopicAdmin
+from zkcontroller.broker.client_quota_manager import mark_local_complete
 from zkcontroller.broker.config_helper import describe_topic
+from zkcontroller.broker.controller_mutation_quota import (
+    THROTTLING_QUOTA_EXCEEDED,
+    UNBOUNDED,
+    ControllerMutationQuota,
+    ThrottlingQuotaExceeded,
+    scala_hash_order,
+)
 from zkcontroller.broker.delayed_elect_leader import wait_for_any_leader
 from zkcontroller.broker.request_handler import CreateTopicsHandler, TopicAutoCreator
 from zkcontroller.cluster.describe_configs import topic_log_defaults
@@ -103,7 +111,8 @@ def log_creation_failure(log: AdminManagerLog, topic: str, name: str, e: BaseExc
 
 
 def create_topics_handler(server: Callable[[], KafkaServer | None]) -> CreateTopicsHandler:
-    async def create(topics: list[TopicToCreate], validate_only: bool, timeout_ms: int) -> list[TopicCreated]:
+    async def create(topics: list[TopicToCreate], validate_only: bool, timeout_ms: int,
+                     quota: ControllerMutationQuota = UNBOUNDED) -> list[TopicCreated]:
         current = server()
         if current is None or current.active_controller is None or current.zk is None:
             return [TopicCreated(t.name, NOT_CONTROLLER) for t in topics]  # KafkaApis sets the code alone
@@ -111,11 +120,11 @@ def create_topics_handler(server: Callable[[], KafkaServer | None]) -> CreateTop
         log = AdminManagerLog(current.broker_id)
         named = Counter(t.name for t in topics)
         described: dict[frozenset[tuple[str, str]], tuple[CreatedTopicConfig, ...]] = {}
-        results = []
-        for t in topics:
-            if named[t.name] > 1:  # KafkaApis: every entry of a repeated name, none created
-                results.append(TopicCreated(t.name, INVALID_REQUEST, "Found multiple entries for this topic."))
-                continue
+        outcome: dict[str, TopicCreated] = {}
+        # created in the order of Kafka's toCreate (a Scala HashMap), which decides what a strict quota lets through
+        by_name = {t.name: t for t in topics if named[t.name] == 1}
+        for name in scala_hash_order(list(by_name)):
+            t = by_name[name]
             try:
                 assignment = await _checked_assignment(current, admin, t)
                 configs = {k: v for k, v in t.configs.items() if v is not None}  # none is null once checked
@@ -126,6 +135,7 @@ def create_topics_handler(server: Callable[[], KafkaServer | None]) -> CreateTop
                     created = described[key] = _configs(current, configs)
                 topic_id = None
                 if not validate_only:
+                    quota.record(partitions)  # ZkAdminManager: the partitions created, before the write
                     # Kafka's createTopics does not check an explicit assignment's brokers are registered: a replica
                     # on an absent broker starts offline (the admin CLI refuses it, as a likely typo); nor does it
                     # validate again what _checked_assignment has just validated (validate = false).
@@ -133,14 +143,19 @@ def create_topics_handler(server: Callable[[], KafkaServer | None]) -> CreateTop
                                                                        check_brokers=False, validate=False)
                     # Kafka's populateIds reads the id back from the znode just created: the id written is that id
                     topic_id = None if written is None else uuid.UUID(bytes=written.raw)
-                results.append(TopicCreated(t.name, 0, None, partitions, rf, created, topic_id))
+                outcome[name] = TopicCreated(t.name, 0, None, partitions, rf, created, topic_id)
+            except ThrottlingQuotaExceeded as e:
+                log.debug("Topic creation not allowed because quota is violated. Delay time: %d", e.throttle_time_ms)
+                outcome[name] = TopicCreated(t.name, THROTTLING_QUOTA_EXCEEDED, str(e))
             except Exception as e:  # Kafka catches every Throwable per topic; the others are still answered
                 log_creation_failure(log, creatable_topic(t.name, t.num_partitions, t.replication_factor,
                                                           t.assignment, t.configs), t.name, e)
                 code = error_code(e) if isinstance(e, AdminError) else UNKNOWN_SERVER_ERROR
                 # ApiError.fromThrowable keeps no message for what is not an ApiException (AdminOperationException)
-                results.append(TopicCreated(t.name, code) if code == UNKNOWN_SERVER_ERROR
-                               else TopicCreated(t.name, code, str(e)))
+                outcome[name] = TopicCreated(t.name, code) if code == UNKNOWN_SERVER_ERROR \
+                    else TopicCreated(t.name, code, str(e))
+        results = [outcome[t.name] if t.name in outcome  # KafkaApis: every entry of a repeated name, none created
+                   else TopicCreated(t.name, INVALID_REQUEST, "Found multiple entries for this topic.") for t in topics]
         if validate_only:
             return results
         return await _await_leaders(current, results, timeout_ms)
@@ -207,6 +222,7 @@ async def _await_leaders(server: KafkaServer, results: list[TopicCreated], timeo
     created = {r.name: r.num_partitions for r in results if r.error == 0}
     if not created:
         return results
+    mark_local_complete(server.runtime.now_ms())  # the wait is DelayedCreatePartitions': no request handling time
     if timeout_ms <= 0:
         late = set(created)
     else:
@@ -233,7 +249,7 @@ class MetadataTopicCreator(TopicAutoCreator):
         current = self._server()
         return current is not None and current.config.auto_create.enable
 
-    async def create(self, topics: list[str]) -> dict[str, int]:
+    async def create(self, topics: list[str], quota: ControllerMutationQuota = UNBOUNDED) -> dict[str, int]:
         current = self._server()
         if current is None or current.zk is None:
             return {t: UNKNOWN_TOPIC_OR_PARTITION for t in topics}
@@ -244,6 +260,7 @@ class MetadataTopicCreator(TopicAutoCreator):
             partitions, rf, configs = current.config.auto_create.creatable_topic(topic)
             try:
                 await admin.create_topic(topic, partitions, rf, configs)
+                quota.record(partitions)  # permissive (Kafka records just before the write: the same bucket)
                 answers[topic] = LEADER_NOT_AVAILABLE
             except Exception as e:
                 log_creation_failure(log, creatable_topic(topic, partitions, rf, {}, configs), topic, e)

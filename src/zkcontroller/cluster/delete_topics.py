@@ -21,6 +21,14 @@ from collections.abc import Callable
 from zkcontroller.admin.admin_manager_log import AdminManagerLog
 from zkcontroller.admin.errors import AdminError, TopicAlreadyMarkedForDeletionError, UnknownTopicError
 from zkcontroller.admin.topics import TopicAdmin
+from zkcontroller.broker.client_quota_manager import mark_local_complete
+from zkcontroller.broker.controller_mutation_quota import (
+    THROTTLING_QUOTA_EXCEEDED,
+    UNBOUNDED,
+    ControllerMutationQuota,
+    ThrottlingQuotaExceeded,
+    scala_hash_order,
+)
 from zkcontroller.broker.delayed_delete_topics import wait_until_deleted
 from zkcontroller.broker.request_handler import DeleteTopicsHandler
 from zkcontroller.cluster.create_topics import NOT_CONTROLLER, UNKNOWN_SERVER_ERROR, error_code
@@ -35,7 +43,8 @@ UNKNOWN_TOPIC_ID = 100
 
 
 def delete_topics_handler(server: Callable[[], KafkaServer | None]) -> DeleteTopicsHandler:
-    async def delete(topics: list[TopicToDelete], timeout_ms: int, version: int) -> list[TopicDeleted]:
+    async def delete(topics: list[TopicToDelete], timeout_ms: int, version: int,
+                     quota: ControllerMutationQuota = UNBOUNDED) -> list[TopicDeleted]:
         def all_with(error: int) -> list[TopicDeleted]:
             return [TopicDeleted(t.name, t.topic_id, error) for t in topics]
 
@@ -63,7 +72,7 @@ def delete_topics_handler(server: Callable[[], KafkaServer | None]) -> DeleteTop
             else:
                 to_delete.setdefault(r.name, i)
         if to_delete:
-            outcome = await _delete(current, list(to_delete), timeout_ms)
+            outcome = await _delete(current, list(to_delete), timeout_ms, quota)
             errors.update({to_delete[name]: error for name, error in outcome.items()})
         return [TopicDeleted(r.name, r.topic_id, errors.get(i, 0)) for i, r in enumerate(results)]
 
@@ -74,25 +83,33 @@ def _topic_id(value: uuid.UUID) -> TopicId:
     return TopicId(value.bytes)
 
 
-async def _delete(server: KafkaServer, topics: list[str], timeout_ms: int) -> dict[str, int]:
-    """``ZkAdminManager.deleteTopics``: mark each topic, then wait for the marked ones to leave the cache."""
+async def _delete(server: KafkaServer, topics: list[str], timeout_ms: int,
+                  quota: ControllerMutationQuota = UNBOUNDED) -> dict[str, int]:
+    """``ZkAdminManager.deleteTopics``: mark each topic (in the order of Kafka's ``toDelete``, a Scala HashSet,
+    which decides what a strict quota lets through; its partitions counted first), then wait for the marked ones to
+    leave the cache."""
     assert server.zk is not None and server.control_plane is not None
     admin = TopicAdmin(server.zk, server.runtime.rng)
     log = AdminManagerLog(server.broker_id)
     marked: list[str] = []
     errors: dict[str, int] = {}
-    for topic in topics:
+    for topic in scala_hash_order(topics):
         try:
+            quota.record(len(server.control_plane.metadata_cache.partitions_of(topic)))
             await admin.delete_topic(topic)
             marked.append(topic)
         except TopicAlreadyMarkedForDeletionError:  # still waited for: several requests may wait on one deletion
             marked.append(topic)
+        except ThrottlingQuotaExceeded as e:  # the error code alone: KafkaApis sets no message for DeleteTopics
+            log.debug("Topic deletion not allowed because quota is violated. Delay time: %d", e.throttle_time_ms)
+            errors[topic] = THROTTLING_QUOTA_EXCEEDED
         except AdminError as e:  # ZkAdminManager logs every one (a topic gone since the cache check too)
             log.error("Error processing delete topic request for topic %s: %s", topic, e)
             errors[topic] = Errors.UNKNOWN_TOPIC_OR_PARTITION if isinstance(e, UnknownTopicError) else error_code(e)
         except Exception:
             log.exception("Error processing delete topic request for topic %s", topic)
             errors[topic] = UNKNOWN_SERVER_ERROR
+    mark_local_complete(server.runtime.now_ms())  # the wait is DelayedDeleteTopics': no request handling time
     remaining = set(marked) if timeout_ms <= 0 or not marked else await wait_until_deleted(
         server.control_plane.metadata_cache, marked, timeout_ms, server.runtime)
     errors.update({t: Errors.REQUEST_TIMED_OUT if t in remaining else Errors.NONE for t in marked})

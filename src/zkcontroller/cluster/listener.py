@@ -89,6 +89,10 @@ def broker_apis(broker_id: int, server: Callable[[], KafkaServer | None],
                      producer_ids=ProducerIdManager(broker_id, lambda: current.zk if (current := server()) else None),
                      describe_configs=describe_configs_handler(server), alter_configs=alter_configs_handler(server),
                      produce_quotas=lambda: current.replica_manager.topic_configs.produce_quotas
+                     if (current := server()) is not None and current.replica_manager is not None else None,
+                     controller_mutation_quotas=lambda: current.replica_manager.topic_configs.controller_mutation_quotas
+                     if (current := server()) is not None and current.replica_manager is not None else None,
+                     request_quotas=lambda: current.replica_manager.topic_configs.request_quotas
                      if (current := server()) is not None and current.replica_manager is not None else None)
 
 

@@ -344,7 +344,7 @@ def topics_to_create(request: Any) -> tuple[list[TopicToCreate], bool, int]:
     return topics, bool(getattr(request, "validate_only", False)), _millis(request.timeout)
 
 
-def create_topics_response(version: int, results: Iterable[TopicCreated]) -> bytes:
+def create_topics_response(version: int, results: Iterable[TopicCreated], throttle_time_ms: int = 0) -> bytes:
     m = _types(CREATE_TOPICS, version, "response")
     topics = tuple(_build(m.CreatableTopicResult, name=r.name, topic_id=r.topic_id or uuid.UUID(int=0),
                           error_code=ErrorCode(r.error),
@@ -354,7 +354,7 @@ def create_topics_response(version: int, results: Iterable[TopicCreated]) -> byt
                                                                 config_source=c.source, is_sensitive=c.sensitive)
                                         for c in r.configs) if version >= 5 else ())
                    for r in results)
-    return _write(_build(m.CreateTopicsResponse, throttle_time=_ZERO, topics=topics))
+    return _write(_build(m.CreateTopicsResponse, throttle_time=timedelta(milliseconds=throttle_time_ms), topics=topics))
 
 
 # ---------------------------------------------------------------------------------------------- DeleteTopics
@@ -392,14 +392,15 @@ def _millis(value: timedelta | int) -> int:
     return int(value)
 
 
-def delete_topics_response(version: int, results: Iterable[TopicDeleted]) -> bytes:
+def delete_topics_response(version: int, results: Iterable[TopicDeleted], throttle_time_ms: int = 0) -> bytes:
     """The body of a DeleteTopics response: per topic its name (null for an unresolved id at v6), id and error
     code; Kafka 2.8 sets no error message."""
     m = _types(DELETE_TOPICS, version, "response")
     responses = tuple(_build(m.DeletableTopicResult, name=r.name if version >= 6 else (r.name or ""),
                              topic_id=r.topic_id or _ZERO_UUID, error_code=ErrorCode(r.error), error_message=None)
                       for r in results)
-    return _write(_build(m.DeleteTopicsResponse, throttle_time=_ZERO, responses=responses))
+    return _write(_build(m.DeleteTopicsResponse, throttle_time=timedelta(milliseconds=throttle_time_ms),
+                         responses=responses))
 
 
 # ---------------------------------------------------------------------------------------------- CreatePartitions
@@ -430,11 +431,12 @@ def partitions_to_create(request: Any) -> tuple[list[PartitionsToCreate], int, b
     return topics, _millis(request.timeout), bool(request.validate_only)
 
 
-def create_partitions_response(version: int, results: Iterable[PartitionsCreated]) -> bytes:
+def create_partitions_response(version: int, results: Iterable[PartitionsCreated], throttle_time_ms: int = 0) -> bytes:
     m = _types(CREATE_PARTITIONS, version, "response")
     values = tuple(_build(m.CreatePartitionsTopicResult, name=r.name, error_code=ErrorCode(r.error),
                           error_message=r.message) for r in results)
-    return _write(_build(m.CreatePartitionsResponse, throttle_time=_ZERO, results=values))
+    return _write(_build(m.CreatePartitionsResponse, throttle_time=timedelta(milliseconds=throttle_time_ms),
+                         results=values))
 
 
 # ---------------------------------------------------------------------------------------------- ElectLeaders
