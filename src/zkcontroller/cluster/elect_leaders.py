@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from zkcontroller.broker.client_quota_manager import mark_local_complete
 from zkcontroller.broker.delayed_elect_leader import wait_for_leaders
 from zkcontroller.broker.request_handler import ElectLeadersHandler
 from zkcontroller.cluster.kafka_server import KafkaServer
@@ -35,7 +36,9 @@ def elect_leaders_handler(server: Callable[[], KafkaServer | None]) -> ElectLead
         controller = current.active_controller if current is not None else None
         if current is None or cache is None or controller is None:
             return [PartitionError(tp.topic, tp.partition, Errors.NOT_CONTROLLER) for tp in wanted]
-        deadline = current.runtime.now_ms() + timeout_ms
+        now = current.runtime.now_ms()
+        deadline = now + timeout_ms
+        mark_local_complete(now)  # the controller's event and DelayedElectLeader are a wait, not handling time
         outcome = await controller.elections.elect_leaders(wanted, ElectionType(election_type))
         expected = {tp: r for tp, r in outcome.items() if not isinstance(r, ApiError)}
         results = [PartitionError(tp.topic, tp.partition, int(r.error), _message(r))

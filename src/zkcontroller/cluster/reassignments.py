@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from zkcontroller.broker.client_quota_manager import mark_local_complete
 from zkcontroller.broker.request_handler import AlterReassignmentsHandler, ListReassignmentsHandler
 from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.controller.events import ApiError
@@ -25,8 +26,14 @@ NOT_CONTROLLER = PartitionError("", -1, Errors.NOT_CONTROLLER, ERROR_MESSAGES[Er
 
 
 def _active(server: Callable[[], KafkaServer | None]) -> KafkaController | None:
+    """This broker's controller if it is the active one; the request's own work then ends: what follows is the
+    controller's event (Kafka's handler hands the request to the controller with a callback), not request
+    handling time for the request quota."""
     current = server()
-    return current.active_controller if current is not None else None
+    controller = current.active_controller if current is not None else None
+    if current is not None and controller is not None:
+        mark_local_complete(current.runtime.now_ms())
+    return controller
 
 
 def _top_level(error: ApiError) -> PartitionError:
