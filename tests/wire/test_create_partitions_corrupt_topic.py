@@ -72,7 +72,11 @@ async def test_a_topic_znode_of_the_wrong_shape_fails_the_request_and_the_broker
                    ("after", UNKNOWN_SERVER_ERROR, None)]
     [line] = [r.getMessage() for r in caplog.records if r.name == "kafka.server.RequestHandlerHelper"]
     assert line.startswith(f"[KafkaApi-{active.broker_id}] Error when handling request: clientId=test, "
-                           "correlationId=9, api=CREATE_PARTITIONS, version=3, body=")  # handleError's line
+                           "correlationId=9, api=CREATE_PARTITIONS, version=3, body=CreatePartitionsRequestData("
+                           "topics=[CreatePartitionsTopic(name='before', count=3, assignments=null), "
+                           "CreatePartitionsTopic(name='bent', count=2, assignments=null), CreatePartitionsTopic("
+                           "name='after', count=3, assignments=null)], timeoutMs=30000, validateOnly=false)\n")
+    # handleError's line; the body as CreatePartitionsRequest.json's generated toString
     assert "/brokers/topics/bent" in line.split("\n", 1)[1]
     assert await partitions_in_zk(zk, "before") == 3  # processed before the failure, as in Kafka
     assert await partitions_in_zk(zk, "after") == 2
