@@ -29,8 +29,10 @@ from zkcontroller.protocol.wire.client_apis import (
     METADATA,
     schema_module,
 )
+from zkcontroller.protocol.wire.client_quotas import DESCRIBE_CLIENT_QUOTAS, DescribeQuotasQuery, FilterComponent
 from zkcontroller.protocol.wire.data_strings import REQUESTS, Struct, java_double, request_string, uuid_string
 from zkcontroller.protocol.wire.data_strings import _read as read_member  # the renderer's own lookup
+from zkcontroller.protocol.wire.describe_configs import DESCRIBE_CONFIGS, ConfigResourceQuery, DescribeConfigsQuery
 from zkcontroller.protocol.wire.schema import in_versions
 
 ORDERS_ID = uuid.UUID(bytes=bytes(range(16)))
@@ -142,6 +144,23 @@ def test_our_own_alter_configs_query() -> None:
         "validateOnly=false)")
 
 
+def test_our_own_describe_queries() -> None:
+    """DescribeConfigsRequest.json: Resources []DescribeConfigsResource (ResourceType, ResourceName,
+    ConfigurationKeys []string nullable), IncludeSynonyms (1+), IncludeDocumentation (3+); v0 leaves both at their
+    default false. DescribeClientQuotasRequest.json: Components []ComponentData (EntityType, MatchType, Match
+    nullable), Strict."""
+    configs = DescribeConfigsQuery([ConfigResourceQuery(2, "orders", ("retention.ms",)), ConfigResourceQuery(4, "1")],
+                                   include_synonyms=True)
+    assert request_string(DESCRIBE_CONFIGS, 0, configs) == (
+        "DescribeConfigsRequestData(resources=[DescribeConfigsResource(resourceType=2, resourceName='orders', "
+        "configurationKeys=[retention.ms]), DescribeConfigsResource(resourceType=4, resourceName='1', "
+        "configurationKeys=null)], includeSynonyms=false, includeDocumentation=false)")
+    quotas = DescribeQuotasQuery((FilterComponent("client-id", 0, "app"), FilterComponent("user", 1, None)), False)
+    assert request_string(DESCRIBE_CLIENT_QUOTAS, 1, quotas) == (
+        "DescribeClientQuotasRequestData(components=[ComponentData(entityType='client-id', matchType=0, "
+        "match='app'), ComponentData(entityType='user', matchType=1, match=null)], strict=false)")
+
+
 def test_a_table_out_of_step_with_the_decoded_type_is_an_error_not_a_guess() -> None:
     with pytest.raises(ValueError, match=r"CreatePartitionsRequestData.timeoutMs \(v0\) not found"):
         request_string(CREATE_PARTITIONS, 0, {"topics": (), "validate_only": False})
@@ -197,3 +216,13 @@ def test_every_field_of_every_served_version_is_found_on_kio_types(api_key: int,
     module = schema_module(api_key, version, "request")
     [cls] = [getattr(module, n) for n in dir(module) if n.endswith("Request") and n != "RequestHeader"]
     assert _missing(REQUESTS[api_key], version, cls) == []
+
+
+def test_the_error_line_never_fails_on_a_body_it_cannot_render() -> None:
+    """The line is written on an error path: an API without a table (AlterClientQuotas) prints the body's repr
+    rather than raise over the error being reported; Produce's ready string prints as is."""
+    from zkcontroller.broker.request_handler import request_body_string
+    from zkcontroller.protocol.wire.frames import RequestHeader
+
+    assert request_body_string(RequestHeader(49, 0, 1, "c"), ("entries",)) == "('entries',)"
+    assert request_body_string(RequestHeader(0, 9, 1, "c"), "{acks=1}") == "{acks=1}"

@@ -565,7 +565,10 @@ def request_body_string(header: RequestHeader, body: object) -> str:
     own ``toString``, `produce.request_text`) as is, else the generated ``*Data`` ``toString`` (`data_strings`)."""
     if isinstance(body, str):
         return body
-    return request_string(header.api_key, header.api_version, body)
+    try:
+        return request_string(header.api_key, header.api_version, body)
+    except (KeyError, ValueError):  # no table for the API, or one out of step: the line is still written
+        return repr(body)
 
 
 def _takes_correlation_id(handler: Callable[..., Any]) -> bool:
