@@ -195,7 +195,10 @@ async def test_a_resource_type_the_api_does_not_take_fails_the_request(orders: C
         results = await alter(at, ALTER_CONFIGS, 0, ok, AlterResource(BROKER_LOGGER, "1", ()))
     [line] = [r.getMessage() for r in caplog.records if r.name == "kafka.server.RequestHandlerHelper"]
     assert line.startswith(f"[KafkaApi-{broker.broker_id}] Error when handling request: clientId=test, "
-                           "correlationId=9, api=ALTER_CONFIGS, version=0, body=")
+                           "correlationId=9, api=ALTER_CONFIGS, version=0, body=AlterConfigsRequestData(resources=["
+                           "AlterConfigsResource(resourceType=2, resourceName='orders', configs=[AlterableConfig("
+                           "name='retention.ms', value='5')]), AlterConfigsResource(resourceType=8, resourceName='1', "
+                           "configs=[])], validateOnly=false)\n")  # AlterConfigsRequest.json's toString
     assert line.endswith("\norg.apache.kafka.common.errors.InvalidRequestException: AlterConfigs is deprecated "
                          "and does not support the resource type BROKER_LOGGER")
     message = "AlterConfigs is deprecated and does not support the resource type BROKER_LOGGER"

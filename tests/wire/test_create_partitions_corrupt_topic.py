@@ -11,8 +11,17 @@ from datetime import timedelta
 
 import pytest
 
+from zkcontroller.cluster.create_partitions import java_exception
+from zkcontroller.coordination.errors import (
+    ErrorCode,
+    NoChildrenForEphemeralsError,
+    NoNodeError,
+    SessionExpiredError,
+    ZkError,
+)
 from zkcontroller.protocol.wire.client_apis import CREATE_PARTITIONS, schema_module
 from zkcontroller.zk import paths
+from zkcontroller.zk.errors import UnparseableZnodeError, ZnodeDecodeError
 
 from .admin_fixture import (
     Cluster,
@@ -53,13 +62,19 @@ async def test_a_topic_znode_not_json_is_a_topic_that_does_not_exist(
     assert await partitions_in_zk(zk, "fine") == 3
 
 
-@pytest.mark.parametrize("data", [
-    pytest.param(b'{"version":2,"partitions":{"0":"1,2"}}', id="replicas-a-string"),
-    pytest.param(b'{"version":2,"partitions":{"x":[1]}}', id="key-not-a-number"),
-    pytest.param(b'{"version":2,"partitions":[]}', id="partitions-an-array"),
+JSON_MAPPING = "com.fasterxml.jackson.databind.JsonMappingException"
+
+
+@pytest.mark.parametrize(("data", "thrown"), [
+    pytest.param(b'{"version":2,"partitions":{"0":"1,2"}}', JSON_MAPPING, id="replicas-a-string"),
+    pytest.param(b'{"version":2,"partitions":{"x":[1]}}', "java.lang.NumberFormatException", id="key-not-a-number"),
+    pytest.param(b'{"version":2,"partitions":[]}', JSON_MAPPING, id="partitions-an-array"),
 ])
 async def test_a_topic_znode_of_the_wrong_shape_fails_the_request_and_the_broker_keeps_serving(
-        admin_cluster: Cluster, caplog: pytest.LogCaptureFixture, data: bytes) -> None:
+        admin_cluster: Cluster, caplog: pytest.LogCaptureFixture, data: bytes, thrown: str) -> None:
+    """The exception line names the Java class ``TopicZNode.decode`` throws: ``replicas.to[Seq[Int]]`` and
+    ``asJsonObject`` Jackson's JsonMappingException (``DecodeJson.decode``), ``partition.toInt``
+    NumberFormatException."""
     cluster, zk = admin_cluster
     for t in ("before", "after"):
         await create(cluster, zk, t)
@@ -72,8 +87,29 @@ async def test_a_topic_znode_of_the_wrong_shape_fails_the_request_and_the_broker
                    ("after", UNKNOWN_SERVER_ERROR, None)]
     [line] = [r.getMessage() for r in caplog.records if r.name == "kafka.server.RequestHandlerHelper"]
     assert line.startswith(f"[KafkaApi-{active.broker_id}] Error when handling request: clientId=test, "
-                           "correlationId=9, api=CREATE_PARTITIONS, version=3, body=")  # handleError's line
-    assert "/brokers/topics/bent" in line.split("\n", 1)[1]
+                           "correlationId=9, api=CREATE_PARTITIONS, version=3, body=CreatePartitionsRequestData("
+                           "topics=[CreatePartitionsTopic(name='before', count=3, assignments=null), "
+                           "CreatePartitionsTopic(name='bent', count=2, assignments=null), CreatePartitionsTopic("
+                           "name='after', count=3, assignments=null)], timeoutMs=30000, validateOnly=false)\n")
+    # handleError's line; the body as CreatePartitionsRequest.json's generated toString
+    assert line.split("\n", 1)[1].startswith(f"{thrown}: Malformed znode /brokers/topics/bent: ")
     assert await partitions_in_zk(zk, "before") == 3  # processed before the failure, as in Kafka
     assert await partitions_in_zk(zk, "after") == 2
     assert await grow(at, 3, [("after", 4, None)]) == {"after": NONE}  # still serving
+
+
+@pytest.mark.parametrize(("error", "java"), [
+    (ZnodeDecodeError("/brokers/topics/t", "topic_id: 'zz' is not a 22-character URL-safe Base64 topic id"),
+     "java.lang.IllegalArgumentException"),  # Uuid.fromString
+    (ZnodeDecodeError("/brokers/topics/t", "topic_id: expected a string, got number"), JSON_MAPPING),  # to[String]
+    (UnparseableZnodeError("/brokers/ids/2", "invalid JSON"), "org.apache.kafka.common.KafkaException"),
+    (ZnodeDecodeError("/brokers/ids/2", "port: expected an integer, got string"), JSON_MAPPING),
+    (SessionExpiredError("/brokers/ids"), "org.apache.zookeeper.KeeperException$SessionExpiredException"),
+    (NoNodeError("/brokers/topics/t"), "org.apache.zookeeper.KeeperException$NoNodeException"),
+    (NoChildrenForEphemeralsError("/x"), "org.apache.zookeeper.KeeperException$NoChildrenForEphemeralsException"),
+    (type("AclError", (ZkError,), {"code": ErrorCode.INVALID_ACL})("/x"),
+     "org.apache.zookeeper.KeeperException$InvalidACLException"),  # ZooKeeper's spelling, not InvalidAcl
+    (KeyError("oops"), "builtins.KeyError"),  # a fault of ours: no Java class stands for it
+])
+def test_the_java_class_a_failure_is_logged_as(error: BaseException, java: str) -> None:
+    assert java_exception(error) == java

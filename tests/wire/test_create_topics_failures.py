@@ -131,4 +131,6 @@ async def test_create_partitions_answers_every_topic_when_zookeeper_fails_the_br
     assert [(r.name, int(r.error_code), r.error_message) for r in response.results] == [
         ("any", UNKNOWN_SERVER_ERROR, None)]
     [line] = [r.getMessage() for r in caplog.records if r.name == "kafka.server.RequestHandlerHelper"]
-    assert line.endswith("\nzkcontroller.coordination.errors.ConnectionLossError: CONNECTION_LOSS for /brokers/ids")
+    # KafkaZkClient throws ZooKeeper's KeeperException.create(code, path): its class, as handleError's line names it
+    assert line.endswith("\norg.apache.zookeeper.KeeperException$ConnectionLossException: CONNECTION_LOSS for "
+                         "/brokers/ids")

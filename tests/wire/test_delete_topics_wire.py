@@ -7,6 +7,7 @@ Every wait is on a condition with a bound."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import dataclasses
 import io
 import logging
@@ -185,8 +186,11 @@ async def test_v6_topic_ids(running: Cluster, caplog: pytest.LogCaptureFixture) 
         both = await delete(at, 6, [("by-id", uuid.UUID(bytes=topic_id.raw)), "by-name"])
     assert both == [("by-id", INVALID_REQUEST), ("by-name", INVALID_REQUEST)]
     [line] = [r.getMessage() for r in caplog.records if r.name == "kafka.server.RequestHandlerHelper"]
+    by_id = base64.urlsafe_b64encode(topic_id.raw).rstrip(b"=").decode()  # Kafka's Uuid.toString
     assert line.startswith(f"[KafkaApi-{active.broker_id}] Error when handling request: clientId=test, "
-                           "correlationId=5, api=DELETE_TOPICS, version=6, body=")
+                           "correlationId=5, api=DELETE_TOPICS, version=6, body=DeleteTopicsRequestData(topics=["
+                           f"DeleteTopicState(name='by-id', topicId={by_id}), DeleteTopicState(name='by-name', "
+                           "topicId=AAAAAAAAAAAAAAAAAAAAAA)], topicNames=[], timeoutMs=30000)\n")
     assert line.endswith("\norg.apache.kafka.common.errors.InvalidRequestException: "
                          "Topic name and topic ID can not both be specified.")
     assert cache.contains_topic("by-id") and cache.contains_topic("by-name")

@@ -7,6 +7,7 @@ Every wait is on a condition with a bound."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from datetime import timedelta
 from typing import Any
 
@@ -34,6 +35,7 @@ from .test_delete_topics_wire import DrivenRuntime, _update, cache_with
 pytestmark = pytest.mark.timeout(120)
 
 NONE, UNKNOWN_TOPIC_OR_PARTITION, REQUEST_TIMED_OUT, NOT_CONTROLLER = 0, 3, 7, 41
+UNKNOWN_SERVER_ERROR = -1
 PREFERRED_LEADER_NOT_AVAILABLE, ELIGIBLE_LEADERS_NOT_AVAILABLE, ELECTION_NOT_NEEDED = 80, 83, 84
 PREFERRED, UNCLEAN = 0, 1
 
@@ -226,3 +228,20 @@ async def test_election_not_needed_carries_kafkas_message_and_not_controller_non
         "Leader election not needed for topic partition."]
     off = await send(address(cluster, others(cluster)[0]), ELECT_LEADERS, 2, request, "ElectLeadersResponse")
     assert [p.error_message for r in off.replica_election_results for p in r.partition_result] == [None]
+
+
+async def test_an_unknown_election_type_fails_the_request_logged_with_its_body(
+        admin_cluster: Cluster, caplog: pytest.LogCaptureFixture) -> None:
+    """``ElectionType.valueOf`` throws in ``handleElectReplicaLeader``: ``handleError`` answers every partition
+    UNKNOWN_SERVER_ERROR and logs the request, its body as ElectLeadersRequest.json's generated ``toString``."""
+    cluster, _zk = admin_cluster
+    active = controller(cluster)
+    with caplog.at_level(logging.ERROR, "kafka.server.RequestHandlerHelper"):
+        assert await elect(address(cluster, active), 1, {"pref": [0, 1]}, election_type=2) == (
+            UNKNOWN_SERVER_ERROR, {("pref", 0): UNKNOWN_SERVER_ERROR, ("pref", 1): UNKNOWN_SERVER_ERROR})
+    [line] = [r.getMessage() for r in caplog.records if r.name == "kafka.server.RequestHandlerHelper"]
+    assert line == (
+        f"[KafkaApi-{active.broker_id}] Error when handling request: clientId=test, correlationId=9, "
+        "api=ELECT_LEADERS, version=1, body=ElectLeadersRequestData(electionType=2, topicPartitions=["
+        "TopicPartitions(topic='pref', partitionId=[0, 1])], timeoutMs=30000)\n"
+        "java.lang.IllegalArgumentException: Value 2 must be one of [PREFERRED, UNCLEAN]")

@@ -133,8 +133,10 @@ async def test_a_malformed_znode_answers_unknown_server_error_and_logs_its_path(
     apis = _apis(1, zk)
     with caplog.at_level(logging.ERROR):
         assert answer(await apis.handle(frame(4)), 4) == (UNKNOWN_SERVER_ERROR, -1, -1)
-    assert any("api=INIT_PRODUCER_ID" in r.getMessage() and f"Malformed znode {PATH}" in r.getMessage()
-               for r in caplog.records), caplog.text
+    assert any("api=INIT_PRODUCER_ID, version=4, body=InitProducerIdRequestData(transactionalId=null, "
+               "transactionTimeoutMs=60000, producerId=-1, producerEpoch=-1)\n" in r.getMessage()
+               and f"Malformed znode {PATH}" in r.getMessage()
+               for r in caplog.records), caplog.text  # InitProducerIdRequest.json's generated toString
     await zk.session.set_data(PATH, ProducerIdBlockZNode.encode(ProducerIdBlock(2, 0, 999)))
     assert answer(await apis.handle(frame(4)), 4) == (NONE, 1000, 0)
 

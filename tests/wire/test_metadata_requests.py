@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import logging
 import uuid
 from collections.abc import Iterator
 
@@ -139,15 +140,28 @@ def test_a_topic_named_twice_is_answered_once(server):
 
 
 @pytest.mark.parametrize("version", [10, 11])
-def test_a_null_topic_name_or_a_topic_id_gets_invalid_request(server, version):
+def test_a_null_topic_name_or_a_topic_id_gets_invalid_request(server, version, caplog):
     """2.8 takes neither (``InvalidRequestException`` in ``handleTopicMetadataRequest``): the answer is
-    ``MetadataRequest.getErrorResponse``, every asked topic with INVALID_REQUEST (42), no brokers."""
+    ``MetadataRequest.getErrorResponse``, every asked topic with INVALID_REQUEST (42), no brokers; ``handleError``
+    logs the request, its body as MetadataRequest.json's generated ``toString`` (v11 has no
+    IncludeClusterAuthorizedOperations: the Java field keeps false)."""
     some_id = uuid.UUID(bytes=bytes(range(1, 17)))
     for topics in ((topic_request(version, "orders"), topic_request(version, None)),
                    (topic_request(version, "orders"), topic_request(version, "x", topic_id=some_id))):
-        r = metadata(server.port, version, topics=topics, allow_auto_topic_creation=False,
-                     include_topic_authorized_operations=True,
-                     **({"include_cluster_authorized_operations": True} if version == 10 else {}))
+        caplog.clear()
+        with caplog.at_level(logging.ERROR, "kafka.server.RequestHandlerHelper"):
+            r = metadata(server.port, version, topics=topics, allow_auto_topic_creation=False,
+                         include_topic_authorized_operations=True,
+                         **({"include_cluster_authorized_operations": True} if version == 10 else {}))
+        second = "name=null" if topics[1].name is None else "name='x'"
+        logged_id = "AQIDBAUGBwgJCgsMDQ4PEA" if topics[1].name else "AAAAAAAAAAAAAAAAAAAAAA"  # base64url(01..10)
+        [line] = [rec.getMessage() for rec in caplog.records if rec.name == "kafka.server.RequestHandlerHelper"]
+        body = ("MetadataRequestData(topics=[MetadataRequestTopic(topicId=AAAAAAAAAAAAAAAAAAAAAA, name='orders'), "
+                f"MetadataRequestTopic(topicId={logged_id}, {second})], allowAutoTopicCreation=false, "
+                f"includeClusterAuthorizedOperations={str(version == 10).lower()}, "
+                "includeTopicAuthorizedOperations=true)")
+        assert f"api=METADATA, version={version}, body={body}\n" \
+               "org.apache.kafka.common.errors.InvalidRequestException: " in line
         second_id = None if topics[1].topic_id == ZERO_UUID else some_id  # kio reads the zero UUID as None
         assert [(t.name, t.error_code, t.topic_id, t.is_internal, t.partitions) for t in r.topics] == \
             [("orders", 42, None, False, ()), (topics[1].name or "", 42, second_id, False, ())]

@@ -24,11 +24,56 @@ from zkcontroller.broker.partition import Partition
 from zkcontroller.broker.timeouts import send_with_timeout
 from zkcontroller.model import Broker, TopicPartition, sorted_partitions
 from zkcontroller.protocol.control_requests import Errors
-from zkcontroller.protocol.inter_broker import FetchPartition, FetchPartitionResult, FetchResponse
+from zkcontroller.protocol.inter_broker import (
+    FINAL_EPOCH,
+    INITIAL_EPOCH,
+    INVALID_SESSION_ID,
+    FetchPartition,
+    FetchPartitionResult,
+    FetchRequest,
+    FetchResponse,
+)
 from zkcontroller.protocol.transport import BrokerTransport, BrokerUnreachableError
 from zkcontroller.runtime.runtime import Runtime
 
 log = logging.getLogger("kafka.server.ReplicaFetcherThread")
+
+REPLICA_FETCH_MIN_BYTES = 1
+"""``replica.fetch.min.bytes``' default (not configurable here: fetches carry offsets only)."""
+REPLICA_FETCH_RESPONSE_MAX_BYTES = 10 * 1024 * 1024
+"""``replica.fetch.response.max.bytes``' default: the Builder's ``maxBytes``."""
+REPLICA_FETCH_MAX_BYTES = 1024 * 1024
+"""``replica.fetch.max.bytes``' default: each partition's ``maxBytes`` (``fetchSize``)."""
+
+
+def optional_string(value: int) -> str:
+    """``Optional<Integer>.toString`` of an epoch, negative meaning none: ``Optional[3]`` / ``Optional.empty``."""
+    return f"Optional[{value}]" if value >= 0 else "Optional.empty"
+
+
+def partition_data_string(asked: FetchPartition, partition: Partition | None) -> str:
+    """``FetchRequest.PartitionData.toString`` for one partition of a replica's fetch."""
+    has_records = partition is not None and partition.log_end_offset > 0
+    last_fetched = asked.current_leader_epoch if has_records else -1
+    return (f"PartitionData(fetchOffset={asked.fetch_offset}, logStartOffset=0, maxBytes={REPLICA_FETCH_MAX_BYTES}, "
+            f"currentLeaderEpoch={optional_string(asked.current_leader_epoch)}, "
+            f"lastFetchedEpoch={optional_string(last_fetched)})")
+
+
+def fetch_metadata_string(session_id: int, epoch: int) -> str:
+    """``FetchMetadata.toString``: ``(sessionId=INVALID, epoch=INITIAL)``, ``(sessionId=5, epoch=FINAL)``, ..."""
+    session = "INVALID" if session_id == INVALID_SESSION_ID else str(session_id)
+    shown = "INITIAL" if epoch == INITIAL_EPOCH else "FINAL" if epoch == FINAL_EPOCH else str(epoch)
+    return f"(sessionId={session}, epoch={shown})"
+
+
+def node_string(broker: Broker, listener_name: str | None) -> str:
+    """``Node.toString`` of the leader's endpoint: ``host:port (id: 1 rack: null)``."""
+    endpoint = broker.endpoint(listener_name) if listener_name else None
+    if endpoint is None and broker.endpoints:
+        endpoint = broker.endpoints[0]
+    host, port = (endpoint.host or "", endpoint.port) if endpoint is not None else ("", -1)
+    return f"{host}:{port} (id: {broker.id} rack: {broker.rack if broker.rack is not None else 'null'})"
 
 
 class ReplicaFetcher:
@@ -118,26 +163,62 @@ class ReplicaFetcher:
         if not parts or leader is None:
             return None
         data = self.session.build(parts, self._config.replica_fetch_max_records)
-        try:
-            self.fetches += 1
-            response = await send_with_timeout(self._transport, self._runtime, leader, data.request,
-                                               self._config.replica_socket_timeout_ms)
-        except BrokerUnreachableError as e:
+        self.fetches += 1
+        failure = await self._connect(leader)
+        if failure is None:
+            try:
+                response = await send_with_timeout(self._transport, self._runtime, leader, data.request,
+                                                   self._config.replica_socket_timeout_ms)
+            except BrokerUnreachableError:  # lost, or the NetworkClient's request timeout: it disconnects
+                failure = (f"java.io.IOException: Connection to {leader.id} was disconnected before the response "
+                           "was read")
+            else:
+                if not isinstance(response, FetchResponse):  # Kafka's asInstanceOf[FetchResponse] throws
+                    failure = (f"java.lang.ClassCastException: class {type(response).__name__} cannot be cast to "
+                               "class org.apache.kafka.common.requests.FetchResponse")
+        if failure is not None:  # AbstractFetcherThread.processFetchRequest's catch
             self.session.handle_error()
-            self._log(logging.WARNING, f"Error in response for fetch request: {e}")
+            if log.isEnabledFor(logging.WARNING):
+                self._log(logging.WARNING, f"Error in response for fetch request "
+                          f"{self.fetch_request_string(data.request)}\n{failure}")
             self._delay_after_failure()
             return None
-        if not isinstance(response, FetchResponse):
-            self.session.handle_error()
-            self._log(logging.WARNING, f"Error in response for fetch request: {response}")
-            self._delay_after_failure()
-            return None
-        if not self.session.handle_response(response):
+        if not self.session.handle_response(response):  # it logged why (Kafka's fetchFromLeader: no data, no WARN)
             if response.error in (Errors.FETCH_SESSION_ID_NOT_FOUND, Errors.INVALID_FETCH_SESSION_EPOCH, Errors.NONE):
                 return True  # the next fetch is a full one, at once (Kafka's fetcher gets an empty answer)
-            self._log(logging.WARNING, f"Error in response for fetch request: {response.error.name}")
             return None
         return self._process(data.session_partitions, response)
+
+    async def _connect(self, leader: Broker) -> str | None:
+        """``ReplicaFetcherBlockingSend.sendRequest``'s ``awaitReady`` before the request, on a transport with
+        connections to open (`TcpTransport.connect`; others deliver at once): None when connected, else the
+        exception line Kafka's warning then carries (``NetworkClientUtils.awaitReady``'s)."""
+        connect = getattr(self._transport, "connect", None)
+        if connect is None:
+            return None
+        try:
+            await connect(leader)
+        except BrokerUnreachableError:
+            return f"java.io.IOException: Connection to {node_string(leader, self._listener_name())} failed."
+        return None
+
+    def _listener_name(self) -> str | None:
+        return getattr(self._transport, "listener_name", None)
+
+    def fetch_request_string(self, request: FetchRequest) -> str:
+        """The fetch as Kafka's ``FetchRequest.Builder.toString`` (2.8.2, ``FetchRequest.java``) prints it,
+        with ``ReplicaFetcherThread.buildFetch``'s values: ``replica.fetch.wait.max.ms``, and the defaults of
+        what we do not configure (``replica.fetch.min.bytes`` 1, ``replica.fetch.response.max.bytes`` 10 MiB,
+        ``replica.fetch.max.bytes`` 1 MiB per partition, no rack id). Logs start at 0 here; without a leader
+        epoch cache, ``lastFetchedEpoch`` is the epoch followed once the log has records (empty before)."""
+        fetch_data = ", ".join(f"{p.topic_partition}={partition_data_string(p, self._partition(p.topic_partition))}"
+                               for p in request.partitions)
+        return (f"(type=FetchRequest, replicaId={request.replica_id}, "
+                f"maxWait={self._config.replica_fetch_wait_max_ms}, minBytes={REPLICA_FETCH_MIN_BYTES}, "
+                f"maxBytes={REPLICA_FETCH_RESPONSE_MAX_BYTES}, "
+                f"fetchData={{{fetch_data}}}, isolationLevel=READ_UNCOMMITTED, "
+                f"toForget={', '.join(map(str, request.forgotten))}, "
+                f"metadata={fetch_metadata_string(request.session_id, request.session_epoch)}, rackId=)")
 
     def _delay_after_failure(self) -> None:
         """Kafka's ``processFetchRequest`` after a failed fetch: it waits ``replica.fetch.backoff.ms`` (our loop's

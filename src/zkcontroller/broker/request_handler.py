@@ -81,6 +81,7 @@ from zkcontroller.protocol.wire.client_apis import (
     TopicToDelete,
 )
 from zkcontroller.protocol.wire.codec import WireFormatError
+from zkcontroller.protocol.wire.data_strings import api_name, request_string
 from zkcontroller.protocol.wire.frames import RequestHeader, decode_request_header, encode_response_header
 from zkcontroller.protocol.wire.messages import INTER_BROKER_APIS
 from zkcontroller.protocol.wire.record_sets import RequestFailed
@@ -268,17 +269,21 @@ class KafkaApis:
 
     # ------------------------------------------------------------------ dispatch
 
-    def _request_failed(self, details: str, *args: object, cause: BaseException | None = None) -> None:
+    def _request_failed(self, header: RequestHeader, body: object, throwable: str,
+                        cause: BaseException | None = None) -> None:
         """``RequestHandlerHelper.handleError``'s ERROR line (KafkaApis' log prefix) for a request that failed as a
-        whole; ``cause``'s traceback, if given, stands for Kafka's stack trace."""
-        request_helper_log.error("[KafkaApi-%d] Error when handling request: " + details, self.broker_id, *args,
-                                 exc_info=cause)
+        whole: the header's fields, ``body`` as Kafka's ``AbstractRequest.toString`` (`request_body_string`), then
+        ``throwable``, the exception's first line; ``cause``'s traceback, if given, stands for Kafka's stack
+        trace."""
+        request_helper_log.error(
+            "[KafkaApi-%d] Error when handling request: clientId=%s, correlationId=%d, api=%s, version=%d, body=%s\n%s",
+            self.broker_id, "null" if header.client_id is None else header.client_id, header.correlation_id,
+            api_name(header.api_key), header.api_version, request_body_string(header, body), throwable, exc_info=cause)
 
-    def _handler_failed(self, header: RequestHeader, api: str, body: object, e: RequestFailed) -> None:
+    def _handler_failed(self, header: RequestHeader, body: object, e: RequestFailed) -> None:
         """`_request_failed` for an exception a handler let through (`RequestFailed`), with the request as Kafka's
         ``handleError`` names it."""
-        self._request_failed("clientId=%s, correlationId=%d, api=%s, version=%d, body=%s\n%s: %s", header.client_id,
-                             header.correlation_id, api, header.api_version, body, e.exception, e, cause=e.__cause__)
+        self._request_failed(header, body, f"{e.exception}: {e}", cause=e.__cause__)
 
     async def handle(self, payload: bytes) -> bytes | None:
         """One request frame (without its size) in; the response frame's payload out. Raises
@@ -332,9 +337,8 @@ class KafkaApis:
             request = client_apis.decode_body(key, version, payload, offset)
             invalid = client_apis.invalid_metadata_request(request, version)
             if invalid is not None:  # Kafka's handleError: logged, then the request's error response
-                self._request_failed("clientId=%s, correlationId=%d, api=METADATA, version=%d, body=%s\n"
-                                     "org.apache.kafka.common.errors.InvalidRequestException: %s", header.client_id,
-                                     header.correlation_id, version, request, invalid)
+                self._request_failed(header, request,
+                                     f"org.apache.kafka.common.errors.InvalidRequestException: {invalid}")
                 return client_apis.metadata_error_response(version, request, client_apis.INVALID_REQUEST)
             topics = client_apis.requested_topics(request, version)
             created = await self._auto_create(topics, header) \
@@ -360,7 +364,7 @@ class KafkaApis:
             try:
                 deleted = await self.delete_topics(to_delete, timeout_ms, version, **quota)
             except RequestFailed as e:  # KafkaApis.handle's catch: handleError logs it, answers every topic
-                self._handler_failed(header, "DELETE_TOPICS", request, e)
+                self._handler_failed(header, request, e)
                 deleted = [TopicDeleted(t.name, t.topic_id, e.error) for t in to_delete]
                 quota = {}  # thrown before any mutation; handleError throttles by the request quota alone
             return self._mutation_throttled(quota, lambda ms: client_apis.delete_topics_response(version, deleted, ms))
@@ -388,8 +392,7 @@ class KafkaApis:
             try:
                 altered = await self.alter_configs(query)
             except RequestFailed as e:  # KafkaApis.handle's catch: handleError logs it, answers every resource
-                self._handler_failed(header, "INCREMENTAL_ALTER_CONFIGS" if query.incremental else "ALTER_CONFIGS",
-                                     query, e)
+                self._handler_failed(header, query, e)
                 altered = [alter_configs_wire.AlterResult(r.resource_type, r.resource_name, e.error, e.answer_message)
                            for r in query.resources]
             return alter_configs_wire.encode_response(key, version, altered)
@@ -403,9 +406,7 @@ class KafkaApis:
         try:
             result = await init_producer_id(self.producer_ids, *client_apis.init_producer_id_request(request))
         except Exception as e:
-            self._request_failed("clientId=%s, correlationId=%d, api=INIT_PRODUCER_ID, version=%d, body=%s\n%s",
-                                 header.client_id, header.correlation_id, header.api_version, request,
-                                 exception_line(e))
+            self._request_failed(header, request, exception_line(e))
             result = error_result(UNKNOWN_SERVER_ERROR)
         return client_apis.init_producer_id_response(header.api_version, result.producer_id, result.producer_epoch,
                                                      result.error)
@@ -436,7 +437,7 @@ class KafkaApis:
             try:
                 created = await admin.create_partitions(topics, timeout_ms, validate_only, **quota)
             except RequestFailed as e:  # KafkaApis.handle's catch: handleError logs it, answers every topic entry
-                self._handler_failed(header, "CREATE_PARTITIONS", request, e)
+                self._handler_failed(header, request, e)
                 created = [PartitionsCreated(t.name, e.error, e.answer_message) for t in topics]
                 quota = {}  # handleError throttles by the request quota alone, not the mutations counted
             return self._mutation_throttled(quota, lambda ms: client_apis.create_partitions_response(version, created,
@@ -445,9 +446,8 @@ class KafkaApis:
             assert admin.elect_leaders is not None
             election_type, partitions, timeout_ms = client_apis.elect_leaders_request(request, version)
             if election_type not in (0, 1):  # ElectionType.valueOf throws: handleError's UNKNOWN_SERVER_ERROR
-                self._request_failed("api=ELECT_LEADERS, version=%d\n"
-                                     "java.lang.IllegalArgumentException: Value %d must be one of [PREFERRED, UNCLEAN]",
-                                     version, election_type)
+                self._request_failed(header, request, "java.lang.IllegalArgumentException: "
+                                     f"Value {election_type} must be one of [PREFERRED, UNCLEAN]")
                 failed = [PartitionError(t, p, Errors.UNKNOWN_SERVER_ERROR) for t, p in partitions or ()]
                 return client_apis.elect_leaders_response(version, failed, Errors.UNKNOWN_SERVER_ERROR)
             results = await admin.elect_leaders(election_type, partitions, timeout_ms)
@@ -504,7 +504,7 @@ class KafkaApis:
                                     transactional_id=request.transactional_id)
         except RequestFailed as e:  # KafkaApis.handle's catch: handleError logs it, answers every partition
             if e.logged:
-                self._handler_failed(header, "PRODUCE", request_text(request.acks, request.timeout_ms, partitions), e)
+                self._handler_failed(header, request_text(request.acks, request.timeout_ms, partitions), e)
             if request.acks == 0:  # getErrorResponse answers nothing: the connection is closed, unlogged
                 close = CloseConnection(f"Produce request with correlation id {header.correlation_id} failed: "
                                         f"{e or e.exception}")
@@ -644,6 +644,17 @@ class KafkaApis:
                 version, cache.alive_brokers(), self.listener_name, cluster_id, cache.controller_id,
                 cache.topic_metadata(None, self.listener_name, error_unavailable_endpoints=version == 0), **operations)
         return encoded
+
+
+def request_body_string(header: RequestHeader, body: object) -> str:
+    """A request body as Kafka's error line prints it (``request.body[AbstractRequest]``): a ready string (Produce's
+    own ``toString``, `produce.request_text`) as is, else the generated ``*Data`` ``toString`` (`data_strings`)."""
+    if isinstance(body, str):
+        return body
+    try:
+        return request_string(header.api_key, header.api_version, body)
+    except (KeyError, ValueError):  # no table for the API, or one out of step: the line is still written
+        return repr(body)
 
 
 def _takes_correlation_id(handler: Callable[..., Any]) -> bool:

@@ -40,15 +40,43 @@ from zkcontroller.broker.delayed_elect_leader import wait_for_any_leader
 from zkcontroller.broker.request_handler import CreatePartitionsHandler
 from zkcontroller.cluster.create_topics import UNKNOWN_SERVER_ERROR, error_code
 from zkcontroller.cluster.kafka_server import KafkaServer
+from zkcontroller.coordination.errors import ErrorCode, ZkError
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.wire.client_apis import PartitionsCreated, PartitionsToCreate
 from zkcontroller.protocol.wire.record_sets import RequestFailed
 from zkcontroller.runtime.log_lines import qualified_name
-from zkcontroller.zk.errors import ZnodeDecodeError
+from zkcontroller.zk import paths
+from zkcontroller.zk.errors import UnparseableZnodeError, ZnodeDecodeError
 
 REASSIGNMENT_IN_PROGRESS = 60
 INVALID_PARTITIONS = 37
+JSON_MAPPING_EXCEPTION = "com.fasterxml.jackson.databind.JsonMappingException"
+"""What Kafka's JSON decoding (``DecodeJson.decode``, ``JsonValue.asJsonObject``) throws for a wrong shape."""
+_KEEPER_NAMES = {ErrorCode.API_ERROR: "APIError", ErrorCode.INVALID_ACL: "InvalidACL"}
+"""ZooKeeper's ``KeeperException`` subclasses not spelt as the code's name in CamelCase."""
+
+
+def java_exception(e: BaseException) -> str:
+    """The Java class Kafka's ``handleError`` line would name for ``e``, a failure that fails a CreatePartitions
+    request as a whole: a ZooKeeper error as its ``KeeperException`` subclass, a malformed topic znode as what
+    ``TopicZNode.decode`` throws (``partition.toInt``'s NumberFormatException, ``Uuid.fromString``'s
+    IllegalArgumentException, else Jackson's JsonMappingException), a malformed broker registration as what
+    ``BrokerIdZNode.decode`` throws (KafkaException for data that is not JSON). Anything else, a fault of ours
+    with no Java counterpart, keeps its Python name (`qualified_name`)."""
+    if isinstance(e, ZkError):
+        name = _KEEPER_NAMES.get(e.code) or "".join(part.capitalize() for part in e.code.name.split("_"))
+        return f"org.apache.zookeeper.KeeperException${name}Exception"
+    if isinstance(e, ZnodeDecodeError):
+        if e.path.startswith(f"{paths.BROKER_IDS}/"):
+            return "org.apache.kafka.common.KafkaException" if isinstance(e, UnparseableZnodeError) \
+                else JSON_MAPPING_EXCEPTION
+        if e.reason.startswith("partitions key "):
+            return "java.lang.NumberFormatException"
+        if e.reason.startswith("topic_id: ") and not e.reason.startswith("topic_id: expected "):
+            return "java.lang.IllegalArgumentException"
+        return JSON_MAPPING_EXCEPTION
+    return qualified_name(e)
 
 
 class _Refused(Exception):
@@ -70,7 +98,7 @@ def create_partitions_handler(server: Callable[[], KafkaServer | None]) -> Creat
         except AdminOperationError as e:  # thrown: handleError logs it, every topic UNKNOWN_SERVER_ERROR, no message
             raise RequestFailed(str(e), "kafka.admin.AdminOperationException") from None
         except Exception as e:  # ZooKeeper gone, a registration unreadable: thrown there too, answered the same
-            raise RequestFailed(str(e), qualified_name(e)) from e
+            raise RequestFailed(str(e), java_exception(e)) from e
         counts: dict[str, int] = {}
         for t in topics:
             counts[t.name] = counts.get(t.name, 0) + 1
@@ -108,7 +136,7 @@ async def _grow(server: KafkaServer, t: PartitionsToCreate, validate_only: bool,
         read = await server.zk.get_topic_assignments([t.name], lenient=True)
         if read.malformed:
             error = next(iter(read.malformed.values()))
-            raise RequestFailed(str(error), qualified_name(error))
+            raise RequestFailed(str(error), java_exception(error))
         for path, ignored in read.read_as_empty.items():
             AdminManagerLog(server.broker_id).warning("Reading the topic znode %s as no partitions (as Kafka does): %s",
                                                       path, ignored.reason)
@@ -154,7 +182,7 @@ async def _grow(server: KafkaServer, t: PartitionsToCreate, validate_only: bool,
     except RequestFailed:
         raise
     except ZnodeDecodeError as e:  # a znode the admin layer reads (brokers...), malformed
-        raise RequestFailed(str(e), qualified_name(e)) from None
+        raise RequestFailed(str(e), java_exception(e)) from None
     except Exception as e:
-        raise RequestFailed(str(e), qualified_name(e)) from e
+        raise RequestFailed(str(e), java_exception(e)) from e
     return PartitionsCreated(t.name)

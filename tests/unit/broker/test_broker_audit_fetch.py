@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from zkcontroller.model import TopicPartition
+from zkcontroller.broker.replica_fetcher import fetch_metadata_string
+from zkcontroller.model import Broker, EndPoint, TopicPartition
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import FetchPartition, FetchPartitionResult, FetchRequest, FetchResponse
+from zkcontroller.protocol.transport import BrokerUnreachableError
 from zkcontroller.protocol.wire import fetch_codec
 
 from .helpers import update_metadata
@@ -92,8 +94,15 @@ async def test_a_failed_fetch_delays_every_partition_by_twice_the_back_off(
     backoff = brokers.rms[2].config.replica_fetch_backoff_ms
     handler = brokers.transport._handlers.pop(1)  # broker 1 unreachable
     assert await fetcher.fetch_once() is None
-    assert "[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Error in response for fetch request: broker 1 is " \
-           "not reachable" in caplog.messages
+    wait = brokers.rms[2].config.replica_fetch_wait_max_ms
+    # AbstractFetcherThread.processFetchRequest's warn(s"Error in response for fetch request $fetchRequest", t):
+    # FetchRequest.Builder.toString, then the throwable (NetworkClientUtils.sendAndReceive's IOException)
+    assert ("[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Error in response for fetch request "
+            f"(type=FetchRequest, replicaId=2, maxWait={wait}, minBytes=1, maxBytes=10485760, "
+            "fetchData={t-0=PartitionData(fetchOffset=0, "
+            "logStartOffset=0, maxBytes=1048576, currentLeaderEpoch=Optional[0], lastFetchedEpoch=Optional.empty)}, "
+            "isolationLevel=READ_UNCOMMITTED, toForget=, metadata=(sessionId=INVALID, epoch=INITIAL), rackId=)\n"
+            "java.io.IOException: Connection to 1 was disconnected before the response was read") in caplog.messages
     brokers.transport.register(1, handler)
     sent = fetcher.fetches
     brokers.clock.advance(backoff)  # the fetch loop's own back-off is over; the partitions are still delayed
@@ -111,3 +120,49 @@ async def test_the_fetcher_keeps_the_leader_endpoint_it_was_given(brokers: Broke
     brokers.rms[1].append(TP, 2)
     assert await follower.fetchers[1].fetch_once() is True
     assert follower.log_end_offset(TP) == 2
+
+
+class _Unconnectable:
+    """A transport with connections to open (as `TcpTransport`) whose connect fails."""
+
+    listener_name = "PLAINTEXT"
+
+    async def connect(self, broker: Broker) -> None:
+        raise BrokerUnreachableError(f"cannot connect to broker {broker.id}")
+
+    async def send(self, broker: Broker, request: object) -> object:
+        raise AssertionError("no request without a connection")
+
+
+async def test_a_fetch_that_cannot_connect_warns_with_awaitreadys_exception(
+        brokers: Brokers, caplog: pytest.LogCaptureFixture) -> None:
+    """``ReplicaFetcherBlockingSend.sendRequest`` first awaits the connection: ``NetworkClientUtils.awaitReady``
+    throws ``IOException("Connection to " + node + " failed.")``, ``node`` as ``Node.toString``."""
+    brokers.lead(state())
+    fetcher = brokers.rms[2].fetchers[1]
+    fetcher.source = Broker(1, (EndPoint("kafka-1", 9092, "PLAINTEXT", "PLAINTEXT"),), rack="r1")
+    fetcher._transport = _Unconnectable()
+    assert await fetcher.fetch_once() is None
+    [line] = [m for m in caplog.messages if "Error in response for fetch request" in m]
+    assert line.endswith("\njava.io.IOException: Connection to kafka-1:9092 (id: 1 rack: r1) failed.")
+
+
+async def test_the_fetch_request_prints_as_the_builders_tostring(brokers: Brokers) -> None:
+    """``FetchRequest.Builder.toString`` of an incremental fetch: the partitions sent (``toSend``) as a map of
+    ``PartitionData``, the forgotten ones joined by ", " (``Utils.join``), ``FetchMetadata.toString``; a follower
+    with records has fetched in its epoch (``lastFetchedEpoch``)."""
+    brokers.lead(state(leader_epoch=4))
+    fetcher = brokers.rms[2].fetchers[1]
+    follower = brokers.rms[2].partition(TP)
+    assert follower is not None
+    follower.log_end_offset = 7
+    request = FetchRequest(2, (FetchPartition(TP, 4, 7), FetchPartition(TopicPartition("u", 1), -1, 0)),
+                           session_id=123, session_epoch=5, forgotten=(TopicPartition("a", 0), TopicPartition("b", 2)))
+    wait = brokers.rms[2].config.replica_fetch_wait_max_ms
+    assert fetcher.fetch_request_string(request) == (
+        f"(type=FetchRequest, replicaId=2, maxWait={wait}, minBytes=1, maxBytes=10485760, fetchData={{"
+        "t-0=PartitionData(fetchOffset=7, logStartOffset=0, maxBytes=1048576, currentLeaderEpoch=Optional[4], "
+        "lastFetchedEpoch=Optional[4]), u-1=PartitionData(fetchOffset=0, logStartOffset=0, maxBytes=1048576, "
+        "currentLeaderEpoch=Optional.empty, lastFetchedEpoch=Optional.empty)}, isolationLevel=READ_UNCOMMITTED, "
+        "toForget=a-0, b-2, metadata=(sessionId=123, epoch=5), rackId=)")
+    assert fetch_metadata_string(123, -1) == "(sessionId=123, epoch=FINAL)"
