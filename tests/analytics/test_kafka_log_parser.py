@@ -106,6 +106,10 @@ CASES = [
     (f"[2021-01-10 14:20:11,000] INFO [Controller id=1] Target replicas List(4) have all caught up with "
      f"the leader for reassigning partition t-1 {KC}", "partition_reassignment",
      {"controller_id": 1, "topic": "t", "partition": 1, "replicas": [4], "phase": "caught_up"}),
+    # Our own line (no Kafka counterpart) under our own logger, in controller.log: read, with its controller.
+    ("[2026-11-28 02:00:00,000] WARN [Controller id=2] Unclean leader election for partition t-0: new leader 3 "
+     "was not in the ISR [1]; records only the old ISR had are lost (unclean leader elections so far: 1) "
+     "(zkcontroller.controller.UncleanElection)", "other", {"controller_id": 2}),
     (f"[2023-01-16 17:26:45,800] INFO [Controller id=0] Shutting down broker 2 {KC}", "controlled_shutdown",
      {"broker_id": 2}),
     (f"[2023-01-16 17:26:45,900] INFO [Controller id=0] Checking need to trigger auto leader balancing {KC}",
