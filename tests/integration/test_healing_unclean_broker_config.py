@@ -34,7 +34,7 @@ pytestmark = pytest.mark.hand_written_isr  # ISRs are written by hand, as a Kafk
 UNCLEAN = "unclean.leader.election.enable"
 DEFAULT = paths.DEFAULT_ENTITY
 TP = TopicPartition("ledger", 0)
-BROKERS_LOGGER = "kafka.server.DynamicConfigManager"
+BROKERS_LOGGERS = ("kafka.server.DynamicConfigManager", "zkcontroller.broker.TopicConfigManager")
 """The brokers read these nodes too (their log defaults) and report the same paths; these tests are about the
 controller's reports."""
 
@@ -120,7 +120,7 @@ async def test_malformed_broker_default_is_reported_and_ignored(
     await admin.create_config_change_notification(f"brokers/{DEFAULT}")
     await wait_until(lambda: any(path in r.getMessage() for r in caplog.records if r.levelno == logging.ERROR),
                      what="the malformed config reported")
-    [report] = [r.getMessage() for r in caplog.records if path in r.getMessage() and r.name != BROKERS_LOGGER]
+    [report] = [r.getMessage() for r in caplog.records if path in r.getMessage() and r.name not in BROKERS_LOGGERS]
     assert "config.unclean.leader.election.enable" in report  # what is wrong, not only where
     assert controller.core.dynamic_config.default_unclean_leader_election_enable is None
     assert controller.is_active and await zk_leader(admin, TP) == -1
@@ -192,7 +192,7 @@ async def test_unparseable_broker_config_drops_that_level(
     await wait_for_zk_leader(admin, TP, other)
     assert dynamic.broker_unclean_leader_election_enable is None
     [report] = [r.getMessage() for r in caplog.records
-                if path in r.getMessage() and r.levelno == logging.WARNING and r.name != BROKERS_LOGGER]
+                if path in r.getMessage() and r.levelno == logging.WARNING and r.name not in BROKERS_LOGGERS]
     assert "as no overrides" in report and "invalid JSON" in report
 
 
