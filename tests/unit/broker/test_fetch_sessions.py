@@ -251,3 +251,20 @@ def test_log_lines_are_kafkas_under_kafkas_loggers(caplog: pytest.LogCaptureFixt
                                                "epoch 3: after removing 2 partition(s), there are no more partitions "
                                                "left."),
     ]
+
+
+def test_the_handlers_info_lines_are_kafkas(caplog: pytest.LogCaptureFixture) -> None:
+    """FetchSessionHandler 2.8.2 under the fetcher's LogContext: an answer that does not fit (with Kafka's own
+    unbalanced parentheses) and a session error."""
+    caplog.set_level(logging.INFO, "org.apache.kafka.clients.FetchSessionHandler")
+    handler = FetchSessionHandler(2, 1)
+    data = handler.build([FetchPartition(T0, 0, 0), FetchPartition(T1, 0, 0)], 100)
+    assert not handler.handle_response(FetchResponse(Errors.NONE, (FetchPartitionResult(T0, Errors.NONE, 0),), 9))
+    handler.build(list(data.session_partitions.values()), 100)
+    assert not handler.handle_response(FetchResponse(Errors.FETCH_SESSION_ID_NOT_FOUND))
+    assert [r.getMessage() for r in caplog.records] == [
+        "[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Node 1 sent an invalid full fetch response with "
+        "omitted=(t-1, response=(t-0)",
+        "[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Node 1 was unable to process the fetch request with "
+        "(sessionId=0, epoch=INITIAL): FETCH_SESSION_ID_NOT_FOUND.",
+    ]
