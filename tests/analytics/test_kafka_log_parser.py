@@ -99,6 +99,17 @@ CASES = [
      f"starts at leader epoch 3 from offset 0 with partition epoch 0, high watermark 0, ISR [0,1], adding "
      f"replicas [] and removing replicas []. Previous leader epoch was -1. {SC}", "became_leader",
      {"broker_id": 0, "topic": "quickstart-events", "leader_epoch": 3, "isr": [0, 1]}),
+    # 2.8 on Scala 2.13 prints the target Seq by its class: ArrayBuffer (built from a request) or List (decoded).
+    (f"[2021-01-10 14:20:11,000] INFO [Controller id=1] Target replicas ArrayBuffer(2, 3) have all caught up with "
+     f"the leader for reassigning partition t-0 {KC}", "partition_reassignment",
+     {"controller_id": 1, "topic": "t", "partition": 0, "replicas": [2, 3], "phase": "caught_up"}),
+    (f"[2021-01-10 14:20:11,000] INFO [Controller id=1] Target replicas List(4) have all caught up with "
+     f"the leader for reassigning partition t-1 {KC}", "partition_reassignment",
+     {"controller_id": 1, "topic": "t", "partition": 1, "replicas": [4], "phase": "caught_up"}),
+    # Our own line (no Kafka counterpart) under our own logger, in controller.log: read, with its controller.
+    ("[2026-11-28 02:00:00,000] WARN [Controller id=2] Unclean leader election for partition t-0: new leader 3 "
+     "was not in the ISR [1]; records only the old ISR had are lost (unclean leader elections so far: 1) "
+     "(zkcontroller.controller.UncleanElection)", "other", {"controller_id": 2}),
     (f"[2023-01-16 17:26:45,800] INFO [Controller id=0] Shutting down broker 2 {KC}", "controlled_shutdown",
      {"broker_id": 2}),
     (f"[2023-01-16 17:26:45,900] INFO [Controller id=0] Checking need to trigger auto leader balancing {KC}",

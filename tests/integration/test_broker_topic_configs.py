@@ -14,10 +14,14 @@ from tests.integration.conftest import ClusterFactory
 
 from zkcontroller.admin.configs import alter_topic_config
 from zkcontroller.admin.topics import TopicAdmin
+from zkcontroller.broker.topic_config_manager import OWN_LOGGER
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.model import ReplicaAssignment, TopicPartition
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+
+LISTENER_LOGGER = "kafka.common.ZkNodeChangeNotificationListener"
+CONFIG_MANAGER_LOGGER = "kafka.server.DynamicConfigManager"
 
 
 def min_isr(cluster: LocalCluster, topic: str) -> list[int]:
@@ -59,7 +63,7 @@ async def test_a_bad_config_node_keeps_the_config_and_is_logged(make_cluster: Cl
     topics = TopicAdmin(admin, random.Random(1))
     await topics.create_topic("t", 1, 1, {"min.insync.replicas": "2"})
     await wait_until(lambda: hosts(cluster, "t") and min_isr(cluster, "t") == [2], what="the config read")
-    with caplog.at_level(logging.ERROR, "kafka.server.DynamicConfigManager"):
+    with caplog.at_level(logging.ERROR, OWN_LOGGER):
         refused = b'{"version":1,"config":{"min.insync.replicas":"0"}}'
         await admin.session.set_data(paths.topic_config_path("t"), refused, -1)
         await admin.create_config_change_notification("topics/t")
@@ -70,22 +74,34 @@ async def test_a_bad_config_node_keeps_the_config_and_is_logged(make_cluster: Cl
         await admin.create_config_change_notification("topics/t")
         await wait_until(lambda: "Ignoring the malformed topic config" in caplog.text, what="the malformed node logged")
         assert min_isr(cluster, "t") == [2]
-    with caplog.at_level(logging.WARNING, "kafka.server.DynamicConfigManager"):
+    with caplog.at_level(logging.WARNING, OWN_LOGGER):
         await admin.session.set_data(paths.topic_config_path("t"), b"not json", -1)  # Kafka: no overrides
         await admin.create_config_change_notification("topics/t")
         await wait_until(lambda: min_isr(cluster, "t") == [1], what="the node read as no overrides")
         assert "Reading the topic config /config/topics/t as no overrides" in caplog.text
-    # the broker still follows later changes
-    await admin.set_or_create_entity_configs(paths.ConfigType.TOPIC, "t", {"min.insync.replicas": "3"})
-    await admin.create_config_change_notification("topics/t")
-    await wait_until(lambda: min_isr(cluster, "t") == [3], what="a good change after bad ones")
+    # the broker still follows later changes, logging them as Kafka's listener and DynamicConfigManager do
+    caplog.clear()
+    with caplog.at_level(logging.INFO, LISTENER_LOGGER), caplog.at_level(logging.INFO, CONFIG_MANAGER_LOGGER):
+        await admin.set_or_create_entity_configs(paths.ConfigType.TOPIC, "t", {"min.insync.replicas": "3"})
+        await admin.create_config_change_notification("topics/t")
+        await wait_until(lambda: min_isr(cluster, "t") == [3], what="a good change after bad ones")
+    kafka_lines = [(r.name, r.getMessage()) for r in caplog.records
+                   if r.name in (LISTENER_LOGGER, CONFIG_MANAGER_LOGGER)]
+    assert kafka_lines == [
+        (LISTENER_LOGGER, "Processing notification(s) to /config/changes"),
+        (CONFIG_MANAGER_LOGGER, "Processing override for entityPath: topics/t with config: "
+                                "HashMap(min.insync.replicas -> 3)"),
+    ]
+    # our own lines carry our logger and our class's ident, none Kafka's
+    assert all(r.getMessage().startswith("[TopicConfigManager broker=1] ")
+               for r in caplog.records if r.name == OWN_LOGGER)
 
 
 async def test_a_config_refused_at_log_creation_leaves_the_defaults_and_is_still_followed(
         make_cluster: ClusterFactory, admin: KafkaZkClient, caplog: pytest.LogCaptureFixture) -> None:
     cluster = await make_cluster([1])
     await admin.set_or_create_entity_configs(paths.ConfigType.TOPIC, "u", {"min.insync.replicas": "0"})
-    with caplog.at_level(logging.ERROR, "kafka.server.DynamicConfigManager"):
+    with caplog.at_level(logging.ERROR, OWN_LOGGER):
         await admin.create_topic_assignment("u", None, {TopicPartition("u", 0): ReplicaAssignment((1,))})
         await wait_until(lambda: hosts(cluster, "u") and "Ignoring the config of topic u" in caplog.text,
                          what="the log created, its config refused")
@@ -125,11 +141,11 @@ async def test_a_session_expiry_is_no_config_change_and_changes_are_followed_aft
     await topics.create_topic("t", 1, 1, {"min.insync.replicas": "2"})
     await wait_until(lambda: hosts(cluster, "t") and min_isr(cluster, "t") == [2], what="the config read")
     before = cluster.brokers[1].control_plane.broker_epoch  # type: ignore[union-attr]
-    with caplog.at_level(logging.ERROR, "kafka.server.DynamicConfigManager"):
+    with caplog.at_level(logging.ERROR, LISTENER_LOGGER), caplog.at_level(logging.ERROR, OWN_LOGGER):
         await cluster.expire_broker_session(1)
         await wait_until(lambda: cluster.brokers[1].control_plane.broker_epoch != before,  # type: ignore[union-attr]
                          what="the broker registered again on a new session")
         await admin.set_or_create_entity_configs(paths.ConfigType.TOPIC, "t", {"min.insync.replicas": "3"})
         await admin.create_config_change_notification("topics/t")
         await wait_until(lambda: min_isr(cluster, "t") == [3], what="a change after the expiry")
-    assert "Cannot read /config/changes" not in caplog.text
+    assert "/config/changes" not in caplog.text  # Kafka's "Error while processing notification change for path"

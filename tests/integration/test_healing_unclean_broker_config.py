@@ -21,6 +21,7 @@ from zkcontroller.admin.configs import BrokerRunningError, alter_broker_config, 
 from zkcontroller.admin.errors import InvalidConfigError
 from zkcontroller.controller.event_log import CONTROLLER_LOGGER
 from zkcontroller.controller.kafka_controller import KafkaController
+from zkcontroller.controller.unclean_election import UNCLEAN_ELECTION_LOGGER
 from zkcontroller.coordination.api import CoordinationSession
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.model import TopicPartition
@@ -33,7 +34,7 @@ pytestmark = pytest.mark.hand_written_isr  # ISRs are written by hand, as a Kafk
 UNCLEAN = "unclean.leader.election.enable"
 DEFAULT = paths.DEFAULT_ENTITY
 TP = TopicPartition("ledger", 0)
-BROKERS_LOGGER = "kafka.server.DynamicConfigManager"
+BROKERS_LOGGERS = ("kafka.server.DynamicConfigManager", "zkcontroller.broker.TopicConfigManager")
 """The brokers read these nodes too (their log defaults) and report the same paths; these tests are about the
 controller's reports."""
 
@@ -42,14 +43,15 @@ async def test_broker_default_enables_unclean_election_of_offline_partitions(
     make_cluster: ClusterFactory, admin: KafkaZkClient, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, logger=CONTROLLER_LOGGER)
+    caplog.set_level(logging.INFO, logger=UNCLEAN_ELECTION_LOGGER)
     records: list[str] = make_cluster.records  # type: ignore[attr-defined]
     _cluster, controller, other = await offline_partition(make_cluster, admin, TP)
     unclean_before = controller.context.stats.unclean_leader_elections
     first_record = len(records)
     # A notification that changes nothing else (a custom key): the partition stays offline.
     await alter_broker_config(admin, DEFAULT, {"custom.key": "x"}, [], via_broker=True)
-    await wait_until(lambda: any("entityPath: brokers/<default>" in r.getMessage() for r in caplog.records),
-                     what="the notification read")
+    await wait_until(lambda: any("entityPath: brokers/<default>" in r.getMessage() for r in caplog.records
+                                 if r.name == UNCLEAN_ELECTION_LOGGER), what="the notification read")
     assert controller.core.dynamic_config.unclean_leader_election_enable is False
     assert await zk_leader(admin, TP) == -1
 
@@ -69,7 +71,13 @@ async def test_broker_default_enables_unclean_election_of_offline_partitions(
     elections = leader_elections(records[first_record:])
     assert [(r["strategy"], r["clean"], r["leader"]) for r in elections] == [("offline", False, other)]
     assert "Unclean leader election has been enabled by default" in [
-        r.getMessage().split("] ", 1)[-1] for r in caplog.records]
+        r.getMessage().split("] ", 1)[-1] for r in caplog.records if r.name == CONTROLLER_LOGGER]
+    # Our line (Kafka has none): under our logger, not KafkaController's, with the controller's ident
+    [unclean] = [r.getMessage() for r in caplog.records if "Unclean leader election for partition" in r.getMessage()]
+    assert unclean.startswith(f"[Controller id={controller.controller_id}] Unclean leader election for partition "
+                              f"{TP}: new leader {other} was not in the ISR")
+    assert [r.name for r in caplog.records if "Unclean leader election for partition" in r.getMessage()] == [
+        UNCLEAN_ELECTION_LOGGER]
 
 
 async def _per_broker_false_under_default_true(make_cluster: ClusterFactory,
@@ -112,7 +120,7 @@ async def test_malformed_broker_default_is_reported_and_ignored(
     await admin.create_config_change_notification(f"brokers/{DEFAULT}")
     await wait_until(lambda: any(path in r.getMessage() for r in caplog.records if r.levelno == logging.ERROR),
                      what="the malformed config reported")
-    [report] = [r.getMessage() for r in caplog.records if path in r.getMessage() and r.name != BROKERS_LOGGER]
+    [report] = [r.getMessage() for r in caplog.records if path in r.getMessage() and r.name not in BROKERS_LOGGERS]
     assert "config.unclean.leader.election.enable" in report  # what is wrong, not only where
     assert controller.core.dynamic_config.default_unclean_leader_election_enable is None
     assert controller.is_active and await zk_leader(admin, TP) == -1
@@ -184,7 +192,7 @@ async def test_unparseable_broker_config_drops_that_level(
     await wait_for_zk_leader(admin, TP, other)
     assert dynamic.broker_unclean_leader_election_enable is None
     [report] = [r.getMessage() for r in caplog.records
-                if path in r.getMessage() and r.levelno == logging.WARNING and r.name != BROKERS_LOGGER]
+                if path in r.getMessage() and r.levelno == logging.WARNING and r.name not in BROKERS_LOGGERS]
     assert "as no overrides" in report and "invalid JSON" in report
 
 
@@ -204,5 +212,6 @@ async def test_unparseable_topic_config_change_is_read_as_no_overrides(
     await admin.create_config_change_notification(f"topics/{TP.topic}")
     await wait_until(lambda: any("Reading the config of topic ledger as no overrides" in r.getMessage()
                                  for r in caplog.records if r.levelno == logging.WARNING), what="the node reported")
-    assert not [r for r in caplog.records[before:] if r.name == CONTROLLER_LOGGER and r.levelno >= logging.ERROR]
+    assert not [r for r in caplog.records[before:]
+                if r.name in (CONTROLLER_LOGGER, UNCLEAN_ELECTION_LOGGER) and r.levelno >= logging.ERROR]
     assert await zk_leader(admin, TP) == -1

@@ -114,6 +114,9 @@ async def test_reassigning_1_2_to_2_3_goes_through_kafkas_phases(
 
     await join_isr(admin, session, 3)
     await wait_reassigned(admin)
+    # KafkaController 2.8.2 prints targetReplicas, here an ArrayBuffer (reassignTo over the znode's asScala list)
+    assert any(r.getMessage().endswith("Target replicas ArrayBuffer(2, 3) have all caught up with the leader for "
+                                       "reassigning partition moving-0") for r in caplog.records)
     final = (await state(admin)).leader_and_isr
     # B3: leader 1 is not in TRS, re-elected (epoch 2); B4: 1 leaves the ISR (epoch 3)
     assert final.leader == 2 and final.isr == (2, 3) and final.leader_epoch == 3
@@ -218,6 +221,30 @@ async def test_a_controller_killed_mid_reassignment_is_finished_by_the_next(
     await wait_until(done, timeout_s=30.0, what="the next controller finished the reassignment", poll_s=0.02)
     final = (await state(admin)).leader_and_isr
     assert final.isr == (b, d) and final.leader == b
+
+
+async def test_a_reassignment_resumed_from_the_topic_znode_prints_its_target_as_a_list(
+    make_cluster: ClusterFactory, admin: KafkaZkClient, session: CoordinationSession,
+    caplog: pytest.LogCaptureFixture
+) -> None:
+    """An API reassignment's target is an ArrayBuffer in Kafka; the next controller decodes the assignment from the
+    topic znode (a List) and resumes with that, so its caught-up line prints ``List(..)``."""
+    caplog.set_level(logging.INFO)
+    cluster = await make_cluster([1, 2, 3, 4])
+    first = await cluster.wait_for_controller()
+    a, b, d = sorted({1, 2, 3, 4} - {first.controller_id})
+    await create_topic(admin, "moving", {0: [a, b]})
+    await wait_for_states(admin, "moving", 1, lambda s: s[0].leader_and_isr.isr == (a, b), "moving online")
+    assert await first.alter_partition_reassignments({TP: [b, d]}) == {TP: controller_api_ok()}
+    await cluster.crash_broker(first.controller_id)
+    expire_now(cluster)
+    second = await cluster.wait_for_controller(exclude=first.controller_id)
+    await wait_until(lambda: TP in second.context.partitions_being_reassigned, what="resumed by the next controller")
+    await join_isr(admin, session, d)
+    await wait_until(lambda: TP not in second.context.partitions_being_reassigned, what="completed")
+    caught_up = [r.getMessage() for r in caplog.records if "have all caught up" in r.getMessage()]
+    assert caught_up and all(m.endswith(f"Target replicas List({b}, {d}) have all caught up with the leader for "
+                                        "reassigning partition moving-0") for m in caught_up), caught_up
 
 
 def controller_api_ok():

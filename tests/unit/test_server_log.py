@@ -39,6 +39,28 @@ def test_kafka_broker_lines_go_to_server_log_and_controller_lines_stay_in_contro
     assert not any(h for h in logging.getLogger("kafka").handlers if getattr(h, "writer", None))
 
 
+def test_our_own_loggers_go_to_the_file_of_their_kafka_neighbours(tmp_path: Path) -> None:
+    """Lines of ours without a Kafka counterpart carry ``zkcontroller.*`` names: the controller's land in
+    ``controller.log`` (not repeated in server.log), the brokers' in ``server.log``; both at INFO."""
+    clock = iter(range(1767225665000, 1767225665000 + 10_000, 500))
+    names = ("zkcontroller.controller", "zkcontroller.broker")
+    before = {name: (logging.getLogger(name).level, logging.getLogger(name).propagate) for name in names}
+    files = LogFiles(tmp_path, lambda: next(clock))
+    try:
+        logging.getLogger("zkcontroller.controller.UncleanElection").warning("[Controller id=1] ours")
+        logging.getLogger("zkcontroller.broker.TopicConfigManager").info("[TopicConfigManager broker=2] ours too")
+        logging.getLogger("zkcontroller.broker.TopicConfigManager").debug("not at INFO")
+    finally:
+        files.close()
+    controller = (tmp_path / "controller.log").read_text().splitlines()
+    server = (tmp_path / "server.log").read_text().splitlines()
+    assert controller == ["[2026-01-01 00:01:05,000] WARN [Controller id=1] ours "
+                          "(zkcontroller.controller.UncleanElection)"]
+    assert server == ["[2026-01-01 00:01:05,500] INFO [TopicConfigManager broker=2] ours too "
+                      "(zkcontroller.broker.TopicConfigManager)"]
+    assert {name: (logging.getLogger(name).level, logging.getLogger(name).propagate) for name in names} == before
+
+
 def test_the_console_still_shows_only_warnings(tmp_path: Path) -> None:
     """The CLI's console handler is at WARNING, so the INFO lines server.log now gets are not printed as well
     (a fresh interpreter: pytest's own root handlers would keep the CLI's logging set-up from running)."""

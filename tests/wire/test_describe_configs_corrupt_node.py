@@ -40,7 +40,7 @@ async def test_a_node_kafka_reads_as_no_overrides_describes_the_defaults(
         corrupt: Cluster, data: bytes, caplog: pytest.LogCaptureFixture) -> None:
     cluster, zk = corrupt
     await zk.session.set_data(paths.topic_config_path("bent"), data, -1)
-    with caplog.at_level(logging.WARNING, "kafka.server.ConfigHelper"):
+    with caplog.at_level(logging.WARNING, "zkcontroller.broker.DescribeConfigs"):
         [result] = await describe(address(cluster, cluster.running_brokers()[0]), 3,
                                   ConfigResourceQuery(TOPIC, "bent"))
     assert (result.error, result.message) == (0, None)

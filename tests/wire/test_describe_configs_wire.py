@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import io
+import logging
 import random
 from typing import Any
 
@@ -102,15 +103,29 @@ async def test_without_synonyms_and_with_keys(orders: Cluster) -> None:
     assert result.configs[0].value == "5"
 
 
-async def test_kafkas_errors_per_resource(orders: Cluster) -> None:
+async def test_kafkas_errors_per_resource(orders: Cluster, caplog: pytest.LogCaptureFixture) -> None:
     cluster, _ = orders
     server = cluster.running_brokers()[0]
     me = server.broker_id
-    results = await describe(address(cluster, server), 1, ConfigResourceQuery(TOPIC, "nope"),
-                             ConfigResourceQuery(TOPIC, "bad/name"), ConfigResourceQuery(BROKER, str(me + 10)),
-                             ConfigResourceQuery(BROKER, "one"),
-                             ConfigResourceQuery(TOPIC, "orders", ("retention.ms",)),
-                             ConfigResourceQuery(BROKER_LOGGER, ""))
+    with caplog.at_level(logging.INFO, "kafka.server.ConfigHelper"):
+        results = await describe(address(cluster, server), 1, ConfigResourceQuery(TOPIC, "nope"),
+                                 ConfigResourceQuery(TOPIC, "bad/name"), ConfigResourceQuery(BROKER, str(me + 10)),
+                                 ConfigResourceQuery(BROKER, "one"),
+                                 ConfigResourceQuery(TOPIC, "orders", ("retention.ms",)),
+                                 ConfigResourceQuery(BROKER_LOGGER, ""))
+    # ConfigHelper.describeConfigs' catch (2.8.2): an ApiException at INFO, the resource as its data class prints
+    # it, the exception under it; UNKNOWN_TOPIC_OR_PARTITION is an answer, not an exception: no line
+    logged = [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "kafka.server.ConfigHelper"]
+    assert logged[0] == (logging.INFO, "Error processing describe configs request for resource DescribeConfigsResource("
+                                       "resourceType=2, resourceName='bad/name', configurationKeys=null)\n"
+                                       "org.apache.kafka.common.errors.InvalidTopicException: Topic name \"bad/name\" "
+                                       "is illegal, it contains a character other than ASCII alphanumerics, '.', '_' "
+                                       "and '-'")
+    assert logged[1] == (logging.INFO, "Error processing describe configs request for resource DescribeConfigsResource("
+                                       f"resourceType=4, resourceName='{me + 10}', configurationKeys=null)\n"
+                                       "org.apache.kafka.common.errors.InvalidRequestException: Unexpected broker id, "
+                                       f"expected {me} or empty string, but received {me + 10}")
+    assert len(logged) == 4 and all(level == logging.INFO for level, _ in logged)
     assert [(r.resource_type, r.resource_name, r.error, r.message, len(r.configs)) for r in results] == [
         (TOPIC, "nope", UNKNOWN_TOPIC_OR_PARTITION, None, 0),
         (TOPIC, "bad/name", INVALID_TOPIC_EXCEPTION,
@@ -123,10 +138,23 @@ async def test_kafkas_errors_per_resource(orders: Cluster) -> None:
         (BROKER_LOGGER, "", INVALID_REQUEST, "Broker id must not be empty", 0)]
 
 
-async def test_an_unknown_resource_type_fails_every_resource(orders: Cluster) -> None:
+async def test_an_unknown_resource_type_fails_every_resource(orders: Cluster,
+                                                             caplog: pytest.LogCaptureFixture) -> None:
     cluster, _ = orders
-    results = await describe(address(cluster, cluster.running_brokers()[0]), 2,
-                             ConfigResourceQuery(TOPIC, "orders"), ConfigResourceQuery(7, "x"))
+    server = cluster.running_brokers()[0]
+    with caplog.at_level(logging.INFO, "kafka.server.ConfigHelper"):
+        results = await describe(address(cluster, server), 2,
+                                 ConfigResourceQuery(TOPIC, "orders"), ConfigResourceQuery(7, "x"))
+    # KafkaApis throws; RequestHandlerHelper.handleError logs the request at ERROR (KafkaApis' ident)
+    [line] = [r for r in caplog.records if "Error when handling request" in r.getMessage()]
+    assert (line.name, line.levelno) == ("kafka.server.RequestHandlerHelper", logging.ERROR)
+    assert line.getMessage() == (
+        f"[KafkaApi-{server.broker_id}] Error when handling request: api=DESCRIBE_CONFIGS, body=DescribeConfigsRequest"
+        "Data(resources=[DescribeConfigsResource(resourceType=2, resourceName='orders', configurationKeys=null), "
+        "DescribeConfigsResource(resourceType=7, resourceName='x', configurationKeys=null)], includeSynonyms=false, "
+        "includeDocumentation=false)\norg.apache.kafka.common.errors.InvalidRequestException: Unexpected resource "
+        "type UNKNOWN for resource x")
+    assert not [r for r in caplog.records if r.name == "kafka.server.ConfigHelper"]
     assert [(r.resource_name, r.error, len(r.configs)) for r in results] == [("orders", INVALID_REQUEST, 0),
                                                                             ("x", INVALID_REQUEST, 0)]
     assert results[0].message is not None and results[0].message.startswith("This most likely occurs")

@@ -302,7 +302,9 @@ TEMPLATES: tuple[Template, ...] = (
              r"addingReplicas=([\d,]*), removingReplicas=([\d,]*)\)",
              {"tp": 1, "replicas": 2, "adding_replicas": 3, "removing_replicas": 4}),
     Template("partition_reassignment",
-             rf"^Target replicas \[([\d, ]*)\] have all caught up with the leader for reassigning partition {TP}",
+             # Printed as a Scala Seq: ``ArrayBuffer(4, 5)`` / ``List(4, 5)`` (2.8 on Scala 2.13), or ``[4, 5]``.
+             rf"^Target replicas (?:\[|[A-Za-z]+\()([\d, ]*)[\])] have all caught up with the leader for "
+             rf"reassigning partition {TP}",
              {"replicas": 1, "tp": 2}, consts={"phase": "caught_up"}),
     Template("partition_reassignment", rf"^Handling reassignment of partition {TP} to new replicas ([\d,]+)",
              {"tp": 1, "replicas": 2}, consts={"phase": "started"}),

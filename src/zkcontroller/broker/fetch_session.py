@@ -11,6 +11,10 @@ The cache holds at most ``max.incremental.fetch.session.cache.slots`` sessions. 
 session (unused for ``min.incremental.fetch.session.eviction.ms``), or else the least valuable evictable one
 (fewer partitions; a follower's session is evictable only once it is older than the eviction time), as Kafka's
 ``tryEvict``. Session ids come from the runtime's random source, so the simulator replays them.
+
+Log lines are Kafka 2.8.2's, under its loggers: ``FetchManager`` (the context chosen), ``FetchSessionCache``
+(sessions created, DEBUG; evictions, TRACE) and ``IncrementalFetchContext`` (the INFO "Possible duplicate
+request"); partitions print as ``N partition(s)``, or listed when TRACE is on (``partitionsToLogString``).
 """
 
 from __future__ import annotations
@@ -34,6 +38,24 @@ from zkcontroller.protocol.inter_broker import (
 
 log = logging.getLogger("kafka.server.FetchManager")
 cache_log = logging.getLogger("kafka.server.FetchSessionCache")
+incremental_log = logging.getLogger("kafka.server.IncrementalFetchContext")
+TRACE = 5
+
+
+def partitions_to_log_string(logger: logging.Logger, partitions: list[TopicPartition]) -> str:
+    """``FetchSession.partitionsToLogString``: the partitions listed when TRACE is on, else their count."""
+    if logger.isEnabledFor(TRACE):
+        return "(" + ", ".join(str(tp) for tp in partitions) + ")"
+    return f"{len(partitions)} partition(s)"
+
+
+def _bool(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def evictable_key_string(key: tuple[bool, int, int]) -> str:
+    """The case class ``EvictableKey``'s ``toString``."""
+    return f"EvictableKey(privileged={_bool(key[0])}, size={key[1]}, id={key[2]})"
 
 
 @dataclass(slots=True)
@@ -90,6 +112,12 @@ class FetchSession:
         """Kafka's ``EvictableKey``: the lower, the less valuable."""
         return self.privileged, self.cached_size, self.id
 
+    def __str__(self) -> str:
+        """``FetchSession.toString``."""
+        return (f"FetchSession(id={self.id}, privileged={_bool(self.privileged)}, "
+                f"partitionMap.size={len(self.partitions)}, creationMs={self.creation_ms}, "
+                f"lastUsedMs={self.last_used_ms}, epoch={self.epoch})")
+
 
 class FetchSessionCache:
     def __init__(self, max_entries: int, eviction_ms: int, rng: random.Random) -> None:
@@ -124,31 +152,38 @@ class FetchSessionCache:
             return INVALID_SESSION_ID
         session = FetchSession(self._new_session_id(), privileged, partitions, now_ms, now_ms,
                                next_fetch_session_epoch(INITIAL_EPOCH))
+        if cache_log.isEnabledFor(logging.DEBUG):  # formatted now: the session changes after
+            cache_log.debug("Created fetch session %s", str(session))
         self._sessions[session.id] = session
         self.touch(session, now_ms)
-        cache_log.debug("Created fetch session %d with %d partition(s)", session.id, len(partitions))
         return session.id
 
     def _try_evict(self, privileged: bool, key: tuple[bool, int, int], now_ms: int) -> bool:
         """Evict the least recently used session if it is stale; else the least valuable evictable one, if it is
         worth less than the session to be created."""
         if not self._sessions:
+            cache_log.log(TRACE, "There are no cache entries to evict.")
             return False
         oldest = min(self._sessions.values(), key=lambda s: (s.last_used_ms, s.id))
         if now_ms - oldest.last_used_ms > self.eviction_ms:
-            cache_log.debug("Evicting stale FetchSession %d.", oldest.id)
+            cache_log.log(TRACE, "Evicting stale FetchSession %d.", oldest.id)
             self.remove(oldest.id)
             self.evictions += 1
             return True
         candidates = [s for s in self._sessions.values()
                       if (s.evictable_by_privileged if privileged else s.evictable_by_all)]
         if not candidates:
+            cache_log.log(TRACE, "No evictable entries found.")
             return False
         cheapest = min(candidates, key=FetchSession.evictable_key)
         if key < cheapest.evictable_key():
+            if cache_log.isEnabledFor(TRACE):
+                cache_log.log(TRACE, "Can't evict %s with %s", evictable_key_string(cheapest.evictable_key()),
+                              evictable_key_string(key))
             return False
-        cache_log.debug("Evicting FetchSession %d (%d partitions) for a session of %d.", cheapest.id,
-                        cheapest.cached_size, key[1])
+        if cache_log.isEnabledFor(TRACE):
+            cache_log.log(TRACE, "Evicting %s with %s.", evictable_key_string(cheapest.evictable_key()),
+                          evictable_key_string(key))
         self.remove(cheapest.id)
         self.evictions += 1
         return True
@@ -241,8 +276,8 @@ class IncrementalFetchContext(FetchContext):
 
     def respond(self, results: list[FetchPartitionResult]) -> FetchResponse:
         if self._session.epoch != self._expected_epoch:
-            log.info("Incremental fetch session %d expected epoch %d, but got %d.  Possible duplicate request.",
-                     self._session.id, self._expected_epoch, self._session.epoch)
+            incremental_log.info("Incremental fetch session %d expected epoch %d, but got %d.  Possible duplicate "
+                                 "request.", self._session.id, self._expected_epoch, self._session.epoch)
             return FetchResponse(Errors.INVALID_FETCH_SESSION_EPOCH, (), self._session.id)
         partitions = self._session.partitions
         return super().respond([r for r in results if (c := partitions.get(r.topic_partition)) is not None
@@ -262,11 +297,19 @@ class FetchManager:
 
     def new_context(self, request: FetchRequest, now_ms: int, privileged: bool = True) -> FetchContext:
         if request.is_full:
+            removed_session = ""
             if request.session_id != INVALID_SESSION_ID and self.cache.remove(request.session_id) is not None:
-                log.debug("Removed fetch session %d.", request.session_id)
+                removed_session = f" Removed fetch session {request.session_id}."
+            context: FetchContext
             if request.session_epoch == FINAL_EPOCH:
-                return SessionlessFetchContext(request)
-            return FullFetchContext(request, self.cache, now_ms, privileged)
+                context, suffix = SessionlessFetchContext(request), " Will not try to create a new session."
+            else:
+                context, suffix = FullFetchContext(request, self.cache, now_ms, privileged), ""
+            if log.isEnabledFor(logging.DEBUG):
+                log.debug("Created a new full FetchContext with %s.%s%s",
+                          partitions_to_log_string(log, [p.topic_partition for p in request.partitions]),
+                          removed_session, suffix)
+            return context
         session = self.cache.get(request.session_id)
         if session is None:
             log.debug("Session error for %d: no such session ID found.", request.session_id)
@@ -275,13 +318,24 @@ class FetchManager:
             log.debug("Session error for %d: expected epoch %d, but got %d instead.", request.session_id,
                       session.epoch, request.session_epoch)
             return SessionErrorContext(Errors.INVALID_FETCH_SESSION_EPOCH)
+        debug = log.isEnabledFor(logging.DEBUG)
+        added = [p.topic_partition for p in request.partitions if p.topic_partition not in session.partitions] \
+            if debug else []
         removed = session.update(request)
         if not session.partitions:
-            log.debug("Closing fetch session %d: after removing %d partition(s), there are no more partitions left.",
-                      session.id, len(removed))
+            if debug:
+                log.debug("Created a new sessionless FetchContext and closing session id %d, epoch %d: after removing "
+                          "%s, there are no more partitions left.", session.id, session.epoch,
+                          partitions_to_log_string(log, removed))
             self.cache.remove(session.id)
             return SessionlessFetchContext(request)
         self.cache.touch(session, now_ms)
         session.epoch = next_fetch_session_epoch(session.epoch)
+        if debug:
+            new = set(added)
+            updated = [p.topic_partition for p in request.partitions if p.topic_partition not in new]
+            log.debug("Created a new incremental FetchContext for session id %d, epoch %d: added %s, updated %s, "
+                      "removed %s", session.id, session.epoch, partitions_to_log_string(log, added),
+                      partitions_to_log_string(log, updated), partitions_to_log_string(log, removed))
         return IncrementalFetchContext(session, request.session_epoch)
 

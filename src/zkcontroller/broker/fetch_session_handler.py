@@ -5,7 +5,8 @@ fetch state), so each fetch it builds names only the partitions added or changed
 no longer fetched. It starts, and starts over after any error, with a full fetch at epoch 0; the leader's answer
 opens the session (or not, when its cache is full: then every fetch stays full), and each good answer moves the
 epoch on. An answer that does not fit the request (a full answer missing partitions, an incremental one naming
-partitions outside the session) closes the session, as Kafka's handler does.
+partitions outside the session) closes the session, as Kafka's handler does. Its INFO lines are Kafka's, with the
+``[ReplicaFetcher replicaId=.., leaderId=.., fetcherId=0] `` prefix of the fetcher's ``LogContext``.
 """
 
 from __future__ import annotations
@@ -47,6 +48,30 @@ class FetchSessionHandler:
     def _is_full(self) -> bool:
         return self.epoch == INITIAL_EPOCH
 
+    def _ident(self) -> str:
+        """The ``LogContext`` prefix ReplicaFetcherThread gives its handler (one fetcher per leader here)."""
+        return f"[ReplicaFetcher replicaId={self.replica_id}, leaderId={self.leader_id}, fetcherId=0] "
+
+    def _full_problem(self, response: FetchResponse) -> str | None:
+        """``verifyFullFetchResponsePartitions``' text, its unclosed parentheses included."""
+        answered = [r.topic_partition for r in response.partitions]
+        extra = [tp for tp in answered if tp not in self._session]
+        known = set(answered)
+        omitted = [tp for tp in self._session if tp not in known]
+        if not omitted and not extra:
+            return None
+        text = f"omitted=({', '.join(map(str, omitted))}, " if omitted else ""
+        text += f"extra=({', '.join(map(str, extra))}, " if extra else ""
+        return text + f"response=({', '.join(map(str, answered))})"
+
+    def _incremental_problem(self, response: FetchResponse) -> str | None:
+        """``verifyIncrementalFetchResponsePartitions``' text."""
+        answered = [r.topic_partition for r in response.partitions]
+        extra = [tp for tp in answered if tp not in self._session]
+        if not extra:
+            return None
+        return f"extra=({', '.join(map(str, extra))}), response=({', '.join(map(str, answered))}), "
+
     def _metadata(self) -> str:
         return f"(sessionId={self.session_id}, epoch={'INITIAL' if self._is_full else self.epoch})"
 
@@ -77,18 +102,17 @@ class FetchSessionHandler:
     def handle_response(self, response: FetchResponse) -> bool:
         """True if the answer may be used; otherwise the next fetch is a full one."""
         if response.error is not Errors.NONE:
-            log.info("Node %d was unable to process the fetch request with %s: %s.", self.leader_id,
+            log.info("%sNode %d was unable to process the fetch request with %s: %s.", self._ident(), self.leader_id,
                      self._metadata(), response.error.name)
             if response.error is Errors.FETCH_SESSION_ID_NOT_FOUND:
                 self.session_id = INVALID_SESSION_ID
             self.epoch = INITIAL_EPOCH
             return False
-        answered = {r.topic_partition for r in response.partitions}
         # a full answer names every partition; an incremental one only partitions of the session
-        problem = answered ^ self._session.keys() if self._is_full else answered - self._session.keys()
-        if problem:
-            log.info("%s fetch response from node %d for %s did not fit the session: %s", "Full" if self._is_full
-                     else "Incremental", self.leader_id, self._metadata(), ", ".join(sorted(map(str, problem))))
+        problem = self._full_problem(response) if self._is_full else self._incremental_problem(response)
+        if problem is not None:
+            log.info("%sNode %d sent an invalid %s fetch response with %s", self._ident(), self.leader_id,
+                     "full" if self._is_full else "incremental", problem)
             self.epoch = INITIAL_EPOCH
             return False
         if response.session_id == INVALID_SESSION_ID:

@@ -102,17 +102,22 @@ class ProducerIdManager:
                                  "is %d)", self.broker_id, latest.block_end)
                     raise ProducerIdsExhaustedError("Have exhausted all producerIds.")
                 candidate = ProducerIdBlock(self.broker_id, latest.block_end + 1, latest.block_end + PID_BLOCK_SIZE)
+            # The znode's version after our write: a create makes version 0, a setData conditional on version
+            # V that succeeds makes exactly V + 1; Kafka's line names it ("with path version").
             if found is None:
                 written = await zk.create_producer_id_block(candidate)
+                version = 0
             else:
                 written = await zk.set_producer_id_block(candidate, found[1])
+                version = found[1] + 1
                 if not written:  # Kafka's checkProducerIdBlockZkData: our own write may have landed after all
                     again = await zk.get_producer_id_block()
                     written = again is not None and again[0] == candidate
+                    version = again[1] if again is not None else -1
             if written:
                 log.info("[ProducerId Manager %d]: Acquired new producerId block (brokerId:%d,"
-                         "blockStartProducerId:%d,blockEndProducerId:%d)", self.broker_id, candidate.broker_id,
-                         candidate.block_start, candidate.block_end)
+                         "blockStartProducerId:%d,blockEndProducerId:%d) by writing to Zk with path version %d",
+                         self.broker_id, candidate.broker_id, candidate.block_start, candidate.block_end, version)
                 return candidate
 
 

@@ -29,6 +29,17 @@ naming it, into `produce_quotas` (`broker.client_quota_manager`), which Produce 
 (the same module) and `controller_mutation_quotas` (`broker.controller_mutation_quota`). A node that cannot be read,
 or whose ``producer_byte_rate``, ``request_percentage`` or ``controller_mutation_rate`` is no number, is logged and
 the quotas after that one keep what they had.
+
+Logging. The lines Kafka 2.8.2 has are written as Kafka writes them, under its loggers and without an ident
+(neither class sets a ``logIdent``): ``Processing notification(s) to /config/changes`` and ``Error while processing
+notification change for path = /config/changes`` (``kafka.common.ZkNodeChangeNotificationListener``), ``Processing
+override for entityPath: <type>/<name> with config: HashMap(..)`` (``kafka.server.DynamicConfigManager``; for a
+topic only when this broker keeps it: Kafka reads and logs every topic named, we skip the read otherwise). The
+rest has no Kafka counterpart (Kafka fails a LeaderAndIsr on an unreadable config, reads a non-JSON node silently,
+logs a malformed notification with its raw data, which we do not keep): it goes under our own logger
+`OWN_LOGGER` (``zkcontroller.broker.*``, routed to ``server.log`` beside Kafka's broker lines by `cluster.logs`)
+with an ident naming this class and the broker, ``[TopicConfigManager broker=N] ``, since one server.log holds
+every in-process broker. No line of ours carries a Kafka logger or a Kafka-looking ident.
 """
 
 from __future__ import annotations
@@ -52,6 +63,10 @@ from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.log_config_def import TopicConfigError
 
 log = logging.getLogger("kafka.server.DynamicConfigManager")
+listener_log = logging.getLogger("kafka.common.ZkNodeChangeNotificationListener")
+OWN_LOGGER = "zkcontroller.broker.TopicConfigManager"
+own_log = logging.getLogger(OWN_LOGGER)
+CONFIG_CHANGES = "/config/changes"
 QUOTA_ENTITY_PREFIXES = (f"{paths.ConfigType.USER}/", f"{paths.ConfigType.CLIENT}/")
 
 
@@ -134,14 +149,14 @@ class TopicConfigManager:
         try:
             read = await zk.get_topic_configs(topics, lenient=True)
         except ZkError as e:
-            log.error("[DynamicConfigManager broker=%d] Cannot read the configs of topics %s: %s; they keep the "
+            own_log.error("[TopicConfigManager broker=%d] Cannot read the configs of topics %s: %s; they keep the "
                       "configs they had", self.broker_id, ",".join(topics), e)
             return
         for path, ignored in sorted(read.read_as_empty.items()):
-            log.warning("[DynamicConfigManager broker=%d] Reading the topic config %s as no overrides (as Kafka "
+            own_log.warning("[TopicConfigManager broker=%d] Reading the topic config %s as no overrides (as Kafka "
                         "does): %s", self.broker_id, path, ignored.reason)
         for path, error in sorted(read.malformed.items()):
-            log.error("[DynamicConfigManager broker=%d] Ignoring the malformed topic config %s: %s", self.broker_id,
+            own_log.error("[TopicConfigManager broker=%d] Ignoring the malformed topic config %s: %s", self.broker_id,
                       path, error.reason)
         for topic in topics:
             if paths.topic_config_path(topic) in read.malformed:
@@ -153,7 +168,7 @@ class TopicConfigManager:
         try:
             self._configs[topic] = LogConfig.from_overrides(self.defaults, overrides)
         except TopicConfigError as e:
-            log.error("[DynamicConfigManager broker=%d] Ignoring the config of topic %s (%s): %s", self.broker_id,
+            own_log.error("[TopicConfigManager broker=%d] Ignoring the config of topic %s (%s): %s", self.broker_id,
                       topic, paths.topic_config_path(topic), e)
             self._configs.setdefault(topic, self._default_config)
 
@@ -169,7 +184,7 @@ class TopicConfigManager:
         try:
             self._last_change = await newest_config_change(zk, self._on_watch)
         except ZkError as e:
-            log.error("[DynamicConfigManager broker=%d] Cannot watch /config/changes: %s", self.broker_id, e)
+            own_log.error("[TopicConfigManager broker=%d] Cannot watch /config/changes: %s", self.broker_id, e)
         # DynamicBrokerConfig.initialize: the dynamic levels as they are now (after arming the watch, so a
         # change written meanwhile is read again rather than missed)
         await self._update_broker_configs([paths.DEFAULT_ENTITY, str(self.broker_id)], log_override=False)
@@ -186,7 +201,7 @@ class TopicConfigManager:
                 entities += [f"{paths.ConfigType.USER}/{user}/clients/{c}"
                              for c in await self._children(zk, f"{paths.ConfigType.USER}/{user}/clients")]
         except ZkError as e:
-            log.error("[DynamicConfigManager broker=%d] Cannot read the client quotas: %s", self.broker_id, e)
+            own_log.error("[TopicConfigManager broker=%d] Cannot read the client quotas: %s", self.broker_id, e)
             return
         await self._update_quotas(entities, log_override=False)
 
@@ -206,7 +221,7 @@ class TopicConfigManager:
             try:
                 configs, ignored = await zk.get_entity_configs_lenient(entity_type, name)
                 if ignored is not None:
-                    log.warning("[DynamicConfigManager broker=%d] Reading the client quota config %s as no "
+                    own_log.warning("[TopicConfigManager broker=%d] Reading the client quota config %s as no "
                                 "overrides (as Kafka does): %s", self.broker_id, path, ignored.reason)
                 if log_override:
                     shown = ", ".join(f"{k} -> {'[hidden]' if k.startswith('SCRAM-') else v}"
@@ -216,7 +231,7 @@ class TopicConfigManager:
                                self.controller_mutation_quotas):
                     apply_quota_config(quotas, entity_type, name, configs)
             except (ZkError, ZnodeDecodeError, ValueError) as e:
-                log.error("[DynamicConfigManager broker=%d] Ignoring the client quota config %s: %s",
+                own_log.error("[TopicConfigManager broker=%d] Ignoring the client quota config %s: %s",
                           self.broker_id, path, getattr(e, "reason", e))
 
     # ------------------------------------------------------------------ dynamic broker configs
@@ -239,11 +254,11 @@ class TopicConfigManager:
             try:
                 configs, ignored = await zk.get_entity_configs_lenient(paths.ConfigType.BROKER, entity)
             except (ZkError, ZnodeDecodeError) as e:
-                log.error("[DynamicConfigManager broker=%d] Ignoring the dynamic broker config %s: %s",
+                own_log.error("[TopicConfigManager broker=%d] Ignoring the dynamic broker config %s: %s",
                           self.broker_id, path, getattr(e, "reason", e))
                 continue
             if ignored is not None:
-                log.warning("[DynamicConfigManager broker=%d] Reading the dynamic broker config %s as no overrides "
+                own_log.warning("[TopicConfigManager broker=%d] Reading the dynamic broker config %s as no overrides "
                             "(as Kafka does): %s", self.broker_id, path, ignored.reason)
             if log_override:
                 rendered = ", ".join(f"{k} -> {v}" for k, v in sorted(configs.items()))
@@ -300,12 +315,15 @@ class TopicConfigManager:
                 return
             try:
                 changes = await read_config_changes(zk, self._last_change, self._on_watch)
-            except ZkError as e:
-                log.error("[DynamicConfigManager broker=%d] Cannot read /config/changes: %s", self.broker_id, e)
+            except ZkError as e:  # ZkNodeChangeNotificationListener.processNotifications' catch
+                listener_log.error("Error while processing notification change for path = %s", CONFIG_CHANGES,
+                                   exc_info=e)
                 return
+            if changes.last_sequence_number != self._last_change:  # Kafka: whenever there are notifications
+                listener_log.info("Processing notification(s) to %s", CONFIG_CHANGES)
             self._last_change = changes.last_sequence_number
             for path, reason in changes.malformed.items():
-                log.error("[DynamicConfigManager broker=%d] Ignoring malformed config change notification %s: %s",
+                own_log.error("[TopicConfigManager broker=%d] Ignoring malformed config change notification %s: %s",
                           self.broker_id, path, reason)
             brokers = [b for b in dict.fromkeys(changes.brokers) if self._concerns_this_broker(b)]
             await self._update_broker_configs(brokers, log_override=True)

@@ -83,7 +83,7 @@ class BrokerProcess:
         self.socket_server = SocketServer(props.listener.host or "0.0.0.0", props.listener.port, self.apis.handle,
                                           max_request_bytes=props.socket_request_max_bytes,
                                           connections_max_idle_ms=props.connections_max_idle_ms,
-                                          close_on=(CloseConnection,))
+                                          close_on=(CloseConnection,), node_id=props.broker_id)
         self.backend = make_backend(props.zookeeper_connect, wall_clock_ms)
         self.metrics = BrokerMetrics(lambda: self.server) if props.metrics_port is not None else None
 

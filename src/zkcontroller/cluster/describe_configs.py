@@ -18,6 +18,14 @@ Any broker answers, for each resource in request order (`broker.config_helper` b
   ``Log4jController.loggers``); the empty name or another id is INVALID_REQUEST.
 - any other resource type makes the whole request fail, as Kafka's handler throws: every resource answers
   INVALID_REQUEST with ``Errors``' own message.
+
+Logging as Kafka 2.8.2: a resource's ApiException is INFO, anything else ERROR, ``Error processing describe configs
+request for resource DescribeConfigsResource(..)`` with the exception's line under it (``kafka.server.ConfigHelper``);
+UNKNOWN_TOPIC_OR_PARTITION is an answer, not an exception, so not logged. The failed request is
+``RequestHandlerHelper.handleError``'s ERROR ``[KafkaApi-N] Error when handling request: ..`` with the
+InvalidRequestException under it; the handler is given no request header, so the line lacks Kafka's
+``clientId=.., correlationId=.., version=..`` (api and body are there). Reading a node Kafka reads silently as no
+overrides is our WARN, under our own logger (``zkcontroller.broker.DescribeConfigs``, in server.log).
 """
 
 from __future__ import annotations
@@ -49,12 +57,18 @@ from zkcontroller.protocol.wire.describe_configs import (
     DescribeConfigsQuery,
     Synonym,
 )
+from zkcontroller.runtime.log_lines import exception_line
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.log_config_def import TopicConfigError
 from zkcontroller.zk.topic_names import topic_name_problem
 
 log = logging.getLogger("kafka.server.ConfigHelper")
+request_helper_log = logging.getLogger("kafka.server.RequestHandlerHelper")
+own_log = logging.getLogger("zkcontroller.broker.DescribeConfigs")
+API_EXCEPTIONS = {int(Errors.INVALID_REQUEST): "org.apache.kafka.common.errors.InvalidRequestException",
+                  int(Errors.INVALID_TOPIC_EXCEPTION): "org.apache.kafka.common.errors.InvalidTopicException"}
+"""The Java ``ApiException`` behind each error a resource's `ConfigApiError` carries, for the logged line."""
 
 INVALID_REQUEST_MESSAGE = ("This most likely occurs because of a request being malformed by the client library or "
                            "the message was sent to an incompatible broker. See the broker logs for more details.")
@@ -67,13 +81,31 @@ def describe_configs_handler(server: Callable[[], KafkaServer | None]) -> Descri
                       if r.resource_type not in (TOPIC_RESOURCE, BROKER_RESOURCE, BROKER_LOGGER_RESOURCE)]
         if unexpected:
             r = unexpected[0]
-            log.info("Error when handling DescribeConfigs: org.apache.kafka.common.errors.InvalidRequestException: "
-                     "Unexpected resource type %s for resource %s", _type_name(r.resource_type), r.resource_name)
+            live = server()
+            request_helper_log.error(
+                "[KafkaApi-%s] Error when handling request: api=DESCRIBE_CONFIGS, body=%s\n"
+                "org.apache.kafka.common.errors.InvalidRequestException: Unexpected resource type %s for resource %s",
+                live.broker_id if live is not None else "?", request_data(query), _type_name(r.resource_type),
+                r.resource_name)
             return [ConfigResourceResult(q.resource_type, q.resource_name, int(Errors.INVALID_REQUEST),
                                          INVALID_REQUEST_MESSAGE) for q in query.resources]
         return [await _describe_one(server(), r, query.include_synonyms) for r in query.resources]
 
     return describe
+
+
+def resource_data(r: ConfigResourceQuery) -> str:
+    """The generated ``DescribeConfigsResource.toString`` Kafka's ``$resource`` prints."""
+    keys = "null" if r.keys is None else f"[{', '.join(r.keys)}]"
+    return f"DescribeConfigsResource(resourceType={r.resource_type}, resourceName='{r.resource_name}', " \
+           f"configurationKeys={keys})"
+
+
+def request_data(query: DescribeConfigsQuery) -> str:
+    """``DescribeConfigsRequestData.toString`` (the ``body`` of Kafka's request-level error line)."""
+    resources = ", ".join(resource_data(r) for r in query.resources)
+    return (f"DescribeConfigsRequestData(resources=[{resources}], includeSynonyms={str(query.include_synonyms).lower()}"
+            f", includeDocumentation={str(query.include_documentation).lower()})")
 
 
 def _type_name(resource_type: int) -> str:
@@ -86,11 +118,13 @@ async def _describe_one(server: KafkaServer | None, r: ConfigResourceQuery,
     try:
         entries = await _entries(server, r, include_synonyms)
     except ConfigApiError as e:
-        if e.message is not None:
-            log.info("Error processing describe configs request for resource %s: %s", r, e.message)
+        if e.message is not None:  # an ApiException: "client errors at a lower level"
+            log.info("Error processing describe configs request for resource %s\n%s: %s", resource_data(r),
+                     API_EXCEPTIONS.get(e.error, "org.apache.kafka.common.errors.ApiException"), e.message)
         return ConfigResourceResult(r.resource_type, r.resource_name, e.error, e.message)
     except Exception as e:  # not an ApiException: UNKNOWN_SERVER_ERROR, no message (ApiError.fromThrowable)
-        log.error("Error processing describe configs request for resource %s: %s: %s", r, type(e).__name__, e)
+        log.error("Error processing describe configs request for resource %s\n%s", resource_data(r),
+                  exception_line(e))
         return ConfigResourceResult(r.resource_type, r.resource_name, int(Errors.UNKNOWN_SERVER_ERROR))
     return ConfigResourceResult(r.resource_type, r.resource_name, configs=tuple(entries))
 
@@ -139,7 +173,7 @@ async def read_entity_configs(zk: KafkaZkClient | None, entity_type: str, name: 
     assert zk is not None
     configs, ignored = await zk.get_entity_configs_lenient(entity_type, name)
     if ignored is not None:
-        log.warning("Reading the config %s as no overrides (as Kafka does): %s", ignored.path, ignored.reason)
+        own_log.warning("Reading the config %s as no overrides (as Kafka does): %s", ignored.path, ignored.reason)
     return configs
 
 

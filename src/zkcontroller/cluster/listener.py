@@ -175,7 +175,8 @@ class BrokerListener:
         return f"cannot listen on {self.taken_port}: {self.fallback_reason}"
 
     async def _start(self, port: int) -> None:
-        socket_server = SocketServer(self.host, port, self.apis.handle, close_on=(CloseConnection,))
+        socket_server = SocketServer(self.host, port, self.apis.handle, close_on=(CloseConnection,),
+                                     node_id=self.broker_id)
         await socket_server.start()
         self.socket_server = socket_server
 

@@ -2,7 +2,10 @@
 
 ``state-change.log`` gets logger ``state.change.logger``; ``controller.log`` gets ``kafka.controller``;
 ``server.log`` gets the rest of Kafka's loggers (``kafka.*``, ``org.apache.kafka.*``) at INFO, as Kafka's root
-appender does: the brokers' LeaderAndIsr, fetcher, ISR and log-dir lines. All use Kafka's layout
+appender does: the brokers' LeaderAndIsr, fetcher, ISR and log-dir lines. Lines of ours that Kafka has no
+counterpart of carry our own logger names, so no reader takes them for Kafka's, and go to the file their
+Kafka neighbours are in: ``zkcontroller.controller.*`` (e.g. the unclean elections with what they lose) to
+``controller.log``, ``zkcontroller.broker.*`` (e.g. a malformed topic config) to ``server.log``. All use Kafka's layout
 ``[%d] %p %m (%c)%n`` with ``%d`` as ``yyyy-MM-dd HH:mm:ss,SSS``, so tools that read Kafka's logs (including our
 analytics job) read ours. ``events.jsonl`` is the event-log contract.
 """
@@ -66,6 +69,11 @@ SERVER_LOGGERS = ("kafka", "org.apache.kafka")
 """Kafka's log4j.properties sets both to INFO; ``kafka.controller`` below them keeps its own file and does not
 propagate (Kafka's ``additivity=false``), so controller lines are not repeated in ``server.log``."""
 
+OWN_CONTROLLER_LOGGERS = "zkcontroller.controller"
+"""Our controller lines without a Kafka counterpart: in ``controller.log`` beside ``kafka.controller``'s."""
+OWN_SERVER_LOGGERS = "zkcontroller.broker"
+"""Our broker lines without a Kafka counterpart: in ``server.log`` beside the brokers' Kafka lines."""
+
 MAX_LOG_BYTES = 100 * 1024 * 1024
 MAX_LOG_BACKUPS = 10
 """Each log is capped at 100 MiB with 10 rolled files kept (``state-change.log.1`` ...), as the RollingFileAppender
@@ -96,16 +104,18 @@ class LogFiles:
         ):
             handler = LineWriterHandler(LineWriter(log_dir / file_name, max_bytes=max_bytes, backups=backups))
             handler.setFormatter(formatter)
-            logger = logging.getLogger(logger_name)
-            self._handlers.append((logger, handler, logger.level, logger.propagate))
-            logger.setLevel(level)
-            logger.addHandler(handler)
-            logger.propagate = False
+            names = (logger_name, OWN_CONTROLLER_LOGGERS) if file_name == "controller.log" else (logger_name,)
+            for name in names:
+                logger = logging.getLogger(name)
+                self._handlers.append((logger, handler, logger.level, logger.propagate))
+                logger.setLevel(level)
+                logger.addHandler(handler)
+                logger.propagate = False
         assert CONTROLLER_LOGGER.startswith("kafka.controller")
         server = LineWriterHandler(LineWriter(log_dir / "server.log", max_bytes=max_bytes, backups=backups))
         server.setFormatter(formatter)
         server.setLevel(logging.INFO)
-        for logger_name in SERVER_LOGGERS:
+        for logger_name in (*SERVER_LOGGERS, OWN_SERVER_LOGGERS):
             # Attached to each logger, not the root: the cluster prompt stops these loggers' propagation while it
             # shows their warnings. They keep propagating otherwise; the console's handler shows WARN and above.
             logger = logging.getLogger(logger_name)

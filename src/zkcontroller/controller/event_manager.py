@@ -18,7 +18,9 @@ from zkcontroller.controller.states import ControllerState
 from zkcontroller.runtime.gc_pause import gc_paused
 from zkcontroller.runtime.runtime import Runtime
 
-log = logging.getLogger("kafka.controller.ControllerEventManager")
+log = logging.getLogger("kafka.controller.ControllerEventManager$ControllerEventThread")
+"""Kafka logs from the inner class ``ControllerEventThread`` (log ident ``[ControllerEventThread controllerId=N] ``),
+so its logger is that class's JVM name; under ``kafka.controller`` it goes to ``controller.log``."""
 
 
 class ControllerEventProcessor(Protocol):

@@ -11,6 +11,11 @@ The phases themselves are `reassignment_phases`; what reaches ZooKeeper, and the
 ZooKeeper holds the only durable copy of the original replicas: RS = TRS + ORS with adding/removing is written
 first (phase U), RS = TRS last (B6), so a controller that dies anywhere in between leaves a topic znode from
 which the next one resumes.
+
+``Target replicas .. have all caught up`` prints Kafka's ``targetReplicas`` Seq by its runtime class: an
+assignment ``reassignTo`` built from a requested target (the API's ``replicas.asScala.map(_.toInt)``, the znode's
+``replicas.asScala``: a Java list seen as a Buffer, whose ``++``/``distinct`` build an ``ArrayBuffer``) prints
+``ArrayBuffer(4, 5)``; one decoded from the topic znode (a failover resuming it) is a ``List``: ``List(4, 5)``.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from zkcontroller.controller.families import EventFamily, Handler, TopicDeletion
 from zkcontroller.controller.reassignment_phases import ReassignmentPhases
 from zkcontroller.controller.reassignment_records import ReassignmentRecords
 from zkcontroller.controller.reassignment_rules import validate_replicas
+from zkcontroller.controller.scala_render import scala_collection
 from zkcontroller.coordination.api import EventType
 from zkcontroller.model import (
     ReplicaAssignment,
@@ -76,6 +82,10 @@ class PartitionReassignments(EventFamily):
         self.deletion = deletion
         self.records = ReassignmentRecords(core, self.context, deletion)
         self.phases = ReassignmentPhases(core, deletion, self.records)
+        self._built: dict[TopicPartition, ReplicaAssignment] = {}
+        """The assignment `_build` last made from a requested target, per partition: while the context holds that
+        very object, Kafka's holds an ArrayBuffer-backed one (see the module docstring); anything else, such as
+        the fresh objects a failover decodes from ZooKeeper, is List-backed."""
 
     def handlers(self) -> Mapping[type[ControllerEvent], Handler]:
         return {
@@ -132,6 +142,7 @@ class PartitionReassignments(EventFamily):
         except ZnodeDecodeError as e:  # Kafka warns and treats it as empty
             core.log.warn(f"Ignoring malformed partition reassignment at {paths.REASSIGN_PARTITIONS}: {e}")
             return set()
+        self._forget_built()
         results: dict[TopicPartition, ApiError] = {}
         to_reassign: dict[TopicPartition, ReplicaAssignment] = {}
         for tp, target in sorted(requested.items()):
@@ -152,6 +163,7 @@ class PartitionReassignments(EventFamily):
         if not self.core.is_active:
             event.callback(ApiError(Errors.NOT_CONTROLLER))
             return
+        self._forget_built()
         results: dict[TopicPartition, ApiError] = {}
         to_reassign: dict[TopicPartition, ReplicaAssignment] = {}
         for tp, target in sorted(event.reassignments, key=lambda item: (item[0].topic, item[0].partition)):
@@ -187,8 +199,9 @@ class PartitionReassignments(EventFamily):
     async def maybe_complete_reassignment(self, tp: TopicPartition) -> None:
         assignment = self.context.partition_full_replica_assignment(tp)
         if await self.phases.is_complete(tp, assignment):
-            self.core.log.info(f"Target replicas {list(assignment.target_replicas)} have all caught up with the "
-                               f"leader for reassigning partition {tp}")
+            seq = "ArrayBuffer" if self._built.get(tp) is assignment else "List"
+            self.core.log.info(f"Target replicas {scala_collection(seq, assignment.target_replicas)} have all "
+                               f"caught up with the leader for reassigning partition {tp}")
             await self.phases.on_partition_reassignment(tp, assignment)
 
     async def maybe_resume_reassignments_on_brokers(self, broker_ids: set[int]) -> None:
@@ -220,9 +233,18 @@ class PartitionReassignments(EventFamily):
     def _build(self, tp: TopicPartition, target: Sequence[int] | None) -> ReplicaAssignment | None:
         """``maybeBuildReassignment``: no target cancels a running one (back to ORS); none running → None."""
         current = self.context.partition_full_replica_assignment(tp)
-        if current.is_being_reassigned:
-            return reassign_to(current, current.origin_replicas if target is None else target)
-        return None if target is None else reassign_to(current, target)
+        if target is None:  # a cancellation: back to ORS, a Seq of the current one's class (never logged caught up)
+            return reassign_to(current, current.origin_replicas) if current.is_being_reassigned else None
+        built = reassign_to(current, target)
+        if self._built.get(tp) != built:  # an equal one leaves the context's object in place (updateCurrent...)
+            self._built[tp] = built
+        return built
+
+    def _forget_built(self) -> None:
+        """Drop what `_build` recorded for partitions no longer being reassigned (once per request)."""
+        being = self.context.partitions_being_reassigned
+        for tp in [tp for tp in self._built if tp not in being]:
+            del self._built[tp]
 
     async def _maybe_trigger(self, reassignments: Mapping[TopicPartition, ReplicaAssignment]
                              ) -> dict[TopicPartition, ApiError]:

@@ -18,13 +18,23 @@ other malformed node is logged with its path and changes nothing; an invalid val
 
 Each unclean election is counted (``context.stats.unclean_leader_elections``) and logged; the offsets it
 loses are not known to the controller (they are the difference between the old and new leaders' log ends).
+
+Logging: KafkaController's own lines here ("Unclean leader election has been enabled ...") stay under
+``kafka.controller.KafkaController``. Everything else this family logs has no KafkaController counterpart: the
+unclean elections with what they lose, and the controller's own reading of ``/config/changes`` and
+``/config/brokers`` (in Kafka the broker's DynamicConfigManager does that, and our brokers log its lines too).
+Those go under our logger `UNCLEAN_ELECTION_LOGGER` with the same ``[Controller id=N] `` ident, so no reader
+takes them for Kafka's controller and the analytics parser still reads the controller id; `cluster.logs`
+routes ``zkcontroller.controller.*`` to ``controller.log``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from zkcontroller.controller.core import ControllerCore
 from zkcontroller.controller.dynamic_config import InvalidDynamicConfigError, parse_unclean_leader_election_enable
+from zkcontroller.controller.event_log import PrefixedLogger
 from zkcontroller.controller.events import (
     ConfigChangeNotification,
     ControllerEvent,
@@ -39,10 +49,17 @@ from zkcontroller.zk.config_changes import BROKER_ENTITY_PREFIX, newest_config_c
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.znodes import UNCLEAN_LEADER_ELECTION_ENABLE
 
+UNCLEAN_ELECTION_LOGGER = "zkcontroller.controller.UncleanElection"
+"""Our logger for this family's lines that Kafka's controller does not have (see the module docstring)."""
+
 
 class UncleanElectionEvents(EventFamily):
     last_sequence_number = ""
     """The newest config-change notification already read (sequence numbers sort as strings)."""
+
+    def __init__(self, core: ControllerCore) -> None:
+        super().__init__(core)
+        self.log = PrefixedLogger(UNCLEAN_ELECTION_LOGGER, f"[Controller id={core.controller_id}] ")
 
     def handlers(self) -> Mapping[type[ControllerEvent], Handler]:
         return {
@@ -77,7 +94,7 @@ class UncleanElectionEvents(EventFamily):
         changes = await read_config_changes(core.zk, self.last_sequence_number, core.on_watch)
         self.last_sequence_number = changes.last_sequence_number
         for path, reason in changes.malformed.items():
-            core.log.error(f"Ignoring malformed config change notification {path}: {reason}")
+            self.log.error(f"Ignoring malformed config change notification {path}: {reason}")
         brokers = changes.brokers
         for broker in brokers:
             if self._concerns_this_broker(broker):
@@ -96,7 +113,7 @@ class UncleanElectionEvents(EventFamily):
         try:
             return int(entity_name.strip()) == self.core.controller_id
         except ValueError:
-            self.core.log.error(f"Ignoring the config change of broker entity {entity_name!r}: not a broker id")
+            self.log.error(f"Ignoring the config change of broker entity {entity_name!r}: not a broker id")
             return False
 
     async def _update_broker_config(self, entity_name: str, *, log_override: bool) -> None:
@@ -108,20 +125,20 @@ class UncleanElectionEvents(EventFamily):
         try:
             configs, ignored = await core.zk.get_entity_configs_lenient(paths.ConfigType.BROKER, entity_name)
         except ZnodeDecodeError as e:
-            core.log.error(f"Ignoring the dynamic broker config {path}: {e.reason}")
+            self.log.error(f"Ignoring the dynamic broker config {path}: {e.reason}")
             return
         if ignored is not None:  # Kafka reads it as no overrides: the level no longer sets anything
-            core.log.warn(f"Reading the dynamic broker config {path} as no overrides (as Kafka does): "
+            self.log.warn(f"Reading the dynamic broker config {path} as no overrides (as Kafka does): "
                           f"{ignored.reason}")
         if log_override:  # DynamicConfigManager's line (a Scala map's rendering)
             rendered = ", ".join(f"{k} -> {v}" for k, v in sorted(configs.items()))
-            core.log.info(f"Processing override for entityPath: {BROKER_ENTITY_PREFIX}{entity_name} with config: "
+            self.log.info(f"Processing override for entityPath: {BROKER_ENTITY_PREFIX}{entity_name} with config: "
                           f"HashMap({rendered})")
         try:
             value = parse_unclean_leader_election_enable(configs)
         except InvalidDynamicConfigError as e:
             source = "default cluster" if entity_name == paths.DEFAULT_ENTITY else "broker"
-            core.log.error(f"Dynamic {source} config contains invalid values in: "
+            self.log.error(f"Dynamic {source} config contains invalid values in: "
                            f"Set({UNCLEAN_LEADER_ELECTION_ENABLE}), these configs will be ignored ({path}: {e})")
             value = None  # removeInvalidConfigs drops the key; the level no longer sets it
         if entity_name == paths.DEFAULT_ENTITY:
@@ -137,12 +154,12 @@ class UncleanElectionEvents(EventFamily):
         try:
             configs, ignored = await self.core.zk.get_entity_configs_lenient(paths.ConfigType.TOPIC, topic)
             if ignored is not None:
-                self.core.log.warn(f"Reading the config of topic {topic} as no overrides (as Kafka does): "
+                self.log.warn(f"Reading the config of topic {topic} as no overrides (as Kafka does): "
                                    f"{ignored.reason}")
                 return False
             return bool(unclean_leader_election_override(configs, path))
         except ZnodeDecodeError as e:
-            self.core.log.error(f"Ignoring the config of topic {topic}: {e}")
+            self.log.error(f"Ignoring the config of topic {topic}: {e}")
             return False
 
     async def process_unclean_leader_election_enable(self, _event: UncleanLeaderElectionEnable) -> None:
@@ -169,6 +186,6 @@ class UncleanElectionEvents(EventFamily):
         for tp, result in sorted(results.items(), key=lambda item: (item[0].topic, item[0].partition)):
             old = before.get(tp)
             if isinstance(result, LeaderAndIsr) and old is not None and result.leader not in old.isr:
-                core.log.warn(f"Unclean leader election for partition {tp}: new leader {result.leader} was not in "
+                self.log.warn(f"Unclean leader election for partition {tp}: new leader {result.leader} was not in "
                               f"the ISR [{','.join(map(str, old.isr))}]; records only the old ISR had are lost "
                               f"(unclean leader elections so far: {core.context.stats.unclean_leader_elections})")

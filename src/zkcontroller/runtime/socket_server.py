@@ -10,6 +10,14 @@ selector closes idle channels: counted from the last byte read (between frames, 
 client that stalls between frames or halfway through one does not hold a connection forever, while a large frame
 that keeps arriving, however slowly, is read whole. An answer the client does not read is bounded the same way:
 once no byte of it has left for that long, the connection is closed.
+
+Connection closes are logged as Kafka 2.8.2 logs them, with the ``[SocketServer listenerType=ZK_BROKER, nodeId=N] ``
+ident of the broker's ``LogContext``: an out-of-bounds size is the Selector's WARN ``Unexpected error from /<ip>;
+closing connection`` over ``InvalidReceiveException: Invalid receive (size = ..)``; an idle connection the
+Selector's TRACE ``About to close the idle connection from <id> due to being idle for <ms> millis``; a request the
+handler refuses, or one it fails on, the Processor's ERROR ``Closing socket for <id> because of error`` over the
+exception (ours, by its Python name; a ``close_on`` exception may lower the level by a ``log_level`` attribute).
+``<id>`` is Kafka's connection id, ``<local ip:port>-<remote ip:port>-<index>``.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from zkcontroller.protocol.wire.frames import DEFAULT_MAX_REQUEST_BYTES, SIZE
+from zkcontroller.runtime.log_lines import exception_line
 
 DEFAULT_CONNECTIONS_MAX_IDLE_MS = 600_000
 """Kafka's ``connections.max.idle.ms`` default (10 minutes)."""
@@ -28,8 +37,23 @@ CLOSE_FLUSH_S = 5.0
 """How long a closing connection may take to flush what is still buffered before it is dropped."""
 
 log = logging.getLogger("kafka.network.Processor")
+selector_log = logging.getLogger("org.apache.kafka.common.network.Selector")
+TRACE = 5
 
 FrameHandler = Callable[[bytes], Awaitable[bytes | None]]
+
+
+class _Connection:
+    """What Kafka's lines name a connection by: the client's address (``/127.0.0.1``) and the connection id."""
+
+    __slots__ = ("address", "id")
+
+    def __init__(self, writer: asyncio.StreamWriter, index: int) -> None:
+        local, remote = writer.get_extra_info("sockname"), writer.get_extra_info("peername")
+        self.address = f"/{remote[0]}" if remote else "/unknown"
+        local_text = f"{local[0]}:{local[1]}" if local else "unknown"
+        remote_text = f"{remote[0]}:{remote[1]}" if remote else "unknown"
+        self.id = f"{local_text}-{remote_text}-{index}"
 
 
 class ThrottledResponse(bytes):
@@ -49,8 +73,11 @@ class SocketServer:
     def __init__(self, host: str, port: int, handle: FrameHandler, *,
                  max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
                  connections_max_idle_ms: int = DEFAULT_CONNECTIONS_MAX_IDLE_MS,
-                 close_on: tuple[type[BaseException], ...] = ()) -> None:
+                 close_on: tuple[type[BaseException], ...] = (), node_id: int | None = None) -> None:
         self.host = host
+        self._ident = "" if node_id is None else f"[SocketServer listenerType=ZK_BROKER, nodeId={node_id}] "
+        """Kafka's SocketServer ``LogContext`` prefix (none when the broker id is not known)."""
+        self._connection_index = 0
         self.requested_port = port
         self._handle = handle
         self.max_request_bytes = max_request_bytes
@@ -92,7 +119,7 @@ class SocketServer:
             await asyncio.wait_for(self._server.wait_closed(), 5)
         self._server = None
 
-    async def _read_frame(self, reader: asyncio.StreamReader, peer: object, idle_s: float,
+    async def _read_frame(self, reader: asyncio.StreamReader, conn: _Connection, idle_s: float,
                           ) -> bytes | None:
         """The next frame's payload (None: a size out of bounds, reported; the connection closes).
 
@@ -103,8 +130,10 @@ class SocketServer:
             (size,) = SIZE.unpack(await _read_exactly(reader, 4, idle, idle_s))
             if size < 0 or size > self.max_request_bytes:
                 self.closed_for_bad_input += 1
-                log.warning("Closing connection from %s: request size %d is not within 0..%d "
-                            "(socket.request.max.bytes)", peer, size, self.max_request_bytes)
+                invalid = f"size = {size}" if size < 0 else f"size = {size} larger than {self.max_request_bytes}"
+                selector_log.warning("%sUnexpected error from %s; closing connection\n"
+                                     "org.apache.kafka.common.network.InvalidReceiveException: Invalid receive (%s)",
+                                     self._ident, conn.address, invalid)
                 return None
             idle.reschedule(asyncio.get_running_loop().time() + idle_s)  # from the size's last byte
             return await _read_exactly(reader, size, idle, idle_s)
@@ -151,23 +180,24 @@ class SocketServer:
             self._mutes.discard(mute)
         return True
 
-    def _idle(self, peer: object) -> None:
+    def _idle(self, conn: _Connection) -> None:
         self.closed_idle += 1
-        log.info("Closing connection from %s: idle for %d ms (connections.max.idle.ms)", peer,
-                 self.connections_max_idle_ms)
+        selector_log.log(TRACE, "%sAbout to close the idle connection from %s due to being idle for %d millis",
+                         self._ident, conn.id, self.connections_max_idle_ms)
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self._connections.add(writer)
-        peer = writer.get_extra_info("peername")
+        conn = _Connection(writer, self._connection_index)
+        self._connection_index += 1
         try:
             idle_s = self.connections_max_idle_ms / 1000
             while True:
                 try:
-                    payload = await self._read_frame(reader, peer, idle_s)
+                    payload = await self._read_frame(reader, conn, idle_s)
                 except (asyncio.IncompleteReadError, ConnectionError):
                     return  # the client went away (between requests, or halfway through one)
                 except TimeoutError:
-                    self._idle(peer)
+                    self._idle(conn)
                     return
                 if payload is None:
                     return
@@ -176,18 +206,19 @@ class SocketServer:
                     response = await self._handle(payload)
                 except self._close_on as e:
                     self.closed_for_bad_input += 1
-                    log.log(getattr(e, "log_level", logging.WARNING), "Closing connection from %s: %s", peer, e)
+                    log.log(getattr(e, "log_level", logging.ERROR), "%sClosing socket for %s because of error\n%s",
+                            self._ident, conn.id, exception_line(e))
                     return
                 except Exception:
                     self.closed_for_bad_input += 1
-                    log.exception("Closing connection from %s after an unexpected error handling a request", peer)
+                    log.exception("%sClosing socket for %s because of error", self._ident, conn.id)
                     return
                 if response is not None and (response or not isinstance(response, ThrottledResponse)):
                     writer.write(SIZE.pack(len(response)) + response)
                     try:
                         await self._drain(writer, idle_s)
                     except TimeoutError:
-                        self._idle(peer)
+                        self._idle(conn)
                         writer.transport.abort()  # the unsent answer is dropped, as Kafka's Selector.close drops it
                         return
                 if isinstance(response, ThrottledResponse) and not await self._muted(response):

@@ -5,6 +5,7 @@ sessions, forgetting partitions, and the cache's eviction rules."""
 
 from __future__ import annotations
 
+import logging
 import random
 from collections.abc import Iterator
 
@@ -223,3 +224,47 @@ def test_epochs_wrap_to_one_and_never_to_the_full_fetch_values() -> None:
     assert next_fetch_session_epoch(INITIAL_EPOCH) == 1
     assert next_fetch_session_epoch(0x7FFFFFFF) == 1
     assert next_fetch_session_epoch(FINAL_EPOCH) == FINAL_EPOCH
+
+
+def test_log_lines_are_kafkas_under_kafkas_loggers(caplog: pytest.LogCaptureFixture) -> None:
+    """FetchSession.scala 2.8.2: FetchManager's context lines, FetchSessionCache's session and eviction lines, and
+    IncrementalFetchContext's INFO when the session moved on between the context and its answer."""
+    caplog.set_level(logging.DEBUG, "kafka.server")
+    manager = FetchManager(FetchSessionCache(10, 1000, random.Random(1)))
+    sid = served(manager, full(2, T0, T1), now=7).session_id
+    first = manager.new_context(FetchRequest(2, (FetchPartition(T0, 0, 3),), 100, sid, 1), 8)
+    served(manager, FetchRequest(2, (), 100, sid, 2), now=9)  # the session moves on before `first` answers
+    first.respond([FetchPartitionResult(T0, Errors.NONE, 0)])
+    served(manager, FetchRequest(2, (), 100, sid, 3, forgotten=(T0, T1)), now=10)
+    lines = [(r.name, r.levelname, r.getMessage()) for r in caplog.records]
+    assert lines == [
+        ("kafka.server.FetchManager", "DEBUG", "Created a new full FetchContext with 2 partition(s)."),
+        ("kafka.server.FetchSessionCache", "DEBUG", f"Created fetch session FetchSession(id={sid}, privileged=true, "
+                                                    "partitionMap.size=2, creationMs=7, lastUsedMs=7, epoch=1)"),
+        ("kafka.server.FetchManager", "DEBUG", f"Created a new incremental FetchContext for session id {sid}, epoch 2: "
+                                               "added 0 partition(s), updated 1 partition(s), removed 0 partition(s)"),
+        ("kafka.server.FetchManager", "DEBUG", f"Created a new incremental FetchContext for session id {sid}, epoch 3: "
+                                               "added 0 partition(s), updated 0 partition(s), removed 0 partition(s)"),
+        ("kafka.server.IncrementalFetchContext", "INFO", f"Incremental fetch session {sid} expected epoch 2, but got 3."
+                                                         "  Possible duplicate request."),
+        ("kafka.server.FetchManager", "DEBUG", f"Created a new sessionless FetchContext and closing session id {sid}, "
+                                               "epoch 3: after removing 2 partition(s), there are no more partitions "
+                                               "left."),
+    ]
+
+
+def test_the_handlers_info_lines_are_kafkas(caplog: pytest.LogCaptureFixture) -> None:
+    """FetchSessionHandler 2.8.2 under the fetcher's LogContext: an answer that does not fit (with Kafka's own
+    unbalanced parentheses) and a session error."""
+    caplog.set_level(logging.INFO, "org.apache.kafka.clients.FetchSessionHandler")
+    handler = FetchSessionHandler(2, 1)
+    data = handler.build([FetchPartition(T0, 0, 0), FetchPartition(T1, 0, 0)], 100)
+    assert not handler.handle_response(FetchResponse(Errors.NONE, (FetchPartitionResult(T0, Errors.NONE, 0),), 9))
+    handler.build(list(data.session_partitions.values()), 100)
+    assert not handler.handle_response(FetchResponse(Errors.FETCH_SESSION_ID_NOT_FOUND))
+    assert [r.getMessage() for r in caplog.records] == [
+        "[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Node 1 sent an invalid full fetch response with "
+        "omitted=(t-1, response=(t-0)",
+        "[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Node 1 was unable to process the fetch request with "
+        "(sessionId=0, epoch=INITIAL): FETCH_SESSION_ID_NOT_FOUND.",
+    ]

@@ -163,3 +163,29 @@ async def test_init_producer_id_answers(zk: KafkaZkClient) -> None:
         result = await init_producer_id(manager, *args)  # type: ignore[arg-type]
         assert (result.producer_id, result.producer_epoch, result.error) == (-1, -1, error), args
     assert await manager.generate_producer_id() == 2  # the refusals took no id
+
+
+async def test_the_acquired_line_names_the_znode_version_the_claim_wrote(
+        zk: KafkaZkClient, caplog: pytest.LogCaptureFixture) -> None:
+    """ProducerIdManager 2.8.2: ``Acquired new producerId block $block by writing to Zk with path version $v``,
+    ``v`` the version the conditional write produced (the empty znode is version 0, each claim adds one)."""
+    first, second = ProducerIdManager(1, lambda: zk), ProducerIdManager(2, lambda: zk)
+    with caplog.at_level("INFO"):
+        await first.generate_producer_id()
+        await second.generate_producer_id()
+    acquired = [r.getMessage() for r in caplog.records if "Acquired" in r.getMessage()]
+    assert acquired == [
+        "[ProducerId Manager 1]: Acquired new producerId block (brokerId:1,blockStartProducerId:0,"
+        "blockEndProducerId:999) by writing to Zk with path version 1",
+        "[ProducerId Manager 2]: Acquired new producerId block (brokerId:2,blockStartProducerId:1000,"
+        "blockEndProducerId:1999) by writing to Zk with path version 2",
+    ]
+    found = await zk.get_producer_id_block()
+    assert found is not None and found[1] == 2
+
+
+async def test_a_created_znode_is_acquired_at_version_0(zk: KafkaZkClient, caplog: pytest.LogCaptureFixture) -> None:
+    await zk.session.delete(PATH)
+    with caplog.at_level("INFO"):
+        await ProducerIdManager(2, lambda: zk).generate_producer_id()
+    assert any(r.getMessage().endswith("by writing to Zk with path version 0") for r in caplog.records)

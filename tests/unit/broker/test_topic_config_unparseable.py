@@ -18,7 +18,7 @@ from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 MIS = "min.insync.replicas"
-LOGGER = "kafka.server.DynamicConfigManager"
+LOGGER = "zkcontroller.broker.TopicConfigManager"
 
 
 @pytest.fixture
