@@ -93,11 +93,15 @@ class ControllerEventManager:
         return self.put(event)
 
     async def close(self) -> None:
-        """Stop after the event in progress; everything still queued is pre-empted."""
+        """Stop after the event in progress; everything still queued is pre-empted. Logged as Kafka's
+        ``ShutdownableThread`` logs it: "Shutting down" (``initiateShutdown``), the thread's "Stopped", then
+        "Shutdown completed" (``awaitShutdown``)."""
+        self._lifecycle("Shutting down")
         self.clear_and_put(ShutdownEventThread())
         if self._task is not None:
             await self._task
             self._task = None
+        self._lifecycle("Shutdown completed")
 
     def abort(self) -> None:
         """Stop at once, mid-event (a crashed process): nothing more is processed."""
@@ -105,12 +109,17 @@ class ControllerEventManager:
             self._task.cancel()
             self._task = None
 
+    def _lifecycle(self, what: str) -> None:
+        log.info("[ControllerEventThread controllerId=%d] %s", self.controller_id, what)
+
     async def _run(self) -> None:
+        self._lifecycle("Starting")
         while True:
             queued = await self._queue.get()
             if isinstance(queued.event, ShutdownEventThread):
                 queued.started.set()
                 queued.finished.set()
+                self._lifecycle("Stopped")
                 return
             if queued.spent:
                 continue
