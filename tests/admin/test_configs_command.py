@@ -8,6 +8,7 @@ from tests.contract.admin.test_admin_cli import Cli, cli  # noqa: F401  (the fix
 
 from zkcontroller.admin.cli import topics
 from zkcontroller.admin.configs import (
+    BrokerRunningError,
     InvalidConfigsError,
     configs,
     parse_add_config,
@@ -103,7 +104,8 @@ async def test_usage_errors_in_kafkas_words(cli: Cli, args: tuple[str, ...], mes
 
 
 RUNNING_INFO = ("Broker configuration updates using ZooKeeper are supported for bootstrapping before brokers are "
-                "started to enable encrypted password configs to be stored in ZooKeeper.")
+                "started to enable encrypted password configs to be stored in ZooKeeper.\n" + BrokerRunningError.hint)
+"""Kafka's sentence, then ours: Kafka's names --bootstrap-server, which zkcontroller's commands do not have."""
 
 
 @pytest.mark.zookeeper

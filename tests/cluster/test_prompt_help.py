@@ -88,6 +88,16 @@ def test_a_verbs_usage_is_each_of_its_usages_in_help() -> None:
         table.usage("expire")
 
 
+def test_the_ensemble_verbs_say_in_help_that_they_need_an_ensemble() -> None:
+    """The help is the same with or without --zookeeper-ensemble: each zk-* row names the option it needs (a
+    user with --zookeeper tried zk-status from the help and met an error)."""
+    from zkcontroller.cluster.prompt_help import PROCESSES
+
+    rows = [line for line in PROCESSES.help().splitlines() if line.strip().startswith("zk-")]
+    assert len(rows) == 2
+    assert all(row.endswith("(--zookeeper-ensemble)") for row in rows), rows
+
+
 def test_the_table_lays_out_rows_in_columns() -> None:
     table = CommandTable((
         command("status", text="what runs"),

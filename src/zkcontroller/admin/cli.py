@@ -108,7 +108,9 @@ def run_with_client(zookeeper: str, action: Callable[[KafkaZkClient], Awaitable[
     try:
         return asyncio.run(main())
     except AdminError as e:
-        raise click.ClickException(str(e)) from None
+        # Kafka's line, then (for some errors) what to do here instead: e.g. Kafka names an option we lack
+        hint = getattr(e, "hint", "")
+        raise click.ClickException(f"{e}\n{hint}" if hint else str(e)) from None
     except ConnectionLossError:
         raise click.ClickException(f"cannot connect to ZooKeeper at {zookeeper}") from None
     except ChrootMissingError as e:

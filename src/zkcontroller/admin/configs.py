@@ -54,6 +54,10 @@ class InvalidConfigsError(AdminError):
 class BrokerRunningError(AdminError):
     """Kafka's ``require`` in ``alterConfigWithZk``: dynamic broker configs via ZooKeeper only before start-up."""
 
+    hint = ("zkcontroller has no --bootstrap-server: on a running cluster, send the change to a broker with a "
+            "Kafka client's AlterConfigs (docs/admin.md shows kafka-python's), or stop the broker (for "
+            "--entity-default, every broker) first")
+
 
 BROKER_CONFIGS_UPDATABLE_WHILE_RUNNING = frozenset(BROKER_THROTTLES)
 """ConfigCommand's ``BrokerConfigsUpdatableUsingZooKeeperWhileBrokerRunning``."""

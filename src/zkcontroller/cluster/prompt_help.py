@@ -163,7 +163,7 @@ PROCESSES = CommandTable((
     command("stop ID", "kill ID", text="SIGTERM (orderly stop) / SIGKILL (hard failure)"),
     command("pause ID", "resume ID", text="SIGSTOP / SIGCONT"),
     command("start ID", text="start a stopped or killed broker again"),
-    command("zk-status", text="each ZooKeeper server of the ensemble: address, pid, leader/follower"),
+    command("zk-status", text="each ZooKeeper server: address, pid, leader/follower (--zookeeper-ensemble)"),
     command("zk-kill ID", "zk-start ID", text="SIGKILL one ZooKeeper server / start it again (--zookeeper-ensemble)"),
     command("help", "quit"),
 ), column=32)

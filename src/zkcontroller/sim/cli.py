@@ -76,7 +76,8 @@ def sim() -> None:
 @_options
 @click.option("--seed", type=int, required=True, help="Seed of the fault schedule and every random choice.")
 @click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Write state-change.log, controller.log and events.jsonl here (default: a new temp dir).")
+              help="Write state-change.log, controller.log, server.log and events.jsonl here (default: a new temp "
+                   "dir).")
 def run(log_dir: Path | None, seed: int, **options: object) -> None:
     """Run one scenario on one seed; exit status 1 on a violation."""
     from zkcontroller.sim.report import format_result
