@@ -480,10 +480,10 @@ class Soak:
         down = self.rng.uniform(1.0, 1.3 * session_s)
         victim = controller if controller in self.running() and controller != broker else None
         if victim is None:
-            self.record(f"term-kill-controller: no other running controller ({controller}), term broker {broker} "
-                        "alone")
+            self.record(f"term-kill-controller broker {broker} (SIGTERM) alone: no other running controller "
+                        f"({controller})")
         else:
-            self.record(f"term-kill-controller: term broker {broker} (SIGTERM), after {gap:.1f} s kill controller "
+            self.record(f"term-kill-controller broker {broker} (SIGTERM), after {gap:.1f} s kill controller "
                         f"{victim} (SIGKILL), start it again after {down:.1f} s")
         self.cluster.signal(broker, signal.SIGTERM)
         if victim is not None:
