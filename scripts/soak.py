@@ -12,7 +12,7 @@ import logging
 import sys
 from pathlib import Path
 
-from zkcontroller.cluster.soak import FAULTS, SoakConfig, run_soak
+from zkcontroller.cluster.soak import DEFAULT_FAULTS, FAULTS, SoakConfig, run_soak
 
 
 def parse(argv: list[str]) -> SoakConfig:
@@ -29,7 +29,8 @@ def parse(argv: list[str]) -> SoakConfig:
     parser.add_argument("--max-faults", type=int, default=None)
     parser.add_argument("--restart-after-expiry", action="store_true",
                         help="start a killed broker again only once its session expired (docs/soak.md, F1)")
-    parser.add_argument("--faults", default=",".join(FAULTS), help=f"comma-separated kinds (of {', '.join(FAULTS)})")
+    parser.add_argument("--faults", default=",".join(DEFAULT_FAULTS),
+                        help=f"comma-separated kinds (of {', '.join(FAULTS)}; default all but term-kill-controller)")
     args = parser.parse_args(argv)
     faults = tuple(f for f in args.faults.split(",") if f)
     unknown = sorted(set(faults) - set(FAULTS))

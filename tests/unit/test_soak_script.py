@@ -37,3 +37,12 @@ def test_bad_arguments_are_refused_with_a_reason(argv: list[str], said: str,
     with pytest.raises(SystemExit) as exit_:
         script().parse(argv)
     assert exit_.value.code == 2 and said in capsys.readouterr().err
+
+
+def test_a_later_fault_kind_is_named_not_drawn_by_default() -> None:
+    """A recorded seed (docs/soak.md) must draw the same faults again: the default kinds stay those it was run with,
+    and a kind added since (term-kill-controller) is asked for by name."""
+    module = script()
+    assert module.parse([]).faults == ("kill", "kill-controller", "pause-short", "pause-long", "pause-controller",
+                                       "term", "zk-kill", "preferred-election", "reassign")
+    assert module.parse(["--faults", "term-kill-controller,kill"]).faults == ("term-kill-controller", "kill")

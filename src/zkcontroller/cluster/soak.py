@@ -51,8 +51,12 @@ TOPICS = (("soak-a", 3, 3), ("soak-b", 4, 2), ("soak-c", 2, 2))
 
 FAULTS = {"kill": 3, "kill-controller": 2, "pause-short": 2, "pause-long": 2, "pause-controller": 1, "term": 2,
           "zk-kill": 2,
-          "preferred-election": 1, "reassign": 1}
+          "preferred-election": 1, "reassign": 1, "term-kill-controller": 1}
 """Fault kinds and their weights; ``zk-kill`` only with an ensemble."""
+
+DEFAULT_FAULTS = tuple(k for k in FAULTS if k != "term-kill-controller")
+"""The kinds a run draws from unless told: those of the recorded runs (docs/soak.md), so that a recorded seed draws
+the same faults again; a kind added later is named with ``--faults``."""
 
 T = TypeVar("T")
 
@@ -78,7 +82,7 @@ class SoakConfig:
     """Between faults, drawn from this range."""
     max_faults: int | None = None
     """Stop after this many faults (the short test run), else when ``duration_s`` is up."""
-    faults: tuple[str, ...] = tuple(FAULTS)
+    faults: tuple[str, ...] = DEFAULT_FAULTS
     restart_after_expiry: bool = False
     """A killed broker is started again only once its session has expired (and the controller handled its
     failure), never while its old registration stands; looks past finding F1 of docs/soak.md."""
@@ -225,6 +229,9 @@ class Soak:
         self.answered: set[TopicPartition] = set()
         """The partitions whose leader answered ListOffsets at the last poll: after heal, every one must, so that
         the acknowledged offsets are checked against every partition's final high watermark."""
+        self.led_with_acks: dict[int, list[TopicPartition]] = {}
+        """Per SIGKILLed broker: the partitions it led, with acknowledged records, when it was killed; a restart that
+        lost them is what `high-watermark-monotonic` catches, so a test can tell its kill put them at stake."""
         self.zk: KafkaZkClient | None = None
         self.workload: ProducerWorkload | None = None
         self.settle_s = config.settle_s or config.session_timeout_ms / 1000 + 45
@@ -408,6 +415,9 @@ class Soak:
             down = self.rng.uniform(1.0, 1.3 * session_s)
             self.record(f"{kind} broker {broker} (SIGKILL), start again after "
                         + ("its session expired" if expire else f"{down:.1f} s"))
+            snap = await self.safety()
+            self.led_with_acks[broker] = [tp for tp, p in sorted(snap.partitions.items())
+                                          if p.leader == broker and self.checker.hw_floor.get(tp, 0) > 0]
             self.cluster.signal(broker, signal.SIGKILL)
             await self.hold(0 if expire else down)
             await self.settle(f"{kind} of broker {broker}", gone=frozenset({broker}) if expire else frozenset())
@@ -432,6 +442,8 @@ class Soak:
             await self.settle(f"controlled shutdown of broker {broker}")
             self.cluster.start_broker(broker)
             await self.settle(f"restart of broker {broker}", healed=self.config.heal_between_faults)
+        elif kind == "term-kill-controller":
+            await self.term_kill_controller(broker)
         elif kind == "zk-kill":
             ensemble = self.cluster.ensemble
             assert ensemble is not None
@@ -455,6 +467,37 @@ class Soak:
             await self.reassign()
         else:
             raise ValueError(f"unknown fault {kind!r}")
+
+    async def term_kill_controller(self, broker: int) -> None:
+        """SIGTERM a broker, then SIGKILL the controller while that controlled shutdown is under way: the shutting
+        broker must still exit within the bound (its ControlledShutdown retries, then gives up), the new controller
+        must elect leaders for both, and neither restart may lose an acknowledged record."""
+        session_s = self.config.session_timeout_ms / 1000
+        controller = (await self.snapshot()).controller
+        if broker == controller:
+            broker = self.rng.choice([b for b in self.running() if b != controller] or [broker])
+        gap = self.rng.uniform(0.0, 0.6)  # a controlled shutdown takes about this long here: race it
+        down = self.rng.uniform(1.0, 1.3 * session_s)
+        victim = controller if controller in self.running() and controller != broker else None
+        if victim is None:
+            self.record(f"term-kill-controller broker {broker} (SIGTERM) alone: no other running controller "
+                        f"({controller})")
+        else:
+            self.record(f"term-kill-controller broker {broker} (SIGTERM), after {gap:.1f} s kill controller "
+                        f"{victim} (SIGKILL), start it again after {down:.1f} s")
+        self.cluster.signal(broker, signal.SIGTERM)
+        if victim is not None:
+            await self.hold(gap)
+            self.cluster.signal(victim, signal.SIGKILL)
+            await self.hold(down)
+            self.cluster.start_broker(victim)
+            self.say(f"started broker {victim} again")
+        await self.wait_exit(broker, 90.0)
+        await self.settle(f"controlled shutdown of broker {broker} racing the controller's kill")
+        self.cluster.start_broker(broker)
+        self.say(f"started broker {broker} again")
+        await self.settle(f"restart of broker {broker} (and of the killed controller {victim})",
+                          healed=self.config.heal_between_faults)
 
     async def reassign(self) -> None:
         assert self.zk is not None
