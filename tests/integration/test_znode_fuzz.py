@@ -1,0 +1,342 @@
+"""Bad bytes in every znode the controller (and the brokers beside it) read or watch: the controller survives.
+
+For each znode, Hypothesis writes generated bad data (random bytes, non-UTF-8, truncated JSON, JSON of the wrong
+shape or types, huge or negative numbers, empty) into a running embedded cluster at the moment it is read (a new
+node fires its watch; a node read only at failover is followed by one) and checks that
+
+(a) a controller is still active and still handles events: a topic created after the bad write gets leaders;
+(b) data its decoder refuses is reported in a WARN/ERROR line naming the znode's path;
+(c) nothing else is lost: every topic created before keeps its leaders.
+
+One cluster serves every example of a test (its loop runs in a thread of its own, so that Hypothesis drives a
+plain function and shrinks as usual); the bad nodes of earlier examples stay, so later failovers re-read them
+too. Embedded store only: what is exercised is our decoding and handling, not the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import logging
+import threading
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from typing import Any, TypeVar
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from tests.helpers import OffsetClock, wait_until
+
+from zkcontroller.broker.config import ReplicationConfig
+from zkcontroller.cluster.local_cluster import LocalCluster
+from zkcontroller.coordination.api import CreateMode
+from zkcontroller.coordination.embedded_backend import EmbeddedBackend
+from zkcontroller.coordination.errors import NodeExistsError, NoNodeError
+from zkcontroller.model import ReplicaAssignment, TopicPartition
+from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.runtime.in_process import InProcessTransport
+from zkcontroller.zk import paths
+from zkcontroller.zk.errors import ZnodeDecodeError
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+from zkcontroller.zk.znodes import (
+    BrokerIdZNode,
+    ClusterIdZNode,
+    ConfigEntityChangeNotificationSequenceZNode,
+    ConfigEntityZNode,
+    ControllerEpochZNode,
+    ControllerZNode,
+    FeatureZNode,
+    IsrChangeNotificationSequenceZNode,
+    LogDirEventNotificationSequenceZNode,
+    PreferredReplicaElectionZNode,
+    ProducerIdBlockZNode,
+    ReassignPartitionsZNode,
+    TopicPartitionStateZNode,
+    TopicZNode,
+)
+
+T = TypeVar("T")
+EXAMPLES = 12
+"""Per znode: each example costs a write, a topic creation and, for nodes read at failover, an election."""
+FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=True,
+                phases=[Phase.explicit, Phase.generate],
+                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+"""No shrinking: each step would replay on the one cluster; the failing example is printed as generated."""
+
+# ---------------------------------------------------------------------------------------------------- strategies
+
+_json_leaf = st.one_of(
+    st.none(), st.booleans(), st.text(max_size=8),
+    st.integers(min_value=-3, max_value=5),
+    st.sampled_from([-1, -(2**31), 2**31 - 1, 2**31, -(2**31) - 1, 2**63, 10**40, -(10**40)]),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
+json_values = st.recursive(_json_leaf, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=6), inner, max_size=3)), max_leaves=8)
+
+
+def _replace_at(doc: Any, route: list[int], value: Any) -> Any:
+    """``doc`` with the field (or item) that ``route`` picks, level by level, replaced by ``value``."""
+    if not route or not isinstance(doc, dict | list) or not doc:
+        return value
+    if isinstance(doc, dict):
+        keys = sorted(doc)
+        key = keys[route[0] % len(keys)]
+        return {**doc, key: _replace_at(doc[key], route[1:], value)}
+    i = route[0] % len(doc)
+    return [*doc[:i], _replace_at(doc[i], route[1:], value), *doc[i + 1:]]
+
+
+def _drop_at(doc: Any, route: list[int]) -> Any:
+    if not isinstance(doc, dict) or not doc:
+        return doc
+    keys = sorted(doc)
+    key = keys[route[0] % len(keys)] if route else keys[0]
+    if len(route) > 1 and isinstance(doc[key], dict):
+        return {**doc, key: _drop_at(doc[key], route[1:])}
+    return {k: v for k, v in doc.items() if k != key}
+
+
+def bad_data(valid: bytes) -> st.SearchStrategy[bytes]:
+    """Bytes near and far from ``valid`` (a well-formed value of the znode): most are malformed."""
+    doc = None
+    try:
+        doc = json.loads(valid)
+    except ValueError:
+        pass
+    routes = st.lists(st.integers(min_value=0, max_value=7), min_size=1, max_size=3)
+    near: list[st.SearchStrategy[bytes]] = [
+        st.integers(min_value=0, max_value=max(len(valid) - 1, 0)).map(lambda n: valid[:n]),  # truncated
+        st.builds(lambda n, b: valid[:n] + b + valid[n + 1:],
+                  st.integers(min_value=0, max_value=max(len(valid) - 1, 0)),
+                  st.sampled_from([b"\xff", b"\xc3", b"\x00", b"\xed\xa0\x80", b'"', b"}", b"9" * 30])),
+    ]
+    if isinstance(doc, dict | list):
+        near += [
+            st.builds(lambda r, v: json.dumps(_replace_at(doc, r, v)).encode(), routes, json_values),
+            st.builds(lambda r: json.dumps(_drop_at(doc, r)).encode(), routes),
+        ]
+    far = [
+        st.binary(max_size=40),
+        st.just(b""),
+        st.sampled_from([b"\xff\xfe", b"null", b"[]", b"{}", b"\xef\xbb\xbf", b"-1", b"1e999", b"{" * 2000]),
+        json_values.map(lambda v: json.dumps(v).encode()),
+    ]
+    return st.one_of(*near, *far)
+
+
+# ---------------------------------------------------------------------------------------------------- the rig
+
+
+class Rig:
+    """A three-broker embedded cluster whose event loop runs in a thread of its own, and an admin client."""
+
+    BROKERS = (1, 2, 3)
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name="znode-fuzz-loop", daemon=True)
+        self._thread.start()
+        self.topics: dict[str, int] = {}
+        self._names = itertools.count()
+        self.backend = EmbeddedBackend(OffsetClock(wall_clock_ms))
+        self.cluster = LocalCluster(
+            self.backend, list(self.BROKERS), wall_clock_ms, session_timeout_ms=6000, transport=InProcessTransport(),
+            replication=ReplicationConfig(replica_fetching=False))
+        self.run(self.cluster.start())
+        self.admin = KafkaZkClient(self.run(self.backend.new_session()), wall_clock_ms)
+        self.run(self.cluster.wait_for_controller())
+
+    def run(self, coro: Coroutine[Any, Any, T], timeout_s: float = 60.0) -> T:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout_s)
+
+    def name(self, stem: str) -> str:
+        return f"{stem}{next(self._names)}"
+
+    def close(self) -> None:
+        try:
+            self.run(self.cluster.shutdown(timeout_s=20.0))
+            self.run(self.admin.session.close())
+            self.run(self.backend.close())
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self._thread.join(10)
+            self.loop.close()
+
+    async def write(self, path: str, data: bytes, mode: CreateMode = CreateMode.PERSISTENT) -> str:
+        """Create ``path`` with ``data`` (its parents too), or set it if it exists; the path written."""
+        session = self.admin.session
+        try:
+            return await session.create(path, data, mode)
+        except NodeExistsError:
+            await session.set_data(path, data)
+            return path
+        except NoNodeError:
+            await self.admin.make_parents(path) if hasattr(self.admin, "make_parents") else await _mkparents(
+                session, path)
+            return await session.create(path, data, mode)
+
+    async def alive(self) -> None:
+        """(a) and (c): a controller is active and idle, a topic created now gets leaders, and every topic
+        created before still has leaders."""
+        controller = await self.cluster.wait_for_controller(timeout_s=20.0)
+        topic = self.name("ok")
+        assignment = {TopicPartition(topic, 0): ReplicaAssignment((1, 2)),
+                      TopicPartition(topic, 1): ReplicaAssignment((2, 3))}
+        await self.admin.create_topic_assignment(topic, None, assignment)
+        self.topics[topic] = 2
+        wanted = {TopicPartition(t, p) for t, n in self.topics.items() for p in range(n)}
+
+        def led() -> bool:
+            active = self.cluster.active_controller()
+            return active is not None and wanted <= active.context.partitions_with_leaders
+
+        await wait_until(led, timeout_s=20.0, what=f"leaders for {sorted(wanted)} (controller was "
+                                                    f"{controller.controller_id})", poll_s=0.01)
+
+    async def failover(self) -> None:
+        """Make the controller re-read everything: delete ``/controller`` (a new election, a new epoch)."""
+        before = await self.cluster.wait_for_controller(timeout_s=20.0)
+        epoch = before.context.epoch
+        try:
+            await self.admin.session.delete(paths.CONTROLLER)
+        except NoNodeError:
+            pass
+        await self.cluster.wait_for_controller(timeout_s=20.0, min_epoch=epoch + 1)
+
+
+async def _mkparents(session: Any, path: str) -> None:
+    parts = path.strip("/").split("/")[:-1]
+    for i in range(1, len(parts) + 1):
+        try:
+            await session.create("/" + "/".join(parts[:i]), b"", CreateMode.PERSISTENT)
+        except NodeExistsError:
+            pass
+
+
+@pytest.fixture
+def rig() -> Iterator[Rig]:
+    r = Rig()
+    try:
+        yield r
+    finally:
+        r.close()
+
+
+def refused(decode: Callable[[], object]) -> bool:
+    try:
+        decode()
+    except ZnodeDecodeError:
+        return True
+    return False
+
+
+def reported(caplog: pytest.LogCaptureFixture, path: str) -> Callable[[], bool]:
+    return lambda: any(r.levelno >= logging.WARNING and path in r.getMessage() for r in caplog.records)
+
+
+def check(rig: Rig, caplog: pytest.LogCaptureFixture, path: str, bad: bool,
+          trigger: Callable[[], Awaitable[None]] | None = None) -> None:
+    async def go() -> None:
+        if trigger is not None:
+            await trigger()
+        await rig.alive()
+        if bad:
+            await wait_until(reported(caplog, path), timeout_s=10.0, what=f"a WARN/ERROR line naming {path}")
+
+    rig.run(go())
+
+
+@pytest.fixture(autouse=True)
+def _warnings(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING)
+
+
+def _before(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.clear()
+
+
+# ---------------------------------------------------------------------------------------------------- the znodes
+
+BROKER_REGISTRATION = (b'{"version":5,"host":"h","port":9092,"endpoints":["PLAINTEXT://h:9092"],"jmx_port":-1,'
+                       b'"timestamp":"1","listener_security_protocol_map":{"PLAINTEXT":"PLAINTEXT"},"features":{}}')
+TOPIC = b'{"version":3,"partitions":{"0":[1,2],"1":[2,3]},"adding_replicas":{},"removing_replicas":{}}'
+PARTITION_STATE = b'{"controller_epoch":1,"leader":1,"version":1,"leader_epoch":0,"isr":[1,2]}'
+CONTROLLER = b'{"version":1,"brokerid":1,"timestamp":"1"}'
+REASSIGNMENT = b'{"version":1,"partitions":[{"topic":"ok0","partition":0,"replicas":[2,3]}]}'
+PARTITIONS = b'{"version":1,"partitions":[{"topic":"ok0","partition":0}]}'
+LOG_DIR_EVENT = b'{"version":1,"broker":2,"event":1}'
+CONFIG_CHANGE = b'{"version":2,"entity_path":"topics/ok0"}'
+ENTITY_CONFIG = b'{"version":1,"config":{"retention.ms":"1000","unclean.leader.election.enable":"false"}}'
+FEATURES = b'{"features":{},"version":1,"status":1}'
+CLUSTER_ID = b'{"version":"1","id":"fuzzed-cluster-id"}'
+PRODUCER_ID_BLOCK = b'{"version":1,"broker":1,"block_start":"0","block_end":"999"}'
+
+
+@given(data=bad_data(BROKER_REGISTRATION), name=st.sampled_from(["9", "-7", "2147483648", "x"]))
+@FUZZ
+def test_broker_registration(rig: Rig, caplog: pytest.LogCaptureFixture, data: bytes, name: str) -> None:
+    """A new child of /brokers/ids (BrokerChange); removed again after each example."""
+    path = f"{paths.BROKER_IDS}/{name}"
+    rig.run(rig.write(path, data, CreateMode.EPHEMERAL))
+    try:
+        check(rig, caplog, path, refused(lambda: BrokerIdZNode.decode(data, path)))
+    finally:
+        rig.run(rig.admin.session.delete(path))
+
+
+@given(data=bad_data(BROKER_REGISTRATION))
+@FUZZ
+def test_live_broker_registration_overwritten(rig: Rig, caplog: pytest.LogCaptureFixture, data: bytes) -> None:
+    """A live broker's own registration changed under it (Kafka's BrokerModifications): the cached one stays."""
+    path = paths.broker_id_path(3)
+    original, _ = rig.run(rig.admin.session.get_data(path))
+    rig.run(rig.write(path, data))
+    try:
+        check(rig, caplog, path, refused(lambda: BrokerIdZNode.decode(data, path)))
+    finally:
+        rig.run(rig.admin.session.set_data(path, original))
+
+
+@given(data=bad_data(TOPIC))
+@FUZZ
+def test_new_topic(rig: Rig, caplog: pytest.LogCaptureFixture, data: bytes) -> None:
+    path = paths.topic_path(rig.name("bad"))
+    rig.run(rig.write(path, data))
+    check(rig, caplog, path, refused(lambda: TopicZNode.decode(data, path)))
+
+
+@given(data=bad_data(TOPIC))
+@FUZZ
+def test_existing_topic_overwritten(rig: Rig, caplog: pytest.LogCaptureFixture, data: bytes) -> None:
+    """An existing topic's assignment replaced (Kafka's PartitionModifications), then re-read at failover."""
+    rig.run(rig.alive())
+    topic = rig.name("victim")
+    rig.run(rig.admin.create_topic_assignment(topic, None, {TopicPartition(topic, 0): ReplicaAssignment((1, 2))}))
+    rig.run(wait_until(lambda: TopicPartition(topic, 0) in (rig.cluster.active_controller() or _none).context
+                       .partitions_with_leaders, what=f"{topic} led"))
+    path = paths.topic_path(topic)
+    rig.run(rig.write(path, data))
+    check(rig, caplog, path, refused(lambda: TopicZNode.decode(data, path)), rig.failover)
+
+
+@given(data=bad_data(PARTITION_STATE))
+@FUZZ
+def test_partition_state(rig: Rig, caplog: pytest.LogCaptureFixture, data: bytes) -> None:
+    """Read at failover (and by ISR-change handling): the partition has no readable state."""
+    topic = rig.name("victim")
+    rig.run(rig.admin.create_topic_assignment(topic, None, {TopicPartition(topic, 0): ReplicaAssignment((1, 2))}))
+    rig.run(wait_until(lambda: TopicPartition(topic, 0) in (rig.cluster.active_controller() or _none).context
+                       .partitions_with_leaders, what=f"{topic} led"))
+    path = paths.partition_state_path(topic, 0)
+    rig.run(rig.write(path, data))
+    check(rig, caplog, path, refused(lambda: TopicPartitionStateZNode.decode(data, path, 1)), rig.failover)
+
+
+class _NoController:
+    class context:  # noqa: N801
+        partitions_with_leaders: frozenset[TopicPartition] = frozenset()
+
+
+_none = _NoController()
