@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from typing import Any, TypeVar
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, assume, example, given, settings
 from hypothesis import strategies as st
 from tests.helpers import OffsetClock, wait_until
 
@@ -32,7 +32,7 @@ from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.coordination.api import CreateMode
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
-from zkcontroller.coordination.errors import NodeExistsError, NoNodeError
+from zkcontroller.coordination.errors import BadArgumentsError, NodeExistsError, NoNodeError
 from zkcontroller.model import ReplicaAssignment, TopicPartition
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.runtime.in_process import InProcessTransport
@@ -332,6 +332,227 @@ def test_partition_state(rig: Rig, caplog: pytest.LogCaptureFixture, data: bytes
     path = paths.partition_state_path(topic, 0)
     rig.run(rig.write(path, data))
     check(rig, caplog, path, refused(lambda: TopicPartitionStateZNode.decode(data, path, 1)), rig.failover)
+
+
+@given(data=bad_data(CONTROLLER))
+@FUZZ
+def test_controller_overwritten(rig: Rig, caplog: pytest.LogCaptureFixture, data: bytes) -> None:
+    """``/controller`` rewritten by another client (ControllerChange): whatever it now says, a controller is
+    elected again (the owner deletes a node of its session that does not name it)."""
+    path = paths.CONTROLLER
+    rig.run(rig.cluster.wait_for_controller(timeout_s=20.0))
+    try:
+        rig.run(rig.admin.session.set_data(path, data))
+    except NoNodeError:
+        pass
+    check(rig, caplog, path, refused(lambda: ControllerZNode.decode(data, path)))
+
+
+@given(data=bad_data(b"7"))
+@FUZZ
+@example(data=b"\xed\xa0\x80")
+def test_controller_epoch(rig: Rig, caplog: pytest.LogCaptureFixture, data: bytes) -> None:
+    """``/controller_epoch`` is read at each election: an unreadable one is reported and the election waits
+    for it to be fixed (no controller can be elected without an epoch); once fixed, one is elected."""
+    path = paths.CONTROLLER_EPOCH
+    bad = refused(lambda: ControllerEpochZNode.decode(data, path))
+    # A readable epoch lower than the brokers have seen fences every request of the next controller, in Kafka as
+    # here (its brokers answer STALE_CONTROLLER_EPOCH); not malformed data, so not exercised.
+    assume(bad)
+
+    async def trigger() -> None:
+        before = await rig.cluster.wait_for_controller(timeout_s=20.0)
+        epoch = before.context.epoch
+        await rig.admin.session.set_data(path, data)
+        await rig.admin.session.delete(paths.CONTROLLER)
+        if bad:
+            await wait_until(reported(caplog, path), timeout_s=10.0, what=f"a WARN/ERROR line naming {path}")
+            await rig.admin.session.set_data(path, str(epoch + 1).encode())
+        await rig.cluster.wait_for_controller(timeout_s=20.0)
+
+    check(rig, caplog, path, bad, trigger)
+
+
+@given(data=bad_data(REASSIGNMENT))
+@FUZZ
+def test_reassign_partitions(rig: Rig, caplog: pytest.LogCaptureFixture, data: bytes) -> None:
+    """Kafka warns "Ignoring partition reassignment due to invalid json" and leaves the node."""
+    rig.run(rig.alive())
+    path = paths.REASSIGN_PARTITIONS
+    rig.run(rig.write(path, data))
+    check(rig, caplog, path, refused(lambda: ReassignPartitionsZNode.decode(data, path)))
+    rig.run(_delete_if_present(rig, path))
+
+
+@given(data=bad_data(PARTITIONS))
+@FUZZ
+def test_preferred_replica_election(rig: Rig, caplog: pytest.LogCaptureFixture, data: bytes) -> None:
+    rig.run(rig.alive())
+    path = paths.PREFERRED_REPLICA_ELECTION
+    bad = refused(lambda: PreferredReplicaElectionZNode.decode(data, path))
+    rig.run(rig.write(path, data))
+    check(rig, caplog, path, bad)
+    if bad:  # the controller deletes the request it cannot read, so that the next one can be made
+        rig.run(wait_until(_absent(rig, path), timeout_s=10.0, what=f"{path} deleted"))
+    rig.run(_delete_if_present(rig, path))
+
+
+_ZK_NAME = st.text(st.characters(min_codepoint=0x21, max_codepoint=0xD7FF, exclude_characters="/"), min_size=1,
+                   max_size=20).filter(lambda s: s not in (".", "..", "zookeeper"))
+
+
+@given(name=st.one_of(_ZK_NAME, st.sampled_from(["-1", "a" * 300, "ok0 ", "partitions", "__consumer_offsets"])),
+       data=st.binary(max_size=20))
+@FUZZ
+def test_delete_topics_child(rig: Rig, caplog: pytest.LogCaptureFixture, name: str, data: bytes) -> None:
+    """A request to delete a topic that does not exist (with any data, which nobody reads): Kafka warns with the
+    topic's name and deletes the request."""
+    rig.run(rig.alive())
+    path = paths.delete_topic_path(name)
+    try:
+        rig.run(rig.write(path, data))
+    except BadArgumentsError:
+        assume(False)  # not a name ZooKeeper takes
+    check(rig, caplog, name, name not in rig.topics)
+    rig.run(wait_until(_absent(rig, path), timeout_s=10.0, what=f"{path} deleted"))
+
+
+@given(data=bad_data(PARTITIONS))
+@FUZZ
+def test_isr_change_notification(rig: Rig, caplog: pytest.LogCaptureFixture, data: bytes) -> None:
+    """A bad notification beside a good one: both are deleted once handled (Kafka's ``finally``)."""
+    rig.run(rig.alive())
+
+    async def write() -> tuple[str, str]:
+        session = rig.admin.session
+        bad_path = await session.create(paths.isr_change_path(), data, CreateMode.PERSISTENT_SEQUENTIAL)
+        good = await session.create(paths.isr_change_path(), PARTITIONS, CreateMode.PERSISTENT_SEQUENTIAL)
+        return bad_path, good
+
+    path, good = rig.run(write())
+    check(rig, caplog, path, refused(lambda: IsrChangeNotificationSequenceZNode.decode(data, path)))
+    rig.run(wait_until(_absent(rig, path), timeout_s=10.0, what=f"{path} deleted"))
+    rig.run(wait_until(_absent(rig, good), timeout_s=10.0, what=f"{good} deleted"))
+
+
+@given(data=bad_data(LOG_DIR_EVENT))
+@FUZZ
+def test_log_dir_event_notification(rig: Rig, caplog: pytest.LogCaptureFixture, data: bytes) -> None:
+    path = rig.run(rig.admin.session.create(paths.log_dir_event_path(), data, CreateMode.PERSISTENT_SEQUENTIAL))
+    check(rig, caplog, path, refused(lambda: LogDirEventNotificationSequenceZNode.decode(data, path)))
+    rig.run(wait_until(_absent(rig, path), timeout_s=10.0, what=f"{path} deleted"))
+
+
+@given(data=bad_data(CONFIG_CHANGE))
+@FUZZ
+def test_config_change_notification(rig: Rig, caplog: pytest.LogCaptureFixture, data: bytes) -> None:
+    """Read by the controller (unclean election settings) and by every broker (topic and broker configs)."""
+    rig.run(rig.alive())
+    path = rig.run(rig.admin.session.create(paths.config_change_path(), data, CreateMode.PERSISTENT_SEQUENTIAL))
+    check(rig, caplog, path, refused(lambda: ConfigEntityChangeNotificationSequenceZNode.decode(data, path)))
+
+
+@given(data=bad_data(ENTITY_CONFIG), entity=st.sampled_from(["topics/ok0", "brokers/<default>", "brokers/1",
+                                                             "brokers/2"]))
+@FUZZ
+def test_entity_config(rig: Rig, caplog: pytest.LogCaptureFixture, data: bytes, entity: str) -> None:
+    """An entity's config node, then a change notification naming it (what the config tools write)."""
+    rig.run(rig.alive())
+    path = f"{paths.CONFIG}/{entity}"
+
+    async def write() -> None:
+        await rig.write(path, data)
+        await rig.admin.session.create(paths.config_change_path(), CONFIG_CHANGE.replace(b"topics/ok0",
+                                       entity.encode()), CreateMode.PERSISTENT_SEQUENTIAL)
+
+    rig.run(write())
+    check(rig, caplog, path, refused(lambda: ConfigEntityZNode.decode(data, path)))
+    rig.run(rig.write(path, ENTITY_CONFIG))
+
+
+@given(data=bad_data(FEATURES))
+@FUZZ
+def test_feature(rig: Rig, caplog: pytest.LogCaptureFixture, data: bytes) -> None:
+    path = paths.FEATURE
+    rig.run(rig.write(path, data))
+    check(rig, caplog, path, refused(lambda: FeatureZNode.decode(data, path)), rig.failover)
+
+
+@given(data=st.binary(max_size=40))
+@settings(FUZZ, max_examples=3)
+def test_broker_sequence_id(rig: Rig, data: bytes) -> None:
+    """Nobody reads its data (a generated broker id is the node's version after a write)."""
+    rig.run(rig.write(paths.BROKER_SEQUENCE_ID, data))
+    rig.run(rig.failover())
+    rig.run(rig.alive())
+
+
+@given(data=bad_data(CLUSTER_ID))
+@settings(FUZZ, max_examples=6)
+def test_cluster_id(rig: Rig, caplog: pytest.LogCaptureFixture, data: bytes) -> None:
+    """Read by a starting broker: one it cannot read fails that broker's startup naming the node (as Kafka's
+    does), and the running brokers are not affected."""
+    path = paths.CLUSTER_ID
+    bad = refused(lambda: ClusterIdZNode.decode(data, path))
+    original, _ = rig.run(rig.admin.session.get_data(path))
+
+    async def restart() -> None:
+        await rig.cluster.stop_broker(3)
+        await rig.admin.session.set_data(path, data)
+        try:
+            await rig.cluster.start_broker(3)
+        except ZnodeDecodeError as e:
+            assert bad and e.path == path, e
+        else:
+            assert not bad, "a broker started with an unreadable cluster id"
+        await rig.admin.session.set_data(path, original)
+        if not any(s.broker_id == 3 for s in rig.cluster.running_brokers()):
+            await rig.cluster.start_broker(3)
+
+    rig.run(restart())
+    rig.run(rig.alive())
+
+
+@given(data=bad_data(PRODUCER_ID_BLOCK))
+@FUZZ
+def test_latest_producer_id_block(rig: Rig, data: bytes) -> None:
+    """Read when a broker claims a block of producer ids: one it cannot read fails that claim (the request gets
+    an error) naming the node, and the next claim, once the node is fixed, succeeds."""
+    from zkcontroller.broker.producer_ids import ProducerIdManager
+
+    path = paths.LATEST_PRODUCER_ID_BLOCK
+    # Empty data is no block yet (each broker creates the node empty), as Kafka's getDataAndVersion's None.
+    bad = data != b"" and refused(lambda: ProducerIdBlockZNode.decode(data, path))
+    manager = ProducerIdManager(1, lambda: rig.admin)
+
+    async def claim() -> None:
+        await rig.write(path, data)
+        try:
+            await manager.generate_producer_id()
+        except ZnodeDecodeError as e:
+            assert bad and e.path == path, e
+        except Exception as e:  # noqa: BLE001 - anything else must be a clear, named failure too
+            assert path in str(e) or "Exhausted" in str(e) or "exhausted" in str(e), repr(e)
+        else:
+            assert not bad
+        await rig.admin.session.delete(path)
+        assert await manager.generate_producer_id() >= 0
+
+    rig.run(claim())
+
+
+async def _delete_if_present(rig: Rig, path: str) -> None:
+    try:
+        await rig.admin.session.delete(path)
+    except NoNodeError:
+        pass
+
+
+def _absent(rig: Rig, path: str) -> Callable[[], Awaitable[bool]]:
+    async def gone() -> bool:
+        return await rig.admin.session.exists(path) is None
+
+    return gone
 
 
 class _NoController:
