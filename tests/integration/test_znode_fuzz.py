@@ -16,9 +16,11 @@ too. Embedded store only: what is exercised is our decoding and handling, not th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import logging
+import os
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from typing import Any, TypeVar
@@ -57,9 +59,11 @@ from zkcontroller.zk.znodes import (
 )
 
 T = TypeVar("T")
-EXAMPLES = 12
-"""Per znode: each example costs a write, a topic creation and, for nodes read at failover, an election."""
-FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=True,
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "12"))
+"""Per znode: each example costs a write, a topic creation and, for nodes read at failover, an election.
+``FUZZ_EXAMPLES=200 FUZZ_RANDOM=1`` hunts further (fresh random data each run) than the fixed, derandomized
+default a test run uses."""
+FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=not os.environ.get("FUZZ_RANDOM"),
                 phases=[Phase.explicit, Phase.generate],
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 """No shrinking: each step would replay on the one cluster; the failing example is printed as generated."""
@@ -101,10 +105,8 @@ def _drop_at(doc: Any, route: list[int]) -> Any:
 def bad_data(valid: bytes) -> st.SearchStrategy[bytes]:
     """Bytes near and far from ``valid`` (a well-formed value of the znode): most are malformed."""
     doc = None
-    try:
+    with contextlib.suppress(ValueError):
         doc = json.loads(valid)
-    except ValueError:
-        pass
     routes = st.lists(st.integers(min_value=0, max_value=7), min_size=1, max_size=3)
     near: list[st.SearchStrategy[bytes]] = [
         st.integers(min_value=0, max_value=max(len(valid) - 1, 0)).map(lambda n: valid[:n]),  # truncated
@@ -124,6 +126,57 @@ def bad_data(valid: bytes) -> st.SearchStrategy[bytes]:
         json_values.map(lambda v: json.dumps(v).encode()),
     ]
     return st.one_of(*near, *far)
+
+
+broker_ids = st.sampled_from([1, 2, 3, 0, -1, 9, -(2**31), 2**31 - 1])
+replica_lists = st.lists(broker_ids, max_size=4)
+partition_keys = st.sampled_from(["0", "1", "2", "-1", "00", "+1", " 1", "2147483647", "2147483648", "x", ""])
+topic_names = st.sampled_from(["ok0", "ok1", "nope", "", "ok0 ", "a" * 300, ".", "..", "a/b", "/", "\x00", "\ud800",
+                               "zookeeper"])
+partition_ids = st.sampled_from([0, 1, 2, -1, 2**31 - 1, 7])
+
+
+def json_bytes(values: st.SearchStrategy[Any]) -> st.SearchStrategy[bytes]:
+    return values.map(lambda v: json.dumps(v).encode())
+
+
+def well_typed(node: str) -> st.SearchStrategy[bytes]:
+    """Data of the right shape and types whose values make no sense (unknown brokers, duplicate replicas, empty
+    or negative lists, partitions and topics that do not exist): decodable, so handled past the decoder."""
+    tp = st.fixed_dictionaries({"topic": topic_names, "partition": partition_ids})
+    shapes: dict[str, st.SearchStrategy[Any]] = {
+        "topic": st.fixed_dictionaries(
+            {"version": st.sampled_from([1, 2, 3, 99]),
+             "partitions": st.dictionaries(partition_keys, replica_lists, max_size=3)},
+            optional={"adding_replicas": st.dictionaries(partition_keys, replica_lists, max_size=2),
+                      "removing_replicas": st.dictionaries(partition_keys, replica_lists, max_size=2),
+                      "topic_id": st.sampled_from(["AAAAAAAAAAAAAAAAAAAAAA", "x", "", "ZZZZZZZZZZZZZZZZZZZZZZ"])}),
+        "state": st.fixed_dictionaries({"version": st.just(1), "leader": broker_ids, "leader_epoch": broker_ids,
+                                        "controller_epoch": broker_ids, "isr": replica_lists}),
+        "reassign": st.fixed_dictionaries({"version": st.just(1), "partitions": st.lists(st.fixed_dictionaries(
+            {"topic": topic_names, "partition": partition_ids, "replicas": replica_lists}), max_size=3)}),
+        "partitions": st.fixed_dictionaries({"version": st.just(1), "partitions": st.lists(tp, max_size=3)}),
+        "log_dir": st.fixed_dictionaries({"version": st.just(1), "broker": broker_ids, "event": broker_ids}),
+        "config_change": st.one_of(
+            st.fixed_dictionaries({"version": st.just(2), "entity_path": st.sampled_from(
+                ["topics/ok0", "topics/nope", "brokers/1", "brokers/<default>", "brokers/x", "users/u", "nope/x",
+                 "topics", "", "/", "topics/ok0/x", "brokers/-1", "topics/", "topics/.", "topics/..", "brokers/..",
+                 "users/..", "clients/\x00", "topics/\x00", "brokers/\ud800", "users/a/b", "clients/",
+                 "users/<default>/clients/..", "ips/..", "brokers/1/x"])}),
+            st.fixed_dictionaries({
+                "version": st.just(1), "entity_type": st.sampled_from(["topics", "brokers", "x"]),
+                "entity_name": st.sampled_from(["ok0", "1", "<default>", "", "a/b", "..", "\x00"])})),
+        "config": st.fixed_dictionaries({"version": st.just(1), "config": st.dictionaries(
+            st.sampled_from(["unclean.leader.election.enable", "retention.ms", "min.insync.replicas",
+                             "cleanup.policy", "segment.bytes", "x"]),
+            st.sampled_from(["true", "false", "TRUE", "", "-1", "0", "99999999999999999999", "compact,delete",
+                             "nope"]), max_size=3)}),
+        "feature": st.fixed_dictionaries({"version": st.sampled_from([1, 2]), "status": st.sampled_from([0, 1]),
+                                          "features": st.dictionaries(st.sampled_from(["a", ""]), st.fixed_dictionaries(
+                                              {"min_version_level": broker_ids, "max_version_level": broker_ids}),
+                                              max_size=2)}),
+    }
+    return json_bytes(shapes[node])
 
 
 # ---------------------------------------------------------------------------------------------------- the rig
@@ -173,8 +226,7 @@ class Rig:
             await session.set_data(path, data)
             return path
         except NoNodeError:
-            await self.admin.make_parents(path) if hasattr(self.admin, "make_parents") else await _mkparents(
-                session, path)
+            await session.ensure_path(path.rsplit("/", 1)[0])
             return await session.create(path, data, mode)
 
     async def alive(self) -> None:
@@ -199,20 +251,9 @@ class Rig:
         """Make the controller re-read everything: delete ``/controller`` (a new election, a new epoch)."""
         before = await self.cluster.wait_for_controller(timeout_s=20.0)
         epoch = before.context.epoch
-        try:
+        with contextlib.suppress(NoNodeError):
             await self.admin.session.delete(paths.CONTROLLER)
-        except NoNodeError:
-            pass
         await self.cluster.wait_for_controller(timeout_s=20.0, min_epoch=epoch + 1)
-
-
-async def _mkparents(session: Any, path: str) -> None:
-    parts = path.strip("/").split("/")[:-1]
-    for i in range(1, len(parts) + 1):
-        try:
-            await session.create("/" + "/".join(parts[:i]), b"", CreateMode.PERSISTENT)
-        except NodeExistsError:
-            pass
 
 
 @pytest.fixture
@@ -299,7 +340,7 @@ def test_live_broker_registration_overwritten(rig: Rig, caplog: pytest.LogCaptur
         rig.run(rig.admin.session.set_data(path, original))
 
 
-@given(data=bad_data(TOPIC))
+@given(data=bad_data(TOPIC) | well_typed("topic"))
 @FUZZ
 def test_new_topic(rig: Rig, caplog: pytest.LogCaptureFixture, data: bytes) -> None:
     path = paths.topic_path(rig.name("bad"))
@@ -307,28 +348,22 @@ def test_new_topic(rig: Rig, caplog: pytest.LogCaptureFixture, data: bytes) -> N
     check(rig, caplog, path, refused(lambda: TopicZNode.decode(data, path)))
 
 
-@given(data=bad_data(TOPIC))
+@given(data=bad_data(TOPIC) | well_typed("topic"))
 @FUZZ
 def test_existing_topic_overwritten(rig: Rig, caplog: pytest.LogCaptureFixture, data: bytes) -> None:
     """An existing topic's assignment replaced (Kafka's PartitionModifications), then re-read at failover."""
     rig.run(rig.alive())
-    topic = rig.name("victim")
-    rig.run(rig.admin.create_topic_assignment(topic, None, {TopicPartition(topic, 0): ReplicaAssignment((1, 2))}))
-    rig.run(wait_until(lambda: TopicPartition(topic, 0) in (rig.cluster.active_controller() or _none).context
-                       .partitions_with_leaders, what=f"{topic} led"))
+    topic = rig.run(_led_victim(rig, "victim"))
     path = paths.topic_path(topic)
     rig.run(rig.write(path, data))
     check(rig, caplog, path, refused(lambda: TopicZNode.decode(data, path)), rig.failover)
 
 
-@given(data=bad_data(PARTITION_STATE))
+@given(data=bad_data(PARTITION_STATE) | well_typed("state"))
 @FUZZ
 def test_partition_state(rig: Rig, caplog: pytest.LogCaptureFixture, data: bytes) -> None:
     """Read at failover (and by ISR-change handling): the partition has no readable state."""
-    topic = rig.name("victim")
-    rig.run(rig.admin.create_topic_assignment(topic, None, {TopicPartition(topic, 0): ReplicaAssignment((1, 2))}))
-    rig.run(wait_until(lambda: TopicPartition(topic, 0) in (rig.cluster.active_controller() or _none).context
-                       .partitions_with_leaders, what=f"{topic} led"))
+    topic = rig.run(_led_victim(rig, "victim"))
     path = paths.partition_state_path(topic, 0)
     rig.run(rig.write(path, data))
     check(rig, caplog, path, refused(lambda: TopicPartitionStateZNode.decode(data, path, 1)), rig.failover)
@@ -341,10 +376,8 @@ def test_controller_overwritten(rig: Rig, caplog: pytest.LogCaptureFixture, data
     elected again (the owner deletes a node of its session that does not name it)."""
     path = paths.CONTROLLER
     rig.run(rig.cluster.wait_for_controller(timeout_s=20.0))
-    try:
+    with contextlib.suppress(NoNodeError):
         rig.run(rig.admin.session.set_data(path, data))
-    except NoNodeError:
-        pass
     check(rig, caplog, path, refused(lambda: ControllerZNode.decode(data, path)))
 
 
@@ -373,7 +406,7 @@ def test_controller_epoch(rig: Rig, caplog: pytest.LogCaptureFixture, data: byte
     check(rig, caplog, path, bad, trigger)
 
 
-@given(data=bad_data(REASSIGNMENT))
+@given(data=bad_data(REASSIGNMENT) | well_typed("reassign"))
 @FUZZ
 def test_reassign_partitions(rig: Rig, caplog: pytest.LogCaptureFixture, data: bytes) -> None:
     """Kafka warns "Ignoring partition reassignment due to invalid json" and leaves the node."""
@@ -384,7 +417,7 @@ def test_reassign_partitions(rig: Rig, caplog: pytest.LogCaptureFixture, data: b
     rig.run(_delete_if_present(rig, path))
 
 
-@given(data=bad_data(PARTITIONS))
+@given(data=bad_data(PARTITIONS) | well_typed("partitions"))
 @FUZZ
 def test_preferred_replica_election(rig: Rig, caplog: pytest.LogCaptureFixture, data: bytes) -> None:
     rig.run(rig.alive())
@@ -417,7 +450,7 @@ def test_delete_topics_child(rig: Rig, caplog: pytest.LogCaptureFixture, name: s
     rig.run(wait_until(_absent(rig, path), timeout_s=10.0, what=f"{path} deleted"))
 
 
-@given(data=bad_data(PARTITIONS))
+@given(data=bad_data(PARTITIONS) | well_typed("partitions"))
 @FUZZ
 def test_isr_change_notification(rig: Rig, caplog: pytest.LogCaptureFixture, data: bytes) -> None:
     """A bad notification beside a good one: both are deleted once handled (Kafka's ``finally``)."""
@@ -435,7 +468,7 @@ def test_isr_change_notification(rig: Rig, caplog: pytest.LogCaptureFixture, dat
     rig.run(wait_until(_absent(rig, good), timeout_s=10.0, what=f"{good} deleted"))
 
 
-@given(data=bad_data(LOG_DIR_EVENT))
+@given(data=bad_data(LOG_DIR_EVENT) | well_typed("log_dir"))
 @FUZZ
 def test_log_dir_event_notification(rig: Rig, caplog: pytest.LogCaptureFixture, data: bytes) -> None:
     path = rig.run(rig.admin.session.create(paths.log_dir_event_path(), data, CreateMode.PERSISTENT_SEQUENTIAL))
@@ -443,7 +476,7 @@ def test_log_dir_event_notification(rig: Rig, caplog: pytest.LogCaptureFixture, 
     rig.run(wait_until(_absent(rig, path), timeout_s=10.0, what=f"{path} deleted"))
 
 
-@given(data=bad_data(CONFIG_CHANGE))
+@given(data=bad_data(CONFIG_CHANGE) | well_typed("config_change"))
 @FUZZ
 def test_config_change_notification(rig: Rig, caplog: pytest.LogCaptureFixture, data: bytes) -> None:
     """Read by the controller (unclean election settings) and by every broker (topic and broker configs)."""
@@ -452,8 +485,10 @@ def test_config_change_notification(rig: Rig, caplog: pytest.LogCaptureFixture, 
     check(rig, caplog, path, refused(lambda: ConfigEntityChangeNotificationSequenceZNode.decode(data, path)))
 
 
-@given(data=bad_data(ENTITY_CONFIG), entity=st.sampled_from(["topics/ok0", "brokers/<default>", "brokers/1",
-                                                             "brokers/2"]))
+ENTITIES = st.sampled_from(["topics/ok0", "brokers/<default>", "brokers/1", "brokers/2"])
+
+
+@given(data=bad_data(ENTITY_CONFIG) | well_typed("config"), entity=ENTITIES)
 @FUZZ
 def test_entity_config(rig: Rig, caplog: pytest.LogCaptureFixture, data: bytes, entity: str) -> None:
     """An entity's config node, then a change notification naming it (what the config tools write)."""
@@ -470,7 +505,27 @@ def test_entity_config(rig: Rig, caplog: pytest.LogCaptureFixture, data: bytes, 
     rig.run(rig.write(path, ENTITY_CONFIG))
 
 
-@given(data=bad_data(FEATURES))
+@given(data=bad_data(ENTITY_CONFIG) | well_typed("config"), entity=ENTITIES)
+@settings(FUZZ, max_examples=max(EXAMPLES // 2, 1))
+def test_entity_config_read_at_startup(rig: Rig, caplog: pytest.LogCaptureFixture, data: bytes, entity: str
+                                       ) -> None:
+    """The same nodes read whole, by a new controller and by a restarting broker (no notification)."""
+    rig.run(rig.alive())
+    path = f"{paths.CONFIG}/{entity}"
+
+    async def restart() -> None:
+        await rig.write(path, data)
+        await rig.failover()
+        await rig.cluster.stop_broker(2)
+        await rig.cluster.start_broker(2)
+
+    try:
+        check(rig, caplog, path, refused(lambda: ConfigEntityZNode.decode(data, path)), restart)
+    finally:
+        rig.run(rig.write(path, ENTITY_CONFIG))
+
+
+@given(data=bad_data(FEATURES) | well_typed("feature"))
 @FUZZ
 def test_feature(rig: Rig, caplog: pytest.LogCaptureFixture, data: bytes) -> None:
     path = paths.FEATURE
@@ -531,7 +586,7 @@ def test_latest_producer_id_block(rig: Rig, data: bytes) -> None:
             await manager.generate_producer_id()
         except ZnodeDecodeError as e:
             assert bad and e.path == path, e
-        except Exception as e:  # noqa: BLE001 - anything else must be a clear, named failure too
+        except Exception as e:  # anything else must be a clear failure too
             assert path in str(e) or "Exhausted" in str(e) or "exhausted" in str(e), repr(e)
         else:
             assert not bad
@@ -542,10 +597,8 @@ def test_latest_producer_id_block(rig: Rig, data: bytes) -> None:
 
 
 async def _delete_if_present(rig: Rig, path: str) -> None:
-    try:
+    with contextlib.suppress(NoNodeError):
         await rig.admin.session.delete(path)
-    except NoNodeError:
-        pass
 
 
 def _absent(rig: Rig, path: str) -> Callable[[], Awaitable[bool]]:
@@ -555,9 +608,15 @@ def _absent(rig: Rig, path: str) -> Callable[[], Awaitable[bool]]:
     return gone
 
 
-class _NoController:
-    class context:  # noqa: N801
-        partitions_with_leaders: frozenset[TopicPartition] = frozenset()
+async def _led_victim(rig: Rig, prefix: str) -> str:
+    """A new one-partition topic, once it has a leader."""
+    topic = rig.name(prefix)
+    tp = TopicPartition(topic, 0)
+    await rig.admin.create_topic_assignment(topic, None, {tp: ReplicaAssignment((1, 2))})
 
+    def led() -> bool:
+        active = rig.cluster.active_controller()
+        return active is not None and tp in active.context.partitions_with_leaders
 
-_none = _NoController()
+    await wait_until(led, what=f"{topic} led")
+    return topic
