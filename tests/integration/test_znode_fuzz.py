@@ -620,3 +620,48 @@ async def _led_victim(rig: Rig, prefix: str) -> str:
 
     await wait_until(led, what=f"{topic} led")
     return topic
+
+
+NOTIFICATION_PARENTS = {
+    paths.ISR_CHANGE_NOTIFICATION: PARTITIONS,
+    paths.LOG_DIR_EVENT_NOTIFICATION: LOG_DIR_EVENT,
+    paths.CONFIG_CHANGES: CONFIG_CHANGE,
+}
+
+
+@given(parent=st.sampled_from(sorted(NOTIFICATION_PARENTS)),
+       name=st.one_of(_ZK_NAME, st.sampled_from(["isr_change_", "log_dir_event_", "config_change_", "isr_change_x",
+                                                 "config_change_-1", "log_dir_event_99999999999999999999"])))
+@FUZZ
+def test_notification_child_name(rig: Rig, caplog: pytest.LogCaptureFixture, parent: str, name: str) -> None:
+    """A child of a notification parent not named as a sequential notification, then a real notification: the
+    real one is still handled (deleted, for ISR changes and log-dir events, once read)."""
+    rig.run(rig.alive())
+    path = f"{parent}/{name}"
+    try:
+        rig.run(rig.write(path, NOTIFICATION_PARENTS[parent]))
+    except BadArgumentsError:
+        assume(False)  # not a name ZooKeeper takes
+    good = rig.run(rig.admin.session.create(
+        {paths.ISR_CHANGE_NOTIFICATION: paths.isr_change_path(), paths.LOG_DIR_EVENT_NOTIFICATION:
+         paths.log_dir_event_path(), paths.CONFIG_CHANGES: paths.config_change_path()}[parent],
+        NOTIFICATION_PARENTS[parent], CreateMode.PERSISTENT_SEQUENTIAL))
+    check(rig, caplog, path, False)
+    if parent != paths.CONFIG_CHANGES:
+        rig.run(wait_until(_absent(rig, good), timeout_s=10.0, what=f"{good} handled and deleted"))
+    rig.run(_delete_if_present(rig, path))
+
+
+@given(data=bad_data(TOPIC))
+@FUZZ
+def test_deleting_an_unreadable_topic(rig: Rig, caplog: pytest.LogCaptureFixture, data: bytes) -> None:
+    """A deletion request for a topic whose znode the controller could not read: whatever it does with the topic,
+    the request does not stay and the rest of the cluster is served."""
+    path = paths.topic_path(rig.name("unreadable"))
+    topic = path.rsplit("/", 1)[-1]
+    bad = refused(lambda: TopicZNode.decode(data, path))
+    rig.run(rig.write(path, data))
+    check(rig, caplog, path, bad)
+    rig.run(rig.write(paths.delete_topic_path(topic), b""))
+    rig.run(rig.alive())
+    rig.run(wait_until(_absent(rig, paths.delete_topic_path(topic)), timeout_s=10.0, what="the request handled"))
