@@ -665,3 +665,27 @@ def test_deleting_an_unreadable_topic(rig: Rig, caplog: pytest.LogCaptureFixture
     rig.run(rig.write(paths.delete_topic_path(topic), b""))
     rig.run(rig.alive())
     rig.run(wait_until(_absent(rig, paths.delete_topic_path(topic)), timeout_s=10.0, what="the request handled"))
+
+
+@given(data=bad_data(CONTROLLER))
+@settings(FUZZ, max_examples=max(EXAMPLES // 2, 1))
+def test_controller_created_by_another_client(rig: Rig, caplog: pytest.LogCaptureFixture, data: bytes) -> None:
+    """``/controller`` created by a client that is not a broker (after the controller's node went): unreadable,
+    it is no controller (Kafka's ``getControllerId`` of unparsable data) and is reported; nobody can be elected
+    while that client's node is there (as in Kafka), and one is as soon as it goes."""
+    path = paths.CONTROLLER
+    bad = refused(lambda: ControllerZNode.decode(data, path))
+    assume(bad)
+
+    async def trigger() -> None:
+        await rig.cluster.wait_for_controller(timeout_s=20.0)
+        await rig.admin.session.delete(path)
+        try:
+            await rig.admin.session.create(path, data, CreateMode.EPHEMERAL)
+        except NodeExistsError:
+            assume(False)  # a broker won the election first: nothing unreadable to see
+        await wait_until(reported(caplog, path), timeout_s=10.0, what=f"a WARN/ERROR line naming {path}")
+        await rig.admin.session.delete(path)
+
+    rig.run(trigger())
+    check(rig, caplog, path, bad)
