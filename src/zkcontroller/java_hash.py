@@ -1,7 +1,14 @@
 """Java's hash codes, where Kafka's output follows a ``HashMap``'s iteration order: the admin tools' config lines
-(`admin.java_hash_map`, `admin.java_properties`) and a failed Produce request's answer (`broker.produce`)."""
+(`admin.java_hash_map`, `admin.java_properties`) and a failed Produce request's answer (`broker.produce`); and
+Scala 2.13's mutable hash tables, whose order decides what ``ZkAdminManager`` does first and how it prints an
+assignment (`scala_hash_order`)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable
+from typing import TypeVar
+
+K = TypeVar("K", bound=Hashable)
 
 
 def java_string_hash(text: str) -> int:
@@ -16,3 +23,29 @@ def java_string_hash(text: str) -> int:
 def hash_map_spread(h: int) -> int:
     """``HashMap.hash``: the high half of the unsigned 32-bit ``h`` folded into the low, for the table index."""
     return h ^ (h >> 16)
+
+
+def scala_hash_order(keys: Iterable[K], hash_of: Callable[[K], int]) -> list[K]:
+    """The distinct ``keys`` in the iteration order of a Scala 2.13 ``mutable.HashSet`` / ``HashMap`` they were
+    added to in order (Kafka 2.8.2 is built with Scala 2.13.5); ``hash_of`` is the key's ``##`` (a ``String``'s
+    `java_string_hash`, an ``Int`` itself).
+
+    Buckets are ``improveHash(h) & (capacity - 1)`` with ``improveHash(h) = h ^ (h >>> 16)``, visited in order; a
+    bucket lists its keys by ascending (signed) improved hash, equal hashes in insertion order. The table starts at
+    16 and doubles before an add that would bring its size to 3/4 of it (a repeated key counts as an add). Checked
+    against scala-library 2.13.18 (tests)."""
+    capacity, size = 16, 0
+    seen: dict[K, int] = {}
+    for key in keys:
+        if size + 1 >= capacity * 3 // 4:
+            capacity *= 2
+        if key not in seen:
+            seen[key] = len(seen)
+            size += 1
+
+    def order(key: K) -> tuple[int, int, int]:
+        h = hash_map_spread(hash_of(key) & 0xFFFFFFFF)
+        signed = h - (1 << 32) if h & 0x80000000 else h
+        return h & (capacity - 1), signed, seen[key]
+
+    return sorted(seen, key=order)

@@ -7,11 +7,12 @@ Kept apart from `zkcontroller.admin.topics` so that validation is testable witho
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from zkcontroller.admin.errors import InvalidConfigError, InvalidReplicaAssignmentError, InvalidTopicError
 from zkcontroller.admin.java_numbers import java_split, parse_int_list
 from zkcontroller.controller.scala_render import scala_collection
+from zkcontroller.java_hash import scala_hash_order
 from zkcontroller.zk import log_config_def
 from zkcontroller.zk.config_values import JAVA_TRIM
 from zkcontroller.zk.log_config_def import (  # noqa: F401 (re-exported: the admin tools' names for them)
@@ -131,27 +132,10 @@ def validate_assignment_shape(assignment: Mapping[int, Sequence[int]]) -> None:
 
 def _scala_assignment_map(assignment: Mapping[int, Sequence[int]]) -> str:
     """The assignment as Kafka's message prints it: ZkAdminManager builds a ``mutable.HashMap[Int, Seq[Int]]``
-    of ``ArrayBuffer``s (a Java list through ``asScala``, mapped), printed in its table's order."""
-    items = sorted(assignment.items(), key=_scala_int_hash_map_order(len(assignment)))
-    return scala_collection("HashMap", (f"{p} -> {scala_collection('ArrayBuffer', r)}" for p, r in items))
-
-
-def _scala_int_hash_map_order(size: int) -> Callable[[tuple[int, object]], tuple[int, int]]:
-    """Scala 2.13's ``mutable.HashMap`` iterates bucket by bucket (``improveHash(key) & (capacity - 1)``), each
-    bucket in hash order; the table starts at 16 and doubles whenever an insert reaches 3/4 of it. An ``Int``
-    key hashes to itself, improved as ``h ^ (h >>> 16)`` (32 bits); so partitions 0..n-1 come out ascending."""
-    capacity = 16
-    for held in range(size):
-        if held + 1 >= capacity * 3 // 4:
-            capacity *= 2
-
-    def order(item: tuple[int, object]) -> tuple[int, int]:
-        h = item[0] & 0xFFFFFFFF
-        improved = h ^ (h >> 16)
-        signed = improved - (1 << 32) if improved & 0x80000000 else improved
-        return improved & (capacity - 1), signed
-
-    return order
+    of ``ArrayBuffer``s (a Java list through ``asScala``, mapped), printed in its table's order (an ``Int`` hashes
+    to itself)."""
+    order = scala_hash_order(assignment, lambda partition: partition)
+    return scala_collection("HashMap", (f"{p} -> {scala_collection('ArrayBuffer', assignment[p])}" for p in order))
 
 
 def unavailable_brokers(assignment: Mapping[int, Sequence[int]], live: Iterable[int]) -> dict[int, list[int]]:

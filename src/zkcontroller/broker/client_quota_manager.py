@@ -140,6 +140,9 @@ class ClientQuotaManager:
     brokers here enforce the produce one and, in `controller_mutation_quota`, the controller mutation one).
     ``now_ms`` is the runtime's clock."""
 
+    _log = log
+    """Kafka's ``Logging`` names the logger after the concrete class (``getClass.getName``)."""
+
     config_key = PRODUCER_BYTE_RATE
     """The quota's key in a ``/config/users|clients`` node (`apply_quota_config`)."""
 
@@ -171,9 +174,9 @@ class ClientQuotaManager:
             self.quota_types_enabled |= CLIENT_ID_QUOTA_ENABLED
         if quota is None:
             if self._overridden.pop(entity, None) is not None:
-                log.info("Removing %s quota for %s", self.quota_type, _entity_text(entity))
+                self._log.info("Removing %s quota for %s", self.quota_type, _entity_text(entity))
         else:
-            log.info("Changing %s quota for %s to %s", self.quota_type, _entity_text(entity), quota)
+            self._log.info("Changing %s quota for %s to %s", self.quota_type, _entity_text(entity), quota)
             self._overridden[entity] = quota
 
     def _metric_tags(self, sanitized_user: str, client_id: str) -> tuple[str, str]:
@@ -263,7 +266,8 @@ class ClientQuotaManager:
         if rate <= bound:  # Quota.acceptable for an upper bound
             return 0
         throttle = to_int32(self._throttle_time(rate, bound, sensor.window_size_ms(now)))
-        log.debug("Quota violated for sensor (%s-%s). Delay time: (%d)", self.quota_type, ":".join(tags), throttle)
+        self._log.debug("Quota violated for sensor (%s-%s). Delay time: (%d)", self.quota_type, ":".join(tags),
+                        throttle)
         return throttle
 
     def _throttle_time(self, rate: float, bound: float, window_ms: int) -> int:
@@ -323,6 +327,8 @@ class ClientRequestQuotaManager(ClientQuotaManager):
     """Kafka 2.8.2's ``ClientRequestQuotaManager``: ``request_percentage``, the time spent handling a client's
     requests as a percentage of one request handler thread, on the sampled rate of `ClientQuotaManager`; a throttle
     is at most one quota window (``QuotaUtils.boundedThrottleTime``)."""
+
+    _log = logging.getLogger("kafka.server.ClientRequestQuotaManager")
 
     config_key = REQUEST_PERCENTAGE
 

@@ -19,6 +19,7 @@ refuses; both leave the throttle time for the answer, less the time since it was
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -31,6 +32,7 @@ from zkcontroller.broker.client_quota_manager import (
     to_int32,
 )
 from zkcontroller.java_hash import java_string_hash
+from zkcontroller.java_hash import scala_hash_order as java_scala_hash_order
 from zkcontroller.runtime.runtime import Runtime
 from zkcontroller.zk.log_config_def import java_parse_double
 from zkcontroller.zk.quota_configs import CONTROLLER_MUTATION_RATE
@@ -40,8 +42,6 @@ log = logging.getLogger("kafka.server.ControllerMutationQuotaManager")
 THROTTLING_QUOTA_EXCEEDED = 89
 THROTTLING_QUOTA_EXCEEDED_MESSAGE = "The throttling quota has been exceeded."
 """``Errors.THROTTLING_QUOTA_EXCEEDED``' message, which the strict quota's exception carries."""
-QUOTA_CONTROLLER_MUTATION_DEFAULT = float(2**31 - 1)
-"""``ControllerMutationQuotaManager.QuotaControllerMutationDefault`` (Int.MaxValue)."""
 
 
 class ThrottlingQuotaExceeded(Exception):
@@ -158,6 +158,8 @@ class ControllerMutationQuotaManager(ClientQuotaManager):
     """The ``ControllerMutation`` quota manager: `ClientQuotaManager`'s quota levels and sensor keys, a token
     bucket per sensor."""
 
+    _log = log
+
     config_key = CONTROLLER_MUTATION_RATE
 
     def __init__(self, runtime: Runtime, *, samples: int = DEFAULT_NUM_QUOTA_SAMPLES,
@@ -220,27 +222,8 @@ class ControllerMutationQuotaManager(ClientQuotaManager):
         return cls(self, tags, bucket)
 
 
-def scala_hash_order(names: list[str]) -> list[str]:
-    """The distinct ``names`` in the iteration order of a Scala 2.13 ``mutable.HashSet`` / ``HashMap`` they were
-    added to in order (Kafka 2.8.2 is built with Scala 2.13.5): ``ZkAdminManager`` creates and deletes topics in that
-    order (``toCreate.values``, ``toDelete``), which decides, under a strict quota, which topics get through.
-
-    Buckets are ``improveHash(h) & (capacity - 1)`` with ``improveHash(h) = h ^ (h >>> 16)``, visited in order; a
-    bucket lists its keys by ascending (signed) improved hash, equal hashes in insertion order. The table starts at
-    16 and doubles before an add that would bring its size to 3/4 of it (duplicates count as adds)."""
-    capacity, size = 16, 0
-    seen: dict[str, int] = {}
-    for name in names:
-        if size + 1 >= int(capacity * 0.75):
-            capacity *= 2
-        if name not in seen:
-            seen[name] = len(seen)
-            size += 1
-
-    def key(name: str) -> tuple[int, int, int]:
-        h = java_string_hash(name)
-        h ^= h >> 16
-        signed = h - 2**32 if h >= 2**31 else h
-        return h & (capacity - 1), signed, seen[name]
-
-    return sorted(seen, key=key)
+def scala_hash_order(names: Iterable[str]) -> list[str]:
+    """The distinct topic ``names`` in the order of the Scala 2.13 ``mutable.HashSet`` / ``HashMap`` they were
+    added to: ``ZkAdminManager`` creates and deletes topics in that order (``toCreate.values``, ``toDelete``), which
+    decides, under a strict quota, which topics get through (`java_hash.scala_hash_order`)."""
+    return java_scala_hash_order(names, java_string_hash)

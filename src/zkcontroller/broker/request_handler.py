@@ -305,7 +305,7 @@ class KafkaApis:
                                   f"(supported {lo_hi[0]}-{lo_hi[1]}) from client {header.client_id}")
         request_quotas = self.request_quotas()
         if request_quotas is not None and not request_quotas.quotas_enabled:
-            request_quotas = None  # no request quota was ever set here: nothing to time (Kafka records nothing)
+            request_quotas = None  # no client quota node was ever read here: nothing to time (Kafka records nothing)
         if request_quotas is not None:  # the handling time starts (Kafka: when a handler thread dequeues it)
             start_request(request_quotas.runtime.now_ms())
         try:
@@ -653,7 +653,7 @@ def request_body_string(header: RequestHeader, body: object) -> str:
         return body
     try:
         return request_string(header.api_key, header.api_version, body)
-    except (KeyError, ValueError):  # no table for the API, or one out of step: the line is still written
+    except Exception:  # no table for the API, or one out of step: handleError's line is still written
         return repr(body)
 
 

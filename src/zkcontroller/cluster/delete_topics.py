@@ -64,6 +64,8 @@ def delete_topics_handler(server: Callable[[], KafkaServer | None]) -> DeleteTop
         errors: dict[int, int] = {}
         to_delete: dict[str, int] = {}
         """Each name to delete, with the index of its first entry (the one its outcome goes to)."""
+        added: list[str] = []
+        """Every entry's name as Kafka adds it to ``toDelete`` (repeats too: they count toward the set's growth)."""
         for i, r in enumerate(results):
             if r.name is None:
                 errors[i] = UNKNOWN_TOPIC_ID
@@ -71,8 +73,9 @@ def delete_topics_handler(server: Callable[[], KafkaServer | None]) -> DeleteTop
                 errors[i] = Errors.UNKNOWN_TOPIC_OR_PARTITION
             else:
                 to_delete.setdefault(r.name, i)
+                added.append(r.name)
         if to_delete:
-            outcome = await _delete(current, list(to_delete), timeout_ms, quota)
+            outcome = await _delete(current, added, timeout_ms, quota)
             errors.update({to_delete[name]: error for name, error in outcome.items()})
         return [TopicDeleted(r.name, r.topic_id, errors.get(i, 0)) for i, r in enumerate(results)]
 

@@ -12,9 +12,9 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Literal
 
+from zkcontroller.protocol.wire.data_strings import java_double
 from zkcontroller.zk.config_values import JAVA_TRIM, ConfigValueError, java_parse_int, parse_boolean
 
 
@@ -36,20 +36,6 @@ _JAVA_HEX_DOUBLE = re.compile(
 """``FloatingDecimal.parseHexString``'s pattern: the binary exponent is required (``0x1.8`` is refused)."""
 _LIST_SEPARATOR = re.compile(r"\s*,\s*", re.ASCII)
 _LONG_MAX = 2**63 - 1
-
-
-def java_double(value: float) -> str:
-    """Java's ``Double.toString``, which Kafka's messages print: ``2.0``, ``1.0E10``, ``NaN``, ``Infinity``."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Infinity" if value > 0 else "-Infinity"
-    if value == 0 or 1e-3 <= abs(value) < 1e7:
-        return repr(value)
-    digits_tuple, exponent = Decimal(repr(abs(value))).normalize().as_tuple()[1:]
-    digits = "".join(map(str, digits_tuple))
-    assert isinstance(exponent, int)
-    return f"{'-' if value < 0 else ''}{digits[0]}.{digits[1:] or '0'}E{len(digits) - 1 + exponent}"
 
 
 def _invalid(name: str, shown: object, message: str) -> TopicConfigError:

@@ -344,7 +344,8 @@ def uuid_string(value: Any) -> str:
 
 
 def java_double(value: float) -> str:
-    """``Double.toString``: plain with at least one decimal in [1e-3, 1e7), else ``1.0E7``-style."""
+    """Java's ``Double.toString``, which Kafka's generated ``toString`` and its config messages print: plain with
+    at least one decimal in [1e-3, 1e7), else ``1.0E7``-style (`zk.log_config_def` takes it from here)."""
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
