@@ -61,12 +61,13 @@ def test_an_unclean_election_missing_from_the_event_log_is_caught() -> None:
     rule holds the controller to it: the writer still running and active in the election's epoch at the end. An
     election whose controller lost its tenure meanwhile is excused (`invariants_unclean`). Which seeds elect,
     and whose controller keeps its tenure, moves with every change to the schedule (a broker no longer reading
-    ``/config/changes`` on a session event moved seeds 2 and 4 into the excused case): the bound is a rate."""
+    ``/config/changes`` on a session event moved seeds 2 and 4 into the excused case, followers truncating on
+    fetch moved seed 1): the bound is a rate, over twelve seeds (about half are caught)."""
     def deaf(world: SimWorld) -> None:
         world.checker.unclean.on_event = lambda _line: None  # type: ignore[method-assign]
 
     caught = 0
-    for seed in range(6):
+    for seed in range(12):
         world, result = _run(seed, tweak=deaf)
         assert all(v.invariant == "unclean-election-logged" for v in result.violations), describe_failures([result])
         if result.violations:
@@ -77,7 +78,7 @@ def test_an_unclean_election_missing_from_the_event_log_is_caught() -> None:
             controller = None if host is None else host.controller
             assert host is None or host.state != "running" or controller is None or not controller.is_active \
                 or controller.context.epoch != election.controller_epoch, f"seed {seed}: {election} not caught"
-    assert caught >= 3, f"only {caught}/6 seeds caught an unclean election missing from the event log"
+    assert caught >= 5, f"only {caught}/12 seeds caught an unclean election missing from the event log"
 
 
 def test_a_leader_from_outside_the_isr_written_by_someone_else_is_caught() -> None:

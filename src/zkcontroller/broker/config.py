@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from zkcontroller.protocol.ibp import DEFAULT_IBP, alter_isr_enabled, parse_ibp
+from zkcontroller.protocol.ibp import DEFAULT_IBP, alter_isr_enabled, ibp_at_least, parse_ibp
 
 DEFAULT_LOG_DIRS = ("/tmp/kafka-logs",)
 """Kafka's default ``log.dirs``."""
@@ -85,6 +85,13 @@ class ReplicationConfig:
     def uses_alter_isr(self) -> bool:
         """Kafka's ``config.interBrokerProtocolVersion.isAlterIsrSupported``."""
         return alter_isr_enabled(self.inter_broker_protocol_version)
+
+    @property
+    def truncates_on_fetch(self) -> bool:
+        """Kafka's ``isTruncationOnFetchSupported`` (IBP 2.7-IV1 and later, Fetch v12): a follower sends the epoch
+        of its last fetched records and the leader answers a diverging epoch; below it (OffsetsForLeaderEpoch,
+        which we do not send) a new follower truncates to its high watermark."""
+        return ibp_at_least(self.inter_broker_protocol_version, "2.7-IV1")
 
     @property
     def isr_expiration_interval_ms(self) -> int:

@@ -67,16 +67,20 @@ class CachedPartition:
     fetch_offset: int
     max_records: int
     high_watermark: int = -1
+    last_fetched_epoch: int = -1
 
     def must_respond(self, result: FetchPartitionResult) -> bool:
-        """Kafka's ``maybeUpdateResponseData``: records, a changed high watermark or an error go in the answer. An
-        error also forgets the high watermark, so the partition is sent again once the error clears."""
+        """Kafka's ``maybeUpdateResponseData``: records, a changed high watermark, a diverging epoch or an error go
+        in the answer. An error also forgets the high watermark, so the partition is sent again once the error
+        clears."""
         respond = result.records > 0
         if self.high_watermark != result.high_watermark:
             respond = True
             self.high_watermark = result.high_watermark
         if result.error is not Errors.NONE:
             self.high_watermark = -1
+            respond = True
+        if result.diverging_end_offset >= 0:  # always answered, to trigger the follower's truncation
             respond = True
         return respond
 
@@ -101,11 +105,13 @@ class FetchSession:
             cached = self.partitions.get(asked.topic_partition)
             if cached is None:
                 self.partitions[asked.topic_partition] = CachedPartition(
-                    asked.topic_partition, asked.current_leader_epoch, asked.fetch_offset, request.max_records)
+                    asked.topic_partition, asked.current_leader_epoch, asked.fetch_offset, request.max_records,
+                    last_fetched_epoch=asked.last_fetched_epoch)
             else:
                 cached.current_leader_epoch = asked.current_leader_epoch
                 cached.fetch_offset = asked.fetch_offset
                 cached.max_records = request.max_records
+                cached.last_fetched_epoch = asked.last_fetched_epoch
         return [tp for tp in request.forgotten if self.partitions.pop(tp, None) is not None]
 
     def evictable_key(self) -> tuple[bool, int, int]:
@@ -214,6 +220,7 @@ class FetchTarget:
     current_leader_epoch: int
     fetch_offset: int
     max_records: int
+    last_fetched_epoch: int = -1
 
 
 class FetchContext:
@@ -257,7 +264,8 @@ class FullFetchContext(SessionlessFetchContext):
         asked = {p.topic_partition: p for p in self._request.partitions}
         cached = {r.topic_partition: CachedPartition(r.topic_partition, asked[r.topic_partition].current_leader_epoch,
                                                      asked[r.topic_partition].fetch_offset,
-                                                     self._request.max_records, r.high_watermark)
+                                                     self._request.max_records, r.high_watermark,
+                                                     asked[r.topic_partition].last_fetched_epoch)
                   for r in results}
         self.session_id = self._cache.maybe_create_session(self._now_ms, self._privileged, cached)
         return super().respond(results)
@@ -285,7 +293,8 @@ class IncrementalFetchContext(FetchContext):
 
 
 def _targets(request: FetchRequest) -> Iterator[FetchTarget]:
-    return (FetchTarget(p.topic_partition, p.current_leader_epoch, p.fetch_offset, request.max_records)
+    return (FetchTarget(p.topic_partition, p.current_leader_epoch, p.fetch_offset, request.max_records,
+                        p.last_fetched_epoch)
             for p in request.partitions)
 
 

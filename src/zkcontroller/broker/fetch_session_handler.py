@@ -88,7 +88,8 @@ class FetchSessionHandler:
             if now is None:
                 del self._session[tp]
                 forgotten.append(tp)
-            elif now.fetch_offset != before.fetch_offset or now.current_leader_epoch != before.current_leader_epoch:
+            elif (now.fetch_offset != before.fetch_offset or now.current_leader_epoch != before.current_leader_epoch
+                  or now.last_fetched_epoch != before.last_fetched_epoch):
                 self._session[tp] = now  # (the same partition: comparing the two fields that vary is cheaper)
                 changed.append(now)
         for tp, now in wanted.items():

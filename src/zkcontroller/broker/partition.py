@@ -77,6 +77,10 @@ class Partition:
         self.leader = -1
         self.leader_epoch = -1
         self.leader_epoch_start_offset = 0
+        self.last_fetched_epoch = -1
+        """The leader epoch under which the last records reached this log (as leader, or fetched from one): Kafka's
+        ``latestEpoch`` from its epoch cache, which an offsets-only log does not keep. -1 unknown (none yet, or
+        after a restart: the journal keeps offsets only)."""
         self.isr: tuple[int, ...] = ()
         self.replicas: tuple[int, ...] = ()
         self.zk_version = 0
@@ -163,10 +167,14 @@ class Partition:
         self.maybe_increment_high_watermark(now_ms)
 
     def make_follower(self, leader: int, leader_epoch: int, isr: tuple[int, ...], replicas: tuple[int, ...],
-                      zk_version: int, controller_epoch: int) -> None:
-        """Kafka's ``makeFollower``. Offsets only and without leader-epoch truncation (KIP-101), a new
-        follower truncates to its high watermark: what it may hold that the new leader lacks lies above it."""
-        if leader_epoch != self.leader_epoch and self.log_end_offset > self.high_watermark:
+                      zk_version: int, controller_epoch: int, truncate_on_fetch: bool = False) -> None:
+        """Kafka's ``makeFollower``. With truncation on fetch (IBP 2.7-IV1+) and a known last epoch, the log is
+        kept: the new leader's answer to the first fetch says where it diverges (`diverging_end_offset`).
+        Otherwise (Kafka's path for a log without epochs) a new follower truncates to its high watermark: what it
+        may hold that the new leader lacks lies above it. Truncating to the HW when the fetch would do loses
+        acknowledged records if this follower is elected before it fetches again (docs/soak.md, F2)."""
+        if (leader_epoch != self.leader_epoch and self.log_end_offset > self.high_watermark
+                and not (truncate_on_fetch and self.last_fetched_epoch >= 0)):
             self.log_end_offset = self.high_watermark
         self.leader, self.leader_epoch, self.isr, self.replicas = leader, leader_epoch, isr, replicas
         self.zk_version, self.controller_epoch, self.pending_isr = zk_version, controller_epoch, None
@@ -186,6 +194,8 @@ class Partition:
         if records < 0:
             raise ValueError(f"cannot append {records} records to {self.topic_partition}")
         self.log_end_offset += records
+        if records:
+            self.last_fetched_epoch = self.leader_epoch
         self.maybe_increment_high_watermark(now_ms)
         return self.log_end_offset
 
@@ -194,11 +204,23 @@ class Partition:
         ``Log.updateHighWatermark`` on a follower), even when lower than ours: a newly elected leader may not have
         advanced its HW yet, and the follower copies it, as Kafka's does."""
         self.log_end_offset += records
+        if records:  # fetched under the epoch followed (records the leader had from before are consistent with it)
+            self.last_fetched_epoch = self.leader_epoch
         self.high_watermark = max(0, min(leader_high_watermark, self.log_end_offset))
 
     def truncate_to(self, offset: int) -> None:
         self.log_end_offset = min(self.log_end_offset, max(0, offset))
         self.high_watermark = min(self.high_watermark, self.log_end_offset)
+
+    def diverging_end_offset(self, last_fetched_epoch: int, fetch_offset: int) -> int:
+        """The leader's side of truncation on fetch (Kafka 2.8's ``Partition.readRecords`` with a
+        ``lastFetchedEpoch``): where the follower's last epoch ended here, if the follower holds more than that,
+        else -1. The current epoch ends at our log end; an older one at the latest where ours began (without an
+        epoch cache we cannot tell an earlier end). A newer one than ours is left to the offset check."""
+        if last_fetched_epoch < 0 or last_fetched_epoch > self.leader_epoch:
+            return -1
+        end = self.log_end_offset if last_fetched_epoch == self.leader_epoch else self.leader_epoch_start_offset
+        return end if end < fetch_offset else -1
 
     def maybe_increment_high_watermark(self, now_ms: int) -> bool:
         """Kafka's ``maybeIncrementLeaderHW``: HW = the smallest LEO of the leader and of each follower in the

@@ -53,8 +53,7 @@ def optional_string(value: int) -> str:
 
 def partition_data_string(asked: FetchPartition, partition: Partition | None) -> str:
     """``FetchRequest.PartitionData.toString`` for one partition of a replica's fetch."""
-    has_records = partition is not None and partition.log_end_offset > 0
-    last_fetched = asked.current_leader_epoch if has_records else -1
+    last_fetched = asked.last_fetched_epoch
     return (f"PartitionData(fetchOffset={asked.fetch_offset}, logStartOffset=0, maxBytes={REPLICA_FETCH_MAX_BYTES}, "
             f"currentLeaderEpoch={optional_string(asked.current_leader_epoch)}, "
             f"lastFetchedEpoch={optional_string(last_fetched)})")
@@ -158,7 +157,8 @@ class ReplicaFetcher:
         for tp in sorted_partitions(self.fetching):
             partition = self._partition(tp)
             if partition is not None and self._delayed_until.get(tp, 0) <= now:
-                parts.append(FetchPartition(tp, self.fetching[tp], partition.log_end_offset))
+                parts.append(FetchPartition(tp, self.fetching[tp], partition.log_end_offset,
+                                            partition.last_fetched_epoch if self._config.truncates_on_fetch else -1))
         leader = self.source or self._broker(self.source_broker_id)
         if not parts or leader is None:
             return None
@@ -209,8 +209,8 @@ class ReplicaFetcher:
         """The fetch as Kafka's ``FetchRequest.Builder.toString`` (2.8.2, ``FetchRequest.java``) prints it,
         with ``ReplicaFetcherThread.buildFetch``'s values: ``replica.fetch.wait.max.ms``, and the defaults of
         what we do not configure (``replica.fetch.min.bytes`` 1, ``replica.fetch.response.max.bytes`` 10 MiB,
-        ``replica.fetch.max.bytes`` 1 MiB per partition, no rack id). Logs start at 0 here; without a leader
-        epoch cache, ``lastFetchedEpoch`` is the epoch followed once the log has records (empty before)."""
+        ``replica.fetch.max.bytes`` 1 MiB per partition, no rack id). Logs start at 0 here; ``lastFetchedEpoch`` is
+        the epoch of the log's last records (`Partition.last_fetched_epoch`), empty below IBP 2.7-IV1."""
         fetch_data = ", ".join(f"{p.topic_partition}={partition_data_string(p, self._partition(p.topic_partition))}"
                                for p in request.partitions)
         return (f"(type=FetchRequest, replicaId={request.replica_id}, "
@@ -244,6 +244,16 @@ class ReplicaFetcher:
             self._log(logging.WARNING, f"Reset fetch offset for partition {tp} from {replica_end} to current "
                       "leader's start offset 0")
 
+    def _truncate_on_fetch(self, tp: TopicPartition, partition: Partition, end_offset: int) -> None:
+        """Kafka's ``truncateOnFetchResponse``: the leader says the follower's last epoch ended at ``end_offset``;
+        the follower truncates to it (or keeps its log if shorter) and fetches on from there
+        (``ReplicaFetcherThread.truncate``, with its WARN when that goes below the high watermark)."""
+        offset = min(partition.log_end_offset, end_offset)
+        if offset < partition.high_watermark:
+            self._log(logging.WARNING, f"Truncating {tp} to offset {offset} below high watermark "
+                      f"{partition.high_watermark}")
+        partition.truncate_to(offset)
+
     def _process(self, sent: dict[TopicPartition, FetchPartition], response: FetchResponse) -> bool:
         got_records = False
         for result in response.partitions:
@@ -254,7 +264,9 @@ class ReplicaFetcher:
                 continue  # no longer fetched here, or fetched at another epoch since
             if partition.log_end_offset != asked.fetch_offset:
                 continue  # truncated meanwhile
-            if result.error is Errors.NONE:
+            if result.error is Errors.NONE and result.diverging_end_offset >= 0:
+                self._truncate_on_fetch(tp, partition, result.diverging_end_offset)
+            elif result.error is Errors.NONE:
                 partition.append_as_follower(result.records, result.high_watermark)
                 got_records = got_records or result.records > 0
             elif result.error is Errors.FENCED_LEADER_EPOCH:

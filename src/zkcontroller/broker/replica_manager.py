@@ -243,7 +243,7 @@ class ReplicaManager:
             if lines is not None:
                 lines.making_follower(tp, partition)
             partition.make_follower(hosted.leader, hosted.leader_epoch, hosted.isr, hosted.replicas,
-                                    hosted.zk_version, hosted.controller_epoch)
+                                    hosted.zk_version, hosted.controller_epoch, self.config.truncates_on_fetch)
             self.isr_manager.clear_pending(tp)  # as Kafka's makeFollower: we may have led it before
             if self.shutting_down:  # makeFollowers: the old fetcher goes, no new one is added
                 self._remove_fetcher(tp)
@@ -382,6 +382,13 @@ class ReplicaManager:
                 results.append(FetchPartitionResult(tp, error))
                 continue
             error = partition.fetch_error(request.replica_id, asked.current_leader_epoch, asked.fetch_offset)
+            if from_follower and error in (Errors.NONE, Errors.OFFSET_OUT_OF_RANGE) and asked.last_fetched_epoch >= 0:
+                diverging = partition.diverging_end_offset(asked.last_fetched_epoch, asked.fetch_offset)
+                if diverging >= 0:  # Kafka answers no records and the epoch's end; the follower's LEO is not taken
+                    results.append(FetchPartitionResult(tp, Errors.NONE, partition.high_watermark, 0,
+                                                        asked.fetch_offset, diverging_epoch=asked.last_fetched_epoch,
+                                                        diverging_end_offset=diverging))
+                    continue
             if error is not Errors.NONE:
                 leader_end = partition.log_end_offset if error is Errors.OFFSET_OUT_OF_RANGE else -1
                 results.append(FetchPartitionResult(tp, error, partition.high_watermark, log_end_offset=leader_end))

@@ -74,6 +74,8 @@ class FetchPartition:
     current_leader_epoch: int
     fetch_offset: int
     """The follower's log end offset: what it has, so what it asks for next."""
+    last_fetched_epoch: int = -1
+    """The leader epoch of the follower's last records (Fetch v12's ``lastFetchedEpoch``; -1 unknown)."""
 
 
 INVALID_SESSION_ID = 0
@@ -121,6 +123,11 @@ class FetchPartitionResult:
     log_end_offset: int = -1
     """The leader's log end offset, sent with OFFSET_OUT_OF_RANGE only (-1 otherwise, or unknown): it stands in
     for the ListOffsets (latest) request Kafka's follower sends then (``fetchOffsetAndTruncate``)."""
+    diverging_epoch: int = -1
+    diverging_end_offset: int = -1
+    """Fetch v12's ``divergingEpoch`` end offset (-1: none): the follower's last fetched epoch ended there on the
+    leader, below the fetch offset, so the follower truncates to it before fetching on (KIP-595's truncation on
+    fetch, Kafka 2.7-IV1+)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,6 +51,7 @@ async def test_out_of_range_truncates_to_the_leaders_log_end_offset(
     follower = brokers.rms[2].partition(TP)
     assert follower is not None
     follower.log_end_offset = 9  # a tail the leader never had (an old leader's, after an unclean election)
+    follower.last_fetched_epoch = -1  # no epoch known (a restarted broker): the offset check decides
     (answer,) = leader.handle_fetch(fetch(2, 0, offset=9)).partitions
     assert (answer.error, answer.log_end_offset) == (Errors.OFFSET_OUT_OF_RANGE, 6)
     await brokers.rms[2].fetchers[1].fetch_once()
@@ -150,13 +151,14 @@ async def test_a_fetch_that_cannot_connect_warns_with_awaitreadys_exception(
 async def test_the_fetch_request_prints_as_the_builders_tostring(brokers: Brokers) -> None:
     """``FetchRequest.Builder.toString`` of an incremental fetch: the partitions sent (``toSend``) as a map of
     ``PartitionData``, the forgotten ones joined by ", " (``Utils.join``), ``FetchMetadata.toString``; a follower
-    with records has fetched in its epoch (``lastFetchedEpoch``)."""
+    with records sends the epoch of its last ones (``lastFetchedEpoch``)."""
     brokers.lead(state(leader_epoch=4))
     fetcher = brokers.rms[2].fetchers[1]
     follower = brokers.rms[2].partition(TP)
     assert follower is not None
     follower.log_end_offset = 7
-    request = FetchRequest(2, (FetchPartition(TP, 4, 7), FetchPartition(TopicPartition("u", 1), -1, 0)),
+    request = FetchRequest(2, (FetchPartition(TP, 4, 7, last_fetched_epoch=4),
+                               FetchPartition(TopicPartition("u", 1), -1, 0)),
                            session_id=123, session_epoch=5, forgotten=(TopicPartition("a", 0), TopicPartition("b", 2)))
     wait = brokers.rms[2].config.replica_fetch_wait_max_ms
     assert fetcher.fetch_request_string(request) == (

@@ -100,7 +100,7 @@ def encode_request(request: FetchRequest, version: int) -> bytes:
         "session_epoch": request.session_epoch,
         "topics": [{"topic": t, "partitions": [
             {"partition": p.topic_partition.partition, "current_leader_epoch": p.current_leader_epoch,
-             "fetch_offset": p.fetch_offset, "last_fetched_epoch": -1, "log_start_offset": -1,
+             "fetch_offset": p.fetch_offset, "last_fetched_epoch": p.last_fetched_epoch, "log_start_offset": -1,
              "partition_max_bytes": request.max_records} for p in ps]}
             for t, ps in by_topic(request.partitions, _topic_of).items()],
         "forgotten_topics_data": [{"topic": t, "partitions": ps} for t, ps in forgotten.items()], "rack_id": ""})
@@ -109,7 +109,8 @@ def encode_request(request: FetchRequest, version: int) -> bytes:
 def decode_request(version: int, buf: bytes | memoryview, offset: int) -> FetchRequest:
     d = codec.decode(FETCH.request, version, buf, offset, exact=False)
     partitions = tuple(FetchPartition(TopicPartition(t["topic"], p["partition"]), p["current_leader_epoch"],
-                                      p["fetch_offset"]) for t in d["topics"] for p in t["partitions"])
+                                      p["fetch_offset"], p.get("last_fetched_epoch", -1))
+                       for t in d["topics"] for p in t["partitions"])
     limits = {p["partition_max_bytes"] for t in d["topics"] for p in t["partitions"]}
     forgotten = tuple(TopicPartition(t["topic"], p)
                       for t in d.get("forgotten_topics_data") or () for p in t["partitions"])
@@ -124,8 +125,15 @@ def encode_response(response: FetchResponse, version: int) -> bytes:
             {"partition": r.topic_partition.partition, "error_code": int(r.error),
              "high_watermark": r.high_watermark, "last_stable_offset": _last_stable_offset(r), "log_start_offset": 0,
              "aborted_transactions": [], "preferred_read_replica": -1,
-             "record_set": encode_records(r.base_offset, r.records)} for r in rs]}
+             "record_set": encode_records(r.base_offset, r.records), **_diverging(r)} for r in rs]}
             for t, rs in by_topic(response.partitions, _topic_of).items()]})
+
+
+def _diverging(r: FetchPartitionResult) -> dict[str, Any]:
+    """v12's tagged ``divergingEpoch``, only when the follower must truncate (left out at its default)."""
+    if r.diverging_end_offset < 0:
+        return {}
+    return {"diverging_epoch": {"epoch": r.diverging_epoch, "end_offset": r.diverging_end_offset}}
 
 
 def _last_stable_offset(r: FetchPartitionResult) -> int:
@@ -145,7 +153,9 @@ def _partition_result(topic: str, p: dict[str, Any]) -> FetchPartitionResult:
     base = struct.unpack_from(">q", records)[0] if count else 0
     error = error_of(p["error_code"])
     leader_end = p.get("last_stable_offset", -1) if error is Errors.OFFSET_OUT_OF_RANGE else -1
-    return FetchPartitionResult(tp, error, p["high_watermark"], count, base, leader_end)
+    diverging = p.get("diverging_epoch") or {}
+    return FetchPartitionResult(tp, error, p["high_watermark"], count, base, leader_end,
+                                diverging.get("epoch", -1), diverging.get("end_offset", -1))
 
 
 def decode_response(version: int, buf: bytes | memoryview, offset: int) -> FetchResponse:
