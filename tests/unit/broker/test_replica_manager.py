@@ -231,10 +231,9 @@ async def test_a_refused_isr_change_is_not_proposed_again_until_a_new_leader_and
     assert again.leader_and_isr == LeaderAndIsr(1, 1, (1,), 3)
 
 
-async def test_an_old_leaders_tail_is_truncated_at_its_first_fetch_from_the_new_leader(brokers: Brokers) -> None:
-    """IBP 2.8: the old leader keeps its log on becoming follower; the new leader's answer to its fetch (last
-    fetched epoch 0, older than the leader's 1, offset 10 past where epoch 1 began, 4) is the diverging epoch's
-    end, and the follower truncates there before fetching the new leader's record."""
+async def _old_leader_with_an_unreplicated_tail(brokers: Brokers) -> ReplicaManager:
+    """Broker 1 led with 4 records replicated and 6 more never replicated; broker 2 now leads at epoch 1 and has
+    appended 1 record. The old leader, now its follower."""
     brokers.lead(state(isr=(1, 2), replicas=(1, 2)))
     old_leader = brokers.rms[1]
     old_leader.append(TP, 4)
@@ -242,8 +241,16 @@ async def test_an_old_leaders_tail_is_truncated_at_its_first_fetch_from_the_new_
     await brokers.fetch_all()
     old_leader.append(TP, 6)  # never replicated
     brokers.lead(state(leader=2, leader_epoch=1, isr=(2,), replicas=(1, 2)))
-    assert old_leader.log_end_offset(TP) == 10
     brokers.rms[2].append(TP, 1)
+    return old_leader
+
+
+async def test_an_old_leaders_tail_is_truncated_at_its_first_fetch_from_the_new_leader(brokers: Brokers) -> None:
+    """IBP 2.8: the old leader keeps its log on becoming follower; the new leader's answer to its fetch (last
+    fetched epoch 0, older than the leader's 1, offset 10 past where epoch 1 began, 4) is the diverging epoch's
+    end, and the follower truncates there before fetching the new leader's record."""
+    old_leader = await _old_leader_with_an_unreplicated_tail(brokers)
+    assert old_leader.log_end_offset(TP) == 10
     await brokers.fetch_all()
     assert old_leader.log_end_offset(TP) == 4
     await brokers.fetch_all()
@@ -253,15 +260,8 @@ async def test_an_old_leaders_tail_is_truncated_at_its_first_fetch_from_the_new_
 async def test_below_ibp_2_7_iv1_a_new_follower_truncates_to_its_high_watermark() -> None:
     brokers = Brokers(cfg=ReplicationConfig(inter_broker_protocol_version="2.7-IV0"))
     try:
-        brokers.lead(state(isr=(1, 2), replicas=(1, 2)))
-        old_leader = brokers.rms[1]
-        old_leader.append(TP, 4)
-        await brokers.fetch_all()
-        await brokers.fetch_all()
-        old_leader.append(TP, 6)  # never replicated
-        brokers.lead(state(leader=2, leader_epoch=1, isr=(2,), replicas=(1, 2)))
+        old_leader = await _old_leader_with_an_unreplicated_tail(brokers)
         assert old_leader.log_end_offset(TP) == 4
-        brokers.rms[2].append(TP, 1)
         await brokers.fetch_all()
         assert old_leader.log_end_offset(TP) == 5
     finally:
