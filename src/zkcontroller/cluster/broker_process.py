@@ -25,6 +25,7 @@ from zkcontroller.broker.request_handler import CloseConnection
 from zkcontroller.cluster.kafka_server import BrokerConfig, KafkaServer
 from zkcontroller.cluster.line_writer import LineWriter, LineWriterHandler
 from zkcontroller.cluster.listener import broker_apis
+from zkcontroller.cluster.logs import KafkaFormatter
 from zkcontroller.cluster.metrics import BrokerMetrics
 from zkcontroller.cluster.server_properties import BrokerProperties
 from zkcontroller.controller.event_log import EventLog
@@ -36,17 +37,15 @@ from zkcontroller.runtime.tcp_transport import TcpTransport
 
 log = logging.getLogger("kafka.server.KafkaServer")
 
-LOG_FORMAT = "[%(asctime)s] %(levelname)s %(message)s (%(name)s)"
-
-
 def configure_logging(level: int = logging.INFO) -> None:
     """To stderr (the cluster runner sends it to the broker's log file), flushed once per event-loop turn: a
     controller logs a line per partition when a broker fails. Python makes a non-interactive stderr
-    line-buffered (a write per line), so a broker process turns that off; the writer flushes instead."""
+    line-buffered (a write per line), so a broker process turns that off; the writer flushes instead. Lines are
+    in Kafka's layout (`KafkaFormatter`: ``WARN``, not Python's ``WARNING``)."""
     if not sys.stderr.isatty() and isinstance(sys.stderr, io.TextIOWrapper):
         sys.stderr.reconfigure(line_buffering=False)
     handler = LineWriterHandler(LineWriter(stream=sys.stderr))
-    handler.setFormatter(logging.Formatter(LOG_FORMAT))
+    handler.setFormatter(KafkaFormatter())
     logging.basicConfig(level=level, handlers=[handler], force=True)
     logging.getLogger("kazoo").setLevel(logging.WARNING)
 
