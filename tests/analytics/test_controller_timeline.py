@@ -33,6 +33,26 @@ def test_resigned_lines_without_epoch_end_the_tenure_the_controller_held() -> No
         (1, 9, 0, 5_000, 7), (2, 10, 5_001, 5_001, 0)]
 
 
+def test_a_resigned_line_from_a_broker_that_held_no_tenure_ends_none() -> None:
+    """Kafka logs "Resigned" from every broker at shutdown. Broker 2's, before its own later election (a second
+    run in the same log dir), once ended that later tenure a minute before it began."""
+    lifecycle = [_line(0, "controller_elected", 1, 2, 1), _line(1_000, "controller_resigned", 2, None, 2),
+                 _line(60_000, "controller_elected", 2, 3, 3), _line(90_000, "controller_resigned", 2, None, 4)]
+    activity = [{"cluster": "c", "controller_id": 2, "controller_epoch": 3, "first_ms": 60_000, "last_ms": 80_000,
+                 "events": 3, "source_file": "c/controller.log", "line_number": 3}]
+    tenures = build_tenures(lifecycle, activity)
+    assert [(t.controller_id, t.controller_epoch, t.start_ms, t.end_ms, t.resigned_ms) for t in tenures] == [
+        (1, 2, 0, 0, None), (2, 3, 60_000, 90_000, 90_000)]
+
+
+def test_a_resigned_line_without_the_election_in_the_logs_ends_the_epoch_acted_with_before() -> None:
+    lifecycle = [_line(50_000, "controller_resigned", 1, None, 9)]
+    activity = [{"cluster": "c", "controller_id": 1, "controller_epoch": 4, "first_ms": 0, "last_ms": 40_000,
+                 "events": 2, "source_file": "c/controller.log", "line_number": 1}]
+    [tenure] = build_tenures(lifecycle, activity)
+    assert (tenure.controller_epoch, tenure.resigned_ms) == (4, 50_000)
+
+
 def test_epoch_reset_is_one_row_and_one_restart_and_later_epochs_are_failovers() -> None:
     tenures = [_tenure(1, 9, 0, 1_000), _tenure(1, 1, 10 * MIN, 11 * MIN), _tenure(2, 2, 11 * MIN + 5, 12 * MIN)]
     timeline = classify(tenures)

@@ -84,7 +84,9 @@ def build_tenures(lifecycle: list[dict[str, object]], activity: list[dict[str, o
     """Tenures from lifecycle lines (elected/ready/resigned) and per-(controller, epoch) activity summaries.
 
     A line without an epoch (old versions' election line, every version's "Resigned") belongs to the epoch
-    that controller held at that time: the latest one it was elected with, else the first it acted with after.
+    that controller held at that time: the latest one it was elected with, else (an election line) the first it
+    acted with after, or (a resignation) the last it acted with before; a resignation of a broker that held none
+    is not a tenure's end.
     """
     tenures: dict[tuple[str, int, int], Tenure] = {}
 
@@ -105,7 +107,16 @@ def build_tenures(lifecycle: list[dict[str, object]], activity: list[dict[str, o
         key = (str(r["cluster"]), int(r["controller_id"]))
         epoch = r.get("controller_epoch")
         if epoch is None and r["kind"] == "controller_resigned":
-            epoch = current.get(key)
+            # the epoch it held then, or (its election line not in the logs) the latest it had acted with: never a
+            # later one. Kafka logs "Resigned" from every broker at shutdown, controller or not; a broker that held
+            # no tenure yet resigns nothing (a later tenure of its own would end before it began).
+            held = current.get(key)
+            if held is None:
+                earlier = [e for first, e in acted.get(key, []) if first <= int(r["ts_ms"])]
+                held = earlier[-1] if earlier else None
+            if held is None:
+                continue
+            epoch = held
         if epoch is None:
             later = [e for first, e in acted.get(key, []) if first >= int(r["ts_ms"]) - 1000]
             epoch = later[0] if later else current.get(key)
