@@ -270,3 +270,23 @@ def test_using_the_cached_jar_keeps_it_from_being_pruned() -> None:
     jvm_parser.build_jar.cache_clear()  # once per process: as the next job's process would find it
     assert jvm_parser.build_jar()[0] == jar
     assert time.time() - jar.stat().st_mtime < 3600
+
+
+def test_under_spark_submit_a_jar_given_with_jars_is_used_without_sources(spark, monkeypatch) -> None:
+    """Imported from a wheel (``--py-files``) the package has no Java sources to compile, but ``--jars`` put the
+    parser on the driver's class path: the job uses it instead of warning and parsing with Python. Here the
+    running session already has the class loaded (the spark fixture's session was started with the jar)."""
+    monkeypatch.setattr(jvm_parser, "build_jar", lambda: (None, "no Java sources in x.whl/zkcontroller/analytics/jvm"))
+    assert jvm_parser.available(spark) is None
+
+
+def test_without_sources_or_a_loaded_jar_the_reason_is_given(monkeypatch) -> None:
+    class NoJvm:
+        def __getattr__(self, name: str) -> object:
+            from py4j.protocol import Py4JError
+
+            raise Py4JError("no JVM")
+
+    fake = type("S", (), {"sparkContext": type("C", (), {"_jvm": NoJvm()})()})()
+    monkeypatch.setattr(jvm_parser, "build_jar", lambda: (None, "no Java sources in x"))
+    assert jvm_parser.available(fake) == "no Java sources in x"

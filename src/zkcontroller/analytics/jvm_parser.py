@@ -415,8 +415,20 @@ def available(spark: Any) -> str | None:
     """
     jar, why = build_jar()
     if jar is None:
-        return why
+        return None if _preloaded(spark) else why
     return _load(spark, jar)
+
+
+def _preloaded(spark: Any) -> bool:
+    """The parser is already on the driver's class path: ``spark-submit --jars`` with the jar, where the package
+    comes from a wheel (``--py-files``) and its Java sources are not files to compile (docs/analytics.md)."""
+    from py4j.protocol import Py4JError
+
+    try:
+        jvm = spark.sparkContext._jvm
+        return _loads(jvm, jvm.java.lang.Thread.currentThread().getContextClassLoader())
+    except Py4JError:
+        return False
 
 
 def _load(spark: Any, jar: Path) -> str | None:
