@@ -323,6 +323,15 @@ NANOS_TO_PERCENTAGE_PER_SECOND = 100.0 / 1_000_000_000
 """``ClientRequestQuotaManager.NanosToPercentagePerSecond``: handling time recorded as a percentage of one thread."""
 
 
+def parse_double_quota(text: str) -> float:
+    """A DOUBLE quota (``request_percentage``, ``controller_mutation_rate``) as ``QuotaConfigHandler`` reads it:
+    ``String.toDouble`` (``Double.parseDouble``); ValueError with Java's message where that throws."""
+    value = java_parse_double(text)
+    if value is None:
+        raise ValueError(f'For input string: "{text}"')
+    return value
+
+
 class ClientRequestQuotaManager(ClientQuotaManager):
     """Kafka 2.8.2's ``ClientRequestQuotaManager``: ``request_percentage``, the time spent handling a client's
     requests as a percentage of one request handler thread, on the sampled rate of `ClientQuotaManager`; a throttle
@@ -341,11 +350,7 @@ class ClientRequestQuotaManager(ClientQuotaManager):
 
     @staticmethod
     def parse_quota(text: str) -> float:
-        """``String.toDouble`` (``Double.parseDouble``), as ``QuotaConfigHandler`` reads the value."""
-        value = java_parse_double(text)
-        if value is None:
-            raise ValueError(f'For input string: "{text}"')
-        return value
+        return parse_double_quota(text)
 
     def _throttle_time(self, rate: float, bound: float, window_ms: int) -> int:
         return min(super()._throttle_time(rate, bound, window_ms), self.max_throttle_time_ms)

@@ -29,12 +29,12 @@ from zkcontroller.broker.client_quota_manager import (
     ClientQuotaManager,
     _java_divide,
     java_round,
+    parse_double_quota,
     to_int32,
 )
 from zkcontroller.java_hash import java_string_hash
 from zkcontroller.java_hash import scala_hash_order as java_scala_hash_order
 from zkcontroller.runtime.runtime import Runtime
-from zkcontroller.zk.log_config_def import java_parse_double
 from zkcontroller.zk.quota_configs import CONTROLLER_MUTATION_RATE
 
 log = logging.getLogger("kafka.server.ControllerMutationQuotaManager")
@@ -168,11 +168,7 @@ class ControllerMutationQuotaManager(ClientQuotaManager):
 
     @staticmethod
     def parse_quota(text: str) -> float:
-        """``String.toDouble`` (``Double.parseDouble``), as ``QuotaConfigHandler`` reads the value."""
-        value = java_parse_double(text)
-        if value is None:
-            raise ValueError(f'For input string: "{text}"')
-        return value
+        return parse_double_quota(text)
 
     def _new_sensor(self, now_ms: int) -> TokenBucket:  # type: ignore[override]
         return TokenBucket(last_record_ms=now_ms)
