@@ -86,6 +86,9 @@ class ReplicaFetcher:
         self._transport = transport
         self._runtime = runtime
         self._config = config
+        self._sends_last_fetched_epoch = config.truncates_on_fetch
+        """Read once: the config is fixed for the fetcher's life, and the IBP comparison is too slow to make per
+        partition per fetch."""
         self.fetching: dict[TopicPartition, int] = {}
         """Partitions fetched here, each with the leader epoch it follows."""
         self._delayed_until: dict[TopicPartition, int] = {}
@@ -158,7 +161,7 @@ class ReplicaFetcher:
             partition = self._partition(tp)
             if partition is not None and self._delayed_until.get(tp, 0) <= now:
                 parts.append(FetchPartition(tp, self.fetching[tp], partition.log_end_offset,
-                                            partition.last_fetched_epoch if self._config.truncates_on_fetch else -1))
+                                            partition.last_fetched_epoch if self._sends_last_fetched_epoch else -1))
         leader = self.source or self._broker(self.source_broker_id)
         if not parts or leader is None:
             return None

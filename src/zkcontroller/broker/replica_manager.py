@@ -69,6 +69,7 @@ class ReplicaManager:
         self.transport = transport
         self.runtime = runtime
         self.config = config or ReplicationConfig()
+        self._truncates_on_fetch = self.config.truncates_on_fetch  # read once, not per partition of a LeaderAndIsr
         self._partitions: dict[TopicPartition, Partition] = {}
         self._consumer_fetch_logged = False
         self._recovered = dict(recovered_logs or {})
@@ -243,7 +244,7 @@ class ReplicaManager:
             if lines is not None:
                 lines.making_follower(tp, partition)
             partition.make_follower(hosted.leader, hosted.leader_epoch, hosted.isr, hosted.replicas,
-                                    hosted.zk_version, hosted.controller_epoch, self.config.truncates_on_fetch)
+                                    hosted.zk_version, hosted.controller_epoch, self._truncates_on_fetch)
             self.isr_manager.clear_pending(tp)  # as Kafka's makeFollower: we may have led it before
             if self.shutting_down:  # makeFollowers: the old fetcher goes, no new one is added
                 self._remove_fetcher(tp)
