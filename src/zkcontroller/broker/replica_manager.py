@@ -383,8 +383,11 @@ class ReplicaManager:
                 results.append(FetchPartitionResult(tp, error))
                 continue
             error = partition.fetch_error(request.replica_id, asked.current_leader_epoch, asked.fetch_offset)
-            if from_follower and error in (Errors.NONE, Errors.OFFSET_OUT_OF_RANGE) and asked.last_fetched_epoch >= 0:
-                diverging = partition.diverging_end_offset(asked.last_fetched_epoch, asked.fetch_offset)
+            last_epoch = asked.last_fetched_epoch  # the leader's own epoch diverges only past its end: out of range
+            if from_follower and last_epoch >= 0 and (
+                    error is Errors.OFFSET_OUT_OF_RANGE
+                    or (error is Errors.NONE and last_epoch != partition.leader_epoch)):
+                diverging = partition.diverging_end_offset(last_epoch, asked.fetch_offset)
                 if diverging >= 0:  # Kafka answers no records and the epoch's end; the follower's LEO is not taken
                     results.append(FetchPartitionResult(tp, Errors.NONE, partition.high_watermark, 0,
                                                         asked.fetch_offset, diverging_epoch=asked.last_fetched_epoch,
