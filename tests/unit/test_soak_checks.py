@@ -60,6 +60,15 @@ def test_an_acknowledged_offset_handed_out_twice_and_a_watermark_below_it_are_ca
     assert names(checker.watermarks(checker.floors(), {TP: (3, 6)})) == ["high-watermark-monotonic"]
 
 
+def test_a_log_holding_more_records_than_were_sent_is_caught_as_a_duplicate_append() -> None:
+    assert SoakChecker.appended_once({TP: 8}, {TP: (2, 8)}) == []
+    assert SoakChecker.appended_once({TP: 9}, {TP: (2, 8)}) == []  # one still in flight, or lost: no violation
+    found = SoakChecker.appended_once({TP: 8}, {TP: (2, 9)})
+    assert names(found) == ["no-duplicate-appends"]
+    assert "high watermark 9, above the 8 records" in str(found[0])
+    assert names(SoakChecker.appended_once({}, {TP: (1, 1)})) == ["no-duplicate-appends"]
+
+
 def test_convergence_wants_one_live_controller_live_leaders_and_agreeing_brokers() -> None:
     agreeing = {b: {TP: BrokerPartitionView(1, 3, (1, 2, 3))} for b in (1, 2, 3)}
     actives = {1: True, 2: False, 3: False}

@@ -126,6 +126,9 @@ class ProducerWorkload:
         self.acks: queue.SimpleQueue[tuple[TopicPartition, int]] = queue.SimpleQueue()
         self.errors: Counter[str] = Counter()
         self.acknowledged = 0
+        self.handed: Counter[TopicPartition] = Counter()
+        """Records ever handed to the producer per partition: counted before ``produce`` (and taken back if it
+        refuses), so a record cannot be appended before it is counted (`SoakChecker.appended_once`)."""
         self._stop = threading.Event()
         self._fatal = threading.Event()
         self._thread = threading.Thread(target=self._run, name="soak-producer", daemon=True)
@@ -170,12 +173,15 @@ class ProducerWorkload:
                     producer.flush(5)
                     producer = self._make()
                 tp = self.partitions[sent % len(self.partitions)]
+                self.handed[tp] += 1
                 try:
                     producer.produce(tp.topic, b"soak %d" % sent, partition=tp.partition, on_delivery=self._delivered)
                     sent += 1
                 except BufferError:
+                    self.handed[tp] -= 1
                     self.errors["local queue full"] += 1
                 except Exception as e:  # a producer in a fatal state refuses: make it again
+                    self.handed[tp] -= 1
                     self.errors[f"produce {type(e).__name__}"] += 1
                     self._fatal.set()
                 producer.poll(1 / self.rate_per_s)
@@ -317,7 +323,10 @@ class Soak:
                    and (after[tp].leader_and_isr.leader, after[tp].leader_and_isr.leader_epoch)
                    == (snap.partitions[tp].leader, snap.partitions[tp].leader_epoch)}
         self.answered = set(answers)
-        return self.checker.watermarks(floors, answers)
+        found = self.checker.watermarks(floors, answers)
+        if self.workload is not None:
+            found += self.checker.appended_once(dict(self.workload.handed), answers)
+        return found
 
     async def views(self) -> tuple[dict[int, bool], dict[int, dict[TopicPartition, BrokerPartitionView] | str]]:
         running = self.running()

@@ -140,6 +140,17 @@ class SoakChecker:
             self.hw_floor[tp] = max(self.hw_floor.get(tp, 0), hw)
         return found
 
+    @staticmethod
+    def appended_once(handed: Mapping[TopicPartition, int], answers: Mapping[TopicPartition, tuple[int, int]]
+                      ) -> list[Violation]:
+        """High watermarks ``answers`` against ``handed``, the records ever handed to the producer per partition
+        (read after the answers). The soak's producer is the only writer of its topics, created empty, and nothing
+        is compacted or deleted, so a log holding more records than were ever sent appended some twice: the
+        idempotent producer's retry of a batch the new leader already had (an offsets-only log cannot show which)."""
+        return [Violation("no-duplicate-appends", f"{tp}: leader {leader} answered high watermark {hw}, above the "
+                          f"{handed.get(tp, 0)} records ever sent to it (a retried batch was appended twice)")
+                for tp, (leader, hw) in sorted(answers.items()) if hw > handed.get(tp, 0)]
+
     # ------------------------------------------------------------------ convergence, within a bound
 
     @staticmethod
