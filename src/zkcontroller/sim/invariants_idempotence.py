@@ -79,7 +79,7 @@ class _Stream:
 
 class IdempotenceInvariants:
     def __init__(self, violate: Callable[[str, str], None], *, sole_writer: bool = True) -> None:
-        self._violate = violate
+        self.violate = violate
         self.sole_writer = sole_writer
         """The producer is its topics' only writer (the adjacency invariant assumes it)."""
         self._streams: dict[tuple[int, str, int], _Stream] = {}
@@ -99,14 +99,14 @@ class IdempotenceInvariants:
         earlier = stream.acks.get(ack.base_sequence)
         if earlier is not None:  # the producer never re-batches: the same base sequence is the same batch
             if (earlier.base_offset, earlier.count) != (ack.base_offset, ack.count):
-                self._violate("idempotent-retry-same-offsets",
+                self.violate("idempotent-retry-same-offsets",
                               f"producer {ack.producer_id} {tp}: {earlier.where()}, and again: {ack.where()}")
             return
         offsets = self._offsets.setdefault((ack.topic, ack.partition), [])
         i = bisect.bisect_left(offsets, (ack.base_offset, ack.last_offset))
         for _, last, other in offsets[max(i - 1, 0):i + 1]:
             if other.base_offset <= ack.last_offset and ack.base_offset <= last:
-                self._violate("idempotent-acks-disjoint",
+                self.violate("idempotent-acks-disjoint",
                               f"producer {ack.producer_id} {tp}: {ack.where()} overlaps producer "
                               f"{other.producer_id}'s {other.where()}")
         offsets.insert(i, (ack.base_offset, ack.last_offset, ack))
@@ -119,11 +119,11 @@ class IdempotenceInvariants:
             if low is None or high is None:
                 continue
             if low.last_offset >= high.base_offset:
-                self._violate("idempotent-sequence-order-is-offset-order",
+                self.violate("idempotent-sequence-order-is-offset-order",
                               f"producer {ack.producer_id} {tp}: {high.where()} is not after {low.where()}")
             elif self.sole_writer and low.last_sequence + 1 == high.base_sequence \
                     and low.last_offset + 1 != high.base_offset:
-                self._violate("idempotent-acks-adjacent",
+                self.violate("idempotent-acks-adjacent",
                               f"producer {ack.producer_id} {tp}: {low.where()}, then {high.where()}: offsets "
                               f"{low.last_offset + 1}..{high.base_offset - 1} hold no acknowledged batch (the "
                               f"producer is the topic's only writer: a batch written twice, or never acknowledged)")
@@ -131,7 +131,7 @@ class IdempotenceInvariants:
     def on_out_of_order(self, producer_id: int, topic: str, partition: int, base_sequence: int, count: int,
                         broker_id: int) -> None:
         """The leader refused, as OUT_OF_ORDER_SEQUENCE_NUMBER, the batch right after the last acknowledged one."""
-        self._violate("idempotent-next-sequence-accepted",
+        self.violate("idempotent-next-sequence-accepted",
                       f"producer {producer_id} {topic}-{partition}: broker {broker_id} refused sequences "
                       f"{base_sequence}..{base_sequence + count - 1} as out of order, though every earlier batch "
                       f"was acknowledged")
@@ -143,7 +143,7 @@ class IdempotenceInvariants:
             for sequence in stream.sequences:
                 ack = stream.acks[sequence]
                 if sequence > expected:
-                    self._violate("idempotent-acks-gapless",
+                    self.violate("idempotent-acks-gapless",
                                   f"producer {producer_id} {topic}-{partition}: sequences {expected}.."
                                   f"{sequence - 1} were never acknowledged, yet {ack.where()} was")
                     break
