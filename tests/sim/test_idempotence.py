@@ -112,8 +112,8 @@ def test_a_refused_next_sequence_is_caught() -> None:
     found: list[tuple[str, str]] = []
     IdempotenceInvariants(lambda n, d: found.append((n, d))).on_out_of_order(7, "t", 0, 12, 3, 2)
     assert found == [("idempotent-next-sequence-accepted", "producer 7 t-0: broker 2 refused sequences 12..14 as "
-                                                           "out of order, though every earlier batch was "
-                                                           "acknowledged")]
+                                                           "out of order, the batch right after the highest "
+                                                           "acknowledged sequence")]
 
 
 def test_a_violation_stops_a_run_and_is_reported_like_the_others() -> None:

@@ -22,8 +22,8 @@ id, epoch 0 and base sequences, so the leaders' producer state (`broker.producer
   put the batch back in sequence order, ``retry.backoff.ms`` (100) later, and refresh the metadata (the leaders as
   a live broker's metadata cache has them). A retried batch is sent only when no earlier batch of its partition
   is in flight (Java's ``shouldStopDrainBatchesForPartition``), so retries go in order. OUT_OF_ORDER_SEQUENCE_NUMBER
-  is retried while an earlier batch of the partition is unacknowledged (Java's ``canRetry``: it is that batch's
-  failure echoing); for the batch right after the last acknowledged one it is reported
+  is retried unless the batch is the next after the highest acknowledged sequence (Java's ``canRetry`` and
+  ``isNextSequence``: otherwise it is an earlier batch's failure echoing); for that next batch it is reported
   (``idempotent-next-sequence-accepted``) and the partition is abandoned. A duplicate is answered NONE with the
   original offsets (Kafka 2.8's broker), which is success. Batches are retried until acknowledged
   (``delivery.timeout.ms`` is not modelled: a run ends with everything healed and the producer drained).
@@ -118,8 +118,8 @@ class _PartitionState:
     next_sequence: int = 0
     batches: deque[Batch] = field(default_factory=deque)
     """Unacknowledged batches in sequence order (acknowledged ones leave from the front)."""
-    acked_through: int = -1
-    """The last sequence of the contiguous acknowledged prefix."""
+    last_acked: int = -1
+    """The highest sequence acknowledged (Java's ``lastAckedSequence``; -1 none)."""
     backoff_until_ms: int = 0
     abandoned: bool = False
 
@@ -487,9 +487,9 @@ class IdempotentProducer:
         batch.state = "acked"
         self.acked_batches += 1
         state = self._state(batch)
+        state.last_acked = max(state.last_acked, batch.base_sequence + batch.count - 1)
         while state.batches and state.batches[0].state == "acked":
-            done = state.batches.popleft()
-            state.acked_through = done.base_sequence + done.count - 1
+            state.batches.popleft()
 
     def _retry(self, batch: Batch, why: str) -> None:
         state = self._state(batch)
@@ -501,7 +501,7 @@ class IdempotentProducer:
 
     def _out_of_order(self, batch: Batch, broker_id: int) -> None:
         state = self._state(batch)
-        if batch.base_sequence != state.acked_through + 1:  # an earlier batch's failure echoing: retry
+        if batch.base_sequence != state.last_acked + 1:  # not the next sequence (Java's isNextSequence): retry
             self._retry(batch, f"OUT_OF_ORDER_SEQUENCE_NUMBER from {broker_id}")
             return
         self.invariants.on_out_of_order(batch.producer_id, batch.tp.topic, batch.tp.partition, batch.base_sequence,

@@ -20,8 +20,8 @@ The simulator's idempotent producer (`idempotent_producer`) reports each one her
   partition and producer id have no hole between two acknowledged batches (a hole is a batch the leader skipped:
   a later sequence accepted without the earlier one).
 - ``idempotent-next-sequence-accepted``: the leader never refuses as OUT_OF_ORDER_SEQUENCE_NUMBER the batch right
-  after the producer's last acknowledged one (every earlier batch is committed: a correct leader has them all, so
-  that refusal means its producer state lost or skipped some).
+  after the producer's highest acknowledged sequence (the batch holding it is committed, and a correct leader's
+  state follows it, so that refusal means its producer state lost some, or took a later batch without this one).
 
 Sequence numbers never wrap in a run (2^31 of them), so they are compared as plain integers.
 """
@@ -100,15 +100,15 @@ class IdempotenceInvariants:
         if earlier is not None:  # the producer never re-batches: the same base sequence is the same batch
             if (earlier.base_offset, earlier.count) != (ack.base_offset, ack.count):
                 self.violate("idempotent-retry-same-offsets",
-                              f"producer {ack.producer_id} {tp}: {earlier.where()}, and again: {ack.where()}")
+                             f"producer {ack.producer_id} {tp}: {earlier.where()}, and again: {ack.where()}")
             return
         offsets = self._offsets.setdefault((ack.topic, ack.partition), [])
         i = bisect.bisect_left(offsets, (ack.base_offset, ack.last_offset))
         for _, last, other in offsets[max(i - 1, 0):i + 1]:
             if other.base_offset <= ack.last_offset and ack.base_offset <= last:
                 self.violate("idempotent-acks-disjoint",
-                              f"producer {ack.producer_id} {tp}: {ack.where()} overlaps producer "
-                              f"{other.producer_id}'s {other.where()}")
+                             f"producer {ack.producer_id} {tp}: {ack.where()} overlaps producer "
+                             f"{other.producer_id}'s {other.where()}")
         offsets.insert(i, (ack.base_offset, ack.last_offset, ack))
         j = bisect.bisect_left(stream.sequences, ack.base_sequence)
         before = stream.acks[stream.sequences[j - 1]] if j > 0 else None
@@ -120,21 +120,22 @@ class IdempotenceInvariants:
                 continue
             if low.last_offset >= high.base_offset:
                 self.violate("idempotent-sequence-order-is-offset-order",
-                              f"producer {ack.producer_id} {tp}: {high.where()} is not after {low.where()}")
+                             f"producer {ack.producer_id} {tp}: {high.where()} is not after {low.where()}")
             elif self.sole_writer and low.last_sequence + 1 == high.base_sequence \
                     and low.last_offset + 1 != high.base_offset:
                 self.violate("idempotent-acks-adjacent",
-                              f"producer {ack.producer_id} {tp}: {low.where()}, then {high.where()}: offsets "
-                              f"{low.last_offset + 1}..{high.base_offset - 1} hold no acknowledged batch (the "
-                              f"producer is the topic's only writer: a batch written twice, or never acknowledged)")
+                             f"producer {ack.producer_id} {tp}: {low.where()}, then {high.where()}: offsets "
+                             f"{low.last_offset + 1}..{high.base_offset - 1} hold no acknowledged batch (the "
+                             f"producer is the topic's only writer: a batch written twice, or never acknowledged)")
 
     def on_out_of_order(self, producer_id: int, topic: str, partition: int, base_sequence: int, count: int,
                         broker_id: int) -> None:
-        """The leader refused, as OUT_OF_ORDER_SEQUENCE_NUMBER, the batch right after the last acknowledged one."""
+        """The leader refused, as OUT_OF_ORDER_SEQUENCE_NUMBER, the batch right after the highest acknowledged
+        sequence."""
         self.violate("idempotent-next-sequence-accepted",
-                      f"producer {producer_id} {topic}-{partition}: broker {broker_id} refused sequences "
-                      f"{base_sequence}..{base_sequence + count - 1} as out of order, though every earlier batch "
-                      f"was acknowledged")
+                     f"producer {producer_id} {topic}-{partition}: broker {broker_id} refused sequences "
+                     f"{base_sequence}..{base_sequence + count - 1} as out of order, the batch right after the "
+                     f"highest acknowledged sequence")
 
     def check_gapless(self) -> None:
         """Once the producer has drained: no hole between two acknowledged batches of a stream."""
@@ -144,8 +145,8 @@ class IdempotenceInvariants:
                 ack = stream.acks[sequence]
                 if sequence > expected:
                     self.violate("idempotent-acks-gapless",
-                                  f"producer {producer_id} {topic}-{partition}: sequences {expected}.."
-                                  f"{sequence - 1} were never acknowledged, yet {ack.where()} was")
+                                 f"producer {producer_id} {topic}-{partition}: sequences {expected}.."
+                                 f"{sequence - 1} were never acknowledged, yet {ack.where()} was")
                     break
                 expected = max(expected, ack.last_sequence + 1)
 
