@@ -5,6 +5,11 @@ state is the leader's own, so a new leader appends a retried batch it already ho
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from tests.sim.helpers import ci_config, describe_failures, run
 
@@ -17,6 +22,7 @@ from zkcontroller.sim.scenarios import SCENARIO_SETUP, scenario_body
 from zkcontroller.sim.world import SimResult, SimWorld
 
 SCENARIO = "idempotent-failover"
+REPO = Path(__file__).resolve().parents[2]
 TP = TopicPartition("t", 0)
 
 
@@ -171,3 +177,15 @@ def test_idempotent_failover_holds_every_invariant() -> None:
     results = [run(SCENARIO, seed) for seed in range(10)]
     failures = [r for r in results if r.violations]
     assert not failures, describe_failures(failures)
+
+
+def test_the_scenario_is_deterministic_across_hash_seeds() -> None:
+    """The producer's choices (latencies, batch sizes, which broker it asks) come from the world's generator."""
+    program = ("import sys; from tests.sim.helpers import run; r = run('idempotent-failover', 9); "
+               "print(r.trace_hash, [(v.invariant, v.detail) for v in r.violations])")
+    outputs = set()
+    for hash_seed in ("0", "777"):
+        done = subprocess.run([sys.executable, "-c", program], env={**os.environ, "PYTHONHASHSEED": hash_seed},
+                              capture_output=True, text=True, timeout=120, check=True, cwd=REPO)
+        outputs.add(done.stdout)
+    assert len(outputs) == 1, outputs
