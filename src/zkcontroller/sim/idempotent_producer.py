@@ -264,6 +264,9 @@ class _Connection:
 
 
 class IdempotentProducer:
+    """One idempotent producer writing to every partition of one topic (see the module's docstring); it reports
+    every acknowledgement a broker computes to the checker's `IdempotenceInvariants`."""
+
     def __init__(self, world: SimWorld, topic: str, partitions: int, *, request_timeout_ms: int = 8_000,
                  retry_backoff_ms: int = 100, batch_interval_ms: int = 20, max_queued: int = 20,
                  max_records: int = 5) -> None:
