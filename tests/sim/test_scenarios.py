@@ -11,9 +11,13 @@ from tests.sim.helpers import describe_failures, run
 from zkcontroller.sim.scenarios import SCENARIOS
 
 SEEDS = range(100)
+KNOWN_FAILING = {"idempotent-failover": "producer state is leader-local until h-pstate lands"}
+"""Scenarios that find a known broker bug today (xfail, strict: the day they pass, this says so)."""
 
 
-@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+@pytest.mark.parametrize("scenario", [
+    pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=KNOWN_FAILING[s])) if s in KNOWN_FAILING else s
+    for s in sorted(SCENARIOS)])
 def test_scenario_holds_every_invariant_over_100_seeds(scenario: str) -> None:
     results = [run(scenario, seed) for seed in SEEDS]
     failures = [r for r in results if r.violations]

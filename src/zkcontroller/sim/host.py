@@ -39,6 +39,8 @@ class HostProcess:
         self._gate.set()
         self._waiting: deque[Callable[[], None]] = deque()
         self.dead = False
+        self.died = asyncio.Event()
+        """Set when the process is killed (crash, or the end of a clean stop): a client's connection to it closes."""
 
     @property
     def runnable(self) -> bool:
@@ -71,6 +73,7 @@ class HostProcess:
 
     def kill(self) -> None:
         self.dead = True
+        self.died.set()
         self._gate.clear()
         self._waiting.clear()
 

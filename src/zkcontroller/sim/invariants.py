@@ -42,6 +42,7 @@ from zkcontroller.protocol.control_requests import (
 from zkcontroller.protocol.inter_broker import AlterIsrRequest
 from zkcontroller.protocol.transport import RequestHandler
 from zkcontroller.sim.invariants_admin import AdminInvariants
+from zkcontroller.sim.invariants_idempotence import IdempotenceInvariants
 from zkcontroller.sim.invariants_unclean import UncleanInvariants
 from zkcontroller.sim.isr_liveness import drop_isr_expansion
 from zkcontroller.zk import paths
@@ -113,6 +114,8 @@ class InvariantChecker:
         """Deletion and reassignment invariants (`invariants_admin`)."""
         self.unclean = UncleanInvariants(world)
         """Unclean-election invariants (`invariants_unclean`)."""
+        self.idempotence = IdempotenceInvariants(self.violate)
+        """Idempotent-producer invariants (`invariants_idempotence`), fed by `idempotent_producer`."""
         self.delivery_log: list[tuple[int, Any, Any, int | None]] | None = None
         """When a list: every delivery as (broker id, request, response, broker's controller epoch before)."""
         self._epoch_owner: dict[int, int] = {}

@@ -6,8 +6,11 @@ from __future__ import annotations
 from zkcontroller.sim.hints import as_typed
 from zkcontroller.sim.invariants import INVARIANTS, LIVENESS
 from zkcontroller.sim.invariants_admin import ADMIN_INVARIANTS
+from zkcontroller.sim.invariants_idempotence import IDEMPOTENCE_INVARIANTS
 from zkcontroller.sim.invariants_unclean import UNCLEAN_INVARIANTS
 from zkcontroller.sim.world import SimResult
+
+ALL_INVARIANTS = (*INVARIANTS, *ADMIN_INVARIANTS, *UNCLEAN_INVARIANTS, *IDEMPOTENCE_INVARIANTS, LIVENESS)
 
 
 def format_result(result: SimResult) -> str:
@@ -16,7 +19,7 @@ def format_result(result: SimResult) -> str:
         f"scenario        {config.scenario}  seed {config.seed}  brokers {config.brokers}  "
         f"partitions {config.partitions}" + (f"  mutations {','.join(config.mutations)}" if config.mutations else ""),
         f"trace hash      {result.trace_hash}",
-        f"invariants      {', '.join((*INVARIANTS, *ADMIN_INVARIANTS, *UNCLEAN_INVARIANTS, LIVENESS))}",
+        f"invariants      {', '.join(ALL_INVARIANTS)}",
         f"checks          {result.checks} loop steps, {result.steps} trace records",
         f"faults          {result.faults}",
         f"virtual time    {result.virtual_ms / 1000:.3f} s",

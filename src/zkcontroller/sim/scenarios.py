@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 
 from zkcontroller.sim.scenarios_admin import ADMIN_SCENARIOS
 from zkcontroller.sim.scenarios_healing import HEALING_SCENARIOS, HEALING_SETUP
+from zkcontroller.sim.scenarios_idempotence import IDEMPOTENCE_SCENARIOS, IDEMPOTENCE_SETUP
 from zkcontroller.sim.scenarios_unclean import UNCLEAN_SCENARIOS, UNCLEAN_SETUP
 from zkcontroller.sim.schedule import every, later, restart_later, up_brokers
 from zkcontroller.sim.split_brain import split_brain
@@ -200,9 +201,10 @@ SCENARIOS: dict[str, Body] = {
     **HEALING_SCENARIOS,
     **ADMIN_SCENARIOS,
     **UNCLEAN_SCENARIOS,
+    **IDEMPOTENCE_SCENARIOS,
 }
 
-SCENARIO_SETUP: dict[str, Callable[[SimWorld], None]] = {**HEALING_SETUP, **UNCLEAN_SETUP}
+SCENARIO_SETUP: dict[str, Callable[[SimWorld], None]] = {**HEALING_SETUP, **UNCLEAN_SETUP, **IDEMPOTENCE_SETUP}
 """What a scenario changes in the world before its brokers start (broker and controller settings)."""
 
 
