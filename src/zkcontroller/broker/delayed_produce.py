@@ -48,7 +48,10 @@ class ProduceWaiters:
     """The produce purgatory of one broker: an event per waiting request, keyed by partition."""
 
     def __init__(self) -> None:
-        self._events: dict[TopicPartition, set[asyncio.Event]] = {}
+        self._events: dict[TopicPartition, dict[asyncio.Event, None]] = {}
+        """Waiters per partition, in the order they started waiting (a dict, not a set: a set of events iterates in
+        memory-address order, so two requests waiting on one partition woke in an order that differed between
+        processes and the simulator's runs were not reproducible)."""
         self._shut_down = False
 
     @property
@@ -74,13 +77,13 @@ class ProduceWaiters:
 
     def _watch(self, tps: list[TopicPartition], event: asyncio.Event) -> None:
         for tp in tps:
-            self._events.setdefault(tp, set()).add(event)
+            self._events.setdefault(tp, {})[event] = None
 
     def _unwatch(self, tps: list[TopicPartition], event: asyncio.Event) -> None:
         for tp in tps:
             watchers = self._events.get(tp)
             if watchers is not None:
-                watchers.discard(event)
+                watchers.pop(event, None)
                 if not watchers:
                     del self._events[tp]
 
