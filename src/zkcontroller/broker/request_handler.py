@@ -378,7 +378,13 @@ class KafkaApis:
             return await self._init_producer_id(header, client_apis.decode_body(key, version, payload, offset))
         if key == describe_configs_wire.DESCRIBE_CONFIGS and self.describe_configs is not None:
             query = describe_configs_wire.decode_request(version, payload, offset)
-            return describe_configs_wire.encode_response(version, await self.describe_configs(query))
+            try:
+                described = await self.describe_configs(query)
+            except RequestFailed as e:  # KafkaApis.handle's catch: handleError logs it, answers every resource
+                self._handler_failed(header, query, e)
+                described = [describe_configs_wire.ConfigResourceResult(r.resource_type, r.resource_name, e.error,
+                                                                        e.answer_message) for r in query.resources]
+            return describe_configs_wire.encode_response(version, described)
         if key == client_quotas_wire.DESCRIBE_CLIENT_QUOTAS and self.admin.describe_client_quotas is not None:
             query = client_quotas_wire.decode_describe_request(version, payload, offset)
             described = await self.admin.describe_client_quotas(query)
