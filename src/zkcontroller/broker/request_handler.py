@@ -98,13 +98,33 @@ request_helper_log = logging.getLogger("kafka.server.RequestHandlerHelper")
 CONTROL_APIS = (ApiKey.LEADER_AND_ISR, ApiKey.STOP_REPLICA, ApiKey.UPDATE_METADATA, ApiKey.CONTROLLED_SHUTDOWN,
                 ApiKey.ALTER_ISR, ApiKey.FETCH)
 RESPONSE_TYPES = (ControlResponse, ControlledShutdownResponse, AlterIsrResponse, FetchResponse)
-CreateTopicsHandler = Callable[[list[TopicToCreate], bool, int], Awaitable[list[TopicCreated]]]
-"""(topics, validate_only, timeout in ms) -> one result per topic entry, in order. With controller mutation quotas
-kept, a ``quota`` keyword too (`controller_mutation_quota`), for the partitions created; so for the next two."""
-DeleteTopicsHandler = Callable[[list[TopicToDelete], int, int], Awaitable[list[TopicDeleted]]]
-"""(topics, timeout in ms, request version) -> one result per topic entry, in order."""
-CreatePartitionsHandler = Callable[[list[PartitionsToCreate], int, bool], Awaitable[list[PartitionsCreated]]]
-"""(topics, timeout in ms, validate_only) -> one result per distinct topic."""
+
+
+class CreateTopicsHandler(Protocol):
+    """(topics, validate_only, timeout in ms) -> one result per topic entry, in order. ``quota``: passed (by
+    keyword) once the broker keeps controller mutation quotas (`controller_mutation_quota`), for the partitions
+    created; absent, the handler counts nothing (``UNBOUNDED``). So for the next two."""
+
+    def __call__(self, topics: list[TopicToCreate], validate_only: bool, timeout_ms: int, /, *,
+                 quota: ControllerMutationQuota = ...) -> Awaitable[list[TopicCreated]]: ...
+
+
+class DeleteTopicsHandler(Protocol):
+    """(topics, timeout in ms, request version) -> one result per topic entry, in order; ``quota`` for the
+    partitions of the topics deleted."""
+
+    def __call__(self, topics: list[TopicToDelete], timeout_ms: int, version: int, /, *,
+                 quota: ControllerMutationQuota = ...) -> Awaitable[list[TopicDeleted]]: ...
+
+
+class CreatePartitionsHandler(Protocol):
+    """(topics, timeout in ms, validate_only) -> one result per distinct topic; ``quota`` for the partitions
+    added."""
+
+    def __call__(self, topics: list[PartitionsToCreate], timeout_ms: int, validate_only: bool, /, *,
+                 quota: ControllerMutationQuota = ...) -> Awaitable[list[PartitionsCreated]]: ...
+
+
 ElectLeadersHandler = Callable[[int, list[tuple[str, int]] | None, int], Awaitable[list[PartitionError]]]
 """(election type, partitions or None for all, timeout in ms) -> one result per partition."""
 AlterReassignmentsHandler = Callable[[dict[tuple[str, int], list[int] | None]],
@@ -379,12 +399,12 @@ class KafkaApis:
         if key == describe_configs_wire.DESCRIBE_CONFIGS and self.describe_configs is not None:
             query = describe_configs_wire.decode_request(version, payload, offset)
             try:
-                described = await self.describe_configs(query)
+                configs = await self.describe_configs(query)
             except RequestFailed as e:  # KafkaApis.handle's catch: handleError logs it, answers every resource
                 self._handler_failed(header, query, e)
-                described = [describe_configs_wire.ConfigResourceResult(r.resource_type, r.resource_name, e.error,
-                                                                        e.answer_message) for r in query.resources]
-            return describe_configs_wire.encode_response(version, described)
+                configs = [describe_configs_wire.ConfigResourceResult(r.resource_type, r.resource_name, e.error,
+                                                                      e.answer_message) for r in query.resources]
+            return describe_configs_wire.encode_response(version, configs)
         if key == client_quotas_wire.DESCRIBE_CLIENT_QUOTAS and self.admin.describe_client_quotas is not None:
             query = client_quotas_wire.decode_describe_request(version, payload, offset)
             described = await self.admin.describe_client_quotas(query)
