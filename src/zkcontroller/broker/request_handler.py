@@ -30,7 +30,7 @@ import inspect
 import logging
 import struct
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -314,9 +314,9 @@ class KafkaApis:
             raise CloseConnection(f"malformed request header: {e}") from None
         self.requests_by_api[header.api_key] = self.requests_by_api.get(header.api_key, 0) + 1
         supported = self.supported_versions()
-        if header.api_key == API_VERSIONS and header.api_version > supported[API_VERSIONS][1]:
-            body = client_apis.api_versions_response(0, supported, UNSUPPORTED_VERSION)
-            return encode_response_header(header.correlation_id, API_VERSIONS, 0) + body
+        unsupported_api_versions = header.api_key == API_VERSIONS and header.api_version > supported[API_VERSIONS][1]
+        if unsupported_api_versions:  # RequestContext: handled as a v0 request, answered in v0 (no throttle field)
+            header = replace(header, api_version=0)
         lo_hi = supported.get(header.api_key)
         if lo_hi is None:
             raise CloseConnection(f"unknown or unserved API key {header.api_key} from client {header.client_id}")
@@ -331,7 +331,11 @@ class KafkaApis:
         try:
             if header.api_key == client_apis.PRODUCE:  # the one API that may send no response
                 return await self._produce(header, payload, offset)
-            body = await self._dispatch(header, payload, offset)
+            if unsupported_api_versions:  # getErrorResponse: the error, and ApiVersions' own versions (KIP-511)
+                body = client_apis.api_versions_response(0, {API_VERSIONS: supported[API_VERSIONS]},
+                                                         UNSUPPORTED_VERSION)
+            else:
+                body = await self._dispatch(header, payload, offset)
         except WireFormatError as e:
             raise CloseConnection(f"malformed request (api key {header.api_key} v{header.api_version}, "
                                   f"correlation id {header.correlation_id}): {e}") from None
