@@ -71,7 +71,7 @@ async def test_killing_the_zookeeper_leader_loses_no_write_and_keeps_the_control
         await wait_until(lambda: ensemble.mode(leader) == "follower", timeout_s=60, what="the old leader rejoins",
                          poll_s=0.5)
         assert await shell.run_command(f"zk-kill {leader + 10}")
-        assert out[-1].startswith("error: ") and "not running" in out[-1]
+        assert out[-1] == f"error: ZooKeeper server {leader + 10} does not exist: the ensemble has servers 1, 2, 3"
         await session.close()
     finally:
         for b in cluster.brokers.values():  # brokers first, while ZooKeeper still answers their goodbyes

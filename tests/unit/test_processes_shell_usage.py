@@ -70,11 +70,13 @@ async def test_an_unknown_verb_is_one_line_naming_the_verbs(tmp_path: Path) -> N
 
 
 def test_zk_kill_of_a_server_the_ensemble_does_not_have_names_its_servers(tmp_path: Path) -> None:
-    """It said ``ZooKeeper server 5 is not running``, as if it were one that could be started."""
+    """It said ``ZooKeeper server 9 is not running``, as if it were one that could be started; zk-start says the
+    same."""
     ensemble = ZooKeeperEnsemble(tmp_path, 3)  # not started: the check comes first
-    with pytest.raises(ValueError, match=r"^ZooKeeper server 5 is not running: the ensemble has servers 1, 2, 3 "
-                                         r"only$"):
-        ensemble.kill(5)
+    with pytest.raises(ValueError, match=r"^ZooKeeper server 9 does not exist: the ensemble has servers 1, 2, 3$"):
+        ensemble.kill(9)
+    with pytest.raises(ValueError, match=r"^ZooKeeper server 9 does not exist: the ensemble has servers 1, 2, 3$"):
+        ensemble.start_server(9)
 
 
 def _stand_in() -> subprocess.Popen[bytes]:

@@ -4,13 +4,19 @@ over the embedded store. Every wait is on a condition with a bound."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
+from typing import Any
 
 import pytest
-from tests.helpers import wait_until
+from tests.helpers import ManualRuntime, wait_until
 
+from zkcontroller.broker.client_quota_manager import ANONYMOUS
+from zkcontroller.broker.controller_mutation_quota import THROTTLING_QUOTA_EXCEEDED, ControllerMutationQuotaManager
+from zkcontroller.cluster.create_partitions import create_partitions_handler
 from zkcontroller.cluster.kafka_server import KafkaServer
-from zkcontroller.protocol.wire.client_apis import CREATE_PARTITIONS, schema_module
+from zkcontroller.protocol.wire.client_apis import CREATE_PARTITIONS, PartitionsToCreate, schema_module
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 from .admin_fixture import (
@@ -156,3 +162,54 @@ async def test_a_count_no_topic_znode_could_hold_is_refused_at_once(admin_cluste
     assert await grow(at, 3, [("bounded", 2**31 - 1, None)]) == {"bounded": INVALID_PARTITIONS}
     assert await grow(at, 3, [("bounded", MAX_PARTITIONS + 1, None)]) == {"bounded": INVALID_PARTITIONS}
     assert await grow(at, 3, [("bounded", 3, None)]) == {"bounded": NONE}
+
+
+class _TaskReads:
+    """Counts the store reads the test's own task makes on ``session`` (not the controller's own, in its tasks)."""
+
+    def __init__(self, session: object, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        self._task = asyncio.current_task()
+        for name in ("get_data", "get_data_many", "get_children", "exists"):
+            monkeypatch.setattr(session, name, self._counting(getattr(session, name)))
+
+    def _counting(self, read: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+        async def counted(*args: Any, **kwargs: Any) -> Any:
+            if asyncio.current_task() is self._task:
+                self.count += 1
+            return await read(*args, **kwargs)
+        return counted
+
+    def take(self) -> int:
+        count, self.count = self.count, 0
+        return count
+
+
+async def test_a_mutation_quota_is_charged_in_the_one_pass(admin_cluster: Cluster,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ZkAdminManager.createPartitions`` charges the quota per topic after its checks and placement, just before
+    the write: with a quota the request reads what it reads without one (no dry run first), the increment is
+    counted, and a strict quota then below zero refuses the next topic before anything is written.
+    Q = 0.05/s: B = 0.55; growing 1 -> 3 records 2: tokens -1.45."""
+    cluster, zk = admin_cluster
+    for topic in ("plain", "counted", "refused"):
+        await create(cluster, zk, topic, partitions=1)
+    server = controller(cluster)
+    assert server.zk is not None
+    handler = create_partitions_handler(lambda: server)
+    quotas = ControllerMutationQuotaManager(ManualRuntime())  # type: ignore[arg-type]
+    quotas.update_quota(None, "c", 0.05)
+    reads = _TaskReads(server.zk.session, monkeypatch)
+
+    assert [r.error for r in await handler([PartitionsToCreate("plain", 3)], 0, False)] == [REQUEST_TIMED_OUT]
+    unquoted = reads.take()
+    quota = quotas.new_quota_for(ANONYMOUS, "c", 3, 3)
+    assert [r.error for r in await handler([PartitionsToCreate("counted", 3)], 0, False, quota=quota)] == [
+        REQUEST_TIMED_OUT]  # written; a timeout of 0 answers at once
+    assert reads.take() == unquoted
+    assert (await partitions_in_zk(zk, "plain"), await partitions_in_zk(zk, "counted")) == (3, 3)
+
+    refused = await handler([PartitionsToCreate("refused", 2)], 0, False,
+                            quota=quotas.new_quota_for(ANONYMOUS, "c", 3, 3))
+    assert [(r.name, r.error) for r in refused] == [("refused", THROTTLING_QUOTA_EXCEEDED)]
+    assert await partitions_in_zk(zk, "refused") == 1

@@ -145,11 +145,13 @@ async def test_an_unknown_resource_type_fails_every_resource(orders: Cluster,
     with caplog.at_level(logging.INFO, "kafka.server.ConfigHelper"):
         results = await describe(address(cluster, server), 2,
                                  ConfigResourceQuery(TOPIC, "orders"), ConfigResourceQuery(7, "x"))
-    # KafkaApis throws; RequestHandlerHelper.handleError logs the request at ERROR (KafkaApis' ident)
+    # KafkaApis throws; RequestHandlerHelper.handleError logs the request at ERROR (KafkaApis' ident), with the
+    # request header's client id, correlation id and version
     [line] = [r for r in caplog.records if "Error when handling request" in r.getMessage()]
     assert (line.name, line.levelno) == ("kafka.server.RequestHandlerHelper", logging.ERROR)
     assert line.getMessage() == (
-        f"[KafkaApi-{server.broker_id}] Error when handling request: api=DESCRIBE_CONFIGS, body=DescribeConfigsRequest"
+        f"[KafkaApi-{server.broker_id}] Error when handling request: clientId=test, correlationId=9, "
+        "api=DESCRIBE_CONFIGS, version=2, body=DescribeConfigsRequest"
         "Data(resources=[DescribeConfigsResource(resourceType=2, resourceName='orders', configurationKeys=null), "
         "DescribeConfigsResource(resourceType=7, resourceName='x', configurationKeys=null)], includeSynonyms=false, "
         "includeDocumentation=false)\norg.apache.kafka.common.errors.InvalidRequestException: Unexpected resource "

@@ -62,12 +62,13 @@ def test_api_versions_v3_lists_our_apis(server):
 
 
 def test_api_versions_too_new_gets_unsupported_version_in_the_v0_layout(server):
-    """kafka-python asks with v4 first; Kafka answers UNSUPPORTED_VERSION in v0's layout with its list."""
+    """kafka-python asks with v4 first; Kafka answers UNSUPPORTED_VERSION in v0's layout with ApiVersions' own
+    versions alone (``ApiVersionsRequest.getErrorResponse``, KIP-511)."""
     payload = _round_trip(server.port, request_frame(18, 4, 9, b"\x00\x00\x00"))
     assert payload is not None
     response, size = entity_reader(ApiVersionsV0)(payload[4:], 0)
     assert response.error_code == 35
-    assert 18 in {k.api_key for k in response.api_keys}
+    assert [(k.api_key, k.min_version, k.max_version) for k in response.api_keys] == [(18, 0, 3)]
     assert size == len(payload) - 4
 
 

@@ -144,6 +144,28 @@ async def test_the_handling_time_throttles_and_every_answer_carries_it() -> None
     assert not isinstance(other, ThrottledResponse)
 
 
+async def test_an_unsupported_api_versions_is_throttled_too() -> None:
+    """``handleApiVersionsRequest`` answers a version it lacks through ``sendResponseMaybeThrottle`` like any other:
+    recorded, and muted for the client's throttle (500 ms after the 105 ms CreateTopics). The request is handled as
+    v0 (``RequestContext.apiVersion``), so the answer, v0's layout, has no throttle field: error 35 and ApiVersions'
+    own versions alone (``getErrorResponse``, KIP-511)."""
+    s = Setup()
+    s.handling_ms = 105
+    await s.handle(create_frame(6, "a"), 105)
+    answer = await s.api.handle(request_frame(API_VERSIONS, 4, 3, b"\x00\x00\x00", "c")[4:])
+    assert isinstance(answer, ThrottledResponse)
+    response = decoded(answer, API_VERSIONS, 0, "ApiVersionsResponse")
+    assert int(response.error_code) == 35
+    assert [(k.api_key, k.min_version, k.max_version) for k in response.api_keys] == [(API_VERSIONS, 0, 3)]
+    muted = asyncio.ensure_future(answer.throttle())
+    await asyncio.sleep(0)
+    s.runtime.advance(499)
+    await asyncio.sleep(0)
+    assert not muted.done()
+    s.runtime.advance(1)
+    await asyncio.wait_for(muted, 5)
+
+
 def m_request() -> Any:
     m = schema_module(METADATA, 9, "request")
     return m.MetadataRequest(topics=(), allow_auto_topic_creation=False, include_cluster_authorized_operations=False,

@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from zkcontroller.admin.admin_manager_log import AdminManagerLog
 from zkcontroller.admin.zk_admin_manager import InvalidConfigValue, invalid_request
 from zkcontroller.protocol.wire.alter_configs import APPEND, DELETE, SET, SUBTRACT, ConfigChange
+from zkcontroller.runtime.log_lines import TRACE
 
 ROOT_LOGGER = "root"
-TRACE = 5
 VALID_LOG_LEVELS = ("TRACE", "ERROR", "INFO", "FATAL", "DEBUG", "WARN")
 """``LogLevelConfig.VALID_LOG_LEVELS``, in its Java HashSet's order (what Kafka's message lists)."""
 PYTHON_LEVELS = {"TRACE": TRACE, "DEBUG": logging.DEBUG, "INFO": logging.INFO, "WARN": logging.WARNING,
@@ -50,8 +50,6 @@ def validate_log_levels(changes: Sequence[ConfigChange]) -> None:
 
 def alter_log_levels(changes: Sequence[ConfigChange], log: AdminManagerLog) -> None:
     """``alterLogLevelConfigs``, after `validate_log_levels`; ``log``: the broker's ZkAdminManager logger."""
-    if logging.getLevelName(TRACE) != "TRACE":
-        logging.addLevelName(TRACE, "TRACE")
     for change in changes:
         logger = _existing(change.name)
         assert logger is not None

@@ -412,6 +412,17 @@ def list_lines(found: Mapping[TopicPartition, ReplicaAssignment]) -> list[str]:
     return lines
 
 
+def list_output(found: Mapping[TopicPartition, ReplicaAssignment], pending: Mapping[TopicPartition, tuple[int, ...]],
+                corrupt: Mapping[str, ZnodeDecodeError], submission: ZnodeDecodeError | None) -> list[str]:
+    """``--list``: `list_lines` (Kafka's ``curReassignmentsToString``) for what controllers began, then
+    `not_yet_started_lines` and `corrupt_lines`. Kafka's "No partition reassignments found." is left out when a
+    submitted move waits for a controller: Kafka's tool asks the controller, which has begun every move it read, so
+    it never prints that line above a move still to come. (A submission that cannot be read keeps the line: the
+    controller ignores it, as Kafka's does, so nothing will begin.)"""
+    lines = list_lines(found) if found or not pending else []
+    return [*lines, *not_yet_started_lines(pending), *corrupt_lines(corrupt, submission)]
+
+
 def corrupt_lines(topics: Mapping[str, ZnodeDecodeError], submission: ZnodeDecodeError | None) -> list[str]:
     """After `list_lines` and `not_yet_started_lines`: each topic znode, and the submission, that cannot be read
     (what is being reassigned there is unknown)."""

@@ -22,9 +22,7 @@ from zkcontroller.admin.reassign import (
     PartitionStatus,
     ReassignCommand,
     ReassignmentInputError,
-    corrupt_lines,
-    list_lines,
-    not_yet_started_lines,
+    list_output,
     parse_broker_list,
     parse_reassignment_json,
     parse_topics_to_move_json,
@@ -122,7 +120,7 @@ def reassign(zookeeper: str, generate: bool, execute: bool, verify: bool, cancel
                 command = ReassignCommand(zk)
                 found, corrupt = await command.list_readable()
                 pending, submission = await command.not_yet_started_or_error(found)
-                lines = [*list_lines(found), *not_yet_started_lines(pending), *corrupt_lines(corrupt, submission)]
+                lines = list_output(found, pending, corrupt, submission)
                 return lines, len(corrupt) + (submission is not None)
 
             lines, corrupt = run_with_client(zookeeper, both)

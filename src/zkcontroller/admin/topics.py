@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from zkcontroller.admin.errors import (
     BrokerNotAvailableError,
@@ -175,10 +175,14 @@ class TopicAdmin:
         *,
         rack_aware_mode: RackAwareMode = RackAwareMode.ENFORCED,
         validate_only: bool = False,
+        before_write: Callable[[int], None] | None = None,
     ) -> Assignment:
         """Grow ``topic`` to ``num_partitions``; ``new_assignment`` lists the new partitions' replicas in order
         (default: Kafka's placement, continuing from partition 0's first replica). Returns the full assignment;
-        ``validate_only`` (CreatePartitions' flag) checks and places but writes nothing.
+        ``validate_only`` (CreatePartitions' flag) checks and places but writes nothing. ``before_write`` is called
+        with the number of partitions added once they are placed, just before the write (not with
+        ``validate_only``): CreatePartitions charges its controller mutation quota there, as ``ZkAdminManager``
+        does; what it raises stops the write.
 
         A topic znode that cannot be read raises its `ZnodeDecodeError` (path and reason). Kafka's ``--alter``
         throws the Jackson error for the wrong shape or no data, and says "The topic T does not exist" for data
@@ -206,6 +210,8 @@ class TopicAdmin:
         combined = {**existing, **{p: ReplicaAssignment(tuple(r)) for p, r in added.items()}}
         if validate_only:
             return {p: list(ra.replicas) for p, ra in sorted(combined.items())}
+        if before_write is not None:
+            before_write(to_add)
         log.info("Creating %d partitions for '%s' with the following replica assignment: %s.", to_add, topic, added)
         model = {TopicPartition(topic, p): ra for p, ra in combined.items()}
         await self._zk.set_topic_assignment(topic, current.topic_id, model, NO_FENCING)

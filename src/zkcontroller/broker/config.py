@@ -43,7 +43,9 @@ class ReplicationConfig:
     replica_fetch_max_records: int = 10_000
     """Records per partition per fetch (offsets only: stands in for ``replica.fetch.max.bytes``)."""
     replica_socket_timeout_ms: int = 30000
-    """A fetch unanswered this long counts as failed (then backed off and retried)."""
+    """A fetch unanswered this long counts as failed (then backed off and retried); a fetcher's connect to its
+    leader waits this long too (ReplicaFetcherBlockingSend's ``awaitReady``), then fails with Kafka's
+    ``SocketTimeoutException: Failed to connect within N ms``."""
     max_incremental_fetch_session_cache_slots: int = 1000
     """Fetch sessions a leader keeps (0: none, every fetch is full)."""
     min_incremental_fetch_session_eviction_ms: int = 120000

@@ -34,8 +34,8 @@ from zkcontroller.protocol.control_requests import (
     StopReplicaRequest,
     UpdateMetadataRequest,
 )
+from zkcontroller.runtime.log_lines import TRACE
 
-TRACE = 5
 KAFKA_APIS_LOGGER = "kafka.server.KafkaApis"
 UNKNOWN_LEADER_EPOCH = -1
 """A partition this broker has never led or followed (Kafka's ``Partition`` starts at leader epoch -1)."""

@@ -33,7 +33,7 @@ from zkcontroller.protocol.inter_broker import (
     FetchRequest,
     FetchResponse,
 )
-from zkcontroller.protocol.transport import BrokerTransport, BrokerUnreachableError
+from zkcontroller.protocol.transport import BrokerTransport, BrokerUnreachableError, ConnectTimeoutError
 from zkcontroller.runtime.runtime import Runtime
 
 log = logging.getLogger("kafka.server.ReplicaFetcherThread")
@@ -193,14 +193,19 @@ class ReplicaFetcher:
         return self._process(data.session_partitions, response)
 
     async def _connect(self, leader: Broker) -> str | None:
-        """``ReplicaFetcherBlockingSend.sendRequest``'s ``awaitReady`` before the request, on a transport with
-        connections to open (`TcpTransport.connect`; others deliver at once): None when connected, else the
-        exception line Kafka's warning then carries (``NetworkClientUtils.awaitReady``'s)."""
+        """``ReplicaFetcherBlockingSend.sendRequest``'s ``awaitReady`` before the request, bounded by
+        ``replica.socket.timeout.ms``, on a transport with connections to open (`TcpTransport.connect`; others
+        deliver at once): None when connected, else the exception line Kafka's warning then carries: its
+        ``SocketTimeoutException`` when the bound ended first, ``awaitReady``'s ``IOException`` when the connection
+        failed (refused, in reconnect back-off, or the NetworkClient's connection-setup timeout ended first)."""
         connect = getattr(self._transport, "connect", None)
         if connect is None:
             return None
+        timeout_ms = self._config.replica_socket_timeout_ms
         try:
-            await connect(leader)
+            await connect(leader, timeout_ms=timeout_ms)
+        except ConnectTimeoutError:
+            return f"java.net.SocketTimeoutException: Failed to connect within {timeout_ms} ms"
         except BrokerUnreachableError:
             return f"java.io.IOException: Connection to {node_string(leader, self._listener_name())} failed."
         return None

@@ -30,7 +30,7 @@ import inspect
 import logging
 import struct
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -98,13 +98,33 @@ request_helper_log = logging.getLogger("kafka.server.RequestHandlerHelper")
 CONTROL_APIS = (ApiKey.LEADER_AND_ISR, ApiKey.STOP_REPLICA, ApiKey.UPDATE_METADATA, ApiKey.CONTROLLED_SHUTDOWN,
                 ApiKey.ALTER_ISR, ApiKey.FETCH)
 RESPONSE_TYPES = (ControlResponse, ControlledShutdownResponse, AlterIsrResponse, FetchResponse)
-CreateTopicsHandler = Callable[[list[TopicToCreate], bool, int], Awaitable[list[TopicCreated]]]
-"""(topics, validate_only, timeout in ms) -> one result per topic entry, in order. With controller mutation quotas
-kept, a ``quota`` keyword too (`controller_mutation_quota`), for the partitions created; so for the next two."""
-DeleteTopicsHandler = Callable[[list[TopicToDelete], int, int], Awaitable[list[TopicDeleted]]]
-"""(topics, timeout in ms, request version) -> one result per topic entry, in order."""
-CreatePartitionsHandler = Callable[[list[PartitionsToCreate], int, bool], Awaitable[list[PartitionsCreated]]]
-"""(topics, timeout in ms, validate_only) -> one result per distinct topic."""
+
+
+class CreateTopicsHandler(Protocol):
+    """(topics, validate_only, timeout in ms) -> one result per topic entry, in order. ``quota``: passed (by
+    keyword) once the broker keeps controller mutation quotas (`controller_mutation_quota`), for the partitions
+    created; absent, the handler counts nothing (``UNBOUNDED``). So for the next two."""
+
+    def __call__(self, topics: list[TopicToCreate], validate_only: bool, timeout_ms: int, /, *,
+                 quota: ControllerMutationQuota = ...) -> Awaitable[list[TopicCreated]]: ...
+
+
+class DeleteTopicsHandler(Protocol):
+    """(topics, timeout in ms, request version) -> one result per topic entry, in order; ``quota`` for the
+    partitions of the topics deleted."""
+
+    def __call__(self, topics: list[TopicToDelete], timeout_ms: int, version: int, /, *,
+                 quota: ControllerMutationQuota = ...) -> Awaitable[list[TopicDeleted]]: ...
+
+
+class CreatePartitionsHandler(Protocol):
+    """(topics, timeout in ms, validate_only) -> one result per distinct topic; ``quota`` for the partitions
+    added."""
+
+    def __call__(self, topics: list[PartitionsToCreate], timeout_ms: int, validate_only: bool, /, *,
+                 quota: ControllerMutationQuota = ...) -> Awaitable[list[PartitionsCreated]]: ...
+
+
 ElectLeadersHandler = Callable[[int, list[tuple[str, int]] | None, int], Awaitable[list[PartitionError]]]
 """(election type, partitions or None for all, timeout in ms) -> one result per partition."""
 AlterReassignmentsHandler = Callable[[dict[tuple[str, int], list[int] | None]],
@@ -294,9 +314,9 @@ class KafkaApis:
             raise CloseConnection(f"malformed request header: {e}") from None
         self.requests_by_api[header.api_key] = self.requests_by_api.get(header.api_key, 0) + 1
         supported = self.supported_versions()
-        if header.api_key == API_VERSIONS and header.api_version > supported[API_VERSIONS][1]:
-            body = client_apis.api_versions_response(0, supported, UNSUPPORTED_VERSION)
-            return encode_response_header(header.correlation_id, API_VERSIONS, 0) + body
+        unsupported_api_versions = header.api_key == API_VERSIONS and header.api_version > supported[API_VERSIONS][1]
+        if unsupported_api_versions:  # RequestContext: handled as a v0 request, answered in v0 (no throttle field)
+            header = replace(header, api_version=0)
         lo_hi = supported.get(header.api_key)
         if lo_hi is None:
             raise CloseConnection(f"unknown or unserved API key {header.api_key} from client {header.client_id}")
@@ -311,7 +331,11 @@ class KafkaApis:
         try:
             if header.api_key == client_apis.PRODUCE:  # the one API that may send no response
                 return await self._produce(header, payload, offset)
-            body = await self._dispatch(header, payload, offset)
+            if unsupported_api_versions:  # getErrorResponse: the error, and ApiVersions' own versions (KIP-511)
+                body = client_apis.api_versions_response(0, {API_VERSIONS: supported[API_VERSIONS]},
+                                                         UNSUPPORTED_VERSION)
+            else:
+                body = await self._dispatch(header, payload, offset)
         except WireFormatError as e:
             raise CloseConnection(f"malformed request (api key {header.api_key} v{header.api_version}, "
                                   f"correlation id {header.correlation_id}): {e}") from None
@@ -378,7 +402,13 @@ class KafkaApis:
             return await self._init_producer_id(header, client_apis.decode_body(key, version, payload, offset))
         if key == describe_configs_wire.DESCRIBE_CONFIGS and self.describe_configs is not None:
             query = describe_configs_wire.decode_request(version, payload, offset)
-            return describe_configs_wire.encode_response(version, await self.describe_configs(query))
+            try:
+                configs = await self.describe_configs(query)
+            except RequestFailed as e:  # KafkaApis.handle's catch: handleError logs it, answers every resource
+                self._handler_failed(header, query, e)
+                configs = [describe_configs_wire.ConfigResourceResult(r.resource_type, r.resource_name, e.error,
+                                                                      e.answer_message) for r in query.resources]
+            return describe_configs_wire.encode_response(version, configs)
         if key == client_quotas_wire.DESCRIBE_CLIENT_QUOTAS and self.admin.describe_client_quotas is not None:
             query = client_quotas_wire.decode_describe_request(version, payload, offset)
             described = await self.admin.describe_client_quotas(query)

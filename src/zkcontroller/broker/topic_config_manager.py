@@ -13,8 +13,10 @@ A node Kafka reads as no overrides (``ConfigEntityZNode.decode``: not JSON, not 
 the topic the broker defaults, with a WARN naming the node, as the controller reads it. A node Kafka fails on (a
 value that is not a string), or one whose value ConfigDef refuses, is logged with its path and the topic keeps the
 config it had (the broker defaults if it had none); it is still followed, so a later good change applies. A notification
-that cannot be decoded is logged and skipped. The watch is re-armed after a reconnection and on a new session,
-and notifications are left in place: the config command and the controller here do not purge them either.
+that cannot be decoded is logged and skipped. The watch is re-armed after a reconnection and on a new session.
+As Kafka's ``ZkNodeChangeNotificationListener``, the broker's start processes every notification already there (its
+``lastExecutedChange`` starts at -1), and each pass ends by deleting the notifications created more than 15 minutes
+before it began (``changeExpirationMs``; every broker does, a notification another one deleted first is skipped).
 
 Dynamic broker configs (Kafka's ``BrokerConfigHandler`` → ``DynamicBrokerConfig``): ``/config/brokers/<default>``
 and ``/config/brokers/<this broker's id>`` are read at start-up and again on a notification naming
@@ -32,9 +34,11 @@ the quotas after that one keep what they had.
 
 Logging. The lines Kafka 2.8.2 has are written as Kafka writes them, under its loggers and without an ident
 (neither class sets a ``logIdent``): ``Processing notification(s) to /config/changes`` and ``Error while processing
-notification change for path = /config/changes`` (``kafka.common.ZkNodeChangeNotificationListener``), ``Processing
-override for entityPath: <type>/<name> with config: HashMap(..)`` (``kafka.server.DynamicConfigManager``; for a
-topic only when this broker keeps it: Kafka reads and logs every topic named, we skip the read otherwise). The
+notification change for path = /config/changes`` and, at DEBUG, ``Purging change notification <path>``
+(``kafka.common.ZkNodeChangeNotificationListener``; the first whenever ``/config/changes`` has children, so also after
+a purge), ``Processing override for entityPath: <type>/<name> with config: HashMap(..)``
+(``kafka.server.DynamicConfigManager``: for each notification in order, whatever entity it names, the node's
+properties in the Scala ``mutable.HashMap``'s order). The
 rest has no Kafka counterpart (Kafka fails a LeaderAndIsr on an unreadable config, reads a non-JSON node silently,
 logs a malformed notification with its raw data, which we do not keep): it goes under our own logger
 `OWN_LOGGER` (``zkcontroller.broker.*``, routed to ``server.log`` beside Kafka's broker lines by `cluster.logs`)
@@ -54,9 +58,15 @@ from zkcontroller.broker.dynamic_broker_config import clean_dynamic_configs
 from zkcontroller.broker.log_config import LogConfig, LogDefaults
 from zkcontroller.coordination.api import EventType, WatchedEvent
 from zkcontroller.coordination.errors import ZkError
+from zkcontroller.java_hash import java_string_hash, scala_hash_order
 from zkcontroller.runtime.runtime import Runtime
 from zkcontroller.zk import paths
-from zkcontroller.zk.config_changes import BROKER_ENTITY_PREFIX, newest_config_change, read_config_changes
+from zkcontroller.zk.config_changes import (
+    BROKER_ENTITY_PREFIX,
+    TOPIC_ENTITY_PREFIX,
+    purge_obsolete_config_changes,
+    read_config_changes,
+)
 from zkcontroller.zk.config_values import java_parse_int
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -175,18 +185,16 @@ class TopicConfigManager:
     # ------------------------------------------------------------------ /config/changes
 
     async def startup(self) -> None:
-        """Watch ``/config/changes``, starting after the newest notification there: the configs of logs created
-        from now on are read whole at creation."""
+        """``DynamicConfigManager.startup``: the notification listener's ``init`` (watch ``/config/changes`` and
+        process every notification there, as Kafka's ``lastExecutedChange`` starts at -1: its lines are logged, the
+        expired ones purged), then the dynamic broker levels (``DynamicBrokerConfig.initialize``) and the client
+        quotas as they are now."""
         zk = self._zk()
         if zk is None:
             return
         self._watching = True
-        try:
-            self._last_change = await newest_config_change(zk, self._on_watch)
-        except ZkError as e:
-            own_log.error("[TopicConfigManager broker=%d] Cannot watch /config/changes: %s", self.broker_id, e)
-        # DynamicBrokerConfig.initialize: the dynamic levels as they are now (after arming the watch, so a
-        # change written meanwhile is read again rather than missed)
+        self._last_change = ""
+        self._schedule()  # Kafka's change-event thread: it runs beside the reads below
         await self._update_broker_configs([paths.DEFAULT_ENTITY, str(self.broker_id)], log_override=False)
         await self._load_all_quotas(zk)
 
@@ -224,9 +232,7 @@ class TopicConfigManager:
                     own_log.warning("[TopicConfigManager broker=%d] Reading the client quota config %s as no "
                                 "overrides (as Kafka does): %s", self.broker_id, path, ignored.reason)
                 if log_override:
-                    shown = ", ".join(f"{k} -> {'[hidden]' if k.startswith('SCRAM-') else v}"
-                                      for k, v in sorted(configs.items()))
-                    log.info("Processing override for entityPath: %s with config: HashMap(%s)", entity, shown)
+                    log_override_line(entity, configs)
                 for quotas in (self.produce_quotas, self.request_quotas,  # QuotaConfigHandler's order
                                self.controller_mutation_quotas):
                     apply_quota_config(quotas, entity_type, name, configs)
@@ -261,9 +267,7 @@ class TopicConfigManager:
                 own_log.warning("[TopicConfigManager broker=%d] Reading the dynamic broker config %s as no overrides "
                             "(as Kafka does): %s", self.broker_id, path, ignored.reason)
             if log_override:
-                rendered = ", ".join(f"{k} -> {v}" for k, v in sorted(configs.items()))
-                log.info("Processing override for entityPath: %s%s with config: HashMap(%s)", BROKER_ENTITY_PREFIX,
-                         entity, rendered)
+                log_override_line(f"{BROKER_ENTITY_PREFIX}{entity}", configs)
             per_broker = entity != paths.DEFAULT_ENTITY
             read[per_broker] = clean_dynamic_configs(configs, per_broker=per_broker, path=path)
         if not read:
@@ -307,6 +311,8 @@ class TopicConfigManager:
         self._processing = self.runtime.spawn(self._process(), f"config-changes-{self.broker_id}")
 
     async def _process(self) -> None:
+        """``processNotifications``: each notification newer than the last one processed, in order (one that
+        names an entity twice is processed twice, as Kafka's), then the purge of the expired ones."""
         self._again = True
         while self._again and self._watching:
             self._again = False
@@ -315,25 +321,70 @@ class TopicConfigManager:
                 return
             try:
                 changes = await read_config_changes(zk, self._last_change, self._on_watch)
+                if not changes.seen:
+                    continue
+                listener_log.info("Processing notification(s) to %s", CONFIG_CHANGES)
+                now = self.runtime.now_ms()
+                for path, reason in changes.malformed.items():
+                    own_log.error("[TopicConfigManager broker=%d] Ignoring malformed config change notification "
+                                  "%s: %s", self.broker_id, path, reason)
+                for sequence_number, entity in changes.notified:
+                    await self._entity_changed(entity)
+                    self._last_change = sequence_number  # Kafka's lastExecutedChange, per notification
+                self._last_change = changes.last_sequence_number
+                for path in await purge_obsolete_config_changes(zk, changes.seen, now):
+                    listener_log.debug("Purging change notification %s", path)
             except ZkError as e:  # ZkNodeChangeNotificationListener.processNotifications' catch
                 listener_log.error("Error while processing notification change for path = %s", CONFIG_CHANGES,
                                    exc_info=e)
                 return
-            if changes.last_sequence_number != self._last_change:  # Kafka: whenever there are notifications
-                listener_log.info("Processing notification(s) to %s", CONFIG_CHANGES)
-            self._last_change = changes.last_sequence_number
-            for path, reason in changes.malformed.items():
-                own_log.error("[TopicConfigManager broker=%d] Ignoring malformed config change notification %s: %s",
-                          self.broker_id, path, reason)
-            brokers = [b for b in dict.fromkeys(changes.brokers) if self._concerns_this_broker(b)]
-            await self._update_broker_configs(brokers, log_override=True)
-            quotas = [e for e in changes.entities if e.startswith(QUOTA_ENTITY_PREFIXES)]
-            await self._update_quotas(quotas, log_override=True)
-            kept = [t for t in dict.fromkeys(changes.topics) if t in self._configs or t in self._loading]
-            if kept:
-                await self._load(kept)
-                for topic in kept:
-                    if topic in self._configs:
-                        rendered = ", ".join(f"{k} -> {v}" for k, v in sorted(self._configs[topic].overrides.items()))
-                        log.info("Processing override for entityPath: topics/%s with config: HashMap(%s)", topic,
-                                 rendered)
+
+    async def _entity_changed(self, entity: str) -> None:
+        """``ConfigChangedNotificationHandler``: the entity's node read and logged ("Processing override for
+        entityPath: .."), whatever it is, then its handler: a broker level this broker takes (``<default>`` or its
+        own id), a client quota, a topic this broker keeps logs of."""
+        if entity.startswith(BROKER_ENTITY_PREFIX):
+            name = entity[len(BROKER_ENTITY_PREFIX):]
+            if self._concerns_this_broker(name):
+                await self._update_broker_configs([name], log_override=True)
+            else:  # BrokerConfigHandler takes no other broker's: read and logged only
+                await self._read_and_log(paths.ConfigType.BROKER, name)
+        elif entity.startswith(QUOTA_ENTITY_PREFIXES):
+            await self._update_quotas([entity], log_override=True)
+        elif entity.startswith(TOPIC_ENTITY_PREFIX):
+            topic = entity[len(TOPIC_ENTITY_PREFIX):]
+            configs = await self._read_and_log(paths.ConfigType.TOPIC, topic)
+            if configs is not None and (topic in self._configs or topic in self._loading):
+                self._apply(topic, configs)  # TopicConfigHandler: the logs of the topic this broker has
+
+    async def _read_and_log(self, entity_type: str, name: str) -> dict[str, str] | None:
+        """``fetchEntityConfig`` and the override line; None when the node cannot be read (Kafka's handler throws:
+        the entity keeps what it had)."""
+        zk = self._zk()
+        if zk is None:
+            return None
+        path = paths.config_entity_path(entity_type, name)
+        try:
+            configs, ignored = await zk.get_entity_configs_lenient(entity_type, name)
+        except ZnodeDecodeError as e:
+            kind = "topic config" if entity_type == paths.ConfigType.TOPIC else "config"
+            own_log.error("[TopicConfigManager broker=%d] Ignoring the malformed %s %s: %s", self.broker_id, kind,
+                          path, e.reason)
+            if entity_type == paths.ConfigType.TOPIC and (name in self._configs or name in self._loading):
+                self._configs.setdefault(name, self._default_config)  # still followed: a later fix is applied
+            return None
+        if ignored is not None and entity_type == paths.ConfigType.TOPIC and name in self._configs:
+            own_log.warning("[TopicConfigManager broker=%d] Reading the topic config %s as no overrides (as Kafka "
+                            "does): %s", self.broker_id, path, ignored.reason)
+        log_override_line(f"{entity_type}/{name}", configs)
+        return configs
+
+
+def log_override_line(entity_path: str, configs: Mapping[str, str]) -> None:
+    """``processEntityConfigChangeVersion2``'s INFO line: the node's properties as the Scala ``mutable.HashMap``
+    Kafka prints (its iteration order), SCRAM credentials hidden."""
+    if not log.isEnabledFor(logging.INFO):
+        return
+    shown = ", ".join(f"{k} -> {'[hidden]' if k.startswith('SCRAM-') else configs[k]}"
+                      for k in scala_hash_order(sorted(configs), java_string_hash))
+    log.info("Processing override for entityPath: %s with config: HashMap(%s)", entity_path, shown)

@@ -162,12 +162,10 @@ async def _grow(server: KafkaServer, t: PartitionsToCreate, validate_only: bool,
             if unknown:
                 raise _Refused(Errors.INVALID_REPLICA_ASSIGNMENT,
                                f"Unknown broker(s) in replica assignment: {', '.join(map(str, unknown))}.")
-        if quota is not UNBOUNDED and not validate_only:  # ZkAdminManager counts them once placed, before the write
-            await TopicAdmin(server.zk, server.runtime.rng).add_partitions(t.name, t.count, t.assignments,
-                                                                           validate_only=True)
-            quota.record(increment)
+        # ZkAdminManager charges the quota with the partitions added once they are placed, just before the write
         await TopicAdmin(server.zk, server.runtime.rng).add_partitions(t.name, t.count, t.assignments,
-                                                                       validate_only=validate_only)
+                                                                       validate_only=validate_only,
+                                                                       before_write=quota.record)
     except ThrottlingQuotaExceeded as e:
         AdminManagerLog(server.broker_id).debug("Partition(s) creation not allowed because quota is violated. "
                                                 "Delay time: %d", e.throttle_time_ms)

@@ -23,8 +23,8 @@ Logging as Kafka 2.8.2: a resource's ApiException is INFO, anything else ERROR, 
 request for resource DescribeConfigsResource(..)`` with the exception's line under it (``kafka.server.ConfigHelper``);
 UNKNOWN_TOPIC_OR_PARTITION is an answer, not an exception, so not logged. The failed request is
 ``RequestHandlerHelper.handleError``'s ERROR ``[KafkaApi-N] Error when handling request: ..`` with the
-InvalidRequestException under it; the handler is given no request header, so the line lacks Kafka's
-``clientId=.., correlationId=.., version=..`` (api and body are there). Reading a node Kafka reads silently as no
+InvalidRequestException under it (the handler raises `RequestFailed`; `KafkaApis` logs it with the request's
+header and answers every resource). Reading a node Kafka reads silently as no
 overrides is our WARN, under our own logger (``zkcontroller.broker.DescribeConfigs``, in server.log).
 """
 
@@ -57,6 +57,7 @@ from zkcontroller.protocol.wire.describe_configs import (
     DescribeConfigsQuery,
     Synonym,
 )
+from zkcontroller.protocol.wire.record_sets import RequestFailed
 from zkcontroller.runtime.log_lines import exception_line
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -64,7 +65,6 @@ from zkcontroller.zk.log_config_def import TopicConfigError
 from zkcontroller.zk.topic_names import topic_name_problem
 
 log = logging.getLogger("kafka.server.ConfigHelper")
-request_helper_log = logging.getLogger("kafka.server.RequestHandlerHelper")
 own_log = logging.getLogger("zkcontroller.broker.DescribeConfigs")
 API_EXCEPTIONS = {int(Errors.INVALID_REQUEST): "org.apache.kafka.common.errors.InvalidRequestException",
                   int(Errors.INVALID_TOPIC_EXCEPTION): "org.apache.kafka.common.errors.InvalidTopicException"}
@@ -79,16 +79,11 @@ def describe_configs_handler(server: Callable[[], KafkaServer | None]) -> Descri
     async def describe(query: DescribeConfigsQuery) -> list[ConfigResourceResult]:
         unexpected = [r for r in query.resources
                       if r.resource_type not in (TOPIC_RESOURCE, BROKER_RESOURCE, BROKER_LOGGER_RESOURCE)]
-        if unexpected:
+        if unexpected:  # thrown by the handler: KafkaApis.handle's handleError logs it, answers every resource
             r = unexpected[0]
-            live = server()
-            request_helper_log.error(
-                "[KafkaApi-%s] Error when handling request: api=DESCRIBE_CONFIGS, body=%s\n"
-                "org.apache.kafka.common.errors.InvalidRequestException: Unexpected resource type %s for resource %s",
-                live.broker_id if live is not None else "?", request_data(query), _type_name(r.resource_type),
-                r.resource_name)
-            return [ConfigResourceResult(q.resource_type, q.resource_name, int(Errors.INVALID_REQUEST),
-                                         INVALID_REQUEST_MESSAGE) for q in query.resources]
+            raise RequestFailed(f"Unexpected resource type {_type_name(r.resource_type)} for resource "
+                                f"{r.resource_name}", "org.apache.kafka.common.errors.InvalidRequestException",
+                                int(Errors.INVALID_REQUEST), answer_message=INVALID_REQUEST_MESSAGE)
         return [await _describe_one(server(), r, query.include_synonyms) for r in query.resources]
 
     return describe
@@ -99,13 +94,6 @@ def resource_data(r: ConfigResourceQuery) -> str:
     keys = "null" if r.keys is None else f"[{', '.join(r.keys)}]"
     return f"DescribeConfigsResource(resourceType={r.resource_type}, resourceName='{r.resource_name}', " \
            f"configurationKeys={keys})"
-
-
-def request_data(query: DescribeConfigsQuery) -> str:
-    """``DescribeConfigsRequestData.toString`` (the ``body`` of Kafka's request-level error line)."""
-    resources = ", ".join(resource_data(r) for r in query.resources)
-    return (f"DescribeConfigsRequestData(resources=[{resources}], includeSynonyms={str(query.include_synonyms).lower()}"
-            f", includeDocumentation={str(query.include_documentation).lower()})")
 
 
 def _type_name(resource_type: int) -> str:

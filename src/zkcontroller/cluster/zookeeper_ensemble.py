@@ -55,10 +55,16 @@ class ZooKeeperEnsemble:
             time.sleep(0.2)  # polling child processes' ports: a bounded wait on a condition
         raise TimeoutError(f"the ensemble did not form within {timeout_s}s")
 
+    def _check_exists(self, i: int) -> None:
+        """A server this ensemble does not have is named as such ("not running" would suggest zk-start brings it),
+        with the servers it has."""
+        if i not in self.ids:
+            raise ValueError(f"ZooKeeper server {i} does not exist: the ensemble has servers "
+                             f"{', '.join(map(str, self.ids))}")
+
     def start_server(self, i: int) -> None:
         """Start server ``i`` (again, after a kill): it rejoins the quorum with its data."""
-        if i not in self.ids:
-            raise ValueError(f"no ZooKeeper server {i} (servers: {', '.join(map(str, self.ids))})")
+        self._check_exists(i)
         running = self.processes.get(i)
         if running is not None and running.poll() is None:
             raise ValueError(f"ZooKeeper server {i} is already running (pid {running.pid})")
@@ -95,9 +101,7 @@ class ZooKeeperEnsemble:
 
     def kill(self, i: int) -> None:
         """SIGKILL server ``i`` (a crashed ZooKeeper host)."""
-        if i not in self.ids:  # "is not running" suggested zk-start would bring it
-            raise ValueError(f"ZooKeeper server {i} is not running: the ensemble has servers "
-                             f"{', '.join(map(str, self.ids))} only")
+        self._check_exists(i)
         p = self.processes.get(i)
         if p is None or p.poll() is not None:
             raise ValueError(f"ZooKeeper server {i} is not running")

@@ -18,10 +18,7 @@ import orjson
 
 from zkcontroller.event_schema import SCHEMA_VERSION, validate_record
 from zkcontroller.model import LeaderAndIsr, TopicPartition
-from zkcontroller.runtime.log_lines import write_line
-
-TRACE = 5
-logging.addLevelName(TRACE, "TRACE")
+from zkcontroller.runtime.log_lines import TRACE, write_line
 
 STATE_CHANGE_LOGGER = "state.change.logger"
 CONTROLLER_LOGGER = "kafka.controller.KafkaController"

@@ -17,6 +17,12 @@ class BrokerUnreachableError(ConnectionError):
     """The transport could not deliver a request (no connection, broker stopped, timeout)."""
 
 
+class ConnectTimeoutError(BrokerUnreachableError):
+    """No connection within the caller's own bound (``NetworkClientUtils.awaitReady`` returned false): Kafka's
+    callers throw ``SocketTimeoutException``, where a connection that failed (refused, or the connection-setup
+    timeout ending first) is ``awaitReady``'s ``IOException``."""
+
+
 RequestHandler = Callable[[Any], Any | Awaitable[Any]]
 """A broker's entry point: one request in, its response out (directly, or as an awaitable)."""
 

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import logging
 
+TRACE = 5
+"""log4j's TRACE, below Python's DEBUG: Kafka's finest level, named here once for every layer above."""
+logging.addLevelName(TRACE, "TRACE")
+
 
 def qualified_name(e: BaseException) -> str:
     """The exception class's dotted name, where Kafka's lines name a Java class (``a.b.SomeError``)."""

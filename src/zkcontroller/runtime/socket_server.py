@@ -28,7 +28,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from zkcontroller.protocol.wire.frames import DEFAULT_MAX_REQUEST_BYTES, SIZE
-from zkcontroller.runtime.log_lines import exception_line
+from zkcontroller.runtime.log_lines import TRACE, exception_line
 
 DEFAULT_CONNECTIONS_MAX_IDLE_MS = 600_000
 """Kafka's ``connections.max.idle.ms`` default (10 minutes)."""
@@ -38,7 +38,6 @@ CLOSE_FLUSH_S = 5.0
 
 log = logging.getLogger("kafka.network.Processor")
 selector_log = logging.getLogger("org.apache.kafka.common.network.Selector")
-TRACE = 5
 
 FrameHandler = Callable[[bytes], Awaitable[bytes | None]]
 

@@ -31,7 +31,7 @@ from typing import Any
 
 from zkcontroller.model import Broker
 from zkcontroller.protocol.control_requests import ControlResponse, Errors, StopReplicaRequest
-from zkcontroller.protocol.transport import BrokerUnreachableError, RequestHandler
+from zkcontroller.protocol.transport import BrokerUnreachableError, ConnectTimeoutError, RequestHandler
 from zkcontroller.protocol.wire import control_codec
 from zkcontroller.protocol.wire.codec import WireFormatError
 from zkcontroller.protocol.wire.control_codec import WireRequest, WireResponse
@@ -118,10 +118,19 @@ class TcpTransport:
                 return ControlResponse(request.api_key, bad, tuple(e for r in responses for e in r.partition_errors))
         return await self._send(broker, request)
 
-    async def connect(self, broker: Broker) -> None:
+    async def connect(self, broker: Broker, timeout_ms: int | None = None) -> None:
         """Open the connection to ``broker`` now, if there is none (Kafka's ``NetworkClientUtils.awaitReady``):
-        a caller that bounds the connection and the answer apart (controlled shutdown) connects first."""
-        await self._connection(broker, self._state(broker))
+        a caller that bounds the connection and the answer apart (controlled shutdown, a replica fetcher) connects
+        first. ``timeout_ms`` is the caller's ``awaitReady`` bound (``connect_timeout_ms`` if None): when it ends
+        before the connection-setup timeout, `ConnectTimeoutError` (the caller's ``SocketTimeoutException``);
+        a refused connection, a reconnect back-off or the setup timeout ending first is a plain
+        `BrokerUnreachableError` (``awaitReady``'s ``IOException``)."""
+        bound = self.connect_timeout_ms if timeout_ms is None else timeout_ms
+        try:  # the bound covers waiting for another caller's connect too
+            async with asyncio.timeout(bound / 1000):
+                await self._connection(broker, self._state(broker), bound)
+        except TimeoutError:
+            raise ConnectTimeoutError(f"Failed to connect within {bound} ms") from None
 
     def _state(self, broker: Broker) -> _BrokerState:
         return self._brokers.setdefault(broker.id, _BrokerState(in_flight=asyncio.Semaphore(self.max_in_flight)))
@@ -163,7 +172,7 @@ class TcpTransport:
             finally:
                 connection.pending.pop(correlation_id, None)
 
-    async def _connection(self, broker: Broker, state: _BrokerState) -> _Connection:
+    async def _connection(self, broker: Broker, state: _BrokerState, bound_ms: int | None = None) -> _Connection:
         address = self._address(broker)
         async with state.connect_lock:
             current = state.connection
@@ -176,9 +185,13 @@ class TcpTransport:
             if now < state.next_attempt_ms:
                 raise BrokerUnreachableError(f"broker {broker.id} at {address[0]}:{address[1]}: reconnect "
                                              f"back-off for {state.next_attempt_ms - now} ms more")
-            wait_ms = min(self.connect_timeout_ms, self._setup_timeout_ms(state.failures))
+            setup_ms = self._setup_timeout_ms(state.failures)
+            wait_ms = min(self.connect_timeout_ms if bound_ms is None else bound_ms, setup_ms)
+            # A caller's bound shorter than the setup timeout is the caller's to enforce (`connect`): the attempt
+            # is not a failed one then, only given up.
+            caller_bound = bound_ms is not None and bound_ms <= setup_ms
             try:
-                async with asyncio.timeout(wait_ms / 1000):
+                async with asyncio.timeout(None if caller_bound else wait_ms / 1000):
                     reader, writer = await self._open_connection(*address)
             except (OSError, TimeoutError) as e:
                 state.failures += 1

@@ -2,12 +2,15 @@
 config manager (topic configs, `broker.topic_config_manager`) and the controller (unclean leader election).
 
 Kafka's ``ZkNodeChangeNotificationListener``: the children of ``/config/changes`` with a sequence number above
-the last one processed, each decoded to the entity it names (``topics/<t>``, ``brokers/<id>``...); a malformed
-notification is reported by path and skipped.
+the last one processed ("" at start: every one there, as Kafka's ``lastExecutedChange`` starts at -1), each decoded
+to the entity it names (``topics/<t>``, ``brokers/<id>``...); a malformed notification is reported by path and
+skipped. After each pass Kafka's brokers purge the notifications older than ``changeExpirationMs`` (15 min,
+`purge_obsolete_config_changes`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from zkcontroller.coordination.api import Watcher
@@ -16,6 +19,8 @@ from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.znodes.config import ConfigEntityChangeNotificationSequenceZNode as ConfigChangeZNode
 
+CHANGE_EXPIRATION_MS = 15 * 60 * 1000
+"""``ZkNodeChangeNotificationListener.changeExpirationMs`` as ``DynamicConfigManager`` gives it."""
 TOPIC_ENTITY_PREFIX = f"{paths.ConfigType.TOPIC}/"
 BROKER_ENTITY_PREFIX = f"{paths.ConfigType.BROKER}/"
 
@@ -29,6 +34,11 @@ class ConfigChanges:
     entities: list[str] = field(default_factory=list)
     malformed: dict[str, str] = field(default_factory=dict)
     """Path → why it could not be decoded."""
+    notified: list[tuple[str, str]] = field(default_factory=list)
+    """Each new notification's (sequence number, entity), in order, repeats kept (Kafka processes each one)."""
+    seen: tuple[str, ...] = ()
+    """Every notification's sequence number under ``/config/changes`` at the read, new or not, in order: Kafka
+    logs "Processing notification(s)" whenever there is one, and purges the expired among them."""
 
     @property
     def topics(self) -> list[str]:
@@ -52,13 +62,32 @@ async def read_config_changes(zk: KafkaZkClient, after: str, watch: Watcher | No
     """The notifications newer than ``after`` (sequence numbers sort as strings; "" reads them all), arming
     ``watch`` on ``/config/changes``. No ``/config/changes`` node: nothing new."""
     try:
-        sequence_numbers = await zk.get_notification_sequence_numbers(ConfigChangeZNode, watch)
+        seen = tuple(sorted(await zk.get_notification_sequence_numbers(ConfigChangeZNode, watch)))
     except NoNodeError:
         return ConfigChanges(after)
-    new = sorted(n for n in sequence_numbers if n > after)
+    new = [n for n in seen if n > after]
     if not new:
-        return ConfigChanges(after)
+        return ConfigChanges(after, seen=seen)
     read = await zk.read_notifications(ConfigChangeZNode, new)
-    entities = [read.values[n] for n in new if n in read.values]
+    notified = [(n, read.values[n]) for n in new if n in read.values]
     malformed = {path: error.reason for path, error in sorted(read.malformed.items())}
-    return ConfigChanges(new[-1], list(dict.fromkeys(entities)), malformed)
+    return ConfigChanges(new[-1], list(dict.fromkeys(e for _, e in notified)), malformed, notified, seen)
+
+
+async def purge_obsolete_config_changes(zk: KafkaZkClient, sequence_numbers: Iterable[str], now_ms: int,
+                                        expiration_ms: int = CHANGE_EXPIRATION_MS) -> list[str]:
+    """``purgeObsoleteNotifications``: delete each of these notifications created more than ``expiration_ms``
+    before ``now_ms`` (its znode's ctime); the paths deleted. One already gone (another broker purged it first) is
+    skipped, as Kafka's ``deletePath`` does."""
+    wanted = [ConfigChangeZNode.path(n) for n in sorted(sequence_numbers)]
+    found = await zk.session.get_data_many(wanted)
+    purged = []
+    for path, item in zip(wanted, found, strict=True):
+        if item is None or now_ms - item[1].ctime <= expiration_ms:
+            continue
+        try:
+            await zk.session.delete(path)
+        except NoNodeError:
+            continue
+        purged.append(path)
+    return purged

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
+
 import pytest
 
 from zkcontroller.broker.replica_fetcher import fetch_metadata_string
@@ -10,6 +13,8 @@ from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import FetchPartition, FetchPartitionResult, FetchRequest, FetchResponse
 from zkcontroller.protocol.transport import BrokerUnreachableError
 from zkcontroller.protocol.wire import fetch_codec
+from zkcontroller.runtime.runtime import AsyncioRuntime
+from zkcontroller.runtime.tcp_transport import TcpTransport
 
 from .helpers import update_metadata
 from .replica_helpers import (
@@ -128,7 +133,7 @@ class _Unconnectable:
 
     listener_name = "PLAINTEXT"
 
-    async def connect(self, broker: Broker) -> None:
+    async def connect(self, broker: Broker, timeout_ms: int | None = None) -> None:
         raise BrokerUnreachableError(f"cannot connect to broker {broker.id}")
 
     async def send(self, broker: Broker, request: object) -> object:
@@ -146,6 +151,40 @@ async def test_a_fetch_that_cannot_connect_warns_with_awaitreadys_exception(
     assert await fetcher.fetch_once() is None
     [line] = [m for m in caplog.messages if "Error in response for fetch request" in m]
     assert line.endswith("\njava.io.IOException: Connection to kafka-1:9092 (id: 1 rack: r1) failed.")
+
+
+class _NeverConnects:
+    """An ``open_connection`` that never completes (a leader that drops SYNs)."""
+
+    async def __call__(self, *address: object) -> object:
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+
+@pytest.mark.parametrize(("socket_ms", "transport_kwargs", "exception"), [
+    # replica.socket.timeout.ms ends first: SocketTimeoutException, even where the shared transport's own bound
+    # (controller.socket.timeout.ms, 50 ms here) is shorter
+    (150, {"connect_timeout_ms": 50}, "java.net.SocketTimeoutException: Failed to connect within 150 ms"),
+    # the NetworkClient's connection-setup timeout ends first: the connection failed, awaitReady's IOException
+    (30000, {"connection_setup_timeout_ms": 80, "connection_setup_timeout_max_ms": 80},
+     "java.io.IOException: Connection to 127.0.0.1:9 (id: 1 rack: null) failed."),
+])
+async def test_a_fetchers_connect_is_bounded_by_replica_socket_timeout_ms(
+        brokers: Brokers, caplog: pytest.LogCaptureFixture, socket_ms: int, transport_kwargs: dict[str, int],
+        exception: str) -> None:
+    """``ReplicaFetcherBlockingSend.sendRequest``: ``if (!awaitReady(networkClient, sourceNode, time,
+    replicaSocketTimeoutMs)) throw new SocketTimeoutException(s"Failed to connect within $socketTimeout ms")``."""
+    brokers.lead(state())
+    fetcher = brokers.rms[2].fetchers[1]
+    fetcher._config = dataclasses.replace(fetcher._config, replica_socket_timeout_ms=socket_ms)
+    fetcher.source = Broker(1, (EndPoint("127.0.0.1", 9, "PLAINTEXT", "PLAINTEXT"),))
+    transport = TcpTransport(AsyncioRuntime(), **transport_kwargs)
+    transport._open_connection = _NeverConnects()  # type: ignore[assignment]
+    fetcher._transport = transport
+    assert await asyncio.wait_for(fetcher.fetch_once(), 20) is None
+    [line] = [m for m in caplog.messages if "Error in response for fetch request" in m]
+    assert line.endswith("\n" + exception)
+    await transport.close()
 
 
 async def test_the_fetch_request_prints_as_the_builders_tostring(brokers: Brokers) -> None:

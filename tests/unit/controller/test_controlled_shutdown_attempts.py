@@ -20,7 +20,7 @@ from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.model import Broker, BrokerInfo, EndPoint, TopicPartition
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import ControlledShutdownRequest, ControlledShutdownResponse
-from zkcontroller.protocol.transport import BrokerUnreachableError
+from zkcontroller.protocol.transport import ConnectTimeoutError
 from zkcontroller.runtime.runtime import AsyncioRuntime
 from zkcontroller.runtime.tcp_transport import TcpTransport
 from zkcontroller.sim.loop import run_virtual
@@ -171,7 +171,8 @@ def test_a_controller_without_a_registration_is_logged_and_the_previous_one_aske
 
 
 def test_the_tcp_transport_is_connected_first_and_bounds_its_connect() -> None:
-    """`TcpTransport.connect` is the ``awaitReady`` step: it fails as `send` would when no connection comes."""
+    """`TcpTransport.connect` is the ``awaitReady`` step: a bound (controller.socket.timeout.ms) ending before the
+    connection-setup timeout is Kafka's ``SocketTimeoutException`` text."""
     async def never(*_: Any) -> Any:
         await asyncio.Event().wait()
 
@@ -179,7 +180,7 @@ def test_the_tcp_transport_is_connected_first_and_bounds_its_connect() -> None:
         transport = TcpTransport(AsyncioRuntime(), connect_timeout_ms=150)
         assert isinstance(transport, Connecting)
         transport._open_connection = never  # type: ignore[assignment]
-        with pytest.raises(BrokerUnreachableError, match="no connection within 150 ms"):
+        with pytest.raises(ConnectTimeoutError, match=r"^Failed to connect within 150 ms$"):
             await transport.connect(info(2).broker)
         await transport.close()
 

@@ -180,9 +180,9 @@ _REQUEST_NAMES = {API_VERSIONS: "ApiVersionsRequest", METADATA: "MetadataRequest
 # ---------------------------------------------------------------------------------------------- ApiVersions
 
 def api_versions_response(version: int, supported: Mapping[int, tuple[int, int]], error: int = 0) -> bytes:
-    """The body of an ApiVersions response. For a version we do not support, call with ``version=0`` and
-    ``error=UNSUPPORTED_VERSION``: Kafka answers in the v0 layout, with the API list, so the client can retry
-    with a version we have."""
+    """The body of an ApiVersions response. For a version we do not support, call with ``version=0``,
+    ``error=UNSUPPORTED_VERSION`` and ApiVersions' own entry alone: Kafka answers in the v0 layout with that
+    entry (``ApiVersionsRequest.getErrorResponse``, KIP-511), so the client can retry with a version we have."""
     m = _types(API_VERSIONS, version, "response")
     keys = tuple(_build(m.ApiVersion, api_key=k, min_version=lo, max_version=hi)
                  for k, (lo, hi) in sorted(supported.items()))

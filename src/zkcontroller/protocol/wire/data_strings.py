@@ -192,20 +192,6 @@ DESCRIBE_CLIENT_QUOTAS_REQUEST = S('DescribeClientQuotasRequestData', (  # 0-1
     ))),
     M('strict', 'bool'),
 ))
-ALTER_CLIENT_QUOTAS_REQUEST = S('AlterClientQuotasRequestData', (  # 0-1
-    M('entries', '[]', struct=S('EntryData', (
-        M('entity', '[]', struct=S('EntityData', (
-            M('entityType', 'string'),
-            M('entityName', 'string', nullable='0+'),
-        ))),
-        M('ops', '[]', struct=S('OpData', (
-            M('key', 'string'),
-            M('value', 'float64'),
-            M('remove', 'bool'),
-        ))),
-    ))),
-    M('validateOnly', 'bool'),
-))
 
 REQUESTS: dict[int, Struct] = {
     3: METADATA_REQUEST, 19: CREATE_TOPICS_REQUEST, 20: DELETE_TOPICS_REQUEST, 37: CREATE_PARTITIONS_REQUEST,
@@ -215,8 +201,8 @@ REQUESTS: dict[int, Struct] = {
     32: DESCRIBE_CONFIGS_REQUEST, 48: DESCRIBE_CLIENT_QUOTAS_REQUEST,
 }
 """API key -> its request's ``*Data`` class (Produce is not here: ``ProduceRequest`` overrides ``toString``).
-AlterClientQuotas is not either: our decoded `client_quotas.AlterQuotasQuery` folds ``remove`` into the value and
-its entities into pairs, so the table (kept for reference) cannot read it; nothing logs its body."""
+AlterClientQuotas is not either: Kafka's handler fails no request as a whole (``alterClientQuotas`` answers each
+entity's error), so nothing logs its body."""
 
 API_NAMES: dict[int, str] = {
     0: "PRODUCE", 1: "FETCH", 2: "LIST_OFFSETS", 3: "METADATA", 4: "LEADER_AND_ISR", 5: "STOP_REPLICA",

@@ -86,16 +86,18 @@ class RequestFailed(Exception):
     """A record set that fails the whole Produce request (or an admin handler's request: DeleteTopics,
     CreatePartitions, AlterConfigs): an exception the ``handle*Request`` does not catch
     reaches ``KafkaApis.handle``, whose ``handleError`` logs it and answers every partition ``error``, with the
-    exception's message where ``ApiError.fromThrowable`` keeps it (``answer_message``: never for
-    UNKNOWN_SERVER_ERROR). ``exception``: the Java exception's class. ``logged``: False for the answer
-    ``handleProduceRequest`` sends itself (``sendErrorResponseMaybeThrottle``), which logs nothing."""
+    exception's message where ``ApiError.fromThrowable`` keeps it (``answer_message`` True: never for
+    UNKNOWN_SERVER_ERROR), or another text where the request's ``getErrorResponse`` sends one (``answer_message``
+    a string: DescribeConfigs sends ``Errors``' own message). ``exception``: the Java exception's class.
+    ``logged``: False for the answer ``handleProduceRequest`` sends itself (``sendErrorResponseMaybeThrottle``),
+    which logs nothing."""
 
     def __init__(self, message: str, exception: str, error: int = UNKNOWN_SERVER_ERROR, *,
-                 answer_message: bool = False, logged: bool = True) -> None:
+                 answer_message: bool | str = False, logged: bool = True) -> None:
         super().__init__(message)
         self.exception = exception
         self.error = error
-        self.answer_message = message if answer_message else None
+        self.answer_message: str | None = message if answer_message is True else (answer_message or None)
         self.logged = logged
 
 
