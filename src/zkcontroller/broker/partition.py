@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from zkcontroller.broker.producer_state import ProducerStateManager
 from zkcontroller.model import LeaderAndIsr, TopicPartition
 from zkcontroller.protocol.control_requests import Errors
+from zkcontroller.protocol.inter_broker import ReplicatedBatch
 
 log = logging.getLogger("kafka.cluster.Partition")
 
@@ -92,7 +93,8 @@ class Partition:
         self.on_high_watermark_increase: Callable[[TopicPartition], None] | None = None
         """Called when the leader's HW moves up: acks=-1 produce requests wait on it (``DelayedProduce``)."""
         self.producer_state = ProducerStateManager(tp)
-        """Idempotent producers' sequences, kept while leading (`producer_state`)."""
+        """Idempotent producers' last batches in this log, appended here as leader or replicated as follower
+        (`producer_state`): kept across leadership changes, so a new leader finds a producer's retries."""
 
 
     @property
@@ -176,15 +178,15 @@ class Partition:
         if (leader_epoch != self.leader_epoch and self.log_end_offset > self.high_watermark
                 and not (truncate_on_fetch and self.last_fetched_epoch >= 0)):
             self.log_end_offset = self.high_watermark
+            self.producer_state.truncate(self.high_watermark)
         self.leader, self.leader_epoch, self.isr, self.replicas = leader, leader_epoch, isr, replicas
         self.zk_version, self.controller_epoch, self.pending_isr = zk_version, controller_epoch, None
         self.followers = {}
-        self.producer_state.clear()  # not kept up from the leader's batches (offsets only): it would go stale
 
     def make_offline(self) -> None:
-        """Hosted with no known leader (its LeaderAndIsr named one that was not alive): neither leads nor follows."""
+        """Hosted with no known leader (its LeaderAndIsr named one that was not alive): neither leads nor follows.
+        The log, and so its producer state, is kept."""
         self.leader, self.pending_isr, self.followers = -1, None, {}
-        self.producer_state.clear()
 
     # ------------------------------------------------------------------ the log, offsets only
 
@@ -199,17 +201,26 @@ class Partition:
         self.maybe_increment_high_watermark(now_ms)
         return self.log_end_offset
 
-    def append_as_follower(self, records: int, leader_high_watermark: int) -> None:
-        """A fetched answer: append, then take the leader's HW clamped to the log (Kafka's
-        ``Log.updateHighWatermark`` on a follower), even when lower than ours: a newly elected leader may not have
-        advanced its HW yet, and the follower copies it, as Kafka's does."""
+    def append_as_follower(self, records: int, leader_high_watermark: int,
+                           batches: tuple[ReplicatedBatch, ...] = ()) -> None:
+        """A fetched answer: append, with its producer batches (those within the records appended) into the
+        producer state, then take the leader's HW clamped to the log (Kafka's ``Log.updateHighWatermark`` on a
+        follower), even when lower than ours: a newly elected leader may not have advanced its HW yet, and the
+        follower copies it, as Kafka's does."""
+        if batches:
+            start, end = self.log_end_offset, self.log_end_offset + records
+            self.producer_state.append_replicated(b for b in batches if start <= b.base_offset and b.last_offset < end)
         self.log_end_offset += records
         if records:  # fetched under the epoch followed (records the leader had from before are consistent with it)
             self.last_fetched_epoch = self.leader_epoch
         self.high_watermark = max(0, min(leader_high_watermark, self.log_end_offset))
 
     def truncate_to(self, offset: int) -> None:
-        self.log_end_offset = min(self.log_end_offset, max(0, offset))
+        """Kafka's ``Log.truncateTo``: the log end goes back to ``offset`` (no effect at or beyond it), and the
+        producer state loses the batches above it (`ProducerStateManager.truncate`)."""
+        if offset < self.log_end_offset:
+            self.log_end_offset = max(0, offset)
+            self.producer_state.truncate(self.log_end_offset)
         self.high_watermark = min(self.high_watermark, self.log_end_offset)
 
     def diverging_end_offset(self, last_fetched_epoch: int, fetch_offset: int) -> int:

@@ -270,7 +270,7 @@ class ReplicaFetcher:
             if result.error is Errors.NONE and result.diverging_end_offset >= 0:
                 self._truncate_on_fetch(tp, partition, result.diverging_end_offset)
             elif result.error is Errors.NONE:
-                partition.append_as_follower(result.records, result.high_watermark)
+                partition.append_as_follower(result.records, result.high_watermark, result.batches)
                 got_records = got_records or result.records > 0
             elif result.error is Errors.FENCED_LEADER_EPOCH:
                 self._log(logging.INFO, f"Partition {tp} has an older epoch ({asked.current_leader_epoch}) than the "

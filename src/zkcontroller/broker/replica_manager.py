@@ -412,8 +412,14 @@ class ReplicaManager:
             if proposal is not None:
                 self.isr_manager.submit(proposal)
             records = min(asked.max_records, partition.log_end_offset - asked.fetch_offset)
-            results.append(FetchPartitionResult(tp, Errors.NONE, partition.high_watermark, records,
-                                                asked.fetch_offset))
+            producers = partition.producer_state
+            if records > 0 and producers.last_indexed_offset >= asked.fetch_offset:  # producer batches to serve
+                records, batches = producers.batches_in(asked.fetch_offset, records)
+                results.append(FetchPartitionResult(tp, Errors.NONE, partition.high_watermark, records,
+                                                    asked.fetch_offset, batches=batches))
+            else:
+                results.append(FetchPartitionResult(tp, Errors.NONE, partition.high_watermark, records,
+                                                    asked.fetch_offset))
         return context.respond(results)
 
     def _consumer_fetch(self, tp: TopicPartition, partition: Partition) -> FetchPartitionResult:

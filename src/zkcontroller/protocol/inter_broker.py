@@ -111,6 +111,24 @@ class FetchRequest:
 
 
 @dataclass(frozen=True, slots=True)
+class ReplicatedBatch:
+    """An idempotent producer's batch within a fetched range, as its v2 header describes it: the offsets-only log
+    keeps no batches, so the leader serves these from its producer state (`broker.producer_state`), and the
+    follower builds its own from them (Kafka's ``Log.appendAsFollower``, origin Replication)."""
+
+    base_offset: int
+    last_offset: int
+    producer_id: int
+    producer_epoch: int
+    base_sequence: int
+    max_timestamp: int
+
+    @property
+    def count(self) -> int:
+        return self.last_offset - self.base_offset + 1
+
+
+@dataclass(frozen=True, slots=True)
 class FetchPartitionResult:
     topic_partition: TopicPartition
     error: Errors = Errors.NONE
@@ -128,6 +146,9 @@ class FetchPartitionResult:
     """Fetch v12's ``divergingEpoch`` end offset (-1: none): the follower's last fetched epoch ended there on the
     leader, below the fetch offset, so the follower truncates to it before fetching on (KIP-595's truncation on
     fetch, Kafka 2.7-IV1+)."""
+    batches: tuple[ReplicatedBatch, ...] = ()
+    """The idempotent producers' batches among the records served, in offset order (empty when there are none: the
+    rest of the range is plain batches, producer id -1). Each lies wholly within the records served."""
 
 
 @dataclass(frozen=True, slots=True)
