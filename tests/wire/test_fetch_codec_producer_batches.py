@@ -1,7 +1,9 @@
-"""Fetch on the wire with idempotent producers' batches: the range a leader serves travels as several v2 record
-batches, each producer batch with its header's producerId, producerEpoch, baseSequence and maxTimestamp, plain
-batches (producerId -1) between them, and decodes back to the same descriptors; a follower replicating through the
-codec then deduplicates a retry once elected, as in-process."""
+"""Fetch on the wire with idempotent producers' batches and leader epochs: the range a leader serves travels as
+several v2 record batches, each producer batch with its header's producerId, producerEpoch, baseSequence and
+maxTimestamp, plain batches (producerId -1) between them, each batch's partitionLeaderEpoch the epoch of its
+records (plain stretches cut where an epoch begins), and decodes back to the same descriptors; a follower
+replicating through the codec then deduplicates a retry once elected, and builds the leader's epoch cache, as
+in-process."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from tests.unit.broker.test_replicated_producer_state import elect
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import (
+    EpochEntry,
     FetchPartition,
     FetchPartitionResult,
     FetchRequest,
@@ -27,40 +30,54 @@ from zkcontroller.protocol.wire.fetch_codec import CorruptRecordError, decode_ba
 
 BATCHES = (ReplicatedBatch(102, 104, 7, 2, 40, 1_700_000_000_123), ReplicatedBatch(105, 105, 9, 0, 0, 5),
            ReplicatedBatch(110, 111, 7, 2, 43, 1_700_000_000_456))
+EPOCHS = (EpochEntry(3, 100), EpochEntry(5, 107), EpochEntry(6, 110))
 REQUEST = FetchRequest(2, (FetchPartition(TopicPartition("t", 0), 3, 100),
-                           FetchPartition(TopicPartition("u", 1), 1, 0)), 500)
+                           FetchPartition(TopicPartition("u", 1), 1, 0), FetchPartition(TopicPartition("u", 2), 1, 6)),
+                       500)
 
 
 @pytest.mark.parametrize("version", [11, 12])
 def test_producer_batches_round_trip_in_a_fetch_answer(version: int) -> None:
     response = FetchResponse(Errors.NONE, (
-        FetchPartitionResult(TopicPartition("t", 0), Errors.NONE, 120, 14, 100, batches=BATCHES),
-        FetchPartitionResult(TopicPartition("u", 1), Errors.NONE, 9, 9, 0)))
+        FetchPartitionResult(TopicPartition("t", 0), Errors.NONE, 120, 14, 100, batches=BATCHES, epochs=EPOCHS),
+        FetchPartitionResult(TopicPartition("u", 1), Errors.NONE, 9, 9, 0, epochs=(EpochEntry(4, 0),)),
+        FetchPartitionResult(TopicPartition("u", 2), Errors.NONE, 9, 3, 6)))
     answer = control_codec.encode_response(response, version, REQUEST)
     assert control_codec.decode_response(REQUEST, version, answer, 0) == response
 
 
-def test_each_producer_batch_is_a_v2_batch_with_its_header_and_plain_ones_fill_the_gaps() -> None:
-    data = encode_records(100, 14, BATCHES)
+def read_batches(data: bytes) -> list[tuple[int, int, int, int, int, int]]:
+    """(base offset, last offset, partitionLeaderEpoch, producer id, producer epoch, base sequence) of each batch,
+    as kafka-python reads them, every CRC checked."""
     read, pos = [], 0
     while pos < len(data):
         length = int.from_bytes(data[pos + 8:pos + 12], "big")
         batch = DefaultRecordBatch(data[pos:pos + 12 + length])
         assert batch.validate_crc()
-        read.append((batch.base_offset, [r.offset for r in batch][-1], batch.producer_id, batch.producer_epoch,
-                     batch.base_sequence))
+        leader_epoch = int.from_bytes(data[pos + 12:pos + 16], "big", signed=True)
+        read.append((batch.base_offset, [r.offset for r in batch][-1], leader_epoch, batch.producer_id,
+                     batch.producer_epoch, batch.base_sequence))
         pos += 12 + length
-    assert read == [(100, 101, -1, -1, -1), (102, 104, 7, 2, 40), (105, 105, 9, 0, 0), (106, 109, -1, -1, -1),
-                    (110, 111, 7, 2, 43), (112, 113, -1, -1, -1)]
-    assert decode_batches(data) == (14, 100, BATCHES)
-    assert decode_batches(encode_records(100, 14)) == (14, 100, ())
+    return read
+
+
+def test_each_producer_batch_is_a_v2_batch_with_its_header_and_plain_ones_fill_the_gaps() -> None:
+    data = encode_records(100, 14, BATCHES, EPOCHS)
+    assert read_batches(data) == [(100, 101, 3, -1, -1, -1), (102, 104, 3, 7, 2, 40), (105, 105, 3, 9, 0, 0),
+                                  (106, 106, 3, -1, -1, -1), (107, 109, 5, -1, -1, -1), (110, 111, 6, 7, 2, 43),
+                                  (112, 113, 6, -1, -1, -1)]
+    assert decode_batches(data) == (14, 100, BATCHES, EPOCHS)
+    assert read_batches(encode_records(100, 14)) == [(100, 113, -1, -1, -1, -1)]
+    assert decode_batches(encode_records(100, 14)) == (14, 100, (), ())
+    assert decode_batches(encode_records(100, 14, epochs=(EpochEntry(2, 100),))) == (14, 100, (),
+                                                                                       (EpochEntry(2, 100),))
 
 
 def test_a_gap_between_batches_fails_the_partition_and_a_batch_outside_the_range_is_refused() -> None:
     first, second = encode_records(100, 2), encode_records(103, 2)
     with pytest.raises(CorruptRecordError, match="base offset 103, expected 102"):
         decode_batches(first + second)
-    with pytest.raises(ValueError, match="not within offsets 100..101"):
+    with pytest.raises(ValueError, match=r"not within offsets 100\.\.101"):
         encode_records(100, 2, (ReplicatedBatch(101, 102, 7, 0, 0, 1),))
 
 
@@ -90,8 +107,15 @@ async def test_a_follower_replicating_over_the_codec_deduplicates_a_retry_once_e
         brokers.rms[1].append(TP, 2)  # plain records after it
         await brokers.fetch_all()
         assert brokers.rms[2].log_end_offset(TP) == 5
+        follower = brokers.rms[2].partition(TP)
+        assert follower is not None and follower.epoch_cache.entries == (EpochEntry(0, 0),)
         elect(brokers, leader=2, leader_epoch=1, isr=(2, 3), zk_version=1)
         assert await send(brokers.rms[2], first) == (NONE, 0)
         assert brokers.rms[2].log_end_offset(TP) == 5
+        assert follower.epoch_cache.entries == (EpochEntry(0, 0), EpochEntry(1, 5))
+        brokers.rms[2].append(TP, 3)
+        await brokers.fetch_all()  # broker 3 fetches both epochs through the codec
+        assert brokers.rms[3].partition(TP).epoch_cache.entries == (  # type: ignore[union-attr]
+            EpochEntry(0, 0), EpochEntry(1, 5))
     finally:
         brokers.close()

@@ -16,6 +16,7 @@ The wire encoding (`protocol.wire`) carries the same values.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import ApiKey, Errors
@@ -110,6 +111,16 @@ class FetchRequest:
         return self.session_epoch in (INITIAL_EPOCH, FINAL_EPOCH)
 
 
+class EpochEntry(NamedTuple):
+    """Kafka's ``EpochEntry``: a leader epoch and the offset of its first record in a log."""
+
+    epoch: int
+    start_offset: int
+
+    def __str__(self) -> str:
+        return f"EpochEntry(epoch={self.epoch}, startOffset={self.start_offset})"
+
+
 @dataclass(frozen=True, slots=True)
 class ReplicatedBatch:
     """An idempotent producer's batch within a fetched range, as its v2 header describes it: the offsets-only log
@@ -149,6 +160,10 @@ class FetchPartitionResult:
     batches: tuple[ReplicatedBatch, ...] = ()
     """The idempotent producers' batches among the records served, in offset order (empty when there are none: the
     rest of the range is plain batches, producer id -1). Each lies wholly within the records served."""
+    epochs: tuple[EpochEntry, ...] = ()
+    """The leader epochs of the records served (each batch's ``partitionLeaderEpoch``): the epoch at the base
+    offset, then each epoch that begins within the records, from the leader's epoch cache (empty without records).
+    The follower assigns them in its own cache (``Log.maybeAssignEpochStartOffset``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,8 +5,9 @@ with an error, its high watermark, and the records the follower appends. Our log
 so those travel as v2 record batches of empty records — null key, null value, no headers, 7–9 bytes each — which
 tshark's Kafka dissector reads as such: one batch per idempotent producer's batch in the range, with its header's
 producerId, producerEpoch, baseSequence and maxTimestamp (what the follower's producer state is built from), and
-one plain batch (producerId -1) for each stretch between them; the first batch's ``baseOffset`` is the fetch
-offset, the rest follow on without a gap. The batch carries Kafka's
+one plain batch (producerId -1) for each stretch between them, cut where a leader epoch begins; each batch's
+``partitionLeaderEpoch`` is the leader epoch of its records, which the follower puts in its epoch cache. The
+first batch's ``baseOffset`` is the fetch offset, the rest follow on without a gap. The batch carries Kafka's
 CRC-32C (Castagnoli, over the bytes from ``attributes`` on, via the ``crc32c`` package); a follower checks it
 and treats a batch that fails as Kafka does, the partition's result becoming CORRUPT_MESSAGE.
 ``partition_max_bytes`` carries the record limit the follower asks for; the session id and epoch and the
@@ -23,6 +24,7 @@ from crc32c import crc32c
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import (
+    EpochEntry,
     FetchPartition,
     FetchPartitionResult,
     FetchRequest,
@@ -64,10 +66,10 @@ def _record(offset_delta: int) -> bytes:
     return _varint(len(body)) + body
 
 
-def _batch(base_offset: int, count: int, producer_id: int = -1, producer_epoch: int = -1, base_sequence: int = -1,
-           max_timestamp: int = -1) -> bytes:
+def _batch(base_offset: int, count: int, leader_epoch: int = -1, producer_id: int = -1, producer_epoch: int = -1,
+           base_sequence: int = -1, max_timestamp: int = -1) -> bytes:
     records = b"".join(_record(i) for i in range(count))
-    batch = bytearray(_BATCH_HEADER.pack(base_offset, _AFTER_LENGTH + len(records), -1, 2, 0, 0, count - 1,
+    batch = bytearray(_BATCH_HEADER.pack(base_offset, _AFTER_LENGTH + len(records), leader_epoch, 2, 0, 0, count - 1,
                                          max_timestamp, max_timestamp, producer_id, producer_epoch, base_sequence,
                                          count))
     batch += records
@@ -75,38 +77,61 @@ def _batch(base_offset: int, count: int, producer_id: int = -1, producer_epoch: 
     return bytes(batch)
 
 
-def encode_records(base_offset: int, count: int, batches: tuple[ReplicatedBatch, ...] = ()) -> bytes:
-    """``count`` empty records from ``base_offset``: one plain record batch, or with ``batches`` (producer batches
-    within the range, in offset order) one batch each and plain ones between; no bytes (not null, as Kafka) for
-    zero. `ValueError` for a producer batch outside the range or overlapping the one before."""
+def encode_records(base_offset: int, count: int, batches: tuple[ReplicatedBatch, ...] = (),
+                   epochs: tuple[EpochEntry, ...] = ()) -> bytes:
+    """``count`` empty records from ``base_offset`` as v2 batches: one per producer batch of ``batches`` (within
+    the range, in offset order), plain ones between, each plain stretch cut where an epoch of ``epochs`` begins;
+    each batch's ``partitionLeaderEpoch`` is the epoch in force at its base offset (-1 without one). No bytes
+    (not null, as Kafka) for zero records. An epoch beginning inside a producer batch cannot be told (a batch is
+    appended whole, under one epoch: it does not happen). `ValueError` for a producer batch outside the range or
+    overlapping the one before."""
     if count <= 0:
         return b""
-    if not batches:
-        return _batch(base_offset, count)
+    if not batches and (not epochs or (len(epochs) == 1 and epochs[0].start_offset <= base_offset)):
+        return _batch(base_offset, count, epochs[0].epoch if epochs else -1)  # the common case: one batch
     out, at, end = bytearray(), base_offset, base_offset + count
+    starts = [e.start_offset for e in epochs]
+    in_force = -1  # index into epochs of the epoch at `at`
+
+    def epoch_at(offset: int) -> int:
+        nonlocal in_force
+        while in_force + 1 < len(epochs) and starts[in_force + 1] <= offset:
+            in_force += 1
+        return epochs[in_force].epoch if in_force >= 0 else -1
+
+    def plain(upto: int) -> None:
+        nonlocal at
+        while at < upto:
+            epoch = epoch_at(at)
+            cut = next((s for s in starts[in_force + 1:] if s > at), upto)
+            stop = min(cut, upto)
+            out.extend(_batch(at, stop - at, epoch))
+            at = stop
+
     for b in batches:
         if b.base_offset < at or b.last_offset >= end:
             raise ValueError(f"producer batch {b} is not within offsets {at}..{end - 1} of the fetched range")
-        if b.base_offset > at:
-            out += _batch(at, b.base_offset - at)
-        out += _batch(b.base_offset, b.count, b.producer_id, b.producer_epoch, b.base_sequence, b.max_timestamp)
+        plain(b.base_offset)
+        out.extend(_batch(b.base_offset, b.count, epoch_at(b.base_offset), b.producer_id, b.producer_epoch,
+                          b.base_sequence, b.max_timestamp))
         at = b.last_offset + 1
-    if at < end:
-        out += _batch(at, end - at)
+    plain(end)
     return bytes(out)
 
 
-def decode_batches(data: bytes | None) -> tuple[int, int, tuple[ReplicatedBatch, ...]]:
-    """A fetched record set: how many offsets it carries, from which base offset, and its producer batches (those
-    with a producer id). Every whole batch is read; a trailing partial batch, which a leader may send at its size
-    limit, is left for the next fetch, as Kafka's reader does. A batch failing its CRC, or not following on from the
-    one before, is `CorruptRecordError`; another magic than 2 `WireFormatError`."""
+def decode_batches(data: bytes | None) -> tuple[int, int, tuple[ReplicatedBatch, ...], tuple[EpochEntry, ...]]:
+    """A fetched record set: how many offsets it carries, from which base offset, its producer batches (those with
+    a producer id) and its leader epochs (the first batch's ``partitionLeaderEpoch`` at its base offset, then
+    each change of it; a batch saying -1 adds none). Every whole batch is read; a trailing partial batch, which a
+    leader may send at its size limit, is left for the next fetch, as Kafka's reader does. A batch failing its CRC,
+    or not following on from the one before, is `CorruptRecordError`; another magic than 2 `WireFormatError`."""
     if not data:
-        return 0, 0, ()
+        return 0, 0, (), ()
     view, pos, base, at = memoryview(data), 0, 0, -1
     batches: list[ReplicatedBatch] = []
+    epochs: list[EpochEntry] = []
     while pos + _BATCH_HEADER.size <= len(view):
-        (offset, length, _leader_epoch, magic, crc, _attributes, last_delta, _first_ts, max_ts, producer_id,
+        (offset, length, leader_epoch, magic, crc, _attributes, last_delta, _first_ts, max_ts, producer_id,
          producer_epoch, base_sequence, _count) = _BATCH_HEADER.unpack_from(view, pos)
         if magic != 2:
             raise WireFormatError(f"record batch at byte {pos}: magic {magic}, expected 2")
@@ -124,8 +149,10 @@ def decode_batches(data: bytes | None) -> tuple[int, int, tuple[ReplicatedBatch,
         at = offset + last_delta + 1
         if producer_id >= 0:
             batches.append(ReplicatedBatch(offset, at - 1, producer_id, producer_epoch, base_sequence, max_ts))
+        if leader_epoch >= 0 and (not epochs or epochs[-1].epoch != leader_epoch):
+            epochs.append(EpochEntry(leader_epoch, offset))
         pos = end
-    return (at - base if at >= 0 else 0), base, tuple(batches)
+    return (at - base if at >= 0 else 0), base, tuple(batches), tuple(epochs)
 
 
 def decode_records(data: bytes | None) -> int:
@@ -170,7 +197,7 @@ def encode_response(response: FetchResponse, version: int) -> bytes:
             {"partition": r.topic_partition.partition, "error_code": int(r.error),
              "high_watermark": r.high_watermark, "last_stable_offset": _last_stable_offset(r), "log_start_offset": 0,
              "aborted_transactions": [], "preferred_read_replica": -1,
-             "record_set": encode_records(r.base_offset, r.records, r.batches), **_diverging(r)} for r in rs]}
+             "record_set": encode_records(r.base_offset, r.records, r.batches, r.epochs), **_diverging(r)} for r in rs]}
             for t, rs in by_topic(response.partitions, _topic_of).items()]})
 
 
@@ -192,14 +219,14 @@ def _last_stable_offset(r: FetchPartitionResult) -> int:
 def _partition_result(topic: str, p: dict[str, Any]) -> FetchPartitionResult:
     tp = TopicPartition(topic, p["partition"])
     try:
-        count, base, batches = decode_batches(p["record_set"])
+        count, base, batches, epochs = decode_batches(p["record_set"])
     except CorruptRecordError:
         return FetchPartitionResult(tp, Errors.CORRUPT_MESSAGE, p["high_watermark"])
     error = error_of(p["error_code"])
     leader_end = p.get("last_stable_offset", -1) if error is Errors.OFFSET_OUT_OF_RANGE else -1
     diverging = p.get("diverging_epoch") or {}
     return FetchPartitionResult(tp, error, p["high_watermark"], count, base, leader_end,
-                                diverging.get("epoch", -1), diverging.get("end_offset", -1), batches)
+                                diverging.get("epoch", -1), diverging.get("end_offset", -1), batches, epochs)
 
 
 def decode_response(version: int, buf: bytes | memoryview, offset: int) -> FetchResponse:
