@@ -7,6 +7,8 @@ in-process."""
 
 from __future__ import annotations
 
+import inspect
+from dataclasses import MISSING, fields
 from typing import Any
 
 import pytest
@@ -119,3 +121,11 @@ async def test_a_follower_replicating_over_the_codec_deduplicates_a_retry_once_e
             EpochEntry(0, 0), EpochEntry(1, 5))
     finally:
         brokers.close()
+
+
+def test_the_fetch_result_constructor_agrees_with_its_fields() -> None:
+    """`FetchPartitionResult` has a hand-written ``__init__`` (a leader makes one per partition per fetch): its
+    parameters are the dataclass fields, in order, with the same defaults."""
+    parameters = list(inspect.signature(FetchPartitionResult.__init__).parameters.values())[1:]
+    assert [(p.name, p.default) for p in parameters] == [
+        (f.name, inspect.Parameter.empty if f.default is MISSING else f.default) for f in fields(FetchPartitionResult)]

@@ -214,7 +214,8 @@ class Partition:
         cache already ends with), those within the records appended; then take the leader's HW clamped to the log
         (Kafka's ``Log.updateHighWatermark`` on a follower), even when lower than ours: a newly elected leader may
         not have advanced its HW yet, and the follower copies it, as Kafka's does."""
-        start, end = self.log_end_offset, self.log_end_offset + records
+        start = self.log_end_offset
+        end = start + records
         if batches:
             self.producer_state.append_replicated(b for b in batches if start <= b.base_offset and b.last_offset < end)
         if epochs and (len(epochs) > 1 or epochs[0].epoch != self.last_fetched_epoch):

@@ -15,7 +15,7 @@ The wire encoding (`protocol.wire`) carries the same values.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import NamedTuple
 
 from zkcontroller.model import TopicPartition
@@ -164,6 +164,30 @@ class FetchPartitionResult:
     """The leader epochs of the records served (each batch's ``partitionLeaderEpoch``): the epoch at the base
     offset, then each epoch that begins within the records, from the leader's epoch cache (empty without records).
     The follower assigns them in its own cache (``Log.maybeAssignEpochStartOffset``)."""
+
+    def __init__(self, topic_partition: TopicPartition, error: Errors = Errors.NONE, high_watermark: int = -1,
+                 records: int = 0, base_offset: int = 0, log_end_offset: int = -1, diverging_epoch: int = -1,
+                 diverging_end_offset: int = -1, batches: tuple[ReplicatedBatch, ...] = (),
+                 epochs: tuple[EpochEntry, ...] = ()) -> None:
+        """As the frozen dataclass's generated ``__init__``, but setting each slot through its descriptor (a third
+        cheaper than ``object.__setattr__`` by name): a leader makes one of these per partition of every fetch,
+        records or not. The parameters are the fields above, with their defaults
+        (`tests/wire/test_fetch_codec_producer_batches.py` checks they agree)."""
+        _set_topic_partition(self, topic_partition)
+        _set_error(self, error)
+        _set_high_watermark(self, high_watermark)
+        _set_records(self, records)
+        _set_base_offset(self, base_offset)
+        _set_log_end_offset(self, log_end_offset)
+        _set_diverging_epoch(self, diverging_epoch)
+        _set_diverging_end_offset(self, diverging_end_offset)
+        _set_batches(self, batches)
+        _set_epochs(self, epochs)
+
+
+(_set_topic_partition, _set_error, _set_high_watermark, _set_records, _set_base_offset, _set_log_end_offset,
+ _set_diverging_epoch, _set_diverging_end_offset, _set_batches, _set_epochs) = (
+    FetchPartitionResult.__dict__[f.name].__set__ for f in fields(FetchPartitionResult))
 
 
 @dataclass(frozen=True, slots=True)
