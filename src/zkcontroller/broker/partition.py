@@ -163,12 +163,12 @@ class Partition:
         if new_epoch:
             self.leader_epoch = leader_epoch
             self.leader_epoch_start_offset = self.log_end_offset
-        # a follower holding entries of a later epoch than our log's can then truncate correctly (Kafka's comment)
-        if self.epoch_cache.assign(leader_epoch, self.log_end_offset):
-            self.last_fetched_epoch = self.epoch_cache.latest_epoch
             for follower in self.followers.values():
                 caught_up = now_ms if follower.broker_id in isr else 0
                 follower.reset_last_caught_up_time(self.log_end_offset, now_ms, caught_up)
+        # Kafka's makeLeader: so that a follower with entries of a later epoch than our log's truncates correctly
+        if self.epoch_cache.assign(leader_epoch, self.log_end_offset):
+            self.last_fetched_epoch = self.epoch_cache.latest_epoch
         if new_leader:
             for follower in self.followers.values():
                 follower.update_fetch_state(UNKNOWN_OFFSET, 0, UNKNOWN_OFFSET)

@@ -204,3 +204,15 @@ def test_a_restart_drops_epochs_beyond_the_log_end() -> None:
     p.log_end_offset = 4
     p.restore_epochs((E(0, 0), E(2, 4)))
     assert p.epoch_cache.entries == (E(0, 0),) and p.last_fetched_epoch == 0
+
+
+def test_a_leader_restarted_at_its_epoch_adds_no_entry_and_still_resets_its_followers() -> None:
+    """A restarted broker told to lead at the epoch its cache already ends with (Kafka's ``assign`` ignores the
+    same epoch further on): the cache is unchanged, and the followers in the ISR count as caught up now, as for
+    any new leadership."""
+    p = Partition(TP, 1)
+    p.log_end_offset = 8
+    p.restore_epochs((E(0, 0), E(3, 5)))
+    p.make_leader(3, (1, 2), (1, 2), 0, 1, now_ms=500)
+    assert p.epoch_cache.entries == (E(0, 0), E(3, 5)) and p.last_fetched_epoch == 3
+    assert p.followers[2].last_caught_up_time_ms == 500
