@@ -8,10 +8,13 @@ in-process."""
 from __future__ import annotations
 
 import inspect
+import itertools
 from dataclasses import MISSING, fields
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from kafka.record.default_records import DefaultRecordBatch  # an independent reader of Kafka's format
 from tests.unit.broker.replica_helpers import Brokers, RecordingIsrManager, state
 from tests.unit.broker.test_producer_state_replica_manager import NONE, TP, idempotent, send
@@ -129,3 +132,32 @@ def test_the_fetch_result_constructor_agrees_with_its_fields() -> None:
     parameters = list(inspect.signature(FetchPartitionResult.__init__).parameters.values())[1:]
     assert [(p.name, p.default) for p in parameters] == [
         (f.name, inspect.Parameter.empty if f.default is MISSING else f.default) for f in fields(FetchPartitionResult)]
+
+
+@st.composite
+def fetched_ranges(draw: st.DrawFn) -> tuple[int, int, tuple[ReplicatedBatch, ...], tuple[EpochEntry, ...]]:
+    """A fetched range as a leader serves it: producer batches within it, no two overlapping, and leader epochs (the
+    first at the base offset, then increasing, none beginning inside a producer batch)."""
+    base = draw(st.integers(0, 2**40))
+    count = draw(st.integers(1, 40))
+    cuts = sorted(draw(st.sets(st.integers(base, base + count), max_size=10)) | {base, base + count})
+    batches = []
+    for start, stop in itertools.pairwise(cuts):
+        if draw(st.booleans()):
+            batches.append(ReplicatedBatch(start, stop - 1, draw(st.integers(0, 2**62)),
+                                           draw(st.integers(0, 2**15 - 1)), draw(st.integers(0, 2**31 - 1)),
+                                           draw(st.integers(-1, 2**45))))
+    inside = {o for b in batches for o in range(b.base_offset + 1, b.last_offset + 1)}
+    starts = sorted(draw(st.sets(st.integers(base + 1, base + count - 1).filter(lambda o: o not in inside),
+                                 max_size=4)) | {base}) if count > 1 else [base]
+    epochs = sorted(draw(st.sets(st.integers(0, 2**31 - 1), min_size=len(starts), max_size=len(starts))))
+    with_epochs = draw(st.booleans())
+    return base, count, tuple(batches), tuple(EpochEntry(e, s) for e, s in zip(epochs, starts, strict=True)
+                                              ) if with_epochs else ()
+
+
+@given(fetched_ranges())
+def test_any_fetched_range_round_trips(fetched: tuple[int, int, tuple[ReplicatedBatch, ...], tuple[EpochEntry, ...]]
+                                       ) -> None:
+    base, count, batches, epochs = fetched
+    assert decode_batches(encode_records(base, count, batches, epochs)) == (count, base, batches, epochs)
