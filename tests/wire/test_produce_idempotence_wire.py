@@ -1,8 +1,8 @@
 """Produce (API 0) from an idempotent producer through `KafkaApis.handle`, as a Kafka 2.8 leader answers it
 (``Log.analyzeAndValidateProducerState``): a retried batch is not appended twice and answers its original offset,
 an out-of-order sequence is OUT_OF_ORDER_SEQUENCE_NUMBER, a fenced epoch INVALID_PRODUCER_EPOCH; both logged as
-failures with log start offset 0 and no message. The producer state is the leader's own: a broker that follows in
-between forgets it (a documented difference)."""
+failures with log start offset 0 and no message. A broker keeps its producer state when it follows in between (a
+follower builds it from the batches it replicates: `tests/unit/broker/test_replicated_producer_state.py`)."""
 
 from __future__ import annotations
 
@@ -239,25 +239,22 @@ async def test_transactional_and_plain_batches_are_appended_as_before(apis) -> N
     assert replicas.parts[ORDERS_0].producer_state.producers == {}
 
 
-async def test_a_new_leader_has_no_entry_and_takes_any_sequence(apis) -> None:
-    """The documented difference: producer state is not replicated, so after leading, following and leading
-    again a broker has forgotten the producer; Kafka's "no entry, accept" rule then applies (a retry is appended
-    again, a gap accepted)."""
+async def test_a_broker_that_follows_in_between_keeps_its_producers(apis) -> None:
+    """As Kafka's log keeps its producer state across leadership changes (a follower builds it from the batches
+    it replicates): after leading, following and leading again, a retry is answered with its original offsets and
+    a gap is refused. Before, the broker forgot the producer and took both."""
     api, replicas = apis
     p: Partition = replicas.parts[ORDERS_0]
     first = idempotent(2, 0)
     assert await send(api, 8, 1, [("orders", [(0, first)])]) == [("orders", 0, NONE, 10, 0)]
-    p.record_follower_fetch(2, 12, now_ms=0)
+    p.record_follower_fetch(2, 12, now_ms=0)  # replicated: the follower's truncation to the HW keeps it all
     p.make_follower(2, 5, (2, 1), (1, 2), 1, 1)
     p.make_leader(6, (1, 2), (1, 2), 2, 1, now_ms=0)
-    assert await send(api, 8, 1, [("orders", [(0, first)])]) == [("orders", 0, NONE, 12, 0)]  # appended again
-    assert await send(api, 8, 1, [("orders", [(0, idempotent(1, 2))])]) == [("orders", 0, NONE, 14, 0)]
-    p.record_follower_fetch(2, 15, now_ms=0)  # replicated: the follower's truncation to the HW keeps it all
-    p.make_follower(2, 7, (2, 1), (1, 2), 3, 1)
-    p.make_leader(8, (1, 2), (1, 2), 4, 1, now_ms=0)
-    assert await send(api, 8, 1, [("orders", [(0, idempotent(1, 9))])]) == [("orders", 0, NONE, 15, 0)]  # a gap
-    assert await send(api, 8, 1, [("orders", [(0, idempotent(1, 11))])]) == [
-        ("orders", 0, OUT_OF_ORDER_SEQUENCE_NUMBER, -1, 0)]  # the entry is back: checked again
+    assert await send_timed(api, 8, 1, [("orders", [(0, first)])]) == [
+        ("orders", 0, NONE, 10, 0, 1_001)]  # its original offset (and, as Kafka's, its batch's timestamp)
+    assert await send(api, 8, 1, [("orders", [(0, idempotent(1, 9))])]) == [
+        ("orders", 0, OUT_OF_ORDER_SEQUENCE_NUMBER, -1, 0)]  # a gap
+    assert await send(api, 8, 1, [("orders", [(0, idempotent(1, 2))])]) == [("orders", 0, NONE, 12, 0)]
 
 
 async def test_acks_0_out_of_order_closes_the_connection_naming_the_error(apis) -> None:

@@ -9,6 +9,11 @@ through at once with a plain ``write`` (no fsync: as Kafka, a machine crash may 
 does not). The journal is one line per change (``topic<TAB>partition<TAB>leo<TAB>hw``, a deleted partition's
 offsets -1), read back last-line-wins, rewritten whole when it grows past ``compact_bytes``.
 
+It also keeps each log's leader epoch cache (Kafka's ``leader-epoch-checkpoint``), one line per change of it
+(``topic<TAB>partition<TAB>epochs<TAB>epoch:start,epoch:start,...``, rare: a new epoch or a truncation), so a
+restarted follower knows its last epoch and keeps its log for truncation on fetch instead of truncating to its
+high watermark. A journal from before (no such lines) gives no epochs.
+
 The log dir is locked as Kafka's ``LogManager`` locks it (``.lock``): two brokers on one machine with the same
 ``log.dirs`` (the default /tmp/kafka-logs) would otherwise share one journal.
 """
@@ -18,15 +23,30 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+from itertools import pairwise
 from pathlib import Path
 
 from zkcontroller.model import TopicPartition
+from zkcontroller.protocol.inter_broker import EpochEntry
 
 JOURNAL_NAME = ".zkcontroller-log-offsets"
 LOCK_NAME = ".lock"
 DEFAULT_COMPACT_BYTES = 16 << 20
 
 log = logging.getLogger("kafka.log.LogManager")
+
+
+class RecoveredLog(tuple[int, int]):
+    """(log end offset, high watermark) of a log a restart finds, with its leader epochs as ``epochs``: a pair
+    wherever offsets are expected, carrying the epochs through to the new replica manager unchanged."""
+
+    epochs: tuple[EpochEntry, ...]
+
+    def __new__(cls, log_end_offset: int, high_watermark: int,
+                epochs: tuple[EpochEntry, ...] = ()) -> RecoveredLog:
+        log = super().__new__(cls, (log_end_offset, high_watermark))
+        log.epochs = epochs
+        return log
 
 
 class LogDirLockedError(Exception):
@@ -47,13 +67,20 @@ class LogOffsetsJournal:
                 "thread is using this directory.") from None
         self.path = self.dir / JOURNAL_NAME
         self.compact_bytes = compact_bytes
+        self._epochs: dict[TopicPartition, tuple[EpochEntry, ...]] = {}
         self._offsets = self._read()
         self._fd = -1
         self._rewrite()
 
     def recovered(self) -> dict[TopicPartition, tuple[int, int]]:
-        """(log end offset, high watermark) per partition, as the last run left them."""
-        return dict(self._offsets)
+        """(log end offset, high watermark) per partition, as the last run left them, each a `RecoveredLog`
+        carrying the partition's leader epochs."""
+        return {tp: RecoveredLog(leo, hw, self._epochs.get(tp, ())) for tp, (leo, hw) in self._offsets.items()}
+
+    def record_epochs(self, tp: TopicPartition, entries: tuple[EpochEntry, ...]) -> None:
+        """The partition's leader epoch cache changed (Kafka's checkpoint write), written through."""
+        self._epochs[tp] = entries
+        self._write(_epochs_line(tp, entries))
 
     def record(self, tp: TopicPartition, log_end_offset: int, high_watermark: int) -> None:
         """One change, written through (a SIGKILL right after it keeps it)."""
@@ -62,6 +89,7 @@ class LogOffsetsJournal:
 
     def forget(self, tp: TopicPartition) -> None:
         """The partition's log was deleted (a deleting StopReplica): a restart must not bring it back."""
+        self._epochs.pop(tp, None)
         if self._offsets.pop(tp, None) is not None:
             self._write(f"{tp.topic}\t{tp.partition}\t-1\t-1\n")
 
@@ -92,12 +120,17 @@ class LogOffsetsJournal:
                 continue
             try:
                 topic, partition, leo, hw = raw.decode().split("\t")
-                tp, offsets_read = TopicPartition(topic, int(partition)), (int(leo), int(hw))
+                tp = TopicPartition(topic, int(partition))
+                if leo == "epochs":
+                    self._epochs[tp] = _parse_epochs(hw)
+                    continue
+                offsets_read = (int(leo), int(hw))
             except ValueError:  # a torn last line (the machine, not the process, went down mid-write)
                 log.warning("Skipping unreadable line %d of %s: %r", number, self.path, raw[:80])
                 continue
             if offsets_read[0] < 0:
                 offsets.pop(tp, None)
+                self._epochs.pop(tp, None)
             else:
                 offsets[tp] = offsets_read
         return offsets
@@ -106,9 +139,27 @@ class LogOffsetsJournal:
         """The journal as one line per partition, replacing the old one atomically."""
         temporary = self.path.with_suffix(".tmp")
         text = "".join(f"{tp.topic}\t{tp.partition}\t{leo}\t{hw}\n" for tp, (leo, hw) in self._offsets.items())
+        text += "".join(_epochs_line(tp, entries) for tp, entries in self._epochs.items()
+                        if entries and tp in self._offsets)
         temporary.write_text(text)
         os.replace(temporary, self.path)
         if self._fd >= 0:
             os.close(self._fd)
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
         self._size = len(text)
+
+
+def _epochs_line(tp: TopicPartition, entries: tuple[EpochEntry, ...]) -> str:
+    return f"{tp.topic}\t{tp.partition}\tepochs\t{','.join(f'{e}:{s}' for e, s in entries)}\n"
+
+
+def _parse_epochs(text: str) -> tuple[EpochEntry, ...]:
+    """``epoch:start,...`` (empty: none); ValueError for anything else, a negative number, or epochs and starts
+    that do not both increase (a cache is monotonic)."""
+    entries = tuple(EpochEntry(int(e), int(s)) for e, s in (item.split(":") for item in text.split(",") if item))
+    for before, after in pairwise(entries):
+        if after.epoch <= before.epoch or after.start_offset <= before.start_offset:
+            raise ValueError(f"leader epochs out of order: {before}, {after}")
+    if any(e.epoch < 0 or e.start_offset < 0 for e in entries):
+        raise ValueError("negative leader epoch or start offset")
+    return entries

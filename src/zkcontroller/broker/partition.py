@@ -15,9 +15,11 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from zkcontroller.broker.leader_epoch_cache import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET, LeaderEpochCache
 from zkcontroller.broker.producer_state import ProducerStateManager
 from zkcontroller.model import LeaderAndIsr, TopicPartition
 from zkcontroller.protocol.control_requests import Errors
+from zkcontroller.protocol.inter_broker import EpochEntry, ReplicatedBatch
 
 log = logging.getLogger("kafka.cluster.Partition")
 
@@ -77,10 +79,12 @@ class Partition:
         self.leader = -1
         self.leader_epoch = -1
         self.leader_epoch_start_offset = 0
-        self.last_fetched_epoch = -1
-        """The leader epoch under which the last records reached this log (as leader, or fetched from one): Kafka's
-        ``latestEpoch`` from its epoch cache, which an offsets-only log does not keep. -1 unknown (none yet, or
-        after a restart: the journal keeps offsets only)."""
+        self.epoch_cache = LeaderEpochCache(tp)
+        """Each leader epoch's first offset in this log (`leader_epoch_cache`), kept across restarts by a broker
+        process's journal. Changed only through this class, which keeps `last_fetched_epoch` in step."""
+        self.last_fetched_epoch = UNDEFINED_EPOCH
+        """The epoch cache's latest epoch (Kafka's ``latestEpoch``), read per partition by every fetch: -1 when
+        unknown (a new log, or one whose epochs a restart did not find)."""
         self.isr: tuple[int, ...] = ()
         self.replicas: tuple[int, ...] = ()
         self.zk_version = 0
@@ -92,7 +96,8 @@ class Partition:
         self.on_high_watermark_increase: Callable[[TopicPartition], None] | None = None
         """Called when the leader's HW moves up: acks=-1 produce requests wait on it (``DelayedProduce``)."""
         self.producer_state = ProducerStateManager(tp)
-        """Idempotent producers' sequences, kept while leading (`producer_state`)."""
+        """Idempotent producers' last batches in this log, appended here as leader or replicated as follower
+        (`producer_state`): kept across leadership changes, so a new leader finds a producer's retries."""
 
 
     @property
@@ -161,6 +166,9 @@ class Partition:
             for follower in self.followers.values():
                 caught_up = now_ms if follower.broker_id in isr else 0
                 follower.reset_last_caught_up_time(self.log_end_offset, now_ms, caught_up)
+        # Kafka's makeLeader: so that a follower with entries of a later epoch than our log's truncates correctly
+        if self.epoch_cache.assign(leader_epoch, self.log_end_offset):
+            self.last_fetched_epoch = self.epoch_cache.latest_epoch
         if new_leader:
             for follower in self.followers.values():
                 follower.update_fetch_state(UNKNOWN_OFFSET, 0, UNKNOWN_OFFSET)
@@ -169,22 +177,21 @@ class Partition:
     def make_follower(self, leader: int, leader_epoch: int, isr: tuple[int, ...], replicas: tuple[int, ...],
                       zk_version: int, controller_epoch: int, truncate_on_fetch: bool = False) -> None:
         """Kafka's ``makeFollower``. With truncation on fetch (IBP 2.7-IV1+) and a known last epoch, the log is
-        kept: the new leader's answer to the first fetch says where it diverges (`diverging_end_offset`).
+        kept: the new leader's answer to the first fetch says where it diverges (`diverging_epoch`).
         Otherwise (Kafka's path for a log without epochs) a new follower truncates to its high watermark: what it
         may hold that the new leader lacks lies above it. Truncating to the HW when the fetch would do loses
         acknowledged records if this follower is elected before it fetches again (docs/soak.md, F2)."""
         if (leader_epoch != self.leader_epoch and self.log_end_offset > self.high_watermark
                 and not (truncate_on_fetch and self.last_fetched_epoch >= 0)):
-            self.log_end_offset = self.high_watermark
+            self.truncate_to(self.high_watermark)
         self.leader, self.leader_epoch, self.isr, self.replicas = leader, leader_epoch, isr, replicas
         self.zk_version, self.controller_epoch, self.pending_isr = zk_version, controller_epoch, None
         self.followers = {}
-        self.producer_state.clear()  # not kept up from the leader's batches (offsets only): it would go stale
 
     def make_offline(self) -> None:
-        """Hosted with no known leader (its LeaderAndIsr named one that was not alive): neither leads nor follows."""
+        """Hosted with no known leader (its LeaderAndIsr named one that was not alive): neither leads nor follows.
+        The log, and so its producer state, is kept."""
         self.leader, self.pending_isr, self.followers = -1, None, {}
-        self.producer_state.clear()
 
     # ------------------------------------------------------------------ the log, offsets only
 
@@ -193,34 +200,63 @@ class Partition:
             raise ValueError(f"broker {self.local_broker_id} does not lead {self.topic_partition}")
         if records < 0:
             raise ValueError(f"cannot append {records} records to {self.topic_partition}")
+        if records and self.last_fetched_epoch != self.leader_epoch:  # Kafka stamps the batch with our epoch
+            self.epoch_cache.assign(self.leader_epoch, self.log_end_offset)
+            self.last_fetched_epoch = self.epoch_cache.latest_epoch
         self.log_end_offset += records
-        if records:
-            self.last_fetched_epoch = self.leader_epoch
         self.maybe_increment_high_watermark(now_ms)
         return self.log_end_offset
 
-    def append_as_follower(self, records: int, leader_high_watermark: int) -> None:
-        """A fetched answer: append, then take the leader's HW clamped to the log (Kafka's
-        ``Log.updateHighWatermark`` on a follower), even when lower than ours: a newly elected leader may not have
-        advanced its HW yet, and the follower copies it, as Kafka's does."""
-        self.log_end_offset += records
-        if records:  # fetched under the epoch followed (records the leader had from before are consistent with it)
-            self.last_fetched_epoch = self.leader_epoch
-        self.high_watermark = max(0, min(leader_high_watermark, self.log_end_offset))
+    def append_as_follower(self, records: int, leader_high_watermark: int,
+                           batches: tuple[ReplicatedBatch, ...] = (), epochs: tuple[EpochEntry, ...] = ()) -> None:
+        """A fetched answer: append, with its producer batches into the producer state and its batches' leader
+        epochs into the epoch cache (Kafka's ``maybeAssignEpochStartOffset`` per batch: a no-op for the epoch the
+        cache already ends with), those within the records appended; then take the leader's HW clamped to the log
+        (Kafka's ``Log.updateHighWatermark`` on a follower), even when lower than ours: a newly elected leader may
+        not have advanced its HW yet, and the follower copies it, as Kafka's does."""
+        start = self.log_end_offset
+        end = start + records
+        if batches:
+            self.producer_state.append_replicated(b for b in batches if start <= b.base_offset and b.last_offset < end)
+        if epochs and (len(epochs) > 1 or epochs[0].epoch != self.last_fetched_epoch):
+            for epoch, start_offset in epochs:
+                if start <= start_offset < end:
+                    self.epoch_cache.assign(epoch, start_offset)
+            self.last_fetched_epoch = self.epoch_cache.latest_epoch
+        self.log_end_offset = end
+        self.high_watermark = max(0, min(leader_high_watermark, end))
 
     def truncate_to(self, offset: int) -> None:
-        self.log_end_offset = min(self.log_end_offset, max(0, offset))
+        """Kafka's ``Log.truncateTo``: the log end goes back to ``offset`` (no effect at or beyond it), the
+        producer state loses the batches above it (`ProducerStateManager.truncate`) and the epoch cache the epochs
+        starting at or after the new end (always, as Kafka: an epoch this broker began as leader without appending
+        is dropped even by a truncation that keeps the log)."""
+        if offset < self.log_end_offset:
+            self.log_end_offset = max(0, offset)
+            self.producer_state.truncate(self.log_end_offset)
+        self.epoch_cache.truncate_from_end(self.log_end_offset)
+        self.last_fetched_epoch = self.epoch_cache.latest_epoch
         self.high_watermark = min(self.high_watermark, self.log_end_offset)
 
-    def diverging_end_offset(self, last_fetched_epoch: int, fetch_offset: int) -> int:
+    def restore_epochs(self, entries: tuple[EpochEntry, ...]) -> None:
+        """A restart's epochs from the journal (Kafka reads ``leader-epoch-checkpoint``), trimmed to the log end as
+        Kafka's ``Log`` does on load."""
+        self.epoch_cache = LeaderEpochCache(self.topic_partition, entries, self.epoch_cache.flush)
+        self.epoch_cache.truncate_from_end(self.log_end_offset)
+        self.last_fetched_epoch = self.epoch_cache.latest_epoch
+
+    def diverging_epoch(self, last_fetched_epoch: int, fetch_offset: int) -> tuple[int, int] | None:
         """The leader's side of truncation on fetch (Kafka 2.8's ``Partition.readRecords`` with a
-        ``lastFetchedEpoch``): where the follower's last epoch ended here, if the follower holds more than that,
-        else -1. The current epoch ends at our log end; an older one at the latest where ours began (without an
-        epoch cache we cannot tell an earlier end). A newer one than ours is left to the offset check."""
-        if last_fetched_epoch < 0 or last_fetched_epoch > self.leader_epoch:
-            return -1
-        end = self.log_end_offset if last_fetched_epoch == self.leader_epoch else self.leader_epoch_start_offset
-        return end if end < fetch_offset else -1
+        ``lastFetchedEpoch``): the follower's last epoch as our epoch cache knows it (the largest epoch not above
+        it) and where that ended here (`LeaderEpochCache.end_offset_for`), when the follower's log diverges from
+        ours (that epoch is older than the follower's, or ended before the fetch offset); None when it does not.
+        (-1, -1) when the cache cannot tell (Kafka answers OFFSET_OUT_OF_RANGE)."""
+        epoch, end = self.epoch_cache.end_offset_for(last_fetched_epoch, self.log_end_offset)
+        if epoch == UNDEFINED_EPOCH or end == UNDEFINED_EPOCH_OFFSET:
+            return UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
+        if epoch < last_fetched_epoch or end < fetch_offset:
+            return epoch, end
+        return None
 
     def maybe_increment_high_watermark(self, now_ms: int) -> bool:
         """Kafka's ``maybeIncrementLeaderHW``: HW = the smallest LEO of the leader and of each follower in the

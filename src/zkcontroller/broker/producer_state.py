@@ -15,11 +15,19 @@ batch by batch, after the log's own validation and once offsets are assigned:
 * a producer with no entry is accepted at any sequence (as Kafka, once the entry was expired or its records
   deleted).
 
-Differences, the logs keeping offsets only: the state is the leader's own, not rebuilt from replicated batches, so a
-broker forgets it on becoming follower (`ProducerStateManager.clear`) and a new leader starts with no entry (any
-sequence accepted); a restart starts empty too (no snapshots). Transactional batches are neither checked nor recorded
-(transactions are not served: they are appended as before). A batch's timestamp is its header's max timestamp (the
-records are not decoded; Kafka takes the max of its records', the same for a well-formed batch).
+Every replica keeps it, as Kafka's: the leader from its client appends, a follower from the batches it replicates
+(``Log.appendAsFollower``, origin Replication: entries updated, sequences not checked, an older epoch only warned
+of), so a newly elected leader knows the producers' last batches and answers a retry the old leader had already
+replicated with its original offsets. The logs keeping offsets only, the batches' headers travel beside the offsets
+a fetch serves: the leader serves, for the range fetched, the batches it still indexes (`batches_in`: at least
+every entry's retained ones, in offset order; `ReplicatedBatch`) and the follower applies them
+(`append_replicated`). A truncation drops the batches at or above its offset and rebuilds the producers they
+belonged to from what remains below it (`truncate`). Kafka reloads its latest producer snapshot at or below that
+offset and replays the log from there; we have neither snapshots nor batches beyond the index (see `truncate`).
+A restart starts empty (no snapshots): a producer without an entry is accepted at any sequence. Transactional
+batches are neither checked nor recorded (transactions are not served: they are appended as before). A batch's
+timestamp is its header's max timestamp (the records are not decoded; Kafka takes the max of its records', the
+same for a well-formed batch).
 
 Entries expire as Kafka's ``removeExpiredProducers``: every 10 minutes (`expire_producers`), those whose last batch
 timestamp is at least ``transactional.id.expiration.ms`` (7 days) old.
@@ -27,14 +35,19 @@ timestamp is at least ``transactional.id.expiration.ms`` (7 days) old.
 
 from __future__ import annotations
 
+import logging
 import struct
+from bisect import bisect_left
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from zkcontroller.model import TopicPartition
+from zkcontroller.protocol.inter_broker import ReplicatedBatch
 from zkcontroller.protocol.wire.record_sets import Entry
 from zkcontroller.runtime.runtime import Runtime
+
+log = logging.getLogger("kafka.log.ProducerAppendInfo")
 
 NUM_BATCHES_TO_RETAIN = 5
 """``ProducerStateEntry.NumBatchesToRetain``: the in-flight requests an idempotent producer may have per broker."""
@@ -57,6 +70,9 @@ _HEADER = struct.Struct(">hiqqqhii")
 # from byte 21 of a v2 batch: attributes, last offset delta, first timestamp, max timestamp, producer id,
 # producer epoch, base sequence, records count
 _HEADER_AT = 21
+_MIN_COMPACT_AT = 64
+"""The index of batches is compacted (batches no entry retains dropped) when it reaches this many, or twice what
+the last compaction kept: amortized O(1) per batch, bounded by the retained ones."""
 
 
 def increment_sequence(sequence: int, increment: int) -> int:
@@ -169,6 +185,12 @@ class ProducerStateEntry:
         self.batches.append(metadata)  # the deque's maxlen drops the oldest
         self.last_timestamp = metadata.timestamp
 
+    def add_replicated(self, batch: ReplicatedBatch) -> None:
+        """Record a batch as its header describes it (a replicated one, or one replayed after a truncation)."""
+        delta = batch.last_offset - batch.base_offset
+        self.add_batch(batch.producer_epoch, BatchMetadata(increment_sequence(batch.base_sequence, delta),
+                                                           batch.last_offset, delta, batch.max_timestamp))
+
     def update(self, other: ProducerStateEntry) -> None:
         """Take what an append added (``ProducerStateEntry.update``)."""
         self.maybe_update_epoch(other.producer_epoch)
@@ -228,18 +250,33 @@ def _in_sequence(last_seq: int, next_seq: int) -> bool:
     return next_seq == last_seq + 1 or (next_seq == 0 and last_seq == INT_MAX)
 
 
+def _base_offset(batch: ReplicatedBatch) -> int:
+    return batch.base_offset
+
+
+def _last_offset(batch: ReplicatedBatch) -> int:
+    return batch.last_offset
+
+
 class ProducerStateManager:
-    """The producer entries of one partition led here."""
+    """The producer entries of one partition's replica (leader or follower), and the index of their batches by
+    offset that a leader serves to its followers."""
 
     def __init__(self, tp: TopicPartition) -> None:
         self.topic_partition = tp
         self.producers: dict[int, ProducerStateEntry] = {}
+        self._index: list[ReplicatedBatch] = []
+        """The batches recorded, in offset order: at least every entry's retained ones (others until compacted)."""
+        self._compact_at = _MIN_COMPACT_AT
+        self.last_indexed_offset = -1
+        """The last offset of the last batch indexed (-1: none): a fetch from beyond it has no batch to serve."""
 
     def append(self, batches: Iterable[ProducerBatch], first_offset: int) -> BatchMetadata | None:
         """A client append of ``batches`` at ``first_offset`` (the log end offset): the original batch's metadata
         when it is a retried duplicate (append nothing), else None with the batches recorded (append them).
         `ProducerStateError` when refused (nothing recorded)."""
         updates: dict[int, ProducerAppendInfo] = {}
+        recorded: list[ReplicatedBatch] = []
         offset = first_offset
         for batch in batches:
             if batch.has_producer_id and not batch.is_transactional:
@@ -252,6 +289,8 @@ class ProducerStateManager:
                     info = updates[batch.producer_id] = ProducerAppendInfo(
                         self.topic_partition, entry or ProducerStateEntry(batch.producer_id))
                 info.append(batch, offset)
+                recorded.append(ReplicatedBatch(offset, offset + batch.count - 1, batch.producer_id,
+                                                batch.producer_epoch, batch.base_sequence, batch.max_timestamp))
             offset += batch.count
         for producer_id, info in updates.items():
             entry = self.producers.get(producer_id)
@@ -259,7 +298,91 @@ class ProducerStateManager:
                 self.producers[producer_id] = info.updated
             else:
                 entry.update(info.updated)
+        if recorded:
+            self._index_batches(recorded)
         return None
+
+    def append_replicated(self, batches: Iterable[ReplicatedBatch]) -> None:
+        """A follower's append of fetched batches (Kafka's origin Replication): each updates its producer's entry
+        unchecked, the leader having checked it; an epoch older than the entry's is only warned of and taken, as
+        Kafka's ``checkProducerEpoch``."""
+        recorded = []
+        for batch in batches:
+            entry = self.producers.get(batch.producer_id)
+            if entry is None:
+                entry = self.producers[batch.producer_id] = ProducerStateEntry(batch.producer_id)
+            elif batch.producer_epoch < entry.producer_epoch:
+                log.warning("Epoch of producer %d at offset %d in %s is %d, which is smaller than the last seen epoch "
+                            "%d", batch.producer_id, batch.base_offset, self.topic_partition, batch.producer_epoch,
+                            entry.producer_epoch)
+            entry.add_replicated(batch)
+            recorded.append(batch)
+        if recorded:
+            self._index_batches(recorded)
+
+    def _index_batches(self, batches: list[ReplicatedBatch]) -> None:
+        self._index.extend(batches)
+        if len(self._index) >= self._compact_at:
+            retained = {b.last_offset for e in self.producers.values() for b in e.batches}
+            self._index = [b for b in self._index if b.last_offset in retained]
+            self._compact_at = max(_MIN_COMPACT_AT, 2 * len(self._index))
+        self.last_indexed_offset = self._index[-1].last_offset if self._index else -1
+
+    def batches_in(self, base_offset: int, count: int) -> tuple[int, tuple[ReplicatedBatch, ...]]:
+        """What a leader serves of ``count`` records from ``base_offset``: the count, cut so that no batch is split
+        (before a batch that would cross its end, or past the end of the first batch, which is always served whole,
+        as Kafka's fetch always returns the first batch whole), and the indexed batches within. A batch that began
+        below ``base_offset`` is not served (the follower's log ends inside it: it cannot take it whole). Cheap
+        when no producer batch lies at or after ``base_offset``."""
+        index = self._index
+        if count <= 0 or self.last_indexed_offset < base_offset:
+            return count, ()
+        end = base_offset + count
+        served = []
+        for i in range(bisect_left(index, base_offset, key=_base_offset), len(index)):
+            batch = index[i]
+            if batch.base_offset >= end:
+                break
+            if batch.last_offset >= end:
+                if batch.base_offset > base_offset:
+                    end = batch.base_offset
+                else:
+                    end = batch.last_offset + 1
+                    served.append(batch)
+                break
+            served.append(batch)
+        return end - base_offset, tuple(served)
+
+    def truncate(self, offset: int) -> None:
+        """The log was truncated to ``offset``: drop the batches at or above it, and rebuild each producer that had
+        one from its indexed batches below it (its last 5, replayed in order: an epoch change forgets the older
+        ones), forgetting a producer none of whose batches remain. Kafka rebuilds the state from its latest snapshot
+        at or below ``offset`` and the log's batches after it (``Log.truncateTo`` → ``rebuildProducerState``), so
+        it also finds a producer's older batches, which we keep only until the index is compacted: a producer
+        whose retained batches all lie above ``offset`` may be forgotten here where Kafka would keep its older
+        ones (then any sequence is accepted from it, as Kafka's rule for a producer with no entry)."""
+        index = self._index
+        at = bisect_left(index, offset, key=_last_offset)
+        if at == len(index):
+            return
+        affected = {b.producer_id for b in index[at:]}
+        del index[at:]
+        self.last_indexed_offset = index[-1].last_offset if index else -1
+        for producer_id in affected:
+            if producer_id not in self.producers:
+                continue  # expired: not brought back
+            kept: list[ReplicatedBatch] = []
+            for batch in reversed(index):
+                if batch.producer_id == producer_id:
+                    kept.append(batch)
+                    if len(kept) == NUM_BATCHES_TO_RETAIN:
+                        break
+            if not kept:
+                del self.producers[producer_id]
+                continue
+            entry = self.producers[producer_id] = ProducerStateEntry(producer_id)
+            for batch in reversed(kept):
+                entry.add_replicated(batch)
 
     def remove_expired(self, now_ms: int, expiration_ms: int) -> list[int]:
         """``removeExpiredProducers``: drop the producers whose last batch is ``expiration_ms`` old (no transaction
@@ -270,8 +393,10 @@ class ProducerStateManager:
         return expired
 
     def clear(self) -> None:
-        """Forget every producer (this broker stops leading: its entries would go stale)."""
+        """Forget every producer and batch (the log is gone)."""
         self.producers.clear()
+        self._index.clear()
+        self.last_indexed_offset = -1
 
 
 async def expire_producers(runtime: Runtime, states: Callable[[], Iterable[ProducerStateManager]],

@@ -252,11 +252,34 @@ class ReplicaFetcher:
             self._log(logging.WARNING, f"Reset fetch offset for partition {tp} from {replica_end} to current "
                       "leader's start offset 0")
 
-    def _truncate_on_fetch(self, tp: TopicPartition, partition: Partition, end_offset: int) -> None:
-        """Kafka's ``truncateOnFetchResponse``: the leader says the follower's last epoch ended at ``end_offset``;
-        the follower truncates to it (or keeps its log if shorter) and fetches on from there
-        (``ReplicaFetcherThread.truncate``, with its WARN when that goes below the high watermark)."""
-        offset = min(partition.log_end_offset, end_offset)
+    def _truncate_on_fetch(self, tp: TopicPartition, partition: Partition, result: FetchPartitionResult) -> None:
+        """Kafka's ``truncateOnFetchResponse`` and ``getOffsetTruncationState``: the leader says the follower's
+        last epoch is, in its log, ``diverging_epoch`` ending at ``diverging_end_offset``. If this replica knows
+        that epoch, it truncates to the earlier of the two ends (and of its own log end); if not, to where its
+        largest epoch below it ends, and the next fetch asks again from there; with no epoch to compare (an empty
+        cache), to the leader's end. Then ``ReplicaFetcherThread.truncate`` (with its WARN when that goes below the
+        high watermark)."""
+        leader_epoch, leader_end = result.diverging_epoch, result.diverging_end_offset
+        replica_end = partition.log_end_offset
+        if leader_epoch < 0:
+            self._log(logging.WARNING, "Leader or replica is on protocol version where leader epoch is not considered "
+                      f"in the OffsetsForLeaderEpoch response. The leader's offset {leader_end} will be used for "
+                      f"truncation in {tp}.")
+            offset = min(leader_end, replica_end)
+        else:
+            epoch, end = partition.epoch_cache.end_offset_for(leader_epoch, replica_end)
+            if end < 0:
+                self._log(logging.WARNING, f"Based on replica's leader epoch, leader replied with epoch {leader_epoch} "
+                          f"below any replica's tracked epochs for {tp}. The leader's offset only {leader_end} will be "
+                          "used for truncation.")
+                offset = min(leader_end, replica_end)
+            elif epoch != leader_epoch:
+                offset = min(end, replica_end)
+                self._log(logging.INFO, f"Based on replica's leader epoch, leader replied with epoch {leader_epoch} "
+                          f"unknown to the replica for {tp}. Will truncate to {offset} and send another leader epoch "
+                          "request to the leader.")
+            else:
+                offset = min(end, leader_end, replica_end)
         if offset < partition.high_watermark:
             self._log(logging.WARNING, f"Truncating {tp} to offset {offset} below high watermark "
                       f"{partition.high_watermark}")
@@ -273,9 +296,9 @@ class ReplicaFetcher:
             if partition.log_end_offset != asked.fetch_offset:
                 continue  # truncated meanwhile
             if result.error is Errors.NONE and result.diverging_end_offset >= 0:
-                self._truncate_on_fetch(tp, partition, result.diverging_end_offset)
+                self._truncate_on_fetch(tp, partition, result)
             elif result.error is Errors.NONE:
-                partition.append_as_follower(result.records, result.high_watermark)
+                partition.append_as_follower(result.records, result.high_watermark, result.batches, result.epochs)
                 got_records = got_records or result.records > 0
             elif result.error is Errors.FENCED_LEADER_EPOCH:
                 self._log(logging.INFO, f"Partition {tp} has an older epoch ({asked.current_leader_epoch}) than the "

@@ -27,7 +27,7 @@ from zkcontroller.broker.leader_and_isr_log import (
 )
 from zkcontroller.broker.leader_and_isr_log import state_log as state_change_log
 from zkcontroller.broker.log_config import LogDefaults
-from zkcontroller.broker.log_offsets_journal import LogOffsetsJournal
+from zkcontroller.broker.log_offsets_journal import LogOffsetsJournal, RecoveredLog
 from zkcontroller.broker.partition import IsrProposal, Partition
 from zkcontroller.broker.produce import ProduceTarget
 from zkcontroller.broker.producer_state import DEFAULT_PRODUCER_ID_EXPIRATION_MS, expire_producers
@@ -117,9 +117,11 @@ class ReplicaManager:
         return sorted_partitions(tp for tp, p in self._partitions.items() if p.is_leader)
 
     def log_offsets(self) -> dict[TopicPartition, tuple[int, int]]:
-        """What a disk would keep across a restart: (log end offset, high watermark) of every local log."""
+        """What a disk would keep across a restart: (log end offset, high watermark) of every local log, each a
+        `RecoveredLog` carrying its leader epochs (``leader-epoch-checkpoint``)."""
         kept = dict(self._recovered)
-        kept.update({tp: (p.log_end_offset, p.high_watermark) for tp, p in self._partitions.items()})
+        kept.update({tp: RecoveredLog(p.log_end_offset, p.high_watermark, p.epoch_cache.entries)
+                     for tp, p in self._partitions.items()})
         return kept
 
     def log_end_offset(self, tp: TopicPartition) -> int | None:
@@ -263,9 +265,12 @@ class ReplicaManager:
             partition.on_high_watermark_increase = self.produce_waiters.wake
             self._created_topics.add(tp.topic)
             if tp in self._recovered:
-                partition.log_end_offset, partition.high_watermark = self._recovered.pop(tp)
+                recovered = self._recovered.pop(tp)
+                partition.log_end_offset, partition.high_watermark = recovered
+                partition.restore_epochs(getattr(recovered, "epochs", ()))  # a `RecoveredLog` carries them
             if self._journal is not None:
                 partition.journal = self._journal.record
+                partition.epoch_cache.flush = self._journal.record_epochs
                 self._journal.record(tp, partition.log_end_offset, partition.high_watermark)
         return partition
 
@@ -387,11 +392,13 @@ class ReplicaManager:
             if from_follower and last_epoch >= 0 and (
                     error is Errors.OFFSET_OUT_OF_RANGE
                     or (error is Errors.NONE and last_epoch != partition.leader_epoch)):
-                diverging = partition.diverging_end_offset(last_epoch, asked.fetch_offset)
-                if diverging >= 0:  # Kafka answers no records and the epoch's end; the follower's LEO is not taken
+                diverging = partition.diverging_epoch(last_epoch, asked.fetch_offset)
+                if diverging is not None and diverging[1] < 0:  # the epoch cache cannot tell: Kafka's exception
+                    error = Errors.OFFSET_OUT_OF_RANGE
+                elif diverging is not None:  # no records, and where the epoch ended; the follower's LEO not taken
                     results.append(FetchPartitionResult(tp, Errors.NONE, partition.high_watermark, 0,
-                                                        asked.fetch_offset, diverging_epoch=asked.last_fetched_epoch,
-                                                        diverging_end_offset=diverging))
+                                                        asked.fetch_offset, diverging_epoch=diverging[0],
+                                                        diverging_end_offset=diverging[1]))
                     continue
             if error is not Errors.NONE:
                 leader_end = partition.log_end_offset if error is Errors.OFFSET_OUT_OF_RANGE else -1
@@ -411,9 +418,18 @@ class ReplicaManager:
             proposal = partition.record_follower_fetch(request.replica_id, asked.fetch_offset, now)
             if proposal is not None:
                 self.isr_manager.submit(proposal)
-            records = min(asked.max_records, partition.log_end_offset - asked.fetch_offset)
-            results.append(FetchPartitionResult(tp, Errors.NONE, partition.high_watermark, records,
-                                                asked.fetch_offset))
+            offset = asked.fetch_offset
+            records = min(asked.max_records, partition.log_end_offset - offset)
+            if records > 0:  # the records' batch headers: producer batches (if any) and leader epochs
+                producers = partition.producer_state
+                batches = ()
+                if producers.last_indexed_offset >= offset:
+                    records, batches = producers.batches_in(offset, records)
+                results.append(FetchPartitionResult(tp, Errors.NONE, partition.high_watermark, records, offset,
+                                                    batches=batches,
+                                                    epochs=partition.epoch_cache.epochs_in(offset, offset + records)))
+            else:
+                results.append(FetchPartitionResult(tp, Errors.NONE, partition.high_watermark, records, offset))
         return context.respond(results)
 
     def _consumer_fetch(self, tp: TopicPartition, partition: Partition) -> FetchPartitionResult:

@@ -15,7 +15,8 @@ The wire encoding (`protocol.wire`) carries the same values.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from typing import NamedTuple
 
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import ApiKey, Errors
@@ -110,6 +111,34 @@ class FetchRequest:
         return self.session_epoch in (INITIAL_EPOCH, FINAL_EPOCH)
 
 
+class EpochEntry(NamedTuple):
+    """Kafka's ``EpochEntry``: a leader epoch and the offset of its first record in a log."""
+
+    epoch: int
+    start_offset: int
+
+    def __str__(self) -> str:
+        return f"EpochEntry(epoch={self.epoch}, startOffset={self.start_offset})"
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicatedBatch:
+    """An idempotent producer's batch within a fetched range, as its v2 header describes it: the offsets-only log
+    keeps no batches, so the leader serves these from its producer state (`broker.producer_state`), and the
+    follower builds its own from them (Kafka's ``Log.appendAsFollower``, origin Replication)."""
+
+    base_offset: int
+    last_offset: int
+    producer_id: int
+    producer_epoch: int
+    base_sequence: int
+    max_timestamp: int
+
+    @property
+    def count(self) -> int:
+        return self.last_offset - self.base_offset + 1
+
+
 @dataclass(frozen=True, slots=True)
 class FetchPartitionResult:
     topic_partition: TopicPartition
@@ -128,6 +157,37 @@ class FetchPartitionResult:
     """Fetch v12's ``divergingEpoch`` end offset (-1: none): the follower's last fetched epoch ended there on the
     leader, below the fetch offset, so the follower truncates to it before fetching on (KIP-595's truncation on
     fetch, Kafka 2.7-IV1+)."""
+    batches: tuple[ReplicatedBatch, ...] = ()
+    """The idempotent producers' batches among the records served, in offset order (empty when there are none: the
+    rest of the range is plain batches, producer id -1). Each lies wholly within the records served."""
+    epochs: tuple[EpochEntry, ...] = ()
+    """The leader epochs of the records served (each batch's ``partitionLeaderEpoch``): the epoch at the base
+    offset, then each epoch that begins within the records, from the leader's epoch cache (empty without records).
+    The follower assigns them in its own cache (``Log.maybeAssignEpochStartOffset``)."""
+
+    def __init__(self, topic_partition: TopicPartition, error: Errors = Errors.NONE, high_watermark: int = -1,
+                 records: int = 0, base_offset: int = 0, log_end_offset: int = -1, diverging_epoch: int = -1,
+                 diverging_end_offset: int = -1, batches: tuple[ReplicatedBatch, ...] = (),
+                 epochs: tuple[EpochEntry, ...] = ()) -> None:
+        """As the frozen dataclass's generated ``__init__``, but setting each slot through its descriptor (a third
+        cheaper than ``object.__setattr__`` by name): a leader makes one of these per partition of every fetch,
+        records or not. The parameters are the fields above, with their defaults
+        (`tests/wire/test_fetch_codec_producer_batches.py` checks they agree)."""
+        _set_topic_partition(self, topic_partition)
+        _set_error(self, error)
+        _set_high_watermark(self, high_watermark)
+        _set_records(self, records)
+        _set_base_offset(self, base_offset)
+        _set_log_end_offset(self, log_end_offset)
+        _set_diverging_epoch(self, diverging_epoch)
+        _set_diverging_end_offset(self, diverging_end_offset)
+        _set_batches(self, batches)
+        _set_epochs(self, epochs)
+
+
+(_set_topic_partition, _set_error, _set_high_watermark, _set_records, _set_base_offset, _set_log_end_offset,
+ _set_diverging_epoch, _set_diverging_end_offset, _set_batches, _set_epochs) = (
+    FetchPartitionResult.__dict__[f.name].__set__ for f in fields(FetchPartitionResult))
 
 
 @dataclass(frozen=True, slots=True)

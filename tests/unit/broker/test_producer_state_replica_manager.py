@@ -1,7 +1,6 @@
-"""Idempotent produce on real replica managers: the leader keeps its producers' state, a LeaderAndIsr that makes it
-a follower makes it forget them (the documented difference: the new leader has no entry and takes any sequence),
-and the replica manager's producer-expiration task drops a producer ``transactional.id.expiration.ms`` after its
-last batch, checked every 10 minutes, on virtual time."""
+"""Idempotent produce on real replica managers: the replica manager's producer-expiration task drops a producer
+``transactional.id.expiration.ms`` after its last batch, checked every 10 minutes, on virtual time. The helpers
+here serve `test_replicated_producer_state.py` too (the state across leadership changes)."""
 
 from __future__ import annotations
 
@@ -22,7 +21,7 @@ from zkcontroller.runtime.runtime import AsyncioRuntime
 from zkcontroller.sim.loop import run_virtual
 
 from .helpers import MY_EPOCH, leader_and_isr, update_metadata
-from .replica_helpers import Brokers, state
+from .replica_helpers import state
 from .test_produce_replica_manager import KNOWN
 
 TP = TopicPartition("t", 0)
@@ -43,23 +42,6 @@ async def send(rm: ReplicaManager, records: bytes) -> tuple[int, int]:
     [answer] = await produce(8, 1, 30_000, "c", [ProducePartition("t", 0, records)], cache=KNOWN,  # type: ignore[arg-type]
                              target=rm.produce_target())
     return answer.error, answer.base_offset
-
-
-async def test_the_leader_keeps_its_producers_and_forgets_them_when_it_follows(brokers: Brokers) -> None:
-    brokers.lead(state())
-    first = idempotent(3, 0)
-    assert await send(brokers.rms[1], first) == (NONE, 0)
-    assert await send(brokers.rms[1], first) == (NONE, 0)
-    assert await send(brokers.rms[1], idempotent(1, 5)) == (OUT_OF_ORDER_SEQUENCE_NUMBER, -1)
-    assert brokers.rms[1].log_end_offset(TP) == 3
-    await brokers.fetch_all()
-    await brokers.fetch_all()
-    assert brokers.rms[1].high_watermark(TP) == 3
-    brokers.lead(state(leader=2, leader_epoch=1))
-    assert brokers.rms[1].partition(TP).producer_state.producers == {}  # type: ignore[union-attr]
-    assert await send(brokers.rms[2], first) == (NONE, 3)  # no entry on the new leader: appended again
-    assert await send(brokers.rms[2], idempotent(1, 3)) == (NONE, 6)
-    assert await send(brokers.rms[2], idempotent(1, 3)) == (NONE, 6)
 
 
 def test_the_expiration_task_drops_producers_after_transactional_id_expiration_ms() -> None:

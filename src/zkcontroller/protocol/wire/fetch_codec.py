@@ -2,8 +2,12 @@
 
 A follower's fetch names, per partition, its current leader epoch and its log end offset; the leader answers
 with an error, its high watermark, and the records the follower appends. Our logs hold offsets, not payloads,
-so those travel as one v2 record batch (``baseOffset`` = the fetch offset) of empty records — null key, null
-value, no headers, 7–9 bytes each — which tshark's Kafka dissector reads as such. The batch carries Kafka's
+so those travel as v2 record batches of empty records — null key, null value, no headers, 7–9 bytes each — which
+tshark's Kafka dissector reads as such: one batch per idempotent producer's batch in the range, with its header's
+producerId, producerEpoch, baseSequence and maxTimestamp (what the follower's producer state is built from), and
+one plain batch (producerId -1) for each stretch between them, cut where a leader epoch begins; each batch's
+``partitionLeaderEpoch`` is the leader epoch of its records, which the follower puts in its epoch cache. The
+first batch's ``baseOffset`` is the fetch offset, the rest follow on without a gap. The batch carries Kafka's
 CRC-32C (Castagnoli, over the bytes from ``attributes`` on, via the ``crc32c`` package); a follower checks it
 and treats a batch that fails as Kafka does, the partition's result becoming CORRUPT_MESSAGE.
 ``partition_max_bytes`` carries the record limit the follower asks for; the session id and epoch and the
@@ -19,7 +23,14 @@ from crc32c import crc32c
 
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import Errors
-from zkcontroller.protocol.inter_broker import FetchPartition, FetchPartitionResult, FetchRequest, FetchResponse
+from zkcontroller.protocol.inter_broker import (
+    EpochEntry,
+    FetchPartition,
+    FetchPartitionResult,
+    FetchRequest,
+    FetchResponse,
+    ReplicatedBatch,
+)
 from zkcontroller.protocol.wire import codec
 from zkcontroller.protocol.wire.codec import WireFormatError
 from zkcontroller.protocol.wire.messages import FETCH
@@ -55,37 +66,98 @@ def _record(offset_delta: int) -> bytes:
     return _varint(len(body)) + body
 
 
-def encode_records(base_offset: int, count: int) -> bytes:
-    """``count`` empty records from ``base_offset`` as one record batch; no bytes (not null, as Kafka) for zero."""
-    if count <= 0:
-        return b""
+def _batch(base_offset: int, count: int, leader_epoch: int = -1, producer_id: int = -1, producer_epoch: int = -1,
+           base_sequence: int = -1, max_timestamp: int = -1) -> bytes:
     records = b"".join(_record(i) for i in range(count))
-    batch = bytearray(_BATCH_HEADER.pack(base_offset, _AFTER_LENGTH + len(records), -1, 2, 0, 0, count - 1, -1, -1,
-                                         -1, -1, -1, count))
+    batch = bytearray(_BATCH_HEADER.pack(base_offset, _AFTER_LENGTH + len(records), leader_epoch, 2, 0, 0, count - 1,
+                                         max_timestamp, max_timestamp, producer_id, producer_epoch, base_sequence,
+                                         count))
     batch += records
     _CRC.pack_into(batch, _CRC_AT, crc32c(memoryview(batch)[_CRC_FROM:]))
     return bytes(batch)
 
 
-def decode_records(data: bytes | None) -> int:
-    """How many offsets a fetched record set carries (summing every whole batch in it; a trailing partial batch,
-    which a leader may send at its size limit, is left for the next fetch, as Kafka's reader does)."""
+def encode_records(base_offset: int, count: int, batches: tuple[ReplicatedBatch, ...] = (),
+                   epochs: tuple[EpochEntry, ...] = ()) -> bytes:
+    """``count`` empty records from ``base_offset`` as v2 batches: one per producer batch of ``batches`` (within
+    the range, in offset order), plain ones between, each plain stretch cut where an epoch of ``epochs`` begins;
+    each batch's ``partitionLeaderEpoch`` is the epoch in force at its base offset (-1 without one). No bytes
+    (not null, as Kafka) for zero records. An epoch beginning inside a producer batch cannot be told (a batch is
+    appended whole, under one epoch: it does not happen). `ValueError` for a producer batch outside the range or
+    overlapping the one before."""
+    if count <= 0:
+        return b""
+    if not batches and (not epochs or (len(epochs) == 1 and epochs[0].start_offset <= base_offset)):
+        return _batch(base_offset, count, epochs[0].epoch if epochs else -1)  # the common case: one batch
+    out, at, end = bytearray(), base_offset, base_offset + count
+    starts = [e.start_offset for e in epochs]
+    in_force = -1  # index into epochs of the epoch at `at`
+
+    def epoch_at(offset: int) -> int:
+        nonlocal in_force
+        while in_force + 1 < len(epochs) and starts[in_force + 1] <= offset:
+            in_force += 1
+        return epochs[in_force].epoch if in_force >= 0 else -1
+
+    def plain(upto: int) -> None:
+        nonlocal at
+        while at < upto:
+            epoch = epoch_at(at)
+            cut = next((s for s in starts[in_force + 1:] if s > at), upto)
+            stop = min(cut, upto)
+            out.extend(_batch(at, stop - at, epoch))
+            at = stop
+
+    for b in batches:
+        if b.base_offset < at or b.last_offset >= end:
+            raise ValueError(f"producer batch {b} is not within offsets {at}..{end - 1} of the fetched range")
+        plain(b.base_offset)
+        out.extend(_batch(b.base_offset, b.count, epoch_at(b.base_offset), b.producer_id, b.producer_epoch,
+                          b.base_sequence, b.max_timestamp))
+        at = b.last_offset + 1
+    plain(end)
+    return bytes(out)
+
+
+def decode_batches(data: bytes | None) -> tuple[int, int, tuple[ReplicatedBatch, ...], tuple[EpochEntry, ...]]:
+    """A fetched record set: how many offsets it carries, from which base offset, its producer batches (those with
+    a producer id) and its leader epochs (the first batch's ``partitionLeaderEpoch`` at its base offset, then
+    each change of it; a batch saying -1 adds none). Every whole batch is read; a trailing partial batch, which a
+    leader may send at its size limit, is left for the next fetch, as Kafka's reader does. A batch failing its CRC,
+    or not following on from the one before, is `CorruptRecordError`; another magic than 2 `WireFormatError`."""
     if not data:
-        return 0
-    view, total, pos = memoryview(data), 0, 0
+        return 0, 0, (), ()
+    view, pos, base, at = memoryview(data), 0, 0, -1
+    batches: list[ReplicatedBatch] = []
+    epochs: list[EpochEntry] = []
     while pos + _BATCH_HEADER.size <= len(view):
-        fields = _BATCH_HEADER.unpack_from(view, pos)
-        if fields[3] != 2:
-            raise WireFormatError(f"record batch at byte {pos}: magic {fields[3]}, expected 2")
-        end = pos + 12 + fields[1]
+        (offset, length, leader_epoch, magic, crc, _attributes, last_delta, _first_ts, max_ts, producer_id,
+         producer_epoch, base_sequence, _count) = _BATCH_HEADER.unpack_from(view, pos)
+        if magic != 2:
+            raise WireFormatError(f"record batch at byte {pos}: magic {magic}, expected 2")
+        end = pos + 12 + length
         if end > len(view):
             break
-        if crc32c(view[pos + _CRC_FROM:end]) != fields[4]:
-            raise CorruptRecordError(f"record batch at byte {pos} (base offset {fields[0]}): CRC {fields[4]:#010x} "
+        if crc32c(view[pos + _CRC_FROM:end]) != crc:
+            raise CorruptRecordError(f"record batch at byte {pos} (base offset {offset}): CRC {crc:#010x} "
                                      "does not match its bytes")
-        total += fields[12]
+        if at < 0:
+            base = offset
+        elif offset != at:
+            raise CorruptRecordError(f"record batch at byte {pos}: base offset {offset}, expected {at} (the batches "
+                                     "of a fetched range follow on without a gap)")
+        at = offset + last_delta + 1
+        if producer_id >= 0:
+            batches.append(ReplicatedBatch(offset, at - 1, producer_id, producer_epoch, base_sequence, max_ts))
+        if leader_epoch >= 0 and (not epochs or epochs[-1].epoch != leader_epoch):
+            epochs.append(EpochEntry(leader_epoch, offset))
         pos = end
-    return total
+    return (at - base if at >= 0 else 0), base, tuple(batches), tuple(epochs)
+
+
+def decode_records(data: bytes | None) -> int:
+    """How many offsets a fetched record set carries (`decode_batches`)."""
+    return decode_batches(data)[0]
 
 
 def _topic_of(item: FetchPartition | FetchPartitionResult) -> str:
@@ -125,7 +197,7 @@ def encode_response(response: FetchResponse, version: int) -> bytes:
             {"partition": r.topic_partition.partition, "error_code": int(r.error),
              "high_watermark": r.high_watermark, "last_stable_offset": _last_stable_offset(r), "log_start_offset": 0,
              "aborted_transactions": [], "preferred_read_replica": -1,
-             "record_set": encode_records(r.base_offset, r.records), **_diverging(r)} for r in rs]}
+             "record_set": encode_records(r.base_offset, r.records, r.batches, r.epochs), **_diverging(r)} for r in rs]}
             for t, rs in by_topic(response.partitions, _topic_of).items()]})
 
 
@@ -145,17 +217,16 @@ def _last_stable_offset(r: FetchPartitionResult) -> int:
 
 
 def _partition_result(topic: str, p: dict[str, Any]) -> FetchPartitionResult:
-    tp, records = TopicPartition(topic, p["partition"]), p["record_set"]
+    tp = TopicPartition(topic, p["partition"])
     try:
-        count = decode_records(records)
+        count, base, batches, epochs = decode_batches(p["record_set"])
     except CorruptRecordError:
         return FetchPartitionResult(tp, Errors.CORRUPT_MESSAGE, p["high_watermark"])
-    base = struct.unpack_from(">q", records)[0] if count else 0
     error = error_of(p["error_code"])
     leader_end = p.get("last_stable_offset", -1) if error is Errors.OFFSET_OUT_OF_RANGE else -1
     diverging = p.get("diverging_epoch") or {}
     return FetchPartitionResult(tp, error, p["high_watermark"], count, base, leader_end,
-                                diverging.get("epoch", -1), diverging.get("end_offset", -1))
+                                diverging.get("epoch", -1), diverging.get("end_offset", -1), batches, epochs)
 
 
 def decode_response(version: int, buf: bytes | memoryview, offset: int) -> FetchResponse:
