@@ -27,17 +27,6 @@ def _cluster_pattern(_ctx: click.Context, _param: click.Parameter, value: str | 
         raise click.BadParameter(str(exc)) from exc
 
 
-def _nothing_read(rows: dict[str, int], out: Path) -> list[str]:
-    """The warning for a run that read no event at all: given files of another kind (a reassignment JSON, a
-    broker's server.properties) it wrote empty tables and a report with nothing in it, said nothing and exited 0,
-    as if the cluster had been idle."""
-    if rows.get("events", 0):
-        return []
-    rejected = rows.get("rejected_lines", 0)
-    return [f"no event was read from the inputs ({rejected} line(s) rejected, see {out / 'rejected_lines'}): are "
-            "they zkcontroller event logs (events.jsonl) or Kafka's controller.log, state-change.log or server.log?"]
-
-
 @click.command("analyze", short_help="Spark job: event and Kafka logs to tables and a report.")
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path, file_okay=False),
@@ -82,7 +71,7 @@ def analyze(inputs: tuple[str, ...], out: Path, master: str | None, cluster: str
         check_arguments(list(inputs), out, master)
     except InputError as exc:
         raise click.ClickException(str(exc)) from exc
-    from zkcontroller.analytics.job import JobConfig, build_session, run, spark_error_line
+    from zkcontroller.analytics.job import JobConfig, build_session, outcome_lines, run, spark_error_line
 
     click.echo(f"analyze: starting Spark ({master or 'local[*]'})", err=True)
     try:
@@ -101,11 +90,9 @@ def analyze(inputs: tuple[str, ...], out: Path, master: str | None, cluster: str
         raise click.ClickException(str(exc)) from exc
     finally:
         spark.stop()
-    for warning in [*result.warnings, *_nothing_read(result.rows, out)]:
-        click.echo(f"warning: {warning}", err=True)
-    for name, count in result.rows.items():
-        click.echo(f"{name:28} {count:>10} rows")
-    if result.report:
-        click.echo(f"report: {result.report}")
-    click.echo(f"done in {result.seconds:.1f} s")
+    warnings, summary = outcome_lines(result)
+    for line in warnings:
+        click.echo(line, err=True)
+    for line in summary:
+        click.echo(line)
 

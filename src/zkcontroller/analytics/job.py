@@ -53,6 +53,7 @@ from zkcontroller.analytics.timeline_tables import (
     anomaly_rows,
     failure_windows,
     incident_rows,
+    life_column,
     rows_frame,
     tenures_frame,
 )
@@ -121,6 +122,28 @@ class JobResult:
     warnings: list[str] = field(default_factory=list)
     report: Path | None = None
     seconds: float = 0.0
+
+
+def nothing_read(rows: dict[str, int], out: Path) -> list[str]:
+    """The warning for a run that read no event at all: given files of another kind (a reassignment JSON, a
+    broker's server.properties) it wrote empty tables and a report with nothing in it, said nothing and exited 0,
+    as if the cluster had been idle."""
+    if rows.get("events", 0):
+        return []
+    rejected = rows.get("rejected_lines", 0)
+    return [f"no event was read from the inputs ({rejected} line(s) rejected, see {out / 'rejected_lines'}): are "
+            "they zkcontroller event logs (events.jsonl) or Kafka's controller.log, state-change.log or server.log?"]
+
+
+def outcome_lines(result: JobResult) -> tuple[list[str], list[str]]:
+    """What a finished run prints, the same from ``zkcontroller analyze`` and the spark-submit entry: the
+    ``warning:`` lines (standard error) and the summary of rows, report and time (standard output)."""
+    warnings = [f"warning: {w}" for w in [*result.warnings, *nothing_read(result.rows, result.out)]]
+    summary = [f"{name:28} {count:>10} rows" for name, count in result.rows.items()]
+    if result.report:
+        summary.append(f"report: {result.report}")
+    summary.append(f"done in {result.seconds:.1f} s")
+    return warnings, summary
 
 
 def local_cores(master: str) -> int | None:
@@ -269,6 +292,24 @@ def _collect(df: DataFrame) -> list[dict[str, object]]:
     return [r.asDict(recursive=True) for r in df.collect()]
 
 
+def _tenure_rows(events: DataFrame) -> tuple[list[dict[str, object]], dict[str, list[int]], list[dict[str, object]]]:
+    """What ``controller_timeline.build_tenures`` reads: the lifecycle lines, the lives of each cluster they show
+    (``life_starts``), and one activity summary per (cluster, life, controller, epoch), so that the same
+    controller and epoch in two lives of a cluster (its ZooKeeper data wiped between them) are two tenures."""
+    lifecycle = _collect(events.where(
+        F.col("kind").isin("controller_elected", "controller_ready", "controller_resigned")
+        & F.col("controller_id").isNotNull()).select(
+        "cluster", "ts_ms", "kind", "controller_id", "controller_epoch", "source_file", "line_number"))
+    starts = ct.life_starts(lifecycle)
+    activity = _collect(events.where(
+        F.col("controller_id").isNotNull() & (F.col("controller_epoch") > transform.NO_CONTROLLER_EPOCH)
+    ).groupBy("cluster", life_column(starts).alias("life"), "controller_id", "controller_epoch").agg(
+        F.min("ts_ms").alias("first_ms"), F.max("ts_ms").alias("last_ms"), F.count(F.lit(1)).alias("events"),
+        F.min_by(F.struct("source_file", "line_number"), F.struct("ts_ms", "source_file", "line_number"))
+        .alias("first")).select("*", "first.source_file", "first.line_number").drop("first"))
+    return lifecycle, starts, activity
+
+
 def _write_rejected(spark: SparkSession, rejected: DataFrame, out: Path) -> list[str]:
     """Write ``rejected_lines``; the warnings for files that could not be read to the end (rows with no line)."""
     write_table("rejected_lines", rejected, out)
@@ -384,18 +425,9 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
             dropped.unpersist()
         events = read_events(spark, out)
         rejected = side.where(F.col("status") == REJECTED).select(*REJECTED_COLUMNS)
-        rejected_warnings, lifecycle, activity, membership, observed_rows = _in_parallel(spark, [
+        rejected_warnings, (lifecycle, starts, activity), membership, observed_rows = _in_parallel(spark, [
             lambda: _write_rejected(spark, rejected, out),
-            lambda: _collect(events.where(
-                F.col("kind").isin("controller_elected", "controller_ready", "controller_resigned")
-                & F.col("controller_id").isNotNull()).select(
-                "cluster", "ts_ms", "kind", "controller_id", "controller_epoch", "source_file", "line_number")),
-            lambda: _collect(events.where(
-                F.col("controller_id").isNotNull() & (F.col("controller_epoch") > transform.NO_CONTROLLER_EPOCH)
-            ).groupBy("cluster", "controller_id", "controller_epoch").agg(
-                F.min("ts_ms").alias("first_ms"), F.max("ts_ms").alias("last_ms"), F.count(F.lit(1)).alias("events"),
-                F.min_by(F.struct("source_file", "line_number"), F.struct("ts_ms", "source_file", "line_number"))
-                .alias("first")).select("*", "first.source_file", "first.line_number").drop("first")),
+            lambda: _tenure_rows(events),
             # A broker id the parsers could not hold (beyond int32: a corrupt line) is a null list element; the
             # membership reasoning on the driver takes ids only, so the nulls are dropped here, once.
             lambda: _collect(events.where(F.col("kind").isin("broker_failed", "broker_change", "broker_registered"))
@@ -415,7 +447,8 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
     result.warnings += rejected_warnings
 
     say("controller tenures, failovers and restarts")
-    timeline = ct.classify(ct.build_tenures(lifecycle, activity), config.restart_gap_ms, config.storm_elections)
+    timeline = ct.classify(ct.build_tenures(lifecycle, activity, starts), config.restart_gap_ms,
+                           config.storm_elections)
     result.warnings += timeline.warnings
     failures = ct.broker_failures(membership, timeline.tenures)
     observed = rows_frame(spark, observed_rows, transform.OBSERVED_WINDOW_COLUMNS)
@@ -513,6 +546,20 @@ def _out_argument(value: str) -> Path:
     return path
 
 
+def _at_least(low: int) -> Callable[[str], int]:
+    """An integer option of at least ``low``, refused as click's ``IntRange(low)`` refuses it in the CLI."""
+    def parse(value: str) -> int:
+        try:
+            number = int(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{value!r} is not a valid integer.") from None
+        if number < low:
+            raise argparse.ArgumentTypeError(f"{value} is not in the range x>={low}.")
+        return number
+
+    return parse
+
+
 def _fail(message: str) -> int:
     """The CLI's one-line error (click's ``Error: MESSAGE``) and exit status 1."""
     print(f"Error: {message}", file=sys.stderr)
@@ -529,7 +576,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True, type=_out_argument)
     parser.add_argument("--cluster")
     parser.add_argument("--cluster-pattern", type=_pattern_argument)
-    parser.add_argument("--slow-event-ms", type=int, default=1000)
+    parser.add_argument("--slow-event-ms", type=_at_least(0), default=1000)
+    parser.add_argument("--min-leaderless-ms", type=_at_least(0), default=100)
+    parser.add_argument("--restart-gap-ms", type=_at_least(0), default=ct.DEFAULT_RESTART_GAP_MS)
+    parser.add_argument("--storm-elections", type=_at_least(1), default=ct.DEFAULT_STORM_ELECTIONS)
+    parser.add_argument("--max-handling-ms", type=_at_least(0), default=60_000)
     parser.add_argument("--no-report", action="store_true")
     parser.add_argument("--parser", choices=("jvm", "python"), default="jvm")
     args = parser.parse_args(argv)
@@ -546,14 +597,19 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = run(spark, JobConfig(
             inputs=args.inputs, out=args.out, cluster=args.cluster, cluster_pattern=args.cluster_pattern,
-            slow_event_ms=args.slow_event_ms, report=not args.no_report, parser=args.parser),
-            progress=lambda text: print(f"analyze: {text}", file=sys.stderr))
+            slow_event_ms=args.slow_event_ms, min_leaderless_ms=args.min_leaderless_ms,
+            restart_gap_ms=args.restart_gap_ms, storm_elections=args.storm_elections,
+            max_handling_ms=args.max_handling_ms, report=not args.no_report, parser=args.parser),
+            progress=lambda text: print(f"analyze: {text}", file=sys.stderr, flush=True))
     except InputError as exc:
         return _fail(str(exc))
     finally:
         spark.stop()
-    for name, count in result.rows.items():
-        print(f"{name}: {count} rows")
+    warnings, summary = outcome_lines(result)
+    for line in warnings:
+        print(line, file=sys.stderr)
+    for line in summary:
+        print(line)
     return 0
 
 
