@@ -4,18 +4,10 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TextIO
 
 import click
 
 from zkcontroller.analytics.controller_timeline import DEFAULT_RESTART_GAP_MS, DEFAULT_STORM_ELECTIONS
-
-
-def _at_terminal(stream: TextIO) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):  # replaced by something without isatty, or closed
-        return False
 
 
 def _cluster_pattern(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
@@ -71,13 +63,20 @@ def analyze(inputs: tuple[str, ...], out: Path, master: str | None, cluster: str
         check_arguments(list(inputs), out, master)
     except InputError as exc:
         raise click.ClickException(str(exc)) from exc
-    from zkcontroller.analytics.job import JobConfig, build_session, outcome_lines, run, spark_error_line
+    from zkcontroller.analytics.job import (
+        JobConfig,
+        at_terminal,
+        build_session,
+        outcome_lines,
+        run,
+        spark_error_line,
+    )
 
     click.echo(f"analyze: starting Spark ({master or 'local[*]'})", err=True)
     try:
         # Spark's progress bar redraws one terminal line with \r: into a file or pipe it wrote hundreds of
         # "[Stage N:>  (0 + 2) / 4]" fragments between the job's own lines
-        spark = build_session(master, ui=spark_ui, parser=parser, progress=_at_terminal(sys.stderr))
+        spark = build_session(master, ui=spark_ui, parser=parser, progress=at_terminal(sys.stderr))
     except Exception as exc:  # e.g. a standalone master nobody answers at: Spark gives up after about a minute
         raise click.ClickException(f"could not start Spark on {master or 'local[*]'}: {spark_error_line(exc)}") from exc
     try:

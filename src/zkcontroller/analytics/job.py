@@ -19,7 +19,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import TextIO, TypeVar
 
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
@@ -122,6 +122,15 @@ class JobResult:
     warnings: list[str] = field(default_factory=list)
     report: Path | None = None
     seconds: float = 0.0
+
+
+def at_terminal(stream: TextIO) -> bool:
+    """Whether ``stream`` is a terminal: Spark's progress bar redraws one line with \\r, and into a file or pipe
+    it wrote hundreds of "[Stage N:>  (0 + 2) / 4]" fragments between the job's own lines."""
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # replaced by something without isatty, or closed
+        return False
 
 
 def nothing_read(rows: dict[str, int], out: Path) -> list[str]:
@@ -591,7 +600,7 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as exc:
         return _fail(str(exc))
     try:
-        spark = build_session(None, parser=args.parser)
+        spark = build_session(None, parser=args.parser, progress=at_terminal(sys.stderr))
     except Exception as exc:  # one line, as the CLI gives, not a Py4J stack trace
         return _fail(f"could not start Spark: {spark_error_line(exc)}")
     try:
