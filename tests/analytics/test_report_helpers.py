@@ -222,3 +222,13 @@ def test_each_broker_failure_and_failover_gets_its_own_bar(monkeypatch) -> None:
     assert len({p.get_y() for p in left.patches}) == 2
     labels = [t.get_text() for t in right.get_yticklabels()]
     assert len(set(labels)) == 4 and labels[1] == "b2 13:26:38.808", labels
+
+
+def test_a_pages_incident_summary_is_in_words_in_story_order() -> None:
+    """The demo's page read "2 broker failure, 3 broker started, 2 failover, 1 first, 3 resigned"."""
+    counts = {"broker_failure": 2, "broker_started": 3, "failover": 2, "first": 1, "resigned": 3}
+    assert report.incident_summary(counts) == (
+        "1 first election, 2 failovers, 2 broker failures, 3 broker starts, 3 resignations")
+    assert report.incident_summary({"epoch_reset": 1, "split_brain": 1, "something_new": 2}) == (
+        "1 epoch reset, 1 split-brain window, 2 something new")
+    assert report.incident_summary({}) == "no incident"

@@ -413,6 +413,24 @@ def _head_table(out: Path, name: str, cluster: str, order: tuple[str, ...], link
     return _table(head, links, total=total)
 
 
+INCIDENT_NAMES = {  # (one, many), in the order a page's summary names them
+    "first": ("first election", "first elections"), "failover": ("failover", "failovers"),
+    "restart": ("restart", "restarts"), "epoch_reset": ("epoch reset", "epoch resets"),
+    "split_brain": ("split-brain window", "split-brain windows"),
+    "election_storm": ("election storm", "election storms"),
+    "broker_failure": ("broker failure", "broker failures"), "broker_started": ("broker start", "broker starts"),
+    "unclean_election": ("unclean election", "unclean elections"), "resigned": ("resignation", "resignations"),
+}
+
+
+def incident_summary(counts: dict[str, int]) -> str:
+    """A page's one-line count of its incidents, in words ("1 first election, 2 failovers"): the incident
+    kinds as they were ("1 first, 3 resigned") read as a riddle."""
+    order = [k for k in INCIDENT_NAMES if counts.get(k)] + sorted(k for k in counts if k not in INCIDENT_NAMES)
+    names = {k: INCIDENT_NAMES.get(k, (k.replace("_", " "),) * 2) for k in order}
+    return ", ".join(f"{counts[k]} {names[k][counts[k] != 1]}" for k in order) or "no incident"
+
+
 def cluster_page(out: Path, cluster: str, t: dict[str, pd.DataFrame], links: Links) -> str:
     tenures = _of(t["controller_tenures"], cluster, "start_at", "controller_epoch")
     incidents = _of(t["incidents"], cluster, "at", "incident")
@@ -422,7 +440,7 @@ def cluster_page(out: Path, cluster: str, t: dict[str, pd.DataFrame], links: Lin
     points = [] if incidents.empty else [*_ms(incidents["at"]), *_ms(incidents["end_at"].dropna())]
     eps = episodes([int(p) for p in points], events_window)
     counts = incidents.incident.value_counts().to_dict() if not incidents.empty else {}
-    summary = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(counts.items())) or "no incident"
+    summary = incident_summary(counts)
     start, end = (pd.Timestamp(x, unit="ms", tz="UTC") for x in events_window)
     fed = ", ".join(f"{r.source_file} ({r.source_format}, {r.events} events)" for r in sources.itertuples())
     sections = [
