@@ -293,8 +293,10 @@ def broker_failures(membership: list[dict[str, object]], tenures: list[Tenure],
                               "_since_ms": prev.end_ms})
     alive: dict[tuple[object, int], list[int]] = defaultdict(list)  # when each broker was seen back or acting
     for r in membership:
-        back = r.get("added_brokers") if r["kind"] == "broker_change" else (
-            r.get("brokers") if r["kind"] == "broker_registered" else None)
+        # a membership diff's live brokers too: a broker whose session expired registers again, often before the
+        # next controller reads the broker list, so no diff names it added (the demo's `expire`)
+        back = [*(r.get("added_brokers") or []), *(r.get("live_brokers") or [])] if r["kind"] == "broker_change" \
+            else (r.get("brokers") if r["kind"] == "broker_registered" else None)
         for broker in back or []:
             alive[(r["cluster"], int(broker))].append(int(r["ts_ms"]))
     for t in tenures:
