@@ -37,6 +37,9 @@ STYLE = (
     "table.data{border-collapse:collapse;font-size:13px;margin:.5em 0}"
     "table.data td,table.data th{border:1px solid #ccc;padding:3px 8px;text-align:left;white-space:nowrap}"
     ".scroll{overflow-x:auto;max-width:100%}"
+    # the file:line column stays in view while a wide table scrolls under it: it is how a row is traced
+    "table.linked tr>:last-child{position:sticky;right:0;background:#fff;box-shadow:-3px 0 4px rgba(0,0,0,.12)}"
+    "table.linked tr:nth-child(even)>td:last-child{background:#fafafa}table.linked tr>th:last-child{background:#f2f2f2}"
     "table.data th{background:#f2f2f2}table.data tr:nth-child(even){background:#fafafa}"
     ".empty{color:#666;font-style:italic}img{max-width:100%}.warn{background:#fff4e5;border-left:4px solid #f90;"
     "padding:.4em .8em;margin:.3em 0}.note{color:#555;font-size:13px}nav a{margin-right:1em}"
@@ -164,7 +167,8 @@ def _table(df: pd.DataFrame, links: Links | None = None, limit: int = MAX_ROWS, 
     for c in shown.columns:  # an object column's null (a list column's: a first ISR's previous_isr) read "None"
         if shown[c].dtype == object and c != "where":
             shown[c] = ["" if _is_null(v) else v for v in shown[c]]
-    body = shown.to_html(index=False, na_rep="", border=0, classes="data", escape=False,
+    linked = "where" in shown.columns
+    body = shown.to_html(index=False, na_rep="", border=0, classes="data linked" if linked else "data", escape=False,
                          formatters={c: (lambda v: html.escape(str(v))) for c in shown.columns if c != "where"})
     body = body.replace(NULL_CELL, "<td></td>")
     more = f'<p class="note">{total - limit} more row(s) in the Parquet table.</p>' if total > limit else ""
