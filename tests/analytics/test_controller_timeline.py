@@ -31,6 +31,9 @@ def test_resigned_lines_without_epoch_end_the_tenure_the_controller_held() -> No
     tenures = build_tenures(lifecycle, activity)
     assert [(t.controller_id, t.controller_epoch, t.start_ms, t.end_ms, t.events) for t in tenures] == [
         (1, 9, 0, 5_000, 7), (2, 10, 5_001, 5_001, 0)]
+    # the resignation keeps its own line, for the incident that reports it (it cited the election's)
+    assert (tenures[0].line_number, tenures[0].resigned_source_file, tenures[0].resigned_line_number) == (
+        1, "c/controller.log", 3)
 
 
 def test_a_resigned_line_from_a_broker_that_held_no_tenure_ends_none() -> None:

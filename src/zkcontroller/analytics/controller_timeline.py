@@ -54,6 +54,9 @@ class Tenure:
     failover_gap_ms: int | None = None
     previous_controller_id: int | None = None
     previous_epoch: int | None = None
+    resigned_source_file: str | None = None
+    """The resignation's own line (``source_file``/``line_number`` cite the election, else the first line)."""
+    resigned_line_number: int | None = None
 
     @property
     def start_ms(self) -> int:
@@ -184,6 +187,7 @@ def build_tenures(lifecycle: list[dict[str, object]], activity: list[dict[str, o
             current[key] = t.controller_epoch
         elif t.resigned_ms is None:
             t.resigned_ms = ts
+            t.resigned_source_file, t.resigned_line_number = r["source_file"], r["line_number"]
         if t.source_file is None or r["kind"] == "controller_elected":
             t.source_file, t.line_number = r["source_file"], r["line_number"]
     return sorted(tenures.values(),

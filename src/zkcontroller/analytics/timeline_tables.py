@@ -155,8 +155,10 @@ def incident_rows(spark: SparkSession, timeline: Timeline, failures: list[dict[s
                                            f"; began {-t.gap_ms} ms before the previous tenure's last action")
         rows.append({**where, "at_ms": t.start_ms, "end_ms": t.end_ms, "incident": t.started_by,
                      "detail": f"{label}: controller {t.controller_id} epoch {t.controller_epoch}{gap}"})
-        if t.resigned_ms is not None:
-            rows.append({**where, "at_ms": t.resigned_ms, "incident": "resigned",
+        if t.resigned_ms is not None:  # cited by its own line, not the election's
+            own = {} if t.resigned_source_file is None else {
+                "source_file": t.resigned_source_file, "line_number": t.resigned_line_number}
+            rows.append({**where, **own, "at_ms": t.resigned_ms, "incident": "resigned",
                          "detail": f"controller {t.controller_id} resigned (epoch {t.controller_epoch})"})
     for f in failures:
         rows.append({**f, "at_ms": f["detected_ms"], "end_ms": f["finished_ms"],
