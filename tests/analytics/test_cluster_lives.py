@@ -40,15 +40,28 @@ def _run(at: int, tenures: list[tuple[int, int, int, int]]) -> list[dict[str, ob
     return records
 
 
+def _partition(ms: int, frm: str, to: str, leader: int) -> dict[str, object]:
+    return _record(ms, "partition_state_change", 1, 1, topic="t", partition=0, from_state=frm, to_state=to,
+                   leader=leader, isr=[leader] if leader >= 0 else [], leader_epoch=0)
+
+
 def two_runs() -> list[dict[str, object]]:
-    """Run 1: controller 1 (epoch 1) loses its session, controller 2 takes epoch 2. Run 2: controller 1, epoch 1."""
-    return [*_run(0, [(1, 1, 0, 1_000), (2, 2, 1_001, 1_500)]), *_run(SECOND_RUN_MS, [(1, 1, 0, 1_000)])]
+    """Run 1: controller 1 (epoch 1) loses its session, controller 2 takes epoch 2; t-0 was left leaderless at
+    900 ms, and run 1's last line is at 1500. Run 2: controller 1, epoch 1, creates t-0 again."""
+    run_1 = [*_run(0, [(1, 1, 0, 1_000), (2, 2, 1_001, 1_500)]),
+             _partition(100, "NewPartition", "OnlinePartition", 1), _partition(900, "OnlinePartition",
+                                                                               "OfflinePartition", -1)]
+    run_2 = [*_run(SECOND_RUN_MS, [(1, 1, 0, 1_000)]),
+             _partition(SECOND_RUN_MS + 50, "NonExistentPartition", "NewPartition", -1),
+             _partition(SECOND_RUN_MS + 60, "NewPartition", "OnlinePartition", 1)]
+    return sorted([*run_1, *run_2], key=lambda r: int(r["ts_ms"]))
 
 
 def _lifecycle(records: list[dict[str, object]]) -> list[dict[str, object]]:
     return [{**{k: r[k] for k in ("cluster", "ts_ms", "controller_id", "controller_epoch")},
              "kind": r["type"], "source_file": "lives/events.jsonl", "line_number": i}
-            for i, r in enumerate(records, 1) if r["type"] != "controller_event"]
+            for i, r in enumerate(records, 1)
+            if r["type"] in ("controller_elected", "controller_ready", "controller_resigned")]
 
 
 def _activity(records: list[dict[str, object]], starts: dict[str, list[int]]) -> list[dict[str, object]]:
@@ -120,5 +133,22 @@ def test_two_runs_into_one_log_dir_give_no_split_brain_window(spark, analyzed_li
     assert rows("split_brain_windows") == []
     tenures = sorted(rows("controller_tenures"), key=lambda t: t["start_at"])
     assert [(t["controller_id"], t["controller_epoch"], t["started_by"], t["events"]) for t in tenures] == [
-        (1, 1, "first", 13), (2, 2, "failover", 8), (1, 1, "epoch_reset", 13)]
-    assert sorted(a["anomaly"] for a in rows("anomalies")) == ["controller_epoch_reset"]
+        (1, 1, "first", 15), (2, 2, "failover", 8), (1, 1, "epoch_reset", 15)]
+    assert sorted(a["anomaly"] for a in rows("anomalies")) == ["controller_epoch_reset", "leaderless_partition"]
+
+
+@pytest.mark.spark
+def test_a_partitions_state_ends_with_its_life_not_at_the_next_runs_lines(spark, analyzed_lives: Path) -> None:
+    """Run 1 left t-0 leaderless at 900 ms; its lines end at 1500. That stretch ran on to run 2's re-creation of
+    t-0 (3050 ms): leaderless through the time between the runs, and the charts carried run 1's leaders over."""
+    def rows(name: str) -> list[dict[str, object]]:
+        return [r.asDict() for r in spark.read.parquet(str(analyzed_lives / name)).collect()]
+
+    [leaderless] = [a for a in rows("anomalies") if a["anomaly"] == "leaderless_partition"]
+    assert (leaderless["duration_ms"], leaderless["detail"]) == (
+        600, "leader -1 until its cluster's last line before the epoch reset")
+    [unavailable] = [u for u in rows("partition_unavailability") if u["partition"] == 0]
+    assert unavailable["leaderless_seconds"] == pytest.approx(0.61)  # 0.6 s, and run 2's 10 ms between New and Online
+    offline = [(i["duration_ms"], i["open"]) for i in rows("partition_state_intervals") if i["state"] ==
+               "OfflinePartition"]
+    assert offline == [(600, False)]

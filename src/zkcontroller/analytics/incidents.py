@@ -154,6 +154,7 @@ def anomalies(events: DataFrame, elections: DataFrame, timeline_rows: DataFrame,
                  duration_ms=F.col("end_ms") - F.col("start_ms"), event_count=F.lit(1),
                  controller_id="controller_id", controller_epoch="controller_epoch",
                  detail=F.when(F.col("open"), F.lit("leader -1 until the end of the log"))
+                 .when(F.col("wiped"), F.lit("leader -1 until its cluster's last line before the epoch reset"))
                  .otherwise(F.lit("leader -1 until a new leader was elected")),
                  source_file="source_file", line_number="line_number"),
         _anomaly(unclean, cluster="cluster", anomaly=F.lit("unclean_election"), detected_at="elected_at",

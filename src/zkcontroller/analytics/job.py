@@ -301,22 +301,44 @@ def _collect(df: DataFrame) -> list[dict[str, object]]:
     return [r.asDict(recursive=True) for r in df.collect()]
 
 
-def _tenure_rows(events: DataFrame) -> tuple[list[dict[str, object]], dict[str, list[int]], list[dict[str, object]]]:
+Rows = list[dict[str, object]]
+
+
+def _tenure_rows(events: DataFrame) -> tuple[Rows, dict[str, list[int]], Rows, Rows]:
     """What ``controller_timeline.build_tenures`` reads: the lifecycle lines, the lives of each cluster they show
     (``life_starts``), and one activity summary per (cluster, life, controller, epoch), so that the same
-    controller and epoch in two lives of a cluster (its ZooKeeper data wiped between them) are two tenures."""
+    controller and epoch in two lives of a cluster (its ZooKeeper data wiped between them) are two tenures.
+
+    Where an epoch was reset, also each earlier life's end (``life_end_rows``), where the partitions' states of
+    that life end (``transform._within_life``); else no row."""
     lifecycle = _collect(events.where(
         F.col("kind").isin("controller_elected", "controller_ready", "controller_resigned")
         & F.col("controller_id").isNotNull()).select(
         "cluster", "ts_ms", "kind", "controller_id", "controller_epoch", "source_file", "line_number"))
     starts = ct.life_starts(lifecycle)
+    last_ms: dict[tuple[str, int], int] = {}
+    if starts:
+        reset = events.where(F.col("cluster").isin(*starts)).groupBy(
+            "cluster", life_column(starts).alias("life")).agg(F.max("ts_ms").alias("last_ms"))
+        last_ms = {(str(r["cluster"]), int(r["life"])): int(r["last_ms"]) for r in _collect(reset)}
     activity = _collect(events.where(
         F.col("controller_id").isNotNull() & (F.col("controller_epoch") > transform.NO_CONTROLLER_EPOCH)
     ).groupBy("cluster", life_column(starts).alias("life"), "controller_id", "controller_epoch").agg(
         F.min("ts_ms").alias("first_ms"), F.max("ts_ms").alias("last_ms"), F.count(F.lit(1)).alias("events"),
         F.min_by(F.struct("source_file", "line_number"), F.struct("ts_ms", "source_file", "line_number"))
         .alias("first")).select("*", "first.source_file", "first.line_number").drop("first"))
-    return lifecycle, starts, activity
+    return lifecycle, starts, activity, life_end_rows(starts, last_ms)
+
+
+def life_end_rows(starts: dict[str, list[int]], last_ms: dict[tuple[str, int], int]) -> list[dict[str, object]]:
+    """``transform.LIFE_END_COLUMNS`` rows: every life but the last of each cluster whose epoch was reset, with
+    its last event's time (``last_ms`` per (cluster, life))."""
+    rows = []
+    for cluster, at in starts.items():
+        for life, (begin, following) in enumerate(zip([-(1 << 63), *at], at, strict=False)):
+            rows.append({"cluster": cluster, "life_from_ms": begin, "next_life_ms": following,
+                         "life_end_ms": last_ms.get((cluster, life), begin)})
+    return rows
 
 
 def _write_rejected(spark: SparkSession, rejected: DataFrame, out: Path) -> list[str]:
@@ -434,7 +456,7 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
             dropped.unpersist()
         events = read_events(spark, out)
         rejected = side.where(F.col("status") == REJECTED).select(*REJECTED_COLUMNS)
-        rejected_warnings, (lifecycle, starts, activity), membership, observed_rows = _in_parallel(spark, [
+        rejected_warnings, (lifecycle, starts, activity, life_ends), membership, observed_rows = _in_parallel(spark, [
             lambda: _write_rejected(spark, rejected, out),
             lambda: _tenure_rows(events),
             # A broker id the parsers could not hold (beyond int32: a corrupt line) is a null list element; the
@@ -470,8 +492,9 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
     by_partition = transform.partition_rows(events, int(spark.conf.get("spark.sql.shuffle.partitions") or 200))
     by_partition = by_partition.persist(CACHED)
     # Each is a window over every partition that several tables read: computed once, not once per table.
-    intervals = transform.partition_state_intervals(by_partition, observed).persist(CACHED)
-    leadership = transform.partition_leadership(by_partition, observed).persist(CACHED)
+    lives = rows_frame(spark, life_ends, transform.LIFE_END_COLUMNS) if life_ends else None
+    intervals = transform.partition_state_intervals(by_partition, observed, lives).persist(CACHED)
+    leadership = transform.partition_leadership(by_partition, observed, lives).persist(CACHED)
     # with_active_tenure reads the elections twice: the session aggregation runs once.
     elections_only = transform.leader_elections(by_partition).persist(CACHED)
     tables: dict[str, DataFrame] = {
