@@ -47,11 +47,14 @@ def _partition(ms: int, frm: str, to: str, leader: int) -> dict[str, object]:
 
 def two_runs() -> list[dict[str, object]]:
     """Run 1: controller 1 (epoch 1) loses its session, controller 2 takes epoch 2; t-0 was left leaderless at
-    900 ms, and run 1's last line is at 1500. Run 2: controller 1, epoch 1, creates t-0 again."""
+    900 ms, and run 1's last controller line is at 1500. Run 2: controller 1, epoch 1, creates t-0 again."""
     run_1 = [*_run(0, [(1, 1, 0, 1_000), (2, 2, 1_001, 1_500)]),
              _partition(100, "NewPartition", "OnlinePartition", 1), _partition(900, "OnlinePartition",
                                                                                "OfflinePartition", -1)]
     run_2 = [*_run(SECOND_RUN_MS, [(1, 1, 0, 1_000)]),
+             # a broker of run 2 starting before its election line: no controller epoch yet, so not run 1's
+             _record(SECOND_RUN_MS - 5, "controller_event", 2, 0, event="Startup", queue_time_ms=0,
+                     processing_time_ms=0),
              _partition(SECOND_RUN_MS + 50, "NonExistentPartition", "NewPartition", -1),
              _partition(SECOND_RUN_MS + 60, "NewPartition", "OnlinePartition", 1)]
     return sorted([*run_1, *run_2], key=lambda r: int(r["ts_ms"]))
@@ -65,9 +68,12 @@ def _lifecycle(records: list[dict[str, object]]) -> list[dict[str, object]]:
 
 
 def _activity(records: list[dict[str, object]], starts: dict[str, list[int]]) -> list[dict[str, object]]:
-    """What the job aggregates in Spark: first, last and count per (life, controller, epoch)."""
+    """What the job aggregates in Spark: first, last and count per (life, controller, epoch), epoch 0 (no
+    controller yet) left out."""
     summary: dict[tuple[int, int, int], dict[str, object]] = {}
     for i, r in enumerate(records, 1):
+        if int(r["controller_epoch"]) <= 0:
+            continue
         life = sum(1 for s in starts.get("lives", []) if s <= int(r["ts_ms"]))
         key = (life, int(r["controller_id"]), int(r["controller_epoch"]))
         row = summary.setdefault(key, {"cluster": "lives", "life": life, "controller_id": key[1],

@@ -316,23 +316,25 @@ def _tenure_rows(events: DataFrame) -> tuple[Rows, dict[str, list[int]], Rows, R
         & F.col("controller_id").isNotNull()).select(
         "cluster", "ts_ms", "kind", "controller_id", "controller_epoch", "source_file", "line_number"))
     starts = ct.life_starts(lifecycle)
-    last_ms: dict[tuple[str, int], int] = {}
-    if starts:
-        reset = events.where(F.col("cluster").isin(*starts)).groupBy(
-            "cluster", life_column(starts).alias("life")).agg(F.max("ts_ms").alias("last_ms"))
-        last_ms = {(str(r["cluster"]), int(r["life"])): int(r["last_ms"]) for r in _collect(reset)}
     activity = _collect(events.where(
         F.col("controller_id").isNotNull() & (F.col("controller_epoch") > transform.NO_CONTROLLER_EPOCH)
     ).groupBy("cluster", life_column(starts).alias("life"), "controller_id", "controller_epoch").agg(
         F.min("ts_ms").alias("first_ms"), F.max("ts_ms").alias("last_ms"), F.count(F.lit(1)).alias("events"),
         F.min_by(F.struct("source_file", "line_number"), F.struct("ts_ms", "source_file", "line_number"))
         .alias("first")).select("*", "first.source_file", "first.line_number").drop("first"))
-    return lifecycle, starts, activity, life_end_rows(starts, last_ms)
+    return lifecycle, starts, activity, life_end_rows(starts, activity)
 
 
-def life_end_rows(starts: dict[str, list[int]], last_ms: dict[tuple[str, int], int]) -> list[dict[str, object]]:
+def life_end_rows(starts: dict[str, list[int]], activity: list[dict[str, object]]) -> list[dict[str, object]]:
     """``transform.LIFE_END_COLUMNS`` rows: every life but the last of each cluster whose epoch was reset, with
-    its last event's time (``last_ms`` per (cluster, life))."""
+    its end: the last line of any controller's tenure in it (``activity``, as ``_tenure_rows`` gives it).
+
+    Not the life's last line of any kind: the next run's brokers log their start-up (no controller epoch yet)
+    before its election line, which begins the next life, so that would be the next run's start."""
+    last_ms: dict[tuple[str, int], int] = {}
+    for a in activity:
+        key = (str(a["cluster"]), int(a.get("life") or 0))
+        last_ms[key] = max(last_ms.get(key, int(a["last_ms"])), int(a["last_ms"]))
     rows = []
     for cluster, at in starts.items():
         for life, (begin, following) in enumerate(zip([-(1 << 63), *at], at, strict=False)):

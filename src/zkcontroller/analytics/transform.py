@@ -64,7 +64,7 @@ def observed_windows(events: DataFrame) -> DataFrame:
 LIFE_END_COLUMNS = (("cluster", "string"), ("life_from_ms", "bigint"), ("next_life_ms", "bigint"),
                     ("life_end_ms", "bigint"))
 """Per cluster whose epoch was reset, each life but the last (``controller_timeline.life_starts``): from when
-(the earliest long for the first), when the next begins, and its last event's time."""
+(the earliest long for the first), when the next begins, and its end (``job.life_end_rows``)."""
 
 
 def _within_life(staged: DataFrame, lives: DataFrame | None) -> DataFrame:
@@ -80,7 +80,9 @@ def _within_life(staged: DataFrame, lives: DataFrame | None) -> DataFrame:
         "life_from_ms")) & (F.col("ts_ms") < F.col("next_life_ms")), how="left")
     wiped = F.col("next_life_ms").isNotNull() & (F.col("end_ms").isNull() | (F.col("end_ms") >= F.col(
         "next_life_ms")))
-    return joined.select(*(F.when(wiped, F.col("life_end_ms")).otherwise(F.col("end_ms")).alias("end_ms")
+    # a leader's own line (no controller epoch) may come after the life's last controller line: never before it
+    life_end = F.greatest(F.col("life_end_ms"), F.col("ts_ms"))
+    return joined.select(*(F.when(wiped, life_end).otherwise(F.col("end_ms")).alias("end_ms")
                            if c == "end_ms" else F.col(c) for c in staged.columns), wiped.alias("wiped"))
 
 
