@@ -344,6 +344,19 @@ def _series_look(i: int) -> dict[str, Any]:
     return {"linestyle": SERIES_STYLES[i % len(SERIES_STYLES)], "linewidth": max(0.8, 3.2 - 0.7 * i)}
 
 
+def _series_steps(rows: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
+    """The step line's corners: each slot's peak from its start, then (where the table has it) the level it
+    ended with from its end, held until the next slot; a slot's peak alone held over the quiet time after it."""
+    if "end_value" not in rows.columns or rows.empty:
+        return rows.bucket_ms.astype("int64"), rows.value.astype(float)
+    n = len(rows)
+    corners = pd.DataFrame({  # slot i's start at 2i, its end at 2i + 1
+        "x": pd.concat([rows.bucket_ms, rows.until_ms]).astype("int64").to_numpy(),
+        "y": pd.concat([rows.value, rows.end_value]).astype(float).to_numpy(),
+        "at": [*range(0, 2 * n, 2), *range(1, 2 * n, 2)]}).sort_values("at", ignore_index=True)
+    return corners.x, corners.y
+
+
 def plot_series(series: pd.DataFrame, ylabel: str, by: str | None, eps: list[tuple[int, int]]) -> str:
     if series.empty:
         return _empty(f"No data for '{ylabel}' in this cluster's logs.")
@@ -351,9 +364,9 @@ def plot_series(series: pd.DataFrame, ylabel: str, by: str | None, eps: list[tup
     groups = list(series.groupby(by)) if by else [(None, series)]
     for ax in axes:
         for i, (key, rows) in enumerate(groups):
-            rows = rows.sort_values("bucket_ms")
-            ax.step(pd.to_datetime(rows.bucket_ms.astype("int64"), unit="ms"), rows.value.astype(float),
-                    where="post", label=f"broker {key}" if by else None, **(_series_look(i) if by else {}))
+            x, y = _series_steps(rows.sort_values("bucket_ms"))
+            ax.step(pd.to_datetime(x, unit="ms"), y, where="post", label=f"broker {key}" if by else None,
+                    **(_series_look(i) if by else {}))
         ax.set_ylim(bottom=0)
         ax.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     if by:
