@@ -70,6 +70,30 @@ def test_isr_changes_carry_the_isr_before_and_who_changed_it(spark) -> None:
         (at(50), "expand", [3, 1], [1, 2, 3], 1, "leader")]
 
 
+def test_an_isr_write_the_leaders_own_line_confirms_is_the_leaders_change(spark) -> None:
+    """The demo's broker 1 rejoining every ISR read "8 expand by the controller": the controller only wrote
+    what the leaders asked for (AlterIsr), which each leader's ``ISR updated to`` line confirms. A controller
+    write that no leader line follows (a replica removed as its broker went offline) stays the controller's."""
+    rows = [
+        dict(ms=0, kind="leader_election", topic="t", partition=0, isr=[3, 2], leader=3),
+        dict(ms=10, kind="isr_change", topic="t", partition=0, isr=[3, 2, 1], leader=3, controller_epoch=3,
+             source_file="d/events.jsonl"),
+        dict(ms=10, kind="isr_update", topic="t", partition=0, isr=[3, 2, 1], broker_id=3,
+             source_file="d/server.log"),
+        dict(ms=20, kind="isr_change", topic="t", partition=0, isr=[3, 1], leader=3, controller_epoch=3,
+             source_file="d/events.jsonl"),
+        dict(ms=30, kind="isr_change", topic="t", partition=0, isr=[3, 1, 2], leader=3, controller_epoch=3,
+             source_file="d/events.jsonl"),
+        dict(ms=2_000, kind="isr_update", topic="t", partition=0, isr=[3, 1, 2], broker_id=3,
+             source_file="d/server.log"),  # too late to be that write's confirmation: no row either
+    ]
+    got = _rows(admin_tables.isr_changes(events(spark, rows)))
+    assert [(r["changed_at"], r["change"], r["isr"], r["leader"], r["by"]) for r in got] == [
+        (at(10), "expand", [3, 2, 1], 3, "leader"),
+        (at(20), "shrink", [3, 1], 3, "controller"),
+        (at(30), "expand", [3, 1, 2], 3, "controller")]
+
+
 def test_retries_are_one_shutdown_and_a_restart_begins_the_next(spark) -> None:
     move = dict(kind="leader_election", strategy="controlled_shutdown", old_leader=2, topic="t")
     rows = [

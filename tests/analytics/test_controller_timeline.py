@@ -31,6 +31,9 @@ def test_resigned_lines_without_epoch_end_the_tenure_the_controller_held() -> No
     tenures = build_tenures(lifecycle, activity)
     assert [(t.controller_id, t.controller_epoch, t.start_ms, t.end_ms, t.events) for t in tenures] == [
         (1, 9, 0, 5_000, 7), (2, 10, 5_001, 5_001, 0)]
+    # the resignation keeps its own line, for the incident that reports it (it cited the election's)
+    assert (tenures[0].line_number, tenures[0].resigned_source_file, tenures[0].resigned_line_number) == (
+        1, "c/controller.log", 3)
 
 
 def test_a_resigned_line_from_a_broker_that_held_no_tenure_ends_none() -> None:
@@ -115,3 +118,21 @@ def test_controller_deaths_are_broker_failures_and_duplicate_lines_merge() -> No
         (2, 2_010, 3),  # then 2 by 1; the re-election of 1 by itself (epoch 4) is no death
     ]
     assert failures[1]["cause"] == "controller failover (epoch 1 -> 2)"
+
+
+def test_a_broker_listed_live_after_its_failure_came_back_and_can_fail_again_soon_after() -> None:
+    """The demo, whose story takes 0.3 s: broker 2's session expires (controller 2 replaced by 3), it registers
+    again before controller 3 reads the broker list (so no diff names it added, but the next one lists it live),
+    and 90 ms later it stops. The stop was merged into the expiry as one failure; it is a failure of its own."""
+    tenures = [_tenure(2, 2, 0, 1_000), _tenure(3, 3, 1_000, 2_000)]
+    classify(tenures)
+
+    def change(ts: int, line: int, deleted: list[int], added: list[int], live: list[int]) -> dict[str, object]:
+        return {"cluster": "c", "ts_ms": ts, "kind": "broker_change", "brokers": deleted, "added_brokers": added,
+                "live_brokers": live, "source_file": "c/controller.log", "line_number": line}
+
+    failures = broker_failures([change(1_010, 7, [], [1], [1, 2, 3]), change(1_090, 9, [2], [], [1, 3])], tenures)
+    assert [(f["broker_id"], f["detected_ms"], f["cause"]) for f in failures] == [
+        (2, 1_000, "controller failover (epoch 2 -> 3)"), (2, 1_090, "deleted from /brokers/ids")]
+    unlisted = broker_failures([change(1_010, 7, [], [1], [1, 3]), change(1_090, 9, [2], [], [1, 3])], tenures)
+    assert [(f["broker_id"], f["detected_ms"]) for f in unlisted] == [(2, 1_000)]  # one failure, logged twice

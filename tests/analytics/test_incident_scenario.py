@@ -62,6 +62,9 @@ def test_every_incident_and_anomaly_row_points_at_a_log_line(spark, scenario) ->
         rows = _rows(spark, scenario.out, name)
         assert rows, name
         assert all(r["source_file"].startswith("prod/") and r["line_number"] >= 1 for r in rows), name
+    resigned = sorted((r["at"], r["source_file"], r["line_number"]) for r in _rows(spark, scenario.out, "incidents")
+                      if r["incident"] == "resigned")
+    assert resigned[0] == (naive(T0, 62_000), "prod/broker1-controller.log", 5)  # the "Resigned" line itself
     kinds = sorted({r["incident"] for r in _rows(spark, scenario.out, "incidents")})
     assert kinds == ["broker_failure", "epoch_reset", "failover", "first", "resigned", "split_brain",
                      "unclean_election"]

@@ -6,9 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from tests.analytics.analyze_cli import run_analyze
 
 from zkcontroller.analytics import job
+from zkcontroller.analytics.cli import analyze
 
 
 def _entry(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
@@ -124,3 +126,45 @@ def test_an_out_that_is_a_file_is_a_usage_error_as_in_the_cli(no_spark: None, lo
     assert f"argument --out: directory '{a_file}' is a file" in capsys.readouterr().err
     with pytest.raises(job.InputError, match=r"--out is a file, not a directory$"):  # the library's check
         job.check_output_dir(a_file)
+
+
+def test_the_entry_prints_the_jobs_warnings_and_summary_as_the_cli_does(
+        spark, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """It printed only ``name: N rows``: a truncated .gz or two clusters in one folder went unsaid under
+    spark-submit. Both entries run the real job here, on the test session (which neither may stop)."""
+    from tests.analytics.logsets import write_broken
+
+    write_broken(tmp_path / "logs")
+    (tmp_path / "logs" / "controller.log").write_text("".join(  # the epoch goes back: mixed clusters?
+        f"[2024-05-01 00:0{i}:00,000] INFO [Controller id=1 epoch={epoch}] 1 successfully elected as the "
+        f"controller. Epoch incremented to {epoch} and epoch zk version is now {epoch} "
+        "(kafka.controller.KafkaController)\n" for i, epoch in enumerate((7, 2))))
+    monkeypatch.setattr(job, "build_session", lambda *_, **__: spark)
+    monkeypatch.setattr(spark, "stop", lambda: None)
+    args = [str(tmp_path / "logs"), "--no-report", "--restart-gap-ms", "1000"]
+    cli = CliRunner().invoke(analyze, [*args, "--out", str(tmp_path / "cli")], catch_exceptions=False)
+    assert cli.exit_code == 0, cli.output
+    assert job.main([*args, "--out", str(tmp_path / "entry")]) == 0
+    entry = capsys.readouterr()
+
+    def warnings(err: str, out: Path) -> list[str]:
+        return [line.replace(str(out), "OUT") for line in err.splitlines() if line.startswith("warning: ")]
+
+    said = warnings(entry.err, tmp_path / "entry")
+    assert said == warnings(cli.stderr, tmp_path / "cli")
+    assert any("controller.log.gz" in line for line in said), said
+    assert any("epoch goes back from 7 to 2" in line for line in said), said
+    rows = [line for line in entry.out.splitlines() if not line.startswith("done in ")]
+    assert rows == [line for line in cli.stdout.splitlines() if not line.startswith("done in ")]
+    assert rows[0].split() == ["events", str(job.count_rows(tmp_path / "entry" / "events")), "rows"]
+    assert entry.out.splitlines()[-1].startswith("done in ")
+
+
+def test_the_entry_takes_the_clis_thresholds(no_spark: None, log: Path, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """``--restart-gap-ms`` and the other thresholds were usage errors under spark-submit."""
+    with pytest.raises(SystemExit) as exited:
+        job.main([str(log), "--out", str(tmp_path / "out"), "--storm-elections", "0"])
+    assert exited.value.code == 2 and "0 is not in the range x>=1" in capsys.readouterr().err
+    assert job.main([str(log), "--out", str(tmp_path / "out"), "--min-leaderless-ms", "5", "--restart-gap-ms",
+                     "5", "--storm-elections", "5", "--max-handling-ms", "5"]) == 1  # reached Spark

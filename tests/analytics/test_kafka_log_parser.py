@@ -132,6 +132,7 @@ def test_numbers_beyond_int32_become_null_in_ints_and_in_lists() -> None:
     assert isinstance(parsed, ParsedLine)
     assert parsed.kind == "broker_change"
     assert (parsed.fields["brokers"], parsed.fields["added_brokers"]) == ([1, None, 2147483647, None], [3])
+    assert parsed.fields["live_brokers"] == [3]
     shutdown = PARSER.parse_line(2, f"[2023-01-16 17:26:45,800] INFO [Controller id=0] Shutting down broker "
                                     f"2147483648 {KC}")
     assert isinstance(shutdown, ParsedLine) and shutdown.fields["broker_id"] is None

@@ -222,3 +222,29 @@ def test_each_broker_failure_and_failover_gets_its_own_bar(monkeypatch) -> None:
     assert len({p.get_y() for p in left.patches}) == 2
     labels = [t.get_text() for t in right.get_yticklabels()]
     assert len(set(labels)) == 4 and labels[1] == "b2 13:26:38.808", labels
+
+
+def test_a_pages_incident_summary_is_in_words_in_story_order() -> None:
+    """The demo's page read "2 broker failure, 3 broker started, 2 failover, 1 first, 3 resigned"."""
+    counts = {"broker_failure": 2, "broker_started": 3, "failover": 2, "first": 1, "resigned": 3}
+    assert report.incident_summary(counts) == (
+        "1 first election, 2 failovers, 2 broker failures, 3 broker starts, 3 resignations")
+    assert report.incident_summary({"epoch_reset": 1, "split_brain": 1, "something_new": 2}) == (
+        "1 epoch reset, 1 split-brain window, 2 something new")
+    assert report.incident_summary({}) == "no incident"
+
+
+def test_a_slots_peak_is_drawn_over_the_slot_only_then_the_level_it_ended_with(monkeypatch) -> None:
+    """A partition leaderless for 1 ms, then two seconds without a step: the plot held the slot's peak (1) for
+    the two seconds, as if the partition had no leader all along."""
+    figures = []
+    monkeypatch.setattr(report, "_png", lambda fig: figures.append(fig) or "")
+    start = 1_700_000_000_000
+    series = pd.DataFrame({"bucket_ms": [start, start + 2_000], "value": [1, 1], "end_value": [0, 1],
+                           "until_ms": [start + 5, start + 2_005]})
+    report.plot_series(series, "partitions without leader", None, [(start, start + 2_005)])
+    (fig,) = figures
+    (line,) = fig.axes[0].get_lines()
+    assert list(line.get_ydata()) == [1, 0, 1, 1]
+    x = [pd.Timestamp(v).value // 1_000_000 - start for v in line.get_xdata()]
+    assert x == [0, 5, 2_000, 2_005]

@@ -60,3 +60,23 @@ def test_index_lists_every_cluster_and_warns_about_the_epoch_going_back(analyzed
     assert "http://" not in text and "<script" not in text
     image = screenshot(page, tmp_path / "index.png", tmp_path / "profile", height=900)
     assert _count(image, (255, 244, 229), (255, 244, 229)) > 10_000  # the warnings' background colour
+
+
+def test_a_wide_tables_file_line_links_stay_in_view(tmp_path: Path) -> None:
+    """The demo's incident table, a long ``detail`` wide, showed its ``where`` column cut at the page's edge
+    ("an-"): the link that traces a row sat behind a horizontal scroll. It now stays pinned at the right."""
+    import pandas as pd
+
+    from zkcontroller.analytics import report
+
+    log = tmp_path / "logs" / "controller.log"
+    log.parent.mkdir()
+    log.write_text("x\n")
+    rows = pd.DataFrame({"incident": ["broker_failure"] * 3, "detail": ["broker 1 failed " + "x" * 260] * 3,
+                         "source_file": ["logs/controller.log"] * 3, "line_number": [1, 2, 3]})
+    table = report._table(rows, report.Links({"logs/controller.log": str(log)}, tmp_path))
+    page = tmp_path / "page.html"
+    page.write_text(report._page("wide", table), encoding="utf-8")
+    image = screenshot(page, tmp_path / "wide.png", tmp_path / "profile", height=300)
+    link_blue = _count(image, (0, 0, 200), (60, 60, 255))  # Chromium's unvisited-link colour, rgb(0, 0, 238)
+    assert link_blue > 100, link_blue

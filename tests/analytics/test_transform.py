@@ -269,3 +269,17 @@ def test_broker_failure_handling_is_the_same_whatever_the_time_bucket(spark) -> 
     assert by_minute.where("partitions_affected > 0").count() > 10  # the comparison has handling to compare
     assert incidents.handling_bucket_ms([400] * 2_705) == 1_000
     assert incidents.handling_bucket_ms([60_000] * 100_000) == 30_000  # 6e9 ms of windows in 200k rows
+
+
+def test_a_slot_of_the_series_says_the_level_it_ended_with(spark) -> None:
+    """t-0 leaderless for 1 ms at 1000 ms, then nothing until 100 s: its slot's peak is 1 and it ends at 0, which
+    holds until the next slot (the report drew the peak for the 99 s after)."""
+    df = events(spark, [psc(0, 0, "NewPartition", ONLINE, 1), psc(1000, 0, ONLINE, OFFLINE),
+                        psc(1001, 0, OFFLINE, ONLINE, 2), dict(ms=100_000, kind="other")])
+    width = -(-100_001 // 400)  # 400 slots over the observed window
+    rows = [(r.bucket_ms - T0, r.value, r.end_value, r.until_ms - r.bucket_ms) for r in
+            incidents.leaderless_partitions_over_time(df).orderBy("bucket_ms").collect()]
+    assert rows == [(1000 // width * width, 1, 0, width)]
+    led = sorted((r.broker_id, r.bucket_ms - T0, r.value, r.end_value) for r in
+                 incidents.leaders_per_broker_over_time(df).collect())
+    assert led == [(1, 0, 1, 1), (1, 1000 // width * width, 0, 0), (2, 1000 // width * width, 1, 1)]

@@ -18,6 +18,8 @@ SHUTDOWN_GAP_MS = 15_000
 at the very least."""
 SHUTDOWN_TAIL_MS = 5_000
 """Leadership moves this long after the last attempt still count for it (the election ends the handling)."""
+ALTER_ISR_CONFIRMED_MS = 1_000
+"""A leader's ISR line this soon after the controller's ISR write of the same members confirms its AlterIsr."""
 
 
 def _where_first() -> Column:
@@ -114,10 +116,17 @@ def isr_changes(events: DataFrame) -> DataFrame:
               .when(shrank, "shrink").when(grew, "expand").otherwise("replaced"))
     same = F.array_sort("isr") == F.array_sort(F.coalesce("previous_isr", F.array()))
     changed = F.col("kind").isin("isr_shrink", "isr_expand") | (F.col("kind").isin("isr_change", "isr_update") & ~same)
-    return lagged.where(changed).select(
+    # The controller's write of a leader's AlterIsr: the leader's own line for the same members follows it (2.8
+    # logs an expansion only once the controller confirmed it), so the change is the leader's.
+    after = F.lead(F.struct("kind", "isr", "broker_id", "ts_ms")).over(key)
+    for_leader = ((F.col("kind") == "isr_change") & after["kind"].isin("isr_update", "isr_expand", "isr_shrink")
+                  & (after["broker_id"] == F.col("leader")) & (F.array_sort(after["isr"]) == F.array_sort("isr"))
+                  & (after["ts_ms"] - F.col("ts_ms") <= ALTER_ISR_CONFIRMED_MS))
+    return lagged.withColumn("for_leader", F.coalesce(for_leader, F.lit(False))).where(changed).select(
         "cluster", F.timestamp_millis("ts_ms").alias("changed_at"), "topic", "partition", change.alias("change"),
         "previous_isr", "isr", F.when(F.col("kind") == "isr_change", F.col("leader")).otherwise(F.col("broker_id"))
-        .alias("leader"), F.when(F.col("kind") == "isr_change", "controller").otherwise("leader").alias("by"),
+        .alias("leader"), F.when((F.col("kind") == "isr_change") & ~F.col("for_leader"), "controller")
+        .otherwise("leader").alias("by"),
         "controller_epoch", "source_file", "line_number")
 
 

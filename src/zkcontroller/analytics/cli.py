@@ -4,18 +4,10 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TextIO
 
 import click
 
 from zkcontroller.analytics.controller_timeline import DEFAULT_RESTART_GAP_MS, DEFAULT_STORM_ELECTIONS
-
-
-def _at_terminal(stream: TextIO) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):  # replaced by something without isatty, or closed
-        return False
 
 
 def _cluster_pattern(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
@@ -25,17 +17,6 @@ def _cluster_pattern(_ctx: click.Context, _param: click.Parameter, value: str | 
         return None if value is None else cluster_pattern(value)
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from exc
-
-
-def _nothing_read(rows: dict[str, int], out: Path) -> list[str]:
-    """The warning for a run that read no event at all: given files of another kind (a reassignment JSON, a
-    broker's server.properties) it wrote empty tables and a report with nothing in it, said nothing and exited 0,
-    as if the cluster had been idle."""
-    if rows.get("events", 0):
-        return []
-    rejected = rows.get("rejected_lines", 0)
-    return [f"no event was read from the inputs ({rejected} line(s) rejected, see {out / 'rejected_lines'}): are "
-            "they zkcontroller event logs (events.jsonl) or Kafka's controller.log, state-change.log or server.log?"]
 
 
 @click.command("analyze", short_help="Spark job: event and Kafka logs to tables and a report.")
@@ -82,13 +63,20 @@ def analyze(inputs: tuple[str, ...], out: Path, master: str | None, cluster: str
         check_arguments(list(inputs), out, master)
     except InputError as exc:
         raise click.ClickException(str(exc)) from exc
-    from zkcontroller.analytics.job import JobConfig, build_session, run, spark_error_line
+    from zkcontroller.analytics.job import (
+        JobConfig,
+        at_terminal,
+        build_session,
+        outcome_lines,
+        run,
+        spark_error_line,
+    )
 
     click.echo(f"analyze: starting Spark ({master or 'local[*]'})", err=True)
     try:
         # Spark's progress bar redraws one terminal line with \r: into a file or pipe it wrote hundreds of
         # "[Stage N:>  (0 + 2) / 4]" fragments between the job's own lines
-        spark = build_session(master, ui=spark_ui, parser=parser, progress=_at_terminal(sys.stderr))
+        spark = build_session(master, ui=spark_ui, parser=parser, progress=at_terminal(sys.stderr))
     except Exception as exc:  # e.g. a standalone master nobody answers at: Spark gives up after about a minute
         raise click.ClickException(f"could not start Spark on {master or 'local[*]'}: {spark_error_line(exc)}") from exc
     try:
@@ -101,11 +89,9 @@ def analyze(inputs: tuple[str, ...], out: Path, master: str | None, cluster: str
         raise click.ClickException(str(exc)) from exc
     finally:
         spark.stop()
-    for warning in [*result.warnings, *_nothing_read(result.rows, out)]:
-        click.echo(f"warning: {warning}", err=True)
-    for name, count in result.rows.items():
-        click.echo(f"{name:28} {count:>10} rows")
-    if result.report:
-        click.echo(f"report: {result.report}")
-    click.echo(f"done in {result.seconds:.1f} s")
+    warnings, summary = outcome_lines(result)
+    for line in warnings:
+        click.echo(line, err=True)
+    for line in summary:
+        click.echo(line)
 

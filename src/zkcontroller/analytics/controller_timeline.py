@@ -9,6 +9,7 @@ without Spark.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from itertools import pairwise
@@ -23,6 +24,9 @@ DEFAULT_FAILURE_MERGE_MS = 1_000
 """Failure lines of one broker this close together, with no sign of it coming back in between, are one failure
 (Kafka logs the membership diff, then the failure callback; the event log records it again)."""
 YEAR_MS = 365 * 24 * 3600 * 1000
+SAME_ELECTION_MS = 1_000
+"""An election (or ready) line of the same controller and epoch this close to an earlier one, in another file, is
+the same election logged twice (our event log and the Kafka-format log of one run), not a new life."""
 CANDIDATE_COLUMNS = (("cluster", "string"), ("start_ms", "bigint"), ("end_ms", "bigint"),
                      ("stale_controller_id", "int"), ("stale_epoch", "int"), ("new_controller_id", "int"),
                      ("new_epoch", "int"))
@@ -35,6 +39,8 @@ class Tenure:
     cluster: str
     controller_id: int
     controller_epoch: int
+    life: int = 0
+    """Which life of the cluster (``life_starts``) it belongs to: 0 before the first epoch reset."""
     elected_ms: int | None = None
     ready_ms: int | None = None
     resigned_ms: int | None = None
@@ -48,6 +54,9 @@ class Tenure:
     failover_gap_ms: int | None = None
     previous_controller_id: int | None = None
     previous_epoch: int | None = None
+    resigned_source_file: str | None = None
+    """The resignation's own line (``source_file``/``line_number`` cite the election, else the first line)."""
+    resigned_line_number: int | None = None
 
     @property
     def start_ms(self) -> int:
@@ -80,31 +89,77 @@ def _where(row: dict[str, object]) -> str:
     return f"{row.get('source_file')}:{row.get('line_number')}"
 
 
-def build_tenures(lifecycle: list[dict[str, object]], activity: list[dict[str, object]]) -> list[Tenure]:
-    """Tenures from lifecycle lines (elected/ready/resigned) and per-(controller, epoch) activity summaries.
+def life_starts(lifecycle: list[dict[str, object]],
+                same_election_ms: int = SAME_ELECTION_MS) -> dict[str, list[int]]:
+    """Per cluster, the instants (ascending) at which a new life of the cluster begins: a controller elected, or
+    ready, with an epoch no higher than one already seen in the cluster.
 
-    A line without an epoch (old versions' election line, every version's "Resigned") belongs to the epoch
+    ZooKeeper's ``/controller_epoch`` only grows, so such a line means its data was wiped: two runs of the
+    embedded-store cluster into one log directory, say, both begin at epoch 1. The same (controller, epoch) can
+    then hold a tenure in each life; keyed by (controller, epoch) alone, the two were one tenure, whose second
+    life's activity looked like a stale controller acting after its successor (a split brain). Not a new life:
+    the ready line of a tenure whose election line came first (or the other way round), and the same line again
+    from another file within ``same_election_ms``.
+    """
+    by_cluster: dict[str, list[dict[str, object]]] = defaultdict(list)
+    for r in lifecycle:
+        epoch = r.get("controller_epoch")
+        if r["kind"] in ("controller_elected", "controller_ready") and epoch is not None and int(epoch) > 0:
+            by_cluster[str(r["cluster"])].append(r)
+    starts: dict[str, list[int]] = {}
+    for cluster, rows in by_cluster.items():
+        rows.sort(key=lambda r: (int(r["ts_ms"]), str(r["source_file"]), r["line_number"]))
+        highest = 0
+        seen: dict[tuple[int, int], dict[object, tuple[int, str]]] = {}  # this life's (id, epoch) -> kind -> line
+        for r in rows:
+            key, kind = (int(r["controller_id"]), int(r["controller_epoch"])), r["kind"]
+            ts, where = int(r["ts_ms"]), str(r["source_file"])
+            lines = seen.get(key, {})
+            companion = bool(lines) and kind not in lines
+            again = kind in lines and lines[kind][1] != where and ts - lines[kind][0] <= same_election_ms
+            if key[1] <= highest and not (companion or again):
+                starts.setdefault(cluster, []).append(ts)
+                highest, seen, lines = 0, {}, {}
+            highest = max(highest, key[1])
+            seen.setdefault(key, lines).setdefault(kind, (ts, where))
+    return starts
+
+
+def life_of(starts: dict[str, list[int]], cluster: object, ts_ms: int) -> int:
+    """The life (``life_starts``) of ``cluster`` an instant belongs to."""
+    return bisect_right(starts.get(str(cluster), []), ts_ms)
+
+
+def build_tenures(lifecycle: list[dict[str, object]], activity: list[dict[str, object]],
+                  starts: dict[str, list[int]] | None = None) -> list[Tenure]:
+    """Tenures from lifecycle lines (elected/ready/resigned) and per-(life, controller, epoch) activity summaries.
+
+    A tenure is one (controller, epoch) within one life of its cluster (``starts``, from ``life_starts``; an
+    activity summary without ``life`` is of life 0). A line without an epoch (old versions' election line,
+    every version's "Resigned") belongs to the epoch
     that controller held at that time: the latest one it was elected with, else (an election line) the first it
     acted with after, or (a resignation) the last it acted with before; a resignation of a broker that held none
     is not a tenure's end.
     """
-    tenures: dict[tuple[str, int, int], Tenure] = {}
+    starts = starts or {}
+    tenures: dict[tuple[str, int, int, int], Tenure] = {}
 
-    def tenure(cluster: str, cid: int, epoch: int) -> Tenure:
-        return tenures.setdefault((cluster, cid, epoch), Tenure(cluster, cid, epoch))
+    def tenure(cluster: str, life: int, cid: int, epoch: int) -> Tenure:
+        return tenures.setdefault((cluster, life, cid, epoch), Tenure(cluster, cid, epoch, life))
 
-    acted: dict[tuple[str, int], list[tuple[int, int]]] = defaultdict(list)
+    acted: dict[tuple[str, int, int], list[tuple[int, int]]] = defaultdict(list)
     for a in activity:
-        t = tenure(str(a["cluster"]), int(a["controller_id"]), int(a["controller_epoch"]))
+        t = tenure(str(a["cluster"]), int(a.get("life") or 0), int(a["controller_id"]), int(a["controller_epoch"]))
         t.first_seen_ms, t.last_seen_ms, t.events = int(a["first_ms"]), int(a["last_ms"]), int(a["events"])
         t.source_file, t.line_number = a["source_file"], a["line_number"]
-        acted[(t.cluster, t.controller_id)].append((t.first_seen_ms, t.controller_epoch))
+        acted[(t.cluster, t.life, t.controller_id)].append((t.first_seen_ms, t.controller_epoch))
     for v in acted.values():
         v.sort()
-    current: dict[tuple[str, int], int] = {}
+    current: dict[tuple[str, int, int], int] = {}
     order = sorted(lifecycle, key=lambda r: (r["ts_ms"], str(r["source_file"]), r["line_number"]))
     for r in order:
-        key = (str(r["cluster"]), int(r["controller_id"]))
+        life = life_of(starts, r["cluster"], int(r["ts_ms"]))
+        key = (str(r["cluster"]), life, int(r["controller_id"]))
         epoch = r.get("controller_epoch")
         if epoch is None and r["kind"] == "controller_resigned":
             # the epoch it held then, or (its election line not in the logs) the latest it had acted with: never a
@@ -122,7 +177,7 @@ def build_tenures(lifecycle: list[dict[str, object]], activity: list[dict[str, o
             epoch = later[0] if later else current.get(key)
         if epoch is None or int(epoch) <= 0:
             continue
-        t = tenure(key[0], key[1], int(epoch))
+        t = tenure(key[0], life, key[2], int(epoch))
         ts = int(r["ts_ms"])
         if r["kind"] == "controller_elected":
             t.elected_ms = ts if t.elected_ms is None else min(t.elected_ms, ts)
@@ -132,9 +187,11 @@ def build_tenures(lifecycle: list[dict[str, object]], activity: list[dict[str, o
             current[key] = t.controller_epoch
         elif t.resigned_ms is None:
             t.resigned_ms = ts
+            t.resigned_source_file, t.resigned_line_number = r["source_file"], r["line_number"]
         if t.source_file is None or r["kind"] == "controller_elected":
             t.source_file, t.line_number = r["source_file"], r["line_number"]
-    return sorted(tenures.values(), key=lambda t: (t.cluster, t.start_ms, t.controller_epoch, t.controller_id))
+    return sorted(tenures.values(),
+                  key=lambda t: (t.cluster, t.life, t.start_ms, t.controller_epoch, t.controller_id))
 
 
 def classify(tenures: list[Tenure], restart_gap_ms: int = DEFAULT_RESTART_GAP_MS,
@@ -152,7 +209,7 @@ def classify(tenures: list[Tenure], restart_gap_ms: int = DEFAULT_RESTART_GAP_MS
             where = {"cluster": cluster, "at_ms": t.start_ms, "controller_id": t.controller_id,
                      "controller_epoch": t.controller_epoch, "source_file": t.source_file,
                      "line_number": t.line_number}
-            if t.controller_epoch < prev.controller_epoch:
+            if t.life != prev.life or t.controller_epoch < prev.controller_epoch:
                 t.started_by = "epoch_reset"
                 out.epoch_resets.append({**where, "gap_ms": t.gap_ms,
                                          "detail": f"epoch {t.controller_epoch} after epoch {prev.controller_epoch}"})
@@ -169,8 +226,8 @@ def classify(tenures: list[Tenure], restart_gap_ms: int = DEFAULT_RESTART_GAP_MS
                 out.restarts.append({**where, "gap_ms": t.gap_ms, "cause": t.started_by,
                                      "previous_controller_id": prev.controller_id,
                                      "previous_epoch": prev.controller_epoch})
-            if t.controller_epoch > prev.controller_epoch and prev.last_seen_ms is not None \
-                    and prev.last_seen_ms > t.start_ms:
+            if t.life == prev.life and t.controller_epoch > prev.controller_epoch \
+                    and prev.last_seen_ms is not None and prev.last_seen_ms > t.start_ms:
                 out.split_brain_candidates.append({
                     # until the stale tenure's last action, even past the newer tenure's end: a zombie
                     # acting after its successor resigned is still a zombie
@@ -240,8 +297,10 @@ def broker_failures(membership: list[dict[str, object]], tenures: list[Tenure],
                               "_since_ms": prev.end_ms})
     alive: dict[tuple[object, int], list[int]] = defaultdict(list)  # when each broker was seen back or acting
     for r in membership:
-        back = r.get("added_brokers") if r["kind"] == "broker_change" else (
-            r.get("brokers") if r["kind"] == "broker_registered" else None)
+        # a membership diff's live brokers too: a broker whose session expired registers again, often before the
+        # next controller reads the broker list, so no diff names it added (the demo's `expire`)
+        back = [*(r.get("added_brokers") or []), *(r.get("live_brokers") or [])] if r["kind"] == "broker_change" \
+            else (r.get("brokers") if r["kind"] == "broker_registered" else None)
         for broker in back or []:
             alive[(r["cluster"], int(broker))].append(int(r["ts_ms"]))
     for t in tenures:

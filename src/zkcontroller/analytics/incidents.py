@@ -154,6 +154,7 @@ def anomalies(events: DataFrame, elections: DataFrame, timeline_rows: DataFrame,
                  duration_ms=F.col("end_ms") - F.col("start_ms"), event_count=F.lit(1),
                  controller_id="controller_id", controller_epoch="controller_epoch",
                  detail=F.when(F.col("open"), F.lit("leader -1 until the end of the log"))
+                 .when(F.col("wiped"), F.lit("leader -1 until its cluster's last line before the epoch reset"))
                  .otherwise(F.lit("leader -1 until a new leader was elected")),
                  source_file="source_file", line_number="line_number"),
         _anomaly(unclean, cluster="cluster", anomaly=F.lit("unclean_election"), detected_at="elected_at",
@@ -178,22 +179,28 @@ def anomalies(events: DataFrame, elections: DataFrame, timeline_rows: DataFrame,
 
 
 def _bucketed_steps(steps: DataFrame, keys: list[str], windows: DataFrame, buckets: int) -> DataFrame:
-    """Running total of +1/-1 steps per key, sampled as the maximum within each of ``buckets`` time slots.
+    """Running total of +1/-1 steps per key, sampled as the maximum within each of ``buckets`` time slots
+    (``value``, over ``bucket_ms`` to ``until_ms``), and the total the slot ends with (``end_value``), which
+    holds until the next slot with a step: drawn from the peak alone, a 1 ms blip before an hour without a step
+    read as an hour at the peak.
 
     No window spans a whole cluster: the running total inside each slot is a window per (key, slot), and
     the totals carried from earlier slots come from a window over at most ``buckets`` rows per key.
     """
     width = F.greatest(F.lit(1), F.ceil((F.col("window_end_ms") - F.col("window_start_ms") + 1) / buckets))
     slotted = steps.join(F.broadcast(windows), on="cluster", how="inner").select(
-        *keys, "at_ms", "delta",
+        *keys, "at_ms", "delta", width.cast("bigint").alias("width"),
         (F.col("window_start_ms") + F.floor((F.col("at_ms") - F.col("window_start_ms")) / width) * width)
         .alias("bucket_ms"))
     inside = slotted.select("*", F.sum("delta").over(
         Window.partitionBy(*keys, "bucket_ms").orderBy("at_ms", "delta")).alias("prefix"))
-    per_slot = inside.groupBy(*keys, "bucket_ms").agg(F.max("prefix").alias("peak"), F.sum("delta").alias("net"))
+    per_slot = inside.groupBy(*keys, "bucket_ms").agg(F.max("prefix").alias("peak"), F.sum("delta").alias("net"),
+                                                      F.max("width").alias("width"))
     carried = Window.partitionBy(*keys).orderBy("bucket_ms").rowsBetween(Window.unboundedPreceding, -1)
+    before = F.coalesce(F.sum("net").over(carried), F.lit(0))
     return per_slot.select(
-        *keys, "bucket_ms", (F.coalesce(F.sum("net").over(carried), F.lit(0)) + F.col("peak")).alias("value"))
+        *keys, "bucket_ms", (before + F.col("peak")).alias("value"), (before + F.col("net")).alias("end_value"),
+        (F.col("bucket_ms") + F.col("width")).alias("until_ms"))
 
 
 def leaderless_partitions_over_time(events: DataFrame, buckets: int = 400, leadership: DataFrame | None = None,
@@ -207,7 +214,7 @@ def leaderless_partitions_over_time(events: DataFrame, buckets: int = 400, leade
         leaderless.where(~F.col("open")).select("cluster", F.col("end_ms").alias("at_ms"), F.lit(-1).alias("delta")))
     windows = observed_windows(events) if windows is None else windows
     return _bucketed_steps(steps, ["cluster"], windows, buckets).select(
-        "cluster", "bucket_ms", "value")
+        "cluster", "bucket_ms", "value", "end_value", "until_ms")
 
 
 def leaders_per_broker_over_time(events: DataFrame, buckets: int = 400, leadership: DataFrame | None = None,
@@ -221,4 +228,4 @@ def leaders_per_broker_over_time(events: DataFrame, buckets: int = 400, leadersh
                                          F.col("end_ms").alias("at_ms"), F.lit(-1).alias("delta")))
     windows = observed_windows(events) if windows is None else windows
     return _bucketed_steps(steps, ["cluster", "broker_id"], windows, buckets).select(
-        "cluster", "broker_id", "bucket_ms", "value")
+        "cluster", "broker_id", "bucket_ms", "value", "end_value", "until_ms")

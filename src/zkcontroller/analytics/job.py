@@ -19,7 +19,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import TextIO, TypeVar
 
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
@@ -53,6 +53,7 @@ from zkcontroller.analytics.timeline_tables import (
     anomaly_rows,
     failure_windows,
     incident_rows,
+    life_column,
     rows_frame,
     tenures_frame,
 )
@@ -121,6 +122,37 @@ class JobResult:
     warnings: list[str] = field(default_factory=list)
     report: Path | None = None
     seconds: float = 0.0
+
+
+def at_terminal(stream: TextIO) -> bool:
+    """Whether ``stream`` is a terminal: Spark's progress bar redraws one line with \\r, and into a file or pipe
+    it wrote hundreds of "[Stage N:>  (0 + 2) / 4]" fragments between the job's own lines."""
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # replaced by something without isatty, or closed
+        return False
+
+
+def nothing_read(rows: dict[str, int], out: Path) -> list[str]:
+    """The warning for a run that read no event at all: given files of another kind (a reassignment JSON, a
+    broker's server.properties) it wrote empty tables and a report with nothing in it, said nothing and exited 0,
+    as if the cluster had been idle."""
+    if rows.get("events", 0):
+        return []
+    rejected = rows.get("rejected_lines", 0)
+    return [f"no event was read from the inputs ({rejected} line(s) rejected, see {out / 'rejected_lines'}): are "
+            "they zkcontroller event logs (events.jsonl) or Kafka's controller.log, state-change.log or server.log?"]
+
+
+def outcome_lines(result: JobResult) -> tuple[list[str], list[str]]:
+    """What a finished run prints, the same from ``zkcontroller analyze`` and the spark-submit entry: the
+    ``warning:`` lines (standard error) and the summary of rows, report and time (standard output)."""
+    warnings = [f"warning: {w}" for w in [*result.warnings, *nothing_read(result.rows, result.out)]]
+    summary = [f"{name:28} {count:>10} rows" for name, count in result.rows.items()]
+    if result.report:
+        summary.append(f"report: {result.report}")
+    summary.append(f"done in {result.seconds:.1f} s")
+    return warnings, summary
 
 
 def local_cores(master: str) -> int | None:
@@ -269,6 +301,48 @@ def _collect(df: DataFrame) -> list[dict[str, object]]:
     return [r.asDict(recursive=True) for r in df.collect()]
 
 
+Rows = list[dict[str, object]]
+
+
+def _tenure_rows(events: DataFrame) -> tuple[Rows, dict[str, list[int]], Rows, Rows]:
+    """What ``controller_timeline.build_tenures`` reads: the lifecycle lines, the lives of each cluster they show
+    (``life_starts``), and one activity summary per (cluster, life, controller, epoch), so that the same
+    controller and epoch in two lives of a cluster (its ZooKeeper data wiped between them) are two tenures.
+
+    Where an epoch was reset, also each earlier life's end (``life_end_rows``), where the partitions' states of
+    that life end (``transform._within_life``); else no row."""
+    lifecycle = _collect(events.where(
+        F.col("kind").isin("controller_elected", "controller_ready", "controller_resigned")
+        & F.col("controller_id").isNotNull()).select(
+        "cluster", "ts_ms", "kind", "controller_id", "controller_epoch", "source_file", "line_number"))
+    starts = ct.life_starts(lifecycle)
+    activity = _collect(events.where(
+        F.col("controller_id").isNotNull() & (F.col("controller_epoch") > transform.NO_CONTROLLER_EPOCH)
+    ).groupBy("cluster", life_column(starts).alias("life"), "controller_id", "controller_epoch").agg(
+        F.min("ts_ms").alias("first_ms"), F.max("ts_ms").alias("last_ms"), F.count(F.lit(1)).alias("events"),
+        F.min_by(F.struct("source_file", "line_number"), F.struct("ts_ms", "source_file", "line_number"))
+        .alias("first")).select("*", "first.source_file", "first.line_number").drop("first"))
+    return lifecycle, starts, activity, life_end_rows(starts, activity)
+
+
+def life_end_rows(starts: dict[str, list[int]], activity: list[dict[str, object]]) -> list[dict[str, object]]:
+    """``transform.LIFE_END_COLUMNS`` rows: every life but the last of each cluster whose epoch was reset, with
+    its end: the last line of any controller's tenure in it (``activity``, as ``_tenure_rows`` gives it).
+
+    Not the life's last line of any kind: the next run's brokers log their start-up (no controller epoch yet)
+    before its election line, which begins the next life, so that would be the next run's start."""
+    last_ms: dict[tuple[str, int], int] = {}
+    for a in activity:
+        key = (str(a["cluster"]), int(a.get("life") or 0))
+        last_ms[key] = max(last_ms.get(key, int(a["last_ms"])), int(a["last_ms"]))
+    rows = []
+    for cluster, at in starts.items():
+        for life, (begin, following) in enumerate(zip([-(1 << 63), *at], at, strict=False)):
+            rows.append({"cluster": cluster, "life_from_ms": begin, "next_life_ms": following,
+                         "life_end_ms": last_ms.get((cluster, life), begin)})
+    return rows
+
+
 def _write_rejected(spark: SparkSession, rejected: DataFrame, out: Path) -> list[str]:
     """Write ``rejected_lines``; the warnings for files that could not be read to the end (rows with no line)."""
     write_table("rejected_lines", rejected, out)
@@ -384,23 +458,15 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
             dropped.unpersist()
         events = read_events(spark, out)
         rejected = side.where(F.col("status") == REJECTED).select(*REJECTED_COLUMNS)
-        rejected_warnings, lifecycle, activity, membership, observed_rows = _in_parallel(spark, [
+        rejected_warnings, (lifecycle, starts, activity, life_ends), membership, observed_rows = _in_parallel(spark, [
             lambda: _write_rejected(spark, rejected, out),
-            lambda: _collect(events.where(
-                F.col("kind").isin("controller_elected", "controller_ready", "controller_resigned")
-                & F.col("controller_id").isNotNull()).select(
-                "cluster", "ts_ms", "kind", "controller_id", "controller_epoch", "source_file", "line_number")),
-            lambda: _collect(events.where(
-                F.col("controller_id").isNotNull() & (F.col("controller_epoch") > transform.NO_CONTROLLER_EPOCH)
-            ).groupBy("cluster", "controller_id", "controller_epoch").agg(
-                F.min("ts_ms").alias("first_ms"), F.max("ts_ms").alias("last_ms"), F.count(F.lit(1)).alias("events"),
-                F.min_by(F.struct("source_file", "line_number"), F.struct("ts_ms", "source_file", "line_number"))
-                .alias("first")).select("*", "first.source_file", "first.line_number").drop("first")),
+            lambda: _tenure_rows(events),
             # A broker id the parsers could not hold (beyond int32: a corrupt line) is a null list element; the
             # membership reasoning on the driver takes ids only, so the nulls are dropped here, once.
             lambda: _collect(events.where(F.col("kind").isin("broker_failed", "broker_change", "broker_registered"))
                              .select("cluster", "ts_ms", "kind", *(F.filter(name, lambda b: b.isNotNull()).alias(name)
-                                                                  for name in ("brokers", "added_brokers")),
+                                                                  for name in ("brokers", "added_brokers",
+                                                                               "live_brokers")),
                                      "controller_id", "controller_epoch", "source_file", "line_number")),
             # Every cluster's first and last event time: several tables and the report need it, so it is
             # aggregated once (not once per table, a scan of every event each time) and joined as a frame.
@@ -415,7 +481,8 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
     result.warnings += rejected_warnings
 
     say("controller tenures, failovers and restarts")
-    timeline = ct.classify(ct.build_tenures(lifecycle, activity), config.restart_gap_ms, config.storm_elections)
+    timeline = ct.classify(ct.build_tenures(lifecycle, activity, starts), config.restart_gap_ms,
+                           config.storm_elections)
     result.warnings += timeline.warnings
     failures = ct.broker_failures(membership, timeline.tenures)
     observed = rows_frame(spark, observed_rows, transform.OBSERVED_WINDOW_COLUMNS)
@@ -427,8 +494,9 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
     by_partition = transform.partition_rows(events, int(spark.conf.get("spark.sql.shuffle.partitions") or 200))
     by_partition = by_partition.persist(CACHED)
     # Each is a window over every partition that several tables read: computed once, not once per table.
-    intervals = transform.partition_state_intervals(by_partition, observed).persist(CACHED)
-    leadership = transform.partition_leadership(by_partition, observed).persist(CACHED)
+    lives = rows_frame(spark, life_ends, transform.LIFE_END_COLUMNS) if life_ends else None
+    intervals = transform.partition_state_intervals(by_partition, observed, lives).persist(CACHED)
+    leadership = transform.partition_leadership(by_partition, observed, lives).persist(CACHED)
     # with_active_tenure reads the elections twice: the session aggregation runs once.
     elections_only = transform.leader_elections(by_partition).persist(CACHED)
     tables: dict[str, DataFrame] = {
@@ -513,6 +581,20 @@ def _out_argument(value: str) -> Path:
     return path
 
 
+def _at_least(low: int) -> Callable[[str], int]:
+    """An integer option of at least ``low``, refused as click's ``IntRange(low)`` refuses it in the CLI."""
+    def parse(value: str) -> int:
+        try:
+            number = int(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{value!r} is not a valid integer.") from None
+        if number < low:
+            raise argparse.ArgumentTypeError(f"{value} is not in the range x>={low}.")
+        return number
+
+    return parse
+
+
 def _fail(message: str) -> int:
     """The CLI's one-line error (click's ``Error: MESSAGE``) and exit status 1."""
     print(f"Error: {message}", file=sys.stderr)
@@ -529,7 +611,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True, type=_out_argument)
     parser.add_argument("--cluster")
     parser.add_argument("--cluster-pattern", type=_pattern_argument)
-    parser.add_argument("--slow-event-ms", type=int, default=1000)
+    parser.add_argument("--slow-event-ms", type=_at_least(0), default=1000)
+    parser.add_argument("--min-leaderless-ms", type=_at_least(0), default=100)
+    parser.add_argument("--restart-gap-ms", type=_at_least(0), default=ct.DEFAULT_RESTART_GAP_MS)
+    parser.add_argument("--storm-elections", type=_at_least(1), default=ct.DEFAULT_STORM_ELECTIONS)
+    parser.add_argument("--max-handling-ms", type=_at_least(0), default=60_000)
     parser.add_argument("--no-report", action="store_true")
     parser.add_argument("--parser", choices=("jvm", "python"), default="jvm")
     args = parser.parse_args(argv)
@@ -540,20 +626,25 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as exc:
         return _fail(str(exc))
     try:
-        spark = build_session(None, parser=args.parser)
+        spark = build_session(None, parser=args.parser, progress=at_terminal(sys.stderr))
     except Exception as exc:  # one line, as the CLI gives, not a Py4J stack trace
         return _fail(f"could not start Spark: {spark_error_line(exc)}")
     try:
         result = run(spark, JobConfig(
             inputs=args.inputs, out=args.out, cluster=args.cluster, cluster_pattern=args.cluster_pattern,
-            slow_event_ms=args.slow_event_ms, report=not args.no_report, parser=args.parser),
-            progress=lambda text: print(f"analyze: {text}", file=sys.stderr))
+            slow_event_ms=args.slow_event_ms, min_leaderless_ms=args.min_leaderless_ms,
+            restart_gap_ms=args.restart_gap_ms, storm_elections=args.storm_elections,
+            max_handling_ms=args.max_handling_ms, report=not args.no_report, parser=args.parser),
+            progress=lambda text: print(f"analyze: {text}", file=sys.stderr, flush=True))
     except InputError as exc:
         return _fail(str(exc))
     finally:
         spark.stop()
-    for name, count in result.rows.items():
-        print(f"{name}: {count} rows")
+    warnings, summary = outcome_lines(result)
+    for line in warnings:
+        print(line, file=sys.stderr)
+    for line in summary:
+        print(line)
     return 0
 
 

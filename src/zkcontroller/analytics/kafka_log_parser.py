@@ -281,10 +281,11 @@ TEMPLATES: tuple[Template, ...] = (
              {"controller_id": 1}),
     Template("broker_failed", r"^Broker failure callback for ([\d, ]*\d)", {"brokers": 1}),
     # 0.10.2-3.9 (2.2 adds "bounced brokers"): the membership diff the controller acts on; ``brokers`` are the
-    # deleted ones, so a broker that dies shows here even when no failure callback line follows.
+    # deleted ones, so a broker that dies shows here even when no failure callback line follows. ``live_brokers``
+    # tells a broker back (its session expired and it registered again) from one still dead.
     Template("broker_change",
              r"^Newly added brokers: ([\d, ]*), deleted brokers: ([\d, ]*),(?: bounced brokers: [\d, ]*,)?"
-             r" all live brokers: ([\d, ]*)", {"added_brokers": 1, "brokers": 2}),
+             r" all live brokers: ([\d, ]*)", {"added_brokers": 1, "brokers": 2, "live_brokers": 3}),
     Template("broker_registered", r"^New broker startup callback for ([\d, ]*\d)", {"brokers": 1}),
     Template("controlled_shutdown", r"^Shutting down broker (\d+)\s*$", {"broker_id": 1}),
     # Topic deletion (TopicDeletionManager's lines carry ``[Topic Deletion Manager <id>]``, the first one the
@@ -318,7 +319,7 @@ TEMPLATES: tuple[Template, ...] = (
 )
 
 INT_FIELDS = ("controller_id", "controller_epoch", "broker_id", "partition", "leader", "old_leader", "leader_epoch")
-LIST_FIELDS = ("isr", "brokers", "added_brokers", "replicas", "adding_replicas", "removing_replicas")
+LIST_FIELDS = ("isr", "brokers", "added_brokers", "live_brokers", "replicas", "adding_replicas", "removing_replicas")
 STRING_FIELDS = ("topic", "from_state", "to_state", "strategy", "trigger", "phase", "deletion_reason", "topics")
 PARSED_FIELDS = (*INT_FIELDS, *LIST_FIELDS, *STRING_FIELDS, "clean")
 """Message-derived columns both parsers produce, besides kind, ts_ms, level and logger."""

@@ -37,6 +37,9 @@ STYLE = (
     "table.data{border-collapse:collapse;font-size:13px;margin:.5em 0}"
     "table.data td,table.data th{border:1px solid #ccc;padding:3px 8px;text-align:left;white-space:nowrap}"
     ".scroll{overflow-x:auto;max-width:100%}"
+    # the file:line column stays in view while a wide table scrolls under it: it is how a row is traced
+    "table.linked tr>:last-child{position:sticky;right:0;background:#fff;box-shadow:-3px 0 4px rgba(0,0,0,.12)}"
+    "table.linked tr:nth-child(even)>td:last-child{background:#fafafa}table.linked tr>th:last-child{background:#f2f2f2}"
     "table.data th{background:#f2f2f2}table.data tr:nth-child(even){background:#fafafa}"
     ".empty{color:#666;font-style:italic}img{max-width:100%}.warn{background:#fff4e5;border-left:4px solid #f90;"
     "padding:.4em .8em;margin:.3em 0}.note{color:#555;font-size:13px}nav a{margin-right:1em}"
@@ -164,7 +167,8 @@ def _table(df: pd.DataFrame, links: Links | None = None, limit: int = MAX_ROWS, 
     for c in shown.columns:  # an object column's null (a list column's: a first ISR's previous_isr) read "None"
         if shown[c].dtype == object and c != "where":
             shown[c] = ["" if _is_null(v) else v for v in shown[c]]
-    body = shown.to_html(index=False, na_rep="", border=0, classes="data", escape=False,
+    linked = "where" in shown.columns
+    body = shown.to_html(index=False, na_rep="", border=0, classes="data linked" if linked else "data", escape=False,
                          formatters={c: (lambda v: html.escape(str(v))) for c in shown.columns if c != "where"})
     body = body.replace(NULL_CELL, "<td></td>")
     more = f'<p class="note">{total - limit} more row(s) in the Parquet table.</p>' if total > limit else ""
@@ -340,6 +344,19 @@ def _series_look(i: int) -> dict[str, Any]:
     return {"linestyle": SERIES_STYLES[i % len(SERIES_STYLES)], "linewidth": max(0.8, 3.2 - 0.7 * i)}
 
 
+def _series_steps(rows: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
+    """The step line's corners: each slot's peak from its start, then (where the table has it) the level it
+    ended with from its end, held until the next slot; a slot's peak alone held over the quiet time after it."""
+    if "end_value" not in rows.columns or rows.empty:
+        return rows.bucket_ms.astype("int64"), rows.value.astype(float)
+    n = len(rows)
+    corners = pd.DataFrame({  # slot i's start at 2i, its end at 2i + 1
+        "x": pd.concat([rows.bucket_ms, rows.until_ms]).astype("int64").to_numpy(),
+        "y": pd.concat([rows.value, rows.end_value]).astype(float).to_numpy(),
+        "at": [*range(0, 2 * n, 2), *range(1, 2 * n, 2)]}).sort_values("at", ignore_index=True)
+    return corners.x, corners.y
+
+
 def plot_series(series: pd.DataFrame, ylabel: str, by: str | None, eps: list[tuple[int, int]]) -> str:
     if series.empty:
         return _empty(f"No data for '{ylabel}' in this cluster's logs.")
@@ -347,9 +364,9 @@ def plot_series(series: pd.DataFrame, ylabel: str, by: str | None, eps: list[tup
     groups = list(series.groupby(by)) if by else [(None, series)]
     for ax in axes:
         for i, (key, rows) in enumerate(groups):
-            rows = rows.sort_values("bucket_ms")
-            ax.step(pd.to_datetime(rows.bucket_ms.astype("int64"), unit="ms"), rows.value.astype(float),
-                    where="post", label=f"broker {key}" if by else None, **(_series_look(i) if by else {}))
+            x, y = _series_steps(rows.sort_values("bucket_ms"))
+            ax.step(pd.to_datetime(x, unit="ms"), y, where="post", label=f"broker {key}" if by else None,
+                    **(_series_look(i) if by else {}))
         ax.set_ylim(bottom=0)
         ax.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     if by:
@@ -413,6 +430,24 @@ def _head_table(out: Path, name: str, cluster: str, order: tuple[str, ...], link
     return _table(head, links, total=total)
 
 
+INCIDENT_NAMES = {  # (one, many), in the order a page's summary names them
+    "first": ("first election", "first elections"), "failover": ("failover", "failovers"),
+    "restart": ("restart", "restarts"), "epoch_reset": ("epoch reset", "epoch resets"),
+    "split_brain": ("split-brain window", "split-brain windows"),
+    "election_storm": ("election storm", "election storms"),
+    "broker_failure": ("broker failure", "broker failures"), "broker_started": ("broker start", "broker starts"),
+    "unclean_election": ("unclean election", "unclean elections"), "resigned": ("resignation", "resignations"),
+}
+
+
+def incident_summary(counts: dict[str, int]) -> str:
+    """A page's one-line count of its incidents, in words ("1 first election, 2 failovers"): the incident
+    kinds as they were ("1 first, 3 resigned") read as a riddle."""
+    order = [k for k in INCIDENT_NAMES if counts.get(k)] + sorted(k for k in counts if k not in INCIDENT_NAMES)
+    names = {k: INCIDENT_NAMES.get(k, (k.replace("_", " "),) * 2) for k in order}
+    return ", ".join(f"{counts[k]} {names[k][counts[k] != 1]}" for k in order) or "no incident"
+
+
 def cluster_page(out: Path, cluster: str, t: dict[str, pd.DataFrame], links: Links) -> str:
     tenures = _of(t["controller_tenures"], cluster, "start_at", "controller_epoch")
     incidents = _of(t["incidents"], cluster, "at", "incident")
@@ -422,7 +457,7 @@ def cluster_page(out: Path, cluster: str, t: dict[str, pd.DataFrame], links: Lin
     points = [] if incidents.empty else [*_ms(incidents["at"]), *_ms(incidents["end_at"].dropna())]
     eps = episodes([int(p) for p in points], events_window)
     counts = incidents.incident.value_counts().to_dict() if not incidents.empty else {}
-    summary = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(counts.items())) or "no incident"
+    summary = incident_summary(counts)
     start, end = (pd.Timestamp(x, unit="ms", tz="UTC") for x in events_window)
     fed = ", ".join(f"{r.source_file} ({r.source_format}, {r.events} events)" for r in sources.itertuples())
     sections = [

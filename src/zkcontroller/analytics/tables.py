@@ -26,6 +26,7 @@ EVENTS: tuple[tuple[str, str], ...] = (
     ("broker_id", "int"),
     ("brokers", "array<int>"),
     ("added_brokers", "array<int>"),
+    ("live_brokers", "array<int>"),
     ("topic", "string"),
     ("partition", "int"),
     ("from_state", "string"),

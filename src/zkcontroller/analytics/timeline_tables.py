@@ -41,6 +41,18 @@ INCIDENT_COLUMNS: Columns = (
 )
 
 
+def life_column(starts: dict[str, list[int]]) -> Column:
+    """Each event's life of its cluster (``controller_timeline.life_starts``): how many of the cluster's life
+    starts are at or before its ``ts_ms``; 0 for every event of a cluster whose epoch was never reset."""
+    if not starts:
+        return F.lit(0)
+    by_cluster = F.create_map(*(x for cluster, ms in starts.items()
+                                for x in (F.lit(cluster), F.array(*(F.lit(m).cast("bigint") for m in ms)))))
+    mine = F.try_element_at(by_cluster, F.col("cluster"))
+    ts = F.col("ts_ms")
+    return F.when(mine.isNull(), F.lit(0)).otherwise(F.size(F.filter(mine, lambda m: m <= ts)))
+
+
 def _as_timestamps(df: DataFrame) -> DataFrame:
     """``x_ms`` columns that are instants become ``x_at`` timestamps; durations (``*_ms`` others) stay."""
     instants = {"start_ms", "end_ms", "elected_ms", "ready_ms", "resigned_ms", "first_seen_ms", "last_seen_ms",
@@ -143,8 +155,10 @@ def incident_rows(spark: SparkSession, timeline: Timeline, failures: list[dict[s
                                            f"; began {-t.gap_ms} ms before the previous tenure's last action")
         rows.append({**where, "at_ms": t.start_ms, "end_ms": t.end_ms, "incident": t.started_by,
                      "detail": f"{label}: controller {t.controller_id} epoch {t.controller_epoch}{gap}"})
-        if t.resigned_ms is not None:
-            rows.append({**where, "at_ms": t.resigned_ms, "incident": "resigned",
+        if t.resigned_ms is not None:  # cited by its own line, not the election's
+            own = {} if t.resigned_source_file is None else {
+                "source_file": t.resigned_source_file, "line_number": t.resigned_line_number}
+            rows.append({**where, **own, "at_ms": t.resigned_ms, "incident": "resigned",
                          "detail": f"controller {t.controller_id} resigned (epoch {t.controller_epoch})"})
     for f in failures:
         rows.append({**f, "at_ms": f["detected_ms"], "end_ms": f["finished_ms"],

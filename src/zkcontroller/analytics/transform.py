@@ -61,14 +61,41 @@ def observed_windows(events: DataFrame) -> DataFrame:
     ).select("cluster", "window_start_ms", "window_end_ms")
 
 
-def partition_state_intervals(events: DataFrame, windows: DataFrame | None = None) -> DataFrame:
+LIFE_END_COLUMNS = (("cluster", "string"), ("life_from_ms", "bigint"), ("next_life_ms", "bigint"),
+                    ("life_end_ms", "bigint"))
+"""Per cluster whose epoch was reset, each life but the last (``controller_timeline.life_starts``): from when
+(the earliest long for the first), when the next begins, and its end (``job.life_end_rows``)."""
+
+
+def _within_life(staged: DataFrame, lives: DataFrame | None) -> DataFrame:
+    """``staged`` (a partition's rows, ``end_ms`` the next row's time) with ``end_ms`` cut at the end of the
+    row's life of the cluster and ``wiped`` set where it was: a state does not outlive the ZooKeeper data that
+    held it (two runs of the embedded-store cluster in one log directory; the same partition names reappear in
+    the second). ``lives``: `LIFE_END_COLUMNS` rows; None (no reset anywhere) leaves ``end_ms`` as it was."""
+    if lives is None:
+        return staged.select("*", F.lit(False).alias("wiped"))
+    bounds = F.broadcast(lives.select(F.col("cluster").alias("l_cluster"), "life_from_ms", "next_life_ms",
+                                      "life_end_ms"))
+    joined = staged.join(bounds, on=(F.col("cluster") == F.col("l_cluster")) & (F.col("ts_ms") >= F.col(
+        "life_from_ms")) & (F.col("ts_ms") < F.col("next_life_ms")), how="left")
+    wiped = F.col("next_life_ms").isNotNull() & (F.col("end_ms").isNull() | (F.col("end_ms") >= F.col(
+        "next_life_ms")))
+    # a leader's own line (no controller epoch) may come after the life's last controller line: never before it
+    life_end = F.greatest(F.col("life_end_ms"), F.col("ts_ms"))
+    return joined.select(*(F.when(wiped, life_end).otherwise(F.col("end_ms")).alias("end_ms")
+                           if c == "end_ms" else F.col(c) for c in staged.columns), wiped.alias("wiped"))
+
+
+def partition_state_intervals(events: DataFrame, windows: DataFrame | None = None,
+                              lives: DataFrame | None = None) -> DataFrame:
     """One row per stay of a partition in a state, from partition-state-machine transitions.
-    ``windows``: `observed_windows` of ``events``, when the caller has it."""
+    ``windows``: `observed_windows` of ``events``, when the caller has it; ``lives``: see `_within_life` (a stay
+    cut at its life's end ends there, and is not open)."""
     changes = events.select(
         *_PARTITION_KEY, *_LINE_ORDER, "ts", "kind", "to_state", "controller_id", "controller_epoch", "leader",
     ).where((F.col("kind") == "partition_state_change") & F.col("partition").isNotNull())
     w = _ordered(*_PARTITION_KEY)
-    staged = changes.select("*", F.lead("ts_ms").over(w).alias("end_ms")).join(
+    staged = _within_life(changes.select("*", F.lead("ts_ms").over(w).alias("end_ms")), lives).join(
         F.broadcast(observed_windows(events) if windows is None else windows), on="cluster", how="left",
     )
     end = F.coalesce("end_ms", "window_end_ms")
@@ -83,9 +110,11 @@ def partition_state_intervals(events: DataFrame, windows: DataFrame | None = Non
     )
 
 
-def partition_leadership(events: DataFrame, windows: DataFrame | None = None) -> DataFrame:
+def partition_leadership(events: DataFrame, windows: DataFrame | None = None,
+                         lives: DataFrame | None = None) -> DataFrame:
     """Who led each partition when, from controller-side records (-1: no leader; deleted ends the line).
-    ``windows``: `observed_windows` of ``events``, when the caller has it."""
+    ``windows``: `observed_windows` of ``events``, when the caller has it; ``lives``: see `_within_life` (a
+    stretch cut at its life's end is not open, and ``wiped``)."""
     leader = (
         F.when((F.col("kind") == "partition_state_change") & (F.col("to_state") == OFFLINE), F.lit(NO_LEADER))
         .when((F.col("kind") == "partition_state_change") & (F.col("to_state") == GONE), F.lit(-2))
@@ -96,14 +125,16 @@ def partition_leadership(events: DataFrame, windows: DataFrame | None = None) ->
         F.col("kind").isin(*CONTROLLER_KINDS) & F.col("leader").isNotNull() & F.col("partition").isNotNull()
         & ~((F.col("kind") == "leader_election") & (F.col("leader") < 0))
     )
-    staged = rows.select("*", F.lead("ts_ms").over(_ordered(*_PARTITION_KEY)).alias("end_ms")).join(
+    staged = _within_life(rows.select("*", F.lead("ts_ms").over(_ordered(*_PARTITION_KEY)).alias("end_ms")),
+                          lives).join(
         F.broadcast(observed_windows(events) if windows is None else windows), on="cluster", how="left",
     )
     return staged.where(F.col("leader") != -2).select(
         *_PARTITION_KEY, "leader",
         F.col("ts_ms").alias("start_ms"),
         F.coalesce("end_ms", "window_end_ms").alias("end_ms"),
-        F.col("end_ms").isNull().alias("open"), "controller_id", "controller_epoch", "source_file", "line_number",
+        F.col("end_ms").isNull().alias("open"), "wiped", "controller_id", "controller_epoch", "source_file",
+        "line_number",
     )
 
 

@@ -1,0 +1,160 @@
+"""Two lives of one cluster in one log directory (two runs of the embedded-store cluster, each starting at epoch
+1) are a failover, an epoch reset and no split brain: the same (controller, epoch) in each life is two tenures.
+
+Before lives were told apart, controller 1's epoch-1 tenure of the second run was merged with the first run's,
+so its activity seemed to follow controller 2's epoch 2: a one-row ``split_brain_windows`` for runs that never
+overlapped.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from zkcontroller.analytics.controller_timeline import build_tenures, classify, life_starts
+from zkcontroller.event_schema import validate_record
+
+T0 = 1_800_000_000_000
+SECOND_RUN_MS = 3_000
+"""Well under the restart gap: only the epoch going back tells the second run from a failover."""
+
+
+def _record(ms: int, rtype: str, cid: int, epoch: int, **fields: object) -> dict[str, object]:
+    record = {"schema_version": 1, "type": rtype, "ts_ms": T0 + ms, "cluster": "lives", "controller_id": cid,
+              "controller_epoch": epoch, **fields}
+    assert validate_record(record) == [], record
+    return record
+
+
+def _run(at: int, tenures: list[tuple[int, int, int, int]]) -> list[dict[str, object]]:
+    """One run: each (controller, epoch, start, end) elected at start, acting until end, resigning at end."""
+    records = []
+    for cid, epoch, start, end in tenures:
+        records += [_record(at + start, "controller_elected", cid, epoch),
+                    _record(at + start + 2, "controller_ready", cid, epoch)]
+        records += [_record(at + ms, "controller_event", cid, epoch, event="TopicChange", queue_time_ms=0,
+                            processing_time_ms=1) for ms in range(start + 10, end, 100)]
+        records.append(_record(at + end, "controller_resigned", cid, epoch))
+    return records
+
+
+def _partition(ms: int, frm: str, to: str, leader: int) -> dict[str, object]:
+    return _record(ms, "partition_state_change", 1, 1, topic="t", partition=0, from_state=frm, to_state=to,
+                   leader=leader, isr=[leader] if leader >= 0 else [], leader_epoch=0)
+
+
+def two_runs() -> list[dict[str, object]]:
+    """Run 1: controller 1 (epoch 1) loses its session, controller 2 takes epoch 2; t-0 was left leaderless at
+    900 ms, and run 1's last controller line is at 1500. Run 2: controller 1, epoch 1, creates t-0 again."""
+    run_1 = [*_run(0, [(1, 1, 0, 1_000), (2, 2, 1_001, 1_500)]),
+             _partition(100, "NewPartition", "OnlinePartition", 1), _partition(900, "OnlinePartition",
+                                                                               "OfflinePartition", -1)]
+    run_2 = [*_run(SECOND_RUN_MS, [(1, 1, 0, 1_000)]),
+             # a broker of run 2 starting before its election line: no controller epoch yet, so not run 1's
+             _record(SECOND_RUN_MS - 5, "controller_event", 2, 0, event="Startup", queue_time_ms=0,
+                     processing_time_ms=0),
+             _partition(SECOND_RUN_MS + 50, "NonExistentPartition", "NewPartition", -1),
+             _partition(SECOND_RUN_MS + 60, "NewPartition", "OnlinePartition", 1)]
+    return sorted([*run_1, *run_2], key=lambda r: int(r["ts_ms"]))
+
+
+def _lifecycle(records: list[dict[str, object]]) -> list[dict[str, object]]:
+    return [{**{k: r[k] for k in ("cluster", "ts_ms", "controller_id", "controller_epoch")},
+             "kind": r["type"], "source_file": "lives/events.jsonl", "line_number": i}
+            for i, r in enumerate(records, 1)
+            if r["type"] in ("controller_elected", "controller_ready", "controller_resigned")]
+
+
+def _activity(records: list[dict[str, object]], starts: dict[str, list[int]]) -> list[dict[str, object]]:
+    """What the job aggregates in Spark: first, last and count per (life, controller, epoch), epoch 0 (no
+    controller yet) left out."""
+    summary: dict[tuple[int, int, int], dict[str, object]] = {}
+    for i, r in enumerate(records, 1):
+        if int(r["controller_epoch"]) <= 0:
+            continue
+        life = sum(1 for s in starts.get("lives", []) if s <= int(r["ts_ms"]))
+        key = (life, int(r["controller_id"]), int(r["controller_epoch"]))
+        row = summary.setdefault(key, {"cluster": "lives", "life": life, "controller_id": key[1],
+                                       "controller_epoch": key[2], "first_ms": r["ts_ms"], "events": 0,
+                                       "source_file": "lives/events.jsonl", "line_number": i})
+        row["last_ms"], row["events"] = r["ts_ms"], int(row["events"]) + 1
+    return list(summary.values())
+
+
+def test_the_same_controller_and_epoch_in_two_lives_is_two_tenures_and_no_split_brain() -> None:
+    records = two_runs()
+    starts = life_starts(_lifecycle(records))
+    assert starts == {"lives": [T0 + SECOND_RUN_MS]}
+    timeline = classify(build_tenures(_lifecycle(records), _activity(records, starts), starts))
+    assert [(t.controller_id, t.controller_epoch, t.started_by, t.start_ms - T0, t.end_ms - T0)
+            for t in timeline.tenures] == [(1, 1, "first", 0, 1_000), (2, 2, "failover", 1_001, 1_500),
+                                           (1, 1, "epoch_reset", SECOND_RUN_MS, SECOND_RUN_MS + 1_000)]
+    assert timeline.split_brain_candidates == []
+    assert [r["detail"] for r in timeline.epoch_resets] == ["epoch 1 after epoch 2"]
+
+
+def test_an_epoch_equal_to_the_last_one_by_another_controller_is_a_reset_not_a_failover() -> None:
+    """Run 2 elects controller 2 with epoch 1 after run 1's controller 1 with epoch 1: not a failover (which
+    would take epoch 2), and not controller 1's death."""
+    records = [*_run(0, [(1, 1, 0, 1_000)]), *_run(SECOND_RUN_MS, [(2, 1, 0, 1_000)])]
+    starts = life_starts(_lifecycle(records))
+    timeline = classify(build_tenures(_lifecycle(records), _activity(records, starts), starts))
+    assert [(t.controller_id, t.started_by) for t in timeline.tenures] == [(1, "first"), (2, "epoch_reset")]
+
+
+def test_one_election_in_two_files_and_a_stale_ready_line_are_not_new_lives() -> None:
+    """The event log and controller.log of one run both log the election; a controller that finishes its
+    failover after its successor was elected (a real split brain) logs its ready line late: one life."""
+    line = {"cluster": "c", "controller_id": 1, "controller_epoch": 9, "line_number": 1}
+    lifecycle = [
+        {**line, "ts_ms": 0, "kind": "controller_elected", "source_file": "c/events.jsonl"},
+        {**line, "ts_ms": 1, "kind": "controller_elected", "source_file": "c/controller.log"},
+        {**line, "ts_ms": 500, "kind": "controller_elected", "controller_id": 2, "controller_epoch": 10,
+         "source_file": "c/controller.log"},
+        {**line, "ts_ms": 900, "kind": "controller_ready", "source_file": "c/controller.log"},
+    ]
+    assert life_starts(lifecycle) == {}
+    again = {**line, "ts_ms": 60_000, "kind": "controller_elected", "source_file": "c/controller.log"}
+    assert life_starts([*lifecycle, again]) == {"c": [60_000]}
+
+
+@pytest.fixture(scope="module")
+def analyzed_lives(spark, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from zkcontroller.analytics.job import JobConfig, run
+
+    root = tmp_path_factory.mktemp("lives")
+    (root / "lives").mkdir()
+    (root / "lives" / "events.jsonl").write_text("".join(json.dumps(r) + "\n" for r in two_runs()))
+    run(spark, JobConfig(inputs=[str(root / "lives")], out=root / "out", report=False))
+    return root / "out"
+
+
+@pytest.mark.spark
+def test_two_runs_into_one_log_dir_give_no_split_brain_window(spark, analyzed_lives: Path) -> None:
+    def rows(name: str) -> list[dict[str, object]]:
+        return [r.asDict() for r in spark.read.parquet(str(analyzed_lives / name)).collect()]
+
+    assert rows("split_brain_windows") == []
+    tenures = sorted(rows("controller_tenures"), key=lambda t: t["start_at"])
+    assert [(t["controller_id"], t["controller_epoch"], t["started_by"], t["events"]) for t in tenures] == [
+        (1, 1, "first", 15), (2, 2, "failover", 8), (1, 1, "epoch_reset", 15)]
+    assert sorted(a["anomaly"] for a in rows("anomalies")) == ["controller_epoch_reset", "leaderless_partition"]
+
+
+@pytest.mark.spark
+def test_a_partitions_state_ends_with_its_life_not_at_the_next_runs_lines(spark, analyzed_lives: Path) -> None:
+    """Run 1 left t-0 leaderless at 900 ms; its lines end at 1500. That stretch ran on to run 2's re-creation of
+    t-0 (3050 ms): leaderless through the time between the runs, and the charts carried run 1's leaders over."""
+    def rows(name: str) -> list[dict[str, object]]:
+        return [r.asDict() for r in spark.read.parquet(str(analyzed_lives / name)).collect()]
+
+    [leaderless] = [a for a in rows("anomalies") if a["anomaly"] == "leaderless_partition"]
+    assert (leaderless["duration_ms"], leaderless["detail"]) == (
+        600, "leader -1 until its cluster's last line before the epoch reset")
+    [unavailable] = [u for u in rows("partition_unavailability") if u["partition"] == 0]
+    assert unavailable["leaderless_seconds"] == pytest.approx(0.61)  # 0.6 s, and run 2's 10 ms between New and Online
+    offline = [(i["duration_ms"], i["open"]) for i in rows("partition_state_intervals") if i["state"] ==
+               "OfflinePartition"]
+    assert offline == [(600, False)]
