@@ -9,14 +9,12 @@ import sys
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "zkcontroller"
-PENDING = {"broker/fetch_session.py"}
-"""Another change owns this file this session: it is to import TRACE from `runtime.log_lines` too."""
 
 
 def test_trace_is_defined_once() -> None:
     defining = {str(p.relative_to(SRC)) for p in SRC.rglob("*.py")
                 if re.search(r"^TRACE\s*(?::[^=]*)?=", p.read_text(encoding="utf-8"), re.MULTILINE)}
-    assert defining - PENDING == {"runtime/log_lines.py"}
+    assert defining == {"runtime/log_lines.py"}
 
 
 def test_a_module_logging_at_trace_names_the_level_on_its_own() -> None:

@@ -35,11 +35,11 @@ from zkcontroller.protocol.inter_broker import (
     FetchResponse,
     next_fetch_session_epoch,
 )
+from zkcontroller.runtime.log_lines import TRACE
 
 log = logging.getLogger("kafka.server.FetchManager")
 cache_log = logging.getLogger("kafka.server.FetchSessionCache")
 incremental_log = logging.getLogger("kafka.server.IncrementalFetchContext")
-TRACE = 5
 
 
 def partitions_to_log_string(logger: logging.Logger, partitions: list[TopicPartition]) -> str:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import (
+    FINAL_EPOCH,
     INITIAL_EPOCH,
     INVALID_SESSION_ID,
     FetchPartition,
@@ -27,6 +28,13 @@ from zkcontroller.protocol.inter_broker import (
 )
 
 log = logging.getLogger("org.apache.kafka.clients.FetchSessionHandler")
+
+
+def fetch_metadata_string(session_id: int, epoch: int) -> str:
+    """``FetchMetadata.toString``: ``(sessionId=INVALID, epoch=INITIAL)``, ``(sessionId=5, epoch=FINAL)``, ..."""
+    session = "INVALID" if session_id == INVALID_SESSION_ID else str(session_id)
+    shown = "INITIAL" if epoch == INITIAL_EPOCH else "FINAL" if epoch == FINAL_EPOCH else str(epoch)
+    return f"(sessionId={session}, epoch={shown})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +81,7 @@ class FetchSessionHandler:
         return f"extra=({', '.join(map(str, extra))}), response=({', '.join(map(str, answered))}), "
 
     def _metadata(self) -> str:
-        return f"(sessionId={self.session_id}, epoch={'INITIAL' if self._is_full else self.epoch})"
+        return fetch_metadata_string(self.session_id, self.epoch)
 
     def build(self, partitions: Iterable[FetchPartition], max_records: int) -> FetchRequestData:
         """The next fetch for ``partitions`` (everything this follower fetches from the leader now)."""

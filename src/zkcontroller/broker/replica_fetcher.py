@@ -19,15 +19,12 @@ import logging
 from collections.abc import Callable
 
 from zkcontroller.broker.config import ReplicationConfig
-from zkcontroller.broker.fetch_session_handler import FetchSessionHandler
+from zkcontroller.broker.fetch_session_handler import FetchSessionHandler, fetch_metadata_string
 from zkcontroller.broker.partition import Partition
 from zkcontroller.broker.timeouts import send_with_timeout
 from zkcontroller.model import Broker, TopicPartition, sorted_partitions
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import (
-    FINAL_EPOCH,
-    INITIAL_EPOCH,
-    INVALID_SESSION_ID,
     FetchPartition,
     FetchPartitionResult,
     FetchRequest,
@@ -57,13 +54,6 @@ def partition_data_string(asked: FetchPartition, partition: Partition | None) ->
     return (f"PartitionData(fetchOffset={asked.fetch_offset}, logStartOffset=0, maxBytes={REPLICA_FETCH_MAX_BYTES}, "
             f"currentLeaderEpoch={optional_string(asked.current_leader_epoch)}, "
             f"lastFetchedEpoch={optional_string(last_fetched)})")
-
-
-def fetch_metadata_string(session_id: int, epoch: int) -> str:
-    """``FetchMetadata.toString``: ``(sessionId=INVALID, epoch=INITIAL)``, ``(sessionId=5, epoch=FINAL)``, ..."""
-    session = "INVALID" if session_id == INVALID_SESSION_ID else str(session_id)
-    shown = "INITIAL" if epoch == INITIAL_EPOCH else "FINAL" if epoch == FINAL_EPOCH else str(epoch)
-    return f"(sessionId={session}, epoch={shown})"
 
 
 def node_string(broker: Broker, listener_name: str | None) -> str:

@@ -266,5 +266,5 @@ def test_the_handlers_info_lines_are_kafkas(caplog: pytest.LogCaptureFixture) ->
         "[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Node 1 sent an invalid full fetch response with "
         "omitted=(t-1, response=(t-0)",
         "[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Node 1 was unable to process the fetch request with "
-        "(sessionId=0, epoch=INITIAL): FETCH_SESSION_ID_NOT_FOUND.",
+        "(sessionId=INVALID, epoch=INITIAL): FETCH_SESSION_ID_NOT_FOUND.",
     ]
