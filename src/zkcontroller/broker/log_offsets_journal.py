@@ -236,6 +236,11 @@ class LogOffsetsJournal:
                 offsets[tp] = offsets_read
                 if tp in self._producers:
                     self._producers[tp].truncate(offsets_read[0])
+        for tp in list(self._producers):  # batches journaled just before a log end that never came
+            if tp in offsets:
+                self._producers[tp].truncate(offsets[tp][0])
+            else:
+                del self._producers[tp]
         return offsets
 
     def _rewrite(self) -> None:

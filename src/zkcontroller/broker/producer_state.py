@@ -344,6 +344,8 @@ class ProducerStateManager:
 
     def retained(self) -> tuple[ReplicatedBatch, ...]:
         """Every entry's retained batches in offset order: what a restart replays (`restore`)."""
+        if not self.producers:
+            return ()  # non-idempotent traffic: `ReplicaManager.log_offsets` stays cheap
         return tuple(sorted((ReplicatedBatch(b.first_offset, b.last_offset, e.producer_id, e.producer_epoch,
                                              b.first_seq, b.timestamp)
                              for e in self.producers.values() for b in e.batches), key=_base_offset))

@@ -195,3 +195,15 @@ def test_the_journal_keeps_each_producers_last_five_batches(tmp_path: Path,
     assert [r.getMessage().split(" of ")[0] for r in caplog.records] == ["Skipping unreadable line 2",
                                                                           "Skipping unreadable line 3"]
     fourth.close()
+
+
+def test_a_batch_journaled_beyond_the_last_log_end_is_dropped_at_open(tmp_path: Path) -> None:
+    """A kill between a batch's line and the log end that holds it: the batch is not in the log, so it is dropped
+    when the journal is read, not kept to come back once the log has grown past it with other records."""
+    (tmp_path / JOURNAL_NAME).write_text("t\t0\t3\t3\nt\t0\tproducers\t0:2:7:0:0:1\nt\t0\tproducers\t3:5:7:0:3:1\n")
+    journal = LogOffsetsJournal(tmp_path)
+    journal.record(TP, 9, 9)  # plain records at 3-8
+    journal.close()
+    again = LogOffsetsJournal(tmp_path)
+    assert [b.last_offset for b in again.recovered()[TP].producers] == [2]  # type: ignore[attr-defined]
+    again.close()
