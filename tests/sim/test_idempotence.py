@@ -172,7 +172,6 @@ def test_the_crash_after_replication_finds_a_batch_in_the_acks_wait() -> None:
     assert hits >= 2, f"only {hits} crashes caught a fetched, unacknowledged batch in 6 seeds"
 
 
-@pytest.mark.xfail(strict=True, reason="producer state is leader-local until h-pstate lands")
 def test_idempotent_failover_holds_every_invariant() -> None:
     results = [run(SCENARIO, seed) for seed in range(10)]
     failures = [r for r in results if r.violations]

@@ -11,7 +11,7 @@ from tests.sim.helpers import describe_failures, run
 from zkcontroller.sim.scenarios import SCENARIOS
 
 SEEDS = range(100)
-KNOWN_FAILING = {"idempotent-failover": "producer state is leader-local until h-pstate lands"}
+KNOWN_FAILING: dict[str, str] = {}
 """Scenarios that find a known broker bug today (xfail, strict: the day they pass, this says so)."""
 
 

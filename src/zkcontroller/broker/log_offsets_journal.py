@@ -14,6 +14,15 @@ It also keeps each log's leader epoch cache (Kafka's ``leader-epoch-checkpoint``
 restarted follower knows its last epoch and keeps its log for truncation on fetch instead of truncating to its
 high watermark. A journal from before (no such lines) gives no epochs.
 
+And each log's idempotent-producer batches (Kafka's producer snapshots plus the log it replays after them on
+recovery, ``Log.loadProducerState``: our log has no batches to replay, so their headers are journaled as they are
+appended, leader and follower): one line per append that had any
+(``topic<TAB>partition<TAB>producers<TAB>base:last:pid:epoch:seq:ts;...``; none for non-idempotent traffic), read
+back keeping each producer's last 5, trimmed by each offsets line whose log end is below them (a truncation), a
+producer's dropped by an ``expired<TAB>pid,...`` line. A restarted broker rebuilds its producer state from them
+(`ProducerStateManager.restore`), so it answers a retry of a batch it already holds DUPLICATE with the original
+offsets. A journal from before (no such lines) gives no producers.
+
 The log dir is locked as Kafka's ``LogManager`` locks it (``.lock``): two brokers on one machine with the same
 ``log.dirs`` (the default /tmp/kafka-logs) would otherwise share one journal.
 """
@@ -23,11 +32,16 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+from collections import deque
+from collections.abc import Iterable, Sequence
 from itertools import pairwise
 from pathlib import Path
 
 from zkcontroller.model import TopicPartition
-from zkcontroller.protocol.inter_broker import EpochEntry
+from zkcontroller.protocol.inter_broker import EpochEntry, ReplicatedBatch
+
+NUM_BATCHES_TO_RETAIN = 5
+"""``ProducerStateEntry.NumBatchesToRetain`` (kept here too: the journal may not import the producer state)."""
 
 JOURNAL_NAME = ".zkcontroller-log-offsets"
 LOCK_NAME = ".lock"
@@ -37,16 +51,56 @@ log = logging.getLogger("kafka.log.LogManager")
 
 
 class RecoveredLog(tuple[int, int]):
-    """(log end offset, high watermark) of a log a restart finds, with its leader epochs as ``epochs``: a pair
-    wherever offsets are expected, carrying the epochs through to the new replica manager unchanged."""
+    """(log end offset, high watermark) of a log a restart finds, with its leader epochs as ``epochs`` and its
+    idempotent producers' retained batches as ``producers`` (offset order): a pair wherever offsets are expected,
+    carrying both through to the new replica manager unchanged."""
 
     epochs: tuple[EpochEntry, ...]
+    producers: tuple[ReplicatedBatch, ...]
 
-    def __new__(cls, log_end_offset: int, high_watermark: int,
-                epochs: tuple[EpochEntry, ...] = ()) -> RecoveredLog:
+    def __new__(cls, log_end_offset: int, high_watermark: int, epochs: tuple[EpochEntry, ...] = (),
+                producers: tuple[ReplicatedBatch, ...] = ()) -> RecoveredLog:
         log = super().__new__(cls, (log_end_offset, high_watermark))
         log.epochs = epochs
+        log.producers = producers
         return log
+
+
+class _ProducerBatches:
+    """One log's journaled producer batches: each producer's last 5, and where the highest ends (a truncation
+    below it trims them)."""
+
+    __slots__ = ("by_producer", "end")
+
+    def __init__(self) -> None:
+        self.by_producer: dict[int, deque[ReplicatedBatch]] = {}
+        self.end = 0
+
+    def add(self, batch: ReplicatedBatch) -> None:
+        kept = self.by_producer.get(batch.producer_id)
+        if kept is None:
+            kept = self.by_producer[batch.producer_id] = deque(maxlen=NUM_BATCHES_TO_RETAIN)
+        kept.append(batch)
+        self.end = max(self.end, batch.last_offset + 1)
+
+    def truncate(self, log_end_offset: int) -> None:
+        """Drop the batches not wholly below ``log_end_offset``: only when some are (one comparison otherwise)."""
+        if log_end_offset >= self.end:
+            return
+        for producer_id in list(self.by_producer):
+            kept = self.by_producer[producer_id]
+            while kept and kept[-1].last_offset >= log_end_offset:
+                kept.pop()
+            if not kept:
+                del self.by_producer[producer_id]
+        self.end = log_end_offset
+
+    def batches(self) -> tuple[ReplicatedBatch, ...]:
+        return tuple(sorted((b for kept in self.by_producer.values() for b in kept), key=_base_offset))
+
+
+def _base_offset(batch: ReplicatedBatch) -> int:
+    return batch.base_offset
 
 
 class LogDirLockedError(Exception):
@@ -68,14 +122,42 @@ class LogOffsetsJournal:
         self.path = self.dir / JOURNAL_NAME
         self.compact_bytes = compact_bytes
         self._epochs: dict[TopicPartition, tuple[EpochEntry, ...]] = {}
+        self._producers: dict[TopicPartition, _ProducerBatches] = {}
         self._offsets = self._read()
         self._fd = -1
         self._rewrite()
 
     def recovered(self) -> dict[TopicPartition, tuple[int, int]]:
         """(log end offset, high watermark) per partition, as the last run left them, each a `RecoveredLog`
-        carrying the partition's leader epochs."""
-        return {tp: RecoveredLog(leo, hw, self._epochs.get(tp, ())) for tp, (leo, hw) in self._offsets.items()}
+        carrying the partition's leader epochs and producer batches."""
+        return {tp: RecoveredLog(leo, hw, self._epochs.get(tp, ()), self._producer_batches(tp))
+                for tp, (leo, hw) in self._offsets.items()}
+
+    def _producer_batches(self, tp: TopicPartition) -> tuple[ReplicatedBatch, ...]:
+        kept = self._producers.get(tp)
+        return kept.batches() if kept is not None else ()
+
+    def record_producer_batches(self, tp: TopicPartition, batches: Sequence[ReplicatedBatch]) -> None:
+        """Idempotent producer batches appended to the log (as leader or follower), written through before the
+        log end that holds them."""
+        if not batches:
+            return
+        kept = self._producers.get(tp)
+        if kept is None:
+            kept = self._producers[tp] = _ProducerBatches()
+        for batch in batches:
+            kept.add(batch)
+        self._write(_producers_line(tp, batches))
+
+    def record_expired_producers(self, tp: TopicPartition, producer_ids: Iterable[int]) -> None:
+        """Producers whose entries expired (``transactional.id.expiration.ms``): a restart must not bring them
+        back."""
+        kept = self._producers.get(tp)
+        if kept is None:
+            return
+        dropped = [pid for pid in producer_ids if kept.by_producer.pop(pid, None) is not None]
+        if dropped:
+            self._write(f"{tp.topic}\t{tp.partition}\texpired\t{','.join(map(str, dropped))}\n")
 
     def record_epochs(self, tp: TopicPartition, entries: tuple[EpochEntry, ...]) -> None:
         """The partition's leader epoch cache changed (Kafka's checkpoint write), written through."""
@@ -85,11 +167,15 @@ class LogOffsetsJournal:
     def record(self, tp: TopicPartition, log_end_offset: int, high_watermark: int) -> None:
         """One change, written through (a SIGKILL right after it keeps it)."""
         self._offsets[tp] = (log_end_offset, high_watermark)
+        kept = self._producers.get(tp)
+        if kept is not None:
+            kept.truncate(log_end_offset)
         self._write(f"{tp.topic}\t{tp.partition}\t{log_end_offset}\t{high_watermark}\n")
 
     def forget(self, tp: TopicPartition) -> None:
         """The partition's log was deleted (a deleting StopReplica): a restart must not bring it back."""
         self._epochs.pop(tp, None)
+        self._producers.pop(tp, None)
         if self._offsets.pop(tp, None) is not None:
             self._write(f"{tp.topic}\t{tp.partition}\t-1\t-1\n")
 
@@ -124,6 +210,20 @@ class LogOffsetsJournal:
                 if leo == "epochs":
                     self._epochs[tp] = _parse_epochs(hw)
                     continue
+                if leo == "producers":
+                    batches = _parse_producers(hw)
+                    kept = self._producers.get(tp)
+                    if kept is None:
+                        kept = self._producers[tp] = _ProducerBatches()
+                    for batch in batches:
+                        kept.add(batch)
+                    continue
+                if leo == "expired":
+                    expired = [int(pid) for pid in hw.split(",")]
+                    if tp in self._producers:
+                        for pid in expired:
+                            self._producers[tp].by_producer.pop(pid, None)
+                    continue
                 offsets_read = (int(leo), int(hw))
             except ValueError:  # a torn last line (the machine, not the process, went down mid-write)
                 log.warning("Skipping unreadable line %d of %s: %r", number, self.path, raw[:80])
@@ -131,8 +231,16 @@ class LogOffsetsJournal:
             if offsets_read[0] < 0:
                 offsets.pop(tp, None)
                 self._epochs.pop(tp, None)
+                self._producers.pop(tp, None)
             else:
                 offsets[tp] = offsets_read
+                if tp in self._producers:
+                    self._producers[tp].truncate(offsets_read[0])
+        for tp in list(self._producers):  # batches journaled just before a log end that never came
+            if tp in offsets:
+                self._producers[tp].truncate(offsets[tp][0])
+            else:
+                del self._producers[tp]
         return offsets
 
     def _rewrite(self) -> None:
@@ -141,6 +249,8 @@ class LogOffsetsJournal:
         text = "".join(f"{tp.topic}\t{tp.partition}\t{leo}\t{hw}\n" for tp, (leo, hw) in self._offsets.items())
         text += "".join(_epochs_line(tp, entries) for tp, entries in self._epochs.items()
                         if entries and tp in self._offsets)
+        text += "".join(_producers_line(tp, batches) for tp in self._offsets
+                        if (batches := self._producer_batches(tp)))
         temporary.write_text(text)
         os.replace(temporary, self.path)
         if self._fd >= 0:
@@ -163,3 +273,21 @@ def _parse_epochs(text: str) -> tuple[EpochEntry, ...]:
     if any(e.epoch < 0 or e.start_offset < 0 for e in entries):
         raise ValueError("negative leader epoch or start offset")
     return entries
+
+
+def _producers_line(tp: TopicPartition, batches: Iterable[ReplicatedBatch]) -> str:
+    items = ";".join(f"{b.base_offset}:{b.last_offset}:{b.producer_id}:{b.producer_epoch}:{b.base_sequence}:"
+                     f"{b.max_timestamp}" for b in batches)
+    return f"{tp.topic}\t{tp.partition}\tproducers\t{items}\n"
+
+
+def _parse_producers(text: str) -> list[ReplicatedBatch]:
+    """``base:last:pid:epoch:seq:ts;...``; ValueError for anything else, or a batch that ends before it starts or
+    has a negative offset or producer id."""
+    batches = []
+    for item in text.split(";"):
+        base, last, pid, epoch, seq, ts = (int(v) for v in item.split(":"))
+        if base < 0 or last < base or pid < 0:
+            raise ValueError(f"bad producer batch {item!r}")
+        batches.append(ReplicatedBatch(base, last, pid, epoch, seq, ts))
+    return batches

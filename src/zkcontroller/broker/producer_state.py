@@ -24,7 +24,9 @@ every entry's retained ones, in offset order; `ReplicatedBatch`) and the followe
 (`append_replicated`). A truncation drops the batches at or above its offset and rebuilds the producers they
 belonged to from what remains below it (`truncate`). Kafka reloads its latest producer snapshot at or below that
 offset and replays the log from there; we have neither snapshots nor batches beyond the index (see `truncate`).
-A restart starts empty (no snapshots): a producer without an entry is accepted at any sequence. Transactional
+A restart keeps it, as Kafka's snapshots and log recovery do: every batch recorded is written through to the broker
+process's journal (`journal`, `LogOffsetsJournal.record_producer_batches`), and a restarted replica replays the
+retained ones (`restore`), dropping those expired meanwhile (Kafka's ``loadFromSnapshot``). Transactional
 batches are neither checked nor recorded (transactions are not served: they are appended as before). A batch's
 timestamp is its header's max timestamp (the records are not decoded; Kafka takes the max of its records', the
 same for a well-formed batch).
@@ -270,6 +272,11 @@ class ProducerStateManager:
         self._compact_at = _MIN_COMPACT_AT
         self.last_indexed_offset = -1
         """The last offset of the last batch indexed (-1: none): a fetch from beyond it has no batch to serve."""
+        self.journal: Callable[[TopicPartition, list[ReplicatedBatch]], None] | None = None
+        """Where each append's recorded batches are written through (a broker process's journal): only appends
+        that record any, so non-idempotent traffic costs nothing."""
+        self.journal_expired: Callable[[TopicPartition, list[int]], None] | None = None
+        """Where expired producers are written through, so that a restart does not bring them back."""
 
     def append(self, batches: Iterable[ProducerBatch], first_offset: int) -> BatchMetadata | None:
         """A client append of ``batches`` at ``first_offset`` (the log end offset): the original batch's metadata
@@ -320,7 +327,32 @@ class ProducerStateManager:
         if recorded:
             self._index_batches(recorded)
 
+    def restore(self, batches: Iterable[ReplicatedBatch], log_end_offset: int, now_ms: int,
+                expiration_ms: int) -> None:
+        """A restart's producer batches (offset order, from the journal or the previous process's `retained`):
+        replayed as replicated ones (an epoch change forgets the older batches, as when first appended), those
+        not wholly below ``log_end_offset`` dropped, then the producers expired meanwhile removed (Kafka's
+        ``loadFromSnapshot`` skips expired entries). Not journaled again: the journal already holds them."""
+        journal, self.journal = self.journal, None
+        try:
+            self.append_replicated(b for b in batches if b.last_offset < log_end_offset)
+        finally:
+            self.journal = journal
+        expired = [pid for pid, e in self.producers.items() if now_ms - e.last_timestamp >= expiration_ms]
+        for pid in expired:
+            del self.producers[pid]
+
+    def retained(self) -> tuple[ReplicatedBatch, ...]:
+        """Every entry's retained batches in offset order: what a restart replays (`restore`)."""
+        if not self.producers:
+            return ()  # non-idempotent traffic: `ReplicaManager.log_offsets` stays cheap
+        return tuple(sorted((ReplicatedBatch(b.first_offset, b.last_offset, e.producer_id, e.producer_epoch,
+                                             b.first_seq, b.timestamp)
+                             for e in self.producers.values() for b in e.batches), key=_base_offset))
+
     def _index_batches(self, batches: list[ReplicatedBatch]) -> None:
+        if self.journal is not None:
+            self.journal(self.topic_partition, batches)
         self._index.extend(batches)
         if len(self._index) >= self._compact_at:
             retained = {b.last_offset for e in self.producers.values() for b in e.batches}
@@ -390,6 +422,8 @@ class ProducerStateManager:
         expired = [pid for pid, e in self.producers.items() if now_ms - e.last_timestamp >= expiration_ms]
         for pid in expired:
             del self.producers[pid]
+        if expired and self.journal_expired is not None:
+            self.journal_expired(self.topic_partition, expired)
         return expired
 
     def clear(self) -> None:

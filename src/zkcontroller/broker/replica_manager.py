@@ -118,9 +118,10 @@ class ReplicaManager:
 
     def log_offsets(self) -> dict[TopicPartition, tuple[int, int]]:
         """What a disk would keep across a restart: (log end offset, high watermark) of every local log, each a
-        `RecoveredLog` carrying its leader epochs (``leader-epoch-checkpoint``)."""
+        `RecoveredLog` carrying its leader epochs (``leader-epoch-checkpoint``) and producer batches (snapshots)."""
         kept = dict(self._recovered)
-        kept.update({tp: RecoveredLog(p.log_end_offset, p.high_watermark, p.epoch_cache.entries)
+        kept.update({tp: RecoveredLog(p.log_end_offset, p.high_watermark, p.epoch_cache.entries,
+                                      p.producer_state.retained())
                      for tp, p in self._partitions.items()})
         return kept
 
@@ -268,9 +269,13 @@ class ReplicaManager:
                 recovered = self._recovered.pop(tp)
                 partition.log_end_offset, partition.high_watermark = recovered
                 partition.restore_epochs(getattr(recovered, "epochs", ()))  # a `RecoveredLog` carries them
+                partition.restore_producers(getattr(recovered, "producers", ()), self.runtime.now_ms(),
+                                            self.producer_id_expiration_ms)
             if self._journal is not None:
                 partition.journal = self._journal.record
                 partition.epoch_cache.flush = self._journal.record_epochs
+                partition.producer_state.journal = self._journal.record_producer_batches
+                partition.producer_state.journal_expired = self._journal.record_expired_producers
                 self._journal.record(tp, partition.log_end_offset, partition.high_watermark)
         return partition
 
