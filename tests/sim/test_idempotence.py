@@ -1,7 +1,7 @@
 """The idempotent producer in the simulator: its batches are the real v2 format the Produce path reads, each
 idempotence invariant fires on a history that breaks it (and none on a correct one), a violation stops a run
-like any other, and ``idempotent-failover`` holds every invariant — which it cannot yet: the brokers' producer
-state is the leader's own, so a new leader appends a retried batch it already holds a second time."""
+like any other, and ``idempotent-failover`` holds every invariant (it did not while the brokers' producer state was the
+leader's own: a new or restarted leader appended a retried batch it already held a second time)."""
 
 from __future__ import annotations
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import struct
 from dataclasses import MISSING, fields
 from typing import Any
 
 import pytest
+from crc32c import crc32c
 from hypothesis import given
 from hypothesis import strategies as st
 from kafka.record.default_records import DefaultRecordBatch  # an independent reader of Kafka's format
@@ -161,3 +163,14 @@ def test_any_fetched_range_round_trips(fetched: tuple[int, int, tuple[Replicated
                                        ) -> None:
     base, count, batches, epochs = fetched
     assert decode_batches(encode_records(base, count, batches, epochs)) == (count, base, batches, epochs)
+
+
+@pytest.mark.parametrize("delta", [-5, 0])
+def test_a_batch_whose_offset_delta_cannot_hold_its_records_is_corrupt_even_with_a_valid_crc(delta: int) -> None:
+    """A CRC only proves the bytes arrived as sent: a lastOffsetDelta below 0 (a negative count of offsets, which
+    gave a follower a negative log end) or below its record count is refused, not appended."""
+    batch = bytearray(encode_records(10, 3))
+    struct.pack_into(">i", batch, 23, delta)  # lastOffsetDelta, inside the CRC's range
+    struct.pack_into(">I", batch, 17, crc32c(bytes(batch[21:])))
+    with pytest.raises(CorruptRecordError, match=rf"3 records in {delta + 1} offsets"):
+        decode_batches(bytes(batch))

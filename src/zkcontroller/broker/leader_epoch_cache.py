@@ -68,11 +68,12 @@ class LeaderEpochCache:
         removed = []
         while entries and (entries[-1].epoch >= entry.epoch or entries[-1].start_offset >= entry.start_offset):
             removed.append(entries.pop())
-        entries.append(entry)
         if len(removed) > 1 or (removed and removed[0].start_offset != entry.start_offset):
+            # logged before the new entry is added, so its count leaves it out (Kafka's warn precedes the put)
             log.warning("[LeaderEpochCache %s] New epoch entry %s caused truncation of conflicting entries %s. Cache "
                         "now contains %d entries.", self.topic_partition, entry,
                         "ListBuffer(" + ", ".join(map(str, removed)) + ")", len(entries))
+        entries.append(entry)
         return True
 
     def end_offset_for(self, requested_epoch: int, log_end_offset: int) -> tuple[int, int]:

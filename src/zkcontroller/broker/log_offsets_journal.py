@@ -37,10 +37,10 @@ from collections.abc import Iterable, Sequence
 from itertools import pairwise
 from pathlib import Path
 
+from zkcontroller.broker.producer_state import NUM_BATCHES_TO_RETAIN, by_base_offset
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.inter_broker import EpochEntry, ReplicatedBatch
 
-NUM_BATCHES_TO_RETAIN = 5
 """``ProducerStateEntry.NumBatchesToRetain`` (kept here too: the journal may not import the producer state)."""
 
 JOURNAL_NAME = ".zkcontroller-log-offsets"
@@ -96,11 +96,7 @@ class _ProducerBatches:
         self.end = log_end_offset
 
     def batches(self) -> tuple[ReplicatedBatch, ...]:
-        return tuple(sorted((b for kept in self.by_producer.values() for b in kept), key=_base_offset))
-
-
-def _base_offset(batch: ReplicatedBatch) -> int:
-    return batch.base_offset
+        return tuple(sorted((b for kept in self.by_producer.values() for b in kept), key=by_base_offset))
 
 
 class LogDirLockedError(Exception):

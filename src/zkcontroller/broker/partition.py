@@ -214,6 +214,8 @@ class Partition:
         cache already ends with), those within the records appended; then take the leader's HW clamped to the log
         (Kafka's ``Log.updateHighWatermark`` on a follower), even when lower than ours: a newly elected leader may
         not have advanced its HW yet, and the follower copies it, as Kafka's does."""
+        if records < 0:
+            raise ValueError(f"cannot append {records} records to {self.topic_partition}")
         start = self.log_end_offset
         end = start + records
         if batches:

@@ -190,7 +190,8 @@ class ProducerStateEntry:
     def add_replicated(self, batch: ReplicatedBatch) -> None:
         """Record a batch as its header describes it (a replicated one, or one replayed after a truncation)."""
         delta = batch.last_offset - batch.base_offset
-        self.add_batch(batch.producer_epoch, BatchMetadata(increment_sequence(batch.base_sequence, delta),
+        last_seq = NO_SEQUENCE if batch.base_sequence == NO_SEQUENCE else increment_sequence(batch.base_sequence, delta)
+        self.add_batch(batch.producer_epoch, BatchMetadata(last_seq,  # DefaultRecordBatch.lastSequence
                                                            batch.last_offset, delta, batch.max_timestamp))
 
     def update(self, other: ProducerStateEntry) -> None:
@@ -252,7 +253,8 @@ def _in_sequence(last_seq: int, next_seq: int) -> bool:
     return next_seq == last_seq + 1 or (next_seq == 0 and last_seq == INT_MAX)
 
 
-def _base_offset(batch: ReplicatedBatch) -> int:
+def by_base_offset(batch: ReplicatedBatch) -> int:
+    """Sort key of batches in log order (the journal's too)."""
     return batch.base_offset
 
 
@@ -332,15 +334,14 @@ class ProducerStateManager:
         """A restart's producer batches (offset order, from the journal or the previous process's `retained`):
         replayed as replicated ones (an epoch change forgets the older batches, as when first appended), those
         not wholly below ``log_end_offset`` dropped, then the producers expired meanwhile removed (Kafka's
-        ``loadFromSnapshot`` skips expired entries). Not journaled again: the journal already holds them."""
+        ``loadFromSnapshot`` skips expired entries) and written through `journal_expired`, so the journal drops
+        them too. The batches are not journaled again: the journal already holds them."""
         journal, self.journal = self.journal, None
         try:
             self.append_replicated(b for b in batches if b.last_offset < log_end_offset)
         finally:
             self.journal = journal
-        expired = [pid for pid, e in self.producers.items() if now_ms - e.last_timestamp >= expiration_ms]
-        for pid in expired:
-            del self.producers[pid]
+        self.remove_expired(now_ms, expiration_ms)  # journaled as expired, or the journal keeps them for ever
 
     def retained(self) -> tuple[ReplicatedBatch, ...]:
         """Every entry's retained batches in offset order: what a restart replays (`restore`)."""
@@ -348,7 +349,7 @@ class ProducerStateManager:
             return ()  # non-idempotent traffic: `ReplicaManager.log_offsets` stays cheap
         return tuple(sorted((ReplicatedBatch(b.first_offset, b.last_offset, e.producer_id, e.producer_epoch,
                                              b.first_seq, b.timestamp)
-                             for e in self.producers.values() for b in e.batches), key=_base_offset))
+                             for e in self.producers.values() for b in e.batches), key=by_base_offset))
 
     def _index_batches(self, batches: list[ReplicatedBatch]) -> None:
         if self.journal is not None:
@@ -371,7 +372,7 @@ class ProducerStateManager:
             return count, ()
         end = base_offset + count
         served = []
-        for i in range(bisect_left(index, base_offset, key=_base_offset), len(index)):
+        for i in range(bisect_left(index, base_offset, key=by_base_offset), len(index)):
             batch = index[i]
             if batch.base_offset >= end:
                 break

@@ -265,6 +265,8 @@ class ReplicaManager:
             partition = self._partitions[tp] = Partition(tp, self.broker_id, self.config.replica_lag_time_max_ms)
             partition.on_high_watermark_increase = self.produce_waiters.wake
             self._created_topics.add(tp.topic)
+            if self._journal is not None:  # before restoring: producers expired while down are written through
+                partition.producer_state.journal_expired = self._journal.record_expired_producers
             if tp in self._recovered:
                 recovered = self._recovered.pop(tp)
                 partition.log_end_offset, partition.high_watermark = recovered
@@ -275,7 +277,6 @@ class ReplicaManager:
                 partition.journal = self._journal.record
                 partition.epoch_cache.flush = self._journal.record_epochs
                 partition.producer_state.journal = self._journal.record_producer_batches
-                partition.producer_state.journal_expired = self._journal.record_expired_producers
                 self._journal.record(tp, partition.log_end_offset, partition.high_watermark)
         return partition
 

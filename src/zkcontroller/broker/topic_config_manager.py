@@ -34,7 +34,10 @@ the quotas after that one keep what they had.
 
 Logging. The lines Kafka 2.8.2 has are written as Kafka writes them, under its loggers and without an ident
 (neither class sets a ``logIdent``): ``Processing notification(s) to /config/changes`` and ``Error while processing
-notification change for path = /config/changes`` and, at DEBUG, ``Purging change notification <path>``
+notification change for path = /config/changes`` (a read of the notifications failing: the pass stops) and
+``error processing change notification <json> from <path>`` (one notification's handling failing: the pass goes on
+with the next, as Kafka's ``processNotification`` wraps each in a ``Try``; the JSON is the notification as
+version 2, the form every 2.x writer uses) and, at DEBUG, ``Purging change notification <path>``
 (``kafka.common.ZkNodeChangeNotificationListener``; the first whenever ``/config/changes`` has children, so also after
 a purge), ``Processing override for entityPath: <type>/<name> with config: HashMap(..)``
 (``kafka.server.DynamicConfigManager``: for each notification in order, whatever entity it names, the node's
@@ -49,6 +52,7 @@ every in-process broker. No line of ours carries a Kafka logger or a Kafka-looki
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Callable, Iterable, Mapping
 
@@ -329,7 +333,12 @@ class TopicConfigManager:
                     own_log.error("[TopicConfigManager broker=%d] Ignoring malformed config change notification "
                                   "%s: %s", self.broker_id, path, reason)
                 for sequence_number, entity in changes.notified:
-                    await self._entity_changed(entity)
+                    try:
+                        await self._entity_changed(entity)
+                    except Exception as e:  # processNotification's Try: this one logged, the rest go on
+                        listener_log.error("error processing change notification %s from %s",
+                                           json.dumps({"version": 2, "entity_path": entity}, separators=(",", ":")),
+                                           paths.config_change_path(sequence_number), exc_info=e)
                     self._last_change = sequence_number  # Kafka's lastExecutedChange, per notification
                 self._last_change = changes.last_sequence_number
                 for path in await purge_obsolete_config_changes(zk, changes.seen, now):

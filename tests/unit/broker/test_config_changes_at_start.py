@@ -71,3 +71,34 @@ async def test_notifications_there_at_start_are_processed_and_the_expired_purged
     assert set(lines[6:]) <= {processing}  # the purge is a child change: Kafka's listener runs a pass again
     assert sorted(await zk.session.get_children(paths.CONFIG_CHANGES)) == [
         "config_change_0000000001", "config_change_0000000002", "config_change_0000000003"]
+
+
+async def test_one_notification_failing_is_logged_and_the_rest_are_processed(
+        store: tuple[KafkaZkClient, ManualClock], caplog: pytest.LogCaptureFixture,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kafka's ``processNotification`` wraps each handler call in a ``Try``: one failing is logged ("error
+    processing change notification <json> from <path>") and the pass goes on to the next and to the purge. Before,
+    the failure ended the pass, so the next notification waited for another change."""
+    zk, clock = store
+    await zk.set_or_create_entity_configs(paths.ConfigType.TOPIC, "t", {"retention.ms": "5"})
+    bad = await zk.create_config_change_notification("topics/bad")
+    await zk.create_config_change_notification("topics/t")
+    clock.advance(16 * MINUTE_MS)
+    manager = TopicConfigManager(1, lambda: zk, AsyncioRuntime(clock=clock))
+    handle = manager._entity_changed
+
+    async def failing(entity: str) -> None:
+        if entity == "topics/bad":
+            raise RuntimeError("the handler failed")
+        await handle(entity)
+
+    monkeypatch.setattr(manager, "_entity_changed", failing)
+    with caplog.at_level(logging.DEBUG, LISTENER), caplog.at_level(logging.DEBUG, DYNAMIC):
+        await manager.startup()
+        await wait_until(lambda: caplog.text.count("Purging change notification") == 2, timeout_s=5,
+                         what="both notifications purged after the pass")
+    manager.shutdown()
+    errors = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert [r.getMessage() for r in errors] == [
+        f'error processing change notification {{"version":2,"entity_path":"topics/bad"}} from {bad}']
+    assert "Processing override for entityPath: topics/t with config: HashMap(retention.ms -> 5)" in caplog.text

@@ -151,6 +151,27 @@ async def test_producers_expired_meanwhile_are_not_restored(brokers: Brokers) ->
     assert partition is not None and partition.producer_state.producers == {}
 
 
+async def test_producers_expired_while_down_leave_the_journal_too(brokers: Brokers, tmp_path: Path) -> None:
+    """A producer found expired at a restart is written through as expired: the journal read again no longer holds
+    its batches. Before, only the in-memory state dropped it, and every later restart and compaction carried its
+    batches on for ever."""
+    now = brokers.clock()
+    journal = journaled(brokers, 2, tmp_path)
+    brokers.lead(state())
+    assert await send(brokers.rms[1], idempotent(1, 0, now - DEFAULT_PRODUCER_ID_EXPIRATION_MS)) == (NONE, 0)
+    await brokers.fetch_all()
+    journal.close()
+    again = LogOffsetsJournal(tmp_path)
+    assert [b.producer_id for b in again.recovered()[TP].producers] == [PID]  # type: ignore[attr-defined]
+    leader = restart(brokers, 2, again.recovered(), again)
+    partition = leader.partition(TP)
+    assert partition is not None and partition.producer_state.producers == {}
+    again.close()
+    third = LogOffsetsJournal(tmp_path)
+    assert third.recovered()[TP].producers == ()  # type: ignore[attr-defined]
+    third.close()
+
+
 def test_the_journal_keeps_each_producers_last_five_batches(tmp_path: Path,
                                                             caplog: pytest.LogCaptureFixture) -> None:
     """Read back last 5 per producer, in offset order; trimmed by a lower log end (a truncation); an expired

@@ -150,3 +150,12 @@ async def test_plain_records_are_served_without_batches(brokers: Brokers) -> Non
     brokers.rms[1].append(TP, 5)
     (answer,) = brokers.rms[1].handle_fetch(FetchRequest(2, (FetchPartition(TP, 0, 0),))).partitions
     assert (answer.records, answer.batches) == (5, ())
+
+
+def test_a_replicated_batch_without_a_sequence_keeps_none() -> None:
+    """``DefaultRecordBatch.lastSequence`` is NO_SEQUENCE when the base sequence is: a 5-record batch at base
+    sequence -1 (a peer's, not ours: our leaders refuse it) does not become last sequence 3."""
+    p = Partition(TP, 2)
+    p.make_follower(1, 0, (1, 2), (1, 2), 0, 1)
+    p.append_as_follower(5, 5, (ReplicatedBatch(0, 4, 7, 0, -1, 1),))
+    assert [b.last_seq for b in p.producer_state.producers[7].batches] == [-1]

@@ -124,7 +124,8 @@ def decode_batches(data: bytes | None) -> tuple[int, int, tuple[ReplicatedBatch,
     a producer id) and its leader epochs (the first batch's ``partitionLeaderEpoch`` at its base offset, then
     each change of it; a batch saying -1 adds none). Every whole batch is read; a trailing partial batch, which a
     leader may send at its size limit, is left for the next fetch, as Kafka's reader does. A batch failing its CRC,
-    or not following on from the one before, is `CorruptRecordError`; another magic than 2 `WireFormatError`."""
+    spanning a negative count of offsets or fewer offsets than records, or not following on from the one before, is
+    `CorruptRecordError`; another magic than 2 `WireFormatError`."""
     if not data:
         return 0, 0, (), ()
     view, pos, base, at = memoryview(data), 0, 0, -1
@@ -132,7 +133,7 @@ def decode_batches(data: bytes | None) -> tuple[int, int, tuple[ReplicatedBatch,
     epochs: list[EpochEntry] = []
     while pos + _BATCH_HEADER.size <= len(view):
         (offset, length, leader_epoch, magic, crc, _attributes, last_delta, _first_ts, max_ts, producer_id,
-         producer_epoch, base_sequence, _count) = _BATCH_HEADER.unpack_from(view, pos)
+         producer_epoch, base_sequence, count) = _BATCH_HEADER.unpack_from(view, pos)
         if magic != 2:
             raise WireFormatError(f"record batch at byte {pos}: magic {magic}, expected 2")
         end = pos + 12 + length
@@ -141,6 +142,9 @@ def decode_batches(data: bytes | None) -> tuple[int, int, tuple[ReplicatedBatch,
         if crc32c(view[pos + _CRC_FROM:end]) != crc:
             raise CorruptRecordError(f"record batch at byte {pos} (base offset {offset}): CRC {crc:#010x} "
                                      "does not match its bytes")
+        if last_delta < 0 or count < 0 or count > last_delta + 1:
+            raise CorruptRecordError(f"record batch at byte {pos} (base offset {offset}): {count} records in "
+                                     f"{last_delta + 1} offsets (lastOffsetDelta {last_delta})")
         if at < 0:
             base = offset
         elif offset != at:
