@@ -120,6 +120,19 @@ def test_one_election_in_two_files_and_a_stale_ready_line_are_not_new_lives() ->
     assert life_starts([*lifecycle, again]) == {"c": [60_000]}
 
 
+def test_a_lower_epoch_logged_just_after_a_higher_one_by_another_host_is_clock_skew_not_a_new_life() -> None:
+    """Broker 1's election at epoch 5 logged 40 ms after broker 2's at epoch 6 (broker 2's clock ahead): the
+    rows sort by time, so epoch 5 came second, and it read as an epoch reset, splitting the cluster in two."""
+    line = {"cluster": "c", "kind": "controller_elected", "line_number": None}
+    lifecycle = [
+        {**line, "ts_ms": 1_000, "controller_id": 2, "controller_epoch": 6, "source_file": "b2/controller.log"},
+        {**line, "ts_ms": 1_040, "controller_id": 1, "controller_epoch": 5, "source_file": "b1/controller.log"},
+    ]
+    assert life_starts(lifecycle) == {}
+    restarted = {**line, "ts_ms": 30_000, "controller_id": 1, "controller_epoch": 1, "source_file": "b1/controller.log"}
+    assert life_starts([*lifecycle, restarted]) == {"c": [30_000]}
+
+
 @pytest.fixture(scope="module")
 def analyzed_lives(spark, tmp_path_factory: pytest.TempPathFactory) -> Path:
     from zkcontroller.analytics.job import JobConfig, run

@@ -98,8 +98,9 @@ def life_starts(lifecycle: list[dict[str, object]],
     embedded-store cluster into one log directory, say, both begin at epoch 1. The same (controller, epoch) can
     then hold a tenure in each life; keyed by (controller, epoch) alone, the two were one tenure, whose second
     life's activity looked like a stale controller acting after its successor (a split brain). Not a new life:
-    the ready line of a tenure whose election line came first (or the other way round), and the same line again
-    from another file within ``same_election_ms``.
+    the ready line of a tenure whose election line came first (or the other way round), the same line again
+    from another file within ``same_election_ms``, and a lower epoch's line within ``same_election_ms`` of the
+    highest epoch's (two hosts' clocks a little apart: a restart takes longer than that).
     """
     by_cluster: dict[str, list[dict[str, object]]] = defaultdict(list)
     for r in lifecycle:
@@ -108,8 +109,8 @@ def life_starts(lifecycle: list[dict[str, object]],
             by_cluster[str(r["cluster"])].append(r)
     starts: dict[str, list[int]] = {}
     for cluster, rows in by_cluster.items():
-        rows.sort(key=lambda r: (int(r["ts_ms"]), str(r["source_file"]), r["line_number"]))
-        highest = 0
+        rows.sort(key=lambda r: (int(r["ts_ms"]), str(r["source_file"]), int(r["line_number"] or 0)))
+        highest, highest_ts = 0, 0
         seen: dict[tuple[int, int], dict[object, tuple[int, str]]] = {}  # this life's (id, epoch) -> kind -> line
         for r in rows:
             key, kind = (int(r["controller_id"]), int(r["controller_epoch"])), r["kind"]
@@ -117,10 +118,12 @@ def life_starts(lifecycle: list[dict[str, object]],
             lines = seen.get(key, {})
             companion = bool(lines) and kind not in lines
             again = kind in lines and lines[kind][1] != where and ts - lines[kind][0] <= same_election_ms
-            if key[1] <= highest and not (companion or again):
+            skewed = ts - highest_ts <= same_election_ms  # another host's clock a little ahead: one life
+            if key[1] <= highest and not (companion or again or skewed):
                 starts.setdefault(cluster, []).append(ts)
                 highest, seen, lines = 0, {}, {}
-            highest = max(highest, key[1])
+            if key[1] >= highest:
+                highest, highest_ts = key[1], ts
             seen.setdefault(key, lines).setdefault(kind, (ts, where))
     return starts
 
