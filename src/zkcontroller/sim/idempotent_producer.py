@@ -36,18 +36,16 @@ epoch bump of KIP-360 (a fatal sequence error ends the partition's stream instea
 from __future__ import annotations
 
 import asyncio
-import struct
 from collections import deque
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from crc32c import crc32c
-
 from zkcontroller.broker.delayed_produce import PurgatoryShutDown
 from zkcontroller.broker.produce import ProducePartition, error_name, produce
 from zkcontroller.broker.producer_ids import ProducerIdManager, init_producer_id
 from zkcontroller.model import TopicPartition
+from zkcontroller.protocol.wire.fetch_codec import record_batch
 from zkcontroller.protocol.wire.record_sets import RequestFailed
 from zkcontroller.sim.invariants_idempotence import Ack
 
@@ -71,29 +69,10 @@ MAX_IN_FLIGHT = 5
 # ---------------------------------------------------------------------- v2 record batches
 
 
-def _varint(value: int) -> bytes:
-    """A zig-zag varint (Kafka's ``ByteUtils.writeVarint``/``writeVarlong``)."""
-    zigzag = (value << 1) ^ (value >> 63)
-    out = bytearray()
-    while zigzag & ~0x7F:
-        out.append((zigzag & 0x7F) | 0x80)
-        zigzag >>= 7
-    out.append(zigzag)
-    return bytes(out)
-
-
 def encode_batch(producer_id: int, producer_epoch: int, base_sequence: int, count: int, timestamp: int) -> bytes:
-    """One uncompressed v2 record batch of ``count`` records (null keys, empty values, no headers), as a client
-    writes it: base offset 0, partition leader epoch -1, CRC-32C from the attributes on."""
-    records = bytearray()
-    for delta in range(count):
-        body = b"\x00" + _varint(0) + _varint(delta) + _varint(-1) + _varint(0) + _varint(0)
-        records += _varint(len(body)) + body
-    after_crc = struct.pack(">hiqqqhii", 0, count - 1, timestamp, timestamp, producer_id, producer_epoch,
-                            base_sequence, count) + bytes(records)
-    crc = crc32c(after_crc)
-    length = 4 + 1 + 4 + len(after_crc)  # partition leader epoch, magic, crc, the rest
-    return struct.pack(">qiibI", 0, length, -1, 2, crc) + after_crc
+    """One uncompressed v2 record batch of ``count`` empty records, as a client writes it: base offset 0,
+    partition leader epoch -1 (the broker assigns both), the producer's id, epoch and first sequence."""
+    return record_batch(0, count, -1, producer_id, producer_epoch, base_sequence, timestamp)
 
 
 # ---------------------------------------------------------------------- the producer's state

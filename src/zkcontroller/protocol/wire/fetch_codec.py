@@ -66,8 +66,10 @@ def _record(offset_delta: int) -> bytes:
     return _varint(len(body)) + body
 
 
-def _batch(base_offset: int, count: int, leader_epoch: int = -1, producer_id: int = -1, producer_epoch: int = -1,
-           base_sequence: int = -1, max_timestamp: int = -1) -> bytes:
+def record_batch(base_offset: int, count: int, leader_epoch: int = -1, producer_id: int = -1,
+                 producer_epoch: int = -1, base_sequence: int = -1, max_timestamp: int = -1) -> bytes:
+    """One uncompressed v2 record batch of ``count`` empty records (null key and value, no headers), its CRC-32C
+    from the attributes on: what a leader serves, and (base offset 0, epoch -1) what a client produces."""
     records = b"".join(_record(i) for i in range(count))
     batch = bytearray(_BATCH_HEADER.pack(base_offset, _AFTER_LENGTH + len(records), leader_epoch, 2, 0, 0, count - 1,
                                          max_timestamp, max_timestamp, producer_id, producer_epoch, base_sequence,
@@ -88,7 +90,7 @@ def encode_records(base_offset: int, count: int, batches: tuple[ReplicatedBatch,
     if count <= 0:
         return b""
     if not batches and (not epochs or (len(epochs) == 1 and epochs[0].start_offset <= base_offset)):
-        return _batch(base_offset, count, epochs[0].epoch if epochs else -1)  # the common case: one batch
+        return record_batch(base_offset, count, epochs[0].epoch if epochs else -1)  # the common case: one batch
     out, at, end = bytearray(), base_offset, base_offset + count
     starts = [e.start_offset for e in epochs]
     in_force = -1  # index into epochs of the epoch at `at`
@@ -105,14 +107,14 @@ def encode_records(base_offset: int, count: int, batches: tuple[ReplicatedBatch,
             epoch = epoch_at(at)
             cut = next((s for s in starts[in_force + 1:] if s > at), upto)
             stop = min(cut, upto)
-            out.extend(_batch(at, stop - at, epoch))
+            out.extend(record_batch(at, stop - at, epoch))
             at = stop
 
     for b in batches:
         if b.base_offset < at or b.last_offset >= end:
             raise ValueError(f"producer batch {b} is not within offsets {at}..{end - 1} of the fetched range")
         plain(b.base_offset)
-        out.extend(_batch(b.base_offset, b.count, epoch_at(b.base_offset), b.producer_id, b.producer_epoch,
+        out.extend(record_batch(b.base_offset, b.count, epoch_at(b.base_offset), b.producer_id, b.producer_epoch,
                           b.base_sequence, b.max_timestamp))
         at = b.last_offset + 1
     plain(end)
