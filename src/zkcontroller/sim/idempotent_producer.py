@@ -48,6 +48,8 @@ from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.wire.fetch_codec import record_batch
 from zkcontroller.protocol.wire.record_sets import RequestFailed
 from zkcontroller.sim.invariants_idempotence import Ack
+from zkcontroller.zk import paths
+from zkcontroller.zk.znodes import TopicPartitionStateZNode
 
 if TYPE_CHECKING:
     from zkcontroller.sim.host import HostProcess, SimHost
@@ -486,9 +488,25 @@ class IdempotentProducer:
         if batch.base_sequence != state.last_acked + 1:  # not the next sequence (Java's isNextSequence): retry
             self._retry(batch, f"OUT_OF_ORDER_SEQUENCE_NUMBER from {broker_id}")
             return
+        if self._deposed(batch.tp, broker_id):
+            self._retry(batch, f"OUT_OF_ORDER_SEQUENCE_NUMBER from {broker_id}, a deposed leader")
+            return
         self.invariants.on_out_of_order(batch.producer_id, batch.tp.topic, batch.tp.partition, batch.base_sequence,
                                         batch.count, broker_id)
         self._abandon(batch, f"OUT_OF_ORDER_SEQUENCE_NUMBER from {broker_id} for the next sequence")
+
+    def _deposed(self, tp: TopicPartition, broker_id: int) -> bool:
+        """True when ``broker_id`` no longer leads ``tp`` at ZooKeeper's leader epoch: a leader deposed while paused
+        or cut off, not yet told, knows nothing of the sequences its successor acknowledged, and Kafka's would
+        refuse the next one the same way. Its refusal is no violation; the producer finds the leader again."""
+        path = paths.partition_state_path(tp.topic, tp.partition)
+        found = self.world.zk.read(path)
+        if found is None:
+            return True
+        current = TopicPartitionStateZNode.decode(found[0], path, found[1].version).leader_and_isr
+        server = self.world.host(broker_id).server
+        partition = None if server is None else server.replica_manager.partition(tp)
+        return current.leader != broker_id or partition is None or partition.leader_epoch != current.leader_epoch
 
     def _abandon(self, batch: Batch, why: str) -> None:
         """A fatal error for the partition's stream: its batches are failed to the application."""

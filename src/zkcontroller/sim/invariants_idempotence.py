@@ -22,6 +22,8 @@ The simulator's idempotent producer (`idempotent_producer`) reports each one her
 - ``idempotent-next-sequence-accepted``: the leader never refuses as OUT_OF_ORDER_SEQUENCE_NUMBER the batch right
   after the producer's highest acknowledged sequence (the batch holding it is committed, and a correct leader's
   state follows it, so that refusal means its producer state lost some, or took a later batch without this one).
+  Only ZooKeeper's leader at the leader epoch it holds counts: a deposed leader not yet told knows nothing of what
+  its successor acknowledged (the producer's `_deposed`).
 
 Sequence numbers never wrap in a run (2^31 of them), so they are compared as plain integers.
 """
