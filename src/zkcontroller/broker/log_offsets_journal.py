@@ -41,8 +41,6 @@ from zkcontroller.broker.producer_state import NUM_BATCHES_TO_RETAIN, by_base_of
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.inter_broker import EpochEntry, ReplicatedBatch
 
-"""``ProducerStateEntry.NumBatchesToRetain`` (kept here too: the journal may not import the producer state)."""
-
 JOURNAL_NAME = ".zkcontroller-log-offsets"
 LOCK_NAME = ".lock"
 DEFAULT_COMPACT_BYTES = 16 << 20
@@ -95,6 +93,10 @@ class _ProducerBatches:
                 del self.by_producer[producer_id]
         self.end = log_end_offset
 
+    def drop(self, producer_ids: Iterable[int]) -> list[int]:
+        """Forget expired producers; the ids that had batches here."""
+        return [pid for pid in producer_ids if self.by_producer.pop(pid, None) is not None]
+
     def batches(self) -> tuple[ReplicatedBatch, ...]:
         return tuple(sorted((b for kept in self.by_producer.values() for b in kept), key=by_base_offset))
 
@@ -138,12 +140,15 @@ class LogOffsetsJournal:
         log end that holds them."""
         if not batches:
             return
+        self._keep_producer_batches(tp, batches)
+        self._write(_producers_line(tp, batches))
+
+    def _keep_producer_batches(self, tp: TopicPartition, batches: Iterable[ReplicatedBatch]) -> None:
         kept = self._producers.get(tp)
         if kept is None:
             kept = self._producers[tp] = _ProducerBatches()
         for batch in batches:
             kept.add(batch)
-        self._write(_producers_line(tp, batches))
 
     def record_expired_producers(self, tp: TopicPartition, producer_ids: Iterable[int]) -> None:
         """Producers whose entries expired (``transactional.id.expiration.ms``): a restart must not bring them
@@ -151,7 +156,7 @@ class LogOffsetsJournal:
         kept = self._producers.get(tp)
         if kept is None:
             return
-        dropped = [pid for pid in producer_ids if kept.by_producer.pop(pid, None) is not None]
+        dropped = kept.drop(producer_ids)
         if dropped:
             self._write(f"{tp.topic}\t{tp.partition}\texpired\t{','.join(map(str, dropped))}\n")
 
@@ -207,18 +212,12 @@ class LogOffsetsJournal:
                     self._epochs[tp] = _parse_epochs(hw)
                     continue
                 if leo == "producers":
-                    batches = _parse_producers(hw)
-                    kept = self._producers.get(tp)
-                    if kept is None:
-                        kept = self._producers[tp] = _ProducerBatches()
-                    for batch in batches:
-                        kept.add(batch)
+                    self._keep_producer_batches(tp, _parse_producers(hw))
                     continue
                 if leo == "expired":
                     expired = [int(pid) for pid in hw.split(",")]
                     if tp in self._producers:
-                        for pid in expired:
-                            self._producers[tp].by_producer.pop(pid, None)
+                        self._producers[tp].drop(expired)
                     continue
                 offsets_read = (int(leo), int(hw))
             except ValueError:  # a torn last line (the machine, not the process, went down mid-write)
