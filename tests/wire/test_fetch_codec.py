@@ -12,7 +12,7 @@ from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import FetchPartition, FetchPartitionResult, FetchRequest, FetchResponse
 from zkcontroller.protocol.wire import control_codec
 from zkcontroller.protocol.wire.codec import WireFormatError
-from zkcontroller.protocol.wire.fetch_codec import CorruptRecordError, decode_records, encode_records
+from zkcontroller.protocol.wire.fetch_codec import CorruptRecordError, decode_batches, encode_records
 
 REQUEST = FetchRequest(2, (FetchPartition(TopicPartition("t", 0), 3, 100),
                            FetchPartition(TopicPartition("u", 1), 1, 0)), 500)
@@ -56,7 +56,7 @@ def test_the_batch_crc_is_kafkas_and_a_corrupt_batch_fails_its_partition_alone()
     results = control_codec.decode_response(REQUEST, 12, corrupt, 0).partitions
     assert [(r.error, r.records) for r in results] == [(Errors.CORRUPT_MESSAGE, 0), (Errors.FENCED_LEADER_EPOCH, 0)]
     with pytest.raises(CorruptRecordError, match="base offset 100"):
-        decode_records(corrupt[at:at + len(good)])
+        decode_batches(corrupt[at:at + len(good)])[0]
 
 
 def test_before_v9_a_fetch_cannot_carry_the_leader_epoch() -> None:
@@ -71,12 +71,12 @@ def test_offsets_travel_as_a_batch_of_that_many_records(count: int) -> None:
     base, length, _, magic = struct.unpack_from(">qiib", batch)
     assert (base, magic, length + 12) == (41, 2, len(batch))
     assert struct.unpack_from(">i", batch, 23)[0] == count - 1  # lastOffsetDelta
-    assert decode_records(batch) == count
+    assert decode_batches(batch)[0] == count
 
 
 def test_no_records_is_an_empty_record_set_and_a_foreign_batch_is_refused() -> None:
-    assert encode_records(0, 0) == b"" and decode_records(b"") == 0
+    assert encode_records(0, 0) == b"" and decode_batches(b"")[0] == 0
     batch = bytearray(encode_records(0, 3))
     batch[16] = 1  # magic 1: a batch format we do not read
     with pytest.raises(WireFormatError, match="magic 1"):
-        decode_records(bytes(batch))
+        decode_batches(bytes(batch))[0]

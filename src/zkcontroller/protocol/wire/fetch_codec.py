@@ -161,11 +161,6 @@ def decode_batches(data: bytes | None) -> tuple[int, int, tuple[ReplicatedBatch,
     return (at - base if at >= 0 else 0), base, tuple(batches), tuple(epochs)
 
 
-def decode_records(data: bytes | None) -> int:
-    """How many offsets a fetched record set carries (`decode_batches`)."""
-    return decode_batches(data)[0]
-
-
 def _topic_of(item: FetchPartition | FetchPartitionResult) -> str:
     return item.topic_partition.topic
 
