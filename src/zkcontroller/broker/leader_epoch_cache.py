@@ -119,11 +119,6 @@ class LeaderEpochCache:
             entries.pop()
         self._flush()
 
-    def clear(self) -> None:
-        """Kafka's ``clearAndFlush``."""
-        self._entries.clear()
-        self._flush()
-
     def _flush(self) -> None:
         if self.flush is not None:
             self.flush(self.topic_partition, tuple(self._entries))

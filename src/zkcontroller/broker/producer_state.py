@@ -427,12 +427,6 @@ class ProducerStateManager:
             self.journal_expired(self.topic_partition, expired)
         return expired
 
-    def clear(self) -> None:
-        """Forget every producer and batch (the log is gone)."""
-        self.producers.clear()
-        self._index.clear()
-        self.last_indexed_offset = -1
-
 
 async def expire_producers(runtime: Runtime, states: Callable[[], Iterable[ProducerStateManager]],
                            expiration_ms: Callable[[], int],
