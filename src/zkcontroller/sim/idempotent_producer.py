@@ -104,9 +104,6 @@ class _PartitionState:
     backoff_until_ms: int = 0
     abandoned: bool = False
 
-    def in_flight(self) -> int:
-        return sum(1 for b in self.batches if b.state == "in-flight")
-
     def sendable(self) -> Batch | None:
         """Java's drain rules: the first queued batch, if a retry only once nothing earlier is in flight."""
         if self.abandoned:
