@@ -43,9 +43,8 @@ class ReplicationConfig:
     replica_fetch_max_records: int = 10_000
     """Records per partition per fetch (offsets only: stands in for ``replica.fetch.max.bytes``)."""
     replica_socket_timeout_ms: int = 30000
-    """A fetch unanswered this long counts as failed (then backed off and retried); a fetcher's connect to its
-    leader waits this long too (ReplicaFetcherBlockingSend's ``awaitReady``), then fails with Kafka's
-    ``SocketTimeoutException: Failed to connect within N ms``."""
+    """A fetcher's connect to its leader waits this long (ReplicaFetcherBlockingSend's ``awaitReady``), then fails
+    with Kafka's ``SocketTimeoutException: Failed to connect within N ms``; the answer waits `request_timeout_ms`."""
     max_incremental_fetch_session_cache_slots: int = 1000
     """Fetch sessions a leader keeps (0: none, every fetch is full)."""
     min_incremental_fetch_session_eviction_ms: int = 120000
@@ -56,7 +55,8 @@ class ReplicationConfig:
     replicas offline (`KafkaServer.fail_log_dir`). A broker process's server.properties overrides it."""
     request_timeout_ms: int = 30000
     """An AlterIsr unanswered this long is sent again (Kafka's broker-to-controller channel times out; its
-    controller never answers an AlterIsr event dropped on resignation)."""
+    controller never answers an AlterIsr event dropped on resignation); a fetch unanswered this long fails (the
+    fetcher's NetworkClient request timeout), then is backed off and retried."""
     alter_isr_retry_backoff_ms: int = 50
     """Kafka's AlterIsrManager retries an unanswered or refused request on its 50 ms scheduler tick."""
     isr_change_notification_check_interval_ms: int = 2500

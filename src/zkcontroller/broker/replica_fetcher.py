@@ -4,7 +4,10 @@ One fetcher per source broker fetches all partitions this broker follows there: 
 partition's log end offset and the leader epoch it follows; the answer says how many records to append and the
 leader's high watermark. A fetch that brought nothing is followed by a wait of ``replica.fetch.wait.max.ms``
 (standing in for the leader holding the fetch open); a partition error by ``replica.fetch.backoff.ms``, a failed
-fetch by twice that (as Kafka's). The leader's endpoint is the one known when partitions were added.
+fetch by twice that (as Kafka's). As Kafka's ``ReplicaFetcherBlockingSend``, the connect to the leader is bounded by
+``replica.socket.timeout.ms`` (``awaitReady``) and the answer by ``request.timeout.ms`` (its NetworkClient's request
+timeout, which disconnects: the fetch fails with ``sendAndReceive``'s "was disconnected before the response was
+read"). The leader's endpoint is the one known when partitions were added.
 FENCED_LEADER_EPOCH drops the partition until a LeaderAndIsr brings the new epoch; UNKNOWN_LEADER_EPOCH (the
 leader has not learnt it yet) delays it. ``pause``/``resume`` stop and restart fetching without touching
 leadership (a stalled follower, for drills). Fetches run in a KIP-227 fetch session (`fetch_session_handler`):
@@ -160,8 +163,10 @@ class ReplicaFetcher:
         failure = await self._connect(leader)
         if failure is None:
             try:
+                # the NetworkClient's request timeout is request.timeout.ms (replica.socket.timeout.ms bounds only
+                # the connect, above)
                 response = await send_with_timeout(self._transport, self._runtime, leader, data.request,
-                                                   self._config.replica_socket_timeout_ms)
+                                                   self._config.request_timeout_ms)
             except BrokerUnreachableError:  # lost, or the NetworkClient's request timeout: it disconnects
                 failure = (f"java.io.IOException: Connection to {leader.id} was disconnected before the response "
                            "was read")

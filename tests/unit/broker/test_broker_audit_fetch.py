@@ -207,3 +207,48 @@ async def test_the_fetch_request_prints_as_the_builders_tostring(brokers: Broker
         "currentLeaderEpoch=Optional.empty, lastFetchedEpoch=Optional.empty)}, isolationLevel=READ_UNCOMMITTED, "
         "toForget=a-0, b-2, metadata=(sessionId=123, epoch=5), rackId=)")
     assert fetch_metadata_string(123, -1) == "(sessionId=123, epoch=FINAL)"
+
+
+class _SlowLeader:
+    """A transport (no connections to open) whose leader answers after ``turns`` loop turns, or never (None)."""
+
+    def __init__(self, inner: object, turns: int | None) -> None:
+        self.inner = inner
+        self.turns = turns
+
+    async def send(self, broker: Broker, request: object) -> object:
+        if self.turns is None:
+            await asyncio.Event().wait()
+        for _ in range(self.turns or 0):
+            await asyncio.sleep(0)
+        return await self.inner.send(broker, request)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("socket_ms", "request_ms", "turns", "answered"), [
+    # the answer waits request.timeout.ms, however short replica.socket.timeout.ms is (it bounds the connect only)
+    (100, 30_000, 5, True),
+    # request.timeout.ms ends first: the NetworkClient disconnects, sendAndReceive's IOException
+    (30_000, 100, None, False),
+])
+async def test_a_fetchs_answer_waits_request_timeout_ms(
+        brokers: Brokers, caplog: pytest.LogCaptureFixture, socket_ms: int, request_ms: int, turns: int | None,
+        answered: bool) -> None:
+    """``ReplicaFetcherBlockingSend`` builds its NetworkClient with ``brokerConfig.requestTimeoutMs`` as the request
+    timeout; ``replicaSocketTimeoutMs`` only bounds ``awaitReady``. (Timeouts of 10 s and more never fire on the
+    manual runtime; shorter ones after one loop turn.)"""
+    brokers.lead(state())
+    brokers.rms[1].append(TP, 3)
+    fetcher = brokers.rms[2].fetchers[1]
+    fetcher._config = dataclasses.replace(fetcher._config, replica_socket_timeout_ms=socket_ms,
+                                          request_timeout_ms=request_ms)
+    fetcher._transport = _SlowLeader(brokers.transport, turns)  # type: ignore[assignment]
+    outcome = await asyncio.wait_for(fetcher.fetch_once(), 20)
+    lines = [m for m in caplog.messages if "Error in response for fetch request" in m]
+    if answered:
+        assert outcome is True and not lines
+        assert brokers.rms[2].log_end_offset(TP) == 3
+    else:
+        assert outcome is None
+        [line] = lines
+        assert line.endswith("\njava.io.IOException: Connection to 1 was disconnected before the response was read")
+        assert brokers.rms[2].log_end_offset(TP) == 0
