@@ -17,11 +17,15 @@ high watermark. A journal from before (no such lines) gives no epochs.
 And each log's idempotent-producer batches (Kafka's producer snapshots plus the log it replays after them on
 recovery, ``Log.loadProducerState``: our log has no batches to replay, so their headers are journaled as they are
 appended, leader and follower): one line per append that had any
-(``topic<TAB>partition<TAB>producers<TAB>base:last:pid:epoch:seq:ts;...``; none for non-idempotent traffic), read
-back keeping each producer's last 5, trimmed by each offsets line whose log end is below them (a truncation), a
-producer's dropped by an ``expired<TAB>pid,...`` line. A restarted broker rebuilds its producer state from them
-(`ProducerStateManager.restore`), so it answers a retry of a batch it already holds DUPLICATE with the original
-offsets. A journal from before (no such lines) gives no producers.
+(``topic<TAB>partition<TAB>producers<TAB>base:last:pid:epoch:seq:ts;...``; none for non-idempotent traffic), and one
+per producer snapshot (``topic<TAB>partition<TAB>snapshots<TAB>offset,...``), read back keeping what the producer
+state's index keeps (`producer_state.compact`: every batch from the oldest of the last 4 snapshots on, each
+producer's last one before it and its last 5), trimmed by each offsets line whose log end is below them (a
+truncation: the batches and snapshots above it go), a producer's dropped by an ``expired<TAB>pid,...`` line. A
+restarted broker rebuilds its producer state from them (`ProducerStateManager.restore`), so it answers a retry of a
+batch it already holds DUPLICATE with the original offsets, and a truncation after the restart finds each producer's
+last batch below it as before. A journal from before (no such lines) gives no producers; one without snapshot lines
+keeps every batch until the first snapshot.
 
 The log dir is locked as Kafka's ``LogManager`` locks it (``.lock``): two brokers on one machine with the same
 ``log.dirs`` (the default /tmp/kafka-logs) would otherwise share one journal.
@@ -32,12 +36,13 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+from bisect import bisect_left
 from collections import deque
 from collections.abc import Iterable, Sequence
 from itertools import pairwise
 from pathlib import Path
 
-from zkcontroller.broker.producer_state import NUM_BATCHES_TO_RETAIN, by_base_offset
+from zkcontroller.broker.producer_state import MAX_PRODUCER_SNAPSHOTS, compact
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.inter_broker import EpochEntry, ReplicatedBatch
 
@@ -55,50 +60,68 @@ class RecoveredLog(tuple[int, int]):
 
     epochs: tuple[EpochEntry, ...]
     producers: tuple[ReplicatedBatch, ...]
+    producer_snapshots: tuple[int, ...]
 
     def __new__(cls, log_end_offset: int, high_watermark: int, epochs: tuple[EpochEntry, ...] = (),
-                producers: tuple[ReplicatedBatch, ...] = ()) -> RecoveredLog:
+                producers: tuple[ReplicatedBatch, ...] = (), producer_snapshots: tuple[int, ...] = ()) -> RecoveredLog:
         log = super().__new__(cls, (log_end_offset, high_watermark))
         log.epochs = epochs
         log.producers = producers
+        log.producer_snapshots = producer_snapshots
         return log
 
 
-class _ProducerBatches:
-    """One log's journaled producer batches: each producer's last 5, and where the highest ends (a truncation
-    below it trims them)."""
+_MIN_COMPACT_AT = 64
 
-    __slots__ = ("by_producer", "end")
+
+def _last_offset(batch: ReplicatedBatch) -> int:
+    return batch.last_offset
+
+
+class _ProducerBatches:
+    """One log's journaled producer batches (offset order, as the producer state's index keeps them) and snapshot
+    offsets, and where the highest batch ends (a truncation below it trims them)."""
+
+    __slots__ = ("_compact_at", "batches", "end", "snapshots")
 
     def __init__(self) -> None:
-        self.by_producer: dict[int, deque[ReplicatedBatch]] = {}
+        self.batches: list[ReplicatedBatch] = []
+        self.snapshots: deque[int] = deque(maxlen=MAX_PRODUCER_SNAPSHOTS)
         self.end = 0
+        self._compact_at = _MIN_COMPACT_AT
 
     def add(self, batch: ReplicatedBatch) -> None:
-        kept = self.by_producer.get(batch.producer_id)
-        if kept is None:
-            kept = self.by_producer[batch.producer_id] = deque(maxlen=NUM_BATCHES_TO_RETAIN)
-        kept.append(batch)
+        self.batches.append(batch)
         self.end = max(self.end, batch.last_offset + 1)
+        if len(self.batches) >= self._compact_at:
+            self.compact()
+
+    def compact(self) -> None:
+        self.batches = compact(self.batches, self.snapshots[0] if self.snapshots else 0)
+        self._compact_at = max(_MIN_COMPACT_AT, 2 * len(self.batches))
 
     def truncate(self, log_end_offset: int) -> None:
-        """Drop the batches not wholly below ``log_end_offset``: only when some are (one comparison otherwise)."""
+        """Drop the batches not wholly below ``log_end_offset`` and the snapshots above it: only when some batch
+        is not (one comparison otherwise; a snapshot never lies beyond the batches' end)."""
         if log_end_offset >= self.end:
             return
-        for producer_id in list(self.by_producer):
-            kept = self.by_producer[producer_id]
-            while kept and kept[-1].last_offset >= log_end_offset:
-                kept.pop()
-            if not kept:
-                del self.by_producer[producer_id]
+        del self.batches[bisect_left(self.batches, log_end_offset, key=_last_offset):]
+        while self.snapshots and self.snapshots[-1] > log_end_offset:
+            self.snapshots.pop()
         self.end = log_end_offset
 
     def drop(self, producer_ids: Iterable[int]) -> list[int]:
         """Forget expired producers; the ids that had batches here."""
-        return [pid for pid in producer_ids if self.by_producer.pop(pid, None) is not None]
+        present = {b.producer_id for b in self.batches}
+        dropped = [pid for pid in producer_ids if pid in present]
+        if dropped:
+            gone = set(dropped)
+            self.batches = [b for b in self.batches if b.producer_id not in gone]
+        return dropped
 
-    def batches(self) -> tuple[ReplicatedBatch, ...]:
-        return tuple(sorted((b for kept in self.by_producer.values() for b in kept), key=by_base_offset))
+    def kept(self) -> tuple[ReplicatedBatch, ...]:
+        self.compact()
+        return tuple(self.batches)
 
 
 class LogDirLockedError(Exception):
@@ -127,13 +150,18 @@ class LogOffsetsJournal:
 
     def recovered(self) -> dict[TopicPartition, tuple[int, int]]:
         """(log end offset, high watermark) per partition, as the last run left them, each a `RecoveredLog`
-        carrying the partition's leader epochs and producer batches."""
-        return {tp: RecoveredLog(leo, hw, self._epochs.get(tp, ()), self._producer_batches(tp))
+        carrying the partition's leader epochs and producer batches and snapshot offsets."""
+        return {tp: RecoveredLog(leo, hw, self._epochs.get(tp, ()), self._producer_batches(tp),
+                                 self._producer_snapshots(tp))
                 for tp, (leo, hw) in self._offsets.items()}
 
     def _producer_batches(self, tp: TopicPartition) -> tuple[ReplicatedBatch, ...]:
         kept = self._producers.get(tp)
-        return kept.batches() if kept is not None else ()
+        return kept.kept() if kept is not None else ()
+
+    def _producer_snapshots(self, tp: TopicPartition) -> tuple[int, ...]:
+        kept = self._producers.get(tp)
+        return tuple(kept.snapshots) if kept is not None else ()
 
     def record_producer_batches(self, tp: TopicPartition, batches: Sequence[ReplicatedBatch]) -> None:
         """Idempotent producer batches appended to the log (as leader or follower), written through before the
@@ -143,10 +171,20 @@ class LogOffsetsJournal:
         self._keep_producer_batches(tp, batches)
         self._write(_producers_line(tp, batches))
 
-    def _keep_producer_batches(self, tp: TopicPartition, batches: Iterable[ReplicatedBatch]) -> None:
+    def record_producer_snapshot(self, tp: TopicPartition, offset: int) -> None:
+        """The partition's producer state took a snapshot at ``offset`` (`ProducerStateManager.journal_snapshot`),
+        written through: a restart keeps the batches it needs."""
+        self._kept_producers(tp).snapshots.append(offset)
+        self._write(_snapshots_line(tp, (offset,)))
+
+    def _kept_producers(self, tp: TopicPartition) -> _ProducerBatches:
         kept = self._producers.get(tp)
         if kept is None:
             kept = self._producers[tp] = _ProducerBatches()
+        return kept
+
+    def _keep_producer_batches(self, tp: TopicPartition, batches: Iterable[ReplicatedBatch]) -> None:
+        kept = self._kept_producers(tp)
         for batch in batches:
             kept.add(batch)
 
@@ -214,6 +252,9 @@ class LogOffsetsJournal:
                 if leo == "producers":
                     self._keep_producer_batches(tp, _parse_producers(hw))
                     continue
+                if leo == "snapshots":
+                    self._kept_producers(tp).snapshots.extend(_parse_snapshots(hw))
+                    continue
                 if leo == "expired":
                     expired = [int(pid) for pid in hw.split(",")]
                     if tp in self._producers:
@@ -246,6 +287,8 @@ class LogOffsetsJournal:
                         if entries and tp in self._offsets)
         text += "".join(_producers_line(tp, batches) for tp in self._offsets
                         if (batches := self._producer_batches(tp)))
+        text += "".join(_snapshots_line(tp, snapshots) for tp in self._offsets
+                        if (snapshots := self._producer_snapshots(tp)))
         temporary.write_text(text)
         os.replace(temporary, self.path)
         if self._fd >= 0:
@@ -274,6 +317,18 @@ def _producers_line(tp: TopicPartition, batches: Iterable[ReplicatedBatch]) -> s
     items = ";".join(f"{b.base_offset}:{b.last_offset}:{b.producer_id}:{b.producer_epoch}:{b.base_sequence}:"
                      f"{b.max_timestamp}" for b in batches)
     return f"{tp.topic}\t{tp.partition}\tproducers\t{items}\n"
+
+
+def _snapshots_line(tp: TopicPartition, offsets: Iterable[int]) -> str:
+    return f"{tp.topic}\t{tp.partition}\tsnapshots\t{','.join(map(str, offsets))}\n"
+
+
+def _parse_snapshots(text: str) -> list[int]:
+    """``offset,...``; ValueError for anything else, a negative offset or offsets that do not increase."""
+    offsets = [int(o) for o in text.split(",")]
+    if any(o < 0 for o in offsets) or any(b >= a for b, a in pairwise(offsets)):
+        raise ValueError(f"bad producer snapshot offsets {text!r}")
+    return offsets
 
 
 def _parse_producers(text: str) -> list[ReplicatedBatch]:

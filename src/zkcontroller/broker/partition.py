@@ -247,10 +247,11 @@ class Partition:
         self.epoch_cache.truncate_from_end(self.log_end_offset)
         self.last_fetched_epoch = self.epoch_cache.latest_epoch
 
-    def restore_producers(self, batches: tuple[ReplicatedBatch, ...], now_ms: int, expiration_ms: int) -> None:
-        """A restart's producer batches from the journal (Kafka's producer snapshot and log recovery), those within
-        the log end, less the producers expired meanwhile (`ProducerStateManager.restore`)."""
-        self.producer_state.restore(batches, self.log_end_offset, now_ms, expiration_ms)
+    def restore_producers(self, batches: tuple[ReplicatedBatch, ...], now_ms: int, expiration_ms: int,
+                          snapshots: tuple[int, ...] = ()) -> None:
+        """A restart's producer batches and snapshot offsets from the journal (Kafka's producer snapshots and log
+        recovery), those within the log end, less the producers expired meanwhile (`ProducerStateManager.restore`)."""
+        self.producer_state.restore(batches, self.log_end_offset, now_ms, expiration_ms, snapshots)
 
     def diverging_epoch(self, last_fetched_epoch: int, fetch_offset: int) -> tuple[int, int] | None:
         """The leader's side of truncation on fetch (Kafka 2.8's ``Partition.readRecords`` with a

@@ -21,15 +21,26 @@ of), so a newly elected leader knows the producers' last batches and answers a r
 replicated with its original offsets. The logs keeping offsets only, the batches' headers travel beside the offsets
 a fetch serves: the leader serves, for the range fetched, the batches it still indexes (`batches_in`: at least
 every entry's retained ones, in offset order; `ReplicatedBatch`) and the follower applies them
-(`append_replicated`). A truncation drops the batches at or above its offset and rebuilds the producers they
-belonged to from what remains below it (`truncate`). Kafka reloads its latest producer snapshot at or below that
-offset and replays the log from there; we have neither snapshots nor batches beyond the index (see `truncate`).
+(`append_replicated`).
+
+A truncation drops the batches at or above its offset and rebuilds the producers they belonged to from what remains
+below it (`truncate`). Kafka reloads its latest producer snapshot at or below that offset and replays the log from
+there (``Log.truncateTo`` → ``rebuildProducerState``), so it finds a producer whose last batches all went. Our log
+has no batches to replay, so the index of batches stands in for both: a producer snapshot is taken every
+`PRODUCER_SNAPSHOT_INTERVAL` producer batches (Kafka takes one at each segment roll; our logs have no segments), the
+last `MAX_PRODUCER_SNAPSHOTS` are kept (Kafka deletes them with their segments), and the index keeps every batch
+from the oldest snapshot on (from the log start before the first), each producer's last batch before it (what that
+snapshot holds of it) and each live producer's last 5 (`compact`). A truncation at or above the oldest snapshot so
+finds each producer's last batch below it, as Kafka's; a deeper one (more than about MAX_PRODUCER_SNAPSHOTS - 1
+intervals of producer batches back) forgets a producer none of whose kept batches lie below it,
+where Kafka would still find it (then any sequence is accepted from it, Kafka's rule for a producer with no entry).
+Plain traffic records nothing.
 A restart keeps it, as Kafka's snapshots and log recovery do: every batch recorded is written through to the broker
-process's journal (`journal`, `LogOffsetsJournal.record_producer_batches`), and a restarted replica replays the
-retained ones (`restore`), dropping those expired meanwhile (Kafka's ``loadFromSnapshot``). Transactional
-batches are neither checked nor recorded (transactions are not served: they are appended as before). A batch's
-timestamp is its header's max timestamp (the records are not decoded; Kafka takes the max of its records', the
-same for a well-formed batch).
+process's journal (`journal`, `LogOffsetsJournal.record_producer_batches`), each snapshot too (`journal_snapshot`),
+and a restarted replica replays the kept ones and takes back the snapshots (`restore`), dropping the producers
+expired meanwhile (Kafka's ``loadFromSnapshot``). Transactional batches are neither checked nor recorded
+(transactions are not served: they are appended as before). A batch's timestamp is its header's max timestamp (the
+records are not decoded; Kafka takes the max of its records', the same for a well-formed batch).
 
 Entries expire as Kafka's ``removeExpiredProducers``: every 10 minutes (`expire_producers`), those whose last batch
 timestamp is at least ``transactional.id.expiration.ms`` (7 days) old.
@@ -41,7 +52,7 @@ import logging
 import struct
 from bisect import bisect_left
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass, field
 
 from zkcontroller.model import TopicPartition
@@ -73,8 +84,14 @@ _HEADER = struct.Struct(">hiqqqhii")
 # producer epoch, base sequence, records count
 _HEADER_AT = 21
 _MIN_COMPACT_AT = 64
-"""The index of batches is compacted (batches no entry retains dropped) when it reaches this many, or twice what
-the last compaction kept: amortized O(1) per batch, bounded by the retained ones."""
+"""The index of batches is compacted (`compact`) when it reaches this many, or twice what the last compaction
+kept: amortized O(1) per batch, bounded by what `compact` keeps."""
+PRODUCER_SNAPSHOT_INTERVAL = 128
+"""Producer batches recorded between two producer snapshots (or as many as there are producers, if more: a
+snapshot costs one look at each). Stands in for Kafka's snapshot at each segment roll."""
+MAX_PRODUCER_SNAPSHOTS = 4
+"""Producer snapshots kept per log: how far back a truncation finds every producer's last batch (see the module
+docstring). Bounds the index, and the journal, to about this many intervals of batches plus 6 per producer."""
 
 
 def increment_sequence(sequence: int, increment: int) -> int:
@@ -262,6 +279,30 @@ def _last_offset(batch: ReplicatedBatch) -> int:
     return batch.last_offset
 
 
+def compact(batches: list[ReplicatedBatch], horizon: int,
+            live: Container[int] | None = None) -> list[ReplicatedBatch]:
+    """What a log's index of producer batches (offset order) keeps: every batch ending at or after ``horizon``
+    (the oldest producer snapshot's offset, 0 without one: Kafka replays its log from there), each producer's
+    last batch ending before it (that snapshot's entry for it), and each producer's last 5 (of the ``live`` ones,
+    when given: an expired producer's go once the snapshots no longer need them). Kept so, a producer's batches
+    in the index are always its latest ones down to some point: its last 5 below any truncation offset at or
+    above ``horizon`` are there."""
+    keep = [False] * len(batches)
+    seen: dict[int, int] = {}
+    pinned: set[int] = set()
+    for i in range(len(batches) - 1, -1, -1):
+        batch = batches[i]
+        pid = batch.producer_id
+        newer = seen.get(pid, 0)
+        seen[pid] = newer + 1
+        if batch.last_offset >= horizon:
+            keep[i] = True
+        else:
+            keep[i] = pid not in pinned or (newer < NUM_BATCHES_TO_RETAIN and (live is None or pid in live))
+            pinned.add(pid)
+    return [b for b, k in zip(batches, keep, strict=True) if k]
+
+
 class ProducerStateManager:
     """The producer entries of one partition's replica (leader or follower), and the index of their batches by
     offset that a leader serves to its followers."""
@@ -270,8 +311,12 @@ class ProducerStateManager:
         self.topic_partition = tp
         self.producers: dict[int, ProducerStateEntry] = {}
         self._index: list[ReplicatedBatch] = []
-        """The batches recorded, in offset order: at least every entry's retained ones (others until compacted)."""
+        """The batches recorded, in offset order: at least what `compact` keeps (others until compacted)."""
         self._compact_at = _MIN_COMPACT_AT
+        self._snapshots: deque[int] = deque(maxlen=MAX_PRODUCER_SNAPSHOTS)
+        """The offsets of the producer snapshots kept, oldest first (the index holds their state: `compact`)."""
+        self._since_snapshot = 0
+        """Batches indexed since the latest snapshot."""
         self.last_indexed_offset = -1
         """The last offset of the last batch indexed (-1: none): a fetch from beyond it has no batch to serve."""
         self.journal: Callable[[TopicPartition, list[ReplicatedBatch]], None] | None = None
@@ -279,6 +324,8 @@ class ProducerStateManager:
         that record any, so non-idempotent traffic costs nothing."""
         self.journal_expired: Callable[[TopicPartition, list[int]], None] | None = None
         """Where expired producers are written through, so that a restart does not bring them back."""
+        self.journal_snapshot: Callable[[TopicPartition, int], None] | None = None
+        """Where each producer snapshot's offset is written through, so that a restart keeps the same horizon."""
 
     def append(self, batches: Iterable[ProducerBatch], first_offset: int) -> BatchMetadata | None:
         """A client append of ``batches`` at ``first_offset`` (the log end offset): the original batch's metadata
@@ -315,6 +362,12 @@ class ProducerStateManager:
         """A follower's append of fetched batches (Kafka's origin Replication): each updates its producer's entry
         unchecked, the leader having checked it; an epoch older than the entry's is only warned of and taken, as
         Kafka's ``checkProducerEpoch``."""
+        recorded = self._replay(batches)
+        if recorded:
+            self._index_batches(recorded)
+
+    def _replay(self, batches: Iterable[ReplicatedBatch]) -> list[ReplicatedBatch]:
+        """Apply replicated (or journaled) batches to their producers' entries; the batches applied."""
         recorded = []
         for batch in batches:
             entry = self.producers.get(batch.producer_id)
@@ -326,40 +379,61 @@ class ProducerStateManager:
                             entry.producer_epoch)
             entry.add_replicated(batch)
             recorded.append(batch)
-        if recorded:
-            self._index_batches(recorded)
+        return recorded
 
-    def restore(self, batches: Iterable[ReplicatedBatch], log_end_offset: int, now_ms: int,
-                expiration_ms: int) -> None:
-        """A restart's producer batches (offset order, from the journal or the previous process's `retained`):
-        replayed as replicated ones (an epoch change forgets the older batches, as when first appended), those
-        not wholly below ``log_end_offset`` dropped, then the producers expired meanwhile removed (Kafka's
-        ``loadFromSnapshot`` skips expired entries) and written through `journal_expired`, so the journal drops
-        them too. The batches are not journaled again: the journal already holds them."""
-        journal, self.journal = self.journal, None
-        try:
-            self.append_replicated(b for b in batches if b.last_offset < log_end_offset)
-        finally:
-            self.journal = journal
+    def restore(self, batches: Iterable[ReplicatedBatch], log_end_offset: int, now_ms: int, expiration_ms: int,
+                snapshots: Iterable[int] = ()) -> None:
+        """A restart's producer batches (offset order, from the journal or the previous process's `retained`) and
+        snapshot offsets: the batches replayed as replicated ones (an epoch change forgets the older batches, as
+        when first appended) and indexed, those not wholly below ``log_end_offset`` (and snapshots above it)
+        dropped, then the producers expired meanwhile removed (Kafka's ``loadFromSnapshot`` skips expired entries)
+        and written through `journal_expired`, so the journal drops them too. Nothing is journaled again: the
+        journal already holds it."""
+        kept = self._replay(b for b in batches if b.last_offset < log_end_offset)
+        self._snapshots = deque((s for s in snapshots if s <= log_end_offset), maxlen=MAX_PRODUCER_SNAPSHOTS)
+        self._index = compact(kept, self._horizon)
+        self._compact_at = max(_MIN_COMPACT_AT, 2 * len(self._index))
+        self._after_index_change()
         self.remove_expired(now_ms, expiration_ms)  # journaled as expired, or the journal keeps them for ever
 
     def retained(self) -> tuple[ReplicatedBatch, ...]:
-        """Every entry's retained batches in offset order: what a restart replays (`restore`)."""
-        if not self.producers:
-            return ()  # non-idempotent traffic: `ReplicaManager.log_offsets` stays cheap
-        return tuple(sorted((ReplicatedBatch(b.first_offset, b.last_offset, e.producer_id, e.producer_epoch,
-                                             b.first_seq, b.timestamp)
-                             for e in self.producers.values() for b in e.batches), key=by_base_offset))
+        """The index of batches, in offset order: what a restart replays (`restore`, with `snapshot_offsets`)."""
+        return tuple(self._index)  # empty for non-idempotent traffic: `ReplicaManager.log_offsets` stays cheap
+
+    @property
+    def snapshot_offsets(self) -> tuple[int, ...]:
+        """The offsets of the producer snapshots kept, oldest first."""
+        return tuple(self._snapshots)
+
+    @property
+    def _horizon(self) -> int:
+        return self._snapshots[0] if self._snapshots else 0
 
     def _index_batches(self, batches: list[ReplicatedBatch]) -> None:
         if self.journal is not None:
             self.journal(self.topic_partition, batches)
         self._index.extend(batches)
+        self._since_snapshot += len(batches)
+        if self._since_snapshot >= PRODUCER_SNAPSHOT_INTERVAL and self._since_snapshot >= len(self.producers):
+            self._take_snapshot(batches[-1].last_offset + 1)
         if len(self._index) >= self._compact_at:
-            retained = {b.last_offset for e in self.producers.values() for b in e.batches}
-            self._index = [b for b in self._index if b.last_offset in retained]
+            self._index = compact(self._index, self._horizon, self.producers)
             self._compact_at = max(_MIN_COMPACT_AT, 2 * len(self._index))
         self.last_indexed_offset = self._index[-1].last_offset if self._index else -1
+
+    def _take_snapshot(self, offset: int) -> None:
+        """Kafka's ``takeSnapshot`` at ``offset`` (the end of the batches just recorded, so the producers' state
+        there is the current one): only its offset is kept, the index holding its state (`compact`)."""
+        self._snapshots.append(offset)  # the oldest beyond MAX_PRODUCER_SNAPSHOTS goes
+        self._since_snapshot = 0
+        if self.journal_snapshot is not None:
+            self.journal_snapshot(self.topic_partition, offset)
+
+    def _after_index_change(self) -> None:
+        index = self._index
+        self.last_indexed_offset = index[-1].last_offset if index else -1
+        since = bisect_left(index, self._snapshots[-1], key=by_base_offset) if self._snapshots else 0
+        self._since_snapshot = len(index) - since
 
     def batches_in(self, base_offset: int, count: int) -> tuple[int, tuple[ReplicatedBatch, ...]]:
         """What a leader serves of ``count`` records from ``base_offset``: the count, cut so that no batch is split
@@ -387,20 +461,22 @@ class ProducerStateManager:
         return end - base_offset, tuple(served)
 
     def truncate(self, offset: int) -> None:
-        """The log was truncated to ``offset``: drop the batches at or above it, and rebuild each producer that had
-        one from its indexed batches below it (its last 5, replayed in order: an epoch change forgets the older
-        ones), forgetting a producer none of whose batches remain. Kafka rebuilds the state from its latest snapshot
-        at or below ``offset`` and the log's batches after it (``Log.truncateTo`` → ``rebuildProducerState``), so
-        it also finds a producer's older batches, which we keep only until the index is compacted: a producer
-        whose retained batches all lie above ``offset`` may be forgotten here where Kafka would keep its older
-        ones (then any sequence is accepted from it, as Kafka's rule for a producer with no entry)."""
+        """The log was truncated to ``offset``: drop the snapshots above it (as Kafka's ``truncateAndReload``) and
+        the batches at or above it, and rebuild each producer that had one from its indexed batches below it (its
+        last 5, replayed in order: an epoch change forgets the older ones), forgetting a producer none of whose
+        batches remain. Kafka rebuilds the state from its latest snapshot at or below ``offset`` and the log's
+        batches after it (``Log.truncateTo`` → ``rebuildProducerState``); the index holds the same down to the
+        oldest snapshot (`compact`), so the result is Kafka's for any ``offset`` at or above it (with up to 5
+        batches per producer where Kafka's snapshot gives 1 plus those replayed)."""
+        while self._snapshots and self._snapshots[-1] > offset:
+            self._snapshots.pop()
         index = self._index
         at = bisect_left(index, offset, key=_last_offset)
         if at == len(index):
             return
         affected = {b.producer_id for b in index[at:]}
         del index[at:]
-        self.last_indexed_offset = index[-1].last_offset if index else -1
+        self._after_index_change()
         for producer_id in affected:
             if producer_id not in self.producers:
                 continue  # expired: not brought back

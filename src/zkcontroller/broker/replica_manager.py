@@ -121,7 +121,7 @@ class ReplicaManager:
         `RecoveredLog` carrying its leader epochs (``leader-epoch-checkpoint``) and producer batches (snapshots)."""
         kept = dict(self._recovered)
         kept.update({tp: RecoveredLog(p.log_end_offset, p.high_watermark, p.epoch_cache.entries,
-                                      p.producer_state.retained())
+                                      p.producer_state.retained(), p.producer_state.snapshot_offsets)
                      for tp, p in self._partitions.items()})
         return kept
 
@@ -272,11 +272,13 @@ class ReplicaManager:
                 partition.log_end_offset, partition.high_watermark = recovered
                 partition.restore_epochs(getattr(recovered, "epochs", ()))  # a `RecoveredLog` carries them
                 partition.restore_producers(getattr(recovered, "producers", ()), self.runtime.now_ms(),
-                                            self.producer_id_expiration_ms)
+                                            self.producer_id_expiration_ms,
+                                            getattr(recovered, "producer_snapshots", ()))
             if self._journal is not None:
                 partition.journal = self._journal.record
                 partition.epoch_cache.flush = self._journal.record_epochs
                 partition.producer_state.journal = self._journal.record_producer_batches
+                partition.producer_state.journal_snapshot = self._journal.record_producer_snapshot
                 self._journal.record(tp, partition.log_end_offset, partition.high_watermark)
         return partition
 

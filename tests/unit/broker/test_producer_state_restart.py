@@ -172,19 +172,23 @@ async def test_producers_expired_while_down_leave_the_journal_too(brokers: Broke
     third.close()
 
 
-def test_the_journal_keeps_each_producers_last_five_batches(tmp_path: Path,
-                                                            caplog: pytest.LogCaptureFixture) -> None:
-    """Read back last 5 per producer, in offset order; trimmed by a lower log end (a truncation); an expired
-    producer dropped; a rewrite keeps them; an unreadable producers line is skipped with a warning; forgotten
-    with the log."""
+def test_the_journal_keeps_what_the_producer_state_index_keeps(tmp_path: Path,
+                                                               caplog: pytest.LogCaptureFixture) -> None:
+    """Read back as `producer_state.compact` keeps them (each producer's last batch before the oldest snapshot,
+    every batch after it, each producer's last 5), in offset order; trimmed by a lower log end (a truncation); an
+    expired producer dropped; a rewrite keeps them and the snapshots; an unreadable producers line is skipped with
+    a warning; forgotten with the log."""
     a0, a1 = TP, TopicPartition("t", 1)
     journal = LogOffsetsJournal(tmp_path, compact_bytes=600)
     for seq in range(7):
         journal.record_producer_batches(a0, [ReplicatedBatch(2 * seq, 2 * seq, 7, 0, seq, 100 + seq),
                                              ReplicatedBatch(2 * seq + 1, 2 * seq + 1, 8, 0, seq, 100 + seq)])
         journal.record(a0, 2 * seq + 2, 0)
+        if seq == 2:
+            journal.record_producer_snapshot(a0, 6)
     journal.record(a0, 13, 0)  # truncation: 7's seq 6 (offset 12) stays, 8's seq 6 (offset 13) goes, its seq 1
-    # is not brought back (the journal keeps the last 5 only)
+    # is still there (its last 5 below the truncation); seq 0 of both is neither among them nor the last before
+    # the snapshot
     journal.record_producer_batches(a1, [ReplicatedBatch(0, 0, 9, 0, 0, 1)])
     journal.record(a1, 1, 1)
     journal.record_expired_producers(a1, [9])
@@ -193,7 +197,8 @@ def test_the_journal_keeps_each_producers_last_five_batches(tmp_path: Path,
     recovered = again.recovered()
     batches = recovered[a0].producers  # type: ignore[attr-defined]
     assert [(b.producer_id, b.base_sequence) for b in batches if b.producer_id == 7] == [(7, s) for s in range(2, 7)]
-    assert [(b.producer_id, b.base_sequence) for b in batches if b.producer_id == 8] == [(8, s) for s in range(2, 6)]
+    assert [(b.producer_id, b.base_sequence) for b in batches if b.producer_id == 8] == [(8, s) for s in range(1, 6)]
+    assert recovered[a0].producer_snapshots == (6,)  # type: ignore[attr-defined]
     assert [b.base_offset for b in batches] == sorted(b.base_offset for b in batches)
     assert recovered[a1].producers == ()  # type: ignore[attr-defined]
     for offset in range(13, 40):  # past compact_bytes: rewritten whole
@@ -202,6 +207,7 @@ def test_the_journal_keeps_each_producers_last_five_batches(tmp_path: Path,
     third = LogOffsetsJournal(tmp_path)
     assert isinstance(third.recovered()[a0], RecoveredLog)
     assert third.recovered()[a0].producers == batches  # type: ignore[attr-defined]
+    assert third.recovered()[a0].producer_snapshots == (6,)  # type: ignore[attr-defined]
     third.forget(a0)
     third.record(a0, 1, 1)  # the log created again: its old producers do not come back
     third.close()
