@@ -280,6 +280,18 @@ class ReplicaFetcher:
                       f"{partition.high_watermark}")
         partition.truncate_to(offset)
 
+    def _mark_failed(self, tp: TopicPartition, asked: FetchPartition, result: FetchPartitionResult) -> None:
+        """Records starting below the fetch offset: Kafka's ``Log.append`` throws ``UnexpectedAppendOffsetException``
+        and ``processFetchRequest`` marks the partition failed (``markPartitionFailed``: not fetched until a
+        LeaderAndIsr adds it again)."""
+        last = result.base_offset + result.records - 1
+        self._log(logging.ERROR, f"Unexpected error occurred while processing data for partition {tp} at offset "
+                  f"{asked.fetch_offset}\nkafka.common.UnexpectedAppendOffsetException: Unexpected offset in append "
+                  f"to {tp}. First offset {result.base_offset} is less than the next offset {asked.fetch_offset}. "
+                  f"First 10 offsets in append: ..., last offset in append: {last}. Log start offset = 0")
+        self.remove_partition(tp)
+        self._log(logging.WARNING, f"Partition {tp} marked as failed")
+
     def _process(self, sent: dict[TopicPartition, FetchPartition], response: FetchResponse) -> bool:
         got_records = False
         for result in response.partitions:
@@ -293,8 +305,14 @@ class ReplicaFetcher:
             if result.error is Errors.NONE and result.diverging_end_offset >= 0:
                 self._truncate_on_fetch(tp, partition, result)
             elif result.error is Errors.NONE:
-                partition.append_as_follower(result.records, result.high_watermark, result.batches, result.epochs)
-                got_records = got_records or result.records > 0
+                records = result.records
+                if records and result.base_offset != asked.fetch_offset:
+                    if result.base_offset < asked.fetch_offset:
+                        self._mark_failed(tp, asked, result)
+                        continue
+                    records += result.base_offset - asked.fetch_offset  # a gap (a compacted log): the log end jumps
+                partition.append_as_follower(records, result.high_watermark, result.batches, result.epochs)
+                got_records = got_records or records > 0
             elif result.error is Errors.FENCED_LEADER_EPOCH:
                 self._log(logging.INFO, f"Partition {tp} has an older epoch ({asked.current_leader_epoch}) than the "
                           "current leader. Will await the new LeaderAndIsr state before resuming fetching.")

@@ -252,3 +252,48 @@ async def test_a_fetchs_answer_waits_request_timeout_ms(
         [line] = lines
         assert line.endswith("\njava.io.IOException: Connection to 1 was disconnected before the response was read")
         assert brokers.rms[2].log_end_offset(TP) == 0
+
+
+class _Shifted:
+    """The leader's answers with their records moved to start ``shift`` offsets from the fetch offset (a
+    compacted log's gap when positive; a broken leader when negative)."""
+
+    def __init__(self, inner: object, shift: int) -> None:
+        self.inner = inner
+        self.shift = shift
+
+    async def send(self, broker: Broker, request: object) -> object:
+        response = await self.inner.send(broker, request)  # type: ignore[attr-defined]
+        return dataclasses.replace(response, partitions=tuple(
+            dataclasses.replace(r, base_offset=r.base_offset + self.shift) if r.records else r
+            for r in response.partitions))
+
+
+async def test_records_after_a_gap_move_the_log_end_past_it(brokers: Brokers) -> None:
+    """``Log.appendAsFollower`` takes the offsets as given: a first batch starting above the log end (a compacted
+    log) is appended and the log end becomes its last offset + 1."""
+    brokers.lead(state())
+    brokers.rms[1].append(TP, 4)
+    fetcher = brokers.rms[2].fetchers[1]
+    fetcher._transport = _Shifted(brokers.transport, 3)  # type: ignore[assignment]
+    assert await fetcher.fetch_once() is True
+    assert brokers.rms[2].log_end_offset(TP) == 7
+
+
+async def test_records_starting_below_the_fetch_offset_mark_the_partition_failed(
+        brokers: Brokers, caplog: pytest.LogCaptureFixture) -> None:
+    """``UnexpectedAppendOffsetException``: ``processFetchRequest`` logs it and ``markPartitionFailed`` stops
+    fetching the partition until a LeaderAndIsr adds it again; nothing is appended."""
+    brokers.lead(state())
+    brokers.rms[1].append(TP, 2)
+    await brokers.fetch_all()
+    brokers.rms[1].append(TP, 3)
+    fetcher = brokers.rms[2].fetchers[1]
+    fetcher._transport = _Shifted(brokers.transport, -1)  # type: ignore[assignment]
+    assert await fetcher.fetch_once() is False
+    assert brokers.rms[2].log_end_offset(TP) == 2 and TP not in fetcher.fetching
+    assert ("[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Unexpected error occurred while processing data "
+            "for partition t-0 at offset 2\nkafka.common.UnexpectedAppendOffsetException: Unexpected offset in append "
+            "to t-0. First offset 1 is less than the next offset 2. First 10 offsets in append: ..., last offset in "
+            "append: 3. Log start offset = 0") in caplog.messages
+    assert "[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Partition t-0 marked as failed" in caplog.messages

@@ -122,12 +122,17 @@ def encode_records(base_offset: int, count: int, batches: tuple[ReplicatedBatch,
 
 
 def decode_batches(data: bytes | None) -> tuple[int, int, tuple[ReplicatedBatch, ...], tuple[EpochEntry, ...]]:
-    """A fetched record set: how many offsets it carries, from which base offset, its producer batches (those with
-    a producer id) and its leader epochs (the first batch's ``partitionLeaderEpoch`` at its base offset, then
-    each change of it; a batch saying -1 adds none). Every whole batch is read; a trailing partial batch, which a
-    leader may send at its size limit, is left for the next fetch, as Kafka's reader does. A batch failing its CRC,
-    spanning a negative count of offsets or fewer offsets than records, or not following on from the one before, is
-    `CorruptRecordError`; another magic than 2 `WireFormatError`."""
+    """A fetched record set: how many offsets it spans (from the first batch's base offset to the last one's last
+    offset), from which base offset, its producer batches (those with a producer id) and its leader epochs (the
+    first batch's ``partitionLeaderEpoch`` at its base offset, then each change of it; a batch saying -1 adds none).
+    Every whole batch is read; a trailing partial batch, which a leader may send at its size limit, is left for the
+    next fetch, as Kafka's reader does. As Kafka's follower (``Log.appendAsFollower``: offsets taken as given, only
+    checked to increase), batches may leave gaps between them (a compacted log's), and a batch may hold fewer
+    records than offsets (a compacted batch); the follower's log end then goes past the gaps. `CorruptRecordError`
+    for what no leader serves: a batch failing its CRC (Kafka's ``CorruptRecordException``), one whose offsets do
+    not come after the previous batch's (Kafka's ``OffsetsOutOfOrderException``), a negative offset delta or
+    records count, or more records than offsets (which Kafka's leader refuses at produce, ``LogValidator``'s
+    "Inconsistent batch offset range"); another magic than 2 `WireFormatError`."""
     if not data:
         return 0, 0, (), ()
     view, pos, base, at = memoryview(data), 0, 0, -1
@@ -145,13 +150,13 @@ def decode_batches(data: bytes | None) -> tuple[int, int, tuple[ReplicatedBatch,
             raise CorruptRecordError(f"record batch at byte {pos} (base offset {offset}): CRC {crc:#010x} "
                                      "does not match its bytes")
         if last_delta < 0 or count < 0 or count > last_delta + 1:
-            raise CorruptRecordError(f"record batch at byte {pos} (base offset {offset}): {count} records in "
-                                     f"{last_delta + 1} offsets (lastOffsetDelta {last_delta})")
+            raise CorruptRecordError(f"record batch at byte {pos}: Inconsistent batch offset range [{offset}, "
+                                     f"{offset + last_delta}] and count of records {count}")
         if at < 0:
             base = offset
-        elif offset != at:
-            raise CorruptRecordError(f"record batch at byte {pos}: base offset {offset}, expected {at} (the batches "
-                                     "of a fetched range follow on without a gap)")
+        elif offset < at:
+            raise CorruptRecordError(f"record batch at byte {pos}: Out of order offsets: base offset {offset} is not "
+                                     f"after the previous batch's last offset {at - 1}")
         at = offset + last_delta + 1
         if producer_id >= 0:
             batches.append(ReplicatedBatch(offset, at - 1, producer_id, producer_epoch, base_sequence, max_ts))
