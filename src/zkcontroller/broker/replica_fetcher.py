@@ -12,7 +12,9 @@ FENCED_LEADER_EPOCH drops the partition until a LeaderAndIsr brings the new epoc
 leader has not learnt it yet) delays it. ``pause``/``resume`` stop and restart fetching without touching
 leadership (a stalled follower, for drills). Fetches run in a KIP-227 fetch session (`fetch_session_handler`):
 after the first, each names only the partitions whose fetch state changed. A record batch that fails its CRC
-check (CORRUPT_MESSAGE) delays its partition, as Kafka's fetcher does.
+check (CORRUPT_MESSAGE) delays its partition, as Kafka's fetcher does. Records are appended at the offsets the
+leader gives, as ``Log.appendAsFollower`` takes them: after a gap (a compacted log's) the log end goes past it;
+records starting below the fetch offset mark the partition failed (``UnexpectedAppendOffsetException``).
 """
 
 from __future__ import annotations
