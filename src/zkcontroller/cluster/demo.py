@@ -3,11 +3,11 @@
 Three brokers start, each a controller candidate with its own session; one wins ``/controller`` with epoch 1.
 Topics are created the way Kafka's tools create them and come online. The controller's broker is then stopped as
 Kafka stops a broker, with a controlled shutdown: it asks the controller (itself) to move its leadership to the
-other replicas first, so the analysis reads the stop as a shutdown, not a failure; then another broker takes over
-with epoch 2 and reloads the context from the store. The new controller's session is expired: it re-registers
-with a new broker epoch and a new election follows (epoch 3). The stopped broker returns and heals the cluster as
-Kafka's does: its replicas fetch what they missed and rejoin every ISR, and a preferred-replica election gives
-leadership back. The logs are left for ``zkcontroller analyze``. The same `ClusterShell` commands a user types at
+other replicas first (the analysis lists it in ``controlled_shutdowns``; with controlled shutdown off, leadership
+moved only once the broker was gone, as after a crash); then another broker takes over with epoch 2 and reloads the
+context from the store. The new controller's session is expired: it re-registers with a new broker epoch and a new
+election follows (epoch 3). The stopped broker returns and heals the cluster as Kafka's does: its replicas fetch
+what they missed and rejoin every ISR, and a preferred-replica election gives leadership back. The logs are left for ``zkcontroller analyze``. The same `ClusterShell` commands a user types at
 ``zkcontroller cluster`` drive it, on the embedded store or a real ZooKeeper.
 """
 
@@ -61,7 +61,7 @@ async def run_demo(backend: CoordinationBackend, broker_ids: list[int], log_dir:
         cluster = LocalCluster(
             backend, broker_ids, wall_clock_ms, event_log=logs.event_log("demo", wall_clock_ms),
             session_timeout_ms=6000,
-            # controlled shutdown stays on (Kafka's default): "stop" is an orderly stop, and `analyze` reads it as
+            # controlled shutdown stays on (Kafka's default): "stop" is an orderly stop, and `analyze` lists it as
             # one; leadership comes back only by the narrated preferred-replica election, not before
             controller_config=ControllerConfig(broker_id=-1, auto_leader_rebalance_enable=False),
             listeners=listeners,
