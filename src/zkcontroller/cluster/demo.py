@@ -1,14 +1,14 @@
 """``zkcontroller demo``: the README's main job, a narrated cluster run.
 
-Three brokers start, each a controller candidate with its own session; one wins ``/controller`` with epoch 1.
-Topics are created the way Kafka's tools create them and come online. The controller's broker is then stopped as
-Kafka stops a broker, with a controlled shutdown: it asks the controller (itself) to move its leadership to the
-other replicas first (the analysis lists it in ``controlled_shutdowns``; with controlled shutdown off, leadership
-moved only once the broker was gone, as after a crash); then another broker takes over with epoch 2 and reloads the
-context from the store. The new controller's session is expired: it re-registers with a new broker epoch and a new
-election follows (epoch 3). The stopped broker returns and heals the cluster as Kafka's does: its replicas fetch
-what they missed and rejoin every ISR, and a preferred-replica election gives leadership back. The logs are left for ``zkcontroller analyze``. The same `ClusterShell` commands a user types at
-``zkcontroller cluster`` drive it, on the embedded store or a real ZooKeeper.
+Three brokers start, each a controller candidate with its own session; one wins ``/controller`` with epoch 1. Topics are
+created the way Kafka's tools create them and come online. The controller's broker is then stopped as Kafka stops a
+broker, with a controlled shutdown: it asks the controller (itself) to move its leadership to the other replicas first
+(the analysis lists it in ``controlled_shutdowns``; with controlled shutdown off, leadership moved only once the broker
+was gone, as after a crash); then another broker takes over with epoch 2 and reloads the context from the store. The new
+controller's session is expired: it re-registers with a new broker epoch and a new election follows (epoch 3). The
+stopped broker returns and heals the cluster as Kafka's does: its replicas fetch what they missed and rejoin every ISR,
+and a preferred-replica election gives leadership back. The logs are left for ``zkcontroller analyze``. The same
+`ClusterShell` commands a user types at ``zkcontroller cluster`` drive it, on the embedded store or a real ZooKeeper.
 """
 
 from __future__ import annotations
