@@ -4,7 +4,10 @@ ISR. On the embedded store and on a real ZooKeeper."""
 
 from __future__ import annotations
 
+import logging
+
 import pytest
+from tests.helpers import wait_until
 from tests.integration.conftest import ClusterFactory
 from tests.integration.offline_partition import leader_elections, offline_partition, wait_for_zk_leader
 
@@ -69,3 +72,53 @@ def test_add_config_parsing() -> None:
     assert parse_add_config("a=1, b = x,c=[p,q]") == {"a": "1", "b": "x", "c": "p,q"}
     with pytest.raises(InvalidConfigsError, match="key=val"):
         parse_add_config("novalue")
+
+
+ENABLED = "Unclean leader election has been enabled for topic"
+
+
+async def test_a_topic_enabled_while_no_controller_ran_is_announced_by_the_controller_its_broker_s_start_elects(
+    make_cluster: ClusterFactory, admin: KafkaZkClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Kafka 2.8.2: a broker's start processes every notification under ``/config/changes`` (its listener's
+    ``lastExecutedChange`` starts at -1); ``TopicConfigHandler`` asks the controller, active by then when that
+    start's election made it controller, for a ``TopicUncleanLeaderElectionEnable`` per topic whose override is
+    true: "Unclean leader election has been enabled for topic ..." and its election. Ours began after the newest
+    notification at each tenure, so a config set during an outage went unannounced. The partition is elected
+    uncleanly once (the failover's election reads the config; the event finds nothing left offline)."""
+    records: list[str] = make_cluster.records  # type: ignore[attr-defined]
+    tp = TopicPartition("ledger", 0)
+    cluster, _controller, other = await offline_partition(make_cluster, admin, tp)
+    await cluster.stop_broker(other)  # the last broker: no controller runs
+    first_record = len(records)
+    assert await alter_topic_config(admin, "ledger", {UNCLEAN: "true"}, []) == {UNCLEAN: "true"}
+
+    with caplog.at_level(logging.INFO, "kafka.controller.KafkaController"):
+        await cluster.start_broker(other)
+        await wait_for_zk_leader(admin, tp, other)
+        await wait_until(lambda: f"[Controller id={other}] {ENABLED} ledger" in caplog.text,
+                         what="the controller's TopicUncleanLeaderElectionEnable")
+    elections = leader_elections(records[first_record:])
+    assert [(r["strategy"], r["clean"], r["leader"]) for r in elections] == [("offline", False, other)]
+
+
+async def test_a_controller_taking_over_later_does_not_announce_the_notifications_already_there(
+    make_cluster: ClusterFactory, admin: KafkaZkClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A broker that was running when it becomes controller processed the notifications while it was not
+    active (Kafka drops the events then): its tenure starts after them."""
+    cluster = await make_cluster([1, 2])
+    first = await cluster.wait_for_controller()
+    await admin.create_topic_assignment("audit", None, {TopicPartition("audit", 0): ReplicaAssignment((1, 2))})
+    with caplog.at_level(logging.INFO, "kafka.controller.KafkaController"):
+        assert await alter_topic_config(admin, "audit", {UNCLEAN: "true"}, []) == {UNCLEAN: "true"}
+        await wait_until(lambda: f"[Controller id={first.controller_id}] {ENABLED} audit" in caplog.text,
+                         what="the live notification's event")
+        other = 2 if first.controller_id == 1 else 1
+        await cluster.stop_broker(other)
+        await cluster.start_broker(other)  # its start-up election finds a controller
+        await cluster.stop_broker(first.controller_id)
+        second = await cluster.wait_for_controller(exclude=first.controller_id)
+        await wait_until(lambda: second.is_active and second.unclean_election.last_sequence_number != "",
+                         what="the new tenure's watches")
+    assert f"[Controller id={second.controller_id}] {ENABLED}" not in caplog.text

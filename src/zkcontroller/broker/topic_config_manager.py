@@ -35,15 +35,20 @@ the quotas after that one keep what they had.
 Logging. The lines Kafka 2.8.2 has are written as Kafka writes them, under its loggers and without an ident
 (neither class sets a ``logIdent``): ``Processing notification(s) to /config/changes`` and ``Error while processing
 notification change for path = /config/changes`` (a read of the notifications failing: the pass stops) and
-``error processing change notification <json> from <path>`` (one notification's handling failing: the pass goes on
-with the next, as Kafka's ``processNotification`` wraps each in a ``Try``; the JSON is the notification as
-version 2, the form every 2.x writer uses) and, at DEBUG, ``Purging change notification <path>``
+``error processing change notification <data> from <path>`` (one notification's handling failing: the pass goes on
+with the next, as Kafka's ``processNotification`` wraps each in a ``Try``; the data is the znode's bytes as stored,
+decoded as Java's ``new String(data, UTF_8)`` decodes them, `java_utf8_decode`; the failures Kafka's handlers have
+are raised with Java's names and messages: a broker entity neither ``<default>`` nor an integer,
+``NumberFormatException: For input string: "abc"`` after its override line; a version 1 notification naming
+neither ``topics`` nor ``clients``, ``IllegalArgumentException``) and, at DEBUG, ``Purging change notification <path>``
 (``kafka.common.ZkNodeChangeNotificationListener``; the first whenever ``/config/changes`` has children, so also after
 a purge), ``Processing override for entityPath: <type>/<name> with config: HashMap(..)``
 (``kafka.server.DynamicConfigManager``: for each notification in order, whatever entity it names, the node's
-properties in the Scala ``mutable.HashMap``'s order). The
+properties in the Scala ``mutable.HashMap``'s order; for a version 1 notification, as Kafka's
+``processEntityConfigChangeVersion1``, ``Processing override for entityType: topics, entity: t with config: {k=v}``
+instead, the ``java.util.Properties`` in its Java 11+ order). The
 rest has no Kafka counterpart (Kafka fails a LeaderAndIsr on an unreadable config, reads a non-JSON node silently,
-logs a malformed notification with its raw data, which we do not keep): it goes under our own logger
+logs a notification it cannot decode with its raw data and the parse error): it goes under our own logger
 `OWN_LOGGER` (``zkcontroller.broker.*``, routed to ``server.log`` beside Kafka's broker lines by `cluster.logs`)
 with an ident naming this class and the broker, ``[TopicConfigManager broker=N] ``, since one server.log holds
 every in-process broker. No line of ours carries a Kafka logger or a Kafka-looking ident.
@@ -52,7 +57,6 @@ every in-process broker. No line of ours carries a Kafka logger or a Kafka-looki
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Callable, Iterable, Mapping
 
@@ -68,11 +72,14 @@ from zkcontroller.zk import paths
 from zkcontroller.zk.config_changes import (
     BROKER_ENTITY_PREFIX,
     TOPIC_ENTITY_PREFIX,
+    Notification,
     purge_obsolete_config_changes,
     read_config_changes,
 )
 from zkcontroller.zk.config_values import java_parse_int
 from zkcontroller.zk.errors import ZnodeDecodeError
+from zkcontroller.zk.java_properties import properties_order
+from zkcontroller.zk.java_text import java_trim, java_utf8_decode
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.log_config_def import TopicConfigError
 
@@ -82,6 +89,23 @@ OWN_LOGGER = "zkcontroller.broker.TopicConfigManager"
 own_log = logging.getLogger(OWN_LOGGER)
 CONFIG_CHANGES = "/config/changes"
 QUOTA_ENTITY_PREFIXES = (f"{paths.ConfigType.USER}/", f"{paths.ConfigType.CLIENT}/")
+VERSION_1_ENTITY_PREFIXES = (TOPIC_ENTITY_PREFIX, f"{paths.ConfigType.CLIENT}/")
+"""``processEntityConfigChangeVersion1``'s ``validConfigTypes``."""
+
+
+class JavaException(Exception):
+    """What Kafka's config handlers throw; the traceback names it as Java does (``java.lang.X: message``)."""
+
+
+class NumberFormatException(JavaException):
+    pass
+
+
+class IllegalArgumentException(JavaException):
+    pass
+
+
+NumberFormatException.__module__ = IllegalArgumentException.__module__ = "java.lang"
 
 
 class TopicConfigManager:
@@ -222,7 +246,7 @@ class TopicConfigManager:
         path = paths.config_entity_type_path(entity_path)
         return await zk.get_children(path) if await zk.path_exists(path) else []
 
-    async def _update_quotas(self, entities: list[str], *, log_override: bool) -> None:
+    async def _update_quotas(self, entities: list[str], *, log_override: bool, version: int = 2) -> None:
         """Re-read each ``users/...`` or ``clients/...`` entity's node into the quota managers."""
         zk = self._zk()
         if zk is None:
@@ -236,7 +260,7 @@ class TopicConfigManager:
                     own_log.warning("[TopicConfigManager broker=%d] Reading the client quota config %s as no "
                                 "overrides (as Kafka does): %s", self.broker_id, path, ignored.reason)
                 if log_override:
-                    log_override_line(entity, configs)
+                    log_override_line(entity, configs, version=version)
                 for quotas in (self.produce_quotas, self.request_quotas,  # QuotaConfigHandler's order
                                self.controller_mutation_quotas):
                     apply_quota_config(quotas, entity_type, name, configs)
@@ -250,7 +274,7 @@ class TopicConfigManager:
         """``BrokerConfigHandler``: the default entity or this broker's id (others' are theirs to read)."""
         if entity_name == paths.DEFAULT_ENTITY:
             return True
-        return java_parse_int(entity_name.strip()) == self.broker_id
+        return java_parse_int(java_trim(entity_name)) == self.broker_id
 
     async def _update_broker_configs(self, entities: list[str], *, log_override: bool) -> None:
         """Re-read the dynamic levels named (``<default>`` and/or this broker's id), then derive the log defaults
@@ -332,14 +356,14 @@ class TopicConfigManager:
                 for path, reason in changes.malformed.items():
                     own_log.error("[TopicConfigManager broker=%d] Ignoring malformed config change notification "
                                   "%s: %s", self.broker_id, path, reason)
-                for sequence_number, entity in changes.notified:
+                for notification in changes.notified:
                     try:
-                        await self._entity_changed(entity)
+                        await self._notified(notification)
                     except Exception as e:  # processNotification's Try: this one logged, the rest go on
                         listener_log.error("error processing change notification %s from %s",
-                                           json.dumps({"version": 2, "entity_path": entity}, separators=(",", ":")),
-                                           paths.config_change_path(sequence_number), exc_info=e)
-                    self._last_change = sequence_number  # Kafka's lastExecutedChange, per notification
+                                           java_utf8_decode(notification.data),
+                                           paths.config_change_path(notification.sequence_number), exc_info=e)
+                    self._last_change = notification.sequence_number  # Kafka's lastExecutedChange
                 self._last_change = changes.last_sequence_number
                 for path in await purge_obsolete_config_changes(zk, changes.seen, now):
                     listener_log.debug("Purging change notification %s", path)
@@ -348,25 +372,40 @@ class TopicConfigManager:
                                    exc_info=e)
                 return
 
-    async def _entity_changed(self, entity: str) -> None:
-        """``ConfigChangedNotificationHandler``: the entity's node read and logged ("Processing override for
-        entityPath: .."), whatever it is, then its handler: a broker level this broker takes (``<default>`` or its
-        own id), a client quota, a topic this broker keeps logs of."""
+    async def _notified(self, notification: Notification) -> None:
+        """``ConfigChangedNotificationHandler.processNotification``: a version 1 notification may name only a
+        topic or a client id (else Kafka throws, and the failure is logged with the notification's bytes)."""
+        if notification.version == 1 and not notification.entity.startswith(VERSION_1_ENTITY_PREFIXES):
+            raise IllegalArgumentException(
+                "Version 1 config change notification must have 'entity_type' set to 'clients' or 'topics'. "
+                f"Received: {java_utf8_decode(notification.data)}")
+        await self._entity_changed(notification.entity, version=notification.version)
+
+    async def _entity_changed(self, entity: str, *, version: int = 2) -> None:
+        """``processEntityConfigChangeVersion1``/``2``: the entity's node read and logged ("Processing override
+        for entityPath: ..", for version 1 "Processing override for entityType: .., entity: .."), whatever it is,
+        then its handler: a broker level this broker takes (``<default>`` or its own id), a client quota, a topic
+        this broker keeps logs of. A broker entity that is neither ``<default>`` nor an integer fails as
+        ``BrokerConfigHandler``'s ``brokerId.trim.toInt`` does, after the override line."""
         if entity.startswith(BROKER_ENTITY_PREFIX):
             name = entity[len(BROKER_ENTITY_PREFIX):]
             if self._concerns_this_broker(name):
                 await self._update_broker_configs([name], log_override=True)
-            else:  # BrokerConfigHandler takes no other broker's: read and logged only
-                await self._read_and_log(paths.ConfigType.BROKER, name)
+                return
+            # BrokerConfigHandler takes no other broker's: read and logged only
+            read = await self._read_and_log(paths.ConfigType.BROKER, name)
+            trimmed = java_trim(name)
+            if read is not None and name != paths.DEFAULT_ENTITY and java_parse_int(trimmed) is None:
+                raise NumberFormatException(f'For input string: "{trimmed}"')
         elif entity.startswith(QUOTA_ENTITY_PREFIXES):
-            await self._update_quotas([entity], log_override=True)
+            await self._update_quotas([entity], log_override=True, version=version)
         elif entity.startswith(TOPIC_ENTITY_PREFIX):
             topic = entity[len(TOPIC_ENTITY_PREFIX):]
-            configs = await self._read_and_log(paths.ConfigType.TOPIC, topic)
+            configs = await self._read_and_log(paths.ConfigType.TOPIC, topic, version=version)
             if configs is not None and (topic in self._configs or topic in self._loading):
                 self._apply(topic, configs)  # TopicConfigHandler: the logs of the topic this broker has
 
-    async def _read_and_log(self, entity_type: str, name: str) -> dict[str, str] | None:
+    async def _read_and_log(self, entity_type: str, name: str, *, version: int = 2) -> dict[str, str] | None:
         """``fetchEntityConfig`` and the override line; None when the node cannot be read (Kafka's handler throws:
         the entity keeps what it had)."""
         zk = self._zk()
@@ -385,14 +424,21 @@ class TopicConfigManager:
         if ignored is not None and entity_type == paths.ConfigType.TOPIC and name in self._configs:
             own_log.warning("[TopicConfigManager broker=%d] Reading the topic config %s as no overrides (as Kafka "
                             "does): %s", self.broker_id, path, ignored.reason)
-        log_override_line(f"{entity_type}/{name}", configs)
+        log_override_line(f"{entity_type}/{name}", configs, version=version)
         return configs
 
 
-def log_override_line(entity_path: str, configs: Mapping[str, str]) -> None:
+def log_override_line(entity_path: str, configs: Mapping[str, str], *, version: int = 2) -> None:
     """``processEntityConfigChangeVersion2``'s INFO line: the node's properties as the Scala ``mutable.HashMap``
-    Kafka prints (its iteration order), SCRAM credentials hidden."""
+    Kafka prints (its iteration order), SCRAM credentials hidden. Version 1's line names the type and the entity
+    apart and prints the ``java.util.Properties`` as Java 11+ does (its ``ConcurrentHashMap`` order), nothing
+    hidden."""
     if not log.isEnabledFor(logging.INFO):
+        return
+    if version == 1:
+        entity_type, _, name = entity_path.partition("/")
+        shown = ", ".join(f"{k}={configs[k]}" for k in properties_order(configs))
+        log.info("Processing override for entityType: %s, entity: %s with config: {%s}", entity_type, name, shown)
         return
     shown = ", ".join(f"{k} -> {'[hidden]' if k.startswith('SCRAM-') else configs[k]}"
                       for k in scala_hash_order(sorted(configs), java_string_hash))

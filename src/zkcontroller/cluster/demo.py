@@ -1,13 +1,14 @@
 """``zkcontroller demo``: the README's main job, a narrated cluster run.
 
-Three brokers start, each a controller candidate with its own session; one wins ``/controller`` with epoch 1.
-Topics are created the way Kafka's tools create them and come online. The controller's broker is then stopped:
-another broker takes over with epoch 2, reloads the context from the store, and moves leadership off the
-stopped broker. The new controller's session is expired: it re-registers with a new broker epoch and a new
-election follows (epoch 3). The stopped broker returns and heals the cluster as Kafka's does: its replicas fetch
-what they missed and rejoin every ISR, and a preferred-replica election gives leadership back. The logs are left
-for ``zkcontroller analyze``. The same `ClusterShell` commands a user types at ``zkcontroller cluster`` drive
-it, on the embedded store or a real ZooKeeper.
+Three brokers start, each a controller candidate with its own session; one wins ``/controller`` with epoch 1. Topics are
+created the way Kafka's tools create them and come online. The controller's broker is then stopped as Kafka stops a
+broker, with a controlled shutdown: it asks the controller (itself) to move its leadership to the other replicas first
+(the analysis lists it in ``controlled_shutdowns``; with controlled shutdown off, leadership moved only once the broker
+was gone, as after a crash); then another broker takes over with epoch 2 and reloads the context from the store. The new
+controller's session is expired: it re-registers with a new broker epoch and a new election follows (epoch 3). The
+stopped broker returns and heals the cluster as Kafka's does: its replicas fetch what they missed and rejoin every ISR,
+and a preferred-replica election gives leadership back. The logs are left for ``zkcontroller analyze``. The same
+`ClusterShell` commands a user types at ``zkcontroller cluster`` drive it, on the embedded store or a real ZooKeeper.
 """
 
 from __future__ import annotations
@@ -60,9 +61,9 @@ async def run_demo(backend: CoordinationBackend, broker_ids: list[int], log_dir:
         cluster = LocalCluster(
             backend, broker_ids, wall_clock_ms, event_log=logs.event_log("demo", wall_clock_ms),
             session_timeout_ms=6000,
-            # the failover story: leadership moves when the controller's broker is gone, not before nor after
-            controller_config=ControllerConfig(broker_id=-1, controlled_shutdown_enable=False,
-                                               auto_leader_rebalance_enable=False),
+            # controlled shutdown stays on (Kafka's default): "stop" is an orderly stop, and `analyze` lists it as
+            # one; leadership comes back only by the narrated preferred-replica election, not before
+            controller_config=ControllerConfig(broker_id=-1, auto_leader_rebalance_enable=False),
             listeners=listeners,
         )
         admin_session = await backend.new_session()  # raises when ZooKeeper cannot be reached
@@ -85,10 +86,11 @@ async def run_demo(backend: CoordinationBackend, broker_ids: list[int], log_dir:
             (None, "produce payments 3000"),
             (None, "describe"),
             (
-                f"Stop broker {first.controller_id}, the controller: another broker takes over",
+                f"Stop broker {first.controller_id}, the controller, with a controlled shutdown: it moves its "
+                "leadership to the other replicas, then another broker takes over as controller",
                 f"stop {first.controller_id}",
             ),
-            ("Leadership has moved off the stopped broker", "describe"),
+            ("Leadership is off the stopped broker", "describe"),
         ])
         # The new controller's session is the one to expire (the run's third tenure, which `analyze` finds). The
         # title named a broker chosen before the failover and said only that it re-registers, so the failover

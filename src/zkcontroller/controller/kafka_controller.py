@@ -258,6 +258,7 @@ class KafkaController:
     async def process_startup(self, _event: Startup) -> None:
         await self.core.zk.path_exists(paths.CONTROLLER, self.core.on_watch)
         await self.elect()
+        self.unclean_election.broker_start_election_done()  # later tenures: no notifications replayed
 
     async def process_controller_change(self, _event: ControllerChange) -> None:
         await self.maybe_resign()

@@ -5,7 +5,10 @@
 manager does and calls the controller); a topic whose ``unclean.leader.election.enable`` is now true gets its
 offline partitions elected again. The strategy stays ``OfflinePartitionLeaderElectionStrategy(false)``: the
 permission comes from re-reading the topic's config (§5.7). Notifications are left in place (Kafka's config
-manager purges them after 15 minutes); this family remembers the last one it read.
+manager purges them after 15 minutes); this family remembers the last one it read. The tenure that the broker's
+start-up election begins reads every notification already there, as Kafka's broker does when it starts, so a topic
+enabled while no controller ran is announced ("Unclean leader election has been enabled for topic ..."); a later
+tenure starts after them (`UncleanElectionEvents.register_watches`).
 
 Broker-level changes (Kafka's ``UncleanLeaderElectionEnable``): a notification naming ``brokers/<default>`` or
 ``brokers/<this broker's id>`` makes the controller re-read that ``/config/brokers/...`` node (Kafka's
@@ -46,7 +49,9 @@ from zkcontroller.model import LeaderAndIsr
 from zkcontroller.zk import paths
 from zkcontroller.zk.client_admin import unclean_leader_election_override
 from zkcontroller.zk.config_changes import BROKER_ENTITY_PREFIX, newest_config_change, read_config_changes
+from zkcontroller.zk.config_values import java_parse_int
 from zkcontroller.zk.errors import ZnodeDecodeError
+from zkcontroller.zk.java_text import java_trim
 from zkcontroller.zk.znodes import UNCLEAN_LEADER_ELECTION_ENABLE
 
 UNCLEAN_ELECTION_LOGGER = "zkcontroller.controller.UncleanElection"
@@ -60,6 +65,14 @@ class UncleanElectionEvents(EventFamily):
     def __init__(self, core: ControllerCore) -> None:
         super().__init__(core)
         self.log = PrefixedLogger(UNCLEAN_ELECTION_LOGGER, f"[Controller id={core.controller_id}] ")
+        self.replays_notifications_there = True
+        """Whether a tenure beginning now reads the notifications already there (see `register_watches`): only
+        the one the broker's start-up election begins."""
+
+    def broker_start_election_done(self) -> None:
+        """The election of the broker's start is over (won or lost): a later tenure finds the notifications there
+        processed by its broker while it was not active, which Kafka's controller drops."""
+        self.replays_notifications_there = False
 
     def handlers(self) -> Mapping[type[ControllerEvent], Handler]:
         return {
@@ -69,11 +82,20 @@ class UncleanElectionEvents(EventFamily):
         }
 
     async def register_watches(self) -> None:
-        """Watch the notifications; those already there were written before this tenure (the failover's
-        election reads every topic's current config anyway)."""
+        """Watch the notifications. The tenure the broker's start-up election begins also reads every one already
+        there, as Kafka's broker does at its start (its listener's ``lastExecutedChange`` starts at -1; its
+        ``TopicConfigHandler`` asks this controller, active by then, for a ``TopicUncleanLeaderElectionEnable``
+        per topic with the override on): a config set while no controller ran is announced and its topic
+        elected again, after the failover's election (which reads every topic's config already). A later tenure
+        starts after them: its broker processed them while it was not active, and Kafka drops those events."""
         self.core.watches.register_child_handler(paths.CONFIG_CHANGES, ConfigChangeNotification)
         # brokers create /config/changes at start-up; a store without it has no notifications either
-        self.last_sequence_number = await newest_config_change(self.core.zk, self.core.on_watch)
+        newest = await newest_config_change(self.core.zk, self.core.on_watch)
+        if self.replays_notifications_there:
+            self.last_sequence_number = ""
+            self.core.events.put(ConfigChangeNotification())  # handled after the failover, as Kafka's event is
+        else:
+            self.last_sequence_number = newest
         # Kafka's DynamicBrokerConfig.initialize: the broker's current dynamic configs; read at every failover
         # because only the active controller watches the notifications. No event: the partition state
         # machine's start-up elects the offline partitions with this value.
@@ -110,11 +132,10 @@ class UncleanElectionEvents(EventFamily):
         """Kafka's BrokerConfigHandler: the default entity, or this broker's id (other brokers' are theirs)."""
         if entity_name == paths.DEFAULT_ENTITY:
             return True
-        try:
-            return int(entity_name.strip()) == self.core.controller_id
-        except ValueError:
+        broker_id = java_parse_int(java_trim(entity_name))  # BrokerConfigHandler's brokerId.trim.toInt
+        if broker_id is None:  # the brokers log Kafka's failure of it (NumberFormatException)
             self.log.error(f"Ignoring the config change of broker entity {entity_name!r}: not a broker id")
-            return False
+        return broker_id == self.core.controller_id
 
     async def _update_broker_config(self, entity_name: str, *, log_override: bool) -> None:
         """Read ``/config/brokers/<entity_name>`` into the controller's dynamic config (Kafka's

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from zkcontroller.coordination.api import Watcher
 from zkcontroller.coordination.errors import NoNodeError
 from zkcontroller.zk import paths
+from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.znodes.config import ConfigEntityChangeNotificationSequenceZNode as ConfigChangeZNode
 
@@ -23,6 +24,18 @@ CHANGE_EXPIRATION_MS = 15 * 60 * 1000
 """``ZkNodeChangeNotificationListener.changeExpirationMs`` as ``DynamicConfigManager`` gives it."""
 TOPIC_ENTITY_PREFIX = f"{paths.ConfigType.TOPIC}/"
 BROKER_ENTITY_PREFIX = f"{paths.ConfigType.BROKER}/"
+
+
+@dataclass(frozen=True)
+class Notification:
+    """One notification read: what a listener needs to handle it and to report it as Kafka does."""
+
+    sequence_number: str
+    entity: str
+    """``<type>/<name>``, whichever version wrote it."""
+    version: int
+    data: bytes
+    """The znode's bytes as stored: Kafka prints them (``new String(data, UTF_8)``) when handling it fails."""
 
 
 @dataclass(frozen=True)
@@ -34,8 +47,8 @@ class ConfigChanges:
     entities: list[str] = field(default_factory=list)
     malformed: dict[str, str] = field(default_factory=dict)
     """Path → why it could not be decoded."""
-    notified: list[tuple[str, str]] = field(default_factory=list)
-    """Each new notification's (sequence number, entity), in order, repeats kept (Kafka processes each one)."""
+    notified: list[Notification] = field(default_factory=list)
+    """Each new notification, in order, repeats kept (Kafka processes each one)."""
     seen: tuple[str, ...] = ()
     """Every notification's sequence number under ``/config/changes`` at the read, new or not, in order: Kafka
     logs "Processing notification(s)" whenever there is one, and purges the expired among them."""
@@ -68,10 +81,20 @@ async def read_config_changes(zk: KafkaZkClient, after: str, watch: Watcher | No
     new = [n for n in seen if n > after]
     if not new:
         return ConfigChanges(after, seen=seen)
-    read = await zk.read_notifications(ConfigChangeZNode, new)
-    notified = [(n, read.values[n]) for n in new if n in read.values]
-    malformed = {path: error.reason for path, error in sorted(read.malformed.items())}
-    return ConfigChanges(new[-1], list(dict.fromkeys(e for _, e in notified)), malformed, notified, seen)
+    wanted = [ConfigChangeZNode.path(n) for n in new]
+    notified: list[Notification] = []
+    malformed: dict[str, str] = {}
+    found = await zk.session.get_data_many(wanted, max_in_flight=zk.limits.max_in_flight)
+    for sequence_number, path, item in zip(new, wanted, found, strict=True):
+        if item is None:  # purged meanwhile
+            continue
+        try:
+            version, entity = ConfigChangeZNode.decode_versioned(item[0], path)
+        except ZnodeDecodeError as e:
+            malformed[path] = e.reason
+            continue
+        notified.append(Notification(sequence_number, entity, version, item[0]))
+    return ConfigChanges(new[-1], list(dict.fromkeys(n.entity for n in notified)), malformed, notified, seen)
 
 
 async def purge_obsolete_config_changes(zk: KafkaZkClient, sequence_numbers: Iterable[str], now_ms: int,

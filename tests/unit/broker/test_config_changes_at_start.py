@@ -87,10 +87,10 @@ async def test_one_notification_failing_is_logged_and_the_rest_are_processed(
     manager = TopicConfigManager(1, lambda: zk, AsyncioRuntime(clock=clock))
     handle = manager._entity_changed
 
-    async def failing(entity: str) -> None:
+    async def failing(entity: str, *, version: int = 2) -> None:
         if entity == "topics/bad":
             raise RuntimeError("the handler failed")
-        await handle(entity)
+        await handle(entity, version=version)
 
     monkeypatch.setattr(manager, "_entity_changed", failing)
     with caplog.at_level(logging.DEBUG, LISTENER), caplog.at_level(logging.DEBUG, DYNAMIC):

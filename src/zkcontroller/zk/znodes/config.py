@@ -86,11 +86,17 @@ class ConfigEntityChangeNotificationSequenceZNode(SequentialNotificationZNode[st
     def decode(data: bytes, path: str) -> str:
         """The changed entity as ``<type>/<name>`` whichever version wrote it (Kafka refuses any other version,
         and a missing one)."""
+        return ConfigEntityChangeNotificationSequenceZNode.decode_versioned(data, path)[1]
+
+    @staticmethod
+    def decode_versioned(data: bytes, path: str) -> tuple[int, str]:
+        """The notification's version and entity: Kafka's broker handles version 1 apart (its own log line, only
+        ``topics`` and ``clients``)."""
         obj = parse_object(data, path)
         version = obj.version((1, 2))
         if version == 1:
-            return f"{obj.get_str('entity_type')}/{obj.get_str('entity_name')}"
-        return obj.get_str("entity_path")
+            return 1, f"{obj.get_str('entity_type')}/{obj.get_str('entity_name')}"
+        return 2, obj.get_str("entity_path")
 
 
 class ClusterIdZNode:

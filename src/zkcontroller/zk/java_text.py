@@ -1,0 +1,106 @@
+"""Java's ways with text that Kafka's log lines show: `java_utf8_decode` (``new String(bytes, UTF_8)``) and
+`java_trim` (``String.trim``).
+
+Kafka prints a config change notification it failed on as ``new String(data, UTF_8)``: bytes that are not UTF-8
+come out as U+FFFD, as many as Java's decoder makes, which is not always as many as Python's ``errors="replace"``
+makes (an encoded surrogate ``ED A0 80`` is one U+FFFD in Java, three in Python; a truncated sequence at the end is
+one, whatever its length). `java_utf8_decode` follows OpenJDK 11 to 25's ``String`` decoding loop
+(``decodeUTF8_UTF16``, the same in all of them); it was checked against JDK 17 on random bytes.
+"""
+
+from __future__ import annotations
+
+REPLACEMENT = "\ufffd"
+
+
+def _not_continuation(b: int) -> bool:
+    return (b & 0xC0) != 0x80
+
+
+def _malformed3(b1: int, b2: int) -> bool:
+    """``isMalformed3_2``: a bad second byte of a three-byte sequence (an overlong E0 included)."""
+    return (b1 == 0xE0 and (b2 & 0xE0) == 0x80) or _not_continuation(b2)
+
+
+def _malformed4_2(b1: int, b2: int) -> bool:
+    return (b1 == 0xF0 and not 0x90 <= b2 <= 0xBF) or (b1 == 0xF4 and (b2 & 0xF0) != 0x80) or _not_continuation(b2)
+
+
+def _skip4(data: bytes, sp: int) -> int:
+    """``malformed4``: how many bytes of a bad four-byte sequence at ``sp`` one U+FFFD stands for."""
+    b1, b2 = data[sp], data[sp + 1]
+    if b1 > 0xF4 or _malformed4_2(b1, b2):
+        return 1
+    return 2 if _not_continuation(data[sp + 2]) else 3
+
+
+def java_utf8_decode(data: bytes) -> str:
+    """``new String(data, StandardCharsets.UTF_8)`` on Java 11+ (see the module docstring)."""
+    out: list[str] = []
+    sp, sl = 0, len(data)
+    while sp < sl:
+        b1 = data[sp]
+        sp += 1
+        if b1 < 0x80:
+            out.append(chr(b1))
+        elif (b1 >> 5) == 0b110 and (b1 & 0x1E) != 0:  # C2..DF
+            if sp < sl:
+                b2 = data[sp]
+                if _not_continuation(b2):
+                    out.append(REPLACEMENT)  # the second byte is read again
+                else:
+                    out.append(chr(((b1 & 0x1F) << 6) | (b2 & 0x3F)))
+                    sp += 1
+                continue
+            out.append(REPLACEMENT)
+            break
+        elif (b1 >> 4) == 0b1110:  # E0..EF
+            if sp + 1 < sl:
+                b2, b3 = data[sp], data[sp + 1]
+                if _malformed3(b1, b2) or _not_continuation(b3):
+                    out.append(REPLACEMENT)
+                    sp += 0 if _malformed3(b1, b2) else 1  # malformed3: 1 byte, or 2 with a good second one
+                else:
+                    c = ((b1 & 0x0F) << 12) | ((b2 & 0x3F) << 6) | (b3 & 0x3F)
+                    out.append(REPLACEMENT if 0xD800 <= c <= 0xDFFF else chr(c))
+                    sp += 2
+                continue
+            if sp < sl and _malformed3(b1, data[sp]):
+                out.append(REPLACEMENT)
+                continue
+            out.append(REPLACEMENT)  # a truncated sequence: one U+FFFD for the rest
+            break
+        elif (b1 >> 3) == 0b11110:  # F0..F7
+            if sp + 2 < sl:
+                b2, b3, b4 = data[sp], data[sp + 1], data[sp + 2]
+                uc = ((b1 & 0x07) << 18) | ((b2 & 0x3F) << 12) | ((b3 & 0x3F) << 6) | (b4 & 0x3F)
+                if (_not_continuation(b2) or _not_continuation(b3) or _not_continuation(b4)
+                        or not 0x10000 <= uc <= 0x10FFFF):
+                    out.append(REPLACEMENT)
+                    sp = sp - 1 + _skip4(data, sp - 1)
+                else:
+                    out.append(chr(uc))
+                    sp += 3
+                continue
+            if b1 > 0xF4 or (sp < sl and _malformed4_2(b1, data[sp])):
+                out.append(REPLACEMENT)
+                continue
+            sp += 1
+            out.append(REPLACEMENT)
+            if sp < sl and _not_continuation(data[sp]):
+                continue
+            break
+        else:
+            out.append(REPLACEMENT)
+    return "".join(out)
+
+
+def java_trim(text: str) -> str:
+    """``String.trim``: every leading and trailing char up to U+0020 removed (Python's ``strip`` takes other
+    whitespace and leaves control characters)."""
+    start, end = 0, len(text)
+    while start < end and text[start] <= " ":
+        start += 1
+    while end > start and text[end - 1] <= " ":
+        end -= 1
+    return text[start:end]
