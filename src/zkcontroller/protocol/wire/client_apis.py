@@ -91,21 +91,37 @@ INVALID_REQUEST = 42
 
 
 class PartitionView(Protocol):
-    partition: int
-    error: int
-    leader: int
-    leader_epoch: int
-    replicas: Sequence[int]
-    isr: Sequence[int]
-    offline_replicas: Sequence[int]
+    """One partition as Metadata answers it. Read-only members, so the cache's frozen dataclasses fit."""
+
+    @property
+    def partition(self) -> int: ...
+    @property
+    def error(self) -> int: ...
+    @property
+    def leader(self) -> int: ...
+    @property
+    def leader_epoch(self) -> int: ...
+    @property
+    def replicas(self) -> Sequence[int]: ...
+    @property
+    def isr(self) -> Sequence[int]: ...
+    @property
+    def offline_replicas(self) -> Sequence[int]: ...
 
 
 class TopicView(Protocol):
-    topic: str
-    error: int
-    topic_id: TopicId | None
-    is_internal: bool
-    partitions: Sequence[PartitionView]
+    """One topic as Metadata answers it (read-only, as `PartitionView`)."""
+
+    @property
+    def topic(self) -> str: ...
+    @property
+    def error(self) -> int: ...
+    @property
+    def topic_id(self) -> TopicId | None: ...
+    @property
+    def is_internal(self) -> bool: ...
+    @property
+    def partitions(self) -> Sequence[PartitionView]: ...
 
 
 @cache
