@@ -411,7 +411,7 @@ class ReplicaManager:
                 results.append(FetchPartitionResult(tp, error, partition.high_watermark, log_end_offset=leader_end))
                 continue
             if not from_follower:
-                results.append(self._consumer_fetch(tp, partition))
+                results.append(self._consumer_fetch(tp, partition, asked.fetch_offset))
                 continue
             if not partition.is_assigned_follower(request.replica_id):
                 log.warning("[ReplicaManager broker=%d] Leader %d failed to record follower %d's position %d, and "
@@ -438,12 +438,16 @@ class ReplicaManager:
                 results.append(FetchPartitionResult(tp, Errors.NONE, partition.high_watermark, records, offset))
         return context.respond(results)
 
-    def _consumer_fetch(self, tp: TopicPartition, partition: Partition) -> FetchPartitionResult:
+    def _consumer_fetch(self, tp: TopicPartition, partition: Partition, fetch_offset: int) -> FetchPartitionResult:
         """A consumer's fetch that passed Kafka's checks (the partition, the leader epoch, leadership, the offset).
-        The log keeps offsets, not records, so there are none to send: UNSUPPORTED_FOR_MESSAGE_FORMAT, the code
+        At or past the high watermark there is nothing a consumer may read: no records and no error, as Kafka
+        answers (a consumer at the end polls on, and `KafkaApis` holds the answer as Kafka's DelayedFetch would).
+        Below it the log keeps offsets, not records, so there are none to send: UNSUPPORTED_FOR_MESSAGE_FORMAT, the code
         Kafka gives a request its log format cannot serve. Clients raise it to the application (kafka-python's
         ``poll``, the Java consumer's "Unexpected error code 43"); an empty answer read as "no new records"
         forever, and the broker logged the consumer as an unknown follower."""
+        if fetch_offset >= partition.high_watermark:
+            return FetchPartitionResult(tp, Errors.NONE, partition.high_watermark, 0, fetch_offset)
         if not self._consumer_fetch_logged:
             self._consumer_fetch_logged = True
             log.warning("[ReplicaManager broker=%d] Fetch from a consumer for %s: not served, this broker keeps "

@@ -54,7 +54,7 @@ from zkcontroller.broker.produce import (
 )
 from zkcontroller.broker.producer_ids import UNKNOWN_SERVER_ERROR, ProducerIdManager, error_result, init_producer_id
 from zkcontroller.protocol.control_requests import ApiKey, ControlResponse, Errors
-from zkcontroller.protocol.inter_broker import AlterIsrResponse, ControlledShutdownResponse, FetchResponse
+from zkcontroller.protocol.inter_broker import AlterIsrResponse, ControlledShutdownResponse, FetchRequest, FetchResponse
 from zkcontroller.protocol.wire import alter_configs as alter_configs_wire
 from zkcontroller.protocol.wire import client_apis, control_codec
 from zkcontroller.protocol.wire import client_quotas as client_quotas_wire
@@ -98,6 +98,8 @@ request_helper_log = logging.getLogger("kafka.server.RequestHandlerHelper")
 CONTROL_APIS = (ApiKey.LEADER_AND_ISR, ApiKey.STOP_REPLICA, ApiKey.UPDATE_METADATA, ApiKey.CONTROLLED_SHUTDOWN,
                 ApiKey.ALTER_ISR, ApiKey.FETCH)
 RESPONSE_TYPES = (ControlResponse, ControlledShutdownResponse, AlterIsrResponse, FetchResponse)
+FETCH_WAIT_FIELDS = struct.Struct(">ii")
+"""Fetch's ``MaxWaitMs`` and ``MinBytes``, right after ``ReplicaId`` in every version (fixed-width, flexible or not)."""
 
 
 class CreateTopicsHandler(Protocol):
@@ -465,7 +467,27 @@ class KafkaApis:
             response = await response
         if not isinstance(response, RESPONSE_TYPES):
             raise TypeError(f"request handler returned {type(response).__name__} for {type(request).__name__}")
+        if isinstance(request, FetchRequest) and isinstance(response, FetchResponse):
+            await self._hold_empty_consumer_fetch(request, response, payload, offset)
         return control_codec.encode_response(response, header.api_version, request)
+
+    async def _hold_empty_consumer_fetch(self, request: FetchRequest, response: FetchResponse, payload: bytes,
+                                         offset: int) -> None:
+        """Kafka's DelayedFetch for a consumer with nothing to read (every partition at its high watermark): the
+        answer waits the request's ``max_wait_ms``, so a consumer at the end polls at that pace rather than in a
+        busy loop. Kafka answers at once when ``min_bytes`` <= 0, a partition has an error, or nothing was asked;
+        so here. It does not end early when records arrive: the next fetch sees them (a follower's fetches are
+        never held, as before: its fetcher waits ``replica.fetch.wait.max.ms`` itself)."""
+        manager = self._replica_manager()
+        if request.replica_id >= 0 or manager is None or response.error is not Errors.NONE:
+            return
+        if request.is_full and not request.partitions:
+            return
+        if any(p.error is not Errors.NONE or p.records or p.diverging_end_offset >= 0 for p in response.partitions):
+            return
+        max_wait_ms, min_bytes = FETCH_WAIT_FIELDS.unpack_from(payload, offset + 4)  # after the replica id
+        if max_wait_ms > 0 and min_bytes > 0:
+            await manager.runtime.sleep_ms(max_wait_ms)
 
     # ------------------------------------------------------------------ admin APIs
 
