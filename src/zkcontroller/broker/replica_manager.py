@@ -29,7 +29,7 @@ from zkcontroller.broker.leader_and_isr_log import state_log as state_change_log
 from zkcontroller.broker.log_config import LogDefaults
 from zkcontroller.broker.log_offsets_journal import LogOffsetsJournal, RecoveredLog
 from zkcontroller.broker.partition import IsrProposal, Partition
-from zkcontroller.broker.produce import ProduceTarget
+from zkcontroller.broker.produce import ProduceTarget, is_compacted
 from zkcontroller.broker.producer_state import DEFAULT_PRODUCER_ID_EXPIRATION_MS, expire_producers
 from zkcontroller.broker.replica_fetcher import ReplicaFetcher
 from zkcontroller.broker.topic_config_manager import TopicConfigManager
@@ -141,6 +141,7 @@ class ReplicaManager:
                              min_insync_replicas=self.min_insync_replicas, broker_id=self.broker_id,
                              max_message_bytes=self.topic_configs.max_message_bytes,
                              log_append_time=self.topic_configs.log_append_time,
+                             compacted=lambda topic: is_compacted(self.topic_configs.config(topic).values),
                              configs_loaded=self.topic_configs.wait_loaded)
 
     # ------------------------------------------------------------------ lifecycle
