@@ -40,6 +40,9 @@ class RecordedSleeps:
     async def sleep_ms(self, ms: int) -> None:
         self.slept.append(ms)
 
+    def now_ms(self) -> int:
+        return 0
+
 
 def fetch_payload(replica_id: int, max_wait_ms: int, min_bytes: int) -> bytes:
     """A Fetch v12 request (header and body) for ``TP`` from ``replica_id``, with ``max_wait_ms`` and ``min_bytes``

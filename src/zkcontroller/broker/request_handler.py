@@ -39,6 +39,7 @@ from zkcontroller.broker.client_quota_manager import (
     ClientQuotaManager,
     ClientRequestQuotaManager,
     current_request,
+    mark_local_complete,
     start_request,
 )
 from zkcontroller.broker.controller_mutation_quota import ControllerMutationQuota, ControllerMutationQuotaManager
@@ -487,6 +488,7 @@ class KafkaApis:
             return
         max_wait_ms, min_bytes = FETCH_WAIT_FIELDS.unpack_from(payload, offset + 4)  # after the replica id
         if max_wait_ms > 0 and min_bytes > 0:
+            mark_local_complete(manager.runtime.now_ms())  # a purgatory wait, not request handling time
             await manager.runtime.sleep_ms(max_wait_ms)
 
     # ------------------------------------------------------------------ admin APIs
