@@ -101,3 +101,22 @@ async def test_a_topic_not_compacted_takes_keyless_records(apis: tuple[KafkaApis
 def test_compacted_is_a_cleanup_policy_with_compact() -> None:
     assert is_compacted({"cleanup.policy": ["delete", "compact"]}) and is_compacted({"cleanup.policy": ["compact"]})
     assert not is_compacted({"cleanup.policy": ["delete"]}) and not is_compacted({})
+
+
+
+@pytest.mark.timeout(60)
+def test_a_record_length_pointing_back_ends_the_scan() -> None:
+    """A record whose length is negative (here -1, back onto itself) in a batch announcing 2**31 - 1 records (its
+    count and offset delta agree, CRC recomputed): the scan stops there instead of reading the same bytes for every
+    record announced; what was not read is not refused."""
+    import struct
+
+    from zkcontroller.protocol.wire import record_sets
+
+    batch = bytearray(records([b"k"]))
+    struct.pack_into(">i", batch, 23, 2**31 - 2)  # last offset delta
+    struct.pack_into(">i", batch, 57, 2**31 - 1)  # records count
+    batch[record_sets.RECORD_BATCH_OVERHEAD] = 0x01  # the first record's length: zig-zag -1
+    struct.pack_into(">I", batch, 17, record_sets.crc32c(bytes(batch[21:])))
+    data = bytes(batch)
+    assert record_sets.validate(data, record_sets.inspect(data, 9), None, "orders-0", compacted=True) == 2**31 - 1

@@ -278,6 +278,8 @@ def _keyless_records(entry: memoryview, magic: int) -> list[int]:
     try:
         for i in range(count):  # DefaultRecord: length, attributes, timestamp delta, offset delta, key length, ...
             length, at = _varint(records, pos)
+            if length < 0 or at + length > len(records):  # every record read moves on: at most one per byte
+                break
             _, field = _varint(records, at + 1)  # the attributes byte, then the timestamp delta
             _, field = _varint(records, field)  # the offset delta
             key_length, _ = _varint(records, field)
