@@ -81,7 +81,7 @@ def _hosting(cluster: Any) -> list[Any]:
             if s.replica_manager is not None and "orders" in s.replica_manager.topic_configs.topics]
 
 
-@pytest.mark.parametrize("version", [0, 1])
+@pytest.mark.parametrize("version", [0, 1, 2])
 async def test_alter_configs_replaces_a_topics_config_and_the_brokers_take_it_up(orders: Cluster,
                                                                                  version: int,
                                                                                  caplog: pytest.LogCaptureFixture,
@@ -266,10 +266,11 @@ async def test_broker_logger_levels(orders: Cluster) -> None:
         logger.setLevel(before)
 
 
-async def test_advertised_as_kafka_2_8s_0_to_1(orders: Cluster) -> None:
+async def test_advertised_as_kafka_2_8s(orders: Cluster) -> None:
+    """Kafka 2.8.2's AlterConfigsRequest.json has 0–2 (v2 flexible), IncrementalAlterConfigsRequest.json 0–1."""
     cluster, _ = orders
     versions = cluster.listeners[cluster.running_brokers()[0].broker_id].apis.supported_versions()
-    assert versions[ALTER_CONFIGS] == (0, 1) and versions[INCREMENTAL_ALTER_CONFIGS] == (0, 1)
+    assert versions[ALTER_CONFIGS] == (0, 2) and versions[INCREMENTAL_ALTER_CONFIGS] == (0, 1)
 
 
 def _kio(api: str, version: int, kind: str) -> Any:
@@ -277,7 +278,7 @@ def _kio(api: str, version: int, kind: str) -> Any:
 
 
 @pytest.mark.parametrize(("api_key", "api", "version"), [
-    (ALTER_CONFIGS, "alter_configs", 0), (ALTER_CONFIGS, "alter_configs", 1),
+    (ALTER_CONFIGS, "alter_configs", 0), (ALTER_CONFIGS, "alter_configs", 1), (ALTER_CONFIGS, "alter_configs", 2),
     (INCREMENTAL_ALTER_CONFIGS, "incremental_alter_configs", 0),
     (INCREMENTAL_ALTER_CONFIGS, "incremental_alter_configs", 1)])
 def test_the_schemas_agree_with_kios(api_key: int, api: str, version: int) -> None:

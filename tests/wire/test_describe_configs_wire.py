@@ -62,7 +62,7 @@ async def orders(admin_cluster: Cluster) -> Cluster:
     return admin_cluster
 
 
-@pytest.mark.parametrize("version", [0, 1, 2, 3])
+@pytest.mark.parametrize("version", [0, 1, 2, 3, 4])
 async def test_a_topics_overrides_and_defaults(orders: Cluster, version: int) -> None:
     cluster, _ = orders
     server = cluster.running_brokers()[0]
@@ -87,7 +87,7 @@ async def test_a_topics_overrides_and_defaults(orders: Cluster, version: int) ->
     assert configs["retention.ms"].synonyms == (dc.Synonym("retention.ms", "1000", TOPIC_CONFIG),)
     assert configs["segment.ms"].synonyms == () and configs["segment.ms"].source == DEFAULT_CONFIG
     assert {c.config_type for c in configs.values()} == ({0} if version < 3 else {1, 2, 3, 5, 6, 7})
-    assert configs["min.cleanable.dirty.ratio"].config_type == (6 if version == 3 else 0)
+    assert configs["min.cleanable.dirty.ratio"].config_type == (6 if version >= 3 else 0)
     assert all(c.documentation is None for c in configs.values())
 
 
@@ -200,11 +200,12 @@ async def test_the_broker_itself(orders: Cluster, version: int) -> None:
     assert [(c.name, c.source) for c in result.configs] == [("root", 6)]
 
 
-async def test_advertised_as_kafka_2_8s_0_to_3(orders: Cluster) -> None:
+async def test_advertised_as_kafka_2_8s_0_to_4(orders: Cluster) -> None:
+    """Kafka 2.8.2's DescribeConfigsRequest.json has 0–4 (v4 flexible); 0–3 made kafka-python fall back to v3."""
     cluster, _ = orders
     server = cluster.running_brokers()[0]
     versions = cluster.listeners[server.broker_id].apis.supported_versions()
-    assert versions[dc.DESCRIBE_CONFIGS] == (0, 3)
+    assert versions[dc.DESCRIBE_CONFIGS] == (0, 4)
     assert api_versions_response(3, versions)  # encodes
 
 
@@ -212,9 +213,9 @@ def schema_module_of(version: int, kind: str) -> Any:
     return importlib.import_module(f"kio.schema.describe_configs.v{version}.{kind}")
 
 
-@pytest.mark.parametrize("version", [1, 2, 3])
+@pytest.mark.parametrize("version", [1, 2, 3, 4])
 def test_the_schema_agrees_with_kios(version: int) -> None:
-    """Our v1–v3 bytes read back with kio's types, and kio's requests read with ours."""
+    """Our v1–v4 bytes read back with kio's types, and kio's requests read with ours."""
     results = [dc.ConfigResourceResult(TOPIC, "t", 0, None, (
         dc.ConfigEntry("a", "1", TOPIC_CONFIG, False, False, 3, (dc.Synonym("a", "1", TOPIC_CONFIG),), None),
         dc.ConfigEntry("b", None, DEFAULT_CONFIG, True, True, 0, (), "doc"))),
@@ -227,21 +228,21 @@ def test_the_schema_agrees_with_kios(version: int) -> None:
                                                                      c.read_only, c.is_sensitive)
                                                                     for c in r.configs]) for r in decoded.results] == [
         ("t", 0, None, [("a", "1", 1, False, False), ("b", None, 5, True, True)]), ("1", 42, "no", [])]
-    if version == 3:
+    if version >= 3:
         assert [c.config_type for c in decoded.results[0].configs] == [3, 0]
         assert decoded.results[0].configs[1].documentation == "doc"
     assert dc.decode_response(version, body) == [
-        results[0] if version == 3 else dc.ConfigResourceResult(TOPIC, "t", 0, None, tuple(
+        results[0] if version >= 3 else dc.ConfigResourceResult(TOPIC, "t", 0, None, tuple(
             dc.ConfigEntry(c.name, c.value, c.source, c.read_only, c.is_sensitive, 0, c.synonyms, None)
             for c in results[0].configs)), results[1]]
     rm = schema_module_of(version, "request")
     request = rm.DescribeConfigsRequest(resources=(rm.DescribeConfigsResource(
         resource_type=2, resource_name="t", configuration_keys=None),), include_synonyms=True,
-        **({"include_documentation": True} if version == 3 else {}))
+        **({"include_documentation": True} if version >= 3 else {}))
     buf = io.BytesIO()
     entity_writer(type(request))(buf, request)
     assert dc.decode_request(version, buf.getvalue(), 0) == DescribeConfigsQuery(
-        [ConfigResourceQuery(2, "t", None)], True, version == 3)
+        [ConfigResourceQuery(2, "t", None)], True, version >= 3)
 
 
 def test_v0_answers_is_default_false_as_kafka_2_8_2_does() -> None:

@@ -31,7 +31,7 @@ partition failed: then the connection is closed, so the producer refreshes its m
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, replace
 
 from zkcontroller.broker.client_quota_manager import mark_local_complete
@@ -58,6 +58,12 @@ LOG_START_OFFSET = 0
 
 _NAMES = {19: "NOT_ENOUGH_REPLICAS", 20: "NOT_ENOUGH_REPLICAS_AFTER_APPEND", 21: "INVALID_REQUIRED_ACKS",
           76: "UNSUPPORTED_COMPRESSION_TYPE", 87: "INVALID_RECORD"}
+
+
+def is_compacted(config: Mapping[str, object]) -> bool:
+    """Kafka's ``LogConfig.compact``: the topic's ``cleanup.policy`` list has ``compact``."""
+    policy = config.get("cleanup.policy")
+    return isinstance(policy, list | tuple) and "compact" in policy
 
 
 def error_name(code: int) -> str:
@@ -87,6 +93,8 @@ class ProduceAnswer:
     error_message: str | None = None
     log_append_time: int = -1
     """The append's time for a LogAppendTime topic, else -1; a duplicate's original batch's max timestamp."""
+    record_errors: tuple[tuple[int, str], ...] = ()
+    """Per record refused (its index in the batch, why): Produce v8+'s ``RecordErrors``."""
 
 
 class ProduceTarget:
@@ -97,7 +105,8 @@ class ProduceTarget:
                  min_insync_replicas: Callable[[str], int] = lambda _topic: DEFAULT_MIN_INSYNC_REPLICAS,
                  broker_id: int = -1, max_message_bytes: Callable[[str], int | None] = lambda _topic: None,
                  configs_loaded: Callable[[Collection[str]], Awaitable[None]] | None = None,
-                 log_append_time: Callable[[str], bool] = lambda _topic: False) -> None:
+                 log_append_time: Callable[[str], bool] = lambda _topic: False,
+                 compacted: Callable[[str], bool] = lambda _topic: False) -> None:
         self.partition = partition
         self.broker_id = broker_id
         self.runtime = runtime
@@ -110,6 +119,8 @@ class ProduceTarget:
         """Waits until the configs being read of these topics are known."""
         self.log_append_time = log_append_time
         """A topic's ``message.timestamp.type`` is LogAppendTime."""
+        self.compacted = compacted
+        """A topic's ``cleanup.policy`` has ``compact``: its records need keys (Kafka's ``LogConfig.compact``)."""
 
 
 async def produce(version: int, acks: int, timeout_ms: int, client_id: str | None,
@@ -198,14 +209,15 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
         _failed(target, tp, "java.lang.NullPointerException")
         return error(int(Errors.UNKNOWN_SERVER_ERROR), log_start_offset=LOG_START_OFFSET)
     try:
-        count = record_sets.validate(p.records, entries, target.max_message_bytes(p.topic), str(tp))
+        count = record_sets.validate(p.records, entries, target.max_message_bytes(p.topic), str(tp),
+                                     compacted=target.compacted(p.topic))
     except RecordSetError as e:
         if e.exception is not None:  # appendToLocalLog's Throwable branch: logged, the log start offset, no message
             _failed(target, tp, f"{e.exception}: {e}")
             return error(e.error, log_start_offset=LOG_START_OFFSET)
         if e.error == record_sets.INVALID_RECORD:  # LogValidator's record errors (RecordValidationException): message
             _failed(target, tp, f"org.apache.kafka.common.InvalidRecordException: {e}")
-            return error(e.error, str(e), LOG_START_OFFSET)
+            return replace(error(e.error, str(e), LOG_START_OFFSET), record_errors=e.record_errors)
         return error(e.error)  # CorruptRecordException: a known exception, answered without either
     base_offset = partition.log_end_offset
     now = target.runtime.now_ms()

@@ -29,7 +29,7 @@ from zkcontroller.broker.leader_and_isr_log import state_log as state_change_log
 from zkcontroller.broker.log_config import LogDefaults
 from zkcontroller.broker.log_offsets_journal import LogOffsetsJournal, RecoveredLog
 from zkcontroller.broker.partition import IsrProposal, Partition
-from zkcontroller.broker.produce import ProduceTarget
+from zkcontroller.broker.produce import ProduceTarget, is_compacted
 from zkcontroller.broker.producer_state import DEFAULT_PRODUCER_ID_EXPIRATION_MS, expire_producers
 from zkcontroller.broker.replica_fetcher import ReplicaFetcher
 from zkcontroller.broker.topic_config_manager import TopicConfigManager
@@ -141,6 +141,7 @@ class ReplicaManager:
                              min_insync_replicas=self.min_insync_replicas, broker_id=self.broker_id,
                              max_message_bytes=self.topic_configs.max_message_bytes,
                              log_append_time=self.topic_configs.log_append_time,
+                             compacted=lambda topic: is_compacted(self.topic_configs.config(topic).values),
                              configs_loaded=self.topic_configs.wait_loaded)
 
     # ------------------------------------------------------------------ lifecycle
@@ -413,7 +414,7 @@ class ReplicaManager:
                 results.append(FetchPartitionResult(tp, error, partition.high_watermark, log_end_offset=leader_end))
                 continue
             if not from_follower:
-                results.append(self._consumer_fetch(tp, partition))
+                results.append(self._consumer_fetch(tp, partition, asked.fetch_offset))
                 continue
             if not partition.is_assigned_follower(request.replica_id):
                 log.warning("[ReplicaManager broker=%d] Leader %d failed to record follower %d's position %d, and "
@@ -440,12 +441,16 @@ class ReplicaManager:
                 results.append(FetchPartitionResult(tp, Errors.NONE, partition.high_watermark, records, offset))
         return context.respond(results)
 
-    def _consumer_fetch(self, tp: TopicPartition, partition: Partition) -> FetchPartitionResult:
+    def _consumer_fetch(self, tp: TopicPartition, partition: Partition, fetch_offset: int) -> FetchPartitionResult:
         """A consumer's fetch that passed Kafka's checks (the partition, the leader epoch, leadership, the offset).
-        The log keeps offsets, not records, so there are none to send: UNSUPPORTED_FOR_MESSAGE_FORMAT, the code
+        At or past the high watermark there is nothing a consumer may read: no records and no error, as Kafka
+        answers (a consumer at the end polls on, and `KafkaApis` holds the answer as Kafka's DelayedFetch would).
+        Below it the log keeps offsets, not records, so there are none to send: UNSUPPORTED_FOR_MESSAGE_FORMAT, the code
         Kafka gives a request its log format cannot serve. Clients raise it to the application (kafka-python's
         ``poll``, the Java consumer's "Unexpected error code 43"); an empty answer read as "no new records"
         forever, and the broker logged the consumer as an unknown follower."""
+        if fetch_offset >= partition.high_watermark:
+            return FetchPartitionResult(tp, Errors.NONE, partition.high_watermark, 0, fetch_offset)
         if not self._consumer_fetch_logged:
             self._consumer_fetch_logged = True
             log.warning("[ReplicaManager broker=%d] Fetch from a consumer for %s: not served, this broker keeps "

@@ -32,13 +32,14 @@ import struct
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeGuard
 
 from zkcontroller.broker.client_quota_manager import (
     ANONYMOUS,
     ClientQuotaManager,
     ClientRequestQuotaManager,
     current_request,
+    mark_local_complete,
     start_request,
 )
 from zkcontroller.broker.controller_mutation_quota import ControllerMutationQuota, ControllerMutationQuotaManager
@@ -54,7 +55,7 @@ from zkcontroller.broker.produce import (
 )
 from zkcontroller.broker.producer_ids import UNKNOWN_SERVER_ERROR, ProducerIdManager, error_result, init_producer_id
 from zkcontroller.protocol.control_requests import ApiKey, ControlResponse, Errors
-from zkcontroller.protocol.inter_broker import AlterIsrResponse, ControlledShutdownResponse, FetchResponse
+from zkcontroller.protocol.inter_broker import AlterIsrResponse, ControlledShutdownResponse, FetchRequest, FetchResponse
 from zkcontroller.protocol.wire import alter_configs as alter_configs_wire
 from zkcontroller.protocol.wire import client_apis, control_codec
 from zkcontroller.protocol.wire import client_quotas as client_quotas_wire
@@ -98,6 +99,8 @@ request_helper_log = logging.getLogger("kafka.server.RequestHandlerHelper")
 CONTROL_APIS = (ApiKey.LEADER_AND_ISR, ApiKey.STOP_REPLICA, ApiKey.UPDATE_METADATA, ApiKey.CONTROLLED_SHUTDOWN,
                 ApiKey.ALTER_ISR, ApiKey.FETCH)
 RESPONSE_TYPES = (ControlResponse, ControlledShutdownResponse, AlterIsrResponse, FetchResponse)
+FETCH_WAIT_FIELDS = struct.Struct(">ii")
+"""Fetch's ``MaxWaitMs`` and ``MinBytes``, right after ``ReplicaId`` in every version (fixed-width, flexible or not)."""
 
 
 class CreateTopicsHandler(Protocol):
@@ -160,6 +163,18 @@ class AdminHandlers:
     alter_client_quotas: AlterClientQuotasHandler | None = None
 
 
+class CorrelatedControlHandler(Protocol):
+    """A control handler that also takes the wire header's correlation id (the broker's ``handle_request``), which
+    Kafka's state-change lines name."""
+
+    def __call__(self, request: Any, correlation_id: int = ..., /) -> Any: ...
+
+
+ControlHandler = Callable[[Any], Any] | CorrelatedControlHandler
+"""What handles the requests KafkaApis passes on (control requests, ControlledShutdown, AlterIsr, Fetch): the
+request alone, or with the correlation id (`_takes_correlation_id` tells which)."""
+
+
 class TopicAutoCreator(Protocol):
     """Creates the topics a Metadata request names (``AutoTopicCreationManager.createTopicsInZk``); provided by
     the process assembly, as creation needs the admin layer."""
@@ -195,7 +210,7 @@ class KafkaApis:
     (they exist only once the broker has registered); before that, control requests close the connection
     and Metadata answers with what an empty cache knows."""
 
-    def __init__(self, broker_id: int, *, control_handler: Callable[[], Callable[[Any], Any] | None],
+    def __init__(self, broker_id: int, *, control_handler: Callable[[], ControlHandler | None],
                  metadata_cache: Callable[[], MetadataCache | None], cluster_id: Callable[[], str | None],
                  listener_name: str = "PLAINTEXT", create_topics: CreateTopicsHandler | None = None,
                  auto_create_topics: TopicAutoCreator | None = None,
@@ -331,6 +346,7 @@ class KafkaApis:
         try:
             if header.api_key == client_apis.PRODUCE:  # the one API that may send no response
                 return await self._produce(header, payload, offset)
+            body: bytes | None
             if unsupported_api_versions:  # getErrorResponse: the error, and ApiVersions' own versions (KIP-511)
                 body = client_apis.api_versions_response(0, {API_VERSIONS: supported[API_VERSIONS]},
                                                          UNSUPPORTED_VERSION)
@@ -353,42 +369,43 @@ class KafkaApis:
     async def _dispatch(self, header: RequestHeader, payload: bytes, offset: int) -> bytes | None:
         key, version = header.api_key, header.api_version
         if key == API_VERSIONS:
-            request = client_apis.decode_body(key, version, payload, offset)
-            if not client_apis.valid_api_versions_request(request, version):  # getErrorResponse: no API list
+            versions_request = client_apis.decode_body(key, version, payload, offset)
+            if not client_apis.valid_api_versions_request(versions_request, version):  # getErrorResponse: no API list
                 return client_apis.api_versions_response(version, {}, client_apis.INVALID_REQUEST)
             return client_apis.api_versions_response(version, self.supported_versions())
         if key == METADATA:
-            request = client_apis.decode_body(key, version, payload, offset)
-            invalid = client_apis.invalid_metadata_request(request, version)
+            metadata_request = client_apis.decode_body(key, version, payload, offset)
+            invalid = client_apis.invalid_metadata_request(metadata_request, version)
             if invalid is not None:  # Kafka's handleError: logged, then the request's error response
-                self._request_failed(header, request,
+                self._request_failed(header, metadata_request,
                                      f"org.apache.kafka.common.errors.InvalidRequestException: {invalid}")
-                return client_apis.metadata_error_response(version, request, client_apis.INVALID_REQUEST)
-            topics = client_apis.requested_topics(request, version)
-            created = await self._auto_create(topics, header) \
-                if topics and getattr(request, "allow_auto_topic_creation", True) else {}
-            return self._metadata(version, topics, *client_apis.authorized_operations_asked(request, version),
-                                  created=created)
+                return client_apis.metadata_error_response(version, metadata_request, client_apis.INVALID_REQUEST)
+            names = client_apis.requested_topics(metadata_request, version)
+            auto_created = await self._auto_create(names, header) \
+                if names and getattr(metadata_request, "allow_auto_topic_creation", True) else {}
+            return self._metadata(version, names, *client_apis.authorized_operations_asked(metadata_request, version),
+                                  created=auto_created)
         if key == DESCRIBE_CLUSTER:
-            request = client_apis.decode_body(key, version, payload, offset)
+            cluster_request = client_apis.decode_body(key, version, payload, offset)
             cache = self._metadata_cache()
             return client_apis.describe_cluster_response(
                 version, cache.alive_brokers() if cache else [], self.listener_name, self._cluster_id() or "",
-                cache.controller_id if cache else None, bool(request.include_cluster_authorized_operations))
+                cache.controller_id if cache else None, bool(cluster_request.include_cluster_authorized_operations))
         if key == CREATE_TOPICS and self.create_topics is not None:
-            topics, validate_only, timeout_ms = client_apis.topics_to_create(
+            to_create, validate_only, timeout_ms = client_apis.topics_to_create(
                 client_apis.decode_body(key, version, payload, offset))
             quota = self._mutation_quota(header, strict_since_version=6)
-            created = await self.create_topics(topics, validate_only, timeout_ms, **quota)
-            return self._mutation_throttled(quota, lambda ms: client_apis.create_topics_response(version, created, ms))
+            topics_created = await self.create_topics(to_create, validate_only, timeout_ms, **quota)
+            return self._mutation_throttled(
+                quota, lambda ms: client_apis.create_topics_response(version, topics_created, ms))
         if key == DELETE_TOPICS and self.delete_topics is not None:
-            request = client_apis.decode_body(key, version, payload, offset)
-            to_delete, timeout_ms = client_apis.topics_to_delete(request, version)
+            delete_request = client_apis.decode_body(key, version, payload, offset)
+            to_delete, timeout_ms = client_apis.topics_to_delete(delete_request, version)
             quota = self._mutation_quota(header, strict_since_version=5)
             try:
                 deleted = await self.delete_topics(to_delete, timeout_ms, version, **quota)
             except RequestFailed as e:  # KafkaApis.handle's catch: handleError logs it, answers every topic
-                self._handler_failed(header, request, e)
+                self._handler_failed(header, delete_request, e)
                 deleted = [TopicDeleted(t.name, t.topic_id, e.error) for t in to_delete]
                 quota = {}  # thrown before any mutation; handleError throttles by the request quota alone
             return self._mutation_throttled(quota, lambda ms: client_apis.delete_topics_response(version, deleted, ms))
@@ -410,21 +427,21 @@ class KafkaApis:
                                                                       e.answer_message) for r in query.resources]
             return describe_configs_wire.encode_response(version, configs)
         if key == client_quotas_wire.DESCRIBE_CLIENT_QUOTAS and self.admin.describe_client_quotas is not None:
-            query = client_quotas_wire.decode_describe_request(version, payload, offset)
-            described = await self.admin.describe_client_quotas(query)
+            quotas_query = client_quotas_wire.decode_describe_request(version, payload, offset)
+            described = await self.admin.describe_client_quotas(quotas_query)
             return client_quotas_wire.encode_describe_response(version, described)
         if key == client_quotas_wire.ALTER_CLIENT_QUOTAS and self.admin.alter_client_quotas is not None:
             alterations = client_quotas_wire.decode_alter_request(version, payload, offset)
             return client_quotas_wire.encode_alter_response(version, await self.admin.alter_client_quotas(alterations))
         if key in (alter_configs_wire.ALTER_CONFIGS, alter_configs_wire.INCREMENTAL_ALTER_CONFIGS) \
                 and self.alter_configs is not None:
-            query = alter_configs_wire.decode_request(key, version, payload, offset)
+            alter_query = alter_configs_wire.decode_request(key, version, payload, offset)
             try:
-                altered = await self.alter_configs(query)
+                altered = await self.alter_configs(alter_query)
             except RequestFailed as e:  # KafkaApis.handle's catch: handleError logs it, answers every resource
-                self._handler_failed(header, query, e)
+                self._handler_failed(header, alter_query, e)
                 altered = [alter_configs_wire.AlterResult(r.resource_type, r.resource_name, e.error, e.answer_message)
-                           for r in query.resources]
+                           for r in alter_query.resources]
             return alter_configs_wire.encode_response(key, version, altered)
         return await self._control(header, payload, offset)
 
@@ -451,7 +468,28 @@ class KafkaApis:
             response = await response
         if not isinstance(response, RESPONSE_TYPES):
             raise TypeError(f"request handler returned {type(response).__name__} for {type(request).__name__}")
+        if isinstance(request, FetchRequest) and isinstance(response, FetchResponse):
+            await self._hold_empty_consumer_fetch(request, response, payload, offset)
         return control_codec.encode_response(response, header.api_version, request)
+
+    async def _hold_empty_consumer_fetch(self, request: FetchRequest, response: FetchResponse, payload: bytes,
+                                         offset: int) -> None:
+        """Kafka's DelayedFetch for a consumer with nothing to read (every partition at its high watermark): the
+        answer waits the request's ``max_wait_ms``, so a consumer at the end polls at that pace rather than in a
+        busy loop. Kafka answers at once when ``min_bytes`` <= 0, a partition has an error, or nothing was asked;
+        so here. It does not end early when records arrive: the next fetch sees them (a follower's fetches are
+        never held, as before: its fetcher waits ``replica.fetch.wait.max.ms`` itself)."""
+        manager = self._replica_manager()
+        if request.replica_id >= 0 or manager is None or response.error is not Errors.NONE:
+            return
+        if request.is_full and not request.partitions:
+            return
+        if any(p.error is not Errors.NONE or p.records or p.diverging_end_offset >= 0 for p in response.partitions):
+            return
+        max_wait_ms, min_bytes = FETCH_WAIT_FIELDS.unpack_from(payload, offset + 4)  # after the replica id
+        if max_wait_ms > 0 and min_bytes > 0:
+            mark_local_complete(manager.runtime.now_ms())  # a purgatory wait, not request handling time
+            await manager.runtime.sleep_ms(max_wait_ms)
 
     # ------------------------------------------------------------------ admin APIs
 
@@ -687,7 +725,7 @@ def request_body_string(header: RequestHeader, body: object) -> str:
         return repr(body)
 
 
-def _takes_correlation_id(handler: Callable[..., Any]) -> bool:
+def _takes_correlation_id(handler: ControlHandler) -> TypeGuard[CorrelatedControlHandler]:
     """The control plane's ``handle(request, correlation_id)`` logs the id as Kafka does; plain handlers take
     the request alone."""
     try:

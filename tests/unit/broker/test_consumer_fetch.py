@@ -1,4 +1,5 @@
-"""A consumer's Fetch (replica id -1) is refused plainly: the brokers keep offsets, not records.
+"""A consumer's Fetch (replica id -1) below the high watermark is refused plainly: the brokers keep offsets, not
+records (at the high watermark there is nothing to read: tests/wire/test_consumer_fetch_wire.py).
 
 It was served as a follower's fetch from an unknown replica: NONE with no records, which a consumer reads as "no
 new records" forever, and a warning about "follower -1" on the broker."""
@@ -31,6 +32,8 @@ async def test_a_consumer_fetch_from_the_leader_is_unsupported_for_the_message_f
     leader = brokers.rms[1]
     leader.append(TP, 5)
     await brokers.fetch_all()
+    await brokers.fetch_all()  # the followers' next fetch says what they have: the HW moves to 5
+    assert leader.high_watermark(TP) == 5  # offset 0 is below it (at it, a consumer gets no records, no error)
     for _ in range(2):
         (answer,) = leader.handle_fetch(consumer_fetch()).partitions
         assert (answer.error, answer.records, answer.high_watermark) == (

@@ -1,10 +1,11 @@
-"""AlterConfigs (API 33) v0–v1 and IncrementalAlterConfigs (API 44) v0–v1 on the wire: Kafka 2.8.2's
+"""AlterConfigs (API 33) v0–v2 and IncrementalAlterConfigs (API 44) v0–v1 on the wire: Kafka 2.8.2's
 ``AlterConfigsRequest.json``/``IncrementalAlterConfigsRequest.json`` and their responses as our own schema tables
 (the shape `describe_configs` uses), read and written with `codec`.
 
 Both requests carry resources (type, name) each with configs, and ``ValidateOnly``; the incremental one adds an
-operation per config (`SET`, `DELETE`, `APPEND`, `SUBTRACT`) and is flexible from v1. Both answer one
-(error, message, type, name) per resource. An AlterConfigs entry decodes as a `SET`, so one handler serves both.
+operation per config (`SET`, `DELETE`, `APPEND`, `SUBTRACT`) and is flexible from v1, AlterConfigs from v2. Both
+answer one (error, message, type, name) per resource. An AlterConfigs entry decodes as a `SET`, so one handler serves
+both.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from zkcontroller.protocol.wire import codec
 from zkcontroller.protocol.wire.schema import Field, MessageSpec
 
 ALTER_CONFIGS = 33
-ALTER_CONFIGS_VERSIONS = (0, 1)
-"""Kafka 2.8.2 serves 0–1 (v2, flexible, came later)."""
+ALTER_CONFIGS_VERSIONS = (0, 2)
+"""Kafka 2.8.2's 0–2 (v2 flexible, KAFKA-10729, in 2.8.0)."""
 INCREMENTAL_ALTER_CONFIGS = 44
 INCREMENTAL_ALTER_CONFIGS_VERSIONS = (0, 1)
 
@@ -27,7 +28,7 @@ OP_NAMES = {SET: "SET", DELETE: "DELETE", APPEND: "APPEND", SUBTRACT: "SUBTRACT"
 
 
 def _request(name: str, incremental: bool) -> MessageSpec:
-    return MessageSpec(name, "0-1", "1+" if incremental else "none", (
+    return MessageSpec(name, "0-1" if incremental else "0-2", "1+" if incremental else "2+", (
         Field("resources", "[]", fields=(
             Field("resource_type", "int8"),
             Field("resource_name", "string"),
@@ -42,7 +43,7 @@ def _request(name: str, incremental: bool) -> MessageSpec:
 
 
 def _response(name: str, incremental: bool) -> MessageSpec:
-    return MessageSpec(name, "0-1", "1+" if incremental else "none", (
+    return MessageSpec(name, "0-1" if incremental else "0-2", "1+" if incremental else "2+", (
         Field("throttle_time_ms", "int32"),
         Field("responses", "[]", fields=(
             Field("error_code", "int16"),

@@ -91,21 +91,37 @@ INVALID_REQUEST = 42
 
 
 class PartitionView(Protocol):
-    partition: int
-    error: int
-    leader: int
-    leader_epoch: int
-    replicas: Sequence[int]
-    isr: Sequence[int]
-    offline_replicas: Sequence[int]
+    """One partition as Metadata answers it. Read-only members, so the cache's frozen dataclasses fit."""
+
+    @property
+    def partition(self) -> int: ...
+    @property
+    def error(self) -> int: ...
+    @property
+    def leader(self) -> int: ...
+    @property
+    def leader_epoch(self) -> int: ...
+    @property
+    def replicas(self) -> Sequence[int]: ...
+    @property
+    def isr(self) -> Sequence[int]: ...
+    @property
+    def offline_replicas(self) -> Sequence[int]: ...
 
 
 class TopicView(Protocol):
-    topic: str
-    error: int
-    topic_id: TopicId | None
-    is_internal: bool
-    partitions: Sequence[PartitionView]
+    """One topic as Metadata answers it (read-only, as `PartitionView`)."""
+
+    @property
+    def topic(self) -> str: ...
+    @property
+    def error(self) -> int: ...
+    @property
+    def topic_id(self) -> TopicId | None: ...
+    @property
+    def is_internal(self) -> bool: ...
+    @property
+    def partitions(self) -> Sequence[PartitionView]: ...
 
 
 @cache
@@ -711,12 +727,14 @@ def decode_produce_request(version: int, buf: bytes | memoryview, offset: int) -
 
 def produce_response(version: int, answers: Iterable[Any], throttle_time_ms: int = 0) -> bytes:
     """The body of a Produce response, any version, through `PRODUCE_RESPONSE`. ``answers`` carry topic,
-    partition, error, base_offset, log_append_time, log_start_offset and error_message; consecutive answers for
-    one topic form its entry. ``record_errors`` is always empty (no per-record errors); ``throttle_time_ms`` (v1+)
-    is the client's produce quota throttle."""
+    partition, error, base_offset, log_append_time, log_start_offset, error_message and record_errors (batch index,
+    message) pairs; consecutive answers for one topic form its entry. ``throttle_time_ms`` (v1+) is the client's
+    produce quota throttle."""
     topics = [{"name": name, "partitions": [
         {"index": a.partition, "error_code": a.error, "base_offset": a.base_offset,
-         "log_append_time_ms": a.log_append_time, "log_start_offset": a.log_start_offset, "record_errors": [],
+         "log_append_time_ms": a.log_append_time, "log_start_offset": a.log_start_offset,
+         "record_errors": [{"batch_index": i, "batch_index_error_message": m}
+                           for i, m in getattr(a, "record_errors", ())],
          "error_message": a.error_message} for a in run]}
         for name, run in _topic_runs(answers)]
     return codec.encode(PRODUCE_RESPONSE, version, {"responses": topics, "throttle_time_ms": throttle_time_ms})

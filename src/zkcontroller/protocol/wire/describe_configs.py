@@ -1,11 +1,11 @@
-"""DescribeConfigs (API 32) v0–v3 on the wire: Kafka 2.8.2's ``DescribeConfigsRequest.json`` and
+"""DescribeConfigs (API 32) v0–v4 on the wire: Kafka 2.8.2's ``DescribeConfigsRequest.json`` and
 ``DescribeConfigsResponse.json`` as our own schema table (kio's schemas start at v1), read and written with
 `codec`.
 
 v0 has no ``IncludeSynonyms`` and answers ``IsDefault`` in place of ``ConfigSource`` and the synonyms; Kafka
 2.8.2's broker never sets ``IsDefault`` (the Java client derives the source from it), so it is false here too.
 v1 adds the source and synonyms, v2 is v1 (throttling differs), v3 adds ``IncludeDocumentation``, ``ConfigType``
-and ``Documentation``.
+and ``Documentation``, v4 is v3 made flexible (compact strings and arrays, tagged fields).
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from zkcontroller.protocol.wire import codec
 from zkcontroller.protocol.wire.schema import Field, MessageSpec
 
 DESCRIBE_CONFIGS = 32
-DESCRIBE_CONFIGS_VERSIONS = (0, 3)
-"""Kafka 2.8.2 serves 0–3 (v4, flexible, came with 2.8's successor)."""
+DESCRIBE_CONFIGS_VERSIONS = (0, 4)
+"""Kafka 2.8.2's 0–4 (v4 flexible, KAFKA-10729, in 2.8.0): kafka-python 3.0.12 asks v4 of a 2.8 broker."""
 
-REQUEST = MessageSpec("DescribeConfigsRequest", "0-3", "none", (
+REQUEST = MessageSpec("DescribeConfigsRequest", "0-4", "4+", (
     Field("resources", "[]", fields=(
         Field("resource_type", "int8"),
         Field("resource_name", "string"),
@@ -29,7 +29,7 @@ REQUEST = MessageSpec("DescribeConfigsRequest", "0-3", "none", (
     Field("include_synonyms", "bool", versions="1+", default=False),
     Field("include_documentation", "bool", versions="3+", default=False),
 ))
-RESPONSE = MessageSpec("DescribeConfigsResponse", "0-3", "none", (
+RESPONSE = MessageSpec("DescribeConfigsResponse", "0-4", "4+", (
     Field("throttle_time_ms", "int32"),
     Field("results", "[]", fields=(
         Field("error_code", "int16"),

@@ -76,10 +76,14 @@ class RecordSetError(Exception):
     append fails with when it is none of ``appendToLocalLog``'s known ones nor a ``RecordValidationException`` (its
     Throwable branch: logged, answered with the log start offset and no message)."""
 
-    def __init__(self, error: int, message: str, exception: str | None = None) -> None:
+    def __init__(self, error: int, message: str, exception: str | None = None,
+                 record_errors: tuple[tuple[int, str], ...] = ()) -> None:
         super().__init__(message)
         self.error = error
         self.exception = exception
+        self.record_errors = record_errors
+        """``RecordValidationException``'s record errors: (index of the record in its batch, message), answered
+        in Produce v8+'s ``RecordErrors``."""
 
 
 class RequestFailed(Exception):
@@ -198,10 +202,11 @@ def inspect(data: bytes | memoryview, produce_version: int, *, check_magic: bool
 
 
 def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int | None = None,
-             topic_partition: str = "") -> int:
+             topic_partition: str = "", *, compacted: bool = False) -> int:
     """Check each entry as the log's append does; the number of offsets the record set takes. ``max_batch_size``:
     the topic's ``max.message.bytes``, which no entry (offset and size fields included) may exceed;
-    ``topic_partition`` (``topic-partition``) is named in the messages, as Kafka's name it."""
+    ``topic_partition`` (``topic-partition``) is named in the messages, as Kafka's name it. ``compacted``: the
+    topic's ``cleanup.policy`` has ``compact``, so every record needs a key (`_keyless_records`)."""
     tp = topic_partition
     buf = memoryview(data)
     for e in entries:  # Log.analyzeAndValidateRecords, entry by entry, before LogValidator looks at any
@@ -232,7 +237,76 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
                                  _INVALID_RECORD_EXCEPTION)
         entry = buf[e.start:e.start + e.size]
         count += _batch_count(entry, tp) if e.magic == 2 else _legacy_count(entry)
+        if compacted:  # after the batch's own checks, as LogValidator's validateKey per record of each batch
+            keyless = _keyless_records(entry, e.magic)
+            if keyless:  # processRecordErrors, after the batch's last record
+                raise RecordSetError(INVALID_RECORD, "One or more records have been rejected", record_errors=tuple(
+                    (i, f"Compacted topic cannot accept message without key in topic partition {tp}.")
+                    for i in keyless))
     return count
+
+
+def _keyless_records(entry: memoryview, magic: int) -> list[int]:
+    """The indexes (in the batch, or in a legacy wrapper) of the records with a null key (Kafka's
+    ``!record.hasKey``). A structure that overruns the entry ends the scan (its records are not checked); so does a
+    zstd-compressed v2 batch, which is not read here."""
+    if magic < 2:
+        codec = entry[17] & 0x07
+        if codec not in (GZIP, SNAPPY, LZ4):
+            return [] if _legacy_has_key(entry, magic) else [0]
+        value = _legacy_value(entry, magic)
+        if value is None:
+            return []
+        try:
+            inner = decompress(codec, value, magic, MAX_INFLATED)
+        except CompressionError:
+            return []
+        inner_view = memoryview(inner)
+        return [i for i, e in enumerate(inspect(inner, 0, check_magic=False))
+                if not _legacy_has_key(inner_view[e.start:e.start + e.size], e.magic)]
+    codec = entry[22] & 0x07
+    records: bytes | memoryview = entry[RECORD_BATCH_OVERHEAD:]
+    if codec in (GZIP, SNAPPY, LZ4):
+        try:
+            records = decompress(codec, bytes(records), magic, MAX_INFLATED)
+        except CompressionError:
+            return []
+    elif codec:
+        return []
+    (count,) = struct.unpack_from(">i", entry, 57)
+    keyless, pos = [], 0
+    try:
+        for i in range(count):  # DefaultRecord: length, attributes, timestamp delta, offset delta, key length, ...
+            length, at = _varint(records, pos)
+            if length < 0 or at + length > len(records):  # every record read moves on: at most one per byte
+                break
+            _, field = _varint(records, at + 1)  # the attributes byte, then the timestamp delta
+            _, field = _varint(records, field)  # the offset delta
+            key_length, _ = _varint(records, field)
+            if key_length < 0:
+                keyless.append(i)
+            pos = at + length
+    except IndexError:  # cut short: the records read so far are what is known
+        pass
+    return keyless
+
+
+def _varint(buf: bytes | memoryview, pos: int) -> tuple[int, int]:
+    """A zig-zag varint (or varlong) at ``pos``: its value and where the next field starts."""
+    raw, shift = 0, 0
+    while True:
+        byte = buf[pos]
+        pos += 1
+        raw |= (byte & 0x7F) << shift
+        if not byte & 0x80 or shift > 63:
+            return (raw >> 1) ^ -(raw & 1), pos
+        shift += 7
+
+
+def _legacy_has_key(message: memoryview, magic: int) -> bool:
+    """A legacy message's key is not null (its length field >= 0); a message too short to say has none."""
+    pos = LOG_OVERHEAD + 6 + (8 if magic == 1 else 0)
+    return pos + 4 <= len(message) and struct.unpack_from(">i", message, pos)[0] >= 0
 
 
 def _codec(buf: memoryview, e: Entry) -> int:
