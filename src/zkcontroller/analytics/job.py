@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from importlib.resources import as_file, files
 from pathlib import Path
 from typing import TextIO, TypeVar
 
@@ -239,10 +240,50 @@ def build_session(master: str | None, app_name: str = "zkcontroller-analyze", ui
             settings["spark.jars"] = ",".join(filter(None, [SparkConf().get("spark.jars", ""), str(jar)]))
     for key, value in settings.items():
         builder = builder.config(key, value)
+    quiet_running_driver()
     with filtered_jvm_stderr():  # the JVM it starts warns of an incubator module it never uses: see jvm_console
         session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+ANALYTICS_PACKAGE = "zkcontroller.analytics"
+"""This module's package, by name: under spark-submit the module runs as ``__main__``, without one."""
+SPARK_DEFAULT_LOG4J2 = "org/apache/spark/log4j2"
+"""How the locations of Spark's own log4j2 configurations (``log4j2-defaults.properties``, the JSON layout's)
+begin inside its jar."""
+
+
+def quiet_running_driver() -> None:
+    """Under ``spark-submit``, give the already running driver JVM ``LOG4J2_PROPERTIES`` before the session
+    starts, as ``session_config`` gives a driver the job starts itself.
+
+    spark-submit's JVM set up Spark's default logging (INFO on the console) and left it to be set up again by the
+    first line Spark logs, so the context's start printed some 40 INFO lines before the job's first one. Spark's
+    set-up is run now, silently, and its configuration then replaced; a configuration of the user's own
+    (``-Dlog4j2.configurationFile``, a ``log4j2.properties`` in ``SPARK_CONF_DIR``) is left alone, and nothing is
+    done where no JVM is running yet or a context already is.
+    """
+    from pyspark import SparkContext
+
+    if SparkContext._active_spark_context is not None or (
+            SparkContext._gateway is None and "PYSPARK_GATEWAY_PORT" not in os.environ):
+        return
+    from py4j.protocol import Py4JError
+
+    SparkContext._ensure_initialized()
+    jvm = SparkContext._jvm
+    log4j = jvm.org.apache.logging.log4j
+    try:  # the console's noise only: a Spark whose internals differ keeps its own and the job runs on
+        location = log4j.LogManager.getContext(False).getConfiguration().getConfigurationSource().getLocation()
+        if SPARK_DEFAULT_LOG4J2 not in str(location or ""):
+            return
+        getattr(getattr(jvm.org.apache.spark, "SparkContext$"), "MODULE$").initializeLogIfNecessary(False, True)
+        # a file even when the package is imported from the wheel given to --py-files (as_file then extracts it)
+        with as_file(files(ANALYTICS_PACKAGE).joinpath(LOG4J2_PROPERTIES.name)) as properties:
+            log4j.core.config.Configurator.reconfigure(jvm.java.net.URI(properties.as_uri()))
+    except (Py4JError, OSError):
+        return
 
 
 OUT_MARKER = ".zkcontroller-analyze"
