@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import pairwise
 
@@ -95,7 +96,7 @@ STATED = "epoch_stated"
 """The kind ``life_starts`` gives every other line stating a controller epoch (``stated_epoch_runs``)."""
 
 
-def life_starts(lifecycle: list[dict[str, object]], stated: list[dict[str, object]] | tuple[()] = (),
+def life_starts(lifecycle: list[dict[str, object]], stated: Sequence[dict[str, object]] = (),
                 same_election_ms: int = SAME_ELECTION_MS) -> dict[str, list[int]]:
     """Per cluster, the instants (ascending) at which a new life of the cluster begins: a controller elected, or
     ready, with an epoch no higher than one already seen in the cluster; or, from any other line stating a
