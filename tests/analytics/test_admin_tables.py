@@ -82,16 +82,45 @@ def test_an_isr_write_the_leaders_own_line_confirms_is_the_leaders_change(spark)
              source_file="d/server.log"),
         dict(ms=20, kind="isr_change", topic="t", partition=0, isr=[3, 1], leader=3, controller_epoch=3,
              source_file="d/events.jsonl"),
-        dict(ms=30, kind="isr_change", topic="t", partition=0, isr=[3, 1, 2], leader=3, controller_epoch=3,
-             source_file="d/events.jsonl"),
-        dict(ms=2_000, kind="isr_update", topic="t", partition=0, isr=[3, 1, 2], broker_id=3,
+        dict(ms=2_000, kind="isr_update", topic="t", partition=0, isr=[3, 1], broker_id=3,
              source_file="d/server.log"),  # too late to be that write's confirmation: no row either
     ]
     got = _rows(admin_tables.isr_changes(events(spark, rows)))
     assert [(r["changed_at"], r["change"], r["isr"], r["leader"], r["by"]) for r in got] == [
         (at(10), "expand", [3, 2, 1], 3, "leader"),
-        (at(20), "shrink", [3, 1], 3, "controller"),
-        (at(30), "expand", [3, 1, 2], 3, "controller")]
+        (at(20), "shrink", [3, 1], 3, "controller")]
+
+
+def test_an_expansion_read_from_the_event_log_alone_is_its_leaders(spark) -> None:
+    """Our event log's ``isr_change`` is the controller's write; one that adds a member applied the leader's
+    AlterIsr (Kafka's controller never adds to an ISR), yet with no leader line to confirm it, it read "expand by
+    controller". A shrink under the leader epoch before it is an AlterIsr too (the controller's removal of a
+    replica bumps the epoch); one that bumps it, or whose epochs are not known, stays the controller's, and so
+    does a Kafka controller line that states more members than the ISR before it (it removed a replica; the
+    expansion before it was not logged)."""
+    jsonl = dict(topic="t", source_file="d/events.jsonl", source_format="jsonl", controller_epoch=3)
+    rows = [
+        dict(ms=0, kind="leader_election", partition=0, isr=[3, 2], leader=3, leader_epoch=4, **jsonl),
+        dict(ms=10, kind="isr_change", partition=0, isr=[3, 2, 1], leader=3, leader_epoch=4, **jsonl),
+        dict(ms=20, kind="isr_change", partition=0, isr=[3, 1], leader=3, leader_epoch=5, **jsonl),  # a removal
+        dict(ms=30, kind="isr_change", partition=0, isr=[3, 2], leader=3, leader_epoch=5, **jsonl),  # replaced
+        dict(ms=35, kind="isr_change", partition=0, isr=[3], leader=3, leader_epoch=5, **jsonl),  # AlterIsr shrink
+        dict(ms=0, kind="leader_election", partition=1, isr=[1], leader=1, **jsonl),
+        dict(ms=40, kind="isr_change", partition=1, isr=[1, 2, 3], leader=1, **jsonl),
+        dict(ms=45, kind="isr_change", partition=1, isr=[1, 2], leader=1, **jsonl),  # no leader epoch: unknown
+        dict(ms=0, kind="partition_state_change", topic="t", partition=2, isr=[2], leader=2, leader_epoch=1),
+        dict(ms=50, kind="isr_change", topic="t", partition=2, isr=[2, 1], leader=2, leader_epoch=1, broker_id=3),
+    ]
+    got = _rows(admin_tables.isr_changes(events(spark, rows)))
+    assert [(r["partition"], r["changed_at"], r["change"], r["previous_isr"], r["isr"], r["leader"], r["by"])
+            for r in got] == [
+        (0, at(10), "expand", [3, 2], [3, 2, 1], 3, "leader"),
+        (0, at(20), "shrink", [3, 2, 1], [3, 1], 3, "controller"),
+        (0, at(30), "replaced", [3, 1], [3, 2], 3, "leader"),
+        (0, at(35), "shrink", [3, 2], [3], 3, "leader"),
+        (1, at(40), "expand", [1], [1, 2, 3], 1, "leader"),
+        (1, at(45), "shrink", [1, 2, 3], [1, 2], 1, "controller"),
+        (2, at(50), "expand", [2], [2, 1], 2, "controller")]
 
 
 def test_retries_are_one_shutdown_and_a_restart_begins_the_next(spark) -> None:

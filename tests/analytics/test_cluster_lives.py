@@ -9,11 +9,12 @@ overlapped.
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from zkcontroller.analytics.controller_timeline import build_tenures, classify, life_starts
+from zkcontroller.analytics.controller_timeline import build_tenures, classify, life_starts, stated_epoch_runs
 from zkcontroller.event_schema import validate_record
 
 T0 = 1_800_000_000_000
@@ -171,3 +172,94 @@ def test_a_partitions_state_ends_with_its_life_not_at_the_next_runs_lines(spark,
     offline = [(i["duration_ms"], i["open"]) for i in rows("partition_state_intervals") if i["state"] ==
                "OfflinePartition"]
     assert offline == [(600, False)]
+
+
+def _stated(*runs: tuple[int, int, int, int, str]) -> list[dict[str, object]]:
+    """Broker-side lines naming a controller and epoch: (controller, epoch, from ms, to ms, file), one each 100 ms."""
+    lines = [{"cluster": "c", "controller_id": cid, "controller_epoch": epoch, "ts_ms": ms, "source_file": where,
+              "line_number": None}
+             for cid, epoch, start, end, where in runs for ms in range(start, end + 1, 100)]
+    return stated_epoch_runs(lines)
+
+
+def test_a_broker_side_state_change_log_alone_shows_an_epoch_reset() -> None:
+    """No election or ready line at all, only brokers naming the controller of each request: run 2 begins again
+    at controller 1's epoch 1 after run 1's epoch 2. Before, lives came from election lines only: one life, in
+    which controller 1's epoch-1 tenure seemed to act after epoch 2's (a split brain)."""
+    run_1 = [(1, 1, 0, 1_000, "b1/state-change.log"), (2, 2, 1_200, 1_500, "b1/state-change.log")]
+    assert life_starts([], _stated(*run_1, (1, 1, 3_000, 4_000, "b1/state-change.log"))) == {"c": [3_000]}
+    # the new life's next failover goes on to epoch 2 under another controller: still the new life
+    assert life_starts([], _stated(*run_1, (1, 1, 3_000, 3_500, "b1/state-change.log"),
+                                   (3, 2, 4_000, 4_500, "b1/state-change.log"))) == {"c": [3_000]}
+
+
+def test_a_stale_controllers_requests_and_a_slow_clock_are_not_a_new_life() -> None:
+    """Brokers log a deposed controller's requests (epoch 5) while its successor (epoch 6) acts: a split brain
+    within one life, which must stay one. So are a lower epoch's lines just after the higher one's last (another
+    host's clock behind), and the stale lines when the successor is followed by a third controller."""
+    zombie = _stated((1, 5, 0, 1_000, "b1/sc.log"), (2, 6, 2_000, 20_000, "b2/sc.log"),
+                     (1, 5, 8_000, 8_300, "b3/sc.log"))
+    assert life_starts([], zombie) == {}
+    skewed = _stated((1, 5, 0, 900, "b1/sc.log"), (2, 6, 1_000, 1_000, "b2/sc.log"), (1, 5, 1_300, 1_300, "b1/sc.log"),
+                     (2, 6, 2_000, 9_000, "b1/sc.log"))
+    assert life_starts([], skewed) == {}
+    then_another = _stated((1, 5, 0, 1_000, "b1/sc.log"), (2, 6, 2_000, 5_000, "b2/sc.log"),
+                           (1, 5, 8_000, 8_000, "b3/sc.log"), (3, 7, 9_000, 12_000, "b3/sc.log"))
+    assert life_starts([], then_another) == {}
+
+
+def test_the_event_logs_election_and_the_brokers_lines_of_one_run_are_one_life() -> None:
+    """Two runs into one directory, each with its election lines and brokers' lines: one reset, at the second
+    run's election, not another at its brokers' first line."""
+    records = two_runs()
+    lines = [{"cluster": "lives", "controller_id": cid, "controller_epoch": epoch, "ts_ms": T0 + ms,
+              "source_file": "lives/b1/state-change.log", "line_number": None}
+             for cid, epoch, start, end in ((1, 1, 5, 995), (2, 2, 1_005, 1_495),
+                                            (1, 1, SECOND_RUN_MS + 5, SECOND_RUN_MS + 995))
+             for ms in range(start, end + 1, 50)]
+    assert life_starts(_lifecycle(records), stated_epoch_runs(lines)) == {"lives": [T0 + SECOND_RUN_MS]}
+
+
+def _broker_lines() -> str:
+    """A broker's state-change.log over two runs of its cluster, in two Kafka versions' wording (1.0-2.3 with
+    the ``[Broker id=1]`` ident; 0.10.2-0.11 starting ``Broker 1``): no controller line at all."""
+    def stamp(ms: int) -> str:
+        at = datetime(2024, 5, 1, tzinfo=UTC) + timedelta(milliseconds=ms)
+        return f"[{at:%Y-%m-%d %H:%M:%S},{at.microsecond // 1000:03d}]"
+
+    received = ("TRACE [Broker id=1] Received LeaderAndIsr request PartitionState(controllerEpoch={e}, leader=1, "
+                "leaderEpoch={le}, isr=1, zkVersion={le}, replicas=1, isNew=false) correlation id {n} from controller "
+                "{c} epoch {e} for partition t-0 (state.change.logger)")
+    cached = ("TRACE [Broker id=1] Cached leader info PartitionState(controllerEpoch={e}, leader=1, leaderEpoch={le}, "
+              "isr=1, zkVersion={le}, replicas=1, offlineReplicas=) for partition t-0 in response to UpdateMetadata "
+              "request sent by controller {c} epoch {e} with correlation id {n} (state.change.logger)")
+    old = ("TRACE Broker 1 received LeaderAndIsr request PartitionState(controllerEpoch={e}, leader=1, "
+           "leaderEpoch={le}, isr=[1], zkVersion={le}, replicas=[1]) correlation id {n} from controller {c} epoch {e} "
+           "for partition [t,0] (state.change.logger)")
+    lines = [(0, received, 1, 1, 0), (10, cached, 1, 1, 0), (2_000, received, 2, 2, 1), (2_010, cached, 2, 2, 1),
+             (2_500, cached, 2, 2, 1),
+             (8_000, old, 1, 1, 0), (8_010, cached, 1, 1, 0), (9_000, old, 1, 1, 1), (9_500, cached, 1, 1, 1)]
+    return "".join(f"{stamp(ms)} {text.format(c=c, e=e, le=le, n=n)}\n"
+                   for n, (ms, text, c, e, le) in enumerate(lines, 1))
+
+
+@pytest.mark.spark
+def test_a_brokers_state_change_log_alone_gives_two_lives_and_no_split_brain(spark, tmp_path: Path) -> None:
+    from zkcontroller.analytics.job import JobConfig, read_events, run
+
+    (tmp_path / "logs" / "c").mkdir(parents=True)
+    (tmp_path / "logs" / "c" / "state-change.log").write_text(_broker_lines())
+    out = tmp_path / "out"
+    result = run(spark, JobConfig(inputs=[str(tmp_path / "logs")], out=out, report=False))
+    assert result.rows["rejected_lines"] == 0
+    stated = sorted((r["controller_id"], r["controller_epoch"]) for r in read_events(spark, out).collect())
+    assert stated == [(1, 1)] * 6 + [(2, 2)] * 3  # every line names its controller and epoch
+
+    def rows(name: str) -> list[dict[str, object]]:
+        return [r.asDict() for r in spark.read.parquet(str(out / name)).collect()]
+
+    tenures = sorted(rows("controller_tenures"), key=lambda t: t["start_at"])
+    assert [(t["controller_id"], t["controller_epoch"], t["started_by"], t["events"]) for t in tenures] == [
+        (1, 1, "first", 2), (2, 2, "failover", 3), (1, 1, "epoch_reset", 4)]
+    assert rows("split_brain_windows") == []
+    assert [a["anomaly"] for a in rows("anomalies")] == ["controller_epoch_reset"]

@@ -3,6 +3,11 @@ starts, and neither writes over a directory of ``--out`` it did not write (Spark
 
 from __future__ import annotations
 
+import os
+import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -168,3 +173,34 @@ def test_the_entry_takes_the_clis_thresholds(no_spark: None, log: Path, tmp_path
     assert exited.value.code == 2 and "0 is not in the range x>=1" in capsys.readouterr().err
     assert job.main([str(log), "--out", str(tmp_path / "out"), "--min-leaderless-ms", "5", "--restart-gap-ms",
                      "5", "--storm-elections", "5", "--max-handling-ms", "5"]) == 1  # reached Spark
+
+
+SPARK_LOG_LINE = re.compile(r"^\d\d/\d\d/\d\d \d\d:\d\d:\d\d (TRACE|DEBUG|INFO|WARN|ERROR) ")
+
+
+@pytest.mark.spark
+@pytest.mark.timeout(300)
+def test_under_spark_submit_spark_logs_nothing_once_the_job_has_started(log: Path, tmp_path: Path) -> None:
+    """spark-submit's driver JVM runs before the job, so the job's ``log4j2.properties`` (given to a JVM it starts
+    itself) did not apply: some 40 INFO lines of Spark's start-up came between the launcher's lines and the job's.
+    Now Spark says nothing after the job's first line, and no INFO at all; what spark-submit's JVM prints before
+    the job runs (its default-profile notice) is the launcher's."""
+    import pyspark
+
+    submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
+    if shutil.which("java") is None or not submit.exists():
+        pytest.skip("java or the PySpark distribution's bin/spark-submit is missing")
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable,
+           "SPARK_HOME": str(submit.parent.parent)}
+    done = subprocess.run(
+        [str(submit), "--master", "local[1]", job.__file__, str(log), "--out", str(tmp_path / "out"), "--no-report"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=240, stdin=subprocess.DEVNULL,
+        check=False)
+    lines = done.stdout.splitlines()
+    assert done.returncode == 0, done.stdout
+    first = next(i for i, line in enumerate(lines) if line.startswith("analyze: "))
+    ours = re.compile(r"^(analyze: |warning: |done in |report: |\w+ +\d+ rows$)")
+    assert [line for line in lines[first:] if not ours.match(line)] == []
+    assert [line for line in lines if SPARK_LOG_LINE.match(line) and " INFO " in line] == []
+    assert lines[first].startswith("analyze: parsing 1 file(s) in 1 chunk(s)")
+    assert "events 1 rows" in [" ".join(line.split()) for line in lines] and lines[-1].startswith("done in ")

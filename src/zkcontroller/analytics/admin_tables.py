@@ -103,13 +103,17 @@ def isr_changes(events: DataFrame) -> DataFrame:
 
     A leader's ``ISR updated to …`` (2.7+, once the controller confirmed its AlterIsr) is a change only when its
     members differ from the ISR stated before it: after a ``Shrinking ISR`` line it confirms that shrink, while
-    Kafka 2.8's expansion logs nothing else at INFO."""
+    Kafka 2.8's expansion logs nothing else at INFO. A controller write (our event log's ``isr_change``) that adds
+    a member is the leader's too: it applied the leader's AlterIsr, as Kafka's controller adds no replica to an
+    ISR (event logs alone have no leader line to confirm it); so is one that keeps the leader epoch of the record
+    before it (a controller's removal of a replica bumps it)."""
     with_isr = events.where(F.col("isr").isNotNull() & F.col("kind").isin(
         "isr_change", "isr_shrink", "isr_expand", "isr_update", "partition_state_change", "leader_election")).select(
-        "cluster", "topic", "partition", "ts_ms", "kind", "isr", "leader", "broker_id", "controller_epoch",
-        "source_file", "line_number")
+        "cluster", "topic", "partition", "ts_ms", "kind", "isr", "leader", "leader_epoch", "broker_id",
+        "controller_epoch", "source_format", "source_file", "line_number")
     key = Window.partitionBy("cluster", "topic", "partition").orderBy("ts_ms", "source_file", "line_number")
-    lagged = with_isr.withColumn("previous_isr", F.lag("isr").over(key))
+    lagged = with_isr.withColumn("previous_isr", F.lag("isr").over(key)).withColumn(
+        "previous", F.lag(F.struct("leader", "leader_epoch", "source_format")).over(key))
     grew = F.size("isr") > F.size(F.coalesce("previous_isr", F.array()))
     shrank = F.size("isr") < F.size(F.coalesce("previous_isr", F.array()))
     change = (F.when(F.col("kind") == "isr_shrink", "shrink").when(F.col("kind") == "isr_expand", "expand")
@@ -122,7 +126,18 @@ def isr_changes(events: DataFrame) -> DataFrame:
     for_leader = ((F.col("kind") == "isr_change") & after["kind"].isin("isr_update", "isr_expand", "isr_shrink")
                   & (after["broker_id"] == F.col("leader")) & (F.array_sort(after["isr"]) == F.array_sort("isr"))
                   & (after["ts_ms"] - F.col("ts_ms") <= ALTER_ISR_CONFIRMED_MS))
-    return lagged.withColumn("for_leader", F.coalesce(for_leader, F.lit(False))).where(changed).select(
+    # Our event log's ``isr_change`` is the controller's ZooKeeper write: of a replica it removed, or of the ISR a
+    # leader asked for (AlterIsr). Only a leader adds members, so a write that adds one is its leader's; and a
+    # removal bumps the leader epoch, an AlterIsr keeps it, so a write under the same leader and leader epoch as
+    # the event log's record before it is the leader's too.
+    jsonl = (F.col("kind") == "isr_change") & (F.col("source_format") == "jsonl")
+    added = jsonl & F.col("previous_isr").isNotNull() & (F.size(F.array_except("isr", "previous_isr")) > 0)
+    previous = F.col("previous")
+    kept_epoch = (jsonl & (previous["source_format"] == "jsonl") & (previous["leader"] == F.col("leader"))
+                  & (previous["leader_epoch"] == F.col("leader_epoch")))
+    for_leader = F.coalesce(for_leader, F.lit(False)) | F.coalesce(added, F.lit(False)) | F.coalesce(
+        kept_epoch, F.lit(False))
+    return lagged.withColumn("for_leader", for_leader).where(changed).select(
         "cluster", F.timestamp_millis("ts_ms").alias("changed_at"), "topic", "partition", change.alias("change"),
         "previous_isr", "isr", F.when(F.col("kind") == "isr_change", F.col("leader")).otherwise(F.col("broker_id"))
         .alias("leader"), F.when((F.col("kind") == "isr_change") & ~F.col("for_leader"), "controller")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import pairwise
 
@@ -89,43 +90,117 @@ def _where(row: dict[str, object]) -> str:
     return f"{row.get('source_file')}:{row.get('line_number')}"
 
 
-def life_starts(lifecycle: list[dict[str, object]],
+LIFECYCLE_STARTS = ("controller_elected", "controller_ready")
+"""Lifecycle lines that begin a tenure: one with an epoch no higher than the cluster's is a new life by itself."""
+STATED = "epoch_stated"
+"""The kind ``life_starts`` gives every other line stating a controller epoch (``stated_epoch_runs``)."""
+
+
+def life_starts(lifecycle: list[dict[str, object]], stated: Sequence[dict[str, object]] = (),
                 same_election_ms: int = SAME_ELECTION_MS) -> dict[str, list[int]]:
     """Per cluster, the instants (ascending) at which a new life of the cluster begins: a controller elected, or
-    ready, with an epoch no higher than one already seen in the cluster.
+    ready, with an epoch no higher than one already seen in the cluster; or, from any other line stating a
+    controller epoch (``stated``: runs of lines of one controller and epoch, ``stated_epoch_runs``), an epoch
+    below the highest seen (or that epoch under another controller) after which the controller that held the
+    highest is not heard of again.
 
     ZooKeeper's ``/controller_epoch`` only grows, so such a line means its data was wiped: two runs of the
     embedded-store cluster into one log directory, say, both begin at epoch 1. The same (controller, epoch) can
     then hold a tenure in each life; keyed by (controller, epoch) alone, the two were one tenure, whose second
     life's activity looked like a stale controller acting after its successor (a split brain). Not a new life:
     the ready line of a tenure whose election line came first (or the other way round), the same line again
-    from another file within ``same_election_ms``, and a lower epoch's line within ``same_election_ms`` of the
-    highest epoch's (two hosts' clocks a little apart: a restart takes longer than that).
+    from another file within ``same_election_ms``, a lower epoch's line within ``same_election_ms`` of the
+    highest epoch's (two hosts' clocks a little apart: a restart takes longer than that), and a lower epoch's
+    other line while the controller of the highest still acts after it (a stale controller's requests, which
+    brokers log as they refuse them: a split brain, not a reset). A broker-side ``state-change.log`` alone
+    ("received LeaderAndIsr request ... from controller C epoch E", "Cached leader info ... epoch E") so shows
+    its resets too.
     """
     by_cluster: dict[str, list[dict[str, object]]] = defaultdict(list)
     for r in lifecycle:
         epoch = r.get("controller_epoch")
-        if r["kind"] in ("controller_elected", "controller_ready") and epoch is not None and int(epoch) > 0:
+        if epoch is None or int(epoch) <= 0:
+            continue
+        if r["kind"] in LIFECYCLE_STARTS:
             by_cluster[str(r["cluster"])].append(r)
+        elif r["kind"] == "controller_resigned":  # states its epoch like any other line (our event log's)
+            by_cluster[str(r["cluster"])].append({**r, "kind": STATED})
+    for r in stated:
+        if r.get("controller_epoch") is not None and int(r["controller_epoch"]) > 0:
+            by_cluster[str(r["cluster"])].append({**r, "kind": STATED})
     starts: dict[str, list[int]] = {}
     for cluster, rows in by_cluster.items():
         rows.sort(key=lambda r: (int(r["ts_ms"]), str(r["source_file"]), int(r["line_number"] or 0)))
-        highest, highest_ts = 0, 0
-        seen: dict[tuple[int, int], dict[object, tuple[int, str]]] = {}  # this life's (id, epoch) -> kind -> line
-        for r in rows:
-            key, kind = (int(r["controller_id"]), int(r["controller_epoch"])), r["kind"]
-            ts, where = int(r["ts_ms"]), str(r["source_file"])
-            lines = seen.get(key, {})
+        found = _life_starts(rows, same_election_ms)
+        if found:
+            starts[cluster] = found
+    return starts
+
+
+def _life_starts(rows: list[dict[str, object]], same_election_ms: int) -> list[int]:
+    """``life_starts`` of one cluster's rows, in time order."""
+    found: list[int] = []
+    highest, highest_first, highest_last, highest_key = 0, 0, 0, (0, 0)
+    seen: dict[tuple[int, int], dict[object, tuple[int, str]]] = {}  # this life's (id, epoch) -> kind -> line
+    for i, r in enumerate(rows):
+        key, kind = (int(r["controller_id"]), int(r["controller_epoch"])), r["kind"]
+        ts, where = int(r["ts_ms"]), str(r["source_file"])
+        last = int(r.get("last_ms") or ts)
+        lines = seen.get(key, {})
+        if kind == STATED:
+            reset = (key[1] <= highest and key != highest_key and ts - highest_last > same_election_ms
+                     and not _old_life_goes_on(rows, i, highest_key, ts + same_election_ms))
+        else:
             companion = bool(lines) and kind not in lines
             again = kind in lines and lines[kind][1] != where and ts - lines[kind][0] <= same_election_ms
-            skewed = ts - highest_ts <= same_election_ms  # another host's clock a little ahead: one life
-            if key[1] <= highest and not (companion or again or skewed):
-                starts.setdefault(cluster, []).append(ts)
-                highest, seen, lines = 0, {}, {}
-            if key[1] >= highest:
-                highest, highest_ts = key[1], ts
+            skewed = ts - highest_first <= same_election_ms  # another host's clock a little ahead: one life
+            reset = key[1] <= highest and not (companion or again or skewed)
+        if reset:
+            found.append(ts)
+            highest, seen, lines = 0, {}, {}
+        if key[1] > highest:
+            highest, highest_first, highest_last, highest_key = key[1], ts, last, key
+        elif key == highest_key:
+            highest_last = max(highest_last, last)
+        if kind != STATED:
             seen.setdefault(key, lines).setdefault(kind, (ts, where))
-    return starts
+    return found
+
+
+def _old_life_goes_on(rows: list[dict[str, object]], i: int, highest: tuple[int, int], after_ms: int) -> bool:
+    """Whether the rows after ``rows[i]`` (a lower epoch than ``highest``, the life's highest controller and
+    epoch) continue that life rather than a new one: ``highest`` states itself later than ``after_ms``, or an
+    epoch above it comes before any between the two (a new life, begun at ``rows[i]``'s epoch, climbs through
+    those first)."""
+    low = int(rows[i]["controller_epoch"])
+    for r in rows[i + 1:]:
+        key = (int(r["controller_id"]), int(r["controller_epoch"]))
+        if key == highest:
+            if int(r.get("last_ms") or r["ts_ms"]) > after_ms:
+                return True
+        elif key[1] > highest[1]:
+            return True
+        elif key[1] > low:
+            return False
+    return False
+
+
+def stated_epoch_runs(rows: list[dict[str, object]]) -> list[dict[str, object]]:
+    """Consecutive rows (in time order, per cluster) of one controller and epoch as one: cluster, controller_id,
+    controller_epoch, ts_ms (the first), last_ms, source_file and line_number (the first's). The reference of
+    what the job aggregates in Spark (``job._stated_runs``)."""
+    runs: list[dict[str, object]] = []
+    for r in sorted(rows, key=lambda r: (str(r["cluster"]), int(r["ts_ms"]), int(r["controller_epoch"]),
+                                         int(r["controller_id"]))):
+        prev = runs[-1] if runs else None
+        if prev is not None and (prev["cluster"], prev["controller_id"], prev["controller_epoch"]) == (
+                r["cluster"], r["controller_id"], r["controller_epoch"]):
+            prev["last_ms"] = max(int(prev["last_ms"]), int(r["ts_ms"]))
+            continue
+        runs.append({"cluster": r["cluster"], "controller_id": r["controller_id"],
+                     "controller_epoch": r["controller_epoch"], "ts_ms": r["ts_ms"], "last_ms": r["ts_ms"],
+                     "source_file": r.get("source_file"), "line_number": r.get("line_number")})
+    return runs
 
 
 def life_of(starts: dict[str, list[int]], cluster: object, ts_ms: int) -> int:

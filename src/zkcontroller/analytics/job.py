@@ -18,11 +18,12 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from importlib.resources import as_file, files
 from pathlib import Path
 from typing import TextIO, TypeVar
 
 from pyspark import StorageLevel
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from zkcontroller.analytics import admin_tables, incidents, tables, transform
@@ -239,10 +240,50 @@ def build_session(master: str | None, app_name: str = "zkcontroller-analyze", ui
             settings["spark.jars"] = ",".join(filter(None, [SparkConf().get("spark.jars", ""), str(jar)]))
     for key, value in settings.items():
         builder = builder.config(key, value)
+    quiet_running_driver()
     with filtered_jvm_stderr():  # the JVM it starts warns of an incubator module it never uses: see jvm_console
         session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+ANALYTICS_PACKAGE = "zkcontroller.analytics"
+"""This module's package, by name: under spark-submit the module runs as ``__main__``, without one."""
+SPARK_DEFAULT_LOG4J2 = "org/apache/spark/log4j2"
+"""How the locations of Spark's own log4j2 configurations (``log4j2-defaults.properties``, the JSON layout's)
+begin inside its jar."""
+
+
+def quiet_running_driver() -> None:
+    """Under ``spark-submit``, give the already running driver JVM ``LOG4J2_PROPERTIES`` before the session
+    starts, as ``session_config`` gives a driver the job starts itself.
+
+    spark-submit's JVM set up Spark's default logging (INFO on the console) and left it to be set up again by the
+    first line Spark logs, so the context's start printed some 40 INFO lines before the job's first one. Spark's
+    set-up is run now, silently, and its configuration then replaced; a configuration of the user's own
+    (``-Dlog4j2.configurationFile``, a ``log4j2.properties`` in ``SPARK_CONF_DIR``) is left alone, and nothing is
+    done where no JVM is running yet or a context already is.
+    """
+    from pyspark import SparkContext
+
+    if SparkContext._active_spark_context is not None or (
+            SparkContext._gateway is None and "PYSPARK_GATEWAY_PORT" not in os.environ):
+        return
+    from py4j.protocol import Py4JError
+
+    SparkContext._ensure_initialized()
+    jvm = SparkContext._jvm
+    log4j = jvm.org.apache.logging.log4j
+    try:  # the console's noise only: a Spark whose internals differ keeps its own and the job runs on
+        location = log4j.LogManager.getContext(False).getConfiguration().getConfigurationSource().getLocation()
+        if SPARK_DEFAULT_LOG4J2 not in str(location or ""):
+            return
+        getattr(getattr(jvm.org.apache.spark, "SparkContext$"), "MODULE$").initializeLogIfNecessary(False, True)
+        # a file even when the package is imported from the wheel given to --py-files (as_file then extracts it)
+        with as_file(files(ANALYTICS_PACKAGE).joinpath(LOG4J2_PROPERTIES.name)) as properties:
+            log4j.core.config.Configurator.reconfigure(jvm.java.net.URI(properties.as_uri()))
+    except (Py4JError, OSError):
+        return
 
 
 OUT_MARKER = ".zkcontroller-analyze"
@@ -305,17 +346,17 @@ Rows = list[dict[str, object]]
 
 
 def _tenure_rows(events: DataFrame) -> tuple[Rows, dict[str, list[int]], Rows, Rows]:
-    """What ``controller_timeline.build_tenures`` reads: the lifecycle lines, the lives of each cluster they show
-    (``life_starts``), and one activity summary per (cluster, life, controller, epoch), so that the same
-    controller and epoch in two lives of a cluster (its ZooKeeper data wiped between them) are two tenures.
+    """What ``controller_timeline.build_tenures`` reads: the lifecycle lines, the lives of each cluster they and
+    every other line stating a controller epoch show (``life_starts``, ``_stated_runs``), and one activity
+    summary per (cluster, life, controller, epoch), so that the same controller and epoch in two lives of a
+    cluster (its ZooKeeper data wiped between them) are two tenures.
 
     Where an epoch was reset, also each earlier life's end (``life_end_rows``), where the partitions' states of
     that life end (``transform._within_life``); else no row."""
     lifecycle = _collect(events.where(
-        F.col("kind").isin("controller_elected", "controller_ready", "controller_resigned")
-        & F.col("controller_id").isNotNull()).select(
+        F.col("kind").isin(*LIFECYCLE_KINDS) & F.col("controller_id").isNotNull()).select(
         "cluster", "ts_ms", "kind", "controller_id", "controller_epoch", "source_file", "line_number"))
-    starts = ct.life_starts(lifecycle)
+    starts = ct.life_starts(lifecycle, _collect(_stated_runs(events)))
     activity = _collect(events.where(
         F.col("controller_id").isNotNull() & (F.col("controller_epoch") > transform.NO_CONTROLLER_EPOCH)
     ).groupBy("cluster", life_column(starts).alias("life"), "controller_id", "controller_epoch").agg(
@@ -323,6 +364,38 @@ def _tenure_rows(events: DataFrame) -> tuple[Rows, dict[str, list[int]], Rows, R
         F.min_by(F.struct("source_file", "line_number"), F.struct("ts_ms", "source_file", "line_number"))
         .alias("first")).select("*", "first.source_file", "first.line_number").drop("first"))
     return lifecycle, starts, activity, life_end_rows(starts, activity)
+
+
+LIFECYCLE_KINDS = ("controller_elected", "controller_ready", "controller_resigned")
+STATED_BUCKET_MS = 1_000
+"""Lines stating a controller epoch are first summarized per (controller, epoch) and second: one row per second
+in which a controller was heard from, not one per line, goes into the runs of ``_stated_runs``."""
+
+
+def _stated_runs(events: DataFrame) -> DataFrame:
+    """``controller_timeline.stated_epoch_runs`` of every line but the lifecycle ones that states a controller
+    and epoch (a controller's own lines, and brokers' lines naming the controller whose request they handled).
+
+    A run is cut only where another controller or epoch comes between, so a steady cluster gives about one per
+    tenure: the driver gets those (``life_starts`` reads them), not a row per line. The lines are first summed
+    up per (controller, epoch, second), in parallel, and only those rows are ordered per cluster."""
+    stated = events.where(F.col("controller_id").isNotNull()
+                          & (F.col("controller_epoch") > transform.NO_CONTROLLER_EPOCH)
+                          & ~F.col("kind").isin(*LIFECYCLE_KINDS))
+    first = F.min_by(F.struct("source_file", "line_number"), F.struct("ts_ms", "source_file", "line_number"))
+    seconds = stated.groupBy("cluster", "controller_id", "controller_epoch",
+                             F.floor(F.col("ts_ms") / STATED_BUCKET_MS).alias("second")).agg(
+        F.min("ts_ms").alias("ts_ms"), F.max("ts_ms").alias("last_ms"), first.alias("first"))
+    order = Window.partitionBy("cluster").orderBy("ts_ms", "controller_epoch", "controller_id")
+    before = F.lag(F.struct("controller_id", "controller_epoch")).over(order)
+    cut = F.when(before.isNull() | (before["controller_id"] != F.col("controller_id"))
+                 | (before["controller_epoch"] != F.col("controller_epoch")), 1).otherwise(0)
+    runs = seconds.withColumn("run", F.sum(cut).over(order.rowsBetween(Window.unboundedPreceding, 0)))
+    return runs.groupBy("cluster", "run").agg(
+        F.min("controller_id").alias("controller_id"), F.min("controller_epoch").alias("controller_epoch"),
+        F.min("ts_ms").alias("ts_ms"), F.max("last_ms").alias("last_ms"),
+        F.min_by("first", F.struct("ts_ms", "first")).alias("first")).select(
+        "cluster", "controller_id", "controller_epoch", "ts_ms", "last_ms", "first.source_file", "first.line_number")
 
 
 def life_end_rows(starts: dict[str, list[int]], activity: list[dict[str, object]]) -> list[dict[str, object]]:

@@ -33,6 +33,7 @@ PARTITION_ROW_KINDS = (*CONTROLLER_KINDS, "isr_shrink", "isr_expand", "isr_updat
 _PARTITION_ROW_COLUMNS = (
     *_PARTITION_KEY, *_LINE_ORDER, "ts", "kind", "from_state", "to_state", "leader", "old_leader", "isr",
     "leader_epoch", "strategy", "trigger", "clean", "controller_id", "controller_epoch", "broker_id",
+    "source_format",  # isr_changes: an event-log write adding a member is its leader's
 )
 
 
