@@ -8,14 +8,18 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.sim.helpers import ci_config, describe_failures, run
 
+from zkcontroller.broker import produce as produce_module
 from zkcontroller.broker.producer_state import producer_batches
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.wire import record_sets
+from zkcontroller.sim import idempotent_producer
 from zkcontroller.sim.idempotent_producer import MAX_IN_FLIGHT, Batch, _PartitionState, encode_batch
 from zkcontroller.sim.invariants_idempotence import Ack, IdempotenceInvariants
 from zkcontroller.sim.scenarios import SCENARIO_SETUP, scenario_body
@@ -176,6 +180,72 @@ def test_idempotent_failover_holds_every_invariant() -> None:
     results = [run(SCENARIO, seed) for seed in range(10)]
     failures = [r for r in results if r.violations]
     assert not failures, describe_failures(failures)
+
+
+def _run_with_append(seed: int, append: Callable[[SimWorld], Callable[..., Any]]) -> tuple[SimWorld, SimResult]:
+    """The scenario with the leaders' append (inside the broker's Produce path) replaced by ``append(world)``."""
+    world = SimWorld(ci_config(SCENARIO, seed))
+    SCENARIO_SETUP[SCENARIO](world)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(produce_module, "_append", append(world))
+        return world, world.run(scenario_body(SCENARIO))
+
+
+def test_a_raise_in_a_live_brokers_produce_path_is_a_violation_not_a_retry() -> None:
+    def append(world: SimWorld) -> Callable[..., Any]:
+        def raising(*args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError("append blew up")
+        return raising
+
+    world, result = _run_with_append(1, append)
+    assert [v.invariant for v in result.violations] == ["produce-path-raised"]
+    detail = result.violations[0].detail
+    assert "alive and serving): RuntimeError: append blew up at test_idempotence.py:" in detail
+    assert "<- produce.py:" in detail
+    assert world.checker.idempotence.acks == 0
+
+
+def test_a_raise_under_a_broker_that_crashes_is_a_failed_request_not_a_violation() -> None:
+    """The process dying mid-request (here: inside the append) is a fault: the producer retries elsewhere."""
+    real = produce_module._append
+    crashes: list[int] = []
+
+    def append(world: SimWorld) -> Callable[..., Any]:
+        def crashing(p: Any, entries: Any, acks: int, client_id: Any, cache: Any, target: Any) -> Any:
+            if not crashes and target is not None:
+                crashes.append(target.broker_id)
+                world.host(target.broker_id).crash()
+                raise RuntimeError("the process died under the append")
+            return real(p, entries, acks, client_id, cache, target)
+        return crashing
+
+    world, result = _run_with_append(1, append)
+    assert crashes
+    assert not result.violations, describe_failures([result])
+    assert world.checker.idempotence.acks >= 100
+
+
+def test_init_producer_id_builds_one_id_manager_per_broker_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    built: list[int] = []
+
+    class Counting(idempotent_producer.ProducerIdManager):
+        def __init__(self, broker_id: int, *args: Any) -> None:
+            built.append(broker_id)
+            super().__init__(broker_id, *args)
+
+    monkeypatch.setattr(idempotent_producer, "ProducerIdManager", Counting)
+
+    async def body(world: SimWorld) -> None:
+        await world.sleep(3000)
+        producer = idempotent_producer.IdempotentProducer(world, "t", 1)
+        for _ in range(12):
+            await producer._init_producer_id()
+        assert producer.producer_id >= 0
+        assert len(built) == len(producer._id_managers) <= len(world.hosts)
+
+    result = SimWorld(ci_config("custom", 1)).run(body)
+    assert not result.violations
+    assert built
 
 
 def test_the_scenario_is_deterministic_across_hash_seeds() -> None:

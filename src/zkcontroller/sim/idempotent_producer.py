@@ -16,7 +16,9 @@ id, epoch 0 and base sequences, so the leaders' producer state (`broker.producer
   paused one answers nothing: the producer gives up after ``request.timeout.ms`` and closes the connection
   (Java's ``NetworkClient``), the broker's answer, if it comes, is lost. An answer is also lost when the broker
   dies while it travels. Either way the broker computed it: the invariants (`invariants_idempotence`) get every
-  answer, delivered or not.
+  answer, delivered or not. An exception out of the Produce path fails the request the same way when the
+  process died or the broker stopped under it; from a live, serving broker it is a bug in its code, reported as
+  ``produce-path-raised`` (not retried: Kafka would answer UNKNOWN_SERVER_ERROR and hide it).
 - Retriable errors (NOT_LEADER_OR_FOLLOWER, NOT_ENOUGH_REPLICAS[_AFTER_APPEND], REQUEST_TIMED_OUT,
   UNKNOWN_TOPIC_OR_PARTITION, LEADER_NOT_AVAILABLE, KAFKA_STORAGE_ERROR, a closed connection, a request timeout)
   put the batch back in sequence order, ``retry.backoff.ms`` (100) later, and refresh the metadata (the leaders as
@@ -213,14 +215,23 @@ class _Connection:
         except RequestFailed as e:  # not expected of well-formed batches; answered as handleError would
             self.producer.world.record("workload-failed", f"idempotent produce to {self.broker_id}: {e}")
             answers = None
-        except Exception as e:  # the broker failed mid-request (its process died under it): no answer
-            self.producer.world.record("workload-failed", f"idempotent produce to {self.broker_id}: "
-                                                          f"{type(e).__name__}: {e}")
+        except Exception as e:
+            if self._broker_gone():  # the process died, or the broker stopped, under the request: no answer
+                self.producer.world.record("workload-failed", f"idempotent produce to {self.broker_id}: "
+                                                              f"{type(e).__name__}: {e}")
+            else:  # a live, serving broker's Produce path raised: a bug, never a fault the sim injected
+                self.producer.invariants.on_produce_raised(self.broker_id, self.process.name, e)
             self.close(f"broker {self.broker_id} failed the request")
             return
         if self.process.dead:
             return
         asyncio.get_running_loop().call_later(self.producer.latency_s(), self._deliver, request, answers)
+
+    def _broker_gone(self) -> bool:
+        """The process this connection reached is dead or replaced, or its broker no longer serves (crashed or
+        stopped): a failure the simulator's faults explain. A paused process runs nothing, and a partition cuts
+        the network, which the Produce path does not use, so neither makes it raise."""
+        return self.process.dead or self.host.process is not self.process or not self.server.running
 
     def _deliver(self, request: _Request, answers: list[Any] | None) -> None:
         """The answer arrives, or is lost if the connection closed (or the broker died) while it travelled; the
@@ -307,7 +318,9 @@ class IdempotentProducer:
         host = self.world.rng.choice(up)
         server, process = host.server, host.process
         assert server is not None and process is not None
-        manager = self._id_managers.setdefault(server, ProducerIdManager(host.broker_id, lambda: server.zk))
+        manager = self._id_managers.get(server)
+        if manager is None:  # one per broker process, as each claims its own id blocks
+            manager = self._id_managers[server] = ProducerIdManager(host.broker_id, lambda: server.zk)
         await asyncio.sleep(self.latency_s())
         try:
             result = await _unless_dead(process, init_producer_id(manager, None, 60_000, -1, -1))

@@ -24,6 +24,10 @@ The simulator's idempotent producer (`idempotent_producer`) reports each one her
   state follows it, so that refusal means its producer state lost some, or took a later batch without this one).
   Only ZooKeeper's leader at the leader epoch it holds counts: a deposed leader not yet told knows nothing of what
   its successor acknowledged (the producer's `_deposed`).
+- ``produce-path-raised``: the Produce path of a live broker (its process alive, the broker serving) never raises
+  anything but the drop of a stopping broker's purgatory: any other exception is a bug in the broker's code,
+  which Kafka's request handler would answer UNKNOWN_SERVER_ERROR (and the producer would retry), so it is
+  reported rather than hidden among the failures a crash or a stop causes.
 
 Sequence numbers never wrap in a run (2^31 of them), so they are compared as plain integers.
 """
@@ -31,8 +35,10 @@ Sequence numbers never wrap in a run (2^31 of them), so they are compared as pla
 from __future__ import annotations
 
 import bisect
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 IDEMPOTENCE_INVARIANTS = (
     "idempotent-retry-same-offsets",
@@ -41,6 +47,7 @@ IDEMPOTENCE_INVARIANTS = (
     "idempotent-acks-adjacent",
     "idempotent-acks-gapless",
     "idempotent-next-sequence-accepted",
+    "produce-path-raised",
 )
 
 
@@ -138,6 +145,14 @@ class IdempotenceInvariants:
                      f"producer {producer_id} {topic}-{partition}: broker {broker_id} refused sequences "
                      f"{base_sequence}..{base_sequence + count - 1} as out of order, the batch right after the "
                      f"highest acknowledged sequence")
+
+    def on_produce_raised(self, broker_id: int, process: str, error: BaseException) -> None:
+        """A live broker's Produce path raised ``error``: where it was raised, innermost frame first."""
+        frames = traceback.extract_tb(error.__traceback__)[::-1][:3]
+        where = " <- ".join(f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in frames) or "unknown"
+        self.violate("produce-path-raised",
+                     f"broker {broker_id} ({process}, alive and serving): {type(error).__name__}: {error} "
+                     f"at {where}")
 
     def check_gapless(self) -> None:
         """Once the producer has drained: no hole between two acknowledged batches of a stream."""
