@@ -164,16 +164,17 @@ class ControllerContext:
         collected into a set and sorted, which compared ~300,000 pairs of nested tuples in a broker failure."""
         ids = sorted(set(broker_ids))
         assignments = self.partition_assignments
+        new_tuple = tuple.__new__  # both NamedTuples built in C (their `__new__` is a Python frame)
         out: list[PartitionAndReplica] = []
         for t in sorted(assignments):
             parts = assignments[t]
             if len(ids) == 1:  # a broker failure or start-up: one containment test in C per partition
                 broker = ids[0]
-                out += [PartitionAndReplica(TopicPartition(t, p), broker) for p in sorted(parts)
-                        if broker in parts[p].replicas]
+                out += [new_tuple(PartitionAndReplica, (new_tuple(TopicPartition, (t, p)), broker))
+                        for p in sorted(parts) if broker in parts[p].replicas]
             else:
-                out += [PartitionAndReplica(TopicPartition(t, p), r) for p in sorted(parts) for r in ids
-                        if r in parts[p].replicas]
+                out += [new_tuple(PartitionAndReplica, (new_tuple(TopicPartition, (t, p)), r))
+                        for p in sorted(parts) for r in ids if r in parts[p].replicas]
         return out
 
     def replicas_for_topic(self, topic: str) -> set[PartitionAndReplica]:
