@@ -36,6 +36,9 @@ from zkcontroller.model import (
     TopicPartition,
 )
 
+_NO_PARTITIONS: Mapping[int, ReplicaAssignment] = MappingProxyType({})
+"""A topic without assignments, in per-partition lookups (no empty dict built per lookup)."""
+
 
 class ControllerContext:
     """The fields and helpers of Kafka's ``ControllerContext`` in snake_case (spec §4.1–§4.4)."""
@@ -398,7 +401,7 @@ class ControllerContext:
             topic = tp[0]
             if topic in deleting:
                 continue
-            assignment = assignments.get(topic, {}).get(tp[1])
+            assignment = assignments.get(topic, _NO_PARTITIONS).get(tp[1])
             if assignment is None:
                 continue
             replicas = assignment.replicas
@@ -438,6 +441,10 @@ class ControllerContext:
         `is_replica_online` inlined: a broker failure asks this of every partition of the cluster."""
         live, shutting_down = self._live_broker_epochs, self.shutting_down_broker_ids
         offline_dirs, deleting = self.replicas_on_offline_dirs, self.topics_to_be_deleted
+        if not offline_dirs:  # the common case: a leader is online exactly when its broker is (one test)
+            online = live.keys() - shutting_down
+            return {tp for tp, info in self._partition_leadership_info.items()
+                    if info.leader_and_isr.leader not in online and tp.topic not in deleting}
         return {tp for tp, info in self._partition_leadership_info.items()
                 if ((leader := info.leader_and_isr.leader) not in live or leader in shutting_down
                     or tp in offline_dirs.get(leader, ()))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from zkcontroller.controller.election import ElectionResult
 from zkcontroller.controller.states import PartitionAndReplica
 from zkcontroller.model import LeaderAndIsr, LeaderIsrAndControllerEpoch, TopicPartition
 from zkcontroller.protocol.control_requests import LeaderAndIsrPartitionState, UpdateMetadataPartitionState
@@ -16,7 +17,10 @@ BUILT_DIRECTLY = [
     (PartitionAndReplica, ("topic_partition", "replica"),
      "ControllerContext.replicas_on_brokers, ReplicaStateMachine._to_offline"),
     (LeaderAndIsr, ("leader", "leader_epoch", "isr", "zk_version"),
-     "TopicOps.update_leader_and_isr, ReplicaStateMachine._do_remove_replicas_from_isr"),
+     "TopicOps.update_leader_and_isr, ReplicaStateMachine._do_remove_replicas_from_isr, election.leader_for_offline, "
+     "election.leader_for_controlled_shutdown"),
+    (ElectionResult, ("topic_partition", "leader_and_isr", "live_replicas", "unclean"),
+     "election.leader_for_offline, election.leader_for_controlled_shutdown"),
     (LeaderIsrAndControllerEpoch, ("leader_and_isr", "controller_epoch"),
      "PartitionStateMachine._write_elected, ReplicaStateMachine._do_remove_replicas_from_isr"),
     (LeaderAndIsrPartitionState, ("topic", "partition", "controller_epoch", "leader", "leader_epoch", "isr",
