@@ -452,8 +452,9 @@ class ControllerContext:
 
     def partition_leaders_on_broker(self, broker_id: int) -> set[TopicPartition]:
         """Partitions led by ``broker_id`` that have another replica to move leadership to."""
+        deleting = self.topics_to_be_deleted
         return {tp for tp, info in self._partition_leadership_info.items()
-                if tp.topic not in self.topics_to_be_deleted and info.leader_and_isr.leader == broker_id
+                if info.leader_and_isr.leader == broker_id and tp.topic not in deleting
                 and len(self.partition_replica_assignment(tp)) > 1}
 
     def clear_partition_leadership_info(self) -> None:

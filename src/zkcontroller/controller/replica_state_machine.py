@@ -161,8 +161,7 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
     async def _to_offline(self, replica_id: int, valid: list[PartitionAndReplica]) -> None:
         context, batch = self.context, self.batch
         if replica_id in context.live_or_shutting_down_broker_ids:  # else the StopReplica would go nowhere
-            for r in valid:
-                batch.add_stop_replica_request_for_brokers([replica_id], r.topic_partition, False)
+            batch.add_stop_replica_requests([replica_id], [r.topic_partition for r in valid], False)
         with_leadership: list[TopicPartition] = []
         without_leadership: list[PartitionAndReplica] = []
         for r in valid:

@@ -176,16 +176,27 @@ class ControllerBrokerRequestBatch:
         Only brokers the context knows as live (or shutting down) get an entry: sending would drop the others,
         and a broker failure adds one for every replica of the dead broker (the request goes nowhere).
         """
+        self.add_stop_replica_requests(broker_ids, (tp,), delete_partition)
+
+    def add_stop_replica_requests(self, broker_ids: Iterable[int], partitions: Iterable[TopicPartition],
+                                  delete_partition: bool) -> None:
+        """`add_stop_replica_request_for_brokers` for each partition, in order, with the lookups made once (a
+        controlled shutdown queues one for each of the broker's followed partitions, twice)."""
         live = self.context.live_or_shutting_down_broker_id_view()
-        leader_epoch = self.context.leader_epoch(tp)
-        for broker_id in broker_ids:
-            if broker_id not in live:
-                continue
-            per_broker = self.stop_replica_request_map.setdefault(broker_id, {})
-            previous = per_broker.get(tp)
-            per_broker[tp] = StopReplicaPartitionState(
-                tp.topic, tp.partition, leader_epoch,
-                delete_partition or (previous is not None and previous.delete_partition))
+        brokers = [b for b in broker_ids if b in live]
+        partitions = list(partitions)
+        if not brokers or not partitions:  # no entry at all then, not an empty one (it would send an empty request)
+            return
+        leader_epoch = self.context.leader_epoch
+        per_broker = [self.stop_replica_request_map.setdefault(b, {}) for b in brokers]
+        new_tuple = tuple.__new__  # as `_update_metadata_partition_states`
+        for tp in partitions:
+            epoch = leader_epoch(tp)
+            for states in per_broker:
+                previous = states.get(tp)
+                states[tp] = new_tuple(StopReplicaPartitionState, (
+                    tp.topic, tp.partition, epoch,
+                    delete_partition or (previous is not None and previous.delete_partition)))
 
     def add_update_metadata_request_for_brokers(self, broker_ids: Iterable[int],
                                                 partitions: Iterable[TopicPartition]) -> None:
