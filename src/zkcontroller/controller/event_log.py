@@ -212,12 +212,16 @@ class StateChangeLogger(PrefixedLogger):
     # The dict literals stay as the definition: with ``validate`` (the tests) every line is checked against its
     # record's text (`EventLog.write_lines`), and without `FAST_ENCODER` they are what is written.
 
-    def _line_start(self, record_type: str) -> str:
+    def _line_start(self, record_type: str, ts: int, epoch: int) -> str:
         """A step's records' common text, up to the topic's value."""
-        log = self.event_log
-        return (f'{{"schema_version":{SCHEMA_VERSION},"type":{_json_text(record_type)},"ts_ms":{log.clock()},'
-                f'"cluster":{_json_text(log.cluster)},"controller_id":{self.controller_id},'
-                f'"controller_epoch":{self.epoch()},"topic":')
+        return (f'{{"schema_version":{SCHEMA_VERSION},"type":{_json_text(record_type)},"ts_ms":{ts},'
+                f'"cluster":{_json_text(self.event_log.cluster)},"controller_id":{self.controller_id},'
+                f'"controller_epoch":{epoch},"topic":')
+
+    def _step_clock(self) -> tuple[int, int]:
+        """The step's timestamp and the controller's epoch, read once: its lines and (when validating) the
+        records they are checked against carry the same."""
+        return self.event_log.clock(), self.epoch()
 
     def partition_changed(
         self, tp: TopicPartition, from_state: str, to_state: str, leader_and_isr: LeaderAndIsr | None = None
@@ -231,11 +235,12 @@ class StateChangeLogger(PrefixedLogger):
         if log.sink is None:
             return
         if not log.writes_lines:
-            log.write_all(self._partition_records(changes, to_state))
+            log.write_all(self._partition_records(changes, to_state, *self._step_clock()))
             return
         if log.validates:
             changes = list(changes)
-        start = self._line_start("partition_state_change")
+        ts, epoch = self._step_clock()
+        start = self._line_start("partition_state_change", ts, epoch)
         to_text = _json_text(to_state)
 
         def lines() -> Iterator[str]:
@@ -258,12 +263,11 @@ class StateChangeLogger(PrefixedLogger):
                     yield (f'{head}{partition}{middle},"leader":{lai.leader},"isr":[{isr}],'
                            f'"leader_epoch":{lai.leader_epoch}}}')
 
-        log.write_lines(lines(), self._partition_records(changes, to_state) if log.validates else ())
+        log.write_lines(lines(), self._partition_records(changes, to_state, ts, epoch) if log.validates else ())
 
     def _partition_records(self, changes: Iterable[tuple[TopicPartition, str, LeaderAndIsr | None]],
-                           to_state: str) -> Iterator[dict[str, Any]]:
-        log = self.event_log
-        ts, cluster, controller_id, epoch = log.clock(), log.cluster, self.controller_id, self.epoch()
+                           to_state: str, ts: int, epoch: int) -> Iterator[dict[str, Any]]:
+        cluster, controller_id = self.event_log.cluster, self.controller_id
         return (
             {"schema_version": SCHEMA_VERSION, "type": "partition_state_change", "ts_ms": ts,
              "cluster": cluster, "controller_id": controller_id, "controller_epoch": epoch, "topic": topic,
@@ -285,11 +289,12 @@ class StateChangeLogger(PrefixedLogger):
         if log.sink is None:
             return
         if not log.writes_lines:
-            log.write_all(self._replica_records(changes, broker_id, to_state))
+            log.write_all(self._replica_records(changes, broker_id, to_state, *self._step_clock()))
             return
         if log.validates:
             changes = list(changes)
-        start = self._line_start("replica_state_change")
+        ts, epoch = self._step_clock()
+        start = self._line_start("replica_state_change", ts, epoch)
         to_text = _json_text(to_state)
 
         def lines() -> Iterator[str]:
@@ -305,12 +310,12 @@ class StateChangeLogger(PrefixedLogger):
                                                  f'"to_state":{to_text}}}')
                 yield f"{head}{partition}{tail}"
 
-        log.write_lines(lines(), self._replica_records(changes, broker_id, to_state) if log.validates else ())
+        log.write_lines(lines(),
+                        self._replica_records(changes, broker_id, to_state, ts, epoch) if log.validates else ())
 
     def _replica_records(self, changes: Iterable[tuple[TopicPartition, str]], broker_id: int,
-                         to_state: str) -> Iterator[dict[str, Any]]:
-        log = self.event_log
-        ts, cluster, controller_id, epoch = log.clock(), log.cluster, self.controller_id, self.epoch()
+                         to_state: str, ts: int, epoch: int) -> Iterator[dict[str, Any]]:
+        cluster, controller_id = self.event_log.cluster, self.controller_id
         return (
             {"schema_version": SCHEMA_VERSION, "type": "replica_state_change", "ts_ms": ts, "cluster": cluster,
              "controller_id": controller_id, "controller_epoch": epoch, "topic": topic, "partition": partition,
@@ -329,11 +334,12 @@ class StateChangeLogger(PrefixedLogger):
         if log.sink is None:
             return
         if not log.writes_lines:
-            log.write_all(self._election_records(elections, strategy, trigger))
+            log.write_all(self._election_records(elections, strategy, trigger, *self._step_clock()))
             return
         if log.validates:
             elections = list(elections)
-        start = self._line_start("leader_election")
+        ts, epoch = self._step_clock()
+        start = self._line_start("leader_election", ts, epoch)
         middle = f',"strategy":{_json_text(strategy)}'
         if trigger is not None:
             middle += f',"trigger":{_json_text(trigger)}'
@@ -352,12 +358,12 @@ class StateChangeLogger(PrefixedLogger):
                 yield (f'{head}{partition}{middle}{old_leader},"leader":{new.leader},"isr":[{isr}],'
                        f'"leader_epoch":{new.leader_epoch},"clean":{"true" if clean else "false"}}}')
 
-        log.write_lines(lines(), self._election_records(elections, strategy, trigger) if log.validates else ())
+        log.write_lines(lines(),
+                        self._election_records(elections, strategy, trigger, ts, epoch) if log.validates else ())
 
     def _election_records(self, elections: Iterable[tuple[TopicPartition, int, LeaderAndIsr, bool]], strategy: str,
-                          trigger: str | None) -> Iterator[dict[str, Any]]:
-        log = self.event_log
-        ts, cluster, controller_id, epoch = log.clock(), log.cluster, self.controller_id, self.epoch()
+                          trigger: str | None, ts: int, epoch: int) -> Iterator[dict[str, Any]]:
+        cluster, controller_id = self.event_log.cluster, self.controller_id
         return (
             {"schema_version": SCHEMA_VERSION, "type": "leader_election", "ts_ms": ts, "cluster": cluster,
              "controller_id": controller_id, "controller_epoch": epoch, "topic": topic, "partition": partition,
@@ -379,11 +385,12 @@ class StateChangeLogger(PrefixedLogger):
         if log.sink is None:
             return
         if not log.writes_lines:
-            log.write_all(self._isr_records(changes))
+            log.write_all(self._isr_records(changes, *self._step_clock()))
             return
         if log.validates:
             changes = list(changes)
-        start = self._line_start("isr_change")
+        ts, epoch = self._step_clock()
+        start = self._line_start("isr_change", ts, epoch)
 
         def lines() -> Iterator[str]:
             topics: dict[str, str] = {}
@@ -397,11 +404,11 @@ class StateChangeLogger(PrefixedLogger):
                     isr = isrs[lai.isr] = _ints_text(lai.isr)
                 yield f'{head}{partition},"leader":{lai.leader},"isr":[{isr}],"leader_epoch":{lai.leader_epoch}}}'
 
-        log.write_lines(lines(), self._isr_records(changes) if log.validates else ())
+        log.write_lines(lines(), self._isr_records(changes, ts, epoch) if log.validates else ())
 
-    def _isr_records(self, changes: Iterable[tuple[TopicPartition, LeaderAndIsr]]) -> Iterator[dict[str, Any]]:
-        log = self.event_log
-        ts, cluster, controller_id, epoch = log.clock(), log.cluster, self.controller_id, self.epoch()
+    def _isr_records(self, changes: Iterable[tuple[TopicPartition, LeaderAndIsr]], ts: int, epoch: int
+                     ) -> Iterator[dict[str, Any]]:
+        cluster, controller_id = self.event_log.cluster, self.controller_id
         return (
             {"schema_version": SCHEMA_VERSION, "type": "isr_change", "ts_ms": ts, "cluster": cluster,
              "controller_id": controller_id, "controller_epoch": epoch, "topic": topic, "partition": partition,
