@@ -36,6 +36,9 @@ from zkcontroller.model import (
     TopicPartition,
 )
 
+_NO_PARTITIONS: Mapping[int, ReplicaAssignment] = MappingProxyType({})
+"""A topic without assignments, in per-partition lookups (no empty dict built per lookup)."""
+
 
 class ControllerContext:
     """The fields and helpers of Kafka's ``ControllerContext`` in snake_case (spec §4.1–§4.4)."""
@@ -164,16 +167,17 @@ class ControllerContext:
         collected into a set and sorted, which compared ~300,000 pairs of nested tuples in a broker failure."""
         ids = sorted(set(broker_ids))
         assignments = self.partition_assignments
+        new_tuple = tuple.__new__  # both NamedTuples built in C (their `__new__` is a Python frame)
         out: list[PartitionAndReplica] = []
         for t in sorted(assignments):
             parts = assignments[t]
             if len(ids) == 1:  # a broker failure or start-up: one containment test in C per partition
                 broker = ids[0]
-                out += [PartitionAndReplica(TopicPartition(t, p), broker) for p in sorted(parts)
-                        if broker in parts[p].replicas]
+                out += [new_tuple(PartitionAndReplica, (new_tuple(TopicPartition, (t, p)), broker))
+                        for p in sorted(parts) if broker in parts[p].replicas]
             else:
-                out += [PartitionAndReplica(TopicPartition(t, p), r) for p in sorted(parts) for r in ids
-                        if r in parts[p].replicas]
+                out += [new_tuple(PartitionAndReplica, (new_tuple(TopicPartition, (t, p)), r))
+                        for p in sorted(parts) for r in ids if r in parts[p].replicas]
         return out
 
     def replicas_for_topic(self, topic: str) -> set[PartitionAndReplica]:
@@ -397,7 +401,7 @@ class ControllerContext:
             topic = tp[0]
             if topic in deleting:
                 continue
-            assignment = assignments.get(topic, {}).get(tp[1])
+            assignment = assignments.get(topic, _NO_PARTITIONS).get(tp[1])
             if assignment is None:
                 continue
             replicas = assignment.replicas
@@ -437,6 +441,10 @@ class ControllerContext:
         `is_replica_online` inlined: a broker failure asks this of every partition of the cluster."""
         live, shutting_down = self._live_broker_epochs, self.shutting_down_broker_ids
         offline_dirs, deleting = self.replicas_on_offline_dirs, self.topics_to_be_deleted
+        if not offline_dirs:  # the common case: a leader is online exactly when its broker is (one test)
+            online = live.keys() - shutting_down
+            return {tp for tp, info in self._partition_leadership_info.items()
+                    if info.leader_and_isr.leader not in online and tp.topic not in deleting}
         return {tp for tp, info in self._partition_leadership_info.items()
                 if ((leader := info.leader_and_isr.leader) not in live or leader in shutting_down
                     or tp in offline_dirs.get(leader, ()))
@@ -444,8 +452,9 @@ class ControllerContext:
 
     def partition_leaders_on_broker(self, broker_id: int) -> set[TopicPartition]:
         """Partitions led by ``broker_id`` that have another replica to move leadership to."""
+        deleting = self.topics_to_be_deleted
         return {tp for tp, info in self._partition_leadership_info.items()
-                if tp.topic not in self.topics_to_be_deleted and info.leader_and_isr.leader == broker_id
+                if info.leader_and_isr.leader == broker_id and tp.topic not in deleting
                 and len(self.partition_replica_assignment(tp)) > 1}
 
     def clear_partition_leadership_info(self) -> None:

@@ -90,8 +90,7 @@ class ControlledShutdownEvents(EventFamily):
             trigger="ControlledShutdown")
         batch = core.request_batch
         batch.new_batch()
-        for tp in followed:
-            batch.add_stop_replica_request_for_brokers([broker_id], tp, False)
+        batch.add_stop_replica_requests([broker_id], followed, False)
         batch.send_requests_to_brokers(context.fencing)
         await core.replica_state_machine.handle_state_changes(
             sorted_replicas(PartitionAndReplica(tp, broker_id) for tp in followed), ReplicaState.OFFLINE)

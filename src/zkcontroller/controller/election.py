@@ -89,10 +89,14 @@ def offline_partition_leader_election(
     assignment: Sequence[int], isr: Collection[int], live_replicas: Collection[int], unclean_enabled: bool
 ) -> int | None:
     """First live ISR member in RS order; failing that, if unclean is enabled, first live replica."""
-    leader = next((r for r in assignment if r in live_replicas and r in isr), None)
-    if leader is None and unclean_enabled:
-        leader = next((r for r in assignment if r in live_replicas), None)
-    return leader
+    for r in assignment:  # a loop, not ``next`` over a generator: once per partition of an offline election
+        if r in live_replicas and r in isr:
+            return r
+    if unclean_enabled:
+        for r in assignment:
+            if r in live_replicas:
+                return r
+    return None
 
 
 def reassign_partition_leader_election(
@@ -116,8 +120,10 @@ def controlled_shutdown_partition_leader_election(
     shutting_down_brokers: Collection[int],
 ) -> int | None:
     """First ISR member that is live (shutting-down brokers count as live here) and not shutting down."""
-    return next((r for r in assignment
-                 if r in live_replicas and r in isr and r not in shutting_down_brokers), None)
+    for r in assignment:  # a loop, not ``next`` over a generator: once per partition of a shutdown's election
+        if r in live_replicas and r in isr and r not in shutting_down_brokers:
+            return r
+    return None
 
 
 # ---------------------------------------------------------------------- per-partition results (pure)
@@ -132,7 +138,10 @@ def leader_for_offline(
     Clean: ISR filtered to online replicas (drops dead, shutting-down and failed-dir replicas).
     Unclean: ISR becomes just the new leader.
     """
-    live = tuple(r for r in assignment if r in online_replicas)
+    # Once per partition of an election of thousands: lists made into tuples, not generators, and the clean
+    # result's NamedTuples built in C (`LeaderAndIsr.new_leader_and_isr`: the leader epoch bumped, the same
+    # expected zkVersion).
+    live = tuple([r for r in assignment if r in online_replicas])
     if leader_and_isr is None:
         return ElectionResult(tp, None, live)
     isr = leader_and_isr.isr
@@ -140,8 +149,9 @@ def leader_for_offline(
     if leader is None:
         return ElectionResult(tp, None, live)
     if leader in isr:
-        new_isr: tuple[int, ...] = tuple(r for r in isr if r in online_replicas)
-        return ElectionResult(tp, leader_and_isr.new_leader_and_isr(leader, new_isr), live)
+        new_isr: tuple[int, ...] = tuple([r for r in isr if r in online_replicas])
+        new = tuple.__new__(LeaderAndIsr, (leader, leader_and_isr.leader_epoch + 1, new_isr, leader_and_isr.zk_version))
+        return tuple.__new__(ElectionResult, (tp, new, live, False))
     return ElectionResult(tp, leader_and_isr.new_leader_and_isr(leader, (leader,)), live, unclean=True)
 
 
@@ -169,13 +179,15 @@ def leader_for_controlled_shutdown(
     online_or_shutting_down_replicas: Collection[int], shutting_down_brokers: Collection[int],
 ) -> ElectionResult:
     """§5.7 controlled-shutdown row: the ISR loses every shutting-down broker, not only the old leader."""
-    live = tuple(r for r in assignment if r in online_or_shutting_down_replicas)
+    # As `leader_for_offline`: lists made into tuples, and the NamedTuples built in C.
+    live = tuple([r for r in assignment if r in online_or_shutting_down_replicas])
     leader = controlled_shutdown_partition_leader_election(
         assignment, leader_and_isr.isr, live, shutting_down_brokers)
     if leader is None:
         return ElectionResult(tp, None, live)
-    new_isr = tuple(r for r in leader_and_isr.isr if r not in shutting_down_brokers)
-    return ElectionResult(tp, leader_and_isr.new_leader_and_isr(leader, new_isr), live)
+    new_isr = tuple([r for r in leader_and_isr.isr if r not in shutting_down_brokers])
+    new = tuple.__new__(LeaderAndIsr, (leader, leader_and_isr.leader_epoch + 1, new_isr, leader_and_isr.zk_version))
+    return tuple.__new__(ElectionResult, (tp, new, live, False))
 
 
 # ---------------------------------------------------------------------- context wrappers (Kafka's Election)

@@ -343,7 +343,8 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
             return []
         written = sorted_by_partition(update.finished.items())
         epoch = self.context.epoch
-        infos = [(tp, LeaderIsrAndControllerEpoch(lai, epoch)) for tp, lai in written]
+        new_tuple = tuple.__new__  # a `LeaderIsrAndControllerEpoch` per partition without its Python `__new__`
+        infos = [(tp, new_tuple(LeaderIsrAndControllerEpoch, (lai, epoch))) for tp, lai in written]
         self.context.put_partition_leadership_infos(infos)
         assignment = self.context.partition_full_replica_assignment
         self.batch.add_leader_and_isr_requests(

@@ -161,8 +161,7 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
     async def _to_offline(self, replica_id: int, valid: list[PartitionAndReplica]) -> None:
         context, batch = self.context, self.batch
         if replica_id in context.live_or_shutting_down_broker_ids:  # else the StopReplica would go nowhere
-            for r in valid:
-                batch.add_stop_replica_request_for_brokers([replica_id], r.topic_partition, False)
+            batch.add_stop_replica_requests([replica_id], [r.topic_partition for r in valid], False)
         with_leadership: list[TopicPartition] = []
         without_leadership: list[PartitionAndReplica] = []
         for r in valid:
@@ -174,7 +173,8 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
         scl = self.state_change_logger
         offline = ReplicaState.OFFLINE
         replica_states = context.replica_states
-        replicas = [PartitionAndReplica(tp, replica_id) for tp, _ in updated]
+        new_tuple = tuple.__new__  # a `PartitionAndReplica` per partition without its Python `__new__`
+        replicas = [new_tuple(PartitionAndReplica, (tp, replica_id)) for tp, _ in updated]
         previous = [replica_states[r] for r in replicas]
         if scl.is_enabled_for(logging.INFO):  # Kafka's lines, per partition in this order
             tracing = scl.is_enabled_for(TRACE)
@@ -186,11 +186,15 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
                     scl.trace(f"Changed state of replica {replica_id} for partition {tp} from {current} to {offline}")
         deleting = context.topics_to_be_deleted
         assignment = context.partition_full_replica_assignment
+        others_of: dict[tuple[int, ...], tuple[int, ...]] = {}  # each replica set without `replica_id`, made once
         requests = []
         for tp, info in updated:
             if tp.topic not in deleting:
                 a = assignment(tp)
-                requests.append(([b for b in a.replicas if b != replica_id], tp, info, a))
+                others = others_of.get(a.replicas)
+                if others is None:
+                    others = others_of[a.replicas] = tuple([b for b in a.replicas if b != replica_id])
+                requests.append((others, tp, info, a))
         batch.add_leader_and_isr_requests(requests, False)
         replica_states.update(zip(replicas, repeat(offline)))
         scl.replicas_changed([(tp, current._value_) for (tp, _), current in zip(updated, previous, strict=True)],
@@ -234,11 +238,13 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
         finished: dict[TopicPartition, RemovalResult | LeaderAndIsr] = {}
         adjusted: dict[TopicPartition, LeaderAndIsr] = {}
         retry: list[TopicPartition] = []
+        new_tuple = tuple.__new__  # NamedTuples built in C: their generated `__new__` is a Python frame
         for tp, state in read.items():
             if isinstance(state, LeaderAndIsr) and replica_id in state.isr:
                 new_leader = NO_LEADER if state.leader == replica_id else state.leader
-                new_isr = state.isr if len(state.isr) == 1 else tuple(r for r in state.isr if r != replica_id)
-                adjusted[tp] = state.new_leader_and_isr(new_leader, new_isr)
+                new_isr = state.isr if len(state.isr) == 1 else tuple([r for r in state.isr if r != replica_id])
+                # `state.new_leader_and_isr(new_leader, new_isr)`: leader epoch bumped, same expected zkVersion
+                adjusted[tp] = new_tuple(LeaderAndIsr, (new_leader, state.leader_epoch + 1, new_isr, state.zk_version))
             elif tp in cached and not self.only_controller_writes_states:
                 retry.append(tp)  # "not in the ISR" from our copy: a leader may have widened it since
             else:
@@ -260,7 +266,7 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
                 if known is not None and known.controller_epoch == epoch and known.leader_and_isr == result:
                     out[tp] = known  # already without the replica (a leader just elected): nothing to store
                     continue
-                out[tp] = info = LeaderIsrAndControllerEpoch(result, epoch)
+                out[tp] = info = new_tuple(LeaderIsrAndControllerEpoch, (result, epoch))
                 stored.append((tp, info))
             else:
                 out[tp] = result

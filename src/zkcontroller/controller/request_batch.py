@@ -141,6 +141,7 @@ class ControllerBrokerRequestBatch:
         requests = self.leader_and_isr_request_map
         partitions = self.update_metadata_request_partitions
         leadership = self.context.partition_leadership_info
+        new_tuple = tuple.__new__  # see `_update_metadata_partition_states`
         added = False
         for broker_ids, tp, leader_isr_and_epoch, assignment in entries:
             added = True
@@ -155,10 +156,10 @@ class ControllerBrokerRequestBatch:
                 previous = per_broker.get(tp)
                 new = is_new or (previous is not None and previous.is_new)
                 if state is None or state.is_new != new:  # one state shared by the brokers it is the same for
-                    state = LeaderAndIsrPartitionState(
-                        tp.topic, tp.partition, leader_isr_and_epoch.controller_epoch, lai.leader,
-                        lai.leader_epoch, lai.isr, lai.zk_version, assignment.replicas, assignment.adding_replicas,
-                        assignment.removing_replicas, new)
+                    state = new_tuple(LeaderAndIsrPartitionState, (
+                        tp.topic, tp.partition, leader_isr_and_epoch.controller_epoch, lai.leader, lai.leader_epoch,
+                        lai.isr, lai.zk_version, assignment.replicas, assignment.adding_replicas,
+                        assignment.removing_replicas, new))
                 per_broker[tp] = state
             if leadership(tp) is None:
                 self._log.info(f"Leader not yet assigned for partition {tp}. Skip sending UpdateMetadataRequest.")
@@ -175,16 +176,27 @@ class ControllerBrokerRequestBatch:
         Only brokers the context knows as live (or shutting down) get an entry: sending would drop the others,
         and a broker failure adds one for every replica of the dead broker (the request goes nowhere).
         """
+        self.add_stop_replica_requests(broker_ids, (tp,), delete_partition)
+
+    def add_stop_replica_requests(self, broker_ids: Iterable[int], partitions: Iterable[TopicPartition],
+                                  delete_partition: bool) -> None:
+        """`add_stop_replica_request_for_brokers` for each partition, in order, with the lookups made once (a
+        controlled shutdown queues one for each of the broker's followed partitions, twice)."""
         live = self.context.live_or_shutting_down_broker_id_view()
-        leader_epoch = self.context.leader_epoch(tp)
-        for broker_id in broker_ids:
-            if broker_id not in live:
-                continue
-            per_broker = self.stop_replica_request_map.setdefault(broker_id, {})
-            previous = per_broker.get(tp)
-            per_broker[tp] = StopReplicaPartitionState(
-                tp.topic, tp.partition, leader_epoch,
-                delete_partition or (previous is not None and previous.delete_partition))
+        brokers = [b for b in broker_ids if b in live]
+        partitions = list(partitions)
+        if not brokers or not partitions:  # no entry at all then, not an empty one (it would send an empty request)
+            return
+        leader_epoch = self.context.leader_epoch
+        per_broker = [self.stop_replica_request_map.setdefault(b, {}) for b in brokers]
+        new_tuple = tuple.__new__  # as `_update_metadata_partition_states`
+        for tp in partitions:
+            epoch = leader_epoch(tp)
+            for states in per_broker:
+                previous = states.get(tp)
+                states[tp] = new_tuple(StopReplicaPartitionState, (
+                    tp.topic, tp.partition, epoch,
+                    delete_partition or (previous is not None and previous.delete_partition)))
 
     def add_update_metadata_request_for_brokers(self, broker_ids: Iterable[int],
                                                 partitions: Iterable[TopicPartition]) -> None:
@@ -216,13 +228,18 @@ class ControllerBrokerRequestBatch:
 
         Once per partition per batch, tens of thousands per broker failure: the context's lookups are hoisted
         out of the loop and, while no log dir has failed, a replica's liveness is its broker's membership in one
-        set (a partition with every replica live skips even that).
+        set, and each distinct replica set's offline replicas are found once.
         """
         context = self.context
         online = context.replica_online_brokers()  # None once a log dir has failed: then asked per partition
         deleting = context.topics_to_be_deleted
         leadership = context.partition_leadership_info
         assignments = context.partition_assignments
+        # Each state built by ``tuple.__new__`` with every field in order: the NamedTuple's generated ``__new__`` is a
+        # Python frame, about a third of the cost of each of the 60,000 states a broker failure builds
+        # (tests/unit/controller/test_direct_tuple_builds.py keeps the field lists in step).
+        new_tuple = tuple.__new__
+        offline_of: dict[tuple[int, ...], tuple[int, ...]] = {}  # per distinct replica set, while `online` holds
         states = []
         for tp in partitions:
             info = leadership(tp)
@@ -234,18 +251,19 @@ class ControllerBrokerRequestBatch:
             if online is None:
                 online_replicas = context.online_replicas(tp, replicas)
                 offline = tuple(r for r in replicas if r not in online_replicas)
-            elif online.issuperset(replicas):
-                offline = ()
-            else:
-                offline = tuple(r for r in replicas if r not in online)
+            else:  # a broker failure's every partition has an offline replica: one lookup, not a generator each
+                found = offline_of.get(replicas)
+                if found is None:
+                    found = offline_of[replicas] = tuple([r for r in replicas if r not in online])
+                offline = found
             if tp.topic in deleting:
-                states.append(UpdateMetadataPartitionState(
+                states.append(new_tuple(UpdateMetadataPartitionState, (
                     tp.topic, tp.partition, info.controller_epoch, LEADER_DURING_DELETE, INITIAL_LEADER_EPOCH,
-                    lai.isr, INITIAL_PARTITION_EPOCH, replicas, offline))
+                    lai.isr, INITIAL_PARTITION_EPOCH, replicas, offline)))
             else:
-                states.append(UpdateMetadataPartitionState(
+                states.append(new_tuple(UpdateMetadataPartitionState, (
                     tp.topic, tp.partition, info.controller_epoch, lai.leader, lai.leader_epoch, lai.isr,
-                    lai.zk_version, replicas, offline))
+                    lai.zk_version, replicas, offline)))
         return tuple(states)
 
     # ------------------------------------------------------------------ sending

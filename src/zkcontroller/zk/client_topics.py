@@ -213,10 +213,12 @@ class TopicOps(KafkaZkClientBase):
                                      strict=True)]
         results = await self._fenced_batch(ops, expected_epoch_zk_version)
         out = UpdateLeaderAndIsrResult()
-        for tp, _ in ops:
+        finished = out.finished
+        new_tuple = tuple.__new__  # `LeaderAndIsr.with_zk_version` without its two Python frames
+        for (tp, _), lai in zip(ops, lais, strict=True):
             result = results[tp]
             if isinstance(result, SetDataResult):
-                out.finished[tp] = leader_and_isrs[tp].with_zk_version(result.stat.version)
+                finished[tp] = new_tuple(LeaderAndIsr, (lai.leader, lai.leader_epoch, lai.isr, result.stat.version))
             elif isinstance(result, ErrorResult) and result.code == ErrorCode.BAD_VERSION:
                 out.to_retry.append(tp)
             else:

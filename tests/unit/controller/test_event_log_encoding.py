@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -71,3 +72,69 @@ def test_per_partition_records_keep_their_field_order() -> None:
                                    '"isr":[2,3],"leader_epoch":5,"clean":true}',
         head % "isr_change" + '"leader":2,"isr":[2,3],"leader_epoch":5}',
     ]
+
+
+ints = st.integers(min_value=-(2**70), max_value=2**70)
+texts = st.text(max_size=8)  # any code point: non-ASCII, DEL, quotes, backslashes, control characters
+leaderships = st.builds(LeaderAndIsr, ints, ints, st.lists(ints, max_size=4).map(tuple), ints)
+partitions = st.builds(TopicPartition, st.sampled_from(["t", "a\x7fb", 'q"\\', "café", "\x01\n"]) | texts, ints)
+
+
+def _fast(cluster: str, controller_id: int, epoch: int, ts: int) -> tuple[list[str], StateChangeLogger]:
+    """A logger writing its preformatted lines into the list (no validation: the lines as production writes them);
+    each test compares them with `encode_record` of the records they stand for."""
+    lines: list[str] = []
+    return lines, StateChangeLogger(controller_id, lambda: epoch, EventLog(cluster, lambda: ts, lines.append))
+
+
+@given(texts, ints, ints, ints, st.lists(st.tuples(partitions, texts, st.none() | leaderships), max_size=6), texts)
+def test_preformatted_partition_lines_are_the_records_text(cluster, controller_id, epoch, ts, changes, to_state):
+    lines, scl = _fast(cluster, controller_id, epoch, ts)
+    scl.partitions_changed(iter(changes), to_state)
+    assert lines == [encode_record(r) for r in scl._partition_records(changes, to_state, ts, epoch)]
+
+
+@given(texts, ints, ints, ints, st.lists(st.tuples(partitions, texts), max_size=6), ints, texts)
+def test_preformatted_replica_lines_are_the_records_text(cluster, controller_id, epoch, ts, changes, broker, to_state):
+    lines, scl = _fast(cluster, controller_id, epoch, ts)
+    scl.replicas_changed(iter(changes), broker, to_state)
+    assert lines == [encode_record(r) for r in scl._replica_records(changes, broker, to_state, ts, epoch)]
+
+
+@given(texts, ints, ints, ints, st.lists(st.tuples(partitions, ints, leaderships, st.booleans()), max_size=6), texts,
+       st.none() | texts)
+def test_preformatted_election_lines_are_the_records_text(cluster, controller_id, epoch, ts, elections, strategy,
+                                                          trigger):
+    lines, scl = _fast(cluster, controller_id, epoch, ts)
+    scl.leaders_elected(iter(elections), strategy, trigger)
+    assert lines == [encode_record(r) for r in scl._election_records(elections, strategy, trigger, ts, epoch)]
+
+
+@given(texts, ints, ints, ints, st.lists(st.tuples(partitions, leaderships), max_size=6))
+def test_preformatted_isr_lines_are_the_records_text(cluster, controller_id, epoch, ts, changes):
+    lines, scl = _fast(cluster, controller_id, epoch, ts)
+    scl.isrs_changed(iter(changes))
+    assert lines == [encode_record(r) for r in scl._isr_records(changes, ts, epoch)]
+
+
+def test_a_validating_log_refuses_a_line_that_is_not_its_records_text() -> None:
+    log = EventLog("c", lambda: 42, [].append, validate=True)
+    record = {"schema_version": 1, "type": "isr_change", "ts_ms": 42, "cluster": "c", "controller_id": 1,
+              "controller_epoch": 3, "topic": "t", "partition": 0, "leader": 2, "isr": [2], "leader_epoch": 5}
+    log.write_lines([encode_record(record)], [record])
+    with pytest.raises(ValueError, match="differs"):
+        log.write_lines([encode_record(record).replace('"isr":[2]', '"isr":[3]')], [record])
+
+
+def test_a_step_reads_the_clock_once_for_its_lines_and_the_records_they_are_checked_against() -> None:
+    """A validating log checks each line against its record: both must carry the step's one clock reading, or a
+    clock that moves between them fails a correct line (it did, in the integration tests)."""
+    ticks = iter(range(1000, 2000))
+    lines: list[str] = []
+    scl = StateChangeLogger(1, lambda: 3, EventLog("c", lambda: next(ticks), lines.append, validate=True))
+    tp, lai = TopicPartition("t", 0), LeaderAndIsr(2, 5, (2, 3), 7)
+    scl.partitions_changed([(tp, "OfflinePartition", lai), (tp, "NewPartition", None)], "OnlinePartition")
+    scl.replicas_changed([(tp, "OnlineReplica")], 1, "OfflineReplica")
+    scl.leaders_elected([(tp, 1, lai, True)], "offline", None)
+    scl.isrs_changed([(tp, lai)])
+    assert [json.loads(line)["ts_ms"] for line in lines] == [1000, 1000, 1001, 1002, 1003]

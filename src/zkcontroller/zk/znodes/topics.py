@@ -164,8 +164,10 @@ class TopicPartitionStateZNode:
         Integers only, so orjson writes the very bytes ``dumps`` would, several times faster; an integer beyond
         64 bits, never valid here, takes ``dumps``. Each result is copied: orjson's own ``bytes`` keep the whole
         buffer it wrote into (about 4 KiB each in resident memory), and a store or request may hold hundreds of
-        thousands of these."""
+        thousands of these. The copy is a slice that drops a newline orjson appends (half the time of copying
+        through a ``memoryview``)."""
         version = TopicPartitionStateZNode.VERSION
+        newline = orjson.OPT_APPEND_NEWLINE
         out = []
         for lai in leader_and_isrs:
             value = {
@@ -176,7 +178,7 @@ class TopicPartitionStateZNode:
                 "isr": list(lai.isr),
             }
             try:
-                out.append(bytes(memoryview(orjson.dumps(value))))
+                out.append(orjson.dumps(value, option=newline)[:-1])
             except TypeError:  # orjson.JSONEncodeError
                 out.append(dumps(value))
         return out
