@@ -32,8 +32,14 @@ from zkcontroller.protocol.inter_broker import (
     FetchResponse,
     ReplicatedBatch,
 )
-from zkcontroller.protocol.wire import control_codec
-from zkcontroller.protocol.wire.fetch_codec import CorruptRecordError, decode_batches, encode_records
+from zkcontroller.protocol.wire import control_codec, fetch_codec
+from zkcontroller.protocol.wire.fetch_codec import (
+    CorruptRecordError,
+    OffsetsOutOfOrderError,
+    OffsetsOutOfOrderResult,
+    decode_batches,
+    encode_records,
+)
 
 BATCHES = (ReplicatedBatch(102, 104, 7, 2, 40, 1_700_000_000_123), ReplicatedBatch(105, 105, 9, 0, 0, 5),
            ReplicatedBatch(110, 111, 7, 2, 43, 1_700_000_000_456))
@@ -82,17 +88,34 @@ def test_each_producer_batch_is_a_v2_batch_with_its_header_and_plain_ones_fill_t
 
 def test_a_gap_between_batches_is_taken_out_of_order_offsets_are_refused_and_a_batch_outside_the_range_too() -> None:
     """Kafka's follower takes the offsets it is given (``appendAsFollower``), gaps included (a compacted log's): the
-    set spans from the first base offset to the last offset. Offsets that do not increase are its
-    ``OffsetsOutOfOrderException``: corrupt here."""
+    set spans from the first base offset to the last offset. Kafka checks that the batches' last offsets increase
+    (``lastOffset >= batch.lastOffset``, not the base against the previous last): a batch beginning inside the one
+    before but ending after it is taken; one ending at or before it is its ``OffsetsOutOfOrderException``, which
+    lists every record's offset, a distinct error (it used to be corrupt), and a partition result of its own."""
     first = encode_records(100, 2)
     assert decode_batches(first + encode_records(103, 2, (ReplicatedBatch(103, 104, 7, 0, 0, 1),))) == (
         5, 100, (ReplicatedBatch(103, 104, 7, 0, 0, 1),), ())
-    for second in (encode_records(101, 2), encode_records(100, 1)):
-        with pytest.raises(CorruptRecordError, match=r"Out of order offsets: base offset 10[01] is not after the "
-                                                     "previous batch's last offset 101"):
+    assert decode_batches(first + encode_records(101, 2))[:2] == (3, 100)
+    for second, offsets in ((encode_records(100, 1), "100, 101, 100"),
+                            (encode_records(99, 3), "100, 101, 99, 100, 101")):
+        with pytest.raises(OffsetsOutOfOrderError, match=rf"^Out of order offsets: List\({offsets}\)$") as refused:
             decode_batches(first + second)
+        assert not isinstance(refused.value, CorruptRecordError)
+    result = fetch_codec._partition_result("t", {"partition": 0, "record_set": first + encode_records(100, 1),
+                                                 "high_watermark": 7, "error_code": 0})
+    assert isinstance(result, OffsetsOutOfOrderResult)
+    assert (result.error, result.records, result.offsets) == (Errors.NONE, 0, (100, 101, 100))
     with pytest.raises(ValueError, match=r"not within offsets 100\.\.101"):
         encode_records(100, 2, (ReplicatedBatch(101, 102, 7, 0, 0, 1),))
+
+
+def test_a_corrupt_batch_after_out_of_order_offsets_is_corrupt() -> None:
+    """Kafka's append checks every batch (CRC included) before acting on the offsets' order."""
+    first = encode_records(100, 2)
+    bad = bytearray(encode_records(100, 1))
+    bad[-1] ^= 1
+    with pytest.raises(CorruptRecordError):
+        decode_batches(first + bytes(bad))
 
 
 class WireTransport:

@@ -7,7 +7,8 @@ broker that restarted empty and kept its leadership (its old session expired aft
 answered high watermark 0, and its followers truncated acknowledged records to it. So every change is written
 through at once with a plain ``write`` (no fsync: as Kafka, a machine crash may lose the tail, a process crash
 does not). The journal is one line per change (``topic<TAB>partition<TAB>leo<TAB>hw``, a deleted partition's
-offsets -1), read back last-line-wins, rewritten whole when it grows past ``compact_bytes``.
+offsets -1), read back last-line-wins, rewritten whole when it grows past ``compact_bytes``, or past twice what the
+last rewrite wrote when that was more (what is kept outgrew ``compact_bytes``: rewrites stay amortized).
 
 It also keeps each log's leader epoch cache (Kafka's ``leader-epoch-checkpoint``), one line per change of it
 (``topic<TAB>partition<TAB>epochs<TAB>epoch:start,epoch:start,...``, rare: a new epoch or a truncation), so a
@@ -19,8 +20,9 @@ recovery, ``Log.loadProducerState``: our log has no batches to replay, so their 
 appended, leader and follower): one line per append that had any
 (``topic<TAB>partition<TAB>producers<TAB>base:last:pid:epoch:seq:ts;...``; none for non-idempotent traffic), and one
 per producer snapshot (``topic<TAB>partition<TAB>snapshots<TAB>offset,...``), read back keeping what the producer
-state's index keeps (`producer_state.compact`: every batch from the oldest of the last 4 snapshots on, each
-producer's last one before it and its last 5), trimmed by each offsets line whose log end is below them (a
+state's index keeps (`producer_state.compact`: every batch from the oldest of the last
+``MAX_PRODUCER_SNAPSHOTS`` (4) snapshots on, 96 to 128 producer batches back, each producer's last one before it
+and its last 5), trimmed by each offsets line whose log end is below them (a
 truncation: the batches and snapshots above it go), a producer's dropped by an ``expired<TAB>pid,...`` line. A
 restarted broker rebuilds its producer state from them (`ProducerStateManager.restore`), so it answers a retry of a
 batch it already holds DUPLICATE with the original offsets, and a truncation after the restart finds each producer's
@@ -42,7 +44,7 @@ from collections.abc import Iterable, Sequence
 from itertools import pairwise
 from pathlib import Path
 
-from zkcontroller.broker.producer_state import MAX_PRODUCER_SNAPSHOTS, compact
+from zkcontroller.broker.producer_state import MAX_PRODUCER_SNAPSHOTS, compact, next_compaction
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.inter_broker import EpochEntry, ReplicatedBatch
 
@@ -98,12 +100,16 @@ class _ProducerBatches:
 
     def compact(self) -> None:
         self.batches = compact(self.batches, self.snapshots[0] if self.snapshots else 0)
-        self._compact_at = max(_MIN_COMPACT_AT, 2 * len(self.batches))
+        self._compact_at = next_compaction(len(self.batches))
 
     def truncate(self, log_end_offset: int) -> None:
-        """Drop the batches not wholly below ``log_end_offset`` and the snapshots above it: only when some batch
-        is not (one comparison otherwise; a snapshot never lies beyond the batches' end)."""
+        """Drop the batches not wholly below ``log_end_offset`` and the snapshots above it. ``end`` comes from the
+        batches only, and an expiry may have dropped those a snapshot followed: so the snapshots are checked even
+        when no batch lies beyond (one comparison more), or a later snapshot at the same offset would make a
+        journal line its next read refuses."""
         if log_end_offset >= self.end:
+            while self.snapshots and self.snapshots[-1] > log_end_offset:
+                self.snapshots.pop()
             return
         del self.batches[bisect_left(self.batches, log_end_offset, key=_last_offset):]
         while self.snapshots and self.snapshots[-1] > log_end_offset:
@@ -173,8 +179,12 @@ class LogOffsetsJournal:
 
     def record_producer_snapshot(self, tp: TopicPartition, offset: int) -> None:
         """The partition's producer state took a snapshot at ``offset`` (`ProducerStateManager.journal_snapshot`),
-        written through: a restart keeps the batches it needs."""
-        self._kept_producers(tp).snapshots.append(offset)
+        written through: a restart keeps the batches it needs. Snapshots at or above it (none, as the state drops
+        them on truncation, as `record` does) are dropped first, so the offsets kept always increase."""
+        snapshots = self._kept_producers(tp).snapshots
+        while snapshots and snapshots[-1] >= offset:
+            snapshots.pop()
+        snapshots.append(offset)
         self._write(_snapshots_line(tp, (offset,)))
 
     def _kept_producers(self, tp: TopicPartition) -> _ProducerBatches:
@@ -231,7 +241,7 @@ class LogOffsetsJournal:
             return  # closed: the broker is stopping
         os.write(self._fd, line.encode())
         self._size += len(line)
-        if self._size > self.compact_bytes:
+        if self._size > self._rewrite_at:
             self._rewrite()
 
     def _read(self) -> dict[TopicPartition, tuple[int, int]]:
@@ -253,7 +263,7 @@ class LogOffsetsJournal:
                     self._keep_producer_batches(tp, _parse_producers(hw))
                     continue
                 if leo == "snapshots":
-                    self._kept_producers(tp).snapshots.extend(_parse_snapshots(hw))
+                    self._keep_snapshots(tp, _parse_snapshots(hw), number)
                     continue
                 if leo == "expired":
                     expired = [int(pid) for pid in hw.split(",")]
@@ -295,6 +305,19 @@ class LogOffsetsJournal:
             os.close(self._fd)
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
         self._size = len(text)
+        # amortized: when what is kept outgrows compact_bytes, the next rewrite waits until the journal doubles
+        self._rewrite_at = max(self.compact_bytes, 2 * len(text))
+
+    def _keep_snapshots(self, tp: TopicPartition, offsets: list[int], number: int) -> None:
+        """A snapshots line read back: each offset not above the last kept (a stale line, or a torn one read as a
+        smaller number) is skipped with a warning, as the snapshots kept must increase."""
+        snapshots = self._kept_producers(tp).snapshots
+        for offset in offsets:
+            if snapshots and offset <= snapshots[-1]:
+                log.warning("Skipping producer snapshot offset %d of %s on line %d of %s: not after the last one kept "
+                            "(%d)", offset, tp, number, self.path, snapshots[-1])
+                continue
+            snapshots.append(offset)
 
 
 def _epochs_line(tp: TopicPartition, entries: tuple[EpochEntry, ...]) -> str:
@@ -324,9 +347,10 @@ def _snapshots_line(tp: TopicPartition, offsets: Iterable[int]) -> str:
 
 
 def _parse_snapshots(text: str) -> list[int]:
-    """``offset,...``; ValueError for anything else, a negative offset or offsets that do not increase."""
+    """``offset,...``; ValueError for anything else or a negative offset (their order is checked as kept:
+    `LogOffsetsJournal._keep_snapshots`)."""
     offsets = [int(o) for o in text.split(",")]
-    if any(o < 0 for o in offsets) or any(b >= a for b, a in pairwise(offsets)):
+    if any(o < 0 for o in offsets):
         raise ValueError(f"bad producer snapshot offsets {text!r}")
     return offsets
 

@@ -27,13 +27,16 @@ A truncation drops the batches at or above its offset and rebuilds the producers
 below it (`truncate`). Kafka reloads its latest producer snapshot at or below that offset and replays the log from
 there (``Log.truncateTo`` → ``rebuildProducerState``), so it finds a producer whose last batches all went. Our log
 has no batches to replay, so the index of batches stands in for both: a producer snapshot is taken every
-`PRODUCER_SNAPSHOT_INTERVAL` producer batches (Kafka takes one at each segment roll; our logs have no segments), the
-last `MAX_PRODUCER_SNAPSHOTS` are kept (Kafka deletes them with their segments), and the index keeps every batch
-from the oldest snapshot on (from the log start before the first), each producer's last batch before it (what that
-snapshot holds of it) and each live producer's last 5 (`compact`). A truncation at or above the oldest snapshot so
-finds each producer's last batch below it, as Kafka's; a deeper one (more than about MAX_PRODUCER_SNAPSHOTS - 1
-intervals of producer batches back) forgets a producer none of whose kept batches lie below it,
-where Kafka would still find it (then any sequence is accepted from it, Kafka's rule for a producer with no entry).
+`PRODUCER_SNAPSHOT_INTERVAL` producer batches (32, or one per live producer if more; Kafka takes one at each
+segment roll; our logs have no segments), the last `MAX_PRODUCER_SNAPSHOTS` (4) are kept (Kafka deletes them with
+their segments), and the index keeps every batch from the oldest snapshot on (from the log start before the first)
+and, of each live producer, its last batch before it (what that snapshot holds of it) and its last 5 (`compact`;
+an expired producer's batches before it go, as Kafka's snapshot holds the current producers only). A truncation at
+or above the oldest snapshot so finds each producer's last batch below it, as Kafka's: that is at least 96 producer
+batches back (3 intervals: 3 × the live producers' count when there are more than 32), at most 128 (4 intervals);
+a deeper one forgets a producer none of whose kept batches lie below it, where Kafka would still find it (then any
+sequence is accepted from it, Kafka's rule for a producer with no entry). The window is kept small because the
+index costs memory per partition (about 2.5x the 64 batches a partition with one producer held before snapshots).
 Plain traffic records nothing.
 A restart keeps it, as Kafka's snapshots and log recovery do: every batch recorded is written through to the broker
 process's journal (`journal`, `LogOffsetsJournal.record_producer_batches`), each snapshot too (`journal_snapshot`),
@@ -84,14 +87,24 @@ _HEADER = struct.Struct(">hiqqqhii")
 # producer epoch, base sequence, records count
 _HEADER_AT = 21
 _MIN_COMPACT_AT = 64
-"""The index of batches is compacted (`compact`) when it reaches this many, or twice what the last compaction
-kept: amortized O(1) per batch, bounded by what `compact` keeps."""
-PRODUCER_SNAPSHOT_INTERVAL = 128
-"""Producer batches recorded between two producer snapshots (or as many as there are producers, if more: a
-snapshot costs one look at each). Stands in for Kafka's snapshot at each segment roll."""
+"""The index of batches is compacted (`compact`) when it reaches this many, or a quarter more than the last
+compaction kept (`next_compaction`): amortized O(1) per batch (about 5 looks), bounded by what `compact` keeps."""
+PRODUCER_SNAPSHOT_INTERVAL = 32
+"""Producer batches recorded between two producer snapshots, or as many as there are live producers if more (so
+that the snapshots kept reach back at least one batch per producer per interval). Stands in for Kafka's snapshot
+at each segment roll. Taking one is O(1) (its offset only: the index holds its state); what scales with the
+producers is the compaction of the index (`compact`)."""
 MAX_PRODUCER_SNAPSHOTS = 4
-"""Producer snapshots kept per log: how far back a truncation finds every producer's last batch (see the module
-docstring). Bounds the index, and the journal, to about this many intervals of batches plus 6 per producer."""
+"""Producer snapshots kept per log: a truncation finds every producer's last batch below it at least
+(MAX_PRODUCER_SNAPSHOTS - 1) × max(PRODUCER_SNAPSHOT_INTERVAL, live producers) producer batches back (96 for up to
+32 producers), at most MAX_PRODUCER_SNAPSHOTS × that (see the module docstring). Bounds the index, and the
+journal, to about that many batches plus 6 per live producer."""
+
+
+def next_compaction(kept: int) -> int:
+    """The index size at which to compact again after a compaction that kept ``kept`` batches: a quarter more (at
+    least 16), so the index peaks about 25% above what `compact` keeps, at about 5 looks per batch."""
+    return max(_MIN_COMPACT_AT, kept + max(kept // 4, _MIN_COMPACT_AT // 4))
 
 
 def increment_sequence(sequence: int, increment: int) -> int:
@@ -282,11 +295,12 @@ def _last_offset(batch: ReplicatedBatch) -> int:
 def compact(batches: list[ReplicatedBatch], horizon: int,
             live: Container[int] | None = None) -> list[ReplicatedBatch]:
     """What a log's index of producer batches (offset order) keeps: every batch ending at or after ``horizon``
-    (the oldest producer snapshot's offset, 0 without one: Kafka replays its log from there), each producer's
-    last batch ending before it (that snapshot's entry for it), and each producer's last 5 (of the ``live`` ones,
-    when given: an expired producer's go once the snapshots no longer need them). Kept so, a producer's batches
-    in the index are always its latest ones down to some point: its last 5 below any truncation offset at or
-    above ``horizon`` are there."""
+    (the oldest producer snapshot's offset, 0 without one: Kafka replays its log from there), and below it, of
+    each producer (each ``live`` one, when given), its last batch ending before it (that snapshot's entry for it)
+    and its last 5. An expired producer keeps nothing below ``horizon``: Kafka's snapshot holds the current
+    producers only (expired ones removed), so a truncation would not find it either. Kept so, a producer's
+    batches in the index are always its latest ones down to some point: its last 5 below any truncation offset at
+    or above ``horizon`` are there."""
     keep = [False] * len(batches)
     seen: dict[int, int] = {}
     pinned: set[int] = set()
@@ -298,7 +312,7 @@ def compact(batches: list[ReplicatedBatch], horizon: int,
         if batch.last_offset >= horizon:
             keep[i] = True
         else:
-            keep[i] = pid not in pinned or (newer < NUM_BATCHES_TO_RETAIN and (live is None or pid in live))
+            keep[i] = (live is None or pid in live) and (pid not in pinned or newer < NUM_BATCHES_TO_RETAIN)
             pinned.add(pid)
     return [b for b, k in zip(batches, keep, strict=True) if k]
 
@@ -391,10 +405,10 @@ class ProducerStateManager:
         journal already holds it."""
         kept = self._replay(b for b in batches if b.last_offset < log_end_offset)
         self._snapshots = deque((s for s in snapshots if s <= log_end_offset), maxlen=MAX_PRODUCER_SNAPSHOTS)
-        self._index = compact(kept, self._horizon)
-        self._compact_at = max(_MIN_COMPACT_AT, 2 * len(self._index))
-        self._after_index_change()
         self.remove_expired(now_ms, expiration_ms)  # journaled as expired, or the journal keeps them for ever
+        self._index = compact(kept, self._horizon, self.producers)  # the expired's batches below it go
+        self._compact_at = next_compaction(len(self._index))
+        self._after_index_change()
 
     def retained(self) -> tuple[ReplicatedBatch, ...]:
         """The index of batches, in offset order: what a restart replays (`restore`, with `snapshot_offsets`)."""
@@ -418,7 +432,7 @@ class ProducerStateManager:
             self._take_snapshot(batches[-1].last_offset + 1)
         if len(self._index) >= self._compact_at:
             self._index = compact(self._index, self._horizon, self.producers)
-            self._compact_at = max(_MIN_COMPACT_AT, 2 * len(self._index))
+            self._compact_at = next_compaction(len(self._index))
         self.last_indexed_offset = self._index[-1].last_offset if self._index else -1
 
     def _take_snapshot(self, offset: int) -> None:
@@ -474,23 +488,28 @@ class ProducerStateManager:
         at = bisect_left(index, offset, key=_last_offset)
         if at == len(index):
             return
-        affected = {b.producer_id for b in index[at:]}
+        # expired ones are not brought back
+        affected = {b.producer_id for b in index[at:]}.intersection(self.producers)
         del index[at:]
         self._after_index_change()
-        for producer_id in affected:
-            if producer_id not in self.producers:
-                continue  # expired: not brought back
-            kept: list[ReplicatedBatch] = []
-            for batch in reversed(index):
-                if batch.producer_id == producer_id:
-                    kept.append(batch)
-                    if len(kept) == NUM_BATCHES_TO_RETAIN:
-                        break
-            if not kept:
+        # one pass from the end collects each affected producer's last 5 below the truncation
+        kept: dict[int, list[ReplicatedBatch]] = {pid: [] for pid in affected}
+        wanting = len(affected)
+        for i in range(len(index) - 1, -1, -1):
+            if not wanting:
+                break
+            batch = index[i]
+            found = kept.get(batch.producer_id)
+            if found is not None and len(found) < NUM_BATCHES_TO_RETAIN:
+                found.append(batch)
+                if len(found) == NUM_BATCHES_TO_RETAIN:
+                    wanting -= 1
+        for producer_id, newest_first in kept.items():
+            if not newest_first:
                 del self.producers[producer_id]
                 continue
             entry = self.producers[producer_id] = ProducerStateEntry(producer_id)
-            for batch in reversed(kept):
+            for batch in reversed(newest_first):
                 entry.add_replicated(batch)
 
     def remove_expired(self, now_ms: int, expiration_ms: int) -> list[int]:

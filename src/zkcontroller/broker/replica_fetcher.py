@@ -14,7 +14,8 @@ leadership (a stalled follower, for drills). Fetches run in a KIP-227 fetch sess
 after the first, each names only the partitions whose fetch state changed. A record batch that fails its CRC
 check (CORRUPT_MESSAGE) delays its partition, as Kafka's fetcher does. Records are appended at the offsets the
 leader gives, as ``Log.appendAsFollower`` takes them: after a gap (a compacted log's) the log end goes past it;
-records starting below the fetch offset mark the partition failed (``UnexpectedAppendOffsetException``).
+records starting below the fetch offset mark the partition failed (``UnexpectedAppendOffsetException``), as do
+batches whose last offsets do not increase (``OffsetsOutOfOrderException``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from zkcontroller.protocol.inter_broker import (
     FetchResponse,
 )
 from zkcontroller.protocol.transport import BrokerTransport, BrokerUnreachableError, ConnectTimeoutError
+from zkcontroller.protocol.wire.fetch_codec import OffsetsOutOfOrderResult, offsets_string
 from zkcontroller.runtime.runtime import Runtime
 
 log = logging.getLogger("kafka.server.ReplicaFetcherThread")
@@ -282,17 +284,25 @@ class ReplicaFetcher:
                       f"{partition.high_watermark}")
         partition.truncate_to(offset)
 
-    def _mark_failed(self, tp: TopicPartition, asked: FetchPartition, result: FetchPartitionResult) -> None:
-        """Records starting below the fetch offset: Kafka's ``Log.append`` throws ``UnexpectedAppendOffsetException``
-        and ``processFetchRequest`` marks the partition failed (``markPartitionFailed``: not fetched until a
-        LeaderAndIsr adds it again)."""
-        last = result.base_offset + result.records - 1
+    def _mark_failed(self, tp: TopicPartition, asked: FetchPartition, exception: str) -> None:
+        """An append Kafka's ``Log.append`` throws on (``exception``: class and message) is not a corrupt record:
+        ``processFetchRequest``'s ``case t: Throwable`` logs it and marks the partition failed
+        (``markPartitionFailed``: not fetched until a LeaderAndIsr adds it again)."""
         self._log(logging.ERROR, f"Unexpected error occurred while processing data for partition {tp} at offset "
-                  f"{asked.fetch_offset}\nkafka.common.UnexpectedAppendOffsetException: Unexpected offset in append "
-                  f"to {tp}. First offset {result.base_offset} is less than the next offset {asked.fetch_offset}. "
-                  f"First 10 offsets in append: ..., last offset in append: {last}. Log start offset = 0")
+                  f"{asked.fetch_offset}\n{exception}")
         self.remove_partition(tp)
         self._log(logging.WARNING, f"Partition {tp} marked as failed")
+
+    @staticmethod
+    def _unexpected_append_offset(tp: TopicPartition, asked: FetchPartition, result: FetchPartitionResult) -> str:
+        """Kafka's ``UnexpectedAppendOffsetException`` for records starting below the fetch offset. Its first 10
+        offsets are taken as consecutive from the base offset (the records' own offsets are not kept: a compacted
+        batch's may differ)."""
+        base, last = result.base_offset, result.base_offset + result.records - 1
+        first = offsets_string(range(base, min(base + 10, last + 1)))
+        return (f"kafka.common.UnexpectedAppendOffsetException: Unexpected offset in append to {tp}. First offset "
+                f"{base} is less than the next offset {asked.fetch_offset}. First 10 offsets in append: {first}, "
+                f"last offset in append: {last}. Log start offset = 0")
 
     def _process(self, sent: dict[TopicPartition, FetchPartition], response: FetchResponse) -> bool:
         got_records = False
@@ -306,11 +316,14 @@ class ReplicaFetcher:
                 continue  # truncated meanwhile
             if result.error is Errors.NONE and result.diverging_end_offset >= 0:
                 self._truncate_on_fetch(tp, partition, result)
+            elif isinstance(result, OffsetsOutOfOrderResult):
+                self._mark_failed(tp, asked, "kafka.common.OffsetsOutOfOrderException: Out of order offsets found in "
+                                  f"append to {tp}: {offsets_string(result.offsets)}")
             elif result.error is Errors.NONE:
                 records = result.records
                 if records and result.base_offset != asked.fetch_offset:
                     if result.base_offset < asked.fetch_offset:
-                        self._mark_failed(tp, asked, result)
+                        self._mark_failed(tp, asked, self._unexpected_append_offset(tp, asked, result))
                         continue
                     records += result.base_offset - asked.fetch_offset  # a gap (a compacted log): the log end jumps
                 partition.append_as_follower(records, result.high_watermark, result.batches, result.epochs)

@@ -145,7 +145,8 @@ class FetchPartitionResult:
     error: Errors = Errors.NONE
     high_watermark: int = -1
     records: int = 0
-    """How many records from ``fetch_offset`` on the follower appends (offsets only, no payload)."""
+    """How many offsets from ``base_offset`` on the follower appends (offsets only, no payload; past a gap between
+    batches, the offsets up to the last batch's end)."""
     base_offset: int = 0
     """The offset those records start at: the fetch offset the leader served (its session's cached one when an
     incremental fetch did not name the partition)."""

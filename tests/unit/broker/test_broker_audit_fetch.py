@@ -294,6 +294,42 @@ async def test_records_starting_below_the_fetch_offset_mark_the_partition_failed
     assert brokers.rms[2].log_end_offset(TP) == 2 and TP not in fetcher.fetching
     assert ("[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Unexpected error occurred while processing data "
             "for partition t-0 at offset 2\nkafka.common.UnexpectedAppendOffsetException: Unexpected offset in append "
-            "to t-0. First offset 1 is less than the next offset 2. First 10 offsets in append: ..., last offset in "
-            "append: 3. Log start offset = 0") in caplog.messages
+            "to t-0. First offset 1 is less than the next offset 2. First 10 offsets in append: List(1, 2, 3), last "
+            "offset in append: 3. Log start offset = 0") in caplog.messages
+    assert "[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Partition t-0 marked as failed" in caplog.messages
+
+
+class _OutOfOrder:
+    """The leader's answers with their records replaced, on the wire, by batches whose last offsets go back (two
+    batches ending at 4, then 3)."""
+
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+
+    async def send(self, broker: Broker, request: object) -> object:
+        response = await self.inner.send(broker, request)  # type: ignore[attr-defined]
+        bad = fetch_codec.record_batch(2, 3) + fetch_codec.record_batch(3, 1)
+        return dataclasses.replace(response, partitions=tuple(
+            fetch_codec._partition_result(r.topic_partition.topic, {
+                "partition": r.topic_partition.partition, "record_set": bad, "high_watermark": r.high_watermark,
+                "error_code": 0}) if r.records else r
+            for r in response.partitions))
+
+
+async def test_out_of_order_offsets_mark_the_partition_failed_with_kafkas_message(
+        brokers: Brokers, caplog: pytest.LogCaptureFixture) -> None:
+    """``OffsetsOutOfOrderException`` is a ``RuntimeException``, not a corrupt record: ``processFetchRequest``'s
+    ``case t: Throwable`` logs it with ``Log.append``'s message (every record's offset) and marks the partition
+    failed. It used to be CORRUPT_MESSAGE, the partition delayed and fetched again for ever."""
+    brokers.lead(state())
+    brokers.rms[1].append(TP, 2)
+    await brokers.fetch_all()
+    brokers.rms[1].append(TP, 3)
+    fetcher = brokers.rms[2].fetchers[1]
+    fetcher._transport = _OutOfOrder(brokers.transport)  # type: ignore[assignment]
+    assert await fetcher.fetch_once() is False
+    assert brokers.rms[2].log_end_offset(TP) == 2 and TP not in fetcher.fetching
+    assert ("[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Unexpected error occurred while processing data "
+            "for partition t-0 at offset 2\nkafka.common.OffsetsOutOfOrderException: Out of order offsets found in "
+            "append to t-0: List(2, 3, 4, 3)") in caplog.messages
     assert "[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Partition t-0 marked as failed" in caplog.messages

@@ -17,6 +17,7 @@ forgotten partitions carry the KIP-227 fetch session.
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterable
 from typing import Any
 
 from crc32c import crc32c
@@ -48,6 +49,73 @@ _CRC = struct.Struct(">I")
 
 class CorruptRecordError(WireFormatError):
     """A record batch whose CRC does not match its bytes (Kafka's ``CorruptRecordException``)."""
+
+
+class OffsetsOutOfOrderError(WireFormatError):
+    """A fetched record set whose batches' last offsets do not increase (Kafka's ``OffsetsOutOfOrderException``,
+    thrown by ``Log.append`` for a follower's append, a ``RuntimeException``: not a corrupt record, the fetcher
+    marks the partition failed). ``offsets`` are its records' offsets, as Kafka's message lists them."""
+
+    def __init__(self, offsets: tuple[int, ...]) -> None:
+        super().__init__(f"Out of order offsets: {offsets_string(offsets)}")
+        self.offsets = offsets
+
+
+class OffsetsOutOfOrderResult(FetchPartitionResult):
+    """A fetched partition whose records `decode_batches` refused with `OffsetsOutOfOrderError` (nothing to
+    append): its records' ``offsets``, for the fetcher's mark-failed path."""
+
+    __slots__ = ("offsets",)
+    offsets: tuple[int, ...]
+
+    def __init__(self, topic_partition: TopicPartition, high_watermark: int, offsets: tuple[int, ...]) -> None:
+        super().__init__(topic_partition, Errors.NONE, high_watermark)
+        OffsetsOutOfOrderResult.offsets.__set__(self, offsets)  # type: ignore[attr-defined]  # frozen: by slot
+
+
+def offsets_string(offsets: Iterable[int]) -> str:
+    """A sequence of offsets as Kafka's messages print a Scala collection of them: ``List(0, 1, 2)``."""
+    return f"List({', '.join(map(str, offsets))})"
+
+
+def _zigzag(view: memoryview, pos: int) -> tuple[int, int]:
+    """A zig-zag varint at ``pos``: its value and the position after it. IndexError past the end."""
+    value = shift = 0
+    while True:
+        byte = view[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return (value >> 1) ^ -(value & 1), pos
+        shift += 7
+
+
+def record_offsets(data: bytes | memoryview) -> tuple[int, ...]:
+    """The offsets of the records of a record set's whole v2 batches, in order (for error messages only): read
+    from each record's offset delta when the batch is uncompressed and well formed, else taken as the batch's
+    first ``recordsCount`` offsets."""
+    view, pos, offsets = memoryview(data), 0, []
+    while pos + _BATCH_HEADER.size <= len(view):
+        (base, length, _epoch, _magic, _crc, attributes, _last_delta, _first_ts, _max_ts, _pid, _producer_epoch,
+         _seq, count) = _BATCH_HEADER.unpack_from(view, pos)
+        end = pos + 12 + length
+        if end > len(view):
+            break
+        found: list[int] = []
+        if attributes & 0x07 == 0:
+            try:
+                at = pos + _BATCH_HEADER.size
+                for _ in range(count):
+                    size, body = _zigzag(view, at)
+                    _timestamp_delta, after = _zigzag(view, body + 1)  # after the record's attributes byte
+                    delta, _ = _zigzag(view, after)
+                    found.append(base + delta)
+                    at = body + size
+            except IndexError:
+                found = []
+        offsets.extend(found if len(found) == count else range(base, base + max(count, 0)))
+        pos = end
+    return tuple(offsets)
 
 
 def _varint(value: int) -> bytes:
@@ -129,13 +197,15 @@ def decode_batches(data: bytes | None) -> tuple[int, int, tuple[ReplicatedBatch,
     next fetch, as Kafka's reader does. As Kafka's follower (``Log.appendAsFollower``: offsets taken as given, only
     checked to increase), batches may leave gaps between them (a compacted log's), and a batch may hold fewer
     records than offsets (a compacted batch); the follower's log end then goes past the gaps. `CorruptRecordError`
-    for what no leader serves: a batch failing its CRC (Kafka's ``CorruptRecordException``), one whose offsets do
-    not come after the previous batch's (Kafka's ``OffsetsOutOfOrderException``), a negative offset delta or
-    records count, or more records than offsets (which Kafka's leader refuses at produce, ``LogValidator``'s
-    "Inconsistent batch offset range"); another magic than 2 `WireFormatError`."""
+    for what no leader serves: a batch failing its CRC (Kafka's ``CorruptRecordException``), a negative offset
+    delta or records count, or more records than offsets (which Kafka's leader refuses at produce,
+    ``LogValidator``'s "Inconsistent batch offset range"); `OffsetsOutOfOrderError` for a batch whose last offset
+    is not after the previous batch's (Kafka's ``analyzeAndValidateRecords`` compares last offsets, so a batch may
+    begin inside the previous one; its ``OffsetsOutOfOrderException``); another magic than 2 `WireFormatError`."""
     if not data:
         return 0, 0, (), ()
     view, pos, base, at = memoryview(data), 0, 0, -1
+    monotonic = True
     batches: list[ReplicatedBatch] = []
     epochs: list[EpochEntry] = []
     while pos + _BATCH_HEADER.size <= len(view):
@@ -154,15 +224,16 @@ def decode_batches(data: bytes | None) -> tuple[int, int, tuple[ReplicatedBatch,
                                      f"{offset + last_delta}] and count of records {count}")
         if at < 0:
             base = offset
-        elif offset < at:
-            raise CorruptRecordError(f"record batch at byte {pos}: Out of order offsets: base offset {offset} is not "
-                                     f"after the previous batch's last offset {at - 1}")
+        if at - 1 >= offset + last_delta:  # Kafka's `lastOffset >= batch.lastOffset` (lastOffset -1 at first)
+            monotonic = False  # thrown after the loop, as Kafka's append does: a later corrupt batch wins
         at = offset + last_delta + 1
         if producer_id >= 0:
             batches.append(ReplicatedBatch(offset, at - 1, producer_id, producer_epoch, base_sequence, max_ts))
         if leader_epoch >= 0 and (not epochs or epochs[-1].epoch != leader_epoch):
             epochs.append(EpochEntry(leader_epoch, offset))
         pos = end
+    if not monotonic:
+        raise OffsetsOutOfOrderError(record_offsets(data))
     return (at - base if at >= 0 else 0), base, tuple(batches), tuple(epochs)
 
 
@@ -228,6 +299,8 @@ def _partition_result(topic: str, p: dict[str, Any]) -> FetchPartitionResult:
         count, base, batches, epochs = decode_batches(p["record_set"])
     except CorruptRecordError:
         return FetchPartitionResult(tp, Errors.CORRUPT_MESSAGE, p["high_watermark"])
+    except OffsetsOutOfOrderError as e:
+        return OffsetsOutOfOrderResult(tp, p["high_watermark"], e.offsets)
     error = error_of(p["error_code"])
     leader_end = p.get("last_stable_offset", -1) if error is Errors.OFFSET_OUT_OF_RANGE else -1
     diverging = p.get("diverging_epoch") or {}
