@@ -102,6 +102,26 @@ async def test_a_topic_enabled_while_no_controller_ran_is_announced_by_the_contr
     assert [(r["strategy"], r["clean"], r["leader"]) for r in elections] == [("offline", False, other)]
 
 
+async def test_a_topic_enabled_before_its_notification_was_purged_is_announced_at_the_broker_s_start(
+    make_cluster: ClusterFactory, admin: KafkaZkClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Kafka 2.8.2's ``DynamicConfigManager.startup`` goes over every topic's config after the notifications
+    (``fetchAllEntityConfigs``), so a topic enabled long enough ago for its notification to be purged (15 minutes)
+    is still announced by the controller the broker's start elects. Reading the notifications alone missed it."""
+    tp = TopicPartition("ledger", 0)
+    cluster, _controller, other = await offline_partition(make_cluster, admin, tp)
+    await cluster.stop_broker(other)  # the last broker: no controller runs
+    assert await alter_topic_config(admin, "ledger", {UNCLEAN: "true"}, []) == {UNCLEAN: "true"}
+    for name in await admin.get_children("/config/changes"):  # purged, as after 15 minutes
+        await admin.session.delete(f"/config/changes/{name}")
+
+    with caplog.at_level(logging.INFO, "kafka.controller.KafkaController"):
+        await cluster.start_broker(other)
+        await wait_for_zk_leader(admin, tp, other)
+        await wait_until(lambda: f"[Controller id={other}] {ENABLED} ledger" in caplog.text,
+                         what="the controller's TopicUncleanLeaderElectionEnable from the topic's config")
+
+
 async def test_a_controller_taking_over_later_does_not_announce_the_notifications_already_there(
     make_cluster: ClusterFactory, admin: KafkaZkClient, caplog: pytest.LogCaptureFixture
 ) -> None:

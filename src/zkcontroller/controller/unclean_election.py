@@ -6,9 +6,10 @@ manager does and calls the controller); a topic whose ``unclean.leader.election.
 offline partitions elected again. The strategy stays ``OfflinePartitionLeaderElectionStrategy(false)``: the
 permission comes from re-reading the topic's config (§5.7). Notifications are left in place (Kafka's config
 manager purges them after 15 minutes); this family remembers the last one it read. The tenure that the broker's
-start-up election begins reads every notification already there, as Kafka's broker does when it starts, so a topic
-enabled while no controller ran is announced ("Unclean leader election has been enabled for topic ..."); a later
-tenure starts after them (`UncleanElectionEvents.register_watches`).
+start-up election begins reads every notification already there and then every topic's config, as Kafka's broker
+does when it starts, so a topic enabled while no controller ran is announced ("Unclean leader election has been
+enabled for topic ...") even once its notification is purged; a later tenure starts after them
+(`UncleanElectionEvents.register_watches`).
 
 Broker-level changes (Kafka's ``UncleanLeaderElectionEnable``): a notification naming ``brokers/<default>`` or
 ``brokers/<this broker's id>`` makes the controller re-read that ``/config/brokers/...`` node (Kafka's
@@ -68,6 +69,8 @@ class UncleanElectionEvents(EventFamily):
         self.replays_notifications_there = True
         """Whether a tenure beginning now reads the notifications already there (see `register_watches`): only
         the one the broker's start-up election begins."""
+        self.replay_topic_configs = False
+        """Set by that tenure until its first notification pass has also gone over every topic's config."""
 
     def broker_start_election_done(self) -> None:
         """The election of the broker's start is over (won or lost): a later tenure finds the notifications there
@@ -83,16 +86,19 @@ class UncleanElectionEvents(EventFamily):
 
     async def register_watches(self) -> None:
         """Watch the notifications. The tenure the broker's start-up election begins also reads every one already
-        there, as Kafka's broker does at its start (its listener's ``lastExecutedChange`` starts at -1; its
-        ``TopicConfigHandler`` asks this controller, active by then, for a ``TopicUncleanLeaderElectionEnable``
-        per topic with the override on): a config set while no controller ran is announced and its topic
-        elected again, after the failover's election (which reads every topic's config already). A later tenure
-        starts after them: its broker processed them while it was not active, and Kafka drops those events."""
+        there, then every topic's config, as Kafka's broker does at its start (``DynamicConfigManager.startup``:
+        its listener's ``lastExecutedChange`` starts at -1, then ``fetchAllEntityConfigs`` hands every topic's
+        config to ``TopicConfigHandler``, which asks this controller, active by then, for a
+        ``TopicUncleanLeaderElectionEnable`` per topic with the override on; a topic in both is announced twice,
+        as Kafka does): a config set while no controller ran is announced and its topic elected again, after the
+        failover's election (which reads every topic's config already). A later tenure starts after them: its
+        broker processed them while it was not active, and Kafka drops those events."""
         self.core.watches.register_child_handler(paths.CONFIG_CHANGES, ConfigChangeNotification)
         # brokers create /config/changes at start-up; a store without it has no notifications either
         newest = await newest_config_change(self.core.zk, self.core.on_watch)
         if self.replays_notifications_there:
             self.last_sequence_number = ""
+            self.replay_topic_configs = True
             self.core.events.put(ConfigChangeNotification())  # handled after the failover, as Kafka's event is
         else:
             self.last_sequence_number = newest
@@ -127,6 +133,15 @@ class UncleanElectionEvents(EventFamily):
         for topic in sorted(set(changes.topics)):
             if await self._unclean_enabled(topic):
                 core.events.put(TopicUncleanLeaderElectionEnable(topic=topic))
+        if self.replay_topic_configs:  # fetchAllEntityConfigs(topics), after the listener's init
+            self.replay_topic_configs = False
+            topics = await core.zk.get_children(paths.config_entity_type_path(paths.ConfigType.TOPIC))
+            configs = await core.zk.get_topic_configs(topics, lenient=True)  # one pipelined read, not one per topic
+            candidates = {t for t, c in configs.values.items() if UNCLEAN_LEADER_ELECTION_ENABLE in c}
+            candidates.update(path.rsplit("/", 1)[1] for path in configs.malformed)  # reported by _unclean_enabled
+            for topic in sorted(candidates):
+                if await self._unclean_enabled(topic):
+                    core.events.put(TopicUncleanLeaderElectionEnable(topic=topic))
 
     def _concerns_this_broker(self, entity_name: str) -> bool:
         """Kafka's BrokerConfigHandler: the default entity, or this broker's id (other brokers' are theirs)."""
