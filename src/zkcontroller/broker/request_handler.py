@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, TypeGuard
 
+from zkcontroller.broker import delayed_fetch
 from zkcontroller.broker.client_quota_manager import (
     ANONYMOUS,
     ClientQuotaManager,
@@ -469,27 +470,35 @@ class KafkaApis:
         if not isinstance(response, RESPONSE_TYPES):
             raise TypeError(f"request handler returned {type(response).__name__} for {type(request).__name__}")
         if isinstance(request, FetchRequest) and isinstance(response, FetchResponse):
-            await self._hold_empty_consumer_fetch(request, response, payload, offset)
+            response = await self._hold_empty_consumer_fetch(request, response, payload, offset)
         return control_codec.encode_response(response, header.api_version, request)
 
     async def _hold_empty_consumer_fetch(self, request: FetchRequest, response: FetchResponse, payload: bytes,
-                                         offset: int) -> None:
+                                         offset: int) -> FetchResponse:
         """Kafka's DelayedFetch for a consumer with nothing to read (every partition at its high watermark): the
-        answer waits the request's ``max_wait_ms``, so a consumer at the end polls at that pace rather than in a
-        busy loop. Kafka answers at once when ``min_bytes`` <= 0, a partition has an error, or nothing was asked;
-        so here. It does not end early when records arrive: the next fetch sees them (a follower's fetches are
-        never held, as before: its fetcher waits ``replica.fetch.wait.max.ms`` itself)."""
+        answer waits up to the request's ``max_wait_ms``, so a consumer at the end polls at that pace rather than in
+        a busy loop, and is read again as soon as a partition has news (the HW passed the fetch offset, leadership
+        changed: `delayed_fetch`). Kafka answers at once when ``min_bytes`` <= 0, a partition has an error, or
+        nothing was asked; so here (a follower's fetches are never held, as before: its fetcher waits
+        ``replica.fetch.wait.max.ms`` itself)."""
         manager = self._replica_manager()
         if request.replica_id >= 0 or manager is None or response.error is not Errors.NONE:
-            return
+            return response
         if request.is_full and not request.partitions:
-            return
+            return response
         if any(p.error is not Errors.NONE or p.records or p.diverging_end_offset >= 0 for p in response.partitions):
-            return
+            return response
         max_wait_ms, min_bytes = FETCH_WAIT_FIELDS.unpack_from(payload, offset + 4)  # after the replica id
-        if max_wait_ms > 0 and min_bytes > 0:
-            mark_local_complete(manager.runtime.now_ms())  # a purgatory wait, not request handling time
+        if max_wait_ms <= 0 or min_bytes <= 0:
+            return response
+        mark_local_complete(manager.runtime.now_ms())  # a purgatory wait, not request handling time
+        held = delayed_fetch.held_partitions(manager, request, response)
+        if not held:
             await manager.runtime.sleep_ms(max_wait_ms)
+            return response
+        if await delayed_fetch.hold(manager.produce_waiters, held, manager.partition, max_wait_ms, manager.runtime):
+            return delayed_fetch.read_again(manager, request, response, held)
+        return response
 
     # ------------------------------------------------------------------ admin APIs
 
