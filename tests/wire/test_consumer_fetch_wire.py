@@ -236,3 +236,29 @@ async def test_kafka_python_polls_at_the_end_then_is_told_records_are_not_kept(
         assert isinstance(await asyncio.to_thread(poll_until_refused), UnsupportedForMessageFormatError)
     finally:
         await asyncio.to_thread(consumer.close)
+
+
+async def test_kafka_python_offsets_for_times_finds_the_produced_batches(
+        led_topic: tuple[Any, str, KafkaApis]) -> None:
+    """ListOffsets by timestamp on the leader: each produced batch's timestamps are kept in its time index, so
+    ``offsets_for_times`` finds the first batch reaching the target, and None past the last."""
+    from kafka import KafkaConsumer, KafkaProducer
+    from kafka import TopicPartition as KafkaTopicPartition
+
+    _, at, _ = led_topic
+    tp = KafkaTopicPartition(TP.topic, 0)
+
+    def produce_then_look_up() -> list[Any]:
+        producer = KafkaProducer(bootstrap_servers=at, acks=-1, linger_ms=0, request_timeout_ms=20000)
+        try:
+            for timestamp in (1_000, 2_000, 3_000):
+                producer.send(TP.topic, b"v", partition=0, timestamp_ms=timestamp).get(timeout=30)
+        finally:
+            producer.close()
+        consumer = KafkaConsumer(bootstrap_servers=at, request_timeout_ms=20000)
+        try:
+            return [consumer.offsets_for_times({tp: target})[tp] for target in (1_500, 3_000, 3_001)]
+        finally:
+            consumer.close()
+    found = await asyncio.to_thread(produce_then_look_up)
+    assert [(f.offset, f.timestamp) if f is not None else None for f in found] == [(1, 2_000), (2, 3_000), None]

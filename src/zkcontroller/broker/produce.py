@@ -31,6 +31,7 @@ partition failed: then the connection is closed, so the producer refreshes its m
 from __future__ import annotations
 
 import logging
+import struct
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, replace
 
@@ -55,6 +56,9 @@ ADMIN_CLIENT_ID = "__admin_client"
 DEFAULT_MIN_INSYNC_REPLICAS = 1
 LOG_START_OFFSET = 0
 
+
+_BATCH_TIMESTAMPS = struct.Struct(">qq")
+"""A v2 batch header's ``firstTimestamp`` and ``maxTimestamp``, 27 bytes in."""
 
 _NAMES = {19: "NOT_ENOUGH_REPLICAS", 20: "NOT_ENOUGH_REPLICAS_AFTER_APPEND", 21: "INVALID_REQUIRED_ACKS",
           76: "UNSUPPORTED_COMPRESSION_TYPE", 87: "INVALID_RECORD"}
@@ -234,6 +238,12 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
         return Appended(p.topic, p.partition, int(Errors.NONE), duplicate.first_offset, LOG_START_OFFSET,
                         log_append_time=duplicate.timestamp, count=duplicate.last_offset - duplicate.first_offset + 1)
     partition.append_as_leader(count, now)
+    if entries and entries[0].magic == 2:  # one v2 batch (validate): its timestamps go in the time index
+        if stamped:
+            partition.time_index.append(base_offset, now, now)
+        else:
+            first_timestamp, max_timestamp = _BATCH_TIMESTAMPS.unpack_from(p.records, entries[0].start + 27)
+            partition.time_index.append(base_offset, first_timestamp, max_timestamp)
     return Appended(p.topic, p.partition, int(Errors.NONE), base_offset, LOG_START_OFFSET,
                     log_append_time=now if stamped else -1, count=count)
 
