@@ -142,7 +142,14 @@ class ReplicaManager:
                              max_message_bytes=self.topic_configs.max_message_bytes,
                              log_append_time=self.topic_configs.log_append_time,
                              compacted=lambda topic: is_compacted(self.topic_configs.config(topic).values),
+                             timestamp_difference_max_ms=lambda topic: self._timestamp_difference_max_ms(topic),
                              configs_loaded=self.topic_configs.wait_loaded)
+
+    def _timestamp_difference_max_ms(self, topic: str) -> int:
+        """The topic's ``message.timestamp.difference.max.ms`` (its override, else the broker's default)."""
+        value = self.topic_configs.config(topic).values["message.timestamp.difference.max.ms"]
+        assert isinstance(value, int)
+        return value
 
     # ------------------------------------------------------------------ lifecycle
 
