@@ -45,6 +45,7 @@ from zkcontroller.broker.client_quota_manager import (
 )
 from zkcontroller.broker.controller_mutation_quota import ControllerMutationQuota, ControllerMutationQuotaManager
 from zkcontroller.broker.delayed_produce import PurgatoryShutDown
+from zkcontroller.broker.feature_cache import SUPPORTED_FEATURES
 from zkcontroller.broker.list_offsets import legacy_list_offsets, list_offsets
 from zkcontroller.broker.metadata_cache import MetadataCache, MetadataSnapshot, TopicMetadata, is_valid_topic_name
 from zkcontroller.broker.produce import (
@@ -373,7 +374,7 @@ class KafkaApis:
             versions_request = client_apis.decode_body(key, version, payload, offset)
             if not client_apis.valid_api_versions_request(versions_request, version):  # getErrorResponse: no API list
                 return client_apis.api_versions_response(version, {}, client_apis.INVALID_REQUEST)
-            return client_apis.api_versions_response(version, self.supported_versions())
+            return client_apis.api_versions_response(version, self.supported_versions(), **self._features())
         if key == METADATA:
             metadata_request = client_apis.decode_body(key, version, payload, offset)
             invalid = client_apis.invalid_metadata_request(metadata_request, version)
@@ -445,6 +446,17 @@ class KafkaApis:
                            for r in alter_query.resources]
             return alter_configs_wire.encode_response(key, version, altered)
         return await self._control(header, payload, offset)
+
+    def _features(self) -> dict[str, Any]:
+        """ApiVersions v3+'s features (Kafka's ``handleApiVersionsRequest``): the supported ones and, when the
+        broker's `FinalizedFeatureCache` holds ``/feature``, the finalized ones with their epoch."""
+        manager = self._replica_manager()
+        cache = None if manager is None else getattr(manager, "features", None)
+        if cache is None:
+            return {}
+        return {"supported_features": SUPPORTED_FEATURES, "finalized_features_epoch": cache.epoch,
+                "finalized_features": tuple((name, r.min_version_level, r.max_version_level)
+                                            for name, r in cache.features)}
 
     async def _init_producer_id(self, header: RequestHeader, request: Any) -> bytes:
         """InitProducerId (`producer_ids`); a failed id allocation (ZooKeeper unreachable, a malformed
