@@ -45,8 +45,7 @@ async def test_the_finalized_features_and_their_epoch_follow_the_feature_node(ad
     found = await zk.get_feature()  # the controller made it Enabled at failover (IBP >= 2.7)
     assert found is not None and found[0].status is FeatureZNodeStatus.ENABLED
     cache = server.replica_manager.features
-    await wait_until(lambda: cache.epoch == found[1], timeout_s=30, what="the feature cache read /feature")
-    response = await api_versions(apis)
+    response = await api_versions(apis)  # the first v3 reads /feature before it is answered
     assert (response.error_code, features(response), response.supported_features) == (0, (found[1], []), ())
 
     version = await zk.update_feature(FeatureZNodeData(FeatureZNodeStatus.ENABLED,

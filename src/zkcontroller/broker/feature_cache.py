@@ -1,9 +1,10 @@
 """The broker's cache of ``/feature`` (Kafka 2.8's ``FinalizedFeatureCache``, kept by its
 ``FinalizedFeatureChangeListener``), which ApiVersions v3+ answers from.
 
-``/feature`` is read with a watch (an exists watch while the node is absent, so its creation is seen) and read again
-on each change and after a new ZooKeeper session. An Enabled node gives the finalized features and, as their epoch,
-the node's ZooKeeper version; an absent or Disabled node empties the cache (ApiVersions then sends epoch -1 and no
+``/feature`` is read when the first ApiVersions v3 needs it (`ensure_started`), then kept with a watch (an
+exists watch while the node is absent, so its creation is seen) and read again on each change and after a new
+ZooKeeper session. An Enabled node gives the finalized features and, as their epoch, the node's ZooKeeper version;
+an absent or Disabled node empties the cache (ApiVersions then sends epoch -1 and no
 finalized features, as Kafka's). This broker supports no feature (Kafka 2.8's ``BrokerFeatures`` default is empty
 too). Where we differ: Kafka's broker exits when the finalized features are incompatible with the supported ones
 (any at all, in 2.8); here that is logged and the cache is updated all the same. A node that cannot be decoded is
@@ -42,14 +43,23 @@ class FinalizedFeatureCache:
         self.runtime = runtime
         self.epoch = UNKNOWN_FINALIZED_FEATURES_EPOCH
         self.features: tuple[tuple[str, FinalizedVersionRange], ...] = ()
+        self._started = False
         self._watching = False
         self._again = False
         self._task: asyncio.Task[None] | None = None
 
     def startup(self) -> None:
         """Kafka's ``FinalizedFeatureChangeListener.initOrThrow``: the first read, with the watch."""
+        self._started = True
         self._watching = True
         self._schedule()
+
+    async def ensure_started(self) -> None:
+        """`startup` unless done, then wait for the read under way: the first ApiVersions v3 is answered from
+        ``/feature`` as it is (Kafka's broker reads it at startup, before it serves requests)."""
+        if not self._started:
+            self.startup()
+        await self.wait_read()
 
     def shutdown(self) -> None:
         self._watching = False

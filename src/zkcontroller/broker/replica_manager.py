@@ -98,7 +98,8 @@ class ReplicaManager:
         """A topic's ``min.insync.replicas``: its override, else the broker's (server.properties, else 1)."""
         self.features = FinalizedFeatureCache(self.broker_id, zk, runtime)
         """``/feature``'s finalized features and epoch, watched (Kafka's ``FinalizedFeatureCache``): ApiVersions
-        v3+ sends them."""
+        v3+ sends them. Started by the first ApiVersions that needs it (`FinalizedFeatureCache.ensure_started`),
+        not at startup: a broker no client asks (the simulator's) reads nothing more, so its runs are unchanged."""
         self._created_topics: set[str] = set()
         self._config_task: asyncio.Task[None] | None = None
         self.producer_id_expiration_ms = DEFAULT_PRODUCER_ID_EXPIRATION_MS
@@ -163,7 +164,6 @@ class ReplicaManager:
         watch (Kafka's ``DynamicConfigManager.startup``)."""
         if self._config_task is None:
             self._config_task = self.runtime.spawn(self.topic_configs.startup(), f"config-manager-{self.broker_id}")
-            self.features.startup()
         if self._tasks:
             return
         self._tasks.append(self.runtime.spawn(expire_producers(

@@ -374,7 +374,8 @@ class KafkaApis:
             versions_request = client_apis.decode_body(key, version, payload, offset)
             if not client_apis.valid_api_versions_request(versions_request, version):  # getErrorResponse: no API list
                 return client_apis.api_versions_response(version, {}, client_apis.INVALID_REQUEST)
-            return client_apis.api_versions_response(version, self.supported_versions(), **self._features())
+            return client_apis.api_versions_response(version, self.supported_versions(),
+                                                     **(await self._features() if version >= 3 else {}))
         if key == METADATA:
             metadata_request = client_apis.decode_body(key, version, payload, offset)
             invalid = client_apis.invalid_metadata_request(metadata_request, version)
@@ -447,13 +448,14 @@ class KafkaApis:
             return alter_configs_wire.encode_response(key, version, altered)
         return await self._control(header, payload, offset)
 
-    def _features(self) -> dict[str, Any]:
+    async def _features(self) -> dict[str, Any]:
         """ApiVersions v3+'s features (Kafka's ``handleApiVersionsRequest``): the supported ones and, when the
         broker's `FinalizedFeatureCache` holds ``/feature``, the finalized ones with their epoch."""
         manager = self._replica_manager()
         cache = None if manager is None else getattr(manager, "features", None)
         if cache is None:
             return {}
+        await cache.ensure_started()
         return {"supported_features": SUPPORTED_FEATURES, "finalized_features_epoch": cache.epoch,
                 "finalized_features": tuple((name, r.min_version_level, r.max_version_level)
                                             for name, r in cache.features)}
