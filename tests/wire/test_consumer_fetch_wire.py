@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from types import SimpleNamespace
 from typing import Any
 
@@ -18,7 +18,8 @@ import pytest
 from tests.helpers import wait_until
 from tests.integration.listening import Cluster
 
-from zkcontroller.broker.request_handler import KafkaApis
+from zkcontroller.broker.delayed_produce import ProduceWaiters
+from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import FetchPartition, FetchPartitionResult, FetchRequest, FetchResponse
@@ -43,6 +44,27 @@ class RecordedSleeps:
     def now_ms(self) -> int:
         return 0
 
+    def spawn(self, coro: Coroutine[Any, Any, None], name: str) -> asyncio.Task[None]:
+        return asyncio.get_running_loop().create_task(coro, name=name)
+
+
+class HeldRuntime(RecordedSleeps):
+    """A runtime whose sleeps never end (until cancelled): a held fetch ends only by being woken."""
+
+    async def sleep_ms(self, ms: int) -> None:
+        self.slept.append(ms)
+        await asyncio.Event().wait()
+
+
+def fake_manager(runtime: RecordedSleeps, partition: SimpleNamespace, answers: list[FetchPartitionResult]) -> Any:
+    """A replica manager holding ``TP`` (``partition``) whose fetches answer ``answers`` in turn."""
+    return SimpleNamespace(runtime=runtime, produce_waiters=ProduceWaiters(), partition=lambda _tp: partition,
+                           handle_fetch=lambda _request: FetchResponse(partitions=(answers.pop(0),)))
+
+
+def leading(high_watermark: int = 5, leader_epoch: int = 3) -> SimpleNamespace:
+    return SimpleNamespace(is_leader=True, leader_epoch=leader_epoch, high_watermark=high_watermark)
+
 
 def fetch_payload(replica_id: int, max_wait_ms: int, min_bytes: int) -> bytes:
     """A Fetch v12 request (header and body) for ``TP`` from ``replica_id``, with ``max_wait_ms`` and ``min_bytes``
@@ -56,9 +78,9 @@ async def slept_for(answer: FetchPartitionResult, replica_id: int = -1, max_wait
                     min_bytes: int = 1) -> list[int]:
     """How long KafkaApis held a Fetch whose handler answered ``answer``; the answer was sent all the same."""
     runtime = RecordedSleeps()
+    manager = fake_manager(runtime, leading(), [])
     apis = KafkaApis(1, control_handler=lambda: lambda _request: FetchResponse(partitions=(answer,)),
-                     metadata_cache=lambda: None, cluster_id=lambda: "c",
-                     replica_manager=lambda: SimpleNamespace(runtime=runtime))  # type: ignore[arg-type, return-value]
+                     metadata_cache=lambda: None, cluster_id=lambda: "c", replica_manager=lambda: manager)
     assert await apis.handle(fetch_payload(replica_id, max_wait_ms, min_bytes))
     return runtime.slept
 
@@ -80,6 +102,64 @@ async def test_what_is_answered_at_once(answer: FetchPartitionResult, replica_id
     assert await slept_for(answer, replica_id, max_wait_ms, min_bytes) == []
 
 
+def decoded(frame: bytes) -> FetchResponse:
+    """The Fetch v12 response in ``frame`` (after its correlation id and tagged fields)."""
+    return fetch_codec.decode_response(VERSION, frame, 5)
+
+
+@pytest.mark.parametrize(("change", "expected"), [
+    ({"high_watermark": 6}, FetchPartitionResult(TP, Errors.UNSUPPORTED_FOR_MESSAGE_FORMAT, 6)),  # case G
+    ({"is_leader": False}, FetchPartitionResult(TP, Errors.NOT_LEADER_OR_FOLLOWER)),  # case A
+])
+async def test_a_held_fetch_completes_when_woken_with_news(change: dict[str, Any],
+                                                           expected: FetchPartitionResult) -> None:
+    """DelayedFetch.tryComplete: once the HW passes the fetch offset or leadership moves, the fetch is read
+    again and answered, not held to its max_wait_ms (the runtime's sleep here never ends)."""
+    runtime, partition = HeldRuntime(), leading()
+    manager = fake_manager(runtime, partition, [expected])
+    apis = KafkaApis(1, control_handler=lambda: lambda _request: FetchResponse(
+                         partitions=(FetchPartitionResult(TP, Errors.NONE, 5, 0, 5),)),
+                     metadata_cache=lambda: None, cluster_id=lambda: "c", replica_manager=lambda: manager)
+    held = asyncio.ensure_future(apis.handle(fetch_payload(-1, 60_000, 1)))
+    await wait_until(lambda: manager.produce_waiters.waiting() == 1, timeout_s=10, what="the fetch held")
+    manager.produce_waiters.wake(TP)  # a wake-up with nothing new keeps it held
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert not held.done() and manager.produce_waiters.waiting() == 1
+    for name, value in change.items():
+        setattr(partition, name, value)
+    manager.produce_waiters.wake(TP)
+    frame = await asyncio.wait_for(held, 10)
+    assert isinstance(frame, bytes)
+    (answer,) = decoded(frame).partitions
+    assert (answer.error, answer.high_watermark) == (expected.error, expected.high_watermark)
+    assert manager.produce_waiters.waiting() == 0 and runtime.slept == [60_000]
+
+
+async def test_a_held_fetch_at_a_named_epoch_completes_when_the_epoch_moves() -> None:
+    """Case E: a fetch that named leader epoch 3 is fenced once the partition's epoch is 4 (a fetch naming
+    none, -1, is not: `can_complete`)."""
+    from zkcontroller.broker.delayed_fetch import HeldPartition, can_complete
+    assert not can_complete(HeldPartition(TP, 3, 5), leading(5, 3))
+    assert can_complete(HeldPartition(TP, 3, 5), leading(5, 4))
+    assert not can_complete(HeldPartition(TP, -1, 5), leading(5, 4))
+    assert not can_complete(HeldPartition(TP, -1, 7), leading(5, 4))  # ahead of the HW: keeps waiting
+    assert can_complete(HeldPartition(TP, -1, 5), None)
+
+
+async def test_a_held_fetch_is_dropped_when_the_broker_stops() -> None:
+    runtime = HeldRuntime()
+    manager = fake_manager(runtime, leading(), [])
+    apis = KafkaApis(1, control_handler=lambda: lambda _request: FetchResponse(
+                         partitions=(FetchPartitionResult(TP, Errors.NONE, 5, 0, 5),)),
+                     metadata_cache=lambda: None, cluster_id=lambda: "c", replica_manager=lambda: manager)
+    held = asyncio.ensure_future(apis.handle(fetch_payload(-1, 60_000, 1)))
+    await wait_until(lambda: manager.produce_waiters.waiting() == 1, timeout_s=10, what="the fetch held")
+    manager.produce_waiters.shutdown()
+    with pytest.raises(CloseConnection):
+        await asyncio.wait_for(held, 10)
+
+
 @pytest.fixture
 async def led_topic(admin_cluster: Cluster) -> AsyncIterator[tuple[Any, str, KafkaApis]]:
     """Topic ``t`` (one partition, replication factor 2): its leader's server, listener address and KafkaApis."""
@@ -99,6 +179,26 @@ async def test_the_leader_answers_a_consumer_at_the_high_watermark_with_no_recor
     for offset, error in ((3, Errors.NONE), (2, Errors.UNSUPPORTED_FOR_MESSAGE_FORMAT)):
         (answer,) = manager.handle_fetch(FetchRequest(-1, (FetchPartition(TP, -1, offset),))).partitions
         assert (answer.error, answer.records, answer.high_watermark) == (error, 0, 3)
+
+
+async def test_a_consumer_held_at_the_end_is_answered_once_records_arrive(
+        led_topic: tuple[Any, str, KafkaApis]) -> None:
+    """The held fetch completes when the HW passes its offset (replicated to the follower), long before its
+    max_wait_ms of a minute: it is read again, below the HW now, so UNSUPPORTED_FOR_MESSAGE_FORMAT."""
+    server, _, apis = led_topic
+    manager = server.replica_manager
+    await wait_until(lambda: manager.high_watermark(TP) == 0, timeout_s=30, what="t-0 led")
+    body = bytearray(fetch_codec.encode_request(FetchRequest(-1, (FetchPartition(TP, -1, 0),)), VERSION))
+    body[4:12] = (60_000).to_bytes(4, "big") + (1).to_bytes(4, "big")
+    held = asyncio.ensure_future(apis.handle(encode_request_header(RequestHeader(FETCH, VERSION, 7, "c"))
+                                             + bytes(body)))
+    await wait_until(lambda: manager.produce_waiters.waiting() >= 1, timeout_s=30, what="the fetch held")
+    assert not held.done()
+    manager.append(TP, 2)
+    frame = await asyncio.wait_for(held, 30)
+    assert isinstance(frame, bytes)
+    (answer,) = decoded(frame).partitions
+    assert (answer.error, answer.high_watermark) == (Errors.UNSUPPORTED_FOR_MESSAGE_FORMAT, 2)
 
 
 async def test_kafka_python_polls_at_the_end_then_is_told_records_are_not_kept(
@@ -136,3 +236,29 @@ async def test_kafka_python_polls_at_the_end_then_is_told_records_are_not_kept(
         assert isinstance(await asyncio.to_thread(poll_until_refused), UnsupportedForMessageFormatError)
     finally:
         await asyncio.to_thread(consumer.close)
+
+
+async def test_kafka_python_offsets_for_times_finds_the_produced_batches(
+        led_topic: tuple[Any, str, KafkaApis]) -> None:
+    """ListOffsets by timestamp on the leader: each produced batch's timestamps are kept in its time index, so
+    ``offsets_for_times`` finds the first batch reaching the target, and None past the last."""
+    from kafka import KafkaConsumer, KafkaProducer
+    from kafka import TopicPartition as KafkaTopicPartition
+
+    _, at, _ = led_topic
+    tp = KafkaTopicPartition(TP.topic, 0)
+
+    def produce_then_look_up() -> list[Any]:
+        producer = KafkaProducer(bootstrap_servers=at, acks=-1, linger_ms=0, request_timeout_ms=20000)
+        try:
+            for timestamp in (1_000, 2_000, 3_000):
+                producer.send(TP.topic, b"v", partition=0, timestamp_ms=timestamp).get(timeout=30)
+        finally:
+            producer.close()
+        consumer = KafkaConsumer(bootstrap_servers=at, request_timeout_ms=20000)
+        try:
+            return [consumer.offsets_for_times({tp: target})[tp] for target in (1_500, 3_000, 3_001)]
+        finally:
+            consumer.close()
+    found = await asyncio.to_thread(produce_then_look_up)
+    assert [(f.offset, f.timestamp) if f is not None else None for f in found] == [(1, 2_000), (2, 3_000), None]

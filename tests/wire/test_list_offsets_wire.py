@@ -2,7 +2,7 @@
 ``ReplicaManager.fetchOffsetForTimestamp`` answers it, over real `Partition` state and a real metadata cache:
 latest is the HW for a consumer and the LEO for a replica, earliest the log start (0), the leader epoch from v4,
 the epoch checks, leadership, unknown and unhosted partitions, duplicates, a lagging new leader, and timestamp
-lookups (the logs keep no timestamps: UNSUPPORTED_FOR_MESSAGE_FORMAT)."""
+lookups in the leader's time index (`partition.TimeIndex`)."""
 
 from __future__ import annotations
 
@@ -177,12 +177,42 @@ async def test_a_new_leader_behind_its_epoch_start_has_no_latest_offset_yet(apis
     assert (await ask(api, 6, [("orders", [(0, EARLIEST, -1)])]))[0][2:5] == (0, -1, 0)
 
 
-async def test_a_timestamp_lookup_is_unsupported_as_for_a_log_without_timestamps(apis) -> None:
-    """No record timestamps are kept: UNSUPPORTED_FOR_MESSAGE_FORMAT (43), after the leadership check."""
+async def test_a_timestamp_no_batch_reaches_answers_minus_one(apis) -> None:
+    """Kafka 2.8's ``buildErrorResponse(Errors.NONE)`` when ``fetchOffsetByTimestamp`` finds nothing (here: no
+    batch timestamps known): NONE, timestamp and offset -1; not error 43. Leadership is checked first."""
     api, _ = apis
     assert await ask(api, 6, [("orders", [(0, 1_700_000_000_000, -1), (0 + 1, 0, -1)])]) == [
-        ("orders", 0, 43, -1, -1, -1), ("orders", 1, 6, -1, -1, -1)]
-    assert (await ask(api, 1, [("orders", [(0, 0, -1)])]))[0][2] == 43
+        ("orders", 0, 0, -1, -1, -1), ("orders", 1, 6, -1, -1, -1)]
+    assert (await ask(api, 1, [("orders", [(0, 0, -1)])]))[0][2:5] == (0, -1, -1)
+
+
+@pytest.mark.parametrize(("target", "replica_id", "expected"), [
+    (100, -1, (0, 100, 0, 4)),  # the first batch's first record reaches it: Kafka's answer exactly
+    (120, -1, (0, 150, 0, 4)),  # a record inside the first batch: its base offset, its max timestamp
+    (250, -1, (0, 260, 3, 4)),
+    (300, -1, (0, 300, 6, 4)),
+    (350, -1, (0, -1, -1, -1)),  # only a batch at 8, above the HW (7): not for a consumer
+    (350, 2, (0, 400, 8, 4)),  # a replica reads to the LEO
+    (500, -1, (0, -1, -1, -1)),
+])
+async def test_a_timestamp_is_looked_up_in_the_time_index(apis, target: int, replica_id: int,
+                                                          expected: tuple[int, ...]) -> None:
+    """``Log.fetchOffsetByTimestamp``: the first batch whose max timestamp is >= the target, below the last
+    fetchable offset (``Partition.fetchOffsetForTimestamp``'s filter), with the leader epoch of that offset."""
+    api, replicas = apis
+    index = replicas.parts[ORDERS_0].time_index
+    for base, first, largest in ((0, 100, 150), (3, 200, 260), (5, 210, 240), (6, 300, 300), (8, 400, 400)):
+        index.append(base, first, largest)
+    assert len(index) == 4  # (5, 210, 240) kept no entry: its max is below an earlier batch's, as Kafka's index
+    assert (await ask(api, 6, [("orders", [(0, target, -1)])], replica_id=replica_id))[0][2:] == expected
+
+
+def test_a_truncation_forgets_the_batches_above_the_new_end() -> None:
+    p = leader(ORDERS_0, 4, 10, 10)
+    p.time_index.append(0, 100, 100)
+    p.time_index.append(6, 200, 200)
+    p.truncate_to(6)
+    assert (p.time_index.lookup(150), p.time_index.lookup(50)) == (None, (100, 0))
 
 
 async def test_before_the_broker_has_a_replica_manager_every_partition_is_unhosted() -> None:

@@ -75,11 +75,13 @@ class ProduceWaiters:
         """Requests waiting now, counted once per partition (for tests)."""
         return sum(len(s) for s in self._events.values())
 
-    def _watch(self, tps: list[TopicPartition], event: asyncio.Event) -> None:
+    def watch(self, tps: list[TopicPartition], event: asyncio.Event) -> None:
+        """Set ``event`` on each `wake` of one of ``tps`` (and on `shutdown`) until `unwatch`: the produce
+        requests' keys, shared with the held consumer fetches (`delayed_fetch`), which wake on the same events."""
         for tp in tps:
             self._events.setdefault(tp, {})[event] = None
 
-    def _unwatch(self, tps: list[TopicPartition], event: asyncio.Event) -> None:
+    def unwatch(self, tps: list[TopicPartition], event: asyncio.Event) -> None:
         for tp in tps:
             watchers = self._events.get(tp)
             if watchers is not None:
@@ -95,7 +97,7 @@ class ProduceWaiters:
         `PurgatoryShutDown` if the purgatory shuts down first: the request is dropped."""
         event = asyncio.Event()
         tps = [p.topic_partition for p in pending]
-        self._watch(tps, event)
+        self.watch(tps, event)
         timer = runtime.spawn(_until(runtime, runtime.now_ms() + max(timeout_ms, 0)),
                               "request-delayed-produce-timeout")
         try:
@@ -122,7 +124,7 @@ class ProduceWaiters:
                     return
         finally:
             timer.cancel()
-            self._unwatch(tps, event)
+            self.unwatch(tps, event)
 
 
 async def _until(runtime: Runtime, deadline_ms: int) -> None:

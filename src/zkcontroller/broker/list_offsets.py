@@ -10,9 +10,15 @@ Latest (-1) is the high watermark for a consumer (replica id -1) at either isola
 last stable offset is the HW), the log end offset for anyone else, with our leader epoch; a new leader whose HW has
 not reached its epoch's start offset answers OFFSET_NOT_AVAILABLE (LEADER_NOT_AVAILABLE before v5) to a consumer.
 Earliest (-2) is the log start offset, always 0 here (no retention), with no leader epoch (there is no epoch
-cache to say which epoch wrote offset 0). The logs keep no record timestamps, so any other target is answered as a
-Kafka log in a message format without timestamps answers it: UNSUPPORTED_FOR_MESSAGE_FORMAT, which clients read as
-"no offset for that time" (Java's consumer and kafka-python both leave the partition out / None).
+cache to say which epoch wrote offset 0). Any other target is looked up in the partition's time index
+(`partition.TimeIndex`: each batch's first and max timestamps, kept by the leader that appended it): the first batch
+whose max timestamp reaches the target, when below the last fetchable offset, answers its first record's offset and
+timestamp (Kafka's answer when that record's timestamp reaches the target; else the batch's base offset with its max
+timestamp, since records' own timestamps are not kept), with that offset's leader epoch. None found answers
+NONE with timestamp and offset -1, as Kafka's ``buildErrorResponse(Errors.NONE)`` (clients read "no offset for that
+time"), or OFFSET_NOT_AVAILABLE to a consumer while a new leader's HW lags its epoch's start. The time index is not
+replicated nor journaled: a leader knows the batches it appended itself since it started, so a new leader, or one
+restarted, answers -1 for a target only older batches reach.
 
 v0 (`legacy_list_offsets`, Kafka's ``legacyFetchOffsetsForTimestamp`` and ``Log.legacyFetchOffsetsBefore``)
 answers up to ``max_num_offsets`` offsets, highest first, from the (offset, time) pairs of the log's segments plus
@@ -40,7 +46,6 @@ EARLIEST_TIMESTAMP = -2
 READ_COMMITTED = 1
 LOG_START_OFFSET = 0
 """Nothing is ever deleted from an offsets-only log, so it starts at 0 (the Fetch answers say so too)."""
-UNSUPPORTED_FOR_MESSAGE_FORMAT = int(Errors.UNSUPPORTED_FOR_MESSAGE_FORMAT)
 OFFSET_NOT_AVAILABLE = 78
 NO_TIMESTAMP = -1
 NO_EPOCH = -1
@@ -90,7 +95,15 @@ def _answer(version: int, replica_id: int, isolation_level: int, q: OffsetQuery,
         return OffsetAnswer(q.topic, q.partition, Errors.NONE, NO_TIMESTAMP, last_fetchable, p.leader_epoch)
     if q.timestamp == EARLIEST_TIMESTAMP:
         return OffsetAnswer(q.topic, q.partition, Errors.NONE, NO_TIMESTAMP, LOG_START_OFFSET, NO_EPOCH)
-    return error(UNSUPPORTED_FOR_MESSAGE_FORMAT)
+    found = p.time_index.lookup(q.timestamp)  # Log.fetchOffsetByTimestamp, then below the last fetchable offset
+    if found is not None and found[1] < last_fetchable:
+        timestamp, offset = found
+        epochs = p.epoch_cache.epochs_in(offset, offset + 1)  # the batch's partitionLeaderEpoch
+        return OffsetAnswer(q.topic, q.partition, Errors.NONE, timestamp, offset,
+                            epochs[0].epoch if epochs else NO_EPOCH)
+    if lagging:  # Partition.fetchOffsetForTimestamp's maybeOffsetsError, when nothing was found
+        return error(OFFSET_NOT_AVAILABLE if version >= 5 else Errors.LEADER_NOT_AVAILABLE)
+    return OffsetAnswer(q.topic, q.partition, Errors.NONE)  # buildErrorResponse(NONE): timestamp and offset -1
 
 
 def legacy_list_offsets(replica_id: int, queries: Iterable[LegacyOffsetQuery], now_ms: int, *,

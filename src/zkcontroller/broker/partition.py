@@ -12,6 +12,8 @@ and ships proposals.
 from __future__ import annotations
 
 import logging
+from array import array
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -58,6 +60,46 @@ class FollowerState:
         self.last_caught_up_time_ms = last_caught_up_time_ms
 
 
+class TimeIndex:
+    """Kafka's time index, offsets only: for each batch appended as leader whose max timestamp is above every
+    earlier one, that max timestamp, the batch's base offset and its first record's timestamp (a v2 header's
+    ``firstTimestamp``). Kept only while increasing, as Kafka's ``TimeIndex.maybeAppend``, so the first batch whose
+    max timestamp reaches a target (``Log.fetchOffsetByTimestamp``'s search) is a bisection. Three arrays of
+    64-bit ints, not tuples: one entry per produced batch at most."""
+
+    __slots__ = ("_first", "_max", "_offset")
+
+    def __init__(self) -> None:
+        self._max = array("q")
+        self._offset = array("q")
+        self._first = array("q")
+
+    def __len__(self) -> int:
+        return len(self._max)
+
+    def append(self, base_offset: int, first_timestamp: int, max_timestamp: int) -> None:
+        """A batch appended at ``base_offset``; ignored unless its max timestamp is the largest yet."""
+        if max_timestamp >= 0 and (not self._max or max_timestamp > self._max[-1]):
+            self._max.append(max_timestamp)
+            self._offset.append(base_offset)
+            self._first.append(first_timestamp)
+
+    def lookup(self, target: int) -> tuple[int, int] | None:
+        """(timestamp, offset) of the first batch whose max timestamp is >= ``target``, None if none: the batch's
+        first record when its timestamp reaches the target (Kafka's answer exactly), else the batch's base offset
+        with its max timestamp (records' own timestamps are not kept: the record Kafka names is in that batch)."""
+        at = bisect_left(self._max, target)
+        if at == len(self._max):
+            return None
+        first = self._first[at]
+        return (first if first >= target else self._max[at]), self._offset[at]
+
+    def truncate(self, end_offset: int) -> None:
+        """Forget the batches at or above ``end_offset`` (``Log.truncateTo``)."""
+        at = bisect_left(self._offset, end_offset)
+        del self._max[at:], self._offset[at:], self._first[at:]
+
+
 @dataclass(frozen=True, slots=True)
 class IsrProposal:
     """An ISR change the leader wants made: the state to write and the controller epoch to stamp on it."""
@@ -98,6 +140,8 @@ class Partition:
         self.producer_state = ProducerStateManager(tp)
         """Idempotent producers' last batches in this log, appended here as leader or replicated as follower
         (`producer_state`): kept across leadership changes, so a new leader finds a producer's retries."""
+        self.time_index = TimeIndex()
+        """The batches' timestamps this replica appended as leader, for ListOffsets by timestamp (`TimeIndex`)."""
 
 
     @property
@@ -236,6 +280,7 @@ class Partition:
         if offset < self.log_end_offset:
             self.log_end_offset = max(0, offset)
             self.producer_state.truncate(self.log_end_offset)
+            self.time_index.truncate(self.log_end_offset)
         self.epoch_cache.truncate_from_end(self.log_end_offset)
         self.last_fetched_epoch = self.epoch_cache.latest_epoch
         self.high_watermark = min(self.high_watermark, self.log_end_offset)

@@ -31,6 +31,7 @@ partition failed: then the connection is closed, so the producer refreshes its m
 from __future__ import annotations
 
 import logging
+import struct
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, replace
 
@@ -55,6 +56,9 @@ ADMIN_CLIENT_ID = "__admin_client"
 DEFAULT_MIN_INSYNC_REPLICAS = 1
 LOG_START_OFFSET = 0
 
+
+_BATCH_TIMESTAMPS = struct.Struct(">qq")
+"""A v2 batch header's ``firstTimestamp`` and ``maxTimestamp``, 27 bytes in."""
 
 _NAMES = {19: "NOT_ENOUGH_REPLICAS", 20: "NOT_ENOUGH_REPLICAS_AFTER_APPEND", 21: "INVALID_REQUIRED_ACKS",
           76: "UNSUPPORTED_COMPRESSION_TYPE", 87: "INVALID_RECORD"}
@@ -106,7 +110,8 @@ class ProduceTarget:
                  broker_id: int = -1, max_message_bytes: Callable[[str], int | None] = lambda _topic: None,
                  configs_loaded: Callable[[Collection[str]], Awaitable[None]] | None = None,
                  log_append_time: Callable[[str], bool] = lambda _topic: False,
-                 compacted: Callable[[str], bool] = lambda _topic: False) -> None:
+                 compacted: Callable[[str], bool] = lambda _topic: False,
+                 timestamp_difference_max_ms: Callable[[str], int] = lambda _topic: record_sets.LONG_MAX) -> None:
         self.partition = partition
         self.broker_id = broker_id
         self.runtime = runtime
@@ -121,6 +126,9 @@ class ProduceTarget:
         """A topic's ``message.timestamp.type`` is LogAppendTime."""
         self.compacted = compacted
         """A topic's ``cleanup.policy`` has ``compact``: its records need keys (Kafka's ``LogConfig.compact``)."""
+        self.timestamp_difference_max_ms = timestamp_difference_max_ms
+        """A topic's ``message.timestamp.difference.max.ms``: how far a CreateTime record's timestamp may be from
+        the broker's clock (LogValidator's ``validateTimestamp``)."""
 
 
 async def produce(version: int, acks: int, timeout_ms: int, client_id: str | None,
@@ -208,9 +216,12 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
     if p.records is None or entries is None:  # Kafka's append of a null MemoryRecords fails unexpectedly
         _failed(target, tp, "java.lang.NullPointerException")
         return error(int(Errors.UNKNOWN_SERVER_ERROR), log_start_offset=LOG_START_OFFSET)
+    now = target.runtime.now_ms()
+    stamped = target.log_append_time(p.topic)
     try:
         count = record_sets.validate(p.records, entries, target.max_message_bytes(p.topic), str(tp),
-                                     compacted=target.compacted(p.topic))
+                                     compacted=target.compacted(p.topic), now_ms=now, create_time=not stamped,
+                                     timestamp_difference_max_ms=target.timestamp_difference_max_ms(p.topic))
     except RecordSetError as e:
         if e.exception is not None:  # appendToLocalLog's Throwable branch: logged, the log start offset, no message
             _failed(target, tp, f"{e.exception}: {e}")
@@ -218,10 +229,11 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
         if e.error == record_sets.INVALID_RECORD:  # LogValidator's record errors (RecordValidationException): message
             _failed(target, tp, f"org.apache.kafka.common.InvalidRecordException: {e}")
             return replace(error(e.error, str(e), LOG_START_OFFSET), record_errors=e.record_errors)
+        if e.error == record_sets.INVALID_TIMESTAMP:  # the same, with an InvalidTimestampException
+            _failed(target, tp, f"org.apache.kafka.common.errors.InvalidTimestampException: {e}")
+            return replace(error(e.error, str(e), LOG_START_OFFSET), record_errors=e.record_errors)
         return error(e.error)  # CorruptRecordException: a known exception, answered without either
     base_offset = partition.log_end_offset
-    now = target.runtime.now_ms()
-    stamped = target.log_append_time(p.topic)
     batches = producer_batches(p.records, entries)
     if stamped:  # LogValidator stamps every batch with the append time: its max timestamp too
         batches = [replace(b, max_timestamp=now) for b in batches]
@@ -234,6 +246,12 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
         return Appended(p.topic, p.partition, int(Errors.NONE), duplicate.first_offset, LOG_START_OFFSET,
                         log_append_time=duplicate.timestamp, count=duplicate.last_offset - duplicate.first_offset + 1)
     partition.append_as_leader(count, now)
+    if entries and entries[0].magic == 2:  # one v2 batch (validate): its timestamps go in the time index
+        if stamped:
+            partition.time_index.append(base_offset, now, now)
+        else:
+            first_timestamp, max_timestamp = _BATCH_TIMESTAMPS.unpack_from(p.records, entries[0].start + 27)
+            partition.time_index.append(base_offset, first_timestamp, max_timestamp)
     return Appended(p.topic, p.partition, int(Errors.NONE), base_offset, LOG_START_OFFSET,
                     log_append_time=now if stamped else -1, count=count)
 

@@ -18,6 +18,7 @@ from zkcontroller.broker.alter_isr_manager import IsrManager, isr_manager_for
 from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.broker.control_plane import BrokerControlPlane, PartitionRole
 from zkcontroller.broker.delayed_produce import ProduceWaiters
+from zkcontroller.broker.feature_cache import FinalizedFeatureCache
 from zkcontroller.broker.fetch_session import FetchManager, FetchSessionCache
 from zkcontroller.broker.leader_and_isr_log import (
     FETCHER_MANAGER_LOGGER,
@@ -95,6 +96,10 @@ class ReplicaManager:
         """The configs of the topics this broker has logs of, read at log creation and on change notifications."""
         self.min_insync_replicas: Callable[[str], int] = self.topic_configs.min_insync_replicas
         """A topic's ``min.insync.replicas``: its override, else the broker's (server.properties, else 1)."""
+        self.features = FinalizedFeatureCache(self.broker_id, zk, runtime)
+        """``/feature``'s finalized features and epoch, watched (Kafka's ``FinalizedFeatureCache``): ApiVersions
+        v3+ sends them. Started by the first ApiVersions that needs it (`FinalizedFeatureCache.ensure_started`),
+        not at startup: a broker no client asks (the simulator's) reads nothing more, so its runs are unchanged."""
         self._created_topics: set[str] = set()
         self._config_task: asyncio.Task[None] | None = None
         self.producer_id_expiration_ms = DEFAULT_PRODUCER_ID_EXPIRATION_MS
@@ -142,7 +147,14 @@ class ReplicaManager:
                              max_message_bytes=self.topic_configs.max_message_bytes,
                              log_append_time=self.topic_configs.log_append_time,
                              compacted=lambda topic: is_compacted(self.topic_configs.config(topic).values),
+                             timestamp_difference_max_ms=lambda topic: self._timestamp_difference_max_ms(topic),
                              configs_loaded=self.topic_configs.wait_loaded)
+
+    def _timestamp_difference_max_ms(self, topic: str) -> int:
+        """The topic's ``message.timestamp.difference.max.ms`` (its override, else the broker's default)."""
+        value = self.topic_configs.config(topic).values["message.timestamp.difference.max.ms"]
+        assert isinstance(value, int)
+        return value
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -169,11 +181,18 @@ class ReplicaManager:
             self._config_task.cancel()
             self._config_task = None
         self.topic_configs.shutdown()
+        self.features.shutdown()
         self.isr_manager.shutdown()
         for fetcher in self.fetchers.values():
             fetcher.shutdown()
         self.fetchers.clear()
         self.produce_waiters.shutdown()  # Kafka's delayedProducePurgatory.shutdown(): waiting requests are dropped
+
+    def on_session_reconnected(self) -> None:
+        """A ZooKeeper session reconnected or replaced: the watches of the topic configs and ``/feature`` are
+        re-armed, and what changed meanwhile read."""
+        self.topic_configs.on_session_reconnected()
+        self.features.on_session_reconnected()
 
     def pause_fetchers(self) -> None:
         """Stop fetching from every leader (a stalled follower); leadership is untouched."""

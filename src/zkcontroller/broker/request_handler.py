@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, TypeGuard
 
+from zkcontroller.broker import delayed_fetch
 from zkcontroller.broker.client_quota_manager import (
     ANONYMOUS,
     ClientQuotaManager,
@@ -44,6 +45,7 @@ from zkcontroller.broker.client_quota_manager import (
 )
 from zkcontroller.broker.controller_mutation_quota import ControllerMutationQuota, ControllerMutationQuotaManager
 from zkcontroller.broker.delayed_produce import PurgatoryShutDown
+from zkcontroller.broker.feature_cache import SUPPORTED_FEATURES
 from zkcontroller.broker.list_offsets import legacy_list_offsets, list_offsets
 from zkcontroller.broker.metadata_cache import MetadataCache, MetadataSnapshot, TopicMetadata, is_valid_topic_name
 from zkcontroller.broker.produce import (
@@ -372,7 +374,8 @@ class KafkaApis:
             versions_request = client_apis.decode_body(key, version, payload, offset)
             if not client_apis.valid_api_versions_request(versions_request, version):  # getErrorResponse: no API list
                 return client_apis.api_versions_response(version, {}, client_apis.INVALID_REQUEST)
-            return client_apis.api_versions_response(version, self.supported_versions())
+            return client_apis.api_versions_response(version, self.supported_versions(),
+                                                     **(await self._features() if version >= 3 else {}))
         if key == METADATA:
             metadata_request = client_apis.decode_body(key, version, payload, offset)
             invalid = client_apis.invalid_metadata_request(metadata_request, version)
@@ -445,6 +448,18 @@ class KafkaApis:
             return alter_configs_wire.encode_response(key, version, altered)
         return await self._control(header, payload, offset)
 
+    async def _features(self) -> dict[str, Any]:
+        """ApiVersions v3+'s features (Kafka's ``handleApiVersionsRequest``): the supported ones and, when the
+        broker's `FinalizedFeatureCache` holds ``/feature``, the finalized ones with their epoch."""
+        manager = self._replica_manager()
+        cache = None if manager is None else getattr(manager, "features", None)
+        if cache is None:
+            return {}
+        await cache.ensure_started()
+        return {"supported_features": SUPPORTED_FEATURES, "finalized_features_epoch": cache.epoch,
+                "finalized_features": tuple((name, r.min_version_level, r.max_version_level)
+                                            for name, r in cache.features)}
+
     async def _init_producer_id(self, header: RequestHeader, request: Any) -> bytes:
         """InitProducerId (`producer_ids`); a failed id allocation (ZooKeeper unreachable, a malformed
         ``/latest_producer_id_block``, ids exhausted) is logged and answered as Kafka's handleError does:
@@ -469,27 +484,35 @@ class KafkaApis:
         if not isinstance(response, RESPONSE_TYPES):
             raise TypeError(f"request handler returned {type(response).__name__} for {type(request).__name__}")
         if isinstance(request, FetchRequest) and isinstance(response, FetchResponse):
-            await self._hold_empty_consumer_fetch(request, response, payload, offset)
+            response = await self._hold_empty_consumer_fetch(request, response, payload, offset)
         return control_codec.encode_response(response, header.api_version, request)
 
     async def _hold_empty_consumer_fetch(self, request: FetchRequest, response: FetchResponse, payload: bytes,
-                                         offset: int) -> None:
+                                         offset: int) -> FetchResponse:
         """Kafka's DelayedFetch for a consumer with nothing to read (every partition at its high watermark): the
-        answer waits the request's ``max_wait_ms``, so a consumer at the end polls at that pace rather than in a
-        busy loop. Kafka answers at once when ``min_bytes`` <= 0, a partition has an error, or nothing was asked;
-        so here. It does not end early when records arrive: the next fetch sees them (a follower's fetches are
-        never held, as before: its fetcher waits ``replica.fetch.wait.max.ms`` itself)."""
+        answer waits up to the request's ``max_wait_ms``, so a consumer at the end polls at that pace rather than in
+        a busy loop, and is read again as soon as a partition has news (the HW passed the fetch offset, leadership
+        changed: `delayed_fetch`). Kafka answers at once when ``min_bytes`` <= 0, a partition has an error, or
+        nothing was asked; so here (a follower's fetches are never held, as before: its fetcher waits
+        ``replica.fetch.wait.max.ms`` itself)."""
         manager = self._replica_manager()
         if request.replica_id >= 0 or manager is None or response.error is not Errors.NONE:
-            return
+            return response
         if request.is_full and not request.partitions:
-            return
+            return response
         if any(p.error is not Errors.NONE or p.records or p.diverging_end_offset >= 0 for p in response.partitions):
-            return
+            return response
         max_wait_ms, min_bytes = FETCH_WAIT_FIELDS.unpack_from(payload, offset + 4)  # after the replica id
-        if max_wait_ms > 0 and min_bytes > 0:
-            mark_local_complete(manager.runtime.now_ms())  # a purgatory wait, not request handling time
+        if max_wait_ms <= 0 or min_bytes <= 0:
+            return response
+        mark_local_complete(manager.runtime.now_ms())  # a purgatory wait, not request handling time
+        held = delayed_fetch.held_partitions(manager, request, response)
+        if not held:
             await manager.runtime.sleep_ms(max_wait_ms)
+            return response
+        if await delayed_fetch.hold(manager.produce_waiters, held, manager.partition, max_wait_ms, manager.runtime):
+            return delayed_fetch.read_again(manager, request, response, held)
+        return response
 
     # ------------------------------------------------------------------ admin APIs
 

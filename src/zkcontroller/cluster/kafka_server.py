@@ -240,7 +240,7 @@ class KafkaServer:
             self._was_disconnected = False
             self.controller.on_session_reconnected()
             if self.replica_manager is not None:
-                self.replica_manager.topic_configs.on_session_reconnected()
+                self.replica_manager.on_session_reconnected()
         elif state is SessionState.EXPIRED and self._reinit is None:
             self._reinit = self.runtime.spawn(self._reinitialize_session(), f"zk-session-reinit-{self.broker_id}")
 
@@ -264,7 +264,7 @@ class KafkaServer:
             self._watch_session(session)
             self.controller.after_initializing_session()
             if self.replica_manager is not None:
-                self.replica_manager.topic_configs.on_session_reconnected()
+                self.replica_manager.on_session_reconnected()
         finally:
             self._reinit = None
 

@@ -25,10 +25,10 @@ def test_waiters_are_woken_in_the_order_they_started_waiting() -> None:
     waiters, woken = ProduceWaiters(), []
     events = [_Recording(n, woken) for n in range(64)]
     for event in reversed(events):  # the order of waiting, unrelated to the order of allocation
-        waiters._watch([TP], event)
+        waiters.watch([TP], event)
     waiters.wake(TP)
     assert woken == list(range(63, -1, -1))
-    waiters._unwatch([TP], events[10])
+    waiters.unwatch([TP], events[10])
     woken.clear()
     waiters.shutdown()
     assert woken == [n for n in range(63, -1, -1) if n != 10]

@@ -29,6 +29,7 @@ from typing import Any, Protocol, TypeVar
 
 from kio.schema.errors import ErrorCode
 from kio.serial import entity_reader, entity_writer
+from kio.static.primitive import i16, i64
 
 from zkcontroller.model import Broker, TopicId
 from zkcontroller.protocol.wire import codec
@@ -195,14 +196,28 @@ _REQUEST_NAMES = {API_VERSIONS: "ApiVersionsRequest", METADATA: "MetadataRequest
 
 # ---------------------------------------------------------------------------------------------- ApiVersions
 
-def api_versions_response(version: int, supported: Mapping[int, tuple[int, int]], error: int = 0) -> bytes:
+def api_versions_response(version: int, supported: Mapping[int, tuple[int, int]], error: int = 0, *,
+                          supported_features: tuple[tuple[str, int, int], ...] = (),
+                          finalized_features: tuple[tuple[str, int, int], ...] = (),
+                          finalized_features_epoch: int = -1) -> bytes:
     """The body of an ApiVersions response. For a version we do not support, call with ``version=0``,
     ``error=UNSUPPORTED_VERSION`` and ApiVersions' own entry alone: Kafka answers in the v0 layout with that
-    entry (``ApiVersionsRequest.getErrorResponse``, KIP-511), so the client can retry with a version we have."""
+    entry (``ApiVersionsRequest.getErrorResponse``, KIP-511), so the client can retry with a version we have.
+    From v3, the tagged features (KIP-584): supported and finalized ones as (name, min, max) and the finalized
+    features' epoch (-1 unknown: not written, its default)."""
     m = _types(API_VERSIONS, version, "response")
     keys = tuple(_build(m.ApiVersion, api_key=k, min_version=lo, max_version=hi)
                  for k, (lo, hi) in sorted(supported.items()))
-    return _write(_build(m.ApiVersionsResponse, error_code=ErrorCode(error), api_keys=keys, throttle_time=_ZERO))
+    features: dict[str, Any] = {}
+    if version >= 3:
+        features = {"supported_features": tuple(m.SupportedFeatureKey(name=n, min_version=i16(lo), max_version=i16(hi))
+                                                for n, lo, hi in supported_features),
+                    "finalized_features": tuple(m.FinalizedFeatureKey(name=n, min_version_level=i16(lo),
+                                                                      max_version_level=i16(hi))
+                                                for n, lo, hi in finalized_features),
+                    "finalized_features_epoch": i64(finalized_features_epoch)}
+    return _write(_build(m.ApiVersionsResponse, error_code=ErrorCode(error), api_keys=keys, throttle_time=_ZERO,
+                         **features))
 
 
 _SOFTWARE_NAME_VERSION = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")

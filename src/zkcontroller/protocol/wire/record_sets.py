@@ -49,6 +49,10 @@ UNKNOWN_SERVER_ERROR = -1
 INVALID_RECORD = 87
 RECORD_TOO_LARGE = 10
 UNSUPPORTED_COMPRESSION_TYPE = 76
+INVALID_TIMESTAMP = 32
+NO_TIMESTAMP = -1
+LONG_MAX = 2**63 - 1
+_LOG_APPEND_TIME_FLAG = 0x08
 TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53
 LOG_OVERHEAD = 12
 """Offset (int64) and size (int32) before every entry, batch or legacy message."""
@@ -202,11 +206,16 @@ def inspect(data: bytes | memoryview, produce_version: int, *, check_magic: bool
 
 
 def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int | None = None,
-             topic_partition: str = "", *, compacted: bool = False) -> int:
+             topic_partition: str = "", *, compacted: bool = False, now_ms: int = 0, create_time: bool = True,
+             timestamp_difference_max_ms: int = LONG_MAX) -> int:
     """Check each entry as the log's append does; the number of offsets the record set takes. ``max_batch_size``:
     the topic's ``max.message.bytes``, which no entry (offset and size fields included) may exceed;
     ``topic_partition`` (``topic-partition``) is named in the messages, as Kafka's name it. ``compacted``: the
-    topic's ``cleanup.policy`` has ``compact``, so every record needs a key (`_keyless_records`)."""
+    topic's ``cleanup.policy`` has ``compact``, so every record needs a key (`_keyless_records`). LogValidator's
+    ``validateTimestamp`` per record of a v2 batch (`_timestamp_errors`), after the key check: with the topic's
+    ``message.timestamp.type`` CreateTime (``create_time``), a timestamp further than
+    ``timestamp_difference_max_ms`` from ``now_ms`` is INVALID_TIMESTAMP; so is every record of a batch the producer
+    marked LogAppendTime, whatever the topic's type."""
     tp = topic_partition
     buf = memoryview(data)
     for e in entries:  # Log.analyzeAndValidateRecords, entry by entry, before LogValidator looks at any
@@ -237,13 +246,66 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
                                  _INVALID_RECORD_EXCEPTION)
         entry = buf[e.start:e.start + e.size]
         count += _batch_count(entry, tp) if e.magic == 2 else _legacy_count(entry)
+        errors: dict[int, str] = {}
         if compacted:  # after the batch's own checks, as LogValidator's validateKey per record of each batch
-            keyless = _keyless_records(entry, e.magic)
-            if keyless:  # processRecordErrors, after the batch's last record
-                raise RecordSetError(INVALID_RECORD, "One or more records have been rejected", record_errors=tuple(
-                    (i, f"Compacted topic cannot accept message without key in topic partition {tp}.")
-                    for i in keyless))
+            errors = {i: f"Compacted topic cannot accept message without key in topic partition {tp}."
+                      for i in _keyless_records(entry, e.magic)}
+        timestamp_errors: dict[int, str] = {}
+        if e.magic == 2 and (entry[22] & _LOG_APPEND_TIME_FLAG
+                             or (create_time and timestamp_difference_max_ms < LONG_MAX)):
+            timestamp_errors = {i: m for i, m in _timestamp_errors(entry, now_ms, create_time,
+                                                                   timestamp_difference_max_ms).items()
+                                if i not in errors}  # validateKey(...).orElse(validateTimestamp(...))
+        if errors or timestamp_errors:  # processRecordErrors, after the batch's last record
+            record_errors = tuple(sorted({**errors, **timestamp_errors}.items()))
+            if timestamp_errors:
+                raise RecordSetError(INVALID_TIMESTAMP, "One or more records have been rejected due to invalid "
+                                                        "timestamp", record_errors=record_errors)
+            raise RecordSetError(INVALID_RECORD, "One or more records have been rejected",
+                                 record_errors=record_errors)
     return count
+
+
+def _timestamp_errors(entry: memoryview, now_ms: int, create_time: bool, max_difference_ms: int) -> dict[int, str]:
+    """LogValidator's ``validateTimestamp`` for each record of a v2 batch, by index: a record of a CreateTime
+    topic whose timestamp (-1 exempt) is more than ``max_difference_ms`` from ``now_ms``, else any record of a
+    batch marked LogAppendTime (a producer may not set it). The records are read as `_keyless_records` reads them
+    (a zstd batch is not read, nor records past a malformed one)."""
+    log_append_time = bool(entry[22] & _LOG_APPEND_TIME_FLAG)
+    first_timestamp, max_timestamp = struct.unpack_from(">qq", entry, 27)
+    codec = entry[22] & 0x07
+    records: bytes | memoryview = entry[RECORD_BATCH_OVERHEAD:]
+    if codec in (GZIP, SNAPPY, LZ4):
+        try:
+            records = decompress(codec, bytes(records), 2, MAX_INFLATED)
+        except CompressionError:
+            return {}
+    elif codec:
+        return {}
+    (count,) = struct.unpack_from(">i", entry, 57)
+    errors, pos = {}, 0
+    low, high = now_ms - max_difference_ms, now_ms + max_difference_ms
+    try:
+        for i in range(count):  # DefaultRecord: length, attributes, timestamp delta, offset delta, key, value
+            length, at = _varint(records, pos)
+            if length < 0 or at + length > len(records):
+                break
+            delta, field = _varint(records, at + 1)
+            offset_delta, field = _varint(records, field)
+            key_length, field = _varint(records, field)
+            value_length, _ = _varint(records, field + max(key_length, 0))
+            timestamp = max_timestamp if log_append_time else first_timestamp + delta
+            if create_time and timestamp != NO_TIMESTAMP and abs(timestamp - now_ms) > max_difference_ms:
+                errors[i] = (f"Timestamp {timestamp} of message with offset {offset_delta} is out of range. The "
+                             f"timestamp should be within [{low}, {high}]")
+            elif log_append_time:
+                errors[i] = (f"Invalid timestamp type in message DefaultRecord(offset={offset_delta}, "
+                             f"timestamp={timestamp}, key={max(key_length, 0)} bytes, value={max(value_length, 0)} "
+                             "bytes). Producer should not set timestamp type to LogAppendTime.")
+            pos = at + length
+    except IndexError:  # cut short: the records read so far are what is known
+        pass
+    return errors
 
 
 def _keyless_records(entry: memoryview, magic: int) -> list[int]:
