@@ -6,7 +6,8 @@ features); with an older IBP it makes sure the node says Disabled with no featur
 fenced (Kafka's neither).
 
 Where we differ: Kafka then waits for the broker's own feature cache to reach the new node version; brokers
-here keep no feature cache yet, so there is nothing to wait for. A malformed ``/feature`` is reported with its
+here keep a feature cache (`broker/feature_cache.py`), read when their first ApiVersions v3 arrives and watched
+after that, and the controller does not wait for it to catch up. A malformed ``/feature`` is reported with its
 path and left alone rather than failing the whole failover (Kafka's failover would fail and retry).
 """
 
