@@ -120,3 +120,51 @@ def test_a_record_length_pointing_back_ends_the_scan() -> None:
     struct.pack_into(">I", batch, 17, record_sets.crc32c(bytes(batch[21:])))
     data = bytes(batch)
     assert record_sets.validate(data, record_sets.inspect(data, 9), None, "orders-0", compacted=True) == 2**31 - 1
+
+
+def _batch_of(records_bytes: bytes, count: int, codec: int = 0) -> bytes:
+    """A v2 batch around ``records_bytes`` announcing ``count`` records (CRC right), as a crafted client sends."""
+    import struct
+
+    from zkcontroller.protocol.wire import record_sets
+
+    body = struct.pack(">hiqqqhii", codec, count - 1, 0, 0, -1, -1, -1, count) + records_bytes
+    after_length = struct.pack(">ibI", 0, 2, record_sets.crc32c(body)) + body
+    return struct.pack(">qi", 0, len(after_length)) + after_length
+
+
+@pytest.mark.timeout(120)
+def test_a_run_of_empty_records_in_a_zip_bomb_is_not_walked_byte_by_byte(monkeypatch: pytest.MonkeyPatch) -> None:
+    """8 MiB of zero bytes gzipped into 8 KiB, announcing 2**31 - 1 records: each zero byte reads as a record of
+    length 0, which no record can have (its body holds at least 6 bytes), so the walk stops at the first instead
+    of reading one record per byte (8 million varints, 4.6 s of the event loop per 8 KiB request before)."""
+    import gzip
+
+    from zkcontroller.protocol.wire import record_sets
+    from zkcontroller.protocol.wire.compression import GZIP
+
+    data = _batch_of(gzip.compress(bytes(8 * 1024 * 1024)), 2**31 - 1, GZIP)
+    reads = 0
+    varint = record_sets._varint
+
+    def counted(buf: Any, pos: int) -> tuple[int, int]:
+        nonlocal reads
+        reads += 1
+        return varint(buf, pos)
+
+    monkeypatch.setattr(record_sets, "_varint", counted)
+    assert record_sets.validate(data, record_sets.inspect(data, 9), None, "orders-0", compacted=True) == 2**31 - 1
+    assert reads <= 10
+
+
+def test_the_walk_reads_no_more_records_than_the_bytes_can_hold() -> None:
+    """Three smallest keyless records (7 bytes each: length 6, attributes, four one-byte varints, header count)
+    under a count of 2**31 - 1: exactly those three are read and refused, and the walk ends with the bytes."""
+    from zkcontroller.protocol.wire import record_sets
+
+    smallest_keyless = bytes([0x0C, 0, 0, 0, 0x01, 0x01, 0])  # length 6, attrs, ts 0, offset 0, key -1, value -1, 0
+    data = _batch_of(smallest_keyless * 3, 2**31 - 1)
+    assert len(record_sets._v2_records(memoryview(data))) == 3
+    with pytest.raises(record_sets.RecordSetError) as refused:
+        record_sets.validate(data, record_sets.inspect(data, 9), None, "orders-0", compacted=True)
+    assert [i for i, _ in refused.value.record_errors] == [0, 1, 2]

@@ -39,6 +39,7 @@ from __future__ import annotations
 import struct
 import zlib
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from crc32c import crc32c
 
@@ -246,14 +247,16 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
                                  _INVALID_RECORD_EXCEPTION)
         entry = buf[e.start:e.start + e.size]
         count += _batch_count(entry, tp) if e.magic == 2 else _legacy_count(entry)
+        check_timestamps = e.magic == 2 and bool(entry[22] & _LOG_APPEND_TIME_FLAG
+                                                 or (create_time and timestamp_difference_max_ms < LONG_MAX))
+        records = _v2_records(entry) if e.magic == 2 and (compacted or check_timestamps) else None  # read once
         errors: dict[int, str] = {}
         if compacted:  # after the batch's own checks, as LogValidator's validateKey per record of each batch
             errors = {i: f"Compacted topic cannot accept message without key in topic partition {tp}."
-                      for i in _keyless_records(entry, e.magic)}
+                      for i in _keyless_records(entry, e.magic, records)}
         timestamp_errors: dict[int, str] = {}
-        if e.magic == 2 and (entry[22] & _LOG_APPEND_TIME_FLAG
-                             or (create_time and timestamp_difference_max_ms < LONG_MAX)):
-            timestamp_errors = {i: m for i, m in _timestamp_errors(entry, now_ms, create_time,
+        if check_timestamps and records is not None:
+            timestamp_errors = {i: m for i, m in _timestamp_errors(entry, records, now_ms, create_time,
                                                                    timestamp_difference_max_ms).items()
                                 if i not in errors}  # validateKey(...).orElse(validateTimestamp(...))
         if errors or timestamp_errors:  # processRecordErrors, after the batch's last record
@@ -266,52 +269,85 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
     return count
 
 
-def _timestamp_errors(entry: memoryview, now_ms: int, create_time: bool, max_difference_ms: int) -> dict[int, str]:
-    """LogValidator's ``validateTimestamp`` for each record of a v2 batch, by index: a record of a CreateTime
-    topic whose timestamp (-1 exempt) is more than ``max_difference_ms`` from ``now_ms``, else any record of a
-    batch marked LogAppendTime (a producer may not set it). The records are read as `_keyless_records` reads them
-    (a zstd batch is not read, nor records past a malformed one)."""
-    log_append_time = bool(entry[22] & _LOG_APPEND_TIME_FLAG)
-    first_timestamp, max_timestamp = struct.unpack_from(">qq", entry, 27)
+_MIN_RECORD_BODY = 6
+"""A DefaultRecord's smallest body: attributes, then timestamp delta, offset delta, key length, value length and
+header count, one byte each at least. A shorter length cannot be a record, so the walk stops there: one record per
+7 bytes at most, whatever the header's count says."""
+
+
+class _V2Record(NamedTuple):
+    timestamp_delta: int
+    offset_delta: int
+    key_length: int
+    value_length: int
+
+
+def _v2_records(entry: memoryview) -> list[_V2Record]:
+    """The records of a v2 batch (decompressed once: gzip, snappy, lz4), as LogValidator reads each one. A
+    structure that cannot be a record (a length below the smallest body, fields past the record's end, a cut-off
+    varint) ends the walk: the records before it are what is known; a zstd batch is not read (no bounded zstd
+    reader here). At most ``len(records) // 7`` records are read, so a crafted count or run of empty records
+    cannot make the walk longer than the (at most `MAX_INFLATED`) bytes allow."""
     codec = entry[22] & 0x07
     records: bytes | memoryview = entry[RECORD_BATCH_OVERHEAD:]
     if codec in (GZIP, SNAPPY, LZ4):
         try:
             records = decompress(codec, bytes(records), 2, MAX_INFLATED)
         except CompressionError:
-            return {}
+            return []
     elif codec:
-        return {}
+        return []
     (count,) = struct.unpack_from(">i", entry, 57)
-    errors, pos = {}, 0
-    low, high = now_ms - max_difference_ms, now_ms + max_difference_ms
+    size = len(records)
+    found: list[_V2Record] = []
+    pos = 0
     try:
-        for i in range(count):  # DefaultRecord: length, attributes, timestamp delta, offset delta, key, value
-            length, at = _varint(records, pos)
-            if length < 0 or at + length > len(records):
+        for _ in range(min(count, size // (_MIN_RECORD_BODY + 1))):
+            length, at = _varint(records, pos)  # DefaultRecord: length, attributes, timestamp delta, ...
+            end = at + length
+            if length < _MIN_RECORD_BODY or end > size:
                 break
             delta, field = _varint(records, at + 1)
             offset_delta, field = _varint(records, field)
             key_length, field = _varint(records, field)
-            value_length, _ = _varint(records, field + max(key_length, 0))
-            timestamp = max_timestamp if log_append_time else first_timestamp + delta
-            if create_time and timestamp != NO_TIMESTAMP and abs(timestamp - now_ms) > max_difference_ms:
-                errors[i] = (f"Timestamp {timestamp} of message with offset {offset_delta} is out of range. The "
-                             f"timestamp should be within [{low}, {high}]")
-            elif log_append_time:
-                errors[i] = (f"Invalid timestamp type in message DefaultRecord(offset={offset_delta}, "
-                             f"timestamp={timestamp}, key={max(key_length, 0)} bytes, value={max(value_length, 0)} "
-                             "bytes). Producer should not set timestamp type to LogAppendTime.")
-            pos = at + length
+            field += max(key_length, 0)
+            if field >= end:
+                break
+            value_length, field = _varint(records, field)
+            if field + max(value_length, 0) >= end:  # the header count follows the value
+                break
+            found.append(_V2Record(delta, offset_delta, key_length, value_length))
+            pos = end
     except IndexError:  # cut short: the records read so far are what is known
         pass
+    return found
+
+
+def _timestamp_errors(entry: memoryview, records: list[_V2Record], now_ms: int, create_time: bool,
+                      max_difference_ms: int) -> dict[int, str]:
+    """LogValidator's ``validateTimestamp`` for each record of a v2 batch, by index: a record of a CreateTime
+    topic whose timestamp (-1 exempt) is more than ``max_difference_ms`` from ``now_ms``, else any record of a
+    batch marked LogAppendTime (a producer may not set it). ``records``: `_v2_records`."""
+    log_append_time = bool(entry[22] & _LOG_APPEND_TIME_FLAG)
+    first_timestamp, max_timestamp = struct.unpack_from(">qq", entry, 27)
+    errors = {}
+    low, high = now_ms - max_difference_ms, now_ms + max_difference_ms
+    for i, r in enumerate(records):
+        timestamp = max_timestamp if log_append_time else first_timestamp + r.timestamp_delta
+        if create_time and timestamp != NO_TIMESTAMP and abs(timestamp - now_ms) > max_difference_ms:
+            errors[i] = (f"Timestamp {timestamp} of message with offset {r.offset_delta} is out of range. The "
+                         f"timestamp should be within [{low}, {high}]")
+        elif log_append_time:
+            errors[i] = (f"Invalid timestamp type in message DefaultRecord(offset={r.offset_delta}, "
+                         f"timestamp={timestamp}, key={max(r.key_length, 0)} bytes, "
+                         f"value={max(r.value_length, 0)} bytes). Producer should not set timestamp type to "
+                         "LogAppendTime.")
     return errors
 
 
-def _keyless_records(entry: memoryview, magic: int) -> list[int]:
+def _keyless_records(entry: memoryview, magic: int, records: list[_V2Record] | None = None) -> list[int]:
     """The indexes (in the batch, or in a legacy wrapper) of the records with a null key (Kafka's
-    ``!record.hasKey``). A structure that overruns the entry ends the scan (its records are not checked); so does a
-    zstd-compressed v2 batch, which is not read here."""
+    ``!record.hasKey``); ``records``: a v2 batch's `_v2_records`."""
     if magic < 2:
         codec = entry[17] & 0x07
         if codec not in (GZIP, SNAPPY, LZ4):
@@ -326,31 +362,7 @@ def _keyless_records(entry: memoryview, magic: int) -> list[int]:
         inner_view = memoryview(inner)
         return [i for i, e in enumerate(inspect(inner, 0, check_magic=False))
                 if not _legacy_has_key(inner_view[e.start:e.start + e.size], e.magic)]
-    codec = entry[22] & 0x07
-    records: bytes | memoryview = entry[RECORD_BATCH_OVERHEAD:]
-    if codec in (GZIP, SNAPPY, LZ4):
-        try:
-            records = decompress(codec, bytes(records), magic, MAX_INFLATED)
-        except CompressionError:
-            return []
-    elif codec:
-        return []
-    (count,) = struct.unpack_from(">i", entry, 57)
-    keyless, pos = [], 0
-    try:
-        for i in range(count):  # DefaultRecord: length, attributes, timestamp delta, offset delta, key length, ...
-            length, at = _varint(records, pos)
-            if length < 0 or at + length > len(records):  # every record read moves on: at most one per byte
-                break
-            _, field = _varint(records, at + 1)  # the attributes byte, then the timestamp delta
-            _, field = _varint(records, field)  # the offset delta
-            key_length, _ = _varint(records, field)
-            if key_length < 0:
-                keyless.append(i)
-            pos = at + length
-    except IndexError:  # cut short: the records read so far are what is known
-        pass
-    return keyless
+    return [i for i, r in enumerate(_v2_records(entry) if records is None else records) if r.key_length < 0]
 
 
 def _varint(buf: bytes | memoryview, pos: int) -> tuple[int, int]:
