@@ -205,6 +205,19 @@ def test_a_raise_in_a_live_brokers_produce_path_is_a_violation_not_a_retry() -> 
     assert world.checker.idempotence.acks == 0
 
 
+def test_a_request_failure_from_a_live_broker_is_a_violation_not_a_quiet_retry() -> None:
+    """This producer's batches are well-formed, so a Produce failing as a whole (`RequestFailed`, Kafka's
+    handleError) from a live broker is a bug too; it was recorded as a failed request and retried."""
+    def append(world: SimWorld) -> Callable[..., Any]:
+        def failing(*args: Any, **kwargs: Any) -> Any:
+            raise record_sets.RequestFailed("append refused the request", "java.lang.IllegalStateException")
+        return failing
+
+    _world, result = _run_with_append(1, append)
+    assert [v.invariant for v in result.violations] == ["produce-path-raised"]
+    assert "RequestFailed" in result.violations[0].detail
+
+
 def test_a_raise_under_a_broker_that_crashes_is_a_failed_request_not_a_violation() -> None:
     """The process dying mid-request (here: inside the append) is a fault: the producer retries elsewhere."""
     real = produce_module._append

@@ -48,7 +48,6 @@ from zkcontroller.broker.produce import ProducePartition, error_name, produce
 from zkcontroller.broker.producer_ids import ProducerIdManager, init_producer_id
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.wire.fetch_codec import record_batch
-from zkcontroller.protocol.wire.record_sets import RequestFailed
 from zkcontroller.sim.invariants_idempotence import Ack
 from zkcontroller.zk import paths
 from zkcontroller.zk.znodes import TopicPartitionStateZNode
@@ -212,10 +211,7 @@ class _Connection:
         except PurgatoryShutDown:  # the broker stops: the connection closes unanswered
             self.close(f"broker {self.broker_id} shut down")
             return
-        except RequestFailed as e:  # not expected of well-formed batches; answered as handleError would
-            self.producer.world.record("workload-failed", f"idempotent produce to {self.broker_id}: {e}")
-            answers = None
-        except Exception as e:
+        except Exception as e:  # RequestFailed included: this producer's batches are well-formed
             if self._broker_gone():  # the process died, or the broker stopped, under the request: no answer
                 self.producer.world.record("workload-failed", f"idempotent produce to {self.broker_id}: "
                                                               f"{type(e).__name__}: {e}")
