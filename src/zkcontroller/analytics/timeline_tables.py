@@ -84,6 +84,8 @@ def failure_windows(failures: list[dict[str, object]], membership: list[dict[str
     or ``max_handling_ms`` after detection, whichever comes first."""
     changes: dict[str, list[tuple[int, frozenset[int]]]] = defaultdict(list)  # (when, brokers it reports dead)
     for m in membership:
+        if m["kind"] == "controlled_shutdown":
+            continue  # a request to the controller, not a change of who is registered
         dead = frozenset(m.get("brokers") or []) if m["kind"] in ("broker_failed", "broker_change") else frozenset()
         changes[str(m["cluster"])].append((int(m["ts_ms"]), dead))
     for t in tenures:
