@@ -13,6 +13,7 @@ from collections import defaultdict
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from zkcontroller.analytics.admin_tables import SHUTDOWN_GAP_MS
 from zkcontroller.analytics.controller_timeline import DEFAULT_FAILURE_MERGE_MS, Tenure, Timeline
 
 Columns = tuple[tuple[str, str], ...]
@@ -143,7 +144,8 @@ def incident_rows(spark: SparkSession, timeline: Timeline, failures: list[dict[s
                   membership: list[dict[str, object]], unclean: DataFrame,
                   windows: list[dict[str, object]]) -> DataFrame:
     """``incidents``: the per-cluster timeline (elections, resignations, failovers, restarts, epoch resets,
-    broker failures and returns, unclean elections, split-brain windows, election storms), each with file:line.
+    broker failures, controlled shutdowns and returns, unclean elections, split-brain windows, election storms),
+    each with file:line.
 
     ``unclean`` (rows of ``leader_elections``) stays in Spark: a log can hold 100k and more, whose trip
     through the driver and back cost seconds; the few other rows are built here."""
@@ -177,6 +179,16 @@ def incident_rows(spark: SparkSession, timeline: Timeline, failures: list[dict[s
                 rows.append({**m, "at_ms": ts, "incident": "broker_started", "broker_id": broker,
                              "detail": f"broker {broker} registered"})
             last_start[key] = ts
+    last_stop: dict[tuple[object, object], int] = {}
+    for m in sorted(membership, key=lambda m: (m["ts_ms"], str(m["source_file"]), m["line_number"])):
+        if m["kind"] != "controlled_shutdown" or m.get("broker_id") is None:
+            continue
+        key, ts = (m["cluster"], m["broker_id"]), int(m["ts_ms"])
+        if ts - last_stop.get(key, -(1 << 62)) > SHUTDOWN_GAP_MS:  # Kafka's retries are one shutdown
+            rows.append({**m, "at_ms": ts, "incident": "controlled_shutdown",
+                         "detail": f"broker {m['broker_id']} asked to stop (controlled shutdown): a clean stop, "
+                                   f"not a failure, when it leaves soon after"})
+        last_stop[key] = ts
     for w in windows:
         rows.append({"cluster": w["cluster"], "at_ms": w["start_ms"], "end_ms": w["end_ms"],
                      "incident": "split_brain", "controller_id": w["stale_controller_id"],
