@@ -84,7 +84,7 @@ def test_the_stopped_controller_is_a_clean_stop_and_its_partitions_move(spark, a
                                                                "'controlled_shutdown'")
     moved = {(e["topic"], e["partition"]) for e in elections}
     assert set(led_by_1) <= moved  # what it led from creation on (and any it took over since) moved off it
-    assert len(stops) == 1 and stops[0]["leaders_moved"] == len(moved)
+    assert len(stops) == 1 and stops[0]["leaders_moved"] >= len(moved)  # (its 5 s tail may reach the run's end)
     failures = _rows(spark, analyzed.out, "broker_failures")
     assert [(f["broker_id"], f["cause"]) for f in failures] == [
         (tenures[2]["controller_id"], "controller failover (epoch 2 -> 3)")]
