@@ -181,6 +181,10 @@ def incident_rows(spark: SparkSession, timeline: Timeline, failures: list[dict[s
             last_start[key] = ts
     last_stop: dict[tuple[object, object], int] = {}
     for m in sorted(membership, key=lambda m: (m["ts_ms"], str(m["source_file"]), m["line_number"])):
+        joined = m.get("added_brokers") if m["kind"] == "broker_change" else (
+            m.get("brokers") if m["kind"] == "broker_registered" else None)
+        for broker in joined or []:  # back: its next controlled shutdown is another one (`controlled_shutdowns`)
+            last_stop.pop((m["cluster"], broker), None)
         if m["kind"] != "controlled_shutdown" or m.get("broker_id") is None:
             continue
         key, ts = (m["cluster"], m["broker_id"]), int(m["ts_ms"])
