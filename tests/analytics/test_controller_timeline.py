@@ -136,3 +136,30 @@ def test_a_broker_listed_live_after_its_failure_came_back_and_can_fail_again_soo
         (2, 1_000, "controller failover (epoch 2 -> 3)"), (2, 1_090, "deleted from /brokers/ids")]
     unlisted = broker_failures([change(1_010, 7, [], [1], [1, 3]), change(1_090, 9, [2], [], [1, 3])], tenures)
     assert [(f["broker_id"], f["detected_ms"]) for f in unlisted] == [(2, 1_000)]  # one failure, logged twice
+
+
+def _shutdown(ts: int, broker: int, line: int) -> dict[str, object]:
+    return {"cluster": "c", "ts_ms": ts, "kind": "controlled_shutdown", "broker_id": broker, "brokers": [],
+            "source_file": "c/controller.log", "line_number": line}
+
+
+def test_a_controlled_shutdown_then_deregistration_is_a_clean_stop_not_a_failure() -> None:
+    """The demo: controller 1 shuts itself down (controller 2 takes over), then at the end broker 2 stops with a
+    controlled shutdown and is deleted from /brokers/ids 8 ms later. Neither is a failure; broker 3, deleted with no
+    controlled shutdown, and broker 4, whose controlled shutdown was a minute before it died, are."""
+    tenures = [_tenure(1, 1, 0, 1_000), _tenure(2, 2, 1_010, 200_000)]
+    classify(tenures)
+    membership = [
+        _shutdown(990, 1, 5),
+        _shutdown(100_000, 2, 20),
+        {"cluster": "c", "ts_ms": 100_008, "kind": "broker_change", "brokers": [2], "added_brokers": [],
+         "live_brokers": [3, 4], "source_file": "c/controller.log", "line_number": 21},
+        {"cluster": "c", "ts_ms": 100_009, "kind": "broker_failed", "brokers": [2], "source_file": "c/events.jsonl",
+         "line_number": 9},
+        _shutdown(110_000, 4, 30),
+        {"cluster": "c", "ts_ms": 170_000, "kind": "broker_change", "brokers": [3, 4], "added_brokers": [],
+         "live_brokers": [], "source_file": "c/controller.log", "line_number": 31},
+    ]
+    failures = broker_failures(membership, tenures)
+    assert [(f["broker_id"], f["detected_ms"], f["cause"]) for f in failures] == [
+        (3, 170_000, "deleted from /brokers/ids"), (4, 170_000, "deleted from /brokers/ids")]

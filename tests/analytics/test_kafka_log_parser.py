@@ -112,6 +112,19 @@ CASES = [
      "(zkcontroller.controller.UncleanElection)", "other", {"controller_id": 2}),
     (f"[2023-01-16 17:26:45,800] INFO [Controller id=0] Shutting down broker 2 {KC}", "controlled_shutdown",
      {"broker_id": 2}),
+    # "Stopped fetchers" lines state the controller and epoch whose request the broker handled (were `other`).
+    (f"[2019-03-01 10:00:00,000] TRACE [Broker id=2] Stopped fetchers as part of become-leader request from "
+     f"controller 1 epoch 7 with correlation id 3 for partition t-0 (last update controller epoch 6) {SC}",
+     "fetchers_stopped", {"broker_id": 2, "controller_id": 1, "controller_epoch": 7, "topic": "t", "partition": 0}),
+    (f"[2021-03-01 10:00:00,000] INFO [Broker id=0] Stopped fetchers as part of LeaderAndIsr request "
+     f"correlationId 1 from controller 0 epoch 2 as part of the become-leader transition for 3 partitions {SC}",
+     "fetchers_stopped", {"broker_id": 0, "controller_id": 0, "controller_epoch": 2}),
+    (f"[2021-03-01 10:00:00,000] INFO [Broker id=1] Stopped fetchers as part of become-follower request from "
+     f"controller 0 epoch 2 with correlation id 4 for 2 partitions {SC}",
+     "fetchers_stopped", {"broker_id": 1, "controller_id": 0, "controller_epoch": 2}),
+    (f"[2017-03-01 10:00:00,000] TRACE Broker 3 stopped fetchers as part of become-follower request from "
+     f"controller 1 epoch 4 with correlation id 9 for partition [t,2] {SC}",
+     "fetchers_stopped", {"broker_id": 3, "controller_id": 1, "controller_epoch": 4, "topic": "t", "partition": 2}),
     (f"[2023-01-16 17:26:45,900] INFO [Controller id=0] Checking need to trigger auto leader balancing {KC}",
      "other", {"controller_id": 0}),
 ]

@@ -24,6 +24,10 @@ STORM_WINDOW_MS = 60_000
 DEFAULT_FAILURE_MERGE_MS = 1_000
 """Failure lines of one broker this close together, with no sign of it coming back in between, are one failure
 (Kafka logs the membership diff, then the failure callback; the event log records it again)."""
+CLEAN_SHUTDOWN_MS = 30_000
+"""A broker that left (deleted from ``/brokers/ids``, failure callback, or the controller's broker losing the
+controller) this soon after the controller took a ControlledShutdown of it stopped cleanly: Kafka's broker
+deregisters right after its controlled shutdown (which leaves it nothing to lead), so that is no failure."""
 YEAR_MS = 365 * 24 * 3600 * 1000
 SAME_ELECTION_MS = 1_000
 """An election (or ready) line of the same controller and epoch this close to an earlier one, in another file, is
@@ -351,8 +355,15 @@ def broker_failures(membership: list[dict[str, object]], tenures: list[Tenure],
     ``broker_failed`` records, and the old controller of every failover to another broker (its broker died or
     lost its session: Kafka logs no failure callback for the controller itself).
 
-    Lines of one broker within ``merge_ms`` of each other are one failure (the earliest line is cited).
+    Lines of one broker within ``merge_ms`` of each other are one failure (the earliest line is cited). A broker
+    that leaves within ``CLEAN_SHUTDOWN_MS`` after a ``controlled_shutdown`` of it (in ``membership``) stopped
+    cleanly and is left out (``controlled_shutdowns`` lists it); one that leaves later, its controlled shutdown
+    given up long before, still failed.
     """
+    shutdowns: dict[tuple[object, int], list[int]] = defaultdict(list)
+    for r in membership:
+        if r["kind"] == "controlled_shutdown" and r.get("broker_id") is not None:
+            shutdowns[(r["cluster"], int(r["broker_id"]))].append(int(r["ts_ms"]))
     found: list[dict[str, object]] = []
     for r in membership:
         if r["kind"] not in ("broker_failed", "broker_change"):
@@ -386,7 +397,14 @@ def broker_failures(membership: list[dict[str, object]], tenures: list[Tenure],
     found.sort(key=lambda f: (str(f["cluster"]), f["broker_id"], f.get("_since_ms", f["detected_ms"]),
                               str(f["source_file"]), f["line_number"]))
     merged: list[dict[str, object]] = []
+    kept: list[dict[str, object]] = []
     for f in found:
+        left_ms = int(f.get("_since_ms", f["detected_ms"]))
+        if any(left_ms - CLEAN_SHUTDOWN_MS <= ts <= int(f["detected_ms"])
+               for ts in shutdowns[(f["cluster"], int(f["broker_id"]))]):
+            continue  # a clean stop: the controlled shutdown, then the deregistration (or the controller moving)
+        kept.append(f)
+    for f in kept:
         last = merged[-1] if merged else None
         since = int(f.pop("_since_ms", f["detected_ms"]))
         if last is not None and (last["cluster"], last["broker_id"]) == (f["cluster"], f["broker_id"]):

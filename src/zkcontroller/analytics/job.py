@@ -536,11 +536,13 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
             lambda: _tenure_rows(events),
             # A broker id the parsers could not hold (beyond int32: a corrupt line) is a null list element; the
             # membership reasoning on the driver takes ids only, so the nulls are dropped here, once.
-            lambda: _collect(events.where(F.col("kind").isin("broker_failed", "broker_change", "broker_registered"))
+            lambda: _collect(events.where(F.col("kind").isin("broker_failed", "broker_change", "broker_registered",
+                                                              "controlled_shutdown"))
                              .select("cluster", "ts_ms", "kind", *(F.filter(name, lambda b: b.isNotNull()).alias(name)
                                                                   for name in ("brokers", "added_brokers",
                                                                                "live_brokers")),
-                                     "controller_id", "controller_epoch", "source_file", "line_number")),
+                                     "broker_id", "controller_id", "controller_epoch", "source_file",
+                                     "line_number")),
             # Every cluster's first and last event time: several tables and the report need it, so it is
             # aggregated once (not once per table, a scan of every event each time) and joined as a frame.
             lambda: _collect(transform.observed_windows(events)),

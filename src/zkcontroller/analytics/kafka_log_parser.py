@@ -228,6 +228,11 @@ TEMPLATES: tuple[Template, ...] = (
              r"^(?:[Hh]andling|[Cc]ompleted) LeaderAndIsr request correlationId \d+ from controller (\d+)"
              r"(?: epoch (\d+))?", {"controller_id": 1, "controller_epoch": 2},
              {"tp": rf"transition for partition {TP}"}),
+    # A step of handling a LeaderAndIsr request: 0.10.2-2.5 TRACE per partition, 2.6+ INFO per request.
+    Template("fetchers_stopped",
+             r"^[Ss]topped fetchers as part of (?:become-leader|become-follower|LeaderAndIsr) request "
+             r"(?:correlationId \d+ )?from controller (\d+) epoch (\d+)", {"controller_id": 1, "controller_epoch": 2},
+             {"tp": rf"for partition {TP}"}),
     Template("update_metadata_received",
              r"^(?:[Cc]ached leader info .*|Add \d+ partitions and deleted \d+ partitions from metadata cache"
              r"|Deleted partition \S+ from metadata cache) in response to UpdateMetadata request sent by "

@@ -45,7 +45,8 @@ STYLE = (
     "padding:.4em .8em;margin:.3em 0}.note{color:#555;font-size:13px}nav a{margin-right:1em}"
 )
 INCIDENT_COLORS = {
-    "broker_failure": "tab:red", "broker_started": "tab:green", "unclean_election": "tab:orange",
+    "broker_failure": "tab:red", "broker_started": "tab:green", "controlled_shutdown": "tab:blue",
+    "unclean_election": "tab:orange",
     "restart": "black", "epoch_reset": "purple", "resigned": "tab:gray",
 }
 
@@ -230,7 +231,7 @@ def _naive(ts: Any) -> Any:
 MAX_LABELLED_MARKERS = 60
 """Above this many markers of one kind in a panel their broker labels would only overlap: markers only."""
 MARKER_SLOTS = 4_400
-MARKERS = {"unclean_election": "D", "broker_started": "^", "broker_failure": "x"}
+MARKERS = {"unclean_election": "D", "broker_started": "^", "controlled_shutdown": "v", "broker_failure": "x"}
 """Drawn in this order: the often numerous unclean elections first, so broker failures stay visible on top."""
 
 
@@ -330,7 +331,8 @@ def plot_timeline(tenures: pd.DataFrame, incidents: pd.DataFrame, eps: list[tupl
         _draw_incidents(ax, incidents, broker_lane)
     axes[0].set_yticks(range(broker_lane + 1), [f"controller {c}" for c in controllers] + ["brokers"])
     axes[0].set_ylim(-0.7, broker_lane + 0.8)
-    fig.suptitle("bars: controller tenures to scale (colour: epoch) · x broker failure · ^ broker start · "
+    fig.suptitle("bars: controller tenures to scale (colour: epoch) · x broker failure · v controlled shutdown · "
+                 "^ broker start · "
                  "D unclean election · dashed: restart / epoch reset · red: split brain", fontsize=8)
     return _png(fig)
 
@@ -436,6 +438,7 @@ INCIDENT_NAMES = {  # (one, many), in the order a page's summary names them
     "split_brain": ("split-brain window", "split-brain windows"),
     "election_storm": ("election storm", "election storms"),
     "broker_failure": ("broker failure", "broker failures"), "broker_started": ("broker start", "broker starts"),
+    "controlled_shutdown": ("controlled shutdown", "controlled shutdowns"),
     "unclean_election": ("unclean election", "unclean elections"), "resigned": ("resignation", "resignations"),
 }
 

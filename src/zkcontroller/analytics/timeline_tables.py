@@ -13,6 +13,7 @@ from collections import defaultdict
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from zkcontroller.analytics.admin_tables import SHUTDOWN_GAP_MS
 from zkcontroller.analytics.controller_timeline import DEFAULT_FAILURE_MERGE_MS, Tenure, Timeline
 
 Columns = tuple[tuple[str, str], ...]
@@ -84,6 +85,8 @@ def failure_windows(failures: list[dict[str, object]], membership: list[dict[str
     or ``max_handling_ms`` after detection, whichever comes first."""
     changes: dict[str, list[tuple[int, frozenset[int]]]] = defaultdict(list)  # (when, brokers it reports dead)
     for m in membership:
+        if m["kind"] == "controlled_shutdown":
+            continue  # a request to the controller, not a change of who is registered
         dead = frozenset(m.get("brokers") or []) if m["kind"] in ("broker_failed", "broker_change") else frozenset()
         changes[str(m["cluster"])].append((int(m["ts_ms"]), dead))
     for t in tenures:
@@ -141,7 +144,8 @@ def incident_rows(spark: SparkSession, timeline: Timeline, failures: list[dict[s
                   membership: list[dict[str, object]], unclean: DataFrame,
                   windows: list[dict[str, object]]) -> DataFrame:
     """``incidents``: the per-cluster timeline (elections, resignations, failovers, restarts, epoch resets,
-    broker failures and returns, unclean elections, split-brain windows, election storms), each with file:line.
+    broker failures, controlled shutdowns and returns, unclean elections, split-brain windows, election storms),
+    each with file:line.
 
     ``unclean`` (rows of ``leader_elections``) stays in Spark: a log can hold 100k and more, whose trip
     through the driver and back cost seconds; the few other rows are built here."""
@@ -175,6 +179,20 @@ def incident_rows(spark: SparkSession, timeline: Timeline, failures: list[dict[s
                 rows.append({**m, "at_ms": ts, "incident": "broker_started", "broker_id": broker,
                              "detail": f"broker {broker} registered"})
             last_start[key] = ts
+    last_stop: dict[tuple[object, object], int] = {}
+    for m in sorted(membership, key=lambda m: (m["ts_ms"], str(m["source_file"]), m["line_number"])):
+        joined = m.get("added_brokers") if m["kind"] == "broker_change" else (
+            m.get("brokers") if m["kind"] == "broker_registered" else None)
+        for broker in joined or []:  # back: its next controlled shutdown is another one (`controlled_shutdowns`)
+            last_stop.pop((m["cluster"], broker), None)
+        if m["kind"] != "controlled_shutdown" or m.get("broker_id") is None:
+            continue
+        key, ts = (m["cluster"], m["broker_id"]), int(m["ts_ms"])
+        if ts - last_stop.get(key, -(1 << 62)) > SHUTDOWN_GAP_MS:  # Kafka's retries are one shutdown
+            rows.append({**m, "at_ms": ts, "incident": "controlled_shutdown",
+                         "detail": f"broker {m['broker_id']} asked to stop (controlled shutdown): a clean stop, "
+                                   f"not a failure, when it leaves soon after"})
+        last_stop[key] = ts
     for w in windows:
         rows.append({"cluster": w["cluster"], "at_ms": w["start_ms"], "end_ms": w["end_ms"],
                      "incident": "split_brain", "controller_id": w["stale_controller_id"],
