@@ -63,7 +63,8 @@ def _produce_all(bootstrap: str) -> Any:
     producer = KafkaProducer(bootstrap_servers=bootstrap, acks="all", request_timeout_ms=30000, retries=0,
                              linger_ms=0)
     try:
-        return producer.send(TOPIC, b"x", partition=0).get(timeout=60)
+        # keyed: the test makes the topic compacted, which refuses keyless records (LogValidator.validateKey)
+        return producer.send(TOPIC, b"x", key=b"k", partition=0).get(timeout=60)
     finally:
         producer.close(timeout=10)
 
