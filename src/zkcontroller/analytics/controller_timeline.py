@@ -109,7 +109,8 @@ def life_starts(lifecycle: list[dict[str, object]], stated: Sequence[dict[str, o
     ready, with an epoch no higher than one already seen in the cluster; or, from any other line stating a
     controller epoch (``stated``: runs of lines of one controller and epoch, ``stated_epoch_runs``), an epoch
     below the highest seen (or that epoch under another controller) after which the controller that held the
-    highest is not heard of again.
+    highest is not heard of again, and which shows the new life goes on (``_new_life_goes_on``, or the controller
+    that held the highest itself gone back to a lower epoch): a lower epoch alone is a stale controller's.
 
     ZooKeeper's ``/controller_epoch`` only grows, so such a line means its data was wiped: two runs of the
     embedded-store cluster into one log directory, say, both begin at epoch 1. The same (controller, epoch) can
@@ -117,9 +118,10 @@ def life_starts(lifecycle: list[dict[str, object]], stated: Sequence[dict[str, o
     life's activity looked like a stale controller acting after its successor (a split brain). Not a new life:
     the ready line of a tenure whose election line came first (or the other way round), the same line again
     from another file within ``same_election_ms``, a lower epoch's line within ``same_election_ms`` of the
-    highest epoch's (two hosts' clocks a little apart: a restart takes longer than that), and a lower epoch's
-    other line while the controller of the highest still acts after it (a stale controller's requests, which
-    brokers log as they refuse them: a split brain, not a reset). A broker-side ``state-change.log`` alone
+    highest epoch's (two hosts' clocks a little apart: a restart takes longer than that), a lower epoch's
+    other line while the controller of the highest still acts after it, and one with nothing newer after it (a
+    stale controller's requests, acting seconds after its quiet successor: a split brain, not a reset); brokers'
+    refusals (``NEVER_STATED``) are not read at all. A broker-side ``state-change.log`` alone
     ("received LeaderAndIsr request ... from controller C epoch E", "Cached leader info ... epoch E") so shows
     its resets too.
     """
