@@ -334,3 +334,26 @@ def test_a_zombie_acting_two_seconds_after_failover_is_a_split_brain_not_an_epoc
             window["stale_actions"], window["stale_refused"]) == (1, 9, 2, 10, 2, 1)
     resets = [a for a in rows("anomalies") if a["anomaly"] == "controller_epoch_reset"]
     assert [a["detail"] for a in resets] == ["epoch 1 after epoch 10"]
+
+
+@pytest.mark.spark
+def test_a_real_single_broker_state_change_log_over_a_zookeeper_wipe_gives_two_lives(
+        spark, samples: Path, tmp_path: Path) -> None:
+    """Sample 34: broker 0, controller of its one-broker cluster at epoch 39, then at epoch 1 six minutes later,
+    with no election line and no failover after: only the controller that held epoch 39 going back to epoch 1
+    shows the new life (a controller never returns to an older epoch of its own)."""
+    from zkcontroller.analytics.job import JobConfig, run
+
+    name = "34-bitterdone-2.3.1-state-change-deletion-failure-epoch-reset.log"
+    if not (samples / name).is_file():
+        pytest.skip(f"{name} not among the samples")
+    out = tmp_path / "out"
+    run(spark, JobConfig(inputs=[str(samples / name)], out=out, report=False))
+
+    def rows(table: str) -> list[dict[str, object]]:
+        return [r.asDict() for r in spark.read.parquet(str(out / table)).collect()]
+
+    tenures = sorted(rows("controller_tenures"), key=lambda t: t["start_at"])
+    assert [(t["controller_id"], t["controller_epoch"], t["started_by"]) for t in tenures] == [
+        (0, 39, "first"), (0, 1, "epoch_reset")]
+    assert rows("split_brain_windows") == []
