@@ -342,7 +342,7 @@ def test_a_real_single_broker_state_change_log_over_a_zookeeper_wipe_gives_two_l
     """Sample 34: broker 0, controller of its one-broker cluster at epoch 39, then at epoch 1 six minutes later,
     with no election line and no failover after: only the controller that held epoch 39 going back to epoch 1
     shows the new life (a controller never returns to an older epoch of its own)."""
-    from zkcontroller.analytics.job import JobConfig, run
+    from zkcontroller.analytics.job import JobConfig, _tenure_rows, read_events, run
 
     name = "34-bitterdone-2.3.1-state-change-deletion-failure-epoch-reset.log"
     if not (samples / name).is_file():
@@ -357,3 +357,7 @@ def test_a_real_single_broker_state_change_log_over_a_zookeeper_wipe_gives_two_l
     assert [(t["controller_id"], t["controller_epoch"], t["started_by"]) for t in tenures] == [
         (0, 39, "first"), (0, 1, "epoch_reset")]
     assert rows("split_brain_windows") == []
+    # the epoch going back alone gives "epoch_reset"; the second life is what ends the first life's partitions
+    _, starts, _, _ = _tenure_rows(read_events(spark, out))
+    epoch_1 = int(datetime(2019, 11, 24, 22, 11, 34, 935_000, tzinfo=UTC).timestamp() * 1000)
+    assert list(starts.values()) == [[epoch_1]]
