@@ -185,12 +185,15 @@ def _stated(*runs: tuple[int, int, int, int, str]) -> list[dict[str, object]]:
 def test_a_broker_side_state_change_log_alone_shows_an_epoch_reset() -> None:
     """No election or ready line at all, only brokers naming the controller of each request: run 2 begins again
     at controller 1's epoch 1 after run 1's epoch 2. Before, lives came from election lines only: one life, in
-    which controller 1's epoch-1 tenure seemed to act after epoch 2's (a split brain)."""
+    which controller 1's epoch-1 tenure seemed to act after epoch 2's (a split brain).
+
+    The new life shows itself by going on: its next failover climbs to epoch 2 under another controller. Epoch 1
+    alone after epoch 2, with nothing after it, is what a deposed controller acting late looks like: no new life
+    (this test's input had only that, before stale lines were kept from starting a life on their own)."""
     run_1 = [(1, 1, 0, 1_000, "b1/state-change.log"), (2, 2, 1_200, 1_500, "b1/state-change.log")]
-    assert life_starts([], _stated(*run_1, (1, 1, 3_000, 4_000, "b1/state-change.log"))) == {"c": [3_000]}
-    # the new life's next failover goes on to epoch 2 under another controller: still the new life
     assert life_starts([], _stated(*run_1, (1, 1, 3_000, 3_500, "b1/state-change.log"),
                                    (3, 2, 4_000, 4_500, "b1/state-change.log"))) == {"c": [3_000]}
+    assert life_starts([], _stated(*run_1, (1, 1, 3_000, 4_000, "b1/state-change.log"))) == {}
 
 
 def test_a_stale_controllers_requests_and_a_slow_clock_are_not_a_new_life() -> None:
@@ -238,7 +241,8 @@ def _broker_lines() -> str:
            "for partition [t,0] (state.change.logger)")
     lines = [(0, received, 1, 1, 0), (10, cached, 1, 1, 0), (2_000, received, 2, 2, 1), (2_010, cached, 2, 2, 1),
              (2_500, cached, 2, 2, 1),
-             (8_000, old, 1, 1, 0), (8_010, cached, 1, 1, 0), (9_000, old, 1, 1, 1), (9_500, cached, 1, 1, 1)]
+             (8_000, old, 1, 1, 0), (8_010, cached, 1, 1, 0), (9_000, old, 1, 1, 1), (9_500, cached, 1, 1, 1),
+             (10_000, old, 3, 2, 2), (10_010, cached, 3, 2, 2)]  # run 2 fails over: epoch 1 began a life
     return "".join(f"{stamp(ms)} {text.format(c=c, e=e, le=le, n=n)}\n"
                    for n, (ms, text, c, e, le) in enumerate(lines, 1))
 
@@ -253,13 +257,107 @@ def test_a_brokers_state_change_log_alone_gives_two_lives_and_no_split_brain(spa
     result = run(spark, JobConfig(inputs=[str(tmp_path / "logs")], out=out, report=False))
     assert result.rows["rejected_lines"] == 0
     stated = sorted((r["controller_id"], r["controller_epoch"]) for r in read_events(spark, out).collect())
-    assert stated == [(1, 1)] * 6 + [(2, 2)] * 3  # every line names its controller and epoch
+    assert stated == [(1, 1)] * 6 + [(2, 2)] * 3 + [(3, 2)] * 2  # every line names its controller and epoch
 
     def rows(name: str) -> list[dict[str, object]]:
         return [r.asDict() for r in spark.read.parquet(str(out / name)).collect()]
 
     tenures = sorted(rows("controller_tenures"), key=lambda t: t["start_at"])
     assert [(t["controller_id"], t["controller_epoch"], t["started_by"], t["events"]) for t in tenures] == [
-        (1, 1, "first", 2), (2, 2, "failover", 3), (1, 1, "epoch_reset", 4)]
+        (1, 1, "first", 2), (2, 2, "failover", 3), (1, 1, "epoch_reset", 4), (3, 2, "failover", 2)]
     assert rows("split_brain_windows") == []
     assert [a["anomaly"] for a in rows("anomalies")] == ["controller_epoch_reset"]
+
+
+def test_a_stale_controller_acting_seconds_after_its_successor_went_quiet_is_no_new_life() -> None:
+    """Controllers are quiet between changes, so a deposed controller (or a broker thawed from a pause) logging
+    a lower epoch a few seconds after its successor's last line, with nothing newer after it, is the normal
+    shape of a split brain. It began a new life (an epoch reset), and the split brain was lost."""
+    t = 100_000
+    lifecycle = [{"cluster": "c", "kind": kind, "controller_id": cid, "controller_epoch": epoch, "ts_ms": ms,
+                  "source_file": "controller.log", "line_number": None}
+                 for kind, cid, epoch, ms in (("controller_elected", 1, 1, 0), ("controller_ready", 1, 1, 10),
+                                              ("controller_elected", 2, 2, t), ("controller_ready", 2, 2, t + 50))]
+    paused_broker = _stated((1, 1, 20, 30, "sc.log"), (2, 2, t + 60, t + 70, "sc.log"),
+                            (1, 1, t + 5_000, t + 5_000, "b3/sc.log"), (2, 2, t + 5_010, t + 5_010, "b3/sc.log"))
+    assert life_starts(lifecycle, paused_broker) == {}
+    late_at_the_end = _stated((1, 1, 20, 20, "sc.log"), (2, 2, t + 60, t + 60, "sc.log"),
+                              (1, 1, t + 3_000, t + 3_000, "b3/sc.log"))
+    assert life_starts(lifecycle, late_at_the_end) == {}
+    # the new life shows itself: an election at an epoch seen before (its lines before it, another host's clock)
+    rerun = {**lifecycle[0], "ts_ms": t + 3_500}
+    assert life_starts([*lifecycle, rerun], late_at_the_end) == {"c": [t + 3_000]}
+    # a lower epoch stated by the very controller that held the highest: it never goes back on its own
+    own = _stated((2, 2, t + 60, t + 60, "sc.log"), (2, 1, t + 3_000, t + 3_000, "sc.log"))
+    assert life_starts(lifecycle, own) == {"c": [t + 3_000]}
+
+
+def test_a_brokers_refusal_of_a_stale_request_never_states_an_epoch() -> None:
+    """A broker's "Ignoring LeaderAndIsr request from controller C ... epoch E" refuses a stale controller:
+    no line of a new life even with a climb after it."""
+    refused = {"cluster": "c", "controller_id": 1, "controller_epoch": 1, "ts_ms": 5_000, "source_file": "sc.log",
+               "line_number": 9, "kind": "leader_and_isr_ignored"}
+    rows = [{**r, "kind": "leader_and_isr_received"} for r in _stated((2, 3, 0, 1_000, "sc.log"))]
+    climb = {**refused, "controller_id": 3, "controller_epoch": 2, "ts_ms": 6_000, "kind": "fetchers_stopped"}
+    assert life_starts([], stated_epoch_runs([*rows, refused, climb])) == {}
+    assert life_starts([], stated_epoch_runs([*rows, {**refused, "kind": "cached_leader"}, climb])) == {"c": [5_000]}
+
+
+@pytest.mark.spark
+def test_a_zombie_acting_two_seconds_after_failover_is_a_split_brain_not_an_epoch_reset(
+        spark, tmp_path: Path) -> None:
+    """``logsets.write_scenario`` with the zombie's (controller 1, epoch 9) two state changes moved from
+    10:01:00.5/01.0 to 10:01:02.0/02.5, after its successor's last stated line (10:01:00.4) by more than 1 s and
+    with broker 2 refusing its request before: tenures gained (1, 9, epoch_reset), the window was gone."""
+    from tests.analytics import logsets
+
+    from zkcontroller.analytics.job import JobConfig, run
+
+    logsets.write_scenario(tmp_path / "prod")
+    changes = tmp_path / "prod" / "broker1-state-change.log"
+    text = changes.read_text()
+    for before, after in (("10:01:00,500", "10:01:02,000"), ("10:01:01,000", "10:01:02,500")):
+        assert text.count(f"[2024-03-01 {before}] TRACE [Controller id=1 epoch=9]") == 1
+        text = text.replace(f"[2024-03-01 {before}]", f"[2024-03-01 {after}]")
+    changes.write_text(text)
+    out = tmp_path / "out"
+    run(spark, JobConfig(inputs=[str(tmp_path / "prod")], out=out, report=False))
+
+    def rows(name: str) -> list[dict[str, object]]:
+        return [r.asDict() for r in spark.read.parquet(str(out / name)).collect()]
+
+    tenures = sorted(rows("controller_tenures"), key=lambda t: t["start_at"])
+    assert [(t["controller_id"], t["controller_epoch"], t["started_by"]) for t in tenures] == [
+        (1, 9, "first"), (2, 10, "failover"), (1, 1, "epoch_reset"), (3, 2, "failover")]
+    [window] = rows("split_brain_windows")
+    assert (window["stale_controller_id"], window["stale_epoch"], window["new_controller_id"], window["new_epoch"],
+            window["stale_actions"], window["stale_refused"]) == (1, 9, 2, 10, 2, 1)
+    resets = [a for a in rows("anomalies") if a["anomaly"] == "controller_epoch_reset"]
+    assert [a["detail"] for a in resets] == ["epoch 1 after epoch 10"]
+
+
+@pytest.mark.spark
+def test_a_real_single_broker_state_change_log_over_a_zookeeper_wipe_gives_two_lives(
+        spark, samples: Path, tmp_path: Path) -> None:
+    """Sample 34: broker 0, controller of its one-broker cluster at epoch 39, then at epoch 1 six minutes later,
+    with no election line and no failover after: only the controller that held epoch 39 going back to epoch 1
+    shows the new life (a controller never returns to an older epoch of its own)."""
+    from zkcontroller.analytics.job import JobConfig, _tenure_rows, read_events, run
+
+    name = "34-bitterdone-2.3.1-state-change-deletion-failure-epoch-reset.log"
+    if not (samples / name).is_file():
+        pytest.skip(f"{name} not among the samples")
+    out = tmp_path / "out"
+    run(spark, JobConfig(inputs=[str(samples / name)], out=out, report=False))
+
+    def rows(table: str) -> list[dict[str, object]]:
+        return [r.asDict() for r in spark.read.parquet(str(out / table)).collect()]
+
+    tenures = sorted(rows("controller_tenures"), key=lambda t: t["start_at"])
+    assert [(t["controller_id"], t["controller_epoch"], t["started_by"]) for t in tenures] == [
+        (0, 39, "first"), (0, 1, "epoch_reset")]
+    assert rows("split_brain_windows") == []
+    # the epoch going back alone gives "epoch_reset"; the second life is what ends the first life's partitions
+    _, starts, _, _ = _tenure_rows(read_events(spark, out))
+    epoch_1 = int(datetime(2019, 11, 24, 22, 11, 34, 935_000, tzinfo=UTC).timestamp() * 1000)
+    assert list(starts.values()) == [[epoch_1]]

@@ -96,6 +96,9 @@ def _where(row: dict[str, object]) -> str:
 
 LIFECYCLE_STARTS = ("controller_elected", "controller_ready")
 """Lifecycle lines that begin a tenure: one with an epoch no higher than the cluster's is a new life by itself."""
+NEVER_STATED = ("leader_and_isr_ignored",)
+"""Kinds of line naming a controller and epoch that ``life_starts`` never reads: a broker refusing a stale
+controller's request says nothing of a new life."""
 STATED = "epoch_stated"
 """The kind ``life_starts`` gives every other line stating a controller epoch (``stated_epoch_runs``)."""
 
@@ -106,7 +109,8 @@ def life_starts(lifecycle: list[dict[str, object]], stated: Sequence[dict[str, o
     ready, with an epoch no higher than one already seen in the cluster; or, from any other line stating a
     controller epoch (``stated``: runs of lines of one controller and epoch, ``stated_epoch_runs``), an epoch
     below the highest seen (or that epoch under another controller) after which the controller that held the
-    highest is not heard of again.
+    highest is not heard of again, and which shows the new life goes on (``_new_life_goes_on``, or the controller
+    that held the highest itself gone back to a lower epoch): a lower epoch alone is a stale controller's.
 
     ZooKeeper's ``/controller_epoch`` only grows, so such a line means its data was wiped: two runs of the
     embedded-store cluster into one log directory, say, both begin at epoch 1. The same (controller, epoch) can
@@ -114,9 +118,10 @@ def life_starts(lifecycle: list[dict[str, object]], stated: Sequence[dict[str, o
     life's activity looked like a stale controller acting after its successor (a split brain). Not a new life:
     the ready line of a tenure whose election line came first (or the other way round), the same line again
     from another file within ``same_election_ms``, a lower epoch's line within ``same_election_ms`` of the
-    highest epoch's (two hosts' clocks a little apart: a restart takes longer than that), and a lower epoch's
-    other line while the controller of the highest still acts after it (a stale controller's requests, which
-    brokers log as they refuse them: a split brain, not a reset). A broker-side ``state-change.log`` alone
+    highest epoch's (two hosts' clocks a little apart: a restart takes longer than that), a lower epoch's
+    other line while the controller of the highest still acts after it, and one with nothing newer after it (a
+    stale controller's requests, acting seconds after its quiet successor: a split brain, not a reset); brokers'
+    refusals (``NEVER_STATED``) are not read at all. A broker-side ``state-change.log`` alone
     ("received LeaderAndIsr request ... from controller C epoch E", "Cached leader info ... epoch E") so shows
     its resets too.
     """
@@ -153,7 +158,9 @@ def _life_starts(rows: list[dict[str, object]], same_election_ms: int) -> list[i
         lines = seen.get(key, {})
         if kind == STATED:
             reset = (key[1] <= highest and key != highest_key and ts - highest_last > same_election_ms
-                     and not _old_life_goes_on(rows, i, highest_key, ts + same_election_ms))
+                     and not _old_life_goes_on(rows, i, highest_key, ts + same_election_ms)
+                     and (key[1] == highest or key[0] == highest_key[0]
+                          or _new_life_goes_on(rows, i, highest_key, seen, same_election_ms)))
         else:
             companion = bool(lines) and kind not in lines
             again = kind in lines and lines[kind][1] != where and ts - lines[kind][0] <= same_election_ms
@@ -189,11 +196,39 @@ def _old_life_goes_on(rows: list[dict[str, object]], i: int, highest: tuple[int,
     return False
 
 
+def _new_life_goes_on(rows: list[dict[str, object]], i: int, highest: tuple[int, int],
+                      seen: dict[tuple[int, int], dict[object, tuple[int, str]]], same_election_ms: int) -> bool:
+    """Whether a new life begun at ``rows[i]`` (a stated epoch below ``highest``, the life's highest controller
+    and epoch) shows it goes on, so that the line is not a stale controller's: before any lower epoch, the old
+    highest again or anything above it, a later stated epoch above the low one (the new life climbing: its next
+    failover), or an election or ready line at or below the old highest that is no companion of a line this life
+    already has (``seen``) and no repeat of one from another file within ``same_election_ms``. A zombie
+    controller acting a few seconds after its successor's last line, with nothing newer after it, shows neither:
+    it is left to split-brain detection."""
+    low = int(rows[i]["controller_epoch"])
+    for r in rows[i + 1:]:
+        key, kind = (int(r["controller_id"]), int(r["controller_epoch"])), r["kind"]
+        if key == highest or key[1] > highest[1] or key[1] < low:
+            return False
+        if kind == STATED:
+            if key[1] > low:
+                return True
+            continue
+        lines = seen.get(key, {})
+        companion = bool(lines) and kind not in lines
+        again = (kind in lines and lines[kind][1] != str(r["source_file"])
+                 and int(r["ts_ms"]) - lines[kind][0] <= same_election_ms)
+        if not (companion or again):
+            return True
+    return False
+
+
 def stated_epoch_runs(rows: list[dict[str, object]]) -> list[dict[str, object]]:
     """Consecutive rows (in time order, per cluster) of one controller and epoch as one: cluster, controller_id,
     controller_epoch, ts_ms (the first), last_ms, source_file and line_number (the first's). The reference of
-    what the job aggregates in Spark (``job._stated_runs``)."""
+    what the job aggregates in Spark (``job._stated_runs``). Rows of a ``NEVER_STATED`` kind are left out."""
     runs: list[dict[str, object]] = []
+    rows = [r for r in rows if r.get("kind") not in NEVER_STATED]
     for r in sorted(rows, key=lambda r: (str(r["cluster"]), int(r["ts_ms"]), int(r["controller_epoch"]),
                                          int(r["controller_id"]))):
         prev = runs[-1] if runs else None

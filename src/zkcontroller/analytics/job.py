@@ -374,14 +374,15 @@ in which a controller was heard from, not one per line, goes into the runs of ``
 
 def _stated_runs(events: DataFrame) -> DataFrame:
     """``controller_timeline.stated_epoch_runs`` of every line but the lifecycle ones that states a controller
-    and epoch (a controller's own lines, and brokers' lines naming the controller whose request they handled).
+    and epoch (a controller's own lines, and brokers' lines naming the controller whose request they handled),
+    but brokers refusing a request (``NEVER_STATED``): stale by definition, no sign of a life.
 
     A run is cut only where another controller or epoch comes between, so a steady cluster gives about one per
     tenure: the driver gets those (``life_starts`` reads them), not a row per line. The lines are first summed
     up per (controller, epoch, second), in parallel, and only those rows are ordered per cluster."""
     stated = events.where(F.col("controller_id").isNotNull()
                           & (F.col("controller_epoch") > transform.NO_CONTROLLER_EPOCH)
-                          & ~F.col("kind").isin(*LIFECYCLE_KINDS))
+                          & ~F.col("kind").isin(*LIFECYCLE_KINDS, *ct.NEVER_STATED))
     first = F.min_by(F.struct("source_file", "line_number"), F.struct("ts_ms", "source_file", "line_number"))
     seconds = stated.groupBy("cluster", "controller_id", "controller_epoch",
                              F.floor(F.col("ts_ms") / STATED_BUCKET_MS).alias("second")).agg(
