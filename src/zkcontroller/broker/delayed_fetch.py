@@ -17,12 +17,11 @@ fetch there. When the purgatory shuts down a held fetch is dropped unanswered (`
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from zkcontroller.broker.delayed_produce import ProduceWaiters, PurgatoryShutDown
+from zkcontroller.broker.delayed_produce import ProduceWaiters
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import (
@@ -73,27 +72,9 @@ async def hold(waiters: ProduceWaiters, held: list[HeldPartition],
                partition: Callable[[TopicPartition], Partition | None], timeout_ms: int, runtime: Runtime) -> bool:
     """Wait until one of ``held`` can complete (True) or ``timeout_ms`` passes (False): Kafka's
     ``tryCompleteElseWatch`` then ``onExpiration``. `PurgatoryShutDown` if the purgatory shuts down first."""
-    event = asyncio.Event()
-    tps = [h.topic_partition for h in held]
-    waiters.watch(tps, event)
-    timer = runtime.spawn(runtime.sleep_ms(max(timeout_ms, 0)), "request-delayed-fetch-timeout")
-    try:
-        while True:
-            event.clear()
-            if any(can_complete(h, partition(h.topic_partition)) for h in held):
-                return True
-            if waiters.shut_down:
-                raise PurgatoryShutDown("the fetch purgatory shut down (the broker is stopping): request dropped")
-            waiter = runtime.spawn(event.wait(), "request-delayed-fetch-wake")
-            try:
-                await asyncio.wait((waiter, timer), return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                waiter.cancel()
-            if timer.done() and not event.is_set():
-                return False
-    finally:
-        timer.cancel()
-        waiters.unwatch(tps, event)
+    return await waiters.until([h.topic_partition for h in held],
+                               lambda: any(can_complete(h, partition(h.topic_partition)) for h in held),
+                               timeout_ms, runtime, "fetch")
 
 
 def read_again(manager: ReplicaManager, request: FetchRequest, response: FetchResponse,

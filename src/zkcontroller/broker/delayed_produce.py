@@ -89,42 +89,53 @@ class ProduceWaiters:
                 if not watchers:
                     del self._events[tp]
 
-    async def wait(self, pending: list[PendingAppend], timeout_ms: int, runtime: Runtime,
-                   partition: Callable[[TopicPartition], Partition | None], min_insync_replicas: Callable[[str], int],
-                   offline: Callable[[TopicPartition], bool]) -> None:
-        """Until every one of ``pending`` has its error set (NONE when replicated), or ``timeout_ms`` passes
-        (REQUEST_TIMED_OUT for the rest): Kafka's ``tryCompleteElseWatch`` then ``onExpiration``.
-        `PurgatoryShutDown` if the purgatory shuts down first: the request is dropped."""
+    async def until(self, tps: list[TopicPartition], done: Callable[[], bool], timeout_ms: int, runtime: Runtime,
+                    purgatory: str) -> bool:
+        """Until ``done()`` (checked now and on each `wake` of one of ``tps``) is true (True), or ``timeout_ms``
+        passes (False), on the runtime's clock from now: Kafka's ``tryCompleteElseWatch`` then ``onExpiration``.
+        `PurgatoryShutDown` if the purgatory shuts down first (``done()`` is still asked once after the wake-up:
+        Kafka completes an operation as it wakes, before its shutdown drops it). Shared by the produce and the
+        fetch purgatories (``purgatory`` names the one in the messages and task names)."""
         event = asyncio.Event()
-        tps = [p.topic_partition for p in pending]
         self.watch(tps, event)
         timer = runtime.spawn(_until(runtime, runtime.now_ms() + max(timeout_ms, 0)),
-                              "request-delayed-produce-timeout")
+                              f"request-delayed-{purgatory}-timeout")
         try:
             while True:
                 event.clear()
-                for p in pending:
-                    if p.error is None:
-                        p.error = check_replicated(p, partition(p.topic_partition),
-                                                   min_insync_replicas(p.topic_partition.topic),
-                                                   offline(p.topic_partition))
-                if all(p.error is not None for p in pending):
-                    return  # even if shut down since the wake-up: Kafka completes it as it wakes, before that
+                if done():
+                    return True
                 if self._shut_down:
-                    raise PurgatoryShutDown("the produce purgatory shut down (the broker is stopping): request dropped")
-                waiter = runtime.spawn(event.wait(), "request-delayed-produce-wake")
+                    raise PurgatoryShutDown(f"the {purgatory} purgatory shut down (the broker is stopping): "
+                                            "request dropped")
+                waiter = runtime.spawn(event.wait(), f"request-delayed-{purgatory}-wake")
                 try:
                     await asyncio.wait((waiter, timer), return_when=asyncio.FIRST_COMPLETED)
                 finally:
                     waiter.cancel()
                 if timer.done() and not event.is_set():
-                    for p in pending:
-                        if p.error is None:
-                            p.error = REQUEST_TIMED_OUT
-                    return
+                    return False
         finally:
             timer.cancel()
             self.unwatch(tps, event)
+
+    async def wait(self, pending: list[PendingAppend], timeout_ms: int, runtime: Runtime,
+                   partition: Callable[[TopicPartition], Partition | None], min_insync_replicas: Callable[[str], int],
+                   offline: Callable[[TopicPartition], bool]) -> None:
+        """Until every one of ``pending`` has its error set (NONE when replicated), or ``timeout_ms`` passes
+        (REQUEST_TIMED_OUT for the rest). `PurgatoryShutDown` if the purgatory shuts down first: the request is
+        dropped."""
+        def replicated() -> bool:
+            for p in pending:
+                if p.error is None:
+                    p.error = check_replicated(p, partition(p.topic_partition),
+                                               min_insync_replicas(p.topic_partition.topic), offline(p.topic_partition))
+            return all(p.error is not None for p in pending)
+
+        if not await self.until([p.topic_partition for p in pending], replicated, timeout_ms, runtime, "produce"):
+            for p in pending:
+                if p.error is None:
+                    p.error = REQUEST_TIMED_OUT
 
 
 async def _until(runtime: Runtime, deadline_ms: int) -> None:
