@@ -13,11 +13,10 @@ logged and the cache left as it was.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
 
-from zkcontroller.coordination.api import EventType, WatchedEvent
+from zkcontroller.broker.coalesced_reads import CoalescedReads
 from zkcontroller.coordination.errors import ZkError
 from zkcontroller.model import FeatureZNodeData, FeatureZNodeStatus, FinalizedVersionRange
 from zkcontroller.runtime.runtime import Runtime
@@ -44,15 +43,12 @@ class FinalizedFeatureCache:
         self.epoch = UNKNOWN_FINALIZED_FEATURES_EPOCH
         self.features: tuple[tuple[str, FinalizedVersionRange], ...] = ()
         self._started = False
-        self._watching = False
-        self._again = False
-        self._task: asyncio.Task[None] | None = None
+        self._reads = CoalescedReads(runtime, f"feature-cache-{broker_id}", self._read)
 
     def startup(self) -> None:
         """Kafka's ``FinalizedFeatureChangeListener.initOrThrow``: the first read, with the watch."""
         self._started = True
-        self._watching = True
-        self._schedule()
+        self._reads.start()
 
     async def ensure_started(self) -> None:
         """`startup` unless done, then wait for the read under way: the first ApiVersions v3 is answered from
@@ -62,51 +58,35 @@ class FinalizedFeatureCache:
         await self.wait_read()
 
     def shutdown(self) -> None:
-        self._watching = False
-        if self._task is not None:
-            self._task.cancel()
-            self._task = None
+        self._reads.stop()
 
     def on_session_reconnected(self) -> None:
         """A new session has no watches: read again and re-arm."""
-        self._schedule()
+        self._reads.schedule()
 
     async def wait_read(self) -> None:
         """Until the read under way (if any) is done (for tests and the broker's startup)."""
-        while self._task is not None and not self._task.done():
-            await asyncio.shield(self._task)
+        await self._reads.wait()
 
-    def _on_watch(self, event: WatchedEvent) -> None:
-        if event.type is not EventType.NONE:  # a session event: `on_session_reconnected` reads instead
-            self._schedule()
-
-    def _schedule(self) -> None:
-        if not self._watching:
-            return
-        if self._task is not None and not self._task.done():
-            self._again = True
-            return
-        self._task = self.runtime.spawn(self._process(), f"feature-cache-{self.broker_id}")
-
-    async def _process(self) -> None:
-        self._again = True
-        while self._again and self._watching:
-            self._again = False
-            zk = self._zk()
-            if zk is None:
-                return
-            try:
-                found = await zk.get_feature(self._on_watch)
-                if found is None and await zk.session.exists(paths.FEATURE, self._on_watch) is not None:
-                    self._again = True  # created between the two reads: read it
-                    continue
-            except ZnodeDecodeError as e:
-                log.error("Cannot read %s, the finalized features are left as they were: %s", paths.FEATURE, e)
-                continue
-            except ZkError as e:
-                log.error("Cannot read %s: %s", paths.FEATURE, e)
-                continue
-            self._update(found)
+    async def _read(self) -> bool:
+        """One read of ``/feature`` with its watch (`CoalescedReads`); False once the broker has no store."""
+        zk = self._zk()
+        if zk is None:
+            return False
+        watch = self._reads.on_watch
+        try:
+            found = await zk.get_feature(watch)
+            if found is None and await zk.session.exists(paths.FEATURE, watch) is not None:
+                self._reads.again()  # created between the two reads: read it
+                return True
+        except ZnodeDecodeError as e:
+            log.error("Cannot read %s, the finalized features are left as they were: %s", paths.FEATURE, e)
+            return True
+        except ZkError as e:
+            log.error("Cannot read %s: %s", paths.FEATURE, e)
+            return True
+        self._update(found)
+        return True
 
     def _update(self, found: tuple[FeatureZNodeData, int] | None) -> None:
         """``FinalizedFeatureCache.updateOrThrow`` / ``clear`` for what ``/feature`` holds now."""

@@ -61,10 +61,10 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 
 from zkcontroller.broker.client_quota_manager import ClientQuotaManager, ClientRequestQuotaManager, apply_quota_config
+from zkcontroller.broker.coalesced_reads import CoalescedReads
 from zkcontroller.broker.controller_mutation_quota import ControllerMutationQuotaManager
 from zkcontroller.broker.dynamic_broker_config import clean_dynamic_configs
 from zkcontroller.broker.log_config import LogConfig, LogDefaults
-from zkcontroller.coordination.api import EventType, WatchedEvent
 from zkcontroller.coordination.errors import ZkError
 from zkcontroller.java_hash import java_string_hash, scala_hash_order
 from zkcontroller.runtime.runtime import Runtime
@@ -123,9 +123,8 @@ class TopicConfigManager:
         self._configs: dict[str, LogConfig] = {}
         self._loading: dict[str, asyncio.Task[None]] = {}
         self._last_change = ""
-        self._watching = False
-        self._processing: asyncio.Task[None] | None = None
-        self._again = False
+        self._changes = CoalescedReads(runtime, f"config-changes-{broker_id}", self._process)
+        """``/config/changes``, read in one task (Kafka's change-event thread)."""
         self.produce_quotas = ClientQuotaManager(runtime)
         """The produce quotas of ``/config/users`` and ``/config/clients`` (Kafka's ``quotaManagers.produce``)."""
         self.controller_mutation_quotas = ControllerMutationQuotaManager(runtime)
@@ -220,9 +219,8 @@ class TopicConfigManager:
         zk = self._zk()
         if zk is None:
             return
-        self._watching = True
         self._last_change = ""
-        self._schedule()  # Kafka's change-event thread: it runs beside the reads below
+        self._changes.start()  # Kafka's change-event thread: it runs beside the reads below
         await self._update_broker_configs([paths.DEFAULT_ENTITY, str(self.broker_id)], log_override=False)
         await self._load_all_quotas(zk)
 
@@ -313,64 +311,48 @@ class TopicConfigManager:
             self._apply(topic, config.overrides)
 
     def shutdown(self) -> None:
-        self._watching = False
-        if self._processing is not None:
-            self._processing.cancel()
+        self._changes.stop()
         for task in set(self._loading.values()):
             task.cancel()
 
     def on_session_reconnected(self) -> None:
-        """Re-arm the watch and read what was written meanwhile (a new session's watches start empty)."""
-        self._schedule()
+        """Re-arm the watch and read what was written meanwhile (a new session's watches start empty; a session
+        event on the watch is no change, see `CoalescedReads`: read on the dead session, it logged "Cannot read
+        /config/changes: SESSION_EXPIRED" at every expiry)."""
+        self._changes.schedule()
 
-    def _on_watch(self, event: WatchedEvent) -> None:
-        """A change under ``/config/changes``. A session event (no path) is not one: Kafka's ZooKeeperClient
-        hands those to state handlers only, and the new session's `on_session_reconnected` re-reads instead of a
-        read on the dead session, which logged "Cannot read /config/changes: SESSION_EXPIRED" at every expiry."""
-        if event.type is not EventType.NONE:
-            self._schedule()
-
-    def _schedule(self) -> None:
-        if not self._watching:
-            return
-        if self._processing is not None and not self._processing.done():
-            self._again = True
-            return
-        self._processing = self.runtime.spawn(self._process(), f"config-changes-{self.broker_id}")
-
-    async def _process(self) -> None:
+    async def _process(self) -> bool:
         """``processNotifications``: each notification newer than the last one processed, in order (one that
-        names an entity twice is processed twice, as Kafka's), then the purge of the expired ones."""
-        self._again = True
-        while self._again and self._watching:
-            self._again = False
-            zk = self._zk()
-            if zk is None:
-                return
-            try:
-                changes = await read_config_changes(zk, self._last_change, self._on_watch)
-                if not changes.seen:
-                    continue
-                listener_log.info("Processing notification(s) to %s", CONFIG_CHANGES)
-                now = self.runtime.now_ms()
-                for path, reason in changes.malformed.items():
-                    own_log.error("[TopicConfigManager broker=%d] Ignoring malformed config change notification "
-                                  "%s: %s", self.broker_id, path, reason)
-                for notification in changes.notified:
-                    try:
-                        await self._notified(notification)
-                    except Exception as e:  # processNotification's Try: this one logged, the rest go on
-                        listener_log.error("error processing change notification %s from %s",
-                                           java_utf8_decode(notification.data),
-                                           paths.config_change_path(notification.sequence_number), exc_info=e)
-                    self._last_change = notification.sequence_number  # Kafka's lastExecutedChange
-                self._last_change = changes.last_sequence_number
-                for path in await purge_obsolete_config_changes(zk, changes.seen, now):
-                    listener_log.debug("Purging change notification %s", path)
-            except ZkError as e:  # ZkNodeChangeNotificationListener.processNotifications' catch
-                listener_log.error("Error while processing notification change for path = %s", CONFIG_CHANGES,
-                                   exc_info=e)
-                return
+        names an entity twice is processed twice, as Kafka's), then the purge of the expired ones. False (no
+        further pass) without a store or after a failed read, as Kafka's listener waits for the next change."""
+        zk = self._zk()
+        if zk is None:
+            return False
+        try:
+            changes = await read_config_changes(zk, self._last_change, self._changes.on_watch)
+            if not changes.seen:
+                return True
+            listener_log.info("Processing notification(s) to %s", CONFIG_CHANGES)
+            now = self.runtime.now_ms()
+            for path, reason in changes.malformed.items():
+                own_log.error("[TopicConfigManager broker=%d] Ignoring malformed config change notification "
+                              "%s: %s", self.broker_id, path, reason)
+            for notification in changes.notified:
+                try:
+                    await self._notified(notification)
+                except Exception as e:  # processNotification's Try: this one logged, the rest go on
+                    listener_log.error("error processing change notification %s from %s",
+                                       java_utf8_decode(notification.data),
+                                       paths.config_change_path(notification.sequence_number), exc_info=e)
+                self._last_change = notification.sequence_number  # Kafka's lastExecutedChange
+            self._last_change = changes.last_sequence_number
+            for path in await purge_obsolete_config_changes(zk, changes.seen, now):
+                listener_log.debug("Purging change notification %s", path)
+        except ZkError as e:  # ZkNodeChangeNotificationListener.processNotifications' catch
+            listener_log.error("Error while processing notification change for path = %s", CONFIG_CHANGES,
+                               exc_info=e)
+            return False
+        return True
 
     async def _notified(self, notification: Notification) -> None:
         """``ConfigChangedNotificationHandler.processNotification``: a version 1 notification may name only a
