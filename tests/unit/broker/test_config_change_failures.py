@@ -8,34 +8,18 @@ from __future__ import annotations
 
 import logging
 import traceback
-from collections.abc import AsyncIterator
 
 import pytest
 from tests.helpers import ManualClock, wait_until
 
 from zkcontroller.broker.topic_config_manager import TopicConfigManager
 from zkcontroller.coordination.api import CreateMode
-from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.runtime.runtime import AsyncioRuntime
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 LISTENER = "kafka.common.ZkNodeChangeNotificationListener"
 DYNAMIC = "kafka.server.DynamicConfigManager"
-
-
-@pytest.fixture
-async def store() -> AsyncIterator[tuple[KafkaZkClient, ManualClock]]:
-    clock = ManualClock()
-    backend = EmbeddedBackend(clock, tick_ms=None)
-    session = await backend.new_session()
-    zk = KafkaZkClient(session, clock)
-    await zk.create_top_level_paths()
-    try:
-        yield zk, clock
-    finally:
-        await session.close()
-        await backend.close()
 
 
 async def _notify(zk: KafkaZkClient, data: bytes) -> str:

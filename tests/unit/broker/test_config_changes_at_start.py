@@ -6,13 +6,11 @@ as each Kafka broker's listener purges them after a pass."""
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
 
 import pytest
 from tests.helpers import ManualClock, wait_until
 
 from zkcontroller.broker.topic_config_manager import TopicConfigManager
-from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.runtime.runtime import AsyncioRuntime
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -20,21 +18,6 @@ from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 LISTENER = "kafka.common.ZkNodeChangeNotificationListener"
 DYNAMIC = "kafka.server.DynamicConfigManager"
 MINUTE_MS = 60_000
-
-
-@pytest.fixture
-async def store() -> AsyncIterator[tuple[KafkaZkClient, ManualClock]]:
-    """An embedded store on a manual clock without a session ticker (the clock jumps minutes: no expiry)."""
-    clock = ManualClock()
-    backend = EmbeddedBackend(clock, tick_ms=None)
-    session = await backend.new_session()
-    zk = KafkaZkClient(session, clock)
-    await zk.create_top_level_paths()
-    try:
-        yield zk, clock
-    finally:
-        await session.close()
-        await backend.close()
 
 
 async def test_notifications_there_at_start_are_processed_and_the_expired_purged(
