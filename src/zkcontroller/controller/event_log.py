@@ -223,6 +223,23 @@ class StateChangeLogger(PrefixedLogger):
         records they are checked against carry the same."""
         return self.event_log.clock(), self.epoch()
 
+    def _write_step(self, kind: str, items: Iterable[Any], lines: Callable[[Iterable[Any], str], Iterator[str]],
+                    records: Callable[[Iterable[Any], int, int], Iterator[dict[str, Any]]]) -> None:
+        """One step's per-partition records of ``kind``, all at one clock reading: as preformatted ``lines`` (given
+        the items and the start every line of this kind and step shares), or as dict ``records`` where the sink
+        takes no lines; a validating log gets both, to check each line against its record."""
+        log = self.event_log
+        if log.sink is None:
+            return
+        if not log.writes_lines:
+            log.write_all(records(items, *self._step_clock()))
+            return
+        if log.validates:
+            items = list(items)
+        ts, epoch = self._step_clock()
+        log.write_lines(lines(items, self._line_start(kind, ts, epoch)),
+                        records(items, ts, epoch) if log.validates else ())
+
     def partition_changed(
         self, tp: TopicPartition, from_state: str, to_state: str, leader_and_isr: LeaderAndIsr | None = None
     ) -> None:
@@ -231,19 +248,8 @@ class StateChangeLogger(PrefixedLogger):
     def partitions_changed(self, changes: Iterable[tuple[TopicPartition, str, LeaderAndIsr | None]],
                            to_state: str) -> None:
         """``partition_state_change`` records: (partition, from state, new leadership if any) → ``to_state``."""
-        log = self.event_log
-        if log.sink is None:
-            return
-        if not log.writes_lines:
-            log.write_all(self._partition_records(changes, to_state, *self._step_clock()))
-            return
-        if log.validates:
-            changes = list(changes)
-        ts, epoch = self._step_clock()
-        start = self._line_start("partition_state_change", ts, epoch)
-        to_text = _json_text(to_state)
-
-        def lines() -> Iterator[str]:
+        def lines(changes: Iterable[tuple[TopicPartition, str, LeaderAndIsr | None]], start: str) -> Iterator[str]:
+            to_text = _json_text(to_state)
             topics: dict[str, str] = {}
             states: dict[str, str] = {}
             isrs: dict[tuple[int, ...], str] = {}
@@ -263,7 +269,8 @@ class StateChangeLogger(PrefixedLogger):
                     yield (f'{head}{partition}{middle},"leader":{lai.leader},"isr":[{isr}],'
                            f'"leader_epoch":{lai.leader_epoch}}}')
 
-        log.write_lines(lines(), self._partition_records(changes, to_state, ts, epoch) if log.validates else ())
+        self._write_step("partition_state_change", changes, lines,
+                         lambda changes, ts, epoch: self._partition_records(changes, to_state, ts, epoch))
 
     def _partition_records(self, changes: Iterable[tuple[TopicPartition, str, LeaderAndIsr | None]],
                            to_state: str, ts: int, epoch: int) -> Iterator[dict[str, Any]]:
@@ -285,19 +292,8 @@ class StateChangeLogger(PrefixedLogger):
     def replicas_changed(self, changes: Iterable[tuple[TopicPartition, str]], broker_id: int,
                          to_state: str) -> None:
         """``replica_state_change`` records of one broker's replicas: (partition, from state) → ``to_state``."""
-        log = self.event_log
-        if log.sink is None:
-            return
-        if not log.writes_lines:
-            log.write_all(self._replica_records(changes, broker_id, to_state, *self._step_clock()))
-            return
-        if log.validates:
-            changes = list(changes)
-        ts, epoch = self._step_clock()
-        start = self._line_start("replica_state_change", ts, epoch)
-        to_text = _json_text(to_state)
-
-        def lines() -> Iterator[str]:
+        def lines(changes: Iterable[tuple[TopicPartition, str]], start: str) -> Iterator[str]:
+            to_text = _json_text(to_state)
             topics: dict[str, str] = {}
             states: dict[str, str] = {}
             for (topic, partition), from_state in changes:
@@ -310,8 +306,8 @@ class StateChangeLogger(PrefixedLogger):
                                                  f'"to_state":{to_text}}}')
                 yield f"{head}{partition}{tail}"
 
-        log.write_lines(lines(),
-                        self._replica_records(changes, broker_id, to_state, ts, epoch) if log.validates else ())
+        self._write_step("replica_state_change", changes, lines,
+                         lambda changes, ts, epoch: self._replica_records(changes, broker_id, to_state, ts, epoch))
 
     def _replica_records(self, changes: Iterable[tuple[TopicPartition, str]], broker_id: int,
                          to_state: str, ts: int, epoch: int) -> Iterator[dict[str, Any]]:
@@ -330,22 +326,11 @@ class StateChangeLogger(PrefixedLogger):
     def leaders_elected(self, elections: Iterable[tuple[TopicPartition, int, LeaderAndIsr, bool]], strategy: str,
                         trigger: str | None) -> None:
         """``leader_election`` records: (partition, old leader, new leadership, clean)."""
-        log = self.event_log
-        if log.sink is None:
-            return
-        if not log.writes_lines:
-            log.write_all(self._election_records(elections, strategy, trigger, *self._step_clock()))
-            return
-        if log.validates:
-            elections = list(elections)
-        ts, epoch = self._step_clock()
-        start = self._line_start("leader_election", ts, epoch)
-        middle = f',"strategy":{_json_text(strategy)}'
-        if trigger is not None:
-            middle += f',"trigger":{_json_text(trigger)}'
-        middle += ',"old_leader":'
-
-        def lines() -> Iterator[str]:
+        def lines(elections: Iterable[tuple[TopicPartition, int, LeaderAndIsr, bool]], start: str) -> Iterator[str]:
+            middle = f',"strategy":{_json_text(strategy)}'
+            if trigger is not None:
+                middle += f',"trigger":{_json_text(trigger)}'
+            middle += ',"old_leader":'
             topics: dict[str, str] = {}
             isrs: dict[tuple[int, ...], str] = {}
             for (topic, partition), old_leader, new, clean in elections:
@@ -358,8 +343,8 @@ class StateChangeLogger(PrefixedLogger):
                 yield (f'{head}{partition}{middle}{old_leader},"leader":{new.leader},"isr":[{isr}],'
                        f'"leader_epoch":{new.leader_epoch},"clean":{"true" if clean else "false"}}}')
 
-        log.write_lines(lines(),
-                        self._election_records(elections, strategy, trigger, ts, epoch) if log.validates else ())
+        self._write_step("leader_election", elections, lines,
+                         lambda elections, ts, epoch: self._election_records(elections, strategy, trigger, ts, epoch))
 
     def _election_records(self, elections: Iterable[tuple[TopicPartition, int, LeaderAndIsr, bool]], strategy: str,
                           trigger: str | None, ts: int, epoch: int) -> Iterator[dict[str, Any]]:
@@ -381,18 +366,7 @@ class StateChangeLogger(PrefixedLogger):
 
     def isrs_changed(self, changes: Iterable[tuple[TopicPartition, LeaderAndIsr]]) -> None:
         """``isr_change`` records: (partition, the leadership written)."""
-        log = self.event_log
-        if log.sink is None:
-            return
-        if not log.writes_lines:
-            log.write_all(self._isr_records(changes, *self._step_clock()))
-            return
-        if log.validates:
-            changes = list(changes)
-        ts, epoch = self._step_clock()
-        start = self._line_start("isr_change", ts, epoch)
-
-        def lines() -> Iterator[str]:
+        def lines(changes: Iterable[tuple[TopicPartition, LeaderAndIsr]], start: str) -> Iterator[str]:
             topics: dict[str, str] = {}
             isrs: dict[tuple[int, ...], str] = {}
             for (topic, partition), lai in changes:
@@ -404,7 +378,7 @@ class StateChangeLogger(PrefixedLogger):
                     isr = isrs[lai.isr] = _ints_text(lai.isr)
                 yield f'{head}{partition},"leader":{lai.leader},"isr":[{isr}],"leader_epoch":{lai.leader_epoch}}}'
 
-        log.write_lines(lines(), self._isr_records(changes, ts, epoch) if log.validates else ())
+        self._write_step("isr_change", changes, lines, self._isr_records)
 
     def _isr_records(self, changes: Iterable[tuple[TopicPartition, LeaderAndIsr]], ts: int, epoch: int
                      ) -> Iterator[dict[str, Any]]:
