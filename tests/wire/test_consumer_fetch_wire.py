@@ -102,6 +102,26 @@ async def test_what_is_answered_at_once(answer: FetchPartitionResult, replica_id
     assert await slept_for(answer, replica_id, max_wait_ms, min_bytes) == []
 
 
+async def test_an_incremental_fetch_of_an_empty_session_is_answered_at_once() -> None:
+    """KafkaApis calls the replica manager only with the partitions of interest (``interesting.isEmpty``: answer
+    now): an incremental fetch whose session holds no partition is not held. Before, it slept its whole
+    ``max_wait_ms``, and nothing (not even the broker's shutdown) woke it."""
+    runtime = HeldRuntime()
+    session = SimpleNamespace(partitions={})
+    manager = fake_manager(runtime, leading(), [])
+    manager.fetch_manager = SimpleNamespace(cache=SimpleNamespace(get=lambda sid: session if sid == 9 else None))
+    apis = KafkaApis(1, control_handler=lambda: lambda _request: FetchResponse(Errors.NONE, (), 9),
+                     metadata_cache=lambda: None, cluster_id=lambda: "c", replica_manager=lambda: manager)
+    body = bytearray(fetch_codec.encode_request(FetchRequest(-1, (), session_id=9, session_epoch=1), VERSION))
+    body[4:12] = (60_000).to_bytes(4, "big") + (1).to_bytes(4, "big")
+    frame = await asyncio.wait_for(
+        apis.handle(encode_request_header(RequestHeader(FETCH, VERSION, 7, "consumer")) + bytes(body)), 10)
+    assert isinstance(frame, bytes)
+    answer = decoded(frame)
+    assert (answer.error, answer.session_id, answer.partitions) == (Errors.NONE, 9, ())
+    assert runtime.slept == [] and manager.produce_waiters.waiting() == 0
+
+
 def decoded(frame: bytes) -> FetchResponse:
     """The Fetch v12 response in ``frame`` (after its correlation id and tagged fields)."""
     return fetch_codec.decode_response(VERSION, frame, 5)

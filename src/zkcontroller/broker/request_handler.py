@@ -493,8 +493,9 @@ class KafkaApis:
         answer waits up to the request's ``max_wait_ms``, so a consumer at the end polls at that pace rather than in
         a busy loop, and is read again as soon as a partition has news (the HW passed the fetch offset, leadership
         changed: `delayed_fetch`). Kafka answers at once when ``min_bytes`` <= 0, a partition has an error, or
-        nothing was asked; so here (a follower's fetches are never held, as before: its fetcher waits
-        ``replica.fetch.wait.max.ms`` itself)."""
+        nothing was asked (a full fetch of no partition, or an incremental one whose session holds none); so
+        here (a follower's fetches are never held, as before: its fetcher waits ``replica.fetch.wait.max.ms``
+        itself)."""
         manager = self._replica_manager()
         if request.replica_id >= 0 or manager is None or response.error is not Errors.NONE:
             return response
@@ -507,8 +508,7 @@ class KafkaApis:
             return response
         mark_local_complete(manager.runtime.now_ms())  # a purgatory wait, not request handling time
         held = delayed_fetch.held_partitions(manager, request, response)
-        if not held:
-            await manager.runtime.sleep_ms(max_wait_ms)
+        if not held:  # an incremental fetch whose session holds no partition: KafkaApis' `interesting.isEmpty`
             return response
         if await delayed_fetch.hold(manager.produce_waiters, held, manager.partition, max_wait_ms, manager.runtime):
             return delayed_fetch.read_again(manager, request, response, held)
