@@ -16,7 +16,9 @@ import pytest
 from tests.sim.helpers import ci_config, describe_failures, run
 
 from zkcontroller.broker import produce as produce_module
+from zkcontroller.broker import producer_ids
 from zkcontroller.broker.producer_state import producer_batches
+from zkcontroller.coordination.errors import SessionExpiredError
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.wire import record_sets
 from zkcontroller.sim import idempotent_producer
@@ -216,6 +218,51 @@ def test_a_request_failure_from_a_live_broker_is_a_violation_not_a_quiet_retry()
     _world, result = _run_with_append(1, append)
     assert [v.invariant for v in result.violations] == ["produce-path-raised"]
     assert "RequestFailed" in result.violations[0].detail
+
+
+def _run_with_first_id_claim_raising(error: Exception) -> tuple[SimWorld, SimResult, list[str]]:
+    """The scenario with the first InitProducerId's id allocation raising ``error`` on a live broker (later ones
+    allocate as usual); also the ``workload-failed`` records of the run."""
+    world = SimWorld(ci_config(SCENARIO, 1))
+    SCENARIO_SETUP[SCENARIO](world)
+    failed: list[str] = []
+    record = world.record
+
+    def spy(kind: str, detail: str) -> None:
+        if kind == "workload-failed":
+            failed.append(detail)
+        record(kind, detail)
+
+    world.record = spy  # type: ignore[method-assign]
+    real = producer_ids.ProducerIdManager.generate_producer_id
+    raised: list[Exception] = []
+
+    async def first_raises(self: producer_ids.ProducerIdManager) -> int:
+        if not raised:
+            raised.append(error)
+            raise error
+        return await real(self)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(producer_ids.ProducerIdManager, "generate_producer_id", first_raises)
+        result = world.run(scenario_body(SCENARIO))
+    assert raised, "no InitProducerId reached the id allocation"
+    return world, result, failed
+
+
+def test_an_init_producer_id_raise_on_a_live_broker_is_a_violation() -> None:
+    """Before, any InitProducerId failure was recorded as a failed request and retried, a bug included."""
+    _world, result, _failed = _run_with_first_id_claim_raising(RuntimeError("id allocation blew up"))
+    assert [v.invariant for v in result.violations] == ["init-producer-id-raised"]
+    assert "alive and serving): RuntimeError: id allocation blew up at test_idempotence.py:" in \
+        result.violations[0].detail
+
+
+def test_a_zookeeper_session_fault_in_init_producer_id_is_a_failed_request_retried() -> None:
+    world, result, failed = _run_with_first_id_claim_raising(SessionExpiredError("/latest_producer_id_block"))
+    assert not result.violations, describe_failures([result])
+    assert any(f.startswith("InitProducerId on ") and "SessionExpiredError" in f for f in failed), failed
+    assert world.checker.idempotence.acks > 0
 
 
 def test_a_raise_under_a_broker_that_crashes_is_a_failed_request_not_a_violation() -> None:

@@ -18,7 +18,9 @@ id, epoch 0 and base sequences, so the leaders' producer state (`broker.producer
   dies while it travels. Either way the broker computed it: the invariants (`invariants_idempotence`) get every
   answer, delivered or not. An exception out of the Produce path fails the request the same way when the
   process died or the broker stopped under it; from a live, serving broker it is a bug in its code, reported as
-  ``produce-path-raised`` (not retried: Kafka would answer UNKNOWN_SERVER_ERROR and hide it).
+  ``produce-path-raised`` (not retried: Kafka would answer UNKNOWN_SERVER_ERROR and hide it). InitProducerId
+  likewise: a failure of the broker's ZooKeeper session (`SESSION_FAULTS`) or of a dead or stopped broker is a
+  failed request; anything else from a live broker is ``init-producer-id-raised``.
 - Retriable errors (NOT_LEADER_OR_FOLLOWER, NOT_ENOUGH_REPLICAS[_AFTER_APPEND], REQUEST_TIMED_OUT,
   UNKNOWN_TOPIC_OR_PARTITION, LEADER_NOT_AVAILABLE, KAFKA_STORAGE_ERROR, a closed connection, a request timeout)
   put the batch back in sequence order, ``retry.backoff.ms`` (100) later, and refresh the metadata (the leaders as
@@ -45,12 +47,22 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from zkcontroller.broker.delayed_produce import PurgatoryShutDown
 from zkcontroller.broker.produce import ProducePartition, error_name, produce
-from zkcontroller.broker.producer_ids import ProducerIdManager, init_producer_id
+from zkcontroller.broker.producer_ids import NoZooKeeperError, ProducerIdManager, init_producer_id
+from zkcontroller.coordination.errors import (
+    ConnectionLossError,
+    OperationTimeoutError,
+    SessionExpiredError,
+    SessionMovedError,
+)
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.wire.fetch_codec import record_batch
 from zkcontroller.sim.invariants_idempotence import Ack
 from zkcontroller.zk import paths
 from zkcontroller.zk.znodes import TopicPartitionStateZNode
+
+SESSION_FAULTS = (ConnectionLossError, SessionExpiredError, OperationTimeoutError, SessionMovedError, NoZooKeeperError)
+"""What a live broker's InitProducerId may raise because of a fault the simulator injected on its ZooKeeper session
+(or its restart): a failed request, retried. Anything else from a live broker is ``init-producer-id-raised``."""
 
 if TYPE_CHECKING:
     from zkcontroller.sim.host import HostProcess, SimHost
@@ -216,7 +228,8 @@ class _Connection:
                 self.producer.world.record("workload-failed", f"idempotent produce to {self.broker_id}: "
                                                               f"{type(e).__name__}: {e}")
             else:  # a live, serving broker's Produce path raised: a bug, never a fault the sim injected
-                self.producer.invariants.on_produce_raised(self.broker_id, self.process.name, e)
+                self.producer.invariants.on_request_raised("produce-path-raised", self.broker_id, self.process.name,
+                                                          e)
             self.close(f"broker {self.broker_id} failed the request")
             return
         if self.process.dead:
@@ -321,7 +334,10 @@ class IdempotentProducer:
         try:
             result = await _unless_dead(process, init_producer_id(manager, None, 60_000, -1, -1))
         except Exception as e:  # the broker answers UNKNOWN_SERVER_ERROR (request_handler's catch-all)
-            self.world.record("workload-failed", f"InitProducerId on {host.broker_id}: {type(e).__name__}")
+            if isinstance(e, SESSION_FAULTS) or process.dead or host.process is not process or not server.running:
+                self.world.record("workload-failed", f"InitProducerId on {host.broker_id}: {type(e).__name__}")
+            else:  # a live broker's id allocation raised without a ZooKeeper fault: a bug, never an injected one
+                self.invariants.on_request_raised("init-producer-id-raised", host.broker_id, process.name, e)
             return
         if result is not None and result.error == NONE:
             self.producer_id, self.producer_epoch = result.producer_id, result.producer_epoch

@@ -28,6 +28,9 @@ The simulator's idempotent producer (`idempotent_producer`) reports each one her
   anything but the drop of a stopping broker's purgatory: any other exception is a bug in the broker's code,
   which Kafka's request handler would answer UNKNOWN_SERVER_ERROR (and the producer would retry), so it is
   reported rather than hidden among the failures a crash or a stop causes.
+- ``init-producer-id-raised``: likewise for InitProducerId on a live broker, except the failures of its ZooKeeper
+  session (connection loss, session expiry, operation timeout, a session moved, no client while the broker
+  restarts) that the simulator injects: the id block's claim then fails as Kafka's would.
 
 Sequence numbers never wrap in a run (2^31 of them), so they are compared as plain integers.
 """
@@ -48,6 +51,7 @@ IDEMPOTENCE_INVARIANTS = (
     "idempotent-acks-gapless",
     "idempotent-next-sequence-accepted",
     "produce-path-raised",
+    "init-producer-id-raised",
 )
 
 
@@ -146,11 +150,12 @@ class IdempotenceInvariants:
                      f"{base_sequence}..{base_sequence + count - 1} as out of order, the batch right after the "
                      f"highest acknowledged sequence")
 
-    def on_produce_raised(self, broker_id: int, process: str, error: BaseException) -> None:
-        """A live broker's Produce path raised ``error``: where it was raised, innermost frame first."""
+    def on_request_raised(self, invariant: str, broker_id: int, process: str, error: BaseException) -> None:
+        """A live broker's Produce or InitProducerId path raised ``error`` (``invariant`` names which): where it was
+        raised, innermost frame first."""
         frames = traceback.extract_tb(error.__traceback__)[::-1][:3]
         where = " <- ".join(f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in frames) or "unknown"
-        self.violate("produce-path-raised",
+        self.violate(invariant,
                      f"broker {broker_id} ({process}, alive and serving): {type(error).__name__}: {error} "
                      f"at {where}")
 
