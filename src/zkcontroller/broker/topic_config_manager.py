@@ -60,7 +60,13 @@ import asyncio
 import logging
 from collections.abc import Callable, Iterable, Mapping
 
-from zkcontroller.broker.client_quota_manager import ClientQuotaManager, ClientRequestQuotaManager, apply_quota_config
+from zkcontroller.broker.client_quota_manager import (
+    ClientQuotaManager,
+    ClientRequestQuotaManager,
+    IpConnectionRateQuotas,
+    apply_ip_quota_config,
+    apply_quota_config,
+)
 from zkcontroller.broker.coalesced_reads import CoalescedReads
 from zkcontroller.broker.controller_mutation_quota import ControllerMutationQuotaManager
 from zkcontroller.broker.dynamic_broker_config import clean_dynamic_configs
@@ -79,7 +85,7 @@ from zkcontroller.zk.config_changes import (
 from zkcontroller.zk.config_values import java_parse_int
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.java_properties import properties_order
-from zkcontroller.zk.java_text import java_trim, java_utf8_decode
+from zkcontroller.zk.java_text import IllegalArgumentException, NumberFormatException, java_trim, java_utf8_decode
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.log_config_def import TopicConfigError
 
@@ -89,23 +95,7 @@ OWN_LOGGER = "zkcontroller.broker.TopicConfigManager"
 own_log = logging.getLogger(OWN_LOGGER)
 CONFIG_CHANGES = "/config/changes"
 QUOTA_ENTITY_PREFIXES = (f"{paths.ConfigType.USER}/", f"{paths.ConfigType.CLIENT}/")
-VERSION_1_ENTITY_PREFIXES = (TOPIC_ENTITY_PREFIX, f"{paths.ConfigType.CLIENT}/")
-"""``processEntityConfigChangeVersion1``'s ``validConfigTypes``."""
-
-
-class JavaException(Exception):
-    """What Kafka's config handlers throw; the traceback names it as Java does (``java.lang.X: message``)."""
-
-
-class NumberFormatException(JavaException):
-    pass
-
-
-class IllegalArgumentException(JavaException):
-    pass
-
-
-NumberFormatException.__module__ = IllegalArgumentException.__module__ = "java.lang"
+IP_ENTITY_PREFIX = f"{paths.ConfigType.IP}/"
 
 
 class TopicConfigManager:
@@ -131,6 +121,8 @@ class TopicConfigManager:
         """Their ``controller_mutation_rate`` (Kafka's ``quotaManagers.controllerMutation``)."""
         self.request_quotas = ClientRequestQuotaManager(runtime)
         """Their ``request_percentage`` (Kafka's ``quotaManagers.request``)."""
+        self.ip_quotas = IpConnectionRateQuotas()
+        """``/config/ips``' connection rates (Kafka's ``socketServer.connectionQuotas``): kept, not enforced."""
 
     # ------------------------------------------------------------------ what the broker reads
 
@@ -227,17 +219,29 @@ class TopicConfigManager:
     # ------------------------------------------------------------------ client quotas
 
     async def _load_all_quotas(self, zk: KafkaZkClient) -> None:
-        """``DynamicConfigManager.startup``: every user, <user, client-id> and client-id node as it is now."""
+        """``DynamicConfigManager.startup``: every user, <user, client-id>, client-id and IP node as it is now."""
         try:
             entities = [f"{paths.ConfigType.CLIENT}/{c}" for c in await self._children(zk, paths.ConfigType.CLIENT)]
             for user in await self._children(zk, paths.ConfigType.USER):
                 entities.append(f"{paths.ConfigType.USER}/{user}")
                 entities += [f"{paths.ConfigType.USER}/{user}/clients/{c}"
                              for c in await self._children(zk, f"{paths.ConfigType.USER}/{user}/clients")]
+            ips = await self._children(zk, paths.ConfigType.IP)
         except ZkError as e:
             own_log.error("[TopicConfigManager broker=%d] Cannot read the client quotas: %s", self.broker_id, e)
             return
         await self._update_quotas(entities, log_override=False)
+        for ip in ips:  # after the users, as Kafka's handlers map iterates (see config_changes.HANDLED_TYPES)
+            path = paths.config_entity_path(paths.ConfigType.IP, ip)
+            try:
+                configs, ignored = await zk.get_entity_configs_lenient(paths.ConfigType.IP, ip)
+                if ignored is not None:
+                    own_log.warning("[TopicConfigManager broker=%d] Reading the IP quota config %s as no overrides "
+                                    "(as Kafka does): %s", self.broker_id, path, ignored.reason)
+                apply_ip_quota_config(self.ip_quotas, ip, configs)
+            except (ZkError, ZnodeDecodeError, IllegalArgumentException) as e:  # Kafka's start-up would fail
+                own_log.error("[TopicConfigManager broker=%d] Ignoring the IP quota config %s: %s", self.broker_id,
+                              path, getattr(e, "reason", e))
 
     @staticmethod
     async def _children(zk: KafkaZkClient, entity_path: str) -> list[str]:
@@ -334,16 +338,12 @@ class TopicConfigManager:
                 return True
             listener_log.info("Processing notification(s) to %s", CONFIG_CHANGES)
             now = self.runtime.now_ms()
-            for path, reason in changes.malformed.items():
-                own_log.error("[TopicConfigManager broker=%d] Ignoring malformed config change notification "
-                              "%s: %s", self.broker_id, path, reason)
             for notification in changes.notified:
                 try:
                     await self._notified(notification)
                 except Exception as e:  # processNotification's Try: this one logged, the rest go on
                     listener_log.error("error processing change notification %s from %s",
-                                       java_utf8_decode(notification.data),
-                                       paths.config_change_path(notification.sequence_number), exc_info=e)
+                                       java_utf8_decode(notification.data), notification.path, exc_info=e)
                 self._last_change = notification.sequence_number  # Kafka's lastExecutedChange
             self._last_change = changes.last_sequence_number
             for path in await purge_obsolete_config_changes(zk, changes.seen, now):
@@ -355,12 +355,16 @@ class TopicConfigManager:
         return True
 
     async def _notified(self, notification: Notification) -> None:
-        """``ConfigChangedNotificationHandler.processNotification``: a version 1 notification may name only a
-        topic or a client id (else Kafka throws, and the failure is logged with the notification's bytes)."""
-        if notification.version == 1 and not notification.entity.startswith(VERSION_1_ENTITY_PREFIXES):
-            raise IllegalArgumentException(
-                "Version 1 config change notification must have 'entity_type' set to 'clients' or 'topics'. "
-                f"Received: {java_utf8_decode(notification.data)}")
+        """``ConfigChangedNotificationHandler.processNotification``: what Kafka throws on the notification itself
+        (`decode_notification`) is raised, to be logged as Kafka's listener logs it; data that is not JSON, which
+        Kafka skips without a word, gets a WARN of ours."""
+        if notification.failure is not None:
+            raise notification.failure
+        if notification.not_json is not None:
+            own_log.warning("[TopicConfigManager broker=%d] Skipping the config change notification %s, which is "
+                            "not JSON (as Kafka does, silently): %s", self.broker_id, notification.path,
+                            notification.not_json)
+            return
         await self._entity_changed(notification.entity, version=notification.version)
 
     async def _entity_changed(self, entity: str, *, version: int = 2) -> None:
@@ -381,6 +385,11 @@ class TopicConfigManager:
                 raise NumberFormatException(f'For input string: "{trimmed}"')
         elif entity.startswith(QUOTA_ENTITY_PREFIXES):
             await self._update_quotas([entity], log_override=True, version=version)
+        elif entity.startswith(IP_ENTITY_PREFIX):
+            ip = entity[len(IP_ENTITY_PREFIX):]
+            configs = await self._read_and_log(paths.ConfigType.IP, ip)
+            if configs is not None:
+                apply_ip_quota_config(self.ip_quotas, ip, configs)  # IpConfigHandler; what it throws is logged
         elif entity.startswith(TOPIC_ENTITY_PREFIX):
             topic = entity[len(TOPIC_ENTITY_PREFIX):]
             configs = await self._read_and_log(paths.ConfigType.TOPIC, topic, version=version)
