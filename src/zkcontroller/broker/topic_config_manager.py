@@ -13,7 +13,9 @@ A node Kafka reads as no overrides (``ConfigEntityZNode.decode``: not JSON, not 
 the topic the broker defaults, with a WARN naming the node, as the controller reads it. A node Kafka fails on (a
 value that is not a string), or one whose value ConfigDef refuses, is logged with its path and the topic keeps the
 config it had (the broker defaults if it had none); it is still followed, so a later good change applies. A notification
-that cannot be decoded is logged and skipped. The watch is re-armed after a reconnection and on a new session.
+Kafka cannot decode (`zk.config_changes.decode_notification`) is logged as Kafka logs it, with the exception Kafka
+throws, and skipped; one that is not JSON is skipped as Kafka does, with a WARN of ours. The watch is re-armed
+after a reconnection and on a new session.
 As Kafka's ``ZkNodeChangeNotificationListener``, the broker's start processes every notification already there (its
 ``lastExecutedChange`` starts at -1), and each pass ends by deleting the notifications created more than 15 minutes
 before it began (``changeExpirationMs``; every broker does, a notification another one deleted first is skipped).
@@ -30,7 +32,9 @@ Client quotas (Kafka's ``ClientIdConfigHandler`` and ``UserConfigHandler``): eve
 naming it, into `produce_quotas` (`broker.client_quota_manager`), which Produce is throttled by, `request_quotas`
 (the same module) and `controller_mutation_quotas` (`broker.controller_mutation_quota`). A node that cannot be read,
 or whose ``producer_byte_rate``, ``request_percentage`` or ``controller_mutation_rate`` is no number, is logged and
-the quotas after that one keep what they had.
+the quotas after that one keep what they had. IP connection-rate quotas (Kafka's ``IpConfigHandler``:
+``/config/ips/<ip>``, read at start-up and on a notification naming ``ips/<ip>``) go to `ip_quotas`
+(`IpConnectionRateQuotas`), kept and logged as Kafka's ``ConnectionQuotas`` does, not enforced.
 
 Logging. The lines Kafka 2.8.2 has are written as Kafka writes them, under its loggers and without an ident
 (neither class sets a ``logIdent``): ``Processing notification(s) to /config/changes`` and ``Error while processing
@@ -38,17 +42,19 @@ notification change for path = /config/changes`` (a read of the notifications fa
 ``error processing change notification <data> from <path>`` (one notification's handling failing: the pass goes on
 with the next, as Kafka's ``processNotification`` wraps each in a ``Try``; the data is the znode's bytes as stored,
 decoded as Java's ``new String(data, UTF_8)`` decodes them, `java_utf8_decode`; the failures Kafka's handlers have
-are raised with Java's names and messages: a broker entity neither ``<default>`` nor an integer,
-``NumberFormatException: For input string: "abc"`` after its override line; a version 1 notification naming
-neither ``topics`` nor ``clients``, ``IllegalArgumentException``) and, at DEBUG, ``Purging change notification <path>``
+are raised with Java's names and messages: those of the notification itself, `decode_notification` (an
+unsupported version, a version 1 type other than exactly ``topics`` or ``clients``, a missing name or path, a
+version 2 path of no type Kafka handles or without ``/``, a field of the wrong JSON type); a broker entity neither
+``<default>`` nor an integer, ``NumberFormatException: For input string: "abc"`` after its override line; an IP
+entity's rate that is no int or address that is no IP literal) and, at DEBUG, ``Purging change notification <path>``
 (``kafka.common.ZkNodeChangeNotificationListener``; the first whenever ``/config/changes`` has children, so also after
 a purge), ``Processing override for entityPath: <type>/<name> with config: HashMap(..)``
 (``kafka.server.DynamicConfigManager``: for each notification in order, whatever entity it names, the node's
 properties in the Scala ``mutable.HashMap``'s order; for a version 1 notification, as Kafka's
 ``processEntityConfigChangeVersion1``, ``Processing override for entityType: topics, entity: t with config: {k=v}``
 instead, the ``java.util.Properties`` in its Java 11+ order). The
-rest has no Kafka counterpart (Kafka fails a LeaderAndIsr on an unreadable config, reads a non-JSON node silently,
-logs a notification it cannot decode with its raw data and the parse error): it goes under our own logger
+rest has no Kafka counterpart (Kafka fails a LeaderAndIsr on an unreadable config, reads a non-JSON node or
+notification silently): it goes under our own logger
 `OWN_LOGGER` (``zkcontroller.broker.*``, routed to ``server.log`` beside Kafka's broker lines by `cluster.logs`)
 with an ident naming this class and the broker, ``[TopicConfigManager broker=N] ``, since one server.log holds
 every in-process broker. No line of ours carries a Kafka logger or a Kafka-looking ident.

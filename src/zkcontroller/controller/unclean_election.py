@@ -2,10 +2,14 @@
 
 ``kafka-configs --alter --entity-type topics`` writes ``/config/topics/<t>`` and a sequential
 ``/config/changes/config_change_<n>``. The controller watches those notifications (in Kafka the broker's config
-manager does and calls the controller); a topic whose ``unclean.leader.election.enable`` is now true gets its
-offline partitions elected again. The strategy stays ``OfflinePartitionLeaderElectionStrategy(false)``: the
-permission comes from re-reading the topic's config (§5.7). Notifications are left in place (Kafka's config
-manager purges them after 15 minutes); this family remembers the last one it read. The tenure that the broker's
+manager does and calls the controller), decoded as Kafka decodes them (`zk.config_changes.decode_notification`:
+one Kafka fails on names no entity; the brokers log Kafka's failure line for it); each notification naming a topic
+whose ``unclean.leader.election.enable`` is now true (Scala's ``toBoolean``: ``true`` in any case, untrimmed)
+queues one ``TopicUncleanLeaderElectionEnable``, as each of Kafka's ``TopicConfigHandler`` calls does, so a topic
+named twice in one read is announced and its offline partitions elected twice. The strategy stays
+``OfflinePartitionLeaderElectionStrategy(false)``: the permission comes from re-reading the topic's config
+(§5.7). Notifications are left in place (Kafka's config manager purges them after 15 minutes); this family
+remembers the last one it read. The tenure that the broker's
 start-up election begins reads every notification already there and then every topic's config, as Kafka's broker
 does when it starts, so a topic enabled while no controller ran is announced ("Unclean leader election has been
 enabled for topic ...") even once its notification is purged; a later tenure starts after them
