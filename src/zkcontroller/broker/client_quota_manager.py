@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 from zkcontroller.runtime.runtime import Runtime
 from zkcontroller.zk.config_values import java_parse_int
-from zkcontroller.zk.java_text import IllegalArgumentException, NumberFormatException
+from zkcontroller.zk.java_text import IllegalArgumentException, NumberFormatException, java_trim
 from zkcontroller.zk.log_config_def import java_parse_double
 from zkcontroller.zk.quota_configs import IP_CONNECTION_RATE, PRODUCER_BYTE_RATE, REQUEST_PERCENTAGE, desanitize
 
@@ -237,11 +237,11 @@ class ClientQuotaManager:
 
     @staticmethod
     def parse_quota(text: str) -> float:
-        """The quota as ``QuotaConfigHandler`` reads it: ``String.toLong`` for the byte rates; ValueError with
-        Java's message where that throws."""
+        """The quota as ``QuotaConfigHandler`` reads it: ``String.toLong`` for the byte rates;
+        `NumberFormatException` (a ValueError) with Java's message where that throws."""
         value = java_parse_int(text, bits=64)
         if value is None:
-            raise ValueError(f'For input string: "{text}"')
+            raise NumberFormatException(f'For input string: "{text}"')
         return float(value)
 
     def _new_sensor(self, now_ms: int) -> Rate:
@@ -308,14 +308,14 @@ def apply_quota_config(manager: ClientQuotaManager, entity_type: str, full_sanit
                        configs: Mapping[str, str]) -> None:
     """``ClientIdConfigHandler``/``UserConfigHandler.processConfigChanges`` for ``manager``'s quota (its
     `config_key`): the node ``clients/<id>``, ``users/<user>`` or ``users/<user>/clients/<id>`` now holds
-    ``configs``. Raises ValueError (the node is then ignored, as Kafka's listener logs and skips a failed
-    notification) for a path or a value Kafka cannot read."""
+    ``configs``. Raises what Kafka throws (`IllegalArgumentException`, `NumberFormatException`: ValueErrors) for
+    a path or a value it cannot read: a notification's failure is logged by the listener as Kafka's."""
     if entity_type == "clients":
         user, sanitized_client = None, full_sanitized_name
     elif entity_type == "users":
         parts = full_sanitized_name.split("/")
         if len(parts) not in (1, 3):
-            raise ValueError(f"Invalid quota entity path: {full_sanitized_name}")
+            raise IllegalArgumentException(f"Invalid quota entity path: {full_sanitized_name}")
         user, sanitized_client = parts[0], parts[2] if len(parts) == 3 else None
     else:
         raise ValueError(f"not a client quota entity type: {entity_type}")
@@ -333,10 +333,12 @@ NANOS_TO_PERCENTAGE_PER_SECOND = 100.0 / 1_000_000_000
 
 def parse_double_quota(text: str) -> float:
     """A DOUBLE quota (``request_percentage``, ``controller_mutation_rate``) as ``QuotaConfigHandler`` reads it:
-    ``String.toDouble`` (``Double.parseDouble``); ValueError with Java's message where that throws."""
+    ``String.toDouble`` (``Double.parseDouble``); `NumberFormatException` (a ValueError) with Java's message where
+    that throws."""
     value = java_parse_double(text)
     if value is None:
-        raise ValueError(f'For input string: "{text}"')
+        trimmed = java_trim(text)  # FloatingDecimal names the trimmed text
+        raise NumberFormatException(f'For input string: "{trimmed}"' if trimmed else "empty String")
     return value
 
 

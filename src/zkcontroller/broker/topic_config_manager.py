@@ -77,7 +77,7 @@ from zkcontroller.broker.coalesced_reads import CoalescedReads
 from zkcontroller.broker.controller_mutation_quota import ControllerMutationQuotaManager
 from zkcontroller.broker.dynamic_broker_config import clean_dynamic_configs
 from zkcontroller.broker.log_config import LogConfig, LogDefaults
-from zkcontroller.coordination.errors import ZkError
+from zkcontroller.coordination.errors import BadArgumentsError, ZkError
 from zkcontroller.java_hash import java_string_hash, scala_hash_order
 from zkcontroller.runtime.runtime import Runtime
 from zkcontroller.zk import paths
@@ -91,9 +91,17 @@ from zkcontroller.zk.config_changes import (
 from zkcontroller.zk.config_values import java_parse_int
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.java_properties import properties_order
-from zkcontroller.zk.java_text import IllegalArgumentException, NumberFormatException, java_trim, java_utf8_decode
+from zkcontroller.zk.java_text import (
+    IllegalArgumentException,
+    JavaException,
+    NumberFormatException,
+    java_trim,
+    java_utf8_decode,
+    zookeeper_path_error,
+)
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.log_config_def import TopicConfigError
+from zkcontroller.zk.quota_configs import CONSUMER_BYTE_RATE
 
 log = logging.getLogger("kafka.server.DynamicConfigManager")
 listener_log = logging.getLogger("kafka.common.ZkNodeChangeNotificationListener")
@@ -255,7 +263,9 @@ class TopicConfigManager:
         return await zk.get_children(path) if await zk.path_exists(path) else []
 
     async def _update_quotas(self, entities: list[str], *, log_override: bool, version: int = 2) -> None:
-        """Re-read each ``users/...`` or ``clients/...`` entity's node into the quota managers."""
+        """Re-read each ``users/...`` or ``clients/...`` entity's node into the quota managers. On a notification
+        (``log_override``) what Kafka's handler throws (a path ZooKeeper refuses, a rate that is no number, a
+        user path of neither 1 nor 3 parts) is raised, for Kafka's listener line; otherwise it is logged."""
         zk = self._zk()
         if zk is None:
             return
@@ -272,7 +282,11 @@ class TopicConfigManager:
                 for quotas in (self.produce_quotas, self.request_quotas,  # QuotaConfigHandler's order
                                self.controller_mutation_quotas):
                     apply_quota_config(quotas, entity_type, name, configs)
+                    if quotas is self.produce_quotas and CONSUMER_BYTE_RATE in configs:
+                        ClientQuotaManager.parse_quota(configs[CONSUMER_BYTE_RATE])  # the fetch quota's toLong
             except (ZkError, ZnodeDecodeError, ValueError) as e:
+                if log_override and isinstance(e, ZkError | JavaException):
+                    raise  # a notification's: Kafka's listener logs it
                 own_log.error("[TopicConfigManager broker=%d] Ignoring the client quota config %s: %s",
                           self.broker_id, path, getattr(e, "reason", e))
 
@@ -348,6 +362,8 @@ class TopicConfigManager:
                 try:
                     await self._notified(notification)
                 except Exception as e:  # processNotification's Try: this one logged, the rest go on
+                    if isinstance(e, BadArgumentsError) and e.path:  # a path ZooKeeper's client refuses
+                        e = zookeeper_path_error(e.path) or e
                     listener_log.error("error processing change notification %s from %s",
                                        java_utf8_decode(notification.data), notification.path, exc_info=e)
                 self._last_change = notification.sequence_number  # Kafka's lastExecutedChange

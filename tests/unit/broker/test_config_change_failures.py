@@ -261,3 +261,25 @@ async def test_ip_quotas_are_processed_as_kafka_s_ip_config_handler_does(
         "java.lang.IllegalArgumentException: Unable to resolve address somehost"]
     assert manager.ip_quotas.rate_for_ip("/1.2.3.4") == 10
     assert manager.ip_quotas.rate_for_ip("/9.9.9.9") == 20  # the default
+
+
+async def test_a_client_quota_kafka_s_handler_fails_on_gets_kafka_s_failure_line(
+        store: tuple[KafkaZkClient, ManualClock], caplog: pytest.LogCaptureFixture) -> None:
+    """A rate that is no number (``toLong``/``toDouble``, the fetch quota's ``consumer_byte_rate`` included, which
+    our brokers do not keep), a user path of neither one nor three parts, an empty entity name (a path ZooKeeper's
+    client refuses) were logged by a line of ours; Kafka's handler throws, and its listener logs the failure."""
+    zk, clock = store
+    await zk.set_or_create_entity_configs(paths.ConfigType.CLIENT, "c", {"consumer_byte_rate": "lots"})
+    await zk.set_or_create_entity_configs(paths.ConfigType.CLIENT, "d", {"request_percentage": " "})
+    await zk.set_or_create_entity_configs(paths.ConfigType.USER, "u/clients", {})
+    for entity in ("clients/c", "clients/d", "users/u/clients", "clients/"):
+        await zk.create_config_change_notification(entity)
+    await zk.create_config_change_notification("topics/t")
+    records = await _first_pass(zk, clock, caplog, "entityPath: topics/t")
+
+    assert [thrown for _, thrown in _failures(records)] == [
+        'java.lang.NumberFormatException: For input string: "lots"',
+        "java.lang.NumberFormatException: empty String",
+        "java.lang.IllegalArgumentException: Invalid quota entity path: u/clients",
+        "java.lang.IllegalArgumentException: Path must not end with / character"]
+    # (the start-up read of every quota node reports c, d and u/clients by a line of ours: Kafka's start fails)
