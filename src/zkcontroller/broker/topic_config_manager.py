@@ -31,8 +31,9 @@ Client quotas (Kafka's ``ClientIdConfigHandler`` and ``UserConfigHandler``): eve
 ``/config/users/<user>`` and ``/config/users/<user>/clients/<id>`` is read at start-up, and again on a notification
 naming it, into `produce_quotas` (`broker.client_quota_manager`), which Produce is throttled by, `request_quotas`
 (the same module) and `controller_mutation_quotas` (`broker.controller_mutation_quota`). A node that cannot be read,
-or whose ``producer_byte_rate``, ``request_percentage`` or ``controller_mutation_rate`` is no number, is logged and
-the quotas after that one keep what they had. IP connection-rate quotas (Kafka's ``IpConfigHandler``:
+or whose ``producer_byte_rate``, ``consumer_byte_rate`` (checked only: no fetch quota here), ``request_percentage``
+or ``controller_mutation_rate`` is no number, is logged (on a notification, as Kafka's handler fails) and the
+quotas after that one keep what they had. IP connection-rate quotas (Kafka's ``IpConfigHandler``:
 ``/config/ips/<ip>``, read at start-up and on a notification naming ``ips/<ip>``) go to `ip_quotas`
 (`IpConnectionRateQuotas`), kept and logged as Kafka's ``ConnectionQuotas`` does, not enforced.
 
@@ -45,10 +46,12 @@ decoded as Java's ``new String(data, UTF_8)`` decodes them, `java_utf8_decode`; 
 are raised with Java's names and messages: those of the notification itself, `decode_notification` (an
 unsupported version, a version 1 type other than exactly ``topics`` or ``clients``, a missing name or path, a
 version 2 path of no type Kafka handles or without ``/``, a field of the wrong JSON type); a broker entity neither
-``<default>`` nor an integer, ``NumberFormatException: For input string: "abc"`` after its override line; an IP
-entity's rate that is no int or address that is no IP literal) and, at DEBUG, ``Purging change notification <path>``
-(``kafka.common.ZkNodeChangeNotificationListener``; the first whenever ``/config/changes`` has children, so also after
-a purge), ``Processing override for entityPath: <type>/<name> with config: HashMap(..)``
+``<default>`` nor an integer, ``NumberFormatException: For input string: "abc"`` after its override line; a client
+quota's rate that is no number, a user path of neither one nor three parts; an IP entity's rate that is no int or
+address that is no IP literal; a path ZooKeeper's client refuses, `zookeeper_path_error`) and, at DEBUG,
+``Purging change notification <path>`` (``kafka.common.ZkNodeChangeNotificationListener``; the first whenever
+``/config/changes`` has children, so also after a purge),
+``Processing override for entityPath: <type>/<name> with config: HashMap(..)``
 (``kafka.server.DynamicConfigManager``: for each notification in order, whatever entity it names, the node's
 properties in the Scala ``mutable.HashMap``'s order; for a version 1 notification, as Kafka's
 ``processEntityConfigChangeVersion1``, ``Processing override for entityType: topics, entity: t with config: {k=v}``
