@@ -11,8 +11,10 @@ just after (control requests are answered synchronously), and Produce waits for 
 
 A node Kafka reads as no overrides (``ConfigEntityZNode.decode``: not JSON, not an object, no ``config`` object) gives
 the topic the broker defaults, with a WARN naming the node, as the controller reads it. A node Kafka fails on (a
-value that is not a string), or one whose value ConfigDef refuses, is logged with its path and the topic keeps the
-config it had (the broker defaults if it had none); it is still followed, so a later good change applies. A notification
+value that is not a string: on a notification, Kafka's failure line with Jackson's exception, `fetch_entity_config`,
+as for every entity type, after a line of ours naming the node), or one whose value ConfigDef refuses, is logged
+with its path and the topic keeps the config it had (the broker defaults if it had none); it is still followed, so
+a later good change applies. A notification
 Kafka cannot decode (`zk.config_changes.decode_notification`) is logged as Kafka logs it, with the exception Kafka
 throws, and skipped; one that is not JSON is skipped as Kafka does, with a WARN of ours. The watch is re-armed
 after a reconnection and on a new session.
@@ -43,7 +45,8 @@ notification change for path = /config/changes`` (a read of the notifications fa
 ``error processing change notification <data> from <path>`` (one notification's handling failing: the pass goes on
 with the next, as Kafka's ``processNotification`` wraps each in a ``Try``; the data is the znode's bytes as stored,
 decoded as Java's ``new String(data, UTF_8)`` decodes them, `java_utf8_decode`; the failures Kafka's handlers have
-are raised with Java's names and messages: those of the notification itself, `decode_notification` (an
+are raised with Java's names and messages: a config node with a value that is no string (``JsonMappingException:
+Expected `String` value, received 3``); those of the notification itself, `decode_notification` (an
 unsupported version, a version 1 type other than exactly ``topics`` or ``clients``, a missing name or path, a
 version 2 path of no type Kafka handles or without ``/``, a field of the wrong JSON type); a broker entity neither
 ``<default>`` nor an integer, ``NumberFormatException: For input string: "abc"`` after its override line; a client
@@ -88,6 +91,7 @@ from zkcontroller.zk.config_changes import (
     BROKER_ENTITY_PREFIX,
     TOPIC_ENTITY_PREFIX,
     Notification,
+    fetch_entity_config,
     purge_obsolete_config_changes,
     read_config_changes,
 )
@@ -276,7 +280,8 @@ class TopicConfigManager:
             entity_type, _, name = entity.partition("/")
             path = paths.config_entity_path(entity_type, name)
             try:
-                configs, ignored = await zk.get_entity_configs_lenient(entity_type, name)
+                configs, ignored = await (self._fetch(zk, entity_type, name) if log_override else
+                                          zk.get_entity_configs_lenient(entity_type, name))
                 if ignored is not None:
                     own_log.warning("[TopicConfigManager broker=%d] Reading the client quota config %s as no "
                                 "overrides (as Kafka does): %s", self.broker_id, path, ignored.reason)
@@ -287,7 +292,7 @@ class TopicConfigManager:
                     apply_quota_config(quotas, entity_type, name, configs)
                     if quotas is self.produce_quotas and CONSUMER_BYTE_RATE in configs:
                         ClientQuotaManager.parse_quota(configs[CONSUMER_BYTE_RATE])  # the fetch quota's toLong
-            except (ZkError, ZnodeDecodeError, ValueError) as e:
+            except (ZkError, ZnodeDecodeError, JavaException, ValueError) as e:
                 if log_override and isinstance(e, ZkError | JavaException):
                     raise  # a notification's: Kafka's listener logs it
                 own_log.error("[TopicConfigManager broker=%d] Ignoring the client quota config %s: %s",
@@ -311,7 +316,10 @@ class TopicConfigManager:
         for entity in entities:
             path = paths.broker_config_path(entity)  # the node named as in the notification, as Kafka reads it
             try:
-                configs, ignored = await zk.get_entity_configs_lenient(paths.ConfigType.BROKER, entity)
+                if log_override:  # a notification's: what Kafka throws is raised, for the listener's line
+                    configs, ignored = await self._fetch(zk, paths.ConfigType.BROKER, entity)
+                else:
+                    configs, ignored = await zk.get_entity_configs_lenient(paths.ConfigType.BROKER, entity)
             except (ZkError, ZnodeDecodeError) as e:
                 own_log.error("[TopicConfigManager broker=%d] Ignoring the dynamic broker config %s: %s",
                           self.broker_id, path, getattr(e, "reason", e))
@@ -421,22 +429,32 @@ class TopicConfigManager:
             if configs is not None and (topic in self._configs or topic in self._loading):
                 self._apply(topic, configs)  # TopicConfigHandler: the logs of the topic this broker has
 
+    async def _fetch(self, zk: KafkaZkClient, entity_type: str, name: str
+                     ) -> tuple[dict[str, str], ZnodeDecodeError | None]:
+        """`fetch_entity_config` for a notification: what Kafka throws is raised (its listener's line), after a
+        line of ours naming the node, which Kafka's does not."""
+        try:
+            return await fetch_entity_config(zk, entity_type, name)
+        except JavaException as e:
+            reason = e.__cause__.reason if isinstance(e.__cause__, ZnodeDecodeError) else e
+            own_log.error("[TopicConfigManager broker=%d] Ignoring the malformed config %s: %s", self.broker_id,
+                          paths.config_entity_path(entity_type, name), reason)
+            raise
+
     async def _read_and_log(self, entity_type: str, name: str, *, version: int = 2) -> dict[str, str] | None:
-        """``fetchEntityConfig`` and the override line; None when the node cannot be read (Kafka's handler throws:
-        the entity keeps what it had)."""
+        """``fetchEntityConfig`` and the override line; None without a store. A node Kafka's decode throws on
+        raises what it throws (`fetch_entity_config`), for the listener's line: the entity keeps what it had (a
+        topic this broker keeps is still followed, so a later fix is applied)."""
         zk = self._zk()
         if zk is None:
             return None
         path = paths.config_entity_path(entity_type, name)
         try:
-            configs, ignored = await zk.get_entity_configs_lenient(entity_type, name)
-        except ZnodeDecodeError as e:
-            kind = "topic config" if entity_type == paths.ConfigType.TOPIC else "config"
-            own_log.error("[TopicConfigManager broker=%d] Ignoring the malformed %s %s: %s", self.broker_id, kind,
-                          path, e.reason)
+            configs, ignored = await self._fetch(zk, entity_type, name)
+        except JavaException:
             if entity_type == paths.ConfigType.TOPIC and (name in self._configs or name in self._loading):
-                self._configs.setdefault(name, self._default_config)  # still followed: a later fix is applied
-            return None
+                self._configs.setdefault(name, self._default_config)
+            raise
         if ignored is not None and entity_type == paths.ConfigType.TOPIC and name in self._configs:
             own_log.warning("[TopicConfigManager broker=%d] Reading the topic config %s as no overrides (as Kafka "
                             "does): %s", self.broker_id, path, ignored.reason)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from zkcontroller.coordination.api import Watcher
 from zkcontroller.coordination.errors import NoNodeError
 from zkcontroller.zk import paths
-from zkcontroller.zk.errors import UnparseableZnodeError
+from zkcontroller.zk.errors import UnparseableZnodeError, ZnodeDecodeError
 from zkcontroller.zk.java_text import (
     IllegalArgumentException,
     JavaException,
@@ -32,6 +32,7 @@ from zkcontroller.zk.java_text import (
 from zkcontroller.zk.json_fields import INT32_MAX, INT32_MIN, holds_no_value, parse_json
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.znodes.config import ConfigEntityChangeNotificationSequenceZNode as ConfigChangeZNode
+from zkcontroller.zk.znodes.config import ConfigEntityZNode
 
 CHANGE_EXPIRATION_MS = 15 * 60 * 1000
 """``ZkNodeChangeNotificationListener.changeExpirationMs`` as ``DynamicConfigManager`` gives it."""
@@ -193,3 +194,21 @@ async def purge_obsolete_config_changes(zk: KafkaZkClient, sequence_numbers: Ite
             continue
         purged.append(path)
     return purged
+
+
+async def fetch_entity_config(zk: KafkaZkClient, entity_type: str, name: str
+                              ) -> tuple[dict[str, str], ZnodeDecodeError | None]:
+    """``AdminZkClient.fetchEntityConfig`` as a notification's handler calls it: the node read as
+    `KafkaZkClient.get_entity_configs_lenient` reads it, but a node Kafka's ``ConfigEntityZNode.decode`` throws on
+    raises what Kafka throws, for the listener's failure line: ``JsonMappingException: Expected `String` value,
+    received 3`` for the first value of ``config`` that is no string."""
+    path = paths.config_entity_path(entity_type, name)
+    found = await zk.get_data_and_stat(path)
+    if found is None:
+        return {}, None
+    try:
+        return ConfigEntityZNode.decode_lenient(found[0], path)
+    except ZnodeDecodeError as e:
+        config = parse_json(found[0], path)["config"]  # decode_lenient raises for nothing else
+        refused = next((v for v in config.values() if not isinstance(v, str)), None)
+        raise JsonMappingException(f"Expected `String` value, received {jackson_text(refused)}") from e

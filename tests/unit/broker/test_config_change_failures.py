@@ -283,3 +283,30 @@ async def test_a_client_quota_kafka_s_handler_fails_on_gets_kafka_s_failure_line
         "java.lang.IllegalArgumentException: Invalid quota entity path: u/clients",
         "java.lang.IllegalArgumentException: Path must not end with / character"]
     # (the start-up read of every quota node reports c, d and u/clients by a line of ours: Kafka's start fails)
+
+
+async def test_a_config_node_kafka_s_decode_throws_on_gets_kafka_s_failure_line_whatever_its_type(
+        store: tuple[KafkaZkClient, ManualClock], caplog: pytest.LogCaptureFixture) -> None:
+    """A value that is no string in ``/config/<type>/<name>`` (``ConfigEntityZNode.decode``'s ``v.to[String]``
+    throws in ``fetchEntityConfig``, before the override line): the listener's failure line with Jackson's
+    exception, for this broker's level, another broker's, a client quota, an IP quota and a topic alike (after a
+    line of ours that names the node)."""
+    zk, clock = store
+    entities = ["brokers/<default>", "brokers/7", "clients/c", "ips/1.2.3.4", "topics/t"]
+    for entity in entities:
+        await zk.session.ensure_path(f"{paths.CONFIG}/{entity}")
+        await zk.session.set_data(f"{paths.CONFIG}/{entity}", b'{"version":1,"config":{"a":"1","b":[2.5]}}', -1)
+        await zk.create_config_change_notification(entity)
+    await zk.create_config_change_notification("topics/ok")
+    records = await _first_pass(zk, clock, caplog, "entityPath: topics/ok")
+
+    assert _failures(records) == [
+        (f'error processing change notification {{"version":2,"entity_path":"{entity}"}} from '
+         f"{paths.CONFIG_CHANGES}/{paths.CONFIG_CHANGE_PREFIX}{i:010d}",
+         "com.fasterxml.jackson.databind.JsonMappingException: Expected `String` value, received [2.5]")
+        for i, entity in enumerate(entities)]
+    assert [r.getMessage() for r in records if r.name == DYNAMIC] == [
+        "Processing override for entityPath: topics/ok with config: HashMap()"]
+    assert [r.getMessage() for r in caplog.records if "Ignoring the malformed config" in r.getMessage()] == [
+        f"[TopicConfigManager broker=1] Ignoring the malformed config {paths.CONFIG}/{entity}: config.b: expected a "
+        "string, got array" for entity in entities]  # ours (not the start-up reads'): Kafka's does not name the node
