@@ -63,7 +63,7 @@ async def test_a_bad_config_node_keeps_the_config_and_is_logged(make_cluster: Cl
     topics = TopicAdmin(admin, random.Random(1))
     await topics.create_topic("t", 1, 1, {"min.insync.replicas": "2"})
     await wait_until(lambda: hosts(cluster, "t") and min_isr(cluster, "t") == [2], what="the config read")
-    with caplog.at_level(logging.ERROR, OWN_LOGGER):
+    with caplog.at_level(logging.ERROR, OWN_LOGGER), caplog.at_level(logging.ERROR, LISTENER_LOGGER):
         refused = b'{"version":1,"config":{"min.insync.replicas":"0"}}'
         await admin.session.set_data(paths.topic_config_path("t"), refused, -1)
         await admin.create_config_change_notification("topics/t")
@@ -71,8 +71,10 @@ async def test_a_bad_config_node_keeps_the_config_and_is_logged(make_cluster: Cl
         assert min_isr(cluster, "t") == [2]
         not_a_string = b'{"version":1,"config":{"min.insync.replicas":3}}'  # Kafka's decode throws
         await admin.session.set_data(paths.topic_config_path("t"), not_a_string, -1)
-        await admin.create_config_change_notification("topics/t")
-        await wait_until(lambda: "Ignoring the malformed topic config" in caplog.text, what="the malformed node logged")
+        failed = await admin.create_config_change_notification("topics/t")
+        await wait_until(lambda: f"error processing change notification {{\"version\":2,\"entity_path\":\"topics/t\"}} "
+                                 f"from {failed}" in caplog.text, what="Kafka's failure line for the malformed node")
+        assert "Expected `String` value, received 3" in caplog.text
         assert min_isr(cluster, "t") == [2]
     with caplog.at_level(logging.WARNING, OWN_LOGGER):
         await admin.session.set_data(paths.topic_config_path("t"), b"not json", -1)  # Kafka: no overrides

@@ -142,3 +142,41 @@ async def test_a_controller_taking_over_later_does_not_announce_the_notification
         await wait_until(lambda: second.is_active and second.unclean_election.last_sequence_number != "",
                          what="the new tenure's watches")
     assert f"[Controller id={second.controller_id}] {ENABLED}" not in caplog.text
+
+
+async def test_each_notification_naming_an_enabled_topic_asks_for_its_own_election(
+    make_cluster: ClusterFactory, admin: KafkaZkClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Kafka's ``TopicConfigHandler`` calls ``enableTopicUncleanLeaderElection`` for each notification it
+    processes, so a topic named by two notifications read in one pass gets two ``TopicUncleanLeaderElectionEnable``
+    events, each logged and each an election pass over the topic's offline partitions; ours were merged into one
+    per topic. Here the start-up tenure reads both at once, then every topic's config (a third event)."""
+    tp = TopicPartition("ledger", 0)
+    cluster, _controller, other = await offline_partition(make_cluster, admin, tp)
+    await cluster.stop_broker(other)  # the last broker: no controller runs
+    assert await alter_topic_config(admin, "ledger", {UNCLEAN: "true"}, []) == {UNCLEAN: "true"}
+    await admin.create_config_change_notification("topics/ledger")  # the same topic, a second time
+    line = f"[Controller id={other}] {ENABLED} ledger"
+
+    with caplog.at_level(logging.INFO, "kafka.controller.KafkaController"):
+        await cluster.start_broker(other)
+        await wait_for_zk_leader(admin, tp, other)
+        await wait_until(lambda: caplog.text.count(line) >= 3, what="one event per notification, one per config")
+    assert caplog.text.count(line) == 3
+
+
+async def test_a_topic_override_scala_s_to_boolean_refuses_asks_for_no_election(
+    make_cluster: ClusterFactory, admin: KafkaZkClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``TopicConfigHandler`` asks for the event when ``Try(value.toBoolean).getOrElse(false)``: Scala's
+    ``toBoolean`` takes ``true`` in any case but nothing around it, so `` true`` (which ConfigDef reads as true)
+    asks for none; ours trimmed it. ``TRUE`` does ask."""
+    cluster = await make_cluster([1, 2])
+    controller = await cluster.wait_for_controller()
+    await admin.set_or_create_entity_configs("topics", "spaced", {UNCLEAN: " true"})
+    await admin.set_or_create_entity_configs("topics", "upper", {UNCLEAN: "TRUE"})
+    with caplog.at_level(logging.INFO, "kafka.controller.KafkaController"):
+        await admin.create_config_change_notification("topics/spaced")
+        await admin.create_config_change_notification("topics/upper")
+        await wait_until(lambda: f"{ENABLED} upper" in caplog.text, what="the event of the later notification")
+    assert f"[Controller id={controller.controller_id}] {ENABLED} spaced" not in caplog.text

@@ -11,6 +11,10 @@ is ``ANONYMOUS`` here: no authentication) and its client id; the most specific q
 ``<default user, default client-id>``, ``<default user>``, ``<client-id>``, ``<default client-id>``. Clients sharing
 that quota share one byte-rate sensor, keyed as Kafka keys it (`_metric_tags`).
 
+IP connection-rate quotas (``/config/ips/<ip>``, ``connection_creation_rate``: Kafka's ``IpConfigHandler`` and
+``ConnectionQuotas.updateIpConnectionRateQuota``) are read and kept as Kafka keeps them, with its lines
+(`IpConnectionRateQuotas`), but not enforced: the brokers' acceptors here throttle no connection.
+
 The rate is Kafka's sampled rate: 11 samples of 1 s (``quota.window.num``, ``quota.window.size.seconds``), the
 sum of the retained samples over the elapsed window, never counted as less than 10 full windows. A request that
 pushes it above the quota is still served; its throttle time is the delay that would bring the rate back to the
@@ -19,18 +23,22 @@ quota, ``(rate - quota) / quota * window``, rounded as Java's ``Math.round``. Ti
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import math
+import unicodedata
 from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from zkcontroller.runtime.runtime import Runtime
 from zkcontroller.zk.config_values import java_parse_int
+from zkcontroller.zk.java_text import IllegalArgumentException, NumberFormatException, java_trim
 from zkcontroller.zk.log_config_def import java_parse_double
-from zkcontroller.zk.quota_configs import PRODUCER_BYTE_RATE, REQUEST_PERCENTAGE, desanitize
+from zkcontroller.zk.quota_configs import IP_CONNECTION_RATE, PRODUCER_BYTE_RATE, REQUEST_PERCENTAGE, desanitize
 
 log = logging.getLogger("kafka.server.ClientQuotaManager")
+connection_quotas_log = logging.getLogger("kafka.network.ConnectionQuotas")
 
 DEFAULT = "<default>"
 LONG_MAX = 2**63 - 1
@@ -229,11 +237,11 @@ class ClientQuotaManager:
 
     @staticmethod
     def parse_quota(text: str) -> float:
-        """The quota as ``QuotaConfigHandler`` reads it: ``String.toLong`` for the byte rates; ValueError with
-        Java's message where that throws."""
+        """The quota as ``QuotaConfigHandler`` reads it: ``String.toLong`` for the byte rates;
+        `NumberFormatException` (a ValueError) with Java's message where that throws."""
         value = java_parse_int(text, bits=64)
         if value is None:
-            raise ValueError(f'For input string: "{text}"')
+            raise NumberFormatException(f'For input string: "{text}"')
         return float(value)
 
     def _new_sensor(self, now_ms: int) -> Rate:
@@ -300,14 +308,14 @@ def apply_quota_config(manager: ClientQuotaManager, entity_type: str, full_sanit
                        configs: Mapping[str, str]) -> None:
     """``ClientIdConfigHandler``/``UserConfigHandler.processConfigChanges`` for ``manager``'s quota (its
     `config_key`): the node ``clients/<id>``, ``users/<user>`` or ``users/<user>/clients/<id>`` now holds
-    ``configs``. Raises ValueError (the node is then ignored, as Kafka's listener logs and skips a failed
-    notification) for a path or a value Kafka cannot read."""
+    ``configs``. Raises what Kafka throws (`IllegalArgumentException`, `NumberFormatException`: ValueErrors) for
+    a path or a value it cannot read: a notification's failure is logged by the listener as Kafka's."""
     if entity_type == "clients":
         user, sanitized_client = None, full_sanitized_name
     elif entity_type == "users":
         parts = full_sanitized_name.split("/")
         if len(parts) not in (1, 3):
-            raise ValueError(f"Invalid quota entity path: {full_sanitized_name}")
+            raise IllegalArgumentException(f"Invalid quota entity path: {full_sanitized_name}")
         user, sanitized_client = parts[0], parts[2] if len(parts) == 3 else None
     else:
         raise ValueError(f"not a client quota entity type: {entity_type}")
@@ -325,10 +333,12 @@ NANOS_TO_PERCENTAGE_PER_SECOND = 100.0 / 1_000_000_000
 
 def parse_double_quota(text: str) -> float:
     """A DOUBLE quota (``request_percentage``, ``controller_mutation_rate``) as ``QuotaConfigHandler`` reads it:
-    ``String.toDouble`` (``Double.parseDouble``); ValueError with Java's message where that throws."""
+    ``String.toDouble`` (``Double.parseDouble``); `NumberFormatException` (a ValueError) with Java's message where
+    that throws."""
     value = java_parse_double(text)
     if value is None:
-        raise ValueError(f'For input string: "{text}"')
+        trimmed = java_trim(text)  # FloatingDecimal names the trimmed text
+        raise NumberFormatException(f'For input string: "{trimmed}"' if trimmed else "empty String")
     return value
 
 
@@ -408,3 +418,97 @@ def mark_local_complete(now_ms: int) -> None:
     timing = _request_time.get()
     if timing is not None and timing.local_complete_ms < 0:
         timing.local_complete_ms = now_ms
+
+
+# ---------------------------------------------------------------------------------------------- IP connection rate
+
+IP_CONNECTION_RATE_DEFAULT = 2**31 - 1
+"""``QuotaConfigs.IP_CONNECTION_RATE_DEFAULT`` (``Integer.MAX_VALUE``): no quota."""
+
+
+def _java_ipv4(text: str) -> bytes | None:
+    """``IPAddressUtil.textToNumericFormatV4`` (JDK 11 to 17): one to four decimal parts (any Unicode decimal
+    digit, as ``Character.digit``), the last filling the remaining bytes (``127.1`` is 127.0.0.1); None if not."""
+    if not text or len(text) > 15:
+        return None
+    parts: list[int] = []
+    value, new_part = 0, True
+    for char in text:
+        if char == ".":
+            if new_part or value > 0xFF or len(parts) == 3:
+                return None
+            parts.append(value)
+            value, new_part = 0, True
+        else:
+            digit = unicodedata.decimal(char, -1) if ord(char) <= 0xFFFF else -1
+            if digit < 0:
+                return None
+            value, new_part = value * 10 + digit, False
+    if new_part or value >= 1 << ((4 - len(parts)) * 8):
+        return None
+    return bytes(parts) + value.to_bytes(4 - len(parts), "big")
+
+
+def java_ip_literal(host: str) -> str:
+    """``InetAddress.getByName(host).toString`` for an IP literal (IPv4 as Java reads it, IPv6 in brackets or not,
+    an IPv4-mapped one as its IPv4 address): ``/1.2.3.4``, ``/0:0:0:0:0:0:0:1``. Anything else raises what
+    ``IpConfigHandler`` throws, ``IllegalArgumentException: Unable to resolve address <ip>``: Kafka would look a
+    host name up (and throw only when that fails); the brokers here resolve no names (nor IPv6 zone names)."""
+    unresolved = IllegalArgumentException(f"Unable to resolve address {host}")
+    literal, ipv6_expected = host, False
+    if host.startswith("["):
+        if len(host) <= 2 or not host.endswith("]"):
+            raise unresolved
+        literal, ipv6_expected = host[1:-1], True
+    if not literal or not (literal[0] == ":" or literal[0] in "0123456789abcdefABCDEF"
+                           or unicodedata.decimal(literal[0], -1) >= 0):
+        raise unresolved  # a host name (or the empty one, the loopback address)
+    v4 = None if ipv6_expected else _java_ipv4(literal)
+    if v4 is not None:
+        return "/" + ".".join(map(str, v4))
+    address, percent, zone = literal.partition("%")
+    if percent and not (zone.isascii() and zone.isdigit()):
+        raise unresolved
+    try:
+        v6 = ipaddress.IPv6Address(address)
+    except ValueError:
+        raise unresolved from None
+    if v6.ipv4_mapped is not None:
+        return f"/{v6.ipv4_mapped}"
+    groups = [int.from_bytes(v6.packed[i:i + 2], "big") for i in range(0, 16, 2)]
+    return "/" + ":".join(f"{g:x}" for g in groups) + (f"%{int(zone)}" if zone else "")
+
+
+class IpConnectionRateQuotas:
+    """``ConnectionQuotas``' IP connection-rate quotas: the default (``ips/<default>``) and the overrides, by
+    address (Java's ``InetAddress.toString``: ``/1.2.3.4``). Kept and logged only (see the module)."""
+
+    def __init__(self) -> None:
+        self.default_rate = IP_CONNECTION_RATE_DEFAULT
+        self.per_ip: dict[str, int] = {}
+
+    def rate_for_ip(self, address: str) -> int:
+        """``connectionRateForIp``."""
+        return self.per_ip.get(address, self.default_rate)
+
+    def update(self, address: str | None, rate: int | None) -> None:
+        """``updateIpConnectionRateQuota``: an address's override set or removed, or (None) the default."""
+        if address is None:
+            self.default_rate = IP_CONNECTION_RATE_DEFAULT if rate is None else rate
+            connection_quotas_log.info("Updated default max IP connection rate to %d", self.default_rate)
+        elif rate is None:
+            connection_quotas_log.info("Removing max connection rate override for %s", address)
+            self.per_ip.pop(address, None)
+        else:
+            connection_quotas_log.info("Updating max connection rate override for %s to %d", address, rate)
+            self.per_ip[address] = rate
+
+
+def apply_ip_quota_config(quotas: IpConnectionRateQuotas, ip: str, configs: Mapping[str, str]) -> None:
+    """``IpConfigHandler.processConfigChanges``: the rate read as Scala's ``toInt`` (``NumberFormatException``),
+    then the address (`java_ip_literal`), as Kafka does them."""
+    text = configs.get(IP_CONNECTION_RATE)
+    rate = None if text is None else java_parse_int(text)
+    if text is not None and rate is None:
+        raise NumberFormatException(f'For input string: "{text}"')
+    quotas.update(None if ip == DEFAULT else java_ip_literal(ip), rate)

@@ -11,9 +11,13 @@ just after (control requests are answered synchronously), and Produce waits for 
 
 A node Kafka reads as no overrides (``ConfigEntityZNode.decode``: not JSON, not an object, no ``config`` object) gives
 the topic the broker defaults, with a WARN naming the node, as the controller reads it. A node Kafka fails on (a
-value that is not a string), or one whose value ConfigDef refuses, is logged with its path and the topic keeps the
-config it had (the broker defaults if it had none); it is still followed, so a later good change applies. A notification
-that cannot be decoded is logged and skipped. The watch is re-armed after a reconnection and on a new session.
+value that is not a string: on a notification, Kafka's failure line with Jackson's exception, `fetch_entity_config`,
+as for every entity type, after a line of ours naming the node), or one whose value ConfigDef refuses, is logged
+with its path and the topic keeps the config it had (the broker defaults if it had none); it is still followed, so
+a later good change applies. A notification
+Kafka cannot decode (`zk.config_changes.decode_notification`) is logged as Kafka logs it, with the exception Kafka
+throws, and skipped; one that is not JSON is skipped as Kafka does, with a WARN of ours. The watch is re-armed
+after a reconnection and on a new session.
 As Kafka's ``ZkNodeChangeNotificationListener``, the broker's start processes every notification already there (its
 ``lastExecutedChange`` starts at -1), and each pass ends by deleting the notifications created more than 15 minutes
 before it began (``changeExpirationMs``; every broker does, a notification another one deleted first is skipped).
@@ -29,8 +33,11 @@ Client quotas (Kafka's ``ClientIdConfigHandler`` and ``UserConfigHandler``): eve
 ``/config/users/<user>`` and ``/config/users/<user>/clients/<id>`` is read at start-up, and again on a notification
 naming it, into `produce_quotas` (`broker.client_quota_manager`), which Produce is throttled by, `request_quotas`
 (the same module) and `controller_mutation_quotas` (`broker.controller_mutation_quota`). A node that cannot be read,
-or whose ``producer_byte_rate``, ``request_percentage`` or ``controller_mutation_rate`` is no number, is logged and
-the quotas after that one keep what they had.
+or whose ``producer_byte_rate``, ``consumer_byte_rate`` (checked only: no fetch quota here), ``request_percentage``
+or ``controller_mutation_rate`` is no number, is logged (on a notification, as Kafka's handler fails) and the
+quotas after that one keep what they had. IP connection-rate quotas (Kafka's ``IpConfigHandler``:
+``/config/ips/<ip>``, read at start-up and on a notification naming ``ips/<ip>``) go to `ip_quotas`
+(`IpConnectionRateQuotas`), kept and logged as Kafka's ``ConnectionQuotas`` does, not enforced.
 
 Logging. The lines Kafka 2.8.2 has are written as Kafka writes them, under its loggers and without an ident
 (neither class sets a ``logIdent``): ``Processing notification(s) to /config/changes`` and ``Error while processing
@@ -38,17 +45,22 @@ notification change for path = /config/changes`` (a read of the notifications fa
 ``error processing change notification <data> from <path>`` (one notification's handling failing: the pass goes on
 with the next, as Kafka's ``processNotification`` wraps each in a ``Try``; the data is the znode's bytes as stored,
 decoded as Java's ``new String(data, UTF_8)`` decodes them, `java_utf8_decode`; the failures Kafka's handlers have
-are raised with Java's names and messages: a broker entity neither ``<default>`` nor an integer,
-``NumberFormatException: For input string: "abc"`` after its override line; a version 1 notification naming
-neither ``topics`` nor ``clients``, ``IllegalArgumentException``) and, at DEBUG, ``Purging change notification <path>``
-(``kafka.common.ZkNodeChangeNotificationListener``; the first whenever ``/config/changes`` has children, so also after
-a purge), ``Processing override for entityPath: <type>/<name> with config: HashMap(..)``
+are raised with Java's names and messages: a config node with a value that is no string (``JsonMappingException:
+Expected `String` value, received 3``); those of the notification itself, `decode_notification` (an
+unsupported version, a version 1 type other than exactly ``topics`` or ``clients``, a missing name or path, a
+version 2 path of no type Kafka handles or without ``/``, a field of the wrong JSON type); a broker entity neither
+``<default>`` nor an integer, ``NumberFormatException: For input string: "abc"`` after its override line; a client
+quota's rate that is no number, a user path of neither one nor three parts; an IP entity's rate that is no int or
+address that is no IP literal; a path ZooKeeper's client refuses, `zookeeper_path_error`) and, at DEBUG,
+``Purging change notification <path>`` (``kafka.common.ZkNodeChangeNotificationListener``; the first whenever
+``/config/changes`` has children, so also after a purge),
+``Processing override for entityPath: <type>/<name> with config: HashMap(..)``
 (``kafka.server.DynamicConfigManager``: for each notification in order, whatever entity it names, the node's
 properties in the Scala ``mutable.HashMap``'s order; for a version 1 notification, as Kafka's
 ``processEntityConfigChangeVersion1``, ``Processing override for entityType: topics, entity: t with config: {k=v}``
 instead, the ``java.util.Properties`` in its Java 11+ order). The
-rest has no Kafka counterpart (Kafka fails a LeaderAndIsr on an unreadable config, reads a non-JSON node silently,
-logs a notification it cannot decode with its raw data and the parse error): it goes under our own logger
+rest has no Kafka counterpart (Kafka fails a LeaderAndIsr on an unreadable config, reads a non-JSON node or
+notification silently): it goes under our own logger
 `OWN_LOGGER` (``zkcontroller.broker.*``, routed to ``server.log`` beside Kafka's broker lines by `cluster.logs`)
 with an ident naming this class and the broker, ``[TopicConfigManager broker=N] ``, since one server.log holds
 every in-process broker. No line of ours carries a Kafka logger or a Kafka-looking ident.
@@ -60,12 +72,18 @@ import asyncio
 import logging
 from collections.abc import Callable, Iterable, Mapping
 
-from zkcontroller.broker.client_quota_manager import ClientQuotaManager, ClientRequestQuotaManager, apply_quota_config
+from zkcontroller.broker.client_quota_manager import (
+    ClientQuotaManager,
+    ClientRequestQuotaManager,
+    IpConnectionRateQuotas,
+    apply_ip_quota_config,
+    apply_quota_config,
+)
 from zkcontroller.broker.coalesced_reads import CoalescedReads
 from zkcontroller.broker.controller_mutation_quota import ControllerMutationQuotaManager
 from zkcontroller.broker.dynamic_broker_config import clean_dynamic_configs
 from zkcontroller.broker.log_config import LogConfig, LogDefaults
-from zkcontroller.coordination.errors import ZkError
+from zkcontroller.coordination.errors import BadArgumentsError, ZkError
 from zkcontroller.java_hash import java_string_hash, scala_hash_order
 from zkcontroller.runtime.runtime import Runtime
 from zkcontroller.zk import paths
@@ -73,15 +91,24 @@ from zkcontroller.zk.config_changes import (
     BROKER_ENTITY_PREFIX,
     TOPIC_ENTITY_PREFIX,
     Notification,
+    fetch_entity_config,
     purge_obsolete_config_changes,
     read_config_changes,
 )
 from zkcontroller.zk.config_values import java_parse_int
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.java_properties import properties_order
-from zkcontroller.zk.java_text import java_trim, java_utf8_decode
+from zkcontroller.zk.java_text import (
+    IllegalArgumentException,
+    JavaException,
+    NumberFormatException,
+    java_trim,
+    java_utf8_decode,
+    zookeeper_path_error,
+)
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.log_config_def import TopicConfigError
+from zkcontroller.zk.quota_configs import CONSUMER_BYTE_RATE
 
 log = logging.getLogger("kafka.server.DynamicConfigManager")
 listener_log = logging.getLogger("kafka.common.ZkNodeChangeNotificationListener")
@@ -89,23 +116,7 @@ OWN_LOGGER = "zkcontroller.broker.TopicConfigManager"
 own_log = logging.getLogger(OWN_LOGGER)
 CONFIG_CHANGES = "/config/changes"
 QUOTA_ENTITY_PREFIXES = (f"{paths.ConfigType.USER}/", f"{paths.ConfigType.CLIENT}/")
-VERSION_1_ENTITY_PREFIXES = (TOPIC_ENTITY_PREFIX, f"{paths.ConfigType.CLIENT}/")
-"""``processEntityConfigChangeVersion1``'s ``validConfigTypes``."""
-
-
-class JavaException(Exception):
-    """What Kafka's config handlers throw; the traceback names it as Java does (``java.lang.X: message``)."""
-
-
-class NumberFormatException(JavaException):
-    pass
-
-
-class IllegalArgumentException(JavaException):
-    pass
-
-
-NumberFormatException.__module__ = IllegalArgumentException.__module__ = "java.lang"
+IP_ENTITY_PREFIX = f"{paths.ConfigType.IP}/"
 
 
 class TopicConfigManager:
@@ -131,6 +142,8 @@ class TopicConfigManager:
         """Their ``controller_mutation_rate`` (Kafka's ``quotaManagers.controllerMutation``)."""
         self.request_quotas = ClientRequestQuotaManager(runtime)
         """Their ``request_percentage`` (Kafka's ``quotaManagers.request``)."""
+        self.ip_quotas = IpConnectionRateQuotas()
+        """``/config/ips``' connection rates (Kafka's ``socketServer.connectionQuotas``): kept, not enforced."""
 
     # ------------------------------------------------------------------ what the broker reads
 
@@ -227,17 +240,29 @@ class TopicConfigManager:
     # ------------------------------------------------------------------ client quotas
 
     async def _load_all_quotas(self, zk: KafkaZkClient) -> None:
-        """``DynamicConfigManager.startup``: every user, <user, client-id> and client-id node as it is now."""
+        """``DynamicConfigManager.startup``: every user, <user, client-id>, client-id and IP node as it is now."""
         try:
             entities = [f"{paths.ConfigType.CLIENT}/{c}" for c in await self._children(zk, paths.ConfigType.CLIENT)]
             for user in await self._children(zk, paths.ConfigType.USER):
                 entities.append(f"{paths.ConfigType.USER}/{user}")
                 entities += [f"{paths.ConfigType.USER}/{user}/clients/{c}"
                              for c in await self._children(zk, f"{paths.ConfigType.USER}/{user}/clients")]
+            ips = await self._children(zk, paths.ConfigType.IP)
         except ZkError as e:
             own_log.error("[TopicConfigManager broker=%d] Cannot read the client quotas: %s", self.broker_id, e)
             return
         await self._update_quotas(entities, log_override=False)
+        for ip in ips:  # after the users, as Kafka's handlers map iterates (see config_changes.HANDLED_TYPES)
+            path = paths.config_entity_path(paths.ConfigType.IP, ip)
+            try:
+                configs, ignored = await zk.get_entity_configs_lenient(paths.ConfigType.IP, ip)
+                if ignored is not None:
+                    own_log.warning("[TopicConfigManager broker=%d] Reading the IP quota config %s as no overrides "
+                                    "(as Kafka does): %s", self.broker_id, path, ignored.reason)
+                apply_ip_quota_config(self.ip_quotas, ip, configs)
+            except (ZkError, ZnodeDecodeError, IllegalArgumentException) as e:  # Kafka's start-up would fail
+                own_log.error("[TopicConfigManager broker=%d] Ignoring the IP quota config %s: %s", self.broker_id,
+                              path, getattr(e, "reason", e))
 
     @staticmethod
     async def _children(zk: KafkaZkClient, entity_path: str) -> list[str]:
@@ -245,7 +270,9 @@ class TopicConfigManager:
         return await zk.get_children(path) if await zk.path_exists(path) else []
 
     async def _update_quotas(self, entities: list[str], *, log_override: bool, version: int = 2) -> None:
-        """Re-read each ``users/...`` or ``clients/...`` entity's node into the quota managers."""
+        """Re-read each ``users/...`` or ``clients/...`` entity's node into the quota managers. On a notification
+        (``log_override``) what Kafka's handler throws (a path ZooKeeper refuses, a rate that is no number, a
+        user path of neither 1 nor 3 parts) is raised, for Kafka's listener line; otherwise it is logged."""
         zk = self._zk()
         if zk is None:
             return
@@ -253,7 +280,8 @@ class TopicConfigManager:
             entity_type, _, name = entity.partition("/")
             path = paths.config_entity_path(entity_type, name)
             try:
-                configs, ignored = await zk.get_entity_configs_lenient(entity_type, name)
+                configs, ignored = await (self._fetch(zk, entity_type, name) if log_override else
+                                          zk.get_entity_configs_lenient(entity_type, name))
                 if ignored is not None:
                     own_log.warning("[TopicConfigManager broker=%d] Reading the client quota config %s as no "
                                 "overrides (as Kafka does): %s", self.broker_id, path, ignored.reason)
@@ -262,7 +290,11 @@ class TopicConfigManager:
                 for quotas in (self.produce_quotas, self.request_quotas,  # QuotaConfigHandler's order
                                self.controller_mutation_quotas):
                     apply_quota_config(quotas, entity_type, name, configs)
-            except (ZkError, ZnodeDecodeError, ValueError) as e:
+                    if quotas is self.produce_quotas and CONSUMER_BYTE_RATE in configs:
+                        ClientQuotaManager.parse_quota(configs[CONSUMER_BYTE_RATE])  # the fetch quota's toLong
+            except (ZkError, ZnodeDecodeError, JavaException, ValueError) as e:
+                if log_override and isinstance(e, ZkError | JavaException):
+                    raise  # a notification's: Kafka's listener logs it
                 own_log.error("[TopicConfigManager broker=%d] Ignoring the client quota config %s: %s",
                           self.broker_id, path, getattr(e, "reason", e))
 
@@ -284,7 +316,10 @@ class TopicConfigManager:
         for entity in entities:
             path = paths.broker_config_path(entity)  # the node named as in the notification, as Kafka reads it
             try:
-                configs, ignored = await zk.get_entity_configs_lenient(paths.ConfigType.BROKER, entity)
+                if log_override:  # a notification's: what Kafka throws is raised, for the listener's line
+                    configs, ignored = await self._fetch(zk, paths.ConfigType.BROKER, entity)
+                else:
+                    configs, ignored = await zk.get_entity_configs_lenient(paths.ConfigType.BROKER, entity)
             except (ZkError, ZnodeDecodeError) as e:
                 own_log.error("[TopicConfigManager broker=%d] Ignoring the dynamic broker config %s: %s",
                           self.broker_id, path, getattr(e, "reason", e))
@@ -334,16 +369,14 @@ class TopicConfigManager:
                 return True
             listener_log.info("Processing notification(s) to %s", CONFIG_CHANGES)
             now = self.runtime.now_ms()
-            for path, reason in changes.malformed.items():
-                own_log.error("[TopicConfigManager broker=%d] Ignoring malformed config change notification "
-                              "%s: %s", self.broker_id, path, reason)
             for notification in changes.notified:
                 try:
                     await self._notified(notification)
                 except Exception as e:  # processNotification's Try: this one logged, the rest go on
+                    if isinstance(e, BadArgumentsError) and e.path:  # a path ZooKeeper's client refuses
+                        e = zookeeper_path_error(e.path) or e
                     listener_log.error("error processing change notification %s from %s",
-                                       java_utf8_decode(notification.data),
-                                       paths.config_change_path(notification.sequence_number), exc_info=e)
+                                       java_utf8_decode(notification.data), notification.path, exc_info=e)
                 self._last_change = notification.sequence_number  # Kafka's lastExecutedChange
             self._last_change = changes.last_sequence_number
             for path in await purge_obsolete_config_changes(zk, changes.seen, now):
@@ -355,12 +388,16 @@ class TopicConfigManager:
         return True
 
     async def _notified(self, notification: Notification) -> None:
-        """``ConfigChangedNotificationHandler.processNotification``: a version 1 notification may name only a
-        topic or a client id (else Kafka throws, and the failure is logged with the notification's bytes)."""
-        if notification.version == 1 and not notification.entity.startswith(VERSION_1_ENTITY_PREFIXES):
-            raise IllegalArgumentException(
-                "Version 1 config change notification must have 'entity_type' set to 'clients' or 'topics'. "
-                f"Received: {java_utf8_decode(notification.data)}")
+        """``ConfigChangedNotificationHandler.processNotification``: what Kafka throws on the notification itself
+        (`decode_notification`) is raised, to be logged as Kafka's listener logs it; data that is not JSON, which
+        Kafka skips without a word, gets a WARN of ours."""
+        if notification.failure is not None:
+            raise notification.failure
+        if notification.not_json is not None:
+            own_log.warning("[TopicConfigManager broker=%d] Skipping the config change notification %s, which is "
+                            "not JSON (as Kafka does, silently): %s", self.broker_id, notification.path,
+                            notification.not_json)
+            return
         await self._entity_changed(notification.entity, version=notification.version)
 
     async def _entity_changed(self, entity: str, *, version: int = 2) -> None:
@@ -381,28 +418,43 @@ class TopicConfigManager:
                 raise NumberFormatException(f'For input string: "{trimmed}"')
         elif entity.startswith(QUOTA_ENTITY_PREFIXES):
             await self._update_quotas([entity], log_override=True, version=version)
+        elif entity.startswith(IP_ENTITY_PREFIX):
+            ip = entity[len(IP_ENTITY_PREFIX):]
+            configs = await self._read_and_log(paths.ConfigType.IP, ip)
+            if configs is not None:
+                apply_ip_quota_config(self.ip_quotas, ip, configs)  # IpConfigHandler; what it throws is logged
         elif entity.startswith(TOPIC_ENTITY_PREFIX):
             topic = entity[len(TOPIC_ENTITY_PREFIX):]
             configs = await self._read_and_log(paths.ConfigType.TOPIC, topic, version=version)
             if configs is not None and (topic in self._configs or topic in self._loading):
                 self._apply(topic, configs)  # TopicConfigHandler: the logs of the topic this broker has
 
+    async def _fetch(self, zk: KafkaZkClient, entity_type: str, name: str
+                     ) -> tuple[dict[str, str], ZnodeDecodeError | None]:
+        """`fetch_entity_config` for a notification: what Kafka throws is raised (its listener's line), after a
+        line of ours naming the node, which Kafka's does not."""
+        try:
+            return await fetch_entity_config(zk, entity_type, name)
+        except JavaException as e:
+            reason = e.__cause__.reason if isinstance(e.__cause__, ZnodeDecodeError) else e
+            own_log.error("[TopicConfigManager broker=%d] Ignoring the malformed config %s: %s", self.broker_id,
+                          paths.config_entity_path(entity_type, name), reason)
+            raise
+
     async def _read_and_log(self, entity_type: str, name: str, *, version: int = 2) -> dict[str, str] | None:
-        """``fetchEntityConfig`` and the override line; None when the node cannot be read (Kafka's handler throws:
-        the entity keeps what it had)."""
+        """``fetchEntityConfig`` and the override line; None without a store. A node Kafka's decode throws on
+        raises what it throws (`fetch_entity_config`), for the listener's line: the entity keeps what it had (a
+        topic this broker keeps is still followed, so a later fix is applied)."""
         zk = self._zk()
         if zk is None:
             return None
         path = paths.config_entity_path(entity_type, name)
         try:
-            configs, ignored = await zk.get_entity_configs_lenient(entity_type, name)
-        except ZnodeDecodeError as e:
-            kind = "topic config" if entity_type == paths.ConfigType.TOPIC else "config"
-            own_log.error("[TopicConfigManager broker=%d] Ignoring the malformed %s %s: %s", self.broker_id, kind,
-                          path, e.reason)
+            configs, ignored = await self._fetch(zk, entity_type, name)
+        except JavaException:
             if entity_type == paths.ConfigType.TOPIC and (name in self._configs or name in self._loading):
-                self._configs.setdefault(name, self._default_config)  # still followed: a later fix is applied
-            return None
+                self._configs.setdefault(name, self._default_config)
+            raise
         if ignored is not None and entity_type == paths.ConfigType.TOPIC and name in self._configs:
             own_log.warning("[TopicConfigManager broker=%d] Reading the topic config %s as no overrides (as Kafka "
                             "does): %s", self.broker_id, path, ignored.reason)

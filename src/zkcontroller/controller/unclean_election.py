@@ -2,10 +2,14 @@
 
 ``kafka-configs --alter --entity-type topics`` writes ``/config/topics/<t>`` and a sequential
 ``/config/changes/config_change_<n>``. The controller watches those notifications (in Kafka the broker's config
-manager does and calls the controller); a topic whose ``unclean.leader.election.enable`` is now true gets its
-offline partitions elected again. The strategy stays ``OfflinePartitionLeaderElectionStrategy(false)``: the
-permission comes from re-reading the topic's config (§5.7). Notifications are left in place (Kafka's config
-manager purges them after 15 minutes); this family remembers the last one it read. The tenure that the broker's
+manager does and calls the controller), decoded as Kafka decodes them (`zk.config_changes.decode_notification`:
+one Kafka fails on names no entity; the brokers log Kafka's failure line for it); each notification naming a topic
+whose ``unclean.leader.election.enable`` is now true (Scala's ``toBoolean``: ``true`` in any case, untrimmed)
+queues one ``TopicUncleanLeaderElectionEnable``, as each of Kafka's ``TopicConfigHandler`` calls does, so a topic
+named twice in one read is announced and its offline partitions elected twice. The strategy stays
+``OfflinePartitionLeaderElectionStrategy(false)``: the permission comes from re-reading the topic's config
+(§5.7). Notifications are left in place (Kafka's config manager purges them after 15 minutes); this family
+remembers the last one it read. The tenure that the broker's
 start-up election begins reads every notification already there and then every topic's config, as Kafka's broker
 does when it starts, so a topic enabled while no controller ran is announced ("Unclean leader election has been
 enabled for topic ...") even once its notification is purged; a later tenure starts after them
@@ -121,18 +125,22 @@ class UncleanElectionEvents(EventFamily):
             return
         changes = await read_config_changes(core.zk, self.last_sequence_number, core.on_watch)
         self.last_sequence_number = changes.last_sequence_number
-        for path, reason in changes.malformed.items():
-            self.log.error(f"Ignoring malformed config change notification {path}: {reason}")
-        brokers = changes.brokers
-        for broker in brokers:
-            if self._concerns_this_broker(broker):
-                was_enabled = core.dynamic_config.unclean_leader_election_enable
-                await self._update_broker_config(broker, log_override=True)
-                if core.dynamic_config.unclean_leader_election_enable and not was_enabled:
-                    core.events.put(UncleanLeaderElectionEnable())
-        for topic in sorted(set(changes.topics)):
-            if await self._unclean_enabled(topic):
-                core.events.put(TopicUncleanLeaderElectionEnable(topic=topic))
+        for notification in changes.notified:  # in order, each one: Kafka's handlers run per notification
+            if notification.failure is not None or notification.not_json is not None:
+                self.log.debug(f"Skipping the config change notification {notification.path}: it names no entity "
+                               "(the brokers log Kafka's failure line for it)")
+            elif notification.entity_type == paths.ConfigType.BROKER:
+                broker = notification.entity_name
+                if self._concerns_this_broker(broker):
+                    was_enabled = core.dynamic_config.unclean_leader_election_enable
+                    await self._update_broker_config(broker, log_override=True)
+                    if core.dynamic_config.unclean_leader_election_enable and not was_enabled:
+                        core.events.put(UncleanLeaderElectionEnable())
+            elif notification.entity_type == paths.ConfigType.TOPIC:
+                # TopicConfigHandler → enableTopicUncleanLeaderElection: one event per notification
+                topic = notification.entity_name
+                if await self._unclean_enabled(topic):
+                    core.events.put(TopicUncleanLeaderElectionEnable(topic=topic))
         if self.replay_topic_configs:  # fetchAllEntityConfigs(topics), after the listener's init
             self.replay_topic_configs = False
             topics = await core.zk.get_children(paths.config_entity_type_path(paths.ConfigType.TOPIC))
@@ -183,9 +191,11 @@ class UncleanElectionEvents(EventFamily):
             core.dynamic_config.broker_unclean_leader_election_enable = value
 
     async def _unclean_enabled(self, topic: str) -> bool:
-        """The topic's override as Kafka reads its config node (``ConfigEntityZNode.decode``): a node that is not
-        JSON or has no ``config`` object is no overrides, so not enabled (WARN); a value Kafka throws on is
-        ignored (ERROR)."""
+        """Whether Kafka's ``TopicConfigHandler`` asks for the topic's ``TopicUncleanLeaderElectionEnable``: its
+        override read as ``Try(value.toBoolean).getOrElse(false)`` (Scala's ``toBoolean``: ``true`` in any case,
+        nothing around it, so `` true``, which ConfigDef reads as true, asks for nothing). The node as Kafka reads
+        it (``ConfigEntityZNode.decode``): one that is not JSON or has no ``config`` object is no overrides, so not
+        enabled (WARN); a value ConfigDef refuses is reported (ERROR)."""
         path = paths.topic_config_path(topic)
         try:
             configs, ignored = await self.core.zk.get_entity_configs_lenient(paths.ConfigType.TOPIC, topic)
@@ -193,10 +203,12 @@ class UncleanElectionEvents(EventFamily):
                 self.log.warn(f"Reading the config of topic {topic} as no overrides (as Kafka does): "
                                    f"{ignored.reason}")
                 return False
-            return bool(unclean_leader_election_override(configs, path))
+            unclean_leader_election_override(configs, path)
         except ZnodeDecodeError as e:
             self.log.error(f"Ignoring the config of topic {topic}: {e}")
             return False
+        value = configs.get(UNCLEAN_LEADER_ELECTION_ENABLE)
+        return value is not None and value.isascii() and value.lower() == "true"
 
     async def process_unclean_leader_election_enable(self, _event: UncleanLeaderElectionEnable) -> None:
         core = self.core

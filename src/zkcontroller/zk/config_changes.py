@@ -3,8 +3,11 @@ config manager (topic configs, `broker.topic_config_manager`) and the controller
 
 Kafka's ``ZkNodeChangeNotificationListener``: the children of ``/config/changes`` with a sequence number above
 the last one processed ("" at start: every one there, as Kafka's ``lastExecutedChange`` starts at -1), each decoded
-to the entity it names (``topics/<t>``, ``brokers/<id>``...); a malformed notification is reported by path and
-skipped. After each pass Kafka's brokers purge the notifications older than ``changeExpirationMs`` (15 min,
+as ``DynamicConfigManager``'s ``ConfigChangedNotificationHandler.processNotification`` decodes it
+(`decode_notification`): the entity it names (``topics/<t>``, ``brokers/<id>``, ``ips/<ip>``...), or the exception
+Kafka throws on it, with Kafka's message (its listener logs it with the notification's bytes and goes on), or, for
+data that is not JSON, nothing (Kafka ignores it without a word: it may come from the old ``TopicConfigManager``).
+After each pass Kafka's brokers purge the notifications older than ``changeExpirationMs`` (15 min,
 `purge_obsolete_config_changes`).
 """
 
@@ -16,51 +19,136 @@ from dataclasses import dataclass, field
 from zkcontroller.coordination.api import Watcher
 from zkcontroller.coordination.errors import NoNodeError
 from zkcontroller.zk import paths
-from zkcontroller.zk.errors import ZnodeDecodeError
+from zkcontroller.zk.errors import UnparseableZnodeError, ZnodeDecodeError
+from zkcontroller.zk.java_text import (
+    IllegalArgumentException,
+    JavaException,
+    JsonMappingException,
+    StringIndexOutOfBoundsException,
+    jackson_text,
+    java_length,
+    java_utf8_decode,
+)
+from zkcontroller.zk.json_fields import INT32_MAX, INT32_MIN, holds_no_value, parse_json
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.znodes.config import ConfigEntityChangeNotificationSequenceZNode as ConfigChangeZNode
+from zkcontroller.zk.znodes.config import ConfigEntityZNode
 
 CHANGE_EXPIRATION_MS = 15 * 60 * 1000
 """``ZkNodeChangeNotificationListener.changeExpirationMs`` as ``DynamicConfigManager`` gives it."""
 TOPIC_ENTITY_PREFIX = f"{paths.ConfigType.TOPIC}/"
 BROKER_ENTITY_PREFIX = f"{paths.ConfigType.BROKER}/"
+HANDLED_TYPES = (paths.ConfigType.TOPIC, paths.ConfigType.CLIENT, paths.ConfigType.USER, paths.ConfigType.IP,
+                 paths.ConfigType.BROKER)
+"""The keys of ``KafkaServer``'s ``dynamicConfigHandlers`` (every ``ConfigType``), in the iteration order of the
+Scala 2.13 immutable ``HashMap`` they are in (each one's improved hash has its own low 5 bits: the root node's
+order), which Kafka's refusal of another type lists them in."""
+VERSION_1_TYPES = (paths.ConfigType.TOPIC, paths.ConfigType.CLIENT)
+"""``processEntityConfigChangeVersion1``'s ``validConfigTypes``: an exact type, nothing else."""
 
 
 @dataclass(frozen=True)
 class Notification:
-    """One notification read: what a listener needs to handle it and to report it as Kafka does."""
+    """One notification read, decoded as Kafka's handler decodes it (see the module)."""
 
     sequence_number: str
-    entity: str
-    """``<type>/<name>``, whichever version wrote it."""
-    version: int
     data: bytes
     """The znode's bytes as stored: Kafka prints them (``new String(data, UTF_8)``) when handling it fails."""
+    version: int = 0
+    entity_type: str = ""
+    entity_name: str = ""
+    """Everything after the type's ``/`` (version 2), or ``entity_name`` (version 1)."""
+    failure: JavaException | None = None
+    """What Kafka throws before any handler sees it (then no entity)."""
+    not_json: str | None = None
+    """Why the data is no JSON: Kafka skips it silently (then no entity, no failure)."""
+
+    @property
+    def entity(self) -> str:
+        """``<type>/<name>``, whichever version wrote it; "" if it names none."""
+        return f"{self.entity_type}/{self.entity_name}" if self.entity_type else ""
+
+    @property
+    def path(self) -> str:
+        return ConfigChangeZNode.path(self.sequence_number)
+
+
+def _received(data: bytes) -> str:
+    return f"Received: {java_utf8_decode(data)}"
+
+
+def _optional_string(obj: dict[str, object], key: str) -> str | None:
+    """``js.get(key).flatMap(_.to[Option[String]])``: absent or null is None, another non-string throws."""
+    value = obj.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    raise JsonMappingException(f"Expected `String` value, received {jackson_text(value)}")
+
+
+def decode_notification(sequence_number: str, data: bytes) -> Notification:
+    """``ConfigChangedNotificationHandler.processNotification`` up to its handler call (Kafka 2.8.2's checks, in its
+    order, with its exceptions and messages)."""
+    try:
+        value = parse_json(data, ConfigChangeZNode.path(sequence_number))
+    except UnparseableZnodeError as e:
+        if not holds_no_value(data):
+            return Notification(sequence_number, data, not_json=e.reason)
+        value = ()  # readTree's MissingNode: JSON, but no object
+    if not isinstance(value, dict):
+        return Notification(sequence_number, data, failure=IllegalArgumentException(
+            "Config change notification has an unexpected value. The format is:"
+            '{"version" : 1, "entity_type":"topics/clients", "entity_name" : "topic_name/client_id"} or '
+            '{"version" : 2, "entity_path":"entity_type/entity_name"}. ' + _received(data)))
+    try:
+        return _decode_object(sequence_number, data, value)
+    except JavaException as e:
+        return Notification(sequence_number, data, failure=e)
+
+
+def _decode_object(sequence_number: str, data: bytes, obj: dict[str, object]) -> Notification:
+    if "version" not in obj:
+        raise JsonMappingException("No such field exists: `version`")
+    version = obj["version"]
+    if type(version) is not int or not INT32_MIN <= version <= INT32_MAX:  # DecodeInt: an IntNode only
+        raise JsonMappingException(f"Expected `Int` value, received {jackson_text(version)}")
+    if version == 1:
+        entity_type = _optional_string(obj, "entity_type")
+        if entity_type not in VERSION_1_TYPES:
+            raise IllegalArgumentException("Version 1 config change notification must have 'entity_type' set to "
+                                           f"'clients' or 'topics'. {_received(data)}")
+        name = _optional_string(obj, "entity_name")
+        if name is None:
+            raise IllegalArgumentException("Version 1 config change notification does not specify 'entity_name'. "
+                                           f"{_received(data)}")
+        return Notification(sequence_number, data, 1, entity_type, name)
+    if version != 2:
+        raise IllegalArgumentException(f"Config change notification has unsupported version '{version}', "
+                                       "supported versions are 1 and 2.")
+    entity_path = _optional_string(obj, "entity_path")
+    if entity_path is None:
+        raise IllegalArgumentException("Version 2 config change notification must specify 'entity_path'. "
+                                       f"{_received(data)}")
+    if "/" not in entity_path:  # Kafka takes substring(0, indexOf('/')) before it checks the index
+        raise StringIndexOutOfBoundsException(f"begin 0, end -1, length {java_length(entity_path)}")
+    entity_type, _, name = entity_path.partition("/")
+    if entity_type not in HANDLED_TYPES:
+        listed = ", ".join(f"'{t}'/" for t in HANDLED_TYPES)
+        raise IllegalArgumentException("Version 2 config change notification must have 'entity_path' starting "
+                                       f"with one of {listed}. {_received(data)}")
+    return Notification(sequence_number, data, 2, entity_type, name)
 
 
 @dataclass(frozen=True)
 class ConfigChanges:
-    """The notifications read: the changed entities in notification order (each once)."""
+    """The notifications read."""
 
     last_sequence_number: str
     """The newest one read (or the one given, if none was new): the next read starts after it."""
-    entities: list[str] = field(default_factory=list)
-    malformed: dict[str, str] = field(default_factory=dict)
-    """Path → why it could not be decoded."""
     notified: list[Notification] = field(default_factory=list)
-    """Each new notification, in order, repeats kept (Kafka processes each one)."""
+    """Each new notification, in order, repeats kept (Kafka processes each one), failed ones too."""
     seen: tuple[str, ...] = ()
     """Every notification's sequence number under ``/config/changes`` at the read, new or not, in order: Kafka
     logs "Processing notification(s)" whenever there is one, and purges the expired among them."""
-
-    @property
-    def topics(self) -> list[str]:
-        return [e[len(TOPIC_ENTITY_PREFIX):] for e in self.entities if e.startswith(TOPIC_ENTITY_PREFIX)]
-
-    @property
-    def brokers(self) -> list[str]:
-        """Broker entity names: an id, or ``<default>``."""
-        return [e[len(BROKER_ENTITY_PREFIX):] for e in self.entities if e.startswith(BROKER_ENTITY_PREFIX)]
 
 
 async def newest_config_change(zk: KafkaZkClient, watch: Watcher | None = None) -> str:
@@ -82,19 +170,11 @@ async def read_config_changes(zk: KafkaZkClient, after: str, watch: Watcher | No
     if not new:
         return ConfigChanges(after, seen=seen)
     wanted = [ConfigChangeZNode.path(n) for n in new]
-    notified: list[Notification] = []
-    malformed: dict[str, str] = {}
     found = await zk.session.get_data_many(wanted, max_in_flight=zk.limits.max_in_flight)
-    for sequence_number, path, item in zip(new, wanted, found, strict=True):
-        if item is None:  # purged meanwhile
-            continue
-        try:
-            version, entity = ConfigChangeZNode.decode_versioned(item[0], path)
-        except ZnodeDecodeError as e:
-            malformed[path] = e.reason
-            continue
-        notified.append(Notification(sequence_number, entity, version, item[0]))
-    return ConfigChanges(new[-1], list(dict.fromkeys(n.entity for n in notified)), malformed, notified, seen)
+    notified = [decode_notification(sequence_number, item[0])
+                for sequence_number, item in zip(new, found, strict=True)
+                if item is not None]  # None: purged meanwhile
+    return ConfigChanges(new[-1], notified, seen)
 
 
 async def purge_obsolete_config_changes(zk: KafkaZkClient, sequence_numbers: Iterable[str], now_ms: int,
@@ -114,3 +194,21 @@ async def purge_obsolete_config_changes(zk: KafkaZkClient, sequence_numbers: Ite
             continue
         purged.append(path)
     return purged
+
+
+async def fetch_entity_config(zk: KafkaZkClient, entity_type: str, name: str
+                              ) -> tuple[dict[str, str], ZnodeDecodeError | None]:
+    """``AdminZkClient.fetchEntityConfig`` as a notification's handler calls it: the node read as
+    `KafkaZkClient.get_entity_configs_lenient` reads it, but a node Kafka's ``ConfigEntityZNode.decode`` throws on
+    raises what Kafka throws, for the listener's failure line: ``JsonMappingException: Expected `String` value,
+    received 3`` for the first value of ``config`` that is no string."""
+    path = paths.config_entity_path(entity_type, name)
+    found = await zk.get_data_and_stat(path)
+    if found is None:
+        return {}, None
+    try:
+        return ConfigEntityZNode.decode_lenient(found[0], path)
+    except ZnodeDecodeError as e:
+        config = parse_json(found[0], path)["config"]  # decode_lenient raises for nothing else
+        refused = next((v for v in config.values() if not isinstance(v, str)), None)
+        raise JsonMappingException(f"Expected `String` value, received {jackson_text(refused)}") from e

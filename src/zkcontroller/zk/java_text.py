@@ -1,5 +1,6 @@
-"""Java's ways with text that Kafka's log lines show: `java_utf8_decode` (``new String(bytes, UTF_8)``) and
-`java_trim` (``String.trim``).
+"""Java's ways with text that Kafka's log lines show: `java_utf8_decode` (``new String(bytes, UTF_8)``),
+`java_trim` (``String.trim``), `jackson_text` (a Jackson ``JsonNode``'s ``toString``, which ``DecodeJson``'s
+errors print) and the exceptions Kafka's handlers throw, named as Java names them (`JavaException`).
 
 Kafka prints a config change notification it failed on as ``new String(data, UTF_8)``: bytes that are not UTF-8
 come out as U+FFFD, as many as Java's decoder makes, which is not always as many as Python's ``errors="replace"``
@@ -9,6 +10,13 @@ one, whatever its length). `java_utf8_decode` follows OpenJDK 11 to 25's ``Strin
 """
 
 from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+from zkcontroller.protocol.wire.data_strings import java_double
 
 REPLACEMENT = "\ufffd"
 
@@ -104,3 +112,96 @@ def java_trim(text: str) -> str:
     while end > start and text[end - 1] <= " ":
         end -= 1
     return text[start:end]
+
+
+def java_length(text: str) -> int:
+    """``String.length``: UTF-16 code units (a character beyond the BMP counts twice)."""
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+class JavaException(Exception):
+    """An exception Kafka throws, for a log line's stack trace: its traceback names it as Java's ``toString`` does
+    (``java.lang.X: message``), each subclass setting ``__module__`` to its Java package."""
+
+
+class IllegalArgumentException(JavaException, ValueError):
+    """Also a ValueError: Python's name for a value refused."""
+
+
+class NumberFormatException(IllegalArgumentException):
+    pass
+
+
+class StringIndexOutOfBoundsException(JavaException):
+    pass
+
+
+class JsonMappingException(JavaException):
+    """Jackson's, as ``DecodeJson``/``JsonObject`` throw it (no location: its message is the text given)."""
+
+
+IllegalArgumentException.__module__ = NumberFormatException.__module__ = "java.lang"
+StringIndexOutOfBoundsException.__module__ = "java.lang"
+JsonMappingException.__module__ = "com.fasterxml.jackson.databind"
+
+_ESCAPE = re.compile(r"\\\\|\\u00([0-9a-f]{2})")
+"""An escaped backslash (left as it is), or a control character's ``\\u00xx``."""
+
+
+def _jackson_string(text: str) -> str:
+    """A JSON string as Jackson writes it: Python's escapes, but ``\\u00XX`` in upper-case hex."""
+    quoted = json.dumps(text, ensure_ascii=False)
+    return _ESCAPE.sub(lambda m: m.group(0) if m.group(1) is None else "\\u00" + m.group(1).upper(), quoted)
+
+
+def jackson_text(value: Any) -> str:
+    """``JsonNode.toString`` (Jackson 2.10: its compact serialization) of a value `json_fields.parse_json` read:
+    a float as Java's ``Double.toString`` (a ``DoubleNode``; not finite: quoted, as ``QUOTE_NON_NUMERIC_NUMBERS``
+    writes it)."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return java_double(value) if math.isfinite(value) else f'"{java_double(value)}"'
+    if isinstance(value, str):
+        return _jackson_string(value)
+    if isinstance(value, list):
+        return "[" + ",".join(jackson_text(v) for v in value) + "]"
+    return "{" + ",".join(f"{_jackson_string(k)}:{jackson_text(v)}" for k, v in value.items()) + "}"
+
+
+def zookeeper_path_error(path: str) -> IllegalArgumentException | None:
+    """What ZooKeeper's client throws for a path it refuses before sending anything (``PathUtils.validatePath``,
+    called by ``ZooKeeper.getData``; Kafka's handlers reach it with an entity name such as ``""`` or ``a//b``),
+    None for a path it takes. Positions count UTF-16 units, as Java's ``char[]`` does."""
+    if not path:
+        return IllegalArgumentException("Path length must be > 0")
+    if path[0] != "/":
+        return IllegalArgumentException("Path must start with / character")
+    if len(path) == 1:
+        return None
+    if path[-1] == "/":
+        return IllegalArgumentException("Path must not end with / character")
+    units = path.encode("utf-16-le", "surrogatepass")
+    chars = [chr(int.from_bytes(units[i:i + 2], "little")) for i in range(0, len(units), 2)]
+    reason = None
+    for i in range(1, len(chars)):
+        c, last = chars[i], chars[i - 1]
+        ends_name = i + 1 == len(chars) or chars[i + 1] == "/"
+        if c == "\0":
+            reason = f"null character not allowed @{i}"
+        elif c == "/" and last == "/":
+            reason = f"empty node name specified @{i}"
+        elif c == "." and ends_name and (last == "/" or (last == "." and chars[i - 2] == "/")):
+            reason = f"relative paths not allowed @{i}"
+        elif ("\u0000" < c <= "\u001f" or "\u007f" <= c <= "\u009f" or "\ud800" <= c <= "\uf8ff"
+              or "\ufff0" <= c <= "\uffff"):
+            reason = f"invalid character @{i}"
+        if reason is not None:
+            return IllegalArgumentException(f'Invalid path string "{path}" caused by {reason}')
+    return None

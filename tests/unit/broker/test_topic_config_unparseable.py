@@ -1,12 +1,13 @@
 """A broker reads ``/config/topics/<t>`` as Kafka 2.8.2's ``ConfigEntityZNode.decode`` does, as the controller reads
 it: data that is not JSON, not a JSON object, or without a ``config`` object is no overrides (the broker defaults),
-with a WARN naming the node; a value that is not a string (Kafka throws) keeps the config the topic had. On the
-embedded store, at log creation and on a change notification."""
+with a WARN naming the node; a value that is not a string (Kafka throws, and on a notification its listener logs
+the failure) keeps the config the topic had. On the embedded store, at log creation and on a change notification."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import traceback
 from collections.abc import AsyncIterator
 
 import pytest
@@ -19,6 +20,7 @@ from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 MIS = "min.insync.replicas"
 LOGGER = "zkcontroller.broker.TopicConfigManager"
+LISTENER = "kafka.common.ZkNodeChangeNotificationListener"
 
 
 @pytest.fixture
@@ -73,12 +75,20 @@ async def test_a_node_not_json_at_log_creation_gives_the_defaults_and_a_warning(
 
 async def test_a_value_that_is_not_a_string_keeps_the_config_and_is_logged(
         zk: KafkaZkClient, manager: TopicConfigManager, caplog: pytest.LogCaptureFixture) -> None:
+    """On a notification, Kafka's ``ConfigEntityZNode.decode`` throws (``v.to[String]``) before the override line,
+    and its listener logs the failure: that line, with Jackson's exception (it was a line of ours)."""
     await zk.set_or_create_entity_configs(paths.ConfigType.TOPIC, "t", {MIS: "2"})
     await _created(manager, "t")
-    with caplog.at_level(logging.ERROR, LOGGER):
-        await zk.session.set_data(paths.topic_config_path("t"), b'{"version":1,"config":{"min.insync.replicas":3}}',
-                                  -1)
-        await zk.create_config_change_notification("topics/t")
-        await wait_until(lambda: "Ignoring the malformed topic config /config/topics/t" in caplog.text, timeout_s=5,
-                         what="the malformed node logged")
+    with caplog.at_level(logging.ERROR, LISTENER):
+        await zk.session.set_data(paths.topic_config_path("t"), b'{"version":1,"config":{"retention.ms":"1",'
+                                  b'"min.insync.replicas":3,"x":null}}', -1)
+        changed = await zk.create_config_change_notification("topics/t")
+        await wait_until(lambda: "error processing change notification" in caplog.text, timeout_s=5,
+                         what="the failure logged")
+    failed = [r for r in caplog.records if r.name == LISTENER]
+    assert [r.getMessage() for r in failed] == [
+        f'error processing change notification {{"version":2,"entity_path":"topics/t"}} from {changed}']
+    assert failed[0].exc_info is not None and failed[0].exc_info[1] is not None
+    assert traceback.format_exception_only(failed[0].exc_info[1]) == [
+        "com.fasterxml.jackson.databind.JsonMappingException: Expected `String` value, received 3\n"]
     assert manager.min_insync_replicas("t") == 2
