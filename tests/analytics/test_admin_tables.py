@@ -137,6 +137,50 @@ def test_retries_are_one_shutdown_and_a_restart_begins_the_next(spark) -> None:
     got = _rows(admin_tables.controlled_shutdowns(events(spark, rows)))
     assert [(r["requested_at"], r["last_attempt_at"], r["attempts"], r["leaders_moved"], r["duration_ms"])
             for r in got] == [(at(0), at(5_000), 2, 2, 5_004), (at(12_000), at(12_000), 1, 0, 0)]
+    assert [(r["outcome"], r["ended_at"]) for r in got] == [(None, None), (None, None)]
+
+
+def test_a_leader_move_counts_for_one_shutdown_when_the_next_follows_within_the_tail(spark) -> None:
+    """A fast stop-start-stop run: the second shutdown 2 s after the first, inside its 5 s tail. Each move
+    counts once, for the shutdown it followed (the tail used to reach into the next shutdown's moves)."""
+    move = dict(kind="leader_election", strategy="controlled_shutdown", old_leader=2, topic="t")
+    rows = [
+        dict(ms=0, kind="controlled_shutdown", broker_id=2, controller_epoch=1),
+        {**move, "ms": 3, "partition": 0},
+        dict(ms=1_000, kind="broker_registered", broker_id=2),
+        dict(ms=2_000, kind="controlled_shutdown", broker_id=2, controller_epoch=1),
+        {**move, "ms": 2_003, "partition": 1},
+        {**move, "ms": 2_004, "partition": 2},
+    ]
+    got = _rows(admin_tables.controlled_shutdowns(events(spark, rows)))
+    assert [(r["requested_at"], r["leaders_moved"], r["duration_ms"]) for r in got] == [
+        (at(0), 1, 3), (at(2_000), 2, 4)]
+
+
+def test_the_end_line_says_how_a_shutdown_ended_and_bounds_its_moves(spark) -> None:
+    """The broker's server.log says whether its controlled shutdown completed; the controller's "Removed n from
+    list of shutting down brokers" that it left, which also ends the shutdown: the next request, 3 s later and
+    with no registration seen, is another shutdown, and a move after the end line is not the first one's."""
+    move = dict(kind="leader_election", strategy="controlled_shutdown", old_leader=2, topic="t")
+    end = dict(kind="controlled_shutdown_end")
+    rows = [
+        dict(ms=0, kind="controlled_shutdown", broker_id=2, controller_epoch=1),
+        {**move, "ms": 3, "partition": 0},
+        {**end, "ms": 10, "broker_id": 2, "phase": "succeeded"},
+        {**end, "ms": 900, "brokers": [2, 3], "phase": "removed", "controller_id": 1},
+        {**move, "ms": 2_500, "partition": 5},  # after the end: no move of the first shutdown's
+        dict(ms=3_000, kind="controlled_shutdown", broker_id=2, controller_epoch=1),
+        {**move, "ms": 3_004, "partition": 1},
+        dict(ms=8_000, kind="controlled_shutdown", broker_id=2, controller_epoch=1),
+        {**end, "ms": 13_100, "broker_id": 2, "phase": "failed"},
+        dict(ms=30_000, kind="controlled_shutdown", broker_id=3, controller_epoch=1),
+    ]
+    got = _rows(admin_tables.controlled_shutdowns(events(spark, rows)))
+    assert [(r["broker_id"], r["requested_at"], r["attempts"], r["leaders_moved"], r["outcome"], r["ended_at"])
+            for r in got] == [
+        (2, at(0), 1, 1, "succeeded", at(10)),
+        (2, at(3_000), 2, 1, "failed", at(13_100)),
+        (3, at(30_000), 1, 0, None, None)]  # the removal of 3 was 29 s before its request: another shutdown's
 
 
 def test_kafka_lines_become_the_same_kinds_as_the_event_log() -> None:
