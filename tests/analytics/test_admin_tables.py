@@ -210,3 +210,26 @@ def test_kafka_lines_become_the_same_kinds_as_the_event_log() -> None:
         parsed = parser.parse_line(1, line)
         assert parsed.kind == kind, line
         assert {k: v for k, v in parsed.fields.items() if v is not None} == fields, line
+
+
+def test_the_incident_of_a_controlled_shutdown_that_failed_says_so(spark) -> None:
+    """The timeline marks each controlled shutdown as a clean stop, unless the broker's server.log says every
+    attempt failed ("Proceeding to do an unclean shutdown …"): then the broker stopped uncleanly."""
+    from tests.analytics.test_transform import T0
+
+    from zkcontroller.analytics import transform
+    from zkcontroller.analytics.controller_timeline import Timeline
+    from zkcontroller.analytics.timeline_tables import incident_rows
+
+    def line(ms: int, kind: str, broker: int, **fields: object) -> dict[str, object]:
+        return {"cluster": "c", "ts_ms": T0 + ms, "kind": kind, "broker_id": broker, "brokers": [],
+                "source_file": "f.log", "line_number": ms, **fields}
+
+    membership = [line(0, "controlled_shutdown", 2), line(5_000, "controlled_shutdown", 2),
+                  line(15_200, "controlled_shutdown_end", 2, phase="failed"),
+                  line(1_000, "controlled_shutdown", 3), line(1_020, "controlled_shutdown_end", 3, phase="succeeded")]
+    unclean = transform.leader_elections(events(spark, [dict(ms=0, kind="other")])).where("false")
+    got = incident_rows(spark, Timeline(), [], membership, unclean, []).collect()
+    assert sorted((r["broker_id"], r["detail"]) for r in got if r["incident"] == "controlled_shutdown") == [
+        (2, "broker 2 asked to stop (controlled shutdown): every attempt failed, the broker stopped uncleanly"),
+        (3, "broker 3 asked to stop (controlled shutdown): a clean stop, not a failure, when it leaves soon after")]
