@@ -137,6 +137,50 @@ def test_retries_are_one_shutdown_and_a_restart_begins_the_next(spark) -> None:
     got = _rows(admin_tables.controlled_shutdowns(events(spark, rows)))
     assert [(r["requested_at"], r["last_attempt_at"], r["attempts"], r["leaders_moved"], r["duration_ms"])
             for r in got] == [(at(0), at(5_000), 2, 2, 5_004), (at(12_000), at(12_000), 1, 0, 0)]
+    assert [(r["outcome"], r["ended_at"]) for r in got] == [(None, None), (None, None)]
+
+
+def test_a_leader_move_counts_for_one_shutdown_when_the_next_follows_within_the_tail(spark) -> None:
+    """A fast stop-start-stop run: the second shutdown 2 s after the first, inside its 5 s tail. Each move
+    counts once, for the shutdown it followed (the tail used to reach into the next shutdown's moves)."""
+    move = dict(kind="leader_election", strategy="controlled_shutdown", old_leader=2, topic="t")
+    rows = [
+        dict(ms=0, kind="controlled_shutdown", broker_id=2, controller_epoch=1),
+        {**move, "ms": 3, "partition": 0},
+        dict(ms=1_000, kind="broker_registered", broker_id=2),
+        dict(ms=2_000, kind="controlled_shutdown", broker_id=2, controller_epoch=1),
+        {**move, "ms": 2_003, "partition": 1},
+        {**move, "ms": 2_004, "partition": 2},
+    ]
+    got = _rows(admin_tables.controlled_shutdowns(events(spark, rows)))
+    assert [(r["requested_at"], r["leaders_moved"], r["duration_ms"]) for r in got] == [
+        (at(0), 1, 3), (at(2_000), 2, 4)]
+
+
+def test_the_end_line_says_how_a_shutdown_ended_and_bounds_its_moves(spark) -> None:
+    """The broker's server.log says whether its controlled shutdown completed; the controller's "Removed n from
+    list of shutting down brokers" that it left, which also ends the shutdown: the next request, 3 s later and
+    with no registration seen, is another shutdown, and a move after the end line is not the first one's."""
+    move = dict(kind="leader_election", strategy="controlled_shutdown", old_leader=2, topic="t")
+    end = dict(kind="controlled_shutdown_end")
+    rows = [
+        dict(ms=0, kind="controlled_shutdown", broker_id=2, controller_epoch=1),
+        {**move, "ms": 3, "partition": 0},
+        {**end, "ms": 10, "broker_id": 2, "phase": "succeeded"},
+        {**end, "ms": 900, "brokers": [2, 3], "phase": "removed", "controller_id": 1},
+        {**move, "ms": 2_500, "partition": 5},  # after the end: no move of the first shutdown's
+        dict(ms=3_000, kind="controlled_shutdown", broker_id=2, controller_epoch=1),
+        {**move, "ms": 3_004, "partition": 1},
+        dict(ms=8_000, kind="controlled_shutdown", broker_id=2, controller_epoch=1),
+        {**end, "ms": 13_100, "broker_id": 2, "phase": "failed"},
+        dict(ms=30_000, kind="controlled_shutdown", broker_id=3, controller_epoch=1),
+    ]
+    got = _rows(admin_tables.controlled_shutdowns(events(spark, rows)))
+    assert [(r["broker_id"], r["requested_at"], r["attempts"], r["leaders_moved"], r["outcome"], r["ended_at"])
+            for r in got] == [
+        (2, at(0), 1, 1, "succeeded", at(10)),
+        (2, at(3_000), 2, 1, "failed", at(13_100)),
+        (3, at(30_000), 1, 0, None, None)]  # the removal of 3 was 29 s before its request: another shutdown's
 
 
 def test_kafka_lines_become_the_same_kinds_as_the_event_log() -> None:
@@ -166,3 +210,26 @@ def test_kafka_lines_become_the_same_kinds_as_the_event_log() -> None:
         parsed = parser.parse_line(1, line)
         assert parsed.kind == kind, line
         assert {k: v for k, v in parsed.fields.items() if v is not None} == fields, line
+
+
+def test_the_incident_of_a_controlled_shutdown_that_failed_says_so(spark) -> None:
+    """The timeline marks each controlled shutdown as a clean stop, unless the broker's server.log says every
+    attempt failed ("Proceeding to do an unclean shutdown …"): then the broker stopped uncleanly."""
+    from tests.analytics.test_transform import T0
+
+    from zkcontroller.analytics import transform
+    from zkcontroller.analytics.controller_timeline import Timeline
+    from zkcontroller.analytics.timeline_tables import incident_rows
+
+    def line(ms: int, kind: str, broker: int, **fields: object) -> dict[str, object]:
+        return {"cluster": "c", "ts_ms": T0 + ms, "kind": kind, "broker_id": broker, "brokers": [],
+                "source_file": "f.log", "line_number": ms, **fields}
+
+    membership = [line(0, "controlled_shutdown", 2), line(5_000, "controlled_shutdown", 2),
+                  line(15_200, "controlled_shutdown_end", 2, phase="failed"),
+                  line(1_000, "controlled_shutdown", 3), line(1_020, "controlled_shutdown_end", 3, phase="succeeded")]
+    unclean = transform.leader_elections(events(spark, [dict(ms=0, kind="other")])).where("false")
+    got = incident_rows(spark, Timeline(), [], membership, unclean, []).collect()
+    assert sorted((r["broker_id"], r["detail"]) for r in got if r["incident"] == "controlled_shutdown") == [
+        (2, "broker 2 asked to stop (controlled shutdown): every attempt failed, the broker stopped uncleanly"),
+        (3, "broker 3 asked to stop (controlled shutdown): a clean stop, not a failure, when it leaves soon after")]

@@ -163,3 +163,31 @@ def test_a_controlled_shutdown_then_deregistration_is_a_clean_stop_not_a_failure
     failures = broker_failures(membership, tenures)
     assert [(f["broker_id"], f["detected_ms"], f["cause"]) for f in failures] == [
         (3, 170_000, "deleted from /brokers/ids"), (4, 170_000, "deleted from /brokers/ids")]
+
+
+def _end(ts: int, broker: int, phase: str, line: int) -> dict[str, object]:
+    """A broker's own server.log line on how its controlled shutdown ended."""
+    return {"cluster": "c", "ts_ms": ts, "kind": "controlled_shutdown_end", "broker_id": broker, "brokers": [],
+            "phase": phase, "source_file": f"b{broker}/server.log", "line_number": line}
+
+
+def test_a_controlled_shutdown_that_failed_then_a_crash_is_a_failure_not_a_clean_stop() -> None:
+    """Broker 2's retries all failed ("Proceeding to do an unclean shutdown as all the controlled shutdown attempts
+    failed") and it was gone 4 s later: within 30 s of its last request, but no clean stop. Broker 3's shutdown
+    succeeded; broker 4's failed line is of an earlier shutdown, before the request that preceded its leaving; broker
+    5's controller log is missing, its own "Controlled shutdown succeeded" makes its leaving a clean stop."""
+    tenures = [_tenure(1, 1, 0, 200_000)]
+    classify(tenures)
+    gone = {"cluster": "c", "kind": "broker_change", "added_brokers": [], "live_brokers": [1],
+            "source_file": "c/controller.log"}
+    membership = [
+        _shutdown(100_000, 2, 20), _shutdown(105_000, 2, 21), _end(115_400, 2, "failed", 7),
+        {**gone, "ts_ms": 119_000, "brokers": [2], "line_number": 22},
+        _shutdown(100_000, 3, 23), _end(100_020, 3, "succeeded", 3),
+        _end(50_000, 4, "failed", 4), _shutdown(120_000, 4, 24), _end(120_010, 4, "succeeded", 5),
+        _end(120_000, 5, "succeeded", 9),
+        {**gone, "ts_ms": 121_000, "brokers": [3, 4, 5], "line_number": 25},
+    ]
+    failures = broker_failures(membership, tenures)
+    assert [(f["broker_id"], f["detected_ms"], f["cause"]) for f in failures] == [
+        (2, 119_000, "deleted from /brokers/ids")]

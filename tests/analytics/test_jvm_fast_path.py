@@ -68,6 +68,9 @@ def _boundary_lines() -> list[str]:
         "[epoch=]", "[Partition t-1 broker=3]", "[Partition t-1 broker=3 ]", "[Partition t broker=3]",
         "[Partition a-b-1 broker=3]", "[Partition  t-1 broker=3]", "[]", "[unclosed", "[x]:", "[x],", "[x]: ",
         "[x]:  two spaces", "[x];", "[[nested] x]", "[Controller id=1]]",
+        "[KafkaServer id=5]", "[KafkaServer id=]", "[KafkaServer id=x]", "[KafkaServer id=5 x]", "[KafkaServerid=5]",
+        "[Kafka Server 5]", "[Kafka Server ]", "[Kafka Server5]", "[ Kafka Server 5]", "[Kafka Server 99999999999]",
+        "[Broker id=Kafka Server 5]", "[kafkaServer id=5]",
     ]
     for ident in idents:
         for sep in ("", " ", ": ", ", "):

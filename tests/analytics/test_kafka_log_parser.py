@@ -25,6 +25,7 @@ from zkcontroller.analytics.kafka_log_parser import (
 PARSER = KafkaLogParser()
 SC = "(state.change.logger)"
 KC = "(kafka.controller.KafkaController)"
+KS = "(kafka.server.KafkaServer)"
 
 # (line, kind, expected subset of fields) -- one or more per version family of TEMPLATES.md.
 CASES = [
@@ -127,6 +128,24 @@ CASES = [
      "fetchers_stopped", {"broker_id": 3, "controller_id": 1, "controller_epoch": 4, "topic": "t", "partition": 2}),
     (f"[2023-01-16 17:26:45,900] INFO [Controller id=0] Checking need to trigger auto leader balancing {KC}",
      "other", {"controller_id": 0}),
+    # How a controlled shutdown ended: the broker's server.log (KafkaServer.controlledShutdown, broker id from its
+    # ident, 1.0+ `[KafkaServer id=N] `, 0.10.2-0.11 `[Kafka Server N], `), and the controller dropping brokers
+    # that left from its shutting-down list (KafkaController.onBrokerFailure). All were `other`.
+    (f"[2018-07-18 17:54:27,795] INFO [KafkaServer id=0] Controlled shutdown succeeded {KS}",
+     "controlled_shutdown_end", {"broker_id": 0, "phase": "succeeded", "controller_id": None}),
+    (f"[2021-06-01 10:00:40,100] WARN [KafkaServer id=3] Proceeding to do an unclean shutdown as all the controlled "
+     f"shutdown attempts failed {KS}", "controlled_shutdown_end", {"broker_id": 3, "phase": "failed"}),
+    (f"[2017-03-01 10:00:00,000] WARN [Kafka Server 2], Proceeding to do an unclean shutdown as all the controlled "
+     f"shutdown attempts failed {KS}", "controlled_shutdown_end", {"broker_id": 2, "phase": "failed"}),
+    (f"[2018-07-18 17:54:27,764] INFO [KafkaServer id=0] shutting down {KS}", "other", {"broker_id": 0}),
+    (f"[2021-04-28 16:12:32,063] INFO [Controller id=0] Removed 1 from list of shutting down brokers. {KC}",
+     "controlled_shutdown_end", {"controller_id": 0, "brokers": [1], "phase": "removed", "broker_id": None}),
+    (f"[2021-04-28 16:12:32,063] INFO [Controller id=0] Removed 1,3 from list of shutting down brokers. {KC}",
+     "controlled_shutdown_end", {"brokers": [1, 3], "phase": "removed"}),
+    (f"[2018-07-18 16:02:27,020] INFO [Controller id=0] Removed ArrayBuffer(2, 4) from list of shutting down "
+     f"brokers. {KC}", "controlled_shutdown_end", {"brokers": [2, 4], "phase": "removed"}),
+    (f"[2018-07-18 16:02:27,020] INFO [Controller id=0] Removed ArrayBuffer() from list of shutting down brokers. "
+     f"{KC}", "controlled_shutdown_end", {"brokers": None, "phase": "removed"}),
 ]
 
 

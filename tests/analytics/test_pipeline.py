@@ -108,6 +108,23 @@ def test_real_samples_show_the_unclean_elections_and_the_epoch_9_tenure(spark, a
     assert failed == []
     stops = _table(spark, out, "controlled_shutdowns", "cluster = 'guenterh'")
     assert sorted(s["broker_id"] for s in stops) == [1, 2, 3]
+    # ... and the controller's "Removed 2 (3) from list of shutting down brokers." ends the shutdowns of 2 and 3
+    assert sorted((s["broker_id"], s["ended_at"]) for s in stops if s["ended_at"] is not None) == [
+        (2, datetime(2021, 1, 10, 14, 20, 10, 312_000)), (3, datetime(2021, 1, 10, 14, 20, 10, 321_000))]
+
+
+def test_a_brokers_server_log_says_its_controlled_shutdown_succeeded(spark, samples: Path, tmp_path: Path) -> None:
+    """choopong 1.1: the controller's "Shutting down broker 0" (controller.log) and broker 0's own "[KafkaServer
+    id=0] Controlled shutdown succeeded" 18 ms later (server.log, another sample of the same cluster)."""
+    from tests.analytics.logsets import SAMPLE_PATTERN
+
+    names = ("08-choopong-1.1-controller-reelection.log", "10-choopong-1.1-controller-broker-failure.log",
+             "44-choopong-1.1-server-zk-expiry-controlled-shutdown.log")
+    job.run(spark, job.JobConfig(inputs=[str(samples / n) for n in names], out=tmp_path / "out",
+                                 cluster_pattern=SAMPLE_PATTERN))
+    stops = _table(spark, tmp_path / "out", "controlled_shutdowns", "cluster = 'choopong'")
+    assert [(s["broker_id"], s["requested_at"], s["outcome"], s["ended_at"]) for s in stops] == [
+        (0, datetime(2018, 7, 18, 17, 54, 27, 777_000), "succeeded", datetime(2018, 7, 18, 17, 54, 27, 795_000))]
 
 
 def test_output_is_parquet_partitioned_by_cluster_and_events_by_day(analyzed) -> None:

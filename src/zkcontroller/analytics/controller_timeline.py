@@ -28,6 +28,10 @@ CLEAN_SHUTDOWN_MS = 30_000
 """A broker that left (deleted from ``/brokers/ids``, failure callback, or the controller's broker losing the
 controller) this soon after the controller took a ControlledShutdown of it stopped cleanly: Kafka's broker
 deregisters right after its controlled shutdown (which leaves it nothing to lead), so that is no failure."""
+SHUTDOWN_END = "controlled_shutdown_end"
+"""How a controlled shutdown ended (``phase``): the broker's ``succeeded``/``failed``, the controller's ``removed``."""
+SHUTDOWN_END_SKEW_MS = 1_000
+"""Slack for the broker's own outcome line against the controller's lines (two hosts' clocks)."""
 YEAR_MS = 365 * 24 * 3600 * 1000
 SAME_ELECTION_MS = 1_000
 """An election (or ready) line of the same controller and epoch this close to an earlier one, in another file, is
@@ -391,14 +395,22 @@ def broker_failures(membership: list[dict[str, object]], tenures: list[Tenure],
     lost its session: Kafka logs no failure callback for the controller itself).
 
     Lines of one broker within ``merge_ms`` of each other are one failure (the earliest line is cited). A broker
-    that leaves within ``CLEAN_SHUTDOWN_MS`` after a ``controlled_shutdown`` of it (in ``membership``) stopped
-    cleanly and is left out (``controlled_shutdowns`` lists it); one that leaves later, its controlled shutdown
-    given up long before, still failed.
+    that leaves within ``CLEAN_SHUTDOWN_MS`` after a ``controlled_shutdown`` of it, or after its own "Controlled
+    shutdown succeeded" (``controlled_shutdown_end`` lines in ``membership``), stopped cleanly and is left out
+    (``controlled_shutdowns`` lists it); one that leaves later, its controlled shutdown given up long before, still
+    failed, and so does one whose server.log says, after the last such line, that its controlled shutdown failed
+    ("Proceeding to do an unclean shutdown"): it stopped uncleanly, leaders and all.
     """
     shutdowns: dict[tuple[object, int], list[int]] = defaultdict(list)
+    gave_up: dict[tuple[object, int], list[int]] = defaultdict(list)  # the broker's "… unclean shutdown" lines
     for r in membership:
-        if r["kind"] == "controlled_shutdown" and r.get("broker_id") is not None:
-            shutdowns[(r["cluster"], int(r["broker_id"]))].append(int(r["ts_ms"]))
+        if r.get("broker_id") is None:
+            continue
+        key = (r["cluster"], int(r["broker_id"]))
+        if r["kind"] == "controlled_shutdown" or (r["kind"] == SHUTDOWN_END and r.get("phase") == "succeeded"):
+            shutdowns[key].append(int(r["ts_ms"]))
+        elif r["kind"] == SHUTDOWN_END and r.get("phase") == "failed":
+            gave_up[key].append(int(r["ts_ms"]))
     found: list[dict[str, object]] = []
     for r in membership:
         if r["kind"] not in ("broker_failed", "broker_change"):
@@ -434,9 +446,12 @@ def broker_failures(membership: list[dict[str, object]], tenures: list[Tenure],
     merged: list[dict[str, object]] = []
     kept: list[dict[str, object]] = []
     for f in found:
-        left_ms = int(f.get("_since_ms", f["detected_ms"]))
-        if any(left_ms - CLEAN_SHUTDOWN_MS <= ts <= int(f["detected_ms"])
-               for ts in shutdowns[(f["cluster"], int(f["broker_id"]))]):
+        left_ms, detected = int(f.get("_since_ms", f["detected_ms"])), int(f["detected_ms"])
+        key = (f["cluster"], int(f["broker_id"]))
+        asked = [ts for ts in shutdowns[key] if left_ms - CLEAN_SHUTDOWN_MS <= ts <= detected]
+        failed = asked and any(max(asked) - SHUTDOWN_END_SKEW_MS <= ts <= detected + SHUTDOWN_END_SKEW_MS
+                                 for ts in gave_up[key])
+        if asked and not failed:
             continue  # a clean stop: the controlled shutdown, then the deregistration (or the controller moving)
         kept.append(f)
     for f in kept:

@@ -538,11 +538,11 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
             # A broker id the parsers could not hold (beyond int32: a corrupt line) is a null list element; the
             # membership reasoning on the driver takes ids only, so the nulls are dropped here, once.
             lambda: _collect(events.where(F.col("kind").isin("broker_failed", "broker_change", "broker_registered",
-                                                              "controlled_shutdown"))
+                                                              "controlled_shutdown", ct.SHUTDOWN_END))
                              .select("cluster", "ts_ms", "kind", *(F.filter(name, lambda b: b.isNotNull()).alias(name)
                                                                   for name in ("brokers", "added_brokers",
                                                                                "live_brokers")),
-                                     "broker_id", "controller_id", "controller_epoch", "source_file",
+                                     "broker_id", "phase", "controller_id", "controller_epoch", "source_file",
                                      "line_number")),
             # Every cluster's first and last event time: several tables and the report need it, so it is
             # aggregated once (not once per table, a scan of every event each time) and joined as a frame.

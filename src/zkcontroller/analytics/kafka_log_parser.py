@@ -47,7 +47,9 @@ IDENT = r"^\[([^\]]*)\][:,]? ?"
 IDENT_CONTROLLER = r"(?:[Cc]ontroller(?:Id=| id=| |-)|^Topic Deletion Manager )(\d+)"
 IDENT_PARTITION = r"^Partition (\S+-\d+) broker=(\d+)$"
 IDENT_EPOCH = r"epoch=(\d+)"
-IDENT_BROKER = r"^Broker id=(\d+)"
+# A broker's own ident: ReplicaManager/state-change ``[Broker id=N]``, KafkaServer ``[KafkaServer id=N]`` (1.0+)
+# and ``[Kafka Server N], `` (0.10.2-0.11).
+IDENT_BROKER = r"^(?:Broker id=|KafkaServer id=|Kafka Server )(\d+)"
 # 0.10.2-0.11 state-change lines have no log ident; the message itself starts with who wrote it.
 OLD_STATE_PREFIX = r"^(?:Controller (\d+) epoch (\d+)|Broker (\d+)) "
 STATE_CHANGE_LOGGER = "state.change.logger"
@@ -293,6 +295,17 @@ TEMPLATES: tuple[Template, ...] = (
              r" all live brokers: ([\d, ]*)", {"added_brokers": 1, "brokers": 2, "live_brokers": 3}),
     Template("broker_registered", r"^New broker startup callback for ([\d, ]*\d)", {"brokers": 1}),
     Template("controlled_shutdown", r"^Shutting down broker (\d+)\s*$", {"broker_id": 1}),
+    # How a controlled shutdown ended. The broker's own server.log (KafkaServer.controlledShutdown, 0.10.2-3.9,
+    # broker id from its ident): it succeeded, or every retry failed and the broker stops uncleanly anyway. The
+    # controller (KafkaController.onBrokerFailure): the shutting-down brokers that have now left (0.10.2-2.0 print
+    # the Scala collection, ``ArrayBuffer()`` even when empty; 2.1+ the ids comma-joined, only when some).
+    Template("controlled_shutdown_end", r"^Controlled shutdown succeeded", consts={"phase": "succeeded"}),
+    Template("controlled_shutdown_end",
+             r"^Proceeding to do an unclean shutdown as all the controlled shutdown attempts failed",
+             consts={"phase": "failed"}),
+    Template("controlled_shutdown_end",
+             r"^Removed (?:[A-Za-z]+\()?([\d, ]*)\)? from list of shutting down brokers",
+             {"brokers": 1}, consts={"phase": "removed"}),
     # Topic deletion (TopicDeletionManager's lines carry ``[Topic Deletion Manager <id>]``, the first one the
     # controller's): one line may name several topics, kept comma-separated in ``topics``.
     Template("topic_deletion", r"^Starting topic deletion for topics (\S+)", {"topics": 1}, consts={"phase": "queued"}),

@@ -13,8 +13,14 @@ from collections import defaultdict
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from zkcontroller.analytics.admin_tables import SHUTDOWN_GAP_MS
-from zkcontroller.analytics.controller_timeline import DEFAULT_FAILURE_MERGE_MS, Tenure, Timeline
+from zkcontroller.analytics.admin_tables import SHUTDOWN_END_MS, SHUTDOWN_GAP_MS
+from zkcontroller.analytics.controller_timeline import (
+    DEFAULT_FAILURE_MERGE_MS,
+    SHUTDOWN_END,
+    SHUTDOWN_END_SKEW_MS,
+    Tenure,
+    Timeline,
+)
 
 Columns = tuple[tuple[str, str], ...]
 TENURE_COLUMNS: Columns = (
@@ -85,8 +91,8 @@ def failure_windows(failures: list[dict[str, object]], membership: list[dict[str
     or ``max_handling_ms`` after detection, whichever comes first."""
     changes: dict[str, list[tuple[int, frozenset[int]]]] = defaultdict(list)  # (when, brokers it reports dead)
     for m in membership:
-        if m["kind"] == "controlled_shutdown":
-            continue  # a request to the controller, not a change of who is registered
+        if m["kind"] in ("controlled_shutdown", SHUTDOWN_END):
+            continue  # a request to the controller, or how it ended: not a change of who is registered
         dead = frozenset(m.get("brokers") or []) if m["kind"] in ("broker_failed", "broker_change") else frozenset()
         changes[str(m["cluster"])].append((int(m["ts_ms"]), dead))
     for t in tenures:
@@ -179,6 +185,10 @@ def incident_rows(spark: SparkSession, timeline: Timeline, failures: list[dict[s
                 rows.append({**m, "at_ms": ts, "incident": "broker_started", "broker_id": broker,
                              "detail": f"broker {broker} registered"})
             last_start[key] = ts
+    gave_up: dict[tuple[object, object], list[int]] = defaultdict(list)  # the broker's "… unclean shutdown"
+    for m in membership:
+        if m["kind"] == SHUTDOWN_END and m.get("phase") == "failed" and m.get("broker_id") is not None:
+            gave_up[(m["cluster"], m["broker_id"])].append(int(m["ts_ms"]))
     last_stop: dict[tuple[object, object], int] = {}
     for m in sorted(membership, key=lambda m: (m["ts_ms"], str(m["source_file"]), m["line_number"])):
         joined = m.get("added_brokers") if m["kind"] == "broker_change" else (
@@ -189,9 +199,11 @@ def incident_rows(spark: SparkSession, timeline: Timeline, failures: list[dict[s
             continue
         key, ts = (m["cluster"], m["broker_id"]), int(m["ts_ms"])
         if ts - last_stop.get(key, -(1 << 62)) > SHUTDOWN_GAP_MS:  # Kafka's retries are one shutdown
+            failed = any(ts - SHUTDOWN_END_SKEW_MS <= g <= ts + SHUTDOWN_END_MS for g in gave_up[key])
             rows.append({**m, "at_ms": ts, "incident": "controlled_shutdown",
-                         "detail": f"broker {m['broker_id']} asked to stop (controlled shutdown): a clean stop, "
-                                   f"not a failure, when it leaves soon after"})
+                         "detail": f"broker {m['broker_id']} asked to stop (controlled shutdown): "
+                                   + ("every attempt failed, the broker stopped uncleanly" if failed else
+                                      "a clean stop, not a failure, when it leaves soon after")})
         last_stop[key] = ts
     for w in windows:
         rows.append({"cluster": w["cluster"], "at_ms": w["start_ms"], "end_ms": w["end_ms"],

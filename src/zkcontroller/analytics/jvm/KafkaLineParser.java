@@ -572,7 +572,7 @@ public final class KafkaLineParser {
                 if (end < body.length() && body.charAt(end) == ' ') end++;
                 values[fControllerId] = plainController(text);
                 values[fControllerEpoch] = plainEpoch(text);
-                values[fBrokerId] = text.startsWith("Broker id=") ? digitsAt(text, 10) : null;
+                values[fBrokerId] = plainBroker(text);
                 if (mayStart(text, identPartitionStarts) && identPartitionP.reset(text).lookingAt()) {
                     values[fTp] = identPartitionP.group(1);
                     values[fBrokerId] = identPartitionP.group(2);
@@ -664,6 +664,19 @@ public final class KafkaLineParser {
             if (t.startsWith(" id=", j) && (d = digitsAt(t, j + 4)) != null) return d;
             if (t.startsWith(" ", j) && (d = digitsAt(t, j + 1)) != null) return d;
             if (t.startsWith("-", j) && (d = digitsAt(t, j + 1)) != null) return d;
+        }
+        return null;
+    }
+
+    private static final String[] BROKER_IDENTS = {"Broker id=", "KafkaServer id=", "Kafka Server "};
+
+    /**
+     * IDENT_BROKER ({@code ^(?:Broker id=|KafkaServer id=|Kafka Server )(\d+)}) on plain text: group 1 or null.
+     * No literal is a prefix of another, so at most one alternative starts the text, and digits must follow it.
+     */
+    static String plainBroker(String t) {
+        for (String p : BROKER_IDENTS) {
+            if (t.startsWith(p)) return digitsAt(t, p.length());
         }
         return null;
     }
