@@ -139,7 +139,9 @@ class Partition:
         """Called when the leader's HW moves up: acks=-1 produce requests wait on it (``DelayedProduce``)."""
         self.producer_state = ProducerStateManager(tp)
         """Idempotent producers' last batches in this log, appended here as leader or replicated as follower
-        (`producer_state`): kept across leadership changes, so a new leader finds a producer's retries."""
+        (`producer_state`): kept across leadership changes, so a new leader finds a producer's retries. It is told
+        the high watermark (`high_watermark`'s setter), so a truncation to it finds every producer."""
+        self.producer_state.high_watermark = 0
         self.time_index = TimeIndex()
         """The batches' timestamps this replica appended as leader, for ListOffsets by timestamp (`TimeIndex`)."""
 
@@ -161,6 +163,7 @@ class Partition:
     @high_watermark.setter
     def high_watermark(self, value: int) -> None:
         self._high_watermark = value
+        self.producer_state.high_watermark = value
         if self.journal is not None:
             self.journal(self.topic_partition, self._log_end_offset, value)
     def __repr__(self) -> str:
