@@ -15,19 +15,19 @@ It also keeps each log's leader epoch cache (Kafka's ``leader-epoch-checkpoint``
 restarted follower knows its last epoch and keeps its log for truncation on fetch instead of truncating to its
 high watermark. A journal from before (no such lines) gives no epochs.
 
-And each log's idempotent-producer batches (Kafka's producer snapshots plus the log it replays after them on
-recovery, ``Log.loadProducerState``: our log has no batches to replay, so their headers are journaled as they are
-appended, leader and follower): one line per append that had any
-(``topic<TAB>partition<TAB>producers<TAB>base:last:pid:epoch:seq:ts;...``; none for non-idempotent traffic), and one
-per producer snapshot (``topic<TAB>partition<TAB>snapshots<TAB>offset,...``), read back keeping what the producer
-state's index keeps (`producer_state.compact`: every batch from the oldest snapshot kept on, each producer's last
-one before it and its last 5; the snapshots kept are the state's, `producer_state.prune_snapshots`: the last
-``MAX_PRODUCER_SNAPSHOTS`` (4), and back to the latest at or below the journaled high watermark), trimmed by each offsets line whose log end is below them (a
-truncation: the batches and snapshots above it go), a producer's dropped by an ``expired<TAB>pid,...`` line. A
-restarted broker rebuilds its producer state from them (`ProducerStateManager.restore`), so it answers a retry of a
-batch it already holds DUPLICATE with the original offsets, and a truncation after the restart finds each producer's
-last batch below it as before. A journal from before (no such lines) gives no producers; one without snapshot lines
-keeps every batch until the first snapshot.
+And each log's idempotent-producer batches (Kafka's producer snapshots plus the log it replays after them on recovery,
+``Log.loadProducerState``: our log has no batches to replay, so their headers are journaled as they are appended, leader
+and follower): one line per append that had any
+(``topic<TAB>partition<TAB>producers<TAB>base:last:pid:epoch:seq:ts;...``; none for non-idempotent traffic), and one per
+producer snapshot (``topic<TAB>partition<TAB>snapshots<TAB>offset,...``), read back keeping what the producer state's
+index keeps (`producer_state.compact`: every batch from the oldest snapshot kept on, each producer's last one before it
+and its last 5; the snapshots kept are the state's, `producer_state.prune_snapshots`: the last
+``MAX_PRODUCER_SNAPSHOTS`` (4), and back to the latest at or below the journaled high watermark), trimmed by each
+offsets line whose log end is below them (a truncation: the batches and snapshots above it go), a producer's dropped by
+an ``expired<TAB>pid,...`` line. A restarted broker rebuilds its producer state from them
+(`ProducerStateManager.restore`), so it answers a retry of a batch it already holds DUPLICATE with the original offsets,
+and a truncation after the restart finds each producer's last batch below it as before. A journal from before (no such
+lines) gives no producers; one without snapshot lines keeps every batch until the first snapshot.
 
 The log dir is locked as Kafka's ``LogManager`` locks it (``.lock``): two brokers on one machine with the same
 ``log.dirs`` (the default /tmp/kafka-logs) would otherwise share one journal.

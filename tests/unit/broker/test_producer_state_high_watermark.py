@@ -64,7 +64,7 @@ def test_a_truncation_to_a_lagging_high_watermark_finds_a_producer_below_the_las
     _write(state, set_hw)
     kept = len(state.snapshot_offsets)
     state.truncate(40)
-    assert 4 == state.producers[P].last_seq and state.producers[Q].last_seq == 34
+    assert state.producers[P].last_seq == 4 and state.producers[Q].last_seq == 34
     assert state.snapshot_offsets == (32,) and kept > MAX_PRODUCER_SNAPSHOTS
     assert [b.last_seq for b in state.producers[Q].batches] == [30, 31, 32, 33, 34]
 
