@@ -307,12 +307,9 @@ def _in_sequence(last_seq: int, next_seq: int) -> bool:
     return next_seq == last_seq + 1 or (next_seq == 0 and last_seq == INT_MAX)
 
 
-def by_base_offset(batch: ReplicatedBatch) -> int:
-    """Sort key of batches in log order (the journal's too)."""
-    return batch.base_offset
-
-
 def _last_offset(batch: ReplicatedBatch) -> int:
+    """Sort key of batches in log order: their last offsets increase (Kafka's follower checks only those), their
+    base offsets need not (a batch may begin inside the one before it)."""
     return batch.last_offset
 
 
@@ -483,21 +480,25 @@ class ProducerStateManager:
     def batches_in(self, base_offset: int, count: int) -> tuple[int, tuple[ReplicatedBatch, ...]]:
         """What a leader serves of ``count`` records from ``base_offset``: the count, cut so that no batch is split
         (before a batch that would cross its end, or past the end of the first batch, which is always served whole,
-        as Kafka's fetch always returns the first batch whole), and the indexed batches within. A batch that began
-        below ``base_offset`` is not served (the follower's log ends inside it: it cannot take it whole). Cheap
-        when no producer batch lies at or after ``base_offset``."""
+        as Kafka's fetch always returns the first batch whole), and the indexed batches within, in log order. A
+        first batch that began below ``base_offset`` is not served (the follower's log ends inside it: it cannot
+        take it whole). The index is in log order, which is the order of last offsets (Kafka's follower takes a
+        batch beginning inside the one before it: `Partition.append_as_follower`), so it is looked up by them, and
+        such a batch is served after the one it overlaps, as Kafka's log holds it. Cheap when no producer batch lies
+        at or after ``base_offset``."""
         index = self._index
         if count <= 0 or self.last_indexed_offset < base_offset:
             return count, ()
         end = base_offset + count
-        served = []
-        for i in range(bisect_left(index, base_offset, key=by_base_offset), len(index)):
+        served: list[ReplicatedBatch] = []
+        for i in range(bisect_left(index, base_offset, key=_last_offset), len(index)):
             batch = index[i]
-            if batch.base_offset >= end:
-                break
+            if not served and batch.base_offset < base_offset:
+                continue
             if batch.last_offset >= end:
-                if batch.base_offset > base_offset:
-                    end = batch.base_offset
+                if served or batch.base_offset > base_offset:  # cut before it, not before what was served
+                    floor = served[-1].last_offset + 1 if served else base_offset
+                    end = max(floor, min(end, batch.base_offset))
                 else:
                     end = batch.last_offset + 1
                     served.append(batch)
