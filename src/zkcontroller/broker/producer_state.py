@@ -34,15 +34,15 @@ it) and its last 5 (`compact`; an expired producer's batches before it go, as Ka
 producers only). A truncation at or above the oldest snapshot kept so finds each producer's last batch below it,
 as Kafka's. The snapshots kept (`prune_snapshots`) are the last `MAX_PRODUCER_SNAPSHOTS` (4) and, back from them,
 every one down to the latest at or below the replica's high watermark (which `Partition` keeps in
-`high_watermark`), up to `MAX_UNCOMMITTED_SNAPSHOTS` (16) in all: a truncation that keeps what was committed (at or
+`high_watermark`), up to `MAX_UNCOMMITTED_SNAPSHOTS` (8) in all: a truncation that keeps what was committed (at or
 above the high watermark: every truncation but an unclean election's) finds each producer as Kafka does while the
-high watermark is within 16 snapshot intervals (512 producer batches, or 16 × the live producers if more than 32)
-of the log end. When it is in step with the log end, as with in-sync followers, the last 4 are all that is kept
+high watermark is within 7 snapshot intervals (224 producer batches, or 7 × the live producers if more than 32) of
+the log end. When it is in step with the log end, as with in-sync followers, the last 4 are all that is kept
 (96 to 128 producer batches back). A deeper truncation (an unclean leader's, or one below a high watermark that
 lagged more) forgets a producer none of whose kept batches lie below it, where Kafka would still find it (then any
 sequence is accepted from it, Kafka's rule for a producer with no entry): its log holds every batch, ours only
 headers, and memory per partition is the bound (about 2.5x the 64 batches a partition with one producer held
-before snapshots, up to 4x that while the high watermark lags).
+before snapshots, up to 2x that again while the high watermark lags: docs/benchmarks.md).
 Plain traffic records nothing.
 A restart keeps it, as Kafka's snapshots and log recovery do: every batch recorded is written through to the broker
 process's journal (`journal`, `LogOffsetsJournal.record_producer_batches`), each snapshot too (`journal_snapshot`),
@@ -105,9 +105,9 @@ MAX_PRODUCER_SNAPSHOTS = 4
 (MAX_PRODUCER_SNAPSHOTS - 1) × max(PRODUCER_SNAPSHOT_INTERVAL, live producers) producer batches back (96 for up to
 32 producers), at most MAX_PRODUCER_SNAPSHOTS × that (see the module docstring). Bounds the index, and the
 journal, to about that many batches plus 6 per live producer while the high watermark follows the log end."""
-MAX_UNCOMMITTED_SNAPSHOTS = 16
+MAX_UNCOMMITTED_SNAPSHOTS = 8
 """At most this many snapshots are kept so that the latest one at or below the high watermark stays (a truncation
-to the high watermark then finds every producer, as Kafka's): bounds the index to 4x the above while the high
+to the high watermark then finds every producer, as Kafka's): bounds the index to about 2x the above while the high
 watermark lags (`prune_snapshots`)."""
 
 

@@ -23,8 +23,9 @@ from zkcontroller.model import TopicPartition
 TP = TopicPartition("orders", 0)
 P, Q = 7, 8
 EXPIRATION_MS = 604_800_000
-Q_BATCHES = (MAX_PRODUCER_SNAPSHOTS + 3) * PRODUCER_SNAPSHOT_INTERVAL
-"""Enough of Q's batches after the high watermark that the oldest of the last 4 snapshots is far above it."""
+Q_BATCHES = (MAX_UNCOMMITTED_SNAPSHOTS - 1) * PRODUCER_SNAPSHOT_INTERVAL
+"""As many of Q's batches after the high watermark as keep the snapshot below it: the oldest of the last 4 is far
+above it."""
 
 
 def _append(state: ProducerStateManager, pid: int, seq: int, offset: int) -> None:
