@@ -14,8 +14,10 @@ leadership (a stalled follower, for drills). Fetches run in a KIP-227 fetch sess
 after the first, each names only the partitions whose fetch state changed. A record batch that fails its CRC
 check (CORRUPT_MESSAGE) delays its partition, as Kafka's fetcher does. Records are appended at the offsets the
 leader gives, as ``Log.appendAsFollower`` takes them: after a gap (a compacted log's) the log end goes past it;
-records starting below the fetch offset mark the partition failed (``UnexpectedAppendOffsetException``), as do
-batches whose last offsets do not increase (``OffsetsOutOfOrderException``).
+records starting below the fetch offset mark the partition failed (``UnexpectedAppendOffsetException``, listing the
+records' own first 10 offsets when the answer came over the wire: `record_offsets`), as do batches whose last offsets
+do not increase (``OffsetsOutOfOrderException``, refused by the wire's decoder or by `Partition.append_as_follower`);
+a batch beginning inside the one before it is appended, as Kafka's follower takes it.
 """
 
 from __future__ import annotations
