@@ -83,9 +83,13 @@ class FetchedRecordsResult(FetchPartitionResult):
     __slots__ = ("record_set",)
     record_set: bytes | memoryview
 
-    def __init__(self, *args: Any, record_set: bytes | memoryview = b"", **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        FetchedRecordsResult.record_set.__set__(self, record_set)  # type: ignore[attr-defined]  # frozen: by slot
+    def __init__(self, topic_partition: TopicPartition, error: Errors = Errors.NONE, high_watermark: int = -1,
+                 records: int = 0, base_offset: int = 0, log_end_offset: int = -1, diverging_epoch: int = -1,
+                 diverging_end_offset: int = -1, batches: tuple[ReplicatedBatch, ...] = (),
+                 epochs: tuple[EpochEntry, ...] = (), record_set: bytes | memoryview = b"") -> None:
+        FetchPartitionResult.__init__(self, topic_partition, error, high_watermark, records, base_offset,
+                                      log_end_offset, diverging_epoch, diverging_end_offset, batches, epochs)
+        _set_record_set(self, record_set)
 
     def __eq__(self, other: object) -> bool:
         """Equal to the same result handed over in process: the record set is not part of what it says."""
@@ -97,6 +101,7 @@ class FetchedRecordsResult(FetchPartitionResult):
 
 
 _RESULT_FIELDS = fields(FetchPartitionResult)
+_set_record_set = FetchedRecordsResult.record_set.__set__  # type: ignore[attr-defined]  # frozen: by slot
 
 
 def offsets_string(offsets: Iterable[int]) -> str:
