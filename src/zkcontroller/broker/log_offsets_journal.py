@@ -15,19 +15,19 @@ It also keeps each log's leader epoch cache (Kafka's ``leader-epoch-checkpoint``
 restarted follower knows its last epoch and keeps its log for truncation on fetch instead of truncating to its
 high watermark. A journal from before (no such lines) gives no epochs.
 
-And each log's idempotent-producer batches (Kafka's producer snapshots plus the log it replays after them on
-recovery, ``Log.loadProducerState``: our log has no batches to replay, so their headers are journaled as they are
-appended, leader and follower): one line per append that had any
-(``topic<TAB>partition<TAB>producers<TAB>base:last:pid:epoch:seq:ts;...``; none for non-idempotent traffic), and one
-per producer snapshot (``topic<TAB>partition<TAB>snapshots<TAB>offset,...``), read back keeping what the producer
-state's index keeps (`producer_state.compact`: every batch from the oldest of the last
-``MAX_PRODUCER_SNAPSHOTS`` (4) snapshots on, 96 to 128 producer batches back, each producer's last one before it
-and its last 5), trimmed by each offsets line whose log end is below them (a
-truncation: the batches and snapshots above it go), a producer's dropped by an ``expired<TAB>pid,...`` line. A
-restarted broker rebuilds its producer state from them (`ProducerStateManager.restore`), so it answers a retry of a
-batch it already holds DUPLICATE with the original offsets, and a truncation after the restart finds each producer's
-last batch below it as before. A journal from before (no such lines) gives no producers; one without snapshot lines
-keeps every batch until the first snapshot.
+And each log's idempotent-producer batches (Kafka's producer snapshots plus the log it replays after them on recovery,
+``Log.loadProducerState``: our log has no batches to replay, so their headers are journaled as they are appended, leader
+and follower): one line per append that had any
+(``topic<TAB>partition<TAB>producers<TAB>base:last:pid:epoch:seq:ts;...``; none for non-idempotent traffic), and one per
+producer snapshot (``topic<TAB>partition<TAB>snapshots<TAB>offset,...``), read back keeping what the producer state's
+index keeps (`producer_state.compact`: every batch from the oldest snapshot kept on, each producer's last one before it
+and its last 5; the snapshots kept are the state's, `producer_state.prune_snapshots`: the last
+``MAX_PRODUCER_SNAPSHOTS`` (4), and back to the latest at or below the journaled high watermark), trimmed by each
+offsets line whose log end is below them (a truncation: the batches and snapshots above it go), a producer's dropped by
+an ``expired<TAB>pid,...`` line. A restarted broker rebuilds its producer state from them
+(`ProducerStateManager.restore`), so it answers a retry of a batch it already holds DUPLICATE with the original offsets,
+and a truncation after the restart finds each producer's last batch below it as before. A journal from before (no such
+lines) gives no producers; one without snapshot lines keeps every batch until the first snapshot.
 
 The log dir is locked as Kafka's ``LogManager`` locks it (``.lock``): two brokers on one machine with the same
 ``log.dirs`` (the default /tmp/kafka-logs) would otherwise share one journal.
@@ -39,12 +39,11 @@ import fcntl
 import logging
 import os
 from bisect import bisect_left
-from collections import deque
 from collections.abc import Iterable, Sequence
 from itertools import pairwise
 from pathlib import Path
 
-from zkcontroller.broker.producer_state import MAX_PRODUCER_SNAPSHOTS, compact, next_compaction
+from zkcontroller.broker.producer_state import compact, next_compaction, prune_snapshots
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.inter_broker import EpochEntry, ReplicatedBatch
 
@@ -82,13 +81,15 @@ def _last_offset(batch: ReplicatedBatch) -> int:
 
 class _ProducerBatches:
     """One log's journaled producer batches (offset order, as the producer state's index keeps them) and snapshot
-    offsets, and where the highest batch ends (a truncation below it trims them)."""
+    offsets, and where the highest batch ends (a truncation below it trims them), and the log's high watermark (the
+    snapshots kept depend on it, as the producer state's: `prune_snapshots`)."""
 
-    __slots__ = ("_compact_at", "batches", "end", "snapshots")
+    __slots__ = ("_compact_at", "batches", "end", "high_watermark", "snapshots")
 
-    def __init__(self) -> None:
+    def __init__(self, high_watermark: int | None = None) -> None:
         self.batches: list[ReplicatedBatch] = []
-        self.snapshots: deque[int] = deque(maxlen=MAX_PRODUCER_SNAPSHOTS)
+        self.snapshots: list[int] = []
+        self.high_watermark = high_watermark
         self.end = 0
         self._compact_at = _MIN_COMPACT_AT
 
@@ -99,8 +100,18 @@ class _ProducerBatches:
             self.compact()
 
     def compact(self) -> None:
+        prune_snapshots(self.snapshots, self.high_watermark)
         self.batches = compact(self.batches, self.snapshots[0] if self.snapshots else 0)
         self._compact_at = next_compaction(len(self.batches))
+
+    def offsets(self, log_end_offset: int, high_watermark: int) -> None:
+        """An offsets line: keep its high watermark, and `truncate` to its log end."""
+        self.high_watermark = high_watermark
+        self.truncate(log_end_offset)
+
+    def add_snapshot(self, offset: int) -> None:
+        self.snapshots.append(offset)
+        prune_snapshots(self.snapshots, self.high_watermark)
 
     def truncate(self, log_end_offset: int) -> None:
         """Drop the batches not wholly below ``log_end_offset`` and the snapshots above it. ``end`` comes from the
@@ -184,13 +195,14 @@ class LogOffsetsJournal:
         snapshots = self._kept_producers(tp).snapshots
         while snapshots and snapshots[-1] >= offset:
             snapshots.pop()
-        snapshots.append(offset)
+        self._kept_producers(tp).add_snapshot(offset)
         self._write(_snapshots_line(tp, (offset,)))
 
     def _kept_producers(self, tp: TopicPartition) -> _ProducerBatches:
         kept = self._producers.get(tp)
         if kept is None:
-            kept = self._producers[tp] = _ProducerBatches()
+            known = self._offsets.get(tp)
+            kept = self._producers[tp] = _ProducerBatches(known[1] if known is not None else None)
         return kept
 
     def _keep_producer_batches(self, tp: TopicPartition, batches: Iterable[ReplicatedBatch]) -> None:
@@ -218,7 +230,7 @@ class LogOffsetsJournal:
         self._offsets[tp] = (log_end_offset, high_watermark)
         kept = self._producers.get(tp)
         if kept is not None:
-            kept.truncate(log_end_offset)
+            kept.offsets(log_end_offset, high_watermark)
         self._write(f"{tp.topic}\t{tp.partition}\t{log_end_offset}\t{high_watermark}\n")
 
     def forget(self, tp: TopicPartition) -> None:
@@ -246,6 +258,7 @@ class LogOffsetsJournal:
 
     def _read(self) -> dict[TopicPartition, tuple[int, int]]:
         offsets: dict[TopicPartition, tuple[int, int]] = {}
+        self._offsets = offsets  # as read so far: a log's producer batches take its high watermark
         try:
             data = self.path.read_bytes()
         except FileNotFoundError:
@@ -281,7 +294,7 @@ class LogOffsetsJournal:
             else:
                 offsets[tp] = offsets_read
                 if tp in self._producers:
-                    self._producers[tp].truncate(offsets_read[0])
+                    self._producers[tp].offsets(*offsets_read)
         for tp in list(self._producers):  # batches journaled just before a log end that never came
             if tp in offsets:
                 self._producers[tp].truncate(offsets[tp][0])
@@ -317,7 +330,7 @@ class LogOffsetsJournal:
                 log.warning("Skipping producer snapshot offset %d of %s on line %d of %s: not after the last one kept "
                             "(%d)", offset, tp, number, self.path, snapshots[-1])
                 continue
-            snapshots.append(offset)
+            self._kept_producers(tp).add_snapshot(offset)
 
 
 def _epochs_line(tp: TopicPartition, entries: tuple[EpochEntry, ...]) -> str:

@@ -33,6 +33,28 @@ _NOT_APPLIED = frozenset({Errors.INELIGIBLE_REPLICA})
 to its committed ISR, as Kafka 3.3's ``handleAlterPartitionError``."""
 
 
+class FollowerAppendError(Exception):
+    """A fetched append Kafka's ``Log.append`` throws on for a follower (``exception``: Kafka's exception class and
+    message, as the fetcher logs it before marking the partition failed). Nothing was appended."""
+
+    def __init__(self, exception: str) -> None:
+        super().__init__(exception)
+        self.exception = exception
+
+
+def _appended_offsets(start: int, end: int, batches: tuple[ReplicatedBatch, ...]) -> list[int]:
+    """The offsets of an append's records as its batches hold them, in order (Kafka's message lists them): each
+    producer batch's, and the plain records' before, between and after them."""
+    offsets: list[int] = []
+    at = start
+    for batch in batches:
+        offsets.extend(range(at, batch.base_offset))
+        offsets.extend(range(batch.base_offset, batch.last_offset + 1))
+        at = max(at, batch.last_offset + 1)
+    offsets.extend(range(at, end))
+    return offsets
+
+
 @dataclass(slots=True)
 class FollowerState:
     """What the leader knows of one follower (Kafka's remote ``Replica``)."""
@@ -139,7 +161,9 @@ class Partition:
         """Called when the leader's HW moves up: acks=-1 produce requests wait on it (``DelayedProduce``)."""
         self.producer_state = ProducerStateManager(tp)
         """Idempotent producers' last batches in this log, appended here as leader or replicated as follower
-        (`producer_state`): kept across leadership changes, so a new leader finds a producer's retries."""
+        (`producer_state`): kept across leadership changes, so a new leader finds a producer's retries. It is told
+        the high watermark (`high_watermark`'s setter), so a truncation to it finds every producer."""
+        self.producer_state.high_watermark = 0
         self.time_index = TimeIndex()
         """The batches' timestamps this replica appended as leader, for ListOffsets by timestamp (`TimeIndex`)."""
 
@@ -161,6 +185,7 @@ class Partition:
     @high_watermark.setter
     def high_watermark(self, value: int) -> None:
         self._high_watermark = value
+        self.producer_state.high_watermark = value
         if self.journal is not None:
             self.journal(self.topic_partition, self._log_end_offset, value)
     def __repr__(self) -> str:
@@ -257,13 +282,29 @@ class Partition:
         epochs into the epoch cache (Kafka's ``maybeAssignEpochStartOffset`` per batch: a no-op for the epoch the
         cache already ends with), those within the records appended; then take the leader's HW clamped to the log
         (Kafka's ``Log.updateHighWatermark`` on a follower), even when lower than ours: a newly elected leader may
-        not have advanced its HW yet, and the follower copies it, as Kafka's does."""
+        not have advanced its HW yet, and the follower copies it, as Kafka's does.
+
+        As Kafka's ``Log.appendAsFollower`` (``validateAndAssignOffsets = false``), the batches' offsets are taken as
+        given, checked only to increase by last offset (``analyzeAndValidateRecords``' ``monotonic``): a batch may
+        begin inside the one before it (even below the log end, the fetcher having checked that the first begins
+        at or above it: ``UnexpectedAppendOffsetException``), and its producer's entry takes it, unchecked, as any
+        replicated batch. Last offsets that do not increase (none ending before the log end either) are
+        `FollowerAppendError`, Kafka's ``OffsetsOutOfOrderException``, with nothing appended: the fetch codec
+        refuses such a record set on the wire; this is the same check for answers handed over in process."""
         if records < 0:
             raise ValueError(f"cannot append {records} records to {self.topic_partition}")
         start = self.log_end_offset
         end = start + records
         if batches:
-            self.producer_state.append_replicated(b for b in batches if start <= b.base_offset and b.last_offset < end)
+            last = start - 1
+            for batch in batches:
+                if batch.last_offset <= last:
+                    offsets = ", ".join(map(str, _appended_offsets(start, end, batches)))
+                    raise FollowerAppendError(
+                        "kafka.common.OffsetsOutOfOrderException: Out of order offsets found in append to "
+                        f"{self.topic_partition}: List({offsets})")
+                last = batch.last_offset
+            self.producer_state.append_replicated(b for b in batches if b.last_offset < end)
         if epochs and (len(epochs) > 1 or epochs[0].epoch != self.last_fetched_epoch):
             for epoch, start_offset in epochs:
                 if start <= start_offset < end:

@@ -28,15 +28,21 @@ below it (`truncate`). Kafka reloads its latest producer snapshot at or below th
 there (``Log.truncateTo`` → ``rebuildProducerState``), so it finds a producer whose last batches all went. Our log
 has no batches to replay, so the index of batches stands in for both: a producer snapshot is taken every
 `PRODUCER_SNAPSHOT_INTERVAL` producer batches (32, or one per live producer if more; Kafka takes one at each
-segment roll; our logs have no segments), the last `MAX_PRODUCER_SNAPSHOTS` (4) are kept (Kafka deletes them with
-their segments), and the index keeps every batch from the oldest snapshot on (from the log start before the first)
-and, of each live producer, its last batch before it (what that snapshot holds of it) and its last 5 (`compact`;
-an expired producer's batches before it go, as Kafka's snapshot holds the current producers only). A truncation at
-or above the oldest snapshot so finds each producer's last batch below it, as Kafka's: that is at least 96 producer
-batches back (3 intervals: 3 × the live producers' count when there are more than 32), at most 128 (4 intervals);
-a deeper one forgets a producer none of whose kept batches lie below it, where Kafka would still find it (then any
-sequence is accepted from it, Kafka's rule for a producer with no entry). The window is kept small because the
-index costs memory per partition (about 2.5x the 64 batches a partition with one producer held before snapshots).
+segment roll; our logs have no segments), and the index keeps every batch from the oldest snapshot kept on (from
+the log start before the first) and, of each live producer, its last batch before it (what that snapshot holds of
+it) and its last 5 (`compact`; an expired producer's batches before it go, as Kafka's snapshot holds the current
+producers only). A truncation at or above the oldest snapshot kept so finds each producer's last batch below it,
+as Kafka's. The snapshots kept (`prune_snapshots`) are the last `MAX_PRODUCER_SNAPSHOTS` (4) and, back from them,
+every one down to the latest at or below the replica's high watermark (which `Partition` keeps in
+`high_watermark`), up to `MAX_UNCOMMITTED_SNAPSHOTS` (8) in all: a truncation that keeps what was committed (at or
+above the high watermark: every truncation but an unclean election's) finds each producer as Kafka does while the
+high watermark is within 7 snapshot intervals (224 producer batches, or 7 × the live producers if more than 32) of
+the log end. When it is in step with the log end, as with in-sync followers, the last 4 are all that is kept
+(96 to 128 producer batches back). A deeper truncation (an unclean leader's, or one below a high watermark that
+lagged more) forgets a producer none of whose kept batches lie below it, where Kafka would still find it (then any
+sequence is accepted from it, Kafka's rule for a producer with no entry): its log holds every batch, ours only
+headers, and memory per partition is the bound (about 2.5x the 64 batches a partition with one producer held
+before snapshots, up to 2x that again while the high watermark lags: docs/benchmarks.md).
 Plain traffic records nothing.
 A restart keeps it, as Kafka's snapshots and log recovery do: every batch recorded is written through to the broker
 process's journal (`journal`, `LogOffsetsJournal.record_producer_batches`), each snapshot too (`journal_snapshot`),
@@ -53,7 +59,7 @@ from __future__ import annotations
 
 import logging
 import struct
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass, field
@@ -95,10 +101,28 @@ that the snapshots kept reach back at least one batch per producer per interval)
 at each segment roll. Taking one is O(1) (its offset only: the index holds its state); what scales with the
 producers is the compaction of the index (`compact`)."""
 MAX_PRODUCER_SNAPSHOTS = 4
-"""Producer snapshots kept per log: a truncation finds every producer's last batch below it at least
+"""Producer snapshots always kept per log: a truncation finds every producer's last batch below it at least
 (MAX_PRODUCER_SNAPSHOTS - 1) × max(PRODUCER_SNAPSHOT_INTERVAL, live producers) producer batches back (96 for up to
 32 producers), at most MAX_PRODUCER_SNAPSHOTS × that (see the module docstring). Bounds the index, and the
-journal, to about that many batches plus 6 per live producer."""
+journal, to about that many batches plus 6 per live producer while the high watermark follows the log end."""
+MAX_UNCOMMITTED_SNAPSHOTS = 8
+"""At most this many snapshots are kept so that the latest one at or below the high watermark stays (a truncation
+to the high watermark then finds every producer, as Kafka's): bounds the index to about 2x the above while the high
+watermark lags (`prune_snapshots`)."""
+
+
+def prune_snapshots(snapshots: list[int], high_watermark: int | None) -> None:
+    """Drop, in place, the producer snapshots (increasing offsets) no truncation needs: kept are the last
+    `MAX_PRODUCER_SNAPSHOTS` and every one from the latest at or below ``high_watermark`` on (all of them when none
+    is), at most `MAX_UNCOMMITTED_SNAPSHOTS`. ``high_watermark`` None (not known: a state outside a partition) keeps
+    the last `MAX_PRODUCER_SNAPSHOTS` only. Shared by the producer state and the journal, so both keep the same."""
+    first = len(snapshots) - MAX_PRODUCER_SNAPSHOTS
+    if first <= 0:
+        return
+    if high_watermark is not None:
+        committed = bisect_right(snapshots, high_watermark) - 1  # -1: none at or below it
+        first = max(0, len(snapshots) - MAX_UNCOMMITTED_SNAPSHOTS, min(first, committed))
+    del snapshots[:first]
 
 
 def next_compaction(kept: int) -> int:
@@ -283,12 +307,9 @@ def _in_sequence(last_seq: int, next_seq: int) -> bool:
     return next_seq == last_seq + 1 or (next_seq == 0 and last_seq == INT_MAX)
 
 
-def by_base_offset(batch: ReplicatedBatch) -> int:
-    """Sort key of batches in log order (the journal's too)."""
-    return batch.base_offset
-
-
 def _last_offset(batch: ReplicatedBatch) -> int:
+    """Sort key of batches in log order: their last offsets increase (Kafka's follower checks only those), their
+    base offsets need not (a batch may begin inside the one before it)."""
     return batch.last_offset
 
 
@@ -327,8 +348,12 @@ class ProducerStateManager:
         self._index: list[ReplicatedBatch] = []
         """The batches recorded, in offset order: at least what `compact` keeps (others until compacted)."""
         self._compact_at = _MIN_COMPACT_AT
-        self._snapshots: deque[int] = deque(maxlen=MAX_PRODUCER_SNAPSHOTS)
-        """The offsets of the producer snapshots kept, oldest first (the index holds their state: `compact`)."""
+        self._snapshots: list[int] = []
+        """The offsets of the producer snapshots kept, oldest first (the index holds their state: `compact`;
+        which are kept: `prune_snapshots`)."""
+        self.high_watermark: int | None = None
+        """The replica's high watermark, kept here by its `Partition` (None outside one): the latest snapshot at or
+        below it is kept (`prune_snapshots`), so a truncation to it finds every producer."""
         self._since_snapshot = 0
         """Batches indexed since the latest snapshot."""
         self.last_indexed_offset = -1
@@ -404,9 +429,9 @@ class ProducerStateManager:
         and written through `journal_expired`, so the journal drops them too. Nothing is journaled again: the
         journal already holds it."""
         kept = self._replay(b for b in batches if b.last_offset < log_end_offset)
-        self._snapshots = deque((s for s in snapshots if s <= log_end_offset), maxlen=MAX_PRODUCER_SNAPSHOTS)
+        self._snapshots = [s for s in snapshots if s <= log_end_offset]
         self.remove_expired(now_ms, expiration_ms)  # journaled as expired, or the journal keeps them for ever
-        self._index = compact(kept, self._horizon, self.producers)  # the expired's batches below it go
+        self._index = compact(kept, self._horizon(), self.producers)  # the expired's batches below it go
         self._compact_at = next_compaction(len(self._index))
         self._after_index_change()
 
@@ -419,8 +444,10 @@ class ProducerStateManager:
         """The offsets of the producer snapshots kept, oldest first."""
         return tuple(self._snapshots)
 
-    @property
     def _horizon(self) -> int:
+        """The oldest snapshot still needed (0 without one: Kafka replays its log from the start), the older ones
+        dropped first (`prune_snapshots`: the high watermark may have moved since the last look)."""
+        prune_snapshots(self._snapshots, self.high_watermark)
         return self._snapshots[0] if self._snapshots else 0
 
     def _index_batches(self, batches: list[ReplicatedBatch]) -> None:
@@ -431,14 +458,15 @@ class ProducerStateManager:
         if self._since_snapshot >= PRODUCER_SNAPSHOT_INTERVAL and self._since_snapshot >= len(self.producers):
             self._take_snapshot(batches[-1].last_offset + 1)
         if len(self._index) >= self._compact_at:
-            self._index = compact(self._index, self._horizon, self.producers)
+            self._index = compact(self._index, self._horizon(), self.producers)
             self._compact_at = next_compaction(len(self._index))
         self.last_indexed_offset = self._index[-1].last_offset if self._index else -1
 
     def _take_snapshot(self, offset: int) -> None:
         """Kafka's ``takeSnapshot`` at ``offset`` (the end of the batches just recorded, so the producers' state
         there is the current one): only its offset is kept, the index holding its state (`compact`)."""
-        self._snapshots.append(offset)  # the oldest beyond MAX_PRODUCER_SNAPSHOTS goes
+        self._snapshots.append(offset)
+        prune_snapshots(self._snapshots, self.high_watermark)
         self._since_snapshot = 0
         if self.journal_snapshot is not None:
             self.journal_snapshot(self.topic_partition, offset)
@@ -446,27 +474,31 @@ class ProducerStateManager:
     def _after_index_change(self) -> None:
         index = self._index
         self.last_indexed_offset = index[-1].last_offset if index else -1
-        since = bisect_left(index, self._snapshots[-1], key=by_base_offset) if self._snapshots else 0
+        since = bisect_left(index, self._snapshots[-1], key=_last_offset) if self._snapshots else 0
         self._since_snapshot = len(index) - since
 
     def batches_in(self, base_offset: int, count: int) -> tuple[int, tuple[ReplicatedBatch, ...]]:
         """What a leader serves of ``count`` records from ``base_offset``: the count, cut so that no batch is split
         (before a batch that would cross its end, or past the end of the first batch, which is always served whole,
-        as Kafka's fetch always returns the first batch whole), and the indexed batches within. A batch that began
-        below ``base_offset`` is not served (the follower's log ends inside it: it cannot take it whole). Cheap
-        when no producer batch lies at or after ``base_offset``."""
+        as Kafka's fetch always returns the first batch whole), and the indexed batches within, in log order. A
+        first batch that began below ``base_offset`` is not served (the follower's log ends inside it: it cannot
+        take it whole). The index is in log order, which is the order of last offsets (Kafka's follower takes a
+        batch beginning inside the one before it: `Partition.append_as_follower`), so it is looked up by them, and
+        such a batch is served after the one it overlaps, as Kafka's log holds it. Cheap when no producer batch lies
+        at or after ``base_offset``."""
         index = self._index
         if count <= 0 or self.last_indexed_offset < base_offset:
             return count, ()
         end = base_offset + count
-        served = []
-        for i in range(bisect_left(index, base_offset, key=by_base_offset), len(index)):
+        served: list[ReplicatedBatch] = []
+        for i in range(bisect_left(index, base_offset, key=_last_offset), len(index)):
             batch = index[i]
-            if batch.base_offset >= end:
-                break
+            if not served and batch.base_offset < base_offset:
+                continue
             if batch.last_offset >= end:
-                if batch.base_offset > base_offset:
-                    end = batch.base_offset
+                if served or batch.base_offset > base_offset:  # cut before it, not before what was served
+                    floor = served[-1].last_offset + 1 if served else base_offset
+                    end = max(floor, min(end, batch.base_offset))
                 else:
                     end = batch.last_offset + 1
                     served.append(batch)

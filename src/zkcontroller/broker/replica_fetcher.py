@@ -14,8 +14,10 @@ leadership (a stalled follower, for drills). Fetches run in a KIP-227 fetch sess
 after the first, each names only the partitions whose fetch state changed. A record batch that fails its CRC
 check (CORRUPT_MESSAGE) delays its partition, as Kafka's fetcher does. Records are appended at the offsets the
 leader gives, as ``Log.appendAsFollower`` takes them: after a gap (a compacted log's) the log end goes past it;
-records starting below the fetch offset mark the partition failed (``UnexpectedAppendOffsetException``), as do
-batches whose last offsets do not increase (``OffsetsOutOfOrderException``).
+records starting below the fetch offset mark the partition failed (``UnexpectedAppendOffsetException``, listing the
+records' own first 10 offsets when the answer came over the wire: `record_offsets`), as do batches whose last offsets
+do not increase (``OffsetsOutOfOrderException``, refused by the wire's decoder or by `Partition.append_as_follower`);
+a batch beginning inside the one before it is appended, as Kafka's follower takes it.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from collections.abc import Callable
 
 from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.broker.fetch_session_handler import FetchSessionHandler, fetch_metadata_string
-from zkcontroller.broker.partition import Partition
+from zkcontroller.broker.partition import FollowerAppendError, Partition
 from zkcontroller.broker.timeouts import send_with_timeout
 from zkcontroller.model import Broker, TopicPartition, sorted_partitions
 from zkcontroller.protocol.control_requests import Errors
@@ -38,6 +40,7 @@ from zkcontroller.protocol.inter_broker import (
 )
 from zkcontroller.protocol.transport import BrokerTransport, BrokerUnreachableError, ConnectTimeoutError
 from zkcontroller.protocol.wire.fetch_codec import OffsetsOutOfOrderResult, offsets_string
+from zkcontroller.protocol.wire.record_offsets import record_offsets
 from zkcontroller.runtime.runtime import Runtime
 
 log = logging.getLogger("kafka.server.ReplicaFetcherThread")
@@ -296,10 +299,13 @@ class ReplicaFetcher:
     @staticmethod
     def _unexpected_append_offset(tp: TopicPartition, asked: FetchPartition, result: FetchPartitionResult) -> str:
         """Kafka's ``UnexpectedAppendOffsetException`` for records starting below the fetch offset. Its first 10
-        offsets are taken as consecutive from the base offset (the records' own offsets are not kept: a compacted
-        batch's may differ)."""
+        offsets are the records' own, read from the record set when it came over the wire (`record_offsets`: a
+        compacted batch's are not consecutive, a compressed one is decompressed), else taken as consecutive from
+        the base offset (an answer handed over in process has no records to read)."""
         base, last = result.base_offset, result.base_offset + result.records - 1
-        first = offsets_string(range(base, min(base + 10, last + 1)))
+        record_set = getattr(result, "record_set", None)
+        offsets = record_offsets(record_set, 10) if record_set else range(base, min(base + 10, last + 1))
+        first = offsets_string(offsets)
         return (f"kafka.common.UnexpectedAppendOffsetException: Unexpected offset in append to {tp}. First offset "
                 f"{base} is less than the next offset {asked.fetch_offset}. First 10 offsets in append: {first}, "
                 f"last offset in append: {last}. Log start offset = 0")
@@ -326,7 +332,11 @@ class ReplicaFetcher:
                         self._mark_failed(tp, asked, self._unexpected_append_offset(tp, asked, result))
                         continue
                     records += result.base_offset - asked.fetch_offset  # a gap (a compacted log): the log end jumps
-                partition.append_as_follower(records, result.high_watermark, result.batches, result.epochs)
+                try:
+                    partition.append_as_follower(records, result.high_watermark, result.batches, result.epochs)
+                except FollowerAppendError as e:  # Log.append's OffsetsOutOfOrderException, in process
+                    self._mark_failed(tp, asked, e.exception)
+                    continue
                 got_records = got_records or records > 0
             elif result.error is Errors.FENCED_LEADER_EPOCH:
                 self._log(logging.INFO, f"Partition {tp} has an older epoch ({asked.current_leader_epoch}) than the "

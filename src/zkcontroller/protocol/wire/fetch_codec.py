@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterable
+from dataclasses import fields
 from typing import Any
 
 from crc32c import crc32c
@@ -36,6 +37,7 @@ from zkcontroller.protocol.wire import codec
 from zkcontroller.protocol.wire.codec import WireFormatError
 from zkcontroller.protocol.wire.messages import FETCH
 from zkcontroller.protocol.wire.plain_values import by_topic, error_of
+from zkcontroller.protocol.wire.record_offsets import record_offsets
 
 _BATCH_HEADER = struct.Struct(">qiibIhiqqqhii")
 """baseOffset, batchLength, partitionLeaderEpoch, magic, crc, attributes, lastOffsetDelta, firstTimestamp,
@@ -73,49 +75,38 @@ class OffsetsOutOfOrderResult(FetchPartitionResult):
         OffsetsOutOfOrderResult.offsets.__set__(self, offsets)  # type: ignore[attr-defined]  # frozen: by slot
 
 
+class FetchedRecordsResult(FetchPartitionResult):
+    """A fetched partition with records, decoded from the wire, keeping its ``record_set``: a follower whose log
+    end is past its first batch lists the records' real offsets in its ``UnexpectedAppendOffsetException``
+    (`record_offsets`; a compacted batch's are not consecutive). Read only then."""
+
+    __slots__ = ("record_set",)
+    record_set: bytes | memoryview
+
+    def __init__(self, topic_partition: TopicPartition, error: Errors = Errors.NONE, high_watermark: int = -1,
+                 records: int = 0, base_offset: int = 0, log_end_offset: int = -1, diverging_epoch: int = -1,
+                 diverging_end_offset: int = -1, batches: tuple[ReplicatedBatch, ...] = (),
+                 epochs: tuple[EpochEntry, ...] = (), record_set: bytes | memoryview = b"") -> None:
+        FetchPartitionResult.__init__(self, topic_partition, error, high_watermark, records, base_offset,
+                                      log_end_offset, diverging_epoch, diverging_end_offset, batches, epochs)
+        _set_record_set(self, record_set)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to the same result handed over in process: the record set is not part of what it says."""
+        if not isinstance(other, FetchPartitionResult):
+            return NotImplemented
+        return all(getattr(self, f.name) == getattr(other, f.name) for f in _RESULT_FIELDS)
+
+    __hash__ = FetchPartitionResult.__hash__
+
+
+_RESULT_FIELDS = fields(FetchPartitionResult)
+_set_record_set = FetchedRecordsResult.record_set.__set__  # type: ignore[attr-defined]  # frozen: by slot
+
+
 def offsets_string(offsets: Iterable[int]) -> str:
     """A sequence of offsets as Kafka's messages print a Scala collection of them: ``List(0, 1, 2)``."""
     return f"List({', '.join(map(str, offsets))})"
-
-
-def _zigzag(view: memoryview, pos: int) -> tuple[int, int]:
-    """A zig-zag varint at ``pos``: its value and the position after it. IndexError past the end."""
-    value = shift = 0
-    while True:
-        byte = view[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return (value >> 1) ^ -(value & 1), pos
-        shift += 7
-
-
-def record_offsets(data: bytes | memoryview) -> tuple[int, ...]:
-    """The offsets of the records of a record set's whole v2 batches, in order (for error messages only): read
-    from each record's offset delta when the batch is uncompressed and well formed, else taken as the batch's
-    first ``recordsCount`` offsets."""
-    view, pos, offsets = memoryview(data), 0, []
-    while pos + _BATCH_HEADER.size <= len(view):
-        (base, length, _epoch, _magic, _crc, attributes, _last_delta, _first_ts, _max_ts, _pid, _producer_epoch,
-         _seq, count) = _BATCH_HEADER.unpack_from(view, pos)
-        end = pos + 12 + length
-        if end > len(view):
-            break
-        found: list[int] = []
-        if attributes & 0x07 == 0:
-            try:
-                at = pos + _BATCH_HEADER.size
-                for _ in range(count):
-                    size, body = _zigzag(view, at)
-                    _timestamp_delta, after = _zigzag(view, body + 1)  # after the record's attributes byte
-                    delta, _ = _zigzag(view, after)
-                    found.append(base + delta)
-                    at = body + size
-            except IndexError:
-                found = []
-        offsets.extend(found if len(found) == count else range(base, base + max(count, 0)))
-        pos = end
-    return tuple(offsets)
 
 
 def _varint(value: int) -> bytes:
@@ -153,8 +144,9 @@ def encode_records(base_offset: int, count: int, batches: tuple[ReplicatedBatch,
     the range, in offset order), plain ones between, each plain stretch cut where an epoch of ``epochs`` begins;
     each batch's ``partitionLeaderEpoch`` is the epoch in force at its base offset (-1 without one). No bytes
     (not null, as Kafka) for zero records. An epoch beginning inside a producer batch cannot be told (a batch is
-    appended whole, under one epoch: it does not happen). `ValueError` for a producer batch outside the range or
-    overlapping the one before."""
+    appended whole, under one epoch: it does not happen). A producer batch may begin inside the one before it (a
+    follower takes such a batch, as Kafka's: `Partition.append_as_follower`), and is served so. `ValueError` for a
+    producer batch outside the range or not ending after the one before."""
     if count <= 0:
         return b""
     if not batches and (not epochs or (len(epochs) == 1 and epochs[0].start_offset <= base_offset)):
@@ -179,7 +171,7 @@ def encode_records(base_offset: int, count: int, batches: tuple[ReplicatedBatch,
             at = stop
 
     for b in batches:
-        if b.base_offset < at or b.last_offset >= end:
+        if (b.base_offset < base_offset and not out) or b.last_offset < at or b.last_offset >= end:
             raise ValueError(f"producer batch {b} is not within offsets {at}..{end - 1} of the fetched range")
         plain(b.base_offset)
         out.extend(record_batch(b.base_offset, b.count, epoch_at(b.base_offset), b.producer_id, b.producer_epoch,
@@ -304,6 +296,9 @@ def _partition_result(topic: str, p: dict[str, Any]) -> FetchPartitionResult:
     error = error_of(p["error_code"])
     leader_end = p.get("last_stable_offset", -1) if error is Errors.OFFSET_OUT_OF_RANGE else -1
     diverging = p.get("diverging_epoch") or {}
+    if count:
+        return FetchedRecordsResult(tp, error, p["high_watermark"], count, base, leader_end, diverging.get("epoch", -1),
+                                    diverging.get("end_offset", -1), batches, epochs, record_set=p["record_set"])
     return FetchPartitionResult(tp, error, p["high_watermark"], count, base, leader_end,
                                 diverging.get("epoch", -1), diverging.get("end_offset", -1), batches, epochs)
 
