@@ -22,6 +22,7 @@ from zkcontroller.broker.replica_manager import ReplicaManager
 from zkcontroller.cluster.controlled_shutdown import GiveUp, controlled_shutdown
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.event_log import EventLog
+from zkcontroller.controller.event_manager import QueuedEvent
 from zkcontroller.controller.kafka_controller import KafkaController
 from zkcontroller.coordination.api import CoordinationSession, EventType, SessionState, WatchedEvent
 from zkcontroller.coordination.backend import CoordinationBackend
@@ -242,14 +243,21 @@ class KafkaServer:
             if self.replica_manager is not None:
                 self.replica_manager.on_session_reconnected()
         elif state is SessionState.EXPIRED and self._reinit is None:
-            self._reinit = self.runtime.spawn(self._reinitialize_session(), f"zk-session-reinit-{self.broker_id}")
+            # Kafka's ZooKeeperClient: "Session expired.", then beforeInitializingSession clears the controller's
+            # queue for Expire. Done here, in the listener, not in the task: an event woken by the expiry (its
+            # request failed) resumes before a new task's first step, and would take the next queued event of the
+            # lost session, and the next, each failing on the dead session.
+            zk_client_log.info("[ZooKeeperClient Kafka server] Session expired.")
+            expire = self.controller.before_initializing_session()
+            self._reinit = self.runtime.spawn(self._reinitialize_session(expire),
+                                              f"zk-session-reinit-{self.broker_id}")
 
-    async def _reinitialize_session(self) -> None:
-        """Kafka's ZooKeeperClient re-initialisation: resign first, then a new session, then re-register."""
+    async def _reinitialize_session(self, expire: QueuedEvent) -> None:
+        """Kafka's ZooKeeperClient re-initialisation: once the controller processes Expire (it resigns), a new
+        session, then re-register."""
         assert self.controller is not None and self.zk is not None
         try:
-            zk_client_log.info("[ZooKeeperClient Kafka server] Session expired.")
-            await self.controller.before_initializing_session().await_processing()
+            await expire.await_processing()
             while self.running:
                 try:
                     session = await self.backend.new_session(self.config.session_timeout_ms)

@@ -15,7 +15,6 @@ soon as it is readable; and a broker whose session owns ``/controller`` while th
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
 
 from zkcontroller.controller.broker_requests import not_controller_response, submit_broker_request
 from zkcontroller.controller.brokers import BrokerEvents
@@ -25,6 +24,7 @@ from zkcontroller.controller.core import ControllerCore
 from zkcontroller.controller.elections import ElectionEvents
 from zkcontroller.controller.errors import IllegalControllerStateError
 from zkcontroller.controller.event_log import EventLog
+from zkcontroller.controller.event_manager import QueuedEvent
 from zkcontroller.controller.events import (
     AdminRequestEvent,
     ApiError,
@@ -56,6 +56,7 @@ from zkcontroller.controller.topic_deletion import TopicDeletionManager
 from zkcontroller.controller.topics import TopicEvents
 from zkcontroller.controller.unclean_election import UncleanElectionEvents
 from zkcontroller.coordination.api import EventType
+from zkcontroller.coordination.errors import SessionExpiredError
 from zkcontroller.model import BrokerInfo, ReplicaAssignment, TopicPartition
 from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse, Errors
 from zkcontroller.protocol.inter_broker import (
@@ -179,8 +180,10 @@ class KafkaController:
         self.core.events.abort()
         self.core.channel_manager.shutdown()
 
-    def before_initializing_session(self) -> Any:
-        """The old session expired: drop queued events and resign before a new session is created."""
+    def before_initializing_session(self) -> QueuedEvent:
+        """The old session expired: drop the queued events (Kafka's ``clearAndPut(Expire)``) so none of the lost
+        session's runs on it; Expire then resigns. Call it as soon as the expiry is known, before anything else
+        gets to run: the caller waits for Expire's processing to begin before it opens a new session."""
         return self.core.events.clear_and_put(Expire())
 
     def after_initializing_session(self) -> None:
@@ -347,6 +350,13 @@ class KafkaController:
     async def _failover_failed(self, error: Exception) -> None:
         """Kafka resigns at once; we first wait a back-off that doubles with each failure in a row, so a
         failover that fails on every broker runs a few times a minute, not hundreds."""
+        if isinstance(error, SessionExpiredError):
+            # The session ended under the failover: its /controller went with it and the Expire queued by the
+            # expiry resigns. Kafka would trigger a controller move here, whose first read fails on the same dead
+            # session (a second traceback); a back-off would only hold up that Expire and the new session.
+            self.core.log.error(f"Error while electing or becoming controller on broker {self.controller_id}. "
+                                "The ZooKeeper session expired: no controller movement to trigger", error)
+            return
         self.failover_failures += 1
         backoff_ms = min(self.config.failover_retry_backoff_max_ms,
                          self.config.failover_retry_backoff_ms * 2 ** (self.failover_failures - 1))

@@ -47,8 +47,12 @@ class ReconnectingSession(DelegatingSession):
                 return await call()
             except ConnectionLossError:
                 self.retries += 1
-                if self.inner.state is SessionState.CONNECTED:
+                state = self.inner.state
+                if state is SessionState.CONNECTED:
                     await asyncio.sleep(STALE_STATE_BACKOFF_S)
-                else:
+                elif state is SessionState.DISCONNECTED:
                     self._connected.clear()
                     await self._connected.wait()
+                # else the session already ended (expired, closed): no state change is coming to wake a waiter,
+                # and the retry fails at once with the session's own error (kazoo can settle a request's loss
+                # after its session was told EXPIRED: the two reach the loop from different threads)

@@ -1,0 +1,40 @@
+"""A CONNECTIONLOSS that reaches `ReconnectingSession` after its session was already told it expired (on kazoo the
+two come to the loop from different threads, in either order) is final: the retry fails with SESSION_EXPIRED. It
+used to wait for the session's next state, which an expired session never has: the request, and the controller
+event that made it, hung for good."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from tests.helpers import ManualClock, Recorder, wait_until
+
+from zkcontroller.coordination.api import SessionState, Watcher
+from zkcontroller.coordination.embedded import EmbeddedServer
+from zkcontroller.coordination.embedded_session import EmbeddedSession
+from zkcontroller.coordination.errors import ConnectionLossError, SessionExpiredError
+from zkcontroller.coordination.reconnecting import ReconnectingSession
+
+
+@pytest.mark.parametrize("told", [SessionState.EXPIRED, SessionState.CLOSED])
+async def test_a_loss_settled_after_the_session_ended_is_final(told: SessionState) -> None:
+    server = EmbeddedServer(ManualClock(1_000))
+    inner = EmbeddedSession(server, 6000)
+    session = ReconnectingSession(inner)
+    states = Recorder()
+    inner.add_session_listener(states)
+    if told is SessionState.EXPIRED:
+        server.expire_session(inner.session_id)
+    else:
+        await inner.close()
+    await wait_until(lambda: told in states.seen, what=f"the session told {told.name}")
+
+    async def lost_before_the_end(path: str, watch: Watcher | None = None) -> None:
+        del inner.exists  # type: ignore[attr-defined]  # the retry goes to the session itself
+        raise ConnectionLossError(path)
+
+    inner.exists = lost_before_the_end  # type: ignore[method-assign]
+    with pytest.raises(SessionExpiredError):
+        await asyncio.wait_for(session.exists("/"), 10)
+    assert session.retries == 1
