@@ -99,7 +99,6 @@ from zkcontroller.zk.config_values import java_parse_int
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.java_properties import properties_order
 from zkcontroller.zk.java_text import (
-    IllegalArgumentException,
     JavaException,
     NumberFormatException,
     java_trim,
@@ -260,7 +259,7 @@ class TopicConfigManager:
                     own_log.warning("[TopicConfigManager broker=%d] Reading the IP quota config %s as no overrides "
                                     "(as Kafka does): %s", self.broker_id, path, ignored.reason)
                 apply_ip_quota_config(self.ip_quotas, ip, configs)
-            except (ZkError, ZnodeDecodeError, IllegalArgumentException) as e:  # Kafka's start-up would fail
+            except Exception as e:  # Kafka's start-up would fail: here this IP is skipped, the others are read
                 own_log.error("[TopicConfigManager broker=%d] Ignoring the IP quota config %s: %s", self.broker_id,
                               path, getattr(e, "reason", e))
 
@@ -292,7 +291,7 @@ class TopicConfigManager:
                     apply_quota_config(quotas, entity_type, name, configs)
                     if quotas is self.produce_quotas and CONSUMER_BYTE_RATE in configs:
                         ClientQuotaManager.parse_quota(configs[CONSUMER_BYTE_RATE])  # the fetch quota's toLong
-            except (ZkError, ZnodeDecodeError, JavaException, ValueError) as e:
+            except Exception as e:  # at start-up each entity apart: one that fails does not keep the rest out
                 if log_override and isinstance(e, ZkError | JavaException):
                     raise  # a notification's: Kafka's listener logs it
                 own_log.error("[TopicConfigManager broker=%d] Ignoring the client quota config %s: %s",
@@ -381,7 +380,8 @@ class TopicConfigManager:
             self._last_change = changes.last_sequence_number
             for path in await purge_obsolete_config_changes(zk, changes.seen, now):
                 listener_log.debug("Purging change notification %s", path)
-        except ZkError as e:  # ZkNodeChangeNotificationListener.processNotifications' catch
+        except Exception as e:  # ZkNodeChangeNotificationListener.processNotifications' catch: a failed read, or
+            # anything else a pass meets; logged, and the next change is read (the watch is armed by the read)
             listener_log.error("Error while processing notification change for path = %s", CONFIG_CHANGES,
                                exc_info=e)
             return False
