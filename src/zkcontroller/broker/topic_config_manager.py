@@ -41,7 +41,9 @@ quotas after that one keep what they had. IP connection-rate quotas (Kafka's ``I
 
 Logging. The lines Kafka 2.8.2 has are written as Kafka writes them, under its loggers and without an ident
 (neither class sets a ``logIdent``): ``Processing notification(s) to /config/changes`` and ``Error while processing
-notification change for path = /config/changes`` (a read of the notifications failing: the pass stops) and
+notification change for path = /config/changes`` (a read of the notifications failing, or anything else a pass
+meets, as Kafka's ``processNotifications`` catches every ``Exception``: the pass stops, and the next change is read
+as usual) and
 ``error processing change notification <data> from <path>`` (one notification's handling failing: the pass goes on
 with the next, as Kafka's ``processNotification`` wraps each in a ``Try``; the data is the znode's bytes as stored,
 decoded as Java's ``new String(data, UTF_8)`` decodes them, `java_utf8_decode`; the failures Kafka's handlers have
@@ -50,8 +52,9 @@ Expected `String` value, received 3``); those of the notification itself, `decod
 unsupported version, a version 1 type other than exactly ``topics`` or ``clients``, a missing name or path, a
 version 2 path of no type Kafka handles or without ``/``, a field of the wrong JSON type); a broker entity neither
 ``<default>`` nor an integer, ``NumberFormatException: For input string: "abc"`` after its override line; a client
-quota's rate that is no number, a user path of neither one nor three parts; an IP entity's rate that is no int or
-address that is no IP literal; a path ZooKeeper's client refuses, `zookeeper_path_error`) and, at DEBUG,
+quota's rate that is no number, a user path of neither one nor three parts, a client id whose escapes
+``URLDecoder`` refuses; an IP entity's rate that is no int or address that is no IP literal (a numeric IPv6 zone
+past ``Integer.MAX_VALUE`` included); a path ZooKeeper's client refuses, `zookeeper_path_error`) and, at DEBUG,
 ``Purging change notification <path>`` (``kafka.common.ZkNodeChangeNotificationListener``; the first whenever
 ``/config/changes`` has children, so also after a purge),
 ``Processing override for entityPath: <type>/<name> with config: HashMap(..)``
