@@ -61,8 +61,17 @@ _KEYS = ["version", "brokerid", "partitions", "topic", "partition", "replicas", 
          "max_version", "min_version_level", "max_version_level"]
 _known = st.recursive(_leaf, lambda inner: st.one_of(
     st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(_KEYS), inner, max_size=6)), max_leaves=14)
+_poison_fragment = st.one_of(
+    st.builds(lambda sign, n: sign + "9" * n, st.sampled_from(["", "-"]), st.integers(4250, 6000)),  # str() limit
+    st.builds(lambda d: "[" * d + "1" + "]" * d, st.integers(400, 1500)),  # near and past the recursion limit
+    st.builds(lambda d: '{"a":' * d + "1" + "}" * d, st.integers(400, 1500)),
+    _known.map(lambda v: json.dumps(v)))
+_poison = st.dictionaries(st.sampled_from(_KEYS), _poison_fragment, min_size=1, max_size=3).map(
+    lambda d: ("{" + ",".join(f'"{k}":{v}' for k, v in d.items()) + "}").encode())
+"""What Python cannot write back as it read it: integers past ``str(int)``'s digit limit, deep nesting."""
 DATA = st.one_of(
     st.binary(max_size=60),
+    _poison,
     _json.map(lambda v: json.dumps(v).encode()),
     _known.map(lambda v: json.dumps(v).encode()),
     _known.map(lambda v: json.dumps(v).encode()[:-1]),

@@ -32,7 +32,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from zkcontroller.runtime.runtime import Runtime
-from zkcontroller.zk.config_values import java_parse_int
+from zkcontroller.zk.config_values import INT_MAX, java_parse_int
 from zkcontroller.zk.java_text import IllegalArgumentException, NumberFormatException, java_trim
 from zkcontroller.zk.log_config_def import java_parse_double
 from zkcontroller.zk.quota_configs import IP_CONNECTION_RATE, PRODUCER_BYTE_RATE, REQUEST_PERCENTAGE, desanitize
@@ -467,7 +467,10 @@ def java_ip_literal(host: str) -> str:
     if v4 is not None:
         return "/" + ".".join(map(str, v4))
     address, percent, zone = literal.partition("%")
-    if percent and not (zone.isascii() and zone.isdigit()):
+    significant = zone.lstrip("0")
+    # checkNumericZone: a scope id past Integer.MAX_VALUE is no number but an interface name (none resolved here)
+    if percent and not (zone.isascii() and zone.isdigit() and len(significant) <= 10
+                        and int(significant or "0") <= INT_MAX):
         raise unresolved
     try:
         v6 = ipaddress.IPv6Address(address)
@@ -476,7 +479,7 @@ def java_ip_literal(host: str) -> str:
     if v6.ipv4_mapped is not None:
         return f"/{v6.ipv4_mapped}"
     groups = [int.from_bytes(v6.packed[i:i + 2], "big") for i in range(0, 16, 2)]
-    return "/" + ":".join(f"{g:x}" for g in groups) + (f"%{int(zone)}" if zone else "")
+    return "/" + ":".join(f"{g:x}" for g in groups) + (f"%{int(significant or '0')}" if zone else "")
 
 
 class IpConnectionRateQuotas:
@@ -486,10 +489,6 @@ class IpConnectionRateQuotas:
     def __init__(self) -> None:
         self.default_rate = IP_CONNECTION_RATE_DEFAULT
         self.per_ip: dict[str, int] = {}
-
-    def rate_for_ip(self, address: str) -> int:
-        """``connectionRateForIp``."""
-        return self.per_ip.get(address, self.default_rate)
 
     def update(self, address: str | None, rate: int | None) -> None:
         """``updateIpConnectionRateQuota``: an address's override set or removed, or (None) the default."""

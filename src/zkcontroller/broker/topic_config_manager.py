@@ -41,7 +41,9 @@ quotas after that one keep what they had. IP connection-rate quotas (Kafka's ``I
 
 Logging. The lines Kafka 2.8.2 has are written as Kafka writes them, under its loggers and without an ident
 (neither class sets a ``logIdent``): ``Processing notification(s) to /config/changes`` and ``Error while processing
-notification change for path = /config/changes`` (a read of the notifications failing: the pass stops) and
+notification change for path = /config/changes`` (a read of the notifications failing, or anything else a pass
+meets, as Kafka's ``processNotifications`` catches every ``Exception``: the pass stops, and the next change is read
+as usual) and
 ``error processing change notification <data> from <path>`` (one notification's handling failing: the pass goes on
 with the next, as Kafka's ``processNotification`` wraps each in a ``Try``; the data is the znode's bytes as stored,
 decoded as Java's ``new String(data, UTF_8)`` decodes them, `java_utf8_decode`; the failures Kafka's handlers have
@@ -50,8 +52,9 @@ Expected `String` value, received 3``); those of the notification itself, `decod
 unsupported version, a version 1 type other than exactly ``topics`` or ``clients``, a missing name or path, a
 version 2 path of no type Kafka handles or without ``/``, a field of the wrong JSON type); a broker entity neither
 ``<default>`` nor an integer, ``NumberFormatException: For input string: "abc"`` after its override line; a client
-quota's rate that is no number, a user path of neither one nor three parts; an IP entity's rate that is no int or
-address that is no IP literal; a path ZooKeeper's client refuses, `zookeeper_path_error`) and, at DEBUG,
+quota's rate that is no number, a user path of neither one nor three parts, a client id whose escapes
+``URLDecoder`` refuses; an IP entity's rate that is no int or address that is no IP literal (a numeric IPv6 zone
+past ``Integer.MAX_VALUE`` included); a path ZooKeeper's client refuses, `zookeeper_path_error`) and, at DEBUG,
 ``Purging change notification <path>`` (``kafka.common.ZkNodeChangeNotificationListener``; the first whenever
 ``/config/changes`` has children, so also after a purge),
 ``Processing override for entityPath: <type>/<name> with config: HashMap(..)``
@@ -99,7 +102,6 @@ from zkcontroller.zk.config_values import java_parse_int
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.java_properties import properties_order
 from zkcontroller.zk.java_text import (
-    IllegalArgumentException,
     JavaException,
     NumberFormatException,
     java_trim,
@@ -260,7 +262,7 @@ class TopicConfigManager:
                     own_log.warning("[TopicConfigManager broker=%d] Reading the IP quota config %s as no overrides "
                                     "(as Kafka does): %s", self.broker_id, path, ignored.reason)
                 apply_ip_quota_config(self.ip_quotas, ip, configs)
-            except (ZkError, ZnodeDecodeError, IllegalArgumentException) as e:  # Kafka's start-up would fail
+            except Exception as e:  # Kafka's start-up would fail: here this IP is skipped, the others are read
                 own_log.error("[TopicConfigManager broker=%d] Ignoring the IP quota config %s: %s", self.broker_id,
                               path, getattr(e, "reason", e))
 
@@ -292,7 +294,7 @@ class TopicConfigManager:
                     apply_quota_config(quotas, entity_type, name, configs)
                     if quotas is self.produce_quotas and CONSUMER_BYTE_RATE in configs:
                         ClientQuotaManager.parse_quota(configs[CONSUMER_BYTE_RATE])  # the fetch quota's toLong
-            except (ZkError, ZnodeDecodeError, JavaException, ValueError) as e:
+            except Exception as e:  # at start-up each entity apart: one that fails does not keep the rest out
                 if log_override and isinstance(e, ZkError | JavaException):
                     raise  # a notification's: Kafka's listener logs it
                 own_log.error("[TopicConfigManager broker=%d] Ignoring the client quota config %s: %s",
@@ -381,7 +383,8 @@ class TopicConfigManager:
             self._last_change = changes.last_sequence_number
             for path in await purge_obsolete_config_changes(zk, changes.seen, now):
                 listener_log.debug("Purging change notification %s", path)
-        except ZkError as e:  # ZkNodeChangeNotificationListener.processNotifications' catch
+        except Exception as e:  # ZkNodeChangeNotificationListener.processNotifications' catch: a failed read, or
+            # anything else a pass meets; logged, and the next change is read (the watch is armed by the read)
             listener_log.error("Error while processing notification change for path = %s", CONFIG_CHANGES,
                                exc_info=e)
             return False

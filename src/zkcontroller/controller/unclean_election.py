@@ -6,7 +6,11 @@ manager does and calls the controller), decoded as Kafka decodes them (`zk.confi
 one Kafka fails on names no entity; the brokers log Kafka's failure line for it); each notification naming a topic
 whose ``unclean.leader.election.enable`` is now true (Scala's ``toBoolean``: ``true`` in any case, untrimmed)
 queues one ``TopicUncleanLeaderElectionEnable``, as each of Kafka's ``TopicConfigHandler`` calls does, so a topic
-named twice in one read is announced and its offline partitions elected twice. The strategy stays
+named twice in one read is announced twice, and its offline partitions' election tried twice (the second finds
+those the first elected led already). The topics
+named in one read are read once each, pipelined, before the events are queued; a notification that fails (its
+topic's path refused by ZooKeeper's client, a broker node unreadable) is logged and skipped, the others go on,
+as Kafka's listener goes on. The strategy stays
 ``OfflinePartitionLeaderElectionStrategy(false)``: the permission comes from re-reading the topic's config
 (§5.7). Notifications are left in place (Kafka's config manager purges them after 15 minutes); this family
 remembers the last one it read. The tenure that the broker's
@@ -38,7 +42,7 @@ routes ``zkcontroller.controller.*`` to ``controller.log``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from zkcontroller.controller.core import ControllerCore
 from zkcontroller.controller.dynamic_config import InvalidDynamicConfigError, parse_unclean_leader_election_enable
@@ -50,13 +54,20 @@ from zkcontroller.controller.events import (
     UncleanLeaderElectionEnable,
 )
 from zkcontroller.controller.families import EventFamily, Handler
+from zkcontroller.coordination.errors import BadArgumentsError
 from zkcontroller.model import LeaderAndIsr
 from zkcontroller.zk import paths
 from zkcontroller.zk.client_admin import unclean_leader_election_override
-from zkcontroller.zk.config_changes import BROKER_ENTITY_PREFIX, newest_config_change, read_config_changes
+from zkcontroller.zk.client_base import BulkRead
+from zkcontroller.zk.config_changes import (
+    BROKER_ENTITY_PREFIX,
+    Notification,
+    newest_config_change,
+    read_config_changes,
+)
 from zkcontroller.zk.config_values import java_parse_int
 from zkcontroller.zk.errors import ZnodeDecodeError
-from zkcontroller.zk.java_text import java_trim
+from zkcontroller.zk.java_text import java_trim, zookeeper_path_error
 from zkcontroller.zk.znodes import UNCLEAN_LEADER_ELECTION_ENABLE
 
 UNCLEAN_ELECTION_LOGGER = "zkcontroller.controller.UncleanElection"
@@ -120,36 +131,47 @@ class UncleanElectionEvents(EventFamily):
         self.core.events.put(ConfigChangeNotification())
 
     async def process_config_change_notification(self, _event: ConfigChangeNotification) -> None:
+        """Each new notification in order (Kafka's handlers run per notification): the topics they name are read
+        first, each once, in one pipelined read; then one ``TopicUncleanLeaderElectionEnable`` per notification
+        naming a topic enabled. One that fails (a broker node unreadable, a bug) is logged and skipped: the others
+        still count, and the next pass starts after them all."""
         core = self.core
         if not core.is_active:
             return
         changes = await read_config_changes(core.zk, self.last_sequence_number, core.on_watch)
+        named = {n.entity_name for n in changes.notified
+                 if n.failure is None and n.not_json is None and n.entity_type == paths.ConfigType.TOPIC}
+        enabled = await self._unclean_enabled_topics(named)  # a failed read raises before the notifications count
         self.last_sequence_number = changes.last_sequence_number
-        for notification in changes.notified:  # in order, each one: Kafka's handlers run per notification
-            if notification.failure is not None or notification.not_json is not None:
-                self.log.debug(f"Skipping the config change notification {notification.path}: it names no entity "
-                               "(the brokers log Kafka's failure line for it)")
-            elif notification.entity_type == paths.ConfigType.BROKER:
-                broker = notification.entity_name
-                if self._concerns_this_broker(broker):
-                    was_enabled = core.dynamic_config.unclean_leader_election_enable
-                    await self._update_broker_config(broker, log_override=True)
-                    if core.dynamic_config.unclean_leader_election_enable and not was_enabled:
-                        core.events.put(UncleanLeaderElectionEnable())
-            elif notification.entity_type == paths.ConfigType.TOPIC:
-                # TopicConfigHandler → enableTopicUncleanLeaderElection: one event per notification
-                topic = notification.entity_name
-                if await self._unclean_enabled(topic):
-                    core.events.put(TopicUncleanLeaderElectionEnable(topic=topic))
+        for notification in changes.notified:
+            try:
+                await self._notified(notification, enabled)
+            except Exception as e:  # processNotification's Try: this one logged, the rest go on
+                self.log.error(f"Skipping the config change notification {notification.path} "
+                               f"({notification.entity or 'no entity'}): {type(e).__name__}: {e}", e)
         if self.replay_topic_configs:  # fetchAllEntityConfigs(topics), after the listener's init
             self.replay_topic_configs = False
             topics = await core.zk.get_children(paths.config_entity_type_path(paths.ConfigType.TOPIC))
-            configs = await core.zk.get_topic_configs(topics, lenient=True)  # one pipelined read, not one per topic
-            candidates = {t for t, c in configs.values.items() if UNCLEAN_LEADER_ELECTION_ENABLE in c}
-            candidates.update(path.rsplit("/", 1)[1] for path in configs.malformed)  # reported by _unclean_enabled
-            for topic in sorted(candidates):
-                if await self._unclean_enabled(topic):
-                    core.events.put(TopicUncleanLeaderElectionEnable(topic=topic))
+            # the failover's election read them all already and reported those read as no overrides
+            for topic in sorted(await self._unclean_enabled_topics(topics, report_empty=False)):
+                core.events.put(TopicUncleanLeaderElectionEnable(topic=topic))
+
+    async def _notified(self, notification: Notification, enabled: set[str]) -> None:
+        """One notification: a broker level this controller takes re-read, a topic enabled announced."""
+        core = self.core
+        if notification.failure is not None or notification.not_json is not None:
+            self.log.debug(f"Skipping the config change notification {notification.path}: it names no entity "
+                           "(the brokers log Kafka's failure line for it)")
+        elif notification.entity_type == paths.ConfigType.BROKER:
+            broker = notification.entity_name
+            if self._concerns_this_broker(broker):
+                was_enabled = core.dynamic_config.unclean_leader_election_enable
+                await self._update_broker_config(broker, log_override=True)
+                if core.dynamic_config.unclean_leader_election_enable and not was_enabled:
+                    core.events.put(UncleanLeaderElectionEnable())
+        elif notification.entity_type == paths.ConfigType.TOPIC and notification.entity_name in enabled:
+            # TopicConfigHandler → enableTopicUncleanLeaderElection: one event per notification
+            core.events.put(TopicUncleanLeaderElectionEnable(topic=notification.entity_name))
 
     def _concerns_this_broker(self, entity_name: str) -> bool:
         """Kafka's BrokerConfigHandler: the default entity, or this broker's id (other brokers' are theirs)."""
@@ -190,25 +212,56 @@ class UncleanElectionEvents(EventFamily):
         else:
             core.dynamic_config.broker_unclean_leader_election_enable = value
 
-    async def _unclean_enabled(self, topic: str) -> bool:
-        """Whether Kafka's ``TopicConfigHandler`` asks for the topic's ``TopicUncleanLeaderElectionEnable``: its
-        override read as ``Try(value.toBoolean).getOrElse(false)`` (Scala's ``toBoolean``: ``true`` in any case,
-        nothing around it, so `` true``, which ConfigDef reads as true, asks for nothing). The node as Kafka reads
-        it (``ConfigEntityZNode.decode``): one that is not JSON or has no ``config`` object is no overrides, so not
-        enabled (WARN); a value ConfigDef refuses is reported (ERROR)."""
-        path = paths.topic_config_path(topic)
+    async def _unclean_enabled_topics(self, topics: Iterable[str], *, report_empty: bool = True) -> set[str]:
+        """The topics for which Kafka's ``TopicConfigHandler`` asks for a ``TopicUncleanLeaderElectionEnable``,
+        their nodes read in one pipelined read: the override read as ``Try(value.toBoolean).getOrElse(false)``
+        (Scala's ``toBoolean``: ``true`` in any case, nothing around it, so `` true``, which ConfigDef reads as
+        true, asks for nothing). A node as Kafka reads it (``ConfigEntityZNode.decode``): one that is not JSON or
+        has no ``config`` object is no overrides, so not enabled (WARN if ``report_empty``); a value ConfigDef
+        refuses, or a name whose path ZooKeeper's client refuses (``topics/``, ``topics/a//b``), is reported
+        (ERROR) and not enabled."""
+        readable = []
+        for topic in sorted(set(topics)):
+            refused = zookeeper_path_error(paths.topic_config_path(topic))
+            if refused is None:
+                readable.append(topic)
+            else:
+                self.log.error(f"Ignoring the config change of topic {topic!r}: {refused}")
+        zk = self.core.zk
         try:
-            configs, ignored = await self.core.zk.get_entity_configs_lenient(paths.ConfigType.TOPIC, topic)
-            if ignored is not None:
-                self.log.warn(f"Reading the config of topic {topic} as no overrides (as Kafka does): "
-                                   f"{ignored.reason}")
-                return False
-            unclean_leader_election_override(configs, path)
-        except ZnodeDecodeError as e:
-            self.log.error(f"Ignoring the config of topic {topic}: {e}")
-            return False
-        value = configs.get(UNCLEAN_LEADER_ELECTION_ENABLE)
-        return value is not None and value.isascii() and value.lower() == "true"
+            read = await zk.get_topic_configs(readable, lenient=True)
+        except BadArgumentsError:  # a name the store refuses though ZooKeeper's client takes it: one by one
+            read = BulkRead()
+            for topic in readable:
+                try:
+                    one = await zk.get_topic_configs([topic], lenient=True)
+                except BadArgumentsError as e:
+                    self.log.error(f"Ignoring the config change of topic {topic!r}: {e}")
+                    continue
+                read.values.update(one.values)
+                read.malformed.update(one.malformed)
+                read.read_as_empty.update(one.read_as_empty)
+        enabled = set()
+        for topic in readable:
+            path = paths.topic_config_path(topic)
+            if path in read.malformed:
+                self.log.error(f"Ignoring the config of topic {topic}: {read.malformed[path]}")
+                continue
+            if path in read.read_as_empty:
+                if report_empty:
+                        self.log.warn(f"Reading the config of topic {topic} as no overrides (as Kafka does): "
+                                  f"{read.read_as_empty[path].reason}")
+                continue
+            configs = read.values.get(topic, {})
+            try:
+                unclean_leader_election_override(configs, path)
+            except ZnodeDecodeError as e:
+                self.log.error(f"Ignoring the config of topic {topic}: {e}")
+                continue
+            value = configs.get(UNCLEAN_LEADER_ELECTION_ENABLE)
+            if value is not None and value.isascii() and value.lower() == "true":
+                enabled.add(topic)
+        return enabled
 
     async def process_unclean_leader_election_enable(self, _event: UncleanLeaderElectionEnable) -> None:
         core = self.core

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from decimal import Decimal
 from typing import Any
 
 from zkcontroller.protocol.wire.data_strings import java_double
@@ -154,10 +155,7 @@ def _jackson_string(text: str) -> str:
     return _ESCAPE.sub(lambda m: m.group(0) if m.group(1) is None else "\\u00" + m.group(1).upper(), quoted)
 
 
-def jackson_text(value: Any) -> str:
-    """``JsonNode.toString`` (Jackson 2.10: its compact serialization) of a value `json_fields.parse_json` read:
-    a float as Java's ``Double.toString`` (a ``DoubleNode``; not finite: quoted, as ``QUOTE_NON_NUMERIC_NUMBERS``
-    writes it)."""
+def _jackson_scalar(value: Any) -> str:
     if value is None:
         return "null"
     if value is True:
@@ -165,14 +163,46 @@ def jackson_text(value: Any) -> str:
     if value is False:
         return "false"
     if isinstance(value, int):
-        return str(value)
+        try:
+            return str(value)  # a JsonBigInteger: its text
+        except ValueError:  # an int past the digit limit not read from JSON
+            return f"{Decimal(value)}"
     if isinstance(value, float):
         return java_double(value) if math.isfinite(value) else f'"{java_double(value)}"'
-    if isinstance(value, str):
-        return _jackson_string(value)
-    if isinstance(value, list):
-        return "[" + ",".join(jackson_text(v) for v in value) + "]"
-    return "{" + ",".join(f"{_jackson_string(k)}:{jackson_text(v)}" for k, v in value.items()) + "}"
+    return _jackson_string(value)
+
+
+def jackson_text(value: Any) -> str:
+    """``JsonNode.toString`` (Jackson 2.10: its compact serialization) of a value `json_fields.parse_json` read:
+    a float as Java's ``Double.toString`` (a ``DoubleNode``; not finite: quoted, as ``QUOTE_NON_NUMERIC_NUMBERS``
+    writes it), an integer past Python's ``str`` limit as it was written (`JsonBigInteger`). Written without
+    recursion: a value nested deeper than Python's recursion limit is printed as Jackson prints it."""
+    out: list[str] = []
+    stack: list[tuple[bool, Any]] = [(False, value)]  # (text to write as it is, or a value to write)
+    while stack:
+        written, item = stack.pop()
+        if written:
+            out.append(item)
+        elif isinstance(item, list):
+            out.append("[")
+            stack.append((True, "]"))
+            for i in range(len(item) - 1, -1, -1):
+                stack.append((False, item[i]))
+                if i:
+                    stack.append((True, ","))
+        elif isinstance(item, dict):
+            out.append("{")
+            stack.append((True, "}"))
+            entries = list(item.items())
+            for i in range(len(entries) - 1, -1, -1):
+                key, member = entries[i]
+                stack.append((False, member))
+                stack.append((True, _jackson_string(key) + ":"))
+                if i:
+                    stack.append((True, ","))
+        else:
+            out.append(_jackson_scalar(item))
+    return "".join(out)
 
 
 def zookeeper_path_error(path: str) -> IllegalArgumentException | None:

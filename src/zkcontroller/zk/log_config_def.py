@@ -27,9 +27,10 @@ class TopicConfigConflictError(TopicConfigError):
     compaction lags). AlterConfigs answers it INVALID_CONFIG, where a refused value is INVALID_REQUEST."""
 
 
-_JAVA_DECIMAL_DOUBLE = re.compile(r"[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fFdD]?)", re.ASCII)
+_JAVA_DECIMAL_DOUBLE = re.compile(r"[+-]?(NaN|Infinity|(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?[fFdD]?)", re.ASCII)
 """``FloatingDecimal.readJavaFormatString``'s decimal grammar: ASCII digits, an exponent needs a digit, one type
-suffix at most, and ``NaN``/``Infinity`` spelt exactly, with no suffix."""
+suffix at most, and ``NaN``/``Infinity`` spelt exactly, with no suffix. Each string matches one way only (digits
+split around an optional dot backtracked quadratically on a long run of digits that ends badly)."""
 _JAVA_HEX_DOUBLE = re.compile(
     r"(?P<sign>[+-]?)0[xX](?P<mantissa>[0-9a-fA-F]+\.?|[0-9a-fA-F]*\.[0-9a-fA-F]+)"
     r"[pP][+-]?[0-9]+[fFdD]?", re.ASCII)

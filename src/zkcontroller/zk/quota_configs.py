@@ -12,10 +12,11 @@ default entity of its type.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Mapping
-from urllib.parse import unquote_to_bytes
 
 from zkcontroller.zk.config_values import ConfigValueError
+from zkcontroller.zk.java_text import IllegalArgumentException, java_utf8_decode
 from zkcontroller.zk.log_config_def import parse_config_value
 
 PRODUCER_BYTE_RATE = "producer_byte_rate"
@@ -98,15 +99,57 @@ def sanitize(name: str) -> str:
     return "".join(out)
 
 
+_ILLEGAL_HEX = "URLDecoder: Illegal hex characters in escape (%) pattern - "
+
+
+def _java_hex_digit(char: str) -> int:
+    """``Character.digit(char, 16)``: ASCII and full-width Latin letters a-f, and every BMP decimal digit."""
+    code = ord(char)
+    if char in "abcdefABCDEF":
+        return int(char, 16)
+    if 0xFF21 <= code <= 0xFF26 or 0xFF41 <= code <= 0xFF46:  # full-width A-F, a-f
+        return 10 + (code - 0xFF21) % 0x20
+    return unicodedata.decimal(char, -1) if code <= 0xFFFF else -1
+
+
+def _escaped_byte(pair: str) -> int:
+    """``Integer.parseInt(s, i + 1, i + 3, 16)`` of an escape's two chars, as ``URLDecoder`` reads it (a sign is
+    taken: ``%+1`` is byte 1), with URLDecoder's message where it throws."""
+    negative = pair[0] == "-"
+    start = 1 if pair[0] in "+-" else 0
+    value = 0
+    for index in range(start, 2):
+        digit = _java_hex_digit(pair[index])
+        if digit < 0:
+            raise IllegalArgumentException(f'{_ILLEGAL_HEX}Error at index {index} in: "{pair}"')
+        value = value * 16 + digit
+    if negative and value:
+        raise IllegalArgumentException(f"{_ILLEGAL_HEX}negative value")
+    return value
+
+
 def desanitize(name: str) -> str:
-    """``Sanitizer.desanitize`` (``URLDecoder.decode`` in UTF-8): ``+`` is a space, ``%XX`` a byte; a ``%`` not
-    followed by two hex digits raises ValueError with URLDecoder's message. Bytes that are not UTF-8 decode to
-    U+FFFD, as Java's decoder replaces them."""
-    i = 0
-    while (i := name.find("%", i)) >= 0:
-        if len(name) - i < 3:
-            raise ValueError("URLDecoder: Incomplete trailing escape (%) pattern")
-        if not all(c in "0123456789abcdefABCDEF" for c in name[i + 1:i + 3]):
-            raise ValueError("URLDecoder: Illegal hex characters in escape (%) pattern")
-        i += 3
-    return unquote_to_bytes(name.replace("+", " ")).decode("utf-8", errors="replace")
+    """``Sanitizer.desanitize``: ``URLDecoder.decode`` in UTF-8 (Java 11+), over UTF-16 chars as Java counts them:
+    ``+`` is a space, each run of ``%XX`` escapes is bytes decoded as Java decodes them (`java_utf8_decode`), and a
+    broken escape raises URLDecoder's ``IllegalArgumentException`` with its message (which Kafka's listener logs
+    for a notification naming it)."""
+    if "%" not in name:
+        return name.replace("+", " ")
+    units = name.encode("utf-16-le", "surrogatepass")
+    chars = [units[i:i + 2].decode("utf-16-le", "surrogatepass") for i in range(0, len(units), 2)]
+    out: list[str] = []
+    i, count = 0, len(chars)
+    while i < count:
+        char = chars[i]
+        if char != "%":
+            out.append(" " if char == "+" else char)
+            i += 1
+            continue
+        run = bytearray()
+        while i + 2 < count and chars[i] == "%":
+            run.append(_escaped_byte(chars[i + 1] + chars[i + 2]))
+            i += 3
+        if i < count and chars[i] == "%":
+            raise IllegalArgumentException("URLDecoder: Incomplete trailing escape (%) pattern")
+        out.append(java_utf8_decode(bytes(run)))
+    return "".join(out).encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")

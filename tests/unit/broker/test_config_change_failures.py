@@ -224,7 +224,7 @@ async def test_ip_quotas_are_processed_as_kafka_s_ip_config_handler_does(
     with caplog.at_level(logging.DEBUG, LISTENER), caplog.at_level(logging.DEBUG, DYNAMIC), \
             caplog.at_level(logging.INFO, CONNECTION_QUOTAS):
         await manager.startup()  # the nodes there are read: 10.0.0.9
-        assert manager.ip_quotas.rate_for_ip("/10.0.0.9") == 3
+        assert manager.ip_quotas.per_ip["/10.0.0.9"] == 3
         caplog.clear()
         await zk.set_or_create_entity_configs(paths.ConfigType.IP, "1.2.3.4", {rate: "10"})
         await zk.set_or_create_entity_configs(paths.ConfigType.IP, "::1", {rate: "7"})
@@ -259,8 +259,8 @@ async def test_ip_quotas_are_processed_as_kafka_s_ip_config_handler_does(
     assert [_thrown(r) for r in notified if r.levelname == "ERROR"] == [
         'java.lang.NumberFormatException: For input string: "x"',
         "java.lang.IllegalArgumentException: Unable to resolve address somehost"]
-    assert manager.ip_quotas.rate_for_ip("/1.2.3.4") == 10
-    assert manager.ip_quotas.rate_for_ip("/9.9.9.9") == 20  # the default
+    assert manager.ip_quotas.per_ip["/1.2.3.4"] == 10
+    assert "/9.9.9.9" not in manager.ip_quotas.per_ip and manager.ip_quotas.default_rate == 20
 
 
 async def test_a_client_quota_kafka_s_handler_fails_on_gets_kafka_s_failure_line(
@@ -310,3 +310,108 @@ async def test_a_config_node_kafka_s_decode_throws_on_gets_kafka_s_failure_line_
     assert [r.getMessage() for r in caplog.records if "Ignoring the malformed config" in r.getMessage()] == [
         f"[TopicConfigManager broker=1] Ignoring the malformed config {paths.CONFIG}/{entity}: config.b: expected a "
         "string, got array" for entity in entities]  # ours (not the start-up reads'): Kafka's does not name the node
+
+
+async def test_a_notification_python_cannot_print_or_nest_gets_kafka_s_line_and_the_later_ones_are_processed(
+        store: tuple[KafkaZkClient, ManualClock], caplog: pytest.LogCaptureFixture) -> None:
+    """A 5000-digit version (``str(int)``'s digit limit) or one nested 600 deep (``jackson_text`` recursed) raised
+    out of the read of ``/config/changes``: the pass died before any notification, and every later pass met the
+    same one, so no config change was ever applied again. Kafka's listener logs each and goes on."""
+    zk, clock = store
+    huge = b"9" * 5000
+    deep = b"[" * 600 + b"]" * 600
+    created = [await _notify(zk, b'{"version":' + huge + b"}"), await _notify(zk, b'{"version":' + deep + b"}")]
+    await zk.set_or_create_entity_configs(paths.ConfigType.TOPIC, "t", {"retention.ms": "5"})
+    await zk.create_config_change_notification("topics/t")
+    line = "Processing override for entityPath: topics/t with config: HashMap(retention.ms -> 5)"
+    manager = TopicConfigManager(1, lambda: zk, AsyncioRuntime(clock=clock))
+    with caplog.at_level(logging.DEBUG, LISTENER), caplog.at_level(logging.DEBUG, DYNAMIC):
+        await manager.startup()
+        try:
+            await wait_until(lambda: line in caplog.text, timeout_s=5, what=line)
+            await zk.set_or_create_entity_configs(paths.ConfigType.TOPIC, "t", {"retention.ms": "6"})
+            await zk.create_config_change_notification("topics/t")  # a later pass too
+            await wait_until(lambda: "HashMap(retention.ms -> 6)" in caplog.text, timeout_s=5, what="the next pass")
+        finally:
+            manager.shutdown()
+    records = [r for r in caplog.records if r.name in (LISTENER, DYNAMIC)]
+    assert _failures(records) == [
+        (f'error processing change notification {{"version":{huge.decode()}}} from {created[0]}',
+         f"com.fasterxml.jackson.databind.JsonMappingException: Expected `Int` value, received {huge.decode()}"),
+        (f'error processing change notification {{"version":{deep.decode()}}} from {created[1]}',
+         f"com.fasterxml.jackson.databind.JsonMappingException: Expected `Int` value, received {deep.decode()}")]
+
+
+async def test_a_pass_that_fails_unexpectedly_is_logged_and_the_next_change_is_read(
+        store: tuple[KafkaZkClient, ManualClock], caplog: pytest.LogCaptureFixture,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only a ZooKeeper error was caught around a pass: anything else ended the listener's task without a line,
+    and no change was read again. Kafka's ``processNotifications`` catches every ``Exception`` and logs it."""
+    import zkcontroller.broker.topic_config_manager as module
+    zk, clock = store
+    purge = module.purge_obsolete_config_changes
+    failures = [RuntimeError("boom")]
+
+    async def failing_once(*args: object, **kwargs: object) -> list[str]:
+        if failures:
+            raise failures.pop()
+        return await purge(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(module, "purge_obsolete_config_changes", failing_once)
+    await zk.create_config_change_notification("topics/t")
+    manager = TopicConfigManager(1, lambda: zk, AsyncioRuntime(clock=clock))
+    with caplog.at_level(logging.DEBUG, LISTENER), caplog.at_level(logging.DEBUG, DYNAMIC):
+        await manager.startup()
+        try:
+            await wait_until(lambda: "Error while processing" in caplog.text, timeout_s=5, what="the failed pass")
+            await zk.create_config_change_notification("topics/u")
+            await wait_until(lambda: "entityPath: topics/u" in caplog.text, timeout_s=5, what="the next pass")
+        finally:
+            manager.shutdown()
+    errors = [r for r in caplog.records if r.name == LISTENER and r.levelname == "ERROR"]
+    assert [(r.getMessage(), _thrown(r)) for r in errors] == [
+        ("Error while processing notification change for path = /config/changes", "RuntimeError: boom")]
+    assert caplog.text.count("entityPath: topics/t") == 1  # processed before the purge failed: not again
+
+
+async def test_a_client_id_with_a_broken_escape_gets_kafka_s_failure_line(
+        store: tuple[KafkaZkClient, ManualClock], caplog: pytest.LogCaptureFixture) -> None:
+    """``QuotaConfigHandler`` desanitizes the name (``URLDecoder.decode``), which throws; it was a ValueError
+    logged by a line of ours."""
+    zk, clock = store
+    for entity in ("clients/%zz", "users/u/clients/a%4", "users/%-1/clients/%-1", "users/%-1"):
+        await zk.create_config_change_notification(entity)
+    await zk.create_config_change_notification("topics/t")
+    records = await _first_pass(zk, clock, caplog, "entityPath: topics/t")
+    prefix = "java.lang.IllegalArgumentException: URLDecoder: "
+    assert [thrown for _, thrown in _failures(records)] == [
+        prefix + 'Illegal hex characters in escape (%) pattern - Error at index 0 in: "zz"',
+        prefix + "Incomplete trailing escape (%) pattern",
+        prefix + "Illegal hex characters in escape (%) pattern - negative value"]  # a user name stays sanitized
+    assert "Ignoring the client quota config" not in caplog.text
+
+
+async def test_an_ip_with_a_zone_past_an_int_is_refused_as_java_does_and_start_up_reads_the_others(
+        store: tuple[KafkaZkClient, ManualClock], caplog: pytest.LogCaptureFixture) -> None:
+    """``int(zone)`` of 5000 digits raised ValueError, which the start-up read of every IP did not catch: the
+    config manager's start-up raised and the IPs after it were not read. Java's ``checkNumericZone`` takes a zone
+    past ``Integer.MAX_VALUE`` as an interface name, which does not resolve."""
+    zk, clock = store
+    long_zone = "::1%" + "1" * 5000
+    for ip, rate in ((long_zone, "5"), ("::1%2147483648", "6"), ("::1%00002147483647", "7"), ("1.2.3.4", "8")):
+        await zk.set_or_create_entity_configs(paths.ConfigType.IP, ip, {"connection_creation_rate": rate})
+    await zk.create_config_change_notification(f"ips/{long_zone}")
+    await zk.create_config_change_notification("topics/t")
+    manager = TopicConfigManager(1, lambda: zk, AsyncioRuntime(clock=clock))
+    with caplog.at_level(logging.DEBUG):
+        await manager.startup()
+        try:
+            await wait_until(lambda: "entityPath: topics/t" in caplog.text, timeout_s=5, what="the pass")
+        finally:
+            manager.shutdown()
+    assert manager.ip_quotas.per_ip == {"/0:0:0:0:0:0:0:1%2147483647": 7, "/1.2.3.4": 8}
+    ours = [r.getMessage() for r in caplog.records if "Ignoring the IP quota config" in r.getMessage()]
+    assert [m.rsplit(": ", 1)[1][:40] for m in ours] == ["Unable to resolve address ::1%1111111111111"[:40],
+                                                         "Unable to resolve address ::1%2147483648"]
+    assert [thrown[:70] for _, thrown in _failures(caplog.records)] == [
+        f"java.lang.IllegalArgumentException: Unable to resolve address {long_zone}"[:70]]

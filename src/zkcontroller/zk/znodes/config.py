@@ -53,6 +53,11 @@ class ConfigEntityZNode:
             value = parse_json(data, path)  # Kafka reads no version
         except UnparseableZnodeError as e:
             return {}, e
+        return ConfigEntityZNode.decode_lenient_value(value, path)
+
+    @staticmethod
+    def decode_lenient_value(value: object, path: str) -> tuple[dict[str, str], ZnodeDecodeError | None]:
+        """`decode_lenient` of the JSON value already parsed (for a caller that looks at it again)."""
         if not isinstance(value, dict):
             return {}, ZnodeDecodeError(path, f"expected a JSON object, got {json_kind(value)}")
         if "config" not in value:
