@@ -102,12 +102,12 @@ async def test_an_offloaded_bomb_is_refused_as_inline(offloading: tuple[KafkaApi
     """Keyless records found on the worker thread: the same answer, nothing appended."""
     api, replicas = offloading
     hops: list[object] = []
-    real_to_thread = asyncio.to_thread
+    real_off_loop = produce_module._off_loop
 
     async def counted(func: Any, /, *args: Any) -> Any:
         hops.append(func)
-        return await real_to_thread(func, *args)
-    monkeypatch.setattr(produce_module.asyncio, "to_thread", counted)
+        return await real_off_loop(func, *args)
+    monkeypatch.setattr(produce_module, "_off_loop", counted)
     n = produce_module.INLINE_SCAN_BYTES // len(KEYED_RECORD) + 1
     keyless = bytes([12, 0, 0, 0, 1, 1, 0])
     got = await answer(api, 9, zstd_batch(n, keyless))
@@ -122,7 +122,7 @@ async def test_a_small_batch_stays_on_the_event_loop(offloading: tuple[KafkaApis
 
     async def refused(*_args: Any) -> Any:
         raise AssertionError("a small batch went to a worker thread")
-    monkeypatch.setattr(produce_module.asyncio, "to_thread", refused)
+    monkeypatch.setattr(produce_module, "_off_loop", refused)
     n = produce_module.INLINE_SCAN_BYTES // len(KEYED_RECORD) - 1
     got = await answer(api, 9, zstd_batch(n))
     assert (got["error_code"], got["base_offset"]) == (0, 10)

@@ -41,6 +41,7 @@ import asyncio
 import logging
 import struct
 from collections.abc import Awaitable, Callable, Collection, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
@@ -64,10 +65,13 @@ ADMIN_CLIENT_ID = "__admin_client"
 """``AdminUtils.AdminClientId``: the only client allowed to append to internal topics."""
 DEFAULT_MIN_INSYNC_REPLICAS = 1
 LOG_START_OFFSET = 0
-INLINE_SCAN_BYTES = 32 * 1024
-"""A record set whose check walks more bytes than this (records inflated) is checked on a worker thread: below,
-the walk (at most about 12 ms for 32 KiB of the smallest records, 1 ms for typical ones) costs little more than
-the hop (about 50 µs; docs/benchmarks.md)."""
+INLINE_SCAN_BYTES = 16 * 1024
+"""A record set whose check walks more bytes than this (records inflated) is checked on a worker thread. Below,
+it stays on the loop: at most about 8 ms for 16 KiB of the smallest (7-byte) records, a fraction of a millisecond
+for 100-byte ones, where the hop (50-150 µs) would be a large share (docs/benchmarks.md)."""
+_SCANS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="produce-record-check")
+"""One worker for every broker of the process: a bomb's walk holds about 1 GB of records and the GIL while it
+runs, so several at once would only multiply the memory without finishing sooner; the others wait their turn."""
 
 
 _BATCH_TIMESTAMPS = struct.Struct(">qq")
@@ -203,9 +207,14 @@ async def _scan(p: ProducePartition, entries: list[record_sets.Entry], target: P
     if walked <= INLINE_SCAN_BYTES:
         return _Scanned(checks, inflated)
     now = target.runtime.now_ms()
-    outcome = await asyncio.to_thread(_validate_outcome, p.records, entries, TopicPartition(p.topic, p.partition),
-                                      checks, now, inflated)
+    outcome = await _off_loop(_validate_outcome, p.records, entries, TopicPartition(p.topic, p.partition), checks,
+                              now, inflated)
     return _Scanned(checks, inflated, now, outcome)
+
+
+async def _off_loop(check: Callable[..., int | RecordSetError], *args: object) -> int | RecordSetError:
+    """``check(*args)`` on the record-check worker (`_SCANS`), the event loop free meanwhile."""
+    return await asyncio.get_running_loop().run_in_executor(_SCANS, check, *args)
 
 
 async def produce(version: int, acks: int, timeout_ms: int, client_id: str | None,
