@@ -133,6 +133,7 @@ def _lz4_frame(value: bytes, *, ignore_header_checksum: bool, limit: int) -> byt
             if pos + 4 > len(value) or struct.unpack_from("<I", value, pos)[0] != xxh32(block):
                 raise CompressionError("lz4 block checksum mismatch")
             pos += 4
+        data: bytes | bytearray
         if word & _LZ4_UNCOMPRESSED:
             data = block
         else:
