@@ -149,3 +149,16 @@ def test_scan_size_inflates_no_further_than_its_limit() -> None:
     assert inflated == {0: SMALLEST_RECORD * 10}  # kept for validate, which does not inflate it again
     assert record_sets.scan_size(small, inspect(small, 7), 4096, {}, compacted=False, create_time=True,
                      timestamp_difference_max_ms=record_sets.LONG_MAX) == 0  # nothing walked: nothing checked
+
+
+def test_scan_size_counts_a_legacy_sets_messages() -> None:
+    b = MemoryRecordsBuilder(magic=1, compression_type=0, batch_size=1 << 20)
+    for i in range(100):
+        b.append(timestamp=NOW, key=b"k", value=b"value %d" % i)
+    b.close()
+    data = bytes(b.buffer())
+    entries = inspect(data, 2)
+    assert record_sets.scan_size(data, entries, 1 << 20, {}, compacted=False, create_time=True,
+                                 timestamp_difference_max_ms=record_sets.LONG_MAX) == len(data)
+    assert record_sets.scan_size(data, entries, 100, {}, compacted=False, create_time=True,
+                                 timestamp_difference_max_ms=record_sets.LONG_MAX) <= 100 + len(data) // 100 + 1

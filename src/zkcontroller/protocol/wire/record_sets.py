@@ -292,10 +292,10 @@ def _checks_timestamps(batch: memoryview, create_time: bool, timestamp_differenc
 def scan_size(data: bytes | memoryview, entries: list[Entry], limit: int, inflated: dict[int, bytes], *,
               compacted: bool, create_time: bool, timestamp_difference_max_ms: int) -> int:
     """How many bytes `validate` walks record by record in Python (the cost that matters: about 3 µs per record
-    of at least 7 bytes): a legacy wrapper's inner messages, a v2 batch's records when their keys or
-    timestamps are checked; counted up to just past ``limit`` only. A compressed entry is inflated at most to
-    ``limit`` to tell (a zip bomb's compressed size says nothing: 64 MiB of zstd records fit in 6 KB); the ones
-    that fit are left in ``inflated``, for `validate`. Entries `validate` would refuse first are not its
+    of at least 7 bytes): a legacy wrapper's inner messages, a legacy set's messages, a v2 batch's records when
+    their keys or timestamps are checked; counted up to just past ``limit`` only. A compressed entry is inflated
+    at most to ``limit`` to tell (a zip bomb's compressed size says nothing: 64 MiB of zstd records fit in 6 KB);
+    the ones that fit are left in ``inflated``, for `validate`. Entries `validate` would refuse first are not its
     concern: they cost no more than they weigh."""
     buf = memoryview(data)
     total = 0
@@ -316,7 +316,8 @@ def scan_size(data: bytes | memoryview, entries: list[Entry], limit: int, inflat
             except RecordSetError:
                 continue
         else:
-            continue  # an uncompressed legacy message: one record
+            total += len(entry)  # an uncompressed legacy message: one record, but a set may hold thousands
+            continue
         if value is None or codec not in (GZIP, SNAPPY, LZ4, ZSTD):
             total += len(entry)
             continue
