@@ -38,6 +38,8 @@ from __future__ import annotations
 
 import struct
 import zlib
+from collections import deque
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -262,17 +264,21 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
             legacy_count, inner = _legacy_count(entry, inflated.get(e.start))
             count += legacy_count
         check_timestamps = e.magic == 2 and _checks_timestamps(entry, create_time, timestamp_difference_max_ms)
-        records = (_v2_records(entry, inflated.get(e.start)) if e.magic == 2 and (compacted or check_timestamps)
-                   else None)  # read once, for the keys and the timestamps
+        keyless = f"Compacted topic cannot accept message without key in topic partition {tp}."
         errors: dict[int, str] = {}
-        if compacted:  # after the batch's own checks, as LogValidator's validateKey per record of each batch
-            errors = {i: f"Compacted topic cannot accept message without key in topic partition {tp}."
-                      for i in _keyless_records(entry, e.magic, records, inner)}
         timestamp_errors: dict[int, str] = {}
-        if check_timestamps and records is not None:
-            timestamp_errors = {i: m for i, m in _timestamp_errors(entry, records, now_ms, create_time,
-                                                                   timestamp_difference_max_ms).items()
-                                if i not in errors}  # validateKey(...).orElse(validateTimestamp(...))
+        if e.magic == 2 and (compacted or check_timestamps):  # one pass over the records, for keys and timestamps:
+            # only the refused ones are kept (a bomb's millions of good records are not)
+            records: Iterator[tuple[int, _V2Record]] = enumerate(_iter_v2_records(entry, inflated.get(e.start)))
+            if compacted:  # after the batch's own checks, as LogValidator's validateKey per record of each batch
+                records = _keyed(records, errors, keyless)
+            if check_timestamps:  # validateKey(...).orElse(validateTimestamp(...)): the keyed records only
+                timestamp_errors = _timestamp_errors(entry, records, now_ms, create_time,
+                                                     timestamp_difference_max_ms)
+            else:
+                deque(records, maxlen=0)
+        elif compacted:
+            errors = dict.fromkeys(_keyless_records(entry, e.magic, None, inner), keyless)
         if errors or timestamp_errors:  # processRecordErrors, after the batch's last record
             record_errors = tuple(sorted({**errors, **timestamp_errors}.items()))
             if timestamp_errors:
@@ -345,6 +351,21 @@ class _V2Record(NamedTuple):
 
 
 def _v2_records(entry: memoryview, inflated: bytes | None = None) -> list[_V2Record]:
+    """`_iter_v2_records`, listed."""
+    return list(_iter_v2_records(entry, inflated))
+
+
+def _keyed(records: Iterable[tuple[int, _V2Record]], keyless: dict[int, str],
+           message: str) -> Iterator[tuple[int, _V2Record]]:
+    """The records with a key; each keyless one's index goes into ``keyless``, with ``message``."""
+    for i, r in records:
+        if r.key_length < 0:
+            keyless[i] = message
+        else:
+            yield i, r
+
+
+def _iter_v2_records(entry: memoryview, inflated: bytes | None = None) -> Iterator[_V2Record]:
     """The records of a v2 batch (decompressed once: gzip, snappy, lz4, zstd; ``inflated`` when it already was),
     as LogValidator reads each one. A structure that cannot be a record (a length below the smallest body, fields
     past the record's end, a cut-off varint) ends the walk: the records before it are what is known; so does a
@@ -359,12 +380,11 @@ def _v2_records(entry: memoryview, inflated: bytes | None = None) -> list[_V2Rec
         try:
             records = decompress(codec, bytes(records), 2, MAX_INFLATED)
         except CompressionError:
-            return []
+            return
     elif codec:
-        return []
+        return
     (count,) = struct.unpack_from(">i", entry, 57)
     size = len(records)
-    found: list[_V2Record] = []
     pos = 0
     try:
         for _ in range(min(count, size // (_MIN_RECORD_BODY + 1))):
@@ -381,23 +401,23 @@ def _v2_records(entry: memoryview, inflated: bytes | None = None) -> list[_V2Rec
             value_length, field = _varint(records, field)
             if field + max(value_length, 0) >= end:  # the header count follows the value
                 break
-            found.append(_V2Record(delta, offset_delta, key_length, value_length))
             pos = end
+            yield _V2Record(delta, offset_delta, key_length, value_length)
     except IndexError:  # cut short: the records read so far are what is known
-        pass
-    return found
+        return
 
 
-def _timestamp_errors(entry: memoryview, records: list[_V2Record], now_ms: int, create_time: bool,
+def _timestamp_errors(entry: memoryview, records: Iterable[tuple[int, _V2Record]], now_ms: int, create_time: bool,
                       max_difference_ms: int) -> dict[int, str]:
     """LogValidator's ``validateTimestamp`` for each record of a v2 batch, by index: a record of a CreateTime
     topic whose timestamp (-1 exempt) is more than ``max_difference_ms`` from ``now_ms``, else any record of a
-    batch marked LogAppendTime (a producer may not set it). ``records``: `_v2_records`."""
+    batch marked LogAppendTime (a producer may not set it). ``records``: `_iter_v2_records`, with their indexes in
+    the batch."""
     log_append_time = bool(entry[22] & _LOG_APPEND_TIME_FLAG)
     first_timestamp, max_timestamp = struct.unpack_from(">qq", entry, 27)
     errors = {}
     low, high = now_ms - max_difference_ms, now_ms + max_difference_ms
-    for i, r in enumerate(records):
+    for i, r in records:
         timestamp = max_timestamp if log_append_time else first_timestamp + r.timestamp_delta
         if create_time and timestamp != NO_TIMESTAMP and abs(timestamp - now_ms) > max_difference_ms:
             errors[i] = (f"Timestamp {timestamp} of message with offset {r.offset_delta} is out of range. The "
