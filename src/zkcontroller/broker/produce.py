@@ -70,8 +70,9 @@ INLINE_SCAN_BYTES = 16 * 1024
 it stays on the loop: at most about 8 ms for 16 KiB of the smallest (7-byte) records, a fraction of a millisecond
 for 100-byte ones, where the hop (50-150 µs) would be a large share (docs/benchmarks.md)."""
 _SCANS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="produce-record-check")
-"""One worker for every broker of the process: a bomb's walk holds about 1 GB of records and the GIL while it
-runs, so several at once would only multiply the memory without finishing sooner; the others wait their turn."""
+"""One worker for every broker of the process: a bomb's walk holds its inflated records (up to 64 MiB, more with
+a record error per refused record) and the GIL while it runs, so several at once would multiply the memory
+without finishing sooner; the others wait their turn."""
 
 
 _BATCH_TIMESTAMPS = struct.Struct(">qq")
