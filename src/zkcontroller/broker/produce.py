@@ -215,7 +215,7 @@ async def _scan(p: ProducePartition, entries: list[record_sets.Entry], target: P
 
 async def _off_loop(check: Callable[..., int | RecordSetError], *args: object) -> int | RecordSetError:
     """``check(*args)`` on the record-check worker (`_SCANS`), the event loop free meanwhile."""
-    return await asyncio.get_running_loop().run_in_executor(_SCANS, check, *args)
+    return await asyncio.wrap_future(_SCANS.submit(check, *args))
 
 
 async def produce(version: int, acks: int, timeout_ms: int, client_id: str | None,
