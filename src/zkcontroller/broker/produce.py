@@ -263,7 +263,9 @@ async def produce(version: int, acks: int, timeout_ms: int, client_id: str | Non
     pending: dict[int, PendingAppend] = {}
     for i, entries in inspected.items():
         p = partitions[i]
-        answer = _append(p, entries, acks, client_id, cache, target, scanned.get(i))
+        ahead = scanned.get(i)  # none on the simulator's runtime, whose tests wrap the six-argument _append
+        answer = (_append(p, entries, acks, client_id, cache, target) if ahead is None
+                  else _append(p, entries, acks, client_id, cache, target, ahead))
         answers[i] = answer
         if isinstance(answer, Appended) and acks == -1:
             pending[i] = PendingAppend(TopicPartition(p.topic, p.partition), answer.base_offset + answer.count)
