@@ -6,6 +6,7 @@ runtime never hops. Before, the walk held the event loop for its whole length (s
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import struct
 import threading
@@ -136,3 +137,23 @@ def test_only_the_real_runtime_offloads_by_default() -> None:
         return ProduceTarget(partition=lambda _tp: None, runtime=runtime, offline=lambda: (), waiters=None)  # type: ignore[arg-type]
     assert target(AsyncioRuntime(random.Random(1))).offload_scans
     assert not target(ManualRuntime()).offload_scans
+
+
+def test_a_forked_child_makes_its_own_worker() -> None:
+    """A broker process forked after its parent checked a batch off the loop: the parent's worker thread does not
+    exist in the child, whose checks would otherwise wait forever."""
+    parent = produce_module._scan_worker()
+    assert parent.submit(int, "7").result(BOUND_S) == 7
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: one check on its own worker, its result through the pipe
+        try:
+            os.write(write, str(produce_module._scan_worker().submit(int, "42").result(BOUND_S)).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    try:
+        assert os.read(read, 16) == b"42"
+    finally:
+        os.close(read)
+        os.waitpid(pid, 0)

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import struct
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -69,10 +70,26 @@ INLINE_SCAN_BYTES = 16 * 1024
 """A record set whose check walks more bytes than this (records inflated) is checked on a worker thread. Below,
 it stays on the loop: at most about 8 ms for 16 KiB of the smallest (7-byte) records, a fraction of a millisecond
 for 100-byte ones, where the hop (50-150 µs) would be a large share (docs/benchmarks.md)."""
-_SCANS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="produce-record-check")
-"""One worker for every broker of the process: a bomb's walk holds its inflated records (up to 64 MiB, more with
-a record error per refused record) and the GIL while it runs, so several at once would multiply the memory
-without finishing sooner; the others wait their turn."""
+_scans: ThreadPoolExecutor | None = None
+"""One worker for every broker of the process (`_scan_worker`): a bomb's walk holds its inflated records (up to
+64 MiB, more with a record error per refused record) and the GIL while it runs, so several at once would
+multiply the memory without finishing sooner; the others wait their turn."""
+
+
+def _scan_worker() -> ThreadPoolExecutor:
+    global _scans
+    if _scans is None:
+        _scans = ThreadPoolExecutor(max_workers=1, thread_name_prefix="produce-record-check")
+    return _scans
+
+
+def _forget_scan_worker() -> None:
+    """In a forked child: the parent's worker thread is not there, so a new one is made on first use."""
+    global _scans
+    _scans = None
+
+
+os.register_at_fork(after_in_child=_forget_scan_worker)
 
 
 _BATCH_TIMESTAMPS = struct.Struct(">qq")
@@ -214,8 +231,8 @@ async def _scan(p: ProducePartition, entries: list[record_sets.Entry], target: P
 
 
 async def _off_loop(check: Callable[..., int | RecordSetError], *args: object) -> int | RecordSetError:
-    """``check(*args)`` on the record-check worker (`_SCANS`), the event loop free meanwhile."""
-    return await asyncio.wrap_future(_SCANS.submit(check, *args))
+    """``check(*args)`` on the record-check worker (`_scan_worker`), the event loop free meanwhile."""
+    return await asyncio.wrap_future(_scan_worker().submit(check, *args))
 
 
 async def produce(version: int, acks: int, timeout_ms: int, client_id: str | None,
