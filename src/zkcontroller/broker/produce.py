@@ -24,16 +24,27 @@ broker's ``min.insync.replicas``/``message.max.bytes``): an entry larger than ``
 RECORD_TOO_LARGE, checked with the CRCs as ``Log.analyzeAndValidateRecords`` does. A topic whose config is still
 being read (its log was just created) is waited for first.
 
+A record set whose check walks many records in Python (a large batch of a compacted topic or one whose timestamps
+are checked, or a compressed legacy wrapper: more than `INLINE_SCAN_BYTES` inflated, which a zip bomb reaches
+from a few KB) is checked on a worker thread before the append, so the event loop answers other connections
+meanwhile (the check holds the GIL, but gives it up every few milliseconds); smaller ones stay on the loop, where
+the check costs less than the thread hop. The simulator's runtime never hops (its virtual-time loop has no
+threads): its traces do not change.
+
 acks=-1 then waits (`delayed_produce`) unless every partition failed; acks=0 gets no response at all, unless a
 partition failed: then the connection is closed, so the producer refreshes its metadata (the caller's job).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import os
 import struct
 from collections.abc import Awaitable, Callable, Collection, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from zkcontroller.broker.client_quota_manager import mark_local_complete
 from zkcontroller.broker.delayed_produce import PendingAppend, ProduceWaiters
@@ -45,7 +56,7 @@ from zkcontroller.model import TopicPartition, is_internal
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.wire import record_sets
 from zkcontroller.protocol.wire.record_sets import RecordSetError
-from zkcontroller.runtime.runtime import Runtime
+from zkcontroller.runtime.runtime import AsyncioRuntime, Runtime
 
 log = logging.getLogger("kafka.server.ReplicaManager")
 
@@ -55,6 +66,30 @@ ADMIN_CLIENT_ID = "__admin_client"
 """``AdminUtils.AdminClientId``: the only client allowed to append to internal topics."""
 DEFAULT_MIN_INSYNC_REPLICAS = 1
 LOG_START_OFFSET = 0
+INLINE_SCAN_BYTES = 16 * 1024
+"""A record set whose check walks more bytes than this (records inflated) is checked on a worker thread. Below,
+it stays on the loop: at most about 8 ms for 16 KiB of the smallest (7-byte) records, a fraction of a millisecond
+for 100-byte ones, where the hop (50-150 µs) would be a large share (docs/benchmarks.md)."""
+_scans: ThreadPoolExecutor | None = None
+"""One worker for every broker of the process (`_scan_worker`): a bomb's walk holds its inflated records (up to
+64 MiB, more with a record error per refused record) and the GIL while it runs, so several at once would
+multiply the memory without finishing sooner; the others wait their turn."""
+
+
+def _scan_worker() -> ThreadPoolExecutor:
+    global _scans
+    if _scans is None:
+        _scans = ThreadPoolExecutor(max_workers=1, thread_name_prefix="produce-record-check")
+    return _scans
+
+
+def _forget_scan_worker() -> None:
+    """In a forked child: the parent's worker thread is not there, so a new one is made on first use."""
+    global _scans
+    _scans = None
+
+
+os.register_at_fork(after_in_child=_forget_scan_worker)
 
 
 _BATCH_TIMESTAMPS = struct.Struct(">qq")
@@ -111,7 +146,8 @@ class ProduceTarget:
                  configs_loaded: Callable[[Collection[str]], Awaitable[None]] | None = None,
                  log_append_time: Callable[[str], bool] = lambda _topic: False,
                  compacted: Callable[[str], bool] = lambda _topic: False,
-                 timestamp_difference_max_ms: Callable[[str], int] = lambda _topic: record_sets.LONG_MAX) -> None:
+                 timestamp_difference_max_ms: Callable[[str], int] = lambda _topic: record_sets.LONG_MAX,
+                 offload_scans: bool | None = None) -> None:
         self.partition = partition
         self.broker_id = broker_id
         self.runtime = runtime
@@ -129,6 +165,74 @@ class ProduceTarget:
         self.timestamp_difference_max_ms = timestamp_difference_max_ms
         """A topic's ``message.timestamp.difference.max.ms``: how far a CreateTime record's timestamp may be from
         the broker's clock (LogValidator's ``validateTimestamp``)."""
+        self.offload_scans = isinstance(runtime, AsyncioRuntime) if offload_scans is None else offload_scans
+        """Large record-set checks go to a worker thread (`INLINE_SCAN_BYTES`): by default on the real runtime
+        only (the simulator's loop runs no threads)."""
+
+
+class _Checks(NamedTuple):
+    """What `record_sets.validate` checks a partition's record set against (its topic's configs)."""
+
+    max_batch_size: int | None
+    compacted: bool
+    create_time: bool
+    timestamp_difference_max_ms: int
+
+
+def _checks(topic: str, target: ProduceTarget) -> _Checks:
+    return _Checks(target.max_message_bytes(topic), target.compacted(topic), not target.log_append_time(topic),
+                   target.timestamp_difference_max_ms(topic))
+
+
+@dataclass(slots=True)
+class _Scanned:
+    """A record set checked (or inflated) before the append, for the checks it was done with: the append uses it
+    if its topic's configs are still those. ``outcome``: the count or refusal of a check done off the loop at
+    ``now_ms``; ``inflated``: compressed values already inflated (`record_sets.scan_size`)."""
+
+    checks: _Checks
+    inflated: dict[int, bytes]
+    now_ms: int = 0
+    outcome: int | RecordSetError | None = None
+
+
+def _validate(records: bytes, entries: list[record_sets.Entry], tp: TopicPartition, checks: _Checks, now_ms: int,
+              inflated: dict[int, bytes]) -> int:
+    return record_sets.validate(records, entries, checks.max_batch_size, str(tp), compacted=checks.compacted,
+                                now_ms=now_ms, create_time=checks.create_time,
+                                timestamp_difference_max_ms=checks.timestamp_difference_max_ms, inflated=inflated)
+
+
+def _validate_outcome(records: bytes, entries: list[record_sets.Entry], tp: TopicPartition, checks: _Checks,
+                      now_ms: int, inflated: dict[int, bytes]) -> int | RecordSetError:
+    """`_validate` on a worker thread: the refusal returned, for the append to answer in its turn."""
+    try:
+        return _validate(records, entries, tp, checks, now_ms, inflated)
+    except RecordSetError as e:
+        return e
+
+
+async def _scan(p: ProducePartition, entries: list[record_sets.Entry], target: ProduceTarget) -> _Scanned:
+    """A partition's record set checked ahead of its append: on a worker thread if its walk is long (the check's
+    time, ``now``, is read first, as LogValidator reads its clock once), else only probed (its small compressed
+    values inflated once, kept for the append)."""
+    assert p.records is not None
+    checks = _checks(p.topic, target)
+    inflated: dict[int, bytes] = {}
+    walked = record_sets.scan_size(p.records, entries, INLINE_SCAN_BYTES, inflated, compacted=checks.compacted,
+                                   create_time=checks.create_time,
+                                   timestamp_difference_max_ms=checks.timestamp_difference_max_ms)
+    if walked <= INLINE_SCAN_BYTES:
+        return _Scanned(checks, inflated)
+    now = target.runtime.now_ms()
+    outcome = await _off_loop(_validate_outcome, p.records, entries, TopicPartition(p.topic, p.partition), checks,
+                              now, inflated)
+    return _Scanned(checks, inflated, now, outcome)
+
+
+async def _off_loop(check: Callable[..., int | RecordSetError], *args: object) -> int | RecordSetError:
+    """``check(*args)`` on the record-check worker (`_scan_worker`), the event loop free meanwhile."""
+    return await asyncio.wrap_future(_scan_worker().submit(check, *args))
 
 
 async def produce(version: int, acks: int, timeout_ms: int, client_id: str | None,
@@ -168,10 +272,17 @@ async def produce(version: int, acks: int, timeout_ms: int, client_id: str | Non
                 for a, p in zip(answers, partitions, strict=True)]
     if target is not None and target.configs_loaded is not None and inspected:
         await target.configs_loaded({partitions[i].topic for i in inspected})
+    scanned: dict[int, _Scanned] = {}
+    if target is not None and target.offload_scans:
+        for i, entries in inspected.items():
+            if partitions[i].records is not None and entries:
+                scanned[i] = await _scan(partitions[i], entries, target)
     pending: dict[int, PendingAppend] = {}
     for i, entries in inspected.items():
         p = partitions[i]
-        answer = _append(p, entries, acks, client_id, cache, target)
+        ahead = scanned.get(i)  # none on the simulator's runtime, whose tests wrap the six-argument _append
+        answer = (_append(p, entries, acks, client_id, cache, target) if ahead is None
+                  else _append(p, entries, acks, client_id, cache, target, ahead))
         answers[i] = answer
         if isinstance(answer, Appended) and acks == -1:
             pending[i] = PendingAppend(TopicPartition(p.topic, p.partition), answer.base_offset + answer.count)
@@ -180,16 +291,18 @@ async def produce(version: int, acks: int, timeout_ms: int, client_id: str | Non
         await target.waiters.wait(list(pending.values()), timeout_ms, target.runtime, target.partition,
                                   target.min_insync_replicas, lambda tp: tp in target.offline())
         for i, waited in pending.items():
-            answer = answers[i]
-            assert answer is not None and waited.error is not None
+            appended = answers[i]
+            assert appended is not None and waited.error is not None
             if waited.error != Errors.NONE:
-                answers[i] = replace(answer, error=waited.error)
+                answers[i] = replace(appended, error=waited.error)
     return [a for a in answers if a is not None]
 
 
 def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: int, client_id: str | None,
-            cache: MetadataCache | None, target: ProduceTarget | None) -> ProduceAnswer:
-    """``appendToLocalLog`` for one partition."""
+            cache: MetadataCache | None, target: ProduceTarget | None, scanned: _Scanned | None = None
+            ) -> ProduceAnswer:
+    """``appendToLocalLog`` for one partition; ``scanned``: its record set checked (or inflated) ahead (`_scan`),
+    used if the topic's configs have not changed since."""
     tp = TopicPartition(p.topic, p.partition)
 
     def error(code: int, message: str | None = None, log_start_offset: int = -1) -> ProduceAnswer:
@@ -217,11 +330,18 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
         _failed(target, tp, "java.lang.NullPointerException")
         return error(int(Errors.UNKNOWN_SERVER_ERROR), log_start_offset=LOG_START_OFFSET)
     now = target.runtime.now_ms()
-    stamped = target.log_append_time(p.topic)
+    checks = _checks(p.topic, target)
+    stamped = not checks.create_time
+    if scanned is not None and scanned.checks != checks:
+        scanned = None  # the topic's configs changed meanwhile: checked again, here
     try:
-        count = record_sets.validate(p.records, entries, target.max_message_bytes(p.topic), str(tp),
-                                     compacted=target.compacted(p.topic), now_ms=now, create_time=not stamped,
-                                     timestamp_difference_max_ms=target.timestamp_difference_max_ms(p.topic))
+        if scanned is not None and scanned.outcome is not None:
+            now = scanned.now_ms
+            if isinstance(scanned.outcome, RecordSetError):
+                raise scanned.outcome
+            count = scanned.outcome
+        else:
+            count = _validate(p.records, entries, tp, checks, now, scanned.inflated if scanned is not None else {})
     except RecordSetError as e:
         if e.exception is not None:  # appendToLocalLog's Throwable branch: logged, the log start offset, no message
             _failed(target, tp, f"{e.exception}: {e}")

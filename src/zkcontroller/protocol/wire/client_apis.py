@@ -168,7 +168,8 @@ def _refuse_nulls(value: Any) -> None:
     """kio reads a null (-1 length) array or string into a field that is not nullable at this version as None;
     Kafka's generated reader refuses it ("non-nullable field ... was serialized as null"), and so do we, before
     a handler iterates it."""
-    for name in _non_nullable(type(value)):
+    cls: type = type(value)
+    for name in _non_nullable(cls):
         if getattr(value, name) is None:
             raise WireFormatError(f"non-nullable field {name} of {type(value).__name__} was serialized as null")
     for f in fields(value):  # a nullable array's entries have non-nullable fields too (ElectLeaders' partitions)

@@ -9,10 +9,13 @@
   dictionary id), a block maximum size of 64 KiB to 4 MiB, the header checksum (the second byte of the descriptor's
   xxHash32) checked except for magic 0, whose old writers computed it wrongly, each block no larger than the maximum,
   block checksums checked when flagged, the content checksum skipped (Kafka does not verify it either).
+* zstd (4, v2 batches only: a legacy zstd wrapper is refused before it is opened): one or more zstd frames, as
+  zstd-jni's ``ZstdInputStream`` reads them.
 
-Raw snappy and LZ4 blocks are decoded by ``cramjam`` and xxHash32 computed by ``xxhash`` (both in C, so a large
-request does not hold the event loop); no reader produces more than ``limit`` bytes (a small request cannot fill
-the memory). Anything unreadable is `CompressionError`.
+Raw snappy and LZ4 blocks and zstd frames are decoded by ``cramjam`` and xxHash32 computed by ``xxhash`` (both in
+C, so a large request does not hold the event loop); no reader produces more than ``limit`` bytes (a small request
+cannot fill the memory). Anything unreadable is `CompressionError`; a value inflating beyond ``limit``
+`InflationLimitExceeded` (one), so a caller can probe whether a value inflates beyond a small limit.
 """
 
 from __future__ import annotations
@@ -23,20 +26,26 @@ import zlib
 import cramjam
 import xxhash
 
-GZIP, SNAPPY, LZ4 = 1, 2, 3
+GZIP, SNAPPY, LZ4, ZSTD = 1, 2, 3, 4
 XERIAL_MAGIC = b"\x82SNAPPY\x00"
 XERIAL_HEADER_SIZE = 16
 LZ4_FRAME_MAGIC = 0x184D2204
 _LZ4_BLOCK_MAX = {4: 1 << 16, 5: 1 << 18, 6: 1 << 20, 7: 1 << 22}
 _LZ4_UNCOMPRESSED = 0x80000000
+_ZSTD_FIRST_BUFFER = 64 * 1024
 
 
 class CompressionError(Exception):
     """A compressed value that cannot be read (or inflates beyond the limit)."""
 
 
+class InflationLimitExceeded(CompressionError):
+    """A compressed value that inflates beyond the limit it was read with."""
+
+
 def decompress(codec: int, value: bytes, magic: int, limit: int) -> bytes:
-    """The inner message set of a wrapper compressed with ``codec`` (gzip, snappy or lz4)."""
+    """The inner message set of a wrapper, or the records of a v2 batch, compressed with ``codec`` (gzip, snappy,
+    lz4 or zstd); at most ``limit`` bytes (`InflationLimitExceeded` beyond)."""
     try:
         if codec == GZIP:
             return _gunzip(value, limit)
@@ -44,6 +53,8 @@ def decompress(codec: int, value: bytes, magic: int, limit: int) -> bytes:
             return _snappy(value, limit)
         if codec == LZ4:
             return _lz4_frame(value, ignore_header_checksum=magic == 0, limit=limit)
+        if codec == ZSTD:
+            return _zstd(value, limit)
     except cramjam.DecompressionError as e:
         raise CompressionError(str(e)) from None
     raise CompressionError(f"compression codec {codec} is not read here")
@@ -56,7 +67,7 @@ def _gunzip(value: bytes, limit: int) -> bytes:
     except zlib.error as e:
         raise CompressionError(f"cannot be inflated: {e}") from None
     if inflater.unconsumed_tail:
-        raise CompressionError(f"inflates beyond {limit} bytes")
+        raise InflationLimitExceeded(f"inflates beyond {limit} bytes")
     return inner
 
 
@@ -80,7 +91,7 @@ def _snappy(value: bytes, limit: int) -> bytes:
 def _snappy_block(block: bytes, limit: int) -> bytes:
     size = cramjam.snappy.decompress_raw_len(block)
     if size > limit:
-        raise CompressionError("snappy block inflates beyond the limit")
+        raise InflationLimitExceeded("snappy block inflates beyond the limit")
     out = bytearray(size)
     if cramjam.snappy.decompress_raw_into(block, out) != size:
         raise CompressionError("snappy block shorter than it announces")
@@ -122,14 +133,38 @@ def _lz4_frame(value: bytes, *, ignore_header_checksum: bool, limit: int) -> byt
             if pos + 4 > len(value) or struct.unpack_from("<I", value, pos)[0] != xxh32(block):
                 raise CompressionError("lz4 block checksum mismatch")
             pos += 4
+        data: bytes | bytearray
         if word & _LZ4_UNCOMPRESSED:
             data = block
         else:
             buffer = bytearray(block_max)
             data = buffer[:cramjam.lz4.decompress_block_into(block, buffer, output_len=block_max)]
         if len(out) + len(data) > limit:
-            raise CompressionError("lz4 frame inflates beyond the limit")
+            raise InflationLimitExceeded("lz4 frame inflates beyond the limit")
         out += data
+
+
+def _zstd(value: bytes, limit: int) -> bytes:
+    """The zstd frames of ``value``, inflated into a buffer that grows (by doubling, from 64 KiB) up to
+    ``limit`` + 1 bytes: ``cramjam``'s ``decompress_into`` stops once the buffer is full, so a bomb costs at most
+    about twice ``limit`` bytes of decoding, and a small batch allocates no more than it needs. (A frame's
+    content size, when its writer gave one, is not trusted: zstd-jni's streams leave it out anyway.)"""
+    size = min(_ZSTD_FIRST_BUFFER, limit + 1)
+    while True:
+        out = bytearray(size)
+        try:
+            written = cramjam.zstd.decompress_into(value, out)
+        except cramjam.DecompressionError as e:
+            if "whole buffer" not in str(e):  # unreadable (cramjam's only other failure)
+                raise CompressionError(f"zstd: {e}") from None
+            if size > limit:
+                raise InflationLimitExceeded(f"zstd frame inflates beyond {limit} bytes") from None
+            size = min(size * 2, limit + 1)  # full: tried again twice as large
+            continue
+        if written > limit:
+            raise InflationLimitExceeded(f"zstd frame inflates beyond {limit} bytes")
+        del out[written:]
+        return bytes(out)
 
 
 def xxh32(data: bytes) -> int:

@@ -38,12 +38,22 @@ from __future__ import annotations
 
 import struct
 import zlib
+from collections import deque
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from crc32c import crc32c
 
-from zkcontroller.protocol.wire.compression import GZIP, LZ4, SNAPPY, CompressionError, decompress
+from zkcontroller.protocol.wire.compression import (
+    GZIP,
+    LZ4,
+    SNAPPY,
+    ZSTD,
+    CompressionError,
+    InflationLimitExceeded,
+    decompress,
+)
 
 CORRUPT_MESSAGE = 2
 UNKNOWN_SERVER_ERROR = -1
@@ -62,7 +72,6 @@ RECORD_OVERHEAD_V0 = 14
 """``LegacyRecord.RECORD_OVERHEAD_V0``: the smallest size an entry may announce."""
 RECORD_BATCH_OVERHEAD = 61
 """``DefaultRecordBatch.RECORD_BATCH_OVERHEAD``: a v2 batch header, with its offset and size."""
-ZSTD = 4
 NO_PRODUCER_ID = -1
 MAX_INFLATED = 64 * 1024 * 1024
 """A wrapper inflating beyond this is refused (as one that cannot be read): a small request cannot fill the
@@ -208,7 +217,7 @@ def inspect(data: bytes | memoryview, produce_version: int, *, check_magic: bool
 
 def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int | None = None,
              topic_partition: str = "", *, compacted: bool = False, now_ms: int = 0, create_time: bool = True,
-             timestamp_difference_max_ms: int = LONG_MAX) -> int:
+             timestamp_difference_max_ms: int = LONG_MAX, inflated: dict[int, bytes] | None = None) -> int:
     """Check each entry as the log's append does; the number of offsets the record set takes. ``max_batch_size``:
     the topic's ``max.message.bytes``, which no entry (offset and size fields included) may exceed;
     ``topic_partition`` (``topic-partition``) is named in the messages, as Kafka's name it. ``compacted``: the
@@ -216,8 +225,10 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
     ``validateTimestamp`` per record of a v2 batch (`_timestamp_errors`), after the key check: with the topic's
     ``message.timestamp.type`` CreateTime (``create_time``), a timestamp further than
     ``timestamp_difference_max_ms`` from ``now_ms`` is INVALID_TIMESTAMP; so is every record of a batch the producer
-    marked LogAppendTime, whatever the topic's type."""
+    marked LogAppendTime, whatever the topic's type. ``inflated``: compressed values `scan_size` already
+    inflated, by entry start (not inflated again)."""
     tp = topic_partition
+    inflated = inflated or {}
     buf = memoryview(data)
     for e in entries:  # Log.analyzeAndValidateRecords, entry by entry, before LogValidator looks at any
         (base_offset,) = struct.unpack_from(">q", buf, e.start)
@@ -246,19 +257,28 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
                                                  f"byte {entries[0].magic} in topic partition {tp}.",
                                  _INVALID_RECORD_EXCEPTION)
         entry = buf[e.start:e.start + e.size]
-        count += _batch_count(entry, tp) if e.magic == 2 else _legacy_count(entry)
-        check_timestamps = e.magic == 2 and bool(entry[22] & _LOG_APPEND_TIME_FLAG
-                                                 or (create_time and timestamp_difference_max_ms < LONG_MAX))
-        records = _v2_records(entry) if e.magic == 2 and (compacted or check_timestamps) else None  # read once
+        inner: bytes | None = None
+        if e.magic == 2:
+            count += _batch_count(entry, tp)
+        else:
+            legacy_count, inner = _legacy_count(entry, inflated.get(e.start))
+            count += legacy_count
+        check_timestamps = e.magic == 2 and _checks_timestamps(entry, create_time, timestamp_difference_max_ms)
+        keyless = f"Compacted topic cannot accept message without key in topic partition {tp}."
         errors: dict[int, str] = {}
-        if compacted:  # after the batch's own checks, as LogValidator's validateKey per record of each batch
-            errors = {i: f"Compacted topic cannot accept message without key in topic partition {tp}."
-                      for i in _keyless_records(entry, e.magic, records)}
         timestamp_errors: dict[int, str] = {}
-        if check_timestamps and records is not None:
-            timestamp_errors = {i: m for i, m in _timestamp_errors(entry, records, now_ms, create_time,
-                                                                   timestamp_difference_max_ms).items()
-                                if i not in errors}  # validateKey(...).orElse(validateTimestamp(...))
+        if e.magic == 2 and (compacted or check_timestamps):  # one pass over the records, for keys and timestamps:
+            # only the refused ones are kept (a bomb's millions of good records are not)
+            records: Iterator[tuple[int, _V2Record]] = enumerate(_iter_v2_records(entry, inflated.get(e.start)))
+            if compacted:  # after the batch's own checks, as LogValidator's validateKey per record of each batch
+                records = _keyed(records, errors, keyless)
+            if check_timestamps:  # validateKey(...).orElse(validateTimestamp(...)): the keyed records only
+                timestamp_errors = _timestamp_errors(entry, records, now_ms, create_time,
+                                                     timestamp_difference_max_ms)
+            else:
+                deque(records, maxlen=0)
+        elif compacted:
+            errors = dict.fromkeys(_keyless_records(entry, e.magic, None, inner), keyless)
         if errors or timestamp_errors:  # processRecordErrors, after the batch's last record
             record_errors = tuple(sorted({**errors, **timestamp_errors}.items()))
             if timestamp_errors:
@@ -267,6 +287,54 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
             raise RecordSetError(INVALID_RECORD, "One or more records have been rejected",
                                  record_errors=record_errors)
     return count
+
+
+def _checks_timestamps(batch: memoryview, create_time: bool, timestamp_difference_max_ms: int) -> bool:
+    """LogValidator reads a v2 batch's records' timestamps: the producer marked it LogAppendTime, or the topic's
+    CreateTime timestamps are bounded."""
+    return bool(batch[22] & _LOG_APPEND_TIME_FLAG or (create_time and timestamp_difference_max_ms < LONG_MAX))
+
+
+def scan_size(data: bytes | memoryview, entries: list[Entry], limit: int, inflated: dict[int, bytes], *,
+              compacted: bool, create_time: bool, timestamp_difference_max_ms: int) -> int:
+    """How many bytes `validate` walks record by record in Python (the cost that matters: about 3 µs per record
+    of at least 7 bytes): a legacy wrapper's inner messages, a legacy set's messages, a v2 batch's records when
+    their keys or timestamps are checked; counted up to just past ``limit`` only. A compressed entry is inflated
+    at most to ``limit`` to tell (a zip bomb's compressed size says nothing: 64 MiB of zstd records fit in 6 KB);
+    the ones that fit are left in ``inflated``, for `validate`. Entries `validate` would refuse first are not its
+    concern: they cost no more than they weigh."""
+    buf = memoryview(data)
+    total = 0
+    for e in entries:
+        if total > limit:
+            break
+        entry = buf[e.start:e.start + e.size]
+        if len(entry) < (RECORD_BATCH_OVERHEAD if e.magic == 2 else LOG_OVERHEAD + RECORD_OVERHEAD_V0):
+            continue  # refused by validate's integrity check
+        codec = _codec(buf, e)
+        if e.magic == 2:
+            if not (compacted or _checks_timestamps(entry, create_time, timestamp_difference_max_ms)):
+                continue
+            value: bytes | None = bytes(entry[RECORD_BATCH_OVERHEAD:]) if codec else None
+        elif codec in (GZIP, SNAPPY, LZ4):
+            try:
+                value = _legacy_value(entry, e.magic)
+            except RecordSetError:
+                continue
+        else:
+            total += len(entry)  # an uncompressed legacy message: one record, but a set may hold thousands
+            continue
+        if value is None or codec not in (GZIP, SNAPPY, LZ4, ZSTD):
+            total += len(entry)
+            continue
+        try:
+            inflated[e.start] = decompress(codec, value, e.magic, limit - total)
+        except InflationLimitExceeded:
+            return limit + 1
+        except CompressionError:
+            continue  # refused (legacy) or not walked (v2) at once
+        total += len(inflated[e.start])
+    return total
 
 
 _MIN_RECORD_BODY = 6
@@ -282,24 +350,41 @@ class _V2Record(NamedTuple):
     value_length: int
 
 
-def _v2_records(entry: memoryview) -> list[_V2Record]:
-    """The records of a v2 batch (decompressed once: gzip, snappy, lz4), as LogValidator reads each one. A
-    structure that cannot be a record (a length below the smallest body, fields past the record's end, a cut-off
-    varint) ends the walk: the records before it are what is known; a zstd batch is not read (no bounded zstd
-    reader here). At most ``len(records) // 7`` records are read, so a crafted count or run of empty records
-    cannot make the walk longer than the (at most `MAX_INFLATED`) bytes allow."""
+def _v2_records(entry: memoryview, inflated: bytes | None = None) -> list[_V2Record]:
+    """`_iter_v2_records`, listed."""
+    return list(_iter_v2_records(entry, inflated))
+
+
+def _keyed(records: Iterable[tuple[int, _V2Record]], keyless: dict[int, str],
+           message: str) -> Iterator[tuple[int, _V2Record]]:
+    """The records with a key; each keyless one's index goes into ``keyless``, with ``message``."""
+    for i, r in records:
+        if r.key_length < 0:
+            keyless[i] = message
+        else:
+            yield i, r
+
+
+def _iter_v2_records(entry: memoryview, inflated: bytes | None = None) -> Iterator[_V2Record]:
+    """The records of a v2 batch (decompressed once: gzip, snappy, lz4, zstd; ``inflated`` when it already was),
+    as LogValidator reads each one. A structure that cannot be a record (a length below the smallest body, fields
+    past the record's end, a cut-off varint) ends the walk: the records before it are what is known; so does a
+    value that cannot be decompressed (none are known). At most ``len(records) // 7`` records are read, so a
+    crafted count or run of empty records cannot make the walk longer than the (at most `MAX_INFLATED`) bytes
+    allow."""
     codec = entry[22] & 0x07
     records: bytes | memoryview = entry[RECORD_BATCH_OVERHEAD:]
-    if codec in (GZIP, SNAPPY, LZ4):
+    if inflated is not None:
+        records = inflated
+    elif codec in (GZIP, SNAPPY, LZ4, ZSTD):
         try:
             records = decompress(codec, bytes(records), 2, MAX_INFLATED)
         except CompressionError:
-            return []
+            return
     elif codec:
-        return []
+        return
     (count,) = struct.unpack_from(">i", entry, 57)
     size = len(records)
-    found: list[_V2Record] = []
     pos = 0
     try:
         for _ in range(min(count, size // (_MIN_RECORD_BODY + 1))):
@@ -316,23 +401,23 @@ def _v2_records(entry: memoryview) -> list[_V2Record]:
             value_length, field = _varint(records, field)
             if field + max(value_length, 0) >= end:  # the header count follows the value
                 break
-            found.append(_V2Record(delta, offset_delta, key_length, value_length))
             pos = end
+            yield _V2Record(delta, offset_delta, key_length, value_length)
     except IndexError:  # cut short: the records read so far are what is known
-        pass
-    return found
+        return
 
 
-def _timestamp_errors(entry: memoryview, records: list[_V2Record], now_ms: int, create_time: bool,
+def _timestamp_errors(entry: memoryview, records: Iterable[tuple[int, _V2Record]], now_ms: int, create_time: bool,
                       max_difference_ms: int) -> dict[int, str]:
     """LogValidator's ``validateTimestamp`` for each record of a v2 batch, by index: a record of a CreateTime
     topic whose timestamp (-1 exempt) is more than ``max_difference_ms`` from ``now_ms``, else any record of a
-    batch marked LogAppendTime (a producer may not set it). ``records``: `_v2_records`."""
+    batch marked LogAppendTime (a producer may not set it). ``records``: `_iter_v2_records`, with their indexes in
+    the batch."""
     log_append_time = bool(entry[22] & _LOG_APPEND_TIME_FLAG)
     first_timestamp, max_timestamp = struct.unpack_from(">qq", entry, 27)
     errors = {}
     low, high = now_ms - max_difference_ms, now_ms + max_difference_ms
-    for i, r in enumerate(records):
+    for i, r in records:
         timestamp = max_timestamp if log_append_time else first_timestamp + r.timestamp_delta
         if create_time and timestamp != NO_TIMESTAMP and abs(timestamp - now_ms) > max_difference_ms:
             errors[i] = (f"Timestamp {timestamp} of message with offset {r.offset_delta} is out of range. The "
@@ -345,20 +430,14 @@ def _timestamp_errors(entry: memoryview, records: list[_V2Record], now_ms: int, 
     return errors
 
 
-def _keyless_records(entry: memoryview, magic: int, records: list[_V2Record] | None = None) -> list[int]:
+def _keyless_records(entry: memoryview, magic: int, records: list[_V2Record] | None = None,
+                     inner: bytes | None = None) -> list[int]:
     """The indexes (in the batch, or in a legacy wrapper) of the records with a null key (Kafka's
-    ``!record.hasKey``); ``records``: a v2 batch's `_v2_records`."""
+    ``!record.hasKey``); ``records``: a v2 batch's `_v2_records`; ``inner``: a legacy wrapper's inner messages
+    (`_legacy_count`: not decompressed again)."""
     if magic < 2:
-        codec = entry[17] & 0x07
-        if codec not in (GZIP, SNAPPY, LZ4):
+        if inner is None:
             return [] if _legacy_has_key(entry, magic) else [0]
-        value = _legacy_value(entry, magic)
-        if value is None:
-            return []
-        try:
-            inner = decompress(codec, value, magic, MAX_INFLATED)
-        except CompressionError:
-            return []
         inner_view = memoryview(inner)
         return [i for i, e in enumerate(inspect(inner, 0, check_magic=False))
                 if not _legacy_has_key(inner_view[e.start:e.start + e.size], e.magic)]
@@ -442,22 +521,25 @@ def _batch_count(batch: memoryview, tp: str) -> int:
     return count
 
 
-def _legacy_count(message: memoryview) -> int:
+def _legacy_count(message: memoryview, inflated: bytes | None = None) -> tuple[int, bytes | None]:
+    """LogValidator's offset assignment for a legacy entry: how many messages it holds, and a wrapper's inner
+    messages (None for an uncompressed message), decompressed once here (or given: ``inflated``) for the key
+    check to reuse."""
     wrapper_offset, _size, _crc, magic, attributes = _LEGACY_HEADER.unpack_from(message, 0)
     codec = attributes & 0x07
     if codec == ZSTD:  # AbstractLegacyRecordBatch.DeepRecordsIterator
         raise RecordSetError(INVALID_RECORD, f"Invalid wrapper compressionType found in legacy deep record iterator "
                                              f"{magic}", _INVALID_RECORD_EXCEPTION)
     if codec not in (GZIP, SNAPPY, LZ4):
-        return 1  # uncompressed (ids above zstd were refused by validate)
+        return 1, None  # uncompressed (ids above zstd were refused by validate)
     value = _legacy_value(message, magic)
     if value is None:  # AbstractLegacyRecordBatch.DeepRecordsIterator
         raise RecordSetError(INVALID_RECORD, f"Found invalid compressed record set with null value (magic = {magic})",
                              _INVALID_RECORD_EXCEPTION)
     try:
-        inner = decompress(codec, value, magic, MAX_INFLATED)
-    except CompressionError as e:  # CompressionType.wrapForInput / the stream's IOException, as KafkaException
-        raise RecordSetError(UNKNOWN_SERVER_ERROR, f"java.io.IOException: {e}",
+        inner = inflated if inflated is not None else decompress(codec, value, magic, MAX_INFLATED)
+    except CompressionError as failure:  # CompressionType.wrapForInput / the stream's IOException, as KafkaException
+        raise RecordSetError(UNKNOWN_SERVER_ERROR, f"java.io.IOException: {failure}",
                              "org.apache.kafka.common.KafkaException") from None
     # as DataLogInputStream, which stops at a partial last message (the ones before count)
     entries = inspect(inner, 0, check_magic=False)
@@ -472,15 +554,15 @@ def _legacy_count(message: memoryview) -> int:
                              _INVALID_RECORD_EXCEPTION)
     inner_view = memoryview(inner)
     rejected = False
-    for e in entries:  # LogValidator, record by record: a compressed or other-magic one is a record error, else its
-        # CRC is checked (a mismatch fails at once); the record errors fail the set after the last record
-        if _codec(inner_view, e) or e.magic != magic:
+    for inner_entry in entries:  # LogValidator, record by record: a compressed or other-magic one is a record error,
+        # else its CRC is checked (a mismatch fails at once); the record errors fail the set after the last record
+        if _codec(inner_view, inner_entry) or inner_entry.magic != magic:
             rejected = True
         else:
-            _check_integrity(inner_view[e.start:e.start + e.size], e.magic)
+            _check_integrity(inner_view[inner_entry.start:inner_entry.start + inner_entry.size], inner_entry.magic)
     if rejected:  # processRecordErrors' RecordValidationException
         raise RecordSetError(INVALID_RECORD, "One or more records have been rejected")
-    return len(entries)
+    return len(entries), inner
 
 
 def _legacy_value(message: memoryview, magic: int) -> bytes | None:
