@@ -636,9 +636,11 @@ def main() -> None:
                         help="run only this scenario (repeatable; default: all)")
     parser.add_argument("--profile", metavar="DIR", help="cProfile each measured interval into DIR")
     parser.add_argument("--flame", metavar="DIR", help="py-spy flame graph (SVG) of each measured interval into DIR")
-    parser.add_argument("--gc", choices=["event-pause", "default", "threshold"], default="event-pause",
-                        help="collector policy: held off per controller event (the code's), Python's default "
-                        "thresholds, or a gen-0 threshold of 50,000 without the pause")
+    parser.add_argument("--gc", choices=["event-pause", "event-pause-inline", "default", "threshold"],
+                        default="event-pause",
+                        help="collector policy: held off per controller event with its young pass in the loop's "
+                        "next turn (the code's), the same with the pass as the event ends (the before-figure), "
+                        "Python's default thresholds, or a gen-0 threshold of 50,000 without the pause")
     parser.add_argument("--no-multi-read", action="store_true",
                         help="ZooKeeper: pipelined bulk reads instead of multiRead (the before-figure)")
     parser.add_argument("--kafka-reads", action="store_true",
@@ -655,7 +657,9 @@ def main() -> None:
     args = parser.parse_args()
     scenarios = args.scenario or ["broker-failure", "failover"]
     PROFILER.out_dir, PROFILER.flame_dir = args.profile, args.flame
-    if args.gc != "event-pause":
+    if args.gc == "event-pause-inline":
+        gc_pause.DEFERRED = False
+    elif args.gc != "event-pause":
         gc_pause.ENABLED = False
     if args.gc == "threshold":
         gc.set_threshold(50_000, 20, 100)
