@@ -21,7 +21,7 @@ concerned (broker failure: every partition the failed broker hosted, all of whic
 every partition). ``--profile DIR`` saves a cProfile of each measured
 interval, ``--flame DIR`` a py-spy flame graph (SVG) of it; ``--sweep 1000,10000,100000,500000`` prints both
 scenarios per size as a table and saves a PNG plot;
-``--no-multi-read`` and ``--gc default|threshold`` give the before-figures of those changes.
+``--no-multi-read`` and ``--gc event-pause-inline|default|threshold`` give the before-figures of those changes.
 ``--log-files DIR`` writes ``controller.log``, ``state-change.log`` and ``events.jsonl`` into DIR at Kafka's default
 levels, as ``zkcontroller cluster`` does (what a user pays for the logs; without it nothing is logged).
 """
