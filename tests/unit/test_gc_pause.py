@@ -62,3 +62,80 @@ def test_a_broker_applies_a_control_request_with_the_collector_off() -> None:
                                     live_brokers=(), topic_ids=())
     ReplicaManager.handle_control_request(manager, request)  # type: ignore[arg-type]
     assert seen == [False] and gc.isenabled()
+
+
+def test_inside_a_loop_the_young_pass_waits_for_the_turns_already_woken() -> None:
+    """The requests an event's last step queued are handed over before the collection: the send loops were
+    woken during the event, so their turns come before the one that turns the collector back on."""
+    import asyncio
+
+    seen: list[tuple[str, bool]] = []
+
+    async def main() -> None:
+        woken = asyncio.Event()
+
+        async def sender() -> None:
+            await woken.wait()
+            seen.append(("sender", gc.isenabled()))
+
+        task = asyncio.create_task(sender())
+        await asyncio.sleep(0)
+        with gc_paused():
+            woken.set()
+        seen.append(("section ended", gc.isenabled()))
+        await task
+        await asyncio.sleep(0)
+        seen.append(("next turn", gc.isenabled()))
+
+    asyncio.run(main())
+    assert seen == [("section ended", False), ("sender", False), ("next turn", True)]
+
+
+def test_a_section_starting_before_the_deferred_pass_keeps_the_collector_off_until_it_ends() -> None:
+    import asyncio
+
+    seen: list[bool] = []
+
+    async def main() -> None:
+        with gc_paused():
+            pass
+        with gc_paused():  # before the deferred turn: the collector must not be taken for "was off"
+            await asyncio.sleep(0)  # the deferred turn runs here, inside the section
+            await asyncio.sleep(0)
+            seen.append(gc.isenabled())
+        await asyncio.sleep(0)
+        seen.append(gc.isenabled())
+
+    asyncio.run(main())
+    assert seen == [False, True]
+
+
+def test_a_loop_closed_before_the_deferred_turn_does_not_leave_the_collector_off() -> None:
+    import asyncio
+
+    loop = asyncio.new_event_loop()
+
+    async def end_a_section() -> None:
+        with gc_paused():
+            pass
+        loop.stop()  # this turn is the last: the deferred one never runs
+
+    loop.run_until_complete(end_a_section())
+    assert gc_pause._deferred_on is loop and not gc.isenabled()
+    loop.close()
+    with gc_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+
+
+def test_the_before_figure_collects_as_the_section_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    monkeypatch.setattr(gc_pause, "DEFERRED", False)
+
+    async def main() -> bool:
+        with gc_paused():
+            pass
+        return gc.isenabled()
+
+    assert asyncio.run(main())

@@ -128,8 +128,10 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
         self, partitions: list[TopicPartition], target: PartitionState,
         strategy: PartitionLeaderElectionStrategy | None, trigger: str | None,
     ) -> dict[TopicPartition, Result]:
-        for tp in partitions:
-            self.context.put_partition_state_if_not_exists(tp, PartitionState.NON_EXISTENT)
+        known = self.context.partition_states  # `put_partition_state_if_not_exists` per partition, as one step
+        unknown = [tp for tp in partitions if tp not in known]
+        if unknown:
+            self.context.put_partition_states(unknown, PartitionState.NON_EXISTENT)
         valid, invalid = split_by_validity(partitions, target, self.context.partition_states.__getitem__,
                                            self._valid_previous)
         for tp in invalid:
@@ -152,9 +154,10 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
 
     async def _move_online(self, valid: list[TopicPartition], strategy: PartitionLeaderElectionStrategy | None,
                            trigger: str | None) -> dict[TopicPartition, Result]:
-        uninitialized = [tp for tp in valid if self.context.partition_state(tp) == PartitionState.NEW]
-        to_elect = [tp for tp in valid
-                    if self.context.partition_state(tp) in (PartitionState.ONLINE, PartitionState.OFFLINE)]
+        state = self.context.partition_states.__getitem__  # `partition_state`, without its frame per partition
+        new, electable = PartitionState.NEW, (PartitionState.ONLINE, PartitionState.OFFLINE)
+        uninitialized = [tp for tp in valid if state(tp) == new]
+        to_elect = [tp for tp in valid if state(tp) in electable]
         if uninitialized:
             initialized = await self.initialize_leader_and_isr_for_partitions(uninitialized)
             leadership = self.context.partition_leader_and_isr

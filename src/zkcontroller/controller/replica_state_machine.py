@@ -164,11 +164,13 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
             batch.add_stop_replica_requests([replica_id], [r.topic_partition for r in valid], False)
         with_leadership: list[TopicPartition] = []
         without_leadership: list[PartitionAndReplica] = []
+        leadership = context.partition_leadership_info
         for r in valid:
-            if context.partition_leadership_info(r.topic_partition) is None:
+            tp = r[0]  # `r.topic_partition`
+            if leadership(tp) is None:
                 without_leadership.append(r)
             else:
-                with_leadership.append(r.topic_partition)
+                with_leadership.append(tp)
         updated = sorted_by_partition((await self.remove_replicas_from_isr(replica_id, with_leadership)).items())
         scl = self.state_change_logger
         offline = ReplicaState.OFFLINE

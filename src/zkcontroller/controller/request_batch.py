@@ -301,11 +301,10 @@ class ControllerBrokerRequestBatch:
             if broker_id not in live:
                 continue
             states = [s for _, s in sorted_by_partition(self.leader_and_isr_request_map[broker_id].items())]
-            become_leaders = 0
-            for s in states:
-                kind = "become-leader" if s.leader == broker_id else "become-follower"
-                become_leaders += s.leader == broker_id
-                if tracing:
+            become_leaders = len([s for s in states if s.leader == broker_id])
+            if tracing:
+                for s in states:
+                    kind = "become-leader" if s.leader == broker_id else "become-follower"
                     self._state_change_logger.trace(
                         f"Sending {kind} LeaderAndIsr request {render_leader_and_isr_partition_state(s)} to broker "
                         f"{broker_id} for partition {s.topic_partition}")

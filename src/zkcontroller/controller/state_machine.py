@@ -68,8 +68,9 @@ class StateMachine(Generic[K, S]):
         missing: list[TopicPartition] = []
         if not StateMachine.first_attempt_from_context:
             return cached, list(partitions)
+        leadership = self.context.partition_leadership_info
         for tp in partitions:
-            info = self.context.partition_leadership_info(tp)
+            info = leadership(tp)
             if info is None:
                 missing.append(tp)
             else:
