@@ -16,7 +16,8 @@ check (CORRUPT_MESSAGE) delays its partition, as Kafka's fetcher does. Records a
 leader gives, as ``Log.appendAsFollower`` takes them: after a gap (a compacted log's) the log end goes past it;
 records starting below the fetch offset mark the partition failed (``UnexpectedAppendOffsetException``, listing the
 records' own first 10 offsets when the answer came over the wire: `record_offsets`), as do batches whose last offsets
-do not increase (``OffsetsOutOfOrderException``, refused by the wire's decoder or by `Partition.append_as_follower`);
+do not increase (``OffsetsOutOfOrderException``, refused by the wire's decoder, its offsets read only for the message
+and listed up to `fetch_codec.OUT_OF_ORDER_LISTED`, or by `Partition.append_as_follower`);
 a batch beginning inside the one before it is appended, as Kafka's follower takes it.
 """
 
