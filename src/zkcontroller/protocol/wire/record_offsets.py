@@ -7,9 +7,10 @@ Each record's offset is its batch's base offset plus the record's offset delta (
 produce path's bounded walk), so a compacted batch (records removed, offsets kept) gives its real offsets, not
 consecutive ones. Read on the fetch path (the wire decoder keeps a refused record set; the fetcher builds the
 message from it), so the work is bounded by the bytes, never by a header's count: at most ``limit`` offsets; an
-uncompressed batch gives at most one offset per 7 bytes (the smallest record); compressed batches are inflated
-only as far as their first records need, by `compression.decompress`'s bounded readers, `PREFIX_INFLATED` bytes at
-most over the whole call (the offsets then stop there, as under ``limit``). A record set's offsets are the
+uncompressed batch gives at most one offset per 7 bytes (the smallest record); a compressed batch is inflated
+only as a prefix (`compression.decompress`'s bounded readers, ``partial``), and only while offsets are still
+wanted: `PREFIX_INFLATED` bytes at most over the whole call, the offsets stopping where it runs out (as under
+``limit``; a prefix's records are read up to the last whole one). A record set's offsets are the
 records read, no more: a batch cut short or not holding as many records as its header counts gives those read. A
 batch whose records cannot be inflated at all (unreadable, an unknown codec, a first snappy block beyond the
 budget) gives consecutive offsets from its base offset, at most its header's count and one per 7 of its bytes
