@@ -480,21 +480,24 @@ class ProducerStateManager:
     def batches_in(self, base_offset: int, count: int) -> tuple[int, tuple[ReplicatedBatch, ...]]:
         """What a leader serves of ``count`` records from ``base_offset``: the count, cut so that no batch is split
         (before a batch that would cross its end, or past the end of the first batch, which is always served whole,
-        as Kafka's fetch always returns the first batch whole), and the indexed batches within, in log order. A
-        first batch that began below ``base_offset`` is not served (the follower's log ends inside it: it cannot
-        take it whole). The index is in log order, which is the order of last offsets (Kafka's follower takes a
-        batch beginning inside the one before it: `Partition.append_as_follower`), so it is looked up by them, and
-        such a batch is served after the one it overlaps, as Kafka's log holds it. Cheap when no producer batch lies
-        at or after ``base_offset``."""
+        as Kafka's fetch always returns the first batch whole), and the indexed batches within, in log order. The
+        index is in log order, which is the order of last offsets (Kafka's follower takes a batch beginning inside
+        the one before it: `Partition.append_as_follower`), so it is looked up by them, and such a batch is served
+        after the one it overlaps, as Kafka's log holds it. As Kafka's read (``LogSegment.translateOffset``: the
+        first batch whose last offset reaches the fetch offset), a first batch beginning below ``base_offset`` is
+        served whole: the records served then start at its base offset, and the count is counted from there (the
+        follower, whose log ends inside it, fails with ``UnexpectedAppendOffsetException``, as Kafka's does). So a
+        batch overlapping the one before it reaches the follower whichever fetch it falls in: with that one, or
+        first at the next fetch. Cheap when no producer batch lies at or after ``base_offset``."""
         index = self._index
         if count <= 0 or self.last_indexed_offset < base_offset:
             return count, ()
-        end = base_offset + count
+        start, end = base_offset, base_offset + count
         served: list[ReplicatedBatch] = []
         for i in range(bisect_left(index, base_offset, key=_last_offset), len(index)):
             batch = index[i]
             if not served and batch.base_offset < base_offset:
-                continue
+                start = batch.base_offset  # Kafka's read starts at the batch holding the fetch offset
             if batch.last_offset >= end:
                 if served or batch.base_offset > base_offset:  # cut before it, not before what was served
                     floor = served[-1].last_offset + 1 if served else base_offset
@@ -504,7 +507,7 @@ class ProducerStateManager:
                     served.append(batch)
                 break
             served.append(batch)
-        return end - base_offset, tuple(served)
+        return end - start, tuple(served)
 
     def truncate(self, offset: int) -> None:
         """The log was truncated to ``offset``: drop the snapshots above it (as Kafka's ``truncateAndReload``) and

@@ -16,7 +16,8 @@ check (CORRUPT_MESSAGE) delays its partition, as Kafka's fetcher does. Records a
 leader gives, as ``Log.appendAsFollower`` takes them: after a gap (a compacted log's) the log end goes past it;
 records starting below the fetch offset mark the partition failed (``UnexpectedAppendOffsetException``, listing the
 records' own first 10 offsets when the answer came over the wire: `record_offsets`), as do batches whose last offsets
-do not increase (``OffsetsOutOfOrderException``, refused by the wire's decoder or by `Partition.append_as_follower`);
+do not increase (``OffsetsOutOfOrderException``, refused by the wire's decoder, its offsets read only for the message
+and listed up to `fetch_codec.OUT_OF_ORDER_LISTED`, or by `Partition.append_as_follower`);
 a batch beginning inside the one before it is appended, as Kafka's follower takes it.
 """
 
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.broker.fetch_session_handler import FetchSessionHandler, fetch_metadata_string
@@ -39,7 +40,12 @@ from zkcontroller.protocol.inter_broker import (
     FetchResponse,
 )
 from zkcontroller.protocol.transport import BrokerTransport, BrokerUnreachableError, ConnectTimeoutError
-from zkcontroller.protocol.wire.fetch_codec import OffsetsOutOfOrderResult, offsets_string
+from zkcontroller.protocol.wire.fetch_codec import (
+    FetchedRecordsResult,
+    OffsetsOutOfOrderResult,
+    offsets_string,
+    out_of_order_offsets,
+)
 from zkcontroller.protocol.wire.record_offsets import record_offsets
 from zkcontroller.runtime.runtime import Runtime
 
@@ -303,8 +309,10 @@ class ReplicaFetcher:
         compacted batch's are not consecutive, a compressed one is decompressed), else taken as consecutive from
         the base offset (an answer handed over in process has no records to read)."""
         base, last = result.base_offset, result.base_offset + result.records - 1
-        record_set = getattr(result, "record_set", None)
-        offsets = record_offsets(record_set, 10) if record_set else range(base, min(base + 10, last + 1))
+        if isinstance(result, FetchedRecordsResult) and result.record_set:
+            offsets: Iterable[int] = record_offsets(result.record_set, 10)
+        else:
+            offsets = range(base, min(base + 10, last + 1))
         first = offsets_string(offsets)
         return (f"kafka.common.UnexpectedAppendOffsetException: Unexpected offset in append to {tp}. First offset "
                 f"{base} is less than the next offset {asked.fetch_offset}. First 10 offsets in append: {first}, "
@@ -324,7 +332,7 @@ class ReplicaFetcher:
                 self._truncate_on_fetch(tp, partition, result)
             elif isinstance(result, OffsetsOutOfOrderResult):
                 self._mark_failed(tp, asked, "kafka.common.OffsetsOutOfOrderException: Out of order offsets found in "
-                                  f"append to {tp}: {offsets_string(result.offsets)}")
+                                  f"append to {tp}: {out_of_order_offsets(result.record_set)}")
             elif result.error is Errors.NONE:
                 records = result.records
                 if records and result.base_offset != asked.fetch_offset:

@@ -453,6 +453,7 @@ class ReplicaManager:
                 batches = ()
                 if producers.last_indexed_offset >= offset:
                     records, batches = producers.batches_in(offset, records)
+                    offset = min(offset, batches[0].base_offset) if batches else offset  # a first batch whole
                 results.append(FetchPartitionResult(tp, Errors.NONE, partition.high_watermark, records, offset,
                                                     batches=batches,
                                                     epochs=partition.epoch_cache.epochs_in(offset, offset + records)))

@@ -159,8 +159,11 @@ class FetchPartitionResult:
     leader, below the fetch offset, so the follower truncates to it before fetching on (KIP-595's truncation on
     fetch, Kafka 2.7-IV1+)."""
     batches: tuple[ReplicatedBatch, ...] = ()
-    """The idempotent producers' batches among the records served, in offset order (empty when there are none: the
-    rest of the range is plain batches, producer id -1). Each lies wholly within the records served."""
+    """The idempotent producers' batches among the records served, in log order, which is the order of their last
+    offsets (empty when there are none: the rest of the range is plain batches, producer id -1). Each ends within
+    the records served; a batch may begin inside the one before it (overlapping batches, as Kafka's follower
+    takes them), and the first may begin below the fetch offset (served whole, as Kafka's read serves the batch
+    holding it: ``base_offset`` is then its base offset)."""
     epochs: tuple[EpochEntry, ...] = ()
     """The leader epochs of the records served (each batch's ``partitionLeaderEpoch``): the epoch at the base
     offset, then each epoch that begins within the records, from the leader's epoch cache (empty without records).

@@ -61,6 +61,22 @@ def test_a_batch_serving_cut_keeps_what_was_served() -> None:
     assert follower.producer_state.batches_in(0, 15) == (10, (first,))
 
 
+def test_an_overlapping_batch_cut_off_is_served_at_the_next_fetch() -> None:
+    """A [0..9] served alone (B [5..12] crosses the fetch's end); the next fetch, from 10, gets B whole from 5, as
+    Kafka's read starts at the first batch whose last offset reaches the fetch offset (it used to serve plain
+    records 10-12, B never reaching the follower). The follower's fetcher then fails the partition with
+    ``UnexpectedAppendOffsetException``, as Kafka's."""
+    leader = _follower(0)
+    first = ReplicatedBatch(0, 9, 7, 0, 0, 1_000)
+    overlapping = ReplicatedBatch(5, 12, 8, 0, 0, 1_000)
+    leader.append_as_follower(13, 13, (first, overlapping))
+    assert leader.producer_state.batches_in(0, 11) == (10, (first,))
+    assert leader.producer_state.batches_in(10, 3) == (8, (overlapping,))
+    assert leader.producer_state.batches_in(3, 10) == (13, (first, overlapping))  # from 0: A whole, then B
+    data = fetch_codec.encode_records(5, 8, (overlapping,))
+    assert fetch_codec.decode_batches(data)[:3] == (8, 5, (overlapping,))
+
+
 def test_last_offsets_that_do_not_increase_are_refused_in_process_too() -> None:
     """The wire's `decode_batches` refuses them (``OffsetsOutOfOrderException``); an answer handed over in process
     was appended, the producer state taking a batch before its predecessor. Nothing is appended."""

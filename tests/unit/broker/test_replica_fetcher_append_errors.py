@@ -7,10 +7,10 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from tests.wire.test_record_offsets import compacted_batch
+from tests.wire.test_record_offsets import compacted_batch, raw_batch
 
 from zkcontroller.model import Broker, TopicPartition
-from zkcontroller.protocol.inter_broker import ReplicatedBatch
+from zkcontroller.protocol.inter_broker import FetchPartition, FetchRequest, ReplicatedBatch
 from zkcontroller.protocol.wire import fetch_codec
 
 from .replica_helpers import (
@@ -82,3 +82,41 @@ async def test_out_of_order_batches_handed_over_in_process_mark_the_partition_fa
             "List(2, 3, 4, 3, 5, 6)") in caplog.messages
     partition = brokers.rms[2].partition(TP)
     assert partition is not None and partition.producer_state.producers == {}
+
+
+async def test_a_leader_serves_the_batch_holding_the_fetch_offset_whole(brokers: Brokers) -> None:
+    """A leader whose log holds A [0..9] and B [5..12] (B overlapping A, as a follower took them) answers a fetch
+    from 10 with B whole, from 5 (Kafka's read starts at the first batch whose last offset reaches the fetch
+    offset); it used to serve plain records 10-12, B never reaching the follower. The follower then fails with
+    ``UnexpectedAppendOffsetException``, as Kafka's does (`test_unexpected_append_offset_...`)."""
+    brokers.lead(state())
+    leader = brokers.rms[1]
+    leader.append(TP, 13)
+    overlapping = (ReplicatedBatch(0, 9, 7, 0, 0, 1_000), ReplicatedBatch(5, 12, 8, 0, 0, 1_000))
+    partition = leader.partition(TP)
+    assert partition is not None
+    partition.producer_state.append_replicated(overlapping)
+    response = leader.handle_fetch(FetchRequest(2, (FetchPartition(TP, 0, 10),), max_records=3))
+    (result,) = response.partitions
+    assert (result.base_offset, result.records, result.batches) == (5, 8, overlapping[1:])
+    data = fetch_codec.encode_records(result.base_offset, result.records, result.batches, result.epochs)
+    assert fetch_codec.decode_batches(data)[:3] == (8, 5, overlapping[1:])
+
+
+async def test_a_crafted_out_of_order_response_lists_what_its_bytes_hold(
+        brokers: Brokers, caplog: pytest.LogCaptureFixture) -> None:
+    """A 122-byte response whose first batch counts 2**31-1 records (it used to be listed offset by offset, the
+    follower killed for memory): the message lists the one record the bytes hold."""
+    data = raw_batch(100, 2**31 - 2, 2**31 - 1, 0, b"\xff") + compacted_batch(0, [0])
+    await _fetch_with(brokers, _Replaced(brokers.transport, record_set=data))
+    assert (f"{PREFIX}Unexpected error occurred while processing data for partition t-0 at offset 2\n"
+            "kafka.common.OffsetsOutOfOrderException: Out of order offsets found in append to t-0: List(0)"
+            ) in caplog.messages
+
+
+async def test_a_long_out_of_order_list_is_cut(brokers: Brokers, caplog: pytest.LogCaptureFixture) -> None:
+    """Kafka lists every offset; the follower's message stops after `fetch_codec.OUT_OF_ORDER_LISTED`."""
+    data = compacted_batch(2, list(range(3000))) + compacted_batch(0, [0])
+    await _fetch_with(brokers, _Replaced(brokers.transport, record_set=data))
+    (message,) = [m for m in caplog.messages if "OffsetsOutOfOrderException" in m]
+    assert message.endswith(f"List({', '.join(map(str, range(2, 2 + fetch_codec.OUT_OF_ORDER_LISTED)))}, ...)")

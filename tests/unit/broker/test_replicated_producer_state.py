@@ -119,8 +119,8 @@ def test_truncation_rebuilds_a_producer_from_its_batches_below_the_offset() -> N
 
 def test_a_fetched_range_is_cut_so_that_no_batch_is_split() -> None:
     """`batches_in`: the range ends before a batch that would cross its end; a first batch longer than the range
-    is served whole (Kafka's fetch always returns the first batch whole); a batch begun below the fetch offset is
-    not served."""
+    is served whole (Kafka's fetch always returns the first batch whole); so is a batch begun below the fetch offset
+    (Kafka's read starts at the batch holding it), the count then counted from its base offset."""
     state = ProducerStateManager(TP)
     state.append([ProducerBatch(7, 0, 0, 4, 10)], 2)  # offsets 2-5
     state.append([ProducerBatch(7, 0, 4, 2, 11)], 8)  # offsets 8-9
@@ -129,7 +129,7 @@ def test_a_fetched_range_is_cut_so_that_no_batch_is_split() -> None:
     assert state.batches_in(2, 1) == (4, (first,))
     assert state.batches_in(0, 9) == (8, (first,))
     assert state.batches_in(0, 12) == (12, (first, second))
-    assert state.batches_in(3, 12) == (12, (second,))
+    assert state.batches_in(3, 12) == (13, (first, second))  # from 2, up to 3 + 12
     assert state.batches_in(10, 5) == (5, ())
 
 

@@ -43,35 +43,37 @@ class InflationLimitExceeded(CompressionError):
     """A compressed value that inflates beyond the limit it was read with."""
 
 
-def decompress(codec: int, value: bytes, magic: int, limit: int) -> bytes:
+def decompress(codec: int, value: bytes, magic: int, limit: int, *, partial: bool = False) -> bytes:
     """The inner message set of a wrapper, or the records of a v2 batch, compressed with ``codec`` (gzip, snappy,
-    lz4 or zstd); at most ``limit`` bytes (`InflationLimitExceeded` beyond)."""
+    lz4 or zstd); at most ``limit`` bytes (`InflationLimitExceeded` beyond). ``partial``: a value inflating beyond
+    ``limit`` gives its first ``limit`` bytes instead (at most: a snappy block is whole or not at all, so a single
+    block beyond ``limit`` is still `InflationLimitExceeded`), for a reader that needs only the first records."""
     try:
         if codec == GZIP:
-            return _gunzip(value, limit)
+            return _gunzip(value, limit, partial)
         if codec == SNAPPY:
-            return _snappy(value, limit)
+            return _snappy(value, limit, partial)
         if codec == LZ4:
-            return _lz4_frame(value, ignore_header_checksum=magic == 0, limit=limit)
+            return _lz4_frame(value, ignore_header_checksum=magic == 0, limit=limit, partial=partial)
         if codec == ZSTD:
-            return _zstd(value, limit)
+            return _zstd(value, limit, partial)
     except cramjam.DecompressionError as e:
         raise CompressionError(str(e)) from None
     raise CompressionError(f"compression codec {codec} is not read here")
 
 
-def _gunzip(value: bytes, limit: int) -> bytes:
+def _gunzip(value: bytes, limit: int, partial: bool = False) -> bytes:
     inflater = zlib.decompressobj(wbits=47)  # gzip or zlib header
     try:
         inner = inflater.decompress(value, limit)
     except zlib.error as e:
         raise CompressionError(f"cannot be inflated: {e}") from None
-    if inflater.unconsumed_tail:
+    if inflater.unconsumed_tail and not partial:
         raise InflationLimitExceeded(f"inflates beyond {limit} bytes")
     return inner
 
 
-def _snappy(value: bytes, limit: int) -> bytes:
+def _snappy(value: bytes, limit: int, partial: bool = False) -> bytes:
     if len(value) < XERIAL_HEADER_SIZE or not value.startswith(XERIAL_MAGIC):
         return _snappy_block(value, limit)
     out = bytearray()
@@ -83,7 +85,12 @@ def _snappy(value: bytes, limit: int) -> bytes:
         pos += 4
         if size < 0 or size > len(value) - pos:
             raise CompressionError(f"snappy chunk of {size} bytes overruns the value")
-        out += _snappy_block(value[pos:pos + size], limit - len(out))
+        try:
+            out += _snappy_block(value[pos:pos + size], limit - len(out))
+        except InflationLimitExceeded:
+            if partial and out:
+                return bytes(out)  # the whole chunks within the limit
+            raise
         pos += size
     return bytes(out)
 
@@ -98,7 +105,7 @@ def _snappy_block(block: bytes, limit: int) -> bytes:
     return bytes(out)
 
 
-def _lz4_frame(value: bytes, *, ignore_header_checksum: bool, limit: int) -> bytes:
+def _lz4_frame(value: bytes, *, ignore_header_checksum: bool, limit: int, partial: bool = False) -> bytes:
     if len(value) < 7:
         raise CompressionError("lz4 frame cut short")
     if struct.unpack_from("<I", value, 0)[0] != LZ4_FRAME_MAGIC:
@@ -140,11 +147,13 @@ def _lz4_frame(value: bytes, *, ignore_header_checksum: bool, limit: int) -> byt
             buffer = bytearray(block_max)
             data = buffer[:cramjam.lz4.decompress_block_into(block, buffer, output_len=block_max)]
         if len(out) + len(data) > limit:
+            if partial:
+                return bytes(out + data[:limit - len(out)])
             raise InflationLimitExceeded("lz4 frame inflates beyond the limit")
         out += data
 
 
-def _zstd(value: bytes, limit: int) -> bytes:
+def _zstd(value: bytes, limit: int, partial: bool = False) -> bytes:
     """The zstd frames of ``value``, inflated into a buffer that grows (by doubling, from 64 KiB) up to
     ``limit`` + 1 bytes: ``cramjam``'s ``decompress_into`` stops once the buffer is full, so a bomb costs at most
     about twice ``limit`` bytes of decoding, and a small batch allocates no more than it needs. (A frame's
@@ -157,11 +166,17 @@ def _zstd(value: bytes, limit: int) -> bytes:
         except cramjam.DecompressionError as e:
             if "whole buffer" not in str(e):  # unreadable (cramjam's only other failure)
                 raise CompressionError(f"zstd: {e}") from None
+            if partial and size >= limit:
+                del out[limit:]  # a full buffer holds the frames' first bytes
+                return bytes(out)
             if size > limit:
                 raise InflationLimitExceeded(f"zstd frame inflates beyond {limit} bytes") from None
             size = min(size * 2, limit + 1)  # full: tried again twice as large
             continue
         if written > limit:
+            if partial:
+                del out[limit:]
+                return bytes(out)
             raise InflationLimitExceeded(f"zstd frame inflates beyond {limit} bytes")
         del out[written:]
         return bytes(out)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterable
-from dataclasses import fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from crc32c import crc32c
@@ -38,10 +38,8 @@ from zkcontroller.protocol.wire.codec import WireFormatError
 from zkcontroller.protocol.wire.messages import FETCH
 from zkcontroller.protocol.wire.plain_values import by_topic, error_of
 from zkcontroller.protocol.wire.record_offsets import record_offsets
+from zkcontroller.protocol.wire.record_sets import BATCH_HEADER as _BATCH_HEADER
 
-_BATCH_HEADER = struct.Struct(">qiibIhiqqqhii")
-"""baseOffset, batchLength, partitionLeaderEpoch, magic, crc, attributes, lastOffsetDelta, firstTimestamp,
-maxTimestamp, producerId, producerEpoch, baseSequence, recordsCount: Kafka's v2 record batch header (61 bytes)."""
 _AFTER_LENGTH = _BATCH_HEADER.size - 12
 """batchLength counts the bytes after baseOffset and batchLength themselves."""
 _CRC_AT, _CRC_FROM = 17, 21
@@ -53,43 +51,48 @@ class CorruptRecordError(WireFormatError):
     """A record batch whose CRC does not match its bytes (Kafka's ``CorruptRecordException``)."""
 
 
+OUT_OF_ORDER_LISTED = 1000
+"""The most offsets an ``OffsetsOutOfOrderException`` message lists here. Kafka's lists every record's offset
+(``records.records.asScala.map(_.offset)``); ours stops after these, ending ``, ...)``, so a crafted record set
+cannot make the message (or the work of reading it) large."""
+
+
 class OffsetsOutOfOrderError(WireFormatError):
     """A fetched record set whose batches' last offsets do not increase (Kafka's ``OffsetsOutOfOrderException``,
     thrown by ``Log.append`` for a follower's append, a ``RuntimeException``: not a corrupt record, the fetcher
-    marks the partition failed). ``offsets`` are its records' offsets, as Kafka's message lists them."""
+    marks the partition failed). Keeps the ``record_set``: its records' offsets, which Kafka's message lists, are
+    read only when asked for (`offsets`, `str`)."""
 
-    def __init__(self, offsets: tuple[int, ...]) -> None:
-        super().__init__(f"Out of order offsets: {offsets_string(offsets)}")
-        self.offsets = offsets
+    def __init__(self, record_set: bytes) -> None:
+        super().__init__()
+        self.record_set = record_set
+
+    @property
+    def offsets(self) -> tuple[int, ...]:
+        """The first `OUT_OF_ORDER_LISTED` records' offsets (`record_offsets`)."""
+        return record_offsets(self.record_set, OUT_OF_ORDER_LISTED)
+
+    def __str__(self) -> str:
+        return f"Out of order offsets: {out_of_order_offsets(self.record_set)}"
 
 
+@dataclass(frozen=True, slots=True, eq=False)
 class OffsetsOutOfOrderResult(FetchPartitionResult):
     """A fetched partition whose records `decode_batches` refused with `OffsetsOutOfOrderError` (nothing to
-    append): its records' ``offsets``, for the fetcher's mark-failed path."""
+    append), keeping its ``record_set`` for the fetcher's mark-failed message (`out_of_order_offsets`, read only
+    then). A dataclass field, so it survives `dataclasses.replace`, copying and pickling."""
 
-    __slots__ = ("offsets",)
-    offsets: tuple[int, ...]
-
-    def __init__(self, topic_partition: TopicPartition, high_watermark: int, offsets: tuple[int, ...]) -> None:
-        super().__init__(topic_partition, Errors.NONE, high_watermark)
-        OffsetsOutOfOrderResult.offsets.__set__(self, offsets)  # type: ignore[attr-defined]  # frozen: by slot
+    record_set: bytes = field(default=b"", repr=False, compare=False)
 
 
+@dataclass(frozen=True, slots=True, eq=False)
 class FetchedRecordsResult(FetchPartitionResult):
     """A fetched partition with records, decoded from the wire, keeping its ``record_set``: a follower whose log
     end is past its first batch lists the records' real offsets in its ``UnexpectedAppendOffsetException``
-    (`record_offsets`; a compacted batch's are not consecutive). Read only then."""
+    (`record_offsets`; a compacted batch's are not consecutive). Read only then. A dataclass field, so it
+    survives `dataclasses.replace`, copying and pickling (not compared, nor shown)."""
 
-    __slots__ = ("record_set",)
-    record_set: bytes | memoryview
-
-    def __init__(self, topic_partition: TopicPartition, error: Errors = Errors.NONE, high_watermark: int = -1,
-                 records: int = 0, base_offset: int = 0, log_end_offset: int = -1, diverging_epoch: int = -1,
-                 diverging_end_offset: int = -1, batches: tuple[ReplicatedBatch, ...] = (),
-                 epochs: tuple[EpochEntry, ...] = (), record_set: bytes | memoryview = b"") -> None:
-        FetchPartitionResult.__init__(self, topic_partition, error, high_watermark, records, base_offset,
-                                      log_end_offset, diverging_epoch, diverging_end_offset, batches, epochs)
-        _set_record_set(self, record_set)
+    record_set: bytes = field(default=b"", repr=False, compare=False)
 
     def __eq__(self, other: object) -> bool:
         """Equal to the same result handed over in process: the record set is not part of what it says."""
@@ -101,10 +104,18 @@ class FetchedRecordsResult(FetchPartitionResult):
 
 
 _RESULT_FIELDS = fields(FetchPartitionResult)
-_set_record_set = FetchedRecordsResult.record_set.__set__  # type: ignore[attr-defined]  # frozen: by slot
 
 
-def offsets_string(offsets: Iterable[int]) -> str:
+def out_of_order_offsets(record_set: bytes | memoryview) -> str:
+    """Kafka's ``OffsetsOutOfOrderException`` list of a record set's offsets (`offsets_string`), cut after
+    `OUT_OF_ORDER_LISTED` of them (``, ...`` then ends it)."""
+    offsets = record_offsets(record_set, OUT_OF_ORDER_LISTED + 1)
+    if len(offsets) > OUT_OF_ORDER_LISTED:
+        return offsets_string((*map(str, offsets[:OUT_OF_ORDER_LISTED]), "..."))
+    return offsets_string(offsets)
+
+
+def offsets_string(offsets: Iterable[int | str]) -> str:
     """A sequence of offsets as Kafka's messages print a Scala collection of them: ``List(0, 1, 2)``."""
     return f"List({', '.join(map(str, offsets))})"
 
@@ -225,7 +236,7 @@ def decode_batches(data: bytes | None) -> tuple[int, int, tuple[ReplicatedBatch,
             epochs.append(EpochEntry(leader_epoch, offset))
         pos = end
     if not monotonic:
-        raise OffsetsOutOfOrderError(record_offsets(data))
+        raise OffsetsOutOfOrderError(data)  # its offsets are read only for its message
     return (at - base if at >= 0 else 0), base, tuple(batches), tuple(epochs)
 
 
@@ -291,8 +302,8 @@ def _partition_result(topic: str, p: dict[str, Any]) -> FetchPartitionResult:
         count, base, batches, epochs = decode_batches(p["record_set"])
     except CorruptRecordError:
         return FetchPartitionResult(tp, Errors.CORRUPT_MESSAGE, p["high_watermark"])
-    except OffsetsOutOfOrderError as e:
-        return OffsetsOutOfOrderResult(tp, p["high_watermark"], e.offsets)
+    except OffsetsOutOfOrderError:
+        return OffsetsOutOfOrderResult(tp, Errors.NONE, p["high_watermark"], record_set=p["record_set"])
     error = error_of(p["error_code"])
     leader_end = p.get("last_stable_offset", -1) if error is Errors.OFFSET_OUT_OF_RANGE else -1
     diverging = p.get("diverging_epoch") or {}

@@ -1,110 +1,62 @@
 """The offsets of a fetched record set's records, for the messages of the exceptions Kafka 2.8's follower append
-throws: ``OffsetsOutOfOrderException`` lists every record's offset, ``UnexpectedAppendOffsetException`` the first
-10 (``records.records.asScala.map(_.offset)``, which reads each batch's records, decompressing it).
+throws: ``UnexpectedAppendOffsetException`` lists the first 10 (``records.records.asScala.take(10).map(_.offset)``),
+``OffsetsOutOfOrderException`` all of them (``records.records.asScala.map(_.offset)``), both reading each batch's
+records, decompressing it.
 
-Each record's offset is its batch's base offset plus the record's offset delta, so a compacted batch (records
-removed, offsets kept) gives its real offsets, not consecutive ones. A compressed batch is decompressed with the
-bounds the produce path uses (`record_sets.MAX_INFLATED` bytes at most): gzip, snappy and lz4 by
-`compression.decompress`; zstd, which that module does not read, by ``cramjam``'s streaming decoder into a buffer of
-bounded size (it stops when the buffer is full rather than inflate further), grown from 4x the compressed size up to
-the bound. A batch whose records cannot be read (cut short, unreadable compression, inflating beyond the bound, or
-not as many records as its header counts) gives the first ``recordsCount`` offsets from its base offset, as before;
-a trailing partial batch (a leader's size limit) gives none. For error messages only: nothing here is on the fetch
-path.
+Each record's offset is its batch's base offset plus the record's offset delta (`record_sets.walk_v2_records`, the
+produce path's bounded walk), so a compacted batch (records removed, offsets kept) gives its real offsets, not
+consecutive ones. Read on the fetch path (the wire decoder keeps a refused record set; the fetcher builds the
+message from it), so the work is bounded by the bytes, never by a header's count: at most ``limit`` offsets; an
+uncompressed batch gives at most one offset per 7 bytes (the smallest record); a compressed batch is inflated
+only as a prefix (`compression.decompress`'s bounded readers, ``partial``), and only while offsets are still
+wanted: `PREFIX_INFLATED` bytes at most over the whole call, the offsets stopping where it runs out (as under
+``limit``; a prefix's records are read up to the last whole one). A record set's offsets are the
+records read, no more: a batch cut short or not holding as many records as its header counts gives those read. A
+batch whose records cannot be inflated at all (unreadable, an unknown codec, a first snappy block beyond the
+budget) gives consecutive offsets from its base offset, at most its header's count and one per 7 of its bytes
+(Kafka's reader would throw another exception there). A trailing partial batch (a leader's size limit) gives none.
 """
 
 from __future__ import annotations
 
-import struct
+from itertools import islice
 
-import cramjam
+from zkcontroller.protocol.wire.compression import GZIP, LZ4, SNAPPY, ZSTD, CompressionError, decompress
+from zkcontroller.protocol.wire.record_sets import BATCH_HEADER, LOG_OVERHEAD, RECORD_BATCH_OVERHEAD, walk_v2_records
 
-from zkcontroller.protocol.wire.compression import GZIP, LZ4, SNAPPY, CompressionError, decompress
-from zkcontroller.protocol.wire.record_sets import MAX_INFLATED, RECORD_BATCH_OVERHEAD, ZSTD
-
-_BATCH_HEADER = struct.Struct(">qiibIhiqqqhii")
-"""baseOffset, batchLength, partitionLeaderEpoch, magic, crc, attributes, lastOffsetDelta, firstTimestamp,
-maxTimestamp, producerId, producerEpoch, baseSequence, recordsCount (61 bytes)."""
-_MIN_RECORD_BODY = 6
-"""attributes, timestampDelta, offsetDelta, key length, value length, header count: one byte each at least."""
+PREFIX_INFLATED = 1 << 20
+"""The most bytes one `record_offsets` call inflates, over all its batches: about 120,000 empty records, far more
+than a message lists."""
+_SMALLEST_RECORD = 7
+"""A record's length varint and its six one-byte fields at least."""
 
 
-def _zigzag(view: bytes | memoryview, pos: int) -> tuple[int, int]:
-    """A zig-zag varint at ``pos``: its value and the position after it. IndexError past the end."""
-    value = shift = 0
-    while True:
-        byte = view[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return (value >> 1) ^ -(value & 1), pos
-        shift += 7
-
-
-def _unzstd(value: bytes, limit: int) -> bytes:
-    """A zstd frame inflated to at most ``limit`` bytes; `CompressionError` beyond, or if unreadable."""
-    size = min(limit, max(4 * len(value), 1 << 16))
-    while True:
-        out = bytearray(size)
-        try:
-            written = cramjam.zstd.decompress_into(value, out)
-        except cramjam.DecompressionError as e:
-            if size >= limit or "whole buffer" not in str(e):
-                raise CompressionError(f"zstd: {e}") from None
-            size = min(limit, 4 * size)
-            continue
-        return bytes(out[:written])
-
-
-def _records(batch: memoryview, codec: int) -> bytes | memoryview | None:
-    """The records part of a v2 batch, decompressed; None when it cannot be read."""
-    records = batch[RECORD_BATCH_OVERHEAD:]
-    if codec == 0:
-        return records
-    try:
-        if codec in (GZIP, SNAPPY, LZ4):
-            return decompress(codec, bytes(records), 2, MAX_INFLATED)
-        if codec == ZSTD:
-            return _unzstd(bytes(records), MAX_INFLATED)
-    except CompressionError:
-        return None
-    return None
-
-
-def _batch_offsets(base: int, count: int, records: bytes | memoryview, limit: int) -> list[int] | None:
-    """The offsets of a batch's first ``limit`` records (of ``count``), read from their offset deltas; None when
-    they cannot be (cut short, or a record whose length cannot be one)."""
-    found: list[int] = []
-    at, size = 0, len(records)
-    try:
-        for _ in range(min(count, limit)):
-            length, body = _zigzag(records, at)
-            if length < _MIN_RECORD_BODY or body + length > size:
-                return None
-            _timestamp_delta, after = _zigzag(records, body + 1)  # after the record's attributes byte
-            delta, _ = _zigzag(records, after)
-            found.append(base + delta)
-            at = body + length
-    except IndexError:
-        return None
-    return found
-
-
-def record_offsets(data: bytes | memoryview, limit: int | None = None) -> tuple[int, ...]:
-    """The offsets of the records of a record set's whole v2 batches, in order (at most ``limit`` of them, the
-    batches after those not read)."""
+def record_offsets(data: bytes | memoryview, limit: int) -> tuple[int, ...]:
+    """The offsets of the first ``limit`` records of a record set's whole v2 batches, in order (see the module)."""
     view, pos, offsets = memoryview(data), 0, []
-    wanted = limit if limit is not None else 1 << 62
-    while pos + _BATCH_HEADER.size <= len(view) and len(offsets) < wanted:
-        (base, length, _epoch, _magic, _crc, attributes, _last_delta, _first_ts, _max_ts, _pid, _producer_epoch,
-         _seq, count) = _BATCH_HEADER.unpack_from(view, pos)
-        end = pos + 12 + length
-        if end > len(view) or length < _BATCH_HEADER.size - 12:
+    budget = PREFIX_INFLATED
+    while len(offsets) < limit and pos + BATCH_HEADER.size <= len(view):
+        header = BATCH_HEADER.unpack_from(view, pos)
+        base, length, attributes, count = header[0], header[1], header[5], header[12]
+        end = pos + LOG_OVERHEAD + length
+        if end > len(view) or length < RECORD_BATCH_OVERHEAD - LOG_OVERHEAD:
             break
-        count = max(count, 0)
-        want = min(count, wanted - len(offsets))
-        records = _records(view[pos:end], attributes & 0x07) if want else None
-        found = _batch_offsets(base, count, records, want) if records is not None else None
-        offsets.extend(found if found is not None else range(base, base + want))
+        want = min(max(count, 0), limit - len(offsets))
+        raw = view[pos + RECORD_BATCH_OVERHEAD:end]
+        records: bytes | memoryview | None = raw
+        codec = attributes & 0x07
+        if want and codec:
+            if budget <= 0:
+                break
+            try:
+                records = decompress(codec, bytes(raw), 2, budget, partial=True) if codec in (
+                    GZIP, SNAPPY, LZ4, ZSTD) else None
+            except CompressionError:
+                records = None
+            budget -= len(records) if records is not None else 0
+        if records is None:
+            offsets.extend(range(base, base + min(want, len(raw) // _SMALLEST_RECORD)))
+        elif want:
+            offsets.extend(base + r.offset_delta for r in islice(walk_v2_records(records, count), want))
         pos = end
     return tuple(offsets)

@@ -80,9 +80,11 @@ _CONTROL_FLAG = 0x20
 _TRANSACTIONAL_FLAG = 0x10
 _INVALID_RECORD_EXCEPTION = "org.apache.kafka.common.InvalidRecordException"
 _LEGACY_HEADER = struct.Struct(">qiIbb")  # offset, size, crc, magic, attributes
-_BATCH_HEADER = struct.Struct(">qiibIhiqqqhii")
-# base offset, length, partition leader epoch, magic, crc, attributes, last offset delta, first timestamp,
-# max timestamp, producer id, producer epoch, base sequence, records count
+BATCH_HEADER = struct.Struct(">qiibIhiqqqhii")
+"""Kafka's v2 record batch header (61 bytes, `RECORD_BATCH_OVERHEAD`): baseOffset, batchLength,
+partitionLeaderEpoch, magic, crc, attributes, lastOffsetDelta, firstTimestamp, maxTimestamp, producerId,
+producerEpoch, baseSequence, recordsCount. The one copy: the fetch codec and `record_offsets` read it too."""
+_BATCH_HEADER = BATCH_HEADER
 
 
 class RecordSetError(Exception):
@@ -384,6 +386,14 @@ def _iter_v2_records(entry: memoryview, inflated: bytes | None = None) -> Iterat
     elif codec:
         return
     (count,) = struct.unpack_from(">i", entry, 57)
+    yield from walk_v2_records(records, count)
+
+
+def walk_v2_records(records: bytes | memoryview, count: int) -> Iterator[_V2Record]:
+    """The records of a v2 batch's (decompressed) ``records`` part, of which its header counts ``count``, read
+    lazily: at most ``min(count, len(records) // 7)`` of them (a record takes 7 bytes at least), each varint at
+    most 11 bytes; the walk ends at the first structure that cannot be a record (or is cut short). So the work
+    is linear in the bytes, whatever the header says: `_iter_v2_records` and `record_offsets` both walk here."""
     size = len(records)
     pos = 0
     try:
