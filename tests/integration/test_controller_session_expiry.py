@@ -33,6 +33,7 @@ from zkcontroller.controller.events import (
 )
 from zkcontroller.controller.kafka_controller import KafkaController
 from zkcontroller.coordination.api import SessionState, Watcher
+from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.coordination.errors import ConnectionLossError
 from zkcontroller.coordination.reconnecting import ReconnectingSession
@@ -161,3 +162,86 @@ async def test_a_session_expiry_mid_failover_ends_it_with_one_line_and_no_back_o
     lines = [r.getMessage() for r in caplog.records if r.name == CONTROLLER_LOGGER]
     resigned = lines.index("[Controller id=1] Resigned", lines.index(errors[0].split(" SessionExpiredError")[0]))
     assert any(f"Epoch incremented to {epoch + 2}" in line for line in lines[resigned:]), lines
+
+
+async def test_an_expiry_landing_in_the_round_trip_of_the_running_event_runs_none_of_the_lost_session_events(
+        backend: CoordinationBackend, make_cluster: ClusterFactory, admin: KafkaZkClient,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """The store ends the session (its ticker) while the running event's request is in its embedded round trip: the
+    request fails first, and the session's listeners are told one loop step later. The event thread used to take
+    the next queued event at once, before the listener cleared the queue: one event of the lost session ran on it
+    (a second "Error processing event ... SESSION_EXPIRED"). Now it yields once after an event the expiry ended."""
+    if not isinstance(backend, EmbeddedBackend):
+        pytest.skip("the window is the embedded round trip; ZooKeeper's (a loss, then the expiry) is tested above")
+    cluster = await make_cluster([1])
+    await TopicAdmin(admin, random.Random(1)).create_topic("t", 1, 1)
+    controller = controller_of(cluster, 1)
+    await wait_until(lambda: idle_and_active(controller) and "t" in controller.context.all_topics,
+                     what="the controller's failover and the topic's creation processed")
+    broker_epoch = controller.broker_epoch
+    zk = controller.zk
+    session_id = zk.session.session_id
+    release = asyncio.Event()
+
+    async def in_flight(_event: InFlight) -> None:
+        await release.wait()
+        # the store's expiry runs in the loop step after this request's round trip began
+        asyncio.get_running_loop().call_soon(backend.server.expire_session, session_id)
+        await zk.session.exists("/controller")
+
+    controller._handlers[InFlight] = in_flight  # type: ignore[assignment]
+    ran: list[ControllerEvent] = []
+    process = controller.process
+
+    async def recording(event: ControllerEvent) -> None:
+        ran.append(event)
+        await process(event)
+
+    controller.process = recording  # type: ignore[method-assign]
+    controller.event_manager.put(InFlight())
+    queued: list[ControllerEvent] = [ControllerChange(), PartitionModifications(topic="t")]
+    for event in queued:
+        controller.event_manager.put(event)
+    with caplog.at_level(logging.INFO, CONTROLLER_LOGGER), caplog.at_level(logging.INFO, event_thread_log.name):
+        release.set()
+        await wait_until(lambda: controller.broker_epoch != broker_epoch and idle_and_active(controller),
+                         what="the broker registered again and re-elected itself")
+
+    assert not [event for event in ran if any(event is q for q in queued)], ran
+    after = ran[ran.index(next(e for e in ran if isinstance(e, InFlight))) + 1:]
+    assert isinstance(after[0], Expire), after
+    errors = controller_lines(caplog)
+    assert len(errors) == 1 and errors[0].startswith("[Controller id=1] Error processing event InFlight"), errors
+    assert "SESSION_EXPIRED" in errors[0], errors
+
+
+async def test_a_session_expiry_during_shutdown_does_not_leave_the_reinitialisation_waiting_for_good(
+        make_cluster: ClusterFactory) -> None:
+    """The session expires while the broker shuts down, after its controlled shutdown: Expire is queued behind a
+    running event, then the controller's shutdown drops it unprocessed. The re-initialisation task waited for
+    Expire's processing to begin, which never came: it hung (and, had it gone on, opened a session nobody closed)."""
+    cluster = await make_cluster([1])
+    server = cluster.brokers[1]
+    controller = controller_of(cluster, 1)
+    await wait_until(lambda: idle_and_active(controller), what="the first failover")
+    held, release = asyncio.Event(), asyncio.Event()
+
+    async def in_flight(_event: InFlight) -> None:
+        held.set()
+        await release.wait()
+
+    controller._handlers[InFlight] = in_flight  # type: ignore[assignment]
+    reinit: list[asyncio.Task[None]] = []
+
+    async def expire_after_the_controlled_shutdown() -> None:
+        controller.event_manager.put(InFlight())
+        await asyncio.wait_for(held.wait(), 10)
+        await cluster.expire_broker_session(1)
+        await wait_until(lambda: server._reinit is not None, what="the re-initialisation started")
+        assert server._reinit is not None and controller.event_manager.queue_size == 1  # Expire, queued
+        reinit.append(server._reinit)
+        release.set()  # the controller's shutdown comes before the event thread's next step
+
+    await asyncio.wait_for(server.shutdown(stop_processing_requests=expire_after_the_controlled_shutdown), 20)
+    await wait_until(lambda: reinit[0].done(), timeout_s=10, what="the re-initialisation task ended")
+    assert server._reinit is None

@@ -38,3 +38,28 @@ async def test_a_loss_settled_after_the_session_ended_is_final(told: SessionStat
     with pytest.raises(SessionExpiredError):
         await asyncio.wait_for(session.exists("/"), 10)
     assert session.retries == 1
+
+
+async def test_a_loss_that_keeps_coming_after_the_session_ended_is_final_at_once() -> None:
+    """An ended session whose every request answers CONNECTIONLOSS (kazoo's, settling losses after the expiry): the
+    retry used to loop without ever awaiting, the event loop spinning for good. It fails with SESSION_EXPIRED,
+    chained to the loss."""
+    server = EmbeddedServer(ManualClock(1_000))
+    inner = EmbeddedSession(server, 6000)
+    session = ReconnectingSession(inner)
+    server.expire_session(inner.session_id)
+
+    calls = 0
+
+    async def always_lost(path: str, watch: Watcher | None = None) -> None:
+        nonlocal calls
+        calls += 1
+        if calls > 100:  # the bound: a spinning retry never yields to a timer, so it is counted instead
+            raise AssertionError("the retry spins on an ended session")
+        raise ConnectionLossError(path)
+
+    inner.exists = always_lost  # type: ignore[method-assign]
+    with pytest.raises(SessionExpiredError) as raised:
+        await session.exists("/")
+    assert isinstance(raised.value.__cause__, ConnectionLossError)
+    assert session.retries == 1

@@ -254,7 +254,8 @@ class KafkaServer:
 
     async def _reinitialize_session(self, expire: QueuedEvent) -> None:
         """Kafka's ZooKeeperClient re-initialisation: once the controller processes Expire (it resigns), a new
-        session, then re-register."""
+        session, then re-register. A shutdown meanwhile ends it: Expire dropped unprocessed, or the broker stopped
+        while the new session was being opened (that session is closed, not left to outlive the broker)."""
         assert self.controller is not None and self.zk is not None
         try:
             await expire.await_processing()
@@ -267,6 +268,9 @@ class KafkaServer:
                                        "a short sleep\n%s", exception_line(e))
                     await self.runtime.sleep_ms(SESSION_RETRY_BACKOFF_MS)
             else:
+                return
+            if not self.running:
+                await session.close()
                 return
             self.zk.replace_session(ReconnectingSession(session))
             self._watch_session(session)
@@ -319,6 +323,9 @@ class KafkaServer:
         self.transport.unregister(self.broker_id)
         if self.replica_manager is not None:
             self.replica_manager.shutdown()
+        if self._reinit is not None:  # a session re-initialisation cut short: nothing is left to re-register
+            self._reinit.cancel()
+            self._reinit = None
         if self.controller is not None:
             await self.controller.shutdown()
         if self.zk is not None:

@@ -37,11 +37,15 @@ class QueuedEvent:
     enqueue_time_ms: int
     started: asyncio.Event = field(default_factory=asyncio.Event)
     finished: asyncio.Event = field(default_factory=asyncio.Event)
+    taken: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when the event begins processing or is dropped: what `await_processing` waits for."""
     spent: bool = False
 
     async def await_processing(self) -> None:
-        """Kafka's ``awaitProcessing``: until the event thread has *begun* processing this event."""
-        await self.started.wait()
+        """Kafka's ``awaitProcessing``: until the event thread has *begun* processing this event, or dropped it
+        (pre-empted by a clear, or the thread shut down): a dropped event never begins, and its waiter (the session
+        re-initialisation, waiting on Expire) must not wait for good. ``started`` tells the two apart."""
+        await self.taken.wait()
 
     async def await_finished(self) -> None:
         await self.finished.wait()
@@ -89,6 +93,7 @@ class ControllerEventManager:
             if not queued.spent:
                 queued.spent = True
                 self._processor.preempt(queued.event)
+                queued.taken.set()
                 queued.finished.set()
         return self.put(event)
 
@@ -118,6 +123,7 @@ class ControllerEventManager:
             queued = await self._queue.get()
             if isinstance(queued.event, ShutdownEventThread):
                 queued.started.set()
+                queued.taken.set()
                 queued.finished.set()
                 self._lifecycle("Stopped")
                 return
@@ -130,6 +136,7 @@ class ControllerEventManager:
         event = queued.event
         self.state = event.state
         queued.started.set()
+        queued.taken.set()
         start = self._clock()
         try:
             with gc_paused():

@@ -14,6 +14,7 @@ soon as it is readable; and a broker whose session owns ``/controller`` while th
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from zkcontroller.controller.broker_requests import not_controller_response, submit_broker_request
@@ -112,6 +113,8 @@ class KafkaController:
         """Told the new broker epoch after a re-registration (the broker's own fencing needs it)."""
         self.failover_failures = 0
         """Failovers that failed in a row on this broker (reset by one that succeeds)."""
+        self._session_ended_under_event = False
+        """The event in progress failed on an ended session (see `process`)."""
         self.guards = StoreFaultGuards(core)
         self._handlers: dict[type, Handler] = {
             Startup: self.process_startup,
@@ -202,6 +205,14 @@ class KafkaController:
     # ---------------------------------------------------------------- event dispatch
 
     async def process(self, event: ControllerEvent) -> None:
+        """One event; when the session ended under it, one loop turn more before the event thread's next event.
+
+        The store can fail the event's request before the session's listeners hear of the expiry (on the embedded
+        store they are told one loop step later). Without the turn, the event thread would take the next event the
+        lost session queued and run it on the dead session before the broker's listener clears the queue for
+        Expire. Only events the expiry ended yield, so every other interleaving (and simulator trace) is as before.
+        """
+        self._session_ended_under_event = False
         try:
             try:
                 await self._handlers[type(event)](event)
@@ -212,6 +223,11 @@ class KafkaController:
             await self.maybe_resign()
         except Exception as e:  # Kafka logs any other failure (an illegal state, after resigning) and goes on
             self.core.log.error(f"Error processing event {event}", e)
+            if _caused_by_session_expiry(e):
+                self._session_ended_under_event = True
+        if self._session_ended_under_event:
+            self._session_ended_under_event = False
+            await asyncio.sleep(0)  # the session's listeners, already scheduled, run before the next event
 
     def preempt(self, event: ControllerEvent) -> None:
         """A dropped event that answers a broker answers NOT_CONTROLLER (Kafka's ``preempt``)."""
@@ -351,6 +367,7 @@ class KafkaController:
         """Kafka resigns at once; we first wait a back-off that doubles with each failure in a row, so a
         failover that fails on every broker runs a few times a minute, not hundreds."""
         if isinstance(error, SessionExpiredError):
+            self._session_ended_under_event = True  # `process` yields once after this event
             # The session ended under the failover: its /controller went with it and the Expire queued by the
             # expiry resigns. Kafka would trigger a controller move here, whose first read fails on the same dead
             # session (a second traceback); a back-off would only hold up that Expire and the new session.
@@ -406,3 +423,15 @@ class KafkaController:
 
     async def on_controller_resignation(self) -> None:
         self.tenure.end(self.controller_id)
+
+
+def _caused_by_session_expiry(error: BaseException) -> bool:
+    """Whether ``error`` is, or was raised while handling or from, a SESSION_EXPIRED (a handler may wrap it)."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, SessionExpiredError):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False

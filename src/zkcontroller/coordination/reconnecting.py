@@ -1,5 +1,6 @@
 """Kafka's ZooKeeperClient retry rule (spec §1.7): a request that fails with CONNECTIONLOSS is sent again once
-the session is connected again, as often as it takes; any other outcome, session expiry included, is final.
+the session is connected again, as often as it takes; any other outcome, session expiry included, is final, and so
+is a loss that comes after the session ended (it fails as SESSION_EXPIRED).
 
 A retried write may find its own earlier, committed attempt (NODEEXISTS, BADVERSION): the Kafka-level callers
 that care (controller election, broker registration) check for exactly that, as Kafka's do.
@@ -13,7 +14,7 @@ from typing import TypeVar
 
 from zkcontroller.coordination.api import CoordinationSession, SessionState
 from zkcontroller.coordination.delegating import DelegatingSession
-from zkcontroller.coordination.errors import ConnectionLossError
+from zkcontroller.coordination.errors import ConnectionLossError, SessionExpiredError
 
 T = TypeVar("T")
 
@@ -45,7 +46,7 @@ class ReconnectingSession(DelegatingSession):
         while True:
             try:
                 return await call()
-            except ConnectionLossError:
+            except ConnectionLossError as loss:
                 self.retries += 1
                 state = self.inner.state
                 if state is SessionState.CONNECTED:
@@ -53,6 +54,8 @@ class ReconnectingSession(DelegatingSession):
                 elif state is SessionState.DISCONNECTED:
                     self._connected.clear()
                     await self._connected.wait()
-                # else the session already ended (expired, closed): no state change is coming to wake a waiter,
-                # and the retry fails at once with the session's own error (kazoo can settle a request's loss
-                # after its session was told EXPIRED: the two reach the loop from different threads)
+                else:
+                    # The session already ended (expired, closed): kazoo can settle a request's loss after its
+                    # session was told EXPIRED (the two reach the loop from different threads). No state change is
+                    # coming, and a retry could answer CONNECTIONLOSS again, looping without ever awaiting: final.
+                    raise SessionExpiredError(loss.path) from loss
