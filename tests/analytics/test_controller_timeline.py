@@ -214,3 +214,13 @@ def test_a_failure_follows_the_shutdowns_own_outcome_as_the_table_gives_it() -> 
 
     assert [(s["broker_id"], s["first_ms"], s["attempts"], s["outcome"]) for s in shutdown_spans(membership)] == [
         (2, 100_000, 3, "failed"), (3, 200_000, 1, "succeeded"), (3, 400_000, 0, "failed")]
+
+
+def test_a_controlled_shutdown_after_a_failover_does_not_excuse_it() -> None:
+    """The demo: controller 2's session expires (controller 3 takes over at 660 ms), and 82 ms later the run's
+    end stops broker 2 with a controlled shutdown. That later request is no clean stop of the earlier leaving: the
+    failover stays a failure (the broker's clock slack is for its own end lines, not the controller's requests)."""
+    tenures = [_tenure(2, 2, 0, 659), _tenure(3, 3, 660, 1_000)]
+    classify(tenures)
+    membership = [_shutdown(742, 2, 20), _end(746, 2, "succeeded", 3)]
+    assert [(f["broker_id"], f["detected_ms"]) for f in broker_failures(membership, tenures)] == [(2, 660)]

@@ -523,7 +523,7 @@ def broker_failures(membership: list[dict[str, object]], tenures: list[Tenure],
     for f in found:
         left_ms, detected = int(f.get("_since_ms", f["detected_ms"])), int(f["detected_ms"])
         key = (f["cluster"], int(f["broker_id"]))
-        asked = [s for s in shutdowns[key] if int(s["first_ms"]) <= detected + SHUTDOWN_END_SKEW_MS
+        asked = [s for s in shutdowns[key] if int(s["first_ms"]) <= detected
                  and max(int(s["last_ms"]), int(s["ended_ms"] or 0)) >= left_ms - CLEAN_SHUTDOWN_MS]
         if asked and max(asked, key=lambda s: int(s["first_ms"]))["outcome"] != "failed":
             continue  # a clean stop: the controlled shutdown, then the deregistration (or the controller moving)
