@@ -224,3 +224,14 @@ def test_a_controlled_shutdown_after_a_failover_does_not_excuse_it() -> None:
     classify(tenures)
     membership = [_shutdown(742, 2, 20), _end(746, 2, "succeeded", 3)]
     assert [(f["broker_id"], f["detected_ms"]) for f in broker_failures(membership, tenures)] == [(2, 660)]
+
+
+def test_the_controllers_removed_line_in_the_same_ms_as_the_brokers_own_line() -> None:
+    """guenterh: the controller's "Removed 2 from list of shutting down brokers." and the broker's line share a
+    millisecond; the shutdown still ends there, with the broker's word as its outcome."""
+    from zkcontroller.analytics.controller_timeline import shutdown_spans
+
+    removed = {"cluster": "c", "ts_ms": 5, "kind": "controlled_shutdown_end", "broker_id": None, "brokers": [2],
+               "phase": "removed", "source_file": "c/controller.log", "line_number": 21}
+    spans = shutdown_spans([_shutdown(0, 2, 20), removed, _end(5, 2, "succeeded", 3)])
+    assert [(s["first_ms"], s["attempts"], s["ended_ms"], s["outcome"]) for s in spans] == [(0, 1, 5, "succeeded")]

@@ -450,8 +450,9 @@ def shutdown_spans(membership: list[dict[str, object]]) -> list[dict[str, object
             previous = m
         for i, span in enumerate(mine):
             next_ms = int(mine[i + 1]["first_ms"]) if i + 1 < len(mine) else NO_NEXT_MS
-            claimed = sorted(e for e in ends[(cluster, broker)]
-                             if ends_shutdown(e[0], int(span["first_ms"]), int(span["last_ms"]), next_ms))
+            claimed = sorted((e for e in ends[(cluster, broker)]  # ties: the greater phase, as Spark's max
+                              if ends_shutdown(e[0], int(span["first_ms"]), int(span["last_ms"]), next_ms)),
+                             key=lambda e: (e[0], e[1] or ""))
             outcomes = [e for e in claimed if e[1] is not None]
             span["ended_ms"] = claimed[0][0] if claimed else None
             span["outcome"] = outcomes[-1][1] if outcomes else None  # the broker's last word
