@@ -233,3 +233,86 @@ def test_the_incident_of_a_controlled_shutdown_that_failed_says_so(spark) -> Non
     assert sorted((r["broker_id"], r["detail"]) for r in got if r["incident"] == "controlled_shutdown") == [
         (2, "broker 2 asked to stop (controlled shutdown): every attempt failed, the broker stopped uncleanly"),
         (3, "broker 3 asked to stop (controlled shutdown): a clean stop, not a failure, when it leaves soon after")]
+
+
+def _shutdown_incidents(spark, rows: list[dict[str, object]]) -> list[tuple[object, ...]]:
+    """(broker, ms, detail) of the ``controlled_shutdown`` incidents of ``rows`` (as ``events`` takes them)."""
+    from tests.analytics.test_transform import T0
+
+    from zkcontroller.analytics import transform
+    from zkcontroller.analytics.controller_timeline import Timeline
+    from zkcontroller.analytics.timeline_tables import incident_rows
+
+    membership = [{"cluster": "c", "source_file": "f.log", "line_number": n, "brokers": [], "broker_id": None,
+                   **{k: v for k, v in row.items() if k != "ms"}, "ts_ms": T0 + int(row["ms"])}
+                  for n, row in enumerate(rows, start=1)]
+    unclean = transform.leader_elections(events(spark, [dict(ms=0, kind="other")])).where("false")
+    got = incident_rows(spark, Timeline(), [], membership, unclean, []).collect()
+    return sorted((r["broker_id"], r["at"], r["detail"]) for r in got if r["incident"] == "controlled_shutdown")
+
+
+CLEAN = "a clean stop, not a failure, when it leaves soon after"
+UNCLEAN = "every attempt failed, the broker stopped uncleanly"
+
+
+def test_a_failed_line_is_of_the_next_shutdown_not_the_one_a_minute_before(spark) -> None:
+    """Broker 2 stops cleanly at 0 s, registers again at 30 s, stops again at 60 s and gives up at 75 s: only the
+    second shutdown failed, in the table and in the incidents alike (the incident once took the failed line of any
+    shutdown within 120 s of its first attempt, so both said "every attempt failed")."""
+    end = dict(kind="controlled_shutdown_end", source_file="b2/server.log")
+    rows = [dict(ms=0, kind="controlled_shutdown", broker_id=2, controller_epoch=1),
+            {**end, "ms": 20, "broker_id": 2, "phase": "succeeded"},
+            dict(ms=500, kind="broker_change", brokers=[2], added_brokers=[], live_brokers=[1]),
+            dict(ms=30_000, kind="broker_change", brokers=[], added_brokers=[2], live_brokers=[1, 2]),
+            *(dict(ms=ms, kind="controlled_shutdown", broker_id=2, controller_epoch=1)
+              for ms in (60_000, 65_000, 70_000)),
+            {**end, "ms": 75_000, "broker_id": 2, "phase": "failed"}]
+    table = _rows(admin_tables.controlled_shutdowns(events(spark, rows)))
+    assert [(r["requested_at"], r["attempts"], r["outcome"]) for r in table] == [
+        (at(0), 1, "succeeded"), (at(60_000), 3, "failed")]
+    assert _shutdown_incidents(spark, rows) == [
+        (2, at(0), f"broker 2 asked to stop (controlled shutdown): {CLEAN}"),
+        (2, at(60_000), f"broker 2 asked to stop (controlled shutdown): {UNCLEAN}")]
+
+
+def test_the_controllers_removed_line_splits_the_incidents_as_it_splits_the_table(spark) -> None:
+    """The controller's "Removed 2 from list of shutting down brokers." ends broker 2's first shutdown (no
+    registration seen); its request 4 s later is another one, which failed. The incidents once merged the two
+    (requests 15 s apart or closer) and gave the first the second's failure."""
+    end = dict(kind="controlled_shutdown_end")
+    rows = [dict(ms=0, kind="controlled_shutdown", broker_id=2, controller_epoch=1),
+            {**end, "ms": 20, "broker_id": 2, "phase": "succeeded"},
+            {**end, "ms": 500, "brokers": [2], "phase": "removed"},
+            *(dict(ms=ms, kind="controlled_shutdown", broker_id=2, controller_epoch=1)
+              for ms in (4_000, 9_000, 14_000)),
+            {**end, "ms": 19_000, "broker_id": 2, "phase": "failed"}]
+    table = _rows(admin_tables.controlled_shutdowns(events(spark, rows)))
+    assert [(r["requested_at"], r["attempts"], r["outcome"], r["ended_at"]) for r in table] == [
+        (at(0), 1, "succeeded", at(20)), (at(4_000), 3, "failed", at(19_000))]
+    assert _shutdown_incidents(spark, rows) == [
+        (2, at(0), f"broker 2 asked to stop (controlled shutdown): {CLEAN}"),
+        (2, at(4_000), f"broker 2 asked to stop (controlled shutdown): {UNCLEAN}")]
+
+
+def test_a_stop_known_only_from_the_brokers_server_log_is_a_shutdown_with_no_attempts(spark) -> None:
+    """Broker 5's "Controlled shutdown succeeded" and broker 6's "… unclean shutdown" with no controller log of
+    their requests: each is a ``controlled_shutdowns`` row (0 attempts, no last attempt or duration) and an
+    incident, where they once vanished. Broker 2's line is its request's, no row of its own; an empty "Removed
+    ArrayBuffer()" names no broker and counts for none."""
+    end = dict(kind="controlled_shutdown_end")
+    rows = [dict(ms=0, kind="controlled_shutdown", broker_id=2, controller_epoch=1),
+            {**end, "ms": 20, "broker_id": 2, "phase": "succeeded"},
+            {**end, "ms": 1_000, "broker_id": 5, "phase": "succeeded"},
+            {**end, "ms": 2_000, "broker_id": 6, "phase": "failed"},
+            {**end, "ms": 3_000, "brokers": [], "phase": "removed"}]
+    table = _rows(admin_tables.controlled_shutdowns(events(spark, rows)))
+    assert [(r["broker_id"], r["requested_at"], r["last_attempt_at"], r["attempts"], r["leaders_moved"],
+             r["duration_ms"], r["outcome"], r["ended_at"], r["line_number"]) for r in table] == [
+        (2, at(0), at(0), 1, 0, 0, "succeeded", at(20), 1),
+        (5, at(1_000), None, 0, 0, None, "succeeded", at(1_000), 3),
+        (6, at(2_000), None, 0, 0, None, "failed", at(2_000), 4)]
+    request = "stopped with a controlled shutdown (request not in the logs read): its server.log says"
+    assert _shutdown_incidents(spark, rows) == [
+        (2, at(0), f"broker 2 asked to stop (controlled shutdown): {CLEAN}"),
+        (5, at(1_000), f"broker 5 {request} it succeeded"),
+        (6, at(2_000), f"broker 6 {request} {UNCLEAN}")]

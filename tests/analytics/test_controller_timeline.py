@@ -191,3 +191,47 @@ def test_a_controlled_shutdown_that_failed_then_a_crash_is_a_failure_not_a_clean
     failures = broker_failures(membership, tenures)
     assert [(f["broker_id"], f["detected_ms"], f["cause"]) for f in failures] == [
         (2, 119_000, "deleted from /brokers/ids")]
+
+
+def test_a_failure_follows_the_shutdowns_own_outcome_as_the_table_gives_it() -> None:
+    """Broker 2's three attempts end with its "… unclean shutdown" line stamped 1.7 s after the controller saw it
+    leave (its clock runs ahead): the table's rule (``ends_shutdown``) makes that line the shutdown's outcome, so
+    leaving is a failure, where a window of its own (1 s after the detection at most) once called it a clean stop.
+    Broker 3's shutdown succeeded, and its failed line of over 120 s later is of a shutdown not in the logs read."""
+    tenures = [_tenure(1, 1, 0, 500_000)]
+    classify(tenures)
+    gone = {"cluster": "c", "kind": "broker_change", "added_brokers": [], "live_brokers": [1],
+            "source_file": "c/controller.log"}
+    membership = [
+        _shutdown(100_000, 2, 20), _shutdown(105_000, 2, 21), _shutdown(110_000, 2, 22),
+        {**gone, "ts_ms": 115_300, "brokers": [2], "line_number": 23}, _end(117_000, 2, "failed", 7),
+        _shutdown(200_000, 3, 24), _end(200_020, 3, "succeeded", 3),
+        {**gone, "ts_ms": 200_500, "brokers": [3], "line_number": 25}, _end(400_000, 3, "failed", 4),
+    ]
+    failures = broker_failures(membership, tenures)
+    assert [(f["broker_id"], f["detected_ms"]) for f in failures] == [(2, 115_300)]
+    from zkcontroller.analytics.controller_timeline import shutdown_spans
+
+    assert [(s["broker_id"], s["first_ms"], s["attempts"], s["outcome"]) for s in shutdown_spans(membership)] == [
+        (2, 100_000, 3, "failed"), (3, 200_000, 1, "succeeded"), (3, 400_000, 0, "failed")]
+
+
+def test_a_controlled_shutdown_after_a_failover_does_not_excuse_it() -> None:
+    """The demo: controller 2's session expires (controller 3 takes over at 660 ms), and 82 ms later the run's
+    end stops broker 2 with a controlled shutdown. That later request is no clean stop of the earlier leaving: the
+    failover stays a failure (the broker's clock slack is for its own end lines, not the controller's requests)."""
+    tenures = [_tenure(2, 2, 0, 659), _tenure(3, 3, 660, 1_000)]
+    classify(tenures)
+    membership = [_shutdown(742, 2, 20), _end(746, 2, "succeeded", 3)]
+    assert [(f["broker_id"], f["detected_ms"]) for f in broker_failures(membership, tenures)] == [(2, 660)]
+
+
+def test_the_controllers_removed_line_in_the_same_ms_as_the_brokers_own_line() -> None:
+    """guenterh: the controller's "Removed 2 from list of shutting down brokers." and the broker's line share a
+    millisecond; the shutdown still ends there, with the broker's word as its outcome."""
+    from zkcontroller.analytics.controller_timeline import shutdown_spans
+
+    removed = {"cluster": "c", "ts_ms": 5, "kind": "controlled_shutdown_end", "broker_id": None, "brokers": [2],
+               "phase": "removed", "source_file": "c/controller.log", "line_number": 21}
+    spans = shutdown_spans([_shutdown(0, 2, 20), removed, _end(5, 2, "succeeded", 3)])
+    assert [(s["first_ms"], s["attempts"], s["ended_ms"], s["outcome"]) for s in spans] == [(0, 1, 5, "succeeded")]

@@ -12,18 +12,16 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from zkcontroller.analytics.controller_timeline import SHUTDOWN_END, SHUTDOWN_END_SKEW_MS
+from zkcontroller.analytics.controller_timeline import (
+    NO_NEXT_MS,
+    SHUTDOWN_END,
+    SHUTDOWN_END_SKEW_MS,
+    SHUTDOWN_GAP_MS,
+    ends_shutdown,
+)
 
-SHUTDOWN_GAP_MS = 15_000
-"""ControlledShutdown attempts of one broker closer than this are one shutdown: Kafka retries 3 times,
-``controlled.shutdown.retry.backoff.ms`` (5 s) apart; a broker restarted and stopped again is seconds apart
-at the very least."""
 SHUTDOWN_TAIL_MS = 5_000
 """Leadership moves this long after the last attempt still count for it (the election ends the handling)."""
-SHUTDOWN_END_MS = 120_000
-"""An end line later than this after the last attempt is no longer that shutdown's: the broker's last word can
-come that late (``controlled.shutdown.max.retries`` 3, each up to the 30 s request timeout plus 5 s backoff);
-later still, it is of a shutdown whose request the logs do not show."""
 ALTER_ISR_CONFIRMED_MS = 1_000
 """A leader's ISR line this soon after the controller's ISR write of the same members confirms its AlterIsr."""
 
@@ -156,73 +154,87 @@ def controlled_shutdowns(events: DataFrame) -> DataFrame:
     the partitions whose leadership moved off it with the controlled-shutdown election, and how it ended (the
     broker's own "Controlled shutdown succeeded" / "… unclean shutdown" line, or the controller dropping it from
     its shutting-down list once it left). A broker that registers again, or that the controller dropped, ends a
-    shutdown; so does a silence longer than the retries take.
+    shutdown; so does a silence longer than the retries take (``controller_timeline.shutdown_spans`` is the same
+    segmentation on the driver, for broker failures and incidents). A broker's succeeded/failed line that no
+    shutdown claims (its controller's log was not read) is a row of its own: 0 attempts, requested at the line.
 
     A leader move counts for one shutdown only: its window ends at the next shutdown of the broker, at the
     shutdown's end line (``SHUTDOWN_END_SKEW_MS`` later), or ``SHUTDOWN_TAIL_MS`` after its last attempt,
-    whichever comes first (a fast stop-start-stop run put the next shutdown's moves in this one's tail)."""
-    attempts = events.where((F.col("kind") == "controlled_shutdown") & F.col("broker_id").isNotNull()).select(
-        "cluster", "broker_id", "ts_ms", "controller_epoch", "source_file", "line_number",
-        F.lit(True).alias("attempt"))
-    joined_ids = F.when(F.col("kind") == "broker_registered",
-                        F.coalesce(F.col("brokers"), F.array(F.col("broker_id")))).otherwise(F.col("added_brokers"))
-    registrations = events.where(F.col("kind").isin("broker_registered", "broker_change")).select(
-        "cluster", F.explode(joined_ids).alias("broker_id"), "ts_ms", F.lit(None).cast("int").alias("controller_epoch"),
-        "source_file", "line_number", F.lit(False).alias("attempt"))
-    # The controller's own line (its clock, as the attempts'): the broker left, its next request is another shutdown.
-    removals = events.where((F.col("kind") == SHUTDOWN_END) & (F.col("phase") == "removed")).select(
-        "cluster", F.explode("brokers").alias("broker_id"), "ts_ms", F.lit(None).cast("int").alias("controller_epoch"),
-        "source_file", "line_number", F.lit(False).alias("attempt"))
+    whichever comes first (a fast stop-start-stop run put the next shutdown's moves in this one's tail).
+
+    One filter of ``events`` for attempts, registrations and end lines, one for leader moves; Spark still reads the
+    first for each branch that uses it (5 scans of the cache in a small case's plan with AQE off, 8 before)."""
+    said = (F.col("kind") == SHUTDOWN_END) & (F.col("phase") != "removed")
+    ids = (F.when(F.col("kind") == "broker_registered", F.coalesce(F.col("brokers"), F.array(F.col("broker_id"))))
+           .when(F.col("kind") == "broker_change", F.col("added_brokers"))
+           .when(F.col("kind") == SHUTDOWN_END, F.when(F.col("phase") == "removed", F.col("brokers"))
+                 .otherwise(F.array(F.col("broker_id"))))
+           .otherwise(F.array(F.col("broker_id"))))
+    rows = events.where(F.col("kind").isin("controlled_shutdown", "broker_registered", "broker_change", SHUTDOWN_END)
+                        ).select("cluster", F.explode(ids).alias("broker_id"), "ts_ms", "kind", "phase",
+                                 "controller_epoch", "source_file", "line_number",
+                                 (F.col("kind") == "controlled_shutdown").alias("attempt"), said.alias("said")
+                                 ).where(F.col("broker_id").isNotNull())  # "Removed ArrayBuffer()" names none
     key = Window.partitionBy("cluster", "broker_id").orderBy("ts_ms", "source_file", "line_number")
-    rows = attempts.unionByName(registrations).unionByName(removals).where(F.col("broker_id").isNotNull())
-    gap = F.col("ts_ms") - F.lag("ts_ms").over(key)
-    new = F.when(F.lag("attempt").over(key).isNull() | ~F.lag("attempt").over(key) | (gap > SHUTDOWN_GAP_MS), 1) \
-        .otherwise(0)
-    numbered = rows.withColumn("new", new).withColumn(
-        "shutdown", F.sum("new").over(key.rowsBetween(Window.unboundedPreceding, 0)))
+    # The broker's own succeeded/failed lines neither begin nor break a shutdown: its attempts and the lines that
+    # end one for sure (registered again, the controller's "Removed …") do.
+    previous = F.last(F.when(~F.col("said"), F.struct("ts_ms", "attempt")), ignorenulls=True).over(
+        key.rowsBetween(Window.unboundedPreceding, -1))
+    new = F.when(F.col("said"), 0).when(previous.isNull() | ~previous["attempt"]
+                                        | (F.col("ts_ms") - previous["ts_ms"] > SHUTDOWN_GAP_MS), 1).otherwise(0)
+    numbered = rows.withColumn("shutdown", F.sum(new).over(key.rowsBetween(Window.unboundedPreceding, 0)))
     by_start = Window.partitionBy("cluster", "broker_id").orderBy("first_ms")
     shutdowns = numbered.where(F.col("attempt")).groupBy("cluster", "broker_id", "shutdown").agg(
         F.min("ts_ms").alias("first_ms"), F.max("ts_ms").alias("last_ms"),
         F.count(F.lit(1)).alias("attempts"), F.max("controller_epoch").alias("controller_epoch"),
         _where_first().alias("first")).withColumn("next_ms", F.lead("first_ms").over(by_start))
-    ended = _shutdown_ends(events, shutdowns)
-    shutdowns = shutdowns.join(ended, on=["cluster", "broker_id", "shutdown"], how="left")
+    ended, unclaimed = _shutdown_ends(numbered.where(F.col("kind") == SHUTDOWN_END), shutdowns)
+    shutdowns = shutdowns.join(ended, on=["cluster", "broker_id", "shutdown"], how="left").unionByName(unclaimed)
     moves = events.where((F.col("kind") == "leader_election") & (F.col("strategy") == "controlled_shutdown")).select(
         F.col("cluster").alias("m_cluster"), F.col("old_leader").alias("m_broker"), F.col("ts_ms").alias("moved_ms"),
         "topic", "partition")
     until = F.least(F.col("last_ms") + SHUTDOWN_TAIL_MS, F.col("ended_ms") + SHUTDOWN_END_SKEW_MS)
     during = ((F.col("m_cluster") == F.col("cluster")) & (F.col("m_broker") == F.col("broker_id"))
-              & F.col("moved_ms").between(F.col("first_ms"), until)
+              & (F.col("attempts") > 0) & F.col("moved_ms").between(F.col("first_ms"), until)
               & (F.col("next_ms").isNull() | (F.col("moved_ms") < F.col("next_ms"))))
     joined = shutdowns.join(moves, on=during, how="left")
     counted = joined.groupBy("cluster", "broker_id", "shutdown", "first_ms", "last_ms", "attempts",
                              "controller_epoch", "first", "outcome", "ended_ms").agg(
         F.countDistinct("topic", "partition").cast("bigint").alias("leaders_moved"),
         F.max("moved_ms").alias("last_move_ms"))
+    asked = F.col("attempts") > 0
     return counted.select(
         "cluster", "broker_id", F.timestamp_millis("first_ms").alias("requested_at"),
-        F.timestamp_millis("last_ms").alias("last_attempt_at"), "attempts", "leaders_moved",
-        (F.greatest("last_ms", F.coalesce("last_move_ms", "last_ms")) - F.col("first_ms")).alias("duration_ms"),
+        F.when(asked, F.timestamp_millis("last_ms")).alias("last_attempt_at"), "attempts", "leaders_moved",
+        F.when(asked, F.greatest("last_ms", F.coalesce("last_move_ms", "last_ms")) - F.col("first_ms"))
+        .alias("duration_ms"),
         "outcome", F.timestamp_millis("ended_ms").alias("ended_at"),
         "controller_epoch", F.col("first.source_file").alias("source_file"),
         F.col("first.line_number").alias("line_number"))
 
 
-def _shutdown_ends(events: DataFrame, shutdowns: DataFrame) -> DataFrame:
+def _shutdown_ends(ends: DataFrame, shutdowns: DataFrame) -> tuple[DataFrame, DataFrame]:
     """Per shutdown (cluster, broker_id, shutdown): ``ended_ms``, its first end line, and ``outcome``, the
-    broker's last word on it (``succeeded`` or ``failed``; null when its server.log was not read).
+    broker's last word on it (``succeeded`` or ``failed``; null when its server.log was not read); and, in
+    ``shutdowns``' columns, a 0-attempt shutdown for each succeeded/failed line that no shutdown claims.
 
-    An end line belongs to the broker's shutdown it follows: from ``SHUTDOWN_END_SKEW_MS`` before the first
-    attempt (the broker's clock may be behind the controller's) to the next shutdown (as far before it), and at
-    most ``SHUTDOWN_END_MS`` after the last attempt."""
-    ids = F.filter(F.coalesce(F.col("brokers"), F.array(F.col("broker_id"))), lambda b: b.isNotNull())
-    ends = events.where(F.col("kind") == SHUTDOWN_END).select(
-        F.col("cluster").alias("e_cluster"), F.explode(ids).alias("e_broker"), F.col("ts_ms").alias("end_ms"),
-        F.col("phase").alias("e_phase"))
+    Which shutdown an end line belongs to is ``controller_timeline.ends_shutdown``, the driver's rule too."""
+    lines = ends.select(F.col("cluster").alias("e_cluster"), F.col("broker_id").alias("e_broker"),
+                        F.col("ts_ms").alias("end_ms"), F.col("phase").alias("e_phase"),
+                        F.struct("source_file", "line_number").alias("e_first"))
     within = ((F.col("e_cluster") == F.col("cluster")) & (F.col("e_broker") == F.col("broker_id"))
-              & F.col("end_ms").between(F.col("first_ms") - SHUTDOWN_END_SKEW_MS, F.col("last_ms") + SHUTDOWN_END_MS)
-              & (F.col("next_ms").isNull() | (F.col("end_ms") < F.col("next_ms") - SHUTDOWN_END_SKEW_MS)))
+              & ends_shutdown(F.col("end_ms"), F.col("first_ms"), F.col("last_ms"),
+                              F.coalesce(F.col("next_ms"), F.lit(NO_NEXT_MS))))
+    matched = lines.join(shutdowns.select("cluster", "broker_id", "shutdown", "first_ms", "last_ms", "next_ms"),
+                         on=within, how="left")
     said = F.when(F.col("e_phase") != "removed", F.struct("end_ms", "e_phase"))
-    return shutdowns.select("cluster", "broker_id", "shutdown", "first_ms", "last_ms", "next_ms").join(
-        ends, on=within, how="inner").groupBy("cluster", "broker_id", "shutdown").agg(
+    ended = matched.where(F.col("shutdown").isNotNull()).groupBy("cluster", "broker_id", "shutdown").agg(
         F.min("end_ms").alias("ended_ms"), F.max(said).getField("e_phase").alias("outcome"))
+    unclaimed = matched.where(F.col("shutdown").isNull() & (F.col("e_phase") != "removed")).select(
+        F.col("e_cluster").alias("cluster"), F.col("e_broker").alias("broker_id"),
+        F.lit(None).cast("bigint").alias("shutdown"), F.col("end_ms").alias("first_ms"),
+        F.col("end_ms").alias("last_ms"), F.lit(0).cast("bigint").alias("attempts"),
+        F.lit(None).cast("int").alias("controller_epoch"), F.col("e_first").alias("first"),
+        F.lit(None).cast("bigint").alias("next_ms"), F.col("e_phase").alias("outcome"),
+        F.col("end_ms").alias("ended_ms"))
+    return ended, unclaimed

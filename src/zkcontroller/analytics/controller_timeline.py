@@ -14,6 +14,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import pairwise
+from typing import Any
 
 DEFAULT_RESTART_GAP_MS = 60_000
 """No controller for longer than this is a restart, not a failover: Kafka's default session timeout (18 s since
@@ -32,6 +33,16 @@ SHUTDOWN_END = "controlled_shutdown_end"
 """How a controlled shutdown ended (``phase``): the broker's ``succeeded``/``failed``, the controller's ``removed``."""
 SHUTDOWN_END_SKEW_MS = 1_000
 """Slack for the broker's own outcome line against the controller's lines (two hosts' clocks)."""
+SHUTDOWN_GAP_MS = 15_000
+"""ControlledShutdown attempts of one broker closer than this are one shutdown: Kafka retries 3 times,
+``controlled.shutdown.retry.backoff.ms`` (5 s) apart; a broker restarted and stopped again is seconds apart
+at the very least."""
+SHUTDOWN_END_MS = 120_000
+"""An end line later than this after a shutdown's last attempt is no longer that shutdown's: the broker's last
+word can come that late (``controlled.shutdown.max.retries`` 3, each up to the 30 s request timeout plus 5 s
+backoff); later still, it is of a shutdown whose request the logs do not show."""
+NO_NEXT_MS = 1 << 62
+"""``next_ms`` of a broker's last shutdown (none follows)."""
 YEAR_MS = 365 * 24 * 3600 * 1000
 SAME_ELECTION_MS = 1_000
 """An election (or ready) line of the same controller and epoch this close to an earlier one, in another file, is
@@ -388,6 +399,77 @@ def _storms(cluster: str, tenures: list[Tenure], threshold: int) -> list[dict[st
     return storms
 
 
+def ends_shutdown(end_ms: Any, first_ms: Any, last_ms: Any, next_ms: Any) -> Any:
+    """Whether a broker's end line at ``end_ms`` is of its shutdown whose attempts span ``first_ms``..``last_ms``
+    and whose next shutdown begins at ``next_ms`` (``NO_NEXT_MS`` if none): from ``SHUTDOWN_END_SKEW_MS`` before
+    the first attempt (the broker's clock may be behind the controller's), before the next shutdown (as far
+    before it), and at most ``SHUTDOWN_END_MS`` after the last attempt. The one rule for which shutdown an end
+    line ends, for ints on the driver and Spark columns alike (``admin_tables.controlled_shutdowns``)."""
+    return ((end_ms >= first_ms - SHUTDOWN_END_SKEW_MS) & (end_ms <= last_ms + SHUTDOWN_END_MS)
+            & (end_ms < next_ms - SHUTDOWN_END_SKEW_MS))
+
+
+def shutdown_spans(membership: list[dict[str, object]]) -> list[dict[str, object]]:
+    """The driver's ``controlled_shutdowns``, without leader moves: one dict per controlled shutdown of a broker
+    (cluster, broker_id, ``first_ms``, ``last_ms``, ``attempts``, ``ended_ms``, ``outcome``, and the first
+    attempt's row as ``row``), segmented as the table is: attempts ``SHUTDOWN_GAP_MS`` apart or closer are one,
+    and the broker registering again or the controller's "Removed …" line ends one. A broker's "succeeded" or
+    "failed" line no shutdown claims (``ends_shutdown``) is a shutdown of its own with 0 attempts: its request is
+    in a log not read (first and last at the line, ``row`` the line)."""
+    marks: dict[tuple[object, int], list[tuple[int, str, int, bool, dict[str, object]]]] = defaultdict(list)
+    said: list[dict[str, object]] = []
+    ends: dict[tuple[object, int], list[tuple[int, str | None]]] = defaultdict(list)
+    for r in membership:
+        kind, where = r["kind"], (int(r["ts_ms"]), str(r["source_file"]), int(r["line_number"]))
+        if kind == "controlled_shutdown" and r.get("broker_id") is not None:
+            marks[(r["cluster"], int(r["broker_id"]))].append((*where, True, r))
+            continue
+        if kind == SHUTDOWN_END and r.get("phase") in ("succeeded", "failed") and r.get("broker_id") is not None:
+            said.append(r)
+            ends[(r["cluster"], int(r["broker_id"]))].append((int(r["ts_ms"]), str(r["phase"])))
+            continue
+        back = (r.get("brokers") or ([r["broker_id"]] if r.get("broker_id") is not None else [])
+                if kind == "broker_registered" else r.get("added_brokers") if kind == "broker_change"
+                else r.get("brokers") if kind == SHUTDOWN_END and r.get("phase") == "removed" else None)
+        for broker in back or []:  # an empty "Removed ArrayBuffer()" names none: it ends nothing
+            marks[(r["cluster"], int(broker))].append((*where, False, r))
+            if kind == SHUTDOWN_END:
+                ends[(r["cluster"], int(broker))].append((int(r["ts_ms"]), None))
+    spans: list[dict[str, object]] = []
+    for (cluster, broker), rows in marks.items():
+        rows.sort(key=lambda m: m[:3])
+        mine: list[dict[str, object]] = []
+        previous: tuple[int, str, int, bool, dict[str, object]] | None = None
+        for m in rows:
+            if m[3]:
+                if previous is not None and previous[3] and m[0] - previous[0] <= SHUTDOWN_GAP_MS:
+                    mine[-1]["last_ms"], mine[-1]["attempts"] = m[0], int(mine[-1]["attempts"]) + 1
+                else:
+                    mine.append({"cluster": cluster, "broker_id": broker, "first_ms": m[0], "last_ms": m[0],
+                                 "attempts": 1, "row": m[4]})
+            previous = m
+        for i, span in enumerate(mine):
+            next_ms = int(mine[i + 1]["first_ms"]) if i + 1 < len(mine) else NO_NEXT_MS
+            claimed = sorted((e for e in ends[(cluster, broker)]  # ties: the greater phase, as Spark's max
+                              if ends_shutdown(e[0], int(span["first_ms"]), int(span["last_ms"]), next_ms)),
+                             key=lambda e: (e[0], e[1] or ""))
+            outcomes = [e for e in claimed if e[1] is not None]
+            span["ended_ms"] = claimed[0][0] if claimed else None
+            span["outcome"] = outcomes[-1][1] if outcomes else None  # the broker's last word
+            span["claimed"] = {e[0] for e in outcomes}
+        spans += mine
+    claimed_by = defaultdict(set)
+    for span in spans:
+        claimed_by[(span["cluster"], span["broker_id"])] |= span.pop("claimed")
+    for r in said:
+        key = (r["cluster"], int(r["broker_id"]))
+        if int(r["ts_ms"]) not in claimed_by[key]:
+            ts = int(r["ts_ms"])
+            spans.append({"cluster": r["cluster"], "broker_id": key[1], "first_ms": ts, "last_ms": ts, "attempts": 0,
+                          "row": r, "ended_ms": ts, "outcome": r["phase"]})
+    return sorted(spans, key=lambda s: (str(s["cluster"]), s["broker_id"], s["first_ms"]))
+
+
 def broker_failures(membership: list[dict[str, object]], tenures: list[Tenure],
                     merge_ms: int = DEFAULT_FAILURE_MERGE_MS) -> list[dict[str, object]]:
     """One row per broker failure: failure callbacks, the deleted brokers of membership diffs, event-log
@@ -397,20 +479,14 @@ def broker_failures(membership: list[dict[str, object]], tenures: list[Tenure],
     Lines of one broker within ``merge_ms`` of each other are one failure (the earliest line is cited). A broker
     that leaves within ``CLEAN_SHUTDOWN_MS`` after a ``controlled_shutdown`` of it, or after its own "Controlled
     shutdown succeeded" (``controlled_shutdown_end`` lines in ``membership``), stopped cleanly and is left out
-    (``controlled_shutdowns`` lists it); one that leaves later, its controlled shutdown given up long before, still
-    failed, and so does one whose server.log says, after the last such line, that its controlled shutdown failed
-    ("Proceeding to do an unclean shutdown"): it stopped uncleanly, leaders and all.
+    (``controlled_shutdowns`` lists it, with 0 attempts when only the broker's line says so); one that leaves
+    later, its controlled shutdown given up long before, still failed, and so does one whose last shutdown
+    before it left ended "Proceeding to do an unclean shutdown" (``shutdown_spans``, the table's own matching of
+    end lines): it stopped uncleanly, leaders and all.
     """
-    shutdowns: dict[tuple[object, int], list[int]] = defaultdict(list)
-    gave_up: dict[tuple[object, int], list[int]] = defaultdict(list)  # the broker's "… unclean shutdown" lines
-    for r in membership:
-        if r.get("broker_id") is None:
-            continue
-        key = (r["cluster"], int(r["broker_id"]))
-        if r["kind"] == "controlled_shutdown" or (r["kind"] == SHUTDOWN_END and r.get("phase") == "succeeded"):
-            shutdowns[key].append(int(r["ts_ms"]))
-        elif r["kind"] == SHUTDOWN_END and r.get("phase") == "failed":
-            gave_up[key].append(int(r["ts_ms"]))
+    shutdowns: dict[tuple[object, int], list[dict[str, object]]] = defaultdict(list)
+    for span in shutdown_spans(membership):
+        shutdowns[(span["cluster"], int(span["broker_id"]))].append(span)
     found: list[dict[str, object]] = []
     for r in membership:
         if r["kind"] not in ("broker_failed", "broker_change"):
@@ -448,10 +524,9 @@ def broker_failures(membership: list[dict[str, object]], tenures: list[Tenure],
     for f in found:
         left_ms, detected = int(f.get("_since_ms", f["detected_ms"])), int(f["detected_ms"])
         key = (f["cluster"], int(f["broker_id"]))
-        asked = [ts for ts in shutdowns[key] if left_ms - CLEAN_SHUTDOWN_MS <= ts <= detected]
-        failed = asked and any(max(asked) - SHUTDOWN_END_SKEW_MS <= ts <= detected + SHUTDOWN_END_SKEW_MS
-                                 for ts in gave_up[key])
-        if asked and not failed:
+        asked = [s for s in shutdowns[key] if int(s["first_ms"]) <= detected
+                 and max(int(s["last_ms"]), int(s["ended_ms"] or 0)) >= left_ms - CLEAN_SHUTDOWN_MS]
+        if asked and max(asked, key=lambda s: int(s["first_ms"]))["outcome"] != "failed":
             continue  # a clean stop: the controlled shutdown, then the deregistration (or the controller moving)
         kept.append(f)
     for f in kept:

@@ -48,7 +48,7 @@ IDENT_CONTROLLER = r"(?:[Cc]ontroller(?:Id=| id=| |-)|^Topic Deletion Manager )(
 IDENT_PARTITION = r"^Partition (\S+-\d+) broker=(\d+)$"
 IDENT_EPOCH = r"epoch=(\d+)"
 # A broker's own ident: ReplicaManager/state-change ``[Broker id=N]``, KafkaServer ``[KafkaServer id=N]`` (1.0+)
-# and ``[Kafka Server N], `` (0.10.2-0.11).
+# and ``[Kafka Server N], `` (0.8.2-0.11: KafkaServer's logIdent until 1.0's log context).
 IDENT_BROKER = r"^(?:Broker id=|KafkaServer id=|Kafka Server )(\d+)"
 # 0.10.2-0.11 state-change lines have no log ident; the message itself starts with who wrote it.
 OLD_STATE_PREFIX = r"^(?:Controller (\d+) epoch (\d+)|Broker (\d+)) "

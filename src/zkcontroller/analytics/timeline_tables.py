@@ -13,13 +13,12 @@ from collections import defaultdict
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from zkcontroller.analytics.admin_tables import SHUTDOWN_END_MS, SHUTDOWN_GAP_MS
 from zkcontroller.analytics.controller_timeline import (
     DEFAULT_FAILURE_MERGE_MS,
     SHUTDOWN_END,
-    SHUTDOWN_END_SKEW_MS,
     Tenure,
     Timeline,
+    shutdown_spans,
 )
 
 Columns = tuple[tuple[str, str], ...]
@@ -185,26 +184,9 @@ def incident_rows(spark: SparkSession, timeline: Timeline, failures: list[dict[s
                 rows.append({**m, "at_ms": ts, "incident": "broker_started", "broker_id": broker,
                              "detail": f"broker {broker} registered"})
             last_start[key] = ts
-    gave_up: dict[tuple[object, object], list[int]] = defaultdict(list)  # the broker's "… unclean shutdown"
-    for m in membership:
-        if m["kind"] == SHUTDOWN_END and m.get("phase") == "failed" and m.get("broker_id") is not None:
-            gave_up[(m["cluster"], m["broker_id"])].append(int(m["ts_ms"]))
-    last_stop: dict[tuple[object, object], int] = {}
-    for m in sorted(membership, key=lambda m: (m["ts_ms"], str(m["source_file"]), m["line_number"])):
-        joined = m.get("added_brokers") if m["kind"] == "broker_change" else (
-            m.get("brokers") if m["kind"] == "broker_registered" else None)
-        for broker in joined or []:  # back: its next controlled shutdown is another one (`controlled_shutdowns`)
-            last_stop.pop((m["cluster"], broker), None)
-        if m["kind"] != "controlled_shutdown" or m.get("broker_id") is None:
-            continue
-        key, ts = (m["cluster"], m["broker_id"]), int(m["ts_ms"])
-        if ts - last_stop.get(key, -(1 << 62)) > SHUTDOWN_GAP_MS:  # Kafka's retries are one shutdown
-            failed = any(ts - SHUTDOWN_END_SKEW_MS <= g <= ts + SHUTDOWN_END_MS for g in gave_up[key])
-            rows.append({**m, "at_ms": ts, "incident": "controlled_shutdown",
-                         "detail": f"broker {m['broker_id']} asked to stop (controlled shutdown): "
-                                   + ("every attempt failed, the broker stopped uncleanly" if failed else
-                                      "a clean stop, not a failure, when it leaves soon after")})
-        last_stop[key] = ts
+    for span in shutdown_spans(membership):  # the table's shutdowns, each with the outcome the table gives it
+        rows.append({**span["row"], "at_ms": span["first_ms"], "incident": "controlled_shutdown",
+                     "broker_id": span["broker_id"], "detail": _shutdown_detail(span)})
     for w in windows:
         rows.append({"cluster": w["cluster"], "at_ms": w["start_ms"], "end_ms": w["end_ms"],
                      "incident": "split_brain", "controller_id": w["stale_controller_id"],
@@ -215,6 +197,17 @@ def incident_rows(spark: SparkSession, timeline: Timeline, failures: list[dict[s
                      "detail": f"election storm: {s['elections']} elections, epochs {s['first_epoch']}-"
                                f"{s['last_epoch']}"})
     return _as_timestamps(rows_frame(spark, rows, INCIDENT_COLUMNS).unionByName(_unclean_incidents(unclean)))
+
+
+def _shutdown_detail(span: dict[str, object]) -> str:
+    """How a controlled shutdown ended, in words: failed only when the broker said so."""
+    if span["attempts"] == 0:
+        said = "its server.log says it succeeded" if span["outcome"] == "succeeded" else \
+            "its server.log says every attempt failed, the broker stopped uncleanly"
+        return f"broker {span['broker_id']} stopped with a controlled shutdown (request not in the logs read): {said}"
+    return f"broker {span['broker_id']} asked to stop (controlled shutdown): " + (
+        "every attempt failed, the broker stopped uncleanly" if span["outcome"] == "failed" else
+        "a clean stop, not a failure, when it leaves soon after")
 
 
 def _unclean_incidents(unclean: DataFrame) -> DataFrame:
