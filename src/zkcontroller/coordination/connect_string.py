@@ -43,24 +43,42 @@ def _parse_int(text: str) -> int:
 
 
 def validate_path(path: str) -> None:
-    """``PathUtils.validatePath`` (3.5.9), with its messages."""
+    """``PathUtils.validatePath`` (3.5.9), with its messages (`path_refusal`)."""
+    reason = path_refusal(path)
+    if reason is not None:
+        raise ValueError(reason)
+
+
+def path_refusal(path: str) -> str | None:
+    """Why ZooKeeper's client refuses ``path`` before sending anything (``PathUtils.validatePath``'s message), None
+    if it takes it. Positions count UTF-16 units, as Java's ``char[]`` does (a character beyond the BMP is two
+    surrogates, both refused)."""
+    if not path:
+        return "Path length must be > 0"
+    if path[0] != "/":
+        return "Path must start with / character"
+    if len(path) == 1:
+        return None
     if path[-1] == "/":
-        raise ValueError("Path must not end with / character")
+        return "Path must not end with / character"
+    units = path.encode("utf-16-le", "surrogatepass")
+    chars = [chr(int.from_bytes(units[i:i + 2], "little")) for i in range(0, len(units), 2)]
     reason = None
-    for i in range(1, len(path)):
-        c, last = path[i], path[i - 1]
-        end_of_name = i + 1 == len(path) or path[i + 1] == "/"
+    for i in range(1, len(chars)):
+        c, last = chars[i], chars[i - 1]
+        ends_name = i + 1 == len(chars) or chars[i + 1] == "/"
         if c == "\0":
             reason = f"null character not allowed @{i}"
         elif c == "/" and last == "/":
             reason = f"empty node name specified @{i}"
-        elif c == "." and end_of_name and (last == "/" or (last == "." and path[i - 2] == "/")):  # "." or ".."
+        elif c == "." and ends_name and (last == "/" or (last == "." and chars[i - 2] == "/")):  # "." or ".."
             reason = f"relative paths not allowed @{i}"
         elif ("\u0000" < c <= "\u001f" or "\u007f" <= c <= "\u009f" or "\ud800" <= c <= "\uf8ff"
-              or "\ufff0" <= c <= "\uffff" or ord(c) > 0xFFFF):  # beyond the BMP: surrogates in Java
+              or "\ufff0" <= c <= "\uffff"):
             reason = f"invalid character @{i}"
         if reason is not None:
-            raise ValueError(f'Invalid path string "{path}" caused by {reason}')
+            return f'Invalid path string "{path}" caused by {reason}'
+    return None
 
 
 def _server(piece: str) -> tuple[str, int]:

@@ -17,6 +17,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
+from zkcontroller.coordination.connect_string import path_refusal
 from zkcontroller.protocol.wire.data_strings import java_double
 
 REPLACEMENT = "\ufffd"
@@ -208,30 +209,6 @@ def jackson_text(value: Any) -> str:
 def zookeeper_path_error(path: str) -> IllegalArgumentException | None:
     """What ZooKeeper's client throws for a path it refuses before sending anything (``PathUtils.validatePath``,
     called by ``ZooKeeper.getData``; Kafka's handlers reach it with an entity name such as ``""`` or ``a//b``),
-    None for a path it takes. Positions count UTF-16 units, as Java's ``char[]`` does."""
-    if not path:
-        return IllegalArgumentException("Path length must be > 0")
-    if path[0] != "/":
-        return IllegalArgumentException("Path must start with / character")
-    if len(path) == 1:
-        return None
-    if path[-1] == "/":
-        return IllegalArgumentException("Path must not end with / character")
-    units = path.encode("utf-16-le", "surrogatepass")
-    chars = [chr(int.from_bytes(units[i:i + 2], "little")) for i in range(0, len(units), 2)]
-    reason = None
-    for i in range(1, len(chars)):
-        c, last = chars[i], chars[i - 1]
-        ends_name = i + 1 == len(chars) or chars[i + 1] == "/"
-        if c == "\0":
-            reason = f"null character not allowed @{i}"
-        elif c == "/" and last == "/":
-            reason = f"empty node name specified @{i}"
-        elif c == "." and ends_name and (last == "/" or (last == "." and chars[i - 2] == "/")):
-            reason = f"relative paths not allowed @{i}"
-        elif ("\u0000" < c <= "\u001f" or "\u007f" <= c <= "\u009f" or "\ud800" <= c <= "\uf8ff"
-              or "\ufff0" <= c <= "\uffff"):
-            reason = f"invalid character @{i}"
-        if reason is not None:
-            return IllegalArgumentException(f'Invalid path string "{path}" caused by {reason}')
-    return None
+    None for a path it takes."""
+    reason = path_refusal(path)
+    return None if reason is None else IllegalArgumentException(reason)
