@@ -57,6 +57,19 @@ def idle_and_active(controller: KafkaController) -> bool:
     return controller.is_active and events.queue_size == 0 and events.state.name == "IDLE"
 
 
+def recorded_events(controller: KafkaController) -> list[ControllerEvent]:
+    """The events ``controller`` processes from now on, in order (its ``process`` wrapped)."""
+    ran: list[ControllerEvent] = []
+    process = controller.process
+
+    async def recording(event: ControllerEvent) -> None:
+        ran.append(event)
+        await process(event)
+
+    controller.process = recording  # type: ignore[method-assign]
+    return ran
+
+
 def controller_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
     """What went to controller.log at ERROR, each with its exception's one-line form (SESSION_EXPIRED shows)."""
     return [f"{r.getMessage()} {r.exc_info[1]!r}" if r.exc_info else r.getMessage() for r in caplog.records
@@ -98,14 +111,7 @@ async def test_events_the_lost_session_queued_are_dropped_not_run_on_it(
         await zk.session.exists("/controller")
 
     controller._handlers[InFlight] = in_flight  # type: ignore[assignment]
-    ran: list[ControllerEvent] = []
-    process = controller.process
-
-    async def recording(event: ControllerEvent) -> None:
-        ran.append(event)
-        await process(event)
-
-    controller.process = recording  # type: ignore[method-assign]
+    ran = recorded_events(controller)
 
     controller.event_manager.put(InFlight())
     await asyncio.wait_for(held.wait(), 10)
@@ -190,14 +196,7 @@ async def test_an_expiry_landing_in_the_round_trip_of_the_running_event_runs_non
         await zk.session.exists("/controller")
 
     controller._handlers[InFlight] = in_flight  # type: ignore[assignment]
-    ran: list[ControllerEvent] = []
-    process = controller.process
-
-    async def recording(event: ControllerEvent) -> None:
-        ran.append(event)
-        await process(event)
-
-    controller.process = recording  # type: ignore[method-assign]
+    ran = recorded_events(controller)
     controller.event_manager.put(InFlight())
     queued: list[ControllerEvent] = [ControllerChange(), PartitionModifications(topic="t")]
     for event in queued:
