@@ -28,7 +28,12 @@ A record set whose check walks many records in Python (a large batch of a compac
 are checked, or a compressed legacy wrapper: more than `INLINE_SCAN_BYTES` inflated, which a zip bomb reaches
 from a few KB) is checked on a worker thread before the append, so the event loop answers other connections
 meanwhile (the check holds the GIL, but gives it up every few milliseconds); smaller ones stay on the loop, where
-the check costs less than the thread hop. The simulator's runtime never hops (its virtual-time loop has no
+the check costs less than the thread hop. A partition the append would refuse before its records are looked at
+(internal topic, offline log dir, not led here, too small an ISR) is not walked. One such check is in flight per
+event loop (`MAX_QUEUED_SCANS`): the others wait on the loop, and a request cancelled (its connection closed, its
+broker stopped) stops its walk within 4096 records; at interpreter exit the running walk stops and the queued
+ones are dropped. A refusal found there keeps no traceback (whose frames would hold the whole walk), and each
+partition's outcome is released once appended. The simulator's runtime never hops (its virtual-time loop has no
 threads): its traces do not change.
 
 acks=-1 then waits (`delayed_produce`) unless every partition failed; acks=0 gets no response at all, unless a
