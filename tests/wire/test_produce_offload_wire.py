@@ -105,9 +105,9 @@ async def test_an_offloaded_bomb_is_refused_as_inline(offloading: tuple[KafkaApi
     hops: list[object] = []
     real_off_loop = produce_module._off_loop
 
-    async def counted(func: Any, /, *args: Any) -> Any:
+    async def counted(func: Any, /, *args: Any, **kwargs: Any) -> Any:
         hops.append(func)
-        return await real_off_loop(func, *args)
+        return await real_off_loop(func, *args, **kwargs)
     monkeypatch.setattr(produce_module, "_off_loop", counted)
     n = produce_module.INLINE_SCAN_BYTES // len(KEYED_RECORD) + 1
     keyless = bytes([12, 0, 0, 0, 1, 1, 0])

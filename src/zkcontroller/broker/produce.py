@@ -30,10 +30,11 @@ from a few KB) is checked on a worker thread before the append, so the event loo
 meanwhile (the check holds the GIL, but gives it up every few milliseconds); smaller ones stay on the loop, where
 the check costs less than the thread hop. A partition the append would refuse before its records are looked at
 (internal topic, offline log dir, not led here, too small an ISR) is not walked. One such check is in flight per
-event loop (`MAX_QUEUED_SCANS`): the others wait on the loop, and a request cancelled (its connection closed, its
-broker stopped) stops its walk within 4096 records; at interpreter exit the running walk stops and the queued
-ones are dropped. A refusal found there keeps no traceback (whose frames would hold the whole walk), and each
-partition's outcome is released once appended. The simulator's runtime never hops (its virtual-time loop has no
+event loop (`MAX_QUEUED_SCANS`): the others wait on the loop; a request whose task is cancelled, or whose broker
+stops (its produce purgatory shut down: the request is dropped unanswered, as a waiting acks=-1 one is), stops its
+walk within 4096 records; at interpreter exit the running walk stops and the queued ones are dropped. A refusal
+found there keeps no traceback (whose frames would hold the whole walk), and each partition's outcome is released
+once appended. The simulator's runtime never hops (its virtual-time loop has no
 threads): its traces do not change.
 
 acks=-1 then waits (`delayed_produce`) unless every partition failed; acks=0 gets no response at all, unless a
@@ -54,7 +55,7 @@ from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from zkcontroller.broker.client_quota_manager import mark_local_complete
-from zkcontroller.broker.delayed_produce import PendingAppend, ProduceWaiters
+from zkcontroller.broker.delayed_produce import PendingAppend, ProduceWaiters, PurgatoryShutDown
 from zkcontroller.broker.metadata_cache import MetadataCache
 from zkcontroller.broker.partition import Partition
 from zkcontroller.broker.producer_state import PRODUCER_STATE_ERRORS, ProducerStateError, producer_batches
@@ -265,20 +266,26 @@ async def _scan(p: ProducePartition, entries: list[record_sets.Entry], target: P
                                    timestamp_difference_max_ms=checks.timestamp_difference_max_ms)
     if walked <= INLINE_SCAN_BYTES:
         return _Scanned(checks, inflated)
+    waiters = target.waiters
     async with _scan_gate():  # waiting requests wait here, on the loop (cancellable), not in the worker's queue
-        now = target.runtime.now_ms()
-        outcome = await _off_loop(_validate_outcome, p.records, entries, TopicPartition(p.topic, p.partition),
-                                  checks, now, inflated)
+        if not waiters.shut_down:
+            now = target.runtime.now_ms()
+            outcome = await _off_loop(_validate_outcome, p.records, entries, TopicPartition(p.topic, p.partition),
+                                      checks, now, inflated, stopped=lambda: waiters.shut_down)
+    if waiters.shut_down:  # the broker stopped meanwhile: dropped unanswered, as a waiting acks=-1 request is
+        raise PurgatoryShutDown("the broker is stopping: request dropped at its record check")
     return _Scanned(checks, inflated, now, outcome)
 
 
-async def _off_loop(check: Callable[..., int | RecordSetError], *args: object) -> int | RecordSetError:
+async def _off_loop(check: Callable[..., int | RecordSetError], *args: object,
+                    stopped: Callable[[], bool] | None = None) -> int | RecordSetError:
     """``check(*args, cancelled=...)`` on the record-check worker (`_scan_worker`), the event loop free meanwhile.
-    Cancelled (its connection closed, its broker stopped), the walk is told to stop at its next cancel check."""
+    Cancelled (its connection's task cancelled), ``stopped()`` (its broker stopping) or the interpreter exiting,
+    the walk is told to stop at its next cancel check."""
     stop = threading.Event()
 
     def cancelled() -> bool:
-        return stop.is_set() or _exiting.is_set()
+        return stop.is_set() or _exiting.is_set() or (stopped is not None and stopped())
     future = _scan_worker().submit(check, *args, cancelled=cancelled)
     try:
         return await asyncio.wrap_future(future)

@@ -20,7 +20,7 @@ from tests.helpers import ManualRuntime
 from tests.wire.test_produce_offload_wire import KEYED_RECORD, zstd_batch
 
 from zkcontroller.broker import produce as produce_module
-from zkcontroller.broker.delayed_produce import ProduceWaiters
+from zkcontroller.broker.delayed_produce import ProduceWaiters, PurgatoryShutDown
 from zkcontroller.broker.partition import Partition
 from zkcontroller.broker.produce import ProduceAnswer, ProducePartition, ProduceTarget, produce
 from zkcontroller.model import TopicPartition
@@ -194,6 +194,23 @@ async def test_a_cancelled_requests_walk_stops_early(monkeypatch: pytest.MonkeyP
     assert broker.parts[TopicPartition("t", 0)].log_end_offset == 0
 
 
+async def test_a_stopping_brokers_walk_stops_early_and_its_request_is_dropped(monkeypatch: pytest.MonkeyPatch
+                                                                             ) -> None:
+    broker = Broker()
+    target = broker.target()
+    started, go = asyncio.Event(), threading.Event()
+    walked = counting_walk(monkeypatch, started, go)
+    task = asyncio.create_task(produce(9, 1, 30_000, "c", [ProducePartition("t", 0, zstd_batch(LONG))],
+                                       cache=KNOWN, target=target))  # type: ignore[arg-type]
+    await asyncio.wait_for(started.wait(), BOUND_S)
+    target.waiters.shutdown()  # the replica manager shutting down (the broker stopping)
+    go.set()
+    with pytest.raises(PurgatoryShutDown):  # the request dropped unanswered (its connection closed quietly)
+        await asyncio.wait_for(task, BOUND_S)
+    assert walked[0] <= 2 * 4096  # before: all 200k records walked for a stopped broker
+    assert broker.parts[TopicPartition("t", 0)].log_end_offset == 0
+
+
 async def test_exit_stops_the_running_walk_and_drops_the_queued_ones(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(produce_module, "_exiting", threading.Event())
     monkeypatch.setattr(produce_module, "_scans", None)  # a worker of this test's own
@@ -226,9 +243,9 @@ async def test_checks_changed_during_the_hop_are_checked_off_the_loop_again(monk
         on_loop.append(threading.current_thread() is threading.main_thread())
         return real_validate(*args, **kwargs)
 
-    async def off_loop(*args: Any) -> Any:
+    async def off_loop(*args: Any, **kwargs: Any) -> Any:
         hops.append(args[0])
-        out = await real_off_loop(*args)
+        out = await real_off_loop(*args, **kwargs)
         if len(hops) == 1:
             broker.log_append_time = True  # the topic's message.timestamp.type altered meanwhile
         return out
@@ -245,8 +262,8 @@ async def test_the_append_reads_the_clock_after_the_hop(monkeypatch: pytest.Monk
     broker.runtime.now = 1_000
     real_off_loop = produce_module._off_loop
 
-    async def off_loop(*args: Any) -> Any:
-        out = await real_off_loop(*args)
+    async def off_loop(*args: Any, **kwargs: Any) -> Any:
+        out = await real_off_loop(*args, **kwargs)
         broker.runtime.advance(5_000)  # the walk took its time
         return out
     monkeypatch.setattr(produce_module, "_off_loop", off_loop)
