@@ -271,12 +271,13 @@ def test_a_raise_under_a_broker_that_crashes_is_a_failed_request_not_a_violation
     crashes: list[int] = []
 
     def append(world: SimWorld) -> Callable[..., Any]:
-        def crashing(p: Any, entries: Any, acks: int, client_id: Any, cache: Any, target: Any) -> Any:
+        def crashing(p: Any, entries: Any, acks: int, client_id: Any, cache: Any, target: Any,
+                     scanned: Any = None) -> Any:
             if not crashes and target is not None:
                 crashes.append(target.broker_id)
                 world.host(target.broker_id).crash()
                 raise RuntimeError("the process died under the append")
-            return real(p, entries, acks, client_id, cache, target)
+            return real(p, entries, acks, client_id, cache, target, scanned)
         return crashing
 
     world, result = _run_with_append(1, append)

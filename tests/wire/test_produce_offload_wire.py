@@ -105,9 +105,9 @@ async def test_an_offloaded_bomb_is_refused_as_inline(offloading: tuple[KafkaApi
     hops: list[object] = []
     real_off_loop = produce_module._off_loop
 
-    async def counted(func: Any, /, *args: Any) -> Any:
+    async def counted(func: Any, /, *args: Any, **kwargs: Any) -> Any:
         hops.append(func)
-        return await real_off_loop(func, *args)
+        return await real_off_loop(func, *args, **kwargs)
     monkeypatch.setattr(produce_module, "_off_loop", counted)
     n = produce_module.INLINE_SCAN_BYTES // len(KEYED_RECORD) + 1
     keyless = bytes([12, 0, 0, 0, 1, 1, 0])
@@ -157,3 +157,16 @@ def test_a_forked_child_makes_its_own_worker() -> None:
     finally:
         os.close(read)
         os.waitpid(pid, 0)
+
+
+async def test_a_bomb_beyond_the_guard_is_refused_by_a_compacted_topic(offloading: tuple[KafkaApis, Replicas],
+                                                                       caplog: pytest.LogCaptureFixture) -> None:
+    """64 MiB and 7 bytes of keyless records in a few KB: not walked (nor accepted unchecked, as before), refused
+    as a batch that cannot be decompressed: UNKNOWN_SERVER_ERROR, the reason in the broker's log."""
+    api, replicas = offloading
+    n = record_sets.MAX_INFLATED // len(KEYED_RECORD) + 1
+    got = await answer(api, 9, zstd_batch(n, bytes([12, 0, 0, 0, 1, 1, 0])))
+    assert (got["error_code"], got["error_message"], got["record_errors"]) == (-1, None, [])
+    assert replicas.parts[ORDERS_0].log_end_offset == 10
+    assert "org.apache.kafka.common.KafkaException: Failed to decompress record stream: zstd frame inflates beyond " \
+           "67108864 bytes" in caplog.text

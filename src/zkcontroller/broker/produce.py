@@ -28,7 +28,13 @@ A record set whose check walks many records in Python (a large batch of a compac
 are checked, or a compressed legacy wrapper: more than `INLINE_SCAN_BYTES` inflated, which a zip bomb reaches
 from a few KB) is checked on a worker thread before the append, so the event loop answers other connections
 meanwhile (the check holds the GIL, but gives it up every few milliseconds); smaller ones stay on the loop, where
-the check costs less than the thread hop. The simulator's runtime never hops (its virtual-time loop has no
+the check costs less than the thread hop. A partition the append would refuse before its records are looked at
+(internal topic, offline log dir, not led here, too small an ISR) is not walked. One such check is in flight per
+event loop (`MAX_QUEUED_SCANS`): the others wait on the loop; a request whose task is cancelled, or whose broker
+stops (its produce purgatory shut down: the request is dropped unanswered, as a waiting acks=-1 one is), stops its
+walk within 4096 records; at interpreter exit the running walk stops and the queued ones are dropped. A refusal
+found there keeps no traceback (whose frames would hold the whole walk), and each partition's outcome is released
+once appended. The simulator's runtime never hops (its virtual-time loop has no
 threads): its traces do not change.
 
 acks=-1 then waits (`delayed_produce`) unless every partition failed; acks=0 gets no response at all, unless a
@@ -41,13 +47,15 @@ import asyncio
 import logging
 import os
 import struct
+import threading
+import weakref
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from zkcontroller.broker.client_quota_manager import mark_local_complete
-from zkcontroller.broker.delayed_produce import PendingAppend, ProduceWaiters
+from zkcontroller.broker.delayed_produce import PendingAppend, ProduceWaiters, PurgatoryShutDown
 from zkcontroller.broker.metadata_cache import MetadataCache
 from zkcontroller.broker.partition import Partition
 from zkcontroller.broker.producer_state import PRODUCER_STATE_ERRORS, ProducerStateError, producer_batches
@@ -70,10 +78,20 @@ INLINE_SCAN_BYTES = 16 * 1024
 """A record set whose check walks more bytes than this (records inflated) is checked on a worker thread. Below,
 it stays on the loop: at most about 8 ms for 16 KiB of the smallest (7-byte) records, a fraction of a millisecond
 for 100-byte ones, where the hop (50-150 µs) would be a large share (docs/benchmarks.md)."""
+MAX_QUEUED_SCANS = 1
+"""Off-loop checks in flight per event loop (`_scan_gate`): the one worker walks one at a time anyway, so a
+request waiting its turn waits on the loop (cancelled with its connection), not in the worker's queue."""
+CANCEL_EVERY_RECORDS = 4096
+"""How often (in records) a walk on the worker asks whether it is still wanted (`record_sets.validate`)."""
 _scans: ThreadPoolExecutor | None = None
 """One worker for every broker of the process (`_scan_worker`): a bomb's walk holds its inflated records (up to
 64 MiB, more with a record error per refused record) and the GIL while it runs, so several at once would
 multiply the memory without finishing sooner; the others wait their turn."""
+
+
+_exiting = threading.Event()
+"""Set as the interpreter exits: a walk still running ends at its next cancel check, queued ones are dropped."""
+_gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
 
 
 def _scan_worker() -> ThreadPoolExecutor:
@@ -83,13 +101,34 @@ def _scan_worker() -> ThreadPoolExecutor:
     return _scans
 
 
+def _scan_gate() -> asyncio.Semaphore:
+    """The running loop's bound on checks in flight (`MAX_QUEUED_SCANS`)."""
+    loop = asyncio.get_running_loop()
+    gate = _gates.get(loop)
+    if gate is None:
+        gate = _gates[loop] = asyncio.Semaphore(MAX_QUEUED_SCANS)
+    return gate
+
+
+def _stop_scans() -> None:
+    """At interpreter exit (before ``concurrent.futures`` joins its workers): the running walk told to stop, the
+    queued ones cancelled, so exit does not wait for a bomb's walk."""
+    _exiting.set()
+    if _scans is not None:
+        _scans.shutdown(wait=False, cancel_futures=True)
+
+
 def _forget_scan_worker() -> None:
     """In a forked child: the parent's worker thread is not there, so a new one is made on first use."""
     global _scans
     _scans = None
+    _gates.clear()
 
 
 os.register_at_fork(after_in_child=_forget_scan_worker)
+_register_at_exit = getattr(threading, "_register_atexit", None)  # runs before the executors' own join
+if _register_at_exit is not None:
+    _register_at_exit(_stop_scans)
 
 
 _BATCH_TIMESTAMPS = struct.Struct(">qq")
@@ -197,19 +236,22 @@ class _Scanned:
 
 
 def _validate(records: bytes, entries: list[record_sets.Entry], tp: TopicPartition, checks: _Checks, now_ms: int,
-              inflated: dict[int, bytes]) -> int:
+              inflated: dict[int, bytes], cancelled: Callable[[], bool] | None = None) -> int:
     return record_sets.validate(records, entries, checks.max_batch_size, str(tp), compacted=checks.compacted,
                                 now_ms=now_ms, create_time=checks.create_time,
-                                timestamp_difference_max_ms=checks.timestamp_difference_max_ms, inflated=inflated)
+                                timestamp_difference_max_ms=checks.timestamp_difference_max_ms, inflated=inflated,
+                                cancelled=cancelled)
 
 
 def _validate_outcome(records: bytes, entries: list[record_sets.Entry], tp: TopicPartition, checks: _Checks,
-                      now_ms: int, inflated: dict[int, bytes]) -> int | RecordSetError:
-    """`_validate` on a worker thread: the refusal returned, for the append to answer in its turn."""
+                      now_ms: int, inflated: dict[int, bytes],
+                      cancelled: Callable[[], bool] | None = None) -> int | RecordSetError:
+    """`_validate` on a worker thread: the refusal returned, for the append to answer in its turn, without its
+    traceback (whose frames hold the whole walk: up to 64 MiB inflated and millions of entries)."""
     try:
-        return _validate(records, entries, tp, checks, now_ms, inflated)
+        return _validate(records, entries, tp, checks, now_ms, inflated, cancelled)
     except RecordSetError as e:
-        return e
+        return e.with_traceback(None)
 
 
 async def _scan(p: ProducePartition, entries: list[record_sets.Entry], target: ProduceTarget) -> _Scanned:
@@ -224,15 +266,33 @@ async def _scan(p: ProducePartition, entries: list[record_sets.Entry], target: P
                                    timestamp_difference_max_ms=checks.timestamp_difference_max_ms)
     if walked <= INLINE_SCAN_BYTES:
         return _Scanned(checks, inflated)
-    now = target.runtime.now_ms()
-    outcome = await _off_loop(_validate_outcome, p.records, entries, TopicPartition(p.topic, p.partition), checks,
-                              now, inflated)
+    waiters = target.waiters
+    async with _scan_gate():  # waiting requests wait here, on the loop (cancellable), not in the worker's queue
+        if not waiters.shut_down:
+            now = target.runtime.now_ms()
+            outcome = await _off_loop(_validate_outcome, p.records, entries, TopicPartition(p.topic, p.partition),
+                                      checks, now, inflated, stopped=lambda: waiters.shut_down)
+    if waiters.shut_down:  # the broker stopped meanwhile: dropped unanswered, as a waiting acks=-1 request is
+        raise PurgatoryShutDown("the broker is stopping: request dropped at its record check")
     return _Scanned(checks, inflated, now, outcome)
 
 
-async def _off_loop(check: Callable[..., int | RecordSetError], *args: object) -> int | RecordSetError:
-    """``check(*args)`` on the record-check worker (`_scan_worker`), the event loop free meanwhile."""
-    return await asyncio.wrap_future(_scan_worker().submit(check, *args))
+async def _off_loop(check: Callable[..., int | RecordSetError], *args: object,
+                    stopped: Callable[[], bool] | None = None) -> int | RecordSetError:
+    """``check(*args, cancelled=...)`` on the record-check worker (`_scan_worker`), the event loop free meanwhile.
+    Cancelled (its connection's task cancelled), ``stopped()`` (its broker stopping) or the interpreter exiting,
+    the walk is told to stop at its next cancel check."""
+    stop = threading.Event()
+
+    def cancelled() -> bool:
+        return stop.is_set() or _exiting.is_set() or (stopped is not None and stopped())
+    future = _scan_worker().submit(check, *args, cancelled=cancelled)
+    try:
+        return await asyncio.wrap_future(future)
+    except asyncio.CancelledError:
+        stop.set()
+        future.cancel()
+        raise
 
 
 async def produce(version: int, acks: int, timeout_ms: int, client_id: str | None,
@@ -273,16 +333,24 @@ async def produce(version: int, acks: int, timeout_ms: int, client_id: str | Non
     if target is not None and target.configs_loaded is not None and inspected:
         await target.configs_loaded({partitions[i].topic for i in inspected})
     scanned: dict[int, _Scanned] = {}
-    if target is not None and target.offload_scans:
-        for i, entries in inspected.items():
-            if partitions[i].records is not None and entries:
-                scanned[i] = await _scan(partitions[i], entries, target)
+    offload = target is not None and target.offload_scans
+    if offload:
+        assert target is not None
+        for i, entries in inspected.items():  # a partition the append refuses first is not walked
+            p = partitions[i]
+            if p.records is not None and entries and _refusal(p, acks, client_id, cache, target) is None:
+                scanned[i] = await _scan(p, entries, target)
     pending: dict[int, PendingAppend] = {}
     for i, entries in inspected.items():
         p = partitions[i]
-        ahead = scanned.get(i)  # none on the simulator's runtime, whose tests wrap the six-argument _append
-        answer = (_append(p, entries, acks, client_id, cache, target) if ahead is None
-                  else _append(p, entries, acks, client_id, cache, target, ahead))
+        ahead = scanned.pop(i, None)  # each walk's memory released once its partition is appended
+        if offload:  # the topic's checks changed during the hops (or the partition became appendable): hop again
+            assert target is not None
+            while (p.records is not None and entries and (ahead is None or ahead.checks != _checks(p.topic, target))
+                   and _refusal(p, acks, client_id, cache, target) is None):
+                ahead = await _scan(p, entries, target)
+        answer = _append(p, entries, acks, client_id, cache, target, ahead)
+        del ahead
         answers[i] = answer
         if isinstance(answer, Appended) and acks == -1:
             pending[i] = PendingAppend(TopicPartition(p.topic, p.partition), answer.base_offset + answer.count)
@@ -298,15 +366,16 @@ async def produce(version: int, acks: int, timeout_ms: int, client_id: str | Non
     return [a for a in answers if a is not None]
 
 
-def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: int, client_id: str | None,
-            cache: MetadataCache | None, target: ProduceTarget | None, scanned: _Scanned | None = None
-            ) -> ProduceAnswer:
-    """``appendToLocalLog`` for one partition; ``scanned``: its record set checked (or inflated) ahead (`_scan`),
-    used if the topic's configs have not changed since."""
+def _refusal(p: ProducePartition, acks: int, client_id: str | None, cache: MetadataCache | None,
+             target: ProduceTarget | None, *, logged: bool = False) -> ProduceAnswer | None:
+    """The append's refusals before the log looks at the records, in Kafka 2.8's order (``appendToLocalLog``'s
+    internal topic check, ``getPartitionOrException``, ``appendRecordsToLeader``'s leader and min ISR checks); None
+    when there is none. Checked before a record set is walked (so a refused one is not) and again at the append;
+    ``logged``: NOT_ENOUGH_REPLICAS's failure logged (at the append only)."""
     tp = TopicPartition(p.topic, p.partition)
 
-    def error(code: int, message: str | None = None, log_start_offset: int = -1) -> ProduceAnswer:
-        return ProduceAnswer(p.topic, p.partition, code, log_start_offset=log_start_offset, error_message=message)
+    def error(code: int, log_start_offset: int = -1) -> ProduceAnswer:
+        return ProduceAnswer(p.topic, p.partition, code, log_start_offset=log_start_offset)
 
     if is_internal(p.topic) and client_id != ADMIN_CLIENT_ID:
         return error(int(Errors.INVALID_TOPIC_EXCEPTION))
@@ -321,11 +390,30 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
     assert target is not None
     min_isr = target.min_insync_replicas(p.topic)
     if acks == -1 and len(partition.isr) < min_isr:
-        # not among appendToLocalLog's known exceptions: logged as a failure, with the log start offset
-        _failed(target, tp, f"org.apache.kafka.common.errors.NotEnoughReplicasException: The size of the current "
-                            f"ISR Set({', '.join(map(str, partition.isr))}) is insufficient to satisfy the min.isr "
-                            f"requirement of {min_isr} for partition {tp}")
+        if logged:  # not among appendToLocalLog's known exceptions: logged as a failure, with the log start offset
+            _failed(target, tp, f"org.apache.kafka.common.errors.NotEnoughReplicasException: The size of the "
+                                f"current ISR Set({', '.join(map(str, partition.isr))}) is insufficient to satisfy "
+                                f"the min.isr requirement of {min_isr} for partition {tp}")
         return error(NOT_ENOUGH_REPLICAS, log_start_offset=LOG_START_OFFSET)
+    return None
+
+
+def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: int, client_id: str | None,
+            cache: MetadataCache | None, target: ProduceTarget | None, scanned: _Scanned | None = None
+            ) -> ProduceAnswer:
+    """``appendToLocalLog`` for one partition; ``scanned``: its record set checked (or inflated) ahead (`_scan`),
+    used if the topic's configs have not changed since."""
+    tp = TopicPartition(p.topic, p.partition)
+
+    def error(code: int, message: str | None = None, log_start_offset: int = -1) -> ProduceAnswer:
+        return ProduceAnswer(p.topic, p.partition, code, log_start_offset=log_start_offset, error_message=message)
+
+    refused = _refusal(p, acks, client_id, cache, target, logged=True)
+    if refused is not None:
+        return refused
+    assert target is not None
+    partition = target.partition(tp)
+    assert partition is not None
     if p.records is None or entries is None:  # Kafka's append of a null MemoryRecords fails unexpectedly
         _failed(target, tp, "java.lang.NullPointerException")
         return error(int(Errors.UNKNOWN_SERVER_ERROR), log_start_offset=LOG_START_OFFSET)
@@ -334,15 +422,17 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
     stamped = not checks.create_time
     if scanned is not None and scanned.checks != checks:
         scanned = None  # the topic's configs changed meanwhile: checked again, here
-    try:
-        if scanned is not None and scanned.outcome is not None:
-            now = scanned.now_ms
-            if isinstance(scanned.outcome, RecordSetError):
-                raise scanned.outcome
-            count = scanned.outcome
-        else:
-            count = _validate(p.records, entries, tp, checks, now, scanned.inflated if scanned is not None else {})
-    except RecordSetError as e:
+    outcome: int | RecordSetError
+    if scanned is not None and scanned.outcome is not None:  # checked at its own (earlier) time; appended now
+        outcome = scanned.outcome
+    else:
+        try:
+            outcome = _validate(p.records, entries, tp, checks, now, scanned.inflated if scanned is not None else {})
+        except RecordSetError as failure:  # kept without its traceback (the walk's frames)
+            outcome = failure.with_traceback(None)
+    scanned = None
+    if isinstance(outcome, RecordSetError):
+        e = outcome
         if e.exception is not None:  # appendToLocalLog's Throwable branch: logged, the log start offset, no message
             _failed(target, tp, f"{e.exception}: {e}")
             return error(e.error, log_start_offset=LOG_START_OFFSET)
@@ -353,6 +443,7 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
             _failed(target, tp, f"org.apache.kafka.common.errors.InvalidTimestampException: {e}")
             return replace(error(e.error, str(e), LOG_START_OFFSET), record_errors=e.record_errors)
         return error(e.error)  # CorruptRecordException: a known exception, answered without either
+    count = outcome
     base_offset = partition.log_end_offset
     batches = producer_batches(p.records, entries)
     if stamped:  # LogValidator stamps every batch with the append time: its max timestamp too

@@ -96,16 +96,43 @@ def test_a_zstd_batchs_timestamps_are_checked(zstd_builder: None) -> None:
     assert e.record_errors[0][1].startswith(f"Timestamp {NOW - 5_000} of message with offset 1 is out of range.")
 
 
-def test_a_zstd_bomb_beyond_the_guard_is_not_walked() -> None:
-    """64 MiB and 7 bytes of records in about 6 KB: refused by the bounded reader (no records known, as for a
-    gzip bomb), never inflated whole."""
+def test_a_zstd_bomb_beyond_the_guard_is_refused_where_it_would_be_walked() -> None:
+    """64 MiB and 7 bytes of records in about 6 KB: never inflated whole. A compacted topic (or one whose
+    timestamps are checked) refuses it as Kafka refuses a batch it cannot decompress (KafkaException, so
+    UNKNOWN_SERVER_ERROR): a deliberate deviation, Kafka would walk it all. Before, it was accepted unchecked."""
     n = record_sets.MAX_INFLATED // len(SMALLEST_RECORD) + 1
     bomb = _streamed(SMALLEST_RECORD * n)
     assert len(bomb) < 16_384
     with pytest.raises(compression.InflationLimitExceeded):
         compression.decompress(ZSTD, bomb, 2, record_sets.MAX_INFLATED)
     data = raw_batch(b"", n, ZSTD, bomb)
-    assert validate(data, inspect(data, 7), compacted=True) == n
+    for checks in ({"compacted": True}, {"now_ms": NOW, "timestamp_difference_max_ms": 1_000}):
+        e = refusal(data, **checks)
+        assert (e.error, e.exception) == (record_sets.UNKNOWN_SERVER_ERROR, "org.apache.kafka.common.KafkaException")
+        assert str(e).startswith("Failed to decompress record stream: ") and "beyond 67108864 bytes" in str(e)
+    assert validate(data, inspect(data, 7)) == n  # nothing walked: appended as before
+
+
+def test_an_unreadable_compressed_batch_is_refused_where_it_would_be_walked() -> None:
+    data = raw_batch(b"", 3, ZSTD, b"\x28\xb5\x2f\xfd garbage")
+    e = refusal(data, compacted=True)
+    assert (e.error, e.exception) == (record_sets.UNKNOWN_SERVER_ERROR, "org.apache.kafka.common.KafkaException")
+    assert str(e).startswith("Failed to decompress record stream: zstd: ")
+
+
+def test_a_zstd_buffer_full_is_told_from_other_failures_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only cramjam's exact "buffer full" message grows the buffer; any other failure naming it is unreadable."""
+    def failing(_value: object, _out: object) -> int:
+        raise cramjam.DecompressionError("frame failed to write whole buffer of the dictionary")
+    monkeypatch.setattr(cramjam.zstd, "decompress_into", failing)
+    with pytest.raises(CompressionError) as e:
+        compression.decompress(ZSTD, b"x", 2, 1 << 20)
+    assert not isinstance(e.value, compression.InflationLimitExceeded)
+
+
+def test_zstd_hands_back_its_own_buffer() -> None:
+    """No copy of the inflated records (up to 64 MiB): the bytearray inflated into is the answer."""
+    assert type(compression.decompress(ZSTD, _streamed(b"abc" * 10), 2, 100)) is bytearray
 
 
 def test_zstd_reads_concatenated_frames_and_refuses_garbage() -> None:

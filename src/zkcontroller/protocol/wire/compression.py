@@ -33,6 +33,8 @@ LZ4_FRAME_MAGIC = 0x184D2204
 _LZ4_BLOCK_MAX = {4: 1 << 16, 5: 1 << 18, 6: 1 << 20, 7: 1 << 22}
 _LZ4_UNCOMPRESSED = 0x80000000
 _ZSTD_FIRST_BUFFER = 64 * 1024
+_ZSTD_FULL = "failed to write whole buffer"
+"""cramjam's error when ``decompress_into``'s buffer is full (its only other failure: an unreadable stream)."""
 
 
 class CompressionError(Exception):
@@ -43,11 +45,12 @@ class InflationLimitExceeded(CompressionError):
     """A compressed value that inflates beyond the limit it was read with."""
 
 
-def decompress(codec: int, value: bytes, magic: int, limit: int, *, partial: bool = False) -> bytes:
+def decompress(codec: int, value: bytes, magic: int, limit: int, *, partial: bool = False) -> bytes | bytearray:
     """The inner message set of a wrapper, or the records of a v2 batch, compressed with ``codec`` (gzip, snappy,
     lz4 or zstd); at most ``limit`` bytes (`InflationLimitExceeded` beyond). ``partial``: a value inflating beyond
     ``limit`` gives its first ``limit`` bytes instead (at most: a snappy block is whole or not at all, so a single
-    block beyond ``limit`` is still `InflationLimitExceeded`), for a reader that needs only the first records."""
+    block beyond ``limit`` is still `InflationLimitExceeded`), for a reader that needs only the first records.
+    zstd gives its own buffer (a bytearray: not copied again)."""
     try:
         if codec == GZIP:
             return _gunzip(value, limit, partial)
@@ -153,22 +156,23 @@ def _lz4_frame(value: bytes, *, ignore_header_checksum: bool, limit: int, partia
         out += data
 
 
-def _zstd(value: bytes, limit: int, partial: bool = False) -> bytes:
+def _zstd(value: bytes, limit: int, partial: bool = False) -> bytearray:
     """The zstd frames of ``value``, inflated into a buffer that grows (by doubling, from 64 KiB) up to
     ``limit`` + 1 bytes: ``cramjam``'s ``decompress_into`` stops once the buffer is full, so a bomb costs at most
-    about twice ``limit`` bytes of decoding, and a small batch allocates no more than it needs. (A frame's
-    content size, when its writer gave one, is not trusted: zstd-jni's streams leave it out anyway.)"""
+    about twice ``limit`` bytes of decoding. Even a small batch allocates the first 64 KiB (trimmed to its
+    size after). (A frame's content size, when its writer gave one, is not trusted: zstd-jni's streams leave it
+    out anyway.)"""
     size = min(_ZSTD_FIRST_BUFFER, limit + 1)
     while True:
         out = bytearray(size)
         try:
             written = cramjam.zstd.decompress_into(value, out)
         except cramjam.DecompressionError as e:
-            if "whole buffer" not in str(e):  # unreadable (cramjam's only other failure)
+            if str(e) != _ZSTD_FULL:  # unreadable (cramjam's only other failure)
                 raise CompressionError(f"zstd: {e}") from None
             if partial and size >= limit:
                 del out[limit:]  # a full buffer holds the frames' first bytes
-                return bytes(out)
+                return out
             if size > limit:
                 raise InflationLimitExceeded(f"zstd frame inflates beyond {limit} bytes") from None
             size = min(size * 2, limit + 1)  # full: tried again twice as large
@@ -176,10 +180,10 @@ def _zstd(value: bytes, limit: int, partial: bool = False) -> bytes:
         if written > limit:
             if partial:
                 del out[limit:]
-                return bytes(out)
+                return out
             raise InflationLimitExceeded(f"zstd frame inflates beyond {limit} bytes")
         del out[written:]
-        return bytes(out)
+        return out
 
 
 def xxh32(data: bytes) -> int:

@@ -39,7 +39,7 @@ from __future__ import annotations
 import struct
 import zlib
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -219,7 +219,8 @@ def inspect(data: bytes | memoryview, produce_version: int, *, check_magic: bool
 
 def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int | None = None,
              topic_partition: str = "", *, compacted: bool = False, now_ms: int = 0, create_time: bool = True,
-             timestamp_difference_max_ms: int = LONG_MAX, inflated: dict[int, bytes] | None = None) -> int:
+             timestamp_difference_max_ms: int = LONG_MAX, inflated: dict[int, bytes] | None = None,
+             cancelled: Callable[[], bool] | None = None) -> int:
     """Check each entry as the log's append does; the number of offsets the record set takes. ``max_batch_size``:
     the topic's ``max.message.bytes``, which no entry (offset and size fields included) may exceed;
     ``topic_partition`` (``topic-partition``) is named in the messages, as Kafka's name it. ``compacted``: the
@@ -228,7 +229,8 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
     ``message.timestamp.type`` CreateTime (``create_time``), a timestamp further than
     ``timestamp_difference_max_ms`` from ``now_ms`` is INVALID_TIMESTAMP; so is every record of a batch the producer
     marked LogAppendTime, whatever the topic's type. ``inflated``: compressed values `scan_size` already
-    inflated, by entry start (not inflated again)."""
+    inflated, by entry start (not inflated again). ``cancelled``: asked every 4096 records of a v2 walk; true, the
+    walk ends with UNKNOWN_SERVER_ERROR (its requester is gone)."""
     tp = topic_partition
     inflated = inflated or {}
     buf = memoryview(data)
@@ -272,6 +274,8 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
         if e.magic == 2 and (compacted or check_timestamps):  # one pass over the records, for keys and timestamps:
             # only the refused ones are kept (a bomb's millions of good records are not)
             records: Iterator[tuple[int, _V2Record]] = enumerate(_iter_v2_records(entry, inflated.get(e.start)))
+            if cancelled is not None:
+                records = _unless_cancelled(records, cancelled)
             if compacted:  # after the batch's own checks, as LogValidator's validateKey per record of each batch
                 records = _keyed(records, errors, keyless)
             if check_timestamps:  # validateKey(...).orElse(validateTimestamp(...)): the keyed records only
@@ -357,6 +361,16 @@ def _v2_records(entry: memoryview, inflated: bytes | None = None) -> list[_V2Rec
     return list(_iter_v2_records(entry, inflated))
 
 
+def _unless_cancelled(records: Iterator[tuple[int, _V2Record]],
+                      cancelled: Callable[[], bool]) -> Iterator[tuple[int, _V2Record]]:
+    """``records``, ``cancelled`` asked every 4096 of them (the walk of a check no one waits for any more)."""
+    for i, r in records:
+        if not i & 4095 and cancelled():
+            raise RecordSetError(UNKNOWN_SERVER_ERROR, "The record check was cancelled",
+                                 "java.lang.InterruptedException")
+        yield i, r
+
+
 def _keyed(records: Iterable[tuple[int, _V2Record]], keyless: dict[int, str],
            message: str) -> Iterator[tuple[int, _V2Record]]:
     """The records with a key; each keyless one's index goes into ``keyless``, with ``message``."""
@@ -370,10 +384,10 @@ def _keyed(records: Iterable[tuple[int, _V2Record]], keyless: dict[int, str],
 def _iter_v2_records(entry: memoryview, inflated: bytes | None = None) -> Iterator[_V2Record]:
     """The records of a v2 batch (decompressed once: gzip, snappy, lz4, zstd; ``inflated`` when it already was),
     as LogValidator reads each one. A structure that cannot be a record (a length below the smallest body, fields
-    past the record's end, a cut-off varint) ends the walk: the records before it are what is known; so does a
-    value that cannot be decompressed (none are known). At most ``len(records) // 7`` records are read, so a
-    crafted count or run of empty records cannot make the walk longer than the (at most `MAX_INFLATED`) bytes
-    allow."""
+    past the record's end, a cut-off varint) ends the walk: the records before it are what is known. A value that
+    cannot be decompressed (or inflates beyond `MAX_INFLATED`) is refused: UNKNOWN_SERVER_ERROR. At most
+    ``len(records) // 7`` records are read, so a crafted count or run of empty records cannot make the walk
+    longer than the (at most `MAX_INFLATED`) bytes allow."""
     codec = entry[22] & 0x07
     records: bytes | memoryview = entry[RECORD_BATCH_OVERHEAD:]
     if inflated is not None:
@@ -381,8 +395,10 @@ def _iter_v2_records(entry: memoryview, inflated: bytes | None = None) -> Iterat
     elif codec in (GZIP, SNAPPY, LZ4, ZSTD):
         try:
             records = decompress(codec, bytes(records), 2, MAX_INFLATED)
-        except CompressionError:
-            return
+        except CompressionError as failure:  # DefaultRecordBatch's IOException, as KafkaException (and, a
+            # deliberate deviation, beyond MAX_INFLATED: refused rather than walked)
+            raise RecordSetError(UNKNOWN_SERVER_ERROR, f"Failed to decompress record stream: {failure}",
+                                 "org.apache.kafka.common.KafkaException") from None
     elif codec:
         return
     (count,) = struct.unpack_from(">i", entry, 57)
