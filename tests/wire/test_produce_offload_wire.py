@@ -23,6 +23,7 @@ from zkcontroller.protocol.wire import record_sets
 from zkcontroller.protocol.wire.client_apis import API_VERSIONS
 from zkcontroller.protocol.wire.frames import RequestHeader, decode_response_header, encode_request_header
 from zkcontroller.protocol.wire.record_sets import crc32c
+from zkcontroller.runtime import blocking_worker
 from zkcontroller.runtime.runtime import AsyncioRuntime
 
 from .test_produce_compacted_wire import answer
@@ -103,12 +104,12 @@ async def test_an_offloaded_bomb_is_refused_as_inline(offloading: tuple[KafkaApi
     """Keyless records found on the worker thread: the same answer, nothing appended."""
     api, replicas = offloading
     hops: list[object] = []
-    real_off_loop = produce_module._off_loop
+    real_off_loop = blocking_worker.run
 
     async def counted(func: Any, /, *args: Any, **kwargs: Any) -> Any:
         hops.append(func)
         return await real_off_loop(func, *args, **kwargs)
-    monkeypatch.setattr(produce_module, "_off_loop", counted)
+    monkeypatch.setattr(blocking_worker, "run", counted)
     n = produce_module.INLINE_SCAN_BYTES // len(KEYED_RECORD) + 1
     keyless = bytes([12, 0, 0, 0, 1, 1, 0])
     got = await answer(api, 9, zstd_batch(n, keyless))
@@ -123,7 +124,7 @@ async def test_a_small_batch_stays_on_the_event_loop(offloading: tuple[KafkaApis
 
     async def refused(*_args: Any) -> Any:
         raise AssertionError("a small batch went to a worker thread")
-    monkeypatch.setattr(produce_module, "_off_loop", refused)
+    monkeypatch.setattr(blocking_worker, "run", refused)
     n = produce_module.INLINE_SCAN_BYTES // len(KEYED_RECORD) - 1
     got = await answer(api, 9, zstd_batch(n))
     assert (got["error_code"], got["base_offset"]) == (0, 10)
@@ -142,13 +143,13 @@ def test_only_the_real_runtime_offloads_by_default() -> None:
 def test_a_forked_child_makes_its_own_worker() -> None:
     """A broker process forked after its parent checked a batch off the loop: the parent's worker thread does not
     exist in the child, whose checks would otherwise wait forever."""
-    parent = produce_module._scan_worker()
+    parent = blocking_worker.worker()
     assert parent.submit(int, "7").result(BOUND_S) == 7
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: one check on its own worker, its result through the pipe
         try:
-            os.write(write, str(produce_module._scan_worker().submit(int, "42").result(BOUND_S)).encode())
+            os.write(write, str(blocking_worker.worker().submit(int, "42").result(BOUND_S)).encode())
         finally:
             os._exit(0)
     os.close(write)

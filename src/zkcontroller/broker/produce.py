@@ -30,7 +30,7 @@ from a few KB) is checked on a worker thread before the append, so the event loo
 meanwhile (the check holds the GIL, but gives it up every few milliseconds); smaller ones stay on the loop, where
 the check costs less than the thread hop. A partition the append would refuse before its records are looked at
 (internal topic, offline log dir, not led here, too small an ISR) is not walked. One such check is in flight per
-event loop (`MAX_QUEUED_SCANS`): the others wait on the loop; a request whose task is cancelled, or whose broker
+event loop (`runtime.blocking_worker`): the others wait on the loop; a request whose task is cancelled, or whose broker
 stops (its produce purgatory shut down: the request is dropped unanswered, as a waiting acks=-1 one is), stops its
 walk within 4096 records; at interpreter exit the running walk stops and the queued ones are dropped. A refusal
 found there keeps no traceback (whose frames would hold the whole walk), and each partition's outcome is released
@@ -43,14 +43,9 @@ partition failed: then the connection is closed, so the producer refreshes its m
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import os
 import struct
-import threading
-import weakref
 from collections.abc import Awaitable, Callable, Collection, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
@@ -64,6 +59,7 @@ from zkcontroller.model import TopicPartition, is_internal
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.wire import record_sets
 from zkcontroller.protocol.wire.record_sets import RecordSetError
+from zkcontroller.runtime import blocking_worker
 from zkcontroller.runtime.runtime import AsyncioRuntime, Runtime
 
 log = logging.getLogger("kafka.server.ReplicaManager")
@@ -78,57 +74,8 @@ INLINE_SCAN_BYTES = 16 * 1024
 """A record set whose check walks more bytes than this (records inflated) is checked on a worker thread. Below,
 it stays on the loop: at most about 8 ms for 16 KiB of the smallest (7-byte) records, a fraction of a millisecond
 for 100-byte ones, where the hop (50-150 µs) would be a large share (docs/benchmarks.md)."""
-MAX_QUEUED_SCANS = 1
-"""Off-loop checks in flight per event loop (`_scan_gate`): the one worker walks one at a time anyway, so a
-request waiting its turn waits on the loop (cancelled with its connection), not in the worker's queue."""
 CANCEL_EVERY_RECORDS = 4096
 """How often (in records) a walk on the worker asks whether it is still wanted (`record_sets.validate`)."""
-_scans: ThreadPoolExecutor | None = None
-"""One worker for every broker of the process (`_scan_worker`): a bomb's walk holds its inflated records (up to
-64 MiB, more with a record error per refused record) and the GIL while it runs, so several at once would
-multiply the memory without finishing sooner; the others wait their turn."""
-
-
-_exiting = threading.Event()
-"""Set as the interpreter exits: a walk still running ends at its next cancel check, queued ones are dropped."""
-_gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
-
-
-def _scan_worker() -> ThreadPoolExecutor:
-    global _scans
-    if _scans is None:
-        _scans = ThreadPoolExecutor(max_workers=1, thread_name_prefix="produce-record-check")
-    return _scans
-
-
-def _scan_gate() -> asyncio.Semaphore:
-    """The running loop's bound on checks in flight (`MAX_QUEUED_SCANS`)."""
-    loop = asyncio.get_running_loop()
-    gate = _gates.get(loop)
-    if gate is None:
-        gate = _gates[loop] = asyncio.Semaphore(MAX_QUEUED_SCANS)
-    return gate
-
-
-def _stop_scans() -> None:
-    """At interpreter exit (before ``concurrent.futures`` joins its workers): the running walk told to stop, the
-    queued ones cancelled, so exit does not wait for a bomb's walk."""
-    _exiting.set()
-    if _scans is not None:
-        _scans.shutdown(wait=False, cancel_futures=True)
-
-
-def _forget_scan_worker() -> None:
-    """In a forked child: the parent's worker thread is not there, so a new one is made on first use."""
-    global _scans
-    _scans = None
-    _gates.clear()
-
-
-os.register_at_fork(after_in_child=_forget_scan_worker)
-_register_at_exit = getattr(threading, "_register_atexit", None)  # runs before the executors' own join
-if _register_at_exit is not None:
-    _register_at_exit(_stop_scans)
 
 
 _BATCH_TIMESTAMPS = struct.Struct(">qq")
@@ -267,32 +214,15 @@ async def _scan(p: ProducePartition, entries: list[record_sets.Entry], target: P
     if walked <= INLINE_SCAN_BYTES:
         return _Scanned(checks, inflated)
     waiters = target.waiters
-    async with _scan_gate():  # waiting requests wait here, on the loop (cancellable), not in the worker's queue
-        if not waiters.shut_down:
-            now = target.runtime.now_ms()
-            outcome = await _off_loop(_validate_outcome, p.records, entries, TopicPartition(p.topic, p.partition),
-                                      checks, now, inflated, stopped=lambda: waiters.shut_down)
+    if waiters.shut_down:
+        raise PurgatoryShutDown("the broker is stopping: request dropped at its record check")
+    now = target.runtime.now_ms()
+    # one check per loop goes to the worker: the others wait on the loop (cancellable), not in its queue
+    outcome = await blocking_worker.run(_validate_outcome, p.records, entries, TopicPartition(p.topic, p.partition),
+                                        checks, now, inflated, stopped=lambda: waiters.shut_down)
     if waiters.shut_down:  # the broker stopped meanwhile: dropped unanswered, as a waiting acks=-1 request is
         raise PurgatoryShutDown("the broker is stopping: request dropped at its record check")
     return _Scanned(checks, inflated, now, outcome)
-
-
-async def _off_loop(check: Callable[..., int | RecordSetError], *args: object,
-                    stopped: Callable[[], bool] | None = None) -> int | RecordSetError:
-    """``check(*args, cancelled=...)`` on the record-check worker (`_scan_worker`), the event loop free meanwhile.
-    Cancelled (its connection's task cancelled), ``stopped()`` (its broker stopping) or the interpreter exiting,
-    the walk is told to stop at its next cancel check."""
-    stop = threading.Event()
-
-    def cancelled() -> bool:
-        return stop.is_set() or _exiting.is_set() or (stopped is not None and stopped())
-    future = _scan_worker().submit(check, *args, cancelled=cancelled)
-    try:
-        return await asyncio.wrap_future(future)
-    except asyncio.CancelledError:
-        stop.set()
-        future.cancel()
-        raise
 
 
 async def produce(version: int, acks: int, timeout_ms: int, client_id: str | None,

@@ -26,6 +26,7 @@ from zkcontroller.broker.produce import ProduceAnswer, ProducePartition, Produce
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.wire import record_sets
 from zkcontroller.protocol.wire.record_sets import RecordSetError
+from zkcontroller.runtime import blocking_worker
 
 KNOWN = SimpleNamespace(contains=lambda _tp: True)
 KEYLESS_RECORD = bytes([12, 0, 0, 0, 1, 1, 0])
@@ -66,7 +67,7 @@ async def send(broker: Broker, parts: list[ProducePartition], acks: int = 1, cli
 
 async def worker_idle() -> None:
     """Returns once the worker has run everything submitted before (a no-op queued behind it)."""
-    await asyncio.wait_for(asyncio.wrap_future(produce_module._scan_worker().submit(lambda: None)), BOUND_S)
+    await asyncio.wait_for(asyncio.wrap_future(blocking_worker.worker().submit(lambda: None)), BOUND_S)
 
 
 def test_a_refused_off_loop_check_keeps_no_frames() -> None:
@@ -134,13 +135,13 @@ async def test_one_check_in_flight_the_others_wait_on_the_loop(monkeypatch: pyte
     loop = asyncio.get_running_loop()
     started, release = asyncio.Event(), threading.Event()
     submitted: list[object] = []
-    worker = produce_module._scan_worker()
+    worker = blocking_worker.worker()
 
     class Counting:
         def submit(self, *args: Any, **kwargs: Any) -> Any:
             submitted.append(args[0])
             return worker.submit(*args, **kwargs)
-    monkeypatch.setattr(produce_module, "_scan_worker", lambda: Counting())
+    monkeypatch.setattr(blocking_worker, "worker", lambda: Counting())
     real_validate = record_sets.validate
 
     def held(*args: Any, **kwargs: Any) -> int:
@@ -212,19 +213,19 @@ async def test_a_stopping_brokers_walk_stops_early_and_its_request_is_dropped(mo
 
 
 async def test_exit_stops_the_running_walk_and_drops_the_queued_ones(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(produce_module, "_exiting", threading.Event())
-    monkeypatch.setattr(produce_module, "_scans", None)  # a worker of this test's own
+    monkeypatch.setattr(blocking_worker, "_exiting", threading.Event())
+    monkeypatch.setattr(blocking_worker, "_worker", None)  # a worker of this test's own
     started, go = asyncio.Event(), threading.Event()
     walked = counting_walk(monkeypatch, started, go)
     data = zstd_batch(LONG)
     checks = produce_module._Checks(None, True, True, record_sets.LONG_MAX)
     entries = record_sets.inspect(data, 9)
-    worker = produce_module._scan_worker()
+    worker = blocking_worker.worker()
     running = worker.submit(produce_module._validate_outcome, data, entries, TopicPartition("t", 0), checks, 0, {},
-                            cancelled=produce_module._exiting.is_set)
+                            cancelled=blocking_worker._exiting.is_set)
     queued = worker.submit(produce_module._validate_outcome, data, entries, TopicPartition("t", 0), checks, 0, {})
     await asyncio.wait_for(started.wait(), BOUND_S)
-    produce_module._stop_scans()  # what the interpreter's exit runs before joining the worker
+    blocking_worker.stop_all()  # what the interpreter's exit runs before joining the worker
     go.set()
     out = await asyncio.wait_for(asyncio.wrap_future(running), BOUND_S)
     assert isinstance(out, RecordSetError) and "cancelled" in str(out)
@@ -237,7 +238,7 @@ async def test_checks_changed_during_the_hop_are_checked_off_the_loop_again(monk
     broker = Broker()
     on_loop: list[bool] = []
     hops: list[object] = []
-    real_validate, real_off_loop = produce_module._validate, produce_module._off_loop
+    real_validate, real_off_loop = produce_module._validate, blocking_worker.run
 
     def validate(*args: Any, **kwargs: Any) -> Any:
         on_loop.append(threading.current_thread() is threading.main_thread())
@@ -250,7 +251,7 @@ async def test_checks_changed_during_the_hop_are_checked_off_the_loop_again(monk
             broker.log_append_time = True  # the topic's message.timestamp.type altered meanwhile
         return out
     monkeypatch.setattr(produce_module, "_validate", validate)
-    monkeypatch.setattr(produce_module, "_off_loop", off_loop)
+    monkeypatch.setattr(blocking_worker, "run", off_loop)
     [got] = await send(broker, [ProducePartition("t", 0, zstd_batch(LONG))])
     assert got.error == 0 and got.log_append_time == 0  # LogAppendTime now: stamped
     assert len(hops) == 2 and on_loop == [False, False]  # before: the second walk on the event loop
@@ -260,13 +261,13 @@ async def test_the_append_reads_the_clock_after_the_hop(monkeypatch: pytest.Monk
     broker = Broker()
     broker.log_append_time = True
     broker.runtime.now = 1_000
-    real_off_loop = produce_module._off_loop
+    real_off_loop = blocking_worker.run
 
     async def off_loop(*args: Any, **kwargs: Any) -> Any:
         out = await real_off_loop(*args, **kwargs)
         broker.runtime.advance(5_000)  # the walk took its time
         return out
-    monkeypatch.setattr(produce_module, "_off_loop", off_loop)
+    monkeypatch.setattr(blocking_worker, "run", off_loop)
     [got] = await send(broker, [ProducePartition("t", 0, zstd_batch(JUST_PAST))])
     assert got.error == 0 and got.log_append_time == 6_000  # before: 1_000, the clock read before the hop
     assert broker.parts[TopicPartition("t", 0)].time_index.lookup(0) == (6_000, 0)
