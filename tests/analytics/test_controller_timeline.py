@@ -193,6 +193,24 @@ def test_a_controlled_shutdown_that_failed_then_a_crash_is_a_failure_not_a_clean
         (2, 119_000, "deleted from /brokers/ids")]
 
 
+def test_a_crash_a_minute_after_a_shutdown_request_is_a_failure_though_the_controller_logs_removed() -> None:
+    """One ControlledShutdown at 0 with no outcome seen, then broker 2 is deleted from /brokers/ids at 60 s and the
+    controller logs "Removed 2 from list of shutting down brokers." as it handles the failure: the removal ends the
+    shutdown (the table's ``ended_at``) but is no clean stop, so the crash, 60 s after the last request (more than
+    ``CLEAN_SHUTDOWN_MS``), is a failure. It was excused while the removal counted as the shutdown's end."""
+    tenures = [_tenure(1, 1, 0, 200_000)]
+    classify(tenures)
+    membership = [
+        _shutdown(10_000, 2, 20),
+        {"cluster": "c", "ts_ms": 70_000, "kind": "broker_change", "brokers": [2], "added_brokers": [],
+         "live_brokers": [1], "source_file": "c/controller.log", "line_number": 21},
+        {"cluster": "c", "ts_ms": 70_001, "kind": "controlled_shutdown_end", "broker_id": None, "brokers": [2],
+         "phase": "removed", "source_file": "c/controller.log", "line_number": 22},
+    ]
+    failures = broker_failures(membership, tenures)
+    assert [(f["broker_id"], f["detected_ms"]) for f in failures] == [(2, 70_000)]
+
+
 def test_a_failure_follows_the_shutdowns_own_outcome_as_the_table_gives_it() -> None:
     """Broker 2's three attempts end with its "… unclean shutdown" line stamped 1.7 s after the controller saw it
     leave (its clock runs ahead): the table's rule (``ends_shutdown``) makes that line the shutdown's outcome, so

@@ -165,7 +165,8 @@ def controlled_shutdowns(events: DataFrame) -> DataFrame:
     One filter of ``events`` for attempts, registrations and end lines, one for leader moves; Spark still reads the
     first for each branch that uses it (5 scans of the cache in a small case's plan with AQE off, 8 before)."""
     said = (F.col("kind") == SHUTDOWN_END) & (F.col("phase") != "removed")
-    ids = (F.when(F.col("kind") == "broker_registered", F.coalesce(F.col("brokers"), F.array(F.col("broker_id"))))
+    ids = (F.when(F.col("kind") == "broker_registered",  # an empty list as none, as `shutdown_spans` reads it
+                  F.when(F.size("brokers") > 0, F.col("brokers")).otherwise(F.array(F.col("broker_id"))))
            .when(F.col("kind") == "broker_change", F.col("added_brokers"))
            .when(F.col("kind") == SHUTDOWN_END, F.when(F.col("phase") == "removed", F.col("brokers"))
                  .otherwise(F.array(F.col("broker_id"))))

@@ -411,7 +411,8 @@ def ends_shutdown(end_ms: Any, first_ms: Any, last_ms: Any, next_ms: Any) -> Any
 
 def shutdown_spans(membership: list[dict[str, object]]) -> list[dict[str, object]]:
     """The driver's ``controlled_shutdowns``, without leader moves: one dict per controlled shutdown of a broker
-    (cluster, broker_id, ``first_ms``, ``last_ms``, ``attempts``, ``ended_ms``, ``outcome``, and the first
+    (cluster, broker_id, ``first_ms``, ``last_ms``, ``attempts``, ``ended_ms``, ``outcome``, ``succeeded_ms`` (the
+    broker's own "succeeded" line claimed, if any), and the first
     attempt's row as ``row``), segmented as the table is: attempts ``SHUTDOWN_GAP_MS`` apart or closer are one,
     and the broker registering again or the controller's "Removed …" line ends one. A broker's "succeeded" or
     "failed" line no shutdown claims (``ends_shutdown``) is a shutdown of its own with 0 attempts: its request is
@@ -456,6 +457,8 @@ def shutdown_spans(membership: list[dict[str, object]]) -> list[dict[str, object
             outcomes = [e for e in claimed if e[1] is not None]
             span["ended_ms"] = claimed[0][0] if claimed else None
             span["outcome"] = outcomes[-1][1] if outcomes else None  # the broker's last word
+            succeeded = [e[0] for e in outcomes if e[1] == "succeeded"]
+            span["succeeded_ms"] = succeeded[-1] if succeeded else None
             span["claimed"] = {e[0] for e in outcomes}
         spans += mine
     claimed_by = defaultdict(set)
@@ -466,7 +469,8 @@ def shutdown_spans(membership: list[dict[str, object]]) -> list[dict[str, object
         if int(r["ts_ms"]) not in claimed_by[key]:
             ts = int(r["ts_ms"])
             spans.append({"cluster": r["cluster"], "broker_id": key[1], "first_ms": ts, "last_ms": ts, "attempts": 0,
-                          "row": r, "ended_ms": ts, "outcome": r["phase"]})
+                          "row": r, "ended_ms": ts, "outcome": r["phase"],
+                          "succeeded_ms": ts if r["phase"] == "succeeded" else None})
     return sorted(spans, key=lambda s: (str(s["cluster"]), s["broker_id"], s["first_ms"]))
 
 
@@ -524,8 +528,10 @@ def broker_failures(membership: list[dict[str, object]], tenures: list[Tenure],
     for f in found:
         left_ms, detected = int(f.get("_since_ms", f["detected_ms"])), int(f["detected_ms"])
         key = (f["cluster"], int(f["broker_id"]))
+        # the last request, or the broker's own "succeeded", within CLEAN_SHUTDOWN_MS of its leaving; not the
+        # controller's "Removed …" line, which it logs as the broker leaves (onBrokerFailure) whatever came before
         asked = [s for s in shutdowns[key] if int(s["first_ms"]) <= detected
-                 and max(int(s["last_ms"]), int(s["ended_ms"] or 0)) >= left_ms - CLEAN_SHUTDOWN_MS]
+                 and max(int(s["last_ms"]), int(s["succeeded_ms"] or 0)) >= left_ms - CLEAN_SHUTDOWN_MS]
         if asked and max(asked, key=lambda s: int(s["first_ms"]))["outcome"] != "failed":
             continue  # a clean stop: the controlled shutdown, then the deregistration (or the controller moving)
         kept.append(f)
