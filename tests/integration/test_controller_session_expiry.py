@@ -70,6 +70,18 @@ def recorded_events(controller: KafkaController) -> list[ControllerEvent]:
     return ran
 
 
+def assert_only_the_running_event_failed(ran: list[ControllerEvent], queued: list[ControllerEvent],
+                                         caplog: pytest.LogCaptureFixture) -> None:
+    """None of ``queued`` ran, Expire came right after the running InFlight, whose SESSION_EXPIRED is the one
+    controller error line."""
+    assert not [event for event in ran if any(event is q for q in queued)], ran
+    after = ran[ran.index(next(e for e in ran if isinstance(e, InFlight))) + 1:]
+    assert isinstance(after[0], Expire), after
+    errors = controller_lines(caplog)
+    assert len(errors) == 1 and errors[0].startswith("[Controller id=1] Error processing event InFlight"), errors
+    assert "SESSION_EXPIRED" in errors[0], errors
+
+
 def controller_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
     """What went to controller.log at ERROR, each with its exception's one-line form (SESSION_EXPIRED shows)."""
     return [f"{r.getMessage()} {r.exc_info[1]!r}" if r.exc_info else r.getMessage() for r in caplog.records
@@ -126,12 +138,7 @@ async def test_events_the_lost_session_queued_are_dropped_not_run_on_it(
         await wait_until(lambda: controller.broker_epoch != broker_epoch and controller.context.epoch > epoch
                          and controller.is_active, what="the broker registered again and re-elected itself")
 
-    assert not [event for event in ran if any(event is q for q in queued)], ran
-    after = ran[ran.index(next(e for e in ran if isinstance(e, InFlight))) + 1:]
-    assert isinstance(after[0], Expire), after
-    errors = controller_lines(caplog)
-    assert len(errors) == 1 and errors[0].startswith("[Controller id=1] Error processing event InFlight"), errors
-    assert "SESSION_EXPIRED" in errors[0], errors
+    assert_only_the_running_event_failed(ran, queued, caplog)
     lines = [r.getMessage() for r in caplog.records if r.name == CONTROLLER_LOGGER]
     resigned = lines.index("[Controller id=1] Resigned")
     assert any("successfully elected as the controller" in line for line in lines[resigned:]), lines
@@ -206,12 +213,7 @@ async def test_an_expiry_landing_in_the_round_trip_of_the_running_event_runs_non
         await wait_until(lambda: controller.broker_epoch != broker_epoch and idle_and_active(controller),
                          what="the broker registered again and re-elected itself")
 
-    assert not [event for event in ran if any(event is q for q in queued)], ran
-    after = ran[ran.index(next(e for e in ran if isinstance(e, InFlight))) + 1:]
-    assert isinstance(after[0], Expire), after
-    errors = controller_lines(caplog)
-    assert len(errors) == 1 and errors[0].startswith("[Controller id=1] Error processing event InFlight"), errors
-    assert "SESSION_EXPIRED" in errors[0], errors
+    assert_only_the_running_event_failed(ran, queued, caplog)
 
 
 async def test_a_session_expiry_during_shutdown_does_not_leave_the_reinitialisation_waiting_for_good(
