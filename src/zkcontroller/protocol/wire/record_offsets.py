@@ -21,14 +21,18 @@ from __future__ import annotations
 
 from itertools import islice
 
-from zkcontroller.protocol.wire.compression import GZIP, LZ4, SNAPPY, ZSTD, CompressionError, decompress
-from zkcontroller.protocol.wire.record_sets import BATCH_HEADER, LOG_OVERHEAD, RECORD_BATCH_OVERHEAD, walk_v2_records
+from zkcontroller.protocol.wire.compression import CompressionError, decompress
+from zkcontroller.protocol.wire.record_sets import (
+    BATCH_HEADER,
+    LOG_OVERHEAD,
+    RECORD_BATCH_OVERHEAD,
+    SMALLEST_RECORD,
+    walk_v2_records,
+)
 
 PREFIX_INFLATED = 1 << 20
 """The most bytes one `record_offsets` call inflates, over all its batches: about 120,000 empty records, far more
 than a message lists."""
-_SMALLEST_RECORD = 7
-"""A record's length varint and its six one-byte fields at least."""
 
 
 def record_offsets(data: bytes | memoryview, limit: int) -> tuple[int, ...]:
@@ -48,14 +52,13 @@ def record_offsets(data: bytes | memoryview, limit: int) -> tuple[int, ...]:
         if want and codec:
             if budget <= 0:
                 break
-            try:
-                records = decompress(codec, bytes(raw), 2, budget, partial=True) if codec in (
-                    GZIP, SNAPPY, LZ4, ZSTD) else None
+            try:  # an unknown codec is a CompressionError too
+                records = decompress(codec, bytes(raw), 2, budget, partial=True)
             except CompressionError:
                 records = None
             budget -= len(records) if records is not None else 0
         if records is None:
-            offsets.extend(range(base, base + min(want, len(raw) // _SMALLEST_RECORD)))
+            offsets.extend(range(base, base + min(want, len(raw) // SMALLEST_RECORD)))
         elif want:
             offsets.extend(base + r.offset_delta for r in islice(walk_v2_records(records, count), want))
         pos = end

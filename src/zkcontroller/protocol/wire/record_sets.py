@@ -347,6 +347,8 @@ _MIN_RECORD_BODY = 6
 """A DefaultRecord's smallest body: attributes, then timestamp delta, offset delta, key length, value length and
 header count, one byte each at least. A shorter length cannot be a record, so the walk stops there: one record per
 7 bytes at most, whatever the header's count says."""
+SMALLEST_RECORD = _MIN_RECORD_BODY + 1
+"""A whole record's fewest bytes: its length varint and the smallest body."""
 
 
 class _V2Record(NamedTuple):
@@ -413,7 +415,7 @@ def walk_v2_records(records: bytes | memoryview, count: int) -> Iterator[_V2Reco
     size = len(records)
     pos = 0
     try:
-        for _ in range(min(count, size // (_MIN_RECORD_BODY + 1))):
+        for _ in range(min(count, size // SMALLEST_RECORD)):
             length, at = _varint(records, pos)  # DefaultRecord: length, attributes, timestamp delta, ...
             end = at + length
             if length < _MIN_RECORD_BODY or end > size:
