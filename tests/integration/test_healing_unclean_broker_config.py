@@ -118,9 +118,13 @@ async def test_malformed_broker_default_is_reported_and_ignored(
     await session.ensure_path(paths.config_entity_type_path(paths.ConfigType.BROKER))
     await session.create(path, b'{"version":1,"config":{"unclean.leader.election.enable":true}}')  # not a string
     await admin.create_config_change_notification(f"brokers/{DEFAULT}")
-    await wait_until(lambda: any(path in r.getMessage() for r in caplog.records if r.levelno == logging.ERROR),
-                     what="the malformed config reported")
-    [report] = [r.getMessage() for r in caplog.records if path in r.getMessage() and r.name not in BROKERS_LOGGERS]
+
+    def controller_reports() -> list[str]:  # the brokers report the same path, possibly first
+        return [r.getMessage() for r in caplog.records
+                if r.levelno == logging.ERROR and path in r.getMessage() and r.name not in BROKERS_LOGGERS]
+
+    await wait_until(lambda: bool(controller_reports()), what="the controller's report of the malformed config")
+    [report] = controller_reports()
     assert "config.unclean.leader.election.enable" in report  # what is wrong, not only where
     assert controller.core.dynamic_config.default_unclean_leader_election_enable is None
     assert controller.is_active and await zk_leader(admin, TP) == -1
