@@ -44,9 +44,8 @@ partition failed: then the connection is closed, so the producer refreshes its m
 from __future__ import annotations
 
 import logging
-import struct
 from collections.abc import Awaitable, Callable, Collection, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from zkcontroller.broker.client_quota_manager import mark_local_complete
@@ -77,9 +76,6 @@ for 100-byte ones, where the hop (50-150 µs) would be a large share (docs/bench
 CANCEL_EVERY_RECORDS = 4096
 """How often (in records) a walk on the worker asks whether it is still wanted (`record_sets.validate`)."""
 
-
-_BATCH_TIMESTAMPS = struct.Struct(">qq")
-"""A v2 batch header's ``firstTimestamp`` and ``maxTimestamp``, 27 bytes in."""
 
 _NAMES = {19: "NOT_ENOUGH_REPLICAS", 20: "NOT_ENOUGH_REPLICAS_AFTER_APPEND", 21: "INVALID_REQUIRED_ACKS",
           76: "UNSUPPORTED_COMPRESSION_TYPE", 87: "INVALID_RECORD"}
@@ -174,29 +170,32 @@ def _checks(topic: str, target: ProduceTarget) -> _Checks:
 class _Scanned:
     """A record set checked (or inflated) before the append, for the checks it was done with: the append uses it
     if its topic's configs are still those. ``outcome``: the count or refusal of a check done off the loop at
-    ``now_ms``; ``inflated``: compressed values already inflated (`record_sets.scan_size`)."""
+    ``now_ms``; ``inflated``: compressed values already inflated (`record_sets.scan_size`); ``timestamps``: the
+    set's first and max record timestamps that check found (`record_sets.validate`)."""
 
     checks: _Checks
     inflated: dict[int, bytes]
     now_ms: int = 0
     outcome: int | RecordSetError | None = None
+    timestamps: list[int] = field(default_factory=list)
 
 
 def _validate(records: bytes, entries: list[record_sets.Entry], tp: TopicPartition, checks: _Checks, now_ms: int,
-              inflated: dict[int, bytes], cancelled: Callable[[], bool] | None = None) -> int:
+              inflated: dict[int, bytes], timestamps: list[int] | None = None,
+              cancelled: Callable[[], bool] | None = None) -> int:
     return record_sets.validate(records, entries, checks.max_batch_size, str(tp), compacted=checks.compacted,
                                 now_ms=now_ms, create_time=checks.create_time,
                                 timestamp_difference_max_ms=checks.timestamp_difference_max_ms, inflated=inflated,
-                                cancelled=cancelled)
+                                cancelled=cancelled, timestamps=timestamps)
 
 
 def _validate_outcome(records: bytes, entries: list[record_sets.Entry], tp: TopicPartition, checks: _Checks,
-                      now_ms: int, inflated: dict[int, bytes],
+                      now_ms: int, inflated: dict[int, bytes], timestamps: list[int] | None = None,
                       cancelled: Callable[[], bool] | None = None) -> int | RecordSetError:
     """`_validate` on a worker thread: the refusal returned, for the append to answer in its turn, without its
     traceback (whose frames hold the whole walk: up to 64 MiB inflated and millions of entries)."""
     try:
-        return _validate(records, entries, tp, checks, now_ms, inflated, cancelled)
+        return _validate(records, entries, tp, checks, now_ms, inflated, timestamps, cancelled)
     except RecordSetError as e:
         return e.with_traceback(None)
 
@@ -217,12 +216,13 @@ async def _scan(p: ProducePartition, entries: list[record_sets.Entry], target: P
     if waiters.shut_down:
         raise PurgatoryShutDown("the broker is stopping: request dropped at its record check")
     now = target.runtime.now_ms()
+    timestamps: list[int] = []
     # one check per loop goes to the worker: the others wait on the loop (cancellable), not in its queue
     outcome = await blocking_worker.run(_validate_outcome, p.records, entries, TopicPartition(p.topic, p.partition),
-                                        checks, now, inflated, stopped=lambda: waiters.shut_down)
+                                        checks, now, inflated, timestamps, stopped=lambda: waiters.shut_down)
     if waiters.shut_down:  # the broker stopped meanwhile: dropped unanswered, as a waiting acks=-1 request is
         raise PurgatoryShutDown("the broker is stopping: request dropped at its record check")
-    return _Scanned(checks, inflated, now, outcome)
+    return _Scanned(checks, inflated, now, outcome, timestamps)
 
 
 async def produce(version: int, acks: int, timeout_ms: int, client_id: str | None,
@@ -353,11 +353,13 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
     if scanned is not None and scanned.checks != checks:
         scanned = None  # the topic's configs changed meanwhile: checked again, here
     outcome: int | RecordSetError
+    timestamps: list[int] = []  # the set's first and max record timestamps, once validated
     if scanned is not None and scanned.outcome is not None:  # checked at its own (earlier) time; appended now
-        outcome = scanned.outcome
+        outcome, timestamps = scanned.outcome, scanned.timestamps
     else:
         try:
-            outcome = _validate(p.records, entries, tp, checks, now, scanned.inflated if scanned is not None else {})
+            outcome = _validate(p.records, entries, tp, checks, now, scanned.inflated if scanned is not None else {},
+                                timestamps)
         except RecordSetError as failure:  # kept without its traceback (the walk's frames)
             outcome = failure.with_traceback(None)
     scanned = None
@@ -387,12 +389,10 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
         return Appended(p.topic, p.partition, int(Errors.NONE), duplicate.first_offset, LOG_START_OFFSET,
                         log_append_time=duplicate.timestamp, count=duplicate.last_offset - duplicate.first_offset + 1)
     partition.append_as_leader(count, now)
-    if entries and entries[0].magic == 2:  # one v2 batch (validate): its timestamps go in the time index
-        if stamped:
-            partition.time_index.append(base_offset, now, now)
-        else:
-            first_timestamp, max_timestamp = _BATCH_TIMESTAMPS.unpack_from(p.records, entries[0].start + 27)
-            partition.time_index.append(base_offset, first_timestamp, max_timestamp)
+    if stamped and count:  # LogValidator stamps the batch (a legacy set converted to one) with the append time
+        partition.time_index.append(base_offset, now, now)
+    elif timestamps and count:  # the v2 batch's header timestamps, or those of the one a legacy set is converted to
+        partition.time_index.append(base_offset, timestamps[0], timestamps[1])
     return Appended(p.topic, p.partition, int(Errors.NONE), base_offset, LOG_START_OFFSET,
                     log_append_time=now if stamped else -1, count=count)
 

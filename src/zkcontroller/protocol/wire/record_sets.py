@@ -220,7 +220,7 @@ def inspect(data: bytes | memoryview, produce_version: int, *, check_magic: bool
 def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int | None = None,
              topic_partition: str = "", *, compacted: bool = False, now_ms: int = 0, create_time: bool = True,
              timestamp_difference_max_ms: int = LONG_MAX, inflated: dict[int, bytes] | None = None,
-             cancelled: Callable[[], bool] | None = None) -> int:
+             cancelled: Callable[[], bool] | None = None, timestamps: list[int] | None = None) -> int:
     """Check each entry as the log's append does; the number of offsets the record set takes. ``max_batch_size``:
     the topic's ``max.message.bytes``, which no entry (offset and size fields included) may exceed;
     ``topic_partition`` (``topic-partition``) is named in the messages, as Kafka's name it. ``compacted``: the
@@ -230,7 +230,11 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
     ``timestamp_difference_max_ms`` from ``now_ms`` is INVALID_TIMESTAMP; so is every record of a batch the producer
     marked LogAppendTime, whatever the topic's type. ``inflated``: compressed values `scan_size` already
     inflated, by entry start (not inflated again). ``cancelled``: asked every 4096 records of a v2 walk; true, the
-    walk ends with UNKNOWN_SERVER_ERROR (its requester is gone)."""
+    walk ends with UNKNOWN_SERVER_ERROR (its requester is gone). ``timestamps``: once the set is accepted, set to
+    its first record's timestamp and the largest one, as the v2 batch the log appends carries them in its header
+    (a client's v2 batch: its own header's; a legacy set, which LogValidator converts to one v2 batch: read from
+    its messages, a wrapper's inner ones, in the walk that counts them; -1 and -1 for magic 0, which has no
+    timestamps): what the time index gets (`broker.partition.TimeIndex`)."""
     tp = topic_partition
     inflated = inflated or {}
     buf = memoryview(data)
@@ -255,7 +259,8 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
         raise RecordSetError(INVALID_RECORD, "Compressed outer record has more than one batch",
                              _INVALID_RECORD_EXCEPTION)
     count = 0
-    for e in entries:
+    first_timestamp = max_timestamp = NO_TIMESTAMP
+    for i, e in enumerate(entries):
         if e.magic != entries[0].magic:
             raise RecordSetError(INVALID_RECORD, f"Batch magic {e.magic} is not the same as the first batch'es magic "
                                                  f"byte {entries[0].magic} in topic partition {tp}.",
@@ -264,9 +269,14 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
         inner: bytes | None = None
         if e.magic == 2:
             count += _batch_count(entry, tp)
+            entry_first, entry_max = struct.unpack_from(">qq", entry, 27)
         else:
-            legacy_count, inner = _legacy_count(entry, inflated.get(e.start))
-            count += legacy_count
+            legacy = _legacy_count(entry, inflated.get(e.start))
+            count += legacy.count
+            inner, entry_first, entry_max = legacy.inner, legacy.first_timestamp, legacy.max_timestamp
+        if i == 0:
+            first_timestamp = entry_first
+        max_timestamp = max(max_timestamp, entry_max)
         check_timestamps = e.magic == 2 and _checks_timestamps(entry, create_time, timestamp_difference_max_ms)
         keyless = f"Compacted topic cannot accept message without key in topic partition {tp}."
         errors: dict[int, str] = {}
@@ -292,6 +302,8 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
                                                         "timestamp", record_errors=record_errors)
             raise RecordSetError(INVALID_RECORD, "One or more records have been rejected",
                                  record_errors=record_errors)
+    if timestamps is not None:
+        timestamps[:] = (first_timestamp, max_timestamp)
     return count
 
 
@@ -549,17 +561,39 @@ def _batch_count(batch: memoryview, tp: str) -> int:
     return count
 
 
-def _legacy_count(message: memoryview, inflated: bytes | None = None) -> tuple[int, bytes | None]:
+class _Legacy(NamedTuple):
+    """A legacy entry as LogValidator's offset assignment reads it (`_legacy_count`)."""
+
+    count: int
+    """How many messages it holds."""
+    inner: bytes | None
+    """A wrapper's inner messages (None for an uncompressed message), for the key check to reuse."""
+    first_timestamp: int
+    """Its first message's timestamp (-1 for magic 0, which has none)."""
+    max_timestamp: int
+    """Its messages' largest timestamp (-1 for magic 0)."""
+
+
+def _legacy_timestamp(message: memoryview | bytes, start: int, magic: int) -> int:
+    """A legacy message's timestamp field (magic 1, just after its attributes), -1 for magic 0 (none); the
+    message's size was checked (`_check_integrity`)."""
+    return struct.unpack_from(">q", message, start + _LEGACY_HEADER.size)[0] if magic == 1 else NO_TIMESTAMP
+
+
+def _legacy_count(message: memoryview, inflated: bytes | None = None) -> _Legacy:
     """LogValidator's offset assignment for a legacy entry: how many messages it holds, and a wrapper's inner
-    messages (None for an uncompressed message), decompressed once here (or given: ``inflated``) for the key
-    check to reuse."""
+    messages, decompressed once here (or given: ``inflated``) for the key check to reuse; and the first and largest
+    of their timestamps, read in the same walk (what the v2 batch LogValidator converts the set to carries in its
+    header, so what the time index gets). A v1 wrapper marked LogAppendTime gives its own timestamp to every inner
+    message, as Kafka's deep iterator does."""
     wrapper_offset, _size, _crc, magic, attributes = _LEGACY_HEADER.unpack_from(message, 0)
     codec = attributes & 0x07
     if codec == ZSTD:  # AbstractLegacyRecordBatch.DeepRecordsIterator
         raise RecordSetError(INVALID_RECORD, f"Invalid wrapper compressionType found in legacy deep record iterator "
                                              f"{magic}", _INVALID_RECORD_EXCEPTION)
-    if codec not in (GZIP, SNAPPY, LZ4):
-        return 1, None  # uncompressed (ids above zstd were refused by validate)
+    if codec not in (GZIP, SNAPPY, LZ4):  # uncompressed (ids above zstd were refused by validate)
+        timestamp = _legacy_timestamp(message, 0, magic)
+        return _Legacy(1, None, timestamp, timestamp)
     value = _legacy_value(message, magic)
     if value is None:  # AbstractLegacyRecordBatch.DeepRecordsIterator
         raise RecordSetError(INVALID_RECORD, f"Found invalid compressed record set with null value (magic = {magic})",
@@ -582,15 +616,23 @@ def _legacy_count(message: memoryview, inflated: bytes | None = None) -> tuple[i
                              _INVALID_RECORD_EXCEPTION)
     inner_view = memoryview(inner)
     rejected = False
-    for inner_entry in entries:  # LogValidator, record by record: a compressed or other-magic one is a record error,
-        # else its CRC is checked (a mismatch fails at once); the record errors fail the set after the last record
+    first_timestamp = max_timestamp = NO_TIMESTAMP
+    for i, inner_entry in enumerate(entries):  # LogValidator, record by record: a compressed or other-magic one is a
+        # record error, else its CRC is checked (a mismatch fails at once); the record errors fail the set after the
+        # last record
         if _codec(inner_view, inner_entry) or inner_entry.magic != magic:
             rejected = True
         else:
             _check_integrity(inner_view[inner_entry.start:inner_entry.start + inner_entry.size], inner_entry.magic)
+            timestamp = _legacy_timestamp(inner_view, inner_entry.start, magic)
+            if i == 0:
+                first_timestamp = timestamp
+            max_timestamp = max(max_timestamp, timestamp)
     if rejected:  # processRecordErrors' RecordValidationException
         raise RecordSetError(INVALID_RECORD, "One or more records have been rejected")
-    return len(entries), inner
+    if magic == 1 and attributes & _LOG_APPEND_TIME_FLAG:  # the inner messages read the wrapper's timestamp
+        first_timestamp = max_timestamp = _legacy_timestamp(message, 0, magic)
+    return _Legacy(len(entries), inner, first_timestamp, max_timestamp)
 
 
 def _legacy_value(message: memoryview, magic: int) -> bytes | None:
