@@ -11,7 +11,9 @@ last stable offset is the HW), the log end offset for anyone else, with our lead
 not reached its epoch's start offset answers OFFSET_NOT_AVAILABLE (LEADER_NOT_AVAILABLE before v5) to a consumer.
 Earliest (-2) is the log start offset, always 0 here (no retention), with no leader epoch (there is no epoch
 cache to say which epoch wrote offset 0). Any other target is looked up in the partition's time index
-(`partition.TimeIndex`: each batch's first and max timestamps, kept by the leader that appended it): the first batch
+(`partition.TimeIndex`: each batch's first and max timestamps, kept by the leader that appended it, whatever its
+codec; a legacy message set's are its messages', as Kafka 2.8 converts it to one v2 batch, so magic 0 records,
+which have none, are never found in a CreateTime topic, as in Kafka): the first batch
 whose max timestamp reaches the target, when below the last fetchable offset, answers its first record's offset and
 timestamp (Kafka's answer when that record's timestamp reaches the target; else the batch's base offset with its max
 timestamp, since records' own timestamps are not kept), with that offset's leader epoch. None found answers

@@ -31,6 +31,10 @@ compressed, is INVALID_RECORD ("Compressed outer record has more than one batch"
 one batch then, compressed or not). Only Produce v0–v2 carry legacy sets or several batches (v3+ takes one v2
 batch).
 
+An accepted set's first and max record timestamps go to the time index (`validate`'s ``timestamps``): a v2
+batch's header's, a legacy set's read from its messages (a wrapper's inner ones) in the walk that counts them, as
+the v2 batch Kafka 2.8 converts the set to carries them (magic 0 has none: -1).
+
 The append's messages are Kafka's, naming the partition (``validate``'s ``topic_partition``) where Kafka's do.
 """
 
