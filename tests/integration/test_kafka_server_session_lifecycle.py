@@ -191,7 +191,8 @@ async def test_the_reinitialisation_logs_kafkas_initializing_line(
 
 
 def test_the_connect_string_is_zookeeper_connect_as_given() -> None:
-    """A broker process names its ``zookeeper.connect`` as written in server.properties, chroot included."""
-    server = KafkaServer(BrokerConfig(1, static_configs={"zookeeper.connect": "zk1:2181,zk2:2181/kafka"}),
+    """A broker process names its ``zookeeper.connect`` as written in server.properties, chroot included (trimmed,
+    as Kafka's STRING configs are)."""
+    server = KafkaServer(BrokerConfig(1, static_configs={"zookeeper.connect": " zk1:2181,zk2:2181/kafka "}),
                          EmbeddedBackend(wall_clock_ms), None, None, None)  # type: ignore[arg-type]
     assert server._connect_string() == "zk1:2181,zk2:2181/kafka"

@@ -321,7 +321,7 @@ class KafkaServer:
     def _connect_string(self) -> str:
         """What Kafka's ZooKeeperClient names as where it connects: ``zookeeper.connect`` as given (a broker
         process), else the backend's hosts (a real ZooKeeper), else the store's name (the embedded one)."""
-        given = self.config.static_configs.get("zookeeper.connect")
+        given = self.config.static_configs.get("zookeeper.connect", "").strip()  # Kafka's STRING config is trimmed
         if given:
             return given
         hosts = getattr(self.backend, "hosts", None)  # ZooKeeperBackend's, without importing kazoo here
