@@ -254,21 +254,26 @@ class KafkaServer:
 
     async def _reinitialize_session(self, expire: QueuedEvent) -> None:
         """Kafka's ZooKeeperClient re-initialisation: once the controller processes Expire (it resigns), a new
-        session, then re-register. A shutdown meanwhile ends it: Expire dropped unprocessed, or the broker stopped
-        while the new session was being opened (that session is closed, not left to outlive the broker)."""
+        session, then re-register. A shutdown or crash meanwhile ends it (cancels it): Expire dropped unprocessed,
+        or the broker gone while the new session was being opened (that session is closed, not left to outlive the
+        broker: `_open_session`)."""
         assert self.controller is not None and self.zk is not None
         try:
             await expire.await_processing()
-            while self.running:
+            if not self.running:
+                return
+            zk_client_log.info("[ZooKeeperClient Kafka server] Initializing a new session to %s.",
+                               self._connect_string())
+            while True:
                 try:
-                    session = await self.backend.new_session(self.config.session_timeout_ms)
+                    session = await self._open_session()
                     break
                 except (ZkError, OSError) as e:
                     zk_client_log.info("[ZooKeeperClient Kafka server] Error when recreating ZooKeeper, retrying after "
                                        "a short sleep\n%s", exception_line(e))
                     await self.runtime.sleep_ms(SESSION_RETRY_BACKOFF_MS)
-            else:
-                return
+                    if not self.running:
+                        return
             if not self.running:
                 await session.close()
                 return
@@ -279,6 +284,56 @@ class KafkaServer:
                 self.replica_manager.on_session_reconnected()
         finally:
             self._reinit = None
+
+    async def _open_session(self) -> CoordinationSession:
+        """``backend.new_session`` in a task of its own, so that cancelling the re-initialisation (a shutdown or a
+        crash) cannot drop a session the backend has opened, or goes on to open, on the floor: alive on the store
+        with nobody to close it. Whichever of the two ends last closes it. Closed even after a crash: a killed
+        process's connections close too, and this session holds nothing (no ephemeral node, no watch), so to every
+        other client its close and its expiry look the same, only sooner."""
+        abandoned = False
+
+        async def open_unless_abandoned() -> CoordinationSession | None:
+            try:
+                session = await self.backend.new_session(self.config.session_timeout_ms)
+            except Exception:
+                if abandoned:
+                    return None  # nobody waits for it any more: no error for nobody
+                raise
+            if abandoned:
+                await session.close()
+                return None
+            return session
+
+        opening = self.runtime.spawn(open_unless_abandoned(), f"zk-session-open-{self.broker_id}")
+        try:
+            session = await asyncio.shield(opening)
+        except asyncio.CancelledError:
+            abandoned = True
+            if opening.done() and not opening.cancelled() and opening.exception() is None:
+                opened = opening.result()  # opened, but this task was cancelled before it could take it
+                if opened is not None:
+                    await opened.close()
+            raise
+        assert session is not None
+        return session
+
+    def _connect_string(self) -> str:
+        """What Kafka's ZooKeeperClient names as where it connects: ``zookeeper.connect`` as given (a broker
+        process), else the backend's hosts (a real ZooKeeper), else the store's name (the embedded one)."""
+        given = self.config.static_configs.get("zookeeper.connect", "").strip()  # Kafka's STRING config is trimmed
+        if given:
+            return given
+        hosts = getattr(self.backend, "hosts", None)  # ZooKeeperBackend's, without importing kazoo here
+        return hosts if isinstance(hosts, str) else self.backend.name
+
+    def _end_reinitialization(self) -> asyncio.Task[None] | None:
+        """Cancel a session re-initialisation under way (a shutdown or a crash): nothing is left to re-register.
+        Returns its task, for a shutdown to wait until a session it had opened is closed."""
+        task, self._reinit = self._reinit, None
+        if task is not None:
+            task.cancel()
+        return task
 
     async def fail_log_dir(self, log_dir: str) -> list[TopicPartition]:
         """A disk failure under ``log_dir`` (Kafka's ``LogDirFailureChannel`` then ``handleLogDirFailure``): its
@@ -323,17 +378,19 @@ class KafkaServer:
         self.transport.unregister(self.broker_id)
         if self.replica_manager is not None:
             self.replica_manager.shutdown()
-        if self._reinit is not None:  # a session re-initialisation cut short: nothing is left to re-register
-            self._reinit.cancel()
-            self._reinit = None
+        reinit = self._end_reinitialization()
+        if reinit is not None:
+            await asyncio.wait((reinit,))  # its cancellation closes a session it had opened: none outlives us
         if self.controller is not None:
             await self.controller.shutdown()
         if self.zk is not None:
             await self.zk.session.close()
 
     def crash(self) -> None:
-        """A crash: everything stops mid-step; the session is left to time out on the store."""
+        """A crash: everything stops mid-step; the session is left to time out on the store. A session
+        re-initialisation stops too (as shutdown's): a dead broker neither waits for Expire nor registers again."""
         self.running = False
+        self._end_reinitialization()
         self.transport.unregister(self.broker_id)
         if self.replica_manager is not None:
             self.replica_manager.shutdown()

@@ -154,7 +154,7 @@ class BrokerOps(KafkaZkClientBase):
         broker won.
         """
         epoch, stat = await self._get_or_create_controller_epoch()
-        new_epoch = epoch + 1
+        new_epoch = ControllerEpochZNode.next_epoch(epoch)
         controller_data = ControllerZNode.encode(controller_id, self._clock())
         result = await self._session.multi([
             CreateOp(paths.CONTROLLER, controller_data, CreateMode.EPHEMERAL),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ZnodeDecodeError
-from zkcontroller.zk.json_fields import dumps, parse_int_text, parse_object
+from zkcontroller.zk.json_fields import INT32_MAX, INT32_MIN, dumps, parse_int_text, parse_object
 
 
 class ControllerZNode:
@@ -38,6 +38,14 @@ class ControllerEpochZNode:
     @staticmethod
     def encode(epoch: int) -> bytes:
         return str(epoch).encode("ascii")
+
+    @staticmethod
+    def next_epoch(epoch: int) -> int:
+        """The epoch a new controller takes after ``epoch``, a 32-bit increment as Kafka's: after Int.MaxValue it is
+        Int.MinValue, written ``-2147483648`` (still readable, by us and by Kafka's ``toInt``). The controller takes
+        office with it, and every broker (whose last seen epoch is at least 0) refuses its requests as stale."""
+        # Kafka 2.8 KafkaZkClient.registerControllerAndIncrementControllerEpoch: Int `curEpoch + 1` wraps to MinValue.
+        return INT32_MIN if epoch == INT32_MAX else epoch + 1
 
     @staticmethod
     def decode(data: bytes, path: str = paths.CONTROLLER_EPOCH) -> int:

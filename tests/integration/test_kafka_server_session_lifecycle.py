@@ -1,0 +1,198 @@
+"""A broker's session re-initialisation after an expiry (Kafka's ZooKeeperClient ``reinitialize``) and the broker's
+end: a crash stops it as a shutdown does, a session it was opening when the broker went is closed (never left
+alive on the store with nobody to close it), and it logs Kafka's "Initializing a new session to ..." line."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import pytest
+from tests.helpers import OffsetClock, wait_until
+from tests.integration.conftest import ClusterFactory, RecordingTransport, make_local_cluster
+
+from zkcontroller.cluster.kafka_server import BrokerConfig, KafkaServer
+from zkcontroller.cluster.local_cluster import LocalCluster
+from zkcontroller.controller.events import ControllerEvent
+from zkcontroller.controller.kafka_controller import KafkaController
+from zkcontroller.coordination.api import CoordinationSession, SessionState
+from zkcontroller.coordination.backend import CoordinationBackend
+from zkcontroller.coordination.embedded_backend import EmbeddedBackend
+from zkcontroller.runtime.clock import wall_clock_ms
+
+ZK_CLIENT_LOGGER = "kafka.zookeeper.ZooKeeperClient"
+BOUND_S = 5.0
+"""How long a task or session gets to end once nothing keeps it (it takes a few loop steps)."""
+
+
+class HandshakeBackend(CoordinationBackend):
+    """The embedded store, where opening a session can be held after the store has it, as a real client's is
+    between the server's session and the connection's handshake: the step a shutdown or crash can come in."""
+
+    name = "embedded"
+
+    def __init__(self) -> None:
+        self.inner = EmbeddedBackend(OffsetClock(wall_clock_ms))
+        self.hold = False
+        self.held = asyncio.Event()
+        self.release = asyncio.Event()
+        self.opened: list[CoordinationSession] = []
+
+    async def new_session(self, session_timeout_ms: int = 18000) -> CoordinationSession:
+        session = await self.inner.new_session(session_timeout_ms)
+        self.opened.append(session)
+        if self.hold:
+            self.held.set()
+            await self.release.wait()
+        return session
+
+    async def expire_session(self, session: CoordinationSession) -> None:
+        await self.inner.expire_session(session)
+
+    async def close(self) -> None:
+        await self.inner.close()
+
+    def live(self, session: CoordinationSession) -> bool:
+        return self.inner.server.session_state(session.session_id) in (SessionState.CONNECTED,
+                                                                        SessionState.DISCONNECTED)
+
+
+@pytest.fixture
+async def handshake() -> AsyncIterator[tuple[HandshakeBackend, LocalCluster]]:
+    """A one-broker cluster on a `HandshakeBackend` (no controlled shutdown: nobody could take its leadership)."""
+    backend = HandshakeBackend()
+    cluster = await make_local_cluster(backend, [1], RecordingTransport(), controlled_shutdown_enable=False)
+    try:
+        yield backend, cluster
+    finally:
+        backend.release.set()
+        await cluster.shutdown()
+        await backend.close()
+
+
+def controller_of(server: KafkaServer) -> KafkaController:
+    assert server.controller is not None
+    return server.controller
+
+
+async def expire_and_hold_the_new_session(backend: HandshakeBackend, cluster: LocalCluster) -> CoordinationSession:
+    """Expire broker 1's session and wait until its re-initialisation has a new session on the store, held."""
+    server = cluster.brokers[1]
+    controller = controller_of(server)
+    await wait_until(lambda: controller.is_active and controller.event_manager.queue_size == 0,
+                     what="the first failover")
+    backend.hold = True
+    await cluster.expire_broker_session(1)
+    await asyncio.wait_for(backend.held.wait(), BOUND_S)
+    assert server._reinit is not None
+    session = backend.opened[-1]
+    assert backend.live(session)
+    return session
+
+
+@pytest.mark.parametrize("end", ["shutdown", "crash"])
+async def test_a_session_opened_after_the_broker_went_is_closed(
+        handshake: tuple[HandshakeBackend, LocalCluster], end: str) -> None:
+    backend, cluster = handshake
+    server = cluster.brokers[1]
+    opened = await expire_and_hold_the_new_session(backend, cluster)
+    reinit = server._reinit
+    assert reinit is not None
+    if end == "shutdown":
+        await cluster.stop_broker(1)
+    else:
+        await cluster.crash_broker(1)
+    assert server._reinit is None
+    backend.release.set()  # the open completes with the broker gone
+    await wait_until(lambda: not backend.live(opened), timeout_s=BOUND_S, what="the new session closed")
+    await wait_until(reinit.done, timeout_s=BOUND_S, what="the re-initialisation task ended")
+    assert not any(backend.live(s) for s in backend.opened)
+
+
+@pytest.mark.parametrize("end", ["shutdown", "crash"])
+async def test_a_session_opened_as_the_broker_goes_is_closed(
+        handshake: tuple[HandshakeBackend, LocalCluster], end: str) -> None:
+    """The open completes in the very loop step the broker goes: its task has the session, but is cancelled
+    before it can take it up."""
+    backend, cluster = handshake
+    server = cluster.brokers[1]
+    opened = await expire_and_hold_the_new_session(backend, cluster)
+    reinit = server._reinit
+    assert reinit is not None
+    backend.release.set()
+    if end == "shutdown":
+        await cluster.stop_broker(1)  # its reinit cancel comes before the open's next step (no await on the way)
+    else:
+        await cluster.crash_broker(1)  # crash() is the first thing it does, in this step
+    await wait_until(lambda: not backend.live(opened), timeout_s=BOUND_S, what="the new session closed")
+    await wait_until(reinit.done, timeout_s=BOUND_S, what="the re-initialisation task ended")
+    assert server.zk is not None and server.zk.session.session_id != opened.session_id  # never taken up
+
+
+async def test_a_crash_ends_a_reinitialisation_waiting_for_expire(
+        handshake: tuple[HandshakeBackend, LocalCluster]) -> None:
+    """The session expires while the controller is busy: Expire waits in the queue, and the re-initialisation waits
+    for it. A crash aborts the event thread, so Expire never comes: the task waited for good, in a dead broker."""
+    backend, cluster = handshake
+    server = cluster.brokers[1]
+    controller = controller_of(server)
+    await wait_until(lambda: controller.is_active and controller.event_manager.queue_size == 0,
+                     what="the first failover")
+    held = asyncio.Event()
+
+    @dataclass(frozen=True)
+    class Busy(ControllerEvent):
+        """An event that holds the event thread."""
+
+    async def busy(_event: Busy) -> None:
+        held.set()
+        await asyncio.Event().wait()  # until the crash cancels it
+
+    controller._handlers[Busy] = busy  # type: ignore[assignment]
+    controller.event_manager.put(Busy())
+    await asyncio.wait_for(held.wait(), BOUND_S)
+    await cluster.expire_broker_session(1)
+    await wait_until(lambda: server._reinit is not None, timeout_s=BOUND_S, what="the re-initialisation started")
+    reinit = server._reinit
+    assert reinit is not None
+    await cluster.crash_broker(1)
+    assert server._reinit is None
+    await wait_until(reinit.done, timeout_s=BOUND_S, what="the re-initialisation task ended")
+    assert len(backend.opened) == 1  # no new session: the crashed broker never got to open one
+
+
+async def test_the_reinitialisation_logs_kafkas_initializing_line(
+        make_cluster: ClusterFactory, backend: CoordinationBackend, caplog: pytest.LogCaptureFixture) -> None:
+    """Kafka's ``reinitialize``: "Session expired.", the controller's Expire, then "Initializing a new session to
+    <zookeeper.connect>." (INFO, ZooKeeperClient's ident), before the broker registers again."""
+    caplog.set_level(logging.INFO, ZK_CLIENT_LOGGER)
+    caplog.set_level(logging.INFO, "kafka.zk.KafkaZkClient")
+    cluster = await make_cluster([1])
+    server = cluster.brokers[1]
+    controller = controller_of(server)
+    await wait_until(lambda: controller.is_active and controller.event_manager.queue_size == 0,
+                     what="the first failover")
+    broker_epoch = controller.broker_epoch
+    caplog.clear()
+    await cluster.expire_broker_session(1)
+    await wait_until(lambda: controller.broker_epoch != broker_epoch and controller.is_active,
+                     what="the broker registered again and re-elected itself")
+    records = list(caplog.records)
+    where = getattr(backend, "hosts", "embedded")
+    zk_lines = [r for r in records if r.name == ZK_CLIENT_LOGGER]
+    assert [(r.levelno, r.getMessage()) for r in zk_lines] == [
+        (logging.INFO, "[ZooKeeperClient Kafka server] Session expired."),
+        (logging.INFO, f"[ZooKeeperClient Kafka server] Initializing a new session to {where}."),
+    ]
+    registered = next(i for i, r in enumerate(records) if r.getMessage().startswith("Registered broker 1 at path"))
+    assert records.index(zk_lines[1]) < registered
+
+
+def test_the_connect_string_is_zookeeper_connect_as_given() -> None:
+    """A broker process names its ``zookeeper.connect`` as written in server.properties, chroot included (trimmed,
+    as Kafka's STRING configs are)."""
+    server = KafkaServer(BrokerConfig(1, static_configs={"zookeeper.connect": " zk1:2181,zk2:2181/kafka "}),
+                         EmbeddedBackend(wall_clock_ms), None, None, None)  # type: ignore[arg-type]
+    assert server._connect_string() == "zk1:2181,zk2:2181/kafka"
