@@ -416,7 +416,12 @@ def shutdown_spans(membership: list[dict[str, object]]) -> list[dict[str, object
     attempt's row as ``row``), segmented as the table is: attempts ``SHUTDOWN_GAP_MS`` apart or closer are one,
     and the broker registering again or the controller's "Removed …" line ends one. A broker's "succeeded" or
     "failed" line no shutdown claims (``ends_shutdown``) is a shutdown of its own with 0 attempts: its request is
-    in a log not read (first and last at the line, ``row`` the line)."""
+    in a log not read (first and last at the line, ``row`` the line).
+
+    O(n log n) in the lines: ``ends_shutdown``'s windows of one broker's shutdowns (from ``SHUTDOWN_END_SKEW_MS``
+    before one's first attempt to as far before the next one's) do not overlap, so an end line can only be of the
+    last shutdown that begins at most that long after it (a binary search), and the rule is tested once per line.
+    A log of thousands of restarts of one broker would otherwise test every end line against every shutdown."""
     marks: dict[tuple[object, int], list[tuple[int, str, int, bool, dict[str, object]]]] = defaultdict(list)
     said: list[dict[str, object]] = []
     ends: dict[tuple[object, int], list[tuple[int, str | None]]] = defaultdict(list)
@@ -437,6 +442,7 @@ def shutdown_spans(membership: list[dict[str, object]]) -> list[dict[str, object
             if kind == SHUTDOWN_END:
                 ends[(r["cluster"], int(broker))].append((int(r["ts_ms"]), None))
     spans: list[dict[str, object]] = []
+    claimed_by: dict[tuple[object, int], set[int]] = defaultdict(set)
     for (cluster, broker), rows in marks.items():
         rows.sort(key=lambda m: m[:3])
         mine: list[dict[str, object]] = []
@@ -449,21 +455,24 @@ def shutdown_spans(membership: list[dict[str, object]]) -> list[dict[str, object
                     mine.append({"cluster": cluster, "broker_id": broker, "first_ms": m[0], "last_ms": m[0],
                                  "attempts": 1, "row": m[4]})
             previous = m
-        for i, span in enumerate(mine):
-            next_ms = int(mine[i + 1]["first_ms"]) if i + 1 < len(mine) else NO_NEXT_MS
-            claimed = sorted((e for e in ends[(cluster, broker)]  # ties: the greater phase, as Spark's max
-                              if ends_shutdown(e[0], int(span["first_ms"]), int(span["last_ms"]), next_ms)),
-                             key=lambda e: (e[0], e[1] or ""))
-            outcomes = [e for e in claimed if e[1] is not None]
-            span["ended_ms"] = claimed[0][0] if claimed else None
+        firsts = [int(span["first_ms"]) for span in mine]  # ascending: rows were sorted by time
+        claimed: list[list[tuple[int, str | None]]] = [[] for _ in mine]
+        for e in ends.get((cluster, broker), ()):
+            i = bisect_right(firsts, e[0] + SHUTDOWN_END_SKEW_MS) - 1  # the only shutdown whose window can hold it
+            if i < 0:
+                continue
+            next_ms = firsts[i + 1] if i + 1 < len(firsts) else NO_NEXT_MS
+            if ends_shutdown(e[0], firsts[i], int(mine[i]["last_ms"]), next_ms):
+                claimed[i].append(e)
+        for span, own in zip(mine, claimed, strict=True):
+            own.sort(key=lambda e: (e[0], e[1] or ""))  # ties: the greater phase, as Spark's max
+            outcomes = [e for e in own if e[1] is not None]
+            span["ended_ms"] = own[0][0] if own else None
             span["outcome"] = outcomes[-1][1] if outcomes else None  # the broker's last word
             succeeded = [e[0] for e in outcomes if e[1] == "succeeded"]
             span["succeeded_ms"] = succeeded[-1] if succeeded else None
-            span["claimed"] = {e[0] for e in outcomes}
+            claimed_by[(cluster, broker)].update(e[0] for e in outcomes)
         spans += mine
-    claimed_by = defaultdict(set)
-    for span in spans:
-        claimed_by[(span["cluster"], span["broker_id"])] |= span.pop("claimed")
     for r in said:
         key = (r["cluster"], int(r["broker_id"]))
         if int(r["ts_ms"]) not in claimed_by[key]:
@@ -475,7 +484,8 @@ def shutdown_spans(membership: list[dict[str, object]]) -> list[dict[str, object
 
 
 def broker_failures(membership: list[dict[str, object]], tenures: list[Tenure],
-                    merge_ms: int = DEFAULT_FAILURE_MERGE_MS) -> list[dict[str, object]]:
+                    merge_ms: int = DEFAULT_FAILURE_MERGE_MS,
+                    spans: list[dict[str, object]] | None = None) -> list[dict[str, object]]:
     """One row per broker failure: failure callbacks, the deleted brokers of membership diffs, event-log
     ``broker_failed`` records, and the old controller of every failover to another broker (its broker died or
     lost its session: Kafka logs no failure callback for the controller itself).
@@ -486,10 +496,11 @@ def broker_failures(membership: list[dict[str, object]], tenures: list[Tenure],
     (``controlled_shutdowns`` lists it, with 0 attempts when only the broker's line says so); one that leaves
     later, its controlled shutdown given up long before, still failed, and so does one whose last shutdown
     before it left ended "Proceeding to do an unclean shutdown" (``shutdown_spans``, the table's own matching of
-    end lines): it stopped uncleanly, leaders and all.
+    end lines): it stopped uncleanly, leaders and all. ``spans``: ``shutdown_spans(membership)`` when the caller
+    already has it (the job: the incidents timeline reads the same spans).
     """
     shutdowns: dict[tuple[object, int], list[dict[str, object]]] = defaultdict(list)
-    for span in shutdown_spans(membership):
+    for span in shutdown_spans(membership) if spans is None else spans:
         shutdowns[(span["cluster"], int(span["broker_id"]))].append(span)
     found: list[dict[str, object]] = []
     for r in membership:
