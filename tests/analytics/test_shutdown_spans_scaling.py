@@ -8,8 +8,8 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-
 from tests.analytics.test_controller_timeline import _end, _shutdown, _tenure
+
 from zkcontroller.analytics import controller_timeline as ct
 from zkcontroller.analytics.controller_timeline import (
     NO_NEXT_MS,
