@@ -538,7 +538,8 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
             # A broker id the parsers could not hold (beyond int32: a corrupt line) is a null list element; the
             # membership reasoning on the driver takes ids only, so the nulls are dropped here, once.
             lambda: _collect(events.where(F.col("kind").isin("broker_failed", "broker_change", "broker_registered",
-                                                              "controlled_shutdown", ct.SHUTDOWN_END))
+                                                              "controlled_shutdown", ct.SHUTDOWN_END,
+                                                              ct.SHUTDOWN_START))
                              .select("cluster", "ts_ms", "kind", *(F.filter(name, lambda b: b.isNotNull()).alias(name)
                                                                   for name in ("brokers", "added_brokers",
                                                                                "live_brokers")),

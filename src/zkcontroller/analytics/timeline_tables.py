@@ -16,6 +16,7 @@ from pyspark.sql import functions as F
 from zkcontroller.analytics.controller_timeline import (
     DEFAULT_FAILURE_MERGE_MS,
     SHUTDOWN_END,
+    SHUTDOWN_START,
     Tenure,
     Timeline,
     shutdown_spans,
@@ -90,8 +91,8 @@ def failure_windows(failures: list[dict[str, object]], membership: list[dict[str
     or ``max_handling_ms`` after detection, whichever comes first."""
     changes: dict[str, list[tuple[int, frozenset[int]]]] = defaultdict(list)  # (when, brokers it reports dead)
     for m in membership:
-        if m["kind"] in ("controlled_shutdown", SHUTDOWN_END):
-            continue  # a request to the controller, or how it ended: not a change of who is registered
+        if m["kind"] in ("controlled_shutdown", SHUTDOWN_END, SHUTDOWN_START):
+            continue  # a request to the controller, its start or end: not a change of who is registered
         dead = frozenset(m.get("brokers") or []) if m["kind"] in ("broker_failed", "broker_change") else frozenset()
         changes[str(m["cluster"])].append((int(m["ts_ms"]), dead))
     for t in tenures:
