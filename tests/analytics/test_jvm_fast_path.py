@@ -71,6 +71,8 @@ def _boundary_lines() -> list[str]:
         "[KafkaServer id=5]", "[KafkaServer id=]", "[KafkaServer id=x]", "[KafkaServer id=5 x]", "[KafkaServerid=5]",
         "[Kafka Server 5]", "[Kafka Server ]", "[Kafka Server5]", "[ Kafka Server 5]", "[Kafka Server 99999999999]",
         "[Broker id=Kafka Server 5]", "[kafkaServer id=5]",
+        "[BrokerServer id=5]", "[BrokerServer id=]", "[BrokerServer id=x]", "[BrokerServerid=5]",
+        "[Broker Server id=5]", "[BrokerServer id=5 epoch=3]", "[brokerServer id=5]",
     ]
     for ident in idents:
         for sep in ("", " ", ": ", ", "):

@@ -138,6 +138,44 @@ CASES = [
     (f"[2017-03-01 10:00:00,000] WARN [Kafka Server 2], Proceeding to do an unclean shutdown as all the controlled "
      f"shutdown attempts failed {KS}", "controlled_shutdown_end", {"broker_id": 2, "phase": "failed"}),
     (f"[2018-07-18 17:54:27,764] INFO [KafkaServer id=0] shutting down {KS}", "other", {"broker_id": 0}),
+    # The broker's steps of a controlled shutdown (KafkaServer.controlledShutdown), texts per Kafka's source: 0.8.2-0.11
+    # `[Kafka Server N], `, 1.0+ `[KafkaServer id=N] `; 3.1+ reworded the attempt lines. All were `other`.
+    (f"[2018-07-18 17:54:27,765] INFO [KafkaServer id=0] Starting controlled shutdown {KS}",
+     "controlled_shutdown_started", {"broker_id": 0, "phase": None, "controller_id": None}),
+    (f"[2016-03-01 10:00:00,000] INFO [Kafka Server 4], Starting controlled shutdown {KS}",
+     "controlled_shutdown_started", {"broker_id": 4}),
+    (f"[2016-03-01 10:00:05,000] WARN [Kafka Server 4], Retrying controlled shutdown after the previous attempt "
+     f"failed... {KS}", "controlled_shutdown_attempt_failed", {"broker_id": 4, "phase": "retrying"}),
+    (f"[2021-06-01 10:00:05,000] WARN [KafkaServer id=3] Retrying controlled shutdown after the previous attempt "
+     f"failed... {KS}", "controlled_shutdown_attempt_failed", {"broker_id": 3, "phase": "retrying"}),
+    (f"[2023-06-01 10:00:05,000] INFO [KafkaServer id=3] Retrying controlled shutdown (2 retries remaining) {KS}",
+     "controlled_shutdown_attempt_failed", {"broker_id": 3, "phase": "retrying"}),
+    (f"[2016-03-01 10:00:00,000] WARN [Kafka Server 4], Error during controlled shutdown, possibly because leader "
+     f"movement took longer than the configured socket.timeout.ms: Connection refused {KS}",
+     "controlled_shutdown_attempt_failed", {"broker_id": 4, "phase": "error"}),
+    (f"[2021-06-01 10:00:30,000] WARN [KafkaServer id=3] Error during controlled shutdown, possibly because leader "
+     f"movement took longer than the configured controller.socket.timeout.ms and/or request.timeout.ms: "
+     f"Connection to 1 was disconnected before the response was read {KS}",
+     "controlled_shutdown_attempt_failed", {"broker_id": 3, "phase": "error"}),
+    (f"[2017-03-01 10:00:00,000] INFO [Kafka Server 2], Remaining partitions to move: t-0,t-1 {KS}",
+     "controlled_shutdown_attempt_failed", {"broker_id": 2, "phase": "remaining", "topic": None}),
+    (f"[2021-06-01 10:00:00,100] INFO [KafkaServer id=3] Remaining partitions to move: "
+     f"RemainingPartitionCollection(RemainingPartition(topicName='t', partitionIndex=0)) {KS}",
+     "controlled_shutdown_attempt_failed", {"broker_id": 3, "phase": "remaining"}),
+    (f"[2023-06-01 10:00:00,100] INFO [KafkaServer id=3] Controlled shutdown request returned after 30ms with 4 "
+     f"partitions remaining to move {KS}", "controlled_shutdown_attempt_failed",
+     {"broker_id": 3, "phase": "remaining"}),
+    (f"[2023-06-01 10:00:00,100] INFO [KafkaServer id=3] Controlled shutdown request returned after 30ms with "
+     f"error STALE_BROKER_EPOCH {KS}", "controlled_shutdown_attempt_failed", {"broker_id": 3, "phase": "remaining"}),
+    (f"[2023-06-01 10:00:00,100] INFO [KafkaServer id=3] Controlled shutdown request returned successfully after "
+     f"25ms {KS}", "controlled_shutdown_end", {"broker_id": 3, "phase": "succeeded"}),
+    (f"[2021-06-01 10:00:00,101] INFO [KafkaServer id=3] Error from controller: NONE {KS}", "other", {"broker_id": 3}),
+    (f"[2023-06-01 10:00:00,000] INFO [KafkaServer id=3] Notifying KRaft of controlled shutdown {KS}", "other", {}),
+    # KRaft mode (2.8+): the broker's server.log ident is BrokerServer's.
+    ("[2023-06-01 10:00:00,000] INFO [BrokerServer id=7] Transition from STARTING to STARTED "
+     "(kafka.server.BrokerServer)", "other", {"broker_id": 7}),
+    ("[2023-06-01 10:00:00,000] ERROR [BrokerServer id=7] Timed out waiting for the controller to approve "
+     "controlled shutdown (kafka.server.BrokerServer)", "other", {"broker_id": 7}),
     (f"[2021-04-28 16:12:32,063] INFO [Controller id=0] Removed 1 from list of shutting down brokers. {KC}",
      "controlled_shutdown_end", {"controller_id": 0, "brokers": [1], "phase": "removed", "broker_id": None}),
     (f"[2021-04-28 16:12:32,063] INFO [Controller id=0] Removed 1,3 from list of shutting down brokers. {KC}",

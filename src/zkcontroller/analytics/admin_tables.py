@@ -15,8 +15,10 @@ from pyspark.sql import functions as F
 from zkcontroller.analytics.controller_timeline import (
     NO_NEXT_MS,
     SHUTDOWN_END,
+    SHUTDOWN_END_MS,
     SHUTDOWN_END_SKEW_MS,
     SHUTDOWN_GAP_MS,
+    SHUTDOWN_START,
     ends_shutdown,
 )
 
@@ -156,7 +158,8 @@ def controlled_shutdowns(events: DataFrame) -> DataFrame:
     its shutting-down list once it left). A broker that registers again, or that the controller dropped, ends a
     shutdown; so does a silence longer than the retries take (``controller_timeline.shutdown_spans`` is the same
     segmentation on the driver, for broker failures and incidents). A broker's succeeded/failed line that no
-    shutdown claims (its controller's log was not read) is a row of its own: 0 attempts, requested at the line.
+    shutdown claims (its controller's log was not read) is a row of its own: 0 attempts, requested at the broker's
+    "Starting controlled shutdown" that began it (``controller_timeline.started_before``), else at the line.
 
     A leader move counts for one shutdown only: its window ends at the next shutdown of the broker, at the
     shutdown's end line (``SHUTDOWN_END_SKEW_MS`` later), or ``SHUTDOWN_TAIL_MS`` after its last attempt,
@@ -190,6 +193,7 @@ def controlled_shutdowns(events: DataFrame) -> DataFrame:
         F.count(F.lit(1)).alias("attempts"), F.max("controller_epoch").alias("controller_epoch"),
         _where_first().alias("first")).withColumn("next_ms", F.lead("first_ms").over(by_start))
     ended, unclaimed = _shutdown_ends(numbered.where(F.col("kind") == SHUTDOWN_END), shutdowns)
+    unclaimed = _started(unclaimed, events.where((F.col("kind") == SHUTDOWN_START) & F.col("broker_id").isNotNull()))
     shutdowns = shutdowns.join(ended, on=["cluster", "broker_id", "shutdown"], how="left").unionByName(unclaimed)
     moves = events.where((F.col("kind") == "leader_election") & (F.col("strategy") == "controlled_shutdown")).select(
         F.col("cluster").alias("m_cluster"), F.col("old_leader").alias("m_broker"), F.col("ts_ms").alias("moved_ms"),
@@ -226,6 +230,10 @@ def _shutdown_ends(ends: DataFrame, shutdowns: DataFrame) -> tuple[DataFrame, Da
     within = ((F.col("e_cluster") == F.col("cluster")) & (F.col("e_broker") == F.col("broker_id"))
               & ends_shutdown(F.col("end_ms"), F.col("first_ms"), F.col("last_ms"),
                               F.coalesce(F.col("next_ms"), F.lit(NO_NEXT_MS))))
+    # the broker's previous succeeded/failed line: a start before it is of an earlier shutdown (``_started``)
+    before = Window.partitionBy("e_cluster", "e_broker").orderBy("end_ms").rangeBetween(Window.unboundedPreceding, -1)
+    lines = lines.withColumn("said_before_ms", F.max(F.when(F.col("e_phase") != "removed", F.col("end_ms")))
+                             .over(before))
     matched = lines.join(shutdowns.select("cluster", "broker_id", "shutdown", "first_ms", "last_ms", "next_ms"),
                          on=within, how="left")
     said = F.when(F.col("e_phase") != "removed", F.struct("end_ms", "e_phase"))
@@ -237,5 +245,25 @@ def _shutdown_ends(ends: DataFrame, shutdowns: DataFrame) -> tuple[DataFrame, Da
         F.col("end_ms").alias("last_ms"), F.lit(0).cast("bigint").alias("attempts"),
         F.lit(None).cast("int").alias("controller_epoch"), F.col("e_first").alias("first"),
         F.lit(None).cast("bigint").alias("next_ms"), F.col("e_phase").alias("outcome"),
-        F.col("end_ms").alias("ended_ms"))
+        F.col("end_ms").alias("ended_ms"), "said_before_ms")
     return ended, unclaimed
+
+
+def _started(unclaimed: DataFrame, starts: DataFrame) -> DataFrame:
+    """``unclaimed`` (0-attempt shutdowns, with ``said_before_ms``) requested at the broker's "Starting controlled
+    shutdown" that began each, where there is one (``first_ms`` and ``first`` from it): its latest at or before the
+    end line, at most ``SHUTDOWN_END_MS`` before it and after ``said_before_ms``, as
+    ``controller_timeline.started_before`` on the driver. Without ``said_before_ms``."""
+    begun = starts.select(F.col("cluster").alias("s_cluster"), F.col("broker_id").alias("s_broker"),
+                          F.struct(F.col("ts_ms").alias("ms"), "source_file", "line_number").alias("start"))
+    within = ((F.col("s_cluster") == F.col("cluster")) & (F.col("s_broker") == F.col("broker_id"))
+              & F.col("start.ms").between(F.col("ended_ms") - SHUTDOWN_END_MS, F.col("ended_ms"))
+              & (F.col("said_before_ms").isNull() | (F.col("start.ms") > F.col("said_before_ms"))))
+    keys = [c for c in unclaimed.columns if c != "said_before_ms"]
+    latest = unclaimed.join(begun, on=within, how="left").groupBy(*keys, "said_before_ms").agg(
+        F.max("start").alias("start"))
+    return latest.select(*(
+        F.coalesce(F.col("start.ms"), F.col("first_ms")).alias("first_ms") if c == "first_ms"
+        else F.when(F.col("start").isNotNull(), F.struct(F.col("start.source_file").alias("source_file"),
+                                                          F.col("start.line_number").alias("line_number")))
+        .otherwise(F.col("first")).alias("first") if c == "first" else F.col(c) for c in keys))

@@ -9,7 +9,7 @@ without Spark.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -31,6 +31,12 @@ controller) this soon after the controller took a ControlledShutdown of it stopp
 deregisters right after its controlled shutdown (which leaves it nothing to lead), so that is no failure."""
 SHUTDOWN_END = "controlled_shutdown_end"
 """How a controlled shutdown ended (``phase``): the broker's ``succeeded``/``failed``, the controller's ``removed``."""
+SHUTDOWN_START = "controlled_shutdown_started"
+"""The broker's own "Starting controlled shutdown" (its server.log): when a shutdown whose controller log was not
+read began (``shutdown_spans``). Where the controller's requests were read they say when, on the controller's
+clock, and how many; the broker's failed-attempt lines (``controlled_shutdown_attempt_failed``) are not counted as
+attempts: up to 3.0 it logs "Retrying …" after every failed attempt, 3.1+ not after the last, and the reason lines
+only when a controller answered or the request failed on the wire."""
 SHUTDOWN_END_SKEW_MS = 1_000
 """Slack for the broker's own outcome line against the controller's lines (two hosts' clocks)."""
 SHUTDOWN_GAP_MS = 15_000
@@ -416,14 +422,26 @@ def shutdown_spans(membership: list[dict[str, object]]) -> list[dict[str, object
     attempt's row as ``row``), segmented as the table is: attempts ``SHUTDOWN_GAP_MS`` apart or closer are one,
     and the broker registering again or the controller's "Removed …" line ends one. A broker's "succeeded" or
     "failed" line no shutdown claims (``ends_shutdown``) is a shutdown of its own with 0 attempts: its request is
-    in a log not read (first and last at the line, ``row`` the line)."""
+    in a log not read (last at the line; first at the broker's "Starting controlled shutdown" that began it, else
+    at the line; ``row`` the first's line). That start is the broker's latest at most ``SHUTDOWN_END_MS`` before the
+    line and after its previous succeeded/failed line (``started_before``): both lines on the broker's one clock.
+
+    O(n log n) in the lines: ``ends_shutdown``'s windows of one broker's shutdowns (from ``SHUTDOWN_END_SKEW_MS``
+    before one's first attempt to as far before the next one's) do not overlap, so an end line can only be of the
+    last shutdown that begins at most that long after it (a binary search), and the rule is tested once per line.
+    A log of thousands of restarts of one broker would otherwise test every end line against every shutdown."""
     marks: dict[tuple[object, int], list[tuple[int, str, int, bool, dict[str, object]]]] = defaultdict(list)
     said: list[dict[str, object]] = []
     ends: dict[tuple[object, int], list[tuple[int, str | None]]] = defaultdict(list)
+    starts: dict[tuple[object, int], list[tuple[int, str, int, dict[str, object]]]] = defaultdict(list)
     for r in membership:
         kind, where = r["kind"], (int(r["ts_ms"]), str(r["source_file"]), int(r["line_number"]))
         if kind == "controlled_shutdown" and r.get("broker_id") is not None:
             marks[(r["cluster"], int(r["broker_id"]))].append((*where, True, r))
+            continue
+        if kind == SHUTDOWN_START:
+            if r.get("broker_id") is not None:
+                starts[(r["cluster"], int(r["broker_id"]))].append((*where, r))
             continue
         if kind == SHUTDOWN_END and r.get("phase") in ("succeeded", "failed") and r.get("broker_id") is not None:
             said.append(r)
@@ -437,6 +455,7 @@ def shutdown_spans(membership: list[dict[str, object]]) -> list[dict[str, object
             if kind == SHUTDOWN_END:
                 ends[(r["cluster"], int(broker))].append((int(r["ts_ms"]), None))
     spans: list[dict[str, object]] = []
+    claimed_by: dict[tuple[object, int], set[int]] = defaultdict(set)
     for (cluster, broker), rows in marks.items():
         rows.sort(key=lambda m: m[:3])
         mine: list[dict[str, object]] = []
@@ -449,33 +468,58 @@ def shutdown_spans(membership: list[dict[str, object]]) -> list[dict[str, object
                     mine.append({"cluster": cluster, "broker_id": broker, "first_ms": m[0], "last_ms": m[0],
                                  "attempts": 1, "row": m[4]})
             previous = m
-        for i, span in enumerate(mine):
-            next_ms = int(mine[i + 1]["first_ms"]) if i + 1 < len(mine) else NO_NEXT_MS
-            claimed = sorted((e for e in ends[(cluster, broker)]  # ties: the greater phase, as Spark's max
-                              if ends_shutdown(e[0], int(span["first_ms"]), int(span["last_ms"]), next_ms)),
-                             key=lambda e: (e[0], e[1] or ""))
-            outcomes = [e for e in claimed if e[1] is not None]
-            span["ended_ms"] = claimed[0][0] if claimed else None
+        firsts = [int(span["first_ms"]) for span in mine]  # ascending: rows were sorted by time
+        claimed: list[list[tuple[int, str | None]]] = [[] for _ in mine]
+        for e in ends.get((cluster, broker), ()):
+            i = bisect_right(firsts, e[0] + SHUTDOWN_END_SKEW_MS) - 1  # the only shutdown whose window can hold it
+            if i < 0:
+                continue
+            next_ms = firsts[i + 1] if i + 1 < len(firsts) else NO_NEXT_MS
+            if ends_shutdown(e[0], firsts[i], int(mine[i]["last_ms"]), next_ms):
+                claimed[i].append(e)
+        for span, own in zip(mine, claimed, strict=True):
+            own.sort(key=lambda e: (e[0], e[1] or ""))  # ties: the greater phase, as Spark's max
+            outcomes = [e for e in own if e[1] is not None]
+            span["ended_ms"] = own[0][0] if own else None
             span["outcome"] = outcomes[-1][1] if outcomes else None  # the broker's last word
             succeeded = [e[0] for e in outcomes if e[1] == "succeeded"]
             span["succeeded_ms"] = succeeded[-1] if succeeded else None
-            span["claimed"] = {e[0] for e in outcomes}
+            claimed_by[(cluster, broker)].update(e[0] for e in outcomes)
         spans += mine
-    claimed_by = defaultdict(set)
-    for span in spans:
-        claimed_by[(span["cluster"], span["broker_id"])] |= span.pop("claimed")
+    said_ms: dict[tuple[object, int], list[int]] = defaultdict(list)
+    for r in said:
+        said_ms[(r["cluster"], int(r["broker_id"]))].append(int(r["ts_ms"]))
+    for key in said_ms:
+        said_ms[key].sort()
+        starts[key].sort(key=lambda m: m[:3])
     for r in said:
         key = (r["cluster"], int(r["broker_id"]))
         if int(r["ts_ms"]) not in claimed_by[key]:
             ts = int(r["ts_ms"])
-            spans.append({"cluster": r["cluster"], "broker_id": key[1], "first_ms": ts, "last_ms": ts, "attempts": 0,
-                          "row": r, "ended_ms": ts, "outcome": r["phase"],
-                          "succeeded_ms": ts if r["phase"] == "succeeded" else None})
+            start = started_before(starts[key], said_ms[key], ts)
+            spans.append({"cluster": r["cluster"], "broker_id": key[1], "first_ms": ts if start is None else start[0],
+                          "last_ms": ts, "attempts": 0, "row": r if start is None else start[3], "ended_ms": ts,
+                          "outcome": r["phase"], "succeeded_ms": ts if r["phase"] == "succeeded" else None})
     return sorted(spans, key=lambda s: (str(s["cluster"]), s["broker_id"], s["first_ms"]))
 
 
+def started_before(starts: list[tuple[int, str, int, dict[str, object]]], said_ms: list[int],
+                   end_ms: int) -> tuple[int, str, int, dict[str, object]] | None:
+    """The broker's "Starting controlled shutdown" (``starts``, sorted by time, file, line) that a succeeded/failed
+    line of it at ``end_ms`` ends: its latest at or before the line, at most ``SHUTDOWN_END_MS`` before it, and after
+    the broker's previous such line (``said_ms``, sorted), which ended the one before; None if there is none. The
+    rule ``admin_tables.controlled_shutdowns`` applies in Spark."""
+    j = bisect_left(said_ms, end_ms)
+    after = said_ms[j - 1] if j else None
+    i = bisect_right(starts, end_ms, key=lambda m: m[0]) - 1
+    if i < 0 or starts[i][0] < end_ms - SHUTDOWN_END_MS or (after is not None and starts[i][0] <= after):
+        return None
+    return starts[i]
+
+
 def broker_failures(membership: list[dict[str, object]], tenures: list[Tenure],
-                    merge_ms: int = DEFAULT_FAILURE_MERGE_MS) -> list[dict[str, object]]:
+                    merge_ms: int = DEFAULT_FAILURE_MERGE_MS,
+                    spans: list[dict[str, object]] | None = None) -> list[dict[str, object]]:
     """One row per broker failure: failure callbacks, the deleted brokers of membership diffs, event-log
     ``broker_failed`` records, and the old controller of every failover to another broker (its broker died or
     lost its session: Kafka logs no failure callback for the controller itself).
@@ -486,10 +530,11 @@ def broker_failures(membership: list[dict[str, object]], tenures: list[Tenure],
     (``controlled_shutdowns`` lists it, with 0 attempts when only the broker's line says so); one that leaves
     later, its controlled shutdown given up long before, still failed, and so does one whose last shutdown
     before it left ended "Proceeding to do an unclean shutdown" (``shutdown_spans``, the table's own matching of
-    end lines): it stopped uncleanly, leaders and all.
+    end lines): it stopped uncleanly, leaders and all. ``spans``: ``shutdown_spans(membership)`` when the caller
+    already has it (the job: the incidents timeline reads the same spans).
     """
     shutdowns: dict[tuple[object, int], list[dict[str, object]]] = defaultdict(list)
-    for span in shutdown_spans(membership):
+    for span in shutdown_spans(membership) if spans is None else spans:
         shutdowns[(span["cluster"], int(span["broker_id"]))].append(span)
     found: list[dict[str, object]] = []
     for r in membership:

@@ -538,7 +538,8 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
             # A broker id the parsers could not hold (beyond int32: a corrupt line) is a null list element; the
             # membership reasoning on the driver takes ids only, so the nulls are dropped here, once.
             lambda: _collect(events.where(F.col("kind").isin("broker_failed", "broker_change", "broker_registered",
-                                                              "controlled_shutdown", ct.SHUTDOWN_END))
+                                                              "controlled_shutdown", ct.SHUTDOWN_END,
+                                                              ct.SHUTDOWN_START))
                              .select("cluster", "ts_ms", "kind", *(F.filter(name, lambda b: b.isNotNull()).alias(name)
                                                                   for name in ("brokers", "added_brokers",
                                                                                "live_brokers")),
@@ -560,7 +561,8 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
     timeline = ct.classify(ct.build_tenures(lifecycle, activity, starts), config.restart_gap_ms,
                            config.storm_elections)
     result.warnings += timeline.warnings
-    failures = ct.broker_failures(membership, timeline.tenures)
+    spans = ct.shutdown_spans(membership)  # once: broker failures and the incidents timeline both read it
+    failures = ct.broker_failures(membership, timeline.tenures, spans=spans)
     observed = rows_frame(spark, observed_rows, transform.OBSERVED_WINDOW_COLUMNS)
 
     say("tables: elections, partitions, broker failures, split brain, anomalies")
@@ -608,7 +610,7 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
         "anomalies": incidents.anomalies(
             events, elections, anomaly_rows(spark, timeline, windows_rows), config.slow_event_ms,
             config.min_leaderless_ms, leadership),
-        "incidents": incident_rows(spark, timeline, failure_rows, membership, unclean, windows_rows),
+        "incidents": incident_rows(spark, timeline, failure_rows, membership, unclean, windows_rows, spans),
         "leaderless_partitions_over_time": incidents.leaderless_partitions_over_time(
             events, leadership=leadership, windows=observed),
         "leaders_per_broker_over_time": incidents.leaders_per_broker_over_time(

@@ -155,7 +155,7 @@ HAND_WRITTEN = {
     "IDENT": r"^\[([^\]]*)\][:,]? ?",
     "IDENT_CONTROLLER": r"(?:[Cc]ontroller(?:Id=| id=| |-)|^Topic Deletion Manager )(\d+)",
     "IDENT_EPOCH": r"epoch=(\d+)",
-    "IDENT_BROKER": r"^(?:Broker id=|KafkaServer id=|Kafka Server )(\d+)",
+    "IDENT_BROKER": r"^(?:Broker id=|KafkaServer id=|BrokerServer id=|Kafka Server )(\d+)",
     "TP_SPLIT": r"^\[?(.+)[,-](\d+)\]?$",
     "INT_LIST": r"-?\d+",
 }

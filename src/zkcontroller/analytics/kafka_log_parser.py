@@ -48,8 +48,9 @@ IDENT_CONTROLLER = r"(?:[Cc]ontroller(?:Id=| id=| |-)|^Topic Deletion Manager )(
 IDENT_PARTITION = r"^Partition (\S+-\d+) broker=(\d+)$"
 IDENT_EPOCH = r"epoch=(\d+)"
 # A broker's own ident: ReplicaManager/state-change ``[Broker id=N]``, KafkaServer ``[KafkaServer id=N]`` (1.0+)
-# and ``[Kafka Server N], `` (0.8.2-0.11: KafkaServer's logIdent until 1.0's log context).
-IDENT_BROKER = r"^(?:Broker id=|KafkaServer id=|Kafka Server )(\d+)"
+# and ``[Kafka Server N], `` (0.8.2-0.11: KafkaServer's logIdent until 1.0's log context), and a KRaft-mode
+# broker's BrokerServer ``[BrokerServer id=N]`` (2.8+ server.log).
+IDENT_BROKER = r"^(?:Broker id=|KafkaServer id=|BrokerServer id=|Kafka Server )(\d+)"
 # 0.10.2-0.11 state-change lines have no log ident; the message itself starts with who wrote it.
 OLD_STATE_PREFIX = r"^(?:Controller (\d+) epoch (\d+)|Broker (\d+)) "
 STATE_CHANGE_LOGGER = "state.change.logger"
@@ -300,12 +301,32 @@ TEMPLATES: tuple[Template, ...] = (
     # controller (KafkaController.onBrokerFailure): the shutting-down brokers that have now left (0.10.2-2.0 print
     # the Scala collection, ``ArrayBuffer()`` even when empty; 2.1+ the ids comma-joined, only when some).
     Template("controlled_shutdown_end", r"^Controlled shutdown succeeded", consts={"phase": "succeeded"}),
+    # 3.1+: the broker's success line names the request's latency instead.
+    Template("controlled_shutdown_end", r"^Controlled shutdown request returned successfully after \d+ ?ms",
+             consts={"phase": "succeeded"}),
     Template("controlled_shutdown_end",
              r"^Proceeding to do an unclean shutdown as all the controlled shutdown attempts failed",
              consts={"phase": "failed"}),
     Template("controlled_shutdown_end",
              r"^Removed (?:[A-Za-z]+\()?([\d, ]*)\)? from list of shutting down brokers",
              {"brokers": 1}, consts={"phase": "removed"}),
+    # The broker's own steps of a controlled shutdown (KafkaServer.controlledShutdown, 0.8.2-3.9, broker id from its
+    # ident): it begins one, and an attempt fails. A failed attempt logs why (``phase`` ``remaining``: the
+    # controller answered with partitions still to move or an error code; ``error``: the request itself failed,
+    # an IOException) and then, after the backoff, that it retries (``retrying``; up to 3.0 after every failed
+    # attempt, the last one included, 3.1+ only when retries remain). The controller logs none of these.
+    Template("controlled_shutdown_started", r"^Starting controlled shutdown\s*$"),
+    Template("controlled_shutdown_attempt_failed",
+             r"^Retrying controlled shutdown (?:after the previous attempt failed|\(\d+ retries remaining\))",
+             consts={"phase": "retrying"}),
+    Template("controlled_shutdown_attempt_failed",
+             r"^Error during controlled shutdown, possibly because leader movement took longer than the configured ",
+             consts={"phase": "error"}),
+    # 0.8.2-3.0 "Remaining partitions to move: <partitions>" (then "Error from controller: …"); 3.1+ one line
+    # "Controlled shutdown request returned after <n>ms with <k> partitions remaining to move" or "… with error E".
+    Template("controlled_shutdown_attempt_failed",
+             r"^(?:Remaining partitions to move: |Controlled shutdown request returned after \d+ ?ms with "
+             r"(?:error \w+|\d+ partitions remaining to move))", consts={"phase": "remaining"}),
     # Topic deletion (TopicDeletionManager's lines carry ``[Topic Deletion Manager <id>]``, the first one the
     # controller's): one line may name several topics, kept comma-separated in ``topics``.
     Template("topic_deletion", r"^Starting topic deletion for topics (\S+)", {"topics": 1}, consts={"phase": "queued"}),

@@ -16,6 +16,7 @@ from pyspark.sql import functions as F
 from zkcontroller.analytics.controller_timeline import (
     DEFAULT_FAILURE_MERGE_MS,
     SHUTDOWN_END,
+    SHUTDOWN_START,
     Tenure,
     Timeline,
     shutdown_spans,
@@ -90,8 +91,8 @@ def failure_windows(failures: list[dict[str, object]], membership: list[dict[str
     or ``max_handling_ms`` after detection, whichever comes first."""
     changes: dict[str, list[tuple[int, frozenset[int]]]] = defaultdict(list)  # (when, brokers it reports dead)
     for m in membership:
-        if m["kind"] in ("controlled_shutdown", SHUTDOWN_END):
-            continue  # a request to the controller, or how it ended: not a change of who is registered
+        if m["kind"] in ("controlled_shutdown", SHUTDOWN_END, SHUTDOWN_START):
+            continue  # a request to the controller, its start or end: not a change of who is registered
         dead = frozenset(m.get("brokers") or []) if m["kind"] in ("broker_failed", "broker_change") else frozenset()
         changes[str(m["cluster"])].append((int(m["ts_ms"]), dead))
     for t in tenures:
@@ -147,13 +148,14 @@ def _split_brain_detail(w: dict[str, object]) -> str:
 
 def incident_rows(spark: SparkSession, timeline: Timeline, failures: list[dict[str, object]],
                   membership: list[dict[str, object]], unclean: DataFrame,
-                  windows: list[dict[str, object]]) -> DataFrame:
+                  windows: list[dict[str, object]], spans: list[dict[str, object]] | None = None) -> DataFrame:
     """``incidents``: the per-cluster timeline (elections, resignations, failovers, restarts, epoch resets,
     broker failures, controlled shutdowns and returns, unclean elections, split-brain windows, election storms),
     each with file:line.
 
     ``unclean`` (rows of ``leader_elections``) stays in Spark: a log can hold 100k and more, whose trip
-    through the driver and back cost seconds; the few other rows are built here."""
+    through the driver and back cost seconds; the few other rows are built here. ``spans``:
+    ``shutdown_spans(membership)`` when the caller already has it (the job computes it once, for failures too)."""
     rows: list[dict[str, object]] = []
     for t in timeline.tenures:
         where = {"cluster": t.cluster, "controller_id": t.controller_id, "controller_epoch": t.controller_epoch,
@@ -184,7 +186,8 @@ def incident_rows(spark: SparkSession, timeline: Timeline, failures: list[dict[s
                 rows.append({**m, "at_ms": ts, "incident": "broker_started", "broker_id": broker,
                              "detail": f"broker {broker} registered"})
             last_start[key] = ts
-    for span in shutdown_spans(membership):  # the table's shutdowns, each with the outcome the table gives it
+    # the table's shutdowns, each with the outcome the table gives it
+    for span in shutdown_spans(membership) if spans is None else spans:
         rows.append({**span["row"], "at_ms": span["first_ms"], "incident": "controlled_shutdown",
                      "broker_id": span["broker_id"], "detail": _shutdown_detail(span)})
     for w in windows:

@@ -668,10 +668,12 @@ public final class KafkaLineParser {
         return null;
     }
 
-    private static final String[] BROKER_IDENTS = {"Broker id=", "KafkaServer id=", "Kafka Server "};
+    private static final String[] BROKER_IDENTS = {
+        "Broker id=", "KafkaServer id=", "BrokerServer id=", "Kafka Server "};
 
     /**
-     * IDENT_BROKER ({@code ^(?:Broker id=|KafkaServer id=|Kafka Server )(\d+)}) on plain text: group 1 or null.
+     * IDENT_BROKER ({@code ^(?:Broker id=|KafkaServer id=|BrokerServer id=|Kafka Server )(\d+)}) on plain text:
+     * group 1 or null.
      * No literal is a prefix of another, so at most one alternative starts the text, and digits must follow it.
      */
     static String plainBroker(String t) {
