@@ -47,3 +47,8 @@ async def test_the_epoch_after_int_max_wraps_and_brokers_refuse_it_as_stale(
     await wait_until(lambda: {m.split("]")[0] for m in refused()} == {"[Broker id=1", "[Broker id=2"},
                      what="both brokers refusing the wrapped epoch as old")
     assert all(p is not None and p.controller_epoch == INT_MAX for p in planes)
+    # The cluster's own waits take the wrapped epoch as the later election (the shell and the demo ask for
+    # "an epoch above the old one").
+    wrapped = await cluster.wait_for_controller(timeout_s=10, min_epoch=INT_MAX + 1)
+    assert wrapped.context.epoch == INT_MIN
+    assert (await cluster.wait_for_controller(timeout_s=10)).context.epoch == INT_MIN

@@ -5,6 +5,7 @@ alive on the store with nobody to close it), and it logs Kafka's "Initializing a
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -39,10 +40,20 @@ class HandshakeBackend(CoordinationBackend):
         self.held = asyncio.Event()
         self.release = asyncio.Event()
         self.opened: list[CoordinationSession] = []
+        self.failing_closes: set[int] = set()
+        """Ids of the sessions whose close fails (a connection reset while closing)."""
 
     async def new_session(self, session_timeout_ms: int = 18000) -> CoordinationSession:
         session = await self.inner.new_session(session_timeout_ms)
         self.opened.append(session)
+        close = session.close
+
+        async def failing_close() -> None:
+            if session.session_id in self.failing_closes:
+                raise OSError("connection reset while closing")
+            await close()
+
+        session.close = failing_close  # type: ignore[method-assign]
         if self.hold:
             self.held.set()
             await self.release.wait()
@@ -92,6 +103,23 @@ async def expire_and_hold_the_new_session(backend: HandshakeBackend, cluster: Lo
     return session
 
 
+def opening_task() -> asyncio.Task[CoordinationSession | None]:
+    [task] = [t for t in asyncio.all_tasks() if t.get_name().startswith("zk-session-open-")]
+    return task
+
+
+async def opened_not_taken(backend: HandshakeBackend) -> None:
+    """Let the held open complete, and return in the loop step it does: the re-initialisation, woken by it, has
+    not run yet (it would take the session in its next step)."""
+    opening = opening_task()
+    backend.release.set()
+    for _ in range(100):
+        if opening.done():
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("the session's open did not complete")
+
+
 @pytest.mark.parametrize("end", ["shutdown", "crash"])
 async def test_a_session_opened_after_the_broker_went_is_closed(
         handshake: tuple[HandshakeBackend, LocalCluster], end: str) -> None:
@@ -121,7 +149,7 @@ async def test_a_session_opened_as_the_broker_goes_is_closed(
     opened = await expire_and_hold_the_new_session(backend, cluster)
     reinit = server._reinit
     assert reinit is not None
-    backend.release.set()
+    await opened_not_taken(backend)
     if end == "shutdown":
         await cluster.stop_broker(1)  # its reinit cancel comes before the open's next step (no await on the way)
     else:
@@ -196,3 +224,49 @@ def test_the_connect_string_is_zookeeper_connect_as_given() -> None:
     server = KafkaServer(BrokerConfig(1, static_configs={"zookeeper.connect": " zk1:2181,zk2:2181/kafka "}),
                          EmbeddedBackend(wall_clock_ms), None, None, None)  # type: ignore[arg-type]
     assert server._connect_string() == "zk1:2181,zk2:2181/kafka"
+
+
+async def test_a_failed_close_of_a_session_not_yet_taken_still_ends_the_reinitialisation(
+        handshake: tuple[HandshakeBackend, LocalCluster], caplog: pytest.LogCaptureFixture) -> None:
+    """The close of a session opened as the broker went fails: reported, and the re-initialisation still ends
+    cancelled (not read as a failed open to retry, with its back-off, for a broker that is gone)."""
+    caplog.set_level(logging.INFO, ZK_CLIENT_LOGGER)
+    backend, cluster = handshake
+    server = cluster.brokers[1]
+    opened = await expire_and_hold_the_new_session(backend, cluster)
+    reinit = server._reinit
+    assert reinit is not None
+    await opened_not_taken(backend)
+    backend.failing_closes.add(opened.session_id)
+    await asyncio.wait_for(cluster.stop_broker(1), BOUND_S)
+    await wait_until(reinit.done, timeout_s=BOUND_S, what="the re-initialisation task ended")
+    assert reinit.cancelled()
+    lines = [r.getMessage() for r in caplog.records if r.name == ZK_CLIENT_LOGGER]
+    assert not [line for line in lines if "Error when recreating ZooKeeper" in line]
+    assert [line for line in lines if "Closing a session opened after broker 1 went failed" in line]
+
+
+async def test_a_failed_close_of_an_abandoned_open_is_reported_not_left_unretrieved(
+        handshake: tuple[HandshakeBackend, LocalCluster], caplog: pytest.LogCaptureFixture) -> None:
+    """The open completes after the broker went and its close fails: our WARN, not asyncio's "Task exception was
+    never retrieved" (nobody awaits the open any more)."""
+    caplog.set_level(logging.INFO, ZK_CLIENT_LOGGER)
+    backend, cluster = handshake
+    opened = await expire_and_hold_the_new_session(backend, cluster)
+    opening = opening_task()
+    await cluster.stop_broker(1)
+    reported: list[dict[str, object]] = []
+    loop = asyncio.get_running_loop()
+    loop.set_exception_handler(lambda _loop, context: reported.append(context))
+    try:
+        backend.failing_closes.add(opened.session_id)
+        backend.release.set()
+        await wait_until(opening.done, timeout_s=BOUND_S, what="the abandoned open ended")
+        del opening
+        gc.collect()  # an unretrieved exception is reported when its task is collected
+        await asyncio.sleep(0)
+    finally:
+        loop.set_exception_handler(None)
+    assert not reported, [context.get("message") for context in reported]
+    assert [r for r in caplog.records if r.name == ZK_CLIENT_LOGGER and r.levelno == logging.WARNING
+            and "Closing a session opened after broker 1 went failed" in r.getMessage()]

@@ -145,6 +145,7 @@ class KafkaServer:
         self.cluster_id: str | None = None
         self.running = False
         self._reinit: asyncio.Task[None] | None = None
+        self._openings: set[asyncio.Task[CoordinationSession | None]] = set()
         self._was_disconnected = False
 
     @property
@@ -301,11 +302,13 @@ class KafkaServer:
                     return None  # nobody waits for it any more: no error for nobody
                 raise
             if abandoned:
-                await session.close()
+                await self._close_abandoned(session)
                 return None
             return session
 
         opening = self.runtime.spawn(open_unless_abandoned(), f"zk-session-open-{self.broker_id}")
+        self._openings.add(opening)  # the loop holds tasks weakly: an abandoned open must still run to its close
+        opening.add_done_callback(self._openings.discard)
         try:
             session = await asyncio.shield(opening)
         except asyncio.CancelledError:
@@ -313,10 +316,19 @@ class KafkaServer:
             if opening.done() and not opening.cancelled() and opening.exception() is None:
                 opened = opening.result()  # opened, but this task was cancelled before it could take it
                 if opened is not None:
-                    await opened.close()
-            raise
+                    await self._close_abandoned(opened)
+            raise  # outside the re-initialisation's retry: a failed close is no failed open to retry
         assert session is not None
         return session
+
+    async def _close_abandoned(self, session: CoordinationSession) -> None:
+        """Close a session opened for a broker that has gone. A failure is logged, not raised: nobody waits for
+        this session, and the cancellation that abandoned it must go on."""
+        try:
+            await session.close()
+        except Exception as e:  # reported; the store expires the session in the end
+            zk_client_log.warning("[ZooKeeperClient Kafka server] Closing a session opened after broker %d went "
+                                  "failed; it will expire\n%s", self.broker_id, exception_line(e))
 
     def _connect_string(self) -> str:
         """What Kafka's ZooKeeperClient names as where it connects: ``zookeeper.connect`` as given (a broker

@@ -257,7 +257,8 @@ class LocalCluster:
         self, timeout_s: float = 30.0, exclude: int | None = None, min_epoch: int = 1
     ) -> KafkaController:
         """Wait until exactly one running broker (other than ``exclude``) is controller with an epoch of at
-        least ``min_epoch`` and has finished failover (its event queue idle)."""
+        least ``min_epoch`` and has finished failover (its event queue idle). An epoch wrapped past Int.MaxValue
+        (negative, as Kafka's Int overflows) counts as later than any ``min_epoch`` not below zero."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_s
         while True:
@@ -266,7 +267,7 @@ class LocalCluster:
                 controller is not None
                 and controller.event_manager.queue_size == 0
                 and controller.event_manager.state is ControllerState.IDLE
-                and controller.context.epoch >= min_epoch
+                and (controller.context.epoch >= min_epoch or controller.context.epoch < 0 <= min_epoch)
             ):
                 return controller
             if loop.time() > deadline:
