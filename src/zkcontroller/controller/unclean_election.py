@@ -56,18 +56,20 @@ from zkcontroller.controller.events import (
 from zkcontroller.controller.families import EventFamily, Handler
 from zkcontroller.coordination.errors import BadArgumentsError
 from zkcontroller.model import LeaderAndIsr
+from zkcontroller.protocol.ibp import DEFAULT_IBP
 from zkcontroller.zk import paths
 from zkcontroller.zk.client_admin import unclean_leader_election_override
 from zkcontroller.zk.client_base import BulkRead
 from zkcontroller.zk.config_changes import (
     BROKER_ENTITY_PREFIX,
     Notification,
+    check_topic_config_change,
     newest_config_change,
     read_config_changes,
 )
 from zkcontroller.zk.config_values import java_parse_int
 from zkcontroller.zk.errors import ZnodeDecodeError
-from zkcontroller.zk.java_text import java_trim, zookeeper_path_error
+from zkcontroller.zk.java_text import JavaException, java_trim, zookeeper_path_error
 from zkcontroller.zk.znodes import UNCLEAN_LEADER_ELECTION_ENABLE
 
 UNCLEAN_ELECTION_LOGGER = "zkcontroller.controller.UncleanElection"
@@ -259,9 +261,30 @@ class UncleanElectionEvents(EventFamily):
                 self.log.error(f"Ignoring the config of topic {topic}: {e}")
                 continue
             value = configs.get(UNCLEAN_LEADER_ELECTION_ENABLE)
-            if value is not None and value.isascii() and value.lower() == "true":
+            if value is not None and value.isascii() and value.lower() == "true" and self._handled(topic, configs):
                 enabled.add(topic)
         return enabled
+
+    def _handled(self, topic: str, configs: Mapping[str, str]) -> bool:
+        """Whether Kafka's ``TopicConfigHandler`` on this controller's broker gets as far as asking for the event:
+        it throws first on an unknown ``message.format.version``, on a value ``LogConfig`` refuses (only if the
+        broker has logs of the topic: here, if it is one of its replicas) and on a throttled replica list it
+        cannot parse (its listener logs ``error processing change notification``; the broker logs that line)."""
+        core = self.core
+        context = getattr(core, "context", None)
+        assignment = {} if context is None else context.partition_replica_assignment_for_topic(topic)
+        has_logs = any(core.controller_id in replicas for replicas in assignment.values())
+        config = getattr(core, "config", None)
+        try:
+            check_topic_config_change(configs, core.controller_id, has_logs=has_logs,
+                                      inter_broker_protocol_version=getattr(
+                                          config, "inter_broker_protocol_version", DEFAULT_IBP))
+        except JavaException as e:
+            self.log.error(f"Not enabling unclean leader election for topic {topic}: its config change fails on "
+                           f"this broker as in Kafka, which asks for no TopicUncleanLeaderElectionEnable then "
+                           f"({type(e).__module__}.{type(e).__name__}: {e})")
+            return False
+        return True
 
     async def process_unclean_leader_election_enable(self, _event: UncleanLeaderElectionEnable) -> None:
         core = self.core

@@ -13,24 +13,30 @@ After each pass Kafka's brokers purge the notifications older than ``changeExpir
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from zkcontroller.coordination.api import Watcher
 from zkcontroller.coordination.errors import NoNodeError
+from zkcontroller.protocol.ibp import KAFKA_IBPS, resolve_ibp
 from zkcontroller.zk import paths
+from zkcontroller.zk.config_values import java_parse_int
 from zkcontroller.zk.errors import UnparseableZnodeError, ZnodeDecodeError
 from zkcontroller.zk.java_text import (
     IllegalArgumentException,
     JavaException,
     JsonMappingException,
+    NumberFormatException,
     StringIndexOutOfBoundsException,
     jackson_text,
     java_length,
+    java_trim,
     java_utf8_decode,
 )
 from zkcontroller.zk.json_fields import INT32_MAX, INT32_MIN, holds_no_value, parse_json
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+from zkcontroller.zk.log_config_def import TOPIC_CONFIG_RULES, TopicConfigError, parse_config_value
 from zkcontroller.zk.znodes.config import ConfigEntityChangeNotificationSequenceZNode as ConfigChangeZNode
 from zkcontroller.zk.znodes.config import ConfigEntityZNode
 
@@ -230,3 +236,124 @@ async def fetch_entity_config(zk: KafkaZkClient, entity_type: str, name: str
     except ZnodeDecodeError as e:  # raised for nothing else
         refused = next((v for v in value["config"].values() if not isinstance(v, str)), None)
         raise JsonMappingException(f"Expected `String` value, received {jackson_text(refused)}") from e
+
+
+# ---------------------------------------------------------------------- TopicConfigHandler.processConfigChanges
+
+class ConfigException(JavaException):
+    """Kafka's ``ConfigException``, as ``LogConfig.fromProps`` and ``ThrottledReplicaListValidator`` throw it."""
+
+
+class ArrayIndexOutOfBoundsException(JavaException):
+    pass
+
+
+ConfigException.__module__ = "org.apache.kafka.common.config"
+ArrayIndexOutOfBoundsException.__module__ = "java.lang"
+
+MESSAGE_FORMAT_VERSION = "message.format.version"
+LEADER_THROTTLED_REPLICAS = "leader.replication.throttled.replicas"
+FOLLOWER_THROTTLED_REPLICAS = "follower.replication.throttled.replicas"
+_THROTTLED_ITEM = re.compile(r"([0-9]+:[0-9]+)?")
+_RANK = {v: i for i, v in enumerate(KAFKA_IBPS)}
+_SHORT = {re.sub(r"-IV\d+$", "", v): v for v in KAFKA_IBPS}
+
+
+def java_split(text: str, separator: str) -> list[str]:
+    """``String.split`` on a literal one-char separator: no match gives the text itself (even ""), otherwise the
+    trailing empty strings are dropped (so ``","`` gives nothing)."""
+    if separator not in text:
+        return [text]
+    parts = text.split(separator)
+    while parts and not parts[-1]:
+        parts.pop()
+    return parts
+
+
+def api_version(text: str) -> str:
+    """``ApiVersion.apply`` (untrimmed): the full version ``text`` names, or its ``IllegalArgumentException``."""
+    segments = java_split(text, ".")
+    key = ".".join(segments[:3 if text.startswith("0.") else 2])
+    full = key if key in _RANK else _SHORT.get(key)
+    if full is None:
+        raise IllegalArgumentException(f"Version `{text}` is not a valid version")
+    return full
+
+
+def excluded_topic_configs(configs: Mapping[str, str], inter_broker_protocol_version: str) -> set[str]:
+    """``TopicConfigHandler.excludedConfigs``: ``message.format.version`` when it is newer than the broker's IBP;
+    an unknown version throws (`api_version`), before anything else of the handler runs."""
+    version = configs.get(MESSAGE_FORMAT_VERSION)
+    if version is None:
+        return set()
+    if _RANK[resolve_ibp(inter_broker_protocol_version)] < _RANK[api_version(version)]:
+        return {MESSAGE_FORMAT_VERSION}
+    return set()
+
+
+def validate_log_config(overrides: Mapping[str, str]) -> None:
+    """``LogConfig.fromProps``' ``ConfigDef.parse``: each known value parsed and validated in the definition
+    order (unknown names ignored, no cross-config rule), the first refused raising ``ConfigException``."""
+    for name, rule in TOPIC_CONFIG_RULES.items():
+        if name not in overrides:
+            continue
+        try:
+            value = parse_config_value(name, rule.type, overrides[name])
+            if rule.validator is not None:
+                rule.validator.check(name, value)
+        except TopicConfigError as e:
+            raise ConfigException(str(e)) from None
+
+
+def throttled_partitions(prop: str, value: str, broker_id: int) -> list[int] | None:
+    """``TopicConfigHandler.parseThrottledPartitions``: the partitions of ``broker_id`` the list names (None for
+    ``*``, every one). Throws as Kafka does: the validator's ``ConfigException`` on the items trimmed (printed as
+    the Scala 2.13 ``ArraySeq`` it checks), then, on the items untrimmed, ``NumberFormatException`` (`` 1:1``
+    after a comma, a number past an int) or ``ArrayIndexOutOfBoundsException`` (an empty item, ``*,``)."""
+    config_value = java_trim(value)
+    trimmed = [java_trim(item) for item in java_split(config_value, ",")]
+    if not (all(_THROTTLED_ITEM.fullmatch(item) for item in trimmed) or java_trim("".join(trimmed)) == "*"):
+        raise ConfigException(
+            f"Invalid value ArraySeq({', '.join(trimmed)}) for configuration {prop}: {prop} must be the literal "
+            "'*' or a list of replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...")
+    if config_value == "":
+        return []
+    if config_value == "*":
+        return None
+    pairs = [java_split(item, ":") for item in java_split(config_value, ",")]
+    mine = []
+    for pair in pairs:  # Scala's filter runs over every pair before the map
+        if len(pair) < 2:
+            raise ArrayIndexOutOfBoundsException(f"Index 1 out of bounds for length {len(pair)}")
+        if _to_int(pair[1]) == broker_id:
+            mine.append(pair)
+    return [_to_int(pair[0]) for pair in mine]
+
+
+def _to_int(text: str) -> int:
+    """Scala's ``String.toInt``: ``Integer.parseInt``, untrimmed."""
+    value = java_parse_int(text)
+    if value is None:
+        raise NumberFormatException(f'For input string: "{text}"')
+    return value
+
+
+def check_throttled_replicas(configs: Mapping[str, str], broker_id: int) -> None:
+    """``updateThrottledList`` for the leader list, then the follower list: a non-empty value is parsed."""
+    for prop in (LEADER_THROTTLED_REPLICAS, FOLLOWER_THROTTLED_REPLICAS):
+        value = configs.get(prop)
+        if value:
+            throttled_partitions(prop, value, broker_id)
+
+
+def check_topic_config_change(configs: Mapping[str, str], broker_id: int, *, has_logs: bool,
+                              inter_broker_protocol_version: str) -> None:
+    """Raise what ``TopicConfigHandler.processConfigChanges`` throws before its last step, in its order: the
+    message format version (`excluded_topic_configs`), the new ``LogConfig`` if the broker has logs of the topic
+    (`validate_log_config`), the throttled replica lists (`check_throttled_replicas`). Kafka asks the controller
+    for ``TopicUncleanLeaderElectionEnable`` only after all three: a throw aborts the call, and its listener logs
+    ``error processing change notification``."""
+    excluded = excluded_topic_configs(configs, inter_broker_protocol_version)
+    if has_logs:
+        validate_log_config({k: v for k, v in configs.items() if k not in excluded})
+    check_throttled_replicas(configs, broker_id)
