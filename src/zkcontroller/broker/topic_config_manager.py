@@ -16,8 +16,9 @@ as for every entity type, after a line of ours naming the node), or one whose va
 with its path and the topic keeps the config it had (the broker defaults if it had none); it is still followed, so
 a later good change applies. A notification
 Kafka cannot decode (`zk.config_changes.decode_notification`) is logged as Kafka logs it, with the exception Kafka
-throws, and skipped; one that is not JSON is skipped as Kafka does, with a WARN of ours. The watch is re-armed
-after a reconnection and on a new session.
+throws, and skipped; one that is not JSON is skipped as Kafka does, with a WARN of ours; one gone when read (another
+broker purged it after the listing) gets Kafka's ``read null data from <path>`` WARN and is skipped. The watch is
+re-armed after a reconnection and on a new session.
 As Kafka's ``ZkNodeChangeNotificationListener``, the broker's start processes every notification already there (its
 ``lastExecutedChange`` starts at -1), and each pass ends by deleting the notifications created more than 15 minutes
 before it began (``changeExpirationMs``; every broker does, a notification another one deleted first is skipped).
@@ -402,6 +403,9 @@ class TopicConfigManager:
         """``ConfigChangedNotificationHandler.processNotification``: what Kafka throws on the notification itself
         (`decode_notification`) is raised, to be logged as Kafka's listener logs it; data that is not JSON, which
         Kafka skips without a word, gets a WARN of ours."""
+        if notification.null_data:  # processNotification's `case None`
+            listener_log.warning("read null data from %s", notification.path)
+            return
         if notification.failure is not None:
             raise notification.failure
         if notification.not_json is not None:

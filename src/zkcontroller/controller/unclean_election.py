@@ -141,8 +141,7 @@ class UncleanElectionEvents(EventFamily):
         if not core.is_active:
             return
         changes = await read_config_changes(core.zk, self.last_sequence_number, core.on_watch)
-        named = {n.entity_name for n in changes.notified
-                 if n.failure is None and n.not_json is None and n.entity_type == paths.ConfigType.TOPIC}
+        named = {n.entity_name for n in changes.notified if n.entity_type == paths.ConfigType.TOPIC}
         enabled = await self._unclean_enabled_topics(named)  # a failed read raises before the notifications count
         self.last_sequence_number = changes.last_sequence_number
         for notification in changes.notified:
@@ -161,7 +160,7 @@ class UncleanElectionEvents(EventFamily):
     async def _notified(self, notification: Notification, enabled: set[str]) -> None:
         """One notification: a broker level this controller takes re-read, a topic enabled announced."""
         core = self.core
-        if notification.failure is not None or notification.not_json is not None:
+        if not notification.entity_type:  # failed, not JSON, or gone
             self.log.debug(f"Skipping the config change notification {notification.path}: it names no entity "
                            "(the brokers log Kafka's failure line for it)")
         elif notification.entity_type == paths.ConfigType.BROKER:

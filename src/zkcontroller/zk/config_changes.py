@@ -68,6 +68,10 @@ class Notification:
     """What Kafka throws before any handler sees it (then no entity)."""
     not_json: str | None = None
     """Why the data is no JSON: Kafka skips it silently (then no entity, no failure)."""
+    null_data: bool = False
+    """No data read: the node was gone when read (purged by another broker after the listing). Kafka's
+    ``getDataAndStat`` answers None then, as for a node holding null data, and its listener logs ``read null data
+    from <path>`` (WARN) and skips it (then no entity, no failure)."""
 
     @property
     def entity(self) -> str:
@@ -166,7 +170,8 @@ class ConfigChanges:
     last_sequence_number: str
     """The newest one read (or the one given, if none was new): the next read starts after it."""
     notified: list[Notification] = field(default_factory=list)
-    """Each new notification, in order, repeats kept (Kafka processes each one), failed ones too."""
+    """Each new notification, in order, repeats kept (Kafka processes each one), failed ones and ones gone
+    (`Notification.null_data`) too."""
     seen: tuple[str, ...] = ()
     """Every notification's sequence number under ``/config/changes`` at the read, new or not, in order: Kafka
     logs "Processing notification(s)" whenever there is one, and purges the expired among them."""
@@ -192,9 +197,9 @@ async def read_config_changes(zk: KafkaZkClient, after: str, watch: Watcher | No
         return ConfigChanges(after, seen=seen)
     wanted = [ConfigChangeZNode.path(n) for n in new]
     found = await zk.session.get_data_many(wanted, max_in_flight=zk.limits.max_in_flight)
-    notified = [decode_notification(sequence_number, item[0])
-                for sequence_number, item in zip(new, found, strict=True)
-                if item is not None]  # None: purged meanwhile
+    notified = [Notification(sequence_number, b"", null_data=True) if item is None  # purged meanwhile
+                else decode_notification(sequence_number, item[0])
+                for sequence_number, item in zip(new, found, strict=True)]
     return ConfigChanges(new[-1], notified, seen)
 
 
