@@ -34,7 +34,7 @@ from zkcontroller.zk.java_text import (
     java_trim,
     java_utf8_decode,
 )
-from zkcontroller.zk.json_fields import INT32_MAX, INT32_MIN, holds_no_value, parse_json
+from zkcontroller.zk.json_fields import INT32_MAX, INT32_MIN, JsonTooDeepError, holds_no_value, parse_json
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.log_config_def import TOPIC_CONFIG_RULES, TopicConfigError, parse_config_value
 from zkcontroller.zk.znodes.config import ConfigEntityChangeNotificationSequenceZNode as ConfigChangeZNode
@@ -98,6 +98,9 @@ def _optional_string(obj: dict[str, object], key: str) -> str | None:
 def _decode(sequence_number: str, data: bytes) -> Notification:
     try:
         value = parse_json(data, ConfigChangeZNode.path(sequence_number))
+    except JsonTooDeepError as e:  # JSON to Kafka: a failure of ours, not data skipped as not JSON
+        return Notification(sequence_number, data, failure=NotificationDecodeError(
+            f"Cannot decode the config change notification {e.path}: {e.reason}"))
     except UnparseableZnodeError as e:
         if not holds_no_value(data):
             return Notification(sequence_number, data, not_json=e.reason)
@@ -116,6 +119,11 @@ def _decode(sequence_number: str, data: bytes) -> Notification:
 class NotificationDecodeError(JavaException):
     """A failure of ours decoding a notification (a bug, or a limit of Python's): the notification is logged as
     failed, as Kafka's listener logs one its handler throws on, and the rest go on. Named as ours, not Java's."""
+
+
+class ConfigNodeDecodeError(JavaException):
+    """A config node Kafka reads but we cannot (JSON nested deeper than Python's parser goes): the notification's
+    handling fails, logged as Kafka's listener logs a failure, and the entity keeps what it had. Named as ours."""
 
 
 def decode_notification(sequence_number: str, data: bytes) -> Notification:
@@ -227,13 +235,16 @@ async def fetch_entity_config(zk: KafkaZkClient, entity_type: str, name: str
     """``AdminZkClient.fetchEntityConfig`` as a notification's handler calls it: the node read as
     `KafkaZkClient.get_entity_configs_lenient` reads it, but a node Kafka's ``ConfigEntityZNode.decode`` throws on
     raises what Kafka throws, for the listener's failure line: ``JsonMappingException: Expected `String` value,
-    received 3`` for the first value of ``config`` that is no string."""
+    received 3`` for the first value of ``config`` that is no string; JSON nested deeper than Python's parser goes
+    (`JsonTooDeepError`) raises `ConfigNodeDecodeError` (Kafka reads it: it is no "not JSON")."""
     path = paths.config_entity_path(entity_type, name)
     found = await zk.get_data_and_stat(path)
     if found is None or not found[0]:
         return {}, None
     try:
         value = parse_json(found[0], path)
+    except JsonTooDeepError as e:  # JSON Kafka reads: a failure (the entity keeps its config), not no overrides
+        raise ConfigNodeDecodeError(f"Cannot decode the config {path}: {e.reason}") from e
     except UnparseableZnodeError as e:
         return {}, e
     try:

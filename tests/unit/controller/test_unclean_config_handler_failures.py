@@ -75,3 +75,19 @@ async def test_a_config_the_topic_handler_throws_on_enables_no_unclean_election(
     assert topics == (["t", "u"] if announced else ["u"])
     refusals = [r.getMessage() for r in caplog.records if "Not enabling unclean leader election" in r.getMessage()]
     assert len(refusals) == (0 if announced else 1)
+
+
+async def test_a_topic_config_nested_deeper_than_python_parses_is_reported_and_enables_nothing(
+        zk: KafkaZkClient, caplog: pytest.LogCaptureFixture) -> None:
+    """It was read as "not JSON", no overrides (a WARN); Kafka reads it. Here: an error naming it and the depth."""
+    pad = b"[" * 3000 + b"]" * 3000
+    await zk.set_or_create_entity_configs(paths.ConfigType.TOPIC, "t", ENABLED)
+    await zk.session.set_data(paths.topic_config_path("t"),
+                              b'{"version":1,"config":{"unclean.leader.election.enable":"true"},"pad":' + pad + b"}")
+    await zk.create_config_change_notification("topics/t")
+    family, queued = _family(zk, {})
+    with caplog.at_level(logging.INFO, UNCLEAN_ELECTION_LOGGER):
+        await family.process_config_change_notification(None)  # type: ignore[arg-type]
+    assert queued == []
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert any("/config/topics/t" in m and "JSON nested 3001 levels deep" in m for m in errors), errors
