@@ -447,7 +447,8 @@ class TopicConfigManager:
     def _topic_config_changed(self, topic: str, configs: Mapping[str, str]) -> None:
         """``TopicConfigHandler.processConfigChanges``, in its order: the message format version (an unknown one
         throws; one newer than the IBP is left out, with Kafka's WARN), the new config of a topic this broker has
-        logs of (a value ConfigDef refuses throws ``ConfigException``: the topic keeps its config), then the
+        logs of (a value ConfigDef refuses throws ``ConfigException``, after a line of ours naming the node: the
+        topic keeps its config), then the
         throttled replica lists (which throw after the config is applied). What throws goes to the listener's
         ``error processing change notification`` line."""
         excluded = excluded_topic_configs(configs, self.inter_broker_protocol_version)
@@ -459,7 +460,9 @@ class TopicConfigManager:
             overrides = {k: v for k, v in configs.items() if k not in excluded}
             try:
                 validate_log_config(overrides)
-            except JavaException:
+            except JavaException as e:  # a line of ours naming the node (Kafka's names the notification only)
+                own_log.error("[TopicConfigManager broker=%d] Ignoring the config of topic %s (%s): %s",
+                              self.broker_id, topic, paths.topic_config_path(topic), e)
                 self._configs.setdefault(topic, self._default_config)  # still followed: a later fix is applied
                 raise
             self._apply(topic, overrides)
