@@ -10,7 +10,10 @@ named twice in one read is announced twice, and its offline partitions' election
 those the first elected led already). The topics
 named in one read are read once each, pipelined, before the events are queued; a notification that fails (its
 topic's path refused by ZooKeeper's client, a broker node unreadable) is logged and skipped, the others go on,
-as Kafka's listener goes on. The strategy stays
+as Kafka's listener goes on. A topic whose config Kafka's ``TopicConfigHandler`` throws on before its last step
+(an unknown ``message.format.version``, a value ``LogConfig`` refuses where this broker is a replica of the topic,
+a throttled replica list it cannot parse: `zk.config_changes.check_topic_config_change`) is logged and announced
+not, as Kafka's aborted handler never asks for the event. The strategy stays
 ``OfflinePartitionLeaderElectionStrategy(false)``: the permission comes from re-reading the topic's config
 (§5.7). Notifications are left in place (Kafka's config manager purges them after 15 minutes); this family
 remembers the last one it read. The tenure that the broker's

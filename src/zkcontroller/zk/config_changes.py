@@ -7,6 +7,9 @@ as ``DynamicConfigManager``'s ``ConfigChangedNotificationHandler.processNotifica
 (`decode_notification`): the entity it names (``topics/<t>``, ``brokers/<id>``, ``ips/<ip>``...), or the exception
 Kafka throws on it, with Kafka's message (its listener logs it with the notification's bytes and goes on), or, for
 data that is not JSON, nothing (Kafka ignores it without a word: it may come from the old ``TopicConfigManager``).
+A notification gone between the listing and the read is Kafka's null data (`Notification.null_data`).
+`check_topic_config_change` is what ``TopicConfigHandler.processConfigChanges`` throws, in its order, before it
+asks the controller for ``TopicUncleanLeaderElectionEnable``: the brokers and the controller both follow it.
 After each pass Kafka's brokers purge the notifications older than ``changeExpirationMs`` (15 min,
 `purge_obsolete_config_changes`).
 """
