@@ -92,7 +92,8 @@ class ReplicaManager:
         self.produce_waiters = ProduceWaiters()
         """acks=-1 produce requests waiting for replication; woken where the HW moves up or leadership, the ISR or
         the replica changes."""
-        self.topic_configs = TopicConfigManager(self.broker_id, zk, runtime, log_defaults)
+        self.topic_configs = TopicConfigManager(self.broker_id, zk, runtime, log_defaults,
+                                                self.config.inter_broker_protocol_version)
         """The configs of the topics this broker has logs of, read at log creation and on change notifications."""
         self.min_insync_replicas: Callable[[str], int] = self.topic_configs.min_insync_replicas
         """A topic's ``min.insync.replicas``: its override, else the broker's (server.properties, else 1)."""

@@ -16,8 +16,9 @@ as for every entity type, after a line of ours naming the node), or one whose va
 with its path and the topic keeps the config it had (the broker defaults if it had none); it is still followed, so
 a later good change applies. A notification
 Kafka cannot decode (`zk.config_changes.decode_notification`) is logged as Kafka logs it, with the exception Kafka
-throws, and skipped; one that is not JSON is skipped as Kafka does, with a WARN of ours. The watch is re-armed
-after a reconnection and on a new session.
+throws, and skipped; one that is not JSON is skipped as Kafka does, with a WARN of ours; one gone when read (another
+broker purged it after the listing) gets Kafka's ``read null data from <path>`` WARN and is skipped. The watch is
+re-armed after a reconnection and on a new session.
 As Kafka's ``ZkNodeChangeNotificationListener``, the broker's start processes every notification already there (its
 ``lastExecutedChange`` starts at -1), and each pass ends by deleting the notifications created more than 15 minutes
 before it began (``changeExpirationMs``; every broker does, a notification another one deleted first is skipped).
@@ -88,15 +89,20 @@ from zkcontroller.broker.dynamic_broker_config import clean_dynamic_configs
 from zkcontroller.broker.log_config import LogConfig, LogDefaults
 from zkcontroller.coordination.errors import BadArgumentsError, ZkError
 from zkcontroller.java_hash import java_string_hash, scala_hash_order
+from zkcontroller.protocol.ibp import DEFAULT_IBP
 from zkcontroller.runtime.runtime import Runtime
 from zkcontroller.zk import paths
 from zkcontroller.zk.config_changes import (
     BROKER_ENTITY_PREFIX,
+    MESSAGE_FORMAT_VERSION,
     TOPIC_ENTITY_PREFIX,
     Notification,
+    check_throttled_replicas,
+    excluded_topic_configs,
     fetch_entity_config,
     purge_obsolete_config_changes,
     read_config_changes,
+    validate_log_config,
 )
 from zkcontroller.zk.config_values import java_parse_int
 from zkcontroller.zk.errors import ZnodeDecodeError
@@ -114,6 +120,7 @@ from zkcontroller.zk.quota_configs import CONSUMER_BYTE_RATE
 
 log = logging.getLogger("kafka.server.DynamicConfigManager")
 listener_log = logging.getLogger("kafka.common.ZkNodeChangeNotificationListener")
+handler_log = logging.getLogger("kafka.server.TopicConfigHandler")
 OWN_LOGGER = "zkcontroller.broker.TopicConfigManager"
 own_log = logging.getLogger(OWN_LOGGER)
 CONFIG_CHANGES = "/config/changes"
@@ -125,8 +132,10 @@ class TopicConfigManager:
     """The topic configs one broker keeps (for the topics it has logs of), and their upkeep."""
 
     def __init__(self, broker_id: int, zk: Callable[[], KafkaZkClient | None], runtime: Runtime,
-                 defaults: LogDefaults | None = None) -> None:
+                 defaults: LogDefaults | None = None, inter_broker_protocol_version: str = DEFAULT_IBP) -> None:
         self.broker_id = broker_id
+        self.inter_broker_protocol_version = inter_broker_protocol_version
+        """The broker's IBP: a topic's ``message.format.version`` newer than it is left out (``excludedConfigs``)."""
         self._zk = zk
         self.runtime = runtime
         self.defaults = defaults or LogDefaults.from_properties()
@@ -394,6 +403,9 @@ class TopicConfigManager:
         """``ConfigChangedNotificationHandler.processNotification``: what Kafka throws on the notification itself
         (`decode_notification`) is raised, to be logged as Kafka's listener logs it; data that is not JSON, which
         Kafka skips without a word, gets a WARN of ours."""
+        if notification.null_data:  # processNotification's `case None`
+            listener_log.warning("read null data from %s", notification.path)
+            return
         if notification.failure is not None:
             raise notification.failure
         if notification.not_json is not None:
@@ -429,8 +441,32 @@ class TopicConfigManager:
         elif entity.startswith(TOPIC_ENTITY_PREFIX):
             topic = entity[len(TOPIC_ENTITY_PREFIX):]
             configs = await self._read_and_log(paths.ConfigType.TOPIC, topic, version=version)
-            if configs is not None and (topic in self._configs or topic in self._loading):
-                self._apply(topic, configs)  # TopicConfigHandler: the logs of the topic this broker has
+            if configs is not None:
+                self._topic_config_changed(topic, configs)
+
+    def _topic_config_changed(self, topic: str, configs: Mapping[str, str]) -> None:
+        """``TopicConfigHandler.processConfigChanges``, in its order: the message format version (an unknown one
+        throws; one newer than the IBP is left out, with Kafka's WARN), the new config of a topic this broker has
+        logs of (a value ConfigDef refuses throws ``ConfigException``, after a line of ours naming the node: the
+        topic keeps its config), then the
+        throttled replica lists (which throw after the config is applied). What throws goes to the listener's
+        ``error processing change notification`` line."""
+        excluded = excluded_topic_configs(configs, self.inter_broker_protocol_version)
+        if excluded:
+            handler_log.warning("Log configuration %s is ignored for `%s` because `%s` is not compatible with Kafka "
+                                "inter-broker protocol version `%s`", MESSAGE_FORMAT_VERSION, topic,
+                                configs[MESSAGE_FORMAT_VERSION], self.inter_broker_protocol_version)
+        if topic in self._configs or topic in self._loading:  # the logs of the topic this broker has
+            overrides = {k: v for k, v in configs.items() if k not in excluded}
+            try:
+                validate_log_config(overrides)
+            except JavaException as e:  # a line of ours naming the node (Kafka's names the notification only)
+                own_log.error("[TopicConfigManager broker=%d] Ignoring the config of topic %s (%s): %s",
+                              self.broker_id, topic, paths.topic_config_path(topic), e)
+                self._configs.setdefault(topic, self._default_config)  # still followed: a later fix is applied
+                raise
+            self._apply(topic, overrides)
+        check_throttled_replicas(configs, self.broker_id)
 
     async def _fetch(self, zk: KafkaZkClient, entity_type: str, name: str
                      ) -> tuple[dict[str, str], ZnodeDecodeError | None]:

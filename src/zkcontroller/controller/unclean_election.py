@@ -10,7 +10,10 @@ named twice in one read is announced twice, and its offline partitions' election
 those the first elected led already). The topics
 named in one read are read once each, pipelined, before the events are queued; a notification that fails (its
 topic's path refused by ZooKeeper's client, a broker node unreadable) is logged and skipped, the others go on,
-as Kafka's listener goes on. The strategy stays
+as Kafka's listener goes on. A topic whose config Kafka's ``TopicConfigHandler`` throws on before its last step
+(an unknown ``message.format.version``, a value ``LogConfig`` refuses where this broker is a replica of the topic,
+a throttled replica list it cannot parse: `zk.config_changes.check_topic_config_change`) is logged and announced
+not, as Kafka's aborted handler never asks for the event. The strategy stays
 ``OfflinePartitionLeaderElectionStrategy(false)``: the permission comes from re-reading the topic's config
 (§5.7). Notifications are left in place (Kafka's config manager purges them after 15 minutes); this family
 remembers the last one it read. The tenure that the broker's
@@ -56,18 +59,20 @@ from zkcontroller.controller.events import (
 from zkcontroller.controller.families import EventFamily, Handler
 from zkcontroller.coordination.errors import BadArgumentsError
 from zkcontroller.model import LeaderAndIsr
+from zkcontroller.protocol.ibp import DEFAULT_IBP
 from zkcontroller.zk import paths
 from zkcontroller.zk.client_admin import unclean_leader_election_override
 from zkcontroller.zk.client_base import BulkRead
 from zkcontroller.zk.config_changes import (
     BROKER_ENTITY_PREFIX,
     Notification,
+    check_topic_config_change,
     newest_config_change,
     read_config_changes,
 )
 from zkcontroller.zk.config_values import java_parse_int
 from zkcontroller.zk.errors import ZnodeDecodeError
-from zkcontroller.zk.java_text import java_trim, zookeeper_path_error
+from zkcontroller.zk.java_text import JavaException, java_trim, zookeeper_path_error
 from zkcontroller.zk.znodes import UNCLEAN_LEADER_ELECTION_ENABLE
 
 UNCLEAN_ELECTION_LOGGER = "zkcontroller.controller.UncleanElection"
@@ -139,8 +144,7 @@ class UncleanElectionEvents(EventFamily):
         if not core.is_active:
             return
         changes = await read_config_changes(core.zk, self.last_sequence_number, core.on_watch)
-        named = {n.entity_name for n in changes.notified
-                 if n.failure is None and n.not_json is None and n.entity_type == paths.ConfigType.TOPIC}
+        named = {n.entity_name for n in changes.notified if n.entity_type == paths.ConfigType.TOPIC}
         enabled = await self._unclean_enabled_topics(named)  # a failed read raises before the notifications count
         self.last_sequence_number = changes.last_sequence_number
         for notification in changes.notified:
@@ -159,7 +163,7 @@ class UncleanElectionEvents(EventFamily):
     async def _notified(self, notification: Notification, enabled: set[str]) -> None:
         """One notification: a broker level this controller takes re-read, a topic enabled announced."""
         core = self.core
-        if notification.failure is not None or notification.not_json is not None:
+        if not notification.entity_type:  # failed, not JSON, or gone
             self.log.debug(f"Skipping the config change notification {notification.path}: it names no entity "
                            "(the brokers log Kafka's failure line for it)")
         elif notification.entity_type == paths.ConfigType.BROKER:
@@ -259,9 +263,30 @@ class UncleanElectionEvents(EventFamily):
                 self.log.error(f"Ignoring the config of topic {topic}: {e}")
                 continue
             value = configs.get(UNCLEAN_LEADER_ELECTION_ENABLE)
-            if value is not None and value.isascii() and value.lower() == "true":
+            if value is not None and value.isascii() and value.lower() == "true" and self._handled(topic, configs):
                 enabled.add(topic)
         return enabled
+
+    def _handled(self, topic: str, configs: Mapping[str, str]) -> bool:
+        """Whether Kafka's ``TopicConfigHandler`` on this controller's broker gets as far as asking for the event:
+        it throws first on an unknown ``message.format.version``, on a value ``LogConfig`` refuses (only if the
+        broker has logs of the topic: here, if it is one of its replicas) and on a throttled replica list it
+        cannot parse (its listener logs ``error processing change notification``; the broker logs that line)."""
+        core = self.core
+        context = getattr(core, "context", None)
+        assignment = {} if context is None else context.partition_replica_assignment_for_topic(topic)
+        has_logs = any(core.controller_id in replicas for replicas in assignment.values())
+        config = getattr(core, "config", None)
+        try:
+            check_topic_config_change(configs, core.controller_id, has_logs=has_logs,
+                                      inter_broker_protocol_version=getattr(
+                                          config, "inter_broker_protocol_version", DEFAULT_IBP))
+        except JavaException as e:
+            self.log.error(f"Not enabling unclean leader election for topic {topic}: its config change fails on "
+                           f"this broker as in Kafka, which asks for no TopicUncleanLeaderElectionEnable then "
+                           f"({type(e).__module__}.{type(e).__name__}: {e})")
+            return False
+        return True
 
     async def process_unclean_leader_election_enable(self, _event: UncleanLeaderElectionEnable) -> None:
         core = self.core

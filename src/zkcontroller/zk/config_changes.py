@@ -7,30 +7,39 @@ as ``DynamicConfigManager``'s ``ConfigChangedNotificationHandler.processNotifica
 (`decode_notification`): the entity it names (``topics/<t>``, ``brokers/<id>``, ``ips/<ip>``...), or the exception
 Kafka throws on it, with Kafka's message (its listener logs it with the notification's bytes and goes on), or, for
 data that is not JSON, nothing (Kafka ignores it without a word: it may come from the old ``TopicConfigManager``).
+A notification gone between the listing and the read is Kafka's null data (`Notification.null_data`).
+`check_topic_config_change` is what ``TopicConfigHandler.processConfigChanges`` throws, in its order, before it
+asks the controller for ``TopicUncleanLeaderElectionEnable``: the brokers and the controller both follow it.
 After each pass Kafka's brokers purge the notifications older than ``changeExpirationMs`` (15 min,
 `purge_obsolete_config_changes`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from zkcontroller.coordination.api import Watcher
 from zkcontroller.coordination.errors import NoNodeError
+from zkcontroller.protocol.ibp import KAFKA_IBPS, resolve_ibp
 from zkcontroller.zk import paths
+from zkcontroller.zk.config_values import java_parse_int
 from zkcontroller.zk.errors import UnparseableZnodeError, ZnodeDecodeError
 from zkcontroller.zk.java_text import (
     IllegalArgumentException,
     JavaException,
     JsonMappingException,
+    NumberFormatException,
     StringIndexOutOfBoundsException,
     jackson_text,
     java_length,
+    java_trim,
     java_utf8_decode,
 )
-from zkcontroller.zk.json_fields import INT32_MAX, INT32_MIN, holds_no_value, parse_json
+from zkcontroller.zk.json_fields import INT32_MAX, INT32_MIN, JsonTooDeepError, holds_no_value, parse_json
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+from zkcontroller.zk.log_config_def import TOPIC_CONFIG_RULES, TopicConfigError, parse_config_value
 from zkcontroller.zk.znodes.config import ConfigEntityChangeNotificationSequenceZNode as ConfigChangeZNode
 from zkcontroller.zk.znodes.config import ConfigEntityZNode
 
@@ -62,6 +71,10 @@ class Notification:
     """What Kafka throws before any handler sees it (then no entity)."""
     not_json: str | None = None
     """Why the data is no JSON: Kafka skips it silently (then no entity, no failure)."""
+    null_data: bool = False
+    """No data read: the node was gone when read (purged by another broker after the listing). Kafka's
+    ``getDataAndStat`` answers None then, as for a node holding null data, and its listener logs ``read null data
+    from <path>`` (WARN) and skips it (then no entity, no failure)."""
 
     @property
     def entity(self) -> str:
@@ -88,6 +101,9 @@ def _optional_string(obj: dict[str, object], key: str) -> str | None:
 def _decode(sequence_number: str, data: bytes) -> Notification:
     try:
         value = parse_json(data, ConfigChangeZNode.path(sequence_number))
+    except JsonTooDeepError as e:  # JSON to Kafka: a failure of ours, not data skipped as not JSON
+        return Notification(sequence_number, data, failure=NotificationDecodeError(
+            f"Cannot decode the config change notification {e.path}: {e.reason}"))
     except UnparseableZnodeError as e:
         if not holds_no_value(data):
             return Notification(sequence_number, data, not_json=e.reason)
@@ -106,6 +122,11 @@ def _decode(sequence_number: str, data: bytes) -> Notification:
 class NotificationDecodeError(JavaException):
     """A failure of ours decoding a notification (a bug, or a limit of Python's): the notification is logged as
     failed, as Kafka's listener logs one its handler throws on, and the rest go on. Named as ours, not Java's."""
+
+
+class ConfigNodeDecodeError(JavaException):
+    """A config node Kafka reads but we cannot (JSON nested deeper than Python's parser goes): the notification's
+    handling fails, logged as Kafka's listener logs a failure, and the entity keeps what it had. Named as ours."""
 
 
 def decode_notification(sequence_number: str, data: bytes) -> Notification:
@@ -160,7 +181,8 @@ class ConfigChanges:
     last_sequence_number: str
     """The newest one read (or the one given, if none was new): the next read starts after it."""
     notified: list[Notification] = field(default_factory=list)
-    """Each new notification, in order, repeats kept (Kafka processes each one), failed ones too."""
+    """Each new notification, in order, repeats kept (Kafka processes each one), failed ones and ones gone
+    (`Notification.null_data`) too."""
     seen: tuple[str, ...] = ()
     """Every notification's sequence number under ``/config/changes`` at the read, new or not, in order: Kafka
     logs "Processing notification(s)" whenever there is one, and purges the expired among them."""
@@ -186,9 +208,9 @@ async def read_config_changes(zk: KafkaZkClient, after: str, watch: Watcher | No
         return ConfigChanges(after, seen=seen)
     wanted = [ConfigChangeZNode.path(n) for n in new]
     found = await zk.session.get_data_many(wanted, max_in_flight=zk.limits.max_in_flight)
-    notified = [decode_notification(sequence_number, item[0])
-                for sequence_number, item in zip(new, found, strict=True)
-                if item is not None]  # None: purged meanwhile
+    notified = [Notification(sequence_number, b"", null_data=True) if item is None  # purged meanwhile
+                else decode_notification(sequence_number, item[0])
+                for sequence_number, item in zip(new, found, strict=True)]
     return ConfigChanges(new[-1], notified, seen)
 
 
@@ -216,13 +238,16 @@ async def fetch_entity_config(zk: KafkaZkClient, entity_type: str, name: str
     """``AdminZkClient.fetchEntityConfig`` as a notification's handler calls it: the node read as
     `KafkaZkClient.get_entity_configs_lenient` reads it, but a node Kafka's ``ConfigEntityZNode.decode`` throws on
     raises what Kafka throws, for the listener's failure line: ``JsonMappingException: Expected `String` value,
-    received 3`` for the first value of ``config`` that is no string."""
+    received 3`` for the first value of ``config`` that is no string; JSON nested deeper than Python's parser goes
+    (`JsonTooDeepError`) raises `ConfigNodeDecodeError` (Kafka reads it: it is no "not JSON")."""
     path = paths.config_entity_path(entity_type, name)
     found = await zk.get_data_and_stat(path)
     if found is None or not found[0]:
         return {}, None
     try:
         value = parse_json(found[0], path)
+    except JsonTooDeepError as e:  # JSON Kafka reads: a failure (the entity keeps its config), not no overrides
+        raise ConfigNodeDecodeError(f"Cannot decode the config {path}: {e.reason}") from e
     except UnparseableZnodeError as e:
         return {}, e
     try:
@@ -230,3 +255,124 @@ async def fetch_entity_config(zk: KafkaZkClient, entity_type: str, name: str
     except ZnodeDecodeError as e:  # raised for nothing else
         refused = next((v for v in value["config"].values() if not isinstance(v, str)), None)
         raise JsonMappingException(f"Expected `String` value, received {jackson_text(refused)}") from e
+
+
+# ---------------------------------------------------------------------- TopicConfigHandler.processConfigChanges
+
+class ConfigException(JavaException):
+    """Kafka's ``ConfigException``, as ``LogConfig.fromProps`` and ``ThrottledReplicaListValidator`` throw it."""
+
+
+class ArrayIndexOutOfBoundsException(JavaException):
+    pass
+
+
+ConfigException.__module__ = "org.apache.kafka.common.config"
+ArrayIndexOutOfBoundsException.__module__ = "java.lang"
+
+MESSAGE_FORMAT_VERSION = "message.format.version"
+LEADER_THROTTLED_REPLICAS = "leader.replication.throttled.replicas"
+FOLLOWER_THROTTLED_REPLICAS = "follower.replication.throttled.replicas"
+_THROTTLED_ITEM = re.compile(r"([0-9]+:[0-9]+)?")
+_RANK = {v: i for i, v in enumerate(KAFKA_IBPS)}
+_SHORT = {re.sub(r"-IV\d+$", "", v): v for v in KAFKA_IBPS}
+
+
+def java_split(text: str, separator: str) -> list[str]:
+    """``String.split`` on a literal one-char separator: no match gives the text itself (even ""), otherwise the
+    trailing empty strings are dropped (so ``","`` gives nothing)."""
+    if separator not in text:
+        return [text]
+    parts = text.split(separator)
+    while parts and not parts[-1]:
+        parts.pop()
+    return parts
+
+
+def api_version(text: str) -> str:
+    """``ApiVersion.apply`` (untrimmed): the full version ``text`` names, or its ``IllegalArgumentException``."""
+    segments = java_split(text, ".")
+    key = ".".join(segments[:3 if text.startswith("0.") else 2])
+    full = key if key in _RANK else _SHORT.get(key)
+    if full is None:
+        raise IllegalArgumentException(f"Version `{text}` is not a valid version")
+    return full
+
+
+def excluded_topic_configs(configs: Mapping[str, str], inter_broker_protocol_version: str) -> set[str]:
+    """``TopicConfigHandler.excludedConfigs``: ``message.format.version`` when it is newer than the broker's IBP;
+    an unknown version throws (`api_version`), before anything else of the handler runs."""
+    version = configs.get(MESSAGE_FORMAT_VERSION)
+    if version is None:
+        return set()
+    if _RANK[resolve_ibp(inter_broker_protocol_version)] < _RANK[api_version(version)]:
+        return {MESSAGE_FORMAT_VERSION}
+    return set()
+
+
+def validate_log_config(overrides: Mapping[str, str]) -> None:
+    """``LogConfig.fromProps``' ``ConfigDef.parse``: each known value parsed and validated in the definition
+    order (unknown names ignored, no cross-config rule), the first refused raising ``ConfigException``."""
+    for name, rule in TOPIC_CONFIG_RULES.items():
+        if name not in overrides:
+            continue
+        try:
+            value = parse_config_value(name, rule.type, overrides[name])
+            if rule.validator is not None:
+                rule.validator.check(name, value)
+        except TopicConfigError as e:
+            raise ConfigException(str(e)) from None
+
+
+def throttled_partitions(prop: str, value: str, broker_id: int) -> list[int] | None:
+    """``TopicConfigHandler.parseThrottledPartitions``: the partitions of ``broker_id`` the list names (None for
+    ``*``, every one). Throws as Kafka does: the validator's ``ConfigException`` on the items trimmed (printed as
+    the Scala 2.13 ``ArraySeq`` it checks), then, on the items untrimmed, ``NumberFormatException`` (`` 1:1``
+    after a comma, a number past an int) or ``ArrayIndexOutOfBoundsException`` (an empty item, ``*,``)."""
+    config_value = java_trim(value)
+    trimmed = [java_trim(item) for item in java_split(config_value, ",")]
+    if not (all(_THROTTLED_ITEM.fullmatch(item) for item in trimmed) or java_trim("".join(trimmed)) == "*"):
+        raise ConfigException(
+            f"Invalid value ArraySeq({', '.join(trimmed)}) for configuration {prop}: {prop} must be the literal "
+            "'*' or a list of replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...")
+    if config_value == "":
+        return []
+    if config_value == "*":
+        return None
+    pairs = [java_split(item, ":") for item in java_split(config_value, ",")]
+    mine = []
+    for pair in pairs:  # Scala's filter runs over every pair before the map
+        if len(pair) < 2:
+            raise ArrayIndexOutOfBoundsException(f"Index 1 out of bounds for length {len(pair)}")
+        if _to_int(pair[1]) == broker_id:
+            mine.append(pair)
+    return [_to_int(pair[0]) for pair in mine]
+
+
+def _to_int(text: str) -> int:
+    """Scala's ``String.toInt``: ``Integer.parseInt``, untrimmed."""
+    value = java_parse_int(text)
+    if value is None:
+        raise NumberFormatException(f'For input string: "{text}"')
+    return value
+
+
+def check_throttled_replicas(configs: Mapping[str, str], broker_id: int) -> None:
+    """``updateThrottledList`` for the leader list, then the follower list: a non-empty value is parsed."""
+    for prop in (LEADER_THROTTLED_REPLICAS, FOLLOWER_THROTTLED_REPLICAS):
+        value = configs.get(prop)
+        if value:
+            throttled_partitions(prop, value, broker_id)
+
+
+def check_topic_config_change(configs: Mapping[str, str], broker_id: int, *, has_logs: bool,
+                              inter_broker_protocol_version: str) -> None:
+    """Raise what ``TopicConfigHandler.processConfigChanges`` throws before its last step, in its order: the
+    message format version (`excluded_topic_configs`), the new ``LogConfig`` if the broker has logs of the topic
+    (`validate_log_config`), the throttled replica lists (`check_throttled_replicas`). Kafka asks the controller
+    for ``TopicUncleanLeaderElectionEnable`` only after all three: a throw aborts the call, and its listener logs
+    ``error processing change notification``."""
+    excluded = excluded_topic_configs(configs, inter_broker_protocol_version)
+    if has_logs:
+        validate_log_config({k: v for k, v in configs.items() if k not in excluded})
+    check_throttled_replicas(configs, broker_id)

@@ -21,7 +21,7 @@ import re
 import unicodedata
 from collections.abc import Iterator, Mapping
 from functools import lru_cache
-from itertools import chain
+from itertools import accumulate, chain
 from typing import Any, NoReturn
 
 from zkcontroller.zk.errors import UnparseableZnodeError, ZnodeDecodeError
@@ -125,6 +125,36 @@ def _root_value_end_refused(value: Any, text: str, end: int, cut: bool) -> bool:
     return text[end] not in _ROOT_NUMBER_END
 
 
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_BRACKET_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def json_nesting(text: str) -> tuple[int, bool]:
+    """How deep the brackets of ``text`` nest outside its strings, and whether each one closed is open and all
+    close: linear, no recursion (for the errors below)."""
+    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    levels = list(accumulate(map(_BRACKET_STEP.__getitem__, brackets)))
+    return max(levels, default=0), not levels or (levels[-1] == 0 and min(levels) >= 0)
+
+
+def json_depth(text: str) -> int:
+    """`json_nesting`'s depth."""
+    return json_nesting(text)[0]
+
+
+class JsonTooDeepError(UnparseableZnodeError):
+    """JSON nested deeper than Python's decoder goes (it recurses, up to ``sys.getrecursionlimit()``, about 1,000
+    levels). Jackson 2.10, Kafka 2.8's parser, has no depth limit (``StreamReadConstraints`` came in 2.15), so
+    Kafka reads such a node: it is not "not JSON", and the readers of config nodes and notifications report it as
+    a failure naming the node and the depth rather than reading it as no data."""
+
+    def __init__(self, path: str, depth: int) -> None:
+        self.depth = depth
+        super().__init__(path, f"JSON nested {depth} levels deep, deeper than this parser reads (Python's recursion "
+                               "limit); Kafka 2.8's Jackson has no depth limit")
+
+
 def parse_json(data: bytes, path: str) -> Any:
     """Parse the first JSON value of ``data`` as Jackson's ``readTree`` does (standard JSON, no NaN/Infinity;
     trailing content ignored, see the module's docstring), or raise `UnparseableZnodeError` naming ``path``."""
@@ -147,7 +177,13 @@ def parse_json(data: bytes, path: str) -> Any:
     except json.JSONDecodeError as e:
         reason = f"{e}" if cut is None else f"{e}, before {cut}"
         raise UnparseableZnodeError(path, f"invalid JSON ({reason})") from None
-    except (ValueError, RecursionError) as e:
+    except RecursionError:
+        depth, balanced = json_nesting(text)
+        if not balanced:  # no JSON to Jackson either (it fails at the end of the input)
+            raise UnparseableZnodeError(path, f"invalid JSON (brackets nested {depth} levels deep, not all "
+                                              "closed)") from None
+        raise JsonTooDeepError(path, depth) from None
+    except ValueError as e:
         raise UnparseableZnodeError(path, f"invalid JSON ({e})") from None
     if (end < len(text) or cut is not None) and _root_value_end_refused(value, text, end, cut is not None):
         reason = cut if end == len(text) else f"unexpected {text[end]!r} after the value at char {end}"

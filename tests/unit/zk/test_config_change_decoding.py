@@ -70,10 +70,12 @@ def test_what_python_cannot_print_or_recurse_into_fails_as_in_kafka(name: str) -
     assert type(failure).__name__ == "JsonMappingException" and str(failure) == message
 
 
-def test_nesting_past_python_s_recursion_limit_is_no_json() -> None:
-    """Jackson would read it (and fail on the version); Python's parser cannot: skipped as data that is no JSON."""
+def test_nesting_past_python_s_recursion_limit_is_a_failure_of_ours_naming_the_depth() -> None:
+    """Jackson would read it (and fail on the version); Python's parser cannot: it is JSON all the same, so not
+    skipped as data that is no JSON but failed, naming the node and the depth."""
     decoded = decode_notification("0000000001", b'{"version":' + b"[" * 5000 + b"]" * 5000 + b"}")
-    assert decoded.failure is None and decoded.not_json is not None and "recursion" in decoded.not_json
+    assert decoded.not_json is None and decoded.failure is not None
+    assert "config_change_0000000001: JSON nested 5001 levels deep" in str(decoded.failure)
 
 
 def test_an_unexpected_error_is_a_failure_of_ours(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,7 +7,15 @@ from collections.abc import Mapping
 from zkcontroller.model import FeatureZNodeData, FeatureZNodeStatus, FinalizedVersionRange, sorted_features
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import UnparseableZnodeError, ZnodeDecodeError
-from zkcontroller.zk.json_fields import INT32_MAX, check_str, dumps, json_kind, parse_json, parse_object
+from zkcontroller.zk.json_fields import (
+    INT32_MAX,
+    JsonTooDeepError,
+    check_str,
+    dumps,
+    json_kind,
+    parse_json,
+    parse_object,
+)
 from zkcontroller.zk.znodes.sequential import SequentialNotificationZNode
 
 UNCLEAN_LEADER_ELECTION_ENABLE = "unclean.leader.election.enable"
@@ -46,11 +54,14 @@ class ConfigEntityZNode:
         """Kafka's reading (ZkData's ``ConfigEntityZNode.decode``): data that is not JSON, not a JSON object, or
         whose ``config`` is not an object (null included: ``asJsonObjectOption``) means no overrides; that
         reading is returned with the reason, so that the caller can report the znode. A value that is not a
-        string still raises, as it throws in Kafka."""
+        string still raises, as it throws in Kafka, and so does JSON nested deeper than Python's parser goes
+        (`JsonTooDeepError`: Kafka reads its overrides, so reading none would drop them)."""
         if not data:
             return {}, None
         try:
             value = parse_json(data, path)  # Kafka reads no version
+        except JsonTooDeepError:
+            raise  # JSON to Kafka, which reads its overrides: malformed here, not no overrides
         except UnparseableZnodeError as e:
             return {}, e
         return ConfigEntityZNode.decode_lenient_value(value, path)
