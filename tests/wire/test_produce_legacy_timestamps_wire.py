@@ -22,9 +22,9 @@ from zkcontroller.runtime import blocking_worker
 
 from .test_produce_compacted_wire import answer
 from .test_produce_timestamps_wire import INVALID_TIMESTAMP, NOW
-from .test_produce_timestamps_wire import timed as timed  # noqa: F401 (the fixture)
+from .test_produce_timestamps_wire import timed as timed
 from .test_produce_wire import ORDERS_0
-from .test_produce_wire import apis as apis  # noqa: F401 (the fixture)
+from .test_produce_wire import apis as apis
 
 UNKNOWN_SERVER_ERROR = -1
 
