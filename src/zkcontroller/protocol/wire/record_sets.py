@@ -25,15 +25,19 @@ at a partial last one (the complete ones before it count); a wrapper with no com
 INVALID_RECORD, one that cannot be decompressed UNKNOWN_SERVER_ERROR (Kafka's ``KafkaException``), a zstd wrapper
 or one with a null value INVALID_RECORD, a codec id above zstd UNKNOWN_SERVER_ERROR (``CompressionType.forId``),
 a v1 wrapper whose offset is neither 0 nor at least its last inner message's INVALID_RECORD, an inner message
-compressed or of another magic INVALID_RECORD (a record error: "One or more records have been rejected"), one
-with a bad CRC CORRUPT_MESSAGE. A set of more than one entry whose first is a v2 batch, or where any is
+of another magic INVALID_RECORD (a record error: "One or more records have been rejected"), a compressed one
+INVALID_RECORD at once (the deep iterator's "Inner messages must not be compressed", no record errors), one with a
+bad CRC CORRUPT_MESSAGE. A set of more than one entry whose first is a v2 batch, or where any is
 compressed, is INVALID_RECORD ("Compressed outer record has more than one batch": ``LogValidator`` takes exactly
 one batch then, compressed or not). Only Produce v0–v2 carry legacy sets or several batches (v3+ takes one v2
 batch).
 
 An accepted set's first and max record timestamps go to the time index (`validate`'s ``timestamps``): a v2
 batch's header's, a legacy set's read from its messages (a wrapper's inner ones) in the walk that counts them, as
-the v2 batch Kafka 2.8 converts the set to carries them (magic 0 has none: -1).
+the v2 batch Kafka 2.8 converts the set to carries them (magic 0 has none: -1). So a legacy set's timestamps get
+Kafka's checks in that walk: LogValidator's ``validateTimestamp`` per message (a v1 set marked LogAppendTime is
+refused, a CreateTime topic's ``message.timestamp.difference.max.ms`` bounds them) and the conversion's refusal of
+a negative timestamp other than -1 (UNKNOWN_SERVER_ERROR, ``MemoryRecordsBuilder``'s IllegalArgumentException).
 
 The append's messages are Kafka's, naming the partition (``validate``'s ``topic_partition``) where Kafka's do.
 """
@@ -228,17 +232,22 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
     """Check each entry as the log's append does; the number of offsets the record set takes. ``max_batch_size``:
     the topic's ``max.message.bytes``, which no entry (offset and size fields included) may exceed;
     ``topic_partition`` (``topic-partition``) is named in the messages, as Kafka's name it. ``compacted``: the
-    topic's ``cleanup.policy`` has ``compact``, so every record needs a key (`_keyless_records`). LogValidator's
+    topic's ``cleanup.policy`` has ``compact``, so every record needs a key (`_keyed`). LogValidator's
     ``validateTimestamp`` per record of a v2 batch (`_timestamp_errors`), after the key check: with the topic's
     ``message.timestamp.type`` CreateTime (``create_time``), a timestamp further than
     ``timestamp_difference_max_ms`` from ``now_ms`` is INVALID_TIMESTAMP; so is every record of a batch the producer
-    marked LogAppendTime, whatever the topic's type. ``inflated``: compressed values `scan_size` already
-    inflated, by entry start (not inflated again). ``cancelled``: asked every 4096 records of a v2 walk; true, the
-    walk ends with UNKNOWN_SERVER_ERROR (its requester is gone). ``timestamps``: once the set is accepted, set to
-    its first record's timestamp and the largest one, as the v2 batch the log appends carries them in its header
-    (a client's v2 batch: its own header's; a legacy set, which LogValidator converts to one v2 batch: read from
-    its messages, a wrapper's inner ones, in the walk that counts them; -1 and -1 for magic 0, which has no
-    timestamps): what the time index gets (`broker.partition.TimeIndex`)."""
+    marked LogAppendTime, whatever the topic's type. A legacy set gets the same per message, read in the walk that
+    counts them (`_legacy_count`: its record errors in Kafka's order, with Kafka's texts, and a v1 timestamp below
+    0 other than -1 UNKNOWN_SERVER_ERROR, as the conversion to a v2 batch throws). ``inflated``: compressed values
+    `scan_size` already inflated, by entry start (not inflated again). ``cancelled``: asked every 4096 records of
+    a v2 batch, messages of a legacy wrapper or entries of a set; true, the walk ends with UNKNOWN_SERVER_ERROR
+    (its requester is gone). ``timestamps``: once the set is accepted, set to its first record's timestamp and
+    the largest one: what the time index gets (`broker.partition.TimeIndex`). A legacy set, which LogValidator
+    converts to one v2 batch, gives its messages' (a wrapper's inner ones'), as that batch carries them (-1 and -1
+    for magic 0, which has no timestamps). A client's v2 batch gives its header's own first and max timestamps: a
+    deliberate deviation, as its records are not walked for them; for a CreateTime topic Kafka's LogValidator
+    recomputes the max from the records (``batch.setMaxTimestamp``), so a client whose header disagrees with its
+    records is indexed at its header's word here."""
     tp = topic_partition
     inflated = inflated or {}
     buf = memoryview(data)
