@@ -88,6 +88,8 @@ _CONTROL_FLAG = 0x20
 _TRANSACTIONAL_FLAG = 0x10
 _INVALID_RECORD_EXCEPTION = "org.apache.kafka.common.InvalidRecordException"
 _LEGACY_HEADER = struct.Struct(">qiIbb")  # offset, size, crc, magic, attributes
+_OFFSET = struct.Struct(">q")
+_TIMESTAMP = _OFFSET
 BATCH_HEADER = struct.Struct(">qiibIhiqqqhii")
 """Kafka's v2 record batch header (61 bytes, `RECORD_BATCH_OVERHEAD`): baseOffset, batchLength,
 partitionLeaderEpoch, magic, crc, attributes, lastOffsetDelta, firstTimestamp, maxTimestamp, producerId,
@@ -715,6 +717,8 @@ def _legacy_count(message: memoryview, checks: _LegacyChecks, inflated: bytes | 
     # the deep iterator's absolute offsets (v1: from the wrapper's, 0 meaning the inner ones as they are; v0: the
     # inner ones) and the type and timestamp it gives inner v1 messages
     base_offset = wrapper_offset - last_inner_offset if magic == 1 and wrapper_offset else 0
+    offset_of = _OFFSET.unpack_from  # bound once: read for a record error only
+    timestamp_at = _TIMESTAMP.unpack_from
     wrapper_timestamp = _legacy_timestamp(message, 0, magic)
     wrapper = ("LogAppendTime" if log_append_time else "CreateTime" if magic == 1 else "NoTimestampType",
                wrapper_timestamp)
@@ -737,16 +741,16 @@ def _legacy_count(message: memoryview, checks: _LegacyChecks, inflated: bytes | 
                 raise RecordSetError(UNKNOWN_SERVER_ERROR, f"Unknown compression type id: {inner_codec}",
                                      "java.lang.IllegalArgumentException")
             raise RecordSetError(INVALID_RECORD, "Inner messages must not be compressed", _INVALID_RECORD_EXCEPTION)
-        offset = (base_offset if magic == 1 else 0) + _LEGACY_HEADER.unpack_from(record, 0)[0]
         if inner_entry.magic != magic:
-            text = _legacy_text(record, offset, wrapper if inner_entry.magic == 1 else None)
+            text = _legacy_text(record, base_offset + offset_of(record)[0], wrapper if inner_entry.magic == 1 else None)
             record_errors.append((i, f"Record {text}'s magic does not match outer magic {magic} in topic partition "
                                      f"{checks.tp}."))
             continue
         _check_integrity(record, magic)
-        timestamp = wrapper_timestamp if log_append_time else _legacy_timestamp(record, 0, magic)
-        if checked or not low <= timestamp <= high:
-            error = _legacy_record_error(record, magic, offset, timestamp, log_append_time, checks, wrapper)
+        timestamp = wrapper_timestamp if log_append_time or magic == 0 else timestamp_at(record, LOG_OVERHEAD + 6)[0]
+        if checked or not low <= timestamp <= high:  # the rare case: two comparisons for every other message
+            error = _legacy_record_error(record, magic, base_offset + offset_of(record)[0], timestamp, log_append_time,
+                                         checks, wrapper)
             if error is not None:
                 record_errors.append((i, error[1]))
                 invalid_timestamp = invalid_timestamp or error[0] == INVALID_TIMESTAMP
@@ -755,7 +759,8 @@ def _legacy_count(message: memoryview, checks: _LegacyChecks, inflated: bytes | 
             negative = timestamp
         if i == 0:
             first_timestamp = timestamp
-        max_timestamp = max(max_timestamp, timestamp)
+        if timestamp > max_timestamp:
+            max_timestamp = timestamp
     if record_errors:  # processRecordErrors' RecordValidationException
         raise _rejected(record_errors, invalid_timestamp)
     if negative != NO_TIMESTAMP:  # buildRecordsAndAssignOffsets appends the validated messages
