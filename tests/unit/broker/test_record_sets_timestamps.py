@@ -13,6 +13,7 @@ every later batch from lookups."""
 
 from __future__ import annotations
 
+import gzip
 import struct
 import zlib
 
@@ -23,8 +24,10 @@ from kafka.record.memory_records import MemoryRecordsBuilder
 from zkcontroller.broker.partition import TimeIndex
 from zkcontroller.protocol.wire.compression import GZIP, ZSTD
 from zkcontroller.protocol.wire.record_sets import (
+    CORRUPT_MESSAGE,
     INVALID_RECORD,
     INVALID_TIMESTAMP,
+    LEGACY_RECORD_ERRORS_KEPT,
     RECORD_BATCH_OVERHEAD,
     UNKNOWN_SERVER_ERROR,
     RecordSetError,
@@ -265,3 +268,20 @@ def test_a_refused_set_reports_nothing() -> None:
     with pytest.raises(RecordSetError):
         validate(bytes(data), inspect(bytes(data), 2), timestamps=found)
     assert found == []
+
+
+def test_a_wrapper_all_in_error_keeps_a_bounded_number_of_record_errors() -> None:
+    """A wrapper of many messages each in error (here marked LogAppendTime): refused as Kafka refuses it, its
+    first `LEGACY_RECORD_ERRORS_KEPT` record errors kept (Produce v0-v2 answers carry none), so a bomb of
+    millions cannot hold a text per message; a later message's bad CRC still fails it at once."""
+    n = LEGACY_RECORD_ERRORS_KEPT + 500
+    data = flagged(built([1_000] * n, 1, GZIP), 9_999)
+    e = refusal(data)
+    assert (e.error, len(e.record_errors)) == (INVALID_TIMESTAMP, LEGACY_RECORD_ERRORS_KEPT)
+    assert [i for i, _ in e.record_errors] == list(range(LEGACY_RECORD_ERRORS_KEPT))
+    inner = bytearray(inner_messages(data))
+    inner[-1] ^= 1  # the last inner message's value: its CRC no longer matches
+    value = gzip.compress(bytes(inner))
+    body = bytes(data[16:26]) + struct.pack(">i", -1) + struct.pack(">i", len(value)) + value
+    corrupt = struct.pack(">qiI", 0, len(body) + 4, zlib.crc32(body)) + body
+    assert refusal(corrupt).error == CORRUPT_MESSAGE

@@ -581,6 +581,11 @@ class _LegacyChecks(NamedTuple):
     cancelled: Callable[[], bool] | None
 
 
+LEGACY_RECORD_ERRORS_KEPT = 1000
+"""The record errors a legacy wrapper's refusal keeps (the first ones; the refusal is the same beyond them). A
+deliberate bound, invisible on the wire: only Produce v0-v2 carry legacy sets, and their answers carry no record
+errors (Kafka lists every one, but a 64 MiB wrapper of 26-byte messages all in error would hold 2.5 million texts,
+about 1 GB, here)."""
 _COMPRESSION_NAMES = ("NONE", "GZIP", "SNAPPY", "LZ4", "ZSTD", "5", "6", "7")
 """``CompressionType``'s enum names as ``LegacyRecord.toString`` prints them (ids above zstd never get there)."""
 _UNCHECKED = 1 << 64
@@ -625,12 +630,14 @@ def _legacy_text(message: memoryview, offset: int, wrapper: tuple[str, int] | No
 
 
 def _legacy_record_error(message: memoryview, magic: int, offset: int, timestamp: int, log_append_time: bool,
-                         checks: _LegacyChecks, wrapper: tuple[str, int] | None = None) -> tuple[int, str] | None:
+                         checks: _LegacyChecks, wrapper: tuple[str, int] | None = None, *,
+                         describe: bool = True) -> tuple[int, str] | None:
     """LogValidator's ``validateKey(...).orElse(validateTimestamp(...))`` for a legacy message of ``magic`` (the
     batch's: a wrapper's inner message has its wrapper's) read at ``timestamp``: its error code and message, or
     None. A keyless message of a compacted topic; else, with the topic's CreateTime bounded, a timestamp (-1
     exempt, so magic 0 always) out of range; else any message of a batch marked LogAppendTime (a v1 wrapper or
-    uncompressed v1 message: ``log_append_time``), which a producer may not set."""
+    uncompressed v1 message: ``log_append_time``), which a producer may not set. ``describe`` False: the code
+    alone, its message left empty (a record error not kept: `LEGACY_RECORD_ERRORS_KEPT`)."""
     if checks.compacted and not _legacy_has_key(message, magic):
         return INVALID_RECORD, f"Compacted topic cannot accept message without key in topic partition {checks.tp}."
     if timestamp != NO_TIMESTAMP and not checks.low <= timestamp <= checks.high:
@@ -638,7 +645,7 @@ def _legacy_record_error(message: memoryview, magic: int, offset: int, timestamp
                                    f"timestamp should be within [{checks.low}, {checks.high}]")
     if log_append_time:
         return INVALID_TIMESTAMP, (f"Invalid timestamp type in message {_legacy_text(message, offset, wrapper)}. "
-                                   "Producer should not set timestamp type to LogAppendTime.")
+                                   "Producer should not set timestamp type to LogAppendTime." if describe else "")
     return None
 
 
@@ -742,17 +749,21 @@ def _legacy_count(message: memoryview, checks: _LegacyChecks, inflated: bytes | 
                                      "java.lang.IllegalArgumentException")
             raise RecordSetError(INVALID_RECORD, "Inner messages must not be compressed", _INVALID_RECORD_EXCEPTION)
         if inner_entry.magic != magic:
-            text = _legacy_text(record, base_offset + offset_of(record)[0], wrapper if inner_entry.magic == 1 else None)
-            record_errors.append((i, f"Record {text}'s magic does not match outer magic {magic} in topic partition "
-                                     f"{checks.tp}."))
+            if len(record_errors) < LEGACY_RECORD_ERRORS_KEPT:
+                text = _legacy_text(record, base_offset + offset_of(record)[0],
+                                    wrapper if inner_entry.magic == 1 else None)
+                record_errors.append((i, f"Record {text}'s magic does not match outer magic {magic} in topic "
+                                         f"partition {checks.tp}."))
             continue
         _check_integrity(record, magic)
         timestamp = wrapper_timestamp if log_append_time or magic == 0 else timestamp_at(record, LOG_OVERHEAD + 6)[0]
         if checked or not low <= timestamp <= high:  # the rare case: two comparisons for every other message
+            kept = len(record_errors) < LEGACY_RECORD_ERRORS_KEPT
             error = _legacy_record_error(record, magic, base_offset + offset_of(record)[0], timestamp, log_append_time,
-                                         checks, wrapper)
+                                         checks, wrapper, describe=kept)
             if error is not None:
-                record_errors.append((i, error[1]))
+                if kept:  # beyond them, the ones kept refuse the set all the same
+                    record_errors.append((i, error[1]))
                 invalid_timestamp = invalid_timestamp or error[0] == INVALID_TIMESTAMP
                 continue
         if timestamp < NO_TIMESTAMP and negative == NO_TIMESTAMP:
