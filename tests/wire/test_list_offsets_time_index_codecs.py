@@ -6,7 +6,11 @@ it and a lookup answers -1, while a LogAppendTime topic's batch carries the appe
 v2 batch's header carries its timestamps like any other codec's.
 
 Before, only v2 batches reached the time index: a legacy set got no entry, so ``offsets_for_times`` over a v0.10
-producer's records answered None (offset -1), and a LogAppendTime topic's legacy records too."""
+producer's records answered None (offset -1), and a LogAppendTime topic's legacy records too.
+
+A legacy set's timestamps pass Kafka's checks before they get there: with ``message.timestamp.difference.max.ms``
+a v0.10 producer's message out of range is refused (INVALID_TIMESTAMP), so it cannot hide the later sets from
+lookups."""
 
 from __future__ import annotations
 
@@ -189,3 +193,17 @@ async def test_a_large_gzip_wrapper_checked_on_the_worker_gives_its_timestamps(c
     assert hops == ["_validate_outcome"]
     assert await in_thread(look_up, at, "big", [1_000, 40_000, 50_000, 50_001]) == [
         (0, 1_000), (0, 50_000), (0, 50_000), None]
+
+
+async def test_a_legacy_message_out_of_the_difference_is_refused_and_not_indexed(cluster: Cluster) -> None:
+    """A CreateTime topic with ``message.timestamp.difference.max.ms``: kafka-python's v0.10 set at 2**62 is
+    refused (its future fails with InvalidTimestampError); the sets around it are appended and found."""
+    from kafka.errors import InvalidTimestampError
+
+    at = await led_topic(cluster, "bounded", {"message.timestamp.difference.max.ms": "3600000"})
+    now = int(time.time() * 1000)
+    await in_thread(produce_legacy, at, "bounded", [[now]], (0, 10, 1))
+    with pytest.raises(InvalidTimestampError):
+        await in_thread(produce_legacy, at, "bounded", [[2**62]], (0, 10, 1), "gzip")
+    await in_thread(produce_legacy, at, "bounded", [[now + 1]], (0, 10, 1))
+    assert await in_thread(look_up, at, "bounded", [now, now + 1, now + 2]) == [(0, now), (1, now + 1), None]

@@ -195,19 +195,30 @@ def test_a_wrapper_inflating_beyond_the_bound_is_refused_before_it_is_held(codec
     assert len(decompress(codec, value, 1, LIMIT)) == 300_000
 
 
-def test_inner_messages_compressed_or_of_another_magic_are_record_errors_after_the_crcs() -> None:
-    """LogValidator's record errors (INVALID_RECORD, its RecordValidationException with a message), collected over
-    the records; a bad CRC among them fails at once, as its CorruptRecordException."""
+def test_inner_messages_of_another_magic_are_record_errors_a_compressed_one_fails_at_once() -> None:
+    """LogValidator's record errors (INVALID_RECORD, its RecordValidationException with a message) for inner
+    messages of another magic, collected over the records; in record order, a bad CRC fails at once (its
+    CorruptRecordException), and so does a compressed inner message (the deep iterator's InvalidRecordException:
+    Kafka's Throwable branch, no record errors)."""
     nested = wrapper(bytes(cramjam.snappy.compress_raw(inner_set(2, 1))), 1, SNAPPY)
     bad_crc = bytearray(inner_set(1, 1))
     bad_crc[-1] ^= 1
-    for inner, error in ((nested, INVALID_RECORD), (inner_set(1, 1) + inner_set(2, 0), INVALID_RECORD),
-                         (nested + bytes(bad_crc), CORRUPT_MESSAGE),
-                         (inner_set(2, 0) + bytes(bad_crc), CORRUPT_MESSAGE)):
+    invalid = "org.apache.kafka.common.InvalidRecordException"
+    for inner, error, exception in ((nested, INVALID_RECORD, invalid),
+                                    (inner_set(1, 1) + inner_set(2, 0), INVALID_RECORD, None),
+                                    (nested + bytes(bad_crc), INVALID_RECORD, invalid),
+                                    (bytes(bad_crc) + nested, CORRUPT_MESSAGE, None),
+                                    (inner_set(2, 0) + bytes(bad_crc), CORRUPT_MESSAGE, None)):
         with pytest.raises(RecordSetError) as e:
             count_records(wrapper(xerial(inner), 1, SNAPPY), 2)
-        assert (e.value.error, e.value.exception) == (error, None)
-        assert error == CORRUPT_MESSAGE or str(e.value) == "One or more records have been rejected"
+        assert (e.value.error, e.value.exception) == (error, exception)
+        if exception:
+            assert str(e.value) == "Inner messages must not be compressed" and not e.value.record_errors
+        elif error == INVALID_RECORD:
+            assert str(e.value) == "One or more records have been rejected"
+            assert [i for i, _ in e.value.record_errors] == [1, 2]
+            assert e.value.record_errors[0][1].startswith("Record LegacyRecordBatch(offset=0, Record(magic=0, ")
+            assert e.value.record_errors[0][1].endswith("'s magic does not match outer magic 1 in topic partition .")
 
 
 def test_a_v1_wrapper_offset_below_its_last_inner_offset_and_not_zero_is_invalid_record() -> None:

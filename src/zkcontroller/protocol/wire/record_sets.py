@@ -25,15 +25,19 @@ at a partial last one (the complete ones before it count); a wrapper with no com
 INVALID_RECORD, one that cannot be decompressed UNKNOWN_SERVER_ERROR (Kafka's ``KafkaException``), a zstd wrapper
 or one with a null value INVALID_RECORD, a codec id above zstd UNKNOWN_SERVER_ERROR (``CompressionType.forId``),
 a v1 wrapper whose offset is neither 0 nor at least its last inner message's INVALID_RECORD, an inner message
-compressed or of another magic INVALID_RECORD (a record error: "One or more records have been rejected"), one
-with a bad CRC CORRUPT_MESSAGE. A set of more than one entry whose first is a v2 batch, or where any is
+of another magic INVALID_RECORD (a record error: "One or more records have been rejected"), a compressed one
+INVALID_RECORD at once (the deep iterator's "Inner messages must not be compressed", no record errors), one with a
+bad CRC CORRUPT_MESSAGE. A set of more than one entry whose first is a v2 batch, or where any is
 compressed, is INVALID_RECORD ("Compressed outer record has more than one batch": ``LogValidator`` takes exactly
 one batch then, compressed or not). Only Produce v0–v2 carry legacy sets or several batches (v3+ takes one v2
 batch).
 
 An accepted set's first and max record timestamps go to the time index (`validate`'s ``timestamps``): a v2
 batch's header's, a legacy set's read from its messages (a wrapper's inner ones) in the walk that counts them, as
-the v2 batch Kafka 2.8 converts the set to carries them (magic 0 has none: -1).
+the v2 batch Kafka 2.8 converts the set to carries them (magic 0 has none: -1). So a legacy set's timestamps get
+Kafka's checks in that walk: LogValidator's ``validateTimestamp`` per message (a v1 set marked LogAppendTime is
+refused, a CreateTime topic's ``message.timestamp.difference.max.ms`` bounds them) and the conversion's refusal of
+a negative timestamp other than -1 (UNKNOWN_SERVER_ERROR, ``MemoryRecordsBuilder``'s IllegalArgumentException).
 
 The append's messages are Kafka's, naming the partition (``validate``'s ``topic_partition``) where Kafka's do.
 """
@@ -84,6 +88,8 @@ _CONTROL_FLAG = 0x20
 _TRANSACTIONAL_FLAG = 0x10
 _INVALID_RECORD_EXCEPTION = "org.apache.kafka.common.InvalidRecordException"
 _LEGACY_HEADER = struct.Struct(">qiIbb")  # offset, size, crc, magic, attributes
+_OFFSET = struct.Struct(">q")
+_TIMESTAMP = _OFFSET
 BATCH_HEADER = struct.Struct(">qiibIhiqqqhii")
 """Kafka's v2 record batch header (61 bytes, `RECORD_BATCH_OVERHEAD`): baseOffset, batchLength,
 partitionLeaderEpoch, magic, crc, attributes, lastOffsetDelta, firstTimestamp, maxTimestamp, producerId,
@@ -228,17 +234,22 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
     """Check each entry as the log's append does; the number of offsets the record set takes. ``max_batch_size``:
     the topic's ``max.message.bytes``, which no entry (offset and size fields included) may exceed;
     ``topic_partition`` (``topic-partition``) is named in the messages, as Kafka's name it. ``compacted``: the
-    topic's ``cleanup.policy`` has ``compact``, so every record needs a key (`_keyless_records`). LogValidator's
+    topic's ``cleanup.policy`` has ``compact``, so every record needs a key (`_keyed`). LogValidator's
     ``validateTimestamp`` per record of a v2 batch (`_timestamp_errors`), after the key check: with the topic's
     ``message.timestamp.type`` CreateTime (``create_time``), a timestamp further than
     ``timestamp_difference_max_ms`` from ``now_ms`` is INVALID_TIMESTAMP; so is every record of a batch the producer
-    marked LogAppendTime, whatever the topic's type. ``inflated``: compressed values `scan_size` already
-    inflated, by entry start (not inflated again). ``cancelled``: asked every 4096 records of a v2 walk; true, the
-    walk ends with UNKNOWN_SERVER_ERROR (its requester is gone). ``timestamps``: once the set is accepted, set to
-    its first record's timestamp and the largest one, as the v2 batch the log appends carries them in its header
-    (a client's v2 batch: its own header's; a legacy set, which LogValidator converts to one v2 batch: read from
-    its messages, a wrapper's inner ones, in the walk that counts them; -1 and -1 for magic 0, which has no
-    timestamps): what the time index gets (`broker.partition.TimeIndex`)."""
+    marked LogAppendTime, whatever the topic's type. A legacy set gets the same per message, read in the walk that
+    counts them (`_legacy_count`: its record errors in Kafka's order, with Kafka's texts, and a v1 timestamp below
+    0 other than -1 UNKNOWN_SERVER_ERROR, as the conversion to a v2 batch throws). ``inflated``: compressed values
+    `scan_size` already inflated, by entry start (not inflated again). ``cancelled``: asked every 4096 records of
+    a v2 batch, messages of a legacy wrapper or entries of a set; true, the walk ends with UNKNOWN_SERVER_ERROR
+    (its requester is gone). ``timestamps``: once the set is accepted, set to its first record's timestamp and
+    the largest one: what the time index gets (`broker.partition.TimeIndex`). A legacy set, which LogValidator
+    converts to one v2 batch, gives its messages' (a wrapper's inner ones'), as that batch carries them (-1 and -1
+    for magic 0, which has no timestamps). A client's v2 batch gives its header's own first and max timestamps: a
+    deliberate deviation, as its records are not walked for them; for a CreateTime topic Kafka's LogValidator
+    recomputes the max from the records (``batch.setMaxTimestamp``), so a client whose header disagrees with its
+    records is indexed at its header's word here."""
     tp = topic_partition
     inflated = inflated or {}
     buf = memoryview(data)
@@ -264,48 +275,44 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
                              _INVALID_RECORD_EXCEPTION)
     count = 0
     first_timestamp = max_timestamp = NO_TIMESTAMP
+    legacy_checks = _legacy_checks(tp, compacted, now_ms, create_time, timestamp_difference_max_ms, cancelled)
     for i, e in enumerate(entries):
+        if cancelled is not None and not i & 4095 and cancelled():  # a long run of uncompressed messages
+            raise _cancelled()
         if e.magic != entries[0].magic:
             raise RecordSetError(INVALID_RECORD, f"Batch magic {e.magic} is not the same as the first batch'es magic "
                                                  f"byte {entries[0].magic} in topic partition {tp}.",
                                  _INVALID_RECORD_EXCEPTION)
         entry = buf[e.start:e.start + e.size]
-        inner: bytes | None = None
-        if e.magic == 2:
-            count += _batch_count(entry, tp)
-            entry_first, entry_max = struct.unpack_from(">qq", entry, 27)
-        else:
-            legacy = _legacy_count(entry, inflated.get(e.start))
+        if e.magic != 2:  # its messages' checks, in Kafka's order, in the walk that counts them
+            legacy = _legacy_count(entry, legacy_checks, inflated.get(e.start))
             count += legacy.count
-            inner, entry_first, entry_max = legacy.inner, legacy.first_timestamp, legacy.max_timestamp
-        if i == 0:
-            first_timestamp = entry_first
+            if i == 0:
+                first_timestamp = legacy.first_timestamp
+            max_timestamp = max(max_timestamp, legacy.max_timestamp)
+            continue
+        count += _batch_count(entry, tp)
+        first_timestamp, entry_max = struct.unpack_from(">qq", entry, 27)  # the only entry
         max_timestamp = max(max_timestamp, entry_max)
-        check_timestamps = e.magic == 2 and _checks_timestamps(entry, create_time, timestamp_difference_max_ms)
+        check_timestamps = _checks_timestamps(entry, create_time, timestamp_difference_max_ms)
+        if not (compacted or check_timestamps):
+            continue
         keyless = f"Compacted topic cannot accept message without key in topic partition {tp}."
         errors: dict[int, str] = {}
         timestamp_errors: dict[int, str] = {}
-        if e.magic == 2 and (compacted or check_timestamps):  # one pass over the records, for keys and timestamps:
-            # only the refused ones are kept (a bomb's millions of good records are not)
-            records: Iterator[tuple[int, _V2Record]] = enumerate(_iter_v2_records(entry, inflated.get(e.start)))
-            if cancelled is not None:
-                records = _unless_cancelled(records, cancelled)
-            if compacted:  # after the batch's own checks, as LogValidator's validateKey per record of each batch
-                records = _keyed(records, errors, keyless)
-            if check_timestamps:  # validateKey(...).orElse(validateTimestamp(...)): the keyed records only
-                timestamp_errors = _timestamp_errors(entry, records, now_ms, create_time,
-                                                     timestamp_difference_max_ms)
-            else:
-                deque(records, maxlen=0)
-        elif compacted:
-            errors = dict.fromkeys(_keyless_records(entry, e.magic, None, inner), keyless)
+        # one pass over the records, for keys and timestamps: only the refused ones are kept (a bomb's millions of
+        # good records are not)
+        records: Iterator[tuple[int, _V2Record]] = enumerate(_iter_v2_records(entry, inflated.get(e.start)))
+        if cancelled is not None:
+            records = _unless_cancelled(records, cancelled)
+        if compacted:  # after the batch's own checks, as LogValidator's validateKey per record of each batch
+            records = _keyed(records, errors, keyless)
+        if check_timestamps:  # validateKey(...).orElse(validateTimestamp(...)): the keyed records only
+            timestamp_errors = _timestamp_errors(entry, records, now_ms, create_time, timestamp_difference_max_ms)
+        else:
+            deque(records, maxlen=0)
         if errors or timestamp_errors:  # processRecordErrors, after the batch's last record
-            record_errors = tuple(sorted({**errors, **timestamp_errors}.items()))
-            if timestamp_errors:
-                raise RecordSetError(INVALID_TIMESTAMP, "One or more records have been rejected due to invalid "
-                                                        "timestamp", record_errors=record_errors)
-            raise RecordSetError(INVALID_RECORD, "One or more records have been rejected",
-                                 record_errors=record_errors)
+            raise _rejected(sorted({**errors, **timestamp_errors}.items()), bool(timestamp_errors))
     if timestamps is not None:
         timestamps[:] = (first_timestamp, max_timestamp)
     return count
@@ -384,8 +391,7 @@ def _unless_cancelled(records: Iterator[tuple[int, _V2Record]],
     """``records``, ``cancelled`` asked every 4096 of them (the walk of a check no one waits for any more)."""
     for i, r in records:
         if not i & 4095 and cancelled():
-            raise RecordSetError(UNKNOWN_SERVER_ERROR, "The record check was cancelled",
-                                 "java.lang.InterruptedException")
+            raise _cancelled()
         yield i, r
 
 
@@ -474,20 +480,6 @@ def _timestamp_errors(entry: memoryview, records: Iterable[tuple[int, _V2Record]
     return errors
 
 
-def _keyless_records(entry: memoryview, magic: int, records: list[_V2Record] | None = None,
-                     inner: bytes | None = None) -> list[int]:
-    """The indexes (in the batch, or in a legacy wrapper) of the records with a null key (Kafka's
-    ``!record.hasKey``); ``records``: a v2 batch's `_v2_records`; ``inner``: a legacy wrapper's inner messages
-    (`_legacy_count`: not decompressed again)."""
-    if magic < 2:
-        if inner is None:
-            return [] if _legacy_has_key(entry, magic) else [0]
-        inner_view = memoryview(inner)
-        return [i for i, e in enumerate(inspect(inner, 0, check_magic=False))
-                if not _legacy_has_key(inner_view[e.start:e.start + e.size], e.magic)]
-    return [i for i, r in enumerate(_v2_records(entry) if records is None else records) if r.key_length < 0]
-
-
 def _varint(buf: bytes | memoryview, pos: int) -> tuple[int, int]:
     """A zig-zag varint (or varlong) at ``pos``: its value and where the next field starts."""
     raw, shift = 0, 0
@@ -566,16 +558,117 @@ def _batch_count(batch: memoryview, tp: str) -> int:
 
 
 class _Legacy(NamedTuple):
-    """A legacy entry as LogValidator's offset assignment reads it (`_legacy_count`)."""
+    """A legacy entry LogValidator accepts (`_legacy_count`)."""
 
     count: int
     """How many messages it holds."""
-    inner: bytes | None
-    """A wrapper's inner messages (None for an uncompressed message), for the key check to reuse."""
     first_timestamp: int
     """Its first message's timestamp (-1 for magic 0, which has none)."""
     max_timestamp: int
     """Its messages' largest timestamp (-1 for magic 0)."""
+
+
+class _LegacyChecks(NamedTuple):
+    """What LogValidator's ``validateRecord`` checks a legacy entry's messages against (`validate`'s arguments)."""
+
+    tp: str
+    compacted: bool
+    low: int
+    """The smallest timestamp a message may carry (``now - message.timestamp.difference.max.ms``), or below any
+    int64 when nothing is checked (a LogAppendTime topic or the default Long.MaxValue, as `_checks_timestamps`)."""
+    high: int
+    """The largest (``now + difference``), or above any int64."""
+    cancelled: Callable[[], bool] | None
+
+
+LEGACY_RECORD_ERRORS_KEPT = 1000
+"""The record errors a legacy wrapper's refusal keeps (the first ones; the refusal is the same beyond them). A
+deliberate bound, invisible on the wire: only Produce v0-v2 carry legacy sets, and their answers carry no record
+errors (Kafka lists every one, but a 64 MiB wrapper of 26-byte messages all in error would hold 2.5 million texts,
+about 1 GB, here)."""
+_COMPRESSION_NAMES = ("NONE", "GZIP", "SNAPPY", "LZ4", "ZSTD", "5", "6", "7")
+"""``CompressionType``'s enum names as ``LegacyRecord.toString`` prints them (ids above zstd never get there)."""
+_UNCHECKED = 1 << 64
+"""Beyond any int64: the bounds of a timestamp that is not checked (`_LegacyChecks`)."""
+
+
+def _legacy_checks(tp: str, compacted: bool, now_ms: int, create_time: bool, timestamp_difference_max_ms: int,
+                   cancelled: Callable[[], bool] | None) -> _LegacyChecks:
+    """`_LegacyChecks` for `validate`'s arguments: the bounds computed once, so each message costs two
+    comparisons."""
+    if create_time and timestamp_difference_max_ms < LONG_MAX:
+        low, high = now_ms - timestamp_difference_max_ms, now_ms + timestamp_difference_max_ms
+    else:
+        low, high = -_UNCHECKED, _UNCHECKED
+    return _LegacyChecks(tp, compacted, low, high, cancelled)
+
+
+def _int32_at(message: memoryview, pos: int) -> int:
+    """The int32 at ``pos``, -1 (Kafka's null length) when the message is too short to hold it."""
+    return struct.unpack_from(">i", message, pos)[0] if 0 <= pos <= len(message) - 4 else -1
+
+
+def _legacy_text(message: memoryview, offset: int, wrapper: tuple[str, int] | None = None) -> str:
+    """``LegacyRecordBatch.toString`` of the message that starts ``message`` (its offset and size fields first),
+    as LogValidator's record errors name it: ``offset`` is the record's (a v1 wrapper's inner message: its
+    absolute one); ``wrapper``: the timestamp type and timestamp a compressed wrapper gives an inner magic-1
+    message (Kafka's deep iterator: the wrapper's type, its timestamp if LogAppendTime)."""
+    _offset, _size, crc, magic, attributes = _LEGACY_HEADER.unpack_from(message, 0)
+    key_at = LOG_OVERHEAD + (6 if magic == 0 else 14)
+    key_size = _int32_at(message, key_at)
+    value_size = _int32_at(message, key_at + 4 + max(key_size, 0))
+    fields = f"magic={magic}, attributes={attributes}, compression={_COMPRESSION_NAMES[attributes & 0x07]}, crc={crc}"
+    if magic > 0:
+        own = struct.unpack_from(">q", message, LOG_OVERHEAD + 6)[0] if len(message) >= LOG_OVERHEAD + 14 else -1
+        if wrapper is not None:
+            kind, timestamp = wrapper[0], wrapper[1] if wrapper[0] == "LogAppendTime" else own
+        else:
+            kind, timestamp = ("LogAppendTime" if attributes & _LOG_APPEND_TIME_FLAG else "CreateTime"), own
+        fields += f", {kind}={timestamp}"
+    return (f"LegacyRecordBatch(offset={offset}, Record({fields}, key={max(key_size, 0)} bytes, "
+            f"value={max(value_size, 0)} bytes))")
+
+
+def _legacy_record_error(message: memoryview, magic: int, offset: int, timestamp: int, log_append_time: bool,
+                         checks: _LegacyChecks, wrapper: tuple[str, int] | None = None, *,
+                         describe: bool = True) -> tuple[int, str] | None:
+    """LogValidator's ``validateKey(...).orElse(validateTimestamp(...))`` for a legacy message of ``magic`` (the
+    batch's: a wrapper's inner message has its wrapper's) read at ``timestamp``: its error code and message, or
+    None. A keyless message of a compacted topic; else, with the topic's CreateTime bounded, a timestamp (-1
+    exempt, so magic 0 always) out of range; else any message of a batch marked LogAppendTime (a v1 wrapper or
+    uncompressed v1 message: ``log_append_time``), which a producer may not set. ``describe`` False: the code
+    alone, its message left empty (a record error not kept: `LEGACY_RECORD_ERRORS_KEPT`)."""
+    if checks.compacted and not _legacy_has_key(message, magic):
+        return INVALID_RECORD, f"Compacted topic cannot accept message without key in topic partition {checks.tp}."
+    if timestamp != NO_TIMESTAMP and not checks.low <= timestamp <= checks.high:
+        return INVALID_TIMESTAMP, (f"Timestamp {timestamp} of message with offset {offset} is out of range. The "
+                                   f"timestamp should be within [{checks.low}, {checks.high}]")
+    if log_append_time:
+        return INVALID_TIMESTAMP, (f"Invalid timestamp type in message {_legacy_text(message, offset, wrapper)}. "
+                                   "Producer should not set timestamp type to LogAppendTime." if describe else "")
+    return None
+
+
+def _rejected(record_errors: Iterable[tuple[int, str]], invalid_timestamp: bool) -> RecordSetError:
+    """LogValidator's ``processRecordErrors``: a ``RecordValidationException`` of ``record_errors`` (index in the
+    batch, message), an ``InvalidTimestampException`` if any of them is INVALID_TIMESTAMP."""
+    if invalid_timestamp:
+        return RecordSetError(INVALID_TIMESTAMP, "One or more records have been rejected due to invalid timestamp",
+                              record_errors=tuple(record_errors))
+    return RecordSetError(INVALID_RECORD, "One or more records have been rejected", record_errors=tuple(record_errors))
+
+
+def _negative_timestamp(timestamp: int) -> RecordSetError:
+    """``MemoryRecordsBuilder.appendWithOffset`` refusing a timestamp below 0 other than -1 while LogValidator
+    converts a legacy message to the v2 batch: an ``IllegalArgumentException``, which ``appendToLocalLog``
+    answers UNKNOWN_SERVER_ERROR (its Throwable branch)."""
+    return RecordSetError(UNKNOWN_SERVER_ERROR, f"Invalid negative timestamp {timestamp}",
+                          "java.lang.IllegalArgumentException")
+
+
+def _cancelled() -> RecordSetError:
+    """A walk on the worker that no one waits for any more (`validate`'s ``cancelled``)."""
+    return RecordSetError(UNKNOWN_SERVER_ERROR, "The record check was cancelled", "java.lang.InterruptedException")
 
 
 def _legacy_timestamp(message: memoryview | bytes, start: int, magic: int) -> int:
@@ -584,20 +677,30 @@ def _legacy_timestamp(message: memoryview | bytes, start: int, magic: int) -> in
     return struct.unpack_from(">q", message, start + _LEGACY_HEADER.size)[0] if magic == 1 else NO_TIMESTAMP
 
 
-def _legacy_count(message: memoryview, inflated: bytes | None = None) -> _Legacy:
-    """LogValidator's offset assignment for a legacy entry: how many messages it holds, and a wrapper's inner
-    messages, decompressed once here (or given: ``inflated``) for the key check to reuse; and the first and largest
-    of their timestamps, read in the same walk (what the v2 batch LogValidator converts the set to carries in its
-    header, so what the time index gets). A v1 wrapper marked LogAppendTime gives its own timestamp to every inner
-    message, as Kafka's deep iterator does."""
+def _legacy_count(message: memoryview, checks: _LegacyChecks, inflated: bytes | None = None) -> _Legacy:
+    """LogValidator's validation and offset assignment for a legacy entry (it converts the set to one v2 batch):
+    how many messages it holds, a wrapper's inner ones decompressed here (or given: ``inflated``); and the first
+    and largest of their timestamps, read in the same walk (what the v2 batch carries in its header, so what the
+    time index gets). Each message gets ``validateRecord``'s checks (`_legacy_record_error`), in Kafka's order:
+    an uncompressed message is a batch of its own, refused at once (its record error at index 0, else a negative
+    timestamp as the conversion appends it); a wrapper's inner messages are all checked (a compressed one fails at
+    once, as the deep iterator; another magic is a record error; a bad CRC fails at once), their record errors
+    refuse it, then a negative timestamp does as the converted batch is built."""
     wrapper_offset, _size, _crc, magic, attributes = _LEGACY_HEADER.unpack_from(message, 0)
+    log_append_time = magic == 1 and bool(attributes & _LOG_APPEND_TIME_FLAG)
     codec = attributes & 0x07
     if codec == ZSTD:  # AbstractLegacyRecordBatch.DeepRecordsIterator
         raise RecordSetError(INVALID_RECORD, f"Invalid wrapper compressionType found in legacy deep record iterator "
                                              f"{magic}", _INVALID_RECORD_EXCEPTION)
     if codec not in (GZIP, SNAPPY, LZ4):  # uncompressed (ids above zstd were refused by validate)
         timestamp = _legacy_timestamp(message, 0, magic)
-        return _Legacy(1, None, timestamp, timestamp)
+        if checks.compacted or log_append_time or not checks.low <= timestamp <= checks.high:
+            error = _legacy_record_error(message, magic, wrapper_offset, timestamp, log_append_time, checks)
+            if error is not None:
+                raise _rejected([(0, error[1])], error[0] == INVALID_TIMESTAMP)
+        if timestamp < NO_TIMESTAMP:
+            raise _negative_timestamp(timestamp)
+        return _Legacy(1, timestamp, timestamp)
     value = _legacy_value(message, magic)
     if value is None:  # AbstractLegacyRecordBatch.DeepRecordsIterator
         raise RecordSetError(INVALID_RECORD, f"Found invalid compressed record set with null value (magic = {magic})",
@@ -618,25 +721,62 @@ def _legacy_count(message: memoryview, inflated: bytes | None = None) -> _Legacy
                                              f"offset '{wrapper_offset}' is less than the last inner message offset "
                                              f"'{last_inner_offset}' and it is not zero.",
                              _INVALID_RECORD_EXCEPTION)
+    # the deep iterator's absolute offsets (v1: from the wrapper's, 0 meaning the inner ones as they are; v0: the
+    # inner ones) and the type and timestamp it gives inner v1 messages
+    base_offset = wrapper_offset - last_inner_offset if magic == 1 and wrapper_offset else 0
+    offset_of = _OFFSET.unpack_from  # bound once: read for a record error only
+    timestamp_at = _TIMESTAMP.unpack_from
+    wrapper_timestamp = _legacy_timestamp(message, 0, magic)
+    wrapper = ("LogAppendTime" if log_append_time else "CreateTime" if magic == 1 else "NoTimestampType",
+               wrapper_timestamp)
     inner_view = memoryview(inner)
-    rejected = False
+    cancelled = checks.cancelled
+    record_errors: list[tuple[int, str]] = []
+    invalid_timestamp = False
+    negative = NO_TIMESTAMP
     first_timestamp = max_timestamp = NO_TIMESTAMP
-    for i, inner_entry in enumerate(entries):  # LogValidator, record by record: a compressed or other-magic one is a
-        # record error, else its CRC is checked (a mismatch fails at once); the record errors fail the set after the
-        # last record
-        if _codec(inner_view, inner_entry) or inner_entry.magic != magic:
-            rejected = True
-        else:
-            _check_integrity(inner_view[inner_entry.start:inner_entry.start + inner_entry.size], inner_entry.magic)
-            timestamp = _legacy_timestamp(inner_view, inner_entry.start, magic)
-            if i == 0:
-                first_timestamp = timestamp
-            max_timestamp = max(max_timestamp, timestamp)
-    if rejected:  # processRecordErrors' RecordValidationException
-        raise RecordSetError(INVALID_RECORD, "One or more records have been rejected")
-    if magic == 1 and attributes & _LOG_APPEND_TIME_FLAG:  # the inner messages read the wrapper's timestamp
-        first_timestamp = max_timestamp = _legacy_timestamp(message, 0, magic)
-    return _Legacy(len(entries), inner, first_timestamp, max_timestamp)
+    low, high = checks.low, checks.high
+    checked = checks.compacted or log_append_time
+    for i, inner_entry in enumerate(entries):  # LogValidator, record by record; the record errors refuse the set
+        # after the last record
+        if cancelled is not None and not i & 4095 and cancelled():
+            raise _cancelled()
+        record = inner_view[inner_entry.start:inner_entry.start + inner_entry.size]
+        inner_codec = record[17] & 0x07
+        if inner_codec:  # the deep iterator's isCompressed (CompressionType.forId), before LogValidator sees it
+            if inner_codec > ZSTD:
+                raise RecordSetError(UNKNOWN_SERVER_ERROR, f"Unknown compression type id: {inner_codec}",
+                                     "java.lang.IllegalArgumentException")
+            raise RecordSetError(INVALID_RECORD, "Inner messages must not be compressed", _INVALID_RECORD_EXCEPTION)
+        if inner_entry.magic != magic:
+            if len(record_errors) < LEGACY_RECORD_ERRORS_KEPT:
+                text = _legacy_text(record, base_offset + offset_of(record)[0],
+                                    wrapper if inner_entry.magic == 1 else None)
+                record_errors.append((i, f"Record {text}'s magic does not match outer magic {magic} in topic "
+                                         f"partition {checks.tp}."))
+            continue
+        _check_integrity(record, magic)
+        timestamp = wrapper_timestamp if log_append_time or magic == 0 else timestamp_at(record, LOG_OVERHEAD + 6)[0]
+        if checked or not low <= timestamp <= high:  # the rare case: two comparisons for every other message
+            kept = len(record_errors) < LEGACY_RECORD_ERRORS_KEPT
+            error = _legacy_record_error(record, magic, base_offset + offset_of(record)[0], timestamp, log_append_time,
+                                         checks, wrapper, describe=kept)
+            if error is not None:
+                if kept:  # beyond them, the ones kept refuse the set all the same
+                    record_errors.append((i, error[1]))
+                invalid_timestamp = invalid_timestamp or error[0] == INVALID_TIMESTAMP
+                continue
+        if timestamp < NO_TIMESTAMP and negative == NO_TIMESTAMP:
+            negative = timestamp
+        if i == 0:
+            first_timestamp = timestamp
+        if timestamp > max_timestamp:
+            max_timestamp = timestamp
+    if record_errors:  # processRecordErrors' RecordValidationException
+        raise _rejected(record_errors, invalid_timestamp)
+    if negative != NO_TIMESTAMP:  # buildRecordsAndAssignOffsets appends the validated messages
+        raise _negative_timestamp(negative)
+    return _Legacy(len(entries), first_timestamp, max_timestamp)
 
 
 def _legacy_value(message: memoryview, magic: int) -> bytes | None:
