@@ -245,8 +245,19 @@ def check_int(value: Any, path: str, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ZnodeDecodeError(path, f"{where}: expected an integer, got {json_kind(value)}")
     if not INT32_MIN <= value <= INT32_MAX:
-        raise ZnodeDecodeError(path, f"{where}: integer {value} out of 32-bit range")
+        raise ZnodeDecodeError(path, f"{where}: integer {value} out of 32-bit range")  # a JsonBigInteger keeps its text
     return value
+
+
+def clip_text(text: str, limit: int = 40) -> str:
+    """``text`` quoted, cut to ``limit`` characters: a malformed value is named, not copied whole into a log."""
+    return repr(text) if len(text) <= limit else f"{text[:limit]!r}... ({len(text)} characters)"
+
+
+def decimal_fits(body: str, digits: int) -> bool:
+    """Whether an ASCII digit run, leading zeros aside, has at most ``digits`` digits: checked before ``int()``,
+    which refuses 4,300 digits and more, and whose cost grows with the length."""
+    return len(body) - len(body.lstrip("0")) >= len(body) - digits
 
 
 def check_str(value: Any, path: str, where: str) -> str:
@@ -295,8 +306,16 @@ def parse_int_text(text: str, path: str, where: str) -> int:
     """Java's ``Integer.parseInt``: optional sign, ASCII digits only, 32-bit range (no spaces, no ``_``)."""
     body = text[1:] if text[:1] in ("+", "-") else text
     if not body or not body.isascii() or not body.isdigit():
-        raise ZnodeDecodeError(path, f"{where}: {text!r} is not a decimal integer")
-    return check_int(int(text), path, where)
+        raise ZnodeDecodeError(path, f"{where}: {clip_text(text)} is not a decimal integer")
+    if not decimal_fits(body, 10):
+        raise ZnodeDecodeError(path, f"{where}: integer {clip_text(text)} out of 32-bit range")
+    return check_int(significant_int(text[: len(text) - len(body)], body), path, where)
+
+
+def significant_int(sign: str, digits: str) -> int:
+    """A sign and an ASCII digit run that ``decimal_fits``, leading zeros dropped: ``int()`` counts them against
+    its 4,300-digit limit, and Java's ``parseInt`` reads any number of them."""
+    return int(sign + (digits.lstrip("0") or "0"))
 
 
 class JsonObject:

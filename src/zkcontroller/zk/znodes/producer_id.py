@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ZnodeDecodeError
-from zkcontroller.zk.json_fields import dumps, parse_object
+from zkcontroller.zk.json_fields import clip_text, decimal_fits, dumps, parse_object, significant_int
 
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
 
@@ -46,6 +46,9 @@ class ProducerIdBlockZNode:
 def _parse_long(text: str, path: str, where: str) -> int:
     """Java's ``Long.parseLong``: optional sign, ASCII digits, 64-bit range."""
     body = text[1:] if text[:1] in ("+", "-") else text
-    if not body or not body.isascii() or not body.isdigit() or not _LONG_MIN <= int(text) <= _LONG_MAX:
-        raise ZnodeDecodeError(path, f"{where}: {text!r} is not a 64-bit decimal integer")
-    return int(text)
+    if not body or not body.isascii() or not body.isdigit() or not decimal_fits(body, 19):
+        raise ZnodeDecodeError(path, f"{where}: {clip_text(text)} is not a 64-bit decimal integer")
+    value = significant_int(text[: len(text) - len(body)], body)
+    if not _LONG_MIN <= value <= _LONG_MAX:
+        raise ZnodeDecodeError(path, f"{where}: {clip_text(text)} is not a 64-bit decimal integer")
+    return value

@@ -22,6 +22,7 @@ from zkcontroller.zk.json_fields import (
     INT32_MIN,
     JsonObject,
     check_int_list,
+    clip_text,
     dumps,
     int_tuple_or_none,
     parse_int_text,
@@ -83,7 +84,7 @@ class TopicZNode:
             return TopicIdReplicaAssignment(topic, topic_id, fast)
         assignment: dict[TopicPartition, ReplicaAssignment] = {}
         for key, replicas in partitions.items():
-            partition = parse_int_text(key, path, f"partitions key {key!r}")
+            partition = parse_int_text(key, path, f"partitions key {clip_text(key)}")
             assignment[TopicPartition(topic, partition)] = ReplicaAssignment(
                 check_int_list(replicas, path, f"partitions.{key}"),
                 _replicas_of(adding, key),
