@@ -37,6 +37,8 @@ def test_kazoo_gets_every_port_spelled_out() -> None:
 @pytest.mark.parametrize(("text", "message"), [
     ("zk1:x", 'For input string: "x"'),
     ("zk1:99999", "port out of range:99999"),
+    ("zk1:" + "9" * 5000, 'For input string: "' + "9" * 5000 + '"'),  # Java's message, not int()'s digit limit
+    ("zk1:" + "0" * 5000 + "2181/x/", "Path must not end with / character"),  # the port read: the path refused
     ("zk1:2181/kafka/", "Path must not end with / character"),
     ("zk1/a//b", 'Invalid path string "/a//b" caused by empty node name specified @3'),
     ("zk1/a/../b", 'Invalid path string "/a/../b" caused by relative paths not allowed @4'),

@@ -36,7 +36,10 @@ def _parse_int(text: str) -> int:
     digits = text[1:] if text[:1] in ("+", "-") else text
     if not digits or any(ord(c) > 0xFFFF or not c.isdecimal() for c in digits):
         raise ValueError(f'For input string: "{text}"')
-    value = int("".join(str(unicodedata.decimal(c)) for c in digits)) * (-1 if text[0] == "-" else 1)
+    ascii_digits = "".join(str(unicodedata.decimal(c)) for c in digits).lstrip("0") or "0"
+    if len(ascii_digits) > 10:  # out of range, and int() would refuse 4,300 digits with a message of its own
+        raise ValueError(f'For input string: "{text}"')
+    value = int(ascii_digits) * (-1 if text[0] == "-" else 1)
     if not -(2**31) <= value < 2**31:
         raise ValueError(f'For input string: "{text}"')
     return value
