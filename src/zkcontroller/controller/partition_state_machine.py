@@ -101,7 +101,7 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
     async def trigger_online_partition_state_change(self, topic: str | None = None
                                                     ) -> dict[TopicPartition, Result]:
         """New and Offline partitions (of ``topic``, or all) not queued for deletion → Online, clean only."""
-        candidates = self.context.partitions_in_states({PartitionState.OFFLINE, PartitionState.NEW}, topic)
+        candidates = self.context.partitions_in_states_in_order({PartitionState.OFFLINE, PartitionState.NEW}, topic)
         partitions = sorted_partitions(
             tp for tp in candidates if not self.context.is_topic_queued_up_for_deletion(tp.topic))
         return await self.handle_state_changes(
