@@ -372,6 +372,11 @@ class Records:
         if line.startswith(_KEPT_PREFIXES):
             self.lines.append(json.loads(line))
 
+    def sink_lines(self, lines: list[str]) -> None:
+        """`EventLog.lines_sink`: a step's per-partition state-change lines, none of the kept types."""
+        if LOG_FILES is not None:
+            LOG_FILES.write_events(lines)
+
     def last(self, record_type: str, **match: object) -> dict:
         found = [r for r in self.lines if r["type"] == record_type and all(r.get(k) == v for k, v in match.items())]
         return found[-1]
@@ -454,7 +459,7 @@ async def start_cluster(backend: CoordinationBackend, records: Records, transpor
         backend,
         BROKERS,
         wall_clock_ms,
-        event_log=EventLog("bench", wall_clock_ms, records.sink),
+        event_log=EventLog("bench", wall_clock_ms, records.sink, lines_sink=records.sink_lines),
         session_timeout_ms=18000,
         transport=transport,
         replication=ReplicationConfig(replica_fetching=DATA_PLANE),
