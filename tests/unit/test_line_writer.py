@@ -245,3 +245,34 @@ def test_a_message_with_an_exception_line_puts_it_after_the_logger_as_kafka_prin
     assert text.startswith("[2026-01-01 00:01:05,123] ERROR failed (kafka.x)\nTraceback (most recent call last):")
     assert text.endswith("ValueError: bad")
     assert formatter.line("kafka.x", logging.INFO, "one line", 0) == "[2026-01-01 00:01:05,123] INFO one line (kafka.x)"
+
+
+@pytest.mark.parametrize("max_bytes", [0, 10, 25, 1000])
+def test_write_lines_writes_and_rolls_as_a_write_per_line(tmp_path: Path, max_bytes: int) -> None:
+    """A batch of lines (the event log's per-step lines) leaves the same files as one `write` per line, with
+    any roll-over between the same two lines."""
+    lines = ["first", "second line", "é non-ascii", "\udcff lone surrogate", "x" * 12, "last"]
+    for name, batched in (("one", False), ("many", True)):
+        (tmp_path / name).mkdir()
+        writer = LineWriter(tmp_path / name / "events.jsonl", max_bytes=max_bytes, backups=5)
+        writer.write("before")
+        if batched:
+            writer.write_lines(lines[:3])
+            writer.write_lines([])
+            writer.write_lines(lines[3:])
+        else:
+            for line in lines:
+                writer.write(line)
+        writer.close()
+    one = {p.name: p.read_bytes() for p in (tmp_path / "one").iterdir()}
+    many = {p.name: p.read_bytes() for p in (tmp_path / "many").iterdir()}
+    assert one == many
+    assert (len(one) > 1) == (0 < max_bytes < 50)
+
+
+def test_write_lines_to_a_stream() -> None:
+    stream = io.StringIO()
+    writer = LineWriter(stream=stream)
+    writer.write_lines(["a", "b"])
+    writer.write("c")
+    assert stream.getvalue() == "a\nb\nc\n"

@@ -64,6 +64,24 @@ class LineWriter:
                 self._write_to_file((line + "\n").encode("utf-8", "backslashreplace"))
             self._schedule_flush()
 
+    def write_lines(self, lines: list[str]) -> None:
+        """`write` of each line, in order, under one lock with one flush queued. While the file has room for
+        all of them (no roll-over due), they are encoded and written as one piece: the same bytes."""
+        if not lines:
+            return
+        with self._lock:
+            text = "\n".join(lines) + "\n"
+            if self._stream is not None:
+                self._stream.write(text)
+            else:
+                data = text.encode("utf-8", "backslashreplace")
+                if self._max_bytes <= 0 or self._size + len(data) <= self._max_bytes:
+                    self._write_to_file(data)
+                else:  # a roll-over falls between two of them: line by line, as `write` would
+                    for line in lines:
+                        self._write_to_file((line + "\n").encode("utf-8", "backslashreplace"))
+            self._schedule_flush()
+
     def _write_to_file(self, data: bytes) -> None:
         if self._file is None:
             return  # closed: a late record from a shutting-down component

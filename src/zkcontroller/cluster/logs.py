@@ -129,8 +129,12 @@ class LogFiles:
     def write_event(self, line: str) -> None:
         self._events.write(line)
 
+    def write_events(self, lines: list[str]) -> None:
+        """A step's lines at once (`EventLog.lines_sink`): one lock and, while the file has room, one write."""
+        self._events.write_lines(lines)
+
     def event_log(self, cluster: str, clock: Callable[[], int]) -> EventLog:
-        return EventLog(cluster, clock, self.write_event)
+        return EventLog(cluster, clock, self.write_event, lines_sink=self.write_events)
 
     def close(self) -> None:
         for logger, handler, level, propagate in self._handlers:

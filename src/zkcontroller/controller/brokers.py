@@ -172,7 +172,7 @@ class BrokerEvents(EventFamily):
                 deleting.add(r)
             else:
                 rest.append(r)
-        offline_leaders = set(self.context.partitions_with_offline_leader)
+        offline_leaders = self.context.partitions_with_offline_leader_in_order()  # distinct: a dict's keys
         psm, rsm = self.core.partition_state_machine, self.core.replica_state_machine
         await psm.handle_state_changes(sorted_partitions(offline_leaders), PartitionState.OFFLINE)
         await psm.trigger_online_partition_state_change()

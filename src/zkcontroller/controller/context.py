@@ -376,10 +376,16 @@ class ControllerContext:
     def partitions_in_states(self, states: Iterable[PartitionState], topic: str | None = None
                              ) -> set[TopicPartition]:
         """All partitions in ``states``; with ``topic``, that topic's assigned partitions (state must exist)."""
+        return set(self.partitions_in_states_in_order(states, topic))
+
+    def partitions_in_states_in_order(self, states: Iterable[PartitionState], topic: str | None = None
+                                      ) -> list[TopicPartition]:
+        """`partitions_in_states` in the state map's order (filled in partition order: sorting the list is then
+        one pass, where sorting a set of 10,000 took ~4 ms)."""
         wanted = tuple(set(states))  # a tuple: identity tests in C, no `Enum.__hash__` per partition
         if topic is None:
-            return {tp for tp, s in self.partition_states.items() if s in wanted}
-        return {tp for tp in self.partitions_for_topic(topic) if self.partition_states[tp] in wanted}
+            return [tp for tp, s in self.partition_states.items() if s in wanted]
+        return [tp for tp in self.partitions_for_topic(topic) if self.partition_states[tp] in wanted]
 
     # ------------------------------------------------------------------ leadership
 
@@ -436,19 +442,24 @@ class ControllerContext:
 
     @property
     def partitions_with_offline_leader(self) -> set[TopicPartition]:
-        """Cached leader not an online replica (leader -1 included), topics queued for deletion excluded.
+        """Cached leader not an online replica (leader -1 included), topics queued for deletion excluded."""
+        return set(self.partitions_with_offline_leader_in_order())
+
+    def partitions_with_offline_leader_in_order(self) -> list[TopicPartition]:
+        """`partitions_with_offline_leader` in the leadership cache's order: it is filled in partition order, so
+        sorting this list is one pass, where sorting the set took ~4 ms per 10,000 partitions.
 
         `is_replica_online` inlined: a broker failure asks this of every partition of the cluster."""
         live, shutting_down = self._live_broker_epochs, self.shutting_down_broker_ids
         offline_dirs, deleting = self.replicas_on_offline_dirs, self.topics_to_be_deleted
         if not offline_dirs:  # the common case: a leader is online exactly when its broker is (one test)
             online = live.keys() - shutting_down
-            return {tp for tp, info in self._partition_leadership_info.items()
-                    if info.leader_and_isr.leader not in online and tp.topic not in deleting}
-        return {tp for tp, info in self._partition_leadership_info.items()
+            return [tp for tp, info in self._partition_leadership_info.items()
+                    if info.leader_and_isr.leader not in online and tp.topic not in deleting]
+        return [tp for tp, info in self._partition_leadership_info.items()
                 if ((leader := info.leader_and_isr.leader) not in live or leader in shutting_down
                     or tp in offline_dirs.get(leader, ()))
-                and tp.topic not in deleting}
+                and tp.topic not in deleting]
 
     def partition_leaders_on_broker(self, broker_id: int) -> set[TopicPartition]:
         """Partitions led by ``broker_id`` that have another replica to move leadership to."""

@@ -25,6 +25,8 @@ CONTROLLER_LOGGER = "kafka.controller.KafkaController"
 DELETION_LOGGER = "kafka.controller.TopicDeletionManager"
 
 Sink = Callable[[str], None]
+LinesSink = Callable[[list[str]], None]
+"""Takes a step's preformatted per-partition lines at once (`EventLog.write_lines`), in order."""
 
 _COMPACT_JSON = json.JSONEncoder(separators=(",", ":"))
 """What ``json.dumps(record, separators=(",", ":"))`` uses, built once: ``dumps`` with any non-default
@@ -71,11 +73,17 @@ def encode_records(records: Iterable[dict[str, Any]]) -> Iterator[str]:
 class EventLog:
     """Writes one JSON line per record to ``sink``; ``validate`` checks each against the schema (tests)."""
 
-    def __init__(self, cluster: str, clock: Callable[[], int], sink: Sink | None, *, validate: bool = False):
+    def __init__(self, cluster: str, clock: Callable[[], int], sink: Sink | None, *, validate: bool = False,
+                 lines_sink: LinesSink | None = None):
         self.cluster = cluster
         self.clock = clock
         self.sink = sink
         """None: nothing is recorded (callers test it before building a record)."""
+        self.lines_sink = lines_sink
+        """Optional, with ``sink``: takes the per-partition state-change records of one step (`write_lines`,
+        ``partition_state_change``, ``replica_state_change``, ``leader_election``, ``isr_change``) as one list,
+        where ``sink`` would be called once per line, 60,000 times per broker failure. Every other record
+        still goes to ``sink``; the two together see every line once, in the order written."""
         self._validate = validate
 
     @property
@@ -125,7 +133,11 @@ class EventLog:
         sink = self.sink
         if sink is None:
             return
+        lines_sink = self.lines_sink
         if not self._validate:
+            if lines_sink is not None:
+                lines_sink(list(lines))
+                return
             for line in lines:
                 sink(line)
             return
@@ -136,7 +148,10 @@ class EventLog:
             expected = encode_record(self._validated(record))
             if line != expected:
                 raise ValueError(f"preformatted line {line!r} differs from the record's {expected!r}")
-            sink(line)
+            if lines_sink is None:
+                sink(line)
+        if lines_sink is not None:
+            lines_sink(lines)
 
     @staticmethod
     def _validated(record: dict[str, Any]) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Sequence
+from itertools import repeat
 
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.context import ControllerContext
@@ -101,7 +102,7 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
     async def trigger_online_partition_state_change(self, topic: str | None = None
                                                     ) -> dict[TopicPartition, Result]:
         """New and Offline partitions (of ``topic``, or all) not queued for deletion → Online, clean only."""
-        candidates = self.context.partitions_in_states({PartitionState.OFFLINE, PartitionState.NEW}, topic)
+        candidates = self.context.partitions_in_states_in_order({PartitionState.OFFLINE, PartitionState.NEW}, topic)
         partitions = sorted_partitions(
             tp for tp in candidates if not self.context.is_topic_queued_up_for_deletion(tp.topic))
         return await self.handle_state_changes(
@@ -128,12 +129,13 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
         self, partitions: list[TopicPartition], target: PartitionState,
         strategy: PartitionLeaderElectionStrategy | None, trigger: str | None,
     ) -> dict[TopicPartition, Result]:
-        known = self.context.partition_states  # `put_partition_state_if_not_exists` per partition, as one step
-        unknown = [tp for tp in partitions if tp not in known]
-        if unknown:
-            self.context.put_partition_states(unknown, PartitionState.NON_EXISTENT)
-        valid, invalid = split_by_validity(partitions, target, self.context.partition_states.__getitem__,
-                                           self._valid_previous)
+        # each partition's state, NonExistent if it has none, in one lookup per partition in C
+        non_existent = PartitionState.NON_EXISTENT
+        current = list(map(self.context.partition_states.get, partitions, repeat(non_existent)))
+        if non_existent in current:  # `put_partition_state_if_not_exists` per partition, as one step
+            unknown = [tp for tp, s in zip(partitions, current, strict=True) if s is non_existent]
+            self.context.put_partition_states(unknown, non_existent)
+        valid, valid_states, invalid = split_by_validity(partitions, current, target, self._valid_previous)
         for tp in invalid:
             self._log_invalid_transition(tp, self.context.partition_state(tp), target)
         if target == PartitionState.NEW:
@@ -144,7 +146,7 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
             self._set_states(valid, target)
             return {}
         if target == PartitionState.ONLINE:
-            return await self._move_online(valid, strategy, trigger)
+            return await self._move_online(valid, valid_states, strategy, trigger)
         if self.state_change_logger.is_enabled_for(TRACE):
             for tp in valid:
                 self.state_change_logger.trace(
@@ -152,12 +154,13 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
         self._set_states(valid, target)
         return {}
 
-    async def _move_online(self, valid: list[TopicPartition], strategy: PartitionLeaderElectionStrategy | None,
-                           trigger: str | None) -> dict[TopicPartition, Result]:
-        state = self.context.partition_states.__getitem__  # `partition_state`, without its frame per partition
+    async def _move_online(self, valid: list[TopicPartition], states: list[PartitionState],
+                           strategy: PartitionLeaderElectionStrategy | None, trigger: str | None
+                           ) -> dict[TopicPartition, Result]:
+        """``valid`` → Online; ``states`` are their current states, in the same order."""
         new, electable = PartitionState.NEW, (PartitionState.ONLINE, PartitionState.OFFLINE)
-        uninitialized = [tp for tp in valid if state(tp) == new]
-        to_elect = [tp for tp in valid if state(tp) in electable]
+        uninitialized = [tp for tp, s in zip(valid, states, strict=True) if s is new]
+        to_elect = [tp for tp, s in zip(valid, states, strict=True) if s in electable]
         if uninitialized:
             initialized = await self.initialize_leader_and_isr_for_partitions(uninitialized)
             leadership = self.context.partition_leader_and_isr

@@ -97,10 +97,9 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
 
     async def _do_handle_state_changes(self, replica_id: int, replicas: list[PartitionAndReplica],
                                        target: ReplicaState) -> None:
-        states = self.context.replica_states
-        for r in replicas:
-            states.setdefault(r, ReplicaState.NON_EXISTENT)  # `put_replica_state_if_not_exists`, inlined
-        valid, invalid = split_by_validity(replicas, target, states.__getitem__, self._valid_previous)
+        # `put_replica_state_if_not_exists` and the current state in one lookup per replica, in C
+        current = list(map(self.context.replica_states.setdefault, replicas, repeat(ReplicaState.NON_EXISTENT)))
+        valid, _, invalid = split_by_validity(replicas, current, target, self._valid_previous)
         for r in invalid:
             self._log_invalid_transition(r, self.context.replica_state(r), target)
         if target == ReplicaState.NEW:

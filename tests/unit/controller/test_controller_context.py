@@ -194,17 +194,20 @@ def test_state_validation_and_replica_state_queries() -> None:
     ctx.update_partition_full_replica_assignment(tp, ReplicaAssignment((1, 2)))
     for tp_, s in ((tp, PartitionState.NEW), (TP("a", 1), PartitionState.OFFLINE)):
         ctx.put_partition_state(tp_, s)
-    valid, invalid = split_by_validity([tp, TP("a", 1)], PartitionState.NON_EXISTENT, ctx.partition_state,
-                                       VALID_PREVIOUS_PARTITION_STATES)
-    assert valid == [TP("a", 1)] and invalid == [tp]
+    parts = [tp, TP("a", 1)]
+    valid, valid_states, invalid = split_by_validity(parts, [ctx.partition_state(p) for p in parts],
+                                                     PartitionState.NON_EXISTENT, VALID_PREVIOUS_PARTITION_STATES)
+    assert valid == [TP("a", 1)] and valid_states == [PartitionState.OFFLINE] and invalid == [tp]
+    assert split_by_validity(parts, [PartitionState.OFFLINE] * 2, PartitionState.ONLINE,
+                             VALID_PREVIOUS_PARTITION_STATES) == (parts, [PartitionState.OFFLINE] * 2, [])
     assert ctx.partitions_in_state(PartitionState.NEW, "a") == {tp}
     r1, r2 = PartitionAndReplica(tp, 1), PartitionAndReplica(tp, 2)
     ctx.put_replica_state(r1, ReplicaState.ONLINE)
     ctx.put_replica_state_if_not_exists(r2, ReplicaState.OFFLINE)
     ctx.put_replica_state_if_not_exists(r2, ReplicaState.ONLINE)
     assert ctx.replica_state(r2) == ReplicaState.OFFLINE
-    assert split_by_validity([r1, r2], ReplicaState.DELETION_STARTED, ctx.replica_state,
-                             VALID_PREVIOUS_REPLICA_STATES) == ([r2], [r1])
+    assert split_by_validity([r1, r2], [ctx.replica_state(r1), ctx.replica_state(r2)], ReplicaState.DELETION_STARTED,
+                             VALID_PREVIOUS_REPLICA_STATES) == ([r2], [ReplicaState.OFFLINE], [r1])
     assert ctx.is_any_replica_in_state("a", ReplicaState.OFFLINE)
     assert not ctx.are_all_replicas_in_state("a", ReplicaState.OFFLINE)
     assert ctx.are_all_replicas_in_state("none", ReplicaState.OFFLINE)

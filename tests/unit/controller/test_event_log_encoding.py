@@ -138,3 +138,33 @@ def test_a_step_reads_the_clock_once_for_its_lines_and_the_records_they_are_chec
     scl.leaders_elected([(tp, 1, lai, True)], "offline", None)
     scl.isrs_changed([(tp, lai)])
     assert [json.loads(line)["ts_ms"] for line in lines] == [1000, 1000, 1001, 1002, 1003]
+
+
+@pytest.mark.parametrize("validate", [False, True])
+def test_a_lines_sink_takes_each_steps_lines_at_once_in_order(validate: bool) -> None:
+    """With a ``lines_sink`` a step's per-partition lines arrive as one list; the two sinks together see every
+    line once, in the order written."""
+    written: list[str] = []
+    batches: list[int] = []
+
+    def lines_sink(lines: list[str]) -> None:
+        batches.append(len(lines))
+        written.extend(lines)
+
+    log = EventLog("c", lambda: 42, written.append, validate=validate, lines_sink=lines_sink)
+    scl = StateChangeLogger(1, lambda: 3, log)
+    tps = [TopicPartition("t", p) for p in range(3)]
+    log.emit("broker_failed", controller_id=1, controller_epoch=3, broker_id=2)
+    scl.replicas_changed([(tp, "OnlineReplica") for tp in tps], 2, "OfflineReplica")
+    log.emit("broker_failed", controller_id=1, controller_epoch=3, broker_id=3)
+    scl.isrs_changed([(tp, LeaderAndIsr(1, 5, (1,), 7)) for tp in tps[:2]])
+    assert batches == [3, 2]
+    assert [json.loads(line)["type"] for line in written] == [
+        "broker_failed", *["replica_state_change"] * 3, "broker_failed", *["isr_change"] * 2]
+    plain: list[str] = []
+    plain_scl = StateChangeLogger(1, lambda: 3, EventLog("c", lambda: 42, plain.append, validate=validate))
+    plain_scl.event_log.emit("broker_failed", controller_id=1, controller_epoch=3, broker_id=2)
+    plain_scl.replicas_changed([(tp, "OnlineReplica") for tp in tps], 2, "OfflineReplica")
+    plain_scl.event_log.emit("broker_failed", controller_id=1, controller_epoch=3, broker_id=3)
+    plain_scl.isrs_changed([(tp, LeaderAndIsr(1, 5, (1,), 7)) for tp in tps[:2]])
+    assert plain == written
