@@ -210,9 +210,10 @@ class StateChangeLogger(PrefixedLogger):
         self.event_log = event_log
 
     def _prefix(self) -> str:
-        """Kafka's ``StateChangeLogger`` ident: the controller's epoch once it has one."""
+        """Kafka's ``StateChangeLogger`` ident: the controller's epoch once it has one (0 is none; an epoch wrapped
+        past Int.MaxValue is negative, and printed as Kafka prints it)."""
         epoch = self.epoch()
-        return f"[Controller id={self.controller_id} epoch={epoch}] " if epoch > 0 else self._fixed_prefix
+        return f"[Controller id={self.controller_id} epoch={epoch}] " if epoch != 0 else self._fixed_prefix
 
     # One method per record type, each taking a step's partitions at once: a broker failure writes about 60,000
     # of these records. The common fields (``EventLog.record``'s, then who wrote it and which partition) are in

@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import json
+import logging
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zkcontroller.controller.event_log import EventLog, StateChangeLogger, encode_record, encode_records
+from zkcontroller.controller.event_log import (
+    STATE_CHANGE_LOGGER,
+    EventLog,
+    StateChangeLogger,
+    encode_record,
+    encode_records,
+)
 from zkcontroller.model import LeaderAndIsr, TopicPartition
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70), st.text(max_size=12))
@@ -168,3 +175,13 @@ def test_a_lines_sink_takes_each_steps_lines_at_once_in_order(validate: bool) ->
     plain_scl.event_log.emit("broker_failed", controller_id=1, controller_epoch=3, broker_id=3)
     plain_scl.isrs_changed([(tp, LeaderAndIsr(1, 5, (1,), 7)) for tp in tps[:2]])
     assert plain == written
+
+
+@pytest.mark.parametrize(("epoch", "prefix"), [(0, "[Controller id=1] "), (3, "[Controller id=1 epoch=3] "),
+                                               (-(2**31), "[Controller id=1 epoch=-2147483648] ")])
+def test_the_state_change_ident_names_any_epoch_but_none(epoch: int, prefix: str,
+                                                         caplog: pytest.LogCaptureFixture) -> None:
+    """An epoch wrapped past Int.MaxValue (Kafka's Int overflow) is printed, as Kafka's StateChangeLogger does."""
+    caplog.set_level(logging.INFO, STATE_CHANGE_LOGGER)
+    StateChangeLogger(1, lambda: epoch, EventLog("c", lambda: 42, [].append)).info("x")
+    assert [r.getMessage() for r in caplog.records] == [prefix + "x"]
