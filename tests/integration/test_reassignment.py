@@ -99,7 +99,10 @@ async def test_reassigning_1_2_to_2_3_goes_through_kafkas_phases(
 
     await wait_until(bumped, what="leader epoch 1 after phase A")
     mid = (await state(admin)).leader_and_isr
-    # Kafka 2.8.1+ names the zkVersion the bump wrote
+    # Kafka 2.8.1+ names the zkVersion the bump wrote; logged once the controller's write has returned, which
+    # may be after the admin sees the new epoch
+    await wait_until(lambda: any("Updated leader epoch for partition moving-0 to 1," in r.getMessage()
+                                 for r in caplog.records), what="the bump logged")
     assert any(r.getMessage().endswith(f"Updated leader epoch for partition moving-0 to 1, zkVersion={mid.zk_version}")
                for r in caplog.records)
     assert (mid.leader, mid.isr) == (1, (1, 2))
