@@ -17,6 +17,7 @@ from zkcontroller.admin.configs import alter_broker_config
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.broker.produce import ProducePartition, produce
 from zkcontroller.cluster.kafka_server import KafkaServer
+from zkcontroller.model import TopicPartition
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
@@ -50,7 +51,12 @@ async def test_dynamic_min_insync_replicas_default_then_per_broker(make_cluster:
     topics = TopicAdmin(admin, random.Random(1))
     await topics.create_topic("plain", 1, 1)
     await topics.create_topic("own", 1, 1, {"min.insync.replicas": "1"})
-    await wait_until(lambda: bool(cluster.leaders("plain")) and bool(cluster.leaders("own")), what="leaders")
+    cache = server.control_plane.metadata_cache  # type: ignore[union-attr]
+    # a produce is refused (UNKNOWN_TOPIC_OR_PARTITION) until the broker's cache has the partition, which the
+    # UpdateMetadata after the LeaderAndIsr brings: leading alone is not enough
+    await wait_until(lambda: bool(cluster.leaders("plain")) and bool(cluster.leaders("own"))
+                     and cache.contains(TopicPartition("plain", 0)) and cache.contains(TopicPartition("own", 0)),
+                     what="leaders, in the broker's metadata cache")
     assert await produce_error(server, "plain") == NONE
 
     await alter_broker_config(admin, paths.DEFAULT_ENTITY, {"min.insync.replicas": "2"}, [], via_broker=True)

@@ -169,6 +169,11 @@ async def test_auto_leader_rebalance_moves_leaders_back_to_preferred_replicas(
         return all(current[tp].leader == ASSIGNMENT[tp.partition][0] for tp in PARTITIONS)
 
     await wait_until(balanced, timeout_s=30, what="every partition led by its preferred replica", poll_s=0.05)
-    elections = [r for line in records[first_record:] if (r := json.loads(line))["type"] == "leader_election"]
-    assert sorted((r["partition"], r["strategy"], r["trigger"], r["leader"]) for r in elections) == [
+
+    def elections() -> list[dict[str, object]]:
+        return [r for line in records[first_record:] if (r := json.loads(line))["type"] == "leader_election"]
+
+    # each election is recorded once its ZooKeeper write has returned, after the admin may see the last leader
+    await wait_until(lambda: len(elections()) >= len(led_elsewhere), what="the elections' records")
+    assert sorted((r["partition"], r["strategy"], r["trigger"], r["leader"]) for r in elections()) == [
         (tp.partition, "preferred", "auto", 3) for tp in led_elsewhere]

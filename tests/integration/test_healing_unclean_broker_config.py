@@ -68,12 +68,19 @@ async def test_broker_default_enables_unclean_election_of_offline_partitions(
     state = await admin.get_topic_partition_state(TP)
     assert state is not None and state.leader_and_isr.isr == (other,)
     assert controller.context.stats.unclean_leader_elections == unclean_before + 1
+    # the election's record and its warning come once the controller's ZooKeeper write has returned: after the
+    # admin may see the new leader
+    def unclean_lines() -> list[str]:
+        return [r.getMessage() for r in caplog.records if "Unclean leader election for partition" in r.getMessage()]
+
+    await wait_until(lambda: leader_elections(records[first_record:]) and unclean_lines(),
+                     what="the election's record and warning")
     elections = leader_elections(records[first_record:])
     assert [(r["strategy"], r["clean"], r["leader"]) for r in elections] == [("offline", False, other)]
     assert "Unclean leader election has been enabled by default" in [
         r.getMessage().split("] ", 1)[-1] for r in caplog.records if r.name == CONTROLLER_LOGGER]
     # Our line (Kafka has none): under our logger, not KafkaController's, with the controller's ident
-    [unclean] = [r.getMessage() for r in caplog.records if "Unclean leader election for partition" in r.getMessage()]
+    [unclean] = unclean_lines()
     assert unclean.startswith(f"[Controller id={controller.controller_id}] Unclean leader election for partition "
                               f"{TP}: new leader {other} was not in the ISR")
     assert [r.name for r in caplog.records if "Unclean leader election for partition" in r.getMessage()] == [

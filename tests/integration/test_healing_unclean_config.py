@@ -41,6 +41,8 @@ async def test_enabling_unclean_election_for_a_topic_elects_its_offline_partitio
     state = await admin.get_topic_partition_state(tp)
     assert state is not None and state.leader_and_isr.isr == (other,)
     assert controller.context.stats.unclean_leader_elections == unclean_before + 1
+    # the controller records the election once its ZooKeeper write has returned: after the admin may see it
+    await wait_until(lambda: leader_elections(records[first_record:]), what="the election's record")
     elections = leader_elections(records[first_record:])
     assert [(r["strategy"], r["clean"], r["leader"]) for r in elections] == [("offline", False, other)]
 

@@ -99,7 +99,10 @@ async def test_reassigning_1_2_to_2_3_goes_through_kafkas_phases(
 
     await wait_until(bumped, what="leader epoch 1 after phase A")
     mid = (await state(admin)).leader_and_isr
-    # Kafka 2.8.1+ names the zkVersion the bump wrote
+    # Kafka 2.8.1+ names the zkVersion the bump wrote; logged once the controller's write has returned, which
+    # may be after the admin sees the new epoch
+    await wait_until(lambda: any("Updated leader epoch for partition moving-0 to 1," in r.getMessage()
+                                 for r in caplog.records), what="the bump logged")
     assert any(r.getMessage().endswith(f"Updated leader epoch for partition moving-0 to 1, zkVersion={mid.zk_version}")
                for r in caplog.records)
     assert (mid.leader, mid.isr) == (1, (1, 2))
@@ -314,12 +317,15 @@ async def test_the_partitions_of_one_request_start_together_with_one_leader_and_
         return all(s.leader_and_isr.leader_epoch == 1 for s in states.values())
 
     await wait_until(all_bumped, what="every leader epoch bumped once")
-    await wait_until(lambda: len(transport.requests_to(3, LeaderAndIsrRequest)) > before,
-                     what="broker 3 told to start its new replicas")
-    started = [r for r in transport.requests_to(3, LeaderAndIsrRequest)[before:]
-               if any(ps.is_new for ps in r.partition_states)]
-    # A1 (the new assignment to every replica) and A2 (the new replica started): two requests, not twelve
-    assert len(started) == 2
-    for request in started:
+
+    def started() -> list[LeaderAndIsrRequest]:
+        return [r for r in transport.requests_to(3, LeaderAndIsrRequest)[before:]
+                if isinstance(r, LeaderAndIsrRequest) and any(ps.is_new for ps in r.partition_states)]
+
+    # A1 (the new assignment to every replica) and A2 (the new replica started): two requests, not twelve. The
+    # second is delivered after the first, so waiting for one and counting two could count too early.
+    await wait_until(lambda: len(started()) >= 2, what="broker 3 told to start its new replicas (A1 and A2)")
+    assert len(started()) == 2
+    for request in started():
         assert sorted(ps.topic_partition.partition for ps in request.partition_states) == list(range(6))
         assert all(ps.adding_replicas == (3,) and ps.replicas == (2, 3, 1) for ps in request.partition_states)

@@ -6,6 +6,7 @@ import json
 import random
 
 import pytest
+from tests.helpers import wait_until
 from tests.integration.conftest import ClusterFactory, recording_transport
 from tests.integration.test_controller_cluster import create_topic, wait_for_states
 
@@ -56,6 +57,15 @@ async def test_takes_over_a_kafka_2x_zookeeper(make_cluster: ClusterFactory, adm
     assert controller.context.topic_ids["legacy"] == topic.topic_id
 
 
+async def wait_told(cluster: LocalCluster, broker_id: int, tp: TopicPartition) -> None:
+    """Until ``broker_id`` has answered a LeaderAndIsr for ``tp``: the requests are delivered after the
+    controller's ZooKeeper writes return, so a test that saw the state in ZooKeeper cannot count them yet."""
+    transport = recording_transport(cluster)
+    await wait_until(lambda: any(ps.topic_partition == tp for r in transport.requests_to(broker_id, LeaderAndIsrRequest)
+                                 for ps in r.partition_states),  # type: ignore[union-attr]
+                     what=f"broker {broker_id} told of {tp}")
+
+
 def topic_ids_sent(cluster: LocalCluster) -> set[tuple[str, TopicId | None]]:
     transport = recording_transport(cluster)
     return {ids for _, r in transport.delivered if isinstance(r, LeaderAndIsrRequest | UpdateMetadataRequest)
@@ -80,6 +90,7 @@ async def test_an_ibp_without_topic_ids_leaves_a_version_2_topic_alone(make_clus
     assert (await admin.get_topic_assignments(["fresh"])).values["fresh"].topic_id is None
     assert (await admin.session.get_data("/brokers/topics/with-id"))[1].version == 0
     assert controller.context.topic_ids == {"with-id": known}
+    await wait_told(cluster, 2, TopicPartition("fresh", 0))
     assert topic_ids_sent(cluster) == set()
 
 
@@ -94,6 +105,7 @@ async def test_an_ibp_with_topic_ids_gives_the_topic_one(make_cluster: ClusterFa
     topic = (await admin.get_topic_assignments(["legacy"])).values["legacy"]
     assert topic.topic_id is not None and controller.context.topic_ids == {"legacy": topic.topic_id}
     assert (await admin.session.get_data("/brokers/topics/legacy"))[1].version == 1
+    await wait_told(cluster, 1, TopicPartition("legacy", 2))  # the partition the failover gave a state
     assert topic_ids_sent(cluster) == ({("legacy", topic.topic_id)} if sent else set())
 
 
@@ -105,7 +117,9 @@ async def test_malformed_broker_registration_is_skipped(make_cluster: ClusterFac
     states = await wait_for_states(admin, "after", 2, lambda s: True, "the topic served")
     assert {states[0].leader_and_isr.leader, states[1].leader_and_isr.leader} == {1, 2}
     assert 9 not in controller.context.live_or_shutting_down_broker_ids
-    assert TopicPartition("after", 1) in controller.context.partitions_with_leaders
+    # cached once the controller's ZooKeeper write has returned, after the admin may see the states
+    await wait_until(lambda: TopicPartition("after", 1) in controller.context.partitions_with_leaders,
+                     what="after-1's leader in the controller's context")
 
 
 @pytest.mark.parametrize(("ibp", "version"), [("2.6", 4), ("2.7-IV0", 5), ("2.8", 5)])

@@ -199,6 +199,9 @@ async def test_a_marker_of_a_vanished_topic_is_completed_at_failover_config_incl
         return not await traces(admin, "ghost")
 
     await wait_until(nothing_left, what="the marker and the config of the vanished topic deleted")
+    # logged once the controller's deletes have returned: after the test's own session may see them done
+    await wait_until(lambda: any(r.getMessage().endswith("Deletion of topic ghost successfully completed")
+                                 for r in caplog.records), what="the controller's completion line")
     lines = [r.getMessage() for r in caplog.records]
     assert any("Initializing manager with initial deletions: Set(ghost), initial ineligible deletions: Set()" in m
                for m in lines), lines
