@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 import re
@@ -12,13 +13,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from tests.helpers import sigterm_at_prompt, wait_until
-from tests.integration.conftest import ClusterFactory
+from tests.integration.conftest import ClusterFactory, RecordingTransport, make_local_cluster
 
 from zkcontroller.cli import main
 from zkcontroller.cluster.cluster_shell import ClusterShell
 from zkcontroller.cluster.process_cluster import ProcessCluster, ProcessClusterShell
 from zkcontroller.coordination.backend import CoordinationBackend
-from zkcontroller.model import ReplicaAssignment, TopicPartition
+from zkcontroller.model import Broker, ReplicaAssignment, TopicPartition
+from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse, LeaderAndIsrRequest
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
@@ -133,6 +135,36 @@ async def test_shell_produce_elect_and_delete(make_cluster: ClusterFactory, back
     finally:
         await shell.workload.close()
         await session.close()
+
+
+class SlowLeaderAndIsrTransport(RecordingTransport):
+    """LeaderAndIsr reaches the brokers 0.3 s late (a loaded host, a slow network): the store shows the leaders
+    well before the brokers lead."""
+
+    async def send(self, broker: Broker, request: AnyControlRequest) -> ControlResponse:
+        if isinstance(request, LeaderAndIsrRequest):
+            await asyncio.sleep(0.3)  # injected latency, not a wait for anything
+        return await super().send(broker, request)
+
+
+async def test_create_returns_once_the_brokers_lead_so_produce_finds_them(backend: CoordinationBackend) -> None:
+    """``create`` waited for the leaders in the store only: a ``produce`` straight after it found "no running
+    broker leads a partition" while the LeaderAndIsr was on its way (the demo's ``create`` then ``produce``)."""
+    cluster = await make_local_cluster(backend, [1, 2, 3], SlowLeaderAndIsrTransport())
+    session = await backend.new_session()
+    lines: list[str] = []
+    shell = ClusterShell(cluster, KafkaZkClient(session, wall_clock_ms), out=lines.append, rng=random.Random(1))
+    try:
+        await cluster.wait_for_controller()
+        assert await shell.run_command("create logs 4 2")
+        assert lines[-1] == "4 of 4 partitions have a leader."
+        assert set(cluster.leaders("logs")) == {TopicPartition("logs", p) for p in range(4)}
+        assert await shell.run_command("produce logs 8")
+        assert lines[-1].startswith("Produced 8 records to logs (log end offsets ")
+    finally:
+        await shell.workload.close()
+        await session.close()
+        await cluster.shutdown()
 
 
 async def _no_election_pending(admin: KafkaZkClient) -> bool:

@@ -50,6 +50,10 @@ HELP = COMMANDS.help()
 Out = Callable[[str], None]
 
 
+BROKERS_LEAD_TIMEOUT_S = 10.0
+"""How long ``create`` waits for the brokers to take up the leadership the store shows (they normally do within
+milliseconds; a broker that never does is reported by ``describe``, not by a hung prompt)."""
+
 class PromptOut:
     """The prompt's output. A line that arrives while ``> `` waits for input (a log record the brokers or the
     controller write meanwhile) goes on a line of its own, and the prompt is shown again below it: it was glued
@@ -298,7 +302,25 @@ class ClusterShell:
         """Wait (bounded) until the controller has given every partition a leader; returns how many have one."""
         waited = await wait_for_partitions(self.admin, lambda _a, state: state.leader_and_isr.leader >= 0,
                                            timeout_s, partitions)
-        return sum(1 for tp in partitions if tp in waited.states and waited.states[tp].leader_and_isr.leader >= 0)
+        led = {tp: waited.states[tp].leader_and_isr.leader for tp in partitions
+               if tp in waited.states and waited.states[tp].leader_and_isr.leader >= 0}
+        await self._wait_brokers_lead(led, BROKERS_LEAD_TIMEOUT_S)
+        return len(led)
+
+    async def _wait_brokers_lead(self, led: dict[TopicPartition, int], timeout_s: float) -> None:
+        """Wait (bounded) until each running broker the store names as a leader leads as the store says: the store
+        has the leader before the controller's LeaderAndIsr reaches the broker, and a ``produce`` right after
+        ``create`` found no running broker leading (on a loaded host, the demo's next step)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while loop.time() < deadline:
+            running = {s.broker_id for s in self.cluster.running_brokers()}
+            leaders: dict[TopicPartition, int] = {}
+            for topic in {tp.topic for tp in led}:
+                leaders.update((tp, server.broker_id) for tp, server in self.cluster.leaders(topic).items())
+            if all(leaders.get(tp) == broker for tp, broker in led.items() if broker in running):
+                return
+            await asyncio.sleep(0.01)
 
     async def _describe(self, args: list[str]) -> None:
         if len(args) > 1:  # `describe a b` described a alone, without a word about b
