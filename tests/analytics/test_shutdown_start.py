@@ -4,6 +4,9 @@ controller's requests, where read, still say when and how many."""
 
 from __future__ import annotations
 
+import random
+from collections import Counter
+
 from tests.analytics.test_controller_timeline import _tenure
 from tests.analytics.test_transform import T0, at
 
@@ -89,7 +92,7 @@ def test_the_table_begins_server_log_only_stops_at_the_brokers_start_line(spark)
 
 def _m(ms: int, kind: str, n: int, f: str = "b2/server.log", **kw: object) -> dict[str, object]:
     """A membership row as the job collects it."""
-    return {"cluster": "c", "ts_ms": T0 + ms, "kind": kind, "broker_id": None, "brokers": None, "phase": None,
+    return {"cluster": kw.pop("cluster", "c"), "ts_ms": T0 + ms, "kind": kind, "broker_id": None, "brokers": None, "phase": None,
             "source_file": f, "line_number": n, **kw}
 
 
@@ -144,3 +147,51 @@ def test_one_server_log_read_twice_is_two_rows_and_two_incidents(spark) -> None:
                    for r in admin_tables.controlled_shutdowns(events(spark, rows)).collect())
     assert spans == [(0, "b2/stdout.log"), (0, "b2/stdout.log")]  # the latest start by (ms, file, line)
     assert table == [(at(0), "b2/stdout.log", 1), (at(0), "b2/stdout.log", 1)]
+
+
+# timestamps clustered on the rules' boundaries: SKEW 1 s, GAP 15 s, END 120 s, START 300 s
+_BASES = (0, 1_000, 15_000, 16_000, 120_000, 121_000, 135_000, 300_000, 301_000, 420_000)
+
+
+def _random_log(seed: int) -> list[dict[str, object]]:
+    """One cluster's boundary-heavy membership rows: requests, end lines, registrations, diffs and start lines."""
+    rng = random.Random(seed)
+    rows: list[dict[str, object]] = []
+    for line in range(1, rng.randrange(2, 40)):
+        ts = T0 + rng.choice(_BASES) + rng.choice((-1, 0, 0, 1, -1_000, 1_000))
+        broker, c = rng.randrange(1, 3), rng.random()
+        row = _m(ts - T0, "", line, f=rng.choice(("a.log", "b.log")), cluster=f"s{seed}")
+        if c < 0.25:
+            row.update(kind="controlled_shutdown", broker_id=broker)
+        elif c < 0.5:
+            row.update(kind="controlled_shutdown_end", broker_id=broker, phase=rng.choice(("succeeded", "failed")))
+        elif c < 0.55:
+            row.update(kind="controlled_shutdown_end", phase="removed", brokers=rng.sample([1, 2], rng.randrange(3)))
+        elif c < 0.65:
+            row.update(kind="broker_registered", brokers=[broker])
+        elif c < 0.72:
+            row.update(kind="broker_change", brokers=[], added_brokers=[broker], live_brokers=[1, 2])
+        else:
+            row.update(kind=SHUTDOWN_START, broker_id=broker)
+        rows.append(row)
+    return rows
+
+
+def test_the_table_and_the_driver_agree_on_random_logs(spark) -> None:
+    """``controlled_shutdowns`` (Spark) and ``shutdown_spans`` (driver: incidents, broker failures) give the same
+    shutdowns, requested at the same line, on boundary-heavy logs with start lines (one cluster per seed)."""
+    from tests.analytics.test_transform import events
+
+    from zkcontroller.analytics import admin_tables
+
+    membership = [r for seed in range(300) for r in _random_log(seed)]
+    rows = [{k: v for k, v in r.items() if k != "ts_ms"} | {"ms": int(r["ts_ms"]) - T0} for r in membership]
+    table = Counter((r["cluster"], r["broker_id"], r["requested_at"], r["attempts"], r["outcome"], r["ended_at"],
+                     r["source_file"], r["line_number"])
+                    for r in admin_tables.controlled_shutdowns(events(spark, rows)).collect())
+    driver = Counter((s["cluster"], s["broker_id"], at(int(s["first_ms"]) - T0), s["attempts"], s["outcome"],
+                      None if s["ended_ms"] is None else at(int(s["ended_ms"]) - T0), s["row"]["source_file"],
+                      s["row"]["line_number"]) for s in shutdown_spans(membership))
+    begun = [s for s in shutdown_spans(membership) if not s["attempts"] and s["first_ms"] != s["ended_ms"]]
+    assert len(begun) > 30  # many server.log-only stops that took a start line
+    assert table == driver, (sorted(table - driver)[:5], sorted(driver - table)[:5])
