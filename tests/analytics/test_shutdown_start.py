@@ -195,3 +195,21 @@ def test_the_table_and_the_driver_agree_on_random_logs(spark) -> None:
     begun = [s for s in shutdown_spans(membership) if not s["attempts"] and s["first_ms"] != s["ended_ms"]]
     assert len(begun) > 30  # many server.log-only stops that took a start line
     assert table == driver, (sorted(table - driver)[:5], sorted(driver - table)[:5])
+
+
+def test_start_lines_are_read_by_a_window_not_a_join(spark) -> None:
+    """Every unclaimed end line joined with every start line of its broker was quadratic in a broker's restarts;
+    the start is now the latest of a window per (cluster, broker). The plan's joins are the attempts' own: end
+    lines to shutdowns (twice: claimed and unclaimed), outcomes back to shutdowns, leader moves to shutdowns."""
+    from tests.analytics.test_transform import events
+
+    from zkcontroller.analytics import admin_tables
+
+    rows = []
+    for i in range(200):
+        rows += [dict(ms=i * 60_000, kind=SHUTDOWN_START, broker_id=2),
+                 dict(ms=i * 60_000 + 30, kind="controlled_shutdown_end", broker_id=2, phase="succeeded")]
+    table = admin_tables.controlled_shutdowns(events(spark, rows))
+    plan = table._jdf.queryExecution().optimizedPlan().toString()
+    assert sum(1 for line in plan.splitlines() if "Join " in line) == 4, plan
+    assert sorted(r["requested_at"] for r in table.collect()) == [at(i * 60_000) for i in range(200)]
