@@ -159,9 +159,18 @@ CASES = [
      "controlled_shutdown_attempt_failed", {"broker_id": 3, "phase": "error"}),
     (f"[2017-03-01 10:00:00,000] INFO [Kafka Server 2], Remaining partitions to move: t-0,t-1 {KS}",
      "controlled_shutdown_attempt_failed", {"broker_id": 2, "phase": "remaining", "topic": None}),
+    # 2.3-3.0 print the RemainingPartitionCollection (AbstractCollection.toString), `[]` when empty
     (f"[2021-06-01 10:00:00,100] INFO [KafkaServer id=3] Remaining partitions to move: "
-     f"RemainingPartitionCollection(RemainingPartition(topicName='t', partitionIndex=0)) {KS}",
+     f"[RemainingPartition(topicName='t', partitionIndex=0)] {KS}",
      "controlled_shutdown_attempt_failed", {"broker_id": 3, "phase": "remaining"}),
+    (f"[2021-06-01 10:00:00,100] INFO [KafkaServer id=3] Remaining partitions to move: [] {KS}",
+     "controlled_shutdown_attempt_failed", {"broker_id": 3, "phase": "remaining"}),
+    # 0.8.2-2.2 on an error reply: nothing after the colon (the layout strips the space Kafka printed)
+    (f"[2019-06-01 10:00:00,000] INFO [KafkaServer id=3] Remaining partitions to move:  {KS}",
+     "controlled_shutdown_attempt_failed", {"broker_id": 3, "phase": "remaining"}),
+    (f"[2017-03-01 10:00:00,000] INFO [Kafka Server 2], Remaining partitions to move: {KS}",
+     "controlled_shutdown_attempt_failed", {"broker_id": 2, "phase": "remaining"}),
+    (f"[2019-06-01 10:00:00,000] INFO [KafkaServer id=3] Remaining partitions to move:x {KS}", "other", {}),
     (f"[2023-06-01 10:00:00,100] INFO [KafkaServer id=3] Controlled shutdown request returned after 30ms with 4 "
      f"partitions remaining to move {KS}", "controlled_shutdown_attempt_failed",
      {"broker_id": 3, "phase": "remaining"}),

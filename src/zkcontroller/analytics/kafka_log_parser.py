@@ -324,8 +324,10 @@ TEMPLATES: tuple[Template, ...] = (
              consts={"phase": "error"}),
     # 0.8.2-3.0 "Remaining partitions to move: <partitions>" (then "Error from controller: …"); 3.1+ one line
     # "Controlled shutdown request returned after <n>ms with <k> partitions remaining to move" or "… with error E".
+    # 0.8.2-2.2 join the partitions with ","; an error reply (NOT_CONTROLLER, STALE_BROKER_EPOCH) has none, and the
+    # layout strips the trailing space: the line ends at the colon.
     Template("controlled_shutdown_attempt_failed",
-             r"^(?:Remaining partitions to move: |Controlled shutdown request returned after \d+ ?ms with "
+             r"^(?:Remaining partitions to move:(?: |$)|Controlled shutdown request returned after \d+ ?ms with "
              r"(?:error \w+|\d+ partitions remaining to move))", consts={"phase": "remaining"}),
     # Topic deletion (TopicDeletionManager's lines carry ``[Topic Deletion Manager <id>]``, the first one the
     # controller's): one line may name several topics, kept comma-separated in ``topics``.
