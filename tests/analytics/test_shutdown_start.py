@@ -92,8 +92,8 @@ def test_the_table_begins_server_log_only_stops_at_the_brokers_start_line(spark)
 
 def _m(ms: int, kind: str, n: int, f: str = "b2/server.log", **kw: object) -> dict[str, object]:
     """A membership row as the job collects it."""
-    return {"cluster": kw.pop("cluster", "c"), "ts_ms": T0 + ms, "kind": kind, "broker_id": None, "brokers": None, "phase": None,
-            "source_file": f, "line_number": n, **kw}
+    return {"cluster": kw.pop("cluster", "c"), "ts_ms": T0 + ms, "kind": kind, "broker_id": None, "brokers": None,
+            "phase": None, "source_file": f, "line_number": n, **kw}
 
 
 def test_a_broker_gone_mid_shutdown_it_began_still_failed() -> None:

@@ -60,6 +60,12 @@ YEAR_MS = 365 * 24 * 3600 * 1000
 SAME_ELECTION_MS = 1_000
 """An election (or ready) line of the same controller and epoch this close to an earlier one, in another file, is
 the same election logged twice (our event log and the Kafka-format log of one run), not a new life."""
+NO_EPOCH = 0
+"""``transform.NO_CONTROLLER_EPOCH``: a line of a broker that is not controller; never a tenure. Epochs are compared
+as numbers, a negative one (Kafka's Int wrapped past Int.MaxValue) too: the election after a wrap looks like an
+epoch reset, a new life of the cluster."""
+BELOW_EPOCHS = -(2**31) - 1
+"""Below every controller epoch (an int32, negative once wrapped): the highest epoch of a life before its first line."""
 CANDIDATE_COLUMNS = (("cluster", "string"), ("start_ms", "bigint"), ("end_ms", "bigint"),
                      ("stale_controller_id", "int"), ("stale_epoch", "int"), ("new_controller_id", "int"),
                      ("new_epoch", "int"))
@@ -156,14 +162,14 @@ def life_starts(lifecycle: list[dict[str, object]], stated: Sequence[dict[str, o
     by_cluster: dict[str, list[dict[str, object]]] = defaultdict(list)
     for r in lifecycle:
         epoch = r.get("controller_epoch")
-        if epoch is None or int(epoch) <= 0:
+        if epoch is None or int(epoch) == NO_EPOCH:
             continue
         if r["kind"] in LIFECYCLE_STARTS:
             by_cluster[str(r["cluster"])].append(r)
         elif r["kind"] == "controller_resigned":  # states its epoch like any other line (our event log's)
             by_cluster[str(r["cluster"])].append({**r, "kind": STATED})
     for r in stated:
-        if r.get("controller_epoch") is not None and int(r["controller_epoch"]) > 0:
+        if r.get("controller_epoch") is not None and int(r["controller_epoch"]) != NO_EPOCH:
             by_cluster[str(r["cluster"])].append({**r, "kind": STATED})
     starts: dict[str, list[int]] = {}
     for cluster, rows in by_cluster.items():
@@ -177,7 +183,7 @@ def life_starts(lifecycle: list[dict[str, object]], stated: Sequence[dict[str, o
 def _life_starts(rows: list[dict[str, object]], same_election_ms: int) -> list[int]:
     """``life_starts`` of one cluster's rows, in time order."""
     found: list[int] = []
-    highest, highest_first, highest_last, highest_key = 0, 0, 0, (0, 0)
+    highest, highest_first, highest_last, highest_key = BELOW_EPOCHS, 0, 0, (0, BELOW_EPOCHS)
     seen: dict[tuple[int, int], dict[object, tuple[int, str]]] = {}  # this life's (id, epoch) -> kind -> line
     for i, r in enumerate(rows):
         key, kind = (int(r["controller_id"]), int(r["controller_epoch"])), r["kind"]
@@ -196,7 +202,7 @@ def _life_starts(rows: list[dict[str, object]], same_election_ms: int) -> list[i
             reset = key[1] <= highest and not (companion or again or skewed)
         if reset:
             found.append(ts)
-            highest, seen, lines = 0, {}, {}
+            highest, seen, lines = BELOW_EPOCHS, {}, {}
         if key[1] > highest:
             highest, highest_first, highest_last, highest_key = key[1], ts, last, key
         elif key == highest_key:
@@ -320,7 +326,7 @@ def build_tenures(lifecycle: list[dict[str, object]], activity: list[dict[str, o
         if epoch is None:
             later = [e for first, e in acted.get(key, []) if first >= int(r["ts_ms"]) - 1000]
             epoch = later[0] if later else current.get(key)
-        if epoch is None or int(epoch) <= 0:
+        if epoch is None or int(epoch) == NO_EPOCH:
             continue
         t = tenure(key[0], life, key[2], int(epoch))
         ts = int(r["ts_ms"])

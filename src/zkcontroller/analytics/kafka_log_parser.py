@@ -236,8 +236,8 @@ TEMPLATES: tuple[Template, ...] = (
     # A step of handling a LeaderAndIsr request: 0.10.2-2.5 TRACE per partition, 2.6+ INFO per request.
     Template("fetchers_stopped",
              r"^[Ss]topped fetchers as part of (?:become-leader|become-follower|LeaderAndIsr) request "
-             rf"(?:correlationId \d+ )?from controller (\d+) epoch {EPOCH}", {"controller_id": 1, "controller_epoch": 2},
-             {"tp": rf"for partition {TP}"}),
+             rf"(?:correlationId \d+ )?from controller (\d+) epoch {EPOCH}",
+             {"controller_id": 1, "controller_epoch": 2}, {"tp": rf"for partition {TP}"}),
     Template("update_metadata_received",
              r"^(?:[Cc]ached leader info .*|Add \d+ partitions and deleted \d+ partitions from metadata cache"
              r"|Deleted partition \S+ from metadata cache) in response to UpdateMetadata request sent by "
@@ -247,7 +247,8 @@ TEMPLATES: tuple[Template, ...] = (
     # `ZkVersion:` (our controller wrote that form before 2026-11-25), 3.2+ also `LeaderRecoveryState:` after the ISR.
     Template("isr_change",
              rf"^Partition {TP} state changed to \(Leader:(-?\d+),ISR:([\d,]*),(?:LeaderRecoveryState:\w+,)?"
-             rf"LeaderEpoch:(\d+),(?:ZkVersion:\d+,)?ControllerEpoch:{EPOCH}\) after removing replica (\d+) from the ISR",
+             rf"LeaderEpoch:(\d+),(?:ZkVersion:\d+,)?ControllerEpoch:{EPOCH}\) after removing replica (\d+) "
+             r"from the ISR",
              {"tp": 1, "leader": 2, "isr": 3, "leader_epoch": 4, "controller_epoch": 5, "broker_id": 6}),
     Template("isr_change", rf"^New leader and ISR for partition {TP} is ", {"tp": 1}, _LIE),
     Template("leader_election", rf"^[Ee]lected leader (-?\d+) for Offline partition {TP}",
