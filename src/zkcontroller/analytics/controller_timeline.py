@@ -466,10 +466,10 @@ def shutdown_spans(membership: list[dict[str, object]]) -> list[dict[str, object
                 else r.get("brokers") if kind == SHUTDOWN_END and r.get("phase") == "removed" else None)
         for broker in back or []:  # an empty "Removed ArrayBuffer()" names none: it ends nothing
             marks[(r["cluster"], int(broker))].append((*where, False, r))
-            if kind != SHUTDOWN_END:
-                bounds[(r["cluster"], int(broker))].append(int(r["ts_ms"]))
             if kind == SHUTDOWN_END:
                 ends[(r["cluster"], int(broker))].append((int(r["ts_ms"]), None))
+            else:  # registered again: a start line before it is of an earlier life's shutdown
+                bounds[(r["cluster"], int(broker))].append(int(r["ts_ms"]))
     spans: list[dict[str, object]] = []
     claimed_by: dict[tuple[object, int], set[int]] = defaultdict(set)
     for (cluster, broker), rows in marks.items():
