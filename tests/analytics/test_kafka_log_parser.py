@@ -91,6 +91,38 @@ CASES = [
     (f"[2021-01-10 14:20:10,311] INFO [Controller id=1] Broker failure callback for 2,3 {KC}", "broker_failed",
      {"brokers": [2, 3]}),
     (f"[2021-01-10 14:20:10,363] INFO [Controller id=1] Resigned {KC}", "controller_resigned", {"controller_id": 1}),
+    # A controller epoch past Int.MaxValue wraps to Int.MinValue (Kafka's Int): every line stating one reads it.
+    (f"[2026-11-28 10:00:00,000] INFO [Controller id=1] Ready to serve as the new controller with epoch "
+     f"-2147483648 {KC}", "controller_ready", {"controller_id": 1, "controller_epoch": -2147483648}),
+    (f"[2026-11-28 10:00:00,000] INFO [Controller id=1] 1 successfully elected as the controller. Epoch "
+     f"incremented to -2147483648 and epoch zk version is now 7 {KC}", "controller_elected",
+     {"controller_id": 1, "controller_epoch": -2147483648}),
+    (f"[2026-11-28 10:00:00,000] INFO [Controller id=1] Epoch incremented to -2147483647 {KC}", "controller_elected",
+     {"controller_id": 1, "controller_epoch": -2147483647}),
+    (f"[2026-11-28 10:00:00,000] INFO [Controller id=1 epoch=-2147483648] Changed partition t-0 from "
+     f"OnlinePartition to OfflinePartition {SC}", "partition_state_change",
+     {"controller_id": 1, "controller_epoch": -2147483648, "topic": "t", "partition": 0}),
+    (f"[2026-11-28 10:00:00,000] INFO [Controller id=1 epoch=-2147483648] Partition t-0 state changed to (Leader:-1,"
+     f"ISR:3,LeaderEpoch:2,ControllerEpoch:-2147483648) after removing replica 2 from the ISR as part of transition "
+     f"to OfflineReplica {SC}", "isr_change", {"controller_epoch": -2147483648, "leader": -1, "broker_id": 2}),
+    (f"[2026-11-28 10:00:00,000] TRACE [Broker id=1] Received LeaderAndIsr request PartitionState(controllerEpoch="
+     f"-2147483648, leader=1, leaderEpoch=3, isr=1, zkVersion=3, replicas=1, isNew=false) correlation id 4 from "
+     f"controller 2 epoch -2147483648 for partition t-0 {SC}", "leader_and_isr_received",
+     {"broker_id": 1, "controller_id": 2, "controller_epoch": -2147483648, "topic": "t", "partition": 0}),
+    (f"[2026-11-28 10:00:00,000] INFO [Broker id=1] Handling LeaderAndIsr request correlationId 4 from controller 2 "
+     f"epoch -2147483648 {SC}", "leader_and_isr_handled", {"controller_id": 2, "controller_epoch": -2147483648}),
+    (f"[2026-11-28 10:00:00,000] INFO [Broker id=1] Handling LeaderAndIsr request correlationId 4 from controller 2 "
+     f"epoch - {SC}", "leader_and_isr_handled", {"controller_id": 2, "controller_epoch": None}),
+    (f"[2026-11-28 10:00:00,000] TRACE [Broker id=1] Cached leader info PartitionState(controllerEpoch=-2147483648, "
+     f"leader=1, leaderEpoch=3, isr=1, zkVersion=3, replicas=1, offlineReplicas=) for partition t-0 in response to "
+     f"UpdateMetadata request sent by controller 2 epoch -2147483648 with correlation id 5 {SC}",
+     "update_metadata_received", {"controller_id": 2, "controller_epoch": -2147483648}),
+    (f"[2026-11-28 10:00:00,000] WARN [Broker id=2] Ignoring LeaderAndIsr request from controller 1 with correlation "
+     f"id 5 epoch -2147483648 for partition t-0 since its associated leader epoch 3 is not higher than the current "
+     f"leader epoch 3 {SC}", "leader_and_isr_ignored", {"controller_id": 1, "controller_epoch": -2147483648}),
+    (f"[2017-03-01 10:00:00,000] TRACE Controller 1 epoch -2147483648 changed partition [t,0] state from "
+     f"OnlinePartition to OfflinePartition {SC}", "partition_state_change",
+     {"controller_id": 1, "controller_epoch": -2147483648}),
     # 3.2+: LeaderAndIsr(... leaderRecoveryState, partitionEpoch), 3.3+ topic ids on the broker side.
     (f"[2023-01-16 17:26:45,537] INFO [Controller id=0 epoch=1] Changed partition quickstart-events-0 from "
      f"NewPartition to OnlinePartition with state LeaderAndIsr(leader=0, leaderEpoch=0, isr=List(0), "
@@ -159,9 +191,18 @@ CASES = [
      "controlled_shutdown_attempt_failed", {"broker_id": 3, "phase": "error"}),
     (f"[2017-03-01 10:00:00,000] INFO [Kafka Server 2], Remaining partitions to move: t-0,t-1 {KS}",
      "controlled_shutdown_attempt_failed", {"broker_id": 2, "phase": "remaining", "topic": None}),
+    # 2.3-3.0 print the RemainingPartitionCollection (AbstractCollection.toString), `[]` when empty
     (f"[2021-06-01 10:00:00,100] INFO [KafkaServer id=3] Remaining partitions to move: "
-     f"RemainingPartitionCollection(RemainingPartition(topicName='t', partitionIndex=0)) {KS}",
+     f"[RemainingPartition(topicName='t', partitionIndex=0)] {KS}",
      "controlled_shutdown_attempt_failed", {"broker_id": 3, "phase": "remaining"}),
+    (f"[2021-06-01 10:00:00,100] INFO [KafkaServer id=3] Remaining partitions to move: [] {KS}",
+     "controlled_shutdown_attempt_failed", {"broker_id": 3, "phase": "remaining"}),
+    # 0.8.2-2.2 on an error reply: nothing after the colon (the layout strips the space Kafka printed)
+    (f"[2019-06-01 10:00:00,000] INFO [KafkaServer id=3] Remaining partitions to move:  {KS}",
+     "controlled_shutdown_attempt_failed", {"broker_id": 3, "phase": "remaining"}),
+    (f"[2017-03-01 10:00:00,000] INFO [Kafka Server 2], Remaining partitions to move: {KS}",
+     "controlled_shutdown_attempt_failed", {"broker_id": 2, "phase": "remaining"}),
+    (f"[2019-06-01 10:00:00,000] INFO [KafkaServer id=3] Remaining partitions to move:x {KS}", "other", {}),
     (f"[2023-06-01 10:00:00,100] INFO [KafkaServer id=3] Controlled shutdown request returned after 30ms with 4 "
      f"partitions remaining to move {KS}", "controlled_shutdown_attempt_failed",
      {"broker_id": 3, "phase": "remaining"}),

@@ -15,10 +15,10 @@ from pyspark.sql import functions as F
 from zkcontroller.analytics.controller_timeline import (
     NO_NEXT_MS,
     SHUTDOWN_END,
-    SHUTDOWN_END_MS,
     SHUTDOWN_END_SKEW_MS,
     SHUTDOWN_GAP_MS,
     SHUTDOWN_START,
+    SHUTDOWN_START_MS,
     ends_shutdown,
 )
 
@@ -193,8 +193,12 @@ def controlled_shutdowns(events: DataFrame) -> DataFrame:
         F.count(F.lit(1)).alias("attempts"), F.max("controller_epoch").alias("controller_epoch"),
         _where_first().alias("first")).withColumn("next_ms", F.lead("first_ms").over(by_start))
     ended, unclaimed = _shutdown_ends(numbered.where(F.col("kind") == SHUTDOWN_END), shutdowns)
-    unclaimed = _started(unclaimed, events.where((F.col("kind") == SHUTDOWN_START) & F.col("broker_id").isNotNull()))
-    shutdowns = shutdowns.join(ended, on=["cluster", "broker_id", "shutdown"], how="left").unionByName(unclaimed)
+    unclaimed = _started(unclaimed, events.where((F.col("kind") == SHUTDOWN_START) & F.col("broker_id").isNotNull()),
+                         numbered.where(F.col("said") | F.col("kind").isin("broker_registered", "broker_change")))
+    # ``said_at``: a 0-attempt row's own end line, so that one server.log read twice (two identical end lines,
+    # both taking the same start line) gives two rows, as the driver's spans give two incidents
+    shutdowns = shutdowns.join(ended, on=["cluster", "broker_id", "shutdown"], how="left").withColumn(
+        "said_at", F.lit(None).cast(unclaimed.schema["said_at"].dataType)).unionByName(unclaimed)
     moves = events.where((F.col("kind") == "leader_election") & (F.col("strategy") == "controlled_shutdown")).select(
         F.col("cluster").alias("m_cluster"), F.col("old_leader").alias("m_broker"), F.col("ts_ms").alias("moved_ms"),
         "topic", "partition")
@@ -204,7 +208,7 @@ def controlled_shutdowns(events: DataFrame) -> DataFrame:
               & (F.col("next_ms").isNull() | (F.col("moved_ms") < F.col("next_ms"))))
     joined = shutdowns.join(moves, on=during, how="left")
     counted = joined.groupBy("cluster", "broker_id", "shutdown", "first_ms", "last_ms", "attempts",
-                             "controller_epoch", "first", "outcome", "ended_ms").agg(
+                             "controller_epoch", "first", "outcome", "ended_ms", "said_at").agg(
         F.countDistinct("topic", "partition").cast("bigint").alias("leaders_moved"),
         F.max("moved_ms").alias("last_move_ms"))
     asked = F.col("attempts") > 0
@@ -230,10 +234,6 @@ def _shutdown_ends(ends: DataFrame, shutdowns: DataFrame) -> tuple[DataFrame, Da
     within = ((F.col("e_cluster") == F.col("cluster")) & (F.col("e_broker") == F.col("broker_id"))
               & ends_shutdown(F.col("end_ms"), F.col("first_ms"), F.col("last_ms"),
                               F.coalesce(F.col("next_ms"), F.lit(NO_NEXT_MS))))
-    # the broker's previous succeeded/failed line: a start before it is of an earlier shutdown (``_started``)
-    before = Window.partitionBy("e_cluster", "e_broker").orderBy("end_ms").rangeBetween(Window.unboundedPreceding, -1)
-    lines = lines.withColumn("said_before_ms", F.max(F.when(F.col("e_phase") != "removed", F.col("end_ms")))
-                             .over(before))
     matched = lines.join(shutdowns.select("cluster", "broker_id", "shutdown", "first_ms", "last_ms", "next_ms"),
                          on=within, how="left")
     said = F.when(F.col("e_phase") != "removed", F.struct("end_ms", "e_phase"))
@@ -245,25 +245,35 @@ def _shutdown_ends(ends: DataFrame, shutdowns: DataFrame) -> tuple[DataFrame, Da
         F.col("end_ms").alias("last_ms"), F.lit(0).cast("bigint").alias("attempts"),
         F.lit(None).cast("int").alias("controller_epoch"), F.col("e_first").alias("first"),
         F.lit(None).cast("bigint").alias("next_ms"), F.col("e_phase").alias("outcome"),
-        F.col("end_ms").alias("ended_ms"), "said_before_ms")
+        F.col("end_ms").alias("ended_ms"), F.col("e_first").alias("said_at"))
     return ended, unclaimed
 
 
-def _started(unclaimed: DataFrame, starts: DataFrame) -> DataFrame:
-    """``unclaimed`` (0-attempt shutdowns, with ``said_before_ms``) requested at the broker's "Starting controlled
-    shutdown" that began each, where there is one (``first_ms`` and ``first`` from it): its latest at or before the
-    end line, at most ``SHUTDOWN_END_MS`` before it and after ``said_before_ms``, as
-    ``controller_timeline.started_before`` on the driver. Without ``said_before_ms``."""
-    begun = starts.select(F.col("cluster").alias("s_cluster"), F.col("broker_id").alias("s_broker"),
-                          F.struct(F.col("ts_ms").alias("ms"), "source_file", "line_number").alias("start"))
-    within = ((F.col("s_cluster") == F.col("cluster")) & (F.col("s_broker") == F.col("broker_id"))
-              & F.col("start.ms").between(F.col("ended_ms") - SHUTDOWN_END_MS, F.col("ended_ms"))
-              & (F.col("said_before_ms").isNull() | (F.col("start.ms") > F.col("said_before_ms"))))
-    keys = [c for c in unclaimed.columns if c != "said_before_ms"]
-    latest = unclaimed.join(begun, on=within, how="left").groupBy(*keys, "said_before_ms").agg(
-        F.max("start").alias("start"))
-    return latest.select(*(
+def _started(unclaimed: DataFrame, starts: DataFrame, bounds: DataFrame) -> DataFrame:
+    """``unclaimed`` (0-attempt shutdowns) requested at the broker's "Starting controlled shutdown" that began each,
+    where there is one (``first_ms`` and ``first`` from it): its latest at or before the end line, at most
+    ``SHUTDOWN_START_MS`` before it, and after the latest of ``bounds`` (the broker's succeeded/failed lines and
+    registrations, exploded per broker) before the line, as ``controller_timeline.started_before`` on the driver.
+
+    One window per (cluster, broker) over the three kinds of row together, ordered by time: the latest start up to
+    the end line and the latest bound before it (a join of every end line with every start of its broker was
+    quadratic in a broker's restarts). The latest start is the only candidate: an earlier one is as far outside the
+    range or at or before the same bound."""
+    cols = unclaimed.columns
+    rows = unclaimed.withColumn("ts_ms", F.col("ended_ms")).unionByName(
+        starts.select("cluster", "broker_id", "ts_ms", F.struct(F.col("ts_ms").alias("ms"), "source_file",
+                                                               "line_number").alias("start")),
+        allowMissingColumns=True).unionByName(
+        bounds.select("cluster", "broker_id", "ts_ms", F.col("ts_ms").alias("bound_ms")), allowMissingColumns=True)
+    by_time = Window.partitionBy("cluster", "broker_id").orderBy("ts_ms")
+    latest = F.max("start").over(by_time.rangeBetween(Window.unboundedPreceding, 0))
+    bound = F.max("bound_ms").over(by_time.rangeBetween(Window.unboundedPreceding, -1))
+    start = F.when((F.col("latest.ms") >= F.col("ended_ms") - SHUTDOWN_START_MS)
+                   & (F.col("bound").isNull() | (F.col("latest.ms") > F.col("bound"))), F.col("latest"))
+    ends = rows.withColumn("latest", latest).withColumn("bound", bound).where(F.col("outcome").isNotNull())
+    taken = ends.withColumn("start", start)
+    return taken.select(*(
         F.coalesce(F.col("start.ms"), F.col("first_ms")).alias("first_ms") if c == "first_ms"
         else F.when(F.col("start").isNotNull(), F.struct(F.col("start.source_file").alias("source_file"),
                                                           F.col("start.line_number").alias("line_number")))
-        .otherwise(F.col("first")).alias("first") if c == "first" else F.col(c) for c in keys))
+        .otherwise(F.col("first")).alias("first") if c == "first" else F.col(c) for c in cols))

@@ -47,12 +47,25 @@ SHUTDOWN_END_MS = 120_000
 """An end line later than this after a shutdown's last attempt is no longer that shutdown's: the broker's last
 word can come that late (``controlled.shutdown.max.retries`` 3, each up to the 30 s request timeout plus 5 s
 backoff); later still, it is of a shutdown whose request the logs do not show."""
+SHUTDOWN_START_MS = 300_000
+"""A broker's "Starting controlled shutdown" at most this long before its succeeded/failed line can be that
+shutdown's start (``started_before``). Not ``SHUTDOWN_END_MS``, which counts from the last attempt: from the start,
+Kafka 1.0+ makes ``controlled.shutdown.max.retries`` (3) attempts, each up to ``controller.socket.timeout.ms``
+(30 s) to connect plus ``request.timeout.ms`` (30 s) for the answer, then ``controlled.shutdown.retry.backoff.ms``
+(5 s): 195 s with the defaults, and a margin for larger settings. A start line before the broker's previous
+succeeded/failed line or its latest registration is never taken, however close."""
 NO_NEXT_MS = 1 << 62
 """``next_ms`` of a broker's last shutdown (none follows)."""
 YEAR_MS = 365 * 24 * 3600 * 1000
 SAME_ELECTION_MS = 1_000
 """An election (or ready) line of the same controller and epoch this close to an earlier one, in another file, is
 the same election logged twice (our event log and the Kafka-format log of one run), not a new life."""
+NO_EPOCH = 0
+"""``transform.NO_CONTROLLER_EPOCH``: a line of a broker that is not controller; never a tenure. Epochs are compared
+as numbers, a negative one (Kafka's Int wrapped past Int.MaxValue) too: the election after a wrap looks like an
+epoch reset, a new life of the cluster."""
+BELOW_EPOCHS = -(2**31) - 1
+"""Below every controller epoch (an int32, negative once wrapped): the highest epoch of a life before its first line."""
 CANDIDATE_COLUMNS = (("cluster", "string"), ("start_ms", "bigint"), ("end_ms", "bigint"),
                      ("stale_controller_id", "int"), ("stale_epoch", "int"), ("new_controller_id", "int"),
                      ("new_epoch", "int"))
@@ -149,14 +162,14 @@ def life_starts(lifecycle: list[dict[str, object]], stated: Sequence[dict[str, o
     by_cluster: dict[str, list[dict[str, object]]] = defaultdict(list)
     for r in lifecycle:
         epoch = r.get("controller_epoch")
-        if epoch is None or int(epoch) <= 0:
+        if epoch is None or int(epoch) == NO_EPOCH:
             continue
         if r["kind"] in LIFECYCLE_STARTS:
             by_cluster[str(r["cluster"])].append(r)
         elif r["kind"] == "controller_resigned":  # states its epoch like any other line (our event log's)
             by_cluster[str(r["cluster"])].append({**r, "kind": STATED})
     for r in stated:
-        if r.get("controller_epoch") is not None and int(r["controller_epoch"]) > 0:
+        if r.get("controller_epoch") is not None and int(r["controller_epoch"]) != NO_EPOCH:
             by_cluster[str(r["cluster"])].append({**r, "kind": STATED})
     starts: dict[str, list[int]] = {}
     for cluster, rows in by_cluster.items():
@@ -170,7 +183,7 @@ def life_starts(lifecycle: list[dict[str, object]], stated: Sequence[dict[str, o
 def _life_starts(rows: list[dict[str, object]], same_election_ms: int) -> list[int]:
     """``life_starts`` of one cluster's rows, in time order."""
     found: list[int] = []
-    highest, highest_first, highest_last, highest_key = 0, 0, 0, (0, 0)
+    highest, highest_first, highest_last, highest_key = BELOW_EPOCHS, 0, 0, (0, BELOW_EPOCHS)
     seen: dict[tuple[int, int], dict[object, tuple[int, str]]] = {}  # this life's (id, epoch) -> kind -> line
     for i, r in enumerate(rows):
         key, kind = (int(r["controller_id"]), int(r["controller_epoch"])), r["kind"]
@@ -189,7 +202,7 @@ def _life_starts(rows: list[dict[str, object]], same_election_ms: int) -> list[i
             reset = key[1] <= highest and not (companion or again or skewed)
         if reset:
             found.append(ts)
-            highest, seen, lines = 0, {}, {}
+            highest, seen, lines = BELOW_EPOCHS, {}, {}
         if key[1] > highest:
             highest, highest_first, highest_last, highest_key = key[1], ts, last, key
         elif key == highest_key:
@@ -313,7 +326,7 @@ def build_tenures(lifecycle: list[dict[str, object]], activity: list[dict[str, o
         if epoch is None:
             later = [e for first, e in acted.get(key, []) if first >= int(r["ts_ms"]) - 1000]
             epoch = later[0] if later else current.get(key)
-        if epoch is None or int(epoch) <= 0:
+        if epoch is None or int(epoch) == NO_EPOCH:
             continue
         t = tenure(key[0], life, key[2], int(epoch))
         ts = int(r["ts_ms"])
@@ -423,8 +436,8 @@ def shutdown_spans(membership: list[dict[str, object]]) -> list[dict[str, object
     and the broker registering again or the controller's "Removed …" line ends one. A broker's "succeeded" or
     "failed" line no shutdown claims (``ends_shutdown``) is a shutdown of its own with 0 attempts: its request is
     in a log not read (last at the line; first at the broker's "Starting controlled shutdown" that began it, else
-    at the line; ``row`` the first's line). That start is the broker's latest at most ``SHUTDOWN_END_MS`` before the
-    line and after its previous succeeded/failed line (``started_before``): both lines on the broker's one clock.
+    at the line; ``row`` the first's line). That start is the broker's latest at most ``SHUTDOWN_START_MS`` before the
+    line and after both its previous succeeded/failed line and its latest registration (``started_before``).
 
     O(n log n) in the lines: ``ends_shutdown``'s windows of one broker's shutdowns (from ``SHUTDOWN_END_SKEW_MS``
     before one's first attempt to as far before the next one's) do not overlap, so an end line can only be of the
@@ -434,6 +447,7 @@ def shutdown_spans(membership: list[dict[str, object]]) -> list[dict[str, object
     said: list[dict[str, object]] = []
     ends: dict[tuple[object, int], list[tuple[int, str | None]]] = defaultdict(list)
     starts: dict[tuple[object, int], list[tuple[int, str, int, dict[str, object]]]] = defaultdict(list)
+    bounds: dict[tuple[object, int], list[int]] = defaultdict(list)  # said lines and registrations (started_before)
     for r in membership:
         kind, where = r["kind"], (int(r["ts_ms"]), str(r["source_file"]), int(r["line_number"]))
         if kind == "controlled_shutdown" and r.get("broker_id") is not None:
@@ -454,6 +468,8 @@ def shutdown_spans(membership: list[dict[str, object]]) -> list[dict[str, object
             marks[(r["cluster"], int(broker))].append((*where, False, r))
             if kind == SHUTDOWN_END:
                 ends[(r["cluster"], int(broker))].append((int(r["ts_ms"]), None))
+            else:  # registered again: a start line before it is of an earlier life's shutdown
+                bounds[(r["cluster"], int(broker))].append(int(r["ts_ms"]))
     spans: list[dict[str, object]] = []
     claimed_by: dict[tuple[object, int], set[int]] = defaultdict(set)
     for (cluster, broker), rows in marks.items():
@@ -486,35 +502,42 @@ def shutdown_spans(membership: list[dict[str, object]]) -> list[dict[str, object
             span["succeeded_ms"] = succeeded[-1] if succeeded else None
             claimed_by[(cluster, broker)].update(e[0] for e in outcomes)
         spans += mine
-    said_ms: dict[tuple[object, int], list[int]] = defaultdict(list)
     for r in said:
-        said_ms[(r["cluster"], int(r["broker_id"]))].append(int(r["ts_ms"]))
-    for key in said_ms:
-        said_ms[key].sort()
+        bounds[(r["cluster"], int(r["broker_id"]))].append(int(r["ts_ms"]))
+    for key in {(r["cluster"], int(r["broker_id"])) for r in said}:
+        bounds[key].sort()
         starts[key].sort(key=lambda m: m[:3])
     for r in said:
         key = (r["cluster"], int(r["broker_id"]))
         if int(r["ts_ms"]) not in claimed_by[key]:
             ts = int(r["ts_ms"])
-            start = started_before(starts[key], said_ms[key], ts)
+            start = started_before(starts[key], bounds[key], ts)
             spans.append({"cluster": r["cluster"], "broker_id": key[1], "first_ms": ts if start is None else start[0],
                           "last_ms": ts, "attempts": 0, "row": r if start is None else start[3], "ended_ms": ts,
                           "outcome": r["phase"], "succeeded_ms": ts if r["phase"] == "succeeded" else None})
     return sorted(spans, key=lambda s: (str(s["cluster"]), s["broker_id"], s["first_ms"]))
 
 
-def started_before(starts: list[tuple[int, str, int, dict[str, object]]], said_ms: list[int],
+def started_before(starts: list[tuple[int, str, int, dict[str, object]]], bounds_ms: list[int],
                    end_ms: int) -> tuple[int, str, int, dict[str, object]] | None:
     """The broker's "Starting controlled shutdown" (``starts``, sorted by time, file, line) that a succeeded/failed
-    line of it at ``end_ms`` ends: its latest at or before the line, at most ``SHUTDOWN_END_MS`` before it, and after
-    the broker's previous such line (``said_ms``, sorted), which ended the one before; None if there is none. The
-    rule ``admin_tables.controlled_shutdowns`` applies in Spark."""
-    j = bisect_left(said_ms, end_ms)
-    after = said_ms[j - 1] if j else None
+    line of it at ``end_ms`` ends: its latest at or before the line, at most ``SHUTDOWN_START_MS`` before it, and
+    after the latest of ``bounds_ms`` (sorted) before the line: the broker's succeeded/failed lines (the previous one
+    ended the shutdown before) and registrations (a start before the broker came back is of a life that crashed
+    mid-shutdown, and taking it would excuse that crash). None if there is none. The rule
+    ``admin_tables.controlled_shutdowns`` applies in Spark (``_started``)."""
+    j = bisect_left(bounds_ms, end_ms)
+    after = bounds_ms[j - 1] if j else None
     i = bisect_right(starts, end_ms, key=lambda m: m[0]) - 1
-    if i < 0 or starts[i][0] < end_ms - SHUTDOWN_END_MS or (after is not None and starts[i][0] <= after):
+    if i < 0 or starts[i][0] < end_ms - SHUTDOWN_START_MS or (after is not None and starts[i][0] <= after):
         return None
     return starts[i]
+
+
+def _asked_ms(span: dict[str, object]) -> int:
+    """When a shutdown span is known to have been asked for: its first request, or for one known only from the
+    broker's own lines (0 attempts) its end line (its start line says only that the broker began one)."""
+    return int(span["first_ms"] if span["attempts"] else span["ended_ms"])
 
 
 def broker_failures(membership: list[dict[str, object]], tenures: list[Tenure],
@@ -574,10 +597,12 @@ def broker_failures(membership: list[dict[str, object]], tenures: list[Tenure],
         left_ms, detected = int(f.get("_since_ms", f["detected_ms"])), int(f["detected_ms"])
         key = (f["cluster"], int(f["broker_id"]))
         # the last request, or the broker's own "succeeded", within CLEAN_SHUTDOWN_MS of its leaving; not the
-        # controller's "Removed …" line, which it logs as the broker leaves (onBrokerFailure) whatever came before
-        asked = [s for s in shutdowns[key] if int(s["first_ms"]) <= detected
+        # controller's "Removed …" line, which it logs as the broker leaves (onBrokerFailure) whatever came before.
+        # A shutdown known only from the broker (0 attempts) counts once it ended before the broker left: begun
+        # before and ended after, the broker went mid-shutdown (its session lost), a failure.
+        asked = [s for s in shutdowns[key] if _asked_ms(s) <= detected
                  and max(int(s["last_ms"]), int(s["succeeded_ms"] or 0)) >= left_ms - CLEAN_SHUTDOWN_MS]
-        if asked and max(asked, key=lambda s: int(s["first_ms"]))["outcome"] != "failed":
+        if asked and max(asked, key=_asked_ms)["outcome"] != "failed":
             continue  # a clean stop: the controlled shutdown, then the deregistration (or the controller moving)
         kept.append(f)
     for f in kept:

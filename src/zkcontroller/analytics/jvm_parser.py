@@ -154,7 +154,7 @@ HAND_WRITTEN = {
                     r"|[a-zA-Z_$][\w$]*(?:\.[\w$]+)+(?:Exception|Error|Throwable)\b)",
     "IDENT": r"^\[([^\]]*)\][:,]? ?",
     "IDENT_CONTROLLER": r"(?:[Cc]ontroller(?:Id=| id=| |-)|^Topic Deletion Manager )(\d+)",
-    "IDENT_EPOCH": r"epoch=(\d+)",
+    "IDENT_EPOCH": r"epoch=(-?\d+)",
     "IDENT_BROKER": r"^(?:Broker id=|KafkaServer id=|BrokerServer id=|Kafka Server )(\d+)",
     "TP_SPLIT": r"^\[?(.+)[,-](\d+)\]?$",
     "INT_LIST": r"-?\d+",
@@ -166,10 +166,11 @@ _TP = r"(\[[^\],\s]+,\d+\]|[^\s\[\]]+-\d+)"
 HAND_TEMPLATES = {
     rf"^[Cc]hanged partition {_TP} (?:state )?from (\w+) to (\w+)": 1,
     rf"^[Cc]hanged state of replica (\d+) for partition {_TP} from (\w+) to (\w+)": 2,
-    r"^(?:[Hh]andling|[Cc]ompleted) LeaderAndIsr request correlationId \d+ from controller (\d+)(?: epoch (\d+))?": 3,
+    r"^(?:[Hh]andling|[Cc]ompleted) LeaderAndIsr request correlationId \d+ from controller (\d+)(?: epoch (-?\d+))?":
+    3,
     r"^(?:[Cc]ached leader info .*|Add \d+ partitions and deleted \d+ partitions from metadata cache"
     r"|Deleted partition \S+ from metadata cache) in response to UpdateMetadata request sent by "
-    r"controller (\d+) epoch (\d+)": 4,
+    r"controller (\d+) epoch (-?\d+)": 4,
 }
 """Template patterns ``KafkaLineParser.handMatch`` decides by hand on plain bodies, by shape number: matched by the
 whole pattern, so a template changed in ``kafka_log_parser`` just loses its fast path (a test says when)."""

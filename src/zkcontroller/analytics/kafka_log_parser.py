@@ -46,13 +46,15 @@ MAX_EXCEPTION_CHARS = 300
 IDENT = r"^\[([^\]]*)\][:,]? ?"
 IDENT_CONTROLLER = r"(?:[Cc]ontroller(?:Id=| id=| |-)|^Topic Deletion Manager )(\d+)"
 IDENT_PARTITION = r"^Partition (\S+-\d+) broker=(\d+)$"
-IDENT_EPOCH = r"epoch=(\d+)"
+# A controller epoch: Kafka's Int, which wraps to -2147483648 after 2147483647 (and counts up from there).
+EPOCH = r"(-?\d+)"
+IDENT_EPOCH = r"epoch=(-?\d+)"
 # A broker's own ident: ReplicaManager/state-change ``[Broker id=N]``, KafkaServer ``[KafkaServer id=N]`` (1.0+)
 # and ``[Kafka Server N], `` (0.8.2-0.11: KafkaServer's logIdent until 1.0's log context), and a KRaft-mode
 # broker's BrokerServer ``[BrokerServer id=N]`` (2.8+ server.log).
 IDENT_BROKER = r"^(?:Broker id=|KafkaServer id=|BrokerServer id=|Kafka Server )(\d+)"
 # 0.10.2-0.11 state-change lines have no log ident; the message itself starts with who wrote it.
-OLD_STATE_PREFIX = r"^(?:Controller (\d+) epoch (\d+)|Broker (\d+)) "
+OLD_STATE_PREFIX = rf"^(?:Controller (\d+) epoch {EPOCH}|Broker (\d+)) "
 STATE_CHANGE_LOGGER = "state.change.logger"
 
 TP = r"(\[[^\],\s]+,\d+\]|[^\s\[\]]+-\d+)"
@@ -224,28 +226,29 @@ TEMPLATES: tuple[Template, ...] = (
              rf"^[Ss]ending (?:become-leader|become-follower) LeaderAndIsr request .*? to broker (\d+) "
              rf"for partition {TP}", {"broker_id": 1, "tp": 2}, _LIE),
     Template("leader_and_isr_received",
-             rf"^[Rr]eceived LeaderAndIsr request .* correlation id \d+ from controller (\d+) epoch (\d+)"
+             rf"^[Rr]eceived LeaderAndIsr request .* correlation id \d+ from controller (\d+) epoch {EPOCH}"
              rf"(?: for partition {TP})?", {"controller_id": 1, "controller_epoch": 2, "tp": 3},
              {**_LIE, "topic": r"topicName='([^']*)'", "partition": r"partitionIndex=(\d+)"}),
     Template("leader_and_isr_handled",
              r"^(?:[Hh]andling|[Cc]ompleted) LeaderAndIsr request correlationId \d+ from controller (\d+)"
-             r"(?: epoch (\d+))?", {"controller_id": 1, "controller_epoch": 2},
+             rf"(?: epoch {EPOCH})?", {"controller_id": 1, "controller_epoch": 2},
              {"tp": rf"transition for partition {TP}"}),
     # A step of handling a LeaderAndIsr request: 0.10.2-2.5 TRACE per partition, 2.6+ INFO per request.
     Template("fetchers_stopped",
              r"^[Ss]topped fetchers as part of (?:become-leader|become-follower|LeaderAndIsr) request "
-             r"(?:correlationId \d+ )?from controller (\d+) epoch (\d+)", {"controller_id": 1, "controller_epoch": 2},
-             {"tp": rf"for partition {TP}"}),
+             rf"(?:correlationId \d+ )?from controller (\d+) epoch {EPOCH}",
+             {"controller_id": 1, "controller_epoch": 2}, {"tp": rf"for partition {TP}"}),
     Template("update_metadata_received",
              r"^(?:[Cc]ached leader info .*|Add \d+ partitions and deleted \d+ partitions from metadata cache"
              r"|Deleted partition \S+ from metadata cache) in response to UpdateMetadata request sent by "
-             r"controller (\d+) epoch (\d+)", {"controller_id": 1, "controller_epoch": 2},
+             rf"controller (\d+) epoch {EPOCH}", {"controller_id": 1, "controller_epoch": 2},
              {"tp": rf"for partition {TP} in response"}),
     # LeaderIsrAndControllerEpoch.toString: 2.6-3.0 `(Leader:,ISR:,LeaderEpoch:,ControllerEpoch:)`, 3.1 adds
     # `ZkVersion:` (our controller wrote that form before 2026-11-25), 3.2+ also `LeaderRecoveryState:` after the ISR.
     Template("isr_change",
              rf"^Partition {TP} state changed to \(Leader:(-?\d+),ISR:([\d,]*),(?:LeaderRecoveryState:\w+,)?"
-             r"LeaderEpoch:(\d+),(?:ZkVersion:\d+,)?ControllerEpoch:(\d+)\) after removing replica (\d+) from the ISR",
+             rf"LeaderEpoch:(\d+),(?:ZkVersion:\d+,)?ControllerEpoch:{EPOCH}\) after removing replica (\d+) "
+             r"from the ISR",
              {"tp": 1, "leader": 2, "isr": 3, "leader_epoch": 4, "controller_epoch": 5, "broker_id": 6}),
     Template("isr_change", rf"^New leader and ISR for partition {TP} is ", {"tp": 1}, _LIE),
     Template("leader_election", rf"^[Ee]lected leader (-?\d+) for Offline partition {TP}",
@@ -265,7 +268,7 @@ TEMPLATES: tuple[Template, ...] = (
              rf"^[Ii]nitiated state change for partition {TP} from (\w+) to (\w+) failed",
              {"tp": 1, "from_state": 2, "to_state": 3}),
     Template("leader_and_isr_ignored",
-             rf"^Ignoring LeaderAndIsr request from controller (\d+) with correlation id \d+ epoch (\d+) "
+             rf"^Ignoring LeaderAndIsr request from controller (\d+) with correlation id \d+ epoch {EPOCH} "
              rf"for partition {TP}", {"controller_id": 1, "controller_epoch": 2, "tp": 3},
              {"leader_epoch": LEADER_EPOCH}),
     Template("became_leader", rf"^Leader {TP} (?:with topic id \S+ )?starts at leader epoch (\d+)",
@@ -278,12 +281,12 @@ TEMPLATES: tuple[Template, ...] = (
     Template("election_started", r"^Starting preferred replica leader election for partitions",
              consts={"strategy": "preferred"}),
     Template("controller_elected",
-             r"^(\d+) successfully elected as (?:the controller|leader)(?:\. Epoch incremented to (\d+))?",
+             rf"^(\d+) successfully elected as (?:the controller|leader)(?:\. Epoch incremented to {EPOCH})?",
              {"controller_id": 1, "controller_epoch": 2}),
     Template("controller_elected",
-             r"^(?:Controller (\d+) incremented epoch to|Incremented epoch to|Epoch incremented to) (\d+)",
+             rf"^(?:Controller (\d+) incremented epoch to|Incremented epoch to|Epoch incremented to) {EPOCH}",
              {"controller_id": 1, "controller_epoch": 2}),
-    Template("controller_ready", r"^(?:Broker (\d+) is r|R)eady to serve as the new controller with epoch (\d+)",
+    Template("controller_ready", rf"^(?:Broker (\d+) is r|R)eady to serve as the new controller with epoch {EPOCH}",
              {"controller_id": 1, "controller_epoch": 2}),
     Template("controller_resigned", r"^(?:Broker (\d+) resigned as the controller|Resigned)\s*$",
              {"controller_id": 1}),
@@ -324,8 +327,10 @@ TEMPLATES: tuple[Template, ...] = (
              consts={"phase": "error"}),
     # 0.8.2-3.0 "Remaining partitions to move: <partitions>" (then "Error from controller: …"); 3.1+ one line
     # "Controlled shutdown request returned after <n>ms with <k> partitions remaining to move" or "… with error E".
+    # 0.8.2-2.2 join the partitions with ","; an error reply (NOT_CONTROLLER, STALE_BROKER_EPOCH) has none, and the
+    # layout strips the trailing space: the line ends at the colon.
     Template("controlled_shutdown_attempt_failed",
-             r"^(?:Remaining partitions to move: |Controlled shutdown request returned after \d+ ?ms with "
+             r"^(?:Remaining partitions to move:(?: |$)|Controlled shutdown request returned after \d+ ?ms with "
              r"(?:error \w+|\d+ partitions remaining to move))", consts={"phase": "remaining"}),
     # Topic deletion (TopicDeletionManager's lines carry ``[Topic Deletion Manager <id>]``, the first one the
     # controller's): one line may name several topics, kept comma-separated in ``topics``.

@@ -683,13 +683,25 @@ public final class KafkaLineParser {
         return null;
     }
 
-    /** IDENT_EPOCH ({@code epoch=(\d+)}) found in plain text: group 1 or null. */
+    /** IDENT_EPOCH ({@code epoch=(-?\d+)}) found in plain text: group 1 or null. */
     static String plainEpoch(String t) {
         for (int i = t.indexOf("epoch="); i >= 0; i = t.indexOf("epoch=", i + 1)) {
-            String d = digitsAt(t, i + 6);
+            String d = signedDigitsAt(t, i + 6);
             if (d != null) return d;
         }
         return null;
+    }
+
+    /**
+     * {@code -?\d+} at t[i] on a plain line (a controller epoch, negative once Kafka's Int wrapped), or null: a "-"
+     * with no digit after it is no match (the regex gives the "-" back and {@code \d+} fails at it).
+     */
+    static String signedDigitsAt(String t, int i) {
+        if (i < t.length() && t.charAt(i) == '-') {
+            String d = digitsAt(t, i + 1);
+            return d == null ? null : "-" + d;
+        }
+        return digitsAt(t, i);
     }
 
     /** The run of ASCII digits starting at t[i] ({@code \d+} on a plain line, greedy), or null if none. */
@@ -778,7 +790,7 @@ public final class KafkaLineParser {
                     : new String[] {null, broker, tpText, fromState, toState};
         }
         if (shape == 3) {
-            // ^(?:[Hh]andling|[Cc]ompleted) LeaderAndIsr request correlationId \d+ from controller (\d+)(?: epoch (\d+))?
+            // ^(?:[Hh]andling|[Cc]ompleted) LeaderAndIsr request correlationId \d+ from controller (\d+)(?: epoch (-?\d+))?
             if (s.startsWith("andling", 1) ? s.charAt(0) != 'H' && s.charAt(0) != 'h'
                     : !s.startsWith("ompleted", 1) || (s.charAt(0) != 'C' && s.charAt(0) != 'c')) return null;
             i = s.charAt(1) == 'a' ? 8 : 9;
@@ -792,15 +804,13 @@ public final class KafkaLineParser {
             String controller = s.substring(c, i);
             String epoch = null;
             if (s.startsWith(" epoch ", i)) {  // the optional group takes part only with a digit after it
-                int e = i += 7;
-                while (i < n && isAsciiDigit(s.charAt(i))) i++;
-                if (i > e) epoch = s.substring(e, i);
+                epoch = signedDigitsAt(s, i + 7);
             }
             return new String[] {null, controller, epoch};
         }
         if (shape == 4) {
             // ^(?:[Cc]ached leader info .*|Add ...|Deleted ...) in response to UpdateMetadata request sent by
-            // controller (\d+) epoch (\d+): a body starting "[Cc]ached leader info " can take only the first
+            // controller (\d+) epoch (-?\d+): a body starting "[Cc]ached leader info " can take only the first
             // alternative; its greedy .* hands the tail the places its literal starts, from the end back
             if (!s.startsWith("ached leader info ", 1) || (s.charAt(0) != 'C' && s.charAt(0) != 'c')) return null;
             String lit = UPDATE_METADATA_TAIL;
@@ -808,9 +818,8 @@ public final class KafkaLineParser {
                 int c = i = p + lit.length();
                 while (i < n && isAsciiDigit(s.charAt(i))) i++;
                 if (i == c || !s.startsWith(" epoch ", i)) continue;
-                int e = i += 7;
-                while (i < n && isAsciiDigit(s.charAt(i))) i++;
-                if (i > e) return new String[] {null, s.substring(c, e - 7), s.substring(e, i)};
+                String epoch = signedDigitsAt(s, i + 7);
+                if (epoch != null) return new String[] {null, s.substring(c, i), epoch};
             }
             return null;
         }
