@@ -21,7 +21,7 @@ import re
 import unicodedata
 from collections.abc import Iterator, Mapping
 from functools import lru_cache
-from itertools import accumulate, chain
+from itertools import chain
 from typing import Any, NoReturn
 
 from zkcontroller.zk.errors import UnparseableZnodeError, ZnodeDecodeError
@@ -125,17 +125,26 @@ def _root_value_end_refused(value: Any, text: str, end: int, cut: bool) -> bool:
     return text[end] not in _ROOT_NUMBER_END
 
 
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*(?:"|\\?\Z)', re.DOTALL)
+"""A JSON string, or an unclosed one running to the end of the text in the same match: a pattern that had to find
+the closing quote started again at every escaped quote of an unclosed string (quadratic: a 1 MB node, hours)."""
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-_BRACKET_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+_OPENER = {"]": "[", "}": "{"}
 
 
 def json_nesting(text: str) -> tuple[int, bool]:
-    """How deep the brackets of ``text`` nest outside its strings, and whether each one closed is open and all
-    close: linear, no recursion (for the errors below)."""
-    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
-    levels = list(accumulate(map(_BRACKET_STEP.__getitem__, brackets)))
-    return max(levels, default=0), not levels or (levels[-1] == 0 and min(levels) >= 0)
+    """How deep the brackets of ``text`` nest outside its strings, and whether each one closed is open, of the
+    same kind, and all close: linear, no recursion (for the errors below). Only brackets are checked: other
+    content that is not JSON, past the depth Python's decoder reads, goes unnoticed."""
+    stack: list[str] = []
+    depth = 0
+    for bracket in _NOT_BRACKET.sub("", _JSON_STRING.sub("", text)):
+        if bracket in "[{":
+            stack.append(bracket)
+            depth = max(depth, len(stack))
+        elif not stack or stack.pop() != _OPENER[bracket]:
+            return depth, False
+    return depth, not stack
 
 
 def json_depth(text: str) -> int:
@@ -181,7 +190,7 @@ def parse_json(data: bytes, path: str) -> Any:
         depth, balanced = json_nesting(text)
         if not balanced:  # no JSON to Jackson either (it fails at the end of the input)
             raise UnparseableZnodeError(path, f"invalid JSON (brackets nested {depth} levels deep, not all "
-                                              "closed)") from None
+                                              "closed by their own kind)") from None
         raise JsonTooDeepError(path, depth) from None
     except ValueError as e:
         raise UnparseableZnodeError(path, f"invalid JSON ({e})") from None

@@ -35,7 +35,8 @@ _JAVA_HEX_DOUBLE = re.compile(
     r"(?P<sign>[+-]?)0[xX](?P<mantissa>[0-9a-fA-F]+\.?|[0-9a-fA-F]*\.[0-9a-fA-F]+)"
     r"[pP][+-]?[0-9]+[fFdD]?", re.ASCII)
 """``FloatingDecimal.parseHexString``'s pattern: the binary exponent is required (``0x1.8`` is refused)."""
-_LIST_SEPARATOR = re.compile(r"\s*,\s*", re.ASCII)
+_JAVA_WHITESPACE = " \t\n\x0b\f\r"
+"""Java regex's ``\\s``."""
 _LONG_MAX = 2**63 - 1
 
 
@@ -206,8 +207,17 @@ def parse_config_value(name: str, kind: str, raw: str) -> object:
             raise _invalid(name, raw, f"Not a number of type {kind}")
         return parsed
     if kind == "LIST":
-        return _LIST_SEPARATOR.split(value) if value else []
+        return _split_list(value) if value else []
     return value
+
+
+def _split_list(value: str) -> list[str]:
+    """``value.split("\\s*,\\s*", -1)`` as Java splits it, in linear time: the regex rescanned a long run of
+    spaces with no comma from every start (a megabyte value, half an hour on the event loop)."""
+    pieces = value.split(",")
+    last = len(pieces) - 1
+    return [piece.lstrip(_JAVA_WHITESPACE) if i else piece for i, piece in enumerate(
+        piece.rstrip(_JAVA_WHITESPACE) if i < last else piece for i, piece in enumerate(pieces))]
 
 
 def java_parse_double(text: str) -> float | None:

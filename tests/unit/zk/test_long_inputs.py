@@ -9,10 +9,10 @@ import time
 import pytest
 
 from zkcontroller.zk.config_values import java_parse_int
-from zkcontroller.zk.errors import ZnodeDecodeError
+from zkcontroller.zk.errors import UnparseableZnodeError, ZnodeDecodeError
 from zkcontroller.zk.java_text import IllegalArgumentException, jackson_text
-from zkcontroller.zk.json_fields import JsonBigInteger, check_int, parse_json
-from zkcontroller.zk.log_config_def import java_parse_double
+from zkcontroller.zk.json_fields import JsonBigInteger, JsonTooDeepError, check_int, json_nesting, parse_json
+from zkcontroller.zk.log_config_def import java_parse_double, parse_config_value
 from zkcontroller.zk.quota_configs import desanitize, sanitize
 
 BOUND_S = 2.0
@@ -100,3 +100,31 @@ def test_desanitize_decodes_as_url_decoder_does(name: str, decoded: str) -> None
 @pytest.mark.parametrize("name", ["user", "a b*c", "é€", "\U0001f600", "%", "+"])
 def test_desanitize_undoes_sanitize(name: str) -> None:
     assert desanitize(sanitize(name)) == name
+
+
+@pytest.mark.parametrize("text", ["[" * 3000 + '"' + '\\"' * 40_000, "[" * 3000 + '"' + '\\"' * 40_000 + "\\"])
+def test_a_deep_node_ending_in_an_unclosed_string_of_escaped_quotes_is_scanned_in_linear_time(text: str) -> None:
+    """The depth scan's string pattern looked for the closing quote from every escaped quote: 35 kB took 6 s, a
+    megabyte about an hour and a half (any JSON node the controller or a broker reads); these 80 kB about 20 s."""
+    with pytest.raises(UnparseableZnodeError, match="not all closed"):
+        _timed(lambda t: parse_json(t.encode(), "/x"), text)
+
+
+def test_deep_brackets_closed_by_the_other_kind_are_not_json() -> None:
+    """Jackson refuses ``[[[...}}}``: not JSON, not "nested too deep"."""
+    assert json_nesting("[" * 3000 + "}" * 3000) == (3000, False)
+    assert json_nesting('{"a":"[[[{{","b":[{"c":"\\"["}]}') == (3, True)
+    with pytest.raises(UnparseableZnodeError, match="not all closed by their own kind") as refused:
+        parse_json(("[" * 3000 + "}" * 3000).encode(), "/x")
+    assert not isinstance(refused.value, JsonTooDeepError)
+    with pytest.raises(JsonTooDeepError):
+        parse_json(("[" * 3000 + "]" * 3000).encode(), "/x")
+
+
+def test_a_list_config_with_a_long_run_of_spaces_splits_in_linear_time() -> None:
+    """``\\s*,\\s*`` rescanned a run of spaces with no comma from every start (1 MB: about half an hour), now
+    on the controller's event loop too (it validates a topic's config before enabling unclean election); these
+    128k spaces took about 16 s."""
+    assert _timed(lambda v: parse_config_value("cleanup.policy", "LIST", v), "delete" + " " * 128_000 + "x") == [
+        "delete" + " " * 128_000 + "x"]
+    assert parse_config_value("cleanup.policy", "LIST", "a , b,\tc ,") == ["a", "b", "c", ""]
