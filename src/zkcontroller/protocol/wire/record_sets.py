@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import struct
 import zlib
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -84,6 +83,13 @@ NO_PRODUCER_ID = -1
 MAX_INFLATED = 64 * 1024 * 1024
 """A wrapper inflating beyond this is refused (as one that cannot be read): a small request cannot fill the
 memory."""
+RECORD_ERRORS_KEPT = 1000
+"""The record errors a refusal keeps, in the batch's order: the first ones Kafka lists (its error code and message
+are the same beyond them). A deliberate bound: Kafka lists every record in error, but a 64 MiB batch of the
+smallest records all in error (keyless on a compacted topic, marked LogAppendTime, out of the timestamp range)
+would be 9.6 million texts, about 1 GB, here and in the answer. A v2 batch's walk stops once the answer can no longer
+change; Produce v8+ answers carry them (a client then fails the records beyond them with its generic "part of a
+batch which had one or more invalid records" error rather than their own)."""
 _CONTROL_FLAG = 0x20
 _TRANSACTIONAL_FLAG = 0x10
 _INVALID_RECORD_EXCEPTION = "org.apache.kafka.common.InvalidRecordException"
@@ -234,8 +240,8 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
     """Check each entry as the log's append does; the number of offsets the record set takes. ``max_batch_size``:
     the topic's ``max.message.bytes``, which no entry (offset and size fields included) may exceed;
     ``topic_partition`` (``topic-partition``) is named in the messages, as Kafka's name it. ``compacted``: the
-    topic's ``cleanup.policy`` has ``compact``, so every record needs a key (`_keyed`). LogValidator's
-    ``validateTimestamp`` per record of a v2 batch (`_timestamp_errors`), after the key check: with the topic's
+    topic's ``cleanup.policy`` has ``compact``, so every record needs a key (`_v2_rejection`). LogValidator's
+    ``validateTimestamp`` per record of a v2 batch (`_v2_rejection`), after the key check: with the topic's
     ``message.timestamp.type`` CreateTime (``create_time``), a timestamp further than
     ``timestamp_difference_max_ms`` from ``now_ms`` is INVALID_TIMESTAMP; so is every record of a batch the producer
     marked LogAppendTime, whatever the topic's type. A legacy set gets the same per message, read in the walk that
@@ -297,22 +303,15 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
         check_timestamps = _checks_timestamps(entry, create_time, timestamp_difference_max_ms)
         if not (compacted or check_timestamps):
             continue
-        keyless = f"Compacted topic cannot accept message without key in topic partition {tp}."
-        errors: dict[int, str] = {}
-        timestamp_errors: dict[int, str] = {}
-        # one pass over the records, for keys and timestamps: only the refused ones are kept (a bomb's millions of
-        # good records are not)
+        # one pass over the records, for keys and timestamps, after the batch's own checks: the refused ones kept
+        # up to RECORD_ERRORS_KEPT (a bomb's millions of good records, or of refused ones beyond them, are not)
         records: Iterator[tuple[int, _V2Record]] = enumerate(_iter_v2_records(entry, inflated.get(e.start)))
         if cancelled is not None:
             records = _unless_cancelled(records, cancelled)
-        if compacted:  # after the batch's own checks, as LogValidator's validateKey per record of each batch
-            records = _keyed(records, errors, keyless)
-        if check_timestamps:  # validateKey(...).orElse(validateTimestamp(...)): the keyed records only
-            timestamp_errors = _timestamp_errors(entry, records, now_ms, create_time, timestamp_difference_max_ms)
-        else:
-            deque(records, maxlen=0)
-        if errors or timestamp_errors:  # processRecordErrors, after the batch's last record
-            raise _rejected(sorted({**errors, **timestamp_errors}.items()), bool(timestamp_errors))
+        rejection = _v2_rejection(entry, records, tp, compacted, check_timestamps, now_ms, create_time,
+                                  timestamp_difference_max_ms)
+        if rejection is not None:
+            raise rejection
     if timestamps is not None:
         timestamps[:] = (first_timestamp, max_timestamp)
     return count
@@ -395,16 +394,6 @@ def _unless_cancelled(records: Iterator[tuple[int, _V2Record]],
         yield i, r
 
 
-def _keyed(records: Iterable[tuple[int, _V2Record]], keyless: dict[int, str],
-           message: str) -> Iterator[tuple[int, _V2Record]]:
-    """The records with a key; each keyless one's index goes into ``keyless``, with ``message``."""
-    for i, r in records:
-        if r.key_length < 0:
-            keyless[i] = message
-        else:
-            yield i, r
-
-
 def _iter_v2_records(entry: memoryview, inflated: bytes | None = None) -> Iterator[_V2Record]:
     """The records of a v2 batch (decompressed once: gzip, snappy, lz4, zstd; ``inflated`` when it already was),
     as LogValidator reads each one. A structure that cannot be a record (a length below the smallest body, fields
@@ -457,27 +446,52 @@ def walk_v2_records(records: bytes | memoryview, count: int) -> Iterator[_V2Reco
         return
 
 
-def _timestamp_errors(entry: memoryview, records: Iterable[tuple[int, _V2Record]], now_ms: int, create_time: bool,
-                      max_difference_ms: int) -> dict[int, str]:
-    """LogValidator's ``validateTimestamp`` for each record of a v2 batch, by index: a record of a CreateTime
-    topic whose timestamp (-1 exempt) is more than ``max_difference_ms`` from ``now_ms``, else any record of a
-    batch marked LogAppendTime (a producer may not set it). ``records``: `_iter_v2_records`, with their indexes in
-    the batch."""
+def _v2_rejection(entry: memoryview, records: Iterable[tuple[int, _V2Record]], tp: str, compacted: bool,
+                  check_timestamps: bool, now_ms: int, create_time: bool,
+                  max_difference_ms: int) -> RecordSetError | None:
+    """LogValidator's ``validateKey(...).orElse(validateTimestamp(...))`` for each record of a v2 batch, in its
+    order (``records``: `_iter_v2_records`, with their indexes), then ``processRecordErrors``: the refusal, or None.
+    A keyless record of a ``compacted`` topic; else, with ``check_timestamps`` (`_checks_timestamps`), a record of a
+    CreateTime topic whose timestamp (-1 exempt) is more than ``max_difference_ms`` from ``now_ms``, else any record
+    of a batch marked LogAppendTime (a producer may not set it). Only the first `RECORD_ERRORS_KEPT` record errors
+    get their text; once that many are found the walk ends as soon as the answer is settled: at once when one of
+    them is a timestamp error or no timestamp is checked (INVALID_RECORD or INVALID_TIMESTAMP whatever follows), else
+    at the first timestamp error beyond them (which makes it INVALID_TIMESTAMP)."""
     log_append_time = bool(entry[22] & _LOG_APPEND_TIME_FLAG)
     first_timestamp, max_timestamp = struct.unpack_from(">qq", entry, 27)
-    errors = {}
     low, high = now_ms - max_difference_ms, now_ms + max_difference_ms
+    keyless = f"Compacted topic cannot accept message without key in topic partition {tp}."
+    kept: list[tuple[int, str]] = []
+    invalid_timestamp = False
     for i, r in records:
-        timestamp = max_timestamp if log_append_time else first_timestamp + r.timestamp_delta
-        if create_time and timestamp != NO_TIMESTAMP and abs(timestamp - now_ms) > max_difference_ms:
-            errors[i] = (f"Timestamp {timestamp} of message with offset {r.offset_delta} is out of range. The "
-                         f"timestamp should be within [{low}, {high}]")
-        elif log_append_time:
-            errors[i] = (f"Invalid timestamp type in message DefaultRecord(offset={r.offset_delta}, "
-                         f"timestamp={timestamp}, key={max(r.key_length, 0)} bytes, "
-                         f"value={max(r.value_length, 0)} bytes). Producer should not set timestamp type to "
-                         "LogAppendTime.")
-    return errors
+        if compacted and r.key_length < 0:
+            text = keyless
+        elif not check_timestamps:
+            continue
+        else:
+            timestamp = max_timestamp if log_append_time else first_timestamp + r.timestamp_delta
+            if create_time and timestamp != NO_TIMESTAMP and abs(timestamp - now_ms) > max_difference_ms:
+                out_of_range = True
+            elif log_append_time:
+                out_of_range = False
+            else:
+                continue
+            invalid_timestamp = True
+            if len(kept) >= RECORD_ERRORS_KEPT:
+                break  # the answer is settled: INVALID_TIMESTAMP with the record errors kept
+            if out_of_range:
+                text = (f"Timestamp {timestamp} of message with offset {r.offset_delta} is out of range. The "
+                        f"timestamp should be within [{low}, {high}]")
+            else:
+                text = (f"Invalid timestamp type in message DefaultRecord(offset={r.offset_delta}, "
+                        f"timestamp={timestamp}, key={max(r.key_length, 0)} bytes, "
+                        f"value={max(r.value_length, 0)} bytes). Producer should not set timestamp type to "
+                        "LogAppendTime.")
+        if len(kept) < RECORD_ERRORS_KEPT:
+            kept.append((i, text))
+        if len(kept) >= RECORD_ERRORS_KEPT and (invalid_timestamp or not check_timestamps):
+            break  # nothing later changes the answer
+    return _rejected(kept, invalid_timestamp) if kept else None
 
 
 def _varint(buf: bytes | memoryview, pos: int) -> tuple[int, int]:
@@ -581,11 +595,11 @@ class _LegacyChecks(NamedTuple):
     cancelled: Callable[[], bool] | None
 
 
-LEGACY_RECORD_ERRORS_KEPT = 1000
-"""The record errors a legacy wrapper's refusal keeps (the first ones; the refusal is the same beyond them). A
-deliberate bound, invisible on the wire: only Produce v0-v2 carry legacy sets, and their answers carry no record
-errors (Kafka lists every one, but a 64 MiB wrapper of 26-byte messages all in error would hold 2.5 million texts,
-about 1 GB, here)."""
+LEGACY_RECORD_ERRORS_KEPT = RECORD_ERRORS_KEPT
+"""The record errors a legacy wrapper's refusal keeps (the first ones; the refusal is the same beyond them), as a v2
+batch's: invisible on the wire, as only Produce v0-v2 carry legacy sets and their answers carry no record errors (a
+64 MiB wrapper of 26-byte messages all in error would hold 2.5 million texts). Its walk goes on to the end all the
+same: a later inner message's bad CRC or compression still fails it at once."""
 _COMPRESSION_NAMES = ("NONE", "GZIP", "SNAPPY", "LZ4", "ZSTD", "5", "6", "7")
 """``CompressionType``'s enum names as ``LegacyRecord.toString`` prints them (ids above zstd never get there)."""
 _UNCHECKED = 1 << 64
