@@ -39,7 +39,8 @@ Kafka's checks in that walk: LogValidator's ``validateTimestamp`` per message (a
 refused, a CreateTime topic's ``message.timestamp.difference.max.ms`` bounds them) and the conversion's refusal of
 a negative timestamp other than -1 (UNKNOWN_SERVER_ERROR, ``MemoryRecordsBuilder``'s IllegalArgumentException).
 
-The append's messages are Kafka's, naming the partition (``validate``'s ``topic_partition``) where Kafka's do.
+The append's messages are Kafka's, naming the partition (``validate``'s ``topic_partition``) where Kafka's do. A
+refusal keeps its first `RECORD_ERRORS_KEPT` record errors (a deliberate bound: Kafka lists one per refused record).
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ class RecordSetError(Exception):
         self.exception = exception
         self.record_errors = record_errors
         """``RecordValidationException``'s record errors: (index of the record in its batch, message), answered
-        in Produce v8+'s ``RecordErrors``."""
+        in Produce v8+'s ``RecordErrors``; the first `RECORD_ERRORS_KEPT` of them only."""
 
 
 class RequestFailed(Exception):
