@@ -341,7 +341,8 @@ class ReplicaFetcher:
                         continue
                     records += result.base_offset - asked.fetch_offset  # a gap (a compacted log): the log end jumps
                 try:
-                    partition.append_as_follower(records, result.high_watermark, result.batches, result.epochs)
+                    partition.append_as_follower(records, result.high_watermark, result.batches, result.epochs,
+                                                 result.timestamps)
                 except FollowerAppendError as e:  # Log.append's OffsetsOutOfOrderException, in process
                     self._mark_failed(tp, asked, e.exception)
                     continue
