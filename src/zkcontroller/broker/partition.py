@@ -296,8 +296,9 @@ class Partition:
         cache already ends with) and its batches' timestamps into the time index (``LogSegment.append``, through
         `TimeIndex.append` as the leader's Produce, which keeps only increasing ones), those within the records
         appended (a batch beginning below the log end is already indexed here, or was not by the leader); then
-        take the leader's HW clamped to the log (Kafka's ``Log.updateHighWatermark`` on a follower), even when lower than ours: a newly elected leader may
-        not have advanced its HW yet, and the follower copies it, as Kafka's does.
+        take the leader's HW clamped to the log (Kafka's ``Log.updateHighWatermark`` on a follower), even when
+        lower than ours: a newly elected leader may not have advanced its HW yet, and the follower copies it, as
+        Kafka's does.
 
         As Kafka's ``Log.appendAsFollower`` (``validateAndAssignOffsets = false``), the batches' offsets are taken as
         given, checked only to increase by last offset (``analyzeAndValidateRecords``' ``monotonic``): a batch may
