@@ -31,6 +31,7 @@ from zkcontroller.protocol.inter_broker import (
     FetchRequest,
     FetchResponse,
     ReplicatedBatch,
+    TimeIndexEntry,
 )
 from zkcontroller.protocol.wire import control_codec, fetch_codec
 from zkcontroller.protocol.wire.fetch_codec import (
@@ -49,10 +50,17 @@ REQUEST = FetchRequest(2, (FetchPartition(TopicPartition("t", 0), 3, 100),
                        500)
 
 
+STAMPS = (TimeIndexEntry(100, 1_699_999_999_000, 1_699_999_999_999),
+          *(TimeIndexEntry(b.base_offset, b.max_timestamp - 1, b.max_timestamp) for b in BATCHES))
+"""The time index entries served with them: a plain batch's, and each producer batch's (its header's max timestamp
+read back as an entry, as a follower indexes it, whether the leader's index kept it or not)."""
+
+
 @pytest.mark.parametrize("version", [11, 12])
 def test_producer_batches_round_trip_in_a_fetch_answer(version: int) -> None:
     response = FetchResponse(Errors.NONE, (
-        FetchPartitionResult(TopicPartition("t", 0), Errors.NONE, 120, 14, 100, batches=BATCHES, epochs=EPOCHS),
+        FetchPartitionResult(TopicPartition("t", 0), Errors.NONE, 120, 14, 100, batches=BATCHES, epochs=EPOCHS,
+                             timestamps=STAMPS),
         FetchPartitionResult(TopicPartition("u", 1), Errors.NONE, 9, 9, 0, epochs=(EpochEntry(4, 0),)),
         FetchPartitionResult(TopicPartition("u", 2), Errors.NONE, 9, 3, 6)))
     answer = control_codec.encode_response(response, version, REQUEST)

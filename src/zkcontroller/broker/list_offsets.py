@@ -18,9 +18,10 @@ whose max timestamp reaches the target, when below the last fetchable offset, an
 timestamp (Kafka's answer when that record's timestamp reaches the target; else the batch's base offset with its max
 timestamp, since records' own timestamps are not kept), with that offset's leader epoch. None found answers
 NONE with timestamp and offset -1, as Kafka's ``buildErrorResponse(Errors.NONE)`` (clients read "no offset for that
-time"), or OFFSET_NOT_AVAILABLE to a consumer while a new leader's HW lags its epoch's start. The time index is not
-replicated nor journaled: a leader knows the batches it appended itself since it started, so a new leader, or one
-restarted, answers -1 for a target only older batches reach.
+time"), or OFFSET_NOT_AVAILABLE to a consumer while a new leader's HW lags its epoch's start. Followers index the
+leader's entries as they append what they fetch (`Partition.append_as_follower`), so a new leader finds the batches
+appended before it took over; the index is not journaled: a restarted broker knows only the batches it appended or
+fetched since it started, and answers -1 for a target only older batches reach.
 
 v0 (`legacy_list_offsets`, Kafka's ``legacyFetchOffsetsForTimestamp`` and ``Log.legacyFetchOffsetsBefore``)
 answers up to ``max_num_offsets`` offsets, highest first, from the (offset, time) pairs of the log's segments plus

@@ -21,7 +21,7 @@ from zkcontroller.broker.leader_epoch_cache import UNDEFINED_EPOCH, UNDEFINED_EP
 from zkcontroller.broker.producer_state import ProducerStateManager
 from zkcontroller.model import LeaderAndIsr, TopicPartition
 from zkcontroller.protocol.control_requests import Errors
-from zkcontroller.protocol.inter_broker import EpochEntry, ReplicatedBatch
+from zkcontroller.protocol.inter_broker import EpochEntry, ReplicatedBatch, TimeIndexEntry
 
 log = logging.getLogger("kafka.cluster.Partition")
 
@@ -83,7 +83,8 @@ class FollowerState:
 
 
 class TimeIndex:
-    """Kafka's time index, offsets only: for each batch appended as leader whose max timestamp is above every
+    """Kafka's time index, offsets only: for each batch appended (as leader, or fetched as follower: the leader
+    serves its entries in the fetched batches' headers, `entries_in`) whose max timestamp is above every
     earlier one, that max timestamp, the batch's base offset and its first record's timestamp (a v2 header's
     ``firstTimestamp``; for a legacy message set, those of the v2 batch Kafka 2.8's LogValidator converts it to:
     its messages' first and largest timestamps, none for magic 0, the append time for a LogAppendTime topic,
@@ -102,8 +103,10 @@ class TimeIndex:
         return len(self._max)
 
     def append(self, base_offset: int, first_timestamp: int, max_timestamp: int) -> None:
-        """A batch appended at ``base_offset``; ignored unless its max timestamp is the largest yet."""
-        if max_timestamp >= 0 and (not self._max or max_timestamp > self._max[-1]):
+        """A batch appended at ``base_offset``; ignored unless its max timestamp is the largest yet (and it begins
+        after the last batch kept: a follower's fetched entries are the leader's word, checked to keep the order)."""
+        if max_timestamp >= 0 and (not self._max or (max_timestamp > self._max[-1]
+                                                     and base_offset > self._offset[-1])):
             self._max.append(max_timestamp)
             self._offset.append(base_offset)
             self._first.append(first_timestamp)
@@ -117,6 +120,12 @@ class TimeIndex:
             return None
         first = self._first[at]
         return (first if first >= target else self._max[at]), self._offset[at]
+
+    def entries_in(self, start_offset: int, end_offset: int) -> tuple[TimeIndexEntry, ...]:
+        """The entries whose batches begin in [``start_offset``, ``end_offset``), what a fetch of those offsets
+        serves a follower (at most one per record, as each batch holds one at least)."""
+        at, stop = bisect_left(self._offset, start_offset), bisect_left(self._offset, end_offset)
+        return tuple(TimeIndexEntry(self._offset[i], self._first[i], self._max[i]) for i in range(at, stop))
 
     def truncate(self, end_offset: int) -> None:
         """Forget the batches at or above ``end_offset`` (``Log.truncateTo``)."""
@@ -167,7 +176,8 @@ class Partition:
         the high watermark (`high_watermark`'s setter), so a truncation to it finds every producer."""
         self.producer_state.high_watermark = 0
         self.time_index = TimeIndex()
-        """The batches' timestamps this replica appended as leader, for ListOffsets by timestamp (`TimeIndex`)."""
+        """The batches' timestamps this replica appended, as leader or follower, for ListOffsets by timestamp
+        (`TimeIndex`): not journaled, so a restarted broker starts with none."""
 
 
     @property
@@ -279,12 +289,16 @@ class Partition:
         return self.log_end_offset
 
     def append_as_follower(self, records: int, leader_high_watermark: int,
-                           batches: tuple[ReplicatedBatch, ...] = (), epochs: tuple[EpochEntry, ...] = ()) -> None:
-        """A fetched answer: append, with its producer batches into the producer state and its batches' leader
+                           batches: tuple[ReplicatedBatch, ...] = (), epochs: tuple[EpochEntry, ...] = (),
+                           timestamps: tuple[TimeIndexEntry, ...] = ()) -> None:
+        """A fetched answer: append, with its producer batches into the producer state, its batches' leader
         epochs into the epoch cache (Kafka's ``maybeAssignEpochStartOffset`` per batch: a no-op for the epoch the
-        cache already ends with), those within the records appended; then take the leader's HW clamped to the log
-        (Kafka's ``Log.updateHighWatermark`` on a follower), even when lower than ours: a newly elected leader may
-        not have advanced its HW yet, and the follower copies it, as Kafka's does.
+        cache already ends with) and its batches' timestamps into the time index (``LogSegment.append``, through
+        `TimeIndex.append` as the leader's Produce, which keeps only increasing ones), those within the records
+        appended (a batch beginning below the log end is already indexed here, or was not by the leader); then
+        take the leader's HW clamped to the log (Kafka's ``Log.updateHighWatermark`` on a follower), even when
+        lower than ours: a newly elected leader may not have advanced its HW yet, and the follower copies it, as
+        Kafka's does.
 
         As Kafka's ``Log.appendAsFollower`` (``validateAndAssignOffsets = false``), the batches' offsets are taken as
         given, checked only to increase by last offset (``analyzeAndValidateRecords``' ``monotonic``): a batch may
@@ -312,6 +326,10 @@ class Partition:
                 if start <= start_offset < end:
                     self.epoch_cache.assign(epoch, start_offset)
             self.last_fetched_epoch = self.epoch_cache.latest_epoch
+        index = self.time_index
+        for base_offset, first_timestamp, max_timestamp in timestamps:
+            if start <= base_offset < end:  # a leader's first timestamp is never above its max: not taken above it
+                index.append(base_offset, min(first_timestamp, max_timestamp), max_timestamp)
         self.log_end_offset = end
         self.high_watermark = max(0, min(leader_high_watermark, end))
 

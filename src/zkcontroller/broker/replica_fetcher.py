@@ -18,7 +18,8 @@ records starting below the fetch offset mark the partition failed (``UnexpectedA
 records' own first 10 offsets when the answer came over the wire: `record_offsets`), as do batches whose last offsets
 do not increase (``OffsetsOutOfOrderException``, refused by the wire's decoder, its offsets read only for the message
 and listed up to `fetch_codec.OUT_OF_ORDER_LISTED`, or by `Partition.append_as_follower`);
-a batch beginning inside the one before it is appended, as Kafka's follower takes it.
+a batch beginning inside the one before it is appended, as Kafka's follower takes it. The leader's time index entries
+come with the records (the batches' header timestamps) and go into the follower's (`Partition.append_as_follower`).
 """
 
 from __future__ import annotations
@@ -341,7 +342,8 @@ class ReplicaFetcher:
                         continue
                     records += result.base_offset - asked.fetch_offset  # a gap (a compacted log): the log end jumps
                 try:
-                    partition.append_as_follower(records, result.high_watermark, result.batches, result.epochs)
+                    partition.append_as_follower(records, result.high_watermark, result.batches, result.epochs,
+                                                 result.timestamps)
                 except FollowerAppendError as e:  # Log.append's OffsetsOutOfOrderException, in process
                     self._mark_failed(tp, asked, e.exception)
                     continue

@@ -457,7 +457,9 @@ class ReplicaManager:
                     offset = min(offset, batches[0].base_offset) if batches else offset  # a first batch whole
                 results.append(FetchPartitionResult(tp, Errors.NONE, partition.high_watermark, records, offset,
                                                     batches=batches,
-                                                    epochs=partition.epoch_cache.epochs_in(offset, offset + records)))
+                                                    epochs=partition.epoch_cache.epochs_in(offset, offset + records),
+                                                    timestamps=partition.time_index.entries_in(offset,
+                                                                                               offset + records)))
             else:
                 results.append(FetchPartitionResult(tp, Errors.NONE, partition.high_watermark, records, offset))
         return context.respond(results)

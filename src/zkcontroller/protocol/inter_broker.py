@@ -121,6 +121,15 @@ class EpochEntry(NamedTuple):
         return f"EpochEntry(epoch={self.epoch}, startOffset={self.start_offset})"
 
 
+class TimeIndexEntry(NamedTuple):
+    """One batch of a log's time index (`broker.partition.TimeIndex`): its base offset and its first and max record
+    timestamps, as the leader took them at Produce; served to followers in the fetched batches' headers."""
+
+    base_offset: int
+    first_timestamp: int
+    max_timestamp: int
+
+
 @dataclass(frozen=True, slots=True)
 class ReplicatedBatch:
     """An idempotent producer's batch within a fetched range, as its v2 header describes it: the offsets-only log
@@ -168,11 +177,14 @@ class FetchPartitionResult:
     """The leader epochs of the records served (each batch's ``partitionLeaderEpoch``): the epoch at the base
     offset, then each epoch that begins within the records, from the leader's epoch cache (empty without records).
     The follower assigns them in its own cache (``Log.maybeAssignEpochStartOffset``)."""
+    timestamps: tuple[TimeIndexEntry, ...] = ()
+    """The leader's time index entries whose batches begin within the records served (offset order): the follower
+    indexes them as it appends (Kafka's follower indexes each appended batch's max timestamp, ``LogSegment.append``)."""
 
     def __init__(self, topic_partition: TopicPartition, error: Errors = Errors.NONE, high_watermark: int = -1,
                  records: int = 0, base_offset: int = 0, log_end_offset: int = -1, diverging_epoch: int = -1,
                  diverging_end_offset: int = -1, batches: tuple[ReplicatedBatch, ...] = (),
-                 epochs: tuple[EpochEntry, ...] = ()) -> None:
+                 epochs: tuple[EpochEntry, ...] = (), timestamps: tuple[TimeIndexEntry, ...] = ()) -> None:
         """As the frozen dataclass's generated ``__init__``, but setting each slot through its descriptor (a third
         cheaper than ``object.__setattr__`` by name): a leader makes one of these per partition of every fetch,
         records or not. The parameters are the fields above, with their defaults
@@ -187,10 +199,11 @@ class FetchPartitionResult:
         _set_diverging_end_offset(self, diverging_end_offset)
         _set_batches(self, batches)
         _set_epochs(self, epochs)
+        _set_timestamps(self, timestamps)
 
 
 (_set_topic_partition, _set_error, _set_high_watermark, _set_records, _set_base_offset, _set_log_end_offset,
- _set_diverging_epoch, _set_diverging_end_offset, _set_batches, _set_epochs) = (
+ _set_diverging_epoch, _set_diverging_end_offset, _set_batches, _set_epochs, _set_timestamps) = (
     FetchPartitionResult.__dict__[f.name].__set__ for f in fields(FetchPartitionResult))
 
 

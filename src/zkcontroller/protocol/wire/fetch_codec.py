@@ -32,6 +32,7 @@ from zkcontroller.protocol.inter_broker import (
     FetchRequest,
     FetchResponse,
     ReplicatedBatch,
+    TimeIndexEntry,
 )
 from zkcontroller.protocol.wire import codec
 from zkcontroller.protocol.wire.codec import WireFormatError
@@ -137,12 +138,15 @@ def _record(offset_delta: int) -> bytes:
 
 
 def record_batch(base_offset: int, count: int, leader_epoch: int = -1, producer_id: int = -1,
-                 producer_epoch: int = -1, base_sequence: int = -1, max_timestamp: int = -1) -> bytes:
+                 producer_epoch: int = -1, base_sequence: int = -1, max_timestamp: int = -1,
+                 first_timestamp: int | None = None) -> bytes:
     """One uncompressed v2 record batch of ``count`` empty records (null key and value, no headers), its CRC-32C
-    from the attributes on: what a leader serves, and (base offset 0, epoch -1) what a client produces."""
+    from the attributes on: what a leader serves, and (base offset 0, epoch -1) what a client produces. Its
+    ``firstTimestamp`` is ``first_timestamp``, by default its max timestamp."""
     records = b"".join(_record(i) for i in range(count))
+    first = max_timestamp if first_timestamp is None else first_timestamp
     batch = bytearray(_BATCH_HEADER.pack(base_offset, _AFTER_LENGTH + len(records), leader_epoch, 2, 0, 0, count - 1,
-                                         max_timestamp, max_timestamp, producer_id, producer_epoch, base_sequence,
+                                         first, max_timestamp, producer_id, producer_epoch, base_sequence,
                                          count))
     batch += records
     _CRC.pack_into(batch, _CRC_AT, crc32c(memoryview(batch)[_CRC_FROM:]))
@@ -150,21 +154,25 @@ def record_batch(base_offset: int, count: int, leader_epoch: int = -1, producer_
 
 
 def encode_records(base_offset: int, count: int, batches: tuple[ReplicatedBatch, ...] = (),
-                   epochs: tuple[EpochEntry, ...] = ()) -> bytes:
+                   epochs: tuple[EpochEntry, ...] = (), timestamps: tuple[TimeIndexEntry, ...] = ()) -> bytes:
     """``count`` empty records from ``base_offset`` as v2 batches: one per producer batch of ``batches`` (within
-    the range, in offset order), plain ones between, each plain stretch cut where an epoch of ``epochs`` begins;
-    each batch's ``partitionLeaderEpoch`` is the epoch in force at its base offset (-1 without one). No bytes
+    the range, in offset order), plain ones between, each plain stretch cut where an epoch of ``epochs`` begins
+    and where a time index entry of ``timestamps`` (in offset order) begins; each batch's ``partitionLeaderEpoch``
+    is the epoch in force at its base offset (-1 without one), and a batch beginning at an entry carries its first
+    and max timestamps (a producer batch its own max timestamp), the others -1. No bytes
     (not null, as Kafka) for zero records. An epoch beginning inside a producer batch cannot be told (a batch is
     appended whole, under one epoch: it does not happen). A producer batch may begin inside the one before it (a
     follower takes such a batch, as Kafka's: `Partition.append_as_follower`), and is served so. `ValueError` for a
     producer batch outside the range or not ending after the one before."""
     if count <= 0:
         return b""
-    if not batches and (not epochs or (len(epochs) == 1 and epochs[0].start_offset <= base_offset)):
+    if not batches and not timestamps and (not epochs or (len(epochs) == 1 and epochs[0].start_offset <= base_offset)):
         return record_batch(base_offset, count, epochs[0].epoch if epochs else -1)  # the common case: one batch
     out, at, end = bytearray(), base_offset, base_offset + count
     starts = [e.start_offset for e in epochs]
     in_force = -1  # index into epochs of the epoch at `at`
+    stamps = {t.base_offset: t for t in timestamps}
+    cuts = sorted({*starts, *stamps})
 
     def epoch_at(offset: int) -> int:
         nonlocal in_force
@@ -172,27 +180,34 @@ def encode_records(base_offset: int, count: int, batches: tuple[ReplicatedBatch,
             in_force += 1
         return epochs[in_force].epoch if in_force >= 0 else -1
 
+    next_cut = 0  # index into cuts of the first above `at`
+
     def plain(upto: int) -> None:
-        nonlocal at
+        nonlocal at, next_cut
         while at < upto:
             epoch = epoch_at(at)
-            cut = next((s for s in starts[in_force + 1:] if s > at), upto)
-            stop = min(cut, upto)
-            out.extend(record_batch(at, stop - at, epoch))
+            while next_cut < len(cuts) and cuts[next_cut] <= at:
+                next_cut += 1
+            stop = min(cuts[next_cut], upto) if next_cut < len(cuts) else upto
+            stamp = stamps.get(at)
+            out.extend(record_batch(at, stop - at, epoch, max_timestamp=stamp.max_timestamp if stamp else -1,
+                                    first_timestamp=stamp.first_timestamp if stamp else -1))
             at = stop
 
     for b in batches:
         if (b.base_offset < base_offset and not out) or b.last_offset < at or b.last_offset >= end:
             raise ValueError(f"producer batch {b} is not within offsets {at}..{end - 1} of the fetched range")
         plain(b.base_offset)
+        stamp = stamps.get(b.base_offset)
         out.extend(record_batch(b.base_offset, b.count, epoch_at(b.base_offset), b.producer_id, b.producer_epoch,
-                          b.base_sequence, b.max_timestamp))
+                                b.base_sequence, b.max_timestamp, stamp.first_timestamp if stamp else None))
         at = b.last_offset + 1
     plain(end)
     return bytes(out)
 
 
-def decode_batches(data: bytes | None) -> tuple[int, int, tuple[ReplicatedBatch, ...], tuple[EpochEntry, ...]]:
+def decode_batches(data: bytes | None, timestamps: list[TimeIndexEntry] | None = None
+                   ) -> tuple[int, int, tuple[ReplicatedBatch, ...], tuple[EpochEntry, ...]]:
     """A fetched record set: how many offsets it spans (from the first batch's base offset to the last one's last
     offset), from which base offset, its producer batches (those with a producer id) and its leader epochs (the
     first batch's ``partitionLeaderEpoch`` at its base offset, then each change of it; a batch saying -1 adds none).
@@ -204,7 +219,9 @@ def decode_batches(data: bytes | None) -> tuple[int, int, tuple[ReplicatedBatch,
     delta or records count, or more records than offsets (which Kafka's leader refuses at produce,
     ``LogValidator``'s "Inconsistent batch offset range"); `OffsetsOutOfOrderError` for a batch whose last offset
     is not after the previous batch's (Kafka's ``analyzeAndValidateRecords`` compares last offsets, so a batch may
-    begin inside the previous one; its ``OffsetsOutOfOrderException``); another magic than 2 `WireFormatError`."""
+    begin inside the previous one; its ``OffsetsOutOfOrderException``); another magic than 2 `WireFormatError`.
+    ``timestamps``, when given, gets each batch's base offset, first and max timestamps when its max timestamp is
+    set (>= 0): what the follower's time index takes from them (`Partition.append_as_follower`)."""
     if not data:
         return 0, 0, (), ()
     view, pos, base, at = memoryview(data), 0, 0, -1
@@ -212,7 +229,7 @@ def decode_batches(data: bytes | None) -> tuple[int, int, tuple[ReplicatedBatch,
     batches: list[ReplicatedBatch] = []
     epochs: list[EpochEntry] = []
     while pos + _BATCH_HEADER.size <= len(view):
-        (offset, length, leader_epoch, magic, crc, _attributes, last_delta, _first_ts, max_ts, producer_id,
+        (offset, length, leader_epoch, magic, crc, _attributes, last_delta, first_ts, max_ts, producer_id,
          producer_epoch, base_sequence, count) = _BATCH_HEADER.unpack_from(view, pos)
         if magic != 2:
             raise WireFormatError(f"record batch at byte {pos}: magic {magic}, expected 2")
@@ -234,6 +251,8 @@ def decode_batches(data: bytes | None) -> tuple[int, int, tuple[ReplicatedBatch,
             batches.append(ReplicatedBatch(offset, at - 1, producer_id, producer_epoch, base_sequence, max_ts))
         if leader_epoch >= 0 and (not epochs or epochs[-1].epoch != leader_epoch):
             epochs.append(EpochEntry(leader_epoch, offset))
+        if timestamps is not None and max_ts >= 0:
+            timestamps.append(TimeIndexEntry(offset, first_ts, max_ts))
         pos = end
     if not monotonic:
         raise OffsetsOutOfOrderError(data)  # its offsets are read only for its message
@@ -277,7 +296,8 @@ def encode_response(response: FetchResponse, version: int) -> bytes:
             {"partition": r.topic_partition.partition, "error_code": int(r.error),
              "high_watermark": r.high_watermark, "last_stable_offset": _last_stable_offset(r), "log_start_offset": 0,
              "aborted_transactions": [], "preferred_read_replica": -1,
-             "record_set": encode_records(r.base_offset, r.records, r.batches, r.epochs), **_diverging(r)} for r in rs]}
+             "record_set": encode_records(r.base_offset, r.records, r.batches, r.epochs, r.timestamps),
+             **_diverging(r)} for r in rs]}
             for t, rs in by_topic(response.partitions, _topic_of).items()]})
 
 
@@ -298,8 +318,9 @@ def _last_stable_offset(r: FetchPartitionResult) -> int:
 
 def _partition_result(topic: str, p: dict[str, Any]) -> FetchPartitionResult:
     tp = TopicPartition(topic, p["partition"])
+    stamps: list[TimeIndexEntry] = []
     try:
-        count, base, batches, epochs = decode_batches(p["record_set"])
+        count, base, batches, epochs = decode_batches(p["record_set"], stamps)
     except CorruptRecordError:
         return FetchPartitionResult(tp, Errors.CORRUPT_MESSAGE, p["high_watermark"])
     except OffsetsOutOfOrderError:
@@ -309,7 +330,8 @@ def _partition_result(topic: str, p: dict[str, Any]) -> FetchPartitionResult:
     diverging = p.get("diverging_epoch") or {}
     if count:
         return FetchedRecordsResult(tp, error, p["high_watermark"], count, base, leader_end, diverging.get("epoch", -1),
-                                    diverging.get("end_offset", -1), batches, epochs, record_set=p["record_set"])
+                                    diverging.get("end_offset", -1), batches, epochs, tuple(stamps),
+                                    record_set=p["record_set"])
     return FetchPartitionResult(tp, error, p["high_watermark"], count, base, leader_end,
                                 diverging.get("epoch", -1), diverging.get("end_offset", -1), batches, epochs)
 
