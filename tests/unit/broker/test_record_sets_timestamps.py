@@ -16,12 +16,15 @@ from __future__ import annotations
 import gzip
 import struct
 import zlib
+from collections.abc import Callable
+from typing import Any
 
 import cramjam
 import pytest
 from kafka.record.memory_records import MemoryRecordsBuilder
 
 from zkcontroller.broker.partition import TimeIndex
+from zkcontroller.protocol.wire import record_sets
 from zkcontroller.protocol.wire.compression import GZIP, ZSTD
 from zkcontroller.protocol.wire.record_sets import (
     CORRUPT_MESSAGE,
@@ -240,18 +243,33 @@ def test_a_wrappers_record_errors_come_before_its_negative_timestamp() -> None:
     assert refusal(keyed_or_not([100, -5], [b"k", b"k"], GZIP), compacted=True).error == UNKNOWN_SERVER_ERROR
 
 
-def test_a_long_legacy_walk_stops_when_cancelled() -> None:
-    """The worker's walk of a wrapper's inner messages (or a run of uncompressed ones) asks ``cancelled`` every
-    4096 messages, as a v2 batch's does."""
+@pytest.mark.parametrize(("compression", "read_after_first_check"), [(0, 8192), (GZIP, 1)])
+def test_a_long_legacy_walk_stops_when_cancelled(monkeypatch: pytest.MonkeyPatch, compression: int,
+                                                 read_after_first_check: int) -> None:
+    """The worker's walk asks ``cancelled`` from its first step and every 4096 entries, as a v2 batch's does: an
+    uncompressed set's third check comes after 8192 CRCs (its first before any); a wrapper's after its own CRC
+    (second check) and before any of its inflated messages is read into an entry (third). Before, the 10,000 CRCs
+    of the set, or the wrapper's 10,000 inner entries, came before any check stopped them."""
+    data = built([1_000] * 10_000, 1, compression)
+    entries = inspect(data, 2)  # on the event loop, before the worker's walk
+    read: list[int] = []
     asked: list[int] = []
 
+    def counting(real: Callable[..., Any]) -> Callable[..., Any]:
+        def counted(*args: Any) -> Any:
+            read.append(1)
+            return real(*args)
+        return counted
+    monkeypatch.setattr(record_sets, "Entry", counting(record_sets.Entry))
+    monkeypatch.setattr(record_sets, "_check_integrity", counting(record_sets._check_integrity))
+
     def cancelled() -> bool:
-        asked.append(1)
-        return len(asked) > 1
-    for compression in (0, GZIP):
-        asked.clear()
-        e = refusal(built([1_000] * 5_000, 1, compression), cancelled=cancelled)
-        assert (e.error, e.exception, len(asked)) == (UNKNOWN_SERVER_ERROR, "java.lang.InterruptedException", 2)
+        asked.append(len(read))
+        return len(asked) == 3
+    with pytest.raises(RecordSetError) as e:
+        validate(data, entries, None, "orders-0", cancelled=cancelled)
+    assert (e.value.error, e.value.exception) == (UNKNOWN_SERVER_ERROR, "java.lang.InterruptedException")
+    assert (len(asked), asked[0], len(read) - asked[0]) == (3, 0, read_after_first_check)
 
 
 @pytest.mark.parametrize("compression", [0, GZIP, ZSTD])

@@ -200,15 +200,19 @@ class Entry:
     magic: int
 
 
-def inspect(data: bytes | memoryview, produce_version: int, *, check_magic: bool = True) -> list[Entry]:
+def inspect(data: bytes | memoryview, produce_version: int, *, check_magic: bool = True,
+            cancelled: Callable[[], bool] | None = None) -> list[Entry]:
     """The entries of ``data`` as Kafka's iterator finds them, with ``validateRecords``' checks for
     ``produce_version``; `RecordSetError` otherwise. ``check_magic``: a magic outside 0..2 is CORRUPT_MESSAGE, as
     ``ByteBufferLogInputStream`` has it (a wrapper's inner messages, read by ``DataLogInputStream``, are not
-    checked there)."""
+    checked there). ``cancelled``: asked before the first entry and every 4096 after it, as `validate`'s (a
+    wrapper's inflated set of millions of messages is read here on the worker, before its messages are checked)."""
     buf = memoryview(data)
-    entries = []
+    entries: list[Entry] = []
     pos = 0
     while (header := _entry_header(buf, pos, check_magic)) is not None:
+        if cancelled is not None and not len(entries) & 4095 and cancelled():
+            raise _cancelled()
         size, magic = header
         if len(buf) - pos < size + LOG_OVERHEAD:
             break  # a partial entry at the end: the iteration stops there
@@ -249,18 +253,22 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
     counts them (`_legacy_count`: its record errors in Kafka's order, with Kafka's texts, and a v1 timestamp below
     0 other than -1 UNKNOWN_SERVER_ERROR, as the conversion to a v2 batch throws). ``inflated``: compressed values
     `scan_size` already inflated, by entry start (not inflated again). ``cancelled``: asked every 4096 records of
-    a v2 batch, messages of a legacy wrapper or entries of a set; true, the walk ends with UNKNOWN_SERVER_ERROR
-    (its requester is gone). ``timestamps``: once the set is accepted, set to its first record's timestamp and
-    the largest one: what the time index gets (`broker.partition.TimeIndex`). A legacy set, which LogValidator
-    converts to one v2 batch, gives its messages' (a wrapper's inner ones'), as that batch carries them (-1 and -1
-    for magic 0, which has no timestamps). A client's v2 batch gives its header's own first and max timestamps: a
-    deliberate deviation, as its records are not walked for them; for a CreateTime topic Kafka's LogValidator
-    recomputes the max from the records (``batch.setMaxTimestamp``), so a client whose header disagrees with its
-    records is indexed at its header's word here."""
+    a v2 batch, messages of a legacy wrapper (as its inflated set is read, then as they are checked) or entries of
+    a set (as their sizes and CRCs are checked, then as they are counted), from the first one of each walk; true,
+    the walk ends with UNKNOWN_SERVER_ERROR (its requester is gone). ``timestamps``: once the set is accepted, set
+    to its first record's timestamp and the largest one: what the time index gets (`broker.partition.TimeIndex`). A
+    legacy set, which LogValidator converts to one v2 batch, gives its messages' (a wrapper's inner ones'), as that
+    batch carries them (-1 and -1 for magic 0, which has no timestamps). A client's v2 batch gives its header's own
+    first and max timestamps: a deliberate deviation, as its records are not walked for them; for a CreateTime topic
+    Kafka's LogValidator recomputes the max from the records (``batch.setMaxTimestamp``), so a client whose header
+    disagrees with its records is indexed at its header's word here."""
     tp = topic_partition
     inflated = inflated or {}
     buf = memoryview(data)
-    for e in entries:  # Log.analyzeAndValidateRecords, entry by entry, before LogValidator looks at any
+    compressed = False
+    for i, e in enumerate(entries):  # Log.analyzeAndValidateRecords, entry by entry, before LogValidator looks at any
+        if cancelled is not None and not i & 4095 and cancelled():  # a long set's CRCs
+            raise _cancelled()
         (base_offset,) = struct.unpack_from(">q", buf, e.start)
         if e.magic >= 2 and base_offset != 0:  # a client's v2 batch
             raise RecordSetError(INVALID_RECORD, f"The baseOffset of the record batch in the append to {tp} should "
@@ -274,7 +282,8 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
         if codec > ZSTD:  # CompressionType.forId, reading the source codec
             raise RecordSetError(UNKNOWN_SERVER_ERROR, f"Unknown compression type id: {codec}",
                                  "java.lang.IllegalArgumentException")
-    if len(entries) > 1 and (entries[0].magic >= 2 or any(_codec(buf, e) for e in entries)):
+        compressed = compressed or codec != 0
+    if len(entries) > 1 and (entries[0].magic >= 2 or compressed):
         # LogValidator.getFirstBatchAndMaybeValidateNoMoreBatches, before any batch is validated: a v2 first batch
         # must be the only one, compressed or not; so must a compressed set (Log.analyzeAndValidateRecords' source
         # codec is any entry's)
@@ -652,12 +661,13 @@ def _legacy_record_error(message: memoryview, magic: int, offset: int, timestamp
     None. A keyless message of a compacted topic; else, with the topic's CreateTime bounded, a timestamp (-1
     exempt, so magic 0 always) out of range; else any message of a batch marked LogAppendTime (a v1 wrapper or
     uncompressed v1 message: ``log_append_time``), which a producer may not set. ``describe`` False: the code
-    alone, its message left empty (a record error not kept: `LEGACY_RECORD_ERRORS_KEPT`)."""
+    alone, its message left empty, whichever the error (a record error not kept: `LEGACY_RECORD_ERRORS_KEPT`)."""
     if checks.compacted and not _legacy_has_key(message, magic):
-        return INVALID_RECORD, f"Compacted topic cannot accept message without key in topic partition {checks.tp}."
+        return INVALID_RECORD, (f"Compacted topic cannot accept message without key in topic partition "
+                                f"{checks.tp}." if describe else "")
     if timestamp != NO_TIMESTAMP and not checks.low <= timestamp <= checks.high:
         return INVALID_TIMESTAMP, (f"Timestamp {timestamp} of message with offset {offset} is out of range. The "
-                                   f"timestamp should be within [{checks.low}, {checks.high}]")
+                                   f"timestamp should be within [{checks.low}, {checks.high}]" if describe else "")
     if log_append_time:
         return INVALID_TIMESTAMP, (f"Invalid timestamp type in message {_legacy_text(message, offset, wrapper)}. "
                                    "Producer should not set timestamp type to LogAppendTime." if describe else "")
@@ -709,7 +719,8 @@ def _legacy_count(message: memoryview, checks: _LegacyChecks, inflated: bytes | 
                                              f"{magic}", _INVALID_RECORD_EXCEPTION)
     if codec not in (GZIP, SNAPPY, LZ4):  # uncompressed (ids above zstd were refused by validate)
         timestamp = _legacy_timestamp(message, 0, magic)
-        if checks.compacted or log_append_time or not checks.low <= timestamp <= checks.high:
+        if checks.compacted or log_append_time or (timestamp != NO_TIMESTAMP
+                                                   and not checks.low <= timestamp <= checks.high):
             error = _legacy_record_error(message, magic, wrapper_offset, timestamp, log_append_time, checks)
             if error is not None:
                 raise _rejected([(0, error[1])], error[0] == INVALID_TIMESTAMP)
@@ -726,7 +737,7 @@ def _legacy_count(message: memoryview, checks: _LegacyChecks, inflated: bytes | 
         raise RecordSetError(UNKNOWN_SERVER_ERROR, f"java.io.IOException: {failure}",
                              "org.apache.kafka.common.KafkaException") from None
     # as DataLogInputStream, which stops at a partial last message (the ones before count)
-    entries = inspect(inner, 0, check_magic=False)
+    entries = inspect(inner, 0, check_magic=False, cancelled=checks.cancelled)
     if not entries:  # AbstractLegacyRecordBatch.DeepRecordsIterator
         raise RecordSetError(INVALID_RECORD, "Found invalid compressed record set with no inner records",
                              _INVALID_RECORD_EXCEPTION)
@@ -772,7 +783,8 @@ def _legacy_count(message: memoryview, checks: _LegacyChecks, inflated: bytes | 
             continue
         _check_integrity(record, magic)
         timestamp = wrapper_timestamp if log_append_time or magic == 0 else timestamp_at(record, LOG_OVERHEAD + 6)[0]
-        if checked or not low <= timestamp <= high:  # the rare case: two comparisons for every other message
+        if checked or (timestamp != NO_TIMESTAMP and not low <= timestamp <= high):  # the rare case (magic 0's -1
+            # is exempt): a few comparisons for every other message
             kept = len(record_errors) < LEGACY_RECORD_ERRORS_KEPT
             error = _legacy_record_error(record, magic, base_offset + offset_of(record)[0], timestamp, log_append_time,
                                          checks, wrapper, describe=kept)
