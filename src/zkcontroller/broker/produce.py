@@ -33,8 +33,8 @@ the check costs less than the thread hop. A partition the append would refuse be
 event loop (`runtime.blocking_worker`): the others wait on the loop; a request whose task is cancelled, or whose broker
 stops (its produce purgatory shut down: the request is dropped unanswered, as a waiting acks=-1 one is), stops its
 walk within 4096 records (a compressed entry's decompression, at most 64 MiB, is not interrupted); at interpreter
-exit the running walk stops and the queued ones are dropped. A refusal found there keeps no traceback (whose frames would hold the whole walk), and each partition's outcome is released
-once appended. The simulator's runtime never hops (its virtual-time loop has no
+exit the running walk stops and the queued ones are dropped. A refusal found there keeps no traceback (whose
+frames would hold the whole walk), and each partition's outcome is released once appended. The simulator's runtime never hops (its virtual-time loop has no
 threads): its traces do not change.
 
 acks=-1 then waits (`delayed_produce`) unless every partition failed; acks=0 gets no response at all, unless a
