@@ -34,8 +34,8 @@ event loop (`runtime.blocking_worker`): the others wait on the loop; a request w
 stops (its produce purgatory shut down: the request is dropped unanswered, as a waiting acks=-1 one is), stops its
 walk within 4096 records (a compressed entry's decompression, at most 64 MiB, is not interrupted); at interpreter
 exit the running walk stops and the queued ones are dropped. A refusal found there keeps no traceback (whose
-frames would hold the whole walk), and each partition's outcome is released once appended. The simulator's runtime never hops (its virtual-time loop has no
-threads): its traces do not change.
+frames would hold the whole walk), and each partition's outcome is released once appended. The simulator's
+runtime never hops (its virtual-time loop has no threads): its traces do not change.
 
 acks=-1 then waits (`delayed_produce`) unless every partition failed; acks=0 gets no response at all, unless a
 partition failed: then the connection is closed, so the producer refreshes its metadata (the caller's job).
