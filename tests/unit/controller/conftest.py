@@ -142,6 +142,16 @@ async def zk(backend: EmbeddedBackend, clock: ManualClock, context: ControllerCo
 
 
 @pytest.fixture
+async def config_zk(backend: EmbeddedBackend, clock: ManualClock) -> KafkaZkClient:
+    """A session of no elected controller, with Kafka's top-level paths and ``/config/changes``: for the readers
+    of config change notifications."""
+    client = KafkaZkClient(await backend.new_session(), clock)
+    await client.create_top_level_paths()
+    await client.session.ensure_path(paths.CONFIG_CHANGES)
+    return client
+
+
+@pytest.fixture
 async def admin_zk(backend: EmbeddedBackend, clock: ManualClock) -> KafkaZkClient:
     """Another session: admin tools, other controllers, brokers writing behind the controller's back."""
     return KafkaZkClient(await backend.new_session(), clock)

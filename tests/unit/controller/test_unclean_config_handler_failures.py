@@ -6,16 +6,13 @@ enabled unclean election for it all the same."""
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from tests.helpers import ManualClock
 
 from zkcontroller.controller.events import ControllerEvent, TopicUncleanLeaderElectionEnable
 from zkcontroller.controller.unclean_election import UNCLEAN_ELECTION_LOGGER, UncleanElectionEvents
-from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.model import TopicPartition
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -24,18 +21,11 @@ ENABLED = {"unclean.leader.election.enable": "true"}
 
 
 @pytest.fixture
-async def zk() -> AsyncIterator[KafkaZkClient]:
-    clock = ManualClock()
-    backend = EmbeddedBackend(clock, tick_ms=None)
-    session = await backend.new_session()
-    client = KafkaZkClient(session, clock)
-    await client.create_top_level_paths()
-    await session.ensure_path(paths.CONFIG_CHANGES)
-    try:
-        yield client
-    finally:
-        await session.close()
-        await backend.close()
+def zk(config_zk: KafkaZkClient) -> KafkaZkClient:
+    """The conftest's notification-reading session, by the name these tests use (the conftest's ``zk`` is an
+    elected controller's)."""
+    return config_zk
+
 
 
 def _family(zk: KafkaZkClient, assignment: dict[str, dict[TopicPartition, tuple[int, ...]]]
