@@ -27,6 +27,7 @@ from zkcontroller.model import (
     TopicPartition,
 )
 from zkcontroller.protocol.control_requests import AnyControlRequest
+from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import NO_FENCING, KafkaZkClient
 
 CONTROLLER_ID = 1
