@@ -104,12 +104,14 @@ class TimeIndex:
 
     def append(self, base_offset: int, first_timestamp: int, max_timestamp: int) -> None:
         """A batch appended at ``base_offset``; ignored unless its max timestamp is the largest yet (and it begins
-        after the last batch kept: a follower's fetched entries are the leader's word, checked to keep the order)."""
+        after the last batch kept: a follower's fetched entries are the leader's word, checked to keep the order). A
+        first timestamp above the max (a client's header can say so) is kept as the max, by leader and followers
+        alike, so that both answer a lookup the same."""
         if max_timestamp >= 0 and (not self._max or (max_timestamp > self._max[-1]
                                                      and base_offset > self._offset[-1])):
             self._max.append(max_timestamp)
             self._offset.append(base_offset)
-            self._first.append(first_timestamp)
+            self._first.append(min(first_timestamp, max_timestamp))
 
     def lookup(self, target: int) -> tuple[int, int] | None:
         """(timestamp, offset) of the first batch whose max timestamp is >= ``target``, None if none: the batch's
@@ -328,8 +330,8 @@ class Partition:
             self.last_fetched_epoch = self.epoch_cache.latest_epoch
         index = self.time_index
         for base_offset, first_timestamp, max_timestamp in timestamps:
-            if start <= base_offset < end:  # a leader's first timestamp is never above its max: not taken above it
-                index.append(base_offset, min(first_timestamp, max_timestamp), max_timestamp)
+            if start <= base_offset < end:
+                index.append(base_offset, first_timestamp, max_timestamp)
         self.log_end_offset = end
         self.high_watermark = max(0, min(leader_high_watermark, end))
 

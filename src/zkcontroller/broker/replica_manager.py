@@ -55,6 +55,13 @@ fetcher_manager_log = logging.getLogger(FETCHER_MANAGER_LOGGER)
 log_manager_log = logging.getLogger("kafka.log.LogManager")
 
 
+TIME_INDEX_ENTRIES_SERVED = 200
+"""At most this many time-index entries per partition in one answer to a follower: each starts a batch of its own
+(61 bytes of header where a plain stretch costs about 8 bytes a record), so a log of one-record Produce requests
+would otherwise be served at 8x the bytes, and a follower behind on many such partitions could be answered more
+than it reads (`runtime.tcp_transport.MAX_RESPONSE_BYTES`), asking again forever. Kafka bounds the same answer by bytes
+(``replica.fetch.max.bytes``, ``replica.fetch.response.max.bytes``)."""
+
 class NotLeaderError(ValueError):
     """An append to a partition this broker does not lead (Kafka's NOT_LEADER_OR_FOLLOWER)."""
 
@@ -449,6 +456,9 @@ class ReplicaManager:
                 self.isr_manager.submit(proposal)
             offset = asked.fetch_offset
             records = min(asked.max_records, partition.log_end_offset - offset)
+            indexed = partition.time_index.entries_in(offset, offset + records) if records > 0 else ()
+            if len(indexed) > TIME_INDEX_ENTRIES_SERVED:  # each is a batch header of its own on the wire
+                records = indexed[TIME_INDEX_ENTRIES_SERVED].base_offset - offset
             if records > 0:  # the records' batch headers: producer batches (if any) and leader epochs
                 producers = partition.producer_state
                 batches = ()

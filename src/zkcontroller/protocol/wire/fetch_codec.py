@@ -233,6 +233,9 @@ def decode_batches(data: bytes | None, timestamps: list[TimeIndexEntry] | None =
          producer_epoch, base_sequence, count) = _BATCH_HEADER.unpack_from(view, pos)
         if magic != 2:
             raise WireFormatError(f"record batch at byte {pos}: magic {magic}, expected 2")
+        if length < _AFTER_LENGTH:  # else a batch no longer than its length field is read again, forever
+            raise CorruptRecordError(f"Record batch is corrupt (the size {length + 12} is smaller than the minimum "
+                                     f"allowed overhead {_BATCH_HEADER.size})")
         end = pos + 12 + length
         if end > len(view):
             break
