@@ -261,7 +261,7 @@ class KafkaServer:
         assert self.controller is not None and self.zk is not None
         try:
             await expire.await_processing()
-            if not self.running:
+            if not self.running:  # spawned by a session event that came as the broker went (after its cancel)
                 return
             zk_client_log.info("[ZooKeeperClient Kafka server] Initializing a new session to %s.",
                                self._connect_string())
@@ -273,11 +273,8 @@ class KafkaServer:
                     zk_client_log.info("[ZooKeeperClient Kafka server] Error when recreating ZooKeeper, retrying after "
                                        "a short sleep\n%s", exception_line(e))
                     await self.runtime.sleep_ms(SESSION_RETRY_BACKOFF_MS)
-                    if not self.running:
-                        return
-            if not self.running:
-                await session.close()
-                return
+            # No check of `running` after an await here: a shutdown or crash cancels this task in the step it
+            # stops the broker, and `_open_session` closes a session opened meanwhile.
             self.zk.replace_session(ReconnectingSession(session))
             self._watch_session(session)
             self.controller.after_initializing_session()
