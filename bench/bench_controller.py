@@ -353,10 +353,10 @@ async def store_floor_ms(backend: CoordinationBackend, state_paths: list[str]) -
 
 
 LOG_FILES: LogFiles | None = None
+"""``--log-files``: the run's log files, written as ``zkcontroller cluster`` writes them."""
 _KEPT_PREFIXES = (f'{{"schema_version":{SCHEMA_VERSION},"type":"controller_',
                   f'{{"schema_version":{SCHEMA_VERSION},"type":"broker_failed"')
 """The records `Records` keeps, by their lines' start (`EventLog.record` puts these two fields first)."""
-"""``--log-files``: the run's log files, written as ``zkcontroller cluster`` writes them."""
 
 
 @dataclass

@@ -147,11 +147,6 @@ def json_nesting(text: str) -> tuple[int, bool]:
     return depth, not stack
 
 
-def json_depth(text: str) -> int:
-    """`json_nesting`'s depth."""
-    return json_nesting(text)[0]
-
-
 class JsonTooDeepError(UnparseableZnodeError):
     """JSON nested deeper than Python's decoder goes (it recurses, up to ``sys.getrecursionlimit()``, about 1,000
     levels). Jackson 2.10, Kafka 2.8's parser, has no depth limit (``StreamReadConstraints`` came in 2.15), so

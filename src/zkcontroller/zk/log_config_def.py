@@ -215,9 +215,9 @@ def _split_list(value: str) -> list[str]:
     """``value.split("\\s*,\\s*", -1)`` as Java splits it, in linear time: the regex rescanned a long run of
     spaces with no comma from every start (a megabyte value, half an hour on the event loop)."""
     pieces = value.split(",")
-    last = len(pieces) - 1
-    return [piece.lstrip(_JAVA_WHITESPACE) if i else piece for i, piece in enumerate(
-        piece.rstrip(_JAVA_WHITESPACE) if i < last else piece for i, piece in enumerate(pieces))]
+    return ([pieces[0].rstrip(_JAVA_WHITESPACE)]  # a separator's spaces, not the value's own ends
+            + [piece.strip(_JAVA_WHITESPACE) for piece in pieces[1:-1]]
+            + [pieces[-1].lstrip(_JAVA_WHITESPACE)]) if len(pieces) > 1 else pieces
 
 
 def java_parse_double(text: str) -> float | None:

@@ -16,7 +16,7 @@ from zkcontroller.runtime.runtime import AsyncioRuntime
 from zkcontroller.zk import paths
 from zkcontroller.zk.config_changes import NotificationDecodeError, decode_notification
 from zkcontroller.zk.errors import UnparseableZnodeError
-from zkcontroller.zk.json_fields import JsonTooDeepError, json_depth, parse_json
+from zkcontroller.zk.json_fields import JsonTooDeepError, json_nesting, parse_json
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.znodes.config import ConfigEntityZNode
 
@@ -26,8 +26,8 @@ LISTENER = "kafka.common.ZkNodeChangeNotificationListener"
 
 
 def test_the_depth_is_counted_outside_strings_without_recursion() -> None:
-    assert json_depth('{"a":"[[[{{","b":[{"c":"\\"["}]}') == 3
-    assert json_depth("[" * 1_000_000) == 1_000_000
+    assert json_nesting('{"a":"[[[{{","b":[{"c":"\\"["}]}') == (3, True)
+    assert json_nesting("[" * 1_000_000)[0] == 1_000_000
     with pytest.raises(JsonTooDeepError) as refused:
         parse_json(b'{"config":{"a":"b"},"pad":' + PAD + b"}", "/config/topics/t")
     assert refused.value.depth == DEEP + 1
