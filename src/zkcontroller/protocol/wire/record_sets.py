@@ -470,7 +470,7 @@ def _v2_rejection(entry: memoryview, records: Iterable[tuple[int, _V2Record]], t
     log_append_time = bool(entry[22] & _LOG_APPEND_TIME_FLAG)
     first_timestamp, max_timestamp = struct.unpack_from(">qq", entry, 27)
     low, high = now_ms - max_difference_ms, now_ms + max_difference_ms
-    keyless = f"Compacted topic cannot accept message without key in topic partition {tp}."
+    keyless = _keyless_text(tp)
     kept: list[tuple[int, str]] = []
     invalid_timestamp = False
     for i, r in records:
@@ -490,13 +490,11 @@ def _v2_rejection(entry: memoryview, records: Iterable[tuple[int, _V2Record]], t
             if len(kept) >= RECORD_ERRORS_KEPT:
                 break  # the answer is settled: INVALID_TIMESTAMP with the record errors kept
             if out_of_range:
-                text = (f"Timestamp {timestamp} of message with offset {r.offset_delta} is out of range. The "
-                        f"timestamp should be within [{low}, {high}]")
+                text = _out_of_range_text(timestamp, r.offset_delta, low, high)
             else:
-                text = (f"Invalid timestamp type in message DefaultRecord(offset={r.offset_delta}, "
-                        f"timestamp={timestamp}, key={max(r.key_length, 0)} bytes, "
-                        f"value={max(r.value_length, 0)} bytes). Producer should not set timestamp type to "
-                        "LogAppendTime.")
+                text = _log_append_time_text(f"DefaultRecord(offset={r.offset_delta}, timestamp={timestamp}, "
+                                             f"key={max(r.key_length, 0)} bytes, value={max(r.value_length, 0)} "
+                                             "bytes)")
         if len(kept) < RECORD_ERRORS_KEPT:
             kept.append((i, text))
         if len(kept) >= RECORD_ERRORS_KEPT and (invalid_timestamp or not check_timestamps):
@@ -663,15 +661,29 @@ def _legacy_record_error(message: memoryview, magic: int, offset: int, timestamp
     uncompressed v1 message: ``log_append_time``), which a producer may not set. ``describe`` False: the code
     alone, its message left empty, whichever the error (a record error not kept: `LEGACY_RECORD_ERRORS_KEPT`)."""
     if checks.compacted and not _legacy_has_key(message, magic):
-        return INVALID_RECORD, (f"Compacted topic cannot accept message without key in topic partition "
-                                f"{checks.tp}." if describe else "")
+        return INVALID_RECORD, _keyless_text(checks.tp) if describe else ""
     if timestamp != NO_TIMESTAMP and not checks.low <= timestamp <= checks.high:
-        return INVALID_TIMESTAMP, (f"Timestamp {timestamp} of message with offset {offset} is out of range. The "
-                                   f"timestamp should be within [{checks.low}, {checks.high}]" if describe else "")
+        return INVALID_TIMESTAMP, _out_of_range_text(timestamp, offset, checks.low, checks.high) if describe else ""
     if log_append_time:
-        return INVALID_TIMESTAMP, (f"Invalid timestamp type in message {_legacy_text(message, offset, wrapper)}. "
-                                   "Producer should not set timestamp type to LogAppendTime." if describe else "")
+        return INVALID_TIMESTAMP, _log_append_time_text(_legacy_text(message, offset, wrapper)) if describe else ""
     return None
+
+
+def _keyless_text(tp: str) -> str:
+    """LogValidator's ``validateKey`` refusal (any magic)."""
+    return f"Compacted topic cannot accept message without key in topic partition {tp}."
+
+
+def _out_of_range_text(timestamp: int, offset: int, low: int, high: int) -> str:
+    """LogValidator's ``validateTimestamp`` refusal of a CreateTime timestamp outside [``low``, ``high``]."""
+    return (f"Timestamp {timestamp} of message with offset {offset} is out of range. The timestamp should be within "
+            f"[{low}, {high}]")
+
+
+def _log_append_time_text(record: str) -> str:
+    """LogValidator's ``validateTimestamp`` refusal of a batch a producer marked LogAppendTime; ``record``: the
+    record's ``toString``."""
+    return f"Invalid timestamp type in message {record}. Producer should not set timestamp type to LogAppendTime."
 
 
 def _rejected(record_errors: Iterable[tuple[int, str]], invalid_timestamp: bool) -> RecordSetError:
