@@ -88,8 +88,10 @@ def controller_of(server: KafkaServer) -> KafkaController:
     return server.controller
 
 
-async def expire_and_hold_the_new_session(backend: HandshakeBackend, cluster: LocalCluster) -> CoordinationSession:
-    """Expire broker 1's session and wait until its re-initialisation has a new session on the store, held."""
+async def expire_and_hold_the_new_session(backend: HandshakeBackend, cluster: LocalCluster
+                                          ) -> tuple[CoordinationSession, asyncio.Task[None]]:
+    """Expire broker 1's session and wait until its re-initialisation has a new session on the store, held: that
+    session and the re-initialisation's task."""
     server = cluster.brokers[1]
     controller = controller_of(server)
     await wait_until(lambda: controller.is_active and controller.event_manager.queue_size == 0,
@@ -97,10 +99,11 @@ async def expire_and_hold_the_new_session(backend: HandshakeBackend, cluster: Lo
     backend.hold = True
     await cluster.expire_broker_session(1)
     await asyncio.wait_for(backend.held.wait(), BOUND_S)
-    assert server._reinit is not None
+    reinit = server._reinit
+    assert reinit is not None
     session = backend.opened[-1]
     assert backend.live(session)
-    return session
+    return session, reinit
 
 
 def opening_task() -> asyncio.Task[CoordinationSession | None]:
@@ -125,9 +128,7 @@ async def test_a_session_opened_after_the_broker_went_is_closed(
         handshake: tuple[HandshakeBackend, LocalCluster], end: str) -> None:
     backend, cluster = handshake
     server = cluster.brokers[1]
-    opened = await expire_and_hold_the_new_session(backend, cluster)
-    reinit = server._reinit
-    assert reinit is not None
+    opened, reinit = await expire_and_hold_the_new_session(backend, cluster)
     if end == "shutdown":
         await cluster.stop_broker(1)
     else:
@@ -146,9 +147,7 @@ async def test_a_session_opened_as_the_broker_goes_is_closed(
     before it can take it up."""
     backend, cluster = handshake
     server = cluster.brokers[1]
-    opened = await expire_and_hold_the_new_session(backend, cluster)
-    reinit = server._reinit
-    assert reinit is not None
+    opened, reinit = await expire_and_hold_the_new_session(backend, cluster)
     await opened_not_taken(backend)
     if end == "shutdown":
         await cluster.stop_broker(1)  # its reinit cancel comes before the open's next step (no await on the way)
@@ -232,10 +231,7 @@ async def test_a_failed_close_of_a_session_not_yet_taken_still_ends_the_reinitia
     cancelled (not read as a failed open to retry, with its back-off, for a broker that is gone)."""
     caplog.set_level(logging.INFO, ZK_CLIENT_LOGGER)
     backend, cluster = handshake
-    server = cluster.brokers[1]
-    opened = await expire_and_hold_the_new_session(backend, cluster)
-    reinit = server._reinit
-    assert reinit is not None
+    opened, reinit = await expire_and_hold_the_new_session(backend, cluster)
     await opened_not_taken(backend)
     backend.failing_closes.add(opened.session_id)
     await asyncio.wait_for(cluster.stop_broker(1), BOUND_S)
@@ -252,7 +248,7 @@ async def test_a_failed_close_of_an_abandoned_open_is_reported_not_left_unretrie
     never retrieved" (nobody awaits the open any more)."""
     caplog.set_level(logging.INFO, ZK_CLIENT_LOGGER)
     backend, cluster = handshake
-    opened = await expire_and_hold_the_new_session(backend, cluster)
+    opened, _reinit = await expire_and_hold_the_new_session(backend, cluster)
     opening = opening_task()
     await cluster.stop_broker(1)
     reported: list[dict[str, object]] = []
