@@ -19,7 +19,7 @@ from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.model import TopicPartition
 
 from .admin_fixture import address, admin_cluster_fixture, leader  # noqa: F401 (the fixture)
-from .test_list_offsets_time_index_codecs import in_thread, look_up
+from .test_list_offsets_time_index_codecs import in_thread, look_up, produce_sets
 
 
 @pytest.fixture
@@ -28,20 +28,8 @@ async def cluster(admin_cluster: Cluster) -> AsyncIterator[Cluster]:
 
 
 def produce_batches(at: str, topic: str, batches: list[list[int]], compression: str | None = None) -> None:
-    """kafka-python (v2 batches), acks=all: each inner list one batch (sent together, then flushed), a record per
-    timestamp; acks=all, so the follower in the ISR has fetched them before the answer."""
-    from kafka import KafkaProducer
-
-    producer = KafkaProducer(bootstrap_servers=at, acks="all", linger_ms=60_000, batch_size=1 << 20,
-                             compression_type=compression, request_timeout_ms=20_000)
-    try:
-        for timestamps in batches:
-            futures = [producer.send(topic, b"v", partition=0, timestamp_ms=ts) for ts in timestamps]
-            producer.flush(30)
-            for future in futures:
-                future.get(timeout=30)
-    finally:
-        producer.close()
+    """v2 batches, acks=all (`produce_sets`): the follower in the ISR has fetched them before the answer."""
+    produce_sets(at, topic, batches, compression, acks="all")
 
 
 @pytest.mark.parametrize("compression", [None, "gzip"])

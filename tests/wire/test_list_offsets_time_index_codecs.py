@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import pytest
@@ -52,14 +52,14 @@ async def cluster(admin_cluster: Cluster) -> AsyncIterator[Cluster]:
     yield admin_cluster
 
 
-def produce_legacy(at: str, topic: str, sets: list[list[int | None]], api_version: tuple[int, ...],
-                   compression: str | None = None) -> None:
-    """kafka-python speaking an old protocol (``api_version`` (0, 10, 1): Produce v2, magic 1; (0, 9): Produce v1,
-    magic 0): each inner list one message set (sent together, then flushed), a message per timestamp."""
+def produce_sets(at: str, topic: str, sets: Sequence[Sequence[int | None]], compression: str | None = None,
+                 **producer_config: Any) -> None:
+    """kafka-python: each inner list one batch (one message set for an old protocol), sent together then flushed,
+    a record per timestamp, to partition 0; ``producer_config``: more of ``KafkaProducer``'s settings."""
     from kafka import KafkaProducer
 
-    producer = KafkaProducer(bootstrap_servers=at, api_version=api_version, acks=-1, linger_ms=60_000,
-                             batch_size=1 << 20, compression_type=compression, request_timeout_ms=20_000)
+    producer = KafkaProducer(bootstrap_servers=at, linger_ms=60_000, batch_size=1 << 20, compression_type=compression,
+                             request_timeout_ms=20_000, **producer_config)
     try:
         for timestamps in sets:
             futures = [producer.send(topic, b"v", partition=0, timestamp_ms=ts) for ts in timestamps]
@@ -68,6 +68,13 @@ def produce_legacy(at: str, topic: str, sets: list[list[int | None]], api_versio
                 future.get(timeout=30)
     finally:
         producer.close()
+
+
+def produce_legacy(at: str, topic: str, sets: list[list[int | None]], api_version: tuple[int, ...],
+                   compression: str | None = None) -> None:
+    """`produce_sets` speaking an old protocol (``api_version`` (0, 10, 1): Produce v2, magic 1; (0, 9): Produce v1,
+    magic 0), acks=-1."""
+    produce_sets(at, topic, sets, compression, api_version=api_version, acks=-1)
 
 
 def look_up(at: str, topic: str, targets: list[int]) -> list[tuple[int, int] | None]:
