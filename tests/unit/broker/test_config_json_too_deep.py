@@ -5,11 +5,10 @@ Jackson 2.10, Kafka 2.8's parser, reads any depth, so it is JSON: here a failure
 
 from __future__ import annotations
 
-import logging
 import traceback
 
 import pytest
-from tests.helpers import ManualClock, wait_until
+from tests.helpers import ManualClock
 
 from zkcontroller.broker.topic_config_manager import TopicConfigManager
 from zkcontroller.runtime.runtime import AsyncioRuntime
@@ -20,9 +19,10 @@ from zkcontroller.zk.json_fields import JsonTooDeepError, json_nesting, parse_js
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.znodes.config import ConfigEntityZNode
 
+from .config_listener import the_one_listener_failure
+
 DEEP = 5000
 PAD = b"[" * DEEP + b"]" * DEEP
-LISTENER = "kafka.common.ZkNodeChangeNotificationListener"
 
 
 def test_the_depth_is_counted_outside_strings_without_recursion() -> None:
@@ -64,14 +64,6 @@ async def test_a_broker_keeps_the_config_a_deep_node_would_have_dropped(
                               + PAD + b"}")
     bad = await zk.create_config_change_notification("topics/t")
     await zk.create_config_change_notification("topics/none")
-    with caplog.at_level(logging.INFO, LISTENER), caplog.at_level(logging.INFO, "kafka.server.DynamicConfigManager"):
-        await manager.startup()
-        await wait_until(lambda: "topics/none with config" in caplog.text, timeout_s=5, what="the next one")
-    manager.shutdown()
-    failures = [r for r in caplog.records if r.name == LISTENER and r.levelname == "ERROR"]
-    assert [r.getMessage() for r in failures] == [
-        f'error processing change notification {{"version":2,"entity_path":"topics/t"}} from {bad}']
-    exc_info = failures[0].exc_info
-    assert exc_info is not None and exc_info[1] is not None
-    assert f"/config/topics/t: JSON nested {DEEP + 1} levels deep" in traceback.format_exception_only(exc_info[1])[0]
+    failure = await the_one_listener_failure(manager, caplog, bad, "topics/t", handled_next="topics/none")
+    assert f"/config/topics/t: JSON nested {DEEP + 1} levels deep" in traceback.format_exception_only(failure)[0]
     assert manager.config("t").values["retention.ms"] == 5  # kept: not reset to the broker default

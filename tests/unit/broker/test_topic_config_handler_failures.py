@@ -24,7 +24,8 @@ from zkcontroller.zk.config_changes import (
 from zkcontroller.zk.java_text import IllegalArgumentException, NumberFormatException
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
-LISTENER = "kafka.common.ZkNodeChangeNotificationListener"
+from .config_listener import the_one_listener_failure
+
 HANDLER = "kafka.server.TopicConfigHandler"
 LEADER = "leader.replication.throttled.replicas"
 THROTTLED_FORMAT = ("must be the literal '*' or a list of replicas in the following format: "
@@ -88,16 +89,8 @@ async def test_a_topic_config_the_handler_throws_on_gets_the_listener_s_line(
     manager.logs_created(["t", "u"])
     await manager.wait_loaded(["t", "u"])
     caplog.clear()
-    with caplog.at_level(logging.INFO, LISTENER), caplog.at_level(logging.INFO, "kafka.server.DynamicConfigManager"):
-        await manager.startup()
-        await wait_until(lambda: "topics/u with config" in caplog.text, timeout_s=5, what="the next notification")
-    manager.shutdown()
-    failures = [r for r in caplog.records if r.name == LISTENER and r.levelname == "ERROR"]
-    assert [r.getMessage() for r in failures] == [
-        f'error processing change notification {{"version":2,"entity_path":"topics/t"}} from {bad}']
-    exc_info = failures[0].exc_info
-    assert exc_info is not None and exc_info[1] is not None
-    assert traceback.format_exception_only(exc_info[1]) == [exception + "\n"]
+    failure = await the_one_listener_failure(manager, caplog, bad, "topics/t", handled_next="topics/u")
+    assert traceback.format_exception_only(failure) == [exception + "\n"]
     assert manager.config("u").values["retention.ms"] == 5
 
 
