@@ -60,10 +60,11 @@ YEAR_MS = 365 * 24 * 3600 * 1000
 SAME_ELECTION_MS = 1_000
 """An election (or ready) line of the same controller and epoch this close to an earlier one, in another file, is
 the same election logged twice (our event log and the Kafka-format log of one run), not a new life."""
-NO_EPOCH = 0
-"""``transform.NO_CONTROLLER_EPOCH``: a line of a broker that is not controller; never a tenure. Epochs are compared
-as numbers, a negative one (Kafka's Int wrapped past Int.MaxValue) too: the election after a wrap looks like an
-epoch reset, a new life of the cluster."""
+NO_CONTROLLER_EPOCH = 0
+"""Kafka's initial /controller_epoch: the first elected controller has epoch 1, so 0 marks a broker that is not
+controller (our event log writes it on events a non-controller broker processes); it is never a tenure. Epochs are
+compared as numbers, a negative one (Kafka's Int wrapped past Int.MaxValue) too: the election after a wrap looks
+like an epoch reset, a new life of the cluster."""
 BELOW_EPOCHS = -(2**31) - 1
 """Below every controller epoch (an int32, negative once wrapped): the highest epoch of a life before its first line."""
 CANDIDATE_COLUMNS = (("cluster", "string"), ("start_ms", "bigint"), ("end_ms", "bigint"),
@@ -162,14 +163,14 @@ def life_starts(lifecycle: list[dict[str, object]], stated: Sequence[dict[str, o
     by_cluster: dict[str, list[dict[str, object]]] = defaultdict(list)
     for r in lifecycle:
         epoch = r.get("controller_epoch")
-        if epoch is None or int(epoch) == NO_EPOCH:
+        if epoch is None or int(epoch) == NO_CONTROLLER_EPOCH:
             continue
         if r["kind"] in LIFECYCLE_STARTS:
             by_cluster[str(r["cluster"])].append(r)
         elif r["kind"] == "controller_resigned":  # states its epoch like any other line (our event log's)
             by_cluster[str(r["cluster"])].append({**r, "kind": STATED})
     for r in stated:
-        if r.get("controller_epoch") is not None and int(r["controller_epoch"]) != NO_EPOCH:
+        if r.get("controller_epoch") is not None and int(r["controller_epoch"]) != NO_CONTROLLER_EPOCH:
             by_cluster[str(r["cluster"])].append({**r, "kind": STATED})
     starts: dict[str, list[int]] = {}
     for cluster, rows in by_cluster.items():
@@ -326,7 +327,7 @@ def build_tenures(lifecycle: list[dict[str, object]], activity: list[dict[str, o
         if epoch is None:
             later = [e for first, e in acted.get(key, []) if first >= int(r["ts_ms"]) - 1000]
             epoch = later[0] if later else current.get(key)
-        if epoch is None or int(epoch) == NO_EPOCH:
+        if epoch is None or int(epoch) == NO_CONTROLLER_EPOCH:
             continue
         t = tenure(key[0], life, key[2], int(epoch))
         ts = int(r["ts_ms"])

@@ -358,7 +358,7 @@ def _tenure_rows(events: DataFrame) -> tuple[Rows, dict[str, list[int]], Rows, R
         "cluster", "ts_ms", "kind", "controller_id", "controller_epoch", "source_file", "line_number"))
     starts = ct.life_starts(lifecycle, _collect(_stated_runs(events)))
     activity = _collect(events.where(
-        F.col("controller_id").isNotNull() & (F.col("controller_epoch") != transform.NO_CONTROLLER_EPOCH)
+        F.col("controller_id").isNotNull() & (F.col("controller_epoch") != ct.NO_CONTROLLER_EPOCH)
     ).groupBy("cluster", life_column(starts).alias("life"), "controller_id", "controller_epoch").agg(
         F.min("ts_ms").alias("first_ms"), F.max("ts_ms").alias("last_ms"), F.count(F.lit(1)).alias("events"),
         F.min_by(F.struct("source_file", "line_number"), F.struct("ts_ms", "source_file", "line_number"))
@@ -381,7 +381,7 @@ def _stated_runs(events: DataFrame) -> DataFrame:
     tenure: the driver gets those (``life_starts`` reads them), not a row per line. The lines are first summed
     up per (controller, epoch, second), in parallel, and only those rows are ordered per cluster."""
     stated = events.where(F.col("controller_id").isNotNull()
-                          & (F.col("controller_epoch") != transform.NO_CONTROLLER_EPOCH)
+                          & (F.col("controller_epoch") != ct.NO_CONTROLLER_EPOCH)
                           & ~F.col("kind").isin(*LIFECYCLE_KINDS, *ct.NEVER_STATED))
     first = F.min_by(F.struct("source_file", "line_number"), F.struct("ts_ms", "source_file", "line_number"))
     seconds = stated.groupBy("cluster", "controller_id", "controller_epoch",

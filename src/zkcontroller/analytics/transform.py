@@ -17,9 +17,6 @@ OFFLINE = "OfflinePartition"
 ONLINE = "OnlinePartition"
 GONE = "NonExistentPartition"
 NO_LEADER = -1
-NO_CONTROLLER_EPOCH = 0
-"""Kafka's initial /controller_epoch: the first elected controller has epoch 1, so 0 marks a broker that is not
-controller (our event log writes it on events a non-controller broker processes); it is never a tenure."""
 _PARTITION_KEY = ("cluster", "topic", "partition")
 _LINE_ORDER = ("ts_ms", "source_file", "line_number")
 CONTROLLER_KINDS = ("partition_state_change", "isr_change", "leader_election")
