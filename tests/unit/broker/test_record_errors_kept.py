@@ -49,15 +49,18 @@ def _varint(value: int) -> bytes:
 
 
 def batch(records: list[bytes], *, log_append_time: bool = False, first_timestamp: int = NOW,
-          max_timestamp: int = NOW) -> bytes:
-    """A zstd v2 batch of ``records`` (offset deltas as given by the records themselves)."""
-    c = cramjam.zstd.Compressor()
-    c.compress(b"".join(records))
+          max_timestamp: int = NOW, compressed: bool = True) -> bytes:
+    """A zstd (or uncompressed) v2 batch of ``records`` (offset deltas as given by the records themselves)."""
+    payload = b"".join(records)
+    if compressed:
+        c = cramjam.zstd.Compressor()
+        c.compress(payload)
+        payload = bytes(c.finish())
     n = len(records)
-    attributes = ZSTD | (0x08 if log_append_time else 0)
+    attributes = (ZSTD if compressed else 0) | (0x08 if log_append_time else 0)
     head = struct.pack(">qiibIhiqqqhii", 0, 0, 0, 2, 0, attributes, n - 1, first_timestamp, max_timestamp, -1, -1,
                        -1, n)
-    out = bytearray(head + bytes(c.finish()))
+    out = bytearray(head + payload)
     struct.pack_into(">i", out, 8, len(out) - 12)
     struct.pack_into(">I", out, 17, crc32c(bytes(out[21:])))
     return bytes(out)
@@ -80,8 +83,23 @@ def test_a_batch_marked_log_append_time_keeps_the_first_record_errors() -> None:
     assert (e.error, str(e)) == (INVALID_TIMESTAMP, REJECTED_TIMESTAMP)
     assert len(e.record_errors) == RECORD_ERRORS_KEPT
     assert e.record_errors[-1] == (RECORD_ERRORS_KEPT - 1, (
-        f"Invalid timestamp type in message DefaultRecord(offset={RECORD_ERRORS_KEPT - 1}, timestamp={NOW}, key=0 "
-        "bytes, value=0 bytes). Producer should not set timestamp type to LogAppendTime."))
+        f"Invalid timestamp type in message PartialDefaultRecord(offset={RECORD_ERRORS_KEPT - 1}, timestamp={NOW}, "
+        "key=0 bytes, value=-1 bytes). Producer should not set timestamp type to LogAppendTime."))
+
+
+@pytest.mark.parametrize("compressed", [True, False])
+def test_a_log_append_time_records_text_is_the_one_kafkas_path_reads(compressed: bool) -> None:
+    """A compressed batch kept as it is (no ``compression.type``) is read by ``skipKeyValueIterator``: its records
+    are ``PartialDefaultRecord``s, printing the lengths read (-1 for null); an uncompressed one's are
+    ``DefaultRecord``s, printing their buffers' sizes (0 for null). Before, both printed ``DefaultRecord``."""
+    keyed_null_value, keyless = record(True, offset_delta=0), record(False, offset_delta=1)
+    e = refusal(batch([keyed_null_value, keyless], log_append_time=True, compressed=compressed))
+    kind, null = ("PartialDefaultRecord", -1) if compressed else ("DefaultRecord", 0)
+    assert [text for _, text in e.record_errors] == [
+        f"Invalid timestamp type in message {kind}(offset=0, timestamp={NOW}, key=0 bytes, value={null} bytes). "
+        "Producer should not set timestamp type to LogAppendTime.",
+        f"Invalid timestamp type in message {kind}(offset=1, timestamp={NOW}, key={null} bytes, value={null} bytes). "
+        "Producer should not set timestamp type to LogAppendTime."]
 
 
 def test_out_of_range_timestamps_keep_the_first_record_errors_in_kafkas_order() -> None:

@@ -319,7 +319,7 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
         if cancelled is not None:
             records = _unless_cancelled(records, cancelled)
         rejection = _v2_rejection(entry, records, tp, compacted, check_timestamps, now_ms, create_time,
-                                  timestamp_difference_max_ms)
+                                  timestamp_difference_max_ms, partial=_codec(buf, e) != 0)
         if rejection is not None:
             raise rejection
     if timestamps is not None:
@@ -458,7 +458,7 @@ def walk_v2_records(records: bytes | memoryview, count: int) -> Iterator[_V2Reco
 
 def _v2_rejection(entry: memoryview, records: Iterable[tuple[int, _V2Record]], tp: str, compacted: bool,
                   check_timestamps: bool, now_ms: int, create_time: bool,
-                  max_difference_ms: int) -> RecordSetError | None:
+                  max_difference_ms: int, *, partial: bool = False) -> RecordSetError | None:
     """LogValidator's ``validateKey(...).orElse(validateTimestamp(...))`` for each record of a v2 batch, in its
     order (``records``: `_iter_v2_records`, with their indexes), then ``processRecordErrors``: the refusal, or None.
     A keyless record of a ``compacted`` topic; else, with ``check_timestamps`` (`_checks_timestamps`), a record of a
@@ -466,7 +466,9 @@ def _v2_rejection(entry: memoryview, records: Iterable[tuple[int, _V2Record]], t
     of a batch marked LogAppendTime (a producer may not set it). Only the first `RECORD_ERRORS_KEPT` record errors
     get their text; once that many are found the walk ends as soon as the answer is settled: at once when one of
     them is a timestamp error or no timestamp is checked (INVALID_RECORD or INVALID_TIMESTAMP whatever follows), else
-    at the first timestamp error beyond them (which makes it INVALID_TIMESTAMP)."""
+    at the first timestamp error beyond them (which makes it INVALID_TIMESTAMP). ``partial``: the records are read
+    as LogValidator's in-place path reads a compressed batch (``skipKeyValueIterator``: ``PartialDefaultRecord``s,
+    whose text gives the raw key and value lengths, -1 for null), else as ``DefaultRecord``s (null: 0 bytes)."""
     log_append_time = bool(entry[22] & _LOG_APPEND_TIME_FLAG)
     first_timestamp, max_timestamp = struct.unpack_from(">qq", entry, 27)
     low, high = now_ms - max_difference_ms, now_ms + max_difference_ms
@@ -492,14 +494,23 @@ def _v2_rejection(entry: memoryview, records: Iterable[tuple[int, _V2Record]], t
             if out_of_range:
                 text = _out_of_range_text(timestamp, r.offset_delta, low, high)
             else:
-                text = _log_append_time_text(f"DefaultRecord(offset={r.offset_delta}, timestamp={timestamp}, "
-                                             f"key={max(r.key_length, 0)} bytes, value={max(r.value_length, 0)} "
-                                             "bytes)")
+                text = _log_append_time_text(_v2_record_text(r, timestamp, partial))
         if len(kept) < RECORD_ERRORS_KEPT:
             kept.append((i, text))
         if len(kept) >= RECORD_ERRORS_KEPT and (invalid_timestamp or not check_timestamps):
             break  # nothing later changes the answer
     return _rejected(kept, invalid_timestamp) if kept else None
+
+
+def _v2_record_text(r: _V2Record, timestamp: int, partial: bool) -> str:
+    """The ``toString`` of a client's v2 record (base offset 0: its offset is its delta) as LogValidator reads it:
+    a ``PartialDefaultRecord`` (``partial``: a compressed batch kept as it is) prints the key and value lengths as
+    read (-1 for null), a ``DefaultRecord`` its key and value buffers' sizes (0 for null)."""
+    if partial:
+        return (f"PartialDefaultRecord(offset={r.offset_delta}, timestamp={timestamp}, key={r.key_length} bytes, "
+                f"value={r.value_length} bytes)")
+    return (f"DefaultRecord(offset={r.offset_delta}, timestamp={timestamp}, key={max(r.key_length, 0)} bytes, "
+            f"value={max(r.value_length, 0)} bytes)")
 
 
 def _varint(buf: bytes | memoryview, pos: int) -> tuple[int, int]:
