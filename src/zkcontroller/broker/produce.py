@@ -24,8 +24,8 @@ broker's ``min.insync.replicas``/``message.max.bytes``): an entry larger than ``
 RECORD_TOO_LARGE, checked with the CRCs as ``Log.analyzeAndValidateRecords`` does. A topic whose config is still
 being read (its log was just created) is waited for first.
 
-A record set whose check walks many records in Python (a large batch of a compacted topic or one whose timestamps
-are checked, or a compressed legacy wrapper: more than `INLINE_SCAN_BYTES` inflated, which a zip bomb reaches
+A record set whose check walks many records in Python (a large v2 batch, whose every record is read, or a
+compressed legacy wrapper: more than `INLINE_SCAN_BYTES` inflated, which a zip bomb reaches
 from a few KB) is checked on a worker thread before the append, so the event loop answers other connections
 meanwhile (the check holds the GIL, but gives it up every few milliseconds); smaller ones stay on the loop, where
 the check costs less than the thread hop. A partition the append would refuse before its records are looked at
@@ -366,7 +366,7 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
     if isinstance(outcome, RecordSetError):
         e = outcome
         if e.exception is not None:  # appendToLocalLog's Throwable branch: logged, the log start offset, no message
-            _failed(target, tp, f"{e.exception}: {e}")
+            _failed(target, tp, f"{e.exception}: {e}" if str(e) else e.exception)  # Throwable.toString
             return error(e.error, log_start_offset=LOG_START_OFFSET)
         if e.error == record_sets.INVALID_RECORD:  # LogValidator's record errors (RecordValidationException): message
             _failed(target, tp, f"org.apache.kafka.common.InvalidRecordException: {e}")

@@ -19,14 +19,13 @@ budget) gives consecutive offsets from its base offset, at most its header's cou
 
 from __future__ import annotations
 
-from itertools import islice
-
 from zkcontroller.protocol.wire.compression import CompressionError, decompress
 from zkcontroller.protocol.wire.record_sets import (
     BATCH_HEADER,
     LOG_OVERHEAD,
     RECORD_BATCH_OVERHEAD,
     SMALLEST_RECORD,
+    V2Record,
     walk_v2_records,
 )
 
@@ -37,7 +36,7 @@ than a message lists."""
 
 def record_offsets(data: bytes | memoryview, limit: int) -> tuple[int, ...]:
     """The offsets of the first ``limit`` records of a record set's whole v2 batches, in order (see the module)."""
-    view, pos, offsets = memoryview(data), 0, []
+    view, pos, offsets = memoryview(data), 0, list[int]()
     budget = PREFIX_INFLATED
     while len(offsets) < limit and pos + BATCH_HEADER.size <= len(view):
         header = BATCH_HEADER.unpack_from(view, pos)
@@ -60,6 +59,10 @@ def record_offsets(data: bytes | memoryview, limit: int) -> tuple[int, ...]:
         if records is None:
             offsets.extend(range(base, base + min(want, len(raw) // SMALLEST_RECORD)))
         elif want:
-            offsets.extend(base + r.offset_delta for r in islice(walk_v2_records(records, count), want))
+            wanted = len(offsets) + want
+            for r in walk_v2_records(records, count):
+                if len(offsets) >= wanted or not isinstance(r, V2Record):  # up to a malformed one
+                    break
+                offsets.append(base + r.offset_delta)
         pos = end
     return tuple(offsets)

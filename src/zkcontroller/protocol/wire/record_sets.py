@@ -16,21 +16,22 @@ Kafka checks a partition's record set in two places, and so do we, so errors com
   control batches, and a batch with a producer id needs a base sequence >= 0 (else INVALID_RECORD). Producer
   epochs and sequences are checked after this, by the leader's `broker.producer_state`.
 
-The count of a v2 batch is its header's records count (checked against its last offset delta, as Kafka does; the
-records themselves are not decoded). A legacy (magic 0/1) message set counts one per uncompressed message. A
-gzip, snappy or lz4 wrapper is decompressed (`compression`, at most `MAX_INFLATED` bytes) and counts its inner
-messages, as Kafka's offset assignment for magic < 2 does (the wrapper's own offset field does not count them:
-kafka-python writes 0 there, Java the last inner offset). As Kafka's ``DataLogInputStream``, the inner messages end
-at a partial last one (the complete ones before it count); a wrapper with no complete inner message is
-INVALID_RECORD, one that cannot be decompressed UNKNOWN_SERVER_ERROR (Kafka's ``KafkaException``), a zstd wrapper
-or one with a null value INVALID_RECORD, a codec id above zstd UNKNOWN_SERVER_ERROR (``CompressionType.forId``),
-a v1 wrapper whose offset is neither 0 nor at least its last inner message's INVALID_RECORD, an inner message
-of another magic INVALID_RECORD (a record error: "One or more records have been rejected"), a compressed one
-INVALID_RECORD at once (the deep iterator's "Inner messages must not be compressed", no record errors), one with a
-bad CRC CORRUPT_MESSAGE. A set of more than one entry whose first is a v2 batch, or where any is
-compressed, is INVALID_RECORD ("Compressed outer record has more than one batch": ``LogValidator`` takes exactly
-one batch then, compressed or not). Only Produce v0–v2 carry legacy sets or several batches (v3+ takes one v2
-batch).
+The count of a v2 batch is its header's records count (checked against its last offset delta, as Kafka does).
+Its records are all read, as LogValidator's iterator reads them (decompressed, at most `MAX_INFLATED` bytes): a
+malformed one refuses the batch with what Kafka's reader throws there (`walk_v2_records`, `_structure_error`).
+A legacy (magic 0/1) message set counts one per uncompressed message. A gzip, snappy or lz4 wrapper is decompressed
+(`compression`, at most `MAX_INFLATED` bytes) and counts its inner messages, as Kafka's offset assignment for magic
+< 2 does (the wrapper's own offset field does not count them: kafka-python writes 0 there, Java the last inner
+offset). As Kafka's ``DataLogInputStream``, the inner messages end at a partial last one (the complete ones before
+it count); a wrapper with no complete inner message is INVALID_RECORD, one that cannot be decompressed
+UNKNOWN_SERVER_ERROR (Kafka's ``KafkaException``), a zstd wrapper or one with a null value INVALID_RECORD, a codec
+id above zstd UNKNOWN_SERVER_ERROR (``CompressionType.forId``), a v1 wrapper whose offset is neither 0 nor at least
+its last inner message's INVALID_RECORD, an inner message of another magic INVALID_RECORD (a record error: "One or
+more records have been rejected"), a compressed one INVALID_RECORD at once (the deep iterator's "Inner messages must
+not be compressed", no record errors), one with a bad CRC CORRUPT_MESSAGE. A set of more than one entry whose first
+is a v2 batch, or where any is compressed, is INVALID_RECORD ("Compressed outer record has more than one batch":
+``LogValidator`` takes exactly one batch then, compressed or not). Only Produce v0–v2 carry legacy sets or several
+batches (v3+ takes one v2 batch).
 
 An accepted set's first and max record timestamps go to the time index (`validate`'s ``timestamps``): a v2
 batch's header's, a legacy set's read from its messages (a wrapper's inner ones) in the walk that counts them, as
@@ -259,8 +260,8 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
     to its first record's timestamp and the largest one: what the time index gets (`broker.partition.TimeIndex`). A
     legacy set, which LogValidator converts to one v2 batch, gives its messages' (a wrapper's inner ones'), as that
     batch carries them (-1 and -1 for magic 0, which has no timestamps). A client's v2 batch gives its header's own
-    first and max timestamps: a deliberate deviation, as its records are not walked for them; for a CreateTime topic
-    Kafka's LogValidator recomputes the max from the records (``batch.setMaxTimestamp``), so a client whose header
+    first and max timestamps: a deliberate deviation, as its records' timestamps are not gathered; for a CreateTime
+    topic Kafka's LogValidator recomputes the max from the records (``batch.setMaxTimestamp``), so a client whose header
     disagrees with its records is indexed at its header's word here."""
     tp = topic_partition
     inflated = inflated or {}
@@ -311,15 +312,16 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
         first_timestamp, entry_max = struct.unpack_from(">qq", entry, 27)  # the only entry
         max_timestamp = max(max_timestamp, entry_max)
         check_timestamps = _checks_timestamps(entry, create_time, timestamp_difference_max_ms)
-        if not (compacted or check_timestamps):
-            continue
-        # one pass over the records, for keys and timestamps, after the batch's own checks: the refused ones kept
-        # up to RECORD_ERRORS_KEPT (a bomb's millions of good records, or of refused ones beyond them, are not)
-        records: Iterator[tuple[int, _V2Record]] = enumerate(_iter_v2_records(entry, inflated.get(e.start)))
+        # one pass over the records, as LogValidator's iterator reads every one (a malformed one refuses the batch),
+        # for keys and timestamps, after the batch's own checks: the refused ones kept up to RECORD_ERRORS_KEPT (a
+        # bomb's millions of good records, or of refused ones beyond them, are not)
+        records: Iterator[tuple[int, _V2Record | _Malformed]] = enumerate(
+            _iter_v2_records(entry, inflated.get(e.start)))
         if cancelled is not None:
             records = _unless_cancelled(records, cancelled)
+        path = UNCOMPRESSED if _codec(buf, e) == 0 else IN_PLACE
         rejection = _v2_rejection(entry, records, tp, compacted, check_timestamps, now_ms, create_time,
-                                  timestamp_difference_max_ms, partial=_codec(buf, e) != 0)
+                                  timestamp_difference_max_ms, path)
         if rejection is not None:
             raise rejection
     if timestamps is not None:
@@ -336,8 +338,9 @@ def _checks_timestamps(batch: memoryview, create_time: bool, timestamp_differenc
 def scan_size(data: bytes | memoryview, entries: list[Entry], limit: int, inflated: dict[int, bytes], *,
               compacted: bool, create_time: bool, timestamp_difference_max_ms: int) -> int:
     """How many bytes `validate` walks record by record in Python (the cost that matters: about 3 µs per record
-    of at least 7 bytes): a legacy wrapper's inner messages, a legacy set's messages, a v2 batch's records when
-    their keys or timestamps are checked; counted up to just past ``limit`` only. A compressed entry is inflated
+    of at least 7 bytes): a legacy wrapper's inner messages, a legacy set's messages, a v2 batch's records (every
+    one is read, as LogValidator reads them; ``compacted`` and the timestamp checks add no walk of their own);
+    counted up to just past ``limit`` only. A compressed entry is inflated
     at most to ``limit`` to tell (a zip bomb's compressed size says nothing: 64 MiB of zstd records fit in 6 KB);
     the ones that fit are left in ``inflated``, for `validate`. Entries `validate` would refuse first are not its
     concern: they cost no more than they weigh."""
@@ -350,9 +353,7 @@ def scan_size(data: bytes | memoryview, entries: list[Entry], limit: int, inflat
         if len(entry) < (RECORD_BATCH_OVERHEAD if e.magic == 2 else LOG_OVERHEAD + RECORD_OVERHEAD_V0):
             continue  # refused by validate's integrity check
         codec = _codec(buf, e)
-        if e.magic == 2:
-            if not (compacted or _checks_timestamps(entry, create_time, timestamp_difference_max_ms)):
-                continue
+        if e.magic == 2:  # every record read, as LogValidator's iterator does
             value: bytes | None = bytes(entry[RECORD_BATCH_OVERHEAD:]) if codec else None
         elif codec in (GZIP, SNAPPY, LZ4):
             try:
@@ -390,13 +391,17 @@ class _V2Record(NamedTuple):
     value_length: int
 
 
+V2Record = _V2Record
+"""A well-formed record `walk_v2_records` read (`record_offsets` reads their offsets)."""
+
+
 def _v2_records(entry: memoryview, inflated: bytes | None = None) -> list[_V2Record]:
-    """`_iter_v2_records`, listed."""
-    return list(_iter_v2_records(entry, inflated))
+    """`_iter_v2_records`' well-formed records, listed."""
+    return [r for r in _iter_v2_records(entry, inflated) if isinstance(r, _V2Record)]
 
 
-def _unless_cancelled(records: Iterator[tuple[int, _V2Record]],
-                      cancelled: Callable[[], bool]) -> Iterator[tuple[int, _V2Record]]:
+def _unless_cancelled(records: Iterator[tuple[int, _V2Record | _Malformed]],
+                      cancelled: Callable[[], bool]) -> Iterator[tuple[int, _V2Record | _Malformed]]:
     """``records``, ``cancelled`` asked every 4096 of them (the walk of a check no one waits for any more)."""
     for i, r in records:
         if not i & 4095 and cancelled():
@@ -404,13 +409,12 @@ def _unless_cancelled(records: Iterator[tuple[int, _V2Record]],
         yield i, r
 
 
-def _iter_v2_records(entry: memoryview, inflated: bytes | None = None) -> Iterator[_V2Record]:
+def _iter_v2_records(entry: memoryview, inflated: bytes | None = None) -> Iterator[_V2Record | _Malformed]:
     """The records of a v2 batch (decompressed once: gzip, snappy, lz4, zstd; ``inflated`` when it already was),
-    as LogValidator reads each one. A structure that cannot be a record (a length below the smallest body, fields
-    past the record's end, a cut-off varint) ends the walk: the records before it are what is known. A value that
-    cannot be decompressed (or inflates beyond `MAX_INFLATED`) is refused: UNKNOWN_SERVER_ERROR. At most
-    ``len(records) // 7`` records are read, so a crafted count or run of empty records cannot make the walk
-    longer than the (at most `MAX_INFLATED`) bytes allow."""
+    as LogValidator reads each one (`walk_v2_records`: a malformed record ends the walk, a `_Malformed` in its
+    place). A value that cannot be decompressed (or inflates beyond `MAX_INFLATED`) is refused:
+    UNKNOWN_SERVER_ERROR. A record takes 7 bytes at least, so a crafted count or run of empty records cannot make
+    the walk longer than the (at most `MAX_INFLATED`) bytes allow."""
     codec = entry[22] & 0x07
     records: bytes | memoryview = entry[RECORD_BATCH_OVERHEAD:]
     if inflated is not None:
@@ -428,37 +432,321 @@ def _iter_v2_records(entry: memoryview, inflated: bytes | None = None) -> Iterat
     yield from walk_v2_records(records, count)
 
 
-def walk_v2_records(records: bytes | memoryview, count: int) -> Iterator[_V2Record]:
+def walk_v2_records(records: bytes | memoryview, count: int) -> Iterator[_V2Record | _Malformed]:
     """The records of a v2 batch's (decompressed) ``records`` part, of which its header counts ``count``, read
-    lazily: at most ``min(count, len(records) // 7)`` of them (a record takes 7 bytes at least), each varint at
-    most 11 bytes; the walk ends at the first structure that cannot be a record (or is cut short). So the work
-    is linear in the bytes, whatever the header says: `_iter_v2_records` and `record_offsets` both walk here."""
+    lazily as Kafka's record iterator reads them: exactly ``count`` records, each of its declared length, whose
+    fields (varints of at most 5 bytes, varlongs of 10, as ``ByteUtils``) fill that length exactly, headers
+    included; then no byte may be left. The first record that fails this (cut short, a field past its end or short
+    of it, a negative header count or header key length, a record missing) or the bytes left after the last one
+    are yielded as a `_Malformed` in its place, and the walk ends there (`_structure_error` says what Kafka throws).
+    A record takes 7 bytes at least, so the work is linear in the bytes, whatever the header says: `validate` and
+    `record_offsets` both walk here."""
     size = len(records)
     pos = 0
-    try:
-        for _ in range(min(count, size // SMALLEST_RECORD)):
-            length, at = _varint(records, pos)  # DefaultRecord: length, attributes, timestamp delta, ...
+    index = 0
+    total = max(count, 0)
+    while index < total:
+        start = pos
+        try:
+            length, at = _varint(records, pos)
             end = at + length
             if length < _MIN_RECORD_BODY or end > size:
-                break
-            delta, field = _varint(records, at + 1)
+                raise _Bad
+            delta, field = _jvarlong(records, at + 1)  # DefaultRecord: length, attributes, timestamp delta, ...
             offset_delta, field = _varint(records, field)
             key_length, field = _varint(records, field)
-            field += max(key_length, 0)
-            if field >= end:
-                break
+            if key_length > 0:
+                field += key_length
             value_length, field = _varint(records, field)
-            if field + max(value_length, 0) >= end:  # the header count follows the value
-                break
-            pos = end
-            yield _V2Record(delta, offset_delta, key_length, value_length)
-    except IndexError:  # cut short: the records read so far are what is known
-        return
+            if value_length > 0:
+                field += value_length
+            if _TOO_LONG in (offset_delta, key_length, value_length):
+                raise _Bad
+            headers, field = _varint(records, field)
+            if headers < 0 or headers > end - field:
+                raise _Bad
+            for _ in range(headers):
+                header_key, field = _varint(records, field)
+                if header_key < 0:
+                    raise _Bad
+                header_value, field = _varint(records, field + header_key)
+                if header_value == _TOO_LONG:
+                    raise _Bad
+                if header_value > 0:
+                    field += header_value
+            if field != end:
+                raise _Bad
+        except (IndexError, _Bad):  # cut short, or not a record
+            yield _Malformed(index, start, records, total, False)
+            return
+        pos = end
+        index += 1
+        if index == total and pos != size:  # RecordIterator.next's ensureNoneRemaining, before the last record
+            yield _Malformed(index - 1, pos, records, total, True)
+            return
+        yield _V2Record(delta, offset_delta, key_length, value_length)
+
+
+class _Bad(Exception):
+    """A structure `walk_v2_records` cannot read as a record."""
+
+
+_TOO_LONG = -(1 << 40)
+"""What `_varint` reads for a varint longer than 5 bytes (no int32 is): ``ByteUtils`` throws there."""
+
+
+def _varint(buf: bytes | memoryview, pos: int) -> tuple[int, int]:
+    """``ByteUtils.readVarint``: a zig-zag varint of at most 5 bytes (`_TOO_LONG` beyond, its 5 bytes read),
+    wrapped to an int32 as Java does; its value and where the next field starts."""
+    b = buf[pos]
+    if b < 0x80:
+        return (b >> 1) ^ -(b & 1), pos + 1
+    raw, shift = b & 0x7F, 7
+    while True:
+        pos += 1
+        b = buf[pos]
+        if not b & 0x80:
+            raw = (raw | b << shift) & 0xFFFFFFFF
+            return (raw >> 1) ^ -(raw & 1), pos + 1
+        raw |= (b & 0x7F) << shift
+        shift += 7
+        if shift > 28:
+            return _TOO_LONG, pos + 1
+
+
+def _jvarlong(buf: bytes | memoryview, pos: int) -> tuple[int, int]:
+    """``ByteUtils.readVarlong``: as `_varint`, at most 10 bytes, wrapped to an int64."""
+    b = buf[pos]
+    if b < 0x80:
+        return (b >> 1) ^ -(b & 1), pos + 1
+    raw, shift = b & 0x7F, 7
+    while True:
+        pos += 1
+        b = buf[pos]
+        if not b & 0x80:
+            raw = (raw | b << shift) & 0xFFFFFFFFFFFFFFFF
+            return (raw >> 1) ^ -(raw & 1), pos + 1
+        raw |= (b & 0x7F) << shift
+        shift += 7
+        if shift > 63:
+            raise _Bad
+
+
+class _Malformed(NamedTuple):
+    """Where `walk_v2_records` found a batch's records malformed: the record's index and the offset of its length
+    (``trailing``: bytes left after the last record, at ``start``) in ``records``, the batch's count."""
+
+    index: int
+    start: int
+    records: bytes | memoryview
+    count: int
+    trailing: bool
+
+
+UNCOMPRESSED, IN_PLACE, REBUILT = "uncompressed", "in place", "rebuilt"
+"""How LogValidator reads a client's v2 batch's records (`_structure_error`): an uncompressed batch from its buffer
+(``uncompressedIterator``, ``DefaultRecord.readFrom(ByteBuffer)``), a compressed one it keeps as it is by streaming
+them with keys and values skipped (``skipKeyValueIterator``, ``readPartiallyFrom``), one it recompresses by
+streaming them whole (``streamingIterator``, ``DefaultRecord.readFrom(DataInput)``)."""
+_SKIP_BUFFER = 2048
+"""``DefaultRecordBatch.MAX_SKIP_BUFFER_SIZE``: how much ``readPartiallyFrom`` reads ahead at a time."""
+
+
+class _Underflow(Exception):
+    """Java's ``BufferUnderflowException``."""
+
+
+class _Eof(Exception):
+    """Java's ``EOFException``, from a stream."""
+
+
+class _Illegal(Exception):
+    """Java's ``IllegalArgumentException`` (a varint too long, a slice or position beyond the buffer)."""
+
+
+class _Invalid(Exception):
+    """``InvalidRecordException`` thrown as it is."""
+
+
+def _java_varint(buf: bytes | memoryview, pos: int, limit: int, long: bool = False,
+                 eof: type[Exception] = _Underflow) -> tuple[int, int]:
+    """``ByteUtils.readVarint``/``readVarlong`` reading ``buf`` up to ``limit``: ``eof`` at the limit,
+    `_Illegal` with Java's message for one too long."""
+    bits, most = (64, 63) if long else (32, 28)
+    value, shift = 0, 0
+    while True:
+        if pos >= limit:
+            raise eof()
+        b = buf[pos]
+        pos += 1
+        if not b & 0x80:
+            break
+        value = (value | (b & 0x7F) << shift) & ((1 << bits) - 1)
+        shift += 7
+        if shift > most:
+            what = ("Varlong is too long, most significant bit in the 10th byte is set" if long else
+                    "Varint is too long, the most significant bit in the 5th byte is set")
+            raise _Illegal(f"{what}, converted value: {value:x}")
+    value = (value | b << shift) & ((1 << bits) - 1)
+    return (value >> 1) ^ -(value & 1), pos
+
+
+def _structure_error(m: _Malformed, path: str) -> RecordSetError:
+    """What Kafka 2.8 throws reading the malformed record `walk_v2_records` found, on LogValidator's ``path``
+    (`UNCOMPRESSED`, `IN_PLACE`, `REBUILT`): an ``InvalidRecordException`` (INVALID_RECORD: "Found invalid record
+    structure", "Incorrect declared batch size, premature EOF reached", "Invalid record size: ...", ...), or what
+    escapes the readers (a size varint too long, a negative size to allocate: ``IllegalArgumentException``; an
+    uncompressed record longer than the bytes left: read as null, then ``NullPointerException``), which
+    ``appendToLocalLog`` answers UNKNOWN_SERVER_ERROR. Either way logged, with the log start offset, no message."""
+    if m.trailing:
+        return _invalid_record("Incorrect declared batch size, records still remaining in file")
+    buf, limit = m.records, len(m.records)
+    try:
+        try:
+            size, at = _java_varint(buf, m.start, limit, eof=_Underflow if path == UNCOMPRESSED else _Eof)
+        except (_Underflow, _Eof):
+            return _invalid_record("Incorrect declared batch size, premature EOF reached")
+        if path == UNCOMPRESSED:
+            if limit - at < size:  # readFrom gives null: next() checks what remains first, then LogValidator reads it
+                if m.index == m.count - 1 and limit > at:
+                    return _invalid_record("Incorrect declared batch size, records still remaining in file")
+                return RecordSetError(UNKNOWN_SERVER_ERROR, "", "java.lang.NullPointerException")
+            return _read_record(buf, at, limit, size)  # reads past the record, to the buffer's end
+        if path == REBUILT:
+            if size < 0:
+                raise _Illegal(f"capacity < 0: ({size} < 0)")
+            if limit - at < size:
+                return _invalid_record("Incorrect declared batch size, premature EOF reached")
+            return _read_record(buf, at, at + size, size)
+        return _read_partially(buf, at, limit, size)
+    except _Illegal as escaped:
+        return RecordSetError(UNKNOWN_SERVER_ERROR, str(escaped), "java.lang.IllegalArgumentException")
+
+
+def _invalid_record(message: str) -> RecordSetError:
+    return RecordSetError(INVALID_RECORD, message, _INVALID_RECORD_EXCEPTION)
+
+
+_FOUND_INVALID = "Found invalid record structure"
+
+
+def _read_record(buf: bytes | memoryview, at: int, limit: int, size: int) -> RecordSetError:
+    """``DefaultRecord.readFrom(ByteBuffer)``'s refusal of a record body at ``at`` of ``size`` bytes, reading up to
+    ``limit``."""
+    try:
+        pos = at
+        if pos >= limit:
+            raise _Underflow
+        pos += 1  # attributes
+        _, pos = _java_varint(buf, pos, limit, long=True)
+        _, pos = _java_varint(buf, pos, limit)
+        for _field in ("key", "value"):
+            n, pos = _java_varint(buf, pos, limit)
+            if n >= 0:
+                if n > limit - pos:  # slice().limit(n), then position(+n)
+                    raise _Illegal
+                pos += n
+        headers, pos = _java_varint(buf, pos, limit)
+        if headers < 0:
+            return _invalid_record(f"Found invalid number of record headers {headers}")
+        if headers > limit - pos:
+            return _invalid_record(f"Found invalid number of record headers. {headers} is larger than the remaining "
+                                   "size of the buffer")
+        for _ in range(headers):
+            key, pos = _java_varint(buf, pos, limit)
+            if key < 0:
+                return _invalid_record(f"Invalid negative header key size {key}")
+            if key > limit - pos:
+                raise _Illegal
+            value, pos = _java_varint(buf, pos + key, limit)
+            if value >= 0:
+                if value > limit - pos:
+                    raise _Illegal
+                pos += value
+        if pos - at != size:
+            return _invalid_record(f"Invalid record size: expected to read {size} bytes in record payload, but instead "
+                                   f"read {pos - at}")
+    except (_Underflow, _Illegal):
+        return _invalid_record(_FOUND_INVALID)
+    return _invalid_record(_FOUND_INVALID)  # not reached: the walk found it malformed
+
+
+def _read_partially(buf: bytes | memoryview, at: int, limit: int, size: int) -> RecordSetError:
+    """``DefaultRecord.readPartiallyFrom``'s refusal of a record body at ``at`` of ``size`` bytes of a stream
+    ending at ``limit``: read ahead `_SKIP_BUFFER` bytes at a time (at most the body's), key, value and headers
+    skipped."""
+    window = b""  # the skip buffer's readable bytes
+    stream = at
+    remaining = size
+
+    def more() -> None:  # readMore
+        nonlocal window, stream, remaining
+        if remaining <= 0:
+            raise _Invalid("Invalid record size: expected to read more bytes in record payload")
+        n = min(remaining, _SKIP_BUFFER - len(window))
+        if limit - stream < n:
+            raise _Eof
+        window += bytes(buf[stream:stream + n])
+        stream += n
+        remaining -= n
+
+    def varint(long: bool = False) -> int:
+        nonlocal window
+        if len(window) < (10 if long else 5) and remaining > 0:
+            more()
+        value, used = _java_varint(window, 0, len(window), long)
+        window = window[used:]
+        return value
+
+    def skip_field() -> int:  # skipLengthDelimitedField
+        nonlocal window
+        if len(window) < 5 and remaining > 0:
+            more()
+        n = varint()
+        left = n
+        while left > 0:
+            if left > len(window):
+                left -= len(window)
+                window = b""
+                more()
+            else:
+                window = window[left:]
+                left = 0
+        return n
+
+    try:
+        if not window and remaining > 0:
+            more()
+        if not window:
+            raise _Underflow
+        window = window[1:]  # attributes
+        varint(long=True)
+        varint()
+        skip_field()
+        skip_field()
+        headers = varint()
+        if headers < 0:
+            raise _Invalid(f"Found invalid number of record headers {headers}")
+        for _ in range(headers):
+            key = skip_field()
+            if key < 0:
+                raise _Invalid(f"Invalid negative header key size {key}")
+            skip_field()
+        if remaining > 0 or window:
+            raise _Invalid(f"Invalid record size: expected to read {size} bytes in record payload, but there are "
+                           "still bytes remaining")
+    except (_Underflow, _Illegal):
+        return _invalid_record(_FOUND_INVALID)
+    except _Eof:
+        return _invalid_record("Incorrect declared batch size, premature EOF reached")
+    except _Invalid as thrown:
+        return _invalid_record(str(thrown))
+    return _invalid_record(_FOUND_INVALID)  # not reached: the walk found it malformed
 
 
 def _v2_rejection(entry: memoryview, records: Iterable[tuple[int, _V2Record]], tp: str, compacted: bool,
                   check_timestamps: bool, now_ms: int, create_time: bool,
-                  max_difference_ms: int, *, partial: bool = False) -> RecordSetError | None:
+                  max_difference_ms: int, path: str = UNCOMPRESSED) -> RecordSetError | None:
     """LogValidator's ``validateKey(...).orElse(validateTimestamp(...))`` for each record of a v2 batch, in its
     order (``records``: `_iter_v2_records`, with their indexes), then ``processRecordErrors``: the refusal, or None.
     A keyless record of a ``compacted`` topic; else, with ``check_timestamps`` (`_checks_timestamps`), a record of a
@@ -466,16 +754,21 @@ def _v2_rejection(entry: memoryview, records: Iterable[tuple[int, _V2Record]], t
     of a batch marked LogAppendTime (a producer may not set it). Only the first `RECORD_ERRORS_KEPT` record errors
     get their text; once that many are found the walk ends as soon as the answer is settled: at once when one of
     them is a timestamp error or no timestamp is checked (INVALID_RECORD or INVALID_TIMESTAMP whatever follows), else
-    at the first timestamp error beyond them (which makes it INVALID_TIMESTAMP). ``partial``: the records are read
-    as LogValidator's in-place path reads a compressed batch (``skipKeyValueIterator``: ``PartialDefaultRecord``s,
-    whose text gives the raw key and value lengths, -1 for null), else as ``DefaultRecord``s (null: 0 bytes)."""
+    at the first timestamp error beyond them (which makes it INVALID_TIMESTAMP). ``path``: how LogValidator reads
+    the records (`IN_PLACE`: ``PartialDefaultRecord``s, whose text gives the raw key and value lengths, -1 for
+    null; else ``DefaultRecord``s, null 0 bytes). A malformed record (`_Malformed`) refuses the batch at once with
+    what Kafka's reader throws there (`_structure_error`), whatever record errors came before it; one beyond a
+    settled answer is not reached (a deliberate bound: Kafka reads every record)."""
     log_append_time = bool(entry[22] & _LOG_APPEND_TIME_FLAG)
     first_timestamp, max_timestamp = struct.unpack_from(">qq", entry, 27)
     low, high = now_ms - max_difference_ms, now_ms + max_difference_ms
     keyless = _keyless_text(tp)
     kept: list[tuple[int, str]] = []
     invalid_timestamp = False
+    partial = path == IN_PLACE
     for i, r in records:
+        if isinstance(r, _Malformed):
+            return _structure_error(r, path)
         if compacted and r.key_length < 0:
             text = keyless
         elif not check_timestamps:
@@ -511,18 +804,6 @@ def _v2_record_text(r: _V2Record, timestamp: int, partial: bool) -> str:
                 f"value={r.value_length} bytes)")
     return (f"DefaultRecord(offset={r.offset_delta}, timestamp={timestamp}, key={max(r.key_length, 0)} bytes, "
             f"value={max(r.value_length, 0)} bytes)")
-
-
-def _varint(buf: bytes | memoryview, pos: int) -> tuple[int, int]:
-    """A zig-zag varint (or varlong) at ``pos``: its value and where the next field starts."""
-    raw, shift = 0, 0
-    while True:
-        byte = buf[pos]
-        pos += 1
-        raw |= (byte & 0x7F) << shift
-        if not byte & 0x80 or shift > 63:
-            return (raw >> 1) ^ -(raw & 1), pos
-        shift += 7
 
 
 def _legacy_has_key(message: memoryview, magic: int) -> bool:
