@@ -148,3 +148,26 @@ def test_texts_are_built_for_the_kept_record_errors_only_and_the_walk_stops_once
 def test_a_small_batch_keeps_every_record_error() -> None:
     e = refusal(batch([record(i % 2 == 0, offset_delta=i) for i in range(7)]), compacted=True)
     assert e.record_errors == ((1, KEYLESS), (3, KEYLESS), (5, KEYLESS))
+
+
+def test_a_compacted_only_batch_stops_at_the_kept_record_errors(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A compacted topic with no timestamp check (the default Long.MaxValue difference, CreateTime) and a bomb of
+    keyless records: each is a key error, no later record can make it INVALID_TIMESTAMP, so the walk (counted as it
+    hands records out) ends at the 1,000th record error, as the LogAppendTime path does. Without the bound it read
+    all 50,000 and built their texts."""
+    read: list[int] = []
+    real_walk = record_sets.walk_v2_records
+
+    def counted(records: bytes | memoryview, count: int):  # type: ignore[no-untyped-def]
+        for r in real_walk(records, count):
+            read.append(1)
+            yield r
+    monkeypatch.setattr(record_sets, "walk_v2_records", counted)
+    keyless = [record(False, offset_delta=i) for i in range(MANY)]
+    for records in (keyless, [record(True, offset_delta=0), *keyless[1:]]):  # a keyed first record: index 1 on
+        read.clear()
+        e = refusal(batch(records), compacted=True)
+        assert (e.error, str(e)) == (INVALID_RECORD, REJECTED)
+        first = records is not keyless
+        assert e.record_errors == tuple((i, KEYLESS) for i in range(first, first + RECORD_ERRORS_KEPT))
+        assert len(read) == first + RECORD_ERRORS_KEPT
