@@ -171,3 +171,18 @@ def test_a_compacted_only_batch_stops_at_the_kept_record_errors(monkeypatch: pyt
         first = records is not keyless
         assert e.record_errors == tuple((i, KEYLESS) for i in range(first, first + RECORD_ERRORS_KEPT))
         assert len(read) == first + RECORD_ERRORS_KEPT
+
+
+def test_a_keyless_bomb_whose_timestamps_are_checked_is_read_to_its_end_as_kafka_reads_it() -> None:
+    """Why the walk of a compacted topic's keyless bomb with timestamps checked goes on past its 1,000 key errors:
+    the answer still depends on the last record. Kafka's iterator reads every record, so a malformed last one
+    answers the reader's exception (no record errors), a keyed one out of range INVALID_TIMESTAMP. Before, the
+    malformed one was taken for the end of the records: INVALID_RECORD with the key errors."""
+    keyless = [record(False, offset_delta=i) for i in range(MANY - 1)]
+    malformed = bytes([0x0C, 0, 0, 0, 0xC8, 0x01, 0x01, 0])  # length 6, a key length of 100 in a 6-byte body
+    e = refusal(batch([*keyless, malformed]), compacted=True, timestamp_difference_max_ms=1_000)
+    assert (e.error, str(e), e.exception, e.record_errors) == (
+        INVALID_RECORD, "Invalid record size: expected to read more bytes in record payload",
+        "org.apache.kafka.common.InvalidRecordException", ())
+    e = refusal(batch([*keyless, record(True, -10_000, MANY - 1)]), compacted=True, timestamp_difference_max_ms=1_000)
+    assert e.error == INVALID_TIMESTAMP and len(e.record_errors) == RECORD_ERRORS_KEPT

@@ -754,8 +754,11 @@ def _v2_rejection(entry: memoryview, records: Iterable[tuple[int, _V2Record]], t
     of a batch marked LogAppendTime (a producer may not set it). Only the first `RECORD_ERRORS_KEPT` record errors
     get their text; once that many are found the walk ends as soon as the answer is settled: at once when one of
     them is a timestamp error or no timestamp is checked (INVALID_RECORD or INVALID_TIMESTAMP whatever follows), else
-    at the first timestamp error beyond them (which makes it INVALID_TIMESTAMP). ``path``: how LogValidator reads
-    the records (`IN_PLACE`: ``PartialDefaultRecord``s, whose text gives the raw key and value lengths, -1 for
+    at the first timestamp error beyond them (which makes it INVALID_TIMESTAMP). That last walk is Kafka's: a
+    keyless record gets the key error alone (``validateKey(...).orElse(...)``), so a compacted topic's keyless
+    bomb whose timestamps are checked is read to its end, as Kafka's iterator reads every record, for a later keyed
+    record out of range (INVALID_TIMESTAMP) or a malformed one (the reader's exception). ``path``: how LogValidator
+    reads the records (`IN_PLACE`: ``PartialDefaultRecord``s, whose text gives the raw key and value lengths, -1 for
     null; else ``DefaultRecord``s, null 0 bytes). A malformed record (`_Malformed`) refuses the batch at once with
     what Kafka's reader throws there (`_structure_error`), whatever record errors came before it; one beyond a
     settled answer is not reached (a deliberate bound: Kafka reads every record)."""
