@@ -35,7 +35,10 @@ stops (its produce purgatory shut down: the request is dropped unanswered, as a 
 walk within 4096 records (a compressed entry's decompression, at most 64 MiB, is not interrupted); at interpreter
 exit the running walk stops and the queued ones are dropped. A refusal found there keeps no traceback (whose
 frames would hold the whole walk), and each partition's outcome is released once appended. The simulator's
-runtime never hops (its virtual-time loop has no threads): its traces do not change.
+runtime never hops (its virtual-time loop has no threads): its traces do not change. ``validateRecords``' walk of
+a set's entries (`record_sets.inspect`) hops the same way when more than `INLINE_SCAN_BYTES` lie past its first
+entry (a Produce v0-v2 set of tiny legacy messages: 100 MiB are 4 million entries, seconds of the loop), one
+partition after another in request order, so the answers and a request's failure are the inline ones.
 
 acks=-1 then waits (`delayed_produce`) unless every partition failed; acks=0 gets no response at all, unless a
 partition failed: then the connection is closed, so the producer refreshes its metadata (the caller's job).
@@ -225,6 +228,43 @@ async def _scan(p: ProducePartition, entries: list[record_sets.Entry], target: P
     return _Scanned(checks, inflated, now, outcome, timestamps)
 
 
+def _inspect_on_worker(records: bytes, version: int, cancelled: Callable[[], bool]
+                       ) -> list[record_sets.Entry] | RecordSetError:
+    """`record_sets.inspect` on the worker thread: a refusal returned (without its traceback), `RequestFailed`
+    raised, as on the loop."""
+    try:
+        return record_sets.inspect(records, version, cancelled=cancelled)
+    except RecordSetError as e:
+        return e.with_traceback(None)
+
+
+async def _inspect(records: bytes, version: int, target: ProduceTarget | None) -> list[record_sets.Entry]:
+    """`record_sets.inspect` (``validateRecords``), on the worker thread when the set may hold many entries (its
+    first entry leaves more than `INLINE_SCAN_BYTES` after it: 100 MiB of the smallest legacy messages are 4
+    million entries, seconds of the loop), else on the loop. The partitions are still inspected one by one in
+    request order, so the answers and the request's failure (`record_sets.RequestFailed`) are the same."""
+    if target is None or not target.offload_scans or not _many_entries(records):
+        return record_sets.inspect(records, version)
+    waiters = target.waiters
+    if waiters.shut_down:
+        raise PurgatoryShutDown("the broker is stopping: request dropped at its record check")
+    outcome = await blocking_worker.run(_inspect_on_worker, records, version, stopped=lambda: waiters.shut_down)
+    if waiters.shut_down:  # the broker stopped meanwhile: dropped unanswered, as at the record check
+        raise PurgatoryShutDown("the broker is stopping: request dropped at its record check")
+    if isinstance(outcome, RecordSetError):
+        raise outcome
+    return outcome
+
+
+def _many_entries(records: bytes) -> bool:
+    """More than `INLINE_SCAN_BYTES` of the set lie beyond its first entry (as its header announces it): it may
+    hold thousands of entries. One batch, however large, is not."""
+    if len(records) <= INLINE_SCAN_BYTES:
+        return False
+    size = int.from_bytes(records[8:12], "big", signed=True) if len(records) >= 12 else 0
+    return len(records) - (max(size, 0) + record_sets.LOG_OVERHEAD) > INLINE_SCAN_BYTES
+
+
 async def produce(version: int, acks: int, timeout_ms: int, client_id: str | None,
                   partitions: list[ProducePartition], *, cache: MetadataCache | None,
                   target: ProduceTarget | None, transactional_id: str | None = None) -> list[ProduceAnswer]:
@@ -251,7 +291,7 @@ async def produce(version: int, acks: int, timeout_ms: int, client_id: str | Non
             answers[i] = ProduceAnswer(p.topic, p.partition, int(Errors.UNKNOWN_TOPIC_OR_PARTITION))
             continue
         try:
-            inspected[i] = None if p.records is None else record_sets.inspect(p.records, version)
+            inspected[i] = None if p.records is None else await _inspect(p.records, version, target)
         except RecordSetError as e:  # validateRecords' ApiException: the error alone, no message
             answers[i] = ProduceAnswer(p.topic, p.partition, e.error)
     if repeated:  # a repeat re-inserts its place: the appends still go in place order
