@@ -132,7 +132,8 @@ class ProduceTarget:
                  log_append_time: Callable[[str], bool] = lambda _topic: False,
                  compacted: Callable[[str], bool] = lambda _topic: False,
                  timestamp_difference_max_ms: Callable[[str], int] = lambda _topic: record_sets.LONG_MAX,
-                 offload_scans: bool | None = None) -> None:
+                 offload_scans: bool | None = None,
+                 compression_type: Callable[[str], str] = lambda _topic: "producer") -> None:
         self.partition = partition
         self.broker_id = broker_id
         self.runtime = runtime
@@ -150,6 +151,9 @@ class ProduceTarget:
         self.timestamp_difference_max_ms = timestamp_difference_max_ms
         """A topic's ``message.timestamp.difference.max.ms``: how far a CreateTime record's timestamp may be from
         the broker's clock (LogValidator's ``validateTimestamp``)."""
+        self.compression_type = compression_type
+        """A topic's ``compression.type``: with a codec named, LogValidator takes its compressed path
+        (`record_sets.validate`)."""
         self.offload_scans = isinstance(runtime, AsyncioRuntime) if offload_scans is None else offload_scans
         """Large record-set checks go to a worker thread (`INLINE_SCAN_BYTES`): by default on the real runtime
         only (the simulator's loop runs no threads)."""
@@ -162,11 +166,12 @@ class _Checks(NamedTuple):
     compacted: bool
     create_time: bool
     timestamp_difference_max_ms: int
+    compression_type: str = "producer"
 
 
 def _checks(topic: str, target: ProduceTarget) -> _Checks:
     return _Checks(target.max_message_bytes(topic), target.compacted(topic), not target.log_append_time(topic),
-                   target.timestamp_difference_max_ms(topic))
+                   target.timestamp_difference_max_ms(topic), target.compression_type(topic))
 
 
 @dataclass(slots=True)
@@ -189,7 +194,8 @@ def _validate(records: bytes, entries: list[record_sets.Entry], tp: TopicPartiti
     return record_sets.validate(records, entries, checks.max_batch_size, str(tp), compacted=checks.compacted,
                                 now_ms=now_ms, create_time=checks.create_time,
                                 timestamp_difference_max_ms=checks.timestamp_difference_max_ms, inflated=inflated,
-                                cancelled=cancelled, timestamps=timestamps)
+                                cancelled=cancelled, timestamps=timestamps,
+                                compression_type=checks.compression_type)
 
 
 def _validate_outcome(records: bytes, entries: list[record_sets.Entry], tp: TopicPartition, checks: _Checks,

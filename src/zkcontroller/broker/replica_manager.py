@@ -156,6 +156,8 @@ class ReplicaManager:
                              log_append_time=self.topic_configs.log_append_time,
                              compacted=lambda topic: is_compacted(self.topic_configs.config(topic).values),
                              timestamp_difference_max_ms=lambda topic: self._timestamp_difference_max_ms(topic),
+                             compression_type=lambda topic: str(self.topic_configs.config(topic).values.get(
+                                 "compression.type", "producer")),
                              configs_loaded=self.topic_configs.wait_loaded)
 
     def _timestamp_difference_max_ms(self, topic: str) -> int:

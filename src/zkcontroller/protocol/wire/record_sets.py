@@ -242,7 +242,8 @@ def inspect(data: bytes | memoryview, produce_version: int, *, check_magic: bool
 def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int | None = None,
              topic_partition: str = "", *, compacted: bool = False, now_ms: int = 0, create_time: bool = True,
              timestamp_difference_max_ms: int = LONG_MAX, inflated: dict[int, bytes] | None = None,
-             cancelled: Callable[[], bool] | None = None, timestamps: list[int] | None = None) -> int:
+             cancelled: Callable[[], bool] | None = None, timestamps: list[int] | None = None,
+             compression_type: str = "producer") -> int:
     """Check each entry as the log's append does; the number of offsets the record set takes. ``max_batch_size``:
     the topic's ``max.message.bytes``, which no entry (offset and size fields included) may exceed;
     ``topic_partition`` (``topic-partition``) is named in the messages, as Kafka's name it. ``compacted``: the
@@ -262,7 +263,11 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
     batch carries them (-1 and -1 for magic 0, which has no timestamps). A client's v2 batch gives its header's own
     first and max timestamps: a deliberate deviation, as its records' timestamps are not gathered; for a CreateTime
     topic Kafka's LogValidator recomputes the max from the records (``batch.setMaxTimestamp``), so a client whose header
-    disagrees with its records is indexed at its header's word here."""
+    disagrees with its records is indexed at its header's word here. ``compression_type``: the topic's
+    ``compression.type`` (``producer``, ``uncompressed``, ``gzip``, ...), which picks LogValidator's path: with a
+    compressed source or target the compressed path (`_v2_path`), where an uncompressed legacy set's negative
+    timestamps fail the conversion only once every message is checked (``buildRecordsAndAssignOffsets``), not at
+    the first one's append."""
     tp = topic_partition
     inflated = inflated or {}
     buf = memoryview(data)
@@ -290,6 +295,10 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
         # codec is any entry's)
         raise RecordSetError(INVALID_RECORD, "Compressed outer record has more than one batch",
                              _INVALID_RECORD_EXCEPTION)
+    source_codec = max((_codec(buf, e) for e in entries), default=0)  # the compressed entries' (one, if any)
+    target_codec = _target_codec(compression_type, source_codec)
+    compressed_path = bool(source_codec or target_codec)  # validateMessagesAndAssignOffsetsCompressed
+    negative = NO_TIMESTAMP  # the first negative timestamp the compressed path's conversion refuses at its end
     count = 0
     first_timestamp = max_timestamp = NO_TIMESTAMP
     legacy_checks = _legacy_checks(tp, compacted, now_ms, create_time, timestamp_difference_max_ms, cancelled)
@@ -302,7 +311,9 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
                                  _INVALID_RECORD_EXCEPTION)
         entry = buf[e.start:e.start + e.size]
         if e.magic != 2:  # its messages' checks, in Kafka's order, in the walk that counts them
-            legacy = _legacy_count(entry, legacy_checks, inflated.get(e.start))
+            legacy = _legacy_count(entry, legacy_checks, inflated.get(e.start), defer_negative=compressed_path)
+            if legacy.first_timestamp < NO_TIMESTAMP and negative == NO_TIMESTAMP:  # deferred: uncompressed
+                negative = legacy.first_timestamp
             count += legacy.count
             if i == 0:
                 first_timestamp = legacy.first_timestamp
@@ -319,14 +330,35 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
             _iter_v2_records(entry, inflated.get(e.start)))
         if cancelled is not None:
             records = _unless_cancelled(records, cancelled)
-        path = UNCOMPRESSED if _codec(buf, e) == 0 else IN_PLACE
+        path = _v2_path(_codec(buf, e), target_codec)
         rejection = _v2_rejection(entry, records, tp, compacted, check_timestamps, now_ms, create_time,
                                   timestamp_difference_max_ms, path)
         if rejection is not None:
             raise rejection
+    if negative != NO_TIMESTAMP:  # buildRecordsAndAssignOffsets appends the validated messages
+        raise _negative_timestamp(negative)
     if timestamps is not None:
         timestamps[:] = (first_timestamp, max_timestamp)
     return count
+
+
+_CODECS = {"uncompressed": 0, "gzip": GZIP, "snappy": SNAPPY, "lz4": LZ4, "zstd": ZSTD}
+"""``BrokerCompressionCodec``'s names of a topic's ``compression.type`` (``producer``: the source's codec)."""
+
+
+def _target_codec(compression_type: str, source_codec: int) -> int:
+    """``BrokerCompressionCodec.getTargetCompressionCodec``: the codec the log writes a record set with."""
+    return _CODECS.get(compression_type, source_codec)
+
+
+def _v2_path(codec: int, target_codec: int) -> str:
+    """How LogValidator reads a client's v2 batch of ``codec`` for a log written with ``target_codec``: an
+    uncompressed one from its buffer, whichever path (`UNCOMPRESSED`); a compressed one kept as it is when the
+    codecs agree (`IN_PLACE`, ``skipKeyValueIterator``), else rebuilt (`REBUILT`, ``streamingIterator``:
+    ``DefaultRecord``s)."""
+    if codec == 0:
+        return UNCOMPRESSED
+    return IN_PLACE if codec == target_codec else REBUILT
 
 
 def _checks_timestamps(batch: memoryview, create_time: bool, timestamp_difference_max_ms: int) -> bool:
@@ -1009,7 +1041,8 @@ def _legacy_timestamp(message: memoryview | bytes, start: int, magic: int) -> in
     return struct.unpack_from(">q", message, start + _LEGACY_HEADER.size)[0] if magic == 1 else NO_TIMESTAMP
 
 
-def _legacy_count(message: memoryview, checks: _LegacyChecks, inflated: bytes | None = None) -> _Legacy:
+def _legacy_count(message: memoryview, checks: _LegacyChecks, inflated: bytes | None = None, *,
+                  defer_negative: bool = False) -> _Legacy:
     """LogValidator's validation and offset assignment for a legacy entry (it converts the set to one v2 batch):
     how many messages it holds, a wrapper's inner ones decompressed here (or given: ``inflated``); and the first
     and largest of their timestamps, read in the same walk (what the v2 batch carries in its header, so what the
@@ -1017,7 +1050,9 @@ def _legacy_count(message: memoryview, checks: _LegacyChecks, inflated: bytes | 
     an uncompressed message is a batch of its own, refused at once (its record error at index 0, else a negative
     timestamp as the conversion appends it); a wrapper's inner messages are all checked (a compressed one fails at
     once, as the deep iterator; another magic is a record error; a bad CRC fails at once), their record errors
-    refuse it, then a negative timestamp does as the converted batch is built."""
+    refuse it, then a negative timestamp does as the converted batch is built. ``defer_negative``: LogValidator's
+    compressed path (a topic ``compression.type``), which builds the converted batch once every entry is checked:
+    an uncompressed message's negative timestamp is returned (`validate` refuses it then), not raised."""
     wrapper_offset, _size, _crc, magic, attributes = _LEGACY_HEADER.unpack_from(message, 0)
     log_append_time = magic == 1 and bool(attributes & _LOG_APPEND_TIME_FLAG)
     codec = attributes & 0x07
@@ -1031,7 +1066,7 @@ def _legacy_count(message: memoryview, checks: _LegacyChecks, inflated: bytes | 
             error = _legacy_record_error(message, magic, wrapper_offset, timestamp, log_append_time, checks)
             if error is not None:
                 raise _rejected([(0, error[1])], error[0] == INVALID_TIMESTAMP)
-        if timestamp < NO_TIMESTAMP:
+        if timestamp < NO_TIMESTAMP and not defer_negative:
             raise _negative_timestamp(timestamp)
         return _Legacy(1, timestamp, timestamp)
     value = _legacy_value(message, magic)
