@@ -182,14 +182,14 @@ class _Scanned:
     set's first and max record timestamps that check found (`record_sets.validate`)."""
 
     checks: _Checks
-    inflated: dict[int, bytes]
+    inflated: dict[int, bytes | bytearray]
     now_ms: int = 0
     outcome: int | RecordSetError | None = None
     timestamps: list[int] = field(default_factory=list)
 
 
 def _validate(records: bytes, entries: list[record_sets.Entry], tp: TopicPartition, checks: _Checks, now_ms: int,
-              inflated: dict[int, bytes], timestamps: list[int] | None = None,
+              inflated: dict[int, bytes | bytearray], timestamps: list[int] | None = None,
               cancelled: Callable[[], bool] | None = None) -> int:
     return record_sets.validate(records, entries, checks.max_batch_size, str(tp), compacted=checks.compacted,
                                 now_ms=now_ms, create_time=checks.create_time,
@@ -199,7 +199,7 @@ def _validate(records: bytes, entries: list[record_sets.Entry], tp: TopicPartiti
 
 
 def _validate_outcome(records: bytes, entries: list[record_sets.Entry], tp: TopicPartition, checks: _Checks,
-                      now_ms: int, inflated: dict[int, bytes], timestamps: list[int] | None = None,
+                      now_ms: int, inflated: dict[int, bytes | bytearray], timestamps: list[int] | None = None,
                       cancelled: Callable[[], bool] | None = None) -> int | RecordSetError:
     """`_validate` on a worker thread: the refusal returned, for the append to answer in its turn, without its
     traceback (whose frames hold the whole walk: up to 64 MiB inflated and millions of entries)."""
@@ -215,7 +215,7 @@ async def _scan(p: ProducePartition, entries: list[record_sets.Entry], target: P
     values inflated once, kept for the append)."""
     assert p.records is not None
     checks = _checks(p.topic, target)
-    inflated: dict[int, bytes] = {}
+    inflated: dict[int, bytes | bytearray] = {}
     walked = record_sets.scan_size(p.records, entries, INLINE_SCAN_BYTES, inflated, compacted=checks.compacted,
                                    create_time=checks.create_time,
                                    timestamp_difference_max_ms=checks.timestamp_difference_max_ms)

@@ -46,7 +46,7 @@ def record_offsets(data: bytes | memoryview, limit: int) -> tuple[int, ...]:
             break
         want = min(max(count, 0), limit - len(offsets))
         raw = view[pos + RECORD_BATCH_OVERHEAD:end]
-        records: bytes | memoryview | None = raw
+        records: bytes | bytearray | memoryview | None = raw
         codec = attributes & 0x07
         if want and codec:
             if budget <= 0:

@@ -201,7 +201,7 @@ class Entry:
     magic: int
 
 
-def inspect(data: bytes | memoryview, produce_version: int, *, check_magic: bool = True,
+def inspect(data: bytes | bytearray | memoryview, produce_version: int, *, check_magic: bool = True,
             cancelled: Callable[[], bool] | None = None) -> list[Entry]:
     """The entries of ``data`` as Kafka's iterator finds them, with ``validateRecords``' checks for
     ``produce_version``; `RecordSetError` otherwise. ``check_magic``: a magic outside 0..2 is CORRUPT_MESSAGE, as
@@ -241,7 +241,7 @@ def inspect(data: bytes | memoryview, produce_version: int, *, check_magic: bool
 
 def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int | None = None,
              topic_partition: str = "", *, compacted: bool = False, now_ms: int = 0, create_time: bool = True,
-             timestamp_difference_max_ms: int = LONG_MAX, inflated: dict[int, bytes] | None = None,
+             timestamp_difference_max_ms: int = LONG_MAX, inflated: dict[int, bytes | bytearray] | None = None,
              cancelled: Callable[[], bool] | None = None, timestamps: list[int] | None = None,
              compression_type: str = "producer") -> int:
     """Check each entry as the log's append does; the number of offsets the record set takes. ``max_batch_size``:
@@ -314,7 +314,7 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
             legacy = _legacy_count(entry, legacy_checks, inflated.get(e.start), defer_negative=compressed_path)
             if legacy.first_timestamp < NO_TIMESTAMP and negative == NO_TIMESTAMP:  # deferred: uncompressed
                 negative = legacy.first_timestamp
-            count += legacy.count
+            count += legacy.messages
             if i == 0:
                 first_timestamp = legacy.first_timestamp
             max_timestamp = max(max_timestamp, legacy.max_timestamp)
@@ -326,7 +326,7 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
         # one pass over the records, as LogValidator's iterator reads every one (a malformed one refuses the batch),
         # for keys and timestamps, after the batch's own checks: the refused ones kept up to RECORD_ERRORS_KEPT (a
         # bomb's millions of good records, or of refused ones beyond them, are not)
-        records: Iterator[tuple[int, _V2Record | _Malformed]] = enumerate(
+        records: Iterator[tuple[int, V2Record | _Malformed]] = enumerate(
             _iter_v2_records(entry, inflated.get(e.start)))
         if cancelled is not None:
             records = _unless_cancelled(records, cancelled)
@@ -367,7 +367,7 @@ def _checks_timestamps(batch: memoryview, create_time: bool, timestamp_differenc
     return bool(batch[22] & _LOG_APPEND_TIME_FLAG or (create_time and timestamp_difference_max_ms < LONG_MAX))
 
 
-def scan_size(data: bytes | memoryview, entries: list[Entry], limit: int, inflated: dict[int, bytes], *,
+def scan_size(data: bytes | memoryview, entries: list[Entry], limit: int, inflated: dict[int, bytes | bytearray], *,
               compacted: bool, create_time: bool, timestamp_difference_max_ms: int) -> int:
     """How many bytes `validate` walks record by record in Python (the cost that matters: about 3 µs per record
     of at least 7 bytes): a legacy wrapper's inner messages, a legacy set's messages, a v2 batch's records (every
@@ -416,24 +416,22 @@ SMALLEST_RECORD = _MIN_RECORD_BODY + 1
 """A whole record's fewest bytes: its length varint and the smallest body."""
 
 
-class _V2Record(NamedTuple):
+class V2Record(NamedTuple):
+    """A well-formed record `walk_v2_records` read (`record_offsets` reads their offsets)."""
+
     timestamp_delta: int
     offset_delta: int
     key_length: int
     value_length: int
 
 
-V2Record = _V2Record
-"""A well-formed record `walk_v2_records` read (`record_offsets` reads their offsets)."""
-
-
-def _v2_records(entry: memoryview, inflated: bytes | None = None) -> list[_V2Record]:
+def _v2_records(entry: memoryview, inflated: bytes | bytearray | None = None) -> list[V2Record]:
     """`_iter_v2_records`' well-formed records, listed."""
-    return [r for r in _iter_v2_records(entry, inflated) if isinstance(r, _V2Record)]
+    return [r for r in _iter_v2_records(entry, inflated) if isinstance(r, V2Record)]
 
 
-def _unless_cancelled(records: Iterator[tuple[int, _V2Record | _Malformed]],
-                      cancelled: Callable[[], bool]) -> Iterator[tuple[int, _V2Record | _Malformed]]:
+def _unless_cancelled(records: Iterator[tuple[int, V2Record | _Malformed]],
+                      cancelled: Callable[[], bool]) -> Iterator[tuple[int, V2Record | _Malformed]]:
     """``records``, ``cancelled`` asked every 4096 of them (the walk of a check no one waits for any more)."""
     for i, r in records:
         if not i & 4095 and cancelled():
@@ -441,14 +439,14 @@ def _unless_cancelled(records: Iterator[tuple[int, _V2Record | _Malformed]],
         yield i, r
 
 
-def _iter_v2_records(entry: memoryview, inflated: bytes | None = None) -> Iterator[_V2Record | _Malformed]:
+def _iter_v2_records(entry: memoryview, inflated: bytes | bytearray | None = None) -> Iterator[V2Record | _Malformed]:
     """The records of a v2 batch (decompressed once: gzip, snappy, lz4, zstd; ``inflated`` when it already was),
     as LogValidator reads each one (`walk_v2_records`: a malformed record ends the walk, a `_Malformed` in its
     place). A value that cannot be decompressed (or inflates beyond `MAX_INFLATED`) is refused:
     UNKNOWN_SERVER_ERROR. A record takes 7 bytes at least, so a crafted count or run of empty records cannot make
     the walk longer than the (at most `MAX_INFLATED`) bytes allow."""
     codec = entry[22] & 0x07
-    records: bytes | memoryview = entry[RECORD_BATCH_OVERHEAD:]
+    records: bytes | bytearray | memoryview = entry[RECORD_BATCH_OVERHEAD:]
     if inflated is not None:
         records = inflated
     elif codec in (GZIP, SNAPPY, LZ4, ZSTD):
@@ -464,7 +462,7 @@ def _iter_v2_records(entry: memoryview, inflated: bytes | None = None) -> Iterat
     yield from walk_v2_records(records, count)
 
 
-def walk_v2_records(records: bytes | memoryview, count: int) -> Iterator[_V2Record | _Malformed]:
+def walk_v2_records(records: bytes | bytearray | memoryview, count: int) -> Iterator[V2Record | _Malformed]:
     """The records of a v2 batch's (decompressed) ``records`` part, of which its header counts ``count``, read
     lazily as Kafka's record iterator reads them: exactly ``count`` records, each of its declared length, whose
     fields (varints of at most 5 bytes, varlongs of 10, as ``ByteUtils``) fill that length exactly, headers
@@ -484,7 +482,7 @@ def walk_v2_records(records: bytes | memoryview, count: int) -> Iterator[_V2Reco
             end = at + length
             if length < _MIN_RECORD_BODY or end > size:
                 raise _Bad
-            delta, field = _jvarlong(records, at + 1)  # DefaultRecord: length, attributes, timestamp delta, ...
+            delta, field = _varlong(records, at + 1)  # DefaultRecord: length, attributes, timestamp delta, ...
             offset_delta, field = _varint(records, field)
             key_length, field = _varint(records, field)
             if key_length > 0:
@@ -516,7 +514,7 @@ def walk_v2_records(records: bytes | memoryview, count: int) -> Iterator[_V2Reco
         if index == total and pos != size:  # RecordIterator.next's ensureNoneRemaining, before the last record
             yield _Malformed(index - 1, pos, records, total, True)
             return
-        yield _V2Record(delta, offset_delta, key_length, value_length)
+        yield V2Record(delta, offset_delta, key_length, value_length)
 
 
 class _Bad(Exception):
@@ -527,7 +525,7 @@ _TOO_LONG = -(1 << 40)
 """What `_varint` reads for a varint longer than 5 bytes (no int32 is): ``ByteUtils`` throws there."""
 
 
-def _varint(buf: bytes | memoryview, pos: int) -> tuple[int, int]:
+def _varint(buf: bytes | bytearray | memoryview, pos: int) -> tuple[int, int]:
     """``ByteUtils.readVarint``: a zig-zag varint of at most 5 bytes (`_TOO_LONG` beyond, its 5 bytes read),
     wrapped to an int32 as Java does; its value and where the next field starts."""
     b = buf[pos]
@@ -546,7 +544,7 @@ def _varint(buf: bytes | memoryview, pos: int) -> tuple[int, int]:
             return _TOO_LONG, pos + 1
 
 
-def _jvarlong(buf: bytes | memoryview, pos: int) -> tuple[int, int]:
+def _varlong(buf: bytes | bytearray | memoryview, pos: int) -> tuple[int, int]:
     """``ByteUtils.readVarlong``: as `_varint`, at most 10 bytes, wrapped to an int64."""
     b = buf[pos]
     if b < 0x80:
@@ -565,13 +563,14 @@ def _jvarlong(buf: bytes | memoryview, pos: int) -> tuple[int, int]:
 
 
 class _Malformed(NamedTuple):
-    """Where `walk_v2_records` found a batch's records malformed: the record's index and the offset of its length
+    """Where `walk_v2_records` found a batch's records malformed: the record's index (``record``) and the offset of
+    its length
     (``trailing``: bytes left after the last record, at ``start``) in ``records``, the batch's count."""
 
-    index: int
+    record: int
     start: int
-    records: bytes | memoryview
-    count: int
+    records: bytes | bytearray | memoryview
+    records_count: int
     trailing: bool
 
 
@@ -600,7 +599,7 @@ class _Invalid(Exception):
     """``InvalidRecordException`` thrown as it is."""
 
 
-def _java_varint(buf: bytes | memoryview, pos: int, limit: int, long: bool = False,
+def _java_varint(buf: bytes | bytearray | memoryview, pos: int, limit: int, long: bool = False,
                  eof: type[Exception] = _Underflow) -> tuple[int, int]:
     """``ByteUtils.readVarint``/``readVarlong`` reading ``buf`` up to ``limit``: ``eof`` at the limit,
     `_Illegal` with Java's message for one too long."""
@@ -640,7 +639,7 @@ def _structure_error(m: _Malformed, path: str) -> RecordSetError:
             return _invalid_record("Incorrect declared batch size, premature EOF reached")
         if path == UNCOMPRESSED:
             if limit - at < size:  # readFrom gives null: next() checks what remains first, then LogValidator reads it
-                if m.index == m.count - 1 and limit > at:
+                if m.record == m.records_count - 1 and limit > at:
                     return _invalid_record("Incorrect declared batch size, records still remaining in file")
                 return RecordSetError(UNKNOWN_SERVER_ERROR, "", "java.lang.NullPointerException")
             return _read_record(buf, at, limit, size)  # reads past the record, to the buffer's end
@@ -662,7 +661,7 @@ def _invalid_record(message: str) -> RecordSetError:
 _FOUND_INVALID = "Found invalid record structure"
 
 
-def _read_record(buf: bytes | memoryview, at: int, limit: int, size: int) -> RecordSetError:
+def _read_record(buf: bytes | bytearray | memoryview, at: int, limit: int, size: int) -> RecordSetError:
     """``DefaultRecord.readFrom(ByteBuffer)``'s refusal of a record body at ``at`` of ``size`` bytes, reading up to
     ``limit``."""
     try:
@@ -703,7 +702,7 @@ def _read_record(buf: bytes | memoryview, at: int, limit: int, size: int) -> Rec
     return _invalid_record(_FOUND_INVALID)  # not reached: the walk found it malformed
 
 
-def _read_partially(buf: bytes | memoryview, at: int, limit: int, size: int) -> RecordSetError:
+def _read_partially(buf: bytes | bytearray | memoryview, at: int, limit: int, size: int) -> RecordSetError:
     """``DefaultRecord.readPartiallyFrom``'s refusal of a record body at ``at`` of ``size`` bytes of a stream
     ending at ``limit``: read ahead `_SKIP_BUFFER` bytes at a time (at most the body's), key, value and headers
     skipped."""
@@ -776,7 +775,7 @@ def _read_partially(buf: bytes | memoryview, at: int, limit: int, size: int) -> 
     return _invalid_record(_FOUND_INVALID)  # not reached: the walk found it malformed
 
 
-def _v2_rejection(entry: memoryview, records: Iterable[tuple[int, _V2Record]], tp: str, compacted: bool,
+def _v2_rejection(entry: memoryview, records: Iterable[tuple[int, V2Record | _Malformed]], tp: str, compacted: bool,
                   check_timestamps: bool, now_ms: int, create_time: bool,
                   max_difference_ms: int, path: str = UNCOMPRESSED) -> RecordSetError | None:
     """LogValidator's ``validateKey(...).orElse(validateTimestamp(...))`` for each record of a v2 batch, in its
@@ -830,7 +829,7 @@ def _v2_rejection(entry: memoryview, records: Iterable[tuple[int, _V2Record]], t
     return _rejected(kept, invalid_timestamp) if kept else None
 
 
-def _v2_record_text(r: _V2Record, timestamp: int, partial: bool) -> str:
+def _v2_record_text(r: V2Record, timestamp: int, partial: bool) -> str:
     """The ``toString`` of a client's v2 record (base offset 0: its offset is its delta) as LogValidator reads it:
     a ``PartialDefaultRecord`` (``partial``: a compressed batch kept as it is) prints the key and value lengths as
     read (-1 for null), a ``DefaultRecord`` its key and value buffers' sizes (0 for null)."""
@@ -909,7 +908,7 @@ def _batch_count(batch: memoryview, tp: str) -> int:
 class _Legacy(NamedTuple):
     """A legacy entry LogValidator accepts (`_legacy_count`)."""
 
-    count: int
+    messages: int
     """How many messages it holds."""
     first_timestamp: int
     """Its first message's timestamp (-1 for magic 0, which has none)."""
@@ -1041,7 +1040,7 @@ def _legacy_timestamp(message: memoryview | bytes, start: int, magic: int) -> in
     return struct.unpack_from(">q", message, start + _LEGACY_HEADER.size)[0] if magic == 1 else NO_TIMESTAMP
 
 
-def _legacy_count(message: memoryview, checks: _LegacyChecks, inflated: bytes | None = None, *,
+def _legacy_count(message: memoryview, checks: _LegacyChecks, inflated: bytes | bytearray | None = None, *,
                   defer_negative: bool = False) -> _Legacy:
     """LogValidator's validation and offset assignment for a legacy entry (it converts the set to one v2 batch):
     how many messages it holds, a wrapper's inner ones decompressed here (or given: ``inflated``); and the first
