@@ -89,9 +89,10 @@ RECORD_ERRORS_KEPT = 1000
 """The record errors a refusal keeps, in the batch's order: the first ones Kafka lists (its error code and message
 are the same beyond them). A deliberate bound: Kafka lists every record in error, but a 64 MiB batch of the
 smallest records all in error (keyless on a compacted topic, marked LogAppendTime, out of the timestamp range)
-would be 9.6 million texts, about 1 GB, here and in the answer. A v2 batch's walk stops once the answer can no longer
-change; Produce v8+ answers carry them (a client then fails the records beyond them with its generic "part of a
-batch which had one or more invalid records" error rather than their own)."""
+would be 9.6 million texts, about 1 GB, here and in the answer. A v2 batch's walk stops once its record errors
+settle the answer (so a malformed record beyond them, whose exception Kafka would answer, is not reached);
+Produce v8+ answers carry them (a client then fails the records beyond them with its generic "part of a batch which
+had one or more invalid records" error rather than their own)."""
 _CONTROL_FLAG = 0x20
 _TRANSACTIONAL_FLAG = 0x10
 _INVALID_RECORD_EXCEPTION = "org.apache.kafka.common.InvalidRecordException"
