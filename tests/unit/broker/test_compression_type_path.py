@@ -69,9 +69,12 @@ def _record(offset_delta: int, key_length: int = 1) -> bytes:
     return bytes([len(body) << 1]) + body
 
 
-def zstd_batch(records: bytes, count: int, attributes: int = 0) -> bytes:
-    payload = bytes(cramjam.zstd.compress(records))
-    head = struct.pack(">qiibIhiqqqhii", 0, 0, 0, 2, 0, 4 | attributes, count - 1, NOW, NOW, -1, -1, -1, count)
+def zstd_batch(records: bytes, count: int, attributes: int = 0, first_timestamp: int = NOW,
+               compressed: bool = True) -> bytes:
+    payload = bytes(cramjam.zstd.compress(records)) if compressed else records
+    codec = 4 if compressed else 0
+    head = struct.pack(">qiibIhiqqqhii", 0, 0, 0, 2, 0, codec | attributes, count - 1, first_timestamp, NOW, -1, -1,
+                       -1, count)
     out = bytearray(head + payload)
     struct.pack_into(">i", out, 8, len(out) - 12)
     struct.pack_into(">I", out, 17, crc32c(bytes(out[21:])))
@@ -110,3 +113,15 @@ async def test_the_topics_compression_type_reaches_the_append() -> None:
                             cache=KNOWN, target=target)  # type: ignore[arg-type]
         answers.append(got[0].error)
     assert answers == [UNKNOWN_SERVER_ERROR, INVALID_TIMESTAMP]
+
+
+@pytest.mark.parametrize("compressed", [True, False])
+def test_a_rebuilt_batch_refuses_a_negative_timestamp_as_its_builder_does(compressed: bool) -> None:
+    """A batch LogValidator rebuilds (the topic names another codec) is appended record by record to a new one,
+    whose ``MemoryRecordsBuilder.appendWithOffset`` refuses a timestamp below -1; kept as it is, it is not read."""
+    data = zstd_batch(_record(0) + _record(1), 2, first_timestamp=-5, compressed=compressed)
+    e = refusal(data, 9, compression_type="gzip")
+    assert (e.error, str(e), e.exception) == (
+        UNKNOWN_SERVER_ERROR, "Invalid negative timestamp -5", "java.lang.IllegalArgumentException")
+    for kept in ("producer", "zstd" if compressed else "uncompressed"):
+        assert validate(data, inspect(data, 9), None, "orders-0", now_ms=NOW, compression_type=kept) == 2

@@ -333,7 +333,7 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
             records = _unless_cancelled(records, cancelled)
         path = _v2_path(_codec(buf, e), target_codec)
         rejection = _v2_rejection(entry, records, tp, compacted, check_timestamps, now_ms, create_time,
-                                  timestamp_difference_max_ms, path)
+                                  timestamp_difference_max_ms, path, rebuilt=compressed_path and path != IN_PLACE)
         if rejection is not None:
             raise rejection
     if negative != NO_TIMESTAMP:  # buildRecordsAndAssignOffsets appends the validated messages
@@ -778,7 +778,8 @@ def _read_partially(buf: bytes | bytearray | memoryview, at: int, limit: int, si
 
 def _v2_rejection(entry: memoryview, records: Iterable[tuple[int, V2Record | _Malformed]], tp: str, compacted: bool,
                   check_timestamps: bool, now_ms: int, create_time: bool,
-                  max_difference_ms: int, path: str = UNCOMPRESSED) -> RecordSetError | None:
+                  max_difference_ms: int, path: str = UNCOMPRESSED, *, rebuilt: bool = False
+                  ) -> RecordSetError | None:
     """LogValidator's ``validateKey(...).orElse(validateTimestamp(...))`` for each record of a v2 batch, in its
     order (``records``: `_iter_v2_records`, with their indexes), then ``processRecordErrors``: the refusal, or None.
     A keyless record of a ``compacted`` topic; else, with ``check_timestamps`` (`_checks_timestamps`), a record of a
@@ -793,7 +794,12 @@ def _v2_rejection(entry: memoryview, records: Iterable[tuple[int, V2Record | _Ma
     reads the records (`IN_PLACE`: ``PartialDefaultRecord``s, whose text gives the raw key and value lengths, -1 for
     null; else ``DefaultRecord``s, null 0 bytes). A malformed record (`_Malformed`) refuses the batch at once with
     what Kafka's reader throws there (`_structure_error`), whatever record errors came before it; one beyond a
-    settled answer is not reached (a deliberate bound: Kafka reads every record)."""
+    settled answer is not reached (a deliberate bound: Kafka reads every record). With no record error, the
+    batch is then built again where LogValidator rebuilds it (``buildRecordsAndAssignOffsets``): ``rebuilt`` (a
+    topic's ``compression.type`` names another codec), whose first record timestamp below -1 fails the append
+    (UNKNOWN_SERVER_ERROR, "Invalid negative timestamp T"). Not done: an `IN_PLACE` batch whose offset deltas are
+    not 0, 1, 2, ... is rebuilt too in Kafka 2.8, from records read partially, whose ``key()`` throws
+    ``UnsupportedOperationException`` (UNKNOWN_SERVER_ERROR); it is accepted here."""
     log_append_time = bool(entry[22] & _LOG_APPEND_TIME_FLAG)
     first_timestamp, max_timestamp = struct.unpack_from(">qq", entry, 27)
     low, high = now_ms - max_difference_ms, now_ms + max_difference_ms
@@ -801,9 +807,13 @@ def _v2_rejection(entry: memoryview, records: Iterable[tuple[int, V2Record | _Ma
     kept: list[tuple[int, str]] = []
     invalid_timestamp = False
     partial = path == IN_PLACE
+    negative = NO_TIMESTAMP
+    check_negative = rebuilt and not log_append_time  # a batch marked LogAppendTime is refused all the same
     for i, r in records:
         if isinstance(r, _Malformed):
             return _structure_error(r, path)
+        if check_negative and negative == NO_TIMESTAMP and first_timestamp + r.timestamp_delta < NO_TIMESTAMP:
+            negative = first_timestamp + r.timestamp_delta
         if compacted and r.key_length < 0:
             text = keyless
         elif not check_timestamps:
@@ -827,7 +837,11 @@ def _v2_rejection(entry: memoryview, records: Iterable[tuple[int, V2Record | _Ma
             kept.append((i, text))
         if len(kept) >= RECORD_ERRORS_KEPT and (invalid_timestamp or not check_timestamps):
             break  # nothing later changes the answer
-    return _rejected(kept, invalid_timestamp) if kept else None
+    if kept:
+        return _rejected(kept, invalid_timestamp)
+    if negative != NO_TIMESTAMP:  # MemoryRecordsBuilder.appendWithOffset
+        return _negative_timestamp(negative)
+    return None
 
 
 def _v2_record_text(r: V2Record, timestamp: int, partial: bool) -> str:
