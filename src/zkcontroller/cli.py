@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from zkcontroller.admin.repeats import repeated
 from zkcontroller.admin.usage import KafkaCommand, bad_connect_string, waiting_notice
 from zkcontroller.broker.config import MAX_RESERVED_BROKER_ID
 from zkcontroller.coordination.backend import CoordinationBackend
@@ -183,10 +184,10 @@ def parse_broker_ids(brokers: int | None, broker_ids: str | None) -> list[int]:
             given = [int(x) for x in broker_ids.split(",") if x.strip()]
         except ValueError as e:
             raise click.BadParameter(f"broker ids must be integers: {broker_ids!r}") from e
-        repeated = sorted({i for i in given if given.count(i) > 1})
-        if repeated:  # a second broker with the same id could never register (Kafka: NodeExists on /brokers/ids/N)
+        repeats = sorted(repeated(given))
+        if repeats:  # a second broker with the same id could never register (Kafka: NodeExists on /brokers/ids/N)
             raise click.BadParameter(f"broker ids must differ; given more than once: "
-                                     f"{', '.join(map(str, repeated))}")
+                                     f"{', '.join(map(str, repeats))}")
         ids = sorted(given)
     else:
         ids = list(range(1, (brokers or 3) + 1))

@@ -70,7 +70,7 @@ class _ZooKeeperOption(click.Option):
         try:
             return super().process_value(ctx, value)
         except click.MissingParameter as e:
-            e.message = MISSING_ZOOKEEPER_HINT
+            e.message = MISSING_ZOOKEEPER_HINT  # type: ignore[misc]  # click marks it Final; the hint replaces it
             raise
 
 

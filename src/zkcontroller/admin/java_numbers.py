@@ -9,6 +9,8 @@ chars one at a time (a supplementary digit is two surrogates, neither a digit) â
 
 from __future__ import annotations
 
+from typing import TypeGuard
+
 from zkcontroller.zk.config_values import INT_MAX, INT_MIN, JAVA_TRIM, java_parse_int
 
 __all__ = ["INT_MAX", "INT_MIN", "is_json_int", "java_parse_int", "java_split", "number_format_message",
@@ -16,7 +18,7 @@ __all__ = ["INT_MAX", "INT_MIN", "is_json_int", "java_parse_int", "java_split", 
 
 
 
-def is_json_int(value: object) -> bool:
+def is_json_int(value: object) -> TypeGuard[int]:
     """Kafka's ``DecodeJson[Int]``: a JSON integer Jackson holds as an ``IntNode`` (so within 32 bits); not a
     boolean, a float (``1.0``) or a string."""
     return isinstance(value, int) and not isinstance(value, bool) and INT_MIN <= value <= INT_MAX

@@ -21,6 +21,7 @@ from zkcontroller.admin.cli import run_with_client, zookeeper_option
 from zkcontroller.admin.deprecation import ZOOKEEPER_DEPRECATED
 from zkcontroller.admin.errors import AdminError
 from zkcontroller.admin.java_numbers import is_json_int
+from zkcontroller.admin.repeats import repeated
 from zkcontroller.admin.usage import JAVA_INT, KafkaCommand
 from zkcontroller.coordination.errors import NodeExistsError
 from zkcontroller.model import TopicPartition, sorted_partitions
@@ -56,15 +57,15 @@ def parse_partitions_json(text: str, where: str) -> list[TopicPartition]:
     if not isinstance(entries, list):
         raise invalid('no "partitions" list')
     partitions: list[TopicPartition] = []
-    for i, e in enumerate(entries):
-        topic = e.get("topic") if isinstance(e, dict) else None
-        partition = e.get("partition") if isinstance(e, dict) else None
+    for i, entry in enumerate(entries):
+        topic = entry.get("topic") if isinstance(entry, dict) else None
+        partition = entry.get("partition") if isinstance(entry, dict) else None
         if not isinstance(topic, str) or not topic:
             raise invalid(f'partitions[{i}]: "topic" must be a non-empty string')
         if not is_json_int(partition):  # to[Int]: an IntNode
             raise invalid(f'partitions[{i}]: "partition" must be a 32-bit integer')
         partitions.append(TopicPartition(topic, partition))
-    duplicates = sorted({str(tp) for tp in partitions if partitions.count(tp) > 1})
+    duplicates = sorted(str(tp) for tp in repeated(partitions))
     if duplicates:
         raise AdminError(f"Replica election data contains duplicate partitions: {','.join(duplicates)}")
     return partitions

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from zkcontroller.admin.errors import AdminError, corrupt_registration_error
 from zkcontroller.admin.java_numbers import is_json_int, parse_int_list
+from zkcontroller.admin.repeats import repeated
 from zkcontroller.admin.replica_assignment import (
     BrokerMetadata,
     RackAwareMode,
@@ -86,10 +87,9 @@ def parse_reassignment_json(text: str, source: str = "reassignment JSON") -> dic
     if empty:
         raise ReassignmentInputError(f"Empty replica list specified in partition reassignment for "
                                      f"{','.join(str(tp) for tp in empty)}")
-    repeated = {tp: sorted({r for r in rs if rs.count(r) > 1}) for tp, rs in out.items()}
-    repeated = {tp: rs for tp, rs in repeated.items() if rs}
-    if repeated:
-        msg = ". ".join(f"{tp} contains multiple entries for {','.join(map(str, rs))}" for tp, rs in repeated.items())
+    repeats = {tp: rs for tp, rs in ((tp, sorted(repeated(rs))) for tp, rs in out.items()) if rs}
+    if repeats:
+        msg = ". ".join(f"{tp} contains multiple entries for {','.join(map(str, rs))}" for tp, rs in repeats.items())
         raise ReassignmentInputError(f"Partition replica lists may not contain duplicate entries: {msg}")
     return out
 
@@ -106,7 +106,7 @@ def parse_topics_to_move_json(text: str, source: str = "topics-to-move JSON") ->
         if not isinstance(topic, str) or not topic:
             raise ReassignmentInputError(f"{source}: topics[{i}]: \"topic\" must be a non-empty string")
         topics.append(topic)
-    duplicates = sorted({t for t in topics if topics.count(t) > 1})
+    duplicates = sorted(repeated(topics))
     if duplicates:
         raise ReassignmentInputError(f"List of topics to reassign contains duplicate entries: {','.join(duplicates)}")
     return topics
@@ -120,7 +120,7 @@ def parse_broker_list(text: str) -> list[int]:
         brokers = parse_int_list(text, ",")
     except ValueError as e:
         raise ReassignmentInputError(str(e)) from None
-    duplicates = sorted({b for b in brokers if brokers.count(b) > 1})
+    duplicates = sorted(repeated(brokers))
     if duplicates:
         raise ReassignmentInputError(f"Broker list contains duplicate entries: {','.join(map(str, duplicates))}")
     return brokers
@@ -148,6 +148,10 @@ TOPIC_THROTTLES = ("leader.replication.throttled.replicas", "follower.replicatio
 BROKER_THROTTLES = ("leader.replication.throttled.rate", "follower.replication.throttled.rate",
                     "replica.alter.log.dirs.io.max.bytes.per.second")
 """The broker configs a reassignment's throttle sets (ReassignPartitionsCommand.brokerLevelThrottles)."""
+
+
+PartitionStatuses = list[PartitionStatus]
+"""`ReassignCommand.verify`'s answer (named outside the class, where ``list`` is its method)."""
 
 
 class ReassignCommand:
@@ -331,7 +335,7 @@ class ReassignCommand:
         return dict(sorted(views.items()))
 
     async def verify(self, targets: Mapping[TopicPartition, Sequence[int]],
-                     broker_views: Mapping[int, BrokerView] | None = None) -> list[PartitionStatus]:
+                     broker_views: Mapping[int, BrokerView] | None = None) -> PartitionStatuses:
         """Kafka 2.8's ``verifyPartitionAssignments`` over ZooKeeper: complete = the topic znode's RS is the
         target with nothing adding or removing and the reassign znode no longer lists the partition. Only when
         ``broker_views`` are given (``--check-brokers``) must every broker's metadata also list the target; a

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from zkcontroller.admin.errors import InvalidConfigError, InvalidReplicaAssignmentError, InvalidTopicError
 from zkcontroller.admin.java_numbers import java_split, parse_int_list
+from zkcontroller.admin.repeats import repeated
 from zkcontroller.controller.scala_render import scala_collection
 from zkcontroller.java_hash import scala_hash_order
 from zkcontroller.zk import log_config_def
@@ -102,7 +103,7 @@ def parse_replica_assignment(text: str) -> dict[int, list[int]]:
             brokers = parse_int_list(part, ":", trim=True)
         except ValueError as e:
             raise InvalidReplicaAssignmentError(str(e)) from None
-        duplicates = sorted({b for b in brokers if brokers.count(b) > 1})
+        duplicates = sorted(repeated(brokers))
         if duplicates:
             raise InvalidReplicaAssignmentError(
                 f"Partition replica lists may not contain duplicate entries: {','.join(map(str, duplicates))}")

@@ -30,14 +30,14 @@ class _KafkaUsageExit(click.Command):
         try:
             return super().make_context(info_name, args, parent, **extra)
         except click.UsageError as e:
-            e.exit_code = KAFKA_USAGE_EXIT_CODE
+            e.exit_code = KAFKA_USAGE_EXIT_CODE  # type: ignore[misc]  # click types it per class; this one is Kafka's
             raise
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except click.UsageError as e:
-            e.exit_code = KAFKA_USAGE_EXIT_CODE
+            e.exit_code = KAFKA_USAGE_EXIT_CODE  # type: ignore[misc]  # click types it per class; this one is Kafka's
             raise
 
 

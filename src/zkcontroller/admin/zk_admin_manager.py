@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from zkcontroller.admin.configs import validate_broker_configs as validate_throttles_and_unclean
 from zkcontroller.admin.errors import InvalidConfigError
 from zkcontroller.admin.java_numbers import java_split
+from zkcontroller.admin.repeats import repeated
 from zkcontroller.broker.config_helper import (
     BROKER_CONFIG_DEFAULTS,
     BROKER_LOGGER_RESOURCE,
@@ -96,7 +97,7 @@ def check_changes(changes: Sequence[ConfigChange], *, incremental: bool) -> None
     for anything but DELETE; AlterConfigs a null value."""
     names = [c.name for c in changes]
     if incremental:
-        duplicates = [n for n in dict.fromkeys(names) if names.count(n) > 1]
+        duplicates = repeated(names)
         if duplicates:
             raise invalid_request(f"Error due to duplicate config keys : {','.join(duplicates)}")
         nulls = [f"{OP_NAMES.get(c.op, 'null')}:{c.name}" for c in changes if c.value is None and c.op != DELETE]

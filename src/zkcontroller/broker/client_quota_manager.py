@@ -310,6 +310,7 @@ def apply_quota_config(manager: ClientQuotaManager, entity_type: str, full_sanit
     `config_key`): the node ``clients/<id>``, ``users/<user>`` or ``users/<user>/clients/<id>`` now holds
     ``configs``. Raises what Kafka throws (`IllegalArgumentException`, `NumberFormatException`: ValueErrors) for
     a path or a value it cannot read: a notification's failure is logged by the listener as Kafka's."""
+    sanitized_client: str | None
     if entity_type == "clients":
         user, sanitized_client = None, full_sanitized_name
     elif entity_type == "users":

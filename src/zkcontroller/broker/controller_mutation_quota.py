@@ -196,6 +196,7 @@ class ControllerMutationQuotaManager(ClientQuotaManager):
         now = self.runtime.now_ms() if now_ms is None else now_ms
         tags = self._metric_tags(sanitized_user, client_id)
         bucket = self._sensor(tags, now)
+        assert isinstance(bucket, TokenBucket)  # `_new_sensor` makes only buckets here
         tokens = self.measure(tags, bucket, now)
         if tokens < 0:
             throttle = to_int32(self.throttle_time_ms(tokens, self.quota_limit(tags)))

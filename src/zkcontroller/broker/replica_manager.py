@@ -43,7 +43,7 @@ from zkcontroller.protocol.control_requests import (
     LeaderAndIsrRequest,
     StopReplicaRequest,
 )
-from zkcontroller.protocol.inter_broker import FetchPartitionResult, FetchRequest, FetchResponse
+from zkcontroller.protocol.inter_broker import FetchPartitionResult, FetchRequest, FetchResponse, ReplicatedBatch
 from zkcontroller.protocol.transport import BrokerTransport
 from zkcontroller.runtime.gc_pause import gc_paused
 from zkcontroller.runtime.log_lines import write_line
@@ -366,9 +366,9 @@ class ReplicaManager:
     def _add_fetcher(self, tp: TopicPartition, leader: int, leader_epoch: int) -> None:
         if not self.config.replica_fetching:
             return
-        for source, fetcher in self.fetchers.items():
+        for source, other in self.fetchers.items():
             if source != leader:
-                fetcher.remove_partition(tp)
+                other.remove_partition(tp)
         fetcher = self.fetchers.get(leader)
         if fetcher is None:
             fetcher = self.fetchers[leader] = ReplicaFetcher(
@@ -463,7 +463,7 @@ class ReplicaManager:
                 records = indexed[TIME_INDEX_ENTRIES_SERVED].base_offset - offset
             if records > 0:  # the records' batch headers: producer batches (if any) and leader epochs
                 producers = partition.producer_state
-                batches = ()
+                batches: tuple[ReplicatedBatch, ...] = ()
                 if producers.last_indexed_offset >= offset:
                     records, batches = producers.batches_in(offset, records)
                     offset = min(offset, batches[0].base_offset) if batches else offset  # a first batch whole

@@ -227,6 +227,7 @@ async def _await_leaders(server: KafkaServer, results: list[TopicCreated], timeo
         late = set(created)
     else:
         partitions = [TopicPartition(t, p) for t, count in created.items() for p in range(count)]
+        assert server.control_plane is not None  # requests are handled only while the broker runs
         missing = await wait_for_any_leader(server.control_plane.metadata_cache, partitions, timeout_ms,
                                             server.runtime)
         late = {tp.topic for tp in missing}

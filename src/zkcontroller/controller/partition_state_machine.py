@@ -407,9 +407,9 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
         failed: dict[str, Exception] = {}
         enabled: dict[str, bool] = {}
         for topic in sorted(topics):
-            error = read.malformed.get(paths.topic_config_path(topic))
-            if error is not None:
-                failed[topic] = error
+            malformed = read.malformed.get(paths.topic_config_path(topic))
+            if malformed is not None:
+                failed[topic] = malformed
                 continue
             value = read.values.get(topic, {}).get(UNCLEAN_LEADER_ELECTION_ENABLE)
             try:

@@ -10,6 +10,7 @@ doing (the zombie controller of the split-brain case). A crash closes the gate f
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 from collections import deque
 from collections.abc import Callable, Coroutine
@@ -37,7 +38,7 @@ class HostProcess:
         self.name = f"broker-{broker_id}#{incarnation}"
         self._gate = asyncio.Event()
         self._gate.set()
-        self._waiting: deque[Callable[[], None]] = deque()
+        self._waiting: deque[Callable[[], object]] = deque()
         self.dead = False
         self.died = asyncio.Event()
         """Set when the process is killed (crash, or the end of a clean stop): a client's connection to it closes."""
@@ -50,7 +51,7 @@ class HostProcess:
         if not self._gate.is_set():
             await self._gate.wait()
 
-    def when_runnable(self, callback: Callable[[], None]) -> None:
+    def when_runnable(self, callback: Callable[[], object]) -> None:
         if self._gate.is_set():
             callback()
         elif not self.dead:
@@ -59,7 +60,7 @@ class HostProcess:
     def deliver(self, delivery: Delivery) -> None:
         loop = asyncio.get_running_loop()
         for fn, arg in delivery:
-            self.when_runnable(lambda fn=fn, arg=arg: loop.call_soon(fn, arg))
+            self.when_runnable(functools.partial(loop.call_soon, fn, arg))
 
     def freeze(self) -> None:
         self._gate.clear()

@@ -527,7 +527,8 @@ class IdempotentProducer:
             return True
         current = TopicPartitionStateZNode.decode(found[0], path, found[1].version).leader_and_isr
         server = self.world.host(broker_id).server
-        partition = None if server is None else server.replica_manager.partition(tp)
+        manager = None if server is None else server.replica_manager
+        partition = None if manager is None else manager.partition(tp)
         return current.leader != broker_id or partition is None or partition.leader_epoch != current.leader_epoch
 
     def _abandon(self, batch: Batch, why: str) -> None:

@@ -32,11 +32,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from zkcontroller.controller.dynamic_config import InvalidDynamicConfigError, parse_unclean_leader_election_enable
-from zkcontroller.coordination.api import CreateOp, DeleteOp, Op, SetDataOp
+from zkcontroller.coordination.api import CheckOp, CreateOp, DeleteOp, Op, SetDataOp
 from zkcontroller.model import TopicPartition
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ZnodeDecodeError
@@ -100,7 +101,7 @@ class UncleanInvariants:
 
     # ------------------------------------------------------------------ store writes
 
-    def on_landed(self, host: SimHost | None, written: list[Op], zxid: int) -> None:
+    def on_landed(self, host: SimHost | None, written: Sequence[Op], zxid: int) -> None:
         for op in written:
             path = op.path
             if path.startswith("/config/"):
@@ -112,6 +113,8 @@ class UncleanInvariants:
             if isinstance(op, DeleteOp):
                 self._states.pop(path, None)
                 continue
+            if isinstance(op, CheckOp):
+                continue
             lai = TopicPartitionStateZNode.decode(op.data, path, 0).leader_and_isr
             previous = self._states.get(path)
             self._states[path] = (lai.isr, lai.leader_epoch, zxid)
@@ -121,6 +124,8 @@ class UncleanInvariants:
 
     def _config_write(self, op: Op, zxid: int) -> None:
         path = op.path
+        if isinstance(op, CheckOp):
+            return
         if path.startswith((_TOPIC_CONFIG, _BROKER_CONFIG)):
             value = None if isinstance(op, DeleteOp) else _unclean_value(op.data, path)
             self._configs.setdefault(path, []).append((zxid, value))

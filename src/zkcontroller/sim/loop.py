@@ -1,3 +1,5 @@
+# asyncio.BaseEventLoop and TimerHandle internals (_scheduled, _when, _check_closed, ...) are not in typeshed:
+# mypy: disable-error-code="attr-defined, override"
 """`VirtualTimeLoop`: an asyncio event loop whose clock is virtual (FoundationDB's Sim2, turmoil's time).
 
 When every task is waiting, the loop does not block: its "selector wait" moves the clock straight to the

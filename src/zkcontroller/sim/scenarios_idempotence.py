@@ -43,7 +43,8 @@ def _leader_of_most(world: SimWorld) -> int | None:
 
 def replicated_not_acked(world: SimWorld, broker_id: int, topic: str) -> TopicPartition | None:
     """A partition ``broker_id`` leads where a follower's log end is past the leader's high watermark."""
-    manager = world.host(broker_id).server.replica_manager if world.host(broker_id).server else None
+    server = world.host(broker_id).server
+    manager = server.replica_manager if server is not None else None
     if manager is None:
         return None
     for tp in sorted(manager.leader_partitions(), key=lambda p: p.partition):

@@ -12,6 +12,7 @@ from zkcontroller.coordination.api import (
     CreateOp,
     DeleteOp,
     ErrorResult,
+    Op,
     SetDataOp,
     SetDataResult,
     Stat,
@@ -64,7 +65,7 @@ class BrokerOps(KafkaZkClientBase):
         on NODEEXISTS decide whether the node is ours, a leftover of our expired session, or another's."""
         for _ in range(_MAX_REGISTRATION_ATTEMPTS):
             session = self._session
-            ops = [CreateOp(path, b"", CreateMode.EPHEMERAL), SetDataOp(path, data, 0)]
+            ops: list[Op] = [CreateOp(path, b"", CreateMode.EPHEMERAL), SetDataOp(path, data, 0)]
             result = await session.multi(ops)
             if result.ok:
                 stat = result.results[1]

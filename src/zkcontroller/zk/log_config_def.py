@@ -202,10 +202,10 @@ def parse_config_value(name: str, kind: str, raw: str) -> object:
             return parsed
         raise _invalid(name, raw, f"Not a number of type {kind}")
     if kind == "DOUBLE":
-        parsed = java_parse_double(value)
-        if parsed is None:
+        number = java_parse_double(value)
+        if number is None:
             raise _invalid(name, raw, f"Not a number of type {kind}")
-        return parsed
+        return number
     if kind == "LIST":
         return _split_list(value) if value else []
     return value

@@ -94,8 +94,9 @@ def _grouped_by_tp(items: Iterable[Any]) -> dict[str, list[Any]]:
     return by_topic(items, lambda item: item.topic_partition.topic)
 
 
-def request_body(request: WireRequest) -> dict[str, Any]:
-    """The version-free dict of ``request`` (every layout's fields filled; the codec writes the version's)."""
+def request_body(request: AnyControlRequest | ControlledShutdownRequest | AlterIsrRequest) -> dict[str, Any]:
+    """The version-free dict of ``request`` (every layout's fields filled; the codec writes the version's).
+    Fetch has a codec of its own (`fetch_codec`)."""
     if isinstance(request, ControlledShutdownRequest):
         return {"broker_id": request.broker_id, "broker_epoch": request.broker_epoch}
     if isinstance(request, AlterIsrRequest):
@@ -164,7 +165,7 @@ def _umd_from(d: dict[str, Any], topic: str) -> UpdateMetadataPartitionState:
 
 def _broker_from(d: dict[str, Any], version: int) -> Broker:
     if version == 0:
-        endpoints = (EndPoint(d["v0_host"], d["v0_port"], DEFAULT_LISTENER, DEFAULT_LISTENER),)
+        endpoints: tuple[EndPoint, ...] = (EndPoint(d["v0_host"], d["v0_port"], DEFAULT_LISTENER, DEFAULT_LISTENER),)
     else:
         endpoints = tuple(
             EndPoint(e["host"], e["port"],
@@ -245,7 +246,7 @@ def encode_response(response: WireResponse, version: int, request: WireRequest |
                                         "leader_id": r.leader_id, "leader_epoch": r.leader_epoch, "isr": list(r.isr),
                                         "current_isr_version": r.current_isr_version} for r in rs]}
             for t, rs in _grouped_by_tp(response.partitions).items()]})
-    errors = [{"topic_name": tp.topic, "partition_index": tp.partition, "error_code": int(e)}
+    errors: list[dict[str, Any]] = [{"topic_name": tp.topic, "partition_index": tp.partition, "error_code": int(e)}
               for tp, e in response.partition_errors]
     body: dict[str, Any] = {"error_code": int(response.error), "partition_errors": errors}
     if response.api_key == ApiKey.LEADER_AND_ISR:
