@@ -11,7 +11,7 @@ from typing import Any
 ADMIN_MANAGER_LOGGER = logging.getLogger("kafka.server.ZkAdminManager")
 
 
-class AdminManagerLog(logging.LoggerAdapter):  # type: ignore[type-arg]
+class AdminManagerLog(logging.LoggerAdapter):
     """``ADMIN_MANAGER_LOGGER`` with broker ``broker_id``'s prefix on every message."""
 
     def __init__(self, broker_id: int) -> None:

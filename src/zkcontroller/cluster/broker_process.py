@@ -113,7 +113,7 @@ class BrokerProcess:
             raise self._fatal(str(e)) from None
         except OSError as e:
             raise self._fatal(f"Failed to create or validate data directory {p.log_dirs[0]}: {_reason(e)}") from None
-        self.server = KafkaServer(self.broker_config(), self.backend, self.transport,  # type: ignore[arg-type]
+        self.server = KafkaServer(self.broker_config(), self.backend, self.transport,
                                   self.runtime, EventLog(f"broker-{p.broker_id}", wall_clock_ms, sink),
                                   recovered_logs=self.journal.recovered(), log_offsets_journal=self.journal)
         if self.metrics is not None and p.metrics_port is not None:

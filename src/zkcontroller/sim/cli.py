@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from zkcontroller.runtime.files import ensure_writable_dir
 from zkcontroller.sim.hints import as_typed
 from zkcontroller.sim.world import MUTATIONS
+
+if TYPE_CHECKING:
+    from zkcontroller.sim.world import SimConfig
 
 
 def _scenario_names() -> list[str]:
@@ -18,7 +23,7 @@ def _scenario_names() -> list[str]:
     return list(SCENARIOS)
 
 
-def _options(f):  # type: ignore[no-untyped-def]
+def _options(f: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed([
         click.option("--scenario", required=True, type=click.Choice(_scenario_names()), help="Scenario name."),
         click.option("--brokers", type=click.IntRange(1, 50), default=3, show_default=True,
@@ -39,7 +44,7 @@ def _options(f):  # type: ignore[no-untyped-def]
 
 
 def _config(scenario: str, seed: int, brokers: int, partitions: int, duration_ms: int, fault_interval_ms: int,
-            session_timeout_ms: int, mutations: tuple[str, ...], log_dir: Path | None = None):  # type: ignore
+            session_timeout_ms: int, mutations: tuple[str, ...], log_dir: Path | None = None) -> SimConfig:
     from zkcontroller.sim.world import SimConfig
 
     return SimConfig(scenario, seed, brokers=brokers, partitions=partitions, duration_ms=duration_ms,

@@ -150,7 +150,7 @@ class SimHost:
         previous = self.server
         kept = (previous.replica_manager.log_offsets()
                 if world.keep_logs and previous is not None and previous.replica_manager is not None else None)
-        self.server = KafkaServer(config, self.backend, world.network.endpoint(process),  # type: ignore[arg-type]
+        self.server = KafkaServer(config, self.backend, world.network.endpoint(process),
                                   runtime, world.event_log, kept)
         self.state = "starting"
         self._away = []

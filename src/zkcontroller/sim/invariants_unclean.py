@@ -224,10 +224,10 @@ class UncleanInvariants:
             return
         record = json.loads(line)
         key = (record.get("topic"), record.get("partition"), record.get("leader_epoch"))
-        election = self._pending.get(key)  # type: ignore[arg-type]
+        election = self._pending.get(key)
         if record.get("type") != "leader_election" or election is None or record.get("leader") != election.leader:
             return
-        del self._pending[key]  # type: ignore[arg-type]
+        del self._pending[key]
         election.logged = True
         if record.get("clean") is not False:
             self.world.checker.violate("unclean-election-logged", f"{election.topic}-{election.partition}: the "

@@ -24,9 +24,9 @@ class SequentialNotificationZNode(Generic[T]):
         return paths.sequence_number(name_or_path, cls.PREFIX)
 
     @staticmethod
-    def encode(payload: T) -> bytes:  # type: ignore[misc]
+    def encode(payload: T) -> bytes:
         raise NotImplementedError
 
     @staticmethod
-    def decode(data: bytes, path: str) -> T:  # type: ignore[misc]
+    def decode(data: bytes, path: str) -> T:
         raise NotImplementedError
