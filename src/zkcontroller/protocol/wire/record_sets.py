@@ -327,13 +327,18 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
         # one pass over the records, as LogValidator's iterator reads every one (a malformed one refuses the batch),
         # for keys and timestamps, after the batch's own checks: the refused ones kept up to RECORD_ERRORS_KEPT (a
         # bomb's millions of good records, or of refused ones beyond them, are not)
+        path = _v2_path(_codec(buf, e), target_codec)
+        rebuilt = compressed_path and path != IN_PLACE
+        if not (compacted or check_timestamps or rebuilt):  # the structure alone is checked: no record is kept
+            body = _v2_record_bytes(entry, inflated.get(e.start))
+            if body is None or v2_well_formed(body, struct.unpack_from(">i", entry, 57)[0], cancelled):
+                continue
         records: Iterator[tuple[int, V2Record | _Malformed]] = enumerate(
             _iter_v2_records(entry, inflated.get(e.start)))
         if cancelled is not None:
             records = _unless_cancelled(records, cancelled)
-        path = _v2_path(_codec(buf, e), target_codec)
         rejection = _v2_rejection(entry, records, tp, compacted, check_timestamps, now_ms, create_time,
-                                  timestamp_difference_max_ms, path, rebuilt=compressed_path and path != IN_PLACE)
+                                  timestamp_difference_max_ms, path, rebuilt=rebuilt)
         if rejection is not None:
             raise rejection
     if negative != NO_TIMESTAMP:  # buildRecordsAndAssignOffsets appends the validated messages
@@ -446,21 +451,26 @@ def _iter_v2_records(entry: memoryview, inflated: bytes | bytearray | None = Non
     place). A value that cannot be decompressed (or inflates beyond `MAX_INFLATED`) is refused:
     UNKNOWN_SERVER_ERROR. A record takes 7 bytes at least, so a crafted count or run of empty records cannot make
     the walk longer than the (at most `MAX_INFLATED`) bytes allow."""
+    records = _v2_record_bytes(entry, inflated)
+    if records is not None:
+        (count,) = struct.unpack_from(">i", entry, 57)
+        yield from walk_v2_records(records, count)
+
+
+def _v2_record_bytes(entry: memoryview, inflated: bytes | bytearray | None) -> bytes | bytearray | memoryview | None:
+    """The records part of a v2 batch, decompressed (``inflated`` when it already was); None for a codec id no
+    client can send (`inspect` refused it before). UNKNOWN_SERVER_ERROR where it cannot be decompressed."""
     codec = entry[22] & 0x07
-    records: bytes | bytearray | memoryview = entry[RECORD_BATCH_OVERHEAD:]
     if inflated is not None:
-        records = inflated
-    elif codec in (GZIP, SNAPPY, LZ4, ZSTD):
+        return inflated
+    if codec in (GZIP, SNAPPY, LZ4, ZSTD):
         try:
-            records = decompress(codec, bytes(records), 2, MAX_INFLATED)
+            return decompress(codec, bytes(entry[RECORD_BATCH_OVERHEAD:]), 2, MAX_INFLATED)
         except CompressionError as failure:  # DefaultRecordBatch's IOException, as KafkaException (and, a
             # deliberate deviation, beyond MAX_INFLATED: refused rather than walked)
             raise RecordSetError(UNKNOWN_SERVER_ERROR, f"Failed to decompress record stream: {failure}",
                                  "org.apache.kafka.common.KafkaException") from None
-    elif codec:
-        return
-    (count,) = struct.unpack_from(">i", entry, 57)
-    yield from walk_v2_records(records, count)
+    return None if codec else entry[RECORD_BATCH_OVERHEAD:]
 
 
 def walk_v2_records(records: bytes | bytearray | memoryview, count: int) -> Iterator[V2Record | _Malformed]:
@@ -516,6 +526,74 @@ def walk_v2_records(records: bytes | bytearray | memoryview, count: int) -> Iter
             yield _Malformed(index - 1, pos, records, total, True)
             return
         yield V2Record(delta, offset_delta, key_length, value_length)
+
+
+def v2_well_formed(records: bytes | bytearray | memoryview, count: int,
+                   cancelled: Callable[[], bool] | None = None) -> bool:
+    """True when `walk_v2_records` reads ``count`` records from ``records`` and finds none malformed: the same
+    checks (each varint read as `_varint`/`_varlong` read it, one-byte ones inline), with no record kept. A batch
+    whose records nothing but their structure is checked for (the default topic configs) is read here, about three
+    times faster; False sends the caller to `walk_v2_records` for what is malformed and where. ``cancelled`` is
+    asked every 4096 records, as `_unless_cancelled` asks it."""
+    size = len(records)
+    pos = 0
+    varint = _varint
+    try:
+        for index in range(count):
+            if not index & 4095 and cancelled is not None and cancelled():
+                raise _cancelled()
+            b = records[pos]
+            if b < 0x80:
+                length, field = (b >> 1) ^ -(b & 1), pos + 1
+            else:
+                length, field = varint(records, pos)
+            end = field + length
+            if length < _MIN_RECORD_BODY or end > size:
+                return False
+            field += 1  # attributes
+            if records[field] < 0x80:  # timestamp delta
+                field += 1
+            else:
+                _, field = _varlong(records, field)
+            b = records[field]  # offset delta
+            if b < 0x80:
+                field += 1
+            else:
+                offset_delta, field = varint(records, field)
+                if offset_delta == _TOO_LONG:
+                    return False
+            for _ in (0, 1):  # key length, then value length
+                b = records[field]
+                if b < 0x80:
+                    length, field = (b >> 1) ^ -(b & 1), field + 1
+                else:
+                    length, field = varint(records, field)
+                    if length == _TOO_LONG:
+                        return False
+                if length > 0:
+                    field += length
+            b = records[field]
+            if b < 0x80:
+                headers, field = (b >> 1) ^ -(b & 1), field + 1
+            else:
+                headers, field = varint(records, field)
+            if headers < 0 or headers > end - field:
+                return False
+            for _ in range(headers):
+                header_key, field = varint(records, field)
+                if header_key < 0:
+                    return False
+                header_value, field = varint(records, field + header_key)
+                if header_value == _TOO_LONG:
+                    return False
+                if header_value > 0:
+                    field += header_value
+            if field != end:
+                return False
+            pos = end
+    except (IndexError, _Bad):
+        return False
+    return count <= 0 or pos == size
 
 
 class _Bad(Exception):
