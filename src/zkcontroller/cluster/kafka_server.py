@@ -160,6 +160,8 @@ class KafkaServer:
 
     async def startup(self) -> None:
         runtime = self.runtime
+        # Kafka's ZooKeeperClient logs this as it is built at start-up, as well as on each re-initialisation.
+        zk_client_log.info("[ZooKeeperClient Kafka server] Initializing a new session to %s.", self._connect_string())
         session = await self.backend.new_session(self.config.session_timeout_ms)
         self.zk = zk = KafkaZkClient(ReconnectingSession(session), runtime.now_ms, rng=runtime.rng)
         await zk.create_top_level_paths()

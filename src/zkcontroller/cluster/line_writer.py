@@ -11,23 +11,48 @@ it, and `close` flushes what is left.
 
 Files roll as Log4j's RollingFileAppender (and `RotatingFileHandler`) roll them: before a line that would
 take the file past ``max_bytes``, ``name.(N-1)`` → ``name.N`` … ``name`` → ``name.1``, oldest dropped.
+
+A failed write (``OSError``: a full disk, an I/O error) is reported on stderr as `logging.Handler.handleError`
+reports one, never raised into the controller that logged. It loses only the lines the file refused: the lines are
+buffered here, not in a `BufferedWriter` (whose failure leaves unknown which bytes reached the file), so after a
+failure the rest are tried one by one, a part line left at the file's end is cut off, and the size kept for the
+roll-over stays the file's own. A roll-over that fails (a rename refused) keeps writing to the current file.
 """
 
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import os
+import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO, TextIO
+from typing import Protocol, TextIO
 
 Namer = Callable[[str], str]
 """Maps Python's default rolled name (``events.jsonl.3``) to the one written (``events.3.jsonl``)."""
 
 _BUFFER_BYTES = 1 << 16
+
+
+class RawFile(Protocol):
+    """An unbuffered binary file opened to append (`io.FileIO`): ``write`` returns how many bytes it took."""
+
+    def write(self, data: bytes | memoryview, /) -> int | None: ...
+
+    def truncate(self, size: int, /) -> int: ...
+
+    def tell(self) -> int: ...
+
+    def close(self) -> None: ...
+
+
+def _open_append(path: Path) -> RawFile:
+    return open(path, "ab", buffering=0)  # the caller closes it
 
 
 class LineWriter:
@@ -43,53 +68,135 @@ class LineWriter:
         self._backups = backups
         self._namer = namer
         self._lock = threading.Lock()
-        self._file: BinaryIO | None = None
+        self._file: RawFile | None = None
+        self._closed = False
+        self._pending: list[bytes] = []
+        """Whole lines not yet written, flushed when the loop turns or when they pass `_BUFFER_BYTES`."""
+        self._pending_bytes = 0
         self._size = 0
+        """The file's size once `_pending` is written: its real size whenever nothing is pending."""
+        self._last_error: OSError | None = None
+        """Why the file could not be opened again (after a failed roll-over), for the loss report."""
+        self._torn = False
+        """The file ends in a part line that could not be cut off: the next write starts a new line first."""
         self._flush_loop: asyncio.AbstractEventLoop | None = None
         """The loop a flush is queued on; a loop stopped before running it leaves it here, not running."""
         if path is not None:
-            self._open()
-
-    def _open(self) -> None:
-        assert self.path is not None
-        self._file = open(self.path, "ab", buffering=_BUFFER_BYTES)  # noqa: SIM115 (closed by close())
-        self._size = self._file.tell()
+            self._file = _open_append(path)
+            self._size = self._file.tell()
 
     def write(self, line: str) -> None:
         """Append ``line`` (without its newline); it reaches the file by the end of this event-loop turn."""
         with self._lock:
             if self._stream is not None:
-                self._stream.write(line + "\n")
+                self._write_stream(line + "\n", 1)
             else:
-                self._write_to_file((line + "\n").encode("utf-8", "backslashreplace"))
+                self._append((line + "\n").encode("utf-8", "backslashreplace"))
             self._schedule_flush()
 
     def write_lines(self, lines: list[str]) -> None:
         """`write` of each line, in order, under one lock with one flush queued. While the file has room for
-        all of them (no roll-over due), they are encoded and written as one piece: the same bytes."""
+        all of them (no roll-over due), they are encoded and buffered as one piece: the same bytes."""
         if not lines:
             return
         with self._lock:
             text = "\n".join(lines) + "\n"
             if self._stream is not None:
-                self._stream.write(text)
+                self._write_stream(text, len(lines))
             else:
                 data = text.encode("utf-8", "backslashreplace")
                 if self._max_bytes <= 0 or self._size + len(data) <= self._max_bytes:
-                    self._write_to_file(data)
+                    self._append(data)
                 else:  # a roll-over falls between two of them: line by line, as `write` would
                     for line in lines:
-                        self._write_to_file((line + "\n").encode("utf-8", "backslashreplace"))
+                        self._append((line + "\n").encode("utf-8", "backslashreplace"))
             self._schedule_flush()
 
-    def _write_to_file(self, data: bytes) -> None:
-        if self._file is None:
+    def _write_stream(self, text: str, lines: int) -> None:
+        assert self._stream is not None
+        try:
+            self._stream.write(text)
+        except (OSError, ValueError) as e:  # ValueError: a closed stream
+            self._report(e, f"{lines} line(s) to {self._stream!r} may be lost")
+
+    def _append(self, data: bytes) -> None:
+        """Buffer ``data`` (whole lines), rolling the file first when it would go past ``max_bytes``."""
+        if self._closed:
             return  # closed: a late record from a shutting-down component
         if self._max_bytes > 0 and self._size > 0 and self._size + len(data) > self._max_bytes:
+            self._write_pending()
             self._roll_over()
-        assert self._file is not None
-        self._file.write(data)
+        self._pending.append(data)
+        self._pending_bytes += len(data)
         self._size += len(data)
+        if self._pending_bytes >= _BUFFER_BYTES:
+            self._write_pending()
+
+    def _write_pending(self) -> None:
+        """Write the buffered lines. What the file refuses is reported, with how many lines were lost; the lines
+        after a failure are tried one by one, so a failure loses only the lines it refused."""
+        if not self._pending:
+            return
+        data = b"".join(self._pending)
+        self._pending.clear()
+        self._pending_bytes = 0
+        self._size -= len(data)  # now the file's size: each write adds what it kept
+        if self._file is None and not self._reopen():
+            self._report_loss(self._last_error, data)
+            return
+        kept, error = self._put(data)
+        if error is None:
+            return
+        lost = bytearray()
+        for piece in data[kept:].split(b"\n")[:-1]:  # every line ends with its newline
+            line = piece + b"\n"
+            if self._put(line)[1] is not None:
+                lost += line
+        self._report_loss(error, bytes(lost))
+
+    def _put(self, data: bytes) -> tuple[int, OSError | None]:
+        """Write ``data`` at the file's end: how much of it the file keeps, and the error that stopped it. A part
+        line the failure left is cut off (when the file cannot be cut, it stays and `_torn` is set)."""
+        assert self._file is not None
+        if self._torn:
+            try:
+                if not self._file.write(b"\n"):
+                    raise OSError(errno.EIO, "no byte written")
+            except OSError as e:
+                return 0, e
+            self._torn = False
+            self._size += 1
+        written = 0
+        view = memoryview(data)
+        try:
+            while written < len(data):
+                n = self._file.write(view[written:])
+                if not n:  # a regular file takes at least one byte or fails; never spin on it
+                    raise OSError(errno.EIO, "write took no bytes")
+                written += n
+        except OSError as e:
+            whole = data.rfind(b"\n", 0, written) + 1
+            if whole < written:
+                try:
+                    self._file.truncate(self._size + whole)
+                    written = whole
+                except OSError:
+                    self._torn = True
+            self._size += written
+            return whole, e
+        self._size += written
+        return written, None
+
+    def _reopen(self) -> bool:
+        """Open the file again after a failed roll-over left it closed; False (the error kept) when it cannot be."""
+        assert self.path is not None
+        try:
+            self._file = _open_append(self.path)
+            self._size = self._file.tell()
+        except OSError as e:
+            self._file, self._last_error = None, e
+            return False
+        return True
 
     def _rolled_name(self, index: int) -> str:
         assert self.path is not None
@@ -97,18 +204,48 @@ class LineWriter:
         return self._namer(name) if self._namer is not None else name
 
     def _roll_over(self) -> None:
-        assert self._file is not None and self.path is not None
-        self._file.close()
-        if self._backups > 0:
+        """Rename the files down one index (nothing kept: empty the file). A failure is reported, and the lines
+        go on to the current file, which the next line's roll-over tries again."""
+        assert self.path is not None
+        if self._file is None and not self._reopen():
+            return
+        assert self._file is not None
+        try:
+            if self._backups <= 0:
+                self._file.truncate(0)
+                self._size, self._torn = 0, False
+                return
+            file, self._file = self._file, None  # even a failed close leaves it unusable: reopened below
+            file.close()
             for index in range(self._backups - 1, 0, -1):
                 source = self._rolled_name(index)
                 if os.path.exists(source):
                     os.replace(source, self._rolled_name(index + 1))
             os.replace(self.path, self._rolled_name(1))
-            self._open()
-        else:  # nothing kept: start the file again
-            self._file = open(self.path, "wb", buffering=_BUFFER_BYTES)  # noqa: SIM115
-            self._size = 0
+            self._torn = False
+        except OSError as e:
+            self._report(e, f"rolling {self.path} over failed; writing on to it")
+        if self._file is None:
+            self._reopen()
+
+    def _report_loss(self, error: OSError | None, lost: bytes) -> None:
+        lines = lost.count(b"\n")
+        self._report(error, f"{lines} line(s) ({len(lost)} bytes) lost: not written to {self.path}; the file "
+                            f"is {self._size} bytes" + (" and ends in a part line" if self._torn else "")
+                     if lines else f"writing to {self.path} failed at first; the lines were written on retry")
+
+    @staticmethod
+    def _report(error: BaseException | None, what: str) -> None:
+        """On stderr as `logging.Handler.handleError` does (and only when it would: `logging.raiseExceptions`)."""
+        if not logging.raiseExceptions:
+            return
+        try:
+            sys.stderr.write("--- Logging error ---\n")
+            if error is not None:
+                traceback.print_exception(type(error), error, error.__traceback__, None, sys.stderr)
+            sys.stderr.write(f"LineWriter: {what}\n")
+        except OSError:  # stderr gone too: nothing left to tell
+            pass
 
     def _schedule_flush(self) -> None:
         pending = self._flush_loop
@@ -128,16 +265,24 @@ class LineWriter:
 
     def _flush_locked(self) -> None:
         self._flush_loop = None
-        target = self._stream if self._stream is not None else self._file
-        if target is not None:
-            target.flush()
+        if self._stream is not None:
+            try:
+                self._stream.flush()
+            except (OSError, ValueError) as e:
+                self._report(e, f"flushing {self._stream!r} failed; its buffered lines may be lost")
+            return
+        self._write_pending()
 
     def close(self) -> None:
         with self._lock:
             self._flush_locked()
-            if self._file is not None:
-                self._file.close()
-                self._file = None
+            self._closed = True
+            file, self._file = self._file, None
+            if file is not None:
+                try:
+                    file.close()
+                except OSError as e:
+                    self._report(e, f"closing {self.path} failed")
 
 
 class LineWriterHandler(logging.Handler):

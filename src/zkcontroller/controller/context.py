@@ -380,9 +380,10 @@ class ControllerContext:
 
     def partitions_in_states_in_order(self, states: Iterable[PartitionState], topic: str | None = None
                                       ) -> list[TopicPartition]:
-        """`partitions_in_states` in the state map's order: mostly partition order (as loaded; partitions created
-        later come after), so the callers' sort of this list is nearly one pass, where sorting a set of 10,000 took
-        ~4 ms. Callers sort: the order here is only speed."""
+        """`partitions_in_states` in the state map's insertion order: the partitions in the order the failover
+        loaded them, then those of topics created, expanded or recreated since, each at the end. Often near sorted,
+        so the callers' sort of this list is nearly one pass, where sorting a set of 10,000 took ~4 ms. No order is
+        promised: callers sort. With ``topic``, `partitions_for_topic`'s order."""
         wanted = tuple(set(states))  # a tuple: identity tests in C, no `Enum.__hash__` per partition
         if topic is None:
             return [tp for tp, s in self.partition_states.items() if s in wanted]
@@ -447,9 +448,10 @@ class ControllerContext:
         return set(self.partitions_with_offline_leader_in_order())
 
     def partitions_with_offline_leader_in_order(self) -> list[TopicPartition]:
-        """`partitions_with_offline_leader` in the leadership cache's order: mostly partition order (as loaded;
-        partitions created later come after), so the callers' sort of this list is nearly one pass, where sorting
-        the set took ~4 ms per 10,000 partitions. Callers sort: the order here is only speed.
+        """`partitions_with_offline_leader` in the leadership cache's insertion order: the partitions in the order
+        the failover loaded them, then those of topics created, expanded or recreated since, each at the end. Often
+        near sorted, so the callers' sort of this list is nearly one pass, where sorting the set took ~4 ms per 10,000
+        partitions. No order is promised: callers sort.
 
         `is_replica_online` inlined: a broker failure asks this of every partition of the cluster."""
         live, shutting_down = self._live_broker_epochs, self.shutting_down_broker_ids

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 
-async def run_workers(count: int, worker: Callable[[], Awaitable[None]]) -> None:
-    """Run ``count`` copies of ``worker``; the first failure cancels the rest and is re-raised as itself.
+async def run_workers(count: int, worker: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    """Run ``count`` copies of ``worker`` (a coroutine function: each copy becomes a task); the first failure
+    cancels the rest and is re-raised as itself.
 
     Callers expect a plain exception (e.g. `ControllerMovedError`), not asyncio's `ExceptionGroup`.
     """

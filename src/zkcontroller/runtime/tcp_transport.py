@@ -27,7 +27,7 @@ import itertools
 import logging
 import math
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 from zkcontroller.model import Broker
 from zkcontroller.protocol.control_requests import ControlResponse, Errors, StopReplicaRequest
@@ -113,7 +113,8 @@ class TcpTransport:
         if isinstance(request, StopReplicaRequest) and self.versions[request.api_key] < 3:
             split = _split_by_delete_flag(request)
             if len(split) > 1:  # before v3 one delete flag covers the request: Kafka's batch sends two
-                responses = [await self._send(broker, r) for r in split]
+                # a StopReplica's answer is a ControlResponse (`_send` types every answer as the union)
+                responses = [cast(ControlResponse, await self._send(broker, r)) for r in split]
                 bad = next((r.error for r in responses if r.error is not Errors.NONE), Errors.NONE)
                 return ControlResponse(request.api_key, bad, tuple(e for r in responses for e in r.partition_errors))
         return await self._send(broker, request)
