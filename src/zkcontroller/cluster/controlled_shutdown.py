@@ -3,9 +3,7 @@
 Before it deregisters, a broker asks the controller to move its leadership away: it finds the controller through
 ``/controller`` and ``/brokers/ids/<id>``, sends ControlledShutdown with its broker epoch, and succeeds when the
 answer has no error and no remaining partitions. Otherwise it waits ``controlled.shutdown.retry.backoff.ms`` and
-tries again, up to ``controlled.shutdown.max.retries`` attempts, then stops anyway: Kafka's WARN "Proceeding to do an
-unclean shutdown as all the controlled shutdown attempts failed", logged after every failed controlled shutdown,
-the given-up one included.
+tries again, up to ``controlled.shutdown.max.retries`` attempts, then stops anyway ("unclean shutdown").
 
 Each attempt waits at most ``controller.socket.timeout.ms`` for the connection (a transport that has one, such as
 `TcpTransport`, is asked to `connect` first, Kafka's ``awaitReady``) and then ``request.timeout.ms`` for the answer
@@ -94,7 +92,7 @@ async def controlled_shutdown(
         futile = await give_up(response) if give_up is not None else None
         if futile is not None and attempts < config.controlled_shutdown_max_retries:
             log.info("%sNot retrying controlled shutdown (%s); proceeding to do an unclean shutdown", prefix, futile)
-            break  # Kafka's WARN below: every failed controlled shutdown ends with it (the analytics job's row)
+            return ControlledShutdownOutcome(False, attempts, response)
         if attempts < config.controlled_shutdown_max_retries:
             await runtime.sleep_ms(config.controlled_shutdown_retry_backoff_ms)
             log.warning("%sRetrying controlled shutdown after the previous attempt failed...", prefix)

@@ -105,23 +105,3 @@ async def test_a_controller_gone_from_zookeeper_between_attempts_is_still_asked(
     assert outcome.succeeded and outcome.attempts == 2
     assert [b for b, _ in transport.sent] == [2, 2]
     assert "No controller registered in ZooKeeper" in caplog.text
-
-
-async def test_giving_up_early_still_logs_kafkas_unclean_shutdown_warning(
-        zk: KafkaZkClient, caplog: pytest.LogCaptureFixture) -> None:
-    """A ``give_up`` that stops the retries ends as Kafka's every failed controlled shutdown does: its WARN
-    "Proceeding to do an unclean shutdown …" (the analytics job's unclean-shutdown row), logged once, last."""
-    caplog.set_level(logging.INFO, logger="kafka.server.KafkaServer")
-    runtime = RecordingRuntime()
-    transport = ScriptedTransport([STILL_LEADS])
-
-    async def futile(response: ControlledShutdownResponse | None) -> str | None:
-        return "no live broker can take its partitions"
-
-    outcome = await controlled_shutdown(1, lambda: 77, CONFIG, zk, transport, runtime, futile)
-    assert not outcome.succeeded and outcome.attempts == 1 and runtime.sleeps == []
-    unclean = [r for r in caplog.records if "unclean shutdown as all" in r.getMessage()]
-    assert [(r.levelno, r.getMessage()) for r in unclean] == [
-        (logging.WARNING, "[KafkaServer id=1] Proceeding to do an unclean shutdown as all the controlled shutdown "
-                          "attempts failed")]
-    assert caplog.records[-1] is unclean[0]
