@@ -63,3 +63,6 @@ async def test_a_loss_that_keeps_coming_after_the_session_ended_is_final_at_once
         await session.exists("/")
     assert isinstance(raised.value.__cause__, ConnectionLossError)
     assert session.retries == 1
+    # Kafka's ZooKeeperClientExpiredException text, as its "Error processing event" line shows it; the path kept
+    assert str(raised.value) == "Session expired either before or while waiting for connection"
+    assert raised.value.path == "/"

@@ -22,6 +22,10 @@ STALE_STATE_BACKOFF_S = 0.05
 """Pause before retrying when the session still looks connected right after a connection loss."""
 
 
+EXPIRED_WHILE_WAITING = "Session expired either before or while waiting for connection"
+"""The message of Kafka's ZooKeeperClientExpiredException, thrown where a retried CONNECTIONLOSS finds the session
+ended (`ReconnectingSession`): what the controller's "Error processing event" line shows under it."""
+
 class ReconnectingSession(DelegatingSession):
     """Wraps a session so that connection losses are waited out instead of reaching the caller.
 
@@ -58,4 +62,7 @@ class ReconnectingSession(DelegatingSession):
                     # The session already ended (expired, closed): kazoo can settle a request's loss after its
                     # session was told EXPIRED (the two reach the loop from different threads). No state change is
                     # coming, and a retry could answer CONNECTIONLOSS again, looping without ever awaiting: final.
-                    raise SessionExpiredError(loss.path) from loss
+                    # Kafka's retry (``waitUntilConnected``) throws ZooKeeperClientExpiredException here: its text.
+                    expired = SessionExpiredError(None, EXPIRED_WHILE_WAITING)
+                    expired.path = loss.path
+                    raise expired from loss
