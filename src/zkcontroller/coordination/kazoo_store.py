@@ -23,6 +23,7 @@ import asyncio
 import collections
 import concurrent.futures
 import contextlib
+import functools
 import logging
 import threading
 from collections.abc import Callable, Sequence
@@ -210,7 +211,7 @@ class KazooSession(CoordinationSession):
             validate_path(path)
         chunks = [paths[i : i + MULTI_READ_MAX_OPS] for i in range(0, len(paths), MULTI_READ_MAX_OPS)]
         try:
-            answers = await _gather_bounded([lambda c=c: self._read_chunk(c) for c in chunks], max_in_flight)
+            answers = await _gather_bounded([functools.partial(self._read_chunk, c) for c in chunks], max_in_flight)
         except ZkError as e:
             if e.code is not ErrorCode.UNIMPLEMENTED:
                 raise

@@ -190,7 +190,7 @@ def parse_json(data: bytes, path: str) -> Any:
     except ValueError as e:
         raise UnparseableZnodeError(path, f"invalid JSON ({e})") from None
     if (end < len(text) or cut is not None) and _root_value_end_refused(value, text, end, cut is not None):
-        reason = cut if end == len(text) else f"unexpected {text[end]!r} after the value at char {end}"
+        reason = str(cut) if end == len(text) else f"unexpected {text[end]!r} after the value at char {end}"
         raise UnparseableZnodeError(path, f"invalid JSON ({reason})")
     return value
 
