@@ -9,6 +9,7 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -137,26 +138,55 @@ async def test_shell_produce_elect_and_delete(make_cluster: ClusterFactory, back
         await session.close()
 
 
-class SlowLeaderAndIsrTransport(RecordingTransport):
-    """LeaderAndIsr reaches the brokers 0.3 s late (a loaded host, a slow network): the store shows the leaders
-    well before the brokers lead."""
+class HeldLeaderAndIsrTransport(RecordingTransport):
+    """LeaderAndIsr is held back until the test releases it (a loaded host, a slow network): the store shows the
+    leaders while no broker leads yet."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = asyncio.Event()
+        self.held = 0
 
     async def send(self, broker: Broker, request: AnyControlRequest) -> ControlResponse:
-        if isinstance(request, LeaderAndIsrRequest):
-            await asyncio.sleep(0.3)  # injected latency, not a wait for anything
+        if isinstance(request, LeaderAndIsrRequest) and not self.release.is_set():
+            self.held += 1
+            await self.release.wait()
         return await super().send(broker, request)
 
 
 async def test_create_returns_once_the_brokers_lead_so_produce_finds_them(backend: CoordinationBackend) -> None:
     """``create`` waited for the leaders in the store only: a ``produce`` straight after it found "no running
     broker leads a partition" while the LeaderAndIsr was on its way (the demo's ``create`` then ``produce``)."""
-    cluster = await make_local_cluster(backend, [1, 2, 3], SlowLeaderAndIsrTransport())
+    transport = HeldLeaderAndIsrTransport()
+    transport.release.set()  # the brokers' start-up requests go through
+    cluster = await make_local_cluster(backend, [1, 2, 3], transport)
     session = await backend.new_session()
+    admin = KafkaZkClient(session, wall_clock_ms)
     lines: list[str] = []
-    shell = ClusterShell(cluster, KafkaZkClient(session, wall_clock_ms), out=lines.append, rng=random.Random(1))
+    shell = ClusterShell(cluster, admin, out=lines.append, rng=random.Random(1))
     try:
         await cluster.wait_for_controller()
-        assert await shell.run_command("create logs 4 2")
+        transport.release.clear()
+        create = asyncio.ensure_future(shell.run_command("create logs 4 2"))
+
+        async def leaders_in_store() -> bool:
+            states = await admin.get_topic_partition_states([TopicPartition("logs", p) for p in range(4)])
+            return len(states.values) == 4 and all(s.leader_and_isr.leader >= 0 for s in states.values.values())
+
+        asked: list[str] = []
+        leaders = cluster.leaders
+
+        def counted_leaders(topic: str) -> dict[TopicPartition, Any]:
+            asked.append(topic)
+            return leaders(topic)
+
+        cluster.leaders = counted_leaders  # type: ignore[method-assign]
+        await wait_until(leaders_in_store, what="the leaders of logs in the store")
+        await wait_until(lambda: transport.held > 0, what="a LeaderAndIsr held")
+        await wait_until(lambda: "logs" in asked, what="create asking the brokers whether they lead")
+        assert not create.done() and not leaders("logs")  # create waits for the brokers, not the store
+        transport.release.set()
+        assert await asyncio.wait_for(create, 30)
         assert lines[-1] == "4 of 4 partitions have a leader."
         assert set(cluster.leaders("logs")) == {TopicPartition("logs", p) for p in range(4)}
         assert await shell.run_command("produce logs 8")

@@ -45,6 +45,8 @@ class ConfiguredReplicas(Replicas):
         super().__init__()
         self.max_bytes: int | None = None
         self.loading: asyncio.Event | None = None
+        self.waiting = asyncio.Event()
+        """Set once a produce waits for the config read (`loading`)."""
 
     def produce_target(self) -> ProduceTarget:
         target = super().produce_target()
@@ -54,6 +56,7 @@ class ConfiguredReplicas(Replicas):
 
     async def _loaded(self, _topics: object) -> None:
         if self.loading is not None:
+            self.waiting.set()
             await self.loading.wait()
 
 
@@ -99,7 +102,9 @@ async def test_produce_waits_for_a_topic_config_being_read(configured) -> None:
     replicas.loading = asyncio.Event()
     replicas.max_bytes = 1
     sent = asyncio.ensure_future(send(api, 8, 1, [("orders", [(0, batch(2))])]))
-    await asyncio.sleep(0.01)
+    await asyncio.wait_for(replicas.waiting.wait(), 5)  # the request is held at the config read
+    for _ in range(10):  # and stays there while the read lasts
+        await asyncio.sleep(0)
     assert not sent.done()
     replicas.max_bytes = None  # the config read says: no tighter limit
     replicas.loading.set()
