@@ -214,3 +214,29 @@ def test_start_lines_are_read_by_a_window_not_a_join(spark) -> None:
     plan = table._jdf.queryExecution().optimizedPlan().toString()
     assert sum(1 for line in plan.splitlines() if "Join " in line) == 3, plan
     assert sorted(r["requested_at"] for r in table.collect()) == [at(i * 60_000) for i in range(200)]
+
+
+def test_the_kraft_notice_is_a_step_of_the_shutdown_not_its_start(spark) -> None:
+    """Kafka 3.4+ in migration logs "Starting controlled shutdown", then "Notifying KRaft of controlled shutdown"
+    (``controlled_shutdown_started``, phase ``kraft_notified``): a server.log-only stop is requested at the first,
+    in the table and the driver's spans alike, not at the notice a few ms later."""
+    from tests.analytics.test_transform import events
+
+    from zkcontroller.analytics import admin_tables
+    from zkcontroller.analytics.kafka_log_parser import KafkaLogParser
+
+    lines = ["[2023-06-01 10:00:00,000] INFO [KafkaServer id=2] Starting controlled shutdown "
+             "(kafka.server.KafkaServer)",
+             "[2023-06-01 10:00:00,004] INFO [KafkaServer id=2] Notifying KRaft of controlled shutdown "
+             "(kafka.server.KafkaServer)",
+             "[2023-06-01 10:00:00,030] INFO [KafkaServer id=2] Controlled shutdown request returned successfully "
+             "after 25ms (kafka.server.KafkaServer)"]
+    parsed = [KafkaLogParser().parse_line(n, line) for n, line in enumerate(lines, start=1)]
+    assert [(p.kind, p.fields.get("phase")) for p in parsed] == [
+        (SHUTDOWN_START, None), (SHUTDOWN_START, "kraft_notified"), ("controlled_shutdown_end", "succeeded")]
+    rows = [dict(ms=ms, kind=p.kind, broker_id=2, phase=p.fields.get("phase"), line_number=n)
+            for n, (ms, p) in enumerate(zip((0, 4, 30), parsed, strict=True), start=1)]
+    membership = [_m(r["ms"], r["kind"], r["line_number"], broker_id=2, phase=r["phase"]) for r in rows]
+    assert [(int(s["first_ms"]) - T0, s["row"]["line_number"]) for s in shutdown_spans(membership)] == [(0, 1)]
+    table = admin_tables.controlled_shutdowns(events(spark, rows)).collect()
+    assert [(r["requested_at"], r["line_number"], r["outcome"]) for r in table] == [(at(0), 1, "succeeded")]

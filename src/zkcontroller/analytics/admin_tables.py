@@ -193,7 +193,8 @@ def controlled_shutdowns(events: DataFrame) -> DataFrame:
         F.count(F.lit(1)).alias("attempts"), F.max("controller_epoch").alias("controller_epoch"),
         _where_first().alias("first")).withColumn("next_ms", F.lead("first_ms").over(by_start))
     ended, unclaimed = _shutdown_ends(numbered.where(F.col("kind") == SHUTDOWN_END), shutdowns)
-    unclaimed = _started(unclaimed, events.where((F.col("kind") == SHUTDOWN_START) & F.col("broker_id").isNotNull()),
+    begun = (F.col("kind") == SHUTDOWN_START) & F.col("broker_id").isNotNull() & F.col("phase").isNull()  # no step
+    unclaimed = _started(unclaimed, events.where(begun),
                          numbered.where(F.col("said") | F.col("kind").isin("broker_registered", "broker_change")))
     shutdowns = shutdowns.join(ended, on=["cluster", "broker_id", "shutdown"], how="left")
     moves = events.where((F.col("kind") == "leader_election") & (F.col("strategy") == "controlled_shutdown")

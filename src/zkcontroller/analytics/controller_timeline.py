@@ -455,7 +455,7 @@ def shutdown_spans(membership: list[dict[str, object]]) -> list[dict[str, object
             marks[(r["cluster"], int(r["broker_id"]))].append((*where, True, r))
             continue
         if kind == SHUTDOWN_START:
-            if r.get("broker_id") is not None:
+            if r.get("broker_id") is not None and r.get("phase") is None:  # a phase: a later step (3.4+'s KRaft)
                 starts[(r["cluster"], int(r["broker_id"]))].append((*where, r))
             continue
         if kind == SHUTDOWN_END and r.get("phase") in ("succeeded", "failed") and r.get("broker_id") is not None:
