@@ -14,6 +14,7 @@ from pyspark.sql import functions as F
 
 from zkcontroller.analytics.controller_timeline import (
     NO_NEXT_MS,
+    REGISTRATION_SKEW_MS,
     SHUTDOWN_END,
     SHUTDOWN_END_SKEW_MS,
     SHUTDOWN_GAP_MS,
@@ -280,11 +281,13 @@ def _started(unclaimed: DataFrame, starts: DataFrame, bounds: DataFrame) -> Data
     quadratic in a broker's restarts). The latest start is the only candidate: an earlier one is as far outside the
     range or at or before the same bound."""
     cols = unclaimed.columns
+    # a registration (the controller's clock) as if REGISTRATION_SKEW_MS later, as ``started_before`` reads it
+    bound = F.when(F.col("said"), F.col("ts_ms")).otherwise(F.col("ts_ms") + REGISTRATION_SKEW_MS)
     rows = unclaimed.withColumn("ts_ms", F.col("ended_ms")).unionByName(
         starts.select("cluster", "broker_id", "ts_ms", F.struct(F.col("ts_ms").alias("ms"), "source_file",
                                                                "line_number").alias("start")),
         allowMissingColumns=True).unionByName(
-        bounds.select("cluster", "broker_id", "ts_ms", F.col("ts_ms").alias("bound_ms")), allowMissingColumns=True)
+        bounds.select("cluster", "broker_id", bound.alias("ts_ms"), bound.alias("bound_ms")), allowMissingColumns=True)
     by_time = Window.partitionBy("cluster", "broker_id").orderBy("ts_ms")
     latest = F.max("start").over(by_time.rangeBetween(Window.unboundedPreceding, 0))
     bound = F.max("bound_ms").over(by_time.rangeBetween(Window.unboundedPreceding, -1))

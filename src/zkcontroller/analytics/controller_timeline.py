@@ -54,6 +54,12 @@ Kafka 1.0+ makes ``controlled.shutdown.max.retries`` (3) attempts, each up to ``
 (30 s) to connect plus ``request.timeout.ms`` (30 s) for the answer, then ``controlled.shutdown.retry.backoff.ms``
 (5 s): 195 s with the defaults, and a margin for larger settings. A start line before the broker's previous
 succeeded/failed line or its latest registration is never taken, however close."""
+REGISTRATION_SKEW_MS = SHUTDOWN_END_SKEW_MS
+"""A registration (the controller's line, its clock) bounds the broker's start lines (its own clock) as if logged
+this much later: a start line up to this far after it on the broker's clock may still be of the life before (a
+broker clock ahead), and is not taken (``started_before``). A broker that registered, then began a controlled
+shutdown within a second, loses its start line (requested at the end line instead): the safe side, since taking a
+crashed life's start excuses the crash."""
 NO_NEXT_MS = 1 << 62
 """``next_ms`` of a broker's last shutdown (none follows)."""
 YEAR_MS = 365 * 24 * 3600 * 1000
@@ -470,7 +476,7 @@ def shutdown_spans(membership: list[dict[str, object]]) -> list[dict[str, object
             if kind == SHUTDOWN_END:
                 ends[(r["cluster"], int(broker))].append((int(r["ts_ms"]), None))
             else:  # registered again: a start line before it is of an earlier life's shutdown
-                bounds[(r["cluster"], int(broker))].append(int(r["ts_ms"]))
+                bounds[(r["cluster"], int(broker))].append(int(r["ts_ms"]) + REGISTRATION_SKEW_MS)
     spans: list[dict[str, object]] = []
     claimed_by: dict[tuple[object, int], set[int]] = defaultdict(set)
     for (cluster, broker), rows in marks.items():
@@ -524,9 +530,11 @@ def started_before(starts: list[tuple[int, str, int, dict[str, object]]], bounds
     """The broker's "Starting controlled shutdown" (``starts``, sorted by time, file, line) that a succeeded/failed
     line of it at ``end_ms`` ends: its latest at or before the line, at most ``SHUTDOWN_START_MS`` before it, and
     after the latest of ``bounds_ms`` (sorted) before the line: the broker's succeeded/failed lines (the previous one
-    ended the shutdown before) and registrations (a start before the broker came back is of a life that crashed
-    mid-shutdown, and taking it would excuse that crash). None if there is none. The rule
-    ``admin_tables.controlled_shutdowns`` applies in Spark (``_started``)."""
+    ended the shutdown before; the broker's clock, as the start lines) and registrations (a start before the broker
+    came back is of a life that crashed mid-shutdown, and taking it would excuse that crash). A registration is the
+    controller's line, on its clock, so it is given ``REGISTRATION_SKEW_MS`` later: the two hosts' clocks may differ
+    by as much (the slack ``SHUTDOWN_END_SKEW_MS`` allows elsewhere); a larger skew is not allowed for. None if
+    there is none. The rule ``admin_tables.controlled_shutdowns`` applies in Spark (``_started``)."""
     j = bisect_left(bounds_ms, end_ms)
     after = bounds_ms[j - 1] if j else None
     i = bisect_right(starts, end_ms, key=lambda m: m[0]) - 1
