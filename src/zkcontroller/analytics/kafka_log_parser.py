@@ -145,7 +145,8 @@ def _prefixes_of(pattern: str, i: int, heads: tuple[str, ...]) -> tuple[tuple[st
     while i < len(pattern) and pattern[i] not in "|)":
         c = pattern[i]
         if c == "\\" and i + 1 < len(pattern) and not pattern[i + 1].isalnum():
-            chars, end = (pattern[i + 1],), i + 2
+            chars: tuple[str, ...] = (pattern[i + 1],)
+            end = i + 2
         elif c == "[":
             end = pattern.find("]", i + 1) + 1
             body = pattern[i + 1:end - 1]
