@@ -282,12 +282,13 @@ def _started(unclaimed: DataFrame, starts: DataFrame, bounds: DataFrame) -> Data
     range or at or before the same bound."""
     cols = unclaimed.columns
     # a registration (the controller's clock) as if REGISTRATION_SKEW_MS later, as ``started_before`` reads it
-    bound = F.when(F.col("said"), F.col("ts_ms")).otherwise(F.col("ts_ms") + REGISTRATION_SKEW_MS)
+    bound_at = F.when(F.col("said"), F.col("ts_ms")).otherwise(F.col("ts_ms") + REGISTRATION_SKEW_MS)
     rows = unclaimed.withColumn("ts_ms", F.col("ended_ms")).unionByName(
         starts.select("cluster", "broker_id", "ts_ms", F.struct(F.col("ts_ms").alias("ms"), "source_file",
                                                                "line_number").alias("start")),
         allowMissingColumns=True).unionByName(
-        bounds.select("cluster", "broker_id", bound.alias("ts_ms"), bound.alias("bound_ms")), allowMissingColumns=True)
+        bounds.select("cluster", "broker_id", bound_at.alias("ts_ms"), bound_at.alias("bound_ms")),
+        allowMissingColumns=True)
     by_time = Window.partitionBy("cluster", "broker_id").orderBy("ts_ms")
     latest = F.max("start").over(by_time.rangeBetween(Window.unboundedPreceding, 0))
     bound = F.max("bound_ms").over(by_time.rangeBetween(Window.unboundedPreceding, -1))
