@@ -210,9 +210,21 @@ CASES = [
      f"error STALE_BROKER_EPOCH {KS}", "controlled_shutdown_attempt_failed", {"broker_id": 3, "phase": "remaining"}),
     (f"[2023-06-01 10:00:00,100] INFO [KafkaServer id=3] Controlled shutdown request returned successfully after "
      f"25ms {KS}", "controlled_shutdown_end", {"broker_id": 3, "phase": "succeeded"}),
-    (f"[2021-06-01 10:00:00,101] INFO [KafkaServer id=3] Error from controller: NONE {KS}", "other", {"broker_id": 3}),
-    (f"[2023-06-01 10:00:00,000] INFO [KafkaServer id=3] Notifying KRaft of controlled shutdown {KS}", "other", {}),
-    # KRaft mode (2.8+): the broker's server.log ident is BrokerServer's.
+    # 0.8.2-3.0: the reply's error code follows "Remaining partitions to move" (KafkaServer.scala, 2.8.2: `info(s"Error
+    # from controller: ${shutdownResponse.error}")`); both lines are the one failed attempt's. Once `other`.
+    (f"[2021-06-01 10:00:00,101] INFO [KafkaServer id=3] Error from controller: NONE {KS}",
+     "controlled_shutdown_attempt_failed", {"broker_id": 3, "phase": "remaining"}),
+    (f"[2017-03-01 10:00:00,001] INFO [Kafka Server 2], Error code from controller: 41 {KS}",
+     "controlled_shutdown_attempt_failed", {"broker_id": 2, "phase": "remaining"}),
+    (f"[2018-03-01 10:00:00,001] INFO [KafkaServer id=2] Error code from controller: -1 {KS}",
+     "controlled_shutdown_attempt_failed", {"broker_id": 2, "phase": "remaining"}),
+    (f"[2019-06-01 10:00:00,001] INFO [KafkaServer id=3] Error from controller: STALE_BROKER_EPOCH {KS}",
+     "controlled_shutdown_attempt_failed", {"broker_id": 3, "phase": "remaining"}),
+    (f"[2019-06-01 10:00:00,001] INFO [KafkaServer id=3] Error from controller: {KS}", "other", {}),
+    # 3.4+ in ZooKeeper-to-KRaft migration: a step of the shutdown "Starting controlled shutdown" began, not its start
+    (f"[2023-06-01 10:00:00,000] INFO [KafkaServer id=3] Notifying KRaft of controlled shutdown {KS}",
+     "controlled_shutdown_started", {"broker_id": 3, "phase": "kraft_notified"}),
+    # KRaft mode (2.8+): the broker's server.log ident is BrokerServer's; its lines are out of scope (`other`).
     ("[2023-06-01 10:00:00,000] INFO [BrokerServer id=7] Transition from STARTING to STARTED "
      "(kafka.server.BrokerServer)", "other", {"broker_id": 7}),
     ("[2023-06-01 10:00:00,000] ERROR [BrokerServer id=7] Timed out waiting for the controller to approve "

@@ -217,3 +217,59 @@ def test_the_job_computes_the_spans_once(spark, samples: Path, tmp_path: Path,
     result = run(spark, JobConfig(inputs=inputs, out=tmp_path / "out", report=False))
     assert result.rows["controlled_shutdowns"] >= 1
     assert len(calls) == 1
+
+
+def _restarts_of_one_broker(restarts: int) -> list[dict[str, object]]:
+    """Broker 2 stopped ``restarts`` times 200 s apart (rows as ``test_transform.events`` takes them): 1 to 3
+    attempts 5 s apart, two leader moves in the tail and one after it, ended by its "succeeded", its "failed" 20 s
+    later, the controller's "Removed", or nothing; registered again 40 s in; every fifth stop followed by a
+    "succeeded" 150 s in, which no request claims (more than 120 s after the last attempt: a stop whose controller's
+    log was not read)."""
+    move = dict(kind="leader_election", strategy="controlled_shutdown", old_leader=2, topic="t")
+    end = dict(kind=SHUTDOWN_END)
+    rows: list[dict[str, object]] = []
+    for i in range(restarts):
+        first = i * 200_000
+        last = first + 5_000 * (i % 3)
+        rows += [dict(ms=first + 5_000 * a, kind="controlled_shutdown", broker_id=2, controller_epoch=1)
+                 for a in range(i % 3 + 1)]
+        rows += [{**move, "ms": first + 3, "partition": 0}, {**move, "ms": last + 4, "partition": 1},
+                 {**move, "ms": last + 6_000, "partition": 2}]  # after the 5 s tail: no move of this stop's
+        rows += [[{**end, "ms": last + 20, "broker_id": 2, "phase": "succeeded"}],
+                 [{**end, "ms": last + 20_000, "broker_id": 2, "phase": "failed"}],
+                 [{**end, "ms": last + 10, "brokers": [2], "phase": "removed"}], []][i % 4]
+        rows.append(dict(ms=first + 40_000, kind="broker_registered", brokers=[2]))
+        if i % 5 == 0:
+            rows.append({**end, "ms": first + 150_000, "broker_id": 2, "phase": "succeeded"})
+    return rows
+
+
+@pytest.mark.spark
+def test_the_table_matches_many_restarts_of_one_broker_without_a_join_per_broker(spark) -> None:
+    """``admin_tables.controlled_shutdowns`` on 300 restarts of one broker: the same shutdowns, outcomes and end
+    lines as the driver's spans, each stop's two moves in its tail, and no join of every end line or leader move
+    with every shutdown of its broker (quadratic in its restarts): the plan's joins are equi-joins only, each
+    line finding its shutdown by a window over the broker's rows in time order."""
+    from tests.analytics.test_transform import T0, at, events
+
+    from zkcontroller.analytics import admin_tables
+
+    restarts = 300
+    rows = _restarts_of_one_broker(restarts)
+    table = admin_tables.controlled_shutdowns(events(spark, rows))
+    plan = table._jdf.queryExecution().optimizedPlan().toString()
+    joins = [line for line in plan.splitlines() if "Join " in line]
+    assert joins and not [j for j in joins if any(op in j for op in (" < ", " <= ", " > ", " >= "))], joins
+    got = table.collect()
+    membership = [{"cluster": "c", "source_file": "f.log", "line_number": n, "brokers": None, "broker_id": None,
+                   "phase": None, **{k: v for k, v in row.items() if k != "ms"}, "ts_ms": T0 + int(row["ms"])}
+                  for n, row in enumerate(rows, start=1) if row["kind"] != "leader_election"]
+    driver = sorted((at(int(s["first_ms"]) - T0), s["attempts"], s["outcome"],
+                     None if s["ended_ms"] is None else at(int(s["ended_ms"]) - T0))
+                    for s in shutdown_spans(membership))
+    assert sorted((r["requested_at"], r["attempts"], r["outcome"], r["ended_at"]) for r in got) == driver
+    asked = sorted((r for r in got if r["attempts"]), key=lambda r: r["requested_at"])
+    assert [(r["requested_at"], r["attempts"], r["leaders_moved"]) for r in asked] == [
+        (at(i * 200_000), i % 3 + 1, 2) for i in range(restarts)]
+    assert [r["outcome"] for r in asked[:4]] == ["succeeded", "failed", None, None]
+    assert sum(1 for r in got if not r["attempts"]) == restarts // 5

@@ -14,6 +14,7 @@ from pyspark.sql import functions as F
 
 from zkcontroller.analytics.controller_timeline import (
     NO_NEXT_MS,
+    REGISTRATION_SKEW_MS,
     SHUTDOWN_END,
     SHUTDOWN_END_SKEW_MS,
     SHUTDOWN_GAP_MS,
@@ -187,30 +188,36 @@ def controlled_shutdowns(events: DataFrame) -> DataFrame:
     new = F.when(F.col("said"), 0).when(previous.isNull() | ~previous["attempt"]
                                         | (F.col("ts_ms") - previous["ts_ms"] > SHUTDOWN_GAP_MS), 1).otherwise(0)
     numbered = rows.withColumn("shutdown", F.sum(new).over(key.rowsBetween(Window.unboundedPreceding, 0)))
-    by_start = Window.partitionBy("cluster", "broker_id").orderBy("first_ms")
+    by_start = Window.partitionBy("cluster", "broker_id").orderBy("first_ms", "shutdown")  # ties: as numbered
     shutdowns = numbered.where(F.col("attempt")).groupBy("cluster", "broker_id", "shutdown").agg(
         F.min("ts_ms").alias("first_ms"), F.max("ts_ms").alias("last_ms"),
         F.count(F.lit(1)).alias("attempts"), F.max("controller_epoch").alias("controller_epoch"),
         _where_first().alias("first")).withColumn("next_ms", F.lead("first_ms").over(by_start))
     ended, unclaimed = _shutdown_ends(numbered.where(F.col("kind") == SHUTDOWN_END), shutdowns)
-    unclaimed = _started(unclaimed, events.where((F.col("kind") == SHUTDOWN_START) & F.col("broker_id").isNotNull()),
+    begun = (F.col("kind") == SHUTDOWN_START) & F.col("broker_id").isNotNull() & F.col("phase").isNull()  # no step
+    unclaimed = _started(unclaimed, events.where(begun),
                          numbered.where(F.col("said") | F.col("kind").isin("broker_registered", "broker_change")))
-    # ``said_at``: a 0-attempt row's own end line, so that one server.log read twice (two identical end lines,
-    # both taking the same start line) gives two rows, as the driver's spans give two incidents
-    shutdowns = shutdowns.join(ended, on=["cluster", "broker_id", "shutdown"], how="left").withColumn(
-        "said_at", F.lit(None).cast(unclaimed.schema["said_at"].dataType)).unionByName(unclaimed)
-    moves = events.where((F.col("kind") == "leader_election") & (F.col("strategy") == "controlled_shutdown")).select(
-        F.col("cluster").alias("m_cluster"), F.col("old_leader").alias("m_broker"), F.col("ts_ms").alias("moved_ms"),
-        "topic", "partition")
+    shutdowns = shutdowns.join(ended, on=["cluster", "broker_id", "shutdown"], how="left")
+    moves = events.where((F.col("kind") == "leader_election") & (F.col("strategy") == "controlled_shutdown")
+                         & F.col("old_leader").isNotNull()).select(
+        "cluster", F.col("old_leader").alias("broker_id"), F.col("ts_ms").alias("at_ms"),
+        F.col("ts_ms").alias("moved_ms"), "topic", "partition", F.lit(True).alias("is_move"))
+    # A move is the latest shutdown's begun by then (``_latest_span``, no join of every move with every shutdown
+    # of its broker), if it came before that one's tail ended; an earlier shutdown's window closed at this one.
     until = F.least(F.col("last_ms") + SHUTDOWN_TAIL_MS, F.col("ended_ms") + SHUTDOWN_END_SKEW_MS)
-    during = ((F.col("m_cluster") == F.col("cluster")) & (F.col("m_broker") == F.col("broker_id"))
-              & (F.col("attempts") > 0) & F.col("moved_ms").between(F.col("first_ms"), until)
-              & (F.col("next_ms").isNull() | (F.col("moved_ms") < F.col("next_ms"))))
-    joined = shutdowns.join(moves, on=during, how="left")
-    counted = joined.groupBy("cluster", "broker_id", "shutdown", "first_ms", "last_ms", "attempts",
-                             "controller_epoch", "first", "outcome", "ended_ms", "said_at").agg(
+    spans = shutdowns.select("cluster", "broker_id", F.col("first_ms").alias("at_ms"), F.struct(
+        "shutdown", "first_ms", until.alias("until_ms"), "next_ms").alias("span"))
+    found = spans.unionByName(moves, allowMissingColumns=True).withColumn("c", _latest_span("at_ms", F.col("span")))
+    during = (F.col("moved_ms").between(F.col("c.first_ms"), F.col("c.until_ms"))
+              & (F.col("c.next_ms").isNull() | (F.col("moved_ms") < F.col("c.next_ms"))))
+    counts = found.where(F.col("is_move") & during).groupBy(
+        "cluster", "broker_id", F.col("c.shutdown").alias("shutdown")).agg(
         F.countDistinct("topic", "partition").cast("bigint").alias("leaders_moved"),
         F.max("moved_ms").alias("last_move_ms"))
+    counted = shutdowns.join(counts, on=["cluster", "broker_id", "shutdown"], how="left").withColumn(
+        "leaders_moved", F.coalesce("leaders_moved", F.lit(0).cast("bigint"))).unionByName(
+        unclaimed.withColumn("leaders_moved", F.lit(0).cast("bigint")).withColumn(
+            "last_move_ms", F.lit(None).cast("bigint")), allowMissingColumns=True)
     asked = F.col("attempts") > 0
     return counted.select(
         "cluster", "broker_id", F.timestamp_millis("first_ms").alias("requested_at"),
@@ -222,30 +229,44 @@ def controlled_shutdowns(events: DataFrame) -> DataFrame:
         F.col("first.line_number").alias("line_number"))
 
 
+def _latest_span(at: str, span: Column) -> Column:
+    """Over one frame of a broker's shutdowns and the lines to match to them, the greatest ``span`` (a struct led
+    by the shutdown's number, null on the lines) at or before each row's ``at``: per broker the
+    shutdowns' numbers grow with their first attempt, so that is the latest shutdown begun by then. A window per
+    (cluster, broker) sorted by time, no join: each line gets its one candidate shutdown in O(n log n)."""
+    by_time = Window.partitionBy("cluster", "broker_id").orderBy(at)
+    return F.max(span).over(by_time.rangeBetween(Window.unboundedPreceding, 0))
+
+
 def _shutdown_ends(ends: DataFrame, shutdowns: DataFrame) -> tuple[DataFrame, DataFrame]:
     """Per shutdown (cluster, broker_id, shutdown): ``ended_ms``, its first end line, and ``outcome``, the
     broker's last word on it (``succeeded`` or ``failed``; null when its server.log was not read); and, in
     ``shutdowns``' columns, a 0-attempt shutdown for each succeeded/failed line that no shutdown claims.
 
-    Which shutdown an end line belongs to is ``controller_timeline.ends_shutdown``, the driver's rule too."""
-    lines = ends.select(F.col("cluster").alias("e_cluster"), F.col("broker_id").alias("e_broker"),
-                        F.col("ts_ms").alias("end_ms"), F.col("phase").alias("e_phase"),
-                        F.struct("source_file", "line_number").alias("e_first"))
-    within = ((F.col("e_cluster") == F.col("cluster")) & (F.col("e_broker") == F.col("broker_id"))
-              & ends_shutdown(F.col("end_ms"), F.col("first_ms"), F.col("last_ms"),
-                              F.coalesce(F.col("next_ms"), F.lit(NO_NEXT_MS))))
-    matched = lines.join(shutdowns.select("cluster", "broker_id", "shutdown", "first_ms", "last_ms", "next_ms"),
-                         on=within, how="left")
+    Which shutdown an end line belongs to is ``controller_timeline.ends_shutdown``, the driver's rule too. Its
+    windows of one broker's shutdowns do not overlap (each ends ``SHUTDOWN_END_SKEW_MS`` before the next one's
+    first attempt), so a line can only be of the latest shutdown whose window opened by then, as in
+    ``controller_timeline.shutdown_spans``: ``_latest_span`` finds it, and the rule is tested once per line. A
+    join of every end line with every shutdown of its broker was quadratic in a broker's restarts."""
+    spans = shutdowns.select("cluster", "broker_id", (F.col("first_ms") - SHUTDOWN_END_SKEW_MS).alias("at_ms"),
+                             F.struct("shutdown", "first_ms", "last_ms", "next_ms").alias("span"))
+    lines = ends.select("cluster", "broker_id", F.col("ts_ms").alias("at_ms"), F.col("ts_ms").alias("end_ms"),
+                        F.col("phase").alias("e_phase"), F.struct("source_file", "line_number").alias("e_first"),
+                        F.lit(True).alias("is_end"))
+    candidate = spans.unionByName(lines, allowMissingColumns=True).withColumn(
+        "c", _latest_span("at_ms", F.col("span")))
+    mine = ends_shutdown(F.col("end_ms"), F.col("c.first_ms"), F.col("c.last_ms"),
+                         F.coalesce(F.col("c.next_ms"), F.lit(NO_NEXT_MS)))
+    matched = candidate.where(F.col("is_end")).withColumn("shutdown", F.when(mine, F.col("c.shutdown")))
     said = F.when(F.col("e_phase") != "removed", F.struct("end_ms", "e_phase"))
     ended = matched.where(F.col("shutdown").isNotNull()).groupBy("cluster", "broker_id", "shutdown").agg(
         F.min("end_ms").alias("ended_ms"), F.max(said).getField("e_phase").alias("outcome"))
     unclaimed = matched.where(F.col("shutdown").isNull() & (F.col("e_phase") != "removed")).select(
-        F.col("e_cluster").alias("cluster"), F.col("e_broker").alias("broker_id"),
-        F.lit(None).cast("bigint").alias("shutdown"), F.col("end_ms").alias("first_ms"),
+        "cluster", "broker_id", F.lit(None).cast("bigint").alias("shutdown"), F.col("end_ms").alias("first_ms"),
         F.col("end_ms").alias("last_ms"), F.lit(0).cast("bigint").alias("attempts"),
         F.lit(None).cast("int").alias("controller_epoch"), F.col("e_first").alias("first"),
         F.lit(None).cast("bigint").alias("next_ms"), F.col("e_phase").alias("outcome"),
-        F.col("end_ms").alias("ended_ms"), F.col("e_first").alias("said_at"))
+        F.col("end_ms").alias("ended_ms"))
     return ended, unclaimed
 
 
@@ -260,11 +281,14 @@ def _started(unclaimed: DataFrame, starts: DataFrame, bounds: DataFrame) -> Data
     quadratic in a broker's restarts). The latest start is the only candidate: an earlier one is as far outside the
     range or at or before the same bound."""
     cols = unclaimed.columns
+    # a registration (the controller's clock) as if REGISTRATION_SKEW_MS later, as ``started_before`` reads it
+    bound_at = F.when(F.col("said"), F.col("ts_ms")).otherwise(F.col("ts_ms") + REGISTRATION_SKEW_MS)
     rows = unclaimed.withColumn("ts_ms", F.col("ended_ms")).unionByName(
         starts.select("cluster", "broker_id", "ts_ms", F.struct(F.col("ts_ms").alias("ms"), "source_file",
                                                                "line_number").alias("start")),
         allowMissingColumns=True).unionByName(
-        bounds.select("cluster", "broker_id", "ts_ms", F.col("ts_ms").alias("bound_ms")), allowMissingColumns=True)
+        bounds.select("cluster", "broker_id", bound_at.alias("ts_ms"), bound_at.alias("bound_ms")),
+        allowMissingColumns=True)
     by_time = Window.partitionBy("cluster", "broker_id").orderBy("ts_ms")
     latest = F.max("start").over(by_time.rangeBetween(Window.unboundedPreceding, 0))
     bound = F.max("bound_ms").over(by_time.rangeBetween(Window.unboundedPreceding, -1))

@@ -16,6 +16,11 @@ from dataclasses import asdict, dataclass, field
 from itertools import pairwise
 from typing import Any
 
+Row = dict[str, Any]
+"""A line collected from Spark (``Row.asDict()``) or a row built on the driver: columns of several types (ints,
+strings, lists of ints, nulls) read by name, as docs/analytics.md's schemas give them; the code narrows each by
+``int``/``str`` where it reads it."""
+
 DEFAULT_RESTART_GAP_MS = 60_000
 """No controller for longer than this is a restart, not a failover: Kafka's default session timeout (18 s since
 2.5, 6 s before) plus a generous margin for the new controller to load its state."""
@@ -54,6 +59,12 @@ Kafka 1.0+ makes ``controlled.shutdown.max.retries`` (3) attempts, each up to ``
 (30 s) to connect plus ``request.timeout.ms`` (30 s) for the answer, then ``controlled.shutdown.retry.backoff.ms``
 (5 s): 195 s with the defaults, and a margin for larger settings. A start line before the broker's previous
 succeeded/failed line or its latest registration is never taken, however close."""
+REGISTRATION_SKEW_MS = SHUTDOWN_END_SKEW_MS
+"""A registration (the controller's line, its clock) bounds the broker's start lines (its own clock) as if logged
+this much later: a start line up to this far after it on the broker's clock may still be of the life before (a
+broker clock ahead), and is not taken (``started_before``). A broker that registered, then began a controlled
+shutdown within a second, loses its start line (requested at the end line instead): the safe side, since taking a
+crashed life's start excuses the crash."""
 NO_NEXT_MS = 1 << 62
 """``next_ms`` of a broker's last shutdown (none follows)."""
 YEAR_MS = 365 * 24 * 3600 * 1000
@@ -108,7 +119,7 @@ class Tenure:
             return self.resigned_ms
         return max(x for x in (self.last_seen_ms, self.ready_ms, self.elected_ms) if x is not None)
 
-    def row(self) -> dict[str, object]:
+    def row(self) -> Row:
         return {**asdict(self), "start_ms": self.start_ms, "end_ms": self.end_ms,
                 "tenure_ms": self.end_ms - self.start_ms}
 
@@ -118,14 +129,14 @@ class Timeline:
     """Everything derived from the tenures of all clusters."""
 
     tenures: list[Tenure] = field(default_factory=list)
-    epoch_resets: list[dict[str, object]] = field(default_factory=list)
-    restarts: list[dict[str, object]] = field(default_factory=list)
-    storms: list[dict[str, object]] = field(default_factory=list)
-    split_brain_candidates: list[dict[str, object]] = field(default_factory=list)
+    epoch_resets: list[Row] = field(default_factory=list)
+    restarts: list[Row] = field(default_factory=list)
+    storms: list[Row] = field(default_factory=list)
+    split_brain_candidates: list[Row] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
 
-def _where(row: dict[str, object]) -> str:
+def _where(row: Row) -> str:
     return f"{row.get('source_file')}:{row.get('line_number')}"
 
 
@@ -138,7 +149,7 @@ STATED = "epoch_stated"
 """The kind ``life_starts`` gives every other line stating a controller epoch (``stated_epoch_runs``)."""
 
 
-def life_starts(lifecycle: list[dict[str, object]], stated: Sequence[dict[str, object]] = (),
+def life_starts(lifecycle: list[Row], stated: Sequence[Row] = (),
                 same_election_ms: int = SAME_ELECTION_MS) -> dict[str, list[int]]:
     """Per cluster, the instants (ascending) at which a new life of the cluster begins: a controller elected, or
     ready, with an epoch no higher than one already seen in the cluster; or, from any other line stating a
@@ -160,7 +171,7 @@ def life_starts(lifecycle: list[dict[str, object]], stated: Sequence[dict[str, o
     ("received LeaderAndIsr request ... from controller C epoch E", "Cached leader info ... epoch E") so shows
     its resets too.
     """
-    by_cluster: dict[str, list[dict[str, object]]] = defaultdict(list)
+    by_cluster: dict[str, list[Row]] = defaultdict(list)
     for r in lifecycle:
         epoch = r.get("controller_epoch")
         if epoch is None or int(epoch) == NO_CONTROLLER_EPOCH:
@@ -181,7 +192,7 @@ def life_starts(lifecycle: list[dict[str, object]], stated: Sequence[dict[str, o
     return starts
 
 
-def _life_starts(rows: list[dict[str, object]], same_election_ms: int) -> list[int]:
+def _life_starts(rows: list[Row], same_election_ms: int) -> list[int]:
     """``life_starts`` of one cluster's rows, in time order."""
     found: list[int] = []
     highest, highest_first, highest_last, highest_key = BELOW_EPOCHS, 0, 0, (0, BELOW_EPOCHS)
@@ -213,7 +224,7 @@ def _life_starts(rows: list[dict[str, object]], same_election_ms: int) -> list[i
     return found
 
 
-def _old_life_goes_on(rows: list[dict[str, object]], i: int, highest: tuple[int, int], after_ms: int) -> bool:
+def _old_life_goes_on(rows: list[Row], i: int, highest: tuple[int, int], after_ms: int) -> bool:
     """Whether the rows after ``rows[i]`` (a lower epoch than ``highest``, the life's highest controller and
     epoch) continue that life rather than a new one: ``highest`` states itself later than ``after_ms``, or an
     epoch above it comes before any between the two (a new life, begun at ``rows[i]``'s epoch, climbs through
@@ -231,7 +242,7 @@ def _old_life_goes_on(rows: list[dict[str, object]], i: int, highest: tuple[int,
     return False
 
 
-def _new_life_goes_on(rows: list[dict[str, object]], i: int, highest: tuple[int, int],
+def _new_life_goes_on(rows: list[Row], i: int, highest: tuple[int, int],
                       seen: dict[tuple[int, int], dict[object, tuple[int, str]]], same_election_ms: int) -> bool:
     """Whether a new life begun at ``rows[i]`` (a stated epoch below ``highest``, the life's highest controller
     and epoch) shows it goes on, so that the line is not a stale controller's: before any lower epoch, the old
@@ -258,11 +269,11 @@ def _new_life_goes_on(rows: list[dict[str, object]], i: int, highest: tuple[int,
     return False
 
 
-def stated_epoch_runs(rows: list[dict[str, object]]) -> list[dict[str, object]]:
+def stated_epoch_runs(rows: list[Row]) -> list[Row]:
     """Consecutive rows (in time order, per cluster) of one controller and epoch as one: cluster, controller_id,
     controller_epoch, ts_ms (the first), last_ms, source_file and line_number (the first's). The reference of
     what the job aggregates in Spark (``job._stated_runs``). Rows of a ``NEVER_STATED`` kind are left out."""
-    runs: list[dict[str, object]] = []
+    runs: list[Row] = []
     rows = [r for r in rows if r.get("kind") not in NEVER_STATED]
     for r in sorted(rows, key=lambda r: (str(r["cluster"]), int(r["ts_ms"]), int(r["controller_epoch"]),
                                          int(r["controller_id"]))):
@@ -282,7 +293,7 @@ def life_of(starts: dict[str, list[int]], cluster: object, ts_ms: int) -> int:
     return bisect_right(starts.get(str(cluster), []), ts_ms)
 
 
-def build_tenures(lifecycle: list[dict[str, object]], activity: list[dict[str, object]],
+def build_tenures(lifecycle: list[Row], activity: list[Row],
                   starts: dict[str, list[int]] | None = None) -> list[Tenure]:
     """Tenures from lifecycle lines (elected/ready/resigned) and per-(life, controller, epoch) activity summaries.
 
@@ -396,10 +407,10 @@ def classify(tenures: list[Tenure], restart_gap_ms: int = DEFAULT_RESTART_GAP_MS
     return out
 
 
-def _storms(cluster: str, tenures: list[Tenure], threshold: int) -> list[dict[str, object]]:
+def _storms(cluster: str, tenures: list[Tenure], threshold: int) -> list[Row]:
     """Windows in which at least ``threshold`` tenures began within a minute, merged where they overlap."""
     starts = sorted(tenures, key=lambda t: t.start_ms)
-    storms: list[dict[str, object]] = []
+    storms: list[Row] = []
     lo = 0
     for hi, t in enumerate(starts):
         while t.start_ms - starts[lo].start_ms > STORM_WINDOW_MS:
@@ -429,7 +440,7 @@ def ends_shutdown(end_ms: Any, first_ms: Any, last_ms: Any, next_ms: Any) -> Any
             & (end_ms < next_ms - SHUTDOWN_END_SKEW_MS))
 
 
-def shutdown_spans(membership: list[dict[str, object]]) -> list[dict[str, object]]:
+def shutdown_spans(membership: list[Row]) -> list[Row]:
     """The driver's ``controlled_shutdowns``, without leader moves: one dict per controlled shutdown of a broker
     (cluster, broker_id, ``first_ms``, ``last_ms``, ``attempts``, ``ended_ms``, ``outcome``, ``succeeded_ms`` (the
     broker's own "succeeded" line claimed, if any), and the first
@@ -444,10 +455,10 @@ def shutdown_spans(membership: list[dict[str, object]]) -> list[dict[str, object
     before one's first attempt to as far before the next one's) do not overlap, so an end line can only be of the
     last shutdown that begins at most that long after it (a binary search), and the rule is tested once per line.
     A log of thousands of restarts of one broker would otherwise test every end line against every shutdown."""
-    marks: dict[tuple[object, int], list[tuple[int, str, int, bool, dict[str, object]]]] = defaultdict(list)
-    said: list[dict[str, object]] = []
+    marks: dict[tuple[object, int], list[tuple[int, str, int, bool, Row]]] = defaultdict(list)
+    said: list[Row] = []
     ends: dict[tuple[object, int], list[tuple[int, str | None]]] = defaultdict(list)
-    starts: dict[tuple[object, int], list[tuple[int, str, int, dict[str, object]]]] = defaultdict(list)
+    starts: dict[tuple[object, int], list[tuple[int, str, int, Row]]] = defaultdict(list)
     bounds: dict[tuple[object, int], list[int]] = defaultdict(list)  # said lines and registrations (started_before)
     for r in membership:
         kind, where = r["kind"], (int(r["ts_ms"]), str(r["source_file"]), int(r["line_number"]))
@@ -455,7 +466,7 @@ def shutdown_spans(membership: list[dict[str, object]]) -> list[dict[str, object
             marks[(r["cluster"], int(r["broker_id"]))].append((*where, True, r))
             continue
         if kind == SHUTDOWN_START:
-            if r.get("broker_id") is not None:
+            if r.get("broker_id") is not None and r.get("phase") is None:  # a phase: a later step (3.4+'s KRaft)
                 starts[(r["cluster"], int(r["broker_id"]))].append((*where, r))
             continue
         if kind == SHUTDOWN_END and r.get("phase") in ("succeeded", "failed") and r.get("broker_id") is not None:
@@ -470,13 +481,13 @@ def shutdown_spans(membership: list[dict[str, object]]) -> list[dict[str, object
             if kind == SHUTDOWN_END:
                 ends[(r["cluster"], int(broker))].append((int(r["ts_ms"]), None))
             else:  # registered again: a start line before it is of an earlier life's shutdown
-                bounds[(r["cluster"], int(broker))].append(int(r["ts_ms"]))
-    spans: list[dict[str, object]] = []
+                bounds[(r["cluster"], int(broker))].append(int(r["ts_ms"]) + REGISTRATION_SKEW_MS)
+    spans: list[Row] = []
     claimed_by: dict[tuple[object, int], set[int]] = defaultdict(set)
     for (cluster, broker), rows in marks.items():
         rows.sort(key=lambda m: m[:3])
-        mine: list[dict[str, object]] = []
-        previous: tuple[int, str, int, bool, dict[str, object]] | None = None
+        mine: list[Row] = []
+        previous: tuple[int, str, int, bool, Row] | None = None
         for m in rows:
             if m[3]:
                 if previous is not None and previous[3] and m[0] - previous[0] <= SHUTDOWN_GAP_MS:
@@ -519,14 +530,16 @@ def shutdown_spans(membership: list[dict[str, object]]) -> list[dict[str, object
     return sorted(spans, key=lambda s: (str(s["cluster"]), s["broker_id"], s["first_ms"]))
 
 
-def started_before(starts: list[tuple[int, str, int, dict[str, object]]], bounds_ms: list[int],
-                   end_ms: int) -> tuple[int, str, int, dict[str, object]] | None:
+def started_before(starts: list[tuple[int, str, int, Row]], bounds_ms: list[int],
+                   end_ms: int) -> tuple[int, str, int, Row] | None:
     """The broker's "Starting controlled shutdown" (``starts``, sorted by time, file, line) that a succeeded/failed
     line of it at ``end_ms`` ends: its latest at or before the line, at most ``SHUTDOWN_START_MS`` before it, and
     after the latest of ``bounds_ms`` (sorted) before the line: the broker's succeeded/failed lines (the previous one
-    ended the shutdown before) and registrations (a start before the broker came back is of a life that crashed
-    mid-shutdown, and taking it would excuse that crash). None if there is none. The rule
-    ``admin_tables.controlled_shutdowns`` applies in Spark (``_started``)."""
+    ended the shutdown before; the broker's clock, as the start lines) and registrations (a start before the broker
+    came back is of a life that crashed mid-shutdown, and taking it would excuse that crash). A registration is the
+    controller's line, on its clock, so it is given ``REGISTRATION_SKEW_MS`` later: the two hosts' clocks may differ
+    by as much (the slack ``SHUTDOWN_END_SKEW_MS`` allows elsewhere); a larger skew is not allowed for. None if
+    there is none. The rule ``admin_tables.controlled_shutdowns`` applies in Spark (``_started``)."""
     j = bisect_left(bounds_ms, end_ms)
     after = bounds_ms[j - 1] if j else None
     i = bisect_right(starts, end_ms, key=lambda m: m[0]) - 1
@@ -535,15 +548,15 @@ def started_before(starts: list[tuple[int, str, int, dict[str, object]]], bounds
     return starts[i]
 
 
-def _asked_ms(span: dict[str, object]) -> int:
+def _asked_ms(span: Row) -> int:
     """When a shutdown span is known to have been asked for: its first request, or for one known only from the
     broker's own lines (0 attempts) its end line (its start line says only that the broker began one)."""
     return int(span["first_ms"] if span["attempts"] else span["ended_ms"])
 
 
-def broker_failures(membership: list[dict[str, object]], tenures: list[Tenure],
+def broker_failures(membership: list[Row], tenures: list[Tenure],
                     merge_ms: int = DEFAULT_FAILURE_MERGE_MS,
-                    spans: list[dict[str, object]] | None = None) -> list[dict[str, object]]:
+                    spans: list[Row] | None = None) -> list[Row]:
     """One row per broker failure: failure callbacks, the deleted brokers of membership diffs, event-log
     ``broker_failed`` records, and the old controller of every failover to another broker (its broker died or
     lost its session: Kafka logs no failure callback for the controller itself).
@@ -557,10 +570,10 @@ def broker_failures(membership: list[dict[str, object]], tenures: list[Tenure],
     end lines): it stopped uncleanly, leaders and all. ``spans``: ``shutdown_spans(membership)`` when the caller
     already has it (the job: the incidents timeline reads the same spans).
     """
-    shutdowns: dict[tuple[object, int], list[dict[str, object]]] = defaultdict(list)
+    shutdowns: dict[tuple[object, int], list[Row]] = defaultdict(list)
     for span in shutdown_spans(membership) if spans is None else spans:
         shutdowns[(span["cluster"], int(span["broker_id"]))].append(span)
-    found: list[dict[str, object]] = []
+    found: list[Row] = []
     for r in membership:
         if r["kind"] not in ("broker_failed", "broker_change"):
             continue
@@ -592,10 +605,11 @@ def broker_failures(membership: list[dict[str, object]], tenures: list[Tenure],
         alive[(t.cluster, t.controller_id)].append(t.start_ms)
     found.sort(key=lambda f: (str(f["cluster"]), f["broker_id"], f.get("_since_ms", f["detected_ms"]),
                               str(f["source_file"]), f["line_number"]))
-    merged: list[dict[str, object]] = []
-    kept: list[dict[str, object]] = []
+    merged: list[Row] = []
+    kept: list[Row] = []
     for f in found:
-        left_ms, detected = int(f.get("_since_ms", f["detected_ms"])), int(f["detected_ms"])
+        detected = int(f["detected_ms"])
+        left_ms = int(f["_since_ms"]) if "_since_ms" in f else detected
         key = (f["cluster"], int(f["broker_id"]))
         # the last request, or the broker's own "succeeded", within CLEAN_SHUTDOWN_MS of its leaving; not the
         # controller's "Removed …" line, which it logs as the broker leaves (onBrokerFailure) whatever came before.

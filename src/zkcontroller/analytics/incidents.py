@@ -6,7 +6,7 @@ Same rules as ``transform.py``: pure ``DataFrame -> DataFrame``, explicit first 
 
 from __future__ import annotations
 
-from pyspark.sql import DataFrame, Window
+from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from zkcontroller.analytics.transform import NO_LEADER, observed_windows, partition_leadership
@@ -126,7 +126,7 @@ _ANOMALY_COLUMNS = (
 )
 
 
-def _anomaly(df: DataFrame, **columns: object) -> DataFrame:
+def _anomaly(df: DataFrame, **columns: str | Column) -> DataFrame:
     exprs = []
     types = {"partition": "int", "broker_id": "int", "controller_id": "int", "controller_epoch": "int",
              "duration_ms": "bigint", "event_count": "bigint", "line_number": "bigint", "detected_at": "timestamp"}

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from importlib.resources import as_file, files
 from pathlib import Path
 from typing import TextIO, TypeVar
@@ -28,6 +29,7 @@ from pyspark.sql import functions as F
 
 from zkcontroller.analytics import admin_tables, incidents, tables, transform
 from zkcontroller.analytics import controller_timeline as ct
+from zkcontroller.analytics.controller_timeline import Row
 from zkcontroller.analytics.extract import OK, REJECTED, Extracted, extract
 from zkcontroller.analytics.jvm_console import filtered_jvm_stderr
 from zkcontroller.analytics.load import SORT_KEYS, write_table
@@ -273,6 +275,8 @@ def quiet_running_driver() -> None:
 
     SparkContext._ensure_initialized()
     jvm = SparkContext._jvm
+    if jvm is None:  # _ensure_initialized sets it; a Spark whose internals differ keeps its own logging
+        return
     log4j = jvm.org.apache.logging.log4j
     try:  # the console's noise only: a Spark whose internals differ keeps its own and the job runs on
         location = log4j.LogManager.getContext(False).getConfiguration().getConfigurationSource().getLocation()
@@ -338,11 +342,11 @@ def count_rows(path: Path) -> int:
     return sum(pq.ParquetFile(f).metadata.num_rows for f in path.rglob("*.parquet"))
 
 
-def _collect(df: DataFrame) -> list[dict[str, object]]:
+def _collect(df: DataFrame) -> list[Row]:
     return [r.asDict(recursive=True) for r in df.collect()]
 
 
-Rows = list[dict[str, object]]
+Rows = list[Row]
 
 
 def _tenure_rows(events: DataFrame) -> tuple[Rows, dict[str, list[int]], Rows, Rows]:
@@ -399,7 +403,7 @@ def _stated_runs(events: DataFrame) -> DataFrame:
         "cluster", "controller_id", "controller_epoch", "ts_ms", "last_ms", "first.source_file", "first.line_number")
 
 
-def life_end_rows(starts: dict[str, list[int]], activity: list[dict[str, object]]) -> list[dict[str, object]]:
+def life_end_rows(starts: dict[str, list[int]], activity: list[Row]) -> list[Row]:
     """``transform.LIFE_END_COLUMNS`` rows: every life but the last of each cluster whose epoch was reset, with
     its end: the last line of any controller's tenure in it (``activity``, as ``_tenure_rows`` gives it).
 
@@ -436,6 +440,23 @@ def _in_parallel(spark: SparkSession, actions: list[Callable[[], T]]) -> list[T]
     with ThreadPoolExecutor(max_workers=PARALLEL_ACTIONS) as pool:
         futures = [pool.submit(inheritable_thread_target(spark)(action)) for action in actions]
         return [f.result() for f in futures]
+
+
+A = TypeVar("A")
+B = TypeVar("B")
+C = TypeVar("C")
+D = TypeVar("D")
+
+
+def _all_of(spark: SparkSession, a: Callable[[], A], b: Callable[[], B], c: Callable[[], C],
+            d: Callable[[], D]) -> tuple[A, B, C, D]:
+    """``_in_parallel`` of four actions of different result types, each result typed as its action's."""
+    from pyspark import inheritable_thread_target
+
+    with ThreadPoolExecutor(max_workers=PARALLEL_ACTIONS) as pool:
+        fa, fb = pool.submit(inheritable_thread_target(spark)(a)), pool.submit(inheritable_thread_target(spark)(b))
+        fc, fd = pool.submit(inheritable_thread_target(spark)(c)), pool.submit(inheritable_thread_target(spark)(d))
+        return fa.result(), fb.result(), fc.result(), fd.result()
 
 
 def run(spark: SparkSession, config: JobConfig, progress: Callable[[str], None] | None = None) -> JobResult:
@@ -532,7 +553,7 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
             dropped.unpersist()
         events = read_events(spark, out)
         rejected = side.where(F.col("status") == REJECTED).select(*REJECTED_COLUMNS)
-        rejected_warnings, (lifecycle, starts, activity, life_ends), membership, observed_rows = _in_parallel(spark, [
+        rejected_warnings, (lifecycle, starts, activity, life_ends), membership, observed_rows = _all_of(spark,
             lambda: _write_rejected(spark, rejected, out),
             lambda: _tenure_rows(events),
             # A broker id the parsers could not hold (beyond int32: a corrupt line) is a null list element; the
@@ -548,7 +569,7 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
             # Every cluster's first and last event time: several tables and the report need it, so it is
             # aggregated once (not once per table, a scan of every event each time) and joined as a frame.
             lambda: _collect(transform.observed_windows(events)),
-        ])
+        )
     finally:
         side.unpersist()
     for name in ("events", "rejected_lines"):
@@ -594,7 +615,7 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
         "isr_changes": admin_tables.isr_changes(by_partition),
         "controlled_shutdowns": admin_tables.controlled_shutdowns(events),
     }
-    _in_parallel(spark, [lambda name=name, df=df: write_table(name, df, out) for name, df in tables.items()])
+    _in_parallel(spark, [partial(write_table, name, df, out) for name, df in tables.items()])
     elections_only.unpersist()
     by_partition.unpersist()
     written = {name: spark.read.schema(df.schema).parquet(str(out / name)) for name, df in tables.items()}
@@ -617,7 +638,7 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
             events, leadership=leadership, windows=observed),
     }
     say("time series for the report, anomalies and incidents")
-    _in_parallel(spark, [lambda name=name, df=df: write_table(name, df, out) for name, df in later.items()])
+    _in_parallel(spark, [partial(write_table, name, df, out) for name, df in later.items()])
     intervals.unpersist()
     leadership.unpersist()
     for name in (*tables, "anomalies", "incidents"):
@@ -626,9 +647,9 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
         say("report")
         from zkcontroller.analytics.report import write_report
 
-        spans = {str(r["cluster"]): (int(r["window_start_ms"]), int(r["window_end_ms"])) for r in observed_rows}
+        observed_ms = {str(r["cluster"]): (int(r["window_start_ms"]), int(r["window_end_ms"])) for r in observed_rows}
         result.report = write_report(out, result.rows, config, result.warnings,
-                                     {s.name: s.path for s in extracted.sources}, spans)
+                                     {s.name: s.path for s in extracted.sources}, observed_ms)
     else:
         drop_report(out)
 

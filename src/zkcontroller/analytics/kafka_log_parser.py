@@ -145,7 +145,8 @@ def _prefixes_of(pattern: str, i: int, heads: tuple[str, ...]) -> tuple[tuple[st
     while i < len(pattern) and pattern[i] not in "|)":
         c = pattern[i]
         if c == "\\" and i + 1 < len(pattern) and not pattern[i + 1].isalnum():
-            chars, end = (pattern[i + 1],), i + 2
+            chars: tuple[str, ...] = (pattern[i + 1],)
+            end = i + 2
         elif c == "[":
             end = pattern.find("]", i + 1) + 1
             body = pattern[i + 1:end - 1]
@@ -319,6 +320,11 @@ TEMPLATES: tuple[Template, ...] = (
     # an IOException) and then, after the backoff, that it retries (``retrying``; up to 3.0 after every failed
     # attempt, the last one included, 3.1+ only when retries remain). The controller logs none of these.
     Template("controlled_shutdown_started", r"^Starting controlled shutdown\s*$"),
+    # 3.4+ in ZooKeeper-to-KRaft migration (a KafkaServer whose controller is a KRaft one): before its
+    # ControlledShutdown attempts the broker tells the KRaft controller too (a heartbeat wanting shutdown). A step of
+    # the shutdown just begun, not its start: ``phase`` ``kraft_notified`` (start lines are those without a phase).
+    Template("controlled_shutdown_started", r"^Notifying KRaft of controlled shutdown\s*$",
+             consts={"phase": "kraft_notified"}),
     Template("controlled_shutdown_attempt_failed",
              r"^Retrying controlled shutdown (?:after the previous attempt failed|\(\d+ retries remaining\))",
              consts={"phase": "retrying"}),
@@ -332,6 +338,11 @@ TEMPLATES: tuple[Template, ...] = (
     Template("controlled_shutdown_attempt_failed",
              r"^(?:Remaining partitions to move:(?: |$)|Controlled shutdown request returned after \d+ ?ms with "
              r"(?:error \w+|\d+ partitions remaining to move))", consts={"phase": "remaining"}),
+    # 0.8.2-3.0: the same reply's error, the line after "Remaining partitions to move" (``NONE``, or 0, when only
+    # partitions remained): one failed attempt logs both, as 3.1+ logs "… with error E" in the one line. 0.8.2-1.0
+    # print the code ("Error code from controller: 0"), 1.1-3.0 the name ("Error from controller: NONE").
+    Template("controlled_shutdown_attempt_failed", r"^Error (?:code )?from controller: -?\w+\s*$",
+             consts={"phase": "remaining"}),
     # Topic deletion (TopicDeletionManager's lines carry ``[Topic Deletion Manager <id>]``, the first one the
     # controller's): one line may name several topics, kept comma-separated in ``topics``.
     Template("topic_deletion", r"^Starting topic deletion for topics (\S+)", {"topics": 1}, consts={"phase": "queued"}),

@@ -130,7 +130,7 @@ class Links:
     def __init__(self, paths: dict[str, str], page_dir: Path) -> None:
         self.paths, self.page_dir = paths, page_dir
 
-    def cell(self, source: object, line: object) -> str:
+    def cell(self, source: object, line: int | float | None) -> str:
         if source is None or pd.isna(source):
             return ""
         text = f"{source}:{'' if line is None or pd.isna(line) else int(line)}"

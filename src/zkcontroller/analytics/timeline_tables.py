@@ -17,6 +17,7 @@ from zkcontroller.analytics.controller_timeline import (
     DEFAULT_FAILURE_MERGE_MS,
     SHUTDOWN_END,
     SHUTDOWN_START,
+    Row,
     Tenure,
     Timeline,
     shutdown_spans,
@@ -68,7 +69,7 @@ def _as_timestamps(df: DataFrame) -> DataFrame:
     return df.select(*(F.timestamp_millis(c).alias(named[c]) if c in instants else F.col(c) for c in df.columns))
 
 
-def rows_frame(spark: SparkSession, rows: list[dict[str, object]], columns: Columns) -> DataFrame:
+def rows_frame(spark: SparkSession, rows: list[Row], columns: Columns) -> DataFrame:
     """A DataFrame of ``rows`` with exactly ``columns`` (missing keys are null)."""
     ddl = ", ".join(f"`{n}` {t}" for n, t in columns)
     return spark.createDataFrame([tuple(r.get(n) for n, _ in columns) for r in rows], ddl)
@@ -79,14 +80,14 @@ def tenures_frame(spark: SparkSession, tenures: list[Tenure]) -> DataFrame:
     return _as_timestamps(rows_frame(spark, [t.row() for t in tenures], TENURE_COLUMNS))
 
 
-def failures_frame(spark: SparkSession, failures: list[dict[str, object]], membership: list[dict[str, object]],
+def failures_frame(spark: SparkSession, failures: list[Row], membership: list[Row],
                    tenures: list[Tenure], max_handling_ms: int) -> DataFrame:
     """``failure_windows`` as a DataFrame."""
     return rows_frame(spark, failure_windows(failures, membership, tenures, max_handling_ms), FAILURE_COLUMNS)
 
 
-def failure_windows(failures: list[dict[str, object]], membership: list[dict[str, object]], tenures: list[Tenure],
-                    max_handling_ms: int) -> list[dict[str, object]]:
+def failure_windows(failures: list[Row], membership: list[Row], tenures: list[Tenure],
+                    max_handling_ms: int) -> list[Row]:
     """Failures with an id and ``until_ms``: the next membership change or controller change in the cluster,
     or ``max_handling_ms`` after detection, whichever comes first."""
     changes: dict[str, list[tuple[int, frozenset[int]]]] = defaultdict(list)  # (when, brokers it reports dead)
@@ -114,9 +115,9 @@ def failure_windows(failures: list[dict[str, object]], membership: list[dict[str
     return rows
 
 
-def anomaly_rows(spark: SparkSession, timeline: Timeline, windows: list[dict[str, object]]) -> DataFrame:
+def anomaly_rows(spark: SparkSession, timeline: Timeline, windows: list[Row]) -> DataFrame:
     """Epoch resets, restarts, election storms and split-brain windows in the anomalies table's columns."""
-    rows: list[dict[str, object]] = []
+    rows: list[Row] = []
     for r in timeline.epoch_resets:
         rows.append({**r, "anomaly": "controller_epoch_reset", "detected_ms": r["at_ms"], "event_count": 1})
     for r in timeline.restarts:
@@ -140,15 +141,15 @@ def anomaly_rows(spark: SparkSession, timeline: Timeline, windows: list[dict[str
                        for c in df.columns))
 
 
-def _split_brain_detail(w: dict[str, object]) -> str:
+def _split_brain_detail(w: Row) -> str:
     return (f"controller {w['stale_controller_id']} (epoch {w['stale_epoch']}) acted {w['stale_actions']} time(s), "
             f"{w['stale_refused']} refused, while controller {w['new_controller_id']} (epoch {w['new_epoch']}) "
             f"acted {w['new_actions']} time(s)")
 
 
-def incident_rows(spark: SparkSession, timeline: Timeline, failures: list[dict[str, object]],
-                  membership: list[dict[str, object]], unclean: DataFrame,
-                  windows: list[dict[str, object]], spans: list[dict[str, object]] | None = None) -> DataFrame:
+def incident_rows(spark: SparkSession, timeline: Timeline, failures: list[Row],
+                  membership: list[Row], unclean: DataFrame,
+                  windows: list[Row], spans: list[Row] | None = None) -> DataFrame:
     """``incidents``: the per-cluster timeline (elections, resignations, failovers, restarts, epoch resets,
     broker failures, controlled shutdowns and returns, unclean elections, split-brain windows, election storms),
     each with file:line.
@@ -156,7 +157,7 @@ def incident_rows(spark: SparkSession, timeline: Timeline, failures: list[dict[s
     ``unclean`` (rows of ``leader_elections``) stays in Spark: a log can hold 100k and more, whose trip
     through the driver and back cost seconds; the few other rows are built here. ``spans``:
     ``shutdown_spans(membership)`` when the caller already has it (the job computes it once, for failures too)."""
-    rows: list[dict[str, object]] = []
+    rows: list[Row] = []
     for t in timeline.tenures:
         where = {"cluster": t.cluster, "controller_id": t.controller_id, "controller_epoch": t.controller_epoch,
                  "source_file": t.source_file, "line_number": t.line_number}
@@ -202,7 +203,7 @@ def incident_rows(spark: SparkSession, timeline: Timeline, failures: list[dict[s
     return _as_timestamps(rows_frame(spark, rows, INCIDENT_COLUMNS).unionByName(_unclean_incidents(unclean)))
 
 
-def _shutdown_detail(span: dict[str, object]) -> str:
+def _shutdown_detail(span: Row) -> str:
     """How a controlled shutdown ended, in words: failed only when the broker said so."""
     if span["attempts"] == 0:
         said = "its server.log says it succeeded" if span["outcome"] == "succeeded" else \

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import reduce
 
-from pyspark.sql import DataFrame, Window
+from pyspark.sql import DataFrame, Window, WindowSpec
 from pyspark.sql import functions as F
 
 OFFLINE = "OfflinePartition"
@@ -22,7 +22,7 @@ _LINE_ORDER = ("ts_ms", "source_file", "line_number")
 CONTROLLER_KINDS = ("partition_state_change", "isr_change", "leader_election")
 
 
-def _ordered(*keys: str) -> Window:
+def _ordered(*keys: str) -> WindowSpec:
     return Window.partitionBy(*keys).orderBy(*_LINE_ORDER)
 
 
