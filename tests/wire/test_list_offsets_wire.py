@@ -36,6 +36,9 @@ class Replicas:
         self.parts: dict[TopicPartition, Partition] = {}
         self.control_plane = SimpleNamespace(offline_partitions=frozenset())
         self.runtime = SimpleNamespace(now_ms=lambda: NOW_MS)
+        self.old_format_topics: set[str] = set()
+        """Topics whose ``message.format.version`` is before 0.10.0 (no timestamps in their messages)."""
+        self.topic_configs = SimpleNamespace(timestamps_unsupported=lambda topic: topic in self.old_format_topics)
 
     def partition(self, tp: TopicPartition) -> Partition | None:
         return self.parts.get(tp)
@@ -205,6 +208,30 @@ async def test_a_timestamp_is_looked_up_in_the_time_index(apis, target: int, rep
         index.append(base, first, largest)
     assert len(index) == 4  # (5, 210, 240) kept no entry: its max is below an earlier batch's, as Kafka's index
     assert (await ask(api, 6, [("orders", [(0, target, -1)])], replica_id=replica_id))[0][2:] == expected
+
+
+async def test_a_topic_whose_messages_have_no_timestamps_refuses_a_search_by_timestamp(apis) -> None:
+    """``Log.fetchOffsetByTimestamp``: a ``message.format.version`` before 0.10.0 has no timestamps to search,
+    UNSUPPORTED_FOR_MESSAGE_FORMAT (43); latest and earliest are still answered, and leadership comes first."""
+    api, replicas = apis
+    replicas.parts[ORDERS_0].time_index.append(0, 100, 150)
+    replicas.old_format_topics.add("orders")
+    assert await ask(api, 6, [("orders", [(0, 100, -1), (1, 100, -1)])]) == [
+        ("orders", 0, 43, -1, -1, -1), ("orders", 1, 6, -1, -1, -1)]
+    assert await ask(api, 6, [("orders", [(0, LATEST, -1)])]) == [("orders", 0, 0, -1, 7, 4)]
+    assert await ask(api, 6, [("orders", [(0, EARLIEST, -1)])]) == [("orders", 0, 0, -1, 0, -1)]
+    replicas.old_format_topics.clear()
+    assert await ask(api, 6, [("orders", [(0, 100, -1)])]) == [("orders", 0, 0, 100, 0, 4)]
+
+
+def test_a_message_format_before_0_10_has_no_timestamps() -> None:
+    from zkcontroller.broker.log_config import LogConfig, LogDefaults
+
+    defaults = LogDefaults.from_properties()
+    assert LogConfig.from_overrides(defaults, {"message.format.version": "0.9.0"}).timestamps_unsupported
+    assert LogConfig.from_overrides(defaults, {"message.format.version": "0.8.2.1"}).timestamps_unsupported
+    assert not LogConfig.from_overrides(defaults, {"message.format.version": "0.10.0"}).timestamps_unsupported
+    assert not LogConfig.from_overrides(defaults, {}).timestamps_unsupported
 
 
 def test_a_truncation_forgets_the_batches_above_the_new_end() -> None:

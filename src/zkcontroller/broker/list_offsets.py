@@ -56,9 +56,12 @@ NO_EPOCH = -1
 
 def list_offsets(version: int, replica_id: int, isolation_level: int, queries: Iterable[OffsetQuery], *,
                  partition: Callable[[TopicPartition], Partition | None], cache: MetadataCache | None,
-                 offline: Collection[TopicPartition] = ()) -> list[OffsetAnswer]:
+                 offline: Collection[TopicPartition] = (),
+                 timestamps_unsupported: Callable[[str], bool] = lambda _topic: False) -> list[OffsetAnswer]:
     """The answer to each of ``queries``, in order. ``partition`` finds this broker's replica (None if not
-    hosted); ``cache`` tells an unhosted partition the cluster knows from an unknown one."""
+    hosted); ``cache`` tells an unhosted partition the cluster knows from an unknown one;
+    ``timestamps_unsupported``: the topic's ``message.format.version`` is before 0.10.0, whose messages carry no
+    timestamp, so a search by timestamp is UNSUPPORTED_FOR_MESSAGE_FORMAT (``Log.fetchOffsetByTimestamp``)."""
     queries = list(queries)
     counts = Counter((q.topic, q.partition) for q in queries)
     answers = []
@@ -67,12 +70,14 @@ def list_offsets(version: int, replica_id: int, isolation_level: int, queries: I
         if counts[(q.topic, q.partition)] > 1:
             answers.append(OffsetAnswer(q.topic, q.partition, Errors.INVALID_REQUEST))
             continue
-        answers.append(_answer(version, replica_id, isolation_level, q, tp, partition(tp), cache, offline))
+        answers.append(_answer(version, replica_id, isolation_level, q, tp, partition(tp), cache, offline,
+                               timestamps_unsupported))
     return answers
 
 
 def _answer(version: int, replica_id: int, isolation_level: int, q: OffsetQuery, tp: TopicPartition,
-            p: Partition | None, cache: MetadataCache | None, offline: Collection[TopicPartition]) -> OffsetAnswer:
+            p: Partition | None, cache: MetadataCache | None, offline: Collection[TopicPartition],
+            timestamps_unsupported: Callable[[str], bool]) -> OffsetAnswer:
     def error(code: int) -> OffsetAnswer:
         return OffsetAnswer(q.topic, q.partition, code)
 
@@ -98,6 +103,8 @@ def _answer(version: int, replica_id: int, isolation_level: int, q: OffsetQuery,
         return OffsetAnswer(q.topic, q.partition, Errors.NONE, NO_TIMESTAMP, last_fetchable, p.leader_epoch)
     if q.timestamp == EARLIEST_TIMESTAMP:
         return OffsetAnswer(q.topic, q.partition, Errors.NONE, NO_TIMESTAMP, LOG_START_OFFSET, NO_EPOCH)
+    if timestamps_unsupported(q.topic):  # Log.fetchOffsetByTimestamp's first check
+        return error(Errors.UNSUPPORTED_FOR_MESSAGE_FORMAT)
     found = p.time_index.lookup(q.timestamp)  # Log.fetchOffsetByTimestamp, then below the last fetchable offset
     if found is not None and found[1] < last_fetchable:
         timestamp, offset = found

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from zkcontroller.protocol.ibp import ibp_at_least
 from zkcontroller.zk.log_config_def import TOPIC_CONFIG_RULES, TopicConfigError, java_double, parse_config_value
 
 ConfigKind = Literal["BOOLEAN", "INT", "LONG", "DOUBLE", "STRING", "LIST"]
@@ -27,6 +28,7 @@ ConfigKind = Literal["BOOLEAN", "INT", "LONG", "DOUBLE", "STRING", "LIST"]
 MIN_INSYNC_REPLICAS = "min.insync.replicas"
 MAX_MESSAGE_BYTES = "max.message.bytes"
 MESSAGE_TIMESTAMP_TYPE = "message.timestamp.type"
+MESSAGE_FORMAT_VERSION = "message.format.version"
 MESSAGE_MAX_BYTES = "message.max.bytes"
 DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024 + 12
 """``Defaults.MessageMaxBytes``: 1 MiB plus ``Records.LOG_OVERHEAD``."""
@@ -263,6 +265,16 @@ class LogConfig:
     def log_append_time(self) -> bool:
         """``message.timestamp.type`` is LogAppendTime: the broker stamps each append with its own clock."""
         return self.values[MESSAGE_TIMESTAMP_TYPE] == "LogAppendTime"
+
+    @property
+    def timestamps_unsupported(self) -> bool:
+        """``message.format.version`` before 0.10.0-IV0: messages without timestamps (magic 0), so no search by
+        timestamp (``Log.fetchOffsetByTimestamp``)."""
+        value = self.values.get(MESSAGE_FORMAT_VERSION)
+        try:
+            return isinstance(value, str) and not ibp_at_least(value, "0.10.0-IV0")
+        except ValueError:  # not a version ApiVersion knows: ConfigDef refused it before it got here
+            return False
 
     def as_string(self, name: str) -> str | None:
         """A value as DescribeConfigs sends it."""

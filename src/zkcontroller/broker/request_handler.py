@@ -567,7 +567,9 @@ class KafkaApis:
         answers = list_offsets(
             version, replica_id, isolation_level, queries, cache=self._metadata_cache(),
             partition=manager.partition if manager is not None else lambda _tp: None,
-            offline=manager.control_plane.offline_partitions if manager is not None else ())
+            offline=manager.control_plane.offline_partitions if manager is not None else (),
+            timestamps_unsupported=manager.topic_configs.timestamps_unsupported if manager is not None
+            else lambda _topic: False)
         return client_apis.list_offsets_response(version, answers)
 
     def _legacy_list_offsets(self, payload: bytes, offset: int) -> bytes:

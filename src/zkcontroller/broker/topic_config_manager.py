@@ -171,6 +171,9 @@ class TopicConfigManager:
     def log_append_time(self, topic: str) -> bool:
         return self.config(topic).log_append_time
 
+    def timestamps_unsupported(self, topic: str) -> bool:
+        return self.config(topic).timestamps_unsupported
+
     @property
     def topics(self) -> list[str]:
         return sorted(self._configs)
