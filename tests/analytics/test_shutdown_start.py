@@ -245,8 +245,8 @@ def test_the_kraft_notice_is_a_step_of_the_shutdown_not_its_start(spark) -> None
 def test_a_registration_bounds_start_lines_with_a_second_of_clock_slack(spark) -> None:
     """A registration is the controller's line (its clock), a start line the broker's: a start 500 ms after the
     controller saw broker 2 register again may be the crashed life's with the broker's clock ahead, so it is not
-    taken (the stop is requested at its end line); broker 3's start 1.1 s after its registration is. The driver's
-    spans and the table agree."""
+    taken (the stop is requested at its end line); broker 3's start 1.1 s after its registration is; broker 4's end
+    line, 500 ms after its registration, takes no start from before it. The driver's spans and the table agree."""
     from tests.analytics.test_transform import events
 
     from zkcontroller.analytics import admin_tables
@@ -258,10 +258,16 @@ def test_a_registration_bounds_start_lines_with_a_second_of_clock_slack(spark) -
             dict(ms=2_000, kind="broker_registered", brokers=[3], source_file="c/controller.log", line_number=4),
             dict(ms=3_100, kind=SHUTDOWN_START, broker_id=3, source_file="b3/server.log", line_number=5),
             dict(ms=9_000, kind="controlled_shutdown_end", broker_id=3, phase="succeeded", source_file="b3/server.log",
-                 line_number=6)]
+                 line_number=6),
+            # broker 4: a crashed life's start, then the registration, then an end line within the second after it
+            # (its own start line rotated away): the registration still bounds it, whatever the slack
+            dict(ms=0, kind=SHUTDOWN_START, broker_id=4, source_file="b4/server.log", line_number=7),
+            dict(ms=60_000, kind="broker_registered", brokers=[4], source_file="c/controller.log", line_number=8),
+            dict(ms=60_500, kind="controlled_shutdown_end", broker_id=4, phase="succeeded",
+                 source_file="b4/server.log", line_number=9)]
     membership = [_m(r["ms"], r["kind"], r["line_number"], f=r["source_file"], broker_id=r.get("broker_id"),
                      brokers=r.get("brokers"), phase=r.get("phase")) for r in rows]
-    expected = [(2, 9_000, 3), (3, 3_100, 5)]
+    expected = [(2, 9_000, 3), (3, 3_100, 5), (4, 60_500, 9)]
     assert [(s["broker_id"], int(s["first_ms"]) - T0, s["row"]["line_number"])
             for s in shutdown_spans(membership)] == expected
     table = admin_tables.controlled_shutdowns(events(spark, rows)).collect()

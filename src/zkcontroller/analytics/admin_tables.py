@@ -281,13 +281,14 @@ def _started(unclaimed: DataFrame, starts: DataFrame, bounds: DataFrame) -> Data
     quadratic in a broker's restarts). The latest start is the only candidate: an earlier one is as far outside the
     range or at or before the same bound."""
     cols = unclaimed.columns
-    # a registration (the controller's clock) as if REGISTRATION_SKEW_MS later, as ``started_before`` reads it
+    # a registration (the controller's clock) bounds the end lines after it, as if logged REGISTRATION_SKEW_MS
+    # later, as ``started_before`` reads it
     bound_at = F.when(F.col("said"), F.col("ts_ms")).otherwise(F.col("ts_ms") + REGISTRATION_SKEW_MS)
     rows = unclaimed.withColumn("ts_ms", F.col("ended_ms")).unionByName(
         starts.select("cluster", "broker_id", "ts_ms", F.struct(F.col("ts_ms").alias("ms"), "source_file",
                                                                "line_number").alias("start")),
         allowMissingColumns=True).unionByName(
-        bounds.select("cluster", "broker_id", bound_at.alias("ts_ms"), bound_at.alias("bound_ms")),
+        bounds.select("cluster", "broker_id", "ts_ms", bound_at.alias("bound_ms")),
         allowMissingColumns=True)
     by_time = Window.partitionBy("cluster", "broker_id").orderBy("ts_ms")
     latest = F.max("start").over(by_time.rangeBetween(Window.unboundedPreceding, 0))

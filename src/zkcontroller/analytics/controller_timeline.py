@@ -13,7 +13,7 @@ from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from itertools import pairwise
+from itertools import accumulate, pairwise
 from typing import Any
 
 Row = dict[str, Any]
@@ -62,9 +62,10 @@ succeeded/failed line or its latest registration is never taken, however close."
 REGISTRATION_SKEW_MS = SHUTDOWN_END_SKEW_MS
 """A registration (the controller's line, its clock) bounds the broker's start lines (its own clock) as if logged
 this much later: a start line up to this far after it on the broker's clock may still be of the life before (a
-broker clock ahead), and is not taken (``started_before``). A broker that registered, then began a controlled
-shutdown within a second, loses its start line (requested at the end line instead): the safe side, since taking a
-crashed life's start excuses the crash."""
+broker clock ahead), and is not taken (``started_before``). Which end lines it bounds is decided at its own time: an
+end line after the registration never takes a start line from before it. A broker that registered, then began a
+controlled shutdown within a second, loses its start line (requested at the end line instead): the safe side, since
+taking a crashed life's start excuses the crash."""
 NO_NEXT_MS = 1 << 62
 """``next_ms`` of a broker's last shutdown (none follows)."""
 YEAR_MS = 365 * 24 * 3600 * 1000
@@ -459,7 +460,8 @@ def shutdown_spans(membership: list[Row]) -> list[Row]:
     said: list[Row] = []
     ends: dict[tuple[object, int], list[tuple[int, str | None]]] = defaultdict(list)
     starts: dict[tuple[object, int], list[tuple[int, str, int, Row]]] = defaultdict(list)
-    bounds: dict[tuple[object, int], list[int]] = defaultdict(list)  # said lines and registrations (started_before)
+    bounds: dict[tuple[object, int], list[tuple[int, int]]] = defaultdict(list)
+    """Said lines and registrations (`started_before`): when each was logged, and the time a start must follow."""
     for r in membership:
         kind, where = r["kind"], (int(r["ts_ms"]), str(r["source_file"]), int(r["line_number"]))
         if kind == "controlled_shutdown" and r.get("broker_id") is not None:
@@ -481,7 +483,7 @@ def shutdown_spans(membership: list[Row]) -> list[Row]:
             if kind == SHUTDOWN_END:
                 ends[(r["cluster"], int(broker))].append((int(r["ts_ms"]), None))
             else:  # registered again: a start line before it is of an earlier life's shutdown
-                bounds[(r["cluster"], int(broker))].append(int(r["ts_ms"]) + REGISTRATION_SKEW_MS)
+                bounds[(r["cluster"], int(broker))].append((int(r["ts_ms"]), int(r["ts_ms"]) + REGISTRATION_SKEW_MS))
     spans: list[Row] = []
     claimed_by: dict[tuple[object, int], set[int]] = defaultdict(set)
     for (cluster, broker), rows in marks.items():
@@ -515,32 +517,35 @@ def shutdown_spans(membership: list[Row]) -> list[Row]:
             claimed_by[(cluster, broker)].update(e[0] for e in outcomes)
         spans += mine
     for r in said:
-        bounds[(r["cluster"], int(r["broker_id"]))].append(int(r["ts_ms"]))
+        bounds[(r["cluster"], int(r["broker_id"]))].append((int(r["ts_ms"]), int(r["ts_ms"])))
+    bound_times: dict[tuple[object, int], tuple[list[int], list[int]]] = {}
     for key in {(r["cluster"], int(r["broker_id"])) for r in said}:
         bounds[key].sort()
+        bound_times[key] = ([t for t, _ in bounds[key]], list(accumulate((b for _, b in bounds[key]), max)))
         starts[key].sort(key=lambda m: m[:3])
     for r in said:
         key = (r["cluster"], int(r["broker_id"]))
         if int(r["ts_ms"]) not in claimed_by[key]:
             ts = int(r["ts_ms"])
-            start = started_before(starts[key], bounds[key], ts)
+            start = started_before(starts[key], *bound_times[key], ts)
             spans.append({"cluster": r["cluster"], "broker_id": key[1], "first_ms": ts if start is None else start[0],
                           "last_ms": ts, "attempts": 0, "row": r if start is None else start[3], "ended_ms": ts,
                           "outcome": r["phase"], "succeeded_ms": ts if r["phase"] == "succeeded" else None})
     return sorted(spans, key=lambda s: (str(s["cluster"]), s["broker_id"], s["first_ms"]))
 
 
-def started_before(starts: list[tuple[int, str, int, Row]], bounds_ms: list[int],
+def started_before(starts: list[tuple[int, str, int, Row]], bound_logged_ms: list[int], bounds_ms: list[int],
                    end_ms: int) -> tuple[int, str, int, Row] | None:
     """The broker's "Starting controlled shutdown" (``starts``, sorted by time, file, line) that a succeeded/failed
     line of it at ``end_ms`` ends: its latest at or before the line, at most ``SHUTDOWN_START_MS`` before it, and
-    after the latest of ``bounds_ms`` (sorted) before the line: the broker's succeeded/failed lines (the previous one
+    after the bounds logged before the line (``bound_logged_ms``, sorted; ``bounds_ms``: the greatest bound up to
+    each): the broker's succeeded/failed lines (the previous one
     ended the shutdown before; the broker's clock, as the start lines) and registrations (a start before the broker
     came back is of a life that crashed mid-shutdown, and taking it would excuse that crash). A registration is the
     controller's line, on its clock, so it is given ``REGISTRATION_SKEW_MS`` later: the two hosts' clocks may differ
     by as much (the slack ``SHUTDOWN_END_SKEW_MS`` allows elsewhere); a larger skew is not allowed for. None if
     there is none. The rule ``admin_tables.controlled_shutdowns`` applies in Spark (``_started``)."""
-    j = bisect_left(bounds_ms, end_ms)
+    j = bisect_left(bound_logged_ms, end_ms)
     after = bounds_ms[j - 1] if j else None
     i = bisect_right(starts, end_ms, key=lambda m: m[0]) - 1
     if i < 0 or starts[i][0] < end_ms - SHUTDOWN_START_MS or (after is not None and starts[i][0] <= after):
