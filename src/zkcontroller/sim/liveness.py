@@ -18,6 +18,7 @@ from zkcontroller.zk.znodes import TopicPartitionStateZNode
 from zkcontroller.zk.znodes.controller import ControllerZNode
 
 if TYPE_CHECKING:
+    from zkcontroller.broker.metadata_cache import MetadataSnapshot
     from zkcontroller.sim.world import SimWorld
 
 def liveness_problems(world: SimWorld) -> list[str]:
@@ -69,15 +70,15 @@ def _partitions_in_store(world: SimWorld, problems: list[str]) -> dict[tuple[str
     return out
 
 
-def _cache_problems(broker_id: int, snapshot: object, zk_view: dict[tuple[str, int], PartitionView],
+def _cache_problems(broker_id: int, snapshot: MetadataSnapshot, zk_view: dict[tuple[str, int], PartitionView],
                     live: set[int], controller_id: int) -> list[str]:
     problems: list[str] = []
-    alive = sorted(snapshot.alive_brokers)  # type: ignore[attr-defined]
+    alive = sorted(snapshot.alive_brokers)
     if alive != sorted(live):
         problems.append(f"broker {broker_id} cache has live brokers {alive}, ZooKeeper {sorted(live)}")
-    if snapshot.controller_id != controller_id:  # type: ignore[attr-defined]
-        problems.append(f"broker {broker_id} cache names controller {snapshot.controller_id}")  # type: ignore
-    states = snapshot.partition_states  # type: ignore[attr-defined]
+    if snapshot.controller_id != controller_id:
+        problems.append(f"broker {broker_id} cache names controller {snapshot.controller_id}")
+    states = snapshot.partition_states
     for (topic, partition), expected in sorted(zk_view.items()):
         cached = states.get(topic, {}).get(partition)
         got = None if cached is None else (cached.leader, cached.leader_epoch, tuple(cached.isr),
