@@ -236,8 +236,9 @@ class LineWriter:
 
     @staticmethod
     def _report(error: BaseException | None, what: str) -> None:
-        """On stderr as `logging.Handler.handleError` does (and only when it would: `logging.raiseExceptions`)."""
-        if not logging.raiseExceptions:
+        """On stderr as `logging.Handler.handleError` does (and only when it would: `logging.raiseExceptions`, and a
+        ``sys.stderr`` to write to: None under pythonw or with fd 2 closed)."""
+        if not (logging.raiseExceptions and sys.stderr):
             return
         try:
             sys.stderr.write("--- Logging error ---\n")

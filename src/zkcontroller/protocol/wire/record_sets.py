@@ -329,12 +329,14 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
         # bomb's millions of good records, or of refused ones beyond them, are not)
         path = _v2_path(_codec(buf, e), target_codec)
         rebuilt = compressed_path and path != IN_PLACE
+        decompressed = inflated.get(e.start)
         if not (compacted or check_timestamps or rebuilt):  # the structure alone is checked: no record is kept
-            body = _v2_record_bytes(entry, inflated.get(e.start))
+            body = _v2_record_bytes(entry, decompressed)
             if body is None or v2_well_formed(body, struct.unpack_from(">i", entry, 57)[0], cancelled):
                 continue
-        records: Iterator[tuple[int, V2Record | _Malformed]] = enumerate(
-            _iter_v2_records(entry, inflated.get(e.start)))
+            if not isinstance(body, memoryview):  # decompressed once: the walk below reads the same bytes
+                decompressed = body
+        records: Iterator[tuple[int, V2Record | _Malformed]] = enumerate(_iter_v2_records(entry, decompressed))
         if cancelled is not None:
             records = _unless_cancelled(records, cancelled)
         rejection = _v2_rejection(entry, records, tp, compacted, check_timestamps, now_ms, create_time,
