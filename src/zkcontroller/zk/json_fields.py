@@ -20,7 +20,6 @@ import json
 import re
 import unicodedata
 from collections.abc import Iterator, Mapping
-from functools import lru_cache
 from itertools import chain
 from typing import Any, NoReturn
 
@@ -46,30 +45,22 @@ _INT_STR_DIGITS = 4300
 """Python's default ``int(str)``/``str(int)`` digit limit (``sys.get_int_max_str_digits``)."""
 
 
-@lru_cache(maxsize=64)
-def _power_of_ten(exponent: int) -> int:
-    return 10**exponent
-
-
-def _digits_to_int(digits: str) -> int:
-    """``int(digits)`` past the digit limit, halves converted apart and joined: near-linear (``int(Decimal(..))``
-    is quadratic, 70 s for the 1 MB of digits a znode may hold; this takes about a second)."""
-    if len(digits) <= _INT_STR_DIGITS - 300:
-        return int(digits)
-    low = len(digits) // 2
-    return _digits_to_int(digits[:-low]) * _power_of_ten(low) + _digits_to_int(digits[-low:])
+_BIG_MAGNITUDE = 10 ** _INT_STR_DIGITS
+"""The value a `JsonBigInteger` stands for: past any ``Long``, so every range check refuses it as Jackson's
+``DecodeJson`` refuses a ``BigIntegerNode`` for an ``Int`` or ``Long`` field; its digits are never converted."""
 
 
 class JsonBigInteger(int):
     """A JSON integer of more digits than Python's ``int(str)`` takes (Jackson reads it as a ``BigInteger``): its
-    value, and its text as written, which ``str`` gives back (``str`` of so long an int would raise, so error
-    messages naming the value could not be written)."""
+    text as written, which ``str`` gives back, and as value a stand-in of its sign past any ``Long`` (converting a
+    megabyte of digits cost about a second; no Kafka field takes such a number, so only its sign and text matter:
+    the work is bounded by the digit count)."""
 
     text: str
 
     def __new__(cls, text: str) -> JsonBigInteger:
         sign = -1 if text.startswith("-") else 1
-        value = super().__new__(cls, sign * _digits_to_int(text.lstrip("+-")))
+        value = super().__new__(cls, sign * _BIG_MAGNITUDE)
         value.text = text
         return value
 
