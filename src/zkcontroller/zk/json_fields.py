@@ -138,6 +138,57 @@ def json_nesting(text: str) -> tuple[int, bool]:
     return depth, not stack
 
 
+_JSON_TOKEN = re.compile(
+    r'[ \t\n\r]*(?:(?P<p>[\[\]{},:])|(?P<s>"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*")'
+    r"|(?P<v>-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null))")
+
+
+def first_json_value_error(text: str, start: int = 0) -> int | None:
+    """Where the first JSON value of ``text`` stops being JSON (a char offset), or None if it is whole: iterative and
+    linear, for content nested past the depth Python's recursive decoder reads."""
+    stack: list[str] = []
+    expect = "value"  # value | key_or_close | key | colon | comma_or_close | value_or_close
+    pos = start
+    while True:
+        m = _JSON_TOKEN.match(text, pos)
+        if m is None:
+            return pos
+        kind = "s" if m.group("s") is not None else "v" if m.group("v") is not None else m.group("p")
+        if expect in ("value", "value_or_close"):
+            if kind in ("[", "{"):
+                stack.append(kind)
+                expect = "value_or_close" if kind == "[" else "key_or_close"
+            elif kind in ("s", "v"):
+                expect = "comma_or_close"
+            elif kind == "]" and expect == "value_or_close":
+                stack.pop()
+                expect = "comma_or_close"
+            else:
+                return m.start(m.lastgroup or 0)
+        elif expect in ("key", "key_or_close"):
+            if kind == "s":
+                expect = "colon"
+            elif kind == "}" and expect == "key_or_close":
+                stack.pop()
+                expect = "comma_or_close"
+            else:
+                return m.start(m.lastgroup or 0)
+        elif expect == "colon":
+            if kind != ":":
+                return m.start(m.lastgroup or 0)
+            expect = "value"
+        else:  # comma_or_close
+            if kind == "," and stack:
+                expect = "value" if stack[-1] == "[" else "key"
+            elif kind in ("]", "}") and stack and _OPENER[kind] == stack[-1]:
+                stack.pop()
+            else:
+                return m.start(m.lastgroup or 0)
+        pos = m.end()
+        if expect == "comma_or_close" and not stack:
+            return None
+
+
 class JsonTooDeepError(UnparseableZnodeError):
     """JSON nested deeper than Python's decoder goes (it recurses, up to ``sys.getrecursionlimit()``, about 1,000
     levels). Jackson 2.10, Kafka 2.8's parser, has no depth limit (``StreamReadConstraints`` came in 2.15), so
@@ -177,6 +228,10 @@ def parse_json(data: bytes, path: str) -> Any:
         if not balanced:  # no JSON to Jackson either (it fails at the end of the input)
             raise UnparseableZnodeError(path, f"invalid JSON (brackets nested {depth} levels deep, not all "
                                               "closed by their own kind)") from None
+        error_at = first_json_value_error(text, start)
+        if error_at is not None:  # not JSON to Jackson either: invalid, whatever its depth
+            raise UnparseableZnodeError(path, f"invalid JSON (unexpected content at char {error_at}, "
+                                              f"{depth} levels deep)") from None
         raise JsonTooDeepError(path, depth) from None
     except ValueError as e:
         raise UnparseableZnodeError(path, f"invalid JSON ({e})") from None

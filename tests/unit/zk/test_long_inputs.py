@@ -139,3 +139,18 @@ def test_a_list_config_with_a_long_run_of_spaces_splits_in_linear_time() -> None
     assert _timed(lambda v: parse_config_value("cleanup.policy", "LIST", v), "delete" + " " * 128_000 + "x") == [
         "delete" + " " * 128_000 + "x"]
     assert parse_config_value("cleanup.policy", "LIST", "a , b,\tc ,") == ["a", "b", "c", ""]
+
+
+@pytest.mark.parametrize("inner", ["x", "1 2", '"a', "01", "[,]", "{1:2}", '{"a" 1}', "nul"])
+def test_invalid_content_past_the_decoder_s_depth_is_invalid_not_too_deep(inner: str) -> None:
+    """Jackson (no depth limit) fails on the bad content: that is invalid JSON, not a node too deep to read."""
+    text = "[" * 5000 + inner + "]" * 5000
+    with pytest.raises(UnparseableZnodeError, match="invalid JSON") as info:
+        parse_json(text.encode(), "/x")
+    assert not isinstance(info.value, JsonTooDeepError)
+
+
+def test_valid_content_past_the_decoder_s_depth_is_still_too_deep() -> None:
+    text = '{"a":' * 3000 + '[1, 2.5e3, "x\\u0041", true, null, {}, []]' + "}" * 3000 + "trailing"
+    with pytest.raises(JsonTooDeepError):
+        parse_json(text.encode(), "/x")
