@@ -20,7 +20,6 @@ import json
 import re
 import unicodedata
 from collections.abc import Iterator, Mapping
-from functools import lru_cache
 from itertools import chain
 from typing import Any, NoReturn
 
@@ -46,30 +45,22 @@ _INT_STR_DIGITS = 4300
 """Python's default ``int(str)``/``str(int)`` digit limit (``sys.get_int_max_str_digits``)."""
 
 
-@lru_cache(maxsize=64)
-def _power_of_ten(exponent: int) -> int:
-    return 10**exponent
-
-
-def _digits_to_int(digits: str) -> int:
-    """``int(digits)`` past the digit limit, halves converted apart and joined: near-linear (``int(Decimal(..))``
-    is quadratic, 70 s for the 1 MB of digits a znode may hold; this takes about a second)."""
-    if len(digits) <= _INT_STR_DIGITS - 300:
-        return int(digits)
-    low = len(digits) // 2
-    return _digits_to_int(digits[:-low]) * _power_of_ten(low) + _digits_to_int(digits[-low:])
+_BIG_MAGNITUDE = 10 ** _INT_STR_DIGITS
+"""The value a `JsonBigInteger` stands for: past any ``Long``, so every range check refuses it as Jackson's
+``DecodeJson`` refuses a ``BigIntegerNode`` for an ``Int`` or ``Long`` field; its digits are never converted."""
 
 
 class JsonBigInteger(int):
     """A JSON integer of more digits than Python's ``int(str)`` takes (Jackson reads it as a ``BigInteger``): its
-    value, and its text as written, which ``str`` gives back (``str`` of so long an int would raise, so error
-    messages naming the value could not be written)."""
+    text as written, which ``str`` gives back, and as value a stand-in of its sign past any ``Long`` (converting a
+    megabyte of digits cost about a second; no Kafka field takes such a number, so only its sign and text matter:
+    the work is bounded by the digit count)."""
 
     text: str
 
     def __new__(cls, text: str) -> JsonBigInteger:
         sign = -1 if text.startswith("-") else 1
-        value = super().__new__(cls, sign * _digits_to_int(text.lstrip("+-")))
+        value = super().__new__(cls, sign * _BIG_MAGNITUDE)
         value.text = text
         return value
 
@@ -147,6 +138,57 @@ def json_nesting(text: str) -> tuple[int, bool]:
     return depth, not stack
 
 
+_JSON_TOKEN = re.compile(
+    r'[ \t\n\r]*(?:(?P<p>[\[\]{},:])|(?P<s>"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*")'
+    r"|(?P<v>-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null))")
+
+
+def first_json_value_error(text: str, start: int = 0) -> int | None:
+    """Where the first JSON value of ``text`` stops being JSON (a char offset), or None if it is whole: iterative and
+    linear, for content nested past the depth Python's recursive decoder reads."""
+    stack: list[str] = []
+    expect = "value"  # value | key_or_close | key | colon | comma_or_close | value_or_close
+    pos = start
+    while True:
+        m = _JSON_TOKEN.match(text, pos)
+        if m is None:
+            return pos
+        kind = "s" if m.group("s") is not None else "v" if m.group("v") is not None else m.group("p")
+        if expect in ("value", "value_or_close"):
+            if kind in ("[", "{"):
+                stack.append(kind)
+                expect = "value_or_close" if kind == "[" else "key_or_close"
+            elif kind in ("s", "v"):
+                expect = "comma_or_close"
+            elif kind == "]" and expect == "value_or_close":
+                stack.pop()
+                expect = "comma_or_close"
+            else:
+                return m.start(m.lastgroup or 0)
+        elif expect in ("key", "key_or_close"):
+            if kind == "s":
+                expect = "colon"
+            elif kind == "}" and expect == "key_or_close":
+                stack.pop()
+                expect = "comma_or_close"
+            else:
+                return m.start(m.lastgroup or 0)
+        elif expect == "colon":
+            if kind != ":":
+                return m.start(m.lastgroup or 0)
+            expect = "value"
+        else:  # comma_or_close
+            if kind == "," and stack:
+                expect = "value" if stack[-1] == "[" else "key"
+            elif kind in ("]", "}") and stack and _OPENER[kind] == stack[-1]:
+                stack.pop()
+            else:
+                return m.start(m.lastgroup or 0)
+        pos = m.end()
+        if expect == "comma_or_close" and not stack:
+            return None
+
+
 class JsonTooDeepError(UnparseableZnodeError):
     """JSON nested deeper than Python's decoder goes (it recurses, up to ``sys.getrecursionlimit()``, about 1,000
     levels). Jackson 2.10, Kafka 2.8's parser, has no depth limit (``StreamReadConstraints`` came in 2.15), so
@@ -186,6 +228,10 @@ def parse_json(data: bytes, path: str) -> Any:
         if not balanced:  # no JSON to Jackson either (it fails at the end of the input)
             raise UnparseableZnodeError(path, f"invalid JSON (brackets nested {depth} levels deep, not all "
                                               "closed by their own kind)") from None
+        error_at = first_json_value_error(text, start)
+        if error_at is not None:  # not JSON to Jackson either: invalid, whatever its depth
+            raise UnparseableZnodeError(path, f"invalid JSON (unexpected content at char {error_at}, "
+                                              f"{depth} levels deep)") from None
         raise JsonTooDeepError(path, depth) from None
     except ValueError as e:
         raise UnparseableZnodeError(path, f"invalid JSON ({e})") from None

@@ -69,7 +69,8 @@ def test_what_jackson_refuses_is_refused_naming_the_znode(data: bytes) -> None:
 
 
 def test_an_integer_past_pythons_length_limit_is_read_as_jacksons_biginteger() -> None:
-    assert parse_json(b"[" + b"1" * 5000 + b"]", PATH) == [(10**5000 - 1) // 9]
+    (value,) = parse_json(b"[" + b"1" * 5000 + b"]", PATH)
+    assert str(value) == "1" * 5000 and value > 2**63  # its text kept; its value only past any Long
 
 
 def test_the_error_names_the_character_after_a_top_level_number() -> None:
