@@ -84,6 +84,22 @@ async def wait_until(
         await asyncio.sleep(poll_s)
 
 
+async def until_idle(max_turns: int = 10_000) -> int:
+    """Yield until no other callback is ready to run on this event loop, and return the turns it took.
+
+    Then nothing more happens without a timer, I/O or the test itself: a task still pending is really blocked (on
+    an event, a lock, a sleep on a manual runtime), not merely not finished *yet*, as after a fixed number of
+    ``asyncio.sleep(0)``. Fails if the loop never goes idle (something spins). Reads CPython's ready queue
+    (``BaseEventLoop._ready``: asyncio's loops and the simulator's `VirtualTimeLoop`); for in-process tests only,
+    where no socket or thread delivers work meanwhile."""
+    ready = asyncio.get_running_loop()._ready  # type: ignore[attr-defined]
+    for turn in range(max_turns):
+        await asyncio.sleep(0)
+        if not ready:
+            return turn
+    raise AssertionError(f"the event loop was still busy after {max_turns} turns")
+
+
 async def _holds(predicate: Callable[[], Any]) -> bool:
     result = predicate()
     return bool(await result if inspect.isawaitable(result) else result)
@@ -187,8 +203,29 @@ class ManualRuntime:
     def spawn(self, coro: Any, name: str) -> asyncio.Task[Any]:
         return asyncio.get_running_loop().create_task(coro, name=name)
 
+    def sleeping(self) -> list[int]:
+        """When each sleep not yet over ends (runtime milliseconds, in the order they began): what a task waits
+        for, observed rather than inferred from its not being done."""
+        return [due for due, future in self._sleepers if not future.done()]
+
     def advance(self, ms: int) -> None:
         self.now += ms
         for due, future in self._sleepers:
             if due <= self.now and not future.done():
                 future.set_result(None)
+
+
+async def assert_sleeps_exactly(task: asyncio.Future[Any], runtime: ManualRuntime, ms: int) -> None:
+    """Prove ``task`` waits exactly ``ms`` on ``runtime`` from now, then let it finish: its sleep is seen to end at
+    ``now + ms``; one millisecond short of that, with the loop idle, it is still pending; at ``now + ms`` it
+    completes (within a bound, in loop turns). A wait too short, too long or not on the runtime fails here."""
+    start = runtime.now
+    await until_idle()
+    assert runtime.sleeping() == [start + ms], f"expected one sleep until {start + ms}, saw {runtime.sleeping()}"
+    runtime.advance(ms - 1)
+    await until_idle()
+    assert not task.done(), f"finished before its {ms} ms"
+    runtime.advance(1)
+    await until_idle()
+    assert task.done(), f"still waiting after its {ms} ms"
+    task.result()  # re-raises what it failed with

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from tests.helpers import ManualClock, Recorder
+from tests.helpers import ManualClock, Recorder, until_idle
 
 from zkcontroller.coordination.api import CreateMode, EventType, SessionState, WatchedEvent
 from zkcontroller.coordination.embedded import EmbeddedServer
@@ -49,6 +49,7 @@ async def test_silence_past_the_timeout_expires_and_the_client_learns_on_reconne
     clock.now_ms += 6000
     assert await other.exists("/e") is None  # any request lets the server notice the timeout
     assert await gone.next() == WatchedEvent(EventType.NODE_DELETED, SessionState.CONNECTED, "/e")
+    await until_idle()  # every delivery due has arrived
     assert states.pending() == []  # a partitioned client cannot know yet
     server.reconnect(victim.session_id)
     assert await states.next() is SessionState.EXPIRED

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from tests.helpers import ManualClock, wait_until
+from tests.helpers import ManualClock, until_idle, wait_until
 
 from zkcontroller.coordination.embedded import EmbeddedServer
 from zkcontroller.coordination.embedded_session import EmbeddedSession
@@ -22,7 +22,8 @@ async def test_request_during_disconnection_completes_after_reconnect() -> None:
         await inner.create("/direct")  # the raw session reports the loss
     pending = asyncio.ensure_future(session.create("/retried", b"x"))
     await wait_until(lambda: session.retries > 0, what="the request failed once")
-    assert not pending.done()
+    await until_idle()
+    assert not pending.done() and session.retries == 1  # waiting for the connection, not retrying meanwhile
     server.reconnect(inner.session_id)
     assert await asyncio.wait_for(pending, 10) == "/retried"
     assert (await session.get_data("/retried"))[0] == b"x"

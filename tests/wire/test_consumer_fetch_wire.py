@@ -15,7 +15,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from tests.helpers import wait_until
+from tests.helpers import until_idle, wait_until
 from tests.integration.listening import Cluster
 
 from zkcontroller.broker.delayed_produce import ProduceWaiters
@@ -140,11 +140,15 @@ async def test_a_held_fetch_completes_when_woken_with_news(change: dict[str, Any
     apis = KafkaApis(1, control_handler=lambda: lambda _request: FetchResponse(
                          partitions=(FetchPartitionResult(TP, Errors.NONE, 5, 0, 5),)),
                      metadata_cache=lambda: None, cluster_id=lambda: "c", replica_manager=lambda: manager)
+    looked_up: list[TopicPartition] = []
+    manager.partition = lambda tp: looked_up.append(tp) or partition  # counts DelayedFetch's checks
     held = asyncio.ensure_future(apis.handle(fetch_payload(-1, 60_000, 1)))
     await wait_until(lambda: manager.produce_waiters.waiting() == 1, timeout_s=10, what="the fetch held")
+    await until_idle()
+    checks = len(looked_up)
     manager.produce_waiters.wake(TP)  # a wake-up with nothing new keeps it held
-    for _ in range(20):
-        await asyncio.sleep(0)
+    await until_idle()
+    assert len(looked_up) > checks, "the wake-up was not checked"
     assert not held.done() and manager.produce_waiters.waiting() == 1
     for name, value in change.items():
         setattr(partition, name, value)

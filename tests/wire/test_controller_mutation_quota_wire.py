@@ -13,7 +13,7 @@ from datetime import timedelta
 from typing import Any
 
 from kio.serial import entity_reader
-from tests.helpers import ManualRuntime, wait_until
+from tests.helpers import ManualRuntime, assert_sleeps_exactly, wait_until
 from tests.integration.listening import Cluster
 
 from zkcontroller.admin.client_quotas import change_quota_config
@@ -100,13 +100,7 @@ async def test_the_answer_carries_the_throttle_strict_by_version_and_mutes_after
     response = answer(second, 6)
     assert throttle_ms(response) == 4000
     assert [(t.name, int(t.error_code), t.error_message) for t in response.topics] == [("b", THROTTLED, MESSAGE)]
-    muted = asyncio.ensure_future(second.throttle())
-    await asyncio.sleep(0)
-    runtime.advance(3999)
-    await asyncio.sleep(0)
-    assert not muted.done()
-    runtime.advance(1)
-    await asyncio.wait_for(muted, 5)
+    await assert_sleeps_exactly(asyncio.ensure_future(second.throttle()), runtime, 4000)
 
     third = await api.handle(create_topics_frame(5, {"c": 2}))
     assert isinstance(third, ThrottledResponse)

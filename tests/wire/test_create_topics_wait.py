@@ -44,21 +44,27 @@ async def test_the_answer_waits_for_a_leader_of_every_partition(admin_cluster: C
     active = controller(cluster)
     assert active.controller is not None
     topics = active.controller.topics
-    gate = asyncio.Event()
+    gate, at_gate = asyncio.Event(), asyncio.Event()
     elect = topics.on_new_partition_creation
 
     async def held(partitions: list[TopicPartition]) -> None:
+        at_gate.set()
         await gate.wait()
         await elect(partitions)
 
     monkeypatch.setattr(topics, "on_new_partition_creation", held)
     answer = asyncio.ensure_future(create_on_wire(address(cluster, active), ["waited"], partitions=4))
-    await wait_until(lambda: topics.context.all_topics >= {"waited"}, what="the controller reading the new topic")
+    await asyncio.wait_for(at_gate.wait(), 30)  # the controller read the new topic and is held before electing
     assert await partitions_in_zk(zk, "waited") == 4
-    for _ in range(20):
-        await asyncio.sleep(0)
-    assert not answer.done()  # znodes written, no leader yet: still waiting
-    gate.set()
+    assert active.control_plane is not None
+    cache = active.control_plane.metadata_cache
+    try:
+        await wait_until(lambda: len(cache._listeners) == 1 or answer.done(),
+                         what="the answer waiting on the cache for leaders")
+        assert not answer.done()  # znodes written, no leader yet: still waiting
+        assert all(leader(active, "waited", p) in (None, -1) for p in range(4))
+    finally:
+        gate.set()  # a failure above must not leave the controller held for the cluster's shutdown
     assert await asyncio.wait_for(answer, 30) == [("waited", NONE, 4)]
     assert all(leader(active, "waited", p) not in (None, -1) for p in range(4))  # in the cache when answered
 

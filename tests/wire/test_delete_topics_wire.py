@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from kio.serial import entity_reader, entity_writer
-from tests.helpers import wait_until
+from tests.helpers import until_idle, wait_until
 from tests.integration.listening import Cluster, listening_cluster
 
 from zkcontroller.admin.topics import TopicAdmin
@@ -272,8 +272,8 @@ async def test_the_wait_ends_on_the_cache_update_that_removes_the_last_topic() -
     waiting = asyncio.ensure_future(wait_until_deleted(cache, ["a", "b"], 30_000, runtime))  # type: ignore[arg-type]
     await wait_until(lambda: runtime.sleeps == [30_000], timeout_s=5, what="the timer armed")
     cache.update_metadata(2, _update(("a", 0), leader=-2))  # LEADER_DURING_DELETE: a goes
-    await asyncio.sleep(0)
-    assert not waiting.done()
+    await until_idle()  # the update checked: b is still there
+    assert not waiting.done() and len(cache._listeners) == 1
     cache.update_metadata(3, _update(("b", 0), leader=-2))
     assert await asyncio.wait_for(waiting, 5) == set()
     assert cache._listeners == []  # unregistered

@@ -12,7 +12,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from tests.helpers import wait_until
+from tests.helpers import until_idle, wait_until
 
 from zkcontroller.broker.delayed_elect_leader import wait_for_any_leader, wait_for_leaders
 from zkcontroller.cluster.local_cluster import LocalCluster
@@ -147,8 +147,8 @@ async def test_the_wait_ends_when_the_cache_shows_every_expected_leader() -> Non
     waiting = asyncio.ensure_future(wait_for_leaders(cache, expected, 30_000, runtime))  # type: ignore[arg-type]
     await wait_until(lambda: runtime.sleeps == [30_000], timeout_s=5, what="the timer armed")
     cache.update_metadata(2, _update(("a", 0), leader=2))
-    await asyncio.sleep(0)
-    assert not waiting.done()
+    await until_idle()  # the update checked: b-0 is not led by 2 yet
+    assert not waiting.done() and len(cache._listeners) == 1
     cache.update_metadata(3, _update(("b", 0), leader=2))
     assert await asyncio.wait_for(waiting, 5) == set()
     assert cache._listeners == []
@@ -173,8 +173,8 @@ async def test_the_create_partitions_wait_is_for_any_leader_of_every_partition()
     waiting = asyncio.ensure_future(wait_for_any_leader(cache, new, 1000, runtime))  # type: ignore[arg-type]
     await wait_until(lambda: runtime.sleeps == [1000], timeout_s=5, what="the timer armed")
     cache.update_metadata(2, _update(("a", 1), leader=-1))  # known, leaderless
-    await asyncio.sleep(0)
-    assert not waiting.done()
+    await until_idle()  # the update checked: a-1 has no leader
+    assert not waiting.done() and len(cache._listeners) == 1
     cache.update_metadata(3, _update(("a", 1), leader=3))
     assert await asyncio.wait_for(waiting, 5) == set()
     assert await wait_for_any_leader(cache, new, 0, runtime) == set()  # type: ignore[arg-type]
@@ -211,7 +211,8 @@ async def test_the_handler_answers_request_timed_out_for_elected_leaders_the_cac
     answering = asyncio.ensure_future(handler(UNCLEAN, None, 700))
     await wait_until(lambda: runtime.sleeps == [700], timeout_s=5, what="the timer armed")
     assert elections.asked == [([TopicPartition("a", 0), TopicPartition("b", 0)], ElectionType.UNCLEAN)]
-    assert not answering.done()
+    await until_idle()
+    assert not answering.done()  # held by the timer alone
     runtime.elapsed.set()
     results = await asyncio.wait_for(answering, 5)
     assert {(r.topic, r.partition): r.error for r in results} == {

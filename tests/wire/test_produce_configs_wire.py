@@ -9,6 +9,7 @@ import asyncio
 
 import pytest
 from kafka.record.memory_records import MemoryRecordsBuilder
+from tests.helpers import until_idle
 
 from zkcontroller.broker.produce import ProduceTarget
 from zkcontroller.broker.request_handler import KafkaApis
@@ -103,9 +104,8 @@ async def test_produce_waits_for_a_topic_config_being_read(configured) -> None:
     replicas.max_bytes = 1
     sent = asyncio.ensure_future(send(api, 8, 1, [("orders", [(0, batch(2))])]))
     await asyncio.wait_for(replicas.waiting.wait(), 5)  # the request is held at the config read
-    for _ in range(10):  # and stays there while the read lasts
-        await asyncio.sleep(0)
-    assert not sent.done()
+    await until_idle()  # and stays there while the read lasts: nothing else can move it
+    assert not sent.done() and replicas.parts[ORDERS_0].log_end_offset == 10  # nothing appended meanwhile
     replicas.max_bytes = None  # the config read says: no tighter limit
     replicas.loading.set()
     assert await asyncio.wait_for(sent, 5) == [("orders", 0, NONE, 10, 0)]

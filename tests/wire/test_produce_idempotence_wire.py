@@ -11,6 +11,7 @@ import struct
 
 import pytest
 from kafka.record.memory_records import MemoryRecordsBuilder
+from tests.helpers import until_idle
 
 from zkcontroller.broker.control_plane import BrokerControlPlane
 from zkcontroller.broker.partition import Partition
@@ -167,8 +168,8 @@ async def test_acks_all_retry_of_a_duplicate_waits_for_the_original_batch_to_be_
     task = asyncio.create_task(send_timed(api, 8, -1, [("orders", [(0, first)])]))
     await _until(lambda: replicas.waiters.waiting() == 1)
     p.record_follower_fetch(2, 13, now_ms=0)  # not yet the end of the original batch
-    await asyncio.sleep(0)
-    assert not task.done()
+    await until_idle()  # the wake-up handled: the request checked the HW (13) and waits on
+    assert not task.done() and replicas.waiters.waiting() == 1
     p.record_follower_fetch(2, 14, now_ms=0)  # its end; the later batch at 14 need not be replicated
     assert await asyncio.wait_for(task, BOUND_S) == [("orders", 0, NONE, 10, 0, 1_003)]
     assert p.log_end_offset == 15

@@ -10,7 +10,7 @@ import random
 import struct
 
 import pytest
-from tests.helpers import ManualRuntime, wait_until
+from tests.helpers import ManualRuntime, assert_sleeps_exactly, wait_until
 from tests.integration.listening import Cluster
 
 from zkcontroller.admin.client_quotas import change_quota_config
@@ -54,11 +54,8 @@ async def test_an_answer_over_quota_carries_the_throttle_and_mutes_after_it(
     response = await api.handle(request)
     assert isinstance(response, ThrottledResponse)
     assert throttle_of(response, version) == expected_throttle(len(request)) > 0
-    muted = asyncio.ensure_future(response.throttle())
-    await asyncio.sleep(0)
-    assert not muted.done()
-    replicas.runtime.advance(expected_throttle(len(request)))
-    await asyncio.wait_for(muted, 5)
+    await assert_sleeps_exactly(asyncio.ensure_future(response.throttle()), replicas.runtime,
+                                expected_throttle(len(request)))
 
     other = await api.handle(frame(9, 1, [("orders", [(0, batch(1))])], client_id="unlimited"))
     assert not isinstance(other, ThrottledResponse) and throttle_of(other, 9) == 0  # type: ignore[arg-type]

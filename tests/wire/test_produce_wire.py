@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from kafka.record.memory_records import MemoryRecordsBuilder
 from kio.serial import entity_reader, entity_writer
-from tests.helpers import ManualRuntime
+from tests.helpers import ManualRuntime, until_idle
 
 from zkcontroller.broker.control_plane import BrokerControlPlane
 from zkcontroller.broker.delayed_produce import ProduceWaiters
@@ -353,8 +353,8 @@ async def test_acks_all_waits_for_the_high_watermark(apis) -> None:
     await _until(lambda: replicas.waiters.waiting() == 1)
     assert not task.done() and p.log_end_offset == 15
     p.record_follower_fetch(2, 12, now_ms=0)  # part of the way: still waiting
-    await asyncio.sleep(0)
-    assert not task.done()
+    await until_idle()  # the wake-up handled: the request checked the HW (12) and waits on
+    assert not task.done() and replicas.waiters.waiting() == 1
     p.record_follower_fetch(2, 15, now_ms=0)
     assert await asyncio.wait_for(task, BOUND_S) == [("orders", 0, NONE, 10, 0)]
     assert replicas.waiters.waiting() == 0
@@ -364,8 +364,10 @@ async def test_acks_all_times_out_on_the_runtime_clock(apis) -> None:
     api, replicas = apis
     task = asyncio.create_task(send(api, 8, -1, [("orders", [(0, batch(5))])], timeout_ms=1_000))
     await _until(lambda: replicas.waiters.waiting() == 1)
+    await until_idle()
+    assert replicas.runtime.sleeping() == [1_000]  # the request's timeout, from its start at 0
     replicas.runtime.advance(999)
-    await asyncio.sleep(0)
+    await until_idle()
     assert not task.done()
     replicas.runtime.advance(1)
     assert await asyncio.wait_for(task, BOUND_S) == [("orders", 0, REQUEST_TIMED_OUT, 10, 0)]

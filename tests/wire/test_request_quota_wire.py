@@ -16,7 +16,7 @@ from datetime import timedelta
 from typing import Any
 
 from kio.serial import entity_reader, entity_writer
-from tests.helpers import ManualRuntime
+from tests.helpers import ManualRuntime, assert_sleeps_exactly, until_idle
 
 from zkcontroller.broker.client_quota_manager import ANONYMOUS, ClientRequestQuotaManager, mark_local_complete
 from zkcontroller.broker.controller_mutation_quota import (
@@ -103,8 +103,9 @@ class Setup:
     async def handle(self, payload: bytes, busy_ms: int) -> bytes | None:
         """Handle ``payload``, moving the clock by ``busy_ms`` while the handler sleeps."""
         task = asyncio.ensure_future(self.api.handle(payload))
-        for _ in range(20):
-            await asyncio.sleep(0)
+        await until_idle()
+        if self.handling_ms:  # the handler is in its sleep, to be ended by the clock moving
+            assert self.runtime.sleeping() == [self.runtime.now + self.handling_ms]
         self.runtime.advance(busy_ms)
         return await asyncio.wait_for(task, 5)
 
@@ -129,13 +130,7 @@ async def test_the_handling_time_throttles_and_every_answer_carries_it() -> None
     assert isinstance(versions, ThrottledResponse)
     assert throttle_ms(decoded(versions, API_VERSIONS, 3, "ApiVersionsResponse")) == 500
 
-    muted = asyncio.ensure_future(created.throttle())
-    await asyncio.sleep(0)
-    s.runtime.advance(499)
-    await asyncio.sleep(0)
-    assert not muted.done()
-    s.runtime.advance(1)
-    await asyncio.wait_for(muted, 5)
+    await assert_sleeps_exactly(asyncio.ensure_future(created.throttle()), s.runtime, 500)
     within = await s.api.handle(_frame(METADATA, 9, m_request()))
     assert not isinstance(within, ThrottledResponse)
     assert throttle_ms(decoded(within, METADATA, 9, "MetadataResponse")) == 0  # type: ignore[arg-type]
@@ -157,13 +152,7 @@ async def test_an_unsupported_api_versions_is_throttled_too() -> None:
     response = decoded(answer, API_VERSIONS, 0, "ApiVersionsResponse")
     assert int(response.error_code) == 35
     assert [(k.api_key, k.min_version, k.max_version) for k in response.api_keys] == [(API_VERSIONS, 0, 3)]
-    muted = asyncio.ensure_future(answer.throttle())
-    await asyncio.sleep(0)
-    s.runtime.advance(499)
-    await asyncio.sleep(0)
-    assert not muted.done()
-    s.runtime.advance(1)
-    await asyncio.wait_for(muted, 5)
+    await assert_sleeps_exactly(asyncio.ensure_future(answer.throttle()), s.runtime, 500)
 
 
 def m_request() -> Any:
@@ -177,11 +166,11 @@ async def test_the_wait_after_the_local_completion_is_not_handling_time() -> Non
     s = Setup()
     s.handling_ms, s.waiting_ms = 5, 5_000
     task = asyncio.ensure_future(s.api.handle(create_frame(6, "a")))
-    for _ in range(20):
-        await asyncio.sleep(0)
+    await until_idle()
+    assert s.runtime.sleeping() == [T0 + 5]  # handling
     s.runtime.advance(5)
-    for _ in range(20):
-        await asyncio.sleep(0)
+    await until_idle()
+    assert s.runtime.sleeping() == [T0 + 5 + 5_000]  # waiting for the leaders, after the local completion
     s.runtime.advance(5_000)
     answer = await asyncio.wait_for(task, 5)
     assert not isinstance(answer, ThrottledResponse)

@@ -16,7 +16,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from tests.helpers import ManualRuntime
+from tests.helpers import ManualRuntime, until_idle
 from tests.wire.test_produce_offload_wire import KEYED_RECORD, zstd_batch
 
 from zkcontroller.broker import produce as produce_module
@@ -152,8 +152,7 @@ async def test_one_check_in_flight_the_others_wait_on_the_loop(monkeypatch: pyte
     bomb = zstd_batch(JUST_PAST)
     tasks = [asyncio.create_task(send(broker, [ProducePartition("t", i, bomb)])) for i in range(3)]
     await asyncio.wait_for(started.wait(), BOUND_S)
-    for _ in range(20):  # the other requests get every chance to queue their walks
-        await asyncio.sleep(0)
+    await until_idle()  # the other requests have had every chance to queue their walks
     assert len(submitted) == 1  # before: all three in the worker's queue, uncancellable
     tasks[2].cancel()  # a request waiting its turn is cancelled on the loop: its walk never starts
     release.set()

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from kafka.record.memory_records import MemoryRecordsBuilder
+from tests.helpers import until_idle
 
 from zkcontroller.broker.produce import ProduceAnswer, ProducePartition, produce
 from zkcontroller.broker.replica_manager import ReplicaManager
@@ -60,7 +61,8 @@ async def test_acks_all_completes_when_the_followers_have_fetched(brokers: Broke
     task = send_all(leader, 4)
     await waiting(leader, task)
     await brokers.fetch_all()  # the followers get the records
-    assert not task.done()
+    await until_idle()  # every wake-up handled: the request checked the HW and waits on
+    assert not task.done() and leader.high_watermark(TP) == 0 and leader.produce_waiters.waiting() == 1
     await brokers.fetch_all()  # the leader learns their LEOs: the HW moves, the request wakes
     assert [(a.error, a.base_offset) for a in await settle(task)] == [(NONE, 0)]
     assert leader.high_watermark(TP) == 4 and leader.produce_waiters.waiting() == 0
@@ -96,9 +98,11 @@ async def test_acks_all_after_an_isr_shrink_below_min_insync_is_not_enough_repli
     brokers.clock.advance(LAG_MS)
     await brokers.fetch_all()
     await brokers.fetch_all()  # broker 2 caught up; broker 3 (in the ISR) holds the HW at 0
+    await until_idle()
     assert not task.done() and leader.high_watermark(TP) == 0
     brokers.clock.advance(1)
     assert len(leader.maybe_shrink_isr()) == 1
+    await until_idle()  # the proposal's wake-up handled
     assert not task.done()  # pending: the maximal ISR still counts broker 3, and the HW waits for it
     confirm(brokers)  # ISR (1, 2): the HW moves to 5, below min.insync.replicas
     assert leader.high_watermark(TP) == 5

@@ -8,6 +8,7 @@ import asyncio
 
 import pytest
 from kafka.record.memory_records import MemoryRecordsBuilder
+from tests.helpers import until_idle
 
 from zkcontroller.broker.partition import Partition
 from zkcontroller.broker.producer_state import (
@@ -247,8 +248,7 @@ class StepClock:
         assert self.sleeping is not None
         self.now = self.wake_at
         self.sleeping.set_result(None)
-        for _ in range(3):
-            await asyncio.sleep(0)
+        await until_idle()  # the expiration ran and sleeps again (or ended)
 
 
 async def test_expire_producers_runs_every_interval_over_the_brokers_partitions() -> None:
@@ -259,12 +259,12 @@ async def test_expire_producers_runs_every_interval_over_the_brokers_partitions(
     task = asyncio.get_running_loop().create_task(
         expire_producers(clock, lambda: [state], lambda: 1_000, interval_ms=600))  # type: ignore[arg-type]
     try:
-        await asyncio.sleep(0)
+        await until_idle()
         assert clock.wake_at == 600 and set(state.producers) == {PID, 8}
         await clock.advance_to_wake()  # at 600: neither is 1000 ms old
-        assert set(state.producers) == {PID, 8}
+        assert set(state.producers) == {PID, 8} and clock.wake_at == 1200  # checked, and asleep until the next
         await clock.advance_to_wake()  # at 1200: PID's last batch is
-        assert set(state.producers) == {8}
+        assert set(state.producers) == {8} and clock.wake_at == 1800
         await clock.advance_to_wake()  # at 1800: so is 8's
         assert state.producers == {}
     finally:
