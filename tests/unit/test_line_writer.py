@@ -4,8 +4,11 @@ loop), files roll by size as Log4j's RollingFileAppender, and a bad line or a la
 from __future__ import annotations
 
 import asyncio
+import gc
 import io
 import logging
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -276,3 +279,47 @@ def test_write_lines_to_a_stream() -> None:
     writer.write_lines(["a", "b"])
     writer.write("c")
     assert stream.getvalue() == "a\nb\nc\n"
+
+
+def _buffered_in_a_stopped_loop(writer: LineWriter, line: str) -> None:
+    """Write ``line`` in a loop stopped before the flush it queued can run: it stays buffered."""
+    loop = asyncio.new_event_loop()
+
+    def write_then_stop() -> None:
+        writer.write(line)
+        loop.stop()
+
+    loop.call_soon(write_then_stop)
+    loop.run_forever()
+    loop.close()
+
+
+def test_a_writer_collected_without_close_writes_what_it_buffered(tmp_path: Path) -> None:
+    path = tmp_path / "events.jsonl"
+    writer = LineWriter(path)
+    _buffered_in_a_stopped_loop(writer, "buffered")
+    assert path.read_text() == ""  # still pending: the loop never turned
+    del writer
+    gc.collect()
+    assert path.read_text() == "buffered\n"
+
+
+def test_a_writer_alive_at_exit_writes_what_it_buffered(tmp_path: Path) -> None:
+    path = tmp_path / "events.jsonl"
+    script = (
+        "import asyncio, sys\n"
+        "from pathlib import Path\n"
+        "from zkcontroller.cluster.line_writer import LineWriter\n"
+        f"writer = LineWriter(Path({str(path)!r}))\n"
+        "loop = asyncio.new_event_loop()\n"
+        "def write_then_stop():\n"
+        "    writer.write('last event')\n"
+        "    loop.stop()\n"
+        "loop.call_soon(write_then_stop)\n"
+        "loop.run_forever()\n"
+        f"assert Path({str(path)!r}).read_text() == ''\n"
+        "sys.exit(3)  # never closed\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 3, done.stderr
+    assert path.read_text() == "last event\n"

@@ -17,11 +17,16 @@ reports one, never raised into the controller that logged. It loses only the lin
 buffered here, not in a `BufferedWriter` (whose failure leaves unknown which bytes reached the file), so after a
 failure the rest are tried one by one, a part line left at the file's end is cut off, and the size kept for the
 roll-over stays the file's own. A roll-over that fails (a rename refused) keeps writing to the current file.
+
+A writer never closed (an abnormal exit, a forgotten ``close``) still loses nothing it buffered: lines left
+pending are written when it is collected and, for writers still alive then, when the interpreter exits — what the
+`BufferedWriter` this replaced did through its own finaliser.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import errno
 import logging
 import os
@@ -29,6 +34,7 @@ import sys
 import threading
 import time
 import traceback
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol, TextIO
@@ -53,6 +59,16 @@ class RawFile(Protocol):
 
 def _open_append(path: Path) -> RawFile:
     return open(path, "ab", buffering=0)  # the caller closes it
+
+
+_live: weakref.WeakSet[LineWriter] = weakref.WeakSet()
+"""Writers not yet closed, flushed at interpreter exit (a weak set: it keeps none of them alive)."""
+
+
+@atexit.register
+def _flush_at_exit() -> None:
+    for writer in list(_live):
+        writer.flush()
 
 
 class LineWriter:
@@ -84,6 +100,12 @@ class LineWriter:
         if path is not None:
             self._file = _open_append(path)
             self._size = self._file.tell()
+        _live.add(self)
+
+    def __del__(self) -> None:
+        """Collected without `close`: write what is still buffered and close the file."""
+        if getattr(self, "_lock", None) is not None and not self._closed:
+            self.close()
 
     def write(self, line: str) -> None:
         """Append ``line`` (without its newline); it reaches the file by the end of this event-loop turn."""
@@ -278,6 +300,7 @@ class LineWriter:
         with self._lock:
             self._flush_locked()
             self._closed = True
+            _live.discard(self)
             file, self._file = self._file, None
             if file is not None:
                 try:
