@@ -253,3 +253,25 @@ def test_the_controllers_removed_line_in_the_same_ms_as_the_brokers_own_line() -
                "phase": "removed", "source_file": "c/controller.log", "line_number": 21}
     spans = shutdown_spans([_shutdown(0, 2, 20), removed, _end(5, 2, "succeeded", 3)])
     assert [(s["first_ms"], s["attempts"], s["ended_ms"], s["outcome"]) for s in spans] == [(0, 1, 5, "succeeded")]
+
+
+def test_a_sighting_counts_as_back_after_the_failure_it_follows_and_up_to_the_next_one() -> None:
+    """Between two failures of one broker within ``merge_ms``: a sighting at the first failure's own instant is not
+    a return (the two are one failure), one at the second's instant is (two failures). The membership rows come in
+    any order: the sightings are searched, not scanned in the order given."""
+    tenures = [_tenure(9, 1, 0, 10_000)]
+    classify(tenures)
+
+    def deleted(ts: int, line: int) -> dict[str, object]:
+        return {"cluster": "c", "ts_ms": ts, "kind": "broker_change", "brokers": [2], "added_brokers": [],
+                "live_brokers": [9], "source_file": "c/controller.log", "line_number": line}
+
+    def registered(ts: int, line: int) -> dict[str, object]:
+        return {"cluster": "c", "ts_ms": ts, "kind": "broker_registered", "brokers": [2],
+                "source_file": "c/controller.log", "line_number": line}
+
+    far = [registered(9_000, 8), registered(200, 1)]  # outside (1000, 1500]: never a return between them
+    same_instant = broker_failures([*far, deleted(1_500, 3), registered(1_000, 2), deleted(1_000, 2)], tenures)
+    assert [f["detected_ms"] for f in same_instant] == [1_000]
+    at_the_next = broker_failures([*far, registered(1_500, 4), deleted(1_500, 3), deleted(1_000, 2)], tenures)
+    assert [f["detected_ms"] for f in at_the_next] == [1_000, 1_500]

@@ -608,6 +608,8 @@ def broker_failures(membership: list[Row], tenures: list[Tenure],
             alive[(r["cluster"], int(broker))].append(int(r["ts_ms"]))
     for t in tenures:
         alive[(t.cluster, t.controller_id)].append(t.start_ms)
+    for times in alive.values():
+        times.sort()  # searched below, once per failure: not scanned (a broker's every sighting, per failure)
     found.sort(key=lambda f: (str(f["cluster"]), f["broker_id"], f.get("_since_ms", f["detected_ms"]),
                               str(f["source_file"]), f["line_number"]))
     merged: list[Row] = []
@@ -629,8 +631,9 @@ def broker_failures(membership: list[Row], tenures: list[Tenure],
         last = merged[-1] if merged else None
         since = int(f.pop("_since_ms", f["detected_ms"]))
         if last is not None and (last["cluster"], last["broker_id"]) == (f["cluster"], f["broker_id"]):
-            came_back = any(int(last["detected_ms"]) < ts <= since
-                            for ts in alive[(f["cluster"], int(f["broker_id"]))])
+            seen = alive[(f["cluster"], int(f["broker_id"]))]
+            after = bisect_right(seen, int(last["detected_ms"]))  # the first sighting after the last failure
+            came_back = after < len(seen) and seen[after] <= since
             if since - int(last["detected_ms"]) <= merge_ms and not came_back:
                 continue
         merged.append(f)
