@@ -217,6 +217,29 @@ async def test_the_reinitialisation_logs_kafkas_initializing_line(
     assert records.index(zk_lines[1]) < registered
 
 
+async def test_start_up_and_shutdown_log_kafkas_connection_lines(
+        make_cluster: ClusterFactory, backend: CoordinationBackend, caplog: pytest.LogCaptureFixture) -> None:
+    """Kafka's ZooKeeperClient as it is built ("Initializing a new session to …", "Waiting until connected.",
+    "Connected.", before the broker registers) and closed at shutdown ("Closing.", "Closed.")."""
+    caplog.set_level(logging.INFO, ZK_CLIENT_LOGGER)
+    caplog.set_level(logging.INFO, "kafka.zk.KafkaZkClient")
+    cluster = await make_cluster([1])
+    where = getattr(backend, "hosts", "embedded")
+    records = list(caplog.records)
+    zk_lines = [r for r in records if r.name == ZK_CLIENT_LOGGER]
+    assert [(r.levelno, r.getMessage()) for r in zk_lines] == [
+        (logging.INFO, f"[ZooKeeperClient Kafka server] Initializing a new session to {where}."),
+        (logging.INFO, "[ZooKeeperClient Kafka server] Waiting until connected."),
+        (logging.INFO, "[ZooKeeperClient Kafka server] Connected."),
+    ]
+    registered = next(i for i, r in enumerate(records) if r.getMessage().startswith("Registered broker 1 at path"))
+    assert records.index(zk_lines[-1]) < registered
+    caplog.clear()
+    await asyncio.wait_for(cluster.stop_broker(1), BOUND_S)
+    assert [r.getMessage() for r in caplog.records if r.name == ZK_CLIENT_LOGGER] == [
+        "[ZooKeeperClient Kafka server] Closing.", "[ZooKeeperClient Kafka server] Closed."]
+
+
 def test_the_connect_string_is_zookeeper_connect_as_given() -> None:
     """A broker process names its ``zookeeper.connect`` as written in server.properties, chroot included (trimmed,
     as Kafka's STRING configs are)."""
@@ -266,19 +289,3 @@ async def test_a_failed_close_of_an_abandoned_open_is_reported_not_left_unretrie
     assert not reported, [context.get("message") for context in reported]
     assert [r for r in caplog.records if r.name == ZK_CLIENT_LOGGER and r.levelno == logging.WARNING
             and "Closing a session opened after broker 1 went failed" in r.getMessage()]
-
-
-async def test_start_up_logs_kafkas_initializing_line_before_the_broker_registers(
-        make_cluster: ClusterFactory, backend: CoordinationBackend, caplog: pytest.LogCaptureFixture) -> None:
-    """Kafka's ZooKeeperClient logs "Initializing a new session to <zookeeper.connect>." when it is built at
-    start-up, not only when it re-initialises: once per broker, before its registration."""
-    caplog.set_level(logging.INFO, ZK_CLIENT_LOGGER)
-    caplog.set_level(logging.INFO, "kafka.zk.KafkaZkClient")
-    await make_cluster([1])
-    records = list(caplog.records)
-    where = getattr(backend, "hosts", "embedded")
-    zk_lines = [r for r in records if r.name == ZK_CLIENT_LOGGER]
-    assert [(r.levelno, r.getMessage()) for r in zk_lines] == [
-        (logging.INFO, f"[ZooKeeperClient Kafka server] Initializing a new session to {where}.")]
-    registered = next(i for i, r in enumerate(records) if r.getMessage().startswith("Registered broker 1 at path"))
-    assert records.index(zk_lines[0]) < registered

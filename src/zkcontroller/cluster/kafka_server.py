@@ -160,9 +160,12 @@ class KafkaServer:
 
     async def startup(self) -> None:
         runtime = self.runtime
-        # Kafka's ZooKeeperClient logs this as it is built at start-up, as well as on each re-initialisation.
+        # Kafka's ZooKeeperClient logs these as it is built at start-up (the first also on each re-initialisation,
+        # which does not wait for the connection), and "Closing."/"Closed." around its close at shutdown.
         zk_client_log.info("[ZooKeeperClient Kafka server] Initializing a new session to %s.", self._connect_string())
+        zk_client_log.info("[ZooKeeperClient Kafka server] Waiting until connected.")
         session = await self.backend.new_session(self.config.session_timeout_ms)
+        zk_client_log.info("[ZooKeeperClient Kafka server] Connected.")
         self.zk = zk = KafkaZkClient(ReconnectingSession(session), runtime.now_ms, rng=runtime.rng)
         await zk.create_top_level_paths()
         self.cluster_id = await zk.create_or_get_cluster_id(str(TopicId.generate(runtime.rng)))
@@ -395,7 +398,9 @@ class KafkaServer:
         if self.controller is not None:
             await self.controller.shutdown()
         if self.zk is not None:
+            zk_client_log.info("[ZooKeeperClient Kafka server] Closing.")
             await self.zk.session.close()
+            zk_client_log.info("[ZooKeeperClient Kafka server] Closed.")
 
     def crash(self) -> None:
         """A crash: everything stops mid-step; the session is left to time out on the store. A session
