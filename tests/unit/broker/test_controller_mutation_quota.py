@@ -176,3 +176,16 @@ def test_scala_hash_order() -> None:
     assert scala_hash_order([*"jihgfedcba", "q"]) == ["a", "q", *"bcdefghij"]
     assert scala_hash_order([*"kjihgfedcba", "q"]) == [*"abcdefghijk", "q"]
     assert scala_hash_order(["b", "a", "b"]) == ["a", "b"]
+
+
+def test_maybe_record_goes_through_the_token_bucket() -> None:
+    """Kafka's ``maybeRecordAndGetThrottleTimeMs`` calls ``recordAndGetThrottleTimeMs``, which this manager overrides:
+    the same bucket arithmetic as the strict quota's (Q = 2/s, B = 22: 30 accepted, then 4000 ms); with no quota ever
+    set, nothing is recorded."""
+    manager, runtime = manager_with(2.0)
+    assert manager.maybe_record_and_get_throttle_time_ms(ANONYMOUS, "c", 30) == 0
+    assert manager.maybe_record_and_get_throttle_time_ms(ANONYMOUS, "c", 1) == 4000
+    runtime.now += 1000
+    assert manager.maybe_record_and_get_throttle_time_ms(ANONYMOUS, "c", 1) == 3000
+    unset, _ = manager_with(None)
+    assert unset.maybe_record_and_get_throttle_time_ms(ANONYMOUS, "c", 1e9) == 0
