@@ -30,17 +30,18 @@ and a truncation after the restart finds each producer's last batch below it as 
 lines) gives no producers; one without snapshot lines keeps every batch until the first snapshot.
 
 And each log's time index (Kafka's ``.timeindex`` files, which a restarted Kafka reads back: without them a
-restarted broker answered ListOffsets by timestamp as though its log had no timestamps), one line per entry the
-index keeps (``topic<TAB>partition<TAB>times<TAB>base:first:max``, `partition.TimeIndex`: a batch whose max timestamp
-is the largest yet, so at most one line per batch, none for a batch that does not raise it), leader and follower alike,
-written by the index itself as it appends (`TimeIndex.journal`: the Produce path and the fetcher need not know). A
-leader's line follows the offsets line of the append that holds the batch; a follower's precedes it, so an entry read
-back at or above the last log end (the process died between the two) is dropped, as the producer batches are. Read
-back by the index's own rule (an entry whose offset or max timestamp is not above the last kept, a stale or torn
-line, is skipped with a warning naming the file and line), trimmed by each offsets line whose log end is at or below
-an entry (a truncation), kept whole by a rewrite (one line per log, entries joined by ``,``: an index has no
-retention here, as the log has none), a deleted partition's dropped with it. A journal from before (no such lines)
-gives an empty index: the restarted broker finds only the batches it appends or fetches after.
+restarted broker answered ListOffsets by timestamp as though its log had no timestamps): one line
+(``topic<TAB>partition<TAB>times<TAB>base:first:max,...``, `partition.TimeIndex`'s entries) per append that grew the
+index, leader and follower alike: a leader's holds its batch's entry (none when the batch's max timestamp is not the
+largest yet, so at most one line per produced batch), a follower's the entries of one fetched answer. The index writes
+them itself as it appends (`TimeIndex.journal`: the Produce path and the fetcher need not know). A leader's line
+follows the offsets line of the append that holds the batch; a follower's precedes it, so an entry read back at or
+above the last log end (the process died between the two) is dropped, as the producer batches are. Read back by the
+index's own rule (an entry whose offset or max timestamp is not above the last kept, a stale line, is skipped with a
+warning naming the file and line; an unreadable line, as any, is skipped whole), trimmed by each offsets line whose
+log end is at or below an entry (a truncation), kept whole by a rewrite (one line per log: an index has no retention
+here, as the log has none), a deleted partition's dropped with it. A journal from before (no such lines) gives an
+empty index: the restarted broker finds only the batches it appends or fetches after.
 
 The log dir is locked as Kafka's ``LogManager`` locks it (``.lock``): two brokers on one machine with the same
 ``log.dirs`` (the default /tmp/kafka-logs) would otherwise share one journal.
@@ -195,16 +196,18 @@ class LogOffsetsJournal:
         times = self._times.get(tp)
         return times.entries() if times is not None else ()
 
-    def record_time_index(self, tp: TopicPartition, base_offset: int, first_timestamp: int,
-                          max_timestamp: int) -> None:
-        """An entry the partition's time index kept (`TimeIndex.journal`), written through. Kept here by the same
-        rule, for the rewrite; the line is written even if this copy refuses it (it cannot, both seeing the same
-        appends and truncations), the partition's index being what a restart must find."""
+    def record_time_index(self, tp: TopicPartition, entries: Sequence[TimeIndexEntry]) -> None:
+        """Entries the partition's time index kept (`TimeIndex.journal`: one a leader's batch, those of one fetched
+        answer a follower's), written through as one line. Kept here by the same rule, for the rewrite; the line is
+        written whole even if this copy refuses some (it cannot, both seeing the same appends and truncations), the
+        partition's index being what a restart must find."""
+        if not entries:
+            return
         times = self._times.get(tp)
         if times is None:
             times = self._times[tp] = TimeIndex()
-        times.append(base_offset, first_timestamp, max_timestamp)
-        self._write(f"{tp.topic}\t{tp.partition}\ttimes\t{base_offset}:{first_timestamp}:{max_timestamp}\n")
+        times.extend(entries)
+        self._write(_times_line(tp, entries))
 
     def _producer_batches(self, tp: TopicPartition) -> tuple[ReplicatedBatch, ...]:
         kept = self._producers.get(tp)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from zkcontroller.broker.leader_epoch_cache import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET, LeaderEpochCache
@@ -92,9 +92,10 @@ class TimeIndex:
     max timestamp reaches a target (``Log.fetchOffsetByTimestamp``'s search) is a bisection. Three arrays of
     64-bit ints, not tuples: one entry per produced batch at most.
 
-    Each entry kept is written through to ``journal`` when set (a broker process's `LogOffsetsJournal`, as Kafka's
+    The entries kept are written through to ``journal`` when set (a broker process's `LogOffsetsJournal`, as Kafka's
     ``.timeindex`` files outlive the process): the callers (the leader's Produce, a follower's fetch) append here and
-    need not know. A truncation is journaled by the log end's own line (`Partition.truncate_to`)."""
+    need not know; a fetched answer's entries go in one call (`extend`), not one per batch. A truncation is journaled
+    by the log end's own line (`Partition.truncate_to`)."""
 
     __slots__ = ("_first", "_max", "_offset", "journal", "topic_partition")
 
@@ -103,8 +104,8 @@ class TimeIndex:
         self._offset = array("q")
         self._first = array("q")
         self.topic_partition = topic_partition
-        self.journal: Callable[[TopicPartition, int, int, int], None] | None = None
-        """Called with each entry kept (topic partition, base offset, first and max timestamps)."""
+        self.journal: Callable[[TopicPartition, Sequence[TimeIndexEntry]], None] | None = None
+        """Called with the entries each `append` or `extend` kept (none: not called)."""
 
     def __len__(self) -> int:
         return len(self._max)
@@ -114,16 +115,30 @@ class TimeIndex:
         after the last batch kept: a follower's fetched entries are the leader's word, checked to keep the order). A
         first timestamp above the max (a client's header can say so) is kept as the max, by leader and followers
         alike, so that both answer a lookup the same. True when kept (and journaled)."""
+        first = self._keep(base_offset, first_timestamp, max_timestamp)
+        if first is None:
+            return False
+        if self.journal is not None and self.topic_partition is not None:
+            self.journal(self.topic_partition, (TimeIndexEntry(base_offset, first, max_timestamp),))
+        return True
+
+    def extend(self, entries: Iterable[TimeIndexEntry]) -> None:
+        """`append` each of ``entries`` (a fetched answer's), journaling those kept together."""
+        kept = [TimeIndexEntry(base, first, largest) for base, first_timestamp, largest in entries
+                if (first := self._keep(base, first_timestamp, largest)) is not None]
+        if kept and self.journal is not None and self.topic_partition is not None:
+            self.journal(self.topic_partition, kept)
+
+    def _keep(self, base_offset: int, first_timestamp: int, max_timestamp: int) -> int | None:
+        """`append`'s rule: the first timestamp kept, None if the entry is not."""
         if max_timestamp >= 0 and (not self._max or (max_timestamp > self._max[-1]
                                                      and base_offset > self._offset[-1])):
             first = min(first_timestamp, max_timestamp)
             self._max.append(max_timestamp)
             self._offset.append(base_offset)
             self._first.append(first)
-            if self.journal is not None and self.topic_partition is not None:
-                self.journal(self.topic_partition, base_offset, first, max_timestamp)
-            return True
-        return False
+            return first
+        return None
 
     def lookup(self, target: int) -> tuple[int, int] | None:
         """(timestamp, offset) of the first batch whose max timestamp is >= ``target``, None if none: the batch's
@@ -346,10 +361,8 @@ class Partition:
                 if start <= start_offset < end:
                     self.epoch_cache.assign(epoch, start_offset)
             self.last_fetched_epoch = self.epoch_cache.latest_epoch
-        index = self.time_index
-        for base_offset, first_timestamp, max_timestamp in timestamps:
-            if start <= base_offset < end:
-                index.append(base_offset, first_timestamp, max_timestamp)
+        if timestamps:
+            self.time_index.extend(entry for entry in timestamps if start <= entry.base_offset < end)
         self.log_end_offset = end
         self.high_watermark = max(0, min(leader_high_watermark, end))
 
@@ -383,10 +396,7 @@ class Partition:
         """A restart's time index entries from the journal (Kafka loads the ``.timeindex`` files), those of batches
         beginning below the log end, as Kafka's recovery truncates the index with the log. Appended before the
         journal is hooked up: they are on disk already."""
-        index = self.time_index
-        for base_offset, first_timestamp, max_timestamp in entries:
-            if base_offset < self.log_end_offset:
-                index.append(base_offset, first_timestamp, max_timestamp)
+        self.time_index.extend(entry for entry in entries if entry.base_offset < self.log_end_offset)
 
     def diverging_epoch(self, last_fetched_epoch: int, fetch_offset: int) -> tuple[int, int] | None:
         """The leader's side of truncation on fetch (Kafka 2.8's ``Partition.readRecords`` with a

@@ -103,6 +103,7 @@ async def test_a_follower_restarted_from_its_journal_keeps_the_entries_it_fetche
         TimeIndexEntry(0, 1_000, 1_000), TimeIndexEntry(1, 2_000, 4_000), TimeIndexEntry(4, 5_000, 5_000))
     follower.truncate_to(4)
     journal.close()
+    assert (tmp_path / JOURNAL_NAME).read_text().count("\ttimes\t") == 1  # the three batches came in one answer
     again = LogOffsetsJournal(tmp_path)
     leader = restart(brokers, 2, again.recovered(), again)
     try:
@@ -136,13 +137,14 @@ def test_the_journal_keeps_the_index_through_truncation_and_rewrite(tmp_path: Pa
     for end, (base, first, largest) in zip((1, 4, 5), ((0, 1_000, 1_000), (1, 2_000, 4_000), (4, 5_000, 5_000)),
                                            strict=True):
         journal.record(a0, end, 0)
-        journal.record_time_index(a0, base, first, largest)
+        journal.record_time_index(a0, [TimeIndexEntry(base, first, largest)])
     journal.record(a0, 4, 4)  # truncation: the entry at 4 goes
     journal.record(a0, 6, 4)
-    journal.record_time_index(a0, 4, 4_500, 4_600)  # below the truncated one's max: kept, the index being trimmed
-    journal.record_time_index(a1, 0, 10, 20)
+    # below the truncated entry's max: kept, the index having been trimmed
+    journal.record_time_index(a0, [TimeIndexEntry(4, 4_500, 4_600)])
+    journal.record_time_index(a1, [TimeIndexEntry(0, 10, 20)])
     journal.record(a1, 2, 2)
-    journal.record_time_index(a1, 2, 30, 40)  # the follower died before writing the log end that holds it
+    journal.record_time_index(a1, [TimeIndexEntry(2, 30, 40)])  # the follower died before the log end holding it
     journal.close()
     kept = (TimeIndexEntry(0, 1_000, 1_000), TimeIndexEntry(1, 2_000, 4_000), TimeIndexEntry(4, 4_500, 4_600))
     again = LogOffsetsJournal(tmp_path, compact_bytes=2_000)
