@@ -196,18 +196,21 @@ class LogOffsetsJournal:
         times = self._times.get(tp)
         return times.entries() if times is not None else ()
 
-    def record_time_index(self, tp: TopicPartition, entries: Sequence[TimeIndexEntry]) -> None:
+    def record_time_index(self, tp: TopicPartition, entries: Sequence[tuple[int, int, int]]) -> None:
         """Entries the partition's time index kept (`TimeIndex.journal`: one a leader's batch, those of one fetched
         answer a follower's), written through as one line. Kept here by the same rule, for the rewrite; the line is
         written whole even if this copy refuses some (it cannot, both seeing the same appends and truncations), the
         partition's index being what a restart must find."""
-        if not entries:
-            return
         times = self._times.get(tp)
         if times is None:
             times = self._times[tp] = TimeIndex()
-        times.extend(entries)
-        self._write(_times_line(tp, entries))
+        if len(entries) == 1:  # a produced batch's: the hot path
+            base, first, largest = entries[0]
+            times.append(base, first, largest)
+            self._write(f"{tp.topic}\t{tp.partition}\ttimes\t{base}:{first}:{largest}\n")
+        elif entries:
+            times.extend(entries)
+            self._write(_times_line(tp, entries))
 
     def _producer_batches(self, tp: TopicPartition) -> tuple[ReplicatedBatch, ...]:
         kept = self._producers.get(tp)
@@ -397,7 +400,7 @@ class LogOffsetsJournal:
                             entry, tp, number, self.path)
 
 
-def _times_line(tp: TopicPartition, entries: Iterable[TimeIndexEntry]) -> str:
+def _times_line(tp: TopicPartition, entries: Iterable[tuple[int, int, int]]) -> str:
     return f"{tp.topic}\t{tp.partition}\ttimes\t{','.join(f'{b}:{f}:{m}' for b, f, m in entries)}\n"
 
 

@@ -104,8 +104,9 @@ class TimeIndex:
         self._offset = array("q")
         self._first = array("q")
         self.topic_partition = topic_partition
-        self.journal: Callable[[TopicPartition, Sequence[TimeIndexEntry]], None] | None = None
-        """Called with the entries each `append` or `extend` kept (none: not called)."""
+        self.journal: Callable[[TopicPartition, Sequence[tuple[int, int, int]]], None] | None = None
+        """Called with the entries each `append` or `extend` kept, (base offset, first, max timestamp) each (plain
+        tuples: a `TimeIndexEntry` costs a Python-level ``__new__`` per produced batch); not when none was."""
 
     def __len__(self) -> int:
         return len(self._max)
@@ -119,12 +120,12 @@ class TimeIndex:
         if first is None:
             return False
         if self.journal is not None and self.topic_partition is not None:
-            self.journal(self.topic_partition, (TimeIndexEntry(base_offset, first, max_timestamp),))
+            self.journal(self.topic_partition, ((base_offset, first, max_timestamp),))
         return True
 
-    def extend(self, entries: Iterable[TimeIndexEntry]) -> None:
+    def extend(self, entries: Iterable[tuple[int, int, int]]) -> None:
         """`append` each of ``entries`` (a fetched answer's), journaling those kept together."""
-        kept = [TimeIndexEntry(base, first, largest) for base, first_timestamp, largest in entries
+        kept = [(base, first, largest) for base, first_timestamp, largest in entries
                 if (first := self._keep(base, first_timestamp, largest)) is not None]
         if kept and self.journal is not None and self.topic_partition is not None:
             self.journal(self.topic_partition, kept)
