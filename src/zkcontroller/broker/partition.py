@@ -330,7 +330,7 @@ class Partition:
         """A fetched answer: append, with its producer batches into the producer state, its batches' leader
         epochs into the epoch cache (Kafka's ``maybeAssignEpochStartOffset`` per batch: a no-op for the epoch the
         cache already ends with) and its batches' timestamps into the time index (``LogSegment.append``, through
-        `TimeIndex.append` as the leader's Produce, which keeps only increasing ones), those within the records
+        `TimeIndex.extend`: the leader's rule, only increasing ones, journaled in one line), those within the records
         appended (a batch beginning below the log end is already indexed here, or was not by the leader); then
         take the leader's HW clamped to the log (Kafka's ``Log.updateHighWatermark`` on a follower), even when
         lower than ours: a newly elected leader may not have advanced its HW yet, and the follower copies it, as
