@@ -34,7 +34,8 @@ restarted broker answered ListOffsets by timestamp as though its log had no time
 (``topic<TAB>partition<TAB>times<TAB>base:first:max,...``, `partition.TimeIndex`'s entries) per append that grew the
 index, leader and follower alike: a leader's holds its batch's entry (none when the batch's max timestamp is not the
 largest yet, so at most one line per produced batch), a follower's the entries of one fetched answer. The index writes
-them itself as it appends (`TimeIndex.journal`: the Produce path and the fetcher need not know). A leader's line
+them itself as it appends (`TimeIndex.journal`: the Produce path and the fetcher need not know; about 2 us more
+per produced batch that grows it, one more ``write``, against ~60 us for the whole Produce). A leader's line
 follows the offsets line of the append that holds the batch; a follower's precedes it, so an entry read back at or
 above the last log end (the process died between the two) is dropped, as the producer batches are. Read back by the
 index's own rule (an entry whose offset or max timestamp is not above the last kept, a stale line, is skipped with a
