@@ -20,8 +20,8 @@ timestamp, since records' own timestamps are not kept), with that offset's leade
 NONE with timestamp and offset -1, as Kafka's ``buildErrorResponse(Errors.NONE)`` (clients read "no offset for that
 time"), or OFFSET_NOT_AVAILABLE to a consumer while a new leader's HW lags its epoch's start. Followers index the
 leader's entries as they append what they fetch (`Partition.append_as_follower`), so a new leader finds the batches
-appended before it took over; the index is not journaled: a restarted broker knows only the batches it appended or
-fetched since it started, and answers -1 for a target only older batches reach.
+appended before it took over; a broker process journals the index (`LogOffsetsJournal`, as Kafka keeps its
+``.timeindex`` files), so a restarted broker answers as before its restart.
 
 v0 (`legacy_list_offsets`, Kafka's ``legacyFetchOffsetsForTimestamp`` and ``Log.legacyFetchOffsetsBefore``)
 answers up to ``max_num_offsets`` offsets, highest first, from the (offset, time) pairs of the log's segments plus

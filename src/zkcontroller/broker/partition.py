@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from zkcontroller.broker.leader_epoch_cache import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET, LeaderEpochCache
@@ -90,28 +90,56 @@ class TimeIndex:
     its messages' first and largest timestamps, none for magic 0, the append time for a LogAppendTime topic,
     `record_sets.validate`). Kept only while increasing, as Kafka's ``TimeIndex.maybeAppend``, so the first batch whose
     max timestamp reaches a target (``Log.fetchOffsetByTimestamp``'s search) is a bisection. Three arrays of
-    64-bit ints, not tuples: one entry per produced batch at most."""
+    64-bit ints, not tuples: one entry per produced batch at most.
 
-    __slots__ = ("_first", "_max", "_offset")
+    The entries kept are written through to ``journal`` when set (a broker process's `LogOffsetsJournal`, as Kafka's
+    ``.timeindex`` files outlive the process): the callers (the leader's Produce, a follower's fetch) append here and
+    need not know; a fetched answer's entries go in one call (`extend`), not one per batch. A truncation is journaled
+    by the log end's own line (`Partition.truncate_to`)."""
 
-    def __init__(self) -> None:
+    __slots__ = ("_first", "_max", "_offset", "journal", "topic_partition")
+
+    def __init__(self, topic_partition: TopicPartition | None = None) -> None:
         self._max = array("q")
         self._offset = array("q")
         self._first = array("q")
+        self.topic_partition = topic_partition
+        self.journal: Callable[[TopicPartition, Sequence[tuple[int, int, int]]], None] | None = None
+        """Called with the entries each `append` or `extend` kept, (base offset, first, max timestamp) each (plain
+        tuples: a `TimeIndexEntry` costs a Python-level ``__new__`` per produced batch); not when none was."""
 
     def __len__(self) -> int:
         return len(self._max)
 
-    def append(self, base_offset: int, first_timestamp: int, max_timestamp: int) -> None:
+    def append(self, base_offset: int, first_timestamp: int, max_timestamp: int) -> bool:
         """A batch appended at ``base_offset``; ignored unless its max timestamp is the largest yet (and it begins
         after the last batch kept: a follower's fetched entries are the leader's word, checked to keep the order). A
         first timestamp above the max (a client's header can say so) is kept as the max, by leader and followers
-        alike, so that both answer a lookup the same."""
+        alike, so that both answer a lookup the same. True when kept (and journaled)."""
+        first = self._keep(base_offset, first_timestamp, max_timestamp)
+        if first is None:
+            return False
+        if self.journal is not None and self.topic_partition is not None:
+            self.journal(self.topic_partition, ((base_offset, first, max_timestamp),))
+        return True
+
+    def extend(self, entries: Iterable[tuple[int, int, int]]) -> None:
+        """`append` each of ``entries`` (a fetched answer's), journaling those kept together."""
+        kept = [(base, first, largest) for base, first_timestamp, largest in entries
+                if (first := self._keep(base, first_timestamp, largest)) is not None]
+        if kept and self.journal is not None and self.topic_partition is not None:
+            self.journal(self.topic_partition, kept)
+
+    def _keep(self, base_offset: int, first_timestamp: int, max_timestamp: int) -> int | None:
+        """`append`'s rule: the first timestamp kept, None if the entry is not."""
         if max_timestamp >= 0 and (not self._max or (max_timestamp > self._max[-1]
                                                      and base_offset > self._offset[-1])):
+            first = min(first_timestamp, max_timestamp)
             self._max.append(max_timestamp)
             self._offset.append(base_offset)
-            self._first.append(min(first_timestamp, max_timestamp))
+            self._first.append(first)
+            return first
+        return None
 
     def lookup(self, target: int) -> tuple[int, int] | None:
         """(timestamp, offset) of the first batch whose max timestamp is >= ``target``, None if none: the batch's
@@ -129,10 +157,15 @@ class TimeIndex:
         at, stop = bisect_left(self._offset, start_offset), bisect_left(self._offset, end_offset)
         return tuple(TimeIndexEntry(self._offset[i], self._first[i], self._max[i]) for i in range(at, stop))
 
+    def entries(self) -> tuple[TimeIndexEntry, ...]:
+        """Every entry, in offset order (what a restart keeps: `LogOffsetsJournal`, `ReplicaManager.log_offsets`)."""
+        return tuple(map(TimeIndexEntry, self._offset, self._first, self._max))
+
     def truncate(self, end_offset: int) -> None:
-        """Forget the batches at or above ``end_offset`` (``Log.truncateTo``)."""
-        at = bisect_left(self._offset, end_offset)
-        del self._max[at:], self._offset[at:], self._first[at:]
+        """Forget the batches at or above ``end_offset`` (``Log.truncateTo``); one comparison when none is."""
+        if self._offset and end_offset <= self._offset[-1]:
+            at = bisect_left(self._offset, end_offset)
+            del self._max[at:], self._offset[at:], self._first[at:]
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,9 +210,10 @@ class Partition:
         (`producer_state`): kept across leadership changes, so a new leader finds a producer's retries. It is told
         the high watermark (`high_watermark`'s setter), so a truncation to it finds every producer."""
         self.producer_state.high_watermark = 0
-        self.time_index = TimeIndex()
+        self.time_index = TimeIndex(tp)
         """The batches' timestamps this replica appended, as leader or follower, for ListOffsets by timestamp
-        (`TimeIndex`): not journaled, so a restarted broker starts with none."""
+        (`TimeIndex`), written through to a broker process's journal (its ``journal``) and restored from it on a
+        restart (`restore_time_index`), as Kafka reads its ``.timeindex`` files."""
 
 
     @property
@@ -296,7 +330,7 @@ class Partition:
         """A fetched answer: append, with its producer batches into the producer state, its batches' leader
         epochs into the epoch cache (Kafka's ``maybeAssignEpochStartOffset`` per batch: a no-op for the epoch the
         cache already ends with) and its batches' timestamps into the time index (``LogSegment.append``, through
-        `TimeIndex.append` as the leader's Produce, which keeps only increasing ones), those within the records
+        `TimeIndex.extend`: the leader's rule, only increasing ones, journaled in one line), those within the records
         appended (a batch beginning below the log end is already indexed here, or was not by the leader); then
         take the leader's HW clamped to the log (Kafka's ``Log.updateHighWatermark`` on a follower), even when
         lower than ours: a newly elected leader may not have advanced its HW yet, and the follower copies it, as
@@ -328,10 +362,8 @@ class Partition:
                 if start <= start_offset < end:
                     self.epoch_cache.assign(epoch, start_offset)
             self.last_fetched_epoch = self.epoch_cache.latest_epoch
-        index = self.time_index
-        for base_offset, first_timestamp, max_timestamp in timestamps:
-            if start <= base_offset < end:
-                index.append(base_offset, first_timestamp, max_timestamp)
+        if timestamps:
+            self.time_index.extend(entry for entry in timestamps if start <= entry.base_offset < end)
         self.log_end_offset = end
         self.high_watermark = max(0, min(leader_high_watermark, end))
 
@@ -360,6 +392,12 @@ class Partition:
         """A restart's producer batches and snapshot offsets from the journal (Kafka's producer snapshots and log
         recovery), those within the log end, less the producers expired meanwhile (`ProducerStateManager.restore`)."""
         self.producer_state.restore(batches, self.log_end_offset, now_ms, expiration_ms, snapshots)
+
+    def restore_time_index(self, entries: Iterable[TimeIndexEntry]) -> None:
+        """A restart's time index entries from the journal (Kafka loads the ``.timeindex`` files), those of batches
+        beginning below the log end, as Kafka's recovery truncates the index with the log. Appended before the
+        journal is hooked up: they are on disk already."""
+        self.time_index.extend(entry for entry in entries if entry.base_offset < self.log_end_offset)
 
     def diverging_epoch(self, last_fetched_epoch: int, fetch_offset: int) -> tuple[int, int] | None:
         """The leader's side of truncation on fetch (Kafka 2.8's ``Partition.readRecords`` with a

@@ -131,10 +131,12 @@ class ReplicaManager:
 
     def log_offsets(self) -> dict[TopicPartition, tuple[int, int]]:
         """What a disk would keep across a restart: (log end offset, high watermark) of every local log, each a
-        `RecoveredLog` carrying its leader epochs (``leader-epoch-checkpoint``) and producer batches (snapshots)."""
+        `RecoveredLog` carrying its leader epochs (``leader-epoch-checkpoint``), producer batches (snapshots) and time
+        index entries (``.timeindex``)."""
         kept = dict(self._recovered)
         kept.update({tp: RecoveredLog(p.log_end_offset, p.high_watermark, p.epoch_cache.entries,
-                                      p.producer_state.retained(), p.producer_state.snapshot_offsets)
+                                      p.producer_state.retained(), p.producer_state.snapshot_offsets,
+                                      p.time_index.entries())
                      for tp, p in self._partitions.items()})
         return kept
 
@@ -304,11 +306,13 @@ class ReplicaManager:
                 partition.restore_producers(getattr(recovered, "producers", ()), self.runtime.now_ms(),
                                             self.producer_id_expiration_ms,
                                             getattr(recovered, "producer_snapshots", ()))
+                partition.restore_time_index(getattr(recovered, "time_index", ()))
             if self._journal is not None:
                 partition.journal = self._journal.record
                 partition.epoch_cache.flush = self._journal.record_epochs
                 partition.producer_state.journal = self._journal.record_producer_batches
                 partition.producer_state.journal_snapshot = self._journal.record_producer_snapshot
+                partition.time_index.journal = self._journal.record_time_index
                 self._journal.record(tp, partition.log_end_offset, partition.high_watermark)
         return partition
 
