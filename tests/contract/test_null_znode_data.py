@@ -58,3 +58,11 @@ async def test_multi_writes_null_data(session: CoordinationSession) -> None:
     assert [item[0] for item in got if item is not None] == [None, b"", None]
     stats: list[Stat] = [item[1] for item in got if item is not None]
     assert [s.data_length for s in stats] == [0, 0, 0]
+
+
+async def test_ensure_path_writes_null_data_as_kafka_s_create_recursive(session: CoordinationSession) -> None:
+    """Kafka's ``makeSurePersistentPathExists``/``createRecursive`` create the node and its parents with null
+    data; so does `ensure_path` (a Kafka broker reads ``/latest_producer_id_block`` holding null as "no block yet",
+    but empty data as a block it cannot parse)."""
+    await session.ensure_path("/p/q")
+    assert [(await session.get_data(p))[0] for p in ("/p", "/p/q")] == [None, None]

@@ -124,3 +124,10 @@ async def test_null_data_in_controller_nodes_is_malformed(session: CoordinationS
     with pytest.raises(ZnodeDecodeError, match="null data"):
         await zk.get_controller_epoch()
     assert await zk.get_controller_owner() == (None, session.session_id)
+
+
+async def test_the_producer_id_block_node_kafka_creates_null_reads_as_no_block_yet(
+        session: CoordinationSession) -> None:
+    zk = await _client(session)  # create_top_level_paths: Kafka's PersistentZkPaths, with null data
+    assert (await session.get_data(paths.LATEST_PRODUCER_ID_BLOCK))[0] is None
+    assert await zk.get_producer_id_block() == (None, 0)  # ProducerIdManager's `case None`: the first block next

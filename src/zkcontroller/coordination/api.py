@@ -349,7 +349,9 @@ class CoordinationSession(abc.ABC):
     # ---- conveniences built only on the primitives above, so both backends share them
 
     async def ensure_path(self, path: str) -> None:
-        """Create ``path`` and any missing ancestors as empty persistent nodes."""
+        """Create ``path`` and any missing ancestors as persistent nodes with null data, as Kafka's
+        ``makeSurePersistentPathExists``/``createRecursive`` do (``zkCli.sh get`` shows ``null``; a Kafka broker
+        reads ``/latest_producer_id_block`` holding null as "no block yet", but empty data as a bad block)."""
         validate_path(path)
         if path == "/":
             return
@@ -359,7 +361,7 @@ class CoordinationSession(abc.ABC):
             if i < len(parts) and await self.exists(prefix) is not None:
                 continue
             try:
-                await self.create(prefix)
+                await self.create(prefix, None)
             except ZkError as e:
                 if e.code != ErrorCode.NODE_EXISTS:
                     raise

@@ -145,9 +145,10 @@ class SimZooKeeper:
         return require_data(data, path), stat
 
     def children(self, path: str) -> list[str]:
-        if self.read(path) is None:
+        if self._observer_sid is None:
+            self._observer_sid, _ = self.server.open_session(2**62, lambda _delivery: None)
+        if self.server.exists(self._observer_sid, path, None) is None:  # not `read`: a parent's data is null
             return []
-        assert self._observer_sid is not None
         return self.server.get_children(self._observer_sid, path, None)
 
     def controller_epoch(self) -> int:
