@@ -13,7 +13,7 @@ from zkcontroller.controller.events import ControllerEvent, Reelect
 from zkcontroller.coordination.api import EventType
 from zkcontroller.coordination.errors import NoNodeError
 from zkcontroller.zk import paths
-from zkcontroller.zk.errors import ZnodeDecodeError
+from zkcontroller.zk.errors import ZnodeDecodeError, require_data
 from zkcontroller.zk.znodes import ControllerZNode
 
 
@@ -26,7 +26,7 @@ class StoreFaultGuards:
         """``/controller_epoch`` is not a number: nobody can be elected until it is fixed. Say where and what,
         and re-run the election when the node changes (and, in case no change is seen, after a back-off)."""
         found = await self._core.zk.get_data_and_stat(paths.CONTROLLER_EPOCH)
-        value = found[0][:64] if found is not None else None
+        value = found[0][:64] if found is not None and found[0] is not None else None
         self._core.log.error(
             f"Cannot elect a controller: {error.path} holds {value!r}, not a controller epoch ({error.reason}). "
             "Waiting for it to be fixed")
@@ -58,7 +58,7 @@ class StoreFaultGuards:
         if owner is None or owner[1] != self._core.zk.session.session_id:
             return
         try:
-            named = ControllerZNode.decode(owner[0])
+            named = ControllerZNode.decode(require_data(owner[0], paths.CONTROLLER))
         except ZnodeDecodeError:
             named = None
         if named == self._core.controller_id and self._core.is_active:

@@ -109,7 +109,7 @@ SessionListener = Callable[[SessionState], None]
 @dataclass(frozen=True, slots=True)
 class CreateOp:
     path: str
-    data: bytes = b""
+    data: bytes | None = b""
     mode: CreateMode = CreateMode.PERSISTENT
 
 
@@ -122,7 +122,7 @@ class DeleteOp:
 @dataclass(frozen=True, slots=True)
 class SetDataOp:
     path: str
-    data: bytes
+    data: bytes | None
     version: int = ANY_VERSION
 
 
@@ -284,17 +284,22 @@ class CoordinationSession(abc.ABC):
     def state(self) -> SessionState: ...
 
     @abc.abstractmethod
-    async def create(self, path: str, data: bytes = b"", mode: CreateMode = CreateMode.PERSISTENT) -> str:
-        """Create a node; returns the actual path (with the sequence suffix for sequential modes)."""
+    async def create(self, path: str, data: bytes | None = b"", mode: CreateMode = CreateMode.PERSISTENT) -> str:
+        """Create a node; returns the actual path (with the sequence suffix for sequential modes). ``data`` None
+        is ZooKeeper's null data (what Kafka's ``createRecursive`` writes), which reads back as None, not b""."""
 
     @abc.abstractmethod
-    async def get_data(self, path: str, watch: Watcher | None = None) -> tuple[bytes, Stat]:
-        """Read a node; ``watch`` fires once on its next data change or deletion."""
+    async def get_data(self, path: str, watch: Watcher | None = None) -> tuple[bytes | None, Stat]:
+        """Read a node; ``watch`` fires once on its next data change or deletion.
+
+        Data None is a node with null data (ZooKeeper keeps null apart from empty; Kafka's ``getDataAndStat``
+        reads it as ``None``, as if absent, where empty data goes to the decoder)."""
 
     async def get_data_many(
         self, paths: Sequence[str], watch: Watcher | None = None, *, max_in_flight: int = 10
-    ) -> list[tuple[bytes, Stat] | None]:
-        """`get_data` of many nodes, in order; None where a node does not exist (no watch armed there).
+    ) -> list[tuple[bytes | None, Stat] | None]:
+        """`get_data` of many nodes, in order; None where a node does not exist (no watch armed there), and
+        ``(None, stat)`` where it exists with null data.
 
         This default pipelines single reads, up to ``max_in_flight`` outstanding (Kafka's
         ``zookeeper.max.in.flight.requests``); a backend that can answer a batch at once overrides it. Any
@@ -302,7 +307,7 @@ class CoordinationSession(abc.ABC):
         """
         if max_in_flight < 1:
             raise ValueError("max_in_flight must be at least 1")
-        results: list[tuple[bytes, Stat] | None] = [None] * len(paths)
+        results: list[tuple[bytes | None, Stat] | None] = [None] * len(paths)
         next_index = iter(range(len(paths)))
 
         async def worker() -> None:
@@ -322,8 +327,8 @@ class CoordinationSession(abc.ABC):
         """Child names (unordered, as ZooKeeper); ``watch`` fires once on a child change or deletion."""
 
     @abc.abstractmethod
-    async def set_data(self, path: str, data: bytes, version: int = ANY_VERSION) -> Stat:
-        """Replace a node's data if its version matches (``ANY_VERSION`` for unconditional)."""
+    async def set_data(self, path: str, data: bytes | None, version: int = ANY_VERSION) -> Stat:
+        """Replace a node's data if its version matches (``ANY_VERSION`` for unconditional); None sets null."""
 
     @abc.abstractmethod
     async def delete(self, path: str, version: int = ANY_VERSION) -> None:
@@ -344,7 +349,9 @@ class CoordinationSession(abc.ABC):
     # ---- conveniences built only on the primitives above, so both backends share them
 
     async def ensure_path(self, path: str) -> None:
-        """Create ``path`` and any missing ancestors as empty persistent nodes."""
+        """Create ``path`` and any missing ancestors as persistent nodes with null data, as Kafka's
+        ``makeSurePersistentPathExists``/``createRecursive`` do (``zkCli.sh get`` shows ``null``; a Kafka broker
+        reads ``/latest_producer_id_block`` holding null as "no block yet", but empty data as a bad block)."""
         validate_path(path)
         if path == "/":
             return
@@ -354,7 +361,7 @@ class CoordinationSession(abc.ABC):
             if i < len(parts) and await self.exists(prefix) is not None:
                 continue
             try:
-                await self.create(prefix)
+                await self.create(prefix, None)
             except ZkError as e:
                 if e.code != ErrorCode.NODE_EXISTS:
                     raise

@@ -47,15 +47,15 @@ class DelegatingSession(CoordinationSession):
     def state(self) -> SessionState:
         return self.inner.state
 
-    async def create(self, path: str, data: bytes = b"", mode: CreateMode = CreateMode.PERSISTENT) -> str:
+    async def create(self, path: str, data: bytes | None = b"", mode: CreateMode = CreateMode.PERSISTENT) -> str:
         return await self._forward(lambda: self.inner.create(path, data, mode))
 
-    async def get_data(self, path: str, watch: Watcher | None = None) -> tuple[bytes, Stat]:
+    async def get_data(self, path: str, watch: Watcher | None = None) -> tuple[bytes | None, Stat]:
         return await self._forward(lambda: self.inner.get_data(path, watch))
 
     async def get_data_many(
         self, paths: Sequence[str], watch: Watcher | None = None, *, max_in_flight: int = 10
-    ) -> list[tuple[bytes, Stat] | None]:
+    ) -> list[tuple[bytes | None, Stat] | None]:
         """The batch goes to the inner session whole, keeping its own batching."""
         return await self._forward(lambda: self.inner.get_data_many(paths, watch, max_in_flight=max_in_flight))
 
@@ -65,7 +65,7 @@ class DelegatingSession(CoordinationSession):
     async def get_children(self, path: str, watch: Watcher | None = None) -> list[str]:
         return await self._forward(lambda: self.inner.get_children(path, watch))
 
-    async def set_data(self, path: str, data: bytes, version: int = ANY_VERSION) -> Stat:
+    async def set_data(self, path: str, data: bytes | None, version: int = ANY_VERSION) -> Stat:
         return await self._forward(lambda: self.inner.set_data(path, data, version))
 
     async def delete(self, path: str, version: int = ANY_VERSION) -> None:

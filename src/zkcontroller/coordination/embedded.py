@@ -207,7 +207,7 @@ class EmbeddedServer:
 
     # ------------------------------------------------------------------ reads
 
-    def get_data(self, session_id: int, path: str, watch: Watcher | None) -> tuple[bytes, Stat]:
+    def get_data(self, session_id: int, path: str, watch: Watcher | None) -> tuple[bytes | None, Stat]:
         with self._lock:
             self._live(session_id)
             node = self._tree.get(path)
@@ -217,12 +217,12 @@ class EmbeddedServer:
 
     def get_data_many(
         self, session_id: int, paths: Sequence[str], watch: Watcher | None
-    ) -> list[tuple[bytes, Stat] | None]:
+    ) -> list[tuple[bytes | None, Stat] | None]:
         """Many `get_data` answered under one lock hold; None (and no watch) for a missing node."""
         with self._lock:
             self._live(session_id)
             nodes = self._tree.nodes
-            out: list[tuple[bytes, Stat] | None] = []
+            out: list[tuple[bytes | None, Stat] | None] = []
             for path in paths:
                 node = nodes.get(path)
                 if node is None:
@@ -253,7 +253,7 @@ class EmbeddedServer:
 
     def multi(self, session_id: int, ops: Sequence[Op]) -> MultiResult:
         """Apply ``ops`` under one zxid, all or nothing."""
-        size = sum(len(op.data) for op in ops if isinstance(op, CreateOp | SetDataOp))
+        size = sum(len(op.data) for op in ops if isinstance(op, CreateOp | SetDataOp) and op.data is not None)
         if size > MAX_REQUEST_BYTES:
             raise BadArgumentsError(ops[0].path if ops else None, f"request of {size} bytes exceeds 1 MB")
         with self._lock:
@@ -300,7 +300,7 @@ class EmbeddedServer:
     def last_zxid(self) -> int:
         return self._zxid
 
-    def dump(self) -> dict[str, bytes]:
+    def dump(self) -> dict[str, bytes | None]:
         """Every path and its data, for invariant checks and debugging."""
         with self._lock:
             return {p: n.data for p, n in sorted(self._tree.nodes.items())}

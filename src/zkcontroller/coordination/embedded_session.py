@@ -78,21 +78,21 @@ class EmbeddedSession(CoordinationSession):
         for fn, arg in delivery:
             self._loop.call_soon_threadsafe(fn, arg)
 
-    async def create(self, path: str, data: bytes = b"", mode: CreateMode = CreateMode.PERSISTENT) -> str:
+    async def create(self, path: str, data: bytes | None = b"", mode: CreateMode = CreateMode.PERSISTENT) -> str:
         validate_path(path, sequential=mode.sequential)
         await self._round_trip()
         result = self._server.single(self._id, CreateOp(path, data, mode))
         assert isinstance(result, CreateResult)
         return result.path
 
-    async def get_data(self, path: str, watch: Watcher | None = None) -> tuple[bytes, Stat]:
+    async def get_data(self, path: str, watch: Watcher | None = None) -> tuple[bytes | None, Stat]:
         validate_path(path)
         await self._round_trip()
         return self._server.get_data(self._id, path, watch)
 
     async def get_data_many(
         self, paths: Sequence[str], watch: Watcher | None = None, *, max_in_flight: int = 10
-    ) -> list[tuple[bytes, Stat] | None]:
+    ) -> list[tuple[bytes | None, Stat] | None]:
         """One round trip for the whole batch: the embedded store has no connection to pipeline on, and a
         scheduler yield per node was most of the cost of loading 100k partition states."""
         if max_in_flight < 1:
@@ -112,7 +112,7 @@ class EmbeddedSession(CoordinationSession):
         await self._round_trip()
         return self._server.get_children(self._id, path, watch)
 
-    async def set_data(self, path: str, data: bytes, version: int = ANY_VERSION) -> Stat:
+    async def set_data(self, path: str, data: bytes | None, version: int = ANY_VERSION) -> Stat:
         validate_path(path)
         await self._round_trip()
         result = self._server.single(self._id, SetDataOp(path, data, version))

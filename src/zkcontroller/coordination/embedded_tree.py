@@ -30,7 +30,8 @@ from zkcontroller.coordination.errors import (
 
 @dataclass(slots=True)
 class Node:
-    data: bytes
+    data: bytes | None
+    """None is ZooKeeper's null data, kept apart from b"" (both have ``data_length`` 0)."""
     czxid: int
     ctime: int
     mzxid: int
@@ -52,7 +53,7 @@ class Node:
         if cached is None:
             cached = self.cached_stat = Stat(
                 self.czxid, self.mzxid, self.ctime, self.mtime, self.version, self.cversion, self.aversion,
-                self.ephemeral_owner, len(self.data), len(self.children), self.pzxid,
+                self.ephemeral_owner, 0 if self.data is None else len(self.data), len(self.children), self.pzxid,
             )
         return cached
 
@@ -75,7 +76,7 @@ class Transaction:
         self.changes: list[Change] = []
         self._undo: list[Callable[[], None]] = []
 
-    def create(self, path: str, data: bytes, mode: CreateMode, owner: int) -> str:
+    def create(self, path: str, data: bytes | None, mode: CreateMode, owner: int) -> str:
         nodes = self.tree.nodes
         parent_path = parent_of(path)  # also right for a sequential "/a/" (parent "/a")
         parent = nodes.get(parent_path)
@@ -153,7 +154,7 @@ class Transaction:
         self._undo.append(undo)
         self.changes.append(Change("deleted", path))
 
-    def set_data(self, path: str, data: bytes, version: int) -> Stat:
+    def set_data(self, path: str, data: bytes | None, version: int) -> Stat:
         node = self._existing(path, version)
         old = (node.data, node.version, node.mzxid, node.mtime)
         node.data = data

@@ -14,6 +14,12 @@ STAT = struct.Struct("!qqqqiiiqiiq")
 ERROR_OP = -1
 """The header type of an answer that carries an error code instead of a result."""
 END = HEADER.pack(-1, 1, -1)
+_NULL_BUFFER = (INT.pack(-1), b"")
+
+
+def buffer_parts(data: bytes | None) -> tuple[bytes, bytes]:
+    """A jute buffer as (length, bytes): None is null, length -1 (kazoo's ``write_buffer``), not an empty one."""
+    return _NULL_BUFFER if data is None else (INT.pack(len(data)), data)
 
 
 def op_header(op_type: int) -> bytes:

@@ -78,11 +78,11 @@ class MultiRead:
         return f"MultiRead({len(self.paths)} paths)"
 
 
-def read_results(raw: Any, paths: Sequence[str]) -> list[tuple[bytes, Stat] | None]:
+def read_results(raw: Any, paths: Sequence[str]) -> list[tuple[bytes | None, Stat] | None]:
     """Our results for ``paths`` from a `MultiRead` answer: None for a missing node, other errors raised."""
     if len(raw) != len(paths):
         raise ValueError(f"multiRead answered {len(raw)} results for {len(paths)} reads")
-    out: list[tuple[bytes, Stat] | None] = []
+    out: list[tuple[bytes | None, Stat] | None] = []
     for path, answer in zip(paths, raw, strict=True):
         if isinstance(answer, int):
             if answer == ErrorCode.NO_NODE:
@@ -90,5 +90,5 @@ def read_results(raw: Any, paths: Sequence[str]) -> list[tuple[bytes, Stat] | No
                 continue
             raise error_for_code(answer, path)
         data, fields = answer
-        out.append((data or b"", Stat(*fields)))
+        out.append((data, Stat(*fields)))  # None (length -1) is null data, kept apart from b""
     return out

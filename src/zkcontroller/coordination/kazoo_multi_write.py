@@ -32,7 +32,7 @@ from zkcontroller.coordination.api import (
     Stat,
 )
 from zkcontroller.coordination.errors import ErrorCode
-from zkcontroller.coordination.kazoo_jute import END, ERROR_OP, HEADER, INT, STAT, chrooted, op_header
+from zkcontroller.coordination.kazoo_jute import END, ERROR_OP, HEADER, INT, STAT, buffer_parts, chrooted, op_header
 
 MULTI_OPCODE = 14
 CREATE, DELETE, SET_DATA, CHECK = 1, 2, 5, 13
@@ -69,11 +69,11 @@ class Multi:
         for op in self.ops:
             encoded = chrooted(chroot, op.path).encode()
             if isinstance(op, SetDataOp):
-                parts += (_OP_HEADERS[SET_DATA], pack_int(len(encoded)), encoded, pack_int(len(op.data)), op.data,
+                parts += (_OP_HEADERS[SET_DATA], pack_int(len(encoded)), encoded, *buffer_parts(op.data),
                           pack_int(op.version))
             elif isinstance(op, CreateOp):
                 flags = (1 if op.mode.ephemeral else 0) | (2 if op.mode.sequential else 0)
-                parts += (_OP_HEADERS[CREATE], pack_int(len(encoded)), encoded, pack_int(len(op.data)), op.data,
+                parts += (_OP_HEADERS[CREATE], pack_int(len(encoded)), encoded, *buffer_parts(op.data),
                           acl, pack_int(flags))
             elif isinstance(op, DeleteOp):
                 parts += (_OP_HEADERS[DELETE], pack_int(len(encoded)), encoded, pack_int(op.version))

@@ -183,21 +183,21 @@ class KazooSession(CoordinationSession):
             async_result.rawlink(lambda r: self._call_soon(lambda _: _settle(fut, r, path), None))
             return await fut
 
-    async def create(self, path: str, data: bytes = b"", mode: CreateMode = CreateMode.PERSISTENT) -> str:
+    async def create(self, path: str, data: bytes | None = b"", mode: CreateMode = CreateMode.PERSISTENT) -> str:
         validate_path(path, sequential=mode.sequential)
         return await self._call(
             path,
             lambda: self._client.create_async(path, data, ephemeral=mode.ephemeral, sequence=mode.sequential),
         )
 
-    async def get_data(self, path: str, watch: Watcher | None = None) -> tuple[bytes, Stat]:
+    async def get_data(self, path: str, watch: Watcher | None = None) -> tuple[bytes | None, Stat]:
         validate_path(path)
         data, stat = await self._call(path, lambda: self._client.get_async(path, self._wrap(watch)))
-        return data or b"", to_stat(stat)
+        return data, to_stat(stat)  # None stays None: ZooKeeper's null data, not b""
 
     async def get_data_many(
         self, paths: Sequence[str], watch: Watcher | None = None, *, max_in_flight: int = 10
-    ) -> list[tuple[bytes, Stat] | None]:
+    ) -> list[tuple[bytes | None, Stat] | None]:
         """Unwatched: ``multiRead`` batches of up to 1,000, up to ``max_in_flight`` batches outstanding.
 
         Watched reads (and servers before 3.6) take the pipelined single reads of the base class: ZooKeeper
@@ -220,7 +220,7 @@ class KazooSession(CoordinationSession):
             return await super().get_data_many(paths, watch, max_in_flight=max_in_flight)
         return [item for answer in answers for item in answer]
 
-    async def _read_chunk(self, paths: Sequence[str]) -> list[tuple[bytes, Stat] | None]:
+    async def _read_chunk(self, paths: Sequence[str]) -> list[tuple[bytes | None, Stat] | None]:
         chroot = self._client.chroot
         request = MultiRead([chrooted(chroot, p) for p in paths] if chroot else paths)
         raw = await self._call(paths[0], lambda: _submit(self._client, request))
@@ -236,7 +236,7 @@ class KazooSession(CoordinationSession):
         children = await self._call(path, lambda: self._client.get_children_async(path, self._wrap(watch)))
         return sorted(children)
 
-    async def set_data(self, path: str, data: bytes, version: int = ANY_VERSION) -> Stat:
+    async def set_data(self, path: str, data: bytes | None, version: int = ANY_VERSION) -> Stat:
         validate_path(path)
         return to_stat(await self._call(path, lambda: self._client.set_async(path, data, version)))
 

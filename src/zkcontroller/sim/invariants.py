@@ -46,6 +46,7 @@ from zkcontroller.sim.invariants_idempotence import IdempotenceInvariants
 from zkcontroller.sim.invariants_unclean import UncleanInvariants
 from zkcontroller.sim.isr_liveness import drop_isr_expansion
 from zkcontroller.zk import paths
+from zkcontroller.zk.errors import require_data
 from zkcontroller.zk.znodes import TopicPartitionStateZNode, TopicZNode
 
 if TYPE_CHECKING:
@@ -182,13 +183,13 @@ class InvariantChecker:
         self.unclean.on_landed(host, written, world.zk.server.last_zxid)
         for op in written:
             if op.path == paths.CONTROLLER_EPOCH and isinstance(op, SetDataOp | CreateOp):
-                self._check_controller_epoch(int(op.data))
+                self._check_controller_epoch(int(require_data(op.data, op.path)))
             elif isinstance(op, DeleteOp):
                 self._partition_epochs.pop(op.path, None)
             else:
                 match = _STATE_PATH.match(op.path)
                 if match is not None:
-                    self._check_partition_state(op.path, op.data, match.group(1))
+                    self._check_partition_state(op.path, require_data(op.data, op.path), match.group(1))
 
     @staticmethod
     def _leaders_own_isr_write(host: Any, written: Sequence[Op], fenced: bool) -> bool:
@@ -199,7 +200,8 @@ class InvariantChecker:
         for op in written:
             if not (isinstance(op, SetDataOp) and _STATE_PATH.match(op.path)):
                 return False
-            if TopicPartitionStateZNode.decode(op.data, op.path, 0).leader_and_isr.leader != host.broker_id:
+            state = TopicPartitionStateZNode.decode(require_data(op.data, op.path), op.path, 0)
+            if state.leader_and_isr.leader != host.broker_id:
                 return False
         return True
 

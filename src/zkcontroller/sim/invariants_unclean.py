@@ -40,7 +40,7 @@ from zkcontroller.controller.dynamic_config import InvalidDynamicConfigError, pa
 from zkcontroller.coordination.api import CheckOp, CreateOp, DeleteOp, Op, SetDataOp
 from zkcontroller.model import TopicPartition
 from zkcontroller.zk import paths
-from zkcontroller.zk.errors import ZnodeDecodeError
+from zkcontroller.zk.errors import ZnodeDecodeError, require_data
 from zkcontroller.zk.znodes import UNCLEAN_LEADER_ELECTION_ENABLE, TopicPartitionStateZNode
 from zkcontroller.zk.znodes.config import ConfigEntityChangeNotificationSequenceZNode, ConfigEntityZNode
 
@@ -80,7 +80,7 @@ class UncleanElection:
         return max(0, self.log_end_gap)
 
 
-def _unclean_value(data: bytes, path: str) -> bool | None:
+def _unclean_value(data: bytes | None, path: str) -> bool | None:
     try:
         return parse_unclean_leader_election_enable(ConfigEntityZNode.decode(data, path))
     except (InvalidDynamicConfigError, ZnodeDecodeError):
@@ -115,7 +115,7 @@ class UncleanInvariants:
                 continue
             if isinstance(op, CheckOp):
                 continue
-            lai = TopicPartitionStateZNode.decode(op.data, path, 0).leader_and_isr
+            lai = TopicPartitionStateZNode.decode(require_data(op.data, path), path, 0).leader_and_isr
             previous = self._states.get(path)
             self._states[path] = (lai.isr, lai.leader_epoch, zxid)
             if isinstance(op, SetDataOp) and previous is not None and lai.leader >= 0 \
@@ -130,7 +130,7 @@ class UncleanInvariants:
             value = None if isinstance(op, DeleteOp) else _unclean_value(op.data, path)
             self._configs.setdefault(path, []).append((zxid, value))
         elif path.startswith(paths.config_change_path()) and isinstance(op, CreateOp):
-            entity = ConfigEntityChangeNotificationSequenceZNode.decode(op.data, path)
+            entity = ConfigEntityChangeNotificationSequenceZNode.decode(require_data(op.data, path), path)
             if entity.startswith(_BROKER_ENTITY):
                 newest = max(self.world.zk.children(paths.CONFIG_CHANGES))  # the one just created
                 sequence = paths.sequence_number(newest, paths.CONFIG_CHANGE_PREFIX)

@@ -42,6 +42,7 @@ from zkcontroller.coordination.embedded import Delivery, EmbeddedServer
 from zkcontroller.coordination.embedded_session import EmbeddedSession
 from zkcontroller.coordination.errors import ErrorCode, ZkError
 from zkcontroller.zk import paths
+from zkcontroller.zk.errors import require_data
 
 T = TypeVar("T")
 
@@ -134,17 +135,20 @@ class SimZooKeeper:
         return SimSession(_SimEmbeddedSession(self.server, timeout_ms, owner), self, owner)
 
     def read(self, path: str) -> tuple[bytes, Stat] | None:
-        """A znode as the server holds it now (the simulator's own look: no session latency, no watch)."""
+        """A znode as the server holds it now (the simulator's own look: no session latency, no watch). The
+        simulated cluster writes no null data, so null data here raises `NullZnodeDataError`."""
         if self._observer_sid is None:
             self._observer_sid, _ = self.server.open_session(2**62, lambda _delivery: None)
         if self.server.exists(self._observer_sid, path, None) is None:
             return None
-        return self.server.get_data(self._observer_sid, path, None)
+        data, stat = self.server.get_data(self._observer_sid, path, None)
+        return require_data(data, path), stat
 
     def children(self, path: str) -> list[str]:
-        if self.read(path) is None:
+        if self._observer_sid is None:
+            self._observer_sid, _ = self.server.open_session(2**62, lambda _delivery: None)
+        if self.server.exists(self._observer_sid, path, None) is None:  # not `read`: a parent's data is null
             return []
-        assert self._observer_sid is not None
         return self.server.get_children(self._observer_sid, path, None)
 
     def controller_epoch(self) -> int:
@@ -195,10 +199,10 @@ class SimSession(DelegatingSession):
     async def _forward(self, call: Callable[[], Awaitable[T]]) -> T:
         return await self._call(call)
 
-    async def create(self, path: str, data: bytes = b"", mode: CreateMode = CreateMode.PERSISTENT) -> str:
+    async def create(self, path: str, data: bytes | None = b"", mode: CreateMode = CreateMode.PERSISTENT) -> str:
         return await self._call(lambda: self.inner.create(path, data, mode), [CreateOp(path, data, mode)])
 
-    async def set_data(self, path: str, data: bytes, version: int = ANY_VERSION) -> Stat:
+    async def set_data(self, path: str, data: bytes | None, version: int = ANY_VERSION) -> Stat:
         if self._zk.rewrite is not None:
             rewritten = self._zk.rewrite(SetDataOp(path, data, version))
             assert isinstance(rewritten, SetDataOp)
@@ -209,12 +213,13 @@ class SimSession(DelegatingSession):
         await self._call(lambda: self.inner.delete(path, version), [DeleteOp(path, version)])
 
     async def get_data_many(self, paths_: Sequence[str], watch: Watcher | None = None, *,
-                            max_in_flight: int = 10) -> list[tuple[bytes, Stat] | None]:
+                            max_in_flight: int = 10) -> list[tuple[bytes | None, Stat] | None]:
         found = await self._call(lambda: self.inner.get_data_many(paths_, watch, max_in_flight=max_in_flight))
         rewrite = self._zk.read_rewrite
         if rewrite is None or self.owner.name == "admin":
             return found
-        return [f if f is None else (rewrite(path, f[0]), f[1]) for path, f in zip(paths_, found, strict=True)]
+        return [f if f is None or f[0] is None else (rewrite(path, f[0]), f[1])
+                for path, f in zip(paths_, found, strict=True)]
 
     async def multi(self, ops: Sequence[Op]) -> MultiResult:
         if self._zk.rewrite is not None:

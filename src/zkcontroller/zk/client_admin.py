@@ -20,7 +20,7 @@ from zkcontroller.coordination.errors import ErrorCode, NodeExistsError, NoNodeE
 from zkcontroller.model import TopicPartition
 from zkcontroller.zk import paths
 from zkcontroller.zk.client_base import BulkRead, KafkaZkClientBase
-from zkcontroller.zk.errors import ZnodeDecodeError
+from zkcontroller.zk.errors import ZnodeDecodeError, require_data
 from zkcontroller.zk.fencing import raise_for_result
 from zkcontroller.zk.znodes import (
     UNCLEAN_LEADER_ELECTION_ENABLE,
@@ -79,7 +79,9 @@ class AdminOps(KafkaZkClientBase):
         if watch is not None and not await self.path_exists(paths.REASSIGN_PARTITIONS, watch):
             return None
         found = await self.get_data_and_stat(paths.REASSIGN_PARTITIONS)
-        return None if found is None else ReassignPartitionsZNode.decode(found[0])
+        if found is None:
+            return None
+        return ReassignPartitionsZNode.decode(require_data(found[0], paths.REASSIGN_PARTITIONS))  # Kafka: throws
 
     async def reassign_partitions_in_progress(self) -> bool:
         return await self.path_exists(paths.REASSIGN_PARTITIONS)
@@ -111,7 +113,9 @@ class AdminOps(KafkaZkClientBase):
         if watch is not None and not await self.path_exists(paths.PREFERRED_REPLICA_ELECTION, watch):
             return None
         found = await self.get_data_and_stat(paths.PREFERRED_REPLICA_ELECTION)
-        return None if found is None else PreferredReplicaElectionZNode.decode(found[0])
+        if found is None:
+            return None
+        return PreferredReplicaElectionZNode.decode(require_data(found[0], paths.PREFERRED_REPLICA_ELECTION))
 
     async def create_preferred_replica_election(self, partitions: Iterable[TopicPartition]) -> None:
         await self._session.ensure_path(paths.ADMIN)
@@ -202,6 +206,7 @@ class AdminOps(KafkaZkClientBase):
         return await self._read_many(
             sorted(set(topics)), paths.topic_config_path,
             lambda _t, data, _s, path: ConfigEntityZNode.decode(data, path),
+            decode_null=lambda _t, _s, _path: {},  # Kafka's ConfigEntityZNode.decode: null is no overrides
         )
 
     async def get_broker_configs(self, entity_name: str) -> dict[str, str]:

@@ -10,7 +10,7 @@ from typing import Generic, TypeVar
 
 from zkcontroller.coordination.api import CoordinationSession, CreateMode, Op, OpResult, Stat, Watcher
 from zkcontroller.coordination.errors import NodeExistsError, NoNodeError, ZkError
-from zkcontroller.zk.errors import ZnodeDecodeError
+from zkcontroller.zk.errors import NullZnodeDataError, ZnodeDecodeError
 from zkcontroller.zk.fencing import BatchLimits, BatchStats, FencedBatchWriter, fenced_op
 
 K = TypeVar("K", bound=Hashable)
@@ -66,8 +66,11 @@ class KafkaZkClientBase:
 
     # ------------------------------------------------------------------ reads
 
-    async def get_data_and_stat(self, path: str, watch: Watcher | None = None) -> tuple[bytes, Stat] | None:
-        """A node's data and stat, or None if it does not exist."""
+    async def get_data_and_stat(
+        self, path: str, watch: Watcher | None = None
+    ) -> tuple[bytes | None, Stat] | None:
+        """A node's data and stat, or None if it does not exist. Data None is a node with null data: Kafka's
+        ``getDataAndStat`` reads both as ``None`` data, which each caller then takes as Kafka does."""
         try:
             return await self._session.get_data(path, watch)
         except NoNodeError:
@@ -90,17 +93,26 @@ class KafkaZkClientBase:
         path_of: Callable[[K], str],
         decode: Callable[[K, bytes, Stat, str], V],
         watch: Watcher | None = None,
+        *,
+        decode_null: Callable[[K, Stat, str], V] | None = None,
     ) -> BulkRead[K, V]:
         """``get_data`` of many znodes in one batched read, decoded; absent nodes skipped, malformed ones
-        reported."""
+        reported. A znode with null data goes to ``decode_null``; without one it is malformed
+        (`NullZnodeDataError`), as Kafka's JSON decoders throw on null."""
         out: BulkRead[K, V] = BulkRead()
         paths = [path_of(key) for key in keys]
         found = await self._session.get_data_many(paths, watch, max_in_flight=self.limits.max_in_flight)
         for key, path, data_and_stat in zip(keys, paths, found, strict=True):
             if data_and_stat is None:
                 continue
+            data, stat = data_and_stat
             try:
-                out.values[key] = decode(key, data_and_stat[0], data_and_stat[1], path)
+                if data is not None:
+                    out.values[key] = decode(key, data, stat, path)
+                elif decode_null is not None:
+                    out.values[key] = decode_null(key, stat, path)
+                else:
+                    raise NullZnodeDataError(path)
             except ZnodeDecodeError as e:
                 out.malformed[path] = e
         return out
@@ -109,20 +121,22 @@ class KafkaZkClientBase:
         self,
         keys: Sequence[K],
         path_of: Callable[[K], str],
-        decode_lenient: Callable[[bytes, str], tuple[V, ZnodeDecodeError | None]],
+        decode_lenient: Callable[[bytes | None, str], tuple[V, ZnodeDecodeError | None]],
         watch: Watcher | None = None,
     ) -> BulkRead[K, V]:
         """`_read_many` with a ``decode_lenient`` decoder: what it reads as empty is a value, and is also
-        reported in ``read_as_empty``."""
+        reported in ``read_as_empty``. Null data goes to the decoder too: it knows whether Kafka reads null as
+        empty (a config entity) or throws (a topic)."""
         read_as_empty: dict[str, ZnodeDecodeError] = {}
 
-        def decode(_key: K, data: bytes, _stat: Stat, path: str) -> V:
+        def decode(_key: K, data: bytes | None, _stat: Stat, path: str) -> V:
             value, ignored = decode_lenient(data, path)
             if ignored is not None:
                 read_as_empty[path] = ignored
             return value
 
-        out = await self._read_many(keys, path_of, decode, watch)
+        out = await self._read_many(keys, path_of, decode, watch,
+                                    decode_null=lambda key, stat, path: decode(key, None, stat, path))
         out.read_as_empty.update(read_as_empty)
         return out
 

@@ -23,7 +23,7 @@ from zkcontroller.coordination.errors import ErrorCode as Code
 from zkcontroller.model import INITIAL_CONTROLLER_EPOCH, Broker, BrokerInfo, FeatureZNodeData
 from zkcontroller.zk import paths
 from zkcontroller.zk.client_base import BulkRead, KafkaZkClientBase
-from zkcontroller.zk.errors import ControllerEpochMissingError, ControllerMovedError, ZnodeDecodeError
+from zkcontroller.zk.errors import ControllerEpochMissingError, ControllerMovedError, ZnodeDecodeError, require_data
 from zkcontroller.zk.znodes import (
     BrokerIdZNode,
     ClusterIdZNode,
@@ -112,7 +112,7 @@ class BrokerOps(KafkaZkClientBase):
         found = await self.get_data_and_stat(path, watch)
         if found is None:
             return None
-        return BrokerAndEpoch(BrokerIdZNode.decode(found[0], path).broker, found[1].czxid)
+        return BrokerAndEpoch(BrokerIdZNode.decode(require_data(found[0], path), path).broker, found[1].czxid)
 
     async def get_all_brokers_and_epochs(self, watch: Watcher | None = None) -> BulkRead[int, BrokerAndEpoch]:
         """Every registered broker and its epoch, read pipelined; ``watch`` is armed on each node."""
@@ -134,10 +134,11 @@ class BrokerOps(KafkaZkClientBase):
             if watch is not None and await self._session.exists(paths.CONTROLLER, watch) is not None:
                 return await self.get_controller_id()
             return None
-        return ControllerZNode.decode(data)
+        return ControllerZNode.decode(require_data(data, paths.CONTROLLER))  # Kafka's Json.parseBytes throws on null
 
-    async def get_controller_owner(self) -> tuple[bytes, int] | None:
-        """``/controller``'s raw data and the session that owns the ephemeral node, or None if absent.
+    async def get_controller_owner(self) -> tuple[bytes | None, int] | None:
+        """``/controller``'s raw data (None if null) and the session that owns the ephemeral node, or None if
+        absent.
 
         Lets a broker notice that the node its session created was overwritten by another client.
         """
@@ -146,7 +147,9 @@ class BrokerOps(KafkaZkClientBase):
 
     async def get_controller_epoch(self) -> tuple[int, Stat] | None:
         found = await self.get_data_and_stat(paths.CONTROLLER_EPOCH)
-        return None if found is None else (ControllerEpochZNode.decode(found[0]), found[1])
+        if found is None:
+            return None
+        return ControllerEpochZNode.decode(require_data(found[0], paths.CONTROLLER_EPOCH)), found[1]  # Kafka: NPE
 
     async def register_controller_and_increment_controller_epoch(self, controller_id: int) -> tuple[int, int]:
         """Try to become controller: create ``/controller`` and bump ``/controller_epoch`` atomically.
@@ -213,7 +216,7 @@ class BrokerOps(KafkaZkClientBase):
 
     async def get_cluster_id(self) -> str | None:
         found = await self.get_data_and_stat(paths.CLUSTER_ID)
-        return None if found is None else ClusterIdZNode.decode(found[0])
+        return None if found is None else ClusterIdZNode.decode(require_data(found[0], paths.CLUSTER_ID))
 
     async def create_or_get_cluster_id(self, proposed_cluster_id: str) -> str:
         """Create ``/cluster/id`` with our proposal unless another broker already did; return the id."""
@@ -236,7 +239,9 @@ class BrokerOps(KafkaZkClientBase):
     async def get_feature(self, watch: Watcher | None = None) -> tuple[FeatureZNodeData, int] | None:
         """``/feature`` and its ZooKeeper version (the "features epoch" brokers cache); not fenced."""
         found = await self.get_data_and_stat(paths.FEATURE, watch)
-        return None if found is None else (FeatureZNode.decode(found[0]), found[1].version)
+        if found is None:
+            return None  # Kafka's getDataAndVersion: a null node's None data is ``.get``, which throws
+        return FeatureZNode.decode(require_data(found[0], paths.FEATURE)), found[1].version
 
     async def create_feature(self, value: FeatureZNodeData) -> None:
         await self._session.create(paths.FEATURE, FeatureZNode.encode(value))

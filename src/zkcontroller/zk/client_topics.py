@@ -31,6 +31,7 @@ from zkcontroller.model import (
 )
 from zkcontroller.zk import paths
 from zkcontroller.zk.client_base import BulkRead, KafkaZkClientBase
+from zkcontroller.zk.errors import require_data
 from zkcontroller.zk.fencing import raise_for_result
 from zkcontroller.zk.pipeline import pipelined
 from zkcontroller.zk.znodes import TopicPartitionStateZNode, TopicZNode
@@ -158,7 +159,9 @@ class TopicOps(KafkaZkClientBase):
         """One partition's state (raises `ZnodeDecodeError` if malformed)."""
         path = TopicPartitionStateZNode.path(tp)
         found = await self.get_data_and_stat(path, watch)
-        return None if found is None else TopicPartitionStateZNode.decode(found[0], path, found[1].version)
+        if found is None:
+            return None
+        return TopicPartitionStateZNode.decode(require_data(found[0], path), path, found[1].version)
 
     async def create_topic_partition_states(
         self, states: Mapping[TopicPartition, LeaderIsrAndControllerEpoch], expected_epoch_zk_version: int

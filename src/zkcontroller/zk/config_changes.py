@@ -7,7 +7,8 @@ as ``DynamicConfigManager``'s ``ConfigChangedNotificationHandler.processNotifica
 (`decode_notification`): the entity it names (``topics/<t>``, ``brokers/<id>``, ``ips/<ip>``...), or the exception
 Kafka throws on it, with Kafka's message (its listener logs it with the notification's bytes and goes on), or, for
 data that is not JSON, nothing (Kafka ignores it without a word: it may come from the old ``TopicConfigManager``).
-A notification gone between the listing and the read is Kafka's null data (`Notification.null_data`).
+A notification gone between the listing and the read, or holding null data, is Kafka's null data
+(`Notification.null_data`).
 `check_topic_config_change` is what ``TopicConfigHandler.processConfigChanges`` throws, in its order, before it
 asks the controller for ``TopicUncleanLeaderElectionEnable``: the brokers and the controller both follow it.
 After each pass Kafka's brokers purge the notifications older than ``changeExpirationMs`` (15 min,
@@ -72,9 +73,9 @@ class Notification:
     not_json: str | None = None
     """Why the data is no JSON: Kafka skips it silently (then no entity, no failure)."""
     null_data: bool = False
-    """No data read: the node was gone when read (purged by another broker after the listing). Kafka's
-    ``getDataAndStat`` answers None then, as for a node holding null data, and its listener logs ``read null data
-    from <path>`` (WARN) and skips it (then no entity, no failure)."""
+    """No data read: the node holds null data (ZooKeeper's, not empty: written by a client other than Kafka's), or
+    was gone when read (purged by another broker after the listing). Kafka's ``getDataAndStat`` answers None for
+    both, and its listener logs ``read null data from <path>`` (WARN) and skips it (then no entity, no failure)."""
 
     @property
     def entity(self) -> str:
@@ -208,8 +209,8 @@ async def read_config_changes(zk: KafkaZkClient, after: str, watch: Watcher | No
         return ConfigChanges(after, seen=seen)
     wanted = [ConfigChangeZNode.path(n) for n in new]
     found = await zk.session.get_data_many(wanted, max_in_flight=zk.limits.max_in_flight)
-    notified = [Notification(sequence_number, b"", null_data=True) if item is None  # purged meanwhile
-                else decode_notification(sequence_number, item[0])
+    notified = [Notification(sequence_number, b"", null_data=True) if item is None or item[0] is None
+                else decode_notification(sequence_number, item[0])  # (None: purged meanwhile, or null data)
                 for sequence_number, item in zip(new, found, strict=True)]
     return ConfigChanges(new[-1], notified, seen)
 
@@ -218,12 +219,13 @@ async def purge_obsolete_config_changes(zk: KafkaZkClient, sequence_numbers: Ite
                                         expiration_ms: int = CHANGE_EXPIRATION_MS) -> list[str]:
     """``purgeObsoleteNotifications``: delete each of these notifications created more than ``expiration_ms``
     before ``now_ms`` (its znode's ctime); the paths deleted. One already gone (another broker purged it first) is
-    skipped, as Kafka's ``deletePath`` does."""
+    skipped, as Kafka's ``deletePath`` does, and so is one holding null data: Kafka purges only ``if
+    (data.isDefined)``, and ``getDataAndStat`` reads null data as None, so such a notification stays."""
     wanted = [ConfigChangeZNode.path(n) for n in sorted(sequence_numbers)]
     found = await zk.session.get_data_many(wanted)
     purged = []
     for path, item in zip(wanted, found, strict=True):
-        if item is None or now_ms - item[1].ctime <= expiration_ms:
+        if item is None or item[0] is None or now_ms - item[1].ctime <= expiration_ms:
             continue
         try:
             await zk.session.delete(path)

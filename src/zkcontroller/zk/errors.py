@@ -29,6 +29,23 @@ class UnparseableZnodeError(ZnodeDecodeError):
     strict readers report it like any other malformed znode."""
 
 
+class NullZnodeDataError(ZnodeDecodeError):
+    """A znode holds null data (ZooKeeper's null, not empty bytes) where Kafka 2.8's decoder needs bytes: its
+    ``Json.parseBytes``/``new String`` throws on null (a NullPointerException, not a parse error), so this is
+    never read leniently as empty. Kafka reads null as absent only where it says so (``getDataAndStat``'s
+    ``Option``, ``ConfigEntityZNode.decode``'s ``bytes != null``); those callers never raise this."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path, "null data")
+
+
+def require_data(data: bytes | None, path: str) -> bytes:
+    """``data`` for a decoder that, as Kafka's, throws on null: raises `NullZnodeDataError` for None."""
+    if data is None:
+        raise NullZnodeDataError(path)
+    return data
+
+
 class ControllerMovedError(KafkaZkError):
     """This controller is no longer the controller: its epoch check failed or the election was lost.
 

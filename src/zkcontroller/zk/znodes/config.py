@@ -41,16 +41,16 @@ class ConfigEntityZNode:
         return dumps({"version": ConfigEntityZNode.VERSION, "config": dict(sorted(config.items()))})
 
     @staticmethod
-    def decode(data: bytes, path: str) -> dict[str, str]:
-        """The overrides; null data or no ``config`` field means none. Strict: what `decode_lenient` reads as
-        no overrides is an error here (the admin tools report it)."""
+    def decode(data: bytes | None, path: str) -> dict[str, str]:
+        """The overrides; null data (Kafka's ``bytes != null``), empty data or no ``config`` field means none.
+        Strict: what `decode_lenient` reads as no overrides is an error here (the admin tools report it)."""
         config, ignored = ConfigEntityZNode.decode_lenient(data, path)
         if ignored is not None:
             raise ignored
         return config
 
     @staticmethod
-    def decode_lenient(data: bytes, path: str) -> tuple[dict[str, str], ZnodeDecodeError | None]:
+    def decode_lenient(data: bytes | None, path: str) -> tuple[dict[str, str], ZnodeDecodeError | None]:
         """Kafka's reading (ZkData's ``ConfigEntityZNode.decode``): data that is not JSON, not a JSON object, or
         whose ``config`` is not an object (null included: ``asJsonObjectOption``) means no overrides; that
         reading is returned with the reason, so that the caller can report the znode. A value that is not a

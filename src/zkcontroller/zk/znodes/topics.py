@@ -16,7 +16,7 @@ from zkcontroller.model import (
     TopicPartition,
 )
 from zkcontroller.zk import paths
-from zkcontroller.zk.errors import UnparseableZnodeError
+from zkcontroller.zk.errors import UnparseableZnodeError, require_data
 from zkcontroller.zk.json_fields import (
     INT32_MAX,
     INT32_MIN,
@@ -93,13 +93,14 @@ class TopicZNode:
         return TopicIdReplicaAssignment(topic, topic_id, assignment)
 
     @staticmethod
-    def decode_lenient(data: bytes, path: str) -> tuple[TopicIdReplicaAssignment, UnparseableZnodeError | None]:
+    def decode_lenient(data: bytes | None, path: str
+                       ) -> tuple[TopicIdReplicaAssignment, UnparseableZnodeError | None]:
         """Kafka's reading (ZkData's ``TopicZNode.decode``): data that is not JSON is an empty assignment with no
-        id, returned with the parse error so that the caller can report the znode; JSON of the wrong shape and
-        empty data still raise, as they throw in Kafka. `decode` refuses all three (the admin tools flag such a
-        topic)."""
+        id, returned with the parse error so that the caller can report the znode; JSON of the wrong shape, empty
+        data and null data (`NullZnodeDataError`: ``Json.parseBytes`` throws on null) still raise, as they throw in
+        Kafka. `decode` refuses all of them (the admin tools flag such a topic)."""
         try:
-            return TopicZNode.decode(data, path), None
+            return TopicZNode.decode(require_data(data, path), path), None
         except UnparseableZnodeError as e:
             return TopicIdReplicaAssignment(path.rsplit("/", 1)[-1], None, {}), e
 
