@@ -401,17 +401,21 @@ class LogOffsetsJournal:
                             entry, tp, number, self.path)
 
 
+_LONG_MAX = (1 << 63) - 1
+
+
 def _times_line(tp: TopicPartition, entries: Iterable[tuple[int, int, int]]) -> str:
     return f"{tp.topic}\t{tp.partition}\ttimes\t{','.join(f'{b}:{f}:{m}' for b, f, m in entries)}\n"
 
 
 def _parse_times(text: str) -> list[TimeIndexEntry]:
-    """``base:first:max,...``; ValueError for anything else, a negative base offset or max timestamp, or a first
-    timestamp above the max (the index keeps the smaller: `TimeIndex.append`)."""
+    """``base:first:max,...``; ValueError for anything else, a negative base offset or max timestamp, a first
+    timestamp above the max (the index keeps the smaller: `TimeIndex.append`), or a value no Java long holds (the
+    index keeps them in 64-bit arrays, which would raise OverflowError at start-up)."""
     entries = []
     for item in text.split(","):
         base, first, largest = (int(v) for v in item.split(":"))
-        if base < 0 or largest < 0 or first > largest:
+        if base < 0 or largest < 0 or first > largest or max(base, largest) > _LONG_MAX or first < -_LONG_MAX - 1:
             raise ValueError(f"bad time index entry {item!r}")
         entries.append(TimeIndexEntry(base, first, largest))
     return entries

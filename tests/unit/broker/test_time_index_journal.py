@@ -165,6 +165,28 @@ def test_the_journal_keeps_the_index_through_truncation_and_rewrite(tmp_path: Pa
     fourth.close()
 
 
+def test_a_rewrite_after_a_truncation_in_the_same_run_keeps_the_entry_appended_again(tmp_path: Path) -> None:
+    """The rewrite writes the journal's own copy of the index: the truncation must have trimmed that copy too, or
+    the copy keeps the truncated batch's entry, refuses the one appended again at its offset, and a restart answers
+    with the old batch's timestamps."""
+    journal = LogOffsetsJournal(tmp_path, compact_bytes=400)
+    journal.record(TP, 5, 5)
+    journal.record_time_index(TP, [TimeIndexEntry(4, 5_000, 5_000)])
+    journal.record(TP, 4, 4)  # truncation: the entry at 4 goes
+    journal.record(TP, 5, 4)
+    journal.record_time_index(TP, [TimeIndexEntry(4, 4_500, 4_600)])
+    for offset in range(5, 40):  # past compact_bytes: rewritten whole, from the copy, in this run
+        journal.record(TP, offset, offset)
+    journal.close()
+    text = (tmp_path / JOURNAL_NAME).read_text()
+    assert "t\t0\ttimes\t4:4500:4600\n" in text and "5000" not in text
+    again = LogOffsetsJournal(tmp_path)
+    try:
+        assert entries(again, TP) == (TimeIndexEntry(4, 4_500, 4_600),)
+    finally:
+        again.close()
+
+
 def test_a_journal_from_before_gives_an_empty_index(tmp_path: Path) -> None:
     (tmp_path / JOURNAL_NAME).write_text("t\t0\t3\t3\nt\t0\tepochs\t0:0\n")
     journal = LogOffsetsJournal(tmp_path)
@@ -183,7 +205,10 @@ def test_a_bad_times_line_is_skipped_with_a_warning_losing_nothing_else(tmp_path
         "t\t0\ttimes\t1:300:200\n"
         "t\t0\ttimes\t-1:100:200\n"
         "t\t0\ttimes\t2:50:50,3:300:300\n"
-        "t\t0\ttimes\t5:400:400\n")
+        "t\t0\ttimes\t5:400:400\n"
+        "t\t0\ttimes\t6:1:9223372036854775808\n"  # past a Java long: once an OverflowError at start-up
+        "t\t0\ttimes\t6:-9223372036854775809:500\n"
+        "t\t0\ttimes\t9223372036854775808:1:500\n")
     with caplog.at_level(logging.WARNING, "kafka.log.LogManager"):
         journal = LogOffsetsJournal(tmp_path)
     try:
@@ -194,7 +219,7 @@ def test_a_bad_times_line_is_skipped_with_a_warning_losing_nothing_else(tmp_path
         journal.close()
     path = str(tmp_path / JOURNAL_NAME)
     warnings = [r.getMessage() for r in caplog.records]
-    for line in (3, 4, 5):
+    for line in (3, 4, 5, 8, 9, 10):
         assert any(f"line {line} of {path}" in w for w in warnings), warnings
     assert any("TimeIndexEntry(base_offset=2" in w and f"line 6 of {path}" in w for w in warnings), warnings
-    assert len(warnings) == 4
+    assert len(warnings) == 7
