@@ -20,6 +20,7 @@ cannot fill the memory). Anything unreadable is `CompressionError`; a value infl
 
 from __future__ import annotations
 
+import re
 import struct
 import zlib
 
@@ -35,6 +36,19 @@ _LZ4_UNCOMPRESSED = 0x80000000
 _ZSTD_FIRST_BUFFER = 64 * 1024
 _ZSTD_FULL = "failed to write whole buffer"
 """cramjam's error when ``decompress_into``'s buffer is full (its only other failure: an unreadable stream)."""
+
+
+_EMPTY_SNAPPY_CHUNKS = re.compile(rb"(?:\x00\x00\x00\x01\x00)+")
+"""A run of xerial chunks each one raw snappy block of length 0: they add nothing and never reach the limit, so one
+at a time in Python a 100 MiB request of them held the event loop for about a minute."""
+
+
+_EMPTY_LZ4_BLOCK = b"\x01\x00\x00\x00\x00"
+"""An lz4 block of one byte, the token 0 (no literals, no match): the one compressed block that inflates to nothing."""
+_EMPTY_LZ4_BLOCKS = re.compile(b"(?:" + re.escape(_EMPTY_LZ4_BLOCK) + b")+")
+_EMPTY_LZ4_BLOCKS_CHECKED = re.compile(
+    b"(?:" + re.escape(_EMPTY_LZ4_BLOCK + struct.pack("<I", xxhash.xxh32_intdigest(b"\x00"))) + b")+")
+"""The same, each with its block checksum (a frame that flags them)."""
 
 
 class CompressionError(Exception):
@@ -82,6 +96,10 @@ def _snappy(value: bytes, limit: int, partial: bool = False) -> bytes:
     out = bytearray()
     pos = XERIAL_HEADER_SIZE  # the version fields are not checked (some writers get their byte order wrong)
     while pos < len(value):
+        empty = _EMPTY_SNAPPY_CHUNKS.match(value, pos)
+        if empty is not None:  # chunks that inflate to nothing: skipped in C, a run at a time
+            pos = empty.end()
+            continue
         if pos + 4 > len(value):
             raise CompressionError("snappy chunk length cut short")
         (size,) = struct.unpack_from(">i", value, pos)
@@ -127,7 +145,14 @@ def _lz4_frame(value: bytes, *, ignore_header_checksum: bool, limit: int, partia
     block_checksums = bool(flg & 0x10)
     pos = descriptor_end + 1
     out = bytearray()
+    buffer: bytearray | None = None
+    """One block's worth, made once per frame: a fresh 4 MiB buffer per block made a frame of tiny blocks that
+    inflate to nothing (five bytes each, so the limit never trips) cost seconds per 100 KB."""
+    empty_blocks = _EMPTY_LZ4_BLOCKS_CHECKED if block_checksums else _EMPTY_LZ4_BLOCKS
     while True:
+        empty = empty_blocks.match(value, pos)
+        if empty is not None:  # blocks that inflate to nothing: skipped in C, a run at a time
+            pos = empty.end()
         if pos + 4 > len(value):
             raise CompressionError("lz4 frame cut short")
         (word,) = struct.unpack_from("<I", value, pos)
@@ -147,7 +172,8 @@ def _lz4_frame(value: bytes, *, ignore_header_checksum: bool, limit: int, partia
         if word & _LZ4_UNCOMPRESSED:
             data = block
         else:
-            buffer = bytearray(block_max)
+            if buffer is None:
+                buffer = bytearray(block_max)
             data = buffer[:cramjam.lz4.decompress_block_into(block, buffer, output_len=block_max)]
         if len(out) + len(data) > limit:
             if partial:
