@@ -18,7 +18,9 @@ Kafka checks a partition's record set in two places, and so do we, so errors com
 
 The count of a v2 batch is its header's records count (checked against its last offset delta, as Kafka does).
 Its records are all read, as LogValidator's iterator reads them (decompressed, at most `MAX_INFLATED` bytes): a
-malformed one refuses the batch with what Kafka's reader throws there (`walk_v2_records`, `_structure_error`).
+malformed one refuses the batch with what Kafka's reader throws there (`walk_v2_records`, `_structure_error`). A
+compressed batch LogValidator keeps as it is (the topic's ``compression.type`` is ``producer`` or its codec) whose
+offset deltas are not 0, 1, 2, ... fails as Kafka 2.8's rebuild of it does (UNKNOWN_SERVER_ERROR, `_skipped_key`).
 A legacy (magic 0/1) message set counts one per uncompressed message. A gzip, snappy or lz4 wrapper is decompressed
 (`compression`, at most `MAX_INFLATED` bytes) and counts its inner messages, as Kafka's offset assignment for magic
 < 2 does (the wrapper's own offset field does not count them: kafka-python writes 0 there, Java the last inner
@@ -329,14 +331,15 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
         # bomb's millions of good records, or of refused ones beyond them, are not)
         path = _v2_path(_codec(buf, e), target_codec)
         rebuilt = compressed_path and path != IN_PLACE
-        decompressed = inflated.get(e.start)
-        if not (compacted or check_timestamps or rebuilt):  # the structure alone is checked: no record is kept
-            body = _v2_record_bytes(entry, decompressed)
-            if body is None or v2_well_formed(body, struct.unpack_from(">i", entry, 57)[0], cancelled):
-                continue
-            if not isinstance(body, memoryview):  # decompressed once: the walk below reads the same bytes
-                decompressed = body
-        records: Iterator[tuple[int, V2Record | _Malformed]] = enumerate(_iter_v2_records(entry, decompressed))
+        body = _v2_record_bytes(entry, inflated.get(e.start))  # decompressed once, for both reads below
+        if body is None:  # a codec id no client can send (refused before)
+            continue
+        records_count = struct.unpack_from(">i", entry, 57)[0]
+        if not (compacted or check_timestamps or rebuilt) and v2_well_formed(
+                body, records_count, cancelled, in_order=path == IN_PLACE):  # the structure alone is checked (and
+            # an in-place batch's offset deltas): no record is kept
+            continue
+        records: Iterator[tuple[int, V2Record | _Malformed]] = enumerate(walk_v2_records(body, records_count))
         if cancelled is not None:
             records = _unless_cancelled(records, cancelled)
         rejection = _v2_rejection(entry, records, tp, compacted, check_timestamps, now_ms, create_time,
@@ -531,12 +534,13 @@ def walk_v2_records(records: bytes | bytearray | memoryview, count: int) -> Iter
 
 
 def v2_well_formed(records: bytes | bytearray | memoryview, count: int,
-                   cancelled: Callable[[], bool] | None = None) -> bool:
+                   cancelled: Callable[[], bool] | None = None, *, in_order: bool = False) -> bool:
     """True when `walk_v2_records` reads ``count`` records from ``records`` and finds none malformed: the same
     checks (each varint read as `_varint`/`_varlong` read it, one-byte ones inline), with no record kept. A batch
     whose records nothing but their structure is checked for (the default topic configs) is read here, about three
     times faster; False sends the caller to `walk_v2_records` for what is malformed and where. ``cancelled`` is
-    asked every 4096 records, as `_unless_cancelled` asks it."""
+    asked every 4096 records, as `_unless_cancelled` asks it. ``in_order``: also False at the first record whose
+    offset delta is not its index (a batch kept in place, which Kafka cannot renumber: `_v2_rejection`)."""
     size = len(records)
     pos = 0
     varint = _varint
@@ -559,10 +563,12 @@ def v2_well_formed(records: bytes | bytearray | memoryview, count: int,
                 _, field = _varlong(records, field)
             b = records[field]  # offset delta
             if b < 0x80:
+                if in_order and b != index << 1:  # zig-zag: one byte holds 0..63, as 0, 2, 4, ...
+                    return False
                 field += 1
             else:
                 offset_delta, field = varint(records, field)
-                if offset_delta == _TOO_LONG:
+                if offset_delta == _TOO_LONG or (in_order and offset_delta != index):
                     return False
             for _ in (0, 1):  # key length, then value length
                 b = records[field]
@@ -861,7 +867,7 @@ def _v2_rejection(entry: memoryview, records: Iterable[tuple[int, V2Record | _Ma
                   max_difference_ms: int, path: str = UNCOMPRESSED, *, rebuilt: bool = False
                   ) -> RecordSetError | None:
     """LogValidator's ``validateKey(...).orElse(validateTimestamp(...))`` for each record of a v2 batch, in its
-    order (``records``: `_iter_v2_records`, with their indexes), then ``processRecordErrors``: the refusal, or None.
+    order (``records``: `walk_v2_records`', with their indexes), then ``processRecordErrors``: the refusal, or None.
     A keyless record of a ``compacted`` topic; else, with ``check_timestamps`` (`_checks_timestamps`), a record of a
     CreateTime topic whose timestamp (-1 exempt) is more than ``max_difference_ms`` from ``now_ms``, else any record
     of a batch marked LogAppendTime (a producer may not set it). Only the first `RECORD_ERRORS_KEPT` record errors
@@ -877,9 +883,10 @@ def _v2_rejection(entry: memoryview, records: Iterable[tuple[int, V2Record | _Ma
     settled answer is not reached (a deliberate bound: Kafka reads every record). With no record error, the
     batch is then built again where LogValidator rebuilds it (``buildRecordsAndAssignOffsets``): ``rebuilt`` (a
     topic's ``compression.type`` names another codec), whose first record timestamp below -1 fails the append
-    (UNKNOWN_SERVER_ERROR, "Invalid negative timestamp T"). Not done: an `IN_PLACE` batch whose offset deltas are
-    not 0, 1, 2, ... is rebuilt too in Kafka 2.8, from records read partially, whose ``key()`` throws
-    ``UnsupportedOperationException`` (UNKNOWN_SERVER_ERROR); it is accepted here."""
+    (UNKNOWN_SERVER_ERROR, "Invalid negative timestamp T"); and an `IN_PLACE` batch whose offset deltas are not 0,
+    1, 2, ... (``record.offset != expectedOffset`` gives up the in-place assignment), rebuilt from the
+    ``PartialDefaultRecord``s read, whose ``key()`` (asked by the size estimate first) throws
+    ``UnsupportedOperationException`` (UNKNOWN_SERVER_ERROR, logged, no message: `_skipped_key`)."""
     log_append_time = bool(entry[22] & _LOG_APPEND_TIME_FLAG)
     first_timestamp, max_timestamp = struct.unpack_from(">qq", entry, 27)
     low, high = now_ms - max_difference_ms, now_ms + max_difference_ms
@@ -889,9 +896,12 @@ def _v2_rejection(entry: memoryview, records: Iterable[tuple[int, V2Record | _Ma
     partial = path == IN_PLACE
     negative = NO_TIMESTAMP
     check_negative = rebuilt and not log_append_time  # a batch marked LogAppendTime is refused all the same
+    in_order = True
     for i, r in records:
         if isinstance(r, _Malformed):
             return _structure_error(r, path)
+        if partial and r.offset_delta != i:  # a record in error is not compared, but refuses the batch anyway
+            in_order = False
         if check_negative and negative == NO_TIMESTAMP and first_timestamp + r.timestamp_delta < NO_TIMESTAMP:
             negative = first_timestamp + r.timestamp_delta
         if compacted and r.key_length < 0:
@@ -919,9 +929,19 @@ def _v2_rejection(entry: memoryview, records: Iterable[tuple[int, V2Record | _Ma
             break  # nothing later changes the answer
     if kept:
         return _rejected(kept, invalid_timestamp)
+    if not in_order:
+        return _skipped_key()
     if negative != NO_TIMESTAMP:  # MemoryRecordsBuilder.appendWithOffset
         return _negative_timestamp(negative)
     return None
+
+
+def _skipped_key() -> RecordSetError:
+    """LogValidator's rebuild of a compressed batch it meant to keep in place, whose offset deltas were not 0, 1, 2,
+    ...: ``PartialDefaultRecord.key()`` throws (Kafka 2.8's ``AbstractRecords.estimateSizeInBytes`` asks it), an
+    exception ``appendToLocalLog`` answers UNKNOWN_SERVER_ERROR (its Throwable branch)."""
+    return RecordSetError(UNKNOWN_SERVER_ERROR, "key is skipped in PartialDefaultRecord",
+                          "java.lang.UnsupportedOperationException")
 
 
 def _v2_record_text(r: V2Record, timestamp: int, partial: bool) -> str:
