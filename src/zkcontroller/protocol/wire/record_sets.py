@@ -52,6 +52,7 @@ import struct
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import NamedTuple
 
 from crc32c import crc32c
@@ -91,8 +92,9 @@ RECORD_ERRORS_KEPT = 1000
 """The record errors a refusal keeps, in the batch's order: the first ones Kafka lists (its error code and message
 are the same beyond them). A deliberate bound: Kafka lists every record in error, but a 64 MiB batch of the
 smallest records all in error (keyless on a compacted topic, marked LogAppendTime, out of the timestamp range)
-would be 9.6 million texts, about 1 GB, here and in the answer. A v2 batch's walk stops once its record errors
-settle the answer (so a malformed record beyond them, whose exception Kafka would answer, is not reached);
+would be 9.6 million texts, about 1 GB, here and in the answer. A v2 batch's record walk stops once its record
+errors settle the answer; the rest is read for its structure alone (`v2_well_formed`), as a malformed record
+beyond them is the answer in Kafka (its reader's exception, thrown before the record errors are answered).
 Produce v8+ answers carry them (a client then fails the records beyond them with its generic "part of a batch which
 had one or more invalid records" error rather than their own)."""
 _CONTROL_FLAG = 0x20
@@ -343,7 +345,8 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
         if cancelled is not None:
             records = _unless_cancelled(records, cancelled)
         rejection = _v2_rejection(entry, records, tp, compacted, check_timestamps, now_ms, create_time,
-                                  timestamp_difference_max_ms, path, rebuilt=rebuilt)
+                                  timestamp_difference_max_ms, path, rebuilt=rebuilt,
+                                  well_formed=partial(v2_well_formed, body, records_count, cancelled))
         if rejection is not None:
             raise rejection
     if negative != NO_TIMESTAMP:  # buildRecordsAndAssignOffsets appends the validated messages
@@ -862,10 +865,10 @@ def _read_partially(buf: bytes | bytearray | memoryview, at: int, limit: int, si
     return _invalid_record(_FOUND_INVALID)  # not reached: the walk found it malformed
 
 
-def _v2_rejection(entry: memoryview, records: Iterable[tuple[int, V2Record | _Malformed]], tp: str, compacted: bool,
+def _v2_rejection(entry: memoryview, records: Iterator[tuple[int, V2Record | _Malformed]], tp: str, compacted: bool,
                   check_timestamps: bool, now_ms: int, create_time: bool,
-                  max_difference_ms: int, path: str = UNCOMPRESSED, *, rebuilt: bool = False
-                  ) -> RecordSetError | None:
+                  max_difference_ms: int, path: str = UNCOMPRESSED, *, rebuilt: bool = False,
+                  well_formed: Callable[[], bool] | None = None) -> RecordSetError | None:
     """LogValidator's ``validateKey(...).orElse(validateTimestamp(...))`` for each record of a v2 batch, in its
     order (``records``: `walk_v2_records`', with their indexes), then ``processRecordErrors``: the refusal, or None.
     A keyless record of a ``compacted`` topic; else, with ``check_timestamps`` (`_checks_timestamps`), a record of a
@@ -873,14 +876,17 @@ def _v2_rejection(entry: memoryview, records: Iterable[tuple[int, V2Record | _Ma
     of a batch marked LogAppendTime (a producer may not set it). Only the first `RECORD_ERRORS_KEPT` record errors
     get their text; once that many are found the walk ends as soon as the answer is settled: at once when one of
     them is a timestamp error or no timestamp is checked (INVALID_RECORD or INVALID_TIMESTAMP whatever follows), else
-    at the first timestamp error beyond them (which makes it INVALID_TIMESTAMP). That last walk is Kafka's: a
+    at the first timestamp error beyond them (which makes it INVALID_TIMESTAMP). The rest is then read for its
+    structure alone (``well_formed``: `v2_well_formed` over every record, faster than the walk; the walk goes on
+    only to find where it is malformed), as Kafka's iterator still reads every record and a malformed one's
+    exception escapes before the record errors are answered. That walk past the settled errors is Kafka's: a
     keyless record gets the key error alone (``validateKey(...).orElse(...)``), so a compacted topic's keyless
     bomb whose timestamps are checked is read to its end, as Kafka's iterator reads every record, for a later keyed
     record out of range (INVALID_TIMESTAMP) or a malformed one (the reader's exception). ``path``: how LogValidator
     reads the records (`IN_PLACE`: ``PartialDefaultRecord``s, whose text gives the raw key and value lengths, -1 for
     null; else ``DefaultRecord``s, null 0 bytes). A malformed record (`_Malformed`) refuses the batch at once with
-    what Kafka's reader throws there (`_structure_error`), whatever record errors came before it; one beyond a
-    settled answer is not reached (a deliberate bound: Kafka reads every record). With no record error, the
+    what Kafka's reader throws there (`_structure_error`), whatever record errors came before it, settled or not.
+    With no record error, the
     batch is then built again where LogValidator rebuilds it (``buildRecordsAndAssignOffsets``): ``rebuilt`` (a
     topic's ``compression.type`` names another codec), whose first record timestamp below -1 fails the append
     (UNKNOWN_SERVER_ERROR, "Invalid negative timestamp T"); and an `IN_PLACE` batch whose offset deltas are not 0,
@@ -897,6 +903,7 @@ def _v2_rejection(entry: memoryview, records: Iterable[tuple[int, V2Record | _Ma
     negative = NO_TIMESTAMP
     check_negative = rebuilt and not log_append_time  # a batch marked LogAppendTime is refused all the same
     in_order = True
+    settled = False
     for i, r in records:
         if isinstance(r, _Malformed):
             return _structure_error(r, path)
@@ -918,7 +925,8 @@ def _v2_rejection(entry: memoryview, records: Iterable[tuple[int, V2Record | _Ma
                 continue
             invalid_timestamp = True
             if len(kept) >= RECORD_ERRORS_KEPT:
-                break  # the answer is settled: INVALID_TIMESTAMP with the record errors kept
+                settled = True  # INVALID_TIMESTAMP with the record errors kept, unless a record is malformed
+                break
             if out_of_range:
                 text = _out_of_range_text(timestamp, r.offset_delta, low, high)
             else:
@@ -926,7 +934,12 @@ def _v2_rejection(entry: memoryview, records: Iterable[tuple[int, V2Record | _Ma
         if len(kept) < RECORD_ERRORS_KEPT:
             kept.append((i, text))
         if len(kept) >= RECORD_ERRORS_KEPT and (invalid_timestamp or not check_timestamps):
-            break  # nothing later changes the answer
+            settled = True  # nothing later changes the answer but a malformed record
+            break
+    if settled and (well_formed is None or not well_formed()):
+        for _, r in records:  # on from where the walk stopped, to the malformed record
+            if isinstance(r, _Malformed):
+                return _structure_error(r, path)
     if kept:
         return _rejected(kept, invalid_timestamp)
     if not in_order:
