@@ -5,6 +5,7 @@ malformed in different ways build them the same way."""
 from __future__ import annotations
 
 import struct
+from typing import Any
 
 import cramjam
 import pytest
@@ -96,3 +97,8 @@ def numbered_size(record: bytes, n: int) -> int:
     """The bytes of `numbered` (``record``, ``n``)."""
     base = len(record)
     return base * n + max(0, min(n, 8192) - 64) + 2 * max(0, n - 8192)
+
+
+def v2_batch_of(records: list[bytes], **kwargs: Any) -> bytes:
+    """`v2_batch` of ``records`` (each a whole record: `v2_record`), counted."""
+    return v2_batch(b"".join(records), len(records), **kwargs)
