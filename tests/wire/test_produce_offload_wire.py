@@ -6,6 +6,7 @@ runtime never hops. Before, the walk held the event loop for its whole length (s
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import random
 import struct
@@ -15,6 +16,7 @@ from typing import Any
 import cramjam
 import pytest
 from tests.helpers import ManualRuntime
+from tests.unit.broker.v2_batches import numbered, numbered_size
 
 from zkcontroller.broker import produce as produce_module
 from zkcontroller.broker.produce import ProduceTarget
@@ -37,10 +39,11 @@ BOMB_RECORDS = 200_000
 """1.4 MB of records in about 150 bytes of zstd: far beyond the inline limit, a fraction of a second to walk."""
 
 
-def zstd_batch(n: int, record: bytes = KEYED_RECORD) -> bytes:
-    """A v2 batch of ``n`` copies of ``record``, zstd-compressed as zstd-jni streams it (no content size)."""
+def zstd_batch(n: int, record: bytes = KEYED_RECORD, *, in_order: bool = True) -> bytes:
+    """A v2 batch of ``n`` copies of ``record``, zstd-compressed as zstd-jni streams it (no content size); each
+    with its index as its offset delta (`numbered`: a batch kept in place must be), unless not ``in_order``."""
     compressor = cramjam.zstd.Compressor()
-    compressor.compress(record * n)
+    compressor.compress(numbered(record, n) if in_order else record * n)
     head = struct.pack(">qiibIhiqqqhii", 0, 0, 0, 2, 0, 4, n - 1, 1_000, 1_000, -1, -1, -1, n)
     out = bytearray(head + bytes(compressor.finish()))
     struct.pack_into(">i", out, 8, len(out) - 12)
@@ -125,7 +128,7 @@ async def test_a_small_batch_stays_on_the_event_loop(offloading: tuple[KafkaApis
     async def refused(*_args: Any) -> Any:
         raise AssertionError("a small batch went to a worker thread")
     monkeypatch.setattr(blocking_worker, "run", refused)
-    n = produce_module.INLINE_SCAN_BYTES // len(KEYED_RECORD) - 1
+    n = next(n for n in itertools.count(1) if numbered_size(KEYED_RECORD, n + 1) > produce_module.INLINE_SCAN_BYTES)
     got = await answer(api, 9, zstd_batch(n))
     assert (got["error_code"], got["base_offset"]) == (0, 10)
     assert replicas.parts[ORDERS_0].log_end_offset == 10 + n
@@ -166,7 +169,7 @@ async def test_a_bomb_beyond_the_guard_is_refused_by_a_compacted_topic(offloadin
     as a batch that cannot be decompressed: UNKNOWN_SERVER_ERROR, the reason in the broker's log."""
     api, replicas = offloading
     n = record_sets.MAX_INFLATED // len(KEYED_RECORD) + 1
-    got = await answer(api, 9, zstd_batch(n, bytes([12, 0, 0, 0, 1, 1, 0])))
+    got = await answer(api, 9, zstd_batch(n, bytes([12, 0, 0, 0, 1, 1, 0]), in_order=False))
     assert (got["error_code"], got["error_message"], got["record_errors"]) == (-1, None, [])
     assert replicas.parts[ORDERS_0].log_end_offset == 10
     assert "org.apache.kafka.common.KafkaException: Failed to decompress record stream: zstd frame inflates beyond " \

@@ -9,25 +9,19 @@ from __future__ import annotations
 
 import struct
 import zlib
-from typing import Any
 
-import cramjam
 import pytest
 from tests.unit.broker.test_produce_offload_bounds import KNOWN, Broker
+from tests.unit.broker.v2_batches import LOG_APPEND_TIME, NONE, NOW, ZSTD, refusal, v2_batch, v2_record
 
 from zkcontroller.broker.produce import ProducePartition, produce
 from zkcontroller.protocol.wire.record_sets import (
     INVALID_RECORD,
     INVALID_TIMESTAMP,
     UNKNOWN_SERVER_ERROR,
-    RecordSetError,
-    crc32c,
     inspect,
     validate,
 )
-
-NOW = 1_700_000_000_000
-LOG_APPEND_TIME = 0x08
 
 
 def v1_message(timestamp: int, attributes: int = 0, offset: int = 0) -> bytes:
@@ -40,45 +34,22 @@ def v1_message(timestamp: int, attributes: int = 0, offset: int = 0) -> bytes:
 NEGATIVE_THEN_MARKED = v1_message(-5) + v1_message(NOW, LOG_APPEND_TIME, 1)
 
 
-def refusal(data: bytes, version: int = 2, **checks: Any) -> RecordSetError:
-    with pytest.raises(RecordSetError) as e:
-        validate(data, inspect(data, version), None, "orders-0", now_ms=NOW, **checks)
-    return e.value
-
-
 @pytest.mark.parametrize("compression_type", ["gzip", "snappy", "lz4", "zstd"])
 def test_a_named_codec_checks_every_legacy_message_before_the_conversion(compression_type: str) -> None:
-    e = refusal(NEGATIVE_THEN_MARKED, compression_type=compression_type)
+    e = refusal(NEGATIVE_THEN_MARKED, 2, compression_type=compression_type)
     assert (e.error, str(e), e.exception) == (
         INVALID_TIMESTAMP, "One or more records have been rejected due to invalid timestamp", None)
     assert [i for i, _ in e.record_errors] == [0]  # the second message is a batch of its own: index 0
     assert e.record_errors[0][1].startswith("Invalid timestamp type in message LegacyRecordBatch(offset=1, ")
-    e = refusal(v1_message(-5) + v1_message(NOW, 0, 1), compression_type=compression_type)
+    e = refusal(v1_message(-5) + v1_message(NOW, 0, 1), 2, compression_type=compression_type)
     assert (e.error, str(e)) == (UNKNOWN_SERVER_ERROR, "Invalid negative timestamp -5")  # at the build, then
 
 
 @pytest.mark.parametrize("compression_type", ["producer", "uncompressed"])
 def test_without_a_codec_the_first_messages_append_fails_at_once(compression_type: str) -> None:
-    e = refusal(NEGATIVE_THEN_MARKED, compression_type=compression_type)
+    e = refusal(NEGATIVE_THEN_MARKED, 2, compression_type=compression_type)
     assert (e.error, str(e), e.exception) == (
         UNKNOWN_SERVER_ERROR, "Invalid negative timestamp -5", "java.lang.IllegalArgumentException")
-
-
-def _record(offset_delta: int, key_length: int = 1) -> bytes:
-    body = bytes([0, 0, offset_delta << 1]) + bytes([key_length << 1]) + b"k" + bytes([1, 0])
-    return bytes([len(body) << 1]) + body
-
-
-def zstd_batch(records: bytes, count: int, attributes: int = 0, first_timestamp: int = NOW,
-               compressed: bool = True) -> bytes:
-    payload = bytes(cramjam.zstd.compress(records)) if compressed else records
-    codec = 4 if compressed else 0
-    head = struct.pack(">qiibIhiqqqhii", 0, 0, 0, 2, 0, codec | attributes, count - 1, first_timestamp, NOW, -1, -1,
-                       -1, count)
-    out = bytearray(head + payload)
-    struct.pack_into(">i", out, 8, len(out) - 12)
-    struct.pack_into(">I", out, 17, crc32c(bytes(out[21:])))
-    return bytes(out)
 
 
 @pytest.mark.parametrize(("compression_type", "text"), [
@@ -88,7 +59,7 @@ def zstd_batch(records: bytes, count: int, attributes: int = 0, first_timestamp:
     ("uncompressed", f"DefaultRecord(offset=0, timestamp={NOW}, key=1 bytes, value=0 bytes)"),
 ])
 def test_a_compressed_batch_is_read_in_place_only_when_the_codecs_agree(compression_type: str, text: str) -> None:
-    e = refusal(zstd_batch(_record(0), 1, LOG_APPEND_TIME), 9, compression_type=compression_type)
+    e = refusal(v2_batch(v2_record(0), 1, codec=ZSTD, attributes=LOG_APPEND_TIME), 9, compression_type=compression_type)
     assert e.record_errors == ((0, f"Invalid timestamp type in message {text}. Producer should not set timestamp "
                                    "type to LogAppendTime."),)
 
@@ -98,7 +69,8 @@ def test_a_compressed_batch_is_read_in_place_only_when_the_codecs_agree(compress
     ("gzip", "Found invalid record structure"),  # readFrom(DataInput): the key's slice past the record's buffer
 ])
 def test_a_malformed_record_as_each_path_reads_it(compression_type: str, message: str) -> None:
-    e = refusal(zstd_batch(_record(0) + _record(1, key_length=50), 2), 9, compression_type=compression_type)
+    data = v2_batch(v2_record(0) + v2_record(1, key_length=50), 2, codec=ZSTD)
+    e = refusal(data, 9, compression_type=compression_type)
     assert (e.error, str(e), e.exception) == (INVALID_RECORD, message, "org.apache.kafka.common.InvalidRecordException")
 
 
@@ -119,7 +91,7 @@ async def test_the_topics_compression_type_reaches_the_append() -> None:
 def test_a_rebuilt_batch_refuses_a_negative_timestamp_as_its_builder_does(compressed: bool) -> None:
     """A batch LogValidator rebuilds (the topic names another codec) is appended record by record to a new one,
     whose ``MemoryRecordsBuilder.appendWithOffset`` refuses a timestamp below -1; kept as it is, it is not read."""
-    data = zstd_batch(_record(0) + _record(1), 2, first_timestamp=-5, compressed=compressed)
+    data = v2_batch(v2_record(0) + v2_record(1), 2, codec=ZSTD if compressed else NONE, first_timestamp=-5)
     e = refusal(data, 9, compression_type="gzip")
     assert (e.error, str(e), e.exception) == (
         UNKNOWN_SERVER_ERROR, "Invalid negative timestamp -5", "java.lang.IllegalArgumentException")

@@ -7,60 +7,24 @@ not read unless keys or timestamps were checked, and a malformed one then ended 
 
 from __future__ import annotations
 
-import struct
-
-import cramjam
 import pytest
 from kafka.record.memory_records import MemoryRecordsBuilder
+from tests.unit.broker.v2_batches import GZIP, NONE, ZSTD, refusal, v2_batch, varint
+from tests.unit.broker.v2_batches import v2_record as record
 
 from zkcontroller.protocol.wire.record_sets import (
     INVALID_RECORD,
     UNKNOWN_SERVER_ERROR,
     RecordSetError,
-    crc32c,
     inspect,
     validate,
 )
 
 INVALID_RECORD_EXCEPTION = "org.apache.kafka.common.InvalidRecordException"
-ZSTD = 4
-GZIP = 1
 
 
-def _varint(value: int) -> bytes:
-    raw = (value << 1) ^ (value >> 63)
-    out = bytearray()
-    while raw >= 0x80:
-        out.append(raw & 0x7F | 0x80)
-        raw >>= 7
-    out.append(raw)
-    return bytes(out)
-
-
-def record(offset_delta: int, key: bytes | None = b"k", *, key_length: int | None = None,
-           length_delta: int = 0) -> bytes:
-    """A DefaultRecord (null value, no headers); ``key_length`` overrides the key's length field, ``length_delta``
-    the record's own length."""
-    n = (len(key) if key is not None else -1) if key_length is None else key_length
-    body = bytes([0]) + _varint(0) + _varint(offset_delta) + _varint(n) + (key or b"") + _varint(-1) + _varint(0)
-    return _varint(len(body) + length_delta) + body
-
-
-def batch(payload: bytes, count: int, *, compressed: bool = False) -> bytes:
-    """A client's v2 batch of ``count`` records around ``payload`` (zstd-compressed if asked), its CRC right."""
-    if compressed:
-        payload = bytes(cramjam.zstd.compress(payload))
-    head = struct.pack(">qiibIhiqqqhii", 0, 0, 0, 2, 0, ZSTD if compressed else 0, count - 1, 0, 0, -1, -1, -1, count)
-    out = bytearray(head + payload)
-    struct.pack_into(">i", out, 8, len(out) - 12)
-    struct.pack_into(">I", out, 17, crc32c(bytes(out[21:])))
-    return bytes(out)
-
-
-def refusal(data: bytes, **checks: object) -> RecordSetError:
-    with pytest.raises(RecordSetError) as e:
-        validate(data, inspect(data, 9), None, "orders-0", **checks)  # type: ignore[arg-type]
-    return e.value
+def codec(compressed: bool) -> int:
+    return ZSTD if compressed else NONE
 
 
 def invalid(message: str) -> tuple[int, str, str | None, tuple[tuple[int, str], ...]]:
@@ -87,19 +51,19 @@ def test_well_formed_records_with_keys_values_and_headers_are_read_whole(compres
     (True, "Invalid record size: expected to read more bytes in record payload"),  # the skip runs past the record
 ])
 def test_a_key_longer_than_its_record_refuses_the_batch(compressed: bool, message: str) -> None:
-    data = batch(record(0) + record(1, key_length=100), 2, compressed=compressed)
+    data = v2_batch(record(0) + record(1, key_length=100), 2, codec=codec(compressed))
     assert outcome(refusal(data)) == invalid(message)  # no key nor timestamp checked: read all the same
 
 
 @pytest.mark.parametrize("compressed", [False, True])
 def test_fewer_records_than_counted_is_a_premature_eof(compressed: bool) -> None:
-    e = refusal(batch(record(0) + record(1), 3, compressed=compressed))
+    e = refusal(v2_batch(record(0) + record(1), 3, codec=codec(compressed)))
     assert outcome(e) == invalid("Incorrect declared batch size, premature EOF reached")
 
 
 @pytest.mark.parametrize("compressed", [False, True])
 def test_bytes_after_the_last_record_are_records_still_remaining(compressed: bool) -> None:
-    e = refusal(batch(record(0) + record(1) + b"\x00", 2, compressed=compressed))
+    e = refusal(v2_batch(record(0) + record(1) + b"\x00", 2, codec=codec(compressed)))
     assert outcome(e) == invalid("Incorrect declared batch size, records still remaining in file")
 
 
@@ -111,36 +75,36 @@ def test_a_record_length_that_disagrees_with_its_fields(compressed: bool, messag
     """One byte short (an uncompressed record reads on into the next one) or one byte too long (a compressed one
     ends before its length)."""
     bad = record(0, length_delta=-1 if not compressed else 1) + (b"" if not compressed else b"\x00")
-    assert outcome(refusal(batch(bad + record(1), 2, compressed=compressed))) == invalid(message)
+    assert outcome(refusal(v2_batch(bad + record(1), 2, codec=codec(compressed)))) == invalid(message)
 
 
 @pytest.mark.parametrize("compressed", [False, True])
 def test_the_readers_exception_wins_over_the_record_errors_before_it(compressed: bool) -> None:
     """Two keyless records of a compacted topic, then a malformed one: Kafka's iterator throws before
     ``processRecordErrors`` is reached, so no record error is answered."""
-    data = batch(record(0, None) + record(1, None) + record(2, key_length=100), 3, compressed=compressed)
+    data = v2_batch(record(0, None) + record(1, None) + record(2, key_length=100), 3, codec=codec(compressed))
     assert refusal(data, compacted=True).record_errors == ()
     assert refusal(data, compacted=True).error == INVALID_RECORD
-    good = batch(record(0, None) + record(1, None), 2, compressed=compressed)
+    good = v2_batch(record(0, None) + record(1, None), 2, codec=codec(compressed))
     assert len(refusal(good, compacted=True).record_errors) == 2
 
 
 def test_a_negative_header_count() -> None:
-    body = bytes([0]) + _varint(0) + _varint(0) + _varint(-1) + _varint(-1) + _varint(-3)
-    e = refusal(batch(_varint(len(body)) + body, 1))
+    body = bytes([0]) + varint(0) + varint(0) + varint(-1) + varint(-1) + varint(-3)
+    e = refusal(v2_batch(varint(len(body)) + body, 1))
     assert outcome(e) == invalid("Found invalid number of record headers -3")
 
 
 def test_an_uncompressed_record_longer_than_what_is_left_reads_as_null() -> None:
     """``DefaultRecord.readFrom(ByteBuffer)`` returns null; LogValidator's ``record.hasMagic`` then throws."""
-    e = refusal(batch(record(0) + _varint(100) + b"\x00" * 8, 3))
+    e = refusal(v2_batch(record(0) + varint(100) + b"\x00" * 8, 3))
     assert (e.error, str(e), e.exception) == (UNKNOWN_SERVER_ERROR, "", "java.lang.NullPointerException")
-    e = refusal(batch(record(0) + _varint(100) + b"\x00" * 8, 2))  # the last one: what remains is checked first
+    e = refusal(v2_batch(record(0) + varint(100) + b"\x00" * 8, 2))  # the last one: what remains is checked first
     assert outcome(e) == invalid("Incorrect declared batch size, records still remaining in file")
 
 
 @pytest.mark.parametrize("compressed", [False, True])
 def test_a_record_length_varint_too_long_escapes_as_illegal_argument(compressed: bool) -> None:
-    e = refusal(batch(record(0) + b"\xff" * 5 + b"\x01", 2, compressed=compressed))
+    e = refusal(v2_batch(record(0) + b"\xff" * 5 + b"\x01", 2, codec=codec(compressed)))
     assert (e.error, e.exception) == (UNKNOWN_SERVER_ERROR, "java.lang.IllegalArgumentException")
     assert str(e) == "Varint is too long, the most significant bit in the 5th byte is set, converted value: ffffffff"

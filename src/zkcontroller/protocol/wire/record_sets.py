@@ -18,7 +18,9 @@ Kafka checks a partition's record set in two places, and so do we, so errors com
 
 The count of a v2 batch is its header's records count (checked against its last offset delta, as Kafka does).
 Its records are all read, as LogValidator's iterator reads them (decompressed, at most `MAX_INFLATED` bytes): a
-malformed one refuses the batch with what Kafka's reader throws there (`walk_v2_records`, `_structure_error`).
+malformed one refuses the batch with what Kafka's reader throws there (`walk_v2_records`, `_structure_error`). A
+compressed batch LogValidator keeps as it is (the topic's ``compression.type`` is ``producer`` or its codec) whose
+offset deltas are not 0, 1, 2, ... fails as Kafka 2.8's rebuild of it does (UNKNOWN_SERVER_ERROR, `_skipped_key`).
 A legacy (magic 0/1) message set counts one per uncompressed message. A gzip, snappy or lz4 wrapper is decompressed
 (`compression`, at most `MAX_INFLATED` bytes) and counts its inner messages, as Kafka's offset assignment for magic
 < 2 does (the wrapper's own offset field does not count them: kafka-python writes 0 there, Java the last inner
@@ -50,6 +52,7 @@ import struct
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import NamedTuple
 
 from crc32c import crc32c
@@ -89,8 +92,9 @@ RECORD_ERRORS_KEPT = 1000
 """The record errors a refusal keeps, in the batch's order: the first ones Kafka lists (its error code and message
 are the same beyond them). A deliberate bound: Kafka lists every record in error, but a 64 MiB batch of the
 smallest records all in error (keyless on a compacted topic, marked LogAppendTime, out of the timestamp range)
-would be 9.6 million texts, about 1 GB, here and in the answer. A v2 batch's walk stops once its record errors
-settle the answer (so a malformed record beyond them, whose exception Kafka would answer, is not reached);
+would be 9.6 million texts, about 1 GB, here and in the answer. A v2 batch's record walk stops once its record
+errors settle the answer; the rest is read for its structure alone (`v2_well_formed`), as a malformed record
+beyond them is the answer in Kafka (its reader's exception, thrown before the record errors are answered).
 Produce v8+ answers carry them (a client then fails the records beyond them with its generic "part of a batch which
 had one or more invalid records" error rather than their own)."""
 _CONTROL_FLAG = 0x20
@@ -329,18 +333,20 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
         # bomb's millions of good records, or of refused ones beyond them, are not)
         path = _v2_path(_codec(buf, e), target_codec)
         rebuilt = compressed_path and path != IN_PLACE
-        decompressed = inflated.get(e.start)
-        if not (compacted or check_timestamps or rebuilt):  # the structure alone is checked: no record is kept
-            body = _v2_record_bytes(entry, decompressed)
-            if body is None or v2_well_formed(body, struct.unpack_from(">i", entry, 57)[0], cancelled):
-                continue
-            if not isinstance(body, memoryview):  # decompressed once: the walk below reads the same bytes
-                decompressed = body
-        records: Iterator[tuple[int, V2Record | _Malformed]] = enumerate(_iter_v2_records(entry, decompressed))
+        body = _v2_record_bytes(entry, inflated.get(e.start))  # decompressed once, for both reads below
+        if body is None:  # a codec id no client can send (refused before)
+            continue
+        records_count = struct.unpack_from(">i", entry, 57)[0]
+        if not (compacted or check_timestamps or rebuilt) and v2_well_formed(
+                body, records_count, cancelled, in_order=path == IN_PLACE):  # the structure alone is checked (and
+            # an in-place batch's offset deltas): no record is kept
+            continue
+        records: Iterator[tuple[int, V2Record | _Malformed]] = enumerate(walk_v2_records(body, records_count))
         if cancelled is not None:
             records = _unless_cancelled(records, cancelled)
         rejection = _v2_rejection(entry, records, tp, compacted, check_timestamps, now_ms, create_time,
-                                  timestamp_difference_max_ms, path, rebuilt=rebuilt)
+                                  timestamp_difference_max_ms, path, rebuilt=rebuilt,
+                                  well_formed=partial(v2_well_formed, body, records_count, cancelled))
         if rejection is not None:
             raise rejection
     if negative != NO_TIMESTAMP:  # buildRecordsAndAssignOffsets appends the validated messages
@@ -508,15 +514,8 @@ def walk_v2_records(records: bytes | bytearray | memoryview, count: int) -> Iter
             headers, field = _varint(records, field)
             if headers < 0 or headers > end - field:
                 raise _Bad
-            for _ in range(headers):
-                header_key, field = _varint(records, field)
-                if header_key < 0:
-                    raise _Bad
-                header_value, field = _varint(records, field + header_key)
-                if header_value == _TOO_LONG:
-                    raise _Bad
-                if header_value > 0:
-                    field += header_value
+            if headers:
+                field = _headers_end(records, field, headers)
             if field != end:
                 raise _Bad
         except (IndexError, _Bad):  # cut short, or not a record
@@ -531,12 +530,13 @@ def walk_v2_records(records: bytes | bytearray | memoryview, count: int) -> Iter
 
 
 def v2_well_formed(records: bytes | bytearray | memoryview, count: int,
-                   cancelled: Callable[[], bool] | None = None) -> bool:
+                   cancelled: Callable[[], bool] | None = None, *, in_order: bool = False) -> bool:
     """True when `walk_v2_records` reads ``count`` records from ``records`` and finds none malformed: the same
     checks (each varint read as `_varint`/`_varlong` read it, one-byte ones inline), with no record kept. A batch
     whose records nothing but their structure is checked for (the default topic configs) is read here, about three
     times faster; False sends the caller to `walk_v2_records` for what is malformed and where. ``cancelled`` is
-    asked every 4096 records, as `_unless_cancelled` asks it."""
+    asked every 4096 records, as `_unless_cancelled` asks it. ``in_order``: also False at the first record whose
+    offset delta is not its index (a batch kept in place, which Kafka cannot renumber: `_v2_rejection`)."""
     size = len(records)
     pos = 0
     varint = _varint
@@ -559,10 +559,12 @@ def v2_well_formed(records: bytes | bytearray | memoryview, count: int,
                 _, field = _varlong(records, field)
             b = records[field]  # offset delta
             if b < 0x80:
+                if in_order and b != index << 1:  # zig-zag: one byte holds 0..63, as 0, 2, 4, ...
+                    return False
                 field += 1
             else:
                 offset_delta, field = varint(records, field)
-                if offset_delta == _TOO_LONG:
+                if offset_delta == _TOO_LONG or (in_order and offset_delta != index):
                     return False
             for _ in (0, 1):  # key length, then value length
                 b = records[field]
@@ -581,15 +583,8 @@ def v2_well_formed(records: bytes | bytearray | memoryview, count: int,
                 headers, field = varint(records, field)
             if headers < 0 or headers > end - field:
                 return False
-            for _ in range(headers):
-                header_key, field = varint(records, field)
-                if header_key < 0:
-                    return False
-                header_value, field = varint(records, field + header_key)
-                if header_value == _TOO_LONG:
-                    return False
-                if header_value > 0:
-                    field += header_value
+            if headers:
+                field = _headers_end(records, field, headers)
             if field != end:
                 return False
             pos = end
@@ -600,6 +595,23 @@ def v2_well_formed(records: bytes | bytearray | memoryview, count: int,
 
 class _Bad(Exception):
     """A structure `walk_v2_records` cannot read as a record."""
+
+
+def _headers_end(records: bytes | bytearray | memoryview, field: int, headers: int) -> int:
+    """Where a record's ``headers`` headers (``headers`` > 0) starting at ``field`` end, each a key length, the key,
+    a value length and the value (null: -1), as ``ByteUtils`` reads them; `_Bad` for a negative key length or a
+    value length too long, IndexError past the bytes. The one copy for both readers (`walk_v2_records`,
+    `v2_well_formed`), called only for a record with headers: most have none, and pay no call."""
+    for _ in range(headers):
+        header_key, field = _varint(records, field)
+        if header_key < 0:
+            raise _Bad
+        header_value, field = _varint(records, field + header_key)
+        if header_value == _TOO_LONG:
+            raise _Bad
+        if header_value > 0:
+            field += header_value
+    return field
 
 
 _TOO_LONG = -(1 << 40)
@@ -856,30 +868,34 @@ def _read_partially(buf: bytes | bytearray | memoryview, at: int, limit: int, si
     return _invalid_record(_FOUND_INVALID)  # not reached: the walk found it malformed
 
 
-def _v2_rejection(entry: memoryview, records: Iterable[tuple[int, V2Record | _Malformed]], tp: str, compacted: bool,
+def _v2_rejection(entry: memoryview, records: Iterator[tuple[int, V2Record | _Malformed]], tp: str, compacted: bool,
                   check_timestamps: bool, now_ms: int, create_time: bool,
-                  max_difference_ms: int, path: str = UNCOMPRESSED, *, rebuilt: bool = False
-                  ) -> RecordSetError | None:
+                  max_difference_ms: int, path: str = UNCOMPRESSED, *, rebuilt: bool = False,
+                  well_formed: Callable[[], bool] | None = None) -> RecordSetError | None:
     """LogValidator's ``validateKey(...).orElse(validateTimestamp(...))`` for each record of a v2 batch, in its
-    order (``records``: `_iter_v2_records`, with their indexes), then ``processRecordErrors``: the refusal, or None.
+    order (``records``: `walk_v2_records`', with their indexes), then ``processRecordErrors``: the refusal, or None.
     A keyless record of a ``compacted`` topic; else, with ``check_timestamps`` (`_checks_timestamps`), a record of a
     CreateTime topic whose timestamp (-1 exempt) is more than ``max_difference_ms`` from ``now_ms``, else any record
     of a batch marked LogAppendTime (a producer may not set it). Only the first `RECORD_ERRORS_KEPT` record errors
     get their text; once that many are found the walk ends as soon as the answer is settled: at once when one of
     them is a timestamp error or no timestamp is checked (INVALID_RECORD or INVALID_TIMESTAMP whatever follows), else
-    at the first timestamp error beyond them (which makes it INVALID_TIMESTAMP). That last walk is Kafka's: a
+    at the first timestamp error beyond them (which makes it INVALID_TIMESTAMP). The rest is then read for its
+    structure alone (``well_formed``: `v2_well_formed` over every record, faster than the walk; the walk goes on
+    only to find where it is malformed), as Kafka's iterator still reads every record and a malformed one's
+    exception escapes before the record errors are answered. That walk past the settled errors is Kafka's: a
     keyless record gets the key error alone (``validateKey(...).orElse(...)``), so a compacted topic's keyless
     bomb whose timestamps are checked is read to its end, as Kafka's iterator reads every record, for a later keyed
     record out of range (INVALID_TIMESTAMP) or a malformed one (the reader's exception). ``path``: how LogValidator
     reads the records (`IN_PLACE`: ``PartialDefaultRecord``s, whose text gives the raw key and value lengths, -1 for
     null; else ``DefaultRecord``s, null 0 bytes). A malformed record (`_Malformed`) refuses the batch at once with
-    what Kafka's reader throws there (`_structure_error`), whatever record errors came before it; one beyond a
-    settled answer is not reached (a deliberate bound: Kafka reads every record). With no record error, the
+    what Kafka's reader throws there (`_structure_error`), whatever record errors came before it, settled or not.
+    With no record error, the
     batch is then built again where LogValidator rebuilds it (``buildRecordsAndAssignOffsets``): ``rebuilt`` (a
     topic's ``compression.type`` names another codec), whose first record timestamp below -1 fails the append
-    (UNKNOWN_SERVER_ERROR, "Invalid negative timestamp T"). Not done: an `IN_PLACE` batch whose offset deltas are
-    not 0, 1, 2, ... is rebuilt too in Kafka 2.8, from records read partially, whose ``key()`` throws
-    ``UnsupportedOperationException`` (UNKNOWN_SERVER_ERROR); it is accepted here."""
+    (UNKNOWN_SERVER_ERROR, "Invalid negative timestamp T"); and an `IN_PLACE` batch whose offset deltas are not 0,
+    1, 2, ... (``record.offset != expectedOffset`` gives up the in-place assignment), rebuilt from the
+    ``PartialDefaultRecord``s read, whose ``key()`` (asked by the size estimate first) throws
+    ``UnsupportedOperationException`` (UNKNOWN_SERVER_ERROR, logged, no message: `_skipped_key`)."""
     log_append_time = bool(entry[22] & _LOG_APPEND_TIME_FLAG)
     first_timestamp, max_timestamp = struct.unpack_from(">qq", entry, 27)
     low, high = now_ms - max_difference_ms, now_ms + max_difference_ms
@@ -889,9 +905,13 @@ def _v2_rejection(entry: memoryview, records: Iterable[tuple[int, V2Record | _Ma
     partial = path == IN_PLACE
     negative = NO_TIMESTAMP
     check_negative = rebuilt and not log_append_time  # a batch marked LogAppendTime is refused all the same
+    in_order = True
+    settled = False
     for i, r in records:
         if isinstance(r, _Malformed):
             return _structure_error(r, path)
+        if partial and r.offset_delta != i:  # a record in error is not compared, but refuses the batch anyway
+            in_order = False
         if check_negative and negative == NO_TIMESTAMP and first_timestamp + r.timestamp_delta < NO_TIMESTAMP:
             negative = first_timestamp + r.timestamp_delta
         if compacted and r.key_length < 0:
@@ -908,7 +928,8 @@ def _v2_rejection(entry: memoryview, records: Iterable[tuple[int, V2Record | _Ma
                 continue
             invalid_timestamp = True
             if len(kept) >= RECORD_ERRORS_KEPT:
-                break  # the answer is settled: INVALID_TIMESTAMP with the record errors kept
+                settled = True  # INVALID_TIMESTAMP with the record errors kept, unless a record is malformed
+                break
             if out_of_range:
                 text = _out_of_range_text(timestamp, r.offset_delta, low, high)
             else:
@@ -916,12 +937,27 @@ def _v2_rejection(entry: memoryview, records: Iterable[tuple[int, V2Record | _Ma
         if len(kept) < RECORD_ERRORS_KEPT:
             kept.append((i, text))
         if len(kept) >= RECORD_ERRORS_KEPT and (invalid_timestamp or not check_timestamps):
-            break  # nothing later changes the answer
+            settled = True  # nothing later changes the answer but a malformed record
+            break
+    if settled and (well_formed is None or not well_formed()):
+        for _, r in records:  # on from where the walk stopped, to the malformed record
+            if isinstance(r, _Malformed):
+                return _structure_error(r, path)
     if kept:
         return _rejected(kept, invalid_timestamp)
+    if not in_order:
+        return _skipped_key()
     if negative != NO_TIMESTAMP:  # MemoryRecordsBuilder.appendWithOffset
         return _negative_timestamp(negative)
     return None
+
+
+def _skipped_key() -> RecordSetError:
+    """LogValidator's rebuild of a compressed batch it meant to keep in place, whose offset deltas were not 0, 1, 2,
+    ...: ``PartialDefaultRecord.key()`` throws (Kafka 2.8's ``AbstractRecords.estimateSizeInBytes`` asks it), an
+    exception ``appendToLocalLog`` answers UNKNOWN_SERVER_ERROR (its Throwable branch)."""
+    return RecordSetError(UNKNOWN_SERVER_ERROR, "key is skipped in PartialDefaultRecord",
+                          "java.lang.UnsupportedOperationException")
 
 
 def _v2_record_text(r: V2Record, timestamp: int, partial: bool) -> str:
