@@ -133,3 +133,16 @@ async def test_the_producer_id_block_node_kafka_creates_null_reads_as_no_block_y
     zk = await _client(session)  # create_top_level_paths: Kafka's PersistentZkPaths, with null data
     assert (await session.get_data(paths.LATEST_PRODUCER_ID_BLOCK))[0] is None
     assert await zk.get_producer_id_block() == (None, 0)  # ProducerIdManager's `case None`: the first block next
+
+
+async def test_an_empty_producer_id_block_is_malformed_unless_never_written(session: CoordinationSession) -> None:
+    """Kafka's ``parseProducerIdBlockData`` fails on empty data, so a broker would reuse no ids from it; a node an
+    earlier zkcontroller created empty (version 0, never written since) is still no block yet."""
+    zk = await _client(session)
+    await session.delete(paths.LATEST_PRODUCER_ID_BLOCK)
+    await session.create(paths.LATEST_PRODUCER_ID_BLOCK, b"")
+    assert await zk.get_producer_id_block() == (None, 0)
+    await session.set_data(paths.LATEST_PRODUCER_ID_BLOCK, b"")
+    with pytest.raises(ZnodeDecodeError) as raised:
+        await zk.get_producer_id_block()
+    assert raised.value.path == paths.LATEST_PRODUCER_ID_BLOCK

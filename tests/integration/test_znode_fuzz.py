@@ -576,8 +576,8 @@ def test_latest_producer_id_block(rig: Rig, data: bytes) -> None:
     from zkcontroller.broker.producer_ids import ProducerIdManager
 
     path = paths.LATEST_PRODUCER_ID_BLOCK
-    # Empty data is no block yet (each broker creates the node empty), as Kafka's getDataAndVersion's None.
-    bad = data != b"" and refused(lambda: ProducerIdBlockZNode.decode(data, path))
+    # Written over the node each broker creates (null data, version 0): empty data is a block Kafka cannot parse.
+    bad = refused(lambda: ProducerIdBlockZNode.decode(data, path))
     manager = ProducerIdManager(1, lambda: rig.admin)
 
     async def claim() -> None:

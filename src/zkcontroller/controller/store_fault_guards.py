@@ -26,9 +26,9 @@ class StoreFaultGuards:
         """``/controller_epoch`` is not a number: nobody can be elected until it is fixed. Say where and what,
         and re-run the election when the node changes (and, in case no change is seen, after a back-off)."""
         found = await self._core.zk.get_data_and_stat(paths.CONTROLLER_EPOCH)
-        value = found[0][:64] if found is not None and found[0] is not None else None
+        held = "nothing (gone)" if found is None else "null data" if found[0] is None else repr(found[0][:64])
         self._core.log.error(
-            f"Cannot elect a controller: {error.path} holds {value!r}, not a controller epoch ({error.reason}). "
+            f"Cannot elect a controller: {error.path} holds {held}, not a controller epoch ({error.reason}). "
             "Waiting for it to be fixed")
 
         def handle(_event_type: EventType) -> ControllerEvent:

@@ -135,8 +135,9 @@ class SimZooKeeper:
         return SimSession(_SimEmbeddedSession(self.server, timeout_ms, owner), self, owner)
 
     def read(self, path: str) -> tuple[bytes, Stat] | None:
-        """A znode as the server holds it now (the simulator's own look: no session latency, no watch). The
-        simulated cluster writes no null data, so null data here raises `NullZnodeDataError`."""
+        """A znode as the server holds it now (the simulator's own look: no session latency, no watch). For the
+        nodes with data (the ones the simulator reads): a node created with null data (`ensure_path`'s parents,
+        ``/brokers/topics/T/partitions/...``) raises `NullZnodeDataError` here."""
         if self._observer_sid is None:
             self._observer_sid, _ = self.server.open_session(2**62, lambda _delivery: None)
         if self.server.exists(self._observer_sid, path, None) is None:

@@ -254,13 +254,17 @@ class BrokerOps(KafkaZkClientBase):
 
     async def get_producer_id_block(self) -> tuple[ProducerIdBlock | None, int] | None:
         """``/latest_producer_id_block``'s block and ZooKeeper version (Kafka's ``getDataAndVersion``); the block
-        is None while the znode is empty (every broker creates it empty at startup), the whole answer None when
-        the znode is absent. A malformed block raises `ZnodeDecodeError`."""
+        is None while the znode holds null data (every broker creates it so at startup, as Kafka's
+        ``createRecursive``), the whole answer None when the znode is absent. A malformed block raises
+        `ZnodeDecodeError`, empty data included (Kafka's ``parseProducerIdBlockData`` fails on it), except at
+        version 0: a node created empty by an earlier zkcontroller and never written, no block yet."""
         found = await self.get_data_and_stat(paths.LATEST_PRODUCER_ID_BLOCK)
         if found is None:
             return None
         data, stat = found
-        return (ProducerIdBlockZNode.decode(data) if data else None), stat.version
+        if data is None or (data == b"" and stat.version == 0):
+            return None, stat.version
+        return ProducerIdBlockZNode.decode(data), stat.version
 
     async def set_producer_id_block(self, block: ProducerIdBlock, expected_version: int) -> bool:
         """Claim ``block`` by a setData conditional on ``expected_version`` (``conditionalUpdatePath``); False if

@@ -190,7 +190,8 @@ class TopicOps(KafkaZkClientBase):
         return out
 
     async def _create_parents(self, keyed_paths: list[tuple[object, str]], expected: int) -> None:
-        results = await self._fenced_batch([(key, CreateOp(path)) for key, path in keyed_paths], expected)
+        # null data, as Kafka's createTopicPartitions / createTopicPartition (``zkClient.createRecursive`` of null)
+        results = await self._fenced_batch([(key, CreateOp(path, None)) for key, path in keyed_paths], expected)
         for key, path in keyed_paths:
             error = _as_error(results[key], path)
             if error is not None and error.code != ErrorCode.NODE_EXISTS:
