@@ -319,6 +319,11 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
     async def _elect(self, valid: list[tuple[TopicPartition, LeaderAndIsr]],
                      strategy: PartitionLeaderElectionStrategy) -> list[ElectionResult]:
         if isinstance(strategy, OfflinePartitionLeaderElectionStrategy):
+            brokers = self.context.replica_online_brokers()
+            if brokers is not None and not any(map(brokers.isdisjoint, [lai.isr for _, lai in valid])):
+                # every partition has a live ISR member (a broker failure's usual case): none can be unclean,
+                # so `_collect_unclean_leader_election_state` would mark each False and change nothing
+                return elect_leaders_for_offline(self.context, valid, {})
             with_unclean_state = await self._collect_unclean_leader_election_state(valid, strategy.allow_unclean)
             return elect_leaders_for_offline(
                 self.context, [(tp, lai) for tp, lai, _ in with_unclean_state],

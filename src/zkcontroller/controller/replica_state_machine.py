@@ -234,16 +234,24 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
         cached, to_read = self._cached_states(partitions) if from_cache else ({}, partitions)
         read, no_state = await self._get_topic_partition_states_from_zk(to_read) if to_read else ({}, [])
         epoch = self.context.epoch  # the copy's states, unless a newer controller wrote one
-        read.update((tp, state.leader_and_isr if state.controller_epoch <= epoch else self._unless_newer(state))
-                    for tp, state in cached.items())
+        from_copy = {tp: state.leader_and_isr if state.controller_epoch <= epoch else self._unless_newer(state)
+                     for tp, state in cached.items()}
+        if read:
+            read.update(from_copy)
+        else:  # the usual first attempt: every state from the copy
+            read = from_copy
         finished: dict[TopicPartition, RemovalResult | LeaderAndIsr] = {}
         adjusted: dict[TopicPartition, LeaderAndIsr] = {}
         retry: list[TopicPartition] = []
         new_tuple = tuple.__new__  # NamedTuples built in C: their generated `__new__` is a Python frame
+        isr_without: dict[tuple[int, ...], tuple[int, ...]] = {}  # each distinct ISR without the replica, made once
         for tp, state in read.items():
             if isinstance(state, LeaderAndIsr) and replica_id in state.isr:
                 new_leader = NO_LEADER if state.leader == replica_id else state.leader
-                new_isr = state.isr if len(state.isr) == 1 else tuple([r for r in state.isr if r != replica_id])
+                isr = state.isr
+                new_isr = isr_without.get(isr)
+                if new_isr is None:
+                    new_isr = isr_without[isr] = isr if len(isr) == 1 else tuple([r for r in isr if r != replica_id])
                 # `state.new_leader_and_isr(new_leader, new_isr)`: leader epoch bumped, same expected zkVersion
                 adjusted[tp] = new_tuple(LeaderAndIsr, (new_leader, state.leader_epoch + 1, new_isr, state.zk_version))
             elif tp in cached and not self.only_controller_writes_states:
