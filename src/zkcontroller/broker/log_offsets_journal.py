@@ -29,20 +29,21 @@ an ``expired<TAB>pid,...`` line. A restarted broker rebuilds its producer state 
 and a truncation after the restart finds each producer's last batch below it as before. A journal from before (no such
 lines) gives no producers; one without snapshot lines keeps every batch until the first snapshot.
 
-And each log's time index (Kafka's ``.timeindex`` files, which a restarted Kafka reads back: without them a
-restarted broker answered ListOffsets by timestamp as though its log had no timestamps): one line
+And each log's time index (Kafka's ``.timeindex`` files, which a restarted Kafka reads back: without them a restarted
+broker answered ListOffsets by timestamp as though its log had no timestamps): one line
 (``topic<TAB>partition<TAB>times<TAB>base:first:max,...``, `partition.TimeIndex`'s entries) per append that grew the
 index, leader and follower alike: a leader's holds its batch's entry (none when the batch's max timestamp is not the
 largest yet, so at most one line per produced batch), a follower's the entries of one fetched answer. The index writes
-them itself as it appends (`TimeIndex.journal`: the Produce path and the fetcher need not know; about 2 us more
-per produced batch that grows it, one more ``write``, against ~60 us for the whole Produce). A leader's line
-follows the offsets line of the append that holds the batch; a follower's precedes it, so an entry read back at or
-above the last log end (the process died between the two) is dropped, as the producer batches are. Read back by the
-index's own rule (an entry whose offset or max timestamp is not above the last kept, a stale line, is skipped with a
-warning naming the file and line; an unreadable line, as any, is skipped whole), trimmed by each offsets line whose
-log end is at or below an entry (a truncation), kept whole by a rewrite (one line per log: an index has no retention
-here, as the log has none), a deleted partition's dropped with it. A journal from before (no such lines) gives an
-empty index: the restarted broker finds only the batches it appends or fetches after.
+them itself as it appends (`TimeIndex.journal`: the Produce path and the fetcher need not know; about 2 us more per
+produced batch that grows it, one more ``write``, against ~60 us for the whole Produce). A line precedes the offsets
+line of the append that holds its batch, leader (as Kafka's ``LogSegment.append`` writes the index entry before the log
+end moves) and follower alike, so an entry read back at or above the last log end (the process died between the two) is
+dropped, as the producer batches are, and no batch below the log end is left unindexed. Read back by the index's own
+rule (an entry whose offset or max timestamp is not above the last kept, a stale line, is skipped with a warning naming
+the file and line; an unreadable line, as any, is skipped whole), trimmed by each offsets line whose log end is at or
+below an entry (a truncation), kept whole by a rewrite (one line per log: an index has no retention here, as the log has
+none), a deleted partition's dropped with it. A journal from before (no such lines) gives an empty index: the restarted
+broker finds only the batches it appends or fetches after.
 
 The log dir is locked as Kafka's ``LogManager`` locks it (``.lock``): two brokers on one machine with the same
 ``log.dirs`` (the default /tmp/kafka-logs) would otherwise share one journal.

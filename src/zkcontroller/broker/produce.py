@@ -434,11 +434,14 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
     if duplicate is not None:  # a retry of a batch appended before: nothing appended, the batch's metadata answered
         return Appended(p.topic, p.partition, int(Errors.NONE), duplicate.first_offset, LOG_START_OFFSET,
                         log_append_time=duplicate.timestamp, count=duplicate.last_offset - duplicate.first_offset + 1)
-    partition.append_as_leader(count, now)
+    # Indexed before the log end moves, as Kafka's LogSegment.append writes its time index entry before the log end
+    # offset is updated: a broker process killed between the two journal lines drops the entry on restart (it is at
+    # the log end read back) rather than keeping a log end whose batch the index lost.
     if stamped and count:  # LogValidator stamps the batch (a legacy set converted to one) with the append time
         partition.time_index.append(base_offset, now, now)
     elif timestamps and count:  # the v2 batch's header timestamps, or those of the one a legacy set is converted to
         partition.time_index.append(base_offset, timestamps[0], timestamps[1])
+    partition.append_as_leader(count, now)
     return Appended(p.topic, p.partition, int(Errors.NONE), base_offset, LOG_START_OFFSET,
                     log_append_time=now if stamped else -1, count=count)
 

@@ -124,12 +124,37 @@ async def test_an_in_process_restart_keeps_the_time_index(brokers: Brokers) -> N
     assert look_up(leader) == before
 
 
+async def test_a_leader_killed_at_any_line_restarts_with_every_batch_below_its_log_end_indexed(
+        brokers: Brokers, tmp_path: Path) -> None:
+    """A SIGKILL may stop the journal after any line: whatever the restart reads, each batch below the log end it
+    reads back is indexed (Kafka writes a batch's time index entry before it moves the log end). With the log end's
+    line first, a kill between it and the batch's times line left that batch below the log end unindexed for good."""
+    journal = journaled(brokers, 1, tmp_path / "live")
+    brokers.lead(state())
+    await produce_batches(brokers.rms[1])
+    journal.close()
+    lines = (tmp_path / "live" / JOURNAL_NAME).read_text().splitlines(keepends=True)
+    bases = [0, 1, 4]  # each batch's base offset (`BATCHES`: 1, 3 and 1 records, every max timestamp higher)
+    for cut in range(len(lines) + 1):
+        crashed = tmp_path / f"cut-{cut}"
+        crashed.mkdir()
+        (crashed / JOURNAL_NAME).write_text("".join(lines[:cut]))
+        read_back = LogOffsetsJournal(crashed)
+        try:
+            log_end = read_back.recovered()[TP][0] if TP in read_back.recovered() else 0
+            indexed = [entry.base_offset for entry in entries(read_back, TP)] if log_end else []
+        finally:
+            read_back.close()
+        assert indexed == [base for base in bases if base < log_end], (cut, lines[:cut])
+
+
 def entries(journal: LogOffsetsJournal, tp: TopicPartition) -> tuple[TimeIndexEntry, ...]:
     return journal.recovered()[tp].time_index  # type: ignore[attr-defined, no-any-return]
 
 
 def test_the_journal_keeps_the_index_through_truncation_and_rewrite(tmp_path: Path) -> None:
-    """Entries read back as the index kept them: a leader's (after its log end's line), trimmed by a lower log end
+    """Entries read back as the index kept them: lines after their log end's line (as an older leader wrote them),
+    trimmed by a lower log end
     and appended again after it; a follower's (before its log end's line), the last one dropped when its log end
     never came; a rewrite keeps them, one line per log; a deleted log's do not come back."""
     a0, a1 = TP, TopicPartition("t", 1)
