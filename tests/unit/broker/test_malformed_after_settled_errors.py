@@ -9,9 +9,8 @@ Before, the walk stopped at the 1,000th record error and the batch was refused w
 from __future__ import annotations
 
 import pytest
-from tests.unit.broker.v2_batches import LOG_APPEND_TIME, NONE, ZSTD, refusal, v2_batch, v2_record
+from tests.unit.broker.v2_batches import LOG_APPEND_TIME, NONE, ZSTD, count_walked_records, refusal, v2_batch, v2_record
 
-from zkcontroller.protocol.wire import record_sets
 from zkcontroller.protocol.wire.record_sets import INVALID_RECORD, INVALID_TIMESTAMP, RECORD_ERRORS_KEPT
 
 MANY = 5_000
@@ -52,14 +51,7 @@ def test_a_malformed_record_after_settled_timestamp_errors_is_the_answer(codec: 
 def test_a_well_formed_rest_keeps_the_settled_answer_and_its_texts_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     """The record walk (counted as it hands records out) still stops at the 1,000th record error; the structure
     read covers the rest."""
-    read: list[int] = []
-    real_walk = record_sets.walk_v2_records
-
-    def counted(records: bytes | memoryview, count: int):  # type: ignore[no-untyped-def]
-        for r in real_walk(records, count):
-            read.append(1)
-            yield r
-    monkeypatch.setattr(record_sets, "walk_v2_records", counted)
+    read = count_walked_records(monkeypatch)
     e = refusal(v2_batch(b"".join(keyless(MANY)), MANY, codec=ZSTD), compacted=True)
     assert (e.error, len(e.record_errors), len(read)) == (INVALID_RECORD, RECORD_ERRORS_KEPT, RECORD_ERRORS_KEPT)
     read.clear()

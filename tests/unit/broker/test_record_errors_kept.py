@@ -10,10 +10,9 @@ Before, every record in error got its text and a place in the answer."""
 from __future__ import annotations
 
 import pytest
-from tests.unit.broker.v2_batches import LOG_APPEND_TIME, NONE, NOW, ZSTD, refusal, v2_record
+from tests.unit.broker.v2_batches import LOG_APPEND_TIME, NONE, NOW, ZSTD, count_walked_records, refusal, v2_record
 from tests.unit.broker.v2_batches import v2_batch_of as batch
 
-from zkcontroller.protocol.wire import record_sets
 from zkcontroller.protocol.wire.record_sets import INVALID_RECORD, INVALID_TIMESTAMP, RECORD_ERRORS_KEPT
 
 KEYED = b""
@@ -83,14 +82,7 @@ def test_texts_are_built_for_the_kept_record_errors_only_and_the_walk_stops_once
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The records read are counted as the walk hands them out: a settled answer reads no further (a bomb's
     millions of records in error cost no more than its first thousand)."""
-    read: list[int] = []
-    real_walk = record_sets.walk_v2_records
-
-    def counted(records: bytes | memoryview, count: int):  # type: ignore[no-untyped-def]
-        for r in real_walk(records, count):
-            read.append(1)
-            yield r
-    monkeypatch.setattr(record_sets, "walk_v2_records", counted)
+    read = count_walked_records(monkeypatch)
     e = refusal(batch([v2_record(i, KEYED) for i in range(MANY)], attributes=LOG_APPEND_TIME, codec=ZSTD))
     assert len(e.record_errors) == RECORD_ERRORS_KEPT and len(read) == RECORD_ERRORS_KEPT
     read.clear()
@@ -110,14 +102,7 @@ def test_a_compacted_only_batch_stops_at_the_kept_record_errors(monkeypatch: pyt
     hands records out) ends at the 1,000th record error, as the LogAppendTime path does (the rest is read for its
     structure alone: `test_malformed_after_settled_errors`). Without the bound it read all 50,000 and built their
     texts."""
-    read: list[int] = []
-    real_walk = record_sets.walk_v2_records
-
-    def counted(records: bytes | memoryview, count: int):  # type: ignore[no-untyped-def]
-        for r in real_walk(records, count):
-            read.append(1)
-            yield r
-    monkeypatch.setattr(record_sets, "walk_v2_records", counted)
+    read = count_walked_records(monkeypatch)
     keyless = [v2_record(i, None) for i in range(MANY)]
     for records in (keyless, [v2_record(0, KEYED), *keyless[1:]]):  # a keyed first record: index 1 on
         read.clear()

@@ -5,11 +5,13 @@ malformed in different ways build them the same way."""
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterator
 from typing import Any
 
 import cramjam
 import pytest
 
+from zkcontroller.protocol.wire import record_sets
 from zkcontroller.protocol.wire.record_sets import RecordSetError, crc32c, inspect, validate
 
 NOW = 1_700_000_000_000
@@ -102,3 +104,17 @@ def numbered_size(record: bytes, n: int) -> int:
 def v2_batch_of(records: list[bytes], **kwargs: Any) -> bytes:
     """`v2_batch` of ``records`` (each a whole record: `v2_record`), counted."""
     return v2_batch(b"".join(records), len(records), **kwargs)
+
+
+def count_walked_records(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the records ``record_sets.walk_v2_records`` hands out (one entry each), so a test can see where the
+    record walk stopped; the list is the caller's to clear between batches."""
+    read: list[int] = []
+    real_walk = record_sets.walk_v2_records
+
+    def counted(records: bytes | memoryview, count: int) -> Iterator[Any]:
+        for r in real_walk(records, count):
+            read.append(1)
+            yield r
+    monkeypatch.setattr(record_sets, "walk_v2_records", counted)
+    return read
