@@ -93,7 +93,7 @@ def test_ctrl_c_at_the_prompt_stops_every_broker_in_order(tmp_path: Path) -> Non
         try:
             code = proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
-            raise AssertionError("still running 30 s after Ctrl-C") from None
+            raise AssertionError(f"still running 30 s after Ctrl-C\n{_post_mortem(proc, files, seen)}") from None
         out = "".join(seen) + proc.stdout.read()
     finally:
         if proc.poll() is None:  # and what it started, in sessions of their own
@@ -108,3 +108,16 @@ def test_ctrl_c_at_the_prompt_stops_every_broker_in_order(tmp_path: Path) -> Non
         assert "Controlled shutdown succeeded" in log, log
         assert log.rstrip().endswith("shut down completed (kafka.server.KafkaServer)"), log
     assert processes_naming(str(files)) == [], "processes outlived the cluster"
+
+
+def _post_mortem(proc: subprocess.Popen[str], files: Path, seen: list[str]) -> str:
+    """What a hung Ctrl-C left behind: the command's output (after killing it and what it started) and each
+    process's log tail, so a failure under load says where it stopped."""
+    os.killpg(proc.pid, signal.SIGKILL)
+    for pid in processes_naming(str(files)):
+        os.kill(pid, signal.SIGKILL)
+    out, _ = proc.communicate()
+    tails = [f"--- {log.name}:\n" + "".join(log.read_text(errors="replace").splitlines(keepends=True)[-40:])
+             for log in sorted(files.glob("*.log"))]
+    return "".join(seen) + (out or "") + "\n".join(tails)
+
