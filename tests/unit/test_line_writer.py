@@ -323,3 +323,26 @@ def test_a_writer_alive_at_exit_writes_what_it_buffered(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 3, done.stderr
     assert path.read_text() == "last event\n"
+
+
+def test_a_stream_writer_whose_stream_its_owner_closed_reports_no_loss() -> None:
+    """A stream writer buffers nothing: collected, or alive at exit, after its owner closed the stream (a
+    broker's stderr pipe gone), it must not report lines lost. It used to, twice: once from the exit flush and
+    once from its collection."""
+    script = (
+        "import gc, io\n"
+        "from zkcontroller.cluster.line_writer import LineWriter\n"
+        "collected = io.StringIO()\n"
+        "writer = LineWriter(stream=collected)\n"
+        "writer.write('a')\n"
+        "assert collected.getvalue() == 'a\\n'\n"
+        "collected.close()\n"
+        "del writer\n"
+        "gc.collect()\n"
+        "kept = io.TextIOWrapper(io.BytesIO())\n"
+        "alive_at_exit = LineWriter(stream=kept)\n"
+        "alive_at_exit.write('b')\n"
+        "kept.close()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr) == (0, "")

@@ -62,7 +62,7 @@ def _open_append(path: Path) -> RawFile:
 
 
 _live: weakref.WeakSet[LineWriter] = weakref.WeakSet()
-"""Writers not yet closed, flushed at interpreter exit (a weak set: it keeps none of them alive)."""
+"""Path writers not yet closed, flushed at interpreter exit (a weak set: it keeps none of them alive)."""
 
 
 @atexit.register
@@ -100,11 +100,12 @@ class LineWriter:
         if path is not None:
             self._file = _open_append(path)
             self._size = self._file.tell()
-        _live.add(self)
+            _live.add(self)  # a stream writer buffers nothing of its own, and its stream is its owner's to flush
 
     def __del__(self) -> None:
-        """Collected without `close`: write what is still buffered and close the file."""
-        if getattr(self, "_lock", None) is not None and not self._closed:
+        """Collected without `close`: write what is still buffered and close the file. A stream writer has
+        neither (flushing a stream its owner has closed would report lines lost that never were)."""
+        if getattr(self, "_file", None) is not None and not self._closed:
             self.close()
 
     def write(self, line: str) -> None:
