@@ -261,10 +261,16 @@ class ClientQuotaManager:
 
     def maybe_record_and_get_throttle_time_ms(self, sanitized_user: str, client_id: str, value: float,
                                               now_ms: int | None = None) -> int:
-        """``maybeRecordAndGetThrottleTimeMs``: record ``value`` (a Produce's size in bytes) against the client's
-        quota; the throttle time in ms, 0 within the quota (or with no quota ever set here)."""
+        """``maybeRecordAndGetThrottleTimeMs``: 0 while no quota has ever been set here, else
+        `record_and_get_throttle_time_ms` (which a subclass's quota stat overrides, as in Kafka)."""
         if not self.quotas_enabled:
             return 0
+        return self.record_and_get_throttle_time_ms(sanitized_user, client_id, value, now_ms)
+
+    def record_and_get_throttle_time_ms(self, sanitized_user: str, client_id: str, value: float,
+                                        now_ms: int | None = None) -> int:
+        """``recordAndGetThrottleTimeMs``: record ``value`` (a Produce's size in bytes) against the client's
+        quota; the throttle time in ms, 0 within the quota."""
         now = self.runtime.now_ms() if now_ms is None else now_ms
         tags = self._metric_tags(sanitized_user, client_id)
         sensor = self._sensor(tags, now)

@@ -206,14 +206,6 @@ class ControllerMutationQuotaManager(ClientQuotaManager):
         self.record(tags, bucket, value, now)
         return 0
 
-    def maybe_record_and_get_throttle_time_ms(self, sanitized_user: str, client_id: str, value: float,
-                                              now_ms: int | None = None) -> int:
-        """``maybeRecordAndGetThrottleTimeMs``: Kafka's base class calls ``recordAndGetThrottleTimeMs``, which this
-        manager's bucket overrides; the byte-rate version inherited would read the bucket as a `Rate`."""
-        if not self.quotas_enabled:
-            return 0
-        return self.record_and_get_throttle_time_ms(sanitized_user, client_id, value, now_ms)
-
     def new_quota_for(self, sanitized_user: str, client_id: str, version: int,
                       strict_since_version: int) -> ControllerMutationQuota:
         """``newQuotaFor``: strict from ``strict_since_version``, permissive before; unbounded while no quota has
