@@ -240,6 +240,31 @@ async def test_start_up_and_shutdown_log_kafkas_connection_lines(
         "[ZooKeeperClient Kafka server] Closing.", "[ZooKeeperClient Kafka server] Closed."]
 
 
+class UnreachableBackend(EmbeddedBackend):
+    """A store whose sessions never connect (ZooKeeper down): the open fails as Kafka's connection timeout."""
+
+    async def new_session(self, session_timeout_ms: int = 18000) -> CoordinationSession:
+        raise TimeoutError("Timed out waiting for connection while in state: CONNECTING")
+
+
+async def test_a_start_up_that_never_connects_closes_the_client_as_kafka_s_constructor_does(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Kafka's ZooKeeperClient constructor closes itself when ``waitUntilConnected`` throws: "Closing." and
+    "Closed." follow "Waiting until connected.", and the start-up fails with the connection's error."""
+    caplog.set_level(logging.INFO, ZK_CLIENT_LOGGER)
+    server = KafkaServer(BrokerConfig(1), UnreachableBackend(wall_clock_ms), RecordingTransport(), None,
+                         None)  # type: ignore[arg-type]
+    with pytest.raises(TimeoutError, match="Timed out waiting for connection"):
+        await server.startup()
+    assert [r.getMessage() for r in caplog.records if r.name == ZK_CLIENT_LOGGER] == [
+        "[ZooKeeperClient Kafka server] Initializing a new session to embedded.",
+        "[ZooKeeperClient Kafka server] Waiting until connected.",
+        "[ZooKeeperClient Kafka server] Closing.",
+        "[ZooKeeperClient Kafka server] Closed.",
+    ]
+    assert not server.running
+
+
 def test_the_connect_string_is_zookeeper_connect_as_given() -> None:
     """A broker process names its ``zookeeper.connect`` as written in server.properties, chroot included (trimmed,
     as Kafka's STRING configs are)."""

@@ -161,10 +161,16 @@ class KafkaServer:
     async def startup(self) -> None:
         runtime = self.runtime
         # Kafka's ZooKeeperClient logs these as it is built at start-up (the first also on each re-initialisation,
-        # which does not wait for the connection), and "Closing."/"Closed." around its close at shutdown.
+        # which does not wait for the connection), and "Closing."/"Closed." around its close at shutdown, or at
+        # once when the connection never comes (its constructor closes it and rethrows).
         zk_client_log.info("[ZooKeeperClient Kafka server] Initializing a new session to %s.", self._connect_string())
         zk_client_log.info("[ZooKeeperClient Kafka server] Waiting until connected.")
-        session = await self.backend.new_session(self.config.session_timeout_ms)
+        try:
+            session = await self.backend.new_session(self.config.session_timeout_ms)
+        except BaseException:
+            zk_client_log.info("[ZooKeeperClient Kafka server] Closing.")
+            zk_client_log.info("[ZooKeeperClient Kafka server] Closed.")
+            raise
         zk_client_log.info("[ZooKeeperClient Kafka server] Connected.")
         self.zk = zk = KafkaZkClient(ReconnectingSession(session), runtime.now_ms, rng=runtime.rng)
         await zk.create_top_level_paths()
