@@ -138,19 +138,23 @@ class SimZooKeeper:
         """A znode as the server holds it now (the simulator's own look: no session latency, no watch). For the
         nodes with data (the ones the simulator reads): a node created with null data (`ensure_path`'s parents,
         ``/brokers/topics/T/partitions/...``) raises `NullZnodeDataError` here."""
-        if self._observer_sid is None:
-            self._observer_sid, _ = self.server.open_session(2**62, lambda _delivery: None)
-        if self.server.exists(self._observer_sid, path, None) is None:
+        observer = self._observer()
+        if self.server.exists(observer, path, None) is None:
             return None
-        data, stat = self.server.get_data(self._observer_sid, path, None)
+        data, stat = self.server.get_data(observer, path, None)
         return require_data(data, path), stat
 
     def children(self, path: str) -> list[str]:
+        observer = self._observer()
+        if self.server.exists(observer, path, None) is None:  # not `read`: a parent's data is null
+            return []
+        return self.server.get_children(observer, path, None)
+
+    def _observer(self) -> int:
+        """The simulator's own session for its looks at the store (never expires, no watches delivered)."""
         if self._observer_sid is None:
             self._observer_sid, _ = self.server.open_session(2**62, lambda _delivery: None)
-        if self.server.exists(self._observer_sid, path, None) is None:  # not `read`: a parent's data is null
-            return []
-        return self.server.get_children(self._observer_sid, path, None)
+        return self._observer_sid
 
     def controller_epoch(self) -> int:
         """The epoch in ``/controller_epoch`` now (0 before the first election)."""
