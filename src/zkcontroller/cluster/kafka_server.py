@@ -172,7 +172,7 @@ class KafkaServer:
             zk_client_log.info("[ZooKeeperClient Kafka server] Closed.")
             raise
         zk_client_log.info("[ZooKeeperClient Kafka server] Connected.")
-        self.zk = zk = KafkaZkClient(ReconnectingSession(session), runtime.now_ms, rng=runtime.rng)
+        self.zk = zk = KafkaZkClient(ReconnectingSession(session, _zk_client_say), runtime.now_ms, rng=runtime.rng)
         await zk.create_top_level_paths()
         self.cluster_id = await zk.create_or_get_cluster_id(str(TopicId.generate(runtime.rng)))
         info = BrokerInfo(self.config.broker(),
@@ -286,7 +286,7 @@ class KafkaServer:
                     await self.runtime.sleep_ms(SESSION_RETRY_BACKOFF_MS)
             # No check of `running` after an await here: a shutdown or crash cancels this task in the step it
             # stops the broker, and `_open_session` closes a session opened meanwhile.
-            self.zk.replace_session(ReconnectingSession(session))
+            self.zk.replace_session(ReconnectingSession(session, _zk_client_say))
             self._watch_session(session)
             self.controller.after_initializing_session()
             if self.replica_manager is not None:
@@ -418,3 +418,9 @@ class KafkaServer:
             self.replica_manager.shutdown()
         if self.controller is not None:
             self.controller.abort()
+
+
+def _zk_client_say(message: str) -> None:
+    """A broker's ZooKeeperClient line (its ``waitUntilConnected``'s, after a connection loss)."""
+    zk_client_log.info("[ZooKeeperClient Kafka server] %s", message)
+

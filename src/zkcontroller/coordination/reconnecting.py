@@ -32,13 +32,16 @@ class ReconnectingSession(DelegatingSession):
     A batch read (`get_data_many`) is re-sent whole after a loss: reads are idempotent, and the loss disarmed
     every watch, so re-reading re-arms them all."""
 
-    def __init__(self, inner: CoordinationSession) -> None:
+    def __init__(self, inner: CoordinationSession, say: Callable[[str], None] | None = None) -> None:
+        """``say``: where Kafka's ``waitUntilConnected`` lines go ("Waiting until connected." before each wait
+        after a loss, "Connected." once it is over), as a broker's ZooKeeperClient logs them."""
         super().__init__(inner)
         self._connected = asyncio.Event()
         if inner.state is SessionState.CONNECTED:
             self._connected.set()
         inner.add_session_listener(self._on_state)
         self.retries = 0
+        self._say = say
 
     def _on_state(self, state: SessionState) -> None:
         if state is SessionState.DISCONNECTED:
@@ -52,6 +55,8 @@ class ReconnectingSession(DelegatingSession):
                 return await call()
             except ConnectionLossError as loss:
                 self.retries += 1
+                if self._say is not None:
+                    self._say("Waiting until connected.")
                 state = self.inner.state
                 if state is SessionState.CONNECTED:
                     await asyncio.sleep(STALE_STATE_BACKOFF_S)
@@ -66,3 +71,5 @@ class ReconnectingSession(DelegatingSession):
                     expired = SessionExpiredError(None, EXPIRED_WHILE_WAITING)
                     expired.path = loss.path
                     raise expired from loss
+                if self._say is not None and self.inner.state is SessionState.CONNECTED:
+                    self._say("Connected.")  # an ended session's retry fails on its own, as Kafka's wait throws
