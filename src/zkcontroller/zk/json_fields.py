@@ -23,7 +23,7 @@ from collections.abc import Iterator, Mapping
 from itertools import chain
 from typing import Any, NoReturn
 
-from zkcontroller.zk.errors import UnparseableZnodeError, ZnodeDecodeError
+from zkcontroller.zk.errors import UnparseableZnodeError, ZnodeDecodeError, require_data
 
 INT32_MIN = -(2**31)
 INT32_MAX = 2**31 - 1
@@ -201,9 +201,12 @@ class JsonTooDeepError(UnparseableZnodeError):
                                "limit); Kafka 2.8's Jackson has no depth limit")
 
 
-def parse_json(data: bytes, path: str) -> Any:
+def parse_json(data: bytes | None, path: str) -> Any:
     """Parse the first JSON value of ``data`` as Jackson's ``readTree`` does (standard JSON, no NaN/Infinity;
-    trailing content ignored, see the module's docstring), or raise `UnparseableZnodeError` naming ``path``."""
+    trailing content ignored, see the module's docstring), or raise `UnparseableZnodeError` naming ``path``.
+    Null data raises `NullZnodeDataError`: Jackson 2.10's ``readTree``/``readValue`` refuse a null array
+    (IllegalArgumentException), which is no parse error."""
+    data = require_data(data, path)
     if data.startswith(_BOM):
         data = data[len(_BOM):]
     cut: UnicodeDecodeError | None = None
@@ -260,9 +263,11 @@ def refuse_no_value(data: bytes, path: str) -> None:
         raise ZnodeDecodeError(path, f"no JSON value ({len(data)} bytes of data): expected a JSON object")
 
 
-def parse_object(data: bytes, path: str) -> JsonObject:
+def parse_object(data: bytes | None, path: str) -> JsonObject:
     """Parse a znode whose content must be a JSON object; empty data is refused as `refuse_no_value` words it,
-    since every Kafka decoder of an object znode reaches ``asJsonObject`` (or ``readValue``) on it."""
+    since every Kafka decoder of an object znode reaches ``asJsonObject`` (or ``readValue``) on it; null data
+    raises `NullZnodeDataError` (`parse_json`)."""
+    data = require_data(data, path)
     try:
         value = parse_json(data, path)
     except UnparseableZnodeError:

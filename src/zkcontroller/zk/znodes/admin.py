@@ -159,7 +159,7 @@ class PreferredReplicaElectionZNode:
                       "partitions": _encode_partitions(partitions)})
 
     @staticmethod
-    def decode(data: bytes, path: str = paths.PREFERRED_REPLICA_ELECTION) -> frozenset[TopicPartition]:
+    def decode(data: bytes | None, path: str = paths.PREFERRED_REPLICA_ELECTION) -> frozenset[TopicPartition]:
         return _decode_partitions(parse_object(data, path))  # Kafka reads no version
 
 
@@ -182,7 +182,7 @@ class IsrChangeNotificationSequenceZNode(SequentialNotificationZNode[Iterable[To
                       "partitions": _encode_partitions(partitions)})
 
     @staticmethod
-    def decode(data: bytes, path: str) -> frozenset[TopicPartition]:
+    def decode(data: bytes | None, path: str) -> frozenset[TopicPartition]:
         return _decode_partitions(parse_object(data, path))  # Kafka reads no version
 
 
@@ -206,6 +206,6 @@ class LogDirEventNotificationSequenceZNode(SequentialNotificationZNode[int]):
                       "event": LogDirEventNotificationSequenceZNode.LOG_DIR_FAILURE_EVENT})
 
     @staticmethod
-    def decode(data: bytes, path: str) -> int:
+    def decode(data: bytes | None, path: str) -> int:
         """The broker whose log directory failed (the only field Kafka reads: no version, no event)."""
         return parse_object(data, path).get_int("broker")
