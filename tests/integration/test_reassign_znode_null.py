@@ -124,3 +124,26 @@ async def test_a_failover_over_a_znode_kafka_throws_on_logs_it_and_goes_on(
     assert (await admin.session.get_data(PATH))[0] == data
     await create_topic(admin, "after", {0: [second.controller_id]})
     await wait_for_states(admin, "after", 1, lambda s: s[0].leader_and_isr.leader != -1, "after-0 led")
+
+
+async def test_an_api_reassignment_over_a_null_znode_is_not_answered_as_in_kafka(
+    make_cluster: ClusterFactory, admin: KafkaZkClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Kafka's ``processApiPartitionReassignment`` removes the partitions from the znode first, and throws there:
+    its callback is never called (the client times out), nothing moves, and the znode stays."""
+    import asyncio
+
+    caplog.set_level(logging.INFO)
+    _cluster, controller = await start_moving(make_cluster, admin)
+    await admin.session.create(PATH, None)
+    await wait_until(lambda: _uncaught(caplog, "ZkPartitionReassignment"), what="the creation's event failed")
+    answer = asyncio.ensure_future(controller.alter_partition_reassignments({TP: [2, 3]}))
+    try:
+        await wait_until(lambda: any(r.levelno == logging.ERROR and r.exc_info is not None
+                                     and "Error processing event ApiPartitionReassignment" in r.getMessage()
+                                     for r in caplog.records), what="the API event failed")
+        assert not answer.done()
+        assert await assignment(admin) == ReplicaAssignment((1, 2))
+        assert (await admin.session.get_data(PATH))[0] is None
+    finally:
+        answer.cancel()
