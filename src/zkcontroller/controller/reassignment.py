@@ -146,7 +146,7 @@ class PartitionReassignments(EventFamily):
         core.watches.register_node_handler(paths.REASSIGN_PARTITIONS, _zk_reassignment_handler)
         if not await core.zk.path_exists(paths.REASSIGN_PARTITIONS, core.on_watch):
             return set()
-        # a JSON error is logged and read as none; null data raises (at failover, the failover fails), as in Kafka
+        # a JSON error is logged and read as none; null data raises, as in Kafka (`on_failover` reports it and goes on)
         requested = await read_zk_reassignment(core.zk)
         self._forget_built()
         results: dict[TopicPartition, ApiError] = {}
