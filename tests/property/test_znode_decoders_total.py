@@ -70,8 +70,16 @@ _poison_fragment = st.one_of(
 _poison = st.dictionaries(st.sampled_from(_KEYS), _poison_fragment, min_size=1, max_size=3).map(
     lambda d: ("{" + ",".join(f'"{k}":{v}' for k, v in d.items()) + "}").encode())
 """What Python cannot write back as it read it: integers past ``str(int)``'s digit limit, deep nesting."""
+_numeric_text = st.one_of(
+    st.integers(-3, 3).map(str),
+    st.builds(lambda z, n: f'"{z}{"9" * n}"', st.sampled_from(["", "0" * 5000]), st.integers(0, 6000)))
+_jackson_ints = st.builds(
+    lambda v, p: f'{{"version":{v},"partitions":[{{"topic":"t","partition":{p},"replicas":[1]}}]}}'.encode(),
+    _numeric_text, _numeric_text)
+"""Numeric strings, past ``int(str)``'s digit limit too, where Kafka's Jackson binds a string to an ``Int``."""
 DATA = st.one_of(
     st.none(),
+    _jackson_ints,
     st.binary(max_size=60),
     _poison,
     _json.map(lambda v: json.dumps(v).encode()),
