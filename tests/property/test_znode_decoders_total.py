@@ -1,6 +1,7 @@
-"""Every znode decoder is total: whatever bytes it is given, it returns a value or raises `ZnodeDecodeError`
-naming the path it was given, never another exception (which would escape the handlers that report a malformed
-node and carry on). The cluster-level counterpart is tests/integration/test_znode_fuzz.py."""
+"""Every znode decoder is total: whatever bytes it is given, or null data (None: any znode can hold it, written by
+``zkCli.sh create <path>`` with no data), it returns a value or raises `ZnodeDecodeError` naming the path it was
+given, never another exception (which would escape the handlers that report a malformed node and carry on). The
+cluster-level counterpart is tests/integration/test_znode_fuzz.py."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from zkcontroller.zk.errors import ZnodeDecodeError
+from zkcontroller.zk.errors import NullZnodeDataError, ZnodeDecodeError
 from zkcontroller.zk.znodes import (
     BrokerIdZNode,
     ClusterIdZNode,
@@ -30,7 +31,7 @@ from zkcontroller.zk.znodes import (
     TopicZNode,
 )
 
-DECODERS: dict[str, tuple[str, Callable[[bytes, str], object]]] = {
+DECODERS: dict[str, tuple[str, Callable[[bytes | None, str], object]]] = {
     "broker": ("/brokers/ids/7", BrokerIdZNode.decode),
     "topic": ("/brokers/topics/t", TopicZNode.decode),
     "topic_lenient": ("/brokers/topics/t", lambda d, p: TopicZNode.decode_lenient(d, p)),
@@ -69,7 +70,16 @@ _poison_fragment = st.one_of(
 _poison = st.dictionaries(st.sampled_from(_KEYS), _poison_fragment, min_size=1, max_size=3).map(
     lambda d: ("{" + ",".join(f'"{k}":{v}' for k, v in d.items()) + "}").encode())
 """What Python cannot write back as it read it: integers past ``str(int)``'s digit limit, deep nesting."""
+_numeric_text = st.one_of(
+    st.integers(-3, 3).map(str),
+    st.builds(lambda z, n: f'"{z}{"9" * n}"', st.sampled_from(["", "0" * 5000]), st.integers(0, 6000)))
+_jackson_ints = st.builds(
+    lambda v, p: f'{{"version":{v},"partitions":[{{"topic":"t","partition":{p},"replicas":[1]}}]}}'.encode(),
+    _numeric_text, _numeric_text)
+"""Numeric strings, past ``int(str)``'s digit limit too, where Kafka's Jackson binds a string to an ``Int``."""
 DATA = st.one_of(
+    st.none(),
+    _jackson_ints,
     st.binary(max_size=60),
     _poison,
     _json.map(lambda v: json.dumps(v).encode()),
@@ -81,9 +91,25 @@ DATA = st.one_of(
 @pytest.mark.parametrize("node", sorted(DECODERS))
 @settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "150")), deadline=None)
 @given(data=DATA)
-def test_decoder_returns_or_names_the_znode(node: str, data: bytes) -> None:
+def test_decoder_returns_or_names_the_znode(node: str, data: bytes | None) -> None:
     path, decode = DECODERS[node]
     try:
         decode(data, path)
     except ZnodeDecodeError as e:
         assert e.path == path and path in str(e)
+
+
+READ_AS_NO_OVERRIDES = {"config": {}, "config_lenient": ({}, None)}
+"""Kafka's ``ConfigEntityZNode.decode`` reads null as no overrides (``bytes != null``); every other decoder of Kafka
+2.8 passes null to Jackson or ``new String``, which throw."""
+
+
+@pytest.mark.parametrize("node", sorted(DECODERS))
+def test_null_data_is_read_as_kafka_reads_it(node: str) -> None:
+    path, decode = DECODERS[node]
+    if node in READ_AS_NO_OVERRIDES:
+        assert decode(None, path) == READ_AS_NO_OVERRIDES[node]
+        return
+    with pytest.raises(NullZnodeDataError) as caught:
+        decode(None, path)
+    assert caught.value.path == path

@@ -39,7 +39,7 @@ from zkcontroller.controller.events import (
 )
 from zkcontroller.controller.families import EventFamily, Handler, TopicDeletionClient
 from zkcontroller.controller.reassignment_phases import ReassignmentPhases
-from zkcontroller.controller.reassignment_records import ReassignmentRecords
+from zkcontroller.controller.reassignment_records import ReassignmentRecords, read_zk_reassignment
 from zkcontroller.controller.reassignment_rules import validate_replicas
 from zkcontroller.controller.scala_render import scala_collection
 from zkcontroller.coordination.api import EventType
@@ -50,7 +50,7 @@ from zkcontroller.model import (
 )
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.zk import paths
-from zkcontroller.zk.errors import ZnodeDecodeError
+from zkcontroller.zk.errors import NullDereferenceError, NullZnodeDataError, ZnodeDecodeError
 
 NONE = ApiError(Errors.NONE)
 NO_PARTITION = ApiError(Errors.UNKNOWN_TOPIC_OR_PARTITION, "The partition does not exist.")
@@ -102,8 +102,17 @@ class PartitionReassignments(EventFamily):
         self.core.watches.register_node_handler(paths.REASSIGN_PARTITIONS, _zk_reassignment_handler)
 
     async def on_failover(self) -> None:
-        """``initializePartitionReassignments``: the znode's, then the API's still in the topic znodes."""
-        from_zk = await self.process_zk_partition_reassignment(ZkPartitionReassignment())
+        """``initializePartitionReassignments``: the znode's, then the API's still in the topic znodes.
+
+        A znode Kafka's ``getPartitionReassignment`` throws on (null data, or JSON whose nulls its decoder
+        dereferences) fails Kafka's failover, at every election; here it is logged at ERROR, left as it is for the
+        operator, and the failover goes on (as with a topic znode Kafka cannot decode)."""
+        try:
+            from_zk = await self.process_zk_partition_reassignment(ZkPartitionReassignment())
+        except (NullZnodeDataError, NullDereferenceError) as e:
+            self.core.log.error(f"Ignoring the partition reassignment at {paths.REASSIGN_PARTITIONS}, which Kafka "
+                                f"2.8 cannot read either (its failover fails there): {e}")
+            from_zk = set()
         await self._maybe_resume(lambda tp, _a: tp not in from_zk)
 
     async def on_session_reconnected(self) -> None:
@@ -137,11 +146,8 @@ class PartitionReassignments(EventFamily):
         core.watches.register_node_handler(paths.REASSIGN_PARTITIONS, _zk_reassignment_handler)
         if not await core.zk.path_exists(paths.REASSIGN_PARTITIONS, core.on_watch):
             return set()
-        try:
-            requested = await core.zk.get_partition_reassignment() or {}
-        except ZnodeDecodeError as e:  # Kafka warns and treats it as empty
-            core.log.warn(f"Ignoring malformed partition reassignment at {paths.REASSIGN_PARTITIONS}: {e}")
-            return set()
+        # a JSON error is logged and read as none; null data raises, as in Kafka (`on_failover` reports it and goes on)
+        requested = await read_zk_reassignment(core.zk)
         self._forget_built()
         results: dict[TopicPartition, ApiError] = {}
         to_reassign: dict[TopicPartition, ReplicaAssignment] = {}

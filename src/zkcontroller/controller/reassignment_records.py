@@ -7,10 +7,16 @@ Kafka) and queues one `CompletedReassignmentsFlush` behind the events already wa
 topic znode once and rewrites ``/admin/reassign_partitions`` once. A controller that dies before the flush leaves
 RS = ORS + TRS in ZooKeeper, which the next one completes again, as after a Kafka controller's death between B5
 and B6.
+
+``/admin/reassign_partitions`` is read as Kafka's ``getPartitionReassignment`` reads it (`read_zk_reassignment`):
+data that is not the JSON Kafka binds is logged and read as no reassignment, so completing or overriding one
+deletes that znode, as Kafka does; null data, or JSON whose nulls Kafka's decoder dereferences, throws there
+and here, leaving the znode as it is.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping, Sequence
 
 from zkcontroller.controller.assignment import render_assignment
@@ -23,6 +29,24 @@ from zkcontroller.controller.scala_render import scala_buffer, scala_map
 from zkcontroller.model import ReplicaAssignment, TopicPartition, sorted_partitions
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ControllerMovedError, ZnodeDecodeError
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+from zkcontroller.zk.znodes import ReassignPartitionsZNode
+
+kafka_zk_client_log = logging.getLogger("kafka.zk.KafkaZkClient")
+"""Kafka logs its reading of ``/admin/reassign_partitions`` in ``KafkaZkClient``, under that class's logger."""
+
+
+async def read_zk_reassignment(zk: KafkaZkClient) -> dict[TopicPartition, tuple[int, ...]]:
+    """Kafka 2.8's ``getPartitionReassignment``: the znode's targets, none when it is absent; data Kafka's Jackson
+    binding refuses (a JSON error) is logged as Kafka logs it and read as none. Null data and the nulls Kafka's
+    decoder dereferences raise (`NullZnodeDataError`, `NullDereferenceError`), as Kafka throws there."""
+    try:
+        return await zk.get_partition_reassignment() or {}
+    except ZnodeDecodeError as e:
+        if not ReassignPartitionsZNode.kafka_reads_as_empty(e):
+            raise
+        kafka_zk_client_log.warning("Ignoring partition reassignment due to invalid json: %s", e, exc_info=e)
+        return {}
 
 
 def _list(partitions: Sequence[TopicPartition]) -> str:
@@ -86,10 +110,7 @@ class ReassignmentRecords:
         core = self.core
         if not await core.zk.reassign_partitions_in_progress():
             return
-        try:
-            current = await core.zk.get_partition_reassignment() or {}
-        except ZnodeDecodeError:
-            current = {}
+        current = await read_zk_reassignment(core.zk)  # null data raises: the znode stays, as in Kafka
         removing = {tp: r for tp, r in current.items() if should_remove(tp, r)}
         remaining = {tp: r for tp, r in current.items() if tp not in removing}
         removed = scala_map({tp: scala_buffer(r) for tp, r in removing.items()}, built_from=len(current))

@@ -39,6 +39,12 @@ class NullZnodeDataError(ZnodeDecodeError):
         super().__init__(path, "null data")
 
 
+class NullDereferenceError(ZnodeDecodeError):
+    """The data binds as Kafka 2.8's Jackson reads it (``Json.parseBytesAs``), but leaves a null that Kafka's decoder
+    then dereferences: a NullPointerException, not a JSON error. A reader that takes a JSON error as empty (as
+    ``getPartitionReassignment`` does) throws here instead, as it does on null data (`NullZnodeDataError`)."""
+
+
 def require_data(data: bytes | None, path: str) -> bytes:
     """``data`` for a decoder that, as Kafka's, throws on null: raises `NullZnodeDataError` for None."""
     if data is None:

@@ -23,7 +23,7 @@ from collections.abc import Iterator, Mapping
 from itertools import chain
 from typing import Any, NoReturn
 
-from zkcontroller.zk.errors import UnparseableZnodeError, ZnodeDecodeError
+from zkcontroller.zk.errors import UnparseableZnodeError, ZnodeDecodeError, require_data
 
 INT32_MIN = -(2**31)
 INT32_MAX = 2**31 - 1
@@ -201,9 +201,12 @@ class JsonTooDeepError(UnparseableZnodeError):
                                "limit); Kafka 2.8's Jackson has no depth limit")
 
 
-def parse_json(data: bytes, path: str) -> Any:
+def parse_json(data: bytes | None, path: str) -> Any:
     """Parse the first JSON value of ``data`` as Jackson's ``readTree`` does (standard JSON, no NaN/Infinity;
-    trailing content ignored, see the module's docstring), or raise `UnparseableZnodeError` naming ``path``."""
+    trailing content ignored, see the module's docstring), or raise `UnparseableZnodeError` naming ``path``.
+    Null data raises `NullZnodeDataError`: Jackson 2.10's ``readTree``/``readValue`` refuse a null array
+    (IllegalArgumentException), which is no parse error."""
+    data = require_data(data, path)
     if data.startswith(_BOM):
         data = data[len(_BOM):]
     cut: UnicodeDecodeError | None = None
@@ -260,9 +263,11 @@ def refuse_no_value(data: bytes, path: str) -> None:
         raise ZnodeDecodeError(path, f"no JSON value ({len(data)} bytes of data): expected a JSON object")
 
 
-def parse_object(data: bytes, path: str) -> JsonObject:
+def parse_object(data: bytes | None, path: str) -> JsonObject:
     """Parse a znode whose content must be a JSON object; empty data is refused as `refuse_no_value` words it,
-    since every Kafka decoder of an object znode reaches ``asJsonObject`` (or ``readValue``) on it."""
+    since every Kafka decoder of an object znode reaches ``asJsonObject`` (or ``readValue``) on it; null data
+    raises `NullZnodeDataError` (`parse_json`)."""
+    data = require_data(data, path)
     try:
         value = parse_json(data, path)
     except UnparseableZnodeError:
@@ -381,6 +386,10 @@ class JsonObject:
     def _where(self, key: str) -> str:
         return f"{self._prefix}{key}"
 
+    def where(self, key: str) -> str:
+        """``key`` as error messages name it (with the object's place in the document)."""
+        return self._where(key)
+
     def __contains__(self, key: str) -> bool:
         return key in self._values
 
@@ -443,20 +452,31 @@ class JsonObject:
             raise ZnodeDecodeError(self.path, f"unsupported version {version}")
         return version
 
-    def jackson_int(self, key: str) -> None:
-        """Check an optional field Kafka binds to a Scala ``Int`` with Jackson's default ``ObjectMapper`` (as
+    def jackson_int(self, key: str) -> int:
+        """An optional field Kafka binds to a Scala ``Int`` with Jackson's default ``ObjectMapper`` (as
         ``Json.parseBytesAs`` does): absent or null (0), an integer or a float within 32 bits (truncated), or a
-        string Java's ``Integer.parseInt`` reads (``""`` and ``"null"`` count as null) decode; anything else is
-        a decode error there, and here."""
+        string Java's ``Integer.parseInt`` reads (``""`` and ``"null"`` count as null) decode, to what Jackson
+        binds; anything else is a decode error there, and here."""
         value = self._values.get(key)
-        if value is None or (type(value) is int and INT32_MIN <= value <= INT32_MAX):
-            return
+        if value is None:
+            return 0
+        if type(value) is int and INT32_MIN <= value <= INT32_MAX:
+            return value
         if isinstance(value, float) and INT32_MIN <= value <= INT32_MAX:
-            return
+            return int(value)
         if isinstance(value, str):
             text = value.strip("".join(chr(c) for c in range(33)))  # Java's String.trim
             body = text[1:] if text[:1] in ("+", "-") else text
-            if text in ("", "null") or (body.isdecimal() and INT32_MIN <= int(text) <= INT32_MAX):
-                return
+            if text in ("", "null"):
+                return 0
+            if body.isdecimal() and decimal_fits(body, 10):
+                number = significant_int(text[: len(text) - len(body)].replace("+", ""), body)
+                if INT32_MIN <= number <= INT32_MAX:
+                    return number
         raise ZnodeDecodeError(self.path, f"{self._where(key)}: cannot be read as an int, got {json_kind(value)} "
-                                          f"{value!r}")
+                                          f"{clip_text(value) if isinstance(value, str) else value!r}")
+
+    def unknown_keys(self, known: frozenset[str]) -> list[str]:
+        """Keys outside ``known``: Jackson's default ``ObjectMapper`` refuses them when it binds a class
+        (``FAIL_ON_UNKNOWN_PROPERTIES``)."""
+        return [key for key in self._values if key not in known]

@@ -7,7 +7,14 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from zkcontroller.model import TopicPartition
 from zkcontroller.zk import paths
-from zkcontroller.zk.json_fields import JsonObject, dumps, parse_object
+from zkcontroller.zk.errors import (
+    NullDereferenceError,
+    NullZnodeDataError,
+    UnparseableZnodeError,
+    ZnodeDecodeError,
+    require_data,
+)
+from zkcontroller.zk.json_fields import JsonObject, dumps, json_kind, parse_json, parse_object, refuse_no_value
 from zkcontroller.zk.znodes.sequential import SequentialNotificationZNode
 
 
@@ -65,19 +72,76 @@ class ReassignPartitionsZNode:
         })
 
     @staticmethod
-    def decode(data: bytes, path: str = paths.REASSIGN_PARTITIONS) -> dict[TopicPartition, tuple[int, ...]]:
+    def decode(data: bytes | None, path: str = paths.REASSIGN_PARTITIONS) -> dict[TopicPartition, tuple[int, ...]]:
         """Target replicas per partition (a later duplicate entry wins, as in Kafka's ``toMap``).
 
-        Kafka binds this znode to a case class with Jackson, whose ``version: Int`` is just a field: any int
-        (or none) decodes, and nothing checks its value."""
-        obj = parse_object(data, path)
+        Kafka binds this znode to case classes with Jackson's default ``ObjectMapper`` (``Json.parseBytesAs``),
+        then walks them. What the binding refuses (not JSON, no value, not an object, a field it does not know,
+        a value of the wrong type) is a JSON error, which ``getPartitionReassignment`` logs and reads as no
+        reassignment (`kafka_reads_as_empty`). Null data (``readValue`` refuses a null array: an
+        IllegalArgumentException) and a binding that leaves ``null`` where the walk dereferences it (the
+        document ``null``, ``partitions`` absent or null, a null entry, an entry's ``replicas`` absent or null:
+        NullPointerExceptions, the last one where the controller uses the target) throw in Kafka:
+        `NullZnodeDataError` and `NullDereferenceError` here, raised only when nothing else is refused, since
+        Jackson fails before the walk. ``version`` and an entry's ``partition`` are bound as Jackson binds a
+        Scala ``Int`` (`JsonObject.jackson_int`: absent is 0); nothing checks the version's value.
+
+        Stricter than Kafka, whose ``topic`` is a ``String`` (null, absent or a number bind) and whose
+        ``replicas`` is a ``java.util.List`` of ``Object`` (any JSON values bind, and fail, or read null as 0,
+        only where the controller uses them): here ``topic`` must be a string and ``replicas`` 32-bit integers,
+        else the data is refused as a JSON error."""
+        data = require_data(data, path)
+        try:
+            value = parse_json(data, path)
+        except UnparseableZnodeError:
+            refuse_no_value(data, path)  # readValue: "No content to map due to end-of-input"
+            raise
+        if value is None:
+            raise NullDereferenceError(path, "the document is JSON null (Kafka's decoder dereferences it)")
+        if not isinstance(value, dict):
+            raise ZnodeDecodeError(path, f"expected a JSON object, got {json_kind(value)}")
+        obj = JsonObject(value, path)
+        _refuse_unknown(obj, _ASSIGNMENT_FIELDS)
         obj.jackson_int("version")
+        if obj.is_null_or_absent("partitions"):
+            null_at = "partitions is absent or null"
+            entries: list[object] = []
+        else:
+            null_at = ""
+            entries = obj.get_list("partitions")
         out: dict[TopicPartition, tuple[int, ...]] = {}
-        for i, raw in enumerate(obj.get_list("partitions")):
+        for i, raw in enumerate(entries):
+            if raw is None:
+                null_at = null_at or f"partitions[{i}] is null"
+                continue
             entry = obj.as_object(raw, f"partitions[{i}]")
-            tp = TopicPartition(entry.get_str("topic"), entry.get_int("partition"))
+            _refuse_unknown(entry, _REPLICA_ASSIGNMENT_FIELDS)
+            tp = TopicPartition(entry.get_str("topic"), entry.jackson_int("partition"))
+            if entry.is_null_or_absent("replicas"):
+                null_at = null_at or f"partitions[{i}].replicas is absent or null"
+                continue
             out[tp] = entry.get_int_list("replicas")
+        if null_at:
+            raise NullDereferenceError(path, f"{null_at} (Kafka's decoder dereferences it)")
         return out
+
+    @staticmethod
+    def kafka_reads_as_empty(error: ZnodeDecodeError) -> bool:
+        """Whether Kafka 2.8's ``getPartitionReassignment`` reads data `decode` refuses with ``error`` as no
+        reassignment ("Ignoring partition reassignment due to invalid json", WARN): a JSON error, not null."""
+        return not isinstance(error, NullZnodeDataError | NullDereferenceError)
+
+
+_ASSIGNMENT_FIELDS = frozenset({"version", "partitions"})
+_REPLICA_ASSIGNMENT_FIELDS = frozenset({"topic", "partition", "replicas"})
+
+
+def _refuse_unknown(obj: JsonObject, known: frozenset[str]) -> None:
+    """Jackson's ``UnrecognizedPropertyException`` (a JSON error) for a field the bound case class lacks."""
+    unknown = obj.unknown_keys(known)
+    if unknown:
+        raise ZnodeDecodeError(obj.path, f"unknown field {obj.where(unknown[0])!r} (Kafka's Jackson binding knows "
+                                         f"only {', '.join(sorted(known))})")
 
 
 class PreferredReplicaElectionZNode:
@@ -95,7 +159,7 @@ class PreferredReplicaElectionZNode:
                       "partitions": _encode_partitions(partitions)})
 
     @staticmethod
-    def decode(data: bytes, path: str = paths.PREFERRED_REPLICA_ELECTION) -> frozenset[TopicPartition]:
+    def decode(data: bytes | None, path: str = paths.PREFERRED_REPLICA_ELECTION) -> frozenset[TopicPartition]:
         return _decode_partitions(parse_object(data, path))  # Kafka reads no version
 
 
@@ -118,7 +182,7 @@ class IsrChangeNotificationSequenceZNode(SequentialNotificationZNode[Iterable[To
                       "partitions": _encode_partitions(partitions)})
 
     @staticmethod
-    def decode(data: bytes, path: str) -> frozenset[TopicPartition]:
+    def decode(data: bytes | None, path: str) -> frozenset[TopicPartition]:
         return _decode_partitions(parse_object(data, path))  # Kafka reads no version
 
 
@@ -142,6 +206,6 @@ class LogDirEventNotificationSequenceZNode(SequentialNotificationZNode[int]):
                       "event": LogDirEventNotificationSequenceZNode.LOG_DIR_FAILURE_EVENT})
 
     @staticmethod
-    def decode(data: bytes, path: str) -> int:
+    def decode(data: bytes | None, path: str) -> int:
         """The broker whose log directory failed (the only field Kafka reads: no version, no event)."""
         return parse_object(data, path).get_int("broker")

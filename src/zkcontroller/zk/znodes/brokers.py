@@ -81,7 +81,7 @@ class BrokerIdZNode:
         return dumps(doc)
 
     @staticmethod
-    def decode(data: bytes, path: str) -> BrokerInfo:
+    def decode(data: bytes | None, path: str) -> BrokerInfo:
         """Decode a registration at ``/brokers/ids/<id>`` (the id comes from the path).
 
         No data at all is Kafka's ``asJsonObject`` failure on ``readTree``'s ``MissingNode``, not a parse error."""

@@ -99,13 +99,13 @@ class ConfigEntityChangeNotificationSequenceZNode(SequentialNotificationZNode[st
         return dumps({"version": version, "entity_path": entity_path})
 
     @staticmethod
-    def decode(data: bytes, path: str) -> str:
+    def decode(data: bytes | None, path: str) -> str:
         """The changed entity as ``<type>/<name>`` whichever version wrote it (Kafka refuses any other version,
         and a missing one)."""
         return ConfigEntityChangeNotificationSequenceZNode.decode_versioned(data, path)[1]
 
     @staticmethod
-    def decode_versioned(data: bytes, path: str) -> tuple[int, str]:
+    def decode_versioned(data: bytes | None, path: str) -> tuple[int, str]:
         """The notification's version and entity: Kafka's broker handles version 1 apart (its own log line, only
         ``topics`` and ``clients``)."""
         obj = parse_object(data, path)
@@ -127,7 +127,7 @@ class ClusterIdZNode:
         return dumps({"version": "1", "id": cluster_id})
 
     @staticmethod
-    def decode(data: bytes, path: str = paths.CLUSTER_ID) -> str:
+    def decode(data: bytes | None, path: str = paths.CLUSTER_ID) -> str:
         return parse_object(data, path).get_str("id")  # Kafka reads no version
 
 
@@ -157,7 +157,7 @@ class FeatureZNode:
         })
 
     @staticmethod
-    def decode(data: bytes, path: str = paths.FEATURE) -> FeatureZNodeData:
+    def decode(data: bytes | None, path: str = paths.FEATURE) -> FeatureZNodeData:
         obj = parse_object(data, path)
         obj.version(FeatureZNode.READABLE_VERSIONS)
         if obj.is_null_or_absent("features"):

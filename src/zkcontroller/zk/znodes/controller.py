@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from zkcontroller.zk import paths
-from zkcontroller.zk.errors import ZnodeDecodeError
+from zkcontroller.zk.errors import ZnodeDecodeError, require_data
 from zkcontroller.zk.json_fields import INT32_MAX, INT32_MIN, dumps, parse_int_text, parse_object
 
 
@@ -22,7 +22,7 @@ class ControllerZNode:
                       "timestamp": str(timestamp_ms)})
 
     @staticmethod
-    def decode(data: bytes, path: str = paths.CONTROLLER) -> int:
+    def decode(data: bytes | None, path: str = paths.CONTROLLER) -> int:
         """The controller's broker id, the only field Kafka 2.8 reads: a ZK-migration KRaft controller (Kafka
         3.4+) writes version 2 with a ``kraftControllerEpoch``, and a 2.8 broker still reads its id."""
         return parse_object(data, path).get_int("brokerid")
@@ -48,9 +48,10 @@ class ControllerEpochZNode:
         return INT32_MIN if epoch == INT32_MAX else epoch + 1
 
     @staticmethod
-    def decode(data: bytes, path: str = paths.CONTROLLER_EPOCH) -> int:
+    def decode(data: bytes | None, path: str = paths.CONTROLLER_EPOCH) -> int:
+        """Kafka's ``new String(bytes, UTF_8).toInt``, which throws on null data (`NullZnodeDataError`)."""
         try:
-            text = data.decode("utf-8")
+            text = require_data(data, path).decode("utf-8")
         except UnicodeDecodeError:
             raise ZnodeDecodeError(path, "controller epoch is not UTF-8 text") from None
         return parse_int_text(text, path, "controller epoch")

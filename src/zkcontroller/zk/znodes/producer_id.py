@@ -36,7 +36,7 @@ class ProducerIdBlockZNode:
                       "block_start": str(block.block_start), "block_end": str(block.block_end)})
 
     @staticmethod
-    def decode(data: bytes, path: str = paths.LATEST_PRODUCER_ID_BLOCK) -> ProducerIdBlock:
+    def decode(data: bytes | None, path: str = paths.LATEST_PRODUCER_ID_BLOCK) -> ProducerIdBlock:
         """Kafka's ``parseProducerIdBlockData``: reads no version; the ids must parse as Java longs."""
         obj = parse_object(data, path)
         return ProducerIdBlock(obj.get_int("broker"), _parse_long(obj.get_str("block_start"), path, "block_start"),

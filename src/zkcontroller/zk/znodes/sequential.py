@@ -28,5 +28,5 @@ class SequentialNotificationZNode(Generic[T]):
         raise NotImplementedError
 
     @staticmethod
-    def decode(data: bytes, path: str) -> T:
+    def decode(data: bytes | None, path: str) -> T:
         raise NotImplementedError

@@ -65,7 +65,7 @@ class TopicZNode:
         return dumps(doc)
 
     @staticmethod
-    def decode(data: bytes, path: str) -> TopicIdReplicaAssignment:
+    def decode(data: bytes | None, path: str) -> TopicIdReplicaAssignment:
         """Missing maps or keys → empty lists (as Kafka reads).
 
         Empty (or whitespace-only) data is refused, leniently or not: Jackson 2.10 reads it as ``MissingNode``,
@@ -186,12 +186,14 @@ class TopicPartitionStateZNode:
         return out
 
     @staticmethod
-    def decode(data: bytes, path: str, zk_version: int) -> LeaderIsrAndControllerEpoch:
+    def decode(data: bytes | None, path: str, zk_version: int) -> LeaderIsrAndControllerEpoch:
         """``zk_version`` is the znode's stat version, carried as the next conditional write's condition.
 
         The common well-formed znode is checked field by field in a few C-level tests; anything that fails
-        them takes the strict path, which raises the error naming the field.
+        them takes the strict path, which raises the error naming the field. Null data raises
+        `NullZnodeDataError` (Kafka's ``Json.parseBytes`` throws on it).
         """
+        data = require_data(data, path)
         try:
             d = parse_json(data, path)
         except UnparseableZnodeError:

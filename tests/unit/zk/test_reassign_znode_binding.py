@@ -1,0 +1,74 @@
+"""``ReassignPartitionsZNode.decode`` as Kafka 2.8.2 binds the znode with Jackson 2.10 (``Json.parseBytesAs`` into
+``LegacyPartitionAssignment``/``ReplicaAssignment``), then walks it: which refusals are JSON errors (Kafka's
+``getPartitionReassignment`` logs them and reads no reassignment) and which throw (null data, dereferenced nulls)."""
+
+from __future__ import annotations
+
+import pytest
+
+from zkcontroller.model import TopicPartition
+from zkcontroller.zk.errors import NullDereferenceError, NullZnodeDataError, ZnodeDecodeError
+from zkcontroller.zk.znodes import ReassignPartitionsZNode
+
+PATH = "/admin/reassign_partitions"
+ENTRY = '{"topic":"t","partition":0,"replicas":[1,2]}'
+
+
+def _refusal(data: bytes | None) -> ZnodeDecodeError:
+    with pytest.raises(ZnodeDecodeError) as caught:
+        ReassignPartitionsZNode.decode(data, PATH)
+    assert caught.value.path == PATH
+    return caught.value
+
+
+@pytest.mark.parametrize("data", [
+    b"", b"  ", b"not json", b"[]", b"7", b'"x"', b"true",  # not an object: Jackson's readValue fails
+    b'{"version":1,"partitions":[],"log_dirs":[]}',  # UnrecognizedPropertyException
+    b'{"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1],"log_dirs":["any"]}]}',
+    b'{"version":"one","partitions":[]}', b'{"version":[1],"partitions":[]}',  # not an Int to Jackson
+    b'{"version":1,"partitions":7}', b'{"version":1,"partitions":[7]}', b'{"version":1,"partitions":[[]]}',
+    b'{"version":1,"partitions":[{"topic":"t","partition":"x","replicas":[1]}]}',
+    # Jackson fails the binding before Kafka's walk dereferences anything: a JSON error, null entry or not
+    b'{"version":1,"partitions":[null],"extra":1}', b'{"partitions":null,"version":"x"}',
+])
+def test_what_kafkas_binding_refuses_is_a_json_error_read_as_no_reassignment(data: bytes) -> None:
+    error = _refusal(data)
+    assert not isinstance(error, NullZnodeDataError | NullDereferenceError)
+    assert ReassignPartitionsZNode.kafka_reads_as_empty(error)
+
+
+@pytest.mark.parametrize("data", [
+    b"null", b"{}", b'{"version":1}', b'{"version":1,"partitions":null}', b'{"version":1,"partitions":[null]}',
+    f'{{"version":1,"partitions":[{ENTRY},null]}}'.encode(),
+    b'{"version":1,"partitions":[{"topic":"t","partition":0}]}',
+    b'{"version":1,"partitions":[{"topic":"t","partition":0,"replicas":null}]}',
+])
+def test_nulls_kafkas_decoder_dereferences_throw(data: bytes) -> None:
+    error = _refusal(data)
+    assert isinstance(error, NullDereferenceError)
+    assert not ReassignPartitionsZNode.kafka_reads_as_empty(error)
+
+
+def test_null_data_throws() -> None:
+    """``ObjectMapper.readValue(null, ...)``: IllegalArgumentException ("argument "src" is null")."""
+    error = _refusal(None)
+    assert isinstance(error, NullZnodeDataError)
+    assert not ReassignPartitionsZNode.kafka_reads_as_empty(error)
+
+
+@pytest.mark.parametrize(("partition", "expected"), [
+    ("", 0), ('"partition":null,', 0), ('"partition":"3",', 3), ('"partition":" 4 ",', 4), ('"partition":1.9,', 1),
+    ('"partition":"",', 0), ('"partition":-2,', -2),
+])
+def test_an_entrys_partition_binds_as_jackson_binds_an_int(partition: str, expected: int) -> None:
+    data = f'{{"partitions":[{{"topic":"t",{partition}"replicas":[3]}}]}}'.encode()
+    assert ReassignPartitionsZNode.decode(data, PATH) == {TopicPartition("t", expected): (3,)}
+
+
+def test_a_numeric_string_past_pythons_digit_limit_is_refused_not_a_value_error() -> None:
+    """``int()`` refuses 4,300 digits and more (ValueError); Jackson refuses the value as out of range."""
+    data = b'{"version":"' + b"9" * 5000 + b'","partitions":[]}'
+    error = _refusal(data)
+    assert "version" in error.reason and ReassignPartitionsZNode.kafka_reads_as_empty(error)
+    zeros = b'{"version":1,"partitions":[{"topic":"t","partition":"' + b"0" * 5000 + b'7","replicas":[1]}]}'
+    assert ReassignPartitionsZNode.decode(zeros, PATH) == {TopicPartition("t", 7): (1,)}
