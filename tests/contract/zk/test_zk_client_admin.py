@@ -30,6 +30,7 @@ async def test_topic_deletion_requests(make_client: MakeClient) -> None:
         await client.create_delete_topic_path(topic)
     assert await client.get_topic_deletions() == {"a", "b"}
     assert await client.is_topic_marked_for_deletion("a")
+    assert (await client.session.get_data(paths.delete_topic_path("a")))[0] is None  # Kafka's createRecursive: null
     await client.delete_topic_deletions(["a", "zzz"], version)
     assert await client.get_topic_deletions() == {"b"}
 

@@ -38,15 +38,16 @@ class DeleteTopicsZNode:
 
 
 class DeleteTopicsTopicZNode:
-    """``/admin/delete_topics/<topic>``: empty data, only the child name matters."""
+    """``/admin/delete_topics/<topic>``: null data, only the child name matters (Kafka's ``createDeleteTopicPath``
+    creates it with ``createRecursive``'s default, null; ``zkCli.sh get`` shows ``null``)."""
 
     @staticmethod
     def path(topic: str) -> str:
         return paths.delete_topic_path(topic)
 
     @staticmethod
-    def encode() -> bytes:
-        return b""
+    def encode() -> None:
+        return None
 
 
 class ReassignPartitionsZNode:
