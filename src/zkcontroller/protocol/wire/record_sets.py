@@ -75,6 +75,7 @@ UNSUPPORTED_COMPRESSION_TYPE = 76
 INVALID_TIMESTAMP = 32
 NO_TIMESTAMP = -1
 LONG_MAX = 2**63 - 1
+LONG_MIN = -(2**63)
 _LOG_APPEND_TIME_FLAG = 0x08
 TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53
 LOG_OVERHEAD = 12
@@ -255,7 +256,9 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
     topic's ``cleanup.policy`` has ``compact``, so every record needs a key (`_v2_rejection`). LogValidator's
     ``validateTimestamp`` per record of a v2 batch (`_v2_rejection`), after the key check: with the topic's
     ``message.timestamp.type`` CreateTime (``create_time``), a timestamp further than
-    ``timestamp_difference_max_ms`` from ``now_ms`` is INVALID_TIMESTAMP; so is every record of a batch the producer
+    ``timestamp_difference_max_ms`` from ``now_ms`` is INVALID_TIMESTAMP (in Java's long arithmetic: a record's
+    timestamp, its base plus its delta, wraps at int64, and so do the difference and the bounds printed:
+    `timestamp_out_of_range`); so is every record of a batch the producer
     marked LogAppendTime, whatever the topic's type. A legacy set gets the same per message, read in the walk that
     counts them (`_legacy_count`: its record errors in Kafka's order, with Kafka's texts, and a v1 timestamp below
     0 other than -1 UNKNOWN_SERVER_ERROR, as the conversion to a v2 batch throws). ``inflated``: compressed values
@@ -898,7 +901,7 @@ def _v2_rejection(entry: memoryview, records: Iterator[tuple[int, V2Record | _Ma
     ``UnsupportedOperationException`` (UNKNOWN_SERVER_ERROR, logged, no message: `_skipped_key`)."""
     log_append_time = bool(entry[22] & _LOG_APPEND_TIME_FLAG)
     first_timestamp, max_timestamp = struct.unpack_from(">qq", entry, 27)
-    low, high = now_ms - max_difference_ms, now_ms + max_difference_ms
+    low, high = java_long(now_ms - max_difference_ms), java_long(now_ms + max_difference_ms)  # as printed
     keyless = _keyless_text(tp)
     kept: list[tuple[int, str]] = []
     invalid_timestamp = False
@@ -912,15 +915,19 @@ def _v2_rejection(entry: memoryview, records: Iterator[tuple[int, V2Record | _Ma
             return _structure_error(r, path)
         if partial and r.offset_delta != i:  # a record in error is not compared, but refuses the batch anyway
             in_order = False
-        if check_negative and negative == NO_TIMESTAMP and first_timestamp + r.timestamp_delta < NO_TIMESTAMP:
-            negative = first_timestamp + r.timestamp_delta
+        record_timestamp = first_timestamp + r.timestamp_delta  # DefaultRecord.readFrom's long sum: wraps
+        if not LONG_MIN <= record_timestamp <= LONG_MAX:
+            record_timestamp = java_long(record_timestamp)
+        if check_negative and negative == NO_TIMESTAMP and record_timestamp < NO_TIMESTAMP:
+            negative = record_timestamp
         if compacted and r.key_length < 0:
             text = keyless
         elif not check_timestamps:
             continue
         else:
-            timestamp = max_timestamp if log_append_time else first_timestamp + r.timestamp_delta
-            if create_time and timestamp != NO_TIMESTAMP and abs(timestamp - now_ms) > max_difference_ms:
+            timestamp = max_timestamp if log_append_time else record_timestamp
+            if (create_time and timestamp != NO_TIMESTAMP
+                    and timestamp_out_of_range(timestamp, now_ms, max_difference_ms)):
                 out_of_range = True
             elif log_append_time:
                 out_of_range = False
@@ -1058,6 +1065,11 @@ class _LegacyChecks(NamedTuple):
     high: int
     """The largest (``now + difference``), or above any int64."""
     cancelled: Callable[[], bool] | None
+    now_ms: int = 0
+    max_difference_ms: int = LONG_MAX
+    """The broker's clock and the topic's ``message.timestamp.difference.max.ms``: a timestamp outside [``low``,
+    ``high``] is out of range only if it is in Java's long arithmetic (`timestamp_out_of_range`), which these bounds
+    (exact integers, the cheap test for every message) do not wrap."""
 
 
 LEGACY_RECORD_ERRORS_KEPT = RECORD_ERRORS_KEPT
@@ -1079,7 +1091,7 @@ def _legacy_checks(tp: str, compacted: bool, now_ms: int, create_time: bool, tim
         low, high = now_ms - timestamp_difference_max_ms, now_ms + timestamp_difference_max_ms
     else:
         low, high = -_UNCHECKED, _UNCHECKED
-    return _LegacyChecks(tp, compacted, low, high, cancelled)
+    return _LegacyChecks(tp, compacted, low, high, cancelled, now_ms, timestamp_difference_max_ms)
 
 
 def _int32_at(message: memoryview, pos: int) -> int:
@@ -1119,8 +1131,10 @@ def _legacy_record_error(message: memoryview, magic: int, offset: int, timestamp
     alone, its message left empty, whichever the error (a record error not kept: `LEGACY_RECORD_ERRORS_KEPT`)."""
     if checks.compacted and not _legacy_has_key(message, magic):
         return INVALID_RECORD, _keyless_text(checks.tp) if describe else ""
-    if timestamp != NO_TIMESTAMP and not checks.low <= timestamp <= checks.high:
-        return INVALID_TIMESTAMP, _out_of_range_text(timestamp, offset, checks.low, checks.high) if describe else ""
+    if (timestamp != NO_TIMESTAMP and not checks.low <= timestamp <= checks.high
+            and timestamp_out_of_range(timestamp, checks.now_ms, checks.max_difference_ms)):
+        return INVALID_TIMESTAMP, _out_of_range_text(timestamp, offset, java_long(checks.low),
+                                                     java_long(checks.high)) if describe else ""
     if log_append_time:
         return INVALID_TIMESTAMP, _log_append_time_text(_legacy_text(message, offset, wrapper)) if describe else ""
     return None
@@ -1129,6 +1143,21 @@ def _legacy_record_error(message: memoryview, magic: int, offset: int, timestamp
 def _keyless_text(tp: str) -> str:
     """LogValidator's ``validateKey`` refusal (any magic)."""
     return f"Compacted topic cannot accept message without key in topic partition {tp}."
+
+
+def java_long(value: int) -> int:
+    """``value`` wrapped to an int64, as Java's long arithmetic wraps it."""
+    return ((value - LONG_MIN) & 0xFFFFFFFFFFFFFFFF) + LONG_MIN
+
+
+def timestamp_out_of_range(timestamp: int, now_ms: int, max_difference_ms: int) -> bool:
+    """LogValidator's ``math.abs(record.timestamp - now) > timestampDiffMaxMs`` in Java's long arithmetic: the
+    difference wraps (a timestamp near Long.MIN_VALUE is "close" to a positive clock), and ``abs`` of
+    Long.MIN_VALUE is itself, negative, so never beyond the (non-negative) maximum."""
+    difference = timestamp - now_ms
+    if not LONG_MIN <= difference <= LONG_MAX:
+        difference = java_long(difference)
+    return difference != LONG_MIN and abs(difference) > max_difference_ms
 
 
 def _out_of_range_text(timestamp: int, offset: int, low: int, high: int) -> str:
