@@ -18,7 +18,9 @@ Kafka checks a partition's record set in two places, and so do we, so errors com
 
 The count of a v2 batch is its header's records count (checked against its last offset delta, as Kafka does).
 Its records are all read, as LogValidator's iterator reads them (decompressed, at most `MAX_INFLATED` bytes): a
-malformed one refuses the batch with what Kafka's reader throws there (`walk_v2_records`, `_structure_error`). A
+malformed one refuses the batch with what Kafka's reader throws there (`walk_v2_records`, `_structure_error`); a
+gzip stream that fails after its header is read as far as it goes, then fails where Kafka's reader meets the failure
+(`_failed_stream_refusal`). A
 compressed batch LogValidator keeps as it is (the topic's ``compression.type`` is ``producer`` or its codec) whose
 offset deltas are not 0, 1, 2, ... fails as Kafka 2.8's rebuild of it does (UNKNOWN_SERVER_ERROR, `_skipped_key`).
 A legacy (magic 0/1) message set counts one per uncompressed message. A gzip, snappy or lz4 wrapper is decompressed
@@ -26,7 +28,9 @@ A legacy (magic 0/1) message set counts one per uncompressed message. A gzip, sn
 < 2 does (the wrapper's own offset field does not count them: kafka-python writes 0 there, Java the last inner
 offset). As Kafka's ``DataLogInputStream``, the inner messages end at a partial last one (the complete ones before
 it count); a wrapper with no complete inner message is INVALID_RECORD, one that cannot be decompressed
-UNKNOWN_SERVER_ERROR (Kafka's ``KafkaException``), a zstd wrapper or one with a null value INVALID_RECORD, a codec
+UNKNOWN_SERVER_ERROR (Kafka's ``KafkaException``; a gzip stream's, with Java's exception as its message, once the
+inner messages it gave before failing are read: `compression.StreamFailure`), a zstd wrapper or one with a null
+value INVALID_RECORD, a codec
 id above zstd UNKNOWN_SERVER_ERROR (``CompressionType.forId``), a v1 wrapper whose offset is neither 0 nor at least
 its last inner message's INVALID_RECORD, an inner message of another magic INVALID_RECORD (a record error: "One or
 more records have been rejected"), a compressed one INVALID_RECORD at once (the deep iterator's "Inner messages must
@@ -64,6 +68,7 @@ from zkcontroller.protocol.wire.compression import (
     ZSTD,
     CompressionError,
     InflationLimitExceeded,
+    StreamFailure,
     decompress,
 )
 
@@ -101,6 +106,7 @@ had one or more invalid records" error rather than their own)."""
 _CONTROL_FLAG = 0x20
 _TRANSACTIONAL_FLAG = 0x10
 _INVALID_RECORD_EXCEPTION = "org.apache.kafka.common.InvalidRecordException"
+_KAFKA_EXCEPTION = "org.apache.kafka.common.KafkaException"
 _LEGACY_HEADER = struct.Struct(">qiIbb")  # offset, size, crc, magic, attributes
 _OFFSET = struct.Struct(">q")
 _TIMESTAMP = _OFFSET
@@ -336,10 +342,12 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
         # bomb's millions of good records, or of refused ones beyond them, are not)
         path = _v2_path(_codec(buf, e), target_codec)
         rebuilt = compressed_path and path != IN_PLACE
-        body = _v2_record_bytes(entry, inflated.get(e.start))  # decompressed once, for both reads below
+        body, failure = _v2_record_stream(entry, inflated.get(e.start))  # decompressed once, for both reads
         if body is None:  # a codec id no client can send (refused before)
             continue
         records_count = struct.unpack_from(">i", entry, 57)[0]
+        if failure is not None:  # a gzip stream Java's reader fails on, once its records reach the failure
+            raise _failed_stream_refusal(body, records_count, path, failure, cancelled)
         if not (compacted or check_timestamps or rebuilt) and v2_well_formed(
                 body, records_count, cancelled, in_order=path == IN_PLACE):  # the structure alone is checked (and
             # an in-place batch's offset deltas): no record is kept
@@ -419,6 +427,9 @@ def scan_size(data: bytes | memoryview, entries: list[Entry], limit: int, inflat
             inflated[e.start] = decompress(codec, value, e.magic, limit - total)
         except InflationLimitExceeded:
             return limit + 1
+        except StreamFailure as failure:  # walked as far as the stream gives (v2) or its messages read (legacy)
+            total += len(failure.data)
+            continue
         except CompressionError:
             continue  # refused (legacy) or not walked (v2) at once
         total += len(inflated[e.start])
@@ -469,19 +480,52 @@ def _iter_v2_records(entry: memoryview, inflated: bytes | bytearray | None = Non
 
 
 def _v2_record_bytes(entry: memoryview, inflated: bytes | bytearray | None) -> bytes | bytearray | memoryview | None:
+    """`_v2_record_stream`'s records part (what a failing gzip stream gives before its failure)."""
+    return _v2_record_stream(entry, inflated)[0]
+
+
+def _v2_record_stream(entry: memoryview, inflated: bytes | bytearray | None
+                      ) -> tuple[bytes | bytearray | memoryview | None, StreamFailure | None]:
     """The records part of a v2 batch, decompressed (``inflated`` when it already was); None for a codec id no
-    client can send (`inspect` refused it before). UNKNOWN_SERVER_ERROR where it cannot be decompressed."""
+    client can send (`inspect` refused it before). UNKNOWN_SERVER_ERROR where it cannot be decompressed; but a
+    gzip stream ``GZIPInputStream`` fails on only after its header gives what it inflated before the failure, with
+    the failure, for `_failed_stream_refusal` (one whose header fails is refused here: ``wrapForInput``'s
+    ``KafkaException`` of it, "java.util.zip.ZipException: Not in GZIP format", whatever the records)."""
     codec = entry[22] & 0x07
     if inflated is not None:
-        return inflated
+        return inflated, None
     if codec in (GZIP, SNAPPY, LZ4, ZSTD):
         try:
-            return decompress(codec, bytes(entry[RECORD_BATCH_OVERHEAD:]), 2, MAX_INFLATED)
+            return decompress(codec, bytes(entry[RECORD_BATCH_OVERHEAD:]), 2, MAX_INFLATED), None
+        except StreamFailure as failure:
+            if failure.at_open:
+                raise RecordSetError(UNKNOWN_SERVER_ERROR, failure.java, _KAFKA_EXCEPTION) from None
+            return failure.data, failure
         except CompressionError as failure:  # DefaultRecordBatch's IOException, as KafkaException (and, a
             # deliberate deviation, beyond MAX_INFLATED: refused rather than walked)
             raise RecordSetError(UNKNOWN_SERVER_ERROR, f"Failed to decompress record stream: {failure}",
-                                 "org.apache.kafka.common.KafkaException") from None
-    return None if codec else entry[RECORD_BATCH_OVERHEAD:]
+                                 _KAFKA_EXCEPTION) from None
+    return (None if codec else entry[RECORD_BATCH_OVERHEAD:]), None
+
+
+def _failed_stream_refusal(records: bytes | bytearray | memoryview, count: int, path: str, failure: StreamFailure,
+                           cancelled: Callable[[], bool] | None) -> RecordSetError:
+    """What Kafka's streaming record iterator throws on a gzip batch whose stream fails after ``records``
+    (`compression.StreamFailure`): the records are read as far as they go; a malformed one, or bytes left after
+    the last, answer as from a whole stream (`_structure_error`), except that a read past ``records`` meets the
+    failure (an ``EOFException``: "premature EOF reached", INVALID_RECORD, as a stream's end; another
+    ``IOException``: ``KafkaException`` "Failed to decompress record stream", UNKNOWN_SERVER_ERROR); every record
+    read to exactly its end, ``ensureNoneRemaining``'s read meets it: ``KafkaException`` "Error checking for
+    remaining bytes after reading batch", UNKNOWN_SERVER_ERROR. Either way it escapes before any record error is
+    answered, so none is."""
+    walked: Iterator[tuple[int, V2Record | _Malformed]] = enumerate(walk_v2_records(records, count))
+    if cancelled is not None:
+        walked = _unless_cancelled(walked, cancelled)
+    for _, r in walked:
+        if isinstance(r, _Malformed):
+            return _structure_error(r, path, failure)
+    return RecordSetError(UNKNOWN_SERVER_ERROR, "Error checking for remaining bytes after reading batch",
+                          _KAFKA_EXCEPTION)
 
 
 def walk_v2_records(records: bytes | bytearray | memoryview, count: int) -> Iterator[V2Record | _Malformed]:
@@ -718,21 +762,32 @@ def _java_varint(buf: bytes | bytearray | memoryview, pos: int, limit: int, long
     return (value >> 1) ^ -(value & 1), pos
 
 
-def _structure_error(m: _Malformed, path: str) -> RecordSetError:
+def _premature_eof(failure: StreamFailure | None) -> RecordSetError:
+    """A stream read past the records' end: ``StreamRecordIterator.readNext``'s ``EOFException`` as "premature
+    EOF", or, a gzip stream failing there (``failure``) with another ``IOException``, its ``KafkaException``."""
+    if failure is None or failure.eof:
+        return _invalid_record("Incorrect declared batch size, premature EOF reached")
+    return RecordSetError(UNKNOWN_SERVER_ERROR, "Failed to decompress record stream", _KAFKA_EXCEPTION)
+
+
+def _structure_error(m: _Malformed, path: str, failure: StreamFailure | None = None) -> RecordSetError:
     """What Kafka 2.8 throws reading the malformed record `walk_v2_records` found, on LogValidator's ``path``
     (`UNCOMPRESSED`, `IN_PLACE`, `REBUILT`): an ``InvalidRecordException`` (INVALID_RECORD: "Found invalid record
     structure", "Incorrect declared batch size, premature EOF reached", "Invalid record size: ...", ...), or what
     escapes the readers (a size varint too long, a negative size to allocate: ``IllegalArgumentException``; an
     uncompressed record longer than the bytes left: read as null, then ``NullPointerException``), which
-    ``appendToLocalLog`` answers UNKNOWN_SERVER_ERROR. Either way logged, with the log start offset, no message."""
+    ``appendToLocalLog`` answers UNKNOWN_SERVER_ERROR. Either way logged, with the log start offset, no message.
+    ``failure``: the gzip stream's, met by a read past ``m.records`` (`_premature_eof`)."""
     if m.trailing:
         return _invalid_record("Incorrect declared batch size, records still remaining in file")
     buf, limit = m.records, len(m.records)
     try:
         try:
             size, at = _java_varint(buf, m.start, limit, eof=_Underflow if path == UNCOMPRESSED else _Eof)
-        except (_Underflow, _Eof):
+        except _Underflow:
             return _invalid_record("Incorrect declared batch size, premature EOF reached")
+        except _Eof:
+            return _premature_eof(failure)
         if path == UNCOMPRESSED:
             if limit - at < size:  # readFrom gives null: next() checks what remains first, then LogValidator reads it
                 if m.record == m.records_count - 1 and limit > at:
@@ -743,9 +798,9 @@ def _structure_error(m: _Malformed, path: str) -> RecordSetError:
             if size < 0:
                 raise _Illegal(f"capacity < 0: ({size} < 0)")
             if limit - at < size:
-                return _invalid_record("Incorrect declared batch size, premature EOF reached")
+                return _premature_eof(failure)
             return _read_record(buf, at, at + size, size)
-        return _read_partially(buf, at, limit, size)
+        return _read_partially(buf, at, limit, size, failure)
     except _Illegal as escaped:
         return RecordSetError(UNKNOWN_SERVER_ERROR, str(escaped), "java.lang.IllegalArgumentException")
 
@@ -798,7 +853,8 @@ def _read_record(buf: bytes | bytearray | memoryview, at: int, limit: int, size:
     return _invalid_record(_FOUND_INVALID)  # not reached: the walk found it malformed
 
 
-def _read_partially(buf: bytes | bytearray | memoryview, at: int, limit: int, size: int) -> RecordSetError:
+def _read_partially(buf: bytes | bytearray | memoryview, at: int, limit: int, size: int,
+                    failure: StreamFailure | None = None) -> RecordSetError:
     """``DefaultRecord.readPartiallyFrom``'s refusal of a record body at ``at`` of ``size`` bytes of a stream
     ending at ``limit``: read ahead `_SKIP_BUFFER` bytes at a time (at most the body's), key, value and headers
     skipped."""
@@ -865,7 +921,7 @@ def _read_partially(buf: bytes | bytearray | memoryview, at: int, limit: int, si
     except (_Underflow, _Illegal):
         return _invalid_record(_FOUND_INVALID)
     except _Eof:
-        return _invalid_record("Incorrect declared batch size, premature EOF reached")
+        return _premature_eof(failure)
     except _Invalid as thrown:
         return _invalid_record(str(thrown))
     return _invalid_record(_FOUND_INVALID)  # not reached: the walk found it malformed
@@ -1234,6 +1290,11 @@ def _legacy_count(message: memoryview, checks: _LegacyChecks, inflated: bytes | 
                              _INVALID_RECORD_EXCEPTION)
     try:
         inner = inflated if inflated is not None else decompress(codec, value, magic, MAX_INFLATED)
+    except StreamFailure as failure:  # DeepRecordsIterator reads every inner message first: a
+        # CorruptRecordException among those the stream gave before failing comes first (DataLogInputStream), else
+        # the failure, as KafkaException(e) (the constructor's wrapForInput or the loop's IOException alike)
+        inspect(failure.data, 0, check_magic=False, cancelled=checks.cancelled)
+        raise RecordSetError(UNKNOWN_SERVER_ERROR, failure.java, _KAFKA_EXCEPTION) from None
     except CompressionError as failure:  # CompressionType.wrapForInput / the stream's IOException, as KafkaException
         raise RecordSetError(UNKNOWN_SERVER_ERROR, f"java.io.IOException: {failure}",
                              "org.apache.kafka.common.KafkaException") from None
