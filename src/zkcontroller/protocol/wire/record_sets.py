@@ -274,10 +274,10 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
     the walk ends with UNKNOWN_SERVER_ERROR (its requester is gone). ``timestamps``: once the set is accepted, set
     to its first record's timestamp and the largest one: what the time index gets (`broker.partition.TimeIndex`). A
     legacy set, which LogValidator converts to one v2 batch, gives its messages' (a wrapper's inner ones'), as that
-    batch carries them (-1 and -1 for magic 0, which has no timestamps). A client's v2 batch gives its header's own
-    first and max timestamps: a deliberate deviation, as its records' timestamps are not gathered; for a CreateTime
-    topic Kafka's LogValidator recomputes the max from the records (``batch.setMaxTimestamp``), so a client whose header
-    disagrees with its records is indexed at its header's word here. ``compression_type``: the topic's
+    batch carries them (-1 and -1 for magic 0, which has no timestamps). A client's v2 batch gives its header's first
+    timestamp (which LogValidator leaves as it is) and the max LogValidator writes in it (``batch.setMaxTimestamp``):
+    its records' largest timestamp, each its base plus its delta wrapped as a Java long, or -1
+    (`_records_max_timestamp`), whatever its header said. ``compression_type``: the topic's
     ``compression.type`` (``producer``, ``uncompressed``, ``gzip``, ...), which picks LogValidator's path: with a
     compressed source or target the compressed path (`_v2_path`), where an uncompressed legacy set's negative
     timestamps fail the conversion only once every message is checked (``buildRecordsAndAssignOffsets``), not at
@@ -348,18 +348,22 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
         records_count = struct.unpack_from(">i", entry, 57)[0]
         if failure is not None:  # a gzip stream Java's reader fails on, once its records reach the failure
             raise _failed_stream_refusal(body, records_count, path, failure, cancelled)
+        deltas: list[int] = []
         if not (compacted or check_timestamps or rebuilt) and v2_well_formed(
-                body, records_count, cancelled, in_order=path == IN_PLACE):  # the structure alone is checked (and
-            # an in-place batch's offset deltas): no record is kept
+                body, records_count, cancelled, in_order=path == IN_PLACE, deltas=deltas):  # the structure alone
+            # is checked (and an in-place batch's offset deltas): no record is kept
+            max_timestamp = _records_max_timestamp(first_timestamp, body, records_count, *deltas)
             continue
         records: Iterator[tuple[int, V2Record | _Malformed]] = enumerate(walk_v2_records(body, records_count))
         if cancelled is not None:
             records = _unless_cancelled(records, cancelled)
+        stamps: list[int] = []
         rejection = _v2_rejection(entry, records, tp, compacted, check_timestamps, now_ms, create_time,
                                   timestamp_difference_max_ms, path, rebuilt=rebuilt,
-                                  well_formed=partial(v2_well_formed, body, records_count, cancelled))
+                                  well_formed=partial(v2_well_formed, body, records_count, cancelled), stamps=stamps)
         if rejection is not None:
             raise rejection
+        max_timestamp = stamps[0]
     if negative != NO_TIMESTAMP:  # buildRecordsAndAssignOffsets appends the validated messages
         raise _negative_timestamp(negative)
     if timestamps is not None:
@@ -577,16 +581,21 @@ def walk_v2_records(records: bytes | bytearray | memoryview, count: int) -> Iter
 
 
 def v2_well_formed(records: bytes | bytearray | memoryview, count: int,
-                   cancelled: Callable[[], bool] | None = None, *, in_order: bool = False) -> bool:
+                   cancelled: Callable[[], bool] | None = None, *, in_order: bool = False,
+                   deltas: list[int] | None = None) -> bool:
     """True when `walk_v2_records` reads ``count`` records from ``records`` and finds none malformed: the same
     checks (each varint read as `_varint`/`_varlong` read it, one-byte ones inline), with no record kept. A batch
     whose records nothing but their structure is checked for (the default topic configs) is read here, about three
     times faster; False sends the caller to `walk_v2_records` for what is malformed and where. ``cancelled`` is
     asked every 4096 records, as `_unless_cancelled` asks it. ``in_order``: also False at the first record whose
-    offset delta is not its index (a batch kept in place, which Kafka cannot renumber: `_v2_rejection`)."""
+    offset delta is not its index (a batch kept in place, which Kafka cannot renumber: `_v2_rejection`).
+    ``deltas``: once well formed, set to the records' timestamp deltas as `_records_max_timestamp` takes them (a
+    mask of the one-byte ones' bytes, the least and largest longer one), gathered in the same walk."""
     size = len(records)
     pos = 0
     varint = _varint
+    seen = 0  # bit b: a one-byte timestamp delta b (zig-zag) was read
+    lo, hi = LONG_MAX, LONG_MIN  # the longer ones' range
     try:
         for index in range(count):
             if not index & 4095 and cancelled is not None and cancelled():
@@ -600,10 +609,16 @@ def v2_well_formed(records: bytes | bytearray | memoryview, count: int,
             if length < _MIN_RECORD_BODY or end > size:
                 return False
             field += 1  # attributes
-            if records[field] < 0x80:  # timestamp delta
+            b = records[field]  # timestamp delta
+            if b < 0x80:
+                seen |= 1 << b
                 field += 1
             else:
-                _, field = _varlong(records, field)
+                delta, field = _varlong(records, field)
+                if delta < lo:
+                    lo = delta
+                if delta > hi:
+                    hi = delta
             b = records[field]  # offset delta
             if b < 0x80:
                 if in_order and b != index << 1:  # zig-zag: one byte holds 0..63, as 0, 2, 4, ...
@@ -637,7 +652,32 @@ def v2_well_formed(records: bytes | bytearray | memoryview, count: int,
             pos = end
     except (IndexError, _Bad):
         return False
-    return count <= 0 or pos == size
+    if count > 0 and pos != size:
+        return False
+    if deltas is not None:
+        deltas[:] = (seen, lo, hi)
+    return True
+
+
+def _records_max_timestamp(first_timestamp: int, records: bytes | bytearray | memoryview, count: int, seen: int,
+                           lo: int, hi: int) -> int:
+    """The max timestamp Kafka's LogValidator writes in a CreateTime batch (``batch.setMaxTimestamp``): the largest
+    of its records' timestamps, each ``first_timestamp`` + its delta in long arithmetic (wrapping), and -1. From
+    the deltas `v2_well_formed` gathered (``seen``: a mask of one-byte ones; ``lo``, ``hi``: the longer ones'
+    range); when some sum may wrap (a timestamp within a delta of the int64 ends), the records are read again,
+    each sum wrapped."""
+    small = [(b >> 1) ^ -(b & 1) for b in range(0x80) if seen >> b & 1]
+    least = min([*small, lo])
+    largest = max([*small, hi])
+    if largest < least:  # no record
+        return NO_TIMESTAMP
+    if first_timestamp + least >= LONG_MIN and first_timestamp + largest <= LONG_MAX:  # no sum wraps
+        return max(NO_TIMESTAMP, first_timestamp + largest)
+    top = NO_TIMESTAMP
+    for r in walk_v2_records(records, count):
+        if isinstance(r, V2Record):
+            top = max(top, java_long(first_timestamp + r.timestamp_delta))
+    return top
 
 
 class _Bad(Exception):
@@ -930,7 +970,8 @@ def _read_partially(buf: bytes | bytearray | memoryview, at: int, limit: int, si
 def _v2_rejection(entry: memoryview, records: Iterator[tuple[int, V2Record | _Malformed]], tp: str, compacted: bool,
                   check_timestamps: bool, now_ms: int, create_time: bool,
                   max_difference_ms: int, path: str = UNCOMPRESSED, *, rebuilt: bool = False,
-                  well_formed: Callable[[], bool] | None = None) -> RecordSetError | None:
+                  well_formed: Callable[[], bool] | None = None,
+                  stamps: list[int] | None = None) -> RecordSetError | None:
     """LogValidator's ``validateKey(...).orElse(validateTimestamp(...))`` for each record of a v2 batch, in its
     order (``records``: `walk_v2_records`', with their indexes), then ``processRecordErrors``: the refusal, or None.
     A keyless record of a ``compacted`` topic; else, with ``check_timestamps`` (`_checks_timestamps`), a record of a
@@ -954,7 +995,8 @@ def _v2_rejection(entry: memoryview, records: Iterator[tuple[int, V2Record | _Ma
     (UNKNOWN_SERVER_ERROR, "Invalid negative timestamp T"); and an `IN_PLACE` batch whose offset deltas are not 0,
     1, 2, ... (``record.offset != expectedOffset`` gives up the in-place assignment), rebuilt from the
     ``PartialDefaultRecord``s read, whose ``key()`` (asked by the size estimate first) throws
-    ``UnsupportedOperationException`` (UNKNOWN_SERVER_ERROR, logged, no message: `_skipped_key`)."""
+    ``UnsupportedOperationException`` (UNKNOWN_SERVER_ERROR, logged, no message: `_skipped_key`). ``stamps``: once
+    accepted, set to the max timestamp LogValidator writes in the batch (as `_records_max_timestamp`)."""
     log_append_time = bool(entry[22] & _LOG_APPEND_TIME_FLAG)
     first_timestamp, max_timestamp = struct.unpack_from(">qq", entry, 27)
     low, high = java_long(now_ms - max_difference_ms), java_long(now_ms + max_difference_ms)  # as printed
@@ -966,6 +1008,7 @@ def _v2_rejection(entry: memoryview, records: Iterator[tuple[int, V2Record | _Ma
     check_negative = rebuilt and not log_append_time  # a batch marked LogAppendTime is refused all the same
     in_order = True
     settled = False
+    top = NO_TIMESTAMP  # the records' largest timestamp
     for i, r in records:
         if isinstance(r, _Malformed):
             return _structure_error(r, path)
@@ -974,6 +1017,8 @@ def _v2_rejection(entry: memoryview, records: Iterator[tuple[int, V2Record | _Ma
         record_timestamp = first_timestamp + r.timestamp_delta  # DefaultRecord.readFrom's long sum: wraps
         if not LONG_MIN <= record_timestamp <= LONG_MAX:
             record_timestamp = java_long(record_timestamp)
+        if record_timestamp > top:
+            top = record_timestamp
         if check_negative and negative == NO_TIMESTAMP and record_timestamp < NO_TIMESTAMP:
             negative = record_timestamp
         if compacted and r.key_length < 0:
@@ -1012,6 +1057,8 @@ def _v2_rejection(entry: memoryview, records: Iterator[tuple[int, V2Record | _Ma
         return _skipped_key()
     if negative != NO_TIMESTAMP:  # MemoryRecordsBuilder.appendWithOffset
         return _negative_timestamp(negative)
+    if stamps is not None:
+        stamps[:] = (top,)
     return None
 
 
