@@ -32,7 +32,8 @@ the check costs less than the thread hop. A partition the append would refuse be
 (internal topic, offline log dir, not led here, too small an ISR) is not walked. One such check is in flight per
 event loop (`runtime.blocking_worker`): the others wait on the loop; a request whose task is cancelled, or whose broker
 stops (its produce purgatory shut down: the request is dropped unanswered, as a waiting acks=-1 one is), stops its
-walk within 4096 records (a compressed entry's decompression, at most 64 MiB, is not interrupted); at interpreter
+walk within 4096 records or 65,536 headers of one record (a compressed entry's decompression, at most 64 MiB, is
+not interrupted); at interpreter
 exit the running walk stops and the queued ones are dropped. A refusal found there keeps no traceback (whose
 frames would hold the whole walk), and each partition's outcome is released once appended. The simulator's
 runtime never hops (its virtual-time loop has no threads): its traces do not change. ``validateRecords``' walk of

@@ -8,6 +8,8 @@ Before, the walk stopped at the 1,000th record error and the batch was refused w
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from tests.unit.broker.v2_batches import LOG_APPEND_TIME, NONE, ZSTD, refusal, v2_batch, v2_record
 
@@ -55,8 +57,8 @@ def test_a_well_formed_rest_keeps_the_settled_answer_and_its_texts_bounded(monke
     read: list[int] = []
     real_walk = record_sets.walk_v2_records
 
-    def counted(records: bytes | memoryview, count: int):  # type: ignore[no-untyped-def]
-        for r in real_walk(records, count):
+    def counted(records: bytes | memoryview, count: int, *more: Any):  # type: ignore[no-untyped-def]
+        for r in real_walk(records, count, *more):
             read.append(1)
             yield r
     monkeypatch.setattr(record_sets, "walk_v2_records", counted)

@@ -169,8 +169,8 @@ def counting_walk(monkeypatch: pytest.MonkeyPatch, started: asyncio.Event, go: t
     walked = [0]
     real_walk = record_sets.walk_v2_records
 
-    def walk(records: Any, count: int) -> Iterator[Any]:
-        for r in real_walk(records, count):
+    def walk(records: Any, count: int, *more: Any) -> Iterator[Any]:
+        for r in real_walk(records, count, *more):
             walked[0] += 1
             if walked[0] == 1:
                 loop.call_soon_threadsafe(started.set)

@@ -9,6 +9,8 @@ Before, every record in error got its text and a place in the answer."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from tests.unit.broker.v2_batches import LOG_APPEND_TIME, NONE, NOW, ZSTD, refusal, v2_record
 from tests.unit.broker.v2_batches import v2_batch_of as batch
@@ -86,8 +88,8 @@ def test_texts_are_built_for_the_kept_record_errors_only_and_the_walk_stops_once
     read: list[int] = []
     real_walk = record_sets.walk_v2_records
 
-    def counted(records: bytes | memoryview, count: int):  # type: ignore[no-untyped-def]
-        for r in real_walk(records, count):
+    def counted(records: bytes | memoryview, count: int, *more: Any):  # type: ignore[no-untyped-def]
+        for r in real_walk(records, count, *more):
             read.append(1)
             yield r
     monkeypatch.setattr(record_sets, "walk_v2_records", counted)
@@ -113,8 +115,8 @@ def test_a_compacted_only_batch_stops_at_the_kept_record_errors(monkeypatch: pyt
     read: list[int] = []
     real_walk = record_sets.walk_v2_records
 
-    def counted(records: bytes | memoryview, count: int):  # type: ignore[no-untyped-def]
-        for r in real_walk(records, count):
+    def counted(records: bytes | memoryview, count: int, *more: Any):  # type: ignore[no-untyped-def]
+        for r in real_walk(records, count, *more):
             read.append(1)
             yield r
     monkeypatch.setattr(record_sets, "walk_v2_records", counted)

@@ -349,18 +349,24 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
         if failure is not None:  # a gzip stream Java's reader fails on, once its records reach the failure
             raise _failed_stream_refusal(body, records_count, path, failure, cancelled)
         deltas: list[int] = []
-        if not (compacted or check_timestamps or rebuilt) and v2_well_formed(
-                body, records_count, cancelled, in_order=path == IN_PLACE, deltas=deltas):  # the structure alone
-            # is checked (and an in-place batch's offset deltas): no record is kept
-            max_timestamp = _records_max_timestamp(first_timestamp, body, records_count, *deltas)
-            continue
-        records: Iterator[tuple[int, V2Record | _Malformed]] = enumerate(walk_v2_records(body, records_count))
+        where: list[int] = []
+        if not (compacted or check_timestamps or rebuilt):  # the structure alone is checked (and an in-place
+            # batch's offset deltas): no record is kept
+            if v2_well_formed(body, records_count, cancelled, in_order=path == IN_PLACE, deltas=deltas, where=where):
+                max_timestamp = _records_max_timestamp(first_timestamp, body, records_count, *deltas)
+                continue
+            if where:  # malformed, every record before it in order: what the walk would find, without walking
+                raise _structure_error(_Malformed(where[0], where[1], body, records_count, bool(where[2])), path,
+                                       cancelled=cancelled)
+        records: Iterator[tuple[int, V2Record | _Malformed]] = enumerate(walk_v2_records(body, records_count,
+                                                                                         cancelled))
         if cancelled is not None:
             records = _unless_cancelled(records, cancelled)
         stamps: list[int] = []
         rejection = _v2_rejection(entry, records, tp, compacted, check_timestamps, now_ms, create_time,
                                   timestamp_difference_max_ms, path, rebuilt=rebuilt,
-                                  well_formed=partial(v2_well_formed, body, records_count, cancelled), stamps=stamps)
+                                  well_formed=partial(v2_well_formed, body, records_count, cancelled), stamps=stamps,
+                                  cancelled=cancelled)
         if rejection is not None:
             raise rejection
         max_timestamp = stamps[0]
@@ -522,17 +528,18 @@ def _failed_stream_refusal(records: bytes | bytearray | memoryview, count: int, 
     read to exactly its end, ``ensureNoneRemaining``'s read meets it: ``KafkaException`` "Error checking for
     remaining bytes after reading batch", UNKNOWN_SERVER_ERROR. Either way it escapes before any record error is
     answered, so none is."""
-    walked: Iterator[tuple[int, V2Record | _Malformed]] = enumerate(walk_v2_records(records, count))
+    walked: Iterator[tuple[int, V2Record | _Malformed]] = enumerate(walk_v2_records(records, count, cancelled))
     if cancelled is not None:
         walked = _unless_cancelled(walked, cancelled)
     for _, r in walked:
         if isinstance(r, _Malformed):
-            return _structure_error(r, path, failure)
+            return _structure_error(r, path, failure, cancelled)
     return RecordSetError(UNKNOWN_SERVER_ERROR, "Error checking for remaining bytes after reading batch",
                           _KAFKA_EXCEPTION)
 
 
-def walk_v2_records(records: bytes | bytearray | memoryview, count: int) -> Iterator[V2Record | _Malformed]:
+def walk_v2_records(records: bytes | bytearray | memoryview, count: int,
+                    cancelled: Callable[[], bool] | None = None) -> Iterator[V2Record | _Malformed]:
     """The records of a v2 batch's (decompressed) ``records`` part, of which its header counts ``count``, read
     lazily as Kafka's record iterator reads them: exactly ``count`` records, each of its declared length, whose
     fields (varints of at most 5 bytes, varlongs of 10, as ``ByteUtils``) fill that length exactly, headers
@@ -566,7 +573,7 @@ def walk_v2_records(records: bytes | bytearray | memoryview, count: int) -> Iter
             if headers < 0 or headers > end - field:
                 raise _Bad
             if headers:
-                field = _headers_end(records, field, headers)
+                field = _headers_end(records, field, headers, cancelled)
             if field != end:
                 raise _Bad
         except (IndexError, _Bad):  # cut short, or not a record
@@ -582,7 +589,7 @@ def walk_v2_records(records: bytes | bytearray | memoryview, count: int) -> Iter
 
 def v2_well_formed(records: bytes | bytearray | memoryview, count: int,
                    cancelled: Callable[[], bool] | None = None, *, in_order: bool = False,
-                   deltas: list[int] | None = None) -> bool:
+                   deltas: list[int] | None = None, where: list[int] | None = None) -> bool:
     """True when `walk_v2_records` reads ``count`` records from ``records`` and finds none malformed: the same
     checks (each varint read as `_varint`/`_varlong` read it, one-byte ones inline), with no record kept. A batch
     whose records nothing but their structure is checked for (the default topic configs) is read here, about three
@@ -590,7 +597,16 @@ def v2_well_formed(records: bytes | bytearray | memoryview, count: int,
     asked every 4096 records, as `_unless_cancelled` asks it. ``in_order``: also False at the first record whose
     offset delta is not its index (a batch kept in place, which Kafka cannot renumber: `_v2_rejection`).
     ``deltas``: once well formed, set to the records' timestamp deltas as `_records_max_timestamp` takes them (a
-    mask of the one-byte ones' bytes, the least and largest longer one), gathered in the same walk."""
+    mask of the one-byte ones' bytes, the least and largest longer one), gathered in the same walk. ``where``: when
+    False for a malformed record (not for an offset delta out of order), set to the `_Malformed` fields
+    `walk_v2_records` would give (its index, its start, 1 for bytes left after the last record), so the caller
+    need not walk the records again to find it (a record of millions of headers is read once here)."""
+
+    def malformed(index: int, start: int, trailing: bool = False) -> bool:
+        if where is not None:
+            where[:] = (index, start, int(trailing))
+        return False
+
     size = len(records)
     pos = 0
     varint = _varint
@@ -607,7 +623,7 @@ def v2_well_formed(records: bytes | bytearray | memoryview, count: int,
                 length, field = varint(records, pos)
             end = field + length
             if length < _MIN_RECORD_BODY or end > size:
-                return False
+                return malformed(index, pos)
             field += 1  # attributes
             b = records[field]  # timestamp delta
             if b < 0x80:
@@ -626,7 +642,9 @@ def v2_well_formed(records: bytes | bytearray | memoryview, count: int,
                 field += 1
             else:
                 offset_delta, field = varint(records, field)
-                if offset_delta == _TOO_LONG or (in_order and offset_delta != index):
+                if offset_delta == _TOO_LONG:
+                    return malformed(index, pos)
+                if in_order and offset_delta != index:
                     return False
             for _ in (0, 1):  # key length, then value length
                 b = records[field]
@@ -635,7 +653,7 @@ def v2_well_formed(records: bytes | bytearray | memoryview, count: int,
                 else:
                     length, field = varint(records, field)
                     if length == _TOO_LONG:
-                        return False
+                        return malformed(index, pos)
                 if length > 0:
                     field += length
             b = records[field]
@@ -644,16 +662,16 @@ def v2_well_formed(records: bytes | bytearray | memoryview, count: int,
             else:
                 headers, field = varint(records, field)
             if headers < 0 or headers > end - field:
-                return False
+                return malformed(index, pos)
             if headers:
-                field = _headers_end(records, field, headers)
+                field = _headers_end(records, field, headers, cancelled)
             if field != end:
-                return False
+                return malformed(index, pos)
             pos = end
     except (IndexError, _Bad):
-        return False
+        return malformed(index, pos)
     if count > 0 and pos != size:
-        return False
+        return malformed(count - 1, pos, trailing=True)
     if deltas is not None:
         deltas[:] = (seen, lo, hi)
     return True
@@ -684,18 +702,32 @@ class _Bad(Exception):
     """A structure `walk_v2_records` cannot read as a record."""
 
 
-def _headers_end(records: bytes | bytearray | memoryview, field: int, headers: int) -> int:
+def _headers_end(records: bytes | bytearray | memoryview, field: int, headers: int,
+                 cancelled: Callable[[], bool] | None = None) -> int:
     """Where a record's ``headers`` headers (``headers`` > 0) starting at ``field`` end, each a key length, the key,
-    a value length and the value (null: -1), as ``ByteUtils`` reads them; `_Bad` for a negative key length or a
-    value length too long, IndexError past the bytes. The one copy for both readers (`walk_v2_records`,
-    `v2_well_formed`), called only for a record with headers: most have none, and pay no call."""
-    for _ in range(headers):
-        header_key, field = _varint(records, field)
+    a value length and the value (null: -1), as ``ByteUtils`` reads them (one-byte lengths inline); `_Bad` for a
+    negative key length or a value length too long, IndexError past the bytes. The one copy for both readers
+    (`walk_v2_records`, `v2_well_formed`), called only for a record with headers: most have none, and pay no call.
+    ``cancelled`` is asked every 65,536 headers past the first (one record may hold 32 million)."""
+    varint = _varint
+    for i in range(headers):
+        if i and not i & 0xFFFF and cancelled is not None and cancelled():
+            raise _cancelled()
+        b = records[field]
+        if b < 0x80:
+            header_key, field = (b >> 1) ^ -(b & 1), field + 1
+        else:
+            header_key, field = varint(records, field)
         if header_key < 0:
             raise _Bad
-        header_value, field = _varint(records, field + header_key)
-        if header_value == _TOO_LONG:
-            raise _Bad
+        field += header_key
+        b = records[field]
+        if b < 0x80:
+            header_value, field = (b >> 1) ^ -(b & 1), field + 1
+        else:
+            header_value, field = varint(records, field)
+            if header_value == _TOO_LONG:
+                raise _Bad
         if header_value > 0:
             field += header_value
     return field
@@ -810,7 +842,8 @@ def _premature_eof(failure: StreamFailure | None) -> RecordSetError:
     return RecordSetError(UNKNOWN_SERVER_ERROR, "Failed to decompress record stream", _KAFKA_EXCEPTION)
 
 
-def _structure_error(m: _Malformed, path: str, failure: StreamFailure | None = None) -> RecordSetError:
+def _structure_error(m: _Malformed, path: str, failure: StreamFailure | None = None,
+                     cancelled: Callable[[], bool] | None = None) -> RecordSetError:
     """What Kafka 2.8 throws reading the malformed record `walk_v2_records` found, on LogValidator's ``path``
     (`UNCOMPRESSED`, `IN_PLACE`, `REBUILT`): an ``InvalidRecordException`` (INVALID_RECORD: "Found invalid record
     structure", "Incorrect declared batch size, premature EOF reached", "Invalid record size: ...", ...), or what
@@ -840,7 +873,7 @@ def _structure_error(m: _Malformed, path: str, failure: StreamFailure | None = N
             if limit - at < size:
                 return _premature_eof(failure)
             return _read_record(buf, at, at + size, size)
-        return _read_partially(buf, at, limit, size, failure)
+        return _read_partially(buf, at, limit, size, failure, cancelled)
     except _Illegal as escaped:
         return RecordSetError(UNKNOWN_SERVER_ERROR, str(escaped), "java.lang.IllegalArgumentException")
 
@@ -894,55 +927,57 @@ def _read_record(buf: bytes | bytearray | memoryview, at: int, limit: int, size:
 
 
 def _read_partially(buf: bytes | bytearray | memoryview, at: int, limit: int, size: int,
-                    failure: StreamFailure | None = None) -> RecordSetError:
+                    failure: StreamFailure | None = None, cancelled: Callable[[], bool] | None = None
+                    ) -> RecordSetError:
     """``DefaultRecord.readPartiallyFrom``'s refusal of a record body at ``at`` of ``size`` bytes of a stream
     ending at ``limit``: read ahead `_SKIP_BUFFER` bytes at a time (at most the body's), key, value and headers
-    skipped."""
-    window = b""  # the skip buffer's readable bytes
+    skipped. The skip buffer's readable bytes are always the last ones read from the stream (``readMore`` moves the
+    unread ones to its front), so they are tracked as ``buf[w:stream]``, never copied; a one-byte length with at
+    least 5 bytes readable (no ``readMore`` then, as in Java) is read inline. ``cancelled`` is asked every 65,536
+    headers (a single record may hold 32 million)."""
+    w = at  # the skip buffer's readable bytes: buf[w:stream]
     stream = at
     remaining = size
 
     def more() -> None:  # readMore
-        nonlocal window, stream, remaining
+        nonlocal stream, remaining
         if remaining <= 0:
             raise _Invalid("Invalid record size: expected to read more bytes in record payload")
-        n = min(remaining, _SKIP_BUFFER - len(window))
+        n = min(remaining, _SKIP_BUFFER - (stream - w))
         if limit - stream < n:
             raise _Eof
-        window += bytes(buf[stream:stream + n])
         stream += n
         remaining -= n
 
     def varint(long: bool = False) -> int:
-        nonlocal window
-        if len(window) < (10 if long else 5) and remaining > 0:
+        nonlocal w
+        if stream - w < (10 if long else 5) and remaining > 0:
             more()
-        value, used = _java_varint(window, 0, len(window), long)
-        window = window[used:]
+        value, w = _java_varint(buf, w, stream, long)
         return value
 
+    def skip(left: int) -> None:  # skipLengthDelimitedField's skipping of ``left`` > 0 bytes
+        nonlocal w
+        while left > stream - w:
+            left -= stream - w
+            w = stream
+            more()
+        w += left
+
     def skip_field() -> int:  # skipLengthDelimitedField
-        nonlocal window
-        if len(window) < 5 and remaining > 0:
+        if stream - w < 5 and remaining > 0:
             more()
         n = varint()
-        left = n
-        while left > 0:
-            if left > len(window):
-                left -= len(window)
-                window = b""
-                more()
-            else:
-                window = window[left:]
-                left = 0
+        if n > 0:
+            skip(n)
         return n
 
     try:
-        if not window and remaining > 0:
+        if w == stream and remaining > 0:
             more()
-        if not window:
+        if w == stream:
             raise _Underflow
-        window = window[1:]  # attributes
+        w += 1  # attributes
         varint(long=True)
         varint()
         skip_field()
@@ -950,12 +985,34 @@ def _read_partially(buf: bytes | bytearray | memoryview, at: int, limit: int, si
         headers = varint()
         if headers < 0:
             raise _Invalid(f"Found invalid number of record headers {headers}")
-        for _ in range(headers):
-            key = skip_field()
+        for i in range(headers):
+            if i and not i & 0xFFFF and cancelled is not None and cancelled():
+                raise _cancelled()
+            b = buf[w] if stream - w >= 5 else 0x80
+            if b < 0x80:  # the key's length in one byte, 5 readable: read in place
+                w += 1
+                key = (b >> 1) ^ -(b & 1)
+                if key > 0:
+                    if key <= stream - w:
+                        w += key
+                    else:
+                        skip(key)
+            else:
+                key = skip_field()
             if key < 0:
                 raise _Invalid(f"Invalid negative header key size {key}")
-            skip_field()
-        if remaining > 0 or window:
+            b = buf[w] if stream - w >= 5 else 0x80
+            if b < 0x80:  # the value's length, likewise
+                w += 1
+                value = (b >> 1) ^ -(b & 1)
+                if value > 0:
+                    if value <= stream - w:
+                        w += value
+                    else:
+                        skip(value)
+            else:
+                skip_field()
+        if remaining > 0 or stream > w:
             raise _Invalid(f"Invalid record size: expected to read {size} bytes in record payload, but there are "
                            "still bytes remaining")
     except (_Underflow, _Illegal):
@@ -971,7 +1028,8 @@ def _v2_rejection(entry: memoryview, records: Iterator[tuple[int, V2Record | _Ma
                   check_timestamps: bool, now_ms: int, create_time: bool,
                   max_difference_ms: int, path: str = UNCOMPRESSED, *, rebuilt: bool = False,
                   well_formed: Callable[[], bool] | None = None,
-                  stamps: list[int] | None = None) -> RecordSetError | None:
+                  stamps: list[int] | None = None,
+                  cancelled: Callable[[], bool] | None = None) -> RecordSetError | None:
     """LogValidator's ``validateKey(...).orElse(validateTimestamp(...))`` for each record of a v2 batch, in its
     order (``records``: `walk_v2_records`', with their indexes), then ``processRecordErrors``: the refusal, or None.
     A keyless record of a ``compacted`` topic; else, with ``check_timestamps`` (`_checks_timestamps`), a record of a
@@ -1011,7 +1069,7 @@ def _v2_rejection(entry: memoryview, records: Iterator[tuple[int, V2Record | _Ma
     top = NO_TIMESTAMP  # the records' largest timestamp
     for i, r in records:
         if isinstance(r, _Malformed):
-            return _structure_error(r, path)
+            return _structure_error(r, path, cancelled=cancelled)
         if partial and r.offset_delta != i:  # a record in error is not compared, but refuses the batch anyway
             in_order = False
         record_timestamp = first_timestamp + r.timestamp_delta  # DefaultRecord.readFrom's long sum: wraps
@@ -1050,7 +1108,7 @@ def _v2_rejection(entry: memoryview, records: Iterator[tuple[int, V2Record | _Ma
     if settled and (well_formed is None or not well_formed()):
         for _, r in records:  # on from where the walk stopped, to the malformed record
             if isinstance(r, _Malformed):
-                return _structure_error(r, path)
+                return _structure_error(r, path, cancelled=cancelled)
     if kept:
         return _rejected(kept, invalid_timestamp)
     if not in_order:
