@@ -348,12 +348,12 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
         records_count = struct.unpack_from(">i", entry, 57)[0]
         if failure is not None:  # a gzip stream Java's reader fails on, once its records reach the failure
             raise _failed_stream_refusal(body, records_count, path, failure, cancelled)
-        deltas: list[int] = []
+        deltas: list[tuple[bytearray, int, int]] = []
         where: list[int] = []
         if not (compacted or check_timestamps or rebuilt):  # the structure alone is checked (and an in-place
             # batch's offset deltas): no record is kept
             if v2_well_formed(body, records_count, cancelled, in_order=path == IN_PLACE, deltas=deltas, where=where):
-                max_timestamp = _records_max_timestamp(first_timestamp, body, records_count, *deltas)
+                max_timestamp = _records_max_timestamp(first_timestamp, body, records_count, *deltas[0])
                 continue
             if where:  # malformed, every record before it in order: what the walk would find, without walking
                 raise _structure_error(_Malformed(where[0], where[1], body, records_count, bool(where[2])), path,
@@ -589,15 +589,15 @@ def walk_v2_records(records: bytes | bytearray | memoryview, count: int,
 
 def v2_well_formed(records: bytes | bytearray | memoryview, count: int,
                    cancelled: Callable[[], bool] | None = None, *, in_order: bool = False,
-                   deltas: list[int] | None = None, where: list[int] | None = None) -> bool:
+                   deltas: list[tuple[bytearray, int, int]] | None = None, where: list[int] | None = None) -> bool:
     """True when `walk_v2_records` reads ``count`` records from ``records`` and finds none malformed: the same
     checks (each varint read as `_varint`/`_varlong` read it, one-byte ones inline), with no record kept. A batch
     whose records nothing but their structure is checked for (the default topic configs) is read here, about three
     times faster; False sends the caller to `walk_v2_records` for what is malformed and where. ``cancelled`` is
     asked every 4096 records, as `_unless_cancelled` asks it. ``in_order``: also False at the first record whose
     offset delta is not its index (a batch kept in place, which Kafka cannot renumber: `_v2_rejection`).
-    ``deltas``: once well formed, set to the records' timestamp deltas as `_records_max_timestamp` takes them (a
-    mask of the one-byte ones' bytes, the least and largest longer one), gathered in the same walk. ``where``: when
+    ``deltas``: once well formed, set to the records' timestamp deltas as `_records_max_timestamp` takes them
+    (which one-byte ones, by byte; the least and largest longer one), gathered in the same walk. ``where``: when
     False for a malformed record (not for an offset delta out of order), set to the `_Malformed` fields
     `walk_v2_records` would give (its index, its start, 1 for bytes left after the last record), so the caller
     need not walk the records again to find it (a record of millions of headers is read once here)."""
@@ -610,7 +610,7 @@ def v2_well_formed(records: bytes | bytearray | memoryview, count: int,
     size = len(records)
     pos = 0
     varint = _varint
-    seen = 0  # bit b: a one-byte timestamp delta b (zig-zag) was read
+    seen = bytearray(0x80)  # seen[b]: a one-byte timestamp delta b (zig-zag) was read
     lo, hi = LONG_MAX, LONG_MIN  # the longer ones' range
     try:
         for index in range(count):
@@ -627,7 +627,7 @@ def v2_well_formed(records: bytes | bytearray | memoryview, count: int,
             field += 1  # attributes
             b = records[field]  # timestamp delta
             if b < 0x80:
-                seen |= 1 << b
+                seen[b] = 1
                 field += 1
             else:
                 delta, field = _varlong(records, field)
@@ -673,18 +673,18 @@ def v2_well_formed(records: bytes | bytearray | memoryview, count: int,
     if count > 0 and pos != size:
         return malformed(count - 1, pos, trailing=True)
     if deltas is not None:
-        deltas[:] = (seen, lo, hi)
+        deltas[:] = [(seen, lo, hi)]
     return True
 
 
-def _records_max_timestamp(first_timestamp: int, records: bytes | bytearray | memoryview, count: int, seen: int,
-                           lo: int, hi: int) -> int:
+def _records_max_timestamp(first_timestamp: int, records: bytes | bytearray | memoryview, count: int,
+                           seen: bytearray, lo: int, hi: int) -> int:
     """The max timestamp Kafka's LogValidator writes in a CreateTime batch (``batch.setMaxTimestamp``): the largest
     of its records' timestamps, each ``first_timestamp`` + its delta in long arithmetic (wrapping), and -1. From
-    the deltas `v2_well_formed` gathered (``seen``: a mask of one-byte ones; ``lo``, ``hi``: the longer ones'
+    the deltas `v2_well_formed` gathered (``seen``: which one-byte ones, by byte; ``lo``, ``hi``: the longer ones'
     range); when some sum may wrap (a timestamp within a delta of the int64 ends), the records are read again,
     each sum wrapped."""
-    small = [(b >> 1) ^ -(b & 1) for b in range(0x80) if seen >> b & 1]
+    small = [(b >> 1) ^ -(b & 1) for b in range(0x80) if seen[b]]
     least = min([*small, lo])
     largest = max([*small, hi])
     if largest < least:  # no record
