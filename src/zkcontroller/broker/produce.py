@@ -32,7 +32,8 @@ the check costs less than the thread hop. A partition the append would refuse be
 (internal topic, offline log dir, not led here, too small an ISR) is not walked. One such check is in flight per
 event loop (`runtime.blocking_worker`): the others wait on the loop; a request whose task is cancelled, or whose broker
 stops (its produce purgatory shut down: the request is dropped unanswered, as a waiting acks=-1 one is), stops its
-walk within 4096 records (a compressed entry's decompression, at most 64 MiB, is not interrupted); at interpreter
+walk within 4096 records or 65,536 headers of one record (a compressed entry's decompression, at most 64 MiB, is
+not interrupted); at interpreter
 exit the running walk stops and the queued ones are dropped. A refusal found there keeps no traceback (whose
 frames would hold the whole walk), and each partition's outcome is released once appended. The simulator's
 runtime never hops (its virtual-time loop has no threads): its traces do not change. ``validateRecords``' walk of
@@ -199,20 +200,24 @@ def _validate(records: bytes, entries: list[record_sets.Entry], tp: TopicPartiti
 
 
 def _validate_outcome(records: bytes, entries: list[record_sets.Entry], tp: TopicPartition, checks: _Checks,
-                      now_ms: int, inflated: dict[int, bytes | bytearray], timestamps: list[int] | None = None,
-                      cancelled: Callable[[], bool] | None = None) -> int | RecordSetError:
-    """`_validate` on a worker thread: the refusal returned, for the append to answer in its turn, without its
-    traceback (whose frames hold the whole walk: up to 64 MiB inflated and millions of entries)."""
+                      clock: Callable[[], int], inflated: dict[int, bytes | bytearray],
+                      timestamps: list[int] | None = None, cancelled: Callable[[], bool] | None = None
+                      ) -> tuple[int | RecordSetError, int]:
+    """`_validate` on a worker thread, at the time ``clock`` reads as the walk starts (as Kafka's ``Log.append``
+    reads its clock for LogValidator, not when the request arrived: a walk may wait behind another for seconds),
+    with that time: the refusal returned, for the append to answer in its turn, without its traceback (whose frames
+    hold the whole walk: up to 64 MiB inflated and millions of entries)."""
+    now_ms = clock()
     try:
-        return _validate(records, entries, tp, checks, now_ms, inflated, timestamps, cancelled)
+        return _validate(records, entries, tp, checks, now_ms, inflated, timestamps, cancelled), now_ms
     except RecordSetError as e:
-        return e.with_traceback(None)
+        return e.with_traceback(None), now_ms
 
 
 async def _scan(p: ProducePartition, entries: list[record_sets.Entry], target: ProduceTarget) -> _Scanned:
     """A partition's record set checked ahead of its append: on a worker thread if its walk is long (the check's
-    time, ``now``, is read first, as LogValidator reads its clock once), else only probed (its small compressed
-    values inflated once, kept for the append)."""
+    time read there, as the walk starts: `_validate_outcome`), else only probed (its small compressed values
+    inflated once, kept for the append)."""
     assert p.records is not None
     checks = _checks(p.topic, target)
     inflated: dict[int, bytes | bytearray] = {}
@@ -224,11 +229,11 @@ async def _scan(p: ProducePartition, entries: list[record_sets.Entry], target: P
     waiters = target.waiters
     if waiters.shut_down:
         raise PurgatoryShutDown("the broker is stopping: request dropped at its record check")
-    now = target.runtime.now_ms()
     timestamps: list[int] = []
     # one check per loop goes to the worker: the others wait on the loop (cancellable), not in its queue
-    outcome = await blocking_worker.run(_validate_outcome, p.records, entries, TopicPartition(p.topic, p.partition),
-                                        checks, now, inflated, timestamps, stopped=lambda: waiters.shut_down)
+    outcome, now = await blocking_worker.run(_validate_outcome, p.records, entries,
+                                             TopicPartition(p.topic, p.partition), checks, target.runtime.now_ms,
+                                             inflated, timestamps, stopped=lambda: waiters.shut_down)
     if waiters.shut_down:  # the broker stopped meanwhile: dropped unanswered, as a waiting acks=-1 request is
         raise PurgatoryShutDown("the broker is stopping: request dropped at its record check")
     return _Scanned(checks, inflated, now, outcome, timestamps)
@@ -426,6 +431,8 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
     batches = producer_batches(p.records, entries)
     if stamped:  # LogValidator stamps every batch with the append time: its max timestamp too
         batches = [replace(b, max_timestamp=now) for b in batches]
+    elif len(batches) == 1 and timestamps:  # the one v2 batch's max as LogValidator rewrites it (its records')
+        batches = [replace(batches[0], max_timestamp=timestamps[1])]
     try:  # Log.analyzeAndValidateProducerState, once offsets are assigned
         duplicate = partition.producer_state.append(batches, base_offset)
     except ProducerStateError as e:  # not among appendToLocalLog's known exceptions, as NOT_ENOUGH_REPLICAS

@@ -73,7 +73,8 @@ async def worker_idle() -> None:
 def test_a_refused_off_loop_check_keeps_no_frames() -> None:
     data = zstd_batch(JUST_PAST, KEYLESS_RECORD)
     checks = produce_module._Checks(None, True, True, record_sets.LONG_MAX)
-    out = produce_module._validate_outcome(data, record_sets.inspect(data, 9), TopicPartition("t", 0), checks, 0, {})
+    out, _ = produce_module._validate_outcome(data, record_sets.inspect(data, 9), TopicPartition("t", 0), checks,
+                                              lambda: 0, {})
     assert isinstance(out, RecordSetError) and len(out.record_errors) == min(JUST_PAST, record_sets.RECORD_ERRORS_KEPT)
     assert out.__traceback__ is None  # its frames held the whole walk (the inflated records, the entries)
 
@@ -168,8 +169,8 @@ def counting_walk(monkeypatch: pytest.MonkeyPatch, started: asyncio.Event, go: t
     walked = [0]
     real_walk = record_sets.walk_v2_records
 
-    def walk(records: Any, count: int) -> Iterator[Any]:
-        for r in real_walk(records, count):
+    def walk(records: Any, count: int, *more: Any) -> Iterator[Any]:
+        for r in real_walk(records, count, *more):
             walked[0] += 1
             if walked[0] == 1:
                 loop.call_soon_threadsafe(started.set)
@@ -220,13 +221,14 @@ async def test_exit_stops_the_running_walk_and_drops_the_queued_ones(monkeypatch
     checks = produce_module._Checks(None, True, True, record_sets.LONG_MAX)
     entries = record_sets.inspect(data, 9)
     worker = blocking_worker.worker()
-    running = worker.submit(produce_module._validate_outcome, data, entries, TopicPartition("t", 0), checks, 0, {},
-                            cancelled=blocking_worker._exiting.is_set)
-    queued = worker.submit(produce_module._validate_outcome, data, entries, TopicPartition("t", 0), checks, 0, {})
+    running = worker.submit(produce_module._validate_outcome, data, entries, TopicPartition("t", 0), checks,
+                            lambda: 0, {}, cancelled=blocking_worker._exiting.is_set)
+    queued = worker.submit(produce_module._validate_outcome, data, entries, TopicPartition("t", 0), checks,
+                           lambda: 0, {})
     await asyncio.wait_for(started.wait(), BOUND_S)
     blocking_worker.stop_all()  # what the interpreter's exit runs before joining the worker
     go.set()
-    out = await asyncio.wait_for(asyncio.wrap_future(running), BOUND_S)
+    out, _ = await asyncio.wait_for(asyncio.wrap_future(running), BOUND_S)
     assert isinstance(out, RecordSetError) and "cancelled" in str(out)
     assert queued.cancelled()
     assert walked[0] <= 2 * 4096

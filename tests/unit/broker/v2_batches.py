@@ -112,8 +112,8 @@ def count_walked_records(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     read: list[int] = []
     real_walk = record_sets.walk_v2_records
 
-    def counted(records: bytes | memoryview, count: int) -> Iterator[Any]:
-        for r in real_walk(records, count):
+    def counted(records: bytes | memoryview, count: int, *more: Any) -> Iterator[Any]:
+        for r in real_walk(records, count, *more):
             read.append(1)
             yield r
     monkeypatch.setattr(record_sets, "walk_v2_records", counted)

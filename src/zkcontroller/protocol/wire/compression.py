@@ -1,7 +1,13 @@
 """Opening the value of a compressed legacy (magic 0/1) wrapper message, as Kafka 2.8's
 ``CompressionType.wrapForInput`` reads it for offset assignment (``LogValidator``, magic < 2):
 
-* gzip (1): a gzip (or zlib) stream (`zlib`).
+* gzip (1): one or more gzip members, as ``java.util.zip.GZIPInputStream`` (Kafka's 8 KiB input buffer) reads them
+  (`_gunzip`): its own header parser (reserved flag bits ignored, unlike zlib's), raw deflate through `zlib`, its
+  trailer check, and its rule for a next member: one is looked for only when more than 26 bytes of the 8 KiB input
+  chunk holding a member's end follow that end (``readTrailer``; Kafka's ``ByteBufferInputStream`` reports nothing
+  available beyond the chunk), and bytes that are not a gzip header there are ignored. A stream Java would fail on
+  (not gzip, cut short, a corrupt block or trailer) is `StreamFailure`, carrying the bytes inflated before the
+  failure and Java's exception, so a reader can fail where Kafka's would.
 * snappy (2): snappy-java's ``SnappyInputStream``: the xerial stream (the 8-byte ``\\x82SNAPPY\\0`` marker, two int32
   version fields, then chunks of an int32 length and a raw snappy block), or, when the marker is absent, the whole
   value as one raw snappy block (what that stream falls back to).
@@ -59,6 +65,23 @@ class InflationLimitExceeded(CompressionError):
     """A compressed value that inflates beyond the limit it was read with."""
 
 
+class StreamFailure(CompressionError):
+    """A gzip stream ``GZIPInputStream`` fails on: ``data`` is what it gives before (every byte a read returns
+    before the one that throws), ``java`` the exception's ``toString`` ("java.util.zip.ZipException: Not in GZIP
+    format", "java.io.EOFException: Unexpected end of ZLIB input stream", ...); ``eof``: an ``EOFException`` (the
+    stream cut short), which Kafka's record readers tell apart; ``at_open``: thrown by the constructor, reading the
+    first header (``CompressionType.wrapForInput`` wraps it in a ``KafkaException``). A corrupt deflate block is
+    reported with no bytes of its member (a deliberate simplification: Java gives those its earlier 8 KiB input
+    chunks inflated to, zlib's output of the failing call being lost in both)."""
+
+    def __init__(self, data: bytes | bytearray, java: str, *, eof: bool = False, at_open: bool = False) -> None:
+        super().__init__(java)
+        self.data = data
+        self.java = java
+        self.eof = eof
+        self.at_open = at_open
+
+
 def decompress(codec: int, value: bytes, magic: int, limit: int, *, partial: bool = False) -> bytes | bytearray:
     """The inner message set of a wrapper, or the records of a v2 batch, compressed with ``codec`` (gzip, snappy,
     lz4 or zstd); at most ``limit`` bytes (`InflationLimitExceeded` beyond). ``partial``: a value inflating beyond
@@ -79,15 +102,117 @@ def decompress(codec: int, value: bytes, magic: int, limit: int, *, partial: boo
     raise CompressionError(f"compression codec {codec} is not read here")
 
 
+_GZIP_INPUT_BUFFER = 8 * 1024
+"""The input buffer Kafka gives ``GZIPInputStream`` (``CompressionType.GZIP.wrapForInput``): the chunk a member's
+end is found in decides whether a next member is looked for (`_gunzip`)."""
+_GZIP_MAGIC = 0x8B1F
+_FHCRC, _FEXTRA, _FNAME, _FCOMMENT = 2, 4, 8, 16
+_EOF = "java.io.EOFException"
+_ZIP = "java.util.zip.ZipException"
+
+
+class _JavaIOError(Exception):
+    """An ``IOException`` of ``GZIPInputStream.readHeader``/``readTrailer`` (its ``toString``)."""
+
+    def __init__(self, java: str, eof: bool) -> None:
+        super().__init__(java)
+        self.java = java
+        self.eof = eof
+
+
+def _gzip_header(value: bytes | memoryview, pos: int) -> int:
+    """``GZIPInputStream.readHeader`` of the header at ``pos``: where it ends; `_JavaIOError` as Java fails (magic,
+    method, a header CRC that differs, ``EOFException`` when cut short). Reserved flag bits are not checked, as in
+    Java (zlib refuses them)."""
+    end = len(value)
+
+    def need(n: int) -> None:
+        if pos + n > end:
+            raise _JavaIOError(_EOF, True)
+
+    start = pos
+    need(2)
+    if value[pos] | value[pos + 1] << 8 != _GZIP_MAGIC:
+        raise _JavaIOError(f"{_ZIP}: Not in GZIP format", False)
+    need(3)
+    if value[pos + 2] != 8:
+        raise _JavaIOError(f"{_ZIP}: Unsupported compression method", False)
+    need(4)
+    flags = value[pos + 3]
+    pos += 4
+    need(6)  # MTIME, XFL, OS
+    pos += 6
+    if flags & _FEXTRA:
+        need(2)
+        extra = value[pos] | value[pos + 1] << 8
+        pos += 2
+        need(extra)
+        pos += extra
+    for flag in (_FNAME, _FCOMMENT):  # zero-terminated
+        if flags & flag:
+            while True:
+                need(1)
+                pos += 1
+                if value[pos - 1] == 0:
+                    break
+    if flags & _FHCRC:
+        need(2)
+        if value[pos] | value[pos + 1] << 8 != zlib.crc32(value[start:pos]) & 0xFFFF:
+            raise _JavaIOError(f"{_ZIP}: Corrupt GZIP header", False)
+        pos += 2
+    return pos
+
+
 def _gunzip(value: bytes, limit: int, partial: bool = False) -> bytes:
-    inflater = zlib.decompressobj(wbits=47)  # gzip or zlib header
+    """The gzip members of ``value`` inflated, as ``GZIPInputStream`` with Kafka's 8 KiB input buffer reads them
+    (the module's docstring); `StreamFailure` where Java's stream throws, `InflationLimitExceeded` beyond
+    ``limit`` (``partial``: the first ``limit`` bytes instead)."""
+    view = memoryview(value)
+    size = len(value)
     try:
-        inner = inflater.decompress(value, limit)
-    except zlib.error as e:
-        raise CompressionError(f"cannot be inflated: {e}") from None
-    if inflater.unconsumed_tail and not partial:
-        raise InflationLimitExceeded(f"inflates beyond {limit} bytes")
-    return inner
+        pos = _gzip_header(view, 0)
+    except _JavaIOError as e:
+        raise StreamFailure(b"", e.java, eof=e.eof, at_open=True) from None
+    parts: list[bytes] = []  # the members inflated (joined once: one member is not copied)
+    inflated = 0
+    chunk_end = min(pos + _GZIP_INPUT_BUFFER, size)
+    """Where the input chunk the inflater is reading ends: the header is read from the stream itself, then the
+    inflater fills 8 KiB at a time from where it ended."""
+    while True:
+        budget = limit - inflated
+        inflater = zlib.decompressobj(wbits=-15)  # GZIPInputStream's Inflater(nowrap)
+        try:
+            member = inflater.decompress(view[pos:], budget + 1)
+        except zlib.error as e:  # InflaterInputStream: the DataFormatException as a ZipException
+            reason = str(e).partition("while decompressing data: ")[2] or "Invalid ZLIB data format"
+            raise StreamFailure(b"".join(parts), f"{_ZIP}: {reason}") from None
+        if len(member) > budget:
+            if partial:
+                return b"".join([*parts, member[:budget]])
+            raise InflationLimitExceeded(f"inflates beyond {limit} bytes")
+        parts.append(member)
+        inflated += len(member)
+        if not inflater.eof:  # the input ran out inside the deflate stream: InflaterInputStream.fill
+            raise StreamFailure(b"".join(parts), f"{_EOF}: Unexpected end of ZLIB input stream", eof=True)
+        end = size - len(inflater.unused_data)  # the member's deflate stream ends here
+        if end + 4 > size:  # readTrailer's readUInt: the CRC, then the size
+            raise StreamFailure(b"".join(parts), _EOF, eof=True)
+        if int.from_bytes(view[end:end + 4], "little") != zlib.crc32(member):
+            raise StreamFailure(b"".join(parts), f"{_ZIP}: Corrupt GZIP trailer")
+        if end + 8 > size:
+            raise StreamFailure(b"".join(parts), _EOF, eof=True)
+        if int.from_bytes(view[end + 4:end + 8], "little") != len(member) & 0xFFFFFFFF:
+            raise StreamFailure(b"".join(parts), f"{_ZIP}: Corrupt GZIP trailer")
+        if end > chunk_end:  # the chunk the member ended in (the fills are 8 KiB from the last one)
+            chunk_end = min(chunk_end + -(-(end - chunk_end) // _GZIP_INPUT_BUFFER) * _GZIP_INPUT_BUFFER, size)
+        if chunk_end - end <= 26:  # readTrailer looks for a next member only past 26 bytes left in its buffer
+            return b"".join(parts)
+        try:
+            pos = _gzip_header(view, end + 8)
+        except _JavaIOError:
+            return b"".join(parts)  # "ignore any malformed, do nothing": the stream ends at this member
+        if pos >= chunk_end:  # the header ran past the buffer: the next fills start after it
+            chunk_end = min(pos + _GZIP_INPUT_BUFFER, size)
 
 
 def _snappy(value: bytes, limit: int, partial: bool = False) -> bytes:

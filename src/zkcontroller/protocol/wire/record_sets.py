@@ -18,7 +18,9 @@ Kafka checks a partition's record set in two places, and so do we, so errors com
 
 The count of a v2 batch is its header's records count (checked against its last offset delta, as Kafka does).
 Its records are all read, as LogValidator's iterator reads them (decompressed, at most `MAX_INFLATED` bytes): a
-malformed one refuses the batch with what Kafka's reader throws there (`walk_v2_records`, `_structure_error`). A
+malformed one refuses the batch with what Kafka's reader throws there (`walk_v2_records`, `_structure_error`); a
+gzip stream that fails after its header is read as far as it goes, then fails where Kafka's reader meets the failure
+(`_failed_stream_refusal`). A
 compressed batch LogValidator keeps as it is (the topic's ``compression.type`` is ``producer`` or its codec) whose
 offset deltas are not 0, 1, 2, ... fails as Kafka 2.8's rebuild of it does (UNKNOWN_SERVER_ERROR, `_skipped_key`).
 A legacy (magic 0/1) message set counts one per uncompressed message. A gzip, snappy or lz4 wrapper is decompressed
@@ -26,7 +28,9 @@ A legacy (magic 0/1) message set counts one per uncompressed message. A gzip, sn
 < 2 does (the wrapper's own offset field does not count them: kafka-python writes 0 there, Java the last inner
 offset). As Kafka's ``DataLogInputStream``, the inner messages end at a partial last one (the complete ones before
 it count); a wrapper with no complete inner message is INVALID_RECORD, one that cannot be decompressed
-UNKNOWN_SERVER_ERROR (Kafka's ``KafkaException``), a zstd wrapper or one with a null value INVALID_RECORD, a codec
+UNKNOWN_SERVER_ERROR (Kafka's ``KafkaException``; a gzip stream's, with Java's exception as its message, once the
+inner messages it gave before failing are read: `compression.StreamFailure`), a zstd wrapper or one with a null
+value INVALID_RECORD, a codec
 id above zstd UNKNOWN_SERVER_ERROR (``CompressionType.forId``), a v1 wrapper whose offset is neither 0 nor at least
 its last inner message's INVALID_RECORD, an inner message of another magic INVALID_RECORD (a record error: "One or
 more records have been rejected"), a compressed one INVALID_RECORD at once (the deep iterator's "Inner messages must
@@ -64,6 +68,7 @@ from zkcontroller.protocol.wire.compression import (
     ZSTD,
     CompressionError,
     InflationLimitExceeded,
+    StreamFailure,
     decompress,
 )
 
@@ -75,6 +80,7 @@ UNSUPPORTED_COMPRESSION_TYPE = 76
 INVALID_TIMESTAMP = 32
 NO_TIMESTAMP = -1
 LONG_MAX = 2**63 - 1
+LONG_MIN = -(2**63)
 _LOG_APPEND_TIME_FLAG = 0x08
 TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53
 LOG_OVERHEAD = 12
@@ -100,6 +106,7 @@ had one or more invalid records" error rather than their own)."""
 _CONTROL_FLAG = 0x20
 _TRANSACTIONAL_FLAG = 0x10
 _INVALID_RECORD_EXCEPTION = "org.apache.kafka.common.InvalidRecordException"
+_KAFKA_EXCEPTION = "org.apache.kafka.common.KafkaException"
 _LEGACY_HEADER = struct.Struct(">qiIbb")  # offset, size, crc, magic, attributes
 _OFFSET = struct.Struct(">q")
 _TIMESTAMP = _OFFSET
@@ -255,7 +262,9 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
     topic's ``cleanup.policy`` has ``compact``, so every record needs a key (`_v2_rejection`). LogValidator's
     ``validateTimestamp`` per record of a v2 batch (`_v2_rejection`), after the key check: with the topic's
     ``message.timestamp.type`` CreateTime (``create_time``), a timestamp further than
-    ``timestamp_difference_max_ms`` from ``now_ms`` is INVALID_TIMESTAMP; so is every record of a batch the producer
+    ``timestamp_difference_max_ms`` from ``now_ms`` is INVALID_TIMESTAMP (in Java's long arithmetic: a record's
+    timestamp, its base plus its delta, wraps at int64, and so do the difference and the bounds printed:
+    `timestamp_out_of_range`); so is every record of a batch the producer
     marked LogAppendTime, whatever the topic's type. A legacy set gets the same per message, read in the walk that
     counts them (`_legacy_count`: its record errors in Kafka's order, with Kafka's texts, and a v1 timestamp below
     0 other than -1 UNKNOWN_SERVER_ERROR, as the conversion to a v2 batch throws). ``inflated``: compressed values
@@ -265,10 +274,10 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
     the walk ends with UNKNOWN_SERVER_ERROR (its requester is gone). ``timestamps``: once the set is accepted, set
     to its first record's timestamp and the largest one: what the time index gets (`broker.partition.TimeIndex`). A
     legacy set, which LogValidator converts to one v2 batch, gives its messages' (a wrapper's inner ones'), as that
-    batch carries them (-1 and -1 for magic 0, which has no timestamps). A client's v2 batch gives its header's own
-    first and max timestamps: a deliberate deviation, as its records' timestamps are not gathered; for a CreateTime
-    topic Kafka's LogValidator recomputes the max from the records (``batch.setMaxTimestamp``), so a client whose header
-    disagrees with its records is indexed at its header's word here. ``compression_type``: the topic's
+    batch carries them (-1 and -1 for magic 0, which has no timestamps). A client's v2 batch gives its header's first
+    timestamp (which LogValidator leaves as it is) and the max LogValidator writes in it (``batch.setMaxTimestamp``):
+    its records' largest timestamp, each its base plus its delta wrapped as a Java long, or -1
+    (`_records_max_timestamp`), whatever its header said. ``compression_type``: the topic's
     ``compression.type`` (``producer``, ``uncompressed``, ``gzip``, ...), which picks LogValidator's path: with a
     compressed source or target the compressed path (`_v2_path`), where an uncompressed legacy set's negative
     timestamps fail the conversion only once every message is checked (``buildRecordsAndAssignOffsets``), not at
@@ -333,22 +342,34 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
         # bomb's millions of good records, or of refused ones beyond them, are not)
         path = _v2_path(_codec(buf, e), target_codec)
         rebuilt = compressed_path and path != IN_PLACE
-        body = _v2_record_bytes(entry, inflated.get(e.start))  # decompressed once, for both reads below
+        body, failure = _v2_record_stream(entry, inflated.get(e.start))  # decompressed once, for both reads
         if body is None:  # a codec id no client can send (refused before)
             continue
         records_count = struct.unpack_from(">i", entry, 57)[0]
-        if not (compacted or check_timestamps or rebuilt) and v2_well_formed(
-                body, records_count, cancelled, in_order=path == IN_PLACE):  # the structure alone is checked (and
-            # an in-place batch's offset deltas): no record is kept
-            continue
-        records: Iterator[tuple[int, V2Record | _Malformed]] = enumerate(walk_v2_records(body, records_count))
+        if failure is not None:  # a gzip stream Java's reader fails on, once its records reach the failure
+            raise _failed_stream_refusal(body, records_count, path, failure, cancelled)
+        deltas: list[tuple[bytearray, int, int]] = []
+        where: list[int] = []
+        if not (compacted or check_timestamps or rebuilt):  # the structure alone is checked (and an in-place
+            # batch's offset deltas): no record is kept
+            if v2_well_formed(body, records_count, cancelled, in_order=path == IN_PLACE, deltas=deltas, where=where):
+                max_timestamp = _records_max_timestamp(first_timestamp, body, records_count, *deltas[0])
+                continue
+            if where:  # malformed, every record before it in order: what the walk would find, without walking
+                raise _structure_error(_Malformed(where[0], where[1], body, records_count, bool(where[2])), path,
+                                       cancelled=cancelled)
+        records: Iterator[tuple[int, V2Record | _Malformed]] = enumerate(walk_v2_records(body, records_count,
+                                                                                         cancelled))
         if cancelled is not None:
             records = _unless_cancelled(records, cancelled)
+        stamps: list[int] = []
         rejection = _v2_rejection(entry, records, tp, compacted, check_timestamps, now_ms, create_time,
                                   timestamp_difference_max_ms, path, rebuilt=rebuilt,
-                                  well_formed=partial(v2_well_formed, body, records_count, cancelled))
+                                  well_formed=partial(v2_well_formed, body, records_count, cancelled), stamps=stamps,
+                                  cancelled=cancelled)
         if rejection is not None:
             raise rejection
+        max_timestamp = stamps[0]
     if negative != NO_TIMESTAMP:  # buildRecordsAndAssignOffsets appends the validated messages
         raise _negative_timestamp(negative)
     if timestamps is not None:
@@ -416,6 +437,9 @@ def scan_size(data: bytes | memoryview, entries: list[Entry], limit: int, inflat
             inflated[e.start] = decompress(codec, value, e.magic, limit - total)
         except InflationLimitExceeded:
             return limit + 1
+        except StreamFailure as failure:  # walked as far as the stream gives (v2) or its messages read (legacy)
+            total += len(failure.data)
+            continue
         except CompressionError:
             continue  # refused (legacy) or not walked (v2) at once
         total += len(inflated[e.start])
@@ -466,22 +490,56 @@ def _iter_v2_records(entry: memoryview, inflated: bytes | bytearray | None = Non
 
 
 def _v2_record_bytes(entry: memoryview, inflated: bytes | bytearray | None) -> bytes | bytearray | memoryview | None:
+    """`_v2_record_stream`'s records part (what a failing gzip stream gives before its failure)."""
+    return _v2_record_stream(entry, inflated)[0]
+
+
+def _v2_record_stream(entry: memoryview, inflated: bytes | bytearray | None
+                      ) -> tuple[bytes | bytearray | memoryview | None, StreamFailure | None]:
     """The records part of a v2 batch, decompressed (``inflated`` when it already was); None for a codec id no
-    client can send (`inspect` refused it before). UNKNOWN_SERVER_ERROR where it cannot be decompressed."""
+    client can send (`inspect` refused it before). UNKNOWN_SERVER_ERROR where it cannot be decompressed; but a
+    gzip stream ``GZIPInputStream`` fails on only after its header gives what it inflated before the failure, with
+    the failure, for `_failed_stream_refusal` (one whose header fails is refused here: ``wrapForInput``'s
+    ``KafkaException`` of it, "java.util.zip.ZipException: Not in GZIP format", whatever the records)."""
     codec = entry[22] & 0x07
     if inflated is not None:
-        return inflated
+        return inflated, None
     if codec in (GZIP, SNAPPY, LZ4, ZSTD):
         try:
-            return decompress(codec, bytes(entry[RECORD_BATCH_OVERHEAD:]), 2, MAX_INFLATED)
+            return decompress(codec, bytes(entry[RECORD_BATCH_OVERHEAD:]), 2, MAX_INFLATED), None
+        except StreamFailure as failure:
+            if failure.at_open:
+                raise RecordSetError(UNKNOWN_SERVER_ERROR, failure.java, _KAFKA_EXCEPTION) from None
+            return failure.data, failure
         except CompressionError as failure:  # DefaultRecordBatch's IOException, as KafkaException (and, a
             # deliberate deviation, beyond MAX_INFLATED: refused rather than walked)
             raise RecordSetError(UNKNOWN_SERVER_ERROR, f"Failed to decompress record stream: {failure}",
-                                 "org.apache.kafka.common.KafkaException") from None
-    return None if codec else entry[RECORD_BATCH_OVERHEAD:]
+                                 _KAFKA_EXCEPTION) from None
+    return (None if codec else entry[RECORD_BATCH_OVERHEAD:]), None
 
 
-def walk_v2_records(records: bytes | bytearray | memoryview, count: int) -> Iterator[V2Record | _Malformed]:
+def _failed_stream_refusal(records: bytes | bytearray | memoryview, count: int, path: str, failure: StreamFailure,
+                           cancelled: Callable[[], bool] | None) -> RecordSetError:
+    """What Kafka's streaming record iterator throws on a gzip batch whose stream fails after ``records``
+    (`compression.StreamFailure`): the records are read as far as they go; a malformed one, or bytes left after
+    the last, answer as from a whole stream (`_structure_error`), except that a read past ``records`` meets the
+    failure (an ``EOFException``: "premature EOF reached", INVALID_RECORD, as a stream's end; another
+    ``IOException``: ``KafkaException`` "Failed to decompress record stream", UNKNOWN_SERVER_ERROR); every record
+    read to exactly its end, ``ensureNoneRemaining``'s read meets it: ``KafkaException`` "Error checking for
+    remaining bytes after reading batch", UNKNOWN_SERVER_ERROR. Either way it escapes before any record error is
+    answered, so none is."""
+    walked: Iterator[tuple[int, V2Record | _Malformed]] = enumerate(walk_v2_records(records, count, cancelled))
+    if cancelled is not None:
+        walked = _unless_cancelled(walked, cancelled)
+    for _, r in walked:
+        if isinstance(r, _Malformed):
+            return _structure_error(r, path, failure, cancelled)
+    return RecordSetError(UNKNOWN_SERVER_ERROR, "Error checking for remaining bytes after reading batch",
+                          _KAFKA_EXCEPTION)
+
+
+def walk_v2_records(records: bytes | bytearray | memoryview, count: int,
+                    cancelled: Callable[[], bool] | None = None) -> Iterator[V2Record | _Malformed]:
     """The records of a v2 batch's (decompressed) ``records`` part, of which its header counts ``count``, read
     lazily as Kafka's record iterator reads them: exactly ``count`` records, each of its declared length, whose
     fields (varints of at most 5 bytes, varlongs of 10, as ``ByteUtils``) fill that length exactly, headers
@@ -515,7 +573,7 @@ def walk_v2_records(records: bytes | bytearray | memoryview, count: int) -> Iter
             if headers < 0 or headers > end - field:
                 raise _Bad
             if headers:
-                field = _headers_end(records, field, headers)
+                field = _headers_end(records, field, headers, cancelled)
             if field != end:
                 raise _Bad
         except (IndexError, _Bad):  # cut short, or not a record
@@ -530,16 +588,30 @@ def walk_v2_records(records: bytes | bytearray | memoryview, count: int) -> Iter
 
 
 def v2_well_formed(records: bytes | bytearray | memoryview, count: int,
-                   cancelled: Callable[[], bool] | None = None, *, in_order: bool = False) -> bool:
+                   cancelled: Callable[[], bool] | None = None, *, in_order: bool = False,
+                   deltas: list[tuple[bytearray, int, int]] | None = None, where: list[int] | None = None) -> bool:
     """True when `walk_v2_records` reads ``count`` records from ``records`` and finds none malformed: the same
     checks (each varint read as `_varint`/`_varlong` read it, one-byte ones inline), with no record kept. A batch
     whose records nothing but their structure is checked for (the default topic configs) is read here, about three
     times faster; False sends the caller to `walk_v2_records` for what is malformed and where. ``cancelled`` is
     asked every 4096 records, as `_unless_cancelled` asks it. ``in_order``: also False at the first record whose
-    offset delta is not its index (a batch kept in place, which Kafka cannot renumber: `_v2_rejection`)."""
+    offset delta is not its index (a batch kept in place, which Kafka cannot renumber: `_v2_rejection`).
+    ``deltas``: once well formed, set to the records' timestamp deltas as `_records_max_timestamp` takes them
+    (which one-byte ones, by byte; the least and largest longer one), gathered in the same walk. ``where``: when
+    False for a malformed record (not for an offset delta out of order), set to the `_Malformed` fields
+    `walk_v2_records` would give (its index, its start, 1 for bytes left after the last record), so the caller
+    need not walk the records again to find it (a record of millions of headers is read once here)."""
+
+    def malformed(index: int, start: int, trailing: bool = False) -> bool:
+        if where is not None:
+            where[:] = (index, start, int(trailing))
+        return False
+
     size = len(records)
     pos = 0
     varint = _varint
+    seen = bytearray(0x80)  # seen[b]: a one-byte timestamp delta b (zig-zag) was read
+    lo, hi = LONG_MAX, LONG_MIN  # the longer ones' range
     try:
         for index in range(count):
             if not index & 4095 and cancelled is not None and cancelled():
@@ -551,12 +623,18 @@ def v2_well_formed(records: bytes | bytearray | memoryview, count: int,
                 length, field = varint(records, pos)
             end = field + length
             if length < _MIN_RECORD_BODY or end > size:
-                return False
+                return malformed(index, pos)
             field += 1  # attributes
-            if records[field] < 0x80:  # timestamp delta
+            b = records[field]  # timestamp delta
+            if b < 0x80:
+                seen[b] = 1
                 field += 1
             else:
-                _, field = _varlong(records, field)
+                delta, field = _varlong(records, field)
+                if delta < lo:
+                    lo = delta
+                if delta > hi:
+                    hi = delta
             b = records[field]  # offset delta
             if b < 0x80:
                 if in_order and b != index << 1:  # zig-zag: one byte holds 0..63, as 0, 2, 4, ...
@@ -564,7 +642,9 @@ def v2_well_formed(records: bytes | bytearray | memoryview, count: int,
                 field += 1
             else:
                 offset_delta, field = varint(records, field)
-                if offset_delta == _TOO_LONG or (in_order and offset_delta != index):
+                if offset_delta == _TOO_LONG:
+                    return malformed(index, pos)
+                if in_order and offset_delta != index:
                     return False
             for _ in (0, 1):  # key length, then value length
                 b = records[field]
@@ -573,7 +653,7 @@ def v2_well_formed(records: bytes | bytearray | memoryview, count: int,
                 else:
                     length, field = varint(records, field)
                     if length == _TOO_LONG:
-                        return False
+                        return malformed(index, pos)
                 if length > 0:
                     field += length
             b = records[field]
@@ -582,33 +662,72 @@ def v2_well_formed(records: bytes | bytearray | memoryview, count: int,
             else:
                 headers, field = varint(records, field)
             if headers < 0 or headers > end - field:
-                return False
+                return malformed(index, pos)
             if headers:
-                field = _headers_end(records, field, headers)
+                field = _headers_end(records, field, headers, cancelled)
             if field != end:
-                return False
+                return malformed(index, pos)
             pos = end
     except (IndexError, _Bad):
-        return False
-    return count <= 0 or pos == size
+        return malformed(index, pos)
+    if count > 0 and pos != size:
+        return malformed(count - 1, pos, trailing=True)
+    if deltas is not None:
+        deltas[:] = [(seen, lo, hi)]
+    return True
+
+
+def _records_max_timestamp(first_timestamp: int, records: bytes | bytearray | memoryview, count: int,
+                           seen: bytearray, lo: int, hi: int) -> int:
+    """The max timestamp Kafka's LogValidator writes in a CreateTime batch (``batch.setMaxTimestamp``): the largest
+    of its records' timestamps, each ``first_timestamp`` + its delta in long arithmetic (wrapping), and -1. From
+    the deltas `v2_well_formed` gathered (``seen``: which one-byte ones, by byte; ``lo``, ``hi``: the longer ones'
+    range); when some sum may wrap (a timestamp within a delta of the int64 ends), the records are read again,
+    each sum wrapped."""
+    small = [(b >> 1) ^ -(b & 1) for b in range(0x80) if seen[b]]
+    least = min([*small, lo])
+    largest = max([*small, hi])
+    if largest < least:  # no record
+        return NO_TIMESTAMP
+    if first_timestamp + least >= LONG_MIN and first_timestamp + largest <= LONG_MAX:  # no sum wraps
+        return max(NO_TIMESTAMP, first_timestamp + largest)
+    top = NO_TIMESTAMP
+    for r in walk_v2_records(records, count):
+        if isinstance(r, V2Record):
+            top = max(top, java_long(first_timestamp + r.timestamp_delta))
+    return top
 
 
 class _Bad(Exception):
     """A structure `walk_v2_records` cannot read as a record."""
 
 
-def _headers_end(records: bytes | bytearray | memoryview, field: int, headers: int) -> int:
+def _headers_end(records: bytes | bytearray | memoryview, field: int, headers: int,
+                 cancelled: Callable[[], bool] | None = None) -> int:
     """Where a record's ``headers`` headers (``headers`` > 0) starting at ``field`` end, each a key length, the key,
-    a value length and the value (null: -1), as ``ByteUtils`` reads them; `_Bad` for a negative key length or a
-    value length too long, IndexError past the bytes. The one copy for both readers (`walk_v2_records`,
-    `v2_well_formed`), called only for a record with headers: most have none, and pay no call."""
-    for _ in range(headers):
-        header_key, field = _varint(records, field)
+    a value length and the value (null: -1), as ``ByteUtils`` reads them (one-byte lengths inline); `_Bad` for a
+    negative key length or a value length too long, IndexError past the bytes. The one copy for both readers
+    (`walk_v2_records`, `v2_well_formed`), called only for a record with headers: most have none, and pay no call.
+    ``cancelled`` is asked every 65,536 headers past the first (one record may hold 32 million)."""
+    varint = _varint
+    for i in range(headers):
+        if i and not i & 0xFFFF and cancelled is not None and cancelled():
+            raise _cancelled()
+        b = records[field]
+        if b < 0x80:
+            header_key, field = (b >> 1) ^ -(b & 1), field + 1
+        else:
+            header_key, field = varint(records, field)
         if header_key < 0:
             raise _Bad
-        header_value, field = _varint(records, field + header_key)
-        if header_value == _TOO_LONG:
-            raise _Bad
+        field += header_key
+        b = records[field]
+        if b < 0x80:
+            header_value, field = (b >> 1) ^ -(b & 1), field + 1
+        else:
+            header_value, field = varint(records, field)
+            if header_value == _TOO_LONG:
+                raise _Bad
         if header_value > 0:
             field += header_value
     return field
@@ -715,21 +834,33 @@ def _java_varint(buf: bytes | bytearray | memoryview, pos: int, limit: int, long
     return (value >> 1) ^ -(value & 1), pos
 
 
-def _structure_error(m: _Malformed, path: str) -> RecordSetError:
+def _premature_eof(failure: StreamFailure | None) -> RecordSetError:
+    """A stream read past the records' end: ``StreamRecordIterator.readNext``'s ``EOFException`` as "premature
+    EOF", or, a gzip stream failing there (``failure``) with another ``IOException``, its ``KafkaException``."""
+    if failure is None or failure.eof:
+        return _invalid_record("Incorrect declared batch size, premature EOF reached")
+    return RecordSetError(UNKNOWN_SERVER_ERROR, "Failed to decompress record stream", _KAFKA_EXCEPTION)
+
+
+def _structure_error(m: _Malformed, path: str, failure: StreamFailure | None = None,
+                     cancelled: Callable[[], bool] | None = None) -> RecordSetError:
     """What Kafka 2.8 throws reading the malformed record `walk_v2_records` found, on LogValidator's ``path``
     (`UNCOMPRESSED`, `IN_PLACE`, `REBUILT`): an ``InvalidRecordException`` (INVALID_RECORD: "Found invalid record
     structure", "Incorrect declared batch size, premature EOF reached", "Invalid record size: ...", ...), or what
     escapes the readers (a size varint too long, a negative size to allocate: ``IllegalArgumentException``; an
     uncompressed record longer than the bytes left: read as null, then ``NullPointerException``), which
-    ``appendToLocalLog`` answers UNKNOWN_SERVER_ERROR. Either way logged, with the log start offset, no message."""
+    ``appendToLocalLog`` answers UNKNOWN_SERVER_ERROR. Either way logged, with the log start offset, no message.
+    ``failure``: the gzip stream's, met by a read past ``m.records`` (`_premature_eof`)."""
     if m.trailing:
         return _invalid_record("Incorrect declared batch size, records still remaining in file")
     buf, limit = m.records, len(m.records)
     try:
         try:
             size, at = _java_varint(buf, m.start, limit, eof=_Underflow if path == UNCOMPRESSED else _Eof)
-        except (_Underflow, _Eof):
+        except _Underflow:
             return _invalid_record("Incorrect declared batch size, premature EOF reached")
+        except _Eof:
+            return _premature_eof(failure)
         if path == UNCOMPRESSED:
             if limit - at < size:  # readFrom gives null: next() checks what remains first, then LogValidator reads it
                 if m.record == m.records_count - 1 and limit > at:
@@ -740,9 +871,9 @@ def _structure_error(m: _Malformed, path: str) -> RecordSetError:
             if size < 0:
                 raise _Illegal(f"capacity < 0: ({size} < 0)")
             if limit - at < size:
-                return _invalid_record("Incorrect declared batch size, premature EOF reached")
+                return _premature_eof(failure)
             return _read_record(buf, at, at + size, size)
-        return _read_partially(buf, at, limit, size)
+        return _read_partially(buf, at, limit, size, failure, cancelled)
     except _Illegal as escaped:
         return RecordSetError(UNKNOWN_SERVER_ERROR, str(escaped), "java.lang.IllegalArgumentException")
 
@@ -795,55 +926,58 @@ def _read_record(buf: bytes | bytearray | memoryview, at: int, limit: int, size:
     return _invalid_record(_FOUND_INVALID)  # not reached: the walk found it malformed
 
 
-def _read_partially(buf: bytes | bytearray | memoryview, at: int, limit: int, size: int) -> RecordSetError:
+def _read_partially(buf: bytes | bytearray | memoryview, at: int, limit: int, size: int,
+                    failure: StreamFailure | None = None, cancelled: Callable[[], bool] | None = None
+                    ) -> RecordSetError:
     """``DefaultRecord.readPartiallyFrom``'s refusal of a record body at ``at`` of ``size`` bytes of a stream
     ending at ``limit``: read ahead `_SKIP_BUFFER` bytes at a time (at most the body's), key, value and headers
-    skipped."""
-    window = b""  # the skip buffer's readable bytes
+    skipped. The skip buffer's readable bytes are always the last ones read from the stream (``readMore`` moves the
+    unread ones to its front), so they are tracked as ``buf[w:stream]``, never copied; a one-byte length with at
+    least 5 bytes readable (no ``readMore`` then, as in Java) is read inline. ``cancelled`` is asked every 65,536
+    headers (a single record may hold 32 million)."""
+    w = at  # the skip buffer's readable bytes: buf[w:stream]
     stream = at
     remaining = size
 
     def more() -> None:  # readMore
-        nonlocal window, stream, remaining
+        nonlocal stream, remaining
         if remaining <= 0:
             raise _Invalid("Invalid record size: expected to read more bytes in record payload")
-        n = min(remaining, _SKIP_BUFFER - len(window))
+        n = min(remaining, _SKIP_BUFFER - (stream - w))
         if limit - stream < n:
             raise _Eof
-        window += bytes(buf[stream:stream + n])
         stream += n
         remaining -= n
 
     def varint(long: bool = False) -> int:
-        nonlocal window
-        if len(window) < (10 if long else 5) and remaining > 0:
+        nonlocal w
+        if stream - w < (10 if long else 5) and remaining > 0:
             more()
-        value, used = _java_varint(window, 0, len(window), long)
-        window = window[used:]
+        value, w = _java_varint(buf, w, stream, long)
         return value
 
+    def skip(left: int) -> None:  # skipLengthDelimitedField's skipping of ``left`` > 0 bytes
+        nonlocal w
+        while left > stream - w:
+            left -= stream - w
+            w = stream
+            more()
+        w += left
+
     def skip_field() -> int:  # skipLengthDelimitedField
-        nonlocal window
-        if len(window) < 5 and remaining > 0:
+        if stream - w < 5 and remaining > 0:
             more()
         n = varint()
-        left = n
-        while left > 0:
-            if left > len(window):
-                left -= len(window)
-                window = b""
-                more()
-            else:
-                window = window[left:]
-                left = 0
+        if n > 0:
+            skip(n)
         return n
 
     try:
-        if not window and remaining > 0:
+        if w == stream and remaining > 0:
             more()
-        if not window:
+        if w == stream:
             raise _Underflow
-        window = window[1:]  # attributes
+        w += 1  # attributes
         varint(long=True)
         varint()
         skip_field()
@@ -851,18 +985,40 @@ def _read_partially(buf: bytes | bytearray | memoryview, at: int, limit: int, si
         headers = varint()
         if headers < 0:
             raise _Invalid(f"Found invalid number of record headers {headers}")
-        for _ in range(headers):
-            key = skip_field()
+        for i in range(headers):
+            if i and not i & 0xFFFF and cancelled is not None and cancelled():
+                raise _cancelled()
+            b = buf[w] if stream - w >= 5 else 0x80
+            if b < 0x80:  # the key's length in one byte, 5 readable: read in place
+                w += 1
+                key = (b >> 1) ^ -(b & 1)
+                if key > 0:
+                    if key <= stream - w:
+                        w += key
+                    else:
+                        skip(key)
+            else:
+                key = skip_field()
             if key < 0:
                 raise _Invalid(f"Invalid negative header key size {key}")
-            skip_field()
-        if remaining > 0 or window:
+            b = buf[w] if stream - w >= 5 else 0x80
+            if b < 0x80:  # the value's length, likewise
+                w += 1
+                value = (b >> 1) ^ -(b & 1)
+                if value > 0:
+                    if value <= stream - w:
+                        w += value
+                    else:
+                        skip(value)
+            else:
+                skip_field()
+        if remaining > 0 or stream > w:
             raise _Invalid(f"Invalid record size: expected to read {size} bytes in record payload, but there are "
                            "still bytes remaining")
     except (_Underflow, _Illegal):
         return _invalid_record(_FOUND_INVALID)
     except _Eof:
-        return _invalid_record("Incorrect declared batch size, premature EOF reached")
+        return _premature_eof(failure)
     except _Invalid as thrown:
         return _invalid_record(str(thrown))
     return _invalid_record(_FOUND_INVALID)  # not reached: the walk found it malformed
@@ -871,7 +1027,9 @@ def _read_partially(buf: bytes | bytearray | memoryview, at: int, limit: int, si
 def _v2_rejection(entry: memoryview, records: Iterator[tuple[int, V2Record | _Malformed]], tp: str, compacted: bool,
                   check_timestamps: bool, now_ms: int, create_time: bool,
                   max_difference_ms: int, path: str = UNCOMPRESSED, *, rebuilt: bool = False,
-                  well_formed: Callable[[], bool] | None = None) -> RecordSetError | None:
+                  well_formed: Callable[[], bool] | None = None,
+                  stamps: list[int] | None = None,
+                  cancelled: Callable[[], bool] | None = None) -> RecordSetError | None:
     """LogValidator's ``validateKey(...).orElse(validateTimestamp(...))`` for each record of a v2 batch, in its
     order (``records``: `walk_v2_records`', with their indexes), then ``processRecordErrors``: the refusal, or None.
     A keyless record of a ``compacted`` topic; else, with ``check_timestamps`` (`_checks_timestamps`), a record of a
@@ -895,10 +1053,11 @@ def _v2_rejection(entry: memoryview, records: Iterator[tuple[int, V2Record | _Ma
     (UNKNOWN_SERVER_ERROR, "Invalid negative timestamp T"); and an `IN_PLACE` batch whose offset deltas are not 0,
     1, 2, ... (``record.offset != expectedOffset`` gives up the in-place assignment), rebuilt from the
     ``PartialDefaultRecord``s read, whose ``key()`` (asked by the size estimate first) throws
-    ``UnsupportedOperationException`` (UNKNOWN_SERVER_ERROR, logged, no message: `_skipped_key`)."""
+    ``UnsupportedOperationException`` (UNKNOWN_SERVER_ERROR, logged, no message: `_skipped_key`). ``stamps``: once
+    accepted, set to the max timestamp LogValidator writes in the batch (as `_records_max_timestamp`)."""
     log_append_time = bool(entry[22] & _LOG_APPEND_TIME_FLAG)
     first_timestamp, max_timestamp = struct.unpack_from(">qq", entry, 27)
-    low, high = now_ms - max_difference_ms, now_ms + max_difference_ms
+    low, high = java_long(now_ms - max_difference_ms), java_long(now_ms + max_difference_ms)  # as printed
     keyless = _keyless_text(tp)
     kept: list[tuple[int, str]] = []
     invalid_timestamp = False
@@ -907,20 +1066,27 @@ def _v2_rejection(entry: memoryview, records: Iterator[tuple[int, V2Record | _Ma
     check_negative = rebuilt and not log_append_time  # a batch marked LogAppendTime is refused all the same
     in_order = True
     settled = False
+    top = NO_TIMESTAMP  # the records' largest timestamp
     for i, r in records:
         if isinstance(r, _Malformed):
-            return _structure_error(r, path)
+            return _structure_error(r, path, cancelled=cancelled)
         if partial and r.offset_delta != i:  # a record in error is not compared, but refuses the batch anyway
             in_order = False
-        if check_negative and negative == NO_TIMESTAMP and first_timestamp + r.timestamp_delta < NO_TIMESTAMP:
-            negative = first_timestamp + r.timestamp_delta
+        record_timestamp = first_timestamp + r.timestamp_delta  # DefaultRecord.readFrom's long sum: wraps
+        if not LONG_MIN <= record_timestamp <= LONG_MAX:
+            record_timestamp = java_long(record_timestamp)
+        if record_timestamp > top:
+            top = record_timestamp
+        if check_negative and negative == NO_TIMESTAMP and record_timestamp < NO_TIMESTAMP:
+            negative = record_timestamp
         if compacted and r.key_length < 0:
             text = keyless
         elif not check_timestamps:
             continue
         else:
-            timestamp = max_timestamp if log_append_time else first_timestamp + r.timestamp_delta
-            if create_time and timestamp != NO_TIMESTAMP and abs(timestamp - now_ms) > max_difference_ms:
+            timestamp = max_timestamp if log_append_time else record_timestamp
+            if (create_time and timestamp != NO_TIMESTAMP
+                    and timestamp_out_of_range(timestamp, now_ms, max_difference_ms)):
                 out_of_range = True
             elif log_append_time:
                 out_of_range = False
@@ -942,13 +1108,15 @@ def _v2_rejection(entry: memoryview, records: Iterator[tuple[int, V2Record | _Ma
     if settled and (well_formed is None or not well_formed()):
         for _, r in records:  # on from where the walk stopped, to the malformed record
             if isinstance(r, _Malformed):
-                return _structure_error(r, path)
+                return _structure_error(r, path, cancelled=cancelled)
     if kept:
         return _rejected(kept, invalid_timestamp)
     if not in_order:
         return _skipped_key()
     if negative != NO_TIMESTAMP:  # MemoryRecordsBuilder.appendWithOffset
         return _negative_timestamp(negative)
+    if stamps is not None:
+        stamps[:] = (top,)
     return None
 
 
@@ -1058,6 +1226,11 @@ class _LegacyChecks(NamedTuple):
     high: int
     """The largest (``now + difference``), or above any int64."""
     cancelled: Callable[[], bool] | None
+    now_ms: int = 0
+    max_difference_ms: int = LONG_MAX
+    """The broker's clock and the topic's ``message.timestamp.difference.max.ms``: a timestamp outside [``low``,
+    ``high``] is out of range only if it is in Java's long arithmetic (`timestamp_out_of_range`), which these bounds
+    (exact integers, the cheap test for every message) do not wrap."""
 
 
 LEGACY_RECORD_ERRORS_KEPT = RECORD_ERRORS_KEPT
@@ -1079,7 +1252,7 @@ def _legacy_checks(tp: str, compacted: bool, now_ms: int, create_time: bool, tim
         low, high = now_ms - timestamp_difference_max_ms, now_ms + timestamp_difference_max_ms
     else:
         low, high = -_UNCHECKED, _UNCHECKED
-    return _LegacyChecks(tp, compacted, low, high, cancelled)
+    return _LegacyChecks(tp, compacted, low, high, cancelled, now_ms, timestamp_difference_max_ms)
 
 
 def _int32_at(message: memoryview, pos: int) -> int:
@@ -1119,8 +1292,10 @@ def _legacy_record_error(message: memoryview, magic: int, offset: int, timestamp
     alone, its message left empty, whichever the error (a record error not kept: `LEGACY_RECORD_ERRORS_KEPT`)."""
     if checks.compacted and not _legacy_has_key(message, magic):
         return INVALID_RECORD, _keyless_text(checks.tp) if describe else ""
-    if timestamp != NO_TIMESTAMP and not checks.low <= timestamp <= checks.high:
-        return INVALID_TIMESTAMP, _out_of_range_text(timestamp, offset, checks.low, checks.high) if describe else ""
+    if (timestamp != NO_TIMESTAMP and not checks.low <= timestamp <= checks.high
+            and timestamp_out_of_range(timestamp, checks.now_ms, checks.max_difference_ms)):
+        return INVALID_TIMESTAMP, _out_of_range_text(timestamp, offset, java_long(checks.low),
+                                                     java_long(checks.high)) if describe else ""
     if log_append_time:
         return INVALID_TIMESTAMP, _log_append_time_text(_legacy_text(message, offset, wrapper)) if describe else ""
     return None
@@ -1129,6 +1304,21 @@ def _legacy_record_error(message: memoryview, magic: int, offset: int, timestamp
 def _keyless_text(tp: str) -> str:
     """LogValidator's ``validateKey`` refusal (any magic)."""
     return f"Compacted topic cannot accept message without key in topic partition {tp}."
+
+
+def java_long(value: int) -> int:
+    """``value`` wrapped to an int64, as Java's long arithmetic wraps it."""
+    return ((value - LONG_MIN) & 0xFFFFFFFFFFFFFFFF) + LONG_MIN
+
+
+def timestamp_out_of_range(timestamp: int, now_ms: int, max_difference_ms: int) -> bool:
+    """LogValidator's ``math.abs(record.timestamp - now) > timestampDiffMaxMs`` in Java's long arithmetic: the
+    difference wraps (a timestamp near Long.MIN_VALUE is "close" to a positive clock), and ``abs`` of
+    Long.MIN_VALUE is itself, negative, so never beyond the (non-negative) maximum."""
+    difference = timestamp - now_ms
+    if not LONG_MIN <= difference <= LONG_MAX:
+        difference = java_long(difference)
+    return difference != LONG_MIN and abs(difference) > max_difference_ms
 
 
 def _out_of_range_text(timestamp: int, offset: int, low: int, high: int) -> str:
@@ -1205,6 +1395,11 @@ def _legacy_count(message: memoryview, checks: _LegacyChecks, inflated: bytes | 
                              _INVALID_RECORD_EXCEPTION)
     try:
         inner = inflated if inflated is not None else decompress(codec, value, magic, MAX_INFLATED)
+    except StreamFailure as failure:  # DeepRecordsIterator reads every inner message first: a
+        # CorruptRecordException among those the stream gave before failing comes first (DataLogInputStream), else
+        # the failure, as KafkaException(e) (the constructor's wrapForInput or the loop's IOException alike)
+        inspect(failure.data, 0, check_magic=False, cancelled=checks.cancelled)
+        raise RecordSetError(UNKNOWN_SERVER_ERROR, failure.java, _KAFKA_EXCEPTION) from None
     except CompressionError as failure:  # CompressionType.wrapForInput / the stream's IOException, as KafkaException
         raise RecordSetError(UNKNOWN_SERVER_ERROR, f"java.io.IOException: {failure}",
                              "org.apache.kafka.common.KafkaException") from None
