@@ -171,7 +171,8 @@ def test_the_walk_reads_no_more_records_than_the_bytes_can_hold() -> None:
 
     smallest_keyless = bytes([0x0C, 0, 0, 0, 0x01, 0x01, 0])  # length 6, attrs, ts 0, offset 0, key -1, value -1, 0
     data = _batch_of(smallest_keyless * 3, 2**31 - 1)
-    assert len(record_sets._v2_records(memoryview(data))) == 3
+    walked = list(record_sets.walk_v2_records(memoryview(data)[61:], 2**31 - 1))  # the records after the header
+    assert [type(r) for r in walked] == [record_sets.V2Record] * 3 + [record_sets._Malformed]
     with pytest.raises(record_sets.RecordSetError) as refused:
         record_sets.validate(data, record_sets.inspect(data, 9), None, "orders-0", compacted=True)
     assert (refused.value.error, str(refused.value)) == (INVALID_RECORD,

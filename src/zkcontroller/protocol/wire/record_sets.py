@@ -463,11 +463,6 @@ class V2Record(NamedTuple):
     value_length: int
 
 
-def _v2_records(entry: memoryview, inflated: bytes | bytearray | None = None) -> list[V2Record]:
-    """`_iter_v2_records`' well-formed records, listed."""
-    return [r for r in _iter_v2_records(entry, inflated) if isinstance(r, V2Record)]
-
-
 def _unless_cancelled(records: Iterator[tuple[int, V2Record | _Malformed]],
                       cancelled: Callable[[], bool]) -> Iterator[tuple[int, V2Record | _Malformed]]:
     """``records``, ``cancelled`` asked every 4096 of them (the walk of a check no one waits for any more)."""
@@ -475,23 +470,6 @@ def _unless_cancelled(records: Iterator[tuple[int, V2Record | _Malformed]],
         if not i & 4095 and cancelled():
             raise _cancelled()
         yield i, r
-
-
-def _iter_v2_records(entry: memoryview, inflated: bytes | bytearray | None = None) -> Iterator[V2Record | _Malformed]:
-    """The records of a v2 batch (decompressed once: gzip, snappy, lz4, zstd; ``inflated`` when it already was),
-    as LogValidator reads each one (`walk_v2_records`: a malformed record ends the walk, a `_Malformed` in its
-    place). A value that cannot be decompressed (or inflates beyond `MAX_INFLATED`) is refused:
-    UNKNOWN_SERVER_ERROR. A record takes 7 bytes at least, so a crafted count or run of empty records cannot make
-    the walk longer than the (at most `MAX_INFLATED`) bytes allow."""
-    records = _v2_record_bytes(entry, inflated)
-    if records is not None:
-        (count,) = struct.unpack_from(">i", entry, 57)
-        yield from walk_v2_records(records, count)
-
-
-def _v2_record_bytes(entry: memoryview, inflated: bytes | bytearray | None) -> bytes | bytearray | memoryview | None:
-    """`_v2_record_stream`'s records part (what a failing gzip stream gives before its failure)."""
-    return _v2_record_stream(entry, inflated)[0]
 
 
 def _v2_record_stream(entry: memoryview, inflated: bytes | bytearray | None
