@@ -163,8 +163,9 @@ def test_partition_state_example() -> None:
     assert TopicPartitionStateZNode.path(tp) == "/brokers/topics/foo/partitions/0/state"
 
 
-def test_delete_topic_and_seqid_are_empty() -> None:
-    assert DeleteTopicsTopicZNode.encode() == b""
+def test_delete_topic_is_null_and_seqid_empty() -> None:
+    """Kafka's createDeleteTopicPath creates with createRecursive's null; generateBrokerSequenceId writes empty."""
+    assert DeleteTopicsTopicZNode.encode() is None
     assert DeleteTopicsTopicZNode.path("foo") == "/admin/delete_topics/foo"
     assert BrokerSequenceIdZNode.encode() == b"" and BrokerSequenceIdZNode.path() == "/brokers/seqid"
 

@@ -57,6 +57,23 @@ _EMPTY_LZ4_BLOCKS_CHECKED = re.compile(
 """The same, each with its block checksum (a frame that flags them)."""
 
 
+class Lz4Content(bytes):
+    """An lz4 frame's content when some of its blocks inflate to nothing: ``empty_at`` the offsets in it where a
+    read meets a run of them. Kafka's ``KafkaLZ4BlockInputStream.read()`` (one byte) reads the next block when its
+    buffer is spent and, that block empty, throws ``BufferUnderflowException``; its array reads (``readFully``) read
+    on past such blocks. Plain ``bytes`` when there is none (every real producer's frame)."""
+
+    empty_at: tuple[int, ...]
+
+
+def _lz4_content(out: bytearray, empty_at: list[int]) -> bytes:
+    if not empty_at:
+        return bytes(out)
+    content = Lz4Content(out)
+    content.empty_at = tuple(empty_at)
+    return content
+
+
 class CompressionError(Exception):
     """A compressed value that cannot be read (or inflates beyond the limit)."""
 
@@ -274,17 +291,19 @@ def _lz4_frame(value: bytes, *, ignore_header_checksum: bool, limit: int, partia
     """One block's worth, made once per frame: a fresh 4 MiB buffer per block made a frame of tiny blocks that
     inflate to nothing (five bytes each, so the limit never trips) cost seconds per 100 KB."""
     empty_blocks = _EMPTY_LZ4_BLOCKS_CHECKED if block_checksums else _EMPTY_LZ4_BLOCKS
+    empty_at: list[int] = []
     while True:
         empty = empty_blocks.match(value, pos)
-        if empty is not None:  # blocks that inflate to nothing: skipped in C, a run at a time
+        if empty is not None:  # blocks that inflate to nothing: skipped in C, a run at a time (where: `Lz4Content`)
             pos = empty.end()
+            empty_at.append(len(out))
         if pos + 4 > len(value):
             raise CompressionError("lz4 frame cut short")
         (word,) = struct.unpack_from("<I", value, pos)
         pos += 4
         size = word & ~_LZ4_UNCOMPRESSED
         if size == 0:
-            return bytes(out)  # the end mark (a content checksum after it is not verified, as in Kafka)
+            return _lz4_content(out, empty_at)  # the end mark (a content checksum after it is not verified, as Kafka)
         if size > block_max or size > len(value) - pos:
             raise CompressionError(f"lz4 block of {size} bytes exceeds the frame's maximum or the value")
         block = value[pos:pos + size]
@@ -302,7 +321,7 @@ def _lz4_frame(value: bytes, *, ignore_header_checksum: bool, limit: int, partia
             data = buffer[:cramjam.lz4.decompress_block_into(block, buffer, output_len=block_max)]
         if len(out) + len(data) > limit:
             if partial:
-                return bytes(out + data[:limit - len(out)])
+                return _lz4_content(out + data[:limit - len(out)], empty_at)
             raise InflationLimitExceeded("lz4 frame inflates beyond the limit")
         out += data
 

@@ -68,6 +68,7 @@ from zkcontroller.protocol.wire.compression import (
     ZSTD,
     CompressionError,
     InflationLimitExceeded,
+    Lz4Content,
     StreamFailure,
     decompress,
 )
@@ -348,6 +349,10 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
         records_count = struct.unpack_from(">i", entry, 57)[0]
         if failure is not None:  # a gzip stream Java's reader fails on, once its records reach the failure
             raise _failed_stream_refusal(body, records_count, path, failure, cancelled)
+        if isinstance(body, Lz4Content):  # lz4 blocks that inflate to nothing, which a one-byte read fails on
+            underflow = _lz4_empty_block_underflow(body, records_count, cancelled)
+            if underflow is not None:
+                raise underflow
         deltas: list[tuple[bytearray, int, int]] = []
         where: list[int] = []
         if not (compacted or check_timestamps or rebuilt):  # the structure alone is checked (and an in-place
@@ -514,6 +519,51 @@ def _failed_stream_refusal(records: bytes | bytearray | memoryview, count: int, 
             return _structure_error(r, path, failure, cancelled)
     return RecordSetError(UNKNOWN_SERVER_ERROR, "Error checking for remaining bytes after reading batch",
                           _KAFKA_EXCEPTION)
+
+
+def _lz4_empty_block_underflow(records: Lz4Content, count: int, cancelled: Callable[[], bool] | None
+                               ) -> RecordSetError | None:
+    """Where Kafka's record iterator reads one byte at a time from an lz4 stream (``DataInputStream.readByte`` for
+    each byte of a record's length varint, ``ensureNoneRemaining``'s ``read()`` after the last record) and meets
+    blocks that inflate to nothing (`Lz4Content.empty_at`), ``KafkaLZ4BlockInputStream.read()`` throws
+    ``BufferUnderflowException``: not an ``IOException``, so it escapes the iterator, before any record error is
+    answered, and ``appendToLocalLog``'s Throwable branch answers UNKNOWN_SERVER_ERROR. The record bodies are read
+    with ``readFully``, which reads on past such blocks. None when no one-byte read meets one before the walk's own
+    answer (a record cut short or malformed before it, a varint too long): `walk_v2_records` gives that."""
+    traps = frozenset(records.empty_at)
+    size = len(records)
+    pos = 0
+    for index in range(count):
+        if cancelled is not None and not index & 4095 and cancelled():
+            raise _cancelled()
+        at = pos
+        for _ in range(5):  # ByteUtils.readVarint: a byte at a time, at most five
+            if at in traps:
+                return _underflow_unless_malformed_before(records, index, pos, cancelled)
+            if at >= size:
+                return None  # EOF: premature EOF, the walk's answer
+            at += 1
+            if records[at - 1] < 0x80:
+                break
+        else:
+            return None  # a varint too long: the walk's answer
+        length = _varint(records, pos)[0]
+        if length < _MIN_RECORD_BODY or at + length > size:
+            return None  # the walk's answer
+        pos = at + length
+    if count > 0 and pos in traps:  # ensureNoneRemaining, once the count-th record is read
+        return _underflow_unless_malformed_before(records, count, pos, cancelled)
+    return None
+
+
+def _underflow_unless_malformed_before(records: Lz4Content, index: int, pos: int,
+                                       cancelled: Callable[[], bool] | None) -> RecordSetError | None:
+    """The underflow met at ``pos``, reading record ``index`` (or the end check): unless one of the records before
+    it is malformed, which the iterator throws on first (the walk's answer)."""
+    for r in walk_v2_records(memoryview(records)[:pos], index, cancelled):
+        if isinstance(r, _Malformed):
+            return None
+    return RecordSetError(UNKNOWN_SERVER_ERROR, "", "java.nio.BufferUnderflowException")
 
 
 def walk_v2_records(records: bytes | bytearray | memoryview, count: int,
