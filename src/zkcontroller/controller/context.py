@@ -55,10 +55,6 @@ class ControllerContext:
         self.topic_ids: dict[str, TopicId] = {}
         self.topic_names: dict[TopicId, str] = {}
         self.partition_assignments: dict[str, dict[int, ReplicaAssignment]] = {}
-        self._partitions_by_broker: dict[int, dict[str, set[int]]] = {}
-        """Broker → topic → the partitions whose replica set holds it: `partition_assignments` inverted, kept in
-        step by the three methods that change it, so a broker failure finds its replicas without visiting every
-        partition of the cluster (`replicas_on_brokers`)."""
         self._partition_leadership_info: dict[TopicPartition, LeaderIsrAndControllerEpoch] = {}
         self.partition_leadership_info: Callable[[TopicPartition], LeaderIsrAndControllerEpoch | None] = (
             self._partition_leadership_info.get)
@@ -95,7 +91,6 @@ class ControllerContext:
         self.topic_ids.clear()
         self.topic_names.clear()
         self.partition_assignments.clear()
-        self._partitions_by_broker.clear()
         self._partition_leadership_info.clear()
         self.partitions_being_reassigned.clear()
         self.replicas_on_offline_dirs.clear()
@@ -141,21 +136,6 @@ class ControllerContext:
     def update_partition_full_replica_assignment(self, tp: TopicPartition, assignment: ReplicaAssignment) -> None:
         previous = self.partition_assignments.setdefault(tp.topic, {}).get(tp.partition)
         self.partition_assignments[tp.topic][tp.partition] = assignment
-        replicas = assignment.replicas
-        if previous is None or previous.replicas != replicas:
-            by_broker = self._partitions_by_broker
-            if previous is not None:
-                for r in previous.replicas:
-                    if r not in replicas:
-                        by_broker[r][tp.topic].discard(tp.partition)
-            for r in replicas:
-                topics = by_broker.get(r)
-                if topics is None:
-                    topics = by_broker[r] = {}
-                hosted = topics.get(tp.topic)
-                if hosted is None:
-                    hosted = topics[tp.topic] = set()
-                hosted.add(tp.partition)
         leadership = self._partition_leadership_info.get(tp)
         self._update_imbalance(tp, previous, leadership, assignment, leadership)
 
@@ -183,25 +163,21 @@ class ControllerContext:
     def replicas_on_brokers(self, broker_ids: Iterable[int]) -> list[PartitionAndReplica]:
         """The replicas on these brokers, in sorted order (topic, partition, broker).
 
-        Generated in that order (topics sorted, each topic's partitions sorted) rather than collected into a set
-        and sorted, which compared ~300,000 pairs of nested tuples in a broker failure. One broker's come from
-        the index of partitions by broker (a fifth of a 5-broker cluster's partitions at RF 1, two fifths at RF 2,
-        not all of them); several brokers' from a scan of the assignment."""
+        Generated in that order (topics sorted, each topic's partitions sorted: usually already) rather than
+        collected into a set and sorted, which compared ~300,000 pairs of nested tuples in a broker failure."""
         ids = sorted(set(broker_ids))
+        assignments = self.partition_assignments
         new_tuple = tuple.__new__  # both NamedTuples built in C (their `__new__` is a Python frame)
         out: list[PartitionAndReplica] = []
-        if len(ids) == 1:  # a broker failure or start-up: only the broker's own partitions, from the index
-            broker = ids[0]
-            hosted = self._partitions_by_broker.get(broker, {})
-            for t in sorted(hosted):
-                out += [new_tuple(PartitionAndReplica, (new_tuple(TopicPartition, (t, p)), broker))
-                        for p in sorted(hosted[t])]
-            return out
-        assignments = self.partition_assignments
         for t in sorted(assignments):
             parts = assignments[t]
-            out += [new_tuple(PartitionAndReplica, (new_tuple(TopicPartition, (t, p)), r))
-                    for p in sorted(parts) for r in ids if r in parts[p].replicas]
+            if len(ids) == 1:  # a broker failure or start-up: one containment test in C per partition
+                broker = ids[0]
+                out += [new_tuple(PartitionAndReplica, (new_tuple(TopicPartition, (t, p)), broker))
+                        for p in sorted(parts) if broker in parts[p].replicas]
+            else:
+                out += [new_tuple(PartitionAndReplica, (new_tuple(TopicPartition, (t, p)), r))
+                        for p in sorted(parts) for r in ids if r in parts[p].replicas]
         return out
 
     def replicas_for_topic(self, topic: str) -> set[PartitionAndReplica]:
@@ -234,8 +210,6 @@ class ControllerContext:
             self.topic_names.pop(topic_id, None)
         for p in self.partition_assignments.pop(topic, {}):
             self._partition_leadership_info.pop(TopicPartition(topic, p), None)
-        for topics in self._partitions_by_broker.values():
-            topics.pop(topic, None)
 
     # ------------------------------------------------------------------ brokers
 
