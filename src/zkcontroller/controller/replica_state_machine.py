@@ -99,7 +99,7 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
                                        target: ReplicaState) -> None:
         # `put_replica_state_if_not_exists` and the current state in one lookup per replica, in C
         current = list(map(self.context.replica_states.setdefault, replicas, repeat(ReplicaState.NON_EXISTENT)))
-        valid, _, invalid = split_by_validity(replicas, current, target, self._valid_previous)
+        valid, valid_states, invalid = split_by_validity(replicas, current, target, self._valid_previous)
         for r in invalid:
             self._log_invalid_transition(r, self.context.replica_state(r), target)
         if target == ReplicaState.NEW:
@@ -107,7 +107,7 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
         elif target == ReplicaState.ONLINE:
             self._to_online(replica_id, valid)
         elif target == ReplicaState.OFFLINE:
-            await self._to_offline(replica_id, valid)
+            await self._to_offline(replica_id, valid, valid_states)
         elif target == ReplicaState.DELETION_STARTED:
             for r in valid:
                 self._set_state(r, target)
@@ -157,7 +157,10 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
                         [replica_id], tp, info, self.context.partition_full_replica_assignment(tp), False)
             self._set_state(r, ReplicaState.ONLINE)
 
-    async def _to_offline(self, replica_id: int, valid: list[PartitionAndReplica]) -> None:
+    async def _to_offline(self, replica_id: int, valid: list[PartitionAndReplica], states: list[ReplicaState]
+                          ) -> None:
+        """``states``: each valid replica's current state, as `split_by_validity` found them (nothing changes a
+        replica's state while its ISR removal awaits the store: the controller handles one event at a time)."""
         context, batch = self.context, self.batch
         if replica_id in context.live_or_shutting_down_broker_ids:  # else the StopReplica would go nowhere
             batch.add_stop_replica_requests([replica_id], [r.topic_partition for r in valid], False)
@@ -174,9 +177,18 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
         scl = self.state_change_logger
         offline = ReplicaState.OFFLINE
         replica_states = context.replica_states
-        new_tuple = tuple.__new__  # a `PartitionAndReplica` per partition without its Python `__new__`
-        replicas = [new_tuple(PartitionAndReplica, (tp, replica_id)) for tp, _ in updated]
-        previous = [replica_states[r] for r in replicas]
+        replicas: list[PartitionAndReplica]
+        previous: list[ReplicaState]
+        if not without_leadership and [tp for tp, _ in updated] == with_leadership:
+            # the usual case: every replica's partition has a leadership and its ISR removal succeeded, and
+            # `valid` came in partition order (a step's replicas are sorted), so `updated` lists the same
+            # partitions in the same order (the same objects: the list comparison is identity tests in C). The
+            # replicas and their states are then the ones given, not rebuilt and looked up again.
+            replicas, previous = valid, states
+        else:
+            new_tuple = tuple.__new__  # a `PartitionAndReplica` per partition without its Python `__new__`
+            replicas = [new_tuple(PartitionAndReplica, (tp, replica_id)) for tp, _ in updated]
+            previous = [replica_states[r] for r in replicas]
         if scl.is_enabled_for(logging.INFO):  # Kafka's lines, per partition in this order
             tracing = scl.is_enabled_for(TRACE)
             for (tp, info), current in zip(updated, previous, strict=True):

@@ -34,6 +34,7 @@ from zkcontroller.zk.client_base import BulkRead, KafkaZkClientBase
 from zkcontroller.zk.errors import require_data
 from zkcontroller.zk.fencing import raise_for_result
 from zkcontroller.zk.pipeline import pipelined
+from zkcontroller.zk.write_ops import partition_state_paths, set_data_ops
 from zkcontroller.zk.znodes import TopicPartitionStateZNode, TopicZNode
 
 log = logging.getLogger(__name__)
@@ -210,11 +211,9 @@ class TopicOps(KafkaZkClientBase):
         """
         parts = sorted_partitions(leader_and_isrs)
         lais = [leader_and_isrs[tp] for tp in parts]
-        path = paths.partition_state_path
-        ops: list[tuple[TopicPartition, Op]] = [
-            (tp, SetDataOp(path(tp.topic, tp.partition), data, lai.zk_version))
-            for tp, lai, data in zip(parts, lais, TopicPartitionStateZNode.encode_all(lais, controller_epoch),
-                                     strict=True)]
+        ops: list[tuple[TopicPartition, Op]] = list(zip(parts, set_data_ops(
+            partition_state_paths(parts), TopicPartitionStateZNode.encode_all(lais, controller_epoch),
+            [lai.zk_version for lai in lais]), strict=True))
         results = await self._fenced_batch(ops, expected_epoch_zk_version)
         out = UpdateLeaderAndIsrResult()
         finished = out.finished
