@@ -62,7 +62,8 @@ _OPS_WITH_DATA = (CreateOp, SetDataOp)
 
 def estimated_size(op: Op) -> int:
     """An upper bound of the op's serialized size inside a multi request."""
-    size = _OP_OVERHEAD_BYTES + len(op.path.encode("utf-8"))
+    path = op.path
+    size = _OP_OVERHEAD_BYTES + (len(path) if path.isascii() else len(path.encode("utf-8")))  # isascii: O(1)
     if isinstance(op, _OPS_WITH_DATA) and op.data is not None:
         size += len(op.data)
     return size
