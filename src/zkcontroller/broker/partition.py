@@ -85,12 +85,12 @@ class FollowerState:
 class TimeIndex:
     """Kafka's time index, offsets only: for each batch appended (as leader, or fetched as follower: the leader
     serves its entries in the fetched batches' headers, `entries_in`) whose max timestamp is above every
-    earlier one, that max timestamp, the batch's base offset and its first record's timestamp (a v2 header's
-    ``firstTimestamp``; for a legacy message set, those of the v2 batch Kafka 2.8's LogValidator converts it to:
-    its messages' first and largest timestamps, none for magic 0, the append time for a LogAppendTime topic,
-    `record_sets.validate`). Kept only while increasing, as Kafka's ``TimeIndex.maybeAppend``, so the first batch whose
-    max timestamp reaches a target (``Log.fetchOffsetByTimestamp``'s search) is a bisection. Three arrays of
-    64-bit ints, not tuples: one entry per produced batch at most.
+    earlier one, that max timestamp, the batch's base offset and its first record's timestamp (a v2 batch's base
+    timestamp plus the first record's delta; for a legacy message set, those of the v2 batch Kafka 2.8's
+    LogValidator converts it to: its messages' first and largest timestamps, none for magic 0, the append time for
+    a LogAppendTime topic, `record_sets.validate`). Kept only while increasing, as Kafka's
+    ``TimeIndex.maybeAppend``, so the first batch whose max timestamp reaches a target (``Log.fetchOffsetByTimestamp``'s
+    search) is a bisection. Three arrays of 64-bit ints, not tuples: one entry per produced batch at most.
 
     The entries kept are written through to ``journal`` when set (a broker process's `LogOffsetsJournal`, as Kafka's
     ``.timeindex`` files outlive the process): the callers (the leader's Produce, a follower's fetch) append here and

@@ -449,7 +449,7 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
     # the log end read back) rather than keeping a log end whose batch the index lost.
     if stamped and count:  # LogValidator stamps the batch (a legacy set converted to one) with the append time
         partition.time_index.append(base_offset, stamp, stamp)
-    elif timestamps and count:  # the v2 batch's header timestamps, or those of the one a legacy set is converted to
+    elif timestamps and count:  # the v2 batch's first record's and max timestamps, or a legacy set's converted batch's
         partition.time_index.append(base_offset, timestamps[0], timestamps[1])
     partition.append_as_leader(count, now)
     return Appended(p.topic, p.partition, int(Errors.NONE), base_offset, LOG_START_OFFSET,

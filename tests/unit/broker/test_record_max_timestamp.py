@@ -41,7 +41,7 @@ def test_the_records_largest_timestamp_not_the_headers(checks: dict[str, object]
 def test_longer_and_negative_deltas(checks: dict[str, object]) -> None:
     data = v2_batch_of([v2_record(0, timestamp_delta=-70), v2_record(1, timestamp_delta=100_000),
                         v2_record(2, timestamp_delta=64)], first_timestamp=BASE, max_timestamp=BASE)
-    assert indexed(data, **checks) == [BASE, BASE + 100_000]
+    assert indexed(data, **checks) == [BASE - 70, BASE + 100_000]  # the first record's: base + its delta
 
 
 @pytest.mark.parametrize("checks", [{}, {"compacted": True}])
@@ -51,9 +51,9 @@ def test_a_wrapped_record_timestamp_is_not_the_largest(checks: dict[str, object]
                        max_timestamp=near)
     assert indexed(both, **checks) == [near, near]  # the second record's is LONG_MIN + 4
     alone = v2_batch_of([v2_record(0, timestamp_delta=10)], first_timestamp=near, max_timestamp=near)
-    assert indexed(alone, **checks) == [near, -1]  # only a wrapped, negative one: -1 (before: the header's)
+    assert indexed(alone, **checks) == [LONG_MIN + 4, -1]  # only a wrapped, negative one: -1 (before: the header's)
     low = v2_batch_of([v2_record(0, timestamp_delta=-10)], first_timestamp=LONG_MIN + 5, max_timestamp=0)
-    assert indexed(low, **checks) == [LONG_MIN + 5, java_long(LONG_MIN - 5)]  # wraps up to near LONG_MAX
+    assert indexed(low, **checks) == [java_long(LONG_MIN - 5)] * 2  # wraps up to near LONG_MAX
 
 
 def test_all_records_without_timestamps_give_minus_one() -> None:
@@ -95,3 +95,14 @@ async def test_a_duplicate_answers_the_max_timestamp_kafka_kept() -> None:
                               target=broker.target())  # type: ignore[arg-type]
         answers.append((got.error, got.base_offset, got.log_append_time))
     assert answers == [(0, 0, -1), (0, 0, BASE + 2)]  # before: the retry answered the header's BASE + 500
+
+
+@pytest.mark.parametrize("checks", WALKS)
+def test_the_first_timestamp_is_the_first_records_not_the_base(checks: dict[str, object]) -> None:
+    """Kafka's ``searchForTimestamp`` answers the first record whose own timestamp reaches the target: the first
+    record's is the base timestamp plus its delta (a producer writes delta 0, but need not). The base was indexed,
+    so a target between the two was answered the base timestamp."""
+    data = v2_batch_of([v2_record(0, timestamp_delta=-10), v2_record(1, timestamp_delta=0)], first_timestamp=BASE,
+                       max_timestamp=BASE)
+    assert indexed(data, **checks) == [BASE - 10, BASE]  # before: [BASE, BASE]
+

@@ -359,6 +359,7 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
             # batch's offset deltas): no record is kept
             if v2_well_formed(body, records_count, cancelled, in_order=path == IN_PLACE, deltas=deltas, where=where):
                 max_timestamp = _records_max_timestamp(first_timestamp, body, records_count, *deltas[0])
+                first_timestamp = _first_record_timestamp(first_timestamp, body, records_count)
                 continue
             if where:  # malformed, every record before it in order: what the walk would find, without walking
                 raise _structure_error(_Malformed(where[0], where[1], body, records_count, bool(where[2])), path,
@@ -375,6 +376,7 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
         if rejection is not None:
             raise rejection
         max_timestamp = stamps[0]
+        first_timestamp = _first_record_timestamp(first_timestamp, body, records_count)
     if negative != NO_TIMESTAMP:  # buildRecordsAndAssignOffsets appends the validated messages
         raise _negative_timestamp(negative)
     if timestamps is not None:
@@ -703,6 +705,20 @@ def v2_well_formed(records: bytes | bytearray | memoryview, count: int,
     if deltas is not None:
         deltas[:] = [(seen, lo, hi)]
     return True
+
+
+def _first_record_timestamp(base_timestamp: int, records: bytes | bytearray | memoryview, count: int) -> int:
+    """The first record's timestamp in a well-formed v2 batch's ``records``: the header's base timestamp plus the
+    record's delta, wrapped as a Java long (a producer writes delta 0, but need not): what Kafka's
+    ``searchForTimestamp`` answers for a target it reaches. The base timestamp for a batch of no record."""
+    if count <= 0 or not records:
+        return base_timestamp
+    b = records[0]
+    at = 1 if b < 0x80 else _varint(records, 0)[1]  # past the length
+    b = records[at + 1]  # the timestamp delta, after the attributes
+    if b < 0x80:
+        return java_long(base_timestamp + ((b >> 1) ^ -(b & 1)))
+    return java_long(base_timestamp + _varlong(records, at + 1)[0])
 
 
 def _records_max_timestamp(first_timestamp: int, records: bytes | bytearray | memoryview, count: int,
