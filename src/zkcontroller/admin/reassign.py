@@ -301,8 +301,9 @@ class ReassignCommand:
 
     async def not_yet_started_or_error(self, started: Iterable[TopicPartition]
                                        ) -> tuple[dict[TopicPartition, tuple[int, ...]], ZnodeDecodeError | None]:
-        """`not_yet_started`, and the error when ``/admin/reassign_partitions`` cannot be read (the controller
-        ignores such a znode, as Kafka's does, with a WARN; ``--list`` reports it)."""
+        """`not_yet_started`, and the error when ``/admin/reassign_partitions`` cannot be read (``--list`` reports
+        it; the controller reads a JSON error as no reassignment, with Kafka's WARN, and fails on null data or the
+        nulls Kafka's decoder dereferences, as Kafka's throws: docs/coordination.md)."""
         try:
             pending = await self._zk.get_partition_reassignment()
         except ZnodeDecodeError as e:
@@ -344,8 +345,9 @@ class ReassignCommand:
 
         A target topic's znode that cannot be read fails it (`AdminError` naming the znode), as Kafka's
         ``getReplicaAssignmentForTopics`` throws there; so does an ``/admin/reassign_partitions`` that cannot be
-        read (`ZnodeDecodeError`), where Kafka warns "Ignoring partition reassignment due to invalid json" and
-        reads no pending partitions, which could call a partition still listed there complete."""
+        read (`ZnodeDecodeError`), where Kafka, for a JSON error, warns "Ignoring partition reassignment due to
+        invalid json" and reads no pending partitions, which could call a partition still listed there complete
+        (for null data Kafka's read throws too)."""
         current = await self._assignments({tp.topic for tp in targets})
         pending = await self._zk.get_partition_reassignment() or {}
         states = (await self._zk.get_topic_partition_states(targets)).values
