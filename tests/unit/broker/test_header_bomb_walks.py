@@ -10,6 +10,7 @@ import struct
 
 import cramjam
 import pytest
+from tests.unit.broker.v2_batches import varint
 
 from zkcontroller.protocol.wire import record_sets
 from zkcontroller.protocol.wire.record_sets import (
@@ -99,16 +100,6 @@ def reference(buf: bytes, at: int, limit: int, size: int) -> RecordSetError:
     except _Invalid as thrown:
         return _invalid_record(str(thrown))
     return _invalid_record("Found invalid record structure")
-
-
-def varint(value: int) -> bytes:
-    raw = (value << 1) ^ (value >> 63)
-    out = bytearray()
-    while raw >= 0x80:
-        out.append(raw & 0x7F | 0x80)
-        raw >>= 7
-    out.append(raw)
-    return bytes(out)
 
 
 def random_body(rng: random.Random) -> bytes:
