@@ -405,9 +405,8 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
         scanned = None  # the topic's configs changed meanwhile: checked again, here
     outcome: int | RecordSetError
     timestamps: list[int] = []  # the set's first and max record timestamps, once validated
-    stamp = now  # LogValidator's `now`: the time its checks read, and the LogAppendTime it stamps
     if scanned is not None and scanned.outcome is not None:  # checked at its own (earlier) time; appended now
-        outcome, timestamps, stamp = scanned.outcome, scanned.timestamps, scanned.now_ms
+        outcome, timestamps = scanned.outcome, scanned.timestamps
     else:
         try:
             outcome = _validate(p.records, entries, tp, checks, now, scanned.inflated if scanned is not None else {},
@@ -431,7 +430,7 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
     base_offset = partition.log_end_offset
     batches = producer_batches(p.records, entries)
     if stamped:  # LogValidator stamps every batch with the append time: its max timestamp too
-        batches = [replace(b, max_timestamp=stamp) for b in batches]
+        batches = [replace(b, max_timestamp=now) for b in batches]
     elif len(batches) == 1 and timestamps and batches[0].max_timestamp != timestamps[1]:
         # the one v2 batch's max as LogValidator rewrites it (its records'), where the header said otherwise (a
         # real producer's says the same: no dataclass copy per batch, a tenth of the Produce path)
@@ -448,12 +447,12 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
     # offset is updated: a broker process killed between the two journal lines drops the entry on restart (it is at
     # the log end read back) rather than keeping a log end whose batch the index lost.
     if stamped and count:  # LogValidator stamps the batch (a legacy set converted to one) with the append time
-        partition.time_index.append(base_offset, stamp, stamp)
+        partition.time_index.append(base_offset, now, now)
     elif timestamps and count:  # the v2 batch's first record's and max timestamps, or a legacy set's converted batch's
         partition.time_index.append(base_offset, timestamps[0], timestamps[1])
     partition.append_as_leader(count, now)
     return Appended(p.topic, p.partition, int(Errors.NONE), base_offset, LOG_START_OFFSET,
-                    log_append_time=stamp if stamped else -1, count=count)
+                    log_append_time=now if stamped else -1, count=count)
 
 
 def failed_request_answers(partitions: list[ProducePartition],

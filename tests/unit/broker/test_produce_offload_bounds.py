@@ -258,10 +258,7 @@ async def test_checks_changed_during_the_hop_are_checked_off_the_loop_again(monk
     assert len(hops) == 2 and on_loop == [False, False]  # before: the second walk on the event loop
 
 
-async def test_the_stamp_is_the_time_the_walk_started_not_after_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Kafka's ``Log.append`` reads its clock once, before LogValidator walks the records, and stamps a
-    LogAppendTime batch with it; the walk's own length moves nothing (the time before the walk waits its turn does:
-    `test_produce_validation_clock`)."""
+async def test_the_append_reads_the_clock_after_the_hop(monkeypatch: pytest.MonkeyPatch) -> None:
     broker = Broker()
     broker.log_append_time = True
     broker.runtime.now = 1_000
@@ -273,5 +270,5 @@ async def test_the_stamp_is_the_time_the_walk_started_not_after_it(monkeypatch: 
         return out
     monkeypatch.setattr(blocking_worker, "run", off_loop)
     [got] = await send(broker, [ProducePartition("t", 0, zstd_batch(JUST_PAST))])
-    assert got.error == 0 and got.log_append_time == 1_000  # before: 6_000, the clock read again at the append
-    assert broker.parts[TopicPartition("t", 0)].time_index.lookup(0) == (1_000, 0)
+    assert got.error == 0 and got.log_append_time == 6_000  # before: 1_000, the clock read before the hop
+    assert broker.parts[TopicPartition("t", 0)].time_index.lookup(0) == (6_000, 0)

@@ -35,21 +35,17 @@ def zstd_batch_at(n: int, timestamp: int) -> bytes:
     return bytes(out)
 
 
-async def send_waiting(monkeypatch: pytest.MonkeyPatch, start_ms: int, walk_starts_ms: int,
-                       log_append_time: bool = False, walk_ms: int = 0) -> Any:
+async def send_waiting(monkeypatch: pytest.MonkeyPatch, start_ms: int, walk_starts_ms: int) -> Any:
     """The batch produced with the clock at ``start_ms``, moved to ``walk_starts_ms`` while the check waits for the
-    worker (another walk ahead of it), and on by ``walk_ms`` while it walks; the partition's answer."""
+    worker (another walk ahead of it); the partition's answer."""
     broker = Broker()
     broker.compacted = False
-    broker.log_append_time = log_append_time
     broker.runtime.now = start_ms
     real_run = blocking_worker.run
 
     async def after_a_wait(*args: Any, **kwargs: Any) -> Any:
         broker.runtime.advance(walk_starts_ms - broker.runtime.now)
-        outcome = await real_run(*args, **kwargs)
-        broker.runtime.advance(walk_ms)
-        return outcome
+        return await real_run(*args, **kwargs)
     monkeypatch.setattr(blocking_worker, "run", after_a_wait)
     target = broker.target()
     target.timestamp_difference_max_ms = lambda _topic: MAX_DIFFERENCE_MS
@@ -71,13 +67,3 @@ async def test_a_record_too_old_by_the_time_the_walk_starts_is_refused(monkeypat
     [(index, text)] = got.record_errors[:1]
     assert index == 0 and text == (f"Timestamp {RECORD_TIME} of message with offset 0 is out of range. The timestamp "
                                    f"should be within [{RECORD_TIME + 1}, {RECORD_TIME + 2 * MAX_DIFFERENCE_MS + 1}]")
-
-
-async def test_a_log_append_time_topic_is_stamped_with_the_time_its_walk_read(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Kafka's ``Log.append`` reads its clock once: LogValidator checks and stamps with that one ``now``. The stamp
-    used to be read again at the append, after the walk."""
-    got, broker = await send_waiting(monkeypatch, start_ms=0, walk_starts_ms=RECORD_TIME, log_append_time=True,
-                                     walk_ms=500)
-    assert (got.error, got.log_append_time) == (0, RECORD_TIME)
-    assert broker.runtime.now == RECORD_TIME + 500
-
