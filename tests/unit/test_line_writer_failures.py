@@ -128,3 +128,47 @@ def test_a_failed_roll_over_keeps_writing_to_the_current_file(
     assert path.read_text() == "c" * 15 + "\n"
     err = capsys.readouterr().err
     assert "Permission denied" in err and f"rolling {path} over failed; writing on to it" in err
+
+
+def test_a_path_writer_left_without_its_file_still_writes_its_lines_when_collected(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A roll-over and the reopen after it failed (disk full): the writer has no file and a line buffered whose
+    flush a stopped loop never ran. Collected once the disk is back, it writes the line (it used to be dropped
+    silently once stream writers stopped closing when collected)."""
+    import asyncio
+    import gc
+
+    path = tmp_path / "server.log"
+    writer = LineWriter(path, max_bytes=10, backups=1)
+    writer.write("0123456789")  # no loop: written at once, at the limit
+    full = [True]
+    real_open, real_replace = line_writer._open_append, os.replace
+
+    def open_unless_full(p: Path) -> Any:
+        if full[0]:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_open(p)
+
+    def replace_unless_full(a: Any, b: Any) -> None:
+        if full[0]:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_replace(a, b)
+
+    monkeypatch.setattr(line_writer, "_open_append", open_unless_full)
+    monkeypatch.setattr(line_writer.os, "replace", replace_unless_full)
+    loop = asyncio.new_event_loop()
+    held: list[Any] = [writer, loop]
+
+    def write_then_stop() -> None:
+        held[0].write("after the failed roll-over")
+        held[1].stop()
+
+    loop.call_soon(write_then_stop)
+    loop.run_forever()
+    loop.close()  # its queued flush never runs
+    assert writer._file is None and writer._pending
+    full[0] = False
+    del writer, loop
+    held.clear()
+    gc.collect()
+    assert "after the failed roll-over\n" in "".join(p.read_text() for p in tmp_path.glob("server.log*"))

@@ -105,7 +105,8 @@ class LineWriter:
     def __del__(self) -> None:
         """Collected without `close`: write what is still buffered and close the file. A stream writer has
         neither (flushing a stream its owner has closed would report lines lost that never were)."""
-        if getattr(self, "_file", None) is not None and not self._closed:
+        if getattr(self, "path", None) is not None and not self._closed:  # a path writer, even one whose file a
+            # failed roll-over left closed: `close` writes or reports what it still buffers
             self.close()
 
     def write(self, line: str) -> None:
