@@ -533,11 +533,14 @@ def _lz4_empty_block_underflow(records: Lz4Content, count: int, cancelled: Calla
     with ``readFully``, which reads on past such blocks. None when no one-byte read meets one before the walk's own
     answer (a record cut short or malformed before it, a varint too long): `walk_v2_records` gives that."""
     traps = frozenset(records.empty_at)
+    last = records.empty_at[-1]
     size = len(records)
     pos = 0
     for index in range(count):
         if cancelled is not None and not index & 4095 and cancelled():
             raise _cancelled()
+        if pos > last:
+            return None  # no empty block after here: the walk answers
         at = pos
         for _ in range(5):  # ByteUtils.readVarint: a byte at a time, at most five
             if at in traps:
@@ -562,9 +565,8 @@ def _underflow_unless_malformed_before(records: Lz4Content, index: int, pos: int
                                        cancelled: Callable[[], bool] | None) -> RecordSetError | None:
     """The underflow met at ``pos``, reading record ``index`` (or the end check): unless one of the records before
     it is malformed, which the iterator throws on first (the walk's answer)."""
-    for r in walk_v2_records(memoryview(records)[:pos], index, cancelled):
-        if isinstance(r, _Malformed):
-            return None
+    if index and not v2_well_formed(memoryview(records)[:pos], index, cancelled):  # the structure walk alone
+        return None
     return RecordSetError(UNKNOWN_SERVER_ERROR, "", "java.nio.BufferUnderflowException")
 
 
