@@ -178,13 +178,12 @@ def _checks(topic: str, target: ProduceTarget) -> _Checks:
 @dataclass(slots=True)
 class _Scanned:
     """A record set checked (or inflated) before the append, for the checks it was done with: the append uses it
-    if its topic's configs are still those. ``outcome``: the count or refusal of a check done off the loop at
-    ``now_ms``; ``inflated``: compressed values already inflated (`record_sets.scan_size`); ``timestamps``: the
-    set's first and max record timestamps that check found (`record_sets.validate`)."""
+    if its topic's configs are still those. ``outcome``: the count or refusal of a check done off the loop (at the
+    time its walk started); ``inflated``: compressed values already inflated (`record_sets.scan_size`);
+    ``timestamps``: the set's first and max record timestamps that check found (`record_sets.validate`)."""
 
     checks: _Checks
     inflated: dict[int, bytes | bytearray]
-    now_ms: int = 0
     outcome: int | RecordSetError | None = None
     timestamps: list[int] = field(default_factory=list)
 
@@ -202,16 +201,16 @@ def _validate(records: bytes, entries: list[record_sets.Entry], tp: TopicPartiti
 def _validate_outcome(records: bytes, entries: list[record_sets.Entry], tp: TopicPartition, checks: _Checks,
                       clock: Callable[[], int], inflated: dict[int, bytes | bytearray],
                       timestamps: list[int] | None = None, cancelled: Callable[[], bool] | None = None
-                      ) -> tuple[int | RecordSetError, int]:
+                      ) -> int | RecordSetError:
     """`_validate` on a worker thread, at the time ``clock`` reads as the walk starts (as Kafka's ``Log.append``
-    reads its clock for LogValidator, not when the request arrived: a walk may wait behind another for seconds),
-    with that time: the refusal returned, for the append to answer in its turn, without its traceback (whose frames
-    hold the whole walk: up to 64 MiB inflated and millions of entries)."""
+    reads its clock for LogValidator, not when the request arrived: a walk may wait behind another for seconds):
+    the refusal returned, for the append to answer in its turn, without its traceback (whose frames hold the
+    whole walk: up to 64 MiB inflated and millions of entries)."""
     now_ms = clock()
     try:
-        return _validate(records, entries, tp, checks, now_ms, inflated, timestamps, cancelled), now_ms
+        return _validate(records, entries, tp, checks, now_ms, inflated, timestamps, cancelled)
     except RecordSetError as e:
-        return e.with_traceback(None), now_ms
+        return e.with_traceback(None)
 
 
 async def _scan(p: ProducePartition, entries: list[record_sets.Entry], target: ProduceTarget) -> _Scanned:
@@ -231,12 +230,12 @@ async def _scan(p: ProducePartition, entries: list[record_sets.Entry], target: P
         raise PurgatoryShutDown("the broker is stopping: request dropped at its record check")
     timestamps: list[int] = []
     # one check per loop goes to the worker: the others wait on the loop (cancellable), not in its queue
-    outcome, now = await blocking_worker.run(_validate_outcome, p.records, entries,
-                                             TopicPartition(p.topic, p.partition), checks, target.runtime.now_ms,
-                                             inflated, timestamps, stopped=lambda: waiters.shut_down)
+    outcome = await blocking_worker.run(_validate_outcome, p.records, entries, TopicPartition(p.topic, p.partition),
+                                        checks, target.runtime.now_ms, inflated, timestamps,
+                                        stopped=lambda: waiters.shut_down)
     if waiters.shut_down:  # the broker stopped meanwhile: dropped unanswered, as a waiting acks=-1 request is
         raise PurgatoryShutDown("the broker is stopping: request dropped at its record check")
-    return _Scanned(checks, inflated, now, outcome, timestamps)
+    return _Scanned(checks, inflated, outcome, timestamps)
 
 
 def _inspect_on_worker(records: bytes, version: int, cancelled: Callable[[], bool]

@@ -73,8 +73,8 @@ async def worker_idle() -> None:
 def test_a_refused_off_loop_check_keeps_no_frames() -> None:
     data = zstd_batch(JUST_PAST, KEYLESS_RECORD)
     checks = produce_module._Checks(None, True, True, record_sets.LONG_MAX)
-    out, _ = produce_module._validate_outcome(data, record_sets.inspect(data, 9), TopicPartition("t", 0), checks,
-                                              lambda: 0, {})
+    out = produce_module._validate_outcome(data, record_sets.inspect(data, 9), TopicPartition("t", 0), checks,
+                                           lambda: 0, {})
     assert isinstance(out, RecordSetError) and len(out.record_errors) == min(JUST_PAST, record_sets.RECORD_ERRORS_KEPT)
     assert out.__traceback__ is None  # its frames held the whole walk (the inflated records, the entries)
 
@@ -228,7 +228,7 @@ async def test_exit_stops_the_running_walk_and_drops_the_queued_ones(monkeypatch
     await asyncio.wait_for(started.wait(), BOUND_S)
     blocking_worker.stop_all()  # what the interpreter's exit runs before joining the worker
     go.set()
-    out, _ = await asyncio.wait_for(asyncio.wrap_future(running), BOUND_S)
+    out = await asyncio.wait_for(asyncio.wrap_future(running), BOUND_S)
     assert isinstance(out, RecordSetError) and "cancelled" in str(out)
     assert queued.cancelled()
     assert walked[0] <= 2 * 4096
