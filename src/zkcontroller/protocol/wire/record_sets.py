@@ -275,10 +275,10 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
     the walk ends with UNKNOWN_SERVER_ERROR (its requester is gone). ``timestamps``: once the set is accepted, set
     to its first record's timestamp and the largest one: what the time index gets (`broker.partition.TimeIndex`). A
     legacy set, which LogValidator converts to one v2 batch, gives its messages' (a wrapper's inner ones'), as that
-    batch carries them (-1 and -1 for magic 0, which has no timestamps). A client's v2 batch gives its header's first
-    timestamp (which LogValidator leaves as it is) and the max LogValidator writes in it (``batch.setMaxTimestamp``):
-    its records' largest timestamp, each its base plus its delta wrapped as a Java long, or -1
-    (`_records_max_timestamp`), whatever its header said. ``compression_type``: the topic's
+    batch carries them (-1 and -1 for magic 0, which has no timestamps). A client's v2 batch gives its first record's
+    timestamp (its base plus its delta: `_first_record_timestamp`) and the max LogValidator writes in it
+    (``batch.setMaxTimestamp``): its records' largest timestamp, each its base plus its delta wrapped as a Java
+    long, or -1 (`_records_max_timestamp`), whatever its header said. ``compression_type``: the topic's
     ``compression.type`` (``producer``, ``uncompressed``, ``gzip``, ...), which picks LogValidator's path: with a
     compressed source or target the compressed path (`_v2_path`), where an uncompressed legacy set's negative
     timestamps fail the conversion only once every message is checked (``buildRecordsAndAssignOffsets``), not at
@@ -715,12 +715,8 @@ def _first_record_timestamp(base_timestamp: int, records: bytes | bytearray | me
     ``searchForTimestamp`` answers for a target it reaches. The base timestamp for a batch of no record."""
     if count <= 0 or not records:
         return base_timestamp
-    b = records[0]
-    at = 1 if b < 0x80 else _varint(records, 0)[1]  # past the length
-    b = records[at + 1]  # the timestamp delta, after the attributes
-    if b < 0x80:
-        return java_long(base_timestamp + ((b >> 1) ^ -(b & 1)))
-    return java_long(base_timestamp + _varlong(records, at + 1)[0])
+    at = _varint(records, 0)[1]  # past the record's length
+    return java_long(base_timestamp + _varlong(records, at + 1)[0])  # the delta, after the attributes
 
 
 def _records_max_timestamp(first_timestamp: int, records: bytes | bytearray | memoryview, count: int,
