@@ -383,12 +383,9 @@ class JsonObject:
         self.path = path
         self._prefix = prefix
 
-    def _where(self, key: str) -> str:
-        return f"{self._prefix}{key}"
-
     def where(self, key: str) -> str:
         """``key`` as error messages name it (with the object's place in the document)."""
-        return self._where(key)
+        return f"{self._prefix}{key}"
 
     def __contains__(self, key: str) -> bool:
         return key in self._values
@@ -407,31 +404,31 @@ class JsonObject:
     def raw(self, key: str) -> Any:
         """The value of a required key, any type."""
         if key not in self._values:
-            raise ZnodeDecodeError(self.path, f"missing field {self._where(key)!r}")
+            raise ZnodeDecodeError(self.path, f"missing field {self.where(key)!r}")
         return self._values[key]
 
     def get_int(self, key: str) -> int:
-        return check_int(self.raw(key), self.path, self._where(key))
+        return check_int(self.raw(key), self.path, self.where(key))
 
     def get_str(self, key: str) -> str:
-        return check_str(self.raw(key), self.path, self._where(key))
+        return check_str(self.raw(key), self.path, self.where(key))
 
     def get_opt_str(self, key: str) -> str | None:
         """Absent or null → None (Kafka's ``get(key).flatMap(_.to[Option[String]])``)."""
         value = self._values.get(key)
-        return None if value is None else check_str(value, self.path, self._where(key))
+        return None if value is None else check_str(value, self.path, self.where(key))
 
     def get_int_list(self, key: str) -> tuple[int, ...]:
-        return check_int_list(self.raw(key), self.path, self._where(key))
+        return check_int_list(self.raw(key), self.path, self.where(key))
 
     def get_list(self, key: str) -> list[Any]:
         value = self.raw(key)
         if not isinstance(value, list):
-            raise ZnodeDecodeError(self.path, f"{self._where(key)}: expected an array, got {json_kind(value)}")
+            raise ZnodeDecodeError(self.path, f"{self.where(key)}: expected an array, got {json_kind(value)}")
         return value
 
     def get_obj(self, key: str) -> JsonObject:
-        return self.as_object(self.raw(key), self._where(key))
+        return self.as_object(self.raw(key), self.where(key))
 
     def get_opt_obj(self, key: str) -> JsonObject | None:
         """Absent → None; present must be an object (null is a type error, as in Kafka's ``asJsonObject``)."""
@@ -473,7 +470,7 @@ class JsonObject:
                 number = significant_int(text[: len(text) - len(body)].replace("+", ""), body)
                 if INT32_MIN <= number <= INT32_MAX:
                     return number
-        raise ZnodeDecodeError(self.path, f"{self._where(key)}: cannot be read as an int, got {json_kind(value)} "
+        raise ZnodeDecodeError(self.path, f"{self.where(key)}: cannot be read as an int, got {json_kind(value)} "
                                           f"{clip_text(value) if isinstance(value, str) else value!r}")
 
     def unknown_keys(self, known: frozenset[str]) -> list[str]:
