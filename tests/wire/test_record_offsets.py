@@ -14,6 +14,7 @@ from collections.abc import Callable
 import cramjam
 import pytest
 from crc32c import crc32c
+from tests.unit.broker.test_compression_empty_blocks import lz4_frame
 
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import Errors
@@ -31,7 +32,8 @@ CODECS: dict[str, tuple[int, Callable[[bytes], bytes]]] = {
     "none": (0, lambda raw: raw),
     "gzip": (1, gzip.compress),
     "snappy": (2, lambda raw: bytes(cramjam.snappy.compress_raw(raw))),
-    "lz4": (3, lambda raw: bytes(cramjam.lz4.compress(raw))),
+    "lz4": (3, lambda raw: lz4_frame([raw], block_checksums=False)),  # independent blocks, as Kafka's writer
+    # (cramjam's frame links them, which Kafka's reader refuses)
     "zstd": (4, lambda raw: bytes(cramjam.zstd.compress(raw))),
 }
 

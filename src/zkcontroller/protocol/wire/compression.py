@@ -11,10 +11,12 @@
 * snappy (2): snappy-java's ``SnappyInputStream``: the xerial stream (the 8-byte ``\\x82SNAPPY\\0`` marker, two int32
   version fields, then chunks of an int32 length and a raw snappy block), or, when the marker is absent, the whole
   value as one raw snappy block (what that stream falls back to).
-* lz4 (3): an LZ4 frame, as Kafka's ``KafkaLZ4BlockInputStream`` reads it: frame version 1, no reserved bits (so no
-  dictionary id), a block maximum size of 64 KiB to 4 MiB, the header checksum (the second byte of the descriptor's
-  xxHash32) checked except for magic 0, whose old writers computed it wrongly, each block no larger than the maximum,
-  block checksums checked when flagged, the content checksum skipped (Kafka does not verify it either).
+* lz4 (3): an LZ4 frame, as Kafka's ``KafkaLZ4BlockInputStream`` reads it (`_lz4_header`, `_lz4_frame`): frame
+  version 1, independent blocks, no reserved bits (so no dictionary id), a block maximum size of 64 KiB to 4 MiB,
+  the header checksum (the second byte of the descriptor's xxHash32) checked except for magic 0, whose old writers
+  computed it wrongly, each block no larger than the maximum, block checksums checked when flagged, the content
+  checksum read but not verified (as Kafka), nothing read after it. Where Java fails is `StreamFailure` (in its
+  order, with its exception), the content before it kept, so a reader fails where Kafka's would.
 * zstd (4, v2 batches only: a legacy zstd wrapper is refused before it is opened): one or more zstd frames, as
   zstd-jni's ``ZstdInputStream`` reads them.
 
@@ -83,20 +85,24 @@ class InflationLimitExceeded(CompressionError):
 
 
 class StreamFailure(CompressionError):
-    """A gzip stream ``GZIPInputStream`` fails on: ``data`` is what it gives before (every byte a read returns
-    before the one that throws), ``java`` the exception's ``toString`` ("java.util.zip.ZipException: Not in GZIP
-    format", "java.io.EOFException: Unexpected end of ZLIB input stream", ...); ``eof``: an ``EOFException`` (the
-    stream cut short), which Kafka's record readers tell apart; ``at_open``: thrown by the constructor, reading the
-    first header (``CompressionType.wrapForInput`` wraps it in a ``KafkaException``). A corrupt deflate block is
-    reported with no bytes of its member (a deliberate simplification: Java gives those its earlier 8 KiB input
-    chunks inflated to, zlib's output of the failing call being lost in both)."""
+    """A stream Kafka's reader fails on (gzip's ``GZIPInputStream``, lz4's ``KafkaLZ4BlockInputStream``):
+    ``data`` is what it gives before (every byte a read returns before the one that throws), ``java`` the
+    exception's ``toString`` ("java.util.zip.ZipException: Not in GZIP format", "java.io.IOException: Stream ended
+    prematurely", ...); ``eof``: an ``EOFException`` (the stream cut short), which Kafka's record readers tell
+    apart; ``at_open``: thrown by the constructor, reading the first header (``CompressionType.wrapForInput`` wraps
+    it in a ``KafkaException``); ``unchecked``: not an ``IOException`` (lz4's ``BufferUnderflowException``), so no
+    record reader wraps it: it escapes as itself. A corrupt deflate block is reported with no bytes of its member (a
+    deliberate simplification: Java gives those its earlier 8 KiB input chunks inflated to, zlib's output of the
+    failing call being lost in both)."""
 
-    def __init__(self, data: bytes | bytearray, java: str, *, eof: bool = False, at_open: bool = False) -> None:
+    def __init__(self, data: bytes | bytearray, java: str, *, eof: bool = False, at_open: bool = False,
+                 unchecked: bool = False) -> None:
         super().__init__(java)
         self.data = data
         self.java = java
         self.eof = eof
         self.at_open = at_open
+        self.unchecked = unchecked
 
 
 def decompress(codec: int, value: bytes, magic: int, limit: int, *, partial: bool = False) -> bytes | bytearray:
@@ -285,57 +291,117 @@ def _snappy_block(block: bytes, limit: int) -> bytes:
     return bytes(out)
 
 
-def _lz4_frame(value: bytes, *, ignore_header_checksum: bool, limit: int, partial: bool = False) -> bytes:
-    if len(value) < 7:
-        raise CompressionError("lz4 frame cut short")
+_PREMATURE_EOS = "java.io.IOException: Stream ended prematurely"
+_UNDERFLOW = "java.nio.BufferUnderflowException"
+_LZ4_FLG_ERRORS = ((0x03, 0x00, "Reserved bits must be 0"), (0x20, 0x20, "Dependent block stream is unsupported"))
+"""``FLG.validate``'s checks, in its order (mask, the value it needs, the ``RuntimeException``'s message); the
+version (the top two bits, 1) is checked last."""
+
+
+def _lz4_header(value: bytes, ignore_header_checksum: bool) -> tuple[int, int, int]:
+    """``KafkaLZ4BlockInputStream.readHeader`` (its constructor's): where the blocks start, the flags byte and the
+    block maximum size; `StreamFailure` (``at_open``) with what Java throws, in its order: fewer than 6 bytes or a
+    content size cut short ``IOException`` PREMATURE_EOS, another magic NOT_SUPPORTED, ``FLG``/``BD``'s
+    ``RuntimeException`` (reserved bits, dependent blocks, version; reserved fields, block size), no checksum byte
+    left ``BufferUnderflowException`` (magic 0, which skips it: ``position``'s ``IllegalArgumentException``), a
+    wrong one DESCRIPTOR_HASH_MISMATCH. ``CompressionType.wrapForInput`` wraps each in a ``KafkaException``."""
+    def fail(java: str) -> StreamFailure:
+        return StreamFailure(b"", java, at_open=True)
+
+    if len(value) < 6:
+        raise fail(_PREMATURE_EOS)
     if struct.unpack_from("<I", value, 0)[0] != LZ4_FRAME_MAGIC:
-        raise CompressionError("not an lz4 frame (magic)")
+        raise fail("java.io.IOException: Stream unsupported (invalid magic bytes)")
     flg, bd = value[4], value[5]
-    if flg >> 6 != 1 or flg & 0x03:
-        raise CompressionError(f"lz4 frame descriptor flags {flg:#04x} unsupported")
-    if bd & 0x8F or (bd >> 4) & 0x07 not in _LZ4_BLOCK_MAX:
-        raise CompressionError(f"lz4 block descriptor {bd:#04x} unsupported")
-    block_max = _LZ4_BLOCK_MAX[(bd >> 4) & 0x07]
-    descriptor_end = 6 + (8 if flg & 0x08 else 0)
-    if len(value) < descriptor_end + 1:
-        raise CompressionError("lz4 frame cut short")
-    if not ignore_header_checksum and value[descriptor_end] != (xxh32(value[4:descriptor_end]) >> 8) & 0xFF:
-        raise CompressionError("lz4 frame descriptor checksum mismatch")
+    for mask, needed, message in _LZ4_FLG_ERRORS:
+        if flg & mask != needed:
+            raise fail(f"java.lang.RuntimeException: {message}")
+    if flg >> 6 != 1:
+        raise fail(f"java.lang.RuntimeException: Version {flg >> 6} is unsupported")
+    if bd & 0x0F:
+        raise fail("java.lang.RuntimeException: Reserved2 field must be 0")
+    if (bd >> 4) & 0x07 not in _LZ4_BLOCK_MAX:
+        raise fail("java.lang.RuntimeException: Block size value must be between 4 and 7")
+    if bd & 0x80:
+        raise fail("java.lang.RuntimeException: Reserved3 field must be 0")
+    descriptor_end = 6
+    if flg & 0x08:  # the content size: skipped
+        if len(value) < 14:
+            raise fail(_PREMATURE_EOS)
+        descriptor_end = 14
+    if ignore_header_checksum:  # in.position(in.position() + 1)
+        if descriptor_end + 1 > len(value):
+            raise fail(f"java.lang.IllegalArgumentException: newPosition > limit: ({descriptor_end + 1} > "
+                       f"{len(value)})")
+    elif descriptor_end >= len(value):
+        raise fail(_UNDERFLOW)
+    elif value[descriptor_end] != (xxh32(value[4:descriptor_end]) >> 8) & 0xFF:
+        raise fail("java.io.IOException: Stream frame descriptor corrupted")
+    return descriptor_end + 1, flg, _LZ4_BLOCK_MAX[(bd >> 4) & 0x07]
+
+
+def _lz4_frame(value: bytes, *, ignore_header_checksum: bool, limit: int, partial: bool = False) -> bytes:
+    """An LZ4 frame's content as ``KafkaLZ4BlockInputStream`` reads it (the header: `_lz4_header`), block by block
+    (``readBlock``), each read only when the reader needs bytes past the ones before: so where Java fails is
+    `StreamFailure` with the content of the blocks before it, and what it throws there: fewer than 4 bytes for a
+    block's size, or fewer than the size, ``IOException`` PREMATURE_EOS ("Stream ended prematurely", a frame without
+    its end mark included); a size beyond the maximum "Block size S exceeded max: M"; a compressed block lz4 cannot
+    decode ``IOException`` of the ``LZ4Exception`` (lz4-java's native decoder: "Error decoding offset N of input
+    buffer", N where its decoder stopped, counted in the request's receive buffer: not modelled, the block's
+    offset in the value given); then, flagged, its checksum: fewer than 4 bytes ``getInt``'s
+    ``BufferUnderflowException`` (``unchecked``: no reader wraps it), a wrong one BLOCK_HASH_MISMATCH. The end
+    mark ends the frame; a content checksum flagged after it is skipped unverified, as Kafka does, but read:
+    fewer than 4 bytes left is ``BufferUnderflowException`` too. Bytes after the frame are not read."""
+    pos, flg, block_max = _lz4_header(value, ignore_header_checksum)
     block_checksums = bool(flg & 0x10)
-    pos = descriptor_end + 1
     out = bytearray()
     buffer: bytearray | None = None
     """One block's worth, made once per frame: a fresh 4 MiB buffer per block made a frame of tiny blocks that
     inflate to nothing (five bytes each, so the limit never trips) cost seconds per 100 KB."""
     empty_blocks = _EMPTY_LZ4_BLOCKS_CHECKED if block_checksums else _EMPTY_LZ4_BLOCKS
     empty_at: list[int] = []
+
+    def failure(java: str, *, unchecked: bool = False) -> StreamFailure:
+        return StreamFailure(_lz4_content(out, empty_at), java, unchecked=unchecked)
+
+    size_of_value = len(value)
     while True:
         empty = empty_blocks.match(value, pos)
         if empty is not None:  # blocks that inflate to nothing: skipped in C, a run at a time (where: `Lz4Content`)
             pos = empty.end()
             empty_at.append(len(out))
-        if pos + 4 > len(value):
-            raise CompressionError("lz4 frame cut short")
+        if pos + 4 > size_of_value:
+            raise failure(_PREMATURE_EOS)
         (word,) = struct.unpack_from("<I", value, pos)
         pos += 4
         size = word & ~_LZ4_UNCOMPRESSED
-        if size == 0:
-            return _lz4_content(out, empty_at)  # the end mark (a content checksum after it is not verified, as Kafka)
-        if size > block_max or size > len(value) - pos:
-            raise CompressionError(f"lz4 block of {size} bytes exceeds the frame's maximum or the value")
+        if size == 0:  # the end mark
+            if flg & 0x04 and pos + 4 > size_of_value:  # in.getInt() of the content checksum
+                raise failure(_UNDERFLOW, unchecked=True)
+            return _lz4_content(out, empty_at)
+        if size > block_max:
+            raise failure(f"java.io.IOException: Block size {size} exceeded max: {block_max}")
+        if size > size_of_value - pos:
+            raise failure(_PREMATURE_EOS)
         block = value[pos:pos + size]
-        pos += size
-        if block_checksums:
-            if pos + 4 > len(value) or struct.unpack_from("<I", value, pos)[0] != xxh32(block):
-                raise CompressionError("lz4 block checksum mismatch")
-            pos += 4
         data: bytes | bytearray
         if word & _LZ4_UNCOMPRESSED:
             data = block
         else:
             if buffer is None:
                 buffer = bytearray(block_max)
-            data = buffer[:cramjam.lz4.decompress_block_into(block, buffer, output_len=block_max)]
+            try:
+                data = buffer[:cramjam.lz4.decompress_block_into(block, buffer, output_len=block_max)]
+            except cramjam.DecompressionError:
+                raise failure("java.io.IOException: net.jpountz.lz4.LZ4Exception: Error decoding offset "
+                              f"{pos} of input buffer") from None
+        pos += size
+        if block_checksums:
+            if pos + 4 > size_of_value:
+                raise failure(_UNDERFLOW, unchecked=True)
+            if struct.unpack_from("<I", value, pos)[0] != xxh32(block):
+                raise failure("java.io.IOException: Block checksum mismatch")
+            pos += 4
         if len(out) + len(data) > limit:
             if partial:
                 return _lz4_content(out + data[:limit - len(out)], empty_at)

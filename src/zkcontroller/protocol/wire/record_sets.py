@@ -19,8 +19,8 @@ Kafka checks a partition's record set in two places, and so do we, so errors com
 The count of a v2 batch is its header's records count (checked against its last offset delta, as Kafka does).
 Its records are all read, as LogValidator's iterator reads them (decompressed, at most `MAX_INFLATED` bytes): a
 malformed one refuses the batch with what Kafka's reader throws there (`walk_v2_records`, `_structure_error`); a
-gzip stream that fails after its header is read as far as it goes, then fails where Kafka's reader meets the failure
-(`_failed_stream_refusal`). A
+gzip or lz4 stream that fails after its header is read as far as it goes, then fails where Kafka's reader meets the
+failure (`_failed_stream_refusal`). A
 compressed batch LogValidator keeps as it is (the topic's ``compression.type`` is ``producer`` or its codec) whose
 offset deltas are not 0, 1, 2, ... fails as Kafka 2.8's rebuild of it does (UNKNOWN_SERVER_ERROR, `_skipped_key`).
 A legacy (magic 0/1) message set counts one per uncompressed message. A gzip, snappy or lz4 wrapper is decompressed
@@ -28,8 +28,9 @@ A legacy (magic 0/1) message set counts one per uncompressed message. A gzip, sn
 < 2 does (the wrapper's own offset field does not count them: kafka-python writes 0 there, Java the last inner
 offset). As Kafka's ``DataLogInputStream``, the inner messages end at a partial last one (the complete ones before
 it count); a wrapper with no complete inner message is INVALID_RECORD, one that cannot be decompressed
-UNKNOWN_SERVER_ERROR (Kafka's ``KafkaException``; a gzip stream's, with Java's exception as its message, once the
-inner messages it gave before failing are read: `compression.StreamFailure`), a zstd wrapper or one with a null
+UNKNOWN_SERVER_ERROR (Kafka's ``KafkaException``; a gzip or lz4 stream's, with Java's exception as its message, once
+the inner messages it gave before failing are read: `compression.StreamFailure`; lz4's ``BufferUnderflowException``
+as itself), a zstd wrapper or one with a null
 value INVALID_RECORD, a codec
 id above zstd UNKNOWN_SERVER_ERROR (``CompressionType.forId``), a v1 wrapper whose offset is neither 0 nor at least
 its last inner message's INVALID_RECORD, an inner message of another magic INVALID_RECORD (a record error: "One or
@@ -347,12 +348,13 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
         if body is None:  # a codec id no client can send (refused before)
             continue
         records_count = struct.unpack_from(">i", entry, 57)[0]
-        if failure is not None:  # a gzip stream Java's reader fails on, once its records reach the failure
-            raise _failed_stream_refusal(body, records_count, path, failure, cancelled)
         if isinstance(body, Lz4Content):  # lz4 blocks that inflate to nothing, which a one-byte read fails on
+            # (before any failure of the stream after them)
             underflow = _lz4_empty_block_underflow(body, records_count, cancelled)
             if underflow is not None:
                 raise underflow
+        if failure is not None:  # a stream Java's reader fails on, once its records reach the failure
+            raise _failed_stream_refusal(body, records_count, path, failure, cancelled)
         deltas: list[tuple[bytearray, int, int]] = []
         where: list[int] = []
         if not (compacted or check_timestamps or rebuilt):  # the structure alone is checked (and an in-place
@@ -483,8 +485,8 @@ def _v2_record_stream(entry: memoryview, inflated: bytes | bytearray | None
                       ) -> tuple[bytes | bytearray | memoryview | None, StreamFailure | None]:
     """The records part of a v2 batch, decompressed (``inflated`` when it already was); None for a codec id no
     client can send (`inspect` refused it before). UNKNOWN_SERVER_ERROR where it cannot be decompressed; but a
-    gzip stream ``GZIPInputStream`` fails on only after its header gives what it inflated before the failure, with
-    the failure, for `_failed_stream_refusal` (one whose header fails is refused here: ``wrapForInput``'s
+    gzip or lz4 stream Kafka's reader fails on only after its header gives what it inflated before the failure,
+    with the failure, for `_failed_stream_refusal` (one whose header fails is refused here: ``wrapForInput``'s
     ``KafkaException`` of it, "java.util.zip.ZipException: Not in GZIP format", whatever the records)."""
     codec = entry[22] & 0x07
     if inflated is not None:
@@ -505,22 +507,31 @@ def _v2_record_stream(entry: memoryview, inflated: bytes | bytearray | None
 
 def _failed_stream_refusal(records: bytes | bytearray | memoryview, count: int, path: str, failure: StreamFailure,
                            cancelled: Callable[[], bool] | None) -> RecordSetError:
-    """What Kafka's streaming record iterator throws on a gzip batch whose stream fails after ``records``
+    """What Kafka's streaming record iterator throws on a gzip or lz4 batch whose stream fails after ``records``
     (`compression.StreamFailure`): the records are read as far as they go; a malformed one, or bytes left after
     the last, answer as from a whole stream (`_structure_error`), except that a read past ``records`` meets the
     failure (an ``EOFException``: "premature EOF reached", INVALID_RECORD, as a stream's end; another
     ``IOException``: ``KafkaException`` "Failed to decompress record stream", UNKNOWN_SERVER_ERROR); every record
     read to exactly its end, ``ensureNoneRemaining``'s read meets it: ``KafkaException`` "Error checking for
-    remaining bytes after reading batch", UNKNOWN_SERVER_ERROR. Either way it escapes before any record error is
-    answered, so none is."""
+    remaining bytes after reading batch", UNKNOWN_SERVER_ERROR (an unchecked exception as itself: `_escaped`).
+    Either way it escapes before any record error is answered, so none is."""
     walked: Iterator[tuple[int, V2Record | _Malformed]] = enumerate(walk_v2_records(records, count, cancelled))
     if cancelled is not None:
         walked = _unless_cancelled(walked, cancelled)
     for _, r in walked:
         if isinstance(r, _Malformed):
             return _structure_error(r, path, failure, cancelled)
+    if failure.unchecked:
+        return _escaped(failure)
     return RecordSetError(UNKNOWN_SERVER_ERROR, "Error checking for remaining bytes after reading batch",
                           _KAFKA_EXCEPTION)
+
+
+def _escaped(failure: StreamFailure) -> RecordSetError:
+    """A stream's unchecked exception (``StreamFailure.unchecked``: lz4's ``BufferUnderflowException``) as it
+    escapes the record readers: ``appendToLocalLog``'s Throwable branch answers UNKNOWN_SERVER_ERROR and logs it."""
+    exception, _, message = failure.java.partition(": ")
+    return RecordSetError(UNKNOWN_SERVER_ERROR, message, exception)
 
 
 def _lz4_empty_block_underflow(records: Lz4Content, count: int, cancelled: Callable[[], bool] | None
@@ -880,9 +891,12 @@ def _java_varint(buf: bytes | bytearray | memoryview, pos: int, limit: int, long
 
 def _premature_eof(failure: StreamFailure | None) -> RecordSetError:
     """A stream read past the records' end: ``StreamRecordIterator.readNext``'s ``EOFException`` as "premature
-    EOF", or, a gzip stream failing there (``failure``) with another ``IOException``, its ``KafkaException``."""
+    EOF", or, a stream failing there (``failure``) with another ``IOException``, its ``KafkaException``; an
+    unchecked exception (lz4's ``BufferUnderflowException``) as itself."""
     if failure is None or failure.eof:
         return _invalid_record("Incorrect declared batch size, premature EOF reached")
+    if failure.unchecked:
+        return _escaped(failure)
     return RecordSetError(UNKNOWN_SERVER_ERROR, "Failed to decompress record stream", _KAFKA_EXCEPTION)
 
 
@@ -894,7 +908,8 @@ def _structure_error(m: _Malformed, path: str, failure: StreamFailure | None = N
     escapes the readers (a size varint too long, a negative size to allocate: ``IllegalArgumentException``; an
     uncompressed record longer than the bytes left: read as null, then ``NullPointerException``), which
     ``appendToLocalLog`` answers UNKNOWN_SERVER_ERROR. Either way logged, with the log start offset, no message.
-    ``failure``: the gzip stream's, met by a read past ``m.records`` (`_premature_eof`)."""
+    ``failure``: the stream's, met by a read past ``m.records`` (`_premature_eof`; inside ``readPartiallyFrom``'s
+    body an unchecked one is "Found invalid record structure", its catch being around that read)."""
     if m.trailing:
         return _invalid_record("Incorrect declared batch size, records still remaining in file")
     buf, limit = m.records, len(m.records)
@@ -1062,6 +1077,8 @@ def _read_partially(buf: bytes | bytearray | memoryview, at: int, limit: int, si
     except (_Underflow, _Illegal):
         return _invalid_record(_FOUND_INVALID)
     except _Eof:
+        if failure is not None and failure.unchecked:  # the stream's BufferUnderflowException, inside the try
+            return _invalid_record(_FOUND_INVALID)  # that catches the skip buffer's own
         return _premature_eof(failure)
     except _Invalid as thrown:
         return _invalid_record(str(thrown))
@@ -1443,6 +1460,8 @@ def _legacy_count(message: memoryview, checks: _LegacyChecks, inflated: bytes | 
         # CorruptRecordException among those the stream gave before failing comes first (DataLogInputStream), else
         # the failure, as KafkaException(e) (the constructor's wrapForInput or the loop's IOException alike)
         inspect(failure.data, 0, check_magic=False, cancelled=checks.cancelled)
+        if failure.unchecked and not failure.at_open:  # not an IOException: it escapes as itself
+            raise _escaped(failure) from None
         raise RecordSetError(UNKNOWN_SERVER_ERROR, failure.java, _KAFKA_EXCEPTION) from None
     except CompressionError as failure:  # CompressionType.wrapForInput / the stream's IOException, as KafkaException
         raise RecordSetError(UNKNOWN_SERVER_ERROR, f"java.io.IOException: {failure}",
