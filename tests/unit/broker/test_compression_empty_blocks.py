@@ -55,7 +55,10 @@ def test_empty_snappy_chunks_among_others_add_nothing() -> None:
     assert decompress(SNAPPY, xerial(b"")[:compression.XERIAL_HEADER_SIZE] + empty * 200_000, 2, 16_384) == b""
 
 
-def test_empty_snappy_chunks_then_a_cut_length_are_refused() -> None:
-    stream = xerial(b"")[:compression.XERIAL_HEADER_SIZE] + (struct.pack(">i", 1) + b"\x00") * 100 + b"\x00\x00"
-    with pytest.raises(CompressionError, match="cut short"):
-        decompress(SNAPPY, stream, 2, 16_384)
+def test_empty_snappy_chunks_then_a_cut_length_end_the_stream_and_a_cut_chunk_is_refused() -> None:
+    """snappy-java's ``hasNextChunk`` ends the stream at fewer than 4 bytes of a chunk length (ignored), and fails
+    a chunk cut short."""
+    stream = xerial(b"")[:compression.XERIAL_HEADER_SIZE] + (struct.pack(">i", 1) + b"\x00") * 100
+    assert decompress(SNAPPY, stream + b"\x00\x00", 2, 16_384) == b""
+    with pytest.raises(CompressionError, match="failed to read chunk"):
+        decompress(SNAPPY, stream + struct.pack(">i", 5) + b"\x00", 2, 16_384)

@@ -8,9 +8,10 @@
   available beyond the chunk), and bytes that are not a gzip header there are ignored. A stream Java would fail on
   (not gzip, cut short, a corrupt block or trailer) is `StreamFailure`, carrying the bytes inflated before the
   failure and Java's exception, so a reader can fail where Kafka's would.
-* snappy (2): snappy-java's ``SnappyInputStream``: the xerial stream (the 8-byte ``\\x82SNAPPY\\0`` marker, two int32
-  version fields, then chunks of an int32 length and a raw snappy block), or, when the marker is absent, the whole
-  value as one raw snappy block (what that stream falls back to).
+* snappy (2): snappy-java 1.1.8.1's ``SnappyInputStream`` (`_snappy`): the xerial stream (the 8-byte
+  ``\\x82SNAPPY\\0`` marker, two int32 version fields, then chunks of an int32 length and a raw snappy block,
+  concatenated streams' headers among them), or, when the marker is absent, the whole value as one raw snappy
+  block (what that stream falls back to), with its failures where it meets them (`StreamFailure`).
 * lz4 (3): an LZ4 frame, as Kafka's ``KafkaLZ4BlockInputStream`` reads it (`_lz4_header`, `_lz4_frame`): frame
   version 1, independent blocks, no reserved bits (so no dictionary id), a block maximum size of 64 KiB to 4 MiB,
   the header checksum (the second byte of the descriptor's xxHash32) checked except for magic 0, whose old writers
@@ -31,6 +32,7 @@ from __future__ import annotations
 import re
 import struct
 import zlib
+from collections.abc import Callable, Iterator
 
 import cramjam
 import xxhash
@@ -74,6 +76,46 @@ def _lz4_content(out: bytearray, empty_at: list[int]) -> bytes:
     content = Lz4Content(out)
     content.empty_at = tuple(empty_at)
     return content
+
+
+class SnappyContent(bytes):
+    """A snappy stream's content when it holds concatenated headers of another magic: ``soft_ends`` the offsets in
+    it where one sits. snappy-java's ``hasNextChunk`` answers false there without marking the stream finished, so the
+    one read call that meets it ends (-1 if it had read nothing: an end of stream for that read) and the next reads
+    on past it. Plain ``bytes`` when there is none (every real producer's stream). `soft_end` says where a reader
+    stops."""
+
+    soft_ends: tuple[int, ...]
+
+
+def _snappy_content(out: bytearray, soft_ends: list[int]) -> bytes:
+    if not soft_ends:
+        return bytes(out)
+    content = SnappyContent(out)
+    content.soft_ends = tuple(soft_ends)
+    return content
+
+
+def soft_end(content: SnappyContent, read_starts: Callable[[bytes], Iterator[int]]) -> int | None:
+    """Where a reader whose read calls start at ``read_starts(content)`` (in order; each reads on to the next)
+    meets the stream's end: the first of `SnappyContent.soft_ends` a read starts at (a read that meets one past its
+    start returns short and the next reads on), or where two or more sit at one offset inside a read (the next read
+    starts there and meets the next one); None when it meets none (the content's own end, or the stream's failure,
+    is then its end)."""
+    ends = frozenset(content.soft_ends)
+    doubled = sorted({at for i, at in enumerate(content.soft_ends[1:]) if content.soft_ends[i] == at})
+    last = content.soft_ends[-1]
+    before = -1
+    for at in read_starts(content):
+        if at in ends:
+            return at
+        for inside in doubled:
+            if before < inside < at:
+                return inside
+        if at > last:
+            break
+        before = at
+    return None
 
 
 class CompressionError(Exception):
@@ -255,39 +297,103 @@ def _gunzip(value: bytes, limit: int, partial: bool = False) -> bytes:
             chunk_end = min(pos + _GZIP_INPUT_BUFFER, size)
 
 
+_SNAPPY_IO = "org.xerial.snappy.SnappyIOException"
+_SNAPPY_PARSING_ERROR = "java.io.IOException: PARSING_ERROR(2)"
+_SNAPPY_FAILED = "java.io.IOException: FAILED_TO_UNCOMPRESS(5)"
+_XERIAL_MAGIC_HEAD = struct.unpack(">i", XERIAL_MAGIC[:4])[0]
+"""``SnappyCodec.MAGIC_HEADER_HEAD``: a chunk length equal to it starts a concatenated stream's header."""
+
+
 def _snappy(value: bytes, limit: int, partial: bool = False) -> bytes:
+    """A snappy value as snappy-java 1.1.8.1's ``SnappyInputStream`` (Kafka 2.8's) reads it, derived from its
+    source and checked against it (its Java class over the native library of a later snappy-java). Its constructor
+    reads the 16-byte header: an empty value fails ("[EMPTY_INPUT] Cannot decompress empty stream"); one shorter
+    than 16 bytes or not starting with the 8-byte magic is one raw snappy block, decompressed there (its native
+    errors: "PARSING_ERROR(2)" for the length, "FAILED_TO_UNCOMPRESS(5)" for the rest); the header's version fields
+    are not checked. Those are ``at_open`` (`StreamFailure`). Then a chunk is read only when a read needs bytes past
+    the ones before (``hasNextChunk``): fewer than 4 bytes of a length end the stream (ignored); a length equal to
+    the magic's first four bytes is a concatenated stream's header: fewer than 12 more bytes "[FAILED_TO_UNCOMPRESS]
+    Insufficient header size in a concatenated block", another magic ends the read that meets it
+    (`SnappyContent`), a version below 1
+    "[INCOMPATIBLE_VERSION] ..."; a chunk cut short "failed to read chunk"; a negative length as the first chunk
+    ``new byte[n]``'s ``NegativeArraySizeException`` (``unchecked``; after a chunk it reads past the array in native
+    code: answered here as FAILED_TO_UNCOMPRESS(5), an assumption); a block that is not snappy the native errors."""
+    if not value:
+        raise StreamFailure(b"", f"{_SNAPPY_IO}: [EMPTY_INPUT] Cannot decompress empty stream", at_open=True)
     if len(value) < XERIAL_HEADER_SIZE or not value.startswith(XERIAL_MAGIC):
-        return _snappy_block(value, limit)
+        try:
+            return _snappy_block(value, limit)
+        except StreamFailure as opening:  # SnappyInputStream's constructor reads it whole
+            opening.at_open = True
+            raise
     out = bytearray()
-    pos = XERIAL_HEADER_SIZE  # the version fields are not checked (some writers get their byte order wrong)
-    while pos < len(value):
+    pos = XERIAL_HEADER_SIZE
+    chunks = 0
+    size_of_value = len(value)
+    soft_ends: list[int] = []
+    while True:
         empty = _EMPTY_SNAPPY_CHUNKS.match(value, pos)
         if empty is not None:  # chunks that inflate to nothing: skipped in C, a run at a time
             pos = empty.end()
-            continue
-        if pos + 4 > len(value):
-            raise CompressionError("snappy chunk length cut short")
+            chunks += 1
+        if pos + 4 > size_of_value:
+            return _snappy_content(out, soft_ends)  # readNext got fewer than 4 bytes: the end
         (size,) = struct.unpack_from(">i", value, pos)
         pos += 4
-        if size < 0 or size > len(value) - pos:
-            raise CompressionError(f"snappy chunk of {size} bytes overruns the value")
+        if size == _XERIAL_MAGIC_HEAD:  # a concatenated stream's header
+            if pos + 12 > size_of_value:
+                raise _snappy_failure(out, soft_ends, f"{_SNAPPY_IO}: [FAILED_TO_UNCOMPRESS] Insufficient header "
+                                      "size in a concatenated block")
+            pos += 12
+            if value[pos - 12:pos - 8] != XERIAL_MAGIC[4:]:  # another magic: the read meeting it ends
+                soft_ends.append(len(out))  # (`SnappyContent`)
+                continue
+            (version,) = struct.unpack_from(">i", value, pos - 8)
+            if version < 1:
+                raise _snappy_failure(out, soft_ends, f"{_SNAPPY_IO}: [INCOMPATIBLE_VERSION] Compressed with an "
+                                      f"incompatible codec version {version}. At least version 1 is required")
+            continue
+        if size < 0:
+            if not chunks:
+                raise _snappy_failure(out, soft_ends, f"java.lang.NegativeArraySizeException: {size}", unchecked=True)
+            raise _snappy_failure(out, soft_ends, _SNAPPY_FAILED)
+        if size > size_of_value - pos:
+            raise _snappy_failure(out, soft_ends, "java.io.IOException: failed to read chunk")
+        chunks += 1
         try:
             out += _snappy_block(value[pos:pos + size], limit - len(out))
         except InflationLimitExceeded:
             if partial and out:
-                return bytes(out)  # the whole chunks within the limit
+                return _snappy_content(out, soft_ends)  # the whole chunks within the limit
             raise
+        except StreamFailure as failed:
+            raise _snappy_failure(out, soft_ends, failed.java) from None
         pos += size
-    return bytes(out)
+
+
+def _snappy_failure(out: bytearray, soft_ends: list[int], java: str, *, unchecked: bool = False) -> StreamFailure:
+    """Where `_snappy` fails: the content before, and Java's exception."""
+    return StreamFailure(_snappy_content(out, soft_ends), java, unchecked=unchecked)
 
 
 def _snappy_block(block: bytes, limit: int) -> bytes:
-    size = cramjam.snappy.decompress_raw_len(block)
+    """One raw snappy block, as snappy-java's native ``uncompressedLength`` then ``rawUncompress`` read it: their
+    errors (`StreamFailure`, its data empty: the caller's to set) are "PARSING_ERROR(2)" for an unreadable length,
+    "FAILED_TO_UNCOMPRESS(5)" for the rest; `InflationLimitExceeded` beyond ``limit``."""
+    try:
+        if not block:  # snappy's GetUncompressedLength reads no varint there (cramjam's says 0)
+            raise cramjam.DecompressionError("empty")
+        size = cramjam.snappy.decompress_raw_len(block)
+    except cramjam.DecompressionError:
+        raise StreamFailure(b"", _SNAPPY_PARSING_ERROR) from None
     if size > limit:
         raise InflationLimitExceeded("snappy block inflates beyond the limit")
     out = bytearray(size)
-    if cramjam.snappy.decompress_raw_into(block, out) != size:
-        raise CompressionError("snappy block shorter than it announces")
+    try:
+        if cramjam.snappy.decompress_raw_into(block, out) != size:
+            raise StreamFailure(b"", _SNAPPY_FAILED)
+    except cramjam.DecompressionError:
+        raise StreamFailure(b"", _SNAPPY_FAILED) from None
     return bytes(out)
 
 

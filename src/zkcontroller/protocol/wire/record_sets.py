@@ -19,22 +19,22 @@ Kafka checks a partition's record set in two places, and so do we, so errors com
 The count of a v2 batch is its header's records count (checked against its last offset delta, as Kafka does).
 Its records are all read, as LogValidator's iterator reads them (decompressed, at most `MAX_INFLATED` bytes): a
 malformed one refuses the batch with what Kafka's reader throws there (`walk_v2_records`, `_structure_error`); a
-gzip or lz4 stream that fails after its header is read as far as it goes, then fails where Kafka's reader meets the
-failure (`_failed_stream_refusal`). A
-compressed batch LogValidator keeps as it is (the topic's ``compression.type`` is ``producer`` or its codec) whose
-offset deltas are not 0, 1, 2, ... fails as Kafka 2.8's rebuild of it does (UNKNOWN_SERVER_ERROR, `_skipped_key`).
-A legacy (magic 0/1) message set counts one per uncompressed message. A gzip, snappy or lz4 wrapper is decompressed
-(`compression`, at most `MAX_INFLATED` bytes) and counts its inner messages, as Kafka's offset assignment for magic
+gzip, snappy or lz4 stream that fails after its header is read as far as it goes, then fails where Kafka's reader
+meets the failure (`_failed_stream_refusal`). A compressed batch LogValidator keeps as it is (the topic's
+``compression.type`` is ``producer`` or its codec) whose offset deltas are not 0, 1, 2, ... fails as Kafka 2.8's
+rebuild of it does (UNKNOWN_SERVER_ERROR, `_skipped_key`). A legacy (magic 0/1) message set counts one per
+uncompressed message. A gzip, snappy or lz4 wrapper is decompressed (`compression`, at most `MAX_INFLATED`
+bytes) and counts its inner messages, as Kafka's offset assignment for magic
 < 2 does (the wrapper's own offset field does not count them: kafka-python writes 0 there, Java the last inner
 offset). As Kafka's ``DataLogInputStream``, the inner messages end at a partial last one (the complete ones before
 it count); a wrapper with no complete inner message is INVALID_RECORD, one that cannot be decompressed
-UNKNOWN_SERVER_ERROR (Kafka's ``KafkaException``; a gzip or lz4 stream's, with Java's exception as its message, once
-the inner messages it gave before failing are read: `compression.StreamFailure`; lz4's ``BufferUnderflowException``
-as itself), a zstd wrapper or one with a null
-value INVALID_RECORD, a codec
-id above zstd UNKNOWN_SERVER_ERROR (``CompressionType.forId``), a v1 wrapper whose offset is neither 0 nor at least
-its last inner message's INVALID_RECORD, an inner message of another magic INVALID_RECORD (a record error: "One or
-more records have been rejected"), a compressed one INVALID_RECORD at once (the deep iterator's "Inner messages must
+UNKNOWN_SERVER_ERROR (Kafka's ``KafkaException``; a gzip, snappy or lz4 stream's, with Java's exception as its
+message, once the inner messages it gave before failing are read: `compression.StreamFailure`; lz4's
+``BufferUnderflowException`` and snappy's ``NegativeArraySizeException`` as themselves), a zstd wrapper or one with
+a null value INVALID_RECORD, a codec id above zstd UNKNOWN_SERVER_ERROR (``CompressionType.forId``), a v1 wrapper
+whose offset is neither 0 nor at least its last inner message's INVALID_RECORD, an inner message of another magic
+INVALID_RECORD (a record error: "One or more records have been rejected"), a compressed one INVALID_RECORD at once
+(the deep iterator's "Inner messages must
 not be compressed", no record errors), one with a bad CRC CORRUPT_MESSAGE. A set of more than one entry whose first
 is a v2 batch, or where any is compressed, is INVALID_RECORD ("Compressed outer record has more than one batch":
 ``LogValidator`` takes exactly one batch then, compressed or not). Only Produce v0–v2 carry legacy sets or several
@@ -70,8 +70,10 @@ from zkcontroller.protocol.wire.compression import (
     CompressionError,
     InflationLimitExceeded,
     Lz4Content,
+    SnappyContent,
     StreamFailure,
     decompress,
+    soft_end,
 )
 
 CORRUPT_MESSAGE = 2
@@ -348,6 +350,10 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
         if body is None:  # a codec id no client can send (refused before)
             continue
         records_count = struct.unpack_from(">i", entry, 57)[0]
+        if isinstance(body, SnappyContent):  # a concatenated header of another magic, where a read starts: the end
+            end = soft_end(body, partial(_v2_read_starts, count=records_count))
+            if end is not None:
+                body, failure = body[:end], None
         if isinstance(body, Lz4Content):  # lz4 blocks that inflate to nothing, which a one-byte read fails on
             # (before any failure of the stream after them)
             underflow = _lz4_empty_block_underflow(body, records_count, cancelled)
@@ -485,7 +491,7 @@ def _v2_record_stream(entry: memoryview, inflated: bytes | bytearray | None
                       ) -> tuple[bytes | bytearray | memoryview | None, StreamFailure | None]:
     """The records part of a v2 batch, decompressed (``inflated`` when it already was); None for a codec id no
     client can send (`inspect` refused it before). UNKNOWN_SERVER_ERROR where it cannot be decompressed; but a
-    gzip or lz4 stream Kafka's reader fails on only after its header gives what it inflated before the failure,
+    gzip, snappy or lz4 stream Kafka's reader fails on only after its header gives what it inflated before the failure,
     with the failure, for `_failed_stream_refusal` (one whose header fails is refused here: ``wrapForInput``'s
     ``KafkaException`` of it, "java.util.zip.ZipException: Not in GZIP format", whatever the records)."""
     codec = entry[22] & 0x07
@@ -505,12 +511,50 @@ def _v2_record_stream(entry: memoryview, inflated: bytes | bytearray | None
     return (None if codec else entry[RECORD_BATCH_OVERHEAD:]), None
 
 
+def _v2_read_starts(records: bytes, count: int) -> Iterator[int]:
+    """Where Kafka's streaming record readers start a read call in a v2 batch's ``records`` (`compression.soft_end`):
+    each byte of a record's length varint (``readByte``), its body (``readFully``; ``readPartiallyFrom``'s first
+    ``readMore``, whose later refills of a body over 2 KiB are not modelled), and ``ensureNoneRemaining``'s read after
+    the ``count``-th record. Ends where a record cannot be read (the walk's answer)."""
+    size = len(records)
+    pos = 0
+    for _ in range(max(count, 0)):
+        start = pos
+        while True:
+            yield pos
+            if pos >= size or pos - start >= 4:
+                return
+            pos += 1
+            if records[pos - 1] < 0x80:
+                break
+        length = _varint(records, start)[0]
+        yield pos
+        if length <= 0 or pos + length > size:
+            return
+        pos += length
+    yield pos
+
+
+def _legacy_read_starts(inner: bytes) -> Iterator[int]:
+    """Where ``DataLogInputStream`` starts a read call in a wrapper's inner messages (`compression.soft_end`): each
+    message's offset and size (``Utils.readFully`` of 12 bytes), then its body; a read that gets nothing ends the
+    messages there, whatever follows."""
+    size = len(inner)
+    pos = 0
+    while True:
+        yield pos
+        if pos + LOG_OVERHEAD > size:
+            return
+        yield pos + LOG_OVERHEAD
+        pos += LOG_OVERHEAD + max(struct.unpack_from(">i", inner, pos + 8)[0], 0)
+
+
 def _failed_stream_refusal(records: bytes | bytearray | memoryview, count: int, path: str, failure: StreamFailure,
                            cancelled: Callable[[], bool] | None) -> RecordSetError:
-    """What Kafka's streaming record iterator throws on a gzip or lz4 batch whose stream fails after ``records``
-    (`compression.StreamFailure`): the records are read as far as they go; a malformed one, or bytes left after
-    the last, answer as from a whole stream (`_structure_error`), except that a read past ``records`` meets the
-    failure (an ``EOFException``: "premature EOF reached", INVALID_RECORD, as a stream's end; another
+    """What Kafka's streaming record iterator throws on a gzip, snappy or lz4 batch whose stream fails after
+    ``records`` (`compression.StreamFailure`): the records are read as far as they go; a malformed one, or bytes
+    left after the last, answer as from a whole stream (`_structure_error`), except that a read past ``records``
+    meets the failure (an ``EOFException``: "premature EOF reached", INVALID_RECORD, as a stream's end; another
     ``IOException``: ``KafkaException`` "Failed to decompress record stream", UNKNOWN_SERVER_ERROR); every record
     read to exactly its end, ``ensureNoneRemaining``'s read meets it: ``KafkaException`` "Error checking for
     remaining bytes after reading batch", UNKNOWN_SERVER_ERROR (an unchecked exception as itself: `_escaped`).
@@ -942,6 +986,7 @@ def _invalid_record(message: str) -> RecordSetError:
 
 
 _FOUND_INVALID = "Found invalid record structure"
+_UNDERFLOW = "java.nio.BufferUnderflowException"
 
 
 def _read_record(buf: bytes | bytearray | memoryview, at: int, limit: int, size: int) -> RecordSetError:
@@ -1077,8 +1122,8 @@ def _read_partially(buf: bytes | bytearray | memoryview, at: int, limit: int, si
     except (_Underflow, _Illegal):
         return _invalid_record(_FOUND_INVALID)
     except _Eof:
-        if failure is not None and failure.unchecked:  # the stream's BufferUnderflowException, inside the try
-            return _invalid_record(_FOUND_INVALID)  # that catches the skip buffer's own
+        if failure is not None and failure.java == _UNDERFLOW:  # the stream's, inside the try that catches the
+            return _invalid_record(_FOUND_INVALID)  # skip buffer's own BufferUnderflowException
         return _premature_eof(failure)
     except _Invalid as thrown:
         return _invalid_record(str(thrown))
@@ -1456,9 +1501,16 @@ def _legacy_count(message: memoryview, checks: _LegacyChecks, inflated: bytes | 
                              _INVALID_RECORD_EXCEPTION)
     try:
         inner = inflated if inflated is not None else decompress(codec, value, magic, MAX_INFLATED)
+        if isinstance(inner, SnappyContent):  # a read meeting a concatenated header of another magic ends them
+            end = soft_end(inner, _legacy_read_starts)
+            if end is not None:
+                inner = inner[:end]
     except StreamFailure as failure:  # DeepRecordsIterator reads every inner message first: a
         # CorruptRecordException among those the stream gave before failing comes first (DataLogInputStream), else
         # the failure, as KafkaException(e) (the constructor's wrapForInput or the loop's IOException alike)
+        end = soft_end(failure.data, _legacy_read_starts) if isinstance(failure.data, SnappyContent) else None
+        if end is not None:  # a read ends the messages before the failure
+            return _legacy_count(message, checks, failure.data[:end], defer_negative=defer_negative)
         inspect(failure.data, 0, check_magic=False, cancelled=checks.cancelled)
         if failure.unchecked and not failure.at_open:  # not an IOException: it escapes as itself
             raise _escaped(failure) from None
