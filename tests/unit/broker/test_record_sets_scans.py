@@ -119,7 +119,7 @@ def test_an_unreadable_compressed_batch_is_refused_where_it_would_be_walked() ->
     data = raw_batch(b"", 3, ZSTD, b"\x28\xb5\x2f\xfd garbage")
     e = refusal(data, compacted=True)
     assert (e.error, e.exception) == (record_sets.UNKNOWN_SERVER_ERROR, "org.apache.kafka.common.KafkaException")
-    assert str(e).startswith("Failed to decompress record stream: zstd: ")
+    assert str(e) == "Failed to decompress record stream"  # Kafka's text: zstd-jni's is its cause, not logged
 
 
 def test_a_zstd_buffer_full_is_told_from_other_failures_exactly(monkeypatch: pytest.MonkeyPatch) -> None:

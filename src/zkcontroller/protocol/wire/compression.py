@@ -19,12 +19,14 @@
   checksum read but not verified (as Kafka), nothing read after it. Where Java fails is `StreamFailure` (in its
   order, with its exception), the content before it kept, so a reader fails where Kafka's would.
 * zstd (4, v2 batches only: a legacy zstd wrapper is refused before it is opened): one or more zstd frames, as
-  zstd-jni's ``ZstdInputStream`` reads them.
+  zstd-jni's ``ZstdInputStream`` reads them; where they do not decode whole, what that stream gives before its
+  failure (`_zstd_frames`, `StreamFailure`).
 
 Raw snappy and LZ4 blocks and zstd frames are decoded by ``cramjam`` and xxHash32 computed by ``xxhash`` (both in
 C, so a large request does not hold the event loop); no reader produces more than ``limit`` bytes (a small request
-cannot fill the memory). Anything unreadable is `CompressionError`; a value inflating beyond ``limit``
-`InflationLimitExceeded` (one), so a caller can probe whether a value inflates beyond a small limit.
+cannot fill the memory). Anything unreadable is `CompressionError` (`StreamFailure`: where Kafka's reader fails, and
+how); a value inflating beyond ``limit`` `InflationLimitExceeded` (one), so a caller can probe whether a value
+inflates beyond a small limit.
 """
 
 from __future__ import annotations
@@ -515,7 +517,20 @@ def _lz4_frame(value: bytes, *, ignore_header_checksum: bool, limit: int, partia
         out += data
 
 
+class _ZstdUnreadable(CompressionError):
+    """A zstd value ``cramjam`` cannot decode whole."""
+
+
 def _zstd(value: bytes, limit: int, partial: bool = False) -> bytearray:
+    """The zstd frames of ``value`` (`_zstd_whole`); where they do not decode, what zstd-jni's stream gives before
+    it fails there (`_zstd_frames`)."""
+    try:
+        return _zstd_whole(value, limit, partial)
+    except _ZstdUnreadable:
+        return _zstd_frames(value, limit, partial)
+
+
+def _zstd_whole(value: bytes, limit: int, partial: bool = False) -> bytearray:
     """The zstd frames of ``value``, inflated into a buffer that grows (by doubling, from 64 KiB) up to
     ``limit`` + 1 bytes: ``cramjam``'s ``decompress_into`` stops once the buffer is full, so a bomb costs at most
     about twice ``limit`` bytes of decoding. Even a small batch allocates the first 64 KiB (trimmed to its
@@ -528,7 +543,7 @@ def _zstd(value: bytes, limit: int, partial: bool = False) -> bytearray:
             written = cramjam.zstd.decompress_into(value, out)
         except cramjam.DecompressionError as e:
             if str(e) != _ZSTD_FULL:  # unreadable (cramjam's only other failure)
-                raise CompressionError(f"zstd: {e}") from None
+                raise _ZstdUnreadable(str(e)) from None
             if partial and size >= limit:
                 del out[limit:]  # a full buffer holds the frames' first bytes
                 return out
@@ -543,6 +558,153 @@ def _zstd(value: bytes, limit: int, partial: bool = False) -> bytearray:
             raise InflationLimitExceeded(f"zstd frame inflates beyond {limit} bytes")
         del out[written:]
         return out
+
+
+_ZSTD_MAGIC = 0xFD2FB528
+_ZSTD_SOURCE_CHUNK = 131_075
+"""zstd-jni's source buffer (``ZSTD_DStreamInSize()``): ``ZstdInputStreamNoFinalizer`` reads its source this much
+at a time."""
+_ZSTD_TRUNCATED = "java.io.IOException: Read error or truncated source"
+
+
+def _zstd_frames(value: bytes, limit: int, partial: bool) -> bytearray:
+    """A zstd value that does not decompress whole, frame by frame as zstd-jni 1.4.9's ``ZstdInputStreamNoFinalizer``
+    (Kafka 2.8's; checked against a later zstd-jni, whose stream reads alike) gives it: each whole frame that
+    decodes, then the failure (`StreamFailure`, never at opening: its constructor reads nothing). A frame cut
+    short gives its whole blocks and the part of a raw block it holds (`_zstd_cut_frame`), then the end of the
+    source: "Read error or truncated source", unless a frame ended since the source's last read (``frameFinished``
+    still set: a clean end of stream, so no failure). A frame that does not decode (another magic, a reserved bit or
+    block type, a corrupt block, a wrong checksum) fails with none of its content (a simplification: Java gives the
+    blocks before a corrupt one where its 16 KiB reads end before it)."""
+    size = len(value)
+    ends = [0]  # where the whole frames walked end (0: before the first)
+    pos = 0
+    end: int | None = 0
+    blocks: list[tuple[int, int, int]] | None = None
+    cut = False
+    while pos < size:
+        end, blocks, cut = _zstd_frame_extent(value, pos)
+        if end is None or cut:
+            break
+        pos = end
+        ends.append(end)
+    low, high = 0, len(ends) - 1  # the most whole frames that decode: all of them (the failure after them), else
+    # a binary search, each try one call in C (a value of many tiny frames is not decoded a frame at a time)
+    try:
+        out = _zstd_whole(value[:ends[high]], limit, partial) if high else bytearray()
+        low = high
+    except _ZstdUnreadable:
+        high -= 1
+    while low < high:
+        middle = (low + high + 1) // 2
+        try:
+            _zstd_whole(value[:ends[middle]], limit, partial)
+            low = middle
+        except _ZstdUnreadable:
+            high = middle - 1
+    if low < len(ends) - 1:
+        out = _zstd_whole(value[:ends[low]], limit, partial) if low else bytearray()
+    if partial and len(out) >= limit:
+        return out
+    if low < len(ends) - 1:  # the next whole frame does not decode
+        raise StreamFailure(out, "java.io.IOException: Decompression error: Corrupted block detected")
+    if end is None:  # not a zstd frame, a reserved bit or block type: an error as the decoder meets it
+        raise StreamFailure(out, "java.io.IOException: Decompression error: Unknown frame descriptor")
+    if not cut:
+        return out
+    out += _zstd_cut_frame(value, pos, blocks or [], limit - len(out))
+    if len(ends) > 1 and ends[-1] > (size - 1) // _ZSTD_SOURCE_CHUNK * _ZSTD_SOURCE_CHUNK:
+        return out  # a frame ended since the source's last read (frameFinished): a clean end
+    raise StreamFailure(out, _ZSTD_TRUNCATED)
+
+
+def _zstd_frame_extent(value: bytes, pos: int) -> tuple[int | None, list[tuple[int, int, int]] | None, bool]:
+    """The zstd (or skippable) frame at ``pos`` walked by its headers: where it ends (None: not a frame the
+    decoder reads), its whole blocks (type, where its payload starts, its size; None for a skippable frame), and
+    whether the value ends inside it (cut)."""
+    size = len(value)
+    if pos + 4 > size:
+        return pos, [], True
+    (magic,) = struct.unpack_from("<I", value, pos)
+    if magic & 0xFFFFFFF0 == 0x184D2A50:  # skippable
+        if pos + 8 > size:
+            return pos, [], True
+        end = pos + 8 + struct.unpack_from("<I", value, pos + 4)[0]
+        return (end, None, False) if end <= size else (pos, [], True)
+    if magic != _ZSTD_MAGIC:
+        return None, None, False
+    if pos + 5 > size:
+        return pos, [], True
+    fhd = value[pos + 4]
+    single = fhd >> 5 & 1
+    at = pos + 5 + (0 if single else 1) + (0, 1, 2, 4)[fhd & 3] + (single, 2, 4, 8)[fhd >> 6]
+    blocks: list[tuple[int, int, int]] = []
+    if at > size:  # the header is read whole before it is checked
+        return at, blocks, True
+    if fhd & 0x08:  # its reserved bit
+        return None, None, False
+    if single:  # the window is the content size
+        fcs_size, fcs_at = (1, 2, 4, 8)[fhd >> 6], at - (1, 2, 4, 8)[fhd >> 6]
+        window = int.from_bytes(value[fcs_at:at], "little") + (256 if fcs_size == 2 else 0)
+    else:
+        descriptor = value[pos + 5]
+        window = (1 << (descriptor >> 3) + 10) * (8 + (descriptor & 7)) // 8
+    block_max = min(window, 1 << 17)
+    while True:
+        if at + 3 > size:
+            return at, blocks, True
+        header = value[at] | value[at + 1] << 8 | value[at + 2] << 16
+        kind, block_size = header >> 1 & 3, header >> 3
+        if kind == 3 or block_size > block_max:  # a reserved type, or larger than a block may be
+            return None, None, False
+        at += 3
+        if at + (1 if kind == 1 else block_size) > size:
+            blocks.append((kind, at, -1))  # cut: a raw block gives what it holds
+            return at, blocks, True
+        blocks.append((kind, at, block_size))
+        at += 1 if kind == 1 else block_size
+        if header & 1:
+            break
+    if fhd & 0x04:
+        at += 4
+        if at > size:
+            return at, blocks, True
+    return at, blocks, False
+
+
+def _zstd_cut_frame(value: bytes, pos: int, blocks: list[tuple[int, int, int]], limit: int) -> bytes:
+    """What zstd-jni's stream gives of the frame at ``pos`` the value ends inside: its whole blocks (decoded as a
+    frame of their own: the same header less its content size and checksum, the last of them marked last), then
+    what a cut raw block holds. Blocks that do not decode give nothing (a simplification)."""
+    whole = [b for b in blocks if b[2] >= 0]
+    out = bytearray()
+    if whole:
+        fhd = value[pos + 4]
+        single = fhd >> 5 & 1
+        at = pos + 5
+        if single:  # the window is the content size: one at least as large
+            fcs_size = (1, 2, 4, 8)[fhd >> 6]
+            fcs_at = at + (0, 1, 2, 4)[fhd & 3]
+            fcs = int.from_bytes(value[fcs_at:fcs_at + fcs_size], "little") + (256 if fcs_size == 2 else 0)
+            window = bytes([max(0, fcs.bit_length() - 10) << 3])
+        else:
+            window = value[at:at + 1]
+            at += 1
+        dictionary = value[at:at + (0, 1, 2, 4)[fhd & 3]]
+        first, last = whole[0][1] - 3, whole[-1][1] - 3
+        end = whole[-1][1] + (1 if whole[-1][0] == 1 else whole[-1][2])
+        frame = bytearray(struct.pack("<I", _ZSTD_MAGIC) + bytes([fhd & 3]) + window + dictionary + value[first:end])
+        frame[len(frame) - (end - last)] |= 1  # the last whole block is the frame's last
+        try:
+            out += _zstd_whole(bytes(frame), limit)
+        except _ZstdUnreadable:
+            return b""
+    kind, start, block_size = blocks[-1] if blocks else (2, 0, 0)
+    if kind == 0 and block_size < 0:  # a cut raw block: its bytes stream as they come
+        if len(out) + len(value) - start > limit:
+            raise InflationLimitExceeded(f"zstd frame inflates beyond {limit} bytes")
+        out += value[start:]
+    return bytes(out)
 
 
 def xxh32(data: bytes) -> int:

@@ -19,7 +19,7 @@ Kafka checks a partition's record set in two places, and so do we, so errors com
 The count of a v2 batch is its header's records count (checked against its last offset delta, as Kafka does).
 Its records are all read, as LogValidator's iterator reads them (decompressed, at most `MAX_INFLATED` bytes): a
 malformed one refuses the batch with what Kafka's reader throws there (`walk_v2_records`, `_structure_error`); a
-gzip, snappy or lz4 stream that fails after its header is read as far as it goes, then fails where Kafka's reader
+stream that fails after its header (any codec) is read as far as it goes, then fails where Kafka's reader
 meets the failure (`_failed_stream_refusal`). A compressed batch LogValidator keeps as it is (the topic's
 ``compression.type`` is ``producer`` or its codec) whose offset deltas are not 0, 1, 2, ... fails as Kafka 2.8's
 rebuild of it does (UNKNOWN_SERVER_ERROR, `_skipped_key`). A legacy (magic 0/1) message set counts one per
@@ -491,7 +491,7 @@ def _v2_record_stream(entry: memoryview, inflated: bytes | bytearray | None
                       ) -> tuple[bytes | bytearray | memoryview | None, StreamFailure | None]:
     """The records part of a v2 batch, decompressed (``inflated`` when it already was); None for a codec id no
     client can send (`inspect` refused it before). UNKNOWN_SERVER_ERROR where it cannot be decompressed; but a
-    gzip, snappy or lz4 stream Kafka's reader fails on only after its header gives what it inflated before the failure,
+    stream Kafka's reader fails on only after its header gives what it inflated before the failure,
     with the failure, for `_failed_stream_refusal` (one whose header fails is refused here: ``wrapForInput``'s
     ``KafkaException`` of it, "java.util.zip.ZipException: Not in GZIP format", whatever the records)."""
     codec = entry[22] & 0x07
@@ -551,7 +551,7 @@ def _legacy_read_starts(inner: bytes) -> Iterator[int]:
 
 def _failed_stream_refusal(records: bytes | bytearray | memoryview, count: int, path: str, failure: StreamFailure,
                            cancelled: Callable[[], bool] | None) -> RecordSetError:
-    """What Kafka's streaming record iterator throws on a gzip, snappy or lz4 batch whose stream fails after
+    """What Kafka's streaming record iterator throws on a compressed batch whose stream fails after
     ``records`` (`compression.StreamFailure`): the records are read as far as they go; a malformed one, or bytes
     left after the last, answer as from a whole stream (`_structure_error`), except that a read past ``records``
     meets the failure (an ``EOFException``: "premature EOF reached", INVALID_RECORD, as a stream's end; another
