@@ -82,6 +82,8 @@ def test_chunks_fail_where_they_are_read_after_the_content_before() -> None:
         "read", 10, "org.xerial.snappy.SnappyIOException: [INCOMPATIBLE_VERSION] Compressed with an incompatible "
                     "codec version 0. At least version 1 is required")
     assert read(header() + struct.pack(">i", -5)) == ("read", 0, "java.lang.NegativeArraySizeException: -5")
+    # after a chunk, the reused array's native length parse gets a limit before its start
+    assert read(header() + chunk(R[:10]) + struct.pack(">i", -5)) == ("read", 10, PARSING)
 
 
 def test_what_the_stream_reads_on_past() -> None:

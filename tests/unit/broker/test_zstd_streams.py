@@ -113,3 +113,10 @@ def test_whole_values_are_read_as_before() -> None:
     assert accepted(zstd_batch(frame(BIG, flushes=(20_000,)), 200)) == 200
     skippable = struct.pack("<II", 0x184D2A50, 4) + b"abcd"
     assert accepted(zstd_batch(skippable + frame(R))) == 3
+
+
+def test_a_magic_cut_short_after_the_frames_is_checked_against_the_magics() -> None:
+    """zstd checks the few bytes it has of a next frame's magic: another prefix is "Unknown frame descriptor"
+    (before: accepted, cramjam giving the frames before), the magic's own a clean end."""
+    assert refused(zstd_batch(frame(R) + b"\x01\x02")) == REMAINING
+    assert accepted(zstd_batch(frame(R) + b"\x28\xb5\x2f")) == 3

@@ -318,8 +318,9 @@ def _snappy(value: bytes, limit: int, partial: bool = False) -> bytes:
     Insufficient header size in a concatenated block", another magic ends the read that meets it
     (`SnappyContent`), a version below 1
     "[INCOMPATIBLE_VERSION] ..."; a chunk cut short "failed to read chunk"; a negative length as the first chunk
-    ``new byte[n]``'s ``NegativeArraySizeException`` (``unchecked``; after a chunk it reads past the array in native
-    code: answered here as FAILED_TO_UNCOMPRESS(5), an assumption); a block that is not snappy the native errors."""
+    ``new byte[n]``'s ``NegativeArraySizeException`` (``unchecked``; after a chunk the array is reused and the native
+    length parser, handed a limit before its start, fails: PARSING_ERROR(2)); a block that is not snappy the native
+    errors."""
     if not value:
         raise StreamFailure(b"", f"{_SNAPPY_IO}: [EMPTY_INPUT] Cannot decompress empty stream", at_open=True)
     if len(value) < XERIAL_HEADER_SIZE or not value.startswith(XERIAL_MAGIC):
@@ -358,7 +359,7 @@ def _snappy(value: bytes, limit: int, partial: bool = False) -> bytes:
         if size < 0:
             if not chunks:
                 raise _snappy_failure(out, soft_ends, f"java.lang.NegativeArraySizeException: {size}", unchecked=True)
-            raise _snappy_failure(out, soft_ends, _SNAPPY_FAILED)
+            raise _snappy_failure(out, soft_ends, _SNAPPY_PARSING_ERROR)
         if size > size_of_value - pos:
             raise _snappy_failure(out, soft_ends, "java.io.IOException: failed to read chunk")
         chunks += 1
@@ -561,6 +562,7 @@ def _zstd_whole(value: bytes, limit: int, partial: bool = False) -> bytearray:
 
 
 _ZSTD_MAGIC = 0xFD2FB528
+_ZSTD_MAGIC_BYTES = struct.pack("<I", _ZSTD_MAGIC)
 _ZSTD_SOURCE_CHUNK = 131_075
 """zstd-jni's source buffer (``ZSTD_DStreamInSize()``): ``ZstdInputStreamNoFinalizer`` reads its source this much
 at a time."""
@@ -623,8 +625,11 @@ def _zstd_frame_extent(value: bytes, pos: int) -> tuple[int | None, list[tuple[i
     decoder reads), its whole blocks (type, where its payload starts, its size; None for a skippable frame), and
     whether the value ends inside it (cut)."""
     size = len(value)
-    if pos + 4 > size:
-        return pos, [], True
+    if pos + 4 > size:  # a magic cut short: zstd checks the bytes it has against its magics
+        rest = value[pos:]
+        if _ZSTD_MAGIC_BYTES.startswith(rest) or (rest[0] & 0xF0 == 0x50 and b"\x2a\x4d\x18".startswith(rest[1:])):
+            return pos, [], True
+        return None, None, False
     (magic,) = struct.unpack_from("<I", value, pos)
     if magic & 0xFFFFFFF0 == 0x184D2A50:  # skippable
         if pos + 8 > size:
