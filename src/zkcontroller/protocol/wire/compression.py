@@ -575,9 +575,12 @@ def _zstd_frames(value: bytes, limit: int, partial: bool) -> bytearray:
     decodes, then the failure (`StreamFailure`, never at opening: its constructor reads nothing). A frame cut
     short gives its whole blocks and the part of a raw block it holds (`_zstd_cut_frame`), then the end of the
     source: "Read error or truncated source", unless a frame ended since the source's last read (``frameFinished``
-    still set: a clean end of stream, so no failure). A frame that does not decode (another magic, a reserved bit or
-    block type, a corrupt block, a wrong checksum) fails with none of its content (a simplification: Java gives the
-    blocks before a corrupt one where its 16 KiB reads end before it)."""
+    still set: a clean end of stream, so no failure; a skippable frame is taken to end a frame too, an assumption).
+    A frame that does not decode (another magic, or fewer than 4 bytes that begin no magic; a reserved bit or block
+    type; a block larger than its window allows; a corrupt block, a wrong checksum) fails with none of its content (a
+    simplification: Java gives the blocks before a corrupt one where its 16 KiB reads end before it). Checked
+    against Kafka's readers over zstd-jni 1.5.7, whose stream reads its source as 1.4.9's does; zstd-jni's texts
+    here are never shown (a v2 batch's ``KafkaException`` carries them as its cause only)."""
     size = len(value)
     ends = [0]  # where the whole frames walked end (0: before the first)
     pos = 0
