@@ -575,7 +575,7 @@ def _zstd_frames(value: bytes, limit: int, partial: bool) -> bytearray:
     decodes, then the failure (`StreamFailure`, never at opening: its constructor reads nothing). A frame cut
     short gives its whole blocks and the part of a raw block it holds (`_zstd_cut_frame`), then the end of the
     source: "Read error or truncated source", unless a frame ended since the source's last read (``frameFinished``
-    still set: a clean end of stream, so no failure; a skippable frame is taken to end a frame too, an assumption).
+    still set: a clean end of stream, so no failure; a skippable frame ends one too, as checked).
     A frame that does not decode (another magic, or fewer than 4 bytes that begin no magic; a reserved bit or block
     type; a block larger than its window allows; a corrupt block, a wrong checksum) fails with none of its content (a
     simplification: Java gives the blocks before a corrupt one where its 16 KiB reads end before it). Checked
