@@ -282,6 +282,10 @@ def json_kind(value: Any) -> str:
     """The JSON type of a parsed value, as the error messages name it."""
     if value is None:
         return "null"
+    if isinstance(value, JsonNumberText):  # `parse_json_as_written`'s
+        return "number"
+    if isinstance(value, JsonPairs):
+        return "object"
     if isinstance(value, bool):
         return "boolean"
     if isinstance(value, int | float):
@@ -479,8 +483,14 @@ def jackson_int_value(value: Any, path: str, where: str) -> int:
             number = significant_int(text[: len(text) - len(body)].replace("+", ""), body)
             if INT32_MIN <= number <= INT32_MAX:
                 return number
-    raise ZnodeDecodeError(path, f"{where}: cannot be read as an int, got {json_kind(value)} "
-                                 f"{clip_text(value) if isinstance(value, str) else value!r}")
+    if isinstance(value, str):
+        shown = f" {clip_text(value)}"
+    elif isinstance(value, list | dict):  # a repr could be megabytes, or nest past the recursion limit
+        shown = ""
+    else:
+        text = repr(value)
+        shown = f" {text}" if len(text) <= 40 else f" {text[:40]}... ({len(text)} characters)"
+    raise ZnodeDecodeError(path, f"{where}: cannot be read as an int, got {json_kind(value)}{shown}")
 
 
 class JsonNumberText(str):
@@ -494,7 +504,9 @@ class JsonNumberText(str):
         return not any(c in self for c in ".eE")
 
     def value(self) -> int | float:
-        return int(self) if self.is_integer else float(self)
+        """As `parse_json` reads it: an int of any length (`JsonBigInteger` past Python's digit limit), or a
+        float."""
+        return _int_of_any_length(self) if self.is_integer else float(self)
 
 
 class JsonPairs(list[tuple[str, Any]]):
@@ -508,14 +520,13 @@ _AS_WRITTEN_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_in
                                        parse_float=JsonNumberText, object_pairs_hook=JsonPairs)
 
 
-def parse_json_as_written(data: bytes | None, path: str) -> Any:
-    """``data``'s first JSON value with objects as `JsonPairs` and numbers as `JsonNumberText`, for a binding
-    that must see what `parse_json` folds away. Call it on data `parse_json` accepted (it raises what that
-    raises, and parses again)."""
-    parse_json(data, path)
+def parse_json_as_written(data: bytes | None, path: str) -> tuple[Any, Any]:
+    """``data``'s first JSON value as `parse_json` reads it (raising what that raises), and again with objects as
+    `JsonPairs` and numbers as `JsonNumberText`, for a binding that must see what `parse_json` folds away."""
+    plain = parse_json(data, path)
     data = require_data(data, path)
     if data.startswith(_BOM):
         data = data[len(_BOM):]
     text = data.decode("utf-8", errors="replace")  # parse_json accepted it: bad bytes lie after the value
     leading = _LEADING_WS.match(text)
-    return _AS_WRITTEN_DECODER.raw_decode(text, leading.end() if leading is not None else 0)[0]
+    return plain, _AS_WRITTEN_DECODER.raw_decode(text, leading.end() if leading is not None else 0)[0]

@@ -124,7 +124,7 @@ class ReassignPartitionsZNode:
         Jackson fails before the walk. Nothing checks the version's value."""
         data = require_data(data, path)
         try:
-            value = parse_json_as_written(data, path)
+            plain, value = parse_json_as_written(data, path)
         except UnparseableZnodeError:
             refuse_no_value(data, path)  # readValue: "No content to map due to end-of-input"
             raise
@@ -140,6 +140,7 @@ class ReassignPartitionsZNode:
             else:
                 _refuse_unknown(key, path, "", _ASSIGNMENT_FIELDS)
         null_at = "partitions is absent or null" if partitions is None else ""
+        plain_entries = plain.get("partitions")  # the same entries as plain JSON (a repeated name: the last, as bound)
         bound = BoundReassignment({}, {})
         for i, raw in enumerate(partitions or ()):
             where = f"partitions[{i}]"
@@ -161,7 +162,7 @@ class ReassignPartitionsZNode:
             if replicas is None:
                 null_at = null_at or f"{where}.replicas is absent or null"
                 continue
-            bound.put(topic, partition, tuple(_plain(r) for r in replicas))
+            bound.put(topic, partition, tuple(plain_entries[i]["replicas"]))
         if null_at:
             raise NullDereferenceError(path, f"{null_at} (Kafka's decoder dereferences it)")
         return bound
@@ -219,8 +220,8 @@ def _refuse_unknown(key: str, path: str, where: str, known: frozenset[str]) -> N
 def _bind_object(value: Any, path: str, where: str) -> JsonPairs:
     """A case class binds only from an object (Jackson: no creator takes a number, string, boolean or array)."""
     if not isinstance(value, JsonPairs):
-        raise ZnodeDecodeError(path, f"{where}: expected an object, got {_kind(value)}" if where
-                               else f"expected a JSON object, got {_kind(value)}")
+        raise ZnodeDecodeError(path, f"{where}: expected an object, got {json_kind(value)}" if where
+                               else f"expected a JSON object, got {json_kind(value)}")
     return value
 
 
@@ -229,7 +230,7 @@ def _bind_list(value: Any, path: str, where: str) -> list[Any] | None:
     creator either)."""
     if value is None or (isinstance(value, list) and not isinstance(value, JsonPairs)):
         return value
-    raise ZnodeDecodeError(path, f"{where}: expected an array, got {_kind(value)}")
+    raise ZnodeDecodeError(path, f"{where}: expected an array, got {json_kind(value)}")
 
 
 def _bind_string(value: Any, path: str, where: str) -> str | None:
@@ -239,28 +240,11 @@ def _bind_string(value: Any, path: str, where: str) -> str | None:
         return None if value is None else str(value)
     if isinstance(value, bool):
         return "true" if value else "false"
-    raise ZnodeDecodeError(path, f"{where}: expected a string, got {_kind(value)}")
+    raise ZnodeDecodeError(path, f"{where}: expected a string, got {json_kind(value)}")
 
 
 def _number(value: Any) -> Any:
     return value.value() if isinstance(value, JsonNumberText) else value
-
-
-def _plain(value: Any) -> Any:
-    """A bound ``Object`` as a plain JSON value (numbers as numbers, objects as dicts: the last repeat wins)."""
-    if isinstance(value, JsonNumberText):
-        return value.value()
-    if isinstance(value, JsonPairs):
-        return {k: _plain(v) for k, v in value}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
-
-
-def _kind(value: Any) -> str:
-    if isinstance(value, JsonNumberText):
-        return "number"
-    return "object" if isinstance(value, JsonPairs) else json_kind(value)
 
 
 class PreferredReplicaElectionZNode:
