@@ -76,7 +76,8 @@ def test_a_numeric_string_past_pythons_digit_limit_is_refused_not_a_value_error(
 
 # What Jackson 2.10.5.1's default ObjectMapper binds from each shape into Java equivalents of Kafka's case classes
 # (a constructor whose parameters carry @JsonProperty, ``replicas`` a ``List<Object>``), run once by hand against
-# jackson-databind 2.10.5.1: topic and replicas as bound (``None`` for a null or absent topic).
+# jackson-databind 2.10.5.1 built from its source (on jackson-core 2.17.2: 2.10's core jar was not at hand): topic
+# and replicas as bound (``None`` for a null or absent topic).
 BINDS = [
     ('{"topic":5,"partition":0,"replicas":[1]}', "5", 0, (1,)),
     ('{"topic":1.50E+2,"partition":0,"replicas":[1]}', "1.50E+2", 0, (1,)),  # the number as written
