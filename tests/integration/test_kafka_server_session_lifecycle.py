@@ -223,11 +223,21 @@ async def test_start_up_and_shutdown_log_kafkas_connection_lines(
     "Connected.", before the broker registers) and closed at shutdown ("Closing.", "Closed.")."""
     caplog.set_level(logging.INFO, ZK_CLIENT_LOGGER)
     caplog.set_level(logging.INFO, "kafka.zk.KafkaZkClient")
+    caplog.set_level(logging.INFO, "kafka.server.KafkaServer")
     cluster = await make_cluster([1])
     where = getattr(backend, "hosts", "embedded")
     records = list(caplog.records)
     zk_lines = [r for r in records if r.name == ZK_CLIENT_LOGGER]
+    chroot_lines = [] if not backend.chroot else [  # a real ZooKeeper under a chroot: Kafka's initZkClient first
+        (logging.INFO, f"[ZooKeeperClient Kafka server] Initializing a new session to {where[:-len(backend.chroot)]}."),
+        (logging.INFO, "[ZooKeeperClient Kafka server] Waiting until connected."),
+        (logging.INFO, "[ZooKeeperClient Kafka server] Connected."),
+        (logging.INFO, "[ZooKeeperClient Kafka server] Closing."),
+        (logging.INFO, "[ZooKeeperClient Kafka server] Closed.")]
+    if backend.chroot:
+        assert any(r.getMessage() == f"[KafkaServer id=1] Created zookeeper path {backend.chroot}" for r in records)
     assert [(r.levelno, r.getMessage()) for r in zk_lines] == [
+        *chroot_lines,
         (logging.INFO, f"[ZooKeeperClient Kafka server] Initializing a new session to {where}."),
         (logging.INFO, "[ZooKeeperClient Kafka server] Waiting until connected."),
         (logging.INFO, "[ZooKeeperClient Kafka server] Connected."),
@@ -314,3 +324,62 @@ async def test_a_failed_close_of_an_abandoned_open_is_reported_not_left_unretrie
     assert not reported, [context.get("message") for context in reported]
     assert [r for r in caplog.records if r.name == ZK_CLIENT_LOGGER and r.levelno == logging.WARNING
             and "Closing a session opened after broker 1 went failed" in r.getMessage()]
+
+
+class ChrootedUnreachableBackend(UnreachableBackend):
+    """A store under a chroot whose creation works (or fails with ``chroot_error``) but whose sessions never
+    connect: enough for a start-up's log lines up to the broker's own client."""
+
+    chroot = "/kafka"
+
+    def __init__(self, chroot_error: Exception | None = None) -> None:
+        super().__init__(wall_clock_ms)
+        self.chroot_error = chroot_error
+        self.chroots_made = 0
+
+    async def make_sure_chroot_exists(self) -> None:
+        if self.chroot_error is not None:
+            raise self.chroot_error
+        self.chroots_made += 1
+
+
+async def test_a_chroot_is_created_on_a_client_of_its_own_as_kafkas_init_zk_client_does(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Kafka's ``initZkClient``: a ZooKeeperClient on ``zookeeper.connect`` without the chroot creates it, logs
+    "Created zookeeper path <chroot>" (KafkaServer) and is closed, before the broker's own client is built."""
+    caplog.set_level(logging.INFO, ZK_CLIENT_LOGGER)
+    caplog.set_level(logging.INFO, "kafka.server.KafkaServer")
+    backend = ChrootedUnreachableBackend()
+    server = KafkaServer(BrokerConfig(3, static_configs={"zookeeper.connect": "zk1:2181,zk2:2181/kafka"}), backend,
+                         RecordingTransport(), None, None)  # type: ignore[arg-type]
+    with pytest.raises(TimeoutError):
+        await server.startup()
+    assert backend.chroots_made == 1
+    assert [(r.name, r.getMessage()) for r in caplog.records if r.name in (ZK_CLIENT_LOGGER, "kafka.server.KafkaServer")
+            ][:8] == [
+        (ZK_CLIENT_LOGGER, "[ZooKeeperClient Kafka server] Initializing a new session to zk1:2181,zk2:2181."),
+        (ZK_CLIENT_LOGGER, "[ZooKeeperClient Kafka server] Waiting until connected."),
+        (ZK_CLIENT_LOGGER, "[ZooKeeperClient Kafka server] Connected."),
+        ("kafka.server.KafkaServer", "[KafkaServer id=3] Created zookeeper path /kafka"),
+        (ZK_CLIENT_LOGGER, "[ZooKeeperClient Kafka server] Closing."),
+        (ZK_CLIENT_LOGGER, "[ZooKeeperClient Kafka server] Closed."),
+        (ZK_CLIENT_LOGGER, "[ZooKeeperClient Kafka server] Initializing a new session to zk1:2181,zk2:2181/kafka."),
+        (ZK_CLIENT_LOGGER, "[ZooKeeperClient Kafka server] Waiting until connected."),
+    ]
+
+
+async def test_a_chroot_that_cannot_be_created_fails_the_start_up_after_closing_its_client(
+        caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, ZK_CLIENT_LOGGER)
+    backend = ChrootedUnreachableBackend(TimeoutError("Timed out waiting for connection while in state: CONNECTING"))
+    server = KafkaServer(BrokerConfig(3, static_configs={"zookeeper.connect": "zk1:2181/kafka"}), backend,
+                         RecordingTransport(), None, None)  # type: ignore[arg-type]
+    with pytest.raises(TimeoutError, match="Timed out waiting for connection"):
+        await server.startup()
+    assert [r.getMessage() for r in caplog.records if r.name == ZK_CLIENT_LOGGER] == [
+        "[ZooKeeperClient Kafka server] Initializing a new session to zk1:2181.",
+        "[ZooKeeperClient Kafka server] Waiting until connected.",
+        "[ZooKeeperClient Kafka server] Closing.",
+        "[ZooKeeperClient Kafka server] Closed.",
+    ]
+    assert not server.running

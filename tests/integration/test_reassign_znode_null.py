@@ -19,9 +19,10 @@ from tests.integration.test_controller_cluster import create_topic, wait_for_sta
 from tests.integration.test_reassignment import TP, assignment, controller_api_ok, join_isr, start_moving
 
 from zkcontroller.coordination.api import CoordinationSession
-from zkcontroller.model import ReplicaAssignment
+from zkcontroller.model import ReplicaAssignment, TopicPartition
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+from zkcontroller.zk.znodes import BoundReassignment
 
 pytestmark = pytest.mark.hand_written_isr
 
@@ -147,3 +148,39 @@ async def test_an_api_reassignment_over_a_null_znode_is_not_answered_as_in_kafka
         assert (await admin.session.get_data(PATH))[0] is None
     finally:
         answer.cancel()
+
+
+async def test_entries_kafka_binds_but_cannot_use_fail_alone_and_the_valid_ones_start(
+    make_cluster: ClusterFactory, admin: KafkaZkClient, session: CoordinationSession,
+    caplog: pytest.LogCaptureFixture
+) -> None:
+    """Kafka's Jackson binding takes a null topic, a numeric topic (as its text) and any JSON as a replica: the
+    znode is read, its valid entry starts, and each unusable one fails alone in ``maybeTriggerPartitionReassignment``
+    (unknown partition, or UNKNOWN_SERVER_ERROR on unboxing a replica) and is removed from the znode."""
+    caplog.set_level(logging.INFO)
+    _cluster, _controller = await start_moving(make_cluster, admin)
+    await create_topic(admin, "other", {0: [1, 2]})
+    await wait_for_states(admin, "other", 1, lambda s: s[0].leader_and_isr.leader != -1, "other-0 led")
+    await admin.session.create(PATH, b'{"version":1,"partitions":[{"topic":"moving","partition":0,"replicas":[2,3]},'
+                                     b'{"topic":"other","partition":0,"replicas":["3",1]},'
+                                     b'{"partition":0,"replicas":[1]},{"topic":5,"partition":"0","replicas":[1]}]}')
+
+    async def only_the_valid_entry_left() -> bool:
+        data = (await admin.session.get_data(PATH))[0]
+        return data is not None and b'"other"' not in data and b"null" not in data and b'"5"' not in data
+
+    await wait_until(only_the_valid_entry_left, timeout_s=30.0, what="the unusable entries removed")
+    assert (await admin.get_bound_partition_reassignment()) == BoundReassignment({TP: (2, 3)}, {})
+    messages = [r.getMessage() for r in caplog.records]
+    assert any(m.endswith("Error completing reassignment of partition other-0") for m in messages)
+    failed = [m for m in messages if "Failed reassignment through zk with the following errors: Map(5-0 -> " in m]
+    assert failed and "null-0 -> " in failed[0] and "other-0 -> " in failed[0] and "moving-0" not in failed[0]
+    assert not _invalid_json_warnings(caplog)
+    assert (await assignment(admin)).target_replicas == (2, 3)  # the valid entry started
+    await join_isr(admin, session, 3)
+
+    async def completed() -> bool:
+        return await assignment(admin) == ReplicaAssignment((2, 3)) and not await admin.path_exists(PATH)
+
+    await wait_until(completed, timeout_s=30.0, what="moving-0 reassigned and the znode deleted")
+    assert await assignment(admin, TopicPartition("other", 0)) == ReplicaAssignment((1, 2))

@@ -1,5 +1,9 @@
 """``connections.max.idle.ms``: a connection that says nothing, or stops halfway through a frame, is closed;
-one that keeps talking stays open, and the listener keeps serving others."""
+one that keeps talking stays open, and the listener keeps serving others.
+
+Real loopback sockets on a virtual clock (`VirtualClockLoop`): the clock moves only when nothing can happen
+before the next timer, so the limits pass in no wall time and a loaded machine's stalls cannot age a
+connection."""
 
 from __future__ import annotations
 
@@ -8,12 +12,12 @@ import socket
 import struct
 
 from tests.helpers import wait_until
+from tests.wire.socket_virtual_clock import run_on_virtual_clock
 
 from zkcontroller.runtime.socket_server import SocketServer
 
 IDLE_MS = 1000
-"""Long beside the 50 ms between the active connection's requests: at 150 ms, a stall of 100 ms on a loaded
-machine (the server and this test share one event loop) let the server close the active connection as idle."""
+"""Virtual milliseconds: twenty times the 50 ms between the active connection's requests."""
 
 
 async def echo(payload: bytes) -> bytes:
@@ -21,17 +25,22 @@ async def echo(payload: bytes) -> bytes:
 
 
 async def closed_by_server(reader: asyncio.StreamReader, bound_s: float) -> bool:
-    """True once the server closes (EOF), False if it is still open after ``bound_s``."""
+    """True once the server closes (EOF), False if it is still open after ``bound_s`` (virtual seconds)."""
     try:
         return await asyncio.wait_for(reader.read(1), bound_s) == b""
     except TimeoutError:
         return False
 
 
-async def test_idle_and_half_frame_connections_are_closed_active_ones_are_not() -> None:
+def test_idle_and_half_frame_connections_are_closed_active_ones_are_not() -> None:
+    run_on_virtual_clock(_idle_and_half_frame_connections_are_closed_active_ones_are_not())
+
+
+async def _idle_and_half_frame_connections_are_closed_active_ones_are_not() -> None:
     server = SocketServer("127.0.0.1", 0, echo, connections_max_idle_ms=IDLE_MS)
     await server.start()
     try:
+        opened_at = asyncio.get_running_loop().time()
         silent = await asyncio.open_connection("127.0.0.1", server.port)
         half = await asyncio.open_connection("127.0.0.1", server.port)
         half[1].write(b"\x00\x00")  # two bytes of a size prefix, then nothing
@@ -46,6 +55,7 @@ async def test_idle_and_half_frame_connections_are_closed_active_ones_are_not() 
             await asyncio.sleep(0.05)
         for reader, _ in (silent, half, partial):
             assert await closed_by_server(reader, 30)
+            assert loop.time() - opened_at >= IDLE_MS / 1000  # not before the limit
         assert not await closed_by_server(active[0], 0.01)
         assert server.closed_idle == 3
         assert server.connection_count == 1
@@ -59,9 +69,13 @@ def test_the_default_is_kafkas_ten_minutes() -> None:
     assert SocketServer("127.0.0.1", 0, echo).connections_max_idle_ms == 600_000
 
 
-async def test_a_frame_trickling_in_for_longer_than_the_limit_is_read_whole() -> None:
+def test_a_frame_trickling_in_for_longer_than_the_limit_is_read_whole() -> None:
     """Kafka counts idleness from the last byte read: a frame whose bytes keep coming, one every quarter of the
     limit, is answered even though the whole of it takes twice the limit to arrive."""
+    run_on_virtual_clock(_a_frame_trickling_in_for_longer_than_the_limit_is_read_whole())
+
+
+async def _a_frame_trickling_in_for_longer_than_the_limit_is_read_whole() -> None:
     server = SocketServer("127.0.0.1", 0, echo, connections_max_idle_ms=IDLE_MS)
     await server.start()
     try:
@@ -78,9 +92,13 @@ async def test_a_frame_trickling_in_for_longer_than_the_limit_is_read_whole() ->
         await server.stop()
 
 
-async def test_an_answer_the_client_does_not_read_closes_the_connection() -> None:
+def test_an_answer_the_client_does_not_read_closes_the_connection() -> None:
     """An answer larger than both sockets' buffers, never read: once no byte of it has left for the limit, the
     server closes the connection instead of waiting in ``drain`` forever (Kafka's selector expires it)."""
+    run_on_virtual_clock(_an_answer_the_client_does_not_read_closes_the_connection())
+
+
+async def _an_answer_the_client_does_not_read_closes_the_connection() -> None:
     server = SocketServer("127.0.0.1", 0, echo, connections_max_idle_ms=IDLE_MS, max_request_bytes=64 << 20)
     await server.start()
     try:

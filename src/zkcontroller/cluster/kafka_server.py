@@ -163,6 +163,8 @@ class KafkaServer:
         # Kafka's ZooKeeperClient logs these as it is built at start-up (the first also on each re-initialisation,
         # which does not wait for the connection), and "Closing."/"Closed." around its close at shutdown, or at
         # once when the connection never comes (its constructor closes it and rethrows).
+        if self.backend.chroot:
+            await self._make_sure_chroot_exists()
         zk_client_log.info("[ZooKeeperClient Kafka server] Initializing a new session to %s.", self._connect_string())
         zk_client_log.info("[ZooKeeperClient Kafka server] Waiting until connected.")
         try:
@@ -337,6 +339,25 @@ class KafkaServer:
         except Exception as e:  # reported; the store expires the session in the end
             zk_client_log.warning("[ZooKeeperClient Kafka server] Closing a session opened after broker %d went "
                                   "failed; it will expire\n%s", self.broker_id, exception_line(e))
+
+    async def _make_sure_chroot_exists(self) -> None:
+        """Kafka's ``initZkClient`` before the broker's own client: a ZooKeeperClient on ``zookeeper.connect``
+        without its chroot, which creates the chroot, logs "Created zookeeper path <chroot>", and is closed."""
+        connect = self._connect_string()
+        at = connect.find("/")
+        root, chroot = (connect[:at], connect[at:]) if at > 0 else (connect, self.backend.chroot)
+        zk_client_log.info("[ZooKeeperClient Kafka server] Initializing a new session to %s.", root)
+        zk_client_log.info("[ZooKeeperClient Kafka server] Waiting until connected.")
+        try:
+            await self.backend.make_sure_chroot_exists()
+        except BaseException:
+            zk_client_log.info("[ZooKeeperClient Kafka server] Closing.")
+            zk_client_log.info("[ZooKeeperClient Kafka server] Closed.")
+            raise
+        zk_client_log.info("[ZooKeeperClient Kafka server] Connected.")
+        log.info("[KafkaServer id=%d] Created zookeeper path %s", self.broker_id, chroot)
+        zk_client_log.info("[ZooKeeperClient Kafka server] Closing.")
+        zk_client_log.info("[ZooKeeperClient Kafka server] Closed.")
 
     def _connect_string(self) -> str:
         """What Kafka's ZooKeeperClient names as where it connects: ``zookeeper.connect`` as given (a broker

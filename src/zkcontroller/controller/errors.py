@@ -20,3 +20,8 @@ class StaleBrokerEpochError(Exception):
 
 class BrokerNotAvailableError(Exception):
     """A request named a broker the controller does not know as live."""
+
+
+class UnusableReplicaError(Exception):
+    """A reassignment target names a replica that is not a broker id (Kafka's ClassCastException on unboxing a
+    ``/admin/reassign_partitions`` replica its Jackson binding kept as a string, float, map, ...)."""

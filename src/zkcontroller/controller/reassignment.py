@@ -26,6 +26,7 @@ from typing import Any
 
 from zkcontroller.controller.assignment import reassign_to
 from zkcontroller.controller.core import ControllerCore
+from zkcontroller.controller.errors import UnusableReplicaError
 from zkcontroller.controller.event_manager import ControllerEventManager
 from zkcontroller.controller.events import (
     AdminRequestEvent,
@@ -39,7 +40,12 @@ from zkcontroller.controller.events import (
 )
 from zkcontroller.controller.families import EventFamily, Handler, TopicDeletionClient
 from zkcontroller.controller.reassignment_phases import ReassignmentPhases
-from zkcontroller.controller.reassignment_records import ReassignmentRecords, read_zk_reassignment
+from zkcontroller.controller.reassignment_records import (
+    BoundPartition,
+    ReassignmentRecords,
+    read_zk_reassignment,
+    shown_partition,
+)
 from zkcontroller.controller.reassignment_rules import validate_replicas
 from zkcontroller.controller.scala_render import scala_collection
 from zkcontroller.coordination.api import EventType
@@ -51,6 +57,7 @@ from zkcontroller.model import (
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import NullDereferenceError, NullZnodeDataError, ZnodeDecodeError
+from zkcontroller.zk.json_fields import INT32_MAX, INT32_MIN
 
 NONE = ApiError(Errors.NONE)
 NO_PARTITION = ApiError(Errors.UNKNOWN_TOPIC_OR_PARTITION, "The partition does not exist.")
@@ -125,10 +132,11 @@ class PartitionReassignments(EventFamily):
         if not await core.zk.path_exists(paths.REASSIGN_PARTITIONS, core.on_watch):
             return
         try:
-            requested = await core.zk.get_partition_reassignment() or {}
+            bound = await core.zk.get_bound_partition_reassignment()
         except ZnodeDecodeError:
-            requested = None  # the event reports it, with its path
-        if requested is None or any(tp not in self.context.partitions_being_reassigned for tp in requested):
+            bound = None  # the event reports it, with its path
+        if bound is None or bound.unusable or any(tp not in self.context.partitions_being_reassigned
+                                                  for tp in bound.targets):
             core.events.put(ZkPartitionReassignment())
 
     def on_resignation(self) -> None:
@@ -151,19 +159,47 @@ class PartitionReassignments(EventFamily):
         self._forget_built()
         results: dict[TopicPartition, ApiError] = {}
         to_reassign: dict[TopicPartition, ReplicaAssignment] = {}
-        for tp, target in sorted(requested.items()):
+        for tp, target in sorted(requested.targets.items()):
             built = self._build(tp, target)
             if built is None:
                 results[tp] = ApiError(Errors.NO_REASSIGNMENT_IN_PROGRESS)
             else:
                 to_reassign[tp] = built
         results |= await self._maybe_trigger(to_reassign)
-        failed = {tp: e for tp, e in results.items() if e.error is not Errors.NONE}
+        failed: dict[BoundPartition, ApiError] = {tp: e for tp, e in results.items() if e.error is not Errors.NONE}
+        failed |= self._fail_unusable(requested.unusable)
         if failed:
+            shown = sorted((shown_partition(key), e) for key, e in failed.items())
             core.log.warn("Failed reassignment through zk with the following errors: "
-                          f"Map({', '.join(f'{tp} -> {e}' for tp, e in sorted(failed.items()))})")
-            await self.records.maybe_remove_from_zk(lambda tp, _r: tp in failed)
+                          f"Map({', '.join(f'{tp} -> {e}' for tp, e in shown)})")
+            await self.records.maybe_remove_from_zk(lambda key, _r: key in failed)
         return {tp for tp, e in results.items() if e.error is Errors.NONE}
+
+    def _fail_unusable(self, unusable: Mapping[BoundPartition, Sequence[Any]]) -> dict[BoundPartition, ApiError]:
+        """Entries Kafka binds but cannot reassign (`BoundReassignment`), failed alone as its
+        ``maybeTriggerPartitionReassignment`` fails them: a null topic's partition does not exist; a partition
+        of a topic being deleted is skipped; an existing partition's reassignment throws on its first replica
+        that is not a broker id (Kafka's ClassCastException, after it has written and cached the target, which
+        is not done here) and answers UNKNOWN_SERVER_ERROR."""
+        failed: dict[BoundPartition, ApiError] = {}
+        for key, replicas in unusable.items():
+            topic, partition = key
+            if topic is None:
+                failed[key] = NO_PARTITION
+                continue
+            tp = TopicPartition(topic, partition)
+            if self.deletion.is_topic_queued_up_for_deletion(topic):
+                self.core.log.info(f"Skipping reassignment of {tp} since the topic is currently being deleted")
+                failed[key] = NO_PARTITION
+            elif not self.context.partition_replica_assignment(tp):
+                failed[key] = NO_PARTITION
+            else:
+                bad = next(r for r in replicas if type(r) is not int or not INT32_MIN <= r <= INT32_MAX)
+                self.core.log.error(f"Error completing reassignment of partition {tp}",
+                                    UnusableReplicaError(f"replica {bad!r} of the target of {tp} in "
+                                                         f"{paths.REASSIGN_PARTITIONS} is not a broker id"))
+                failed[key] = ApiError(Errors.UNKNOWN_SERVER_ERROR)
+        return failed
 
     async def process_api_partition_reassignment(self, event: ApiPartitionReassignment) -> None:
         if not self.core.is_active:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from zkcontroller.controller.assignment import render_assignment
 from zkcontroller.controller.context import ControllerContext
@@ -30,23 +31,32 @@ from zkcontroller.model import ReplicaAssignment, TopicPartition, sorted_partiti
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ControllerMovedError, ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-from zkcontroller.zk.znodes import ReassignPartitionsZNode
+from zkcontroller.zk.znodes import BoundReassignment, ReassignPartitionsZNode
+
+BoundPartition = tuple[str | None, int]
+"""An entry of ``/admin/reassign_partitions`` as Kafka binds it: a `TopicPartition`, or a null topic's."""
 
 kafka_zk_client_log = logging.getLogger("kafka.zk.KafkaZkClient")
 """Kafka logs its reading of ``/admin/reassign_partitions`` in ``KafkaZkClient``, under that class's logger."""
 
 
-async def read_zk_reassignment(zk: KafkaZkClient) -> dict[TopicPartition, tuple[int, ...]]:
-    """Kafka 2.8's ``getPartitionReassignment``: the znode's targets, none when it is absent; data Kafka's Jackson
-    binding refuses (a JSON error) is logged as Kafka logs it and read as none. Null data and the nulls Kafka's
-    decoder dereferences raise (`NullZnodeDataError`, `NullDereferenceError`), as Kafka throws there."""
+async def read_zk_reassignment(zk: KafkaZkClient) -> BoundReassignment:
+    """Kafka 2.8's ``getPartitionReassignment``: the znode as its Jackson binding reads it, empty when it is
+    absent; data that binding refuses (a JSON error) is logged as Kafka logs it and read as empty. Null data and
+    the nulls Kafka's decoder dereferences raise (`NullZnodeDataError`, `NullDereferenceError`), as Kafka throws
+    there."""
     try:
-        return await zk.get_partition_reassignment() or {}
+        return await zk.get_bound_partition_reassignment() or BoundReassignment({}, {})
     except ZnodeDecodeError as e:
         if not ReassignPartitionsZNode.kafka_reads_as_empty(e):
             raise
         kafka_zk_client_log.warning("Ignoring partition reassignment due to invalid json: %s", e, exc_info=e)
-        return {}
+        return BoundReassignment({}, {})
+
+
+def shown_partition(key: BoundPartition) -> TopicPartition:
+    """How Kafka prints a bound entry's partition (``TopicPartition.toString``: ``null-0`` for a null topic)."""
+    return key if isinstance(key, TopicPartition) else TopicPartition("null" if key[0] is None else key[0], key[1])
 
 
 def _list(partitions: Sequence[TopicPartition]) -> str:
@@ -92,7 +102,8 @@ class ReassignmentRecords:
             for tp in parts:
                 self.core.log.info(f"Successfully updated assignment of partition {tp} to "
                                    f"{render_assignment(self.context.partition_full_replica_assignment(tp))}")
-        await self.maybe_remove_from_zk(lambda p, r: done.get(p) == tuple(r))
+        await self.maybe_remove_from_zk(
+            lambda p, r: p[0] is not None and done.get(TopicPartition(p[0], p[1])) == tuple(r))
 
     async def write_topic_assignment(self, topic: str,
                                      changed: Mapping[TopicPartition, ReplicaAssignment] | None = None) -> None:
@@ -106,14 +117,19 @@ class ReassignmentRecords:
         await self.core.zk.set_topic_assignment(topic, self.context.topic_ids.get(topic), topic_assignment,
                                                 self.context.fencing.epoch_zk_version)
 
-    async def maybe_remove_from_zk(self, should_remove: Callable[[TopicPartition, Sequence[int]], bool]) -> None:
+    async def maybe_remove_from_zk(self, should_remove: Callable[[BoundPartition, Sequence[Any]], bool]) -> None:
+        """Kafka's ``maybeRemoveFromZkReassignment``: ``should_remove`` sees every entry the znode binds, unusable
+        ones (`BoundReassignment`) by ``(topic, partition)`` with their replicas as bound."""
         core = self.core
         if not await core.zk.reassign_partitions_in_progress():
             return
         current = await read_zk_reassignment(core.zk)  # null data raises: the znode stays, as in Kafka
-        removing = {tp: r for tp, r in current.items() if should_remove(tp, r)}
-        remaining = {tp: r for tp, r in current.items() if tp not in removing}
-        removed = scala_map({tp: scala_buffer(r) for tp, r in removing.items()}, built_from=len(current))
+        entries: dict[BoundPartition, Sequence[Any]] = dict(current.targets.items())
+        entries.update(current.unusable)
+        removing = {key: r for key, r in entries.items() if should_remove(key, r)}
+        remaining = current.without(lambda key: key not in removing)
+        removed = scala_map({shown_partition(key): scala_buffer(r) for key, r in removing.items()},
+                            built_from=len(entries))
         core.log.info(f"Removing partitions {removed} from the list of reassigned partitions in zookeeper")
         if not remaining:
             core.log.info(f"No more partitions need to be reassigned. Deleting zk path {paths.REASSIGN_PARTITIONS}")

@@ -12,6 +12,8 @@ class CoordinationBackend(abc.ABC):
     """Opens sessions on one store, and expires them on demand (for failure drills and tests)."""
 
     name: str
+    chroot: str = ""
+    """The path the sessions are rooted at ("" for none)."""
 
     @abc.abstractmethod
     async def new_session(self, session_timeout_ms: int = 18000) -> CoordinationSession: ...
@@ -19,6 +21,11 @@ class CoordinationBackend(abc.ABC):
     @abc.abstractmethod
     async def expire_session(self, session: CoordinationSession) -> None:
         """Make the store expire ``session`` as if its client had gone silent past the timeout."""
+
+    async def make_sure_chroot_exists(self) -> None:
+        """Create `chroot` if missing, on a connection of its own that is closed after (Kafka's broker start-up,
+        ``KafkaServer.initZkClient``); nothing to do without a chroot."""
+        return None
 
     async def close(self) -> None:
         """Release what the backend holds (sessions are closed by their owners)."""

@@ -48,14 +48,28 @@ class ZooKeeperBackend(CoordinationBackend):
     def hosts(self) -> str:
         return self.connect_string + self.chroot
 
-    async def _ensure_chroot(self) -> None:
-        if self._chroot_ready:
+    async def make_sure_chroot_exists(self) -> None:
+        """Create the chroot (and its parents) if missing, on a connection to the ensemble's root of its own,
+        closed after: what each Kafka broker does as it starts. Done whatever `create_chroot` says (a broker
+        asks for it)."""
+        if not self.chroot:
             return
         root = await KazooSession.connect(self.connect_string, on_slow=self.on_slow_connect)
         try:
-            if self.create_chroot:
-                await root.ensure_path(self.chroot)
-            elif await root.exists(self.chroot) is None:
+            await root.ensure_path(self.chroot)
+        finally:
+            await root.close()
+        self._chroot_ready = True
+
+    async def _ensure_chroot(self) -> None:
+        if self._chroot_ready:
+            return
+        if self.create_chroot:
+            await self.make_sure_chroot_exists()
+            return
+        root = await KazooSession.connect(self.connect_string, on_slow=self.on_slow_connect)
+        try:
+            if await root.exists(self.chroot) is None:
                 raise ChrootMissingError(self.chroot, self.connect_string)
         finally:
             await root.close()

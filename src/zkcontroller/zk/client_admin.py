@@ -24,6 +24,7 @@ from zkcontroller.zk.errors import ZnodeDecodeError, require_data
 from zkcontroller.zk.fencing import raise_for_result
 from zkcontroller.zk.znodes import (
     UNCLEAN_LEADER_ELECTION_ENABLE,
+    BoundReassignment,
     ConfigEntityChangeNotificationSequenceZNode,
     ConfigEntityZNode,
     DeleteTopicsTopicZNode,
@@ -83,6 +84,13 @@ class AdminOps(KafkaZkClientBase):
             return None
         return ReassignPartitionsZNode.decode(require_data(found[0], paths.REASSIGN_PARTITIONS))  # Kafka: throws
 
+    async def get_bound_partition_reassignment(self) -> BoundReassignment | None:
+        """The znode as Kafka's Jackson binding reads it (`ReassignPartitionsZNode.decode_bound`), None if absent."""
+        found = await self.get_data_and_stat(paths.REASSIGN_PARTITIONS)
+        if found is None:
+            return None
+        return ReassignPartitionsZNode.decode_bound(require_data(found[0], paths.REASSIGN_PARTITIONS))
+
     async def reassign_partitions_in_progress(self) -> bool:
         return await self.path_exists(paths.REASSIGN_PARTITIONS)
 
@@ -92,10 +100,11 @@ class AdminOps(KafkaZkClientBase):
         await self._session.create(paths.REASSIGN_PARTITIONS, ReassignPartitionsZNode.encode(reassignment))
 
     async def set_or_create_partition_reassignment(
-        self, reassignment: Mapping[TopicPartition, Sequence[int]], expected_epoch_zk_version: int
+        self, reassignment: Mapping[TopicPartition, Sequence[int]] | BoundReassignment, expected_epoch_zk_version: int
     ) -> None:
         """Fenced set, or fenced create when the node is gone."""
-        data = ReassignPartitionsZNode.encode(reassignment)
+        data = (ReassignPartitionsZNode.encode_bound(reassignment) if isinstance(reassignment, BoundReassignment)
+                else ReassignPartitionsZNode.encode(reassignment))
         path = paths.REASSIGN_PARTITIONS
         result = await self._fenced(SetDataOp(path, data, ANY_VERSION), expected_epoch_zk_version)
         if isinstance(result, ErrorResult) and result.code == ErrorCode.NO_NODE:

@@ -282,6 +282,10 @@ def json_kind(value: Any) -> str:
     """The JSON type of a parsed value, as the error messages name it."""
     if value is None:
         return "null"
+    if isinstance(value, JsonNumberText):  # `parse_json_as_written`'s
+        return "number"
+    if isinstance(value, JsonPairs):
+        return "object"
     if isinstance(value, bool):
         return "boolean"
     if isinstance(value, int | float):
@@ -451,29 +455,78 @@ class JsonObject:
 
     def jackson_int(self, key: str) -> int:
         """An optional field Kafka binds to a Scala ``Int`` with Jackson's default ``ObjectMapper`` (as
-        ``Json.parseBytesAs`` does): absent or null (0), an integer or a float within 32 bits (truncated), or a
-        string Java's ``Integer.parseInt`` reads (``""`` and ``"null"`` count as null) decode, to what Jackson
-        binds; anything else is a decode error there, and here."""
-        value = self._values.get(key)
-        if value is None:
-            return 0
-        if type(value) is int and INT32_MIN <= value <= INT32_MAX:
-            return value
-        if isinstance(value, float) and INT32_MIN <= value <= INT32_MAX:
-            return int(value)
-        if isinstance(value, str):
-            text = value.strip("".join(chr(c) for c in range(33)))  # Java's String.trim
-            body = text[1:] if text[:1] in ("+", "-") else text
-            if text in ("", "null"):
-                return 0
-            if body.isdecimal() and decimal_fits(body, 10):
-                number = significant_int(text[: len(text) - len(body)].replace("+", ""), body)
-                if INT32_MIN <= number <= INT32_MAX:
-                    return number
-        raise ZnodeDecodeError(self.path, f"{self.where(key)}: cannot be read as an int, got {json_kind(value)} "
-                                          f"{clip_text(value) if isinstance(value, str) else value!r}")
+        ``Json.parseBytesAs`` does): see `jackson_int_value`."""
+        return jackson_int_value(self._values.get(key), self.path, self.where(key))
 
     def unknown_keys(self, known: frozenset[str]) -> list[str]:
         """Keys outside ``known``: Jackson's default ``ObjectMapper`` refuses them when it binds a class
         (``FAIL_ON_UNKNOWN_PROPERTIES``)."""
         return [key for key in self._values if key not in known]
+
+
+def jackson_int_value(value: Any, path: str, where: str) -> int:
+    """A value Jackson 2.10's default ``ObjectMapper`` binds to a Java ``int``: absent or null (0), an integer or
+    a float within 32 bits (truncated), or a string Java's ``Integer.parseInt`` reads (``""`` and ``"null"``
+    count as null) decode, to what Jackson binds; anything else is a decode error there, and here."""
+    if value is None:
+        return 0
+    if type(value) is int and INT32_MIN <= value <= INT32_MAX:
+        return value
+    if isinstance(value, float) and INT32_MIN <= value <= INT32_MAX:
+        return int(value)
+    if isinstance(value, str):
+        text = value.strip("".join(chr(c) for c in range(33)))  # Java's String.trim
+        body = text[1:] if text[:1] in ("+", "-") else text
+        if text in ("", "null"):
+            return 0
+        if body.isdecimal() and decimal_fits(body, 10):
+            number = significant_int(text[: len(text) - len(body)].replace("+", ""), body)
+            if INT32_MIN <= number <= INT32_MAX:
+                return number
+    if isinstance(value, str):
+        shown = f" {clip_text(value)}"
+    elif isinstance(value, list | dict):  # a repr could be megabytes, or nest past the recursion limit
+        shown = ""
+    else:
+        text = repr(value)
+        shown = f" {text}" if len(text) <= 40 else f" {text[:40]}... ({len(text)} characters)"
+    raise ZnodeDecodeError(path, f"{where}: cannot be read as an int, got {json_kind(value)}{shown}")
+
+
+class JsonNumberText(str):
+    """A JSON number as written (`parse_json_as_written`): Jackson binds a number to a ``String`` field as its
+    text (``1.50E+2`` stays so), and to an ``Object`` as ``Integer``, ``Long``, ``BigInteger`` or ``Double``."""
+
+    __slots__ = ()
+
+    @property
+    def is_integer(self) -> bool:
+        return not any(c in self for c in ".eE")
+
+    def value(self) -> int | float:
+        """As `parse_json` reads it: an int of any length (`JsonBigInteger` past Python's digit limit), or a
+        float."""
+        return _int_of_any_length(self) if self.is_integer else float(self)
+
+
+class JsonPairs(list[tuple[str, Any]]):
+    """A JSON object as its members in order, repeated names included (`parse_json_as_written`): Jackson binds
+    every occurrence of a repeated property (each must bind; the last wins), where a dict keeps only the last."""
+
+    __slots__ = ()
+
+
+_AS_WRITTEN_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_int=JsonNumberText,
+                                       parse_float=JsonNumberText, object_pairs_hook=JsonPairs)
+
+
+def parse_json_as_written(data: bytes | None, path: str) -> tuple[Any, Any]:
+    """``data``'s first JSON value as `parse_json` reads it (raising what that raises), and again with objects as
+    `JsonPairs` and numbers as `JsonNumberText`, for a binding that must see what `parse_json` folds away."""
+    plain = parse_json(data, path)
+    data = require_data(data, path)
+    if data.startswith(_BOM):
+        data = data[len(_BOM):]
+    text = data.decode("utf-8", errors="replace")  # parse_json accepted it: bad bytes lie after the value
+    leading = _LEADING_WS.match(text)
+    return plain, _AS_WRITTEN_DECODER.raw_decode(text, leading.end() if leading is not None else 0)[0]

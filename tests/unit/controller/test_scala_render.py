@@ -13,6 +13,7 @@ from zkcontroller.controller.context import ControllerContext
 from zkcontroller.controller.reassignment_records import ReassignmentRecords
 from zkcontroller.controller.scala_render import scala_buffer, scala_map, scala_set
 from zkcontroller.model import TopicPartition
+from zkcontroller.zk.znodes import BoundReassignment
 
 
 def test_sets_maps_and_buffers_print_as_scala_does() -> None:
@@ -34,8 +35,8 @@ class FakeZk:
     async def reassign_partitions_in_progress(self) -> bool:
         return True
 
-    async def get_partition_reassignment(self) -> dict[TopicPartition, tuple[int, ...]]:
-        return self.current
+    async def get_bound_partition_reassignment(self) -> BoundReassignment:
+        return BoundReassignment(dict(self.current), {})
 
     async def set_or_create_partition_reassignment(self, remaining: Any, _version: int) -> None:
         self.written = remaining
@@ -66,6 +67,6 @@ async def test_removed_reassignments_are_logged_as_a_scala_map_of_buffers(
     records = ReassignmentRecords(core, ControllerContext(), deletion=None)  # type: ignore[arg-type]
     await records.maybe_remove_from_zk(lambda tp, _r: tp == TopicPartition("foo", 0))
     assert log.lines == [expected]
-    assert TopicPartition("foo", 0) not in zk.written
+    assert TopicPartition("foo", 0) not in zk.written.targets
 
 

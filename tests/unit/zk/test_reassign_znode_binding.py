@@ -8,7 +8,7 @@ import pytest
 
 from zkcontroller.model import TopicPartition
 from zkcontroller.zk.errors import NullDereferenceError, NullZnodeDataError, ZnodeDecodeError
-from zkcontroller.zk.znodes import ReassignPartitionsZNode
+from zkcontroller.zk.znodes import BoundReassignment, ReassignPartitionsZNode
 
 PATH = "/admin/reassign_partitions"
 ENTRY = '{"topic":"t","partition":0,"replicas":[1,2]}'
@@ -72,3 +72,57 @@ def test_a_numeric_string_past_pythons_digit_limit_is_refused_not_a_value_error(
     assert "version" in error.reason and ReassignPartitionsZNode.kafka_reads_as_empty(error)
     zeros = b'{"version":1,"partitions":[{"topic":"t","partition":"' + b"0" * 5000 + b'7","replicas":[1]}]}'
     assert ReassignPartitionsZNode.decode(zeros, PATH) == {TopicPartition("t", 7): (1,)}
+
+
+# What Jackson 2.10.5.1's default ObjectMapper binds from each shape into Java equivalents of Kafka's case classes
+# (a constructor whose parameters carry @JsonProperty, ``replicas`` a ``List<Object>``), run once by hand against
+# jackson-databind 2.10.5.1 built from its source (on jackson-core 2.17.2: 2.10's core jar was not at hand): topic
+# and replicas as bound (``None`` for a null or absent topic).
+BINDS = [
+    ('{"topic":5,"partition":0,"replicas":[1]}', "5", 0, (1,)),
+    ('{"topic":1.50E+2,"partition":0,"replicas":[1]}', "1.50E+2", 0, (1,)),  # the number as written
+    ('{"topic":-0,"partition":0,"replicas":[1]}', "-0", 0, (1,)),
+    ('{"topic":true,"partition":0,"replicas":[1]}', "true", 0, (1,)),
+    ('{"topic":null,"partition":0,"replicas":[1]}', None, 0, (1,)),
+    ('{"partition":0,"replicas":[1]}', None, 0, (1,)),
+    ('{"topic":"a","partition":"1","replicas":[1]}', "a", 1, (1,)),
+    ('{"topic":"a","partition":1.9,"replicas":[1]}', "a", 1, (1,)),
+    ('{"topic":"a","partition":null,"replicas":[1]}', "a", 0, (1,)),
+    ('{"topic":"a","replicas":[1]}', "a", 0, (1,)),
+    ('{"topic":"a","topic":"b","partition":0,"replicas":[1]}', "b", 0, (1,)),  # every repeat binds, the last wins
+    ('{"topic":"a","partition":0,"replicas":["1",1.5,null,true,{},[],2147483648,1e2]}', "a", 0,
+     ("1", 1.5, None, True, {}, [], 2147483648, 100.0)),  # String, Double, null, Boolean, Map, List, Long, Double
+]
+
+
+@pytest.mark.parametrize(("entry", "topic", "partition", "replicas"), BINDS)
+def test_an_entry_binds_as_kafkas_jackson_binding_does(entry: str, topic: str | None, partition: int,
+                                                       replicas: tuple[object, ...]) -> None:
+    bound = ReassignPartitionsZNode.decode_bound(f'{{"version":1,"partitions":[{ENTRY},{entry}]}}'.encode(), PATH)
+    assert bound.targets.pop(TopicPartition("t", 0)) == (1, 2)  # a valid entry beside it is read too
+    usable = topic is not None and all(type(r) is int and r < 2**31 for r in replicas)
+    if usable:
+        assert topic is not None
+        assert bound == BoundReassignment({TopicPartition(topic, partition): replicas}, {})  # type: ignore[dict-item]
+    else:
+        assert bound == BoundReassignment({}, {(topic, partition): replicas})
+
+
+@pytest.mark.parametrize("entry", [
+    '{"topic":{},"partition":0,"replicas":[1]}', '{"topic":["a"],"partition":0,"replicas":[1]}',
+    '{"topic":"a","partition":true,"replicas":[1]}', '{"topic":"a","partition":0,"replicas":5}',
+    '{"topic":"a","partition":0,"replicas":""}', '{"topic":"a","partition":0,"replicas":{}}',
+    '{"topic":"a","partition":0,"replicas":[1],"partition":"x"}', '""', "true",
+])
+def test_a_shape_kafkas_binding_refuses_refuses_the_whole_znode(entry: str) -> None:
+    error = _refusal(f'{{"version":1,"partitions":[{ENTRY},{entry}]}}'.encode())
+    assert ReassignPartitionsZNode.kafka_reads_as_empty(error)
+
+
+def test_a_repeated_field_must_bind_each_time() -> None:
+    assert ReassignPartitionsZNode.kafka_reads_as_empty(_refusal(b'{"version":1,"version":"x","partitions":[]}'))
+
+
+def test_unusable_entries_are_written_back_as_bound() -> None:
+    bound = BoundReassignment({TopicPartition("t", 0): (1, 2)}, {(None, 3): (1,), ("u", 1): ("2", None)})
+    assert ReassignPartitionsZNode.decode_bound(ReassignPartitionsZNode.encode_bound(bound), PATH) == bound

@@ -6,6 +6,7 @@ Kafka 2.8 writes.
 """
 
 from zkcontroller.zk.znodes.admin import (
+    BoundReassignment,
     DeleteTopicsTopicZNode,
     DeleteTopicsZNode,
     IsrChangeNotificationSequenceZNode,
@@ -37,6 +38,7 @@ from zkcontroller.zk.znodes.topics import (
 
 __all__ = [
     "UNCLEAN_LEADER_ELECTION_ENABLE",
+    "BoundReassignment",
     "BrokerIdZNode",
     "BrokerIdsZNode",
     "BrokerSequenceIdZNode",

@@ -3,7 +3,9 @@ ISR-change and log-dir-event sequential notifications."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NoReturn
 
 from zkcontroller.model import TopicPartition
 from zkcontroller.zk import paths
@@ -14,7 +16,18 @@ from zkcontroller.zk.errors import (
     ZnodeDecodeError,
     require_data,
 )
-from zkcontroller.zk.json_fields import JsonObject, dumps, json_kind, parse_json, parse_object, refuse_no_value
+from zkcontroller.zk.json_fields import (
+    JsonNumberText,
+    JsonObject,
+    JsonPairs,
+    dumps,
+    int_tuple_or_none,
+    jackson_int_value,
+    json_kind,
+    parse_json_as_written,
+    parse_object,
+    refuse_no_value,
+)
 from zkcontroller.zk.znodes.sequential import SequentialNotificationZNode
 
 
@@ -73,58 +86,86 @@ class ReassignPartitionsZNode:
         })
 
     @staticmethod
-    def decode(data: bytes | None, path: str = paths.REASSIGN_PARTITIONS) -> dict[TopicPartition, tuple[int, ...]]:
-        """Target replicas per partition (a later duplicate entry wins, as in Kafka's ``toMap``).
+    def encode_bound(bound: BoundReassignment) -> bytes:
+        """Kafka's ``encode`` of what it read back (a removal rewrites the entries it keeps): the usable
+        entries, then the unusable ones as bound (a null topic is written ``null``)."""
+        entries: list[dict[str, object]] = [
+            {"topic": tp.topic, "partition": tp.partition, "replicas": list(replicas)}
+            for tp, replicas in sorted(bound.targets.items())]
+        entries += [{"topic": topic, "partition": partition, "replicas": list(replicas)}
+                    for (topic, partition), replicas in bound.unusable.items()]
+        return dumps({"version": ReassignPartitionsZNode.VERSION, "partitions": entries})
 
-        Kafka binds this znode to case classes with Jackson's default ``ObjectMapper`` (``Json.parseBytesAs``),
-        then walks them. What the binding refuses (not JSON, no value, not an object, a field it does not know,
-        a value of the wrong type) is a JSON error, which ``getPartitionReassignment`` logs and reads as no
-        reassignment (`kafka_reads_as_empty`). Null data (``readValue`` refuses a null array: an
+    @staticmethod
+    def decode(data: bytes | None, path: str = paths.REASSIGN_PARTITIONS) -> dict[TopicPartition, tuple[int, ...]]:
+        """The usable entries of `decode_bound` (the admin tools' view)."""
+        return ReassignPartitionsZNode.decode_bound(data, path).targets
+
+    @staticmethod
+    def decode_bound(data: bytes | None, path: str = paths.REASSIGN_PARTITIONS) -> BoundReassignment:
+        """The znode as Kafka 2.8.2's ``decode`` binds it (a later entry for the same partition wins, as in its
+        ``toMap``).
+
+        Kafka binds this znode to case classes with Jackson 2.10's default ``ObjectMapper``
+        (``Json.parseBytesAs``), then walks them. What the binding refuses is a JSON error, which
+        ``getPartitionReassignment`` logs and reads as no reassignment (`kafka_reads_as_empty`): not JSON, no
+        value, not an object, a field the case classes lack (every occurrence of a repeated field binds), an
+        entry that is not an object, ``partitions``/``replicas`` not an array (nor null), ``version``/
+        ``partition`` not what Jackson binds to an ``int`` (`jackson_int_value`: absent or null is 0, ``"1"``
+        and ``1.9`` are 1, a boolean fails), ``topic`` an object or array. What it coerces is read as coerced:
+        a number or boolean ``topic`` binds as its text (``5`` → ``"5"``). ``replicas`` is a
+        ``java.util.List[Int]``, erased to a list of ``Object``: any JSON value binds there, and only a 32-bit
+        integer is a broker id; an entry with any other replica, or a null (or absent) topic, is bound but
+        `BoundReassignment.unusable`. Null data (``readValue`` refuses a null array: an
         IllegalArgumentException) and a binding that leaves ``null`` where the walk dereferences it (the
         document ``null``, ``partitions`` absent or null, a null entry, an entry's ``replicas`` absent or null:
         NullPointerExceptions, the last one where the controller uses the target) throw in Kafka:
         `NullZnodeDataError` and `NullDereferenceError` here, raised only when nothing else is refused, since
-        Jackson fails before the walk. ``version`` and an entry's ``partition`` are bound as Jackson binds a
-        Scala ``Int`` (`JsonObject.jackson_int`: absent is 0); nothing checks the version's value.
-
-        Stricter than Kafka, whose ``topic`` is a ``String`` (null, absent or a number bind) and whose
-        ``replicas`` is a ``java.util.List`` of ``Object`` (any JSON values bind, and fail, or read null as 0,
-        only where the controller uses them): here ``topic`` must be a string and ``replicas`` 32-bit integers,
-        else the data is refused as a JSON error."""
+        Jackson fails before the walk. Nothing checks the version's value."""
         data = require_data(data, path)
         try:
-            value = parse_json(data, path)
+            plain, value = parse_json_as_written(data, path)
         except UnparseableZnodeError:
             refuse_no_value(data, path)  # readValue: "No content to map due to end-of-input"
             raise
         if value is None:
             raise NullDereferenceError(path, "the document is JSON null (Kafka's decoder dereferences it)")
-        if not isinstance(value, dict):
-            raise ZnodeDecodeError(path, f"expected a JSON object, got {json_kind(value)}")
-        obj = JsonObject(value, path)
-        _refuse_unknown(obj, _ASSIGNMENT_FIELDS)
-        obj.jackson_int("version")
-        if obj.is_null_or_absent("partitions"):
-            null_at = "partitions is absent or null"
-            entries: list[object] = []
-        else:
-            null_at = ""
-            entries = obj.get_list("partitions")
-        out: dict[TopicPartition, tuple[int, ...]] = {}
-        for i, raw in enumerate(entries):
+        root = _bind_object(value, path, "")
+        partitions: list[Any] | None = None
+        for key, field in root:
+            if key == "version":
+                jackson_int_value(_number(field), path, "version")
+            elif key == "partitions":
+                partitions = _bind_list(field, path, "partitions")
+            else:
+                _refuse_unknown(key, path, "", _ASSIGNMENT_FIELDS)
+        null_at = "partitions is absent or null" if partitions is None else ""
+        plain_entries = plain.get("partitions")  # the same entries as plain JSON (a repeated name: the last, as bound)
+        bound = BoundReassignment({}, {})
+        for i, raw in enumerate(partitions or ()):
+            where = f"partitions[{i}]"
             if raw is None:
-                null_at = null_at or f"partitions[{i}] is null"
+                null_at = null_at or f"{where} is null"
                 continue
-            entry = obj.as_object(raw, f"partitions[{i}]")
-            _refuse_unknown(entry, _REPLICA_ASSIGNMENT_FIELDS)
-            tp = TopicPartition(entry.get_str("topic"), entry.jackson_int("partition"))
-            if entry.is_null_or_absent("replicas"):
-                null_at = null_at or f"partitions[{i}].replicas is absent or null"
+            topic: str | None = None
+            partition = 0
+            replicas: list[Any] | None = None
+            for key, field in _bind_object(raw, path, where):
+                if key == "topic":
+                    topic = _bind_string(field, path, f"{where}.topic")
+                elif key == "partition":
+                    partition = jackson_int_value(_number(field), path, f"{where}.partition")
+                elif key == "replicas":
+                    replicas = _bind_list(field, path, f"{where}.replicas")
+                else:
+                    _refuse_unknown(key, path, where, _REPLICA_ASSIGNMENT_FIELDS)
+            if replicas is None:
+                null_at = null_at or f"{where}.replicas is absent or null"
                 continue
-            out[tp] = entry.get_int_list("replicas")
+            bound.put(topic, partition, tuple(plain_entries[i]["replicas"]))
         if null_at:
             raise NullDereferenceError(path, f"{null_at} (Kafka's decoder dereferences it)")
-        return out
+        return bound
 
     @staticmethod
     def kafka_reads_as_empty(error: ZnodeDecodeError) -> bool:
@@ -133,16 +174,77 @@ class ReassignPartitionsZNode:
         return not isinstance(error, NullZnodeDataError | NullDereferenceError)
 
 
+@dataclass
+class BoundReassignment:
+    """``/admin/reassign_partitions`` as Kafka's Jackson binding reads it (`ReassignPartitionsZNode.decode_bound`).
+
+    ``unusable``: entries Kafka binds but cannot reassign, by ``(topic, partition)`` with their replicas as
+    bound: a null topic (Kafka answers UNKNOWN_TOPIC_OR_PARTITION), or a replica that is not a 32-bit integer
+    (a string, float, boolean, null, object, array or larger integer: Kafka fails on unboxing it, and a null
+    unboxes as broker 0 where a boxed null is compared)."""
+
+    targets: dict[TopicPartition, tuple[int, ...]]
+    unusable: dict[tuple[str | None, int], tuple[Any, ...]]
+
+    def put(self, topic: str | None, partition: int, replicas: tuple[Any, ...]) -> None:
+        """A bound entry, replacing an earlier one for the same partition (Kafka's ``toMap``)."""
+        if topic is not None:
+            self.targets.pop(TopicPartition(topic, partition), None)
+        self.unusable.pop((topic, partition), None)
+        ids = int_tuple_or_none(list(replicas))
+        if topic is None or ids is None:
+            self.unusable[(topic, partition)] = replicas
+        else:
+            self.targets[TopicPartition(topic, partition)] = ids
+
+    def without(self, keep: Callable[[tuple[str | None, int]], bool]) -> BoundReassignment:
+        """The entries whose ``(topic, partition)`` ``keep`` accepts."""
+        return BoundReassignment({tp: r for tp, r in self.targets.items() if keep(tp)},
+                                 {k: r for k, r in self.unusable.items() if keep(k)})
+
+    def __bool__(self) -> bool:
+        return bool(self.targets or self.unusable)
+
+
 _ASSIGNMENT_FIELDS = frozenset({"version", "partitions"})
 _REPLICA_ASSIGNMENT_FIELDS = frozenset({"topic", "partition", "replicas"})
 
 
-def _refuse_unknown(obj: JsonObject, known: frozenset[str]) -> None:
+def _refuse_unknown(key: str, path: str, where: str, known: frozenset[str]) -> NoReturn:
     """Jackson's ``UnrecognizedPropertyException`` (a JSON error) for a field the bound case class lacks."""
-    unknown = obj.unknown_keys(known)
-    if unknown:
-        raise ZnodeDecodeError(obj.path, f"unknown field {obj.where(unknown[0])!r} (Kafka's Jackson binding knows "
-                                         f"only {', '.join(sorted(known))})")
+    name = f"{where}.{key}" if where else key
+    raise ZnodeDecodeError(path, f"unknown field {name!r} (Kafka's Jackson binding knows only "
+                                 f"{', '.join(sorted(known))})")
+
+
+def _bind_object(value: Any, path: str, where: str) -> JsonPairs:
+    """A case class binds only from an object (Jackson: no creator takes a number, string, boolean or array)."""
+    if not isinstance(value, JsonPairs):
+        raise ZnodeDecodeError(path, f"{where}: expected an object, got {json_kind(value)}" if where
+                               else f"expected a JSON object, got {json_kind(value)}")
+    return value
+
+
+def _bind_list(value: Any, path: str, where: str) -> list[Any] | None:
+    """A ``java.util.List`` binds from an array or null (``ACCEPT_SINGLE_VALUE_AS_ARRAY`` is off; ``""`` has no
+    creator either)."""
+    if value is None or (isinstance(value, list) and not isinstance(value, JsonPairs)):
+        return value
+    raise ZnodeDecodeError(path, f"{where}: expected an array, got {json_kind(value)}")
+
+
+def _bind_string(value: Any, path: str, where: str) -> str | None:
+    """Jackson 2.10's ``StringDeserializer``: a string, a number as written, ``true``/``false`` as text, null;
+    an object or array fails (``UNWRAP_SINGLE_VALUE_ARRAYS`` is off)."""
+    if value is None or isinstance(value, str):
+        return None if value is None else str(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    raise ZnodeDecodeError(path, f"{where}: expected a string, got {json_kind(value)}")
+
+
+def _number(value: Any) -> Any:
+    return value.value() if isinstance(value, JsonNumberText) else value
 
 
 class PreferredReplicaElectionZNode:
