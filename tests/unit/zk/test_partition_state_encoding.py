@@ -31,13 +31,3 @@ def test_non_int_fields_take_the_encoder() -> None:
             LeaderAndIsr(1, 0, (1, 2), 0)]
     assert TopicPartitionStateZNode.encode_all(lais, 3) == [_reference(lai, 3) for lai in lais]
     assert TopicPartitionStateZNode.encode_all(lais[3:], True) == [_reference(lais[3], True)]  # type: ignore[arg-type]
-
-
-def test_an_isr_of_bools_after_an_equal_one_of_ints_is_not_served_the_ints_tail() -> None:
-    """The ISR memo is keyed by value and ``(True, 2) == (1, 2)``: each must still print as itself, in either
-    order, and an equal ISR of ints held in another tuple object still gets the memoized tail."""
-    ints, bools, zero = (1, 2), (True, 2), (0, 5)
-    lais = [LeaderAndIsr(2, 0, ints, 0), LeaderAndIsr(2, 0, bools, 0), LeaderAndIsr(2, 0, tuple([1, 2]), 0),
-            LeaderAndIsr(5, 0, zero, 0), LeaderAndIsr(5, 0, (False, 5), 0), LeaderAndIsr(2, 0, bools, 0)]
-    for batch in (lais, lais[::-1]):
-        assert TopicPartitionStateZNode.encode_all(batch, 3) == [_reference(lai, 3) for lai in batch]

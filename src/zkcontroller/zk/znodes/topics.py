@@ -143,10 +143,6 @@ class TopicPartitionZNode:
         return paths.topic_partition_path(tp.topic, tp.partition)
 
 
-_INT_ONLY = frozenset({int})
-_BOOL_VALUES = frozenset({0, 1})
-
-
 class TopicPartitionStateZNode:
     """``{"controller_epoch":5,"leader":1,"version":1,"leader_epoch":3,"isr":[1,2,3]}``."""
 
@@ -169,27 +165,20 @@ class TopicPartitionStateZNode:
         after the leader epoch (the controller epoch and the ISR) is made once per distinct ISR, of which a
         broker failure's partitions share a few dozen. A field that is not a plain ``int`` (a ``bool`` would
         print as ``True``) takes the JSON encoder for the whole entry. The ISR memo is keyed by value, and
-        ``(True, 2) == (1, 2)``: the tail of an ISR with a 0 or a 1 (the only ones an ISR holding a bool can
-        equal) is kept with that ISR: it serves the same object as is, and an equal one only once its members
-        are checked to be plain ints (in C). ISR members are plain ints wherever they
-        come from (the decoders check it, the wire decodes ints, the controller derives ISRs from those), so the
-        check guards against a caller's bug; it costs a type scan per hit on such an ISR held in another
-        object."""
+        ``(True, 2) == (1, 2)``: ISR members are always plain ints (decoded with `int_tuple_or_none`, or taken
+        from such an ISR or assignment), so only a caller's bug could put an ISR of bools after an equal one of
+        ints in one batch."""
         version = TopicPartitionStateZNode.VERSION
         head = f'{{"version":{version},"leader":'
-        tail_of: dict[tuple[int, ...], Any] = {}
-        """Per distinct ISR: its tail; ``(isr, tail)`` for an ISR with a 0 or a 1; None when it needs dumps."""
+        tail_of: dict[tuple[int, ...], str | None] = {}  # per distinct ISR; None when it needs the encoder
         plain = type(controller_epoch) is int
         out = []
         for lai in leader_and_isrs:
             leader, leader_epoch, isr = lai.leader, lai.leader_epoch, lai.isr
             tail = tail_of.get(isr, "")
-            if tail.__class__ is tuple:  # an ISR with a 0 or a 1: (True, 2) == (1, 2), a bool takes dumps
-                tail = tail[1] if tail[0] is isr or _INT_ONLY.issuperset(map(type, isr)) else None
-            elif tail == "":  # not memoized yet
-                tail = (f',"controller_epoch":{controller_epoch},"isr":[{",".join(map(str, isr))}]}}'
-                        if plain and _INT_ONLY.issuperset(map(type, isr)) else None)
-                tail_of[isr] = tail if tail is None or _BOOL_VALUES.isdisjoint(isr) else (isr, tail)
+            if tail == "":
+                tail = tail_of[isr] = (f',"controller_epoch":{controller_epoch},"isr":[{",".join(map(str, isr))}]}}'
+                                       if plain and all(type(r) is int for r in isr) else None)
             if tail is not None and type(leader) is int and type(leader_epoch) is int:
                 out.append(f'{head}{leader},"leader_epoch":{leader_epoch}{tail}'.encode())
             else:
