@@ -90,7 +90,10 @@ class TimeIndex:
     LogValidator converts it to: its messages' first and largest timestamps, none for magic 0, the append time for
     a LogAppendTime topic, `record_sets.validate`). Kept only while increasing, as Kafka's
     ``TimeIndex.maybeAppend``, so the first batch whose max timestamp reaches a target (``Log.fetchOffsetByTimestamp``'s
-    search) is a bisection. Three arrays of 64-bit ints, not tuples: one entry per produced batch at most.
+    search) is a bisection. A leader's batch whose records' timestamps are not all at or below its first gives one
+    entry per record that is a new running maximum instead (`append_records`: its offset, its timestamp as first and
+    max), so that a lookup names the record inside the batch that Kafka's scan names. Three arrays of 64-bit ints,
+    not tuples: an entry per produced batch that raises the max, plus one per record that raises it inside a batch.
 
     The entries kept are written through to ``journal`` when set (a broker process's `LogOffsetsJournal`, as Kafka's
     ``.timeindex`` files outlive the process): the callers (the leader's Produce, a follower's fetch) append here and
@@ -141,10 +144,24 @@ class TimeIndex:
             return first
         return None
 
+    @property
+    def last_timestamp(self) -> int:
+        """The largest timestamp indexed, -1 for none (a batch whose max is not above it adds nothing)."""
+        return self._max[-1] if self._max else -1
+
+    def append_records(self, base_offset: int, records: Sequence[tuple[int, int]]) -> None:
+        """A leader's batch at ``base_offset`` whose records' timestamps are not all its first's: the records that
+        are new running maxima, (offset delta, timestamp) each (`record_timestamps.running_maxima`), each an entry
+        of its own (its offset, its timestamp as first and max), journaled together."""
+        self.extend([(base_offset + delta, timestamp, timestamp) for delta, timestamp in records])
+
     def lookup(self, target: int) -> tuple[int, int] | None:
-        """(timestamp, offset) of the first batch whose max timestamp is >= ``target``, None if none: the batch's
-        first record when its timestamp reaches the target (Kafka's answer exactly), else the batch's base offset
-        with its max timestamp (records' own timestamps are not kept: the record Kafka names is in that batch)."""
+        """(timestamp, offset) of the first entry whose max timestamp is >= ``target``, None if none: its first
+        record when its timestamp reaches the target, else its offset with its max timestamp. A leader's entries
+        are the log's running maxima, record by record (first = max: Kafka's answer exactly, the first record
+        reaching the target); an entry whose first timestamp is below its max comes from a batch whose records were
+        not read (a legacy set, or a follower's fetched batch header), whose answer past the first is the batch's
+        base offset with its max timestamp, not the record inside it Kafka names."""
         at = bisect_left(self._max, target)
         if at == len(self._max):
             return None

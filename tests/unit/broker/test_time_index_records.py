@@ -1,0 +1,97 @@
+"""ListOffsets by timestamp names the record Kafka names inside a batch: the first record in the log whose timestamp
+reaches the target (``LogSegment.findOffsetByTimestamp``'s scan, ``FileRecords.searchForTimestamp``), with that
+record's offset and timestamp, not the batch's base offset with its max timestamp. A leader indexes each record that
+is a new running maximum (`record_timestamps.running_maxima`, `TimeIndex.append_records`); checked against a plain
+model of Kafka's search over the same produced history."""
+
+from __future__ import annotations
+
+import asyncio
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tests.unit.broker.test_produce_offload_bounds import KNOWN, Broker
+from tests.unit.broker.v2_batches import GZIP, ZSTD, v2_batch_of, v2_record
+
+from zkcontroller.broker.produce import ProducePartition, produce
+from zkcontroller.model import TopicPartition
+from zkcontroller.protocol.wire.record_sets import LONG_MAX, java_long
+from zkcontroller.protocol.wire.record_timestamps import running_maxima
+
+BASE = 1_000_000
+TP = TopicPartition("t", 0)
+
+
+def batch(deltas: list[int], codec: int = 0, base: int = BASE) -> bytes:
+    return v2_batch_of([v2_record(i, timestamp_delta=d) for i, d in enumerate(deltas)], first_timestamp=base,
+                       max_timestamp=base + max(deltas), codec=codec)
+
+
+async def produced(batches: list[bytes], broker: Broker | None = None) -> Broker:
+    broker = broker or Broker()
+    for data in batches:
+        [got] = await produce(9, 1, 30_000, "c", [ProducePartition("t", 0, data)], cache=KNOWN,
+                              target=broker.target())  # type: ignore[arg-type]
+        assert got.error == 0
+    return broker
+
+
+def kafka_lookup(timestamps: list[int], target: int) -> tuple[int, int] | None:
+    """Kafka's answer over the log's records in offset order: the first whose timestamp reaches the target."""
+    return next(((t, offset) for offset, t in enumerate(timestamps) if t >= target), None)
+
+
+async def test_a_record_inside_the_batch_is_named_with_its_own_offset_and_timestamp() -> None:
+    broker = await produced([batch([0, 50, 20, 100])])
+    index = broker.parts[TP].time_index
+    assert index.lookup(BASE + 30) == (BASE + 50, 1)  # before: (BASE + 100, 0), the batch's base with its max
+    assert index.lookup(BASE + 60) == (BASE + 100, 3)
+    assert index.lookup(BASE) == (BASE, 0)
+    assert index.lookup(BASE + 101) is None
+
+
+async def test_only_records_above_the_index_are_kept() -> None:
+    """A batch whose records stay below what is indexed adds nothing; one whose later records rise above it adds
+    those only, not its first (a target at or below the earlier max finds the earlier batch)."""
+    broker = await produced([batch([0, 200]), batch([0, 100, 150]), batch([-10, 100, 300, 250, 301])])
+    index = broker.parts[TP].time_index
+    assert [tuple(e) for e in index.entries()] == [(0, BASE, BASE), (1, BASE + 200, BASE + 200),
+                                                   (7, BASE + 300, BASE + 300), (9, BASE + 301, BASE + 301)]
+    assert index.lookup(BASE + 201) == (BASE + 300, 7)  # before: (BASE + 301, 5)
+
+
+async def test_a_compressed_batch_is_read_too() -> None:
+    broker = await produced([batch([0, 5, 9], codec=GZIP), batch([0, 4, 8], codec=ZSTD, base=BASE + 10)])
+    index = broker.parts[TP].time_index
+    assert index.lookup(BASE + 3) == (BASE + 5, 1)
+    assert index.lookup(BASE + 13) == (BASE + 14, 4)
+
+
+def test_running_maxima_wraps_as_a_java_long() -> None:
+    near = LONG_MAX - 5
+    data = v2_batch_of([v2_record(0, timestamp_delta=0), v2_record(1, timestamp_delta=10),
+                        v2_record(2, timestamp_delta=3)], first_timestamp=near, max_timestamp=near)
+    assert running_maxima(data, -1) == [(0, near), (2, near + 3)]  # the second wraps to LONG_MIN + 4
+    low = v2_batch_of([v2_record(0, timestamp_delta=-10), v2_record(1, timestamp_delta=-20)],
+                      first_timestamp=-(2**63) + 5, max_timestamp=0)
+    assert running_maxima(low, -1) == [(0, java_long(-(2**63) - 5))]
+
+
+def test_running_maxima_of_long_records_and_deltas() -> None:
+    """Records longer than 63 bytes (a two-byte length) and deltas beyond one byte."""
+    records = [v2_record(i, b"k" * 100, timestamp_delta=d) for i, d in enumerate([0, 70_000, 64, 80_000])]
+    data = v2_batch_of(records, first_timestamp=BASE, max_timestamp=BASE)
+    assert running_maxima(data, -1) == [(0, BASE), (1, BASE + 70_000), (3, BASE + 80_000)]
+    assert running_maxima(data, BASE + 70_000) == [(3, BASE + 80_000)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.integers(-3, 12), min_size=1, max_size=6), st.sampled_from([0, GZIP]),
+                          st.integers(0, 12)), min_size=1, max_size=6),
+       st.lists(st.integers(0, 30), min_size=1, max_size=8))
+def test_the_same_answer_as_kafkas_search(history: list[tuple[list[int], int, int]], targets: list[int]) -> None:
+    timestamps = [BASE + start + d for deltas, _, start in history for d in deltas]
+    broker = asyncio.run(produced([batch(deltas, codec, BASE + start) for deltas, codec, start in history]))
+    index = broker.parts[TP].time_index
+    for target in targets:
+        assert index.lookup(BASE + target) == kafka_lookup(timestamps, BASE + target), (target, timestamps)
