@@ -10,11 +10,16 @@ import asyncio
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kafka.record.memory_records import MemoryRecordsBuilder
+from tests.unit.broker.replica_helpers import Brokers, state
 from tests.unit.broker.test_produce_offload_bounds import KNOWN, Broker
+from tests.unit.broker.test_produce_replica_manager import KNOWN as KNOWN_TOPICS
 from tests.unit.broker.v2_batches import GZIP, ZSTD, v2_batch_of, v2_record
 
 from zkcontroller.broker.produce import ProducePartition, produce
 from zkcontroller.model import TopicPartition
+from zkcontroller.protocol.inter_broker import EpochEntry, ReplicatedBatch, TimeIndexEntry
+from zkcontroller.protocol.wire.fetch_codec import decode_batches, encode_records
 from zkcontroller.protocol.wire.record_sets import LONG_MAX, java_long
 from zkcontroller.protocol.wire.record_timestamps import running_maxima
 
@@ -95,3 +100,48 @@ def test_the_same_answer_as_kafkas_search(history: list[tuple[list[int], int, in
     index = broker.parts[TP].time_index
     for target in targets:
         assert index.lookup(BASE + target) == kafka_lookup(timestamps, BASE + target), (target, timestamps)
+
+
+def test_a_producer_batch_s_records_reach_the_follower_through_the_fetch_codec() -> None:
+    """A leader serves an idempotent producer's batch whole (its producer state's), so the entries of records inside
+    it travel as those records' timestamps; the follower reads them back. Before: only the batch's first and max
+    timestamps in its header, and a new leader answered the batch's base offset with its max."""
+    batches = (ReplicatedBatch(2, 6, 7, 0, 0, 400), ReplicatedBatch(7, 8, 7, 0, 5, 500))
+    served = (TimeIndexEntry(0, 100, 100), TimeIndexEntry(3, 300, 300), TimeIndexEntry(4, 350, 350),
+              TimeIndexEntry(6, 400, 400), TimeIndexEntry(7, 450, 450), TimeIndexEntry(8, 500, 500))
+    data = encode_records(0, 9, batches, (EpochEntry(0, 0),), served)
+    decoded: list[TimeIndexEntry] = []
+    assert decode_batches(data, decoded)[2] == batches
+    assert tuple(decoded) == served
+    older = encode_records(0, 9, batches, (EpochEntry(0, 0),), (TimeIndexEntry(2, 200, 400),))
+    decoded.clear()
+    decode_batches(older, decoded)  # a batch whose records were not read: its own entry, as before
+    assert decoded == [TimeIndexEntry(2, 200, 400), TimeIndexEntry(7, 500, 500)]
+
+
+def idempotent(timestamps: list[int], sequence: int) -> bytes:
+    builder = MemoryRecordsBuilder(magic=2, compression_type=0, batch_size=1 << 20)
+    builder.set_producer_state(producer_id=9, producer_epoch=0, base_sequence=sequence, is_transactional=False)
+    for i, timestamp in enumerate(timestamps):
+        builder.append(timestamp=timestamp, key=None, value=b"%d" % i)
+    builder.close()
+    return bytes(builder.buffer())
+
+
+async def test_a_follower_indexes_an_idempotent_producer_s_records_as_its_leader(brokers: Brokers) -> None:
+    """In process (the fetched entries handed over as they are): the follower keeps the leader's entries, so it
+    answers as the leader once elected."""
+    brokers.lead(state())
+    rm = brokers.rms[1]
+    for sequence, timestamps in ((0, [1_000]), (1, [2_000, 4_000, 3_000]), (4, [5_000, 4_500, 6_000])):
+        [answer] = await produce(8, 1, 30_000, "c", [ProducePartition("t", 0, idempotent(timestamps, sequence))],
+                                 cache=KNOWN_TOPICS, target=rm.produce_target())  # type: ignore[arg-type]
+        assert answer.error == 0
+    for _ in range(3):
+        await brokers.fetch_all()
+    leader = rm.partition(TP)
+    follower = brokers.rms[2].partition(TP)
+    assert leader is not None and follower is not None and follower.log_end_offset == 7
+    assert follower.time_index.entries() == leader.time_index.entries()
+    assert follower.time_index.lookup(3_500) == (4_000, 2)  # before: (4_000, 1)
+    assert follower.time_index.lookup(5_500) == (6_000, 6)  # before: (6_000, 4)
