@@ -13,7 +13,9 @@ echoing it (socket cost only, no SocketServer). Beside them, the same request th
 process with no socket at all (the broker's own cost per request).
 
 (c) The time index on the Produce path: (b)'s in-process request with the partition's journal attached (a broker
-process's), for record timestamps that never raise the index, raise it once a batch, and raise it at every record.
+process's), for record timestamps that never raise the index, raise it once a batch, and raise it at every record:
+requests per second, CPU microseconds per request (``process_time``: less shaken by a shared machine), the index's
+bytes (its arrays and dict) and the journal's at the end; floor: an ApiVersions v0 request through the same handler.
 
 Prints figures; asserts nothing about speed (the machine is shared: read the ratios). Run:
 
@@ -252,15 +254,33 @@ new batch each request whose timestamps are above every earlier one, its records
 producer's usual batches: each raises the index, the second also has every record a new maximum)."""
 
 
+async def api_versions_cpu(seconds: float) -> float:
+    """(c)'s floor: CPU microseconds per ApiVersions v0 request (no fields) through the same `KafkaApis.handle`."""
+    cp = control_plane()
+    leader = LoneLeader()
+    apis = KafkaApis(1, control_handler=lambda: cp.handle, metadata_cache=lambda: cp.metadata_cache,
+                     cluster_id=lambda: "bench-cluster-000000000", replica_manager=lambda: leader)  # type: ignore[arg-type]
+    payload = encode_request_header(RequestHeader(client_apis.API_VERSIONS, 0, 7, "bench"))
+    for _ in range(200):
+        await apis.handle(payload)
+    n, start, cpu = 0, time.perf_counter(), time.process_time()
+    while time.perf_counter() < start + seconds:
+        for _ in range(100):
+            await apis.handle(payload)
+        n += 100
+    return (time.process_time() - cpu) / n * 1e6
+
+
 def time_index_path(seconds: float, frames_each: int) -> None:
     """(c) `KafkaApis.handle` in this process as (b)'s, with the partition's journal attached in a temporary log dir
     (as a broker process has it: the offsets and time index lines written through), for each of
     `TIME_INDEX_PATTERNS`; ``frames_each`` requests built beforehand, cycled (a cycle's repeats add no entry)."""
+    import sys
     import tempfile
 
     from zkcontroller.broker.log_offsets_journal import LogOffsetsJournal
 
-    async def measure(frames: list[bytes], log_dir: str) -> tuple[float, int, int]:
+    async def measure(frames: list[bytes], log_dir: str) -> tuple[float, float, int, int]:
         cp = control_plane()
         leader = LoneLeader()
         journal = LogOffsetsJournal(log_dir)
@@ -270,21 +290,28 @@ def time_index_path(seconds: float, frames_each: int) -> None:
                          cluster_id=lambda: "bench-cluster-000000000", replica_manager=lambda: leader)  # type: ignore[arg-type]
         for payload in frames[:200]:  # warm-up
             await apis.handle(payload)
-        n, start = 0, time.perf_counter()
+        n, start, cpu = 0, time.perf_counter(), time.process_time()
         while time.perf_counter() < start + seconds:
             for payload in frames[n % len(frames):n % len(frames) + 100]:
                 await apis.handle(payload)
                 n += 1
+        cpu_us = (time.process_time() - cpu) / n * 1e6
         rate = n / (time.perf_counter() - start)
+        copies = [leader.partition.time_index, *getattr(journal, "_times", {}).values()]  # the journal's own too
+        held = sum(sys.getsizeof(getattr(index, name)) for index in copies for name in index.__slots__
+                   if name.startswith("_"))
         journal.close()
-        return rate, len(leader.partition.time_index), journal.path.stat().st_size
+        return rate, cpu_us, held, journal.path.stat().st_size
 
     for label, step in TIME_INDEX_PATTERNS.items():
         frames = ([produce_frame(7)[4:]] if step is None else
                   [produce_frame(7, 1_000_000 + 10 * k, step)[4:] for k in range(frames_each)])
         with tempfile.TemporaryDirectory() as log_dir:
-            rate, entries, journal_bytes = asyncio.run(measure(frames, log_dir))
-        print(f"  {label:<36} {rate:>8,.0f} req/s  {entries:>7,} index entries, journal {journal_bytes:>10,} bytes")
+            rate, cpu_us, held, journal_bytes = asyncio.run(measure(frames, log_dir))
+        print(f"  {label:<36} {rate:>8,.0f} req/s  {cpu_us:>5.1f} us CPU a request  index (and copies) {held:>10,} "
+              f"bytes, journal {journal_bytes:>10,} bytes")
+    floor = asyncio.run(api_versions_cpu(seconds))
+    print(f"  floor: an ApiVersions request through the same KafkaApis.handle: {floor:.1f} us CPU a request")
 
 
 def main() -> None:

@@ -92,8 +92,10 @@ class TimeIndex:
     ``TimeIndex.maybeAppend``, so the first batch whose max timestamp reaches a target (``Log.fetchOffsetByTimestamp``'s
     search) is a bisection. A leader's batch whose records' timestamps are not all at or below its first gives one
     entry per record that is a new running maximum instead (`append_records`: its offset, its timestamp as first and
-    max), so that a lookup names the record inside the batch that Kafka's scan names. Three arrays of 64-bit ints,
-    not tuples: an entry per produced batch that raises the max, plus one per record that raises it inside a batch.
+    max), so that a lookup names the record inside the batch that Kafka's scan names. Two arrays of 64-bit ints (offset,
+    max timestamp: 16 bytes an entry), not tuples, the first timestamp kept apart for the few entries whose first is
+    below their max: an entry per produced batch that raises the max, plus one per record that raises it inside a
+    batch.
 
     The entries kept are written through to ``journal`` when set (a broker process's `LogOffsetsJournal`, as Kafka's
     ``.timeindex`` files outlive the process): the callers (the leader's Produce, a follower's fetch) append here and
@@ -105,7 +107,9 @@ class TimeIndex:
     def __init__(self, topic_partition: TopicPartition | None = None) -> None:
         self._max = array("q")
         self._offset = array("q")
-        self._first = array("q")
+        self._first: dict[int, int] = {}
+        """The first timestamp of each entry whose first is below its max (by position): a batch whose records were
+        not read (a legacy set's, a fetched header's). A record's own entry, the leader's usual one, has none."""
         self.topic_partition = topic_partition
         self.journal: Callable[[TopicPartition, Sequence[tuple[int, int, int]]], None] | None = None
         """Called with the entries each `append` or `extend` kept, (base offset, first, max timestamp) each (plain
@@ -140,7 +144,8 @@ class TimeIndex:
             first = min(first_timestamp, max_timestamp)
             self._max.append(max_timestamp)
             self._offset.append(base_offset)
-            self._first.append(first)
+            if first != max_timestamp:
+                self._first[len(self._max) - 1] = first
             return first
         return None
 
@@ -165,24 +170,28 @@ class TimeIndex:
         at = bisect_left(self._max, target)
         if at == len(self._max):
             return None
-        first = self._first[at]
+        first = self._first.get(at, self._max[at]) if self._first else self._max[at]
         return (first if first >= target else self._max[at]), self._offset[at]
 
     def entries_in(self, start_offset: int, end_offset: int) -> tuple[TimeIndexEntry, ...]:
         """The entries whose batches begin in [``start_offset``, ``end_offset``), what a fetch of those offsets
         serves a follower (at most one per record, as each batch holds one at least)."""
         at, stop = bisect_left(self._offset, start_offset), bisect_left(self._offset, end_offset)
-        return tuple(TimeIndexEntry(self._offset[i], self._first[i], self._max[i]) for i in range(at, stop))
+        firsts, maxima = self._first, self._max
+        return tuple(TimeIndexEntry(self._offset[i], firsts.get(i, maxima[i]), maxima[i]) for i in range(at, stop))
 
     def entries(self) -> tuple[TimeIndexEntry, ...]:
         """Every entry, in offset order (what a restart keeps: `LogOffsetsJournal`, `ReplicaManager.log_offsets`)."""
-        return tuple(map(TimeIndexEntry, self._offset, self._first, self._max))
+        return self.entries_in(0, self._offset[-1] + 1) if self._offset else ()
 
     def truncate(self, end_offset: int) -> None:
         """Forget the batches at or above ``end_offset`` (``Log.truncateTo``); one comparison when none is."""
         if self._offset and end_offset <= self._offset[-1]:
             at = bisect_left(self._offset, end_offset)
-            del self._max[at:], self._offset[at:], self._first[at:]
+            del self._max[at:], self._offset[at:]
+            if self._first:
+                for position in [p for p in self._first if p >= at]:
+                    del self._first[position]
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from tests.unit.broker.test_produce_offload_bounds import KNOWN, Broker
 from tests.unit.broker.test_produce_replica_manager import KNOWN as KNOWN_TOPICS
 from tests.unit.broker.v2_batches import GZIP, ZSTD, v2_batch_of, v2_record
 
+from zkcontroller.broker.partition import TimeIndex
 from zkcontroller.broker.produce import ProducePartition, produce
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.inter_broker import EpochEntry, ReplicatedBatch, TimeIndexEntry
@@ -145,3 +146,14 @@ async def test_a_follower_indexes_an_idempotent_producer_s_records_as_its_leader
     assert follower.time_index.entries() == leader.time_index.entries()
     assert follower.time_index.lookup(3_500) == (4_000, 2)  # before: (4_000, 1)
     assert follower.time_index.lookup(5_500) == (6_000, 6)  # before: (6_000, 4)
+
+
+def test_a_first_timestamp_below_the_max_is_kept_apart_and_truncated_with_its_entry() -> None:
+    index = TimeIndex()
+    for entry in ((0, 5, 9), (3, 10, 10), (5, 11, 20)):
+        assert index.append(*entry)
+    assert index.lookup(6) == (9, 0) and index.lookup(4) == (5, 0) and index.lookup(12) == (20, 5)
+    index.truncate(5)
+    assert index.append(5, 12, 12)
+    assert index.entries() == (TimeIndexEntry(0, 5, 9), TimeIndexEntry(3, 10, 10), TimeIndexEntry(5, 12, 12))
+    assert index.entries_in(1, 6) == (TimeIndexEntry(3, 10, 10), TimeIndexEntry(5, 12, 12))
