@@ -157,3 +157,28 @@ def test_a_first_timestamp_below_the_max_is_kept_apart_and_truncated_with_its_en
     assert index.append(5, 12, 12)
     assert index.entries() == (TimeIndexEntry(0, 5, 9), TimeIndexEntry(3, 10, 10), TimeIndexEntry(5, 12, 12))
     assert index.entries_in(1, 6) == (TimeIndexEntry(3, 10, 10), TimeIndexEntry(5, 12, 12))
+
+
+def batch_count(data: bytes) -> int:
+    count, pos = 0, 0
+    while pos < len(data):
+        pos += 12 + int.from_bytes(data[pos + 8:pos + 12], "big")
+        count += 1
+    return count
+
+
+def test_plain_records_carry_their_entries_and_an_unread_batch_s_entry_stands_alone() -> None:
+    """Records' own entries ride in one plain batch as its records' timestamps (before: a batch cut at each, so a
+    producer whose records' timestamps increase made a fetched answer a batch per record); an entry whose first
+    timestamp is below its max (a legacy set's) keeps a batch of its own, carrying both."""
+    served = (TimeIndexEntry(0, 100, 100), TimeIndexEntry(1, 101, 101), TimeIndexEntry(2, 102, 102),
+              TimeIndexEntry(5, 150, 180), TimeIndexEntry(8, 190, 190), TimeIndexEntry(9, 195, 195))
+    data = encode_records(0, 12, (), (EpochEntry(0, 0),), served)
+    decoded: list[TimeIndexEntry] = []
+    assert decode_batches(data, decoded)[:2] == (12, 0)
+    assert tuple(decoded) == served
+    assert batch_count(data) == 3  # [0, 5), [5, 8), [8, 12): before, 6 (one per entry, one before the first)
+    later = encode_records(3, 9, (), (EpochEntry(0, 0),), served[3:])
+    decoded.clear()
+    decode_batches(later, decoded)
+    assert tuple(decoded) == served[3:]

@@ -17,7 +17,7 @@ forgotten partitions carry the KIP-227 fetch session.
 from __future__ import annotations
 
 import struct
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -174,9 +174,12 @@ def encode_records(base_offset: int, count: int, batches: tuple[ReplicatedBatch,
                    epochs: tuple[EpochEntry, ...] = (), timestamps: tuple[TimeIndexEntry, ...] = ()) -> bytes:
     """``count`` empty records from ``base_offset`` as v2 batches: one per producer batch of ``batches`` (within
     the range, in offset order), plain ones between, each plain stretch cut where an epoch of ``epochs`` begins
-    and where a time index entry of ``timestamps`` (in offset order) begins; each batch's ``partitionLeaderEpoch``
-    is the epoch in force at its base offset (-1 without one), and a batch beginning at an entry carries its first
-    and max timestamps (a producer batch its own max timestamp), the others -1. No bytes
+    and around each time index entry of ``timestamps`` (in offset order) whose first timestamp is below its max (a
+    batch whose records were not read: it begins a batch of its own, carrying its first and max timestamps); each
+    batch's ``partitionLeaderEpoch`` is the epoch in force at its base offset (-1 without one). The other entries
+    (a record's own: first = max) are carried by the records: a batch's first timestamp is its first record's entry's
+    (else -1), each record at or after an entry carries that entry's timestamp (`record_batch`'s ``inner``), and its
+    max timestamp is its last entry's (a producer batch its own max timestamp), -1 for a batch holding none. No bytes
     (not null, as Kafka) for zero records. An epoch beginning inside a producer batch cannot be told (a batch is
     appended whole, under one epoch: it does not happen). A producer batch may begin inside the one before it (a
     follower takes such a batch, as Kafka's: `Partition.append_as_follower`), and is served so. `ValueError` for a
@@ -189,7 +192,9 @@ def encode_records(base_offset: int, count: int, batches: tuple[ReplicatedBatch,
     starts = [e.start_offset for e in epochs]
     in_force = -1  # index into epochs of the epoch at `at`
     stamps = {t.base_offset: t for t in timestamps}
-    cuts = sorted({*starts, *stamps})
+    offsets = [t.base_offset for t in timestamps]
+    apart = [i for i, t in enumerate(timestamps) if t.first_timestamp != t.max_timestamp]
+    cuts = sorted({*starts, *(offsets[i] for i in apart), *(offsets[i + 1] for i in apart if i + 1 < len(offsets))})
 
     def epoch_at(offset: int) -> int:
         nonlocal in_force
@@ -207,8 +212,13 @@ def encode_records(base_offset: int, count: int, batches: tuple[ReplicatedBatch,
                 next_cut += 1
             stop = min(cuts[next_cut], upto) if next_cut < len(cuts) else upto
             stamp = stamps.get(at)
-            out.extend(record_batch(at, stop - at, epoch, max_timestamp=stamp.max_timestamp if stamp else -1,
-                                    first_timestamp=stamp.first_timestamp if stamp else -1))
+            inner = timestamps[bisect_right(offsets, at):bisect_left(offsets, stop)] if offsets else ()
+            if inner:  # records' own entries after the first record: carried by the records' timestamps
+                out.extend(record_batch(at, stop - at, epoch, max_timestamp=inner[-1].max_timestamp,
+                                        first_timestamp=stamp.first_timestamp if stamp else -1, inner=inner))
+            else:
+                out.extend(record_batch(at, stop - at, epoch, max_timestamp=stamp.max_timestamp if stamp else -1,
+                                        first_timestamp=stamp.first_timestamp if stamp else -1))
             at = stop
 
     for b in batches:
@@ -216,8 +226,8 @@ def encode_records(base_offset: int, count: int, batches: tuple[ReplicatedBatch,
             raise ValueError(f"producer batch {b} is not within offsets {at}..{end - 1} of the fetched range")
         plain(b.base_offset)
         stamp = stamps.get(b.base_offset)
-        inner = [stamps[o] for o in cuts[bisect_right(cuts, b.base_offset):bisect_right(cuts, b.last_offset)]
-                 if o in stamps] if len(stamps) > 1 else []
+        inner = timestamps[bisect_right(offsets, b.base_offset):bisect_right(offsets, b.last_offset)] \
+            if len(offsets) > 1 else ()
         first = stamp.first_timestamp if stamp else (-1 if inner else None)  # records before the first entry: -1
         out.extend(record_batch(b.base_offset, b.count, epoch_at(b.base_offset), b.producer_id, b.producer_epoch,
                                 b.base_sequence, b.max_timestamp, first, inner))
