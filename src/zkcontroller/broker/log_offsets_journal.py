@@ -230,6 +230,15 @@ class LogOffsetsJournal:
         elif entries:
             self._write(_times_line(tp, entries))
 
+    def record_time_index_records(self, tp: TopicPartition, offsets: list[int], timestamps: list[int]) -> None:
+        """Records' own entries (first = max) a leader's batch added (`TimeIndex.journal_records`), as
+        `record_time_index`'s, one ``offset:timestamp`` item each, formatted in one pass."""
+        if tp not in self._indexes:
+            self.record_time_index(tp, list(zip(offsets, timestamps, timestamps, strict=True)))
+            return
+        items = ",".join([f"{offset}:{timestamp}" for offset, timestamp in zip(offsets, timestamps, strict=True)])
+        self._write(f"{tp.topic}\t{tp.partition}\ttimes\t{items}\n")
+
     def _producer_batches(self, tp: TopicPartition) -> tuple[ReplicatedBatch, ...]:
         kept = self._producers.get(tp)
         return kept.kept() if kept is not None else ()

@@ -102,7 +102,7 @@ class TimeIndex:
     need not know; a fetched answer's entries go in one call (`extend`), not one per batch. A truncation is journaled
     by the log end's own line (`Partition.truncate_to`)."""
 
-    __slots__ = ("_first", "_max", "_offset", "journal", "topic_partition")
+    __slots__ = ("_first", "_max", "_offset", "journal", "journal_records", "topic_partition")
 
     def __init__(self, topic_partition: TopicPartition | None = None) -> None:
         self._max = array("q")
@@ -114,6 +114,9 @@ class TimeIndex:
         self.journal: Callable[[TopicPartition, Sequence[tuple[int, int, int]]], None] | None = None
         """Called with the entries each `append` or `extend` kept, (base offset, first, max timestamp) each (plain
         tuples: a `TimeIndexEntry` costs a Python-level ``__new__`` per produced batch); not when none was."""
+        self.journal_records: Callable[[TopicPartition, list[int], list[int]], None] | None = None
+        """Where `append_records` journals its records' entries when set, as their offsets and timestamps (first and
+        max alike): no tuple per record, a line formatted in one pass; else through ``journal``."""
 
     def __len__(self) -> int:
         return len(self._max)
@@ -157,8 +160,23 @@ class TimeIndex:
     def append_records(self, base_offset: int, records: Sequence[tuple[int, int]]) -> None:
         """A leader's batch at ``base_offset`` whose records' timestamps are not all its first's: the records that
         are new running maxima, (offset delta, timestamp) each (`record_timestamps.running_maxima`), each an entry
-        of its own (its offset, its timestamp as first and max), journaled together."""
-        self.extend([(base_offset + delta, timestamp, timestamp) for delta, timestamp in records])
+        of its own (its offset, its timestamp as first and max), journaled together. ``records`` increase in both
+        (`running_maxima` gives them so, above the index's largest timestamp): appended whole, not one by one."""
+        if not records:
+            return
+        if self._max and (records[0][1] <= self._max[-1] or base_offset <= self._offset[-1]):
+            self.extend([(base_offset + delta, timestamp, timestamp) for delta, timestamp in records])
+            return  # not above the index (a caller's stale word): entry by entry, by `append`'s rule
+        offsets = [base_offset + delta for delta, _ in records]  # increasing, as their timestamps
+        timestamps = [timestamp for _, timestamp in records]
+        self._offset.extend(offsets)
+        self._max.extend(timestamps)
+        if self.topic_partition is None:
+            return
+        if self.journal_records is not None:
+            self.journal_records(self.topic_partition, offsets, timestamps)
+        elif self.journal is not None:
+            self.journal(self.topic_partition, list(zip(offsets, timestamps, timestamps, strict=True)))
 
     def lookup(self, target: int) -> tuple[int, int] | None:
         """(timestamp, offset) of the first entry whose max timestamp is >= ``target``, None if none: its first

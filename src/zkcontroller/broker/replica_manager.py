@@ -313,6 +313,7 @@ class ReplicaManager:
                 partition.producer_state.journal = self._journal.record_producer_batches
                 partition.producer_state.journal_snapshot = self._journal.record_producer_snapshot
                 partition.time_index.journal = self._journal.record_time_index
+                partition.time_index.journal_records = self._journal.record_time_index_records
                 self._journal.attach_time_index(tp, partition.time_index)
                 self._journal.record(tp, partition.log_end_offset, partition.high_watermark)
         return partition
