@@ -109,13 +109,12 @@ async def test_a_legacy_sets_max_timestamp_is_its_largest_messages(cluster: Clus
                                                                    ) -> None:
     """Magic 1 sets of several messages, plain or in one gzip wrapper (whose inner messages are read): the
     first set (1,000, 2,000, 1,200) reaches 2,000, not only its first or last message's timestamp. A target inside
-    a set answers the set's base offset with its max timestamp (records' own timestamps are not kept: Kafka would
-    name the record itself, offset 1); a target at or below a set's first timestamp is Kafka's answer exactly."""
+    a set names the message Kafka names, offset 1 (before: the set's base offset with its max timestamp)."""
     topic = f"legacy-{compression or 'none'}"
     at = await led_topic(cluster, topic)
     await in_thread(produce_legacy, at, topic, [[1_000, 2_000, 1_200], [3_000, 2_500]], (0, 10, 1), compression)
     assert await in_thread(look_up, at, topic, [1_000, 1_900, 2_100, 3_000, 3_001]) == [
-        (0, 1_000), (0, 2_000), (3, 3_000), (3, 3_000), None]
+        (0, 1_000), (1, 2_000), (3, 3_000), (3, 3_000), None]
 
 
 async def test_a_v0_9_producers_messages_have_no_timestamp_to_find(cluster: Cluster) -> None:
@@ -200,7 +199,7 @@ async def test_a_large_gzip_wrapper_checked_on_the_worker_gives_its_timestamps(c
     await in_thread(produce_legacy, at, "big", [timestamps], (0, 10, 1), "gzip")
     assert hops == ["_validate_outcome"]
     assert await in_thread(look_up, at, "big", [1_000, 40_000, 50_000, 50_001]) == [
-        (0, 1_000), (0, 50_000), (0, 50_000), None]
+        (0, 1_000), (1_000, 50_000), (1_000, 50_000), None]  # the message inside the wrapper
 
 
 async def test_a_legacy_message_out_of_the_difference_is_refused_and_not_indexed(cluster: Cluster) -> None:

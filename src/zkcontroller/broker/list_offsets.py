@@ -18,8 +18,9 @@ whose max timestamp reaches the target, when below the last fetchable offset, an
 timestamp, with that offset's leader epoch. A leader indexes each record that is a new running maximum of the log's
 timestamps (reading a v2 batch's records only when they are not all below its first:
 `record_timestamps.running_maxima`), so this is Kafka's answer, the first record in the log reaching the target, even
-inside a batch; an entry from a batch whose records were not read (a legacy set's, or a follower's from an idempotent
-producer's batch header) answers its base offset with its max timestamp past its first record. None found answers
+inside a batch (a legacy set's messages are read as the one v2 batch Kafka converts it to holds them); an entry
+whose first timestamp is below its max (read back from an older journal, or fetched as a batch header only) answers
+its base offset with its max timestamp past its first record. None found answers
 NONE with timestamp and offset -1, as Kafka's ``buildErrorResponse(Errors.NONE)`` (clients read "no offset for that
 time"), or OFFSET_NOT_AVAILABLE to a consumer while a new leader's HW lags its epoch's start. Followers index the
 leader's entries as they append what they fetch (`Partition.append_as_follower`), so a new leader finds the batches

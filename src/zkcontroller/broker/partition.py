@@ -109,7 +109,8 @@ class TimeIndex:
         self._offset = array("q")
         self._first: dict[int, int] = {}
         """The first timestamp of each entry whose first is below its max (by position): a batch whose records were
-        not read (a legacy set's, a fetched header's). A record's own entry, the leader's usual one, has none."""
+        not read (an older journal's, a header fetched alone). A record's own entry, every one a leader makes, has
+        none."""
         self.topic_partition = topic_partition
         self.journal: Callable[[TopicPartition, Sequence[tuple[int, int, int]]], None] | None = None
         """Called with the entries each `append` or `extend` kept, (base offset, first, max timestamp) each (plain
@@ -183,8 +184,8 @@ class TimeIndex:
         record when its timestamp reaches the target, else its offset with its max timestamp. A leader's entries
         are the log's running maxima, record by record (first = max: Kafka's answer exactly, the first record
         reaching the target); an entry whose first timestamp is below its max comes from a batch whose records were
-        not read (a legacy set, or a follower's fetched batch header), whose answer past the first is the batch's
-        base offset with its max timestamp, not the record inside it Kafka names."""
+        not read (read back from an older journal, or a batch header fetched alone), whose answer past the first is
+        the batch's base offset with its max timestamp, not the record inside it Kafka names."""
         at = bisect_left(self._max, target)
         if at == len(self._max):
             return None

@@ -62,7 +62,7 @@ from zkcontroller.model import TopicPartition, is_internal
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.wire import record_sets
 from zkcontroller.protocol.wire.record_sets import RecordSetError
-from zkcontroller.protocol.wire.record_timestamps import running_maxima
+from zkcontroller.protocol.wire.record_timestamps import legacy_running_maxima, running_maxima
 from zkcontroller.runtime import blocking_worker
 from zkcontroller.runtime.runtime import AsyncioRuntime, Runtime
 
@@ -452,12 +452,17 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
     elif timestamps and count:  # the v2 batch's first record's and max timestamps, or a legacy set's converted batch's
         first, largest = timestamps
         index = partition.time_index
-        if first < largest and largest > index.last_timestamp and entries[0].magic == 2:
+        if first < largest and largest > index.last_timestamp:
             # records after the first may reach a target first: each new running maximum is indexed, as Kafka's
             # search names the first record reaching the target (read only when the batch raises the index's max)
             entry = entries[0]
-            batch = memoryview(p.records)[entry.start:entry.start + entry.size]
-            index.append_records(base_offset, running_maxima(batch, index.last_timestamp, inflated.get(entry.start)))
+            if entry.magic == 2:
+                batch = memoryview(p.records)[entry.start:entry.start + entry.size]
+                points = running_maxima(batch, index.last_timestamp, inflated.get(entry.start))
+            else:  # a legacy set: its messages, as the one v2 batch Kafka converts it to holds them
+                points = legacy_running_maxima(p.records, [(e.start, e.magic) for e in entries],
+                                               index.last_timestamp, inflated)
+            index.append_records(base_offset, points)
         else:
             index.append(base_offset, first, largest)
     partition.append_as_leader(count, now)

@@ -182,3 +182,32 @@ def test_plain_records_carry_their_entries_and_an_unread_batch_s_entry_stands_al
     decoded.clear()
     decode_batches(later, decoded)
     assert tuple(decoded) == served[3:]
+
+
+def legacy_set(timestamps: list[int], codec: int) -> bytes:
+    builder = MemoryRecordsBuilder(magic=1, compression_type=codec, batch_size=1 << 20)
+    for i, timestamp in enumerate(timestamps):
+        builder.append(timestamp=timestamp, key=b"k", value=b"%d" % i)
+    builder.close()
+    return bytes(builder.buffer())
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.integers(0, 12), min_size=1, max_size=5), st.sampled_from([0, GZIP])),
+                min_size=1, max_size=5),
+       st.lists(st.integers(0, 14), min_size=1, max_size=6))
+def test_a_legacy_sets_messages_answer_as_kafkas_converted_batch(history: list[tuple[list[int], int]],
+                                                                 targets: list[int]) -> None:
+    """Magic 1 sets, plain or in a gzip wrapper (Produce v2): Kafka 2.8 converts each to one v2 batch of its
+    messages, so the message reaching the target is named (before: the set's base offset with its max)."""
+    async def produced_legacy() -> Broker:
+        broker = Broker()
+        for stamps, codec in history:
+            [got] = await produce(2, 1, 30_000, "c", [ProducePartition("t", 0, legacy_set(
+                [BASE + t for t in stamps], codec))], cache=KNOWN, target=broker.target())  # type: ignore[arg-type]
+            assert got.error == 0
+        return broker
+    timestamps = [BASE + t for stamps, _ in history for t in stamps]
+    index = asyncio.run(produced_legacy()).parts[TP].time_index
+    for target in targets:
+        assert index.lookup(BASE + target) == kafka_lookup(timestamps, BASE + target), (target, timestamps)

@@ -18,6 +18,8 @@ in-place batch's deltas are checked to be so, a rebuilt one is renumbered so: `r
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from zkcontroller.protocol.wire.compression import decompress
 from zkcontroller.protocol.wire.record_sets import LONG_MAX, LONG_MIN, MAX_INFLATED, RECORD_BATCH_OVERHEAD, java_long
 
@@ -70,3 +72,54 @@ def running_maxima(batch: bytes | bytearray | memoryview, above: int,
             points.append((index, timestamp))
         pos += length
     return points
+
+
+def legacy_running_maxima(data: bytes | bytearray | memoryview, starts: Sequence[tuple[int, int]], above: int,
+                          inflated: Mapping[int, bytes | bytearray] | None = None) -> list[tuple[int, int]]:
+    """`running_maxima` of an accepted legacy (magic 0/1) set, which Kafka 2.8 converts to one v2 batch of its
+    messages in order, a wrapper's inner ones in its place, each at the next offset: (offset delta, timestamp) of
+    each message above ``above`` and every earlier one. ``starts``: each entry's start and magic
+    (`record_sets.Entry`); ``inflated``: wrappers' inner sets already decompressed, by entry start. Magic 0 carries
+    no timestamp (-1: never named)."""
+    view = memoryview(data)
+    points: list[tuple[int, int]] = []
+    top = above
+    index = 0
+    for start, magic in starts:
+        codec = view[start + 17] & 0x07
+        if not codec:
+            stamps = [int.from_bytes(view[start + 18:start + 26], "big", signed=True) if magic == 1 else -1]
+        else:
+            inner = inflated.get(start) if inflated is not None else None
+            if inner is None:
+                inner = decompress(codec, _legacy_value(view[start:], magic), magic, MAX_INFLATED)
+            stamps = _inner_timestamps(memoryview(inner))
+        for timestamp in stamps:
+            if timestamp > top:
+                top = timestamp
+                points.append((index, timestamp))
+            index += 1
+    return points
+
+
+def _legacy_value(message: memoryview, magic: int) -> bytes:
+    """A validated legacy wrapper's value (its key skipped)."""
+    pos = 18 + (8 if magic == 1 else 0)
+    key = int.from_bytes(message[pos:pos + 4], "big", signed=True)
+    pos += 4 + max(key, 0)
+    size = int.from_bytes(message[pos:pos + 4], "big", signed=True)
+    return bytes(message[pos + 4:pos + 4 + size])
+
+
+def _inner_timestamps(inner: memoryview) -> list[int]:
+    """Each whole inner message's timestamp, -1 for magic 0 (a partial last message is not one, as Kafka's
+    ``DataLogInputStream`` stops there)."""
+    stamps = []
+    pos = 0
+    while pos + 12 <= len(inner):
+        end = pos + 12 + int.from_bytes(inner[pos + 8:pos + 12], "big", signed=True)
+        if end > len(inner) or end < pos + 26:
+            break
+        stamps.append(int.from_bytes(inner[pos + 18:pos + 26], "big", signed=True) if inner[pos + 16] == 1 else -1)
+        pos = end
+    return stamps
