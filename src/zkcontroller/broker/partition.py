@@ -165,7 +165,7 @@ class TimeIndex:
         (`running_maxima` gives them so, above the index's largest timestamp): appended whole, not one by one."""
         if not records:
             return
-        if self._max and (records[0][1] <= self._max[-1] or base_offset <= self._offset[-1]):
+        if records[0][1] < 0 or (self._max and (records[0][1] <= self._max[-1] or base_offset <= self._offset[-1])):
             self.extend([(base_offset + delta, timestamp, timestamp) for delta, timestamp in records])
             return  # not above the index (a caller's stale word): entry by entry, by `append`'s rule
         offsets = [base_offset + delta for delta, _ in records]  # increasing, as their timestamps
