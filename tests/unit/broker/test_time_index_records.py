@@ -211,3 +211,39 @@ def test_a_legacy_sets_messages_answer_as_kafkas_converted_batch(history: list[t
     index = asyncio.run(produced_legacy()).parts[TP].time_index
     for target in targets:
         assert index.lookup(BASE + target) == kafka_lookup(timestamps, BASE + target), (target, timestamps)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.integers(0, 30), min_size=1, max_size=5), st.booleans()), min_size=1,
+                max_size=8),
+       st.integers(0, 3))
+def test_a_follower_fetching_any_range_keeps_the_leaders_entries(history: list[tuple[list[int], bool]],
+                                                                 skip: int) -> None:
+    """Batches of records (each its timestamps; some an idempotent producer's, served whole) indexed by the leader's
+    rule, served from a batch boundary through the fetch codec and read back by a follower: the follower's entries
+    are the leader's, so it answers every target as the leader (and Kafka) does."""
+    leader, follower = TimeIndex(), TimeIndex()
+    producer_batches, starts, at = [], [], 0
+    for stamps, idempotent in history:
+        first, largest = stamps[0], max(stamps)
+        if first < largest and largest > leader.last_timestamp:
+            top, points = leader.last_timestamp, []
+            for i, t in enumerate(stamps):
+                if t > top:
+                    top = t
+                    points.append((i, t))
+            leader.append_records(at, points)
+        else:
+            leader.append(at, first, largest)
+        if idempotent:
+            producer_batches.append(ReplicatedBatch(at, at + len(stamps) - 1, 5, 0, at, largest))
+        starts.append(at)
+        at += len(stamps)
+    start = starts[min(skip, len(starts) - 1)]
+    follower.extend(leader.entries_in(0, start))  # fetched before
+    served = encode_records(start, at - start, tuple(b for b in producer_batches if b.base_offset >= start),
+                            (EpochEntry(0, 0),), leader.entries_in(start, at))
+    decoded: list[TimeIndexEntry] = []
+    decode_batches(served, decoded)
+    follower.extend(decoded)
+    assert follower.entries() == leader.entries()
