@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from kafka.record.memory_records import MemoryRecordsBuilder
 from tests.unit.broker.replica_helpers import Brokers, state
@@ -213,10 +213,11 @@ def test_a_legacy_sets_messages_answer_as_kafkas_converted_batch(history: list[t
         assert index.lookup(BASE + target) == kafka_lookup(timestamps, BASE + target), (target, timestamps)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.lists(st.integers(0, 30), min_size=1, max_size=5), st.booleans()), min_size=1,
                 max_size=8),
        st.integers(0, 3))
+@example(history=[([0], False), ([0, 1], True)], skip=1)  # the only entry served lies inside a producer batch
 def test_a_follower_fetching_any_range_keeps_the_leaders_entries(history: list[tuple[list[int], bool]],
                                                                  skip: int) -> None:
     """Batches of records (each its timestamps; some an idempotent producer's, served whole) indexed by the leader's

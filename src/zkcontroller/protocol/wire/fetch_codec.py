@@ -227,7 +227,7 @@ def encode_records(base_offset: int, count: int, batches: tuple[ReplicatedBatch,
         plain(b.base_offset)
         stamp = stamps.get(b.base_offset)
         inner = timestamps[bisect_right(offsets, b.base_offset):bisect_right(offsets, b.last_offset)] \
-            if len(offsets) > 1 else ()
+            if offsets else ()
         first = stamp.first_timestamp if stamp else (-1 if inner else None)  # records before the first entry: -1
         out.extend(record_batch(b.base_offset, b.count, epoch_at(b.base_offset), b.producer_id, b.producer_epoch,
                                 b.base_sequence, b.max_timestamp, first, inner))
