@@ -78,22 +78,33 @@ class RecoveredLog(tuple[int, int]):
     """(log end offset, high watermark) of a log a restart finds, with its leader epochs as ``epochs``, its
     idempotent producers' retained batches as ``producers`` (offset order) and its time index entries as
     ``time_index``: a pair wherever offsets are expected, carrying the rest through to the new replica manager
-    unchanged."""
+    unchanged. The time index may come as the journal's `TimeIndex` read back (``time_index_source``), which a
+    partition restores from array to array: a restart does not make a tuple per entry of every log it finds."""
 
     epochs: tuple[EpochEntry, ...]
     producers: tuple[ReplicatedBatch, ...]
     producer_snapshots: tuple[int, ...]
-    time_index: tuple[TimeIndexEntry, ...]
+    _time_index: tuple[TimeIndexEntry, ...] | TimeIndex
 
     def __new__(cls, log_end_offset: int, high_watermark: int, epochs: tuple[EpochEntry, ...] = (),
                 producers: tuple[ReplicatedBatch, ...] = (), producer_snapshots: tuple[int, ...] = (),
-                time_index: tuple[TimeIndexEntry, ...] = ()) -> RecoveredLog:
+                time_index: tuple[TimeIndexEntry, ...] | TimeIndex = ()) -> RecoveredLog:
         log = super().__new__(cls, (log_end_offset, high_watermark))
         log.epochs = epochs
         log.producers = producers
         log.producer_snapshots = producer_snapshots
-        log.time_index = time_index
+        log._time_index = time_index
         return log
+
+    @property
+    def time_index(self) -> tuple[TimeIndexEntry, ...]:
+        """The time index entries, in offset order."""
+        return self._time_index.entries() if isinstance(self._time_index, TimeIndex) else self._time_index
+
+    @property
+    def time_index_source(self) -> TimeIndex | None:
+        """The journal's index read back, when it came so (`Partition.restore_time_index` copies its arrays)."""
+        return self._time_index if isinstance(self._time_index, TimeIndex) else None
 
 
 _MIN_COMPACT_AT = 64
@@ -198,8 +209,15 @@ class LogOffsetsJournal:
         """(log end offset, high watermark) per partition, as the last run left them, each a `RecoveredLog`
         carrying the partition's leader epochs, producer batches and snapshot offsets, and time index entries."""
         return {tp: RecoveredLog(leo, hw, self._epochs.get(tp, ()), self._producer_batches(tp),
-                                 self._producer_snapshots(tp), self._time_entries(tp))
+                                 self._producer_snapshots(tp), self._time_source(tp))
                 for tp, (leo, hw) in self._offsets.items()}
+
+    def _time_source(self, tp: TopicPartition) -> TimeIndex | tuple[TimeIndexEntry, ...]:
+        """The log's index as kept here, for a restart to copy (an attached one: the partition's own, copied too)."""
+        times = self._indexes.get(tp)
+        if times is None:
+            times = self._times.get(tp)
+        return times if times is not None else ()
 
     def _time_entries(self, tp: TopicPartition) -> tuple[TimeIndexEntry, ...]:
         times = self._indexes.get(tp)

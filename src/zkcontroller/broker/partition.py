@@ -203,6 +203,17 @@ class TimeIndex:
         """Every entry, in offset order (what a restart keeps: `LogOffsetsJournal`, `ReplicaManager.log_offsets`)."""
         return self.entries_in(0, self._offset[-1] + 1) if self._offset else ()
 
+    def copy_below(self, other: TimeIndex, end_offset: int) -> None:
+        """``other``'s entries of batches beginning below ``end_offset``, after this index's by `append`'s rule (as
+        arrays when this one is empty: a restart's, with no tuple per entry); not journaled."""
+        if self._offset:
+            self.extend(other.entries_in(0, end_offset))
+            return
+        stop = bisect_left(other._offset, end_offset)
+        self._offset = other._offset[:stop]
+        self._max = other._max[:stop]
+        self._first = {position: first for position, first in other._first.items() if position < stop}
+
     def truncate(self, end_offset: int) -> None:
         """Forget the batches at or above ``end_offset`` (``Log.truncateTo``); one comparison when none is."""
         if self._offset and end_offset <= self._offset[-1]:
@@ -438,11 +449,15 @@ class Partition:
         recovery), those within the log end, less the producers expired meanwhile (`ProducerStateManager.restore`)."""
         self.producer_state.restore(batches, self.log_end_offset, now_ms, expiration_ms, snapshots)
 
-    def restore_time_index(self, entries: Iterable[TimeIndexEntry]) -> None:
+    def restore_time_index(self, entries: Iterable[TimeIndexEntry] | TimeIndex) -> None:
         """A restart's time index entries from the journal (Kafka loads the ``.timeindex`` files), those of batches
-        beginning below the log end, as Kafka's recovery truncates the index with the log. Appended before the
-        journal is hooked up: they are on disk already."""
-        self.time_index.extend(entry for entry in entries if entry.base_offset < self.log_end_offset)
+        beginning below the log end, as Kafka's recovery truncates the index with the log; the journal's index read
+        back is copied array to array (`TimeIndex.copy_below`). Appended before the journal is hooked up: they are
+        on disk already."""
+        if isinstance(entries, TimeIndex):
+            self.time_index.copy_below(entries, self.log_end_offset)
+        else:
+            self.time_index.extend(entry for entry in entries if entry.base_offset < self.log_end_offset)
 
     def diverging_epoch(self, last_fetched_epoch: int, fetch_offset: int) -> tuple[int, int] | None:
         """The leader's side of truncation on fetch (Kafka 2.8's ``Partition.readRecords`` with a

@@ -306,7 +306,8 @@ class ReplicaManager:
                 partition.restore_producers(getattr(recovered, "producers", ()), self.runtime.now_ms(),
                                             self.producer_id_expiration_ms,
                                             getattr(recovered, "producer_snapshots", ()))
-                partition.restore_time_index(getattr(recovered, "time_index", ()))
+                source = getattr(recovered, "time_index_source", None)  # the journal's index, copied as arrays
+                partition.restore_time_index(source if source is not None else getattr(recovered, "time_index", ()))
             if self._journal is not None:
                 partition.journal = self._journal.record
                 partition.epoch_cache.flush = self._journal.record_epochs

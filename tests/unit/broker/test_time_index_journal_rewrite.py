@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from zkcontroller.broker.log_offsets_journal import JOURNAL_NAME, LogOffsetsJournal
+from zkcontroller.broker.partition import TimeIndex
 from zkcontroller.broker.produce import ProducePartition, produce
 from zkcontroller.broker.replica_manager import ReplicaManager
 from zkcontroller.protocol.inter_broker import TimeIndexEntry
@@ -109,3 +110,42 @@ def test_record_entries_are_written_short_and_both_forms_read_back(tmp_path: Pat
                                   TimeIndexEntry(4, 11, 11))
     assert any("line 5" in r.getMessage() for r in caplog.records), caplog.text
     again.close()
+
+
+async def test_a_restart_copies_the_journal_s_index_as_arrays(brokers: Brokers, tmp_path: Path) -> None:
+    """The index read back reaches the restarted partition as the journal's `TimeIndex` (``time_index_source``),
+    copied array to array (before: a tuple of entries per log, a Python object per entry, built for every log the
+    restart found), and the journal's copy goes once the partition's is attached."""
+    journal = journaled(brokers, 1, tmp_path)
+    brokers.lead(state())
+    await produce_batches(brokers.rms[1])
+    await replicate(brokers)
+    before = look_up(brokers.rms[1])
+    journal.close()
+    again = LogOffsetsJournal(tmp_path)
+    source = again.recovered()[TP].time_index_source  # type: ignore[attr-defined]
+    assert source is not None and len(source) == 4
+    leader = restart(brokers, 1, again.recovered(), again)
+    try:
+        index = leader.partition(TP).time_index  # type: ignore[union-attr]
+        assert index.entries() == source.entries() and index._offset is not source._offset
+        assert again._times == {} and again._indexes[TP] is index
+        assert look_up(leader) == before
+    finally:
+        again.close()
+
+
+def test_copy_below_keeps_the_entries_below_the_log_end() -> None:
+    source = TimeIndex()
+    for entry in ((0, 5, 9), (3, 10, 10), (5, 11, 20), (8, 30, 30)):
+        source.append(*entry)
+    copied = TimeIndex()
+    copied.copy_below(source, 6)
+    assert copied.entries() == (TimeIndexEntry(0, 5, 9), TimeIndexEntry(3, 10, 10), TimeIndexEntry(5, 11, 20))
+    copied.truncate(5)
+    assert source.entries()[2] == TimeIndexEntry(5, 11, 20)  # the source's arrays are not shared
+    later = TimeIndex()
+    later.append(0, 1, 1)
+    later.copy_below(source, 9)  # not empty: by append's rule
+    assert later.entries() == (TimeIndexEntry(0, 1, 1), TimeIndexEntry(3, 10, 10), TimeIndexEntry(5, 11, 20),
+                               TimeIndexEntry(8, 30, 30))
