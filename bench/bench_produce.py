@@ -12,6 +12,11 @@ the same SocketServer whose handler echoes the frame (framing and socket cost), 
 echoing it (socket cost only, no SocketServer). Beside them, the same request through `KafkaApis.handle` in this
 process with no socket at all (the broker's own cost per request).
 
+(c) The time index on the Produce path: (b)'s in-process request with the partition's journal attached (a broker
+process's), for record timestamps that never raise the index, raise it once a batch, and raise it at every record:
+requests per second, CPU microseconds per request (``process_time``: less shaken by a shared machine), the index's
+bytes (its arrays and dict) and the journal's at the end; floor: an ApiVersions v0 request through the same handler.
+
 Prints figures; asserts nothing about speed (the machine is shared: read the ratios). Run:
 
     uv run python bench/bench_produce.py [--seconds 3] [--connections 4] [--depth 8]
@@ -161,11 +166,12 @@ def serve(kind: str, ready: mp.Queue, stop: mp.Event) -> None:  # type: ignore[t
     asyncio.run(main())
 
 
-def produce_frame(correlation_id: int) -> bytes:
-    """A Produce v8 request, acks=1, one batch of 10 records of 100-byte values for ``bench-0``."""
+def produce_frame(correlation_id: int, base_timestamp: int = 1_000, step: int = 1) -> bytes:
+    """A Produce v8 request, acks=1, one batch of 10 records of 100-byte values for ``bench-0``, timestamped
+    ``base_timestamp`` + ``step`` x the record's index."""
     b = MemoryRecordsBuilder(magic=2, compression_type=0, batch_size=1 << 20)
     for i in range(10):
-        b.append(timestamp=1_000 + i, key=None, value=b"%03d" % i * 33 + b"x")
+        b.append(timestamp=base_timestamp + step * i, key=None, value=b"%03d" % i * 33 + b"x")
     b.close()
     m = schema_module(PRODUCE, 8, "request")
     request = m.ProduceRequest(transactional_id=None, acks=1, timeout=timedelta(seconds=30), topic_data=(
@@ -241,15 +247,91 @@ def in_process(seconds: float) -> float:
     return rate
 
 
+TIME_INDEX_PATTERNS = {"one batch repeated (1,000..1,009)": None, "advancing, one timestamp a batch": 0,
+                       "advancing, 10 timestamps a batch": 1}
+"""(c)'s record timestamps: the same request over and over (as (b): the index never grows after the first), or a
+new batch each request whose timestamps are above every earlier one, its records all at one or one ms apart (a
+producer's usual batches: each raises the index, the second also has every record a new maximum)."""
+
+
+async def api_versions_cpu(seconds: float) -> float:
+    """(c)'s floor: CPU microseconds per ApiVersions v0 request (no fields) through the same `KafkaApis.handle`."""
+    cp = control_plane()
+    leader = LoneLeader()
+    apis = KafkaApis(1, control_handler=lambda: cp.handle, metadata_cache=lambda: cp.metadata_cache,
+                     cluster_id=lambda: "bench-cluster-000000000", replica_manager=lambda: leader)  # type: ignore[arg-type]
+    payload = encode_request_header(RequestHeader(client_apis.API_VERSIONS, 0, 7, "bench"))
+    for _ in range(200):
+        await apis.handle(payload)
+    n, start, cpu = 0, time.perf_counter(), time.process_time()
+    while time.perf_counter() < start + seconds:
+        for _ in range(100):
+            await apis.handle(payload)
+        n += 100
+    return (time.process_time() - cpu) / n * 1e6
+
+
+def time_index_path(seconds: float, frames_each: int) -> None:
+    """(c) `KafkaApis.handle` in this process as (b)'s, with the partition's journal attached in a temporary log dir
+    (as a broker process has it: the offsets and time index lines written through), for each of
+    `TIME_INDEX_PATTERNS`; ``frames_each`` requests built beforehand, cycled (a cycle's repeats add no entry)."""
+    import sys
+    import tempfile
+
+    from zkcontroller.broker.log_offsets_journal import LogOffsetsJournal
+
+    async def measure(frames: list[bytes], log_dir: str) -> tuple[float, float, float, int]:
+        cp = control_plane()
+        leader = LoneLeader()
+        journal = LogOffsetsJournal(log_dir)
+        leader.partition.journal = journal.record
+        leader.partition.time_index.journal = journal.record_time_index
+        if hasattr(journal, "attach_time_index"):  # as `ReplicaManager` hooks it up (none kept a copy before)
+            journal.attach_time_index(TP, leader.partition.time_index)
+            leader.partition.time_index.journal_records = journal.record_time_index_records
+        apis = KafkaApis(1, control_handler=lambda: cp.handle, metadata_cache=lambda: cp.metadata_cache,
+                         cluster_id=lambda: "bench-cluster-000000000", replica_manager=lambda: leader)  # type: ignore[arg-type]
+        for payload in frames[:200]:  # warm-up
+            await apis.handle(payload)
+        n, start, cpu = 0, time.perf_counter(), time.process_time()
+        while time.perf_counter() < start + seconds:
+            for payload in frames[n % len(frames):n % len(frames) + 100]:
+                await apis.handle(payload)
+                n += 1
+        cpu_us = (time.process_time() - cpu) / n * 1e6
+        rate = n / (time.perf_counter() - start)
+        copies = [leader.partition.time_index, *getattr(journal, "_times", {}).values()]  # the journal's own too
+        held = sum(sys.getsizeof(getattr(index, name)) for index in copies for name in index.__slots__
+                   if name.startswith("_"))
+        journal.close()
+        return rate, cpu_us, held / (n + 200), journal.path.stat().st_size  # bytes a request, warm-up included
+
+    for label, step in TIME_INDEX_PATTERNS.items():
+        frames = ([produce_frame(7)[4:]] if step is None else
+                  [produce_frame(7, 1_000_000 + 10 * k, step)[4:] for k in range(frames_each)])
+        with tempfile.TemporaryDirectory() as log_dir:
+            rate, cpu_us, held, journal_bytes = asyncio.run(measure(frames, log_dir))
+        print(f"  {label:<36} {rate:>8,.0f} req/s  {cpu_us:>5.1f} us CPU a request  index (and copies) {held:>5.1f} "
+              f"bytes a batch, journal {journal_bytes:>10,} bytes")
+    floor = asyncio.run(api_versions_cpu(seconds))
+    print(f"  floor: an ApiVersions request through the same KafkaApis.handle: {floor:.1f} us CPU a request")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--encode-seconds", type=float, default=0.5)
     parser.add_argument("--connections", type=int, default=4)
     parser.add_argument("--depth", type=int, default=8)
+    parser.add_argument("--index-seconds", type=float, default=2.0)
+    parser.add_argument("--index-frames", type=int, default=30_000)
+    parser.add_argument("--only-index", action="store_true", help="(c) alone")
     args = parser.parse_args()
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
           f"{platform.python_version()}, load {os.getloadavg()[0]:.1f}")
+    if args.only_index:
+        time_index_path(args.index_seconds, args.index_frames)
+        return
     encoder(args.encode_seconds)
     print(f"(b) Produce v8 acks=1 over loopback: {args.connections} connections x {args.depth} in flight, "
           f"{args.seconds}s each")
@@ -257,6 +339,9 @@ def main() -> None:
     in_process(args.encode_seconds * 2)
     print(f"  kafka / echo floor {rates['kafka'] / rates['echo']:.2f}, kafka / bare floor "
           f"{rates['kafka'] / rates['bare']:.2f}")
+    print(f"(c) the time index on the Produce path: KafkaApis.handle in this process, journal attached, "
+          f"{args.index_seconds}s each")
+    time_index_path(args.index_seconds, args.index_frames)
 
 
 if __name__ == "__main__":

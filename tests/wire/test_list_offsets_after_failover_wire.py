@@ -27,19 +27,21 @@ async def cluster(admin_cluster: Cluster) -> AsyncIterator[Cluster]:
     yield admin_cluster
 
 
-def produce_batches(at: str, topic: str, batches: list[list[int]], compression: str | None = None) -> None:
+def produce_batches(at: str, topic: str, batches: list[list[int]], compression: str | None = None,
+                    idempotent: bool = False) -> None:
     """v2 batches, acks=all (`produce_sets`): the follower in the ISR has fetched them before the answer."""
-    produce_sets(at, topic, batches, compression, acks="all")
+    produce_sets(at, topic, batches, compression, acks="all", enable_idempotence=idempotent)
 
 
-@pytest.mark.parametrize("compression", [None, "gzip"])
-async def test_the_new_leader_finds_records_appended_before_the_failover(cluster: Cluster,
-                                                                         compression: str | None) -> None:
+@pytest.mark.parametrize(("compression", "idempotent"), [(None, False), ("gzip", False), (None, True)])
+async def test_the_new_leader_finds_records_appended_before_the_failover(cluster: Cluster, compression: str | None,
+                                                                         idempotent: bool) -> None:
     """Three batches (1,000; 2,000 4,000 3,000; 5,000) on a leader with one follower in the ISR; the leader stops
     (controlled shutdown: the follower leads); the new leader answers every lookup as the old one did, then indexes
-    its own appends after them."""
+    its own appends after them, an idempotent producer's batches too (served whole: a record inside one is indexed
+    by the follower from the records' timestamps when fetched over the wire, `fetch_codec.record_batch`)."""
     running, zk = cluster
-    topic = f"failover-{compression or 'none'}"
+    topic = f"failover-{compression or 'none'}{'-idempotent' if idempotent else ''}"
     tp = TopicPartition(topic, 0)
     await TopicAdmin(zk, random.Random(1)).create_topic(topic, 1, 2)
     await wait_until(lambda: all(leader(s, topic, 0) not in (None, -1) for s in running.running_brokers()),
@@ -51,9 +53,9 @@ async def test_the_new_leader_finds_records_appended_before_the_failover(cluster
     await wait_until(lambda: len(old.replica_manager.partition(tp).isr) == 2, timeout_s=30,  # type: ignore[union-attr]
                      what="the follower in the ISR")
     at = address(running, old)
-    await in_thread(produce_batches, at, topic, [[1_000], [2_000, 4_000, 3_000], [5_000]], compression)
+    await in_thread(produce_batches, at, topic, [[1_000], [2_000, 4_000, 3_000], [5_000]], compression, idempotent)
     targets = [500, 1_500, 3_500, 4_001, 5_001]
-    expected = [(0, 1_000), (1, 2_000), (1, 4_000), (4, 5_000), None]
+    expected = [(0, 1_000), (1, 2_000), (2, 4_000), (4, 5_000), None]  # 3,500: the record inside the batch
     assert await in_thread(look_up, at, topic, targets) == expected
 
     await running.stop_broker(old.broker_id)

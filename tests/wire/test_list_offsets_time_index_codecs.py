@@ -109,13 +109,12 @@ async def test_a_legacy_sets_max_timestamp_is_its_largest_messages(cluster: Clus
                                                                    ) -> None:
     """Magic 1 sets of several messages, plain or in one gzip wrapper (whose inner messages are read): the
     first set (1,000, 2,000, 1,200) reaches 2,000, not only its first or last message's timestamp. A target inside
-    a set answers the set's base offset with its max timestamp (records' own timestamps are not kept: Kafka would
-    name the record itself, offset 1); a target at or below a set's first timestamp is Kafka's answer exactly."""
+    a set names the message Kafka names, offset 1 (before: the set's base offset with its max timestamp)."""
     topic = f"legacy-{compression or 'none'}"
     at = await led_topic(cluster, topic)
     await in_thread(produce_legacy, at, topic, [[1_000, 2_000, 1_200], [3_000, 2_500]], (0, 10, 1), compression)
     assert await in_thread(look_up, at, topic, [1_000, 1_900, 2_100, 3_000, 3_001]) == [
-        (0, 1_000), (0, 2_000), (3, 3_000), (3, 3_000), None]
+        (0, 1_000), (1, 2_000), (3, 3_000), (3, 3_000), None]
 
 
 async def test_a_v0_9_producers_messages_have_no_timestamp_to_find(cluster: Cluster) -> None:
@@ -155,7 +154,8 @@ async def test_a_log_append_time_topics_legacy_records_carry_the_append_time(clu
 
 async def test_a_zstd_batch_is_found_by_timestamp(cluster: Cluster) -> None:
     """librdkafka (confluent-kafka), Produce v7+ with zstd: the batch header's timestamps are used as for every
-    other codec (non-monotonic within a batch: its max, not its last). Looked up with librdkafka's own
+    other codec (non-monotonic within a batch: its max, not its last), and the record Kafka names inside a batch is
+found by reading the zstd records. Looked up with librdkafka's own
     ``offsets_for_times`` too."""
     from confluent_kafka import Consumer, Producer
     from confluent_kafka import TopicPartition as RdTopicPartition
@@ -175,8 +175,8 @@ async def test_a_zstd_batch_is_found_by_timestamp(cluster: Cluster) -> None:
                     for target in (1_500, 3_500, 4_001, 5_001)]
         finally:
             consumer.close()
-    assert await in_thread(produce_and_look_up) == [1, 1, 4, -1]
-    assert await in_thread(look_up, at, "zstd", [1_500, 4_000, 4_001]) == [(1, 2_000), (1, 4_000), (4, 5_000)]
+    assert await in_thread(produce_and_look_up) == [1, 2, 4, -1]  # 3,500: the record of 4,000 inside the batch
+    assert await in_thread(look_up, at, "zstd", [1_500, 4_000, 4_001]) == [(1, 2_000), (2, 4_000), (4, 5_000)]
 
 
 async def test_a_large_gzip_wrapper_checked_on_the_worker_gives_its_timestamps(cluster: Cluster,
@@ -199,7 +199,7 @@ async def test_a_large_gzip_wrapper_checked_on_the_worker_gives_its_timestamps(c
     await in_thread(produce_legacy, at, "big", [timestamps], (0, 10, 1), "gzip")
     assert hops == ["_validate_outcome"]
     assert await in_thread(look_up, at, "big", [1_000, 40_000, 50_000, 50_001]) == [
-        (0, 1_000), (0, 50_000), (0, 50_000), None]
+        (0, 1_000), (1_000, 50_000), (1_000, 50_000), None]  # the message inside the wrapper
 
 
 async def test_a_legacy_message_out_of_the_difference_is_refused_and_not_indexed(cluster: Cluster) -> None:

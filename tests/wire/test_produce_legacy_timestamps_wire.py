@@ -73,7 +73,7 @@ async def test_a_v1_timestamp_out_of_the_difference_is_refused(timed, compressio
     assert got["error_code"] == INVALID_TIMESTAMP and appended(replicas) == before
     got = await answer(api, 2, legacy([NOW - 1_000, -1, NOW + 1_000], compression=compression))
     assert (got["error_code"], got["base_offset"]) == (0, before[0])
-    assert replicas.parts[ORDERS_0].time_index.lookup(NOW) == (NOW + 1_000, before[0])
+    assert replicas.parts[ORDERS_0].time_index.lookup(NOW) == (NOW + 1_000, before[0] + 2)  # its own offset
     assert (await answer(api, 1, legacy([None, None], 0, compression)))["error_code"] == 0  # magic 0: no timestamp
 
 
@@ -93,7 +93,8 @@ async def test_a_negative_v1_timestamp_is_an_unknown_server_error(timed, compres
 async def test_a_wrapper_checked_on_the_worker_gets_the_same_checks(timed, case: str,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """A gzip wrapper inflating beyond `produce.INLINE_SCAN_BYTES`: checked on the worker thread at the broker's
-    clock read before the hop, with the same answer (the largest timestamp indexed when taken)."""
+    clock read before the hop, with the same answer (the largest timestamp indexed when taken, at its message's
+    offset)."""
     api, replicas, settings = timed
     original = replicas.produce_target
 
@@ -119,7 +120,7 @@ async def test_a_wrapper_checked_on_the_worker_gets_the_same_checks(timed, case:
     assert len(hops) == 1
     if case == "taken":
         assert (got["error_code"], got["base_offset"]) == (0, before[0])
-        assert replicas.parts[ORDERS_0].time_index.lookup(NOW) == (NOW + 900, before[0])
+        assert replicas.parts[ORDERS_0].time_index.lookup(NOW) == (NOW + 900, before[0] + n // 2)  # the message's
         return
     assert got["error_code"] == (UNKNOWN_SERVER_ERROR if case == "negative" else INVALID_TIMESTAMP)
     assert appended(replicas) == before

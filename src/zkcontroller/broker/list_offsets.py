@@ -13,10 +13,14 @@ Earliest (-2) is the log start offset, always 0 here (no retention), with no lea
 cache to say which epoch wrote offset 0). Any other target is looked up in the partition's time index
 (`partition.TimeIndex`: each batch's first and max timestamps, kept by the leader that appended it, whatever its
 codec; a legacy message set's are its messages', as Kafka 2.8 converts it to one v2 batch, so magic 0 records,
-which have none, are never found in a CreateTime topic, as in Kafka): the first batch
-whose max timestamp reaches the target, when below the last fetchable offset, answers its first record's offset and
-timestamp (Kafka's answer when that record's timestamp reaches the target; else the batch's base offset with its max
-timestamp, since records' own timestamps are not kept), with that offset's leader epoch. None found answers
+which have none, are never found in a CreateTime topic, as in Kafka): the first entry
+whose max timestamp reaches the target, when below the last fetchable offset, answers its record's offset and
+timestamp, with that offset's leader epoch. A leader indexes each record that is a new running maximum of the log's
+timestamps (reading a v2 batch's records only when they are not all below its first:
+`record_timestamps.running_maxima`), so this is Kafka's answer, the first record in the log reaching the target, even
+inside a batch (a legacy set's messages are read as the one v2 batch Kafka converts it to holds them); an entry
+whose first timestamp is below its max (read back from an older journal, or fetched as a batch header only) answers
+its base offset with its max timestamp past its first record. None found answers
 NONE with timestamp and offset -1, as Kafka's ``buildErrorResponse(Errors.NONE)`` (clients read "no offset for that
 time"), or OFFSET_NOT_AVAILABLE to a consumer while a new leader's HW lags its epoch's start. Followers index the
 leader's entries as they append what they fetch (`Partition.append_as_follower`), so a new leader finds the batches

@@ -31,9 +31,10 @@ lines) gives no producers; one without snapshot lines keeps every batch until th
 
 And each log's time index (Kafka's ``.timeindex`` files, which a restarted Kafka reads back: without them a restarted
 broker answered ListOffsets by timestamp as though its log had no timestamps): one line
-(``topic<TAB>partition<TAB>times<TAB>base:first:max,...``, `partition.TimeIndex`'s entries) per append that grew the
-index, leader and follower alike: a leader's holds its batch's entry (none when the batch's max timestamp is not the
-largest yet, so at most one line per produced batch), a follower's the entries of one fetched answer. The index writes
+(``topic<TAB>partition<TAB>times<TAB>entry,...``, `partition.TimeIndex`'s entries, each ``offset:timestamp`` for a
+record's own, first and max alike, else ``base:first:max``) per append that grew the index, leader and follower alike:
+a leader's holds its batch's entries (its running maxima; none when the batch's max timestamp is not the largest yet,
+so at most one line per produced batch), a follower's the entries of one fetched answer. The index writes
 them itself as it appends (`TimeIndex.journal`: the Produce path and the fetcher need not know; about 2 us more per
 produced batch that grows it, one more ``write``, against ~60 us for the whole Produce). A line precedes the offsets
 line of the append that holds its batch, leader (as Kafka's ``LogSegment.append`` writes the index entry before the log
@@ -41,8 +42,10 @@ end moves) and follower alike, so an entry read back at or above the last log en
 dropped, as the producer batches are, and no batch below the log end is left unindexed. Read back by the index's own
 rule (an entry whose offset or max timestamp is not above the last kept, a stale line, is skipped with a warning naming
 the file and line; an unreadable line, as any, is skipped whole), trimmed by each offsets line whose log end is at or
-below an entry (a truncation), kept whole by a rewrite (one line per log: an index has no retention here, as the log has
-none), a deleted partition's dropped with it. A journal from before (no such lines) gives an empty index: the restarted
+below an entry (a truncation), kept whole by a rewrite (one line per log, written from the partition's own index,
+`attach_time_index`: the journal keeps no second copy of a hosted log's index; an index has no retention here, as the
+log has none, so a rewrite holds every running maximum of the log, what Kafka's answers need without its records),
+a deleted partition's dropped with it. A journal from before (no such lines) gives an empty index: the restarted
 broker finds only the batches it appends or fetches after.
 
 The log dir is locked as Kafka's ``LogManager`` locks it (``.lock``): two brokers on one machine with the same
@@ -75,22 +78,33 @@ class RecoveredLog(tuple[int, int]):
     """(log end offset, high watermark) of a log a restart finds, with its leader epochs as ``epochs``, its
     idempotent producers' retained batches as ``producers`` (offset order) and its time index entries as
     ``time_index``: a pair wherever offsets are expected, carrying the rest through to the new replica manager
-    unchanged."""
+    unchanged. The time index may come as the journal's `TimeIndex` read back (``time_index_source``), which a
+    partition restores from array to array: a restart does not make a tuple per entry of every log it finds."""
 
     epochs: tuple[EpochEntry, ...]
     producers: tuple[ReplicatedBatch, ...]
     producer_snapshots: tuple[int, ...]
-    time_index: tuple[TimeIndexEntry, ...]
+    _time_index: tuple[TimeIndexEntry, ...] | TimeIndex
 
     def __new__(cls, log_end_offset: int, high_watermark: int, epochs: tuple[EpochEntry, ...] = (),
                 producers: tuple[ReplicatedBatch, ...] = (), producer_snapshots: tuple[int, ...] = (),
-                time_index: tuple[TimeIndexEntry, ...] = ()) -> RecoveredLog:
+                time_index: tuple[TimeIndexEntry, ...] | TimeIndex = ()) -> RecoveredLog:
         log = super().__new__(cls, (log_end_offset, high_watermark))
         log.epochs = epochs
         log.producers = producers
         log.producer_snapshots = producer_snapshots
-        log.time_index = time_index
+        log._time_index = time_index
         return log
+
+    @property
+    def time_index(self) -> tuple[TimeIndexEntry, ...]:
+        """The time index entries, in offset order."""
+        return self._time_index.entries() if isinstance(self._time_index, TimeIndex) else self._time_index
+
+    @property
+    def time_index_source(self) -> TimeIndex | None:
+        """The journal's index read back, when it came so (`Partition.restore_time_index` copies its arrays)."""
+        return self._time_index if isinstance(self._time_index, TimeIndex) else None
 
 
 _MIN_COMPACT_AT = 64
@@ -183,6 +197,10 @@ class LogOffsetsJournal:
         self._epochs: dict[TopicPartition, tuple[EpochEntry, ...]] = {}
         self._producers: dict[TopicPartition, _ProducerBatches] = {}
         self._times: dict[TopicPartition, TimeIndex] = {}
+        """Each log's time index as read back (or as journaled for a log no partition has taken yet): the journal's
+        own, until `attach_time_index` hands it the partition's."""
+        self._indexes: dict[TopicPartition, TimeIndex] = {}
+        """The partitions' own time indexes, which a rewrite writes out (no second copy is kept here)."""
         self._offsets = self._read()
         self._fd = -1
         self._rewrite()
@@ -191,28 +209,53 @@ class LogOffsetsJournal:
         """(log end offset, high watermark) per partition, as the last run left them, each a `RecoveredLog`
         carrying the partition's leader epochs, producer batches and snapshot offsets, and time index entries."""
         return {tp: RecoveredLog(leo, hw, self._epochs.get(tp, ()), self._producer_batches(tp),
-                                 self._producer_snapshots(tp), self._time_entries(tp))
+                                 self._producer_snapshots(tp), self._time_source(tp))
                 for tp, (leo, hw) in self._offsets.items()}
 
+    def _time_source(self, tp: TopicPartition) -> TimeIndex | tuple[TimeIndexEntry, ...]:
+        """The log's index as kept here, for a restart to copy (an attached one: the partition's own, copied too)."""
+        times = self._indexes.get(tp)
+        if times is None:
+            times = self._times.get(tp)
+        return times if times is not None else ()
+
     def _time_entries(self, tp: TopicPartition) -> tuple[TimeIndexEntry, ...]:
-        times = self._times.get(tp)
+        times = self._indexes.get(tp)
+        if times is None:
+            times = self._times.get(tp)
         return times.entries() if times is not None else ()
 
+    def attach_time_index(self, tp: TopicPartition, index: TimeIndex) -> None:
+        """The partition's time index, which journals its entries here (`TimeIndex.journal`): a rewrite writes it
+        out, and the copy read back (restored into it before: `Partition.restore_time_index`) goes."""
+        self._times.pop(tp, None)
+        self._indexes[tp] = index
+
     def record_time_index(self, tp: TopicPartition, entries: Sequence[tuple[int, int, int]]) -> None:
-        """Entries the partition's time index kept (`TimeIndex.journal`: one a leader's batch, those of one fetched
-        answer a follower's), written through as one line. Kept here by the same rule, for the rewrite; the line is
-        written whole even if this copy refuses some (it cannot, both seeing the same appends and truncations), the
-        partition's index being what a restart must find."""
-        times = self._times.get(tp)
-        if times is None:
-            times = self._times[tp] = TimeIndex()
+        """Entries the partition's time index kept (`TimeIndex.journal`: a leader's batch's, those of one fetched
+        answer a follower's), written through as one line (an entry whose first timestamp is its max as
+        ``offset:timestamp``, a leader's usual one). An attached index (`attach_time_index`) holds them already;
+        for another log (a caller without a partition) they are kept here by the index's rule, for the rewrite."""
+        if tp not in self._indexes:
+            times = self._times.get(tp)
+            if times is None:
+                times = self._times[tp] = TimeIndex()
+            times.extend(entries)
         if len(entries) == 1:  # a produced batch's: the hot path
             base, first, largest = entries[0]
-            times.append(base, first, largest)
-            self._write(f"{tp.topic}\t{tp.partition}\ttimes\t{base}:{first}:{largest}\n")
+            self._write(f"{tp.topic}\t{tp.partition}\ttimes\t{base}:{largest}\n" if first == largest
+                        else f"{tp.topic}\t{tp.partition}\ttimes\t{base}:{first}:{largest}\n")
         elif entries:
-            times.extend(entries)
             self._write(_times_line(tp, entries))
+
+    def record_time_index_records(self, tp: TopicPartition, offsets: list[int], timestamps: list[int]) -> None:
+        """Records' own entries (first = max) a leader's batch added (`TimeIndex.journal_records`), as
+        `record_time_index`'s, one ``offset:timestamp`` item each, formatted in one pass."""
+        if tp not in self._indexes:
+            self.record_time_index(tp, list(zip(offsets, timestamps, timestamps, strict=True)))
+            return
+        items = ",".join([f"{offset}:{timestamp}" for offset, timestamp in zip(offsets, timestamps, strict=True)])
+        self._write(f"{tp.topic}\t{tp.partition}\ttimes\t{items}\n")
 
     def _producer_batches(self, tp: TopicPartition) -> tuple[ReplicatedBatch, ...]:
         kept = self._producers.get(tp)
@@ -283,6 +326,7 @@ class LogOffsetsJournal:
         self._epochs.pop(tp, None)
         self._producers.pop(tp, None)
         self._times.pop(tp, None)
+        self._indexes.pop(tp, None)
         if self._offsets.pop(tp, None) is not None:
             self._write(f"{tp.topic}\t{tp.partition}\t-1\t-1\n")
 
@@ -406,16 +450,21 @@ _LONG_MAX = (1 << 63) - 1
 
 
 def _times_line(tp: TopicPartition, entries: Iterable[tuple[int, int, int]]) -> str:
-    return f"{tp.topic}\t{tp.partition}\ttimes\t{','.join(f'{b}:{f}:{m}' for b, f, m in entries)}\n"
+    items = ",".join(f"{b}:{m}" if f == m else f"{b}:{f}:{m}" for b, f, m in entries)
+    return f"{tp.topic}\t{tp.partition}\ttimes\t{items}\n"
 
 
 def _parse_times(text: str) -> list[TimeIndexEntry]:
-    """``base:first:max,...``; ValueError for anything else, a negative base offset or max timestamp, a first
-    timestamp above the max (the index keeps the smaller: `TimeIndex.append`), or a value no Java long holds (the
-    index keeps them in 64-bit arrays, which would raise OverflowError at start-up)."""
+    """``base:first:max`` or ``offset:timestamp`` (first and max alike: a record's own entry), comma separated;
+    ValueError for anything else, a negative base offset or max timestamp, a first timestamp above the max (the
+    index keeps the smaller: `TimeIndex.append`), or a value no Java long holds (the index keeps them in 64-bit
+    arrays, which would raise OverflowError at start-up)."""
     entries = []
     for item in text.split(","):
-        base, first, largest = (int(v) for v in item.split(":"))
+        fields = [int(v) for v in item.split(":")]
+        if len(fields) == 2:
+            fields.insert(1, fields[1])
+        base, first, largest = fields
         if base < 0 or largest < 0 or first > largest or max(base, largest) > _LONG_MAX or first < -_LONG_MAX - 1:
             raise ValueError(f"bad time index entry {item!r}")
         entries.append(TimeIndexEntry(base, first, largest))

@@ -90,23 +90,34 @@ class TimeIndex:
     LogValidator converts it to: its messages' first and largest timestamps, none for magic 0, the append time for
     a LogAppendTime topic, `record_sets.validate`). Kept only while increasing, as Kafka's
     ``TimeIndex.maybeAppend``, so the first batch whose max timestamp reaches a target (``Log.fetchOffsetByTimestamp``'s
-    search) is a bisection. Three arrays of 64-bit ints, not tuples: one entry per produced batch at most.
+    search) is a bisection. A leader's batch whose records' timestamps are not all at or below its first gives one
+    entry per record that is a new running maximum instead (`append_records`: its offset, its timestamp as first and
+    max), so that a lookup names the record inside the batch that Kafka's scan names. Two arrays of 64-bit ints (offset,
+    max timestamp: 16 bytes an entry), not tuples, the first timestamp kept apart for the few entries whose first is
+    below their max: an entry per produced batch that raises the max, plus one per record that raises it inside a
+    batch.
 
     The entries kept are written through to ``journal`` when set (a broker process's `LogOffsetsJournal`, as Kafka's
     ``.timeindex`` files outlive the process): the callers (the leader's Produce, a follower's fetch) append here and
     need not know; a fetched answer's entries go in one call (`extend`), not one per batch. A truncation is journaled
     by the log end's own line (`Partition.truncate_to`)."""
 
-    __slots__ = ("_first", "_max", "_offset", "journal", "topic_partition")
+    __slots__ = ("_first", "_max", "_offset", "journal", "journal_records", "topic_partition")
 
     def __init__(self, topic_partition: TopicPartition | None = None) -> None:
         self._max = array("q")
         self._offset = array("q")
-        self._first = array("q")
+        self._first: dict[int, int] = {}
+        """The first timestamp of each entry whose first is below its max (by position): a batch whose records were
+        not read (an older journal's, a header fetched alone). A record's own entry, every one a leader makes, has
+        none."""
         self.topic_partition = topic_partition
         self.journal: Callable[[TopicPartition, Sequence[tuple[int, int, int]]], None] | None = None
         """Called with the entries each `append` or `extend` kept, (base offset, first, max timestamp) each (plain
         tuples: a `TimeIndexEntry` costs a Python-level ``__new__`` per produced batch); not when none was."""
+        self.journal_records: Callable[[TopicPartition, list[int], list[int]], None] | None = None
+        """Where `append_records` journals its records' entries when set, as their offsets and timestamps (first and
+        max alike): no tuple per record, a line formatted in one pass; else through ``journal``."""
 
     def __len__(self) -> int:
         return len(self._max)
@@ -137,35 +148,80 @@ class TimeIndex:
             first = min(first_timestamp, max_timestamp)
             self._max.append(max_timestamp)
             self._offset.append(base_offset)
-            self._first.append(first)
+            if first != max_timestamp:
+                self._first[len(self._max) - 1] = first
             return first
         return None
 
+    @property
+    def last_timestamp(self) -> int:
+        """The largest timestamp indexed, -1 for none (a batch whose max is not above it adds nothing)."""
+        return self._max[-1] if self._max else -1
+
+    def append_records(self, base_offset: int, records: Sequence[tuple[int, int]]) -> None:
+        """A leader's batch at ``base_offset`` whose records' timestamps are not all its first's: the records that
+        are new running maxima, (offset delta, timestamp) each (`record_timestamps.running_maxima`), each an entry
+        of its own (its offset, its timestamp as first and max), journaled together. ``records`` increase in both
+        (`running_maxima` gives them so, above the index's largest timestamp): appended whole, not one by one."""
+        if not records:
+            return
+        if records[0][1] < 0 or (self._max and (records[0][1] <= self._max[-1] or base_offset <= self._offset[-1])):
+            self.extend([(base_offset + delta, timestamp, timestamp) for delta, timestamp in records])
+            return  # not above the index (a caller's stale word): entry by entry, by `append`'s rule
+        offsets = [base_offset + delta for delta, _ in records]  # increasing, as their timestamps
+        timestamps = [timestamp for _, timestamp in records]
+        self._offset.extend(offsets)
+        self._max.extend(timestamps)
+        if self.topic_partition is None:
+            return
+        if self.journal_records is not None:
+            self.journal_records(self.topic_partition, offsets, timestamps)
+        elif self.journal is not None:
+            self.journal(self.topic_partition, list(zip(offsets, timestamps, timestamps, strict=True)))
+
     def lookup(self, target: int) -> tuple[int, int] | None:
-        """(timestamp, offset) of the first batch whose max timestamp is >= ``target``, None if none: the batch's
-        first record when its timestamp reaches the target (Kafka's answer exactly), else the batch's base offset
-        with its max timestamp (records' own timestamps are not kept: the record Kafka names is in that batch)."""
+        """(timestamp, offset) of the first entry whose max timestamp is >= ``target``, None if none: its first
+        record when its timestamp reaches the target, else its offset with its max timestamp. A leader's entries
+        are the log's running maxima, record by record (first = max: Kafka's answer exactly, the first record
+        reaching the target); an entry whose first timestamp is below its max comes from a batch whose records were
+        not read (read back from an older journal, or a batch header fetched alone), whose answer past the first is
+        the batch's base offset with its max timestamp, not the record inside it Kafka names."""
         at = bisect_left(self._max, target)
         if at == len(self._max):
             return None
-        first = self._first[at]
+        first = self._first.get(at, self._max[at]) if self._first else self._max[at]
         return (first if first >= target else self._max[at]), self._offset[at]
 
     def entries_in(self, start_offset: int, end_offset: int) -> tuple[TimeIndexEntry, ...]:
         """The entries whose batches begin in [``start_offset``, ``end_offset``), what a fetch of those offsets
         serves a follower (at most one per record, as each batch holds one at least)."""
         at, stop = bisect_left(self._offset, start_offset), bisect_left(self._offset, end_offset)
-        return tuple(TimeIndexEntry(self._offset[i], self._first[i], self._max[i]) for i in range(at, stop))
+        firsts, maxima = self._first, self._max
+        return tuple(TimeIndexEntry(self._offset[i], firsts.get(i, maxima[i]), maxima[i]) for i in range(at, stop))
 
     def entries(self) -> tuple[TimeIndexEntry, ...]:
         """Every entry, in offset order (what a restart keeps: `LogOffsetsJournal`, `ReplicaManager.log_offsets`)."""
-        return tuple(map(TimeIndexEntry, self._offset, self._first, self._max))
+        return self.entries_in(0, self._offset[-1] + 1) if self._offset else ()
+
+    def copy_below(self, other: TimeIndex, end_offset: int) -> None:
+        """``other``'s entries of batches beginning below ``end_offset``, after this index's by `append`'s rule (as
+        arrays when this one is empty: a restart's, with no tuple per entry); not journaled."""
+        if self._offset:
+            self.extend(other.entries_in(0, end_offset))
+            return
+        stop = bisect_left(other._offset, end_offset)
+        self._offset = other._offset[:stop]
+        self._max = other._max[:stop]
+        self._first = {position: first for position, first in other._first.items() if position < stop}
 
     def truncate(self, end_offset: int) -> None:
         """Forget the batches at or above ``end_offset`` (``Log.truncateTo``); one comparison when none is."""
         if self._offset and end_offset <= self._offset[-1]:
             at = bisect_left(self._offset, end_offset)
-            del self._max[at:], self._offset[at:], self._first[at:]
+            del self._max[at:], self._offset[at:]
+            if self._first:
+                for position in [p for p in self._first if p >= at]:
+                    del self._first[position]
 
 
 @dataclass(frozen=True, slots=True)
@@ -393,11 +449,15 @@ class Partition:
         recovery), those within the log end, less the producers expired meanwhile (`ProducerStateManager.restore`)."""
         self.producer_state.restore(batches, self.log_end_offset, now_ms, expiration_ms, snapshots)
 
-    def restore_time_index(self, entries: Iterable[TimeIndexEntry]) -> None:
+    def restore_time_index(self, entries: Iterable[TimeIndexEntry] | TimeIndex) -> None:
         """A restart's time index entries from the journal (Kafka loads the ``.timeindex`` files), those of batches
-        beginning below the log end, as Kafka's recovery truncates the index with the log. Appended before the
-        journal is hooked up: they are on disk already."""
-        self.time_index.extend(entry for entry in entries if entry.base_offset < self.log_end_offset)
+        beginning below the log end, as Kafka's recovery truncates the index with the log; the journal's index read
+        back is copied array to array (`TimeIndex.copy_below`). Appended before the journal is hooked up: they are
+        on disk already."""
+        if isinstance(entries, TimeIndex):
+            self.time_index.copy_below(entries, self.log_end_offset)
+        else:
+            self.time_index.extend(entry for entry in entries if entry.base_offset < self.log_end_offset)
 
     def diverging_epoch(self, last_fetched_epoch: int, fetch_offset: int) -> tuple[int, int] | None:
         """The leader's side of truncation on fetch (Kafka 2.8's ``Partition.readRecords`` with a

@@ -62,6 +62,7 @@ from zkcontroller.model import TopicPartition, is_internal
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.wire import record_sets
 from zkcontroller.protocol.wire.record_sets import RecordSetError
+from zkcontroller.protocol.wire.record_timestamps import legacy_running_maxima, running_maxima
 from zkcontroller.runtime import blocking_worker
 from zkcontroller.runtime.runtime import AsyncioRuntime, Runtime
 
@@ -412,6 +413,7 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
                                 timestamps)
         except RecordSetError as failure:  # kept without its traceback (the walk's frames)
             outcome = failure.with_traceback(None)
+    inflated = scanned.inflated if scanned is not None else {}
     scanned = None
     if isinstance(outcome, RecordSetError):
         e = outcome
@@ -448,7 +450,21 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
     if stamped and count:  # LogValidator stamps the batch (a legacy set converted to one) with the append time
         partition.time_index.append(base_offset, now, now)
     elif timestamps and count:  # the v2 batch's first record's and max timestamps, or a legacy set's converted batch's
-        partition.time_index.append(base_offset, timestamps[0], timestamps[1])
+        first, largest = timestamps
+        index = partition.time_index
+        if first < largest and largest > index.last_timestamp:
+            # records after the first may reach a target first: each new running maximum is indexed, as Kafka's
+            # search names the first record reaching the target (read only when the batch raises the index's max)
+            entry = entries[0]
+            if entry.magic == 2:
+                batch = memoryview(p.records)[entry.start:entry.start + entry.size]
+                points = running_maxima(batch, index.last_timestamp, inflated.get(entry.start))
+            else:  # a legacy set: its messages, as the one v2 batch Kafka converts it to holds them
+                points = legacy_running_maxima(p.records, [(e.start, e.magic) for e in entries],
+                                               index.last_timestamp, inflated)
+            index.append_records(base_offset, points)
+        else:
+            index.append(base_offset, first, largest)
     partition.append_as_leader(count, now)
     return Appended(p.topic, p.partition, int(Errors.NONE), base_offset, LOG_START_OFFSET,
                     log_append_time=now if stamped else -1, count=count)

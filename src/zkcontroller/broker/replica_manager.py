@@ -306,13 +306,16 @@ class ReplicaManager:
                 partition.restore_producers(getattr(recovered, "producers", ()), self.runtime.now_ms(),
                                             self.producer_id_expiration_ms,
                                             getattr(recovered, "producer_snapshots", ()))
-                partition.restore_time_index(getattr(recovered, "time_index", ()))
+                source = getattr(recovered, "time_index_source", None)  # the journal's index, copied as arrays
+                partition.restore_time_index(source if source is not None else getattr(recovered, "time_index", ()))
             if self._journal is not None:
                 partition.journal = self._journal.record
                 partition.epoch_cache.flush = self._journal.record_epochs
                 partition.producer_state.journal = self._journal.record_producer_batches
                 partition.producer_state.journal_snapshot = self._journal.record_producer_snapshot
                 partition.time_index.journal = self._journal.record_time_index
+                partition.time_index.journal_records = self._journal.record_time_index_records
+                self._journal.attach_time_index(tp, partition.time_index)
                 self._journal.record(tp, partition.log_end_offset, partition.high_watermark)
         return partition
 

@@ -27,7 +27,7 @@ from .test_producer_state_restart import journaled, restart
 TP = TopicPartition("t", 0)
 CONSUMER = -1
 BATCHES = [[1_000], [2_000, 4_000, 3_000], [5_000]]
-"""Offsets 0, 1-3 and 4: the index keeps (0, 1000, 1000), (1, 2000, 4000), (4, 5000, 5000)."""
+"""Offsets 0, 1-3 and 4: the index keeps the running maxima (0, 1000), (1, 2000), (2, 4000), (4, 5000)."""
 TARGETS = [500, 1_000, 1_500, 3_500, 4_001, 5_000, 5_001]
 
 
@@ -59,7 +59,8 @@ def look_up(rm: ReplicaManager) -> list[OffsetAnswer]:
             for answer in list_offsets(5, CONSUMER, 0, [OffsetQuery("t", 0, t)], partition=rm.partition, cache=None)]
 
 
-FOUND = [(1_000, 0), (1_000, 0), (2_000, 1), (4_000, 1), (5_000, 4), (5_000, 4), (-1, -1)]
+FOUND = [(1_000, 0), (1_000, 0), (2_000, 1), (4_000, 2), (5_000, 4), (5_000, 4), (-1, -1)]
+"""Kafka's answers: 3,500 names the record at offset 2 (4,000) inside the second batch."""
 
 
 def found(answers: list[OffsetAnswer]) -> list[tuple[int, int]]:
@@ -100,7 +101,8 @@ async def test_a_follower_restarted_from_its_journal_keeps_the_entries_it_fetche
     before = look_up(brokers.rms[1])
     follower = brokers.rms[2].partition(TP)
     assert follower is not None and follower.time_index.entries_in(0, 5) == (
-        TimeIndexEntry(0, 1_000, 1_000), TimeIndexEntry(1, 2_000, 4_000), TimeIndexEntry(4, 5_000, 5_000))
+        TimeIndexEntry(0, 1_000, 1_000), TimeIndexEntry(1, 2_000, 2_000), TimeIndexEntry(2, 4_000, 4_000),
+        TimeIndexEntry(4, 5_000, 5_000))
     follower.truncate_to(4)
     journal.close()
     assert (tmp_path / JOURNAL_NAME).read_text().count("\ttimes\t") == 1  # the three batches came in one answer
@@ -134,7 +136,7 @@ async def test_a_leader_killed_at_any_line_restarts_with_every_batch_below_its_l
     await produce_batches(brokers.rms[1])
     journal.close()
     lines = (tmp_path / "live" / JOURNAL_NAME).read_text().splitlines(keepends=True)
-    bases = [0, 1, 4]  # each batch's base offset (`BATCHES`: 1, 3 and 1 records, every max timestamp higher)
+    bases = [0, 1, 2, 4]  # each running maximum's offset (`BATCHES`: 1, 3 and 1 records, every max higher)
     for cut in range(len(lines) + 1):
         crashed = tmp_path / f"cut-{cut}"
         crashed.mkdir()
@@ -179,7 +181,7 @@ def test_the_journal_keeps_the_index_through_truncation_and_rewrite(tmp_path: Pa
         again.record(a0, offset, offset)
     again.close()
     text = (tmp_path / JOURNAL_NAME).read_text()
-    assert text.count("\ttimes\t") == 2 and "t\t0\ttimes\t0:1000:1000,1:2000:4000,4:4500:4600\n" in text
+    assert text.count("\ttimes\t") == 2 and "t\t0\ttimes\t0:1000,1:2000:4000,4:4500:4600\n" in text
     third = LogOffsetsJournal(tmp_path)
     assert entries(third, a0) == kept and entries(third, a1) == (TimeIndexEntry(0, 10, 20),)
     third.forget(a0)

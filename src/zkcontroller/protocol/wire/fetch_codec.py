@@ -17,7 +17,8 @@ forgotten partitions carry the KIP-227 fetch session.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -40,6 +41,7 @@ from zkcontroller.protocol.wire.messages import FETCH
 from zkcontroller.protocol.wire.plain_values import by_topic, error_of
 from zkcontroller.protocol.wire.record_offsets import record_offsets
 from zkcontroller.protocol.wire.record_sets import BATCH_HEADER as _BATCH_HEADER
+from zkcontroller.protocol.wire.record_timestamps import running_maxima
 
 _AFTER_LENGTH = _BATCH_HEADER.size - 12
 """batchLength counts the bytes after baseOffset and batchLength themselves."""
@@ -137,14 +139,29 @@ def _record(offset_delta: int) -> bytes:
     return _varint(len(body)) + body
 
 
+def _timed_record(offset_delta: int, timestamp_delta: int) -> bytes:
+    body = b"\x00" + _varint(timestamp_delta) + _varint(offset_delta) + _NULL_KEY_VALUE_NO_HEADERS
+    return _varint(len(body)) + body
+
+
 def record_batch(base_offset: int, count: int, leader_epoch: int = -1, producer_id: int = -1,
                  producer_epoch: int = -1, base_sequence: int = -1, max_timestamp: int = -1,
-                 first_timestamp: int | None = None) -> bytes:
+                 first_timestamp: int | None = None, inner: Sequence[TimeIndexEntry] = ()) -> bytes:
     """One uncompressed v2 record batch of ``count`` empty records (null key and value, no headers), its CRC-32C
     from the attributes on: what a leader serves, and (base offset 0, epoch -1) what a client produces. Its
-    ``firstTimestamp`` is ``first_timestamp``, by default its max timestamp."""
-    records = b"".join(_record(i) for i in range(count))
+    ``firstTimestamp`` is ``first_timestamp``, by default its max timestamp. ``inner``: time index entries of
+    records after the first (a producer batch's running maxima, in offset order): each such record carries its
+    timestamp, and each record after it the same, so that a follower reads them back (`decode_batches`); every other
+    record has the first timestamp."""
     first = max_timestamp if first_timestamp is None else first_timestamp
+    if inner:
+        deltas = [0] * count
+        for entry, after in zip(inner, [*(e.base_offset for e in inner[1:]), base_offset + count], strict=True):
+            deltas[entry.base_offset - base_offset:after - base_offset] = [entry.max_timestamp - first] * (
+                after - entry.base_offset)
+        records = b"".join(_timed_record(i, delta) for i, delta in enumerate(deltas))
+    else:
+        records = b"".join(_record(i) for i in range(count))
     batch = bytearray(_BATCH_HEADER.pack(base_offset, _AFTER_LENGTH + len(records), leader_epoch, 2, 0, 0, count - 1,
                                          first, max_timestamp, producer_id, producer_epoch, base_sequence,
                                          count))
@@ -157,9 +174,12 @@ def encode_records(base_offset: int, count: int, batches: tuple[ReplicatedBatch,
                    epochs: tuple[EpochEntry, ...] = (), timestamps: tuple[TimeIndexEntry, ...] = ()) -> bytes:
     """``count`` empty records from ``base_offset`` as v2 batches: one per producer batch of ``batches`` (within
     the range, in offset order), plain ones between, each plain stretch cut where an epoch of ``epochs`` begins
-    and where a time index entry of ``timestamps`` (in offset order) begins; each batch's ``partitionLeaderEpoch``
-    is the epoch in force at its base offset (-1 without one), and a batch beginning at an entry carries its first
-    and max timestamps (a producer batch its own max timestamp), the others -1. No bytes
+    and around each time index entry of ``timestamps`` (in offset order) whose first timestamp is below its max (a
+    batch whose records were not read: it begins a batch of its own, carrying its first and max timestamps); each
+    batch's ``partitionLeaderEpoch`` is the epoch in force at its base offset (-1 without one). The other entries
+    (a record's own: first = max) are carried by the records: a batch's first timestamp is its first record's entry's
+    (else -1), each record at or after an entry carries that entry's timestamp (`record_batch`'s ``inner``), and its
+    max timestamp is its last entry's (a producer batch its own max timestamp), -1 for a batch holding none. No bytes
     (not null, as Kafka) for zero records. An epoch beginning inside a producer batch cannot be told (a batch is
     appended whole, under one epoch: it does not happen). A producer batch may begin inside the one before it (a
     follower takes such a batch, as Kafka's: `Partition.append_as_follower`), and is served so. `ValueError` for a
@@ -172,7 +192,9 @@ def encode_records(base_offset: int, count: int, batches: tuple[ReplicatedBatch,
     starts = [e.start_offset for e in epochs]
     in_force = -1  # index into epochs of the epoch at `at`
     stamps = {t.base_offset: t for t in timestamps}
-    cuts = sorted({*starts, *stamps})
+    offsets = [t.base_offset for t in timestamps]
+    apart = [i for i, t in enumerate(timestamps) if t.first_timestamp != t.max_timestamp]
+    cuts = sorted({*starts, *(offsets[i] for i in apart), *(offsets[i + 1] for i in apart if i + 1 < len(offsets))})
 
     def epoch_at(offset: int) -> int:
         nonlocal in_force
@@ -190,8 +212,13 @@ def encode_records(base_offset: int, count: int, batches: tuple[ReplicatedBatch,
                 next_cut += 1
             stop = min(cuts[next_cut], upto) if next_cut < len(cuts) else upto
             stamp = stamps.get(at)
-            out.extend(record_batch(at, stop - at, epoch, max_timestamp=stamp.max_timestamp if stamp else -1,
-                                    first_timestamp=stamp.first_timestamp if stamp else -1))
+            inner = timestamps[bisect_right(offsets, at):bisect_left(offsets, stop)] if offsets else ()
+            if inner:  # records' own entries after the first record: carried by the records' timestamps
+                out.extend(record_batch(at, stop - at, epoch, max_timestamp=inner[-1].max_timestamp,
+                                        first_timestamp=stamp.first_timestamp if stamp else -1, inner=inner))
+            else:
+                out.extend(record_batch(at, stop - at, epoch, max_timestamp=stamp.max_timestamp if stamp else -1,
+                                        first_timestamp=stamp.first_timestamp if stamp else -1))
             at = stop
 
     for b in batches:
@@ -199,8 +226,11 @@ def encode_records(base_offset: int, count: int, batches: tuple[ReplicatedBatch,
             raise ValueError(f"producer batch {b} is not within offsets {at}..{end - 1} of the fetched range")
         plain(b.base_offset)
         stamp = stamps.get(b.base_offset)
+        inner = timestamps[bisect_right(offsets, b.base_offset):bisect_right(offsets, b.last_offset)] \
+            if offsets else ()
+        first = stamp.first_timestamp if stamp else (-1 if inner else None)  # records before the first entry: -1
         out.extend(record_batch(b.base_offset, b.count, epoch_at(b.base_offset), b.producer_id, b.producer_epoch,
-                                b.base_sequence, b.max_timestamp, stamp.first_timestamp if stamp else None))
+                                b.base_sequence, b.max_timestamp, first, inner))
         at = b.last_offset + 1
     plain(end)
     return bytes(out)
@@ -255,7 +285,14 @@ def decode_batches(data: bytes | None, timestamps: list[TimeIndexEntry] | None =
         if leader_epoch >= 0 and (not epochs or epochs[-1].epoch != leader_epoch):
             epochs.append(EpochEntry(leader_epoch, offset))
         if timestamps is not None and max_ts >= 0:
-            timestamps.append(TimeIndexEntry(offset, first_ts, max_ts))
+            if first_ts < max_ts and count > 1:  # records after the first may carry the batch's running maxima
+                points = running_maxima(view[pos:end], -1)
+                if points and points[-1][1] == max_ts:
+                    timestamps.extend(TimeIndexEntry(offset + d, t, t) for d, t in points)
+                else:  # not carried (a batch whose records were not read at produce): the batch's own entry
+                    timestamps.append(TimeIndexEntry(offset, first_ts, max_ts))
+            else:
+                timestamps.append(TimeIndexEntry(offset, first_ts, max_ts))
         pos = end
     if not monotonic:
         raise OffsetsOutOfOrderError(data)  # its offsets are read only for its message
