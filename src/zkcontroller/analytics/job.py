@@ -611,6 +611,9 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
 
     say("tables: elections, partitions, broker failures, split brain, anomalies")
     tenures = tenures_frame(spark, timeline.tenures)
+    tenure_starts: dict[str, list[int]] = {}
+    for tenure in timeline.tenures:
+        tenure_starts.setdefault(tenure.cluster, []).append(tenure.start_ms)
     handling_windows = failure_windows(failures, membership, timeline.tenures, config.max_handling_ms)
     # Each is a window over every partition that several tables read: computed once, not once per table.
     lives = rows_frame(spark, life_ends, transform.LIFE_END_COLUMNS) if life_ends else None
@@ -621,7 +624,8 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
     tables: dict[str, Callable[[], DataFrame]] = {
         "controller_tenures": lambda: tenures,
         "partition_state_intervals": lambda: intervals,
-        "leader_elections": lambda: transform.with_active_tenure(elections_only, tenures),
+        "leader_elections": lambda: transform.with_active_tenure(elections_only, tenures, transform.tenure_bucket_ms(
+            tenure_starts)),
         "broker_failures": lambda: incidents.broker_failure_handling(
             rows_frame(spark, handling_windows, FAILURE_COLUMNS), events,
             incidents.handling_bucket_ms([int(w["until_ms"]) - int(w["detected_ms"]) for w in handling_windows])),
