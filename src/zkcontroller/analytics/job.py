@@ -559,6 +559,7 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
     """
     out = config.out
     side = _side_rows(extracted, mixed).persist(CACHED)
+    by_partition: DataFrame | None = None
     try:  # the caches go when the job does, also when it fails (a session may run more jobs)
         events, dropped = _without_unchanged_isr(events, side, mixed, config.merge_tolerance_ms)
         # events next: its write parses in parallel
@@ -592,6 +593,10 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
             lambda: _collect(transform.observed_windows(events)),
             by_partition.count,
         )
+    except BaseException:
+        if by_partition is not None:
+            by_partition.unpersist()
+        raise
     finally:
         side.unpersist()
     for name in ("events", "rejected_lines"):
