@@ -166,11 +166,22 @@ def test_active_tenure_by_range_join_equals_the_join_and_aggregate_it_replaced(s
         rows.append((cluster, topic, 0, None if ms == 399 else at(ms), cid, epoch, "offline", None, 1, leader, 3,
                      True, "f.log", 7 if ms == 500 else n))
     elections = spark.createDataFrame(rows, cols)
-    assertDataFrameEqual(transform.with_active_tenure(elections, tenures), _active_tenure_by_join(elections, tenures))
+    expected = _active_tenure_by_join(elections, tenures)
+    # without buckets; with buckets smaller than, about as long as, and longer than the intervals (an election
+    # long after the last start, on a bucket boundary, before any start, in a cluster without tenures)
+    for bucket_ms in (None, 1, 7, 50, 100, 150, 1_000, 10**9):
+        assertDataFrameEqual(transform.with_active_tenure(elections, tenures, bucket_ms), expected)
     got = {(r["cluster"], r["line_number"]): (r["controller_id"], r["controller_epoch"])
-           for r in transform.with_active_tenure(elections, tenures).collect()}
+           for r in transform.with_active_tenure(elections, tenures, 7).collect()}
     assert got[("c", 1)] == (None, None) and got[("c", 2)] == (1, 5) and got[("c", 3)] == (8, 5)
     assert got[("c", 4)] == (2, 6) and got[("c", 6)] == (4, None) and got[("c", 9)] == (5, 7)
+
+
+def test_tenure_bucket_is_a_second_unless_the_spans_would_make_too_many_buckets() -> None:
+    assert transform.tenure_bucket_ms({}) == 1_000
+    assert transform.tenure_bucket_ms({"c": [5, 2_000_000], "d": [7]}) == 1_000
+    span = 10 * transform.MAX_TENURE_BUCKETS * 1_000
+    assert transform.tenure_bucket_ms({"c": [0, span // 2], "d": [span, span // 2]}) == 10_000
 
 
 def _elections_by_session_window(events_df, merge_gap_seconds: int = 2):

@@ -459,14 +459,19 @@ D = TypeVar("D")
 
 
 def _all_of(spark: SparkSession, a: Callable[[], A], b: Callable[[], B], c: Callable[[], C],
-            d: Callable[[], D]) -> tuple[A, B, C, D]:
-    """``_in_parallel`` of four actions of different result types, each result typed as its action's."""
+            d: Callable[[], D], *also: Callable[[], object]) -> tuple[A, B, C, D]:
+    """``_in_parallel`` of four actions of different result types, each result typed as its action's; the
+    ``also`` actions run in the same pool (after those four are submitted) for their effect only."""
     from pyspark import inheritable_thread_target
 
     with ThreadPoolExecutor(max_workers=PARALLEL_ACTIONS) as pool:
         fa, fb = pool.submit(inheritable_thread_target(spark)(a)), pool.submit(inheritable_thread_target(spark)(b))
         fc, fd = pool.submit(inheritable_thread_target(spark)(c)), pool.submit(inheritable_thread_target(spark)(d))
-        return fa.result(), fb.result(), fc.result(), fd.result()
+        side_effects = [pool.submit(inheritable_thread_target(spark)(action)) for action in also]
+        results = fa.result(), fb.result(), fc.result(), fd.result()
+        for future in side_effects:
+            future.result()
+        return results
 
 
 def run(spark: SparkSession, config: JobConfig, progress: Callable[[str], None] | None = None) -> JobResult:
@@ -554,6 +559,7 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
     """
     out = config.out
     side = _side_rows(extracted, mixed).persist(CACHED)
+    by_partition: DataFrame | None = None
     try:  # the caches go when the job does, also when it fails (a session may run more jobs)
         events, dropped = _without_unchanged_isr(events, side, mixed, config.merge_tolerance_ms)
         # events next: its write parses in parallel
@@ -562,6 +568,12 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
         finally:
             dropped.unpersist()
         events = read_events(spark, out)
+        # The windows over each partition's history read these rows, shuffled and sorted once for all of them.
+        # Built (counted) with the collects below, before the frames that read it are persisted: a cache's plan is
+        # made when it is persisted, and over a cache not yet built Spark knows no partitioning, so each of those
+        # three planned its own shuffle and sort of these rows (docs/benchmarks.md, issue 16, twenty-fifth session).
+        by_partition = transform.partition_rows(events, int(spark.conf.get("spark.sql.shuffle.partitions") or 200))
+        by_partition = by_partition.persist(CACHED)
         rejected = side.where(F.col("status") == REJECTED).select(*REJECTED_COLUMNS)
         rejected_warnings, (lifecycle, starts, activity, life_ends), membership, observed_rows = _all_of(spark,
             lambda: _write_rejected(spark, rejected, out),
@@ -579,12 +591,18 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
             # Every cluster's first and last event time: several tables and the report need it, so it is
             # aggregated once (not once per table, a scan of every event each time) and joined as a frame.
             lambda: _collect(transform.observed_windows(events)),
+            by_partition.count,
         )
+    except BaseException:
+        if by_partition is not None:
+            by_partition.unpersist()
+        raise
     finally:
         side.unpersist()
     for name in ("events", "rejected_lines"):
         result.rows[name] = count_rows(out / name)
     if result.rows["events"] == 0 and result.rows["rejected_lines"] == 0:
+        by_partition.unpersist()
         raise InputError(f"{', '.join(config.inputs)}: no log lines found in the input")
     result.warnings += rejected_warnings
 
@@ -598,10 +616,10 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
 
     say("tables: elections, partitions, broker failures, split brain, anomalies")
     tenures = tenures_frame(spark, timeline.tenures)
+    tenure_starts: dict[str, list[int]] = {}
+    for tenure in timeline.tenures:
+        tenure_starts.setdefault(tenure.cluster, []).append(tenure.start_ms)
     handling_windows = failure_windows(failures, membership, timeline.tenures, config.max_handling_ms)
-    # The windows over each partition's history read these rows, shuffled and sorted once for all of them.
-    by_partition = transform.partition_rows(events, int(spark.conf.get("spark.sql.shuffle.partitions") or 200))
-    by_partition = by_partition.persist(CACHED)
     # Each is a window over every partition that several tables read: computed once, not once per table.
     lives = rows_frame(spark, life_ends, transform.LIFE_END_COLUMNS) if life_ends else None
     intervals = transform.partition_state_intervals(by_partition, observed, lives).persist(CACHED)
@@ -611,7 +629,8 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
     tables: dict[str, Callable[[], DataFrame]] = {
         "controller_tenures": lambda: tenures,
         "partition_state_intervals": lambda: intervals,
-        "leader_elections": lambda: transform.with_active_tenure(elections_only, tenures),
+        "leader_elections": lambda: transform.with_active_tenure(elections_only, tenures, transform.tenure_bucket_ms(
+            tenure_starts)),
         "broker_failures": lambda: incidents.broker_failure_handling(
             rows_frame(spark, handling_windows, FAILURE_COLUMNS), events,
             incidents.handling_bucket_ms([int(w["until_ms"]) - int(w["detected_ms"]) for w in handling_windows])),

@@ -14,6 +14,8 @@ state a partition's leader and ISR; the job drops what it finds with a broadcast
 
 from __future__ import annotations
 
+from functools import reduce
+
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
@@ -88,6 +90,12 @@ def unchanged_isr_rows(events: DataFrame) -> DataFrame:
     order = ("ts_ms", "source_file", "line_number")
     rows = events.where(F.col("kind").isin(*CHECKED_KINDS) & F.col("topic").isNotNull()
                         & F.col("partition").isNotNull()).select(*CHECKED_COLUMNS)
+    # Only partitions with an ISR change can have a no-op one: the others' rows skip the window's shuffle and sort
+    # (all of them, in a log without ISR changes). One key per such partition, so broadcast.
+    key = ("cluster", "topic", "partition")
+    changed = rows.where(F.col("kind") == "isr_change").select(*(F.col(c).alias(f"c_{c}") for c in key)).distinct()
+    rows = rows.join(F.broadcast(changed), on=reduce(lambda a, b: a & b, (
+        F.col(c).eqNullSafe(F.col(f"c_{c}")) for c in key)), how="left_semi")
     at = F.struct(*order)
     members = F.array_sort("isr")
     states = F.col("kind").isin(*STATE_KINDS) & F.col("leader").isNotNull() & F.col("isr").isNotNull() \

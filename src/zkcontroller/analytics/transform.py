@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import reduce
 
-from pyspark.sql import DataFrame, Window, WindowSpec
+from pyspark.sql import Column, DataFrame, Window, WindowSpec
 from pyspark.sql import functions as F
 
 OFFLINE = "OfflinePartition"
@@ -245,7 +245,18 @@ def leader_elections(events: DataFrame, merge_gap_seconds: int = 2) -> DataFrame
     )
 
 
-def with_active_tenure(elections: DataFrame, tenures: DataFrame) -> DataFrame:
+MAX_TENURE_BUCKETS = 100_000
+"""About the most (interval, bucket) rows ``with_active_tenure`` broadcasts (see ``tenure_bucket_ms``)."""
+
+
+def tenure_bucket_ms(starts_ms: dict[str, list[int]]) -> int:
+    """The bucket for ``with_active_tenure`` given each cluster's tenure starts: one second, unless the spans
+    from first to last start would then explode into more than ``MAX_TENURE_BUCKETS`` rows."""
+    span = sum(max(at) - min(at) for at in starts_ms.values() if at)
+    return max(1_000, -(-span // MAX_TENURE_BUCKETS))
+
+
+def with_active_tenure(elections: DataFrame, tenures: DataFrame, bucket_ms: int | None = None) -> DataFrame:
     """Elections whose lines do not say who ran them get the controller and epoch of the tenure active at that
     instant: the latest tenure of the cluster that had started by then, latest by (start, epoch).
 
@@ -253,6 +264,11 @@ def with_active_tenure(elections: DataFrame, tenures: DataFrame) -> DataFrame:
     from then on, and every election is matched to the one interval it falls in (a broadcast range join, rather
     than joining each election with every earlier tenure and aggregating). An election with a null in its key
     (cluster, topic, partition, elected_at, leader, source_file, line_number) gets no tenure, as before.
+
+    With ``bucket_ms`` (``tenure_bucket_ms``), the join is on (cluster, time bucket) too: each interval is listed
+    under every bucket it overlaps, and an election after its cluster's last start looks in that start's bucket,
+    so an election is range-tested against the few intervals of its bucket, not every interval of its cluster
+    (87 for each of 188k elections at 1M lines: about a CPU-second). Without it, on cluster alone.
     """
     t = tenures.select(
         F.col("cluster").alias("t_cluster"), F.col("controller_id").alias("t_id"),
@@ -267,6 +283,21 @@ def with_active_tenure(elections: DataFrame, tenures: DataFrame) -> DataFrame:
     has_key = reduce(lambda a, b: a & b, [F.col(c).isNotNull() for c in key])
     in_interval = ((F.col("cluster") == F.col("t_cluster")) & (F.col("t_start") <= F.col("elected_at"))
                    & (F.col("t_until").isNull() | (F.col("elected_at") < F.col("t_until"))))
+    if bucket_ms is not None:
+        def bucket(at: Column) -> Column:
+            return F.floor(F.unix_millis(at) / bucket_ms)
+
+        listed = starts.select(
+            "t_cluster", "t_start", "active",
+            F.lead("t_start").over(Window.partitionBy("t_cluster").orderBy("t_start")).alias("t_until"))
+        # an open interval (the last) under its start's bucket only: later elections look there (``last`` below)
+        intervals = F.broadcast(listed.select("*", F.explode(F.sequence(bucket(F.col("t_start")), bucket(
+            F.coalesce("t_until", "t_start")))).alias("t_bucket")))
+        lasts = F.broadcast(starts.groupBy(F.col("t_cluster").alias("l_cluster")).agg(
+            F.max("t_start").alias("l_start")))
+        elections = elections.join(lasts, on=F.col("cluster") == F.col("l_cluster"), how="left").select(
+            *elections.columns, F.least(bucket(F.col("elected_at")), bucket(F.col("l_start"))).alias("e_bucket"))
+        in_interval = in_interval & (F.col("e_bucket") == F.col("t_bucket"))
     return elections.join(intervals, on=in_interval, how="left").select(
         *_PARTITION_KEY, "elected_at",
         F.coalesce("controller_id", F.when(has_key, F.col("active.t_id"))).alias("controller_id"),
