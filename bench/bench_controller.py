@@ -407,14 +407,14 @@ def time_broker_rounds(cluster: LocalCluster, broker_time: LoopTime, rounds: Loo
     ``rounds``: where the rounds alone are also counted, to print them."""
     def timed(shrink: Callable[[], Any]) -> Callable[[], Any]:
         def round_() -> Any:
-            started = time.perf_counter()
+            started, started_cpu = time.perf_counter(), time.thread_time()
             try:
                 return shrink()
             finally:
-                spent = time.perf_counter() - started
-                broker_time.add(spent)
+                spent, spent_cpu = time.perf_counter() - started, time.thread_time() - started_cpu
+                broker_time.add(spent, spent_cpu)
                 if rounds is not None:
-                    rounds.add(spent)
+                    rounds.add(spent, spent_cpu)
         return round_
 
     for server in cluster.brokers.values():
