@@ -16,11 +16,19 @@ figure the script prints the in-process brokers' loop time inside the interval (
 event loop; the ``controller_only`` figures subtract it), the controller's own event-processing loop time
 measured directly (``controller_event_loop_time``: its steps, without the store's round trips), the cyclic
 collector's time inside the interval (``cyclic_gc``: held off during events, it lands between them), the
-resident memory, and the store floor from the same run: one batched read and one batched rewrite of the partition states
-concerned (broker failure: every partition the failed broker hosted, all of which change state; failover:
-every partition). ``--profile DIR`` saves a cProfile of each measured
-interval, ``--flame DIR`` a py-spy flame graph (SVG) of it; ``--sweep 1000,10000,100000,500000`` prints both
-scenarios per size as a table and saves a PNG plot;
+resident memory, the embedded store's own work inside the interval (``store_calls``: its server's reads and
+writes, wherever on the loop they ran; the controller's writes run in its write workers' tasks, not in its
+event's steps, and the floor below does the same writes), and the store floor from the same run: one batched
+read and one batched rewrite of the partition states concerned (broker failure: every partition the failed
+broker hosted, all of which change state; failover: every partition). The broker failure then splits its
+interval by who ran on the loop ("where that interval went"): every loop callback is timed, named by its task
+(the controller's event task, the write workers of its fenced multis, the request send loops, the benchmark's
+own polling task) and split by the timed parts inside it (the controller's steps, the brokers' handling, the
+store's calls); what no callback covers is the loop's own scheduling and waiting. ``controller_only_cpu`` is
+this thread's CPU in the interval's callbacks less the brokers' handling: ``controller_only`` without the
+waits for a core on a shared host. ``--profile DIR`` saves a
+cProfile of each measured interval, ``--flame DIR`` a py-spy flame graph (SVG) of it;
+``--sweep 1000,10000,100000,500000`` prints both scenarios per size as a table and saves a PNG plot;
 ``--no-multi-read`` and ``--gc event-pause-inline|default|threshold`` give the before-figures of those changes.
 ``--log-files DIR`` writes ``controller.log``, ``state-change.log`` and ``events.jsonl`` into DIR at Kafka's default
 levels, as ``zkcontroller cluster`` does (what a user pays for the logs; without it nothing is logged).
@@ -35,6 +43,7 @@ import cProfile
 import gc
 import inspect
 import io
+import itertools
 import json
 import logging
 import os
@@ -176,18 +185,26 @@ async def own_time(coro: Coroutine[Any, Any, T], add: Callable[[float, float], N
 
 @dataclass
 class LoopTime:
-    """Seconds of loop time spent by one party, as (wall ms at the step, wall seconds, CPU seconds) samples."""
+    """Seconds of loop time spent by one party, as (wall ms at the step, wall seconds, CPU seconds) samples, and
+    each step's span on ``time.perf_counter`` (for `LoopTimeline`'s attribution)."""
 
     samples: list[tuple[int, float, float]] = field(default_factory=list)
+    spans: list[tuple[float, float]] = field(default_factory=list)
 
     def add(self, seconds: float, cpu_seconds: float = 0.0) -> None:
+        end = time.perf_counter()
         self.samples.append((wall_clock_ms(), seconds, cpu_seconds))
+        self.spans.append((end - seconds, end))
 
     def ms(self, since_ms: int, until_ms: int) -> int:
         return round(1000 * sum(d for t, d, _ in self.samples if since_ms <= t <= until_ms))
 
     def cpu_ms(self, since_ms: int, until_ms: int) -> int:
         return round(1000 * sum(c for t, _, c in self.samples if since_ms <= t <= until_ms))
+
+    def cpu_ms_between(self, start: float, end: float) -> float:
+        """CPU of the steps that began in [start, end) on ``time.perf_counter``."""
+        return 1000 * sum(c for (_, _, c), (a, _) in zip(self.samples, self.spans, strict=True) if start <= a < end)
 
 
 class GcClock:
@@ -197,6 +214,7 @@ class GcClock:
 
     def __init__(self) -> None:
         self.collections: list[tuple[int, float, int]] = []
+        self.spans: list[tuple[float, float]] = []
         self._started = 0.0
         gc.callbacks.append(self._on_gc)
 
@@ -204,7 +222,9 @@ class GcClock:
         if phase == "start":
             self._started = time.perf_counter()
         else:
-            self.collections.append((wall_clock_ms(), time.perf_counter() - self._started, info["generation"]))
+            end = time.perf_counter()
+            self.collections.append((wall_clock_ms(), end - self._started, info["generation"]))
+            self.spans.append((self._started, end))
 
     def ms(self, since_ms: int, until_ms: int) -> int:
         return round(1000 * sum(d for t, d, _ in self.collections if since_ms <= t <= until_ms))
@@ -216,6 +236,117 @@ class GcClock:
 GC_CLOCK = GcClock()
 
 
+Span = tuple[float, float]
+"""(start, end) on ``time.perf_counter``."""
+
+
+class LoopTimeline:
+    """Every callback the event loop runs while ``recording``, as (start, end, callback), to give each millisecond
+    of a measured interval to the party that spent it (`split`). asyncio runs every ready callback, each task's
+    steps included, through ``Handle._run``, so wrapping it sees all the loop's work; what no callback covers is
+    the loop itself (waiting in ``select``, or scheduling). Installed once; recording costs two clock reads per
+    callback (a broker failure's interval runs about 100 callbacks)."""
+
+    def __init__(self) -> None:
+        self.callbacks: list[tuple[float, float, object]] = []
+        self.cpu: list[float] = []
+        """This thread's CPU seconds in each of ``callbacks``."""
+        self.recording = False
+        original = asyncio.events.Handle._run
+        timeline = self
+
+        def _run(handle: asyncio.Handle) -> None:
+            if not timeline.recording:
+                return original(handle)
+            start, start_cpu = time.perf_counter(), time.thread_time()
+            try:
+                return original(handle)
+            finally:
+                timeline.cpu.append(time.thread_time() - start_cpu)
+                timeline.callbacks.append((start, time.perf_counter(), handle._callback))  # type: ignore[attr-defined]
+
+        asyncio.events.Handle._run = _run  # type: ignore[method-assign]
+
+    @contextlib.contextmanager
+    def record(self) -> Any:
+        self.callbacks.clear()
+        self.cpu.clear()
+        self.recording = True
+        try:
+            yield
+        finally:
+            self.recording = False
+
+    def cpu_ms(self, start: float, end: float) -> float:
+        """This thread's CPU in the callbacks that began in [start, end)."""
+        return 1000 * sum(c for (a, _, _), c in zip(self.callbacks, self.cpu, strict=True) if start <= a < end)
+
+    def split(self, start: float, end: float, name_of: Callable[[object], str],
+              inner: list[tuple[str, list[Span]]]) -> dict[str, float]:
+        """Milliseconds of [start, end] by party: each instant goes to the callback running then (``name_of``
+        names it) and the timed spans covering it inside that callback (``inner``: later entries nest inside
+        earlier ones, e.g. the store's calls inside the controller's steps), joined as "outer > inner"."""
+        def clipped(spans: list[Span]) -> list[Span]:
+            return [(max(a, start), min(b, end)) for a, b in spans if b > start and a < end]
+
+        callbacks = [(max(a, start), min(b, end), name_of(cb)) for a, b, cb in self.callbacks if b > start and a < end]
+        layers = [(name, clipped(spans)) for name, spans in inner]
+        cuts = sorted({start, end, *(x for a, b, _ in callbacks for x in (a, b)),
+                       *(x for _, spans in layers for a, b in spans for x in (a, b))})
+        out: dict[str, float] = {}
+        for lo, hi in itertools.pairwise(cuts):
+            mid = (lo + hi) / 2
+            outer = next((name for a, b, name in callbacks if a <= mid < b), None)
+            if outer is None:
+                label = "the loop itself (select, scheduling)"
+            else:
+                label = " > ".join([outer, *(name for name, spans in layers if any(a <= mid < b for a, b in spans))])
+            out[label] = out.get(label, 0.0) + 1000 * (hi - lo)
+        return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+
+
+LOOP_TIMELINE = LoopTimeline()
+PARTIES = {
+    "ControllerEventManager._run": "controller event task",
+    "FencedBatchWriter._work": "write workers (fenced multis)",
+    "ControllerChannelManager._send_loop": "request send loops",
+}
+"""The tasks the controller's interval runs, by their coroutine's name."""
+
+
+def party_of(callback: object, bench_task: asyncio.Task[Any] | None) -> str:
+    """Who a loop callback works for: a task's steps by its coroutine (the benchmark's own task apart), else the
+    callback's own name (the collector's deferred pass is `gc_pause._collect`)."""
+    owner = getattr(callback, "__self__", None)
+    if isinstance(owner, asyncio.Task):
+        if owner is bench_task:
+            return "the benchmark's own task (polling)"
+        name = getattr(owner.get_coro(), "__qualname__", type(owner.get_coro()).__name__)
+        return PARTIES.get(name, f"task {name}")
+    return f"callback {getattr(callback, '__qualname__', type(callback).__name__)}"
+
+
+def time_store_calls(backend: CoordinationBackend) -> LoopTime:
+    """The embedded store's own work per call (its server's reads and writes, under its lock), wherever on the loop
+    it runs: in the controller's steps, or in the write workers' tasks. Nothing on ZooKeeper (its server is
+    another process; the client's thread hands replies to the loop)."""
+    spent = LoopTime()
+    if isinstance(backend, EmbeddedBackend):
+        server = backend.server
+        for name in ("multi", "get_data", "get_data_many", "exists", "get_children"):
+            method = getattr(server, name)
+
+            def timed(*args: Any, _m: Callable[..., Any] = method) -> Any:
+                started, started_cpu = time.perf_counter(), time.thread_time()
+                try:
+                    return _m(*args)
+                finally:
+                    spent.add(time.perf_counter() - started, time.thread_time() - started_cpu)
+
+            setattr(server, name, timed)
+    return spent
+
+
 class TimingTransport(InProcessTransport):
     """Notes when each request was handed to the transport: (time, controller epoch, request kind), and the loop
     time the in-process brokers spent handling each, step by step (their work shares the controller's loop;
@@ -225,6 +356,8 @@ class TimingTransport(InProcessTransport):
     def __init__(self) -> None:
         super().__init__()
         self.handed: list[tuple[int, int, str]] = []
+        self.handed_at: list[float] = []
+        """``time.perf_counter`` of each entry of ``handed``."""
         self.broker_time = LoopTime()
         self.in_flight = 0
         """Requests handed and not yet answered: the store floor waits for none, so no broker work overlaps it."""
@@ -232,6 +365,7 @@ class TimingTransport(InProcessTransport):
     async def send(self, broker: Broker, request: AnyControlRequest) -> ControlResponse:
         # fetches and AlterIsr (no controller epoch) pass here too: their handling is brokers' work as well
         self.handed.append((wall_clock_ms(), getattr(request, "controller_epoch", -1), type(request).__name__))
+        self.handed_at.append(time.perf_counter())
         self.in_flight += 1
         try:
             return await self._send(broker, request)
@@ -244,9 +378,9 @@ class TimingTransport(InProcessTransport):
         if handler is None:
             return await super().send(broker, request)
         self.sent += 1
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.thread_time()
         response = handler(request)
-        self.broker_time.add(time.perf_counter() - started)
+        self.broker_time.add(time.perf_counter() - started, time.thread_time() - started_cpu)
         if asyncio.iscoroutine(response):
             response = await own_time(response, self.broker_time.add)
         elif inspect.isawaitable(response):
@@ -255,6 +389,11 @@ class TimingTransport(InProcessTransport):
 
     def times(self, since_ms: int, epoch: int, kind: type) -> list[int]:
         return [t for t, e, k in self.handed if t >= since_ms and e == epoch and k == kind.__name__]
+
+    def last_handed_at(self, since_ms: int, epoch: int, kind: type) -> float:
+        """``time.perf_counter`` when the last request of ``kind`` (``times``) was handed over."""
+        return max(p for (t, e, k), p in zip(self.handed, self.handed_at, strict=True)
+                   if t >= since_ms and e == epoch and k == kind.__name__)
 
     def broker_ms(self, since_ms: int, until_ms: int) -> int:
         """Milliseconds of loop time the brokers spent handling requests in [since, until]."""
@@ -268,14 +407,14 @@ def time_broker_rounds(cluster: LocalCluster, broker_time: LoopTime, rounds: Loo
     ``rounds``: where the rounds alone are also counted, to print them."""
     def timed(shrink: Callable[[], Any]) -> Callable[[], Any]:
         def round_() -> Any:
-            started = time.perf_counter()
+            started, started_cpu = time.perf_counter(), time.thread_time()
             try:
                 return shrink()
             finally:
-                spent = time.perf_counter() - started
-                broker_time.add(spent)
+                spent, spent_cpu = time.perf_counter() - started, time.thread_time() - started_cpu
+                broker_time.add(spent, spent_cpu)
                 if rounds is not None:
-                    rounds.add(spent)
+                    rounds.add(spent, spent_cpu)
         return round_
 
     for server in cluster.brokers.values():
@@ -427,12 +566,17 @@ async def poll_until(condition: Callable[[], bool], timeout_s: float = 900) -> N
         await asyncio.sleep(0.01)
 
 
+SEEN_DELETED_AT: dict[str, float] = {}
+"""``time.perf_counter`` when `watch_deletion`'s observer saw each path deleted."""
+
+
 async def watch_deletion(admin: KafkaZkClient, path: str) -> asyncio.Future[int]:
     """A future resolved with the wall time at which an observer sees ``path`` deleted."""
     fut: asyncio.Future[int] = asyncio.get_running_loop().create_future()
 
     def on_event(event: WatchedEvent) -> None:
         if event.type is EventType.NODE_DELETED and not fut.done():
+            SEEN_DELETED_AT[path] = time.perf_counter()
             fut.set_result(wall_clock_ms())
 
     assert await admin.path_exists(path, on_event)
@@ -473,11 +617,12 @@ async def start_cluster(backend: CoordinationBackend, records: Records, transpor
     return cluster
 
 
-async def bench_broker_failure(backend: CoordinationBackend, partitions: int) -> dict[str, float]:
+async def bench_broker_failure(backend: CoordinationBackend, partitions: int) -> dict[str, Any]:
     records, transport = Records(), TimingTransport()
     cluster = await start_cluster(backend, records, transport)
     controller_time = time_controller_events(cluster)
     time_broker_rounds(cluster, transport.broker_time)
+    store_time = time_store_calls(backend)
     session = await backend.new_session()
     admin = KafkaZkClient(session, wall_clock_ms)
     try:
@@ -488,8 +633,9 @@ async def bench_broker_failure(backend: CoordinationBackend, partitions: int) ->
         victim = next(b for b in BROKERS if b != controller.controller_id)
         led = len(controller.context.partition_leaders_on_broker(victim))
         hosted = sorted(controller.context.partitions_on_broker(victim))  # led and followed: all change state
-        gone = await watch_deletion(admin, f"/brokers/ids/{victim}")
-        with PROFILER.measure(f"broker-failure-{partitions}"):
+        victim_path = f"/brokers/ids/{victim}"
+        gone = await watch_deletion(admin, victim_path)
+        with PROFILER.measure(f"broker-failure-{partitions}"), LOOP_TIMELINE.record():
             await kill_broker(cluster, backend, victim)
             t0 = await gone
             await poll_until(
@@ -505,6 +651,14 @@ async def bench_broker_failure(backend: CoordinationBackend, partitions: int) ->
         done = records.last("controller_event", event="BrokerChange")
         handed = max(transport.times(t0, controller.context.epoch, LeaderAndIsrRequest))
         broker_ms = transport.broker_ms(t0, handed)
+        bench_task = asyncio.current_task()
+        start, end = SEEN_DELETED_AT[victim_path], transport.last_handed_at(t0, controller.context.epoch,
+                                                                             LeaderAndIsrRequest)
+        controller_only_cpu = LOOP_TIMELINE.cpu_ms(start, end) - transport.broker_time.cpu_ms_between(start, end)
+        split = LOOP_TIMELINE.split(
+            start, end, lambda cb: party_of(cb, bench_task),
+            [("controller's steps", controller_time.spans), ("brokers' handling", transport.broker_time.spans),
+             ("store calls", store_time.spans), ("cyclic GC", GC_CLOCK.spans)])
         await poll_until(lambda: transport.in_flight == 0)  # the brokers' handling must not overlap the floor
         floor = await store_floor_ms(backend, [partition_state_path(tp.topic, tp.partition) for tp in hosted])
         return {
@@ -519,10 +673,14 @@ async def bench_broker_failure(backend: CoordinationBackend, partitions: int) ->
             "znode_gone_to_last_leader_and_isr_handed_ms": handed - t0,
             "brokers_handling_in_that_interval_ms": broker_ms,
             "controller_only_ms": handed - t0 - broker_ms,
+            "controller_only_cpu_ms": round(controller_only_cpu),
             "controller_event_loop_time_ms": controller_time.ms(t0, handed),
             "controller_event_loop_cpu_ms": controller_time.cpu_ms(t0, handed),
             "cyclic_gc_in_that_interval_ms": GC_CLOCK.ms(t0, handed),
+            "store_calls_in_that_interval_ms": round(sum(v for k, v in split.items() if k.endswith("> store calls"))),
+            "store_calls_cpu_in_that_interval_ms": round(store_time.cpu_ms_between(start, end)),
             **floor,
+            "where that interval went, ms (each instant to the callback running it and the timed parts inside)": split,
         }
     finally:
         await session.close()
@@ -578,10 +736,15 @@ async def bench_failover(backend: CoordinationBackend, partitions: int) -> dict[
         await cluster.shutdown(timeout_s=120)
 
 
-def print_result(name: str, result: dict[str, float]) -> None:
-    print(f"  {name}:")
+def print_result(name: str, result: dict[str, Any], indent: str = "  ") -> None:
+    print(f"{indent}{name}:")
     for key, value in result.items():
-        print(f"    {key:<48} {value:>12,.1f}" if isinstance(value, float) else f"    {key:<48} {value:>12,}")
+        if isinstance(value, dict):
+            print_result(key, value, indent + "  ")
+        else:
+            width = 50 - len(indent)
+            print(f"{indent}  {key:<{width}} {value:>12,.1f}" if isinstance(value, float)
+                  else f"{indent}  {key:<{width}} {value:>12,}")
 
 
 async def run(new_backend: Callable[[str], CoordinationBackend], scale: float, scenarios: list[str]) -> None:

@@ -14,6 +14,7 @@ fails too (§12.2) and the controller resigns.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable
 
 from zkcontroller.controller.assignment import EMPTY_ASSIGNMENT
@@ -274,6 +275,33 @@ class ControllerBrokerRequestBatch:
         controller_epoch = fencing.epoch
         try:
             self._send_leader_and_isr_requests(controller_epoch)
+            self._send_update_metadata_requests(controller_epoch)
+            self._send_stop_replica_requests(controller_epoch)
+        except Exception as e:
+            self._log_leftovers(e)
+            raise IllegalControllerStateError(e) from e
+
+    async def send_requests_handing_leader_and_isr_first(self, fencing: FencingToken) -> None:
+        """`send_requests_to_brokers`, with one turn of the loop after any LeaderAndIsr requests are queued.
+
+        Kafka's RequestSendThreads are threads: a LeaderAndIsr is on the wire while the controller builds the
+        UpdateMetadata that follows it. Here the send loops share the controller's loop and ran only once the
+        event next awaited, so the LeaderAndIsr of a broker failure's last step waited behind 20,000 partitions'
+        UpdateMetadata states and the rest of the event (10-15 ms on a quiet host). The requests, their order on
+        each broker's channel and the controller's log lines are the same; the turn only lets ready tasks run
+        (the send loops, woken by the queued requests, first). The context cannot change meanwhile: only the
+        event task changes it, and it is the one waiting here.
+        """
+        controller_epoch = fencing.epoch
+        try:
+            handed = bool(self.leader_and_isr_request_map)
+            self._send_leader_and_isr_requests(controller_epoch)
+        except Exception as e:
+            self._log_leftovers(e)
+            raise IllegalControllerStateError(e) from e
+        if handed:
+            await asyncio.sleep(0)
+        try:
             self._send_update_metadata_requests(controller_epoch)
             self._send_stop_replica_requests(controller_epoch)
         except Exception as e:

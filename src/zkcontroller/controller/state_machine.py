@@ -89,7 +89,7 @@ class StateMachine(Generic[K, S]):
         try:
             self.batch.new_batch()
             result = await step()
-            self.batch.send_requests_to_brokers(self.context.fencing)
+            await self.batch.send_requests_handing_leader_and_isr_first(self.context.fencing)
             return result
         except ControllerMovedError as e:
             self._log.error("%sController moved to another broker when moving some %s to %s state",

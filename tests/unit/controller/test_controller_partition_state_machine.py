@@ -6,6 +6,7 @@ state-change log; never on which methods were called.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import pytest
@@ -35,7 +36,7 @@ from zkcontroller.controller.request_batch import ControllerBrokerRequestBatch
 from zkcontroller.controller.states import PartitionState
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.model import LeaderAndIsr, LeaderIsrAndControllerEpoch, TopicPartition
-from zkcontroller.protocol.control_requests import LeaderAndIsrRequest, UpdateMetadataRequest
+from zkcontroller.protocol.control_requests import AnyControlRequest, LeaderAndIsrRequest, UpdateMetadataRequest
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ControllerMovedError
 from zkcontroller.zk.kafka_zk_client import NO_FENCING, KafkaZkClient
@@ -62,6 +63,30 @@ async def online_partition(admin_zk: KafkaZkClient, context: ControllerContext, 
     await write_states(admin_zk, {tp: lai}, context.epoch)
     context.put_partition_leadership_info(tp, LeaderIsrAndControllerEpoch(lai, context.epoch))
     context.put_partition_state(tp, PartitionState.ONLINE)
+
+
+async def test_the_leader_and_isr_requests_are_handed_over_before_the_update_metadata_is_built(
+        psm: PartitionStateMachine, context: ControllerContext, admin_zk: KafkaZkClient,
+        sender: RecordingSender) -> None:
+    """The loop's next turn after the first LeaderAndIsr is queued (when the send loops, other tasks, run) comes
+    before the step's UpdateMetadata requests, as Kafka's send threads send while its controller builds them."""
+    await create_topic(admin_zk, context, "t", {0: (1, 2), 1: (2, 3)})
+    await psm.handle_state_changes([T0, T1], PartitionState.NEW)
+    sent_by_next_turn: list[list[str]] = []
+    record = sender.__call__
+
+    def sending(broker_id: int, request: AnyControlRequest) -> None:
+        if isinstance(request, LeaderAndIsrRequest) and not sent_by_next_turn:
+            asyncio.get_running_loop().call_soon(
+                lambda: sent_by_next_turn.append([type(r).__name__ for _, r in sender.sent]))
+            sent_by_next_turn.append([])  # once
+        record(broker_id, request)
+
+    psm.batch._sender = sending  # type: ignore[attr-defined]
+    await psm.handle_state_changes([T0, T1], PartitionState.ONLINE, OFFLINE_CLEAN)
+    await asyncio.sleep(0)  # that turn has come by now, however late
+    assert sent_by_next_turn[1] == ["LeaderAndIsrRequest"] * 3
+    assert [type(r).__name__ for _, r in sender.sent] == ["LeaderAndIsrRequest"] * 3 + ["UpdateMetadataRequest"] * 3
 
 
 async def test_new_partitions_get_first_live_replica_as_leader(

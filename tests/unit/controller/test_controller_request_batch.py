@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import pytest
@@ -256,3 +257,45 @@ def test_a_step_queues_what_one_call_per_partition_queues(
         batch.add_leader_and_isr_request_for_brokers(brokers, tp, info, assignment, is_new=False)
     batch.send_requests_to_brokers(FencingToken(1, 0))
     assert at_once == sender.sent
+
+
+async def test_leader_and_isr_handed_over_before_update_metadata_is_built(
+        batch: ControllerBrokerRequestBatch, context: ControllerContext, sender: RecordingSender) -> None:
+    """The send loops (other tasks) get one turn between the LeaderAndIsr requests and the UpdateMetadata ones, as
+    Kafka's RequestSendThreads send a LeaderAndIsr while the controller builds the rest; the requests themselves
+    and their order are `send_requests_to_brokers`'."""
+    turns: list[str] = []
+
+    async def other_task() -> None:
+        turns.append(f"other task ran after {len(sender.sent)} requests")
+
+    batch.new_batch()
+    batch.add_stop_replica_request_for_brokers([3], B0, delete_partition=False)
+    batch.add_leader_and_isr_request_for_brokers([2, 1], A0, lead(context, A0, 1), ReplicaAssignment((1, 2, 3)),
+                                                 is_new=False)
+    task = asyncio.get_running_loop().create_task(other_task())
+    await batch.send_requests_handing_leader_and_isr_first(FencingToken(1, 0))
+    assert turns == ["other task ran after 2 requests"]
+    assert [(b, type(r).__name__) for b, r in sender.sent] == [
+        (1, "LeaderAndIsrRequest"), (2, "LeaderAndIsrRequest"),
+        (1, "UpdateMetadataRequest"), (2, "UpdateMetadataRequest"), (3, "UpdateMetadataRequest"),
+        (3, "StopReplicaRequest"),
+    ]
+    assert batch.is_empty
+    await task
+
+
+async def test_no_turn_without_a_leader_and_isr_request(
+        batch: ControllerBrokerRequestBatch, context: ControllerContext, sender: RecordingSender) -> None:
+    lead(context, A0, 1)
+    turns: list[int] = []
+
+    async def other_task() -> None:
+        turns.append(len(sender.sent))
+
+    batch.new_batch()
+    batch.add_update_metadata_request_for_brokers([1, 2], [A0])
+    task = asyncio.get_running_loop().create_task(other_task())
+    await batch.send_requests_handing_leader_and_isr_first(FencingToken(1, 0))
+    assert turns == [] and [type(r).__name__ for _, r in sender.sent] == ["UpdateMetadataRequest"] * 2
+    await task
