@@ -168,6 +168,10 @@ def test_after_the_last_record_the_end_check_meets_the_end_whatever_follows() ->
     assert accepted(snappy_batch(header() + chunk(R) + OTHER_MAGIC + struct.pack(">i", 40))) == 3
     # two at one place inside a body: the read after the first starts at the second
     assert refused(snappy_batch(header() + chunk(R[:L + 3]) + OTHER_MAGIC * 2 + chunk(R[L + 3:]))) == PREMATURE
+    # ... and it comes first even when another sits where the next read starts (here the end check's, after two
+    # records: taking that one instead accepted the batch)
+    assert refused(snappy_batch(header() + chunk(R[:L + 3]) + OTHER_MAGIC * 2 + chunk(R[L + 3:2 * L]) + OTHER_MAGIC
+                                + chunk(R[2 * L:]), 2)) == PREMATURE
 
 
 # -- legacy wrappers -----------------------------------------------------------------------------------------------

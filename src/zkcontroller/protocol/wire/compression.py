@@ -31,6 +31,7 @@ inflates beyond a small limit.
 
 from __future__ import annotations
 
+import bisect
 import re
 import struct
 import zlib
@@ -100,20 +101,22 @@ def _snappy_content(out: bytearray, soft_ends: list[int]) -> bytes:
 
 def soft_end(content: SnappyContent, read_starts: Callable[[bytes], Iterator[int]]) -> int | None:
     """Where a reader whose read calls start at ``read_starts(content)`` (in order; each reads on to the next)
-    meets the stream's end: the first of `SnappyContent.soft_ends` a read starts at (a read that meets one past its
-    start returns short and the next reads on), or where two or more sit at one offset inside a read (the next read
-    starts there and meets the next one); None when it meets none (the content's own end, or the stream's failure,
-    is then its end)."""
+    meets the stream's end, whichever comes first: one of `SnappyContent.soft_ends` a read starts at (a read that
+    meets one past its start returns short and the next reads on), or two or more at one offset inside a read (the
+    next read starts there and meets the next one); None when it meets none (the content's own end, or the
+    stream's failure, is then its end). Each read start costs a bisection, so crafted streams of many headers stay
+    linear."""
     ends = frozenset(content.soft_ends)
     doubled = sorted({at for i, at in enumerate(content.soft_ends[1:]) if content.soft_ends[i] == at})
     last = content.soft_ends[-1]
     before = -1
     for at in read_starts(content):
+        # a doubled end inside the previous read comes first: that read returned short there, the next met it
+        k = bisect.bisect_right(doubled, before)
+        if k < len(doubled) and doubled[k] < at:
+            return doubled[k]
         if at in ends:
             return at
-        for inside in doubled:
-            if before < inside < at:
-                return inside
         if at > last:
             break
         before = at
