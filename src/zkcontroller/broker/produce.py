@@ -48,8 +48,10 @@ partition failed: then the connection is closed, so the producer refreshes its m
 from __future__ import annotations
 
 import logging
+from bisect import bisect_right
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
+from operator import itemgetter
 from typing import NamedTuple
 
 from zkcontroller.broker.client_quota_manager import mark_local_complete
@@ -181,12 +183,26 @@ class _Scanned:
     """A record set checked (or inflated) before the append, for the checks it was done with: the append uses it
     if its topic's configs are still those. ``outcome``: the count or refusal of a check done off the loop (at the
     time its walk started); ``inflated``: compressed values already inflated (`record_sets.scan_size`);
-    ``timestamps``: the set's first and max record timestamps that check found (`record_sets.validate`)."""
+    ``timestamps``: the set's first and max record timestamps that check found (`record_sets.validate`);
+    ``points``: its records' running maxima above -1 (`_running_maxima`), read on the worker too when the time index
+    may need them, so a long set is not walked again on the loop."""
 
     checks: _Checks
     inflated: dict[int, bytes | bytearray]
     outcome: int | RecordSetError | None = None
     timestamps: list[int] = field(default_factory=list)
+    points: list[tuple[int, int]] | None = None
+
+
+def _running_maxima(records: bytes, entries: list[record_sets.Entry], inflated: Mapping[int, bytes | bytearray],
+                    above: int) -> list[tuple[int, int]]:
+    """An accepted set's records that raise the running maximum above ``above`` (`record_timestamps`): the v2
+    batch's, or a legacy set's messages as the one v2 batch Kafka converts it to."""
+    entry = entries[0]
+    if entry.magic == 2:
+        batch = memoryview(records)[entry.start:entry.start + entry.size]
+        return running_maxima(batch, above, inflated.get(entry.start))
+    return legacy_running_maxima(records, [(e.start, e.magic) for e in entries], above, inflated)
 
 
 def _validate(records: bytes, entries: list[record_sets.Entry], tp: TopicPartition, checks: _Checks, now_ms: int,
@@ -201,17 +217,21 @@ def _validate(records: bytes, entries: list[record_sets.Entry], tp: TopicPartiti
 
 def _validate_outcome(records: bytes, entries: list[record_sets.Entry], tp: TopicPartition, checks: _Checks,
                       clock: Callable[[], int], inflated: dict[int, bytes | bytearray],
-                      timestamps: list[int] | None = None, cancelled: Callable[[], bool] | None = None
-                      ) -> int | RecordSetError:
+                      timestamps: list[int] | None = None, points: list[list[tuple[int, int]]] | None = None,
+                      cancelled: Callable[[], bool] | None = None) -> int | RecordSetError:
     """`_validate` on a worker thread, at the time ``clock`` reads as the walk starts (as Kafka's ``Log.append``
     reads its clock for LogValidator, not when the request arrived: a walk may wait behind another for seconds):
     the refusal returned, for the append to answer in its turn, without its traceback (whose frames hold the
-    whole walk: up to 64 MiB inflated and millions of entries)."""
+    whole walk: up to 64 MiB inflated and millions of entries). ``points``: given the accepted set's running maxima
+    above -1 when its first record is below its max in a CreateTime topic (what its time index entries may be)."""
     now_ms = clock()
     try:
-        return _validate(records, entries, tp, checks, now_ms, inflated, timestamps, cancelled)
+        count = _validate(records, entries, tp, checks, now_ms, inflated, timestamps, cancelled)
     except RecordSetError as e:
         return e.with_traceback(None)
+    if points is not None and count and checks.create_time and timestamps and timestamps[0] < timestamps[1]:
+        points.append(_running_maxima(records, entries, inflated, -1))
+    return count
 
 
 async def _scan(p: ProducePartition, entries: list[record_sets.Entry], target: ProduceTarget) -> _Scanned:
@@ -230,13 +250,14 @@ async def _scan(p: ProducePartition, entries: list[record_sets.Entry], target: P
     if waiters.shut_down:
         raise PurgatoryShutDown("the broker is stopping: request dropped at its record check")
     timestamps: list[int] = []
+    points: list[list[tuple[int, int]]] = []
     # one check per loop goes to the worker: the others wait on the loop (cancellable), not in its queue
     outcome = await blocking_worker.run(_validate_outcome, p.records, entries, TopicPartition(p.topic, p.partition),
-                                        checks, target.runtime.now_ms, inflated, timestamps,
+                                        checks, target.runtime.now_ms, inflated, timestamps, points,
                                         stopped=lambda: waiters.shut_down)
     if waiters.shut_down:  # the broker stopped meanwhile: dropped unanswered, as a waiting acks=-1 request is
         raise PurgatoryShutDown("the broker is stopping: request dropped at its record check")
-    return _Scanned(checks, inflated, outcome, timestamps)
+    return _Scanned(checks, inflated, outcome, timestamps, points[0] if points else None)
 
 
 def _inspect_on_worker(records: bytes, version: int, cancelled: Callable[[], bool]
@@ -405,15 +426,15 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
         scanned = None  # the topic's configs changed meanwhile: checked again, here
     outcome: int | RecordSetError
     timestamps: list[int] = []  # the set's first and max record timestamps, once validated
+    inflated = scanned.inflated if scanned is not None else {}  # filled by the check: read again by the index
+    scanned_points = None
     if scanned is not None and scanned.outcome is not None:  # checked at its own (earlier) time; appended now
-        outcome, timestamps = scanned.outcome, scanned.timestamps
+        outcome, timestamps, scanned_points = scanned.outcome, scanned.timestamps, scanned.points
     else:
         try:
-            outcome = _validate(p.records, entries, tp, checks, now, scanned.inflated if scanned is not None else {},
-                                timestamps)
+            outcome = _validate(p.records, entries, tp, checks, now, inflated, timestamps)
         except RecordSetError as failure:  # kept without its traceback (the walk's frames)
             outcome = failure.with_traceback(None)
-    inflated = scanned.inflated if scanned is not None else {}
     scanned = None
     if isinstance(outcome, RecordSetError):
         e = outcome
@@ -454,14 +475,12 @@ def _append(p: ProducePartition, entries: list[record_sets.Entry] | None, acks: 
         index = partition.time_index
         if first < largest and largest > index.last_timestamp:
             # records after the first may reach a target first: each new running maximum is indexed, as Kafka's
-            # search names the first record reaching the target (read only when the batch raises the index's max)
-            entry = entries[0]
-            if entry.magic == 2:
-                batch = memoryview(p.records)[entry.start:entry.start + entry.size]
-                points = running_maxima(batch, index.last_timestamp, inflated.get(entry.start))
-            else:  # a legacy set: its messages, as the one v2 batch Kafka converts it to holds them
-                points = legacy_running_maxima(p.records, [(e.start, e.magic) for e in entries],
-                                               index.last_timestamp, inflated)
+            # search names the first record reaching the target (read only when the batch raises the index's max);
+            # a set checked on the worker brought them all (strictly rising: those above the index's max are a tail)
+            if scanned_points is not None:
+                points = scanned_points[bisect_right(scanned_points, index.last_timestamp, key=itemgetter(1)):]
+            else:
+                points = _running_maxima(p.records, entries, inflated, index.last_timestamp)
             index.append_records(base_offset, points)
         else:
             index.append(base_offset, first, largest)

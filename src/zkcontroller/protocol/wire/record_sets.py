@@ -272,9 +272,12 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
     marked LogAppendTime, whatever the topic's type. A legacy set gets the same per message, read in the walk that
     counts them (`_legacy_count`: its record errors in Kafka's order, with Kafka's texts, and a v1 timestamp below
     0 other than -1 UNKNOWN_SERVER_ERROR, as the conversion to a v2 batch throws). ``inflated``: compressed values
-    `scan_size` already inflated, by entry start (not inflated again). ``cancelled``: asked every 4096 records of
-    a v2 batch, messages of a legacy wrapper (as its inflated set is read, then as they are checked) or entries of
-    a set (as their sizes and CRCs are checked, then as they are counted), from the first one of each walk; true,
+    `scan_size` already inflated, by entry start (not inflated again); an accepted compressed entry's records are
+    left there as the walk read them (a wrapper's inner set cut where Kafka's reader meets its end), for the
+    append's time index (`record_timestamps`) to read without decompressing again. ``cancelled``: asked every 4096
+    records of a v2 batch, messages of a legacy wrapper (as its inflated set is read, then as they are checked) or
+    entries of a set (as their sizes and CRCs are checked, then as they are counted), from the first one of each
+    walk; true,
     the walk ends with UNKNOWN_SERVER_ERROR (its requester is gone). ``timestamps``: once the set is accepted, set
     to its first record's timestamp and the largest one: what the time index gets (`broker.partition.TimeIndex`). A
     legacy set, which LogValidator converts to one v2 batch, gives its messages' (a wrapper's inner ones'), as that
@@ -287,7 +290,8 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
     timestamps fail the conversion only once every message is checked (``buildRecordsAndAssignOffsets``), not at
     the first one's append."""
     tp = topic_partition
-    inflated = inflated or {}
+    if inflated is None:  # a caller's dict (even empty) is filled: what the walks read, for the append
+        inflated = {}
     buf = memoryview(data)
     compressed = False
     for i, e in enumerate(entries):  # Log.analyzeAndValidateRecords, entry by entry, before LogValidator looks at any
@@ -330,6 +334,8 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
         entry = buf[e.start:e.start + e.size]
         if e.magic != 2:  # its messages' checks, in Kafka's order, in the walk that counts them
             legacy = _legacy_count(entry, legacy_checks, inflated.get(e.start), defer_negative=compressed_path)
+            if legacy.inner is not None:
+                inflated[e.start] = legacy.inner
             if legacy.first_timestamp < NO_TIMESTAMP and negative == NO_TIMESTAMP:  # deferred: uncompressed
                 negative = legacy.first_timestamp
             count += legacy.messages
@@ -354,6 +360,8 @@ def validate(data: bytes | memoryview, entries: list[Entry], max_batch_size: int
             end = soft_end(body, partial(_v2_read_starts, count=records_count))
             if end is not None:
                 body, failure = body[:end], None
+        if failure is None and e.start not in inflated and entry[22] & 0x07:  # kept for the append's time index
+            inflated[e.start] = body  # type: ignore[assignment]  # a compressed batch's records are bytes
         if isinstance(body, Lz4Content):  # lz4 blocks that inflate to nothing, which a one-byte read fails on
             # (before any failure of the stream after them)
             underflow = _lz4_empty_block_underflow(body, records_count, cancelled)
@@ -1319,6 +1327,9 @@ class _Legacy(NamedTuple):
     """Its first message's timestamp (-1 for magic 0, which has none)."""
     max_timestamp: int
     """Its messages' largest timestamp (-1 for magic 0)."""
+    inner: bytes | bytearray | None = None
+    """A wrapper's inner set as Kafka's reader reads it (cut where a read meets its end), for the append's time
+    index to read again without decompressing it (or reading past that end) a second time."""
 
 
 class _LegacyChecks(NamedTuple):
@@ -1585,7 +1596,7 @@ def _legacy_count(message: memoryview, checks: _LegacyChecks, inflated: bytes | 
         raise _rejected(record_errors, invalid_timestamp)
     if negative != NO_TIMESTAMP:  # buildRecordsAndAssignOffsets appends the validated messages
         raise _negative_timestamp(negative)
-    return _Legacy(len(entries), first_timestamp, max_timestamp)
+    return _Legacy(len(entries), first_timestamp, max_timestamp, inner)
 
 
 def _legacy_value(message: memoryview, magic: int) -> bytes | None:
