@@ -45,9 +45,8 @@ class KafkaFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         """Kafka's layout; a message's lines after its first (an exception's class and message, where Kafka's
-        log4j prints the throwable) and a traceback follow the ``(logger)`` suffix, as Kafka's stack traces do."""
-        if record.levelno == logging.WARNING:
-            record.levelname = "WARN"
+        log4j prints the throwable) and a traceback follow the ``(logger)`` suffix, as Kafka's stack traces do. The
+        record is not changed (its level stays WARNING for every other handler; only this line says WARN)."""
         text = self.line(record.name, record.levelno, record.getMessage(), record.created)
         if record.exc_info and not record.exc_text:
             record.exc_text = self.formatException(record.exc_info)
