@@ -113,7 +113,8 @@ def restored_logging() -> Iterator[None]:
     yield
     for logger, _, _, handlers in _logging_state():
         for handler in handlers:
-            if handler not in handler_levels:
+            # pytest's own capture handlers: on each non-propagating logger for each phase of a test
+            if handler not in handler_levels and not type(handler).__module__.startswith("_pytest"):
                 logger.removeHandler(handler)
                 handler.close()
     for logger, level, propagate, handlers in saved:
