@@ -8,6 +8,7 @@ tests never see each other's nodes. Without an installed server the ZooKeeper va
 from __future__ import annotations
 
 import itertools
+import logging
 import os
 import threading
 import time
@@ -16,6 +17,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from tests.helpers import OffsetClock
 
+from zkcontroller.cluster.logs import KafkaFormatter
 from zkcontroller.cluster.zookeeper_server import ZooKeeperNotInstalled, ZooKeeperServerProcess
 from zkcontroller.coordination.api import CoordinationSession
 from zkcontroller.coordination.backend import CoordinationBackend
@@ -91,3 +93,55 @@ def no_kazoo_client_outlives_its_module() -> Iterator[None]:
     while (leaked := sorted(set(_kazoo_threads()) - before)) and time.monotonic() < deadline:
         time.sleep(0.05)  # polling a condition with a bound
     assert not leaked, f"kazoo connection threads still running after the module: {leaked}"
+
+
+def _logging_state() -> list[tuple[logging.Logger, int, bool, list[logging.Handler]]]:
+    loggers = [logging.getLogger(), *(logger for logger in list(logging.root.manager.loggerDict.values())
+                                      if isinstance(logger, logging.Logger))]
+    return [(logger, logger.level, logger.propagate, list(logger.handlers)) for logger in loggers]
+
+
+@pytest.fixture
+def restored_logging() -> Iterator[None]:
+    """For a test that runs process-wide logging set-up in this process (a CLI command's `basicConfig`, the
+    broker's `configure_logging`): every logger's handlers, level and propagation, and the handlers' levels, are
+    put back afterwards (pytest's own capture handlers too, which `basicConfig(force=True)` takes off the root),
+    and handlers it added are closed. Left behind, the broker's root handler formatted every later test's records
+    in Kafka's layout (its formatter once renamed their level to WARN, which the tests' caplog then saw)."""
+    saved = _logging_state()
+    handler_levels = {handler: handler.level for _, _, _, handlers in saved for handler in handlers}
+    yield
+    for logger, _, _, handlers in _logging_state():
+        for handler in handlers:
+            # pytest's own capture handlers: on each non-propagating logger for each phase of a test
+            if handler not in handler_levels and not type(handler).__module__.startswith("_pytest"):
+                logger.removeHandler(handler)
+                handler.close()
+    for logger, level, propagate, handlers in saved:
+        logger.handlers[:] = handlers
+        logger.setLevel(level)
+        logger.propagate = propagate
+    for handler, level in handler_levels.items():
+        handler.setLevel(level)
+
+
+def _kafka_layout_handlers() -> list[tuple[logging.Logger, logging.Handler]]:
+    return [(logger, handler) for logger, _, _, handlers in _logging_state() for handler in handlers
+            if isinstance(handler.formatter, KafkaFormatter)]
+
+
+@pytest.fixture(autouse=True)
+def _no_kafka_layout_handler_left() -> Iterator[None]:
+    """A test must not leave a handler in Kafka's layout on any logger (`cluster.logs.LogFiles` not closed, a
+    broker's logging set up in-process): it would write every later test's Kafka lines to a file or stream of
+    that test, and once rewrote their records' level. The handler is removed so the next test starts clean."""
+    before = {(id(logger), id(handler)) for logger, handler in _kafka_layout_handlers()}
+    yield
+    left = [(logger, handler) for logger, handler in _kafka_layout_handlers()
+            if (id(logger), id(handler)) not in before]
+    for logger, handler in left:
+        logger.removeHandler(handler)
+        handler.close()
+    if left:
+        pytest.fail("the test left a handler in Kafka's layout attached: "
+                    + ", ".join(f"{handler!r} on {logger.name!r}" for logger, handler in left))

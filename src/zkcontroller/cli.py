@@ -59,11 +59,13 @@ class LazyGroup(click.Group):
 @click.version_option(package_name="zkcontroller")
 def main() -> None:
     """Apache Kafka's ZooKeeper-mode controller, reimplemented in Python."""
-    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    for handler in logging.getLogger().handlers:
-        # The console shows warnings and errors. Kafka's loggers log INFO into a run's server.log (`cluster.logs`)
-        # and still propagate here.
-        handler.setLevel(logging.WARNING)
+    root = logging.getLogger()
+    if not root.handlers:  # otherwise someone set logging up already (`main` run in-process): theirs to keep
+        logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        for handler in root.handlers:
+            # The console shows warnings and errors. Kafka's loggers log INFO into a run's server.log
+            # (`cluster.logs`) and still propagate here.
+            handler.setLevel(logging.WARNING)
     # kazoo narrates every reconnect attempt at WARNING; session changes reach us through our own API.
     logging.getLogger("kazoo.client").setLevel(logging.ERROR)
 

@@ -23,6 +23,7 @@ def test_usage_errors_exit_1(args: list[str], message: str) -> None:
 
 
 @pytest.mark.parametrize("form", ["positional", "option"])
+@pytest.mark.usefixtures("restored_logging")  # the command sets up the broker's logging (Kafka's layout) on the root
 def test_the_properties_file_is_read_either_way(tmp_path: Path, form: str) -> None:
     """A file without zookeeper.connect fails the same way given first or with --config: it was read."""
     props = tmp_path / "server.properties"
