@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import TextIO, TypeVar
 
 from pyspark import StorageLevel
-from pyspark.sql import DataFrame, SparkSession, Window
+from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
-from pyspark.sql.types import StructType
+from pyspark.sql.types import DecimalType, StructType
 
 from zkcontroller.analytics import admin_tables, incidents, tables, transform
 from zkcontroller.analytics import controller_timeline as ct
@@ -362,12 +362,14 @@ def _tenure_rows(events: DataFrame) -> tuple[Rows, dict[str, list[int]], Rows, R
         F.col("kind").isin(*LIFECYCLE_KINDS) & F.col("controller_id").isNotNull()).select(
         "cluster", "ts_ms", "kind", "controller_id", "controller_epoch", "source_file", "line_number"))
     starts = ct.life_starts(lifecycle, _collect(_stated_runs(events)))
-    activity = _collect(events.where(
+    keys = ("cluster", "life", "controller_id", "controller_epoch")
+    per_file = _first_per_file(events.where(
         F.col("controller_id").isNotNull() & (F.col("controller_epoch") != ct.NO_CONTROLLER_EPOCH)
-    ).groupBy("cluster", life_column(starts).alias("life"), "controller_id", "controller_epoch").agg(
-        F.min("ts_ms").alias("first_ms"), F.max("ts_ms").alias("last_ms"), F.count(F.lit(1)).alias("events"),
-        F.min_by(F.struct("source_file", "line_number"), F.struct("ts_ms", "source_file", "line_number"))
-        .alias("first")).select("*", "first.source_file", "first.line_number").drop("first"))
+    ).withColumn("life", life_column(starts)), keys,
+        F.min("ts_ms").alias("first_ms"), F.max("ts_ms").alias("last_ms"), F.count(F.lit(1)).alias("events"))
+    activity = _collect(per_file.groupBy(*keys).agg(
+        F.min("first_ms").alias("first_ms"), F.max("last_ms").alias("last_ms"), F.sum("events").alias("events"),
+        _first_of_files().alias("first")).select("*", "first.source_file", "first.line_number").drop("first"))
     return lifecycle, starts, activity, life_end_rows(starts, activity)
 
 
@@ -388,10 +390,11 @@ def _stated_runs(events: DataFrame) -> DataFrame:
     stated = events.where(F.col("controller_id").isNotNull()
                           & (F.col("controller_epoch") != ct.NO_CONTROLLER_EPOCH)
                           & ~F.col("kind").isin(*LIFECYCLE_KINDS, *ct.NEVER_STATED))
-    first = F.min_by(F.struct("source_file", "line_number"), F.struct("ts_ms", "source_file", "line_number"))
-    seconds = stated.groupBy("cluster", "controller_id", "controller_epoch",
-                             F.floor(F.col("ts_ms") / STATED_BUCKET_MS).alias("second")).agg(
-        F.min("ts_ms").alias("ts_ms"), F.max("ts_ms").alias("last_ms"), first.alias("first"))
+    keys = ("cluster", "controller_id", "controller_epoch", "second")
+    per_file = _first_per_file(stated.withColumn("second", F.floor(F.col("ts_ms") / STATED_BUCKET_MS)), keys,
+                               F.min("ts_ms").alias("ts_ms"), F.max("ts_ms").alias("last_ms"))
+    seconds = per_file.groupBy(*keys).agg(F.min("ts_ms").alias("ts_ms"), F.max("last_ms").alias("last_ms"),
+                                          _first_of_files().alias("first"))
     order = Window.partitionBy("cluster").orderBy("ts_ms", "controller_epoch", "controller_id")
     before = F.lag(F.struct("controller_id", "controller_epoch")).over(order)
     cut = F.when(before.isNull() | (before["controller_id"] != F.col("controller_id"))
@@ -402,6 +405,42 @@ def _stated_runs(events: DataFrame) -> DataFrame:
         F.min("ts_ms").alias("ts_ms"), F.max("last_ms").alias("last_ms"),
         F.min_by("first", F.struct("ts_ms", "first")).alias("first")).select(
         "cluster", "controller_id", "controller_epoch", "ts_ms", "last_ms", "first.source_file", "first.line_number")
+
+
+_KEY = DecimalType(38, 0)
+_NO_TS = -(1 << 62)
+"""A null ``ts_ms`` in ``_first_per_file``'s key: below every parsed time (years 0001-9999), as a null sorts."""
+_LINE_SPAN = (1 << 64) + 1
+"""``line_number`` in ``_first_per_file``'s key: 0 for null (first, as a null sorts), else line + 2**63 + 1."""
+
+
+def _first_of_files() -> Column:
+    """Over ``_first_per_file``'s rows: the first line of the group, as ``min_by`` over (ts_ms, source_file,
+    line_number) of every row would give it (a few rows per group, so its sort is cheap)."""
+    return F.min_by(F.struct("source_file", "line_number"), F.struct("first_ts", "source_file", "line_number"))
+
+
+def _first_per_file(rows: DataFrame, keys: tuple[str, ...], *aggs: Column) -> DataFrame:
+    """``rows`` aggregated per ``keys`` and ``source_file`` by ``aggs``, with each group's first line by
+    (ts_ms, line_number), nulls first (``first_ts``, ``line_number``), for ``_first_of_files`` to pick from.
+
+    Why: ``min_by`` over a struct with a string holds a buffer Spark's hash aggregate cannot, so it sorted every
+    row (0.7-0.9 executor CPU-s each at 1M lines, docs/benchmarks.md issue 16). Here the string is a grouping
+    key and the first line is the minimum of one decimal(38,0), ts * (2**64 + 1) + line (each null below every
+    value), which hashes; exact for |ts_ms| < 2**62 (any time a log line can state) and every bigint line."""
+    def key(n: int) -> Column:
+        return F.lit(str(n)).cast(_KEY)
+
+    ts = F.coalesce(F.col("ts_ms"), F.lit(_NO_TS)).cast(_KEY)
+    line = F.coalesce(F.col("line_number").cast(_KEY) + key((1 << 63) + 1), key(0))
+    packed = (ts * key(_LINE_SPAN) + line).cast(_KEY)
+    grouped = rows.groupBy(*keys, "source_file").agg(*aggs, F.min(F.coalesce(F.col("ts_ms"), F.lit(_NO_TS)))
+                                                     .alias("_ts"), F.min(packed).alias("_key"))
+    slot = F.pmod(F.col("_key"), key(_LINE_SPAN))
+    return grouped.select(
+        *keys, *(c for c in grouped.columns if c not in (*keys, "_ts", "_key")),
+        F.when(F.col("_ts") != _NO_TS, F.col("_ts")).alias("first_ts"),
+        F.when(slot != 0, (slot - key((1 << 63) + 1)).cast("bigint")).alias("line_number"))
 
 
 def life_end_rows(starts: dict[str, list[int]], activity: list[Row]) -> list[Row]:
@@ -643,7 +682,11 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
         "topic_deletions": lambda: admin_tables.topic_deletions(events),
         "partition_reassignments": lambda: admin_tables.partition_reassignments(events),
         "isr_changes": lambda: admin_tables.isr_changes(by_partition),
-        "controlled_shutdowns": lambda: admin_tables.controlled_shutdowns(events),
+        # Its rows come from attempt and end lines only (every one is in ``membership``): with none, the same plan
+        # over no rows (Spark folds ``limit(0)`` away) writes the same empty table without its four scans.
+        "controlled_shutdowns": lambda: admin_tables.controlled_shutdowns(
+            events if any(r["kind"] in ("controlled_shutdown", ct.SHUTDOWN_END) for r in membership)
+            else events.limit(0)),
     }
     schemas = _in_parallel(spark, [partial(_build_and_write, name, build, out) for name, build in tables.items()])
     elections_only.unpersist()
