@@ -19,7 +19,7 @@ import zlib
 import pytest
 from kafka.record.memory_records import MemoryRecordsBuilder
 from tests.helpers import ManualRuntime
-from tests.unit.broker.v2_batches import refusal, v2_record
+from tests.unit.broker.v2_batches import refusal, stream_batch, v2_record
 
 from zkcontroller.broker.delayed_produce import ProduceWaiters
 from zkcontroller.broker.partition import Partition
@@ -30,7 +30,6 @@ from zkcontroller.protocol.wire.record_sets import (
     CORRUPT_MESSAGE,
     INVALID_RECORD,
     UNKNOWN_SERVER_ERROR,
-    crc32c,
     inspect,
     validate,
 )
@@ -196,11 +195,7 @@ def records(n: int) -> bytes:
 
 def gzip_batch(value: bytes, count: int) -> bytes:
     """A client's v2 batch of ``count`` records whose records part is ``value`` as given (gzip codec)."""
-    head = struct.pack(">qiibIhiqqqhii", 0, 0, 0, 2, 0, GZIP, count - 1, 1_000, 1_000, -1, -1, -1, count)
-    out = bytearray(head + value)
-    struct.pack_into(">i", out, 8, len(out) - 12)
-    struct.pack_into(">I", out, 17, crc32c(bytes(out[21:])))
-    return bytes(out)
+    return stream_batch(value, count, GZIP)
 
 
 def refused(data: bytes, version: int = 9, **checks: object) -> tuple[int, str, str | None]:

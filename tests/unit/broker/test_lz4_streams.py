@@ -22,7 +22,7 @@ import pytest
 from kafka.record.memory_records import MemoryRecordsBuilder
 from tests.helpers import ManualRuntime
 from tests.unit.broker.test_gzip_streams import inner_set
-from tests.unit.broker.v2_batches import refusal, v2_record
+from tests.unit.broker.v2_batches import refusal, stream_batch, v2_record
 
 from zkcontroller.broker.delayed_produce import ProduceWaiters
 from zkcontroller.broker.partition import Partition
@@ -32,7 +32,6 @@ from zkcontroller.protocol.wire.compression import LZ4, LZ4_FRAME_MAGIC, StreamF
 from zkcontroller.protocol.wire.record_sets import (
     INVALID_RECORD,
     UNKNOWN_SERVER_ERROR,
-    crc32c,
     inspect,
     validate,
 )
@@ -128,11 +127,7 @@ def test_a_flagged_checksum_cut_short_underflows(left: int) -> None:
 
 def lz4_batch(value: bytes, count: int = 3) -> bytes:
     """A client's v2 batch of ``count`` records whose records part is ``value`` as given (lz4 codec)."""
-    head = struct.pack(">qiibIhiqqqhii", 0, 0, 0, 2, 0, LZ4, count - 1, 1_000, 1_000, -1, -1, -1, count)
-    out = bytearray(head + value)
-    struct.pack_into(">i", out, 8, len(out) - 12)
-    struct.pack_into(">I", out, 17, crc32c(bytes(out[21:])))
-    return bytes(out)
+    return stream_batch(value, count, LZ4)
 
 
 def refused(data: bytes, version: int = 9, **checks: object) -> tuple[int, str, str | None]:

@@ -19,13 +19,12 @@ import zlib
 import cramjam
 import pytest
 from tests.unit.broker.test_gzip_streams import inner_set
-from tests.unit.broker.v2_batches import refusal, v2_record
+from tests.unit.broker.v2_batches import refusal, stream_batch, v2_record
 
 from zkcontroller.protocol.wire.compression import SNAPPY, StreamFailure, decompress
 from zkcontroller.protocol.wire.record_sets import (
     INVALID_RECORD,
     UNKNOWN_SERVER_ERROR,
-    crc32c,
     inspect,
     validate,
 )
@@ -97,11 +96,8 @@ def test_what_the_stream_reads_on_past() -> None:
 # -- v2 batches ----------------------------------------------------------------------------------------------------
 
 def snappy_batch(value: bytes, count: int = 3) -> bytes:
-    head = struct.pack(">qiibIhiqqqhii", 0, 0, 0, 2, 0, SNAPPY, count - 1, 1_000, 1_000, -1, -1, -1, count)
-    out = bytearray(head + value)
-    struct.pack_into(">i", out, 8, len(out) - 12)
-    struct.pack_into(">I", out, 17, crc32c(bytes(out[21:])))
-    return bytes(out)
+    """A client's v2 batch of ``count`` records whose records part is ``value`` as given (snappy codec)."""
+    return stream_batch(value, count, SNAPPY)
 
 
 def refused(data: bytes, version: int = 9, **checks: object) -> tuple[int, str, str | None]:

@@ -17,10 +17,10 @@ import struct
 
 import cramjam
 import pytest
-from tests.unit.broker.v2_batches import refusal, v2_record
+from tests.unit.broker.v2_batches import refusal, stream_batch, v2_record
 
 from zkcontroller.protocol.wire.compression import ZSTD, StreamFailure, decompress
-from zkcontroller.protocol.wire.record_sets import INVALID_RECORD, UNKNOWN_SERVER_ERROR, crc32c, inspect, validate
+from zkcontroller.protocol.wire.record_sets import INVALID_RECORD, UNKNOWN_SERVER_ERROR, inspect, validate
 
 KAFKA_EXCEPTION = "org.apache.kafka.common.KafkaException"
 INVALID = "org.apache.kafka.common.InvalidRecordException"
@@ -43,11 +43,8 @@ def frame(data: bytes, flushes: tuple[int, ...] = ()) -> bytes:
 
 
 def zstd_batch(value: bytes, count: int = 3) -> bytes:
-    head = struct.pack(">qiibIhiqqqhii", 0, 0, 0, 2, 0, ZSTD, count - 1, 1_000, 1_000, -1, -1, -1, count)
-    out = bytearray(head + value)
-    struct.pack_into(">i", out, 8, len(out) - 12)
-    struct.pack_into(">I", out, 17, crc32c(bytes(out[21:])))
-    return bytes(out)
+    """A client's v2 batch of ``count`` records whose records part is ``value`` as given (zstd codec)."""
+    return stream_batch(value, count, ZSTD)
 
 
 def refused(data: bytes, **checks: object) -> tuple[int, str, str | None]:

@@ -58,9 +58,16 @@ def v2_batch(payload: bytes, count: int, *, codec: int = NONE, attributes: int =
         payload = zstd(payload)
     elif codec == GZIP:
         payload = bytes(cramjam.gzip.compress(payload))
-    head = struct.pack(">qiibIhiqqqhii", 0, 0, 0, 2, 0, codec | attributes, count - 1, first_timestamp,
-                       max_timestamp, -1, -1, -1, count)
-    out = bytearray(head + payload)
+    return stream_batch(payload, count, codec | attributes, first_timestamp, max_timestamp)
+
+
+def stream_batch(stream: bytes, count: int, attributes: int, first_timestamp: int = 1_000,
+                 max_timestamp: int = 1_000) -> bytes:
+    """A client's v2 batch of ``count`` records whose records part is ``stream`` as given (a codec's stream built
+    or damaged by the test, its codec in ``attributes``), its size and CRC right."""
+    head = struct.pack(">qiibIhiqqqhii", 0, 0, 0, 2, 0, attributes, count - 1, first_timestamp, max_timestamp, -1,
+                       -1, -1, count)
+    out = bytearray(head + stream)
     struct.pack_into(">i", out, 8, len(out) - 12)
     struct.pack_into(">I", out, 17, crc32c(bytes(out[21:])))
     return bytes(out)
