@@ -19,7 +19,7 @@ import zlib
 import pytest
 from kafka.record.memory_records import MemoryRecordsBuilder
 from tests.helpers import ManualRuntime
-from tests.unit.broker.v2_batches import refusal, stream_batch, v2_record
+from tests.unit.broker.v2_batches import accepted, refused, stream_batch, v2_record
 
 from zkcontroller.broker.delayed_produce import ProduceWaiters
 from zkcontroller.broker.partition import Partition
@@ -30,8 +30,6 @@ from zkcontroller.protocol.wire.record_sets import (
     CORRUPT_MESSAGE,
     INVALID_RECORD,
     UNKNOWN_SERVER_ERROR,
-    inspect,
-    validate,
 )
 
 LIMIT = 1 << 26
@@ -196,15 +194,6 @@ def records(n: int) -> bytes:
 def gzip_batch(value: bytes, count: int) -> bytes:
     """A client's v2 batch of ``count`` records whose records part is ``value`` as given (gzip codec)."""
     return stream_batch(value, count, GZIP)
-
-
-def refused(data: bytes, version: int = 9, **checks: object) -> tuple[int, str, str | None]:
-    e = refusal(data, version, **checks)
-    return e.error, str(e), e.exception
-
-
-def accepted(data: bytes, version: int = 9, **checks: object) -> int:
-    return validate(data, inspect(data, version), None, "orders-0", **checks)  # type: ignore[arg-type]
 
 
 def test_a_v2_batch_of_zlib_is_refused_at_its_stream_opening() -> None:

@@ -22,7 +22,7 @@ import pytest
 from kafka.record.memory_records import MemoryRecordsBuilder
 from tests.helpers import ManualRuntime
 from tests.unit.broker.test_gzip_streams import inner_set
-from tests.unit.broker.v2_batches import refusal, stream_batch, v2_record
+from tests.unit.broker.v2_batches import refused, stream_batch, v2_record
 
 from zkcontroller.broker.delayed_produce import ProduceWaiters
 from zkcontroller.broker.partition import Partition
@@ -128,11 +128,6 @@ def test_a_flagged_checksum_cut_short_underflows(left: int) -> None:
 def lz4_batch(value: bytes, count: int = 3) -> bytes:
     """A client's v2 batch of ``count`` records whose records part is ``value`` as given (lz4 codec)."""
     return stream_batch(value, count, LZ4)
-
-
-def refused(data: bytes, version: int = 9, **checks: object) -> tuple[int, str, str | None]:
-    e = refusal(data, version, **checks)
-    return e.error, str(e), e.exception
 
 
 BOTH_PATHS = pytest.mark.parametrize("compression_type", ["producer", "gzip"])  # kept in place, or rebuilt

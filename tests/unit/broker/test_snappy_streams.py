@@ -19,20 +19,17 @@ import zlib
 import cramjam
 import pytest
 from tests.unit.broker.test_gzip_streams import inner_set
-from tests.unit.broker.v2_batches import refusal, stream_batch, v2_record
+from tests.unit.broker.v2_batches import accepted, refused, stream_batch, v2_record
 
-from zkcontroller.protocol.wire.compression import SNAPPY, StreamFailure, decompress
+from zkcontroller.protocol.wire.compression import SNAPPY, XERIAL_MAGIC, StreamFailure, decompress
 from zkcontroller.protocol.wire.record_sets import (
     INVALID_RECORD,
     UNKNOWN_SERVER_ERROR,
-    inspect,
-    validate,
 )
 
 KAFKA_EXCEPTION = "org.apache.kafka.common.KafkaException"
 INVALID = "org.apache.kafka.common.InvalidRecordException"
-MAGIC = b"\x82SNAPPY\x00"
-OTHER_MAGIC = MAGIC[:4] + b"XXXX" + struct.pack(">ii", 1, 1)
+OTHER_MAGIC = XERIAL_MAGIC[:4] + b"XXXX" + struct.pack(">ii", 1, 1)
 """A concatenated header whose first four bytes are the magic's (so it is read as a header) and the rest not."""
 PARSING = "java.io.IOException: PARSING_ERROR(2)"
 FAILED_TO_UNCOMPRESS = "java.io.IOException: FAILED_TO_UNCOMPRESS(5)"
@@ -40,7 +37,7 @@ CUT_CHUNK = "java.io.IOException: failed to read chunk"
 
 
 def header(version: int = 1) -> bytes:
-    return MAGIC + struct.pack(">ii", version, 1)
+    return XERIAL_MAGIC + struct.pack(">ii", version, 1)
 
 
 def chunk(data: bytes) -> bytes:
@@ -98,15 +95,6 @@ def test_what_the_stream_reads_on_past() -> None:
 def snappy_batch(value: bytes, count: int = 3) -> bytes:
     """A client's v2 batch of ``count`` records whose records part is ``value`` as given (snappy codec)."""
     return stream_batch(value, count, SNAPPY)
-
-
-def refused(data: bytes, version: int = 9, **checks: object) -> tuple[int, str, str | None]:
-    e = refusal(data, version, **checks)
-    return e.error, str(e), e.exception
-
-
-def accepted(data: bytes, version: int = 9, **checks: object) -> int:
-    return validate(data, inspect(data, version), None, "t-0", **checks)  # type: ignore[arg-type]
 
 
 BOTH_PATHS = pytest.mark.parametrize("compression_type", ["producer", "gzip"])  # kept in place, or rebuilt

@@ -11,31 +11,18 @@ import struct
 import threading
 import zlib
 
-import cramjam
 from tests.unit.broker.test_produce_offload_bounds import KNOWN, Broker
+from tests.unit.broker.test_snappy_streams import OTHER_MAGIC, chunk, header
 from tests.unit.broker.v2_batches import v2_batch, v2_batch_of, v2_record
 
 from zkcontroller.broker import produce as produce_module
 from zkcontroller.broker.produce import ProducePartition, produce
 from zkcontroller.model import TopicPartition
-from zkcontroller.protocol.wire.compression import XERIAL_MAGIC
 from zkcontroller.protocol.wire.record_sets import crc32c
 
 SNAPPY = 2
 BASE = 1_000_000
 TP = TopicPartition("t", 0)
-OTHER_MAGIC = XERIAL_MAGIC[:4] + b"XXXX" + struct.pack(">ii", 1, 1)
-"""A concatenated header of another magic: snappy-java's read that meets it ends there."""
-
-
-def chunk(data: bytes) -> bytes:
-    block = bytes(cramjam.snappy.compress_raw(data))
-    return struct.pack(">i", len(block)) + block
-
-
-def header() -> bytes:
-    return XERIAL_MAGIC + struct.pack(">ii", 1, 1)
-
 
 def message(offset: int, timestamp: int, attributes: int = 0, value: bytes | None = None) -> bytes:
     body = struct.pack(">bbqi", 1, attributes, timestamp, -1)

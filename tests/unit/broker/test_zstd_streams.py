@@ -17,10 +17,10 @@ import struct
 
 import cramjam
 import pytest
-from tests.unit.broker.v2_batches import refusal, stream_batch, v2_record
+from tests.unit.broker.v2_batches import accepted, refused, stream_batch, v2_record
 
 from zkcontroller.protocol.wire.compression import ZSTD, StreamFailure, decompress
-from zkcontroller.protocol.wire.record_sets import INVALID_RECORD, UNKNOWN_SERVER_ERROR, inspect, validate
+from zkcontroller.protocol.wire.record_sets import INVALID_RECORD, UNKNOWN_SERVER_ERROR
 
 KAFKA_EXCEPTION = "org.apache.kafka.common.KafkaException"
 INVALID = "org.apache.kafka.common.InvalidRecordException"
@@ -45,15 +45,6 @@ def frame(data: bytes, flushes: tuple[int, ...] = ()) -> bytes:
 def zstd_batch(value: bytes, count: int = 3) -> bytes:
     """A client's v2 batch of ``count`` records whose records part is ``value`` as given (zstd codec)."""
     return stream_batch(value, count, ZSTD)
-
-
-def refused(data: bytes, **checks: object) -> tuple[int, str, str | None]:
-    e = refusal(data, 9, **checks)
-    return e.error, str(e), e.exception
-
-
-def accepted(data: bytes, **checks: object) -> int:
-    return validate(data, inspect(data, 9), None, "t-0", **checks)  # type: ignore[arg-type]
 
 
 FAILED = (UNKNOWN_SERVER_ERROR, "Failed to decompress record stream", KAFKA_EXCEPTION)

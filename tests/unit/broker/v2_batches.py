@@ -82,6 +82,12 @@ def refusal(data: bytes, version: int = 9, **checks: object) -> RecordSetError:
     return e.value
 
 
+def refused(data: bytes, version: int = 9, **checks: object) -> tuple[int, str, str | None]:
+    """`refusal` as (error code, message, exception class): what the codec stream tests compare."""
+    e = refusal(data, version, **checks)
+    return e.error, str(e), e.exception
+
+
 def accepted(data: bytes, version: int = 9, **checks: object) -> int:
     """`validate`'s count for an accepted ``data`` (partition ``orders-0``, at `NOW`)."""
     checks.setdefault("now_ms", NOW)
