@@ -15,7 +15,8 @@ fails too (§12.2) and the controller resigns.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 
 from zkcontroller.controller.assignment import EMPTY_ASSIGNMENT
 from zkcontroller.controller.context import ControllerContext
@@ -273,13 +274,10 @@ class ControllerBrokerRequestBatch:
         """LeaderAndIsr, UpdateMetadata, StopReplica, each carrying the token's epoch; any failure →
         `IllegalControllerStateError`."""
         controller_epoch = fencing.epoch
-        try:
+        with self._sending():
             self._send_leader_and_isr_requests(controller_epoch)
             self._send_update_metadata_requests(controller_epoch)
             self._send_stop_replica_requests(controller_epoch)
-        except Exception as e:
-            self._log_leftovers(e)
-            raise IllegalControllerStateError(e) from e
 
     async def send_requests_handing_leader_and_isr_first(self, fencing: FencingToken) -> None:
         """`send_requests_to_brokers`, with one turn of the loop after any LeaderAndIsr requests are queued.
@@ -293,17 +291,21 @@ class ControllerBrokerRequestBatch:
         event task changes it, and it is the one waiting here.
         """
         controller_epoch = fencing.epoch
-        try:
-            handed = bool(self.leader_and_isr_request_map)
+        handed = bool(self.leader_and_isr_request_map)
+        with self._sending():
             self._send_leader_and_isr_requests(controller_epoch)
-        except Exception as e:
-            self._log_leftovers(e)
-            raise IllegalControllerStateError(e) from e
         if handed:
             await asyncio.sleep(0)
-        try:
+        with self._sending():
             self._send_update_metadata_requests(controller_epoch)
             self._send_stop_replica_requests(controller_epoch)
+
+    @contextmanager
+    def _sending(self) -> Iterator[None]:
+        """Kafka's ``sendRequestsToBrokers`` catch: any failure logs what is left unsent and becomes an
+        `IllegalControllerStateError`."""
+        try:
+            yield
         except Exception as e:
             self._log_leftovers(e)
             raise IllegalControllerStateError(e) from e
