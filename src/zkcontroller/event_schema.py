@@ -85,6 +85,10 @@ RECORD_TYPES: dict[str, tuple[str, ...]] = {
 _PY_TYPES: dict[str, tuple[type, ...]] = {
     "int": (int,), "bigint": (int,), "string": (str,), "boolean": (bool,), "array<int>": (list,),
 }
+_RANGES = {"int": (-(2**31), 2**31 - 1), "bigint": (-(2**63), 2**63 - 1), "array<int>": (-(2**31), 2**31 - 1)}
+"""What the Spark job's columns hold: a JSON number past them would stop the job's Arrow conversion, not one line."""
+TS_MS_RANGE = (-62_135_596_800_000, 253_402_300_799_999)
+"""``ts_ms`` as an instant Spark can hold (years 0001-9999; beyond them ``timestamp_millis`` overflows)."""
 
 
 def validate_record(record: dict[str, Any]) -> list[str]:
@@ -112,4 +116,19 @@ def validate_record(record: dict[str, Any]) -> list[str]:
             ok = all(isinstance(v, int) and not isinstance(v, bool) for v in value)
         if not ok:
             problems.append(f"{name} must be {spec.type}, got {value!r}")
+            continue
+        bounds = TS_MS_RANGE if name == "ts_ms" else _RANGES.get(spec.type)
+        if bounds is None:
+            continue
+        low, high = bounds
+        if any(not low <= v <= high for v in (value if spec.type == "array<int>" else (value,))):
+            problems.append(f"{name} out of range [{low}, {high}]: {_short(value)}")
     return problems
+
+
+def _short(value: object) -> str:
+    """A value for a problem's text, cut: a JSON number can have thousands of digits."""
+    if isinstance(value, int) and value.bit_length() > 200:
+        return f"an int of {value.bit_length()} bits"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."

@@ -112,6 +112,8 @@ def sim_event_log() -> list[str]:
     lines = [json.dumps(r) for r in records]
     lines.insert(3, '{"schema_version": 1, "type": "broker_failed", "ts_ms": "yesterday"')  # line 4: cut off
     lines.append(json.dumps({**records[0], "schema_version": 2}))  # line 13: a future writer
+    lines.append(json.dumps({**records[0], "ts_ms": 10**17}))  # line 14: beyond year 9999 (Spark overflows)
+    lines.append(json.dumps({**records[0], "controller_epoch": 2**40}))  # line 15: beyond the int column
     return lines
 
 

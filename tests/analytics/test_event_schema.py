@@ -51,3 +51,17 @@ def test_problems_name_the_field() -> None:
     assert validate_record(_broker_failed(colour="red")) == ["unknown fields ['colour']"]
     assert validate_record(_broker_failed(type="nap")) == ["unknown type 'nap'"]
     assert validate_record(_broker_failed(schema_version=2)) == ["schema_version must be 1"]
+
+
+def test_numbers_the_job_columns_cannot_hold_are_problems_named_with_their_range() -> None:
+    assert validate_record(_broker_failed(ts_ms=253_402_300_799_999, broker_id=2**31 - 1)) == []
+    assert validate_record(_broker_failed(ts_ms=10**17)) == [
+        "ts_ms out of range [-62135596800000, 253402300799999]: 100000000000000000"]
+    assert validate_record(_broker_failed(broker_id=-(2**31) - 1)) == [
+        "broker_id out of range [-2147483648, 2147483647]: -2147483649"]
+    assert validate_record(_broker_failed(broker_id=2**400)) == [
+        "broker_id out of range [-2147483648, 2147483647]: an int of 401 bits"]
+    isr_change = {"schema_version": 1, "type": "isr_change", "ts_ms": 0, "cluster": "c1", "controller_id": 1,
+                  "controller_epoch": 3, "topic": "t", "partition": 0, "isr": [1, 2**31]}
+    assert [p for p in validate_record(isr_change) if " out of range " in p] == [
+        "isr out of range [-2147483648, 2147483647]: [1, 2147483648]"]

@@ -89,6 +89,8 @@ def test_bad_event_log_lines_are_rejected_with_relative_file_line_and_reason(spa
     assert sorted((r["source_file"], r["line_number"], r["reason"]) for r in rejected) == [
         ("sim/sim-events.jsonl.gz", 4, "not a JSON object of the event-log schema (bad JSON or wrong field type)"),
         ("sim/sim-events.jsonl.gz", 13, "unsupported schema_version 2"),
+        ("sim/sim-events.jsonl.gz", 14, "ts_ms out of range [-62135596800000, 253402300799999]: 100000000000000000"),
+        ("sim/sim-events.jsonl.gz", 15, "controller_epoch out of range [-2147483648, 2147483647]: 1099511627776"),
     ]
 
 

@@ -145,9 +145,11 @@ def jsonl_reason(record: object) -> str | None:
     missing = [n for n in (*COMMON_REQUIRED, *RECORD_TYPES[rtype]) if record.get(n) is None]
     if missing:
         return f"missing fields: {', '.join(missing)}"
-    if any(" must be " in p for p in validate_record(record)):
+    problems = validate_record(record)
+    if any(" must be " in p for p in problems):
         return REASON_BAD_JSON
-    return None
+    # a number the job's columns cannot hold would stop the whole job at its Arrow conversion, not this line
+    return next((p for p in problems if " out of range " in p), None)
 
 
 def _jsonl_rows(chunk: dict[str, Any]) -> Iterator[dict[str, object]]:
