@@ -23,6 +23,7 @@ from zkcontroller.admin.errors import AdminError
 from zkcontroller.admin.java_numbers import is_json_int
 from zkcontroller.admin.repeats import repeated
 from zkcontroller.admin.usage import JAVA_INT, KafkaCommand
+from zkcontroller.admin.user_files import read_user_file
 from zkcontroller.coordination.errors import NodeExistsError
 from zkcontroller.model import TopicPartition, sorted_partitions
 from zkcontroller.zk.errors import ZnodeDecodeError
@@ -123,10 +124,7 @@ def requested_partitions(topic: str | None, partition: int | None, all_topic_par
     if all_topic_partitions:
         return None
     if path_to_json_file is not None:
-        try:
-            text = path_to_json_file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            raise AdminError(f"cannot read {path_to_json_file}: {e}") from None
+        text = read_user_file(path_to_json_file, "--path-to-json-file")
         return parse_partitions_json(text, str(path_to_json_file))
     if topic is None or partition is None:
         raise click.UsageError("--topic and --partition must be given together")

@@ -9,7 +9,6 @@ running until the reassignment completes (or the wait ends). ``--verify`` reads 
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import click
 from rich.console import Console
@@ -29,6 +28,7 @@ from zkcontroller.admin.reassign import (
     unreachable_brokers_line,
 )
 from zkcontroller.admin.usage import KafkaCommand
+from zkcontroller.admin.user_files import UnreadableFileError, read_user_file
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
@@ -42,9 +42,9 @@ def _read(path: str | None, option: str) -> tuple[str, str]:
     _require(path, option)
     assert path is not None
     try:
-        return Path(path).read_text(), path
-    except OSError as e:
-        raise click.ClickException(f"cannot read {option} {path}: {e.strerror}") from None
+        return read_user_file(path, option), path
+    except UnreadableFileError as e:
+        raise click.ClickException(str(e)) from None
 
 
 def _counts(statuses: list[PartitionStatus]) -> tuple[int, int]:

@@ -1,0 +1,39 @@
+"""A file an admin command reads that is not UTF-8 is one ``Error:`` line naming the option, the file and why,
+from every command that reads one (`admin.user_files`); `reassign` ended with a UnicodeDecodeError traceback.
+
+The file is read before any ZooKeeper is contacted, so the connect string here names nothing that runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from zkcontroller.cli import main
+
+NOT_UTF8 = b"\xff\xfe{"
+REASON = "'utf-8' codec can't decode byte 0xff in position 0: invalid start byte"
+
+
+@pytest.mark.parametrize(("args", "option"), [
+    (["reassign", "--execute", "--reassignment-json-file"], "--reassignment-json-file"),
+    (["reassign", "--verify", "--reassignment-json-file"], "--reassignment-json-file"),
+    (["reassign", "--cancel", "--reassignment-json-file"], "--reassignment-json-file"),
+    (["reassign", "--generate", "--broker-list", "1,2", "--topics-to-move-json-file"], "--topics-to-move-json-file"),
+    (["leader-election", "--election-type", "preferred", "--path-to-json-file"], "--path-to-json-file"),
+])
+def test_a_file_that_is_not_utf8_is_one_error_line(tmp_path: Path, args: list[str], option: str) -> None:
+    path = tmp_path / "b.json"
+    path.write_bytes(NOT_UTF8)
+    result = CliRunner().invoke(main, [*args, str(path), "--zookeeper", "127.0.0.1:1"], catch_exceptions=False)
+    assert result.exit_code == 1, result.output
+    assert result.stderr == f"Error: cannot read {option} {path}: {REASON}\n"
+
+
+def test_a_missing_reassignment_file_names_the_option_and_the_reason(tmp_path: Path) -> None:
+    path = tmp_path / "nope.json"
+    result = CliRunner().invoke(main, ["reassign", "--execute", "--reassignment-json-file", str(path),
+                                       "--zookeeper", "127.0.0.1:1"], catch_exceptions=False)
+    assert (result.exit_code, result.stderr) == (
+        1, f"Error: cannot read --reassignment-json-file {path}: No such file or directory\n")
