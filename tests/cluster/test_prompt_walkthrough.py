@@ -230,3 +230,18 @@ async def test_failing_a_log_dir_again_says_it_has_already_failed(clock: OffsetC
         await cluster.shutdown()
         await session.close()
         await backend.close()
+
+
+async def test_delete_takes_a_regex_as_describe_and_kafka_topics_do(shell_on: ShellFactory) -> None:
+    """``describe o.*`` listed orders and other, and ``delete o.*`` said "Topic `o.*` to delete does not exist":
+    the prompt's delete took NAME literally, where ``topics delete`` and kafka-topics' --delete --topic match."""
+    shell, lines = await shell_on([1])
+    for topic in ("orders", "other", "logs"):
+        await shell.run_command(f"create {topic} 1 1")
+    lines.clear()
+    await shell.run_command("delete o.*")
+    assert lines == ["Topic orders is marked for deletion.", "Topic other is marked for deletion."]
+    lines.clear()
+    await shell.run_command("delete nope.*")  # none matches: kafka-topics' error
+    assert lines == ["error: Topic 'nope.*' does not exist as expected"]
+    assert "logs" in await shell.admin.get_all_topics_in_cluster()

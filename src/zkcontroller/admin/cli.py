@@ -30,7 +30,6 @@ from zkcontroller.admin.describe import (
 from zkcontroller.admin.errors import (
     AdminError,
     InvalidPartitionsError,
-    TopicAlreadyMarkedForDeletionError,
     TopicExistsError,
 )
 from zkcontroller.admin.replica_assignment import RackAwareMode
@@ -42,7 +41,7 @@ from zkcontroller.admin.topic_rules import (
     parse_topic_configs,
     validate_topic_config_names,
 )
-from zkcontroller.admin.topics import TopicAdmin, change_topic_config
+from zkcontroller.admin.topics import TopicAdmin, change_topic_config, deletion_line
 from zkcontroller.admin.usage import JAVA_INT, KafkaGroup, bad_connect_string, waiting_notice
 from zkcontroller.coordination.connect import make_backend
 from zkcontroller.coordination.errors import ConnectionLossError, ZkError
@@ -353,14 +352,11 @@ def delete_topic(zookeeper: str, name: str, exclude_internal: bool, if_exists: b
 
     async def action(zk: KafkaZkClient) -> None:
         admin = TopicAdmin(zk, _rng(None))
-        for topic in await select_topics(zk, name, exclude_internal=exclude_internal, must_exist=not if_exists):
-            try:  # as Kafka: each topic in turn, the first refusal (an internal topic) ends the command
-                await admin.delete_topic(topic)
-            except TopicAlreadyMarkedForDeletionError:
-                click.echo(f"Topic {topic} is already marked for deletion.")
-                continue
-            click.echo(f"Topic {topic} is marked for deletion.")
-            click.echo("Note: This will have no impact if delete.topic.enable is not set to true.")
+        async for topic, marked_now in admin.delete_topics_matching(name, exclude_internal=exclude_internal,
+                                                                    if_exists=if_exists):
+            click.echo(deletion_line(topic, marked_now))
+            if marked_now:
+                click.echo("Note: This will have no impact if delete.topic.enable is not set to true.")
 
     run_with_client(zookeeper, action)
 

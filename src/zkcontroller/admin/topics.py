@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 
+from zkcontroller.admin.describe import select_topics
 from zkcontroller.admin.errors import (
     BrokerNotAvailableError,
     InvalidPartitionsError,
@@ -250,6 +251,27 @@ class TopicAdmin:
             await self._zk.create_delete_topic_path(topic)
         except NodeExistsError:
             raise TopicAlreadyMarkedForDeletionError(f"topic {topic} is already marked for deletion") from None
+
+    async def delete_topics_matching(self, include: str, *, exclude_internal: bool = False, if_exists: bool = False
+                                     ) -> AsyncIterator[tuple[str, bool]]:
+        """``kafka-topics --delete --topic INCLUDE``: mark each topic the regular expression matches (commas mean
+        "or"; sorted), yielding it and whether it was marked now (False: it already was). Nothing matched is
+        Kafka's "does not exist as expected" unless ``if_exists``; an internal topic raises, ending the run there,
+        as Kafka's loop does. The ``topics delete`` command and the cluster prompt's ``delete`` both come here,
+        so NAME means the same at either (the prompt took it literally)."""
+        for topic in await select_topics(self._zk, include, exclude_internal=exclude_internal,
+                                         must_exist=not if_exists):
+            try:
+                await self.delete_topic(topic)
+            except TopicAlreadyMarkedForDeletionError:
+                yield topic, False
+                continue
+            yield topic, True
+
+
+def deletion_line(topic: str, marked_now: bool) -> str:
+    """kafka-topics' line for a topic ``delete_topics_matching`` yielded."""
+    return f"Topic {topic} is {'marked' if marked_now else 'already marked'} for deletion."
 
 
 async def change_topic_config(zk: KafkaZkClient, topic: str, configs: Mapping[str, str]) -> None:

@@ -151,7 +151,8 @@ IN_PROCESS = CommandTable((
     command("elect [--unclean] [TOPIC]", text=("preferred-replica election (all partitions, or one topic's);",
                                                "--unclean: unclean election through the controller's ElectLeaders "
                                                "API")),
-    command("delete TOPIC", text="mark a topic for deletion (the controller deletes it)"),
+    command("delete TOPIC", text=("mark the topics TOPIC matches for deletion (a regular expression,",
+                                  "as describe and kafka-topics take it; the controller deletes them)")),
     command("help", "quit (or Ctrl-D)"),
 ), column=40)
 """``zkcontroller cluster``'s prompt (`cluster_shell.ClusterShell.handlers` must serve exactly these verbs)."""
