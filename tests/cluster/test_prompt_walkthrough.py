@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
 
 import pytest
 from tests.helpers import OffsetClock, wait_until
@@ -13,6 +14,7 @@ from tests.integration.conftest import RecordingTransport, make_local_cluster
 
 from zkcontroller.broker.config import ReplicationConfig, virtual_log_dirs
 from zkcontroller.cluster.cluster_shell import ClusterShell
+from zkcontroller.cluster.process_cluster import ProcessCluster, ProcessClusterShell
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -245,3 +247,26 @@ async def test_delete_takes_a_regex_as_describe_and_kafka_topics_do(shell_on: Sh
     await shell.run_command("delete nope.*")  # none matches: kafka-topics' error
     assert lines == ["error: Topic 'nope.*' does not exist as expected"]
     assert "logs" in await shell.admin.get_all_topics_in_cluster()
+
+
+COLLISION_WARNING = ("WARNING: Due to limitations in metric names, topics with a period ('.') or underscore ('_') "
+                     "could collide. To avoid issues it is best to use either, but not both.")
+"""TopicCommand's, as kafka-topics --create prints it (written out: the test checks the shared text too)."""
+
+
+async def test_create_warns_of_a_period_or_underscore_as_kafka_topics_does(
+        shell_on: ShellFactory, tmp_path: Path) -> None:
+    """``create a.b`` at either prompt left out the warning ``topics create`` prints, before the creation."""
+    shell, lines = await shell_on([1])
+    processes: list[str] = []
+    process_shell = ProcessClusterShell(ProcessCluster([1], tmp_path), shell.admin, out=processes.append)
+    await shell.run_command("create a.b 1 1")
+    assert lines[:2] == [COLLISION_WARNING, "Created topic a.b."]
+    await process_shell.run_command("create c_d 1 1")
+    assert processes[:2] == [COLLISION_WARNING, "Created topic c_d."]
+    lines.clear()
+    await shell.run_command("create a_b 1 1")  # refused (it collides with a.b), warned first as Kafka does
+    assert lines[0] == COLLISION_WARNING and lines[1].startswith("error: ") and len(lines) == 2, lines
+    lines.clear()
+    await shell.run_command("create plain 1 1")
+    assert lines[0] == "Created topic plain."

@@ -34,9 +34,8 @@ from zkcontroller.admin.errors import (
 )
 from zkcontroller.admin.replica_assignment import RackAwareMode
 from zkcontroller.admin.topic_rules import (
-    COLLISION_WARNING,
     MESSAGE_FORMAT_WARNING,
-    has_collision_chars,
+    collision_warning,
     parse_replica_assignment,
     parse_topic_configs,
     validate_topic_config_names,
@@ -199,8 +198,9 @@ def create_topic(zookeeper: str, name: str, partitions: int | None, replication_
         raise click.ClickException(str(e)) from None
     if "message.format.version" in overrides:  # TopicCommand: once the configs are valid, before anything else
         click.echo(MESSAGE_FORMAT_WARNING.format(overrides["message.format.version"]))
-    if has_collision_chars(name):
-        click.echo(COLLISION_WARNING)
+    warning = collision_warning(name)
+    if warning is not None:
+        click.echo(warning)
     mode = RackAwareMode.DISABLED if disable_rack_aware else RackAwareMode.ENFORCED
 
     async def action(zk: KafkaZkClient) -> bool:

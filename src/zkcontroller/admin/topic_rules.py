@@ -52,6 +52,12 @@ def has_collision_chars(topic: str) -> bool:
     return "_" in topic or "." in topic
 
 
+def collision_warning(topic: str) -> str | None:
+    """TopicCommand's `COLLISION_WARNING`, printed before creating ``topic`` if it has a ``.`` or ``_`` (else
+    None): by ``topics create`` and both cluster prompts' ``create`` (the prompts left it out)."""
+    return COLLISION_WARNING if has_collision_chars(topic) else None
+
+
 def has_collision(topic_a: str, topic_b: str) -> bool:
     return topic_a.replace(".", "_") == topic_b.replace(".", "_")
 

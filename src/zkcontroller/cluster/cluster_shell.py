@@ -22,6 +22,7 @@ from typing import TextIO
 
 from zkcontroller.admin.describe import controller_status, describe_lines, describe_topics, select_topics
 from zkcontroller.admin.leader_election import all_partitions, start_preferred_election
+from zkcontroller.admin.topic_rules import collision_warning
 from zkcontroller.admin.topics import TopicAdmin, deletion_line
 from zkcontroller.broker.config import MAX_RESERVED_BROKER_ID, ReplicationConfig, virtual_log_dirs
 from zkcontroller.cluster.listener import ListenerPorts
@@ -288,6 +289,9 @@ class ClusterShell:
         # at least 1: with every broker stopped the default was 0, refused as "must be larger than 0"; Kafka's
         # "replication factor: 1 larger than available brokers: 0" says what is wrong
         rf = int(args[2]) if len(args) > 2 else max(1, min(2, len(self.cluster.running_brokers())))
+        warning = collision_warning(args[0])  # kafka-topics': before the creation, whatever comes of it
+        if warning is not None:
+            self.out(warning)
         assignment = await self.topics.create_topic(args[0], partitions, rf)
         for line in created_topic_lines(args[0], assignment):
             self.out(line)

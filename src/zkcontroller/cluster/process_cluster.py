@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from zkcontroller.admin.describe import controller_status, describe_lines, describe_topics, select_topics
+from zkcontroller.admin.topic_rules import collision_warning
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.cluster.prompt_help import PROCESSES, prompt_error_text
 from zkcontroller.cluster.prompt_input import read_line
@@ -351,6 +352,9 @@ class ProcessClusterShell:
                 raise ValueError(f"{COMMANDS.usage('create')}: {count!r} is not a whole number")
         partitions = int(args[1]) if len(args) > 1 else 3
         rf = int(args[2]) if len(args) > 2 else min(2, len(self.cluster.brokers))
+        warning = collision_warning(args[0])  # kafka-topics': before the creation, whatever comes of it
+        if warning is not None:
+            self.out(warning)
         assignment = await self.topics.create_topic(args[0], partitions, rf)
         for line in created_topic_lines(args[0], assignment):
             self.out(line)
