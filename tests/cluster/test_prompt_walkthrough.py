@@ -270,3 +270,27 @@ async def test_create_warns_of_a_period_or_underscore_as_kafka_topics_does(
     lines.clear()
     await shell.run_command("create plain 1 1")
     assert lines[0] == "Created topic plain."
+
+
+async def test_produce_stop_says_how_many_records_were_produced_and_how_many_failed(shell_on: ShellFactory) -> None:
+    """``produce --stop t`` said only "stopped producing to t"; a producer whose appends failed meanwhile (no
+    running broker led the topic) looked the same as one that produced every record."""
+    shell, lines = await shell_on([1])
+    await shell.run_command("create ok 1 1")
+    await shell.run_command("create t 1 1")
+    workload = shell.workload
+    await shell.run_command("produce ok --rate 200")
+    await wait_until(lambda: workload.produced.get("ok", 0) >= 20, what="records produced to ok")
+    await shell.run_command("produce --stop ok")
+    assert lines[-1] == f"stopped producing to ok: {workload.produced['ok']} records produced, 0 failed"
+
+    await shell.run_command("produce t --rate 200")
+    await wait_until(lambda: workload.produced.get("t", 0) >= 20, what="records produced to t")
+    await shell.run_command("stop 1")  # no broker leads t any more: every append fails
+    await wait_until(lambda: workload.failed.get("t", 0) >= 20, what="failed appends to t")
+    lines.clear()
+    await shell.run_command("produce --stop")
+    produced, failed = workload.produced["t"], workload.failed["t"]
+    assert produced >= 20 and failed >= 20
+    assert lines == [f"stopped producing to t: {produced} records produced, {failed} failed (the last: no running "
+                     "broker leads a partition of topic 't')"]
