@@ -6,11 +6,14 @@ connect to. The message keeps click's first sentence and Kafka's exit status 1."
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from click.testing import CliRunner
 
 from zkcontroller.admin.cli import MISSING_ZOOKEEPER_HINT
 from zkcontroller.cli import main
+from zkcontroller.cluster.prompt_help import IN_PROCESS
 
 
 @pytest.mark.parametrize(("argv", "status"), [
@@ -29,3 +32,17 @@ def test_a_missing_zookeeper_says_where_one_comes_from(argv: list[str], status: 
     assert error == f"Error: Missing option '--zookeeper'. {MISSING_ZOOKEEPER_HINT}"
     assert "`zkcontroller zookeeper` starts one" in error
     assert result.stdout == ""
+
+
+def test_the_hint_sends_what_the_prompt_lacks_to_the_brokers_listeners() -> None:
+    """It said "or use `cluster`'s prompt" after `reassign --list` and `configs`, verbs the prompt does not have;
+    on the embedded store those go through a Kafka client on the listeners, whose flags it names as `cluster` has
+    them."""
+    assert not {"reassign", "configs"} & set(IN_PROCESS.verbs())
+    assert {"create", "describe", "delete", "elect"} <= set(IN_PROCESS.verbs())
+    assert ("`cluster`'s prompt creates, describes and deletes topics and elects leaders; reassignment, configs and "
+            "quotas go through a Kafka client") in MISSING_ZOOKEEPER_HINT
+    cluster = main.commands["cluster"]  # type: ignore[attr-defined]  # a click.Group
+    flags = {flag for param in cluster.params for flag in param.opts}
+    named = set(re.findall(r"--[a-z-]+", MISSING_ZOOKEEPER_HINT.split(": ", 1)[1])) - {"--zookeeper"}
+    assert named and named <= flags, named - flags
