@@ -24,6 +24,7 @@ from zkcontroller.admin.java_numbers import is_json_int
 from zkcontroller.admin.repeats import repeated
 from zkcontroller.admin.usage import JAVA_INT, KafkaCommand
 from zkcontroller.admin.user_files import read_user_file
+from zkcontroller.controller.scala_render import scala_set
 from zkcontroller.coordination.errors import NodeExistsError
 from zkcontroller.model import TopicPartition, sorted_partitions
 from zkcontroller.zk.errors import ZnodeDecodeError
@@ -91,7 +92,9 @@ async def all_partitions(zk: KafkaZkClient, topics: Iterable[str] | None = None,
 async def start_preferred_election(zk: KafkaZkClient, partitions: Iterable[TopicPartition] | None
                                    ) -> PreferredElectionStarted:
     """Write the election request for the partitions that exist (all of them when ``partitions`` is None); only
-    the topics named are read when partitions are given, as Kafka reads them."""
+    the topics named are read when partitions are given, as Kafka reads them. With none that exist (an empty
+    list, only unknown partitions, no topics) the request is written all the same, empty, as Kafka's ZooKeeper
+    path writes it (the controller deletes it), and refused the same way while another is pending."""
     if partitions is not None:
         partitions = list(partitions)
     topics = None if partitions is None else {tp.topic for tp in partitions}
@@ -99,18 +102,17 @@ async def start_preferred_election(zk: KafkaZkClient, partitions: Iterable[Topic
     wanted = existing if partitions is None else set(partitions)
     valid = sorted_partitions(wanted & existing)
     skipped = sorted_partitions(wanted - existing)
-    if valid:
-        try:
-            await zk.create_preferred_replica_election(valid)
-        except NodeExistsError:
-            try:  # Kafka reads it leniently (not JSON: no partitions) and throws on the wrong shape
-                current = await zk.get_preferred_replica_election() or frozenset()
-                pending = ','.join(str(tp) for tp in sorted_partitions(current))
-            except ZnodeDecodeError as e:
-                pending = f"partitions it cannot tell ({e})"
-            raise ElectionInProgressError(
-                f"Preferred replica leader election currently in progress for {pending}. Aborting operation"
-            ) from None
+    try:
+        await zk.create_preferred_replica_election(valid)
+    except NodeExistsError:
+        try:  # Kafka reads it leniently (not JSON: no partitions) and throws on the wrong shape
+            current = await zk.get_preferred_replica_election() or frozenset()
+            pending = ','.join(str(tp) for tp in sorted_partitions(current))
+        except ZnodeDecodeError as e:
+            pending = f"partitions it cannot tell ({e})"
+        raise ElectionInProgressError(
+            f"Preferred replica leader election currently in progress for {pending}. Aborting operation"
+        ) from None
     return PreferredElectionStarted(valid, skipped)
 
 
@@ -152,9 +154,9 @@ def leader_election(zookeeper: str, election_type: str, topic: str | None, parti
                                    "ZooKeeper path; use `elect --unclean` at the `zkcontroller cluster` prompt")
     click.echo(ZOOKEEPER_DEPRECATED)  # kafka-preferred-replica-election's, once the partitions are read
     started = run_with_client(zookeeper, lambda zk: start_preferred_election(zk, partitions))
-    if started.requested:
-        click.echo(f"Created preferred replica election path with {','.join(map(str, started.requested))}")
-        click.echo(f"Successfully started preferred replica election for partitions "
-                   f"{', '.join(map(str, started.requested))}")
+    # ZkCommand's lines, whatever was requested: an empty list is "... path with " and "... partitions Set()"
+    # (this printed nothing at all for one); kafka-leader-election --bootstrap-server prints nothing for it.
+    click.echo(f"Created preferred replica election path with {','.join(map(str, started.requested))}")
+    click.echo(f"Successfully started preferred replica election for partitions {scala_set(started.requested)}")
     for tp in started.skipped:  # Kafka's line, after the others: the topic may exist without this partition
         click.echo(f"Skipping preferred replica leader election for partition {tp} since it doesn't exist.")

@@ -208,7 +208,11 @@ async def test_leader_election_names_each_missing_partition_and_refuses_bad_file
     missing = await elect("--topic", "t", "--partition", "5")
     assert missing.exit_code == 0
     assert missing.output == (f"{ZOOKEEPER_DEPRECATED}\n"
+                              "Created preferred replica election path with \n"  # ZkCommand writes the empty request
+                              "Successfully started preferred replica election for partitions Set()\n"
                               "Skipping preferred replica leader election for partition t-5 since it doesn't exist.\n")
+    assert await cli.zk.get_preferred_replica_election() == frozenset()  # no controller runs here to delete it
+    await cli.zk.delete_preferred_replica_election(NO_FENCING)
     for name, content in [("float", b'{"partitions": [{"topic": "t", "partition": 0.7}]}'),
                           ("bool", b'{"partitions": [{"topic": "t", "partition": true}]}'),
                           ("infinity", b'{"partitions": [{"topic": "t", "partition": Infinity}]}'),
@@ -220,6 +224,25 @@ async def test_leader_election_names_each_missing_partition_and_refuses_bad_file
         assert result.exit_code == 1, (name, result.output)
         assert result.output.startswith("Error: ") and str(path) in result.output, (name, result.output)
     assert await cli.zk.get_preferred_replica_election() is None  # nothing was requested
+
+
+async def test_leader_election_of_an_empty_list_prints_kafkas_zookeeper_lines(cli: Cli, tmp_path: Path) -> None:
+    """`{"partitions": []}` printed nothing but the deprecation lines. Kafka 2.8.2's ZooKeeper path
+    (PreferredReplicaLeaderElectionCommand.ZkCommand) writes the empty request and prints its two lines, the set
+    as Scala prints it; kafka-leader-election --bootstrap-server, which has no ZooKeeper path, prints nothing."""
+    path = tmp_path / "empty.json"
+    path.write_text('{"partitions":[]}')
+    argv = ["--zookeeper", cli.zookeeper, "--election-type", "preferred", "--path-to-json-file", str(path)]
+    result = await asyncio.to_thread(CliRunner().invoke, leader_election, argv, catch_exceptions=False)
+    assert (result.exit_code, result.output) == (0, f"{ZOOKEEPER_DEPRECATED}\n"
+                                                    "Created preferred replica election path with \n"
+                                                    "Successfully started preferred replica election for partitions "
+                                                    "Set()\n")
+    assert await cli.zk.get_preferred_replica_election() == frozenset()
+    assert (await cli(topics, "create", "t", "--partitions", "1", "--replication-factor", "1")).exit_code == 0
+    pending = await asyncio.to_thread(CliRunner().invoke, leader_election, [*argv[:4], "--all-topic-partitions"])
+    assert (pending.exit_code, pending.output.splitlines()[-1]) == (
+        1, "Error: Preferred replica leader election currently in progress for . Aborting operation")
 
 
 async def test_delete_takes_kafka_topics_regex_and_if_exists(cli: Cli) -> None:
