@@ -12,6 +12,8 @@ from click.testing import CliRunner
 from zkcontroller.admin.cli import MISSING_ZOOKEEPER_HINT
 from zkcontroller.cli import main
 
+pytestmark = pytest.mark.usefixtures("restored_logging")  # the CLI run in-process sets kazoo's level
+
 
 @pytest.mark.parametrize(("argv", "status"), [
     (["topics", "list"], 1),

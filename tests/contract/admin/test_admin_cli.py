@@ -31,7 +31,7 @@ from zkcontroller.zk.kafka_zk_client import NO_FENCING, KafkaZkClient
 
 from .conftest import register_brokers
 
-pytestmark = pytest.mark.zookeeper
+pytestmark = [pytest.mark.zookeeper, pytest.mark.usefixtures("restored_logging")]
 _chroots = itertools.count()
 
 
