@@ -77,9 +77,9 @@ def java_double_text(value: float) -> str:
     """Java's ``Double.toString``, which Jackson writes for a ``Double`` (``NumberOutput.toString``): the shortest
     digits that read back as ``value``, plain for 10^-3 <= |value| < 10^7 (``100.0``, ``0.001``), else computerized
     scientific notation (``1.0E7``, ``1.5E-5``); ``Infinity``/``-Infinity``/``NaN``. The JDKs Kafka 2.8 ran on
-    (8, 11) print those digits with ``FloatingDecimal``, which for a few values writes a digit more than the shortest
-    (JDK-4511638: ``2.0E-3`` as ``0.0020``); the value read back is the same. JDK 19+ prints exactly this (its
-    specification: the shortest decimal that reads back, at least two digits, the nearest one)."""
+    (8, 11) print those digits with ``FloatingDecimal``, which for some values writes more digits than the shortest
+    (JDK-4511638: ``2.0E23`` as ``1.9999999999999998E23``); the value read back is the same. JDK 19+ prints
+    exactly this (its specification: the shortest decimal that reads back, at least two digits, the nearest)."""
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
