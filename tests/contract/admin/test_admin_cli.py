@@ -47,8 +47,9 @@ class Cli:
 
 
 @pytest.fixture
-async def cli(zookeeper_server: ZooKeeperServerProcess) -> AsyncIterator[Cli]:
-    """Brokers 1–3 registered under a fresh chroot, and a runner pointed at it."""
+async def cli(zookeeper_server: ZooKeeperServerProcess, restored_logging: None) -> AsyncIterator[Cli]:
+    """Brokers 1–3 registered under a fresh chroot, and a runner pointed at it (the commands, run in-process, set
+    kazoo's level: `restored_logging` puts it back)."""
     chroot = f"/cli-{os.getpid()}-{next(_chroots)}"
     backend = ZooKeeperBackend(zookeeper_server.connect_string, chroot)
     session = await backend.new_session()
