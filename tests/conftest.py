@@ -106,8 +106,10 @@ def restored_logging() -> Iterator[None]:
     """For a test that runs process-wide logging set-up in this process (a CLI command's `basicConfig`, the
     broker's `configure_logging`): every logger's handlers, level and propagation, and the handlers' levels, are
     put back afterwards (pytest's own capture handlers too, which `basicConfig(force=True)` takes off the root),
-    and handlers it added are closed. Left behind, the broker's root handler formatted every later test's records
-    in Kafka's layout (its formatter once renamed their level to WARN, which the tests' caplog then saw)."""
+    a logger it created is put back as created (level NOTSET, propagating: ``kazoo``, which the broker's set-up
+    sets to WARNING), and handlers it added are closed. Left behind, the broker's root handler formatted every
+    later test's records in Kafka's layout (its formatter once renamed their level to WARN, which the tests' caplog
+    then saw)."""
     saved = _logging_state()
     handler_levels = {handler: handler.level for _, _, _, handlers in saved for handler in handlers}
     yield
@@ -117,12 +119,39 @@ def restored_logging() -> Iterator[None]:
             if handler not in handler_levels and not type(handler).__module__.startswith("_pytest"):
                 logger.removeHandler(handler)
                 handler.close()
+    known = {logger for logger, _, _, _ in saved}
+    for logger, _, _, _ in _logging_state():
+        if logger not in known:  # created by the set-up (``kazoo`` was a placeholder before): as created
+            logger.setLevel(logging.NOTSET)
+            logger.propagate = True
     for logger, level, propagate, handlers in saved:
         logger.handlers[:] = handlers
         logger.setLevel(level)
         logger.propagate = propagate
     for handler, level in handler_levels.items():
         handler.setLevel(level)
+
+
+def _logger_levels() -> dict[logging.Logger, int]:
+    return {logger: level for logger, level, _, _ in _logging_state()}
+
+
+@pytest.fixture(autouse=True)
+def _no_logger_level_left() -> Iterator[None]:
+    """A test must not leave any logger's level changed (`restored_logging` puts back what process-wide set-up
+    changes; caplog's ``set_level`` restores its own): a broker's `configure_logging` left ``kazoo`` at WARNING,
+    and every later test in the process lost kazoo's INFO records. The levels are put back so the next test starts
+    clean, and the test fails naming them."""
+    before = _logger_levels()
+    yield
+    changed = {logger: (before.get(logger, logging.NOTSET), level) for logger, level in _logger_levels().items()
+               if level != before.get(logger, logging.NOTSET)}
+    for logger, (was, _) in changed.items():
+        logger.setLevel(was)
+    if changed:
+        pytest.fail("the test left logger levels changed: " + ", ".join(
+            f"{logger.name!r} {logging.getLevelName(was)} -> {logging.getLevelName(now)}"
+            for logger, (was, now) in sorted(changed.items(), key=lambda item: item[0].name)))
 
 
 def _kafka_layout_handlers() -> list[tuple[logging.Logger, logging.Handler]]:

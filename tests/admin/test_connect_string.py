@@ -14,6 +14,8 @@ from zkcontroller.coordination.connect_string import ConnectString, parse_connec
 from zkcontroller.coordination.kazoo_backend import ZooKeeperBackend
 from zkcontroller.runtime.clock import wall_clock_ms
 
+pytestmark = pytest.mark.usefixtures("restored_logging")  # the CLI run in-process sets kazoo's level
+
 
 @pytest.mark.parametrize(("text", "servers", "chroot"), [
     ("zk1", [("zk1", 2181)], ""),

@@ -23,7 +23,7 @@ from zkcontroller.model import LeaderAndIsr, LeaderIsrAndControllerEpoch
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import NO_FENCING
 
-pytestmark = pytest.mark.zookeeper
+pytestmark = [pytest.mark.zookeeper, pytest.mark.usefixtures("restored_logging")]
 
 CORRUPT = {
     "not-json": (b"garbage", "invalid JSON (Expecting value: line 1 column 1 (char 0))"),

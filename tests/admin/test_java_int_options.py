@@ -11,6 +11,8 @@ from click.testing import CliRunner
 from zkcontroller.admin.usage import JAVA_INT
 from zkcontroller.cli import main
 
+pytestmark = pytest.mark.usefixtures("restored_logging")  # the CLI run in-process sets kazoo's level
+
 NOWHERE = "127.0.0.1:1"
 
 

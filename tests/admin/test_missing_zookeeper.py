@@ -15,6 +15,8 @@ from zkcontroller.admin.cli import MISSING_ZOOKEEPER_HINT
 from zkcontroller.cli import main
 from zkcontroller.cluster.prompt_help import IN_PROCESS
 
+pytestmark = pytest.mark.usefixtures("restored_logging")  # the CLI run in-process sets kazoo's level
+
 
 @pytest.mark.parametrize(("argv", "status"), [
     (["topics", "list"], 1),

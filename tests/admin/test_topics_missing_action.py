@@ -10,6 +10,8 @@ from click.testing import CliRunner
 
 from zkcontroller.cli import main
 
+pytestmark = pytest.mark.usefixtures("restored_logging")  # the CLI run in-process sets kazoo's level
+
 MISSING_ACTION = "Error: Command must include exactly one action: --list, --describe, --create, --alter or --delete"
 
 

@@ -11,6 +11,8 @@ from zkcontroller.admin.cli import topics
 from zkcontroller.admin.configs import configs
 from zkcontroller.cli import main
 
+pytestmark = pytest.mark.usefixtures("restored_logging")  # the CLI run in-process sets kazoo's level
+
 NOWHERE = "127.0.0.1:1"
 
 

@@ -17,7 +17,7 @@ from zkcontroller.admin.configs import configs
 from zkcontroller.admin.leader_election import leader_election
 from zkcontroller.admin.reassign_cli import reassign
 
-pytestmark = pytest.mark.zookeeper
+pytestmark = [pytest.mark.zookeeper, pytest.mark.usefixtures("restored_logging")]
 
 CONFIGS_NOTICE = ["Warning: --zookeeper is deprecated and will be removed in a future version of Kafka.",
                   "Use --bootstrap-server instead to specify a broker to connect to."]

@@ -13,7 +13,7 @@ from zkcontroller.analytics import job
 from zkcontroller.analytics.cli import analyze
 from zkcontroller.analytics.extract import REASON_NOT_UTF8
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("restored_logging")]
 
 
 def _rows(spark, out: Path, name: str, where: str) -> list[dict[str, object]]:

@@ -14,6 +14,8 @@ from click.testing import CliRunner
 from zkcontroller.analytics import job
 from zkcontroller.analytics.cli import analyze
 
+pytestmark = pytest.mark.usefixtures("restored_logging")  # the CLI run in-process sets kazoo's level
+
 
 class _NoSpark:
     def stop(self) -> None:

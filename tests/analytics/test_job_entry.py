@@ -17,6 +17,8 @@ from tests.analytics.analyze_cli import run_analyze
 from zkcontroller.analytics import job
 from zkcontroller.analytics.cli import analyze
 
+pytestmark = pytest.mark.usefixtures("restored_logging")  # the CLI run in-process sets kazoo's level
+
 
 def _entry(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
     code = job.main(args)

@@ -14,7 +14,7 @@ from zkcontroller.analytics import job
 from zkcontroller.analytics.cli import analyze
 from zkcontroller.analytics.kafka_log_parser import KafkaLogParser, RejectedLine
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("restored_logging")]
 
 
 def test_chunked_extract_matches_the_reference_parser_line_for_line(spark, samples: Path, tmp_path: Path) -> None:

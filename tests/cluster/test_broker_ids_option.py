@@ -12,6 +12,8 @@ from click.testing import CliRunner
 from zkcontroller.broker.config import MAX_RESERVED_BROKER_ID
 from zkcontroller.cli import main, parse_broker_ids
 
+pytestmark = pytest.mark.usefixtures("restored_logging")  # the CLI run in-process sets kazoo's level
+
 
 @pytest.mark.parametrize("command", ["demo", "cluster"])
 @pytest.mark.parametrize(("broker_ids", "message"), [

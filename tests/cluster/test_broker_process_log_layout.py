@@ -11,17 +11,12 @@ import pytest
 from zkcontroller.cluster import broker_process
 
 
+@pytest.mark.usefixtures("restored_logging")  # configure_logging's root handler, root level and kazoo's WARNING
 def test_a_broker_process_logs_warn_as_kafka_does(capsys: pytest.CaptureFixture[str]) -> None:
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    try:
-        broker_process.configure_logging()
-        logging.getLogger("kafka.server.ReplicaFetcherThread").warning("Reset fetch offset")
-        for handler in root.handlers:
-            handler.flush()
-    finally:
-        root.handlers[:] = handlers
-        root.setLevel(level)
+    broker_process.configure_logging()
+    logging.getLogger("kafka.server.ReplicaFetcherThread").warning("Reset fetch offset")
+    for handler in logging.getLogger().handlers:
+        handler.flush()
     err = capsys.readouterr().err
     assert re.search(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}\] WARN Reset fetch offset "
                      r"\(kafka\.server\.ReplicaFetcherThread\)$", err, re.MULTILINE), err

@@ -7,6 +7,8 @@ from click.testing import CliRunner
 
 from zkcontroller.cli import main
 
+pytestmark = pytest.mark.usefixtures("restored_logging")  # the CLI run in-process sets kazoo's level
+
 
 @pytest.mark.parametrize("argv, message", [
     # 1,2 won over --brokers 5 without a word

@@ -12,6 +12,8 @@ from click.testing import CliRunner
 from zkcontroller.cli import main
 from zkcontroller.cluster import demo
 
+pytestmark = pytest.mark.usefixtures("restored_logging")  # the CLI run in-process sets kazoo's level
+
 
 class _Shell:
     def __init__(self) -> None:

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from zkcontroller.cli import main
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = [pytest.mark.timeout(180), pytest.mark.usefixtures("restored_logging")]
 
 
 @pytest.mark.parametrize("broker_ids", ["1,2,3", "1,2"])

@@ -15,6 +15,8 @@ from click.testing import CliRunner
 from zkcontroller.cli import main
 from zkcontroller.cluster import demo
 
+pytestmark = pytest.mark.usefixtures("restored_logging")  # the CLI run in-process sets kazoo's level
+
 EXISTS = "demo step `create orders 6 3` failed: Topic 'orders' already exists."
 
 

@@ -20,7 +20,7 @@ from zkcontroller.cli import main
 from zkcontroller.cluster.cluster_shell import listener_lines
 from zkcontroller.cluster.listener import ListenerPorts, advertised_host, check_listen_host
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.timeout(120), pytest.mark.usefixtures("restored_logging")]
 
 
 def test_a_wildcard_is_advertised_as_this_machines_name_any_other_host_as_given() -> None:

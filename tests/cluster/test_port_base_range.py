@@ -11,6 +11,8 @@ from click.testing import CliRunner
 from zkcontroller.cli import _check_ports_fit, main
 from zkcontroller.cluster.listener import ListenerPorts
 
+pytestmark = pytest.mark.usefixtures("restored_logging")  # the CLI run in-process sets kazoo's level
+
 
 @pytest.mark.parametrize("command", [["demo"], ["cluster", "--brokers", "3"]])
 def test_a_base_that_pushes_a_broker_past_65535_is_a_usage_error(command: list[str]) -> None:

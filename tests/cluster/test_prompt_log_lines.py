@@ -41,3 +41,18 @@ def test_a_log_line_while_the_prompt_waits_goes_below_it_and_the_prompt_comes_ba
     out("created topic t")
     assert screen.getvalue() == ("cluster up\n> \n[kafka.server.ReplicaManager] WARNING Broker 2 stopped fetcher\n> "
                                  "created topic t\n")
+
+
+def test_a_level_lowered_to_show_warnings_is_put_back_when_the_prompt_detaches() -> None:
+    """Before: a watched logger set above WARNING (``kafka`` at ERROR here) stayed at WARNING after the prompt."""
+    kafka = logging.getLogger("kafka")
+    kafka.setLevel(logging.ERROR)
+    try:
+        shown: list[str] = []
+        with PromptLogHandler(shown.append).attached():
+            assert kafka.level == logging.WARNING
+            logging.getLogger("kafka.server.KafkaServer").warning("Retrying controlled shutdown")
+        assert shown == ["[kafka.server.KafkaServer] WARNING Retrying controlled shutdown"]
+        assert kafka.level == logging.ERROR
+    finally:
+        kafka.setLevel(logging.NOTSET)

@@ -25,6 +25,8 @@ from zkcontroller.protocol.control_requests import AnyControlRequest, ControlRes
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
+pytestmark = pytest.mark.usefixtures("restored_logging")  # the CLI run in-process sets kazoo's level
+
 
 async def test_shell_commands(make_cluster: ClusterFactory, backend: CoordinationBackend) -> None:
     cluster = await make_cluster([1, 2, 3])

@@ -34,7 +34,8 @@ from zkcontroller.model import ReplicaAssignment, TopicPartition
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
-pytestmark = pytest.mark.hand_written_isr  # ISRs are written by hand, as a Kafka 2.6 leader does
+pytestmark = [pytest.mark.hand_written_isr,  # ISRs are written by hand, as a Kafka 2.6 leader does
+              pytest.mark.usefixtures("restored_logging")]  # the CLI run in-process sets kazoo's level
 
 
 async def test_execute_list_verify_and_complete(

@@ -20,7 +20,7 @@ from zkcontroller.cli import main
 from zkcontroller.cluster.zookeeper_server import find_classpath, four_letter_word, free_port
 from zkcontroller.coordination.kazoo_backend import ZooKeeperBackend
 
-pytestmark = pytest.mark.zookeeper
+pytestmark = [pytest.mark.zookeeper, pytest.mark.usefixtures("restored_logging")]
 
 
 @pytest.fixture

@@ -12,6 +12,8 @@ from zkcontroller.cli import main
 from zkcontroller.sim import sweep as sweep_module
 from zkcontroller.sim import world
 
+pytestmark = pytest.mark.usefixtures("restored_logging")  # the CLI run in-process sets kazoo's level
+
 RUN = ["sim", "run", "--scenario", "random", "--seed", "1", "--duration-ms", "1000"]
 SWEEP = ["sim", "sweep", "--scenario", "random", "--seeds", "2", "--duration-ms", "1000"]
 

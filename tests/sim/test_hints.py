@@ -13,6 +13,8 @@ from click.testing import CliRunner
 from zkcontroller.cli import main
 from zkcontroller.sim.hints import as_typed
 
+pytestmark = pytest.mark.usefixtures("restored_logging")  # the CLI run in-process sets kazoo's level
+
 FAILING = ["--scenario", "split-brain", "--partitions", "12", "--mutation", "no-controller-epoch-check"]
 
 

@@ -5,11 +5,14 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from tests.sim.helpers import run
 
 from zkcontroller.cli import main
 from zkcontroller.sim.report import format_result
+
+pytestmark = pytest.mark.usefixtures("restored_logging")  # the CLI run in-process sets kazoo's level
 
 
 def _field(output: str, name: str) -> str:

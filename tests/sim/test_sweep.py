@@ -14,6 +14,8 @@ from tests.sim.helpers import ci_config
 from zkcontroller.cli import main
 from zkcontroller.sim.sweep import COLUMNS, sweep
 
+pytestmark = pytest.mark.usefixtures("restored_logging")  # the CLI run in-process sets kazoo's level
+
 
 def test_sweep_on_worker_processes_writes_one_row_per_seed(tmp_path: Path) -> None:
     rows, summary = sweep(ci_config("kill-leaders", 0), 10, 4, tmp_path, workers=2)

@@ -10,6 +10,8 @@ from click.testing import CliRunner
 
 from zkcontroller.cli import main
 
+pytestmark = pytest.mark.usefixtures("restored_logging")  # the CLI run in-process sets kazoo's level
+
 
 @pytest.mark.parametrize(("args", "message"), [
     ([], "give server.properties (first, as kafka-server-start.sh takes it) or --config FILE"),

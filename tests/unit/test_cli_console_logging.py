@@ -13,6 +13,8 @@ from click.testing import CliRunner
 
 from zkcontroller.cli import main
 
+pytestmark = pytest.mark.usefixtures("restored_logging")  # the CLI run in-process sets kazoo's level
+
 
 @pytest.mark.usefixtures("restored_logging")
 def test_an_existing_root_handler_keeps_its_level() -> None:

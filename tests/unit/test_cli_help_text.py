@@ -6,9 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import click
+import pytest
 from click.testing import CliRunner
 
 from zkcontroller.cli import main
+
+pytestmark = pytest.mark.usefixtures("restored_logging")  # the CLI run in-process sets kazoo's level
 
 
 def _command_paths(group: click.Group, ctx: click.Context, path: list[str]) -> Iterator[list[str]]:

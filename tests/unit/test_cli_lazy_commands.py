@@ -5,9 +5,12 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 from click.testing import CliRunner
 
 from zkcontroller.cli import LAZY_COMMANDS, main
+
+pytestmark = pytest.mark.usefixtures("restored_logging")  # the CLI run in-process sets kazoo's level
 
 
 def test_every_lazy_command_resolves_to_a_command_of_its_name() -> None:

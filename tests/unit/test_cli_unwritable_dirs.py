@@ -13,6 +13,8 @@ from click.testing import CliRunner
 
 from zkcontroller.cli import main
 
+pytestmark = pytest.mark.usefixtures("restored_logging")  # the CLI run in-process sets kazoo's level
+
 
 @pytest.mark.parametrize(("command", "option"), [
     (["demo", "--no-listeners"], "--log-dir"),

@@ -148,6 +148,8 @@ def test_handler_writes_kafka_layout_and_survives_a_failing_format(tmp_path: Pat
         logger.warning("Resigning")
     finally:
         logger.removeHandler(handler)
+        logger.propagate = True
+        logger.setLevel(logging.NOTSET)
         handler.close()
     assert path.read_text().splitlines() == [
         "[2025-11-26 04:27:14,567] INFO Broker failure callback for 3 (kafka.controller.test_line_writer)",

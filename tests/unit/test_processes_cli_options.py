@@ -9,6 +9,8 @@ from click.testing import CliRunner
 
 from zkcontroller.cli import main
 
+pytestmark = pytest.mark.usefixtures("restored_logging")  # the CLI run in-process sets kazoo's level
+
 
 def invoke(*args: str) -> tuple[int, str]:
     result = CliRunner().invoke(main, ["cluster", *args], catch_exceptions=False)

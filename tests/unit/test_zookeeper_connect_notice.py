@@ -17,6 +17,8 @@ from zkcontroller.coordination.errors import ConnectionLossError
 from zkcontroller.coordination.kazoo_backend import ZooKeeperBackend
 from zkcontroller.coordination.kazoo_store import KazooSession
 
+pytestmark = pytest.mark.usefixtures("restored_logging")  # the CLI run in-process sets kazoo's level
+
 SHORT_WAIT_S = 0.05
 """The "slow" threshold in these tests, well inside the shortened connect bound."""
 

@@ -117,7 +117,7 @@ class PromptLogHandler(logging.Handler):
     @contextlib.contextmanager
     def attached(self) -> Iterator[PromptLogHandler]:
         loggers = [logging.getLogger(name) for name, _ in self.WATCHED]
-        propagate = [logger.propagate for logger in loggers]
+        saved = [(logger.propagate, logger.level) for logger in loggers]
         for logger in loggers:
             logger.addHandler(self)
             logger.propagate = False  # shown here; the root handler would print it a second time
@@ -126,9 +126,10 @@ class PromptLogHandler(logging.Handler):
         try:
             yield self
         finally:
-            for logger, was in zip(loggers, propagate, strict=True):
+            for logger, (propagate, level) in zip(loggers, saved, strict=True):
                 logger.removeHandler(self)
-                logger.propagate = was
+                logger.propagate = propagate
+                logger.setLevel(level)  # lowered to WARNING while attached: put back
 
 
 class ClusterShell:

@@ -17,9 +17,11 @@ Writing mirrors Jackson's compact output: no spaces, UTF-8, non-ASCII characters
 from __future__ import annotations
 
 import json
+import math
 import re
 import unicodedata
 from collections.abc import Iterator, Mapping
+from decimal import ROUND_HALF_EVEN, Context, Decimal
 from itertools import chain
 from typing import Any, NoReturn
 
@@ -37,6 +39,120 @@ def dumps(value: Any) -> bytes:
     return _ENCODER.encode(value).encode("utf-8")
 
 
+_PLAIN_JSON_TEXT = re.compile(r'[^"\\\x00-\x1f\ud800-\udfff\U00010000-\U0010ffff]*')
+"""Text Jackson's ``UTF8JsonGenerator`` writes as is (UTF-8): no quote, backslash, control or surrogate character,
+nothing outside the BMP (Java holds that as a surrogate pair)."""
+_SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\f": "\\f", "\n": "\\n",
+                  "\r": "\\r"}
+
+
+def _jackson_string(text: str) -> str:
+    """A string as Jackson 2.10's ``UTF8JsonGenerator`` writes it: ``\\"`` ``\\\\`` ``\\b`` ``\\t`` ``\\f``
+    ``\\n`` ``\\r``, other control characters as ``\\u00XX``, and every UTF-16 surrogate (a lone one, or either
+    half of a character outside the BMP) as ``\\uXXXX``, hex upper-case (``_outputMultiByteChar``); the rest as
+    UTF-8. Python's encoder writes lower-case hex and raw astral characters, and a lone surrogate cannot be
+    encoded to UTF-8 at all."""
+    if _PLAIN_JSON_TEXT.fullmatch(text):
+        return f'"{text}"'
+    out = ['"']
+    for char in text:
+        code = ord(char)
+        if char in _SHORT_ESCAPES:
+            out.append(_SHORT_ESCAPES[char])
+        elif code < 0x20 or 0xD800 <= code <= 0xDFFF:
+            out.append(f"\\u{code:04X}")
+        elif code > 0xFFFF:
+            code -= 0x10000
+            out.append(f"\\u{0xD800 + (code >> 10):04X}\\u{0xDC00 + (code & 0x3FF):04X}")
+        else:
+            out.append(char)
+    out.append('"')
+    return "".join(out)
+
+
+_TWO_DIGITS = Context(prec=2, rounding=ROUND_HALF_EVEN)
+
+
+def java_double_text(value: float) -> str:
+    """Java's ``Double.toString``, which Jackson writes for a ``Double`` (``NumberOutput.toString``): the shortest
+    digits that read back as ``value``, plain for 10^-3 <= |value| < 10^7 (``100.0``, ``0.001``), else computerized
+    scientific notation (``1.0E7``, ``1.5E-5``); ``Infinity``/``-Infinity``/``NaN``. The JDKs Kafka 2.8 ran on
+    (8, 11) print those digits with ``FloatingDecimal``, which for some values writes more digits than the shortest
+    (JDK-4511638: ``2.0E23`` as ``1.9999999999999998E23``); the value read back is the same. JDK 19+ prints
+    exactly this (its specification: the shortest decimal that reads back, at least two digits, the nearest)."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    sign = "-" if math.copysign(1.0, value) < 0 else ""
+    if value == 0:
+        return f"{sign}0.0"
+    magnitude = abs(value)
+    decimal = Decimal(repr(magnitude)).normalize().as_tuple()  # repr: the shortest round-tripping digits, nearest
+    if len(decimal.digits) == 1:  # Java picks the nearest of one or two digits: Double.MIN_VALUE is 4.9E-324
+        decimal = Decimal(magnitude).normalize(_TWO_DIGITS).as_tuple()
+    digits = "".join(map(str, decimal.digits))
+    point = len(digits) + int(decimal.exponent)  # digits[:point] is the integer part
+    if 1e-3 <= magnitude < 1e7:
+        if point <= 0:
+            return f"{sign}0.{'0' * -point}{digits}"
+        whole = digits[:point].ljust(point, "0")
+        return f"{sign}{whole}.{digits[point:] or '0'}"
+    return f"{sign}{digits[0]}.{digits[1:] or '0'}E{point - 1}"
+
+
+def java_integer_text(value: int) -> str:
+    """An integer's decimal digits, as Java's ``BigInteger.toString`` writes them, of any length: `JsonBigInteger`'s
+    text as read, else ``Decimal`` (not subject to Python's 4,300-digit ``str(int)`` limit, which is process-wide
+    and must stay as it is)."""
+    if isinstance(value, JsonBigInteger):
+        return value.text
+    if -_STR_SAFE < value < _STR_SAFE:
+        return int.__repr__(value)
+    return str(Decimal(value))
+
+
+def jackson_dumps(value: Any) -> bytes:
+    """Encode values Jackson bound into ``Object`` (``Map``, ``List``, ``String``, ``Integer``/``Long``/
+    ``BigInteger``, ``Double``, ``Boolean``, null) as Kafka's ``Json.encodeAsBytes`` writes them back: compact,
+    UTF-8, strings as `_jackson_string`, integers of any length, a ``Double`` as `java_double_text`, an infinite one
+    quoted (``QUOTE_NON_NUMERIC_NUMBERS`` is on by default: ``"Infinity"``). `dumps` is faster and agrees for
+    ASCII text and integers within Python's digit limit; this one is for values bound from arbitrary JSON."""
+    out: list[str] = []
+    _jackson_write(value, out)
+    return "".join(out).encode("utf-8")
+
+
+def _jackson_write(value: Any, out: list[str]) -> None:
+    if value is None:
+        out.append("null")
+    elif value is True or value is False:
+        out.append("true" if value else "false")
+    elif isinstance(value, str):
+        out.append(_jackson_string(value))
+    elif isinstance(value, int):
+        out.append(java_integer_text(value))
+    elif isinstance(value, float):
+        text = java_double_text(value)
+        out.append(text if math.isfinite(value) else f'"{text}"')
+    elif isinstance(value, Mapping):
+        out.append("{")
+        for i, (key, item) in enumerate(value.items()):
+            out.append("," if i else "")
+            out.append(_jackson_string(str(key)))
+            out.append(":")
+            _jackson_write(item, out)
+        out.append("}")
+    elif isinstance(value, list | tuple):
+        out.append("[")
+        for i, item in enumerate(value):
+            out.append("," if i else "")
+            _jackson_write(item, out)
+        out.append("]")
+    else:
+        raise TypeError(f"cannot write {type(value).__name__} as JSON")
+
+
 def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"non-standard JSON constant {name}")
 
@@ -45,6 +161,8 @@ _INT_STR_DIGITS = 4300
 """Python's default ``int(str)``/``str(int)`` digit limit (``sys.get_int_max_str_digits``)."""
 
 
+_STR_SAFE = 10 ** (_INT_STR_DIGITS - 1)
+"""Integers of smaller magnitude have fewer digits than the limit: ``str`` takes them."""
 _BIG_MAGNITUDE = 10 ** _INT_STR_DIGITS
 """The value a `JsonBigInteger` stands for: past any ``Long``, so every range check refuses it as Jackson's
 ``DecodeJson`` refuses a ``BigIntegerNode`` for an ``Int`` or ``Long`` field; its digits are never converted."""

@@ -31,7 +31,7 @@ from zkcontroller.zk.kafka_zk_client import NO_FENCING, KafkaZkClient
 
 from .conftest import register_brokers
 
-pytestmark = pytest.mark.zookeeper
+pytestmark = [pytest.mark.zookeeper, pytest.mark.usefixtures("restored_logging")]
 _chroots = itertools.count()
 
 
@@ -47,8 +47,9 @@ class Cli:
 
 
 @pytest.fixture
-async def cli(zookeeper_server: ZooKeeperServerProcess) -> AsyncIterator[Cli]:
-    """Brokers 1–3 registered under a fresh chroot, and a runner pointed at it."""
+async def cli(zookeeper_server: ZooKeeperServerProcess, restored_logging: None) -> AsyncIterator[Cli]:
+    """Brokers 1–3 registered under a fresh chroot, and a runner pointed at it (the commands, run in-process, set
+    kazoo's level: `restored_logging` puts it back)."""
     chroot = f"/cli-{os.getpid()}-{next(_chroots)}"
     backend = ZooKeeperBackend(zookeeper_server.connect_string, chroot)
     session = await backend.new_session()

@@ -188,6 +188,22 @@ def test_an_inner_message_with_a_bad_crc_is_corrupt_message() -> None:
 
 
 @pytest.mark.parametrize("codec", [SNAPPY, LZ4])
+@pytest.mark.parametrize("announced", [13, 0, -1])
+def test_an_inner_message_announcing_too_few_bytes_is_corrupt_message_in_kafkas_words(codec: int,
+                                                                                       announced: int) -> None:
+    """A wrapper's inner messages are read by ``DataLogInputStream``, whose message names no size ("Record size is
+    less than ..."); the outer set's ``ByteBufferLogInputStream`` names it ("Record size 13 is less than ...")."""
+    inner = inner_set(1, 1) + struct.pack(">qi", 1, announced) + bytes(20)
+    with pytest.raises(RecordSetError) as e:
+        count_records(wrapper(xerial(inner) if codec == SNAPPY else lz4_frame(inner), 1, codec), 2)
+    assert (e.value.error, str(e.value), e.value.exception) == (
+        CORRUPT_MESSAGE, "Record size is less than the minimum record overhead (14)", None)
+    with pytest.raises(RecordSetError) as e:
+        count_records(inner_set(1, 1) + struct.pack(">qi", 1, announced) + bytes(20), 2)
+    assert str(e.value) == f"Record size {announced} is less than the minimum record overhead (14)"
+
+
+@pytest.mark.parametrize("codec", [SNAPPY, LZ4])
 def test_a_wrapper_inflating_beyond_the_bound_is_refused_before_it_is_held(codec: int) -> None:
     big = bytes(300_000)
     value = xerial(big) if codec == SNAPPY else lz4_frame(big)

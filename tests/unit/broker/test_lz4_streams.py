@@ -22,7 +22,7 @@ import pytest
 from kafka.record.memory_records import MemoryRecordsBuilder
 from tests.helpers import ManualRuntime
 from tests.unit.broker.test_gzip_streams import inner_set
-from tests.unit.broker.v2_batches import refused, stream_batch, v2_record
+from tests.unit.broker.v2_batches import INVALID, KAFKA_EXCEPTION, refused, stream_batch, v2_record
 
 from zkcontroller.broker.delayed_produce import ProduceWaiters
 from zkcontroller.broker.partition import Partition
@@ -36,8 +36,6 @@ from zkcontroller.protocol.wire.record_sets import (
     validate,
 )
 
-KAFKA_EXCEPTION = "org.apache.kafka.common.KafkaException"
-INVALID = "org.apache.kafka.common.InvalidRecordException"
 UNDERFLOW = "java.nio.BufferUnderflowException"
 PREMATURE = "java.io.IOException: Stream ended prematurely"
 END = b"\0\0\0\0"

@@ -19,7 +19,7 @@ import zlib
 import cramjam
 import pytest
 from tests.unit.broker.test_gzip_streams import inner_set
-from tests.unit.broker.v2_batches import accepted, refused, stream_batch, v2_record
+from tests.unit.broker.v2_batches import INVALID, KAFKA_EXCEPTION, accepted, refused, stream_batch, v2_record
 
 from zkcontroller.protocol.wire.compression import SNAPPY, XERIAL_MAGIC, StreamFailure, decompress
 from zkcontroller.protocol.wire.record_sets import (
@@ -27,8 +27,6 @@ from zkcontroller.protocol.wire.record_sets import (
     UNKNOWN_SERVER_ERROR,
 )
 
-KAFKA_EXCEPTION = "org.apache.kafka.common.KafkaException"
-INVALID = "org.apache.kafka.common.InvalidRecordException"
 OTHER_MAGIC = XERIAL_MAGIC[:4] + b"XXXX" + struct.pack(">ii", 1, 1)
 """A concatenated header whose first four bytes are the magic's (so it is read as a header) and the rest not."""
 PARSING = "java.io.IOException: PARSING_ERROR(2)"

@@ -20,8 +20,8 @@ from zkcontroller.broker.partition import TimeIndex
 from zkcontroller.broker.produce import ProducePartition, produce
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.inter_broker import EpochEntry, ReplicatedBatch, TimeIndexEntry
-from zkcontroller.protocol.wire.fetch_codec import decode_batches, encode_records
-from zkcontroller.protocol.wire.record_sets import LONG_MAX, java_long
+from zkcontroller.protocol.wire.fetch_codec import decode_batches, encode_records, record_batch
+from zkcontroller.protocol.wire.record_sets import LONG_MAX, LONG_MIN, java_long
 from zkcontroller.protocol.wire.record_timestamps import running_maxima
 
 BASE = 1_000_000
@@ -118,6 +118,88 @@ def test_a_producer_batch_s_records_reach_the_follower_through_the_fetch_codec()
     decoded.clear()
     decode_batches(older, decoded)  # a batch whose records were not read: its own entry, as before
     assert decoded == [TimeIndexEntry(2, 200, 400), TimeIndexEntry(7, 500, 500)]
+
+
+def java_read_varlong(buf: bytes, pos: int) -> tuple[int, int]:
+    """Kafka 2.8.2's ``ByteUtils.readVarlong``: at most 10 bytes ("Varlong is too long"), bits past 64 lost."""
+    value, shift = 0, 0
+    while (b := buf[pos]) & 0x80:
+        value |= (b & 0x7F) << shift
+        pos, shift = pos + 1, shift + 7
+        assert shift <= 63, "Varlong is too long"
+    value = (value | b << shift) & 0xFFFFFFFFFFFFFFFF
+    return java_long((value >> 1) ^ -(value & 1)), pos + 1
+
+
+def java_record_timestamps(batch: bytes) -> list[int]:
+    """Each record's timestamp as Kafka's ``DefaultRecord.readFrom`` reads an uncompressed v2 batch: the batch's
+    ``baseTimestamp`` plus the record's ``timestampDelta``, as Java longs."""
+    first = int.from_bytes(batch[27:35], "big", signed=True)
+    pos, stamps = 61, []
+    for _ in range(int.from_bytes(batch[57:61], "big")):
+        length, at = java_read_varlong(batch, pos)
+        delta, _ = java_read_varlong(batch, at + 1)  # past the attributes byte
+        stamps.append(java_long(first + delta))
+        pos = at + length
+    return stamps
+
+
+LONGS = st.one_of(st.sampled_from([LONG_MIN, LONG_MIN + 1, -2, -1, 0, 1, LONG_MAX - 1, LONG_MAX]),
+                  st.integers(LONG_MIN, LONG_MAX))
+
+
+@settings(max_examples=300, deadline=None)
+@given(LONGS, st.lists(st.tuples(st.integers(1, 3), LONGS), min_size=1, max_size=6))
+@example(first=-1, gaps=[(1, LONG_MAX)])  # a plain batch's first record without an entry, then Long.MAX_VALUE
+@example(first=LONG_MIN, gaps=[(1, LONG_MAX)])
+@example(first=LONG_MAX, gaps=[(1, LONG_MIN)])
+def test_records_carry_any_64_bit_timestamps_as_kafka_reads_them(first: int, gaps: list[tuple[int, int]]) -> None:
+    """Each record's ``timestampDelta`` is a varlong Java reads back to its timestamp (wrapped as Kafka's own
+    writer wraps it) whatever the batch's first timestamp: before, ``Long.MAX_VALUE`` after a first timestamp of -1
+    took 2^63, whose zig-zag needs 65 bits: Java reads that varlong as another timestamp, and so did we."""
+    entries, at = [], 0
+    for gap, timestamp in gaps:
+        at += gap
+        entries.append(TimeIndexEntry(at, timestamp, timestamp))
+    data = record_batch(0, at + 1, first_timestamp=first, max_timestamp=entries[-1].max_timestamp,
+                        inner=tuple(entries))
+    expected, next_entry = [], 0
+    for offset in range(at + 1):
+        if next_entry < len(entries) and entries[next_entry].base_offset == offset:
+            next_entry += 1
+        expected.append(entries[next_entry - 1].max_timestamp if next_entry else first)
+    assert java_record_timestamps(data) == expected
+    decoded: list[TimeIndexEntry] = []
+    decode_batches(data, decoded)
+    top, named = -1, []  # what a follower indexes: the records above every earlier one (and above -1)
+    for offset, timestamp in enumerate(expected):
+        if timestamp > top:
+            top = timestamp
+            named.append(TimeIndexEntry(offset, timestamp, timestamp))
+    largest = entries[-1].max_timestamp  # the header's max timestamp
+    if largest < 0:
+        assert decoded == []
+    elif first < largest and named and named[-1].max_timestamp == largest:
+        assert decoded == named
+    else:  # the records do not carry the entries: the header's
+        assert decoded == [TimeIndexEntry(0, first, largest)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from([-1, 0, 1]) | st.integers(0, LONG_MAX), st.lists(LONGS.filter(lambda t: t >= 0), min_size=1,
+                                                                          max_size=5, unique=True))
+def test_a_follower_reads_back_entries_up_to_long_max(first: int, stamps: list[int]) -> None:
+    """Served through `encode_records` (a plain batch: its first record's entry, else -1) and read back by a
+    follower: the leader's entries, up to ``Long.MAX_VALUE``."""
+    rising = sorted(t for t in stamps if t > first)
+    served = ((TimeIndexEntry(0, first, first),) if first >= 0 else ()) + tuple(
+        TimeIndexEntry(i + 1, t, t) for i, t in enumerate(rising))
+    if not served:
+        return
+    data = encode_records(0, len(rising) + 1, (), (EpochEntry(0, 0),), served)
+    decoded: list[TimeIndexEntry] = []
+    assert decode_batches(data, decoded)[:2] == (len(rising) + 1, 0)
+    assert tuple(decoded) == served
 
 
 def idempotent(timestamps: list[int], sequence: int) -> bytes:

@@ -17,13 +17,11 @@ import struct
 
 import cramjam
 import pytest
-from tests.unit.broker.v2_batches import accepted, refused, stream_batch, v2_record
+from tests.unit.broker.v2_batches import INVALID, KAFKA_EXCEPTION, accepted, refused, stream_batch, v2_record
 
 from zkcontroller.protocol.wire.compression import ZSTD, StreamFailure, decompress
 from zkcontroller.protocol.wire.record_sets import INVALID_RECORD, UNKNOWN_SERVER_ERROR
 
-KAFKA_EXCEPTION = "org.apache.kafka.common.KafkaException"
-INVALID = "org.apache.kafka.common.InvalidRecordException"
 R = b"".join(v2_record(i) for i in range(3))
 BIG = b"".join(v2_record(i, b"k" * 200) for i in range(200))
 """About 41 KB of compressible records."""

@@ -19,6 +19,9 @@ NOW = 1_700_000_000_000
 NONE, GZIP, ZSTD = 0, 1, 4
 LOG_APPEND_TIME = 0x08
 """A batch's attributes bit a producer may not set."""
+KAFKA_EXCEPTION = "org.apache.kafka.common.KafkaException"
+INVALID = "org.apache.kafka.common.InvalidRecordException"
+"""The exception classes a refusal names (`refused`'s third field): a stream failure's, a malformed record's."""
 
 
 def varint(value: int) -> bytes:

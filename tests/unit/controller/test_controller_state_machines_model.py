@@ -46,7 +46,9 @@ RSM_NEEDS_ZK_OR_LEADERSHIP = {ReplicaState.NEW, ReplicaState.OFFLINE}
 class StateMachineTransitions(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
-        logging.getLogger("state.change.logger").setLevel(logging.CRITICAL)
+        self.quiet = logging.getLogger("state.change.logger")
+        self.quiet_level = self.quiet.level  # put back in teardown: later tests read state-change lines
+        self.quiet.setLevel(logging.CRITICAL)
         self.loop = asyncio.new_event_loop()
         self.context = ControllerContext()
         self.loop.run_until_complete(self._setup())
@@ -75,6 +77,7 @@ class StateMachineTransitions(RuleBasedStateMachine):
 
     def teardown(self) -> None:
         self.loop.close()
+        self.quiet.setLevel(self.quiet_level)
 
     @rule(tp=st.sampled_from(PARTITIONS), to=st.sampled_from(PartitionState))
     def partition_transition(self, tp: TopicPartition, to: PartitionState) -> None:

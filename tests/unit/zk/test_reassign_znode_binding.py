@@ -5,9 +5,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from zkcontroller.model import TopicPartition
 from zkcontroller.zk.errors import NullDereferenceError, NullZnodeDataError, ZnodeDecodeError
+from zkcontroller.zk.json_fields import java_double_text, java_integer_text
 from zkcontroller.zk.znodes import BoundReassignment, ReassignPartitionsZNode
 
 PATH = "/admin/reassign_partitions"
@@ -126,3 +129,56 @@ def test_a_repeated_field_must_bind_each_time() -> None:
 def test_unusable_entries_are_written_back_as_bound() -> None:
     bound = BoundReassignment({TopicPartition("t", 0): (1, 2)}, {(None, 3): (1,), ("u", 1): ("2", None)})
     assert ReassignPartitionsZNode.decode_bound(ReassignPartitionsZNode.encode_bound(bound), PATH) == bound
+
+
+def _rewrite_after_completing_t0(edited: bytes) -> bytes:
+    """What the controller writes when ``t-0`` completes: the znode as read, less that entry (`encode_bound`)."""
+    bound = ReassignPartitionsZNode.decode_bound(edited, PATH)
+    return ReassignPartitionsZNode.encode_bound(bound.without(lambda key: key != ("t", 0)))
+
+
+def test_an_unusable_replica_past_pythons_digit_limit_is_written_back_with_its_digits() -> None:
+    """A replica of more than 4,300 digits (an edit added it after the znode was created) is a ``BigInteger`` to
+    Jackson and written back digit for digit; ``str(int)`` refuses it (ValueError), and the process-wide limit stays."""
+    digits = "-" + "9" * 5000
+    kept = f'{{"topic":"u","partition":1,"replicas":[{digits},{digits[1:]}7,3]}}'
+    written = _rewrite_after_completing_t0(f'{{"version":1,"partitions":[{ENTRY},{kept}]}}'.encode())
+    assert written == f'{{"version":1,"partitions":[{kept}]}}'.encode()
+
+
+@pytest.mark.parametrize(("replica", "jackson_writes"), [
+    ("1e400", '"Infinity"'), ("-1e400", '"-Infinity"'),  # a Double, infinite: QUOTE_NON_NUMERIC_NUMBERS
+    ("1e7", "1.0E7"), ("1.5e-5", "1.5E-5"), ("0.0001", "1.0E-4"), ("9999999.0", "9999999.0"), ("0.001", "0.001"),
+    ("123456789.0", "1.23456789E8"), ("-0.0", "-0.0"), ("1.50E+2", "150.0"), ("4.9e-324", "4.9E-324"),
+    ("1e23", "1.0E23"), ("1.7976931348623157e308", "1.7976931348623157E308"),  # Double.toString
+    ('"\\ud800"', '"\\uD800"'), ('"\U0001f600"', '"\\uD83D\\uDE00"'), ('"\\u001f\\n"', '"\\u001F\\n"'),
+    ('{"k":[2147483648,null,"\\"\\\\"]}', '{"k":[2147483648,null,"\\"\\\\"]}'),
+])
+def test_an_unusable_replica_is_written_back_as_jackson_writes_what_it_bound(replica: str,
+                                                                            jackson_writes: str) -> None:
+    """Jackson 2.10's ``UTF8JsonGenerator`` with ``ObjectMapper`` defaults: a ``Double`` by ``Double.toString``, a
+    non-finite one as a string; in strings, upper-case ``\\uXXXX`` for control characters and for every UTF-16
+    surrogate, a lone one too (Python's encoder cannot write that as UTF-8 at all)."""
+    kept = '{{"topic":"u","partition":1,"replicas":[{}]}}'
+    written = _rewrite_after_completing_t0(f'{{"version":1,"partitions":[{ENTRY},{kept.format(replica)}]}}'.encode())
+    assert written == f'{{"version":1,"partitions":[{kept.format(jackson_writes)}]}}'.encode()
+    assert ReassignPartitionsZNode.decode_bound(written, PATH).unusable.keys() == {("u", 1)}
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_a_double_is_written_in_javas_layout_and_reads_back(value: float) -> None:
+    text = java_double_text(value)
+    assert float(text) == value and str(float(text)) == str(value)  # the sign of zero too
+    mantissa = text.lstrip("-").split("E")[0]
+    assert "." in mantissa and mantissa.split(".")[1]  # Java always writes a fraction digit
+    assert ("E" in text) == (value != 0 and not 1e-3 <= abs(value) < 1e7)  # Java writes zero 0.0
+
+
+@given(st.integers(min_value=-(10 ** 5000), max_value=10 ** 5000).map(lambda n: n * 10 ** 4400 + n))
+def test_an_integer_of_any_length_is_written_as_its_digits(value: int) -> None:
+    text = java_integer_text(value)
+    digits = text.removeprefix("-")
+    assert text.startswith("-") == (value < 0) and digits.isdigit() and (digits == "0" or digits[0] != "0")
+    head = min(len(digits), 1000)  # checked in pieces str() and int() take
+    assert abs(value) // 10 ** (len(digits) - head) == int(digits[:head])
+    assert abs(value) % 10 ** head == int(digits[-head:])

@@ -460,7 +460,8 @@ def _lz4_frame(value: bytes, *, ignore_header_checksum: bool, limit: int, partia
     its end mark included); a size beyond the maximum "Block size S exceeded max: M"; a compressed block lz4 cannot
     decode ``IOException`` of the ``LZ4Exception`` (lz4-java's native decoder: "Error decoding offset N of input
     buffer", N where its decoder stopped, counted in the request's receive buffer: not modelled, the block's
-    offset in the value given); then, flagged, its checksum: fewer than 4 bytes ``getInt``'s
+    offset in the value given; where the message is built says what Kafka's N is made of); then, flagged, its
+    checksum: fewer than 4 bytes ``getInt``'s
     ``BufferUnderflowException`` (``unchecked``: no reader wraps it), a wrong one BLOCK_HASH_MISMATCH. The end
     mark ends the frame; a content checksum flagged after it is skipped unverified, as Kafka does, but read:
     fewer than 4 bytes left is ``BufferUnderflowException`` too. Bytes after the frame are not read."""
@@ -505,6 +506,22 @@ def _lz4_frame(value: bytes, *, ignore_header_checksum: bool, limit: int, partia
             try:
                 data = buffer[:cramjam.lz4.decompress_block_into(block, buffer, output_len=block_max)]
             except cramjam.DecompressionError:
+                # Kafka's N differs, and cannot be had here. readBlock calls lz4-java 1.7.1's JNI safe decompressor
+                # with the array behind its buffer, srcOff = in.position() + in.arrayOffset(), and it reports
+                # "Error decoding offset " + (srcOff - result), result being lz4 1.9.2's LZ4_decompress_safe error
+                # -(ip - src) - 1. So N = A + pos + c + 1: A, where this value starts in the array: every buffer
+                # on the way is a slice, not a copy (ByteBufferAccessor.readRecords, ByteBufferLogInputStream, a
+                # legacy wrapper's LegacyRecord.value()), so for Produce it is the request's receive buffer,
+                # counted from the request header's first byte (after the 4-byte size): the header, client id and
+                # the Produce fields before this partition's record set, then the entry's own offset (a v2 batch's
+                # records begin 61 bytes in); `validate` is handed the record set alone. pos, this block's offset
+                # in the value (after its 4-byte size): known, and what we write. c, how many of the block's bytes
+                # lz4 1.9.2's decoder read before it failed (its fast and safe loops stop at different points):
+                # cramjam decodes with another implementation and reports no position. (Without lz4-java's native
+                # library the Java decompressor says "Malformed input at ..." instead.) Where N is seen: a legacy
+                # wrapper's failure is KafkaException(e), its message this cause's text, in the ERROR line of
+                # "Error processing append operation"; a v2 batch's is "Failed to decompress record stream", N only
+                # in the stack trace's cause, which the line here does not print. The answer carries no message.
                 raise failure("java.io.IOException: net.jpountz.lz4.LZ4Exception: Error decoding offset "
                               f"{pos} of input buffer") from None
         pos += size

@@ -41,6 +41,7 @@ from zkcontroller.protocol.wire.messages import FETCH
 from zkcontroller.protocol.wire.plain_values import by_topic, error_of
 from zkcontroller.protocol.wire.record_offsets import record_offsets
 from zkcontroller.protocol.wire.record_sets import BATCH_HEADER as _BATCH_HEADER
+from zkcontroller.protocol.wire.record_sets import LONG_MAX, LONG_MIN, java_long
 from zkcontroller.protocol.wire.record_timestamps import running_maxima
 
 _AFTER_LENGTH = _BATCH_HEADER.size - 12
@@ -124,7 +125,11 @@ def offsets_string(offsets: Iterable[int | str]) -> str:
 
 
 def _varint(value: int) -> bytes:
-    """Kafka's zig-zag varint (a 64-bit signed value folded onto the codec's unsigned varint)."""
+    """Kafka's zig-zag varint (a 64-bit signed value folded onto the codec's unsigned varint). Past the signed 64-bit
+    range it would be longer than the 10 bytes Java's ``ByteUtils.readVarlong`` reads ("Varlong is too long"):
+    `ValueError`, a bug in the caller."""
+    if not LONG_MIN <= value <= LONG_MAX:
+        raise ValueError(f"{value} is outside a varlong's signed 64-bit range")
     out = bytearray()
     codec.write_uvarint(out, (value << 1) ^ (value >> 63))
     return bytes(out)
@@ -152,13 +157,16 @@ def record_batch(base_offset: int, count: int, leader_epoch: int = -1, producer_
     ``firstTimestamp`` is ``first_timestamp``, by default its max timestamp. ``inner``: time index entries of
     records after the first (a producer batch's running maxima, in offset order): each such record carries its
     timestamp, and each record after it the same, so that a follower reads them back (`decode_batches`); every other
-    record has the first timestamp."""
+    record has the first timestamp. A record's ``timestampDelta`` is its timestamp less the first as a Java long
+    (wrapped: Long.MAX_VALUE after a first timestamp of -1 is Long.MIN_VALUE), as Kafka's ``MemoryRecordsBuilder``
+    writes it and as its reader (``baseTimestamp + timestampDelta``, wrapping too) and `running_maxima` read it back:
+    every pair of 64-bit timestamps round-trips, in a varlong Java can read."""
     first = max_timestamp if first_timestamp is None else first_timestamp
     if inner:
         deltas = [0] * count
         for entry, after in zip(inner, [*(e.base_offset for e in inner[1:]), base_offset + count], strict=True):
-            deltas[entry.base_offset - base_offset:after - base_offset] = [entry.max_timestamp - first] * (
-                after - entry.base_offset)
+            deltas[entry.base_offset - base_offset:after - base_offset] = [
+                java_long(entry.max_timestamp - first)] * (after - entry.base_offset)
         records = b"".join(_timed_record(i, delta) for i, delta in enumerate(deltas))
     else:
         records = b"".join(_record(i) for i in range(count))

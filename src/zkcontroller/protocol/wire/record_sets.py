@@ -167,12 +167,14 @@ def _signed(byte: int) -> int:
 def _entry_header(buf: memoryview, pos: int, check_magic: bool) -> tuple[int, int] | None:
     """``ByteBufferLogInputStream.nextBatchSize``'s check of the entry at ``pos``: its announced size and magic, or
     None when fewer bytes than the header up to the magic are left; CORRUPT_MESSAGE for a size below the smallest
-    record or (``check_magic``) a magic outside 0..2."""
+    record or (``check_magic``) a magic outside 0..2. Without ``check_magic``, a wrapper's inner messages: Kafka's
+    ``DataLogInputStream.nextBatch`` makes the same checks in the same order, but its message names no size."""
     if len(buf) - pos < LOG_OVERHEAD:
         return None
     (size,) = struct.unpack_from(">i", buf, pos + 8)
     if size < RECORD_OVERHEAD_V0:
-        raise RecordSetError(CORRUPT_MESSAGE, f"Record size {size} is less than the minimum record overhead "
+        shown = f" {size}" if check_magic else ""
+        raise RecordSetError(CORRUPT_MESSAGE, f"Record size{shown} is less than the minimum record overhead "
                                               f"({RECORD_OVERHEAD_V0})")
     if len(buf) - pos < HEADER_SIZE_UP_TO_MAGIC:
         return None
