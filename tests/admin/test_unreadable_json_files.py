@@ -12,6 +12,8 @@ from click.testing import CliRunner
 
 from zkcontroller.cli import main
 
+pytestmark = pytest.mark.usefixtures("restored_logging")  # the CLI run in-process sets kazoo's level
+
 NOT_UTF8 = b"\xff\xfe{"
 REASON = "'utf-8' codec can't decode byte 0xff in position 0: invalid start byte"
 
