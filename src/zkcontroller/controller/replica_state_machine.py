@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from itertools import groupby, repeat
-from operator import attrgetter, itemgetter
+from operator import itemgetter
 from typing import cast
 
 from zkcontroller.controller.assignment import EMPTY_ASSIGNMENT, remove_replica
@@ -46,9 +46,6 @@ RemovalResult = LeaderIsrAndControllerEpoch | Exception
 
 _NO_PARTITIONS: dict[int, ReplicaAssignment] = {}
 """A topic the context has no assignment for (`ControllerContext.partition_full_replica_assignment`, inlined)."""
-
-_partition_of: Callable[[tuple[TopicPartition, LeaderIsrAndControllerEpoch]], TopicPartition] = itemgetter(0)
-_state_name: Callable[[ReplicaState], str] = attrgetter("_value_")
 
 _replica_id: Callable[[PartitionAndReplica], int] = itemgetter(1)
 """``PartitionAndReplica.replica`` in C: the key a step sorts and groups its replicas by (20,000 of them when a
@@ -225,8 +222,7 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
                 requests.append((others, tp, info, a))
         batch.add_leader_and_isr_requests(requests, False)
         replica_states.update(zip(replicas, repeat(offline)))
-        # each (partition, previous state's Kafka name), paired in C: `_value_` without Enum's `value` property
-        scl.replicas_changed(zip(map(_partition_of, updated), map(_state_name, previous), strict=True),
+        scl.replicas_changed([(tp, current._value_) for (tp, _), current in zip(updated, previous, strict=True)],
                              replica_id, offline._value_)
         for r in without_leadership:
             self.batch.add_update_metadata_request_for_brokers(
