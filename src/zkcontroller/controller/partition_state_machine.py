@@ -384,7 +384,7 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
         assignments = self.context.partition_assignments  # `partition_full_replica_assignment`, inlined
         self.batch.add_leader_and_isr_requests(
             [(by_tp[tp].live_replicas, tp, info, assignments.get(tp[0], _NO_PARTITIONS).get(tp[1], EMPTY_ASSIGNMENT))
-             for tp, info in infos], False)
+             for tp, info in infos], False, led=True)  # just stored
         self.state_change_logger.leaders_elected(
             [(tp, old_leaders[tp], lai, not by_tp[tp].unclean) for tp, lai in written], strategy.event_name, trigger)
         finished.update(written)

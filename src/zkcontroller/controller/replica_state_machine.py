@@ -220,7 +220,7 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
                 if others is None:
                     others = others_of[a.replicas] = tuple([b for b in a.replicas if b != replica_id])
                 requests.append((others, tp, info, a))
-        batch.add_leader_and_isr_requests(requests, False)
+        batch.add_leader_and_isr_requests(requests, False, led=True)  # each `info` is the context's (stored or known)
         replica_states.update(zip(replicas, repeat(offline)))
         scl.replicas_changed([(tp, current._value_) for (tp, _), current in zip(updated, previous, strict=True)],
                              replica_id, offline._value_)
