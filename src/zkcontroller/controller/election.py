@@ -12,12 +12,16 @@ conditional write replaces it).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from zkcontroller.controller.assignment import EMPTY_ASSIGNMENT
 from zkcontroller.controller.context import ControllerContext
-from zkcontroller.model import LeaderAndIsr, TopicPartition
+from zkcontroller.model import LeaderAndIsr, ReplicaAssignment, TopicPartition
+
+_NO_PARTITIONS: Mapping[int, ReplicaAssignment] = {}
+"""A topic the context has no assignment for (in `_elect_clean_for_offline`'s inlined lookup)."""
 
 # ---------------------------------------------------------------------- strategies (values)
 
@@ -216,7 +220,7 @@ def elect_leaders_for_offline(
     assignment = context.partition_replica_assignment
     unclean_enabled = unclean_enabled_per_partition.get
     if brokers is not None and not unclean_enabled_per_partition:
-        return _elect_clean_for_offline(partitions_with_leader_and_isr, assignment, brokers)
+        return _elect_clean_for_offline(partitions_with_leader_and_isr, context.partition_assignments, brokers)
     for tp, lai in partitions_with_leader_and_isr:
         online = brokers if brokers is not None else _online(context, tp, _candidates(context, tp, lai))
         result = leader_for_offline(tp, lai, assignment(tp), online, unclean_enabled(tp, False))
@@ -228,7 +232,7 @@ def elect_leaders_for_offline(
 
 def _elect_clean_for_offline(
     partitions_with_leader_and_isr: Sequence[tuple[TopicPartition, LeaderAndIsr | None]],
-    assignment: Callable[[TopicPartition], tuple[int, ...]], online: Collection[int],
+    assignments: Mapping[str, Mapping[int, ReplicaAssignment]], online: Collection[int],
 ) -> list[ElectionResult]:
     """`leader_for_offline` of every partition, unclean off and one set of online brokers for all (no log dir
     failed): its outcome depends only on the replica set and the ISR, and a broker failure's 10,000 partitions
@@ -239,7 +243,8 @@ def _elect_clean_for_offline(
     new_tuple = tuple.__new__
     by_sets: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], int | None, tuple[int, ...]]] = {}
     for tp, lai in partitions_with_leader_and_isr:
-        replicas = assignment(tp)
+        # `context.partition_replica_assignment(tp)`, inlined
+        replicas = assignments.get(tp[0], _NO_PARTITIONS).get(tp[1], EMPTY_ASSIGNMENT).replicas
         if lai is None:
             append(ElectionResult(tp, None, tuple([r for r in replicas if r in online])))
             continue

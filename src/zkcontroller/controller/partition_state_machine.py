@@ -15,6 +15,7 @@ import logging
 from collections.abc import Iterable, Sequence
 from itertools import repeat
 
+from zkcontroller.controller.assignment import EMPTY_ASSIGNMENT
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.context import ControllerContext
 from zkcontroller.controller.dynamic_config import DynamicBrokerConfig, InvalidDynamicConfigError, parse_boolean
@@ -40,14 +41,17 @@ from zkcontroller.model import (
     INITIAL_PARTITION_EPOCH,
     LeaderAndIsr,
     LeaderIsrAndControllerEpoch,
+    ReplicaAssignment,
     TopicPartition,
-    sorted_by_partition,
     sorted_partitions,
 )
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ControllerMovedError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.znodes import UNCLEAN_LEADER_ELECTION_ENABLE
+
+_NO_PARTITIONS: dict[int, ReplicaAssignment] = {}
+"""A topic the context has no assignment for (`ControllerContext.partition_full_replica_assignment`, inlined)."""
 
 Result = LeaderAndIsr | Exception
 """Per partition: the new leadership (Kafka's ``Right``) or why not (``Left``)."""
@@ -272,30 +276,43 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
     ) -> tuple[dict[TopicPartition, Result], list[TopicPartition]]:
         """One attempt: read (or take the context's copy), elect, conditionally write. Returns (finished, to
         retry)."""
-        states, to_read = self._cached_states(partitions) if from_cache else ({}, partitions)
-        if to_read:
-            try:
-                states.update((await self.zk.get_topic_partition_states(to_read)).values)
-            except ControllerMovedError:
-                raise
-            except Exception as e:
-                return {tp: e for tp in partitions}, []
         finished: dict[TopicPartition, Result] = {}
         valid: list[tuple[TopicPartition, LeaderAndIsr]] = []
         epoch = self.context.epoch
-        for tp in partitions:
-            state = states.get(tp)
-            if state is None:
-                finished[tp] = StateChangeFailedError(f"LeaderAndIsr information doesn't exist for partition {tp} "
-                                                      f"in {self.context.partition_state(tp)} state")
-            elif state.controller_epoch > epoch:  # `_written_by_newer_controller`, once per partition
-                finished[tp] = StateChangeFailedError(
-                    f"Aborted leader election for partition {tp} since the LeaderAndIsr path was already written by "
-                    f"another controller. This probably means that the current controller {self.controller_id} "
-                    f"went through a soft failure and another controller was elected with epoch "
-                    f"{state.controller_epoch}.")
-            else:
-                valid.append((tp, state.leader_and_isr))
+        from_context = from_cache and StateMachine.first_attempt_from_context
+        if from_context:
+            # the usual first attempt: every state is in the context's copy (`_cached_states`), taken as it is
+            # read, without a dict of the copies; a partition without one means the general path below
+            leadership = self.context.partition_leadership_info
+            for tp in partitions:
+                state = leadership(tp)
+                if state is None:
+                    from_context = False
+                    break
+                if state.controller_epoch > epoch:
+                    finished[tp] = self._written_by_newer(tp, state)
+                else:
+                    valid.append((tp, state.leader_and_isr))
+        if not from_context:
+            finished.clear()
+            valid.clear()
+            states, to_read = self._cached_states(partitions) if from_cache else ({}, partitions)
+            if to_read:
+                try:
+                    states.update((await self.zk.get_topic_partition_states(to_read)).values)
+                except ControllerMovedError:
+                    raise
+                except Exception as e:
+                    return {tp: e for tp in partitions}, []
+            for tp in partitions:
+                state = states.get(tp)
+                if state is None:
+                    finished[tp] = StateChangeFailedError(f"LeaderAndIsr information doesn't exist for partition "
+                                                          f"{tp} in {self.context.partition_state(tp)} state")
+                elif state.controller_epoch > epoch:  # `_written_by_newer_controller`, once per partition
+                    finished[tp] = self._written_by_newer(tp, state)
+                else:
+                    valid.append((tp, state.leader_and_isr))
         if not valid:
             return finished, []
         results = await self._elect(valid, strategy)
@@ -315,6 +332,13 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
         old_leaders = {tp: lai.leader for tp, lai in valid}
         retry = await self._write_elected(with_leaders, strategy, old_leaders, trigger, finished, from_cache)
         return finished, sorted_partitions([*retry, *recheck])
+
+    def _written_by_newer(self, tp: TopicPartition, state: LeaderIsrAndControllerEpoch) -> StateChangeFailedError:
+        return StateChangeFailedError(
+            f"Aborted leader election for partition {tp} since the LeaderAndIsr path was already written by "
+            f"another controller. This probably means that the current controller {self.controller_id} "
+            f"went through a soft failure and another controller was elected with epoch "
+            f"{state.controller_epoch}.")
 
     async def _elect(self, valid: list[tuple[TopicPartition, LeaderAndIsr]],
                      strategy: PartitionLeaderElectionStrategy) -> list[ElectionResult]:
@@ -352,14 +376,15 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
         except Exception as e:
             finished.update({tp: e for tp in proposed})
             return []
-        written = sorted_by_partition(update.finished.items())
+        written = list(update.finished.items())  # in partition order (`UpdateLeaderAndIsrResult`)
         epoch = self.context.epoch
         new_tuple = tuple.__new__  # a `LeaderIsrAndControllerEpoch` per partition without its Python `__new__`
         infos = [(tp, new_tuple(LeaderIsrAndControllerEpoch, (lai, epoch))) for tp, lai in written]
         self.context.put_partition_leadership_infos(infos)
-        assignment = self.context.partition_full_replica_assignment
+        assignments = self.context.partition_assignments  # `partition_full_replica_assignment`, inlined
         self.batch.add_leader_and_isr_requests(
-            [(by_tp[tp].live_replicas, tp, info, assignment(tp)) for tp, info in infos], False)
+            [(by_tp[tp].live_replicas, tp, info, assignments.get(tp[0], _NO_PARTITIONS).get(tp[1], EMPTY_ASSIGNMENT))
+             for tp, info in infos], False, led=True)  # just stored
         self.state_change_logger.leaders_elected(
             [(tp, old_leaders[tp], lai, not by_tp[tp].unclean) for tp, lai in written], strategy.event_name, trigger)
         finished.update(written)

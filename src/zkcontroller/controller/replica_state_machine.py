@@ -14,8 +14,9 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from itertools import groupby, repeat
 from operator import itemgetter
+from typing import cast
 
-from zkcontroller.controller.assignment import remove_replica
+from zkcontroller.controller.assignment import EMPTY_ASSIGNMENT, remove_replica
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.controller.context import ControllerContext
 from zkcontroller.controller.errors import StateChangeFailedError
@@ -42,6 +43,9 @@ from zkcontroller.zk.errors import ControllerMovedError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 RemovalResult = LeaderIsrAndControllerEpoch | Exception
+
+_NO_PARTITIONS: dict[int, ReplicaAssignment] = {}
+"""A topic the context has no assignment for (`ControllerContext.partition_full_replica_assignment`, inlined)."""
 
 _replica_id: Callable[[PartitionAndReplica], int] = itemgetter(1)
 """``PartitionAndReplica.replica`` in C: the key a step sorts and groups its replicas by (20,000 of them when a
@@ -173,17 +177,24 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
                 without_leadership.append(r)
             else:
                 with_leadership.append(tp)
-        updated = sorted_by_partition((await self.remove_replicas_from_isr(replica_id, with_leadership)).items())
+        results = await self.remove_replicas_from_isr(replica_id, with_leadership)
+        updated: list[tuple[TopicPartition, LeaderIsrAndControllerEpoch]]
+        every_one = len(results) == len(with_leadership) and sorted(with_leadership) == with_leadership
+        if every_one:
+            # the usual case: each partition's ISR removal came back (its keys are some of those given), and
+            # `valid` came in partition order (a step's replicas are sorted; a sorted list is one pass, and the
+            # comparison identity tests, in C), so the partitions in order are those given: looked up, not sorted
+            updated = list(zip(with_leadership, map(results.__getitem__, with_leadership), strict=True))
+        else:
+            updated = sorted_by_partition(results.items())
         scl = self.state_change_logger
         offline = ReplicaState.OFFLINE
         replica_states = context.replica_states
         replicas: list[PartitionAndReplica]
         previous: list[ReplicaState]
-        if not without_leadership and [tp for tp, _ in updated] == with_leadership:
-            # the usual case: every replica's partition has a leadership and its ISR removal succeeded, and
-            # `valid` came in partition order (a step's replicas are sorted), so `updated` lists the same
-            # partitions in the same order (the same objects: the list comparison is identity tests in C). The
-            # replicas and their states are then the ones given, not rebuilt and looked up again.
+        if every_one and not without_leadership:
+            # and every replica's partition has a leadership: the replicas and their states are then the ones
+            # given, not rebuilt and looked up again
             replicas, previous = valid, states
         else:
             new_tuple = tuple.__new__  # a `PartitionAndReplica` per partition without its Python `__new__`
@@ -198,17 +209,18 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
                 if tracing:
                     scl.trace(f"Changed state of replica {replica_id} for partition {tp} from {current} to {offline}")
         deleting = context.topics_to_be_deleted
-        assignment = context.partition_full_replica_assignment
+        assignments = context.partition_assignments  # `partition_full_replica_assignment`, inlined
         others_of: dict[tuple[int, ...], tuple[int, ...]] = {}  # each replica set without `replica_id`, made once
         requests = []
         for tp, info in updated:
-            if tp.topic not in deleting:
-                a = assignment(tp)
+            topic = tp[0]
+            if topic not in deleting:
+                a = assignments.get(topic, _NO_PARTITIONS).get(tp[1], EMPTY_ASSIGNMENT)
                 others = others_of.get(a.replicas)
                 if others is None:
                     others = others_of[a.replicas] = tuple([b for b in a.replicas if b != replica_id])
                 requests.append((others, tp, info, a))
-        batch.add_leader_and_isr_requests(requests, False)
+        batch.add_leader_and_isr_requests(requests, False, led=True)  # each `info` is the context's (stored or known)
         replica_states.update(zip(replicas, repeat(offline)))
         scl.replicas_changed([(tp, current._value_) for (tp, _), current in zip(updated, previous, strict=True)],
                              replica_id, offline._value_)
@@ -243,33 +255,64 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
     async def _do_remove_replicas_from_isr(
         self, replica_id: int, partitions: list[TopicPartition], from_cache: bool = False
     ) -> tuple[dict[TopicPartition, RemovalResult], list[TopicPartition]]:
-        cached, to_read = self._cached_states(partitions) if from_cache else ({}, partitions)
-        read, no_state = await self._get_topic_partition_states_from_zk(to_read) if to_read else ({}, [])
-        epoch = self.context.epoch  # the copy's states, unless a newer controller wrote one
-        from_copy = {tp: state.leader_and_isr if state.controller_epoch <= epoch else self._unless_newer(state)
-                     for tp, state in cached.items()}
-        if read:
-            read.update(from_copy)
-        else:  # the usual first attempt: every state from the copy
-            read = from_copy
+        epoch = self.context.epoch
+        leadership = self.context.partition_leadership_info
         finished: dict[TopicPartition, RemovalResult | LeaderAndIsr] = {}
         adjusted: dict[TopicPartition, LeaderAndIsr] = {}
         retry: list[TopicPartition] = []
         new_tuple = tuple.__new__  # NamedTuples built in C: their generated `__new__` is a Python frame
         isr_without: dict[tuple[int, ...], tuple[int, ...]] = {}  # each distinct ISR without the replica, made once
-        for tp, state in read.items():
-            if isinstance(state, LeaderAndIsr) and replica_id in state.isr:
-                new_leader = NO_LEADER if state.leader == replica_id else state.leader
-                isr = state.isr
-                new_isr = isr_without.get(isr)
-                if new_isr is None:
-                    new_isr = isr_without[isr] = isr if len(isr) == 1 else tuple([r for r in isr if r != replica_id])
-                # `state.new_leader_and_isr(new_leader, new_isr)`: leader epoch bumped, same expected zkVersion
-                adjusted[tp] = new_tuple(LeaderAndIsr, (new_leader, state.leader_epoch + 1, new_isr, state.zk_version))
-            elif tp in cached and not self.only_controller_writes_states:
-                retry.append(tp)  # "not in the ISR" from our copy: a leader may have widened it since
-            else:
-                finished[tp] = state
+
+        def adjust(tp: TopicPartition, state: LeaderAndIsr) -> None:
+            new_leader = NO_LEADER if state.leader == replica_id else state.leader
+            isr = state.isr
+            new_isr = isr_without.get(isr)
+            if new_isr is None:
+                new_isr = isr_without[isr] = isr if len(isr) == 1 else tuple([r for r in isr if r != replica_id])
+            # `state.new_leader_and_isr(new_leader, new_isr)`: leader epoch bumped, same expected zkVersion
+            adjusted[tp] = new_tuple(LeaderAndIsr, (new_leader, state.leader_epoch + 1, new_isr, state.zk_version))
+
+        from_copy: dict[TopicPartition, RemovalResult | LeaderAndIsr] = {}
+        to_read = partitions
+        if from_cache and StateMachine.first_attempt_from_context:
+            # The context's copy of each state (see `_cached_states`), classified as it is read, in one pass: a
+            # broker failure's 20,000 partitions went through a dict of copies and a dict of states before.
+            to_read = []
+            may_have_widened = not self.only_controller_writes_states
+            for tp in partitions:
+                info = leadership(tp)
+                if info is None:
+                    to_read.append(tp)
+                    continue
+                state, controller_epoch = info
+                if controller_epoch > epoch:  # written by a newer controller: re-read, or fail
+                    if may_have_widened:
+                        retry.append(tp)
+                    else:
+                        from_copy[tp] = self._unless_newer(info)
+                elif replica_id in state.isr:
+                    adjust(tp, state)
+                elif may_have_widened:
+                    retry.append(tp)  # "not in the ISR" from our copy: a leader may have widened it since
+                elif controller_epoch == epoch:
+                    # already without the replica, and stamped with our epoch: the result is this very
+                    # leadership (below, `known`), nothing to store
+                    from_copy[tp] = info
+                else:
+                    from_copy[tp] = state
+        if to_read:
+            read, no_state = await self._get_topic_partition_states_from_zk(to_read)
+            for tp, found in read.items():
+                if isinstance(found, LeaderAndIsr) and replica_id in found.isr:
+                    adjust(tp, found)
+                else:
+                    finished[tp] = found
+        else:
+            no_state = []
+        if finished:  # states read first, then the copy's, as the two were merged before
+            finished.update(from_copy)
+        else:
+            finished = from_copy
         if adjusted:
             fencing = self.context.fencing
             update = await self.zk.update_leader_and_isr(adjusted, fencing.epoch, fencing.epoch_zk_version)
@@ -277,22 +320,19 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
             finished.update(update.finished)
             finished.update((tp, e) for tp, e in update.failed.items() if tp not in redo)
             retry = sorted_partitions([*retry, *update.to_retry, *redo])
-        out: dict[TopicPartition, RemovalResult] = {}
         epoch = self.context.epoch
-        leadership = self.context.partition_leadership_info
         stored: list[tuple[TopicPartition, LeaderIsrAndControllerEpoch]] = []
-        for tp, result in finished.items():
+        for tp, result in finished.items():  # each state's leadership in place: `finished` becomes the result
             if isinstance(result, LeaderAndIsr):
                 known = leadership(tp)
                 if known is not None and known.controller_epoch == epoch and known.leader_and_isr == result:
-                    out[tp] = known  # already without the replica (a leader just elected): nothing to store
+                    finished[tp] = known  # already without the replica (a leader just elected): nothing to store
                     continue
-                out[tp] = info = new_tuple(LeaderIsrAndControllerEpoch, (result, epoch))
+                finished[tp] = info = new_tuple(LeaderIsrAndControllerEpoch, (result, epoch))
                 stored.append((tp, info))
-            else:
-                out[tp] = result
         self.context.put_partition_leadership_infos(stored)
         self.state_change_logger.isrs_changed((tp, info.leader_and_isr) for tp, info in stored if tp in adjusted)
+        out = cast(dict[TopicPartition, RemovalResult], finished)
         for tp in no_state:
             if not self.context.is_topic_queued_up_for_deletion(tp.topic):
                 out[tp] = StateChangeFailedError(

@@ -137,9 +137,14 @@ class ControllerBrokerRequestBatch:
         self,
         entries: Iterable[tuple[Iterable[int], TopicPartition, LeaderIsrAndControllerEpoch, ReplicaAssignment]],
         is_new: bool,
+        led: bool = False,
     ) -> None:
         """``add_leader_and_isr_request_for_brokers`` for each (brokers, partition, leadership, assignment), in
-        order: a state machine's step queues thousands at once, so the lookups are made once."""
+        order: a state machine's step queues thousands at once, so the lookups are made once.
+
+        ``led``: each leadership given is the partition's in the context (the caller has just stored or read it),
+        so the UpdateMetadata's "leader not yet assigned" check, a lookup per partition, cannot fail and is skipped.
+        """
         requests = self.leader_and_isr_request_map
         partitions = self.update_metadata_request_partitions
         leadership = self.context.partition_leadership_info
@@ -163,10 +168,10 @@ class ControllerBrokerRequestBatch:
                         lai.isr, lai.zk_version, assignment.replicas, assignment.adding_replicas,
                         assignment.removing_replicas, new))
                 per_broker[tp] = state
-            if leadership(tp) is None:
-                self._log.info(f"Leader not yet assigned for partition {tp}. Skip sending UpdateMetadataRequest.")
-            else:
+            if led or leadership(tp) is not None:
                 partitions[tp] = None
+            else:
+                self._log.info(f"Leader not yet assigned for partition {tp}. Skip sending UpdateMetadataRequest.")
         if added:  # and UpdateMetadata to every live or shutting-down broker (`_add_update_metadata_partition`)
             self.update_metadata_request_broker_set.update(
                 b for b in self.context.live_or_shutting_down_broker_id_view() if b >= 0)

@@ -42,7 +42,8 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class UpdateLeaderAndIsrResult:
-    """Per partition: written (with its new zkVersion), version conflict (re-read and retry), or failed."""
+    """Per partition: written (with its new zkVersion), version conflict (re-read and retry), or failed; each in
+    partition order (callers rely on ``finished``'s, not to sort it again)."""
 
     finished: dict[TopicPartition, LeaderAndIsr] = field(default_factory=dict)
     to_retry: list[TopicPartition] = field(default_factory=list)

@@ -257,6 +257,11 @@ def test_a_step_queues_what_one_call_per_partition_queues(
         batch.add_leader_and_isr_request_for_brokers(brokers, tp, info, assignment, is_new=False)
     batch.send_requests_to_brokers(FencingToken(1, 0))
     assert at_once == sender.sent
+    sender.sent.clear()
+    batch.new_batch()  # and with ``led`` (the leaderships are the context's): the same requests
+    batch.add_leader_and_isr_requests(entries, is_new=False, led=True)
+    batch.send_requests_to_brokers(FencingToken(1, 0))
+    assert at_once == sender.sent
 
 
 async def test_leader_and_isr_handed_over_before_update_metadata_is_built(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 from zkcontroller.controller.election import _elect_clean_for_offline, leader_for_offline
-from zkcontroller.model import LeaderAndIsr, TopicPartition
+from zkcontroller.model import LeaderAndIsr, ReplicaAssignment, TopicPartition
 
 BROKERS = (1, 2, 3, 4)
 
@@ -29,11 +29,14 @@ def _cases() -> tuple[list[tuple[TopicPartition, LeaderAndIsr | None]], dict[Top
 
 def test_same_results_as_leader_for_offline_for_every_online_set() -> None:
     partitions, assignments = _cases()
+    by_topic: dict[str, dict[int, ReplicaAssignment]] = {}  # the context's map: topic → partition → assignment
+    for tp, replicas in assignments.items():
+        by_topic.setdefault(tp.topic, {})[tp.partition] = ReplicaAssignment(replicas)
     for k in range(len(BROKERS) + 1):
         for online in itertools.combinations(BROKERS, k):
             online_set = frozenset(online)
             expected = [leader_for_offline(tp, lai, assignments[tp], online_set, False) for tp, lai in partitions]
-            got = _elect_clean_for_offline(partitions, assignments.__getitem__, online_set)
+            got = _elect_clean_for_offline(partitions, by_topic, online_set)
             assert got == expected
             assert [type(r.leader_and_isr) for r in got] == [type(r.leader_and_isr) for r in expected]
             assert [r.unclean for r in got] == [False] * len(got)
