@@ -382,9 +382,9 @@ def classify(tenures: list[Tenure], restart_gap_ms: int = DEFAULT_RESTART_GAP_MS
                 out.epoch_resets.append({**where, "gap_ms": t.gap_ms,
                                          "detail": f"epoch {t.controller_epoch} after epoch {prev.controller_epoch}"})
                 out.warnings.append(
-                    f"cluster {cluster}: controller epoch goes back from {prev.controller_epoch} to "
-                    f"{t.controller_epoch} at {_where(where)} (a ZooKeeper reset, or logs of different clusters: "
-                    "separate them with --cluster-pattern)")
+                    f"cluster {cluster}: {_epoch_reset_words(prev.controller_epoch, t.controller_epoch)} at "
+                    f"{_where(where)} (a ZooKeeper reset, or logs of different clusters: separate them with "
+                    "--cluster-pattern)")
             elif t.gap_ms > restart_gap_ms:
                 t.started_by = "restart"
             else:
@@ -410,6 +410,14 @@ def classify(tenures: list[Tenure], restart_gap_ms: int = DEFAULT_RESTART_GAP_MS
                     "are these logs of different clusters? Separate them with --cluster-pattern")
         out.storms += _storms(cluster, ts, storm_elections)
     return out
+
+
+def _epoch_reset_words(previous: int, epoch: int) -> str:
+    """How a new life's controller epoch follows the last one: "goes back from 1 to 1" read as nonsense (two runs of
+    `zkcontroller cluster` on the embedded store, each starting at epoch 1)."""
+    if epoch < previous:
+        return f"controller epoch goes back from {previous} to {epoch}"
+    return f"controller epoch starts over at {epoch} (after epoch {previous})"
 
 
 def _storms(cluster: str, tenures: list[Tenure], threshold: int) -> list[Row]:
