@@ -142,7 +142,10 @@ def partition_leadership(events: DataFrame, windows: DataFrame | None = None,
     as a leader, it was a partition leaderless until the end of the log."""
     leader = (
         F.when((F.col("kind") == "partition_state_change") & (F.col("to_state") == OFFLINE), F.lit(NO_LEADER))
-        .when((F.col("kind") == "partition_state_change") & F.col("to_state").isin(GONE, NEW), F.lit(_NOT_A_LINE))
+        .when((F.col("kind") == "partition_state_change") & (F.col("to_state") == GONE), F.lit(_NOT_A_LINE))
+        # created with no leader named: a line of none (it was left out, and a created mark must stay in)
+        .when((F.col("kind") == "partition_state_change") & (F.col("to_state") == NEW),
+              F.coalesce(F.col("leader"), F.lit(_NOT_A_LINE)))
         .otherwise(F.col("leader"))
     )
     created = ((F.col("kind") == "partition_state_change") & F.col("to_state").isin(NEW, ONLINE)) | (
