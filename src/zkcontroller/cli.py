@@ -224,11 +224,15 @@ def parse_broker_ids(brokers: int | None, broker_ids: str | None) -> list[int]:
 @click.option("--zookeeper-ensemble", type=click.IntRange(1, 9), metavar="M",
               help="With --processes: start an M-server ZooKeeper ensemble on loopback for them (the prompt gains "
                    "zk-status, zk-kill ID, zk-start ID).")
+@click.option("--cluster-name", metavar="NAME",
+              help="The cluster's name in events.jsonl, which `zkcontroller analyze` groups by (default: the cluster "
+                   "id, /cluster/id, as Kafka's Metadata response and kcat -L show it: each run on the embedded "
+                   "store is a cluster of its own).")
 @listener_options
 def cluster(
     brokers: int | None, broker_ids: str | None, zookeeper: str | None, log_dir: Path | None, session_timeout_ms: int,
-    processes: int | None, zookeeper_ensemble: int | None, port_base: int | None, listen_host: str | None,
-    no_listeners: bool,
+    processes: int | None, zookeeper_ensemble: int | None, cluster_name: str | None, port_base: int | None,
+    listen_host: str | None, no_listeners: bool,
 ) -> None:
     """Run brokers (each a controller candidate with its own session) in this process, with a prompt."""
     from zkcontroller.cluster.cluster_shell import run_cluster
@@ -237,6 +241,11 @@ def cluster(
         raise click.UsageError("--port-base, --listen-host and --no-listeners are for in-process brokers; broker "
                                "processes always listen, on free loopback ports")
     listeners = None if processes else _listener_ports(no_listeners, port_base, listen_host)
+    if processes and cluster_name is not None:
+        raise click.UsageError("--cluster-name names the in-process brokers' events.jsonl; broker processes write "
+                               "no event log")
+    if cluster_name is not None and not cluster_name.strip():
+        raise click.BadParameter("give a non-empty name", param_hint="--cluster-name")
     if zookeeper_ensemble is not None and not processes:
         raise click.UsageError("--zookeeper-ensemble needs --processes N (in-process brokers use one store)")
     if zookeeper_ensemble is not None and zookeeper is not None:
@@ -272,7 +281,8 @@ def cluster(
         return
     try:
         with _unreachable_zookeeper_is_one_line(zookeeper):
-            asyncio.run(run_cluster(backend, ids, log_dir, session_timeout_ms, listeners=listeners))
+            asyncio.run(run_cluster(backend, ids, log_dir, session_timeout_ms, listeners=listeners,
+                                    cluster_name=cluster_name))
     except KeyboardInterrupt:
         click.echo("stopped")
 

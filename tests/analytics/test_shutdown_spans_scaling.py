@@ -12,8 +12,10 @@ from tests.analytics.test_controller_timeline import _end, _shutdown, _tenure
 
 from zkcontroller.analytics import controller_timeline as ct
 from zkcontroller.analytics.controller_timeline import (
-    NO_NEXT_MS,
+    SAID,
     SHUTDOWN_END,
+    SHUTDOWN_END_MS,
+    SHUTDOWN_END_SKEW_MS,
     SHUTDOWN_GAP_MS,
     broker_failures,
     classify,
@@ -24,7 +26,8 @@ from zkcontroller.analytics.controller_timeline import (
 
 def _reference_spans(membership: list[dict[str, object]]) -> list[dict[str, object]]:
     """``shutdown_spans`` as it was before it was made O(n log n): every end line tested against every shutdown of
-    its broker. The specification the faster version must meet exactly."""
+    its broker (the rule written out, not ``ends_shutdown``). The specification the faster version must meet
+    exactly."""
     marks: dict[tuple[object, int], list[tuple[int, str, int, bool, dict[str, object]]]] = defaultdict(list)
     said: list[dict[str, object]] = []
     ends: dict[tuple[object, int], list[tuple[int, str | None]]] = defaultdict(list)
@@ -33,7 +36,7 @@ def _reference_spans(membership: list[dict[str, object]]) -> list[dict[str, obje
         if kind == "controlled_shutdown" and r.get("broker_id") is not None:
             marks[(r["cluster"], int(r["broker_id"]))].append((*where, True, r))
             continue
-        if kind == SHUTDOWN_END and r.get("phase") in ("succeeded", "failed") and r.get("broker_id") is not None:
+        if kind == SHUTDOWN_END and r.get("phase") in SAID and r.get("broker_id") is not None:
             said.append(r)
             ends[(r["cluster"], int(r["broker_id"]))].append((int(r["ts_ms"]), str(r["phase"])))
             continue
@@ -57,11 +60,23 @@ def _reference_spans(membership: list[dict[str, object]]) -> list[dict[str, obje
                     mine.append({"cluster": cluster, "broker_id": broker, "first_ms": m[0], "last_ms": m[0],
                                  "attempts": 1, "row": m[4]})
             previous = m
-        for i, span in enumerate(mine):
-            next_ms = int(mine[i + 1]["first_ms"]) if i + 1 < len(mine) else NO_NEXT_MS
-            claimed = sorted((e for e in ends[(cluster, broker)]
-                              if ends_shutdown(e[0], int(span["first_ms"]), int(span["last_ms"]), next_ms)),
-                             key=lambda e: (e[0], e[1] or ""))
+        registered = [m[0] for m in rows if not m[3] and m[4]["kind"] != SHUTDOWN_END]
+        for span in mine:
+            span["claimed_ends"] = []
+        for e in ends[(cluster, broker)]:
+            # the latest shutdown requested by the line's time, if still open (not past the retries' reach, the
+            # broker not registered again since its last attempt); else the next one, if requested within the clock
+            # slack after the line and the broker did not register in between
+            begun = [s for s in mine if int(s["first_ms"]) <= e[0]]
+            later = [s for s in mine if int(s["first_ms"]) > e[0]]
+            if begun and e[0] <= int(begun[-1]["last_ms"]) + SHUTDOWN_END_MS and not any(
+                    int(begun[-1]["last_ms"]) < r <= e[0] for r in registered):
+                begun[-1]["claimed_ends"].append(e)
+            elif later and e[0] >= int(later[0]["first_ms"]) - SHUTDOWN_END_SKEW_MS and not any(
+                    e[0] <= r < int(later[0]["first_ms"]) for r in registered):
+                later[0]["claimed_ends"].append(e)
+        for span in mine:
+            claimed = sorted(span.pop("claimed_ends"), key=lambda e: (e[0], e[1] or ""))
             outcomes = [e for e in claimed if e[1] is not None]
             span["ended_ms"] = claimed[0][0] if claimed else None
             span["outcome"] = outcomes[-1][1] if outcomes else None
@@ -111,6 +126,13 @@ FIXTURES = [
      _end(150_000, 2, "failed", 7), _end(150_001, 2, "succeeded", 8)],
     [_shutdown(5_000, 2, 1), _registered(5_000, 2, 2), _shutdown(5_000, 2, 3), _end(4_500, 2, "succeeded", 4)],
     [_shutdown(0, 2, 1), _removed(10, [], 2), _end(20, 2, "succeeded", 3)],
+    # a fast stop-start-stop (the demo's broker 1), the second stop's request within the clock slack of the first
+    # stop's "succeeded"; a "succeeded" after a registration (no request of its own read); a registration between
+    # a line and the request just after it; our brokers' give-up line
+    [_shutdown(1_309, 1, 1), _end(1_323, 1, "succeeded", 2), _registered(1_358, 1, 3), _shutdown(1_476, 1, 4),
+     _shutdown(9_000, 2, 5), _registered(9_100, 2, 6), _end(9_200, 2, "succeeded", 7),
+     _end(20_000, 3, "failed", 8), _registered(20_100, 3, 9), _shutdown(20_500, 3, 10),
+     _shutdown(30_000, 4, 11), _end(30_010, 4, "unclean", 12)],
 ]
 
 
@@ -125,7 +147,7 @@ def _random_membership(seed: int) -> list[dict[str, object]]:
         if choice < 0.4:
             row = _shutdown(ts, broker, line)
         elif choice < 0.7:
-            row = _end(ts, broker, rng.choice(("succeeded", "failed")), line)
+            row = _end(ts, broker, rng.choice(SAID), line)
         elif choice < 0.8:
             row = _removed(ts, rng.sample(range(1, 4), rng.randrange(0, 3)), line)
         else:

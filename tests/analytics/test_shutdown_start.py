@@ -10,7 +10,7 @@ from collections import Counter
 from tests.analytics.test_controller_timeline import _tenure
 from tests.analytics.test_transform import T0, at
 
-from zkcontroller.analytics.controller_timeline import SHUTDOWN_START, broker_failures, classify, shutdown_spans
+from zkcontroller.analytics.controller_timeline import SAID, SHUTDOWN_START, broker_failures, classify, shutdown_spans
 from zkcontroller.analytics.timeline_tables import failure_windows
 
 END = dict(kind="controlled_shutdown_end")
@@ -164,7 +164,7 @@ def _random_log(seed: int) -> list[dict[str, object]]:
         if c < 0.25:
             row.update(kind="controlled_shutdown", broker_id=broker)
         elif c < 0.5:
-            row.update(kind="controlled_shutdown_end", broker_id=broker, phase=rng.choice(("succeeded", "failed")))
+            row.update(kind="controlled_shutdown_end", broker_id=broker, phase=rng.choice(SAID))
         elif c < 0.55:
             row.update(kind="controlled_shutdown_end", phase="removed", brokers=rng.sample([1, 2], rng.randrange(3)))
         elif c < 0.65:

@@ -13,6 +13,7 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from zkcontroller.analytics.controller_timeline import (
+    NO_LAST_MS,
     NO_NEXT_MS,
     REGISTRATION_SKEW_MS,
     SHUTDOWN_END,
@@ -193,7 +194,8 @@ def controlled_shutdowns(events: DataFrame) -> DataFrame:
         F.min("ts_ms").alias("first_ms"), F.max("ts_ms").alias("last_ms"),
         F.count(F.lit(1)).alias("attempts"), F.max("controller_epoch").alias("controller_epoch"),
         _where_first().alias("first")).withColumn("next_ms", F.lead("first_ms").over(by_start))
-    ended, unclaimed = _shutdown_ends(numbered.where(F.col("kind") == SHUTDOWN_END), shutdowns)
+    ended, unclaimed = _shutdown_ends(numbered.where(F.col("kind") == SHUTDOWN_END), shutdowns,
+                                      numbered.where(F.col("kind").isin("broker_registered", "broker_change")))
     begun = (F.col("kind") == SHUTDOWN_START) & F.col("broker_id").isNotNull() & F.col("phase").isNull()  # no step
     unclaimed = _started(unclaimed, events.where(begun),
                          numbered.where(F.col("said") | F.col("kind").isin("broker_registered", "broker_change")))
@@ -238,26 +240,37 @@ def _latest_span(at: str, span: Column) -> Column:
     return F.max(span).over(by_time.rangeBetween(Window.unboundedPreceding, 0))
 
 
-def _shutdown_ends(ends: DataFrame, shutdowns: DataFrame) -> tuple[DataFrame, DataFrame]:
+def _shutdown_ends(ends: DataFrame, shutdowns: DataFrame, registrations: DataFrame) -> tuple[DataFrame, DataFrame]:
     """Per shutdown (cluster, broker_id, shutdown): ``ended_ms``, its first end line, and ``outcome``, the
-    broker's last word on it (``succeeded`` or ``failed``; null when its server.log was not read); and, in
-    ``shutdowns``' columns, a 0-attempt shutdown for each succeeded/failed line that no shutdown claims.
+    broker's last word on it (``succeeded``, ``failed`` or ``unclean``; null when its server.log was not read); and,
+    in ``shutdowns``' columns, a 0-attempt shutdown for each succeeded/failed/unclean line that no shutdown claims.
 
-    Which shutdown an end line belongs to is ``controller_timeline.ends_shutdown``, the driver's rule too. Its
-    windows of one broker's shutdowns do not overlap (each ends ``SHUTDOWN_END_SKEW_MS`` before the next one's
-    first attempt), so a line can only be of the latest shutdown whose window opened by then, as in
-    ``controller_timeline.shutdown_spans``: ``_latest_span`` finds it, and the rule is tested once per line. A
-    join of every end line with every shutdown of its broker was quadratic in a broker's restarts."""
-    spans = shutdowns.select("cluster", "broker_id", (F.col("first_ms") - SHUTDOWN_END_SKEW_MS).alias("at_ms"),
-                             F.struct("shutdown", "first_ms", "last_ms", "next_ms").alias("span"))
+    Which shutdown an end line belongs to is ``controller_timeline.ends_shutdown``, the driver's rule too: the
+    latest shutdown of its broker requested by then, or the next one, as in ``controller_timeline.shutdown_spans``;
+    one window per (cluster, broker) over the shutdowns (at their first attempt), the end lines and the broker's
+    registrations (``registrations``, exploded per broker) in time order finds both and the registrations around
+    the line, and the rule is tested once per line. A join of every end line with every shutdown of its broker was
+    quadratic in a broker's restarts."""
+    spans = shutdowns.select("cluster", "broker_id", F.col("first_ms").alias("at_ms"),
+                             F.struct("shutdown", "first_ms", "last_ms").alias("span"))
     lines = ends.select("cluster", "broker_id", F.col("ts_ms").alias("at_ms"), F.col("ts_ms").alias("end_ms"),
                         F.col("phase").alias("e_phase"), F.struct("source_file", "line_number").alias("e_first"),
                         F.lit(True).alias("is_end"))
-    candidate = spans.unionByName(lines, allowMissingColumns=True).withColumn(
-        "c", _latest_span("at_ms", F.col("span")))
-    mine = ends_shutdown(F.col("end_ms"), F.col("c.first_ms"), F.col("c.last_ms"),
-                         F.coalesce(F.col("c.next_ms"), F.lit(NO_NEXT_MS)))
-    matched = candidate.where(F.col("is_end")).withColumn("shutdown", F.when(mine, F.col("c.shutdown")))
+    registered = registrations.select("cluster", "broker_id", F.col("ts_ms").alias("at_ms"),
+                                      F.col("ts_ms").alias("registered_ms"))
+    by_time = Window.partitionBy("cluster", "broker_id").orderBy("at_ms")
+    before = by_time.rangeBetween(Window.unboundedPreceding, 0)
+    after = by_time.rangeBetween(0, Window.unboundedFollowing)
+    candidate = spans.unionByName(lines, allowMissingColumns=True).unionByName(
+        registered, allowMissingColumns=True).select(
+        "*", F.max("span").over(before).alias("c"),  # the latest shutdown requested by then (``_latest_span``)
+        F.min("span").over(by_time.rangeBetween(1, Window.unboundedFollowing)).alias("n"),  # the next one
+        F.max("registered_ms").over(before).alias("r_before"), F.min("registered_ms").over(after).alias("r_after"))
+    earlier, later = ends_shutdown(
+        F.col("end_ms"), F.coalesce(F.col("c.last_ms"), F.lit(NO_LAST_MS)), F.coalesce("r_before", F.lit(NO_LAST_MS)),
+        F.coalesce(F.col("n.first_ms"), F.lit(NO_NEXT_MS)), F.coalesce("r_after", F.lit(NO_NEXT_MS)))
+    matched = candidate.where(F.col("is_end")).withColumn(
+        "shutdown", F.when(earlier, F.col("c.shutdown")).when(later, F.col("n.shutdown")))
     said = F.when(F.col("e_phase") != "removed", F.struct("end_ms", "e_phase"))
     ended = matched.where(F.col("shutdown").isNotNull()).groupBy("cluster", "broker_id", "shutdown").agg(
         F.min("end_ms").alias("ended_ms"), F.max(said).getField("e_phase").alias("outcome"))

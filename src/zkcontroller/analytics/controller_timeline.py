@@ -68,6 +68,10 @@ controlled shutdown within a second, loses its start line (requested at the end 
 taking a crashed life's start excuses the crash."""
 NO_NEXT_MS = 1 << 62
 """``next_ms`` of a broker's last shutdown (none follows)."""
+NO_LAST_MS = -NO_NEXT_MS
+"""``ends_shutdown``'s time of a shutdown or registration before an end line, where there is none."""
+SAID = ("succeeded", "failed", "unclean")
+"""The broker's own words on how its controlled shutdown ended (``phase`` of a ``controlled_shutdown_end``)."""
 YEAR_MS = 365 * 24 * 3600 * 1000
 SAME_ELECTION_MS = 1_000
 """An election (or ready) line of the same controller and epoch this close to an earlier one, in another file, is
@@ -378,9 +382,9 @@ def classify(tenures: list[Tenure], restart_gap_ms: int = DEFAULT_RESTART_GAP_MS
                 out.epoch_resets.append({**where, "gap_ms": t.gap_ms,
                                          "detail": f"epoch {t.controller_epoch} after epoch {prev.controller_epoch}"})
                 out.warnings.append(
-                    f"cluster {cluster}: controller epoch goes back from {prev.controller_epoch} to "
-                    f"{t.controller_epoch} at {_where(where)} (a ZooKeeper reset, or logs of different clusters: "
-                    "separate them with --cluster-pattern)")
+                    f"cluster {cluster}: {_epoch_reset_words(prev.controller_epoch, t.controller_epoch)} at "
+                    f"{_where(where)} (a ZooKeeper reset, or logs of different clusters: separate them with "
+                    "--cluster-pattern)")
             elif t.gap_ms > restart_gap_ms:
                 t.started_by = "restart"
             else:
@@ -408,6 +412,14 @@ def classify(tenures: list[Tenure], restart_gap_ms: int = DEFAULT_RESTART_GAP_MS
     return out
 
 
+def _epoch_reset_words(previous: int, epoch: int) -> str:
+    """How a new life's controller epoch follows the last one: "goes back from 1 to 1" read as nonsense (two runs of
+    `zkcontroller cluster` on the embedded store, each starting at epoch 1)."""
+    if epoch < previous:
+        return f"controller epoch goes back from {previous} to {epoch}"
+    return f"controller epoch starts over at {epoch} (after epoch {previous})"
+
+
 def _storms(cluster: str, tenures: list[Tenure], threshold: int) -> list[Row]:
     """Windows in which at least ``threshold`` tenures began within a minute, merged where they overlap."""
     starts = sorted(tenures, key=lambda t: t.start_ms)
@@ -431,14 +443,22 @@ def _storms(cluster: str, tenures: list[Tenure], threshold: int) -> list[Row]:
     return storms
 
 
-def ends_shutdown(end_ms: Any, first_ms: Any, last_ms: Any, next_ms: Any) -> Any:
-    """Whether a broker's end line at ``end_ms`` is of its shutdown whose attempts span ``first_ms``..``last_ms``
-    and whose next shutdown begins at ``next_ms`` (``NO_NEXT_MS`` if none): from ``SHUTDOWN_END_SKEW_MS`` before
-    the first attempt (the broker's clock may be behind the controller's), before the next shutdown (as far
-    before it), and at most ``SHUTDOWN_END_MS`` after the last attempt. The one rule for which shutdown an end
-    line ends, for ints on the driver and Spark columns alike (``admin_tables.controlled_shutdowns``)."""
-    return ((end_ms >= first_ms - SHUTDOWN_END_SKEW_MS) & (end_ms <= last_ms + SHUTDOWN_END_MS)
-            & (end_ms < next_ms - SHUTDOWN_END_SKEW_MS))
+def ends_shutdown(end_ms: Any, last_ms: Any, registered_ms: Any, next_first_ms: Any,
+                  next_registered_ms: Any) -> tuple[Any, Any]:
+    """Which of its shutdowns a broker's end line at ``end_ms`` ends: (whether it is the latest one requested by then,
+    whether it is the first one requested after it). The latest one's, if it is still open: its last attempt at
+    ``last_ms`` at most ``SHUTDOWN_END_MS`` before, and the broker's latest registration up to the line
+    (``registered_ms``) not after that attempt (registered again, the broker began a new life). Else the next one's,
+    requested at ``next_first_ms`` at most ``SHUTDOWN_END_SKEW_MS`` after the line, with no registration of the
+    broker from the line until then (``next_registered_ms``: its first from the line on): the slack is for a broker
+    whose clock is behind the controller's (its own outcome line stamped before the request it answers); it never
+    takes a line from an earlier shutdown still open, as it once did (a fast stop-start-stop run gave the first
+    stop's "succeeded" to the second). None of either: ``NO_LAST_MS``, ``NO_NEXT_MS`` (and for the
+    registrations ``NO_LAST_MS``, ``NO_NEXT_MS``). The one rule for which shutdown an end line ends, for ints on the
+    driver and Spark columns alike (``admin_tables.controlled_shutdowns``)."""
+    earlier = (end_ms <= last_ms + SHUTDOWN_END_MS) & (registered_ms <= last_ms)
+    later = (end_ms >= next_first_ms - SHUTDOWN_END_SKEW_MS) & (next_registered_ms >= next_first_ms)
+    return earlier, later
 
 
 def shutdown_spans(membership: list[Row]) -> list[Row]:
@@ -446,16 +466,17 @@ def shutdown_spans(membership: list[Row]) -> list[Row]:
     (cluster, broker_id, ``first_ms``, ``last_ms``, ``attempts``, ``ended_ms``, ``outcome``, ``succeeded_ms`` (the
     broker's own "succeeded" line claimed, if any), and the first
     attempt's row as ``row``), segmented as the table is: attempts ``SHUTDOWN_GAP_MS`` apart or closer are one,
-    and the broker registering again or the controller's "Removed …" line ends one. A broker's "succeeded" or
-    "failed" line no shutdown claims (``ends_shutdown``) is a shutdown of its own with 0 attempts: its request is
-    in a log not read (last at the line; first at the broker's "Starting controlled shutdown" that began it, else
-    at the line; ``row`` the first's line). That start is the broker's latest at most ``SHUTDOWN_START_MS`` before the
-    line and after both its previous succeeded/failed line and its latest registration (``started_before``).
+    and the broker registering again or the controller's "Removed …" line ends one. A broker's "succeeded",
+    "failed" or "unclean" line no shutdown claims (``ends_shutdown``) is a shutdown of its own with 0 attempts: its
+    request is in a log not read (last at the line; first at the broker's "Starting controlled shutdown" that began
+    it, else at the line; ``row`` the first's line). That start is the broker's latest at most ``SHUTDOWN_START_MS``
+    before the line and after both its previous succeeded/failed line and its latest registration
+    (``started_before``).
 
-    O(n log n) in the lines: ``ends_shutdown``'s windows of one broker's shutdowns (from ``SHUTDOWN_END_SKEW_MS``
-    before one's first attempt to as far before the next one's) do not overlap, so an end line can only be of the
-    last shutdown that begins at most that long after it (a binary search), and the rule is tested once per line.
-    A log of thousands of restarts of one broker would otherwise test every end line against every shutdown."""
+    O(n log n) in the lines: an end line can only be of the latest shutdown of its broker requested by then or of
+    the next one (``ends_shutdown``), found with the broker's registrations around it by binary search, and the
+    rule is tested once per line. A log of thousands of restarts of one broker would otherwise test every end line
+    against every shutdown."""
     marks: dict[tuple[object, int], list[tuple[int, str, int, bool, Row]]] = defaultdict(list)
     said: list[Row] = []
     ends: dict[tuple[object, int], list[tuple[int, str | None]]] = defaultdict(list)
@@ -471,7 +492,7 @@ def shutdown_spans(membership: list[Row]) -> list[Row]:
             if r.get("broker_id") is not None and r.get("phase") is None:  # a phase: a later step (3.4+'s KRaft)
                 starts[(r["cluster"], int(r["broker_id"]))].append((*where, r))
             continue
-        if kind == SHUTDOWN_END and r.get("phase") in ("succeeded", "failed") and r.get("broker_id") is not None:
+        if kind == SHUTDOWN_END and r.get("phase") in SAID and r.get("broker_id") is not None:
             said.append(r)
             ends[(r["cluster"], int(r["broker_id"]))].append((int(r["ts_ms"]), str(r["phase"])))
             continue
@@ -499,14 +520,19 @@ def shutdown_spans(membership: list[Row]) -> list[Row]:
                                  "attempts": 1, "row": m[4]})
             previous = m
         firsts = [int(span["first_ms"]) for span in mine]  # ascending: rows were sorted by time
+        registered = [m[0] for m in rows if not m[3] and m[4]["kind"] != SHUTDOWN_END]  # ascending too
         claimed: list[list[tuple[int, str | None]]] = [[] for _ in mine]
         for e in ends.get((cluster, broker), ()):
-            i = bisect_right(firsts, e[0] + SHUTDOWN_END_SKEW_MS) - 1  # the only shutdown whose window can hold it
-            if i < 0:
-                continue
-            next_ms = firsts[i + 1] if i + 1 < len(firsts) else NO_NEXT_MS
-            if ends_shutdown(e[0], firsts[i], int(mine[i]["last_ms"]), next_ms):
+            i = bisect_right(firsts, e[0]) - 1  # the latest shutdown requested by then; i + 1 the next
+            k, n = bisect_right(registered, e[0]), bisect_left(registered, e[0])
+            earlier, later = ends_shutdown(
+                e[0], int(mine[i]["last_ms"]) if i >= 0 else NO_LAST_MS, registered[k - 1] if k else NO_LAST_MS,
+                firsts[i + 1] if i + 1 < len(firsts) else NO_NEXT_MS,
+                registered[n] if n < len(registered) else NO_NEXT_MS)
+            if earlier:
                 claimed[i].append(e)
+            elif later:
+                claimed[i + 1].append(e)
         for span, own in zip(mine, claimed, strict=True):
             own.sort(key=lambda e: (e[0], e[1] or ""))  # ties: the greater phase, as Spark's max
             outcomes = [e for e in own if e[1] is not None]

@@ -15,6 +15,16 @@ HANDLING_KINDS = (
     "partition_state_change", "replica_state_change", "isr_change", "leader_election",
     "partition_state_change_failed", "controller_event",
 )
+NOT_ACTIONS = ("controller_resigned",)
+"""Kinds of a stale tenure's lines that are no action on the cluster: its resignation."""
+CONTROLLER_CHANGE_EVENTS = ("Startup", "ControllerChange", "Reelect", "RegisterBrokerAndReelect", "Expire",
+                            "SessionReconnected", "ShutdownEventThread")
+"""``controller_event``s (JSONL) of who is controller (Kafka's ControllerState ControllerChange and
+ControllerShutdown): a stale controller handling one learns that it lost the controller (its session expired, the
+``/controller`` znode changed) and resigns; it acts on nothing. Its other events (a TopicChange, a BrokerChange)
+act on the cluster as a controller would."""
+REFUSED_KINDS = ("leader_and_isr_ignored",)
+"""A stale tenure's attempts that were refused: a broker's "Ignoring LeaderAndIsr request … epoch N"."""
 PERCENTILES = (0.5, 0.95, 0.99)
 MAX_BUCKET_ROWS = 200_000
 """At most about this many (failure, time bucket) rows are broadcast to the handling events."""
@@ -74,17 +84,21 @@ def split_brain_windows(candidates: DataFrame, events: DataFrame) -> DataFrame:
     ``candidates`` (from the timeline) bound each possible window by the newer tenure's start and the
     stale tenure's last activity. Here the events of both tenures
     inside that range are counted; the stale tenure's actions refused by a broker ("Ignoring LeaderAndIsr
-    request ... epoch N" lines) are counted apart. Candidates with no stale action inside are dropped, and
-    the window ends at the stale tenure's last action.
+    request ... epoch N" lines) are counted apart. Lines that are no action (``NOT_ACTIONS``,
+    ``CONTROLLER_CHANGE_EVENTS``: a stale controller resigning 63 ms after its successor's first action made a
+    window) are not counted, on either side. Candidates with no stale action inside are dropped, and the window
+    ends at the stale tenure's last action.
     """
-    acts = events.select("cluster", "ts_ms", "kind", "controller_id", "controller_epoch", "source_file",
-                         "line_number").where(F.col("controller_epoch").isNotNull())
+    acting = ~F.col("kind").isin(*NOT_ACTIONS) & ~((F.col("kind") == "controller_event")
+                                                   & F.col("event_name").isin(*CONTROLLER_CHANGE_EVENTS))
+    acts = events.select("cluster", "ts_ms", "kind", "event_name", "controller_id", "controller_epoch",
+                         "source_file", "line_number").where(F.col("controller_epoch").isNotNull() & acting)
     c = F.broadcast(candidates)
     joined = acts.join(c, on="cluster", how="inner").where(
         (F.col("ts_ms") >= F.col("start_ms")) & (F.col("ts_ms") <= F.col("end_ms"))
         & F.col("controller_epoch").isin(F.col("stale_epoch"), F.col("new_epoch")))
     stale = F.col("controller_epoch") == F.col("stale_epoch")
-    refused = stale & (F.col("kind") == "leader_and_isr_ignored")
+    refused = stale & F.col("kind").isin(*REFUSED_KINDS)
     keys = ["cluster", "start_ms", "stale_controller_id", "stale_epoch", "new_controller_id", "new_epoch"]
     counted = joined.groupBy(*keys).agg(
         F.max(F.when(stale, F.col("ts_ms"))).alias("last_stale_ms"),

@@ -662,7 +662,9 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
     # Each is a window over every partition that several tables read: computed once, not once per table.
     lives = rows_frame(spark, life_ends, transform.LIFE_END_COLUMNS) if life_ends else None
     intervals = transform.partition_state_intervals(by_partition, observed, lives).persist(CACHED)
-    leadership = transform.partition_leadership(by_partition, observed, lives).persist(CACHED)
+    # by_partition has no topic_deletion rows: the deletions that end its partitions' lines come from events
+    leadership = transform.partition_leadership(by_partition, observed, lives,
+                                                transform.deletion_starts(events)).persist(CACHED)
     # with_active_tenure reads the elections twice: the session aggregation runs once.
     elections_only = transform.leader_elections(by_partition).persist(CACHED)
     tables: dict[str, Callable[[], DataFrame]] = {

@@ -311,6 +311,11 @@ TEMPLATES: tuple[Template, ...] = (
     Template("controlled_shutdown_end",
              r"^Proceeding to do an unclean shutdown as all the controlled shutdown attempts failed",
              consts={"phase": "failed"}),
+    # Our brokers' own (cluster/controlled_shutdown.py; Kafka has no such line): a teardown gave up before the
+    # retries ran out because retrying could not help, and the broker stops uncleanly on purpose.
+    Template("controlled_shutdown_end",
+             r"^Not retrying controlled shutdown \(.*\); proceeding to do an unclean shutdown\s*$",
+             consts={"phase": "unclean"}),
     Template("controlled_shutdown_end",
              r"^Removed (?:[A-Za-z]+\()?([\d, ]*)\)? from list of shutting down brokers",
              {"brokers": 1}, consts={"phase": "removed"}),

@@ -203,15 +203,20 @@ def incident_rows(spark: SparkSession, timeline: Timeline, failures: list[Row],
     return _as_timestamps(rows_frame(spark, rows, INCIDENT_COLUMNS).unionByName(_unclean_incidents(unclean)))
 
 
+GAVE_UP = "it gave up retrying (retrying could not help) and stopped uncleanly, on purpose"
+"""An ``unclean`` outcome, in words: our brokers' "Not retrying controlled shutdown (…)" in a teardown."""
+
+
 def _shutdown_detail(span: Row) -> str:
     """How a controlled shutdown ended, in words: failed only when the broker said so."""
     if span["attempts"] == 0:
         said = "its server.log says it succeeded" if span["outcome"] == "succeeded" else \
+            f"its server.log says {GAVE_UP}" if span["outcome"] == "unclean" else \
             "its server.log says every attempt failed, the broker stopped uncleanly"
         return f"broker {span['broker_id']} stopped with a controlled shutdown (request not in the logs read): {said}"
     return f"broker {span['broker_id']} asked to stop (controlled shutdown): " + (
         "every attempt failed, the broker stopped uncleanly" if span["outcome"] == "failed" else
-        "a clean stop, not a failure, when it leaves soon after")
+        GAVE_UP if span["outcome"] == "unclean" else "a clean stop, not a failure, when it leaves soon after")
 
 
 def _unclean_incidents(unclean: DataFrame) -> DataFrame:

@@ -16,6 +16,7 @@ from pyspark.sql import functions as F
 OFFLINE = "OfflinePartition"
 ONLINE = "OnlinePartition"
 GONE = "NonExistentPartition"
+NEW = "NewPartition"
 NO_LEADER = -1
 _PARTITION_KEY = ("cluster", "topic", "partition")
 _LINE_ORDER = ("ts_ms", "source_file", "line_number")
@@ -108,26 +109,74 @@ def partition_state_intervals(events: DataFrame, windows: DataFrame | None = Non
     )
 
 
+DELETION_STARTS_COLUMNS = (("cluster", "string"), ("topic", "string"), ("deleted_ms", "array<bigint>"))
+
+
+def deletion_starts(events: DataFrame) -> DataFrame:
+    """Per (cluster, topic) that a deletion started for, when each did (``deleted_ms``, ascending): the JSONL
+    ``topic_deletion`` record of phase ``started``, or Kafka's ``Deletion of topic t (re)started``. Kafka logs the
+    partitions' moves to ``NonExistentPartition`` that follow it at TRACE only, so in its logs this line is what
+    says they are gone. One row per deleted topic: `partition_leadership` broadcasts it."""
+    return events.where((F.col("kind") == "topic_deletion") & (F.col("phase") == "started")).select(
+        "cluster", F.explode(F.split(F.coalesce("topics", "topic"), ",")).alias("topic"), "ts_ms",
+    ).groupBy("cluster", "topic").agg(F.array_sort(F.collect_set("ts_ms")).alias("deleted_ms")).select(
+        "cluster", "topic", "deleted_ms")
+
+
+_NOT_A_LINE = -2
+"""``partition_leadership``'s mark for a row that ends the line before it and starts none (deleted, or created
+with no leader yet)."""
+
+
 def partition_leadership(events: DataFrame, windows: DataFrame | None = None,
-                         lives: DataFrame | None = None) -> DataFrame:
+                         lives: DataFrame | None = None, deletions: DataFrame | None = None) -> DataFrame:
     """Who led each partition when, from controller-side records (-1: no leader; deleted ends the line).
     ``windows``: `observed_windows` of ``events``, when the caller has it; ``lives``: see `_within_life` (a
-    stretch cut at its life's end is not open, and ``wiped``)."""
+    stretch cut at its life's end is not open, and ``wiped``); ``deletions``: `deletion_starts` of the events,
+    when ``events`` lacks the ``topic_deletion`` rows (the job's `partition_rows`).
+
+    A partition is gone from its topic's deletion start (or its move to ``NonExistentPartition``) until it is
+    created again (``NewPartition``, ``OnlinePartition``, an election of a leader): its line ends at the deletion
+    start, and the ``isr_change`` rows in between start none. Kafka's deletion moves every replica to
+    ``OfflineReplica`` after the partition is gone, and that step writes leader -1 to ZooKeeper and logs it: read
+    as a leader, it was a partition leaderless until the end of the log."""
     leader = (
         F.when((F.col("kind") == "partition_state_change") & (F.col("to_state") == OFFLINE), F.lit(NO_LEADER))
-        .when((F.col("kind") == "partition_state_change") & (F.col("to_state") == GONE), F.lit(-2))
+        .when((F.col("kind") == "partition_state_change") & (F.col("to_state") == GONE), F.lit(_NOT_A_LINE))
+        # created with no leader named: a line of none (it was left out, and a created mark must stay in)
+        .when((F.col("kind") == "partition_state_change") & (F.col("to_state") == NEW),
+              F.coalesce(F.col("leader"), F.lit(_NOT_A_LINE)))
         .otherwise(F.col("leader"))
     )
+    created = ((F.col("kind") == "partition_state_change") & F.col("to_state").isin(NEW, ONLINE)) | (
+        (F.col("kind") == "leader_election") & (F.col("leader") >= 0))
+    gone = (F.col("kind") == "partition_state_change") & (F.col("to_state") == GONE)
     rows = events.select(*_PARTITION_KEY, *_LINE_ORDER, "kind", "controller_id", "controller_epoch",
-                         leader.alias("leader")).where(
+                         leader.alias("leader"), created.alias("created"), gone.alias("gone")).where(
         F.col("kind").isin(*CONTROLLER_KINDS) & F.col("leader").isNotNull() & F.col("partition").isNotNull()
         & ~((F.col("kind") == "leader_election") & (F.col("leader") < 0))
     )
-    staged = _within_life(rows.select("*", F.lead("ts_ms").over(_ordered(*_PARTITION_KEY)).alias("end_ms")),
-                          lives).join(
+    deleted = F.broadcast(deletion_starts(events) if deletions is None else deletions)
+    ts = F.col("ts_ms")
+    w = _ordered(*_PARTITION_KEY)
+    so_far = w.rowsBetween(Window.unboundedPreceding, Window.currentRow)
+    # a broadcast join on part of the partitioning key: the rows keep their partitioning and order (no shuffle)
+    marked = rows.join(deleted, on=["cluster", "topic"], how="left").select(
+        *rows.columns, "deleted_ms",
+        F.greatest(F.max(F.when(F.col("gone"), ts)).over(so_far),
+                   F.array_max(F.filter("deleted_ms", lambda d: d <= ts))).alias("gone_ms"),
+        F.max(F.when(F.col("created"), ts)).over(so_far).alias("created_ms"))
+    # a deletion start and the creation before it may share a millisecond (different files): gone wins
+    still_gone = ~F.col("created") & ~F.col("gone") & F.col("gone_ms").isNotNull() & (
+        F.col("created_ms").isNull() | (F.col("gone_ms") >= F.col("created_ms")))
+    next_deletion = F.array_min(F.filter("deleted_ms", lambda d: d >= ts))
+    lines = marked.where(~still_gone).select(
+        *_PARTITION_KEY, *_LINE_ORDER, "kind", "controller_id", "controller_epoch", "leader",
+        F.least(F.lead("ts_ms").over(w), next_deletion).alias("end_ms"))
+    staged = _within_life(lines, lives).join(
         F.broadcast(observed_windows(events) if windows is None else windows), on="cluster", how="left",
     )
-    return staged.where(F.col("leader") != -2).select(
+    return staged.where(F.col("leader") != _NOT_A_LINE).select(
         *_PARTITION_KEY, "leader",
         F.col("ts_ms").alias("start_ms"),
         F.coalesce("end_ms", "window_end_ms").alias("end_ms"),

@@ -36,7 +36,13 @@ from zkcontroller.cluster.prompt_lines import created_topic_lines
 from zkcontroller.controller.events import ApiError, ElectionType
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
-from zkcontroller.model import LeaderIsrAndControllerEpoch, ReplicaAssignment, TopicPartition, sorted_partitions
+from zkcontroller.model import (
+    LeaderIsrAndControllerEpoch,
+    ReplicaAssignment,
+    TopicId,
+    TopicPartition,
+    sorted_partitions,
+)
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk import paths
@@ -427,24 +433,26 @@ def listener_lines(cluster: LocalCluster) -> list[str]:
 
 async def run_cluster(
     backend: CoordinationBackend, broker_ids: list[int], log_dir: Path | None, session_timeout_ms: int,
-    log_dirs_per_broker: int = 2, listeners: ListenerPorts | None = None,
+    log_dirs_per_broker: int = 2, listeners: ListenerPorts | None = None, cluster_name: str | None = None,
 ) -> None:
     """Start the brokers, then serve the prompt until ``quit`` (or forever without a terminal). Each broker gets
     ``log_dirs_per_broker`` virtual log dirs, so ``fail-log-dir`` can fail one and leave the others serving.
-    With ``listeners`` each broker answers Kafka's wire protocol on ``listeners.host`` (`cluster.listener`)."""
+    With ``listeners`` each broker answers Kafka's wire protocol on ``listeners.host`` (`cluster.listener`).
+    ``cluster_name`` names the cluster in ``events.jsonl``; None: its cluster id (`event_log_cluster`)."""
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="zkcontroller-logs-"))
     async with contextlib.AsyncExitStack() as resources:  # closed in reverse order, whatever fails
         logs = LogFiles(log_dir)
         resources.callback(logs.close)  # it sets the loggers' levels and handlers process-wide
         resources.push_async_callback(backend.close)
-        event_log = logs.event_log("local", wall_clock_ms)
+        admin_session = await backend.new_session()  # raises when ZooKeeper cannot be reached
+        resources.push_async_callback(admin_session.close)
+        admin = KafkaZkClient(admin_session, wall_clock_ms)
+        event_log = logs.event_log(cluster_name or await event_log_cluster(admin), wall_clock_ms)
         cluster = LocalCluster(
             backend, broker_ids, wall_clock_ms, event_log=event_log, session_timeout_ms=session_timeout_ms,
             replication=ReplicationConfig(log_dirs=virtual_log_dirs(log_dirs_per_broker)), listeners=listeners,
         )
-        admin_session = await backend.new_session()  # raises when ZooKeeper cannot be reached
-        resources.push_async_callback(admin_session.close)
-        shell = ClusterShell(cluster, KafkaZkClient(admin_session, wall_clock_ms))
+        shell = ClusterShell(cluster, admin)
         terminated = _cancel_on_sigterm()
         try:
             out = PromptOut()
@@ -454,6 +462,15 @@ async def run_cluster(
             if not terminated.is_set():
                 raise
             raise KeyboardInterrupt from None  # the brokers are down (see `_serve`): the command says "stopped"
+
+
+async def event_log_cluster(zk: KafkaZkClient) -> str:
+    """The cluster's id, as the event log's cluster name: ``/cluster/id``, created here with a new id as the first
+    broker would create it (Kafka's ``KafkaServer.getOrGenerateClusterId``) unless ZooKeeper already holds one,
+    which the brokers then read. It is what Kafka's Metadata response (kcat ``-L``) shows, and it differs between
+    runs on the embedded store: a fixed name ("local", once) made the analytics job read two runs' logs as one
+    cluster whose controller epoch went back to 1. A real ZooKeeper keeps its id, and its runs are one cluster."""
+    return await zk.create_or_get_cluster_id(str(TopicId.generate(random.Random())))
 
 
 def _cancel_on_sigterm() -> asyncio.Event:
