@@ -678,6 +678,12 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
     leadership = transform.partition_leadership(by_partition, observed, lives).persist(CACHED)
     # with_active_tenure reads the elections twice: the session aggregation runs once.
     elections_only = transform.leader_elections(by_partition).persist(CACHED)
+    # controlled_shutdowns' rows come from attempt and end lines only (every one is in ``membership``): with none,
+    # the same plan over no rows (Spark folds ``limit(0)`` away) writes the same empty table without reading
+    # events; else its few rows, persisted, so that its branches read events once, not four times.
+    shutdown_lines = admin_tables.shutdown_lines(events)
+    shutdown_lines = shutdown_lines.persist(CACHED) if any(
+        r["kind"] in ("controlled_shutdown", ct.SHUTDOWN_END) for r in membership) else shutdown_lines.limit(0)
     tables: dict[str, Callable[[], DataFrame]] = {
         "controller_tenures": lambda: tenures,
         "partition_state_intervals": lambda: intervals,
@@ -695,13 +701,12 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
         "topic_deletions": lambda: admin_tables.topic_deletions(events),
         "partition_reassignments": lambda: admin_tables.partition_reassignments(events),
         "isr_changes": lambda: admin_tables.isr_changes(by_partition),
-        # Its rows come from attempt and end lines only (every one is in ``membership``): with none, the same plan
-        # over no rows (Spark folds ``limit(0)`` away) writes the same empty table without its four scans.
-        "controlled_shutdowns": lambda: admin_tables.controlled_shutdowns(
-            events if any(r["kind"] in ("controlled_shutdown", ct.SHUTDOWN_END) for r in membership)
-            else events.limit(0)),
+        "controlled_shutdowns": lambda: admin_tables.controlled_shutdowns(shutdown_lines),
     }
-    schemas = _in_parallel(spark, [partial(_build_and_write, name, build, out) for name, build in tables.items()])
+    try:
+        schemas = _in_parallel(spark, [partial(_build_and_write, name, build, out) for name, build in tables.items()])
+    finally:
+        shutdown_lines.unpersist()
     elections_only.unpersist()
     by_partition.unpersist()
     written = {name: spark.read.schema(schema).parquet(str(out / name)) for name, schema in zip(tables, schemas,
