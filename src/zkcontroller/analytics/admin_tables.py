@@ -186,7 +186,7 @@ def controlled_shutdowns(events: DataFrame) -> DataFrame:
     whichever comes first (a fast stop-start-stop run put the next shutdown's moves in this one's tail).
 
     One filter of ``events`` for attempts, registrations and end lines, one for leader moves; Spark still reads the
-    first for each branch that uses it (5 scans of the cache in a small case's plan with AQE off, 8 before)."""
+    first for each branch that uses it, so the job passes ``shutdown_lines``, persisted, as ``events``."""
     said = (F.col("kind") == SHUTDOWN_END) & (F.col("phase") != "removed")
     ids = (F.when(F.col("kind") == "broker_registered",  # an empty list as none, as `shutdown_spans` reads it
                   F.when(F.size("brokers") > 0, F.col("brokers")).otherwise(F.array(F.col("broker_id"))))
