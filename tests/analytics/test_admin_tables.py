@@ -123,6 +123,36 @@ def test_an_expansion_read_from_the_event_log_alone_is_its_leaders(spark) -> Non
         (2, at(50), "expand", [2], [2, 1], 2, "controller")]
 
 
+def test_controlled_shutdowns_over_its_lines_alone_equal_those_over_every_event(spark) -> None:
+    """The job persists ``shutdown_lines`` (its branches read ``events`` once) and builds the table over them:
+    the same rows as over every event, and no row of another kind or election is kept."""
+    from tests.analytics.test_shutdown_start import ROWS
+
+    move = dict(kind="leader_election", strategy="controlled_shutdown", old_leader=2, topic="t")
+    end = dict(kind="controlled_shutdown_end")
+    rows = [
+        *ROWS,
+        dict(ms=0, kind="controlled_shutdown", broker_id=2, controller_epoch=1, cluster="d"),
+        {**move, "ms": 3, "partition": 0, "cluster": "d"},
+        {**move, "ms": 4, "partition": 1, "cluster": "d", "old_leader": None},  # names no broker
+        dict(ms=5, kind="leader_election", strategy="offline", old_leader=2, topic="t", partition=2, cluster="d"),
+        {**end, "ms": 10, "broker_id": 2, "phase": "succeeded", "cluster": "d"},
+        {**end, "ms": 900, "brokers": [2, 3], "phase": "removed", "controller_id": 1, "cluster": "d"},
+        dict(ms=950, kind="broker_change", brokers=[], added_brokers=[2], live_brokers=[2], cluster="d"),
+        dict(ms=2_000, kind="broker_registered", broker_id=3, cluster="d"),
+        dict(ms=3_000, kind="controlled_shutdown", broker_id=2, controller_epoch=2, cluster="d"),
+        {**move, "ms": 3_004, "partition": 1, "cluster": "d"},
+        dict(ms=3_005, kind="other", broker_id=2, cluster="d"),
+        {**end, "ms": 13_100, "broker_id": 2, "phase": "failed", "cluster": "d"},
+    ]
+    df = events(spark, rows)
+    lines = admin_tables.shutdown_lines(df)
+    assert lines.count() == len(rows) - 3
+    got = _rows(admin_tables.controlled_shutdowns(lines))
+    assert sorted(map(str, got)) == sorted(map(str, _rows(admin_tables.controlled_shutdowns(df))))
+    assert len(got) == 13 and {r["cluster"] for r in got} == {"c", "d"}
+
+
 def test_retries_are_one_shutdown_and_a_restart_begins_the_next(spark) -> None:
     move = dict(kind="leader_election", strategy="controlled_shutdown", old_leader=2, topic="t")
     rows = [

@@ -1,6 +1,7 @@
 """``job._first_per_file`` then ``job._first_of_files``: the first line of each group, as ``min_by`` over
 (ts_ms, source_file, line_number) gives it, ties and nulls included, but hash-aggregated over every row (the
-string is a grouping key, the rest one decimal key): docs/benchmarks.md, issue 16, its sort aggregations."""
+string is a grouping key, the rest one long key, or a decimal one for the lines the long cannot hold):
+docs/benchmarks.md, issue 16, its sort aggregations."""
 
 from __future__ import annotations
 
@@ -14,11 +15,11 @@ KEYS = ("cluster", "controller_id")
 
 
 def _rows(seed: int) -> list[dict[str, object]]:
-    """Few values per column, so that times tie within and across files and lines tie across files; nulls and
-    the extremes of the key's range (ts_ms of +-(2**62 - 1), any bigint line) too."""
+    """Few values per column, so that times tie within and across files and lines tie across files; nulls, the
+    long key's bounds and the extremes of the decimal one's (ts_ms of +-(2**62 - 1), any bigint line) too."""
     rng = random.Random(seed)
-    times = [None, -(2**62) + 1, -5, 0, 7, 1_800_000_000_000, 2**62 - 1]
-    lines = [None, -(2**63), -1, 0, 1, 2, 2**63 - 1]
+    times = [None, -(2**62) + 1, -5, 0, 7, 7, 1_800_000_000_000, 2**42 - 1, 2**42, 2**62 - 1]
+    lines = [None, -(2**63), -1, 0, 1, 2, 2, 2**21 - 1, 2**21, 2**63 - 1]
     return [{"cluster": rng.choice(["a", "b"]), "controller_id": rng.choice([1, 2, None]),
              "source_file": rng.choice(["x.log", "y.log", "é.log", "", None]),
              "ts_ms": rng.choice(times), "line_number": rng.choice(lines)} for _ in range(rng.randint(1, 60))]

@@ -17,7 +17,7 @@ pytest.importorskip("pyspark")
 from tests.analytics.test_transform import events, psc
 
 from zkcontroller.analytics import job
-from zkcontroller.analytics.merge import unchanged_isr_rows, without_rows, without_unchanged_isr
+from zkcontroller.analytics.merge import ROW_KEY, unchanged_isr_rows, without_rows, without_unchanged_isr
 from zkcontroller.event_schema import validate_record
 
 pytestmark = pytest.mark.spark
@@ -92,6 +92,39 @@ def test_after_the_leaders_own_isr_change_a_controller_line_stating_it_is_droppe
     assert sorted(r["line_number"] for r in dropped.collect()) == [3, 16, 20, 23]
     # the shuffled anti-join (for many dropped rows) drops the same
     assert sorted(r["line_number"] for r in without_rows(df, dropped, broadcast=False).collect()) == kept
+
+
+def _plan(df) -> str:
+    return str(df._jdf.queryExecution().executedPlan().toString())
+
+
+def test_above_the_broadcast_limit_the_window_reads_every_partition_and_drops_the_same(spark) -> None:
+    """The keys of the partitions with an ISR change are broadcast only up to ``broadcast_limit`` (at a few hundred
+    thousand partitions they were tens of MB in every task); above it the window reads every row, with the same
+    answer. No partition with an ISR change: no window."""
+    df = events(spark, [
+        psc(0, 0, "NewPartition", "OnlinePartition", 1, [1, 2], leader_epoch=0),
+        isr(10, 0, 1, [2, 1], 0),  # dropped
+        psc(20, 1, "NewPartition", "OnlinePartition", 1, [1, 2], leader_epoch=0),  # no ISR change: not looked at
+        shrink(30, 1, 1, [1]),
+        psc(40, 2, "NewPartition", "OnlinePartition", 2, [2, 3], leader_epoch=0, cluster="other"),
+        shrink(50, 2, 2, [2], kind="isr_update") | {"cluster": "other"},
+        isr(60, 2, 2, [2], 0, cluster="other"),  # what the leader's line left: dropped
+        isr(70, 2, 2, [2], 1, cluster="other"),  # a new epoch: kept
+        isr(80, 3, 1, [1], 0),  # the first statement of t-3: kept
+        isr(90, 3, 1, [1], 0, topic="u"),  # another topic's partition 3: kept
+        psc(100, 4, "NewPartition", "OnlinePartition", 1, [1], leader_epoch=0, topic="u"),
+    ])
+    answers = {}
+    for limit in (4, 3, 0):  # four partitions have an ISR change
+        dropped = unchanged_isr_rows(df, broadcast_limit=limit)
+        broadcast = "BroadcastHashJoin" in _plan(dropped)
+        assert broadcast == (limit >= 4) and ("LeftSemi" in _plan(dropped)) == broadcast, (limit, _plan(dropped))
+        answers[limit] = sorted((r["cluster"], r["line_number"]) for r in dropped.collect())
+    assert answers[4] == answers[3] == answers[0] == [("c", 2), ("other", 7)]
+    none = unchanged_isr_rows(df.where("kind != 'isr_change'"), broadcast_limit=0)
+    assert none.collect() == [] and "Window" not in _plan(none)
+    assert none.columns == list(ROW_KEY)
 
 
 def _record(ms: int, rtype: str, controller: int, **fields: object) -> str:

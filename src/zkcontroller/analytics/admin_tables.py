@@ -153,6 +153,25 @@ def isr_changes(events: DataFrame) -> DataFrame:
         "controller_epoch", "source_file", "line_number")
 
 
+SHUTDOWN_COLUMNS = ("cluster", "ts_ms", "kind", "phase", "broker_id", "brokers", "added_brokers", "controller_epoch",
+                    "strategy", "old_leader", "topic", "partition", "source_file", "line_number")
+"""The columns of ``events`` that ``controlled_shutdowns`` reads."""
+
+
+def shutdown_lines(events: DataFrame) -> DataFrame:
+    """The rows and columns of ``events`` that ``controlled_shutdowns`` reads: its attempts, registrations, end
+    and start lines, and the controlled-shutdown elections (a few hundredths of a busy log).
+
+    Why: ``controlled_shutdowns`` filters ``events`` in four branches, and each branch that reads other columns
+    is its own scan; over these rows, persisted, ``events`` is read once (docs/benchmarks.md, issue 16,
+    twenty-sixth session)."""
+    moves = (F.col("kind") == "leader_election") & (F.col("strategy") == "controlled_shutdown") \
+        & F.col("old_leader").isNotNull()
+    wanted = F.col("kind").isin("controlled_shutdown", "broker_registered", "broker_change", SHUTDOWN_END,
+                                SHUTDOWN_START) | moves
+    return events.where(wanted).select(*SHUTDOWN_COLUMNS)
+
+
 def controlled_shutdowns(events: DataFrame) -> DataFrame:
     """One row per controlled shutdown of a broker: its attempts (each ControlledShutdown the controller took),
     the partitions whose leadership moved off it with the controlled-shutdown election, and how it ended (the
@@ -168,7 +187,7 @@ def controlled_shutdowns(events: DataFrame) -> DataFrame:
     whichever comes first (a fast stop-start-stop run put the next shutdown's moves in this one's tail).
 
     One filter of ``events`` for attempts, registrations and end lines, one for leader moves; Spark still reads the
-    first for each branch that uses it (5 scans of the cache in a small case's plan with AQE off, 8 before)."""
+    first for each branch that uses it, so the job passes ``shutdown_lines``, persisted, as ``events``."""
     said = (F.col("kind") == SHUTDOWN_END) & (F.col("phase") != "removed")
     ids = (F.when(F.col("kind") == "broker_registered",  # an empty list as none, as `shutdown_spans` reads it
                   F.when(F.size("brokers") > 0, F.col("brokers")).otherwise(F.array(F.col("broker_id"))))

@@ -410,6 +410,8 @@ def _stated_runs(events: DataFrame) -> DataFrame:
 _KEY = DecimalType(38, 0)
 _NO_TS = -(1 << 62)
 """A null ``ts_ms`` in ``_first_per_file``'s key: below every parsed time (years 0001-9999), as a null sorts."""
+_TS_BITS, _LINE_BITS = 42, 21
+"""``_first_per_file``'s long key: ts_ms below 2**42 (until 2109), line below 2**21."""
 _LINE_SPAN = (1 << 64) + 1
 """``line_number`` in ``_first_per_file``'s key: 0 for null (first, as a null sorts), else line + 2**63 + 1."""
 
@@ -426,21 +428,32 @@ def _first_per_file(rows: DataFrame, keys: tuple[str, ...], *aggs: Column) -> Da
 
     Why: ``min_by`` over a struct with a string holds a buffer Spark's hash aggregate cannot, so it sorted every
     row (0.7-0.9 executor CPU-s each at 1M lines, docs/benchmarks.md issue 16). Here the string is a grouping
-    key and the first line is the minimum of one decimal(38,0), ts * (2**64 + 1) + line (each null below every
-    value), which hashes; exact for |ts_ms| < 2**62 (any time a log line can state) and every bigint line."""
+    key and the first line the minimum of one number, which hashes: ts * 2**21 + line in a long for the lines
+    of 0 <= ts_ms < 2**42 (until 2109) and 0 <= line < 2**21; for any other line (a null sorts first) the
+    decimal(38,0) ts * (2**64 + 1) + (line + 2**63 + 1, or 0 for null), whose arithmetic costs as much as the
+    sort did, so it is computed for those lines only. Exact for |ts_ms| < 2**62 and every bigint line."""
     def key(n: int) -> Column:
         return F.lit(str(n)).cast(_KEY)
 
-    ts = F.coalesce(F.col("ts_ms"), F.lit(_NO_TS)).cast(_KEY)
+    ts_c = F.coalesce(F.col("ts_ms"), F.lit(_NO_TS))
+    short = F.coalesce(F.col("ts_ms").between(0, (1 << _TS_BITS) - 1)
+                       & F.col("line_number").between(0, (1 << _LINE_BITS) - 1), F.lit(False))
     line = F.coalesce(F.col("line_number").cast(_KEY) + key((1 << 63) + 1), key(0))
-    packed = (ts * key(_LINE_SPAN) + line).cast(_KEY)
-    grouped = rows.groupBy(*keys, "source_file").agg(*aggs, F.min(F.coalesce(F.col("ts_ms"), F.lit(_NO_TS)))
-                                                     .alias("_ts"), F.min(packed).alias("_key"))
-    slot = F.pmod(F.col("_key"), key(_LINE_SPAN))
+    packed = (ts_c.cast(_KEY) * key(_LINE_SPAN) + line).cast(_KEY)
+    grouped = rows.groupBy(*keys, "source_file").agg(
+        *aggs, F.min(F.when(short, F.shiftleft(F.col("ts_ms"), _LINE_BITS) + F.col("line_number"))).alias("_lk"),
+        F.min(F.when(~short, ts_c)).alias("_dts"), F.min(F.when(~short, packed)).alias("_dk"))
+    slot = F.pmod(F.col("_dk"), key(_LINE_SPAN))
+    line_d = F.when(slot != 0, (slot - key((1 << 63) + 1)).cast("bigint"))
+    ts_l = F.shiftright(F.col("_lk"), _LINE_BITS)
+    line_l = F.col("_lk").bitwiseAND((1 << _LINE_BITS) - 1)
+    use_d = F.col("_lk").isNull() | (F.col("_dk").isNotNull() & (
+        (F.col("_dts") < ts_l) | ((F.col("_dts") == ts_l) & (line_d.isNull() | (line_d < line_l)))))
+    first_ts = F.when(use_d, F.col("_dts")).otherwise(ts_l)
     return grouped.select(
-        *keys, *(c for c in grouped.columns if c not in (*keys, "_ts", "_key")),
-        F.when(F.col("_ts") != _NO_TS, F.col("_ts")).alias("first_ts"),
-        F.when(slot != 0, (slot - key((1 << 63) + 1)).cast("bigint")).alias("line_number"))
+        *keys, *(c for c in grouped.columns if c not in (*keys, "_lk", "_dts", "_dk")),
+        F.when(first_ts != _NO_TS, first_ts).alias("first_ts"),
+        F.when(use_d, line_d).otherwise(line_l).alias("line_number"))
 
 
 def life_end_rows(starts: dict[str, list[int]], activity: list[Row]) -> list[Row]:
@@ -667,6 +680,12 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
                                                 transform.deletion_starts(events)).persist(CACHED)
     # with_active_tenure reads the elections twice: the session aggregation runs once.
     elections_only = transform.leader_elections(by_partition).persist(CACHED)
+    # controlled_shutdowns' rows come from attempt and end lines only (every one is in ``membership``): with none,
+    # the same plan over no rows (Spark folds ``limit(0)`` away) writes the same empty table without reading
+    # events; else its few rows, persisted, so that its branches read events once, not four times.
+    shutdown_lines = admin_tables.shutdown_lines(events)
+    shutdown_lines = shutdown_lines.persist(CACHED) if any(
+        r["kind"] in ("controlled_shutdown", ct.SHUTDOWN_END) for r in membership) else shutdown_lines.limit(0)
     tables: dict[str, Callable[[], DataFrame]] = {
         "controller_tenures": lambda: tenures,
         "partition_state_intervals": lambda: intervals,
@@ -684,13 +703,12 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
         "topic_deletions": lambda: admin_tables.topic_deletions(events),
         "partition_reassignments": lambda: admin_tables.partition_reassignments(events),
         "isr_changes": lambda: admin_tables.isr_changes(by_partition),
-        # Its rows come from attempt and end lines only (every one is in ``membership``): with none, the same plan
-        # over no rows (Spark folds ``limit(0)`` away) writes the same empty table without its four scans.
-        "controlled_shutdowns": lambda: admin_tables.controlled_shutdowns(
-            events if any(r["kind"] in ("controlled_shutdown", ct.SHUTDOWN_END) for r in membership)
-            else events.limit(0)),
+        "controlled_shutdowns": lambda: admin_tables.controlled_shutdowns(shutdown_lines),
     }
-    schemas = _in_parallel(spark, [partial(_build_and_write, name, build, out) for name, build in tables.items()])
+    try:
+        schemas = _in_parallel(spark, [partial(_build_and_write, name, build, out) for name, build in tables.items()])
+    finally:
+        shutdown_lines.unpersist()
     elections_only.unpersist()
     by_partition.unpersist()
     written = {name: spark.read.schema(schema).parquet(str(out / name)) for name, schema in zip(tables, schemas,

@@ -67,9 +67,13 @@ CHECKED_COLUMNS = ("cluster", "topic", "partition", "ts_ms", "source_file", "lin
                    "leader", "isr", "leader_epoch", "broker_id")
 ROW_KEY = ("cluster", "source_file", "line_number")
 """What names one row of ``events``: a line of an input file of a cluster."""
+BROADCAST_CHANGED_PARTITIONS = 100_000
+"""Most partitions with an ISR change whose keys (cluster, topic, partition: some 50-100 bytes each)
+``unchanged_isr_rows`` sends to every task; at a few hundred thousand that was tens of MB on the driver and in
+every executor."""
 
 
-def unchanged_isr_rows(events: DataFrame) -> DataFrame:
+def unchanged_isr_rows(events: DataFrame, broadcast_limit: int = BROADCAST_CHANGED_PARTITIONS) -> DataFrame:
     """``ROW_KEY`` of the ``isr_change`` rows of ``events`` that change nothing: their (leader, ISR members, leader
     epoch) equal the partition's previous known state. That is the latest earlier row of its cluster and partition
     (in line order) that states all three, of a kind in ``STATE_KINDS``; or, for a Kafka-format line only, that
@@ -85,17 +89,26 @@ def unchanged_isr_rows(events: DataFrame) -> DataFrame:
 
     Reads only the rows of ``CHECKED_KINDS`` and the ``CHECKED_COLUMNS``: one window partitioned by cluster, topic
     and partition over a share of the lines (a third in the benchmark) and a third of the columns, rather
-    than a shuffle of every parsed row.
+    than a shuffle of every parsed row. Only a partition with an ISR change can hold a no-op one, so the window
+    reads only theirs: one Spark action counts those partitions first. None: no window at all. Up to
+    ``broadcast_limit``: their keys are broadcast and the other partitions' rows are dropped before the window's
+    shuffle (a left-semi join). More: the window reads every row, shuffled by its partition as it needs them
+    anyway; a shuffled semi join would shuffle every row too and sort them once more. Spark's own choice
+    (``spark.sql.autoBroadcastJoinThreshold``) is not used: over the job's unbuilt cache of these rows it
+    knows no size and plans a sort-merge join, shuffling every row, for a handful of keys
+    (docs/benchmarks.md, issue 16, twenty-sixth session).
     """
     order = ("ts_ms", "source_file", "line_number")
     rows = events.where(F.col("kind").isin(*CHECKED_KINDS) & F.col("topic").isNotNull()
                         & F.col("partition").isNotNull()).select(*CHECKED_COLUMNS)
-    # Only partitions with an ISR change can have a no-op one: the others' rows skip the window's shuffle and sort
-    # (all of them, in a log without ISR changes). One key per such partition, so broadcast.
     key = ("cluster", "topic", "partition")
     changed = rows.where(F.col("kind") == "isr_change").select(*(F.col(c).alias(f"c_{c}") for c in key)).distinct()
-    rows = rows.join(F.broadcast(changed), on=reduce(lambda a, b: a & b, (
-        F.col(c).eqNullSafe(F.col(f"c_{c}")) for c in key)), how="left_semi")
+    partitions = changed.count()
+    if partitions == 0:
+        return rows.select(*ROW_KEY).limit(0)
+    if partitions <= broadcast_limit:
+        rows = rows.join(F.broadcast(changed), on=reduce(lambda a, b: a & b, (
+            F.col(c).eqNullSafe(F.col(f"c_{c}")) for c in key)), how="left_semi")
     at = F.struct(*order)
     members = F.array_sort("isr")
     states = F.col("kind").isin(*STATE_KINDS) & F.col("leader").isNotNull() & F.col("isr").isNotNull() \
