@@ -581,7 +581,7 @@ def _side_rows(extracted: Extracted, mixed: list[str]) -> DataFrame:
 
 
 def _without_unchanged_isr(events: DataFrame, side: DataFrame, mixed: list[str], tolerance_ms: int,
-                           ) -> tuple[DataFrame, DataFrame]:
+                           caches: _Caches) -> tuple[DataFrame, DataFrame]:
     """``events`` without the ISR changes that change nothing (``merge.unchanged_isr_rows``), found in
     ``side`` (``_side_rows``, persisted; merged as ``events`` was) rather than by a window over every row of
     ``events``; and those rows' keys, persisted (the caller unpersists them once ``events`` is written).
@@ -591,15 +591,41 @@ def _without_unchanged_isr(events: DataFrame, side: DataFrame, mixed: list[str],
     """
     checked = side.where(F.col("status") == OK).select(*CHECKED_COLUMNS, *(
         c for c in MERGE_COLUMNS if mixed and c not in CHECKED_COLUMNS))
-    dropped = unchanged_isr_rows(merge_sources(checked, mixed, tolerance_ms)).persist(CACHED)
+    dropped = caches.add(unchanged_isr_rows(merge_sources(checked, mixed, tolerance_ms)))
     count = dropped.count()
     if count == 0:
         return events, dropped
     return without_rows(events, dropped, broadcast=count <= BROADCAST_DROPPED_ROWS), dropped
 
 
+class _Caches:
+    """Every frame the job persists, released when the job ends, also when it fails: a session may run more jobs,
+    and a cache left behind holds every partition row (the early releases stay where the job can make them)."""
+
+    def __init__(self) -> None:
+        self._frames: list[DataFrame] = []
+
+    def add(self, frame: DataFrame) -> DataFrame:
+        self._frames.append(frame.persist(CACHED))
+        return frame
+
+    def release_all(self) -> None:
+        for frame in self._frames:
+            frame.unpersist()  # a no-op for one released already
+        self._frames.clear()
+
+
 def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed: list[str], events: DataFrame,
              result: JobResult, say: Callable[[str], None]) -> None:
+    caches = _Caches()
+    try:
+        _analyze_cached(spark, config, extracted, mixed, events, result, say, caches)
+    finally:
+        caches.release_all()
+
+
+def _analyze_cached(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed: list[str],
+                    events: DataFrame, result: JobResult, say: Callable[[str], None], caches: _Caches) -> None:
     """Every table and the report from ``events`` (the parse, or the merge over the persisted parse).
 
     The parse is not cached for the tables: ``events`` is written straight from it, and every later table
@@ -610,10 +636,9 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
     changes change nothing (``_side_rows``), so ``events`` is written without them and without a shuffle.
     """
     out = config.out
-    side = _side_rows(extracted, mixed).persist(CACHED)
-    by_partition: DataFrame | None = None
-    try:  # the caches go when the job does, also when it fails (a session may run more jobs)
-        events, dropped = _without_unchanged_isr(events, side, mixed, config.merge_tolerance_ms)
+    side = caches.add(_side_rows(extracted, mixed))
+    try:
+        events, dropped = _without_unchanged_isr(events, side, mixed, config.merge_tolerance_ms, caches)
         # events next: its write parses in parallel
         try:
             write_table("events", events, out)
@@ -625,7 +650,7 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
         # made when it is persisted, and over a cache not yet built Spark knows no partitioning, so each of those
         # three planned its own shuffle and sort of these rows (docs/benchmarks.md, issue 16, twenty-fifth session).
         by_partition = transform.partition_rows(events, int(spark.conf.get("spark.sql.shuffle.partitions") or 200))
-        by_partition = by_partition.persist(CACHED)
+        by_partition = caches.add(by_partition)
         rejected = side.where(F.col("status") == REJECTED).select(*REJECTED_COLUMNS)
         rejected_warnings, (lifecycle, starts, activity, life_ends), membership, observed_rows = _all_of(spark,
             lambda: _write_rejected(spark, rejected, out),
@@ -645,16 +670,11 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
             lambda: _collect(transform.observed_windows(events)),
             by_partition.count,
         )
-    except BaseException:
-        if by_partition is not None:
-            by_partition.unpersist()
-        raise
     finally:
         side.unpersist()
     for name in ("events", "rejected_lines"):
         result.rows[name] = count_rows(out / name)
     if result.rows["events"] == 0 and result.rows["rejected_lines"] == 0:
-        by_partition.unpersist()
         raise InputError(f"{', '.join(config.inputs)}: no log lines found in the input")
     result.warnings += rejected_warnings
 
@@ -674,17 +694,17 @@ def _analyze(spark: SparkSession, config: JobConfig, extracted: Extracted, mixed
     handling_windows = failure_windows(failures, membership, timeline.tenures, config.max_handling_ms)
     # Each is a window over every partition that several tables read: computed once, not once per table.
     lives = rows_frame(spark, life_ends, transform.LIFE_END_COLUMNS) if life_ends else None
-    intervals = transform.partition_state_intervals(by_partition, observed, lives).persist(CACHED)
+    intervals = caches.add(transform.partition_state_intervals(by_partition, observed, lives))
     # by_partition has no topic_deletion rows: the deletions that end its partitions' lines come from events
-    leadership = transform.partition_leadership(by_partition, observed, lives,
-                                                transform.deletion_starts(events)).persist(CACHED)
+    leadership = caches.add(transform.partition_leadership(by_partition, observed, lives,
+                                                           transform.deletion_starts(events)))
     # with_active_tenure reads the elections twice: the session aggregation runs once.
-    elections_only = transform.leader_elections(by_partition).persist(CACHED)
+    elections_only = caches.add(transform.leader_elections(by_partition))
     # controlled_shutdowns' rows come from attempt and end lines only (every one is in ``membership``): with none,
     # the same plan over no rows (Spark folds ``limit(0)`` away) writes the same empty table without reading
     # events; else its few rows, persisted, so that its branches read events once, not four times.
     shutdown_lines = admin_tables.shutdown_lines(events)
-    shutdown_lines = shutdown_lines.persist(CACHED) if any(
+    shutdown_lines = caches.add(shutdown_lines) if any(
         r["kind"] in ("controlled_shutdown", ct.SHUTDOWN_END) for r in membership) else shutdown_lines.limit(0)
     tables: dict[str, Callable[[], DataFrame]] = {
         "controller_tenures": lambda: tenures,
