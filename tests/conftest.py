@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from tests.helpers import OffsetClock
+from tests.logging_state import logging_restored, logging_state
 
 from zkcontroller.cluster.logs import KafkaFormatter
 from zkcontroller.cluster.zookeeper_server import ZooKeeperNotInstalled, ZooKeeperServerProcess
@@ -96,40 +97,14 @@ def no_kazoo_client_outlives_its_module() -> Iterator[None]:
 
 
 def _logging_state() -> list[tuple[logging.Logger, int, bool, list[logging.Handler]]]:
-    loggers = [logging.getLogger(), *(logger for logger in list(logging.root.manager.loggerDict.values())
-                                      if isinstance(logger, logging.Logger))]
-    return [(logger, logger.level, logger.propagate, list(logger.handlers)) for logger in loggers]
+    return logging_state()
 
 
 @pytest.fixture
 def restored_logging() -> Iterator[None]:
-    """For a test that runs process-wide logging set-up in this process (a CLI command's `basicConfig`, the
-    broker's `configure_logging`): every logger's handlers, level and propagation, and the handlers' levels, are
-    put back afterwards (pytest's own capture handlers too, which `basicConfig(force=True)` takes off the root),
-    a logger it created is put back as created (level NOTSET, propagating: ``kazoo``, which the broker's set-up
-    sets to WARNING), and handlers it added are closed. Left behind, the broker's root handler formatted every
-    later test's records in Kafka's layout (its formatter once renamed their level to WARN, which the tests' caplog
-    then saw)."""
-    saved = _logging_state()
-    handler_levels = {handler: handler.level for _, _, _, handlers in saved for handler in handlers}
-    yield
-    for logger, _, _, handlers in _logging_state():
-        for handler in handlers:
-            # pytest's own capture handlers: on each non-propagating logger for each phase of a test
-            if handler not in handler_levels and not type(handler).__module__.startswith("_pytest"):
-                logger.removeHandler(handler)
-                handler.close()
-    known = {logger for logger, _, _, _ in saved}
-    for logger, _, _, _ in _logging_state():
-        if logger not in known:  # created by the set-up (``kazoo`` was a placeholder before): as created
-            logger.setLevel(logging.NOTSET)
-            logger.propagate = True
-    for logger, level, propagate, handlers in saved:
-        logger.handlers[:] = handlers
-        logger.setLevel(level)
-        logger.propagate = propagate
-    for handler, level in handler_levels.items():
-        handler.setLevel(level)
+    """`logging_restored` (tests/logging_state.py) around one test."""
+    with logging_restored():
+        yield
 
 
 def _logger_levels() -> dict[logging.Logger, int]:

@@ -74,6 +74,7 @@ def analyzed(spark, samples: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     """Every shared log set (tests/analytics/logsets.py) analyzed in one run of the job, report included."""
     from click.testing import CliRunner
     from tests.analytics import logsets
+    from tests.logging_state import logging_restored
 
     from zkcontroller.analytics.job import JobConfig, run
     from zkcontroller.cli import main
@@ -82,7 +83,8 @@ def analyzed(spark, samples: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     logsets.write_scenario(root / "prod")
     logsets.write_sim(root / "sim")
     logsets.write_broken(root / "broken")
-    demo = CliRunner().invoke(main, ["demo", "--log-dir", str(root / "kafka-demo")])
+    with logging_restored():  # `main` sets kazoo.client's level: a session fixture is not under the per-test guard
+        demo = CliRunner().invoke(main, ["demo", "--log-dir", str(root / "kafka-demo")])
     assert demo.exit_code == 0, demo.output
     inputs = [str(root / "prod"), str(root / "sim" / "*.jsonl.gz"), str(root / "kafka-demo"), str(root / "broken"),
               *(str(samples / name) for name in logsets.SAMPLE_FILES)]
