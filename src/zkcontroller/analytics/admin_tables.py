@@ -282,7 +282,7 @@ def _shutdown_ends(ends: DataFrame, shutdowns: DataFrame, registrations: DataFra
     after = by_time.rangeBetween(0, Window.unboundedFollowing)
     candidate = spans.unionByName(lines, allowMissingColumns=True).unionByName(
         registered, allowMissingColumns=True).select(
-        "*", F.max("span").over(before).alias("c"),  # the latest shutdown requested by then (``_latest_span``)
+        "*", _latest_span("at_ms", F.col("span")).alias("c"),  # the latest shutdown requested by then
         F.min("span").over(by_time.rangeBetween(1, Window.unboundedFollowing)).alias("n"),  # the next one
         F.max("registered_ms").over(before).alias("r_before"), F.min("registered_ms").over(after).alias("r_after"))
     earlier, later = ends_shutdown(
