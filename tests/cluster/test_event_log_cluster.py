@@ -53,6 +53,7 @@ def test_two_runs_are_two_clusters_unless_named(tmp_path: Path) -> None:
     assert _run(tmp_path / "c", "--cluster-name", "prod") == {"prod"}
 
 
+@pytest.mark.usefixtures("restored_logging")  # `main` sets kazoo.client's level process-wide
 def test_the_name_is_for_the_event_log_of_in_process_brokers() -> None:
     from click.testing import CliRunner
 
