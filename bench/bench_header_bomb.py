@@ -1,7 +1,7 @@
 """Benchmark (not a test): a Produce record set whose one record carries millions of headers and is malformed at its
-end, checked as the broker's worker checks it (`record_sets.validate`, a zstd batch kept in place, so Kafka's
+end, checked as the broker's worker checks it (`log_validator.validate`, a zstd batch kept in place, so Kafka's
 ``readPartiallyFrom`` is what names the refusal), against the floor of one structural walk of the same bytes
-(`record_sets.v2_well_formed`, which every accepted batch of the default configs pays).
+(`v2_records.v2_well_formed`, which every accepted batch of the default configs pays).
 
     uv run python bench/bench_header_bomb.py                    # 1M and 4M headers
     uv run python bench/bench_header_bomb.py --headers 16000000
@@ -20,7 +20,9 @@ import time
 
 import cramjam
 
-from zkcontroller.protocol.wire.record_sets import RecordSetError, crc32c, inspect, v2_well_formed, validate
+from zkcontroller.protocol.wire.log_validator import validate
+from zkcontroller.protocol.wire.record_sets import RecordSetError, crc32c, inspect
+from zkcontroller.protocol.wire.v2_records import v2_well_formed
 
 
 def varint(value: int) -> bytes:

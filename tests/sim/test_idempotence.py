@@ -20,7 +20,7 @@ from zkcontroller.broker import producer_ids
 from zkcontroller.broker.producer_state import producer_batches
 from zkcontroller.coordination.errors import SessionExpiredError
 from zkcontroller.model import TopicPartition
-from zkcontroller.protocol.wire import record_sets
+from zkcontroller.protocol.wire import log_validator, record_sets
 from zkcontroller.sim import idempotent_producer
 from zkcontroller.sim.idempotent_producer import MAX_IN_FLIGHT, Batch, _PartitionState, encode_batch
 from zkcontroller.sim.invariants_idempotence import Ack, IdempotenceInvariants
@@ -54,7 +54,7 @@ def _ack(base_sequence: int, count: int, base_offset: int, *, pid: int = 7, brok
 def test_a_batch_is_a_valid_v2_batch_carrying_the_producer_fields(version: int) -> None:
     data = encode_batch(4242, 3, 17, 5, 1_767_225_600_123)
     entries = record_sets.inspect(data, version)
-    assert record_sets.validate(data, entries, 1_000_000, "t-0") == 5
+    assert log_validator.validate(data, entries, 1_000_000, "t-0") == 5
     [batch] = producer_batches(data, entries)
     assert (batch.producer_id, batch.producer_epoch, batch.base_sequence, batch.count) == (4242, 3, 17, 5)
     assert (batch.max_timestamp, batch.last_sequence, batch.is_transactional) == (1_767_225_600_123, 21, False)

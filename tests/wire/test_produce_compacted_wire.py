@@ -111,7 +111,7 @@ def test_a_record_length_pointing_back_ends_the_scan() -> None:
     record announced, and the batch is refused as Kafka's ``DefaultRecord.readFrom`` refuses it."""
     import struct
 
-    from zkcontroller.protocol.wire import record_sets
+    from zkcontroller.protocol.wire import log_validator, record_sets
 
     batch = bytearray(records([b"k"]))
     struct.pack_into(">i", batch, 23, 2**31 - 2)  # last offset delta
@@ -120,7 +120,7 @@ def test_a_record_length_pointing_back_ends_the_scan() -> None:
     struct.pack_into(">I", batch, 17, record_sets.crc32c(bytes(batch[21:])))
     data = bytes(batch)
     with pytest.raises(record_sets.RecordSetError) as refused:
-        record_sets.validate(data, record_sets.inspect(data, 9), None, "orders-0", compacted=True)
+        log_validator.validate(data, record_sets.inspect(data, 9), None, "orders-0", compacted=True)
     assert refused.value.error == INVALID_RECORD
     assert str(refused.value) == "Invalid record size: expected to read -1 bytes in record payload, but instead read 9"
 
@@ -144,21 +144,21 @@ def test_a_run_of_empty_records_in_a_zip_bomb_is_not_walked_byte_by_byte(monkeyp
     batch is refused with Kafka's "Found invalid record structure"."""
     import gzip
 
-    from zkcontroller.protocol.wire import record_sets
+    from zkcontroller.protocol.wire import log_validator, record_sets, v2_records
     from zkcontroller.protocol.wire.compression import GZIP
 
     data = _batch_of(gzip.compress(bytes(8 * 1024 * 1024)), 2**31 - 1, GZIP)
     reads = 0
-    varint = record_sets._varint
+    varint = v2_records._varint
 
     def counted(buf: Any, pos: int) -> tuple[int, int]:
         nonlocal reads
         reads += 1
         return varint(buf, pos)
 
-    monkeypatch.setattr(record_sets, "_varint", counted)
+    monkeypatch.setattr(v2_records, "_varint", counted)
     with pytest.raises(record_sets.RecordSetError) as refused:
-        record_sets.validate(data, record_sets.inspect(data, 9), None, "orders-0", compacted=True)
+        log_validator.validate(data, record_sets.inspect(data, 9), None, "orders-0", compacted=True)
     assert (refused.value.error, str(refused.value)) == (INVALID_RECORD, "Found invalid record structure")
     assert 0 < reads <= 10
 
@@ -167,14 +167,14 @@ def test_the_walk_reads_no_more_records_than_the_bytes_can_hold() -> None:
     """Three smallest keyless records (7 bytes each: length 6, attributes, four one-byte varints, header count)
     under a count of 2**31 - 1: exactly those three are read, and the walk ends with the bytes: the fourth record
     announced is past the batch's end, which Kafka's iterator refuses before any record error counts."""
-    from zkcontroller.protocol.wire import record_sets
+    from zkcontroller.protocol.wire import log_validator, record_sets, v2_records
 
     smallest_keyless = bytes([0x0C, 0, 0, 0, 0x01, 0x01, 0])  # length 6, attrs, ts 0, offset 0, key -1, value -1, 0
     data = _batch_of(smallest_keyless * 3, 2**31 - 1)
-    walked = list(record_sets.walk_v2_records(memoryview(data)[61:], 2**31 - 1))  # the records after the header
-    assert [type(r) for r in walked] == [record_sets.V2Record] * 3 + [record_sets._Malformed]
+    walked = list(v2_records.walk_v2_records(memoryview(data)[61:], 2**31 - 1))  # the records after the header
+    assert [type(r) for r in walked] == [v2_records.V2Record] * 3 + [v2_records.Malformed]
     with pytest.raises(record_sets.RecordSetError) as refused:
-        record_sets.validate(data, record_sets.inspect(data, 9), None, "orders-0", compacted=True)
+        log_validator.validate(data, record_sets.inspect(data, 9), None, "orders-0", compacted=True)
     assert (refused.value.error, str(refused.value)) == (INVALID_RECORD,
                                                          "Incorrect declared batch size, premature EOF reached")
     assert not refused.value.record_errors

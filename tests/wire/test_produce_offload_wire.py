@@ -21,7 +21,7 @@ from tests.unit.broker.v2_batches import numbered, numbered_size
 from zkcontroller.broker import produce as produce_module
 from zkcontroller.broker.produce import ProduceTarget
 from zkcontroller.broker.request_handler import KafkaApis
-from zkcontroller.protocol.wire import record_sets
+from zkcontroller.protocol.wire import log_validator, record_errors, record_sets
 from zkcontroller.protocol.wire.client_apis import API_VERSIONS
 from zkcontroller.protocol.wire.frames import RequestHeader, decode_response_header, encode_request_header
 from zkcontroller.protocol.wire.record_sets import crc32c
@@ -81,7 +81,7 @@ async def test_another_connection_is_answered_while_a_bomb_is_checked(offloading
     loop = asyncio.get_running_loop()
     started, release = asyncio.Event(), threading.Event()
     order: list[str] = []
-    real_validate = record_sets.validate
+    real_validate = log_validator.validate
 
     def held_validate(*args: Any, **kwargs: Any) -> int:
         """The check, held until the other connection is answered (or the bound passes: on the event loop, as
@@ -90,7 +90,7 @@ async def test_another_connection_is_answered_while_a_bomb_is_checked(offloading
         release.wait(BOUND_S)
         order.append("check ended")
         return real_validate(*args, **kwargs)
-    monkeypatch.setattr(record_sets, "validate", held_validate)
+    monkeypatch.setattr(log_validator, "validate", held_validate)
     producing = asyncio.create_task(answer(api, 9, zstd_batch(BOMB_RECORDS)))
     await asyncio.wait_for(started.wait(), BOUND_S)
     assert await asyncio.wait_for(api_versions(api), BOUND_S) == 0
@@ -117,7 +117,7 @@ async def test_an_offloaded_bomb_is_refused_as_inline(offloading: tuple[KafkaApi
     keyless = bytes([12, 0, 0, 0, 1, 1, 0])
     got = await answer(api, 9, zstd_batch(n, keyless))
     assert (got["error_code"], got["error_message"], len(got["record_errors"])) == (
-        87, "One or more records have been rejected", min(n, record_sets.RECORD_ERRORS_KEPT))
+        87, "One or more records have been rejected", min(n, record_errors.RECORD_ERRORS_KEPT))
     assert len(hops) == 1 and replicas.parts[ORDERS_0].log_end_offset == 10
 
 

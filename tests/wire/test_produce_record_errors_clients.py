@@ -2,7 +2,7 @@
 small batch gets Kafka 2.8's answer exactly (INVALID_RECORD or INVALID_TIMESTAMP, its error message, one record
 error per refused record), which kafka-python turns into Kafka's per-record exceptions: the refused records their
 own text, the others "part of a batch which had one or more invalid records". A batch of more refused records than
-`record_sets.RECORD_ERRORS_KEPT` (a deliberate bound) keeps the first ones: the records beyond get the client's
+`record_errors.RECORD_ERRORS_KEPT` (a deliberate bound) keeps the first ones: the records beyond get the client's
 generic error instead of their own. Before, every refused record was listed, however many."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 from tests.integration.listening import Cluster
 
-from zkcontroller.protocol.wire.record_sets import RECORD_ERRORS_KEPT
+from zkcontroller.protocol.wire.record_errors import RECORD_ERRORS_KEPT
 
 from .admin_fixture import admin_cluster_fixture  # noqa: F401 (the fixture)
 from .test_list_offsets_time_index_codecs import led_topic

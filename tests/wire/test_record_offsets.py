@@ -18,7 +18,7 @@ from tests.unit.broker.test_compression_empty_blocks import lz4_frame
 
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import Errors
-from zkcontroller.protocol.wire import fetch_codec, record_offsets, record_sets
+from zkcontroller.protocol.wire import fetch_codec, record_offsets, v2_records
 from zkcontroller.protocol.wire.fetch_codec import (
     OUT_OF_ORDER_LISTED,
     FetchedRecordsResult,
@@ -141,16 +141,16 @@ def test_the_out_of_order_list_is_capped() -> None:
 
 def test_each_varint_is_read_by_the_bounded_walk(monkeypatch: pytest.MonkeyPatch) -> None:
     """A run of 0xFF bytes (36 bytes of zstd cost 7 s, quadratically, as one ever-growing varint): the records
-    are walked by `record_sets`' varint reader, which reads no more than 11 bytes a varint."""
+    are walked by `v2_records`' varint reader, which reads no more than 11 bytes a varint."""
     consumed: list[int] = []
-    bounded = record_sets._varint
+    bounded = v2_records._varint
 
     def counting(buf: bytes | memoryview, pos: int) -> tuple[int, int]:
         value, after = bounded(buf, pos)
         consumed.append(after - pos)
         return value, after
 
-    monkeypatch.setattr(record_sets, "_varint", counting)
+    monkeypatch.setattr(v2_records, "_varint", counting)
     for codec, records in ((0, b"\xff" * 4096), (4, bytes(cramjam.zstd.compress(b"\xff" * (64 << 10))))):
         assert record_offsets.record_offsets(raw_batch(100, 0, 1, codec, records), 10) == ()
     assert consumed and max(consumed) <= 11

@@ -88,7 +88,7 @@ class TimeIndex:
     earlier one, that max timestamp, the batch's base offset and its first record's timestamp (a v2 batch's base
     timestamp plus the first record's delta; for a legacy message set, those of the v2 batch Kafka 2.8's
     LogValidator converts it to: its messages' first and largest timestamps, none for magic 0, the append time for
-    a LogAppendTime topic, `record_sets.validate`). Kept only while increasing, as Kafka's
+    a LogAppendTime topic, `log_validator.validate`). Kept only while increasing, as Kafka's
     ``TimeIndex.maybeAppend``, so the first batch whose max timestamp reaches a target (``Log.fetchOffsetByTimestamp``'s
     search) is a bisection. A leader's batch whose records' timestamps are not all at or below its first gives one
     entry per record that is a new running maximum instead (`append_records`: its offset, its timestamp as first and

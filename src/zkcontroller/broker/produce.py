@@ -8,7 +8,7 @@ answers every partition `failed_request_answers` as ``KafkaApis.handle``'s ``han
 partition left, acks outside {-1, 0, 1} is INVALID_REQUIRED_ACKS; then the append: an internal topic from any client
 but the admin client INVALID_TOPIC_EXCEPTION, a failed log dir KAFKA_STORAGE_ERROR, a partition not hosted or not
 led here NOT_LEADER_OR_FOLLOWER, acks=-1 with an ISR smaller than ``min.insync.replicas`` NOT_ENOUGH_REPLICAS, a
-record set the log's validation refuses its error (`record_sets.validate`). A partition appended answers its base
+record set the log's validation refuses its error (`log_validator.validate`). A partition appended answers its base
 offset (the LEO before the append), its log append time (the broker's clock when the topic's
 ``message.timestamp.type`` is LogAppendTime, else -1) and log start offset 0 (nothing is ever deleted).
 
@@ -62,7 +62,7 @@ from zkcontroller.broker.producer_state import PRODUCER_STATE_ERRORS, ProducerSt
 from zkcontroller.java_hash import hash_map_spread, java_string_hash
 from zkcontroller.model import TopicPartition, is_internal
 from zkcontroller.protocol.control_requests import Errors
-from zkcontroller.protocol.wire import record_sets
+from zkcontroller.protocol.wire import log_validator, record_sets
 from zkcontroller.protocol.wire.record_sets import RecordSetError
 from zkcontroller.protocol.wire.record_timestamps import legacy_running_maxima, running_maxima
 from zkcontroller.runtime import blocking_worker
@@ -81,7 +81,7 @@ INLINE_SCAN_BYTES = 16 * 1024
 it stays on the loop: at most about 8 ms for 16 KiB of the smallest (7-byte) records, a fraction of a millisecond
 for 100-byte ones, where the hop (50-150 µs) would be a large share (docs/benchmarks.md)."""
 CANCEL_EVERY_RECORDS = 4096
-"""How often (in records) a walk on the worker asks whether it is still wanted (`record_sets.validate`)."""
+"""How often (in records) a walk on the worker asks whether it is still wanted (`log_validator.validate`)."""
 
 
 _NAMES = {19: "NOT_ENOUGH_REPLICAS", 20: "NOT_ENOUGH_REPLICAS_AFTER_APPEND", 21: "INVALID_REQUIRED_ACKS",
@@ -157,14 +157,14 @@ class ProduceTarget:
         the broker's clock (LogValidator's ``validateTimestamp``)."""
         self.compression_type = compression_type
         """A topic's ``compression.type``: with a codec named, LogValidator takes its compressed path
-        (`record_sets.validate`)."""
+        (`log_validator.validate`)."""
         self.offload_scans = isinstance(runtime, AsyncioRuntime) if offload_scans is None else offload_scans
         """Large record-set checks go to a worker thread (`INLINE_SCAN_BYTES`): by default on the real runtime
         only (the simulator's loop runs no threads)."""
 
 
 class _Checks(NamedTuple):
-    """What `record_sets.validate` checks a partition's record set against (its topic's configs)."""
+    """What `log_validator.validate` checks a partition's record set against (its topic's configs)."""
 
     max_batch_size: int | None
     compacted: bool
@@ -182,8 +182,8 @@ def _checks(topic: str, target: ProduceTarget) -> _Checks:
 class _Scanned:
     """A record set checked (or inflated) before the append, for the checks it was done with: the append uses it
     if its topic's configs are still those. ``outcome``: the count or refusal of a check done off the loop (at the
-    time its walk started); ``inflated``: compressed values already inflated (`record_sets.scan_size`);
-    ``timestamps``: the set's first and max record timestamps that check found (`record_sets.validate`);
+    time its walk started); ``inflated``: compressed values already inflated (`log_validator.scan_size`);
+    ``timestamps``: the set's first and max record timestamps that check found (`log_validator.validate`);
     ``points``: its records' running maxima above -1 (`_running_maxima`), read on the worker too when the time index
     may need them, so a long set is not walked again on the loop."""
 
@@ -208,11 +208,11 @@ def _running_maxima(records: bytes, entries: list[record_sets.Entry], inflated: 
 def _validate(records: bytes, entries: list[record_sets.Entry], tp: TopicPartition, checks: _Checks, now_ms: int,
               inflated: dict[int, bytes | bytearray], timestamps: list[int] | None = None,
               cancelled: Callable[[], bool] | None = None) -> int:
-    return record_sets.validate(records, entries, checks.max_batch_size, str(tp), compacted=checks.compacted,
-                                now_ms=now_ms, create_time=checks.create_time,
-                                timestamp_difference_max_ms=checks.timestamp_difference_max_ms, inflated=inflated,
-                                cancelled=cancelled, timestamps=timestamps,
-                                compression_type=checks.compression_type)
+    return log_validator.validate(records, entries, checks.max_batch_size, str(tp), compacted=checks.compacted,
+                                  now_ms=now_ms, create_time=checks.create_time,
+                                  timestamp_difference_max_ms=checks.timestamp_difference_max_ms, inflated=inflated,
+                                  cancelled=cancelled, timestamps=timestamps,
+                                  compression_type=checks.compression_type)
 
 
 def _validate_outcome(records: bytes, entries: list[record_sets.Entry], tp: TopicPartition, checks: _Checks,
@@ -241,9 +241,9 @@ async def _scan(p: ProducePartition, entries: list[record_sets.Entry], target: P
     assert p.records is not None
     checks = _checks(p.topic, target)
     inflated: dict[int, bytes | bytearray] = {}
-    walked = record_sets.scan_size(p.records, entries, INLINE_SCAN_BYTES, inflated, compacted=checks.compacted,
-                                   create_time=checks.create_time,
-                                   timestamp_difference_max_ms=checks.timestamp_difference_max_ms)
+    walked = log_validator.scan_size(p.records, entries, INLINE_SCAN_BYTES, inflated, compacted=checks.compacted,
+                                     create_time=checks.create_time,
+                                     timestamp_difference_max_ms=checks.timestamp_difference_max_ms)
     if walked <= INLINE_SCAN_BYTES:
         return _Scanned(checks, inflated)
     waiters = target.waiters

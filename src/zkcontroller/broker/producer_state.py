@@ -7,7 +7,7 @@ batch by batch, after the log's own validation and once offsets are assigned:
 
 * a batch with the entry's epoch and exactly the sequence range of one of those 5 is a retried duplicate: nothing
   is appended and the append answers the original batch's offsets (Kafka's ``findDuplicateBatch``, looked up in
-  the state before this append; a client's record set holds one v2 batch, as `record_sets.validate` enforces);
+  the state before this append; a client's record set holds one v2 batch, as `log_validator.validate` enforces);
 * an epoch older than the entry's is INVALID_PRODUCER_EPOCH (2.7+, KIP-588: no longer PRODUCER_FENCED);
 * a newer epoch must start at sequence 0 unless the entry's epoch is unknown; with the same epoch the first
   sequence must follow the last one (``Int.MaxValue`` wraps to 0), unless the entry's epoch is unknown: else
@@ -178,7 +178,7 @@ class ProducerBatch:
 
 
 def producer_batches(data: bytes | memoryview, entries: list[Entry]) -> list[ProducerBatch]:
-    """The v2 batches of a record set the log validated (`record_sets.validate`), in order; none for a legacy
+    """The v2 batches of a record set the log validated (`log_validator.validate`), in order; none for a legacy
     (magic 0/1) set, which carries no producer ids."""
     buf = memoryview(data)
     batches = []

@@ -15,12 +15,12 @@ from tests.unit.broker.test_produce_offload_bounds import KNOWN, Broker
 from tests.unit.broker.v2_batches import LOG_APPEND_TIME, NONE, NOW, ZSTD, refusal, v2_batch, v2_record
 
 from zkcontroller.broker.produce import ProducePartition, produce
+from zkcontroller.protocol.wire.log_validator import validate
 from zkcontroller.protocol.wire.record_sets import (
     INVALID_RECORD,
     INVALID_TIMESTAMP,
     UNKNOWN_SERVER_ERROR,
     inspect,
-    validate,
 )
 
 

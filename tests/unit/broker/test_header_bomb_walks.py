@@ -12,10 +12,15 @@ import cramjam
 import pytest
 from tests.unit.broker.v2_batches import varint
 
-from zkcontroller.protocol.wire import record_sets
+from zkcontroller.protocol.wire import log_validator, v2_record_errors, v2_records
+from zkcontroller.protocol.wire.log_validator import validate
 from zkcontroller.protocol.wire.record_sets import (
-    _SKIP_BUFFER,
     RecordSetError,
+    crc32c,
+    inspect,
+)
+from zkcontroller.protocol.wire.v2_record_errors import (
+    _SKIP_BUFFER,
     _Eof,
     _Illegal,
     _Invalid,
@@ -23,10 +28,9 @@ from zkcontroller.protocol.wire.record_sets import (
     _java_varint,
     _read_partially,
     _Underflow,
-    crc32c,
-    inspect,
+)
+from zkcontroller.protocol.wire.v2_records import (
     v2_well_formed,
-    validate,
     walk_v2_records,
 )
 
@@ -187,12 +191,13 @@ def test_the_fast_walk_says_where_the_record_is_malformed(monkeypatch: pytest.Mo
     """The structure-only walk gives where it found the record malformed, so the full walk does not read the
     record's headers a second time: two reads of them in all (that walk's and ``readPartiallyFrom``'s)."""
     walked: list[int] = []
-    real = record_sets.walk_v2_records
+    real = v2_records.walk_v2_records
 
     def counted(*args: object, **kwargs: object) -> object:
         walked.append(1)
         return real(*args, **kwargs)  # type: ignore[arg-type]
-    monkeypatch.setattr(record_sets, "walk_v2_records", counted)
+    for module in (log_validator, v2_records, v2_record_errors):  # every caller of the walk
+        monkeypatch.setattr(module, "walk_v2_records", counted)
     data = zstd_batch(bomb(1000))
     with pytest.raises(RecordSetError, match="still bytes remaining"):
         validate(data, inspect(data, 9), None, "t-0")

@@ -30,6 +30,8 @@ from zkcontroller.protocol.wire.record_sets import (
     INVALID_RECORD,
     INVALID_TIMESTAMP,
     UNKNOWN_SERVER_ERROR,
+)
+from zkcontroller.protocol.wire.v2_records import (
     V2Record,
     _varint,
     _varlong,

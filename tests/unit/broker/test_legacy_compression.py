@@ -1,4 +1,4 @@
-"""Snappy and lz4 legacy (magic 0/1) wrappers (`compression`, `record_sets`): opened as Kafka 2.8's offset
+"""Snappy and lz4 legacy (magic 0/1) wrappers (`compression`, `legacy_records`): opened as Kafka 2.8's offset
 assignment opens them (snappy-java's xerial stream or a raw block; Kafka's LZ4 frame reader, with its magic-0 header
 checksum quirk), each inner message taking an offset up to a partial last one (as Kafka's ``DataLogInputStream``);
 a wrapper that cannot be decompressed, or inflates past the bound, is UNKNOWN_SERVER_ERROR (Kafka's
@@ -16,12 +16,12 @@ from kafka.record.memory_records import MemoryRecordsBuilder
 
 from zkcontroller.protocol.wire import compression
 from zkcontroller.protocol.wire.compression import LZ4, SNAPPY, CompressionError, decompress, xxh32
+from zkcontroller.protocol.wire.log_validator import count_records
 from zkcontroller.protocol.wire.record_sets import (
     CORRUPT_MESSAGE,
     INVALID_RECORD,
     UNKNOWN_SERVER_ERROR,
     RecordSetError,
-    count_records,
 )
 
 LIMIT = 1 << 26

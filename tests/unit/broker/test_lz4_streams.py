@@ -29,11 +29,11 @@ from zkcontroller.broker.partition import Partition
 from zkcontroller.broker.produce import ProducePartition, ProduceTarget, produce
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.wire.compression import LZ4, LZ4_FRAME_MAGIC, StreamFailure, decompress, xxh32
+from zkcontroller.protocol.wire.log_validator import validate
 from zkcontroller.protocol.wire.record_sets import (
     INVALID_RECORD,
     UNKNOWN_SERVER_ERROR,
     inspect,
-    validate,
 )
 
 UNDERFLOW = "java.nio.BufferUnderflowException"

@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 from tests.unit.broker.v2_batches import LOG_APPEND_TIME, NONE, ZSTD, count_walked_records, refusal, v2_batch, v2_record
 
-from zkcontroller.protocol.wire.record_sets import INVALID_RECORD, INVALID_TIMESTAMP, RECORD_ERRORS_KEPT
+from zkcontroller.protocol.wire.record_errors import RECORD_ERRORS_KEPT
+from zkcontroller.protocol.wire.record_sets import INVALID_RECORD, INVALID_TIMESTAMP
 
 MANY = 5_000
 MALFORMED = bytes([0x0C, 0, 0, 0, 0xC8, 0x01, 0x01, 0])

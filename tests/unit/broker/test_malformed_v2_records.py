@@ -12,12 +12,12 @@ from kafka.record.memory_records import MemoryRecordsBuilder
 from tests.unit.broker.v2_batches import GZIP, NONE, ZSTD, refusal, v2_batch, varint
 from tests.unit.broker.v2_batches import v2_record as record
 
+from zkcontroller.protocol.wire.log_validator import validate
 from zkcontroller.protocol.wire.record_sets import (
     INVALID_RECORD,
     UNKNOWN_SERVER_ERROR,
     RecordSetError,
     inspect,
-    validate,
 )
 
 INVALID_RECORD_EXCEPTION = "org.apache.kafka.common.InvalidRecordException"

@@ -24,7 +24,7 @@ from zkcontroller.broker.delayed_produce import ProduceWaiters, PurgatoryShutDow
 from zkcontroller.broker.partition import Partition
 from zkcontroller.broker.produce import ProduceAnswer, ProducePartition, ProduceTarget, produce
 from zkcontroller.model import TopicPartition
-from zkcontroller.protocol.wire import record_sets
+from zkcontroller.protocol.wire import log_validator, record_errors, record_sets, v2_record_errors, v2_records
 from zkcontroller.protocol.wire.record_sets import RecordSetError
 from zkcontroller.runtime import blocking_worker
 
@@ -75,7 +75,8 @@ def test_a_refused_off_loop_check_keeps_no_frames() -> None:
     checks = produce_module._Checks(None, True, True, record_sets.LONG_MAX)
     out = produce_module._validate_outcome(data, record_sets.inspect(data, 9), TopicPartition("t", 0), checks,
                                            lambda: 0, {})
-    assert isinstance(out, RecordSetError) and len(out.record_errors) == min(JUST_PAST, record_sets.RECORD_ERRORS_KEPT)
+    assert isinstance(out, RecordSetError)
+    assert len(out.record_errors) == min(JUST_PAST, record_errors.RECORD_ERRORS_KEPT)
     assert out.__traceback__ is None  # its frames held the whole walk (the inflated records, the entries)
 
 
@@ -124,8 +125,8 @@ async def test_a_partition_the_append_refuses_first_is_not_walked(refusal: str,
     else:
         broker.min_isr, acks, expected = 3, -1, 19  # NOT_ENOUGH_REPLICAS
     walks: list[int] = []
-    real_validate = record_sets.validate
-    monkeypatch.setattr(record_sets, "validate", lambda *a, **k: walks.append(1) or real_validate(*a, **k))
+    real_validate = log_validator.validate
+    monkeypatch.setattr(log_validator, "validate", lambda *a, **k: walks.append(1) or real_validate(*a, **k))
     [got] = await send(broker, [ProducePartition(topic, 0, zstd_batch(LONG))], acks=acks)
     assert got.error == expected
     assert walks == []  # before: walked whole on the shared worker, then refused
@@ -143,13 +144,13 @@ async def test_one_check_in_flight_the_others_wait_on_the_loop(monkeypatch: pyte
             submitted.append(args[0])
             return worker.submit(*args, **kwargs)
     monkeypatch.setattr(blocking_worker, "worker", lambda: Counting())
-    real_validate = record_sets.validate
+    real_validate = log_validator.validate
 
     def held(*args: Any, **kwargs: Any) -> int:
         loop.call_soon_threadsafe(started.set)
         release.wait(BOUND_S)
         return real_validate(*args, **kwargs)
-    monkeypatch.setattr(record_sets, "validate", held)
+    monkeypatch.setattr(log_validator, "validate", held)
     bomb = zstd_batch(JUST_PAST)
     tasks = [asyncio.create_task(send(broker, [ProducePartition("t", i, bomb)])) for i in range(3)]
     await asyncio.wait_for(started.wait(), BOUND_S)
@@ -164,10 +165,10 @@ async def test_one_check_in_flight_the_others_wait_on_the_loop(monkeypatch: pyte
 
 
 def counting_walk(monkeypatch: pytest.MonkeyPatch, started: asyncio.Event, go: threading.Event) -> list[int]:
-    """``record_sets.walk_v2_records`` counted (records yielded), paused after its first record until ``go``."""
+    """``v2_records.walk_v2_records`` counted (records yielded), paused after its first record until ``go``."""
     loop = asyncio.get_running_loop()
     walked = [0]
-    real_walk = record_sets.walk_v2_records
+    real_walk = v2_records.walk_v2_records
 
     def walk(records: Any, count: int, *more: Any) -> Iterator[Any]:
         for r in real_walk(records, count, *more):
@@ -176,7 +177,8 @@ def counting_walk(monkeypatch: pytest.MonkeyPatch, started: asyncio.Event, go: t
                 loop.call_soon_threadsafe(started.set)
                 go.wait(BOUND_S)
             yield r
-    monkeypatch.setattr(record_sets, "walk_v2_records", walk)
+    for module in (log_validator, v2_records, v2_record_errors):  # every caller of the walk
+        monkeypatch.setattr(module, "walk_v2_records", walk)
     return walked
 
 

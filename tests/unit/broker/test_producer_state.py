@@ -25,7 +25,7 @@ from zkcontroller.broker.producer_state import (
     producer_batches,
 )
 from zkcontroller.model import TopicPartition
-from zkcontroller.protocol.wire import record_sets
+from zkcontroller.protocol.wire import log_validator, record_sets
 
 TP = TopicPartition("orders", 0)
 PID = 7
@@ -203,7 +203,7 @@ def test_producer_batches_reads_the_v2_headers_of_a_validated_record_set() -> No
                                   (builder_batch(1, 11, 2, 43, transactional=True), 1,
                                    ProducerBatch(11, 2, 43, 1, 1_000, True))):
         entries = record_sets.inspect(data, 3)  # one batch per set: Kafka refuses more (LogValidator)
-        assert record_sets.validate(data, entries) == count
+        assert log_validator.validate(data, entries) == count
         assert producer_batches(data, entries) == [expected]
     legacy = MemoryRecordsBuilder(magic=1, compression_type=0, batch_size=1 << 20)
     legacy.append(timestamp=1, key=None, value=b"x")

@@ -1,4 +1,4 @@
-"""A v2 batch all in error keeps its first `RECORD_ERRORS_KEPT` record errors (`record_sets.validate`): Kafka 2.8's
+"""A v2 batch all in error keeps its first `RECORD_ERRORS_KEPT` record errors (`log_validator.validate`): Kafka 2.8's
 LogValidator lists one per record, which for a small zstd request inflating to 64 MiB of the smallest records is
 9.6 million texts (about 1 GB kept for the answer). The error code and message stay Kafka's (INVALID_TIMESTAMP as
 soon as any record error, kept or not, is a timestamp one), the indexes kept are the first ones Kafka lists, and the
@@ -13,7 +13,8 @@ import pytest
 from tests.unit.broker.v2_batches import LOG_APPEND_TIME, NONE, NOW, ZSTD, count_walked_records, refusal, v2_record
 from tests.unit.broker.v2_batches import v2_batch_of as batch
 
-from zkcontroller.protocol.wire.record_sets import INVALID_RECORD, INVALID_TIMESTAMP, RECORD_ERRORS_KEPT
+from zkcontroller.protocol.wire.record_errors import RECORD_ERRORS_KEPT
+from zkcontroller.protocol.wire.record_sets import INVALID_RECORD, INVALID_TIMESTAMP
 
 KEYED = b""
 """An empty key: not null."""

@@ -14,7 +14,8 @@ from tests.unit.broker.v2_batches import GZIP, v2_batch_of, v2_record
 
 from zkcontroller.broker.produce import ProducePartition, produce
 from zkcontroller.model import TopicPartition
-from zkcontroller.protocol.wire.record_sets import LONG_MAX, LONG_MIN, crc32c, inspect, java_long, validate
+from zkcontroller.protocol.wire.log_validator import validate
+from zkcontroller.protocol.wire.record_sets import LONG_MAX, LONG_MIN, crc32c, inspect, java_long
 
 BASE = 1_000_000
 

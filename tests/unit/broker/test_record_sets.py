@@ -1,6 +1,6 @@
-"""Counting a Produce request's records without keeping them (`record_sets`): v2 batches by their header's count,
-legacy message sets by their messages (gzip wrappers opened), and Kafka's refusals of corrupt, truncated or
-mis-versioned sets, in the two stages Kafka checks them."""
+"""Counting a Produce request's records without keeping them (`record_sets`, `log_validator`): v2 batches by their
+header's count, legacy message sets by their messages (gzip wrappers opened), and Kafka's refusals of corrupt,
+truncated or mis-versioned sets, in the two stages Kafka checks them."""
 
 from __future__ import annotations
 
@@ -11,13 +11,13 @@ import pytest
 from kafka.record.memory_records import MemoryRecordsBuilder
 from kafka.record.util import calc_crc32c
 
-from zkcontroller.protocol.wire import record_sets
+from zkcontroller.protocol.wire import log_validator, record_sets
+from zkcontroller.protocol.wire.log_validator import count_records
 from zkcontroller.protocol.wire.record_sets import (
     CORRUPT_MESSAGE,
     INVALID_RECORD,
     UNSUPPORTED_COMPRESSION_TYPE,
     RecordSetError,
-    count_records,
     crc32c,
     inspect,
 )
@@ -96,7 +96,7 @@ def test_a_flipped_bit_is_corrupt_message_at_the_append_stage() -> None:
     entries = inspect(bytes(batch), 3)  # the iterator does not look at the CRC
     assert len(entries) == 1
     with pytest.raises(RecordSetError) as e:
-        record_sets.validate(bytes(batch), entries)
+        log_validator.validate(bytes(batch), entries)
     assert e.value.error == CORRUPT_MESSAGE
 
 
@@ -142,7 +142,7 @@ def test_v0_to_v2_refuse_more_than_one_v2_batch_at_the_append_compressed_or_not(
     entries = inspect(data, 2)  # validateRecords checks nothing before v3
     assert len(entries) == 2
     with pytest.raises(RecordSetError) as e:
-        record_sets.validate(data, entries, topic_partition="t-0")
+        log_validator.validate(data, entries, topic_partition="t-0")
     assert (e.value.error, str(e.value), e.value.exception) == (
         INVALID_RECORD, "Compressed outer record has more than one batch",
         "org.apache.kafka.common.InvalidRecordException")
@@ -186,7 +186,7 @@ def test_the_appends_messages_name_the_partition_as_kafkas_do() -> None:
                                      "partition t-0."}
     for data, message in cases.items():
         with pytest.raises(RecordSetError) as e:
-            record_sets.validate(data, inspect(data, 2), topic_partition="t-0")
+            log_validator.validate(data, inspect(data, 2), topic_partition="t-0")
         assert str(e.value) == message
 
 

@@ -1,11 +1,11 @@
-"""A cancelled record-set walk (`record_sets.validate` on the worker) stops within 4096 records of wherever it is,
+"""A cancelled record-set walk (`log_validator.validate` on the worker) stops within 4096 records of wherever it is,
 from its first step: the size and CRC check of every entry of a long uncompressed legacy set, the read of a legacy
 wrapper's inflated set into entries (`inspect`), then the check of its messages. Before, a 64 MiB wrapper of
 2.58 million messages was read into entries (3 s of a 4.7 s walk) and a set of 1.5 million messages CRC-checked
 (1.1 s) before ``cancelled`` was first asked.
 
-Structural: ``progress`` counts the entries built (`record_sets.Entry`), CRC-checked (``_check_integrity``) and
-counted (``_legacy_count``), and every ``cancelled()`` call records it: no wall clock."""
+Structural: ``progress`` counts the entries built (`record_sets.Entry`), CRC-checked (``check_integrity``) and
+counted (``legacy_count``), and every ``cancelled()`` call records it: no wall clock."""
 
 from __future__ import annotations
 
@@ -16,9 +16,10 @@ from typing import Any
 import pytest
 from kafka.record.memory_records import MemoryRecordsBuilder
 
-from zkcontroller.protocol.wire import record_sets
+from zkcontroller.protocol.wire import legacy_records, log_validator, record_sets
 from zkcontroller.protocol.wire.compression import GZIP
-from zkcontroller.protocol.wire.record_sets import UNKNOWN_SERVER_ERROR, RecordSetError, inspect, validate
+from zkcontroller.protocol.wire.log_validator import validate
+from zkcontroller.protocol.wire.record_sets import UNKNOWN_SERVER_ERROR, RecordSetError, inspect
 
 MESSAGES = 10_000
 """More than two checks' worth (8192) of messages, and not a multiple of 4096."""
@@ -56,8 +57,9 @@ def walk(monkeypatch: pytest.MonkeyPatch) -> Iterator[Walk]:
             w.progress += 1
             return real(*args, **kwargs)
         return counted
-    for name in ("Entry", "_check_integrity", "_legacy_count"):
-        monkeypatch.setattr(record_sets, name, counting(getattr(record_sets, name)))
+    for module, name in ((record_sets, "Entry"), (log_validator, "check_integrity"),
+                         (legacy_records, "check_integrity"), (log_validator, "legacy_count")):
+        monkeypatch.setattr(module, name, counting(getattr(module, name)))
     yield w
 
 
@@ -103,12 +105,12 @@ def test_a_walk_stops_at_the_first_check_after_its_cancellation(walk: Walk, comp
 def test_magic_0_timestamps_take_no_slow_path_on_a_bounded_topic(monkeypatch: pytest.MonkeyPatch) -> None:
     """Magic 0's -1 is exempt from the topic's timestamp bounds: its messages are not checked one by one."""
     checked: list[int] = []
-    real = record_sets._legacy_record_error
+    real = legacy_records._legacy_record_error
 
     def recorded(*args: Any, **kwargs: Any) -> Any:
         checked.append(1)
         return real(*args, **kwargs)
-    monkeypatch.setattr(record_sets, "_legacy_record_error", recorded)
+    monkeypatch.setattr(legacy_records, "_legacy_record_error", recorded)
     for compression in (0, GZIP):
         data = legacy_set(compression, magic=0)
         assert validate(data, inspect(data, 2), None, "orders-0", now_ms=1_000_000,

@@ -1,4 +1,4 @@
-"""The record walks behind a Produce's key and timestamp checks (`record_sets`): zstd v2 batches are read as
+"""The record walks behind a Produce's key and timestamp checks (`log_validator`): zstd v2 batches are read as
 gzip, snappy and lz4 ones are (a compacted topic refuses their keyless records, their timestamps are checked), with
 the same 64 MiB bound; a legacy wrapper is decompressed once for its count and its keys; `scan_size` tells how
 much a check would walk without inflating more than its limit."""
@@ -15,15 +15,15 @@ import pytest
 from kafka.record.memory_records import MemoryRecordsBuilder
 from tests.unit.broker.v2_batches import numbered
 
-from zkcontroller.protocol.wire import compression, record_sets
+from zkcontroller.protocol.wire import compression, legacy_records, log_validator, record_sets, v2_records
 from zkcontroller.protocol.wire.compression import CompressionError
+from zkcontroller.protocol.wire.log_validator import validate
 from zkcontroller.protocol.wire.record_sets import (
     INVALID_RECORD,
     INVALID_TIMESTAMP,
     RecordSetError,
     crc32c,
     inspect,
-    validate,
 )
 
 ZSTD = 4
@@ -155,12 +155,13 @@ def test_a_legacy_wrapper_is_decompressed_once_for_its_count_and_its_keys(magic:
     b.close()
     data = bytes(b.buffer())
     calls: list[int] = []
-    original = record_sets.decompress
+    original = compression.decompress
 
     def counted(*args: object) -> bytes:
         calls.append(1)
         return original(*args)  # type: ignore[arg-type]
-    monkeypatch.setattr(record_sets, "decompress", counted)
+    for module in (log_validator, v2_records, legacy_records):  # every caller of decompress
+        monkeypatch.setattr(module, "decompress", counted)
     e = refusal(data, 2, compacted=True)  # Produce v2: the last to take legacy sets
     assert (e.error, [i for i, _ in e.record_errors]) == (INVALID_RECORD, [2])
     assert len(calls) == 1
@@ -170,14 +171,14 @@ def test_scan_size_inflates_no_further_than_its_limit() -> None:
     n = 1_000_000
     bomb = raw_batch(b"", n, ZSTD, _streamed(SMALLEST_RECORD * n))  # 7 MB of records
     inflated: dict[int, bytes] = {}
-    assert record_sets.scan_size(bomb, inspect(bomb, 7), 4096, inflated, compacted=True, create_time=True,
+    assert log_validator.scan_size(bomb, inspect(bomb, 7), 4096, inflated, compacted=True, create_time=True,
                      timestamp_difference_max_ms=record_sets.LONG_MAX) == 4097
     assert inflated == {}
     small = raw_batch(b"", 10, ZSTD, _one_shot(SMALLEST_RECORD * 10))
-    assert record_sets.scan_size(small, inspect(small, 7), 4096, inflated, compacted=True, create_time=True,
+    assert log_validator.scan_size(small, inspect(small, 7), 4096, inflated, compacted=True, create_time=True,
                      timestamp_difference_max_ms=record_sets.LONG_MAX) == 70
     assert inflated == {0: SMALLEST_RECORD * 10}  # kept for validate, which does not inflate it again
-    assert record_sets.scan_size(small, inspect(small, 7), 4096, {}, compacted=False, create_time=True,
+    assert log_validator.scan_size(small, inspect(small, 7), 4096, {}, compacted=False, create_time=True,
                      timestamp_difference_max_ms=record_sets.LONG_MAX) == 70  # walked all the same (structure)
 
 
@@ -188,10 +189,10 @@ def test_scan_size_counts_a_legacy_sets_messages() -> None:
     b.close()
     data = bytes(b.buffer())
     entries = inspect(data, 2)
-    assert record_sets.scan_size(data, entries, 1 << 20, {}, compacted=False, create_time=True,
-                                 timestamp_difference_max_ms=record_sets.LONG_MAX) == len(data)
-    assert record_sets.scan_size(data, entries, 100, {}, compacted=False, create_time=True,
-                                 timestamp_difference_max_ms=record_sets.LONG_MAX) <= 100 + len(data) // 100 + 1
+    assert log_validator.scan_size(data, entries, 1 << 20, {}, compacted=False, create_time=True,
+                                   timestamp_difference_max_ms=record_sets.LONG_MAX) == len(data)
+    assert log_validator.scan_size(data, entries, 100, {}, compacted=False, create_time=True,
+                                   timestamp_difference_max_ms=record_sets.LONG_MAX) <= 100 + len(data) // 100 + 1
 
 
 def test_the_walk_keeps_only_the_refused_records() -> None:

@@ -1,4 +1,4 @@
-"""The first and max record timestamps `record_sets.validate` reports for the time index: the batch header's for v2
+"""The first and max record timestamps `log_validator.validate` reports for the time index: the batch header's for v2
 (any codec), a legacy set's messages' (a wrapper's inner ones) as LogValidator's conversion to one v2 batch carries
 them, none (-1) for magic 0, and nothing for a set it refuses.
 
@@ -24,19 +24,19 @@ import pytest
 from kafka.record.memory_records import MemoryRecordsBuilder
 
 from zkcontroller.broker.partition import TimeIndex
-from zkcontroller.protocol.wire import record_sets
+from zkcontroller.protocol.wire import legacy_records, log_validator, record_sets
 from zkcontroller.protocol.wire.compression import GZIP, ZSTD
+from zkcontroller.protocol.wire.legacy_records import LEGACY_RECORD_ERRORS_KEPT
+from zkcontroller.protocol.wire.log_validator import validate
 from zkcontroller.protocol.wire.record_sets import (
     CORRUPT_MESSAGE,
     INVALID_RECORD,
     INVALID_TIMESTAMP,
-    LEGACY_RECORD_ERRORS_KEPT,
     RECORD_BATCH_OVERHEAD,
     UNKNOWN_SERVER_ERROR,
     RecordSetError,
     crc32c,
     inspect,
-    validate,
 )
 
 NOW = 1_700_000_000_000
@@ -261,7 +261,8 @@ def test_a_long_legacy_walk_stops_when_cancelled(monkeypatch: pytest.MonkeyPatch
             return real(*args)
         return counted
     monkeypatch.setattr(record_sets, "Entry", counting(record_sets.Entry))
-    monkeypatch.setattr(record_sets, "_check_integrity", counting(record_sets._check_integrity))
+    for module in (log_validator, legacy_records):  # every caller of the CRC check
+        monkeypatch.setattr(module, "check_integrity", counting(module.check_integrity))
 
     def cancelled() -> bool:
         asked.append(len(read))

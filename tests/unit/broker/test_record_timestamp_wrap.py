@@ -9,6 +9,8 @@ from __future__ import annotations
 from kafka.record.memory_records import MemoryRecordsBuilder
 from tests.unit.broker.v2_batches import GZIP, NOW, accepted, refusal, v2_batch_of, v2_record
 
+from zkcontroller.protocol.wire.log_validator import validate
+from zkcontroller.protocol.wire.record_errors import timestamp_out_of_range
 from zkcontroller.protocol.wire.record_sets import (
     INVALID_TIMESTAMP,
     LONG_MAX,
@@ -16,8 +18,6 @@ from zkcontroller.protocol.wire.record_sets import (
     UNKNOWN_SERVER_ERROR,
     inspect,
     java_long,
-    timestamp_out_of_range,
-    validate,
 )
 
 HOUR_MS = 3_600_000

@@ -1,4 +1,4 @@
-"""The append's time index reads a record set as its check read it (`record_sets.validate` leaves what it inflated,
+"""The append's time index reads a record set as its check read it (`log_validator.validate` leaves what it inflated,
 cut where Kafka's reader meets the stream's end, in ``inflated``): a snappy stream Kafka stops reading at a
 concatenated header of another magic is neither decompressed again past that end (which failed, after the producer
 state was updated, and a retry of the same sequence was then answered as appended) nor read for messages Kafka never

@@ -1,4 +1,4 @@
-"""`record_sets.v2_well_formed`, the structure-only read of a v2 batch's records (the default topic configs),
+"""`v2_records.v2_well_formed`, the structure-only read of a v2 batch's records (the default topic configs),
 agrees with `walk_v2_records` on every input: well-formed exactly where the walk finds no malformed record.
 Fuzzed from real batches (kafka-python's builder: keys, values, headers of every varint width), cut, grown and
 with bytes changed, and from raw bytes."""
@@ -10,12 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from kafka.record.memory_records import MemoryRecordsBuilder
 
-from zkcontroller.protocol.wire import record_sets
-from zkcontroller.protocol.wire.record_sets import RECORD_BATCH_OVERHEAD, walk_v2_records
+from zkcontroller.protocol.wire import record_sets, v2_records
+from zkcontroller.protocol.wire.record_sets import RECORD_BATCH_OVERHEAD
+from zkcontroller.protocol.wire.v2_records import walk_v2_records
 
 
 def _walk_says_well_formed(records: bytes, count: int) -> bool:
-    return not any(isinstance(r, record_sets._Malformed) for r in walk_v2_records(records, count))
+    return not any(isinstance(r, v2_records.Malformed) for r in walk_v2_records(records, count))
 
 
 _blob = st.one_of(st.none(), st.binary(max_size=300))
@@ -37,7 +38,7 @@ def _records_part(records: list[tuple[int, bytes | None, bytes | None, list[tupl
 def test_agrees_with_the_walk_on_real_and_damaged_batches(records: list, data: st.DataObject) -> None:
     body = bytearray(_records_part(records))
     count = len(records)
-    assert record_sets.v2_well_formed(bytes(body), count) and _walk_says_well_formed(bytes(body), count)
+    assert v2_records.v2_well_formed(bytes(body), count) and _walk_says_well_formed(bytes(body), count)
     damage = data.draw(st.sampled_from(["byte", "cut", "grow", "count"]))
     if damage == "byte":
         body[data.draw(st.integers(0, len(body) - 1))] = data.draw(st.integers(0, 255))
@@ -47,16 +48,16 @@ def test_agrees_with_the_walk_on_real_and_damaged_batches(records: list, data: s
         body += data.draw(st.binary(min_size=1, max_size=20))
     else:
         count = data.draw(st.integers(-2, count + 3))
-    assert record_sets.v2_well_formed(bytes(body), count) == _walk_says_well_formed(bytes(body), count)
+    assert v2_records.v2_well_formed(bytes(body), count) == _walk_says_well_formed(bytes(body), count)
 
 
 @settings(max_examples=400, deadline=None)
 @given(st.binary(max_size=200), st.integers(-1, 40))
 def test_agrees_with_the_walk_on_raw_bytes(body: bytes, count: int) -> None:
-    assert record_sets.v2_well_formed(body, count) == _walk_says_well_formed(body, count)
+    assert v2_records.v2_well_formed(body, count) == _walk_says_well_formed(body, count)
 
 
 def test_asks_cancelled_from_the_first_record() -> None:
     body = _records_part([(0, b"k", b"v", [])])
     with pytest.raises(record_sets.RecordSetError):
-        record_sets.v2_well_formed(body, 1, lambda: True)
+        v2_records.v2_well_formed(body, 1, lambda: True)

@@ -1,4 +1,4 @@
-"""Builders of a client's v2 record batch, byte by byte, for the record-set tests (`record_sets.validate`): records
+"""Builders of a client's v2 record batch, byte by byte, for the record-set tests (`log_validator.validate`): records
 malformed on purpose, offset deltas out of order, a CRC always right. One copy, so the tests that read batches
 malformed in different ways build them the same way."""
 
@@ -11,8 +11,9 @@ from typing import Any
 import cramjam
 import pytest
 
-from zkcontroller.protocol.wire import record_sets
-from zkcontroller.protocol.wire.record_sets import RecordSetError, crc32c, inspect, validate
+from zkcontroller.protocol.wire import log_validator, v2_record_errors, v2_records
+from zkcontroller.protocol.wire.log_validator import validate
+from zkcontroller.protocol.wire.record_sets import RecordSetError, crc32c, inspect
 
 NOW = 1_700_000_000_000
 """The broker's clock in these tests (``now_ms``)."""
@@ -100,7 +101,7 @@ def accepted(data: bytes, version: int = 9, **checks: object) -> int:
 def numbered(record: bytes, n: int) -> bytes:
     """``n`` copies of the smallest kind of ``record`` (a one-byte length, attributes, a one-byte timestamp delta,
     then its offset delta), each with its index as its offset delta, as a producer numbers them: what a compressed
-    batch Kafka keeps in place must hold (`record_sets._skipped_key`). 7 bytes a record for the first 64, 8 up to
+    batch Kafka keeps in place must hold (`log_validator._skipped_key`). 7 bytes a record for the first 64, 8 up to
     8,192, 9 beyond (`numbered_size`)."""
     head, tail = record[1:3], record[4:]
     out = bytearray()
@@ -123,14 +124,15 @@ def v2_batch_of(records: list[bytes], **kwargs: Any) -> bytes:
 
 
 def count_walked_records(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Counts the records ``record_sets.walk_v2_records`` hands out (one entry each), so a test can see where the
+    """Counts the records ``v2_records.walk_v2_records`` hands out (one entry each), so a test can see where the
     record walk stopped; the list is the caller's to clear between batches."""
     read: list[int] = []
-    real_walk = record_sets.walk_v2_records
+    real_walk = v2_records.walk_v2_records
 
     def counted(records: bytes | memoryview, count: int, *more: Any) -> Iterator[Any]:
         for r in real_walk(records, count, *more):
             read.append(1)
             yield r
-    monkeypatch.setattr(record_sets, "walk_v2_records", counted)
+    for module in (log_validator, v2_records, v2_record_errors):  # every caller of the walk
+        monkeypatch.setattr(module, "walk_v2_records", counted)
     return read

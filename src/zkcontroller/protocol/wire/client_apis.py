@@ -684,7 +684,7 @@ _REQUEST_NAMES[PRODUCE] = "ProduceRequest"
 
 @dataclass(frozen=True, slots=True)
 class ProduceRequestSummary:
-    """A Produce request as the broker uses it: the record sets stay bytes (`record_sets` counts them)."""
+    """A Produce request as the broker uses it: the record sets stay bytes (`log_validator` counts them)."""
 
     acks: int
     timeout_ms: int

@@ -3,7 +3,7 @@ throws: ``UnexpectedAppendOffsetException`` lists the first 10 (``records.record
 ``OffsetsOutOfOrderException`` all of them (``records.records.asScala.map(_.offset)``), both reading each batch's
 records, decompressing it.
 
-Each record's offset is its batch's base offset plus the record's offset delta (`record_sets.walk_v2_records`, the
+Each record's offset is its batch's base offset plus the record's offset delta (`v2_records.walk_v2_records`, the
 produce path's bounded walk), so a compacted batch (records removed, offsets kept) gives its real offsets, not
 consecutive ones. Read on the fetch path (the wire decoder keeps a refused record set; the fetcher builds the
 message from it), so the work is bounded by the bytes, never by a header's count: at most ``limit`` offsets; an
@@ -20,14 +20,8 @@ budget) gives consecutive offsets from its base offset, at most its header's cou
 from __future__ import annotations
 
 from zkcontroller.protocol.wire.compression import CompressionError, decompress
-from zkcontroller.protocol.wire.record_sets import (
-    BATCH_HEADER,
-    LOG_OVERHEAD,
-    RECORD_BATCH_OVERHEAD,
-    SMALLEST_RECORD,
-    V2Record,
-    walk_v2_records,
-)
+from zkcontroller.protocol.wire.record_sets import BATCH_HEADER, LOG_OVERHEAD, RECORD_BATCH_OVERHEAD
+from zkcontroller.protocol.wire.v2_records import SMALLEST_RECORD, V2Record, walk_v2_records
 
 PREFIX_INFLATED = 1 << 20
 """The most bytes one `record_offsets` call inflates, over all its batches: about 120,000 empty records, far more

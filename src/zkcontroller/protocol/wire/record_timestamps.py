@@ -10,9 +10,9 @@ log. A producer's batch whose records all carry one timestamp has one; records w
 per distinct timestamp.
 
 Read only for a batch whose first record is below its max (else the first is its only candidate), after
-`record_sets.validate` accepted it, so the records are well formed: each record's length, attributes byte and
+`log_validator.validate` accepted it, so the records are well formed: each record's length, attributes byte and
 timestamp delta are read and the rest skipped by its length. A record's offset is its index in the batch (an
-in-place batch's deltas are checked to be so, a rebuilt one is renumbered so: `record_sets.v2_well_formed`'s
+in-place batch's deltas are checked to be so, a rebuilt one is renumbered so: `v2_records.v2_well_formed`'s
 ``in_order``; an uncompressed batch's deltas are not checked, and Kafka would name base + a crafted delta there).
 """
 
