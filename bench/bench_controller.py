@@ -361,6 +361,10 @@ class TimingTransport(InProcessTransport):
         self.broker_time = LoopTime()
         self.in_flight = 0
         """Requests handed and not yet answered: the store floor waits for none, so no broker work overlaps it."""
+        self.answered: list[tuple[float, int, str]] = []
+        """(``time.perf_counter``, wall ms, request kind) as each answer came back from its handler, in the task that
+        sent the request: over TCP, when the handler's socket server writes it (the requester's own turns after
+        that, e.g. a ``wait_for`` task's, are this process's loop, not the wire)."""
 
     async def send(self, broker: Broker, request: AnyControlRequest) -> ControlResponse:
         # fetches and AlterIsr (no controller epoch) pass here too: their handling is brokers' work as well
@@ -368,7 +372,9 @@ class TimingTransport(InProcessTransport):
         self.handed_at.append(time.perf_counter())
         self.in_flight += 1
         try:
-            return await self._send(broker, request)
+            response = await self._send(broker, request)
+            self.answered.append((time.perf_counter(), wall_clock_ms(), type(request).__name__))
+            return response
         finally:
             self.in_flight -= 1
 
