@@ -361,6 +361,10 @@ class TimingTransport(InProcessTransport):
         self.broker_time = LoopTime()
         self.in_flight = 0
         """Requests handed and not yet answered: the store floor waits for none, so no broker work overlaps it."""
+        self.answered: list[tuple[float, int, str]] = []
+        """(``time.perf_counter``, wall ms, request kind) as each answer came back from its handler, in the task that
+        sent the request: over TCP, when the handler's socket server writes it (the requester's own turns after
+        that, e.g. a ``wait_for`` task's, are this process's loop, not the wire)."""
 
     async def send(self, broker: Broker, request: AnyControlRequest) -> ControlResponse:
         # fetches and AlterIsr (no controller epoch) pass here too: their handling is brokers' work as well
@@ -368,7 +372,9 @@ class TimingTransport(InProcessTransport):
         self.handed_at.append(time.perf_counter())
         self.in_flight += 1
         try:
-            return await self._send(broker, request)
+            response = await self._send(broker, request)
+            self.answered.append((time.perf_counter(), wall_clock_ms(), type(request).__name__))
+            return response
         finally:
             self.in_flight -= 1
 
@@ -633,6 +639,11 @@ async def bench_broker_failure(backend: CoordinationBackend, partitions: int) ->
         victim = next(b for b in BROKERS if b != controller.controller_id)
         led = len(controller.context.partition_leaders_on_broker(victim))
         hosted = sorted(controller.context.partitions_on_broker(victim))  # led and followed: all change state
+        # Partitions whose ISR holds no broker but the victim: their election finds no live ISR member, asks for
+        # the topics' unclean setting and re-reads them from the store, so a run with any does more work than one
+        # without (a profile of one run at load 13 showed both; the fetchers are off, so no ISR widens again).
+        isr_of_victim_alone = sum(1 for info in controller.context.partitions_leadership_info.values()
+                                  if info.leader_and_isr.isr == (victim,))
         victim_path = f"/brokers/ids/{victim}"
         gone = await watch_deletion(admin, victim_path)
         with PROFILER.measure(f"broker-failure-{partitions}"), LOOP_TIMELINE.record():
@@ -665,6 +676,7 @@ async def bench_broker_failure(backend: CoordinationBackend, partitions: int) ->
             "partitions": partitions,
             "led_by_failed_broker": led,
             "hosted_by_failed_broker": len(hosted),
+            "isr_of_the_failed_broker_alone": isr_of_victim_alone,
             "setup_s": setup_s,
             "resident_mib": resident_mib(),
             "znode_gone_to_event_done_ms": done["ts_ms"] - t0,

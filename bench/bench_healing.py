@@ -17,6 +17,12 @@ in Kafka they run on other machines; here they would share the controller's even
 sessions every half second) and land in its figures. The broker needs them to rejoin the ISRs between the two
 figures, so they run there.
 
+The shutdown also gives the moment the controller's handler returned the answer (``request_to_answer_handed``):
+over TCP the controller's socket server writes it then, and the stopping broker, another process, reads it. Here
+the requester shares the loop, and its ``wait_for`` task adds a turn after that moment, so what the loop runs in
+between (the young collection `runtime/gc_pause.py` defers to the turn after the controller's event, the other
+brokers' handling) lands in ``request_to_answer`` as well, though a broker on the wire would not wait for it.
+
 Beside each: the brokers' own handling time in that interval (subtracted: controller-only; the followers' own
 fetch loops are not subtracted, so that figure still holds some broker work), the controller's event-processing
 loop time measured directly (its own steps, without the store's round trips), and the store floor
@@ -122,6 +128,10 @@ async def bench(backend: CoordinationBackend, partitions: int) -> tuple[dict[str
         assert outcome.succeeded, outcome
         t1 = wall_clock_ms()
         brokers_ms = transport.broker_ms(t0, t1)
+        # the last answer as the controller's handler returned it (over TCP: written to the socket then)
+        answered_at, answered_ms = max((p, t) for p, t, kind in transport.answered
+                                       if kind == "ControlledShutdownRequest" and p >= start)
+        answer_handed_ms = round(1000 * (answered_at - start))
         shutdown = {
             "partitions": partitions, "led_by_broker": len(led), "followed_by_broker": len(followed),
             "setup_s": setup_s, "attempts": outcome.attempts,
@@ -131,6 +141,9 @@ async def bench(backend: CoordinationBackend, partitions: int) -> tuple[dict[str
             "controller_event_loop_time_ms": controller_time.ms(t0, t1),
             "controller_event_loop_cpu_ms": controller_time.cpu_ms(t0, t1),
             "cyclic_gc_in_that_interval_ms": GC_CLOCK.ms(t0, t1),
+            "request_to_answer_handed_ms": answer_handed_ms,
+            "controller_only_to_answer_handed_ms": answer_handed_ms - transport.broker_ms(t0, answered_ms),
+            "cyclic_gc_before_answer_handed_ms": GC_CLOCK.ms(t0, answered_ms),
         }
         await cluster.stop_broker(victim)
         await cluster.start_broker(victim)

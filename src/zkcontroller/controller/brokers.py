@@ -166,12 +166,11 @@ class BrokerEvents(EventFamily):
         """Spec §9.2: offline leaders lose leadership, leaders are elected, the replicas go Offline."""
         queued = self.context.topics_to_be_deleted
         deleting: set[PartitionAndReplica] = set()
-        rest: list[PartitionAndReplica] = []
-        for r in sorted_replicas(replicas):  # one pass when already sorted (`replicas_on_brokers`)
-            if r.topic_partition.topic in queued:
-                deleting.add(r)
-            else:
-                rest.append(r)
+        rest = sorted_replicas(replicas)  # one pass when already sorted (`replicas_on_brokers`)
+        if queued:  # else no replica is of a topic being deleted: a broker failure's 20,000 are not tested one by one
+            deleting = {r for r in rest if r[0][0] in queued}  # `r.topic_partition.topic`
+            if deleting:
+                rest = [r for r in rest if r[0][0] not in queued]
         offline_leaders = self.context.partitions_with_offline_leader_in_order()  # distinct: a dict's keys
         psm, rsm = self.core.partition_state_machine, self.core.replica_state_machine
         await psm.handle_state_changes(sorted_partitions(offline_leaders), PartitionState.OFFLINE)

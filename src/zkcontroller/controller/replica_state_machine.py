@@ -169,15 +169,18 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
         if replica_id in context.live_or_shutting_down_broker_ids:  # else the StopReplica would go nowhere
             batch.add_stop_replica_requests([replica_id], [r.topic_partition for r in valid], False)
         with_leadership: list[TopicPartition] = []
+        infos: list[LeaderIsrAndControllerEpoch] = []  # theirs, in the same order: the first attempt's copies
         without_leadership: list[PartitionAndReplica] = []
         leadership = context.partition_leadership_info
         for r in valid:
             tp = r[0]  # `r.topic_partition`
-            if leadership(tp) is None:
+            info = leadership(tp)
+            if info is None:
                 without_leadership.append(r)
             else:
                 with_leadership.append(tp)
-        results = await self.remove_replicas_from_isr(replica_id, with_leadership)
+                infos.append(info)
+        results = await self.remove_replicas_from_isr(replica_id, with_leadership, infos)
         updated: list[tuple[TopicPartition, LeaderIsrAndControllerEpoch]]
         every_one = len(results) == len(with_leadership) and sorted(with_leadership) == with_leadership
         if every_one:
@@ -231,30 +234,39 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
 
     # ------------------------------------------------------------------ ISR removal (§6.5)
 
-    async def remove_replicas_from_isr(self, replica_id: int, partitions: Sequence[TopicPartition]
+    async def remove_replicas_from_isr(self, replica_id: int, partitions: Sequence[TopicPartition],
+                                       infos: Sequence[LeaderIsrAndControllerEpoch] | None = None
                                        ) -> dict[TopicPartition, LeaderIsrAndControllerEpoch]:
         """Take ``replica_id`` out of each partition's ISR in ZooKeeper, retrying version conflicts.
 
+        ``infos``: each partition's leadership in the context, in the same order, when the caller has just looked
+        them up (the first attempt starts from them instead of asking the context again).
         Returns the partitions that now have a known state (written, or already without the replica).
         """
-        results: dict[TopicPartition, LeaderIsrAndControllerEpoch] = {}
+        results: dict[TopicPartition, LeaderIsrAndControllerEpoch] | None = None
         remaining = list(partitions)
         from_cache = True  # as in `ZkPartitionStateMachine.elect_leader_for_partitions`: see `_cached_states`
         while remaining:
-            finished, remaining = await self._do_remove_replicas_from_isr(replica_id, remaining, from_cache)
+            finished, failures, remaining = await self._do_remove_replicas_from_isr(
+                replica_id, remaining, from_cache, infos if from_cache else None)
             from_cache = False
-            for tp, result in finished.items():
-                if isinstance(result, Exception):
-                    replica = PartitionAndReplica(tp, replica_id)
-                    self._log_failed_state_change(replica, self.context.replica_state(replica),
-                                                  ReplicaState.OFFLINE, result)
-                else:
-                    results[tp] = result
-        return results
+            for tp, error in failures:
+                replica = PartitionAndReplica(tp, replica_id)
+                self._log_failed_state_change(replica, self.context.replica_state(replica), ReplicaState.OFFLINE,
+                                              error)
+            if results is None:  # the first attempt's dict is the result (a copy of 20,000 when a broker fails)
+                results = finished
+            else:
+                results.update(finished)
+        return {} if results is None else results
 
     async def _do_remove_replicas_from_isr(
-        self, replica_id: int, partitions: list[TopicPartition], from_cache: bool = False
-    ) -> tuple[dict[TopicPartition, RemovalResult], list[TopicPartition]]:
+        self, replica_id: int, partitions: list[TopicPartition], from_cache: bool = False,
+        infos: Sequence[LeaderIsrAndControllerEpoch] | None = None,
+    ) -> tuple[dict[TopicPartition, LeaderIsrAndControllerEpoch], list[tuple[TopicPartition, Exception]],
+               list[TopicPartition]]:
+        """One attempt: (each partition's known leadership, in the order met; the failures, in the order they were
+        met, those without a state last; the partitions to retry). ``infos``: see `remove_replicas_from_isr`."""
         epoch = self.context.epoch
         leadership = self.context.partition_leadership_info
         finished: dict[TopicPartition, RemovalResult | LeaderAndIsr] = {}
@@ -279,8 +291,8 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
             # broker failure's 20,000 partitions went through a dict of copies and a dict of states before.
             to_read = []
             may_have_widened = not self.only_controller_writes_states
-            for tp in partitions:
-                info = leadership(tp)
+            given = infos if infos is not None else map(leadership, partitions)
+            for tp, info in zip(partitions, given, strict=True):
                 if info is None:
                     to_read.append(tp)
                     continue
@@ -322,6 +334,7 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
             retry = sorted_partitions([*retry, *update.to_retry, *redo])
         epoch = self.context.epoch
         stored: list[tuple[TopicPartition, LeaderIsrAndControllerEpoch]] = []
+        failures: list[tuple[TopicPartition, Exception]] = []
         for tp, result in finished.items():  # each state's leadership in place: `finished` becomes the result
             if isinstance(result, LeaderAndIsr):
                 known = leadership(tp)
@@ -330,15 +343,18 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
                     continue
                 finished[tp] = info = new_tuple(LeaderIsrAndControllerEpoch, (result, epoch))
                 stored.append((tp, info))
+            elif isinstance(result, Exception):
+                failures.append((tp, result))
+        for tp, _ in failures:  # out of the result, which keeps the others' order
+            del finished[tp]
         self.context.put_partition_leadership_infos(stored)
         self.state_change_logger.isrs_changed((tp, info.leader_and_isr) for tp, info in stored if tp in adjusted)
-        out = cast(dict[TopicPartition, RemovalResult], finished)
         for tp in no_state:
             if not self.context.is_topic_queued_up_for_deletion(tp.topic):
-                out[tp] = StateChangeFailedError(
+                failures.append((tp, StateChangeFailedError(
                     f"Failed to change state of replica {replica_id} for partition {tp} since the leader and isr "
-                    "path in zookeeper is empty")
-        return out, retry
+                    "path in zookeeper is empty")))
+        return cast(dict[TopicPartition, LeaderIsrAndControllerEpoch], finished), failures, retry
 
     def _unless_newer(self, state: LeaderIsrAndControllerEpoch) -> LeaderAndIsr | Exception:
         if self._written_by_newer_controller(state):
