@@ -3,11 +3,13 @@ is gone (its replicas' move to OfflineReplica) does not reopen it, in our event 
 
 from __future__ import annotations
 
+from datetime import UTC, timedelta
+
 import pytest
 
 pytest.importorskip("pyspark")
 
-from tests.analytics.test_transform import OFFLINE, ONLINE, T0, events, psc
+from tests.analytics.test_transform import OFFLINE, ONLINE, T0, at, events, psc
 
 from zkcontroller.analytics import incidents, transform
 from zkcontroller.analytics.controller_timeline import Timeline
@@ -78,3 +80,49 @@ def test_a_second_deletion_ends_the_new_topic_s_line_too(spark) -> None:
     twice = [*EVENT_LOG[:-1], *created(5000, 2), deletion(7000, "started"), isr(7001, -1, [2]),
              dict(ms=9000, kind="other")]
     assert lines(events(spark, twice)) == [(1, 0, 1000, False), (2, 5000, 7000, False)]
+
+
+def stays(df, deletions=None) -> list[tuple[str, int, int | None, bool]]:
+    got = transform.partition_state_intervals(df, deletions=deletions)
+    return sorted((r.state, (r.start_at - at(0)) // timedelta(milliseconds=1), r.duration_ms, r.open)
+                  for r in got.where("partition = 0").collect())
+
+
+def test_a_kafka_format_partition_s_state_ends_at_its_topic_s_deletion(spark) -> None:
+    """Kafka logs the moves to OfflinePartition and NonExistentPartition at TRACE only: at INFO, the deleted
+    partition stayed OnlinePartition to the end of the log (9 s here). Our event log records the moves."""
+    kafka = events(spark, KAFKA_LOG)
+    assert stays(kafka) == [(NEW, 0, 0, False), (ONLINE, 0, 1000, False)]
+    assert stays(transform.partition_rows(kafka, 2), transform.deletion_starts(kafka)) == stays(kafka)
+    recreated = events(spark, [*KAFKA_LOG[:-1], psc(5000, 0, GONE, NEW), psc(5000, 0, NEW, ONLINE, 2, [2]),
+                               deletion(7000, "started"), dict(ms=9000, kind="other")])
+    assert stays(recreated) == [(NEW, 0, 0, False), (NEW, 5000, 0, False), (ONLINE, 0, 1000, False),
+                                (ONLINE, 5000, 2000, False)]
+    event_log = stays(events(spark, [{**row, "source_format": "jsonl"} for row in EVENT_LOG]))
+    assert event_log == sorted([(NEW, 0, 0, False), (ONLINE, 0, 1000, False), (OFFLINE, 1000, 0, False),
+                                (GONE, 1000, 8000, True)])
+
+
+def test_a_real_kafka_log_s_deleted_topic_is_not_online_to_the_end(spark, samples) -> None:
+    """guenterh's Kafka 2.7 broker 1 creates test2 at 14:19:39.269 and deletes it at 14:19:42.311 ("Deletion of
+    topic test2 (re)started"); its logs end at 14:20."""
+    from datetime import datetime
+
+    from zkcontroller.analytics.kafka_log_parser import KafkaLogParser, ParsedLine
+    from zkcontroller.analytics.tables import EVENTS, struct
+
+    rows = []
+    for name in ("01-guenterh-2.7-broker1-controller.log", "02-guenterh-2.7-broker1-state-change.log"):
+        with open(samples / name, encoding="utf-8") as f:
+            for line in KafkaLogParser().parse_lines(f):
+                if isinstance(line, ParsedLine):
+                    values = dict.fromkeys(n for n, _ in EVENTS)
+                    values.update(line.fields, cluster="guenterh", source_file=name, line_number=line.line_number,
+                                  source_format="kafka_log", kind=line.kind, ts_ms=line.ts_ms,
+                                  ts=datetime.fromtimestamp(line.ts_ms / 1000, UTC).replace(tzinfo=None))
+                    rows.append(tuple(values[n] for n, _ in EVENTS))
+    df = spark.createDataFrame(rows, struct(EVENTS))
+    got = transform.partition_state_intervals(df).where("topic = 'test2' and state = 'OnlinePartition'").collect()
+    deleted = datetime(2021, 1, 10, 14, 19, 42, 311_000)
+    assert sorted((r.partition, r.start_at, r.end_at, r.open) for r in got) == [
+        (p, datetime(2021, 1, 10, 14, 19, 39, 269_000), deleted, False) for p in range(3)]

@@ -86,15 +86,29 @@ def _within_life(staged: DataFrame, lives: DataFrame | None) -> DataFrame:
 
 
 def partition_state_intervals(events: DataFrame, windows: DataFrame | None = None,
-                              lives: DataFrame | None = None) -> DataFrame:
+                              lives: DataFrame | None = None, deletions: DataFrame | None = None) -> DataFrame:
     """One row per stay of a partition in a state, from partition-state-machine transitions.
     ``windows``: `observed_windows` of ``events``, when the caller has it; ``lives``: see `_within_life` (a stay
-    cut at its life's end ends there, and is not open)."""
+    cut at its life's end ends there, and is not open); ``deletions``: `deletion_starts` of the events, when
+    ``events`` lacks the ``topic_deletion`` rows (the job's `partition_rows`).
+
+    A Kafka-format stay ends at the next deletion start of its topic (``deletion_starts``) if that comes first:
+    Kafka logs the partitions' moves to ``OfflinePartition`` and ``NonExistentPartition`` at TRACE only, so at
+    INFO a deleted partition read ``OnlinePartition`` to the end of the log. Our event log records those moves,
+    and its stays end at them."""
     changes = events.select(
         *_PARTITION_KEY, *_LINE_ORDER, "ts", "kind", "to_state", "controller_id", "controller_epoch", "leader",
+        "source_format",
     ).where((F.col("kind") == "partition_state_change") & F.col("partition").isNotNull())
+    deleted = F.broadcast(deletion_starts(events) if deletions is None else deletions)
+    ts = F.col("ts_ms")
     w = _ordered(*_PARTITION_KEY)
-    staged = _within_life(changes.select("*", F.lead("ts_ms").over(w).alias("end_ms")), lives).join(
+    # a broadcast join on part of the partitioning key: the rows keep their partitioning and order (no shuffle)
+    next_deletion = F.when(F.col("source_format") == "kafka_log",
+                           F.array_min(F.filter("deleted_ms", lambda d: d >= ts)))
+    ended = changes.join(deleted, on=["cluster", "topic"], how="left").select(
+        *changes.columns, F.least(F.lead("ts_ms").over(w), next_deletion).alias("end_ms"))
+    staged = _within_life(ended, lives).join(
         F.broadcast(observed_windows(events) if windows is None else windows), on="cluster", how="left",
     )
     end = F.coalesce("end_ms", "window_end_ms")
@@ -116,7 +130,8 @@ def deletion_starts(events: DataFrame) -> DataFrame:
     """Per (cluster, topic) that a deletion started for, when each did (``deleted_ms``, ascending): the JSONL
     ``topic_deletion`` record of phase ``started``, or Kafka's ``Deletion of topic t (re)started``. Kafka logs the
     partitions' moves to ``NonExistentPartition`` that follow it at TRACE only, so in its logs this line is what
-    says they are gone. One row per deleted topic: `partition_leadership` broadcasts it."""
+    says they are gone. One row per deleted topic: `partition_leadership` and `partition_state_intervals`
+    broadcast it."""
     return events.where((F.col("kind") == "topic_deletion") & (F.col("phase") == "started")).select(
         "cluster", F.explode(F.split(F.coalesce("topics", "topic"), ",")).alias("topic"), "ts_ms",
     ).groupBy("cluster", "topic").agg(F.array_sort(F.collect_set("ts_ms")).alias("deleted_ms")).select(
