@@ -126,3 +126,30 @@ def test_a_real_kafka_log_s_deleted_topic_is_not_online_to_the_end(spark, sample
     deleted = datetime(2021, 1, 10, 14, 19, 42, 311_000)
     assert sorted((r.partition, r.start_at, r.end_at, r.open) for r in got) == [
         (p, datetime(2021, 1, 10, 14, 19, 39, 269_000), deleted, False) for p in range(3)]
+
+
+def _broadcasts(df) -> int:
+    return df._jdf.queryExecution().executedPlan().toString().count("BroadcastHashJoin")
+
+
+@pytest.mark.parametrize("log", [EVENT_LOG, KAFKA_LOG], ids=["event-log", "kafka-log"])
+def test_above_the_broadcast_bound_the_deletions_are_joined_and_give_the_same_lines(spark, monkeypatch, log) -> None:
+    """The deleted topics' starts are broadcast only up to ``BROADCAST_DELETED_TOPICS`` (they were broadcast
+    however many); above it a shuffled join gives the same leadership lines and state stays."""
+    df = events(spark, [*log[:-1], *created(5000, 2), deletion(7000, "started"), isr(7001, -1, [2]),
+                        dict(ms=9000, kind="other")])
+    rows, deletions = transform.partition_rows(df, 2), transform.deletion_starts(df)
+    threshold = spark.conf.get("spark.sql.autoBroadcastJoinThreshold")
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")  # only the job's own hints broadcast
+    try:
+        answers, joins = [], []
+        for bound in (transform.BROADCAST_DELETED_TOPICS, 0):
+            monkeypatch.setattr(transform, "BROADCAST_DELETED_TOPICS", bound)
+            leadership = transform.partition_leadership(rows, deletions=deletions)
+            intervals = transform.partition_state_intervals(rows, deletions=deletions)
+            answers.append((sorted(leadership.collect()), sorted(intervals.collect())))
+            joins.append((_broadcasts(leadership), _broadcasts(intervals)))
+    finally:
+        spark.conf.set("spark.sql.autoBroadcastJoinThreshold", threshold)
+    assert answers[0] == answers[1] and answers[0][0] and answers[0][1]
+    assert joins[1][0] < joins[0][0] and joins[1][1] < joins[0][1]  # the deletions' broadcast is gone
