@@ -77,6 +77,7 @@ def analyzed(spark, samples: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     from tests.logging_state import logging_restored
 
     from zkcontroller.analytics.job import JobConfig, run
+    from zkcontroller.analytics.sources import jsonl_cluster
     from zkcontroller.cli import main
 
     root = tmp_path_factory.mktemp("logs")
@@ -93,4 +94,6 @@ def analyzed(spark, samples: Path, tmp_path_factory: pytest.TempPathFactory) -> 
                  progress=said.append)
     result.progress = said  # type: ignore[attr-defined]
     result.logs = root  # type: ignore[attr-defined]
+    # the demo's event log names its cluster by the cluster id (a new one each run), as its Kafka-format logs then
+    result.demo_cluster = jsonl_cluster(str(root / "kafka-demo" / "events.jsonl"))  # type: ignore[attr-defined]
     return result

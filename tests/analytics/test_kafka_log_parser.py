@@ -160,6 +160,25 @@ CASES = [
      "fetchers_stopped", {"broker_id": 3, "controller_id": 1, "controller_epoch": 4, "topic": "t", "partition": 2}),
     (f"[2023-01-16 17:26:45,900] INFO [Controller id=0] Checking need to trigger auto leader balancing {KC}",
      "other", {"controller_id": 0}),
+    # ZooKeeper refused a stale controller's write (ControllerMovedException), every wording of 2.1-3.9 and ours
+    # (TEMPLATES.md): were `other`, now refusals in split_brain_windows.
+    (f"[2021-03-01 10:00:00,000] INFO [Controller id=1] Controller moved to another broker when processing "
+     f"TopicChange. {KC}", "controller_moved", {"controller_id": 1, "controller_epoch": None}),
+    ("[2021-03-01 10:00:00,000] ERROR [PartitionStateMachine controllerId=1] Controller moved to another broker "
+     "when moving some partitions to OnlinePartition state (kafka.controller.ZkPartitionStateMachine)",
+     "controller_moved", {"controller_id": 1}),
+    ("[2021-03-01 10:00:00,000] ERROR [ReplicaStateMachine controllerId=2] Controller moved to another broker "
+     "when moving some replicas to OfflineReplica state (kafka.controller.ZkReplicaStateMachine)",
+     "controller_moved", {"controller_id": 2}),
+    ("[2021-03-01 10:00:00,000] ERROR [PartitionStateMachine controllerId=3] Controller moved to another broker "
+     "when trying to create the topic partition state znode (kafka.controller.ZkPartitionStateMachine)",
+     "controller_moved", {"controller_id": 3}),
+    (f"[2021-03-01 10:00:00,000] INFO [Controller id=1] Controller moved to another broker. Aborting controlled "
+     f"shutdown {KC}", "controller_moved", {"controller_id": 1}),
+    (f"[2021-03-01 10:00:00,000] INFO [Controller id=1] Controller moved to another broker. Aborting controller "
+     f"startup procedure {KC}", "controller_moved", {"controller_id": 1}),
+    (f"[2021-03-01 10:00:00,000] INFO [Controller id=1] Controller moved to another brokers {KC}", "other",
+     {"controller_id": 1}),
     # How a controlled shutdown ended: the broker's server.log (KafkaServer.controlledShutdown, broker id from its
     # ident, 1.0+ `[KafkaServer id=N] `, 0.10.2-0.11 `[Kafka Server N], `), and the controller dropping brokers
     # that left from its shutting-down list (KafkaController.onBrokerFailure). All were `other`.

@@ -53,7 +53,7 @@ def test_cluster_page_renders_timeline_first_with_split_brain_shaded(analyzed, t
 def test_index_lists_every_cluster_and_warns_about_the_epoch_going_back(analyzed, tmp_path: Path) -> None:
     page = analyzed.out / "report.html"
     text = page.read_text(encoding="utf-8")
-    for cluster in ("prod", "demo", "sim", "andrei", "guenterh", "broken"):
+    for cluster in ("prod", analyzed.demo_cluster, "sim", "andrei", "guenterh", "broken"):
         assert f'<a href="report/{cluster}.html">{cluster}</a>' in text
         assert (analyzed.out / "report" / f"{cluster}.html").is_file()
     assert "epoch goes back from 10 to 1" in text and "--cluster-pattern" in text

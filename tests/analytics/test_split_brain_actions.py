@@ -45,6 +45,22 @@ def test_what_the_stale_controller_did_or_tried_still_counts(spark) -> None:
     assert windows(spark, acted) == [(60, 1, 1, 2)]  # the window ends at its last attempt, not its resignation
 
 
+def test_zookeeper_refusing_the_stale_controller_s_write_is_a_refusal(spark) -> None:
+    """"Controller moved to another broker …" (Kafka's ControllerMovedException: ZooKeeper's epoch-zkVersion check
+    refused the write) states no epoch: the stale controller's line inside the window is its refused attempt, as
+    is a line with that exception under it (a lost election). They counted nowhere (an action had to state an
+    epoch); the event whose handling was refused stays an action."""
+    tried = [*BEGUN, dict(ms=1040, kind="controller_moved", controller_id=1),  # "… when moving some partitions …"
+             dict(ms=1041, kind="controller_moved", controller_id=1),  # "… when processing TopicChange."
+             dict(ms=1041, kind="controller_moved", controller_id=2),  # another controller's (not this window's)
+             dict(ms=1042, kind="other", controller_id=1, exception="org.apache.kafka.common.errors."
+                  "ControllerMovedException: Controller moved to another broker. Aborting controller startup "
+                  "procedure"),
+             dict(ms=1045, kind="controller_event", event_name="TopicChange", **STALE),
+             dict(ms=1050, kind="controller_resigned", **STALE)]
+    assert windows(spark, tried) == [(45, 1, 3, 2)]
+
+
 def test_the_events_of_who_is_controller_are_the_controllers() -> None:
     """``CONTROLLER_CHANGE_EVENTS`` are our controller's events of Kafka's ControllerChange and ControllerShutdown
     states (the names its ``controller_event`` records carry)."""

@@ -23,8 +23,15 @@ CONTROLLER_CHANGE_EVENTS = ("Startup", "ControllerChange", "Reelect", "RegisterB
 ControllerShutdown): a stale controller handling one learns that it lost the controller (its session expired, the
 ``/controller`` znode changed) and resigns; it acts on nothing. Its other events (a TopicChange, a BrokerChange)
 act on the cluster as a controller would."""
-REFUSED_KINDS = ("leader_and_isr_ignored",)
-"""A stale tenure's attempts that were refused: a broker's "Ignoring LeaderAndIsr request … epoch N"."""
+REFUSED_KINDS = ("leader_and_isr_ignored", "controller_moved")
+"""A stale tenure's attempts that were refused: a broker's "Ignoring LeaderAndIsr request … epoch N", and
+ZooKeeper refusing the stale controller's write ("Controller moved to another broker …": the epoch-zkVersion
+check failed, nothing was written)."""
+MOVED_EXCEPTION = r"^[\w.$]*ControllerMoved(?:Exception|Error)\b"
+"""A record whose folded exception is Kafka's ``ControllerMovedException`` (or our ``ControllerMovedError``) is a
+refusal too, whatever its message: Kafka's lost election logs "Broker n was elected as controller instead of broker
+m" (DEBUG) with "ControllerMovedException: Controller moved to another broker. Aborting controller startup
+procedure" under it."""
 PERCENTILES = (0.5, 0.95, 0.99)
 MAX_BUCKET_ROWS = 200_000
 """At most about this many (failure, time bucket) rows are broadcast to the handling events."""
@@ -83,22 +90,30 @@ def split_brain_windows(candidates: DataFrame, events: DataFrame) -> DataFrame:
 
     ``candidates`` (from the timeline) bound each possible window by the newer tenure's start and the
     stale tenure's last activity. Here the events of both tenures
-    inside that range are counted; the stale tenure's actions refused by a broker ("Ignoring LeaderAndIsr
-    request ... epoch N" lines) are counted apart. Lines that are no action (``NOT_ACTIONS``,
+    inside that range are counted; the stale tenure's attempts that were refused (``REFUSED_KINDS``, or a
+    ``MOVED_EXCEPTION`` under the line) are counted apart: by a broker ("Ignoring LeaderAndIsr request ...
+    epoch N" lines) or by ZooKeeper ("Controller moved to another broker ..." lines, which state no epoch: one
+    of the stale controller inside the range is its refusal). Lines that are no action (``NOT_ACTIONS``,
     ``CONTROLLER_CHANGE_EVENTS``: a stale controller resigning 63 ms after its successor's first action made a
     window) are not counted, on either side. Candidates with no stale action inside are dropped, and the window
     ends at the stale tenure's last action.
     """
     acting = ~F.col("kind").isin(*NOT_ACTIONS) & ~((F.col("kind") == "controller_event")
                                                    & F.col("event_name").isin(*CONTROLLER_CHANGE_EVENTS))
+    moved = (F.col("kind") == "controller_moved") | F.coalesce(F.col("exception").rlike(MOVED_EXCEPTION),
+                                                               F.lit(False))
     acts = events.select("cluster", "ts_ms", "kind", "event_name", "controller_id", "controller_epoch",
-                         "source_file", "line_number").where(F.col("controller_epoch").isNotNull() & acting)
+                         "source_file", "line_number", moved.alias("moved")).where(
+        (F.col("controller_epoch").isNotNull() | (F.col("moved") & F.col("controller_id").isNotNull())) & acting)
     c = F.broadcast(candidates)
+    # a refusal stating no epoch is the stale controller's when it names that controller
+    moved_stale = F.col("moved") & F.col("controller_epoch").isNull() & (
+        F.col("controller_id") == F.col("stale_controller_id"))
     joined = acts.join(c, on="cluster", how="inner").where(
         (F.col("ts_ms") >= F.col("start_ms")) & (F.col("ts_ms") <= F.col("end_ms"))
-        & F.col("controller_epoch").isin(F.col("stale_epoch"), F.col("new_epoch")))
-    stale = F.col("controller_epoch") == F.col("stale_epoch")
-    refused = stale & F.col("kind").isin(*REFUSED_KINDS)
+        & (F.col("controller_epoch").isin(F.col("stale_epoch"), F.col("new_epoch")) | moved_stale))
+    stale = F.coalesce(F.col("controller_epoch") == F.col("stale_epoch"), moved_stale)
+    refused = stale & (F.col("kind").isin(*REFUSED_KINDS) | F.col("moved"))
     keys = ["cluster", "start_ms", "stale_controller_id", "stale_epoch", "new_controller_id", "new_epoch"]
     counted = joined.groupBy(*keys).agg(
         F.max(F.when(stale, F.col("ts_ms"))).alias("last_stale_ms"),

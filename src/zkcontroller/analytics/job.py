@@ -694,10 +694,10 @@ def _analyze_cached(spark: SparkSession, config: JobConfig, extracted: Extracted
     handling_windows = failure_windows(failures, membership, timeline.tenures, config.max_handling_ms)
     # Each is a window over every partition that several tables read: computed once, not once per table.
     lives = rows_frame(spark, life_ends, transform.LIFE_END_COLUMNS) if life_ends else None
-    intervals = caches.add(transform.partition_state_intervals(by_partition, observed, lives))
     # by_partition has no topic_deletion rows: the deletions that end its partitions' lines come from events
-    leadership = caches.add(transform.partition_leadership(by_partition, observed, lives,
-                                                           transform.deletion_starts(events)))
+    deletions = caches.add(transform.deletion_starts(events))
+    intervals = caches.add(transform.partition_state_intervals(by_partition, observed, lives, deletions))
+    leadership = caches.add(transform.partition_leadership(by_partition, observed, lives, deletions))
     # with_active_tenure reads the elections twice: the session aggregation runs once.
     elections_only = caches.add(transform.leader_elections(by_partition))
     # controlled_shutdowns' rows come from attempt and end lines only (every one is in ``membership``): with none,

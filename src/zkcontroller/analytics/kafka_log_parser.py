@@ -291,6 +291,13 @@ TEMPLATES: tuple[Template, ...] = (
              {"controller_id": 1, "controller_epoch": 2}),
     Template("controller_resigned", r"^(?:Broker (\d+) resigned as the controller|Resigned)\s*$",
              {"controller_id": 1}),
+    # ZooKeeper refused a controller's write (ControllerMovedException: the /controller_epoch zkVersion check of
+    # every controller write failed, another broker is controller now), 2.1-3.9: KafkaController "… when
+    # processing {event}.", the state machines "… when moving some partitions|replicas to {state} state" and
+    # "… when trying to create the topic partition state znode"; the exception's own texts "…. Aborting
+    # controller startup procedure" (a lost election) and "…. Aborting controlled shutdown". Controller id from
+    # the ident; no epoch (split_brain_windows counts them as the stale controller's refused attempts).
+    Template("controller_moved", r"^Controller moved to another broker\b"),
     Template("broker_failed", r"^Broker failure callback for ([\d, ]*\d)", {"brokers": 1}),
     # 0.10.2-3.9 (2.2 adds "bounced brokers"): the membership diff the controller acts on; ``brokers`` are the
     # deleted ones, so a broker that dies shows here even when no failure callback line follows. ``live_brokers``

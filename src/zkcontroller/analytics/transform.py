@@ -1,7 +1,8 @@
 """Transform: pure ``DataFrame -> DataFrame`` functions from ``events`` to the analysis tables.
 
 Every function starts and ends with an explicit ``select`` (so its input and output columns are visible
-here), passes ``how=`` to every join and uses Spark built-ins only. Times are Spark timestamps (UTC) named
+here), passes ``how=`` to every join and uses Spark built-ins only; the one Spark action is
+`with_deletion_starts`'s count, which chooses its join. Times are Spark timestamps (UTC) named
 ``*_at``; durations are integer milliseconds named ``*_ms`` or float seconds named ``*_seconds``.
 Columns of each table are documented in ``docs/analytics.md``.
 """
@@ -86,15 +87,28 @@ def _within_life(staged: DataFrame, lives: DataFrame | None) -> DataFrame:
 
 
 def partition_state_intervals(events: DataFrame, windows: DataFrame | None = None,
-                              lives: DataFrame | None = None) -> DataFrame:
+                              lives: DataFrame | None = None, deletions: DataFrame | None = None) -> DataFrame:
     """One row per stay of a partition in a state, from partition-state-machine transitions.
     ``windows``: `observed_windows` of ``events``, when the caller has it; ``lives``: see `_within_life` (a stay
-    cut at its life's end ends there, and is not open)."""
+    cut at its life's end ends there, and is not open); ``deletions``: `deletion_starts` of the events, when
+    ``events`` lacks the ``topic_deletion`` rows (the job's `partition_rows`).
+
+    A Kafka-format stay ends at the next deletion start of its topic (``deletion_starts``) if that comes first:
+    Kafka logs the partitions' moves to ``OfflinePartition`` and ``NonExistentPartition`` at TRACE only, so at
+    INFO a deleted partition read ``OnlinePartition`` to the end of the log. Our event log records those moves,
+    and its stays end at them."""
     changes = events.select(
         *_PARTITION_KEY, *_LINE_ORDER, "ts", "kind", "to_state", "controller_id", "controller_epoch", "leader",
+        "source_format",
     ).where((F.col("kind") == "partition_state_change") & F.col("partition").isNotNull())
+    deleted = deletion_starts(events) if deletions is None else deletions
+    ts = F.col("ts_ms")
     w = _ordered(*_PARTITION_KEY)
-    staged = _within_life(changes.select("*", F.lead("ts_ms").over(w).alias("end_ms")), lives).join(
+    next_deletion = F.when(F.col("source_format") == "kafka_log",
+                           F.array_min(F.filter("deleted_ms", lambda d: d >= ts)))
+    ended = with_deletion_starts(changes, deleted).select(
+        *changes.columns, F.least(F.lead("ts_ms").over(w), next_deletion).alias("end_ms"))
+    staged = _within_life(ended, lives).join(
         F.broadcast(observed_windows(events) if windows is None else windows), on="cluster", how="left",
     )
     end = F.coalesce("end_ms", "window_end_ms")
@@ -110,17 +124,32 @@ def partition_state_intervals(events: DataFrame, windows: DataFrame | None = Non
 
 
 DELETION_STARTS_COLUMNS = (("cluster", "string"), ("topic", "string"), ("deleted_ms", "array<bigint>"))
+BROADCAST_DELETED_TOPICS = 100_000
+"""Most deleted topics whose ``deletion_starts`` rows (a name and a few times each, some 50-100 bytes) are sent
+to every task by `with_deletion_starts`; more, and the driver and every executor would hold tens of MB (as
+``merge.BROADCAST_CHANGED_PARTITIONS`` bounds the ISR check's keys)."""
 
 
 def deletion_starts(events: DataFrame) -> DataFrame:
     """Per (cluster, topic) that a deletion started for, when each did (``deleted_ms``, ascending): the JSONL
     ``topic_deletion`` record of phase ``started``, or Kafka's ``Deletion of topic t (re)started``. Kafka logs the
     partitions' moves to ``NonExistentPartition`` that follow it at TRACE only, so in its logs this line is what
-    says they are gone. One row per deleted topic: `partition_leadership` broadcasts it."""
+    says they are gone. One row per deleted topic: `partition_leadership` and `partition_state_intervals`
+    broadcast it (`with_deletion_starts`, up to ``BROADCAST_DELETED_TOPICS`` rows)."""
     return events.where((F.col("kind") == "topic_deletion") & (F.col("phase") == "started")).select(
         "cluster", F.explode(F.split(F.coalesce("topics", "topic"), ",")).alias("topic"), "ts_ms",
     ).groupBy("cluster", "topic").agg(F.array_sort(F.collect_set("ts_ms")).alias("deleted_ms")).select(
         "cluster", "topic", "deleted_ms")
+
+
+def with_deletion_starts(rows: DataFrame, deletions: DataFrame) -> DataFrame:
+    """``rows`` with ``deleted_ms`` of their (cluster, topic) from ``deletions`` (`deletion_starts`; null: never
+    deleted). Up to ``BROADCAST_DELETED_TOPICS`` deleted topics (one Spark action counts them) the deletions are
+    broadcast, a join on part of the rows' partitioning key that keeps their partitioning and order (no
+    shuffle); more, a shuffled join (the windows after it shuffle the rows again): the same rows either way."""
+    small = deletions.count() <= BROADCAST_DELETED_TOPICS
+    return rows.join(F.broadcast(deletions) if small else deletions, on=["cluster", "topic"], how="left").select(
+        *rows.columns, "deleted_ms")
 
 
 _NOT_A_LINE = -2
@@ -156,12 +185,11 @@ def partition_leadership(events: DataFrame, windows: DataFrame | None = None,
         F.col("kind").isin(*CONTROLLER_KINDS) & F.col("leader").isNotNull() & F.col("partition").isNotNull()
         & ~((F.col("kind") == "leader_election") & (F.col("leader") < 0))
     )
-    deleted = F.broadcast(deletion_starts(events) if deletions is None else deletions)
+    deleted = deletion_starts(events) if deletions is None else deletions
     ts = F.col("ts_ms")
     w = _ordered(*_PARTITION_KEY)
     so_far = w.rowsBetween(Window.unboundedPreceding, Window.currentRow)
-    # a broadcast join on part of the partitioning key: the rows keep their partitioning and order (no shuffle)
-    marked = rows.join(deleted, on=["cluster", "topic"], how="left").select(
+    marked = with_deletion_starts(rows, deleted).select(
         *rows.columns, "deleted_ms",
         F.greatest(F.max(F.when(F.col("gone"), ts)).over(so_far),
                    F.array_max(F.filter("deleted_ms", lambda d: d <= ts))).alias("gone_ms"),

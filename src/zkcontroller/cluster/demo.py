@@ -7,7 +7,8 @@ broker, with a controlled shutdown: it asks the controller (itself) to move its 
 was gone, as after a crash); then another broker takes over with epoch 2 and reloads the context from the store. The new
 controller's session is expired: it re-registers with a new broker epoch and a new election follows (epoch 3). The
 stopped broker returns and heals the cluster as Kafka's does: its replicas fetch what they missed and rejoin every ISR,
-and a preferred-replica election gives leadership back. The logs are left for ``zkcontroller analyze``. The same
+and a preferred-replica election gives leadership back. The logs are left for ``zkcontroller analyze``,
+the event log naming the cluster by its id (``/cluster/id``) as ``zkcontroller cluster`` does. The same
 `ClusterShell` commands a user types at ``zkcontroller cluster`` drive it, on the embedded store or a real ZooKeeper.
 """
 
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from zkcontroller.cluster.cluster_shell import ClusterShell, listener_lines
+from zkcontroller.cluster.cluster_shell import ClusterShell, event_log_cluster, listener_lines
 from zkcontroller.cluster.listener import ListenerPorts
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.logs import LogFiles
@@ -58,18 +59,22 @@ async def run_demo(backend: CoordinationBackend, broker_ids: list[int], log_dir:
         logs = LogFiles(log_dir)
         resources.callback(logs.close)  # it sets the loggers' levels and handlers process-wide
         resources.push_async_callback(backend.close)
+        admin_session = await backend.new_session()  # raises when ZooKeeper cannot be reached
+        resources.push_async_callback(admin_session.close)
+        admin = KafkaZkClient(admin_session, wall_clock_ms)
+        # the event log names the cluster by its id, as `zkcontroller cluster` does: a fixed "demo" made
+        # `analyze` read two runs' log directories as one cluster (a false epoch reset, tenures across both)
+        cluster_id = await event_log_cluster(admin)
         cluster = LocalCluster(
-            backend, broker_ids, wall_clock_ms, event_log=logs.event_log("demo", wall_clock_ms),
+            backend, broker_ids, wall_clock_ms, event_log=logs.event_log(cluster_id, wall_clock_ms),
             session_timeout_ms=6000,
             # controlled shutdown stays on (Kafka's default): "stop" is an orderly stop, and `analyze` lists it as
             # one; leadership comes back only by the narrated preferred-replica election, not before
             controller_config=ControllerConfig(broker_id=-1, auto_leader_rebalance_enable=False),
             listeners=listeners,
         )
-        admin_session = await backend.new_session()  # raises when ZooKeeper cannot be reached
-        resources.push_async_callback(admin_session.close)
         resources.push_async_callback(cluster.shutdown)
-        shell = ClusterShell(cluster, KafkaZkClient(admin_session, wall_clock_ms), out=console.print)
+        shell = ClusterShell(cluster, admin, out=console.print)
         await cluster.start()
         first = await cluster.wait_for_controller()
         console.print(
@@ -115,7 +120,8 @@ async def run_demo(backend: CoordinationBackend, broker_ids: list[int], log_dir:
         await _run(shell, [(None, "describe"), (None, "status")])
     console.print(f"\nLogs (Kafka's state-change.log, controller.log and server.log, and events.jsonl) are in "
                   f"{log_dir}")
-    console.print(f"Analyse them with: uv run zkcontroller analyze {log_dir} --out {log_dir}/analysis")
+    console.print(f"Analyse them with: uv run zkcontroller analyze {log_dir} --out {log_dir}/analysis "
+                  f"(the report names the cluster by its id, {cluster_id})")
     return log_dir
 
 
