@@ -140,7 +140,7 @@ def requested_partitions(topic: str | None, partition: int | None, all_topic_par
 @click.option("--topic", help="Name of the topic (with --partition).")
 @click.option("--partition", type=JAVA_INT, help="Partition number (with --topic).")
 @click.option("--all-topic-partitions", is_flag=True, help="Elect leaders for every partition.")
-@click.option("--path-to-json-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+@click.option("--path-to-json-file", type=click.Path(path_type=Path),  # read by read_user_file: its one error line
               help='JSON file: {"partitions": [{"topic": "t", "partition": 0}]}.')
 def leader_election(zookeeper: str, election_type: str, topic: str | None, partition: int | None,
                     all_topic_partitions: bool, path_to_json_file: Path | None) -> None:
