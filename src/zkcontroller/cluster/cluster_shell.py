@@ -23,7 +23,7 @@ from typing import TextIO
 from zkcontroller.admin.describe import controller_status, describe_lines, describe_topics, select_topics
 from zkcontroller.admin.leader_election import all_partitions, start_preferred_election
 from zkcontroller.admin.topic_rules import collision_warning
-from zkcontroller.admin.topics import TopicAdmin, deletion_line
+from zkcontroller.admin.topics import TopicAdmin, deletion_lines
 from zkcontroller.broker.config import MAX_RESERVED_BROKER_ID, ReplicationConfig, virtual_log_dirs
 from zkcontroller.cluster.listener import ListenerPorts
 from zkcontroller.cluster.local_cluster import LocalCluster
@@ -220,7 +220,8 @@ class ClusterShell:
         if len(args) != 1:
             raise ValueError(COMMANDS.usage("delete"))
         async for topic, marked_now in self.topics.delete_topics_matching(args[0]):
-            self.out(deletion_line(topic, marked_now))
+            for line in deletion_lines(topic, marked_now):  # kafka-topics --delete's, the note included
+                self.out(line)
 
     async def _fail_log_dir(self, args: list[str]) -> None:
         """A disk failure: the broker takes the replicas in DIR offline and tells the controller, which moves
