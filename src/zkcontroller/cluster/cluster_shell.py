@@ -100,6 +100,13 @@ class PromptLogHandler(logging.Handler):
     """Most specific first. Every Kafka logger, not just ``kafka.server``: a failed log dir's LogManager lines
     and a Partition's ISR retries reached the terminal through the root handler instead, time-stamped in
     another layout between the prompt's own lines (and ``zkcontroller.*``: the store client's errors)."""
+    QUIET = (("kafka.server.ReplicaFetcherThread", logging.ERROR),)
+    """Shown from ERROR only: after a ``kill`` every follower of the dead broker warns "Error in response for fetch
+    request ... Connection to 2 was disconnected" on each retry (a second apart per fetcher) until the controller
+    moves the leadership, which flooded the prompt; Kafka logs them to server.log, which keeps them here too."""
+    THRESHOLDS = QUIET + WATCHED
+    """What `emit` shows, first match wins; `attached` hooks only ``WATCHED``'s loggers, so the quiet ones keep
+    propagating to them (and to server.log's handler, on ``kafka``)."""
     TRACE_IN_FILE = ("kafka.controller",)
     """Loggers whose records a run's log files keep in full (`cluster.logs.LogFiles`)."""
 
@@ -109,7 +116,7 @@ class PromptLogHandler(logging.Handler):
         self.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
 
     def emit(self, record: logging.LogRecord) -> None:
-        threshold = next((level for name, level in self.WATCHED if record.name.startswith(name)), None)
+        threshold = next((level for name, level in self.THRESHOLDS if record.name.startswith(name)), None)
         if threshold is not None and record.levelno >= threshold:
             self._out(f"[{record.name}] {self.format(record)}")
 
