@@ -42,7 +42,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=9)
     args = parser.parse_args()
     lais = [LeaderAndIsr(1 + i % 5, i % 97, (1 + i % 5, 1 + (i + 1) % 5, 1 + (i + 2) % 5), i % 13) for i in range(N)]
-    docs = [{"version": 1, "leader": lai.leader, "leader_epoch": lai.leader_epoch, "controller_epoch": 7,
+    docs = [{"controller_epoch": 7, "leader": lai.leader, "version": 1, "leader_epoch": lai.leader_epoch,
              "isr": list(lai.isr)} for lai in lais]
     topics = [{"version": 3, "partitions": {str(p): [1 + p % 5, 1 + (p + 1) % 5, 1 + (p + 2) % 5] for p in range(10)},
                "adding_replicas": {}, "removing_replicas": {}, "topic_id": str(TopicId(os.urandom(16)))}

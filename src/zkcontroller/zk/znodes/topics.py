@@ -161,30 +161,37 @@ class TopicPartitionStateZNode:
         """Each leadership as written by the controller of ``controller_epoch``, in one loop (one per partition
         per election or ISR change: 20,000 in a broker failure).
 
-        The bytes ``dumps`` (and orjson) write for these fields, in this order, formatted directly: everything
-        after the leader epoch (the controller epoch and the ISR) is made once per distinct ISR, of which a
-        broker failure's partitions share a few dozen. A field that is not a plain ``int`` (a ``bool`` would
-        print as ``True``) takes the JSON encoder for the whole entry. The ISR memo is keyed by value, and
-        ``(True, 2) == (1, 2)``: ISR members are always plain ints (decoded with `int_tuple_or_none`, or taken
-        from such an ISR or assignment), so only a caller's bug could put an ISR of bools after an equal one of
-        ints in one batch."""
+        Kafka's bytes: its five-entry Scala ``Map`` is a ``HashMap``, which Jackson writes in the hash trie's
+        order, ``controller_epoch``, ``leader``, ``version``, ``leader_epoch``, ``isr`` (`KEY_ORDER`), as
+        ``dumps`` writes them, formatted directly: the head (up to the leader) is made once per batch, the ISR's
+        tail once per distinct ISR, of which a broker failure's partitions share a few dozen. A field that is not
+        a plain ``int`` (a ``bool`` would print as ``True``) takes the JSON encoder for the whole entry. The ISR
+        memo is keyed by value, and ``(True, 2) == (1, 2)``: ISR members are always plain ints (decoded with
+        `int_tuple_or_none`, or taken from such an ISR or assignment), so only a caller's bug could put an ISR of
+        bools after an equal one of ints in one batch."""
         version = TopicPartitionStateZNode.VERSION
-        head = f'{{"version":{version},"leader":'
-        tail_of: dict[tuple[int, ...], str | None] = {}  # per distinct ISR; None when it needs the encoder
         plain = type(controller_epoch) is int
+        head = f'{{"controller_epoch":{controller_epoch},"leader":'
+        middle = f',"version":{version},"leader_epoch":'
+        tail_of: dict[tuple[int, ...], str | None] = {}  # per distinct ISR; None when it needs the encoder
         out = []
         for lai in leader_and_isrs:
             leader, leader_epoch, isr = lai.leader, lai.leader_epoch, lai.isr
             tail = tail_of.get(isr, "")
             if tail == "":
-                tail = tail_of[isr] = (f',"controller_epoch":{controller_epoch},"isr":[{",".join(map(str, isr))}]}}'
+                tail = tail_of[isr] = (f',"isr":[{",".join(map(str, isr))}]}}'
                                        if plain and all(type(r) is int for r in isr) else None)
             if tail is not None and type(leader) is int and type(leader_epoch) is int:
-                out.append(f'{head}{leader},"leader_epoch":{leader_epoch}{tail}'.encode())
+                out.append(f"{head}{leader}{middle}{leader_epoch}{tail}".encode())
             else:
-                out.append(dumps({"version": version, "leader": leader, "leader_epoch": leader_epoch,
-                                  "controller_epoch": controller_epoch, "isr": list(isr)}))
+                out.append(dumps({"controller_epoch": controller_epoch, "leader": leader, "version": version,
+                                  "leader_epoch": leader_epoch, "isr": list(isr)}))
         return out
+
+    KEY_ORDER = ("controller_epoch", "leader", "version", "leader_epoch", "isr")
+    """``Map("version" -> 1, "leader" -> .., "leader_epoch" -> .., "controller_epoch" -> .., "isr" -> ..)``
+    iterated as Scala 2.13's immutable ``HashMap`` does (`java_hash.scala_immutable_hash_set_order` of the keys'
+    ``String.hashCode``; checked against scala-library 2.13.18)."""
 
     @staticmethod
     def decode(data: bytes | None, path: str, zk_version: int) -> LeaderIsrAndControllerEpoch:
