@@ -44,8 +44,8 @@ or a lone one, which Python cannot encode to UTF-8)."""
 
 def dumps(value: Any) -> bytes:
     """Encode as Kafka's ``Json.encodeAsBytes`` (Jackson 2.10's ``UTF8JsonGenerator``) does, byte for byte but for
-    map key order, which is the caller's dict's (a Scala ``HashMap``'s is reproduced only for the partition
-    state znodes): every znode Kafka writes as JSON is written here.
+    map key order, which is the caller's dict's (`scala_maps` gives the partition state, topic and broker znodes
+    Kafka's): every znode Kafka writes as JSON is written here.
 
     Python's C encoder writes the same bytes as Jackson for the common content (ASCII text, integers, booleans,
     null; also other BMP text): that output is kept when nothing in it can differ, found by substring tests in C

@@ -28,6 +28,7 @@ from zkcontroller.zk.json_fields import (
     parse_object,
     refuse_no_value,
 )
+from zkcontroller.zk.scala_maps import scala_mutable_map
 from zkcontroller.zk.topic_id import parse_topic_id
 
 
@@ -48,19 +49,22 @@ class TopicZNode:
 
     @staticmethod
     def encode(topic_id: TopicId | None, assignment: Mapping[TopicPartition, ReplicaAssignment]) -> bytes:
-        """Adding/removing maps are always written, holding only partitions with a non-empty list."""
+        """Adding/removing maps are always written, holding only partitions with a non-empty list. Every map is a
+        Scala ``mutable.Map`` in ZkData's ``encode``, written in its hash order (`scala_mutable_map`), as Kafka's
+        bytes are: ``{"partitions":{...},"removing_replicas":{},"topic_id":"...","adding_replicas":{},
+        "version":3}``."""
         ordered = sorted(assignment.items())
-        doc: dict[str, Any] = {
-            "version": TopicZNode.CURRENT_VERSION,
-            "partitions": {str(tp.partition): list(a.replicas) for tp, a in ordered},
-            "adding_replicas": {str(tp.partition): list(a.adding_replicas) for tp, a in ordered
-                                if a.adding_replicas},
-            "removing_replicas": {str(tp.partition): list(a.removing_replicas) for tp, a in ordered
-                                  if a.removing_replicas},
-        }
+        fields: list[tuple[str, Any]] = [
+            ("version", TopicZNode.CURRENT_VERSION),
+            ("partitions", scala_mutable_map((str(tp.partition), list(a.replicas)) for tp, a in ordered)),
+            ("adding_replicas", scala_mutable_map((str(tp.partition), list(a.adding_replicas))
+                                                  for tp, a in ordered if a.adding_replicas)),
+            ("removing_replicas", scala_mutable_map((str(tp.partition), list(a.removing_replicas))
+                                                    for tp, a in ordered if a.removing_replicas)),
+        ]
         if topic_id is not None:
-            doc["topic_id"] = str(topic_id)
-        return dumps(doc)
+            fields.append(("topic_id", str(topic_id)))
+        return dumps(scala_mutable_map(fields))
 
     @staticmethod
     def decode(data: bytes | None, path: str) -> TopicIdReplicaAssignment:
