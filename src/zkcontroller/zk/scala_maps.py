@@ -13,9 +13,11 @@ from typing import Any
 from zkcontroller.java_hash import java_string_hash, scala_hash_order, scala_immutable_hash_set_order
 
 
-def scala_mutable_map(pairs: Iterable[tuple[str, Any]]) -> dict[str, Any]:
+def scala_mutable_map(pairs: Iterable[tuple[str, Any]] | dict[str, Any]) -> dict[str, Any]:
     """``mutable.Map(pairs: _*)`` (or ``+=`` in this order), as Jackson iterates it."""
-    values = dict(pairs)
+    values = pairs if isinstance(pairs, dict) else dict(pairs)
+    if len(values) < 2:
+        return values
     return {key: values[key] for key in _mutable_order(tuple(values))}
 
 

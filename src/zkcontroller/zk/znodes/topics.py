@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from zkcontroller.model import (
     LeaderAndIsr,
@@ -54,16 +53,16 @@ class TopicZNode:
         bytes are: ``{"partitions":{...},"removing_replicas":{},"topic_id":"...","adding_replicas":{},
         "version":3}``."""
         ordered = sorted(assignment.items())
-        fields: list[tuple[str, Any]] = [
-            ("version", TopicZNode.CURRENT_VERSION),
-            ("partitions", scala_mutable_map((str(tp.partition), list(a.replicas)) for tp, a in ordered)),
-            ("adding_replicas", scala_mutable_map((str(tp.partition), list(a.adding_replicas))
-                                                  for tp, a in ordered if a.adding_replicas)),
-            ("removing_replicas", scala_mutable_map((str(tp.partition), list(a.removing_replicas))
-                                                    for tp, a in ordered if a.removing_replicas)),
-        ]
+        fields = {
+            "version": TopicZNode.CURRENT_VERSION,
+            "partitions": scala_mutable_map({str(tp.partition): list(a.replicas) for tp, a in ordered}),
+            "adding_replicas": scala_mutable_map({str(tp.partition): list(a.adding_replicas) for tp, a in ordered
+                                                  if a.adding_replicas}),
+            "removing_replicas": scala_mutable_map({str(tp.partition): list(a.removing_replicas)
+                                                    for tp, a in ordered if a.removing_replicas}),
+        }
         if topic_id is not None:
-            fields.append(("topic_id", str(topic_id)))
+            fields["topic_id"] = str(topic_id)
         return dumps(scala_mutable_map(fields))
 
     @staticmethod
