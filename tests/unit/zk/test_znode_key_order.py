@@ -1,13 +1,16 @@
-"""The topic and broker registration znodes are written in the key order Kafka 2.8's bytes have: ZkData builds
-each as a Scala ``mutable.Map`` (the partition maps too; the listener map is an immutable ``Map``), which Jackson
-writes in the map's own iteration order. The orders below were printed by scala-library 2.13.18 (Kafka 2.8.2 is
-built with Scala 2.13.5; the hash tables' layout is the same) for these keys: we wrote insertion order."""
+"""The topic, broker registration and entity config znodes are written in the key order of Kafka 2.8's bytes.
+ZkData builds the first two as Scala ``mutable.Map``s (the partition maps too; the listener map is an immutable
+``Map``), which Jackson writes in the map's own iteration order: the orders below were printed by scala-library
+2.13.18 (Kafka 2.8.2 is built with Scala 2.13.5; the hash tables' layout is the same) for these keys. We wrote
+insertion order.
+"""
 
 from __future__ import annotations
 
 from zkcontroller.model import Broker, BrokerInfo, EndPoint, ReplicaAssignment, TopicId, TopicPartition
 from zkcontroller.zk.scala_maps import scala_immutable_map, scala_mutable_map
 from zkcontroller.zk.znodes.brokers import BrokerIdZNode
+from zkcontroller.zk.znodes.config import ConfigEntityZNode
 from zkcontroller.zk.znodes.topics import TopicZNode
 
 TOPIC_ID = TopicId(bytes(range(16)))
@@ -39,3 +42,19 @@ def test_an_immutable_map_keeps_insertion_order_up_to_four_then_its_tries() -> N
     assert list(scala_immutable_map(pairs[:4])) == ["EXTERNAL", "INTERNAL", "REPLICATION", "SSL"]
     assert list(scala_immutable_map(pairs)) == ["INTERNAL", "EXTERNAL", "PLAINTEXT", "REPLICATION", "SSL"]
     assert list(scala_mutable_map([("4", 0), ("1", 0)])) == ["1", "4"]
+
+
+def test_an_entity_config_is_written_in_the_properties_order() -> None:
+    """ZkData's ``ConfigEntityZNode.encode`` hands Jackson the ``java.util.Properties`` itself, written in its
+    iteration order; we sorted the keys. Expected: jackson-databind 2.14 on JDK 17 writing ``{"version": 1,
+    "config": <Properties filled by setProperty in this order>}``."""
+    throttles = {"leader.replication.throttled.rate": "10", "follower.replication.throttled.rate": "10",
+                 "leader.replication.throttled.replicas": "*"}
+    assert ConfigEntityZNode.encode(throttles) == (
+        b'{"version":1,"config":{"leader.replication.throttled.replicas":"*",'
+        b'"leader.replication.throttled.rate":"10","follower.replication.throttled.rate":"10"}}')
+    topic = {"retention.ms": "1000", "segment.ms": "10", "cleanup.policy": "compact", "min.insync.replicas": "2",
+             "max.message.bytes": "100"}
+    assert ConfigEntityZNode.encode(topic) == (
+        b'{"version":1,"config":{"cleanup.policy":"compact","max.message.bytes":"100","min.insync.replicas":"2",'
+        b'"retention.ms":"1000","segment.ms":"10"}}')

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from zkcontroller.model import FeatureZNodeData, FeatureZNodeStatus, FinalizedVersionRange, sorted_features
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import UnparseableZnodeError, ZnodeDecodeError
+from zkcontroller.zk.java_properties import properties_order
 from zkcontroller.zk.json_fields import (
     INT32_MAX,
     JsonTooDeepError,
@@ -38,7 +39,11 @@ class ConfigEntityZNode:
 
     @staticmethod
     def encode(config: Mapping[str, str]) -> bytes:
-        return dumps({"version": ConfigEntityZNode.VERSION, "config": dict(sorted(config.items()))})
+        """ZkData's ``Map("version" -> 1, "config" -> config)``: ``config`` is a ``java.util.Properties``, which
+        Jackson writes in its iteration order (`properties_order`, Java 11+, of the keys put in ``config``'s
+        order: Kafka's tools put the node's keys as read, then the added ones). We wrote the keys sorted."""
+        ordered = {key: config[key] for key in properties_order(config)}
+        return dumps({"version": ConfigEntityZNode.VERSION, "config": ordered})
 
     @staticmethod
     def decode(data: bytes | None, path: str) -> dict[str, str]:
