@@ -7,10 +7,19 @@ insertion order.
 
 from __future__ import annotations
 
-from zkcontroller.model import Broker, BrokerInfo, EndPoint, ReplicaAssignment, TopicId, TopicPartition
+from zkcontroller.model import (
+    Broker,
+    BrokerInfo,
+    EndPoint,
+    FeatureZNodeData,
+    FeatureZNodeStatus,
+    ReplicaAssignment,
+    TopicId,
+    TopicPartition,
+)
 from zkcontroller.zk.scala_maps import scala_immutable_map, scala_mutable_map
 from zkcontroller.zk.znodes.brokers import BrokerIdZNode
-from zkcontroller.zk.znodes.config import ConfigEntityZNode
+from zkcontroller.zk.znodes.config import ConfigEntityZNode, FeatureZNode
 from zkcontroller.zk.znodes.topics import TopicZNode
 
 TOPIC_ID = TopicId(bytes(range(16)))
@@ -58,3 +67,10 @@ def test_an_entity_config_is_written_in_the_properties_order() -> None:
     assert ConfigEntityZNode.encode(topic) == (
         b'{"version":1,"config":{"cleanup.policy":"compact","max.message.bytes":"100","min.insync.replicas":"2",'
         b'"retention.ms":"1000","segment.ms":"10"}}')
+
+
+def test_the_feature_znode_is_written_in_kafkas_order() -> None:
+    """ZkData's ``FeatureZNode.encode``: a ``mutable.Map`` of version, status and features (the spec's example,
+    §1.2, has this order too)."""
+    assert FeatureZNode.encode(FeatureZNodeData(FeatureZNodeStatus.ENABLED, ())) == (
+        b'{"features":{},"version":1,"status":1}')

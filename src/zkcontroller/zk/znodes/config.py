@@ -17,6 +17,7 @@ from zkcontroller.zk.json_fields import (
     parse_json,
     parse_object,
 )
+from zkcontroller.zk.scala_maps import scala_mutable_map
 from zkcontroller.zk.znodes.sequential import SequentialNotificationZNode
 
 UNCLEAN_LEADER_ELECTION_ENABLE = "unclean.leader.election.enable"
@@ -152,14 +153,16 @@ class FeatureZNode:
 
     @staticmethod
     def encode(value: FeatureZNodeData) -> bytes:
-        return dumps({
+        """ZkData's ``mutable.Map``, in its hash order (`scala_mutable_map`): ``features``, ``version``,
+        ``status``; the features map (Java maps from ``Features.toMap``) keeps our order."""
+        return dumps(scala_mutable_map({
             "version": FeatureZNode.VERSION,
             "status": int(value.status),
             "features": {
                 name: {"min_version_level": r.min_version_level, "max_version_level": r.max_version_level}
                 for name, r in value.features
             },
-        })
+        }))
 
     @staticmethod
     def decode(data: bytes | None, path: str = paths.FEATURE) -> FeatureZNodeData:
