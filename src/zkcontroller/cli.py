@@ -288,8 +288,8 @@ def cluster(
 
 
 @main.command(cls=KafkaCommand, short_help="One broker process, as kafka-server-start.sh.")
-@click.argument("server_properties", required=False, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
+@click.argument("server_properties", required=False, type=click.Path(path_type=Path))  # load() says why it cannot
+@click.option("--config", "config_path", type=click.Path(path_type=Path),
               help="Kafka's server.properties (or give it first, as to kafka-server-start.sh).")
 @click.option("--override", "overrides", multiple=True, metavar="KEY=VALUE", help="Override one property.")
 def broker(server_properties: Path | None, config_path: Path | None, overrides: tuple[str, ...]) -> None:

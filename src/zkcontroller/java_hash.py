@@ -49,3 +49,46 @@ def scala_hash_order(keys: Iterable[K], hash_of: Callable[[K], int]) -> list[K]:
         return h & (capacity - 1), signed, seen[key]
 
     return sorted(seen, key=order)
+
+
+def topic_partition_hash(topic: str, partition: int) -> int:
+    """Kafka's ``TopicPartition.hashCode`` (``31 * (31 + partition) + topic.hashCode()``, Java ``int``
+    arithmetic), as an unsigned 32-bit value."""
+    return (31 * (31 + partition) + java_string_hash(topic)) & 0xFFFFFFFF
+
+
+def _scala_improve(h: int) -> int:
+    """``scala.collection.Hashing.improve`` (2.13) on an unsigned 32-bit value: the hash an immutable ``HashSet``
+    files an element by."""
+    m = 0xFFFFFFFF
+    h = (h + (~(h << 9) & m)) & m
+    h ^= h >> 14
+    h = (h + (h << 4)) & m
+    return h ^ (h >> 10)
+
+
+def scala_immutable_hash_set_order(keys: Iterable[K], hash_of: Callable[[K], int]) -> list[K]:
+    """The distinct ``keys`` in the iteration order of a Scala 2.13 immutable ``HashSet`` holding them (a set of
+    more than four elements, or one a ``HashSet`` was filtered or partitioned into): a CHAMP trie over the
+    improved hash (`_scala_improve` of ``hash_of``, the key's ``##``), five bits a level from the lowest. A node
+    holds as data the keys alone in their 5-bit slot, and a sub-node for a slot shared by several; the iterator
+    gives a node's data by slot, then each sub-node's, depth first, by slot (``ChampBaseIterator``). The trie is
+    canonical (a builder's, or a filter's, result), so only the set decides the order, except among keys of one
+    full 32-bit hash, which keep insertion order (a collision node). Checked against scala-library 2.13.18."""
+    distinct = list(dict.fromkeys(keys))
+    hashed = [(key, _scala_improve(hash_of(key) & 0xFFFFFFFF)) for key in distinct]
+
+    def walk(entries: list[tuple[K, int]], shift: int) -> list[K]:
+        if shift >= 32:
+            return [key for key, _ in entries]
+        slots: dict[int, list[tuple[K, int]]] = {}
+        for entry in entries:
+            slots.setdefault((entry[1] >> shift) & 31, []).append(entry)
+        ordered = sorted(slots.items())
+        out = [group[0][0] for _, group in ordered if len(group) == 1]
+        for _, group in ordered:
+            if len(group) > 1:
+                out += walk(group, shift + 5)
+        return out
+
+    return walk(hashed, 0)

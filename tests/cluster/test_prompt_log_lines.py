@@ -7,8 +7,18 @@ from __future__ import annotations
 
 import io
 import logging
+import random
+from pathlib import Path
 
-from zkcontroller.cluster.cluster_shell import PromptLogHandler, PromptOut
+import pytest
+from tests.helpers import wait_until
+from tests.integration.conftest import ClusterFactory
+
+from zkcontroller.cluster.cluster_shell import ClusterShell, PromptLogHandler, PromptOut
+from zkcontroller.cluster.logs import LogFiles
+from zkcontroller.coordination.backend import CoordinationBackend
+from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 
 def test_every_kafka_logger_and_the_store_client_show_in_the_prompts_layout(reached_root: list[str]) -> None:
@@ -56,3 +66,38 @@ def test_a_level_lowered_to_show_warnings_is_put_back_when_the_prompt_detaches()
         assert kafka.level == logging.ERROR
     finally:
         kafka.setLevel(logging.NOTSET)
+
+
+@pytest.mark.parametrize("backend", ["embedded"], indirect=True)
+async def test_a_killed_leaders_followers_fetch_errors_go_to_server_log_not_the_prompt(
+
+    make_cluster: ClusterFactory, backend: CoordinationBackend, tmp_path: Path, reached_root: list[str]
+) -> None:
+    """After ``kill 2`` each follower of broker 2 warned "Error in response for fetch request ... Connection to 2
+    was disconnected" at the prompt on every retry until the leadership moved: a screenful a minute on the
+    embedded store, whose session takes its timeout to go. Kafka logs them to server.log; so do we, and the
+    prompt stays quiet. The fetcher's errors still show (`PromptLogHandler.QUIET`). The embedded store only: on
+    ZooKeeper ``kill`` expires the session at once, and the leadership moves before a fetch fails."""
+    logs = LogFiles(tmp_path)
+    shown: list[str] = []
+    fetch_error = "leaderId=2, fetcherId=0] Error in response for fetch request"
+    try:
+        with PromptLogHandler(shown.append).attached():
+            cluster = await make_cluster([1, 2, 3])
+            await cluster.wait_for_controller()
+            session = await backend.new_session()
+            shell = ClusterShell(cluster, KafkaZkClient(session, wall_clock_ms), out=shown.append,
+                                 rng=random.Random(1))
+            try:
+                assert await shell.run_command("create t 3 3")
+                assert await shell.run_command("kill 2")
+                await wait_until(lambda: fetch_error in (tmp_path / "server.log").read_text(),
+                                 what="a follower's failed fetch from broker 2 in server.log")
+                logging.getLogger("kafka.server.ReplicaFetcherThread").error("Error due to")
+            finally:
+                await session.close()
+    finally:
+        logs.close()
+    assert not [line for line in shown if "ReplicaFetcher" in line and "Error due to" not in line]
+    assert "[kafka.server.ReplicaFetcherThread] ERROR Error due to" in shown
+    assert not [message for message in reached_root if "ReplicaFetcher" in message]

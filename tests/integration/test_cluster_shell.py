@@ -133,7 +133,8 @@ async def test_shell_produce_elect_and_delete(make_cluster: ClusterFactory, back
         assert await shell.run_command("elect nope")
         assert lines[-1] == "error: topic nope does not exist"
         assert await shell.run_command("delete logs")
-        assert lines[-1] == "Topic logs is marked for deletion."
+        assert lines[-2:] == ["Topic logs is marked for deletion.",
+                              "Note: This will have no impact if delete.topic.enable is not set to true."]
         await wait_until(lambda: _gone(admin, "logs"), what="the topic deleted by the controller")
     finally:
         await shell.workload.close()

@@ -40,7 +40,7 @@ from zkcontroller.admin.topic_rules import (
     parse_topic_configs,
     validate_topic_config_names,
 )
-from zkcontroller.admin.topics import TopicAdmin, change_topic_config, deletion_line
+from zkcontroller.admin.topics import TopicAdmin, change_topic_config, deletion_lines
 from zkcontroller.admin.usage import JAVA_INT, KafkaGroup, bad_connect_string, waiting_notice
 from zkcontroller.coordination.connect import make_backend
 from zkcontroller.coordination.errors import ConnectionLossError, ZkError
@@ -358,9 +358,8 @@ def delete_topic(zookeeper: str, name: str, exclude_internal: bool, if_exists: b
         admin = TopicAdmin(zk, _rng(None))
         async for topic, marked_now in admin.delete_topics_matching(name, exclude_internal=exclude_internal,
                                                                     if_exists=if_exists):
-            click.echo(deletion_line(topic, marked_now))
-            if marked_now:
-                click.echo("Note: This will have no impact if delete.topic.enable is not set to true.")
+            for line in deletion_lines(topic, marked_now):
+                click.echo(line)
 
     run_with_client(zookeeper, action)
 

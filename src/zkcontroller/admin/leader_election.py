@@ -24,8 +24,8 @@ from zkcontroller.admin.java_numbers import is_json_int
 from zkcontroller.admin.repeats import repeated
 from zkcontroller.admin.usage import JAVA_INT, KafkaCommand
 from zkcontroller.admin.user_files import read_user_file
-from zkcontroller.controller.scala_render import scala_set
 from zkcontroller.coordination.errors import NodeExistsError
+from zkcontroller.java_hash import scala_immutable_hash_set_order, topic_partition_hash
 from zkcontroller.model import TopicPartition, sorted_partitions
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -140,7 +140,7 @@ def requested_partitions(topic: str | None, partition: int | None, all_topic_par
 @click.option("--topic", help="Name of the topic (with --partition).")
 @click.option("--partition", type=JAVA_INT, help="Partition number (with --topic).")
 @click.option("--all-topic-partitions", is_flag=True, help="Elect leaders for every partition.")
-@click.option("--path-to-json-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+@click.option("--path-to-json-file", type=click.Path(path_type=Path),  # read by read_user_file: its one error line
               help='JSON file: {"partitions": [{"topic": "t", "partition": 0}]}.')
 def leader_election(zookeeper: str, election_type: str, topic: str | None, partition: int | None,
                     all_topic_partitions: bool, path_to_json_file: Path | None) -> None:
@@ -156,7 +156,30 @@ def leader_election(zookeeper: str, election_type: str, topic: str | None, parti
     started = run_with_client(zookeeper, lambda zk: start_preferred_election(zk, partitions))
     # ZkCommand's lines, whatever was requested: an empty list is "... path with " and "... partitions Set()"
     # (this printed nothing at all for one); kafka-leader-election --bootstrap-server prints nothing for it.
-    click.echo(f"Created preferred replica election path with {','.join(map(str, started.requested))}")
-    click.echo(f"Successfully started preferred replica election for partitions {scala_set(started.requested)}")
-    for tp in started.skipped:  # Kafka's line, after the others: the topic may exist without this partition
+    kind, valid, invalid = kafka_election_sets(partitions, started)
+    click.echo(f"Created preferred replica election path with {','.join(map(str, valid))}")
+    click.echo(f"Successfully started preferred replica election for partitions {kind}({', '.join(map(str, valid))})")
+    for tp in invalid:  # Kafka's line, after the others: the topic may exist without this partition
         click.echo(f"Skipping preferred replica leader election for partition {tp} since it doesn't exist.")
+
+
+def kafka_election_sets(partitions: list[TopicPartition] | None, started: PreferredElectionStarted
+                        ) -> tuple[str, list[TopicPartition], list[TopicPartition]]:
+    """The class and order ``ZkCommand.electPreferredLeaders`` prints its partitions in, and the skipped ones':
+    the file's partitions become a Scala ``Set`` (``Buffer.toSet``), which ``partition`` splits into the valid and
+    the invalid. Up to four partitions that is a Set1–Set4, iterated in insertion order (the file's), and so are
+    its parts (``Set(t-1, t-0)``); more make a ``HashSet``, whose parts are ``HashSet``s too, however small, in
+    the trie's order (`scala_immutable_hash_set_order`). Without a file every partition is valid
+    (``getAllPartitions``): a ``HashSet`` past four, else a small ``Set`` in ZooKeeper's child order, which is not
+    reproduced here (sorted)."""
+    source = partitions if partitions is not None else started.requested
+    valid_set, invalid_set = set(started.requested), set(started.skipped)
+    valid = [tp for tp in source if tp in valid_set]
+    invalid = [tp for tp in source if tp in invalid_set]
+    if len(source) <= 4:
+        return "Set", valid, invalid
+    return "HashSet", _hash_set_order(valid), _hash_set_order(invalid)
+
+
+def _hash_set_order(partitions: list[TopicPartition]) -> list[TopicPartition]:
+    return scala_immutable_hash_set_order(partitions, lambda tp: topic_partition_hash(tp.topic, tp.partition))

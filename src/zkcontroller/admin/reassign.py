@@ -30,6 +30,7 @@ from zkcontroller.model import Broker, ReplicaAssignment, TopicPartition, sorted
 from zkcontroller.protocol.wire.metadata_client import MetadataUnavailableError, partition_replicas
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.fencing import NO_FENCING
+from zkcontroller.zk.java_text import jackson_text
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.paths import ConfigType, parse_broker_id
 
@@ -127,10 +128,11 @@ def parse_broker_list(text: str) -> list[int]:
 
 
 def format_reassignment_json(assignment: Mapping[TopicPartition, Sequence[int]]) -> str:
-    """Kafka's ``formatAsReassignmentJson`` (log_dirs all "any")."""
+    """Kafka's ``formatAsReassignmentJson`` (log_dirs all "any"): ``Json.encodeAsString``, Jackson's text, so a
+    topic read from ZooKeeper with characters past ASCII prints them as they are (`jackson_text`)."""
     partitions = [{"topic": tp.topic, "partition": tp.partition, "replicas": list(r),
                    "log_dirs": ["any"] * len(r)} for tp, r in sorted(assignment.items())]
-    return json.dumps({"version": 1, "partitions": partitions}, separators=(",", ":"))
+    return jackson_text({"version": 1, "partitions": partitions})
 
 
 @dataclass(frozen=True)

@@ -71,11 +71,11 @@ def _show_progress(statuses: list[PartitionStatus]) -> None:
 @click.option("--verify", is_flag=True, help="Report whether the reassignment completed.")
 @click.option("--cancel", is_flag=True, help="Cancel the reassignment in the JSON file.")
 @click.option("--list", "list_", is_flag=True, help="List the partitions being reassigned.")
-@click.option("--topics-to-move-json-file", type=click.Path(dir_okay=False),
+@click.option("--topics-to-move-json-file", type=click.Path(),
               help='--generate: the topics to move, as {"topics": [{"topic": "t"}], "version": 1}.')
 @click.option("--broker-list", help="Comma-separated broker ids to move the topics to (--generate).")
 @click.option("--disable-rack-aware", is_flag=True, help="--generate: place replicas without rack information.")
-@click.option("--reassignment-json-file", type=click.Path(dir_okay=False),
+@click.option("--reassignment-json-file", type=click.Path(),
               help='--execute, --verify, --cancel: the reassignment, as {"version": 1, "partitions": [{"topic": '
                    '"t", "partition": 0, "replicas": [1, 2]}]} (--generate prints one).')
 @click.option("--wait-ms", type=click.IntRange(min=0), default=0, help="--execute: wait this long for completion.")

@@ -269,9 +269,15 @@ class TopicAdmin:
             yield topic, True
 
 
-def deletion_line(topic: str, marked_now: bool) -> str:
-    """kafka-topics' line for a topic ``delete_topics_matching`` yielded."""
-    return f"Topic {topic} is {'marked' if marked_now else 'already marked'} for deletion."
+DELETE_TOPIC_NOTE = "Note: This will have no impact if delete.topic.enable is not set to true."
+
+
+def deletion_lines(topic: str, marked_now: bool) -> list[str]:
+    """kafka-topics' lines for a topic ``delete_topics_matching`` yielded (``ZookeeperTopicService.deleteTopic``):
+    a topic marked now gets the note on delete.topic.enable after its line, one already marked does not."""
+    if marked_now:
+        return [f"Topic {topic} is marked for deletion.", DELETE_TOPIC_NOTE]
+    return [f"Topic {topic} is already marked for deletion."]
 
 
 async def change_topic_config(zk: KafkaZkClient, topic: str, configs: Mapping[str, str]) -> None:

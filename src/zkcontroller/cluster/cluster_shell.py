@@ -23,7 +23,7 @@ from typing import TextIO
 from zkcontroller.admin.describe import controller_status, describe_lines, describe_topics, select_topics
 from zkcontroller.admin.leader_election import all_partitions, start_preferred_election
 from zkcontroller.admin.topic_rules import collision_warning
-from zkcontroller.admin.topics import TopicAdmin, deletion_line
+from zkcontroller.admin.topics import TopicAdmin, deletion_lines
 from zkcontroller.broker.config import MAX_RESERVED_BROKER_ID, ReplicationConfig, virtual_log_dirs
 from zkcontroller.cluster.listener import ListenerPorts
 from zkcontroller.cluster.local_cluster import LocalCluster
@@ -100,6 +100,13 @@ class PromptLogHandler(logging.Handler):
     """Most specific first. Every Kafka logger, not just ``kafka.server``: a failed log dir's LogManager lines
     and a Partition's ISR retries reached the terminal through the root handler instead, time-stamped in
     another layout between the prompt's own lines (and ``zkcontroller.*``: the store client's errors)."""
+    QUIET = (("kafka.server.ReplicaFetcherThread", logging.ERROR),)
+    """Shown from ERROR only: after a ``kill`` every follower of the dead broker warns "Error in response for fetch
+    request ... Connection to 2 was disconnected" on each retry (a second apart per fetcher) until the controller
+    moves the leadership, which flooded the prompt; Kafka logs them to server.log, which keeps them here too."""
+    THRESHOLDS = QUIET + WATCHED
+    """What `emit` shows, first match wins; `attached` hooks only ``WATCHED``'s loggers, so the quiet ones keep
+    propagating to them (and to server.log's handler, on ``kafka``)."""
     TRACE_IN_FILE = ("kafka.controller",)
     """Loggers whose records a run's log files keep in full (`cluster.logs.LogFiles`)."""
 
@@ -109,7 +116,7 @@ class PromptLogHandler(logging.Handler):
         self.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
 
     def emit(self, record: logging.LogRecord) -> None:
-        threshold = next((level for name, level in self.WATCHED if record.name.startswith(name)), None)
+        threshold = next((level for name, level in self.THRESHOLDS if record.name.startswith(name)), None)
         if threshold is not None and record.levelno >= threshold:
             self._out(f"[{record.name}] {self.format(record)}")
 
@@ -220,7 +227,8 @@ class ClusterShell:
         if len(args) != 1:
             raise ValueError(COMMANDS.usage("delete"))
         async for topic, marked_now in self.topics.delete_topics_matching(args[0]):
-            self.out(deletion_line(topic, marked_now))
+            for line in deletion_lines(topic, marked_now):  # kafka-topics --delete's, the note included
+                self.out(line)
 
     async def _fail_log_dir(self, args: list[str]) -> None:
         """A disk failure: the broker takes the replicas in DIR offline and tells the controller, which moves

@@ -11,7 +11,8 @@ the top level in two cases, and so does `parse_json`: a number must be followed 
 ``true``/``false``/``null`` by no character that may continue a Java identifier. A UTF-8 byte order mark is
 skipped, as Jackson's encoding detection does.
 
-Writing mirrors Jackson's compact output: no spaces, UTF-8, non-ASCII characters left unescaped.
+Writing (`dumps`) mirrors Jackson's compact output byte for byte: no spaces, UTF-8, BMP characters left
+unescaped, control characters and UTF-16 surrogates escaped in upper-case hex.
 """
 
 from __future__ import annotations
@@ -33,10 +34,38 @@ INT32_MAX = 2**31 - 1
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
+_FLOAT_TOKEN = re.compile(r"(?:^|[:,\[])-?[0-9]+(?:\.|e[-+])")
+"""A number with a fraction or an exponent (``repr``'s ``1e-05``, ``1e+16``) where `_ENCODER` writes a value, or
+a string holding such text (which only costs the slower path): Java writes a ``Double`` as ``Double.toString``."""
+_SURROGATE_OR_ASTRAL = re.compile(r"[\ud800-\udfff\U00010000-\U0010ffff]")
+"""What Jackson escapes and Python's encoder writes raw: surrogates (Java's halves of a character outside the BMP,
+or a lone one, which Python cannot encode to UTF-8)."""
+
 
 def dumps(value: Any) -> bytes:
-    """Encode like Jackson's ``Json.encodeAsBytes``: compact separators, UTF-8."""
-    return _ENCODER.encode(value).encode("utf-8")
+    """Encode as Kafka's ``Json.encodeAsBytes`` (Jackson 2.10's ``UTF8JsonGenerator``) does, byte for byte but for
+    map key order, which is the caller's dict's (`scala_maps` gives the partition state, topic and broker znodes
+    Kafka's): every znode Kafka writes as JSON is written here.
+
+    Python's C encoder writes the same bytes as Jackson for the common content (ASCII text, integers, booleans,
+    null; also other BMP text): that output is kept when nothing in it can differ, found by substring tests in C
+    (``str.isascii`` is constant-time) and a regex only when a ``.``, ``e-`` or ``e+`` is there; otherwise the
+    value is written by `jackson_dumps` (a control character's ``\\u00XX``, in upper-case hex; a character
+    outside the BMP or a lone surrogate as ``\\uXXXX`` escapes; a float in Java's layout; an integer past
+    Python's digit limit). Map keys are ``str`` or ``int``, as in every znode."""
+    try:
+        text = _ENCODER.encode(value)
+    except ValueError:  # an integer past Python's digit limit, a float not finite: Jackson writes both
+        return jackson_dumps(value)
+    if "\\u" in text:  # an escape Python writes in lower case
+        return jackson_dumps(value)
+    if ("." in text or "e-" in text or "e+" in text) and _FLOAT_TOKEN.search(text) is not None:
+        return jackson_dumps(value)
+    if text.isascii():
+        return text.encode("ascii")
+    if _SURROGATE_OR_ASTRAL.search(text) is None:
+        return text.encode("utf-8")
+    return jackson_dumps(value)
 
 
 _PLAIN_JSON_TEXT = re.compile(r'[^"\\\x00-\x1f\ud800-\udfff\U00010000-\U0010ffff]*')
@@ -116,8 +145,8 @@ def jackson_dumps(value: Any) -> bytes:
     """Encode values Jackson bound into ``Object`` (``Map``, ``List``, ``String``, ``Integer``/``Long``/
     ``BigInteger``, ``Double``, ``Boolean``, null) as Kafka's ``Json.encodeAsBytes`` writes them back: compact,
     UTF-8, strings as `_jackson_string`, integers of any length, a ``Double`` as `java_double_text`, an infinite one
-    quoted (``QUOTE_NON_NUMERIC_NUMBERS`` is on by default: ``"Infinity"``). `dumps` is faster and agrees for
-    ASCII text and integers within Python's digit limit; this one is for values bound from arbitrary JSON."""
+    quoted (``QUOTE_NON_NUMERIC_NUMBERS`` is on by default: ``"Infinity"``). `dumps` writes the same bytes, through
+    Python's C encoder when it can: this one is its slow path, and for values bound from arbitrary JSON."""
     out: list[str] = []
     _jackson_write(value, out)
     return "".join(out).encode("utf-8")
@@ -139,7 +168,7 @@ def _jackson_write(value: Any, out: list[str]) -> None:
         out.append("{")
         for i, (key, item) in enumerate(value.items()):
             out.append("," if i else "")
-            out.append(_jackson_string(str(key)))
+            out.append(_jackson_string(_jackson_key(key)))
             out.append(":")
             _jackson_write(item, out)
         out.append("}")
@@ -151,6 +180,19 @@ def _jackson_write(value: Any, out: list[str]) -> None:
         out.append("]")
     else:
         raise TypeError(f"cannot write {type(value).__name__} as JSON")
+
+
+def _jackson_key(key: Any) -> str:
+    """A map key as Jackson's key serializers write it (``String``, ``Boolean``/``Integer``/``Long``'s
+    ``toString``); anything else is refused, as Python's encoder would write it (``None`` as ``null``) where
+    Jackson fails or writes other text."""
+    if isinstance(key, str):
+        return key
+    if key is True or key is False:
+        return "true" if key else "false"
+    if isinstance(key, int):
+        return java_integer_text(key)
+    raise TypeError(f"cannot write a {type(key).__name__} map key as JSON")
 
 
 def _reject_constant(name: str) -> NoReturn:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -244,6 +245,40 @@ async def test_leader_election_of_an_empty_list_prints_kafkas_zookeeper_lines(cl
     pending = await asyncio.to_thread(CliRunner().invoke, leader_election, [*argv[:4], "--all-topic-partitions"])
     assert (pending.exit_code, pending.output.splitlines()[-1]) == (
         1, "Error: Preferred replica leader election currently in progress for . Aborting operation")
+
+
+async def test_leader_election_prints_its_partitions_in_the_order_and_class_of_kafkas_scala_sets(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """ZkCommand prints the file's partitions as the Scala ``Set`` it made of them (``Buffer.toSet``), split by
+    ``partition`` into those that exist and those that do not; we printed them sorted, always as ``Set``. Up to
+    four it is a Set1-Set4, in the file's order; past four a ``HashSet``, whose parts are ``HashSet``s in its trie
+    order. The expected lines were printed by that Scala code (scala-library 2.13.18, Kafka's ``TopicPartition``
+    hash) for these files."""
+    for name, count in (("orders", 3), ("payments", 2)):
+        created = await cli(topics, "create", name, "--partitions", str(count), "--replication-factor", "1")
+        assert created.exit_code == 0, created.output
+
+    async def elect(*entries: tuple[str, int]) -> list[str]:
+        path = tmp_path / "election.json"
+        path.write_text(json.dumps({"partitions": [{"topic": t, "partition": p} for t, p in entries]}))
+        argv = ["--zookeeper", cli.zookeeper, "--election-type", "preferred", "--path-to-json-file", str(path)]
+        result = await asyncio.to_thread(CliRunner().invoke, leader_election, argv, catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        await cli.zk.delete_preferred_replica_election(NO_FENCING)  # no controller runs here to delete it
+        return result.output.splitlines()[2:]
+
+    assert await elect(("orders", 2), ("orders", 0), ("orders", 9)) == [
+        "Created preferred replica election path with orders-2,orders-0",
+        "Successfully started preferred replica election for partitions Set(orders-2, orders-0)",
+        "Skipping preferred replica leader election for partition orders-9 since it doesn't exist."]
+    assert await elect(("payments", 1), ("orders", 0), ("orders", 1), ("orders", 2), ("payments", 0), ("orders", 7),
+                       ("nope", 0)) == [
+        "Created preferred replica election path with orders-0,orders-1,payments-1,orders-2,payments-0",
+        "Successfully started preferred replica election for partitions "
+        "HashSet(orders-0, orders-1, payments-1, orders-2, payments-0)",
+        "Skipping preferred replica leader election for partition nope-0 since it doesn't exist.",
+        "Skipping preferred replica leader election for partition orders-7 since it doesn't exist."]
 
 
 async def test_delete_takes_kafka_topics_regex_and_if_exists(cli: Cli) -> None:

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import random
 
+from zkcontroller.java_hash import java_string_hash, scala_immutable_hash_set_order
 from zkcontroller.model import LeaderAndIsr
 from zkcontroller.zk.json_fields import dumps
 from zkcontroller.zk.znodes.topics import TopicPartitionStateZNode
 
 
 def _reference(lai: LeaderAndIsr, controller_epoch: int) -> bytes:
-    return dumps({"version": 1, "leader": lai.leader, "leader_epoch": lai.leader_epoch,
-                  "controller_epoch": controller_epoch, "isr": list(lai.isr)})
+    return dumps({"controller_epoch": controller_epoch, "leader": lai.leader, "version": 1,
+                  "leader_epoch": lai.leader_epoch, "isr": list(lai.isr)})
 
 
 def test_encode_all_writes_the_encoders_bytes() -> None:
@@ -31,3 +32,15 @@ def test_non_int_fields_take_the_encoder() -> None:
             LeaderAndIsr(1, 0, (1, 2), 0)]
     assert TopicPartitionStateZNode.encode_all(lais, 3) == [_reference(lai, 3) for lai in lais]
     assert TopicPartitionStateZNode.encode_all(lais[3:], True) == [_reference(lais[3], True)]  # type: ignore[arg-type]
+
+
+def test_the_keys_are_in_kafkas_order() -> None:
+    """ZkData's ``TopicPartitionStateZNode.encode`` builds a five-entry Scala ``Map``, a ``HashMap``, which Jackson
+    writes in its trie's order: the spec's example znode (§1.2) shows it. We wrote version, leader, leader_epoch,
+    controller_epoch, isr."""
+    keys = ("version", "leader", "leader_epoch", "controller_epoch", "isr")  # as ZkData lists them
+    assert tuple(scala_immutable_hash_set_order(keys, java_string_hash)) == TopicPartitionStateZNode.KEY_ORDER
+    assert TopicPartitionStateZNode.encode_all([LeaderAndIsr(1, 3, (1, 2, 3), 0)], 5) == [
+        b'{"controller_epoch":5,"leader":1,"version":1,"leader_epoch":3,"isr":[1,2,3]}']
+    assert TopicPartitionStateZNode.encode_all([LeaderAndIsr(True, 3, (1,), 0)], 5) == [
+        b'{"controller_epoch":5,"leader":true,"version":1,"leader_epoch":3,"isr":[1]}']  # the encoder's path

@@ -159,7 +159,7 @@ def test_partition_state_example() -> None:
     tp = TopicPartition("foo", 0)
     value = TopicPartitionStateZNode.decode(data, TopicPartitionStateZNode.path(tp), zk_version=7)
     assert value == LeaderIsrAndControllerEpoch(LeaderAndIsr(1, 3, (1, 2, 3), 7), 5)
-    assert as_json(TopicPartitionStateZNode.encode(value)) == as_json(data)
+    assert TopicPartitionStateZNode.encode(value) == data  # byte for byte: Kafka's Scala HashMap's key order
     assert TopicPartitionStateZNode.path(tp) == "/brokers/topics/foo/partitions/0/state"
 
 

@@ -22,7 +22,6 @@ from zkcontroller.zk.json_fields import (
     JsonPairs,
     dumps,
     int_tuple_or_none,
-    jackson_dumps,
     jackson_int_value,
     json_kind,
     parse_json_as_written,
@@ -90,13 +89,13 @@ class ReassignPartitionsZNode:
     def encode_bound(bound: BoundReassignment) -> bytes:
         """Kafka's ``encode`` of what it read back (a removal rewrites the entries it keeps): the usable
         entries, then the unusable ones as bound (a null topic is written ``null``), each value as Jackson writes
-        what it bound (`jackson_dumps`: a replica of any length, ``1e400`` as ``"Infinity"``, never an error)."""
+        what it bound (`dumps`: a replica of any length, ``1e400`` as ``"Infinity"``, never an error)."""
         entries: list[dict[str, object]] = [
             {"topic": tp.topic, "partition": tp.partition, "replicas": list(replicas)}
             for tp, replicas in sorted(bound.targets.items())]
         entries += [{"topic": topic, "partition": partition, "replicas": list(replicas)}
                     for (topic, partition), replicas in bound.unusable.items()]
-        return jackson_dumps({"version": ReassignPartitionsZNode.VERSION, "partitions": entries})
+        return dumps({"version": ReassignPartitionsZNode.VERSION, "partitions": entries})
 
     @staticmethod
     def decode(data: bytes | None, path: str = paths.REASSIGN_PARTITIONS) -> dict[TopicPartition, tuple[int, ...]]:

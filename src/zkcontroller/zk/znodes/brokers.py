@@ -16,6 +16,7 @@ from zkcontroller.model import (
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.json_fields import INT32_MAX, JsonObject, check_str, dumps, parse_object
+from zkcontroller.zk.scala_maps import scala_immutable_map, scala_mutable_map
 
 # Kafka's EndPoint.uriParseExp, matched against the whole string.
 _ENDPOINT_RE = re.compile(r"(.*)://\[?([0-9a-zA-Z\-%._:]*)\]?:(-?[0-9]+)")
@@ -59,26 +60,25 @@ class BrokerIdZNode:
         if version not in BrokerIdZNode.WRITABLE_VERSIONS:
             raise ValueError(f"Kafka never writes broker registration version {version}")
         plaintext = next((e for e in broker.endpoints if e.security_protocol == "PLAINTEXT"), None)
-        doc: dict[str, Any] = {
-            "version": version,
-            "host": plaintext.host if plaintext else None,
-            "port": plaintext.port if plaintext else -1,
-            "endpoints": [e.connection_string for e in broker.endpoints],
-            "jmx_port": info.jmx_port,
-            "timestamp": str(timestamp_ms),
-        }
+        fields: list[tuple[str, Any]] = [
+            ("version", version),
+            ("host", plaintext.host if plaintext else None),
+            ("port", plaintext.port if plaintext else -1),
+            ("endpoints", [e.connection_string for e in broker.endpoints]),
+            ("jmx_port", info.jmx_port),
+            ("timestamp", str(timestamp_ms)),
+        ]
         if broker.rack is not None and version >= 3:
-            doc["rack"] = broker.rack
+            fields.append(("rack", broker.rack))
         if version >= 4:
-            doc["listener_security_protocol_map"] = {
-                e.listener_name: e.security_protocol for e in broker.endpoints
-            }
-        if version >= 5:
-            doc["features"] = {
+            fields.append(("listener_security_protocol_map", scala_immutable_map(
+                (e.listener_name, e.security_protocol) for e in broker.endpoints)))
+        if version >= 5:  # Features.toMap: Java maps, whose order is not reproduced (Kafka 2.8 brokers have none)
+            fields.append(("features", {
                 name: {"min_version": r.min_version, "max_version": r.max_version}
                 for name, r in broker.features
-            }
-        return dumps(doc)
+            }))
+        return dumps(scala_mutable_map(fields))  # ZkData's jsonMap is a mutable.Map: its hash order
 
     @staticmethod
     def decode(data: bytes | None, path: str) -> BrokerInfo:

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from zkcontroller.model import FeatureZNodeData, FeatureZNodeStatus, FinalizedVersionRange, sorted_features
 from zkcontroller.zk import paths
 from zkcontroller.zk.errors import UnparseableZnodeError, ZnodeDecodeError
+from zkcontroller.zk.java_properties import properties_order
 from zkcontroller.zk.json_fields import (
     INT32_MAX,
     JsonTooDeepError,
@@ -16,6 +17,7 @@ from zkcontroller.zk.json_fields import (
     parse_json,
     parse_object,
 )
+from zkcontroller.zk.scala_maps import scala_mutable_map
 from zkcontroller.zk.znodes.sequential import SequentialNotificationZNode
 
 UNCLEAN_LEADER_ELECTION_ENABLE = "unclean.leader.election.enable"
@@ -38,7 +40,11 @@ class ConfigEntityZNode:
 
     @staticmethod
     def encode(config: Mapping[str, str]) -> bytes:
-        return dumps({"version": ConfigEntityZNode.VERSION, "config": dict(sorted(config.items()))})
+        """ZkData's ``Map("version" -> 1, "config" -> config)``: ``config`` is a ``java.util.Properties``, which
+        Jackson writes in its iteration order (`properties_order`, Java 11+, of the keys put in ``config``'s
+        order: Kafka's tools put the node's keys as read, then the added ones). We wrote the keys sorted."""
+        ordered = {key: config[key] for key in properties_order(config)}
+        return dumps({"version": ConfigEntityZNode.VERSION, "config": ordered})
 
     @staticmethod
     def decode(data: bytes | None, path: str) -> dict[str, str]:
@@ -147,14 +153,16 @@ class FeatureZNode:
 
     @staticmethod
     def encode(value: FeatureZNodeData) -> bytes:
-        return dumps({
+        """ZkData's ``mutable.Map``, in its hash order (`scala_mutable_map`): ``features``, ``version``,
+        ``status``; the features map (Java maps from ``Features.toMap``) keeps our order."""
+        return dumps(scala_mutable_map({
             "version": FeatureZNode.VERSION,
             "status": int(value.status),
             "features": {
                 name: {"min_version_level": r.min_version_level, "max_version_level": r.max_version_level}
                 for name, r in value.features
             },
-        })
+        }))
 
     @staticmethod
     def decode(data: bytes | None, path: str = paths.FEATURE) -> FeatureZNodeData:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from zkcontroller.model import (
     LeaderAndIsr,
@@ -28,6 +27,7 @@ from zkcontroller.zk.json_fields import (
     parse_object,
     refuse_no_value,
 )
+from zkcontroller.zk.scala_maps import scala_mutable_map
 from zkcontroller.zk.topic_id import parse_topic_id
 
 
@@ -48,19 +48,22 @@ class TopicZNode:
 
     @staticmethod
     def encode(topic_id: TopicId | None, assignment: Mapping[TopicPartition, ReplicaAssignment]) -> bytes:
-        """Adding/removing maps are always written, holding only partitions with a non-empty list."""
+        """Adding/removing maps are always written, holding only partitions with a non-empty list. Every map is a
+        Scala ``mutable.Map`` in ZkData's ``encode``, written in its hash order (`scala_mutable_map`), as Kafka's
+        bytes are: ``{"partitions":{...},"removing_replicas":{},"topic_id":"...","adding_replicas":{},
+        "version":3}``."""
         ordered = sorted(assignment.items())
-        doc: dict[str, Any] = {
+        fields = {
             "version": TopicZNode.CURRENT_VERSION,
-            "partitions": {str(tp.partition): list(a.replicas) for tp, a in ordered},
-            "adding_replicas": {str(tp.partition): list(a.adding_replicas) for tp, a in ordered
-                                if a.adding_replicas},
-            "removing_replicas": {str(tp.partition): list(a.removing_replicas) for tp, a in ordered
-                                  if a.removing_replicas},
+            "partitions": scala_mutable_map({str(tp.partition): list(a.replicas) for tp, a in ordered}),
+            "adding_replicas": scala_mutable_map({str(tp.partition): list(a.adding_replicas) for tp, a in ordered
+                                                  if a.adding_replicas}),
+            "removing_replicas": scala_mutable_map({str(tp.partition): list(a.removing_replicas)
+                                                    for tp, a in ordered if a.removing_replicas}),
         }
         if topic_id is not None:
-            doc["topic_id"] = str(topic_id)
-        return dumps(doc)
+            fields["topic_id"] = str(topic_id)
+        return dumps(scala_mutable_map(fields))
 
     @staticmethod
     def decode(data: bytes | None, path: str) -> TopicIdReplicaAssignment:
@@ -161,30 +164,37 @@ class TopicPartitionStateZNode:
         """Each leadership as written by the controller of ``controller_epoch``, in one loop (one per partition
         per election or ISR change: 20,000 in a broker failure).
 
-        The bytes ``dumps`` (and orjson) write for these fields, in this order, formatted directly: everything
-        after the leader epoch (the controller epoch and the ISR) is made once per distinct ISR, of which a
-        broker failure's partitions share a few dozen. A field that is not a plain ``int`` (a ``bool`` would
-        print as ``True``) takes the JSON encoder for the whole entry. The ISR memo is keyed by value, and
-        ``(True, 2) == (1, 2)``: ISR members are always plain ints (decoded with `int_tuple_or_none`, or taken
-        from such an ISR or assignment), so only a caller's bug could put an ISR of bools after an equal one of
-        ints in one batch."""
+        Kafka's bytes: its five-entry Scala ``Map`` is a ``HashMap``, which Jackson writes in the hash trie's
+        order, ``controller_epoch``, ``leader``, ``version``, ``leader_epoch``, ``isr`` (`KEY_ORDER`), as
+        ``dumps`` writes them, formatted directly: the head (up to the leader) is made once per batch, the ISR's
+        tail once per distinct ISR, of which a broker failure's partitions share a few dozen. A field that is not
+        a plain ``int`` (a ``bool`` would print as ``True``) takes the JSON encoder for the whole entry. The ISR
+        memo is keyed by value, and ``(True, 2) == (1, 2)``: ISR members are always plain ints (decoded with
+        `int_tuple_or_none`, or taken from such an ISR or assignment), so only a caller's bug could put an ISR of
+        bools after an equal one of ints in one batch."""
         version = TopicPartitionStateZNode.VERSION
-        head = f'{{"version":{version},"leader":'
-        tail_of: dict[tuple[int, ...], str | None] = {}  # per distinct ISR; None when it needs the encoder
         plain = type(controller_epoch) is int
+        head = f'{{"controller_epoch":{controller_epoch},"leader":'
+        middle = f',"version":{version},"leader_epoch":'
+        tail_of: dict[tuple[int, ...], str | None] = {}  # per distinct ISR; None when it needs the encoder
         out = []
         for lai in leader_and_isrs:
             leader, leader_epoch, isr = lai.leader, lai.leader_epoch, lai.isr
             tail = tail_of.get(isr, "")
             if tail == "":
-                tail = tail_of[isr] = (f',"controller_epoch":{controller_epoch},"isr":[{",".join(map(str, isr))}]}}'
+                tail = tail_of[isr] = (f',"isr":[{",".join(map(str, isr))}]}}'
                                        if plain and all(type(r) is int for r in isr) else None)
             if tail is not None and type(leader) is int and type(leader_epoch) is int:
-                out.append(f'{head}{leader},"leader_epoch":{leader_epoch}{tail}'.encode())
+                out.append(f"{head}{leader}{middle}{leader_epoch}{tail}".encode())
             else:
-                out.append(dumps({"version": version, "leader": leader, "leader_epoch": leader_epoch,
-                                  "controller_epoch": controller_epoch, "isr": list(isr)}))
+                out.append(dumps({"controller_epoch": controller_epoch, "leader": leader, "version": version,
+                                  "leader_epoch": leader_epoch, "isr": list(isr)}))
         return out
+
+    KEY_ORDER = ("controller_epoch", "leader", "version", "leader_epoch", "isr")
+    """``Map("version" -> 1, "leader" -> .., "leader_epoch" -> .., "controller_epoch" -> .., "isr" -> ..)``
+    iterated as Scala 2.13's immutable ``HashMap`` does (`java_hash.scala_immutable_hash_set_order` of the keys'
+    ``String.hashCode``; checked against scala-library 2.13.18)."""
 
     @staticmethod
     def decode(data: bytes | None, path: str, zk_version: int) -> LeaderIsrAndControllerEpoch:
