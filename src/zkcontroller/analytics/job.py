@@ -659,7 +659,7 @@ def _analyze_cached(spark: SparkSession, config: JobConfig, extracted: Extracted
             # membership reasoning on the driver takes ids only, so the nulls are dropped here, once.
             lambda: _collect(events.where(F.col("kind").isin("broker_failed", "broker_change", "broker_registered",
                                                               "controlled_shutdown", ct.SHUTDOWN_END,
-                                                              ct.SHUTDOWN_START))
+                                                              ct.SHUTDOWN_START, "broker_starting"))
                              .select("cluster", "ts_ms", "kind", *(F.filter(name, lambda b: b.isNotNull()).alias(name)
                                                                   for name in ("brokers", "added_brokers",
                                                                                "live_brokers")),
@@ -679,7 +679,11 @@ def _analyze_cached(spark: SparkSession, config: JobConfig, extracted: Extracted
     result.warnings += rejected_warnings
 
     say("controller tenures, failovers and restarts")
-    timeline = ct.classify(ct.build_tenures(lifecycle, activity, starts), config.restart_gap_ms,
+    # a broker process starting tells build_tenures a restarted controller's "Resigned" ends no tenure; to the
+    # membership readers below it is no change of who is registered
+    starting = [r for r in membership if r["kind"] == "broker_starting"]
+    membership = [r for r in membership if r["kind"] != "broker_starting"]
+    timeline = ct.classify(ct.build_tenures(lifecycle, activity, starts, starting + membership), config.restart_gap_ms,
                            config.storm_elections)
     result.warnings += timeline.warnings
     spans = ct.shutdown_spans(membership)  # once: broker failures and the incidents timeline both read it
