@@ -261,8 +261,9 @@ TEMPLATES: tuple[Template, ...] = (
     Template("leader_election",
              rf"^Partition {TP} completed preferred replica leader election\. New leader is (-?\d+)",
              {"tp": 1, "leader": 2}, consts={"strategy": "preferred"}),
+    # 0.10.2-1.0: only ControlledShutdownLeaderSelector logs it (its ident, "[ControlledShutdownLeaderSelector]: ")
     Template("leader_election", rf"^Partition {TP} : current leader = (-?\d+), new leader = (-?\d+)",
-             {"tp": 1, "old_leader": 2, "leader": 3}),
+             {"tp": 1, "old_leader": 2, "leader": 3}, consts={"strategy": "controlled_shutdown"}),
     Template("partition_state_change_failed", rf"^failed to change state for partition {TP} from (\w+) to (\w+)",
              {"tp": 1, "from_state": 2, "to_state": 3}),
     Template("partition_state_change_failed",
