@@ -56,6 +56,62 @@ def test_a_resigned_line_without_the_election_in_the_logs_ends_the_epoch_acted_w
     assert (tenure.controller_epoch, tenure.resigned_ms) == (4, 50_000)
 
 
+def _story(back: list[dict[str, object]]) -> list[Tenure]:
+    """The walkthrough's story: controller 3 (epoch 1) loses its session, broker 1 takes over at epoch 2 and 3
+    resigns when it notices; 1 is SIGKILLed (no "Resigned"), 3 takes over at epoch 3; 1 is started again and
+    stopped, logging "Resigned" at its shutdown as every Kafka broker does. ``back``: membership rows."""
+    lifecycle = [_line(0, "controller_elected", 3, 1, 1), _line(38_000, "controller_elected", 1, 2, 2),
+                 _line(52_000, "controller_resigned", 3, None, 3), _line(84_000, "controller_elected", 3, 3, 4),
+                 _line(140_000, "controller_resigned", 1, None, 5), _line(150_000, "controller_resigned", 3, None, 6)]
+    activity = [{"cluster": "c", "controller_id": cid, "controller_epoch": epoch, "first_ms": first, "last_ms": last,
+                 "events": 1, "source_file": "c/controller.log", "line_number": 1}
+                for cid, epoch, first, last in ((3, 1, 0, 30_000), (1, 2, 38_000, 53_000), (3, 3, 84_000, 149_000))]
+    return build_tenures(lifecycle, activity, membership=back)
+
+
+def _member(ts: int, kind: str, **kw: object) -> dict[str, object]:
+    return {"cluster": "c", "ts_ms": ts, "kind": kind, "source_file": "c/server.log", "line_number": 1, **kw}
+
+
+def test_a_restarted_controllers_resigned_at_shutdown_ends_no_earlier_tenure() -> None:
+    """Broker 1's "Resigned" at 140 s is its restarted process's shutdown: it stretched epoch 2 past epoch 3's
+    election (a negative failover gap, two controllers in office on the chart)."""
+    for back in ([_member(120_000, "broker_starting", broker_id=1)],  # its own "[KafkaServer id=1] starting"
+                 [_member(120_100, "broker_registered", brokers=[1])],  # the controller's startup callback only
+                 [_member(120_100, "broker_change", added_brokers=[1], brokers=[], live_brokers=[1, 3])]):
+        tenures = _story(back)
+        assert [(t.controller_id, t.controller_epoch, t.end_ms, t.resigned_ms) for t in tenures] == [
+            (3, 1, 52_000, 52_000), (1, 2, 53_000, None), (3, 3, 150_000, 150_000)], back
+        timeline = classify(tenures)
+        assert [t.failover_gap_ms for t in timeline.tenures] == [None, 38_000 - 52_000, 84_000 - 53_000]
+    # nothing shows broker 1 came back: its line ends its tenure, as a zombie's late resignation would
+    assert [t.resigned_ms for t in _story([])] == [52_000, 140_000, 150_000]
+
+
+def test_a_registration_before_a_later_epoch_or_just_before_the_line_does_not_hide_a_resignation() -> None:
+    """Controller 3 resigns on noticing its lost session, then registers again: the controller's callback a few
+    ms before the line (two clocks) leaves it the end of epoch 1; and with no later epoch, a registration
+    mid-tenure (Kafka before 1.1 registered the broker after starting its controller) ends nothing."""
+    tenures = _story([_member(51_500, "broker_registered", brokers=[3])])
+    assert tenures[0].resigned_ms == 52_000
+    lifecycle = [_line(0, "controller_elected", 1, 1, 1), _line(90_000, "controller_resigned", 1, None, 2)]
+    [tenure] = build_tenures(lifecycle, [], membership=[_member(100, "broker_registered", brokers=[1])])
+    assert tenure.resigned_ms == 90_000
+
+
+def test_the_event_logs_resignation_has_its_epoch_and_a_restarted_process_writes_none() -> None:
+    """Our event log's ``controller_resigned`` carries the epoch the broker held (``tenure.end`` writes one only
+    with an epoch): the same story read from events.jsonl gives the same tenures."""
+    lifecycle = [_line(0, "controller_elected", 3, 1, 1), _line(38_000, "controller_elected", 1, 2, 2),
+                 _line(52_000, "controller_resigned", 3, 1, 3), _line(84_000, "controller_elected", 3, 3, 4),
+                 _line(150_000, "controller_resigned", 3, 3, 6)]
+    activity = [{"cluster": "c", "controller_id": cid, "controller_epoch": epoch, "first_ms": first, "last_ms": last,
+                 "events": 1, "source_file": "c/controller.log", "line_number": 1}
+                for cid, epoch, first, last in ((3, 1, 0, 30_000), (1, 2, 38_000, 53_000), (3, 3, 84_000, 149_000))]
+    assert [(t.controller_id, t.end_ms) for t in build_tenures(lifecycle, activity)] == [
+        (t.controller_id, t.end_ms) for t in _story([_member(120_000, "broker_starting", broker_id=1)])]
+
+
 def test_epoch_reset_is_one_row_and_one_restart_and_later_epochs_are_failovers() -> None:
     tenures = [_tenure(1, 9, 0, 1_000), _tenure(1, 1, 10 * MIN, 11 * MIN), _tenure(2, 2, 11 * MIN + 5, 12 * MIN)]
     timeline = classify(tenures)

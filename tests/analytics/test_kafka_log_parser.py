@@ -240,6 +240,13 @@ CASES = [
     (f"[2019-06-01 10:00:00,001] INFO [KafkaServer id=3] Error from controller: STALE_BROKER_EPOCH {KS}",
      "controlled_shutdown_attempt_failed", {"broker_id": 3, "phase": "remaining"}),
     (f"[2019-06-01 10:00:00,001] INFO [KafkaServer id=3] Error from controller: {KS}", "other", {}),
+    # 0.10.2-1.0: only ControlledShutdownLeaderSelector logs this line, so it is a controlled-shutdown election
+    ("[2017-03-01 10:00:00,000] DEBUG [ControlledShutdownLeaderSelector]: Partition [t,0] : current leader = 1, "
+     "new leader = 0 (kafka.controller.ControlledShutdownLeaderSelector)", "leader_election",
+     {"strategy": "controlled_shutdown", "old_leader": 1, "leader": 0, "partition": 0}),
+    # The broker process starting (KafkaServer.startup): a restarted controller's later "Resigned" ends no tenure
+    (f"[2026-11-29 11:31:37,590] INFO [KafkaServer id=1] starting {KS}", "broker_starting", {"broker_id": 1}),
+    (f"[2016-03-01 10:00:00,000] INFO [Kafka Server 4], starting {KS}", "broker_starting", {"broker_id": 4}),
     # 3.4+ in ZooKeeper-to-KRaft migration: a step of the shutdown "Starting controlled shutdown" began, not its start
     (f"[2023-06-01 10:00:00,000] INFO [KafkaServer id=3] Notifying KRaft of controlled shutdown {KS}",
      "controlled_shutdown_started", {"broker_id": 3, "phase": "kraft_notified"}),

@@ -248,3 +248,53 @@ def test_a_slots_peak_is_drawn_over_the_slot_only_then_the_level_it_ended_with(m
     assert list(line.get_ydata()) == [1, 0, 1, 1]
     x = [pd.Timestamp(v).value // 1_000_000 - start for v in line.get_xdata()]
     assert x == [0, 5, 2_000, 2_005]
+
+
+def test_markers_closer_than_a_label_share_one_combined_label(monkeypatch) -> None:
+    """Two controlled shutdowns 300 ms apart (brokers 1 then 0) drew "b1" and "b0" on top of each other: now one
+    label "b1,b0"; a shutdown far from them keeps its own."""
+    figures = []
+    monkeypatch.setattr(report, "_png", lambda fig: figures.append(fig) or "")
+    at = pd.Timestamp("2021-04-28 16:12:30.564", tz="UTC")
+    tenures = pd.DataFrame({"controller_id": [0], "controller_epoch": [9], "start_at": [at - pd.Timedelta(minutes=5)],
+                            "end_at": [at + pd.Timedelta(minutes=5)]})
+    times = [at, at + pd.Timedelta(milliseconds=328), at + pd.Timedelta(minutes=4)]
+    incidents = pd.DataFrame({"incident": ["controlled_shutdown"] * 3, "at": times, "end_at": [None] * 3,
+                              "broker_id": [1, 0, 2]})
+    lo = int((at - pd.Timedelta(minutes=5)).value // 10**6)
+    report.plot_timeline(tenures, incidents, [(lo, lo + 10 * 60_000)])
+    (fig,) = figures
+    labels = sorted(t.get_text() for t in fig.axes[0].texts if t.get_text().startswith("b"))
+    assert labels == ["b1,b0", "b2"]
+    renderer = fig.canvas.get_renderer()
+    boxes = sorted((t.get_window_extent(renderer) for t in fig.axes[0].texts if t.get_text().startswith("b")),
+                   key=lambda b: b.x0)
+    assert all(a.x1 <= b.x0 for a, b in itertools.pairwise(boxes)), "overlapping broker labels"
+
+
+def test_a_series_at_its_peak_stays_below_the_top_border(monkeypatch) -> None:
+    """Leaders per broker: a line at its maximum sat on the panel's top border, hard to see."""
+    figures = []
+    monkeypatch.setattr(report, "_png", lambda fig: figures.append(fig) or "")
+    start = 1_700_000_000_000
+    series = pd.DataFrame({"broker_id": [1, 1, 2, 2], "bucket_ms": [start, start + 50] * 2, "value": [2, 6, 4, 0]})
+    report.plot_series(series, "partitions led", "broker_id", [(start, start + 100)])
+    (fig,) = figures
+    bottom, top = fig.axes[0].get_ylim()
+    assert bottom == 0 and top >= 6 * 1.1
+
+
+def test_a_handling_side_without_data_says_so_instead_of_an_empty_axis(monkeypatch) -> None:
+    """No broker failure in the log: the right panel was an empty 0-1 axis labelled "broker failure handling"."""
+    figures = []
+    monkeypatch.setattr(report, "_png", lambda fig: figures.append(fig) or "<img>")
+    tenures = pd.DataFrame({"controller_epoch": [2], "failover_gap_ms": [12.0]})
+    html_text = report.plot_handling(tenures, pd.DataFrame())
+    (fig,) = figures
+    assert [ax.get_xlabel() for ax in fig.axes] == ["failover: previous tenure's end to readiness (ms)"]
+    assert html_text == '<img><p class="empty">No broker failures in this log.</p>'
+    failures = pd.DataFrame({"broker_id": [1], "duration_ms": [10],
+                             "detected_at": [pd.Timestamp("2026-11-27 13:26:38.808", tz="UTC")]})
+    html_text = report.plot_handling(pd.DataFrame({"controller_epoch": [], "failover_gap_ms": []}), failures)
+    assert [ax.get_xlabel() for ax in figures[-1].axes] == ["broker failure handling (ms)"]
+    assert html_text.endswith('<p class="empty">No failover in this log.</p>')

@@ -172,7 +172,7 @@ def shutdown_lines(events: DataFrame) -> DataFrame:
     return events.where(wanted).select(*SHUTDOWN_COLUMNS)
 
 
-def controlled_shutdowns(events: DataFrame) -> DataFrame:
+def controlled_shutdowns(events: DataFrame, elections: DataFrame | None = None) -> DataFrame:
     """One row per controlled shutdown of a broker: its attempts (each ControlledShutdown the controller took),
     the partitions whose leadership moved off it with the controlled-shutdown election, and how it ended (the
     broker's own "Controlled shutdown succeeded" / "… unclean shutdown" line, or the controller dropping it from
@@ -185,6 +185,10 @@ def controlled_shutdowns(events: DataFrame) -> DataFrame:
     A leader move counts for one shutdown only: its window ends at the next shutdown of the broker, at the
     shutdown's end line (``SHUTDOWN_END_SKEW_MS`` later), or ``SHUTDOWN_TAIL_MS`` after its last attempt,
     whichever comes first (a fast stop-start-stop run put the next shutdown's moves in this one's tail).
+
+    The moves are the controlled-shutdown elections of ``events`` (event-log records, 0.10.2-1.0's
+    ControlledShutdownLeaderSelector line) and, given ``elections`` (``transform.leader_elections`` with the
+    requests), those it derived from 1.1+'s OnlinePartition -> OnlinePartition changes; a partition counts once.
 
     One filter of ``events`` for attempts, registrations and end lines, one for leader moves; Spark still reads the
     first for each branch that uses it, so the job passes ``shutdown_lines``, persisted, as ``events``."""
@@ -223,6 +227,12 @@ def controlled_shutdowns(events: DataFrame) -> DataFrame:
                          & F.col("old_leader").isNotNull()).select(
         "cluster", F.col("old_leader").alias("broker_id"), F.col("ts_ms").alias("at_ms"),
         F.col("ts_ms").alias("moved_ms"), "topic", "partition", F.lit(True).alias("is_move"))
+    if elections is not None:
+        moved_ms = F.unix_millis("elected_at")
+        moves = moves.unionByName(elections.where(
+            (F.col("strategy") == "controlled_shutdown") & F.col("old_leader").isNotNull()).select(
+            "cluster", F.col("old_leader").alias("broker_id"), moved_ms.alias("at_ms"), moved_ms.alias("moved_ms"),
+            "topic", "partition", F.lit(True).alias("is_move")))
     # A move is the latest shutdown's begun by then (``_latest_span``, no join of every move with every shutdown
     # of its broker), if it came before that one's tail ended; an earlier shutdown's window closed at this one.
     until = F.least(F.col("last_ms") + SHUTDOWN_TAIL_MS, F.col("ended_ms") + SHUTDOWN_END_SKEW_MS)

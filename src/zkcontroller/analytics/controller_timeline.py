@@ -299,7 +299,7 @@ def life_of(starts: dict[str, list[int]], cluster: object, ts_ms: int) -> int:
 
 
 def build_tenures(lifecycle: list[Row], activity: list[Row],
-                  starts: dict[str, list[int]] | None = None) -> list[Tenure]:
+                  starts: dict[str, list[int]] | None = None, membership: Sequence[Row] = ()) -> list[Tenure]:
     """Tenures from lifecycle lines (elected/ready/resigned) and per-(life, controller, epoch) activity summaries.
 
     A tenure is one (controller, epoch) within one life of its cluster (``starts``, from ``life_starts``; an
@@ -308,6 +308,14 @@ def build_tenures(lifecycle: list[Row], activity: list[Row],
     that controller held at that time: the latest one it was elected with, else (an election line) the first it
     acted with after, or (a resignation) the last it acted with before; a resignation of a broker that held none
     is not a tenure's end.
+
+    Nor is one logged by a broker that no longer held that tenure (``_came_back``): Kafka logs "Resigned" at every
+    broker's shutdown, so a controller SIGKILLed, restarted and stopped again logs one long after a later epoch
+    took over. ``membership`` (the job's membership rows) shows the broker came back in between: its process
+    starting again (``broker_starting``, its own clock) after it took the tenure, or, once a later epoch of the
+    cluster began, the controller seeing it register (``broker_registered``, a ``broker_change`` adding it) more
+    than ``REGISTRATION_SKEW_MS`` before the line. A controller that lost its ZooKeeper session and resigns when
+    it notices (after its successor's election, before it registers again) still ends its tenure there.
     """
     starts = starts or {}
     tenures: dict[tuple[str, int, int, int], Tenure] = {}
@@ -323,7 +331,9 @@ def build_tenures(lifecycle: list[Row], activity: list[Row],
         acted[(t.cluster, t.life, t.controller_id)].append((t.first_seen_ms, t.controller_epoch))
     for v in acted.values():
         v.sort()
-    current: dict[tuple[str, int, int], int] = {}
+    current: dict[tuple[str, int, int], tuple[int, int]] = {}  # the epoch each controller holds, and since when
+    elections: dict[tuple[str, int], list[tuple[int, int]]] = defaultdict(list)  # (ts, epoch) of each start line
+    back = _back_signs(membership)
     order = sorted(lifecycle, key=lambda r: (r["ts_ms"], str(r["source_file"]), r["line_number"]))
     for r in order:
         life = life_of(starts, r["cluster"], int(r["ts_ms"]))
@@ -332,27 +342,31 @@ def build_tenures(lifecycle: list[Row], activity: list[Row],
         if epoch is None and r["kind"] == "controller_resigned":
             # the epoch it held then, or (its election line not in the logs) the latest it had acted with: never a
             # later one. Kafka logs "Resigned" from every broker at shutdown, controller or not; a broker that held
-            # no tenure yet resigns nothing (a later tenure of its own would end before it began).
+            # no tenure yet resigns nothing (a later tenure of its own would end before it began), and neither
+            # does one that came back since it took its tenure (a new process, or registered again after a later
+            # epoch began: ``_came_back``).
             held = current.get(key)
             if held is None:
-                earlier = [e for first, e in acted.get(key, []) if first <= int(r["ts_ms"])]
+                earlier = [(e, first) for first, e in acted.get(key, []) if first <= int(r["ts_ms"])]
                 held = earlier[-1] if earlier else None
-            if held is None:
+            if held is None or _came_back(back, elections[key[:2]], key, held, int(r["ts_ms"])):
                 continue
-            epoch = held
+            epoch = held[0]
         if epoch is None:
             later = [e for first, e in acted.get(key, []) if first >= int(r["ts_ms"]) - 1000]
-            epoch = later[0] if later else current.get(key)
+            epoch = later[0] if later else current.get(key, (None,))[0]
         if epoch is None or int(epoch) == NO_CONTROLLER_EPOCH:
             continue
         t = tenure(key[0], life, key[2], int(epoch))
         ts = int(r["ts_ms"])
-        if r["kind"] == "controller_elected":
-            t.elected_ms = ts if t.elected_ms is None else min(t.elected_ms, ts)
-            current[key] = t.controller_epoch
-        elif r["kind"] == "controller_ready":
-            t.ready_ms = ts if t.ready_ms is None else min(t.ready_ms, ts)
-            current[key] = t.controller_epoch
+        if r["kind"] in LIFECYCLE_STARTS:
+            if r["kind"] == "controller_elected":
+                t.elected_ms = ts if t.elected_ms is None else min(t.elected_ms, ts)
+            else:
+                t.ready_ms = ts if t.ready_ms is None else min(t.ready_ms, ts)
+            if current.get(key, (None,))[0] != t.controller_epoch:
+                current[key] = (t.controller_epoch, ts)
+            elections[key[:2]].append((ts, t.controller_epoch))
         elif t.resigned_ms is None:
             t.resigned_ms = ts
             t.resigned_source_file, t.resigned_line_number = r["source_file"], r["line_number"]
@@ -360,6 +374,48 @@ def build_tenures(lifecycle: list[Row], activity: list[Row],
             t.source_file, t.line_number = r["source_file"], r["line_number"]
     return sorted(tenures.values(),
                   key=lambda t: (t.cluster, t.life, t.start_ms, t.controller_epoch, t.controller_id))
+
+
+BackSigns = tuple[dict[tuple[str, int], list[int]], dict[tuple[str, int], list[int]]]
+"""Per (cluster, broker), ascending: when its process started (``broker_starting``), and when the controller saw
+it register (``broker_registered``, added by a ``broker_change``)."""
+
+
+def _back_signs(membership: Sequence[Row]) -> BackSigns:
+    """``build_tenures``' signs that a broker came back (``BackSigns``) from the membership rows."""
+    started: dict[tuple[str, int], list[int]] = defaultdict(list)
+    registered: dict[tuple[str, int], list[int]] = defaultdict(list)
+    for r in membership:
+        if r["kind"] == "broker_starting" and r.get("broker_id") is not None:
+            started[(str(r["cluster"]), int(r["broker_id"]))].append(int(r["ts_ms"]))
+            continue
+        ids = r.get("brokers") if r["kind"] == "broker_registered" else \
+            r.get("added_brokers") if r["kind"] == "broker_change" else None
+        for broker in ids or []:
+            registered[(str(r["cluster"]), int(broker))].append(int(r["ts_ms"]))
+    for times in (*started.values(), *registered.values()):
+        times.sort()
+    return started, registered
+
+
+def _came_back(back: BackSigns, elections: list[tuple[int, int]], key: tuple[str, int, int],
+               held: tuple[int, int], resigned_ms: int) -> bool:
+    """Whether the broker of ``key`` (cluster, life, id), holding epoch ``held[0]`` since ``held[1]``, came back
+    before its "Resigned" at ``resigned_ms``, so that line is not that tenure's end: its process started again
+    after it took the tenure, or it registered again more than ``REGISTRATION_SKEW_MS`` before the line (the
+    controller's clock) after a later epoch of the cluster began (``elections``: (ts, epoch) of the cluster's
+    start lines so far). Without a later epoch a registration proves nothing: Kafka before 1.1 started the
+    controller before registering the broker, so its controller saw its own registration mid-tenure."""
+    epoch, since = held
+    broker = (key[0], key[2])
+    started = back[0].get(broker, [])
+    if bisect_right(started, resigned_ms) > bisect_right(started, since):
+        return True
+    later = [ts for ts, e in elections if e > epoch and ts >= since]
+    if not later:
+        return False
+    registered = back[1].get(broker, [])
+    return bisect_left(registered, resigned_ms - REGISTRATION_SKEW_MS) > bisect_right(registered, min(later))
 
 
 def classify(tenures: list[Tenure], restart_gap_ms: int = DEFAULT_RESTART_GAP_MS,

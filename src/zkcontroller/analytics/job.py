@@ -373,6 +373,24 @@ def _tenure_rows(events: DataFrame) -> tuple[Rows, dict[str, list[int]], Rows, R
     return lifecycle, starts, activity, life_end_rows(starts, activity)
 
 
+def shutdown_request_rows(membership: list[Row]) -> list[Row]:
+    """The controller's ControlledShutdown requests ("Shutting down broker n") in ``membership``, as
+    ``transform.SHUTDOWN_REQUEST_COLUMNS``: each with the cluster's next request, a later time (two in the same
+    millisecond: the later line stands)."""
+    asked = sorted((r for r in membership if r["kind"] == "controlled_shutdown" and r.get("broker_id") is not None),
+                   key=lambda r: (str(r["cluster"]), int(r["ts_ms"]), str(r["source_file"]), int(r["line_number"])))
+    rows: list[Row] = []
+    for r in asked:
+        if rows and rows[-1]["cluster"] == r["cluster"]:
+            if rows[-1]["request_ms"] == int(r["ts_ms"]):
+                rows.pop()
+            else:
+                rows[-1]["next_request_ms"] = int(r["ts_ms"])
+        rows.append({"cluster": r["cluster"], "request_ms": int(r["ts_ms"]), "next_request_ms": None,
+                     "shutting_down": int(r["broker_id"]), "request_epoch": r.get("controller_epoch")})
+    return rows
+
+
 LIFECYCLE_KINDS = ("controller_elected", "controller_ready", "controller_resigned")
 STATED_BUCKET_MS = 1_000
 """Lines stating a controller epoch are first summarized per (controller, epoch) and second: one row per second
@@ -659,7 +677,7 @@ def _analyze_cached(spark: SparkSession, config: JobConfig, extracted: Extracted
             # membership reasoning on the driver takes ids only, so the nulls are dropped here, once.
             lambda: _collect(events.where(F.col("kind").isin("broker_failed", "broker_change", "broker_registered",
                                                               "controlled_shutdown", ct.SHUTDOWN_END,
-                                                              ct.SHUTDOWN_START))
+                                                              ct.SHUTDOWN_START, "broker_starting"))
                              .select("cluster", "ts_ms", "kind", *(F.filter(name, lambda b: b.isNotNull()).alias(name)
                                                                   for name in ("brokers", "added_brokers",
                                                                                "live_brokers")),
@@ -679,7 +697,11 @@ def _analyze_cached(spark: SparkSession, config: JobConfig, extracted: Extracted
     result.warnings += rejected_warnings
 
     say("controller tenures, failovers and restarts")
-    timeline = ct.classify(ct.build_tenures(lifecycle, activity, starts), config.restart_gap_ms,
+    # a broker process starting tells build_tenures a restarted controller's "Resigned" ends no tenure; to the
+    # membership readers below it is no change of who is registered
+    starting = [r for r in membership if r["kind"] == "broker_starting"]
+    membership = [r for r in membership if r["kind"] != "broker_starting"]
+    timeline = ct.classify(ct.build_tenures(lifecycle, activity, starts, starting + membership), config.restart_gap_ms,
                            config.storm_elections)
     result.warnings += timeline.warnings
     spans = ct.shutdown_spans(membership)  # once: broker failures and the incidents timeline both read it
@@ -699,7 +721,8 @@ def _analyze_cached(spark: SparkSession, config: JobConfig, extracted: Extracted
     intervals = caches.add(transform.partition_state_intervals(by_partition, observed, lives, deletions))
     leadership = caches.add(transform.partition_leadership(by_partition, observed, lives, deletions))
     # with_active_tenure reads the elections twice: the session aggregation runs once.
-    elections_only = caches.add(transform.leader_elections(by_partition))
+    requests = rows_frame(spark, shutdown_request_rows(membership), transform.SHUTDOWN_REQUEST_COLUMNS)
+    elections_only = caches.add(transform.leader_elections(by_partition, shutdowns=requests))
     # controlled_shutdowns' rows come from attempt and end lines only (every one is in ``membership``): with none,
     # the same plan over no rows (Spark folds ``limit(0)`` away) writes the same empty table without reading
     # events; else its few rows, persisted, so that its branches read events once, not four times.
@@ -723,7 +746,7 @@ def _analyze_cached(spark: SparkSession, config: JobConfig, extracted: Extracted
         "topic_deletions": lambda: admin_tables.topic_deletions(events),
         "partition_reassignments": lambda: admin_tables.partition_reassignments(events),
         "isr_changes": lambda: admin_tables.isr_changes(by_partition),
-        "controlled_shutdowns": lambda: admin_tables.controlled_shutdowns(shutdown_lines),
+        "controlled_shutdowns": lambda: admin_tables.controlled_shutdowns(shutdown_lines, elections_only),
     }
     try:
         schemas = _in_parallel(spark, [partial(_build_and_write, name, build, out) for name, build in tables.items()])

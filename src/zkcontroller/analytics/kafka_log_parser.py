@@ -261,8 +261,9 @@ TEMPLATES: tuple[Template, ...] = (
     Template("leader_election",
              rf"^Partition {TP} completed preferred replica leader election\. New leader is (-?\d+)",
              {"tp": 1, "leader": 2}, consts={"strategy": "preferred"}),
+    # 0.10.2-1.0: only ControlledShutdownLeaderSelector logs it (its ident, "[ControlledShutdownLeaderSelector]: ")
     Template("leader_election", rf"^Partition {TP} : current leader = (-?\d+), new leader = (-?\d+)",
-             {"tp": 1, "old_leader": 2, "leader": 3}),
+             {"tp": 1, "old_leader": 2, "leader": 3}, consts={"strategy": "controlled_shutdown"}),
     Template("partition_state_change_failed", rf"^failed to change state for partition {TP} from (\w+) to (\w+)",
              {"tp": 1, "from_state": 2, "to_state": 3}),
     Template("partition_state_change_failed",
@@ -306,6 +307,10 @@ TEMPLATES: tuple[Template, ...] = (
              r"^Newly added brokers: ([\d, ]*), deleted brokers: ([\d, ]*),(?: bounced brokers: [\d, ]*,)?"
              r" all live brokers: ([\d, ]*)", {"added_brokers": 1, "brokers": 2, "live_brokers": 3}),
     Template("broker_registered", r"^New broker startup callback for ([\d, ]*\d)", {"brokers": 1}),
+    # The broker process starting (KafkaServer.startup: 1.0+ "[KafkaServer id=N] starting", 0.8.2-0.11 "[Kafka Server
+    # N], starting"; broker id from the ident): a new process, which holds no tenure of the process before it, so a
+    # "Resigned" it logs at its own shutdown ends none of those (``controller_timeline.build_tenures``).
+    Template("broker_starting", r"^starting\s*$"),
     Template("controlled_shutdown", r"^Shutting down broker (\d+)\s*$", {"broker_id": 1}),
     # How a controlled shutdown ended. The broker's own server.log (KafkaServer.controlledShutdown, 0.10.2-3.9,
     # broker id from its ident): it succeeded, or every retry failed and the broker stops uncleanly anyway. The

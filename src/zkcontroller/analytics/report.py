@@ -261,8 +261,23 @@ def _draw_incidents(ax: Any, incidents: pd.DataFrame, broker_lane: int) -> None:
         ax.plot(xs, np.full(len(xs), broker_lane), marker=marker, color=INCIDENT_COLORS[name], linestyle="none")
         labelled = visible & broker_ids.notna().to_numpy()
         if labelled.sum() <= MAX_LABELLED_MARKERS:
-            for x, b in zip(at[labelled], broker_ids[labelled], strict=True):
-                ax.annotate(f"b{int(b)}", (x, broker_lane + 0.2), fontsize=7, annotation_clip=True)
+            for x, label in _combined_labels(ax, at[labelled], [int(b) for b in broker_ids[labelled]]):
+                ax.annotate(label, (x, broker_lane + 0.2), fontsize=LABEL_FONT_PT, annotation_clip=True)
+
+
+def _combined_labels(ax: Any, xs: np.ndarray, brokers: list[int]) -> list[tuple[float, str]]:
+    """One label per run of a kind's markers closer than a label's width: two controlled shutdowns 300 ms apart
+    drew "b1" and "b0" on top of each other, unreadable; they read "b1,b0" at the first marker."""
+    order = np.argsort(xs, kind="stable")
+    labels: list[tuple[float, list[int]]] = []
+    for i in order:
+        x, b = float(xs[i]), brokers[i]
+        if labels and x - labels[-1][0] < _label_width(ax, len(",".join(f"b{p}" for p in labels[-1][1]))):
+            if b not in labels[-1][1]:
+                labels[-1][1].append(b)
+            continue
+        labels.append((x, [b]))
+    return [(x, ",".join(f"b{b}" for b in bs)) for x, bs in labels]
 
 
 def _marker_positions(xs: np.ndarray, lo: float, hi: float) -> np.ndarray:
@@ -364,12 +379,14 @@ def plot_series(series: pd.DataFrame, ylabel: str, by: str | None, eps: list[tup
         return _empty(f"No data for '{ylabel}' in this cluster's logs.")
     fig, axes = _axes(eps, 2.6)
     groups = list(series.groupby(by)) if by else [(None, series)]
+    steps = [_series_steps(rows.sort_values("bucket_ms")) for _, rows in groups]
+    peak = max((float(np.nanmax(y)) for _, y in steps if len(y) and not np.isnan(y).all()), default=0.0)
     for ax in axes:
-        for i, (key, rows) in enumerate(groups):
-            x, y = _series_steps(rows.sort_values("bucket_ms"))
+        for i, ((key, _), (x, y)) in enumerate(zip(groups, steps, strict=True)):
             ax.step(pd.to_datetime(x, unit="ms"), y, where="post", label=f"broker {key}" if by else None,
                     **(_series_look(i) if by else {}))
-        ax.set_ylim(bottom=0)
+        # headroom: a line at its peak sat on the panel's top border (and under the legend), hard to see
+        ax.set_ylim(0, max(peak * 1.15, peak + 1))
         ax.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     if by:
         axes[-1].legend(fontsize="x-small", loc="upper right", ncol=6)
@@ -386,20 +403,25 @@ def plot_handling(tenures: pd.DataFrame, failures: pd.DataFrame) -> str:
     gaps = tenures.dropna(subset=["failover_gap_ms"]) if not tenures.empty else tenures
     if gaps.empty and failures.empty:
         return _empty("No failover or broker failure to measure.")
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3))
+    # A side without data is said in words, not drawn as an empty 0-1 axis.
+    fig, axes = plt.subplots(1, int(not gaps.empty) + int(not failures.empty), figsize=(11, 3), squeeze=False)
+    panels = iter(axes[0])
     # Bars at their own positions, not at their labels: matplotlib's category axis drew two bars of one label
     # (a broker failing twice within a second, an epoch seen again after a reset) at one place, one hidden.
     if not gaps.empty:
+        left = next(panels)
         _bars(left, [f"e{e}" for e in gaps.controller_epoch.tail(30)], gaps.failover_gap_ms.tail(30))
-    left.set_xlabel("failover: previous tenure's end to readiness (ms)")
+        left.set_xlabel("failover: previous tenure's end to readiness (ms)")
     if not failures.empty:
+        right = next(panels)
         _bars(right, [f"b{b} {t:%H:%M:%S.%f}"[:-3] for b, t in zip(failures.broker_id.tail(30),
                                                                     failures.detected_at.tail(30), strict=True)],
               failures.duration_ms.tail(30), color="tab:red")
-    right.set_xlabel("broker failure handling (ms)")
-    for ax in (left, right):
+        right.set_xlabel("broker failure handling (ms)")
+    for ax in axes[0]:
         ax.tick_params(axis="y", labelsize="x-small")
-    return _png(fig)
+    return (_png(fig) + ("" if not gaps.empty else _empty("No failover in this log."))
+            + ("" if not failures.empty else _empty("No broker failures in this log.")))
 
 
 def _page(title: str, body: str) -> str:

@@ -251,8 +251,28 @@ def partition_unavailability(events: DataFrame, intervals: DataFrame | None = No
     )
 
 
-def _election_evidence(events: DataFrame) -> DataFrame:
-    """Rows that show a leader being chosen, with the ISR and leader known just before each."""
+SHUTDOWN_REQUEST_COLUMNS = (("cluster", "string"), ("request_ms", "bigint"), ("next_request_ms", "bigint"),
+                            ("shutting_down", "int"), ("request_epoch", "int"))
+"""The controller's ControlledShutdown requests ("Shutting down broker n") that ``leader_elections`` reads: when, the
+cluster's next request (a bound: the controller handles one event at a time), the broker and the controller epoch
+(``job.shutdown_request_rows``)."""
+SHUTDOWN_MOVE_MS = 30_000
+"""An OnlinePartition -> OnlinePartition change at most this long after a ControlledShutdown request (and before
+the cluster's next one) can be that request's leader move: Kafka elects them while handling the request (a ZooKeeper
+write per batch of partitions), one request at a time."""
+
+
+def _election_evidence(events: DataFrame, shutdowns: DataFrame | None = None) -> DataFrame:
+    """Rows that show a leader being chosen, with the ISR and leader known just before each.
+
+    Kafka 1.1+ logs a controlled shutdown's election only as "Changed partition p from OnlinePartition to
+    OnlinePartition with state LeaderAndIsr(…)", as it does a preferred or reassignment election. With the
+    controller's requests (``shutdowns``, ``SHUTDOWN_REQUEST_COLUMNS``), such a change without a strategy, within
+    ``SHUTDOWN_MOVE_MS`` after the cluster's latest request of broker b (its epoch, where both name one) and before
+    the next, is b's ControlledShutdownPartitionLeaderElectionStrategy (``doControlledShutdown`` elects only the
+    partitions b leads, and drops every shutting-down broker from the ISR): when the new leader is not b, b is not
+    in the new ISR, and the partition's last known leader, if any, is b. Its old leader is then b. A broadcast
+    join: the rows keep their partitioning."""
     rows = events.select(
         *_PARTITION_KEY, *_LINE_ORDER, "ts", "kind", "from_state", "to_state", "leader", "old_leader", "isr",
         "leader_epoch", "strategy", "trigger", "clean", "controller_id", "controller_epoch",
@@ -270,19 +290,35 @@ def _election_evidence(events: DataFrame) -> DataFrame:
     )
     derived_clean = F.when(F.size(F.coalesce("prev_isr", F.array())) > 0,
                            F.array_contains(F.col("prev_isr"), F.col("leader")))
-    return staged.where(
-        ((F.col("kind") == "leader_election") | elected_by_change) & (F.col("leader") >= 0)
-    ).select(
+    elected = staged.where(((F.col("kind") == "leader_election") | elected_by_change) & (F.col("leader") >= 0))
+    old_leader = F.coalesce(F.when(F.col("old_leader") >= 0, F.col("old_leader")), "prev_leader")
+    strategy = F.coalesce("strategy", F.when(F.col("from_state") == OFFLINE, F.lit("offline")))
+    if shutdowns is not None:
+        requests = F.broadcast(shutdowns.select(F.col("cluster").alias("request_cluster"), "request_ms",
+                                                "next_request_ms", "shutting_down", "request_epoch"))
+        moved = (F.col("kind") == "partition_state_change") & (F.col("from_state") == ONLINE) \
+            & (F.col("to_state") == ONLINE) & F.col("strategy").isNull()
+        elected = elected.join(requests, on=moved & (F.col("cluster") == F.col("request_cluster"))
+                               & F.col("ts_ms").between(F.col("request_ms"), F.col("request_ms") + SHUTDOWN_MOVE_MS)
+                               & (F.col("next_request_ms").isNull() | (F.col("ts_ms") < F.col("next_request_ms")))
+                               & F.coalesce(F.col("controller_epoch") == F.col("request_epoch"), F.lit(True)),
+                               how="left")
+        off = F.col("shutting_down")
+        by_shutdown = off.isNotNull() & (F.col("leader") != off) \
+            & ~F.coalesce(F.array_contains("isr", off), F.lit(False)) & F.coalesce(old_leader == off, F.lit(True))
+        old_leader = F.when(by_shutdown, F.coalesce(old_leader, off)).otherwise(old_leader)
+        strategy = F.when(by_shutdown, F.lit("controlled_shutdown")).otherwise(strategy)
+    return elected.select(
         *_PARTITION_KEY, *_LINE_ORDER, "ts", "leader", "leader_epoch", "controller_id", "controller_epoch",
-        F.coalesce(F.when(F.col("old_leader") >= 0, F.col("old_leader")), "prev_leader").alias("old_leader"),
-        F.coalesce("strategy", F.when(F.col("from_state") == OFFLINE, F.lit("offline"))).alias("strategy"),
-        "trigger",
+        old_leader.alias("old_leader"), strategy.alias("strategy"), "trigger",
         F.coalesce("clean", derived_clean).alias("clean"),
     )
 
 
-def leader_elections(events: DataFrame, merge_gap_seconds: int = 2) -> DataFrame:
+def leader_elections(events: DataFrame, merge_gap_seconds: int = 2, shutdowns: DataFrame | None = None) -> DataFrame:
     """One row per leader election: all evidence lines for one partition and new leader within the gap merge.
+    ``shutdowns``: the controller's ControlledShutdown requests, to tell 1.1+'s controlled-shutdown elections
+    (``_election_evidence``).
 
     Kafka logs one election in up to three lines (selector, "Elected leader", state change) depending on
     version; they are folded into one election per session: lines of one (partition, new leader) at most
@@ -302,7 +338,8 @@ def leader_elections(events: DataFrame, merge_gap_seconds: int = 2) -> DataFrame
     other_epoch = F.coalesce(F.col("controller_epoch") != last_epoch, F.lit(False))
     gap = micros - F.lag(micros).over(by_time) > merge_gap_seconds * 1_000_000
     starts = F.coalesce((gap | other_epoch).cast("int"), F.lit(1))
-    numbered = _election_evidence(events).where(F.col("ts").isNotNull()).select("*", starts.alias("starts")).select(
+    evidence = _election_evidence(events, shutdowns)
+    numbered = evidence.where(F.col("ts").isNotNull()).select("*", starts.alias("starts")).select(
         "*", F.sum("starts").over(by_time.rowsBetween(Window.unboundedPreceding, 0)).alias("session"))
     merged = numbered.groupBy(*key, "session").agg(
         F.min("ts").alias("elected_at"),
