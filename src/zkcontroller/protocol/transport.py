@@ -14,13 +14,47 @@ from zkcontroller.model import Broker
 
 
 class BrokerUnreachableError(ConnectionError):
-    """The transport could not deliver a request (no connection, broker stopped, timeout)."""
+    """The transport could not deliver a request (no connection, broker stopped, timeout). Its messages are
+    Kafka's ``IOException`` texts (`connection_failed`, `disconnected`), which the logs print as Kafka does."""
+
+    java_class = "java.io.IOException"
+    """What Kafka's log lines name in its place (`runtime.log_lines.qualified_name`)."""
+
+    def __init__(self, message: str, detail: str = "") -> None:
+        super().__init__(message)
+        self.detail = detail
+        """Why, beyond Kafka's text (``[Errno 111] Connect call failed``, ``no connection within 150 ms``): for
+        tests and debugging, never in a Kafka-format line."""
 
 
 class ConnectTimeoutError(BrokerUnreachableError):
     """No connection within the caller's own bound (``NetworkClientUtils.awaitReady`` returned false): Kafka's
     callers throw ``SocketTimeoutException``, where a connection that failed (refused, or the connection-setup
     timeout ending first) is ``awaitReady``'s ``IOException``."""
+
+    java_class = "java.net.SocketTimeoutException"
+
+
+def node_string(broker: Broker, listener_name: str | None = None) -> str:
+    """Kafka's ``Node.toString`` of the broker's endpoint on ``listener_name`` (else its first):
+    ``host:port (id: 1 rack: null)``."""
+    endpoint = broker.endpoint(listener_name) if listener_name else None
+    if endpoint is None and broker.endpoints:
+        endpoint = broker.endpoints[0]
+    host, port = (endpoint.host or "", endpoint.port) if endpoint is not None else ("", -1)
+    return f"{host}:{port} (id: {broker.id} rack: {broker.rack if broker.rack is not None else 'null'})"
+
+
+def connection_failed(broker: Broker, listener_name: str | None = None, detail: str = "") -> BrokerUnreachableError:
+    """No connection to ``broker`` (refused, set-up timeout, reconnect back-off, broker stopped): the
+    ``IOException`` of Kafka's ``NetworkClientUtils.awaitReady``, ``Connection to <node> failed.``"""
+    return BrokerUnreachableError(f"Connection to {node_string(broker, listener_name)} failed.", detail)
+
+
+def disconnected(broker_id: int) -> BrokerUnreachableError:
+    """A connection lost, or dropped on the request timeout, with a request in flight: the ``IOException`` of
+    Kafka's ``NetworkClientUtils.sendAndReceive``, which names the node by its id."""
+    return BrokerUnreachableError(f"Connection to {broker_id} was disconnected before the response was read")
 
 
 RequestHandler = Callable[[Any], Any | Awaitable[Any]]

@@ -7,7 +7,7 @@ import inspect
 from typing import Any
 
 from zkcontroller.model import Broker
-from zkcontroller.protocol.transport import BrokerUnreachableError, RequestHandler
+from zkcontroller.protocol.transport import RequestHandler, connection_failed
 
 
 class InProcessTransport:
@@ -28,7 +28,7 @@ class InProcessTransport:
         await asyncio.sleep(0)  # a hop: the broker handles it in its own turn
         handler = self._handlers.get(broker.id)
         if handler is None:
-            raise BrokerUnreachableError(f"broker {broker.id} is not reachable")
+            raise connection_failed(broker)
         self.sent += 1
         response = handler(request)
         if inspect.isawaitable(response):

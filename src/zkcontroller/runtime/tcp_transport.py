@@ -31,7 +31,13 @@ from typing import Any, cast
 
 from zkcontroller.model import Broker
 from zkcontroller.protocol.control_requests import ControlResponse, Errors, StopReplicaRequest
-from zkcontroller.protocol.transport import BrokerUnreachableError, ConnectTimeoutError, RequestHandler
+from zkcontroller.protocol.transport import (
+    BrokerUnreachableError,
+    ConnectTimeoutError,
+    RequestHandler,
+    connection_failed,
+    disconnected,
+)
 from zkcontroller.protocol.wire import control_codec
 from zkcontroller.protocol.wire.codec import WireFormatError
 from zkcontroller.protocol.wire.control_codec import WireRequest, WireResponse
@@ -158,8 +164,7 @@ class TcpTransport:
             except TimeoutError:
                 connection.pending.pop(correlation_id, None)
                 self._disconnect(broker.id, connection, f"request timed out after {self.request_timeout_ms} ms")
-                raise BrokerUnreachableError(f"no response from broker {broker.id} within "
-                                             f"{self.request_timeout_ms} ms") from None
+                raise disconnected(broker.id) from None
             except asyncio.CancelledError:
                 # The channel manager dropped this broker's queue (it left the cluster): drop its connection too,
                 # as Kafka's removeBroker closes the NetworkClient, rather than leave an answer nobody awaits.
@@ -169,7 +174,7 @@ class TcpTransport:
             except (ConnectionError, OSError) as e:
                 connection.pending.pop(correlation_id, None)
                 self._disconnect(broker.id, connection, str(e))
-                raise BrokerUnreachableError(f"connection to broker {broker.id} failed: {e}") from e
+                raise disconnected(broker.id) from e
             finally:
                 connection.pending.pop(correlation_id, None)
 
@@ -184,8 +189,8 @@ class TcpTransport:
                 return current
             now = self._runtime.now_ms()
             if now < state.next_attempt_ms:
-                raise BrokerUnreachableError(f"broker {broker.id} at {address[0]}:{address[1]}: reconnect "
-                                             f"back-off for {state.next_attempt_ms - now} ms more")
+                raise connection_failed(broker, self.listener_name,  # awaitReady: connectionFailed in back-off
+                                        f"reconnect back-off for {state.next_attempt_ms - now} ms more")
             setup_ms = self._setup_timeout_ms(state.failures)
             wait_ms = min(self.connect_timeout_ms if bound_ms is None else bound_ms, setup_ms)
             # A caller's bound shorter than the setup timeout is the caller's to enforce (`connect`): the attempt
@@ -199,8 +204,7 @@ class TcpTransport:
                 backoff = min(RECONNECT_BACKOFF_MS * 2 ** (state.failures - 1), RECONNECT_BACKOFF_MAX_MS)
                 state.next_attempt_ms = self._runtime.now_ms() + int(backoff * (0.8 + 0.4 * self._runtime.rng.random()))
                 reason = f"no connection within {wait_ms} ms" if isinstance(e, TimeoutError) else str(e)
-                raise BrokerUnreachableError(f"cannot connect to broker {broker.id} at "
-                                             f"{address[0]}:{address[1]}: {reason}") from e
+                raise connection_failed(broker, self.listener_name, reason) from e
             state.failures = 0
             connection = _Connection(address, reader, writer)
             connection.reader_task = self._runtime.spawn(self._read_responses(broker.id, connection),
@@ -252,7 +256,7 @@ class TcpTransport:
             log.info("Disconnected from broker %d at %s:%d: %s", broker_id, *connection.address, reason)
         for _, _, future in connection.pending.values():
             if not future.done():
-                future.set_exception(BrokerUnreachableError(f"broker {broker_id}: {reason}"))
+                future.set_exception(disconnected(broker_id))
         connection.pending.clear()
         connection.writer.close()
         task = connection.reader_task
