@@ -142,7 +142,7 @@ def sweep(seeds: int, first_seed: int, workers: int | None, spark: bool, master:
     for command in summary.replay[:10]:
         click.echo(f"  replay: {as_typed(command)}")
     click.echo(f"table: {out / 'runs.parquet'}  summary: {out / 'summary.json'}")
-    mutations = tuple(options.get("mutations") or ())
+    mutations = template.mutations
     if mutations:  # the seeds fail by the injected fault: no regression of the code, nothing to keep
         named = ", ".join(mutations)
         if summary.failing_seeds:
