@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import logging
 import math
 from dataclasses import dataclass, field, replace
@@ -34,6 +33,7 @@ from zkcontroller.protocol.control_requests import ControlResponse, Errors, Stop
 from zkcontroller.protocol.transport import (
     BrokerUnreachableError,
     ConnectTimeoutError,
+    CorrelationClients,
     RequestHandler,
     connection_failed,
     disconnected,
@@ -92,7 +92,9 @@ class TcpTransport:
         self.max_in_flight = max_in_flight
         self.versions = dict(versions or IBP_2_8_VERSIONS)
         self._brokers: dict[int, _BrokerState] = {}
-        self._correlation = itertools.count(1)
+        self._correlation = CorrelationClients()
+        """Each Kafka client's own correlation ids (`CorrelationClients`); the connection it shares with the
+        process's other clients holds one request at a time (``max_in_flight`` 1), so their ids cannot clash."""
         self._handlers: dict[int, RequestHandler] = {}
         self.sent = 0
 
@@ -147,7 +149,9 @@ class TcpTransport:
         async with state.in_flight:
             connection = await self._connection(broker, state)
             version = self.versions[request.api_key]
-            correlation_id = next(self._correlation) & 0x7FFFFFFF
+            correlation_id = self._correlation.next_id(broker.id, request)
+            while correlation_id in connection.pending:  # only with max_in_flight > 1: two clients' ids met
+                correlation_id = self._correlation.next_id(broker.id, request)
             header = encode_request_header(RequestHeader(int(request.api_key), version, correlation_id,
                                                          self.client_id))
             body = control_codec.encode_request(request, version)
