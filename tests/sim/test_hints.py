@@ -50,6 +50,18 @@ def test_sim_sweep_prints_typed_replays_and_stores_plain_ones(tmp_path: Path, mo
     assert stored and all(r.startswith("zkcontroller sim run ") for r in stored)  # data: how the program is named
 
 
+def test_a_mutation_sweep_says_the_invariants_caught_it(tmp_path: Path) -> None:
+    """Seeds that fail by a deliberately injected mutation are no regressions to keep."""
+    result = CliRunner().invoke(main, ["sim", "sweep", *FAILING, "--seeds", "2", "--first-seed", "4",
+                                       "--workers", "1", "--out", str(tmp_path)])
+    assert result.exit_code == 1, result.output
+    failing = json.loads((tmp_path / "summary.json").read_text())["failing_seeds"]
+    assert failing
+    assert (f"the invariants caught the mutation no-controller-epoch-check in {len(failing)} of 2 seeds"
+            in result.output.splitlines())
+    assert "regression_seeds.json" not in result.output
+
+
 def test_only_zkcontroller_commands_get_the_prefix(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("UV", "/usr/local/bin/uv")
     assert as_typed("zkcontroller analyze d --out o") == "uv run zkcontroller analyze d --out o"

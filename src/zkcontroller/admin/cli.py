@@ -289,12 +289,24 @@ def alter_topic(zookeeper: str, name: str, partitions: int | None, replica_assig
     run_with_client(zookeeper, action)
 
 
+def _not_with_zookeeper(ctx: click.Context, param: click.Parameter, given: bool) -> None:
+    """TopicCommand.checkArgs: the min-ISR reports need the AdminClient (``--bootstrap-server``); with
+    ``--zookeeper``, which every command here takes, kafka-topics refuses them in joptsimple's words, exit 1."""
+    if given:
+        raise click.UsageError(f'Option "[{param.name.replace("_", "-") if param.name else param}]" can\'t be '
+                               'used with option "[zookeeper]"', ctx)
+
+
 @topics.command("describe")
 @zookeeper_option
 @click.option("--topic", help="Topic name or regular expression (commas mean 'or').")
 @click.option("--under-replicated-partitions", is_flag=True, help="Only partitions with ISR smaller than replicas.")
 @click.option("--unavailable-partitions", is_flag=True, help="Only partitions without a live leader.")
 @click.option("--topics-with-overrides", is_flag=True, help="Only topics with config overrides.")
+@click.option("--under-min-isr-partitions", is_flag=True, expose_value=False, callback=_not_with_zookeeper,
+              help="Not with --zookeeper (kafka-topics takes it with --bootstrap-server only).")
+@click.option("--at-min-isr-partitions", is_flag=True, expose_value=False, callback=_not_with_zookeeper,
+              help="Not with --zookeeper (kafka-topics takes it with --bootstrap-server only).")
 @click.option("--exclude-internal", is_flag=True, help="Leave out internal topics.")
 @click.option("--if-exists", is_flag=True, help="No error if --topic matches nothing.")
 def describe_topic(zookeeper: str, topic: str | None, under_replicated_partitions: bool,

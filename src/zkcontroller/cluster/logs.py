@@ -16,9 +16,11 @@ import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from zkcontroller.cluster.line_writer import LineWriter, LineWriterHandler
 from zkcontroller.controller.event_log import CONTROLLER_LOGGER, STATE_CHANGE_LOGGER, TRACE, EventLog
+from zkcontroller.runtime.log_lines import java_traceback
 
 KAFKA_LAYOUT = "[%(asctime)s] %(levelname)s %(message)s (%(name)s)"
 
@@ -56,6 +58,11 @@ class KafkaFormatter(logging.Formatter):
             text += "\n" + self.formatStack(record.stack_info)
         return text
 
+    def formatException(self, ei: Any) -> str:
+        """Python's traceback, with the exception's line naming the Java class Kafka throws in its place, if any
+        (`java_traceback`): ``kafka.common.StateChangeFailedException: ...``, not our module path."""
+        return java_traceback(super().formatException(ei), ei[1] if ei else None)
+
     def line(self, logger_name: str, levelno: int, message: str, created: float) -> str:
         """What `format` makes of a record with these fields and no exception, without a `LogRecord`
         (`LineWriterHandler.write_direct`)."""
@@ -64,9 +71,11 @@ class KafkaFormatter(logging.Formatter):
         return f"[{self._stamp(created)}] {level} {first} ({logger_name}){newline}{rest}"
 
 
-SERVER_LOGGERS = ("kafka", "org.apache.kafka")
-"""Kafka's log4j.properties sets both to INFO; ``kafka.controller`` below them keeps its own file and does not
-propagate (Kafka's ``additivity=false``), so controller lines are not repeated in ``server.log``."""
+SERVER_LOGGERS = ("kafka", "org.apache.kafka", "org.apache.zookeeper")
+"""Kafka's log4j.properties sets the first two to INFO, and its root appender writes ZooKeeper's client lines
+(``org.apache.zookeeper.ClientCnxn``: a session that expired) to the same file; ``kafka.controller`` below them
+keeps its own file and does not propagate (Kafka's ``additivity=false``), so controller lines are not
+repeated in ``server.log``."""
 
 OWN_CONTROLLER_LOGGERS = "zkcontroller.controller"
 """Our controller lines without a Kafka counterpart: in ``controller.log`` beside ``kafka.controller``'s."""

@@ -234,11 +234,14 @@ class ProcessCluster:
         assert process is not None
         return process.wait(timeout_s)
 
-    def stop(self) -> None:
+    def stop(self, progress: Callable[[str], None] | None = None) -> None:
         """Stop every broker (SIGTERM, then SIGKILL after one bound shared by all: it was 20 s for each in
-        turn), then our ZooKeeper."""
+        turn), then our ZooKeeper. ``progress`` (the prompt's ``quit``) is told what is stopped and, once the
+        brokers are down, ``all brokers stopped``, as the in-process cluster says."""
+        say = progress or (lambda _line: None)
         for b in self.brokers.values():
             if b.process is not None and b.process.poll() is None:
+                say(f"stopping broker {b.broker_id} (pid {b.process.pid})")
                 if b.paused:
                     b.process.send_signal(signal.SIGCONT)
                 b.process.terminate()
@@ -248,8 +251,11 @@ class ProcessCluster:
                 try:
                     b.process.wait(max(0.0, deadline - time.monotonic()))
                 except subprocess.TimeoutExpired:
+                    say(f"broker {b.broker_id} did not stop within {STOP_BOUND_S:.0f} s: killing it")
                     b.process.kill()
                     b.process.wait()
+        if any(b.process is not None for b in self.brokers.values()):  # none when start-up failed before them
+            say("all brokers stopped")
         if self._own_zk is not None:
             self._own_zk.cleanup()
             self._own_zk = None
@@ -409,7 +415,7 @@ async def run_process_cluster(broker_ids: list[int], zookeeper: str | None, dire
         if backend is not None:
             with contextlib.suppress(Exception):
                 await backend.close()
-        await asyncio.to_thread(cluster.stop)
+        await asyncio.to_thread(cluster.stop, functools.partial(print, flush=True))
 
 
 async def report_unexpected_exits(cluster: ProcessCluster, interval_s: float = 0.5) -> None:

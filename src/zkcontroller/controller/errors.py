@@ -9,6 +9,9 @@ from __future__ import annotations
 class StateChangeFailedError(Exception):
     """A partition or replica transition that could not be made; recorded per partition, never fatal."""
 
+    java_class = "kafka.common.StateChangeFailedException"
+    """What Kafka's state-change log names in its place (`runtime.log_lines.qualified_name`)."""
+
 
 class IllegalControllerStateError(Exception):
     """Kafka's ``IllegalStateException`` at controller call sites: the controller must resign."""

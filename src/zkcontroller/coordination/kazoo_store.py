@@ -62,6 +62,8 @@ from zkcontroller.coordination.kazoo_multi_write import Multi, encode_acl, multi
 from zkcontroller.coordination.kazoo_translation import EVENT_TYPES, KEEPER_STATES, to_stat, to_zk_error
 
 log = logging.getLogger(__name__)
+client_cnxn_log = logging.getLogger("org.apache.zookeeper.ClientCnxn")
+"""ZooKeeper's own client's logger: the session-expiry line is its, as a Kafka broker's server.log shows it."""
 
 SLOW_CONNECT_NOTICE_S = 1.0
 """How long `KazooSession.connect` waits for the connection before telling its ``on_slow`` hook (a command's
@@ -285,7 +287,9 @@ class KazooSession(CoordinationSession):
         for listener in list(self._listeners):
             listener(new)
         if new is SessionState.EXPIRED:
-            log.info("ZooKeeper session 0x%x expired", self._session_id)
+            # ZooKeeper's ClientCnxn line (Kafka's ZooKeeperClient then logs "Session expired.", `KafkaServer`)
+            client_cnxn_log.info("Unable to reconnect to ZooKeeper service, session 0x%x has expired, closing "
+                                 "socket connection", self._session_id)
             self._stopping = self._loop.create_task(asyncio.to_thread(stop_kazoo_client, self._client))
 
     def _call_soon(self, fn: Callable[[Any], None], arg: object) -> None:

@@ -11,16 +11,92 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from zkcontroller.model import Broker
+from zkcontroller.protocol.control_requests import ControlRequest
 
 
 class BrokerUnreachableError(ConnectionError):
-    """The transport could not deliver a request (no connection, broker stopped, timeout)."""
+    """The transport could not deliver a request (no connection, broker stopped, timeout). Its messages are
+    Kafka's ``IOException`` texts (`connection_failed`, `disconnected`), which the logs print as Kafka does."""
+
+    java_class = "java.io.IOException"
+    """What Kafka's log lines name in its place (`runtime.log_lines.qualified_name`)."""
+
+    def __init__(self, message: str, detail: str = "") -> None:
+        super().__init__(message)
+        self.detail = detail
+        """Why, beyond Kafka's text (``[Errno 111] Connect call failed``, ``no connection within 150 ms``): for
+        tests and debugging, never in a Kafka-format line."""
 
 
 class ConnectTimeoutError(BrokerUnreachableError):
     """No connection within the caller's own bound (``NetworkClientUtils.awaitReady`` returned false): Kafka's
     callers throw ``SocketTimeoutException``, where a connection that failed (refused, or the connection-setup
     timeout ending first) is ``awaitReady``'s ``IOException``."""
+
+    java_class = "java.net.SocketTimeoutException"
+
+
+def node_string(broker: Broker, listener_name: str | None = None) -> str:
+    """Kafka's ``Node.toString`` of the broker's endpoint on ``listener_name`` (else its first):
+    ``host:port (id: 1 rack: null)``."""
+    endpoint = broker.endpoint(listener_name) if listener_name else None
+    if endpoint is None and broker.endpoints:
+        endpoint = broker.endpoints[0]
+    host, port = (endpoint.host or "", endpoint.port) if endpoint is not None else ("", -1)
+    return f"{host}:{port} (id: {broker.id} rack: {broker.rack if broker.rack is not None else 'null'})"
+
+
+def connection_failed(broker: Broker, listener_name: str | None = None, detail: str = "") -> BrokerUnreachableError:
+    """No connection to ``broker`` (refused, set-up timeout, reconnect back-off, broker stopped): the
+    ``IOException`` of Kafka's ``NetworkClientUtils.awaitReady``, ``Connection to <node> failed.``"""
+    return BrokerUnreachableError(f"Connection to {node_string(broker, listener_name)} failed.", detail)
+
+
+def disconnected(broker_id: int) -> BrokerUnreachableError:
+    """A connection lost, or dropped on the request timeout, with a request in flight: the ``IOException`` of
+    Kafka's ``NetworkClientUtils.sendAndReceive``, which names the node by its id."""
+    return BrokerUnreachableError(f"Connection to {broker_id} was disconnected before the response was read")
+
+
+class CorrelationIds:
+    """The correlation ids of one Kafka client (one ``NetworkClient``): from 0, one per request sent. Kafka gives
+    every controller-to-broker channel (a ``RequestSendThread`` per broker, made anew when the broker is added,
+    and by each new controller), every replica fetcher and the AlterIsr channel its own client, so each counts
+    on its own; one counter per process made a controller's ids read like a fetcher's (6205 after half an hour).
+    `CorrelationClients` finds the client a request belongs to."""
+
+    __slots__ = ("_next",)
+
+    def __init__(self) -> None:
+        self._next = 0
+
+    def next(self) -> int:
+        value = self._next
+        self._next = (value + 1) & 0x7FFFFFFF  # a Java int's non-negative range
+        return value
+
+
+class CorrelationClients:
+    """The `CorrelationIds` of the Kafka client that would send ``request`` to ``broker_id``, for a transport that
+    carries every client of a process. A control request is the controller channel's: the channel is new when
+    the sending controller, its epoch or the destination broker's epoch (its registration, which re-adds it to
+    the channel manager) changes, and then counts from 0 again. Other requests (Fetch, AlterIsr, controlled
+    shutdown) have one client per kind and destination."""
+
+    def __init__(self) -> None:
+        self._clients: dict[tuple[str, int], tuple[tuple[int, ...], CorrelationIds]] = {}
+
+    def next_id(self, broker_id: int, request: Any) -> int:
+        if isinstance(request, ControlRequest):
+            key = ("controller", broker_id)
+            generation: tuple[int, ...] = (request.controller_id, request.controller_epoch, request.broker_epoch)
+        else:
+            key, generation = (type(request).__name__, broker_id), ()
+        current = self._clients.get(key)
+        if current is None or current[0] != generation:
+            current = (generation, CorrelationIds())
+            self._clients[key] = current
+        return current[1].next()
 
 
 RequestHandler = Callable[[Any], Any | Awaitable[Any]]

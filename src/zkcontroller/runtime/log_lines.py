@@ -10,16 +10,40 @@ TRACE = 5
 logging.addLevelName(TRACE, "TRACE")
 
 
-def qualified_name(e: BaseException) -> str:
-    """The exception class's dotted name, where Kafka's lines name a Java class (``a.b.SomeError``)."""
+def python_name(e: BaseException) -> str:
+    """The exception class's dotted Python name, as a Python traceback's last line spells it."""
     return f"{type(e).__module__}.{type(e).__qualname__}"
+
+
+def qualified_name(e: BaseException) -> str:
+    """The exception class's dotted name, where Kafka's lines name a Java class: the Java class Kafka throws in
+    its place when the class names one in ``java_class`` (``kafka.common.StateChangeFailedException``), so a
+    Kafka-format log never shows a Python module path for a failure Kafka has; else the Python name."""
+    java = getattr(type(e), "java_class", None)
+    return java if isinstance(java, str) else python_name(e)
 
 
 def exception_line(e: BaseException) -> str:
     """An exception as the line under a Kafka log line that stands for its Java throwable: the class's dotted
-    name and the message (``zkcontroller.protocol.transport.BrokerUnreachableError: broker 3 is not reachable``),
+    name and the message (``java.io.IOException: Connection to 127.0.0.1:9093 (id: 3 rack: null) failed.``),
     which a reader of Kafka logs, and `zkcontroller analyze`, takes for the throwable's first line."""
     return f"{qualified_name(e)}: {e}"
+
+
+def java_traceback(text: str, e: BaseException | None) -> str:
+    """A formatted Python traceback of ``e`` with the exception lines of every exception in its chain that names
+    a ``java_class`` spelt with that Java name (``kafka.common.StateChangeFailedException: Failed to ...``), as
+    Kafka's log4j prints a throwable's first line."""
+    seen: set[int] = set()
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        java = qualified_name(e)
+        python = python_name(e)
+        if java != python:
+            text = "\n".join(java + line[len(python):] if line == python or line.startswith(python + ":") else line
+                             for line in text.split("\n"))
+        e = e.__cause__ or e.__context__
+    return text
 
 
 def write_line(logger: logging.Logger, level: int, line: str, exc: BaseException | None = None) -> None:

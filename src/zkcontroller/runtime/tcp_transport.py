@@ -2,7 +2,9 @@
 ``ControllerChannelManager``: a ``NetworkClient`` per broker).
 
 It carries the controller's requests to brokers and a broker's ControlledShutdown and AlterIsr to the controller.
-One connection per broker, opened on first use on the broker's inter-broker listener. A failed connect
+Two connections per broker, each opened on first use on the broker's inter-broker listener: the controller
+channel's (control requests; a new one per controller epoch and broker epoch, as Kafka's RequestSendThread per
+added broker) and the one the process's other requests share; each counts its correlation ids from 0. A failed connect
 starts an exponential back-off (``reconnect.backoff.ms`` doubling to ``reconnect.backoff.max.ms``) during
 which sends fail at once, so the channel manager's own retry loop paces itself. Each request waits at most
 ``request_timeout_ms`` for its answer; a timeout closes the connection (Kafka disconnects on it) and every
@@ -10,7 +12,7 @@ request in flight on it fails. Connecting waits at most ``connect_timeout_ms`` (
 ``controller.socket.timeout.ms``, RequestSendThread's ``awaitReady`` bound) and no longer than the NetworkClient's
 connection-setup timeout (``socket.connection.setup.timeout.ms``, doubling per failed attempt up to
 ``socket.connection.setup.timeout.max.ms``, ±20% jitter), whichever ends first. At most ``max_in_flight``
-requests are outstanding per broker (the controller sends one at a time, as Kafka's does with
+requests are outstanding per connection (the controller sends one at a time, as Kafka's does with
 ``max.in.flight.requests.per.connection=1``). `close_broker` drops a broker's connection when it leaves the
 cluster; a broker that re-registers at a new address is reconnected.
 
@@ -23,15 +25,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import logging
 import math
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from zkcontroller.model import Broker
-from zkcontroller.protocol.control_requests import ControlResponse, Errors, StopReplicaRequest
-from zkcontroller.protocol.transport import BrokerUnreachableError, ConnectTimeoutError, RequestHandler
+from zkcontroller.protocol.control_requests import ControlRequest, ControlResponse, Errors, StopReplicaRequest
+from zkcontroller.protocol.transport import (
+    BrokerUnreachableError,
+    ConnectTimeoutError,
+    CorrelationIds,
+    RequestHandler,
+    connection_failed,
+    disconnected,
+)
 from zkcontroller.protocol.wire import control_codec
 from zkcontroller.protocol.wire.codec import WireFormatError
 from zkcontroller.protocol.wire.control_codec import WireRequest, WireResponse
@@ -64,6 +72,11 @@ class _BrokerState:
     connect_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     failures: int = 0
     next_attempt_ms: int = 0
+    correlation: CorrelationIds = field(default_factory=CorrelationIds)
+    """This client's correlation ids, from 0: unique on its connection, as Wireshark's Kafka dissector (and
+    Kafka's NetworkClient) pair answers with requests by them."""
+    generation: tuple[int, ...] = ()
+    """For the controller's channel: the sending controller, its epoch and the broker's epoch it was made for."""
 
 
 class TcpTransport:
@@ -85,8 +98,9 @@ class TcpTransport:
         """How a connection is opened (a test stands in one that never completes)."""
         self.max_in_flight = max_in_flight
         self.versions = dict(versions or IBP_2_8_VERSIONS)
-        self._brokers: dict[int, _BrokerState] = {}
-        self._correlation = itertools.count(1)
+        self._brokers: dict[tuple[int, str], _BrokerState] = {}
+        """Per destination broker, two clients with a connection each: the controller's channel (``controller``:
+        control requests) and the rest of the process's (``""``: fetches, AlterIsr, controlled shutdown)."""
         self._handlers: dict[int, RequestHandler] = {}
         self.sent = 0
 
@@ -129,19 +143,27 @@ class TcpTransport:
         bound = self.connect_timeout_ms if timeout_ms is None else timeout_ms
         try:  # the bound covers waiting for another caller's connect too
             async with asyncio.timeout(bound / 1000):
-                await self._connection(broker, self._state(broker), bound)
+                await self._connection(broker, "", self._state(broker, ""), bound)
         except TimeoutError:
             raise ConnectTimeoutError(f"Failed to connect within {bound} ms") from None
 
-    def _state(self, broker: Broker) -> _BrokerState:
-        return self._brokers.setdefault(broker.id, _BrokerState(in_flight=asyncio.Semaphore(self.max_in_flight)))
+    def _state(self, broker: Broker, client: str) -> _BrokerState:
+        return self._brokers.setdefault((broker.id, client),
+                                        _BrokerState(in_flight=asyncio.Semaphore(self.max_in_flight)))
 
     async def _send(self, broker: Broker, request: Any) -> WireResponse:
-        state = self._state(broker)
+        client = "controller" if isinstance(request, ControlRequest) else ""
+        state = self._state(broker, client)
         async with state.in_flight:
-            connection = await self._connection(broker, state)
+            if isinstance(request, ControlRequest):
+                generation = (request.controller_id, request.controller_epoch, request.broker_epoch)
+                if generation != state.generation:  # a new channel (tenure, broker re-added): a new NetworkClient
+                    if state.connection is not None:
+                        self._disconnect(broker.id, client, state.connection, "a new controller channel")
+                    state.generation, state.correlation = generation, CorrelationIds()
+            connection = await self._connection(broker, client, state)
             version = self.versions[request.api_key]
-            correlation_id = next(self._correlation) & 0x7FFFFFFF
+            correlation_id = state.correlation.next()
             header = encode_request_header(RequestHeader(int(request.api_key), version, correlation_id,
                                                          self.client_id))
             body = control_codec.encode_request(request, version)
@@ -157,35 +179,37 @@ class TcpTransport:
                     return await asyncio.shield(future)
             except TimeoutError:
                 connection.pending.pop(correlation_id, None)
-                self._disconnect(broker.id, connection, f"request timed out after {self.request_timeout_ms} ms")
-                raise BrokerUnreachableError(f"no response from broker {broker.id} within "
-                                             f"{self.request_timeout_ms} ms") from None
+                self._disconnect(broker.id, client, connection,
+                                 f"request timed out after {self.request_timeout_ms} ms")
+                raise disconnected(broker.id) from None
             except asyncio.CancelledError:
                 # The channel manager dropped this broker's queue (it left the cluster): drop its connection too,
                 # as Kafka's removeBroker closes the NetworkClient, rather than leave an answer nobody awaits.
                 connection.pending.pop(correlation_id, None)
-                self._disconnect(broker.id, connection, "request cancelled: the broker was removed")
+                self._disconnect(broker.id, client, connection, "request cancelled: the broker was removed")
                 raise
             except (ConnectionError, OSError) as e:
                 connection.pending.pop(correlation_id, None)
-                self._disconnect(broker.id, connection, str(e))
-                raise BrokerUnreachableError(f"connection to broker {broker.id} failed: {e}") from e
+                self._disconnect(broker.id, client, connection, str(e))
+                raise disconnected(broker.id) from e
             finally:
                 connection.pending.pop(correlation_id, None)
 
-    async def _connection(self, broker: Broker, state: _BrokerState, bound_ms: int | None = None) -> _Connection:
+    async def _connection(self, broker: Broker, client: str, state: _BrokerState,
+                          bound_ms: int | None = None) -> _Connection:
         address = self._address(broker)
         async with state.connect_lock:
             current = state.connection
             if current is not None and current.address != address:
-                self._disconnect(broker.id, current, f"broker {broker.id} moved to {address[0]}:{address[1]}")
+                self._disconnect(broker.id, client, current,
+                                 f"broker {broker.id} moved to {address[0]}:{address[1]}")
                 current = None
             if current is not None:
                 return current
             now = self._runtime.now_ms()
             if now < state.next_attempt_ms:
-                raise BrokerUnreachableError(f"broker {broker.id} at {address[0]}:{address[1]}: reconnect "
-                                             f"back-off for {state.next_attempt_ms - now} ms more")
+                raise connection_failed(broker, self.listener_name,  # awaitReady: connectionFailed in back-off
+                                        f"reconnect back-off for {state.next_attempt_ms - now} ms more")
             setup_ms = self._setup_timeout_ms(state.failures)
             wait_ms = min(self.connect_timeout_ms if bound_ms is None else bound_ms, setup_ms)
             # A caller's bound shorter than the setup timeout is the caller's to enforce (`connect`): the attempt
@@ -199,11 +223,10 @@ class TcpTransport:
                 backoff = min(RECONNECT_BACKOFF_MS * 2 ** (state.failures - 1), RECONNECT_BACKOFF_MAX_MS)
                 state.next_attempt_ms = self._runtime.now_ms() + int(backoff * (0.8 + 0.4 * self._runtime.rng.random()))
                 reason = f"no connection within {wait_ms} ms" if isinstance(e, TimeoutError) else str(e)
-                raise BrokerUnreachableError(f"cannot connect to broker {broker.id} at "
-                                             f"{address[0]}:{address[1]}: {reason}") from e
+                raise connection_failed(broker, self.listener_name, reason) from e
             state.failures = 0
             connection = _Connection(address, reader, writer)
-            connection.reader_task = self._runtime.spawn(self._read_responses(broker.id, connection),
+            connection.reader_task = self._runtime.spawn(self._read_responses(broker.id, client, connection),
                                                          f"controller-to-broker-{broker.id}-reader")
             state.connection = connection
             return connection
@@ -217,7 +240,7 @@ class TcpTransport:
         jitter = 1 - CONNECTION_SETUP_TIMEOUT_JITTER + 2 * CONNECTION_SETUP_TIMEOUT_JITTER * self._runtime.rng.random()
         return int(jitter * initial * 2 ** exp)
 
-    async def _read_responses(self, broker_id: int, connection: _Connection) -> None:
+    async def _read_responses(self, broker_id: int, client: str, connection: _Connection) -> None:
         reason = "connection closed by the broker"
         try:
             while True:
@@ -243,16 +266,16 @@ class TcpTransport:
         except (asyncio.IncompleteReadError, ConnectionError, OSError):
             pass
         finally:
-            self._disconnect(broker_id, connection, reason)
+            self._disconnect(broker_id, client, connection, reason)
 
-    def _disconnect(self, broker_id: int, connection: _Connection, reason: str) -> None:
-        state = self._brokers.get(broker_id)
+    def _disconnect(self, broker_id: int, client: str, connection: _Connection, reason: str) -> None:
+        state = self._brokers.get((broker_id, client))
         if state is not None and state.connection is connection:
             state.connection = None
             log.info("Disconnected from broker %d at %s:%d: %s", broker_id, *connection.address, reason)
         for _, _, future in connection.pending.values():
             if not future.done():
-                future.set_exception(BrokerUnreachableError(f"broker {broker_id}: {reason}"))
+                future.set_exception(disconnected(broker_id))
         connection.pending.clear()
         connection.writer.close()
         task = connection.reader_task
@@ -261,12 +284,13 @@ class TcpTransport:
 
     def close_broker(self, broker_id: int) -> None:
         """The broker left: drop its connection and whatever is in flight on it."""
-        state = self._brokers.pop(broker_id, None)
-        if state is not None and state.connection is not None:
-            self._disconnect(broker_id, state.connection, "broker removed")
+        for client in ("controller", ""):
+            state = self._brokers.pop((broker_id, client), None)
+            if state is not None and state.connection is not None:
+                self._disconnect(broker_id, client, state.connection, "broker removed")
 
     async def close(self) -> None:
-        for broker_id in list(self._brokers):
+        for broker_id in {broker_id for broker_id, _ in self._brokers}:
             self.close_broker(broker_id)
         with contextlib.suppress(Exception):
             await asyncio.sleep(0)

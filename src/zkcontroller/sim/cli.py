@@ -142,6 +142,15 @@ def sweep(seeds: int, first_seed: int, workers: int | None, spark: bool, master:
     for command in summary.replay[:10]:
         click.echo(f"  replay: {as_typed(command)}")
     click.echo(f"table: {out / 'runs.parquet'}  summary: {out / 'summary.json'}")
-    if summary.failing_seeds:
+    mutations = template.mutations
+    if mutations:  # the seeds fail by the injected fault: no regression of the code, nothing to keep
+        named = ", ".join(mutations)
+        if summary.failing_seeds:
+            click.echo(f"the invariants caught the mutation {named} in {len(summary.failing_seeds)} of "
+                       f"{summary.seeds} seeds")
+        else:
+            click.echo(f"the invariants did not catch the mutation {named} in any of {summary.seeds} seeds")
+    elif summary.failing_seeds:
         click.echo("keep these seeds as regression tests in tests/sim/regression_seeds.json")
+    if summary.failing_seeds:
         raise SystemExit(1)

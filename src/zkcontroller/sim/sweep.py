@@ -3,7 +3,8 @@
 Each seed is independent and deterministic, so a sweep is embarrassingly parallel: a process pool on one
 machine, or one Spark task per slice of seeds on a cluster. The result is one row per seed, written as a
 Parquet table, and a summary (also ``summary.json``) naming every seed that found a violation, with its replay
-command: such seeds belong in ``tests/sim/regression_seeds.json``.
+command: such seeds belong in ``tests/sim/regression_seeds.json``, unless a mutation (a deliberately injected fault)
+made them fail.
 """
 
 from __future__ import annotations

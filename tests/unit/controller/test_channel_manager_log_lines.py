@@ -14,7 +14,7 @@ from zkcontroller.controller.channel_manager import ControllerChannelManager
 from zkcontroller.controller.events import Reelect, TopicDeletionStopReplicaResponseReceived
 from zkcontroller.model import Broker, EndPoint
 from zkcontroller.protocol.control_requests import StopReplicaRequest
-from zkcontroller.protocol.transport import BrokerUnreachableError
+from zkcontroller.protocol.transport import connection_failed
 from zkcontroller.runtime.runtime import AsyncioRuntime
 
 BROKER = Broker(3, (EndPoint("broker3.example", 9093, "PLAINTEXT", "PLAINTEXT"),), "r1")
@@ -26,7 +26,7 @@ class _Unreachable:
 
     async def send(self, broker: Broker, request: object) -> object:
         self.tried.set()
-        raise BrokerUnreachableError(f"broker {broker.id} is down")
+        raise connection_failed(broker)
 
 
 async def test_a_failed_send_and_an_offline_broker(caplog: pytest.LogCaptureFixture) -> None:
@@ -44,7 +44,7 @@ async def test_a_failed_send_and_an_offline_broker(caplog: pytest.LogCaptureFixt
     failed = [r.getMessage() for r in caplog.records if r.name == "kafka.controller.RequestSendThread"]
     assert failed[0] == ("[RequestSendThread controllerId=2] Controller 2 epoch 5 fails to send request "
                          "StopReplicaRequest to broker broker3.example:9093 (id: 3 rack: r1). Reconnecting to broker."
-                         "\nzkcontroller.protocol.transport.BrokerUnreachableError: broker 3 is down")
+                         "\njava.io.IOException: Connection to broker3.example:9093 (id: 3 rack: r1) failed.")
 
 
 def test_an_event_without_fields_prints_as_a_case_object() -> None:
