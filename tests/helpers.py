@@ -132,8 +132,9 @@ class Recorder:
 async def settle_watches(watching: CoordinationSession, writer: CoordinationSession, base: str) -> None:
     """Return once every watch event caused by ``writer``'s earlier writes has reached ``watching``.
 
-    ZooKeeper delivers a session's notifications in zxid order, so when a marker watch armed now fires, any
-    event due from before has been delivered already. Lets a test assert that something did *not* fire.
+    ZooKeeper delivers a session's notifications in zxid order, so when a marker watch armed now fires (the
+    marker's deletion, the last event its two writes cause), any event due from before has been delivered already.
+    Lets a test assert that something did *not* fire.
     """
     marker = f"{base}/marker-{next(_markers)}"
     rec = Recorder()
@@ -141,7 +142,12 @@ async def settle_watches(watching: CoordinationSession, writer: CoordinationSess
     await writer.create(marker)
     event = await rec.next()
     assert event == WatchedEvent(EventType.NODE_CREATED, SessionState.CONNECTED, marker)
+    # ZooKeeper sends the marker's NodeCreated before its parent's NodeChildrenChanged (DataTree.createNode), so a
+    # child watch on ``base`` may still be on its way: the deletion's event comes after both.
+    gone = Recorder()
+    assert await watching.exists(marker, gone) is not None
     await writer.delete(marker)
+    assert (await gone.next()).type == EventType.NODE_DELETED
 
 
 def sigterm_at_prompt(argv: list[str], timeout_s: float = 60.0, at_prompt: Callable[[], None] | None = None
