@@ -59,7 +59,7 @@ class HeldRuntime(RecordedSleeps):
 def fake_manager(runtime: RecordedSleeps, partition: SimpleNamespace, answers: list[FetchPartitionResult]) -> Any:
     """A replica manager holding ``TP`` (``partition``) whose fetches answer ``answers`` in turn."""
     return SimpleNamespace(runtime=runtime, produce_waiters=ProduceWaiters(), partition=lambda _tp: partition,
-                           handle_fetch=lambda _request: FetchResponse(partitions=(answers.pop(0),)))
+                           handle_fetch=lambda _request, **_options: FetchResponse(partitions=(answers.pop(0),)))
 
 
 def leading(high_watermark: int = 5, leader_epoch: int = 3) -> SimpleNamespace:

@@ -234,7 +234,7 @@ class KafkaServer:
             return self.controller.handle_broker_request(request)
         assert self.replica_manager is not None
         if isinstance(request, FetchRequest):
-            return self.replica_manager.handle_fetch(request)
+            return self.replica_manager.handle_fetch_request(request)  # a follower's may be held: awaitable
         return self.replica_manager.handle_control_request(request, correlation_id)
 
     def _on_registered(self, broker_epoch: int) -> None:
