@@ -74,10 +74,14 @@ class ReplicaManager:
                  config: ReplicationConfig | None = None, *, zk: Callable[[], KafkaZkClient | None] = lambda: None,
                  isr_manager: IsrManager | None = None,
                  recovered_logs: Mapping[TopicPartition, tuple[int, int]] | None = None,
-                 log_defaults: LogDefaults | None = None, journal: LogOffsetsJournal | None = None) -> None:
+                 log_defaults: LogDefaults | None = None, journal: LogOffsetsJournal | None = None,
+                 fetcher_transport: BrokerTransport | None = None) -> None:
         self.control_plane = control_plane
         self.broker_id = control_plane.broker_id
         self.transport = transport
+        self.fetcher_transport = fetcher_transport or transport
+        """What the replica fetchers send on: their own connections on TCP (Kafka's ``ReplicaFetcherBlockingSend``),
+        since the leader holds a fetch with nothing to read and `transport` keeps one request in flight per broker."""
         self.runtime = runtime
         self.config = config or ReplicationConfig()
         self._truncates_on_fetch = self.config.truncates_on_fetch  # read once, not per partition of a LeaderAndIsr
@@ -383,8 +387,8 @@ class ReplicaManager:
         fetcher = self.fetchers.get(leader)
         if fetcher is None:
             fetcher = self.fetchers[leader] = ReplicaFetcher(
-                self.broker_id, leader, self._partitions.get, self._alive_broker, self.transport, self.runtime,
-                self.config)
+                self.broker_id, leader, self._partitions.get, self._alive_broker, self.fetcher_transport,
+                self.runtime, self.config)
             if self._fetchers_paused:
                 fetcher.pause()
             fetcher.start()
