@@ -1,8 +1,10 @@
 """acks=all against acks=1: one-at-a-time produce latency on a 3-broker cluster over loopback (confluent-kafka).
 
-Starts ``zkcontroller cluster --brokers 3 --port-base 0`` (embedded store, in-process brokers, Kafka's wire protocol
-on loopback), creates a topic of one partition replicated 3 ways, then produces N records one at a time with
-confluent-kafka (librdkafka, ``linger.ms`` 0): each ``produce`` is flushed before the next, so a figure is one
+Starts ``zkcontroller cluster --brokers 3 --port-base 0`` (embedded store, in-process brokers, Kafka's wire
+protocol on loopback for clients), or with ``--processes`` ``zkcontroller cluster --processes 3`` (broker
+processes, the wire protocol between brokers too, a ZooKeeper started for them), creates a topic of one
+partition replicated 3 ways, then produces N records one at a time with confluent-kafka (librdkafka, ``linger.ms``
+0): each ``produce`` is flushed before the next, so a figure is one
 request's round trip. acks=1 (the leader answers after its own append) is the floor measured in the same run;
 acks=all waits for both followers to fetch the record and the leader's high watermark to cover it.
 
@@ -29,12 +31,12 @@ from confluent_kafka.admin import AdminClient, NewTopic
 TOPIC = "acks-bench"
 
 
-def start_cluster(src: str | None) -> tuple[subprocess.Popen[str], str]:
+def start_cluster(src: str | None, processes: bool) -> tuple[subprocess.Popen[str], str]:
     env = dict(os.environ)
     if src:
         env["PYTHONPATH"] = src  # ahead of the editable install's path
-    command = [sys.executable, "-c", "from zkcontroller.cli import main; main()", "cluster", "--brokers", "3",
-               "--port-base", "0"]
+    brokers = ["--processes", "3"] if processes else ["--brokers", "3", "--port-base", "0"]
+    command = [sys.executable, "-c", "from zkcontroller.cli import main; main()", "cluster", *brokers]
     proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             text=True, env=env)
     assert proc.stdout is not None
@@ -44,7 +46,8 @@ def start_cluster(src: str | None) -> tuple[subprocess.Popen[str], str]:
         line = proc.stdout.readline()
         if not line:
             raise RuntimeError("the cluster exited before its prompt")
-        found = re.match(r"^broker 1 listens on (127\.0\.0\.1:\d+)$", line.strip())
+        found = re.match(r"^(?:broker 1 listens on|cluster up: broker processes 1, 2, 3 on) (127\.0\.0\.1:\d+)",
+                         line.strip())
         if found:
             address = found[1]
         if line.startswith("  help | quit"):
@@ -98,10 +101,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--records", type=int, default=200)
     parser.add_argument("--src", help="run the cluster from this source tree (PYTHONPATH)")
+    parser.add_argument("--processes", action="store_true",
+                        help="three `zkcontroller broker` processes on the wire (a ZooKeeper started for them)")
     args = parser.parse_args()
     print(f"{platform.node()} {platform.processor() or platform.machine()} {os.cpu_count()} cores, "
-          f"python {platform.python_version()}, cluster from {args.src or 'this checkout'}")
-    proc, address = start_cluster(args.src)
+          f"python {platform.python_version()}, cluster from {args.src or 'this checkout'}, "
+          f"{'broker processes (TCP between brokers)' if args.processes else 'in-process brokers'}")
+    proc, address = start_cluster(args.src, args.processes)
     try:
         admin = AdminClient({"bootstrap.servers": address})  # kept: a dropped client fails its futures
         admin.create_topics([NewTopic(TOPIC, num_partitions=1, replication_factor=3)])[TOPIC].result(60)
