@@ -59,7 +59,7 @@ class HeldRuntime(RecordedSleeps):
 def fake_manager(runtime: RecordedSleeps, partition: SimpleNamespace, answers: list[FetchPartitionResult]) -> Any:
     """A replica manager holding ``TP`` (``partition``) whose fetches answer ``answers`` in turn."""
     return SimpleNamespace(runtime=runtime, produce_waiters=ProduceWaiters(), partition=lambda _tp: partition,
-                           handle_fetch=lambda _request: FetchResponse(partitions=(answers.pop(0),)))
+                           handle_fetch=lambda _request, **_options: FetchResponse(partitions=(answers.pop(0),)))
 
 
 def leading(high_watermark: int = 5, leader_epoch: int = 3) -> SimpleNamespace:
@@ -95,7 +95,7 @@ async def test_an_empty_consumer_fetch_is_held_for_its_max_wait() -> None:
     (FetchPartitionResult(TP, Errors.UNSUPPORTED_FOR_MESSAGE_FORMAT, 5), -1, 300, 1),  # an error: at once
     (FetchPartitionResult(TP, Errors.NOT_LEADER_OR_FOLLOWER), -1, 300, 1),
     (FetchPartitionResult(TP, Errors.NONE, 9, 4, 5), -1, 300, 1),  # records (a follower's kind of answer)
-    (FetchPartitionResult(TP, Errors.NONE, 5, 0, 5), 2, 300, 1),  # a follower waits on its own side
+    (FetchPartitionResult(TP, Errors.NONE, 5, 0, 5), 2, 300, 1),  # a follower's: held by its handler, not here
 ])
 async def test_what_is_answered_at_once(answer: FetchPartitionResult, replica_id: int, max_wait_ms: int,
                                         min_bytes: int) -> None:
@@ -223,6 +223,31 @@ async def test_a_consumer_held_at_the_end_is_answered_once_records_arrive(
     assert isinstance(frame, bytes)
     (answer,) = decoded(frame).partitions
     assert (answer.error, answer.high_watermark) == (Errors.UNSUPPORTED_FOR_MESSAGE_FORMAT, 2)
+
+
+async def test_a_follower_fetch_on_the_wire_is_held_until_records_are_appended(
+        led_topic: tuple[Any, str, KafkaApis]) -> None:
+    """A follower's Fetch as our fetcher sends it (``max_wait_ms`` = ``replica.fetch.wait.max.ms``, here a minute),
+    through the leader's KafkaApis and its server's handler (`ReplicaManager.fetch_messages`): held while the log
+    ends at its offset, then answered with the records appended (the log end moved; the HW need not), long before
+    its max wait. Before, the leader answered it at once, empty."""
+    server, _, apis = led_topic
+    manager = server.replica_manager
+    partition = manager.partition(TP)
+    await wait_until(lambda: manager.high_watermark(TP) == 0 and partition.is_leader, timeout_s=30, what="t-0 led")
+    (follower,) = [r for r in partition.replicas if r != server.broker_id]
+    request = FetchRequest(follower, (FetchPartition(TP, partition.leader_epoch, 0),), max_wait_ms=60_000)
+    assert fetch_codec.decode_request(VERSION, fetch_codec.encode_request(request, VERSION), 0).max_wait_ms == 60_000
+    held = asyncio.ensure_future(apis.handle(encode_request_header(RequestHeader(FETCH, VERSION, 7, "replica"))
+                                             + fetch_codec.encode_request(request, VERSION)))
+    await wait_until(lambda: held.done() or manager.produce_waiters.waiting() >= 1, timeout_s=30,
+                     what="the fetch held")
+    assert not held.done(), "answered at once"
+    manager.append(TP, 2)
+    frame = await asyncio.wait_for(held, 30)
+    assert isinstance(frame, bytes)
+    (answer,) = decoded(frame).partitions
+    assert (answer.error, answer.records, answer.base_offset) == (Errors.NONE, 2, 0)
 
 
 async def test_kafka_python_polls_at_the_end_then_is_told_records_are_not_kept(

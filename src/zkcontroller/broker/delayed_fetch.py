@@ -1,18 +1,28 @@
-"""A consumer's Fetch with nothing to read, held (Kafka's ``DelayedFetch`` in the fetch purgatory).
+"""A Fetch with nothing to read, held (Kafka's ``DelayedFetch`` in the fetch purgatory).
 
 A consumer at the high watermark gets no records and no error; the answer waits up to the request's
-``max_wait_ms`` so that the consumer polls at that pace. As in Kafka it is completed early, and the fetch read
-again, as soon as one of its partitions can answer something new (``DelayedFetch.tryComplete``):
+``max_wait_ms`` so that the consumer polls at that pace. A follower at the leader's log end is held the same way, up
+to its ``replica.fetch.wait.max.ms`` (`ReplicaManager.fetch_messages`, Kafka's ``fetchMessages``), so that records
+appended meanwhile reach it at once and an acks=-1 produce waits for two fetch round trips, not for the follower's
+next poll. As in Kafka a held fetch is completed early, and read again, as soon as one of its partitions can
+answer something new (``DelayedFetch.tryComplete``):
 
 - this broker no longer leads it, or no longer hosts it (cases A to D);
 - the request named a leader epoch (``current_leader_epoch`` >= 0) and the partition's is now another (case E);
-- the high watermark moved past the fetch offset (case G: ``fetch.min.bytes`` reached). Records are not kept, so
-  their size is unknown: any record past the fetch offset counts as enough, whatever ``min_bytes`` asked.
+- for a consumer, the high watermark moved past the fetch offset; for a follower (``FetchLogEnd``), the log end
+  offset is no longer the fetch offset (case G: ``fetch.min.bytes`` reached; or case F, a log end below it).
+  Records are not kept, so their size is unknown: any record past the fetch offset counts as enough, whatever
+  ``min_bytes`` asked. Case H (a diverging epoch appearing while held) needs the leader's log truncated, which
+  happens only with an epoch change or lost leadership, cases A and E.
 
-The checks run when the produce purgatory's events fire (`delayed_produce.ProduceWaiters`: the HW moves up,
-leadership, the ISR or the replica changes), Kafka's ``checkAndComplete`` on the fetch purgatory, and never by
-polling. The fetch read again below the high watermark is answered UNSUPPORTED_FOR_MESSAGE_FORMAT, as any consumer
-fetch there. When the purgatory shuts down a held fetch is dropped unanswered (`PurgatoryShutDown`), as Kafka's.
+The checks run when the produce purgatory's events fire (`delayed_produce.ProduceWaiters`: the HW moves up, records
+are appended as leader, leadership, the ISR or the replica changes), Kafka's ``checkAndComplete`` on the fetch
+purgatory, and never by polling. The fetch read again below the high watermark is answered
+UNSUPPORTED_FOR_MESSAGE_FORMAT, as any consumer fetch there. A follower's fetch is read again when it expires too
+(Kafka's ``forceComplete`` runs ``onComplete`` either way), so it carries a high watermark that moved meanwhile;
+the read does not record the follower's fetch again (Kafka's ``onComplete`` calls ``readFromLocalLog``, not
+``updateFollowerFetchState``: its caught-up time is the one taken when the fetch came). When the purgatory shuts
+down a held fetch is dropped unanswered (`PurgatoryShutDown`), as Kafka's.
 """
 
 from __future__ import annotations
@@ -41,39 +51,54 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class HeldPartition:
-    """One partition of a held fetch: where it fetches, with the leader epoch it named (-1: none)."""
+    """One partition of a held fetch: where it fetches, with the leader epoch it named (-1: none) and, from a
+    follower, the epoch of its last records (-1: none)."""
 
     topic_partition: TopicPartition
     current_leader_epoch: int
     fetch_offset: int
+    last_fetched_epoch: int = -1
 
 
-def can_complete(held: HeldPartition, partition: Partition | None) -> bool:
-    """``DelayedFetch.tryComplete`` for one partition of a consumer's fetch (see the module's docstring)."""
+def can_complete(held: HeldPartition, partition: Partition | None, from_follower: bool = False) -> bool:
+    """``DelayedFetch.tryComplete`` for one partition of a held fetch (see the module's docstring)."""
     if partition is None or not partition.is_leader:
         return True
     if held.current_leader_epoch >= 0 and held.current_leader_epoch != partition.leader_epoch:
         return True
+    if from_follower:
+        return partition.log_end_offset != held.fetch_offset
     return partition.high_watermark > held.fetch_offset
+
+
+def may_hold(request: FetchRequest, response: FetchResponse) -> bool:
+    """Kafka's ``fetchMessages`` answers at once when the fetch failed as a whole, asked for nothing (a full fetch
+    of no partition), or read records, an error or a diverging epoch for some partition; otherwise it may wait."""
+    if response.error is not Errors.NONE or (request.is_full and not request.partitions):
+        return False
+    return not any(p.error is not Errors.NONE or p.records or p.diverging_end_offset >= 0 for p in response.partitions)
 
 
 def held_partitions(manager: ReplicaManager, request: FetchRequest, response: FetchResponse) -> list[HeldPartition]:
     """The partitions the fetch served: a full fetch's own, an incremental one's whole session."""
     if request.is_full:
-        return [HeldPartition(p.topic_partition, p.current_leader_epoch, p.fetch_offset) for p in request.partitions]
+        return [HeldPartition(p.topic_partition, p.current_leader_epoch, p.fetch_offset, p.last_fetched_epoch)
+                for p in request.partitions]
     session = manager.fetch_manager.cache.get(response.session_id)
     if session is None:
         return []
-    return [HeldPartition(c.topic_partition, c.current_leader_epoch, c.fetch_offset)
+    return [HeldPartition(c.topic_partition, c.current_leader_epoch, c.fetch_offset, c.last_fetched_epoch)
             for c in session.partitions.values()]
 
 
 async def hold(waiters: ProduceWaiters, held: list[HeldPartition],
-               partition: Callable[[TopicPartition], Partition | None], timeout_ms: int, runtime: Runtime) -> bool:
+               partition: Callable[[TopicPartition], Partition | None], timeout_ms: int, runtime: Runtime,
+               from_follower: bool = False) -> bool:
     """Wait until one of ``held`` can complete (True) or ``timeout_ms`` passes (False): Kafka's
     ``tryCompleteElseWatch`` then ``onExpiration``. `PurgatoryShutDown` if the purgatory shuts down first."""
     return await waiters.until([h.topic_partition for h in held],
-                               lambda: any(can_complete(h, partition(h.topic_partition)) for h in held),
+                               lambda: any(can_complete(h, partition(h.topic_partition), from_follower)
+                                           for h in held),
                                timeout_ms, runtime, "fetch")
 
 
@@ -83,9 +108,10 @@ def read_again(manager: ReplicaManager, request: FetchRequest, response: FetchRe
     served once more, outside any session so none is opened or advanced a second time; then, in the session the
     fetch had, the high watermarks sent are noted (an incremental answer keeps only the partitions with news)."""
     again = FetchRequest(request.replica_id,
-                         tuple(FetchPartition(h.topic_partition, h.current_leader_epoch, h.fetch_offset) for h in held),
+                         tuple(FetchPartition(h.topic_partition, h.current_leader_epoch, h.fetch_offset,
+                                              h.last_fetched_epoch) for h in held),
                          max_records=request.max_records, session_epoch=FINAL_EPOCH)
-    results: list[FetchPartitionResult] = list(manager.handle_fetch(again).partitions)
+    results: list[FetchPartitionResult] = list(manager.handle_fetch(again, update_follower_state=False).partitions)
     session = None if response.session_id == INVALID_SESSION_ID else manager.fetch_manager.cache.get(
         response.session_id)
     if session is not None:

@@ -83,12 +83,14 @@ class FetchSessionHandler:
     def _metadata(self) -> str:
         return fetch_metadata_string(self.session_id, self.epoch)
 
-    def build(self, partitions: Iterable[FetchPartition], max_records: int) -> FetchRequestData:
-        """The next fetch for ``partitions`` (everything this follower fetches from the leader now)."""
+    def build(self, partitions: Iterable[FetchPartition], max_records: int, max_wait_ms: int = 0) -> FetchRequestData:
+        """The next fetch for ``partitions`` (everything this follower fetches from the leader now), which the
+        leader may hold up to ``max_wait_ms`` while it has nothing to send."""
         wanted = {p.topic_partition: p for p in partitions}
         if self._is_full:
             self._session = wanted
-            request = FetchRequest(self.replica_id, tuple(wanted.values()), max_records, self.session_id, self.epoch)
+            request = FetchRequest(self.replica_id, tuple(wanted.values()), max_records, self.session_id, self.epoch,
+                                   max_wait_ms=max_wait_ms)
             return FetchRequestData(request, dict(wanted))
         changed, forgotten = [], []
         for tp, before in list(self._session.items()):
@@ -105,7 +107,7 @@ class FetchSessionHandler:
                 self._session[tp] = now
                 changed.append(now)
         request = FetchRequest(self.replica_id, tuple(changed), max_records, self.session_id, self.epoch,
-                               tuple(forgotten))
+                               tuple(forgotten), max_wait_ms)
         return FetchRequestData(request, dict(self._session))
 
     def handle_response(self, response: FetchResponse) -> bool:

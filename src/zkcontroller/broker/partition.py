@@ -261,6 +261,9 @@ class Partition:
         self.followers: dict[int, FollowerState] = {}
         self.on_high_watermark_increase: Callable[[TopicPartition], None] | None = None
         """Called when the leader's HW moves up: acks=-1 produce requests wait on it (``DelayedProduce``)."""
+        self.on_leader_append: Callable[[TopicPartition], None] | None = None
+        """Called when records are appended as leader and the HW stayed (Kafka's ``LeaderHwChange.Same``: the
+        fetch purgatory's ``checkAndComplete``): a follower's fetch held at the old log end completes."""
         self.producer_state = ProducerStateManager(tp)
         """Idempotent producers' last batches in this log, appended here as leader or replicated as follower
         (`producer_state`): kept across leadership changes, so a new leader finds a producer's retries. It is told
@@ -377,7 +380,8 @@ class Partition:
             self.epoch_cache.assign(self.leader_epoch, self.log_end_offset)
             self.last_fetched_epoch = self.epoch_cache.latest_epoch
         self.log_end_offset += records
-        self.maybe_increment_high_watermark(now_ms)
+        if not self.maybe_increment_high_watermark(now_ms) and records and self.on_leader_append is not None:
+            self.on_leader_append(self.topic_partition)  # the HW's own hook did not fire: wake held fetches
         return self.log_end_offset
 
     def append_as_follower(self, records: int, leader_high_watermark: int,

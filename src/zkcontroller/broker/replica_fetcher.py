@@ -2,9 +2,12 @@
 
 One fetcher per source broker fetches all partitions this broker follows there: each fetch carries every
 partition's log end offset and the leader epoch it follows; the answer says how many records to append and the
-leader's high watermark. A fetch that brought nothing is followed by a wait of ``replica.fetch.wait.max.ms``
-(standing in for the leader holding the fetch open); a partition error by ``replica.fetch.backoff.ms``, a failed
-fetch by twice that (as Kafka's). As Kafka's ``ReplicaFetcherBlockingSend``, the connect to the leader is bounded by
+leader's high watermark. Each fetch carries ``replica.fetch.wait.max.ms`` as its ``max_wait_ms``: a leader with
+nothing to send holds it that long, answering as soon as records are appended (`delayed_fetch`), and the next fetch
+goes at once, as Kafka's fetcher does after an answer; only an empty answer the leader did not hold (one that came
+back sooner, without errors) is followed by the rest of that wait, as before leaders held fetches. A partition
+error delays that partition by ``replica.fetch.backoff.ms``, a failed fetch every partition by twice that (as
+Kafka's). As Kafka's ``ReplicaFetcherBlockingSend``, the connect to the leader is bounded by
 ``replica.socket.timeout.ms`` (``awaitReady``) and the answer by ``request.timeout.ms`` (its NetworkClient's request
 timeout, which disconnects: the fetch fails with ``sendAndReceive``'s "was disconnected before the response was
 read"). The leader's endpoint is the one known when partitions were added.
@@ -29,6 +32,7 @@ import logging
 from collections.abc import Callable, Iterable
 
 from zkcontroller.broker.config import ReplicationConfig
+from zkcontroller.broker.delayed_produce import PurgatoryShutDown
 from zkcontroller.broker.fetch_session_handler import FetchSessionHandler, fetch_metadata_string
 from zkcontroller.broker.partition import FollowerAppendError, Partition
 from zkcontroller.broker.timeouts import send_with_timeout
@@ -151,17 +155,21 @@ class ReplicaFetcher:
                 self._wakeup.clear()
                 await self._wakeup.wait()
                 continue
+            sent_ms = self._runtime.now_ms()
             outcome = await self.fetch_once()
             if outcome is None:
                 await self._runtime.sleep_ms(config.replica_fetch_backoff_ms)
-            elif not outcome:
-                await self._runtime.sleep_ms(config.replica_fetch_wait_max_ms)
+                continue
+            rest_ms = 0 if outcome else config.replica_fetch_wait_max_ms - (self._runtime.now_ms() - sent_ms)
+            if rest_ms > 0:  # an empty answer the leader did not hold (it answers at once): wait out the rest
+                await self._runtime.sleep_ms(rest_ms)
             else:
-                await asyncio.sleep(0)  # one loop turn between fetches that brought data
+                await asyncio.sleep(0)  # one loop turn between fetches
 
     async def fetch_once(self) -> bool | None:
-        """One fetch round: True to fetch again at once (records came, or the session must start over), False if
-        nothing new came, None if it could not be made (then back off)."""
+        """One fetch round: True to fetch again at once (records, an error or a divergence came, or the session must
+        start over), False if every partition answered empty without error, None if it could not be made (then back
+        off)."""
         now = self._runtime.now_ms()
         parts: list[FetchPartition] = []
         for tp in sorted_partitions(self.fetching):
@@ -172,7 +180,7 @@ class ReplicaFetcher:
         leader = self.source or self._broker(self.source_broker_id)
         if not parts or leader is None:
             return None
-        data = self.session.build(parts, self._config.replica_fetch_max_records)
+        data = self.session.build(parts, self._config.replica_fetch_max_records, self._config.replica_fetch_wait_max_ms)
         self.fetches += 1
         failure = await self._connect(leader)
         if failure is None:
@@ -181,7 +189,8 @@ class ReplicaFetcher:
                 # the connect, above)
                 response = await send_with_timeout(self._transport, self._runtime, leader, data.request,
                                                    self._config.request_timeout_ms)
-            except BrokerUnreachableError:  # lost, or the NetworkClient's request timeout: it disconnects
+            except (BrokerUnreachableError, PurgatoryShutDown):  # lost, the request timeout, or the leader stopped
+                # while holding the fetch (in process; its socket server closes the connection on the wire)
                 failure = (f"java.io.IOException: Connection to {leader.id} was disconnected before the response "
                            "was read")
             else:
@@ -199,7 +208,9 @@ class ReplicaFetcher:
             if response.error in (Errors.FETCH_SESSION_ID_NOT_FOUND, Errors.INVALID_FETCH_SESSION_EPOCH, Errors.NONE):
                 return True  # the next fetch is a full one, at once (Kafka's fetcher gets an empty answer)
             return None
-        return self._process(data.session_partitions, response)
+        news = self._process(data.session_partitions, response)
+        return news or not all(r.error is Errors.NONE and not r.records and r.diverging_end_offset < 0
+                                      for r in response.partitions)
 
     async def _connect(self, leader: Broker) -> str | None:
         """``ReplicaFetcherBlockingSend.sendRequest``'s ``awaitReady`` before the request, bounded by
@@ -320,7 +331,7 @@ class ReplicaFetcher:
                 f"last offset in append: {last}. Log start offset = 0")
 
     def _process(self, sent: dict[TopicPartition, FetchPartition], response: FetchResponse) -> bool:
-        got_records = False
+        news = False  # records appended, or a partition marked failed: fetch again at once
         for result in response.partitions:
             tp = result.topic_partition
             asked = sent.get(tp)
@@ -334,11 +345,13 @@ class ReplicaFetcher:
             elif isinstance(result, OffsetsOutOfOrderResult):
                 self._mark_failed(tp, asked, "kafka.common.OffsetsOutOfOrderException: Out of order offsets found in "
                                   f"append to {tp}: {out_of_order_offsets(result.record_set)}")
+                news = True
             elif result.error is Errors.NONE:
                 records = result.records
                 if records and result.base_offset != asked.fetch_offset:
                     if result.base_offset < asked.fetch_offset:
                         self._mark_failed(tp, asked, self._unexpected_append_offset(tp, asked, result))
+                        news = True
                         continue
                     records += result.base_offset - asked.fetch_offset  # a gap (a compacted log): the log end jumps
                 try:
@@ -346,8 +359,9 @@ class ReplicaFetcher:
                                                  result.timestamps)
                 except FollowerAppendError as e:  # Log.append's OffsetsOutOfOrderException, in process
                     self._mark_failed(tp, asked, e.exception)
+                    news = True
                     continue
-                got_records = got_records or records > 0
+                news = news or records > 0
             elif result.error is Errors.FENCED_LEADER_EPOCH:
                 self._log(logging.INFO, f"Partition {tp} has an older epoch ({asked.current_leader_epoch}) than the "
                           "current leader. Will await the new LeaderAndIsr state before resuming fetching.")
@@ -375,4 +389,4 @@ class ReplicaFetcher:
                 else:
                     self._log(logging.ERROR, f"Error for partition {tp} at offset {asked.fetch_offset}")
                 self._delayed_until[tp] = self._runtime.now_ms() + self._config.replica_fetch_backoff_ms
-        return got_records
+        return news

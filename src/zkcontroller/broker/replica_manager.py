@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
+from typing import Any
 
+from zkcontroller.broker import delayed_fetch
 from zkcontroller.broker.alter_isr_manager import IsrManager, isr_manager_for
+from zkcontroller.broker.client_quota_manager import mark_local_complete
 from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.broker.control_plane import BrokerControlPlane, PartitionRole
 from zkcontroller.broker.delayed_produce import ProduceWaiters
@@ -71,10 +74,14 @@ class ReplicaManager:
                  config: ReplicationConfig | None = None, *, zk: Callable[[], KafkaZkClient | None] = lambda: None,
                  isr_manager: IsrManager | None = None,
                  recovered_logs: Mapping[TopicPartition, tuple[int, int]] | None = None,
-                 log_defaults: LogDefaults | None = None, journal: LogOffsetsJournal | None = None) -> None:
+                 log_defaults: LogDefaults | None = None, journal: LogOffsetsJournal | None = None,
+                 fetcher_transport: BrokerTransport | None = None) -> None:
         self.control_plane = control_plane
         self.broker_id = control_plane.broker_id
         self.transport = transport
+        self.fetcher_transport = fetcher_transport or transport
+        """What the replica fetchers send on: their own connections on TCP (Kafka's ``ReplicaFetcherBlockingSend``),
+        since the leader holds a fetch with nothing to read and `transport` keeps one request in flight per broker."""
         self.runtime = runtime
         self.config = config or ReplicationConfig()
         self._truncates_on_fetch = self.config.truncates_on_fetch  # read once, not per partition of a LeaderAndIsr
@@ -296,6 +303,7 @@ class ReplicaManager:
         if partition is None:
             partition = self._partitions[tp] = Partition(tp, self.broker_id, self.config.replica_lag_time_max_ms)
             partition.on_high_watermark_increase = self.produce_waiters.wake
+            partition.on_leader_append = self.produce_waiters.wake
             self._created_topics.add(tp.topic)
             if self._journal is not None:  # before restoring: producers expired while down are written through
                 partition.producer_state.journal_expired = self._journal.record_expired_producers
@@ -379,8 +387,8 @@ class ReplicaManager:
         fetcher = self.fetchers.get(leader)
         if fetcher is None:
             fetcher = self.fetchers[leader] = ReplicaFetcher(
-                self.broker_id, leader, self._partitions.get, self._alive_broker, self.transport, self.runtime,
-                self.config)
+                self.broker_id, leader, self._partitions.get, self._alive_broker, self.fetcher_transport,
+                self.runtime, self.config)
             if self._fetchers_paused:
                 fetcher.pause()
             fetcher.start()
@@ -412,10 +420,35 @@ class ReplicaManager:
             raise NotLeaderError(f"broker {self.broker_id} is not the leader of {tp}")
         return partition.append_as_leader(records, self.runtime.now_ms())
 
-    def handle_fetch(self, request: FetchRequest) -> FetchResponse:
-        """Serve a follower's fetch (Kafka's ``fetchMessages`` for a replica): epoch checks, then the follower's
-        LEO and caught-up time are recorded, maybe expanding the ISR and moving the HW. In a fetch session every
-        partition of the session is served; the answer carries those with news (`fetch_session`)."""
+    def handle_fetch_request(self, request: FetchRequest) -> FetchResponse | Coroutine[Any, Any, FetchResponse]:
+        """A fetch as it comes in (``KafkaApis.handleFetchRequest``): a follower's that may wait (``max_wait_ms``
+        and ``min_bytes`` above 0) is served by `fetch_messages`, an awaitable the transports and the wire's
+        request handler await; any other is answered at once (a consumer's is held by the wire's request handler)."""
+        if request.replica_id >= 0 and request.max_wait_ms > 0 and request.min_bytes > 0:
+            return self.fetch_messages(request)
+        return self.handle_fetch(request)
+
+    async def fetch_messages(self, request: FetchRequest) -> FetchResponse:
+        """Kafka's ``fetchMessages`` for a follower: read (`handle_fetch`, which records the follower's fetch);
+        if nothing was read and nothing failed, hold the fetch in the purgatory up to ``max_wait_ms`` until records
+        are appended past its offset or leadership changes (`delayed_fetch`), then read it again.
+        `PurgatoryShutDown` when the broker stops meanwhile: the fetch is dropped unanswered."""
+        response = self.handle_fetch(request)
+        if not delayed_fetch.may_hold(request, response):
+            return response
+        held = delayed_fetch.held_partitions(self, request, response)
+        if not held:  # an incremental fetch whose session holds no partition: KafkaApis' `interesting.isEmpty`
+            return response
+        mark_local_complete(self.runtime.now_ms())  # a purgatory wait, not request handling time
+        await delayed_fetch.hold(self.produce_waiters, held, self._partitions.get, request.max_wait_ms, self.runtime,
+                                 from_follower=True)
+        return delayed_fetch.read_again(self, request, response, held)  # completed or expired: read again
+
+    def handle_fetch(self, request: FetchRequest, *, update_follower_state: bool = True) -> FetchResponse:
+        """Serve a fetch at once (Kafka's ``readFromLocalLog``; for a replica with ``updateFollowerFetchState``
+        unless ``update_follower_state`` is False, as when a held fetch is read again): epoch checks, then the
+        follower's LEO and caught-up time are recorded, maybe expanding the ISR and moving the HW. In a fetch session
+        every partition of the session is served; the answer carries those with news (`fetch_session`)."""
         now = self.runtime.now_ms()
         from_follower = request.replica_id >= 0  # -1 a consumer, -2 a debugging consumer
         context = self.fetch_manager.new_context(request, now, privileged=from_follower)
@@ -460,9 +493,10 @@ class ReplicaManager:
                             ",".join(map(str, partition.replicas)), tp)
                 results.append(FetchPartitionResult(tp, Errors.NONE, partition.high_watermark, 0, asked.fetch_offset))
                 continue
-            proposal = partition.record_follower_fetch(request.replica_id, asked.fetch_offset, now)
-            if proposal is not None:
-                self.isr_manager.submit(proposal)
+            if update_follower_state:
+                proposal = partition.record_follower_fetch(request.replica_id, asked.fetch_offset, now)
+                if proposal is not None:
+                    self.isr_manager.submit(proposal)
             offset = asked.fetch_offset
             records = min(asked.max_records, partition.log_end_offset - offset)
             indexed = partition.time_index.entries_in(offset, offset + records) if records > 0 else ()

@@ -494,14 +494,11 @@ class KafkaApis:
         a busy loop, and is read again as soon as a partition has news (the HW passed the fetch offset, leadership
         changed: `delayed_fetch`). Kafka answers at once when ``min_bytes`` <= 0, a partition has an error, or
         nothing was asked (a full fetch of no partition, or an incremental one whose session holds none); so
-        here (a follower's fetches are never held, as before: its fetcher waits ``replica.fetch.wait.max.ms``
-        itself)."""
+        here. A follower's fetch was held already, by the handler (`ReplicaManager.fetch_messages`)."""
         manager = self._replica_manager()
         if request.replica_id >= 0 or manager is None or response.error is not Errors.NONE:
             return response
-        if request.is_full and not request.partitions:
-            return response
-        if any(p.error is not Errors.NONE or p.records or p.diverging_end_offset >= 0 for p in response.partitions):
+        if not delayed_fetch.may_hold(request, response):
             return response
         max_wait_ms, min_bytes = FETCH_WAIT_FIELDS.unpack_from(payload, offset + 4)  # after the replica id
         if max_wait_ms <= 0 or min_bytes <= 0:

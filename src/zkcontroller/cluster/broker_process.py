@@ -75,6 +75,15 @@ class BrokerProcess:
                                       connection_setup_timeout_ms=props.connection_setup_timeout_ms,
                                       connection_setup_timeout_max_ms=props.connection_setup_timeout_max_ms,
                                       versions=props.control_request_versions)
+        self.fetcher_transport = TcpTransport(self.runtime, listener_name=props.listener.name,
+                                              client_id=f"broker-{props.broker_id}-fetcher",
+                                              # ReplicaFetcherBlockingSend: its own NetworkClient (a fetch the
+                                              # leader holds must not hold up controller requests behind it)
+                                              request_timeout_ms=props.replication.request_timeout_ms,
+                                              connect_timeout_ms=props.replication.replica_socket_timeout_ms,
+                                              connection_setup_timeout_ms=props.connection_setup_timeout_ms,
+                                              connection_setup_timeout_max_ms=props.connection_setup_timeout_max_ms,
+                                              versions=props.control_request_versions)
         self.server: KafkaServer | None = None
         self.journal: LogOffsetsJournal | None = None
         self.apis = broker_apis(props.broker_id, lambda: self.server,
@@ -115,7 +124,8 @@ class BrokerProcess:
             raise self._fatal(f"Failed to create or validate data directory {p.log_dirs[0]}: {_reason(e)}") from None
         self.server = KafkaServer(self.broker_config(), self.backend, self.transport,
                                   self.runtime, EventLog(f"broker-{p.broker_id}", wall_clock_ms, sink),
-                                  recovered_logs=self.journal.recovered(), log_offsets_journal=self.journal)
+                                  recovered_logs=self.journal.recovered(), log_offsets_journal=self.journal,
+                                  fetcher_transport=self.fetcher_transport)
         if self.metrics is not None and p.metrics_port is not None:
             try:
                 self.metrics.serve(p.metrics_port)
@@ -141,6 +151,7 @@ class BrokerProcess:
                 await asyncio.wait_for(self.server.shutdown(stop_processing_requests=self.socket_server.stop), 30)
         await self.socket_server.stop()
         await self.transport.close()
+        await self.fetcher_transport.close()
         with contextlib.suppress(Exception):
             await self.backend.close()
         if self.journal is not None:

@@ -39,7 +39,7 @@ from zkcontroller.model import (
 )
 from zkcontroller.protocol.ibp import broker_registration_version
 from zkcontroller.protocol.inter_broker import AlterIsrRequest, ControlledShutdownRequest, FetchRequest
-from zkcontroller.protocol.transport import BrokerNetwork
+from zkcontroller.protocol.transport import BrokerNetwork, BrokerTransport
 from zkcontroller.runtime.log_lines import exception_line
 from zkcontroller.runtime.runtime import Runtime
 from zkcontroller.zk import paths
@@ -128,8 +128,12 @@ class KafkaServer:
         event_log: EventLog,
         recovered_logs: Mapping[TopicPartition, tuple[int, int]] | None = None,
         log_offsets_journal: LogOffsetsJournal | None = None,
+        fetcher_transport: BrokerTransport | None = None,
     ) -> None:
         self.config = config
+        self.fetcher_transport = fetcher_transport
+        """The replica fetchers' own connections (Kafka's ``ReplicaFetcherBlockingSend``), when ``transport`` limits
+        requests in flight per broker (TCP): a fetch the leader holds must not hold up controller requests."""
         self.recovered_logs = dict(recovered_logs or {})
         """The offsets of the logs a previous run of this broker left (offsets only: the "disk")."""
         self.log_offsets_journal = log_offsets_journal
@@ -185,7 +189,8 @@ class KafkaServer:
                                               zk=lambda: self.zk,
                                               recovered_logs=self.recovered_logs,
                                               log_defaults=LogDefaults.from_properties(self.config.static_configs),
-                                              journal=self.log_offsets_journal)
+                                              journal=self.log_offsets_journal,
+                                              fetcher_transport=self.fetcher_transport)
         self.replica_manager.startup()
         self.transport.register(self.broker_id, self.handle_request)
         self.controller = KafkaController(
@@ -234,7 +239,7 @@ class KafkaServer:
             return self.controller.handle_broker_request(request)
         assert self.replica_manager is not None
         if isinstance(request, FetchRequest):
-            return self.replica_manager.handle_fetch(request)
+            return self.replica_manager.handle_fetch_request(request)  # a follower's may be held: awaitable
         return self.replica_manager.handle_control_request(request, correlation_id)
 
     def _on_registered(self, broker_epoch: int) -> None:

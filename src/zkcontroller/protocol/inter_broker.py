@@ -104,6 +104,11 @@ class FetchRequest:
     session_epoch: int = FINAL_EPOCH
     forgotten: tuple[TopicPartition, ...] = ()
     """Partitions an incremental fetch drops from its session (``forgotten_topics_data``)."""
+    max_wait_ms: int = 0
+    """``MaxWaitMs``: how long the leader may hold a fetch with nothing to read (a follower's is
+    ``replica.fetch.wait.max.ms``; 0 answers at once)."""
+    min_bytes: int = 1
+    """``MinBytes`` (``replica.fetch.min.bytes`` for a follower): records are not kept, so any record counts."""
     api_key: ApiKey = field(default=ApiKey.FETCH, init=False)
 
     @property

@@ -290,7 +290,7 @@ async def test_records_starting_below_the_fetch_offset_mark_the_partition_failed
     brokers.rms[1].append(TP, 3)
     fetcher = brokers.rms[2].fetchers[1]
     fetcher._transport = _Shifted(brokers.transport, -1)  # type: ignore[assignment]
-    assert await fetcher.fetch_once() is False
+    assert await fetcher.fetch_once() is True  # records came (refused): fetch again at once, as Kafka's fetcher
     assert brokers.rms[2].log_end_offset(TP) == 2 and TP not in fetcher.fetching
     assert ("[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Unexpected error occurred while processing data "
             "for partition t-0 at offset 2\nkafka.common.UnexpectedAppendOffsetException: Unexpected offset in append "
@@ -327,7 +327,7 @@ async def test_out_of_order_offsets_mark_the_partition_failed_with_kafkas_messag
     brokers.rms[1].append(TP, 3)
     fetcher = brokers.rms[2].fetchers[1]
     fetcher._transport = _OutOfOrder(brokers.transport)  # type: ignore[assignment]
-    assert await fetcher.fetch_once() is False
+    assert await fetcher.fetch_once() is True  # the partition marked failed: fetch again at once, as Kafka's
     assert brokers.rms[2].log_end_offset(TP) == 2 and TP not in fetcher.fetching
     assert ("[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Unexpected error occurred while processing data "
             "for partition t-0 at offset 2\nkafka.common.OffsetsOutOfOrderException: Out of order offsets found in "

@@ -314,7 +314,8 @@ def _topic_of(item: FetchPartition | FetchPartitionResult) -> str:
 def encode_request(request: FetchRequest, version: int) -> bytes:
     forgotten = {t: [tp.partition for tp in tps] for t, tps in by_topic(request.forgotten, lambda tp: tp.topic).items()}
     return codec.encode(FETCH.request, version, {
-        "cluster_id": None, "replica_id": request.replica_id, "max_wait_ms": 0, "min_bytes": 1,
+        "cluster_id": None, "replica_id": request.replica_id, "max_wait_ms": request.max_wait_ms,
+        "min_bytes": request.min_bytes,
         "max_bytes": 0x7FFFFFFF, "isolation_level": 0, "session_id": request.session_id,
         "session_epoch": request.session_epoch,
         "topics": [{"topic": t, "partitions": [
@@ -334,7 +335,8 @@ def decode_request(version: int, buf: bytes | memoryview, offset: int) -> FetchR
     forgotten = tuple(TopicPartition(t["topic"], p)
                       for t in d.get("forgotten_topics_data") or () for p in t["partitions"])
     return FetchRequest(d["replica_id"], partitions, max(limits) if limits else 10_000,
-                        d.get("session_id", 0), d.get("session_epoch", -1), forgotten)
+                        d.get("session_id", 0), d.get("session_epoch", -1), forgotten, d["max_wait_ms"],
+                        d["min_bytes"])
 
 
 def encode_response(response: FetchResponse, version: int) -> bytes:
