@@ -44,7 +44,7 @@ from zkcontroller.protocol.inter_broker import (
     FetchRequest,
     FetchResponse,
 )
-from zkcontroller.protocol.transport import BrokerTransport, BrokerUnreachableError, ConnectTimeoutError
+from zkcontroller.protocol.transport import BrokerTransport, BrokerUnreachableError, ConnectTimeoutError, node_string
 from zkcontroller.protocol.wire.fetch_codec import (
     FetchedRecordsResult,
     OffsetsOutOfOrderResult,
@@ -75,15 +75,6 @@ def partition_data_string(asked: FetchPartition, partition: Partition | None) ->
     return (f"PartitionData(fetchOffset={asked.fetch_offset}, logStartOffset=0, maxBytes={REPLICA_FETCH_MAX_BYTES}, "
             f"currentLeaderEpoch={optional_string(asked.current_leader_epoch)}, "
             f"lastFetchedEpoch={optional_string(last_fetched)})")
-
-
-def node_string(broker: Broker, listener_name: str | None) -> str:
-    """``Node.toString`` of the leader's endpoint: ``host:port (id: 1 rack: null)``."""
-    endpoint = broker.endpoint(listener_name) if listener_name else None
-    if endpoint is None and broker.endpoints:
-        endpoint = broker.endpoints[0]
-    host, port = (endpoint.host or "", endpoint.port) if endpoint is not None else ("", -1)
-    return f"{host}:{port} (id: {broker.id} rack: {broker.rack if broker.rack is not None else 'null'})"
 
 
 class ReplicaFetcher:
