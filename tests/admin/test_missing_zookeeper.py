@@ -11,7 +11,7 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from zkcontroller.admin.cli import MISSING_ZOOKEEPER_HINT, TOPICS_HINT
+from zkcontroller.admin.cli import MISSING_ZOOKEEPER_HINT, SERVER_HINT
 from zkcontroller.cli import main
 from zkcontroller.cluster.prompt_help import IN_PROCESS
 
@@ -23,7 +23,6 @@ pytestmark = pytest.mark.usefixtures("restored_logging")  # the CLI run in-proce
     (["controller", "show"], 2),
     (["configs", "--entity-type", "topics", "--describe"], 1),
     (["reassign", "--list"], 1),
-    (["leader-election", "--election-type", "preferred", "--all-topic-partitions"], 1),
 ])
 def test_a_missing_zookeeper_says_where_one_comes_from(argv: list[str], status: int) -> None:
     result = CliRunner().invoke(main, argv, env={"ZKCONTROLLER_ZOOKEEPER": None})
@@ -34,15 +33,16 @@ def test_a_missing_zookeeper_says_where_one_comes_from(argv: list[str], status: 
     assert result.stdout == ""
 
 
-@pytest.mark.parametrize("argv", [["topics", "list"], ["topics", "--describe"], ["topics", "create", "t"]])
+@pytest.mark.parametrize("argv", [["topics", "list"], ["topics", "--describe"], ["topics", "create", "t"],
+                                  ["leader-election", "--election-type", "preferred", "--all-topic-partitions"]])
 def test_topics_without_either_server_names_bootstrap_server(argv: list[str]) -> None:
-    """`topics` takes --bootstrap-server (TopicCommand's "Only one of ..." when neither is given): the hint says a
-    cluster on the embedded store is reached that way."""
+    """`topics` and `leader-election` take --bootstrap-server (TopicCommand's "Only one of ..." when neither is
+    given): the hint says a cluster on the embedded store is reached that way."""
     result = CliRunner().invoke(main, argv, env={"ZKCONTROLLER_ZOOKEEPER": None})
     assert result.exit_code == 1, result.output
     assert result.stderr.splitlines()[-1] == (
-        f"Error: Only one of --bootstrap-server or --zookeeper must be specified. {TOPICS_HINT}")
-    assert "--bootstrap-server HOST:PORT" in TOPICS_HINT
+        f"Error: Only one of --bootstrap-server or --zookeeper must be specified. {SERVER_HINT}")
+    assert "--bootstrap-server HOST:PORT" in SERVER_HINT
     assert result.stdout == ""
 
 

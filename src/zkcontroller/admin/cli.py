@@ -83,7 +83,7 @@ zookeeper_option = click.option(
     help="ZooKeeper connect string, as ZooKeeper reads it (port 2181 if none; or set ZKCONTROLLER_ZOOKEEPER).")
 
 
-TOPICS_HINT = (
+SERVER_HINT = (
     "`zkcontroller zookeeper` starts a ZooKeeper (or set ZKCONTROLLER_ZOOKEEPER); a cluster on the embedded "
     "store (`demo`, `cluster`) is reached through a broker's listener with --bootstrap-server HOST:PORT, "
     "whose addresses `cluster` prints at start-up and in `status`")
@@ -111,7 +111,7 @@ def exactly_one_server(zookeeper: str | None, bootstrap_server: str | None) -> s
         zookeeper = None
     if (zookeeper is None) == (bootstrap_server is None):
         message = "Only one of --bootstrap-server or --zookeeper must be specified"
-        raise click.UsageError(message if zookeeper is not None else f"{message}. {TOPICS_HINT}", ctx)
+        raise click.UsageError(message if zookeeper is not None else f"{message}. {SERVER_HINT}", ctx)
     return zookeeper
 
 

@@ -89,6 +89,22 @@ ERROR_MESSAGES: dict[int, str] = {
 exception says when the broker sent no message of its own."""
 
 
+EXCEPTION_NAMES: dict[int, str] = {
+    -1: "UnknownServerException", 3: "UnknownTopicOrPartitionException", 5: "LeaderNotAvailableException",
+    7: "TimeoutException", 31: "ClusterAuthorizationException", 41: "NotControllerException",
+    42: "InvalidRequestException", 60: "ReassignmentInProgressException", 80: "PreferredLeaderNotAvailableException",
+    83: "EligibleLeadersNotAvailableException", 84: "ElectionNotNeededException",
+    85: "NoReassignmentInProgressException", 39: "InvalidReplicaAssignmentException",
+}
+"""The Java exception each code becomes (``org.apache.kafka.common.errors``), for tools that print one whole."""
+
+
+def exception_string(code: int, message: str | None) -> str:
+    """What Java's ``Throwable.toString`` prints for the exception a per-item error code becomes."""
+    name = EXCEPTION_NAMES.get(code, "ApiException")
+    return f"org.apache.kafka.common.errors.{name}: {message or ERROR_MESSAGES.get(code, f'Error code {code}.')}"
+
+
 class AdminClientError(Exception):
     """A call failed; the message is what Kafka's tools would print after their prefix."""
 
@@ -517,6 +533,34 @@ class AdminClient:
                 check(int(t.error_code), t.error_message)
 
         await self._call("createPartitions", CREATE_PARTITIONS, "controller", make, parse)
+
+    async def elect_leaders(self, election_type: int, partitions: Iterable[tuple[str, int]] | None
+                            ) -> dict[tuple[str, int], tuple[int, str | None]]:
+        """ElectLeaders (0: preferred, 1: unclean) for ``partitions`` (None: every partition); each partition's
+        error code (0: elected) and message. A top-level error fails the call."""
+        wanted = None if partitions is None else sorted(set(partitions))
+
+        def make(version: int) -> bytes:
+            if version == 0 and election_type != 0:  # as Kafka's ElectLeadersRequest.Builder
+                raise KafkaApiError(UNSUPPORTED_VERSION, "Attempted to write a non-default electionType at version 0")
+            m = schema_module(ELECT_LEADERS, version, "request")
+            topics = None if wanted is None else tuple(
+                m.TopicPartitions(topic=t, partitions=tuple(p for _, p in group))
+                for t, group in itertools.groupby(wanted, key=lambda tp: tp[0]))
+            return _write(build(m.ElectLeadersRequest, election_type=election_type, topic_partitions=topics,
+                                timeout=self._timeout()))
+
+        def parse(version: int, payload: bytes, offset: int) -> dict[tuple[str, int], tuple[int, str | None]]:
+            r = _decode(ELECT_LEADERS, version, payload, offset)
+            top = int(getattr(r, "error_code", 0))
+            results = {(str(t.topic), int(p.partition_id)): (int(p.error_code), p.error_message)
+                       for t in r.replica_election_results for p in t.partition_result}
+            if top == NOT_CONTROLLER or any(code == NOT_CONTROLLER for code, _ in results.values()):
+                raise RetriableCallError
+            check(top)
+            return results
+
+        return await self._call("electLeaders", ELECT_LEADERS, "controller", make, parse)
 
     async def list_reassignments(self, partitions: Iterable[tuple[str, int]] | None = None
                                  ) -> dict[tuple[str, int], Reassignment]:
