@@ -3,7 +3,9 @@
 
 Each command opens one session, does its reads or writes through `KafkaZkClient` and closes it. A user error
 (a bad name, an existing topic, an unreachable server) prints ``Error: <message>`` and exits 1, without a
-traceback. ``--zookeeper`` is required: another process cannot reach the embedded store.
+traceback. ``--zookeeper`` is required, except that ``topics`` (like ``leader-election``) takes
+``--bootstrap-server`` instead (`bootstrap_topics`): another process reaches the embedded store only through a
+broker's listener.
 """
 
 from __future__ import annotations
@@ -202,8 +204,8 @@ class KafkaTopicsLayout(KafkaGroup):
 
 @click.group(cls=KafkaTopicsLayout, short_help="Create, alter, describe, list and delete topics.")
 def topics() -> None:
-    """Create, alter, describe, list and delete topics (as kafka-topics --zookeeper; its layout, --create,
-    --describe, --list, --alter or --delete with --topic, works too)."""
+    """Create, alter, describe, list and delete topics (as kafka-topics, with --zookeeper or --bootstrap-server;
+    its layout, --create, --describe, --list, --alter or --delete with --topic, works too)."""
 
 
 @topics.command("create")
