@@ -22,7 +22,6 @@ pytestmark = pytest.mark.usefixtures("restored_logging")  # the CLI run in-proce
     (["brokers", "list"], 2),  # not one of Kafka's tools: click's usage status (docs/admin.md)
     (["controller", "show"], 2),
     (["configs", "--entity-type", "topics", "--describe"], 1),
-    (["reassign", "--list"], 1),
 ])
 def test_a_missing_zookeeper_says_where_one_comes_from(argv: list[str], status: int) -> None:
     result = CliRunner().invoke(main, argv, env={"ZKCONTROLLER_ZOOKEEPER": None})

@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 from kio.serial import entity_reader, entity_writer
 
 from zkcontroller.model import TopicId
+from zkcontroller.protocol.wire import alter_configs as ac
 from zkcontroller.protocol.wire import describe_configs as dc
 from zkcontroller.protocol.wire.client_apis import (
     ALTER_PARTITION_REASSIGNMENTS,
@@ -56,7 +57,7 @@ CLIENT_SOFTWARE_NAME = "zkcontroller"
 CLIENT_VERSIONS: dict[int, tuple[int, int]] = {
     API_VERSIONS: (0, 3), METADATA: (1, 11), CREATE_TOPICS: (2, 7), DELETE_TOPICS: (1, 6),
     CREATE_PARTITIONS: (0, 3), ELECT_LEADERS: (0, 2), ALTER_PARTITION_REASSIGNMENTS: (0, 0),
-    LIST_PARTITION_REASSIGNMENTS: (0, 0), dc.DESCRIBE_CONFIGS: (1, 4),
+    LIST_PARTITION_REASSIGNMENTS: (0, 0), dc.DESCRIBE_CONFIGS: (1, 4), ac.INCREMENTAL_ALTER_CONFIGS: (0, 1),
 }
 """What this client can speak (kio's schemas, DescribeConfigs from our table; Metadata v1+ for the controller id)."""
 
@@ -561,6 +562,56 @@ class AdminClient:
             return results
 
         return await self._call("electLeaders", ELECT_LEADERS, "controller", make, parse)
+
+    async def alter_reassignments(self, targets: Mapping[tuple[str, int], Sequence[int] | None]
+                                  ) -> dict[tuple[str, int], tuple[int, str | None]]:
+        """AlterPartitionReassignments: each partition to its target replicas (None: cancel); each partition's
+        error code and message. A top-level error fails the call."""
+        wanted = sorted(targets.items())
+
+        def make(version: int) -> bytes:
+            m = schema_module(ALTER_PARTITION_REASSIGNMENTS, version, "request")
+            topics = tuple(
+                m.ReassignableTopic(name=t, partitions=tuple(
+                    m.ReassignablePartition(partition_index=p, replicas=None if r is None else tuple(r))
+                    for (_, p), r in group))
+                for t, group in itertools.groupby(wanted, key=lambda item: item[0][0]))
+            return _write(m.AlterPartitionReassignmentsRequest(timeout=self._timeout(), topics=topics))
+
+        def parse(version: int, payload: bytes, offset: int) -> dict[tuple[str, int], tuple[int, str | None]]:
+            r = _decode(ALTER_PARTITION_REASSIGNMENTS, version, payload, offset)
+            if int(r.error_code) == NOT_CONTROLLER:
+                raise RetriableCallError
+            check(int(r.error_code), r.error_message)
+            return {(str(t.name), int(p.partition_index)): (int(p.error_code), p.error_message)
+                    for t in r.responses for p in t.partitions}
+
+        return await self._call("alterPartitionReassignments", ALTER_PARTITION_REASSIGNMENTS, "controller",
+                                make, parse)
+
+    async def incremental_alter_configs(self, resources: Sequence[ac.AlterResource]) -> None:
+        """IncrementalAlterConfigs, as Kafka's client routes it: a broker's resource to that broker, the others
+        (topics, the broker default) to any node; the first error raises."""
+        BROKER = 4
+        routes: dict[str | int, list[ac.AlterResource]] = {}
+        for r in resources:
+            target: str | int = int(r.resource_name) if r.resource_type == BROKER and r.resource_name.isdigit() \
+                else "any"
+            routes.setdefault(target, []).append(r)
+        if any(isinstance(t, int) for t in routes) and self._metadata is None:
+            await self.metadata((), "describeCluster")
+
+        def parse(version: int, payload: bytes, offset: int) -> None:
+            for r in ac.decode_response(ac.INCREMENTAL_ALTER_CONFIGS, version, payload, offset):
+                check(r.error, r.message)
+
+        for target, group in routes.items():
+            query = ac.AlterConfigsQuery(group, incremental=True)
+
+            def make(version: int, query: ac.AlterConfigsQuery = query) -> bytes:
+                return ac.encode_request(ac.INCREMENTAL_ALTER_CONFIGS, version, query)
+
+            await self._call("incrementalAlterConfigs", ac.INCREMENTAL_ALTER_CONFIGS, target, make, parse)
 
     async def list_reassignments(self, partitions: Iterable[tuple[str, int]] | None = None
                                  ) -> dict[tuple[str, int], Reassignment]:
