@@ -4,6 +4,7 @@ Exactly one action: ``--generate``, ``--execute``, ``--verify``, ``--cancel`` or
 ``--verify`` show a progress bar of the target replicas already in the ISR; ``--execute --wait-ms`` keeps it
 running until the reassignment completes (or the wait ends). ``--verify`` reads ZooKeeper, as Kafka's does;
 ``--verify --check-brokers`` also asks every broker for its metadata (bounded), naming any it could not ask.
+With ``--bootstrap-server`` every action goes through a broker instead (`bootstrap_reassign`).
 """
 
 from __future__ import annotations
