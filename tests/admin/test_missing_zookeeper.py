@@ -21,7 +21,6 @@ pytestmark = pytest.mark.usefixtures("restored_logging")  # the CLI run in-proce
 @pytest.mark.parametrize(("argv", "status"), [
     (["brokers", "list"], 2),  # not one of Kafka's tools: click's usage status (docs/admin.md)
     (["controller", "show"], 2),
-    (["configs", "--entity-type", "topics", "--describe"], 1),
 ])
 def test_a_missing_zookeeper_says_where_one_comes_from(argv: list[str], status: int) -> None:
     result = CliRunner().invoke(main, argv, env={"ZKCONTROLLER_ZOOKEEPER": None})
@@ -43,6 +42,15 @@ def test_topics_without_either_server_names_bootstrap_server(argv: list[str]) ->
         f"Error: Only one of --bootstrap-server or --zookeeper must be specified. {SERVER_HINT}")
     assert "--bootstrap-server HOST:PORT" in SERVER_HINT
     assert result.stdout == ""
+
+
+def test_configs_without_either_server_says_so_in_kafkas_words() -> None:
+    result = CliRunner().invoke(main, ["configs", "--entity-type", "topics", "--describe"],
+                                env={"ZKCONTROLLER_ZOOKEEPER": None})
+    assert result.exit_code == 1, result.output
+    assert result.stderr.splitlines()[-1] == (
+        "Error: One of the required --bootstrap-server or --zookeeper arguments must be specified. "
+        f"{SERVER_HINT}")
 
 
 def test_the_hint_sends_what_the_prompt_lacks_to_the_brokers_listeners() -> None:

@@ -51,6 +51,7 @@ from zkcontroller.protocol.wire.metadata_client import MAX_RESPONSE_BYTES
 T = TypeVar("T")
 
 NOT_CONTROLLER = 41
+BROKER_RESOURCE = 4
 UNSUPPORTED_VERSION = 35
 CLIENT_SOFTWARE_NAME = "zkcontroller"
 
@@ -58,6 +59,7 @@ CLIENT_VERSIONS: dict[int, tuple[int, int]] = {
     API_VERSIONS: (0, 3), METADATA: (1, 11), CREATE_TOPICS: (2, 7), DELETE_TOPICS: (1, 6),
     CREATE_PARTITIONS: (0, 3), ELECT_LEADERS: (0, 2), ALTER_PARTITION_REASSIGNMENTS: (0, 0),
     LIST_PARTITION_REASSIGNMENTS: (0, 0), dc.DESCRIBE_CONFIGS: (1, 4), ac.INCREMENTAL_ALTER_CONFIGS: (0, 1),
+    ac.ALTER_CONFIGS: (0, 2),
 }
 """What this client can speak (kio's schemas, DescribeConfigs from our table; Metadata v1+ for the controller id)."""
 
@@ -590,16 +592,11 @@ class AdminClient:
                                 make, parse)
 
     async def incremental_alter_configs(self, resources: Sequence[ac.AlterResource]) -> None:
-        """IncrementalAlterConfigs, as Kafka's client routes it: a broker's resource to that broker, the others
-        (topics, the broker default) to any node; the first error raises."""
-        BROKER = 4
+        """IncrementalAlterConfigs, routed as Kafka's client routes it (`_route`); the first error raises."""
         routes: dict[str | int, list[ac.AlterResource]] = {}
         for r in resources:
-            target: str | int = int(r.resource_name) if r.resource_type == BROKER and r.resource_name.isdigit() \
-                else "any"
-            routes.setdefault(target, []).append(r)
-        if any(isinstance(t, int) for t in routes) and self._metadata is None:
-            await self.metadata((), "describeCluster")
+            routes.setdefault(self._route(r.resource_type, r.resource_name), []).append(r)
+        await self._ensure_metadata(routes)
 
         def parse(version: int, payload: bytes, offset: int) -> None:
             for r in ac.decode_response(ac.INCREMENTAL_ALTER_CONFIGS, version, payload, offset):
@@ -638,11 +635,21 @@ class AdminClient:
         return await self._call("listPartitionReassignments", LIST_PARTITION_REASSIGNMENTS, "controller",
                                 make, parse)
 
-    async def describe_configs(self, resources: Sequence[tuple[int, str]]
+    def _route(self, resource_type: int, name: str) -> str | int:
+        """Kafka's client: a broker's config resource to that broker, the others to any node."""
+        return int(name) if resource_type == BROKER_RESOURCE and name.isdigit() else "any"
+
+    async def _ensure_metadata(self, targets: Iterable[str | int]) -> None:
+        if any(isinstance(t, int) for t in targets) and self._metadata is None:
+            await self.metadata((), "describeCluster")
+
+    async def describe_configs(self, resources: Sequence[tuple[int, str]], *, include_synonyms: bool = False
                                ) -> dict[tuple[int, str], list[dc.ConfigEntry]]:
-        """DescribeConfigs of (resource type, name) pairs (2: topic, 4: broker) from any node, as Kafka's client
-        sends topic resources; every config of each resource."""
-        query = dc.DescribeConfigsQuery([dc.ConfigResourceQuery(t, n) for t, n in resources])
+        """DescribeConfigs of (resource type, name) pairs (2: topic, 4: broker): every config of each resource."""
+        routes: dict[str | int, list[tuple[int, str]]] = {}
+        for t, n in resources:
+            routes.setdefault(self._route(t, n), []).append((t, n))
+        await self._ensure_metadata(routes)
 
         def parse(version: int, payload: bytes, offset: int) -> dict[tuple[int, str], list[dc.ConfigEntry]]:
             out = {}
@@ -651,5 +658,26 @@ class AdminClient:
                 out[(r.resource_type, r.resource_name)] = list(r.configs)
             return out
 
-        return await self._call("describeConfigs", dc.DESCRIBE_CONFIGS, "any",
-                                lambda version: dc.encode_request(version, query), parse)
+        found: dict[tuple[int, str], list[dc.ConfigEntry]] = {}
+        for target, group in routes.items():
+            query = dc.DescribeConfigsQuery([dc.ConfigResourceQuery(t, n) for t, n in group], include_synonyms)
+
+            def make(version: int, query: dc.DescribeConfigsQuery = query) -> bytes:
+                return dc.encode_request(version, query)
+
+            found.update(await self._call("describeConfigs", dc.DESCRIBE_CONFIGS, target, make, parse))
+        return found
+
+    async def alter_configs(self, resource_type: int, name: str, configs: Mapping[str, str | None]) -> None:
+        """AlterConfigs (the whole set of dynamic configs of one resource, as Kafka's deprecated alterConfigs)."""
+        target = self._route(resource_type, name)
+        await self._ensure_metadata([target])
+        query = ac.AlterConfigsQuery([ac.AlterResource(resource_type, name, tuple(
+            ac.ConfigChange(k, v) for k, v in configs.items()))])
+
+        def parse(version: int, payload: bytes, offset: int) -> None:
+            for r in ac.decode_response(ac.ALTER_CONFIGS, version, payload, offset):
+                check(r.error, r.message)
+
+        await self._call("alterConfigs", ac.ALTER_CONFIGS, target,
+                         lambda version: ac.encode_request(ac.ALTER_CONFIGS, version, query), parse)
