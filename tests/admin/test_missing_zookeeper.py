@@ -59,9 +59,10 @@ def test_the_hint_sends_what_the_prompt_lacks_to_the_brokers_listeners() -> None
     them."""
     assert not {"reassign", "configs"} & set(IN_PROCESS.verbs())
     assert {"create", "describe", "delete", "elect"} <= set(IN_PROCESS.verbs())
-    assert ("`cluster`'s prompt creates, describes and deletes topics and elects leaders; configs and quotas go "
+    assert ("`cluster`'s prompt creates, describes and deletes topics and elects leaders; client quotas go "
             "through a Kafka client") in MISSING_ZOOKEEPER_HINT
-    assert "`topics`, `leader-election` and `reassign` take --bootstrap-server" in MISSING_ZOOKEEPER_HINT
+    assert "`topics`, `leader-election`, `reassign` and `configs` (topics, brokers) take --bootstrap-server" in (
+        MISSING_ZOOKEEPER_HINT)
     cluster = main.commands["cluster"]  # type: ignore[attr-defined]  # a click.Group
     flags = {flag for param in cluster.params for flag in param.opts}
     named = set(re.findall(r"--[a-z-]+", MISSING_ZOOKEEPER_HINT.split(": ", 1)[1]))

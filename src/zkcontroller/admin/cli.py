@@ -60,10 +60,10 @@ T = TypeVar("T")
 MISSING_ZOOKEEPER_HINT = (
     "These commands need a real ZooKeeper (`zkcontroller zookeeper` starts one; or set ZKCONTROLLER_ZOOKEEPER): "
     "the embedded store of `demo` and `cluster` cannot be reached from another process, so run those with "
-    "--zookeeper too. On the embedded store, `topics`, `leader-election` and `reassign` take --bootstrap-server "
-    "instead, and `cluster`'s prompt creates, describes and deletes topics and elects leaders; configs and quotas "
-    "go through a Kafka client (kafka-python, kcat) on the brokers' listeners, whose addresses `cluster` prints at "
-    "start-up and in `status` (--port-base, --listen-host)")
+    "--zookeeper too. On the embedded store, `topics`, `leader-election`, `reassign` and `configs` (topics, "
+    "brokers) take --bootstrap-server instead, and `cluster`'s prompt creates, describes and deletes topics and "
+    "elects leaders; client quotas go through a Kafka client (kafka-python, kcat) on the brokers' listeners, whose "
+    "addresses `cluster` prints at start-up and in `status` (--port-base, --listen-host)")
 """Said after click's ``Missing option '--zookeeper'.``. It said "or use `cluster`'s prompt", which has no
 reassign or configs verb; what the prompt does not do, a broker does over Kafka's protocol (`docs/wire-protocol.md`)."""
 

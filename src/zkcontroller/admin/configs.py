@@ -11,8 +11,8 @@ short for ``--entity-type topics --entity-name T``, as in Kafka 2.8.
 ``/config/brokers/<id>`` and a notification naming ``brokers/<entity>``; the controller re-reads its
 ``unclean.leader.election.enable`` from it. As Kafka 2.8, ZooKeeper may carry such a dynamic broker config only
 while the broker (for ``--entity-name``) or every broker (for ``--entity-default``) is down — the replication
-throttles excepted; a running cluster is changed through a broker (``--bootstrap-server`` in Kafka), which
-`alter_broker_config` does with ``via_broker=True``.
+throttles excepted; a running cluster is changed through a broker: ``--bootstrap-server`` (`bootstrap_configs`),
+or in-process `alter_broker_config` with ``via_broker=True``.
 
 ``--entity-type users|clients|ips`` (a user and its client id by giving ``users`` and ``clients`` together, each
 with ``--entity-name`` or ``--entity-default``) alters or describes client quotas: `client_quotas`.
