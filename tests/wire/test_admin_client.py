@@ -40,6 +40,12 @@ async def test_a_stale_controller_answers_not_controller_and_the_call_follows(
         with pytest.raises(KafkaApiError) as e:
             await admin.create_topic("moved", 1, 1)
         assert (e.value.code, str(e.value)) == (36, "Topic 'moved' already exists.")
+    # a broker's own resource goes to that broker: one the cluster does not have is never assigned a node
+    async with AdminClient(bootstrap, default_api_timeout_ms=500) as admin:
+        with pytest.raises(AdminTimeoutError) as timeout:
+            await admin.describe_configs([(4, "9")])
+        assert str(timeout.value) == "Timed out waiting for a node assignment. Call: describeConfigs"
+        assert (4, "2") in await admin.describe_configs([(4, "2")])
 
 
 async def test_a_broker_that_never_answers_ends_the_call_at_its_deadline() -> None:

@@ -256,7 +256,6 @@ class _Call:
     name: str
     deadline: float
     tries: int = 0
-    connected: bool = False
     last_error: BaseException | None = field(default=None)
 
 
@@ -351,14 +350,15 @@ class AdminClient:
         connection or `RetriableCallError` (after a metadata refresh) until the call's deadline."""
         call = _Call(name, time.monotonic() + self.default_api_timeout_ms / 1000)
         while True:
-            if target == "controller" and (self._metadata is None or self._metadata.controller_id < 0):
+            no_controller = target == "controller" and (self._metadata is None or self._metadata.controller_id < 0)
+            unknown_broker = isinstance(target, int) and not self._addresses(target)  # not (yet) in the metadata
+            if no_controller or unknown_broker:
                 self._metadata = await self._refresh(call)
             for address in dict.fromkeys(self._addresses(target)):
                 if time.monotonic() >= call.deadline:
                     break
                 try:
                     conn = await self._connection(address, call)
-                    call.connected = True
                     call.tries += 1
                     version = self._version(conn, api_key, call)
                     remaining = max(call.deadline - time.monotonic(), 0.001)
@@ -381,7 +381,7 @@ class AdminClient:
     def _raise_if_past(self, call: _Call) -> None:
         if time.monotonic() < call.deadline:
             return
-        if not call.connected:
+        if not call.tries:  # no node was ever ready to take the call
             raise AdminTimeoutError(f"Timed out waiting for a node assignment. Call: {call.name}")
         if isinstance(call.last_error, RetriableCallError):
             raise KafkaApiError(NOT_CONTROLLER, None)
@@ -397,7 +397,6 @@ class AdminClient:
                     break
                 try:
                     conn = await self._connection(address, call)
-                    call.connected = True
                     md = await self._metadata_from(conn, None, call)
                 except (OSError, TimeoutError, asyncio.IncompleteReadError, WireFormatError) as e:
                     call.last_error = e
