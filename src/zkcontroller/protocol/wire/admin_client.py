@@ -1,19 +1,21 @@
-"""A small asyncio admin client over Kafka's wire protocol, for ``zkcontroller topics ... --bootstrap-server``.
+"""A small asyncio admin client over Kafka's wire protocol, for ``--bootstrap-server`` on ``zkcontroller topics``,
+``leader-election``, ``reassign`` and ``configs``.
 
 It does what Kafka 2.8's ``KafkaAdminClient`` does for the calls our tools need, so a cluster on the embedded
 store (which no other process can reach through ZooKeeper) can be administered from another shell:
 
 - bootstrap from a comma-separated ``host:port`` list, trying each address in turn;
 - ApiVersions on every new connection, then the highest version both sides have for each call;
-- Metadata to learn the brokers and the controller; CreateTopics, DeleteTopics, CreatePartitions, ElectLeaders
-  and AlterPartitionReassignments go to the controller, and a ``NOT_CONTROLLER`` answer (or a lost connection)
-  refreshes the metadata and retries;
+- Metadata to learn the brokers and the controller; CreateTopics, DeleteTopics, CreatePartitions, ElectLeaders,
+  AlterPartitionReassignments and ListPartitionReassignments go to the controller, and a ``NOT_CONTROLLER`` answer
+  (or a lost connection) refreshes the metadata and retries; a broker's own config resource goes to that broker
+  (DescribeConfigs, AlterConfigs, IncrementalAlterConfigs), other resources to any node;
 - every call is bounded by ``default.api.timeout.ms`` (60 s, as Kafka), each exchange by ``request.timeout.ms``;
   when no broker could be reached the call fails with Kafka's words, ``Timed out waiting for a node assignment.
   Call: <name>``.
 
-Request and response types are kio's (generated from Kafka's schemas); DescribeConfigs, older than kio's
-schemas, goes through our own table (`describe_configs`). Errors a broker returns become `KafkaApiError` with
+Request and response types are kio's (generated from Kafka's schemas); the config APIs go through our own tables
+(`describe_configs`, `alter_configs`), which the brokers use too. Errors a broker returns become `KafkaApiError` with
 the broker's message, or Kafka's default message for the code when the broker sent none.
 """
 
