@@ -46,3 +46,15 @@ async def test_topics_describe_prints_configs_in_kafkas_order(cli: Cli) -> None:
     assert described.exit_code == 0, described.output
     assert described.stdout.splitlines()[0].endswith(
         "\tConfigs: flush.ms=4,max.message.bytes=2,preallocate=true,index.interval.bytes=3,delete.retention.ms=1")
+
+
+def test_a_map_sized_by_its_count_starts_from_a_smaller_table() -> None:
+    """``new HashMap<>(n)`` (the admin client's results): the first table has tableSizeFor(n) slots and grows
+    by doubling with a 3/4 threshold, so "a" (hash 97) and "d" (100) swap: slots 1 and 4 of 16, but 1 and 0 of
+    the 4 slots that HashMap(2) has after its second put."""
+    assert hash_map_order(["a", "d"]) == ["a", "d"]
+    assert hash_map_order(["a", "d"], 2) == ["d", "a"]
+    assert hash_map_order(["a", "d"], 16) == ["a", "d"]
+    names = [f"topic-{i}" for i in range(40)]
+    assert hash_map_order(names, 64) == hash_map_order(names, 40)  # both tables end at 64 slots
+    assert sorted(hash_map_order(names, 3)) == sorted(names)

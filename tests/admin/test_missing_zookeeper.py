@@ -11,7 +11,7 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from zkcontroller.admin.cli import MISSING_ZOOKEEPER_HINT
+from zkcontroller.admin.cli import MISSING_ZOOKEEPER_HINT, SERVER_HINT
 from zkcontroller.cli import main
 from zkcontroller.cluster.prompt_help import IN_PROCESS
 
@@ -19,13 +19,8 @@ pytestmark = pytest.mark.usefixtures("restored_logging")  # the CLI run in-proce
 
 
 @pytest.mark.parametrize(("argv", "status"), [
-    (["topics", "list"], 1),
-    (["topics", "--describe"], 1),
     (["brokers", "list"], 2),  # not one of Kafka's tools: click's usage status (docs/admin.md)
     (["controller", "show"], 2),
-    (["configs", "--entity-type", "topics", "--describe"], 1),
-    (["reassign", "--list"], 1),
-    (["leader-election", "--election-type", "preferred", "--all-topic-partitions"], 1),
 ])
 def test_a_missing_zookeeper_says_where_one_comes_from(argv: list[str], status: int) -> None:
     result = CliRunner().invoke(main, argv, env={"ZKCONTROLLER_ZOOKEEPER": None})
@@ -36,15 +31,40 @@ def test_a_missing_zookeeper_says_where_one_comes_from(argv: list[str], status: 
     assert result.stdout == ""
 
 
+@pytest.mark.parametrize("argv", [["topics", "list"], ["topics", "--describe"], ["topics", "create", "t"],
+                                  ["leader-election", "--election-type", "preferred", "--all-topic-partitions"]])
+def test_topics_without_either_server_names_bootstrap_server(argv: list[str]) -> None:
+    """`topics` and `leader-election` take --bootstrap-server (TopicCommand's "Only one of ..." when neither is
+    given): the hint says a cluster on the embedded store is reached that way."""
+    result = CliRunner().invoke(main, argv, env={"ZKCONTROLLER_ZOOKEEPER": None})
+    assert result.exit_code == 1, result.output
+    assert result.stderr.splitlines()[-1] == (
+        f"Error: Only one of --bootstrap-server or --zookeeper must be specified. {SERVER_HINT}")
+    assert "--bootstrap-server HOST:PORT" in SERVER_HINT
+    assert result.stdout == ""
+
+
+def test_configs_without_either_server_says_so_in_kafkas_words() -> None:
+    result = CliRunner().invoke(main, ["configs", "--entity-type", "topics", "--describe"],
+                                env={"ZKCONTROLLER_ZOOKEEPER": None})
+    assert result.exit_code == 1, result.output
+    assert result.stderr.splitlines()[-1] == (
+        "Error: One of the required --bootstrap-server or --zookeeper arguments must be specified. "
+        f"{SERVER_HINT}")
+
+
 def test_the_hint_sends_what_the_prompt_lacks_to_the_brokers_listeners() -> None:
     """It said "or use `cluster`'s prompt" after `reassign --list` and `configs`, verbs the prompt does not have;
     on the embedded store those go through a Kafka client on the listeners, whose flags it names as `cluster` has
     them."""
     assert not {"reassign", "configs"} & set(IN_PROCESS.verbs())
     assert {"create", "describe", "delete", "elect"} <= set(IN_PROCESS.verbs())
-    assert ("`cluster`'s prompt creates, describes and deletes topics and elects leaders; reassignment, configs and "
-            "quotas go through a Kafka client") in MISSING_ZOOKEEPER_HINT
+    assert ("`cluster`'s prompt creates, describes and deletes topics and elects leaders; client quotas go "
+            "through a Kafka client") in MISSING_ZOOKEEPER_HINT
+    assert "`topics`, `leader-election`, `reassign` and `configs` (topics, brokers) take --bootstrap-server" in (
+        MISSING_ZOOKEEPER_HINT)
     cluster = main.commands["cluster"]  # type: ignore[attr-defined]  # a click.Group
     flags = {flag for param in cluster.params for flag in param.opts}
-    named = set(re.findall(r"--[a-z-]+", MISSING_ZOOKEEPER_HINT.split(": ", 1)[1])) - {"--zookeeper"}
+    named = set(re.findall(r"--[a-z-]+", MISSING_ZOOKEEPER_HINT.split(": ", 1)[1]))
+    named -= {"--zookeeper", "--bootstrap-server"}
     assert named and named <= flags, named - flags

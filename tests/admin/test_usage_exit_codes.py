@@ -17,7 +17,7 @@ NOWHERE = "127.0.0.1:1"
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["topics", "list"], "Missing option '--zookeeper'"),  # a subcommand's own parse
+    (["topics", "list"], "Only one of --bootstrap-server or --zookeeper must be specified"),  # its check
     (["topics", "create", "t", "--partitions", "1", "--zookeeper", NOWHERE],
      'Missing required argument "[replication-factor]"'),  # a subcommand's callback
     (["topics", "--create", "--delete", "--topic", "t"], "Command must include exactly one action"),  # the layout

@@ -7,7 +7,7 @@ import asyncio
 from types import SimpleNamespace
 from typing import cast
 
-from zkcontroller.cluster.cluster_shell import listener_lines
+from zkcontroller.cluster.cluster_shell import admin_hint_line, listener_lines
 from zkcontroller.cluster.listener import BrokerListener
 from zkcontroller.cluster.local_cluster import LocalCluster
 
@@ -41,5 +41,19 @@ async def test_another_bind_failure_gives_its_own_reason() -> None:
         await listener.close()
         assert await listener.bind(port) == port  # bound as asked (a restart): no note
         assert listener.fallback_note is None
+    finally:
+        await listener.close()
+
+
+async def test_start_up_names_the_bootstrap_server_for_our_admin_commands() -> None:
+    """The embedded store is reachable from another shell only through a listener: start-up says how."""
+    listener = BrokerListener(1, "127.0.0.1")
+    try:
+        port = await listener.bind(0)
+        cluster = SimpleNamespace(running_brokers=lambda: [SimpleNamespace(broker_id=1)], listeners={1: listener})
+        assert admin_hint_line(cast(LocalCluster, cluster)) == (
+            f"from another shell: zkcontroller topics describe --bootstrap-server 127.0.0.1:{port} (topics, "
+            "leader-election, reassign and configs take --bootstrap-server)")
+        assert admin_hint_line(cast(LocalCluster, SimpleNamespace(running_brokers=list, listeners={}))) is None
     finally:
         await listener.close()

@@ -3,7 +3,9 @@
 
 Each command opens one session, does its reads or writes through `KafkaZkClient` and closes it. A user error
 (a bad name, an existing topic, an unreachable server) prints ``Error: <message>`` and exits 1, without a
-traceback. ``--zookeeper`` is required: another process cannot reach the embedded store.
+traceback. ``--zookeeper`` is required, except that ``topics`` (like ``leader-election``) takes
+``--bootstrap-server`` instead (`bootstrap_topics`): another process reaches the embedded store only through a
+broker's listener.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import ClassVar, TypeVar
 
 import click
 
+from zkcontroller.admin import bootstrap_topics
 from zkcontroller.admin.describe import (
     DescribeFilter,
     broker_line,
@@ -57,9 +60,10 @@ T = TypeVar("T")
 MISSING_ZOOKEEPER_HINT = (
     "These commands need a real ZooKeeper (`zkcontroller zookeeper` starts one; or set ZKCONTROLLER_ZOOKEEPER): "
     "the embedded store of `demo` and `cluster` cannot be reached from another process, so run those with "
-    "--zookeeper too. On the embedded store, `cluster`'s prompt creates, describes and deletes topics and elects "
-    "leaders; reassignment, configs and quotas go through a Kafka client (kafka-python, kcat) on the brokers' "
-    "listeners, whose addresses `cluster` prints at start-up and in `status` (--port-base, --listen-host)")
+    "--zookeeper too. On the embedded store, `topics`, `leader-election`, `reassign` and `configs` (topics, "
+    "brokers) take --bootstrap-server instead, and `cluster`'s prompt creates, describes and deletes topics and "
+    "elects leaders; client quotas go through a Kafka client (kafka-python, kcat) on the brokers' listeners, whose "
+    "addresses `cluster` prints at start-up and in `status` (--port-base, --listen-host)")
 """Said after click's ``Missing option '--zookeeper'.``. It said "or use `cluster`'s prompt", which has no
 reassign or configs verb; what the prompt does not do, a broker does over Kafka's protocol (`docs/wire-protocol.md`)."""
 
@@ -80,6 +84,38 @@ zookeeper_option = click.option(
     "--zookeeper", cls=_ZooKeeperOption, required=True, envvar="ZKCONTROLLER_ZOOKEEPER",
     metavar="HOST[:PORT][,...][/CHROOT]",
     help="ZooKeeper connect string, as ZooKeeper reads it (port 2181 if none; or set ZKCONTROLLER_ZOOKEEPER).")
+
+
+SERVER_HINT = (
+    "`zkcontroller zookeeper` starts a ZooKeeper (or set ZKCONTROLLER_ZOOKEEPER); a cluster on the embedded "
+    "store (`demo`, `cluster`) is reached through a broker's listener with --bootstrap-server HOST:PORT, "
+    "whose addresses `cluster` prints at start-up and in `status`")
+"""Said after Kafka's "Only one of --bootstrap-server or --zookeeper must be specified" when neither is given."""
+
+
+def server_options(f: Callable[..., None]) -> Callable[..., None]:
+    """``--zookeeper`` or ``--bootstrap-server`` (TopicCommand's: exactly one), and ``--command-config``."""
+    f = click.option("--command-config", metavar="FILE",
+                     help="Admin client properties (default.api.timeout.ms, request.timeout.ms, retry.backoff.ms, "
+                          "client.id); with --bootstrap-server only.")(f)
+    f = click.option("--bootstrap-server", metavar="HOST:PORT[,...]",
+                     help="A broker's listener (or several, comma-separated): the admin client's way in, and the "
+                          "only one to a cluster on the embedded store.")(f)
+    return click.option("--zookeeper", envvar="ZKCONTROLLER_ZOOKEEPER", metavar="HOST[:PORT][,...][/CHROOT]",
+                        help="ZooKeeper connect string (deprecated in Kafka; or set ZKCONTROLLER_ZOOKEEPER).")(f)
+
+
+def exactly_one_server(zookeeper: str | None, bootstrap_server: str | None) -> str | None:
+    """TopicCommand.checkArgs' "Only one of ..." (an IllegalArgumentException there, exit 1); the zookeeper
+    from ZKCONTROLLER_ZOOKEEPER gives way to a --bootstrap-server on the command line. Returns the ZooKeeper
+    connect string, or None for the bootstrap path."""
+    ctx = click.get_current_context()
+    if bootstrap_server is not None and ctx.get_parameter_source("zookeeper") == click.core.ParameterSource.ENVIRONMENT:
+        zookeeper = None
+    if (zookeeper is None) == (bootstrap_server is None):
+        message = "Only one of --bootstrap-server or --zookeeper must be specified"
+        raise click.UsageError(message if zookeeper is not None else f"{message}. {SERVER_HINT}", ctx)
+    return zookeeper
 
 
 def run_with_client(zookeeper: str, action: Callable[[KafkaZkClient], Awaitable[T]]) -> T:
@@ -169,12 +205,12 @@ class KafkaTopicsLayout(KafkaGroup):
 
 @click.group(cls=KafkaTopicsLayout, short_help="Create, alter, describe, list and delete topics.")
 def topics() -> None:
-    """Create, alter, describe, list and delete topics (as kafka-topics --zookeeper; its layout, --create,
-    --describe, --list, --alter or --delete with --topic, works too)."""
+    """Create, alter, describe, list and delete topics (as kafka-topics, with --zookeeper or --bootstrap-server;
+    its layout, --create, --describe, --list, --alter or --delete with --topic, works too)."""
 
 
 @topics.command("create")
-@zookeeper_option
+@server_options
 @click.argument("name")
 @click.option("--partitions", type=JAVA_INT, help="Number of partitions.")
 @click.option("--replication-factor", type=JAVA_INT, help="Replicas per partition.")
@@ -184,15 +220,17 @@ def topics() -> None:
 @click.option("--disable-rack-aware", is_flag=True, help="Place replicas without rack information.")
 @click.option("--if-not-exists", is_flag=True, help="Succeed quietly if the topic exists.")
 @click.option("--seed", type=int, help="Seed the replica placement's random start (reproducible runs).")
-def create_topic(zookeeper: str, name: str, partitions: int | None, replication_factor: int | None,
-                 replica_assignment: str | None, configs: tuple[str, ...], disable_rack_aware: bool,
-                 if_not_exists: bool, seed: int | None) -> None:
-    """Create topic NAME."""
+def create_topic(zookeeper: str | None, bootstrap_server: str | None, command_config: str | None, name: str,
+                 partitions: int | None, replication_factor: int | None, replica_assignment: str | None,
+                 configs: tuple[str, ...], disable_rack_aware: bool, if_not_exists: bool, seed: int | None) -> None:
+    """Create topic NAME (with --bootstrap-server, a missing --partitions or --replication-factor is the
+    broker's default)."""
+    zookeeper = exactly_one_server(zookeeper, bootstrap_server)
     # TopicCommand.checkArgs' wording (joptsimple names an option "[name]")
     if replica_assignment is not None and (partitions is not None or replication_factor is not None):
         clash = "partitions" if partitions is not None else "replication-factor"
         raise click.UsageError(f'Option "[replica-assignment]" can\'t be used with option "[{clash}]"')
-    if replica_assignment is None and (partitions is None or replication_factor is None):
+    if zookeeper is not None and replica_assignment is None and (partitions is None or replication_factor is None):
         missing = "partitions" if partitions is None else "replication-factor"
         raise click.UsageError(f'Missing required argument "[{missing}]"')
     try:
@@ -206,6 +244,13 @@ def create_topic(zookeeper: str, name: str, partitions: int | None, replication_
     if warning is not None:
         click.echo(warning)
     mode = RackAwareMode.DISABLED if disable_rack_aware else RackAwareMode.ENFORCED
+    if zookeeper is None:
+        assert bootstrap_server is not None
+        if bootstrap_topics.run_with_admin(bootstrap_server, command_config, lambda admin: (
+                bootstrap_topics.create_topic(admin, name, partitions, replication_factor, explicit, overrides,
+                                              if_not_exists))):
+            click.echo(f"Created topic {name}.")
+        return
 
     async def action(zk: KafkaZkClient) -> bool:
         admin = TopicAdmin(zk, _rng(seed), strict_brokers=True)
@@ -225,6 +270,10 @@ def create_topic(zookeeper: str, name: str, partitions: int | None, replication_
         click.echo(f"Created topic {name}.")
 
 
+BOOTSTRAP_CONFIGS_HINT = ("topic configs are altered with zkcontroller configs --zookeeper, or through a "
+                          "broker's AlterConfigs")
+"""Where Kafka's message says kafka-configs takes --bootstrap-server (ours does not yet)."""
+
 CONFIG_ALTERATION_WARNING = (
     "WARNING: Altering topic configuration from this script has been deprecated and may be removed in future "
     "releases.\n         Going forward, please use zkcontroller configs for this functionality")
@@ -232,7 +281,7 @@ CONFIG_ALTERATION_WARNING = (
 
 
 @topics.command("alter")
-@zookeeper_option
+@server_options
 @click.argument("name")
 @click.option("--partitions", type=JAVA_INT, help="The new (larger) number of partitions.")
 @click.option("--replica-assignment", metavar="B:B,B:B,...",
@@ -243,11 +292,20 @@ CONFIG_ALTERATION_WARNING = (
 @click.option("--if-exists", is_flag=True, help="No error if NAME matches no topic.")
 @click.option("--disable-rack-aware", is_flag=True, help="Place the new partitions' replicas without rack information.")
 @click.option("--seed", type=int, help="Seed the replica placement.")
-def alter_topic(zookeeper: str, name: str, partitions: int | None, replica_assignment: str | None,
-                configs: tuple[str, ...], deleted: tuple[str, ...], if_exists: bool, disable_rack_aware: bool,
-                seed: int | None) -> None:
+def alter_topic(zookeeper: str | None, bootstrap_server: str | None, command_config: str | None, name: str,
+                partitions: int | None, replica_assignment: str | None, configs: tuple[str, ...],
+                deleted: tuple[str, ...], if_exists: bool, disable_rack_aware: bool, seed: int | None) -> None:
     """Add partitions to, or change the configs of, the topics NAME matches (a regular expression, commas
-    meaning "or", as kafka-topics' --alter --topic takes it)."""
+    meaning "or", as kafka-topics' --alter --topic takes it). With --bootstrap-server, partitions only."""
+    zookeeper = exactly_one_server(zookeeper, bootstrap_server)
+    if zookeeper is None:  # TopicCommand.checkArgs, in its order
+        if configs:
+            raise click.UsageError(f'Option combination "[bootstrap-server],[config]" can\'t be used with option '
+                                   f'"[alter]" ({BOOTSTRAP_CONFIGS_HINT})')
+        if partitions is None:
+            raise click.UsageError('Missing required argument "[partitions]"')
+        if deleted:
+            raise click.UsageError('Option "[delete-config]" can\'t be used with option "[bootstrap-server]"')
     if partitions is None and not configs and not deleted:
         raise click.UsageError("--alter needs --partitions, --config or --delete-config")
     if replica_assignment is not None and partitions is None:
@@ -262,6 +320,12 @@ def alter_topic(zookeeper: str, name: str, partitions: int | None, replica_assig
     if "message.format.version" in overrides:
         click.echo(MESSAGE_FORMAT_WARNING.format(overrides["message.format.version"]))
     mode = RackAwareMode.DISABLED if disable_rack_aware else RackAwareMode.ENFORCED
+    if zookeeper is None:
+        assert bootstrap_server is not None and partitions is not None
+        new_count = partitions
+        bootstrap_topics.run_with_admin(bootstrap_server, command_config, lambda admin: bootstrap_topics.alter_topic(
+            admin, name, new_count, explicit, if_exists, exclude_internal=False))
+        return
 
     async def action(zk: KafkaZkClient) -> None:
         # TopicCommand's ZooKeeper alterTopic: each matching topic in turn, configs first, then partitions.
@@ -289,38 +353,49 @@ def alter_topic(zookeeper: str, name: str, partitions: int | None, replica_assig
     run_with_client(zookeeper, action)
 
 
-def _not_with_zookeeper(ctx: click.Context, param: click.Parameter, given: bool) -> None:
-    """TopicCommand.checkArgs: the min-ISR reports need the AdminClient (``--bootstrap-server``); with
-    ``--zookeeper``, which every command here takes, kafka-topics refuses them in joptsimple's words, exit 1."""
-    if given:
-        raise click.UsageError(f'Option "[{param.name.replace("_", "-") if param.name else param}]" can\'t be '
-                               'used with option "[zookeeper]"', ctx)
-
-
 @topics.command("describe")
-@zookeeper_option
+@server_options
 @click.option("--topic", help="Topic name or regular expression (commas mean 'or').")
 @click.option("--under-replicated-partitions", is_flag=True, help="Only partitions with ISR smaller than replicas.")
 @click.option("--unavailable-partitions", is_flag=True, help="Only partitions without a live leader.")
 @click.option("--topics-with-overrides", is_flag=True, help="Only topics with config overrides.")
-@click.option("--under-min-isr-partitions", is_flag=True, expose_value=False, callback=_not_with_zookeeper,
-              help="Not with --zookeeper (kafka-topics takes it with --bootstrap-server only).")
-@click.option("--at-min-isr-partitions", is_flag=True, expose_value=False, callback=_not_with_zookeeper,
-              help="Not with --zookeeper (kafka-topics takes it with --bootstrap-server only).")
+@click.option("--under-min-isr-partitions", is_flag=True,
+              help="Only partitions whose ISR is below min.insync.replicas (with --bootstrap-server only).")
+@click.option("--at-min-isr-partitions", is_flag=True,
+              help="Only partitions whose ISR is exactly min.insync.replicas (with --bootstrap-server only).")
 @click.option("--exclude-internal", is_flag=True, help="Leave out internal topics.")
 @click.option("--if-exists", is_flag=True, help="No error if --topic matches nothing.")
-def describe_topic(zookeeper: str, topic: str | None, under_replicated_partitions: bool,
-                   unavailable_partitions: bool, topics_with_overrides: bool, exclude_internal: bool,
-                   if_exists: bool) -> None:
+def describe_topic(zookeeper: str | None, bootstrap_server: str | None, command_config: str | None,
+                   topic: str | None, under_replicated_partitions: bool, unavailable_partitions: bool,
+                   topics_with_overrides: bool, under_min_isr_partitions: bool, at_min_isr_partitions: bool,
+                   exclude_internal: bool, if_exists: bool) -> None:
     """Describe topics: one line per topic, one per partition."""
+    zookeeper = exactly_one_server(zookeeper, bootstrap_server)
     # TopicCommand.checkArgs: --if-exists needs --topic, and the report filters exclude each other.
     if if_exists and topic is None:
         raise click.UsageError('Missing required argument "[topic]"')
+    if zookeeper is not None:  # the min-ISR reports need the AdminClient: joptsimple's words, exit 1
+        for report, on in (("under-min-isr-partitions", under_min_isr_partitions),
+                           ("at-min-isr-partitions", at_min_isr_partitions)):
+            if on:
+                raise click.UsageError(f'Option "[{report}]" can\'t be used with option "[zookeeper]"')
     given = [name for name, on in (("under-replicated-partitions", under_replicated_partitions),
                                    ("unavailable-partitions", unavailable_partitions),
+                                   ("under-min-isr-partitions", under_min_isr_partitions),
+                                   ("at-min-isr-partitions", at_min_isr_partitions),
                                    ("topics-with-overrides", topics_with_overrides)) if on]
     if len(given) > 1:
         raise click.UsageError(f'Option "[{given[0]}]" can\'t be used with option "[{given[1]}]"')
+    if zookeeper is None:
+        assert bootstrap_server is not None
+        opts = bootstrap_topics.DescribeOptions(under_replicated_partitions, unavailable_partitions,
+                                                under_min_isr_partitions, at_min_isr_partitions,
+                                                topics_with_overrides)
+        for line in bootstrap_topics.run_with_admin(
+                bootstrap_server, command_config,
+                lambda admin: bootstrap_topics.describe_lines(admin, topic, opts, if_exists, exclude_internal)):
+            click.echo(line)
+        return
     filt = DescribeFilter(under_replicated_partitions, unavailable_partitions, topics_with_overrides)
 
     async def action(zk: KafkaZkClient) -> tuple[list[str], int]:
@@ -346,25 +421,41 @@ def fail_if_corrupt(count: int) -> None:
 
 
 @topics.command("list")
-@zookeeper_option
+@server_options
 @click.option("--topic", help="Topic name or regular expression.")
 @click.option("--exclude-internal", is_flag=True, help="Leave out internal topics.")
-def list_topics(zookeeper: str, topic: str | None, exclude_internal: bool) -> None:
-    """List topic names, marking those queued for deletion."""
+def list_topics(zookeeper: str | None, bootstrap_server: str | None, command_config: str | None,
+                topic: str | None, exclude_internal: bool) -> None:
+    """List topic names, marking those queued for deletion (with --zookeeper: a broker's metadata cannot say)."""
+    zookeeper = exactly_one_server(zookeeper, bootstrap_server)
+    if zookeeper is None:
+        assert bootstrap_server is not None
+        names = bootstrap_topics.run_with_admin(
+            bootstrap_server, command_config, lambda admin: bootstrap_topics.get_topics(admin, topic, exclude_internal))
+        click.echo("\n".join(names))  # Kafka's println(mkString("\n")): an empty line for no topics
+        return
     lines = run_with_client(zookeeper, lambda zk: list_topic_lines(zk, topic, exclude_internal=exclude_internal))
     for line in lines:
         click.echo(line)
 
 
 @topics.command("delete")
-@zookeeper_option
+@server_options
 @click.argument("name")
 @click.option("--exclude-internal", is_flag=True, help="Leave out internal topics matched by NAME.")
 @click.option("--if-exists", is_flag=True, help="No error if NAME matches no topic.")
-def delete_topic(zookeeper: str, name: str, exclude_internal: bool, if_exists: bool) -> None:
+def delete_topic(zookeeper: str | None, bootstrap_server: str | None, command_config: str | None, name: str,
+                 exclude_internal: bool, if_exists: bool) -> None:
     """Mark the topics NAME matches for deletion (the controller deletes them if delete.topic.enable).
 
-    NAME is what kafka-topics' --delete --topic takes: a regular expression, commas meaning "or"."""
+    NAME is what kafka-topics' --delete --topic takes: a regular expression, commas meaning "or". With
+    --bootstrap-server it goes through DeleteTopics and, as Kafka's tool, prints nothing on success."""
+    zookeeper = exactly_one_server(zookeeper, bootstrap_server)
+    if zookeeper is None:
+        assert bootstrap_server is not None
+        bootstrap_topics.run_with_admin(bootstrap_server, command_config, lambda admin: bootstrap_topics.delete_topics(
+            admin, name, if_exists, exclude_internal))
+        return
 
     async def action(zk: KafkaZkClient) -> None:
         admin = TopicAdmin(zk, _rng(None))

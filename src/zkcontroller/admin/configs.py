@@ -11,8 +11,8 @@ short for ``--entity-type topics --entity-name T``, as in Kafka 2.8.
 ``/config/brokers/<id>`` and a notification naming ``brokers/<entity>``; the controller re-reads its
 ``unclean.leader.election.enable`` from it. As Kafka 2.8, ZooKeeper may carry such a dynamic broker config only
 while the broker (for ``--entity-name``) or every broker (for ``--entity-default``) is down — the replication
-throttles excepted; a running cluster is changed through a broker (``--bootstrap-server`` in Kafka), which
-`alter_broker_config` does with ``via_broker=True``.
+throttles excepted; a running cluster is changed through a broker: ``--bootstrap-server`` (`bootstrap_configs`),
+or in-process `alter_broker_config` with ``via_broker=True``.
 
 ``--entity-type users|clients|ips`` (a user and its client id by giving ``users`` and ``clients`` together, each
 with ``--entity-name`` or ``--entity-default``) alters or describes client quotas: `client_quotas`.
@@ -24,7 +24,9 @@ import re
 
 import click
 
-from zkcontroller.admin.cli import fail_if_corrupt, run_with_client, zookeeper_option
+from zkcontroller.admin import bootstrap_configs
+from zkcontroller.admin.bootstrap_topics import run_with_admin
+from zkcontroller.admin.cli import SERVER_HINT, fail_if_corrupt, run_with_client
 from zkcontroller.admin.client_quotas import (
     QUOTA_ENTITY_TYPES,
     alter_quota_config,
@@ -54,9 +56,8 @@ class InvalidConfigsError(AdminError):
 class BrokerRunningError(AdminError):
     """Kafka's ``require`` in ``alterConfigWithZk``: dynamic broker configs via ZooKeeper only before start-up."""
 
-    hint = ("zkcontroller has no --bootstrap-server: on a running cluster, send the change to a broker with a "
-            "Kafka client's AlterConfigs (docs/admin.md shows kafka-python's), or stop the broker (for "
-            "--entity-default, every broker) first")
+    hint = ("on a running cluster, send the change through a broker: the same command with --bootstrap-server "
+            "HOST:PORT in place of --zookeeper; or stop the broker (for --entity-default, every broker) first")
 
 
 BROKER_CONFIGS_UPDATABLE_WHILE_RUNNING = frozenset(BROKER_THROTTLES)
@@ -314,7 +315,15 @@ def _label(kind: str, name: str) -> str:
 
 
 @click.command("configs", cls=KafkaCommand, short_help="Topic, dynamic broker and client quota configs.")
-@zookeeper_option
+@click.option("--bootstrap-server", metavar="HOST:PORT[,...]",
+              help="A broker's listener: topic and broker configs through DescribeConfigs and (Incremental)"
+                   "AlterConfigs, a running broker's included.")
+@click.option("--command-config", metavar="FILE",
+              help="Admin client properties (default.api.timeout.ms, ...); with --bootstrap-server only.")
+@click.option("--zookeeper", envvar="ZKCONTROLLER_ZOOKEEPER", metavar="HOST[:PORT][,...][/CHROOT]",
+              help="ZooKeeper connect string (deprecated in Kafka; or set ZKCONTROLLER_ZOOKEEPER).")
+@click.option("--all", "describe_all", is_flag=True,
+              help="--describe with --bootstrap-server: every config, not only the dynamic ones.")
 @click.option("--entity-type", "entity_types", multiple=True,
               type=click.Choice(list(paths.ConfigType.ALL)),
               help="topics, brokers, users, clients or ips (users and clients together: a user's client id).")
@@ -329,7 +338,8 @@ def _label(kind: str, name: str) -> str:
 @click.option("--describe", is_flag=True, help="List the entity's configs.")
 @click.option("--add-config", metavar="K=V,K=[V,V]", help="Configs to add or change ([...] groups commas).")
 @click.option("--delete-config", metavar="K,K", help="Configs to remove.")
-def configs(zookeeper: str, entity_types: tuple[str, ...], entity_names_given: tuple[str, ...], entity_default: bool,
+def configs(bootstrap_server: str | None, command_config: str | None, zookeeper: str | None, describe_all: bool,
+            entity_types: tuple[str, ...], entity_names_given: tuple[str, ...], entity_default: bool,
             topic: str | None, alter: bool, describe: bool, add_config: str | None, delete_config: str | None
             ) -> None:
     """Alter or describe a topic's config overrides, the dynamic broker configs or client quotas (as
@@ -345,6 +355,21 @@ def configs(zookeeper: str, entity_types: tuple[str, ...], entity_names_given: t
     kind, name = _entity(entity_types, entity_names, topic, alter, entity_names_given)
     if alter and add_config is None and delete_config is None:  # checkArgs, so before the notice
         raise click.UsageError("At least one of --add-config or --delete-config must be specified with --alter")
+    ctx = click.get_current_context()
+    if bootstrap_server is not None and ctx.get_parameter_source("zookeeper") == click.core.ParameterSource.ENVIRONMENT:
+        zookeeper = None  # ZKCONTROLLER_ZOOKEEPER gives way to a --bootstrap-server on the line
+    if bootstrap_server is None and zookeeper is None:
+        raise click.UsageError("One of the required --bootstrap-server or --zookeeper arguments must be specified. "
+                               f"{SERVER_HINT}")
+    if bootstrap_server is not None and zookeeper is not None:
+        raise click.UsageError("Only one of --bootstrap-server or --zookeeper must be specified")
+    if describe_all and bootstrap_server is None:
+        raise click.UsageError("--bootstrap-server must be specified for --all")
+    if bootstrap_server is not None:
+        _configs_through_broker(bootstrap_server, command_config, kind, name, alter, describe_all, add_config,
+                                delete_config)
+        return
+    assert zookeeper is not None
     click.echo(ZOOKEEPER_DEPRECATED)
     if kind in QUOTA_ENTITY_TYPES:
         _quota_command(zookeeper, list(entity_types), entity_names, alter, add_config, delete_config)
@@ -373,6 +398,33 @@ def configs(zookeeper: str, entity_types: tuple[str, ...], entity_names_given: t
     else:
         run_with_client(zookeeper, lambda zk: alter_broker_config(zk, name, add, delete))
     click.echo(f"Completed updating config for entity: {_label(kind, name)}.")
+
+
+def _configs_through_broker(bootstrap_server: str, command_config: str | None, kind: str, name: str | None,
+                            alter: bool, describe_all: bool, add_config: str | None, delete_config: str | None
+                            ) -> None:
+    """ConfigCommand's AdminClient path for topics and brokers (`bootstrap_configs`)."""
+    if kind in QUOTA_ENTITY_TYPES:
+        raise click.ClickException(f"configs --entity-type {kind} with --bootstrap-server is not supported yet: use "
+                                   "--zookeeper, or a Kafka client's DescribeClientQuotas/AlterClientQuotas on a "
+                                   "broker's listener")
+    if kind == paths.ConfigType.BROKER and name == paths.DEFAULT_ENTITY:
+        name = ""  # the broker default is the resource named "" over the wire (BrokerDefaultEntityName)
+    if not alter:
+        for line in run_with_admin(bootstrap_server, command_config, lambda admin: (
+                bootstrap_configs.describe_lines(admin, kind, name, describe_all))):
+            click.echo(line)
+        return
+    assert name is not None
+    try:
+        add = parse_add_config(add_config) if add_config is not None else {}
+    except AdminError as e:
+        raise click.ClickException(str(e)) from None
+    if "message.format.version" in add:
+        click.echo(MESSAGE_FORMAT_WARNING.format(add["message.format.version"]))
+    delete = parse_delete_config(delete_config)
+    click.echo(run_with_admin(bootstrap_server, command_config, lambda admin: bootstrap_configs.alter(
+        admin, kind, name, add, delete)))
 
 
 def _quota_command(zookeeper: str, types: list[str], names: list[str], alter: bool, add_config: str | None,

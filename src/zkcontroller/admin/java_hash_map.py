@@ -159,9 +159,10 @@ def _balance_insertion(root: _Node, x: _Node) -> _Node:
 
 
 class _HashMapKeys:
-    def __init__(self) -> None:
+    def __init__(self, initial_capacity: int | None = None) -> None:
         self.table: list[_Node | None] = []
-        self.threshold = 0
+        # HashMap(int): the first table has tableSizeFor(initialCapacity) slots (at least 1)
+        self.threshold = 0 if initial_capacity is None else 1 << max(initial_capacity - 1, 0).bit_length()
         self.size = 0
 
     def _move_root_to_front(self, root: _Node) -> None:
@@ -227,8 +228,14 @@ class _HashMapKeys:
 
     def _resize(self) -> None:
         old = self.table
-        cap = len(old) << 1 if old else 16
-        self.threshold = self.threshold << 1 if old else 12
+        if old:  # HashMap.resize: the threshold doubles from a 16-slot table on, else is 3/4 of the new size
+            cap = len(old) << 1
+            self.threshold = self.threshold << 1 if len(old) >= 16 else cap * 3 // 4
+        elif self.threshold:  # sized by the constructor
+            cap = self.threshold
+            self.threshold = cap * 3 // 4
+        else:
+            cap, self.threshold = 16, 12
         self.table = [None] * cap
         for j, head in enumerate(old):
             if head is None:
@@ -287,9 +294,10 @@ class _HashMapKeys:
         return [n.key for head in self.table for n in _chain(head)]
 
 
-def hash_map_order(keys: Iterable[str]) -> list[str]:
-    """The keys, as ``put`` in this order into a ``new HashMap<>()`` iterates them."""
-    table = _HashMapKeys()
+def hash_map_order(keys: Iterable[str], initial_capacity: int | None = None) -> list[str]:
+    """The keys, as ``put`` in this order into a ``new HashMap<>()`` (or ``new HashMap<>(initial_capacity)``:
+    the admin client's results are sized by their count) iterates them."""
+    table = _HashMapKeys(initial_capacity)
     for key in keys:
         table.put(key)
     return table.keys()

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import click
 
-from zkcontroller.admin.cli import run_with_client, zookeeper_option
+from zkcontroller.admin.bootstrap_topics import run_with_admin
+from zkcontroller.admin.cli import exactly_one_server, run_with_client
 from zkcontroller.admin.deprecation import ZOOKEEPER_DEPRECATED
 from zkcontroller.admin.errors import AdminError
 from zkcontroller.admin.java_numbers import is_json_int
@@ -27,6 +28,7 @@ from zkcontroller.admin.user_files import read_user_file
 from zkcontroller.coordination.errors import NodeExistsError
 from zkcontroller.java_hash import scala_immutable_hash_set_order, topic_partition_hash
 from zkcontroller.model import TopicPartition, sorted_partitions
+from zkcontroller.protocol.wire.admin_client import AdminClient, exception_string
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
@@ -134,7 +136,14 @@ def requested_partitions(topic: str | None, partition: int | None, all_topic_par
 
 
 @click.command("leader-election", cls=KafkaCommand, short_help="Elect leaders, as kafka-leader-election.")
-@zookeeper_option
+@click.option("--bootstrap-server", metavar="HOST:PORT[,...]",
+              help="A broker's listener: elect through the controller's ElectLeaders API (preferred or unclean).")
+@click.option("--admin.config", "admin_config", metavar="FILE",
+              help="Admin client properties (default.api.timeout.ms, request.timeout.ms, ...); "
+                   "with --bootstrap-server only.")
+@click.option("--zookeeper", envvar="ZKCONTROLLER_ZOOKEEPER", metavar="HOST[:PORT][,...][/CHROOT]",
+              help="ZooKeeper connect string: a preferred election through /admin/preferred_replica_election "
+                   "(or set ZKCONTROLLER_ZOOKEEPER).")
 @click.option("--election-type", required=True, type=click.Choice(["preferred", "unclean"], case_sensitive=False),
               help="Type of election to attempt.")
 @click.option("--topic", help="Name of the topic (with --partition).")
@@ -142,16 +151,24 @@ def requested_partitions(topic: str | None, partition: int | None, all_topic_par
 @click.option("--all-topic-partitions", is_flag=True, help="Elect leaders for every partition.")
 @click.option("--path-to-json-file", type=click.Path(path_type=Path),  # read by read_user_file: its one error line
               help='JSON file: {"partitions": [{"topic": "t", "partition": 0}]}.')
-def leader_election(zookeeper: str, election_type: str, topic: str | None, partition: int | None,
-                    all_topic_partitions: bool, path_to_json_file: Path | None) -> None:
+def leader_election(bootstrap_server: str | None, admin_config: str | None, zookeeper: str | None,
+                    election_type: str, topic: str | None, partition: int | None, all_topic_partitions: bool,
+                    path_to_json_file: Path | None) -> None:
     """Ask the controller to elect leaders (as kafka-leader-election / kafka-preferred-replica-election)."""
+    zookeeper = exactly_one_server(zookeeper, bootstrap_server)
     try:
         partitions = requested_partitions(topic, partition, all_topic_partitions, path_to_json_file)
     except AdminError as e:
         raise click.ClickException(str(e)) from None
+    if zookeeper is None:
+        assert bootstrap_server is not None
+        for line in elect_through_broker(bootstrap_server, admin_config, election_type.upper(), partitions):
+            click.echo(line)
+        return
     if election_type.lower() == "unclean":
         raise click.ClickException("Unclean leader election needs the controller's ElectLeaders API, which has no "
-                                   "ZooKeeper path; use `elect --unclean` at the `zkcontroller cluster` prompt")
+                                   "ZooKeeper path; use --bootstrap-server (a broker's listener) or `elect "
+                                   "--unclean` at the `zkcontroller cluster` prompt")
     click.echo(ZOOKEEPER_DEPRECATED)  # kafka-preferred-replica-election's, once the partitions are read
     started = run_with_client(zookeeper, lambda zk: start_preferred_election(zk, partitions))
     # ZkCommand's lines, whatever was requested: an empty list is "... path with " and "... partitions Set()"
@@ -183,3 +200,43 @@ def kafka_election_sets(partitions: list[TopicPartition] | None, started: Prefer
 
 def _hash_set_order(partitions: list[TopicPartition]) -> list[TopicPartition]:
     return scala_immutable_hash_set_order(partitions, lambda tp: topic_partition_hash(tp.topic, tp.partition))
+
+
+ELECTION_TYPES = {"PREFERRED": 0, "UNCLEAN": 1}
+ELECTION_NOT_NEEDED = 84
+ELECTION_TIMEOUT_MS = 30_000
+"""LeaderElectionCommand.main: ``run(args, 30.second)``, default.api.timeout.ms 30 s, request.timeout.ms half."""
+
+
+def elect_through_broker(bootstrap_server: str, admin_config: str | None, election_type: str,
+                         partitions: list[TopicPartition] | None) -> list[str]:
+    """LeaderElectionCommand.electLeaders over ElectLeaders: its lines, then (when some failed) the error
+    ``<n> replica(s) could not be elected``, exit 1. Partitions are listed sorted where Kafka iterates hash sets,
+    and the "already elected" line names those partitions (Kafka 2.8.2 prints the elected set there, a slip
+    later versions fixed)."""
+    async def elect(admin: AdminClient) -> dict[tuple[str, int], tuple[int, str | None]]:
+        if admin_config is None:  # Kafka's own timeouts for this tool unless a file sets them
+            admin.default_api_timeout_ms, admin.request_timeout_ms = ELECTION_TIMEOUT_MS, ELECTION_TIMEOUT_MS // 2
+        wanted = None if partitions is None else [(tp.topic, tp.partition) for tp in partitions]
+        return await admin.elect_leaders(ELECTION_TYPES[election_type], wanted)
+
+    results = run_with_admin(bootstrap_server, admin_config, elect)
+    order = sorted_partitions(TopicPartition(t, p) for t, p in results)
+    succeeded = [tp for tp in order if results[(tp.topic, tp.partition)][0] == 0]
+    noop = [tp for tp in order if results[(tp.topic, tp.partition)][0] == ELECTION_NOT_NEEDED]
+    failed = [tp for tp in order if results[(tp.topic, tp.partition)][0] not in (0, ELECTION_NOT_NEEDED)]
+    lines = []
+    if succeeded:
+        lines.append(f"Successfully completed leader election ({election_type}) for partitions "
+                     f"{', '.join(map(str, succeeded))}")
+    if noop:
+        lines.append(f"Valid replica already elected for partitions {', '.join(map(str, noop))}")
+    for tp in failed:
+        code, message = results[(tp.topic, tp.partition)]
+        lines.append(f"Error completing leader election ({election_type}) for partition: {tp}: "
+                     f"{exception_string(code, message)}")
+    if failed:
+        for line in lines:
+            click.echo(line)
+        raise click.ClickException(f"{len(failed)} replica(s) could not be elected")
+    return lines

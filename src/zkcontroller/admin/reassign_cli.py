@@ -4,17 +4,22 @@ Exactly one action: ``--generate``, ``--execute``, ``--verify``, ``--cancel`` or
 ``--verify`` show a progress bar of the target replicas already in the ISR; ``--execute --wait-ms`` keeps it
 running until the reassignment completes (or the wait ends). ``--verify`` reads ZooKeeper, as Kafka's does;
 ``--verify --check-brokers`` also asks every broker for its metadata (bounded), naming any it could not ask.
+With ``--bootstrap-server`` every action goes through a broker instead (`bootstrap_reassign`).
 """
 
 from __future__ import annotations
 
+import asyncio
+import random
 import time
 
 import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from zkcontroller.admin.cli import fail_if_corrupt, run_with_client, zookeeper_option
+from zkcontroller.admin import bootstrap_reassign
+from zkcontroller.admin.bootstrap_topics import run_with_admin
+from zkcontroller.admin.cli import SERVER_HINT, fail_if_corrupt, run_with_client
 from zkcontroller.admin.deprecation import REASSIGN_VERIFY_INCOMPLETE, REASSIGN_ZOOKEEPER_DEPRECATED
 from zkcontroller.admin.reassign import (
     ROLLBACK_NOTE,
@@ -29,6 +34,7 @@ from zkcontroller.admin.reassign import (
 )
 from zkcontroller.admin.usage import KafkaCommand
 from zkcontroller.admin.user_files import UnreadableFileError, read_user_file
+from zkcontroller.protocol.wire.admin_client import AdminClient
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
@@ -65,7 +71,12 @@ def _show_progress(statuses: list[PartitionStatus]) -> None:
 
 
 @click.command("reassign", cls=KafkaCommand, short_help="Move replicas, as kafka-reassign-partitions.")
-@zookeeper_option
+@click.option("--bootstrap-server", metavar="HOST:PORT[,...]",
+              help="A broker's listener: reassign through the controller's AlterPartitionReassignments API.")
+@click.option("--command-config", metavar="FILE",
+              help="Admin client properties (default.api.timeout.ms, ...); with --bootstrap-server only.")
+@click.option("--zookeeper", envvar="ZKCONTROLLER_ZOOKEEPER", metavar="HOST[:PORT][,...][/CHROOT]",
+              help="ZooKeeper connect string (deprecated in Kafka; or set ZKCONTROLLER_ZOOKEEPER).")
 @click.option("--generate", is_flag=True, help="Propose an assignment of the topics' partitions.")
 @click.option("--execute", is_flag=True, help="Start the reassignment in the JSON file.")
 @click.option("--verify", is_flag=True, help="Report whether the reassignment completed.")
@@ -84,7 +95,8 @@ def _show_progress(statuses: list[PartitionStatus]) -> None:
 @click.option("--check-brokers", is_flag=True,
               help="--verify: also ask every broker (Metadata over Kafka's protocol, 5 s each) that it lists the "
                    "target replicas.")
-def reassign(zookeeper: str, generate: bool, execute: bool, verify: bool, cancel: bool, list_: bool,
+def reassign(bootstrap_server: str | None, command_config: str | None, zookeeper: str | None, generate: bool,
+             execute: bool, verify: bool, cancel: bool, list_: bool,
              topics_to_move_json_file: str | None, broker_list: str | None, disable_rack_aware: bool,
              reassignment_json_file: str | None, wait_ms: int, preserve_throttles: bool, check_brokers: bool
              ) -> None:
@@ -103,6 +115,18 @@ def reassign(zookeeper: str, generate: bool, execute: bool, verify: bool, cancel
             raise click.UsageError("--broker-list is required with --generate")
     elif action != "list":
         _require(reassignment_json_file, "--reassignment-json-file")
+    if bootstrap_server is None and zookeeper is None:  # validateAndParseArgs' words, then where to get either
+        raise click.UsageError(f"Please specify --bootstrap-server. {SERVER_HINT}")
+    if bootstrap_server is not None:
+        zk_from = click.get_current_context().get_parameter_source("zookeeper")
+        if zookeeper is not None and zk_from != click.core.ParameterSource.ENVIRONMENT:
+            click.echo("Warning: ignoring deprecated --zookeeper option because --bootstrap-server was specified.  "
+                       "The --zookeeper option will be removed in a future version of Kafka.")
+        _reassign_through_broker(bootstrap_server, command_config, action, topics_to_move_json_file, broker_list,
+                                 disable_rack_aware, reassignment_json_file, wait_ms, preserve_throttles,
+                                 check_brokers)
+        return
+    assert zookeeper is not None
     click.echo(REASSIGN_ZOOKEEPER_DEPRECATED)
     try:
         if action == "generate":
@@ -187,3 +211,64 @@ def reassign(zookeeper: str, generate: bool, execute: bool, verify: bool, cancel
                        f"{','.join(str(tp) for tp in cancelled)}")
         else:
             click.echo("None of the specified partition reassignments are active.")
+
+
+def _reassign_through_broker(bootstrap_server: str, command_config: str | None, action: str,
+                             topics_to_move_json_file: str | None, broker_list: str | None,
+                             disable_rack_aware: bool, reassignment_json_file: str | None, wait_ms: int,
+                             preserve_throttles: bool, check_brokers: bool) -> None:
+    """ReassignPartitionsCommand's AdminClient path (`bootstrap_reassign`); ``--wait-ms`` polls
+    ListPartitionReassignments until the targets are done (no progress bar: a broker reports no ISR counts
+    of another's target replicas); ``--check-brokers`` is for ``--zookeeper`` (these states come from the
+    brokers already)."""
+    if check_brokers:
+        raise click.UsageError("--check-brokers is for --zookeeper: with --bootstrap-server the states already "
+                               "come from the brokers")
+    try:
+        if action == "generate":
+            text, source = _read(topics_to_move_json_file, "--topics-to-move-json-file")
+            assert broker_list is not None
+            brokers = parse_broker_list(broker_list)
+            topics = parse_topics_to_move_json(text, source)
+            current, proposed = run_with_admin(bootstrap_server, command_config, lambda admin: (
+                bootstrap_reassign.generate(admin, topics, brokers, not disable_rack_aware, random.Random())))
+            click.echo(f"Current partition replica assignment\n{current}\n")
+            click.echo(f"Proposed partition reassignment configuration\n{proposed}")
+            return
+        if action == "list":
+            for line in run_with_admin(bootstrap_server, command_config, bootstrap_reassign.list_lines):
+                click.echo(line)
+            return
+        text, source = _read(reassignment_json_file, "--reassignment-json-file")
+        targets = parse_reassignment_json(text, source)
+    except ReassignmentInputError as e:
+        raise click.ClickException(str(e)) from None
+    if action == "execute":
+        async def execute(admin: AdminClient) -> tuple[list[str], str | None]:
+            try:
+                lines = await bootstrap_reassign.execute(admin, targets)
+            except bootstrap_reassign.PrintedThenFailed as e:
+                return e.lines, str(e)
+            if wait_ms:
+                deadline = time.monotonic() + wait_ms / 1000
+                wanted = [(tp.topic, tp.partition) for tp in targets]
+                while time.monotonic() < deadline:
+                    if not await admin.list_reassignments(wanted):
+                        break
+                    await asyncio.sleep(0.2)  # the process edge: a CLI polling the controller
+            return lines, None
+
+        lines, failure = run_with_admin(bootstrap_server, command_config, execute)
+        for line in lines:
+            click.echo(line)
+        if failure is not None:
+            raise click.ClickException(failure)
+    elif action == "verify":
+        lines, _done = run_with_admin(bootstrap_server, command_config, lambda admin: bootstrap_reassign.verify(
+            admin, targets, preserve_throttles))
+        for line in lines:
+            click.echo(line)
+    else:
+        for line in run_with_admin(bootstrap_server, command_config,
+                                   lambda admin: bootstrap_reassign.cancel(admin, targets)):
+            click.echo(line)

@@ -439,6 +439,18 @@ def listener_lines(cluster: LocalCluster) -> list[str]:
     return lines
 
 
+def admin_hint_line(cluster: LocalCluster) -> str | None:
+    """How to administer this cluster from another shell with zkcontroller's own commands (the embedded store is
+    reachable only through a listener): one line naming a running broker's advertised address, None without
+    listeners."""
+    for server in cluster.running_brokers():
+        listener = cluster.listeners.get(server.broker_id)
+        if listener is not None and listener.address is not None:
+            return (f"from another shell: zkcontroller topics describe --bootstrap-server {listener.address} "
+                    "(topics, leader-election, reassign and configs take --bootstrap-server)")
+    return None
+
+
 async def run_cluster(
     backend: CoordinationBackend, broker_ids: list[int], log_dir: Path | None, session_timeout_ms: int,
     log_dirs_per_broker: int = 2, listeners: ListenerPorts | None = None, cluster_name: str | None = None,
@@ -522,6 +534,9 @@ async def _serve(cluster: LocalCluster, shell: ClusterShell, broker_ids: list[in
         )
         for line in listener_lines(cluster):
             print(line)
+        hint = admin_hint_line(cluster)
+        if hint is not None:
+            print(hint)
         print(HELP)
         while True:
             out.prompt()
