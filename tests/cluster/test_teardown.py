@@ -17,6 +17,7 @@ import pytest
 from tests.helpers import OffsetClock
 from tests.integration.conftest import RecordingTransport, make_local_cluster
 
+from zkcontroller.broker.config import ReplicationConfig, virtual_log_dirs
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.partition_wait import wait_for_partitions
 from zkcontroller.coordination.api import SessionState
@@ -89,6 +90,44 @@ async def test_a_broker_whose_partners_are_stopped_does_not_retry_either(backend
     assert [_attempts(transport, b) for b in (3, 2, 1)] == [1, 1, 1]
     assert ("broker 2 still leads orders-0, whose other replicas are all on stopped brokers: "
             "not retrying controlled shutdown") in said
+
+
+async def test_a_partner_replica_on_a_failed_log_dir_cannot_take_over_so_no_retries(backend: EmbeddedBackend) -> None:
+    """The walkthrough's ``fail-log-dir 2 /tmp/kafka-logs-0`` then ``quit``: the leader's only partner runs, but its
+    replica is offline and out of the ISR, and Kafka's controlled-shutdown election (an online ISR replica on a
+    broker not shutting down) cannot pick it. Counting any replica on a running broker, quit retried twice."""
+    transport = RecordingTransport()
+    cluster = await make_local_cluster(backend, [1, 2, 3], transport,
+                                       replication=ReplicationConfig(log_dirs=virtual_log_dirs(2)),
+                                       controlled_shutdown_retry_backoff_ms=BACKOFF_MS,
+                                       controlled_shutdown_max_retries=RETRIES)
+    controller = (await cluster.wait_for_controller()).controller_id
+    leader, partner = sorted((b for b in (1, 2, 3) if b != controller), reverse=True)  # the leader stops first
+    session = await backend.new_session()
+    try:
+        admin = KafkaZkClient(session, wall_clock_ms)
+        tp = TopicPartition("orders", 0)
+        await admin.create_topic_assignment("orders", None, {tp: ReplicaAssignment((leader, partner))})
+
+        def settled(a: ReplicaAssignment, state: LeaderIsrAndControllerEpoch) -> bool:
+            return state.leader_and_isr.leader == leader and set(state.leader_and_isr.isr) == {leader, partner}
+
+        assert (await wait_for_partitions(admin, settled, 30.0)).met, "the topic never came fully online"
+        plane = cluster.brokers[partner].control_plane
+        assert plane is not None
+        assert await cluster.fail_log_dir(partner, plane.partitions[tp].log_dir) == [tp]
+
+        def shrunk(_a: ReplicaAssignment, state: LeaderIsrAndControllerEpoch) -> bool:
+            return state.leader_and_isr.isr == (leader,)
+
+        assert (await wait_for_partitions(admin, shrunk, 30.0)).met, "the controller never took the replica out"
+    finally:
+        await session.close()
+    said: list[str] = []
+    await cluster.shutdown(progress=said.append)
+    assert _attempts(transport, leader) == 1  # was 3: the partner's broker runs, so it retried
+    assert (f"broker {leader} still leads orders-0 (replicas {partner} offline (failed log dir)), and Kafka elects "
+            "only an online ISR member on a running broker: not retrying controlled shutdown") in said
 
 
 async def test_no_retries_while_a_killed_controller_holds_the_controller_znode(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from zkcontroller.broker.config import ReplicationConfig
@@ -304,11 +304,11 @@ class LocalCluster:
                 await listener.close()
 
     def _futile_retry(self, server: KafkaServer, say: Callable[[str], None]) -> GiveUp:
-        """When retrying ``server``'s controlled shutdown cannot help: no other broker is running; or every
-        partition it still leads has its other replicas on stopped brokers; or no answer came because
-        ``/controller`` names a broker of this cluster that was killed (no other becomes controller before its
-        session expires). A live replica out of the ISR may catch up and take over, and an election under way
-        ends in moments: then it retries, as Kafka does."""
+        """When retrying ``server``'s controlled shutdown cannot help: no other broker is running; or no partition
+        it still leads has a replica Kafka's controlled-shutdown election could pick (`_no_successor`); or no
+        answer came because ``/controller`` names a broker of this cluster that was killed (no other becomes
+        controller before its session expires). An election under way ends in moments: then it retries, as
+        Kafka does."""
         async def reason(response: ControlledShutdownResponse | None) -> str | None:
             others = {s.broker_id for s in self.running_brokers() if s is not server}
             why = None
@@ -320,17 +320,48 @@ class LocalCluster:
                     why = (f"the controller, broker {killed}, was killed and cannot answer; no other broker becomes "
                            "controller until its session expires")
             elif response.error is Errors.NONE and response.remaining_partitions:
-                rm = server.replica_manager
-                partitions = [rm.partition(tp) if rm is not None else None for tp in response.remaining_partitions]
-                if all(p is not None and not (set(p.replicas) - {server.broker_id}) & others for p in partitions):
-                    names = ", ".join(map(str, sorted_partitions(response.remaining_partitions)))
-                    why = (f"broker {server.broker_id} still leads {names}, whose other replicas are all on stopped "
-                           "brokers")
+                why = self._no_successor(server, response.remaining_partitions, others)
             if why is not None:
                 say(f"{why}: not retrying controlled shutdown")
             return why
 
         return reason
+
+    def _no_successor(self, server: KafkaServer, remaining: Iterable[TopicPartition], others: set[int]) -> str | None:
+        """Why no running broker can take over any partition ``server`` still leads, by the rule Kafka's
+        controlled-shutdown election applies (``Election.leaderForControlledShutdown``): a replica in the ISR,
+        online (its broker live, not on a failed log dir) and not shutting down; None when some partition has
+        one (or no controller is active to ask: an election under way), so retrying may help. The active
+        controller's context is what that election read. It counted any replica on a running broker, and a
+        ``quit`` after ``fail-log-dir`` retried a broker whose partner replica was offline for 10 s."""
+        controller = self.active_controller()
+        if controller is None:
+            return None
+        context = controller.context
+        stopped_only = True
+        reasons = []
+        for tp in sorted_partitions(remaining):
+            state = context.partition_leader_and_isr(tp)
+            isr = state.isr if state is not None else ()
+            partners = [r for r in context.partition_replica_assignment(tp) if r != server.broker_id]
+            why = []
+            for r in partners:
+                if r not in others:
+                    why.append(f"{r} stopped")
+                elif not context.is_replica_online(r, tp):
+                    why.append(f"{r} offline (failed log dir)" if r in context.live_broker_ids
+                               else f"{r} not live")
+                elif r not in isr:
+                    why.append(f"{r} out of the ISR")
+                else:
+                    return None  # r can take tp over: the controller will elect it on a retry
+            stopped_only = stopped_only and all(w.endswith(" stopped") for w in why)
+            reasons.append(f"{tp} (replicas {', '.join(why) or 'none other'})")
+        names = ", ".join(map(str, sorted_partitions(remaining)))
+        if stopped_only:
+            return f"broker {server.broker_id} still leads {names}, whose other replicas are all on stopped brokers"
+        return (f"broker {server.broker_id} still leads {', '.join(reasons)}, and Kafka elects only an online ISR "
+                "member on a running broker")
 
     async def _killed_controller(self, server: KafkaServer) -> int | None:
         """The broker ``/controller`` names (as ``server`` reads it) if it is one of this cluster's and not running
