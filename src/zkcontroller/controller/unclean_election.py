@@ -308,10 +308,14 @@ class UncleanElectionEvents(EventFamily):
         partitions = (core.context.partitions_for_topic(topic) if topic is not None
                       else core.context.all_partitions)
         before = {tp: core.context.partition_leader_and_isr(tp) for tp in partitions}
+        # The state machine counts the whole batch before any line is logged: each line counts itself on from the
+        # count before it (every line said the batch's total).
+        so_far = core.context.stats.unclean_leader_elections
         results = await core.partition_state_machine.trigger_online_partition_state_change(topic)
         for tp, result in sorted(results.items(), key=lambda item: (item[0].topic, item[0].partition)):
             old = before.get(tp)
             if isinstance(result, LeaderAndIsr) and old is not None and result.leader not in old.isr:
+                so_far += 1
                 self.log.warn(f"Unclean leader election for partition {tp}: new leader {result.leader} was not in "
                               f"the ISR [{','.join(map(str, old.isr))}]; records only the old ISR had are lost "
-                              f"(unclean leader elections so far: {core.context.stats.unclean_leader_elections})")
+                              f"(unclean leader elections so far: {so_far})")
