@@ -128,7 +128,8 @@ async def test_shell_produce_elect_and_delete(make_cluster: ClusterFactory, back
         assert await shell.run_command("produce logs 10")
         assert lines[-1].startswith("Produced 10 records to logs (log end offsets ")
         assert await shell.run_command("elect logs")
-        assert lines[-1] == "Created preferred replica election for 2 partitions."
+        assert lines[-2:] == ["Created preferred replica election path with logs-0,logs-1",
+                              "Successfully started preferred replica election for partitions Set(logs-0, logs-1)"]
         await wait_until(lambda: _no_election_pending(admin), what="the controller to handle the election znode")
         assert await shell.run_command("elect nope")
         assert lines[-1] == "error: topic nope does not exist"
@@ -198,6 +199,42 @@ async def test_create_returns_once_the_brokers_lead_so_produce_finds_them(backen
         await shell.workload.close()
         await session.close()
         await cluster.shutdown()
+
+
+@pytest.mark.hand_written_isr  # no fetchers: a restarted broker stays out of the ISR, as right after `start`
+async def test_elect_says_which_partitions_kept_a_non_preferred_leader_and_why(
+    make_cluster: ClusterFactory, backend: CoordinationBackend
+) -> None:
+    """``elect t`` right after ``start 2`` said "Created preferred replica election for 3 partitions." while t-0's
+    preferred replica was not back in the ISR, so nothing moved, and nothing said why."""
+    cluster = await make_cluster([1, 2, 3])
+    await cluster.wait_for_controller()
+    lines: list[str] = []
+    session = await backend.new_session()
+    admin = KafkaZkClient(session, wall_clock_ms)
+    shell = ClusterShell(cluster, admin, out=lines.append, rng=random.Random(1))
+    try:
+        await admin.create_topic_assignment("t", None, {TopicPartition("t", p): ReplicaAssignment(r)
+                                                        for p, r in enumerate([(2, 1), (1, 2), (3, 1)])})
+        await wait_until(lambda: _led(admin, "t", 3), what="the topic's partitions to get leaders")
+        for command in ("stop 2", "stop 3", "start 2"):
+            assert await shell.run_command(command)
+        lines.clear()
+        assert await shell.run_command("elect t")
+        assert lines == [
+            "Created preferred replica election path with t-0,t-1,t-2",
+            "Successfully started preferred replica election for partitions Set(t-0, t-1, t-2)",
+            "t-0 kept leader 1, not its preferred replica 2: it is not in the ISR [1] yet (it joins once caught "
+            "up: elect again then)",
+            "t-2 kept leader 1, not its preferred replica 3: broker 3 is not running"]
+        assert await _no_election_pending(admin)  # the prompt waited for the controller
+    finally:
+        await session.close()
+
+
+async def _led(admin: KafkaZkClient, topic: str, count: int) -> bool:
+    states = await admin.get_topic_partition_states([TopicPartition(topic, p) for p in range(count)])
+    return len(states.values) == count and all(s.leader_and_isr.leader >= 0 for s in states.values.values())
 
 
 async def _no_election_pending(admin: KafkaZkClient) -> bool:

@@ -148,9 +148,9 @@ IN_PROCESS = CommandTable((
                                          "until the controller has moved their leadership)")),
     command("produce TOPIC RECORDS", "produce TOPIC --rate RATE", "produce --stop [TOPIC]",
             text="append records on the leaders (followers fetch them)"),
-    command("elect [--unclean] [TOPIC]", text=("preferred-replica election (all partitions, or one topic's);",
-                                               "--unclean: unclean election through the controller's ElectLeaders "
-                                               "API")),
+    command("elect [--unclean] [TOPIC]", text=("preferred-replica election (all partitions, or one topic's;",
+                                               "says which kept another leader, and why); --unclean: unclean",
+                                               "election through the controller's ElectLeaders API")),
     command("delete TOPIC", text=("mark the topics TOPIC matches for deletion (a regular expression,",
                                   "as describe and kafka-topics take it; the controller deletes them)")),
     command("help", "quit (or Ctrl-D)"),
