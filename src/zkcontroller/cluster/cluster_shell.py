@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TextIO
 
 from zkcontroller.admin.describe import controller_status, describe_lines, describe_topics, select_topics
-from zkcontroller.admin.leader_election import all_partitions, kafka_election_sets, start_preferred_election
+from zkcontroller.admin.leader_election import all_partitions
 from zkcontroller.admin.topic_rules import collision_warning
 from zkcontroller.admin.topics import TopicAdmin, deletion_lines
 from zkcontroller.broker.config import MAX_RESERVED_BROKER_ID, ReplicationConfig, virtual_log_dirs
@@ -29,6 +29,7 @@ from zkcontroller.cluster.listener import ListenerPorts
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.logs import LogFiles
 from zkcontroller.cluster.partition_wait import wait_for_partitions
+from zkcontroller.cluster.preferred_election import elect_preferred
 from zkcontroller.cluster.produce import ProduceWorkload, produce_command
 from zkcontroller.cluster.prompt_help import IN_PROCESS, prompt_error_text
 from zkcontroller.cluster.prompt_input import read_line
@@ -60,12 +61,6 @@ Out = Callable[[str], None]
 BROKERS_LEAD_TIMEOUT_S = 10.0
 """How long ``create`` waits for the brokers to take up the leadership the store shows (they normally do within
 milliseconds; a broker that never does is reported by ``describe``, not by a hung prompt)."""
-
-ELECTION_WAIT_S = 10.0
-"""How long ``elect`` waits for the controller to handle the election znode before saying which partitions kept
-a non-preferred leader (it takes milliseconds unless the controller is busy or moving)."""
-ELECTION_POLL_S = 0.02
-
 
 class PromptOut:
     """The prompt's output. A line that arrives while ``> `` waits for input (a log record the brokers or the
@@ -191,8 +186,8 @@ class ClusterShell:
             self.out(line)
 
     async def _elect(self, args: list[str]) -> None:
-        """As ``kafka-preferred-replica-election.sh`` does: write the election znode; the controller acts on it.
-        With ``--unclean``, as ``kafka-leader-election.sh --election-type unclean``: the ElectLeaders API, which
+        """As ``kafka-preferred-replica-election.sh`` does: write the election znode; the controller acts on it,
+        and the prompt then says which partitions kept another leader, and why (`elect_preferred`). With ``--unclean``, as ``kafka-leader-election.sh --election-type unclean``: the ElectLeaders API, which
         has no ZooKeeper path, so it is asked of the active controller in this process."""
         unclean = "--unclean" in args
         args = [a for a in args if a != "--unclean"]
@@ -206,55 +201,15 @@ class ClusterShell:
         if unclean:
             await self._elect_unclean(partitions if partitions is not None else await all_partitions(self.admin))
             return
-        started = await start_preferred_election(self.admin, partitions)
-        # kafka-preferred-replica-election's lines (its ZooKeeper path); it said "Created preferred replica
-        # election for 3 partitions.", Kafka's wording for none, and nothing about what then happened.
-        kind, valid, _ = kafka_election_sets(partitions, started)
-        self.out(f"Created preferred replica election path with {','.join(map(str, valid))}")
-        self.out(f"Successfully started preferred replica election for partitions {kind}({', '.join(map(str, valid))})")
-        for line in await self._preferred_election_outcome(started.requested):
-            self.out(line)
+        await elect_preferred(self.admin, partitions, self.out, self._running_ids, self._offline_replica)
 
-    async def _preferred_election_outcome(self, partitions: list[TopicPartition],
-                                          timeout_s: float = ELECTION_WAIT_S) -> list[str]:
-        """Once the controller has handled the election (it deletes the znode; a bounded wait), which partitions
-        kept a leader other than their preferred replica, and why: Kafka elects the preferred replica only if it
-        is alive and in the ISR. ``elect`` right after ``start`` said the election was created while nothing
-        moved, the restarted broker not yet back in the ISR."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout_s
-        while await self.admin.get_preferred_replica_election() is not None:
-            if loop.time() > deadline:
-                return [f"the controller has not finished the election within {timeout_s:.0f} s (`describe` shows "
-                        "the leaders)"]
-            await asyncio.sleep(ELECTION_POLL_S)
-        if not partitions:
-            return []
-        states = (await self.admin.get_topic_partition_states(partitions)).values
-        assignments = (await self.admin.get_full_replica_assignment_for_topics({tp.topic for tp in partitions})).values
-        running = {s.broker_id: s for s in self.cluster.running_brokers()}
-        lines = []
-        for tp in sorted_partitions(partitions):
-            state, assignment = states.get(tp), assignments.get(tp)
-            if state is None or assignment is None or not assignment.replicas:
-                continue  # deleted meanwhile: describe says so
-            preferred, leader_and_isr = assignment.replicas[0], state.leader_and_isr
-            if leader_and_isr.leader == preferred:
-                continue
-            server = running.get(preferred)
-            plane = server.control_plane if server is not None else None
-            if server is None:
-                why = f"broker {preferred} is not running"
-            elif plane is not None and tp in plane.offline_partitions:
-                why = f"its replica on broker {preferred} is offline (a failed log dir)"
-            elif preferred not in leader_and_isr.isr:
-                why = (f"it is not in the ISR [{','.join(map(str, leader_and_isr.isr))}] yet (it joins once caught "
-                       "up: elect again then)")
-            else:
-                why = "the controller did not move it (controller.log says why)"
-            leader = leader_and_isr.leader if leader_and_isr.leader >= 0 else "none"
-            lines.append(f"{tp} kept leader {leader}, not its preferred replica {preferred}: {why}")
-        return lines
+    async def _running_ids(self) -> list[int]:
+        return [s.broker_id for s in self.cluster.running_brokers()]
+
+    def _offline_replica(self, broker_id: int, tp: TopicPartition) -> bool:
+        server = self.cluster.brokers.get(broker_id)
+        plane = server.control_plane if server is not None and server.running else None
+        return plane is not None and tp in plane.offline_partitions
 
     async def _elect_unclean(self, partitions: list[TopicPartition]) -> None:
         """Kafka's ``LeaderElectionCommand`` lines: elected, already had a leader, failed (with the reason)."""
