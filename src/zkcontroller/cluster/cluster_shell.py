@@ -187,7 +187,8 @@ class ClusterShell:
 
     async def _elect(self, args: list[str]) -> None:
         """As ``kafka-preferred-replica-election.sh`` does: write the election znode; the controller acts on it,
-        and the prompt then says which partitions kept another leader, and why (`elect_preferred`). With ``--unclean``, as ``kafka-leader-election.sh --election-type unclean``: the ElectLeaders API, which
+        and the prompt then says which partitions kept another leader, and why (`elect_preferred`). With
+        ``--unclean``, as ``kafka-leader-election.sh --election-type unclean``: the ElectLeaders API, which
         has no ZooKeeper path, so it is asked of the active controller in this process."""
         unclean = "--unclean" in args
         args = [a for a in args if a != "--unclean"]
