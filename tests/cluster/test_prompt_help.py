@@ -137,3 +137,25 @@ async def test_a_verb_failing_on_zookeeper_is_one_error_line_and_the_prompt_goes
                      "error: Malformed znode /brokers/topics/t: no JSON value"]
     with pytest.raises(RuntimeError, match="a bug"):
         await shell.run_command("describe")
+
+
+@pytest.mark.parametrize(("line", "hint"), [
+    ("produce t 10", "error: produce is not a command of this prompt: the brokers are processes here: produce with "
+                     "a Kafka client against their listeners, e.g. kcat -P -b {bootstrap} -t TOPIC"),
+    ("fail-log-dir 1 /tmp/kafka-logs-0", "error: fail-log-dir is not a command of this prompt: a broker process's "
+                                         "log dirs cannot be failed from outside it: use the in-process prompt "
+                                         "(zkcontroller cluster, without --processes)"),
+    ("elect --unclean t", "error: unclean election needs the controller's ElectLeaders API, which has no ZooKeeper "
+                          "path; send it to a broker: zkcontroller leader-election --bootstrap-server {bootstrap} "
+                          "--election-type unclean --all-topic-partitions (or --topic TOPIC --partition N)"),
+])
+async def test_the_processes_prompt_says_how_to_do_what_only_the_in_process_one_does(
+    tmp_path: Path, line: str, hint: str
+) -> None:
+    """They were unknown commands there, though leader-election's refusal of --election-type unclean sends the
+    user to a prompt's ``elect --unclean``."""
+    lines: list[str] = []
+    cluster = ProcessCluster([1, 2], tmp_path)
+    shell = ProcessClusterShell(cluster, NO_ADMIN, lines.append)
+    assert await shell.run_command(line)
+    assert lines == [hint.format(bootstrap=cluster.bootstrap)]

@@ -232,6 +232,41 @@ async def test_elect_says_which_partitions_kept_a_non_preferred_leader_and_why(
         await session.close()
 
 
+@pytest.mark.hand_written_isr
+async def test_the_processes_prompt_elects_and_deletes_through_zookeeper(
+    make_cluster: ClusterFactory, backend: CoordinationBackend, tmp_path: Path
+) -> None:
+    """`cluster --processes` had no elect or delete (unknown commands), though leader-election's refusal of
+    --election-type unclean sent the user to a prompt's elect. Both go through ZooKeeper, so its prompt runs them
+    as the in-process one does; the in-process brokers here stand in for the processes (ZooKeeper is all it reads)."""
+    cluster = await make_cluster([1, 2, 3])
+    await cluster.wait_for_controller()
+    lines: list[str] = []
+    session = await backend.new_session()
+    admin = KafkaZkClient(session, wall_clock_ms)
+    shell = ProcessClusterShell(ProcessCluster([1, 2, 3], tmp_path), admin, out=lines.append)
+    try:
+        await admin.create_topic_assignment("t", None, {TopicPartition("t", p): ReplicaAssignment(r)
+                                                        for p, r in enumerate([(2, 1), (3, 1)])})
+        await wait_until(lambda: _led(admin, "t", 2), what="the topic's partitions to get leaders")
+        await cluster.stop_broker(2)
+        await cluster.start_broker(2)  # registered again, out of the ISR (no fetchers here)
+        await cluster.stop_broker(3)
+        assert await shell.run_command("elect t")
+        assert lines == [
+            "Created preferred replica election path with t-0,t-1",
+            "Successfully started preferred replica election for partitions Set(t-0, t-1)",
+            "t-0 kept leader 1, not its preferred replica 2: it is not in the ISR [1] yet (it joins once caught "
+            "up: elect again then)",
+            "t-1 kept leader 1, not its preferred replica 3: broker 3 is not running"]
+        lines.clear()
+        assert await shell.run_command("delete t")
+        assert lines == ["Topic t is marked for deletion.",
+                         "Note: This will have no impact if delete.topic.enable is not set to true."]
+    finally:
+        await session.close()
+
+
 async def _led(admin: KafkaZkClient, topic: str, count: int) -> bool:
     states = await admin.get_topic_partition_states([TopicPartition(topic, p) for p in range(count)])
     return len(states.values) == count and all(s.leader_and_isr.leader >= 0 for s in states.values.values())

@@ -25,8 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from zkcontroller.admin.describe import controller_status, describe_lines, describe_topics, select_topics
+from zkcontroller.admin.leader_election import all_partitions
 from zkcontroller.admin.topic_rules import collision_warning
-from zkcontroller.admin.topics import TopicAdmin
+from zkcontroller.admin.topics import TopicAdmin, deletion_lines
+from zkcontroller.cluster.preferred_election import ELECTION_WAIT_S, elect_preferred
 from zkcontroller.cluster.prompt_help import PROCESSES, prompt_error_text
 from zkcontroller.cluster.prompt_input import read_line
 from zkcontroller.cluster.prompt_lines import created_topic_lines
@@ -276,13 +278,26 @@ class ProcessClusterShell:
     async def run_command(self, line: str) -> bool:
         """Run one command line; False when the user asked to quit. A verb's refusal, or a signal or ZooKeeper
         that fails it, is printed and the prompt goes on."""
-        return await COMMANDS.run_line(line, self.handlers(), self.out, prompt_error_text)
+        return await COMMANDS.run_line(line, self.handlers(), self.out, prompt_error_text, self.elsewhere())
+
+    def elsewhere(self) -> dict[str, str]:
+        """The in-process prompt's verbs this one lacks, each with how to do it against these brokers instead."""
+        bootstrap = self.cluster.bootstrap
+        return {
+            "produce": f"the brokers are processes here: produce with a Kafka client against their listeners, "
+                       f"e.g. kcat -P -b {bootstrap} -t TOPIC",
+            "fail-log-dir": "a broker process's log dirs cannot be failed from outside it: use the in-process "
+                            "prompt (zkcontroller cluster, without --processes)",
+            "expire": "the brokers are processes here: kill ID (SIGKILL) leaves a broker's session to time out, "
+                      "as a crash does",
+        }
 
     def handlers(self) -> dict[str, Callable[[list[str]], Awaitable[None]]]:
         """Each verb's handler, called with its arguments: the verbs of `COMMANDS` but ``quit``, which
         `run_command` answers itself (as ``exit``)."""
         handlers: dict[str, Callable[[list[str]], Awaitable[None]]] = {"help": self._help}
-        for verb, read in (("status", self._status), ("create", self._create), ("describe", self._describe)):
+        for verb, read in (("status", self._status), ("create", self._create), ("describe", self._describe),
+                           ("elect", self._elect), ("delete", self._delete)):
             handlers[verb] = functools.partial(self._bounded, read)
         for verb in ("zk-status", "zk-kill", "zk-start"):
             handlers[verb] = functools.partial(self._zookeeper_command, verb)
@@ -334,6 +349,32 @@ class ProcessClusterShell:
             raise TimeoutError(f"ZooKeeper ({self.cluster.zookeeper_connect}) did not answer within "
                                f"{self.zk_timeout_s:g} s; the brokers keep running (zk-status shows an ensemble's "
                                "servers)") from None
+
+    async def _elect(self, args: list[str]) -> None:
+        """As the in-process prompt's ``elect``: kafka-preferred-replica-election's ZooKeeper path, then which
+        partitions kept another leader, and why (live brokers: those registered). ``--unclean`` has no ZooKeeper
+        path (Kafka's ElectLeaders API only): the error says which command sends it to these brokers."""
+        if "--unclean" in args:
+            raise ValueError("unclean election needs the controller's ElectLeaders API, which has no ZooKeeper "
+                             "path; send it to a broker: zkcontroller leader-election --bootstrap-server "
+                             f"{self.cluster.bootstrap} --election-type unclean --all-topic-partitions (or --topic "
+                             "TOPIC --partition N)")
+        if len(args) > 1 or any(a.startswith("-") for a in args):
+            raise ValueError(COMMANDS.usage("elect"))
+        partitions = None
+        if args:
+            partitions = [tp for tp in await all_partitions(self.admin) if tp.topic == args[0]]
+            if not partitions:
+                raise ValueError(f"topic {args[0]} does not exist")
+        await elect_preferred(self.admin, partitions, self.out, self.admin.get_sorted_broker_list,
+                              timeout_s=min(ELECTION_WAIT_S, self.zk_timeout_s / 2))
+
+    async def _delete(self, args: list[str]) -> None:
+        if len(args) != 1:
+            raise ValueError(COMMANDS.usage("delete"))
+        async for topic, marked_now in self.topics.delete_topics_matching(args[0]):
+            for line in deletion_lines(topic, marked_now):  # kafka-topics --delete's, the note included
+                self.out(line)
 
     async def _describe(self, args: list[str]) -> None:
         if len(args) > 1:  # `describe a b` described a alone, as the in-process prompt once did

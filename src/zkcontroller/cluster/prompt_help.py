@@ -87,11 +87,13 @@ class CommandTable:
         return tuple(dict.fromkeys(verb for row in self.rows for verb in row.verbs))
 
     async def run_line(self, line: str, handlers: Mapping[str, Handler], out: Callable[[str], None],
-                       error_text: Callable[[Exception], str | None]) -> bool:
+                       error_text: Callable[[Exception], str | None],
+                       elsewhere: Mapping[str, str] | None = None) -> bool:
         """Run one prompt line; False when it asks to quit (``quit``, ``exit``). A line that does not parse, an
         unknown verb, words given to a verb that takes none, and a handler's exception that ``error_text`` turns
         into a message are each one ``error:`` line, and the prompt goes on; an exception it does not know
-        (None) is a bug, and is raised."""
+        (None) is a bug, and is raised. ``elsewhere``: verbs of the other prompt this one lacks, each with how to
+        do it instead (it answered them as unknown, though an admin command's error sent the user to them)."""
         try:
             words = shlex.split(line)
         except ValueError as e:
@@ -107,6 +109,9 @@ class CommandTable:
         if name in ("quit", "exit"):
             return False
         handler = handlers.get(name)
+        if handler is None and elsewhere and name in elsewhere:
+            out(f"error: {name} is not a command of this prompt: {elsewhere[name]}")
+            return True
         if handler is None:  # one line, as every other error here; the lines of help buried the mistake typed
             out(f"error: unknown command {name!r}; commands: {', '.join(self.verbs())} (`help` says what each does)")
             return True
@@ -164,6 +169,10 @@ PROCESSES = CommandTable((
     command("stop ID", "kill ID", text="SIGTERM (orderly stop) / SIGKILL (hard failure)"),
     command("pause ID", "resume ID", text="SIGSTOP / SIGCONT"),
     command("start ID", text="start a stopped or killed broker again"),
+    command("elect [TOPIC]", text=("preferred-replica election through ZooKeeper (all partitions, or one",
+                                   "topic's; says which kept another leader, and why)")),
+    command("delete TOPIC", text=("mark the topics TOPIC matches for deletion (a regular expression, as",
+                                  "describe takes it; the controller deletes them)")),
     command("zk-status", text="each ZooKeeper server: address, pid, leader/follower (--zookeeper-ensemble)"),
     command("zk-kill ID", "zk-start ID", text="SIGKILL one ZooKeeper server / start it again (--zookeeper-ensemble)"),
     command("help", "quit"),
