@@ -126,8 +126,9 @@ async def test_a_partner_replica_on_a_failed_log_dir_cannot_take_over_so_no_retr
     said: list[str] = []
     await cluster.shutdown(progress=said.append)
     assert _attempts(transport, leader) == 1  # was 3: the partner's broker runs, so it retried
-    assert (f"broker {leader} still leads orders-0 (replicas {partner} offline (failed log dir)), and Kafka elects "
-            "only an online ISR member on a running broker: not retrying controlled shutdown") in said
+    assert (f"broker {leader} still leads orders-0 (broker {partner}'s replica offline: a failed log dir), which no "
+            "running broker can take (Kafka elects an online ISR replica on a broker not shutting down): not retrying "
+            "controlled shutdown") in said
 
 
 async def test_no_retries_while_a_killed_controller_holds_the_controller_znode(

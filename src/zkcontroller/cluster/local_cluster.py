@@ -347,21 +347,21 @@ class LocalCluster:
             why = []
             for r in partners:
                 if r not in others:
-                    why.append(f"{r} stopped")
+                    why.append(f"broker {r} stopped")
                 elif not context.is_replica_online(r, tp):
-                    why.append(f"{r} offline (failed log dir)" if r in context.live_broker_ids
-                               else f"{r} not live")
+                    why.append(f"broker {r}'s replica offline: a failed log dir" if r in context.live_broker_ids
+                               else f"broker {r} not live to the controller")
                 elif r not in isr:
-                    why.append(f"{r} out of the ISR")
+                    why.append(f"broker {r}'s replica out of the ISR")
                 else:
                     return None  # r can take tp over: the controller will elect it on a retry
             stopped_only = stopped_only and all(w.endswith(" stopped") for w in why)
-            reasons.append(f"{tp} (replicas {', '.join(why) or 'none other'})")
+            reasons.append(f"{tp} ({'; '.join(why) or 'no other replica'})")
         names = ", ".join(map(str, sorted_partitions(remaining)))
         if stopped_only:
             return f"broker {server.broker_id} still leads {names}, whose other replicas are all on stopped brokers"
-        return (f"broker {server.broker_id} still leads {', '.join(reasons)}, and Kafka elects only an online ISR "
-                "member on a running broker")
+        return (f"broker {server.broker_id} still leads {', '.join(reasons)}, which no running broker can take "
+                "(Kafka elects an online ISR replica on a broker not shutting down)")
 
     async def _killed_controller(self, server: KafkaServer) -> int | None:
         """The broker ``/controller`` names (as ``server`` reads it) if it is one of this cluster's and not running
