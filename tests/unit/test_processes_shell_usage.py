@@ -66,7 +66,7 @@ async def test_an_unknown_verb_is_one_line_naming_the_verbs(tmp_path: Path) -> N
         await session.close()
         await backend.close()
     assert out == ["error: unknown command 'expire'; commands: status, create, describe, stop, kill, pause, resume, "
-                   "start, zk-status, zk-kill, zk-start, help, quit (`help` says what each does)"]
+                   "start, elect, delete, zk-status, zk-kill, zk-start, help, quit (`help` says what each does)"]
 
 
 def test_zk_kill_of_a_server_the_ensemble_does_not_have_names_its_servers(tmp_path: Path) -> None:

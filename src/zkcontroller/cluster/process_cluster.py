@@ -288,8 +288,6 @@ class ProcessClusterShell:
                        f"e.g. kcat -P -b {bootstrap} -t TOPIC",
             "fail-log-dir": "a broker process's log dirs cannot be failed from outside it: use the in-process "
                             "prompt (zkcontroller cluster, without --processes)",
-            "expire": "the brokers are processes here: kill ID (SIGKILL) leaves a broker's session to time out, "
-                      "as a crash does",
         }
 
     def handlers(self) -> dict[str, Callable[[list[str]], Awaitable[None]]]:
