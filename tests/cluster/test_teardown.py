@@ -131,6 +131,44 @@ async def test_a_partner_replica_on_a_failed_log_dir_cannot_take_over_so_no_retr
             "controlled shutdown") in said
 
 
+async def test_a_running_partner_out_of_the_isr_cannot_take_over_so_no_retries(backend: EmbeddedBackend) -> None:
+    """Kafka's controlled-shutdown election picks from the ISR only: a partner restarted but not caught up (no
+    fetchers here, so it never is) cannot take the leadership, however long the retries wait."""
+    transport = RecordingTransport()
+    cluster = await make_local_cluster(backend, [1, 2, 3], transport,
+                                       replication=ReplicationConfig(replica_fetching=False),
+                                       controlled_shutdown_retry_backoff_ms=BACKOFF_MS,
+                                       controlled_shutdown_max_retries=RETRIES)
+    controller = (await cluster.wait_for_controller()).controller_id
+    leader, partner = sorted((b for b in (1, 2, 3) if b != controller), reverse=True)  # the leader stops first
+    session = await backend.new_session()
+    try:
+        admin = KafkaZkClient(session, wall_clock_ms)
+        tp = TopicPartition("orders", 0)
+        await admin.create_topic_assignment("orders", None, {tp: ReplicaAssignment((leader, partner))})
+
+        def settled(a: ReplicaAssignment, state: LeaderIsrAndControllerEpoch) -> bool:
+            return state.leader_and_isr.leader == leader and set(state.leader_and_isr.isr) == {leader, partner}
+
+        assert (await wait_for_partitions(admin, settled, 30.0)).met, "the topic never came fully online"
+        await cluster.stop_broker(partner)  # controlled shutdown takes it out of the ISR
+        await cluster.start_broker(partner)
+
+        def shrunk(_a: ReplicaAssignment, state: LeaderIsrAndControllerEpoch) -> bool:
+            return state.leader_and_isr.isr == (leader,)
+
+        assert (await wait_for_partitions(admin, shrunk, 30.0)).met, "the partner stayed in the ISR"
+        await cluster.wait_for_controller()  # the partner's return handled
+    finally:
+        await session.close()
+    said: list[str] = []
+    await cluster.shutdown(progress=said.append)
+    assert _attempts(transport, leader) == 1  # was 3: the partner runs, so it retried
+    assert (f"broker {leader} still leads orders-0 (broker {partner}'s replica out of the ISR), which no running "
+            "broker can take (Kafka elects an online ISR replica on a broker not shutting down): not retrying "
+            "controlled shutdown") in said
+
+
 async def test_no_retries_while_a_killed_controller_holds_the_controller_znode(
     backend: EmbeddedBackend, caplog: pytest.LogCaptureFixture
 ) -> None:
