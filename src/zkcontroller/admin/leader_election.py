@@ -168,7 +168,7 @@ def leader_election(bootstrap_server: str | None, admin_config: str | None, zook
     if election_type.lower() == "unclean":
         raise click.ClickException("Unclean leader election needs the controller's ElectLeaders API, which has no "
                                    "ZooKeeper path; use --bootstrap-server (a broker's listener) or `elect "
-                                   "--unclean` at the `zkcontroller cluster` prompt")
+                                   "--unclean` at the in-process `zkcontroller cluster` prompt")
     click.echo(ZOOKEEPER_DEPRECATED)  # kafka-preferred-replica-election's, once the partitions are read
     started = run_with_client(zookeeper, lambda zk: start_preferred_election(zk, partitions))
     # ZkCommand's lines, whatever was requested: an empty list is "... path with " and "... partitions Set()"
