@@ -66,7 +66,7 @@ class SlowConnectingTransport(SlowTransport):
         super().__init__(answer_s)
         self.connect_s = connect_s
 
-    async def connect(self, broker: Broker) -> None:
+    async def connect(self, broker: Broker, *, client: str) -> None:
         await asyncio.sleep(10**9 if self.connect_s is None else self.connect_s)
 
 
@@ -181,7 +181,7 @@ def test_the_tcp_transport_is_connected_first_and_bounds_its_connect() -> None:
         assert isinstance(transport, Connecting)
         transport._open_connection = never  # type: ignore[assignment]
         with pytest.raises(ConnectTimeoutError, match=r"^Failed to connect within 150 ms$"):
-            await transport.connect(info(2).broker)
+            await transport.connect(info(2).broker, client="controlled-shutdown")
         await transport.close()
 
     run_virtual(main())
