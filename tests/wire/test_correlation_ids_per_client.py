@@ -136,3 +136,20 @@ def test_in_process_a_closed_client_counts_from_zero_again() -> None:
     ids.close(2, FETCHER_CLIENT)
     assert ids.next_id(2, FetchRequest(1)) == 0
     assert ids.next_id(2, AlterIsrRequest(1, 7)) == 1
+
+
+async def test_in_process_a_fetcher_made_again_counts_from_zero() -> None:
+    transport = InProcessTransport()
+    seen: list[int] = []
+
+    def handle(request: Any, correlation_id: int) -> Any:
+        seen.append(correlation_id)
+        return _answer(request)
+
+    transport.register(2, handle)
+    broker = _broker(0, 2)
+    await transport.send(broker, FetchRequest(1))
+    await transport.send(broker, FetchRequest(1))
+    ReplicaFetcher(1, 2, lambda _: None, lambda _: broker, transport, AsyncioRuntime(), ReplicationConfig()).shutdown()
+    await transport.send(broker, FetchRequest(1))
+    assert seen == [0, 1, 0]
