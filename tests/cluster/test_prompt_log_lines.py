@@ -31,10 +31,10 @@ def test_every_kafka_logger_and_the_store_client_show_in_the_prompts_layout(reac
         logging.getLogger("kafka.log.LogManager").info("Loading logs")  # below the prompt's threshold
         logging.getLogger("kafka.controller.KafkaController").warning("not an error")  # the controller: errors
     assert shown == [
-        "[kafka.log.LogManager] WARNING Stopping serving logs in dir /tmp/kafka-logs-0",
-        "[kafka.cluster.Partition] WARNING [Partition t-0 broker=1] Failed to update ISR",
+        "[kafka.log.LogManager] WARN Stopping serving logs in dir /tmp/kafka-logs-0",
+        "[kafka.cluster.Partition] WARN [Partition t-0 broker=1] Failed to update ISR",
         "[zkcontroller.zk.client_brokers] ERROR Error while creating ephemeral at /brokers/ids/1",
-        "[kafka.server.KafkaServer] WARNING Retrying controlled shutdown",
+        "[kafka.server.KafkaServer] WARN Retrying controlled shutdown",
     ]
     assert reached_root == []  # each once
     assert logging.getLogger("kafka").propagate and logging.getLogger("zkcontroller").propagate  # restored
@@ -49,7 +49,7 @@ def test_a_log_line_while_the_prompt_waits_goes_below_it_and_the_prompt_comes_ba
         logging.getLogger("kafka.server.ReplicaManager").warning("Broker 2 stopped fetcher")
     out.answered()  # the user's line, echoed by the terminal, ends the prompt's line
     out("created topic t")
-    assert screen.getvalue() == ("cluster up\n> \n[kafka.server.ReplicaManager] WARNING Broker 2 stopped fetcher\n> "
+    assert screen.getvalue() == ("cluster up\n> \n[kafka.server.ReplicaManager] WARN Broker 2 stopped fetcher\n> "
                                  "created topic t\n")
 
 
@@ -62,7 +62,7 @@ def test_a_level_lowered_to_show_warnings_is_put_back_when_the_prompt_detaches()
         with PromptLogHandler(shown.append).attached():
             assert kafka.level == logging.WARNING
             logging.getLogger("kafka.server.KafkaServer").warning("Retrying controlled shutdown")
-        assert shown == ["[kafka.server.KafkaServer] WARNING Retrying controlled shutdown"]
+        assert shown == ["[kafka.server.KafkaServer] WARN Retrying controlled shutdown"]
         assert kafka.level == logging.ERROR
     finally:
         kafka.setLevel(logging.NOTSET)

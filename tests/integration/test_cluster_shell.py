@@ -352,7 +352,7 @@ def test_prompt_shows_each_log_line_once_and_a_controller_error_in_one_line(reac
             logging.getLogger("kafka.controller.KafkaController").error("Error processing event BrokerChange",
                                                                          exc_info=e)
     assert shown == [
-        "[kafka.server.KafkaServer] WARNING Retrying controlled shutdown",
+        "[kafka.server.KafkaServer] WARN Retrying controlled shutdown",
         "[kafka.controller.KafkaController] ERROR Error processing event BrokerChange: SessionExpiredError: "
         "SESSION_EXPIRED (stack trace in controller.log)"]
     assert reached_root == []

@@ -73,7 +73,7 @@ async def test_a_refused_tcp_connection_fails_in_kafkas_words() -> None:
     transport = TcpTransport(AsyncioRuntime())
     try:
         with pytest.raises(BrokerUnreachableError) as failed:
-            await transport.connect(broker)
+            await transport.connect(broker, client="controlled-shutdown")
     finally:
         await transport.close()
     assert exception_line(failed.value) == (f"java.io.IOException: Connection to 127.0.0.1:{port} (id: 1 rack: null) "

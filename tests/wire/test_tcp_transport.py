@@ -1,5 +1,5 @@
 """The controller's TCP transport against a real protocol server: request/response, reconnect after the broker
-comes back, back-off while it is down, the request timeout, and a broker that moved."""
+comes back, each client's reconnect back-off while it is down, the request timeout, and a broker that moved."""
 
 from __future__ import annotations
 
@@ -19,10 +19,17 @@ from zkcontroller.protocol.control_requests import (
     LeaderAndIsrRequest,
     UpdateMetadataRequest,
 )
-from zkcontroller.protocol.transport import BrokerUnreachableError
+from zkcontroller.protocol.inter_broker import AlterIsrRequest
+from zkcontroller.protocol.transport import (
+    ALTER_ISR_CLIENT,
+    CONTROLLED_SHUTDOWN_CLIENT,
+    CONTROLLER_CLIENT,
+    FETCHER_CLIENT,
+    BrokerUnreachableError,
+)
 from zkcontroller.runtime.runtime import AsyncioRuntime
 from zkcontroller.runtime.socket_server import SocketServer
-from zkcontroller.runtime.tcp_transport import RECONNECT_BACKOFF_MAX_MS, TcpTransport
+from zkcontroller.runtime.tcp_transport import TcpTransport
 
 
 def _broker(port: int, broker_id: int = 1) -> Broker:
@@ -56,41 +63,67 @@ async def test_requests_reach_the_control_plane_and_answers_come_back():
         await server.stop()
 
 
-async def test_unreachable_then_back_off_then_reconnect():
+async def test_unreachable_then_reconnect():
+    """The controller channel has no reconnect back-off (ControllerChannelManager's NetworkClient: 0 ms): its
+    RequestSendThread paces its retries, so the send after the broker came up connects."""
     port = free_port()
-    # The transport's clock stands still until the back-off has been seen: on a loaded machine the 40-60 ms
-    # back-off could pass between two sends of the wall clock.
-    now = [0]
-    transport = TcpTransport(AsyncioRuntime(clock=lambda: now[0]))
+    transport = TcpTransport(AsyncioRuntime(clock=lambda: 0))  # no time passes: no back-off could end
     broker = _broker(port)
-    # Kafka's awaitReady text for a refused connection and for one in its reconnect back-off alike
+    # Kafka's awaitReady text for a refused connection
     failed = rf"^Connection to 127\.0\.0\.1:{port} \(id: 1 rack: null\) failed\.$"
     with pytest.raises(BrokerUnreachableError, match=failed) as refused:
         await transport.send(broker, UpdateMetadataRequest(1, 1, -1))
     assert "Connect call failed" in refused.value.detail
     server = await _serve(port, BrokerControlPlane(1, 5))
     try:
-        with pytest.raises(BrokerUnreachableError, match=failed) as backing_off:  # the broker is up: the back-off
-            await transport.send(broker, UpdateMetadataRequest(1, 1, -1))
-        assert "back-off" in backing_off.value.detail
-        now[0] = RECONNECT_BACKOFF_MAX_MS  # past any first back-off (50 ms with 20 % jitter)
-        answers: list[Errors] = []
-
-        async def delivered() -> bool:
-            try:
-                answers.append((await transport.send(broker, UpdateMetadataRequest(1, 1, -1))).error)
-            except BrokerUnreachableError:
-                return False
-            return True
-
-        await wait_until(delivered, timeout_s=10, what="a reconnect after the broker came up", poll_s=0.02)
-        assert answers == [Errors.NONE]
+        assert (await transport.send(broker, UpdateMetadataRequest(1, 1, -1))).error is Errors.NONE
         await server.stop()  # the broker goes away: the next send notices
         with pytest.raises(BrokerUnreachableError):
             await transport.send(broker, UpdateMetadataRequest(1, 1, -1))
     finally:
         await transport.close()
         await server.stop()
+
+
+async def test_each_client_backs_off_as_kafkas_does():
+    """Kafka 2.8's reconnect back-off per inter-broker NetworkClient, on the runtime's clock: none for the
+    controller channel, a replica fetcher and controlled shutdown (each caller waits itself: 100 ms,
+    ``replica.fetch.backoff.ms``, ``controlled.shutdown.retry.backoff.ms``), 50 ms for AlterIsr (50/50: no
+    growth, no jitter), and the client defaults (50 ms doubling to 1 s, ±20%) for another client. The transport
+    once backed every client off by the defaults, the controller channel included."""
+    port = free_port()
+    now = [0]
+    transport = TcpTransport(AsyncioRuntime(clock=lambda: now[0]))
+    broker = _broker(port)
+
+    async def attempt(client: str) -> str:
+        with pytest.raises(BrokerUnreachableError) as failed:
+            if client == ALTER_ISR_CLIENT:
+                await transport.send(broker, AlterIsrRequest(2, 7))
+            elif client == CONTROLLER_CLIENT:
+                await transport.send(broker, UpdateMetadataRequest(1, 1, -1))
+            else:
+                await transport.connect(broker, client=client)
+        return "back-off" if "back-off" in failed.value.detail else "refused"
+
+    try:
+        for client in (CONTROLLER_CLIENT, FETCHER_CLIENT, CONTROLLED_SHUTDOWN_CLIENT):
+            assert [await attempt(client) for _ in range(3)] == ["refused"] * 3, client
+        assert [await attempt(ALTER_ISR_CLIENT), await attempt(ALTER_ISR_CLIENT)] == ["refused", "back-off"]
+        assert [await attempt("other"), await attempt("other")] == ["refused", "back-off"]
+        now[0] = 49
+        assert await attempt(ALTER_ISR_CLIENT) == "back-off"
+        now[0] = 50
+        assert [await attempt(ALTER_ISR_CLIENT), await attempt(ALTER_ISR_CLIENT)] == ["refused", "back-off"]
+        now[0] = 100
+        assert await attempt(ALTER_ISR_CLIENT) == "refused"  # 50 ms again: it does not grow
+        assert await attempt("other") == "refused"  # past the other client's first back-off (50 ms ±20%)
+        now[0] = 100 + 79  # its second: 100 ms ±20%
+        assert await attempt("other") == "back-off"
+        now[0] = 100 + 121
+        assert await attempt("other") == "refused"
+    finally:
+        await transport.close()
 
 
 async def test_request_timeout_closes_the_connection():

@@ -44,7 +44,13 @@ from zkcontroller.protocol.inter_broker import (
     FetchRequest,
     FetchResponse,
 )
-from zkcontroller.protocol.transport import BrokerTransport, BrokerUnreachableError, ConnectTimeoutError, node_string
+from zkcontroller.protocol.transport import (
+    FETCHER_CLIENT,
+    BrokerTransport,
+    BrokerUnreachableError,
+    ConnectTimeoutError,
+    node_string,
+)
 from zkcontroller.protocol.wire.fetch_codec import (
     FetchedRecordsResult,
     OffsetsOutOfOrderResult,
@@ -126,9 +132,14 @@ class ReplicaFetcher:
                                              f"-on-{self.broker_id}")
 
     def shutdown(self) -> None:
+        """Stop fetching and close this fetcher's client (Kafka's ``ReplicaFetcherBlockingSend.close``): a fetcher
+        made again for the same leader has a new connection and counts its correlation ids from 0."""
         if self._task is not None:
             self._task.cancel()
             self._task = None
+        close_client = getattr(self._transport, "close_client", None)
+        if close_client is not None:
+            close_client(self.source_broker_id, FETCHER_CLIENT, "replica fetcher shut down")
 
     def pause(self) -> None:
         self.paused = True
@@ -214,7 +225,7 @@ class ReplicaFetcher:
             return None
         timeout_ms = self._config.replica_socket_timeout_ms
         try:
-            await connect(leader, timeout_ms=timeout_ms)
+            await connect(leader, timeout_ms=timeout_ms, client=FETCHER_CLIENT)
         except ConnectTimeoutError:
             return f"java.net.SocketTimeoutException: Failed to connect within {timeout_ms} ms"
         except BrokerUnreachableError:

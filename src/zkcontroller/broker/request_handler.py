@@ -70,6 +70,7 @@ from zkcontroller.protocol.wire.client_apis import (
     DELETE_TOPICS,
     DESCRIBE_CLUSTER,
     ELECT_LEADERS,
+    FIND_COORDINATOR,
     LIST_OFFSETS,
     LIST_PARTITION_REASSIGNMENTS,
     METADATA,
@@ -96,6 +97,14 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("kafka.server.KafkaApis")
 request_helper_log = logging.getLogger("kafka.server.RequestHandlerHelper")
+groups_log = logging.getLogger("zkcontroller.broker.KafkaApis")
+"""Our own line (no Kafka counterpart): a client asking for a coordinator, which this broker cannot give."""
+MAX_WARNED_CLIENTS = 1000
+"""Clients (id, key type, key) told about the missing coordinator are remembered up to this many (then each is told
+again)."""
+NO_GROUPS_MESSAGE = ("Consumer groups and transactions are not implemented by this broker (zkcontroller): no "
+                     "coordinator. Consume a partition without a group (kcat -C -t TOPIC -p PARTITION -o end); it "
+                     "keeps offsets, not records (kcat -Q -t TOPIC:PARTITION:-1).")
 """Where Kafka's ``handleError`` logs a request that failed as a whole (with KafkaApis' ``[KafkaApi-<id>] ``)."""
 
 CONTROL_APIS = (ApiKey.LEADER_AND_ISR, ApiKey.STOP_REPLICA, ApiKey.UPDATE_METADATA, ApiKey.CONTROLLED_SHUTDOWN,
@@ -254,6 +263,8 @@ class KafkaApis:
         self._metadata_cache_key: tuple[MetadataSnapshot, str | None] | None = None
         self._encoded_metadata: dict[tuple[int, bool, bool], bytes] = {}
         self.requests_by_api: dict[int, int] = {}
+        self._told_no_coordinator: set[tuple[str | None, int, str]] = set()
+        """(client id, key type, key) warned about FindCoordinator: one WARN per client and group, not per retry."""
         self._served: tuple[bool, ...] = ()
         self._supported: Mapping[int, tuple[int, int]] = MappingProxyType({})
 
@@ -269,6 +280,7 @@ class KafkaApis:
         served = tuple(handler is not None for handler, _ in optional)
         if served != self._served:
             versions = dict(client_apis.CLIENT_API_VERSIONS)
+            versions[FIND_COORDINATOR] = client_apis.FIND_COORDINATOR_VERSIONS
             versions[LIST_OFFSETS] = client_apis.LIST_OFFSETS_VERSIONS
             versions[client_apis.PRODUCE] = client_apis.PRODUCE_VERSIONS
             for handler, apis in optional:
@@ -316,6 +328,41 @@ class KafkaApis:
             "[KafkaApi-%d] Error when handling request: clientId=%s, correlationId=%d, api=%s, version=%d, body=%s\n%s",
             self.broker_id, "null" if header.client_id is None else header.client_id, header.correlation_id,
             api_name(header.api_key), header.api_version, request_body_string(header, body), throwable, exc_info=cause)
+
+    def _find_coordinator(self, header: RequestHeader, request: Any) -> bytes:
+        """FindCoordinator, for which there is no coordinator here (consumer groups and transactions are not
+        implemented). Answered as a Kafka 2.8 broker whose authorizer denies the group (or transactional id)
+        answers: GROUP_AUTHORIZATION_FAILED (TRANSACTIONAL_ID_AUTHORIZATION_FAILED) and no node, with our own
+        message (v1+) saying why and what to use instead, where Kafka's is the error's text; and one WARN per client
+        and group at the broker. Kafka's answer for a missing coordinator, COORDINATOR_NOT_AVAILABLE, is one
+        clients retry for ever in silence (``kcat -G`` waited for a rebalance, kafka-python's consumer read
+        nothing); the authorization errors end them at once, and librdkafka prints the message (kcat: ``% ERROR:
+        Consumer error: FindCoordinator response error: Consumer groups ... (kcat -C -t TOPIC -p PARTITION -o
+        end) ...``).
+        docs/wire-protocol.md, "Not done", says why. An unknown key type is Kafka's InvalidRequestException:
+        logged by ``handleError``, answered INVALID_REQUEST."""
+        version = header.api_version
+        key_type = getattr(request, "key_type", 0) if version >= 1 else 0
+        if key_type not in (0, 1):
+            self._request_failed(header, request, "org.apache.kafka.common.errors.InvalidRequestException: Unknown "
+                                 f"coordinator type received: {key_type}")
+            return client_apis.find_coordinator_response(version, client_apis.INVALID_REQUEST, _INVALID_REQUEST_TEXT)
+        asker = (header.client_id, key_type, request.key)
+        if asker not in self._told_no_coordinator:
+            if len(self._told_no_coordinator) >= MAX_WARNED_CLIENTS:
+                self._told_no_coordinator.clear()
+            self._told_no_coordinator.add(asker)
+            what = "consumer group" if key_type == 0 else "transactional id"
+            groups_log.warning(
+                "[KafkaApi-%d] FindCoordinator for %s '%s' from client %s: consumer groups and transactions are not "
+                "implemented here, so there is no coordinator; answered %s. Consume a partition without a group "
+                "instead: kcat -C -b HOST:PORT -t TOPIC -p PARTITION -o end (offsets are kept, records are not)",
+                self.broker_id, what, request.key,
+                header.client_id, "GROUP_AUTHORIZATION_FAILED" if key_type == 0 else
+                "TRANSACTIONAL_ID_AUTHORIZATION_FAILED")
+        error = client_apis.GROUP_AUTHORIZATION_FAILED if key_type == 0 else \
+            client_apis.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+        return client_apis.find_coordinator_response(version, error, NO_GROUPS_MESSAGE)
 
     def _handler_failed(self, header: RequestHeader, body: object, e: RequestFailed) -> None:
         """`_request_failed` for an exception a handler let through (`RequestFailed`), with the request as Kafka's
@@ -388,6 +435,8 @@ class KafkaApis:
                 if names and getattr(metadata_request, "allow_auto_topic_creation", True) else {}
             return self._metadata(version, names, *client_apis.authorized_operations_asked(metadata_request, version),
                                   created=auto_created)
+        if key == FIND_COORDINATOR:
+            return self._find_coordinator(header, client_apis.decode_body(key, version, payload, offset))
         if key == DESCRIBE_CLUSTER:
             cluster_request = client_apis.decode_body(key, version, payload, offset)
             cache = self._metadata_cache()
@@ -734,6 +783,11 @@ class KafkaApis:
                 version, cache.alive_brokers(), self.listener_name, cluster_id, cache.controller_id,
                 cache.topic_metadata(None, self.listener_name, error_unavailable_endpoints=version == 0), **operations)
         return encoded
+
+
+_INVALID_REQUEST_TEXT = ("This most likely occurs because of a request being malformed by the client library or the "
+                         "message was sent to an incompatible broker. See the broker logs for more details.")
+"""Kafka's ``Errors.INVALID_REQUEST.message``."""
 
 
 def request_body_string(header: RequestHeader, body: object) -> str:

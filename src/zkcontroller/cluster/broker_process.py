@@ -67,7 +67,9 @@ class BrokerProcess:
         self.props = props
         self.runtime = AsyncioRuntime()
         self.transport = TcpTransport(self.runtime, listener_name=props.listener.name,
-                                      client_id=f"broker-{props.broker_id}-controller",
+                                      # Kafka's client id for the controller channel, AlterIsr and
+                                      # controlled shutdown alike: the broker id
+                                      client_id=str(props.broker_id),
                                       # ControllerChannelManager: the NetworkClient's request timeout is
                                       # request.timeout.ms; awaitReady waits controller.socket.timeout.ms
                                       request_timeout_ms=props.controller.request_timeout_ms,
@@ -76,7 +78,7 @@ class BrokerProcess:
                                       connection_setup_timeout_max_ms=props.connection_setup_timeout_max_ms,
                                       versions=props.control_request_versions)
         self.fetcher_transport = TcpTransport(self.runtime, listener_name=props.listener.name,
-                                              client_id=f"broker-{props.broker_id}-fetcher",
+                                              client_id=f"broker-{props.broker_id}-fetcher-0",
                                               # ReplicaFetcherBlockingSend: its own NetworkClient (a fetch the
                                               # leader holds must not hold up controller requests behind it)
                                               request_timeout_ms=props.replication.request_timeout_ms,

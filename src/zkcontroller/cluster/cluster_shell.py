@@ -27,7 +27,7 @@ from zkcontroller.admin.topics import TopicAdmin, deletion_lines
 from zkcontroller.broker.config import MAX_RESERVED_BROKER_ID, ReplicationConfig, virtual_log_dirs
 from zkcontroller.cluster.listener import ListenerPorts
 from zkcontroller.cluster.local_cluster import LocalCluster
-from zkcontroller.cluster.logs import LogFiles
+from zkcontroller.cluster.logs import LogFiles, kafka_level_name
 from zkcontroller.cluster.partition_wait import wait_for_partitions
 from zkcontroller.cluster.preferred_election import elect_preferred
 from zkcontroller.cluster.produce import ProduceWorkload, produce_command
@@ -91,7 +91,7 @@ class PromptOut:
 class PromptLogHandler(logging.Handler):
     """Puts what an operator must see at the prompt as it happens: controller errors (a failed failover, a
     corrupt znode skipped) and broker warnings (waiting for an old registration, a session re-initialising, a
-    failed log dir).
+    failed log dir). Levels read as in Kafka's log files (``WARN``, not Python's ``WARNING``).
 
     Each record is shown once: while attached, the watched loggers do not also pass their records on to the
     root handler (stderr, the same terminal), and a controller error's stack trace, which controller.log
@@ -114,7 +114,7 @@ class PromptLogHandler(logging.Handler):
     def __init__(self, out: Out) -> None:
         super().__init__(logging.WARNING)
         self._out = out
-        self.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+        self.setFormatter(logging.Formatter("%(message)s"))  # its level goes before it, in Kafka's name (`format`)
 
     def emit(self, record: logging.LogRecord) -> None:
         threshold = next((level for name, level in self.THRESHOLDS if record.name.startswith(name)), None)
@@ -122,11 +122,11 @@ class PromptLogHandler(logging.Handler):
             self._out(f"[{record.name}] {self.format(record)}")
 
     def format(self, record: logging.LogRecord) -> str:
+        level = kafka_level_name(record.levelno)
         error = record.exc_info[1] if record.exc_info else None
         if error is None or not record.name.startswith(self.TRACE_IN_FILE):
-            return super().format(record)
-        return (f"{record.levelname} {record.getMessage()}: {type(error).__name__}: {error} "
-                "(stack trace in controller.log)")
+            return f"{level} {super().format(record)}"
+        return f"{level} {record.getMessage()}: {type(error).__name__}: {error} (stack trace in controller.log)"
 
     @contextlib.contextmanager
     def attached(self) -> Iterator[PromptLogHandler]:

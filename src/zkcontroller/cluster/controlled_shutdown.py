@@ -31,7 +31,7 @@ from zkcontroller.coordination.errors import ZkError
 from zkcontroller.model import Broker, TopicPartition
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import ControlledShutdownRequest, ControlledShutdownResponse
-from zkcontroller.protocol.transport import BrokerTransport, BrokerUnreachableError
+from zkcontroller.protocol.transport import CONTROLLED_SHUTDOWN_CLIENT, BrokerTransport, BrokerUnreachableError
 from zkcontroller.runtime.runtime import Runtime
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -54,7 +54,7 @@ GiveUp = Callable[[ControlledShutdownResponse | None], Awaitable[str | None]]
 class Connecting(Protocol):
     """A transport with a connection to open before a request (`TcpTransport`); others deliver at once."""
 
-    async def connect(self, broker: Broker) -> None: ...
+    async def connect(self, broker: Broker, *, client: str) -> None: ...
 
 
 class _NoAnswer(Exception):
@@ -75,12 +75,28 @@ async def controlled_shutdown(
     if not config.controlled_shutdown_enable:
         return ControlledShutdownOutcome(False, 0)
     log.info("%sStarting controlled shutdown", prefix)
+    asked: set[int] = set()
+    try:
+        return await _attempts(broker_id, broker_epoch, config, zk, transport, runtime, give_up, prefix, asked)
+    finally:  # Kafka's doControlledShutdown closes its NetworkClient: the next run counts its ids from 0 again
+        close_client = getattr(transport, "close_client", None)
+        if close_client is not None:
+            for controller_id in asked:
+                close_client(controller_id, CONTROLLED_SHUTDOWN_CLIENT, "controlled shutdown over")
+
+
+async def _attempts(broker_id: int, broker_epoch: Callable[[], int], config: ControllerConfig, zk: KafkaZkClient,
+                    transport: BrokerTransport, runtime: Runtime, give_up: GiveUp | None, prefix: str,
+                    asked: set[int]) -> ControlledShutdownOutcome:
+    """The attempts of one controlled shutdown; ``asked`` collects the controllers it sent to."""
     attempts = 0
     response: ControlledShutdownResponse | None = None
     controller: Broker | None = None
     while attempts < config.controlled_shutdown_max_retries:
         attempts += 1
         controller = await _find_controller(zk, prefix, controller)
+        if controller is not None:
+            asked.add(controller.id)
         response = None if controller is None else await _attempt(
             broker_id, broker_epoch(), config, controller, transport, prefix)
         if response is not None and response.error is Errors.NONE and not response.remaining_partitions:
@@ -125,7 +141,8 @@ async def _attempt(broker_id: int, epoch: int, config: ControllerConfig, control
     try:
         if isinstance(transport, Connecting):
             try:
-                await asyncio.wait_for(transport.connect(controller), socket_ms / 1000)
+                await asyncio.wait_for(transport.connect(controller, client=CONTROLLED_SHUTDOWN_CLIENT),
+                                       socket_ms / 1000)
             except TimeoutError:
                 raise _NoAnswer(f"Failed to connect within {socket_ms} ms") from None
         try:

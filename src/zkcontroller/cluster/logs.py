@@ -25,6 +25,11 @@ from zkcontroller.runtime.log_lines import java_traceback
 KAFKA_LAYOUT = "[%(asctime)s] %(levelname)s %(message)s (%(name)s)"
 
 
+def kafka_level_name(levelno: int) -> str:
+    """The level as Kafka's log4j layout prints it: ``WARN`` where Python says ``WARNING``."""
+    return "WARN" if levelno == logging.WARNING else logging.getLevelName(levelno)
+
+
 class KafkaFormatter(logging.Formatter):
     """``[2026-11-22 05:30:01,123] INFO message (logger)``, times from ``clock`` when given (virtual time)."""
 
@@ -66,7 +71,7 @@ class KafkaFormatter(logging.Formatter):
     def line(self, logger_name: str, levelno: int, message: str, created: float) -> str:
         """What `format` makes of a record with these fields and no exception, without a `LogRecord`
         (`LineWriterHandler.write_direct`)."""
-        level = "WARN" if levelno == logging.WARNING else logging.getLevelName(levelno)
+        level = kafka_level_name(levelno)
         first, newline, rest = message.partition("\n")
         return f"[{self._stamp(created)}] {level} {first} ({logger_name}){newline}{rest}"
 

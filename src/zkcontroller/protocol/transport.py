@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from zkcontroller.model import Broker
 from zkcontroller.protocol.control_requests import ControlRequest
+from zkcontroller.protocol.inter_broker import AlterIsrRequest, ControlledShutdownRequest, FetchRequest
 
 
 class BrokerUnreachableError(ConnectionError):
@@ -58,11 +59,36 @@ def disconnected(broker_id: int) -> BrokerUnreachableError:
     return BrokerUnreachableError(f"Connection to {broker_id} was disconnected before the response was read")
 
 
+CONTROLLER_CLIENT = "controller"
+"""The controller's channel to a broker (``ControllerChannelManager``'s NetworkClient per broker)."""
+FETCHER_CLIENT = "fetcher"
+"""A replica fetcher's (``ReplicaFetcherBlockingSend``'s NetworkClient, one per fetcher thread)."""
+ALTER_ISR_CLIENT = "alter-isr"
+"""The AlterIsr channel's (``BrokerToControllerChannelManager``'s NetworkClient, one per broker process)."""
+CONTROLLED_SHUTDOWN_CLIENT = "controlled-shutdown"
+"""Controlled shutdown's (``KafkaServer.controlledShutdown`` makes a NetworkClient per run and closes it after)."""
+
+
+def client_name(request: Any) -> str:
+    """Which of a broker process's Kafka clients (NetworkClients) sends ``request``: each has its own connection,
+    correlation ids and reconnect back-off. A request of another kind gets a client of its own."""
+    if isinstance(request, ControlRequest):
+        return CONTROLLER_CLIENT
+    if isinstance(request, FetchRequest):
+        return FETCHER_CLIENT
+    if isinstance(request, AlterIsrRequest):
+        return ALTER_ISR_CLIENT
+    if isinstance(request, ControlledShutdownRequest):
+        return CONTROLLED_SHUTDOWN_CLIENT
+    return type(request).__name__
+
+
 class CorrelationIds:
     """The correlation ids of one Kafka client (one ``NetworkClient``): from 0, one per request sent. Kafka gives
     every controller-to-broker channel (a ``RequestSendThread`` per broker, made anew when the broker is added,
-    and by each new controller), every replica fetcher and the AlterIsr channel its own client, so each counts
-    on its own; one counter per process made a controller's ids read like a fetcher's (6205 after half an hour).
+    and by each new controller), every replica fetcher thread (made anew when a fetcher is removed and added
+    again), the AlterIsr channel and each controlled shutdown its own client, so each counts on its own; one
+    counter per process made a controller's ids read like a fetcher's (6205 after half an hour).
     `CorrelationClients` finds the client a request belongs to."""
 
     __slots__ = ("_next",)
@@ -80,23 +106,26 @@ class CorrelationClients:
     """The `CorrelationIds` of the Kafka client that would send ``request`` to ``broker_id``, for a transport that
     carries every client of a process. A control request is the controller channel's: the channel is new when
     the sending controller, its epoch or the destination broker's epoch (its registration, which re-adds it to
-    the channel manager) changes, and then counts from 0 again. Other requests (Fetch, AlterIsr, controlled
-    shutdown) have one client per kind and destination."""
+    the channel manager) changes, and then counts from 0 again. Other requests have one client per `client_name`
+    and destination, until `close` ends it (a fetcher shut down, a controlled shutdown over)."""
 
     def __init__(self) -> None:
         self._clients: dict[tuple[str, int], tuple[tuple[int, ...], CorrelationIds]] = {}
 
     def next_id(self, broker_id: int, request: Any) -> int:
+        key = (client_name(request), broker_id)
+        generation: tuple[int, ...] = ()
         if isinstance(request, ControlRequest):
-            key = ("controller", broker_id)
-            generation: tuple[int, ...] = (request.controller_id, request.controller_epoch, request.broker_epoch)
-        else:
-            key, generation = (type(request).__name__, broker_id), ()
+            generation = (request.controller_id, request.controller_epoch, request.broker_epoch)
         current = self._clients.get(key)
         if current is None or current[0] != generation:
             current = (generation, CorrelationIds())
             self._clients[key] = current
         return current[1].next()
+
+    def close(self, broker_id: int, client: str) -> None:
+        """The client to ``broker_id`` is closed: the next one made counts from 0."""
+        self._clients.pop((client, broker_id), None)
 
 
 RequestHandler = Callable[[Any], Any | Awaitable[Any]]

@@ -29,6 +29,11 @@ class InProcessTransport:
     def unregister(self, broker_id: int) -> None:
         self._handlers.pop(broker_id, None)
 
+    def close_client(self, broker_id: int, client: str, reason: str = "") -> None:
+        """``client``'s requests to ``broker_id`` start a new count of correlation ids (a fetcher made again), as
+        `TcpTransport.close_client`; there is no connection to close."""
+        self._correlation.close(broker_id, client)
+
     async def send(self, broker: Broker, request: Any) -> Any:
         await asyncio.sleep(0)  # a hop: the broker handles it in its own turn
         handler = self._handlers.get(broker.id)

@@ -1,12 +1,16 @@
 """TcpTransport: the controller's `BrokerTransport` over Kafka's wire protocol (the network half of Kafka's
 ``ControllerChannelManager``: a ``NetworkClient`` per broker).
 
-It carries the controller's requests to brokers and a broker's ControlledShutdown and AlterIsr to the controller.
-Two connections per broker, each opened on first use on the broker's inter-broker listener: the controller
-channel's (control requests; a new one per controller epoch and broker epoch, as Kafka's RequestSendThread per
-added broker) and the one the process's other requests share; each counts its correlation ids from 0. A failed connect
-starts an exponential back-off (``reconnect.backoff.ms`` doubling to ``reconnect.backoff.max.ms``) during
-which sends fail at once, so the channel manager's own retry loop paces itself. Each request waits at most
+It carries the controller's requests to brokers, a replica fetcher's Fetch, and a broker's ControlledShutdown and
+AlterIsr to the controller. Each of these Kafka clients (`protocol.transport.client_name`: a NetworkClient each in
+Kafka) has its own connection per broker, opened on first use on the broker's inter-broker listener, and counts
+its correlation ids from 0: the controller channel's (a new one per controller epoch and broker epoch, as Kafka's
+RequestSendThread per added broker), the fetcher's (a new one when the fetcher is shut down: `close_client`), the
+AlterIsr channel's and controlled shutdown's (a new one per run). A failed connect starts the client's reconnect
+back-off (`RECONNECT_BACKOFF`, Kafka's values per client: none for the controller channel, the fetcher and
+controlled shutdown, whose callers pace their own retries, 50 ms for AlterIsr, ``reconnect.backoff.ms`` 50
+doubling to ``reconnect.backoff.max.ms`` 1000 with jitter for any other), during which sends fail at once.
+Each request waits at most
 ``request_timeout_ms`` for its answer; a timeout closes the connection (Kafka disconnects on it) and every
 request in flight on it fails. Connecting waits at most ``connect_timeout_ms`` (Kafka's
 ``controller.socket.timeout.ms``, RequestSendThread's ``awaitReady`` bound) and no longer than the NetworkClient's
@@ -33,10 +37,15 @@ from typing import Any, cast
 from zkcontroller.model import Broker
 from zkcontroller.protocol.control_requests import ControlRequest, ControlResponse, Errors, StopReplicaRequest
 from zkcontroller.protocol.transport import (
+    ALTER_ISR_CLIENT,
+    CONTROLLED_SHUTDOWN_CLIENT,
+    CONTROLLER_CLIENT,
+    FETCHER_CLIENT,
     BrokerUnreachableError,
     ConnectTimeoutError,
     CorrelationIds,
     RequestHandler,
+    client_name,
     connection_failed,
     disconnected,
 )
@@ -51,6 +60,15 @@ log = logging.getLogger("kafka.controller.RequestSendThread")
 
 RECONNECT_BACKOFF_MS = 50
 RECONNECT_BACKOFF_MAX_MS = 1000
+RECONNECT_BACKOFF_JITTER = 0.2
+RECONNECT_BACKOFF: dict[str, tuple[int, int]] = {
+    CONTROLLER_CLIENT: (0, 0),  # ControllerChannelManager: RequestSendThread pauses 100 ms itself
+    FETCHER_CLIENT: (0, 0),  # ReplicaFetcherBlockingSend: the fetcher waits replica.fetch.backoff.ms itself
+    CONTROLLED_SHUTDOWN_CLIENT: (0, 0),  # KafkaServer.controlledShutdown: controlled.shutdown.retry.backoff.ms
+    ALTER_ISR_CLIENT: (50, 50),  # BrokerToControllerChannelManager
+}
+"""Kafka 2.8's (``reconnect.backoff.ms``, ``reconnect.backoff.max.ms``) of each inter-broker NetworkClient; a
+client not named here gets the client defaults (`RECONNECT_BACKOFF_MS`, `RECONNECT_BACKOFF_MAX_MS`)."""
 MAX_RESPONSE_BYTES = 100 * 1024 * 1024
 CONNECTION_SETUP_TIMEOUT_JITTER = 0.2
 """``ClusterConnectionStates``' jitter on the connection-setup timeout."""
@@ -99,8 +117,7 @@ class TcpTransport:
         self.max_in_flight = max_in_flight
         self.versions = dict(versions or IBP_2_8_VERSIONS)
         self._brokers: dict[tuple[int, str], _BrokerState] = {}
-        """Per destination broker, two clients with a connection each: the controller's channel (``controller``:
-        control requests) and the rest of the process's (``""``: fetches, AlterIsr, controlled shutdown)."""
+        """Per destination broker and `client_name`, that client's connection, correlation ids and back-off."""
         self._handlers: dict[int, RequestHandler] = {}
         self.sent = 0
 
@@ -133,17 +150,17 @@ class TcpTransport:
                 return ControlResponse(request.api_key, bad, tuple(e for r in responses for e in r.partition_errors))
         return await self._send(broker, request)
 
-    async def connect(self, broker: Broker, timeout_ms: int | None = None) -> None:
-        """Open the connection to ``broker`` now, if there is none (Kafka's ``NetworkClientUtils.awaitReady``):
-        a caller that bounds the connection and the answer apart (controlled shutdown, a replica fetcher) connects
-        first. ``timeout_ms`` is the caller's ``awaitReady`` bound (``connect_timeout_ms`` if None): when it ends
-        before the connection-setup timeout, `ConnectTimeoutError` (the caller's ``SocketTimeoutException``);
-        a refused connection, a reconnect back-off or the setup timeout ending first is a plain
-        `BrokerUnreachableError` (``awaitReady``'s ``IOException``)."""
+    async def connect(self, broker: Broker, timeout_ms: int | None = None, *, client: str) -> None:
+        """Open ``client``'s connection to ``broker`` now, if there is none (Kafka's
+        ``NetworkClientUtils.awaitReady``): a caller that bounds the connection and the answer apart (controlled
+        shutdown, a replica fetcher) connects first. ``timeout_ms`` is the caller's ``awaitReady`` bound
+        (``connect_timeout_ms`` if None): when it ends before the connection-setup timeout, `ConnectTimeoutError`
+        (the caller's ``SocketTimeoutException``); a refused connection, a reconnect back-off or the setup
+        timeout ending first is a plain `BrokerUnreachableError` (``awaitReady``'s ``IOException``)."""
         bound = self.connect_timeout_ms if timeout_ms is None else timeout_ms
         try:  # the bound covers waiting for another caller's connect too
             async with asyncio.timeout(bound / 1000):
-                await self._connection(broker, "", self._state(broker, ""), bound)
+                await self._connection(broker, client, self._state(broker, client), bound)
         except TimeoutError:
             raise ConnectTimeoutError(f"Failed to connect within {bound} ms") from None
 
@@ -152,7 +169,7 @@ class TcpTransport:
                                         _BrokerState(in_flight=asyncio.Semaphore(self.max_in_flight)))
 
     async def _send(self, broker: Broker, request: Any) -> WireResponse:
-        client = "controller" if isinstance(request, ControlRequest) else ""
+        client = client_name(request)
         state = self._state(broker, client)
         async with state.in_flight:
             if isinstance(request, ControlRequest):
@@ -220,8 +237,7 @@ class TcpTransport:
                     reader, writer = await self._open_connection(*address)
             except (OSError, TimeoutError) as e:
                 state.failures += 1
-                backoff = min(RECONNECT_BACKOFF_MS * 2 ** (state.failures - 1), RECONNECT_BACKOFF_MAX_MS)
-                state.next_attempt_ms = self._runtime.now_ms() + int(backoff * (0.8 + 0.4 * self._runtime.rng.random()))
+                state.next_attempt_ms = self._runtime.now_ms() + self._reconnect_backoff_ms(client, state.failures)
                 reason = f"no connection within {wait_ms} ms" if isinstance(e, TimeoutError) else str(e)
                 raise connection_failed(broker, self.listener_name, reason) from e
             state.failures = 0
@@ -230,6 +246,17 @@ class TcpTransport:
                                                          f"controller-to-broker-{broker.id}-reader")
             state.connection = connection
             return connection
+
+    def _reconnect_backoff_ms(self, client: str, failures: int) -> int:
+        """``ClusterConnectionStates``' ``ExponentialBackoff(reconnect.backoff.ms, 2, reconnect.backoff.max.ms,
+        0.2).backoff(failures - 1)`` for ``client``: the initial value without jitter when the maximum is not
+        above it (0 for the controller channel, so each of its retries tries to connect)."""
+        initial, maximum = RECONNECT_BACKOFF.get(client, (RECONNECT_BACKOFF_MS, RECONNECT_BACKOFF_MAX_MS))
+        if maximum <= initial:
+            return initial
+        exp = min(failures - 1, math.log2(maximum / max(initial, 1)))
+        jitter = 1 - RECONNECT_BACKOFF_JITTER + 2 * RECONNECT_BACKOFF_JITTER * self._runtime.rng.random()
+        return int(jitter * initial * 2 ** exp)
 
     def _setup_timeout_ms(self, failed_attempts: int) -> int:
         """Kafka's ``ExponentialBackoff(setup, 2, setup.max, 0.2).backoff(failedConnectAttempts)``."""
@@ -282,12 +309,18 @@ class TcpTransport:
         if task is not None and task is not asyncio.current_task() and not task.done():
             task.cancel()
 
+    def close_client(self, broker_id: int, client: str, reason: str = "client closed") -> None:
+        """Close ``client``'s connection to ``broker_id`` and forget its state (Kafka's ``NetworkClient.close``):
+        the next request of that client opens a new connection and counts its correlation ids from 0 (a replica
+        fetcher shut down and made again, a controlled shutdown run after another)."""
+        state = self._brokers.pop((broker_id, client), None)
+        if state is not None and state.connection is not None:
+            self._disconnect(broker_id, client, state.connection, reason)
+
     def close_broker(self, broker_id: int) -> None:
-        """The broker left: drop its connection and whatever is in flight on it."""
-        for client in ("controller", ""):
-            state = self._brokers.pop((broker_id, client), None)
-            if state is not None and state.connection is not None:
-                self._disconnect(broker_id, client, state.connection, "broker removed")
+        """The broker left: drop its connections and whatever is in flight on them."""
+        for _, client in [key for key in self._brokers if key[0] == broker_id]:
+            self.close_client(broker_id, client, "broker removed")
 
     async def close(self) -> None:
         for broker_id in {broker_id for broker_id, _ in self._brokers}:

@@ -133,7 +133,7 @@ class _Unconnectable:
 
     listener_name = "PLAINTEXT"
 
-    async def connect(self, broker: Broker, timeout_ms: int | None = None) -> None:
+    async def connect(self, broker: Broker, timeout_ms: int | None = None, *, client: str = "") -> None:
         raise BrokerUnreachableError(f"cannot connect to broker {broker.id}")
 
     async def send(self, broker: Broker, request: object) -> object:

@@ -66,7 +66,7 @@ class SlowConnectingTransport(SlowTransport):
         super().__init__(answer_s)
         self.connect_s = connect_s
 
-    async def connect(self, broker: Broker) -> None:
+    async def connect(self, broker: Broker, *, client: str) -> None:
         await asyncio.sleep(10**9 if self.connect_s is None else self.connect_s)
 
 
@@ -181,7 +181,30 @@ def test_the_tcp_transport_is_connected_first_and_bounds_its_connect() -> None:
         assert isinstance(transport, Connecting)
         transport._open_connection = never  # type: ignore[assignment]
         with pytest.raises(ConnectTimeoutError, match=r"^Failed to connect within 150 ms$"):
-            await transport.connect(info(2).broker)
+            await transport.connect(info(2).broker, client="controlled-shutdown")
         await transport.close()
 
     run_virtual(main())
+
+
+class ClosingTransport(SlowTransport):
+    """Records `close_client` calls (`TcpTransport`'s: Kafka's ``NetworkClient.close``)."""
+
+    def __init__(self, response: Any) -> None:
+        super().__init__(0, response)
+        self.closed: list[tuple[int, str]] = []
+
+    def close_client(self, broker_id: int, client: str, reason: str = "") -> None:
+        self.closed.append((broker_id, client))
+
+
+@pytest.mark.parametrize("response", [DONE, ControlledShutdownResponse(Errors.NONE, (TopicPartition("t", 0),))])
+def test_each_run_closes_its_client_after_its_attempts(response: ControlledShutdownResponse) -> None:
+    """``doControlledShutdown`` makes a NetworkClient and closes it in ``finally``, so a later run connects anew
+    and counts its correlation ids from 0; the attempts of one run share it."""
+    transport = ClosingTransport(response)
+    two_attempts = ControllerConfig(broker_id=1, controlled_shutdown_max_retries=2,
+                                    controlled_shutdown_retry_backoff_ms=1)
+    outcome, _ = shut_down(transport, two_attempts)
+    assert transport.sent == ([2] if outcome.succeeded else [2, 2])
+    assert transport.closed == [(2, "controlled-shutdown")]

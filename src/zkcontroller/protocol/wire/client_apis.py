@@ -39,6 +39,8 @@ from zkcontroller.protocol.wire.schema import Field, MessageSpec
 
 API_VERSIONS, METADATA, DESCRIBE_CLUSTER, CREATE_TOPICS, DELETE_TOPICS, LIST_OFFSETS = 18, 3, 60, 19, 20, 2
 CREATE_PARTITIONS, ELECT_LEADERS, ALTER_PARTITION_REASSIGNMENTS, LIST_PARTITION_REASSIGNMENTS = 37, 43, 45, 46
+FIND_COORDINATOR = 10
+GROUP_AUTHORIZATION_FAILED, TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 30, 53
 UNSUPPORTED_VERSION = 35
 NO_AUTHORIZED_OPERATIONS = -(2**31)
 """``Integer.MIN_VALUE``: authorized operations not requested."""
@@ -78,11 +80,14 @@ ELECT_LEADERS_VERSIONS = (0, 2)
 ALTER_PARTITION_REASSIGNMENTS_VERSIONS = (0, 0)
 LIST_PARTITION_REASSIGNMENTS_VERSIONS = (0, 0)
 """Kafka 2.8 has v0 only of both (kio's AlterPartitionReassignments v1 is Kafka 4's)."""
+FIND_COORDINATOR_VERSIONS = (0, 3)
+"""Kafka 2.8's FindCoordinator 0–3 (v3 flexible), all in kio; answered without a coordinator
+(`find_coordinator_response`)."""
 _MODULES = {API_VERSIONS: "api_versions", METADATA: "metadata", DESCRIBE_CLUSTER: "describe_cluster",
             CREATE_TOPICS: "create_topics", DELETE_TOPICS: "delete_topics", LIST_OFFSETS: "list_offsets",
             CREATE_PARTITIONS: "create_partitions", ELECT_LEADERS: "elect_leaders",
             ALTER_PARTITION_REASSIGNMENTS: "alter_partition_reassignments",
-            LIST_PARTITION_REASSIGNMENTS: "list_partition_reassignments"}
+            LIST_PARTITION_REASSIGNMENTS: "list_partition_reassignments", FIND_COORDINATOR: "find_coordinator"}
 _ZERO = timedelta(0)
 _T = TypeVar("_T")
 _TOPIC = attrgetter("topic")
@@ -192,7 +197,8 @@ _REQUEST_NAMES = {API_VERSIONS: "ApiVersionsRequest", METADATA: "MetadataRequest
                   DELETE_TOPICS: "DeleteTopicsRequest", LIST_OFFSETS: "ListOffsetsRequest",
                   CREATE_PARTITIONS: "CreatePartitionsRequest", ELECT_LEADERS: "ElectLeadersRequest",
                   ALTER_PARTITION_REASSIGNMENTS: "AlterPartitionReassignmentsRequest",
-                  LIST_PARTITION_REASSIGNMENTS: "ListPartitionReassignmentsRequest"}
+                  LIST_PARTITION_REASSIGNMENTS: "ListPartitionReassignmentsRequest",
+                  FIND_COORDINATOR: "FindCoordinatorRequest"}
 
 
 # ---------------------------------------------------------------------------------------------- ApiVersions
@@ -327,6 +333,15 @@ def describe_cluster_response(version: int, brokers: Iterable[Broker], listener_
                          controller_id=-1 if controller_id is None else controller_id, brokers=tuple(values),
                          cluster_authorized_operations=CLUSTER_AUTHORIZED_OPERATIONS if include_cluster_operations
                          else NO_AUTHORIZED_OPERATIONS))
+
+
+# ---------------------------------------------------------------------------------------------- FindCoordinator
+
+def find_coordinator_response(version: int, error: int, message: str | None) -> bytes:
+    """``FindCoordinatorResponse.prepareResponse``: ``error``, ``Node.noNode`` (-1, "", -1), ``message`` from v1."""
+    m = _types(FIND_COORDINATOR, version, "response")
+    return _write(_build(m.FindCoordinatorResponse, throttle_time=_ZERO, error_code=ErrorCode(error),
+                         error_message=message, node_id=-1, host="", port=-1))
 
 
 # ---------------------------------------------------------------------------------------------- CreateTopics
