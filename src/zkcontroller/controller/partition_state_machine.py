@@ -15,6 +15,7 @@ import logging
 from collections.abc import Iterable, Sequence
 from itertools import repeat
 from operator import is_
+from typing import cast
 
 from zkcontroller.controller.assignment import EMPTY_ASSIGNMENT
 from zkcontroller.controller.config import ControllerConfig
@@ -371,7 +372,7 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
         """Fenced conditional writes; successes cached and queued as LeaderAndIsr to the recipients.
 
         ``elected``: each election with a leader, with the partition's old leader."""
-        proposed = {r.topic_partition: r.leader_and_isr for r, _ in elected}
+        proposed = cast(dict[TopicPartition, LeaderAndIsr], {r.topic_partition: r.leader_and_isr for r, _ in elected})
         try:
             fencing = self.context.fencing
             update = await self.zk.update_leader_and_isr(proposed, fencing.epoch, fencing.epoch_zk_version)
