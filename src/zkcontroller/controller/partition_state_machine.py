@@ -318,10 +318,15 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
         if not valid:
             return finished, []
         results = await self._elect(valid, strategy)
-        # each result with the old leader of the state it was elected from: `_elect` gives one result per state,
-        # in the same order (a list of pairs, not a dict of 10,000 old leaders looked up again)
-        with_leaders = [(r, lai.leader) for r, (_, lai) in zip(results, valid, strict=True)
-                        if r.leader_and_isr is not None]
+        # each result with the old leader of the state it was elected from
+        if len(results) == len(valid) and all(map(is_, [r.topic_partition for r in results], [tp for tp, _ in valid])):
+            # the usual case: one result per state, in the same order (a broker failure's 10,000: pairs, not a dict
+            # of old leaders looked up again)
+            with_leaders = [(r, lai.leader) for r, (_, lai) in zip(results, valid, strict=True)
+                            if r.leader_and_isr is not None]
+        else:  # the unclean check puts the partitions without a live ISR member last
+            old_leaders = {tp: lai.leader for tp, lai in valid}
+            with_leaders = [(r, old_leaders[r.topic_partition]) for r in results if r.leader_and_isr is not None]
         recheck: list[TopicPartition] = []
         if len(with_leaders) < len(results):
             for r in results:
