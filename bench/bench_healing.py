@@ -45,12 +45,14 @@ from typing import Any
 
 from bench_controller import (
     BROKERS,
+    BY_FUNCTION_ON,
     GC_CLOCK,
     LOOP_TIMELINE,
     PROFILER,
     LoopTime,
     Records,
     TimingTransport,
+    by_function_figures,
     create_topics,
     party_of,
     poll_until,
@@ -63,6 +65,7 @@ from bench_controller import (
     wait_all_online,
     watch_deletion,
 )
+from by_function import BY_FUNCTION, DEFAULT_FUNCTIONS
 from zkcontroller.admin.leader_election import all_partitions
 from zkcontroller.cluster.controlled_shutdown import controlled_shutdown
 from zkcontroller.cluster.local_cluster import LocalCluster
@@ -127,7 +130,7 @@ async def bench(backend: CoordinationBackend, partitions: int) -> tuple[dict[str
         t0 = wall_clock_ms()
         start = time.perf_counter()
         with (fetchers_paused(cluster), PROFILER.measure(f"controlled-shutdown-{partitions}"),
-              LOOP_TIMELINE.record()):
+              LOOP_TIMELINE.record(), BY_FUNCTION_ON):
             outcome = await controlled_shutdown(victim, lambda: plane.broker_epoch, server.config.controller_config,
                                                 server.zk, server.transport, server.runtime)
         shutdown_ms = round(1000 * (time.perf_counter() - start))
@@ -163,6 +166,7 @@ async def bench(backend: CoordinationBackend, partitions: int) -> tuple[dict[str
             "store_calls_to_answer_handed_ms": round(sum(v for k, v in split.items() if k.endswith("> store calls"))),
             "where the time to the answer handed went, ms (each instant to the callback running it and the timed "
             "parts inside)": split,
+            **by_function_figures(start, answered_at),
         }
         await cluster.stop_broker(victim)
         await cluster.start_broker(victim)
@@ -230,12 +234,18 @@ def main() -> None:
     parser.add_argument("--backend", choices=["embedded", "zookeeper", "both"], default="both")
     parser.add_argument("--scale", type=float, default=1.0, help="1.0: 50,000 partitions, 10,000 led by the broker")
     parser.add_argument("--profile", metavar="DIR", help="cProfile each measured interval into DIR")
+    parser.add_argument("--by-function", action="store_true",
+                        help="the controlled shutdown's own CPU per controller function up to the answer handed "
+                             "(bench/by_function.py)")
     parser.add_argument("--data-plane", action="store_true",
                         help="keep the brokers' replica fetchers running during the measured intervals")
     args = parser.parse_args()
     global DATA_PLANE
     DATA_PLANE = args.data_plane
     PROFILER.out_dir = args.profile
+    if args.by_function:
+        BY_FUNCTION.install(DEFAULT_FUNCTIONS)
+        BY_FUNCTION_ON.enabled = True
     print(f"{platform.node()} {platform.machine()} python {platform.python_version()}, scale {args.scale}")
     if args.backend in ("embedded", "both"):
         print("embedded store:")

@@ -146,9 +146,13 @@ class ByFunction:
             module = importlib.import_module(f"zkcontroller.{module_name}")
             owner: Any = module
             *outer, attribute = qualified.split(".")
-            for part in outer:
-                owner = getattr(owner, part)
-            raw = inspect.getattr_static(owner, attribute)
+            try:
+                for part in outer:
+                    owner = getattr(owner, part)
+                raw = inspect.getattr_static(owner, attribute)
+            except AttributeError:  # an older version of the code (a base worktree) may lack it
+                print(f"  --by-function: {full} not found, not timed")
+                continue
             if isinstance(raw, staticmethod | classmethod):
                 setattr(owner, attribute, type(raw)(self.wrap(qualified, raw.__func__)))
                 continue
