@@ -94,7 +94,7 @@ class ControlledShutdownEvents(EventFamily):
         batch.send_requests_to_brokers(context.fencing)
         new_tuple = tuple.__new__  # NamedTuples built in C (10,000 when a broker leading and following 10,000 stops)
         await core.replica_state_machine.handle_state_changes(
-            [new_tuple(PartitionAndReplica, (tp, broker_id)) for tp in followed],  # sorted: `followed` is
+            [new_tuple(PartitionAndReplica, (tp, broker_id)) for tp in followed],  # sorted, as `followed` is
             ReplicaState.OFFLINE)
         remaining = context.partition_leaders_on_broker(broker_id)
         core.log.trace(f"All leaders = {len(context.partitions_leadership_info)} partitions, "
