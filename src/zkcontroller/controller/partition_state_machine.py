@@ -14,8 +14,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Sequence
 from itertools import repeat
-from operator import is_
-from typing import cast
 
 from zkcontroller.controller.assignment import EMPTY_ASSIGNMENT
 from zkcontroller.controller.config import ControllerConfig
@@ -318,29 +316,21 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
         if not valid:
             return finished, []
         results = await self._elect(valid, strategy)
-        # each result with the old leader of the state it was elected from
-        if len(results) == len(valid) and all(map(is_, [r.topic_partition for r in results], [tp for tp, _ in valid])):
-            # the usual case: one result per state, in the same order (a broker failure's 10,000: pairs, not a dict
-            # of old leaders looked up again)
-            with_leaders = [(r, lai.leader) for r, (_, lai) in zip(results, valid, strict=True)
-                            if r.leader_and_isr is not None]
-        else:  # the unclean check puts the partitions without a live ISR member last
-            old_leaders = {tp: lai.leader for tp, lai in valid}
-            with_leaders = [(r, old_leaders[r.topic_partition]) for r in results if r.leader_and_isr is not None]
+        with_leaders = [r for r in results if r.leader_and_isr is not None]
         recheck: list[TopicPartition] = []
-        if len(with_leaders) < len(results):
-            for r in results:
-                if r.leader_and_isr is not None:
-                    continue
-                if from_cache:  # a leader may have widened the ISR since (before IBP 2.7-IV2 leaders write it, and
-                    # one cluster may mix IBPs during an upgrade, whatever this controller's is): ask ZooKeeper
-                    recheck.append(r.topic_partition)
-                else:
-                    finished[r.topic_partition] = StateChangeFailedError(
-                        f"Failed to elect leader for partition {r.topic_partition} under strategy {strategy}")
+        for r in results:
+            if r.leader_and_isr is not None:
+                continue
+            if from_cache:  # a leader may have widened the ISR since (before IBP 2.7-IV2 leaders write it, and
+                # one cluster may mix IBPs during an upgrade, whatever this controller's is): ask ZooKeeper
+                recheck.append(r.topic_partition)
+            else:
+                finished[r.topic_partition] = StateChangeFailedError(
+                    f"Failed to elect leader for partition {r.topic_partition} under strategy {strategy}")
         if not with_leaders:
             return finished, sorted_partitions(recheck)
-        retry = await self._write_elected(with_leaders, strategy, trigger, finished, from_cache)
+        old_leaders = {tp: lai.leader for tp, lai in valid}
+        retry = await self._write_elected(with_leaders, strategy, old_leaders, trigger, finished, from_cache)
         return finished, sorted_partitions([*retry, *recheck])
 
     def _written_by_newer(self, tp: TopicPartition, state: LeaderIsrAndControllerEpoch) -> StateChangeFailedError:
@@ -371,13 +361,13 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
         raise TypeError(f"unknown election strategy {strategy!r}")
 
     async def _write_elected(
-        self, elected: list[tuple[ElectionResult, int]], strategy: PartitionLeaderElectionStrategy,
-        trigger: str | None, finished: dict[TopicPartition, Result], from_cache: bool = False,
+        self, elected: list[ElectionResult], strategy: PartitionLeaderElectionStrategy,
+        old_leaders: dict[TopicPartition, int], trigger: str | None, finished: dict[TopicPartition, Result],
+        from_cache: bool = False,
     ) -> list[TopicPartition]:
-        """Fenced conditional writes; successes cached and queued as LeaderAndIsr to the recipients.
-
-        ``elected``: each election with a leader, with the partition's old leader."""
-        proposed = cast(dict[TopicPartition, LeaderAndIsr], {r.topic_partition: r.leader_and_isr for r, _ in elected})
+        """Fenced conditional writes; successes cached and queued as LeaderAndIsr to the recipients."""
+        by_tp = {r.topic_partition: r for r in elected}
+        proposed = {tp: r.leader_and_isr for tp, r in by_tp.items() if r.leader_and_isr is not None}
         try:
             fencing = self.context.fencing
             update = await self.zk.update_leader_and_isr(proposed, fencing.epoch, fencing.epoch_zk_version)
@@ -387,26 +377,16 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
             finished.update({tp: e for tp in proposed})
             return []
         written = list(update.finished.items())  # in partition order (`UpdateLeaderAndIsrResult`)
-        if len(written) == len(elected) and all(map(is_, [tp for tp, _ in written],
-                                                    [r.topic_partition for r, _ in elected])):
-            # the usual case: every write succeeded and the elections came in partition order (a step's partitions
-            # are sorted), so each written state's election is the one at its place (the same key objects: the
-            # results' keys are the proposals'), not looked up in a dict of 10,000
-            ordered = elected
-        else:
-            by_tp = {r.topic_partition: (r, old) for r, old in elected}
-            ordered = [by_tp[tp] for tp, _ in written]
         epoch = self.context.epoch
         new_tuple = tuple.__new__  # a `LeaderIsrAndControllerEpoch` per partition without its Python `__new__`
         infos = [(tp, new_tuple(LeaderIsrAndControllerEpoch, (lai, epoch))) for tp, lai in written]
         self.context.put_partition_leadership_infos(infos)
         assignments = self.context.partition_assignments  # `partition_full_replica_assignment`, inlined
         self.batch.add_leader_and_isr_requests(
-            [(r.live_replicas, tp, info, assignments.get(tp[0], _NO_PARTITIONS).get(tp[1], EMPTY_ASSIGNMENT))
-             for (tp, info), (r, _) in zip(infos, ordered, strict=True)], False, led=True)  # just stored
+            [(by_tp[tp].live_replicas, tp, info, assignments.get(tp[0], _NO_PARTITIONS).get(tp[1], EMPTY_ASSIGNMENT))
+             for tp, info in infos], False, led=True)  # just stored
         self.state_change_logger.leaders_elected(
-            [(tp, old, lai, not r.unclean) for (tp, lai), (r, old) in zip(written, ordered, strict=True)],
-            strategy.event_name, trigger)
+            [(tp, old_leaders[tp], lai, not by_tp[tp].unclean) for tp, lai in written], strategy.event_name, trigger)
         finished.update(written)
         redo = self._redo_from_zookeeper(update.failed, from_cache)
         finished.update((tp, e) for tp, e in update.failed.items() if tp not in redo)
