@@ -60,6 +60,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from by_function import BY_FUNCTION, DEFAULT_FUNCTIONS
 from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.logs import LogFiles
@@ -646,7 +647,7 @@ async def bench_broker_failure(backend: CoordinationBackend, partitions: int) ->
                                   if info.leader_and_isr.isr == (victim,))
         victim_path = f"/brokers/ids/{victim}"
         gone = await watch_deletion(admin, victim_path)
-        with PROFILER.measure(f"broker-failure-{partitions}"), LOOP_TIMELINE.record():
+        with PROFILER.measure(f"broker-failure-{partitions}"), LOOP_TIMELINE.record(), BY_FUNCTION_ON:
             await kill_broker(cluster, backend, victim)
             t0 = await gone
             await poll_until(
@@ -693,6 +694,7 @@ async def bench_broker_failure(backend: CoordinationBackend, partitions: int) ->
             "store_calls_cpu_in_that_interval_ms": round(store_time.cpu_ms_between(start, end)),
             **floor,
             "where that interval went, ms (each instant to the callback running it and the timed parts inside)": split,
+            **by_function_figures(start, end),
         }
     finally:
         await session.close()
@@ -746,6 +748,31 @@ async def bench_failover(backend: CoordinationBackend, partitions: int) -> dict[
     finally:
         await session.close()
         await cluster.shutdown(timeout_s=120)
+
+
+class _ByFunctionOn:
+    """``--by-function``: the wrapped functions record only inside the measured interval."""
+
+    enabled = False
+
+    def __enter__(self) -> None:
+        BY_FUNCTION.active = self.enabled
+
+    def __exit__(self, *_exc: object) -> None:
+        BY_FUNCTION.active = False
+
+
+BY_FUNCTION_ON = _ByFunctionOn()
+
+
+def by_function_figures(start: float, end: float) -> dict[str, Any]:
+    """With ``--by-function``: each wrapped function's own CPU (ms, calls) between two ``perf_counter`` instants."""
+    if not BY_FUNCTION_ON.enabled:
+        return {}
+    own = BY_FUNCTION.own_ms(start, end)
+    return {"own_cpu_of_the_wrapped_functions_ms": round(sum(ms for ms, _ in own.values())),
+            "own CPU by function, ms (calls or coroutine steps in brackets)": {
+                f"{name} ({calls})": ms for name, (ms, calls) in own.items()}}
 
 
 def print_result(name: str, result: dict[str, Any], indent: str = "  ") -> None:
@@ -821,6 +848,10 @@ def main() -> None:
     parser.add_argument("--scenario", action="append", choices=["broker-failure", "failover"],
                         help="run only this scenario (repeatable; default: all)")
     parser.add_argument("--profile", metavar="DIR", help="cProfile each measured interval into DIR")
+    parser.add_argument("--by-function", action="store_true",
+                        help="the broker failure's own CPU per controller function up to the last LeaderAndIsr "
+                             "handed (bench/by_function.py: ~50 batch-level functions wrapped, steady on a loaded "
+                             "host, unlike cProfile or py-spy)")
     parser.add_argument("--flame", metavar="DIR", help="py-spy flame graph (SVG) of each measured interval into DIR")
     parser.add_argument("--gc", choices=["event-pause", "event-pause-inline", "default", "threshold"],
                         default="event-pause",
@@ -843,6 +874,9 @@ def main() -> None:
     args = parser.parse_args()
     scenarios = args.scenario or ["broker-failure", "failover"]
     PROFILER.out_dir, PROFILER.flame_dir = args.profile, args.flame
+    if args.by_function:
+        BY_FUNCTION.install(DEFAULT_FUNCTIONS)
+        BY_FUNCTION_ON.enabled = True
     if args.gc == "event-pause-inline":
         gc_pause.DEFERRED = False
     elif args.gc != "event-pause":

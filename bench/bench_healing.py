@@ -41,24 +41,31 @@ import logging
 import platform
 import time
 from collections.abc import Iterator
+from typing import Any
 
 from bench_controller import (
     BROKERS,
+    BY_FUNCTION_ON,
     GC_CLOCK,
+    LOOP_TIMELINE,
     PROFILER,
     LoopTime,
     Records,
     TimingTransport,
+    by_function_figures,
     create_topics,
+    party_of,
     poll_until,
     print_result,
     resident_mib,
     store_floor_ms,
     time_broker_rounds,
     time_controller_events,
+    time_store_calls,
     wait_all_online,
     watch_deletion,
 )
+from by_function import BY_FUNCTION, DEFAULT_FUNCTIONS
 from zkcontroller.admin.leader_election import all_partitions
 from zkcontroller.cluster.controlled_shutdown import controlled_shutdown
 from zkcontroller.cluster.local_cluster import LocalCluster
@@ -97,7 +104,7 @@ def fetchers_paused(cluster: LocalCluster) -> Iterator[None]:
             manager.resume_fetchers()
 
 
-async def bench(backend: CoordinationBackend, partitions: int) -> tuple[dict[str, float], dict[str, float]]:
+async def bench(backend: CoordinationBackend, partitions: int) -> tuple[dict[str, Any], dict[str, float]]:
     records, transport = Records(), TimingTransport()
     cluster = LocalCluster(backend, BROKERS, wall_clock_ms, event_log=EventLog("bench", wall_clock_ms, records.sink),
                            controller_config=ControllerConfig(broker_id=-1, auto_leader_rebalance_enable=False),
@@ -107,6 +114,7 @@ async def bench(backend: CoordinationBackend, partitions: int) -> tuple[dict[str
     controller_time = time_controller_events(cluster)
     isr_rounds = LoopTime()
     time_broker_rounds(cluster, transport.broker_time, isr_rounds)
+    store_time = time_store_calls(backend)
     session = await backend.new_session()
     admin = KafkaZkClient(session, wall_clock_ms)
     try:
@@ -121,7 +129,8 @@ async def bench(backend: CoordinationBackend, partitions: int) -> tuple[dict[str
 
         t0 = wall_clock_ms()
         start = time.perf_counter()
-        with fetchers_paused(cluster), PROFILER.measure(f"controlled-shutdown-{partitions}"):
+        with (fetchers_paused(cluster), PROFILER.measure(f"controlled-shutdown-{partitions}"),
+              LOOP_TIMELINE.record(), BY_FUNCTION_ON):
             outcome = await controlled_shutdown(victim, lambda: plane.broker_epoch, server.config.controller_config,
                                                 server.zk, server.transport, server.runtime)
         shutdown_ms = round(1000 * (time.perf_counter() - start))
@@ -132,6 +141,14 @@ async def bench(backend: CoordinationBackend, partitions: int) -> tuple[dict[str
         answered_at, answered_ms = max((p, t) for p, t, kind in transport.answered
                                        if kind == "ControlledShutdownRequest" and p >= start)
         answer_handed_ms = round(1000 * (answered_at - start))
+        # who spent each ms up to the answer handed (`bench_controller`'s split): controller-only less the
+        # controller's CPU and the collector is the store's calls in the write workers, the requester's and the
+        # brokers' own tasks, and the loop
+        bench_task = asyncio.current_task()
+        split = LOOP_TIMELINE.split(
+            start, answered_at, lambda cb: party_of(cb, bench_task),
+            [("controller's steps", controller_time.spans), ("brokers' handling", transport.broker_time.spans),
+             ("store calls", store_time.spans), ("cyclic GC", GC_CLOCK.spans)])
         shutdown = {
             "partitions": partitions, "led_by_broker": len(led), "followed_by_broker": len(followed),
             "setup_s": setup_s, "attempts": outcome.attempts,
@@ -144,6 +161,12 @@ async def bench(backend: CoordinationBackend, partitions: int) -> tuple[dict[str
             "request_to_answer_handed_ms": answer_handed_ms,
             "controller_only_to_answer_handed_ms": answer_handed_ms - transport.broker_ms(t0, answered_ms),
             "cyclic_gc_before_answer_handed_ms": GC_CLOCK.ms(t0, answered_ms),
+            "controller_only_cpu_to_answer_handed_ms": round(
+                LOOP_TIMELINE.cpu_ms(start, answered_at) - transport.broker_time.cpu_ms_between(start, answered_at)),
+            "store_calls_to_answer_handed_ms": round(sum(v for k, v in split.items() if k.endswith("> store calls"))),
+            "where the time to the answer handed went, ms (each instant to the callback running it and the timed "
+            "parts inside)": split,
+            **by_function_figures(start, answered_at),
         }
         await cluster.stop_broker(victim)
         await cluster.start_broker(victim)
@@ -211,12 +234,18 @@ def main() -> None:
     parser.add_argument("--backend", choices=["embedded", "zookeeper", "both"], default="both")
     parser.add_argument("--scale", type=float, default=1.0, help="1.0: 50,000 partitions, 10,000 led by the broker")
     parser.add_argument("--profile", metavar="DIR", help="cProfile each measured interval into DIR")
+    parser.add_argument("--by-function", action="store_true",
+                        help="the controlled shutdown's own CPU per controller function up to the answer handed "
+                             "(bench/by_function.py)")
     parser.add_argument("--data-plane", action="store_true",
                         help="keep the brokers' replica fetchers running during the measured intervals")
     args = parser.parse_args()
     global DATA_PLANE
     DATA_PLANE = args.data_plane
     PROFILER.out_dir = args.profile
+    if args.by_function:
+        BY_FUNCTION.install(DEFAULT_FUNCTIONS)
+        BY_FUNCTION_ON.enabled = True
     print(f"{platform.node()} {platform.machine()} python {platform.python_version()}, scale {args.scale}")
     if args.backend in ("embedded", "both"):
         print("embedded store:")

@@ -434,6 +434,14 @@ class ControllerContext:
         info = self._partition_leadership_info.get(tp)
         return NO_EPOCH if info is None else info.leader_and_isr.leader_epoch
 
+    def leader_epochs(self, partitions: Iterable[TopicPartition]) -> list[int]:
+        """`leader_epoch` of each partition, in order, in one loop (a controlled shutdown asks it of each followed
+        partition twice: 20,000 calls of two Python frames each when the broker follows 10,000)."""
+        deleting, get = self.topics_to_be_deleted, self._partition_leadership_info.get
+        return [EPOCH_DURING_DELETE if tp.topic in deleting
+                else NO_EPOCH if (info := get(tp)) is None else info.leader_and_isr.leader_epoch
+                for tp in partitions]
+
     @property
     def partitions_leadership_info(self) -> Mapping[TopicPartition, LeaderIsrAndControllerEpoch]:
         return MappingProxyType(self._partition_leadership_info)

@@ -15,7 +15,7 @@ from zkcontroller.controller.election import ControlledShutdownPartitionLeaderEl
 from zkcontroller.controller.errors import BrokerNotAvailableError, StaleBrokerEpochError
 from zkcontroller.controller.events import ControlledShutdown, ControllerEvent
 from zkcontroller.controller.families import EventFamily, Handler
-from zkcontroller.controller.states import PartitionAndReplica, PartitionState, ReplicaState, sorted_replicas
+from zkcontroller.controller.states import PartitionAndReplica, PartitionState, ReplicaState
 from zkcontroller.model import TopicPartition, sorted_partitions
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import ControlledShutdownRequest, ControlledShutdownResponse
@@ -92,8 +92,10 @@ class ControlledShutdownEvents(EventFamily):
         batch.new_batch()
         batch.add_stop_replica_requests([broker_id], followed, False)
         batch.send_requests_to_brokers(context.fencing)
+        new_tuple = tuple.__new__  # NamedTuples built in C (10,000 when a broker leading and following 10,000 stops)
         await core.replica_state_machine.handle_state_changes(
-            sorted_replicas(PartitionAndReplica(tp, broker_id) for tp in followed), ReplicaState.OFFLINE)
+            [new_tuple(PartitionAndReplica, (tp, broker_id)) for tp in followed],  # sorted, as `followed` is
+            ReplicaState.OFFLINE)
         remaining = context.partition_leaders_on_broker(broker_id)
         core.log.trace(f"All leaders = {len(context.partitions_leadership_info)} partitions, "
                        f"{len(remaining)} still led by {broker_id}")
@@ -106,6 +108,7 @@ class ControlledShutdownEvents(EventFamily):
         leadership = context.partitions_leadership_info
         led: list[TopicPartition] = []
         followed: list[TopicPartition] = []
+        new_tuple = tuple.__new__  # a `TopicPartition` per partition of the broker without its Python `__new__`
         for topic, parts in context.partition_assignments.items():  # one pass over the assignment, in C where it can
             if context.is_topic_queued_up_for_deletion(topic):
                 continue
@@ -113,7 +116,7 @@ class ControlledShutdownEvents(EventFamily):
                 replicas = assignment.replicas
                 if broker_id not in replicas or len(replicas) <= 1:
                     continue
-                tp = TopicPartition(topic, partition)
+                tp = new_tuple(TopicPartition, (topic, partition))
                 info = leadership.get(tp)
                 if info is not None:
                     (led if info.leader_and_isr.leader == broker_id else followed).append(tp)

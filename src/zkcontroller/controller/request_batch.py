@@ -194,11 +194,9 @@ class ControllerBrokerRequestBatch:
         partitions = list(partitions)
         if not brokers or not partitions:  # no entry at all then, not an empty one (it would send an empty request)
             return
-        leader_epoch = self.context.leader_epoch
         per_broker = [self.stop_replica_request_map.setdefault(b, {}) for b in brokers]
         new_tuple = tuple.__new__  # as `_update_metadata_partition_states`
-        for tp in partitions:
-            epoch = leader_epoch(tp)
+        for tp, epoch in zip(partitions, self.context.leader_epochs(partitions), strict=True):
             for states in per_broker:
                 previous = states.get(tp)
                 states[tp] = new_tuple(StopReplicaPartitionState, (

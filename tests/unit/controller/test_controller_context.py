@@ -184,6 +184,8 @@ def test_leadership_queries() -> None:
     ctx.queue_topic_deletion({"b"})
     assert ctx.partitions_with_offline_leader == {a1} and ctx.partitions_with_leaders == {a0, a1}
     assert ctx.leader_epoch(b0) == -2 and ctx.partition_with_leaders_count == 3
+    asked = [b0, a0, TP("z", 0), a1, TP("b", 7)]  # the batch form gives each partition's, in order
+    assert ctx.leader_epochs(asked) == [ctx.leader_epoch(tp) for tp in asked] == [-2, 3, -1, 0, -2]
     ctx.remove_topic("b")
     assert ctx.partition_leadership_info(b0) is None and ctx.all_partitions == {a0, a1}
 

@@ -197,7 +197,7 @@ async def test_unclean_election_from_topic_config_overlaid_on_broker_default(
 
 
 async def test_admin_unclean_election_ignores_configs(
-        psm: PartitionStateMachine, context: ControllerContext, admin_zk: KafkaZkClient) -> None:
+        psm: PartitionStateMachine, context: ControllerContext, admin_zk: KafkaZkClient, jsonl: JsonlSink) -> None:
     await create_topic(admin_zk, context, "t", {0: (1, 2, 3), 1: (1, 2, 3)})
     await online_partition(admin_zk, context, T0, LeaderAndIsr(1, 4, (1,)))
     await online_partition(admin_zk, context, T1, LeaderAndIsr(3, 4, (1, 3)))
@@ -206,6 +206,9 @@ async def test_admin_unclean_election_ignores_configs(
                                             OfflinePartitionLeaderElectionStrategy(True))
     assert result == {T0: LeaderAndIsr(2, 5, (2,), 1), T1: LeaderAndIsr(3, 5, (3,), 1)}  # t-1 stays clean
     assert context.stats.unclean_leader_elections == 1
+    # each election's record names its own partition's old leader (the unclean check orders t-0 after t-1)
+    assert [(r["partition"], r["old_leader"], r["leader"], r["clean"]) for r in jsonl.of_type("leader_election")] == [
+        (0, 1, 2, False), (1, 3, 3, True)]
 
 
 async def test_malformed_topic_config_fails_that_partition(

@@ -17,14 +17,16 @@ from zkcontroller.protocol.control_requests import (
 
 BUILT_DIRECTLY = [
     # (class, the fields the direct builds give, where)
-    (TopicPartition, ("topic", "partition"), "ControllerContext.replicas_on_brokers"),
+    (TopicPartition, ("topic", "partition"),
+     "ControllerContext.replicas_on_brokers, ControlledShutdownEvents._partitions_to_act_on"),
     (PartitionAndReplica, ("topic_partition", "replica"),
-     "ControllerContext.replicas_on_brokers, ReplicaStateMachine._to_offline"),
+     "ControllerContext.replicas_on_brokers, ReplicaStateMachine._to_offline, "
+     "ControlledShutdownEvents.do_controlled_shutdown"),
     (LeaderAndIsr, ("leader", "leader_epoch", "isr", "zk_version"),
      "TopicOps.update_leader_and_isr, ReplicaStateMachine._do_remove_replicas_from_isr, election.leader_for_offline, "
-     "election.leader_for_controlled_shutdown"),
+     "election.leader_for_controlled_shutdown, election._elect_for_controlled_shutdown"),
     (ElectionResult, ("topic_partition", "leader_and_isr", "live_replicas", "unclean"),
-     "election.leader_for_offline, election.leader_for_controlled_shutdown"),
+     "election.leader_for_offline, election.leader_for_controlled_shutdown, election._elect_for_controlled_shutdown"),
     (LeaderIsrAndControllerEpoch, ("leader_and_isr", "controller_epoch"),
      "PartitionStateMachine._write_elected, ReplicaStateMachine._do_remove_replicas_from_isr"),
     (LeaderAndIsrPartitionState, ("topic", "partition", "controller_epoch", "leader", "leader_epoch", "isr",
