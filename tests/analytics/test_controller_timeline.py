@@ -140,6 +140,10 @@ def test_split_brain_candidate_needs_the_stale_tenure_to_act_after_the_new_one_b
     assert classify(handed_over).split_brain_candidates == []
     reset = [_tenure(1, 9, 0, 5_000 * MIN), _tenure(2, 1, 4_000, 9_000)]  # an older epoch is never the newer tenure
     assert classify(reset).split_brain_candidates == []
+    # its last epoch-stated line before the successor began, its resignation after: a refusal stating no epoch
+    # ("Controller moved …") may lie between, so the range runs to the resignation (the window table drops it if not)
+    resigned_late = [_tenure(1, 9, 0, 3_000, resigned_ms=5_000), _tenure(2, 10, 4_000, 9_000)]
+    assert [(c["start_ms"], c["end_ms"]) for c in classify(resigned_late).split_brain_candidates] == [(4_000, 5_000)]
 
 
 def test_hundreds_of_elections_a_minute_are_one_storm() -> None:

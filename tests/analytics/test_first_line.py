@@ -26,18 +26,22 @@ def _rows(seed: int) -> list[dict[str, object]]:
 
 
 def test_first_line_per_group_equals_min_by_over_the_struct(spark) -> None:
-    schema = tables.struct(tuple(c for c in tables.EVENTS if c[0] in ("cluster", "controller_id", "source_file",
-                                                                      "ts_ms", "line_number")))
-    for seed in range(40):
-        frame = spark.createDataFrame(_rows(seed), schema)
-        reference = frame.groupBy(*KEYS).agg(
-            F.min("ts_ms").alias("first_ms"), F.count(F.lit(1)).alias("n"),
-            F.min_by(F.struct("source_file", "line_number"), F.struct("ts_ms", "source_file", "line_number"))
-            .alias("first"))
-        per_file = job._first_per_file(frame, KEYS, F.min("ts_ms").alias("first_ms"), F.count(F.lit(1)).alias("n"))
-        found = per_file.groupBy(*KEYS).agg(F.min("first_ms").alias("first_ms"), F.sum("n").alias("n"),
-                                            job._first_of_files().alias("first"))
-        assert sorted(map(str, found.collect())) == sorted(map(str, reference.collect())), seed
+    """Forty random data sets, each its own groups (``seed`` a key): one query for them all, not two per set."""
+    columns = tuple(c for c in tables.EVENTS if c[0] in ("cluster", "controller_id", "source_file", "ts_ms",
+                                                         "line_number"))
+    schema = tables.struct((("seed", "int"), *columns))
+    frame = spark.createDataFrame([{**row, "seed": seed} for seed in range(40) for row in _rows(seed)], schema)
+    keys = ("seed", *KEYS)
+    reference = frame.groupBy(*keys).agg(
+        F.min("ts_ms").alias("first_ms"), F.count(F.lit(1)).alias("n"),
+        F.min_by(F.struct("source_file", "line_number"), F.struct("ts_ms", "source_file", "line_number"))
+        .alias("first"))
+    per_file = job._first_per_file(frame, keys, F.min("ts_ms").alias("first_ms"), F.count(F.lit(1)).alias("n"))
+    found = per_file.groupBy(*keys).agg(F.min("first_ms").alias("first_ms"), F.sum("n").alias("n"),
+                                        job._first_of_files().alias("first"))
+    expected = reference.collect()
+    assert len({row.seed for row in expected}) == 40
+    assert sorted(map(str, found.collect())) == sorted(map(str, expected))
 
 
 def test_the_per_row_aggregate_hashes(spark) -> None:

@@ -71,3 +71,37 @@ def test_the_events_of_who_is_controller_are_the_controllers() -> None:
              if isinstance(cls, type) and issubclass(cls, controller_events.ControllerEvent)
              and cls.state in (ControllerState.CONTROLLER_CHANGE, ControllerState.CONTROLLER_SHUTDOWN)}
     assert found == set(incidents.CONTROLLER_CHANGE_EVENTS)
+
+
+def _classified_windows(spark, rows: list[dict[str, object]], stale_last_ms: int, resigned_ms: int):
+    """The windows of ``rows`` with the candidates ``classify`` gives for controller 1 (epoch 1, its last line
+    stating that epoch at ``stale_last_ms``, its "Resigned" at ``resigned_ms``) and controller 2 (epoch 2, from
+    1000): the timeline's bound and the window's count together."""
+    from zkcontroller.analytics.controller_timeline import Tenure, classify
+
+    stale = Tenure("c", 1, 1, elected_ms=T0, first_seen_ms=T0, last_seen_ms=T0 + stale_last_ms,
+                   resigned_ms=T0 + resigned_ms)
+    new = Tenure("c", 2, 2, elected_ms=T0 + 1000, first_seen_ms=T0 + 1000, last_seen_ms=T0 + 9000)
+    candidates = classify([stale, new]).split_brain_candidates
+    got = incidents.split_brain_windows(rows_frame(spark, candidates, CANDIDATE_COLUMNS), events(spark, rows))
+    return [(r.duration_ms, r.stale_actions, r.stale_refused, r.new_actions) for r in got.collect()]
+
+
+def test_a_refusal_after_the_stale_tenure_s_last_epoch_line_is_inside_its_window(spark) -> None:
+    """Kafka logs "Controller moved to another broker when processing X." (no epoch) as the stale controller's write
+    is refused, and resigns right after: its last action. The window ended at its last line stating its epoch, so
+    the refusal fell outside it; and a stale controller whose only attempt after its successor began was refused
+    had no window at all."""
+    tried = [*BEGUN, dict(ms=1040, kind="controller_event", event_name="TopicChange", **STALE),
+             dict(ms=1050, kind="controller_moved", controller_id=1),  # "… when processing TopicChange."
+             dict(ms=1063, kind="controller_resigned", **STALE)]
+    assert _classified_windows(spark, tried, 1040, 1063) == [(50, 1, 1, 2)]
+    only_refused = [*BEGUN[:1], dict(ms=900, kind="controller_event", event_name="TopicChange", **STALE), *BEGUN[1:],
+                    dict(ms=1050, kind="controller_moved", controller_id=1),
+                    dict(ms=1063, kind="controller_resigned", **STALE)]
+    assert _classified_windows(spark, only_refused, 900, 1063) == [(50, 0, 1, 2)]
+    # its election lost after it resigned (a refusal naming it, later still) is no action of that tenure
+    lost = [*tried, dict(ms=1200, kind="other", controller_id=1, exception="org.apache.kafka.common.errors."
+                         "ControllerMovedException: Controller moved to another broker. Aborting controller startup "
+                         "procedure")]
+    assert _classified_windows(spark, lost, 1040, 1063) == [(50, 1, 1, 2)]

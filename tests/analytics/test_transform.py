@@ -71,6 +71,27 @@ def test_unclean_election_is_a_leader_from_outside_the_previous_isr_and_lines_me
     assertDataFrameEqual(transform.leader_elections(df), expected)
 
 
+def test_an_event_log_election_s_old_leader_is_its_own_not_the_stale_controller_s_last_line(spark) -> None:
+    """A split brain in our event log: controller 2 (epoch 6) took over at 1000, and stale controller 1 (epoch 5)
+    still logged a change of t-0 to leader 3 at 1500 (its own view; ZooKeeper refused the write). Controller 2's
+    preferred election at 2000 writes its partition_state_change first, then the leader_election naming old
+    leader 1 (read from ZooKeeper). The merged election took the first line's old leader, derived from the last
+    leader logged before it: the stale controller's 3."""
+    new = dict(controller_id=2, controller_epoch=6, source_format="jsonl")
+    df = events(spark, [
+        psc(0, 0, "NewPartition", ONLINE, 1, [1, 2, 3], source_format="jsonl"),
+        dict(ms=1000, kind="controller_elected", **new),
+        psc(1500, 0, OFFLINE, ONLINE, 3, [3], source_format="jsonl"),  # the stale tenure's view
+        psc(2000, 0, ONLINE, ONLINE, 2, [1, 2, 3], leader_epoch=2, **new),
+        dict(ms=2000, kind="leader_election", topic="t", partition=0, strategy="preferred", trigger="auto",
+             old_leader=1, leader=2, isr=[1, 2, 3], leader_epoch=2, clean=True, **new),
+    ])
+    got = [(r.elected_at, r.controller_epoch, r.strategy, r.old_leader, r.new_leader)
+           for r in transform.leader_elections(df).orderBy("elected_at").collect()]
+    assert got == [(at(1500), 5, "offline", 1, 3), (at(2000), 6, "preferred", 1, 2)]
+    assertDataFrameEqual(transform.leader_elections(df), _elections_by_session_window(df))
+
+
 def test_two_controllers_electing_one_leader_within_the_gap_are_two_elections(spark) -> None:
     """A failover (epoch 2) elects broker 3 for t-0 and, 150 ms later, controller 3 (epoch 3) elects it again after
     broker 1 stops (a fast demo's teardown): the gap alone merged them into one election of epoch 3 at the first
@@ -194,7 +215,9 @@ def _elections_by_session_window(events_df, merge_gap_seconds: int = 2):
     ).agg(
         F.min("ts").alias("elected_at"), F.max("controller_id").alias("controller_id"),
         F.max("controller_epoch").alias("controller_epoch"), F.max("strategy").alias("strategy"),
-        F.max("trigger").alias("trigger"), F.min_by("old_leader", line).alias("old_leader"),
+        F.max("trigger").alias("trigger"),
+        F.coalesce(F.min_by("stated_old_leader", F.when(F.col("stated_old_leader").isNotNull(), line)),
+                   F.min_by("old_leader", line)).alias("old_leader"),
         F.max("leader_epoch").alias("leader_epoch"), F.bool_and("clean").alias("clean"),
         F.min_by(F.struct("source_file", "line_number"), line).alias("first_line"))
     return merged.select(

@@ -171,17 +171,42 @@ EVENT_LOG = [  # the same run's event log: no record of the no-ops, nor of t-2 (
 ]
 
 
-def test_no_op_isr_lines_count_neither_merged_with_the_event_log_nor_alone(spark, tmp_path: Path) -> None:
-    logs = tmp_path / "logs"
+def _leader_line(ms: int, broker: int, p: int, before: str, after: str) -> str:
+    stamp = T0 + timedelta(milliseconds=ms)
+    return (f"[{stamp:%Y-%m-%d %H:%M:%S},{stamp.microsecond // 1000:03d}] INFO [Partition t-{p} broker={broker}] "
+            f"Shrinking ISR from {before} to {after}. Leader: (highWatermark: 5, endOffset: 5). Out of sync "
+            f"replicas: (brokerId: 3, endOffset: 2). (kafka.cluster.Partition)")
+
+
+LEADER_FIRST = [  # cluster "leader": broker 1, leading t-0, shrinks its ISR; then the controller handles broker 3's
+    # failure and logs t-0's state "after removing replica 3", though the ISR already lacks 3
+    _line(0, 1, "Changed partition t-0 from NewPartition to OnlinePartition with state LeaderAndIsr(leader=1, "
+                "leaderEpoch=0, isr=List(1, 2, 3), zkVersion=0)"),
+    _removed(6000, 1, 0, 1, "1,2", 0, 3),  # no-op: the leader's shrink left it so
+    _removed(6000, 1, 0, 1, "1", 1, 2),  # a real removal
+]
+
+
+@pytest.fixture(scope="module")
+def analyzed_isr(spark, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, job.JobResult]:
+    """One job over the clusters of both tests below (tables are per cluster; one run costs what two did not)."""
+    root = tmp_path_factory.mktemp("unchanged-isr")
+    logs = root / "logs"
     for cluster, files in (("mixed", {"state-change.log": STATE_CHANGE_LOG, "events.jsonl": EVENT_LOG}),
-                           ("kafka", {"state-change.log": STATE_CHANGE_LOG})):
+                           ("kafka", {"state-change.log": STATE_CHANGE_LOG}),
+                           ("leader", {"state-change.log": LEADER_FIRST,
+                                       "server.log": [_leader_line(5000, 1, 0, "1,2,3", "1,2")]})):
         (logs / cluster).mkdir(parents=True)
         for name, lines in files.items():
             (logs / cluster / name).write_text("\n".join(lines) + "\n")
-    out = tmp_path / "out"
-    job.run(spark, job.JobConfig(inputs=[str(logs)], out=out, report=False))
+    out = root / "out"
+    return out, job.run(spark, job.JobConfig(inputs=[str(logs)], out=out, report=False))
+
+
+def test_no_op_isr_lines_count_neither_merged_with_the_event_log_nor_alone(spark, analyzed_isr) -> None:
+    out, _ = analyzed_isr
     changes = [(r["cluster"], r["partition"], r["ts_ms"] - T0_MS, r["source_format"]) for r in
-               job.read_events(spark, out).where("kind = 'isr_change'").collect()]
+               job.read_events(spark, out).where("kind = 'isr_change' and cluster != 'leader'").collect()]
     assert sorted(changes) == [
         ("kafka", 0, 1000, "kafka_log"), ("kafka", 0, 8000, "kafka_log"), ("kafka", 1, 1000, "kafka_log"),
         ("kafka", 2, 5000, "kafka_log"),
@@ -197,31 +222,13 @@ def test_no_op_isr_lines_count_neither_merged_with_the_event_log_nor_alone(spark
             (1, at[1000], "shrink", [2, 3], [2]), (2, at[5000], "expand", None, [1])]
 
 
-def _leader_line(ms: int, broker: int, p: int, before: str, after: str) -> str:
-    stamp = T0 + timedelta(milliseconds=ms)
-    return (f"[{stamp:%Y-%m-%d %H:%M:%S},{stamp.microsecond // 1000:03d}] INFO [Partition t-{p} broker={broker}] "
-            f"Shrinking ISR from {before} to {after}. Leader: (highWatermark: 5, endOffset: 5). Out of sync "
-            f"replicas: (brokerId: 3, endOffset: 2). (kafka.cluster.Partition)")
-
-
-def test_a_controller_line_after_the_leaders_shrink_counts_neither_in_events_nor_tables(spark, tmp_path: Path) -> None:
-    """Broker 1, leading t-0, shrinks its ISR; then the controller handles broker 3's failure and logs t-0's state
-    "after removing replica 3", though the ISR already lacks 3: one ISR change, the leader's."""
-    state_change = [
-        _line(0, 1, "Changed partition t-0 from NewPartition to OnlinePartition with state LeaderAndIsr(leader=1, "
-                    "leaderEpoch=0, isr=List(1, 2, 3), zkVersion=0)"),
-        _removed(6000, 1, 0, 1, "1,2", 0, 3),  # no-op: the leader's shrink left it so
-        _removed(6000, 1, 0, 1, "1", 1, 2),  # a real removal
-    ]
-    logs = tmp_path / "logs" / "kafka"
-    logs.mkdir(parents=True)
-    (logs / "state-change.log").write_text("\n".join(state_change) + "\n")
-    (logs / "server.log").write_text(_leader_line(5000, 1, 0, "1,2,3", "1,2") + "\n")
-    out = tmp_path / "out"
-    result = job.run(spark, job.JobConfig(inputs=[str(tmp_path / "logs")], out=out, report=False))
-    kinds = sorted((r["kind"], r["ts_ms"] - T0_MS) for r in job.read_events(spark, out).collect())
+def test_a_controller_line_after_the_leaders_shrink_counts_neither_in_events_nor_tables(spark, analyzed_isr) -> None:
+    """Cluster ``leader`` (``LEADER_FIRST``): one ISR change, the leader's."""
+    out, result = analyzed_isr
+    written = job.read_events(spark, out).collect()
+    kinds = sorted((r["kind"], r["ts_ms"] - T0_MS) for r in written if r["cluster"] == "leader")
     assert kinds == [("isr_change", 6000), ("isr_shrink", 5000), ("partition_state_change", 0)]
-    assert result.rows["events"] == 3
+    assert result.rows["events"] == len(written)  # the count the job reports leaves the dropped line out too
     table = sorted((r["by"], r["change"], r["previous_isr"], r["isr"])
-                   for r in spark.read.parquet(str(out / "isr_changes")).collect())
+                   for r in spark.read.parquet(str(out / "isr_changes")).where("cluster = 'leader'").collect())
     assert table == [("controller", "shrink", [1, 2], [1]), ("leader", "shrink", [1, 2, 3], [1, 2])]

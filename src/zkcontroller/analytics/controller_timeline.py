@@ -450,12 +450,15 @@ def classify(tenures: list[Tenure], restart_gap_ms: int = DEFAULT_RESTART_GAP_MS
                 out.restarts.append({**where, "gap_ms": t.gap_ms, "cause": t.started_by,
                                      "previous_controller_id": prev.controller_id,
                                      "previous_epoch": prev.controller_epoch})
+            stale_until = max((x for x in (prev.last_seen_ms, prev.resigned_ms) if x is not None), default=None)
             if t.life == prev.life and t.controller_epoch > prev.controller_epoch \
-                    and prev.last_seen_ms is not None and prev.last_seen_ms > t.start_ms:
+                    and stale_until is not None and stale_until > t.start_ms:
                 out.split_brain_candidates.append({
                     # until the stale tenure's last action, even past the newer tenure's end: a zombie
-                    # acting after its successor resigned is still a zombie
-                    "cluster": cluster, "start_ms": t.start_ms, "end_ms": prev.last_seen_ms,
+                    # acting after its successor resigned is still a zombie. Its last action may state no
+                    # epoch (ZooKeeper refusing its write: "Controller moved …", logged just before it resigns),
+                    # so the range runs to its resignation when that is later than its last epoch-stated line.
+                    "cluster": cluster, "start_ms": t.start_ms, "end_ms": stale_until,
                     "stale_controller_id": prev.controller_id, "stale_epoch": prev.controller_epoch,
                     "new_controller_id": t.controller_id, "new_epoch": t.controller_epoch})
         for t in ts:

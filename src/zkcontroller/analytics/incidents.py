@@ -88,15 +88,15 @@ def broker_failure_handling(failures: DataFrame, events: DataFrame, bucket_ms: i
 def split_brain_windows(candidates: DataFrame, events: DataFrame) -> DataFrame:
     """Windows in which a stale tenure still acted after the newer tenure's first action.
 
-    ``candidates`` (from the timeline) bound each possible window by the newer tenure's start and the
-    stale tenure's last activity. Here the events of both tenures
-    inside that range are counted; the stale tenure's attempts that were refused (``REFUSED_KINDS``, or a
-    ``MOVED_EXCEPTION`` under the line) are counted apart: by a broker ("Ignoring LeaderAndIsr request ...
-    epoch N" lines) or by ZooKeeper ("Controller moved to another broker ..." lines, which state no epoch: one
-    of the stale controller inside the range is its refusal). Lines that are no action (``NOT_ACTIONS``,
+    ``candidates`` (from the timeline) bound each possible window by the newer tenure's start and the stale tenure's
+    last activity, or its resignation when later (a refusal states no epoch). Here the events of both tenures inside
+    that range are counted; the stale tenure's attempts that were refused (``REFUSED_KINDS``, or a
+    ``MOVED_EXCEPTION`` under the line) are counted apart: by a broker ("Ignoring LeaderAndIsr request ... epoch N"
+    lines) or by ZooKeeper ("Controller moved to another broker ..." lines, which state no epoch: one of the stale
+    controller inside the range is its refusal). Lines that are no action (``NOT_ACTIONS``,
     ``CONTROLLER_CHANGE_EVENTS``: a stale controller resigning 63 ms after its successor's first action made a
-    window) are not counted, on either side. Candidates with no stale action inside are dropped, and the window
-    ends at the stale tenure's last action.
+    window) are not counted, on either side. Candidates with no stale action inside are dropped, and the window ends
+    at the stale tenure's last action.
     """
     acting = ~F.col("kind").isin(*NOT_ACTIONS) & ~((F.col("kind") == "controller_event")
                                                    & F.col("event_name").isin(*CONTROLLER_CHANGE_EVENTS))

@@ -312,6 +312,7 @@ def _election_evidence(events: DataFrame, shutdowns: DataFrame | None = None) ->
         *_PARTITION_KEY, *_LINE_ORDER, "ts", "leader", "leader_epoch", "controller_id", "controller_epoch",
         old_leader.alias("old_leader"), strategy.alias("strategy"), "trigger",
         F.coalesce("clean", derived_clean).alias("clean"),
+        F.when(F.col("old_leader") >= 0, F.col("old_leader")).alias("stated_old_leader"),
     )
 
 
@@ -347,7 +348,11 @@ def leader_elections(events: DataFrame, merge_gap_seconds: int = 2, shutdowns: D
         F.max("controller_epoch").alias("controller_epoch"),
         F.max("strategy").alias("strategy"),
         F.max("trigger").alias("trigger"),
-        F.min_by("old_leader", F.struct(*_LINE_ORDER)).alias("old_leader"),
+        # a line stating the old leader (our event log's leader_election) over one whose old leader is derived
+        # (the last leader logged before it): inside a split brain that may be the stale controller's view
+        F.coalesce(F.min_by("stated_old_leader", F.when(F.col("stated_old_leader").isNotNull(),
+                                                         F.struct(*_LINE_ORDER))),
+                   F.min_by("old_leader", F.struct(*_LINE_ORDER))).alias("old_leader"),
         F.max("leader_epoch").alias("leader_epoch"),
         F.bool_and("clean").alias("clean"),
         F.min_by(F.struct("source_file", "line_number"), F.struct(*_LINE_ORDER)).alias("first_line"),
