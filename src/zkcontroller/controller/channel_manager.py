@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from zkcontroller.model import Broker
 from zkcontroller.protocol.control_requests import AnyControlRequest, ControlResponse
-from zkcontroller.protocol.transport import BrokerTransport, BrokerUnreachableError
+from zkcontroller.protocol.transport import BrokerTransport, BrokerUnreachableError, ConnectionFailedError, node_string
 from zkcontroller.runtime.log_lines import exception_line
 from zkcontroller.runtime.runtime import Runtime
 
@@ -110,17 +110,16 @@ class ControllerChannelManager:
             try:
                 self.requests_handed_to_transport += 1
                 return await self._transport.send(broker, request)
-            except (BrokerUnreachableError, OSError, TimeoutError) as e:
+            except ConnectionFailedError as e:  # brokerReady() false: nothing was sent
+                send_thread_log.warning(
+                    "[RequestSendThread controllerId=%d] Controller %d's connection to broker %s was unsuccessful"
+                    "\n%s", self.controller_id, self.controller_id, node_string(broker), exception_line(e))
+                await self._runtime.sleep_ms(SEND_BACKOFF_MS)
+            except (BrokerUnreachableError, OSError, TimeoutError) as e:  # the send or its answer was lost
                 send_thread_log.warning(
                     "[RequestSendThread controllerId=%d] Controller %d epoch %d fails to send request %s to broker "
                     "%s. Reconnecting to broker.\n%s", self.controller_id, self.controller_id, self._epoch(),
-                    type(request).__name__, _node(broker), exception_line(e))
+                    type(request).__name__, node_string(broker), exception_line(e))
                 await self._runtime.sleep_ms(SEND_BACKOFF_MS)
         return None
 
-
-def _node(broker: Broker) -> str:
-    """The broker as Kafka's ``Node.toString`` prints it: ``host:port (id: N rack: R)``."""
-    endpoint = broker.endpoints[0] if broker.endpoints else None
-    address = f"{endpoint.host}:{endpoint.port}" if endpoint is not None else ":-1"
-    return f"{address} (id: {broker.id} rack: {broker.rack if broker.rack is not None else 'null'})"

@@ -29,7 +29,12 @@ class BrokerUnreachableError(ConnectionError):
         tests and debugging, never in a Kafka-format line."""
 
 
-class ConnectTimeoutError(BrokerUnreachableError):
+class ConnectionFailedError(BrokerUnreachableError):
+    """No connection could be made, so nothing was sent (`connection_failed`): Kafka's controller logs this as
+    its RequestSendThread's ``brokerReady`` failing ("connection ... was unsuccessful"), not as a lost send."""
+
+
+class ConnectTimeoutError(ConnectionFailedError):
     """No connection within the caller's own bound (``NetworkClientUtils.awaitReady`` returned false): Kafka's
     callers throw ``SocketTimeoutException``, where a connection that failed (refused, or the connection-setup
     timeout ending first) is ``awaitReady``'s ``IOException``."""
@@ -47,10 +52,10 @@ def node_string(broker: Broker, listener_name: str | None = None) -> str:
     return f"{host}:{port} (id: {broker.id} rack: {broker.rack if broker.rack is not None else 'null'})"
 
 
-def connection_failed(broker: Broker, listener_name: str | None = None, detail: str = "") -> BrokerUnreachableError:
+def connection_failed(broker: Broker, listener_name: str | None = None, detail: str = "") -> ConnectionFailedError:
     """No connection to ``broker`` (refused, set-up timeout, reconnect back-off, broker stopped): the
     ``IOException`` of Kafka's ``NetworkClientUtils.awaitReady``, ``Connection to <node> failed.``"""
-    return BrokerUnreachableError(f"Connection to {node_string(broker, listener_name)} failed.", detail)
+    return ConnectionFailedError(f"Connection to {node_string(broker, listener_name)} failed.", detail)
 
 
 def disconnected(broker_id: int) -> BrokerUnreachableError:
