@@ -38,3 +38,24 @@ def test_a_directory_of_hidden_files_says_they_are_skipped(tmp_path: Path) -> No
     (tmp_path / "empty").mkdir()
     with pytest.raises(InputError, match=r"empty: directory contains no files"):
         resolve_inputs([str(tmp_path / "empty")])
+
+
+def test_a_process_cluster_s_directory_gives_its_broker_logs_not_its_config_or_zookeeper_files(tmp_path: Path) -> None:
+    """``cluster --processes`` writes ``server-N.properties`` beside ``broker-N.log`` (read as 18 lines "no log
+    timestamp at line start"), and its own ZooKeeper's config, id, output and data under the same directory."""
+    (tmp_path / "broker-1.log").write_text(LINE)
+    (tmp_path / "server-1.properties").write_text("broker.id=1\nlisteners=PLAINTEXT://127.0.0.1:9092\n")
+    (tmp_path / "kafka-logs-1").mkdir()
+    (tmp_path / "kafka-logs-1" / ".lock").write_text("")
+    data = tmp_path / "zookeeper" / "data" / "version-2"
+    data.mkdir(parents=True)
+    (tmp_path / "zookeeper" / "zoo.cfg").write_text("tickTime=500\n")
+    (tmp_path / "zookeeper" / "zookeeper.out").write_text("ZooKeeper JMX enabled by default\n")
+    (data / "log.1").write_bytes(b"ZKLG\x00\x00\x00\x02")
+    (data / "snapshot.0").write_bytes(b"ZKSN\x00\x00\x00\x02")
+    ensemble = tmp_path / "zookeeper-ensemble"
+    (ensemble / "zk1").mkdir(parents=True)
+    (ensemble / "zk1" / "myid").write_text("1\n")
+    (ensemble / "zk1" / "zoo.cfg").write_text("tickTime=500\n")
+    (ensemble / "zk1.out").write_text("ZooKeeper JMX enabled by default\n")
+    assert [Path(f).name for f in resolve_inputs([str(tmp_path)]).all] == ["broker-1.log"]

@@ -255,6 +255,10 @@ async def test_start_up_and_shutdown_log_kafkas_connection_lines(
     ]
     registered = next(i for i, r in enumerate(records) if r.getMessage().startswith("Registered broker 1 at path"))
     assert records.index(zk_lines[-1]) < registered
+    # Kafka's "Cluster ID = X" (no [KafkaServer id=n] prefix yet), between connecting and registering
+    said_id = next(i for i, r in enumerate(records) if r.name == "kafka.server.KafkaServer"
+                   and r.getMessage() == f"Cluster ID = {cluster.brokers[1].cluster_id}")
+    assert records.index(zk_lines[-1]) < said_id < registered
     caplog.clear()
     await asyncio.wait_for(cluster.stop_broker(1), BOUND_S)
     assert [r.getMessage() for r in caplog.records if r.name == ZK_CLIENT_LOGGER] == [

@@ -18,11 +18,19 @@ from pathlib import Path
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
 COMPRESSED_SUFFIXES = (".gz", ".bz2")
 _GLOB_CHARS = set("*?[")
-SKIPPED = (".crc", ".parquet", ".html", ".md")
+SKIPPED = (".crc", ".parquet", ".html", ".md", ".properties", ".cfg")
 """Never logs, in a directory given as INPUT: an earlier run's output there (``analyze DIR --out DIR/analysis``,
 then ``analyze DIR --out ELSEWHERE``) was read as Kafka text and filled rejected_lines with its bytes, and so
-was a README beside the logs (833 rejected lines for the shared samples' three .md files). A file named as
-INPUT is read whatever its name."""
+was a README beside the logs (833 rejected lines for the shared samples' three .md files), and so were the
+config files ``cluster --processes`` writes beside its brokers' logs (``server-N.properties``; ZooKeeper's
+``zoo.cfg``). A file named as INPUT is read whatever its name."""
+SKIPPED_NAMES = re.compile(r"myid|zookeeper\.out|zk\d+\.out")
+"""Files skipped by their whole name, ZooKeeper's that ``cluster --processes`` keeps in its directory: a server's
+id file (``--zookeeper-ensemble``) and the servers' own output (no controller line; Kafka's
+``zookeeper-server-start.sh -daemon`` names its ``zookeeper.out`` too)."""
+SKIPPED_DIRS = ("version-2",)
+"""Directories not read: ZooKeeper's transaction logs and snapshots (binary) under its ``dataDir``, which
+``cluster --processes`` keeps in its directory when it starts its own ZooKeeper."""
 MIN_CHUNK_BYTES = 1 << 20
 MAX_CHUNK_BYTES = 64 << 20
 
@@ -70,8 +78,9 @@ def _files_under(directory: Path) -> list[Path]:
         raise InputError(f"{exc.filename}: cannot read ({exc.strerror or exc})") from exc
 
     for root, dirs, files in os.walk(directory, onerror=unreadable):
-        dirs[:] = sorted(d for d in dirs if not _hidden(d))
-        found += [Path(root) / f for f in sorted(files) if not _hidden(f) and not f.endswith(SKIPPED)]
+        dirs[:] = sorted(d for d in dirs if not _hidden(d) and d not in SKIPPED_DIRS)
+        found += [Path(root) / f for f in sorted(files)
+                  if not _hidden(f) and not f.endswith(SKIPPED) and not SKIPPED_NAMES.fullmatch(f)]
     return found
 
 

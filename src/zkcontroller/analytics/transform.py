@@ -262,6 +262,16 @@ the cluster's next one) can be that request's leader move: Kafka elects them whi
 write per batch of partitions), one request at a time."""
 
 
+ISR_STRATEGIES = ("preferred", "reassignment", "controlled_shutdown")
+"""Election strategies that pick the new leader from the ISR alone (Kafka's ``PartitionLeaderElectionAlgorithms``):
+their elections are clean whatever ISR the logs showed last."""
+ISR_EVIDENCE_KINDS = ("isr_expand", "isr_update")
+"""A leader's own ISR lines that `_election_evidence` reads besides the controller's: 2.7+'s ``ISR updated to …``
+(the ISR the controller confirmed) and ``Expanding ISR from … to …``. Not ``Shrinking ISR``: it is logged before
+its write, which a stale leader's fails (≤2.6's "Cached zkVersion … skip updating ISR", 2.7+'s refused AlterIsr),
+and read as the ISR it would call a clean election of a replica still in the ISR unclean."""
+
+
 def _election_evidence(events: DataFrame, shutdowns: DataFrame | None = None) -> DataFrame:
     """Rows that show a leader being chosen, with the ISR and leader known just before each.
 
@@ -272,13 +282,20 @@ def _election_evidence(events: DataFrame, shutdowns: DataFrame | None = None) ->
     the next, is b's ControlledShutdownPartitionLeaderElectionStrategy (``doControlledShutdown`` elects only the
     partitions b leads, and drops every shutting-down broker from the ISR): when the new leader is not b, b is not
     in the new ISR, and the partition's last known leader, if any, is b. Its old leader is then b. A broadcast
-    join: the rows keep their partitioning."""
+    join: the rows keep their partitioning.
+
+    ``clean``, where no line states it: only the offline strategy can elect outside the ISR (spec: the preferred,
+    reassignment and controlled-shutdown strategies pick from the ISR), so an election of another known strategy,
+    or an OnlinePartition -> OnlinePartition change (never the offline strategy: that elects only Offline and New
+    partitions), is clean. Otherwise the new leader must be in the last ISR seen: the controller's lines, or the
+    leader's ``ISR_EVIDENCE_KINDS`` lines (Kafka 2.7+ logs a leader's ISR expansion only there, the controller
+    not at INFO: without them a replica back in the ISR read as out of it)."""
     rows = events.select(
         *_PARTITION_KEY, *_LINE_ORDER, "ts", "kind", "from_state", "to_state", "leader", "old_leader", "isr",
         "leader_epoch", "strategy", "trigger", "clean", "controller_id", "controller_epoch",
-    ).where(F.col("kind").isin(*CONTROLLER_KINDS) & F.col("partition").isNotNull())
+    ).where(F.col("kind").isin(*CONTROLLER_KINDS, *ISR_EVIDENCE_KINDS) & F.col("partition").isNotNull())
     before = _ordered(*_PARTITION_KEY).rowsBetween(Window.unboundedPreceding, -1)
-    isr_source = F.col("kind").isin("partition_state_change", "isr_change")
+    isr_source = F.col("kind").isin("partition_state_change", "isr_change", *ISR_EVIDENCE_KINDS)
     staged = rows.select(
         "*",
         F.last(F.when(isr_source, F.col("isr")), ignorenulls=True).over(before).alias("prev_isr"),
@@ -308,10 +325,12 @@ def _election_evidence(events: DataFrame, shutdowns: DataFrame | None = None) ->
             & ~F.coalesce(F.array_contains("isr", off), F.lit(False)) & F.coalesce(old_leader == off, F.lit(True))
         old_leader = F.when(by_shutdown, F.coalesce(old_leader, off)).otherwise(old_leader)
         strategy = F.when(by_shutdown, F.lit("controlled_shutdown")).otherwise(strategy)
+    from_isr = strategy.isin(*ISR_STRATEGIES) | ((F.col("kind") == "partition_state_change")
+                                                 & (F.col("from_state") == ONLINE))
     return elected.select(
         *_PARTITION_KEY, *_LINE_ORDER, "ts", "leader", "leader_epoch", "controller_id", "controller_epoch",
         old_leader.alias("old_leader"), strategy.alias("strategy"), "trigger",
-        F.coalesce("clean", derived_clean).alias("clean"),
+        F.coalesce("clean", F.when(from_isr, F.lit(True)), derived_clean).alias("clean"),
         F.when(F.col("old_leader") >= 0, F.col("old_leader")).alias("stated_old_leader"),
     )
 

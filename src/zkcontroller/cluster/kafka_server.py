@@ -181,6 +181,8 @@ class KafkaServer:
         self.zk = zk = KafkaZkClient(ReconnectingSession(session, _zk_client_say), runtime.now_ms, rng=runtime.rng)
         await zk.create_top_level_paths()
         self.cluster_id = await zk.create_or_get_cluster_id(str(TopicId.generate(runtime.rng)))
+        # as Kafka's startup, before its log prefix is set: what tells two runs' lines apart in one log directory
+        log.info("Cluster ID = %s", self.cluster_id)
         info = BrokerInfo(self.config.broker(),
                           broker_registration_version(self.config.controller_config.inter_broker_protocol_version))
         epoch = await self._register(zk, info)
