@@ -48,7 +48,7 @@ from zkcontroller.protocol.wire.client_apis import (
 )
 from zkcontroller.protocol.wire.codec import WireFormatError
 from zkcontroller.protocol.wire.frames import RequestHeader, decode_response_header, encode_request_header, frame
-from zkcontroller.protocol.wire.metadata_client import MAX_RESPONSE_BYTES
+from zkcontroller.protocol.wire.metadata_client import read_response
 
 T = TypeVar("T")
 
@@ -224,10 +224,7 @@ class _Connection:
             header = encode_request_header(RequestHeader(api_key, version, correlation_id, self.client_id))
             self.writer.write(frame(header, body))
             await self.writer.drain()
-            size = int.from_bytes(await self.reader.readexactly(4), "big", signed=True)
-            if not 0 < size <= MAX_RESPONSE_BYTES:
-                raise WireFormatError(f"response size {size}")
-            payload = await self.reader.readexactly(size)
+            payload = await read_response(self.reader)
         got, offset = decode_response_header(payload, api_key, version)
         if got != correlation_id:
             raise WireFormatError(f"correlation id {got}, expected {correlation_id}")

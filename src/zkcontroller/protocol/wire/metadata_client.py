@@ -37,12 +37,18 @@ async def exchange(host: str, port: int, request_frame: bytes, timeout_s: float)
         try:
             writer.write(request_frame)
             await writer.drain()
-            size = _SIZE.unpack(await reader.readexactly(4))[0]
-            if not 0 < size <= MAX_RESPONSE_BYTES:
-                raise WireFormatError(f"response size {size}")
-            return await reader.readexactly(size)
+            return await read_response(reader)
         finally:
             writer.close()
+
+
+async def read_response(reader: asyncio.StreamReader) -> bytes:
+    """One size-prefixed response's payload; `WireFormatError` for a size outside 1..`MAX_RESPONSE_BYTES`, read
+    before anything is allocated for it."""
+    size = _SIZE.unpack(await reader.readexactly(4))[0]
+    if not 0 < size <= MAX_RESPONSE_BYTES:
+        raise WireFormatError(f"response size {size}")
+    return await reader.readexactly(size)
 
 
 def _request(topics: Iterable[str], correlation_id: int) -> bytes:
