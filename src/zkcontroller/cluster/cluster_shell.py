@@ -29,7 +29,7 @@ from zkcontroller.cluster.listener import ListenerPorts
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.logs import LogFiles, kafka_level_name
 from zkcontroller.cluster.partition_wait import wait_for_partitions
-from zkcontroller.cluster.preferred_election import elect_preferred
+from zkcontroller.cluster.preferred_election import elect_preferred, elect_targets
 from zkcontroller.cluster.produce import ProduceWorkload, produce_command
 from zkcontroller.cluster.prompt_help import IN_PROCESS, prompt_error_text
 from zkcontroller.cluster.prompt_input import read_line
@@ -192,13 +192,7 @@ class ClusterShell:
         has no ZooKeeper path, so it is asked of the active controller in this process."""
         unclean = "--unclean" in args
         args = [a for a in args if a != "--unclean"]
-        if len(args) > 1 or any(a.startswith("-") for a in args):
-            raise ValueError(COMMANDS.usage("elect"))
-        partitions = None
-        if args:
-            partitions = [tp for tp in await all_partitions(self.admin) if tp.topic == args[0]]
-            if not partitions:
-                raise ValueError(f"topic {args[0]} does not exist")
+        partitions = await elect_targets(self.admin, args, COMMANDS.usage("elect"))
         if unclean:
             await self._elect_unclean(partitions if partitions is not None else await all_partitions(self.admin))
             return

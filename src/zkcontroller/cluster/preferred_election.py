@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Collection
 
-from zkcontroller.admin.leader_election import kafka_election_sets, start_preferred_election
+from zkcontroller.admin.leader_election import all_partitions, kafka_election_sets, start_preferred_election
 from zkcontroller.model import TopicPartition, sorted_partitions
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
@@ -24,6 +24,19 @@ LiveBrokers = Callable[[], Awaitable[Collection[int]]]
 """The brokers running now (the in-process cluster's) or registered (a processes cluster's, read from ZooKeeper)."""
 OfflineReplica = Callable[[int, TopicPartition], bool]
 """Whether broker's replica of the partition is on a failed log dir (ZooKeeper does not record it)."""
+
+
+async def elect_targets(admin: KafkaZkClient, args: list[str], usage: str) -> list[TopicPartition] | None:
+    """The partitions of the prompts' ``elect [TOPIC]``: None (all) with no argument, else the topic's; a
+    ValueError (the prompt's error line) for anything else or a topic that does not exist."""
+    if len(args) > 1 or any(a.startswith("-") for a in args):
+        raise ValueError(usage)
+    if not args:
+        return None
+    partitions = [tp for tp in await all_partitions(admin) if tp.topic == args[0]]
+    if not partitions:
+        raise ValueError(f"topic {args[0]} does not exist")
+    return partitions
 
 
 async def elect_preferred(admin: KafkaZkClient, partitions: list[TopicPartition] | None, out: Callable[[str], None],

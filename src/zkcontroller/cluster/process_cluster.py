@@ -25,10 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from zkcontroller.admin.describe import controller_status, describe_lines, describe_topics, select_topics
-from zkcontroller.admin.leader_election import all_partitions
 from zkcontroller.admin.topic_rules import collision_warning
 from zkcontroller.admin.topics import TopicAdmin, deletion_lines
-from zkcontroller.cluster.preferred_election import ELECTION_WAIT_S, elect_preferred
+from zkcontroller.cluster.preferred_election import ELECTION_WAIT_S, elect_preferred, elect_targets
 from zkcontroller.cluster.prompt_help import PROCESSES, prompt_error_text
 from zkcontroller.cluster.prompt_input import read_line
 from zkcontroller.cluster.prompt_lines import created_topic_lines
@@ -357,13 +356,7 @@ class ProcessClusterShell:
                              "path; send it to a broker: zkcontroller leader-election --bootstrap-server "
                              f"{self.cluster.bootstrap} --election-type unclean --all-topic-partitions (or --topic "
                              "TOPIC --partition N)")
-        if len(args) > 1 or any(a.startswith("-") for a in args):
-            raise ValueError(COMMANDS.usage("elect"))
-        partitions = None
-        if args:
-            partitions = [tp for tp in await all_partitions(self.admin) if tp.topic == args[0]]
-            if not partitions:
-                raise ValueError(f"topic {args[0]} does not exist")
+        partitions = await elect_targets(self.admin, args, COMMANDS.usage("elect"))
         await elect_preferred(self.admin, partitions, self.out, self.admin.get_sorted_broker_list,
                               timeout_s=min(ELECTION_WAIT_S, self.zk_timeout_s / 2))
 
