@@ -386,18 +386,24 @@ def configs(bootstrap_server: str | None, command_config: str | None, zookeeper:
         fail_if_corrupt(corrupt)
         return
     assert name is not None
+    add, delete = _changes(add_config, delete_config)
+    if kind == paths.ConfigType.TOPIC:
+        run_with_client(zookeeper, lambda zk: alter_topic_config(zk, name, add, delete))
+    else:
+        run_with_client(zookeeper, lambda zk: alter_broker_config(zk, name, add, delete))
+    click.echo(f"Completed updating config for entity: {_label(kind, name)}.")
+
+
+def _changes(add_config: str | None, delete_config: str | None) -> tuple[dict[str, str], list[str]]:
+    """``--add-config`` and ``--delete-config`` parsed, as both paths take them: a bad one ends the command with
+    its error; a ``message.format.version`` gets ConfigCommand's warning first."""
     try:
         add = parse_add_config(add_config) if add_config is not None else {}
     except AdminError as e:
         raise click.ClickException(str(e)) from None
     if "message.format.version" in add:
         click.echo(MESSAGE_FORMAT_WARNING.format(add["message.format.version"]))
-    delete = parse_delete_config(delete_config)
-    if kind == paths.ConfigType.TOPIC:
-        run_with_client(zookeeper, lambda zk: alter_topic_config(zk, name, add, delete))
-    else:
-        run_with_client(zookeeper, lambda zk: alter_broker_config(zk, name, add, delete))
-    click.echo(f"Completed updating config for entity: {_label(kind, name)}.")
+    return add, parse_delete_config(delete_config)
 
 
 def _configs_through_broker(bootstrap_server: str, command_config: str | None, kind: str, name: str | None,
@@ -416,13 +422,7 @@ def _configs_through_broker(bootstrap_server: str, command_config: str | None, k
             click.echo(line)
         return
     assert name is not None
-    try:
-        add = parse_add_config(add_config) if add_config is not None else {}
-    except AdminError as e:
-        raise click.ClickException(str(e)) from None
-    if "message.format.version" in add:
-        click.echo(MESSAGE_FORMAT_WARNING.format(add["message.format.version"]))
-    delete = parse_delete_config(delete_config)
+    add, delete = _changes(add_config, delete_config)
     click.echo(run_with_admin(bootstrap_server, command_config, lambda admin: bootstrap_configs.alter(
         admin, kind, name, add, delete)))
 
