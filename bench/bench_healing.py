@@ -23,8 +23,9 @@ the requester shares the loop, and its ``wait_for`` task adds a turn after that 
 between (the young collection `runtime/gc_pause.py` defers to the turn after the controller's event, the other
 brokers' handling) lands in ``request_to_answer`` as well, though a broker on the wire would not wait for it.
 
-Beside each: the brokers' own handling time in that interval (subtracted: controller-only; the followers' own
-fetch loops are not subtracted, so that figure still holds some broker work), the controller's event-processing
+Beside each: the brokers' own handling time in that interval, and for the shutdown the followers' fetch loops
+(both subtracted: controller-only; a fetch the leader held when the fetchers were paused is answered when the
+leadership moves, and the follower applies that answer inside the interval), the controller's event-processing
 loop time measured directly (its own steps, without the store's round trips), and the store floor
 measured in the same run — one batched read and rewrite of the partition states the controller has to write
 (led and followed partitions for the shutdown, the elected ones for the election).
@@ -89,6 +90,21 @@ def _paths(tps: list[TopicPartition]) -> list[str]:
     return [paths.partition_state_path(tp.topic, tp.partition) for tp in tps]
 
 
+FETCH_LOOP = "task ReplicaFetcher._run"
+"""`party_of`'s name for a follower's fetch loop: broker work, on other machines in Kafka."""
+
+
+def fetch_loops_ms(start: float, end: float, bench_task: asyncio.Task[Any] | None) -> tuple[float, float]:
+    """Loop time and this thread's CPU (ms) of the followers' fetch loops in the callbacks that began in
+    [start, end): their sends' handling by the leaders is in the transport's broker time already."""
+    wall = cpu = 0.0
+    for (a, b, callback), c in zip(LOOP_TIMELINE.callbacks, LOOP_TIMELINE.cpu, strict=True):
+        if start <= a < end and party_of(callback, bench_task) == FETCH_LOOP:
+            wall += min(b, end) - a
+            cpu += c
+    return 1000 * wall, 1000 * cpu
+
+
 @contextlib.contextmanager
 def fetchers_paused(cluster: LocalCluster) -> Iterator[None]:
     """Pause every broker's replica fetchers for a measured interval (a few seconds, far below
@@ -149,20 +165,26 @@ async def bench(backend: CoordinationBackend, partitions: int) -> tuple[dict[str
             start, answered_at, lambda cb: party_of(cb, bench_task),
             [("controller's steps", controller_time.spans), ("brokers' handling", transport.broker_time.spans),
              ("store calls", store_time.spans), ("cyclic GC", GC_CLOCK.spans)])
+        fetch_ms, _ = fetch_loops_ms(start, start + shutdown_ms / 1000, bench_task)
+        fetch_handed_ms, fetch_handed_cpu_ms = fetch_loops_ms(start, answered_at, bench_task)
         shutdown = {
             "partitions": partitions, "led_by_broker": len(led), "followed_by_broker": len(followed),
             "setup_s": setup_s, "attempts": outcome.attempts,
             "request_to_answer_ms": shutdown_ms, "brokers_handling_in_that_interval_ms": brokers_ms,
             "of_which_isr_expiration_rounds_ms": isr_rounds.ms(t0, t1),
-            "controller_only_ms": shutdown_ms - brokers_ms,
+            "followers_fetch_loops_in_that_interval_ms": round(fetch_ms),
+            "controller_only_ms": round(shutdown_ms - brokers_ms - fetch_ms),
             "controller_event_loop_time_ms": controller_time.ms(t0, t1),
             "controller_event_loop_cpu_ms": controller_time.cpu_ms(t0, t1),
             "cyclic_gc_in_that_interval_ms": GC_CLOCK.ms(t0, t1),
             "request_to_answer_handed_ms": answer_handed_ms,
-            "controller_only_to_answer_handed_ms": answer_handed_ms - transport.broker_ms(t0, answered_ms),
+            "followers_fetch_loops_to_answer_handed_ms": round(fetch_handed_ms),
+            "controller_only_to_answer_handed_ms": round(
+                answer_handed_ms - transport.broker_ms(t0, answered_ms) - fetch_handed_ms),
             "cyclic_gc_before_answer_handed_ms": GC_CLOCK.ms(t0, answered_ms),
             "controller_only_cpu_to_answer_handed_ms": round(
-                LOOP_TIMELINE.cpu_ms(start, answered_at) - transport.broker_time.cpu_ms_between(start, answered_at)),
+                LOOP_TIMELINE.cpu_ms(start, answered_at) - transport.broker_time.cpu_ms_between(start, answered_at)
+                - fetch_handed_cpu_ms),
             "store_calls_to_answer_handed_ms": round(sum(v for k, v in split.items() if k.endswith("> store calls"))),
             "where the time to the answer handed went, ms (each instant to the callback running it and the timed "
             "parts inside)": split,
