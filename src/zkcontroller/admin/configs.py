@@ -42,11 +42,16 @@ from zkcontroller.admin.reassign import BROKER_THROTTLES
 from zkcontroller.admin.topic_rules import MESSAGE_FORMAT_WARNING
 from zkcontroller.admin.topics import change_topic_config
 from zkcontroller.admin.usage import KafkaCommand
+from zkcontroller.broker.dynamic_broker_config import (
+    DynamicConfigError,
+    is_password_config,
+    validate_configs,
+    validate_types,
+)
 from zkcontroller.zk import paths
-from zkcontroller.zk.config_values import JAVA_TRIM, parse_boolean
+from zkcontroller.zk.config_values import JAVA_TRIM
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
-from zkcontroller.zk.znodes import UNCLEAN_LEADER_ELECTION_ENABLE
 
 
 class InvalidConfigsError(AdminError):
@@ -63,41 +68,41 @@ class BrokerRunningError(AdminError):
 BROKER_CONFIGS_UPDATABLE_WHILE_RUNNING = frozenset(BROKER_THROTTLES)
 """ConfigCommand's ``BrokerConfigsUpdatableUsingZooKeeperWhileBrokerRunning``."""
 
-BROKER_CONFIG_TYPES = {UNCLEAN_LEADER_ELECTION_ENABLE: "BOOLEAN", **{k: "LONG" for k in BROKER_THROTTLES}}
-"""The dynamic broker configs whose values are checked (Kafka's ``DynamicConfig.Broker`` ConfigDef); other keys
-are stored as given, as Kafka allows custom broker configs."""
-
-NON_DYNAMIC_BROKER_CONFIGS = frozenset({
-    "broker.id", "zookeeper.connect", "zookeeper.session.timeout.ms", "zookeeper.connection.timeout.ms",
-    "zookeeper.max.in.flight.requests", "broker.rack", "log.dirs", "log.dir", "inter.broker.protocol.version",
-    "auto.leader.rebalance.enable", "delete.topic.enable", "controlled.shutdown.enable",
-    "controlled.shutdown.max.retries", "controlled.shutdown.retry.backoff.ms", "replica.lag.time.max.ms",
-    "replica.fetch.wait.max.ms", "replica.fetch.backoff.ms", "replica.socket.timeout.ms",
-    "leader.imbalance.check.interval.seconds", "leader.imbalance.per.broker.percentage",
-    "controller.socket.timeout.ms", "request.timeout.ms", "inter.broker.listener.name",
-    "socket.request.max.bytes", "connections.max.idle.ms",
-})
-"""Configs this project reads that Kafka 2.8 does not update dynamically (the known part of
-``DynamicConfig.Broker.nonDynamicProps``)."""
-
-
 def _scala_set(names: list[str]) -> str:
     return f"Set({', '.join(names)})"
 
 
 def validate_broker_configs(configs: dict[str, str]) -> None:
-    """``DynamicBrokerConfig.validateConfigs`` for the configs known here, with its ConfigException messages:
-    static configs are refused, then each known dynamic config's value is parsed as its type."""
-    static = [k for k in configs if k in NON_DYNAMIC_BROKER_CONFIGS]
-    if static:
-        raise InvalidConfigError(f"Cannot update these configs dynamically: {_scala_set(static)}")
-    for key, value in configs.items():
-        kind = BROKER_CONFIG_TYPES.get(key)
-        text = value.strip(JAVA_TRIM)
-        if kind == "BOOLEAN":
-            parse_boolean(key, value, InvalidConfigError)
-        if kind == "LONG" and java_parse_int(text, bits=64) is None:  # Long.parseLong
-            raise InvalidConfigError(f"Invalid value {value} for configuration {key}: Not a number of type LONG")
+    """``AdminZkClient.validateBrokerConfig`` (``DynamicConfig.Broker.validate``) on an entity's whole new configs:
+    each dynamic property's and replication throttle's value parsed as its type and checked (Kafka's
+    ConfigException message); other keys are stored as given, as Kafka allows custom broker configs."""
+    try:
+        validate_types(configs)
+    except DynamicConfigError as e:
+        raise InvalidConfigError(str(e)) from None
+
+
+def preprocess_broker_configs(add: dict[str, str], *, per_broker: bool) -> dict[str, str]:
+    """ConfigCommand's ``preProcessBrokerConfigs`` for configs other than the throttles: the ``password.encoder.*``
+    ones taken out (never stored), then ``DynamicBrokerConfig.validateConfigs`` (a static property, an SSL config
+    without its listener prefix, each value, a per-broker config at the default level). A password config needs
+    ``password.encoder.secret`` (Kafka's message); encrypting is not implemented here, so it is refused even then
+    rather than stored in clear. Returns the configs to store."""
+    kept = {k: v for k, v in add.items() if not k.startswith("password.encoder.")}
+    try:
+        validate_configs(kept, per_broker=per_broker)
+    except DynamicConfigError as e:
+        raise InvalidConfigError(str(e)) from None
+    passwords = [k for k in kept if is_password_config(k)]
+    if passwords and "password.encoder.secret" not in add:
+        raise InvalidConfigError(
+            f"password.encoder.secret must be specified to update {_scala_set(passwords)}. Other password encoder "
+            "configs like cipher algorithm and iterations may also be specified to override the default encoding "
+            "parameters. Password encoder configs will not be persisted in ZooKeeper.")
+    if passwords:
+        raise InvalidConfigError(f"zkcontroller does not encrypt dynamic password configs: {_scala_set(passwords)} "
+                                 "not stored")
+    return kept
 
 
 def broker_entity_label(entity_name: str) -> str:
@@ -130,7 +135,8 @@ async def alter_broker_config(zk: KafkaZkClient, entity_name: str, add: dict[str
             raise BrokerRunningError(f"{error} when broker {entity_name} is running. {info}")
         if not per_broker and running:
             raise BrokerRunningError(f"{error} for default cluster if any broker is running. {info}")
-    validate_broker_configs(add)  # preProcessBrokerConfigs, and changeBrokerConfig's validation of the throttles
+    if dynamic:
+        add = preprocess_broker_configs(add, per_broker=per_broker)
     node = paths.DEFAULT_ENTITY if broker_id is None else str(broker_id)
     current = await zk.get_broker_configs(node)
     missing = [k for k in delete if k not in current]
@@ -139,6 +145,7 @@ async def alter_broker_config(zk: KafkaZkClient, entity_name: str, add: dict[str
     updated = {**current, **add}
     for key in delete:
         updated.pop(key, None)
+    validate_broker_configs(updated)  # changeBrokerConfig's, on the whole node
     await change_broker_config(zk, node, updated)
     return updated
 

@@ -11,14 +11,17 @@ names that level sets). Kafka's quirks are kept: a key ``LogConfig`` does not de
 ``retention.ms`` lists none.
 
 A BROKER (this broker's id): the properties it was started with (its server.properties) and the defaults of the
-Kafka 2.8.2 properties in `BROKER_CONFIG_DEFAULTS`; the rest of Kafka's ~200 are not known here. A dynamic value
-(as the broker's config manager keeps it, `broker.dynamic_broker_config`) wins over server.properties, with its
-source and synonyms as for a topic.
+Kafka 2.8.2 properties in `BROKER_CONFIG_DEFAULTS` (those this project reads and every dynamic one); the rest of
+Kafka's ~230 are not known here, so one given in server.properties describes as sensitive. As Kafka, only a
+PASSWORD or a key of unknown type is sensitive; a ``listener.name.<l>.<config>`` key has its base config's type.
+A dynamic value (as the broker's config manager keeps it, `broker.dynamic_broker_config`) wins over
+server.properties, with its source and synonyms as for a topic.
 Documentation is always null (Kafka sends each key's doc string when asked).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from zkcontroller.broker.log_config import (
@@ -30,7 +33,9 @@ from zkcontroller.broker.log_config import (
     to_config_string,
 )
 from zkcontroller.protocol.wire.describe_configs import ConfigEntry, Synonym
-from zkcontroller.zk.log_config_def import TOPIC_CONFIG_RULES, parse_config_value
+from zkcontroller.zk.log_config_def import TOPIC_CONFIG_RULES, OneOf, Range, parse_config_value
+
+_LONG_MAX = 2**63 - 1
 
 # ConfigResource.Type
 TOPIC_RESOURCE, BROKER_RESOURCE, BROKER_LOGGER_RESOURCE = 2, 4, 8
@@ -40,6 +45,103 @@ STATIC_BROKER_CONFIG, DEFAULT_CONFIG = 4, 5
 CONFIG_TYPES = {"UNKNOWN": 0, "BOOLEAN": 1, "STRING": 2, "INT": 3, "SHORT": 4, "LONG": 5, "DOUBLE": 6, "LIST": 7,
                 "CLASS": 8, "PASSWORD": 9}
 """``DescribeConfigsResponse.ConfigType`` ids (v3+)."""
+
+_INT_MAX = 2**31 - 1
+
+DYNAMIC_THREAD_POOL_CONFIGS: Mapping[str, tuple[str, object]] = {
+    "num.io.threads": ("INT", 8),
+    "num.network.threads": ("INT", 3),
+    "num.replica.fetchers": ("INT", 1),
+    "num.recovery.threads.per.data.dir": ("INT", 1),
+    "background.threads": ("INT", 10),
+}
+"""``DynamicThreadPool.ReconfigurableConfigs``."""
+
+LOG_CLEANER_CONFIGS: Mapping[str, tuple[str, object]] = {
+    "log.cleaner.threads": ("INT", 1),
+    "log.cleaner.dedupe.buffer.size": ("LONG", 128 * 1024 * 1024),
+    "log.cleaner.io.buffer.load.factor": ("DOUBLE", 0.9),
+    "log.cleaner.io.buffer.size": ("INT", 512 * 1024),
+    "log.cleaner.io.max.bytes.per.second": ("DOUBLE", 1.7976931348623157e308),
+    "log.cleaner.backoff.ms": ("LONG", 15000),
+}
+"""``LogCleaner.ReconfigurableConfigs`` (and ``message.max.bytes``, a log property)."""
+
+DYNAMIC_SECURITY_CONFIGS = frozenset({
+    "ssl.keystore.type", "ssl.keystore.location", "ssl.keystore.password", "ssl.key.password", "ssl.truststore.type",
+    "ssl.truststore.location", "ssl.truststore.password", "ssl.keystore.certificate.chain", "ssl.keystore.key",
+    "ssl.truststore.certificates"})
+"""``SslConfigs.RECONFIGURABLE_CONFIGS``: dynamic only per listener (``listener.name.<l>.ssl...``)."""
+
+DYNAMIC_KAFKA_CONFIGS: Mapping[str, tuple[str, object]] = {
+    **DYNAMIC_THREAD_POOL_CONFIGS,
+    **LOG_CLEANER_CONFIGS,
+    "metric.reporters": ("LIST", []),
+    # DynamicListenerConfig.ReconfigurableConfigs (listeners and advertised.listeners are below)
+    "listener.security.protocol.map": ("STRING", "PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,"
+                                                 "SASL_SSL:SASL_SSL"),
+    "principal.builder.class": ("CLASS", None),
+    "ssl.protocol": ("STRING", "TLSv1.3"),  # the defaults Java 11 gives
+    "ssl.provider": ("STRING", None),
+    "ssl.cipher.suites": ("LIST", []),
+    "ssl.enabled.protocols": ("LIST", ["TLSv1.2", "TLSv1.3"]),
+    "ssl.keystore.type": ("STRING", "JKS"),
+    "ssl.keystore.location": ("STRING", None),
+    "ssl.keystore.password": ("PASSWORD", None),
+    "ssl.key.password": ("PASSWORD", None),
+    "ssl.keystore.key": ("PASSWORD", None),
+    "ssl.keystore.certificate.chain": ("PASSWORD", None),
+    "ssl.truststore.type": ("STRING", "JKS"),
+    "ssl.truststore.location": ("STRING", None),
+    "ssl.truststore.password": ("PASSWORD", None),
+    "ssl.truststore.certificates": ("PASSWORD", None),
+    "ssl.keymanager.algorithm": ("STRING", "SunX509"),
+    "ssl.trustmanager.algorithm": ("STRING", "PKIX"),
+    "ssl.endpoint.identification.algorithm": ("STRING", "https"),
+    "ssl.secure.random.implementation": ("STRING", None),
+    "ssl.client.auth": ("STRING", "none"),
+    "ssl.engine.factory.class": ("CLASS", None),
+    "sasl.mechanism.inter.broker.protocol": ("STRING", "GSSAPI"),
+    "sasl.jaas.config": ("PASSWORD", None),
+    "sasl.enabled.mechanisms": ("LIST", ["GSSAPI"]),
+    "sasl.kerberos.service.name": ("STRING", None),
+    "sasl.kerberos.kinit.cmd": ("STRING", "/usr/bin/kinit"),
+    "sasl.kerberos.ticket.renew.window.factor": ("DOUBLE", 0.8),
+    "sasl.kerberos.ticket.renew.jitter": ("DOUBLE", 0.05),
+    "sasl.kerberos.min.time.before.relogin": ("LONG", 60000),
+    "sasl.kerberos.principal.to.local.rules": ("LIST", ["DEFAULT"]),
+    "sasl.login.refresh.window.factor": ("DOUBLE", 0.8),
+    "sasl.login.refresh.window.jitter": ("DOUBLE", 0.05),
+    "sasl.login.refresh.min.period.seconds": ("SHORT", 60),
+    "sasl.login.refresh.buffer.seconds": ("SHORT", 300),
+    # DynamicConnectionQuota (SocketServer.ReconfigurableConfigs)
+    "max.connections": ("INT", _INT_MAX),
+    "max.connection.creation.rate": ("INT", _INT_MAX),
+    "max.connections.per.ip": ("INT", _INT_MAX),
+    "max.connections.per.ip.overrides": ("STRING", ""),
+}
+"""The rest of Kafka 2.8.2's ``DynamicBrokerConfig.AllDynamicConfigs`` (beyond the log properties and the
+listeners), with ``KafkaConfig``'s type and default. Stored, checked and described as Kafka does; our brokers do
+not act on them (no thread pools, cleaner, TLS, SASL or connection limits to resize)."""
+
+BROKER_CONFIG_VALIDATORS: Mapping[str, Range | OneOf] = {
+    "num.io.threads": Range(1), "num.network.threads": Range(1), "num.recovery.threads.per.data.dir": Range(1),
+    "background.threads": Range(1), "log.cleaner.threads": Range(0), "log.cleaner.io.buffer.size": Range(0),
+    "log.cleaner.backoff.ms": Range(0), "max.connections": Range(0), "max.connection.creation.rate": Range(0),
+    "max.connections.per.ip": Range(0), "ssl.client.auth": OneOf(("required", "requested", "none")),
+    "leader.replication.throttled.rate": Range(0), "follower.replication.throttled.rate": Range(0),
+    "replica.alter.log.dirs.io.max.bytes.per.second": Range(0),
+}
+"""``KafkaConfig``'s (and ``DynamicConfig.Broker``'s) validators of the dynamic properties above and the
+replication throttles (the log properties have their own, `broker.log_config`)."""
+
+REPLICATION_THROTTLE_CONFIGS: Mapping[str, tuple[str, object]] = {
+    "leader.replication.throttled.rate": ("LONG", _LONG_MAX),
+    "follower.replication.throttled.rate": ("LONG", _LONG_MAX),
+    "replica.alter.log.dirs.io.max.bytes.per.second": ("LONG", _LONG_MAX),
+}
+"""``DynamicConfig.Broker``'s own keys: dynamic, typed there, yet not ``KafkaConfig`` properties (so Kafka
+describes them as sensitive, of UNKNOWN type)."""
 
 BROKER_CONFIG_DEFAULTS: Mapping[str, tuple[str, object]] = {
     **{name: (prop.type, prop.default) for name, prop in BROKER_LOG_PROPERTIES.items()},
@@ -81,13 +183,48 @@ BROKER_CONFIG_DEFAULTS: Mapping[str, tuple[str, object]] = {
     "transaction.state.log.replication.factor": ("SHORT", 3),
     "transaction.state.log.min.isr": ("INT", 2),
     "transaction.state.log.segment.bytes": ("INT", 104857600),
+    **DYNAMIC_KAFKA_CONFIGS,
 }
-"""The Kafka 2.8.2 ``KafkaConfig`` properties this project reads (server.properties), with type and default (None:
-Kafka's null): a broker resource lists each, plus whatever else server.properties gave."""
+"""The Kafka 2.8.2 ``KafkaConfig`` properties known here, with type and default (None: Kafka's null): those this
+project reads (server.properties) and every one Kafka updates dynamically. A broker resource lists each, plus
+whatever else server.properties or the dynamic levels gave."""
 
-DYNAMIC_BROKER_CONFIGS = frozenset(TOPIC_CONFIG_SYNONYMS.values()) - {"log.message.format.version"} | {
-    "listeners", "advertised.listeners"}
-"""``DynamicBrokerConfig.AllDynamicConfigs`` among `BROKER_CONFIG_DEFAULTS`: the rest are read-only."""
+DYNAMIC_BROKER_CONFIGS = (frozenset(TOPIC_CONFIG_SYNONYMS.values()) - {"log.message.format.version"}
+                          | DYNAMIC_KAFKA_CONFIGS.keys() | {"listeners", "advertised.listeners"})
+"""``DynamicBrokerConfig.AllDynamicConfigs``, each in `BROKER_CONFIG_DEFAULTS`: the rest are read-only."""
+
+_LISTENER_CONFIG = re.compile(r"listener\.name\.[^.]*\.(.*)", re.DOTALL)
+"""``DynamicBrokerConfig.ListenerConfigRegex``: a per-listener config, ``listener.name.<listener>.<config>``."""
+
+LISTENER_MECHANISM_CONFIGS = ("sasl.jaas.config", "sasl.login.callback.handler.class", "sasl.login.class",
+                              "sasl.server.callback.handler.class", "connections.max.reauth.ms")
+"""``ListenerMechanismConfigs``: named ``listener.name.<listener>.<mechanism>.<config>``."""
+
+
+def listener_base_name(name: str) -> str | None:
+    """The config a ``listener.name.<l>.`` name overrides (``<mechanism>.`` dropped for `LISTENER_MECHANISM_CONFIGS`),
+    or None for a name without the prefix."""
+    match = _LISTENER_CONFIG.fullmatch(name)
+    if match is None:
+        return None
+    base = match.group(1)
+    return next((m for m in LISTENER_MECHANISM_CONFIGS if base.endswith(m)), base)
+
+
+def broker_config_type(name: str) -> str | None:
+    """``KafkaConfig.configType`` among the properties known here: the name's own, else (a per-listener name) its
+    base config's; None when unknown."""
+    known = BROKER_CONFIG_DEFAULTS.get(name)
+    if known is not None:
+        return known[0]
+    base = listener_base_name(name)
+    known = BROKER_CONFIG_DEFAULTS.get(base) if base is not None else None
+    return known[0] if known is not None else None
+
+
+def is_sensitive_type(kind: str | None) -> bool:
+    """``KafkaConfig.maybeSensitive``: a PASSWORD, or a type not known (which might hide one)."""
+    return kind is None or kind == "PASSWORD"
 
 
 def _static_defaults() -> dict[str, str]:
@@ -165,20 +302,20 @@ def describe_broker(static: Mapping[str, str], *, include_synonyms: bool, keys: 
     for name in names:
         if not _wanted(keys, name):
             continue
-        known = BROKER_CONFIG_DEFAULTS.get(name)
-        sensitive = known is None
-        if known is None:
+        kind = broker_config_type(name)
+        sensitive = is_sensitive_type(kind)
+        if sensitive or kind is None:
             value = None
         elif name in current:
             try:
-                value = to_config_string(parse_config_value(name, known[0], current[name]), known[0])
+                value = to_config_string(parse_config_value(name, kind, current[name]), kind)
             except ValueError:  # refused at start-up already (server_properties); shown as given otherwise
                 value = current[name]
         else:
-            value = to_config_string(known[1], known[0])
+            value = to_config_string(BROKER_CONFIG_DEFAULTS[name][1], kind)
         found = _synonyms(name, static, sensitive, dynamic_broker, dynamic_default)
         entries.append(ConfigEntry(
             name, value, found[0].source if found else DEFAULT_CONFIG, read_only=name not in DYNAMIC_BROKER_CONFIGS,
-            is_sensitive=sensitive, config_type=CONFIG_TYPES[known[0]] if known is not None else 0,
+            is_sensitive=sensitive, config_type=CONFIG_TYPES[kind] if kind is not None else 0,
             synonyms=tuple(found) if include_synonyms else ()))
     return entries

@@ -21,8 +21,10 @@ Per resource, in Kafka's order:
 - BROKER: the empty name is the cluster default (``/config/brokers/<default>``), else this broker's id (another
   id or a non-integer is INVALID_REQUEST). AlterConfigs' entries replace the node; the incremental operations
   apply to what the broker keeps of it (`clean_dynamic_configs`). ``DynamicBrokerConfig.validate`` refuses a
-  static config, a bad value and, at the default level, a per-broker one (INVALID_REQUEST, wrapped). Keys not
-  known here are stored as custom configs.
+  static config, an SSL config without its listener prefix, a bad value, at the default level a per-broker one,
+  and a change the broker's reconfigurables refuse (thread counts, log cleaner threads, connection limits; all
+  INVALID_REQUEST, wrapped); a password config is refused on writing (not encrypted here). Keys Kafka does not
+  define are stored as custom configs.
 - BROKER_LOGGER (incremental only): this broker's id or the empty name; SET/DELETE set Python loggers' levels
   (`admin.log4j_controller`).
 """
@@ -39,10 +41,12 @@ from zkcontroller.admin.topics import change_topic_config
 from zkcontroller.admin.zk_admin_manager import (
     RESOURCE_TYPE_NAMES,
     TOPIC_CONFIG_KEYS,
+    BrokerLevels,
     ConfigApiError,
     InvalidConfigValue,
     broker_id_of,
     check_changes,
+    check_passwords,
     prepare_incremental,
     resource_label,
     validate_broker,
@@ -174,9 +178,10 @@ async def _alter_broker(server: KafkaServer, zk: KafkaZkClient, r: AlterResource
         configs = prepare_incremental(r.configs, kept, BROKER_CONFIG_DEFAULTS)
     else:
         configs = _entries(r.configs)
-    validate_broker(configs, per_broker=broker_id is not None)
+    validate_broker(configs, per_broker=broker_id is not None, levels=_levels(server))
     if validate_only:
         return
+    check_passwords(configs, per_broker=broker_id is not None)
     rendered = ",".join(f"{k}={v}" for k, v in configs.items())
     log = AdminManagerLog(server.broker_id)
     if broker_id is None:
@@ -184,6 +189,14 @@ async def _alter_broker(server: KafkaServer, zk: KafkaZkClient, r: AlterResource
     else:
         log.info("Updating broker %d with new configuration : %s", broker_id, rendered)
     await change_broker_config(zk, entity, configs)
+
+
+def _levels(server: KafkaServer) -> BrokerLevels:
+    """The broker's config as it stands, which its reconfigurables check a change against."""
+    if server.replica_manager is None:
+        return BrokerLevels(server.config.static_configs, {}, {})
+    kept = server.replica_manager.topic_configs.defaults
+    return BrokerLevels(server.config.static_configs, kept.dynamic_default, kept.dynamic_broker)
 
 
 def _entries(changes: Sequence[ConfigChange]) -> dict[str, str]:

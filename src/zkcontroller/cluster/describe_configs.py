@@ -35,15 +35,16 @@ from collections.abc import Callable, Mapping
 
 from zkcontroller.admin.zk_admin_manager import ConfigApiError, check_broker_id
 from zkcontroller.broker.config_helper import (
-    BROKER_CONFIG_DEFAULTS,
     BROKER_LOGGER_RESOURCE,
     BROKER_RESOURCE,
     CONFIG_TYPES,
     DYNAMIC_BROKER_CONFIGS,
     DYNAMIC_DEFAULT_BROKER_CONFIG,
     TOPIC_RESOURCE,
+    broker_config_type,
     describe_broker,
     describe_topic,
+    is_sensitive_type,
 )
 from zkcontroller.broker.dynamic_broker_config import clean_dynamic_configs
 from zkcontroller.broker.log_config import LogDefaults
@@ -183,12 +184,13 @@ def _dynamic_defaults(configs: Mapping[str, str], include_synonyms: bool,
     for name, value in sorted(configs.items()):
         if keys and name not in keys:
             continue
-        known = BROKER_CONFIG_DEFAULTS.get(name)
-        shown = value if known is not None else None
+        kind = broker_config_type(name)
+        sensitive = is_sensitive_type(kind)
+        shown = None if sensitive else value
         synonym = Synonym(name, shown, DYNAMIC_DEFAULT_BROKER_CONFIG)
         entries.append(ConfigEntry(name, shown, DYNAMIC_DEFAULT_BROKER_CONFIG,
-                                   read_only=name not in DYNAMIC_BROKER_CONFIGS, is_sensitive=known is None,
-                                   config_type=CONFIG_TYPES[known[0]] if known is not None else 0,
+                                   read_only=name not in DYNAMIC_BROKER_CONFIGS, is_sensitive=sensitive,
+                                   config_type=CONFIG_TYPES[kind] if kind is not None else 0,
                                    synonyms=(synonym,) if include_synonyms else ()))
     return entries
 

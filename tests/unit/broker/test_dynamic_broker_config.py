@@ -98,3 +98,42 @@ def test_broker_entries_show_the_dynamic_levels() -> None:
     assert (entries["message.max.bytes"].value, entries["message.max.bytes"].source) == (
         "500", DYNAMIC_DEFAULT_BROKER_CONFIG)
     assert entries["broker.id"].source == STATIC_BROKER_CONFIG
+
+
+def test_clean_drops_static_kafka_keys_unknown_here_and_unprefixed_ssl_configs(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Every ``KafkaConfig`` name counts (not only those this project reads); an SSL keystore key is dynamic only
+    per listener; the listener-prefixed one is per-broker; a thread count with a bad value is dropped as invalid."""
+    node = {"socket.send.buffer.bytes": "1", "ssl.keystore.location": "/k", "num.io.threads": "abc",
+            "listener.name.plaintext.ssl.keystore.location": "/k", "listener.name.plaintext.max.connections": "9",
+            "log.cleaner.threads": "2"}
+    with caplog.at_level(logging.ERROR, "kafka.server.DynamicBrokerConfig"):
+        kept = clean_dynamic_configs(node, per_broker=False, path="/config/brokers/<default>")
+    assert kept == {"listener.name.plaintext.max.connections": "9", "log.cleaner.threads": "2"}
+    assert "Non-dynamic configs configured in ZooKeeper will be ignored: Set(socket.send.buffer.bytes)" in caplog.text
+    assert ("Security configs can be dynamically updated only using listener prefix, base configs will be ignored: "
+            "Set(ssl.keystore.location)") in caplog.text
+    assert ("Per-broker configs defined at default cluster level will be ignored: "
+            "Set(listener.name.plaintext.ssl.keystore.location)") in caplog.text
+    assert "invalid values in: Set(num.io.threads)" in caplog.text
+
+
+def test_dynamic_kafka_configs_describe_with_type_and_only_passwords_sensitive() -> None:
+    entries = {e.name: e for e in describe_broker(
+        {"broker.id": "1"}, include_synonyms=True,
+        dynamic_broker={"num.io.threads": "16", "listener.name.plaintext.max.connections": "5",
+                        "listener.name.plaintext.ssl.keystore.password": "secret", "custom.key": "x"})}
+    io = entries["num.io.threads"]
+    assert (io.value, io.is_sensitive, io.read_only, io.config_type, io.source) == (
+        "16", False, False, 3, DYNAMIC_BROKER_CONFIG)
+    prefixed = entries["listener.name.plaintext.max.connections"]
+    assert (prefixed.value, prefixed.is_sensitive, prefixed.config_type) == ("5", False, 3)  # its base key's type
+    password = entries["listener.name.plaintext.ssl.keystore.password"]
+    assert (password.value, password.is_sensitive, password.config_type) == (None, True, 9)
+    custom = entries["custom.key"]
+    assert (custom.value, custom.is_sensitive, custom.config_type) == (None, True, 0)  # unknown: may be a password
+    cleaner = entries["log.cleaner.io.max.bytes.per.second"]
+    assert (cleaner.value, cleaner.source, cleaner.config_type) == ("1.7976931348623157E308", DEFAULT_CONFIG, 6)
+    assert (entries["ssl.enabled.protocols"].value, entries["sasl.enabled.mechanisms"].value) == (
+        "TLSv1.2,TLSv1.3", "GSSAPI")
+    assert entries["zookeeper.connect"].read_only and not entries["max.connections"].read_only
