@@ -41,6 +41,7 @@ from zkcontroller.protocol.wire.client_apis import (
     CREATE_PARTITIONS,
     CREATE_TOPICS,
     DELETE_TOPICS,
+    DESCRIBE_CLUSTER,
     ELECT_LEADERS,
     LIST_PARTITION_REASSIGNMENTS,
     METADATA,
@@ -61,7 +62,7 @@ CLIENT_VERSIONS: dict[int, tuple[int, int]] = {
     API_VERSIONS: (0, 3), METADATA: (1, 11), CREATE_TOPICS: (2, 7), DELETE_TOPICS: (1, 6),
     CREATE_PARTITIONS: (0, 3), ELECT_LEADERS: (0, 2), ALTER_PARTITION_REASSIGNMENTS: (0, 0),
     LIST_PARTITION_REASSIGNMENTS: (0, 0), dc.DESCRIBE_CONFIGS: (1, 4), ac.INCREMENTAL_ALTER_CONFIGS: (0, 1),
-    ac.ALTER_CONFIGS: (0, 2),
+    ac.ALTER_CONFIGS: (0, 2), DESCRIBE_CLUSTER: (0, 0),
 }
 """What this client can speak (kio's schemas, DescribeConfigs from our table; Metadata v1+ for the controller id)."""
 
@@ -166,6 +167,16 @@ class ClusterMetadata:
 
 
 @dataclass(frozen=True, slots=True)
+class ClusterDescription:
+    """What Kafka's ``describeCluster`` gives: the live brokers, the controller's id (-1: none known) and the
+    cluster id (None when a Metadata answer had none)."""
+
+    brokers: tuple[Node, ...]
+    controller_id: int
+    cluster_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class Reassignment:
     replicas: tuple[int, ...]
     adding: tuple[int, ...]
@@ -238,7 +249,8 @@ _RESPONSES = {API_VERSIONS: "ApiVersionsResponse", METADATA: "MetadataResponse",
               DELETE_TOPICS: "DeleteTopicsResponse", CREATE_PARTITIONS: "CreatePartitionsResponse",
               ELECT_LEADERS: "ElectLeadersResponse",
               ALTER_PARTITION_REASSIGNMENTS: "AlterPartitionReassignmentsResponse",
-              LIST_PARTITION_REASSIGNMENTS: "ListPartitionReassignmentsResponse"}
+              LIST_PARTITION_REASSIGNMENTS: "ListPartitionReassignmentsResponse",
+              DESCRIBE_CLUSTER: "DescribeClusterResponse"}
 
 
 def _decode(api_key: int, version: int, payload: bytes, offset: int) -> Any:
@@ -461,8 +473,38 @@ class AdminClient:
         return out
 
     async def live_brokers(self) -> list[Node]:
-        """Kafka 2.8's describeCluster (a Metadata request with no topics)."""
+        """The brokers of a Metadata request with no topics (what the tools' ``describeCluster().nodes()`` see)."""
         return list((await self.metadata((), "describeCluster")).brokers)
+
+    async def describe_cluster(self) -> ClusterDescription:
+        """Kafka 2.8.2's ``describeCluster`` (call ``listNodes``): DescribeCluster v0 (KIP-700) to any node, or,
+        when that node does not serve it, a Metadata request with no topics, as the Java client falls back."""
+        def make(version: int) -> bytes:
+            m = schema_module(DESCRIBE_CLUSTER, version, "request")
+            return _write(build(m.DescribeClusterRequest, include_cluster_authorized_operations=False))
+
+        def parse(version: int, payload: bytes, offset: int) -> ClusterDescription:
+            r = _decode(DESCRIBE_CLUSTER, version, payload, offset)
+            check(int(r.error_code), r.error_message)
+            return ClusterDescription(tuple(Node(int(b.broker_id), str(b.host), int(b.port), b.rack)
+                                            for b in r.brokers), int(r.controller_id), str(r.cluster_id))
+
+        try:
+            return await self._call("listNodes", DESCRIBE_CLUSTER, "any", make, parse)
+        except KafkaApiError as e:
+            if e.code != UNSUPPORTED_VERSION:
+                raise
+
+        def make_metadata(version: int) -> bytes:
+            return self._metadata_request(version, ())
+
+        def parse_metadata(version: int, payload: bytes, offset: int) -> ClusterDescription:
+            r = _decode(METADATA, version, payload, offset)
+            return ClusterDescription(tuple(Node(int(b.node_id), str(b.host), int(b.port), b.rack)
+                                            for b in r.brokers), int(r.controller_id),
+                                      getattr(r, "cluster_id", None))
+
+        return await self._call("listNodes", METADATA, "any", make_metadata, parse_metadata)
 
     # ------------------------------------------------------------------ topics
 
