@@ -34,6 +34,7 @@ from kio.serial import entity_reader, entity_writer
 
 from zkcontroller.model import TopicId
 from zkcontroller.protocol.wire import alter_configs as ac
+from zkcontroller.protocol.wire import client_quotas as cq
 from zkcontroller.protocol.wire import describe_configs as dc
 from zkcontroller.protocol.wire.client_apis import (
     ALTER_PARTITION_REASSIGNMENTS,
@@ -62,7 +63,8 @@ CLIENT_VERSIONS: dict[int, tuple[int, int]] = {
     API_VERSIONS: (0, 3), METADATA: (1, 11), CREATE_TOPICS: (2, 7), DELETE_TOPICS: (1, 6),
     CREATE_PARTITIONS: (0, 3), ELECT_LEADERS: (0, 2), ALTER_PARTITION_REASSIGNMENTS: (0, 0),
     LIST_PARTITION_REASSIGNMENTS: (0, 0), dc.DESCRIBE_CONFIGS: (1, 4), ac.INCREMENTAL_ALTER_CONFIGS: (0, 1),
-    ac.ALTER_CONFIGS: (0, 2), DESCRIBE_CLUSTER: (0, 0),
+    ac.ALTER_CONFIGS: (0, 2), DESCRIBE_CLUSTER: (0, 0), cq.DESCRIBE_CLIENT_QUOTAS: (0, 1),
+    cq.ALTER_CLIENT_QUOTAS: (0, 1),
 }
 """What this client can speak (kio's schemas, DescribeConfigs from our table; Metadata v1+ for the controller id)."""
 
@@ -721,3 +723,35 @@ class AdminClient:
 
         await self._call("alterConfigs", ac.ALTER_CONFIGS, target,
                          lambda version: ac.encode_request(ac.ALTER_CONFIGS, version, query), parse)
+
+    async def describe_client_quotas(self, components: Sequence[cq.FilterComponent], *, strict: bool
+                                     ) -> dict[cq.QuotaEntity, tuple[tuple[str, float], ...]]:
+        """DescribeClientQuotas to any node (Kafka's LeastLoadedNodeProvider): each matching entity's quotas, in
+        the broker's order; a request-level error raises."""
+        query = cq.DescribeQuotasQuery(tuple(components), strict)
+
+        def parse(version: int, payload: bytes, offset: int) -> dict[cq.QuotaEntity, tuple[tuple[str, float], ...]]:
+            try:
+                described = cq.decode_describe_response(version, payload, offset)
+            except ValueError as e:
+                raise WireFormatError(f"DescribeClientQuotasResponse v{version}: {e}") from None
+            check(described.error, described.message)
+            return dict(described.entries or ())
+
+        return await self._call("describeClientQuotas", cq.DESCRIBE_CLIENT_QUOTAS, "any",
+                                lambda version: cq.encode_describe_request(version, query), parse)
+
+    async def alter_client_quotas(self, alterations: Sequence[cq.QuotaAlteration]) -> None:
+        """AlterClientQuotas to any node; the first entity's error raises (Kafka's ``all().get()``)."""
+        query = cq.AlterQuotasQuery(tuple(alterations), validate_only=False)
+
+        def parse(version: int, payload: bytes, offset: int) -> None:
+            try:
+                altered = cq.decode_alter_response(version, payload, offset)
+            except ValueError as e:
+                raise WireFormatError(f"AlterClientQuotasResponse v{version}: {e}") from None
+            for a in altered:
+                check(a.error, a.message)
+
+        await self._call("alterClientQuotas", cq.ALTER_CLIENT_QUOTAS, "any",
+                         lambda version: cq.encode_alter_request(version, query), parse)
