@@ -15,9 +15,12 @@ from tests.helpers import wait_until
 from tests.integration.listening import listening_cluster
 from tests.wire.admin_fixture import controller, create, others
 
+from zkcontroller.admin import bootstrap_reassign
 from zkcontroller.cli import main
 from zkcontroller.cluster.listener import ListenerPorts
 from zkcontroller.cluster.local_cluster import LocalCluster
+from zkcontroller.model import TopicPartition
+from zkcontroller.protocol.wire.admin_client import Reassignment
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.paths import ConfigType
 
@@ -129,3 +132,108 @@ async def test_neither_server_and_both() -> None:
         "--command-config", "/nonexistent/admin.properties"])
     assert both.output.splitlines()[0].startswith("Warning: ignoring deprecated --zookeeper option")
     assert both.output.splitlines()[-1].startswith("Error: cannot read --command-config /nonexistent")
+
+
+async def test_execute_with_a_throttle_sets_then_verify_clears_it(
+        brokers: tuple[LocalCluster, KafkaZkClient, str], tmp_path: Path) -> None:
+    """ReassignPartitionsCommand's modifyReassignmentThrottle through IncrementalAlterConfigs: the topic's leader
+    throttle on the sources, its follower throttle on the new replicas, both rates on every broker that sends or
+    receives; --verify clears them all once nothing is moving."""
+    cluster, zk, bootstrap = brokers
+    await create(cluster, zk, "slow", {0: [1, 2], 1: [2, 1]})
+    move = plan(tmp_path, "move.json", {("slow", 0): [2, 3], ("slow", 1): [2, 1]})
+    executed = await reassign("--execute", "--reassignment-json-file", move, "--throttle", "50000",
+                              "--bootstrap-server", bootstrap)
+    assert executed.exit_code == 0, executed.output
+    assert executed.output.splitlines()[-3:] == [
+        "Warning: You must run --verify periodically, until the reassignment completes, to ensure the throttle "
+        "is removed.",
+        "The inter-broker throttle limit was set to 50000 B/s",
+        "Successfully started partition reassignments for slow-0,slow-1"]
+    assert await zk.get_entity_configs(ConfigType.TOPIC, "slow") == {
+        "leader.replication.throttled.replicas": "0:1,0:2,1:1,1:2",
+        "follower.replication.throttled.replicas": "0:3"}
+    for broker in ("1", "2", "3"):
+        assert await zk.get_entity_configs(ConfigType.BROKER, broker) == {
+            "leader.replication.throttled.rate": "50000", "follower.replication.throttled.rate": "50000"}
+
+    async def complete() -> bool:
+        listed = await reassign("--list", "--bootstrap-server", bootstrap)
+        return listed.output == "No partition reassignments found.\n"
+    await wait_until(complete, timeout_s=30, what="the move completed")
+    verified = await reassign("--verify", "--reassignment-json-file", move, "--bootstrap-server", bootstrap)
+    assert verified.output.splitlines()[-2:] == ["Clearing broker-level throttles on brokers 1,2,3",
+                                                 "Clearing topic-level throttles on topic slow"]
+    assert await zk.get_entity_configs(ConfigType.TOPIC, "slow") == {}
+    for broker in ("1", "2", "3"):
+        assert await zk.get_entity_configs(ConfigType.BROKER, broker) == {}
+
+
+async def test_additional_runs_beside_an_ongoing_move_and_a_throttle_needs_every_moving_broker(
+        brokers: tuple[LocalCluster, KafkaZkClient, str], tmp_path: Path) -> None:
+    """--additional starts a second reassignment while one is stuck on a killed (still registered) broker; a
+    throttle then covers the stuck move too, as Kafka's calculateProposedMoveMap does, so it must reach the killed
+    broker: that fails (bounded by default.api.timeout.ms) and nothing new is submitted."""
+    cluster, zk, _bootstrap = brokers
+    dead = others(cluster)[0].broker_id
+    a, b = (x for x in cluster.broker_ids if x != dead)
+    await create(cluster, zk, "stuck", {0: [a, b]})
+    await create(cluster, zk, "other", {0: [a]})
+    await cluster.crash_broker(dead)
+    at = cluster.listeners[controller(cluster).broker_id].address or ""
+    started = await reassign("--execute", "--reassignment-json-file",
+                             plan(tmp_path, "stuck.json", {("stuck", 0): [a, b, dead]}), "--bootstrap-server", at)
+    assert started.exit_code == 0, started.output
+    second = plan(tmp_path, "second.json", {("other", 0): [b]})
+    refused = await reassign("--execute", "--reassignment-json-file", second, "--bootstrap-server", at)
+    assert refused.exit_code == 1 and "Use --additional to override this" in refused.output
+
+    config = tmp_path / "admin.properties"
+    config.write_text("default.api.timeout.ms=1500\n")
+    throttled = await reassign("--execute", "--additional", "--throttle", "1024", "--reassignment-json-file",
+                               second, "--bootstrap-server", at, "--command-config", str(config))
+    assert throttled.exit_code == 1, throttled.output
+    assert throttled.output.splitlines()[-1] == (
+        "Error: Timed out waiting for a node assignment. Call: incrementalAlterConfigs")
+    assert await zk.get_entity_configs(ConfigType.TOPIC, "stuck") == {  # set before the brokers, as Kafka
+        "leader.replication.throttled.replicas": f"0:{a},0:{b}", "follower.replication.throttled.replicas": f"0:{dead}"}
+    listed = await reassign("--list", "--bootstrap-server", at)
+    assert "other-0" not in listed.output
+
+    added = await reassign("--execute", "--additional", "--reassignment-json-file", second, "--bootstrap-server", at)
+    assert added.exit_code == 0, added.output
+    assert added.output.splitlines()[-1] == "Successfully started partition reassignment for other-0"
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--verify", "--reassignment-json-file", "f.json", "--throttle", "10", "--bootstrap-server", "h:1"],
+     'Error: Option "[throttle]" can\'t be used with action "[verify]"'),
+    (["--list", "--additional", "--bootstrap-server", "h:1"],
+     'Error: Option "[additional]" can\'t be used with action "[list]"'),
+    (["--execute", "--reassignment-json-file", "f.json", "--additional", "--zookeeper", "h:1"],
+     'Error: You must specify --bootstrap-server when using "[additional]"'),
+    (["--execute", "--reassignment-json-file", "f.json", "--throttle", "10", "--zookeeper", "h:1"],
+     'Error: You must specify --bootstrap-server when using "[throttle]"'),
+    (["--execute", "--reassignment-json-file", "f.json", "--replica-alter-log-dirs-throttle", "10",
+      "--bootstrap-server", "h:1"], "Error: --replica-alter-log-dirs-throttle: these brokers do not move replicas"),
+    (["--execute", "--reassignment-json-file", "f.json", "--throttle", "fast", "--bootstrap-server", "h:1"],
+     "Error: Invalid value for '--throttle': Cannot parse argument 'fast' of option throttle"),
+])
+async def test_execute_only_options_are_checked_before_anything_is_read(argv: list[str], message: str) -> None:
+    result = await reassign(*argv)  # f.json does not exist and nothing listens at h:1: the checks come first
+    assert result.exit_code == 1
+    assert result.output.splitlines()[-1].startswith(message), result.output
+
+
+def test_throttled_replicas_cover_ongoing_moves_sorted_as_strings() -> None:
+    """calculateProposedMoveMap keeps an ongoing move's sources for a resubmitted partition and adds the other
+    ongoing moves; the throttle lists are Scala TreeSet[String]s (so 10:1 sorts before 2:1)."""
+    ongoing = {("t", 2): Reassignment(replicas=(1, 2, 3), adding=(3,), removing=(1,)),
+               ("u", 0): Reassignment(replicas=(4, 5), adding=(5,), removing=())}
+    targets = {TopicPartition("t", 2): [2, 4], TopicPartition("t", 10): [1, 3]}
+    current = {TopicPartition("t", 2): (1, 2, 3), TopicPartition("t", 10): (2,)}
+    moves = bootstrap_reassign.proposed_move_map(ongoing, targets, current)
+    assert moves == {"t": {2: (frozenset({1, 2}), frozenset({4})), 10: (frozenset({2}), frozenset({1, 3}))},
+                     "u": {0: (frozenset({4}), frozenset({5}))}}
+    assert bootstrap_reassign.throttled_replicas(moves) == {"t": ("10:2,2:1,2:2", "10:1,10:3,2:4"),
+                                                            "u": ("0:4", "0:5")}

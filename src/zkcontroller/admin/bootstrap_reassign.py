@@ -3,7 +3,11 @@ our wire-protocol admin client: AlterPartitionReassignments and ListPartitionRea
 Metadata for the current replicas and the brokers, IncrementalAlterConfigs to clear the throttles.
 
 Each function returns the lines Kafka's tool prints; a failure is an `AdminClientError` with Kafka's message.
-(No ``--additional``, ``--throttle`` or log-dir moves, as the ZooKeeper path here has none either.)
+``--execute --throttle`` sets the topics' ``*.replication.throttled.replicas`` and the brokers'
+``*.replication.throttled.rate`` through IncrementalAlterConfigs before submitting, as Kafka does (our brokers
+store them; they do not slow replication down); ``--additional`` lets a new execute run beside ongoing ones
+(and the throttles then cover those too). There are no log-dir moves: our brokers do not serve
+AlterReplicaLogDirs.
 """
 
 from __future__ import annotations
@@ -19,16 +23,23 @@ from zkcontroller.admin.replica_assignment import (
     broker_metadatas_for,
 )
 from zkcontroller.model import TopicPartition, sorted_partitions
-from zkcontroller.protocol.wire.admin_client import ERROR_MESSAGES, AdminClient, AdminClientError
-from zkcontroller.protocol.wire.alter_configs import DELETE, AlterResource, ConfigChange
+from zkcontroller.protocol.wire.admin_client import ERROR_MESSAGES, AdminClient, AdminClientError, Reassignment
+from zkcontroller.protocol.wire.alter_configs import DELETE, SET, AlterResource, ConfigChange
 
 EXISTING_MESSAGE = (
     "Cannot execute because there is an existing partition assignment.  Use --additional to override this and "
     "create a new partition assignment in addition to the existing one. The --additional flag can also be used to "
     "change the throttle by resubmitting the current reassignment.")
-"""ReassignPartitionsCommand.cannotExecuteBecauseOfExistingMessage (we have no --additional: finish or cancel
-the running one first)."""
+"""ReassignPartitionsCommand.cannotExecuteBecauseOfExistingMessage."""
+VERIFY_PERIODICALLY = ("Warning: You must run --verify periodically, until the reassignment completes, to ensure "
+                       "the throttle is removed.")
+"""ReassignPartitionsCommand.youMustRunVerifyPeriodicallyMessage."""
 BROKER, TOPIC = 4, 2
+LEADER_RATE, FOLLOWER_RATE = BROKER_THROTTLES[:2]
+LEADER_REPLICAS, FOLLOWER_REPLICAS = TOPIC_THROTTLES
+
+MoveMap = dict[str, dict[int, tuple[frozenset[int], frozenset[int]]]]
+"""Topic -> partition -> (source brokers, destination brokers): Kafka's ``MoveMap`` of ``PartitionMove``s."""
 
 
 def _message(code: int, message: str | None) -> str:
@@ -54,9 +65,55 @@ async def _current_replicas(admin: AdminClient, topics: set[str]) -> dict[TopicP
             for t in await admin.describe_topics(sorted(topics)) for p in t.partitions}
 
 
-async def execute(admin: AdminClient, targets: Mapping[TopicPartition, Sequence[int]]) -> list[str]:
-    """executeAssignment: refuse while any reassignment runs, check the brokers, print the rollback JSON, submit."""
-    if await admin.list_reassignments(None):
+def proposed_move_map(ongoing: Mapping[tuple[str, int], Reassignment],
+                      targets: Mapping[TopicPartition, Sequence[int]],
+                      current: Mapping[TopicPartition, Sequence[int]]) -> MoveMap:
+    """calculateProposedMoveMap: every ongoing reassignment's move (sources: its replicas less the adding ones;
+    destinations: the adding ones), then each target's, whose sources are the ongoing move's if the partition is
+    moving, else its current replicas, and whose destinations are the target replicas not among them."""
+    moves: MoveMap = {}
+    for (topic, partition), r in ongoing.items():
+        moves.setdefault(topic, {})[partition] = (frozenset(r.replicas) - set(r.adding), frozenset(r.adding))
+    for tp, replicas in targets.items():
+        parts = moves.setdefault(tp.topic, {})
+        sources = parts[tp.partition][0] if tp.partition in parts else frozenset(current.get(tp, ()))
+        if not sources:
+            raise AdminClientError(f"Trying to reassign a topic partition {tp} with 0 replicas")
+        parts[tp.partition] = (sources, frozenset(replicas) - sources)
+    return moves
+
+
+def throttled_replicas(moves: MoveMap) -> dict[str, tuple[str, str]]:
+    """calculateLeaderThrottles and calculateFollowerThrottles: per topic, the ``partition:broker`` pairs of the
+    sources (leader) and of the destinations that are not sources (follower), each sorted as strings (a Scala
+    ``TreeSet[String]``) and joined by commas."""
+    return {topic: (",".join(sorted(f"{p}:{b}" for p, (sources, _) in parts.items() for b in sources)),
+                    ",".join(sorted(f"{p}:{b}" for p, (sources, dests) in parts.items()
+                                    for b in dests if b not in sources)))
+            for topic, parts in moves.items()}
+
+
+async def set_throttles(admin: AdminClient, moves: MoveMap, throttle: int) -> str:
+    """modifyReassignmentThrottle: the topics' throttled replicas, then every broker that sends or receives gets
+    both rates; the line Kafka prints once they are set."""
+    await admin.incremental_alter_configs([
+        AlterResource(TOPIC, topic, (ConfigChange(LEADER_REPLICAS, leader, SET),
+                                     ConfigChange(FOLLOWER_REPLICAS, follower, SET)))
+        for topic, (leader, follower) in throttled_replicas(moves).items()])
+    brokers = sorted({b for parts in moves.values() for sources, dests in parts.values() for b in sources | dests})
+    await admin.incremental_alter_configs([
+        AlterResource(BROKER, str(b), (ConfigChange(LEADER_RATE, str(throttle), SET),
+                                       ConfigChange(FOLLOWER_RATE, str(throttle), SET)))
+        for b in brokers])
+    return f"The inter-broker throttle limit was set to {throttle} B/s"
+
+
+async def execute(admin: AdminClient, targets: Mapping[TopicPartition, Sequence[int]], *, additional: bool = False,
+                  throttle: int = -1) -> list[str]:
+    """executeAssignment: refuse while any reassignment runs (unless ``additional``), check the brokers, print the
+    rollback JSON, set the throttles (``throttle`` >= 0), submit."""
+    ongoing = await admin.list_reassignments(None)
+    if ongoing and not additional:
         raise AdminClientError(EXISTING_MESSAGE)
     live = {b.id for b in await admin.live_brokers()}
     unknown = next((b for r in targets.values() for b in r if b not in live), None)
@@ -65,6 +122,12 @@ async def execute(admin: AdminClient, targets: Mapping[TopicPartition, Sequence[
     current = await _current_replicas(admin, {tp.topic for tp in targets})
     rollback = {tp: r for tp, r in current.items() if tp in targets}
     lines = [f"Current partition replica assignment\n\n{format_reassignment_json(rollback)}\n\n{ROLLBACK_NOTE}"]
+    if throttle >= 0:
+        lines.append(VERIFY_PERIODICALLY)
+        try:
+            lines.append(await set_throttles(admin, proposed_move_map(ongoing, targets, current), throttle))
+        except AdminClientError as e:
+            raise PrintedThenFailed(lines, str(e)) from None
     results = await admin.alter_reassignments({(tp.topic, tp.partition): tuple(r) for tp, r in targets.items()})
     errors = {TopicPartition(t, p): _message(code, msg) for (t, p), (code, msg) in results.items() if code}
     if errors:

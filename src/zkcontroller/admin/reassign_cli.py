@@ -32,7 +32,7 @@ from zkcontroller.admin.reassign import (
     parse_topics_to_move_json,
     unreachable_brokers_line,
 )
-from zkcontroller.admin.usage import KafkaCommand
+from zkcontroller.admin.usage import JAVA_LONG, KafkaCommand
 from zkcontroller.admin.user_files import UnreadableFileError, read_user_file
 from zkcontroller.protocol.wire.admin_client import AdminClient
 from zkcontroller.zk.errors import ZnodeDecodeError
@@ -95,11 +95,19 @@ def _show_progress(statuses: list[PartitionStatus]) -> None:
 @click.option("--check-brokers", is_flag=True,
               help="--verify: also ask every broker (Metadata over Kafka's protocol, 5 s each) that it lists the "
                    "target replicas.")
+@click.option("--throttle", type=JAVA_LONG, default=-1, show_default=False, metavar="BYTES_PER_S",
+              help="--execute with --bootstrap-server: set the brokers' replication throttle rates and the moving "
+                   "replicas' topic throttles first (cleared by --verify once done).")
+@click.option("--replica-alter-log-dirs-throttle", type=JAVA_LONG, default=-1, show_default=False,
+              metavar="BYTES_PER_S", help="Refused: our brokers do not move replicas between log directories.")
+@click.option("--additional", is_flag=True,
+              help="--execute with --bootstrap-server: start this reassignment beside the ongoing ones (or "
+                   "resubmit one to change its throttle).")
 def reassign(bootstrap_server: str | None, command_config: str | None, zookeeper: str | None, generate: bool,
              execute: bool, verify: bool, cancel: bool, list_: bool,
              topics_to_move_json_file: str | None, broker_list: str | None, disable_rack_aware: bool,
-             reassignment_json_file: str | None, wait_ms: int, preserve_throttles: bool, check_brokers: bool
-             ) -> None:
+             reassignment_json_file: str | None, wait_ms: int, preserve_throttles: bool, check_brokers: bool,
+             throttle: int, replica_alter_log_dirs_throttle: int, additional: bool) -> None:
     """Move partition replicas between brokers (kafka-reassign-partitions.sh --zookeeper)."""
     # Separate flags, not one shared destination: with that, `--verify --execute` silently ran the last one.
     chosen = [name for name, given in (("generate", generate), ("execute", execute), ("verify", verify),
@@ -117,6 +125,7 @@ def reassign(bootstrap_server: str | None, command_config: str | None, zookeeper
         _require(reassignment_json_file, "--reassignment-json-file")
     if bootstrap_server is None and zookeeper is None:  # validateAndParseArgs' words, then where to get either
         raise click.UsageError(f"Please specify --bootstrap-server. {SERVER_HINT}")
+    _check_execute_options(action, bootstrap_server is not None, replica_alter_log_dirs_throttle)
     if bootstrap_server is not None:
         zk_from = click.get_current_context().get_parameter_source("zookeeper")
         if zookeeper is not None and zk_from != click.core.ParameterSource.ENVIRONMENT:
@@ -124,7 +133,7 @@ def reassign(bootstrap_server: str | None, command_config: str | None, zookeeper
                        "The --zookeeper option will be removed in a future version of Kafka.")
         _reassign_through_broker(bootstrap_server, command_config, action, topics_to_move_json_file, broker_list,
                                  disable_rack_aware, reassignment_json_file, wait_ms, preserve_throttles,
-                                 check_brokers)
+                                 check_brokers, throttle, additional)
         return
     assert zookeeper is not None
     click.echo(REASSIGN_ZOOKEEPER_DEPRECATED)
@@ -213,10 +222,37 @@ def reassign(bootstrap_server: str | None, command_config: str | None, zookeeper
             click.echo("None of the specified partition reassignments are active.")
 
 
+_EXECUTE_ONLY = ("throttle", "replica_alter_log_dirs_throttle", "additional")
+"""The options validateAndParseArgs permits with ``--execute`` alone."""
+LOG_DIRS_THROTTLE_REFUSED = (
+    "--replica-alter-log-dirs-throttle: these brokers do not move replicas between log directories (they serve no "
+    "AlterReplicaLogDirs, and a reassignment's log_dirs are ignored), so there is nothing for it to throttle")
+
+
+def _check_execute_options(action: str, bootstrap: bool, log_dirs_throttle: int) -> None:
+    """validateAndParseArgs for the execute-only options (in this command's order, where Kafka names the first
+    typed): joptsimple's ``Option
+    "[throttle]" can't be used with action "[verify]"``, then ``You must specify --bootstrap-server when using
+    "[additional]"``, which this tool says of ``--throttle`` too (Kafka's ZooKeeper path takes it; ours does not
+    write throttles); a log-dir throttle is refused (`LOG_DIRS_THROTTLE_REFUSED`)."""
+    ctx = click.get_current_context()
+    given = [p.name for p in ctx.command.params
+             if p.name in _EXECUTE_ONLY and ctx.get_parameter_source(p.name) == click.core.ParameterSource.COMMANDLINE]
+    for name in given:
+        option = name.replace("_", "-")
+        if action != "execute":
+            raise click.UsageError(f'Option "[{option}]" can\'t be used with action "[{action}]"')
+        if not bootstrap:
+            raise click.ClickException(f'You must specify --bootstrap-server when using "[{option}]"')
+    if log_dirs_throttle >= 0:
+        raise click.ClickException(LOG_DIRS_THROTTLE_REFUSED)
+
+
 def _reassign_through_broker(bootstrap_server: str, command_config: str | None, action: str,
                              topics_to_move_json_file: str | None, broker_list: str | None,
                              disable_rack_aware: bool, reassignment_json_file: str | None, wait_ms: int,
-                             preserve_throttles: bool, check_brokers: bool) -> None:
+                             preserve_throttles: bool, check_brokers: bool, throttle: int = -1,
+                             additional: bool = False) -> None:
     """ReassignPartitionsCommand's AdminClient path (`bootstrap_reassign`); ``--wait-ms`` polls
     ListPartitionReassignments until the targets are done (no progress bar: a broker reports no ISR counts
     of another's target replicas); ``--check-brokers`` is for ``--zookeeper`` (these states come from the
@@ -246,7 +282,7 @@ def _reassign_through_broker(bootstrap_server: str, command_config: str | None, 
     if action == "execute":
         async def execute(admin: AdminClient) -> tuple[list[str], str | None]:
             try:
-                lines = await bootstrap_reassign.execute(admin, targets)
+                lines = await bootstrap_reassign.execute(admin, targets, additional=additional, throttle=throttle)
             except bootstrap_reassign.PrintedThenFailed as e:
                 return e.lines, str(e)
             if wait_ms:
