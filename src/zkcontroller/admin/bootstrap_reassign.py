@@ -174,7 +174,18 @@ async def verify(admin: AdminClient, targets: Mapping[TopicPartition, Sequence[i
         else:
             lines.append(f"There is no active reassignment of partition {tp}, but replica set is "
                          f"{','.join(map(str, replicas))} rather than {','.join(map(str, target))}.")
+    lines.append("")  # verifyReplicaMoves: println of the (here always empty) log-dir move states
     if not ongoing and not preserve_throttles:
+        await clear_all_throttles(admin, targets, lines)
+    return lines, all_done
+
+
+async def clear_all_throttles(admin: AdminClient, targets: Mapping[TopicPartition, Sequence[int]],
+                              lines: list[str]) -> None:
+    """clearAllThrottles: every live or target broker's throttle rates, then every target topic's throttled
+    replicas, deleted through IncrementalAlterConfigs, each after Kafka's line (appended to ``lines``). A failure
+    is `PrintedThenFailed` with the lines so far, as Kafka's tool has printed them by then."""
+    try:
         brokers = sorted({b.id for b in await admin.live_brokers()} | {b for r in targets.values() for b in r})
         lines.append(f"Clearing broker-level throttles on broker{'' if len(brokers) == 1 else 's'} "
                      f"{','.join(map(str, brokers))}")
@@ -185,22 +196,32 @@ async def verify(admin: AdminClient, targets: Mapping[TopicPartition, Sequence[i
         lines.append(f"Clearing topic-level throttles on topic{'' if len(topics) == 1 else 's'} {','.join(topics)}")
         await admin.incremental_alter_configs([
             AlterResource(TOPIC, t, tuple(ConfigChange(k, None, DELETE) for k in TOPIC_THROTTLES)) for t in topics])
-    return lines, all_done
+    except PrintedThenFailed:
+        raise
+    except AdminClientError as e:
+        raise PrintedThenFailed(lines, str(e)) from None
 
 
-async def cancel(admin: AdminClient, targets: Mapping[TopicPartition, Sequence[int]]) -> list[str]:
-    """cancelAssignment: cancel those of ``targets`` being reassigned (adding or removing replicas)."""
+async def cancel(admin: AdminClient, targets: Mapping[TopicPartition, Sequence[int]], preserve_throttles: bool = False
+                 ) -> list[str]:
+    """cancelAssignment: cancel those of ``targets`` being reassigned (adding or removing replicas), say that no
+    log-dir move is active (there are none here), then clearAllThrottles unless ``preserve_throttles``."""
     found = await admin.list_reassignments([(tp.topic, tp.partition) for tp in targets])
     moving = sorted_partitions(TopicPartition(t, p) for (t, p), r in found.items() if r.adding or r.removing)
     if not moving:
-        return ["None of the specified partition reassignments are active."]
-    results = await admin.alter_reassignments({(tp.topic, tp.partition): None for tp in moving})
-    errors = {TopicPartition(t, p): _message(code, msg) for (t, p), (code, msg) in results.items() if code}
-    if errors:
-        raise AdminClientError(f"Error cancelling partition reassignment{'' if len(errors) == 1 else 's'} for:\n"
-                               + "\n".join(f"{tp}: {errors[tp]}" for tp in sorted_partitions(errors)))
-    return [f"Successfully cancelled partition reassignment{'' if len(moving) == 1 else 's'} for: "
-            f"{','.join(map(str, moving))}"]
+        lines = ["None of the specified partition reassignments are active."]
+    else:
+        results = await admin.alter_reassignments({(tp.topic, tp.partition): None for tp in moving})
+        errors = {TopicPartition(t, p): _message(code, msg) for (t, p), (code, msg) in results.items() if code}
+        if errors:
+            raise AdminClientError(f"Error cancelling partition reassignment{'' if len(errors) == 1 else 's'} for:"
+                                   "\n" + "\n".join(f"{tp}: {errors[tp]}" for tp in sorted_partitions(errors)))
+        lines = [f"Successfully cancelled partition reassignment{'' if len(moving) == 1 else 's'} for: "
+                 f"{','.join(map(str, moving))}"]
+    lines.append("None of the specified partition moves are active.")
+    if not preserve_throttles:
+        await clear_all_throttles(admin, targets, lines)
+    return lines
 
 
 async def generate(admin: AdminClient, topics: Sequence[str], brokers: Sequence[int], rack_aware: bool,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from collections.abc import Awaitable, Callable
 
 import click
 from rich.console import Console
@@ -91,7 +92,8 @@ def _show_progress(statuses: list[PartitionStatus]) -> None:
                    '"t", "partition": 0, "replicas": [1, 2]}]} (--generate prints one).')
 @click.option("--wait-ms", type=click.IntRange(min=0), default=0, help="--execute: wait this long for completion.")
 @click.option("--preserve-throttles", is_flag=True,
-              help="--verify: leave the reassignment throttle configs in place once it is complete.")
+              help="--verify (and --cancel with --bootstrap-server): leave the reassignment throttle configs in "
+                   "place.")
 @click.option("--check-brokers", is_flag=True,
               help="--verify: also ask every broker (Metadata over Kafka's protocol, 5 s each) that it lists the "
                    "target replicas.")
@@ -280,11 +282,8 @@ def _reassign_through_broker(bootstrap_server: str, command_config: str | None, 
     except ReassignmentInputError as e:
         raise click.ClickException(str(e)) from None
     if action == "execute":
-        async def execute(admin: AdminClient) -> tuple[list[str], str | None]:
-            try:
-                lines = await bootstrap_reassign.execute(admin, targets, additional=additional, throttle=throttle)
-            except bootstrap_reassign.PrintedThenFailed as e:
-                return e.lines, str(e)
+        async def execute(admin: AdminClient) -> list[str]:
+            lines = await bootstrap_reassign.execute(admin, targets, additional=additional, throttle=throttle)
             if wait_ms:
                 deadline = time.monotonic() + wait_ms / 1000
                 wanted = [(tp.topic, tp.partition) for tp in targets]
@@ -292,19 +291,31 @@ def _reassign_through_broker(bootstrap_server: str, command_config: str | None, 
                     if not await admin.list_reassignments(wanted):
                         break
                     await asyncio.sleep(0.2)  # the process edge: a CLI polling the controller
-            return lines, None
+            return lines
 
-        lines, failure = run_with_admin(bootstrap_server, command_config, execute)
-        for line in lines:
-            click.echo(line)
-        if failure is not None:
-            raise click.ClickException(failure)
+        _print_then_fail(bootstrap_server, command_config, execute)
     elif action == "verify":
-        lines, _done = run_with_admin(bootstrap_server, command_config, lambda admin: bootstrap_reassign.verify(
-            admin, targets, preserve_throttles))
-        for line in lines:
-            click.echo(line)
+        async def verify(admin: AdminClient) -> list[str]:
+            return (await bootstrap_reassign.verify(admin, targets, preserve_throttles))[0]
+
+        _print_then_fail(bootstrap_server, command_config, verify)
     else:
-        for line in run_with_admin(bootstrap_server, command_config,
-                                   lambda admin: bootstrap_reassign.cancel(admin, targets)):
-            click.echo(line)
+        _print_then_fail(bootstrap_server, command_config,
+                         lambda admin: bootstrap_reassign.cancel(admin, targets, preserve_throttles))
+
+
+def _print_then_fail(bootstrap_server: str, command_config: str | None,
+                     action: Callable[[AdminClient], Awaitable[list[str]]]) -> None:
+    """Print the action's lines; when it fails part-way, the lines Kafka's tool has printed by then, then the
+    error (`bootstrap_reassign.PrintedThenFailed`)."""
+    async def run(admin: AdminClient) -> tuple[list[str], str | None]:
+        try:
+            return await action(admin), None
+        except bootstrap_reassign.PrintedThenFailed as e:
+            return e.lines, str(e)
+
+    lines, failure = run_with_admin(bootstrap_server, command_config, run)
+    for line in lines:
+        click.echo(line)
+    if failure is not None:
+        raise click.ClickException(failure)
