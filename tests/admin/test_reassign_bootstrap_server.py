@@ -15,12 +15,11 @@ from tests.helpers import wait_until
 from tests.integration.listening import listening_cluster
 from tests.wire.admin_fixture import controller, create, others
 
-from zkcontroller.admin import bootstrap_reassign
+from zkcontroller.admin import reassign as reassign_module
 from zkcontroller.cli import main
 from zkcontroller.cluster.listener import ListenerPorts
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.model import TopicPartition
-from zkcontroller.protocol.wire.admin_client import Reassignment
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.paths import ConfigType
 
@@ -244,12 +243,11 @@ async def test_execute_only_options_are_checked_before_anything_is_read(argv: li
 def test_throttled_replicas_cover_ongoing_moves_sorted_as_strings() -> None:
     """calculateProposedMoveMap keeps an ongoing move's sources for a resubmitted partition and adds the other
     ongoing moves; the throttle lists are Scala TreeSet[String]s (so 10:1 sorts before 2:1)."""
-    ongoing = {("t", 2): Reassignment(replicas=(1, 2, 3), adding=(3,), removing=(1,)),
-               ("u", 0): Reassignment(replicas=(4, 5), adding=(5,), removing=())}
+    ongoing = {("t", 2): ((1, 2, 3), (3,)), ("u", 0): ((4, 5), (5,))}  # replicas, adding
     targets = {TopicPartition("t", 2): [2, 4], TopicPartition("t", 10): [1, 3]}
     current = {TopicPartition("t", 2): (1, 2, 3), TopicPartition("t", 10): (2,)}
-    moves = bootstrap_reassign.proposed_move_map(ongoing, targets, current)
+    moves = reassign_module.proposed_move_map(ongoing, targets, current)
     assert moves == {"t": {2: (frozenset({1, 2}), frozenset({4})), 10: (frozenset({2}), frozenset({1, 3}))},
                      "u": {0: (frozenset({4}), frozenset({5}))}}
-    assert bootstrap_reassign.throttled_replicas(moves) == {"t": ("10:2,2:1,2:2", "10:1,10:3,2:4"),
+    assert reassign_module.throttled_replicas(moves) == {"t": ("10:2,2:1,2:2", "10:1,10:3,2:4"),
                                                             "u": ("0:4", "0:5")}

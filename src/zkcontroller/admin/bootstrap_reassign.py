@@ -15,7 +15,20 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 
-from zkcontroller.admin.reassign import BROKER_THROTTLES, ROLLBACK_NOTE, TOPIC_THROTTLES, format_reassignment_json
+from zkcontroller.admin.errors import AdminError
+from zkcontroller.admin.reassign import (
+    BROKER_THROTTLES,
+    EXISTING,
+    ROLLBACK_NOTE,
+    TOPIC_THROTTLES,
+    VERIFY_PERIODICALLY,
+    MoveMap,
+    format_reassignment_json,
+    proposed_move_map,
+    reassigning_brokers,
+    throttle_set_line,
+    throttled_replicas,
+)
 from zkcontroller.admin.replica_assignment import (
     BrokerMetadata,
     RackAwareMode,
@@ -23,23 +36,12 @@ from zkcontroller.admin.replica_assignment import (
     broker_metadatas_for,
 )
 from zkcontroller.model import TopicPartition, sorted_partitions
-from zkcontroller.protocol.wire.admin_client import ERROR_MESSAGES, AdminClient, AdminClientError, Reassignment
+from zkcontroller.protocol.wire.admin_client import ERROR_MESSAGES, AdminClient, AdminClientError
 from zkcontroller.protocol.wire.alter_configs import DELETE, SET, AlterResource, ConfigChange
 
-EXISTING_MESSAGE = (
-    "Cannot execute because there is an existing partition assignment.  Use --additional to override this and "
-    "create a new partition assignment in addition to the existing one. The --additional flag can also be used to "
-    "change the throttle by resubmitting the current reassignment.")
-"""ReassignPartitionsCommand.cannotExecuteBecauseOfExistingMessage."""
-VERIFY_PERIODICALLY = ("Warning: You must run --verify periodically, until the reassignment completes, to ensure "
-                       "the throttle is removed.")
-"""ReassignPartitionsCommand.youMustRunVerifyPeriodicallyMessage."""
 BROKER, TOPIC = 4, 2
 LEADER_RATE, FOLLOWER_RATE = BROKER_THROTTLES[:2]
 LEADER_REPLICAS, FOLLOWER_REPLICAS = TOPIC_THROTTLES
-
-MoveMap = dict[str, dict[int, tuple[frozenset[int], frozenset[int]]]]
-"""Topic -> partition -> (source brokers, destination brokers): Kafka's ``MoveMap`` of ``PartitionMove``s."""
 
 
 def _message(code: int, message: str | None) -> str:
@@ -65,34 +67,6 @@ async def _current_replicas(admin: AdminClient, topics: set[str]) -> dict[TopicP
             for t in await admin.describe_topics(sorted(topics)) for p in t.partitions}
 
 
-def proposed_move_map(ongoing: Mapping[tuple[str, int], Reassignment],
-                      targets: Mapping[TopicPartition, Sequence[int]],
-                      current: Mapping[TopicPartition, Sequence[int]]) -> MoveMap:
-    """calculateProposedMoveMap: every ongoing reassignment's move (sources: its replicas less the adding ones;
-    destinations: the adding ones), then each target's, whose sources are the ongoing move's if the partition is
-    moving, else its current replicas, and whose destinations are the target replicas not among them."""
-    moves: MoveMap = {}
-    for (topic, partition), r in ongoing.items():
-        moves.setdefault(topic, {})[partition] = (frozenset(r.replicas) - set(r.adding), frozenset(r.adding))
-    for tp, replicas in targets.items():
-        parts = moves.setdefault(tp.topic, {})
-        sources = parts[tp.partition][0] if tp.partition in parts else frozenset(current.get(tp, ()))
-        if not sources:
-            raise AdminClientError(f"Trying to reassign a topic partition {tp} with 0 replicas")
-        parts[tp.partition] = (sources, frozenset(replicas) - sources)
-    return moves
-
-
-def throttled_replicas(moves: MoveMap) -> dict[str, tuple[str, str]]:
-    """calculateLeaderThrottles and calculateFollowerThrottles: per topic, the ``partition:broker`` pairs of the
-    sources (leader) and of the destinations that are not sources (follower), each sorted as strings (a Scala
-    ``TreeSet[String]``) and joined by commas."""
-    return {topic: (",".join(sorted(f"{p}:{b}" for p, (sources, _) in parts.items() for b in sources)),
-                    ",".join(sorted(f"{p}:{b}" for p, (sources, dests) in parts.items()
-                                    for b in dests if b not in sources)))
-            for topic, parts in moves.items()}
-
-
 async def set_throttles(admin: AdminClient, moves: MoveMap, throttle: int) -> str:
     """modifyReassignmentThrottle: the topics' throttled replicas, then every broker that sends or receives gets
     both rates; the line Kafka prints once they are set."""
@@ -100,12 +74,11 @@ async def set_throttles(admin: AdminClient, moves: MoveMap, throttle: int) -> st
         AlterResource(TOPIC, topic, (ConfigChange(LEADER_REPLICAS, leader, SET),
                                      ConfigChange(FOLLOWER_REPLICAS, follower, SET)))
         for topic, (leader, follower) in throttled_replicas(moves).items()])
-    brokers = sorted({b for parts in moves.values() for sources, dests in parts.values() for b in sources | dests})
     await admin.incremental_alter_configs([
         AlterResource(BROKER, str(b), (ConfigChange(LEADER_RATE, str(throttle), SET),
                                        ConfigChange(FOLLOWER_RATE, str(throttle), SET)))
-        for b in brokers])
-    return f"The inter-broker throttle limit was set to {throttle} B/s"
+        for b in reassigning_brokers(moves)])
+    return throttle_set_line(throttle)
 
 
 async def execute(admin: AdminClient, targets: Mapping[TopicPartition, Sequence[int]], *, additional: bool = False,
@@ -114,7 +87,7 @@ async def execute(admin: AdminClient, targets: Mapping[TopicPartition, Sequence[
     rollback JSON, set the throttles (``throttle`` >= 0), submit."""
     ongoing = await admin.list_reassignments(None)
     if ongoing and not additional:
-        raise AdminClientError(EXISTING_MESSAGE)
+        raise AdminClientError(EXISTING)
     live = {b.id for b in await admin.live_brokers()}
     unknown = next((b for r in targets.values() for b in r if b not in live), None)
     if unknown is not None:
@@ -125,8 +98,9 @@ async def execute(admin: AdminClient, targets: Mapping[TopicPartition, Sequence[
     if throttle >= 0:
         lines.append(VERIFY_PERIODICALLY)
         try:
-            lines.append(await set_throttles(admin, proposed_move_map(ongoing, targets, current), throttle))
-        except AdminClientError as e:
+            moves = proposed_move_map({k: (r.replicas, r.adding) for k, r in ongoing.items()}, targets, current)
+            lines.append(await set_throttles(admin, moves, throttle))
+        except (AdminClientError, AdminError) as e:
             raise PrintedThenFailed(lines, str(e)) from None
     results = await admin.alter_reassignments({(tp.topic, tp.partition): tuple(r) for tp, r in targets.items()})
     errors = {TopicPartition(t, p): _message(code, msg) for (t, p), (code, msg) in results.items() if code}

@@ -24,6 +24,7 @@ from zkcontroller.admin.cli import SERVER_HINT, fail_if_corrupt, run_with_client
 from zkcontroller.admin.deprecation import REASSIGN_VERIFY_INCOMPLETE, REASSIGN_ZOOKEEPER_DEPRECATED
 from zkcontroller.admin.reassign import (
     ROLLBACK_NOTE,
+    VERIFY_PERIODICALLY,
     PartitionStatus,
     ReassignCommand,
     ReassignmentInputError,
@@ -31,6 +32,7 @@ from zkcontroller.admin.reassign import (
     parse_broker_list,
     parse_reassignment_json,
     parse_topics_to_move_json,
+    throttle_set_line,
     unreachable_brokers_line,
 )
 from zkcontroller.admin.usage import JAVA_LONG, KafkaCommand
@@ -98,8 +100,8 @@ def _show_progress(statuses: list[PartitionStatus]) -> None:
               help="--verify: also ask every broker (Metadata over Kafka's protocol, 5 s each) that it lists the "
                    "target replicas.")
 @click.option("--throttle", type=JAVA_LONG, default=-1, show_default=False, metavar="BYTES_PER_S",
-              help="--execute with --bootstrap-server: set the brokers' replication throttle rates and the moving "
-                   "replicas' topic throttles first (cleared by --verify once done).")
+              help="--execute: set the brokers' replication throttle rates and the moving replicas' topic "
+                   "throttles first (cleared by --verify once done).")
 @click.option("--replica-alter-log-dirs-throttle", type=JAVA_LONG, default=-1, show_default=False,
               metavar="BYTES_PER_S", help="Refused: our brokers do not move replicas between log directories.")
 @click.option("--additional", is_flag=True,
@@ -168,8 +170,11 @@ def reassign(bootstrap_server: str | None, command_config: str | None, zookeeper
     except ReassignmentInputError as e:
         raise click.ClickException(str(e)) from None
     if action == "execute":
-        rollback = run_with_client(zookeeper, lambda zk: ReassignCommand(zk).execute(targets))
+        rollback = run_with_client(zookeeper, lambda zk: ReassignCommand(zk).execute(targets, throttle))
         click.echo(f"Current partition replica assignment\n\n{rollback}\n\n{ROLLBACK_NOTE}")
+        if throttle >= 0:
+            click.echo(VERIFY_PERIODICALLY)
+            click.echo(throttle_set_line(throttle))
         plural = "" if len(targets) == 1 else "s"
         click.echo(f"Successfully started partition reassignment{plural} for "
                    f"{','.join(str(tp) for tp in sorted(targets))}")
@@ -233,10 +238,9 @@ LOG_DIRS_THROTTLE_REFUSED = (
 
 def _check_execute_options(action: str, bootstrap: bool, log_dirs_throttle: int) -> None:
     """validateAndParseArgs for the execute-only options (in this command's order, where Kafka names the first
-    typed): joptsimple's ``Option
-    "[throttle]" can't be used with action "[verify]"``, then ``You must specify --bootstrap-server when using
-    "[additional]"``, which this tool says of ``--throttle`` too (Kafka's ZooKeeper path takes it; ours does not
-    write throttles); a log-dir throttle is refused (`LOG_DIRS_THROTTLE_REFUSED`)."""
+    typed): joptsimple's ``Option "[throttle]" can't be used with action "[verify]"``, then ``You must specify
+    --bootstrap-server when using "[additional]"`` (``--throttle`` works with both); a log-dir throttle is refused
+    (`LOG_DIRS_THROTTLE_REFUSED`)."""
     ctx = click.get_current_context()
     given = [p.name for p in ctx.command.params
              if p.name in _EXECUTE_ONLY and ctx.get_parameter_source(p.name) == click.core.ParameterSource.COMMANDLINE]
@@ -244,7 +248,7 @@ def _check_execute_options(action: str, bootstrap: bool, log_dirs_throttle: int)
         option = name.replace("_", "-")
         if action != "execute":
             raise click.UsageError(f'Option "[{option}]" can\'t be used with action "[{action}]"')
-        if not bootstrap:
+        if not bootstrap and name != "throttle":
             raise click.ClickException(f'You must specify --bootstrap-server when using "[{option}]"')
     if log_dirs_throttle >= 0:
         raise click.ClickException(LOG_DIRS_THROTTLE_REFUSED)
