@@ -227,8 +227,6 @@ async def test_additional_runs_beside_an_ongoing_move_and_a_throttle_needs_every
      'Error: Option "[additional]" can\'t be used with action "[list]"'),
     (["--execute", "--reassignment-json-file", "f.json", "--additional", "--zookeeper", "h:1"],
      'Error: You must specify --bootstrap-server when using "[additional]"'),
-    (["--execute", "--reassignment-json-file", "f.json", "--throttle", "10", "--zookeeper", "h:1"],
-     'Error: You must specify --bootstrap-server when using "[throttle]"'),
     (["--execute", "--reassignment-json-file", "f.json", "--replica-alter-log-dirs-throttle", "10",
       "--bootstrap-server", "h:1"], "Error: --replica-alter-log-dirs-throttle: these brokers do not move replicas"),
     (["--execute", "--reassignment-json-file", "f.json", "--throttle", "fast", "--bootstrap-server", "h:1"],
