@@ -1,5 +1,5 @@
 """A small asyncio admin client over Kafka's wire protocol, for ``--bootstrap-server`` on ``zkcontroller topics``,
-``leader-election``, ``reassign`` and ``configs``.
+``leader-election``, ``reassign``, ``configs``, ``brokers list`` and ``controller show``.
 
 It does what Kafka 2.8's ``KafkaAdminClient`` does for the calls our tools need, so a cluster on the embedded
 store (which no other process can reach through ZooKeeper) can be administered from another shell:
@@ -9,14 +9,16 @@ store (which no other process can reach through ZooKeeper) can be administered f
 - Metadata to learn the brokers and the controller; CreateTopics, DeleteTopics, CreatePartitions, ElectLeaders,
   AlterPartitionReassignments and ListPartitionReassignments go to the controller, and a ``NOT_CONTROLLER`` answer
   (or a lost connection) refreshes the metadata and retries; a broker's own config resource goes to that broker
-  (DescribeConfigs, AlterConfigs, IncrementalAlterConfigs), other resources to any node;
+  (DescribeConfigs, AlterConfigs, IncrementalAlterConfigs), other resources to any node, as are
+  DescribeCluster (Metadata from a broker without it) and DescribeClientQuotas/AlterClientQuotas;
 - every call is bounded by ``default.api.timeout.ms`` (60 s, as Kafka), each exchange by ``request.timeout.ms``;
   when no broker could be reached the call fails with Kafka's words, ``Timed out waiting for a node assignment.
   Call: <name>``.
 
-Request and response types are kio's (generated from Kafka's schemas); the config APIs go through our own tables
-(`describe_configs`, `alter_configs`), which the brokers use too. Errors a broker returns become `KafkaApiError` with
-the broker's message, or Kafka's default message for the code when the broker sent none.
+Request and response types are kio's (generated from Kafka's schemas); the config and client quota APIs go through
+our own tables (`describe_configs`, `alter_configs`, `client_quotas`), which the brokers use too. Errors a broker
+returns become `KafkaApiError` with the broker's message, or Kafka's default message for the code when the broker
+sent none.
 """
 
 from __future__ import annotations
