@@ -225,6 +225,8 @@ async def test_additional_runs_beside_an_ongoing_move_and_a_throttle_needs_every
      'Error: Option "[throttle]" can\'t be used with action "[verify]"'),
     (["--list", "--additional", "--bootstrap-server", "h:1"],
      'Error: Option "[additional]" can\'t be used with action "[list]"'),
+    (["--verify", "--reassignment-json-file", "f.json", "--additional", "--throttle", "10", "--bootstrap-server",
+      "h:1"], 'Error: Option "[additional]" can\'t be used with action "[verify]"'),  # the first typed
     (["--execute", "--reassignment-json-file", "f.json", "--additional", "--zookeeper", "h:1"],
      'Error: You must specify --bootstrap-server when using "[additional]"'),
     (["--execute", "--reassignment-json-file", "f.json", "--replica-alter-log-dirs-throttle", "10",

@@ -237,13 +237,12 @@ LOG_DIRS_THROTTLE_REFUSED = (
 
 
 def _check_execute_options(action: str, bootstrap: bool, log_dirs_throttle: int) -> None:
-    """validateAndParseArgs for the execute-only options (in this command's order, where Kafka names the first
-    typed): joptsimple's ``Option "[throttle]" can't be used with action "[verify]"``, then ``You must specify
-    --bootstrap-server when using "[additional]"`` (``--throttle`` works with both); a log-dir throttle is refused
-    (`LOG_DIRS_THROTTLE_REFUSED`)."""
+    """validateAndParseArgs for the execute-only options, the first typed named: joptsimple's ``Option
+    "[throttle]" can't be used with action "[verify]"``, then ``You must specify --bootstrap-server when using
+    "[additional]"`` (``--throttle`` works with both); a log-dir throttle is refused (`LOG_DIRS_THROTTLE_REFUSED`)."""
     ctx = click.get_current_context()
-    given = [p.name for p in ctx.command.params
-             if p.name in _EXECUTE_ONLY and ctx.get_parameter_source(p.name) == click.core.ParameterSource.COMMANDLINE]
+    given = [name for name in ctx.params  # click fills it in the order the options were typed
+             if name in _EXECUTE_ONLY and ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE]
     for name in given:
         option = name.replace("_", "-")
         if action != "execute":
