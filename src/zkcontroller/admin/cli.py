@@ -241,9 +241,9 @@ def create_topic(zookeeper: str | None, bootstrap_server: str | None, command_co
         click.echo(f"Created topic {name}.")
 
 
-BOOTSTRAP_CONFIGS_HINT = "the zkcontroller configs CLI supports altering topic configs with a --bootstrap-server option"
-"""TopicCommand's ``kafkaConfigsCanAlterTopicConfigsViaBootstrapServer``, naming our configs command (which takes
---bootstrap-server for topics, as kafka-configs does)."""
+BOOTSTRAP_CONFIGS_HINT = ("topic configs are altered with zkcontroller configs --zookeeper, or through a "
+                          "broker's AlterConfigs")
+"""Where Kafka's message says kafka-configs takes --bootstrap-server (ours does not yet)."""
 
 CONFIG_ALTERATION_WARNING = (
     "WARNING: Altering topic configuration from this script has been deprecated and may be removed in future "
