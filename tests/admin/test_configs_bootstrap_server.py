@@ -101,5 +101,3 @@ async def test_refusals() -> None:
     neither = await configs("--describe", "--entity-type", "topics")
     assert neither.exit_code == 1 and ("Error: One of the required --bootstrap-server or --zookeeper arguments must "
                                        "be specified.") in neither.output
-    quotas = await configs("--describe", "--entity-type", "users", "--bootstrap-server", "127.0.0.1:1")
-    assert quotas.exit_code == 1 and "with --bootstrap-server is not supported yet" in quotas.output

@@ -21,8 +21,9 @@ pytestmark = pytest.mark.zookeeper
 W = REASSIGN_ZOOKEEPER_DEPRECATED + "\n"
 """ReassignPartitionsCommand's notice, on stdout once the arguments are checked."""
 
-EXISTING = ("Cannot execute because there is an existing partition assignment. Use --additional to override this "
-            "and create a new partition assignment in addition to the existing one.")
+EXISTING = ("Cannot execute because there is an existing partition assignment.  Use --additional to override this "
+            "and create a new partition assignment in addition to the existing one. The --additional flag can also be "
+            "used to change the throttle by resubmitting the current reassignment.")  # Kafka 2.8.2's, two spaces
 
 
 def _plan(path: Path, *moves: tuple[str, int, list[int]]) -> str:
@@ -140,3 +141,37 @@ async def test_generate_reads_broker_ids_as_java_and_before_the_topics(cli: Cli,
     assert generated.exit_code == 0, generated.output
     assert json.loads(generated.output.split("\n")[5])["partitions"] == [
         {"topic": "t", "partition": 0, "replicas": [3], "log_dirs": ["any"]}]
+
+
+async def test_execute_with_a_throttle_writes_it_before_the_request(cli: Cli, tmp_path: Path) -> None:  # noqa: F811
+    """The ZooKeeper path's --throttle: each moving topic's throttled replicas (its overrides kept) and both rates
+    on every reassigning broker, each with its notification, then the znode; Kafka's lines around them."""
+    created = await cli(topics, "create", "t", "--replica-assignment", "1:2", "--config", "retention.ms=5")
+    assert created.exit_code == 0, created.output
+    await cli.zk.set_or_create_entity_configs("brokers", "3", {"log.cleaner.threads": "2"})
+    result = await cli(reassign, "--execute", "--throttle", "2048", "--reassignment-json-file",
+                       _plan(tmp_path / "plan.json", ("t", 0, [2, 3])))
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()  # the progress bar (stderr) follows
+    assert lines[lines.index("Save this to use as the --reassignment-json-file option during rollback") + 1:][:3] == [
+        "Warning: You must run --verify periodically, until the reassignment completes, to ensure the throttle "
+        "is removed.",
+        "The inter-broker throttle limit was set to 2048 B/s",
+        "Successfully started partition reassignment for t-0"]
+    assert await cli.zk.get_entity_configs("topics", "t") == {
+        "retention.ms": "5", "leader.replication.throttled.replicas": "0:1,0:2",
+        "follower.replication.throttled.replicas": "0:3"}
+    rates = {"leader.replication.throttled.rate": "2048", "follower.replication.throttled.rate": "2048"}
+    assert await cli.zk.get_entity_configs("brokers", "1") == rates
+    assert await cli.zk.get_entity_configs("brokers", "3") == {"log.cleaner.threads": "2", **rates}
+    notified = await cli.zk.read_notifications(ConfigChangeZNode, await cli.zk.get_notification_sequence_numbers(
+        ConfigChangeZNode))
+    assert sorted(notified.values.values()) == ["brokers/1", "brokers/2", "brokers/3", "topics/t"]
+    assert await cli.zk.get_partition_reassignment() == {TopicPartition("t", 0): (2, 3)}
+
+    for option in ("--additional", "--replica-alter-log-dirs-throttle"):
+        refused = await cli(reassign, "--execute", option, *(["5"] if option.endswith("throttle") else []),
+                            "--reassignment-json-file", "plan.json")
+        assert refused.exit_code == 1
+        assert refused.output.splitlines()[-1] == (
+            f'Error: You must specify --bootstrap-server when using "[{option[2:]}]"')

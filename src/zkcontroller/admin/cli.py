@@ -18,7 +18,7 @@ from typing import ClassVar, TypeVar
 
 import click
 
-from zkcontroller.admin import bootstrap_topics
+from zkcontroller.admin import bootstrap_cluster, bootstrap_topics
 from zkcontroller.admin.describe import (
     DescribeFilter,
     broker_line,
@@ -56,35 +56,6 @@ from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.paths import ConfigType
 
 T = TypeVar("T")
-
-MISSING_ZOOKEEPER_HINT = (
-    "These commands need a real ZooKeeper (`zkcontroller zookeeper` starts one; or set ZKCONTROLLER_ZOOKEEPER): "
-    "the embedded store of `demo` and `cluster` cannot be reached from another process, so run those with "
-    "--zookeeper too. On the embedded store, `topics`, `leader-election`, `reassign` and `configs` (topics, "
-    "brokers) take --bootstrap-server instead, and `cluster`'s prompt creates, describes and deletes topics and "
-    "elects leaders; client quotas go through a Kafka client (kafka-python, kcat) on the brokers' listeners, whose "
-    "addresses `cluster` prints at start-up and in `status` (--port-base, --listen-host)")
-"""Said after click's ``Missing option '--zookeeper'.``. It said "or use `cluster`'s prompt", which has no
-reassign or configs verb; what the prompt does not do, a broker does over Kafka's protocol (`docs/wire-protocol.md`)."""
-
-
-class _ZooKeeperOption(click.Option):
-    """``--zookeeper``: when it is missing, click's ``Missing option '--zookeeper'.`` goes on to say where to get
-    one, since a new user has typically just run `demo` or `cluster` on the embedded store."""
-
-    def process_value(self, ctx: click.Context, value: object) -> object:
-        try:
-            return super().process_value(ctx, value)
-        except click.MissingParameter as e:
-            e.message = MISSING_ZOOKEEPER_HINT  # type: ignore[misc]  # click marks it Final; the hint replaces it
-            raise
-
-
-zookeeper_option = click.option(
-    "--zookeeper", cls=_ZooKeeperOption, required=True, envvar="ZKCONTROLLER_ZOOKEEPER",
-    metavar="HOST[:PORT][,...][/CHROOT]",
-    help="ZooKeeper connect string, as ZooKeeper reads it (port 2181 if none; or set ZKCONTROLLER_ZOOKEEPER).")
-
 
 SERVER_HINT = (
     "`zkcontroller zookeeper` starts a ZooKeeper (or set ZKCONTROLLER_ZOOKEEPER); a cluster on the embedded "
@@ -475,11 +446,21 @@ def brokers() -> None:
 
 
 @brokers.command("list")
-@zookeeper_option
-def list_brokers(zookeeper: str) -> None:
+@server_options
+def list_brokers(zookeeper: str | None, bootstrap_server: str | None, command_config: str | None) -> None:
     """One line per registered broker: id, epoch (registration czxid), rack, endpoints. A registration that
     cannot be read is a "Broker: <id>  Corrupt: <path>: <reason>" line in its place, and the command then
-    exits non-zero (Kafka has no such command; its tools throw on such a registration)."""
+    exits non-zero (Kafka has no such command; its tools throw on such a registration).
+
+    With --bootstrap-server, the live brokers a broker knows (DescribeCluster): id, rack and the endpoint of the
+    listener asked ("Broker: 1  Rack: none  Endpoint: 127.0.0.1:9092"); the epoch and the other listeners
+    need --zookeeper."""
+    zookeeper = exactly_one_server(zookeeper, bootstrap_server)
+    if zookeeper is None:
+        assert bootstrap_server is not None
+        for line in bootstrap_topics.run_with_admin(bootstrap_server, command_config, bootstrap_cluster.broker_lines):
+            click.echo(line)
+        return
     registered, corrupt = run_with_client(zookeeper, registered_brokers)
     lines = {**{b.broker.id: broker_line(b) for b in registered}, **corrupt}
     for broker_id in sorted(lines):
@@ -493,7 +474,15 @@ def controller() -> None:
 
 
 @controller.command("show")
-@zookeeper_option
-def show_controller(zookeeper: str) -> None:
-    """The active controller's broker id, the controller epoch and its znode version."""
+@server_options
+def show_controller(zookeeper: str | None, bootstrap_server: str | None, command_config: str | None) -> None:
+    """The active controller's broker id, the controller epoch and its znode version.
+
+    With --bootstrap-server, the controller id and cluster id a broker knows (DescribeCluster:
+    "ActiveController: 2  ClusterId: ..."); the controller epoch and its znode version need --zookeeper."""
+    zookeeper = exactly_one_server(zookeeper, bootstrap_server)
+    if zookeeper is None:
+        assert bootstrap_server is not None
+        click.echo(bootstrap_topics.run_with_admin(bootstrap_server, command_config, bootstrap_cluster.controller_line))
+        return
     click.echo(run_with_client(zookeeper, controller_status).render())

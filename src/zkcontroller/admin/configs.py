@@ -15,7 +15,8 @@ throttles excepted; a running cluster is changed through a broker: ``--bootstrap
 or in-process `alter_broker_config` with ``via_broker=True``.
 
 ``--entity-type users|clients|ips`` (a user and its client id by giving ``users`` and ``clients`` together, each
-with ``--entity-name`` or ``--entity-default``) alters or describes client quotas: `client_quotas`.
+with ``--entity-name`` or ``--entity-default``) alters or describes client quotas: `client_quotas`, or with
+``--bootstrap-server`` `bootstrap_quotas` (DescribeClientQuotas, AlterClientQuotas).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import re
 
 import click
 
-from zkcontroller.admin import bootstrap_configs
+from zkcontroller.admin import bootstrap_configs, bootstrap_quotas
 from zkcontroller.admin.bootstrap_topics import run_with_admin
 from zkcontroller.admin.cli import SERVER_HINT, fail_if_corrupt, run_with_client
 from zkcontroller.admin.client_quotas import (
@@ -324,7 +325,8 @@ def _label(kind: str, name: str) -> str:
 @click.command("configs", cls=KafkaCommand, short_help="Topic, dynamic broker and client quota configs.")
 @click.option("--bootstrap-server", metavar="HOST:PORT[,...]",
               help="A broker's listener: topic and broker configs through DescribeConfigs and (Incremental)"
-                   "AlterConfigs, a running broker's included.")
+                   "AlterConfigs, a running broker's included; client quotas through DescribeClientQuotas and "
+                   "AlterClientQuotas.")
 @click.option("--command-config", metavar="FILE",
               help="Admin client properties (default.api.timeout.ms, ...); with --bootstrap-server only.")
 @click.option("--zookeeper", envvar="ZKCONTROLLER_ZOOKEEPER", metavar="HOST[:PORT][,...][/CHROOT]",
@@ -372,6 +374,10 @@ def configs(bootstrap_server: str | None, command_config: str | None, zookeeper:
         raise click.UsageError("Only one of --bootstrap-server or --zookeeper must be specified")
     if describe_all and bootstrap_server is None:
         raise click.UsageError("--bootstrap-server must be specified for --all")
+    if bootstrap_server is not None and kind in QUOTA_ENTITY_TYPES:
+        _quotas_through_broker(bootstrap_server, command_config, list(entity_types), entity_names, alter, add_config,
+                               delete_config)
+        return
     if bootstrap_server is not None:
         _configs_through_broker(bootstrap_server, command_config, kind, name, alter, describe_all, add_config,
                                 delete_config)
@@ -417,10 +423,6 @@ def _configs_through_broker(bootstrap_server: str, command_config: str | None, k
                             alter: bool, describe_all: bool, add_config: str | None, delete_config: str | None
                             ) -> None:
     """ConfigCommand's AdminClient path for topics and brokers (`bootstrap_configs`)."""
-    if kind in QUOTA_ENTITY_TYPES:
-        raise click.ClickException(f"configs --entity-type {kind} with --bootstrap-server is not supported yet: use "
-                                   "--zookeeper, or a Kafka client's DescribeClientQuotas/AlterClientQuotas on a "
-                                   "broker's listener")
     if kind == paths.ConfigType.BROKER and name == paths.DEFAULT_ENTITY:
         name = ""  # the broker default is the resource named "" over the wire (BrokerDefaultEntityName)
     if not alter:
@@ -432,6 +434,19 @@ def _configs_through_broker(bootstrap_server: str, command_config: str | None, k
     add, delete = _changes(add_config, delete_config)
     click.echo(run_with_admin(bootstrap_server, command_config, lambda admin: bootstrap_configs.alter(
         admin, kind, name, add, delete)))
+
+
+def _quotas_through_broker(bootstrap_server: str, command_config: str | None, types: list[str], names: list[str],
+                           alter: bool, add_config: str | None, delete_config: str | None) -> None:
+    """ConfigCommand's AdminClient path for users, clients (or a user's client) and ips (`bootstrap_quotas`)."""
+    if not alter:
+        for line in run_with_admin(bootstrap_server, command_config, lambda admin: (
+                bootstrap_quotas.describe_lines(admin, types, names))):
+            click.echo(line)
+        return
+    add, delete = _changes(add_config, delete_config)
+    click.echo(run_with_admin(bootstrap_server, command_config, lambda admin: bootstrap_quotas.alter(
+        admin, types, names, add, delete)))
 
 
 def _quota_command(zookeeper: str, types: list[str], names: list[str], alter: bool, add_config: str | None,

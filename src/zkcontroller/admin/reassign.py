@@ -35,8 +35,14 @@ from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.paths import ConfigType, parse_broker_id
 
 ROLLBACK_NOTE = "Save this to use as the --reassignment-json-file option during rollback"
-EXISTING = ("Cannot execute because there is an existing partition assignment. Use --additional to override this "
-            "and create a new partition assignment in addition to the existing one.")
+EXISTING = (
+    "Cannot execute because there is an existing partition assignment.  Use --additional to override this and "
+    "create a new partition assignment in addition to the existing one. The --additional flag can also be used to "
+    "change the throttle by resubmitting the current reassignment.")
+"""ReassignPartitionsCommand.cannotExecuteBecauseOfExistingMessage (both paths; its two spaces included)."""
+VERIFY_PERIODICALLY = ("Warning: You must run --verify periodically, until the reassignment completes, to ensure "
+                       "the throttle is removed.")
+"""ReassignPartitionsCommand.youMustRunVerifyPeriodicallyMessage, printed before a throttle is set."""
 
 
 BrokerView = Callable[[TopicPartition], Sequence[int] | None] | str
@@ -152,6 +158,48 @@ BROKER_THROTTLES = ("leader.replication.throttled.rate", "follower.replication.t
 """The broker configs a reassignment's throttle sets (ReassignPartitionsCommand.brokerLevelThrottles)."""
 
 
+MoveMap = dict[str, dict[int, tuple[frozenset[int], frozenset[int]]]]
+"""Topic -> partition -> (source brokers, destination brokers): Kafka's ``MoveMap`` of ``PartitionMove``s."""
+
+
+def proposed_move_map(ongoing: Mapping[tuple[str, int], tuple[Sequence[int], Sequence[int]]],
+                      targets: Mapping[TopicPartition, Sequence[int]],
+                      current: Mapping[TopicPartition, Sequence[int]]) -> MoveMap:
+    """calculateProposedMoveMap: every ongoing reassignment's move (``ongoing``: its replicas and adding replicas;
+    sources are the replicas less the adding ones, destinations the adding ones), then each target's, whose
+    sources are the ongoing move's if the partition is moving, else its current replicas, and whose destinations
+    are the target replicas not among them. The ZooKeeper path passes no ongoing moves, as Kafka's does."""
+    moves: MoveMap = {}
+    for (topic, partition), (replicas, adding) in ongoing.items():
+        moves.setdefault(topic, {})[partition] = (frozenset(replicas) - set(adding), frozenset(adding))
+    for tp, replicas in targets.items():
+        parts = moves.setdefault(tp.topic, {})
+        sources = parts[tp.partition][0] if tp.partition in parts else frozenset(current.get(tp, ()))
+        if not sources:
+            raise AdminError(f"Trying to reassign a topic partition {tp} with 0 replicas")
+        parts[tp.partition] = (sources, frozenset(replicas) - sources)
+    return moves
+
+
+def throttled_replicas(moves: MoveMap) -> dict[str, tuple[str, str]]:
+    """calculateLeaderThrottles and calculateFollowerThrottles: per topic, the ``partition:broker`` pairs of the
+    sources (leader) and of the destinations that are not sources (follower), each sorted as strings (a Scala
+    ``TreeSet[String]``) and joined by commas."""
+    return {topic: (",".join(sorted(f"{p}:{b}" for p, (sources, _) in parts.items() for b in sources)),
+                    ",".join(sorted(f"{p}:{b}" for p, (sources, dests) in parts.items()
+                                    for b in dests if b not in sources)))
+            for topic, parts in moves.items()}
+
+
+def reassigning_brokers(moves: MoveMap) -> list[int]:
+    """calculateReassigningBrokers: every source and destination, sorted."""
+    return sorted({b for parts in moves.values() for sources, dests in parts.values() for b in sources | dests})
+
+
+def throttle_set_line(throttle: int) -> str:
+    return f"The inter-broker throttle limit was set to {throttle} B/s"
+
+
 PartitionStatuses = list[PartitionStatus]
 """`ReassignCommand.verify`'s answer (named outside the class, where ``list`` is its method)."""
 
@@ -213,8 +261,9 @@ class ReassignCommand:
         if unknown:
             raise AdminError(f"The proposed assignment contains non-existent brokerIDs: {','.join(map(str, unknown))}")
 
-    async def execute(self, targets: Mapping[TopicPartition, Sequence[int]]) -> str:
-        """Validate everything, then create the znode; returns the rollback JSON (the current replicas).
+    async def execute(self, targets: Mapping[TopicPartition, Sequence[int]], throttle: int = -1) -> str:
+        """Validate everything, set the throttles if ``throttle`` >= 0, then create the znode; returns the
+        rollback JSON (the current replicas).
 
         Kafka 2.8's order (``verifyReplicasAndBrokersInAssignment``, then the in-progress check): unknown
         partitions, unknown brokers, then a reassignment already pending. Kafka prints the partitions as a Scala
@@ -228,8 +277,24 @@ class ReassignCommand:
         if await self._zk.reassign_partitions_in_progress():
             raise AdminError(EXISTING)
         rollback = {tp: current[tp].replicas for tp in targets}
+        if throttle >= 0:
+            await self._set_throttles(proposed_move_map({}, targets, rollback), throttle)
         await self._zk.create_partition_reassignment(targets)
         return format_reassignment_json(rollback)
+
+    async def _set_throttles(self, moves: MoveMap, throttle: int) -> None:
+        """The ZooKeeper path's modifyTopicThrottles (each topic's overrides plus its throttled replicas, through
+        ``changeTopicConfig``) and modifyBrokerThrottles (each reassigning broker's dynamic configs plus both
+        rates, written with their notification as ``changeBrokerConfig`` does)."""
+        leader, follower = TOPIC_THROTTLES
+        for topic, (leaders, followers) in throttled_replicas(moves).items():
+            configs = await self._zk.get_entity_configs(ConfigType.TOPIC, topic)
+            await change_topic_config(self._zk, topic, {**configs, leader: leaders, follower: followers})
+        for broker in reassigning_brokers(moves):
+            configs = await self._zk.get_entity_configs(ConfigType.BROKER, str(broker))
+            configs.update(dict.fromkeys(BROKER_THROTTLES[:2], str(throttle)))
+            await self._zk.set_or_create_entity_configs(ConfigType.BROKER, str(broker), configs)
+            await self._zk.create_config_change_notification(f"{ConfigType.BROKER}/{broker}")
 
     async def cancel(self, targets: Iterable[TopicPartition]) -> list[TopicPartition]:
         """Target each given partition being reassigned back to its original replicas (RS − adding).

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from collections.abc import Awaitable, Callable
 
 import click
 from rich.console import Console
@@ -23,6 +24,7 @@ from zkcontroller.admin.cli import SERVER_HINT, fail_if_corrupt, run_with_client
 from zkcontroller.admin.deprecation import REASSIGN_VERIFY_INCOMPLETE, REASSIGN_ZOOKEEPER_DEPRECATED
 from zkcontroller.admin.reassign import (
     ROLLBACK_NOTE,
+    VERIFY_PERIODICALLY,
     PartitionStatus,
     ReassignCommand,
     ReassignmentInputError,
@@ -30,9 +32,10 @@ from zkcontroller.admin.reassign import (
     parse_broker_list,
     parse_reassignment_json,
     parse_topics_to_move_json,
+    throttle_set_line,
     unreachable_brokers_line,
 )
-from zkcontroller.admin.usage import KafkaCommand
+from zkcontroller.admin.usage import JAVA_LONG, KafkaCommand
 from zkcontroller.admin.user_files import UnreadableFileError, read_user_file
 from zkcontroller.protocol.wire.admin_client import AdminClient
 from zkcontroller.zk.errors import ZnodeDecodeError
@@ -91,15 +94,24 @@ def _show_progress(statuses: list[PartitionStatus]) -> None:
                    '"t", "partition": 0, "replicas": [1, 2]}]} (--generate prints one).')
 @click.option("--wait-ms", type=click.IntRange(min=0), default=0, help="--execute: wait this long for completion.")
 @click.option("--preserve-throttles", is_flag=True,
-              help="--verify: leave the reassignment throttle configs in place once it is complete.")
+              help="--verify (and --cancel with --bootstrap-server): leave the reassignment throttle configs in "
+                   "place.")
 @click.option("--check-brokers", is_flag=True,
               help="--verify: also ask every broker (Metadata over Kafka's protocol, 5 s each) that it lists the "
                    "target replicas.")
+@click.option("--throttle", type=JAVA_LONG, default=-1, show_default=False, metavar="BYTES_PER_S",
+              help="--execute: set the brokers' replication throttle rates and the moving replicas' topic "
+                   "throttles first (cleared by --verify once done).")
+@click.option("--replica-alter-log-dirs-throttle", type=JAVA_LONG, default=-1, show_default=False,
+              metavar="BYTES_PER_S", help="Refused: our brokers do not move replicas between log directories.")
+@click.option("--additional", is_flag=True,
+              help="--execute with --bootstrap-server: start this reassignment beside the ongoing ones (or "
+                   "resubmit one to change its throttle).")
 def reassign(bootstrap_server: str | None, command_config: str | None, zookeeper: str | None, generate: bool,
              execute: bool, verify: bool, cancel: bool, list_: bool,
              topics_to_move_json_file: str | None, broker_list: str | None, disable_rack_aware: bool,
-             reassignment_json_file: str | None, wait_ms: int, preserve_throttles: bool, check_brokers: bool
-             ) -> None:
+             reassignment_json_file: str | None, wait_ms: int, preserve_throttles: bool, check_brokers: bool,
+             throttle: int, replica_alter_log_dirs_throttle: int, additional: bool) -> None:
     """Move partition replicas between brokers (kafka-reassign-partitions.sh --zookeeper)."""
     # Separate flags, not one shared destination: with that, `--verify --execute` silently ran the last one.
     chosen = [name for name, given in (("generate", generate), ("execute", execute), ("verify", verify),
@@ -117,6 +129,7 @@ def reassign(bootstrap_server: str | None, command_config: str | None, zookeeper
         _require(reassignment_json_file, "--reassignment-json-file")
     if bootstrap_server is None and zookeeper is None:  # validateAndParseArgs' words, then where to get either
         raise click.UsageError(f"Please specify --bootstrap-server. {SERVER_HINT}")
+    _check_execute_options(action, bootstrap_server is not None, replica_alter_log_dirs_throttle)
     if bootstrap_server is not None:
         zk_from = click.get_current_context().get_parameter_source("zookeeper")
         if zookeeper is not None and zk_from != click.core.ParameterSource.ENVIRONMENT:
@@ -124,7 +137,7 @@ def reassign(bootstrap_server: str | None, command_config: str | None, zookeeper
                        "The --zookeeper option will be removed in a future version of Kafka.")
         _reassign_through_broker(bootstrap_server, command_config, action, topics_to_move_json_file, broker_list,
                                  disable_rack_aware, reassignment_json_file, wait_ms, preserve_throttles,
-                                 check_brokers)
+                                 check_brokers, throttle, additional)
         return
     assert zookeeper is not None
     click.echo(REASSIGN_ZOOKEEPER_DEPRECATED)
@@ -157,8 +170,11 @@ def reassign(bootstrap_server: str | None, command_config: str | None, zookeeper
     except ReassignmentInputError as e:
         raise click.ClickException(str(e)) from None
     if action == "execute":
-        rollback = run_with_client(zookeeper, lambda zk: ReassignCommand(zk).execute(targets))
+        rollback = run_with_client(zookeeper, lambda zk: ReassignCommand(zk).execute(targets, throttle))
         click.echo(f"Current partition replica assignment\n\n{rollback}\n\n{ROLLBACK_NOTE}")
+        if throttle >= 0:
+            click.echo(VERIFY_PERIODICALLY)
+            click.echo(throttle_set_line(throttle))
         plural = "" if len(targets) == 1 else "s"
         click.echo(f"Successfully started partition reassignment{plural} for "
                    f"{','.join(str(tp) for tp in sorted(targets))}")
@@ -213,10 +229,35 @@ def reassign(bootstrap_server: str | None, command_config: str | None, zookeeper
             click.echo("None of the specified partition reassignments are active.")
 
 
+_EXECUTE_ONLY = ("throttle", "replica_alter_log_dirs_throttle", "additional")
+"""The options validateAndParseArgs permits with ``--execute`` alone."""
+LOG_DIRS_THROTTLE_REFUSED = (
+    "--replica-alter-log-dirs-throttle: these brokers do not move replicas between log directories (they serve no "
+    "AlterReplicaLogDirs, and a reassignment's log_dirs are ignored), so there is nothing for it to throttle")
+
+
+def _check_execute_options(action: str, bootstrap: bool, log_dirs_throttle: int) -> None:
+    """validateAndParseArgs for the execute-only options, the first typed named: joptsimple's ``Option
+    "[throttle]" can't be used with action "[verify]"``, then ``You must specify --bootstrap-server when using
+    "[additional]"`` (``--throttle`` works with both); a log-dir throttle is refused (`LOG_DIRS_THROTTLE_REFUSED`)."""
+    ctx = click.get_current_context()
+    given = [name for name in ctx.params  # click fills it in the order the options were typed
+             if name in _EXECUTE_ONLY and ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE]
+    for name in given:
+        option = name.replace("_", "-")
+        if action != "execute":
+            raise click.UsageError(f'Option "[{option}]" can\'t be used with action "[{action}]"')
+        if not bootstrap and name != "throttle":
+            raise click.ClickException(f'You must specify --bootstrap-server when using "[{option}]"')
+    if log_dirs_throttle >= 0:
+        raise click.ClickException(LOG_DIRS_THROTTLE_REFUSED)
+
+
 def _reassign_through_broker(bootstrap_server: str, command_config: str | None, action: str,
                              topics_to_move_json_file: str | None, broker_list: str | None,
                              disable_rack_aware: bool, reassignment_json_file: str | None, wait_ms: int,
-                             preserve_throttles: bool, check_brokers: bool) -> None:
+                             preserve_throttles: bool, check_brokers: bool, throttle: int = -1,
+                             additional: bool = False) -> None:
     """ReassignPartitionsCommand's AdminClient path (`bootstrap_reassign`); ``--wait-ms`` polls
     ListPartitionReassignments until the targets are done (no progress bar: a broker reports no ISR counts
     of another's target replicas); ``--check-brokers`` is for ``--zookeeper`` (these states come from the
@@ -244,11 +285,8 @@ def _reassign_through_broker(bootstrap_server: str, command_config: str | None, 
     except ReassignmentInputError as e:
         raise click.ClickException(str(e)) from None
     if action == "execute":
-        async def execute(admin: AdminClient) -> tuple[list[str], str | None]:
-            try:
-                lines = await bootstrap_reassign.execute(admin, targets)
-            except bootstrap_reassign.PrintedThenFailed as e:
-                return e.lines, str(e)
+        async def execute(admin: AdminClient) -> list[str]:
+            lines = await bootstrap_reassign.execute(admin, targets, additional=additional, throttle=throttle)
             if wait_ms:
                 deadline = time.monotonic() + wait_ms / 1000
                 wanted = [(tp.topic, tp.partition) for tp in targets]
@@ -256,19 +294,31 @@ def _reassign_through_broker(bootstrap_server: str, command_config: str | None, 
                     if not await admin.list_reassignments(wanted):
                         break
                     await asyncio.sleep(0.2)  # the process edge: a CLI polling the controller
-            return lines, None
+            return lines
 
-        lines, failure = run_with_admin(bootstrap_server, command_config, execute)
-        for line in lines:
-            click.echo(line)
-        if failure is not None:
-            raise click.ClickException(failure)
+        _print_then_fail(bootstrap_server, command_config, execute)
     elif action == "verify":
-        lines, _done = run_with_admin(bootstrap_server, command_config, lambda admin: bootstrap_reassign.verify(
-            admin, targets, preserve_throttles))
-        for line in lines:
-            click.echo(line)
+        async def verify(admin: AdminClient) -> list[str]:
+            return (await bootstrap_reassign.verify(admin, targets, preserve_throttles))[0]
+
+        _print_then_fail(bootstrap_server, command_config, verify)
     else:
-        for line in run_with_admin(bootstrap_server, command_config,
-                                   lambda admin: bootstrap_reassign.cancel(admin, targets)):
-            click.echo(line)
+        _print_then_fail(bootstrap_server, command_config,
+                         lambda admin: bootstrap_reassign.cancel(admin, targets, preserve_throttles))
+
+
+def _print_then_fail(bootstrap_server: str, command_config: str | None,
+                     action: Callable[[AdminClient], Awaitable[list[str]]]) -> None:
+    """Print the action's lines; when it fails part-way, the lines Kafka's tool has printed by then, then the
+    error (`bootstrap_reassign.PrintedThenFailed`)."""
+    async def run(admin: AdminClient) -> tuple[list[str], str | None]:
+        try:
+            return await action(admin), None
+        except bootstrap_reassign.PrintedThenFailed as e:
+            return e.lines, str(e)
+
+    lines, failure = run_with_admin(bootstrap_server, command_config, run)
+    for line in lines:
+        click.echo(line)
+    if failure is not None:
+        raise click.ClickException(failure)

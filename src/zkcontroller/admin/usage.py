@@ -55,11 +55,12 @@ class JavaInt(click.ParamType):
     click's ``int`` would take them), refusing with joptsimple's ``Cannot parse argument`` message."""
 
     name = "integer"
+    bits = 32
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
         if isinstance(value, int):  # a default
             return value
-        parsed = java_parse_int(str(value))
+        parsed = java_parse_int(str(value), self.bits)
         if parsed is None:
             option = param.opts[0].lstrip("-") if param is not None and param.opts else "?"
             self.fail(f"Cannot parse argument '{value}' of option {option}", param, ctx)
@@ -67,6 +68,16 @@ class JavaInt(click.ParamType):
 
 
 JAVA_INT = JavaInt()
+
+
+class JavaLong(JavaInt):
+    """``ofType(classOf[Long])``: ``Long.valueOf``, 64 bits."""
+
+    name = "long"
+    bits = 64
+
+
+JAVA_LONG = JavaLong()
 
 
 def bad_connect_string(error: ValueError) -> click.ClickException:

@@ -1,5 +1,5 @@
 """A small asyncio admin client over Kafka's wire protocol, for ``--bootstrap-server`` on ``zkcontroller topics``,
-``leader-election``, ``reassign`` and ``configs``.
+``leader-election``, ``reassign``, ``configs``, ``brokers list`` and ``controller show``.
 
 It does what Kafka 2.8's ``KafkaAdminClient`` does for the calls our tools need, so a cluster on the embedded
 store (which no other process can reach through ZooKeeper) can be administered from another shell:
@@ -9,14 +9,16 @@ store (which no other process can reach through ZooKeeper) can be administered f
 - Metadata to learn the brokers and the controller; CreateTopics, DeleteTopics, CreatePartitions, ElectLeaders,
   AlterPartitionReassignments and ListPartitionReassignments go to the controller, and a ``NOT_CONTROLLER`` answer
   (or a lost connection) refreshes the metadata and retries; a broker's own config resource goes to that broker
-  (DescribeConfigs, AlterConfigs, IncrementalAlterConfigs), other resources to any node;
+  (DescribeConfigs, AlterConfigs, IncrementalAlterConfigs), other resources to any node, as are
+  DescribeCluster (Metadata from a broker without it) and DescribeClientQuotas/AlterClientQuotas;
 - every call is bounded by ``default.api.timeout.ms`` (60 s, as Kafka), each exchange by ``request.timeout.ms``;
   when no broker could be reached the call fails with Kafka's words, ``Timed out waiting for a node assignment.
   Call: <name>``.
 
-Request and response types are kio's (generated from Kafka's schemas); the config APIs go through our own tables
-(`describe_configs`, `alter_configs`), which the brokers use too. Errors a broker returns become `KafkaApiError` with
-the broker's message, or Kafka's default message for the code when the broker sent none.
+Request and response types are kio's (generated from Kafka's schemas); the config and client quota APIs go through
+our own tables (`describe_configs`, `alter_configs`, `client_quotas`), which the brokers use too. Errors a broker
+returns become `KafkaApiError` with the broker's message, or Kafka's default message for the code when the broker
+sent none.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from kio.serial import entity_reader, entity_writer
 
 from zkcontroller.model import TopicId
 from zkcontroller.protocol.wire import alter_configs as ac
+from zkcontroller.protocol.wire import client_quotas as cq
 from zkcontroller.protocol.wire import describe_configs as dc
 from zkcontroller.protocol.wire.client_apis import (
     ALTER_PARTITION_REASSIGNMENTS,
@@ -41,6 +44,7 @@ from zkcontroller.protocol.wire.client_apis import (
     CREATE_PARTITIONS,
     CREATE_TOPICS,
     DELETE_TOPICS,
+    DESCRIBE_CLUSTER,
     ELECT_LEADERS,
     LIST_PARTITION_REASSIGNMENTS,
     METADATA,
@@ -61,7 +65,8 @@ CLIENT_VERSIONS: dict[int, tuple[int, int]] = {
     API_VERSIONS: (0, 3), METADATA: (1, 11), CREATE_TOPICS: (2, 7), DELETE_TOPICS: (1, 6),
     CREATE_PARTITIONS: (0, 3), ELECT_LEADERS: (0, 2), ALTER_PARTITION_REASSIGNMENTS: (0, 0),
     LIST_PARTITION_REASSIGNMENTS: (0, 0), dc.DESCRIBE_CONFIGS: (1, 4), ac.INCREMENTAL_ALTER_CONFIGS: (0, 1),
-    ac.ALTER_CONFIGS: (0, 2),
+    ac.ALTER_CONFIGS: (0, 2), DESCRIBE_CLUSTER: (0, 0), cq.DESCRIBE_CLIENT_QUOTAS: (0, 1),
+    cq.ALTER_CLIENT_QUOTAS: (0, 1),
 }
 """What this client can speak (kio's schemas, DescribeConfigs from our table; Metadata v1+ for the controller id)."""
 
@@ -166,6 +171,16 @@ class ClusterMetadata:
 
 
 @dataclass(frozen=True, slots=True)
+class ClusterDescription:
+    """What Kafka's ``describeCluster`` gives: the live brokers, the controller's id (-1: none known) and the
+    cluster id (None when a Metadata answer had none)."""
+
+    brokers: tuple[Node, ...]
+    controller_id: int
+    cluster_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class Reassignment:
     replicas: tuple[int, ...]
     adding: tuple[int, ...]
@@ -238,7 +253,8 @@ _RESPONSES = {API_VERSIONS: "ApiVersionsResponse", METADATA: "MetadataResponse",
               DELETE_TOPICS: "DeleteTopicsResponse", CREATE_PARTITIONS: "CreatePartitionsResponse",
               ELECT_LEADERS: "ElectLeadersResponse",
               ALTER_PARTITION_REASSIGNMENTS: "AlterPartitionReassignmentsResponse",
-              LIST_PARTITION_REASSIGNMENTS: "ListPartitionReassignmentsResponse"}
+              LIST_PARTITION_REASSIGNMENTS: "ListPartitionReassignmentsResponse",
+              DESCRIBE_CLUSTER: "DescribeClusterResponse"}
 
 
 def _decode(api_key: int, version: int, payload: bytes, offset: int) -> Any:
@@ -461,8 +477,38 @@ class AdminClient:
         return out
 
     async def live_brokers(self) -> list[Node]:
-        """Kafka 2.8's describeCluster (a Metadata request with no topics)."""
+        """The brokers of a Metadata request with no topics (what the tools' ``describeCluster().nodes()`` see)."""
         return list((await self.metadata((), "describeCluster")).brokers)
+
+    async def describe_cluster(self) -> ClusterDescription:
+        """Kafka 2.8.2's ``describeCluster`` (call ``listNodes``): DescribeCluster v0 (KIP-700) to any node, or,
+        when that node does not serve it, a Metadata request with no topics, as the Java client falls back."""
+        def make(version: int) -> bytes:
+            m = schema_module(DESCRIBE_CLUSTER, version, "request")
+            return _write(build(m.DescribeClusterRequest, include_cluster_authorized_operations=False))
+
+        def parse(version: int, payload: bytes, offset: int) -> ClusterDescription:
+            r = _decode(DESCRIBE_CLUSTER, version, payload, offset)
+            check(int(r.error_code), r.error_message)
+            return ClusterDescription(tuple(Node(int(b.broker_id), str(b.host), int(b.port), b.rack)
+                                            for b in r.brokers), int(r.controller_id), str(r.cluster_id))
+
+        try:
+            return await self._call("listNodes", DESCRIBE_CLUSTER, "any", make, parse)
+        except KafkaApiError as e:
+            if e.code != UNSUPPORTED_VERSION:
+                raise
+
+        def make_metadata(version: int) -> bytes:
+            return self._metadata_request(version, ())
+
+        def parse_metadata(version: int, payload: bytes, offset: int) -> ClusterDescription:
+            r = _decode(METADATA, version, payload, offset)
+            return ClusterDescription(tuple(Node(int(b.node_id), str(b.host), int(b.port), b.rack)
+                                            for b in r.brokers), int(r.controller_id),
+                                      getattr(r, "cluster_id", None))
+
+        return await self._call("listNodes", METADATA, "any", make_metadata, parse_metadata)
 
     # ------------------------------------------------------------------ topics
 
@@ -679,3 +725,35 @@ class AdminClient:
 
         await self._call("alterConfigs", ac.ALTER_CONFIGS, target,
                          lambda version: ac.encode_request(ac.ALTER_CONFIGS, version, query), parse)
+
+    async def describe_client_quotas(self, components: Sequence[cq.FilterComponent], *, strict: bool
+                                     ) -> dict[cq.QuotaEntity, tuple[tuple[str, float], ...]]:
+        """DescribeClientQuotas to any node (Kafka's LeastLoadedNodeProvider): each matching entity's quotas, in
+        the broker's order; a request-level error raises."""
+        query = cq.DescribeQuotasQuery(tuple(components), strict)
+
+        def parse(version: int, payload: bytes, offset: int) -> dict[cq.QuotaEntity, tuple[tuple[str, float], ...]]:
+            try:
+                described = cq.decode_describe_response(version, payload, offset)
+            except ValueError as e:
+                raise WireFormatError(f"DescribeClientQuotasResponse v{version}: {e}") from None
+            check(described.error, described.message)
+            return dict(described.entries or ())
+
+        return await self._call("describeClientQuotas", cq.DESCRIBE_CLIENT_QUOTAS, "any",
+                                lambda version: cq.encode_describe_request(version, query), parse)
+
+    async def alter_client_quotas(self, alterations: Sequence[cq.QuotaAlteration]) -> None:
+        """AlterClientQuotas to any node; the first entity's error raises (Kafka's ``all().get()``)."""
+        query = cq.AlterQuotasQuery(tuple(alterations), validate_only=False)
+
+        def parse(version: int, payload: bytes, offset: int) -> None:
+            try:
+                altered = cq.decode_alter_response(version, payload, offset)
+            except ValueError as e:
+                raise WireFormatError(f"AlterClientQuotasResponse v{version}: {e}") from None
+            for a in altered:
+                check(a.error, a.message)
+
+        await self._call("alterClientQuotas", cq.ALTER_CLIENT_QUOTAS, "any",
+                         lambda version: cq.encode_alter_request(version, query), parse)
