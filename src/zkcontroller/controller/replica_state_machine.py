@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from itertools import groupby, repeat
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import cast
 
 from zkcontroller.controller.assignment import EMPTY_ASSIGNMENT, remove_replica
@@ -48,6 +48,9 @@ _NO_PARTITIONS: dict[int, ReplicaAssignment] = {}
 """A topic the context has no assignment for (`ControllerContext.partition_full_replica_assignment`, inlined)."""
 
 _replica_id: Callable[[PartitionAndReplica], int] = itemgetter(1)
+_first = itemgetter(0)
+_state_name = attrgetter("_value_")
+"""A state's Kafka name (`Enum`'s ``_value_``, without its Python-level ``value`` property)."""
 """``PartitionAndReplica.replica`` in C: the key a step sorts and groups its replicas by (20,000 of them when a
 broker fails)."""
 
@@ -231,7 +234,9 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
                 requests.append((others, tp, info, a))
         batch.add_leader_and_isr_requests(requests, False, led=True)  # each `info` is the context's (stored or known)
         replica_states.update(zip(replicas, repeat(offline)))
-        scl.replicas_changed([(tp, current._value_) for (tp, _), current in zip(updated, previous, strict=True)],
+        # (partition, previous state's name) pairs made by C iterators, not a list built in Python, as the records
+        # are written at once
+        scl.replicas_changed(zip(map(_first, updated), map(_state_name, previous), strict=True),
                              replica_id, offline._value_)
         for r in without_leadership:
             self.batch.add_update_metadata_request_for_brokers(
