@@ -48,11 +48,12 @@ _NO_PARTITIONS: dict[int, ReplicaAssignment] = {}
 """A topic the context has no assignment for (`ControllerContext.partition_full_replica_assignment`, inlined)."""
 
 _replica_id: Callable[[PartitionAndReplica], int] = itemgetter(1)
+"""``PartitionAndReplica.replica`` in C: the key a step sorts and groups its replicas by (20,000 of them when a
+broker fails)."""
+
 _first = itemgetter(0)
 _state_name = attrgetter("_value_")
 """A state's Kafka name (`Enum`'s ``_value_``, without its Python-level ``value`` property)."""
-"""``PartitionAndReplica.replica`` in C: the key a step sorts and groups its replicas by (20,000 of them when a
-broker fails)."""
 
 
 class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
