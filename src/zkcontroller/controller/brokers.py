@@ -159,23 +159,29 @@ class BrokerEvents(EventFamily):
         if shutting_down:
             self.context.shutting_down_broker_ids -= shutting_down
             self.core.log.info(f"Removed {_ids(shutting_down)} from list of shutting down brokers.")
-        await self.on_replicas_become_offline(self.context.replicas_on_brokers(set(dead_brokers)))
+        await self.on_replicas_become_offline(self.context.replicas_on_brokers(set(dead_brokers)),
+                                              sorted_distinct=True)
         self.unregister_broker_modifications_handlers(dead_brokers)
 
-    async def on_replicas_become_offline(self, replicas: Iterable[PartitionAndReplica]) -> None:
-        """Spec §9.2: offline leaders lose leadership, leaders are elected, the replicas go Offline."""
+    async def on_replicas_become_offline(self, replicas: Iterable[PartitionAndReplica], *,
+                                         sorted_distinct: bool = False) -> None:
+        """Spec §9.2: offline leaders lose leadership, leaders are elected, the replicas go Offline.
+
+        ``sorted_distinct``: ``replicas`` is a list already in order without repeats (`replicas_on_brokers`'), so
+        neither this sort nor the replica state machine's de-duplication is made again (a broker failure's 20,000
+        nested tuples: ~1.6 ms to sort a sorted list, ~3 ms to de-duplicate it)."""
         queued = self.context.topics_to_be_deleted
         deleting: set[PartitionAndReplica] = set()
-        rest = sorted_replicas(replicas)  # one pass when already sorted (`replicas_on_brokers`)
+        rest = list(replicas) if sorted_distinct else sorted_replicas(replicas)
         if queued:  # else no replica is of a topic being deleted: a broker failure's 20,000 are not tested one by one
             deleting = {r for r in rest if r[0][0] in queued}  # `r.topic_partition.topic`
             if deleting:
                 rest = [r for r in rest if r[0][0] not in queued]
         offline_leaders = self.context.partitions_with_offline_leader_in_order()  # distinct: a dict's keys
         psm, rsm = self.core.partition_state_machine, self.core.replica_state_machine
-        await psm.handle_state_changes(sorted_partitions(offline_leaders), PartitionState.OFFLINE)
+        await psm.handle_state_changes(sorted_partitions(offline_leaders), PartitionState.OFFLINE, distinct=True)
         await psm.trigger_online_partition_state_change()
-        await rsm.handle_state_changes(rest, ReplicaState.OFFLINE)
+        await rsm.handle_state_changes(rest, ReplicaState.OFFLINE, sorted_distinct=sorted_distinct)
         if deleting and self.deletion is not None:
             # their deletion cannot finish while they are offline: ReplicaDeletionIneligible, retried later
             await self.deletion.fail_replica_deletion(deleting)

@@ -87,7 +87,7 @@ class ControlledShutdownEvents(EventFamily):
         led, followed = self._partitions_to_act_on(broker_id)
         await core.partition_state_machine.handle_state_changes(
             led, PartitionState.ONLINE, ControlledShutdownPartitionLeaderElectionStrategy(),
-            trigger="ControlledShutdown")
+            trigger="ControlledShutdown", distinct=True)  # sorted and distinct (`_partitions_to_act_on`)
         batch = core.request_batch
         batch.new_batch()
         batch.add_stop_replica_requests([broker_id], followed, False)
@@ -95,7 +95,7 @@ class ControlledShutdownEvents(EventFamily):
         new_tuple = tuple.__new__  # NamedTuples built in C (10,000 when a broker leading and following 10,000 stops)
         await core.replica_state_machine.handle_state_changes(
             [new_tuple(PartitionAndReplica, (tp, broker_id)) for tp in followed],  # sorted, as `followed` is
-            ReplicaState.OFFLINE)
+            ReplicaState.OFFLINE, sorted_distinct=True)
         remaining = context.partition_leaders_on_broker(broker_id)
         core.log.trace(f"All leaders = {len(context.partitions_leadership_info)} partitions, "
                        f"{len(remaining)} still led by {broker_id}")

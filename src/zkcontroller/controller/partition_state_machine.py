@@ -107,22 +107,26 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
                                                     ) -> dict[TopicPartition, Result]:
         """New and Offline partitions (of ``topic``, or all) not queued for deletion → Online, clean only."""
         candidates = self.context.partitions_in_states_in_order({PartitionState.OFFLINE, PartitionState.NEW}, topic)
-        partitions = sorted_partitions(
-            tp for tp in candidates if not self.context.is_topic_queued_up_for_deletion(tp.topic))
-        return await self.handle_state_changes(
-            partitions, PartitionState.ONLINE, OfflinePartitionLeaderElectionStrategy(False))
+        deleting = self.context.topics_to_be_deleted  # `is_topic_queued_up_for_deletion`, inlined: no frame each
+        partitions = sorted_partitions(tp for tp in candidates if tp[0] not in deleting) if deleting else (
+            sorted_partitions(candidates))
+        return await self.handle_state_changes(  # distinct: a dict's keys, or a set's
+            partitions, PartitionState.ONLINE, OfflinePartitionLeaderElectionStrategy(False), distinct=True)
 
     # ------------------------------------------------------------------ state changes
 
     async def handle_state_changes(
         self, partitions: Iterable[TopicPartition], target_state: PartitionState,
         strategy: PartitionLeaderElectionStrategy | None = None, *, trigger: str | None = None,
+        distinct: bool = False,
     ) -> dict[TopicPartition, Result]:
         """§5.2. Only elections of already-initialised partitions appear in the result.
 
         ``trigger`` (e.g. ``"admin"``, ``"auto"``) is only recorded in the event log's election records.
+        ``distinct``: the caller promises no partition comes twice (then they are not de-duplicated: a hash per
+        partition, ~1 ms for a broker failure's 10,000, in each of its two partition steps).
         """
-        partitions = list(dict.fromkeys(partitions))
+        partitions = list(partitions) if distinct else list(dict.fromkeys(partitions))
         if not partitions:
             return {}
         return await self._in_batch(
