@@ -21,6 +21,7 @@ from zkcontroller.coordination.connect import make_backend
 from zkcontroller.coordination.errors import ConnectionLossError
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.runtime.files import ensure_writable_dir
+from zkcontroller.runtime.log_lines import KafkaLevelFormatter
 
 if TYPE_CHECKING:
     from zkcontroller.cluster.listener import ListenerPorts
@@ -61,11 +62,13 @@ def main() -> None:
     """Apache Kafka's ZooKeeper-mode controller, reimplemented in Python."""
     root = logging.getLogger()
     if not root.handlers:  # otherwise someone set logging up already (`main` run in-process): theirs to keep
-        logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        logging.basicConfig(level=logging.WARNING)
         for handler in root.handlers:
             # The console shows warnings and errors. Kafka's loggers log INFO into a run's server.log
-            # (`cluster.logs`) and still propagate here.
+            # (`cluster.logs`) and still propagate here. Every logger's lines, third-party ones' (asyncio's)
+            # too, name their level as Kafka's log4j layout does: WARN, not WARNING.
             handler.setLevel(logging.WARNING)
+            handler.setFormatter(KafkaLevelFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     # kazoo narrates every reconnect attempt at WARNING; session changes reach us through our own API.
     logging.getLogger("kazoo.client").setLevel(logging.ERROR)
 

@@ -4,24 +4,31 @@ a controller that drops an AlterIsr event, or a lost fetch, must not stall the s
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from zkcontroller.model import Broker
 from zkcontroller.protocol.transport import BrokerTransport, BrokerUnreachableError
 from zkcontroller.runtime.runtime import Runtime
 
+TIMER_TASK = "request-timeout"
+"""The name `within` gives its timer's task (a test's runtime can tell the bound's sleep from others by it)."""
+
 
 async def send_with_timeout(transport: BrokerTransport, runtime: Runtime, broker: Broker, request: Any,
                             timeout_ms: int) -> Any:
     """``transport.send``; raises `BrokerUnreachableError` if no answer came within ``timeout_ms``."""
-    return await _first(runtime, transport.send(broker, request), timeout_ms,
-                        f"no answer from broker {broker.id} within {timeout_ms} ms")
+    message = f"no answer from broker {broker.id} within {timeout_ms} ms"
+    return await within(runtime, transport.send(broker, request), timeout_ms, lambda: BrokerUnreachableError(message))
 
 
-async def _first(runtime: Runtime, work: Coroutine[Any, Any, Any], timeout_ms: int, message: str) -> Any:
+async def within(runtime: Runtime, work: Coroutine[Any, Any, Any], timeout_ms: int,
+                 timed_out: Callable[[], BaseException]) -> Any:
+    """``work``'s result, or ``timed_out()`` raised once ``timeout_ms`` of the runtime's time passed first (``work``
+    is then cancelled). The bound is on the `Runtime`'s clock, as every wait of a broker: ``asyncio.wait_for``
+    counts the loop's time, which a paused simulated process does not stop and a test's manual clock never moves."""
     task = runtime.spawn(work, "request")  # the coroutine itself: cancelled before it starts, it is still closed
-    timer = runtime.spawn(runtime.sleep_ms(timeout_ms), "request-timeout")
+    timer = runtime.spawn(runtime.sleep_ms(timeout_ms), TIMER_TASK)
     try:
         done, _ = await asyncio.wait({task, timer}, return_when=asyncio.FIRST_COMPLETED)
     finally:
@@ -30,4 +37,4 @@ async def _first(runtime: Runtime, work: Coroutine[Any, Any, Any], timeout_ms: i
             task.cancel()
     if task in done:
         return task.result()
-    raise BrokerUnreachableError(message)
+    raise timed_out()

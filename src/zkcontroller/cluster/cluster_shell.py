@@ -27,7 +27,7 @@ from zkcontroller.admin.topics import TopicAdmin, deletion_lines
 from zkcontroller.broker.config import MAX_RESERVED_BROKER_ID, ReplicationConfig, virtual_log_dirs
 from zkcontroller.cluster.listener import ListenerPorts
 from zkcontroller.cluster.local_cluster import LocalCluster
-from zkcontroller.cluster.logs import LogFiles, kafka_level_name
+from zkcontroller.cluster.logs import LogFiles
 from zkcontroller.cluster.partition_wait import wait_for_partitions
 from zkcontroller.cluster.preferred_election import elect_preferred, elect_targets
 from zkcontroller.cluster.produce import ProduceWorkload, produce_command
@@ -46,6 +46,7 @@ from zkcontroller.model import (
 )
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.runtime.log_lines import kafka_level_name
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 

@@ -7,9 +7,10 @@ tries again, up to ``controlled.shutdown.max.retries`` attempts, then stops anyw
 
 Each attempt waits at most ``controller.socket.timeout.ms`` for the connection (a transport that has one, such as
 `TcpTransport`, is asked to `connect` first, Kafka's ``awaitReady``) and then ``request.timeout.ms`` for the answer
-(the NetworkClient's request timeout), with Kafka's texts for either timeout in the "Error during controlled
-shutdown" warning. When ``/controller`` names no broker, or one whose registration is gone, the attempt goes to the
-controller asked last (Kafka's ``prevController``).
+(the NetworkClient's request timeout), both on the `Runtime`'s clock as every wait of the broker (virtual in the
+simulator: a wall-clock bound ended too soon there, or never for a test's manual clock), with Kafka's texts for
+either timeout in the "Error during controlled shutdown" warning. When ``/controller`` names no broker, or one
+whose registration is gone, the attempt goes to the controller asked last (Kafka's ``prevController``).
 
 Beyond Kafka: no back-off follows the last failed attempt (Kafka sleeps once more before giving up). And a caller
 tearing the whole cluster down passes ``give_up``, which stops the retries once they cannot help: no broker left
@@ -20,12 +21,12 @@ stop leaves it None and retries as Kafka does.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from zkcontroller.broker.timeouts import within
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.coordination.errors import ZkError
 from zkcontroller.model import Broker, TopicPartition
@@ -98,7 +99,7 @@ async def _attempts(broker_id: int, broker_epoch: Callable[[], int], config: Con
         if controller is not None:
             asked.add(controller.id)
         response = None if controller is None else await _attempt(
-            broker_id, broker_epoch(), config, controller, transport, prefix)
+            broker_id, broker_epoch(), config, controller, transport, runtime, prefix)
         if response is not None and response.error is Errors.NONE and not response.remaining_partitions:
             log.info("%sControlled shutdown succeeded", prefix)
             return ControlledShutdownOutcome(True, attempts, response)
@@ -134,22 +135,19 @@ async def _find_controller(zk: KafkaZkClient, prefix: str, previous: Broker | No
 
 
 async def _attempt(broker_id: int, epoch: int, config: ControllerConfig, controller: Broker,
-                   transport: BrokerTransport, prefix: str) -> ControlledShutdownResponse | None:
+                   transport: BrokerTransport, runtime: Runtime, prefix: str) -> ControlledShutdownResponse | None:
     """One request to ``controller``; None when there was no answer. The connection and the answer are bounded
-    apart, as Kafka's ``awaitReady(controller.socket.timeout.ms)`` then ``sendAndReceive`` (request.timeout.ms)."""
+    apart, as Kafka's ``awaitReady(controller.socket.timeout.ms)`` then ``sendAndReceive`` (the NetworkClient's
+    request timeout, request.timeout.ms), both on the runtime's clock (virtual in the simulator)."""
     socket_ms, request_ms = config.controller_socket_timeout_ms, config.request_timeout_ms
     try:
         if isinstance(transport, Connecting):
-            try:
-                await asyncio.wait_for(transport.connect(controller, client=CONTROLLED_SHUTDOWN_CLIENT),
-                                       socket_ms / 1000)
-            except TimeoutError:
-                raise _NoAnswer(f"Failed to connect within {socket_ms} ms") from None
-        try:
-            answer = await asyncio.wait_for(
-                transport.send(controller, ControlledShutdownRequest(broker_id, epoch)), request_ms / 1000)
-        except TimeoutError:  # the NetworkClient disconnects on its request timeout
-            raise _NoAnswer(f"Connection to {controller.id} was disconnected before the response was read") from None
+            await within(runtime, transport.connect(controller, client=CONTROLLED_SHUTDOWN_CLIENT), socket_ms,
+                         lambda: _NoAnswer(f"Failed to connect within {socket_ms} ms"))
+        # the NetworkClient disconnects on its request timeout
+        answer = await within(runtime, transport.send(controller, ControlledShutdownRequest(broker_id, epoch)),
+                              request_ms, lambda: _NoAnswer(f"Connection to {controller.id} was disconnected "
+                                                            "before the response was read"))
     except (BrokerUnreachableError, OSError, _NoAnswer) as e:
         log.warning("%sError during controlled shutdown, possibly because leader movement took longer than the "
                     "configured controller.socket.timeout.ms and/or request.timeout.ms: %s", prefix, e or repr(e))

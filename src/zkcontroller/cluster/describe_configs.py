@@ -59,7 +59,7 @@ from zkcontroller.protocol.wire.describe_configs import (
     Synonym,
 )
 from zkcontroller.protocol.wire.record_sets import RequestFailed
-from zkcontroller.runtime.log_lines import exception_line
+from zkcontroller.runtime.log_lines import exception_line, kafka_level_name
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.log_config_def import TopicConfigError
@@ -200,7 +200,5 @@ def _loggers(keys: tuple[str, ...] | None) -> list[ConfigEntry]:
     names = sorted(n for n in logging.Logger.manager.loggerDict if n == "kafka" or n.startswith("kafka."))
     levels = {"root": logging.getLogger().getEffectiveLevel()}
     levels.update({n: logging.getLogger(n).getEffectiveLevel() for n in names})
-    java = {logging.DEBUG: "DEBUG", logging.INFO: "INFO", logging.WARNING: "WARN", logging.ERROR: "ERROR",
-            logging.CRITICAL: "FATAL"}
-    return [ConfigEntry(n, java.get(level, logging.getLevelName(level)), DYNAMIC_BROKER_LOGGER_CONFIG)
+    return [ConfigEntry(n, kafka_level_name(level), DYNAMIC_BROKER_LOGGER_CONFIG)
             for n, level in levels.items() if not keys or n in keys]

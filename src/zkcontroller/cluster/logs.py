@@ -20,14 +20,9 @@ from typing import Any
 
 from zkcontroller.cluster.line_writer import LineWriter, LineWriterHandler
 from zkcontroller.controller.event_log import CONTROLLER_LOGGER, STATE_CHANGE_LOGGER, TRACE, EventLog
-from zkcontroller.runtime.log_lines import java_traceback
+from zkcontroller.runtime.log_lines import java_traceback, kafka_level_name
 
 KAFKA_LAYOUT = "[%(asctime)s] %(levelname)s %(message)s (%(name)s)"
-
-
-def kafka_level_name(levelno: int) -> str:
-    """The level as Kafka's log4j layout prints it: ``WARN`` where Python says ``WARNING``."""
-    return "WARN" if levelno == logging.WARNING else logging.getLevelName(levelno)
 
 
 class KafkaFormatter(logging.Formatter):

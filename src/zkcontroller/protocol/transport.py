@@ -42,6 +42,14 @@ class ConnectTimeoutError(ConnectionFailedError):
     java_class = "java.net.SocketTimeoutException"
 
 
+class UnsupportedVersionError(BrokerUnreachableError):
+    """A client that discovers the broker's versions found none it may send of this API (Kafka's
+    ``NodeApiVersions.latestUsableVersion`` throwing): nothing was sent, and the caller's retry applies, as Kafka's
+    ``DefaultAlterIsrManager`` treats the version mismatch (UNSUPPORTED_VERSION, retried after its back-off)."""
+
+    java_class = "org.apache.kafka.common.errors.UnsupportedVersionException"
+
+
 def node_string(broker: Broker, listener_name: str | None = None) -> str:
     """Kafka's ``Node.toString`` of the broker's endpoint on ``listener_name`` (else its first):
     ``host:port (id: 1 rack: null)``."""

@@ -9,6 +9,31 @@ TRACE = 5
 """log4j's TRACE, below Python's DEBUG: Kafka's finest level, named here once for every layer above."""
 logging.addLevelName(TRACE, "TRACE")
 
+KAFKA_LEVEL_NAMES = {TRACE: "TRACE", logging.DEBUG: "DEBUG", logging.INFO: "INFO", logging.WARNING: "WARN",
+                     logging.ERROR: "ERROR", logging.CRITICAL: "FATAL"}
+"""Python's levels by log4j's names (``WARN``, ``FATAL``), as Kafka's layout prints them."""
+
+
+def kafka_level_name(levelno: int) -> str:
+    """The level as Kafka's log4j layout prints it: ``WARN`` where Python says ``WARNING``, ``FATAL`` for
+    ``CRITICAL``; any other level by Python's name for it."""
+    return KAFKA_LEVEL_NAMES.get(levelno) or logging.getLevelName(levelno)
+
+
+class KafkaLevelFormatter(logging.Formatter):
+    """A `logging.Formatter` whose ``%(levelname)s`` is Kafka's level name (`kafka_level_name`), for a handler
+    that prints every logger's records, ours and third-party ones (``asyncio``) alike. Python's own names stay as
+    they are (renaming WARNING with ``addLevelName`` would change them for every library that reads them), and
+    so does the record: other handlers see ``WARNING``."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        python_level = record.levelname
+        record.levelname = kafka_level_name(record.levelno)
+        try:
+            return super().formatMessage(record)
+        finally:
+            record.levelname = python_level
+
 
 def python_name(e: BaseException) -> str:
     """The exception class's dotted Python name, as a Python traceback's last line spells it."""

@@ -3,22 +3,23 @@
 
 It carries the controller's requests to brokers, a replica fetcher's Fetch, and a broker's ControlledShutdown and
 AlterIsr to the controller. Each of these Kafka clients (`protocol.transport.client_name`: a NetworkClient each in
-Kafka) has its own connection per broker, opened on first use on the broker's inter-broker listener, and counts
-its correlation ids from 0: the controller channel's (a new one per controller epoch and broker epoch, as Kafka's
+Kafka) has its own connection per broker, opened on first use on the broker's inter-broker listener, and counts its
+correlation ids from 0: the controller channel's (a new one per controller epoch and broker epoch, as Kafka's
 RequestSendThread per added broker), the fetcher's (a new one when the fetcher is shut down: `close_client`), the
 AlterIsr channel's and controlled shutdown's (a new one per run). A failed connect starts the client's reconnect
-back-off (`RECONNECT_BACKOFF`, Kafka's values per client: none for the controller channel, the fetcher and
-controlled shutdown, whose callers pace their own retries, 50 ms for AlterIsr, ``reconnect.backoff.ms`` 50
-doubling to ``reconnect.backoff.max.ms`` 1000 with jitter for any other), during which sends fail at once.
-Each request waits at most
-``request_timeout_ms`` for its answer; a timeout closes the connection (Kafka disconnects on it) and every
-request in flight on it fails. Connecting waits at most ``connect_timeout_ms`` (Kafka's
-``controller.socket.timeout.ms``, RequestSendThread's ``awaitReady`` bound) and no longer than the NetworkClient's
-connection-setup timeout (``socket.connection.setup.timeout.ms``, doubling per failed attempt up to
-``socket.connection.setup.timeout.max.ms``, ±20% jitter), whichever ends first. At most ``max_in_flight``
-requests are outstanding per connection (the controller sends one at a time, as Kafka's does with
-``max.in.flight.requests.per.connection=1``). `close_broker` drops a broker's connection when it leaves the
-cluster; a broker that re-registers at a new address is reconnected.
+back-off (`RECONNECT_BACKOFF`, Kafka's values per client: none for the controller channel, the fetcher and controlled
+shutdown, whose callers pace their own retries, 50 ms for AlterIsr, ``reconnect.backoff.ms`` 50 doubling to
+``reconnect.backoff.max.ms`` 1000 with jitter for any other), during which sends fail at once. A client that discovers
+versions (`DISCOVERS_VERSIONS`: AlterIsr's, as in Kafka) sends ApiVersions first on each new connection, then each
+request at the highest version both its bound (``versions``, set by the IBP) and the broker allow; the others send at
+once, at their bound. Each request waits at most ``request_timeout_ms`` for its answer; a timeout closes the connection
+(Kafka disconnects on it) and every request in flight on it fails. Connecting waits at most ``connect_timeout_ms``
+(Kafka's ``controller.socket.timeout.ms``, RequestSendThread's ``awaitReady`` bound) and no longer than the
+NetworkClient's connection-setup timeout (``socket.connection.setup.timeout.ms``, doubling per failed attempt up to
+``socket.connection.setup.timeout.max.ms``, ±20% jitter), whichever ends first. At most ``max_in_flight`` requests are
+outstanding per connection (the controller sends one at a time, as Kafka's does with
+``max.in.flight.requests.per.connection=1``). `close_broker` drops a broker's connection when it leaves the cluster; a
+broker that re-registers at a new address is reconnected.
 
 It is also the `RequestListener` of the broker in this process: `register` keeps the control plane's
 handler for the protocol server to call (`local_handler`), so `KafkaServer` can take it in place of the
@@ -35,7 +36,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from zkcontroller.model import Broker
-from zkcontroller.protocol.control_requests import ControlRequest, ControlResponse, Errors, StopReplicaRequest
+from zkcontroller.protocol.control_requests import (
+    ApiKey,
+    ControlRequest,
+    ControlResponse,
+    Errors,
+    StopReplicaRequest,
+)
 from zkcontroller.protocol.transport import (
     ALTER_ISR_CLIENT,
     CONTROLLED_SHUTDOWN_CLIENT,
@@ -45,6 +52,7 @@ from zkcontroller.protocol.transport import (
     ConnectTimeoutError,
     CorrelationIds,
     RequestHandler,
+    UnsupportedVersionError,
     client_name,
     connection_failed,
     disconnected,
@@ -52,11 +60,18 @@ from zkcontroller.protocol.transport import (
 from zkcontroller.protocol.wire import control_codec
 from zkcontroller.protocol.wire.codec import WireFormatError
 from zkcontroller.protocol.wire.control_codec import WireRequest, WireResponse
-from zkcontroller.protocol.wire.frames import SIZE, RequestHeader, decode_response_header, encode_request_header
-from zkcontroller.protocol.wire.messages import IBP_2_8_VERSIONS
+from zkcontroller.protocol.wire.frames import (
+    API_VERSIONS_KEY,
+    SIZE,
+    RequestHeader,
+    decode_response_header,
+    encode_request_header,
+)
+from zkcontroller.protocol.wire.messages import IBP_2_8_VERSIONS, INTER_BROKER_APIS
 from zkcontroller.runtime.runtime import Runtime
 
 log = logging.getLogger("kafka.controller.RequestSendThread")
+client_log = logging.getLogger("org.apache.kafka.clients.NetworkClient")
 
 RECONNECT_BACKOFF_MS = 50
 RECONNECT_BACKOFF_MAX_MS = 1000
@@ -69,6 +84,15 @@ RECONNECT_BACKOFF: dict[str, tuple[int, int]] = {
 }
 """Kafka 2.8's (``reconnect.backoff.ms``, ``reconnect.backoff.max.ms``) of each inter-broker NetworkClient; a
 client not named here gets the client defaults (`RECONNECT_BACKOFF_MS`, `RECONNECT_BACKOFF_MAX_MS`)."""
+DISCOVERS_VERSIONS = frozenset({ALTER_ISR_CLIENT})
+"""The inter-broker NetworkClients Kafka 2.8.2 makes with ``discoverBrokerVersions`` true: the AlterIsr channel's
+(BrokerToControllerChannelManager) alone. ControllerChannelManager, ReplicaFetcherBlockingSend and
+``KafkaServer.controlledShutdown`` pass false: they send their first request at once, at the IBP's version."""
+API_VERSIONS_VERSION = 3
+"""The ApiVersions version a 2.8 client asks first (``ApiVersionsRequest.Builder()``: the latest)."""
+CLIENT_SOFTWARE = ("apache-kafka-java", "2.8.2")
+"""What a 2.8.2 broker's NetworkClient names itself in ApiVersions v3 (``ApiVersionsRequest.Builder``'s
+``DEFAULT_CLIENT_SOFTWARE_NAME`` and ``AppInfoParser.getVersion()``)."""
 MAX_RESPONSE_BYTES = 100 * 1024 * 1024
 CONNECTION_SETUP_TIMEOUT_JITTER = 0.2
 """``ClusterConnectionStates``' jitter on the connection-setup timeout."""
@@ -81,6 +105,8 @@ class _Connection:
     writer: asyncio.StreamWriter
     pending: dict[int, tuple[WireRequest, int, asyncio.Future[WireResponse]]] = field(default_factory=dict)
     reader_task: asyncio.Task[None] | None = None
+    api_versions: dict[int, tuple[int, int]] | None = None
+    """The broker's (min, max) version per API key, when the client discovered them on this connection."""
 
 
 @dataclass
@@ -179,8 +205,8 @@ class TcpTransport:
                         self._disconnect(broker.id, client, state.connection, "a new controller channel")
                     state.generation, state.correlation = generation, CorrelationIds()
             connection = await self._connection(broker, client, state)
-            version = self.versions[request.api_key]
-            correlation_id = state.correlation.next()
+            correlation_id = state.correlation.next()  # Kafka's newClientRequest takes it, even for a mismatch
+            version = self._version(request.api_key, connection)
             header = encode_request_header(RequestHeader(int(request.api_key), version, correlation_id,
                                                          self.client_id))
             body = control_codec.encode_request(request, version)
@@ -242,10 +268,76 @@ class TcpTransport:
                 raise connection_failed(broker, self.listener_name, reason) from e
             state.failures = 0
             connection = _Connection(address, reader, writer)
+            if client in DISCOVERS_VERSIONS:
+                try:
+                    connection.api_versions = await self._discover_versions(broker, state, connection)
+                except BaseException:
+                    writer.close()
+                    raise
             connection.reader_task = self._runtime.spawn(self._read_responses(broker.id, client, connection),
                                                          f"controller-to-broker-{broker.id}-reader")
             state.connection = connection
             return connection
+
+    async def _discover_versions(self, broker: Broker, state: _BrokerState,
+                                 connection: _Connection) -> dict[int, tuple[int, int]]:
+        """Kafka's NetworkClient with ``discoverBrokerVersions`` on a new connection: ApiVersions (v3) before any
+        other request, with the client's next correlation id, answered within ``request_timeout_ms``. An answer of
+        UNSUPPORTED_VERSION is asked again at the highest ApiVersions version the broker lists (v0 if it lists
+        none); any other error, or no readable answer, closes the connection (`BrokerUnreachableError`)."""
+        from zkcontroller.protocol.wire import client_apis  # kio: loaded only by a process that discovers versions
+
+        version = API_VERSIONS_VERSION
+        try:
+            async with asyncio.timeout(self.request_timeout_ms / 1000):
+                while True:
+                    correlation_id = state.correlation.next()
+                    header = encode_request_header(RequestHeader(API_VERSIONS_KEY, version, correlation_id,
+                                                                 self.client_id))
+                    body = client_apis.api_versions_request(version, *CLIENT_SOFTWARE)
+                    connection.writer.write(SIZE.pack(len(header) + len(body)) + header + body)
+                    await connection.writer.drain()
+                    (size,) = SIZE.unpack(await connection.reader.readexactly(4))
+                    if not 4 <= size <= MAX_RESPONSE_BYTES:
+                        raise WireFormatError(f"response size {size} out of range")
+                    payload = await connection.reader.readexactly(size)
+                    answered, offset = decode_response_header(payload, API_VERSIONS_KEY, version)
+                    if answered != correlation_id:
+                        raise WireFormatError(f"correlation id {answered}, expected {correlation_id}")
+                    error, versions = client_apis.api_versions_answer(version, payload, offset)
+                    if error == Errors.NONE:
+                        return versions
+                    if version == 0 or error != client_apis.UNSUPPORTED_VERSION:
+                        # the AlterIsr channel's LogContext; its client id is the broker id
+                        client_log.warning("[broker-%s-to-controller] Received error %s from node %d when making an "
+                                           "ApiVersionsRequest with correlation id %d. Disconnecting.",
+                                           self.client_id, _error_name(error), broker.id, correlation_id)
+                        raise disconnected(broker.id)
+                    version = min(versions.get(API_VERSIONS_KEY, (0, 0))[1], API_VERSIONS_VERSION)
+        except TimeoutError:
+            raise disconnected(broker.id) from None
+        except (asyncio.IncompleteReadError, WireFormatError, ConnectionError, OSError) as e:
+            if isinstance(e, BrokerUnreachableError):
+                raise
+            raise disconnected(broker.id) from e
+
+    def _version(self, api_key: int, connection: _Connection) -> int:
+        """The version to send: the client's bound (``versions``, set by the IBP), or, where the client discovered
+        the broker's versions, the highest both allow (Kafka's ``NodeApiVersions.latestUsableVersion``);
+        `UnsupportedVersionError` when they share none."""
+        ours = self.versions[api_key]
+        theirs = connection.api_versions
+        if theirs is None:
+            return ours
+        name = ApiKey(api_key).name
+        if api_key not in theirs:
+            raise UnsupportedVersionError(f"The broker does not support {name}")
+        oldest = INTER_BROKER_APIS[api_key].min_version
+        low, high = theirs[api_key]
+        if high < oldest or low > ours:
+            raise UnsupportedVersionError(f"The broker does not support {name} with version in range [{oldest},"
+                                          f"{ours}]. The supported range is [{low},{high}].")
+        return min(ours, high)
 
     def _reconnect_backoff_ms(self, client: str, failures: int) -> int:
         """``ClusterConnectionStates``' ``ExponentialBackoff(reconnect.backoff.ms, 2, reconnect.backoff.max.ms,
@@ -327,6 +419,16 @@ class TcpTransport:
             self.close_broker(broker_id)
         with contextlib.suppress(Exception):
             await asyncio.sleep(0)
+
+
+def _error_name(code: int) -> str:
+    """Kafka's ``Errors`` constant's name for ``code`` (kio's table, upper-cased as Kafka spells it)."""
+    from kio.schema.errors import ErrorCode
+
+    try:
+        return ErrorCode(code).name.upper()
+    except ValueError:
+        return f"UNKNOWN_SERVER_ERROR (code {code})"
 
 
 def _split_by_delete_flag(request: StopReplicaRequest) -> list[StopReplicaRequest]:

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
-from tests.helpers import ManualClock
-from tests.unit.controller.standalone import RecordingRuntime
+from tests.helpers import ManualClock, ManualRuntime, until_idle
 
 from zkcontroller.cluster.controlled_shutdown import Connecting, ControlledShutdownOutcome, controlled_shutdown
 from zkcontroller.controller.config import ControllerConfig
@@ -82,7 +82,8 @@ def shut_down(transport: Any, config: ControllerConfig,
             await before(zk)
         loop = asyncio.get_running_loop()
         start = loop.time()
-        outcome = await controlled_shutdown(1, lambda: 77, config, zk, transport, RecordingRuntime())
+        # the loop's (virtual) time: the attempts' bounds and the back-off are sleeps on the runtime
+        outcome = await controlled_shutdown(1, lambda: 77, config, zk, transport, AsyncioRuntime(random.Random(0)))
         return outcome, loop.time() - start
     return run_virtual(main())
 
@@ -208,3 +209,59 @@ def test_each_run_closes_its_client_after_its_attempts(response: ControlledShutd
     outcome, _ = shut_down(transport, two_attempts)
     assert transport.sent == ([2] if outcome.succeeded else [2, 2])
     assert transport.closed == [(2, "controlled-shutdown")]
+
+
+class NeverAnswers(SlowTransport):
+    """A controller that takes the request and never answers (a connecting transport: nor connects)."""
+
+    def __init__(self, connecting: bool) -> None:
+        super().__init__(None)
+        self.connecting = connecting
+
+    async def connect(self, broker: Broker, *, client: str) -> None:
+        if self.connecting:
+            await asyncio.Event().wait()
+
+
+@pytest.mark.parametrize("connecting", [False, True])
+async def test_each_attempt_ends_after_its_timeout_on_the_runtime_clock(
+        connecting: bool, caplog: pytest.LogCaptureFixture) -> None:
+    """The connection and the answer were bounded by ``asyncio.wait_for`` in the loop's time, while the back-off and
+    everything else of the broker waits on the `Runtime`'s clock (virtual in the simulator). On a runtime whose
+    clock moves only when told, each attempt must end exactly ``controller.socket.timeout.ms`` (connecting) or
+    ``request.timeout.ms`` (the answer) after it began, then back off ``controlled.shutdown.retry.backoff.ms``,
+    up to ``controlled.shutdown.max.retries`` attempts, with Kafka's lines."""
+    caplog.set_level(logging.INFO, LOGGER)
+    runtime = ManualRuntime()
+    config = ControllerConfig(broker_id=1, controller_socket_timeout_ms=4_000, request_timeout_ms=6_000,
+                              controlled_shutdown_max_retries=3, controlled_shutdown_retry_backoff_ms=500)
+    transport = NeverAnswers(connecting)
+    zk = await zk_with_controller()
+    shutdown = asyncio.ensure_future(controlled_shutdown(1, lambda: 77, config, zk, transport, runtime))
+    bound = 4_000 if connecting else 6_000
+    reason = ("Failed to connect within 4000 ms" if connecting
+              else "Connection to 2 was disconnected before the response was read")
+    prefix = "[KafkaServer id=1] "
+    for attempt in (1, 2, 3):
+        await until_idle()
+        assert runtime.sleeping() == [runtime.now + bound], f"attempt {attempt} is not bounded on the runtime"
+        runtime.advance(bound - 1)
+        await until_idle()
+        assert sum("Error during" in m for m in caplog.messages) == attempt - 1, "the attempt ended early"
+        runtime.advance(1)
+        await until_idle()
+        failed = (f"{prefix}Error during controlled shutdown, possibly because leader movement took longer than the "
+                  f"configured controller.socket.timeout.ms and/or request.timeout.ms: {reason}")
+        assert caplog.messages[-1 if attempt < 3 else -2] == failed
+        if attempt < 3:
+            assert runtime.sleeping() == [runtime.now + 500], "the back-off"
+            runtime.advance(500)
+            await until_idle()
+            assert caplog.messages[-1] == f"{prefix}Retrying controlled shutdown after the previous attempt failed..."
+    await until_idle()
+    assert shutdown.done()
+    outcome = shutdown.result()
+    assert (outcome.succeeded, outcome.attempts, runtime.now) == (False, 3, 3 * bound + 2 * 500)
+    assert transport.sent == ([] if connecting else [2, 2, 2])
+    assert caplog.messages[-1] == (f"{prefix}Proceeding to do an unclean shutdown as all the controlled shutdown "
+                                   "attempts failed")

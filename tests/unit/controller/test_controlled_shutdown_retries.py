@@ -1,8 +1,9 @@
 """The stopping broker's side of controlled shutdown (spec §8.3): attempts, back-off and the give-up, on the
-embedded store with virtual time (sleeps are recorded, never waited out)."""
+embedded store with virtual time (back-offs are recorded, never waited out; see `BackOffRuntime`)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -10,6 +11,7 @@ import pytest
 from tests.helpers import ManualClock
 from tests.unit.controller.standalone import RecordingRuntime
 
+from zkcontroller.broker.timeouts import TIMER_TASK
 from zkcontroller.cluster.controlled_shutdown import controlled_shutdown
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
@@ -18,6 +20,17 @@ from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import ControlledShutdownRequest, ControlledShutdownResponse
 from zkcontroller.protocol.transport import BrokerUnreachableError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
+
+
+class BackOffRuntime(RecordingRuntime):
+    """Back-offs are recorded and end at once; an attempt's bound (the sleep of `within`'s timer) never ends, as on
+    a clock that does not move, so each attempt gets its scripted answer however many loop turns it takes."""
+
+    async def sleep_ms(self, ms: int) -> None:
+        task = asyncio.current_task()
+        if task is not None and task.get_name() == TIMER_TASK:
+            await asyncio.Event().wait()
+        await super().sleep_ms(ms)
 
 
 class ScriptedTransport:
@@ -54,7 +67,7 @@ STILL_LEADS = ControlledShutdownResponse(Errors.NONE, (TopicPartition("t", 0),))
 
 
 async def test_retries_until_nothing_is_left_to_move(zk: KafkaZkClient) -> None:
-    runtime = RecordingRuntime()
+    runtime = BackOffRuntime()
     transport = ScriptedTransport([STILL_LEADS, ControlledShutdownResponse(Errors.NONE)])
     outcome = await controlled_shutdown(1, lambda: 77, CONFIG, zk, transport, runtime)
     assert outcome.succeeded and outcome.attempts == 2
@@ -65,7 +78,7 @@ async def test_retries_until_nothing_is_left_to_move(zk: KafkaZkClient) -> None:
 async def test_gives_up_after_max_retries_without_a_last_back_off(zk: KafkaZkClient,
                                                                  caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="kafka.server.KafkaServer")
-    runtime = RecordingRuntime()
+    runtime = BackOffRuntime()
     transport = ScriptedTransport([ControlledShutdownResponse(Errors.STALE_BROKER_EPOCH),
                                    BrokerUnreachableError("gone"), STILL_LEADS])
     outcome = await controlled_shutdown(1, lambda: 77, CONFIG, zk, transport, runtime)
@@ -79,7 +92,7 @@ async def test_gives_up_after_max_retries_without_a_last_back_off(zk: KafkaZkCli
 
 async def test_without_a_controller_each_attempt_fails_and_disabled_sends_nothing(zk: KafkaZkClient) -> None:
     await zk.session.delete("/controller")
-    runtime = RecordingRuntime()
+    runtime = BackOffRuntime()
     transport = ScriptedTransport([])
     outcome = await controlled_shutdown(1, lambda: 77, CONFIG, zk, transport, runtime)
     assert not outcome.succeeded and outcome.attempts == 3 and transport.sent == []
@@ -92,7 +105,7 @@ async def test_a_controller_gone_from_zookeeper_between_attempts_is_still_asked(
     """Kafka's ``prevController``: when ``/controller`` is momentarily empty (a failover under way) or names a broker
     whose registration is gone, the attempt still goes to the controller asked last instead of being spent."""
     caplog.set_level(logging.INFO, logger="kafka.server.KafkaServer")
-    runtime = RecordingRuntime()
+    runtime = BackOffRuntime()
 
     class Failover(ScriptedTransport):
         async def send(self, broker: Broker, request: Any) -> Any:

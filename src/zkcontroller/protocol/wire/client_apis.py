@@ -227,6 +227,33 @@ def api_versions_response(version: int, supported: Mapping[int, tuple[int, int]]
                          **features))
 
 
+def api_versions_request(version: int, software_name: str, software_version: str) -> bytes:
+    """The body of an ApiVersions request, a client's first on a new connection (from v3 it names the client's
+    software, which must match ``_SOFTWARE_NAME_VERSION``)."""
+    m = _types(API_VERSIONS, version, "request")
+    return _write(_build(m.ApiVersionsRequest, client_software_name=software_name,
+                         client_software_version=software_version))
+
+
+def api_versions_answer(version: int, buf: bytes | memoryview, offset: int) -> tuple[int, dict[int, tuple[int, int]]]:
+    """An ApiVersions response to a request of ``version``: its error code and the (min, max) versions by API key.
+    An answer that does not read at ``version`` is read as v0, as Kafka's ``ApiVersionsResponse.parse`` does: a
+    broker answers a version it lacks in v0's layout (UNSUPPORTED_VERSION and its own ApiVersions range).
+    `WireFormatError` when neither reads."""
+    error: Exception | None = None
+    for attempt in dict.fromkeys((version, 0)):
+        cls = _types(API_VERSIONS, attempt, "response").ApiVersionsResponse
+        try:
+            check_lengths(cls, buf, offset)  # kio's native reader aborts the process on a huge announced length
+            value, _ = entity_reader(cls)(memoryview(buf)[offset:], 0)
+        except Exception as e:  # kio's reader raises several types for bad bytes
+            error = e
+            continue
+        return int(value.error_code), {int(k.api_key): (int(k.min_version), int(k.max_version))
+                                       for k in value.api_keys}
+    raise WireFormatError(f"ApiVersionsResponse v{version}: {error}")
+
+
 _SOFTWARE_NAME_VERSION = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
 
 
