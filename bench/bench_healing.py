@@ -30,7 +30,13 @@ loop time measured directly (its own steps, without the store's round trips), an
 measured in the same run — one batched read and rewrite of the partition states the controller has to write
 (led and followed partitions for the shutdown, the elected ones for the election).
 
+The full (generation-2) collections are counted apart (``full_collections_*``: count, total and longest ms,
+objects collected) for the set-up, each measured interval and the broker's restart and rejoin between them: each
+scans every tracked object not frozen, seconds on this heap. ``--no-gc-freeze`` freezes nothing
+(`runtime/gc_freeze.py`'s before-figure).
+
     uv run python bench/bench_healing.py [--backend embedded|zookeeper|both] [--scale 0.2] [--data-plane]
+                                         [--no-gc-freeze]
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ so later full collections scan only what came after it.
 Why: CPython 3.11 runs a full (generation-2) collection when the middle generation has been collected ten times
 and the objects promoted since the last full pass exceed a quarter of those that survived it; each full pass
 scans every tracked object in the heap. With five brokers and a 50,000-partition controller in one process
-(~500 MiB) one took 1.5–3.3 s, inside a controlled shutdown's figures: long enough to miss heartbeats.
+(~500 MiB) they took 1.4–4.8 s each (on a loaded host) and one fell in every controlled shutdown's interval,
+long enough to miss heartbeats; none of them freed anything.
 Frozen objects sit in a permanent generation no collection scans. Reference counting still frees them as usual;
 only cyclic garbage among them is never reclaimed, hence the reclaim rule below.
 
@@ -19,8 +20,8 @@ replace about as much as they create (a broker failure, a controlled shutdown) a
 Reclaim: each later freeze compares the frozen count with the one the first freeze or the last reclaim left;
 above ``RECLAIM_RATIO`` times it plus ``GROWTH``, everything is unfrozen, collected in full, and the survivors
 frozen again. So cyclic garbage among frozen objects is freed at the latest when the frozen heap has doubled, and
-a growing heap pays a full pass per doubling instead of one per quarter of growth (CPython's rule). Full passes
-over this code's heap freed almost nothing (0 objects in each of the benchmark's multi-second ones).
+the frozen part is re-scanned once per doubling; CPython's own full passes, still run by its rule, scan only what
+is not frozen.
 
 Switch: ``ZKCONTROLLER_GC_FREEZE=0`` (or ``off``/``false``/``no``) in the environment turns it off for the
 process; benchmarks set ``ENABLED`` for their before-figure. ``gc_pause`` switched off turns it off too.
@@ -41,8 +42,8 @@ ENABLED = enabled_by(os.environ.get("ZKCONTROLLER_GC_FREEZE"))
 """``ZKCONTROLLER_GC_FREEZE=0`` turns freezing off; benchmarks switch it for the before-figure."""
 
 GROWTH = 100_000
-"""Net new tracked objects a section must leave for its end to freeze (a 10,000-partition LeaderAndIsr for new
-topics leaves several hundred thousand; a broker failure of 50,000 partitions leaves a few thousand)."""
+"""Net new tracked objects the sections must leave for a freeze (creating 2,000 partitions with five in-process
+brokers left more: `bench/bench_gc_churn.py` froze once per round)."""
 
 RECLAIM_RATIO = 2.0
 """A full pass over everything when the frozen count exceeds this times the one the last full pass left."""
