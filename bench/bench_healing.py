@@ -30,7 +30,13 @@ loop time measured directly (its own steps, without the store's round trips), an
 measured in the same run — one batched read and rewrite of the partition states the controller has to write
 (led and followed partitions for the shutdown, the elected ones for the election).
 
+The full (generation-2) collections are counted apart (``full_collections_*``: count, total and longest ms,
+objects collected) for the set-up, each measured interval and the broker's restart and rejoin between them: each
+scans every tracked object not frozen, seconds on this heap. ``--no-gc-freeze`` freezes nothing
+(`runtime/gc_freeze.py`'s before-figure).
+
     uv run python bench/bench_healing.py [--backend embedded|zookeeper|both] [--scale 0.2] [--data-plane]
+                                         [--no-gc-freeze]
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import logging
 import platform
 import time
@@ -78,12 +85,43 @@ from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.coordination.kazoo_backend import ZooKeeperBackend
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import LeaderAndIsrRequest
+from zkcontroller.runtime import gc_freeze
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 DATA_PLANE = False
 """``--data-plane``: keep the brokers' fetchers running during the measured intervals too."""
+
+
+class FullCollections:
+    """Every full (generation-2) cyclic collection in this process as (wall ms at its start, seconds, objects
+    collected), from ``gc.callbacks``: each one scans every tracked object not frozen (`runtime/gc_freeze.py`),
+    the multi-second pauses of a big heap."""
+
+    def __init__(self) -> None:
+        self.collections: list[tuple[int, float, int]] = []
+        self._started = (0, 0.0)
+        gc.callbacks.append(self._on_gc)
+
+    def _on_gc(self, phase: str, info: dict[str, int]) -> None:
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            self._started = (wall_clock_ms(), time.perf_counter())
+        else:
+            self.collections.append((self._started[0], time.perf_counter() - self._started[1], info["collected"]))
+
+    def figures(self, name: str, since_ms: int, until_ms: int) -> dict[str, int]:
+        """Count, total and longest (ms) and objects collected of the full collections begun in [since, until]."""
+        inside = [(d, c) for t, d, c in self.collections if since_ms <= t <= until_ms]
+        return {f"full_collections_{name}": len(inside),
+                f"full_collections_{name}_total_ms": round(1000 * sum(d for d, _ in inside)),
+                f"full_collections_{name}_longest_ms": round(1000 * max((d for d, _ in inside), default=0)),
+                f"full_collections_{name}_collected": sum(c for _, c in inside)}
+
+
+FULL_GC = FullCollections()
 
 
 def _paths(tps: list[TopicPartition]) -> list[str]:
@@ -125,6 +163,7 @@ async def bench(backend: CoordinationBackend, partitions: int) -> tuple[dict[str
     cluster = LocalCluster(backend, BROKERS, wall_clock_ms, event_log=EventLog("bench", wall_clock_ms, records.sink),
                            controller_config=ControllerConfig(broker_id=-1, auto_leader_rebalance_enable=False),
                            session_timeout_ms=18000, transport=transport)
+    began = wall_clock_ms()
     await cluster.start()
     controller = await cluster.wait_for_controller()
     controller_time = time_controller_events(cluster)
@@ -188,6 +227,8 @@ async def bench(backend: CoordinationBackend, partitions: int) -> tuple[dict[str
             "store_calls_to_answer_handed_ms": round(sum(v for k, v in split.items() if k.endswith("> store calls"))),
             "where the time to the answer handed went, ms (each instant to the callback running it and the timed "
             "parts inside)": split,
+            **FULL_GC.figures("in_that_interval", t0, t1),
+            **FULL_GC.figures("in_setup", began, t0),
             **by_function_figures(start, answered_at),
         }
         await cluster.stop_broker(victim)
@@ -229,7 +270,11 @@ async def bench(backend: CoordinationBackend, partitions: int) -> tuple[dict[str
             "controller_event_loop_time_ms": controller_time.ms(t0, handed),
             "controller_event_loop_cpu_ms": controller_time.cpu_ms(t0, handed),
             "cyclic_gc_in_that_interval_ms": GC_CLOCK.ms(t0, handed),
+            **FULL_GC.figures("in_that_interval", t0, handed),
+            **FULL_GC.figures("from_shutdown_to_election", t1, t0),
             "resident_mib": resident_mib(),
+            "gc_freezes_so_far": gc_freeze.freezes, "gc_reclaims_so_far": gc_freeze.reclaims,
+            "gc_frozen_objects": gc.get_freeze_count(),
         }
         # The floors rewrite the same state znodes (bumping their versions): only once everything is measured,
         # and with no broker work overlapping them.
@@ -261,7 +306,11 @@ def main() -> None:
                              "(bench/by_function.py)")
     parser.add_argument("--data-plane", action="store_true",
                         help="keep the brokers' replica fetchers running during the measured intervals")
+    parser.add_argument("--no-gc-freeze", action="store_true",
+                        help="long-lived state never frozen (runtime/gc_freeze.py): the before-figure")
     args = parser.parse_args()
+    if args.no_gc_freeze:
+        gc_freeze.ENABLED = False
     global DATA_PLANE
     DATA_PLANE = args.data_plane
     PROFILER.out_dir = args.profile
