@@ -75,6 +75,12 @@ def test_two_runs_in_one_log_dir_keep_their_own_lines(spark, tmp_path: Path) -> 
               for name in (first, second)}
     assert {e["cluster"] for e in kafka} == {first, second}
     assert max(stamps[first]) < second_start <= min(stamps[second])
+    # each run's Kafka-format lines merge with its own event-log records: every state change counts once
+    records = [json.loads(line) for line in (logs / "events.jsonl").open()]
+    intervals = table("partition_state_intervals")
+    for name in (first, second):
+        assert sum(i["cluster"] == name for i in intervals) == sum(
+            r["cluster"] == name and r["type"] == "partition_state_change" for r in records)
     elections = {name: [int(e["elected_at"].timestamp() * 1000) for e in table("leader_elections")
                         if e["cluster"] == name] for name in (first, second)}
     assert elections[first] and elections[second]  # each run's own elections, counted in its cluster only
