@@ -119,7 +119,8 @@ def test_an_id_that_comes_back_is_reported_with_file_and_line(tmp_path: Path) ->
     # first run's brokers registering again, as after a restart)
     shared = tmp_path / "shared"
     shared.mkdir()
-    later = [re.sub(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", "[2099-01-01 00:00:00", line) for line in a]
+    later = [re.sub(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}", f"[2099-01-01 00:{i // 60000:02d}:{i // 1000 % 60:02d},"
+                    f"{i % 1000:03d}", line) for i, line in enumerate(a)]  # in line order, as the original
     (shared / "server.log").write_text("".join(a + b + later))
     def first_id_line(lines: list[str]) -> int:
         return next(i for i, line in enumerate(lines, start=1) if "Cluster ID = " in line)

@@ -15,6 +15,10 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from zkcontroller.analytics.kafka_log_parser import KafkaLogParser
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
 COMPRESSED_SUFFIXES = (".gz", ".bz2")
@@ -282,12 +286,12 @@ STARTUP_LOOKBACK_BYTES = 256 << 10
 """How far before a ``Cluster ID`` line its start-up lines are looked for (Kafka's config dump is ~20 KiB)."""
 
 
-def _startup_ms(parser: object, before: list[bytes]) -> int | None:
+def _startup_ms(parser: KafkaLogParser, before: list[bytes]) -> tuple[int | None, bool]:
     """The time of the earliest of the start-up lines that end ``before`` (the lines above a ``Cluster ID`` line,
-    last one last); lines without a time (a config dump's) belong to the record above. Stops after ``starting``."""
-    from zkcontroller.analytics.kafka_log_parser import KafkaLogParser, ParsedLine
+    last one last), and whether the walk stopped (at another line, or after ``starting``) rather than ran out of
+    lines; lines without a time (a config dump's) belong to the record above."""
+    from zkcontroller.analytics.kafka_log_parser import ParsedLine
 
-    assert isinstance(parser, KafkaLogParser)
     earliest = None
     for raw in reversed(before):
         text = raw.decode("utf-8", "replace").rstrip("\r\n")
@@ -295,11 +299,24 @@ def _startup_ms(parser: object, before: list[bytes]) -> int | None:
         if not isinstance(parsed, ParsedLine):
             continue
         if not STARTUP_LINE.search(text):
-            break
+            return earliest, True
         earliest = parsed.ts_ms
         if parsed.kind == "broker_starting":
-            break
-    return earliest
+            return earliest, True
+    return earliest, False
+
+
+def _startup_ms_above(parser: KafkaLogParser, m: mmap.mmap, start: int) -> int | None:
+    """``_startup_ms`` of the lines before byte ``start`` of ``m``: 8 KiB back first (a broker's ZooKeeper set-up
+    lines), more only while the walk runs out of lines, up to ``STARTUP_LOOKBACK_BYTES``."""
+    size = 8 << 10
+    while True:
+        window = max(0, start - size)
+        above = m[window:start].splitlines()
+        earliest, stopped = _startup_ms(parser, above[1:] if window else above)  # [0] may be cut
+        if stopped or window == 0 or size >= STARTUP_LOOKBACK_BYTES:
+            return earliest
+        size *= 2
 
 
 def cluster_id_lines(path: str) -> list[ClusterIdLine]:
@@ -309,7 +326,7 @@ def cluster_id_lines(path: str) -> list[ClusterIdLine]:
     from zkcontroller.analytics.kafka_log_parser import KafkaLogParser, ParsedLine
 
     parser = KafkaLogParser()
-    hits: list[tuple[int, bytes, list[bytes]]] = []
+    hits: list[tuple[int, bytes, int | None]] = []
     if path.endswith(COMPRESSED_SUFFIXES):
         import bz2
         import gzip
@@ -321,7 +338,7 @@ def cluster_id_lines(path: str) -> list[ClusterIdLine]:
             with opener(path, "rb") as stream:
                 for n, text in enumerate(stream, start=1):
                     if CLUSTER_ID_TEXT in text:
-                        hits.append((n, text, list(recent)))
+                        hits.append((n, text, _startup_ms(parser, list(recent))[0]))
                     recent.append(text)
         except (OSError, EOFError, ValueError):
             pass  # the parse reports the break as a rejected line; ids before it were kept
@@ -334,17 +351,15 @@ def cluster_id_lines(path: str) -> list[ClusterIdLine]:
                 end = len(m) if end < 0 else end
                 line += _newlines(m, counted, start)
                 counted = start
-                window = max(0, start - STARTUP_LOOKBACK_BYTES)
-                above = m[window:start].splitlines()
-                hits.append((line, m[start:end], above[1:] if window else above))  # [0] may be cut
+                hits.append((line, m[start:end], _startup_ms_above(parser, m, start)))
                 at = m.find(CLUSTER_ID_TEXT, end)
     found = []
-    for number, raw, above in hits:
+    for number, raw, startup_ms in hits:
         line_text = raw.decode("utf-8", "replace").rstrip("\r\n")
         parsed = parser.parse_line(number, line_text)
         match = _CLUSTER_ID.search(line_text)
         if isinstance(parsed, ParsedLine) and parsed.logger == CLUSTER_ID_LOGGER and match:
-            found.append(ClusterIdLine(path, number, parsed.ts_ms, match.group(1), _startup_ms(parser, above)))
+            found.append(ClusterIdLine(path, number, parsed.ts_ms, match.group(1), startup_ms))
     return found
 
 
