@@ -60,3 +60,18 @@ def test_a_stated_clean_flag_wins_over_the_strategy(spark) -> None:
         psc(0, 0, "NewPartition", ONLINE, 1, [1]),
         dict(ms=1000, kind="leader_election", topic="t", partition=0, leader=2, strategy="preferred", clean=False),
     ]) == {(0, 2): False}
+
+
+def test_an_admin_unclean_election_from_online_of_a_replica_outside_the_isr_is_unclean(spark) -> None:
+    """Kafka 2.8's UNCLEAN ElectLeaders takes an Online partition whose leader is not live (broker 3 in controlled
+    shutdown, its leadership kept: no other ISR member) and runs the offline strategy on it: no live ISR member,
+    so any live replica (2, out of the ISR [3]), with the ISR [2] alone, logged only as OnlinePartition ->
+    OnlinePartition. Partition 1: the same change where 2 was in the ISR (a controlled shutdown's move) is clean;
+    partition 2: no ISR seen before it, clean as before."""
+    assert _clean(spark, [
+        psc(0, 0, "NewPartition", ONLINE, 3, [3, 2]), psc(0, 1, "NewPartition", ONLINE, 3, [3, 2]),
+        dict(ms=100, kind="isr_change", topic="t", partition=0, leader=3, isr=[3], controller_id=1,
+             controller_epoch=5),
+        psc(1000, 0, ONLINE, ONLINE, 2, [2]), psc(1000, 1, ONLINE, ONLINE, 2, [2]),
+        psc(1000, 2, ONLINE, ONLINE, 2, [2]),
+    ]) == {(0, 2): False, (1, 2): True, (2, 2): True}

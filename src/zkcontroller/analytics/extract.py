@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from zkcontroller.analytics import jvm_parser, tables
@@ -229,6 +229,36 @@ def chunk_dicts(chunks: list[Chunk]) -> list[dict[str, object]]:
              "first_line": c.first_line} for c in chunks]
 
 
+def run_cluster(sources: list[SourceFile]) -> Column | None:
+    """The ``cluster`` of each parsed row where a directory holds several clusters' runs (``SourceFile.runs``):
+    the run its ``ts_ms`` falls in, for rows of those files; None when no file has runs (the chunk's name stands).
+
+    A CASE over the row's file and time, a few branches per such directory: no join, no sort, no shuffle. Rows are
+    told apart by file as the tables do, by display name and the file's own cluster."""
+    groups: dict[tuple[tuple[int, str], ...], list[tuple[str, str | None]]] = {}
+    for s in sources:
+        if s.runs:
+            groups.setdefault(s.runs, []).append((s.name, s.cluster))
+    if not groups:
+        return None
+    ts, cluster = F.col("ts_ms"), F.col("cluster")
+    picked: Column | None = None
+    for runs, files in groups.items():
+        of_files = F.lit(False)
+        for name, named in files:
+            of_files = of_files | ((F.col("source_file") == name) & (cluster == F.lit(named)))
+        in_run: Column | None = None
+        for start, name in reversed(runs):  # the latest start at or before the line's time
+            when = F.when(ts >= F.lit(start), F.lit(name))
+            in_run = when if in_run is None else in_run.when(ts >= F.lit(start), F.lit(name))
+        assert in_run is not None
+        branch = (F.col("source_format") == "kafka_log") & of_files
+        value = in_run.otherwise(cluster)
+        picked = F.when(branch, value) if picked is None else picked.when(branch, value)
+    assert picked is not None
+    return picked.otherwise(cluster)
+
+
 def python_parse(spark: SparkSession, chunks: list[Chunk]) -> DataFrame:
     """Staged rows of ``chunks`` parsed by the pure-Python parsers in ``mapInArrow``."""
     rows = [(c.path, c.name, c.fmt, c.cluster, c.start, c.end, c.first_line) for c in chunks]
@@ -249,9 +279,9 @@ def extract(spark: SparkSession, files: InputFiles, cluster: str | None = None, 
 
     if parser not in PARSERS:
         raise ValueError(f"parser must be one of {PARSERS}, not {parser!r}")
-    sources = plan_sources(files, cluster, cluster_pattern)
-    chunks = plan_chunks(sources, spark.sparkContext.defaultParallelism, chunk_bytes)
     warnings: list[str] = []
+    sources = plan_sources(files, cluster, cluster_pattern, warnings)
+    chunks = plan_chunks(sources, spark.sparkContext.defaultParallelism, chunk_bytes)
     jvm_chunks = [c for c in chunks if on_jvm(c)] if parser == "jvm" else []
     if jvm_chunks:
         why = jvm_parser.available(spark)
@@ -265,6 +295,9 @@ def extract(spark: SparkSession, files: InputFiles, cluster: str | None = None, 
     if python_chunks:
         frames.append(python_parse(spark, python_chunks))
     staged = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1])
+    runs = run_cluster(sources)
+    if runs is not None:
+        staged = staged.withColumn("cluster", runs)
     # as cache(): scans need not deserialize it
     parsed = staged.persist(StorageLevel.MEMORY_AND_DISK_DESER) if persist else staged
     events = parsed.where(F.col("status") == OK).select(*(

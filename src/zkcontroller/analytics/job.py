@@ -558,7 +558,10 @@ def run(spark: SparkSession, config: JobConfig, progress: Callable[[str], None] 
     result.warnings += extracted.warnings
     say(f"parsing {len(files.all)} file(s) in {len(extracted.chunks)} chunk(s) ({extracted.parser} parser)")
     jsonl_names = {name for name in map(jsonl_cluster, files.jsonl) if name}
-    mixed = sorted({s.cluster for s in extracted.sources if s.cluster in jsonl_names})
+    # a directory cut into runs (sources.directory_runs): its runs' Kafka-format lines merge with the event log's
+    # records of their run (a run named by its id with no event log has none: the merge then drops nothing)
+    runs = {name for s in extracted.sources for _, name in s.runs}
+    mixed = sorted({s.cluster for s in extracted.sources if s.cluster in jsonl_names} | runs)
     if mixed:  # the merge's anti-join reads the parse twice
         extracted.parsed.persist(CACHED)
     events = merge_sources(extracted.events, mixed, config.merge_tolerance_ms)

@@ -8,12 +8,17 @@ chunk's first line number, so executors number lines exactly without a join.
 from __future__ import annotations
 
 import glob
+import itertools
 import json
 import mmap
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from zkcontroller.analytics.kafka_log_parser import KafkaLogParser
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
 COMPRESSED_SUFFIXES = (".gz", ".bz2")
@@ -161,6 +166,10 @@ class SourceFile:
     name: str
     fmt: str
     cluster: str | None
+    runs: tuple[tuple[int, str], ...] = ()
+    """Kafka text in a directory that several clusters' runs wrote (``Cluster ID`` lines of more than one id):
+    ``(start_ms, cluster)`` in ascending ``start_ms``; a line stamped at or after a start belongs to the latest such
+    start's cluster, a line before the first (or without a time) to ``cluster``. Empty for all other files."""
 
 
 @dataclass(frozen=True)
@@ -208,10 +217,14 @@ def cluster_pattern(value: str) -> str:
 
 
 def plan_sources(files: InputFiles, cluster: str | None = None, cluster_pattern: str | None = None,
-                 ) -> list[SourceFile]:
+                 warnings: list[str] | None = None) -> list[SourceFile]:
     """Name every file's cluster. Kafka text: ``cluster``, else group 1 of ``cluster_pattern`` on the path,
     else the cluster named by an event log in the same directory (the two describe one run), else the parent
-    directory's name. Event logs name their own cluster in every record."""
+    directory's name. Event logs name their own cluster in every record.
+
+    Files named by the last two rules in a directory whose ``Cluster ID`` lines name more than one cluster id
+    (runs of different clusters appended to one ``--log-dir``) also get ``runs`` (``directory_runs``); what
+    makes those ambiguous is appended to ``warnings``."""
     pattern = re.compile(cluster_pattern) if cluster_pattern else None
     by_dir: dict[str, str] = {}
     for path in files.jsonl:
@@ -219,15 +232,214 @@ def plan_sources(files: InputFiles, cluster: str | None = None, cluster_pattern:
         if name is not None:
             by_dir.setdefault(os.path.dirname(path), name)
     sources = [SourceFile(p, files.names[p], "jsonl", None) for p in files.jsonl]
+    by_default: dict[str, list[str]] = {}
     for path in files.kafka:
         named = cluster
         if named is None and pattern is not None:
             m = pattern.search(path)
             named = m.group(1) if m and m.groups() and m.group(1) else None
         if named is None:
+            by_default.setdefault(os.path.dirname(path), []).append(path)
             named = by_dir.get(os.path.dirname(path)) or os.path.basename(os.path.dirname(path)) or "default"
         sources.append(SourceFile(path, files.names[path], "kafka_log", named))
-    return sources
+    runs: dict[str, tuple[tuple[int, str], ...]] = {}
+    for directory, paths in by_default.items():
+        jsonl = [p for p in files.jsonl if os.path.dirname(p) == directory]
+        found, said = directory_runs(paths, jsonl, files.names)
+        runs.update(dict.fromkeys(paths, found))
+        if warnings is not None:
+            warnings += said
+    return [replace(s, runs=runs.get(s.path, ())) for s in sources]
+
+
+CLUSTER_ID_TEXT = b"Cluster ID = "
+"""What Kafka's ``KafkaServer.startup`` logs once the broker has read (or created) ``/cluster/id``, before it
+registers: ``INFO Cluster ID = ID (kafka.server.KafkaServer)``; our brokers log it too."""
+_CLUSTER_ID = re.compile(r"\bCluster ID = (\S+)")
+CLUSTER_ID_LOGGER = "kafka.server.KafkaServer"
+
+
+@dataclass(frozen=True)
+class ClusterIdLine:
+    """One ``Cluster ID = ID`` line: where it is, its time (as the parse reads it) and the id."""
+
+    path: str
+    line_number: int
+    ts_ms: int
+    cluster_id: str
+    start_ms: int | None = None
+    """The time of the broker's start-up lines just before it (``STARTUP_LINE``: ZooKeeper connecting, Kafka's
+    ``starting``), where its run begins; None: no such line, the run begins at this line."""
+
+
+STARTUP_LINE = re.compile(
+    r"\] starting\b|\bstarting \(kafka\.server\.KafkaServer\)|Connecting to zookeeper on |"
+    r"Initializing a new session to |Waiting until connected\.|\] Connected\.|KafkaConfig values:|"
+    r"Log4jController MBean|jdk\.tls\.rejectClientInitiatedRenegotiation|Client environment:|"
+    r"Initiating client connection|Opening socket connection|Socket connection established|"
+    r"Session establishment complete|jute\.maxbuffer|zookeeper\.request\.timeout|zookeeper\.clientCnxnSocket|"
+    r"Client will use TLS|Client successfully logged in")
+"""What a broker logs between its process start (Kafka's ``[KafkaServer id=n] starting``) and ``Cluster ID``:
+config, ZooKeeper client set-up and connection. A run's lines before its ``Cluster ID`` line are those; read as
+the run before's, they stretched its observed window to the new run's start."""
+STARTUP_LOOKBACK_BYTES = 256 << 10
+"""How far before a ``Cluster ID`` line its start-up lines are looked for (Kafka's config dump is ~20 KiB)."""
+
+
+def _startup_ms(parser: KafkaLogParser, before: list[bytes]) -> tuple[int | None, bool]:
+    """The time of the earliest of the start-up lines that end ``before`` (the lines above a ``Cluster ID`` line,
+    last one last), and whether the walk stopped (at another line, or after ``starting``) rather than ran out of
+    lines; lines without a time (a config dump's) belong to the record above."""
+    from zkcontroller.analytics.kafka_log_parser import ParsedLine
+
+    earliest = None
+    for raw in reversed(before):
+        text = raw.decode("utf-8", "replace").rstrip("\r\n")
+        parsed = parser.parse_line(0, text)
+        if not isinstance(parsed, ParsedLine):
+            continue
+        if not STARTUP_LINE.search(text):
+            return earliest, True
+        earliest = parsed.ts_ms
+        if parsed.kind == "broker_starting":
+            return earliest, True
+    return earliest, False
+
+
+def _startup_ms_above(parser: KafkaLogParser, m: mmap.mmap, start: int) -> int | None:
+    """``_startup_ms`` of the lines before byte ``start`` of ``m``: 8 KiB back first (a broker's ZooKeeper set-up
+    lines), more only while the walk runs out of lines, up to ``STARTUP_LOOKBACK_BYTES``."""
+    size = 8 << 10
+    while True:
+        window = max(0, start - size)
+        above = m[window:start].splitlines()
+        earliest, stopped = _startup_ms(parser, above[1:] if window else above)  # [0] may be cut
+        if stopped or window == 0 or size >= STARTUP_LOOKBACK_BYTES:
+            return earliest
+        size *= 2
+
+
+def cluster_id_lines(path: str) -> list[ClusterIdLine]:
+    """A Kafka-format file's ``Cluster ID`` lines, found by a byte search (a memory map for plain files, so a
+    large file costs a scan at memory speed, not a parse) and each read by the reference parser, so its time is
+    the one Spark's parse gives the lines around it. A line of another logger is not one (a message quoting it)."""
+    from zkcontroller.analytics.kafka_log_parser import KafkaLogParser, ParsedLine
+
+    parser = KafkaLogParser()
+    hits: list[tuple[int, bytes, int | None]] = []
+    if path.endswith(COMPRESSED_SUFFIXES):
+        import bz2
+        import gzip
+        from collections import deque
+
+        opener = gzip.open if path.endswith(".gz") else bz2.open
+        recent: deque[bytes] = deque(maxlen=400)
+        try:
+            with opener(path, "rb") as stream:
+                for n, text in enumerate(stream, start=1):
+                    if CLUSTER_ID_TEXT in text:
+                        hits.append((n, text, _startup_ms(parser, list(recent))[0]))
+                    recent.append(text)
+        except (OSError, EOFError, ValueError):
+            pass  # the parse reports the break as a rejected line; ids before it were kept
+    elif os.path.getsize(path) > 0:
+        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+            at, counted, line = m.find(CLUSTER_ID_TEXT), 0, 1
+            while at >= 0:
+                start = m.rfind(b"\n", 0, at) + 1
+                end = m.find(b"\n", at)
+                end = len(m) if end < 0 else end
+                line += _newlines(m, counted, start)
+                counted = start
+                hits.append((line, m[start:end], _startup_ms_above(parser, m, start)))
+                at = m.find(CLUSTER_ID_TEXT, end)
+    found = []
+    for number, raw, startup_ms in hits:
+        line_text = raw.decode("utf-8", "replace").rstrip("\r\n")
+        parsed = parser.parse_line(number, line_text)
+        match = _CLUSTER_ID.search(line_text)
+        if isinstance(parsed, ParsedLine) and parsed.logger == CLUSTER_ID_LOGGER and match:
+            found.append(ClusterIdLine(path, number, parsed.ts_ms, match.group(1), startup_ms))
+    return found
+
+
+def _newlines(m: mmap.mmap, start: int, end: int) -> int:
+    """Newlines in ``m[start:end]``, counted a slice of at most MAX_CHUNK_BYTES at a time (bounded memory)."""
+    count = 0
+    for at in range(start, end, MAX_CHUNK_BYTES):
+        count += m[at:min(end, at + MAX_CHUNK_BYTES)].count(b"\n")
+    return count
+
+
+def _event_log_spans(paths: list[str]) -> list[tuple[int, str]]:
+    """``(ts_ms, cluster)`` of the first record of each stretch of one cluster in the event logs: where each run's
+    records begin, to name a run whose id is not its event log's name (``cluster --cluster-name``)."""
+    import gzip
+
+    starts: list[tuple[int, str]] = []
+    for path in paths:
+        opener = gzip.open if path.endswith(".gz") else open
+        last = None
+        try:
+            with opener(path, "rt", encoding="utf-8", errors="replace") as f:
+                for line in f:
+                    try:
+                        record = json.loads(line)
+                    except ValueError:
+                        continue
+                    if not isinstance(record, dict):
+                        continue
+                    name, ts = record.get("cluster"), record.get("ts_ms")
+                    if isinstance(name, str) and isinstance(ts, int) and name != last:
+                        starts.append((ts, name))
+                        last = name
+        except (OSError, EOFError):
+            continue
+    return sorted(starts)
+
+
+def directory_runs(kafka: list[str], jsonl: list[str], names: dict[str, str],
+                   ) -> tuple[tuple[tuple[int, str], ...], list[str]]:
+    """The runs of different clusters in one directory's Kafka-format files, from their ``Cluster ID`` lines.
+
+    Two runs given one ``--log-dir`` (``demo`` then ``cluster``, each on its own embedded store) append to the
+    same files, and only ``server.log`` says which cluster a stretch is (``controller.log`` and
+    ``state-change.log`` never do), so the runs are cut by time, over the whole directory: a run starts at the
+    first ``Cluster ID`` line of an id other than the one before it (lines sorted by time), and holds every line
+    of the directory stamped from then until the next run's start. A run is named by the event log's cluster
+    equal to its id (our runs' default name), else by the event log cluster whose records begin within the run
+    (``--cluster-name``), else by the id. One id in the directory (a single run, or runs of one cluster on one
+    ZooKeeper) gives no runs: the file's cluster stands, as before. An id that comes back after another is
+    reported (``FILE:LINE``): if those runs overlapped in time (two clusters writing at once), the cut by time
+    gives lines of one to the other."""
+    marks = sorted((m for path in kafka for m in cluster_id_lines(path)), key=lambda m: (m.ts_ms, m.path,
+                                                                                             m.line_number))
+    if len({m.cluster_id for m in marks}) < 2:
+        return (), []
+    starts: list[ClusterIdLine] = []
+    for m in marks:
+        if not starts or starts[-1].cluster_id != m.cluster_id:
+            starts.append(m)
+    warnings = []
+    seen: dict[str, ClusterIdLine] = {}
+    for before, m in itertools.pairwise(starts):
+        seen.setdefault(before.cluster_id, before)
+        if m.cluster_id in seen:
+            warnings.append(
+                f"{names.get(m.path, m.path)}:{m.line_number}: Cluster ID {m.cluster_id} again after "
+                f"{before.cluster_id} ({names.get(before.path, before.path)}:{before.line_number}): the lines of "
+                "this directory are given to the cluster of the latest Cluster ID line before them, which is "
+                "wrong where the two clusters wrote at the same time; give each run its own --log-dir, named "
+                "with --cluster-pattern")
+    spans = _event_log_spans(jsonl)
+    named = {name for _, name in spans}
+    runs = []
+    for i, m in enumerate(starts):
+        until = starts[i + 1].ts_ms if i + 1 < len(starts) else None
+        begun = [name for ts, name in spans if ts >= m.ts_ms and (until is None or ts < until)]
+        start = m.ts_ms if m.start_ms is None or i == 0 else max(m.start_ms, starts[i - 1].ts_ms)
+        runs.append((start, m.cluster_id if m.cluster_id in named else begun[0] if begun else m.cluster_id))
+    return tuple(runs), warnings
 
 
 def chunk_size(total_bytes: int, parallelism: int) -> int:

@@ -285,11 +285,13 @@ def _election_evidence(events: DataFrame, shutdowns: DataFrame | None = None) ->
     join: the rows keep their partitioning.
 
     ``clean``, where no line states it: only the offline strategy can elect outside the ISR (spec: the preferred,
-    reassignment and controlled-shutdown strategies pick from the ISR), so an election of another known strategy,
-    or an OnlinePartition -> OnlinePartition change (never the offline strategy: that elects only Offline and New
-    partitions), is clean. Otherwise the new leader must be in the last ISR seen: the controller's lines, or the
-    leader's ``ISR_EVIDENCE_KINDS`` lines (Kafka 2.7+ logs a leader's ISR expansion only there, the controller
-    not at INFO: without them a replica back in the ISR read as out of it)."""
+    reassignment and controlled-shutdown strategies pick from the ISR), so an election of another known strategy
+    is clean, and so is an OnlinePartition -> OnlinePartition change, except one whose new ISR is the new leader
+    alone and whose new leader is not in the last ISR seen: Kafka 2.8's admin unclean election of an Online
+    partition whose leader is not live (``processReplicaLeaderElection``; the offline strategy with unclean
+    allowed, which sets the ISR to the new leader alone). Otherwise the new leader must be in the last ISR seen:
+    the controller's lines, or the leader's ``ISR_EVIDENCE_KINDS`` lines (Kafka 2.7+ logs a leader's ISR
+    expansion only there, the controller not at INFO: without them a replica back in the ISR read as out of it)."""
     rows = events.select(
         *_PARTITION_KEY, *_LINE_ORDER, "ts", "kind", "from_state", "to_state", "leader", "old_leader", "isr",
         "leader_epoch", "strategy", "trigger", "clean", "controller_id", "controller_epoch",
@@ -325,8 +327,16 @@ def _election_evidence(events: DataFrame, shutdowns: DataFrame | None = None) ->
             & ~F.coalesce(F.array_contains("isr", off), F.lit(False)) & F.coalesce(old_leader == off, F.lit(True))
         old_leader = F.when(by_shutdown, F.coalesce(old_leader, off)).otherwise(old_leader)
         strategy = F.when(by_shutdown, F.lit("controlled_shutdown")).otherwise(strategy)
+    # Kafka 2.8's admin UNCLEAN election of an Online partition whose leader is not live (a broker in controlled
+    # shutdown that could hand its leadership to no ISR member) runs the offline strategy from OnlinePartition:
+    # where no live replica is in the ISR it takes any live replica, with an ISR of that one alone. So an
+    # Online -> Online change is clean unless both say otherwise: the new ISR is the new leader alone, and the
+    # last ISR seen lacks it (a controlled shutdown's or preferred election's new ISR holds a replica of the ISR
+    # before it, which the evidence shows unless its rejoin was not logged)
+    unclean_from_online = (F.size(F.coalesce("isr", F.array())) == 1) & F.array_contains("isr", F.col("leader")) \
+        & ~F.coalesce(derived_clean, F.lit(True))
     from_isr = strategy.isin(*ISR_STRATEGIES) | ((F.col("kind") == "partition_state_change")
-                                                 & (F.col("from_state") == ONLINE))
+                                                 & (F.col("from_state") == ONLINE) & ~unclean_from_online)
     return elected.select(
         *_PARTITION_KEY, *_LINE_ORDER, "ts", "leader", "leader_epoch", "controller_id", "controller_epoch",
         old_leader.alias("old_leader"), strategy.alias("strategy"), "trigger",
