@@ -19,10 +19,11 @@ The checks run when the produce purgatory's events fire (`delayed_produce.Produc
 are appended as leader, leadership, the ISR or the replica changes), Kafka's ``checkAndComplete`` on the fetch
 purgatory, and never by polling. The fetch read again below the high watermark is answered
 UNSUPPORTED_FOR_MESSAGE_FORMAT, as any consumer fetch there. A follower's fetch is read again when it expires too
-(Kafka's ``forceComplete`` runs ``onComplete`` either way), so it carries a high watermark that moved meanwhile;
-the read does not record the follower's fetch again (Kafka's ``onComplete`` calls ``readFromLocalLog``, not
-``updateFollowerFetchState``: its caught-up time is the one taken when the fetch came). When the purgatory shuts
-down a held fetch is dropped unanswered (`PurgatoryShutDown`), as Kafka's.
+(Kafka's ``forceComplete`` runs ``onComplete`` either way), so it carries a high watermark that moved meanwhile
+(one that expires with no wake-up for any of its partitions keeps its first read, which a read then would repeat:
+`read_again`); the read does not record the follower's fetch again (Kafka's ``onComplete`` calls
+``readFromLocalLog``, not ``updateFollowerFetchState``: its caught-up time is the one taken when the fetch came).
+When the purgatory shuts down a held fetch is dropped unanswered (`PurgatoryShutDown`), as Kafka's.
 """
 
 from __future__ import annotations
@@ -102,16 +103,45 @@ async def hold(waiters: ProduceWaiters, held: list[HeldPartition],
                                timeout_ms, runtime, "fetch")
 
 
+async def hold_follower(waiters: ProduceWaiters, held: list[HeldPartition],
+                        partition: Callable[[TopicPartition], Partition | None], timeout_ms: int,
+                        runtime: Runtime) -> tuple[bool, bool]:
+    """`hold` for a follower's fetch: (completed, untouched). ``untouched`` is True when no wake-up came for any of
+    ``held`` while it waited (its partitions were checked only once, as it parked), so nothing a read of them
+    returns changed: see `read_again`."""
+    checks = 0
+
+    def done() -> bool:
+        nonlocal checks
+        checks += 1
+        return any(can_complete(h, partition(h.topic_partition), True) for h in held)
+
+    completed = await waiters.until([h.topic_partition for h in held], done, timeout_ms, runtime, "fetch")
+    return completed, checks == 1
+
+
 def read_again(manager: ReplicaManager, request: FetchRequest, response: FetchResponse,
-               held: list[HeldPartition]) -> FetchResponse:
-    """The answer of a fetch completed early (``DelayedFetch.onComplete`` reads the log again): each partition
-    served once more, outside any session so none is opened or advanced a second time; then, in the session the
-    fetch had, the high watermarks sent are noted (an incremental answer keeps only the partitions with news)."""
-    again = FetchRequest(request.replica_id,
-                         tuple(FetchPartition(h.topic_partition, h.current_leader_epoch, h.fetch_offset,
-                                              h.last_fetched_epoch) for h in held),
-                         max_records=request.max_records, session_epoch=FINAL_EPOCH)
-    results: list[FetchPartitionResult] = list(manager.handle_fetch(again, update_follower_state=False).partitions)
+               held: list[HeldPartition], unchanged: list[FetchPartitionResult] | None = None) -> FetchResponse:
+    """The answer of a held fetch completed or expired (``DelayedFetch.onComplete`` reads the log again): each
+    partition served once more, outside any session so none is opened or advanced a second time; then, in the
+    session the fetch had, the high watermarks sent are noted (an incremental answer keeps only the partitions with
+    news).
+
+    ``unchanged``: the first read's results, given when the fetch expired with no wake-up for any of its partitions
+    (`hold_follower`). Everything a read returns for a partition (its leader epoch and leadership, replicas, log end,
+    high watermark, epoch cache) changes only with one (`ReplicaManager`: an append as leader, the high watermark
+    moving up, a LeaderAndIsr or StopReplica, an AlterIsr answer), and the read again does not record the
+    follower's fetch, so it would return those results; they are used as they are. Most held fetches expire so
+    (a follower at the log end of an idle partition), and the read again cost as much as the first."""
+    if unchanged is not None and len(unchanged) == len(held) and all(
+            r.topic_partition == h.topic_partition for r, h in zip(unchanged, held, strict=True)):
+        results = unchanged
+    else:
+        again = FetchRequest(request.replica_id,
+                             tuple(FetchPartition(h.topic_partition, h.current_leader_epoch, h.fetch_offset,
+                                                  h.last_fetched_epoch) for h in held),
+                             max_records=request.max_records, session_epoch=FINAL_EPOCH)
+        results = list(manager.handle_fetch(again, update_follower_state=False).partitions)
     session = None if response.session_id == INVALID_SESSION_ID else manager.fetch_manager.cache.get(
         response.session_id)
     if session is not None:

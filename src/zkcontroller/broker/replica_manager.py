@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Iterable, Mapping
 from typing import Any
 
 from zkcontroller.broker import delayed_fetch
@@ -22,7 +22,7 @@ from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.broker.control_plane import BrokerControlPlane, PartitionRole
 from zkcontroller.broker.delayed_produce import ProduceWaiters
 from zkcontroller.broker.feature_cache import FinalizedFeatureCache
-from zkcontroller.broker.fetch_session import FetchManager, FetchSessionCache
+from zkcontroller.broker.fetch_session import CachedPartition, FetchManager, FetchSessionCache, FetchTarget
 from zkcontroller.broker.leader_and_isr_log import (
     FETCHER_MANAGER_LOGGER,
     LeaderAndIsrLog,
@@ -431,18 +431,24 @@ class ReplicaManager:
     async def fetch_messages(self, request: FetchRequest) -> FetchResponse:
         """Kafka's ``fetchMessages`` for a follower: read (`handle_fetch`, which records the follower's fetch);
         if nothing was read and nothing failed, hold the fetch in the purgatory up to ``max_wait_ms`` until records
-        are appended past its offset or leadership changes (`delayed_fetch`), then read it again.
+        are appended past its offset or leadership changes (`delayed_fetch`), then read it again (or, expired with no
+        wake-up for any of its partitions, answered from the first read, which a new read would repeat).
         `PurgatoryShutDown` when the broker stops meanwhile: the fetch is dropped unanswered."""
-        response = self.handle_fetch(request)
+        now = self.runtime.now_ms()
+        context = self.fetch_manager.new_context(request, now, privileged=request.replica_id >= 0)
+        read = self._read(request, context.targets(), now, True)
+        response = context.respond(read)
         if not delayed_fetch.may_hold(request, response):
             return response
         held = delayed_fetch.held_partitions(self, request, response)
         if not held:  # an incremental fetch whose session holds no partition: KafkaApis' `interesting.isEmpty`
             return response
         mark_local_complete(self.runtime.now_ms())  # a purgatory wait, not request handling time
-        await delayed_fetch.hold(self.produce_waiters, held, self._partitions.get, request.max_wait_ms, self.runtime,
-                                 from_follower=True)
-        return delayed_fetch.read_again(self, request, response, held)  # completed or expired: read again
+        completed, untouched = await delayed_fetch.hold_follower(self.produce_waiters, held, self._partitions.get,
+                                                                 request.max_wait_ms, self.runtime)
+        # completed or expired: read again, unless it expired with nothing changed (`delayed_fetch.read_again`)
+        return delayed_fetch.read_again(self, request, response, held,
+                                        read if untouched and not completed else None)
 
     def handle_fetch(self, request: FetchRequest, *, update_follower_state: bool = True) -> FetchResponse:
         """Serve a fetch at once (Kafka's ``readFromLocalLog``; for a replica with ``updateFollowerFetchState``
@@ -450,10 +456,16 @@ class ReplicaManager:
         follower's LEO and caught-up time are recorded, maybe expanding the ISR and moving the HW. In a fetch session
         every partition of the session is served; the answer carries those with news (`fetch_session`)."""
         now = self.runtime.now_ms()
+        context = self.fetch_manager.new_context(request, now, privileged=request.replica_id >= 0)
+        return context.respond(self._read(request, context.targets(), now, update_follower_state))
+
+    def _read(self, request: FetchRequest, targets: Iterable[FetchTarget | CachedPartition], now: int,
+              update_follower_state: bool) -> list[FetchPartitionResult]:
+        """`handle_fetch`'s read of each partition the fetch serves (``targets``, from its fetch context), before the
+        context cuts the answer down."""
         from_follower = request.replica_id >= 0  # -1 a consumer, -2 a debugging consumer
-        context = self.fetch_manager.new_context(request, now, privileged=from_follower)
         results = []
-        for asked in context.targets():
+        for asked in targets:
             tp = asked.topic_partition
             partition = self._partitions.get(tp)
             if partition is None:  # Kafka's getPartitionOrError
@@ -515,7 +527,7 @@ class ReplicaManager:
                                                                                                offset + records)))
             else:
                 results.append(FetchPartitionResult(tp, Errors.NONE, partition.high_watermark, records, offset))
-        return context.respond(results)
+        return results
 
     def _consumer_fetch(self, tp: TopicPartition, partition: Partition, fetch_offset: int) -> FetchPartitionResult:
         """A consumer's fetch that passed Kafka's checks (the partition, the leader epoch, leadership, the offset).

@@ -105,6 +105,8 @@ class SimWorld:
         self.pauses: list[tuple[int, int]] = []
         """(virtual ms, broker id) of every pause, for tests and reports."""
         self._topics = 0
+        self._stopping: dict[int, asyncio.Task[None]] = {}
+        """Each broker's latest clean stop (`stop`), which a restart drawn meanwhile waits for."""
 
     # ------------------------------------------------------------------ clock, trace, lookups
 
@@ -281,10 +283,19 @@ class SimWorld:
 
     def stop(self, broker_id: int) -> asyncio.Task[None]:
         self.fault("stop", str(broker_id))
-        return asyncio.get_running_loop().create_task(self.host(broker_id).stop())
+        stopping = self._stopping[broker_id] = asyncio.get_running_loop().create_task(self.host(broker_id).stop())
+        return stopping
 
     def restart(self, broker_id: int) -> None:
+        """Start a broker that is down again. One still stopping (its controlled shutdown retrying, up to
+        ``controlled.shutdown.max.retries`` times ``controller.socket.timeout.ms``) starts once the stop has finished:
+        a restart drawn sooner than that was lost before, and the broker stayed down for the rest of the run."""
         host = self.host(broker_id)
+        stopping = self._stopping.get(broker_id)
+        if host.state == "stopping" and stopping is not None and not stopping.done():
+            self.record("restart-after-stop", str(broker_id))
+            stopping.add_done_callback(lambda task: None if task.cancelled() else self.restart(broker_id))
+            return
         if host.state in ("down", "crashed", "stopped"):
             self.record("restart", str(broker_id))
             host.start()

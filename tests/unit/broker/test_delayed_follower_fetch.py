@@ -14,13 +14,22 @@ import random
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
+import pytest
+
 from zkcontroller.broker.config import ReplicationConfig
 from zkcontroller.broker.control_plane import BrokerControlPlane
 from zkcontroller.broker.delayed_produce import PendingAppend, PurgatoryShutDown
+from zkcontroller.broker.partition import Partition
 from zkcontroller.broker.replica_manager import ReplicaManager
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import Errors, LeaderAndIsrPartitionState
-from zkcontroller.protocol.inter_broker import FetchPartition, FetchRequest
+from zkcontroller.protocol.inter_broker import (
+    INITIAL_EPOCH,
+    INVALID_SESSION_ID,
+    FetchPartition,
+    FetchRequest,
+    next_fetch_session_epoch,
+)
 from zkcontroller.runtime.in_process import InProcessTransport
 from zkcontroller.sim.loop import run_virtual
 
@@ -238,3 +247,38 @@ def test_idle_followers_stay_in_the_isr_with_held_fetches() -> None:
         assert await acks_all(leader, 1) == Errors.NONE
     virtual(test)
 
+
+
+def test_held_follower_fetch_expiring_untouched_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fetch that expires with no wake-up for its partitions (an idle partition, a follower at its log end: most
+    held fetches) is answered from its first read, which a read at expiry would repeat: the partition is read once
+    per fetch, not twice, and the answers are the same (a full fetch's partition at the high watermark; an
+    incremental one's, with nothing new, left out)."""
+    reads: list[int] = []
+    original = Partition.fetch_error
+
+    def counted(self: Partition, replica_id: int, current_leader_epoch: int, fetch_offset: int) -> Errors:
+        reads.append(replica_id)
+        return original(self, replica_id, current_leader_epoch, fetch_offset)
+
+    monkeypatch.setattr(Partition, "fetch_error", counted)
+
+    async def test(cluster: Cluster) -> None:
+        cluster.lead(state(), brokers=(1,))
+        leader = cluster.rms[1]
+        leader.append(TP, 2)
+        leader.handle_fetch(FetchRequest(3, (FetchPartition(TP, 0, 2),)))  # follower 3 is at the log end
+        reads.clear()
+        full = FetchRequest(2, (FetchPartition(TP, 0, 2, 0),), max_wait_ms=WAIT_MS, session_epoch=INITIAL_EPOCH)
+        response = await leader.fetch_messages(full)
+        assert now_ms() == WAIT_MS and reads == [2], f"read {len(reads)} times"
+        (answer,) = response.partitions
+        assert (answer.error, answer.records, answer.high_watermark) == (Errors.NONE, 0, 2)
+        assert response.session_id != INVALID_SESSION_ID
+        reads.clear()
+        incremental = FetchRequest(2, (), max_wait_ms=WAIT_MS, session_id=response.session_id,
+                                   session_epoch=next_fetch_session_epoch(INITIAL_EPOCH))
+        response = await leader.fetch_messages(incremental)
+        assert now_ms() == 2 * WAIT_MS and reads == [2], f"read {len(reads)} times"
+        assert response.error is Errors.NONE and response.partitions == ()
+    virtual(test, brokers=(1,))
