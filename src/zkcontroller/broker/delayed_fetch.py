@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from zkcontroller.broker.delayed_produce import ProduceWaiters
+from zkcontroller.broker.fetch_session import FetchContext, IncrementalFetchContext, SessionErrorContext
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import (
@@ -78,6 +79,41 @@ def may_hold(request: FetchRequest, response: FetchResponse) -> bool:
     if response.error is not Errors.NONE or (request.is_full and not request.partitions):
         return False
     return not any(p.error is not Errors.NONE or p.records or p.diverging_end_offset >= 0 for p in response.partitions)
+
+
+def follower_may_hold(request: FetchRequest, context: FetchContext, read: list[FetchPartitionResult]) -> bool:
+    """`may_hold` on a follower's read before its fetch context has seen it (the context learns only the answer
+    sent, after any hold): a fetch-session error, or a full fetch of no partition, is answered at once."""
+    if isinstance(context, SessionErrorContext) or (request.is_full and not request.partitions):
+        return False
+    return not any(p.error is not Errors.NONE or p.records or p.diverging_end_offset >= 0 for p in read)
+
+
+def held_by_context(request: FetchRequest, context: FetchContext) -> list[HeldPartition]:
+    """`held_partitions` from the fetch context: a full fetch's own partitions, an incremental one's whole session,
+    none for a sessionless incremental fetch (its session emptied: KafkaApis' ``interesting.isEmpty``)."""
+    if request.is_full:
+        return [HeldPartition(p.topic_partition, p.current_leader_epoch, p.fetch_offset, p.last_fetched_epoch)
+                for p in request.partitions]
+    if isinstance(context, IncrementalFetchContext):
+        return [HeldPartition(c.topic_partition, c.current_leader_epoch, c.fetch_offset, c.last_fetched_epoch)
+                for c in context.session.partitions.values()]
+    return []
+
+
+def read_held(manager: ReplicaManager, request: FetchRequest, held: list[HeldPartition]) -> list[FetchPartitionResult]:
+    """Each held partition served once more (``DelayedFetch.onComplete``), outside any session so none is opened or
+    advanced a second time, without recording the follower's fetch again."""
+    again = FetchRequest(request.replica_id,
+                         tuple(FetchPartition(h.topic_partition, h.current_leader_epoch, h.fetch_offset,
+                                              h.last_fetched_epoch) for h in held),
+                         max_records=request.max_records, session_epoch=FINAL_EPOCH)
+    return list(manager.handle_fetch(again, update_follower_state=False).partitions)
+
+
+def same_partitions(read: list[FetchPartitionResult], held: list[HeldPartition]) -> bool:
+    return len(read) == len(held) and all(r.topic_partition == h.topic_partition
+                                          for r, h in zip(read, held, strict=True))
 
 
 def held_partitions(manager: ReplicaManager, request: FetchRequest, response: FetchResponse) -> list[HeldPartition]:
@@ -133,15 +169,8 @@ def read_again(manager: ReplicaManager, request: FetchRequest, response: FetchRe
     moving up, a LeaderAndIsr or StopReplica, an AlterIsr answer), and the read again does not record the
     follower's fetch, so it would return those results; they are used as they are. Most held fetches expire so
     (a follower at the log end of an idle partition), and the read again cost as much as the first."""
-    if unchanged is not None and len(unchanged) == len(held) and all(
-            r.topic_partition == h.topic_partition for r, h in zip(unchanged, held, strict=True)):
-        results = unchanged
-    else:
-        again = FetchRequest(request.replica_id,
-                             tuple(FetchPartition(h.topic_partition, h.current_leader_epoch, h.fetch_offset,
-                                                  h.last_fetched_epoch) for h in held),
-                             max_records=request.max_records, session_epoch=FINAL_EPOCH)
-        results = list(manager.handle_fetch(again, update_follower_state=False).partitions)
+    results = unchanged if unchanged is not None and same_partitions(unchanged, held) else \
+        read_held(manager, request, held)
     session = None if response.session_id == INVALID_SESSION_ID else manager.fetch_manager.cache.get(
         response.session_id)
     if session is not None:

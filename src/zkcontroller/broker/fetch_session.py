@@ -279,6 +279,10 @@ class IncrementalFetchContext(FetchContext):
         self._expected_epoch = next_fetch_session_epoch(request_epoch)
         self.session_id = session.id
 
+    @property
+    def session(self) -> FetchSession:
+        return self._session
+
     def targets(self) -> Iterator[FetchTarget | CachedPartition]:
         return iter(list(self._session.partitions.values()))  # the cached states carry the same four fields
 

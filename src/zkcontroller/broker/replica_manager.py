@@ -437,18 +437,19 @@ class ReplicaManager:
         now = self.runtime.now_ms()
         context = self.fetch_manager.new_context(request, now, privileged=request.replica_id >= 0)
         read = self._read(request, context.targets(), now, True)
-        response = context.respond(read)
-        if not delayed_fetch.may_hold(request, response):
-            return response
-        held = delayed_fetch.held_partitions(self, request, response)
-        if not held:  # an incremental fetch whose session holds no partition: KafkaApis' `interesting.isEmpty`
-            return response
+        held = delayed_fetch.held_by_context(request, context) \
+            if delayed_fetch.follower_may_hold(request, context, read) else []
+        if not held:  # answered at once (or an incremental fetch whose session holds no partition)
+            return context.respond(read)
         mark_local_complete(self.runtime.now_ms())  # a purgatory wait, not request handling time
         completed, untouched = await delayed_fetch.hold_follower(self.produce_waiters, held, self._partitions.get,
                                                                  request.max_wait_ms, self.runtime)
-        # completed or expired: read again, unless it expired with nothing changed (`delayed_fetch.read_again`)
-        return delayed_fetch.read_again(self, request, response, held,
-                                        read if untouched and not completed else None)
+        # completed or expired: read again, unless it expired with nothing changed (`delayed_fetch.read_again`).
+        # Only now does the fetch context see the answer (its session notes the high watermarks sent; a full fetch
+        # opens its session), as Kafka's updateAndGenerateResponseData runs after the hold: noted at the first read,
+        # a high watermark that moved just before it would be left out of the answer sent after it.
+        unchanged = untouched and not completed and delayed_fetch.same_partitions(read, held)
+        return context.respond(read if unchanged else delayed_fetch.read_held(self, request, held))
 
     def handle_fetch(self, request: FetchRequest, *, update_follower_state: bool = True) -> FetchResponse:
         """Serve a fetch at once (Kafka's ``readFromLocalLog``; for a replica with ``updateFollowerFetchState``

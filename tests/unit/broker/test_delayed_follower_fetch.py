@@ -282,3 +282,25 @@ def test_held_follower_fetch_expiring_untouched_is_read_once(monkeypatch: pytest
         assert now_ms() == 2 * WAIT_MS and reads == [2], f"read {len(reads)} times"
         assert response.error is Errors.NONE and response.partitions == ()
     virtual(test, brokers=(1,))
+
+
+def test_high_watermark_moved_by_the_held_fetch_itself_reaches_its_session_answer() -> None:
+    """An incremental fetch whose own arrival moves the high watermark (the last ISR follower catching up) reads no
+    records and is held; its fetch session must learn that high watermark only from the answer sent after the hold
+    (Kafka's ``updateAndGenerateResponseData`` runs then). Noted at the first read, it was left out of that answer
+    as old news, and the follower did not learn it until something else changed."""
+    async def test(cluster: Cluster) -> None:
+        cluster.lead(state(), brokers=(1,))
+        leader = cluster.rms[1]
+        leader.append(TP, 2)
+        opened = leader.handle_fetch(FetchRequest(2, (FetchPartition(TP, 0, 0, -1),), session_epoch=INITIAL_EPOCH))
+        assert opened.partitions[0].records == 2 and opened.partitions[0].high_watermark == 0
+        leader.handle_fetch(FetchRequest(3, (FetchPartition(TP, 0, 2, 0),)))  # follower 3 at the log end
+        incremental = FetchRequest(2, (FetchPartition(TP, 0, 2, 0),), max_wait_ms=WAIT_MS,
+                                   session_id=opened.session_id, session_epoch=next_fetch_session_epoch(INITIAL_EPOCH))
+        response = await leader.fetch_messages(incremental)  # follower 2 catches up: HW 0 -> 2, nothing to read
+        assert now_ms() == WAIT_MS, "not held"
+        partition = leader.partition(TP)
+        assert partition is not None and partition.high_watermark == 2
+        assert [(p.topic_partition, p.high_watermark) for p in response.partitions] == [(TP, 2)]
+    virtual(test, brokers=(1,))
