@@ -317,3 +317,68 @@ def test_a_slot_of_the_series_says_the_level_it_ended_with(spark) -> None:
     led = sorted((r.broker_id, r.bucket_ms - T0, r.value, r.end_value) for r in
                  incidents.leaders_per_broker_over_time(df).collect())
     assert led == [(1, 0, 1, 1), (1, 1000 // width * width, 0, 0), (2, 1000 // width * width, 1, 1)]
+
+
+def test_a_failure_s_handling_ends_before_the_next_event_the_controller_processed_for_another_reason(spark) -> None:
+    """The walkthrough's `kill 2`: controller 1 handled broker 2's failure in 22 ms (t-0, t-1 offline); 18 s later
+    an admin's unclean election ("Starting replica leader election (UNCLEAN) … triggered by AdminClientTriggered")
+    failed for t-2. The failure's handling ran to that election's ERROR, 17420 ms with t-2 counted. A shutdown
+    request or an event-log election an admin asked for ends it too; another controller's line does not."""
+    from zkcontroller.analytics.timeline_tables import FAILURE_COLUMNS, rows_frame
+
+    c1 = dict(controller_id=1, controller_epoch=5)
+    failures = [{"cluster": "c", "broker_id": 2, "detected_ms": T0 + d, "until_ms": T0 + d + 60_000, "cause": "x",
+                 "failure_id": i, "controller_id": 1, "controller_epoch": 5, "source_file": "f.log",
+                 "line_number": line} for i, (d, line) in enumerate(((0, 1), (100_000, 7), (200_000, 11)))]
+    evs = events(spark, [
+        dict(ms=0, kind="broker_change", brokers=[2], controller_id=1),
+        psc(10, 0, ONLINE, OFFLINE), psc(22, 1, ONLINE, OFFLINE),
+        dict(ms=17_420, kind="election_started", strategy="unclean", trigger="admin", controller_id=1),
+        dict(ms=17_420, kind="partition_state_change_failed", topic="t", partition=2, from_state=OFFLINE,
+             to_state=ONLINE, **c1),
+        psc(17_430, 3, OFFLINE, ONLINE, 1),
+        dict(ms=100_000, kind="broker_failed", brokers=[2], controller_id=1),
+        psc(100_000, 0, ONLINE, OFFLINE),
+        dict(ms=100_002, kind="election_started", strategy="preferred", trigger="zk", controller_id=3),  # stale
+        dict(ms=100_005, kind="controller_event", event_name="Startup", controller_id=3),  # another broker's
+        dict(ms=100_010, kind="controlled_shutdown", broker_id=3, controller_id=1),
+        psc(100_020, 1, ONLINE, ONLINE, 1),
+        dict(ms=200_000, kind="broker_failed", brokers=[2], controller_id=1, source_format="jsonl"),
+        psc(200_007, 0, ONLINE, OFFLINE, source_format="jsonl"),
+        psc(200_050, 1, ONLINE, ONLINE, 1, source_format="jsonl"),
+        dict(ms=200_050, kind="leader_election", topic="t", partition=1, leader=1, strategy="preferred",
+             trigger="admin", source_format="jsonl", **c1),
+    ])
+    got = incidents.broker_failure_handling(rows_frame(spark, failures, FAILURE_COLUMNS), evs, 1_000)
+    assert [(r.duration_ms, r.partitions_affected) for r in got.orderBy("detected_at").collect()] == [
+        (22, 2), (0, 1), (7, 1)]
+
+
+def test_an_election_s_trigger_is_its_starting_line_s(spark) -> None:
+    """Kafka names who asked for an election only on "Starting replica leader election (UNCLEAN) for partitions t-2
+    triggered by AdminClientTriggered": the elections table's trigger was empty for every Kafka-format election.
+    It goes to the elections after that line by the same controller, of its kind, until the next event begins (a
+    broker change here) or ``ELECTION_LINES_MS`` pass."""
+    start = dict(kind="election_started", controller_id=1)
+    df = events(spark, [
+        psc(0, 0, "NewPartition", ONLINE, 1, [1, 2]), psc(0, 1, "NewPartition", ONLINE, 1, [1, 2]),
+        psc(0, 2, "NewPartition", ONLINE, 2, [2]), psc(0, 3, "NewPartition", ONLINE, 2, [2]),
+        psc(500, 2, ONLINE, OFFLINE, -1, [2]), psc(500, 3, ONLINE, OFFLINE, -1, [2]),
+        dict(ms=1_000, strategy="unclean", trigger="admin", **start),
+        psc(1_005, 2, OFFLINE, ONLINE, 1, [1]),  # admin
+        psc(1_010, 0, ONLINE, ONLINE, 2, [2, 1]),  # 2.8 elects an Online partition whose leader is gone too
+        dict(ms=5_000, kind="broker_change", brokers=[], controller_id=1),
+        psc(5_010, 3, OFFLINE, ONLINE, 2, [2]),  # the broker change's
+        dict(ms=8_000, strategy="preferred", trigger="zk", **start),
+        psc(8_004, 3, OFFLINE, ONLINE, 1, [1]),  # not a preferred election's
+        psc(8_005, 0, ONLINE, ONLINE, 1, [1, 2], controller_id=2, controller_epoch=4),  # another controller's
+        psc(8_006, 1, ONLINE, ONLINE, 2, [2, 1]),  # zk
+        psc(45_000, 1, ONLINE, ONLINE, 1, [1, 2]),  # long after
+        dict(ms=50_000, strategy="preferred", trigger="auto", **start),
+        psc(50_001, 1, ONLINE, ONLINE, 2, [2, 1]),  # auto
+    ])
+    got = [(r.partition, r.new_leader, r.elected_at, r.trigger)
+           for r in transform.leader_elections(df).orderBy("elected_at", "partition").collect()]
+    assert got == [(2, 1, at(1_005), "admin"), (0, 2, at(1_010), "admin"), (3, 2, at(5_010), None),
+                   (3, 1, at(8_004), None), (0, 1, at(8_005), None), (1, 2, at(8_006), "zk"), (1, 1, at(45_000), None),
+                   (1, 2, at(50_001), "auto")]

@@ -1,6 +1,7 @@
-"""Two stories from a new user's walkthrough, as small Kafka 2.8-format logs run through the whole job: a controller
-SIGKILLed, restarted and stopped (its shutdown's "Resigned" is no resignation of its old tenure), and a controlled
-shutdown whose leader moves Kafka 1.1+ logs only as OnlinePartition -> OnlinePartition changes."""
+"""Three stories from a new user's walkthrough, as small Kafka 2.8-format logs run through the whole job: a controller
+SIGKILLed, restarted and stopped (its shutdown's "Resigned" is no resignation of its old tenure), a controlled
+shutdown whose leader moves Kafka 1.1+ logs only as OnlinePartition -> OnlinePartition changes, and a broker killed
+before admin elections (each election's trigger, and the failure's handling ending before them)."""
 
 from __future__ import annotations
 
@@ -61,6 +62,35 @@ def _write(root: Path) -> None:
         (60_300, _changed("t-1", "OnlinePartition", 0, 3, "0")),
         # minutes later, a preferred election back to 1: no shutdown's move
         (180_000, _changed("t-0", "OnlinePartition", 1, 2, "1, 0"))]))
+    walk = root / "unclean"  # broker 2 killed; 17 s later an admin's unclean election of t-2 fails (ERROR), another
+    walk.mkdir(parents=True)  # elects t-1; broker 1 back elects t-2; an admin's preferred election moves t-0
+    (walk / "controller.log").write_text(_log([
+        (0, _elected(0, 5)),
+        (10_000, f"[Controller id=0] Newly added brokers: , deleted brokers: 2, bounced brokers: , all live brokers: "
+                 f"0,1 {KC}"),
+        (10_001, f"[Controller id=0] Broker failure callback for 2 {KC}"),
+        (27_400, f"[Controller id=0] Starting replica leader election (UNCLEAN) for partitions t-2 triggered by "
+                 f"AdminClientTriggered {KC}"),
+        (30_000, f"[Controller id=0] Starting replica leader election (UNCLEAN) for partitions t-1 triggered by "
+                 f"AdminClientTriggered {KC}"),
+        (40_000, f"[Controller id=0] Newly added brokers: 1, deleted brokers: , bounced brokers: , all live brokers: "
+                 f"0,1 {KC}"),
+        (40_001, f"[Controller id=0] New broker startup callback for 1 {KC}"),
+        (60_000, f"[Controller id=0] Starting replica leader election (PREFERRED) for partitions t-0 triggered by "
+                 f"AdminClientTriggered {KC}")]))
+    offline = "[Controller id=0 epoch=5] Changed partition {} state from OnlinePartition to OfflinePartition " + SC
+    failed = (f"{_at(27_420)} ERROR [Controller id=0 epoch=5] Controller 0 epoch 5 failed to change state for "
+              f"partition t-2 from OfflinePartition to OnlinePartition {SC}\nkafka.common.StateChangeFailedException: "
+              f"Failed to elect leader for partition t-2 under strategy OfflinePartitionLeaderElectionStrategy(true)\n")
+    (walk / "state-change.log").write_text(_log([
+        (1_000, _changed("t-0", "NewPartition", 2, 0, "2, 1")), (1_000, _changed("t-1", "NewPartition", 2, 0, "2")),
+        (1_000, _changed("t-2", "NewPartition", 2, 0, "2"))]) + _log([
+            (10_010, offline.format("t-0")), (10_015, offline.format("t-1")), (10_022, offline.format("t-2"))])
+        + failed + _log([
+            (30_005, _changed("t-1", "OfflinePartition", 0, 1, "0")),
+            (40_010, _changed("t-2", "OfflinePartition", 1, 1, "1")),
+            (40_012, _changed("t-0", "OfflinePartition", 1, 1, "1")),
+            (60_005, _changed("t-0", "OnlinePartition", 0, 2, "0, 1"))]))
 
 
 @pytest.fixture(scope="module")
@@ -100,3 +130,16 @@ def test_online_to_online_changes_during_a_controlled_shutdown_are_its_leader_mo
                         r["new_leader"]) for r in _rows(spark, out, "leader_elections", "shut"))
     assert elections == [(60_300, "t", 0, "controlled_shutdown", 1, 0), (60_300, "t", 1, "controlled_shutdown", 1, 0),
                          (180_000, "t", 0, None, 0, 1)]
+
+
+@pytest.mark.spark
+def test_admin_elections_say_so_and_end_the_failure_handled_before_them(spark, out: Path) -> None:
+    """The walkthrough's `kill 2`: controller 0 handled broker 2's failure in 22 ms, yet the table said 17420 ms
+    (to the ERROR of an admin's unclean election 17 s later) with that election's partition counted; and the
+    elections' trigger was empty, though Kafka's line starting each says "triggered by AdminClientTriggered"."""
+    failures = [(r["broker_id"], _ms(r["detected_at"]), r["duration_ms"], r["partitions_affected"])
+                for r in _rows(spark, out, "broker_failures", "unclean")]
+    assert failures == [(2, 10_000, 22, 3)]
+    elections = sorted((_ms(r["elected_at"]), r["partition"], r["new_leader"], r["trigger"])
+                       for r in _rows(spark, out, "leader_elections", "unclean"))
+    assert elections == [(30_005, 1, 0, "admin"), (40_010, 2, 1, None), (40_012, 0, 1, None), (60_005, 0, 0, "admin")]

@@ -38,7 +38,8 @@ def _cluster_pattern(_ctx: click.Context, _param: click.Parameter, value: str | 
 @click.option("--storm-elections", default=DEFAULT_STORM_ELECTIONS, show_default=True, type=click.IntRange(1),
               help="This many controller elections within a minute is an election storm.")
 @click.option("--max-handling-ms", default=60_000, show_default=True, type=click.IntRange(0),
-              help="A broker failure's handling ends at the next membership change or after this long.")
+              help="A broker failure's handling ends at the next membership change, the controller's next "
+                   "event for another reason (an election an admin asked for), or after this long.")
 @click.option("--spark-ui/--no-spark-ui", default=False, show_default=True,
               help="Serve Spark's web UI (on 127.0.0.1) while the job runs.")
 @click.option("--report/--no-report", default=True, show_default=True, help="Write report.html.")

@@ -47,28 +47,60 @@ def handling_bucket_ms(windows_ms: list[int]) -> int:
     return max(1_000, -(-sum(max(0, w) for w in windows_ms) // MAX_BUCKET_ROWS))
 
 
+OTHER_EVENT_TRIGGERS = ("admin", "zk", "auto")
+"""Who asked for an election that is an event of its own (Kafka's ``ElectionTrigger``), not a broker's failure."""
+
+
+def other_event_started() -> Column:
+    """Lines that begin a controller event other than a membership change: Kafka logs no line per event (2.6-2.8's
+    ControllerEventManager logs none below ERROR), so the first INFO line of each. "Starting replica leader election
+    (…) … triggered by …" (an admin's, ZooKeeper's or the auto rebalance's election; up to 2.3 "Starting preferred
+    replica leader election …"), "Shutting down broker n" (a ControlledShutdown request), "Starting topic deletion
+    for topics …" (TopicDeletion); in our event log, an election an admin, ZooKeeper or the auto rebalance asked
+    for (a broker failure's elections name their event, BrokerChange)."""
+    return F.coalesce(
+        F.col("kind").isin("election_started", "controlled_shutdown")
+        | ((F.col("kind") == "topic_deletion") & (F.col("phase") == "queued"))
+        | ((F.col("kind") == "leader_election") & F.col("trigger").isin(*OTHER_EVENT_TRIGGERS)), F.lit(False))
+
+
 def broker_failure_handling(failures: DataFrame, events: DataFrame, bucket_ms: int = 60_000) -> DataFrame:
     """Each failure (from ``controller_timeline.broker_failures``, with ``until_ms``) with when its handling
     ended and how many partitions it touched.
 
     Kafka does not log the end of failure handling, so it is the last state change the controller made after
-    detection, before the next membership change or the handling limit. Each handling event meets only the
+    detection, before the next membership change, the handling limit, or the first line of an event the same
+    controller processed next for another reason (``other_event_started``: an election an admin asked for 18 s
+    later counted in the failure's handling, its failed elections and all). Each handling event meets only the
     failures of its cluster whose window covers its time bucket (an equi-join on (cluster, bucket), then the
     exact range test), never every failure; ``bucket_ms`` (see ``handling_bucket_ms``) changes the cost only.
     """
     windows = failures.select(
         "cluster", "failure_id", "broker_id", "detected_ms", "until_ms",
+        F.col("controller_id").alias("f_controller"), F.col("source_file").alias("f_file"),
+        F.col("line_number").alias("f_line"),
         F.explode(F.sequence(F.floor(F.col("detected_ms") / bucket_ms), F.floor(F.col("until_ms") / bucket_ms)))
         .alias("bucket"))
+    boundary = other_event_started()
     handling = events.select(
         "cluster", "ts_ms", "kind", F.col("broker_id").alias("h_broker"), "topic", "partition", "event_name",
+        "controller_id", "source_file", "line_number", boundary.alias("boundary"),
         F.floor(F.col("ts_ms") / bucket_ms).alias("bucket"),
-    ).where(F.col("kind").isin(*HANDLING_KINDS))
-    touched = (F.col("kind") != "controller_event") & (
+    ).where(F.col("kind").isin(*HANDLING_KINDS) | F.col("boundary"))
+    touched = (F.col("kind") != "controller_event") & ~F.col("boundary") & (
         ~F.col("kind").isin("replica_state_change", "isr_change") | (F.col("h_broker") == F.col("broker_id")))
     relevant = touched | (F.col("event_name") == "BrokerChange")
-    handled = handling.join(F.broadcast(windows), on=["cluster", "bucket"], how="inner").where(
-        (F.col("ts_ms") >= F.col("detected_ms")) & (F.col("ts_ms") < F.col("until_ms"))
+    in_window = handling.join(F.broadcast(windows), on=["cluster", "bucket"], how="inner").where(
+        (F.col("ts_ms") >= F.col("detected_ms")) & (F.col("ts_ms") < F.col("until_ms")))
+    # the same controller's next event for another reason, after the detection line (a line of the same
+    # millisecond before it in the same file is not after it)
+    after_detection = (F.col("ts_ms") > F.col("detected_ms")) | ~F.coalesce(
+        (F.col("source_file") == F.col("f_file")) & (F.col("line_number") <= F.col("f_line")), F.lit(False))
+    same_controller = F.coalesce(F.col("controller_id") == F.col("f_controller"), F.lit(True))
+    next_event = F.min(F.when(F.col("boundary") & after_detection & same_controller, F.col("ts_ms"))).over(
+        Window.partitionBy("cluster", "failure_id"))
+    handled = in_window.select("*", next_event.alias("next_event_ms")).where(
+        ~F.col("boundary") & (F.col("next_event_ms").isNull() | (F.col("ts_ms") < F.col("next_event_ms")))
     ).groupBy("cluster", "failure_id").agg(
         F.max(F.when(relevant, F.col("ts_ms"))).alias("end_ms"),
         F.count_distinct(F.when(touched & F.col("partition").isNotNull(), F.struct("topic", "partition")))

@@ -725,7 +725,8 @@ def _analyze_cached(spark: SparkSession, config: JobConfig, extracted: Extracted
     leadership = caches.add(transform.partition_leadership(by_partition, observed, lives, deletions))
     # with_active_tenure reads the elections twice: the session aggregation runs once.
     requests = rows_frame(spark, shutdown_request_rows(membership), transform.SHUTDOWN_REQUEST_COLUMNS)
-    elections_only = caches.add(transform.leader_elections(by_partition, shutdowns=requests))
+    elections_only = caches.add(transform.leader_elections(by_partition, shutdowns=requests,
+                                                           started=transform.election_starts(events)))
     # controlled_shutdowns' rows come from attempt and end lines only (every one is in ``membership``): with none,
     # the same plan over no rows (Spark folds ``limit(0)`` away) writes the same empty table without reading
     # events; else its few rows, persisted, so that its branches read events once, not four times.

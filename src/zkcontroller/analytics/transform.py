@@ -272,7 +272,37 @@ its write, which a stale leader's fails (≤2.6's "Cached zkVersion … skip upd
 and read as the ISR it would call a clean election of a replica still in the ISR unclean."""
 
 
-def _election_evidence(events: DataFrame, shutdowns: DataFrame | None = None) -> DataFrame:
+EVENT_START_KINDS = ("election_started", "broker_change", "broker_failed", "broker_registered", "controlled_shutdown",
+                     "controller_elected", "controller_ready", "controller_resigned", "controller_event",
+                     "topic_deletion", "partition_reassignment")
+"""Lines of a controller event other than a replica leader election (Kafka: the first INFO lines of a membership
+change, a ControlledShutdown request, a topic deletion or reassignment step; our event log: the record each event
+ends with) or of a new tenure: Kafka logs no line per event, so these are what end the lines of the election started
+before them."""
+ELECTION_LINES_MS = 30_000
+"""An election's state changes at most this long after its "Starting replica leader election" line (and before the
+next ``EVENT_START_KINDS`` line) can be that election's: the controller elects them while handling that one event
+(a ZooKeeper write per batch of partitions)."""
+
+
+def election_starts(events: DataFrame) -> DataFrame:
+    """Kafka 2.4+'s "Starting replica leader election (TYPE) for partitions … triggered by T" lines, each with the
+    span its elections' lines can fall in: until the cluster's next ``EVENT_START_KINDS`` line, at most
+    ``ELECTION_LINES_MS``. Few rows (one per admin, ZooKeeper or auto-rebalance election): `_election_evidence`
+    broadcasts them."""
+    marks = events.select("cluster", *_LINE_ORDER, "kind", "controller_id", "strategy", "trigger").where(
+        F.col("kind").isin(*EVENT_START_KINDS))
+    nxt = F.lead("ts_ms").over(Window.partitionBy("cluster").orderBy(*_LINE_ORDER))
+    return marks.select("*", nxt.alias("next_ms")).where(
+        (F.col("kind") == "election_started") & F.col("trigger").isNotNull() & F.col("ts_ms").isNotNull()).select(
+        "cluster", F.col("ts_ms").alias("start_ms"),
+        F.least(F.coalesce("next_ms", F.col("ts_ms") + ELECTION_LINES_MS), F.col("ts_ms") + ELECTION_LINES_MS)
+        .alias("until_ms"), F.col("controller_id").alias("start_controller"),
+        F.col("strategy").alias("start_strategy"), F.col("trigger").alias("start_trigger"))
+
+
+def _election_evidence(events: DataFrame, shutdowns: DataFrame | None = None,
+                       started: DataFrame | None = None) -> DataFrame:
     """Rows that show a leader being chosen, with the ISR and leader known just before each.
 
     Kafka 1.1+ logs a controlled shutdown's election only as "Changed partition p from OnlinePartition to
@@ -283,6 +313,12 @@ def _election_evidence(events: DataFrame, shutdowns: DataFrame | None = None) ->
     partitions b leads, and drops every shutting-down broker from the ISR): when the new leader is not b, b is not
     in the new ISR, and the partition's last known leader, if any, is b. Its old leader is then b. A broadcast
     join: the rows keep their partitioning.
+
+    ``trigger``, where no line states it: Kafka names who asked for an election only on the line that starts it
+    ("Starting replica leader election (UNCLEAN) for partitions t-2 triggered by AdminClientTriggered"), a line
+    of no one partition. ``started`` (`election_starts`; None: of ``events``) carries it to the elections after it
+    within its span, by the same controller, of its kind (a preferred or controlled-shutdown one elects Online
+    partitions only).
 
     ``clean``, where no line states it: only the offline strategy can elect outside the ISR (spec: the preferred,
     reassignment and controlled-shutdown strategies pick from the ISR), so an election of another known strategy
@@ -335,20 +371,33 @@ def _election_evidence(events: DataFrame, shutdowns: DataFrame | None = None) ->
     # before it, which the evidence shows unless its rejoin was not logged)
     unclean_from_online = (F.size(F.coalesce("isr", F.array())) == 1) & F.array_contains("isr", F.col("leader")) \
         & ~F.coalesce(derived_clean, F.lit(True))
+    started = F.broadcast((election_starts(events) if started is None else started).withColumnRenamed(
+        "cluster", "start_cluster"))
+    from_offline = F.coalesce(F.col("from_state") == OFFLINE, F.col("strategy") == "offline", F.lit(False))
+    # an unclean one elects Offline partitions, and 2.8 Online ones whose leader is not live (see below)
+    of_its_kind = F.when(F.col("start_strategy").isin("preferred", "controlled_shutdown"), ~from_offline).otherwise(
+        F.lit(True))
+    elected = elected.join(started, on=(F.col("cluster") == F.col("start_cluster"))
+                           & (F.col("ts_ms") >= F.col("start_ms")) & (F.col("ts_ms") < F.col("until_ms"))
+                           & F.coalesce(F.col("controller_id") == F.col("start_controller"), F.lit(True))
+                           & of_its_kind, how="left")
     from_isr = strategy.isin(*ISR_STRATEGIES) | ((F.col("kind") == "partition_state_change")
                                                  & (F.col("from_state") == ONLINE) & ~unclean_from_online)
     return elected.select(
         *_PARTITION_KEY, *_LINE_ORDER, "ts", "leader", "leader_epoch", "controller_id", "controller_epoch",
-        old_leader.alias("old_leader"), strategy.alias("strategy"), "trigger",
+        old_leader.alias("old_leader"), strategy.alias("strategy"),
+        F.coalesce("trigger", "start_trigger").alias("trigger"),
         F.coalesce("clean", F.when(from_isr, F.lit(True)), derived_clean).alias("clean"),
         F.when(F.col("old_leader") >= 0, F.col("old_leader")).alias("stated_old_leader"),
     )
 
 
-def leader_elections(events: DataFrame, merge_gap_seconds: int = 2, shutdowns: DataFrame | None = None) -> DataFrame:
+def leader_elections(events: DataFrame, merge_gap_seconds: int = 2, shutdowns: DataFrame | None = None,
+                     started: DataFrame | None = None) -> DataFrame:
     """One row per leader election: all evidence lines for one partition and new leader within the gap merge.
-    ``shutdowns``: the controller's ControlledShutdown requests, to tell 1.1+'s controlled-shutdown elections
-    (``_election_evidence``).
+    ``shutdowns``: the controller's ControlledShutdown requests, to tell 1.1+'s controlled-shutdown elections;
+    ``started``: `election_starts`, when ``events`` lacks its lines (the job's `partition_rows`) (both:
+    ``_election_evidence``).
 
     Kafka logs one election in up to three lines (selector, "Elected leader", state change) depending on
     version; they are folded into one election per session: lines of one (partition, new leader) at most
@@ -368,7 +417,7 @@ def leader_elections(events: DataFrame, merge_gap_seconds: int = 2, shutdowns: D
     other_epoch = F.coalesce(F.col("controller_epoch") != last_epoch, F.lit(False))
     gap = micros - F.lag(micros).over(by_time) > merge_gap_seconds * 1_000_000
     starts = F.coalesce((gap | other_epoch).cast("int"), F.lit(1))
-    evidence = _election_evidence(events, shutdowns)
+    evidence = _election_evidence(events, shutdowns, started)
     numbered = evidence.where(F.col("ts").isNotNull()).select("*", starts.alias("starts")).select(
         "*", F.sum("starts").over(by_time.rowsBetween(Window.unboundedPreceding, 0)).alias("session"))
     merged = numbered.groupBy(*key, "session").agg(
