@@ -21,19 +21,24 @@ purgatory, and never by polling. The fetch read again below the high watermark i
 UNSUPPORTED_FOR_MESSAGE_FORMAT, as any consumer fetch there. A follower's fetch is read again when it expires too
 (Kafka's ``forceComplete`` runs ``onComplete`` either way), so it carries a high watermark that moved meanwhile
 (one that expires with no wake-up for any of its partitions keeps its first read, which a read then would repeat:
-`read_again`); the read does not record the follower's fetch again (Kafka's ``onComplete`` calls
+`ReplicaManager.fetch_messages`); the read does not record the follower's fetch again (Kafka's ``onComplete`` calls
 ``readFromLocalLog``, not ``updateFollowerFetchState``: its caught-up time is the one taken when the fetch came).
 When the purgatory shuts down a held fetch is dropped unanswered (`PurgatoryShutDown`), as Kafka's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from zkcontroller.broker.delayed_produce import ProduceWaiters
-from zkcontroller.broker.fetch_session import FetchContext, IncrementalFetchContext, SessionErrorContext
+from zkcontroller.broker.fetch_session import (
+    CachedPartition,
+    FetchContext,
+    IncrementalFetchContext,
+    SessionErrorContext,
+)
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import (
@@ -78,7 +83,12 @@ def may_hold(request: FetchRequest, response: FetchResponse) -> bool:
     of no partition), or read records, an error or a diverging epoch for some partition; otherwise it may wait."""
     if response.error is not Errors.NONE or (request.is_full and not request.partitions):
         return False
-    return not any(p.error is not Errors.NONE or p.records or p.diverging_end_offset >= 0 for p in response.partitions)
+    return nothing_to_answer(response.partitions)
+
+
+def nothing_to_answer(results: Iterable[FetchPartitionResult]) -> bool:
+    """No records, no error and no diverging epoch in any partition read: the fetch may wait."""
+    return not any(p.error is not Errors.NONE or p.records or p.diverging_end_offset >= 0 for p in results)
 
 
 def follower_may_hold(request: FetchRequest, context: FetchContext, read: list[FetchPartitionResult]) -> bool:
@@ -86,19 +96,20 @@ def follower_may_hold(request: FetchRequest, context: FetchContext, read: list[F
     sent, after any hold): a fetch-session error, or a full fetch of no partition, is answered at once."""
     if isinstance(context, SessionErrorContext) or (request.is_full and not request.partitions):
         return False
-    return not any(p.error is not Errors.NONE or p.records or p.diverging_end_offset >= 0 for p in read)
+    return nothing_to_answer(read)
 
 
 def held_by_context(request: FetchRequest, context: FetchContext) -> list[HeldPartition]:
     """`held_partitions` from the fetch context: a full fetch's own partitions, an incremental one's whole session,
     none for a sessionless incremental fetch (its session emptied: KafkaApis' ``interesting.isEmpty``)."""
     if request.is_full:
-        return [HeldPartition(p.topic_partition, p.current_leader_epoch, p.fetch_offset, p.last_fetched_epoch)
-                for p in request.partitions]
-    if isinstance(context, IncrementalFetchContext):
-        return [HeldPartition(c.topic_partition, c.current_leader_epoch, c.fetch_offset, c.last_fetched_epoch)
-                for c in context.session.partitions.values()]
-    return []
+        return _held(request.partitions)
+    return _held(context.session.partitions.values()) if isinstance(context, IncrementalFetchContext) else []
+
+
+def _held(partitions: Iterable[FetchPartition | CachedPartition]) -> list[HeldPartition]:
+    return [HeldPartition(p.topic_partition, p.current_leader_epoch, p.fetch_offset, p.last_fetched_epoch)
+            for p in partitions]
 
 
 def read_held(manager: ReplicaManager, request: FetchRequest, held: list[HeldPartition]) -> list[FetchPartitionResult]:
@@ -119,13 +130,9 @@ def same_partitions(read: list[FetchPartitionResult], held: list[HeldPartition])
 def held_partitions(manager: ReplicaManager, request: FetchRequest, response: FetchResponse) -> list[HeldPartition]:
     """The partitions the fetch served: a full fetch's own, an incremental one's whole session."""
     if request.is_full:
-        return [HeldPartition(p.topic_partition, p.current_leader_epoch, p.fetch_offset, p.last_fetched_epoch)
-                for p in request.partitions]
+        return _held(request.partitions)
     session = manager.fetch_manager.cache.get(response.session_id)
-    if session is None:
-        return []
-    return [HeldPartition(c.topic_partition, c.current_leader_epoch, c.fetch_offset, c.last_fetched_epoch)
-            for c in session.partitions.values()]
+    return [] if session is None else _held(session.partitions.values())
 
 
 async def hold(waiters: ProduceWaiters, held: list[HeldPartition],
@@ -144,7 +151,7 @@ async def hold_follower(waiters: ProduceWaiters, held: list[HeldPartition],
                         runtime: Runtime) -> tuple[bool, bool]:
     """`hold` for a follower's fetch: (completed, untouched). ``untouched`` is True when no wake-up came for any of
     ``held`` while it waited (its partitions were checked only once, as it parked), so nothing a read of them
-    returns changed: see `read_again`."""
+    returns changed: `ReplicaManager.fetch_messages` then answers from the first read."""
     checks = 0
 
     def done() -> bool:
@@ -157,20 +164,11 @@ async def hold_follower(waiters: ProduceWaiters, held: list[HeldPartition],
 
 
 def read_again(manager: ReplicaManager, request: FetchRequest, response: FetchResponse,
-               held: list[HeldPartition], unchanged: list[FetchPartitionResult] | None = None) -> FetchResponse:
-    """The answer of a held fetch completed or expired (``DelayedFetch.onComplete`` reads the log again): each
-    partition served once more, outside any session so none is opened or advanced a second time; then, in the
-    session the fetch had, the high watermarks sent are noted (an incremental answer keeps only the partitions with
-    news).
-
-    ``unchanged``: the first read's results, given when the fetch expired with no wake-up for any of its partitions
-    (`hold_follower`). Everything a read returns for a partition (its leader epoch and leadership, replicas, log end,
-    high watermark, epoch cache) changes only with one (`ReplicaManager`: an append as leader, the high watermark
-    moving up, a LeaderAndIsr or StopReplica, an AlterIsr answer), and the read again does not record the
-    follower's fetch, so it would return those results; they are used as they are. Most held fetches expire so
-    (a follower at the log end of an idle partition), and the read again cost as much as the first."""
-    results = unchanged if unchanged is not None and same_partitions(unchanged, held) else \
-        read_held(manager, request, held)
+               held: list[HeldPartition]) -> FetchResponse:
+    """The answer of a consumer's held fetch completed early (``DelayedFetch.onComplete`` reads the log again): each
+    partition served once more (`read_held`); then, in the session the fetch had, the high watermarks sent are noted
+    (an incremental answer keeps only the partitions with news)."""
+    results = read_held(manager, request, held)
     session = None if response.session_id == INVALID_SESSION_ID else manager.fetch_manager.cache.get(
         response.session_id)
     if session is not None:

@@ -444,7 +444,7 @@ class ReplicaManager:
         mark_local_complete(self.runtime.now_ms())  # a purgatory wait, not request handling time
         completed, untouched = await delayed_fetch.hold_follower(self.produce_waiters, held, self._partitions.get,
                                                                  request.max_wait_ms, self.runtime)
-        # completed or expired: read again, unless it expired with nothing changed (`delayed_fetch.read_held`).
+        # completed or expired: read again, unless it expired with nothing changed (`delayed_fetch.hold_follower`).
         # Only now does the fetch context see the answer (its session notes the high watermarks sent; a full fetch
         # opens its session), as Kafka's updateAndGenerateResponseData runs after the hold: noted at the first read,
         # a high watermark that moved just before it would be left out of the answer sent after it.
