@@ -6,7 +6,9 @@ requests (control requests and the replica fetchers' Fetch) travel over TCP (`Tc
 SIGINT) is Kafka's orderly stop: a controlled shutdown (ControlledShutdown to the controller, retried per
 ``controlled.shutdown.*``), then the listener closes (Kafka's ``stopProcessingRequests``: its connections
 go, a produce still waiting is dropped unanswered), then the controller resigns and the session closes so the
-broker's znode goes at once. SIGKILL is a hard failure, left to ZooKeeper's session timeout. The replica
+broker's znode goes at once. SIGUSR1 is the same stop as one step of stopping the whole cluster (``cluster
+--processes``' ``quit``): the controlled shutdown does not retry once retrying cannot help (`teardown_give_up`),
+as the in-process cluster's ``quit``. SIGKILL is a hard failure, left to ZooKeeper's session timeout. The replica
 manager takes ``replica.*``, ``inter.broker.protocol.version`` and ``log.dirs`` from server.properties.
 """
 
@@ -22,6 +24,7 @@ import sys
 
 from zkcontroller.broker.log_offsets_journal import LogDirLockedError, LogOffsetsJournal
 from zkcontroller.broker.request_handler import CloseConnection
+from zkcontroller.cluster.controlled_shutdown import GiveUp
 from zkcontroller.cluster.kafka_server import BrokerConfig, KafkaServer
 from zkcontroller.cluster.line_writer import LineWriter, LineWriterHandler
 from zkcontroller.cluster.listener import broker_apis
@@ -30,10 +33,15 @@ from zkcontroller.cluster.metrics import BrokerMetrics
 from zkcontroller.cluster.server_properties import BrokerProperties
 from zkcontroller.controller.event_log import EventLog
 from zkcontroller.coordination.connect import make_backend
+from zkcontroller.coordination.errors import ZkError
+from zkcontroller.model import sorted_partitions
+from zkcontroller.protocol.control_requests import Errors
+from zkcontroller.protocol.inter_broker import ControlledShutdownResponse
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.runtime.runtime import AsyncioRuntime
 from zkcontroller.runtime.socket_server import SocketServer
 from zkcontroller.runtime.tcp_transport import TcpTransport
+from zkcontroller.zk.errors import ZnodeDecodeError
 
 log = logging.getLogger("kafka.server.KafkaServer")
 
@@ -96,6 +104,8 @@ class BrokerProcess:
                                           close_on=(CloseConnection,), node_id=props.broker_id)
         self.backend = make_backend(props.zookeeper_connect, wall_clock_ms)
         self.metrics = BrokerMetrics(lambda: self.server) if props.metrics_port is not None else None
+        self.teardown = False
+        """Stopped as one step of stopping the whole cluster (SIGUSR1): see `shutdown`."""
 
     def broker_config(self) -> BrokerConfig:
         p = self.props
@@ -147,10 +157,19 @@ class BrokerProcess:
         return FatalStartupError(reason)
 
     async def shutdown(self) -> None:
+        """Kafka's orderly stop. Once `teardown` is set (SIGUSR1: the whole cluster is being stopped, maybe
+        while a SIGTERM's controlled shutdown still retries), retries that cannot help are given up
+        (`teardown_give_up`)."""
         log.info("[KafkaServer id=%d] shutting down", self.props.broker_id)
         if self.server is not None:
+            futile = teardown_give_up(self.server)
+
+            async def give_up(response: ControlledShutdownResponse | None) -> str | None:
+                return await futile(response) if self.teardown else None
+
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.server.shutdown(stop_processing_requests=self.socket_server.stop), 30)
+                await asyncio.wait_for(self.server.shutdown(give_up, stop_processing_requests=self.socket_server.stop),
+                                       30)
         await self.socket_server.stop()
         await self.transport.close()
         await self.fetcher_transport.close()
@@ -161,13 +180,51 @@ class BrokerProcess:
         log.info("[KafkaServer id=%d] shut down completed", self.props.broker_id)
 
 
+def teardown_give_up(server: KafkaServer) -> GiveUp:
+    """When a broker stopped as part of stopping the whole cluster may stop retrying its controlled shutdown: the
+    controller answered, and no partition it still leads has another ISR replica on a registered broker (read from
+    ZooKeeper), so no retry can move them: the others have stopped (Kafka's controlled-shutdown election picks an
+    ISR replica on a live broker). The in-process cluster's ``quit`` applies the same rule from the controller's
+    context (`LocalCluster._futile_retry`); a broker process reads ZooKeeper, the controller's record of the ISR
+    and of live brokers. Anything else (no answer, an error, a ZooKeeper read that fails) retries, as Kafka does:
+    a broker process was stopped with Kafka's retries, and a quit of ``cluster --processes`` then waited 10 s for
+    each broker whose partners had stopped, and ended with "all the controlled shutdown attempts failed" lines that
+    `zkcontroller analyze` rightly reads as failed controlled shutdowns."""
+    broker_id = server.broker_id
+
+    async def reason(response: ControlledShutdownResponse | None) -> str | None:
+        zk = server.zk
+        if zk is None or response is None or response.error is not Errors.NONE or not response.remaining_partitions:
+            return None
+        try:
+            others = set(await zk.get_sorted_broker_list()) - {broker_id}
+            if not others:
+                return f"broker {broker_id} is the last one running, so its leadership has nowhere to go"
+            for tp in response.remaining_partitions:
+                state = await zk.get_topic_partition_state(tp)
+                if state is None or others & set(state.leader_and_isr.isr):
+                    return None  # deleted meanwhile, or a running ISR replica: a retry may move it
+        except (ZkError, ZnodeDecodeError, OSError):
+            return None
+        names = ", ".join(map(str, sorted_partitions(response.remaining_partitions)))
+        return f"broker {broker_id} still leads {names}, whose other ISR replicas are all on stopped brokers"
+
+    return reason
+
+
 async def run_broker(props: BrokerProperties) -> None:
-    """Run until SIGTERM/SIGINT, then stop in order."""
+    """Run until SIGTERM/SIGINT (or SIGUSR1, a stop as part of the whole cluster's), then stop in order."""
     process = BrokerProcess(props)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+
+    def on_teardown() -> None:
+        process.teardown = True
+        stop.set()
+
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    loop.add_signal_handler(signal.SIGUSR1, on_teardown)
     try:
         await process.startup()
         await stop.wait()

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +46,17 @@ its row's (`ProcessClusterShell.handlers` must serve exactly these)."""
 HELP = COMMANDS.help()
 
 STOP_BOUND_S = 20.0
-"""How long ``stop`` lets the brokers' controlled shutdowns run, all together, before SIGKILL."""
+"""How long ``stop`` lets one broker's controlled shutdown run before SIGKILL (Kafka's three attempts with their
+5 s back-offs take 10 s when the controller cannot move the broker's leadership)."""
+
+STOP_ALL_BOUND_S = 60.0
+"""How long ``stop`` takes at most for all the brokers, stopped one after another."""
+
+TEARDOWN_SIGNAL = signal.SIGUSR1
+"""What ``stop`` sends each broker: `broker_process.run_broker`'s stop as one step of stopping the whole cluster."""
+
+ACTIVE_CONTROLLER_COUNT = "kafka_controller_kafkacontroller_activecontrollercount"
+"""The metric (Kafka's ActiveControllerCount) by which ``stop`` finds the controller, to stop it last."""
 
 
 class StartupError(Exception):
@@ -236,33 +247,72 @@ class ProcessCluster:
         return process.wait(timeout_s)
 
     def stop(self, progress: Callable[[str], None] | None = None) -> None:
-        """Stop every broker (SIGTERM, then SIGKILL after one bound shared by all: it was 20 s for each in
-        turn), then our ZooKeeper. ``progress`` (the prompt's ``quit``) is told what is stopped and, once the
-        brokers are down, ``all brokers stopped``, as the in-process cluster says."""
-        say = progress or (lambda _line: None)
-        for b in self.brokers.values():
-            if b.process is not None and b.process.poll() is None:
-                say(f"stopping broker {b.broker_id} (pid {b.process.pid})")
-                if b.paused:
-                    b.process.send_signal(signal.SIGCONT)
-                b.process.terminate()
-        deadline = time.monotonic() + STOP_BOUND_S
-        for b in self.brokers.values():
-            if b.process is not None:
-                try:
-                    b.process.wait(max(0.0, deadline - time.monotonic()))
-                except subprocess.TimeoutExpired:
-                    say(f"broker {b.broker_id} did not stop within {STOP_BOUND_S:.0f} s: killing it")
-                    b.process.kill()
-                    b.process.wait()
-        if any(b.process is not None for b in self.brokers.values()):  # none when start-up failed before them
-            say("all brokers stopped")
+        """Stop every broker (`stop_brokers`), then our ZooKeeper."""
+        self.stop_brokers(progress)
         if self._own_zk is not None:
             self._own_zk.cleanup()
             self._own_zk = None
         if self.ensemble is not None:
             self.ensemble.stop()
             self.ensemble = None
+
+    def stop_brokers(self, progress: Callable[[str], None] | None = None) -> None:
+        """Stop the brokers as an operator stops a cluster cleanly (Kafka's rolling-stop advice): one at a time,
+        each waiting for that broker's controlled shutdown to end, the active controller last. SIGTERM to all at
+        once made every broker shut down together: the controller excluded all of them as shutting down, so none
+        could take another's leadership, their controlled shutdowns retried and ended uncleanly, and `zkcontroller
+        analyze` reported that for a plain ``quit``. The signal is `TEARDOWN_SIGNAL`, SIGTERM's stop without the
+        retries that cannot help once the partners of a broker's partitions have stopped (the in-process ``quit``
+        skips them too); a broker still in a ``stop N``'s controlled shutdown gets it as well. Each broker gets
+        at most `STOP_BOUND_S`, all together at most `STOP_ALL_BOUND_S`; one that overruns is SIGKILLed, and
+        ``progress`` (the prompt's ``quit``) is told so, as it is told which broker is stopped and, once the brokers
+        are down, ``all brokers stopped``, as the in-process cluster says. Paused brokers are resumed first: a
+        paused controller would leave the others' controlled shutdowns unanswered."""
+        say = progress or (lambda _line: None)
+        deadline = time.monotonic() + STOP_ALL_BOUND_S
+        for b in self.brokers.values():
+            if b.paused and b.process is not None and b.process.poll() is None:
+                b.process.send_signal(signal.SIGCONT)
+                b.paused = False
+        controllers = {b.broker_id for b in self.brokers.values() if self._is_controller(b)}
+        for b in self._stop_order(controllers):
+            assert b.process is not None
+            if b.process.poll() is None:
+                what = ", the controller, last" if b.broker_id in controllers else ""
+                say(f"stopping broker {b.broker_id} (pid {b.process.pid}){what}")
+                b.exit_expected = b.stopping = True
+                b.process.send_signal(TEARDOWN_SIGNAL)
+            left = deadline - time.monotonic()
+            try:
+                b.process.wait(max(0.0, min(STOP_BOUND_S, left)))
+            except subprocess.TimeoutExpired:
+                say(f"broker {b.broker_id} did not stop within {STOP_BOUND_S:.0f} s: killing it" if left > STOP_BOUND_S
+                    else f"broker {b.broker_id} did not stop before the stop's bound of {STOP_ALL_BOUND_S:.0f} s "
+                         "for all brokers ran out: killing it")
+                b.process.kill()
+                b.process.wait()
+        if any(b.process is not None for b in self.brokers.values()):  # none when start-up failed before them
+            say("all brokers stopped")
+
+    def _stop_order(self, controllers: set[int]) -> list[BrokerProc]:
+        """The started brokers in the order `stop_brokers` stops them: those already stopping first (a ``stop N``
+        still in its controlled shutdown), then by id, ``controllers`` (the active one: two only in a split
+        brain) last."""
+        started = [b for b in self.brokers.values() if b.process is not None]
+        return sorted(started, key=lambda b: (not b.stopping, b.broker_id in controllers, b.broker_id))
+
+    def _is_controller(self, b: BrokerProc) -> bool:
+        """Whether broker ``b`` is the active controller, read as an operator reads it: its ActiveControllerCount
+        metric is 1. False when it is not running or its metrics do not answer within a second."""
+        if b.process is None or b.process.poll() is not None:
+            return False
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{b.metrics_port}/metrics", timeout=1.0) as answer:
+                text = answer.read().decode("utf-8", "replace")
+        except (OSError, ValueError):
+            return False
+        return any(line.split()[-1:] == ["1.0"] for line in text.splitlines()
+                   if line.startswith(f"{ACTIVE_CONTROLLER_COUNT} "))
 
 
 class ProcessClusterShell:
