@@ -94,8 +94,8 @@ async def test_quit_gives_up_at_once_for_a_partition_whose_partners_have_stopped
     first, second = others
     assert shutdown_outcomes(logs[first]) == ["Controlled shutdown succeeded"]
     assert shutdown_outcomes(logs[second]) == [
-        f"Not retrying controlled shutdown (broker {second} still leads pair-0, whose other ISR replicas are all on "
-        "stopped brokers)"]
+        f"Not retrying controlled shutdown (broker {second} still leads pair-0, with no other ISR replica on a "
+        "running broker)"]
     assert shutdown_outcomes(logs[controller]) == [
         f"Not retrying controlled shutdown (broker {controller} is the last one running, so its leadership has "
         "nowhere to go)"]

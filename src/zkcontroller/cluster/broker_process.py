@@ -207,7 +207,7 @@ def teardown_give_up(server: KafkaServer) -> GiveUp:
         except (ZkError, ZnodeDecodeError, OSError):
             return None
         names = ", ".join(map(str, sorted_partitions(response.remaining_partitions)))
-        return f"broker {broker_id} still leads {names}, whose other ISR replicas are all on stopped brokers"
+        return f"broker {broker_id} still leads {names}, with no other ISR replica on a running broker"
 
     return reason
 
