@@ -286,8 +286,8 @@ class ProcessCluster:
             try:
                 b.process.wait(max(0.0, min(STOP_BOUND_S, left)))
             except subprocess.TimeoutExpired:
-                say(f"broker {b.broker_id} did not stop within {STOP_BOUND_S:.0f} s: killing it" if left > STOP_BOUND_S
-                    else f"broker {b.broker_id} did not stop before the stop's bound of {STOP_ALL_BOUND_S:.0f} s "
+                say(f"broker {b.broker_id} did not stop within {STOP_BOUND_S:g} s: killing it" if left > STOP_BOUND_S
+                    else f"broker {b.broker_id} did not stop before the stop's bound of {STOP_ALL_BOUND_S:g} s "
                          "for all brokers ran out: killing it")
                 b.process.kill()
                 b.process.wait()
