@@ -264,8 +264,10 @@ class ProcessCluster:
         analyze` reported that for a plain ``quit``. The signal is `TEARDOWN_SIGNAL`, SIGTERM's stop without the
         retries that cannot help once the partners of a broker's partitions have stopped (the in-process ``quit``
         skips them too); a broker still in a ``stop N``'s controlled shutdown gets it as well. Each broker gets
-        at most `STOP_BOUND_S`, all together at most `STOP_ALL_BOUND_S`; one that overruns is SIGKILLed, and
-        ``progress`` (the prompt's ``quit``) is told so, as it is told which broker is stopped and, once the brokers
+        at most `STOP_BOUND_S`, all together at most `STOP_ALL_BOUND_S`; one that overruns is SIGKILLed, and the
+        rest are then stopped together, within one more `STOP_BOUND_S` (a stuck controlled shutdown means
+        ZooKeeper or the controller does not answer, and the next one would wait as long). ``progress`` (the
+        prompt's ``quit``) is told so, as it is told which broker is stopped and, once the brokers
         are down, ``all brokers stopped``, as the in-process cluster says. Paused brokers are resumed first: a
         paused controller would leave the others' controlled shutdowns unanswered."""
         say = progress or (lambda _line: None)
@@ -275,24 +277,49 @@ class ProcessCluster:
                 b.process.send_signal(signal.SIGCONT)
                 b.paused = False
         controllers = {b.broker_id for b in self.brokers.values() if self._is_controller(b)}
-        for b in self._stop_order(controllers):
-            assert b.process is not None
-            if b.process.poll() is None:
-                what = ", the controller, last" if b.broker_id in controllers else ""
-                say(f"stopping broker {b.broker_id} (pid {b.process.pid}){what}")
-                b.exit_expected = b.stopping = True
-                b.process.send_signal(TEARDOWN_SIGNAL)
-            left = deadline - time.monotonic()
-            try:
-                b.process.wait(max(0.0, min(STOP_BOUND_S, left)))
-            except subprocess.TimeoutExpired:
-                say(f"broker {b.broker_id} did not stop within {STOP_BOUND_S:g} s: killing it" if left > STOP_BOUND_S
-                    else f"broker {b.broker_id} did not stop before the stop's bound of {STOP_ALL_BOUND_S:g} s "
-                         "for all brokers ran out: killing it")
-                b.process.kill()
-                b.process.wait()
+        order = self._stop_order(controllers)
+        for n, b in enumerate(order):
+            self._begin_stop(b, controllers, say)
+            if self._end_stop(b, min(deadline, time.monotonic() + STOP_BOUND_S), deadline, say):
+                continue
+            rest = [r for r in order[n + 1:] if r.process is not None and r.process.poll() is None]
+            if rest:  # ZooKeeper gone: each broker waited out its bound in turn, 60 s where it had been 20
+                say("stopping the other brokers together: a controlled shutdown that does not end within its bound "
+                    "means ZooKeeper or the controller does not answer, and theirs would wait as long")
+            for r in rest:
+                self._begin_stop(r, controllers, say, last="")
+            together = min(deadline, time.monotonic() + STOP_BOUND_S)
+            for r in rest:
+                self._end_stop(r, together, deadline, say)
+            break
         if any(b.process is not None for b in self.brokers.values()):  # none when start-up failed before them
             say("all brokers stopped")
+
+    @staticmethod
+    def _begin_stop(b: BrokerProc, controllers: set[int], say: Callable[[str], None], last: str = ", last") -> None:
+        """Send broker ``b`` `TEARDOWN_SIGNAL` unless it has exited, saying so (and that it is the controller)."""
+        assert b.process is not None
+        if b.process.poll() is None:
+            what = f", the controller{last}" if b.broker_id in controllers else ""
+            say(f"stopping broker {b.broker_id} (pid {b.process.pid}){what}")
+            b.exit_expected = b.stopping = True
+            b.process.send_signal(TEARDOWN_SIGNAL)
+
+    @staticmethod
+    def _end_stop(b: BrokerProc, until: float, deadline: float, say: Callable[[str], None]) -> bool:
+        """Wait until ``until`` (monotonic) for broker ``b`` to exit; SIGKILL it then, saying which bound it
+        overran (``deadline``: the one for all brokers). Whether it stopped in time."""
+        assert b.process is not None
+        try:
+            b.process.wait(max(0.0, until - time.monotonic()))
+            return True
+        except subprocess.TimeoutExpired:
+            say(f"broker {b.broker_id} did not stop within {STOP_BOUND_S:g} s: killing it" if until < deadline
+                else f"broker {b.broker_id} did not stop before the stop's bound of {STOP_ALL_BOUND_S:g} s for all "
+                     "brokers ran out: killing it")
+            b.process.kill()
+            b.process.wait()
+            return False
 
     def _stop_order(self, controllers: set[int]) -> list[BrokerProc]:
         """The started brokers in the order `stop_brokers` stops them: those already stopping first (a ``stop N``
