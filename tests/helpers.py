@@ -180,11 +180,11 @@ def sigterm_at_prompt(argv: list[str], timeout_s: float = 60.0, at_prompt: Calla
 
 
 QUICK_SHUTDOWN_BACKOFF_MS = 20
-"""``controlled.shutdown.retry.backoff.ms`` for clusters a test stops all at once (Kafka's is 5 s)."""
+"""``controlled.shutdown.retry.backoff.ms`` for clusters a test stops (Kafka's is 5 s)."""
 QUICK_SHUTDOWN_RETRIES = {"controlled.shutdown.retry.backoff.ms": str(QUICK_SHUTDOWN_BACKOFF_MS)}
-"""server.properties for broker processes a test stops all at once: the last broker's controlled shutdown cannot
-hand its leadership to anyone, and Kafka's 5 s back-off between its three attempts made every such stop wait
-10 s (the in-process clusters of tests/integration set the same back-off)."""
+"""server.properties for broker processes a test stops: a broker stopped by SIGTERM (`stop N`) while no other
+running broker can take its leadership retries its controlled shutdown three times, and Kafka's 5 s back-off made
+every such stop wait 10 s (the in-process clusters of tests/integration set the same back-off)."""
 
 
 class ManualRuntime:

@@ -26,7 +26,7 @@ def started_process_cluster(directory: Path, broker_ids: list[int], *, session_t
                             extra: dict[str, str] | None = None) -> Iterator[ProcessCluster]:
     """Broker processes ``broker_ids`` (and their own ZooKeeper) with files in ``directory``, started; all stopped
     at the end, or when the start fails. ``extra`` goes into every server.properties. Their controlled shutdowns
-    back off briefly (`QUICK_SHUTDOWN_RETRIES`): the test stops them all at once."""
+    back off briefly (`QUICK_SHUTDOWN_RETRIES`) for the brokers a test stops by SIGTERM."""
     cluster = ProcessCluster(broker_ids, directory, session_timeout_ms=session_timeout_ms, racks=racks,
                              extra={**QUICK_SHUTDOWN_RETRIES, **(extra or {})})
     try:
