@@ -55,17 +55,26 @@ def running_cluster(zookeeper_server: ZooKeeperServerProcess, tmp_path_factory: 
 
 def assert_records_are_not_kept(address: str, topic: str) -> None:
     """A kafka-python consumer of ``topic``'s partition 0 from the beginning is refused with
-    UNSUPPORTED_FOR_MESSAGE_FORMAT, which its poll raises (within 60 s), having polled nothing before."""
+    UNSUPPORTED_FOR_MESSAGE_FORMAT, which its poll raises (within 60 s), having polled nothing before.
+
+    The caller must have produced to partition 0: its high watermark is waited for above 0 first (bounded, a
+    follower may still be fetching). At the high watermark, an empty partition's offset 0 included, a Fetch gets
+    no records and no error, as Kafka 2.8's ``Log.read`` answers it, so with nothing produced the consumer would
+    poll nothing forever and this check could not tell a refusal from an empty success."""
     from kafka import KafkaConsumer, TopicPartition
     from kafka.errors import UnsupportedForMessageFormatError
 
+    tp = TopicPartition(topic, 0)
     consumer = KafkaConsumer(bootstrap_servers=address, request_timeout_ms=20000)
     try:
-        consumer.assign([TopicPartition(topic, 0)])
+        wait_for(lambda: consumer.end_offsets([tp])[tp] > 0,
+                 f"{topic}'s partition 0 to have records below its high watermark (produce to it first)")
+        consumer.assign([tp])
         consumer.seek_to_beginning()
         deadline = time.monotonic() + 60
         with pytest.raises(UnsupportedForMessageFormatError):
             while time.monotonic() < deadline:
-                assert consumer.poll(timeout_ms=1000) == {}
+                polled = consumer.poll(timeout_ms=1000)
+                assert polled == {}, f"records served, but none are kept: {polled}"
     finally:
         consumer.close()

@@ -143,8 +143,12 @@ async def test_kafka_python_and_confluent_admin_clients_describe_the_cluster(clu
     from confluent_kafka.admin import AdminClient
     from kafka.admin import KafkaAdminClient
 
+    await ensure_orders(cluster, zk)  # the first test's topic: run alone, this test makes it
     controller = await zk.get_controller_id()
     expected = await zk_partitions(zk, ["orders"])
+    for addr in cluster.bootstrap.split(","):  # the clients ask any broker: each has ZooKeeper's view first
+        await wait_for_kcat(addr, lambda m: {tp: p for tp, p in kcat_partitions(m).items() if tp.topic == "orders"}
+                            == expected, f"kcat at {addr} to show ZooKeeper's orders partitions")
 
     def kafka_python() -> tuple[dict, list]:
         client = KafkaAdminClient(bootstrap_servers=cluster.bootstrap, request_timeout_ms=10000)

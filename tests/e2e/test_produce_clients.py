@@ -109,6 +109,19 @@ def test_kcat_produces_lines(cluster: tuple[Prompt, str], tmp_path: Path) -> Non
 
 
 def test_a_consumer_is_still_told_records_are_not_kept(cluster: tuple[Prompt, str]) -> None:
-    """The data plane stays offsets-only: produced records cannot be read back."""
+    """The data plane stays offsets-only: records produced to partition 0 cannot be read back. The test produces
+    its own (run alone, the module's other tests have not): from an empty partition's offset 0, at its high
+    watermark, Kafka answers no records and no error, and the consumer would poll nothing."""
+    from kafka import KafkaProducer
+
     _, address = cluster
+    producer = KafkaProducer(bootstrap_servers=address, acks="all", request_timeout_ms=20000, linger_ms=0,
+                             enable_idempotence=False)
+    try:
+        sent = [producer.send(TOPIC, value=b"kept? %d" % i, partition=0) for i in range(2)]
+        producer.flush(timeout=60)
+        for future in sent:
+            future.get(timeout=60)
+    finally:
+        producer.close(timeout=30)
     assert_records_are_not_kept(address, TOPIC)
