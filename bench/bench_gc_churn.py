@@ -8,8 +8,8 @@ reclaims so far and the round's full collections. ``--no-gc-freeze`` gives the b
 
 It also prints how long `gc_pause` kept the collector off without a pass (the longest, in the set-up and in each
 round) and the most young objects a collection found waiting (``gc.get_count()[0]`` at its start): with sections
-overlapping, the stretch used to last as long as they did. ``--no-gc-cap`` (no `gc_pause.CAP_OBJECTS`) gives the
-before-figure of the cap.
+overlapping, the stretch used to last as long as they did. ``--no-gc-cap`` (no `gc_pause.CAP_OBJECTS`, no
+``CAP_MS``) gives the before-figure of the caps.
 
     uv run python bench/bench_gc_churn.py [--base 20000] [--churn 5000] [--rounds 20] [--no-gc-freeze] [--no-gc-cap]
 """
@@ -130,9 +130,9 @@ def main() -> None:
     if args.no_gc_freeze:
         gc_freeze.ENABLED = False
     if args.no_gc_cap:
-        gc_pause.CAP_OBJECTS = None
+        gc_pause.CAP_OBJECTS = gc_pause.CAP_MS = None
     print(f"{platform.node()} {platform.machine()} python {platform.python_version()}, freeze "
-          f"{'on' if gc_freeze.ENABLED else 'off'}, cap {gc_pause.CAP_OBJECTS}")
+          f"{'on' if gc_freeze.ENABLED else 'off'}, cap {gc_pause.CAP_OBJECTS} objects, {gc_pause.CAP_MS} ms")
     start = time.perf_counter()
     asyncio.run(churn(args.base, args.churn, args.rounds))
     print(f"  took {time.perf_counter() - start:.0f} s")

@@ -228,3 +228,41 @@ def test_what_one_section_left_still_waits_for_the_turn_after_the_woken_sends(
 
     asyncio.run(main())
     assert seen == [True, True]
+
+
+def test_a_stretch_that_went_cap_ms_without_a_pass_gets_one_on_the_loops_clock(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Few objects but a long stretch: its cycles wait no longer than ``CAP_MS`` on the event loop's clock (virtual
+    in a simulation; a stand-in clock here), counted from the stretch's start and then from the last pass."""
+    import asyncio
+
+    monkeypatch.setattr(gc_pause, "CAP_MS", 1_000, raising=False)
+    now = [0.0]
+    loop = asyncio.new_event_loop()
+    loop.time = lambda: now[0]  # type: ignore[method-assign]
+    freed: list[int] = []
+
+    async def main() -> None:
+        release = asyncio.Event()
+
+        async def long_section() -> None:
+            with gc_paused():
+                await release.wait()
+
+        holder = asyncio.create_task(long_section())
+        await asyncio.sleep(0)
+        refs: list[weakref.ref[_Cycle]] = []
+        for at_s in (0.5, 0.999, 1.0, 1.5, 2.0):
+            now[0] = at_s
+            with gc_paused():  # its start is a boundary of the stretch; its cycles are made after it
+                refs += _garbage(100)[:1]
+            await asyncio.sleep(0)
+            freed.append(sum(r() is None for r in refs))
+        release.set()
+        await holder
+
+    try:
+        loop.run_until_complete(main())
+    finally:
+        loop.close()
+    assert freed == [0, 0, 2, 2, 4]  # at 1.0 s the cycles made before it; at 2.0 s, 1 s after that pass, the next
