@@ -37,7 +37,8 @@ from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 class CollectorOff:
     """How long `gc_pause` left young objects unscanned with the collector off: from its ``gc.disable`` (timed by
     standing in for its ``gc`` module) or the last pass while off, to the next pass or its ``gc.enable``; and the
-    young objects each collection finds (``gc.callbacks``). The longest of each since `reset`."""
+    young objects each collection finds (``gc.callbacks``). The longest of each since `reset`, and the time in
+    collections of any generation (what the caps' extra passes cost)."""
 
     def __init__(self) -> None:
         self._waiting_since: float | None = None
@@ -48,6 +49,8 @@ class CollectorOff:
     def reset(self) -> None:
         self.longest_off_s = 0.0
         self.most_young = 0
+        self.collecting_s = 0.0
+        self._collection_began = 0.0
 
     def _waited(self, restart: bool) -> None:
         now = time.perf_counter()
@@ -72,6 +75,9 @@ class CollectorOff:
             self.most_young = max(self.most_young, gc.get_count()[0])
             if self._waiting_since is not None:
                 self._waited(restart=True)
+            self._collection_began = time.perf_counter()
+        else:
+            self.collecting_s += time.perf_counter() - self._collection_began
 
 
 OFF = CollectorOff()
@@ -90,9 +96,9 @@ async def churn(base: int, churned: int, rounds: int) -> None:
         setup_s = await wait_all_online(cluster, base)
         print(f"  set-up {setup_s:.1f} s, resident {resident_mib():.0f} MiB, frozen {gc.get_freeze_count():,}, "
               f"off without a pass at most {OFF.longest_off_s:.1f} s, most young at a pass {OFF.most_young:,}, "
-              f"capped passes {gc_pause.capped_passes}")
+              f"capped passes {gc_pause.capped_passes}, in collections {1000 * OFF.collecting_s:,.0f} ms")
         print("  round | resident MiB | frozen objects | freezes | reclaims | full GCs | full GC ms | longest ms | "
-              "off at most s | most young | capped")
+              "off at most s | most young | capped | GC ms")
         per_topic = 1000
         for r in range(rounds):
             began = wall_clock_ms()
@@ -111,7 +117,8 @@ async def churn(base: int, churned: int, rounds: int) -> None:
             print(f"  {r + 1:5} | {resident_mib():12.0f} | {gc.get_freeze_count():14,} | {gc_freeze.freezes:7} | "
                   f"{gc_freeze.reclaims:8} | {full['full_collections_round']:8} | "
                   f"{full['full_collections_round_total_ms']:10,} | {full['full_collections_round_longest_ms']:10,} | "
-                  f"{OFF.longest_off_s:13.1f} | {OFF.most_young:10,} | {gc_pause.capped_passes:6}")
+                  f"{OFF.longest_off_s:13.1f} | {OFF.most_young:10,} | {gc_pause.capped_passes:6} | "
+                  f"{1000 * OFF.collecting_s:5,.0f}")
     finally:
         await session.close()
         await cluster.shutdown(timeout_s=120)

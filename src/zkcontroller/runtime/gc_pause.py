@@ -111,7 +111,7 @@ def _cap(owed_to_the_turn: int = 0, *, timed: bool = True) -> None:
         _left_by_last = 0  # the pass collected those too
         if now is not None:
             _last_pass_ms = now
-        gc_freeze.young_pass()
+        gc_freeze.young_pass(may_freeze=False)  # a freeze waits for the stretch's end: its state is settled then
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:
