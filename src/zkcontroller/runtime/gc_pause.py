@@ -26,7 +26,8 @@ next boundary (a section starting or ending while another runs, or the deferred 
 it has left ``CAP_OBJECTS`` net new tracked objects (``gc.get_count()[0]``, which only grows while the collector
 is off: what the garbage is made of) or ``CAP_MS`` has passed since it began or since its last pass on the
 running event loop's clock (the loop's time: virtual in a simulation, so its passes do not depend on the host's
-speed; no time cap outside a loop). The collector itself stays off until the stretch ends.
+speed; no time cap outside a loop). The collector itself stays off until the stretch ends, and such a pass does
+not freeze: the sections still running hold transient state (the freeze comes with the stretch's own pass).
 """
 
 from __future__ import annotations
