@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import signal
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -162,3 +163,45 @@ def _no_kafka_layout_handler_left() -> Iterator[None]:
     if left:
         pytest.fail("the test left a handler in Kafka's layout attached: "
                     + ", ".join(f"{handler!r} on {logger.name!r}" for logger, handler in left))
+
+
+_terminated = False
+"""This test run got SIGTERM (`timeout`, CI's cancel)."""
+KILLED_EXIT = 128 + signal.SIGTERM
+"""The run's exit status once terminated, whatever the tests did: a shell's for a process SIGTERM ended."""
+_STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    global _terminated
+    _terminated = True
+    raise KeyboardInterrupt("SIGTERM")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """SIGTERM ends the run as interrupted and never as passed. Without a handler the process died at once (no
+    summary); but a command run in-process (`zkcontroller.cli`) turned it into a KeyboardInterrupt it caught
+    itself (``stopped``), and before its handlers were put back after it, the rest of the run did too: a run
+    killed by ``timeout`` went on, and a pytest of its own could end 0. The handler notes it, and both the next
+    test's end (`_signal_handlers_kept`) and the session's end make the exit status `KILLED_EXIT`."""
+    signal.signal(signal.SIGTERM, _on_sigterm)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if _terminated:
+        session.exitstatus = KILLED_EXIT
+
+
+@pytest.fixture(autouse=True)
+def _signal_handlers_kept() -> Iterator[None]:
+    """A test must not leave a stop signal's handler changed (a command run in-process installing its own): the
+    handlers are put back and the test fails naming them. A run terminated during the test stops here."""
+    before = {sig: signal.getsignal(sig) for sig in _STOP_SIGNALS}
+    yield
+    if _terminated:
+        pytest.exit("terminated by SIGTERM", returncode=KILLED_EXIT)
+    changed = [sig for sig, handler in before.items() if signal.getsignal(sig) is not handler]
+    for sig in changed:
+        signal.signal(sig, before[sig] if before[sig] is not None else signal.SIG_DFL)
+    if changed:
+        pytest.fail("the test left stop signal handlers changed: " + ", ".join(sig.name for sig in changed))

@@ -261,7 +261,6 @@ def cluster(
     _check_ports_fit(listeners, ids)
     if processes and broker_ids and len(ids) != processes:
         raise click.UsageError(f"--broker-ids {broker_ids} names {len(ids)} brokers, --processes {processes}")
-    signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
     backend = _backend(zookeeper)  # checks the connect string for --processes too
     if log_dir is not None:  # a bad one was a mkdir traceback, with --processes or without
         _check_writable_dir("--log-dir", log_dir)
@@ -271,23 +270,23 @@ def cluster(
         # The brokers and ZooKeeper run in sessions of their own, so a closed terminal's SIGHUP reaches only this
         # command: it stops them as Ctrl-C does, instead of dying and leaving them running. The first of these
         # signals stops the cluster; later ones are ignored (see `_interrupt_once`).
-        for sig in _STOP_SIGNALS:
-            signal.signal(sig, _interrupt_once)
+        with _signals_handled(_STOP_SIGNALS, _interrupt_once):
+            try:
+                with _unreachable_zookeeper_is_one_line(zookeeper):
+                    asyncio.run(run_process_cluster(ids, zookeeper, log_dir, session_timeout_ms, zookeeper_ensemble,
+                                                    on_slow_connect=waiting_notice(zookeeper) if zookeeper else None))
+            except KeyboardInterrupt:
+                click.echo("stopped")
+            except StartupError as e:
+                raise click.ClickException(str(e)) from None
+        return
+    with _signals_handled((signal.SIGTERM,), _raise_keyboard_interrupt):
         try:
             with _unreachable_zookeeper_is_one_line(zookeeper):
-                asyncio.run(run_process_cluster(ids, zookeeper, log_dir, session_timeout_ms, zookeeper_ensemble,
-                                                on_slow_connect=waiting_notice(zookeeper) if zookeeper else None))
+                asyncio.run(run_cluster(backend, ids, log_dir, session_timeout_ms, listeners=listeners,
+                                        cluster_name=cluster_name))
         except KeyboardInterrupt:
             click.echo("stopped")
-        except StartupError as e:
-            raise click.ClickException(str(e)) from None
-        return
-    try:
-        with _unreachable_zookeeper_is_one_line(zookeeper):
-            asyncio.run(run_cluster(backend, ids, log_dir, session_timeout_ms, listeners=listeners,
-                                    cluster_name=cluster_name))
-    except KeyboardInterrupt:
-        click.echo("stopped")
 
 
 @main.command(cls=KafkaCommand, short_help="One broker process, as kafka-server-start.sh.")
@@ -334,26 +333,53 @@ def zookeeper(port: int, data_dir: str | None) -> None:
     _check_writable_dir("--data-dir" if data_dir else "the data directory", directory)
     # Given a directory, the server never deletes it on exit: the data outlives this process.
     server = ZooKeeperServerProcess(directory, port)
-    signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)  # stop the child server on `kill` too
     click.echo(f"ZooKeeper data in {directory}")
-    try:
-        server.start()
-    except (RuntimeError, TimeoutError) as e:  # port taken, not installed, exited or silent: one line
-        raise click.ClickException(str(e)) from None
-    click.echo(f"ZooKeeper listening on {server.connect_string} (Ctrl-C to stop)")
     code = 0
-    try:
-        code = server.wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.cleanup()
+    with _signals_handled((signal.SIGTERM,), _raise_keyboard_interrupt):  # stop the child server on `kill` too
+        try:
+            server.start()
+        except (RuntimeError, TimeoutError) as e:  # port taken, not installed, exited or silent: one line
+            raise click.ClickException(str(e)) from None
+        click.echo(f"ZooKeeper listening on {server.connect_string} (Ctrl-C to stop)")
+        try:
+            code = server.wait()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            server.cleanup()
     if code != 0:
         raise click.ClickException(f"ZooKeeper exited with {code}; see {directory / 'zookeeper.out'}")
 
 
 def _raise_keyboard_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def _signals_handled(signals: tuple[signal.Signals, ...],
+                     handler: Callable[[int, object], None]) -> Iterator[None]:
+    """``handler`` for ``signals`` while the command runs, the process's own handlers back after it. ``main`` also
+    runs inside other programs (the tests, in-process): a handler left behind turned their later SIGTERM into a
+    KeyboardInterrupt that the next in-process command caught and printed ``stopped`` for, so a test run killed by
+    ``timeout`` carried on. A signal that came meanwhile is delivered again, after the command's own ``stopped``,
+    to the process's own handler when it has one in Python (a test run's: tests/conftest.py), never to the
+    default action or Python's Ctrl-C handler: a ``kill`` of the command itself still ends in ``stopped``, exit 0."""
+    received: list[int] = []
+
+    def noted(signum: int, frame: object) -> None:
+        received.append(signum)
+        handler(signum, frame)
+
+    previous = {sig: signal.signal(sig, noted) for sig in signals}
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, signal.SIG_DFL if old is None else old)  # None: set outside Python; the default
+        for signum in dict.fromkeys(received):
+            own = previous[signal.Signals(signum)]
+            if callable(own) and own is not signal.default_int_handler:
+                signal.raise_signal(signum)
 
 
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)

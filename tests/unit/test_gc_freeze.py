@@ -123,3 +123,31 @@ def test_churn_of_cyclic_state_does_not_grow_the_frozen_heap_without_bound() -> 
     bound = gc_freeze.RECLAIM_RATIO * (figures["others"] + 2 * GROWTH) + GROWTH + 2 * GROWTH
     assert figures["peak"] <= bound, figures
     assert figures["live"] == GROWTH
+
+
+def test_the_caps_pass_inside_a_stretch_leaves_the_freeze_to_its_end(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`gc_pause`'s cap runs a pass while sections still run: freezing there kept the running sections' transient
+    cycles frozen until the next reclaim (10 % more frozen objects in bench_gc_churn). The objects count toward
+    the freeze, which comes when the stretch ends."""
+    import asyncio
+
+    from zkcontroller.runtime import gc_pause
+
+    monkeypatch.setattr(gc_pause, "CAP_OBJECTS", GROWTH)
+    seen: list[tuple[int, int]] = []
+
+    async def main() -> list[Node]:
+        kept: list[Node] = []
+        with gc_paused():  # the stretch: a section held across awaits with others inside it
+            for _ in range(4):
+                with gc_paused():
+                    kept += build(GROWTH // 2)
+                await asyncio.sleep(0)
+            seen.append((gc_pause.capped_passes, gc_freeze.freezes))
+        await asyncio.sleep(0)  # the deferred turn: the stretch's end
+        seen.append((gc_pause.capped_passes, gc_freeze.freezes))
+        return kept
+
+    passes = gc_pause.capped_passes
+    kept = asyncio.run(main())
+    assert [(p - passes, f) for p, f in seen] == [(4, 0), (4, 1)] and len(kept) == 2 * GROWTH  # a pass per inner end

@@ -6,6 +6,7 @@ client send their request first. Ours sent AlterIsr first. Captured on loopback 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -180,3 +181,44 @@ async def test_an_api_versions_error_closes_the_connection_with_kafkas_warning(
     assert recorded.calls() == [(API_VERSIONS, 3, 0, "1")]
     assert caplog.messages == ["[broker-1-to-controller] Received error INVALID_REQUEST from node 2 when making an "
                                "ApiVersionsRequest with correlation id 0. Disconnecting."]
+
+
+@pytest.mark.parametrize("failure", ["error", "closed", "silent"])
+async def test_a_failed_handshake_backs_off_before_connecting_again(failure: str) -> None:
+    """NetworkClient's disconnect from CHECKING_API_VERSIONS starts the reconnect back-off (``reconnect.backoff.ms``,
+    50 ms for the AlterIsr channel) as a failed connect does. Ours reconnected and asked again at once: a
+    controller answering ApiVersions with an error (or hanging up, or not answering) was asked in a tight loop."""
+    def fail(header: RequestHeader) -> bytes:
+        if failure == "closed":
+            raise CloseConnection("hang up")
+        return (encode_response_header(header.correlation_id, API_VERSIONS, header.api_version)
+                + client_apis.api_versions_response(header.api_version, {}, client_apis.INVALID_REQUEST))
+
+    recorded = Recorded(fail)
+    if failure == "silent":
+        async def never(payload: bytes) -> bytes | None:
+            recorded.headers.append(decode_request_header(payload)[0])
+            await asyncio.Event().wait()
+            return None
+        recorded.server = SocketServer("127.0.0.1", 0, never)
+    await recorded.server.start()
+    now = [0]
+    transport = TcpTransport(AsyncioRuntime(clock=lambda: now[0]), client_id="1", request_timeout_ms=100)
+    broker = _broker(recorded.server.port, 2)
+
+    async def attempt() -> str:
+        with pytest.raises(BrokerUnreachableError) as failed:
+            await transport.send(broker, AlterIsrRequest(1, 7))
+        return "back-off" if "back-off" in failed.value.detail else "handshake failed"
+
+    try:
+        assert [await attempt(), await attempt()] == ["handshake failed", "back-off"]
+        now[0] = 49
+        assert await attempt() == "back-off"
+        assert len(recorded.calls()) == 1  # asked once, not once per send
+        now[0] = 50
+        assert [await attempt(), await attempt()] == ["handshake failed", "back-off"]
+        assert [key for key, *_ in recorded.calls()] == [API_VERSIONS, API_VERSIONS]
+    finally:
+        await transport.close()
+        await recorded.server.stop()

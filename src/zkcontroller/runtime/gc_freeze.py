@@ -58,12 +58,15 @@ _frozen_base: int | None = None
 """The frozen count the first freeze or the last reclaim left (None: nothing frozen yet)."""
 
 
-def young_pass() -> None:
-    """The collection a ``gc_paused`` section's end runs: young only, or young and middle then a freeze."""
+def young_pass(may_freeze: bool = True) -> None:
+    """The collection a ``gc_paused`` section's end runs: young only, or young and middle then a freeze. The cap's
+    pass inside a stretch of sections (``may_freeze`` False) counts its objects but leaves the freeze to the
+    stretch's end: the sections still running hold transient state, whose cycles a freeze would keep until the
+    next reclaim."""
     global _grown
     if ENABLED:
         _grown += gc.get_count()[0]
-        if _grown >= GROWTH:
+        if _grown >= GROWTH and may_freeze:
             _grown = 0
             freeze()
             return

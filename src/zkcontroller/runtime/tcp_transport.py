@@ -12,14 +12,15 @@ shutdown, whose callers pace their own retries, 50 ms for AlterIsr, ``reconnect.
 ``reconnect.backoff.max.ms`` 1000 with jitter for any other), during which sends fail at once. A client that discovers
 versions (`DISCOVERS_VERSIONS`: AlterIsr's, as in Kafka) sends ApiVersions first on each new connection, then each
 request at the highest version both its bound (``versions``, set by the IBP) and the broker allow; the others send at
-once, at their bound. Each request waits at most ``request_timeout_ms`` for its answer; a timeout closes the connection
-(Kafka disconnects on it) and every request in flight on it fails. Connecting waits at most ``connect_timeout_ms``
-(Kafka's ``controller.socket.timeout.ms``, RequestSendThread's ``awaitReady`` bound) and no longer than the
-NetworkClient's connection-setup timeout (``socket.connection.setup.timeout.ms``, doubling per failed attempt up to
-``socket.connection.setup.timeout.max.ms``, ±20% jitter), whichever ends first. At most ``max_in_flight`` requests are
-outstanding per connection (the controller sends one at a time, as Kafka's does with
-``max.in.flight.requests.per.connection=1``). `close_broker` drops a broker's connection when it leaves the cluster; a
-broker that re-registers at a new address is reconnected.
+once, at their bound. A failed handshake (an error answer, the connection closed, no answer in time) closes the
+connection and starts the back-off as a failed connect does. Each request waits at most ``request_timeout_ms`` for its
+answer; a timeout closes the connection (Kafka disconnects on it) and every request in flight on it fails. Connecting
+waits at most ``connect_timeout_ms`` (Kafka's ``controller.socket.timeout.ms``, RequestSendThread's ``awaitReady``
+bound) and no longer than the NetworkClient's connection-setup timeout (``socket.connection.setup.timeout.ms``,
+doubling per failed attempt up to ``socket.connection.setup.timeout.max.ms``, ±20% jitter), whichever ends first. At
+most ``max_in_flight`` requests are outstanding per connection (the controller sends one at a time, as Kafka's does
+with ``max.in.flight.requests.per.connection=1``). `close_broker` drops a broker's connection when it leaves the
+cluster; a broker that re-registers at a new address is reconnected.
 
 It is also the `RequestListener` of the broker in this process: `register` keeps the control plane's
 handler for the protocol server to call (`local_handler`), so `KafkaServer` can take it in place of the
@@ -271,6 +272,13 @@ class TcpTransport:
             if client in DISCOVERS_VERSIONS:
                 try:
                     connection.api_versions = await self._discover_versions(broker, state, connection)
+                except BrokerUnreachableError:
+                    # Kafka's disconnect from CHECKING_API_VERSIONS: the reconnect back-off starts, as after a
+                    # failed connect, from the attempt count the connection reset (``backoff(0)``); the setup
+                    # timeout stays reset. Without it the next send reconnected and asked again at once.
+                    writer.close()
+                    state.next_attempt_ms = self._runtime.now_ms() + self._reconnect_backoff_ms(client, 1)
+                    raise
                 except BaseException:
                     writer.close()
                     raise
