@@ -28,7 +28,31 @@ if [[ "${1:-}" == "--test" ]] && ! java -version 2>&1 | grep -Eq 'version "(1[7-
   $SUDO update-alternatives --set java "$(ls -d /usr/lib/jvm/java-17-openjdk-*/bin/java | head -n 1)"
 fi
 
-if ! command -v uv >/dev/null 2>&1; then
-  python3 -m pip install --quiet --disable-pip-version-check uv
-fi
+# uv: kept as it is when it is on PATH. Otherwise pip installs it for this user; Debian 12's own Python refuses pip
+# installs (PEP 668, EXTERNALLY-MANAGED) and may have no pip at all, so then pipx (Debian's package) installs it.
+# Both put it in ~/.local/bin, which goes on PATH for the rest of this script.
+install_uv() {
+  command -v uv >/dev/null 2>&1 && return 0
+  local user_bin="${HOME}/.local/bin"
+  export PATH="${user_bin}:${PATH}"
+  command -v uv >/dev/null 2>&1 && return 0
+  if command -v python3 >/dev/null 2>&1 && python3 -m pip --version >/dev/null 2>&1; then
+    local pip=(python3 -m pip install --quiet --disable-pip-version-check)
+    # --user outside a virtualenv; plain inside one (pip refuses --user there)
+    if "${pip[@]}" --user uv >/dev/null 2>&1 || "${pip[@]}" uv >/dev/null 2>&1; then
+      export PATH="$(python3 -m site --user-base 2>/dev/null || echo "${HOME}/.local")/bin:${PATH}"
+      command -v uv >/dev/null 2>&1 && return 0
+    fi
+  fi
+  if ! command -v pipx >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+    $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq pipx >/dev/null || true
+  fi
+  if command -v pipx >/dev/null 2>&1 && pipx install uv >/dev/null; then
+    command -v uv >/dev/null 2>&1 && return 0
+  fi
+  echo "setup.sh: could not install uv (pip refused or is missing, and pipx is unavailable or failed);" \
+    "install uv (https://docs.astral.sh/uv/getting-started/installation/) and run this again" >&2
+  return 1
+}
+install_uv || exit 1
 uv sync --frozen --quiet

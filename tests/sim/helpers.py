@@ -1,5 +1,6 @@
 """Shared settings of the simulation tests: small clusters and short runs, so that CI can afford 100 seeds of
-every scenario (ARCHITECTURE.md §5: scenarios × seeds, named invariants, a replay command on failure)."""
+every scenario (docs/simulator.md, "Tests and regression seeds": scenarios × seeds, named invariants, a
+replay command on failure)."""
 
 from __future__ import annotations
 

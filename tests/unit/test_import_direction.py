@@ -1,6 +1,6 @@
-"""The layering of ARCHITECTURE.md §2, enforced: a module imports only from its own layer or below, the
-controller and the brokers meet only through `protocol/`, and the core never reaches the wall clock, the
-event loop or the global random generator directly (that is what the `Runtime` port is for).
+"""The layering README.md describes under "What is here", enforced: a module imports only from its own layer or
+below, the controller and the brokers meet only through `protocol/`, and the core never reaches the wall clock,
+the event loop or the global random generator directly (that is what the `Runtime` port is for).
 
 The checker is a plain function over a source tree so that a test can plant a wrong-way import in a copy
 and watch it fail.

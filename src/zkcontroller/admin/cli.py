@@ -1,11 +1,12 @@
-"""``zkcontroller topics|brokers|controller``: admin commands against a real ZooKeeper, as Kafka 2.8's
-``kafka-topics --zookeeper`` works (same output layout and messages).
+"""``zkcontroller topics|brokers|controller``: admin commands as Kafka 2.8's ``kafka-topics`` works (same output
+layout and messages), against a real ZooKeeper or through a broker's listener.
 
-Each command opens one session, does its reads or writes through `KafkaZkClient` and closes it. A user error
-(a bad name, an existing topic, an unreachable server) prints ``Error: <message>`` and exits 1, without a
-traceback. ``--zookeeper`` is required, except that ``topics`` (like ``leader-election``) takes
-``--bootstrap-server`` instead (`bootstrap_topics`): another process reaches the embedded store only through a
-broker's listener.
+Every command takes exactly one of ``--zookeeper`` and ``--bootstrap-server`` (TopicCommand's rule,
+`exactly_one_server`). With ``--zookeeper`` it opens one session, does its reads or writes through
+`KafkaZkClient` and closes it; with ``--bootstrap-server`` it speaks the wire protocol through our admin client
+(`bootstrap_topics` for ``topics``, `bootstrap_cluster` for ``brokers list`` and ``controller show``), the only way
+another process reaches a cluster on the embedded store. A user error (a bad name, an existing topic, an
+unreachable server) prints ``Error: <message>`` and exits 1, without a traceback.
 """
 
 from __future__ import annotations

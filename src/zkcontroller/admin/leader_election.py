@@ -1,11 +1,12 @@
-"""``zkcontroller leader-election``: Kafka's ``kafka-leader-election.sh`` with ``--zookeeper`` (the ZooKeeper path
-of the older ``kafka-preferred-replica-election.sh``).
+"""``zkcontroller leader-election``: Kafka's ``kafka-leader-election.sh``, with ``--bootstrap-server`` or with
+``--zookeeper`` (the ZooKeeper path of the older ``kafka-preferred-replica-election.sh``).
 
-Another process can reach the controller only through ZooKeeper, so a preferred election is requested the way
-Kafka's ZooKeeper-mode tool does it: the partitions that exist are written to
+With ``--bootstrap-server`` the elections, preferred or unclean, go to the controller's ElectLeaders API through
+a broker's listener (`elect_through_broker`), printing what Kafka's tool prints. With ``--zookeeper`` a preferred
+election is requested the way Kafka's ZooKeeper-mode tool does it: the partitions that exist are written to
 ``/admin/preferred_replica_election`` and the controller elects and deletes the znode. An unclean election has
-no ZooKeeper path in Kafka (it needs the ElectLeaders API); here it is refused with that reason, and the
-in-process cluster prompt offers it through `ElectionEvents.elect_leaders`.
+no ZooKeeper path in Kafka (it needs the ElectLeaders API), so with ``--zookeeper`` it is refused with that
+reason, pointing to ``--bootstrap-server`` and the in-process cluster prompt's ``elect --unclean``.
 """
 
 from __future__ import annotations

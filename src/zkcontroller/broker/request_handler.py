@@ -10,11 +10,16 @@ Bad input follows Kafka: an ApiVersions request of a version we do not know gets
 v0 layout with our API list; an unknown API key, an unsupported version of any other API, or a malformed
 header or body closes the connection (`CloseConnection`), never the broker.
 
-ListOffsets is answered from the replica manager's logs (`list_offsets`). DeleteTopics, like CreateTopics, needs
+ListOffsets is answered from the replica manager's logs (`list_offsets`), Produce by appending to them
+(`produce`: offsets only, with acks, idempotent producers and the produce quota), InitProducerId from a block of
+producer ids allocated in ZooKeeper (`producer_ids`, injected). FindCoordinator is always refused (no group or
+transaction coordinator here: `_find_coordinator` says why). DeleteTopics, like CreateTopics, needs
 the admin layer and is a callable the process assembly injects; it waits on this broker's metadata cache
 (`delayed_delete_topics`). So are CreatePartitions (admin layer), ElectLeaders and Alter/ListPartitionReassignments
-(this broker's controller): `AdminHandlers`. DescribeConfigs reads ZooKeeper: also injected (`describe_configs`);
-AlterConfigs and IncrementalAlterConfigs write it: one injected handler for both (`alter_configs`).
+(this broker's controller), and DescribeClientQuotas/AlterClientQuotas (ZooKeeper): `AdminHandlers`.
+DescribeConfigs reads ZooKeeper: also injected (`describe_configs`); AlterConfigs and IncrementalAlterConfigs
+write it: one injected handler for both (`alter_configs`). An API whose handler is not injected is not
+advertised (`_optional_apis`).
 
 Metadata auto-creates the topics it names that do not exist, when the request allows it and the broker's
 ``auto.create.topics.enable`` is on (Kafka's ``AutoTopicCreationManager``): the creation itself (replica placement

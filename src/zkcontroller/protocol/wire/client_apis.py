@@ -1,7 +1,10 @@
 """The client-facing APIs a broker answers — ApiVersions, Metadata, DescribeCluster, CreateTopics, DeleteTopics,
-ListOffsets, CreatePartitions, ElectLeaders, AlterPartitionReassignments, ListPartitionReassignments — through
-`kio`, whose types are generated from Kafka's own JSON schemas (ApiVersions, Metadata v0–v13, DescribeCluster
-v0–v2, ...); ListOffsets v0, older than kio's schemas, through our generic codec.
+ListOffsets, CreatePartitions, ElectLeaders, AlterPartitionReassignments, ListPartitionReassignments,
+InitProducerId, FindCoordinator (always a refusal: no coordinator here) and Produce — through `kio`, whose types
+are generated from Kafka's own JSON schemas (ApiVersions, Metadata v0–v13, DescribeCluster v0–v2, ...);
+ListOffsets v0, older than kio's schemas, and Produce (every version, for speed and for values kio cannot hold)
+through our generic codec. The config and client quota APIs have modules of their own (`describe_configs`,
+`alter_configs`, `client_quotas`).
 
 What versions we advertise is Kafka 2.8's list for the APIs we serve, with one deliberate difference:
 DescribeCluster goes to v1 (2.8 has v0 only). kafka-python 3.0.12's ``describe_cluster()`` reads v1's
