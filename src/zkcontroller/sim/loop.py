@@ -109,8 +109,8 @@ class VirtualTimeLoop(asyncio.BaseEventLoop):
             task.exception()  # raised from the loop instead: no "never retrieved" report at collection
 
     def call_exception_handler(self, context: dict[str, Any]) -> None:
-        self._note(context.get("exception"))  # a callback (`Handle`) that raised one
-        super().call_exception_handler(context)
+        if not self._note(context.get("exception")):  # a callback (`Handle`) that raised one: raised, not logged
+            super().call_exception_handler(context)
 
     def _note(self, exc: BaseException | None) -> bool:
         """Keep the first escaping exception for `_run_once` to raise; whether ``exc`` is one."""
