@@ -67,3 +67,53 @@ def test_step_hook_runs_after_every_iteration() -> None:
 
     run_virtual(main(), loop)
     assert seen and seen == sorted(seen) and seen[-1] == 3.0
+
+
+class _Interrupt(BaseException):
+    """Like pytest-timeout's ``pytest.fail`` from its SIGALRM handler: a BaseException, not an Exception."""
+
+
+def test_an_interruption_inside_a_task_ends_the_run_instead_of_only_that_task() -> None:
+    """asyncio keeps such an exception in the task it hit; the rest of the simulation would run on without it."""
+    after: list[float] = []
+
+    async def hit() -> None:
+        await asyncio.sleep(1)
+        raise _Interrupt("timeout")
+
+    async def main() -> str:
+        asyncio.get_running_loop().create_task(hit())
+        for _ in range(5):
+            await asyncio.sleep(1)
+            after.append(asyncio.get_running_loop().time())
+        return "finished"
+
+    with pytest.raises(_Interrupt, match="timeout"):
+        run_virtual(main())
+    assert after == [1.0]  # main's own wake-up at 1 s shares the iteration; nothing later runs
+
+
+def test_an_interruption_inside_a_callback_ends_the_run() -> None:
+    def hit() -> None:
+        raise _Interrupt("timeout")
+
+    async def main() -> str:
+        asyncio.get_running_loop().call_later(1, hit)
+        await asyncio.sleep(5)
+        return "finished"
+
+    with pytest.raises(_Interrupt, match="timeout"):
+        run_virtual(main())
+
+
+def test_an_ordinary_error_in_a_task_still_ends_only_that_task() -> None:
+    async def fails() -> None:
+        raise ValueError("one task's bug")
+
+    async def main() -> str:
+        task = asyncio.get_running_loop().create_task(fails())
+        await asyncio.sleep(1)
+        assert isinstance(task.exception(), ValueError)
+        return "finished"
+
+    assert run_virtual(main()) == "finished"

@@ -11,6 +11,11 @@ its resolution and no control over the order of timers due together. The simulat
 CLI, sweep workers, Spark tasks), needs a FIFO tie-break it can state, a hook after every step for the
 invariant checker, and a loop with no sockets at all. Subclassing `asyncio.BaseEventLoop` gives all of that
 in a few lines: `time()` reads the virtual clock, the selector's wait advances it, and there is no I/O.
+
+A `BaseException` that is not an `Exception` (pytest-timeout's ``pytest.fail`` from its SIGALRM handler, any other
+outcome of the test runner) raised inside a task or callback ends the run: asyncio would otherwise store it in that
+task (only KeyboardInterrupt and SystemExit are re-raised), and the simulation would go on with one broker's thread
+silently dead and report a made-up invariant violation, or none, instead of the interruption.
 """
 
 from __future__ import annotations
@@ -75,6 +80,7 @@ class VirtualTimeLoop(asyncio.BaseEventLoop):
         self._clock_resolution = 1e-9
         self.step_hook: Callable[[], None] | None = None
         self.iterations = 0
+        self._escaped: BaseException | None = None
 
     def time(self) -> float:
         return self._now
@@ -89,6 +95,31 @@ class VirtualTimeLoop(asyncio.BaseEventLoop):
         timer._scheduled = True
         return timer
 
+    def create_task(self, coro: Coroutine[Any, Any, T], *, name: str | None = None,
+                    context: contextvars.Context | None = None) -> asyncio.Task[T]:
+        task = super().create_task(coro, name=name, context=context)
+        task.add_done_callback(self._note_escape)
+        return task
+
+    def _note_escape(self, task: asyncio.Task[Any]) -> None:
+        """A task ended by a BaseException that is not an Exception (nor a cancellation): the run must stop."""
+        # `_exception`, not `exception()`: reading it does not mark an ordinary error retrieved, which would hide
+        # asyncio's "Task exception was never retrieved" report of it
+        if not task.cancelled() and self._note(task._exception):
+            task.exception()  # raised from the loop instead: no "never retrieved" report at collection
+
+    def call_exception_handler(self, context: dict[str, Any]) -> None:
+        if not self._note(context.get("exception")):  # a callback (`Handle`) that raised one: raised, not logged
+            super().call_exception_handler(context)
+
+    def _note(self, exc: BaseException | None) -> bool:
+        """Keep the first escaping exception for `_run_once` to raise; whether ``exc`` is one."""
+        if exc is None or isinstance(exc, (Exception, asyncio.CancelledError)):
+            return False
+        if self._escaped is None:
+            self._escaped = exc
+        return True
+
     def _advance(self, timeout: float | None) -> None:
         if timeout is None:
             raise DeadlockError(f"every task is waiting and no timer is due at t={self._now:.3f}s")
@@ -98,6 +129,9 @@ class VirtualTimeLoop(asyncio.BaseEventLoop):
     def _run_once(self) -> None:
         super()._run_once()  # type: ignore[misc]
         self.iterations += 1
+        if self._escaped is not None:
+            escaped, self._escaped = self._escaped, None
+            raise escaped
         if self.step_hook is not None:
             self.step_hook()
 
