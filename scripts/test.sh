@@ -5,4 +5,4 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
 uv run ruff check src tests bench
 uv run mypy
-exec uv run pytest -q -p no:cacheprovider "$@"
+exec uv run pytest -q -p no:cacheprovider --durations=30 "$@"
