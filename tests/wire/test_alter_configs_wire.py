@@ -242,6 +242,38 @@ async def test_broker_configs_per_broker_and_cluster_default(orders: Cluster) ->
     assert await zk.get_broker_configs(paths.DEFAULT_ENTITY) == {"log.retention.ms": "9"}
 
 
+async def test_append_and_subtract_on_a_broker_key_go_by_kafka_configs_type(orders: Cluster) -> None:
+    """``prepareIncrementalConfigs`` looks the key up in all of ``KafkaConfig.configKeys``, not only the keys this
+    project models: a static non-LIST key is refused as not appendable, a static LIST key is prepared and then
+    refused as not dynamic; a dynamic LIST key takes the operation; a key KafkaConfig lacks fails the lookup."""
+    cluster, zk = orders
+    server = cluster.running_brokers()[0]
+    me = str(server.broker_id)
+    at = address(cluster, server)
+    results = await alter(at, INCREMENTAL_ALTER_CONFIGS, 1,
+                          AlterResource(BROKER, me, (ConfigChange("socket.send.buffer.bytes", "1", APPEND),)),
+                          AlterResource(BROKER, "", (ConfigChange("num.partitions", "1", SUBTRACT),)))
+    assert errors(results) == [
+        (BROKER, me, INVALID_REQUEST, "Config value append is not allowed for config key: socket.send.buffer.bytes"),
+        (BROKER, "", INVALID_REQUEST, "Config value subtract is not allowed for config key: num.partitions")]
+    results = await alter(at, INCREMENTAL_ALTER_CONFIGS, 0,
+                          AlterResource(BROKER, me, (ConfigChange("kafka.metrics.reporters", "a.B", APPEND),)))
+    assert errors(results) == [(BROKER, me, INVALID_REQUEST, f"Invalid config value for resource "
+                                f"ConfigResource(type=BROKER, name='{me}'): Cannot update these configs "
+                                "dynamically: Set(kafka.metrics.reporters)")]
+    results = await alter(at, INCREMENTAL_ALTER_CONFIGS, 1,
+                          AlterResource(BROKER, me, (ConfigChange("no.such.config", "x", SUBTRACT),)),
+                          AlterResource(BROKER, "", (ConfigChange("follower.replication.throttled.rate", "1",
+                                                                  APPEND),)))
+    assert errors(results) == [(BROKER, me, UNKNOWN_SERVER_ERROR, None), (BROKER, "", UNKNOWN_SERVER_ERROR, None)]
+    assert await zk.get_broker_configs(me) == {}  # all refused
+    assert await zk.get_broker_configs(paths.DEFAULT_ENTITY) == {}
+    results = await alter(at, INCREMENTAL_ALTER_CONFIGS, 1,
+                          AlterResource(BROKER, "", (ConfigChange("log.cleanup.policy", "compact", APPEND),)))
+    assert errors(results) == [(BROKER, "", 0, None)]
+    assert await zk.get_broker_configs(paths.DEFAULT_ENTITY) == {"log.cleanup.policy": "delete,compact"}
+
+
 async def test_broker_logger_levels(orders: Cluster) -> None:
     cluster, _ = orders
     server = cluster.running_brokers()[0]

@@ -1,5 +1,6 @@
-"""``zkcontroller configs``: Kafka 2.8's ``kafka-configs.sh --zookeeper`` for topics and brokers (ConfigCommand's
-ZooKeeper path).
+"""``zkcontroller configs``: Kafka 2.8's ``kafka-configs.sh`` for topics, brokers and client quotas, both with
+``--zookeeper`` (ConfigCommand's ZooKeeper path, this module) and with ``--bootstrap-server`` (its admin-client
+path: `bootstrap_configs`, `bootstrap_quotas`).
 
 ``--alter`` merges ``--add-config`` into the topic's overrides and drops ``--delete-config`` keys, writes
 ``/config/topics/<t>``, then a ``/config/changes/config_change_<n>`` notification naming ``topics/<t>`` — the one
@@ -352,8 +353,9 @@ def configs(bootstrap_server: str | None, command_config: str | None, zookeeper:
             topic: str | None, alter: bool, describe: bool, add_config: str | None, delete_config: str | None
             ) -> None:
     """Alter or describe a topic's config overrides, the dynamic broker configs or client quotas (as
-    kafka-configs --zookeeper). Broker configs other than the replication throttles can only be set this way
-    while the broker (or, for --entity-default, every broker) is down, as in Kafka 2.8."""
+    kafka-configs --bootstrap-server, through a broker, or --zookeeper, in ZooKeeper itself). With --zookeeper,
+    broker configs other than the replication throttles can only be set while the broker (or, for
+    --entity-default, every broker) is down, as in Kafka 2.8; --bootstrap-server changes running brokers."""
     if alter == describe:
         raise click.UsageError("Command must include exactly one action: --describe, --alter")
     if describe and (add_config is not None or delete_config is not None):  # joptsimple names options "[name]"

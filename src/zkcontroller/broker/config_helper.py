@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from zkcontroller.broker.kafka_config_types import KAFKA_CONFIG_TYPES
 from zkcontroller.broker.log_config import (
     BROKER_LOG_PROPERTIES,
     TOPIC_CONFIG_SYNONYMS,
@@ -188,6 +189,20 @@ BROKER_CONFIG_DEFAULTS: Mapping[str, tuple[str, object]] = {
 """The Kafka 2.8.2 ``KafkaConfig`` properties known here, with type and default (None: Kafka's null): those this
 project reads (server.properties) and every one Kafka updates dynamically. A broker resource lists each, plus
 whatever else server.properties or the dynamic levels gave."""
+
+_OTHER_LIST_DEFAULTS: Mapping[str, object] = {
+    "kafka.metrics.reporters": [], "process.roles": [], "controller.quorum.voters": [],
+    "zookeeper.ssl.cipher.suites": None, "zookeeper.ssl.enabled.protocols": None,
+}
+"""The defaults of the ``KafkaConfig`` LIST properties `BROKER_CONFIG_DEFAULTS` lacks."""
+
+KAFKA_CONFIG_KEYS: Mapping[str, tuple[str, object]] = {
+    name: BROKER_CONFIG_DEFAULTS.get(name, (kind, _OTHER_LIST_DEFAULTS.get(name)))
+    for name, kind in KAFKA_CONFIG_TYPES.items()
+}
+"""``KafkaConfig.configKeys`` for IncrementalAlterConfigs on a BROKER (`prepare_incremental`): every property's
+type, with its default where `BROKER_CONFIG_DEFAULTS` knows it and for every LIST property (what APPEND and
+SUBTRACT start from when nothing is stored); the other defaults are None here, as that path never reads them."""
 
 DYNAMIC_BROKER_CONFIGS = (frozenset(TOPIC_CONFIG_SYNONYMS.values()) - {"log.message.format.version"}
                           | DYNAMIC_KAFKA_CONFIGS.keys() | {"listeners", "advertised.listeners"})

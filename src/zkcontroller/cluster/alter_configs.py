@@ -24,7 +24,8 @@ Per resource, in Kafka's order:
   static config, an SSL config without its listener prefix, a bad value, at the default level a per-broker one,
   and a change the broker's reconfigurables refuse (thread counts, log cleaner threads, connection limits; all
   INVALID_REQUEST, wrapped); a password config is refused on writing (not encrypted here). Keys Kafka does not
-  define are stored as custom configs.
+  define are stored as custom configs. APPEND and SUBTRACT look the key up among all of ``KafkaConfig``'s
+  (`KAFKA_CONFIG_KEYS`), as Kafka does: a non-LIST one is INVALID_REQUEST, one it lacks UNKNOWN_SERVER_ERROR.
 - BROKER_LOGGER (incremental only): this broker's id or the empty name; SET/DELETE set Python loggers' levels
   (`admin.log4j_controller`).
 """
@@ -53,9 +54,9 @@ from zkcontroller.admin.zk_admin_manager import (
     validate_topic,
 )
 from zkcontroller.broker.config_helper import (
-    BROKER_CONFIG_DEFAULTS,
     BROKER_LOGGER_RESOURCE,
     BROKER_RESOURCE,
+    KAFKA_CONFIG_KEYS,
     TOPIC_RESOURCE,
 )
 from zkcontroller.broker.dynamic_broker_config import clean_dynamic_configs
@@ -175,7 +176,7 @@ async def _alter_broker(server: KafkaServer, zk: KafkaZkClient, r: AlterResource
         stored = await read_entity_configs(zk, paths.ConfigType.BROKER, entity)
         kept = clean_dynamic_configs(stored, per_broker=broker_id is not None,
                                      path=paths.config_entity_path(paths.ConfigType.BROKER, entity))
-        configs = prepare_incremental(r.configs, kept, BROKER_CONFIG_DEFAULTS)
+        configs = prepare_incremental(r.configs, kept, KAFKA_CONFIG_KEYS)
     else:
         configs = _entries(r.configs)
     validate_broker(configs, per_broker=broker_id is not None, levels=_levels(server))

@@ -18,7 +18,8 @@ from zkcontroller.admin.zk_admin_manager import (
     validate_broker,
     validate_topic,
 )
-from zkcontroller.broker.config_helper import BROKER_CONFIG_DEFAULTS
+from zkcontroller.broker.config_helper import BROKER_CONFIG_DEFAULTS, KAFKA_CONFIG_KEYS
+from zkcontroller.broker.kafka_config_names import KAFKA_CONFIG_NAMES
 from zkcontroller.protocol.wire.alter_configs import APPEND, DELETE, SET, SUBTRACT, ConfigChange
 
 INVALID_REQUEST = 42
@@ -91,6 +92,34 @@ def test_append_to_a_scalar_is_invalid_request_to_an_unknown_key_unexpected() ->
 def test_the_brokers_list_default_for_append() -> None:
     out = prepare_incremental([ConfigChange("log.cleanup.policy", "compact", APPEND)], {}, BROKER_CONFIG_DEFAULTS)
     assert out == {"log.cleanup.policy": "delete,compact"}
+
+
+def test_the_broker_keys_are_all_of_kafka_configs_with_the_types_known_here() -> None:
+    """The incremental path's keys are every KafkaConfig property (233 in 2.8.2), agreeing with
+    `BROKER_CONFIG_DEFAULTS` where it knows one; the throttle rates are DynamicConfig.Broker's, not KafkaConfig's."""
+    assert len(KAFKA_CONFIG_KEYS) == 233 and KAFKA_CONFIG_KEYS.keys() == KAFKA_CONFIG_NAMES
+    assert all(KAFKA_CONFIG_KEYS[name] == known for name, known in BROKER_CONFIG_DEFAULTS.items())
+    assert KAFKA_CONFIG_KEYS["socket.send.buffer.bytes"][0] == "INT"
+    assert "follower.replication.throttled.rate" not in KAFKA_CONFIG_KEYS
+    lists = {name for name, (kind, _) in KAFKA_CONFIG_KEYS.items() if kind == "LIST"}
+    assert lists == {"controller.quorum.voters", "kafka.metrics.reporters", "log.cleanup.policy", "metric.reporters",
+                     "process.roles", "sasl.enabled.mechanisms", "sasl.kerberos.principal.to.local.rules",
+                     "ssl.cipher.suites", "ssl.enabled.protocols", "zookeeper.ssl.cipher.suites",
+                     "zookeeper.ssl.enabled.protocols"}
+
+
+def test_append_on_a_static_broker_key_by_its_kafka_type() -> None:
+    with pytest.raises(ConfigApiError) as e:
+        prepare_incremental([ConfigChange("socket.send.buffer.bytes", "1", APPEND)], {}, KAFKA_CONFIG_KEYS)
+    assert _api_error(e) == (INVALID_REQUEST,
+                             "Config value append is not allowed for config key: socket.send.buffer.bytes")
+    # an empty default is one empty piece ("".split(",")), a null one none at all: both start from ""
+    out = prepare_incremental([ConfigChange("kafka.metrics.reporters", "a.B", APPEND),
+                               ConfigChange("zookeeper.ssl.cipher.suites", "X", APPEND)], {}, KAFKA_CONFIG_KEYS)
+    assert out == {"kafka.metrics.reporters": ",a.B", "zookeeper.ssl.cipher.suites": ",X"}
+    with pytest.raises(UnexpectedConfigError):
+        prepare_incremental([ConfigChange("listener.name.x.ssl.cipher.suites", "X", SUBTRACT)], {},
+                            KAFKA_CONFIG_KEYS)
 
 
 def test_topic_validation_tells_invalid_config_from_a_bad_value() -> None:
