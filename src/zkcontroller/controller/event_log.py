@@ -83,7 +83,15 @@ class EventLog:
         """Optional, with ``sink``: takes the per-partition state-change records of one step (`write_lines`,
         ``partition_state_change``, ``replica_state_change``, ``leader_election``, ``isr_change``) as one list,
         where ``sink`` would be called once per line, 60,000 times per broker failure. Every other record
-        still goes to ``sink``; the two together see every line once, in the order written."""
+        still goes to ``sink``; the two together see every line once, in the order written.
+
+        With it, a step's lines are built when they are written: at `flush` (the controller's event ends with
+        one) or before the next record of any kind, so the file's order is that of the calls. A broker failure's
+        ~60,000 lines (~25 ms) are then formatted after its last LeaderAndIsr is handed, not before. The sink
+        without it (the simulator's) still gets each line at once: its trace interleaves the lines with records
+        the world makes while the controller awaits."""
+        self._pending: list[Iterable[str]] = []
+        """Steps' lines not yet built nor written (with ``lines_sink``), in order."""
         self._validate = validate
 
     @property
@@ -112,6 +120,8 @@ class EventLog:
         sink = self.sink
         if sink is None:
             return
+        if self._pending:
+            self.flush()
         if self._validate:
             records = map(self._validated, records)
         for line in encode_records(records):
@@ -129,18 +139,21 @@ class EventLog:
 
     def write_lines(self, lines: Iterable[str], records: Iterable[dict[str, Any]]) -> None:
         """Preformatted lines, one per record of ``records`` (built only here, with ``validate``: then each line
-        must be the very text `encode_record` gives for its record, which must pass the schema)."""
+        must be the very text `encode_record` gives for its record, which must pass the schema). With
+        ``lines_sink`` and without ``validate``, held back until `flush` or the next record."""
         sink = self.sink
         if sink is None:
             return
         lines_sink = self.lines_sink
         if not self._validate:
             if lines_sink is not None:
-                lines_sink(list(lines))
+                self._pending.append(lines)  # built and written at `flush` (see ``lines_sink``)
                 return
             for line in lines:
                 sink(line)
             return
+        if self._pending:
+            self.flush()
         lines, records = list(lines), list(records)
         if len(lines) != len(records):
             raise ValueError(f"{len(lines)} preformatted lines for {len(records)} records")
@@ -152,6 +165,15 @@ class EventLog:
                 sink(line)
         if lines_sink is not None:
             lines_sink(lines)
+
+    def flush(self) -> None:
+        """Build and write the steps' lines `write_lines` holds back (with ``lines_sink``), in order."""
+        lines_sink = self.lines_sink
+        while self._pending:
+            pending, self._pending = self._pending, []
+            if lines_sink is not None:
+                for lines in pending:
+                    lines_sink(list(lines))
 
     @staticmethod
     def _validated(record: dict[str, Any]) -> dict[str, Any]:
@@ -227,6 +249,10 @@ class StateChangeLogger(PrefixedLogger):
     # fields are ints from the controller's NamedTuples, never bools), a list of ints is "[" + their texts + "]".
     # The dict literals stay as the definition: with ``validate`` (the tests) every line is checked against its
     # record's text (`EventLog.write_lines`), and without `FAST_ENCODER` they are what is written.
+    #
+    # With a ``lines_sink`` the lines are built later (`EventLog.flush`, by the event's end): the items a caller
+    # passes (often a lazy ``zip`` or generator over its own lists) must not change after the call. Every caller
+    # passes lists or tuples it built for the call, or iterators over such, and immutable NamedTuples in them.
 
     def _line_start(self, record_type: str, ts: int, epoch: int) -> str:
         """A step's records' common text, up to the topic's value."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import given
@@ -165,6 +166,7 @@ def test_a_lines_sink_takes_each_steps_lines_at_once_in_order(validate: bool) ->
     scl.replicas_changed([(tp, "OnlineReplica") for tp in tps], 2, "OfflineReplica")
     log.emit("broker_failed", controller_id=1, controller_epoch=3, broker_id=3)
     scl.isrs_changed([(tp, LeaderAndIsr(1, 5, (1,), 7)) for tp in tps[:2]])
+    log.flush()  # the last step's lines are held back until then (or the next record) without ``validate``
     assert batches == [3, 2]
     assert [json.loads(line)["type"] for line in written] == [
         "broker_failed", *["replica_state_change"] * 3, "broker_failed", *["isr_change"] * 2]
@@ -175,6 +177,37 @@ def test_a_lines_sink_takes_each_steps_lines_at_once_in_order(validate: bool) ->
     plain_scl.event_log.emit("broker_failed", controller_id=1, controller_epoch=3, broker_id=3)
     plain_scl.isrs_changed([(tp, LeaderAndIsr(1, 5, (1,), 7)) for tp in tps[:2]])
     assert plain == written
+
+
+def test_a_lines_sink_gets_a_steps_lines_built_at_the_flush_or_before_the_next_record() -> None:
+    """With a ``lines_sink`` (and no ``validate``) a step's lines are formatted only when written: at `flush`, which
+    the controller calls as each event ends, or before any later record, so the order stays that of the calls. The
+    broker failure's ~60,000 lines were formatted before its last LeaderAndIsr was handed."""
+    written: list[str] = []
+    log = EventLog("c", lambda: 42, written.append, lines_sink=written.extend)
+    scl = StateChangeLogger(1, lambda: 3, log)
+    tps = [TopicPartition("t", p) for p in range(3)]
+    read: list[TopicPartition] = []
+
+    def changes(partitions: list[TopicPartition]) -> Iterator[tuple[TopicPartition, str]]:
+        for tp in partitions:
+            read.append(tp)
+            yield tp, "OnlineReplica"
+
+    scl.replicas_changed(changes(tps[:2]), 2, "OfflineReplica")
+    scl.replicas_changed(changes(tps[2:]), 3, "OfflineReplica")
+    assert (written, read) == ([], [])  # nothing built yet
+    log.emit("broker_failed", controller_id=1, controller_epoch=3, broker_id=2)
+    assert read == tps
+    assert [(r["type"], r.get("partition"), r.get("broker_id")) for r in map(json.loads, written)] == [
+        ("replica_state_change", 0, 2), ("replica_state_change", 1, 2), ("replica_state_change", 2, 3),
+        ("broker_failed", None, 2)]
+    scl.replicas_changed(changes(tps[:1]), 1, "OfflineReplica")
+    assert len(written) == 4
+    log.flush()
+    assert len(written) == 5 and json.loads(written[-1])["broker_id"] == 1
+    log.flush()  # nothing held: nothing written again
+    assert len(written) == 5
 
 
 @pytest.mark.parametrize(("epoch", "prefix"), [(0, "[Controller id=1] "), (3, "[Controller id=1 epoch=3] "),
