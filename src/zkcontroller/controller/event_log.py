@@ -9,6 +9,7 @@ out as ``[%d] %p %m (%c)%n``.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Callable, Iterable, Iterator
@@ -85,11 +86,11 @@ class EventLog:
         where ``sink`` would be called once per line, 60,000 times per broker failure. Every other record
         still goes to ``sink``; the two together see every line once, in the order written.
 
-        With it, a step's lines are built when they are written: at `flush` (the controller's event ends with
-        one) or before the next record of any kind, so the file's order is that of the calls. A broker failure's
-        ~60,000 lines (~25 ms) are then formatted after its last LeaderAndIsr is handed, not before. The sink
-        without it (the simulator's) still gets each line at once: its trace interleaves the lines with records
-        the world makes while the controller awaits."""
+        With it, a step's lines are built when they are written: at `flush` (each controller event ends with
+        `flush_soon`) or before the next record of any kind, so the file's order is that of the calls. A broker
+        failure's ~60,000 lines (~25 ms) are then formatted after its last LeaderAndIsr is handed, a controlled
+        shutdown's after its answer, not before. The sink without it (the simulator's) still gets each line at
+        once: its trace interleaves the lines with records the world makes while the controller awaits."""
         self._pending: list[Iterable[str]] = []
         """Steps' lines not yet built nor written (with ``lines_sink``), in order."""
         self._validate = validate
@@ -165,6 +166,14 @@ class EventLog:
                 sink(line)
         if lines_sink is not None:
             lines_sink(lines)
+
+    def flush_soon(self) -> None:
+        """`flush` in the loop's next turn, if any step's lines are held: what the event made ready (a LeaderAndIsr
+        on its way, the answer to a ControlledShutdown) runs first. Order is kept all the same: any record written
+        meanwhile flushes the held lines before itself, and a later step's lines queue behind them. Nothing is
+        scheduled when nothing is held (the simulator's log never holds any: its loop steps stay as they were)."""
+        if self._pending:
+            asyncio.get_running_loop().call_soon(self.flush)
 
     def flush(self) -> None:
         """Build and write the steps' lines `write_lines` holds back (with ``lines_sink``), in order."""
@@ -250,7 +259,7 @@ class StateChangeLogger(PrefixedLogger):
     # The dict literals stay as the definition: with ``validate`` (the tests) every line is checked against its
     # record's text (`EventLog.write_lines`), and without `FAST_ENCODER` they are what is written.
     #
-    # With a ``lines_sink`` the lines are built later (`EventLog.flush`, by the event's end): the items a caller
+    # With a ``lines_sink`` the lines are built later (`EventLog.flush`, after the event): the items a caller
     # passes (often a lazy ``zip`` or generator over its own lists) must not change after the call. Every caller
     # passes lists or tuples it built for the call, or iterators over such, and immutable NamedTuples in them.
 

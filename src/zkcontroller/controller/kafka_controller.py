@@ -176,6 +176,7 @@ class KafkaController:
         self.guards.cancel()
         await self.core.events.close()
         await self.on_controller_resignation()
+        self.core.event_log.flush()  # nothing held back once stopped (`EventLog.lines_sink`)
 
     def abort(self) -> None:
         """A crash: stop processing at once, send nothing more (used by failure drills and the simulator)."""
@@ -227,7 +228,7 @@ class KafkaController:
                 if _caused_by_session_expiry(e):
                     self._session_ended_under_event = True
         finally:  # the event's state-change records held back (`EventLog.lines_sink`), also when cancelled
-            self.core.event_log.flush()
+            self.core.event_log.flush_soon()
         if self._session_ended_under_event:
             self._session_ended_under_event = False
             await asyncio.sleep(0)  # the session's listeners, already scheduled, run before the next event

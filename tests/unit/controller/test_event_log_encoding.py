@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Iterator
@@ -208,6 +209,29 @@ def test_a_lines_sink_gets_a_steps_lines_built_at_the_flush_or_before_the_next_r
     assert len(written) == 5 and json.loads(written[-1])["broker_id"] == 1
     log.flush()  # nothing held: nothing written again
     assert len(written) == 5
+
+
+def test_flush_soon_writes_the_held_lines_in_the_loops_next_turn() -> None:
+    """The controller's event ends with `flush_soon`: what the event made ready (the tasks a LeaderAndIsr or an
+    answer woke) runs before the lines are built; with nothing held nothing is scheduled."""
+    written: list[str] = []
+    log = EventLog("c", lambda: 42, written.append, lines_sink=written.extend)
+    scl = StateChangeLogger(1, lambda: 3, log)
+
+    async def event() -> list[int]:
+        loop = asyncio.get_running_loop()
+        log.flush_soon()
+        assert len(loop._ready) == 0  # type: ignore[attr-defined]  # nothing held: nothing scheduled
+        seen: list[int] = []
+        loop.call_soon(lambda: seen.append(len(written)))  # ready before the event ends, as a woken task
+        scl.replicas_changed([(TopicPartition("t", 0), "OnlineReplica")], 2, "OfflineReplica")
+        log.flush_soon()
+        seen.append(len(written))
+        await asyncio.sleep(0)
+        seen.append(len(written))
+        return seen
+
+    assert asyncio.run(event()) == [0, 0, 1]
 
 
 @pytest.mark.parametrize(("epoch", "prefix"), [(0, "[Controller id=1] "), (3, "[Controller id=1 epoch=3] "),
