@@ -87,12 +87,14 @@ class EventLog:
         still goes to ``sink``; the two together see every line once, in the order written.
 
         With it, a step's lines are built when they are written: at `flush` (each controller event ends with
-        `flush_soon`) or before the next record of any kind, so the file's order is that of the calls. A broker
-        failure's ~60,000 lines (~25 ms) are then formatted after its last LeaderAndIsr is handed, a controlled
-        shutdown's after its answer, not before. The sink without it (the simulator's) still gets each line at
-        once: its trace interleaves the lines with records the world makes while the controller awaits."""
-        self._pending: list[Iterable[str]] = []
-        """Steps' lines not yet built nor written (with ``lines_sink``), in order."""
+        `flush_soon`); records written meanwhile (the brokers' too, when they share this log) queue behind them,
+        so the file's order is that of the calls. A broker failure's ~60,000 lines (~25 ms) are then formatted
+        after its last LeaderAndIsr is handed, a controlled shutdown's after its answer, not before. The sink
+        without it (the simulator's) still gets each line at once: its trace interleaves the lines with records
+        the world makes while the controller awaits."""
+        self._pending: list[tuple[Iterable[str], bool]] = []
+        """Lines not yet written (with ``lines_sink``), in order: a step's, not yet built (True: for ``lines_sink``),
+        or a record's written after it (False: for ``sink``, encoded when written, queued behind them)."""
         self._validate = validate
 
     @property
@@ -121,10 +123,11 @@ class EventLog:
         sink = self.sink
         if sink is None:
             return
-        if self._pending:
-            self.flush()
         if self._validate:
             records = map(self._validated, records)
+        if self._pending:  # behind the held lines, encoded now (a record may be a view of what changes later)
+            self._pending.append((list(encode_records(records)), False))
+            return
         for line in encode_records(records):
             sink(line)
 
@@ -141,19 +144,19 @@ class EventLog:
     def write_lines(self, lines: Iterable[str], records: Iterable[dict[str, Any]]) -> None:
         """Preformatted lines, one per record of ``records`` (built only here, with ``validate``: then each line
         must be the very text `encode_record` gives for its record, which must pass the schema). With
-        ``lines_sink`` and without ``validate``, held back until `flush` or the next record."""
+        ``lines_sink`` and without ``validate``, held back until `flush` (see ``lines_sink``)."""
         sink = self.sink
         if sink is None:
             return
         lines_sink = self.lines_sink
         if not self._validate:
             if lines_sink is not None:
-                self._pending.append(lines)  # built and written at `flush` (see ``lines_sink``)
+                self._pending.append((lines, True))  # built and written at `flush` (see ``lines_sink``)
                 return
             for line in lines:
                 sink(line)
             return
-        if self._pending:
+        if self._pending:  # never with ``validate`` (nothing is held then); kept for order all the same
             self.flush()
         lines, records = list(lines), list(records)
         if len(lines) != len(records):
@@ -169,20 +172,25 @@ class EventLog:
 
     def flush_soon(self) -> None:
         """`flush` in the loop's next turn, if any step's lines are held: what the event made ready (a LeaderAndIsr
-        on its way, the answer to a ControlledShutdown) runs first. Order is kept all the same: any record written
-        meanwhile flushes the held lines before itself, and a later step's lines queue behind them. Nothing is
+        on its way, the answer to a ControlledShutdown) runs first. Order is kept all the same: any record or step
+        written meanwhile queues behind the held lines. Nothing is
         scheduled when nothing is held (the simulator's log never holds any: its loop steps stay as they were)."""
         if self._pending:
             asyncio.get_running_loop().call_soon(self.flush)
 
     def flush(self) -> None:
         """Build and write the steps' lines `write_lines` holds back (with ``lines_sink``), in order."""
-        lines_sink = self.lines_sink
+        sink, lines_sink = self.sink, self.lines_sink
         while self._pending:
             pending, self._pending = self._pending, []
-            if lines_sink is not None:
-                for lines in pending:
+            if sink is None or lines_sink is None:
+                continue
+            for lines, as_step in pending:
+                if as_step:
                     lines_sink(list(lines))
+                else:
+                    for line in lines:
+                        sink(line)
 
     @staticmethod
     def _validated(record: dict[str, Any]) -> dict[str, Any]:

@@ -180,10 +180,11 @@ def test_a_lines_sink_takes_each_steps_lines_at_once_in_order(validate: bool) ->
     assert plain == written
 
 
-def test_a_lines_sink_gets_a_steps_lines_built_at_the_flush_or_before_the_next_record() -> None:
-    """With a ``lines_sink`` (and no ``validate``) a step's lines are formatted only when written: at `flush`, which
-    the controller calls as each event ends, or before any later record, so the order stays that of the calls. The
-    broker failure's ~60,000 lines were formatted before its last LeaderAndIsr was handed."""
+def test_a_lines_sink_gets_a_steps_lines_built_at_the_flush_with_later_records_queued_behind() -> None:
+    """With a ``lines_sink`` (and no ``validate``) a step's lines are formatted only when written, at `flush` (the
+    controller's event ends with `flush_soon`); a record written meanwhile (a broker's, sharing the log) is encoded
+    at once but queued behind them, so the order stays that of the calls. The broker failure's ~60,000 lines were
+    formatted before its last LeaderAndIsr was handed, a controlled shutdown's before its answer."""
     written: list[str] = []
     log = EventLog("c", lambda: 42, written.append, lines_sink=written.extend)
     scl = StateChangeLogger(1, lambda: 3, log)
@@ -195,18 +196,17 @@ def test_a_lines_sink_gets_a_steps_lines_built_at_the_flush_or_before_the_next_r
             read.append(tp)
             yield tp, "OnlineReplica"
 
+    log.emit("broker_failed", controller_id=1, controller_epoch=3, broker_id=9)  # nothing held: written at once
+    assert len(written) == 1
     scl.replicas_changed(changes(tps[:2]), 2, "OfflineReplica")
-    scl.replicas_changed(changes(tps[2:]), 3, "OfflineReplica")
-    assert (written, read) == ([], [])  # nothing built yet
     log.emit("broker_failed", controller_id=1, controller_epoch=3, broker_id=2)
+    scl.replicas_changed(changes(tps[2:]), 3, "OfflineReplica")
+    assert (len(written), read) == (1, [])  # nothing built yet, the record queued behind the step
+    log.flush()
     assert read == tps
     assert [(r["type"], r.get("partition"), r.get("broker_id")) for r in map(json.loads, written)] == [
-        ("replica_state_change", 0, 2), ("replica_state_change", 1, 2), ("replica_state_change", 2, 3),
-        ("broker_failed", None, 2)]
-    scl.replicas_changed(changes(tps[:1]), 1, "OfflineReplica")
-    assert len(written) == 4
-    log.flush()
-    assert len(written) == 5 and json.loads(written[-1])["broker_id"] == 1
+        ("broker_failed", None, 9), ("replica_state_change", 0, 2), ("replica_state_change", 1, 2),
+        ("broker_failed", None, 2), ("replica_state_change", 2, 3)]
     log.flush()  # nothing held: nothing written again
     assert len(written) == 5
 
