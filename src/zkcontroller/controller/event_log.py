@@ -87,9 +87,9 @@ class EventLog:
         still goes to ``sink``; the two together see every line once, in the order written.
 
         With it, a step's lines are built when they are written: at `flush` (each controller event ends with
-        `flush_soon`); records written meanwhile (the brokers' too, when they share this log) queue behind them,
-        so the file's order is that of the calls. A broker failure's ~60,000 lines (~25 ms) are then formatted
-        after its last LeaderAndIsr is handed, a controlled shutdown's after its answer, not before. The sink
+        `flush_soon`); records written meanwhile (the event's own ``controller_event``, written as it ends) queue
+        behind them, so the file's order is that of the calls. A broker failure's ~60,000 lines (~25 ms) are then
+        formatted after its last LeaderAndIsr is handed, a controlled shutdown's after its answer, not before. The sink
         without it (the simulator's) still gets each line at once: its trace interleaves the lines with records
         the world makes while the controller awaits."""
         self._pending: list[tuple[Iterable[str], bool]] = []

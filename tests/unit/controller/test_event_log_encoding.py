@@ -182,9 +182,9 @@ def test_a_lines_sink_takes_each_steps_lines_at_once_in_order(validate: bool) ->
 
 def test_a_lines_sink_gets_a_steps_lines_built_at_the_flush_with_later_records_queued_behind() -> None:
     """With a ``lines_sink`` (and no ``validate``) a step's lines are formatted only when written, at `flush` (the
-    controller's event ends with `flush_soon`); a record written meanwhile (a broker's, sharing the log) is encoded
-    at once but queued behind them, so the order stays that of the calls. The broker failure's ~60,000 lines were
-    formatted before its last LeaderAndIsr was handed, a controlled shutdown's before its answer."""
+    controller's event ends with `flush_soon`); a record written meanwhile (the event's own ``controller_event``, as
+    it ends) is encoded at once but queued behind them, so the order stays that of the calls. The broker failure's
+    ~60,000 lines were formatted before its last LeaderAndIsr was handed, a controlled shutdown's before its answer."""
     written: list[str] = []
     log = EventLog("c", lambda: 42, written.append, lines_sink=written.extend)
     scl = StateChangeLogger(1, lambda: 3, log)
