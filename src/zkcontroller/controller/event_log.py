@@ -173,13 +173,14 @@ class EventLog:
     def flush_soon(self) -> None:
         """`flush` in the loop's next turn, if any step's lines are held: what the event made ready (a LeaderAndIsr
         on its way, the answer to a ControlledShutdown) runs first. Order is kept all the same: any record or step
-        written meanwhile queues behind the held lines. Nothing is
-        scheduled when nothing is held (the simulator's log never holds any: its loop steps stay as they were)."""
+        written meanwhile queues behind the held lines. Nothing is scheduled when nothing is held (the simulator's
+        log never holds any: its loop steps stay as they were)."""
         if self._pending:
             asyncio.get_running_loop().call_soon(self.flush)
 
     def flush(self) -> None:
-        """Build and write the steps' lines `write_lines` holds back (with ``lines_sink``), in order."""
+        """Build and write the steps' lines `write_lines` holds back (with ``lines_sink``) and the records queued
+        behind them, in order."""
         sink, lines_sink = self.sink, self.lines_sink
         while self._pending:
             pending, self._pending = self._pending, []
