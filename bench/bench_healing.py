@@ -160,7 +160,10 @@ def fetchers_paused(cluster: LocalCluster) -> Iterator[None]:
 
 async def bench(backend: CoordinationBackend, partitions: int) -> tuple[dict[str, Any], dict[str, float]]:
     records, transport = Records(), TimingTransport()
-    cluster = LocalCluster(backend, BROKERS, wall_clock_ms, event_log=EventLog("bench", wall_clock_ms, records.sink),
+    # the per-partition state-change lines as one list per step, as `zkcontroller cluster`'s log files take them
+    # (and `bench_controller.py`): then built as each event ends (`EventLog.lines_sink`)
+    event_log = EventLog("bench", wall_clock_ms, records.sink, lines_sink=records.sink_lines)
+    cluster = LocalCluster(backend, BROKERS, wall_clock_ms, event_log=event_log,
                            controller_config=ControllerConfig(broker_id=-1, auto_leader_rebalance_enable=False),
                            session_timeout_ms=18000, transport=transport)
     began = wall_clock_ms()

@@ -64,6 +64,7 @@ DEFAULT_FUNCTIONS = [
     "controller.event_log:StateChangeLogger.replicas_changed",
     "controller.event_log:StateChangeLogger.leaders_elected",
     "controller.event_log:StateChangeLogger.isrs_changed",
+    "controller.event_log:EventLog.flush",  # the lines those four hold back with a lines_sink, built here
     "zk.client_topics:TopicOps.update_leader_and_isr",
     "zk.znodes.topics:TopicPartitionStateZNode.encode_all",
     "zk.write_ops:set_data_ops",

@@ -9,6 +9,7 @@ out as ``[%d] %p %m (%c)%n``.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Callable, Iterable, Iterator
@@ -83,7 +84,17 @@ class EventLog:
         """Optional, with ``sink``: takes the per-partition state-change records of one step (`write_lines`,
         ``partition_state_change``, ``replica_state_change``, ``leader_election``, ``isr_change``) as one list,
         where ``sink`` would be called once per line, 60,000 times per broker failure. Every other record
-        still goes to ``sink``; the two together see every line once, in the order written."""
+        still goes to ``sink``; the two together see every line once, in the order written.
+
+        With it, a step's lines are built when they are written: at `flush` (each controller event ends with
+        `flush_soon`); records written meanwhile (the event's own ``controller_event``, written as it ends) queue
+        behind them, so the file's order is that of the calls. A broker failure's ~60,000 lines (~25 ms) are then
+        formatted after its last LeaderAndIsr is handed, a controlled shutdown's after its answer, not before. The sink
+        without it (the simulator's) still gets each line at once: its trace interleaves the lines with records
+        the world makes while the controller awaits."""
+        self._pending: list[tuple[Iterable[str], bool]] = []
+        """Lines not yet written (with ``lines_sink``), in order: a step's, not yet built (True: for ``lines_sink``),
+        or a record's written after it (False: for ``sink``, encoded when written, queued behind them)."""
         self._validate = validate
 
     @property
@@ -114,6 +125,9 @@ class EventLog:
             return
         if self._validate:
             records = map(self._validated, records)
+        if self._pending:  # behind the held lines, encoded now (a record may be a view of what changes later)
+            self._pending.append((list(encode_records(records)), False))
+            return
         for line in encode_records(records):
             sink(line)
 
@@ -129,18 +143,21 @@ class EventLog:
 
     def write_lines(self, lines: Iterable[str], records: Iterable[dict[str, Any]]) -> None:
         """Preformatted lines, one per record of ``records`` (built only here, with ``validate``: then each line
-        must be the very text `encode_record` gives for its record, which must pass the schema)."""
+        must be the very text `encode_record` gives for its record, which must pass the schema). With
+        ``lines_sink`` and without ``validate``, held back until `flush` (see ``lines_sink``)."""
         sink = self.sink
         if sink is None:
             return
         lines_sink = self.lines_sink
         if not self._validate:
             if lines_sink is not None:
-                lines_sink(list(lines))
+                self._pending.append((lines, True))  # built and written at `flush` (see ``lines_sink``)
                 return
             for line in lines:
                 sink(line)
             return
+        if self._pending:  # never with ``validate`` (nothing is held then); kept for order all the same
+            self.flush()
         lines, records = list(lines), list(records)
         if len(lines) != len(records):
             raise ValueError(f"{len(lines)} preformatted lines for {len(records)} records")
@@ -152,6 +169,29 @@ class EventLog:
                 sink(line)
         if lines_sink is not None:
             lines_sink(lines)
+
+    def flush_soon(self) -> None:
+        """`flush` in the loop's next turn, if any step's lines are held: what the event made ready (a LeaderAndIsr
+        on its way, the answer to a ControlledShutdown) runs first. Order is kept all the same: any record or step
+        written meanwhile queues behind the held lines. Nothing is scheduled when nothing is held (the simulator's
+        log never holds any: its loop steps stay as they were)."""
+        if self._pending:
+            asyncio.get_running_loop().call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Build and write the steps' lines `write_lines` holds back (with ``lines_sink``) and the records queued
+        behind them, in order."""
+        sink, lines_sink = self.sink, self.lines_sink
+        while self._pending:
+            pending, self._pending = self._pending, []
+            if sink is None or lines_sink is None:
+                continue
+            for lines, as_step in pending:
+                if as_step:
+                    lines_sink(list(lines))
+                else:
+                    for line in lines:
+                        sink(line)
 
     @staticmethod
     def _validated(record: dict[str, Any]) -> dict[str, Any]:
@@ -227,6 +267,10 @@ class StateChangeLogger(PrefixedLogger):
     # fields are ints from the controller's NamedTuples, never bools), a list of ints is "[" + their texts + "]".
     # The dict literals stay as the definition: with ``validate`` (the tests) every line is checked against its
     # record's text (`EventLog.write_lines`), and without `FAST_ENCODER` they are what is written.
+    #
+    # With a ``lines_sink`` the lines are built later (`EventLog.flush`, after the event): the items a caller
+    # passes (often a lazy ``zip`` or generator over its own lists) must not change after the call. Every caller
+    # passes lists or tuples it built for the call, or iterators over such, and immutable NamedTuples in them.
 
     def _line_start(self, record_type: str, ts: int, epoch: int) -> str:
         """A step's records' common text, up to the topic's value."""

@@ -176,6 +176,7 @@ class KafkaController:
         self.guards.cancel()
         await self.core.events.close()
         await self.on_controller_resignation()
+        self.core.event_log.flush()  # nothing held back once stopped (`EventLog.lines_sink`)
 
     def abort(self) -> None:
         """A crash: stop processing at once, send nothing more (used by failure drills and the simulator)."""
@@ -215,16 +216,19 @@ class KafkaController:
         self._session_ended_under_event = False
         try:
             try:
-                await self._handlers[type(event)](event)
-            except IllegalControllerStateError as e:
-                await self.handle_illegal_state(e)
-        except ControllerMovedError:
-            self.core.log.info(f"Controller moved to another broker when processing {event}.")
-            await self.maybe_resign()
-        except Exception as e:  # Kafka logs any other failure (an illegal state, after resigning) and goes on
-            self.core.log.error(f"Error processing event {event}", e)
-            if _caused_by_session_expiry(e):
-                self._session_ended_under_event = True
+                try:
+                    await self._handlers[type(event)](event)
+                except IllegalControllerStateError as e:
+                    await self.handle_illegal_state(e)
+            except ControllerMovedError:
+                self.core.log.info(f"Controller moved to another broker when processing {event}.")
+                await self.maybe_resign()
+            except Exception as e:  # Kafka logs any other failure (an illegal state, after resigning) and goes on
+                self.core.log.error(f"Error processing event {event}", e)
+                if _caused_by_session_expiry(e):
+                    self._session_ended_under_event = True
+        finally:  # the event's state-change records held back (`EventLog.lines_sink`), also when cancelled
+            self.core.event_log.flush_soon()
         if self._session_ended_under_event:
             self._session_ended_under_event = False
             await asyncio.sleep(0)  # the session's listeners, already scheduled, run before the next event

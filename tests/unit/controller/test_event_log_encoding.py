@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import given
@@ -165,6 +167,7 @@ def test_a_lines_sink_takes_each_steps_lines_at_once_in_order(validate: bool) ->
     scl.replicas_changed([(tp, "OnlineReplica") for tp in tps], 2, "OfflineReplica")
     log.emit("broker_failed", controller_id=1, controller_epoch=3, broker_id=3)
     scl.isrs_changed([(tp, LeaderAndIsr(1, 5, (1,), 7)) for tp in tps[:2]])
+    log.flush()  # the last step's lines are held back until then (or the next record) without ``validate``
     assert batches == [3, 2]
     assert [json.loads(line)["type"] for line in written] == [
         "broker_failed", *["replica_state_change"] * 3, "broker_failed", *["isr_change"] * 2]
@@ -175,6 +178,60 @@ def test_a_lines_sink_takes_each_steps_lines_at_once_in_order(validate: bool) ->
     plain_scl.event_log.emit("broker_failed", controller_id=1, controller_epoch=3, broker_id=3)
     plain_scl.isrs_changed([(tp, LeaderAndIsr(1, 5, (1,), 7)) for tp in tps[:2]])
     assert plain == written
+
+
+def test_a_lines_sink_gets_a_steps_lines_built_at_the_flush_with_later_records_queued_behind() -> None:
+    """With a ``lines_sink`` (and no ``validate``) a step's lines are formatted only when written, at `flush` (the
+    controller's event ends with `flush_soon`); a record written meanwhile (the event's own ``controller_event``, as
+    it ends) is encoded at once but queued behind them, so the order stays that of the calls. The broker failure's
+    ~60,000 lines were formatted before its last LeaderAndIsr was handed, a controlled shutdown's before its answer."""
+    written: list[str] = []
+    log = EventLog("c", lambda: 42, written.append, lines_sink=written.extend)
+    scl = StateChangeLogger(1, lambda: 3, log)
+    tps = [TopicPartition("t", p) for p in range(3)]
+    read: list[TopicPartition] = []
+
+    def changes(partitions: list[TopicPartition]) -> Iterator[tuple[TopicPartition, str]]:
+        for tp in partitions:
+            read.append(tp)
+            yield tp, "OnlineReplica"
+
+    log.emit("broker_failed", controller_id=1, controller_epoch=3, broker_id=9)  # nothing held: written at once
+    assert len(written) == 1
+    scl.replicas_changed(changes(tps[:2]), 2, "OfflineReplica")
+    log.emit("broker_failed", controller_id=1, controller_epoch=3, broker_id=2)
+    scl.replicas_changed(changes(tps[2:]), 3, "OfflineReplica")
+    assert (len(written), read) == (1, [])  # nothing built yet, the record queued behind the step
+    log.flush()
+    assert read == tps
+    assert [(r["type"], r.get("partition"), r.get("broker_id")) for r in map(json.loads, written)] == [
+        ("broker_failed", None, 9), ("replica_state_change", 0, 2), ("replica_state_change", 1, 2),
+        ("broker_failed", None, 2), ("replica_state_change", 2, 3)]
+    log.flush()  # nothing held: nothing written again
+    assert len(written) == 5
+
+
+def test_flush_soon_writes_the_held_lines_in_the_loops_next_turn() -> None:
+    """The controller's event ends with `flush_soon`: what the event made ready (the tasks a LeaderAndIsr or an
+    answer woke) runs before the lines are built; with nothing held nothing is scheduled."""
+    written: list[str] = []
+    log = EventLog("c", lambda: 42, written.append, lines_sink=written.extend)
+    scl = StateChangeLogger(1, lambda: 3, log)
+
+    async def event() -> list[int]:
+        loop = asyncio.get_running_loop()
+        log.flush_soon()
+        assert len(loop._ready) == 0  # type: ignore[attr-defined]  # nothing held: nothing scheduled
+        seen: list[int] = []
+        loop.call_soon(lambda: seen.append(len(written)))  # ready before the event ends, as a woken task
+        scl.replicas_changed([(TopicPartition("t", 0), "OnlineReplica")], 2, "OfflineReplica")
+        log.flush_soon()
+        seen.append(len(written))
+        await asyncio.sleep(0)
+        seen.append(len(written))
+        return seen
+
+    assert asyncio.run(event()) == [0, 0, 1]
 
 
 @pytest.mark.parametrize(("epoch", "prefix"), [(0, "[Controller id=1] "), (3, "[Controller id=1 epoch=3] "),
