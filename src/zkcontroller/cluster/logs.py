@@ -133,6 +133,9 @@ class LogFiles:
             logger.addHandler(server)
         self._events = LineWriter(log_dir / "events.jsonl", max_bytes=max_bytes, backups=backups,
                                   namer=_jsonl_namer)
+        self._event_logs: list[EventLog] = []
+        """Every `event_log` handed out: `close` writes the lines each still holds (`EventLog.flush_soon` writes
+        them a loop turn after the event, and a run stopped in that turn would lose them)."""
 
     def write_event(self, line: str) -> None:
         self._events.write(line)
@@ -142,9 +145,13 @@ class LogFiles:
         self._events.write_lines(lines)
 
     def event_log(self, cluster: str, clock: Callable[[], int]) -> EventLog:
-        return EventLog(cluster, clock, self.write_event, lines_sink=self.write_events)
+        event_log = EventLog(cluster, clock, self.write_event, lines_sink=self.write_events)
+        self._event_logs.append(event_log)
+        return event_log
 
     def close(self) -> None:
+        for event_log in self._event_logs:
+            event_log.flush()
         for logger, handler, level, propagate in self._handlers:
             logger.removeHandler(handler)
             logger.setLevel(level)
