@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -127,10 +128,12 @@ def write_sim(directory: Path) -> None:
 
 BROKEN_GOOD_LINES = 200
 BROKEN_BIG_BROKER_ID = 99999999999
+BROKEN_NOISE_BYTES = 4096
 
 
 def write_broken(directory: Path) -> None:
-    """A .gz cut off half-way, a line of Latin-1 bytes, and a record followed by one of our tracebacks."""
+    """A .gz cut off half-way, a line of Latin-1 bytes, a record followed by one of our tracebacks, a file of random
+    bytes and a line with a broker id beyond int32."""
     directory.mkdir(parents=True)
     lines = "".join(f"[2024-05-01 00:00:{i % 60:02d},{i % 1000:03d}] INFO [Controller id=1 epoch=3] Shutting down "
                     f"broker {i} {KC}\n" for i in range(BROKEN_GOOD_LINES))
@@ -147,6 +150,8 @@ def write_broken(directory: Path) -> None:
         f"[2024-05-01 00:02:01,000] INFO [Controller id=1 epoch=3] Resigned {KC}",
     ]
     (directory / "state-change.log").write_bytes(b"\n".join([latin, *(t.encode() for t in traceback)]) + b"\n")
+    # a whole file of random bytes: every line rejected, a warning naming the file
+    (directory / "noise.log").write_bytes(random.Random(7).randbytes(BROKEN_NOISE_BYTES))
     (directory / "membership.log").write_text(  # one deleted broker id beyond int32 beside a good one
         f"[2024-05-01 00:03:00,000] INFO [Controller id=1 epoch=3] Newly added brokers: , deleted brokers: "
         f"4,{BROKEN_BIG_BROKER_ID}, all live brokers: 1,2 {KC}\n")

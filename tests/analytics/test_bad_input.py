@@ -3,6 +3,7 @@ user sees while the job runs (progress; Spark's UI off or on loopback)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from tests.analytics.logsets import BROKEN_GOOD_LINES
 from zkcontroller.analytics import job
 from zkcontroller.analytics.cli import analyze
 from zkcontroller.analytics.extract import REASON_NOT_UTF8
+from zkcontroller.analytics.kafka_log_parser import bad_field_reason
 
 pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("restored_logging")]
 
@@ -44,11 +46,36 @@ def test_our_tracebacks_fold_into_the_record_they_follow(spark, analyzed) -> Non
         == [(2, "ERROR", "KeyError: 'broker 7'"), (8, "INFO", None)]
 
 
-def test_a_broker_id_beyond_int32_is_null_and_the_other_ids_of_its_line_still_count(spark, analyzed) -> None:
-    events = _rows(spark, analyzed.out, "events", "source_file = 'broken/membership.log'")
-    assert [(e["kind"], e["brokers"]) for e in events] == [("broker_change", [4, None])]
-    failures = _rows(spark, analyzed.out, "broker_failures", "source_file = 'broken/membership.log'")
-    assert [f["broker_id"] for f in failures] == [4]
+def test_a_broker_id_beyond_int32_makes_a_rejected_line_naming_the_field(spark, analyzed) -> None:
+    """A field that does not fit its template (docs/analytics.md): the line is rejected, not half-read."""
+    assert _rows(spark, analyzed.out, "events", "source_file = 'broken/membership.log'") == []
+    rejected = _rows(spark, analyzed.out, "rejected_lines", "source_file = 'broken/membership.log'")
+    assert [(r["line_number"], r["reason"]) for r in rejected] == [(1, bad_field_reason("brokers"))]
+    assert bad_field_reason("brokers") == "field brokers is not a list of int32 broker ids"
+
+
+def test_a_file_whose_lines_are_nearly_all_rejected_gets_a_warning_naming_it(spark, analyzed) -> None:
+    """Random bytes: every line rejected, no event; the warning (console and report) names the file, and the
+    report's rejected-lines section counts the lines per file, not only per reason."""
+    rows = _rows(spark, analyzed.out, "rejected_lines", "source_file = 'broken/noise.log'")
+    assert len(rows) > 10 and not _rows(spark, analyzed.out, "events", "source_file = 'broken/noise.log'")
+    named = [w for w in analyzed.warnings if w.startswith("broken/")]
+    assert f"broken/noise.log: {len(rows)} of its {len(rows)} line(s) rejected, 0 event(s) read: not a Kafka log " \
+        "or event log this job can parse? (see rejected_lines)" in named
+    assert any(w.startswith("broken/membership.log: 1 of its 1 line(s) rejected") for w in named)
+    assert not any(w.startswith("broken/state-change.log") for w in named)  # 1 of 3: not nearly all
+    report = (analyzed.out / "report.html").read_text(encoding="utf-8")
+    by_file = report[report.index("By file:"):]
+    assert re.search(rf"<td>broken/noise\.log</td>\s*<td>{len(rows)}</td>", by_file)
+    assert re.search(r"<td>broken/membership\.log</td>\s*<td>1</td>", by_file)
+
+
+def test_the_share_of_rejected_lines_that_warns() -> None:
+    assert job.mostly_rejected({"a.log": 9, "b.log": 8, "c.log": 3}, {"a.log": 1, "b.log": 2}) == [
+        "a.log: 9 of its 10 line(s) rejected, 1 event(s) read: not a Kafka log or event log this job can parse? "
+        "(see rejected_lines)",
+        "c.log: 3 of its 3 line(s) rejected, 0 event(s) read: not a Kafka log or event log this job can parse? "
+        "(see rejected_lines)"]
 
 
 def test_unwritable_out_fails_in_one_line_before_spark_starts(tmp_path: Path, monkeypatch) -> None:

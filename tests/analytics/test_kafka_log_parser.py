@@ -18,6 +18,7 @@ from zkcontroller.analytics.kafka_log_parser import (
     KafkaLogParser,
     ParsedLine,
     RejectedLine,
+    bad_field_reason,
     fast_search,
     literal_prefixes,
 )
@@ -111,8 +112,6 @@ CASES = [
      {"broker_id": 1, "controller_id": 2, "controller_epoch": -2147483648, "topic": "t", "partition": 0}),
     (f"[2026-11-28 10:00:00,000] INFO [Broker id=1] Handling LeaderAndIsr request correlationId 4 from controller 2 "
      f"epoch -2147483648 {SC}", "leader_and_isr_handled", {"controller_id": 2, "controller_epoch": -2147483648}),
-    (f"[2026-11-28 10:00:00,000] INFO [Broker id=1] Handling LeaderAndIsr request correlationId 4 from controller 2 "
-     f"epoch - {SC}", "leader_and_isr_handled", {"controller_id": 2, "controller_epoch": None}),
     (f"[2026-11-28 10:00:00,000] TRACE [Broker id=1] Cached leader info PartitionState(controllerEpoch=-2147483648, "
      f"leader=1, leaderEpoch=3, isr=1, zkVersion=3, replicas=1, offlineReplicas=) for partition t-0 in response to "
      f"UpdateMetadata request sent by controller 2 epoch -2147483648 with correlation id 5 {SC}",
@@ -279,17 +278,55 @@ def test_version_families(line: str, kind: str, expected: dict[str, object]) -> 
     assert {k: parsed.fields[k] for k in expected} == expected
 
 
-def test_numbers_beyond_int32_become_null_in_ints_and_in_lists() -> None:
-    """The columns are int32 (Arrow refuses a larger value, failing the whole chunk): a corrupt id is null."""
-    parsed = PARSER.parse_line(1, "[2023-01-16 17:26:45,800] INFO [Controller id=0] Newly added brokers: 3, deleted "
-                                  f"brokers: 1,2147483648,2147483647,99999999999, all live brokers: 3 {KC}")
-    assert isinstance(parsed, ParsedLine)
-    assert parsed.kind == "broker_change"
-    assert (parsed.fields["brokers"], parsed.fields["added_brokers"]) == ([1, None, 2147483647, None], [3])
-    assert parsed.fields["live_brokers"] == [3]
-    shutdown = PARSER.parse_line(2, f"[2023-01-16 17:26:45,800] INFO [Controller id=0] Shutting down broker "
-                                    f"2147483648 {KC}")
-    assert isinstance(shutdown, ParsedLine) and shutdown.fields["broker_id"] is None
+T0 = "[2023-01-16 17:26:45,800] INFO"
+# (line, field): a numeric or broker-list field that does not fit its template -> a rejected line naming the field
+# (docs/analytics.md, "Fields that do not fit"). test_jvm_parser feeds these to both parsers too.
+UNFIT_CASES = [
+    # beyond int32 (the columns are int32): a group, a list item, the log ident's
+    (f"{T0} [Controller id=1] Epoch incremented to 99999999999999999999 {KC}", "controller_epoch"),
+    (f"{T0} [Controller id=0] Newly added brokers: 3, deleted brokers: 1,2147483648,2147483647, all live brokers: "
+     f"3 {KC}", "brokers"),
+    (f"{T0} [Controller id=0] Shutting down broker 2147483648 {KC}", "broker_id"),
+    (f"{T0} [Controller id=0 epoch=99999999999] Resigned {KC}", "controller_epoch"),
+    # not a number where the template has one: the template then does not match at all ...
+    (f"{T0} [Controller id=1] Newly added brokers: 1,x, deleted brokers: , all live brokers: 1,2 {KC}",
+     "added_brokers"),
+    (f"{T0} [Controller id=1] Epoch incremented to abc {KC}", "controller_epoch"),
+    (f"{T0} [Controller id=1] Shutting down broker b1 {KC}", "broker_id"),
+    (f"{T0} [Controller id=1] Broker failure callback for two {KC}", "brokers"),
+    (f"{T0} [Controller id=1 epoch=2] Partition t-0 state changed to (Leader:1,ISR:1,x,LeaderEpoch:3,"
+     f"ControllerEpoch:2) after removing replica 2 from the ISR {KC}", "isr"),
+    # ... or an optional group or a field found apart from the template (an extra) has none
+    (f"{T0} [Broker id=1] Handling LeaderAndIsr request correlationId 4 from controller 2 epoch - {SC}",
+     "controller_epoch"),
+    (f"{T0} [Controller id=1] 1 successfully elected as the controller. Epoch incremented to x1 and epoch zk "
+     f"version is now 1 {KC}", "controller_epoch"),
+    (f"{T0} [Controller id=1 epoch=3] Changed partition t-0 from NewPartition to OnlinePartition with state "
+     f"LeaderAndIsr(leader=abc, leaderEpoch=0, isr=List(1), zkVersion=0) {SC}", "leader"),
+    (f"{T0} [Controller id=1 epoch=3] Changed partition t-0 from NewPartition to OnlinePartition with state "
+     f"LeaderAndIsr(leader=1, leaderEpoch=-, isr=List(1), zkVersion=0) {SC}", "leader_epoch"),
+]
+
+
+@pytest.mark.parametrize(("line", "field"), UNFIT_CASES, ids=[f"{i:02d}-{c[1]}" for i, c in enumerate(UNFIT_CASES)])
+def test_a_field_that_does_not_fit_its_template_rejects_the_line_naming_the_field(line: str, field: str) -> None:
+    parsed = PARSER.parse_line(7, line)
+    assert isinstance(parsed, RejectedLine), parsed
+    assert (parsed.line_number, parsed.reason, parsed.line) == (7, bad_field_reason(field), line)
+    assert field in parsed.reason
+
+
+@pytest.mark.parametrize("line", [
+    # fits: a loose twin that finds a good value leaves the line to the templates (here: none matches)
+    f"{T0} [Controller id=1] Newly added brokers: 1,2, deleted brokers: , all live brokers: 1,2 and more {KC}",
+    f"{T0} [Controller id=1] 1 successfully elected as the controller {KC}",
+    f"{T0} [Controller id=1 epoch=3] Changed partition t-0 state from NonExistentPartition to NewPartition with "
+    f"assigned replicas 1,2 {SC}",
+    f"{T0} [Controller id=1 epoch=2] Partition t-0 state changed to (Leader:1,ISR:,LeaderEpoch:3,"
+    f"ControllerEpoch:2) after removing replica 2 from the ISR {KC}",
+])
+def test_a_line_whose_fields_fit_is_not_rejected(line: str) -> None:
+    assert isinstance(PARSER.parse_line(1, line), ParsedLine)
 
 
 DEFAULT = f"[2020-11-24 08:51:58,843] INFO [Controller id=1] Resigned {KC}"
@@ -300,6 +337,7 @@ VARIANT_LINES = [
     f"2020-11-24 08:51:58,843 INFO [Controller id=1] Resigned {KC} [controller-event-thread]",  # Strimzi
     f"2020-11-24T08:51:58.843 INFO [Controller id=1] Resigned {KC}",  # ISO 'T', dot millis
     f"[2020-11-24 10:51:58,843+0200] INFO [Controller id=1] Resigned {KC}",  # zone offset
+    f"[2020-11-24T07:21:58.843-0130] INFO [Controller id=1] Resigned {KC}",  # ISO 'T' and an offset: honoured
     f"kafka-1    | {DEFAULT}",  # docker-compose
     f"2020-11-24T08:51:58.999999999Z stdout F {DEFAULT}",  # CRI / kubectl
     f"07:08:49,847  INFO || - [DockerizedKafkaTestSupport] kafka STDOUT: {DEFAULT}",  # test harness
@@ -308,7 +346,8 @@ VARIANT_LINES = [
 
 
 @pytest.mark.parametrize("line", VARIANT_LINES,
-                         ids=["default", "strimzi", "iso-t", "offset", "compose", "cri", "harness", "logger-line"])
+                         ids=["default", "strimzi", "iso-t", "offset", "iso-t-offset", "compose", "cri", "harness",
+                              "logger-line"])
 def test_deployment_variants_parse_to_the_same_record(line: str) -> None:
     parsed = PARSER.parse_line(1, line)
     assert isinstance(parsed, ParsedLine)

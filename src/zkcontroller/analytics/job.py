@@ -492,11 +492,36 @@ def life_end_rows(starts: dict[str, list[int]], activity: list[Row]) -> list[Row
     return rows
 
 
-def _write_rejected(spark: SparkSession, rejected: DataFrame, out: Path) -> list[str]:
-    """Write ``rejected_lines``; the warnings for files that could not be read to the end (rows with no line)."""
+def _write_rejected(spark: SparkSession, rejected: DataFrame, events: DataFrame, out: Path) -> list[str]:
+    """Write ``rejected_lines``; the warnings for files that could not be read to the end (rows with no line) and
+    for files whose lines were (nearly) all rejected (``mostly_rejected``)."""
     write_table("rejected_lines", rejected, out)
-    unread = spark.read.parquet(str(out / "rejected_lines")).where(F.col("line").isNull())
-    return [f"{r['source_file']}: {r['reason']} (the rest of the input was read)" for r in _collect(unread)]
+    written = spark.read.parquet(str(out / "rejected_lines"))
+    unread = written.where(F.col("line").isNull())
+    warnings = [f"{r['source_file']}: {r['reason']} (the rest of the input was read)" for r in _collect(unread)]
+    per_file = {str(r["source_file"]): int(r["count"])
+                for r in _collect(written.where(F.col("line").isNotNull()).groupBy("source_file").count())}
+    if per_file:
+        read = {str(r["source_file"]): int(r["count"]) for r in _collect(
+            events.where(F.col("source_file").isin(*per_file)).groupBy("source_file").count())}
+        warnings += mostly_rejected(per_file, read)
+    return warnings
+
+
+MOSTLY_REJECTED = 0.9
+"""A file at least this share of whose records were rejected gets a warning of its own."""
+
+
+def mostly_rejected(rejected: dict[str, int], events: dict[str, int]) -> list[str]:
+    """One warning per file (relative path) whose records were (nearly) all rejected: random bytes, a file of
+    another format or a layout the parser does not know, which the report's counts by reason alone hide."""
+    warnings = []
+    for name in sorted(rejected):
+        bad, total = rejected[name], rejected[name] + events.get(name, 0)
+        if bad >= MOSTLY_REJECTED * total:
+            warnings.append(f"{name}: {bad} of its {total} line(s) rejected, {events.get(name, 0)} event(s) read: "
+                            "not a Kafka log or event log this job can parse? (see rejected_lines)")
+    return warnings
 
 
 def _in_parallel(spark: SparkSession, actions: list[Callable[[], T]]) -> list[T]:
@@ -674,10 +699,11 @@ def _analyze_cached(spark: SparkSession, config: JobConfig, extracted: Extracted
         by_partition = caches.add(by_partition)
         rejected = side.where(F.col("status") == REJECTED).select(*REJECTED_COLUMNS)
         rejected_warnings, (lifecycle, starts, activity, life_ends), membership, observed_rows = _all_of(spark,
-            lambda: _write_rejected(spark, rejected, out),
+            lambda: _write_rejected(spark, rejected, events, out),
             lambda: _tenure_rows(events),
-            # A broker id the parsers could not hold (beyond int32: a corrupt line) is a null list element; the
-            # membership reasoning on the driver takes ids only, so the nulls are dropped here, once.
+            # A list element the parsers could not hold would be null (the Kafka parsers reject such a line, but an
+            # event log's may hold a null); the membership reasoning on the driver takes ids only, so the nulls are
+            # dropped here, once.
             lambda: _collect(events.where(F.col("kind").isin("broker_failed", "broker_change", "broker_registered",
                                                               "controlled_shutdown", ct.SHUTDOWN_END,
                                                               ct.SHUTDOWN_START, "broker_starting"))

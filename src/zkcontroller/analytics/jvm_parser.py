@@ -195,7 +195,9 @@ def config_json(fast_path: bool = True) -> str:
     templates = [{"kind": t.kind, "pattern": java_regex(t.pattern), "plain": java_regex(t.pattern, True),
                   "split": split_at_dot_star(t.pattern), "anchored": anchored(t.pattern), "groups": t.groups,
                   "extra": {name: find(rx) for name, rx in t.extra.items()}, "consts": t.consts,
-                  "starts": list(t.starts), "needle": t.needle, "hand": HAND_TEMPLATES.get(t.pattern, 0)}
+                  "starts": list(t.starts), "needle": t.needle, "hand": HAND_TEMPLATES.get(t.pattern, 0),
+                  "loose": java_regex(t.loose) if t.loose else None,
+                  "loose_extra": {name: java_regex(rx) for name, rx in t.loose_extra.items()}}
                  for t in k.TEMPLATES]
     # The layout's message is the lazy gap between a head and a tail that starts with `\s*\(`: Java finds the
     # first "(" from which the tail matches to the end (what `(.*?)` does, without a regex step per character).
@@ -221,7 +223,8 @@ def config_json(fast_path: bool = True) -> str:
         "ok": x.OK, "rejected": x.REJECTED, "source_format": "kafka_log",
         "reasons": {"no_timestamp": k.REASON_NO_TIMESTAMP, "no_layout": k.REASON_NO_LAYOUT,
                     "bad_timestamp": k.REASON_BAD_TIMESTAMP, "control_char": k.REASON_CONTROL_CHAR,
-                    "not_utf8": x.REASON_NOT_UTF8},
+                    "not_utf8": x.REASON_NOT_UTF8, "bad_int": k.REASON_BAD_INT, "bad_list": k.REASON_BAD_LIST},
+        "field_int": java_regex(k.FIELD_INT), "field_list": java_regex(k.FIELD_LIST),
         "max_exception_chars": k.MAX_EXCEPTION_CHARS, "max_rejected_chars": tables.MAX_REJECTED_LINE_CHARS,
         "columns": [name for name, _ in x.STAGED],
         "fields": [*k.PARSED_FIELDS, "tp"],

@@ -85,6 +85,16 @@ class Template:
         """Literal prefixes one of which every match starts with (empty: none known): a cheap startswith guard."""
         return literal_prefixes(self.pattern) if self.pattern.startswith("^") else ()
 
+    @functools.cached_property
+    def loose(self) -> str | None:
+        """The pattern with its numeric/list field groups loosened (``loosened``); None when it has none."""
+        return loosened(self.pattern, self.groups)
+
+    @functools.cached_property
+    def loose_extra(self) -> dict[str, str]:
+        """The numeric/list extras, loosened."""
+        return {name: rx for name, rx in ((n, loosened(r, {n: 1})) for n, r in self.extra.items()) if rx}
+
 
 _META = set("()[].^$?*+{}|\\")
 _MAX_PREFIXES = 16
@@ -396,6 +406,85 @@ STRING_FIELDS = ("topic", "from_state", "to_state", "strategy", "trigger", "phas
 PARSED_FIELDS = (*INT_FIELDS, *LIST_FIELDS, *STRING_FIELDS, "clean")
 """Message-derived columns both parsers produce, besides kind, ts_ms, level and logger."""
 
+# A numeric or broker-list field that does not fit its template makes the line a rejected one (docs/analytics.md,
+# "Fields that do not fit"): each such group of a template (and each such extra regex) has a loose twin that takes
+# whatever token stands where the number or list should be. Both parsers try the twin only where the strict
+# pattern found no value (no template matched, or an optional field group or extra is absent) and reject the line
+# when the twin's value does not fit; a value that fits means the strict pattern failed for another reason.
+LOOSE_ITEM = r"[^\s,:=()\[\]{}\"]+"
+LOOSE_INT = rf"({LOOSE_ITEM})"
+# An item of a list ends at a delimiter: "ISR:1,2,LeaderEpoch:3" gives "1,2", not "1,2,LeaderEpoch".
+LOOSE_LIST = rf"((?:{LOOSE_ITEM}(?![^\s,()\[\]{{}}\"]))?(?:, ?{LOOSE_ITEM}(?![^\s,()\[\]{{}}\"]))*)"
+FIELD_INT = r"-?\d+"
+FIELD_LIST = r"[\d, ]*"
+REASON_BAD_INT = "field {field} is not an int32 number"
+REASON_BAD_LIST = "field {field} is not a list of int32 broker ids"
+
+
+def bad_field_reason(name: str) -> str:
+    """The rejection reason of a line whose ``name`` field does not fit its template."""
+    return (REASON_BAD_LIST if name in LIST_FIELDS else REASON_BAD_INT).format(field=name)
+
+
+def group_spans(pattern: str) -> list[tuple[int, int]]:
+    """(index of "(", index of its ")") of each capturing group of ``pattern``, in group-number order."""
+    spans: list[tuple[int, int]] = []
+    stack: list[int | None] = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            i = _class_end(pattern, i)
+            continue
+        if c == "(":
+            if pattern.startswith("(?", i):
+                stack.append(None)
+            else:
+                stack.append(len(spans))
+                spans.append((i, -1))
+        elif c == ")":
+            number = stack.pop()
+            if number is not None:
+                spans[number] = (spans[number][0], i)
+        i += 1
+    return spans
+
+
+def _class_end(pattern: str, i: int) -> int:
+    """Index just past the character class that starts at ``pattern[i]`` ("["), escapes included."""
+    j = i + 1
+    j += pattern.startswith("^", j)
+    j += pattern.startswith("]", j)
+    while pattern[j] != "]":
+        j += 2 if pattern[j] == "\\" else 1
+    return j + 1
+
+
+def loosened(pattern: str, fields: dict[str, int]) -> str | None:
+    """``pattern`` with each numeric/list field group (``fields``: name -> group) loosened; None if none is."""
+    spans = group_spans(pattern)
+    loose = {g: LOOSE_LIST if name in LIST_FIELDS else LOOSE_INT
+             for name, g in fields.items() if name in INT_FIELDS or name in LIST_FIELDS}
+    if not loose:
+        return None
+    out, at = [], 0
+    for g in sorted(loose):
+        start, end = spans[g - 1]
+        out += [pattern[at:start], loose[g]]
+        at = end + 1
+    return "".join(out) + pattern[at:]
+
+
+def field_fits(name: str, value: str) -> bool:
+    """Whether a loose twin's ``value`` is what the strict pattern takes for field ``name`` (and in int32 range)."""
+    if name in LIST_FIELDS:
+        return re.fullmatch(FIELD_LIST, value) is not None and all(
+            _int32(x) is not None for x in re.findall(INT_LIST, value))
+    return re.fullmatch(FIELD_INT, value) is not None and _int32(value) is not None
+
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MS = timedelta(milliseconds=1)
 
@@ -463,14 +552,17 @@ class KafkaLogParser:
             (t, t.starts, t.needle, re.compile(t.pattern), {k: re.compile(v) for k, v in t.extra.items()})
             for t in TEMPLATES
         ]
+        self._loose = {id(t): (re.compile(t.loose) if t.loose else None,
+                               {k: re.compile(v) for k, v in t.loose_extra.items()}) for t in TEMPLATES}
         # Templates a body can match, by its first character (most templates start with a literal word).
         self._unguarded = [t for t in self._templates if not t[1]]
         firsts = {p[0] for t in self._templates for p in t[1]}
         self._by_first = {c: [t for t in self._templates if not t[1] or any(p[0] == c for p in t[1])]
                           for c in firsts}
 
-    def parse_message(self, logger: str, message: str) -> tuple[str, dict[str, object]]:
-        """(kind, fields) of one message; kind ``other`` when no template matches."""
+    def parse_message(self, logger: str, message: str) -> tuple[str, dict[str, object], str | None]:
+        """(kind, fields, None) of one message, kind ``other`` when no template matches; or (..., reason) when a
+        numeric or broker-list field does not fit its template (the line is to be rejected)."""
         values: dict[str, object] = dict.fromkeys(PARSED_FIELDS)
         body = message
         ident = self._ident.match(body)
@@ -491,7 +583,9 @@ class KafkaLogParser:
                 values["broker_id"] = old.group(3) or values["broker_id"]
                 body = body[old.end():]
         kind = "other"
-        for template, starts, needle, pattern, extra in self._by_first.get(body[:1], self._unguarded):
+        candidates = self._by_first.get(body[:1], self._unguarded)
+        bad: str | None = None
+        for template, starts, needle, pattern, extra in candidates:
             if (starts and not body.startswith(starts)) or needle not in body:
                 continue
             m = pattern.search(body)
@@ -500,14 +594,47 @@ class KafkaLogParser:
             kind = template.kind
             found = {name: m.group(g) for name, g in template.groups.items()}
             found.update({name: _group(rx.search(body), 1) for name, rx in extra.items()})
+            bad = self._unfit(template, body, {name for name, value in found.items() if not value})
             for name, value in found.items():
                 if value:  # template values win over the log ident's
                     values[name] = value
             values.update(template.consts)
             break
-        return kind, self._typed(values)
+        else:
+            for template, starts, needle, _, _ in candidates:
+                if (starts and not body.startswith(starts)) or needle not in body:
+                    continue
+                bad = self._unfit(template, body, set(template.groups), whole=True)
+                if bad:
+                    break
+        typed, overflow = self._typed(values)
+        return kind, typed, bad or overflow
 
-    def _typed(self, values: dict[str, object]) -> dict[str, object]:
+    def _unfit(self, template: Template, body: str, missing: set[str], whole: bool = False) -> str | None:
+        """The reason a field of ``template`` named in ``missing`` (no strict value) does not fit, if one does not:
+        its loose twin found a value there. ``whole``: the template's pattern did not match at all."""
+        loose, loose_extra = self._loose[id(template)]
+        if loose is not None and (whole or missing & template.groups.keys()):
+            m = loose.search(body)
+            if m is not None:
+                for name in PARSED_FIELDS:
+                    g = template.groups.get(name)
+                    if g and (name in INT_FIELDS or name in LIST_FIELDS) and (whole or name in missing):
+                        value = m.group(g)
+                        if value is not None and not field_fits(name, value):
+                            return bad_field_reason(name)
+        if whole:
+            return None
+        for name in PARSED_FIELDS:
+            rx = loose_extra.get(name)
+            if rx is not None and name in missing:
+                em = rx.search(body)
+                if em is not None and not field_fits(name, em.group(1)):
+                    return bad_field_reason(name)
+        return None
+
+    def _typed(self, values: dict[str, object]) -> tuple[dict[str, object], str | None]:
+        """Values as their columns' types, and the reason of the first field out of int32 range (if one is)."""
         tp = values.pop("tp", None)
         if tp and values["topic"] is None:
             m = self._tp.match(str(tp))
@@ -516,16 +643,21 @@ class KafkaLogParser:
         topics = values["topics"]
         if topics and values["topic"] is None and "," not in str(topics):
             values["topic"] = topics  # one topic: where the event log puts it (so the two merge)
+        bad: str | None = None
         for name in INT_FIELDS:
             if values[name] is not None:
                 values[name] = _int32(str(values[name]))
+                if values[name] is None:
+                    bad = bad or bad_field_reason(name)
         for name in LIST_FIELDS:
             if values[name] is not None:
                 values[name] = [_int32(x) for x in self._ints.findall(str(values[name]))]
+                if None in values[name]:  # type: ignore[operator]
+                    bad = bad or bad_field_reason(name)
         for name in ("strategy", "trigger"):
             if values[name] is not None:
                 values[name] = str(values[name]).lower()
-        return values
+        return values, bad
 
     def parse_line(self, line_number: int, line: str) -> ParsedLine | RejectedLine | None:
         """A record, a rejection, or None for a blank or continuation line."""
@@ -541,7 +673,9 @@ class KafkaLogParser:
             ts_ms = ts_to_ms(date, clock, millis, zone)
         except ValueError:
             return RejectedLine(line_number, REASON_BAD_TIMESTAMP, text)
-        kind, values = self.parse_message(logger, message)
+        kind, values, bad = self.parse_message(logger, message)
+        if bad is not None:
+            return RejectedLine(line_number, bad, text)
         return ParsedLine(line_number, ts_ms, level, logger, kind, values)
 
     def parse_lines(self, lines: Iterable[str], first_line: int = 1) -> Iterator[ParsedLine | RejectedLine]:

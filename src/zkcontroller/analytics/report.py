@@ -546,6 +546,9 @@ def write_report(out: Path, rows: dict[str, int], config: Any, warnings: list[st
                 "election_storm")) + "</tr>")
     rejected = _read(out, "rejected_lines")
     reasons = rejected.groupby("reason").size().rename("lines").reset_index() if not rejected.empty else rejected
+    files = (rejected.groupby("source_file").size().rename("lines").reset_index()
+             .sort_values(["lines", "source_file"], ascending=[False, True]).rename(columns={"source_file": "file"})
+             if not rejected.empty else rejected)
     body = (
         "<h1>Kafka controller analysis</h1>"
         + "".join(f'<p class="warn">{html.escape(w)}</p>' for w in warnings)
@@ -556,6 +559,7 @@ def write_report(out: Path, rows: dict[str, int], config: Any, warnings: list[st
         + f"<p class=\"note\">Inputs: {html.escape(', '.join(config.inputs))}</p>"
         + f"<h2>Rejected lines</h2><p><b>{rows.get('rejected_lines', 0)}</b> line(s) could not be parsed"
         + (" (see <code>rejected_lines</code>):" + _table(reasons) if not reasons.empty else ".") + "</p>"
+        + (f"<p>By file:</p>{_table(files)}" if not files.empty else "")
     )
     path = out / "report.html"
     path.write_text(_page("zkcontroller analysis", body), encoding="utf-8")

@@ -50,6 +50,9 @@ public final class KafkaLineParser {
         int[] extraShape;
         int[] constField;
         Object[] constValue;
+        /** kafka_log_parser.Template.loose / loose_extra (null: the template or extra has no numeric field). */
+        Matcher loose;
+        Matcher[] looseExtra;
     }
 
     private final Matcher prefix, layoutHead, layoutTail, continuation, pyTraceback, javaException, timestamp, ident,
@@ -73,11 +76,15 @@ public final class KafkaLineParser {
      */
     private boolean plain;
     private final String sep, stateChangeLogger, spaces, ok, rejected, sourceFormat;
-    private final String reasonNoTimestamp, reasonNoLayout, reasonBadTimestamp, reasonControlChar, reasonNotUtf8;
+    private final String reasonNoTimestamp, reasonNoLayout, reasonBadTimestamp, reasonControlChar, reasonNotUtf8,
+            reasonBadInt, reasonBadList;
+    /** kafka_log_parser.FIELD_INT / FIELD_LIST: what a numeric or broker-list field's text must be. */
+    private final Matcher fieldInt, fieldList;
     private final int maxExceptionChars, maxRejectedChars, nCols, nFields;
     private final int cStatus, cReason, cLine, cTsMs, cCluster, cSource, cLineNo, cFormat, cLevel, cLogger, cKind,
             cException;
     private final int[] fieldCol;
+    private final String[] fieldNames;
     private final boolean[] intField, listField, lowerField;
     private final int fTp, fTopic, fPartition, fTopics, fControllerId, fControllerEpoch, fBrokerId;
     private final String[] identPartitionStarts, oldPrefixStarts;
@@ -128,6 +135,10 @@ public final class KafkaLineParser {
         reasonBadTimestamp = reasons.get("bad_timestamp").asText();
         reasonControlChar = reasons.get("control_char").asText();
         reasonNotUtf8 = reasons.get("not_utf8").asText();
+        reasonBadInt = reasons.get("bad_int").asText();
+        reasonBadList = reasons.get("bad_list").asText();
+        fieldInt = Pattern.compile(c.get("field_int").asText(), Pattern.UNIX_LINES).matcher("");
+        fieldList = Pattern.compile(c.get("field_list").asText(), Pattern.UNIX_LINES).matcher("");
         maxExceptionChars = c.get("max_exception_chars").asInt();
         maxRejectedChars = c.get("max_rejected_chars").asInt();
 
@@ -149,6 +160,7 @@ public final class KafkaLineParser {
         List<String> fields = strings(c.get("fields"));  // PARSED_FIELDS, then "tp" (not a column)
         nFields = fields.size();
         fieldCol = new int[nFields];
+        fieldNames = fields.toArray(new String[0]);
         intField = new boolean[nFields];
         listField = new boolean[nFields];
         lowerField = new boolean[nFields];
@@ -216,6 +228,16 @@ public final class KafkaLineParser {
                 }
                 tpl.extraAnchored[i] = e.getValue().get("anchored").asBoolean();
                 i++;
+            }
+            JsonNode loose = t.path("loose");
+            tpl.loose = loose.isTextual() ? Pattern.compile(loose.asText(), Pattern.UNIX_LINES).matcher("") : null;
+            tpl.looseExtra = new Matcher[extra.size()];
+            JsonNode looseExtra = t.get("loose_extra");
+            i = 0;
+            for (Map.Entry<String, JsonNode> e : extra.properties()) {
+                JsonNode lx = looseExtra.path(e.getKey());
+                tpl.looseExtra[i++] = lx.isTextual() ? Pattern.compile(lx.asText(), Pattern.UNIX_LINES).matcher("")
+                        : null;
             }
             JsonNode consts = t.get("consts");
             tpl.constField = new int[consts.size()];
@@ -382,8 +404,8 @@ public final class KafkaLineParser {
             row[cTsMs] = lineTs;
             row[cLevel] = lineLevel;
             row[cLogger] = lineLogger;
-            parseMessage(lineLogger, stripped.substring(lineHeadEnd, messageEnd), row);
-            return row;
+            String bad = parseMessage(lineLogger, stripped.substring(lineHeadEnd, messageEnd), row);
+            return bad == null ? row : rejectedRow(cluster, name, number, bad, text);
         }
     }
 
@@ -560,7 +582,8 @@ public final class KafkaLineParser {
 
     // ---- one message ------------------------------------------------------------------------------------
 
-    private void parseMessage(String logger, String message, Object[] row) {
+    /** Fills row; returns the rejection reason of a numeric or broker-list field that does not fit, else null. */
+    private String parseMessage(String logger, String message, Object[] row) {
         Object[] values = new Object[nFields];
         String body = message;
         if (plain) {
@@ -600,6 +623,8 @@ public final class KafkaLineParser {
             body = body.substring(old.end());
         }
         String kind = "other";
+        String bad = null;
+        boolean matched = false;
         Template[] candidates = body.isEmpty() ? unguarded : byFirst.getOrDefault(body.charAt(0), unguarded);
         for (Template t : candidates) {
             if (t.starts.length > 0 && !startsWithAny(body, t.starts)) continue;
@@ -638,14 +663,73 @@ public final class KafkaLineParser {
                 found[t.extraField[i]] = value;
                 set[t.extraField[i]] = true;
             }
+            boolean[] missing = new boolean[nFields];
+            for (int f = 0; f < nFields; f++) missing[f] = set[f] && !truthy(found[f]);
+            bad = unfit(t, body, missing, false);
             for (int f = 0; f < nFields; f++) {
                 if (set[f] && truthy(found[f])) values[f] = found[f];
             }
             for (int i = 0; i < t.constField.length; i++) values[t.constField[i]] = t.constValue[i];
+            matched = true;
             break;
         }
+        if (!matched) {
+            for (Template t : candidates) {
+                if (t.starts.length > 0 && !startsWithAny(body, t.starts)) continue;
+                if (!body.contains(t.needle)) continue;
+                bad = unfit(t, body, null, true);
+                if (bad != null) break;
+            }
+        }
         row[cKind] = kind;
-        typed(values, row);
+        String overflow = typed(values, row);
+        return bad != null ? bad : overflow;
+    }
+
+    /**
+     * KafkaLogParser._unfit: the reason a numeric or broker-list field of t that has no strict value ({@code
+     * missing}; all its groups when {@code whole}, the template's pattern did not match) does not fit, or null.
+     */
+    private String unfit(Template t, String body, boolean[] missing, boolean whole) {
+        if (t.loose != null) {
+            boolean any = whole;
+            if (!whole) for (int f : t.groupField) any |= missing[f];
+            if (any && t.loose.reset(body).find()) {
+                for (int f = 0; f < nFields; f++) {
+                    if (!(intField[f] || listField[f]) || !(whole || missing[f])) continue;
+                    for (int i = 0; i < t.groupField.length; i++) {
+                        if (t.groupField[i] != f) continue;
+                        String value = t.loose.group(t.groupIndex[i]);
+                        if (value != null && !fieldFits(f, value)) return badField(f);
+                    }
+                }
+            }
+        }
+        if (whole) return null;
+        for (int f = 0; f < nFields; f++) {
+            if (!missing[f]) continue;
+            for (int i = 0; i < t.extraField.length; i++) {
+                if (t.extraField[i] != f || t.looseExtra[i] == null) continue;
+                Matcher e = t.looseExtra[i].reset(body);
+                if (e.find() && !fieldFits(f, e.group(1))) return badField(f);
+            }
+        }
+        return null;
+    }
+
+    /** kafka_log_parser.field_fits. */
+    private boolean fieldFits(int f, String value) {
+        if (listField[f]) {
+            if (!fieldList.reset(value).matches()) return false;
+            Matcher m = intList.reset(value);
+            while (m.find()) if (toInt(m.group()) == null) return false;
+            return true;
+        }
+        return fieldInt.reset(value).matches() && toInt(value) != null;
+    }
+
+    private String badField(int f) {
+        return (listField[f] ? reasonBadList : reasonBadInt).replace("{field}", fieldNames[f]);
     }
 
     /**
@@ -906,7 +990,9 @@ public final class KafkaLineParser {
         return first != null && !first.isEmpty() ? first : second;
     }
 
-    private void typed(Object[] values, Object[] row) {
+    /** Values into row as their columns' types; returns the reason of the first field out of int32 range, or null. */
+    private String typed(Object[] values, Object[] row) {
+        String bad = null;
         Object tp = values[fTp];
         values[fTp] = null;
         if (truthy(tp) && values[fTopic] == null) {
@@ -932,6 +1018,7 @@ public final class KafkaLineParser {
             if (v == null) continue;
             if (intField[f]) {
                 v = plain ? plainInt(String.valueOf(v)) : toInt(String.valueOf(v));
+                if (v == null && bad == null) bad = badField(f);
             } else if (listField[f]) {
                 List<Integer> ints = new ArrayList<>();
                 String text = String.valueOf(v);
@@ -941,12 +1028,14 @@ public final class KafkaLineParser {
                     Matcher m = intList.reset(text);
                     while (m.find()) ints.add(toInt(m.group()));
                 }
+                if (ints.contains(null) && bad == null) bad = badField(f);
                 v = ints.toArray(new Integer[0]);
             } else if (lowerField[f]) {
                 v = String.valueOf(v).toLowerCase(Locale.ROOT);
             }
             if (fieldCol[f] >= 0) row[fieldCol[f]] = v;
         }
+        return bad;
     }
 
     /**
