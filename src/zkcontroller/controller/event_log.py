@@ -9,7 +9,6 @@ out as ``[%d] %p %m (%c)%n``.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import Callable, Iterable, Iterator
@@ -20,6 +19,7 @@ import orjson
 from zkcontroller.event_schema import SCHEMA_VERSION, validate_record
 from zkcontroller.model import LeaderAndIsr, TopicPartition
 from zkcontroller.runtime.log_lines import TRACE, write_line
+from zkcontroller.runtime.runtime import Runtime
 
 STATE_CHANGE_LOGGER = "state.change.logger"
 CONTROLLER_LOGGER = "kafka.controller.KafkaController"
@@ -170,13 +170,16 @@ class EventLog:
         if lines_sink is not None:
             lines_sink(lines)
 
-    def flush_soon(self) -> None:
-        """`flush` in the loop's next turn, if any step's lines are held: what the event made ready (a LeaderAndIsr
-        on its way, the answer to a ControlledShutdown) runs first. Order is kept all the same: any record or step
-        written meanwhile queues behind the held lines. Nothing is scheduled when nothing is held (the simulator's
-        log never holds any: its loop steps stay as they were)."""
+    def flush_soon(self, runtime: Runtime) -> None:
+        """`flush` in the loop's next turn (a task of ``runtime``'s), if any step's lines are held: what the event
+        made ready (a LeaderAndIsr on its way, the answer to a ControlledShutdown) runs first. Order is kept all the
+        same: any record or step written meanwhile queues behind the held lines. Nothing is scheduled when nothing
+        is held (the simulator's log never holds any: its loop steps stay as they were)."""
         if self._pending:
-            asyncio.get_running_loop().call_soon(self.flush)
+            runtime.spawn(self._flush_now(), "event-log flush")
+
+    async def _flush_now(self) -> None:
+        self.flush()
 
     def flush(self) -> None:
         """Build and write the steps' lines `write_lines` holds back (with ``lines_sink``) and the records queued

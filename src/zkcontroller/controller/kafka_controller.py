@@ -228,7 +228,7 @@ class KafkaController:
                 if _caused_by_session_expiry(e):
                     self._session_ended_under_event = True
         finally:  # the event's state-change records held back (`EventLog.lines_sink`), also when cancelled
-            self.core.event_log.flush_soon()
+            self.core.event_log.flush_soon(self.runtime)
         if self._session_ended_under_event:
             self._session_ended_under_event = False
             await asyncio.sleep(0)  # the session's listeners, already scheduled, run before the next event

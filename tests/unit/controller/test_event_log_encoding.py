@@ -19,6 +19,7 @@ from zkcontroller.controller.event_log import (
     encode_records,
 )
 from zkcontroller.model import LeaderAndIsr, TopicPartition
+from zkcontroller.runtime.runtime import AsyncioRuntime
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70), st.text(max_size=12))
 values = st.one_of(scalars, st.lists(st.one_of(st.integers(-(2**40), 2**40), st.text(max_size=6)), max_size=4))
@@ -220,12 +221,13 @@ def test_flush_soon_writes_the_held_lines_in_the_loops_next_turn() -> None:
 
     async def event() -> list[int]:
         loop = asyncio.get_running_loop()
-        log.flush_soon()
+        runtime = AsyncioRuntime()
+        log.flush_soon(runtime)
         assert len(loop._ready) == 0  # type: ignore[attr-defined]  # nothing held: nothing scheduled
         seen: list[int] = []
         loop.call_soon(lambda: seen.append(len(written)))  # ready before the event ends, as a woken task
         scl.replicas_changed([(TopicPartition("t", 0), "OnlineReplica")], 2, "OfflineReplica")
-        log.flush_soon()
+        log.flush_soon(runtime)
         seen.append(len(written))
         await asyncio.sleep(0)
         seen.append(len(written))
