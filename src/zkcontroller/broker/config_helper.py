@@ -11,9 +11,13 @@ names that level sets). Kafka's quirks are kept: a key ``LogConfig`` does not de
 ``retention.ms`` lists none.
 
 A BROKER (this broker's id): the properties it was started with (its server.properties) and the defaults of the
-Kafka 2.8.2 properties in `BROKER_CONFIG_DEFAULTS` (those this project reads and every dynamic one); the rest of
-Kafka's ~230 are not known here, so one given in server.properties describes as sensitive. As Kafka, only a
-PASSWORD or a key of unknown type is sensitive; a ``listener.name.<l>.<config>`` key has its base config's type.
+Kafka 2.8.2 properties in `BROKER_CONFIG_DEFAULTS` (those this project reads and every dynamic one). Every key is
+typed as ``KafkaConfig.configType`` types it: each of KafkaConfig's ~230 properties has its type
+(`KAFKA_CONFIG_TYPES`, so one this project does not model, given in server.properties, shows its value), the
+replication throttle rates ``DynamicConfig.Broker``'s LONG, a ``listener.name.<l>.<config>`` key its base config's
+type. As Kafka, only a PASSWORD or a key of unknown type (a custom config) is sensitive. The defaults of the
+properties outside `BROKER_CONFIG_DEFAULTS` are not known here, so such a key has no DEFAULT_CONFIG synonym (Kafka
+lists one when the default is not null) and is not listed unless set.
 A dynamic value (as the broker's config manager keeps it, `broker.dynamic_broker_config`) wins over
 server.properties, with its source and synonyms as for a topic.
 Documentation is always null (Kafka sends each key's doc string when asked).
@@ -141,8 +145,9 @@ REPLICATION_THROTTLE_CONFIGS: Mapping[str, tuple[str, object]] = {
     "follower.replication.throttled.rate": ("LONG", _LONG_MAX),
     "replica.alter.log.dirs.io.max.bytes.per.second": ("LONG", _LONG_MAX),
 }
-"""``DynamicConfig.Broker``'s own keys: dynamic, typed there, yet not ``KafkaConfig`` properties (so Kafka
-describes them as sensitive, of UNKNOWN type)."""
+"""``DynamicConfig.Broker``'s own keys: dynamic, yet not ``KafkaConfig`` properties. ``KafkaConfig.configType``
+looks them up in ``DynamicConfig.Broker.brokerConfigDef`` too (KAFKA-9625), so Kafka 2.8.2 describes them as LONG,
+not sensitive."""
 
 BROKER_CONFIG_DEFAULTS: Mapping[str, tuple[str, object]] = {
     **{name: (prop.type, prop.default) for name, prop in BROKER_LOG_PROPERTIES.items()},
@@ -227,14 +232,17 @@ def listener_base_name(name: str) -> str | None:
 
 
 def broker_config_type(name: str) -> str | None:
-    """``KafkaConfig.configType`` among the properties known here: the name's own, else (a per-listener name) its
-    base config's; None when unknown."""
-    known = BROKER_CONFIG_DEFAULTS.get(name)
-    if known is not None:
-        return known[0]
+    """``KafkaConfig.configType``: the name's type in ``KafkaConfig`` (`KAFKA_CONFIG_TYPES`, every property) or
+    ``DynamicConfig.Broker`` (the throttle rates), else (a ``listener.name.<l>.`` name) its base config's type in
+    ``KafkaConfig``; None for a name neither defines (a custom config, which Kafka then treats as sensitive)."""
+    kind = KAFKA_CONFIG_TYPES.get(name)
+    if kind is not None:
+        return kind
+    throttle = REPLICATION_THROTTLE_CONFIGS.get(name)
+    if throttle is not None:
+        return throttle[0]
     base = listener_base_name(name)
-    known = BROKER_CONFIG_DEFAULTS.get(base) if base is not None else None
-    return known[0] if known is not None else None
+    return KAFKA_CONFIG_TYPES.get(base) if base is not None else None
 
 
 def is_sensitive_type(kind: str | None) -> bool:
@@ -261,8 +269,10 @@ _NO_LEVEL: Mapping[str, str] = {}
 def _synonyms(name: str, static: Mapping[str, str], sensitive: bool, dynamic_broker: Mapping[str, str] = _NO_LEVEL,
               dynamic_default: Mapping[str, str] = _NO_LEVEL) -> list[Synonym]:
     """``ConfigHelper.configSynonyms``: per-broker dynamic, cluster-default dynamic, server.properties, then
-    defaults, each over the synonym names; those before the first one named ``name`` are dropped."""
-    names = broker_synonyms(name)
+    defaults, each over the synonym names (``brokerConfigSynonyms(name, matchListenerOverride = true)``: a
+    ``listener.name.<l>.`` name then its base config); those before the first one named ``name`` are dropped."""
+    base = listener_base_name(name)
+    names = [name, base] if base is not None else broker_synonyms(name)
     found = []
     for level, source in ((dynamic_broker, DYNAMIC_BROKER_CONFIG), (dynamic_default, DYNAMIC_DEFAULT_BROKER_CONFIG),
                           (static, STATIC_BROKER_CONFIG)):
@@ -310,7 +320,8 @@ def describe_broker(static: Mapping[str, str], *, include_synonyms: bool, keys: 
                     dynamic_default: Mapping[str, str] = _NO_LEVEL) -> list[ConfigEntry]:
     """This broker's entries (``createBrokerConfigEntry`` over ``allConfigs``): every known property (its value
     from the dynamic levels, else server.properties, parsed then printed as Kafka does, else its default; a null
-    default is a null value), then the other properties given (unknown to Kafka's ConfigDef, hence sensitive)."""
+    default is a null value), then the other properties given (each typed by `broker_config_type`: a custom one is
+    sensitive)."""
     current = {**static, **dynamic_default, **dynamic_broker}  # the current config's values
     names = [*BROKER_CONFIG_DEFAULTS, *sorted(k for k in current if k not in BROKER_CONFIG_DEFAULTS)]
     entries = []
