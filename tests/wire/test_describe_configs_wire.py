@@ -231,11 +231,13 @@ async def test_every_kafka_config_key_is_typed(admin_cluster: Cluster) -> None:
         c = configs[name]
         return c.value, c.source, c.is_sensitive, c.read_only, c.config_type, c.synonyms, c.documentation
     static = STATIC_BROKER_CONFIG
-    assert shown("socket.send.buffer.bytes") == (  # INT; Kafka also lists its default (102400): not known here
-        "204800", static, False, True, 3, (dc.Synonym("socket.send.buffer.bytes", "204800", static),), None)
+    assert shown("socket.send.buffer.bytes") == ("204800", static, False, True, 3, (  # INT, then its default
+        dc.Synonym("socket.send.buffer.bytes", "204800", static),
+        dc.Synonym("socket.send.buffer.bytes", "102400", DEFAULT_CONFIG)), None)
     assert shown("kafka.metrics.reporters") == (  # LIST: parsed and joined again; the synonym as given
         "com.example.A,com.example.B", static, False, True, 7,
-        (dc.Synonym("kafka.metrics.reporters", "com.example.A , com.example.B", static),), None)
+        (dc.Synonym("kafka.metrics.reporters", "com.example.A , com.example.B", static),
+         dc.Synonym("kafka.metrics.reporters", "", DEFAULT_CONFIG)), None)
     for password in ("zookeeper.ssl.keystore.password", "ssl.keystore.password"):
         assert shown(password) == (None, static, True, password != "ssl.keystore.password", 9,
                                    (dc.Synonym(password, None, static),), None)

@@ -15,9 +15,9 @@ Kafka 2.8.2 properties in `BROKER_CONFIG_DEFAULTS` (those this project reads and
 typed as ``KafkaConfig.configType`` types it: each of KafkaConfig's ~230 properties has its type
 (`KAFKA_CONFIG_TYPES`, so one this project does not model, given in server.properties, shows its value), the
 replication throttle rates ``DynamicConfig.Broker``'s LONG, a ``listener.name.<l>.<config>`` key its base config's
-type. As Kafka, only a PASSWORD or a key of unknown type (a custom config) is sensitive. The defaults of the
-properties outside `BROKER_CONFIG_DEFAULTS` are not known here, so such a key has no DEFAULT_CONFIG synonym (Kafka
-lists one when the default is not null) and is not listed unless set.
+type. As Kafka, only a PASSWORD or a key of unknown type (a custom config) is sensitive. Every property's default
+is known (`KAFKA_CONFIG_KEYS`), so a key's synonyms end with its default's DEFAULT_CONFIG one as Kafka's do; yet
+the properties outside `BROKER_CONFIG_DEFAULTS` are listed only when set (Kafka lists all of them).
 A dynamic value (as the broker's config manager keeps it, `broker.dynamic_broker_config`) wins over
 server.properties, with its source and synonyms as for a topic.
 Documentation is always null (Kafka sends each key's doc string when asked).
@@ -195,19 +195,66 @@ BROKER_CONFIG_DEFAULTS: Mapping[str, tuple[str, object]] = {
 project reads (server.properties) and every one Kafka updates dynamically. A broker resource lists each, plus
 whatever else server.properties or the dynamic levels gave."""
 
-_OTHER_LIST_DEFAULTS: Mapping[str, object] = {
-    "kafka.metrics.reporters": [], "process.roles": [], "controller.quorum.voters": [],
-    "zookeeper.ssl.cipher.suites": None, "zookeeper.ssl.enabled.protocols": None,
+_OTHER_KAFKA_DEFAULTS: Mapping[str, object] = {
+    "advertised.host.name": None, "advertised.port": None, "alter.config.policy.class.name": None,
+    "alter.log.dirs.replication.quota.window.num": 11, "alter.log.dirs.replication.quota.window.size.seconds": 1,
+    "authorizer.class.name": "", "broker.heartbeat.interval.ms": 2000, "broker.id.generation.enable": True,
+    "broker.session.timeout.ms": 9000, "client.quota.callback.class": None,
+    "connection.failed.authentication.delay.ms": 100, "connections.max.reauth.ms": 0,
+    "control.plane.listener.name": None, "controller.listener.names": None, "controller.quorum.append.linger.ms": 25,
+    "controller.quorum.election.backoff.max.ms": 1000, "controller.quorum.election.timeout.ms": 1000,
+    "controller.quorum.fetch.timeout.ms": 2000, "controller.quorum.request.timeout.ms": 2000,
+    "controller.quorum.retry.backoff.ms": 20, "controller.quorum.voters": [], "controller.quota.window.num": 11,
+    "controller.quota.window.size.seconds": 1, "create.topic.policy.class.name": None,
+    "delegation.token.expiry.check.interval.ms": 3600000, "delegation.token.expiry.time.ms": 86400000,
+    "delegation.token.master.key": None, "delegation.token.max.lifetime.ms": 604800000,
+    "delegation.token.secret.key": None, "delete.records.purgatory.purge.interval.requests": 1,
+    "fetch.max.bytes": 55 * 1024 * 1024, "fetch.purgatory.purge.interval.requests": 1000,
+    "group.initial.rebalance.delay.ms": 3000, "group.max.session.timeout.ms": 1800000, "group.max.size": _INT_MAX,
+    "group.min.session.timeout.ms": 6000, "host.name": "", "initial.broker.registration.timeout.ms": 60000,
+    "kafka.metrics.polling.interval.secs": 10, "kafka.metrics.reporters": [], "log.cleaner.enable": True,
+    "log.flush.offset.checkpoint.interval.ms": 60000, "log.flush.start.offset.checkpoint.interval.ms": 60000,
+    "log.retention.check.interval.ms": 300000, "metadata.log.dir": None, "metrics.num.samples": 2,
+    "metrics.recording.level": "INFO", "metrics.sample.window.ms": 30000, "node.id": -1,
+    "num.replica.alter.log.dirs.threads": None, "offset.metadata.max.bytes": 4096, "offsets.commit.required.acks": -1,
+    "offsets.commit.timeout.ms": 5000, "offsets.load.buffer.size": 5 * 1024 * 1024,
+    "offsets.retention.check.interval.ms": 600000, "offsets.retention.minutes": 7 * 24 * 60,
+    "offsets.topic.compression.codec": 0, "password.encoder.cipher.algorithm": "AES/CBC/PKCS5Padding",
+    "password.encoder.iterations": 4096, "password.encoder.key.length": 128,
+    "password.encoder.keyfactory.algorithm": None, "password.encoder.old.secret": None,
+    "password.encoder.secret": None, "port": 9092, "process.roles": [],
+    "producer.purgatory.purge.interval.requests": 1000, "queued.max.request.bytes": -1, "queued.max.requests": 500,
+    "quota.consumer.default": _LONG_MAX, "quota.producer.default": _LONG_MAX, "quota.window.num": 11,
+    "quota.window.size.seconds": 1, "replica.fetch.max.bytes": 1024 * 1024, "replica.fetch.min.bytes": 1,
+    "replica.fetch.response.max.bytes": 10 * 1024 * 1024, "replica.high.watermark.checkpoint.interval.ms": 5000,
+    "replica.selector.class": None, "replica.socket.receive.buffer.bytes": 64 * 1024,
+    "replication.quota.window.num": 11, "replication.quota.window.size.seconds": 1, "reserved.broker.max.id": 1000,
+    "sasl.client.callback.handler.class": None, "sasl.login.callback.handler.class": None, "sasl.login.class": None,
+    "sasl.mechanism.controller.protocol": "GSSAPI", "sasl.server.callback.handler.class": None,
+    "sasl.server.max.receive.size": 524288, "security.inter.broker.protocol": "PLAINTEXT",
+    "security.providers": None, "socket.connection.setup.timeout.max.ms": 30000,
+    "socket.connection.setup.timeout.ms": 10000, "socket.receive.buffer.bytes": 100 * 1024,
+    "socket.send.buffer.bytes": 100 * 1024, "ssl.principal.mapping.rules": "DEFAULT",
+    "transaction.abort.timed.out.transaction.cleanup.interval.ms": 10000, "transaction.max.timeout.ms": 900000,
+    "transaction.remove.expired.transaction.cleanup.interval.ms": 3600000,
+    "transaction.state.log.load.buffer.size": 5 * 1024 * 1024, "transactional.id.expiration.ms": 604800000,
+    "zookeeper.clientCnxnSocket": None, "zookeeper.set.acl": False, "zookeeper.ssl.cipher.suites": None,
+    "zookeeper.ssl.client.enable": False, "zookeeper.ssl.crl.enable": False, "zookeeper.ssl.enabled.protocols": None,
+    "zookeeper.ssl.endpoint.identification.algorithm": "HTTPS", "zookeeper.ssl.keystore.location": None,
+    "zookeeper.ssl.keystore.password": None, "zookeeper.ssl.keystore.type": None, "zookeeper.ssl.ocsp.enable": False,
+    "zookeeper.ssl.protocol": "TLSv1.2", "zookeeper.ssl.truststore.location": None,
+    "zookeeper.ssl.truststore.password": None, "zookeeper.ssl.truststore.type": None, "zookeeper.sync.time.ms": 2000,
 }
-"""The defaults of the ``KafkaConfig`` LIST properties `BROKER_CONFIG_DEFAULTS` lacks."""
+"""Kafka 2.8.2's defaults (``KafkaConfig.Defaults`` and the constants it names; None: null) of the ``KafkaConfig``
+properties `BROKER_CONFIG_DEFAULTS` lacks, as ConfigDef parses them (a LIST's ``""`` is the empty list)."""
 
 KAFKA_CONFIG_KEYS: Mapping[str, tuple[str, object]] = {
-    name: BROKER_CONFIG_DEFAULTS.get(name, (kind, _OTHER_LIST_DEFAULTS.get(name)))
+    name: BROKER_CONFIG_DEFAULTS[name] if name in BROKER_CONFIG_DEFAULTS else (kind, _OTHER_KAFKA_DEFAULTS[name])
     for name, kind in KAFKA_CONFIG_TYPES.items()
 }
-"""``KafkaConfig.configKeys`` for IncrementalAlterConfigs on a BROKER (`prepare_incremental`): every property's
-type, with its default where `BROKER_CONFIG_DEFAULTS` knows it and for every LIST property (what APPEND and
-SUBTRACT start from when nothing is stored); the other defaults are None here, as that path never reads them."""
+"""``KafkaConfig.configKeys``: every property's type and default. IncrementalAlterConfigs on a BROKER
+(`prepare_incremental`) looks types up here (and a LIST's default, what APPEND and SUBTRACT start from when
+nothing is stored); DescribeConfigs lists the defaults as DEFAULT_CONFIG synonyms (``staticDefaultConfigs``)."""
 
 DYNAMIC_BROKER_CONFIGS = (frozenset(TOPIC_CONFIG_SYNONYMS.values()) - {"log.message.format.version"}
                           | DYNAMIC_KAFKA_CONFIGS.keys() | {"listeners", "advertised.listeners"})
@@ -251,9 +298,10 @@ def is_sensitive_type(kind: str | None) -> bool:
 
 
 def _static_defaults() -> dict[str, str]:
-    """``staticDefaultConfigs``: the defaults as strings, null ones left out."""
+    """``staticDefaultConfigs`` (``KafkaConfig.defaultValues``): every property's default as a string, null ones
+    left out."""
     out = {}
-    for name, (kind, default) in BROKER_CONFIG_DEFAULTS.items():
+    for name, (kind, default) in KAFKA_CONFIG_KEYS.items():
         text = to_config_string(default, kind)
         if text is not None:
             out[name] = text
