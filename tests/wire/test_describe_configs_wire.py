@@ -18,6 +18,7 @@ from tests.integration.listening import Cluster
 
 from zkcontroller.admin.configs import alter_topic_config, change_broker_config
 from zkcontroller.admin.topics import TopicAdmin
+from zkcontroller.cluster.server_properties import broker_properties, parse_properties
 from zkcontroller.protocol.wire import describe_configs as dc
 from zkcontroller.protocol.wire.client_apis import API_VERSIONS, api_versions_response
 from zkcontroller.protocol.wire.describe_configs import ConfigResourceQuery, DescribeConfigsQuery
@@ -198,6 +199,64 @@ async def test_the_broker_itself(orders: Cluster, version: int) -> None:
          (dc.Synonym("secret.thing", None, DYNAMIC_DEFAULT_BROKER_CONFIG),))]
     [result] = await describe(at, 1, ConfigResourceQuery(BROKER_LOGGER, str(server.broker_id), ("root",)))
     assert [(c.name, c.source) for c in result.configs] == [("root", 6)]
+
+
+UNMODELLED = """socket.send.buffer.bytes=204800
+kafka.metrics.reporters=com.example.A , com.example.B
+zookeeper.ssl.keystore.password=hunter2
+ssl.keystore.password=hunter2
+my.custom.key=abc
+listener.name.plaintext.ssl.keystore.type=PKCS12
+"""
+"""KafkaConfig keys the project does not model (an INT, a LIST, a PASSWORD), a modelled PASSWORD, a key Kafka does
+not define, and a per-listener key."""
+
+
+async def test_every_kafka_config_key_is_typed(admin_cluster: Cluster) -> None:
+    """Kafka 2.8.2's ``KafkaConfig.configType`` knows every property's type, so a key the project does not model
+    shows its value (described as unknown, sensitive and null, before); only a PASSWORD or a custom key is
+    sensitive, and the throttle rates are ``DynamicConfig.Broker``'s LONG, not sensitive."""
+    cluster, zk = admin_cluster
+    server = cluster.running_brokers()[0]
+    at = address(cluster, server)
+    props = broker_properties(parse_properties(f"broker.id={server.broker_id}\nzookeeper.connect=zk:2181\n"
+                                               + UNMODELLED))
+    server.config.static_configs.update({k: v for k, v in props.given.items() if k in UNMODELLED})  # as if given
+    keys = tuple(line.split("=")[0] for line in UNMODELLED.splitlines())
+    [result] = await describe(at, 3, ConfigResourceQuery(BROKER, str(server.broker_id), keys), synonyms=True)
+    configs = by_name(result)
+    assert result.error == 0 and sorted(configs) == sorted(keys)
+
+    def shown(name: str) -> tuple[Any, ...]:
+        c = configs[name]
+        return c.value, c.source, c.is_sensitive, c.read_only, c.config_type, c.synonyms, c.documentation
+    static = STATIC_BROKER_CONFIG
+    assert shown("socket.send.buffer.bytes") == ("204800", static, False, True, 3, (  # INT, then its default
+        dc.Synonym("socket.send.buffer.bytes", "204800", static),
+        dc.Synonym("socket.send.buffer.bytes", "102400", DEFAULT_CONFIG)), None)
+    assert shown("kafka.metrics.reporters") == (  # LIST: parsed and joined again; the synonym as given
+        "com.example.A,com.example.B", static, False, True, 7,
+        (dc.Synonym("kafka.metrics.reporters", "com.example.A , com.example.B", static),
+         dc.Synonym("kafka.metrics.reporters", "", DEFAULT_CONFIG)), None)
+    for password in ("zookeeper.ssl.keystore.password", "ssl.keystore.password"):
+        assert shown(password) == (None, static, True, password != "ssl.keystore.password", 9,
+                                   (dc.Synonym(password, None, static),), None)
+    assert shown("my.custom.key") == (None, static, True, True, 0, (dc.Synonym("my.custom.key", None, static),), None)
+    assert shown("listener.name.plaintext.ssl.keystore.type") == (  # its base config's type, and that as a synonym
+        "PKCS12", static, False, True, 2, (dc.Synonym("listener.name.plaintext.ssl.keystore.type", "PKCS12", static),
+                                           dc.Synonym("ssl.keystore.type", "JKS", DEFAULT_CONFIG)), None)
+    # a throttle rate at the cluster default: LONG, its value shown, on this broker and as the default
+    await change_broker_config(zk, "<default>", {"follower.replication.throttled.rate": "1000"})
+    rm = server.replica_manager
+    assert rm is not None
+    await wait_until(lambda: "follower.replication.throttled.rate" in rm.topic_configs.defaults.dynamic_default,
+                     what="the default level taken up")
+    throttle = ("follower.replication.throttled.rate",)
+    for name in (str(server.broker_id), ""):
+        [result] = await describe(at, 3, ConfigResourceQuery(BROKER, name, throttle), synonyms=True)
+        assert [(c.value, c.source, c.is_sensitive, c.config_type, c.synonyms) for c in result.configs] == [
+            ("1000", DYNAMIC_DEFAULT_BROKER_CONFIG, False, 5,
+             (dc.Synonym(throttle[0], "1000", DYNAMIC_DEFAULT_BROKER_CONFIG),))]
 
 
 async def test_advertised_as_kafka_2_8s_0_to_4(orders: Cluster) -> None:

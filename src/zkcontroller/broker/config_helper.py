@@ -11,9 +11,13 @@ names that level sets). Kafka's quirks are kept: a key ``LogConfig`` does not de
 ``retention.ms`` lists none.
 
 A BROKER (this broker's id): the properties it was started with (its server.properties) and the defaults of the
-Kafka 2.8.2 properties in `BROKER_CONFIG_DEFAULTS` (those this project reads and every dynamic one); the rest of
-Kafka's ~230 are not known here, so one given in server.properties describes as sensitive. As Kafka, only a
-PASSWORD or a key of unknown type is sensitive; a ``listener.name.<l>.<config>`` key has its base config's type.
+Kafka 2.8.2 properties in `BROKER_CONFIG_DEFAULTS` (those this project reads and every dynamic one). Every key is
+typed as ``KafkaConfig.configType`` types it: each of KafkaConfig's ~230 properties has its type
+(`KAFKA_CONFIG_TYPES`, so one this project does not model, given in server.properties, shows its value), the
+replication throttle rates ``DynamicConfig.Broker``'s LONG, a ``listener.name.<l>.<config>`` key its base config's
+type. As Kafka, only a PASSWORD or a key of unknown type (a custom config) is sensitive. Every property's default
+is known (`KAFKA_CONFIG_KEYS`), so a key's synonyms end with its default's DEFAULT_CONFIG one as Kafka's do; yet
+the properties outside `BROKER_CONFIG_DEFAULTS` are listed only when set (Kafka lists all of them).
 A dynamic value (as the broker's config manager keeps it, `broker.dynamic_broker_config`) wins over
 server.properties, with its source and synonyms as for a topic.
 Documentation is always null (Kafka sends each key's doc string when asked).
@@ -141,8 +145,9 @@ REPLICATION_THROTTLE_CONFIGS: Mapping[str, tuple[str, object]] = {
     "follower.replication.throttled.rate": ("LONG", _LONG_MAX),
     "replica.alter.log.dirs.io.max.bytes.per.second": ("LONG", _LONG_MAX),
 }
-"""``DynamicConfig.Broker``'s own keys: dynamic, typed there, yet not ``KafkaConfig`` properties (so Kafka
-describes them as sensitive, of UNKNOWN type)."""
+"""``DynamicConfig.Broker``'s own keys: dynamic, yet not ``KafkaConfig`` properties. ``KafkaConfig.configType``
+looks them up in ``DynamicConfig.Broker.brokerConfigDef`` too (KAFKA-9625), so Kafka 2.8.2 describes them as LONG,
+not sensitive."""
 
 BROKER_CONFIG_DEFAULTS: Mapping[str, tuple[str, object]] = {
     **{name: (prop.type, prop.default) for name, prop in BROKER_LOG_PROPERTIES.items()},
@@ -190,19 +195,66 @@ BROKER_CONFIG_DEFAULTS: Mapping[str, tuple[str, object]] = {
 project reads (server.properties) and every one Kafka updates dynamically. A broker resource lists each, plus
 whatever else server.properties or the dynamic levels gave."""
 
-_OTHER_LIST_DEFAULTS: Mapping[str, object] = {
-    "kafka.metrics.reporters": [], "process.roles": [], "controller.quorum.voters": [],
-    "zookeeper.ssl.cipher.suites": None, "zookeeper.ssl.enabled.protocols": None,
+_OTHER_KAFKA_DEFAULTS: Mapping[str, object] = {
+    "advertised.host.name": None, "advertised.port": None, "alter.config.policy.class.name": None,
+    "alter.log.dirs.replication.quota.window.num": 11, "alter.log.dirs.replication.quota.window.size.seconds": 1,
+    "authorizer.class.name": "", "broker.heartbeat.interval.ms": 2000, "broker.id.generation.enable": True,
+    "broker.session.timeout.ms": 9000, "client.quota.callback.class": None,
+    "connection.failed.authentication.delay.ms": 100, "connections.max.reauth.ms": 0,
+    "control.plane.listener.name": None, "controller.listener.names": None, "controller.quorum.append.linger.ms": 25,
+    "controller.quorum.election.backoff.max.ms": 1000, "controller.quorum.election.timeout.ms": 1000,
+    "controller.quorum.fetch.timeout.ms": 2000, "controller.quorum.request.timeout.ms": 2000,
+    "controller.quorum.retry.backoff.ms": 20, "controller.quorum.voters": [], "controller.quota.window.num": 11,
+    "controller.quota.window.size.seconds": 1, "create.topic.policy.class.name": None,
+    "delegation.token.expiry.check.interval.ms": 3600000, "delegation.token.expiry.time.ms": 86400000,
+    "delegation.token.master.key": None, "delegation.token.max.lifetime.ms": 604800000,
+    "delegation.token.secret.key": None, "delete.records.purgatory.purge.interval.requests": 1,
+    "fetch.max.bytes": 55 * 1024 * 1024, "fetch.purgatory.purge.interval.requests": 1000,
+    "group.initial.rebalance.delay.ms": 3000, "group.max.session.timeout.ms": 1800000, "group.max.size": _INT_MAX,
+    "group.min.session.timeout.ms": 6000, "host.name": "", "initial.broker.registration.timeout.ms": 60000,
+    "kafka.metrics.polling.interval.secs": 10, "kafka.metrics.reporters": [], "log.cleaner.enable": True,
+    "log.flush.offset.checkpoint.interval.ms": 60000, "log.flush.start.offset.checkpoint.interval.ms": 60000,
+    "log.retention.check.interval.ms": 300000, "metadata.log.dir": None, "metrics.num.samples": 2,
+    "metrics.recording.level": "INFO", "metrics.sample.window.ms": 30000, "node.id": -1,
+    "num.replica.alter.log.dirs.threads": None, "offset.metadata.max.bytes": 4096, "offsets.commit.required.acks": -1,
+    "offsets.commit.timeout.ms": 5000, "offsets.load.buffer.size": 5 * 1024 * 1024,
+    "offsets.retention.check.interval.ms": 600000, "offsets.retention.minutes": 7 * 24 * 60,
+    "offsets.topic.compression.codec": 0, "password.encoder.cipher.algorithm": "AES/CBC/PKCS5Padding",
+    "password.encoder.iterations": 4096, "password.encoder.key.length": 128,
+    "password.encoder.keyfactory.algorithm": None, "password.encoder.old.secret": None,
+    "password.encoder.secret": None, "port": 9092, "process.roles": [],
+    "producer.purgatory.purge.interval.requests": 1000, "queued.max.request.bytes": -1, "queued.max.requests": 500,
+    "quota.consumer.default": _LONG_MAX, "quota.producer.default": _LONG_MAX, "quota.window.num": 11,
+    "quota.window.size.seconds": 1, "replica.fetch.max.bytes": 1024 * 1024, "replica.fetch.min.bytes": 1,
+    "replica.fetch.response.max.bytes": 10 * 1024 * 1024, "replica.high.watermark.checkpoint.interval.ms": 5000,
+    "replica.selector.class": None, "replica.socket.receive.buffer.bytes": 64 * 1024,
+    "replication.quota.window.num": 11, "replication.quota.window.size.seconds": 1, "reserved.broker.max.id": 1000,
+    "sasl.client.callback.handler.class": None, "sasl.login.callback.handler.class": None, "sasl.login.class": None,
+    "sasl.mechanism.controller.protocol": "GSSAPI", "sasl.server.callback.handler.class": None,
+    "sasl.server.max.receive.size": 524288, "security.inter.broker.protocol": "PLAINTEXT",
+    "security.providers": None, "socket.connection.setup.timeout.max.ms": 30000,
+    "socket.connection.setup.timeout.ms": 10000, "socket.receive.buffer.bytes": 100 * 1024,
+    "socket.send.buffer.bytes": 100 * 1024, "ssl.principal.mapping.rules": "DEFAULT",
+    "transaction.abort.timed.out.transaction.cleanup.interval.ms": 10000, "transaction.max.timeout.ms": 900000,
+    "transaction.remove.expired.transaction.cleanup.interval.ms": 3600000,
+    "transaction.state.log.load.buffer.size": 5 * 1024 * 1024, "transactional.id.expiration.ms": 604800000,
+    "zookeeper.clientCnxnSocket": None, "zookeeper.set.acl": False, "zookeeper.ssl.cipher.suites": None,
+    "zookeeper.ssl.client.enable": False, "zookeeper.ssl.crl.enable": False, "zookeeper.ssl.enabled.protocols": None,
+    "zookeeper.ssl.endpoint.identification.algorithm": "HTTPS", "zookeeper.ssl.keystore.location": None,
+    "zookeeper.ssl.keystore.password": None, "zookeeper.ssl.keystore.type": None, "zookeeper.ssl.ocsp.enable": False,
+    "zookeeper.ssl.protocol": "TLSv1.2", "zookeeper.ssl.truststore.location": None,
+    "zookeeper.ssl.truststore.password": None, "zookeeper.ssl.truststore.type": None, "zookeeper.sync.time.ms": 2000,
 }
-"""The defaults of the ``KafkaConfig`` LIST properties `BROKER_CONFIG_DEFAULTS` lacks."""
+"""Kafka 2.8.2's defaults (``KafkaConfig.Defaults`` and the constants it names; None: null) of the ``KafkaConfig``
+properties `BROKER_CONFIG_DEFAULTS` lacks, as ConfigDef parses them (a LIST's ``""`` is the empty list)."""
 
 KAFKA_CONFIG_KEYS: Mapping[str, tuple[str, object]] = {
-    name: BROKER_CONFIG_DEFAULTS.get(name, (kind, _OTHER_LIST_DEFAULTS.get(name)))
+    name: BROKER_CONFIG_DEFAULTS[name] if name in BROKER_CONFIG_DEFAULTS else (kind, _OTHER_KAFKA_DEFAULTS[name])
     for name, kind in KAFKA_CONFIG_TYPES.items()
 }
-"""``KafkaConfig.configKeys`` for IncrementalAlterConfigs on a BROKER (`prepare_incremental`): every property's
-type, with its default where `BROKER_CONFIG_DEFAULTS` knows it and for every LIST property (what APPEND and
-SUBTRACT start from when nothing is stored); the other defaults are None here, as that path never reads them."""
+"""``KafkaConfig.configKeys``: every property's type and default. IncrementalAlterConfigs on a BROKER
+(`prepare_incremental`) looks types up here (and a LIST's default, what APPEND and SUBTRACT start from when
+nothing is stored); DescribeConfigs lists the defaults as DEFAULT_CONFIG synonyms (``staticDefaultConfigs``)."""
 
 DYNAMIC_BROKER_CONFIGS = (frozenset(TOPIC_CONFIG_SYNONYMS.values()) - {"log.message.format.version"}
                           | DYNAMIC_KAFKA_CONFIGS.keys() | {"listeners", "advertised.listeners"})
@@ -227,14 +279,17 @@ def listener_base_name(name: str) -> str | None:
 
 
 def broker_config_type(name: str) -> str | None:
-    """``KafkaConfig.configType`` among the properties known here: the name's own, else (a per-listener name) its
-    base config's; None when unknown."""
-    known = BROKER_CONFIG_DEFAULTS.get(name)
-    if known is not None:
-        return known[0]
+    """``KafkaConfig.configType``: the name's type in ``KafkaConfig`` (`KAFKA_CONFIG_TYPES`, every property) or
+    ``DynamicConfig.Broker`` (the throttle rates), else (a ``listener.name.<l>.`` name) its base config's type in
+    ``KafkaConfig``; None for a name neither defines (a custom config, which Kafka then treats as sensitive)."""
+    kind = KAFKA_CONFIG_TYPES.get(name)
+    if kind is not None:
+        return kind
+    throttle = REPLICATION_THROTTLE_CONFIGS.get(name)
+    if throttle is not None:
+        return throttle[0]
     base = listener_base_name(name)
-    known = BROKER_CONFIG_DEFAULTS.get(base) if base is not None else None
-    return known[0] if known is not None else None
+    return KAFKA_CONFIG_TYPES.get(base) if base is not None else None
 
 
 def is_sensitive_type(kind: str | None) -> bool:
@@ -243,9 +298,10 @@ def is_sensitive_type(kind: str | None) -> bool:
 
 
 def _static_defaults() -> dict[str, str]:
-    """``staticDefaultConfigs``: the defaults as strings, null ones left out."""
+    """``staticDefaultConfigs`` (``KafkaConfig.defaultValues``): every property's default as a string, null ones
+    left out."""
     out = {}
-    for name, (kind, default) in BROKER_CONFIG_DEFAULTS.items():
+    for name, (kind, default) in KAFKA_CONFIG_KEYS.items():
         text = to_config_string(default, kind)
         if text is not None:
             out[name] = text
@@ -261,8 +317,10 @@ _NO_LEVEL: Mapping[str, str] = {}
 def _synonyms(name: str, static: Mapping[str, str], sensitive: bool, dynamic_broker: Mapping[str, str] = _NO_LEVEL,
               dynamic_default: Mapping[str, str] = _NO_LEVEL) -> list[Synonym]:
     """``ConfigHelper.configSynonyms``: per-broker dynamic, cluster-default dynamic, server.properties, then
-    defaults, each over the synonym names; those before the first one named ``name`` are dropped."""
-    names = broker_synonyms(name)
+    defaults, each over the synonym names (``brokerConfigSynonyms(name, matchListenerOverride = true)``: a
+    ``listener.name.<l>.`` name then its base config); those before the first one named ``name`` are dropped."""
+    base = listener_base_name(name)
+    names = [name, base] if base is not None else broker_synonyms(name)
     found = []
     for level, source in ((dynamic_broker, DYNAMIC_BROKER_CONFIG), (dynamic_default, DYNAMIC_DEFAULT_BROKER_CONFIG),
                           (static, STATIC_BROKER_CONFIG)):
@@ -310,7 +368,8 @@ def describe_broker(static: Mapping[str, str], *, include_synonyms: bool, keys: 
                     dynamic_default: Mapping[str, str] = _NO_LEVEL) -> list[ConfigEntry]:
     """This broker's entries (``createBrokerConfigEntry`` over ``allConfigs``): every known property (its value
     from the dynamic levels, else server.properties, parsed then printed as Kafka does, else its default; a null
-    default is a null value), then the other properties given (unknown to Kafka's ConfigDef, hence sensitive)."""
+    default is a null value), then the other properties given (each typed by `broker_config_type`: a custom one is
+    sensitive)."""
     current = {**static, **dynamic_default, **dynamic_broker}  # the current config's values
     names = [*BROKER_CONFIG_DEFAULTS, *sorted(k for k in current if k not in BROKER_CONFIG_DEFAULTS)]
     entries = []

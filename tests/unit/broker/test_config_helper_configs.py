@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from zkcontroller.broker.config_helper import (
     DEFAULT_CONFIG,
+    KAFKA_CONFIG_KEYS,
     STATIC_BROKER_CONFIG,
     TOPIC_CONFIG,
     describe_broker,
@@ -55,3 +56,15 @@ def test_broker_entries_are_server_properties_over_known_defaults() -> None:
     assert (secret.value, secret.is_sensitive, secret.synonyms) == (
         None, True, (Synonym("my.plugin.secret", None, STATIC_BROKER_CONFIG),))
     assert entries["log.retention.ms"].synonyms[0] == Synonym("log.retention.ms", "5000", STATIC_BROKER_CONFIG)
+
+
+def test_every_kafka_config_default_fits_its_type() -> None:
+    """`KAFKA_CONFIG_KEYS` holds each property's ConfigDef-parsed default (``staticDefaultConfigs``' source)."""
+    python_types = {"BOOLEAN": bool, "STRING": str, "INT": int, "SHORT": int, "LONG": int, "DOUBLE": float,
+                    "LIST": list, "CLASS": str, "PASSWORD": str}
+    misfits = {name: (kind, default) for name, (kind, default) in KAFKA_CONFIG_KEYS.items()
+               if default is not None and (type(default) is not python_types[kind])}
+    assert misfits == {}
+    assert KAFKA_CONFIG_KEYS["socket.send.buffer.bytes"] == ("INT", 102400)
+    assert KAFKA_CONFIG_KEYS["offsets.commit.required.acks"] == ("SHORT", -1)
+    assert KAFKA_CONFIG_KEYS["zookeeper.ssl.enabled.protocols"] == ("LIST", None)
