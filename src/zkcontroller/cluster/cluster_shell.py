@@ -98,10 +98,12 @@ class PromptLogHandler(logging.Handler):
     root handler (stderr, the same terminal), and a controller error's stack trace, which controller.log
     keeps, is cut to its last line."""
 
-    WATCHED = (("kafka.controller", logging.ERROR), ("kafka", logging.WARNING), ("zkcontroller", logging.WARNING))
+    WATCHED = (("kafka.controller", logging.ERROR), ("kafka", logging.WARNING), ("zkcontroller", logging.WARNING),
+               ("org.apache.zookeeper", logging.WARNING))
     """Most specific first. Every Kafka logger, not just ``kafka.server``: a failed log dir's LogManager lines
     and a Partition's ISR retries reached the terminal through the root handler instead, time-stamped in
-    another layout between the prompt's own lines (and ``zkcontroller.*``: the store client's errors)."""
+    another layout between the prompt's own lines (and ``zkcontroller.*``: the store client's errors;
+    ``org.apache.zookeeper``: a session's lost connection, `kazoo_store`)."""
     QUIET = (("kafka.server.ReplicaFetcherThread", logging.ERROR),)
     """Shown from ERROR only: after a ``kill`` every follower of the dead broker warns "Error in response for fetch
     request ... Connection to 2 was disconnected" on each retry (a second apart per fetcher) until the controller
