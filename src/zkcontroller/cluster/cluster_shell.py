@@ -27,7 +27,7 @@ from zkcontroller.admin.topics import TopicAdmin, deletion_lines
 from zkcontroller.broker.config import MAX_RESERVED_BROKER_ID, ReplicationConfig, virtual_log_dirs
 from zkcontroller.cluster.listener import ListenerPorts
 from zkcontroller.cluster.local_cluster import LocalCluster
-from zkcontroller.cluster.logs import LogFiles
+from zkcontroller.cluster.logs import OWN_CONTROLLER_LOGGERS, OWN_SERVER_LOGGERS, SERVER_LOGGERS, LogFiles
 from zkcontroller.cluster.partition_wait import wait_for_partitions
 from zkcontroller.cluster.preferred_election import elect_preferred, elect_targets
 from zkcontroller.cluster.produce import ProduceWorkload, produce_command
@@ -111,8 +111,11 @@ class PromptLogHandler(logging.Handler):
     THRESHOLDS = QUIET + WATCHED
     """What `emit` shows, first match wins; `attached` hooks only ``WATCHED``'s loggers, so the quiet ones keep
     propagating to them (and to server.log's handler, on ``kafka``)."""
-    TRACE_IN_FILE = ("kafka.controller",)
-    """Loggers whose records a run's log files keep in full (`cluster.logs.LogFiles`)."""
+    TRACE_IN_FILE = (("kafka.controller", "controller.log"), (OWN_CONTROLLER_LOGGERS, "controller.log"),
+                     *((name, "server.log") for name in (*SERVER_LOGGERS, OWN_SERVER_LOGGERS)))
+    """Loggers whose records a run's log files keep in full, stack trace included, and the file
+    (`cluster.logs.LogFiles`; most specific first): their exception is cut to its last line here. A broker's
+    error (a bad /config/changes notification) printed a 12-line traceback per broker at the prompt."""
 
     def __init__(self, out: Out) -> None:
         super().__init__(logging.WARNING)
@@ -127,9 +130,12 @@ class PromptLogHandler(logging.Handler):
     def format(self, record: logging.LogRecord) -> str:
         level = kafka_level_name(record.levelno)
         error = record.exc_info[1] if record.exc_info else None
-        if error is None or not record.name.startswith(self.TRACE_IN_FILE):
+        name = record.name
+        file = next((file for prefix, file in self.TRACE_IN_FILE
+                     if name == prefix or name.startswith(prefix + ".")), None)
+        if error is None or file is None:  # a logger no file keeps: its trace is shown here, in full
             return f"{level} {super().format(record)}"
-        return f"{level} {record.getMessage()}: {type(error).__name__}: {error} (stack trace in controller.log)"
+        return f"{level} {record.getMessage()}: {type(error).__name__}: {error} (stack trace in {file})"
 
     @contextlib.contextmanager
     def attached(self) -> Iterator[PromptLogHandler]:
