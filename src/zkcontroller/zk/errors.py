@@ -17,6 +17,10 @@ class ZnodeDecodeError(KafkaZkError):
     It always names the znode so that a caller reading many nodes can log it and carry on with the rest.
     """
 
+    mzxid: int | None = None
+    """The znode's mzxid when a bulk read found it malformed (`KafkaZkClientBase._read_many`): which write of the
+    znode this is, so a reader reports each bad write once."""
+
     def __init__(self, path: str, reason: str) -> None:
         self.path = path
         self.reason = reason
