@@ -59,6 +59,9 @@ HELP = COMMANDS.help()
 Out = Callable[[str], None]
 
 
+ZK_WAIT_NOTICE_S = 3.0
+"""How long a prompt command runs before, if the ZooKeeper connection is lost, it says it is waiting for it."""
+
 BROKERS_LEAD_TIMEOUT_S = 10.0
 """How long ``create`` waits for the brokers to take up the leadership the store shows (they normally do within
 milliseconds; a broker that never does is reported by ``describe``, not by a hung prompt)."""
@@ -166,8 +169,25 @@ class ClusterShell:
         self.workload = ProduceWorkload(cluster)
 
     async def run_command(self, line: str) -> bool:
-        """Run one command line; False when the user asked to quit. Errors are printed, never raised."""
-        return await COMMANDS.run_line(line, self.handlers(), self.out, prompt_error_text)
+        """Run one command line; False when the user asked to quit. Errors are printed, never raised. A command
+        held up by a lost ZooKeeper connection says so once (`ZK_WAIT_NOTICE_S`): it printed nothing until the
+        connection came back or the session expired."""
+        command = asyncio.ensure_future(COMMANDS.run_line(line, self.handlers(), self.out, prompt_error_text))
+        try:
+            while True:
+                done, _ = await asyncio.wait({command}, timeout=ZK_WAIT_NOTICE_S)
+                if done:
+                    return command.result()
+                lost_s = getattr(self.admin.session, "disconnected_for_s", None)
+                if lost_s is not None:
+                    hosts = getattr(self.admin.session, "hosts", "ZooKeeper")
+                    self.out(f"waiting for ZooKeeper at {hosts} (connection lost {lost_s:.0f} s ago)")
+                    return await command
+        finally:
+            if not command.done():  # this task was cancelled (Ctrl-C, SIGTERM): so is the command
+                command.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await command
 
     def handlers(self) -> dict[str, Callable[[list[str]], Awaitable[None]]]:
         """Each verb's handler, called with its arguments: the verbs of `COMMANDS` but ``quit``, which

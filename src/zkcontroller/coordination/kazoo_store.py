@@ -318,6 +318,11 @@ class KazooSession(CoordinationSession):
         return self._hosts
 
     @property
+    def hosts(self) -> str:
+        """The connect string (``host:port[,...][/chroot]``)."""
+        return self._hosts
+
+    @property
     def disconnected_for_s(self) -> float | None:
         """How long the connection has been lost (None: connected, or the session is over)."""
         at = self._disconnected_at
