@@ -62,6 +62,9 @@ class ControllerMovedError(KafkaZkError):
     Kafka's ``ControllerMovedException``; nothing of the failed request was written.
     """
 
+    java_class = "org.apache.kafka.common.errors.ControllerMovedException"
+    """What a Kafka-format log names it (`runtime.log_lines.qualified_name`), as Kafka's lines show it."""
+
 
 class ControllerEpochMissingError(KafkaZkError):
     """``/controller_epoch`` vanished between our create attempt and the re-read (Kafka's IllegalState)."""

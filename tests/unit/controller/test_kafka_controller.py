@@ -12,6 +12,7 @@ from zkcontroller.controller.errors import IllegalControllerStateError
 from zkcontroller.controller.events import TopicChange
 from zkcontroller.controller.kafka_controller import KafkaController
 from zkcontroller.model import ReplicaAssignment, TopicPartition
+from zkcontroller.runtime.log_lines import java_traceback
 from zkcontroller.zk.errors import ControllerMovedError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
@@ -106,3 +107,6 @@ async def test_a_moved_controller_logs_why_with_the_event(caplog: pytest.LogCapt
     assert len(moved) == 1 and moved[0].levelno == logging.INFO
     assert isinstance(moved[0].exc_info and moved[0].exc_info[1], ControllerMovedError)
     assert "Controller epoch zkVersion check fails" in str(moved[0].exc_info[1])  # type: ignore[index]
+    trace = java_traceback(logging.Formatter().formatException(moved[0].exc_info), moved[0].exc_info[1])
+    assert trace.splitlines()[-1] == ("org.apache.kafka.common.errors.ControllerMovedException: Controller epoch "
+                                      "zkVersion check fails. Expected zkVersion = 1")  # as Kafka's log shows it
