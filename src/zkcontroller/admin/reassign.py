@@ -102,7 +102,7 @@ def parse_reassignment_file(text: str, source: str = "reassignment JSON"
     if not isinstance(entries, list):
         raise ReassignmentInputError(f"{source}: expected an object with a \"partitions\" list")
     if not entries:
-        raise ReassignmentInputError("Partition reassignment list cannot be empty.")
+        raise ReassignmentInputError("Partition reassignment list cannot be empty")  # parseExecuteAssignmentArgs
     out: dict[TopicPartition, tuple[int, ...]] = {}
     log_dirs: dict[tuple[TopicPartition, int], str] = {}
     duplicates: list[TopicPartition] = []
