@@ -280,6 +280,8 @@ def cluster(
             except StartupError as e:
                 raise click.ClickException(str(e)) from None
         return
+    from zkcontroller.cluster.local_cluster import ClusterStartError
+
     with _signals_handled((signal.SIGTERM,), _raise_keyboard_interrupt):
         try:
             with _unreachable_zookeeper_is_one_line(zookeeper):
@@ -287,6 +289,8 @@ def cluster(
                                         cluster_name=cluster_name))
         except KeyboardInterrupt:
             click.echo("stopped")
+        except ClusterStartError as e:  # the brokers started before it are stopped by then ("all brokers stopped")
+            raise click.ClickException(str(e)) from None
 
 
 @main.command(cls=KafkaCommand, short_help="One broker process, as kafka-server-start.sh.")

@@ -58,3 +58,37 @@ async def test_topic_change_skips_an_empty_topic_znode_and_admits_the_others(
                      what="good-0's leadership in the controller's context")
     assert "empty" not in controller.context.all_topics
     assert (await admin.session.get_data(paths.topic_path("empty")))[0] == b""
+
+
+async def test_a_malformed_topic_znode_is_reported_once_per_write(
+    make_cluster: ClusterFactory, admin: KafkaZkClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The topic stays out of all_topics so that a repair is picked up, so every TopicChange reads it again: each
+    later create logged the same ERROR for it. Now once per write of its znode; a repair is picked up as before."""
+    caplog.set_level(logging.INFO)
+    cluster = await make_cluster([1, 2, 3])
+    controller = await cluster.wait_for_controller()
+
+    def reports() -> int:
+        return sum(r.getMessage().endswith(SKIPPED) for r in caplog.records if r.levelno == logging.ERROR)
+
+    def topic_changes() -> int:
+        return sum("New topics: [" in r.getMessage() for r in caplog.records)
+
+    await admin.session.create(paths.topic_path("empty"), b"")
+    await wait_until(lambda: reports() == 1, what="the empty topic znode reported")
+    for i, topic in enumerate(["good1", "good2"]):
+        seen = topic_changes()
+        await create_topic(admin, topic, {0: [1, 2, 3]})
+        await wait_until(lambda: topic_changes() > seen, what=f"the TopicChange of {topic}")  # noqa: B023
+        assert reports() == 1, i
+    await admin.session.set_data(paths.topic_path("empty"), b"")  # rewritten, still malformed: reported again
+    await wait_until(lambda: reports() == 2, what="the rewrite reported")
+    seen = topic_changes()
+    await create_topic(admin, "good3", {0: [1, 2, 3]})
+    await wait_until(lambda: topic_changes() > seen, what="the TopicChange of good3")
+    assert reports() == 2
+    await admin.session.set_data(paths.topic_path("empty"), b'{"version":1,"partitions":{"0":[1,2,3]}}')
+    await wait_until(lambda: "empty" in controller.context.all_topics, what="the repaired topic admitted")
+    await wait_for_states(admin, "empty", 1, lambda s: s[0].leader_and_isr.leader != -1, "empty-0 led")
+    assert reports() == 2

@@ -62,15 +62,49 @@ def _load(text: str, source: str) -> object:
             f"{source}: malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
 
 
+ANY_LOG_DIR = "any"
+"""ReassignPartitionsCommand.AnyLogDir: the log_dirs entry that leaves the replica's directory to the broker."""
+LOG_DIRS_NEED_BOOTSTRAP = "bootstrap-server needs to be provided when replica reassignments are present."
+"""executeAssignment/verifyAssignment's (ZooKeeper) refusal of a file naming a log dir other than "any"."""
+
+
+def _scala_list(values: Sequence[object]) -> str:
+    """Scala's ``List(...).toString`` (strings unquoted), as Kafka's messages print a parsed list."""
+    return f"List({', '.join(map(str, values))})"
+
+
+def _check_version(data: dict[str, object], source: str) -> None:
+    """Kafka's ``version`` field: absent means 1, otherwise ``to[Int]`` (its JSON error) and 1 only."""
+    if "version" not in data:
+        return
+    version = data["version"]
+    if not is_json_int(version):
+        raise ReassignmentInputError(
+            f"{source}: \"version\": Expected `Int` value, received {jackson_text(version)}")
+    if version != 1:
+        raise ReassignmentInputError(f"Not supported version field value {version}")
+
+
 def parse_reassignment_json(text: str, source: str = "reassignment JSON") -> dict[TopicPartition, tuple[int, ...]]:
-    """``{"version":1,"partitions":[{"topic":..,"partition":..,"replicas":[..]}]}`` (``log_dirs`` ignored)."""
+    """The target replicas of a reassignment file (`parse_reassignment_file` without its log dirs)."""
+    return parse_reassignment_file(text, source)[0]
+
+
+def parse_reassignment_file(text: str, source: str = "reassignment JSON"
+                            ) -> tuple[dict[TopicPartition, tuple[int, ...]], dict[tuple[TopicPartition, int], str]]:
+    """``{"version":1,"partitions":[{"topic":..,"partition":..,"replicas":[..],"log_dirs":[..]}]}`` as Kafka's
+    parsePartitionReassignmentData reads it: the targets, and each replica's log dir other than "any" (an absent
+    ``log_dirs`` is all "any"; one whose length differs from ``replicas`` is refused with Kafka's message)."""
     data = _load(text, source)
+    if isinstance(data, dict):
+        _check_version(data, source)
     entries = data.get("partitions") if isinstance(data, dict) else None
     if not isinstance(entries, list):
         raise ReassignmentInputError(f"{source}: expected an object with a \"partitions\" list")
     if not entries:
-        raise ReassignmentInputError("Partition reassignment list cannot be empty.")
+        raise ReassignmentInputError("Partition reassignment list cannot be empty")  # parseExecuteAssignmentArgs
     out: dict[TopicPartition, tuple[int, ...]] = {}
+    log_dirs: dict[tuple[TopicPartition, int], str] = {}
     duplicates: list[TopicPartition] = []
     for i, entry in enumerate(entries):
         where = f"{source}: partitions[{i}]"
@@ -84,6 +118,13 @@ def parse_reassignment_json(text: str, source: str = "reassignment JSON") -> dic
         if not isinstance(replicas, list) or not all(is_json_int(r) for r in replicas):  # to[Seq[Int]]
             raise ReassignmentInputError(f"{where}: \"replicas\" must be a list of broker ids (32-bit integers)")
         tp = TopicPartition(topic, partition)
+        dirs = entry.get("log_dirs", [ANY_LOG_DIR] * len(replicas))
+        if not isinstance(dirs, list) or not all(isinstance(d, str) for d in dirs):  # to[Seq[String]]
+            raise ReassignmentInputError(f"{where}: \"log_dirs\" must be a list of strings")
+        if len(dirs) != len(replicas):
+            raise ReassignmentInputError(f"Size of replicas list {_scala_list(replicas)} is different from size of "
+                                         f"log dirs list {_scala_list(dirs)} for partition {tp}")
+        log_dirs.update(((tp, r), d) for r, d in zip(replicas, dirs, strict=True) if d != ANY_LOG_DIR)
         if tp in out:
             duplicates.append(tp)
         out[tp] = tuple(replicas)
@@ -98,12 +139,14 @@ def parse_reassignment_json(text: str, source: str = "reassignment JSON") -> dic
     if repeats:
         msg = ". ".join(f"{tp} contains multiple entries for {','.join(map(str, rs))}" for tp, rs in repeats.items())
         raise ReassignmentInputError(f"Partition replica lists may not contain duplicate entries: {msg}")
-    return out
+    return out, log_dirs
 
 
 def parse_topics_to_move_json(text: str, source: str = "topics-to-move JSON") -> list[str]:
-    """``{"topics":[{"topic":"foo"}],"version":1}``."""
+    """``{"topics":[{"topic":"foo"}],"version":1}`` (the version checked as Kafka's parseTopicsData does)."""
     data = _load(text, source)
+    if isinstance(data, dict):
+        _check_version(data, source)
     entries = data.get("topics") if isinstance(data, dict) else None
     if not isinstance(entries, list) or not entries:
         raise ReassignmentInputError(f"{source}: expected an object with a non-empty \"topics\" list")

@@ -23,6 +23,7 @@ from zkcontroller.admin.bootstrap_topics import run_with_admin
 from zkcontroller.admin.cli import SERVER_HINT, fail_if_corrupt, run_with_client
 from zkcontroller.admin.deprecation import REASSIGN_VERIFY_INCOMPLETE, REASSIGN_ZOOKEEPER_DEPRECATED
 from zkcontroller.admin.reassign import (
+    LOG_DIRS_NEED_BOOTSTRAP,
     ROLLBACK_NOTE,
     VERIFY_PERIODICALLY,
     PartitionStatus,
@@ -30,13 +31,14 @@ from zkcontroller.admin.reassign import (
     ReassignmentInputError,
     list_output,
     parse_broker_list,
-    parse_reassignment_json,
+    parse_reassignment_file,
     parse_topics_to_move_json,
     throttle_set_line,
     unreachable_brokers_line,
 )
 from zkcontroller.admin.usage import JAVA_LONG, KafkaCommand
 from zkcontroller.admin.user_files import UnreadableFileError, read_user_file
+from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.wire.admin_client import AdminClient
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -166,9 +168,11 @@ def reassign(bootstrap_server: str | None, command_config: str | None, zookeeper
             fail_if_corrupt(corrupt)
             return
         text, source = _read(reassignment_json_file, "--reassignment-json-file")
-        targets = parse_reassignment_json(text, source)
+        targets, log_dirs = parse_reassignment_file(text, source)
     except ReassignmentInputError as e:
         raise click.ClickException(str(e)) from None
+    if log_dirs:  # executeAssignment/verifyAssignment with a ZooKeeper client, before anything is read or written
+        raise click.ClickException(LOG_DIRS_NEED_BOOTSTRAP)
     if action == "execute":
         rollback = run_with_client(zookeeper, lambda zk: ReassignCommand(zk).execute(targets, throttle))
         click.echo(f"Current partition replica assignment\n\n{rollback}\n\n{ROLLBACK_NOTE}")
@@ -233,7 +237,15 @@ _EXECUTE_ONLY = ("throttle", "replica_alter_log_dirs_throttle", "additional")
 """The options validateAndParseArgs permits with ``--execute`` alone."""
 LOG_DIRS_THROTTLE_REFUSED = (
     "--replica-alter-log-dirs-throttle: these brokers do not move replicas between log directories (they serve no "
-    "AlterReplicaLogDirs, and a reassignment's log_dirs are ignored), so there is nothing for it to throttle")
+    "AlterReplicaLogDirs, and a reassignment naming a log dir is refused), so there is nothing for it to throttle")
+
+
+def log_dirs_refused(source: str, tp: TopicPartition, replica: int, log_dir: str) -> str:
+    """Why a file naming a log dir other than "any" is refused with ``--bootstrap-server``: Kafka would start the
+    reassignment, then fail on AlterReplicaLogDirs, which these brokers do not serve; refused before anything
+    is written instead."""
+    return (f'{source}: partition {tp} puts replica {replica} in log dir {log_dir}: these brokers do not move '
+            'replicas between log directories (they serve no AlterReplicaLogDirs); use "any" or leave out log_dirs')
 
 
 def _check_execute_options(action: str, bootstrap: bool, log_dirs_throttle: int) -> None:
@@ -281,9 +293,12 @@ def _reassign_through_broker(bootstrap_server: str, command_config: str | None, 
                 click.echo(line)
             return
         text, source = _read(reassignment_json_file, "--reassignment-json-file")
-        targets = parse_reassignment_json(text, source)
+        targets, log_dirs = parse_reassignment_file(text, source)
     except ReassignmentInputError as e:
         raise click.ClickException(str(e)) from None
+    if log_dirs:
+        (tp, replica), log_dir = next(iter(log_dirs.items()))
+        raise click.ClickException(log_dirs_refused(source, tp, replica, log_dir))
     if action == "execute":
         async def execute(admin: AdminClient) -> list[str]:
             lines = await bootstrap_reassign.execute(admin, targets, additional=additional, throttle=throttle)

@@ -27,7 +27,7 @@ from zkcontroller.admin.topics import TopicAdmin, deletion_lines
 from zkcontroller.broker.config import MAX_RESERVED_BROKER_ID, ReplicationConfig, virtual_log_dirs
 from zkcontroller.cluster.listener import ListenerPorts
 from zkcontroller.cluster.local_cluster import LocalCluster
-from zkcontroller.cluster.logs import LogFiles
+from zkcontroller.cluster.logs import OWN_CONTROLLER_LOGGERS, OWN_SERVER_LOGGERS, SERVER_LOGGERS, LogFiles
 from zkcontroller.cluster.partition_wait import wait_for_partitions
 from zkcontroller.cluster.preferred_election import elect_preferred, elect_targets
 from zkcontroller.cluster.produce import ProduceWorkload, produce_command
@@ -58,6 +58,9 @@ HELP = COMMANDS.help()
 
 Out = Callable[[str], None]
 
+
+ZK_WAIT_NOTICE_S = 3.0
+"""How long a prompt command runs before, if the ZooKeeper connection is lost, it says it is waiting for it."""
 
 BROKERS_LEAD_TIMEOUT_S = 10.0
 """How long ``create`` waits for the brokers to take up the leadership the store shows (they normally do within
@@ -98,10 +101,12 @@ class PromptLogHandler(logging.Handler):
     root handler (stderr, the same terminal), and a controller error's stack trace, which controller.log
     keeps, is cut to its last line."""
 
-    WATCHED = (("kafka.controller", logging.ERROR), ("kafka", logging.WARNING), ("zkcontroller", logging.WARNING))
+    WATCHED = (("kafka.controller", logging.ERROR), ("kafka", logging.WARNING), ("zkcontroller", logging.WARNING),
+               ("org.apache.zookeeper", logging.WARNING))
     """Most specific first. Every Kafka logger, not just ``kafka.server``: a failed log dir's LogManager lines
     and a Partition's ISR retries reached the terminal through the root handler instead, time-stamped in
-    another layout between the prompt's own lines (and ``zkcontroller.*``: the store client's errors)."""
+    another layout between the prompt's own lines (and ``zkcontroller.*``: the store client's errors;
+    ``org.apache.zookeeper``: a session's lost connection, `kazoo_store`)."""
     QUIET = (("kafka.server.ReplicaFetcherThread", logging.ERROR),)
     """Shown from ERROR only: after a ``kill`` every follower of the dead broker warns "Error in response for fetch
     request ... Connection to 2 was disconnected" on each retry (a second apart per fetcher) until the controller
@@ -109,8 +114,11 @@ class PromptLogHandler(logging.Handler):
     THRESHOLDS = QUIET + WATCHED
     """What `emit` shows, first match wins; `attached` hooks only ``WATCHED``'s loggers, so the quiet ones keep
     propagating to them (and to server.log's handler, on ``kafka``)."""
-    TRACE_IN_FILE = ("kafka.controller",)
-    """Loggers whose records a run's log files keep in full (`cluster.logs.LogFiles`)."""
+    TRACE_IN_FILE = (("kafka.controller", "controller.log"), (OWN_CONTROLLER_LOGGERS, "controller.log"),
+                     *((name, "server.log") for name in (*SERVER_LOGGERS, OWN_SERVER_LOGGERS)))
+    """Loggers whose records a run's log files keep in full, stack trace included, and the file
+    (`cluster.logs.LogFiles`; most specific first): their exception is cut to its last line here. A broker's
+    error (a bad /config/changes notification) printed a 12-line traceback per broker at the prompt."""
 
     def __init__(self, out: Out) -> None:
         super().__init__(logging.WARNING)
@@ -125,9 +133,12 @@ class PromptLogHandler(logging.Handler):
     def format(self, record: logging.LogRecord) -> str:
         level = kafka_level_name(record.levelno)
         error = record.exc_info[1] if record.exc_info else None
-        if error is None or not record.name.startswith(self.TRACE_IN_FILE):
+        name = record.name
+        file = next((file for prefix, file in self.TRACE_IN_FILE
+                     if name == prefix or name.startswith(prefix + ".")), None)
+        if error is None or file is None:  # a logger no file keeps: its trace is shown here, in full
             return f"{level} {super().format(record)}"
-        return f"{level} {record.getMessage()}: {type(error).__name__}: {error} (stack trace in controller.log)"
+        return f"{level} {record.getMessage()}: {type(error).__name__}: {error} (stack trace in {file})"
 
     @contextlib.contextmanager
     def attached(self) -> Iterator[PromptLogHandler]:
@@ -158,8 +169,25 @@ class ClusterShell:
         self.workload = ProduceWorkload(cluster)
 
     async def run_command(self, line: str) -> bool:
-        """Run one command line; False when the user asked to quit. Errors are printed, never raised."""
-        return await COMMANDS.run_line(line, self.handlers(), self.out, prompt_error_text)
+        """Run one command line; False when the user asked to quit. Errors are printed, never raised. A command
+        held up by a lost ZooKeeper connection says so once (`ZK_WAIT_NOTICE_S`): it printed nothing until the
+        connection came back or the session expired."""
+        command = asyncio.ensure_future(COMMANDS.run_line(line, self.handlers(), self.out, prompt_error_text))
+        try:
+            while True:
+                done, _ = await asyncio.wait({command}, timeout=ZK_WAIT_NOTICE_S)
+                if done:
+                    return command.result()
+                lost_s = getattr(self.admin.session, "disconnected_for_s", None)
+                if lost_s is not None:
+                    hosts = getattr(self.admin.session, "hosts", "ZooKeeper")
+                    self.out(f"waiting for ZooKeeper at {hosts} (connection lost {lost_s:.0f} s ago)")
+                    return await command
+        finally:
+            if not command.done():  # this task was cancelled (Ctrl-C, SIGTERM): so is the command
+                command.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await command
 
     def handlers(self) -> dict[str, Callable[[list[str]], Awaitable[None]]]:
         """Each verb's handler, called with its arguments: the verbs of `COMMANDS` but ``quit``, which

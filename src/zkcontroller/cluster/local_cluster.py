@@ -11,6 +11,7 @@ nothing listens.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import random
 from collections.abc import Callable, Iterable
@@ -26,13 +27,18 @@ from zkcontroller.controller.kafka_controller import KafkaController
 from zkcontroller.controller.states import ControllerState
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
-from zkcontroller.coordination.errors import ZkError
+from zkcontroller.coordination.errors import NodeExistsError, ZkError
 from zkcontroller.model import TopicPartition, sorted_partitions
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import ControlledShutdownResponse
 from zkcontroller.runtime.in_process import InProcessTransport
 from zkcontroller.runtime.runtime import AsyncioRuntime
 from zkcontroller.zk.errors import ZnodeDecodeError
+
+
+class ClusterStartError(Exception):
+    """A broker of the cluster could not start for an operator's reason (its id registered by another live
+    session): the message says which broker and why, for the command's one ``Error:`` line."""
 
 
 class LocalCluster:
@@ -113,8 +119,13 @@ class LocalCluster:
         return AsyncioRuntime(rng, self.clock)
 
     async def start(self) -> None:
+        """Start each broker in turn; the first that cannot register ends it with `ClusterStartError` (the ones
+        already started keep running: the caller's `shutdown` stops them)."""
         for broker_id in self.broker_ids:
-            await self.start_broker(broker_id)
+            try:
+                await self.start_broker(broker_id)
+            except NodeExistsError as e:
+                raise ClusterStartError(str(e)) from e
 
     async def start_broker(self, broker_id: int) -> KafkaServer:
         if broker_id in self.brokers and self.brokers[broker_id].running:
@@ -131,6 +142,9 @@ class LocalCluster:
         except BaseException:
             if listener is not None:
                 await listener.close()
+            if server.zk is not None:  # not in `brokers`, so no shutdown would close its session (and kazoo thread)
+                with contextlib.suppress(Exception):
+                    await server.zk.session.close()
             raise
         self.brokers[broker_id] = server
         if broker_id not in self.broker_ids:

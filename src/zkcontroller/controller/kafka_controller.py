@@ -15,6 +15,7 @@ soon as it is readable; and a broker whose session owns ``/controller`` while th
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from zkcontroller.controller.broker_requests import not_controller_response, submit_broker_request
@@ -220,8 +221,8 @@ class KafkaController:
                     await self._handlers[type(event)](event)
                 except IllegalControllerStateError as e:
                     await self.handle_illegal_state(e)
-            except ControllerMovedError:
-                self.core.log.info(f"Controller moved to another broker when processing {event}.")
+            except ControllerMovedError as e:  # Kafka's info(..., e): the failed epoch check says why
+                self.core.log.log(logging.INFO, f"Controller moved to another broker when processing {event}.", e)
                 await self.maybe_resign()
             except Exception as e:  # Kafka logs any other failure (an illegal state, after resigning) and goes on
                 self.core.log.error(f"Error processing event {event}", e)

@@ -46,6 +46,8 @@ class TopicEvents(EventFamily):
     def __init__(self, core: ControllerCore) -> None:
         super().__init__(core)
         self.context = core.context
+        self._malformed_reported: dict[str, int | None] = {}
+        """Topic znodes TopicChange found malformed, by path, with the mzxid reported (see `_topic_change`)."""
 
     def handlers(self) -> Mapping[type[ControllerEvent], Handler]:
         return {TopicChange: self.process_topic_change, PartitionModifications: self.process_partition_modifications}
@@ -100,17 +102,21 @@ class TopicEvents(EventFamily):
         for topic in topics:
             self.core.watches.unregister_node_handler(paths.topic_path(topic))
 
-    async def read_topic_assignments(self, topics: Iterable[str]
+    async def read_topic_assignments(self, topics: Iterable[str], *, reported: dict[str, int | None] | None = None
                                      ) -> tuple[list[TopicIdReplicaAssignment], set[str]]:
         """Read topic znodes (arming their data watches), as Kafka reads them: one that is not JSON is an empty
         assignment, reported with a warning; malformed ones are logged with their path and skipped, so one bad
-        topic never stops the controller serving the others. Returns the assignments and the topics read as
-        empty."""
+        topic never stops the controller serving the others (each write of one once, given ``reported``: path
+        -> the mzxid already logged, updated here). Returns the assignments and the topics read as empty."""
         read = await self.core.zk.get_topic_assignments(topics, self.core.on_watch, lenient=True)
         for path, error in sorted(read.read_as_empty.items()):
             self.core.log.warn(f"Reading the topic znode {path} as a topic with no partitions (as Kafka does): "
                                f"{error.reason}")
         for path, error in sorted(read.malformed.items()):
+            if reported is not None:
+                if error.mzxid is not None and reported.get(path) == error.mzxid:
+                    continue
+                reported[path] = error.mzxid
             self.core.log.error(f"Skipping topic with malformed assignment at {path}: {error.reason}")
         unparseable = {t for t in read.values if paths.topic_path(t) in read.read_as_empty}
         return [read.values[t] for t in sorted(read.values)], unparseable
@@ -167,7 +173,13 @@ class TopicEvents(EventFamily):
         self.unregister_partition_modifications_handlers(sorted(deleted))
         for topic in sorted(deleted):  # first, as Kafka: a new topic may carry the id of one deleted by hand
             self.context.remove_topic(topic)
-        read, unparseable = await self.read_topic_assignments(new_topics)
+        # A malformed topic stays out of all_topics, so that a repair is picked up: every TopicChange reads it
+        # again, and it is reported once per write of its znode, not on every later create.
+        reported = self._malformed_reported
+        read, unparseable = await self.read_topic_assignments(new_topics, reported=reported)
+        still_bad = {paths.topic_path(t) for t in new_topics} - {paths.topic_path(t.topic) for t in read}
+        for path in [p for p in reported if p not in still_bad]:  # repaired or deleted
+            del reported[path]
         assignments = await self.admit_topics(read, unparseable)
         self.context.set_all_topics(self.context.all_topics | {t.topic for t in assignments})
         self._record_ids(assignments)
@@ -231,8 +243,8 @@ class TopicEvents(EventFamily):
     async def process_partition_modifications(self, event: PartitionModifications) -> None:
         if not self.core.is_active:
             return
-        topic = event.topic
-        read, _unparseable = await self.read_topic_assignments([topic])
+        topic = event.topic  # a rewrite of a malformed topic znode: reported here once, not again by TopicChange
+        read, _unparseable = await self.read_topic_assignments([topic], reported=self._malformed_reported)
         if not read:
             return
         if topic not in self.context.all_topics:  # a topic skipped earlier, whose znode was rewritten

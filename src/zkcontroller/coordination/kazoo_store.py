@@ -26,6 +26,7 @@ import contextlib
 import functools
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -107,6 +108,8 @@ class KazooSession(CoordinationSession):
         self._password: bytes = password
         self._timeout_ms = int(client._session_timeout)
         self._stopping: asyncio.Task[None] | None = None
+        self._disconnected_at: float | None = None
+        self._hosts = ",".join(f"{h}:{p}" for h, p in client.hosts) + (client.chroot or "")
         self._multi_read = self.multi_read_enabled  # until the server answers UNIMPLEMENTED (ZooKeeper < 3.6)
         self._acl = encode_acl(client.default_acl or OPEN_ACL_UNSAFE)
         """What kazoo's ``create`` would send, encoded once for every create inside a `multi`."""
@@ -283,7 +286,8 @@ class KazooSession(CoordinationSession):
     def _set_state(self, new: SessionState) -> None:
         if self._state in (SessionState.EXPIRED, SessionState.CLOSED) or new is self._state:
             return
-        self._state = new
+        was, self._state = self._state, new
+        self._log_connection_change(was, new)
         for listener in list(self._listeners):
             listener(new)
         if new is SessionState.EXPIRED:
@@ -291,6 +295,38 @@ class KazooSession(CoordinationSession):
             client_cnxn_log.info("Unable to reconnect to ZooKeeper service, session 0x%x has expired, closing "
                                  "socket connection", self._session_id)
             self._stopping = self._loop.create_task(asyncio.to_thread(stop_kazoo_client, self._client))
+
+    def _log_connection_change(self, was: SessionState, new: SessionState) -> None:
+        """A lost connection and its return, as ZooKeeper's ClientCnxn logs them under Kafka (its ZooKeeperClient
+        logs neither): a ZooKeeper outage left no line before the session expired or the outage ended."""
+        if new is SessionState.DISCONNECTED:
+            self._disconnected_at = time.monotonic()
+            client_cnxn_log.warning("Connection to ZooKeeper at %s lost for session 0x%x, closing socket connection "
+                                    "and attempting reconnect (the session expires %d ms after the loss)",
+                                    self._hosts, self._session_id, self._timeout_ms)
+        elif new is SessionState.CONNECTED and was is SessionState.DISCONNECTED and self._disconnected_at is not None:
+            lost_ms = int((time.monotonic() - self._disconnected_at) * 1000)
+            self._disconnected_at = None
+            client_cnxn_log.info("Session establishment complete on server %s, sessionid = 0x%x, after %d ms "
+                                 "without a connection", self._server(), self._session_id, lost_ms)
+
+    def _server(self) -> str:
+        """The server the connection is on now (``host:port``), else the connect string."""
+        with contextlib.suppress(Exception):  # kazoo's internals: the socket may be gone again already
+            host, port = self._client._connection._socket.getpeername()[:2]
+            return f"{host}:{port}"
+        return self._hosts
+
+    @property
+    def hosts(self) -> str:
+        """The connect string (``host:port[,...][/chroot]``)."""
+        return self._hosts
+
+    @property
+    def disconnected_for_s(self) -> float | None:
+        """How long the connection has been lost (None: connected, or the session is over)."""
+        at = self._disconnected_at
+        return None if at is None or self._state is not SessionState.DISCONNECTED else time.monotonic() - at
 
     def _call_soon(self, fn: Callable[[Any], None], arg: object) -> None:
         # RuntimeError: the loop closed between the check and the call; nobody is left to tell.

@@ -114,6 +114,7 @@ class KafkaZkClientBase:
                 else:
                     raise NullZnodeDataError(path)
             except ZnodeDecodeError as e:
+                e.mzxid = stat.mzxid
                 out.malformed[path] = e
         return out
 

@@ -17,6 +17,10 @@ class ZnodeDecodeError(KafkaZkError):
     It always names the znode so that a caller reading many nodes can log it and carry on with the rest.
     """
 
+    mzxid: int | None = None
+    """The znode's mzxid when a bulk read found it malformed (`KafkaZkClientBase._read_many`): which write of the
+    znode this is, so a reader reports each bad write once."""
+
     def __init__(self, path: str, reason: str) -> None:
         self.path = path
         self.reason = reason
@@ -57,6 +61,9 @@ class ControllerMovedError(KafkaZkError):
 
     Kafka's ``ControllerMovedException``; nothing of the failed request was written.
     """
+
+    java_class = "org.apache.kafka.common.errors.ControllerMovedException"
+    """What a Kafka-format log names it (`runtime.log_lines.qualified_name`), as Kafka's lines show it."""
 
 
 class ControllerEpochMissingError(KafkaZkError):

@@ -11,7 +11,9 @@ from tests.unit.controller.standalone import RecordingRuntime, standalone_contro
 from zkcontroller.controller.errors import IllegalControllerStateError
 from zkcontroller.controller.events import TopicChange
 from zkcontroller.controller.kafka_controller import KafkaController
-from zkcontroller.model import TopicPartition
+from zkcontroller.model import ReplicaAssignment, TopicPartition
+from zkcontroller.runtime.log_lines import java_traceback
+from zkcontroller.zk.errors import ControllerMovedError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 
@@ -88,3 +90,23 @@ async def test_resigning_empties_the_state_machines_batches_so_the_next_tenure_c
     for batch in (core.request_batch, core.partition_state_machine.batch, core.replica_state_machine.batch):
         assert batch.is_empty
         batch.new_batch()  # raised IllegalControllerStateError ("batch is not empty") before
+
+
+async def test_a_moved_controller_logs_why_with_the_event(caplog: pytest.LogCaptureFixture) -> None:
+    """Kafka's ``info(s"Controller moved to another broker when processing $event.", e)``: with a hand-bumped
+    /controller_epoch the operator sees the failed zkVersion check under the line, not just that it moved."""
+    caplog.set_level(logging.INFO, logger="kafka.controller")
+    controller, _runtime, zk = await make_controller()
+    await controller.elect()
+    data, _stat = await zk._session.get_data("/controller_epoch")
+    await zk._session.set_data("/controller_epoch", data)  # same epoch, next zkVersion: our fenced writes fail
+    await zk.create_topic_assignment("t", None, {TopicPartition("t", 0): ReplicaAssignment((1,))})
+    await controller.process(TopicChange())
+    moved = [r for r in caplog.records if r.getMessage().endswith(
+        "Controller moved to another broker when processing TopicChange.")]
+    assert len(moved) == 1 and moved[0].levelno == logging.INFO
+    assert isinstance(moved[0].exc_info and moved[0].exc_info[1], ControllerMovedError)
+    assert "Controller epoch zkVersion check fails" in str(moved[0].exc_info[1])  # type: ignore[index]
+    trace = java_traceback(logging.Formatter().formatException(moved[0].exc_info), moved[0].exc_info[1])
+    assert trace.splitlines()[-1] == ("org.apache.kafka.common.errors.ControllerMovedException: Controller epoch "
+                                      "zkVersion check fails. Expected zkVersion = 1")  # as Kafka's log shows it
