@@ -86,6 +86,16 @@ def pytest_timeout_set_timer(item: pytest.Item, settings: Any) -> Generator[None
     return result
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_timeout_cancel_timer(item: pytest.Item) -> Generator[None, object, object]:
+    """The item is over: a timeout that fired outside its phases is not the next item's (which may set none)."""
+    try:
+        return (yield)
+    finally:
+        _retrieved()
+        _fired.message, _fired.reported = None, False
+
+
 def _retrieved() -> None:
     """Mark `LoopTimeout` retrieved from the tasks it ended (asyncio kept it in them, then raised it on). Else each
     logs "Task exception was never retrieved" when collected, in whatever later test, and the traceback that log
