@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
+from tests import asyncio_timeout
 from tests.helpers import OffsetClock
 from tests.logging_state import logging_restored, logging_state
 
@@ -183,8 +184,12 @@ def pytest_configure(config: pytest.Config) -> None:
     summary); but a command run in-process (`zkcontroller.cli`) turned it into a KeyboardInterrupt it caught
     itself (``stopped``), and before its handlers were put back after it, the rest of the run did too: a run
     killed by ``timeout`` went on, and a pytest of its own could end 0. The handler notes it, and both the next
-    test's end (`_signal_handlers_kept`) and the session's end make the exit status `KILLED_EXIT`."""
+    test's end (`_signal_handlers_kept`) and the session's end make the exit status `KILLED_EXIT`.
+
+    pytest-timeout's timeout ends an asyncio test as a timeout (`tests/asyncio_timeout.py`), where a task would
+    otherwise keep it and the test run on."""
     signal.signal(signal.SIGTERM, _on_sigterm)
+    config.pluginmanager.register(asyncio_timeout, "zkcontroller-asyncio-timeout")
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -106,6 +106,33 @@ def test_an_interruption_inside_a_callback_ends_the_run() -> None:
         run_virtual(main())
 
 
+def test_a_keyboard_interrupt_inside_a_task_ends_the_run_once_and_it_is_cleaned_up() -> None:
+    """asyncio raises KeyboardInterrupt (Ctrl-C, tests/asyncio_timeout.py's `LoopTimeout`) out of the loop itself.
+    Noted as an escape too, it was raised again from `run_virtual`'s clean-up, which stopped there."""
+    loop = VirtualTimeLoop()
+    cancelled: list[str] = []
+
+    async def other() -> None:
+        try:
+            await asyncio.sleep(100)
+        except asyncio.CancelledError:
+            cancelled.append("other")
+            raise
+
+    async def hit() -> None:
+        await asyncio.sleep(1)
+        raise KeyboardInterrupt
+
+    async def main() -> None:
+        loop.create_task(other())
+        loop.create_task(hit())
+        await asyncio.sleep(5)
+
+    with pytest.raises(KeyboardInterrupt):
+        run_virtual(main(), loop)
+    assert cancelled == ["other"] and loop.is_closed()
+
+
 def test_an_ordinary_error_in_a_task_still_ends_only_that_task() -> None:
     async def fails() -> None:
         raise ValueError("one task's bug")

@@ -105,7 +105,13 @@ class VirtualTimeLoop(asyncio.BaseEventLoop):
         """A task ended by a BaseException that is not an Exception (nor a cancellation): the run must stop."""
         # `_exception`, not `exception()`: reading it does not mark an ordinary error retrieved, which would hide
         # asyncio's "Task exception was never retrieved" report of it
-        if not task.cancelled() and self._note(task._exception):
+        if task.cancelled():
+            return
+        if isinstance(task._exception, (KeyboardInterrupt, SystemExit)):
+            # asyncio raised it out of the loop itself: noted, it was raised again from `run_virtual`'s clean-up,
+            # which stopped there (tasks never cancelled, the loop never closed)
+            task.exception()
+        elif self._note(task._exception):
             task.exception()  # raised from the loop instead: no "never retrieved" report at collection
 
     def call_exception_handler(self, context: dict[str, Any]) -> None:
