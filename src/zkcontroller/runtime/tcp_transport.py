@@ -6,10 +6,11 @@ AlterIsr to the controller. Each of these Kafka clients (`protocol.transport.cli
 Kafka) has its own connection per broker, opened on first use on the broker's inter-broker listener, and counts its
 correlation ids from 0: the controller channel's (a new one per controller epoch and broker epoch, as Kafka's
 RequestSendThread per added broker), the fetcher's (a new one when the fetcher is shut down: `close_client`), the
-AlterIsr channel's and controlled shutdown's (a new one per run). A failed connect starts the client's reconnect
-back-off (`RECONNECT_BACKOFF`, Kafka's values per client: none for the controller channel, the fetcher and controlled
-shutdown, whose callers pace their own retries, 50 ms for AlterIsr, ``reconnect.backoff.ms`` 50 doubling to
-``reconnect.backoff.max.ms`` 1000 with jitter for any other), during which sends fail at once. A client that discovers
+AlterIsr channel's and controlled shutdown's (a new one per run). A failed connect, and a connection lost (the
+broker hung up, a request timed out), starts the client's reconnect back-off (`RECONNECT_BACKOFF`, Kafka's values per
+client: none for the controller channel, the fetcher and controlled shutdown, whose callers pace their own retries,
+50 ms for AlterIsr, ``reconnect.backoff.ms`` 50 doubling per failed attempt to ``reconnect.backoff.max.ms`` 1000 with
+jitter for any other), during which sends fail at once. A client that discovers
 versions (`DISCOVERS_VERSIONS`: AlterIsr's, as in Kafka) sends ApiVersions first on each new connection, then each
 request at the highest version both its bound (``versions``, set by the IBP) and the broker allow; the others send at
 once, at their bound. A failed handshake (an error answer, the connection closed, no answer in time) closes the
@@ -115,7 +116,11 @@ class _BrokerState:
     connection: _Connection | None = None
     in_flight: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(1))
     connect_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    failures: int = 0
+    failed_attempts: int = 0
+    """Kafka's ``failedAttempts``: disconnects (a failed connect, or a connection lost) since the client was last
+    connected; the reconnect back-off is ``backoff(failed_attempts)`` before the count goes up."""
+    failed_connect_attempts: int = 0
+    """Kafka's ``failedConnectAttempts``: connects that failed in a row; the setup timeout grows with it."""
     next_attempt_ms: int = 0
     correlation: CorrelationIds = field(default_factory=CorrelationIds)
     """This client's correlation ids, from 0: unique on its connection, as Wireshark's Kafka dissector (and
@@ -203,7 +208,8 @@ class TcpTransport:
                 generation = (request.controller_id, request.controller_epoch, request.broker_epoch)
                 if generation != state.generation:  # a new channel (tenure, broker re-added): a new NetworkClient
                     if state.connection is not None:
-                        self._disconnect(broker.id, client, state.connection, "a new controller channel")
+                        self._disconnect(broker.id, client, state.connection, "a new controller channel",
+                                         back_off=False)
                     state.generation, state.correlation = generation, CorrelationIds()
             connection = await self._connection(broker, client, state)
             correlation_id = state.correlation.next()  # Kafka's newClientRequest takes it, even for a mismatch
@@ -228,7 +234,9 @@ class TcpTransport:
                 raise disconnected(broker.id) from None
             except asyncio.CancelledError:
                 # The channel manager dropped this broker's queue (it left the cluster): drop its connection too,
-                # as Kafka's removeBroker closes the NetworkClient, rather than leave an answer nobody awaits.
+                # as Kafka's removeBroker closes the NetworkClient, rather than leave an answer nobody awaits. The
+                # back-off this starts is the controller channel's, none; another client's caller cancels on its
+                # own request timeout (`within`), a disconnect that backs off in Kafka.
                 connection.pending.pop(correlation_id, None)
                 self._disconnect(broker.id, client, connection, "request cancelled: the broker was removed")
                 raise
@@ -245,8 +253,8 @@ class TcpTransport:
         async with state.connect_lock:
             current = state.connection
             if current is not None and current.address != address:
-                self._disconnect(broker.id, client, current,
-                                 f"broker {broker.id} moved to {address[0]}:{address[1]}")
+                self._disconnect(broker.id, client, current,  # a new host: a new state in Kafka, no back-off
+                                 f"broker {broker.id} moved to {address[0]}:{address[1]}", back_off=False)
                 current = None
             if current is not None:
                 return current
@@ -254,7 +262,7 @@ class TcpTransport:
             if now < state.next_attempt_ms:
                 raise connection_failed(broker, self.listener_name,  # awaitReady: connectionFailed in back-off
                                         f"reconnect back-off for {state.next_attempt_ms - now} ms more")
-            setup_ms = self._setup_timeout_ms(state.failures)
+            setup_ms = self._setup_timeout_ms(state.failed_connect_attempts)
             wait_ms = min(self.connect_timeout_ms if bound_ms is None else bound_ms, setup_ms)
             # A caller's bound shorter than the setup timeout is the caller's to enforce (`connect`): the attempt
             # is not a failed one then, only given up.
@@ -263,11 +271,11 @@ class TcpTransport:
                 async with asyncio.timeout(None if caller_bound else wait_ms / 1000):
                     reader, writer = await self._open_connection(*address)
             except (OSError, TimeoutError) as e:
-                state.failures += 1
-                state.next_attempt_ms = self._runtime.now_ms() + self._reconnect_backoff_ms(client, state.failures)
+                state.failed_connect_attempts += 1
+                self._back_off(client, state)
                 reason = f"no connection within {wait_ms} ms" if isinstance(e, TimeoutError) else str(e)
                 raise connection_failed(broker, self.listener_name, reason) from e
-            state.failures = 0
+            state.failed_attempts = state.failed_connect_attempts = 0  # ready / checkingApiVersions
             connection = _Connection(address, reader, writer)
             if client in DISCOVERS_VERSIONS:
                 try:
@@ -277,7 +285,7 @@ class TcpTransport:
                     # failed connect, from the attempt count the connection reset (``backoff(0)``); the setup
                     # timeout stays reset. Without it the next send reconnected and asked again at once.
                     writer.close()
-                    state.next_attempt_ms = self._runtime.now_ms() + self._reconnect_backoff_ms(client, 1)
+                    self._back_off(client, state)
                     raise
                 except BaseException:
                     writer.close()
@@ -347,14 +355,22 @@ class TcpTransport:
                                           f"{ours}]. The supported range is [{low},{high}].")
         return min(ours, high)
 
-    def _reconnect_backoff_ms(self, client: str, failures: int) -> int:
+    def _back_off(self, client: str, state: _BrokerState) -> None:
+        """``ClusterConnectionStates.disconnected``'s ``updateReconnectBackoff``: no new connection for the
+        client's back-off from now, and one more failed attempt. Kafka does it on every disconnect of a client
+        that goes on (a failed connect, a failed handshake, a connection lost: the peer hung up, a request timed
+        out), not on a close (``remove``)."""
+        state.next_attempt_ms = self._runtime.now_ms() + self._reconnect_backoff_ms(client, state.failed_attempts)
+        state.failed_attempts += 1
+
+    def _reconnect_backoff_ms(self, client: str, failed_attempts: int) -> int:
         """``ClusterConnectionStates``' ``ExponentialBackoff(reconnect.backoff.ms, 2, reconnect.backoff.max.ms,
-        0.2).backoff(failures - 1)`` for ``client``: the initial value without jitter when the maximum is not
+        0.2).backoff(failed_attempts)`` for ``client``: the initial value without jitter when the maximum is not
         above it (0 for the controller channel, so each of its retries tries to connect)."""
         initial, maximum = RECONNECT_BACKOFF.get(client, (RECONNECT_BACKOFF_MS, RECONNECT_BACKOFF_MAX_MS))
         if maximum <= initial:
             return initial
-        exp = min(failures - 1, math.log2(maximum / max(initial, 1)))
+        exp = min(failed_attempts, math.log2(maximum / max(initial, 1)))
         jitter = 1 - RECONNECT_BACKOFF_JITTER + 2 * RECONNECT_BACKOFF_JITTER * self._runtime.rng.random()
         return int(jitter * initial * 2 ** exp)
 
@@ -395,10 +411,16 @@ class TcpTransport:
         finally:
             self._disconnect(broker_id, client, connection, reason)
 
-    def _disconnect(self, broker_id: int, client: str, connection: _Connection, reason: str) -> None:
+    def _disconnect(self, broker_id: int, client: str, connection: _Connection, reason: str, *,
+                    back_off: bool = True) -> None:
+        """Close ``connection`` and fail what is in flight on it. When it is the client's current one and
+        ``back_off``, the reconnect back-off starts, as Kafka's NetworkClient does for an established connection
+        it loses (``processDisconnection``): without it a client whose peer hung up reconnected at once."""
         state = self._brokers.get((broker_id, client))
         if state is not None and state.connection is connection:
             state.connection = None
+            if back_off:
+                self._back_off(client, state)
             log.info("Disconnected from broker %d at %s:%d: %s", broker_id, *connection.address, reason)
         for _, _, future in connection.pending.values():
             if not future.done():
@@ -415,7 +437,7 @@ class TcpTransport:
         fetcher shut down and made again, a controlled shutdown run after another)."""
         state = self._brokers.pop((broker_id, client), None)
         if state is not None and state.connection is not None:
-            self._disconnect(broker_id, client, state.connection, reason)
+            self._disconnect(broker_id, client, state.connection, reason, back_off=False)
 
     def close_broker(self, broker_id: int) -> None:
         """The broker left: drop its connections and whatever is in flight on them."""
