@@ -36,6 +36,7 @@ from zkcontroller.cluster.server_properties import render
 from zkcontroller.cluster.zookeeper_ensemble import ZooKeeperEnsemble
 from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess, free_port, free_ports
 from zkcontroller.coordination.connect import make_backend
+from zkcontroller.coordination.errors import ErrorCode, ZkError
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
@@ -71,6 +72,9 @@ def log_tail(path: Path, lines: int = 10) -> str:
         return f"  ({e})"
     return "\n".join(f"  {line}" for line in text.splitlines()[-lines:])
 
+
+READ_ONLY = frozenset({"status", "describe"})
+"""The bounded verbs that write nothing: one ZooKeeper never saw through leaves nothing behind."""
 
 SIGNALS = {"stop": signal.SIGTERM, "kill": signal.SIGKILL, "pause": signal.SIGSTOP, "resume": signal.SIGCONT}
 
@@ -370,9 +374,9 @@ class ProcessClusterShell:
         """Each verb's handler, called with its arguments: the verbs of `COMMANDS` but ``quit``, which
         `run_command` answers itself (as ``exit``)."""
         handlers: dict[str, Callable[[list[str]], Awaitable[None]]] = {"help": self._help}
-        for verb, read in (("status", self._status), ("create", self._create), ("describe", self._describe),
-                           ("elect", self._elect), ("delete", self._delete)):
-            handlers[verb] = functools.partial(self._bounded, read)
+        for verb, command in (("status", self._status), ("create", self._create), ("describe", self._describe),
+                              ("elect", self._elect), ("delete", self._delete)):
+            handlers[verb] = functools.partial(self._bounded, verb, command)
         for verb in ("zk-status", "zk-kill", "zk-start"):
             handlers[verb] = functools.partial(self._zookeeper_command, verb)
         for verb in (*SIGNALS, "start"):
@@ -414,15 +418,26 @@ class ProcessClusterShell:
             ensemble.start_server(server)
         self.out(f"{name} {server}: done")
 
-    async def _bounded(self, read: Callable[[list[str]], Coroutine[Any, Any, None]], args: list[str]) -> None:
+    async def _bounded(self, verb: str, command: Callable[[list[str]], Coroutine[Any, Any, None]],
+                       args: list[str]) -> None:
         """A command that reads ZooKeeper, bounded: with no server answering (every ensemble server killed)
-        kazoo holds a request until one does, and the prompt hung, with no way to type zk-start."""
+        kazoo holds a request until one does, and the prompt hung, with no way to type zk-start.
+
+        A ZooKeeper that is gone fails a command in one of two ways, by a race between kazoo's I/O thread seeing
+        the socket close and the command's request: one queued before it saw fails at once (CONNECTION_LOSS), one
+        queued after waits for a server, so the bound ends it. Under load either comes first, and the prompt
+        showed two different errors for one cause; the user gets one message for both. A write may have
+        reached ZooKeeper before the loss, or be sent once a server answers (kazoo keeps the queued request),
+        so it is not said to have done nothing."""
         try:
-            await asyncio.wait_for(read(args), self.zk_timeout_s)
-        except TimeoutError:
-            raise TimeoutError(f"ZooKeeper ({self.cluster.zookeeper_connect}) did not answer within "
-                               f"{self.zk_timeout_s:g} s; the brokers keep running (zk-status shows an ensemble's "
-                               "servers)") from None
+            await asyncio.wait_for(command(args), self.zk_timeout_s)
+        except (TimeoutError, ZkError) as e:
+            if isinstance(e, ZkError) and e.code is not ErrorCode.CONNECTION_LOSS:
+                raise
+            effect = "" if verb in READ_ONLY else f"; what `{verb}` asked may still take effect once ZooKeeper is back"
+            raise TimeoutError(f"ZooKeeper ({self.cluster.zookeeper_connect}) is not answering: `{verb}` gave up "
+                               f"(it waits at most {self.zk_timeout_s:g} s){effect}; the brokers keep running "
+                               "(zk-status shows an ensemble's servers)") from None
 
     async def _elect(self, args: list[str]) -> None:
         """As the in-process prompt's ``elect``: kafka-preferred-replica-election's ZooKeeper path, then which

@@ -147,6 +147,11 @@ class ZooKeeperServerProcess:
         self.stop()
         raise TimeoutError(f"ZooKeeper did not answer on port {self.port} within {timeout_s}s")
 
+    @property
+    def pid(self) -> int | None:
+        """The server process's id (None: not running here), for a test that pauses it."""
+        return self._proc.pid if self._proc is not None else None
+
     def wait(self) -> int:
         """Block until the server process exits; returns its exit code."""
         assert self._proc is not None, "server not started"
