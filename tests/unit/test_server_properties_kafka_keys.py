@@ -82,3 +82,16 @@ def test_the_broker_command_exits_1_with_one_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["broker", str(path)], catch_exceptions=False)
     assert (result.exit_code, result.stderr) == (
         1, f"Error: {path}: Invalid value abc for configuration socket.send.buffer.bytes: Not a number of type INT\n")
+
+
+def test_the_keys_read_here_have_kafkas_types() -> None:
+    """``connections.max.idle.ms`` and ``replica.lag.time.max.ms`` are LONGs (they were read as INTs and refused
+    past 2^31-1, which Kafka takes); the internal topics' replication factors are SHORTs."""
+    props = broker_properties(parse_properties(BASE), ["connections.max.idle.ms=3000000000",
+                                                       "replica.lag.time.max.ms=4000000000"])
+    assert (props.connections_max_idle_ms, props.replication.replica_lag_time_max_ms) == (3000000000, 4000000000)
+    for value in ("x", "40000"):
+        with pytest.raises(ConfigError) as refused:
+            broker_properties(parse_properties(BASE), [f"offsets.topic.replication.factor={value}"])
+        assert str(refused.value) == (f"Invalid value {value} for configuration offsets.topic.replication.factor: "
+                                      f"Not a number of type SHORT")

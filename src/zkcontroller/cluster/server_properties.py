@@ -181,12 +181,15 @@ _CSV_SEPARATOR = re.compile(r"\s*,\s*", re.ASCII)
 r"""``CoreUtils.parseCsvList``'s separator: Java's ``\s`` is ASCII whitespace only."""
 
 
-def _int(key: str, value: str, minimum: int | None = None) -> int:
-    """ConfigDef's INT: the value ``trim``-med (every char up to U+0020), then ``Integer.parseInt``; the error
-    shows the value as given."""
-    n = java_parse_int(value.strip(JAVA_TRIM))
+_BITS = {"SHORT": 16, "INT": 32, "LONG": 64}
+
+
+def _int(key: str, value: str, minimum: int | None = None, kind: str = "INT") -> int:
+    """ConfigDef's INT (or SHORT, LONG): the value ``trim``-med (every char up to U+0020), then
+    ``Integer.parseInt`` (``Short.parseShort``, ``Long.parseLong``); the error shows the value as given."""
+    n = java_parse_int(value.strip(JAVA_TRIM), bits=_BITS[kind])
     if n is None:
-        raise ConfigError(f"Invalid value {value} for configuration {key}: Not a number of type INT")
+        raise ConfigError(f"Invalid value {value} for configuration {key}: Not a number of type {kind}")
     if minimum is not None and n < minimum:
         raise ConfigError(f"Invalid value {value} for configuration {key}: Value must be at least {minimum}")
     return n
@@ -316,7 +319,9 @@ def broker_properties(props: dict[str, str], overrides: Iterable[str] = ()) -> B
         return get(key, default).strip(JAVA_TRIM)
 
     def num(key: str, default: int, minimum: int | None = None) -> int:
-        return _int(key, get(key, str(default)), minimum)
+        """A number of the key's KafkaConfig type: ``connections.max.idle.ms`` is a LONG, the internal topics'
+        replication factors SHORTs (our own keys, which Kafka lacks, INTs)."""
+        return _int(key, get(key, str(default)), minimum, KAFKA_CONFIG_TYPES.get(key, "INT"))
 
     def flag(key: str, default: bool) -> bool:
         return _bool(key, get(key, "true" if default else "false"))
