@@ -1,7 +1,9 @@
 """``server.properties``: Kafka's broker configuration file, read into what one broker process needs.
 
 Kafka's keys and defaults (2.8.2's ``KafkaConfig``) where they apply to a broker that is a controller
-candidate and answers the wire protocol. Unknown keys are logged and kept (``unknown``); a bad value is a
+candidate and answers the wire protocol. Every ``KafkaConfig`` key given is parsed as its ConfigDef type (and
+checked by its validator where one is modelled), even one nothing here acts on, as Kafka's ``ConfigDef.parse``
+does at start-up; a key KafkaConfig does not define is logged and kept (``unknown``). A bad value is a
 `ConfigError` naming the key and the value, raised before anything starts. Only PLAINTEXT listeners are
 served (one listener, the inter-broker one).
 """
@@ -17,13 +19,15 @@ from typing import Any
 
 from zkcontroller.admin.java_numbers import java_parse_int
 from zkcontroller.broker.config import MAX_RESERVED_BROKER_ID, ReplicationConfig
+from zkcontroller.broker.config_helper import BROKER_CONFIG_VALIDATORS
+from zkcontroller.broker.kafka_config_types import KAFKA_CONFIG_TYPES
 from zkcontroller.broker.log_config import BROKER_LOG_PROPERTIES, parse_broker_log_properties
 from zkcontroller.cluster.kafka_server import AutoCreateConfig
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.coordination.connect_string import parse_connect_string
 from zkcontroller.protocol.ibp import DEFAULT_IBP, ibp_at_least, request_versions
 from zkcontroller.zk.config_values import JAVA_TRIM, parse_boolean
-from zkcontroller.zk.log_config_def import TopicConfigError
+from zkcontroller.zk.log_config_def import TopicConfigError, parse_config_value
 
 log = logging.getLogger("kafka.server.KafkaConfig")
 
@@ -177,12 +181,15 @@ _CSV_SEPARATOR = re.compile(r"\s*,\s*", re.ASCII)
 r"""``CoreUtils.parseCsvList``'s separator: Java's ``\s`` is ASCII whitespace only."""
 
 
-def _int(key: str, value: str, minimum: int | None = None) -> int:
-    """ConfigDef's INT: the value ``trim``-med (every char up to U+0020), then ``Integer.parseInt``; the error
-    shows the value as given."""
-    n = java_parse_int(value.strip(JAVA_TRIM))
+_BITS = {"SHORT": 16, "INT": 32, "LONG": 64}
+
+
+def _int(key: str, value: str, minimum: int | None = None, kind: str = "INT") -> int:
+    """ConfigDef's INT (or SHORT, LONG): the value ``trim``-med (every char up to U+0020), then
+    ``Integer.parseInt`` (``Short.parseShort``, ``Long.parseLong``); the error shows the value as given."""
+    n = java_parse_int(value.strip(JAVA_TRIM), bits=_BITS[kind])
     if n is None:
-        raise ConfigError(f"Invalid value {value} for configuration {key}: Not a number of type INT")
+        raise ConfigError(f"Invalid value {value} for configuration {key}: Not a number of type {kind}")
     if minimum is not None and n < minimum:
         raise ConfigError(f"Invalid value {value} for configuration {key}: Value must be at least {minimum}")
     return n
@@ -251,6 +258,31 @@ _KNOWN = {
     "socket.connection.setup.timeout.ms", "socket.connection.setup.timeout.max.ms",
     *BROKER_LOG_PROPERTIES,
 }
+"""The keys `broker_properties` reads (``metrics.prometheus.port`` is ours, not Kafka's)."""
+
+
+def _check_kafka_configs(props: dict[str, str]) -> None:
+    """``ConfigDef.parse`` over the ``KafkaConfig`` keys given: each value parsed as its type (``parseType``: a
+    bad number is "Not a number of type INT", a bad boolean "Expected value to be either true or false") and
+    checked by its validator where `BROKER_CONFIG_VALIDATORS` models one. Kafka refuses to start on any of them,
+    used or not (``socket.send.buffer.bytes=abc``). Checked in the file's order (Kafka's is its definition order,
+    which only matters when two values are bad). A CLASS value is not looked up: there is no JVM here."""
+    for key, value in props.items():
+        kind = KAFKA_CONFIG_TYPES.get(key)
+        if kind is None:
+            continue
+        try:
+            if kind == "SHORT":  # Short.parseShort
+                parsed: object = java_parse_int(value.strip(JAVA_TRIM), bits=16)
+                if parsed is None:
+                    raise ConfigError(f"Invalid value {value} for configuration {key}: Not a number of type SHORT")
+            else:
+                parsed = parse_config_value(key, kind, value)
+            validator = BROKER_CONFIG_VALIDATORS.get(key)
+            if validator is not None:
+                validator.check(key, parsed)
+        except TopicConfigError as e:  # ConfigException's text, raised as ours
+            raise ConfigError(str(e)) from None
 
 
 def parse_overrides(overrides: Iterable[str]) -> dict[str, str]:
@@ -268,10 +300,11 @@ def broker_properties(props: dict[str, str], overrides: Iterable[str] = ()) -> B
     """Validate ``props`` (with ``key=value`` ``overrides`` applied last) into `BrokerProperties`.
 
     As Kafka's ConfigDef, a known config's value is trimmed (``String.trim``) before it is parsed, whatever
-    its type; an unknown one is kept as given."""
+    its type; an unknown one is kept as given. A key ``KafkaConfig`` defines is known even where nothing here
+    acts on it (``num.network.threads``): its value is still checked (`_check_kafka_configs`)."""
     props = {**props, **parse_overrides(overrides)}
-    unknown = {k: v for k, v in props.items() if k not in _KNOWN}
-    for key in sorted(unknown):
+    unknown = {k: v for k, v in props.items() if k not in _KNOWN and k not in KAFKA_CONFIG_TYPES}
+    for key in sorted(unknown):  # AbstractConfig.logUnused's line (Kafka's clients log it; its broker does not)
         log.warning("The configuration '%s' was supplied but isn't a known config.", key)
 
     def get(key: str, default: str | None = None) -> str:
@@ -286,7 +319,9 @@ def broker_properties(props: dict[str, str], overrides: Iterable[str] = ()) -> B
         return get(key, default).strip(JAVA_TRIM)
 
     def num(key: str, default: int, minimum: int | None = None) -> int:
-        return _int(key, get(key, str(default)), minimum)
+        """A number of the key's KafkaConfig type: ``connections.max.idle.ms`` is a LONG, the internal topics'
+        replication factors SHORTs (our own keys, which Kafka lacks, INTs)."""
+        return _int(key, get(key, str(default)), minimum, KAFKA_CONFIG_TYPES.get(key, "INT"))
 
     def flag(key: str, default: bool) -> bool:
         return _bool(key, get(key, "true" if default else "false"))
@@ -337,6 +372,7 @@ def broker_properties(props: dict[str, str], overrides: Iterable[str] = ()) -> B
         parse_broker_log_properties(props)  # the topic defaults: used once the broker runs, refused now
     except TopicConfigError as e:
         raise ConfigError(str(e)) from None
+    _check_kafka_configs(props)  # after the keys read above, whose own checks speak first
     metrics = props.get("metrics.prometheus.port")
     rack = text("broker.rack", "") or None
     return BrokerProperties(
@@ -391,11 +427,20 @@ def read_latin1(path: Path) -> str:
 
 
 def load(path: Path, overrides: Iterable[str] = (), reader: Callable[[Path], str] = read_latin1) -> BrokerProperties:
+    """The broker's settings from ``path`` and ``overrides``; a bad value is a `ConfigError` that names the file
+    (and says overrides were given, when any were) before Kafka's text, which names the key."""
     try:
         text = reader(path)
     except OSError as e:
         raise ConfigError(f"cannot read {path}: {e.strerror or e}") from None
-    return broker_properties(parse_properties(text, str(path)), overrides)
+    overrides = tuple(overrides)
+    try:
+        return broker_properties(parse_properties(text, str(path)), overrides)
+    except ConfigError as e:
+        if str(e).startswith(f"{path}: "):  # parse_properties names the file itself
+            raise
+        where = f"{path} with --override" if overrides else str(path)  # not the values: one may be a password
+        raise ConfigError(f"{where}: {e}") from None
 
 
 def render(values: dict[str, Any]) -> str:
