@@ -232,16 +232,6 @@ def config_json(fast_path: bool = True) -> str:
     })
 
 
-def _class_end(pattern: str, i: int) -> int:
-    """Index just past the character class that starts at ``pattern[i]`` ("[")."""
-    j = i + 1
-    j += pattern.startswith("^", j)
-    j += pattern.startswith("]", j)
-    while pattern[j] != "]":
-        j += 2 if pattern[j] == "\\" else 1
-    return j + 1
-
-
 def split_at_dot_star(pattern: str) -> dict[str, object] | None:
     """``^HEAD.*TAIL`` (or ``.*?``) where HEAD is a few literals (no group, none a prefix of another) and TAIL
     starts with one literal: the parts the Java fast path matches without stepping ``.*`` one character at a
@@ -262,7 +252,7 @@ def split_at_dot_star(pattern: str) -> dict[str, object] | None:
             i += 2
             continue
         if c == "[":
-            i = _class_end(pattern, i)
+            i = k.class_end(pattern, i)
             continue
         if c == "|" and depth == 0:
             return None

@@ -140,7 +140,7 @@ def _alternative_end(pattern: str, i: int) -> int:
             i += 2
             continue
         if c == "[":
-            i = pattern.index("]", i + 2 if pattern.startswith("[^", i) else i + 1) + 1
+            i = class_end(pattern, i)
             continue
         if c in "|)" and depth == 0:
             return i
@@ -437,7 +437,7 @@ def group_spans(pattern: str) -> list[tuple[int, int]]:
             i += 2
             continue
         if c == "[":
-            i = _class_end(pattern, i)
+            i = class_end(pattern, i)
             continue
         if c == "(":
             if pattern.startswith("(?", i):
@@ -453,7 +453,7 @@ def group_spans(pattern: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _class_end(pattern: str, i: int) -> int:
+def class_end(pattern: str, i: int) -> int:
     """Index just past the character class that starts at ``pattern[i]`` ("["), escapes included."""
     j = i + 1
     j += pattern.startswith("^", j)
