@@ -272,12 +272,8 @@ def _check_kafka_configs(props: dict[str, str]) -> None:
         if kind is None:
             continue
         try:
-            if kind == "SHORT":  # Short.parseShort
-                parsed: object = java_parse_int(value.strip(JAVA_TRIM), bits=16)
-                if parsed is None:
-                    raise ConfigError(f"Invalid value {value} for configuration {key}: Not a number of type SHORT")
-            else:
-                parsed = parse_config_value(key, kind, value)
+            # Short.parseShort: the topic-config parser knows no SHORT
+            parsed: object = _int(key, value, kind=kind) if kind == "SHORT" else parse_config_value(key, kind, value)
             validator = BROKER_CONFIG_VALIDATORS.get(key)
             if validator is not None:
                 validator.check(key, parsed)
