@@ -2,7 +2,7 @@
 mode): ``/config/brokers/<default>`` and ``/config/brokers/<this broker's id>``.
 
 What may be set (`validate_configs`, run by AlterConfigs and by ``configs --zookeeper``): only the properties of
-``AllDynamicConfigs`` among Kafka's (`KAFKA_CONFIG_NAMES`; another ``KafkaConfig`` property is refused), the SSL
+``AllDynamicConfigs`` among Kafka's (`KAFKA_CONFIG_TYPES`' keys; another ``KafkaConfig`` property is refused), the SSL
 keystore/truststore ones only per listener (``listener.name.<l>.ssl.keystore.location``), the listener and SSL/SASL
 ones only per broker; each value parsed as its ``KafkaConfig`` type and checked by its validator. Keys Kafka does not
 define are custom configs, stored as given. A broker answering AlterConfigs then runs its reconfigurables' checks
@@ -33,14 +33,14 @@ from zkcontroller.broker.config_helper import (
     REPLICATION_THROTTLE_CONFIGS,
     listener_base_name,
 )
-from zkcontroller.broker.kafka_config_names import KAFKA_CONFIG_NAMES
+from zkcontroller.broker.kafka_config_types import KAFKA_CONFIG_TYPES
 from zkcontroller.broker.log_config import BROKER_LOG_PROPERTIES, parse_broker_log_properties
 from zkcontroller.zk.config_values import JAVA_TRIM, java_parse_int
 from zkcontroller.zk.log_config_def import TOPIC_CONFIG_RULES, parse_config_value
 
 log = logging.getLogger("kafka.server.DynamicBrokerConfig")
 
-NON_DYNAMIC_CONFIGS = KAFKA_CONFIG_NAMES - DYNAMIC_BROKER_CONFIGS
+NON_DYNAMIC_CONFIGS = frozenset(KAFKA_CONFIG_TYPES) - DYNAMIC_BROKER_CONFIGS
 """``DynamicConfig.Broker.nonDynamicProps``: every other ``KafkaConfig`` property."""
 
 DYNAMIC_LISTENER_CONFIGS = frozenset({

@@ -19,7 +19,7 @@ from zkcontroller.admin.zk_admin_manager import (
     validate_topic,
 )
 from zkcontroller.broker.config_helper import BROKER_CONFIG_DEFAULTS, KAFKA_CONFIG_KEYS
-from zkcontroller.broker.kafka_config_names import KAFKA_CONFIG_NAMES
+from zkcontroller.broker.kafka_config_types import KAFKA_CONFIG_TYPES
 from zkcontroller.protocol.wire.alter_configs import APPEND, DELETE, SET, SUBTRACT, ConfigChange
 
 INVALID_REQUEST = 42
@@ -97,7 +97,7 @@ def test_the_brokers_list_default_for_append() -> None:
 def test_the_broker_keys_are_all_of_kafka_configs_with_the_types_known_here() -> None:
     """The incremental path's keys are every KafkaConfig property (233 in 2.8.2), agreeing with
     `BROKER_CONFIG_DEFAULTS` where it knows one; the throttle rates are DynamicConfig.Broker's, not KafkaConfig's."""
-    assert len(KAFKA_CONFIG_KEYS) == 233 and KAFKA_CONFIG_KEYS.keys() == KAFKA_CONFIG_NAMES
+    assert len(KAFKA_CONFIG_KEYS) == 233 and KAFKA_CONFIG_KEYS.keys() == KAFKA_CONFIG_TYPES.keys()
     assert all(KAFKA_CONFIG_KEYS[name] == known for name, known in BROKER_CONFIG_DEFAULTS.items())
     assert KAFKA_CONFIG_KEYS["socket.send.buffer.bytes"][0] == "INT"
     assert "follower.replication.throttled.rate" not in KAFKA_CONFIG_KEYS
