@@ -8,7 +8,8 @@ Any broker answers, for each resource in request order (`broker.config_helper` b
   read from ``/config/topics/<topic>`` (as Kafka's ``ZkConfigRepository``) over this broker's defaults (with
   the dynamic broker configs it keeps: sources DYNAMIC_BROKER_CONFIG / DYNAMIC_DEFAULT_BROKER_CONFIG). A
   malformed node or a value ConfigDef refuses is UNKNOWN_SERVER_ERROR (logged; no message, as Kafka sends none).
-- BROKER: this broker's id gives its configs (dynamic values over server.properties); the empty name the
+- BROKER: this broker's id gives its configs (every non-internal ``KafkaConfig`` property and whatever else it
+  was given, dynamic values over server.properties); the empty name the
   cluster-wide dynamic defaults as this broker keeps them (Kafka's ``currentDynamicDefaultConfigs``: what it last
   read of ``/config/brokers/<default>``, cleaned as `clean_dynamic_configs` does; source
   DYNAMIC_DEFAULT_BROKER_CONFIG); another
@@ -16,6 +17,8 @@ Any broker answers, for each resource in request order (`broker.config_helper` b
   is no integer INVALID_REQUEST "Broker id must be an integer, but it is: <name>".
 - BROKER_LOGGER: this broker's id lists its ``kafka.*`` loggers and ``root`` with their effective levels (Kafka's
   ``Log4jController.loggers``); the empty name or another id is INVALID_REQUEST.
+- with ``include_documentation`` (v3+) each TOPIC and BROKER entry carries its key's ConfigDef doc string (null
+  for a key the ConfigDef lacks), as ``ConfigHelper`` does; without it, null.
 - any other resource type makes the whole request fail, as Kafka's handler throws: every resource answers
   INVALID_REQUEST with ``Errors``' own message.
 
