@@ -4,7 +4,8 @@
 Run once against a Kafka checkout: ``python scripts/gen_kafka_config_docs.py <kafka repo> 2.8.2 > <module>``.
 Each ``define``/``defineInternal`` call of the two ConfigDefs gives a key and its doc argument; the doc's constant
 is evaluated from the sources at that tag (string literals, ``+``, ``s"..."`` interpolation, constants of this and
-the named Java classes). The few constants that call Scala collection methods are spelled out in `COMPUTED`.
+the named Java classes). The few that call Java or Scala methods are spelled out in `COMPUTED`, and
+``ZkSslClientEnableDoc``'s sorted list of ZooKeeper TLS keys is built in `Sources.evaluate`.
 """
 
 from __future__ import annotations
