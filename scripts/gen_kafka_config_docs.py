@@ -100,7 +100,10 @@ class Sources:
             listed = "</code>, <code>".join(sorted(k for k in names if k not in skip))
             expr = re.sub(r"ZkSslConfigToSystemPropertyMap\.keys\.toList\.sorted\.filter\(.*?\)\.mkString\(.*?\"\)$",
                           lambda _: f'"<code>{listed}</code>"', expr.strip(), flags=re.S)
-        return self.parse(cls, tokens(expr))
+        toks = tokens(expr)
+        if toks[-1] == ("op", "+"):  # cut short (a comment or blank line inside it)
+            raise ValueError(f"{cls}: an expression ends in '+': {expr[-80:]!r}")
+        return self.parse(cls, toks)
 
     def parse(self, cls: str, toks: list[tuple[str, str]]) -> object:
         """``term (+ term)*``; a term is a literal, a constant, ``Map(k -> v, ...)`` or ``<map>(key)``."""
