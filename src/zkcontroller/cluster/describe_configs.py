@@ -49,6 +49,7 @@ from zkcontroller.broker.config_helper import (
     describe_broker,
     describe_topic,
     is_sensitive_type,
+    kafka_order,
 )
 from zkcontroller.broker.dynamic_broker_config import clean_dynamic_configs
 from zkcontroller.broker.log_config import LogDefaults
@@ -189,11 +190,12 @@ async def _kept_dynamic_defaults(server: KafkaServer) -> Mapping[str, str]:
 
 def _dynamic_defaults(configs: Mapping[str, str], include_synonyms: bool, keys: tuple[str, ...] | None,
                       include_documentation: bool = False) -> list[ConfigEntry]:
-    """``createBrokerConfigEntry(perBrokerConfig = false)`` over ``currentDynamicDefaultConfigs``."""
+    """``createBrokerConfigEntry(perBrokerConfig = false)`` over ``currentDynamicDefaultConfigs``, in that Scala
+    ``mutable.HashMap``'s order as if it had only ever held these keys (Kafka clears and refills it, keeping its
+    table: after it once held 12 keys or more, its order is a larger table's)."""
     entries = []
-    for name, value in sorted(configs.items()):
-        if keys and name not in keys:
-            continue
+    for name in kafka_order(configs, keys):
+        value = configs[name]
         kind = broker_config_type(name)
         sensitive = is_sensitive_type(kind)
         shown = None if sensitive else value

@@ -113,5 +113,12 @@ def test_documentation_only_when_asked_and_only_for_a_defined_key() -> None:
     assert all(e.documentation is None for e in describe_broker(STATIC, include_synonyms=False))
     # the empty broker name (the cluster-wide dynamic defaults): documentationOf of each key too
     dynamic = _dynamic_defaults({"num.io.threads": "4", "my.custom": "x"}, False, None, True)
-    assert [(e.name, e.documentation) for e in dynamic] == [
-        ("my.custom", None), ("num.io.threads", BROKER_CONFIG_DOCS["num.io.threads"])]
+    assert {e.name: e.documentation for e in dynamic} == {
+        "my.custom": None, "num.io.threads": BROKER_CONFIG_DOCS["num.io.threads"]}
+
+
+def test_the_dynamic_defaults_come_in_their_hash_maps_order() -> None:
+    configs = {name: "1" for name in ("num.io.threads", "background.threads", "log.cleaner.threads",
+                                      "num.network.threads", "max.connections")}
+    assert [e.name for e in _dynamic_defaults(configs, False, None)] == scala_hash_order(configs, java_string_hash)
+    assert scala_hash_order(configs, java_string_hash) != sorted(configs)  # what was answered before
