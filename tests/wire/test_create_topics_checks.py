@@ -12,7 +12,9 @@ from typing import Any
 
 import pytest
 
+from zkcontroller.admin.java_hash_map import hash_map_order
 from zkcontroller.protocol.wire.client_apis import CREATE_TOPICS, schema_module
+from zkcontroller.zk.log_config_def import TOPIC_CONFIG_RULES
 
 from .admin_fixture import Cluster, address, admin_cluster_fixture, controller, create, send  # noqa: F401
 from .test_create_partitions_wire import partitions_in_zk
@@ -133,6 +135,8 @@ async def test_v5_answers_carry_the_configs_and_v7_the_topic_id(admin_cluster: C
     configs = {c.name: (c.value, c.config_source, c.read_only, c.is_sensitive) for c in checked.configs}
     assert configs["cleanup.policy"] == ("compact", 1, False, False)  # TOPIC_CONFIG
     assert configs["segment.bytes"] == ("1073741824", 5, False, False)  # DEFAULT_CONFIG
+    # LogConfig.values (a java.util.HashMap, filled in definition order) as it iterates
+    assert [c.name for c in checked.configs] == hash_map_order(TOPIC_CONFIG_RULES)
     created = await answer("described", validate_only=False)
     assert int(created.error_code) == NONE and created.configs == checked.configs
     stored = (await zk.get_topic_assignments(["described"])).values["described"].topic_id

@@ -10,25 +10,29 @@ names that level sets). Kafka's quirks are kept: a key ``LogConfig`` does not de
 (its value null); a broker property whose default is null (``log.retention.ms``) is no synonym, so an unset
 ``retention.ms`` lists none.
 
-A BROKER (this broker's id): the properties it was started with (its server.properties) and the defaults of the
-Kafka 2.8.2 properties in `BROKER_CONFIG_DEFAULTS` (those this project reads and every dynamic one). Every key is
-typed as ``KafkaConfig.configType`` types it: each of KafkaConfig's ~230 properties has its type
-(`KAFKA_CONFIG_TYPES`, so one this project does not model, given in server.properties, shows its value), the
-replication throttle rates ``DynamicConfig.Broker``'s LONG, a ``listener.name.<l>.<config>`` key its base config's
-type. As Kafka, only a PASSWORD or a key of unknown type (a custom config) is sensitive. Every property's default
-is known (`KAFKA_CONFIG_KEYS`), so a key's synonyms end with its default's DEFAULT_CONFIG one as Kafka's do; yet
-the properties outside `BROKER_CONFIG_DEFAULTS` are listed only when set (Kafka lists all of them).
-A dynamic value (as the broker's config manager keeps it, `broker.dynamic_broker_config`) wins over
-server.properties, with its source and synonyms as for a topic.
-Documentation is always null (Kafka sends each key's doc string when asked).
+A BROKER (this broker's id): ``allConfigs`` of its ``KafkaConfig``, the properties it was started with (its
+server.properties, the dynamic levels over them) and every property ``KafkaConfig`` defines but its 15
+``defineInternal`` ones (`KAFKA_INTERNAL_CONFIGS`, listed only when set): 218 in 2.8.2, each with its value or
+default. Every key is typed as ``KafkaConfig.configType`` types it: each of KafkaConfig's 233 properties has its
+type (`KAFKA_CONFIG_TYPES`), the replication throttle rates ``DynamicConfig.Broker``'s LONG, a
+``listener.name.<l>.<config>`` key its base config's type. As Kafka, only a PASSWORD or a key of unknown type (a
+custom config) is sensitive. Every property's default is known (`KAFKA_CONFIG_KEYS`), so a key's synonyms end with
+its default's DEFAULT_CONFIG one as Kafka's do. A dynamic value (as the broker's config manager keeps it,
+`broker.dynamic_broker_config`) wins over server.properties, with its source and synonyms as for a topic.
+
+Both list their entries in the order Kafka's answer has them: ``originals ++ nonInternalValues`` is a Scala 2.13
+``mutable.HashMap``, iterated by its table (`java_hash.scala_hash_order`); with configuration keys, the filtered
+copy's table. Documentation, when asked (v3+), is the key's ``ConfigDef`` doc string (`kafka_config_docs`), null
+for a key the ConfigDef lacks; null when not asked.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
-from zkcontroller.broker.kafka_config_types import KAFKA_CONFIG_TYPES
+from zkcontroller.broker.kafka_config_docs import BROKER_CONFIG_DOCS, TOPIC_CONFIG_DOCS
+from zkcontroller.broker.kafka_config_types import KAFKA_CONFIG_TYPES, KAFKA_INTERNAL_CONFIGS
 from zkcontroller.broker.log_config import (
     BROKER_LOG_PROPERTIES,
     TOPIC_CONFIG_SYNONYMS,
@@ -37,6 +41,7 @@ from zkcontroller.broker.log_config import (
     broker_synonyms,
     to_config_string,
 )
+from zkcontroller.java_hash import java_string_hash, scala_hash_order
 from zkcontroller.protocol.wire.describe_configs import ConfigEntry, Synonym
 from zkcontroller.zk.log_config_def import TOPIC_CONFIG_RULES, OneOf, Range, parse_config_value
 
@@ -191,9 +196,8 @@ BROKER_CONFIG_DEFAULTS: Mapping[str, tuple[str, object]] = {
     "transaction.state.log.segment.bytes": ("INT", 104857600),
     **DYNAMIC_KAFKA_CONFIGS,
 }
-"""The Kafka 2.8.2 ``KafkaConfig`` properties known here, with type and default (None: Kafka's null): those this
-project reads (server.properties) and every one Kafka updates dynamically. A broker resource lists each, plus
-whatever else server.properties or the dynamic levels gave."""
+"""The Kafka 2.8.2 ``KafkaConfig`` properties this project reads (server.properties) and every one Kafka updates
+dynamically, with type and default (None: Kafka's null); `KAFKA_CONFIG_KEYS` adds the rest."""
 
 _OTHER_KAFKA_DEFAULTS: Mapping[str, object] = {
     "advertised.host.name": None, "advertised.port": None, "alter.config.policy.class.name": None,
@@ -333,21 +337,24 @@ def _synonyms(name: str, static: Mapping[str, str], sensitive: bool, dynamic_bro
     return []
 
 
-def _wanted(keys: tuple[str, ...] | None, name: str) -> bool:
-    return not keys or name in keys
+def kafka_order(names: Iterable[str], keys: tuple[str, ...] | None) -> list[str]:
+    """``createResponseConfig``'s order: ``names`` (``allConfigs``: the originals, then the defined values, a name
+    in both counted twice as Kafka's ``++`` puts it twice) as the Scala ``mutable.HashMap`` holding them iterates;
+    with ``keys`` (not None, not empty), the names among them as the filtered map (a new table) iterates."""
+    ordered = scala_hash_order(names, java_string_hash)
+    if not keys:
+        return ordered
+    return scala_hash_order([n for n in ordered if n in keys], java_string_hash)
 
 
 def describe_topic(defaults: LogDefaults, overrides: Mapping[str, str], *, include_synonyms: bool,
-                   keys: tuple[str, ...] | None = None) -> list[ConfigEntry]:
-    """A topic's entries (``createTopicConfigEntry`` for each of ``allConfigs``), restricted to ``keys`` unless
-    None or empty. Raises `TopicConfigError` for an override ConfigDef refuses (Kafka answers the resource
-    UNKNOWN_SERVER_ERROR then)."""
+                   keys: tuple[str, ...] | None = None, include_documentation: bool = False) -> list[ConfigEntry]:
+    """A topic's entries (``createTopicConfigEntry`` for each of ``allConfigs``: LogConfig's keys and the
+    overrides), restricted to ``keys`` unless None or empty. Raises `TopicConfigError` for an override ConfigDef
+    refuses (Kafka answers the resource UNKNOWN_SERVER_ERROR then)."""
     config = LogConfig.from_overrides(defaults, overrides)
-    names = [*TOPIC_CONFIG_RULES, *sorted(k for k in overrides if k not in TOPIC_CONFIG_RULES)]
     entries = []
-    for name in names:
-        if not _wanted(keys, name):
-            continue
+    for name in kafka_order([*TOPIC_CONFIG_RULES, *overrides, *TOPIC_CONFIG_RULES], keys):
         rule = TOPIC_CONFIG_RULES.get(name)
         sensitive = rule is None  # KafkaConfig.maybeSensitive: an unknown type may hide a password
         value = None if sensitive else config.as_string(name)
@@ -359,37 +366,48 @@ def describe_topic(defaults: LogDefaults, overrides: Mapping[str, str], *, inclu
         entries.append(ConfigEntry(
             name, value, found[0].source if found else DEFAULT_CONFIG, read_only=False, is_sensitive=sensitive,
             config_type=CONFIG_TYPES[rule.type] if rule is not None else 0,
-            synonyms=tuple(found) if include_synonyms else ()))
+            synonyms=tuple(found) if include_synonyms else (),
+            documentation=TOPIC_CONFIG_DOCS.get(name) if include_documentation else None))
     return entries
 
 
+BROKER_DESCRIBED_KEYS = tuple(name for name in KAFKA_CONFIG_KEYS if name not in KAFKA_INTERNAL_CONFIGS)
+"""``KafkaConfig.nonInternalValues``' keys: what a broker resource lists beyond its originals."""
+
+
+def broker_documentation(name: str) -> str | None:
+    """``KafkaConfig.documentationOf``: the property's doc string (an internal one's too), None for a name
+    KafkaConfig does not define."""
+    return BROKER_CONFIG_DOCS.get(name)
+
+
 def describe_broker(static: Mapping[str, str], *, include_synonyms: bool, keys: tuple[str, ...] | None = None,
-                    dynamic_broker: Mapping[str, str] = _NO_LEVEL,
-                    dynamic_default: Mapping[str, str] = _NO_LEVEL) -> list[ConfigEntry]:
-    """This broker's entries (``createBrokerConfigEntry`` over ``allConfigs``): every known property (its value
-    from the dynamic levels, else server.properties, parsed then printed as Kafka does, else its default; a null
-    default is a null value), then the other properties given (each typed by `broker_config_type`: a custom one is
-    sensitive)."""
+                    dynamic_broker: Mapping[str, str] = _NO_LEVEL, dynamic_default: Mapping[str, str] = _NO_LEVEL,
+                    include_documentation: bool = False) -> list[ConfigEntry]:
+    """This broker's entries (``createBrokerConfigEntry`` over ``allConfigs``): every non-internal property (its
+    value from the dynamic levels, else server.properties, parsed then printed as Kafka does, else its default; a
+    null default is a null value), then the other properties given (an internal one shown as given; each typed by
+    `broker_config_type`: a custom one is sensitive)."""
     current = {**static, **dynamic_default, **dynamic_broker}  # the current config's values
-    names = [*BROKER_CONFIG_DEFAULTS, *sorted(k for k in current if k not in BROKER_CONFIG_DEFAULTS)]
     entries = []
-    for name in names:
-        if not _wanted(keys, name):
-            continue
+    for name in kafka_order([*current, *BROKER_DESCRIBED_KEYS], keys):
         kind = broker_config_type(name)
         sensitive = is_sensitive_type(kind)
         if sensitive or kind is None:
             value = None
+        elif name not in KAFKA_CONFIG_KEYS or name in KAFKA_INTERNAL_CONFIGS:
+            value = current[name]  # originals only: Kafka's String as it is
         elif name in current:
             try:
                 value = to_config_string(parse_config_value(name, kind, current[name]), kind)
             except ValueError:  # refused at start-up already (server_properties); shown as given otherwise
                 value = current[name]
         else:
-            value = to_config_string(BROKER_CONFIG_DEFAULTS[name][1], kind)
+            value = to_config_string(KAFKA_CONFIG_KEYS[name][1], kind)
         found = _synonyms(name, static, sensitive, dynamic_broker, dynamic_default)
         entries.append(ConfigEntry(
             name, value, found[0].source if found else DEFAULT_CONFIG, read_only=name not in DYNAMIC_BROKER_CONFIGS,
             is_sensitive=sensitive, config_type=CONFIG_TYPES[kind] if kind is not None else 0,
-            synonyms=tuple(found) if include_synonyms else ()))
+            synonyms=tuple(found) if include_synonyms else (),
+            documentation=broker_documentation(name) if include_documentation else None))
     return entries

@@ -110,3 +110,13 @@ _NAMES_BY_TYPE: Mapping[str, tuple[str, ...]] = {
 
 KAFKA_CONFIG_TYPES: Mapping[str, str] = {name: kind for kind, names in _NAMES_BY_TYPE.items() for name in names}
 """Each ``KafkaConfig`` property name with its ``ConfigDef.Type`` (``BOOLEAN`` ... ``PASSWORD``)."""
+
+KAFKA_INTERNAL_CONFIGS = frozenset({
+    "process.roles", "node.id", "initial.broker.registration.timeout.ms", "broker.heartbeat.interval.ms",
+    "broker.session.timeout.ms", "metadata.log.dir", "controller.listener.names", "sasl.mechanism.controller.protocol",
+    "controller.quorum.voters", "controller.quorum.election.timeout.ms", "controller.quorum.fetch.timeout.ms",
+    "controller.quorum.election.backoff.max.ms", "controller.quorum.append.linger.ms",
+    "controller.quorum.request.timeout.ms", "controller.quorum.retry.backoff.ms",
+})
+"""The 15 properties KafkaConfig.scala defines with ``defineInternal`` (the KRaft ones, not yet public in 2.8):
+``AbstractConfig.nonInternalValues`` leaves them out, so DescribeConfigs lists one only when it is set."""

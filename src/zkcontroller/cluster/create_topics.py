@@ -24,6 +24,7 @@ from zkcontroller.admin.errors import (
     InvalidTopicError,
     TopicExistsError,
 )
+from zkcontroller.admin.java_hash_map import hash_map_order
 from zkcontroller.admin.replica_assignment import BrokerMetadata, assign_replicas_to_brokers
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.broker.client_quota_manager import mark_local_complete
@@ -42,6 +43,7 @@ from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.ibp import uses_topic_ids
 from zkcontroller.protocol.wire.client_apis import CreatedTopicConfig, TopicCreated, TopicToCreate
+from zkcontroller.zk.log_config_def import TOPIC_CONFIG_RULES
 
 NOT_CONTROLLER = 41
 INVALID_REQUEST = 42
@@ -208,10 +210,12 @@ async def _alive_brokers(server: KafkaServer, admin: TopicAdmin) -> list[BrokerM
 
 
 def _configs(server: KafkaServer, configs: Mapping[str, str]) -> tuple[CreatedTopicConfig, ...]:
-    """A created topic's configs as a v5+ answer lists them (``maybePopulateMetadataAndConfigs``): every topic
-    config with its value and source, as DescribeConfigs describes it, without synonyms."""
+    """A created topic's configs as a v5+ answer lists them (``maybePopulateMetadataAndConfigs``): each of
+    ``LogConfig.values`` (the defined topic configs, not a custom key given) with its value and source, as
+    DescribeConfigs describes it, without synonyms, in that ``java.util.HashMap``'s order."""
+    entries = {e.name: e for e in describe_topic(topic_log_defaults(server), configs, include_synonyms=False)}
     return tuple(CreatedTopicConfig(e.name, e.value, e.read_only, e.source, e.is_sensitive)
-                 for e in describe_topic(topic_log_defaults(server), configs, include_synonyms=False))
+                 for e in (entries[name] for name in hash_map_order(TOPIC_CONFIG_RULES)))
 
 
 async def _await_leaders(server: KafkaServer, results: list[TopicCreated], timeout_ms: int) -> list[TopicCreated]:

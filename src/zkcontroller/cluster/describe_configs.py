@@ -8,7 +8,8 @@ Any broker answers, for each resource in request order (`broker.config_helper` b
   read from ``/config/topics/<topic>`` (as Kafka's ``ZkConfigRepository``) over this broker's defaults (with
   the dynamic broker configs it keeps: sources DYNAMIC_BROKER_CONFIG / DYNAMIC_DEFAULT_BROKER_CONFIG). A
   malformed node or a value ConfigDef refuses is UNKNOWN_SERVER_ERROR (logged; no message, as Kafka sends none).
-- BROKER: this broker's id gives its configs (dynamic values over server.properties); the empty name the
+- BROKER: this broker's id gives its configs (every non-internal ``KafkaConfig`` property and whatever else it
+  was given, dynamic values over server.properties); the empty name the
   cluster-wide dynamic defaults as this broker keeps them (Kafka's ``currentDynamicDefaultConfigs``: what it last
   read of ``/config/brokers/<default>``, cleaned as `clean_dynamic_configs` does; source
   DYNAMIC_DEFAULT_BROKER_CONFIG); another
@@ -16,6 +17,8 @@ Any broker answers, for each resource in request order (`broker.config_helper` b
   is no integer INVALID_REQUEST "Broker id must be an integer, but it is: <name>".
 - BROKER_LOGGER: this broker's id lists its ``kafka.*`` loggers and ``root`` with their effective levels (Kafka's
   ``Log4jController.loggers``); the empty name or another id is INVALID_REQUEST.
+- with ``include_documentation`` (v3+) each TOPIC and BROKER entry carries its key's ConfigDef doc string (null
+  for a key the ConfigDef lacks), as ``ConfigHelper`` does; without it, null.
 - any other resource type makes the whole request fail, as Kafka's handler throws: every resource answers
   INVALID_REQUEST with ``Errors``' own message.
 
@@ -42,9 +45,11 @@ from zkcontroller.broker.config_helper import (
     DYNAMIC_DEFAULT_BROKER_CONFIG,
     TOPIC_RESOURCE,
     broker_config_type,
+    broker_documentation,
     describe_broker,
     describe_topic,
     is_sensitive_type,
+    kafka_order,
 )
 from zkcontroller.broker.dynamic_broker_config import clean_dynamic_configs
 from zkcontroller.broker.log_config import LogDefaults
@@ -85,7 +90,8 @@ def describe_configs_handler(server: Callable[[], KafkaServer | None]) -> Descri
             raise RequestFailed(f"Unexpected resource type {_type_name(r.resource_type)} for resource "
                                 f"{r.resource_name}", "org.apache.kafka.common.errors.InvalidRequestException",
                                 int(Errors.INVALID_REQUEST), answer_message=INVALID_REQUEST_MESSAGE)
-        return [await _describe_one(server(), r, query.include_synonyms) for r in query.resources]
+        return [await _describe_one(server(), r, query.include_synonyms, query.include_documentation)
+                for r in query.resources]
 
     return describe
 
@@ -102,10 +108,10 @@ def _type_name(resource_type: int) -> str:
         resource_type, "UNKNOWN")
 
 
-async def _describe_one(server: KafkaServer | None, r: ConfigResourceQuery,
-                        include_synonyms: bool) -> ConfigResourceResult:
+async def _describe_one(server: KafkaServer | None, r: ConfigResourceQuery, include_synonyms: bool,
+                        include_documentation: bool) -> ConfigResourceResult:
     try:
-        entries = await _entries(server, r, include_synonyms)
+        entries = await _entries(server, r, include_synonyms, include_documentation)
     except ConfigApiError as e:
         if e.message is not None:  # an ApiException: "client errors at a lower level"
             log.info("Error processing describe configs request for resource %s\n%s: %s", resource_data(r),
@@ -118,7 +124,8 @@ async def _describe_one(server: KafkaServer | None, r: ConfigResourceQuery,
     return ConfigResourceResult(r.resource_type, r.resource_name, configs=tuple(entries))
 
 
-async def _entries(server: KafkaServer | None, r: ConfigResourceQuery, include_synonyms: bool) -> list[ConfigEntry]:
+async def _entries(server: KafkaServer | None, r: ConfigResourceQuery, include_synonyms: bool,
+                   include_documentation: bool) -> list[ConfigEntry]:
     if server is None or server.zk is None or server.control_plane is None:
         raise RuntimeError("the broker has not started")
     static = server.config.static_configs
@@ -130,18 +137,22 @@ async def _entries(server: KafkaServer | None, r: ConfigResourceQuery, include_s
             raise ConfigApiError(int(Errors.UNKNOWN_TOPIC_OR_PARTITION), None)  # no exception in Kafka: not logged
         overrides = await read_entity_configs(server.zk, paths.ConfigType.TOPIC, r.resource_name)
         try:
-            return describe_topic(topic_log_defaults(server), overrides, include_synonyms=include_synonyms, keys=r.keys)
+            return describe_topic(topic_log_defaults(server), overrides, include_synonyms=include_synonyms, keys=r.keys,
+                                  include_documentation=include_documentation)
         except TopicConfigError as e:  # ConfigException: not an ApiException
             raise RuntimeError(f"{paths.topic_config_path(r.resource_name)}: {e}") from None
     if r.resource_type == BROKER_RESOURCE:
         if not r.resource_name:
-            return _dynamic_defaults(await _kept_dynamic_defaults(server), include_synonyms, r.keys)
+            return _dynamic_defaults(await _kept_dynamic_defaults(server), include_synonyms, r.keys,
+                                     include_documentation)
         check_broker_id(r.resource_name, server.broker_id, " or empty string,")
         if server.replica_manager is None:
-            return describe_broker(static, include_synonyms=include_synonyms, keys=r.keys)
+            return describe_broker(static, include_synonyms=include_synonyms, keys=r.keys,
+                                   include_documentation=include_documentation)
         current = server.replica_manager.topic_configs.defaults  # the dynamic levels as the broker keeps them
         return describe_broker(static, include_synonyms=include_synonyms, keys=r.keys,
-                               dynamic_broker=current.dynamic_broker, dynamic_default=current.dynamic_default)
+                               dynamic_broker=current.dynamic_broker, dynamic_default=current.dynamic_default,
+                               include_documentation=include_documentation)
     if not r.resource_name:
         raise ConfigApiError(int(Errors.INVALID_REQUEST), "Broker id must not be empty")
     check_broker_id(r.resource_name, server.broker_id, "")
@@ -177,13 +188,14 @@ async def _kept_dynamic_defaults(server: KafkaServer) -> Mapping[str, str]:
                                  report=False)  # read for one answer: Kafka logs these when it takes the node up
 
 
-def _dynamic_defaults(configs: Mapping[str, str], include_synonyms: bool,
-                      keys: tuple[str, ...] | None) -> list[ConfigEntry]:
-    """``createBrokerConfigEntry(perBrokerConfig = false)`` over ``currentDynamicDefaultConfigs``."""
+def _dynamic_defaults(configs: Mapping[str, str], include_synonyms: bool, keys: tuple[str, ...] | None,
+                      include_documentation: bool = False) -> list[ConfigEntry]:
+    """``createBrokerConfigEntry(perBrokerConfig = false)`` over ``currentDynamicDefaultConfigs``, in that Scala
+    ``mutable.HashMap``'s order as if it had only ever held these keys (Kafka clears and refills it, keeping its
+    table: after it once held 12 keys or more, its order is a larger table's)."""
     entries = []
-    for name, value in sorted(configs.items()):
-        if keys and name not in keys:
-            continue
+    for name in kafka_order(configs, keys):
+        value = configs[name]
         kind = broker_config_type(name)
         sensitive = is_sensitive_type(kind)
         shown = None if sensitive else value
@@ -191,7 +203,8 @@ def _dynamic_defaults(configs: Mapping[str, str], include_synonyms: bool,
         entries.append(ConfigEntry(name, shown, DYNAMIC_DEFAULT_BROKER_CONFIG,
                                    read_only=name not in DYNAMIC_BROKER_CONFIGS, is_sensitive=sensitive,
                                    config_type=CONFIG_TYPES[kind] if kind is not None else 0,
-                                   synonyms=(synonym,) if include_synonyms else ()))
+                                   synonyms=(synonym,) if include_synonyms else (),
+                                   documentation=broker_documentation(name) if include_documentation else None))
     return entries
 
 
