@@ -45,6 +45,7 @@ from zkcontroller.protocol.control_requests import (
     Errors,
     StopReplicaRequest,
 )
+from zkcontroller.protocol.error_names import error_name
 from zkcontroller.protocol.transport import (
     ALTER_ISR_CLIENT,
     CONTROLLED_SHUTDOWN_CLIENT,
@@ -327,7 +328,7 @@ class TcpTransport:
                         # the AlterIsr channel's LogContext; its client id is the broker id
                         client_log.warning("[broker-%s-to-controller] Received error %s from node %d when making an "
                                            "ApiVersionsRequest with correlation id %d. Disconnecting.",
-                                           self.client_id, _error_name(error), broker.id, correlation_id)
+                                           self.client_id, error_name(error), broker.id, correlation_id)
                         raise disconnected(broker.id)
                     version = min(versions.get(API_VERSIONS_KEY, (0, 0))[1], API_VERSIONS_VERSION)
         except TimeoutError:
@@ -449,16 +450,6 @@ class TcpTransport:
             self.close_broker(broker_id)
         with contextlib.suppress(Exception):
             await asyncio.sleep(0)
-
-
-def _error_name(code: int) -> str:
-    """Kafka's ``Errors`` constant's name for ``code`` (kio's table, upper-cased as Kafka spells it)."""
-    from kio.schema.errors import ErrorCode
-
-    try:
-        return ErrorCode(code).name.upper()
-    except ValueError:
-        return f"UNKNOWN_SERVER_ERROR (code {code})"
 
 
 def _split_by_delete_flag(request: StopReplicaRequest) -> list[StopReplicaRequest]:
