@@ -18,10 +18,13 @@ connection and starts the back-off as a failed connect does. Each request waits 
 answer; a timeout closes the connection (Kafka disconnects on it) and every request in flight on it fails. Connecting
 waits at most ``connect_timeout_ms`` (Kafka's ``controller.socket.timeout.ms``, RequestSendThread's ``awaitReady``
 bound) and no longer than the NetworkClient's connection-setup timeout (``socket.connection.setup.timeout.ms``,
-doubling per failed attempt up to ``socket.connection.setup.timeout.max.ms``, ±20% jitter), whichever ends first. At
-most ``max_in_flight`` requests are outstanding per connection (the controller sends one at a time, as Kafka's does
-with ``max.in.flight.requests.per.connection=1``). `close_broker` drops a broker's connection when it leaves the
-cluster; a broker that re-registers at a new address is reconnected.
+doubling per failed attempt up to ``socket.connection.setup.timeout.max.ms``, ±20% jitter), whichever ends first.
+Every one of these bounds is on the runtime's time (`runtime.runtime_timeout`), as every other wait of a broker: the
+loop's on `AsyncioRuntime`, its own on another (a test's manual clock). The simulator does not use this transport: its
+network (`sim.network`) times requests out on virtual time itself. At most ``max_in_flight`` requests are outstanding
+per connection (the controller sends one at a time, as Kafka's does with ``max.in.flight.requests.per.connection=1``).
+`close_broker` drops a broker's connection when it leaves the cluster; a broker that re-registers at a new address
+is reconnected.
 
 It is also the `RequestListener` of the broker in this process: `register` keeps the control plane's
 handler for the protocol server to call (`local_handler`), so `KafkaServer` can take it in place of the
@@ -71,7 +74,7 @@ from zkcontroller.protocol.wire.frames import (
     encode_request_header,
 )
 from zkcontroller.protocol.wire.messages import IBP_2_8_VERSIONS, INTER_BROKER_APIS
-from zkcontroller.runtime.runtime import Runtime
+from zkcontroller.runtime.runtime import Runtime, runtime_timeout
 
 log = logging.getLogger("kafka.controller.RequestSendThread")
 client_log = logging.getLogger("org.apache.kafka.clients.NetworkClient")
@@ -192,7 +195,7 @@ class TcpTransport:
         timeout ending first is a plain `BrokerUnreachableError` (``awaitReady``'s ``IOException``)."""
         bound = self.connect_timeout_ms if timeout_ms is None else timeout_ms
         try:  # the bound covers waiting for another caller's connect too
-            async with asyncio.timeout(bound / 1000):
+            async with runtime_timeout(self._runtime, bound):
                 await self._connection(broker, client, self._state(broker, client), bound)
         except TimeoutError:
             raise ConnectTimeoutError(f"Failed to connect within {bound} ms") from None
@@ -224,9 +227,9 @@ class TcpTransport:
                 connection.writer.write(SIZE.pack(len(header) + len(body)) + header + body)
                 await connection.writer.drain()
                 self.sent += 1
-                # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow the channel manager's cancel when
+                # a timeout block, not wait_for: on 3.11 wait_for can swallow the channel manager's cancel when
                 # the answer lands at that moment (and it starts a task per request).
-                async with asyncio.timeout(self.request_timeout_ms / 1000):
+                async with runtime_timeout(self._runtime, self.request_timeout_ms):
                     return await asyncio.shield(future)
             except TimeoutError:
                 connection.pending.pop(correlation_id, None)
@@ -269,7 +272,7 @@ class TcpTransport:
             # is not a failed one then, only given up.
             caller_bound = bound_ms is not None and bound_ms <= setup_ms
             try:
-                async with asyncio.timeout(None if caller_bound else wait_ms / 1000):
+                async with runtime_timeout(self._runtime, None if caller_bound else wait_ms):
                     reader, writer = await self._open_connection(*address)
             except (OSError, TimeoutError) as e:
                 state.failed_connect_attempts += 1
@@ -306,7 +309,7 @@ class TcpTransport:
 
         version = API_VERSIONS_VERSION
         try:
-            async with asyncio.timeout(self.request_timeout_ms / 1000):
+            async with runtime_timeout(self._runtime, self.request_timeout_ms):
                 while True:
                     correlation_id = state.correlation.next()
                     header = encode_request_header(RequestHeader(API_VERSIONS_KEY, version, correlation_id,
