@@ -236,17 +236,18 @@ class TcpTransport:
                 self._disconnect(broker.id, client, connection,
                                  f"request timed out after {self.request_timeout_ms} ms")
                 raise disconnected(broker.id) from None
-            except asyncio.CancelledError:
-                # The channel manager dropped this broker's queue (it left the cluster): drop its connection too,
-                # as Kafka's removeBroker closes the NetworkClient, rather than leave an answer nobody awaits. The
-                # back-off this starts is the controller channel's, none; another client's caller cancels on its
-                # own request timeout (`within`), a disconnect that backs off in Kafka.
+            except asyncio.CancelledError as e:
+                # The channel manager dropped this broker's queue (it left the cluster), or another client's
+                # caller gave up (its own timeout, `broker.timeouts.within`, or it stopped): drop the connection
+                # too, as Kafka's removeBroker closes the NetworkClient and its request timeout disconnects,
+                # rather than leave an answer nobody awaits. The back-off this starts is the controller channel's,
+                # none; another client's, as Kafka's disconnect on a request timeout.
                 connection.pending.pop(correlation_id, None)
-                self._disconnect(broker.id, client, connection, "request cancelled: the broker was removed")
+                self._disconnect(broker.id, client, connection, cancel_reason(client, e))
                 raise
             except (ConnectionError, OSError) as e:
                 connection.pending.pop(correlation_id, None)
-                self._disconnect(broker.id, client, connection, str(e))
+                self._disconnect(broker.id, client, connection, f"connection lost while sending: {e}")
                 raise disconnected(broker.id) from e
             finally:
                 connection.pending.pop(correlation_id, None)
@@ -388,7 +389,7 @@ class TcpTransport:
         return int(jitter * initial * 2 ** exp)
 
     async def _read_responses(self, broker_id: int, client: str, connection: _Connection) -> None:
-        reason = "connection closed by the broker"
+        reason = f"connection closed by the {peer_role(client)}"
         try:
             while True:
                 (size,) = SIZE.unpack(await connection.reader.readexactly(4))
@@ -425,7 +426,8 @@ class TcpTransport:
             state.connection = None
             if back_off:
                 self._back_off(client, state)
-            log.info("Disconnected from broker %d at %s:%d: %s", broker_id, *connection.address, reason)
+            log.info("Disconnected from %s %d at %s:%d: %s", peer_role(client), broker_id, *connection.address,
+                     reason)
         for _, _, future in connection.pending.values():
             if not future.done():
                 future.set_exception(disconnected(broker_id))
@@ -453,6 +455,27 @@ class TcpTransport:
             self.close_broker(broker_id)
         with contextlib.suppress(Exception):
             await asyncio.sleep(0)
+
+
+TO_CONTROLLER_CLIENTS = frozenset({ALTER_ISR_CLIENT, CONTROLLED_SHUTDOWN_CLIENT})
+"""The clients whose peer is the controller (a broker's AlterIsr channel, its controlled shutdown)."""
+
+
+def peer_role(client: str) -> str:
+    """What ``client``'s peer is to it, for the disconnect line: the controller, or a broker."""
+    return "controller" if client in TO_CONTROLLER_CLIENTS else "broker"
+
+
+def cancel_reason(client: str, cancelled: asyncio.CancelledError) -> str:
+    """Why a request of ``client`` was cancelled, for the disconnect line: the canceller's message when it gave one
+    (`broker.timeouts.within`: its bound passed, or its own caller stopped); else the controller channel's one
+    canceller, the channel manager removing the broker (it left, or the controller resigned); else its sender."""
+    message = cancelled.args[0] if cancelled.args and isinstance(cancelled.args[0], str) else None
+    if message:
+        return f"request cancelled: {message}"
+    if client == CONTROLLER_CLIENT:
+        return "request cancelled: the broker was removed from the controller's channel"
+    return "request cancelled by its sender"
 
 
 def _split_by_delete_flag(request: StopReplicaRequest) -> list[StopReplicaRequest]:
