@@ -4,9 +4,10 @@ comes back, each client's reconnect back-off while it is down, the request timeo
 from __future__ import annotations
 
 import asyncio
+import random
 
 import pytest
-from tests.helpers import wait_until
+from tests.helpers import ManualRuntime, until_idle, wait_until
 
 from zkcontroller.broker.control_plane import BrokerControlPlane
 from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
@@ -143,6 +144,46 @@ async def test_request_timeout_closes_the_connection():
                            match=r"^Connection to 1 was disconnected before the response was read$"):
             await transport.send(_broker(port), UpdateMetadataRequest(1, 1, -1))
         await asyncio.wait_for(hung_up.wait(), 30)
+    finally:
+        for w in silent_connections:
+            w.close()
+        silent.close()
+        await transport.close()
+
+
+class _SeededManualRuntime(ManualRuntime):
+    """A manual clock with the generator the transport draws its jitter from."""
+
+    rng = random.Random(5)
+
+
+async def test_the_request_timeout_runs_on_the_runtimes_clock():
+    """The request timeout is armed on the transport's runtime (virtual in the simulator), not on the loop's time:
+    it ends when the runtime's time passes ``request_timeout_ms``, however little real time went by."""
+    arrived = asyncio.Event()
+    silent_connections = []
+
+    async def swallow(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        silent_connections.append(writer)
+        await reader.read(1)
+        arrived.set()
+        await reader.read()
+
+    silent = await asyncio.start_server(swallow, "127.0.0.1", 0)
+    runtime = _SeededManualRuntime()
+    transport = TcpTransport(runtime, request_timeout_ms=30000)  # type: ignore[arg-type]
+    try:
+        send = asyncio.ensure_future(transport.send(_broker(silent.sockets[0].getsockname()[1]),
+                                                    UpdateMetadataRequest(1, 1, -1)))
+        await asyncio.wait_for(arrived.wait(), 30)
+        await wait_until(lambda: bool(runtime.sleeping()), timeout_s=30, what="the request timeout armed")
+        assert runtime.sleeping() == [30000]
+        runtime.advance(29999)
+        await until_idle()
+        assert not send.done()
+        runtime.advance(1)
+        with pytest.raises(BrokerUnreachableError, match=r"^Connection to 1 was disconnected before the response"):
+            await asyncio.wait_for(send, 30)
     finally:
         for w in silent_connections:
             w.close()

@@ -58,7 +58,7 @@ from zkcontroller.broker.client_quota_manager import mark_local_complete
 from zkcontroller.broker.delayed_produce import PendingAppend, ProduceWaiters, PurgatoryShutDown
 from zkcontroller.broker.metadata_cache import MetadataCache
 from zkcontroller.broker.partition import Partition
-from zkcontroller.broker.producer_state import PRODUCER_STATE_ERRORS, ProducerStateError, producer_batches
+from zkcontroller.broker.producer_state import ProducerStateError, producer_batches
 from zkcontroller.java_hash import hash_map_spread, java_string_hash
 from zkcontroller.model import TopicPartition, is_internal
 from zkcontroller.protocol.control_requests import Errors
@@ -84,22 +84,10 @@ CANCEL_EVERY_RECORDS = 4096
 """How often (in records) a walk on the worker asks whether it is still wanted (`log_validator.validate`)."""
 
 
-_NAMES = {19: "NOT_ENOUGH_REPLICAS", 20: "NOT_ENOUGH_REPLICAS_AFTER_APPEND", 21: "INVALID_REQUIRED_ACKS",
-          76: "UNSUPPORTED_COMPRESSION_TYPE", 87: "INVALID_RECORD"}
-
-
 def is_compacted(config: Mapping[str, object]) -> bool:
     """Kafka's ``LogConfig.compact``: the topic's ``cleanup.policy`` list has ``compact``."""
     policy = config.get("cleanup.policy")
     return isinstance(policy, list | tuple) and "compact" in policy
-
-
-def error_name(code: int) -> str:
-    """An error code's name in Kafka's ``Errors`` (for log lines)."""
-    try:
-        return Errors(code).name
-    except ValueError:
-        return _NAMES.get(code) or PRODUCER_STATE_ERRORS.get(code, str(code))
 
 
 @dataclass(frozen=True, slots=True)

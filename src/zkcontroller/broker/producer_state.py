@@ -79,9 +79,6 @@ NO_SEQUENCE = -1
 INT_MAX = 2**31 - 1
 OUT_OF_ORDER_SEQUENCE_NUMBER = 45
 INVALID_PRODUCER_EPOCH = 47
-PRODUCER_STATE_ERRORS = {OUT_OF_ORDER_SEQUENCE_NUMBER: "OUT_OF_ORDER_SEQUENCE_NUMBER",
-                         INVALID_PRODUCER_EPOCH: "INVALID_PRODUCER_EPOCH"}
-"""Names of the errors this module answers (Kafka's ``Errors``), for log lines."""
 DEFAULT_PRODUCER_ID_EXPIRATION_MS = 604_800_000
 """``transactional.id.expiration.ms``'s default, which in 2.8 also expires producer ids (``producer.id.expiration.ms``
 came with Kafka 3.4)."""

@@ -55,13 +55,13 @@ from zkcontroller.broker.list_offsets import legacy_list_offsets, list_offsets
 from zkcontroller.broker.metadata_cache import MetadataCache, MetadataSnapshot, TopicMetadata, is_valid_topic_name
 from zkcontroller.broker.produce import (
     ProducePartition,
-    error_name,
     failed_request_answers,
     produce,
     request_text,
 )
 from zkcontroller.broker.producer_ids import UNKNOWN_SERVER_ERROR, ProducerIdManager, error_result, init_producer_id
 from zkcontroller.protocol.control_requests import ApiKey, ControlResponse, Errors
+from zkcontroller.protocol.error_names import error_name
 from zkcontroller.protocol.inter_broker import AlterIsrResponse, ControlledShutdownResponse, FetchRequest, FetchResponse
 from zkcontroller.protocol.wire import alter_configs as alter_configs_wire
 from zkcontroller.protocol.wire import client_apis, control_codec

@@ -18,10 +18,13 @@ connection and starts the back-off as a failed connect does. Each request waits 
 answer; a timeout closes the connection (Kafka disconnects on it) and every request in flight on it fails. Connecting
 waits at most ``connect_timeout_ms`` (Kafka's ``controller.socket.timeout.ms``, RequestSendThread's ``awaitReady``
 bound) and no longer than the NetworkClient's connection-setup timeout (``socket.connection.setup.timeout.ms``,
-doubling per failed attempt up to ``socket.connection.setup.timeout.max.ms``, ±20% jitter), whichever ends first. At
-most ``max_in_flight`` requests are outstanding per connection (the controller sends one at a time, as Kafka's does
-with ``max.in.flight.requests.per.connection=1``). `close_broker` drops a broker's connection when it leaves the
-cluster; a broker that re-registers at a new address is reconnected.
+doubling per failed attempt up to ``socket.connection.setup.timeout.max.ms``, ±20% jitter), whichever ends first.
+Every one of these bounds is on the runtime's time (`runtime.runtime_timeout`), as every other wait of a broker: the
+loop's on `AsyncioRuntime`, its own on another (a test's manual clock). The simulator does not use this transport: its
+network (`sim.network`) times requests out on virtual time itself. At most ``max_in_flight`` requests are outstanding
+per connection (the controller sends one at a time, as Kafka's does with ``max.in.flight.requests.per.connection=1``).
+`close_broker` drops a broker's connection when it leaves the cluster; a broker that re-registers at a new address
+is reconnected.
 
 It is also the `RequestListener` of the broker in this process: `register` keeps the control plane's
 handler for the protocol server to call (`local_handler`), so `KafkaServer` can take it in place of the
@@ -45,6 +48,7 @@ from zkcontroller.protocol.control_requests import (
     Errors,
     StopReplicaRequest,
 )
+from zkcontroller.protocol.error_names import error_name
 from zkcontroller.protocol.transport import (
     ALTER_ISR_CLIENT,
     CONTROLLED_SHUTDOWN_CLIENT,
@@ -70,7 +74,7 @@ from zkcontroller.protocol.wire.frames import (
     encode_request_header,
 )
 from zkcontroller.protocol.wire.messages import IBP_2_8_VERSIONS, INTER_BROKER_APIS
-from zkcontroller.runtime.runtime import Runtime
+from zkcontroller.runtime.runtime import Runtime, runtime_timeout
 
 log = logging.getLogger("kafka.controller.RequestSendThread")
 client_log = logging.getLogger("org.apache.kafka.clients.NetworkClient")
@@ -191,7 +195,7 @@ class TcpTransport:
         timeout ending first is a plain `BrokerUnreachableError` (``awaitReady``'s ``IOException``)."""
         bound = self.connect_timeout_ms if timeout_ms is None else timeout_ms
         try:  # the bound covers waiting for another caller's connect too
-            async with asyncio.timeout(bound / 1000):
+            async with runtime_timeout(self._runtime, bound):
                 await self._connection(broker, client, self._state(broker, client), bound)
         except TimeoutError:
             raise ConnectTimeoutError(f"Failed to connect within {bound} ms") from None
@@ -223,26 +227,27 @@ class TcpTransport:
                 connection.writer.write(SIZE.pack(len(header) + len(body)) + header + body)
                 await connection.writer.drain()
                 self.sent += 1
-                # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow the channel manager's cancel when
+                # a timeout block, not wait_for: on 3.11 wait_for can swallow the channel manager's cancel when
                 # the answer lands at that moment (and it starts a task per request).
-                async with asyncio.timeout(self.request_timeout_ms / 1000):
+                async with runtime_timeout(self._runtime, self.request_timeout_ms):
                     return await asyncio.shield(future)
             except TimeoutError:
                 connection.pending.pop(correlation_id, None)
                 self._disconnect(broker.id, client, connection,
                                  f"request timed out after {self.request_timeout_ms} ms")
                 raise disconnected(broker.id) from None
-            except asyncio.CancelledError:
-                # The channel manager dropped this broker's queue (it left the cluster): drop its connection too,
-                # as Kafka's removeBroker closes the NetworkClient, rather than leave an answer nobody awaits. The
-                # back-off this starts is the controller channel's, none; another client's caller cancels on its
-                # own request timeout (`within`), a disconnect that backs off in Kafka.
+            except asyncio.CancelledError as e:
+                # The channel manager dropped this broker's queue (it left the cluster), or another client's
+                # caller gave up (its own timeout, `broker.timeouts.within`, or it stopped): drop the connection
+                # too, as Kafka's removeBroker closes the NetworkClient and its request timeout disconnects,
+                # rather than leave an answer nobody awaits. The back-off this starts is the controller channel's,
+                # none; another client's, as Kafka's disconnect on a request timeout.
                 connection.pending.pop(correlation_id, None)
-                self._disconnect(broker.id, client, connection, "request cancelled: the broker was removed")
+                self._disconnect(broker.id, client, connection, cancel_reason(client, e))
                 raise
             except (ConnectionError, OSError) as e:
                 connection.pending.pop(correlation_id, None)
-                self._disconnect(broker.id, client, connection, str(e))
+                self._disconnect(broker.id, client, connection, f"connection lost while sending: {e}")
                 raise disconnected(broker.id) from e
             finally:
                 connection.pending.pop(correlation_id, None)
@@ -268,7 +273,7 @@ class TcpTransport:
             # is not a failed one then, only given up.
             caller_bound = bound_ms is not None and bound_ms <= setup_ms
             try:
-                async with asyncio.timeout(None if caller_bound else wait_ms / 1000):
+                async with runtime_timeout(self._runtime, None if caller_bound else wait_ms):
                     reader, writer = await self._open_connection(*address)
             except (OSError, TimeoutError) as e:
                 state.failed_connect_attempts += 1
@@ -305,7 +310,7 @@ class TcpTransport:
 
         version = API_VERSIONS_VERSION
         try:
-            async with asyncio.timeout(self.request_timeout_ms / 1000):
+            async with runtime_timeout(self._runtime, self.request_timeout_ms):
                 while True:
                     correlation_id = state.correlation.next()
                     header = encode_request_header(RequestHeader(API_VERSIONS_KEY, version, correlation_id,
@@ -327,7 +332,7 @@ class TcpTransport:
                         # the AlterIsr channel's LogContext; its client id is the broker id
                         client_log.warning("[broker-%s-to-controller] Received error %s from node %d when making an "
                                            "ApiVersionsRequest with correlation id %d. Disconnecting.",
-                                           self.client_id, _error_name(error), broker.id, correlation_id)
+                                           self.client_id, error_name(error), broker.id, correlation_id)
                         raise disconnected(broker.id)
                     version = min(versions.get(API_VERSIONS_KEY, (0, 0))[1], API_VERSIONS_VERSION)
         except TimeoutError:
@@ -384,7 +389,7 @@ class TcpTransport:
         return int(jitter * initial * 2 ** exp)
 
     async def _read_responses(self, broker_id: int, client: str, connection: _Connection) -> None:
-        reason = "connection closed by the broker"
+        reason = f"connection closed by the {peer_role(client)}"
         try:
             while True:
                 (size,) = SIZE.unpack(await connection.reader.readexactly(4))
@@ -421,7 +426,8 @@ class TcpTransport:
             state.connection = None
             if back_off:
                 self._back_off(client, state)
-            log.info("Disconnected from broker %d at %s:%d: %s", broker_id, *connection.address, reason)
+            log.info("Disconnected from %s %d at %s:%d: %s", peer_role(client), broker_id, *connection.address,
+                     reason)
         for _, _, future in connection.pending.values():
             if not future.done():
                 future.set_exception(disconnected(broker_id))
@@ -451,14 +457,25 @@ class TcpTransport:
             await asyncio.sleep(0)
 
 
-def _error_name(code: int) -> str:
-    """Kafka's ``Errors`` constant's name for ``code`` (kio's table, upper-cased as Kafka spells it)."""
-    from kio.schema.errors import ErrorCode
+TO_CONTROLLER_CLIENTS = frozenset({ALTER_ISR_CLIENT, CONTROLLED_SHUTDOWN_CLIENT})
+"""The clients whose peer is the controller (a broker's AlterIsr channel, its controlled shutdown)."""
 
-    try:
-        return ErrorCode(code).name.upper()
-    except ValueError:
-        return f"UNKNOWN_SERVER_ERROR (code {code})"
+
+def peer_role(client: str) -> str:
+    """What ``client``'s peer is to it, for the disconnect line: the controller, or a broker."""
+    return "controller" if client in TO_CONTROLLER_CLIENTS else "broker"
+
+
+def cancel_reason(client: str, cancelled: asyncio.CancelledError) -> str:
+    """Why a request of ``client`` was cancelled, for the disconnect line: the canceller's message when it gave one
+    (`broker.timeouts.within`: its bound passed, or its own caller stopped); else the controller channel's one
+    canceller, the channel manager removing the broker (it left, or the controller resigned); else its sender."""
+    message = cancelled.args[0] if cancelled.args and isinstance(cancelled.args[0], str) else None
+    if message:
+        return f"request cancelled: {message}"
+    if client == CONTROLLER_CLIENT:
+        return "request cancelled: the broker was removed from the controller's channel"
+    return "request cancelled by its sender"
 
 
 def _split_by_delete_flag(request: StopReplicaRequest) -> list[StopReplicaRequest]:

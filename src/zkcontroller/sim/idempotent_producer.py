@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from zkcontroller.broker.delayed_produce import PurgatoryShutDown
-from zkcontroller.broker.produce import ProducePartition, error_name, produce
+from zkcontroller.broker.produce import ProducePartition, produce
 from zkcontroller.broker.producer_ids import NoZooKeeperError, ProducerIdManager, init_producer_id
 from zkcontroller.coordination.errors import (
     ConnectionLossError,
@@ -55,6 +55,7 @@ from zkcontroller.coordination.errors import (
     SessionMovedError,
 )
 from zkcontroller.model import TopicPartition
+from zkcontroller.protocol.error_names import error_name
 from zkcontroller.protocol.wire.fetch_codec import record_batch
 from zkcontroller.sim.invariants_idempotence import Ack
 from zkcontroller.zk import paths
