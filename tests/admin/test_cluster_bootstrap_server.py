@@ -13,12 +13,12 @@ from click.testing import CliRunner, Result
 from tests.helpers import OffsetClock, wait_until
 from tests.wire.admin_fixture import controller
 
+from zkcontroller.admin.admin_client import AdminClient
 from zkcontroller.cli import main
 from zkcontroller.cluster.listener import ListenerPorts
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
-from zkcontroller.protocol.wire.admin_client import AdminClient
 from zkcontroller.protocol.wire.client_apis import DESCRIBE_CLUSTER
 from zkcontroller.runtime.clock import wall_clock_ms
 

@@ -23,10 +23,10 @@ import pytest
 from tests.e2e.process_clusters import registered_zk, started_process_cluster
 from tests.helpers import wait_until
 
+from zkcontroller.admin.metadata_client import MetadataUnavailableError, partition_replicas
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.cluster.process_cluster import ProcessCluster
 from zkcontroller.model import TopicPartition
-from zkcontroller.protocol.wire.metadata_client import MetadataUnavailableError, partition_replicas
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 pytestmark = [pytest.mark.zookeeper, pytest.mark.timeout(240, func_only=True)]

@@ -17,13 +17,13 @@ from tests.helpers import OffsetClock, wait_until
 from tests.integration.listening import Cluster, listening_cluster, registered
 from tests.integration.test_isr_upkeep import crash
 
+from zkcontroller.admin.metadata_client import partition_replicas
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.cluster.listener import BrokerListener, ListenerPorts
 from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.controller.config import ControllerConfig
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.model import TopicPartition
-from zkcontroller.protocol.wire.metadata_client import partition_replicas
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 

@@ -1,4 +1,4 @@
-"""The wire-protocol admin client (`protocol.wire.admin_client`) against in-process brokers: controller-bound calls
+"""The wire-protocol admin client (`admin.admin_client`) against in-process brokers: controller-bound calls
 follow the controller after a NOT_CONTROLLER answer, and a broker that never answers ends a call at its deadline
 with one error. Every wait is bounded."""
 
@@ -10,15 +10,15 @@ from collections.abc import AsyncIterator
 import pytest
 from tests.integration.listening import listening_cluster
 
-from zkcontroller.cluster.listener import ListenerPorts
-from zkcontroller.cluster.local_cluster import LocalCluster
-from zkcontroller.protocol.wire.admin_client import (
+from zkcontroller.admin.admin_client import (
     AdminClient,
     AdminTimeoutError,
     ClusterMetadata,
     KafkaApiError,
     parse_bootstrap,
 )
+from zkcontroller.cluster.listener import ListenerPorts
+from zkcontroller.cluster.local_cluster import LocalCluster
 
 
 @pytest.fixture(name="brokers")

@@ -9,7 +9,7 @@ controller epoch with its znode version.
 
 from __future__ import annotations
 
-from zkcontroller.protocol.wire.admin_client import AdminClient
+from zkcontroller.admin.admin_client import AdminClient
 
 
 async def broker_lines(admin: AdminClient) -> list[str]:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from zkcontroller.admin.admin_client import AdminClient, AdminClientError
 from zkcontroller.admin.java_hash_map import hash_map_order
-from zkcontroller.protocol.wire.admin_client import AdminClient, AdminClientError
 from zkcontroller.protocol.wire.alter_configs import DELETE, SET, AlterResource, ConfigChange
 from zkcontroller.protocol.wire.describe_configs import ConfigEntry
 

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from zkcontroller.admin.admin_client import AdminClient
 from zkcontroller.admin.client_quotas import CLIENTS, IPS, USERS, QuotaConfigsError
 from zkcontroller.admin.java_hash_map import hash_map_order
 from zkcontroller.admin.java_properties import properties_order
 from zkcontroller.java_hash import hash_map_spread, java_string_hash, scala_immutable_hash_set_order
-from zkcontroller.protocol.wire.admin_client import AdminClient
 from zkcontroller.protocol.wire.client_quotas import (
     CLIENT_ID,
     IP,

@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 
+from zkcontroller.admin.admin_client import ERROR_MESSAGES, AdminClient, AdminClientError
 from zkcontroller.admin.errors import AdminError
 from zkcontroller.admin.reassign import (
     BROKER_THROTTLES,
@@ -36,7 +37,6 @@ from zkcontroller.admin.replica_assignment import (
     broker_metadatas_for,
 )
 from zkcontroller.model import TopicPartition, sorted_partitions
-from zkcontroller.protocol.wire.admin_client import ERROR_MESSAGES, AdminClient, AdminClientError
 from zkcontroller.protocol.wire.alter_configs import DELETE, SET, AlterResource, ConfigChange
 
 BROKER, TOPIC = 4, 2

@@ -19,18 +19,18 @@ from typing import TypeVar
 
 import click
 
-from zkcontroller.admin.describe import include_list_regex
-from zkcontroller.admin.errors import AdminError
-from zkcontroller.admin.java_hash_map import hash_map_order
-from zkcontroller.admin.user_files import read_user_file
-from zkcontroller.model import is_internal
-from zkcontroller.protocol.wire.admin_client import (
+from zkcontroller.admin.admin_client import (
     AdminClient,
     AdminClientError,
     PartitionInfo,
     Reassignment,
     TopicInfo,
 )
+from zkcontroller.admin.describe import include_list_regex
+from zkcontroller.admin.errors import AdminError
+from zkcontroller.admin.java_hash_map import hash_map_order
+from zkcontroller.admin.user_files import read_user_file
+from zkcontroller.model import is_internal
 
 T = TypeVar("T")
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import click
 
+from zkcontroller.admin.admin_client import AdminClient, exception_string
 from zkcontroller.admin.bootstrap_topics import run_with_admin
 from zkcontroller.admin.cli import exactly_one_server, run_with_client
 from zkcontroller.admin.deprecation import ZOOKEEPER_DEPRECATED
@@ -29,7 +30,6 @@ from zkcontroller.admin.user_files import read_user_file
 from zkcontroller.coordination.errors import NodeExistsError
 from zkcontroller.java_hash import scala_immutable_hash_set_order, topic_partition_hash
 from zkcontroller.model import TopicPartition, sorted_partitions
-from zkcontroller.protocol.wire.admin_client import AdminClient, exception_string
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 

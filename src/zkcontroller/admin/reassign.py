@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from zkcontroller.admin.errors import AdminError, corrupt_registration_error
 from zkcontroller.admin.java_numbers import is_json_int, parse_int_list
+from zkcontroller.admin.metadata_client import MetadataUnavailableError, partition_replicas
 from zkcontroller.admin.repeats import repeated
 from zkcontroller.admin.replica_assignment import (
     BrokerMetadata,
@@ -27,7 +28,6 @@ from zkcontroller.admin.replica_assignment import (
 )
 from zkcontroller.admin.topics import change_topic_config
 from zkcontroller.model import Broker, ReplicaAssignment, TopicPartition, sorted_partitions
-from zkcontroller.protocol.wire.metadata_client import MetadataUnavailableError, partition_replicas
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.fencing import NO_FENCING
 from zkcontroller.zk.java_text import jackson_text

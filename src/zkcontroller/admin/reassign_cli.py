@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from zkcontroller.admin import bootstrap_reassign
+from zkcontroller.admin.admin_client import AdminClient
 from zkcontroller.admin.bootstrap_topics import run_with_admin
 from zkcontroller.admin.cli import SERVER_HINT, fail_if_corrupt, run_with_client
 from zkcontroller.admin.deprecation import REASSIGN_VERIFY_INCOMPLETE, REASSIGN_ZOOKEEPER_DEPRECATED
@@ -39,7 +40,6 @@ from zkcontroller.admin.reassign import (
 from zkcontroller.admin.usage import JAVA_LONG, KafkaCommand
 from zkcontroller.admin.user_files import UnreadableFileError, read_user_file
 from zkcontroller.model import TopicPartition
-from zkcontroller.protocol.wire.admin_client import AdminClient
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 

@@ -11,12 +11,12 @@ from typing import Any
 
 from kio.serial import entity_reader, entity_writer
 
+from zkcontroller.admin.metadata_client import exchange
 from zkcontroller.cluster.soak_checks import BrokerPartitionView
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.wire.client_apis import LIST_OFFSETS, METADATA, schema_module
 from zkcontroller.protocol.wire.codec import WireFormatError
 from zkcontroller.protocol.wire.frames import RequestHeader, decode_response_header, encode_request_header, frame
-from zkcontroller.protocol.wire.metadata_client import exchange
 
 METADATA_VERSION = 7
 LIST_OFFSETS_VERSION = 4

@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 
 from kio.serial import entity_reader, entity_writer
 
+from zkcontroller.admin.metadata_client import read_response
 from zkcontroller.model import TopicId
 from zkcontroller.protocol.wire import alter_configs as ac
 from zkcontroller.protocol.wire import client_quotas as cq
@@ -52,7 +53,6 @@ from zkcontroller.protocol.wire.client_apis import (
 )
 from zkcontroller.protocol.wire.codec import WireFormatError
 from zkcontroller.protocol.wire.frames import RequestHeader, decode_response_header, encode_request_header, frame
-from zkcontroller.protocol.wire.metadata_client import read_response
 
 T = TypeVar("T")
 
