@@ -44,9 +44,9 @@ from kio.serial import entity_writer
 from bench_wire import pipelined_load
 from zkcontroller.broker.control_plane import BrokerControlPlane
 from zkcontroller.broker.delayed_produce import ProduceWaiters
+from zkcontroller.broker.kafka_apis import CloseConnection, KafkaApis
 from zkcontroller.broker.partition import Partition
 from zkcontroller.broker.produce import ProduceAnswer, ProduceTarget
-from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
 from zkcontroller.model import Broker, EndPoint, TopicPartition
 from zkcontroller.protocol.control_requests import UpdateMetadataPartitionState, UpdateMetadataRequest
 from zkcontroller.protocol.wire import client_apis, codec

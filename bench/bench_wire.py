@@ -35,7 +35,7 @@ from typing import Any
 from kio.serial import entity_reader
 
 from zkcontroller.broker.control_plane import BrokerControlPlane
-from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
+from zkcontroller.broker.kafka_apis import CloseConnection, KafkaApis
 from zkcontroller.model import Broker, EndPoint, TopicId
 from zkcontroller.protocol.control_requests import UpdateMetadataPartitionState, UpdateMetadataRequest
 from zkcontroller.protocol.wire import client_apis

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from hypothesis import strategies as st
 
-from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
+from zkcontroller.broker.kafka_apis import CloseConnection, KafkaApis
 
 
 def mutate(draw: st.DrawFn, valid: list[bytes]) -> bytes:
@@ -49,7 +49,7 @@ def assert_huge_lengths_close_in_a_child(module: str, count: int) -> None:
     script = (
         "import asyncio\n"
         f"from {module} import HUGE_LENGTHS, _apis\n"
-        "from zkcontroller.broker.request_handler import CloseConnection\n"
+        "from zkcontroller.broker.kafka_apis import CloseConnection\n"
         "async def main():\n"
         "    apis = _apis()\n"
         "    for payload in HUGE_LENGTHS:\n"

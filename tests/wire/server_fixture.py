@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from zkcontroller.broker.control_plane import BrokerControlPlane
-from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
+from zkcontroller.broker.kafka_apis import CloseConnection, KafkaApis
 from zkcontroller.model import Broker, EndPoint, TopicId
 from zkcontroller.protocol.control_requests import Errors, UpdateMetadataPartitionState, UpdateMetadataRequest
 from zkcontroller.protocol.inter_broker import (

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from kio.serial import entity_writer
 
-from zkcontroller.broker.request_handler import AdminHandlers, CloseConnection, KafkaApis
+from zkcontroller.broker.kafka_apis import AdminHandlers, CloseConnection, KafkaApis
 from zkcontroller.protocol.wire.client_apis import (
     ALTER_PARTITION_REASSIGNMENTS,
     CREATE_PARTITIONS,

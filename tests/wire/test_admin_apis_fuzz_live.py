@@ -11,7 +11,7 @@ import struct
 
 import pytest
 
-from zkcontroller.broker.request_handler import CloseConnection
+from zkcontroller.broker.kafka_apis import CloseConnection
 
 from .admin_fixture import (
     Cluster,

@@ -22,7 +22,7 @@ from zkcontroller.admin.zk_admin_manager import (
     validate_topic,
 )
 from zkcontroller.broker.config_helper import BROKER_CONFIG_DEFAULTS, BROKER_RESOURCE, TOPIC_RESOURCE
-from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
+from zkcontroller.broker.kafka_apis import CloseConnection, KafkaApis
 from zkcontroller.protocol.wire import alter_configs as ac
 from zkcontroller.protocol.wire.alter_configs import (
     ALTER_CONFIGS,

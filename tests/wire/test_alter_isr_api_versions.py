@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from tests.wire.test_tcp_transport import _broker
 
-from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
+from zkcontroller.broker.kafka_apis import CloseConnection, KafkaApis
 from zkcontroller.protocol.control_requests import ControlResponse, Errors, UpdateMetadataRequest
 from zkcontroller.protocol.inter_broker import (
     AlterIsrRequest,

@@ -12,7 +12,7 @@ from kio.serial import entity_reader
 from tests.helpers import wait_until
 from tests.integration.listening import Cluster
 
-from zkcontroller.broker.request_handler import KafkaApis
+from zkcontroller.broker.kafka_apis import KafkaApis
 from zkcontroller.model import FeatureZNodeData, FeatureZNodeStatus, FinalizedVersionRange
 from zkcontroller.protocol.wire.client_apis import API_VERSIONS, schema_module
 from zkcontroller.protocol.wire.frames import RequestHeader, decode_response_header, encode_request_header

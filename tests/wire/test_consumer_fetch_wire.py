@@ -19,7 +19,7 @@ from tests.helpers import until_idle, wait_until
 from tests.integration.listening import Cluster
 
 from zkcontroller.broker.delayed_produce import ProduceWaiters
-from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
+from zkcontroller.broker.kafka_apis import CloseConnection, KafkaApis
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import FetchPartition, FetchPartitionResult, FetchRequest, FetchResponse

@@ -24,7 +24,7 @@ from zkcontroller.broker.controller_mutation_quota import (
     ControllerMutationQuotaManager,
     ThrottlingQuotaExceeded,
 )
-from zkcontroller.broker.request_handler import KafkaApis
+from zkcontroller.broker.kafka_apis import KafkaApis
 from zkcontroller.protocol.wire.client_apis import (
     CREATE_PARTITIONS,
     CREATE_TOPICS,

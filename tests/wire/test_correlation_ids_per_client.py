@@ -11,8 +11,8 @@ from typing import Any
 from tests.wire.test_tcp_transport import _broker
 
 from zkcontroller.broker.config import ReplicationConfig
+from zkcontroller.broker.kafka_apis import CloseConnection, KafkaApis
 from zkcontroller.broker.replica_fetcher import ReplicaFetcher
-from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
 from zkcontroller.protocol.control_requests import ControlResponse, Errors, StopReplicaRequest, UpdateMetadataRequest
 from zkcontroller.protocol.inter_broker import (
     AlterIsrRequest,

@@ -221,7 +221,7 @@ def test_every_field_of_every_served_version_is_found_on_kio_types(api_key: int,
 def test_the_error_line_never_fails_on_a_body_it_cannot_render() -> None:
     """The line is written on an error path: an API without a table (AlterClientQuotas) prints the body's repr
     rather than raise over the error being reported; Produce's ready string prints as is."""
-    from zkcontroller.broker.request_handler import request_body_string
+    from zkcontroller.broker.kafka_apis import request_body_string
     from zkcontroller.protocol.wire.frames import RequestHeader
 
     assert request_body_string(RequestHeader(49, 0, 1, "c"), ("entries",)) == "('entries',)"

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from zkcontroller.broker.config_helper import BROKER_RESOURCE, TOPIC_RESOURCE, describe_broker, describe_topic
+from zkcontroller.broker.kafka_apis import CloseConnection, KafkaApis
 from zkcontroller.broker.log_config import LogDefaults
-from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
 from zkcontroller.protocol.wire import describe_configs as dc
 from zkcontroller.protocol.wire.describe_configs import ConfigResourceQuery, DescribeConfigsQuery
 

@@ -15,8 +15,8 @@ import pytest
 from kio.serial import entity_reader, entity_writer
 from tests.helpers import embedded_zk_client
 
+from zkcontroller.broker.kafka_apis import CloseConnection, KafkaApis
 from zkcontroller.broker.producer_ids import ProducerIdManager
-from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
 from zkcontroller.protocol.wire.client_apis import API_VERSIONS, INIT_PRODUCER_ID, schema_module
 from zkcontroller.protocol.wire.frames import decode_response_header
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient

@@ -16,8 +16,8 @@ import pytest
 from kio.serial import entity_reader, entity_writer
 
 from zkcontroller.broker.control_plane import BrokerControlPlane
+from zkcontroller.broker.kafka_apis import CloseConnection, KafkaApis
 from zkcontroller.broker.partition import Partition
-from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.wire.client_apis import LIST_OFFSETS, schema_module
 from zkcontroller.protocol.wire.frames import decode_response_header

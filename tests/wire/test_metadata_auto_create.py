@@ -20,7 +20,7 @@ from kio.serial import entity_reader, entity_writer
 from tests.integration.listening import Cluster, listening_cluster
 
 from zkcontroller.broker.control_plane import BrokerControlPlane
-from zkcontroller.broker.request_handler import KafkaApis
+from zkcontroller.broker.kafka_apis import KafkaApis
 from zkcontroller.cluster.create_topics import MetadataTopicCreator
 from zkcontroller.cluster.kafka_server import AutoCreateConfig
 from zkcontroller.cluster.listener import ListenerPorts

@@ -10,8 +10,8 @@ import pytest
 from tests.unit.broker.helpers import um_state, update_metadata
 
 from zkcontroller.admin.metadata_client import MetadataUnavailableError, partition_replicas
+from zkcontroller.broker.kafka_apis import KafkaApis
 from zkcontroller.broker.metadata_cache import MetadataCache
-from zkcontroller.broker.request_handler import KafkaApis
 from zkcontroller.model import TopicPartition
 from zkcontroller.runtime.socket_server import SocketServer
 

@@ -10,7 +10,7 @@ import socket
 import pytest
 from tests.wire.test_protocol_server import _control
 
-from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
+from zkcontroller.broker.kafka_apis import CloseConnection, KafkaApis
 from zkcontroller.protocol.control_requests import UpdateMetadataRequest
 from zkcontroller.runtime.socket_server import SocketServer
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from kio.serial import entity_writer
 
 from zkcontroller.broker.control_plane import BrokerControlPlane
-from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
+from zkcontroller.broker.kafka_apis import CloseConnection, KafkaApis
 from zkcontroller.protocol.wire.client_apis import (
     DELETE_TOPICS,
     TopicCreated,

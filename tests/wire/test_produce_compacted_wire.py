@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from kafka.record.memory_records import MemoryRecordsBuilder
 
+from zkcontroller.broker.kafka_apis import KafkaApis
 from zkcontroller.broker.produce import ProduceTarget, is_compacted
-from zkcontroller.broker.request_handler import KafkaApis
 from zkcontroller.protocol.wire import codec
 from zkcontroller.protocol.wire.client_apis import PRODUCE, PRODUCE_RESPONSE
 from zkcontroller.protocol.wire.frames import decode_response_header

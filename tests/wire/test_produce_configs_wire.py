@@ -11,8 +11,8 @@ import pytest
 from kafka.record.memory_records import MemoryRecordsBuilder
 from tests.helpers import until_idle
 
+from zkcontroller.broker.kafka_apis import KafkaApis
 from zkcontroller.broker.produce import ProduceTarget
-from zkcontroller.broker.request_handler import KafkaApis
 
 from .test_produce_wire import (
     CORRUPT_MESSAGE,

@@ -14,8 +14,8 @@ from kafka.record.memory_records import MemoryRecordsBuilder
 from tests.helpers import until_idle
 
 from zkcontroller.broker.control_plane import BrokerControlPlane
+from zkcontroller.broker.kafka_apis import CloseConnection, KafkaApis
 from zkcontroller.broker.partition import Partition
-from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
 from zkcontroller.protocol.wire import codec
 from zkcontroller.protocol.wire.client_apis import PRODUCE, PRODUCE_RESPONSE
 from zkcontroller.protocol.wire.frames import decode_response_header

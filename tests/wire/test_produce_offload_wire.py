@@ -19,8 +19,8 @@ from tests.helpers import ManualRuntime
 from tests.unit.broker.v2_batches import numbered, numbered_size
 
 from zkcontroller.broker import produce as produce_module
+from zkcontroller.broker.kafka_apis import KafkaApis
 from zkcontroller.broker.produce import ProduceTarget
-from zkcontroller.broker.request_handler import KafkaApis
 from zkcontroller.protocol.wire import log_validator, record_errors, record_sets
 from zkcontroller.protocol.wire.client_apis import API_VERSIONS
 from zkcontroller.protocol.wire.frames import RequestHeader, decode_response_header, encode_request_header

@@ -16,7 +16,7 @@ from tests.integration.listening import Cluster
 from zkcontroller.admin.client_quotas import change_quota_config
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.broker.client_quota_manager import ANONYMOUS, ClientQuotaManager
-from zkcontroller.broker.request_handler import KafkaApis
+from zkcontroller.broker.kafka_apis import KafkaApis
 from zkcontroller.protocol.wire import client_quotas as cq
 from zkcontroller.protocol.wire import codec
 from zkcontroller.protocol.wire.client_apis import PRODUCE, PRODUCE_RESPONSE

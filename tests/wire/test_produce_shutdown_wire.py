@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
-from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
+from zkcontroller.broker.kafka_apis import CloseConnection, KafkaApis
 from zkcontroller.runtime.socket_server import SocketServer
 
 from .test_produce_idempotence_wire import apis  # noqa: F401  (the fixture)

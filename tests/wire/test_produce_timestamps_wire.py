@@ -13,8 +13,8 @@ import pytest
 from crc32c import crc32c
 from kafka.record.memory_records import MemoryRecordsBuilder
 
+from zkcontroller.broker.kafka_apis import KafkaApis
 from zkcontroller.broker.produce import ProduceTarget
-from zkcontroller.broker.request_handler import KafkaApis
 
 from .test_produce_compacted_wire import KEYLESS, answer
 from .test_produce_wire import ORDERS_0, Replicas

@@ -21,9 +21,9 @@ from tests.helpers import ManualRuntime, until_idle
 
 from zkcontroller.broker.control_plane import BrokerControlPlane
 from zkcontroller.broker.delayed_produce import ProduceWaiters
+from zkcontroller.broker.kafka_apis import CloseConnection, KafkaApis
 from zkcontroller.broker.partition import Partition
 from zkcontroller.broker.produce import ProducePartition, ProduceTarget, produce
-from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
 from zkcontroller.model import LeaderAndIsr, TopicPartition
 from zkcontroller.protocol.wire import codec
 from zkcontroller.protocol.wire.client_apis import (

@@ -13,7 +13,7 @@ import pytest
 from tests.helpers import wait_until
 from tests.wire.test_tcp_transport import _broker
 
-from zkcontroller.broker.request_handler import KafkaApis
+from zkcontroller.broker.kafka_apis import KafkaApis
 from zkcontroller.protocol.control_requests import ControlResponse, Errors, UpdateMetadataRequest
 from zkcontroller.protocol.inter_broker import AlterIsrRequest, AlterIsrResponse
 from zkcontroller.protocol.transport import ALTER_ISR_CLIENT, CONTROLLER_CLIENT, BrokerUnreachableError

@@ -26,7 +26,7 @@ from zkcontroller.broker.controller_mutation_quota import (
     ControllerMutationQuotaManager,
     ThrottlingQuotaExceeded,
 )
-from zkcontroller.broker.request_handler import KafkaApis
+from zkcontroller.broker.kafka_apis import KafkaApis
 from zkcontroller.protocol.wire import codec
 from zkcontroller.protocol.wire.client_apis import (
     API_VERSIONS,

@@ -10,7 +10,7 @@ import pytest
 from tests.helpers import ManualRuntime, until_idle, wait_until
 
 from zkcontroller.broker.control_plane import BrokerControlPlane
-from zkcontroller.broker.request_handler import CloseConnection, KafkaApis
+from zkcontroller.broker.kafka_apis import CloseConnection, KafkaApis
 from zkcontroller.cluster.zookeeper_server import free_port
 from zkcontroller.model import Broker, EndPoint
 from zkcontroller.protocol.control_requests import (

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from zkcontroller.broker.request_handler import AdminHandlers, KafkaApis
+from zkcontroller.broker.kafka_apis import AdminHandlers, KafkaApis
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "wire-protocol.md"
 ROW = re.compile(r"^\| [A-Za-z]+ \((\d+)\) \| ([^|]*) \|", re.MULTILINE)

@@ -22,8 +22,8 @@ import os
 import signal
 import sys
 
+from zkcontroller.broker.kafka_apis import CloseConnection
 from zkcontroller.broker.log_offsets_journal import LogDirLockedError, LogOffsetsJournal
-from zkcontroller.broker.request_handler import CloseConnection
 from zkcontroller.cluster.controlled_shutdown import GiveUp
 from zkcontroller.cluster.kafka_server import BrokerConfig, KafkaServer
 from zkcontroller.cluster.line_writer import LineWriter, LineWriterHandler

@@ -37,7 +37,7 @@ from zkcontroller.broker.controller_mutation_quota import (
     scala_hash_order,
 )
 from zkcontroller.broker.delayed_elect_leader import wait_for_any_leader
-from zkcontroller.broker.request_handler import CreateTopicsHandler, TopicAutoCreator
+from zkcontroller.broker.kafka_apis import CreateTopicsHandler, TopicAutoCreator
 from zkcontroller.cluster.describe_configs import topic_log_defaults
 from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.model import TopicPartition

@@ -30,7 +30,7 @@ from zkcontroller.broker.controller_mutation_quota import (
     scala_hash_order,
 )
 from zkcontroller.broker.delayed_delete_topics import wait_until_deleted
-from zkcontroller.broker.request_handler import DeleteTopicsHandler
+from zkcontroller.broker.kafka_apis import DeleteTopicsHandler
 from zkcontroller.cluster.create_topics import NOT_CONTROLLER, UNKNOWN_SERVER_ERROR, error_code
 from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.model import TopicId

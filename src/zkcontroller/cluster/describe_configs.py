@@ -52,8 +52,8 @@ from zkcontroller.broker.config_helper import (
     kafka_order,
 )
 from zkcontroller.broker.dynamic_broker_config import clean_dynamic_configs
+from zkcontroller.broker.kafka_apis import DescribeConfigsHandler
 from zkcontroller.broker.log_config import LogDefaults
-from zkcontroller.broker.request_handler import DescribeConfigsHandler
 from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.wire.describe_configs import (

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from zkcontroller.broker.client_quota_manager import mark_local_complete
 from zkcontroller.broker.delayed_elect_leader import wait_for_leaders
-from zkcontroller.broker.request_handler import ElectLeadersHandler
+from zkcontroller.broker.kafka_apis import ElectLeadersHandler
 from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.controller.events import ApiError, ElectionType
 from zkcontroller.model import TopicPartition

@@ -17,9 +17,9 @@ import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from zkcontroller.broker.kafka_apis import AdminHandlers, CloseConnection, KafkaApis
 from zkcontroller.broker.metadata_cache import MetadataCache
 from zkcontroller.broker.producer_ids import ProducerIdManager
-from zkcontroller.broker.request_handler import AdminHandlers, CloseConnection, KafkaApis
 from zkcontroller.cluster.alter_configs import alter_configs_handler
 from zkcontroller.cluster.client_quotas import alter_client_quotas_handler, describe_client_quotas_handler
 from zkcontroller.cluster.create_partitions import create_partitions_handler

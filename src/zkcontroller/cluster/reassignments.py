@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from zkcontroller.broker.client_quota_manager import mark_local_complete
-from zkcontroller.broker.request_handler import AlterReassignmentsHandler, ListReassignmentsHandler
+from zkcontroller.broker.kafka_apis import AlterReassignmentsHandler, ListReassignmentsHandler
 from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.controller.events import ApiError
 from zkcontroller.controller.kafka_controller import KafkaController

@@ -1,5 +1,5 @@
 """SocketServer: a broker's listener (Kafka's ``SocketServer``/``Processor``), the socket half of the protocol
-server; what a request means is `broker.request_handler`'s business, handed in as ``handle``.
+server; what a request means is `broker.kafka_apis`'s business, handed in as ``handle``.
 
 Each connection reads size-prefixed frames and answers them in order, one at a time (Kafka mutes a
 channel while its request is processed). A size prefix below zero or above ``max_request_bytes``

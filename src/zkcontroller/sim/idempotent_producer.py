@@ -334,7 +334,7 @@ class IdempotentProducer:
         await asyncio.sleep(self.latency_s())
         try:
             result = await _unless_dead(process, init_producer_id(manager, None, 60_000, -1, -1))
-        except Exception as e:  # the broker answers UNKNOWN_SERVER_ERROR (request_handler's catch-all)
+        except Exception as e:  # the broker answers UNKNOWN_SERVER_ERROR (KafkaApis' catch-all)
             if isinstance(e, SESSION_FAULTS) or process.dead or host.process is not process or not server.running:
                 self.world.record("workload-failed", f"InitProducerId on {host.broker_id}: {type(e).__name__}")
             else:  # a live broker's id allocation raised without a ZooKeeper fault: a bug, never an injected one

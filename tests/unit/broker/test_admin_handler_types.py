@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from zkcontroller.broker.controller_mutation_quota import UNBOUNDED
-from zkcontroller.broker.request_handler import CreatePartitionsHandler, CreateTopicsHandler, DeleteTopicsHandler
+from zkcontroller.broker.kafka_apis import CreatePartitionsHandler, CreateTopicsHandler, DeleteTopicsHandler
 from zkcontroller.cluster.create_partitions import create_partitions_handler
 from zkcontroller.cluster.create_topics import create_topics_handler
 from zkcontroller.cluster.delete_topics import delete_topics_handler

@@ -20,7 +20,7 @@ from zkcontroller.broker.client_quota_manager import (
     mark_local_complete,
     start_request,
 )
-from zkcontroller.broker.request_handler import THROTTLE_FIRST_SINCE, throttle_field_offset
+from zkcontroller.broker.kafka_apis import THROTTLE_FIRST_SINCE, throttle_field_offset
 from zkcontroller.protocol.wire import alter_configs as alter_configs_wire
 from zkcontroller.protocol.wire import client_apis
 from zkcontroller.protocol.wire import client_quotas as client_quotas_wire
