@@ -12,8 +12,8 @@ from tests.contract.admin.test_admin_cli import Cli, cli  # noqa: F401  (the fix
 
 from zkcontroller.admin.cli import topics
 from zkcontroller.admin.configs import configs
-from zkcontroller.admin.java_properties import properties_order
 from zkcontroller.java_hash import java_string_hash
+from zkcontroller.zk.java_properties import properties_order
 
 SAME_HASH = ["".join(p) for p in itertools.product(["Aa", "BB"], repeat=4)]
 """16 keys with one ``String.hashCode`` ("Aa" and "BB" both hash to 2112), so all share one chain."""

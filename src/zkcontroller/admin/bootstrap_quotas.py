@@ -21,7 +21,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from zkcontroller.admin.admin_client import AdminClient
 from zkcontroller.admin.client_quotas import CLIENTS, IPS, USERS, QuotaConfigsError
 from zkcontroller.admin.java_hash_map import hash_map_order
-from zkcontroller.admin.java_properties import properties_order
 from zkcontroller.java_hash import hash_map_spread, java_string_hash, scala_immutable_hash_set_order
 from zkcontroller.protocol.wire.client_quotas import (
     CLIENT_ID,
@@ -36,6 +35,7 @@ from zkcontroller.protocol.wire.client_quotas import (
     QuotaOp,
 )
 from zkcontroller.protocol.wire.data_strings import java_double
+from zkcontroller.zk.java_properties import properties_order
 from zkcontroller.zk.log_config_def import java_parse_double
 from zkcontroller.zk.quota_configs import IP_CONNECTION_RATE, SCRAM_MECHANISMS, is_client_or_user_quota_config
 

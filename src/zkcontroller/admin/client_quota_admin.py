@@ -19,7 +19,6 @@ from collections.abc import Iterable, Mapping
 
 from zkcontroller.admin.admin_manager_log import AdminManagerLog
 from zkcontroller.admin.client_quotas import is_valid_ip_entity
-from zkcontroller.admin.java_properties import properties_order
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.wire.client_quotas import (
     CLIENT_ID,
@@ -38,6 +37,7 @@ from zkcontroller.protocol.wire.client_quotas import (
 )
 from zkcontroller.zk import paths
 from zkcontroller.zk.config_values import ConfigValueError
+from zkcontroller.zk.java_properties import properties_order
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.log_config_def import java_double, java_parse_double
 from zkcontroller.zk.quota_configs import (

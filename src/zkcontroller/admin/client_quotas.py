@@ -27,10 +27,10 @@ import socket
 from dataclasses import dataclass
 
 from zkcontroller.admin.errors import AdminError, AdminOperationError
-from zkcontroller.admin.java_properties import properties_order
 from zkcontroller.zk import paths
 from zkcontroller.zk.config_values import ConfigValueError
 from zkcontroller.zk.errors import ZnodeDecodeError
+from zkcontroller.zk.java_properties import properties_order
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.quota_configs import SCRAM_MECHANISMS, desanitize, sanitize, validate_quota_entity
 

@@ -39,7 +39,6 @@ from zkcontroller.admin.client_quotas import (
 from zkcontroller.admin.deprecation import ZOOKEEPER_DEPRECATED
 from zkcontroller.admin.errors import AdminError, InvalidConfigError
 from zkcontroller.admin.java_numbers import java_parse_int
-from zkcontroller.admin.java_properties import properties_order
 from zkcontroller.admin.reassign import BROKER_THROTTLES
 from zkcontroller.admin.topic_rules import MESSAGE_FORMAT_WARNING
 from zkcontroller.admin.topics import change_topic_config
@@ -53,6 +52,7 @@ from zkcontroller.broker.dynamic_broker_config import (
 from zkcontroller.zk import paths
 from zkcontroller.zk.config_values import JAVA_TRIM
 from zkcontroller.zk.errors import ZnodeDecodeError
+from zkcontroller.zk.java_properties import properties_order
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 

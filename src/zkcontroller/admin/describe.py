@@ -15,11 +15,11 @@ from dataclasses import dataclass
 
 from zkcontroller.admin.errors import AdminOperationError, UnknownTopicError
 from zkcontroller.admin.java_hash_map import hash_map_order
-from zkcontroller.admin.java_properties import properties_order
 from zkcontroller.model import NO_LEADER, TopicId, is_internal
 from zkcontroller.zk import paths
 from zkcontroller.zk.client_brokers import BrokerAndEpoch
 from zkcontroller.zk.config_values import JAVA_TRIM
+from zkcontroller.zk.java_properties import properties_order
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 log = logging.getLogger(__name__)
