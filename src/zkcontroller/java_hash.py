@@ -1,5 +1,5 @@
 """Java's hash codes, where Kafka's output follows a ``HashMap``'s iteration order: the admin tools' config lines
-(`admin.java_hash_map`, `admin.java_properties`) and a failed Produce request's answer (`broker.produce`); and
+(`admin.java_hash_map`, `zk.java_properties`) and a failed Produce request's answer (`broker.produce`); and
 Scala 2.13's mutable hash tables, whose order decides what ``ZkAdminManager`` does first and how it prints an
 assignment (`scala_hash_order`)."""
 
