@@ -181,10 +181,12 @@ async def write_outcome(admin: KafkaZkClient, recorder: WriteRecorder, within_s:
     return found.pop() if len(found) == 1 else None
 
 
-async def outcome_text(verb: str, admin: KafkaZkClient, recorder: WriteRecorder, within_s: float,
-                       dropped: bool = False) -> str:
+async def outcome_text(verb: str, admin: KafkaZkClient, recorder: WriteRecorder, within_s: float, *,
+                       held: bool = False, dropped: bool = False) -> str:
     """Whether ``verb``, cut off by the connection's loss, took effect: what the prompt says after the loss.
-    ``dropped``: the session was closed, so no write it still held can be sent later."""
+    ``held``: its unanswered write may still be held by the client, to be sent when ZooKeeper is back (kazoo keeps
+    a request queued while disconnected); ``dropped``: it was held, and the session was closed, so nothing of it
+    is sent later (a server that had already received it may still have applied it)."""
     if verb in BROKER_VERBS:
         return "what it did before the loss stands (`status` shows the brokers)"
     if verb not in ADMIN_WRITES:
@@ -195,14 +197,16 @@ async def outcome_text(verb: str, admin: KafkaZkClient, recorder: WriteRecorder,
     if not recorder.unanswered:
         return ("it took effect: ZooKeeper had taken its writes, only what followed is missing (`describe` shows "
                 "the topics once ZooKeeper answers)")
-    landed = await write_outcome(admin, recorder, within_s)
+    if held and not dropped:
+        return (f"its write of {unanswered} may still be applied when ZooKeeper is back (the client holds it "
+                "until then; `describe` shows whether)")
+    landed = None if dropped else await write_outcome(admin, recorder, within_s)
     if landed is True:
         return f"it took effect: ZooKeeper has its write of {unanswered}, read back once the connection returned"
     if landed is False:
         return (f"it did not take effect: its write of {unanswered} never reached ZooKeeper, read back once the "
                 "connection returned (run it again)")
-    later = ("; nothing of it is sent later, its session was closed" if dropped
-             else "")
+    later = "; its session was closed, so nothing of it is sent later" if dropped else ""
     return (f"ZooKeeper may or may not have applied its write of {unanswered} before the connection was lost"
             f"{later} (`describe` shows which once ZooKeeper answers)")
 
