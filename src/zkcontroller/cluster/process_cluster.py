@@ -471,8 +471,9 @@ class ProcessClusterShell:
         return True
 
     async def _reopened(self) -> None:
-        """A new admin session in place of one `_drop_session` closed (the command's bound covers the wait)."""
-        if self._reopen is not None and self.recorder.state is SessionState.CLOSED:
+        """A new admin session in place of one `_drop_session` closed, or one ZooKeeper expired, whose every
+        request would fail (the command's bound covers the wait)."""
+        if self._reopen is not None and self.recorder.state in (SessionState.CLOSED, SessionState.EXPIRED):
             self.recorder.replace(await self._reopen())
 
     async def _elect(self, args: list[str]) -> None:
