@@ -27,10 +27,10 @@ class LosingSession(WriteRecorder):
     shell records writes through it (it is the admin client's `WriteRecorder` already)."""
 
     lose_at: str | None = None
-    applied = stays_down = lost = False
+    apply_first = stays_down = lost = False
 
     def arm(self, lose_at: str, applied: bool, stays_down: bool = False) -> None:
-        self.lose_at, self.applied, self.stays_down = lose_at, applied, stays_down
+        self.lose_at, self.apply_first, self.stays_down = lose_at, applied, stays_down
 
     @property
     def state(self) -> SessionState:
@@ -42,7 +42,7 @@ class LosingSession(WriteRecorder):
         self.lost = True
 
         async def lose() -> str:
-            if self.applied:
+            if self.apply_first:
                 await self.inner.create(path, data, mode)
             raise ConnectionLossError(path)
 
@@ -84,7 +84,8 @@ async def test_a_create_cut_off_at_its_write_says_whether_the_topic_was_created(
                                  f"back once the connection returned{tail}"), lines
         else:
             assert lines[-1] == (f"{head}it did not take effect: its write of /brokers/topics/orders never reached "
-                                 f"ZooKeeper, read back once the connection returned (run it again){tail}"), lines
+                                 "ZooKeeper (read back once the connection returned), after ZooKeeper had taken its "
+                                 f"write of /config/topics/orders; run it again{tail}"), lines
         lines.clear()
         await shell.run_command("create orders 1 1")  # the prompt goes on, and the next command says the truth
         if applied:
@@ -120,7 +121,29 @@ async def test_a_write_whose_outcome_cannot_be_read_back_in_time_says_it_may_hav
         assert await shell.run_command("create orders 1 1")
         assert lines[-1] == (f"error: {_zookeeper(shell)} is not answering: `create` lost its connection "
                              "at /brokers/topics/orders; ZooKeeper may or may not have applied its write of "
-                             "/brokers/topics/orders before the connection was lost (`describe` shows which once "
-                             "ZooKeeper answers); the brokers keep running and reconnect by themselves"), lines
+                             "/brokers/topics/orders before the connection was lost, after ZooKeeper had taken its "
+                             "write of /config/topics/orders (`describe` shows which once ZooKeeper answers); the "
+                             "brokers keep running and reconnect by themselves"), lines
+    finally:
+        await shell.admin.session.close()
+
+
+async def test_a_create_cut_off_at_its_config_says_the_topic_was_not_created(make_cluster: ClusterFactory,
+                                                                            backend: CoordinationBackend) -> None:
+    """The config znode goes first (as Kafka writes it): lost there, the topic's own znode was never written,
+    whether or not the config landed (it said the config write "took effect")."""
+    lines: list[str] = []
+    shell = await _shell(make_cluster, backend, lines)
+    try:
+        _lose(shell, "/config/topics/orders", applied=True)
+        assert await shell.run_command("create orders 1 1")
+        assert lines[-1] == (f"error: {_zookeeper(shell)} is not answering: `create` lost its connection at "
+                             "/config/topics/orders; it did not create the topic: the connection was lost at its "
+                             "config (/config/topics/orders), before the topic's own znode was written (run it "
+                             "again: it writes the config anew); the brokers keep running and reconnect by "
+                             "themselves"), lines
+        lines.clear()
+        await shell.run_command("create orders 1 1")
+        assert lines[0] == "Created topic orders.", lines
     finally:
         await shell.admin.session.close()

@@ -55,11 +55,14 @@ class WriteRecorder(CoordinationSession):
         self.inner = inner
         self.sent: list[str] = []
         self.unanswered: list[str] = []
+        self.applied: list[str] = []
+        """Sent and answered with success (not refused, as an existing node's create is)."""
 
     def begin(self) -> None:
         """A new command: forget the last one's writes."""
         self.sent.clear()
         self.unanswered.clear()
+        self.applied.clear()
 
     def replace(self, inner: CoordinationSession) -> None:
         self.inner = inner
@@ -74,6 +77,8 @@ class WriteRecorder(CoordinationSession):
                 self._answered(written)
             raise
         self._answered(written)
+        if not isinstance(result, MultiResult) or result.ok:
+            self.applied.extend(written)
         return result
 
     def _answered(self, written: Sequence[str]) -> None:
@@ -197,18 +202,23 @@ async def outcome_text(verb: str, admin: KafkaZkClient, recorder: WriteRecorder,
     if not recorder.unanswered:
         return ("it took effect: ZooKeeper had taken its writes, only what followed is missing (`describe` shows "
                 "the topics once ZooKeeper answers)")
+    if verb == "create" and not any(path.startswith(paths.TOPICS + "/") for path in recorder.sent):
+        return (f"it did not create the topic: the connection was lost at its config ({unanswered}), before the "
+                "topic's own znode was written (run it again: it writes the config anew)")
     if held and not dropped:
         return (f"its write of {unanswered} may still be applied when ZooKeeper is back (the client holds it "
                 "until then; `describe` shows whether)")
+    applied = list(dict.fromkeys(recorder.applied))
+    after = f", after ZooKeeper had taken its write of {', '.join(applied)}" if applied else ""
     landed = None if dropped else await write_outcome(admin, recorder, within_s)
     if landed is True:
         return f"it took effect: ZooKeeper has its write of {unanswered}, read back once the connection returned"
     if landed is False:
-        return (f"it did not take effect: its write of {unanswered} never reached ZooKeeper, read back once the "
-                "connection returned (run it again)")
+        return (f"it did not take effect: its write of {unanswered} never reached ZooKeeper (read back once the "
+                f"connection returned){after}; run it again")
     later = "; its session was closed, so nothing of it is sent later" if dropped else ""
     return (f"ZooKeeper may or may not have applied its write of {unanswered} before the connection was lost"
-            f"{later} (`describe` shows which once ZooKeeper answers)")
+            f"{after}{later} (`describe` shows which once ZooKeeper answers)")
 
 
 def outage_notice(hosts: str | None, verb: str, error: BaseException) -> str:
