@@ -16,12 +16,15 @@ from zkcontroller.cluster.local_cluster import LocalCluster
 from zkcontroller.cluster.process_cluster import ProcessCluster, ProcessClusterShell
 from zkcontroller.cluster.prompt_help import CommandTable, command
 from zkcontroller.cluster.zookeeper_ensemble import ZooKeeperEnsemble
+from zkcontroller.coordination.api import CoordinationSession
 from zkcontroller.coordination.errors import ConnectionLossError
+from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.errors import ZnodeDecodeError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
-NO_ADMIN = cast(KafkaZkClient, None)
-"""Never used: the handlers are only looked up here, not run."""
+NO_ADMIN = KafkaZkClient(cast(CoordinationSession, None), wall_clock_ms)
+"""Never asked anything: the handlers are looked up here, or refuse their arguments before reading ZooKeeper
+(a shell only puts its write recorder under the session, `zk_outage.recorded`)."""
 
 
 def served(prompt: str, tmp_path: Path) -> set[str]:

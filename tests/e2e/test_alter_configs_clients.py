@@ -7,6 +7,7 @@ produce fail with NOT_ENOUGH_REPLICAS. Every wait is on a condition with a bound
 from __future__ import annotations
 
 import asyncio
+import itertools
 import random
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -22,7 +23,7 @@ from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 pytestmark = [pytest.mark.zookeeper, pytest.mark.timeout(240)]
 
-TOPIC = "altered"
+_topics = itertools.count(1)
 
 
 @pytest.fixture(scope="module")
@@ -33,17 +34,24 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProcessCluster
 
 @pytest.fixture
 async def zk(cluster: ProcessCluster) -> AsyncIterator[KafkaZkClient]:
-    """A ZooKeeper client, with ``TOPIC`` (two replicas) led (created once for the module)."""
     async with registered_zk(cluster) as client:
-        if TOPIC not in await client.get_all_topics_in_cluster():
-            await TopicAdmin(client, random.Random(1)).create_topic(TOPIC, 1, 2, {"retention.ms": "12345"})
-
-        async def led() -> bool:
-            state = await client.get_topic_partition_states([TopicPartition(TOPIC, 0)])
-            return bool(state.values) and all(s.leader_and_isr.leader >= 0 and len(s.leader_and_isr.isr) == 2
-                                              for s in state.values.values())
-        await wait_until(led, timeout_s=60, what=f"{TOPIC} led with both replicas in sync")
         yield client
+
+
+@pytest.fixture
+async def topic(zk: KafkaZkClient) -> str:
+    """A topic of the test's own (one partition, two replicas, ``retention.ms`` 12345), led with both replicas in
+    sync: each test alters its configs, and one shared by the module made a test's expected configs those of
+    the tests before it (run alone or in another order, it found the other test's ``retention.ms``)."""
+    name = f"altered-{next(_topics)}"
+    await TopicAdmin(zk, random.Random(1)).create_topic(name, 1, 2, {"retention.ms": "12345"})
+
+    async def led() -> bool:
+        state = await zk.get_topic_partition_states([TopicPartition(name, 0)])
+        return bool(state.values) and all(s.leader_and_isr.leader >= 0 and len(s.leader_and_isr.isr) == 2
+                                          for s in state.values.values())
+    await wait_until(led, timeout_s=60, what=f"{name} led with both replicas in sync")
+    return name
 
 
 def _kafka_python_alter(bootstrap: str, kind: Any, name: str, configs: dict[str, Any], incremental: bool) -> Any:
@@ -57,33 +65,33 @@ def _kafka_python_alter(bootstrap: str, kind: Any, name: str, configs: dict[str,
         client.close()
 
 
-def _produce_all(bootstrap: str) -> Any:
+def _produce_all(bootstrap: str, topic: str) -> Any:
     from kafka import KafkaProducer
 
     producer = KafkaProducer(bootstrap_servers=bootstrap, acks="all", request_timeout_ms=30000, retries=0,
                              linger_ms=0)
     try:
         # keyed: the test makes the topic compacted, which refuses keyless records (LogValidator.validateKey)
-        return producer.send(TOPIC, b"x", key=b"k", partition=0).get(timeout=60)
+        return producer.send(topic, b"x", key=b"k", partition=0).get(timeout=60)
     finally:
         producer.close(timeout=10)
 
 
-async def test_kafka_python_alters_a_topic_and_the_brokers_take_it_up(cluster: ProcessCluster,
-                                                                      zk: KafkaZkClient) -> None:
+async def test_kafka_python_alters_a_topic_and_the_brokers_take_it_up(cluster: ProcessCluster, zk: KafkaZkClient,
+                                                                      topic: str) -> None:
     from kafka.admin import AlterConfigOp, ConfigResourceType
     from kafka.errors import NotEnoughReplicasError
 
-    assert (await asyncio.to_thread(_produce_all, cluster.bootstrap)).offset >= 0
+    assert (await asyncio.to_thread(_produce_all, cluster.bootstrap, topic)).offset >= 0
     # AlterConfigs: the whole config (kafka-python adds the other modified keys itself)
-    result = await asyncio.to_thread(_kafka_python_alter, cluster.bootstrap, ConfigResourceType.TOPIC, TOPIC,
+    result = await asyncio.to_thread(_kafka_python_alter, cluster.bootstrap, ConfigResourceType.TOPIC, topic,
                                      {"min.insync.replicas": "3"}, False)
-    assert result == {"topic": {TOPIC: "OK"}}
-    assert await zk.get_entity_configs("topics", TOPIC) == {"retention.ms": "12345", "min.insync.replicas": "3"}
+    assert result == {"topic": {topic: "OK"}}
+    assert await zk.get_entity_configs("topics", topic) == {"retention.ms": "12345", "min.insync.replicas": "3"}
 
     async def accepted() -> bool:
         try:
-            await asyncio.to_thread(_produce_all, cluster.bootstrap)
+            await asyncio.to_thread(_produce_all, cluster.bootstrap, topic)
         except NotEnoughReplicasError:
             return False
         return True
@@ -93,11 +101,11 @@ async def test_kafka_python_alters_a_topic_and_the_brokers_take_it_up(cluster: P
     await wait_until(refused, timeout_s=60, what="acks=all refused with min.insync.replicas above the ISR",
                      poll_s=0.2)
     # IncrementalAlterConfigs: DELETE restores the default, APPEND a list value
-    result = await asyncio.to_thread(_kafka_python_alter, cluster.bootstrap, ConfigResourceType.TOPIC, TOPIC,
+    result = await asyncio.to_thread(_kafka_python_alter, cluster.bootstrap, ConfigResourceType.TOPIC, topic,
                                      {"min.insync.replicas": (AlterConfigOp.DELETE, None),
                                       "cleanup.policy": (AlterConfigOp.APPEND, "compact")}, True)
-    assert result == {"topic": {TOPIC: "OK"}}
-    assert await zk.get_entity_configs("topics", TOPIC) == {"retention.ms": "12345",
+    assert result == {"topic": {topic: "OK"}}
+    assert await zk.get_entity_configs("topics", topic) == {"retention.ms": "12345",
                                                            "cleanup.policy": "delete,compact"}
     await wait_until(accepted, timeout_s=60, what="acks=all accepted again", poll_s=0.2)
     result = await asyncio.to_thread(_kafka_python_alter, cluster.bootstrap, ConfigResourceType.TOPIC, "nope",
@@ -105,21 +113,21 @@ async def test_kafka_python_alters_a_topic_and_the_brokers_take_it_up(cluster: P
     assert result["topic"]["nope"].startswith("[Error 3] UnknownTopicOrPartitionError")
 
 
-def _confluent_alter(bootstrap: str) -> tuple[Any, Any, Any, Any]:
+def _confluent_alter(bootstrap: str, topic: str) -> tuple[Any, Any, Any, Any]:
     from confluent_kafka import KafkaException
     from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource
 
     client = AdminClient({"bootstrap.servers": bootstrap})
-    legacy = ConfigResource("topic", TOPIC, set_config={"retention.ms": "777", "segment.ms": "60000"})
+    legacy = ConfigResource("topic", topic, set_config={"retention.ms": "777", "segment.ms": "60000"})
     first = client.alter_configs([legacy], request_timeout=30)[legacy].result(timeout=60)
-    incremental = ConfigResource("topic", TOPIC, incremental_configs=[
+    incremental = ConfigResource("topic", topic, incremental_configs=[
         ConfigEntry("segment.ms", None, incremental_operation=AlterConfigOpType.DELETE),
         ConfigEntry("max.message.bytes", "5000", incremental_operation=AlterConfigOpType.SET)])
     second = client.incremental_alter_configs([incremental], request_timeout=30)[incremental].result(timeout=60)
     broker = ConfigResource("broker", "2", incremental_configs=[
         ConfigEntry("log.retention.ms", "86400000", incremental_operation=AlterConfigOpType.SET)])
     third = client.incremental_alter_configs([broker], request_timeout=30)[broker].result(timeout=60)
-    bad = ConfigResource("topic", TOPIC, incremental_configs=[
+    bad = ConfigResource("topic", topic, incremental_configs=[
         ConfigEntry("no.such.config", "1", incremental_operation=AlterConfigOpType.SET)])
     try:
         client.incremental_alter_configs([bad], request_timeout=30)[bad].result(timeout=60)
@@ -130,10 +138,11 @@ def _confluent_alter(bootstrap: str) -> tuple[Any, Any, Any, Any]:
 
 
 @pytest.mark.filterwarnings("ignore:alter_configs has been deprecated:DeprecationWarning")
-async def test_confluent_kafka_alters_a_topic_and_a_broker(cluster: ProcessCluster, zk: KafkaZkClient) -> None:
-    first, second, third, refused = await asyncio.to_thread(_confluent_alter, cluster.bootstrap)
+async def test_confluent_kafka_alters_a_topic_and_a_broker(cluster: ProcessCluster, zk: KafkaZkClient,
+                                                           topic: str) -> None:
+    first, second, third, refused = await asyncio.to_thread(_confluent_alter, cluster.bootstrap, topic)
     assert first is None and second is None and third is None
-    assert await zk.get_entity_configs("topics", TOPIC) == {"retention.ms": "777", "max.message.bytes": "5000"}
+    assert await zk.get_entity_configs("topics", topic) == {"retention.ms": "777", "max.message.bytes": "5000"}
     assert await zk.get_broker_configs("2") == {"log.retention.ms": "86400000"}
     assert refused is not None and refused.code() == 40  # INVALID_CONFIG
     assert "Unknown topic config name: no.such.config" in refused.str()

@@ -130,13 +130,19 @@ async def ensure_orders(cluster: ProcessCluster, zk: KafkaZkClient) -> None:
 # ---------------------------------------------------------------------------------------------- what tools see
 
 async def test_kcat_lists_brokers_topics_and_partitions_as_zookeeper_holds(cluster, zk):
-    await create_topic(zk, "orders", 6, 2)
+    await ensure_orders(cluster, zk)  # created here unless a test before made it (it raised "already exists")
     addr = cluster.bootstrap.split(",")[1]
     md = await wait_for_kcat(addr, lambda m: _all_led(m, "orders", 6, {1, 2, 3}), "orders led on every partition")
     assert sorted(b["id"] for b in md["brokers"]) == [1, 2, 3]
     assert md["controllerid"] == await zk.get_controller_id()
-    expected = await zk_partitions(zk, ["orders"])
-    await wait_for_kcat(addr, lambda m: kcat_partitions(m) == expected, "kcat to show ZooKeeper's ISR")
+
+    async def as_zookeeper_holds() -> bool:
+        """ZooKeeper read again each time: after the module's broker kills and restarts (when this test runs
+        after them) an ISR still grows, and a view read once went stale."""
+        expected = await zk_partitions(zk, ["orders"])
+        md = await asyncio.to_thread(kcat, addr)
+        return md is not None and {tp: p for tp, p in kcat_partitions(md).items() if tp.topic == "orders"} == expected
+    await wait_until(as_zookeeper_holds, timeout_s=30, what="kcat to show ZooKeeper's ISR", poll_s=0.2)
 
 
 async def test_kafka_python_and_confluent_admin_clients_describe_the_cluster(cluster, zk):

@@ -34,9 +34,11 @@ from zkcontroller.cluster.produce import ProduceWorkload, produce_command
 from zkcontroller.cluster.prompt_help import IN_PROCESS, prompt_error_text
 from zkcontroller.cluster.prompt_input import read_line
 from zkcontroller.cluster.prompt_lines import created_topic_lines
+from zkcontroller.cluster.zk_outage import OUTCOME_WAIT_S, connection_lost, outage_notice, outcome_text, recorded
 from zkcontroller.controller.events import ApiError, ElectionType
 from zkcontroller.coordination.backend import CoordinationBackend
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
+from zkcontroller.coordination.errors import ZkError
 from zkcontroller.model import (
     LeaderIsrAndControllerEpoch,
     ReplicaAssignment,
@@ -164,6 +166,7 @@ class ClusterShell:
     ) -> None:
         self.cluster = cluster
         self.admin = admin
+        self.recorder = recorded(admin)  # which writes a command sent, for what it says if ZooKeeper goes
         self.topics = TopicAdmin(admin, rng or random.Random())
         self.out = out
         self.workload = ProduceWorkload(cluster)
@@ -171,7 +174,9 @@ class ClusterShell:
     async def run_command(self, line: str) -> bool:
         """Run one command line; False when the user asked to quit. Errors are printed, never raised. A command
         held up by a lost ZooKeeper connection says so once (`ZK_WAIT_NOTICE_S`): it printed nothing until the
-        connection came back or the session expired."""
+        connection came back or the session expired. A command whose request the lost connection failed says
+        so, and whether it took effect (`outage_error`)."""
+        self.recorder.begin()
         command = asyncio.ensure_future(COMMANDS.run_line(line, self.handlers(), self.out, prompt_error_text))
         try:
             while True:
@@ -204,7 +209,29 @@ class ClusterShell:
         }
         for name in ("stop", "start", "kill", "expire"):
             commands[name] = functools.partial(self._broker_action, name)
-        return commands
+        return {verb: functools.partial(self._outage_said, verb, handler) for verb, handler in commands.items()}
+
+    async def _outage_said(self, verb: str, handler: Callable[[list[str]], Awaitable[None]],
+                           args: list[str]) -> None:
+        """Run a verb; a CONNECTION_LOSS it meets becomes `outage_error`'s line (it was ZooKeeper's raw
+        "CONNECTION_LOSS at PATH ... (nothing else was done)", untrue of a write already sent)."""
+        try:
+            await handler(args)
+        except ZkError as e:
+            if not connection_lost(e):
+                raise
+            raise await self.outage_error(verb, e) from None
+
+    async def outage_error(self, verb: str, error: ZkError) -> ConnectionError:
+        """The verb, the znode where the connection was lost, that ZooKeeper is not answering, and whether the
+        command took effect: known from the writes it sent and, for one unanswered, read back if the connection
+        returns within `OUTCOME_WAIT_S` (nothing is left queued: kazoo fails every request in flight at the
+        loss, and the command stopped there). The brokers reconnect by themselves, and later commands wait for
+        ZooKeeper."""
+        hosts = getattr(self.admin.session, "hosts", None)
+        outcome = await outcome_text(verb, self.admin, self.recorder, OUTCOME_WAIT_S)
+        return ConnectionError(f"{outage_notice(hosts, verb, error)}; {outcome}; the brokers keep running "
+                               "and reconnect by themselves")
 
     async def _produce(self, args: list[str]) -> None:
         """A topic that does not exist is refused: ``--rate`` started a producer that failed every tick unseen

@@ -33,10 +33,12 @@ from zkcontroller.cluster.prompt_help import PROCESSES, prompt_error_text
 from zkcontroller.cluster.prompt_input import read_line
 from zkcontroller.cluster.prompt_lines import created_topic_lines
 from zkcontroller.cluster.server_properties import render
+from zkcontroller.cluster.zk_outage import ADMIN_WRITES, connection_lost, outcome_text, recorded
 from zkcontroller.cluster.zookeeper_ensemble import ZooKeeperEnsemble
 from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess, free_port, free_ports
+from zkcontroller.coordination.api import CoordinationSession, SessionState
 from zkcontroller.coordination.connect import make_backend
-from zkcontroller.coordination.errors import ErrorCode, ZkError
+from zkcontroller.coordination.errors import ZkError
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
@@ -73,8 +75,9 @@ def log_tail(path: Path, lines: int = 10) -> str:
     return "\n".join(f"  {line}" for line in text.splitlines()[-lines:])
 
 
-READ_ONLY = frozenset({"status", "describe"})
-"""The bounded verbs that write nothing: one ZooKeeper never saw through leaves nothing behind."""
+SESSION_CLOSE_WAIT_S = 5.0
+"""How long a command that gave up waits for the admin session to close (kazoo's thread stops within its retry
+delay, a second, or a connection attempt's timeout); the close goes on after it in any case."""
 
 SIGNALS = {"stop": signal.SIGTERM, "kill": signal.SIGKILL, "pause": signal.SIGSTOP, "resume": signal.SIGCONT}
 
@@ -348,10 +351,15 @@ class ProcessCluster:
 
 class ProcessClusterShell:
     def __init__(self, cluster: ProcessCluster, admin: KafkaZkClient, out: Callable[[str], None] = print,
-                 zk_timeout_s: float = 10.0) -> None:
+                 zk_timeout_s: float = 10.0,
+                 reopen: Callable[[], Awaitable[CoordinationSession]] | None = None) -> None:
+        """``reopen``: a new ZooKeeper session, for the next command after a write that gave up was dropped by
+        closing the admin session (`_bounded`); without it such a write is left to the client, and may land."""
         self.cluster = cluster
         self.zk_timeout_s = zk_timeout_s
         self.admin = admin
+        self.recorder = recorded(admin)  # which writes a command sent, for what it says if ZooKeeper goes
+        self._reopen = reopen
         self.topics = TopicAdmin(admin, random.Random())
         self.out = out
 
@@ -426,18 +434,47 @@ class ProcessClusterShell:
         A ZooKeeper that is gone fails a command in one of two ways, by a race between kazoo's I/O thread seeing
         the socket close and the command's request: one queued before it saw fails at once (CONNECTION_LOSS), one
         queued after waits for a server, so the bound ends it. Under load either comes first, and the prompt
-        showed two different errors for one cause; the user gets one message for both. A write may have
-        reached ZooKeeper before the loss, or be sent once a server answers (kazoo keeps the queued request),
-        so it is not said to have done nothing."""
+        showed two different errors for one cause; the user gets one message for both, saying whether the
+        command took effect (`zk_outage.outcome_text`): a write cut off by CONNECTION_LOSS is read back if the
+        connection returns within the bound. A write the bound ended may be held by kazoo, which sends it
+        when a server answers, minutes later perhaps: the session is closed, which drops it, as Kafka's
+        kafka-topics.sh, failing on a ZooKeeper it cannot reach, exits and so closes its session; the next
+        command opens a new one (`_reopened`)."""
+        recorder = self.recorder
+        recorder.begin()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.zk_timeout_s
         try:
-            await asyncio.wait_for(command(args), self.zk_timeout_s)
+            async with asyncio.timeout(self.zk_timeout_s):
+                await self._reopened()
+                await command(args)
         except (TimeoutError, ZkError) as e:
-            if isinstance(e, ZkError) and e.code is not ErrorCode.CONNECTION_LOSS:
+            if isinstance(e, ZkError) and not connection_lost(e):
                 raise
-            effect = "" if verb in READ_ONLY else f"; what `{verb}` asked may still take effect once ZooKeeper is back"
+            held = isinstance(e, TimeoutError) and verb in ADMIN_WRITES and bool(recorder.unanswered)
+            dropped = held and await self._drop_session()
+            outcome = await outcome_text(verb, self.admin, recorder, max(0.0, deadline - loop.time()), held=held,
+                                         dropped=dropped)
             raise TimeoutError(f"ZooKeeper ({self.cluster.zookeeper_connect}) is not answering: `{verb}` gave up "
-                               f"(it waits at most {self.zk_timeout_s:g} s){effect}; the brokers keep running "
+                               f"(it waits at most {self.zk_timeout_s:g} s); {outcome}; the brokers keep running "
                                "(zk-status shows an ensemble's servers)") from None
+
+    async def _drop_session(self) -> bool:
+        """Close the admin session, so kazoo drops the requests it holds for a server (it fails them when its
+        connection thread stops, within about a second while no server answers); False: no `reopen` to replace
+        it, so it is kept."""
+        if self._reopen is None:
+            return False
+        closing = asyncio.ensure_future(self.recorder.inner.close())  # its state is CLOSED from here on
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(closing), SESSION_CLOSE_WAIT_S)
+        return True
+
+    async def _reopened(self) -> None:
+        """A new admin session in place of one `_drop_session` closed, or one ZooKeeper expired, whose every
+        request would fail (the command's bound covers the wait)."""
+        if self._reopen is not None and self.recorder.state in (SessionState.CLOSED, SessionState.EXPIRED):
+            self.recorder.replace(await self._reopen())
 
     async def _elect(self, args: list[str]) -> None:
         """As the in-process prompt's ``elect``: kafka-preferred-replica-election's ZooKeeper path, then which
@@ -509,7 +546,7 @@ async def run_process_cluster(broker_ids: list[int], zookeeper: str | None, dire
         backend = make_backend(cluster.zookeeper_connect, wall_clock_ms, on_slow_connect=on_slow_connect)
         session = await backend.new_session()
         admin = KafkaZkClient(session, wall_clock_ms)
-        shell = ProcessClusterShell(cluster, admin)
+        shell = ProcessClusterShell(cluster, admin, reopen=backend.new_session)
         await asyncio.to_thread(cluster.start_brokers)
         await wait_registered(admin, broker_ids, cluster=cluster)
         print(f"cluster up: broker processes {', '.join(map(str, broker_ids))} on {cluster.bootstrap}; "
