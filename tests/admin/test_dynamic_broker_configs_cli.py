@@ -91,7 +91,7 @@ async def test_zookeeper_path_checks_values_and_names(cli: Cli) -> None:  # noqa
                                   "required, requested, none"),
         ("socket.send.buffer.bytes=1", "Cannot update these configs dynamically: Set(socket.send.buffer.bytes)"),
         ("ssl.keystore.location=/k", "These security configs can be dynamically updated only per-listener using the "
-                                     "listener prefix: Set(ssl.keystore.location)"),
+                                     "listener prefix: HashSet(ssl.keystore.location)"),  # a mutable set
         ("listener.name.plaintext.ssl.keystore.password=p",
          "password.encoder.secret must be specified to update Set(listener.name.plaintext.ssl.keystore.password). "
          "Other password encoder configs like cipher algorithm and iterations may also be specified to override the "

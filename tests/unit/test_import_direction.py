@@ -18,6 +18,7 @@ LAYERS: dict[str, int] = {
     "model": 1,
     "event_schema": 1,
     "java_hash": 1,
+    "scala_sets": 1,
     "runtime": 2,
     "protocol": 2,
     "coordination": 3,

@@ -55,7 +55,7 @@ async def test_values_are_checked_as_kafka_checks_them(admin_cluster: Cluster) -
                                                     "sasl.login.refresh.buffer.seconds: Not a number of type SHORT"),
         "socket.send.buffer.bytes=1": "Cannot update these configs dynamically: Set(socket.send.buffer.bytes)",
         "ssl.keystore.location=/k": ("These security configs can be dynamically updated only per-listener using the "
-                                     "listener prefix: Set(ssl.keystore.location)"),
+                                     "listener prefix: HashSet(ssl.keystore.location)"),  # a mutable set
     }
     for entry, message in refused.items():
         key, value = entry.split("=")

@@ -35,6 +35,7 @@ from zkcontroller.protocol.wire.client_quotas import (
     QuotaOp,
 )
 from zkcontroller.protocol.wire.data_strings import java_double
+from zkcontroller.scala_sets import immutable_set, map_key_set
 from zkcontroller.zk.java_properties import properties_order
 from zkcontroller.zk.log_config_def import java_parse_double
 from zkcontroller.zk.quota_configs import IP_CONNECTION_RATE, SCRAM_MECHANISMS, is_client_or_user_quota_config
@@ -119,13 +120,10 @@ async def describe_lines(admin: AdminClient, types: Sequence[str], names: Sequen
     return lines
 
 
-def _scala_set(keys: Iterable[str], total: int) -> str:
-    """A Scala 2.13 ``Set`` of keys from a Map of ``total`` keys: ``Set(...)`` in insertion order up to four,
-    ``HashSet(...)`` in its hash trie's order beyond."""
-    listed = list(keys)
-    if total <= 4:
-        return f"Set({', '.join(listed)})"
-    return f"HashSet({', '.join(scala_immutable_hash_set_order(listed, java_string_hash))})"
+def _key_order(keys: Iterable[str], total: int) -> list[str]:
+    """The order of some of the keys of Kafka's ``configsToBeAdded`` (an immutable Map of ``total`` keys): its
+    ``keys.filterNot`` or ``filter(..).keys``: a Map1–Map4's insertion order, a ``HashMap``'s trie order."""
+    return scala_immutable_hash_set_order(keys, java_string_hash) if total > 4 else list(keys)
 
 
 def check_keys(types: Sequence[str], names: Sequence[str], add: Mapping[str, str], delete: Sequence[str]) -> None:
@@ -138,6 +136,8 @@ def check_keys(types: Sequence[str], names: Sequence[str], add: Mapping[str, str
             raise QuotaConfigsError("Only connection quota configs can be added for 'ips' using --bootstrap-server. "
                                     f"Unexpected config names: {','.join(unknown)}")
         return
+    # Kafka's sets: ``unknownConfigsToAdd`` is ``configsToBeAdded.keys.filterNot(..)``, a Map's key set (always
+    # ``Set(..)``); adding ``scramConfigsToAddMap.keys`` to it (as an ``Iterable``) builds a new immutable Set
     scram_add = [k for k in added if k in SCRAM_MECHANISMS]
     unknown_add = [k for k in added if k not in SCRAM_MECHANISMS and not is_client_or_user_quota_config(k)]
     scram_delete = [k for k in delete if k in SCRAM_MECHANISMS]
@@ -146,14 +146,17 @@ def check_keys(types: Sequence[str], names: Sequence[str], add: Mapping[str, str
     if types[0] == CLIENTS or len(types) == 2:
         if unknown_add or scram_add:
             raise QuotaConfigsError("Only quota configs can be added for 'clients' using --bootstrap-server. "
-                                    f"Unexpected config names: {_scala_set([*unknown_add, *scram_add], len(added))}")
+                                    "Unexpected config names: " + immutable_set(
+                                        [*_key_order(unknown_add, len(added)), *_key_order(scram_add, len(added))],
+                                        java_string_hash))
         if unknown_delete or scram_delete:
             raise QuotaConfigsError("Only quota configs can be deleted for 'clients' using --bootstrap-server. "
                                     f"Unexpected config names: ArrayBuffer({', '.join(unknown_delete + scram_delete)})")
         return
     if unknown_add:
         raise QuotaConfigsError("Only quota and SCRAM credential configs can be added for 'users' using "
-                                f"--bootstrap-server. Unexpected config names: {_scala_set(unknown_add, len(added))}")
+                                "--bootstrap-server. Unexpected config names: "
+                                + map_key_set(unknown_add, java_string_hash, len(added)))
     if unknown_delete:
         raise QuotaConfigsError("Only quota and SCRAM credential configs can be deleted for 'users' using --bootstrap-"
                                 f"server. Unexpected config names: ArrayBuffer({', '.join(unknown_delete)})")

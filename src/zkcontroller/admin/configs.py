@@ -23,6 +23,7 @@ with ``--entity-name`` or ``--entity-default``) alters or describes client quota
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 import click
 
@@ -49,6 +50,7 @@ from zkcontroller.broker.dynamic_broker_config import (
     validate_configs,
     validate_types,
 )
+from zkcontroller.scala_sets import immutable_set, java_string_hash
 from zkcontroller.zk import paths
 from zkcontroller.zk.config_values import JAVA_TRIM
 from zkcontroller.zk.errors import ZnodeDecodeError
@@ -70,8 +72,12 @@ class BrokerRunningError(AdminError):
 BROKER_CONFIGS_UPDATABLE_WHILE_RUNNING = frozenset(BROKER_THROTTLES)
 """ConfigCommand's ``BrokerConfigsUpdatableUsingZooKeeperWhileBrokerRunning``."""
 
-def _scala_set(names: list[str]) -> str:
-    return f"Set({', '.join(names)})"
+def _key_set(names: Iterable[str], keys: Iterable[str]) -> str:
+    """ConfigCommand's ``configsToBeAdded.asScala.keySet.filter(..)`` (``names`` of the ``keys`` put into its
+    ``Properties``): an immutable ``Set`` built in the Properties' order (`properties_order` of every key put,
+    as removing keys does not shrink its table)."""
+    wanted = set(names)
+    return immutable_set([k for k in properties_order(keys) if k in wanted], java_string_hash)
 
 
 def validate_broker_configs(configs: dict[str, str]) -> None:
@@ -98,11 +104,11 @@ def preprocess_broker_configs(add: dict[str, str], *, per_broker: bool) -> dict[
     passwords = [k for k in kept if is_password_config(k)]
     if passwords and "password.encoder.secret" not in add:
         raise InvalidConfigError(
-            f"password.encoder.secret must be specified to update {_scala_set(passwords)}. Other password encoder "
+            f"password.encoder.secret must be specified to update {_key_set(passwords, add)}. Other password encoder "
             "configs like cipher algorithm and iterations may also be specified to override the default encoding "
             "parameters. Password encoder configs will not be persisted in ZooKeeper.")
     if passwords:
-        raise InvalidConfigError(f"zkcontroller does not encrypt dynamic password configs: {_scala_set(passwords)} "
+        raise InvalidConfigError(f"zkcontroller does not encrypt dynamic password configs: {_key_set(passwords, add)} "
                                  "not stored")
     return kept
 
@@ -129,7 +135,7 @@ async def alter_broker_config(zk: KafkaZkClient, entity_name: str, add: dict[str
     broker_id = parse_broker(entity_name) if per_broker else None
     dynamic = [k for k in add if k not in BROKER_CONFIGS_UPDATABLE_WHILE_RUNNING]
     if dynamic and not via_broker:
-        error = f"--bootstrap-server option must be specified to update broker configs {_scala_set(dynamic)}."
+        error = f"--bootstrap-server option must be specified to update broker configs {_key_set(dynamic, add)}."
         info = ("Broker configuration updates using ZooKeeper are supported for bootstrapping before brokers are "
                 "started to enable encrypted password configs to be stored in ZooKeeper.")
         running = await _registered_brokers(zk)

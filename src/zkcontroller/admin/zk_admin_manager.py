@@ -15,7 +15,7 @@ Kafka answers a resource by the exception it meets, and these keep its three kin
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from zkcontroller.admin.java_numbers import java_split
@@ -30,7 +30,9 @@ from zkcontroller.broker.dynamic_broker_config import (
 from zkcontroller.broker.log_config import to_config_string
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.wire.alter_configs import APPEND, DELETE, OP_NAMES, SET, SUBTRACT, ConfigChange
+from zkcontroller.scala_sets import immutable_set, java_string_hash
 from zkcontroller.zk.config_values import java_parse_int
+from zkcontroller.zk.java_properties import properties_order
 from zkcontroller.zk.log_config_def import (
     TOPIC_CONFIG_RULES,
     TopicConfigConflictError,
@@ -80,10 +82,6 @@ class UnexpectedConfigError(Exception):
 def resource_label(resource_type: int, resource_name: str) -> str:
     """``ConfigResource.toString``."""
     return f"ConfigResource(type={RESOURCE_TYPE_NAMES.get(resource_type, 'UNKNOWN')}, name='{resource_name}')"
-
-
-def scala_set(names: Iterable[str]) -> str:
-    return f"Set({', '.join(names)})"
 
 
 def invalid_request(message: str) -> ConfigApiError:
@@ -203,10 +201,11 @@ def check_passwords(configs: Mapping[str, str], *, per_broker: bool) -> None:
     """``toPersistentProps``, before a write: a password config (``listener.name.<l>.ssl.keystore.password``...)
     needs the broker level, then a ``password.encoder.secret`` to encrypt it with (Kafka's messages); encrypting
     is not implemented here, so one is refused even then rather than stored in clear."""
-    passwords = [k for k in configs if is_password_config(k)]
+    # in the order of the Properties ``alterConfigs`` fills, as ``configProps.asScala.keySet.filter(..)`` would be
+    passwords = [k for k in properties_order(configs) if is_password_config(k)]
     if not passwords:
         return
     if not per_broker:
         raise InvalidConfigValue("Password config can be defined only at broker level")
     raise InvalidConfigValue(f"Password encoder secret not configured (zkcontroller does not encrypt dynamic password "
-                             f"configs; not stored: {scala_set(passwords)})")
+                             f"configs; not stored: {immutable_set(passwords, java_string_hash)})")

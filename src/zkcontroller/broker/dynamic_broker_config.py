@@ -35,7 +35,9 @@ from zkcontroller.broker.config_helper import (
 )
 from zkcontroller.broker.kafka_config_types import KAFKA_CONFIG_TYPES
 from zkcontroller.broker.log_config import BROKER_LOG_PROPERTIES, parse_broker_log_properties
+from zkcontroller.scala_sets import immutable_set, java_string_hash, mutable_hash_set
 from zkcontroller.zk.config_values import JAVA_TRIM, java_parse_int
+from zkcontroller.zk.java_properties import properties_order
 from zkcontroller.zk.log_config_def import TOPIC_CONFIG_RULES, parse_config_value
 
 log = logging.getLogger("kafka.server.DynamicBrokerConfig")
@@ -78,10 +80,6 @@ dynamic configuration", e)``, which is ConfigException's (name, value) construct
 
 class DynamicConfigError(ValueError):
     """A ``ConfigException`` from ``DynamicBrokerConfig`` (its message as Kafka words it)."""
-
-
-def scala_set(names: Iterable[str]) -> str:
-    return f"Set({', '.join(names)})"
 
 
 def is_password_config(name: str) -> bool:
@@ -139,26 +137,38 @@ def validate_configs(props: Mapping[str, str], *, per_broker: bool) -> None:
     """``DynamicBrokerConfig.validateConfigs``, in its order: a static ``KafkaConfig`` property, an SSL config
     without a listener prefix, each value, then (cluster default) a per-broker config. Raises
     `DynamicConfigError` with Kafka's message."""
-    def check(names: list[str], message: str) -> None:
-        if names:
-            raise DynamicConfigError(f"{message}: {scala_set(names)}")
+    def check(names: str | None, message: str) -> None:
+        if names is not None:
+            raise DynamicConfigError(f"{message}: {names}")
 
-    check([k for k in props if k in NON_DYNAMIC_CONFIGS], "Cannot update these configs dynamically")
-    check([k for k in props if k in DYNAMIC_SECURITY_CONFIGS],
+    # Kafka's sets: ``props.asScala.keySet.intersect(..)`` an immutable Set built in the Properties' order;
+    # ``DynamicSecurityConfigs.filter(props.containsKey)`` a filter of a Java set's ``asScala``: a mutable.HashSet
+    order = properties_order(props)
+    check(_key_set([k for k in order if k in NON_DYNAMIC_CONFIGS]), "Cannot update these configs dynamically")
+    security = [k for k in order if k in DYNAMIC_SECURITY_CONFIGS]
+    check(mutable_hash_set(security, java_string_hash) if security else None,
           "These security configs can be dynamically updated only per-listener using the listener prefix")
     validate_config_types(props)
     if not per_broker:
-        check(_per_broker_configs(props), "Cannot update these configs at default cluster level, broker id must be "
-                                          "specified")
+        check(_key_set(_per_broker_configs(order)), "Cannot update these configs at default cluster level, broker id "
+                                                     "must be specified")
+
+
+def _key_set(names: list[str]) -> str | None:
+    """An immutable ``Set`` of config names, or None when there are none."""
+    return immutable_set(names, java_string_hash) if names else None
 
 
 def _per_broker_configs(props: Iterable[str]) -> list[str]:
-    out = []
-    for name in props:
+    """``perBrokerConfigs``: ``configNames.intersect(PerBrokerConfigs) ++ configNames.filter(perBrokerListener..)``,
+    the per-broker names first, then the per-broker listener configs."""
+    names = list(props)
+    listener = []
+    for name in names:
         base = listener_base_name(name)
-        if name in PER_BROKER_CONFIGS or (base is not None and base not in CLUSTER_LEVEL_LISTENER_CONFIGS):
-            out.append(name)
-    return out
+        if name not in PER_BROKER_CONFIGS and base is not None and base not in CLUSTER_LEVEL_LISTENER_CONFIGS:
+            listener.append(name)
+    return [name for name in names if name in PER_BROKER_CONFIGS] + listener
 
 
 def _int_value(props: Mapping[str, str | None] | Mapping[str, str], name: str, default: int) -> int:

@@ -13,21 +13,24 @@ partitions Map(<tp> -> InitialFetchState(BrokerEndPoint(id=B, host=h:p),E,O))".
 
 The per-partition facts are collected while the partitions change role and the lines written once the request is
 applied, in Kafka's order (leaders first, then followers). Nothing is collected when neither logger is enabled for
-INFO: a benchmark's request carries tens of thousands of partitions. Scala collections print as Kafka 2.8's
-(Scala 2.13) do: an immutable ``Set``/``Map`` of up to four elements as ``Set(..)``/``Map(..)``, a larger one, and
-any mutable one, as ``HashSet(..)``/``HashMap(..)``; elements here come in partition order, not hash order.
+INFO: a benchmark's request carries tens of thousands of partitions. The "Removed fetcher" sets print as Kafka
+2.8's (Scala 2.13): the leaders' (``partitionStates.keySet.map(_.topicPartition)``) and a failed log dir's
+(``.toSet``) are immutable ``Set``s, the followers' (``partitionsToMakeFollower.map(..)``) a ``mutable.HashSet``
+(`zkcontroller.scala_sets`). A small immutable one's order is a ``mutable.HashMap``'s keyed by ``Partition``
+objects (identity hashes, not reproducible): partition order here.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import TYPE_CHECKING
 
 from zkcontroller.broker.metadata_cache import STATE_CHANGE_LOGGER
 from zkcontroller.model import Broker, TopicPartition
 from zkcontroller.protocol.control_requests import LeaderAndIsrPartitionState, LeaderAndIsrRequest
 from zkcontroller.runtime.log_lines import write_line
+from zkcontroller.scala_sets import immutable_set, mutable_hash_set, topic_partition_key_hash
 
 if TYPE_CHECKING:
     from zkcontroller.broker.partition import Partition
@@ -35,12 +38,6 @@ if TYPE_CHECKING:
 FETCHER_MANAGER_LOGGER = "kafka.server.ReplicaFetcherManager"
 state_log = logging.getLogger(STATE_CHANGE_LOGGER)
 fetcher_manager_log = logging.getLogger(FETCHER_MANAGER_LOGGER)
-
-
-def scala_set(tps: Iterable[TopicPartition], mutable: bool = False) -> str:
-    items = list(tps)
-    name = "Set" if len(items) <= 4 and not mutable else "HashSet"
-    return f"{name}({', '.join(map(str, items))})"
 
 
 def _ints(values: Iterable[int]) -> str:
@@ -56,8 +53,12 @@ def leader_unavailable_line(broker_id: int, request: LeaderAndIsrRequest, correl
             f"follower since the new leader {state.leader} is unavailable.")
 
 
-def removed_fetcher_line(broker_id: int, tps: Iterable[TopicPartition], mutable: bool = False) -> str:
-    return f"[ReplicaFetcherManager on broker {broker_id}] Removed fetcher for partitions {scala_set(tps, mutable)}"
+def removed_fetcher_line(broker_id: int, tps: Collection[TopicPartition], mutable: bool = False) -> str:
+    """``AbstractFetcherManager.removeFetcherForPartitions``' line; ``mutable``: the set is a ``mutable.HashSet``
+    (the followers'), else an immutable ``Set``."""
+    shown = (mutable_hash_set(tps, topic_partition_key_hash) if mutable
+             else immutable_set(tps, topic_partition_key_hash))
+    return f"[ReplicaFetcherManager on broker {broker_id}] Removed fetcher for partitions {shown}"
 
 
 class LeaderAndIsrLog:
@@ -160,7 +161,7 @@ class LeaderAndIsrLog:
             made = sorted(self._made_follower, key=lambda item: (item[0].topic, item[0].partition))
             if made and self.fetcher_info:
                 write_line(fetcher_manager_log, logging.INFO,
-                           removed_fetcher_line(me, (tp for tp, _ in made), mutable=True))
+                           removed_fetcher_line(me, [tp for tp, _ in made], mutable=True))
             self._state(f"Stopped fetchers as part of become-follower request from controller {cid} epoch {epoch} "
                         f"with correlation id {cor} for {len(made)} partitions")
             if made and fetching and self.fetcher_info:

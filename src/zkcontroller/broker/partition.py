@@ -22,6 +22,7 @@ from zkcontroller.broker.producer_state import ProducerStateManager
 from zkcontroller.model import LeaderAndIsr, TopicPartition
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import EpochEntry, ReplicatedBatch, TimeIndexEntry
+from zkcontroller.scala_sets import immutable_set, int_hash
 
 log = logging.getLogger("kafka.cluster.Partition")
 
@@ -318,9 +319,11 @@ class Partition:
         proposal leaves as it was) and the ISR proposed."""
         added = [r for r in new_isr if r not in self.isr]
         if added:  # one member at a time (maybeExpandIsr)
-            return f"PendingExpandIsr(isr={_scala_set(self.isr)}, newInSyncReplicaId={added[0]})"
+            return f"PendingExpandIsr(isr={_isr_set(self.isr)}, newInSyncReplicaId={added[0]})"
+        # ``(isr - localBrokerId).filter(..)``: a part of the ISR, so a HashSet when the ISR is one
         removed = [r for r in self.isr if r not in new_isr]
-        return f"PendingShrinkIsr(isr={_scala_set(self.isr)}, outOfSyncReplicaIds={_scala_set(removed)})"
+        return (f"PendingShrinkIsr(isr={_isr_set(self.isr)}, "
+                f"outOfSyncReplicaIds={immutable_set(removed, int_hash, len(self.isr))})")
 
     # ------------------------------------------------------------------ leadership (from LeaderAndIsr)
 
@@ -622,7 +625,7 @@ class Partition:
         state = self._proposed_state(proposal.leader_and_isr.isr)
         if error in _NOT_APPLIED:
             text = (f"since the controller rejected the request with {error.name}. ISR state has been reset to the "
-                    f"latest committed state CommittedIsr(isr={_scala_set(self.isr)}).")
+                    f"latest committed state CommittedIsr(isr={_isr_set(self.isr)}).")
         else:
             text = _GIVING_UP.get(error, f"due to unexpected {error.name}. Retrying.")
         self._log(level, f"Failed to update ISR to {state} {text}")
@@ -640,12 +643,10 @@ def _ids(replicas: tuple[int, ...]) -> str:
     return ",".join(map(str, replicas))
 
 
-def _scala_set(ids: tuple[int, ...] | list[int]) -> str:
-    """An immutable Scala ``Set[Int]`` as printed: ``Set(..)`` in insertion order up to four members (Set1-Set4),
-    ``HashSet(..)`` beyond (hash order in Kafka; sorted here)."""
-    if len(ids) > 4:
-        return f"HashSet({', '.join(map(str, sorted(ids)))})"
-    return f"Set({', '.join(map(str, ids))})"
+def _isr_set(isr: tuple[int, ...]) -> str:
+    """Kafka's ``isrState.isr``: the ISR's ``toSet`` (an immutable ``Set[Int]``), in the ISR's order up to four
+    members, in its hash trie's order beyond."""
+    return immutable_set(isr, int_hash)
 
 
 def _leader_and_isr(lai: LeaderAndIsr) -> str:

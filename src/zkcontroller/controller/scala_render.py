@@ -1,9 +1,9 @@
 """Scala collections as Kafka's log lines print them (their ``toString``), for lines that must read as Kafka's.
 
-Kafka 2.8 is built with Scala 2.13: an immutable ``Set`` or ``Map`` of up to four elements is a Set1–Set4 /
-Map1–Map4 (printed ``Set(..)`` / ``Map(..)``, in insertion order), a larger one a ``HashSet`` / ``HashMap``
-(printed so, in hash order, which we do not reproduce: we sort). A Java list seen through ``asScala`` prints
-``Buffer(..)`` (in 2.12 too).
+Kafka 2.8 is built with Scala 2.13: an immutable ``Map`` of up to four entries is a Map1–Map4 (printed
+``Map(..)``, in insertion order), a larger one a ``HashMap`` (printed so, in its hash trie's order, which
+`scala_map` does not reproduce: it sorts by key). Sets, immutable and mutable, are `zkcontroller.scala_sets`'
+(in Scala's hash order). A Java list seen through ``asScala`` prints ``Buffer(..)`` (in 2.12 too).
 """
 
 from __future__ import annotations
@@ -12,18 +12,12 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 _SMALL = 4
-"""The largest immutable Set/Map Scala keeps as a Set4/Map4 rather than a hash trie."""
+"""The largest immutable Map Scala keeps as a Map4 rather than a hash trie."""
 
 
 def scala_collection(class_name: str, items: Iterable[object]) -> str:
     """Every Scala collection's ``toString``: its class name, then its elements joined by ``", "``."""
     return f"{class_name}({', '.join(str(i) for i in items)})"
-
-
-def scala_set(items: Iterable[object]) -> str:
-    """An immutable ``Set``: ``Set(a, b)`` up to four elements, ``HashSet(a, b, c, d, e)`` beyond (sorted)."""
-    names = sorted(str(i) for i in items)
-    return scala_collection("Set" if len(names) <= _SMALL else "HashSet", names)
 
 
 def scala_buffer(items: Iterable[object]) -> str:

@@ -21,10 +21,10 @@ from zkcontroller.controller.events import (
     TopicDeletionStopReplicaResponseReceived,
 )
 from zkcontroller.controller.families import EventFamily, Handler
-from zkcontroller.controller.scala_render import scala_set
 from zkcontroller.controller.states import PartitionAndReplica, PartitionState, ReplicaState, sorted_replicas
 from zkcontroller.model import sorted_partitions
 from zkcontroller.protocol.control_requests import Errors
+from zkcontroller.scala_sets import immutable_set, java_string_hash, mutable_hash_set
 from zkcontroller.zk import paths
 
 
@@ -71,8 +71,11 @@ class TopicDeletionManager(EventFamily):
         log.info(f"List of topics to be deleted: {_names(to_delete)}")
         log.info(f"List of topics ineligible for deletion: {_names(ineligible)}")
         log.info("Initializing topic deletion manager")
-        self.log.info(f"Initializing manager with initial deletions: {scala_set(to_delete)}, "
-                      f"initial ineligible deletions: {scala_set(ineligible)}")
+        # Kafka's sets: ``getTopicDeletions.toSet`` (immutable; ZooKeeper's child order, not reproduced: sorted)
+        # and ``allTopics.filter(..) | partitionsBeingReassigned.map(_.topic)`` (a mutable.HashSet, even empty)
+        to_delete_set = immutable_set(sorted(to_delete), java_string_hash)
+        self.log.info(f"Initializing manager with initial deletions: {to_delete_set}, initial ineligible deletions: "
+                      f"{mutable_hash_set([*sorted(with_offline), *sorted(reassigning)], java_string_hash)}")
         if self.enabled:
             # every marker, as Kafka's init: one whose topic is gone (a controller moved between deleting the
             # topic znode and its config and marker) has no replicas, so `resume_deletions` completes it at
@@ -80,7 +83,7 @@ class TopicDeletionManager(EventFamily):
             self.context.queue_topic_deletion(to_delete)
             self.context.topics_ineligible_for_deletion |= ineligible & self.context.topics_to_be_deleted
         else:
-            self.log.info(f"Removing {scala_set(to_delete)} since delete topic is disabled")
+            self.log.info(f"Removing {to_delete_set} since delete topic is disabled")
             await self.core.zk.delete_topic_deletions(to_delete, self.context.fencing.epoch_zk_version)
 
     async def on_failover(self) -> None:
@@ -98,6 +101,7 @@ class TopicDeletionManager(EventFamily):
             return
         core = self.core
         to_delete = await core.zk.get_topic_deletions(core.on_watch)
+        read = len(to_delete)  # Kafka's ``topicsToBeDeleted --= nonExistentTopics``: a HashSet's rest is a HashSet
         core.log.debug(f"Delete topics listener fired for topics {_names(to_delete)} to be deleted")
         non_existent = to_delete - self.context.all_topics
         if non_existent:
@@ -105,7 +109,8 @@ class TopicDeletionManager(EventFamily):
             await core.zk.delete_topic_deletions(non_existent, self.context.fencing.epoch_zk_version)
         to_delete -= non_existent
         if not self.enabled:  # logged even when nothing is left, as Kafka (removing a marker re-fires the watch)
-            core.log.info(f"Removing {scala_set(to_delete)} since delete topic is disabled")
+            core.log.info(f"Removing {immutable_set(sorted(to_delete), java_string_hash, read)} since delete topic "
+                          "is disabled")
             await core.zk.delete_topic_deletions(to_delete, self.context.fencing.epoch_zk_version)
             for topic in sorted(to_delete):
                 core.emit("topic_deletion", topic=topic, phase="refused", deletion_reason="delete.topic.enable=false")
@@ -180,7 +185,7 @@ class TopicDeletionManager(EventFamily):
             return
         topics = {r.topic_partition.topic for r in failed}
         self.log.debug(f"Deletion failed for replicas {_names(failed)}. Halting deletion for topics "
-                       f"{scala_set(topics)}")
+                       f"{immutable_set(sorted(topics), java_string_hash, len(replicas))}")
         await self.core.replica_state_machine.handle_state_changes(sorted_replicas(failed),
                                                                    ReplicaState.DELETION_INELIGIBLE)
         self.mark_topic_ineligible_for_deletion(topics, "replica deletion failure")

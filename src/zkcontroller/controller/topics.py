@@ -20,9 +20,10 @@ from zkcontroller.controller.core import ControllerCore, NodeHandler
 from zkcontroller.controller.election import OfflinePartitionLeaderElectionStrategy
 from zkcontroller.controller.events import ControllerEvent, PartitionModifications, TopicChange
 from zkcontroller.controller.families import EventFamily, Handler
-from zkcontroller.controller.scala_render import scala_collection, scala_map, scala_set
+from zkcontroller.controller.scala_render import scala_map
 from zkcontroller.controller.states import PartitionAndReplica, PartitionState, ReplicaState
 from zkcontroller.coordination.api import EventType
+from zkcontroller.java_hash import scala_hash_order
 from zkcontroller.model import (
     ReplicaAssignment,
     TopicId,
@@ -32,6 +33,7 @@ from zkcontroller.model import (
     sorted_partitions,
 )
 from zkcontroller.protocol.ibp import uses_topic_ids
+from zkcontroller.scala_sets import immutable_set, int_hash, java_string_hash, mutable_hash_set
 from zkcontroller.zk import paths
 
 
@@ -73,12 +75,14 @@ class TopicEvents(EventFamily):
         await self.update_leader_and_isr_cache()
         # the end of Kafka's initializeControllerContext (the brokers' part ran first): its three summary lines
         log, context = self.core.log, self.context
-        live = sorted(context.live_broker_ids)  # an immutable Set: Set1–Set4, then a HashSet
-        live_set = scala_collection("Set" if len(live) <= 4 else "HashSet", live)
-        log.info(f"Currently active brokers in the cluster: {live_set}")
+        # ``liveBrokerEpochs.keySet.diff(..)``: an immutable Set built in the mutable map's (hash) order; the other
+        # two are the context's mutable sets
+        live = scala_hash_order(sorted(context.live_broker_ids), int_hash)
+        log.info(f"Currently active brokers in the cluster: {immutable_set(live, int_hash)}")
         log.info(f"Currently shutting brokers in the cluster: "
-                 f"{scala_collection('HashSet', sorted(context.shutting_down_broker_ids))}")
-        log.info(f"Current list of topics in the cluster: {scala_collection('HashSet', sorted(context.all_topics))}")
+                 f"{mutable_hash_set(sorted(context.shutting_down_broker_ids), int_hash)}")
+        log.info(f"Current list of topics in the cluster: "
+                 f"{mutable_hash_set(sorted(context.all_topics), java_string_hash)}")
 
     def on_resignation(self) -> None:
         self.core.watches.unregister_child_handler(paths.TOPICS)
@@ -188,7 +192,7 @@ class TopicEvents(EventFamily):
             for tp, assignment in sorted(t.assignment.items()):
                 self.context.update_partition_full_replica_assignment(tp, assignment)
                 new_partitions[tp] = assignment
-        self.core.log.info(topic_change_line(new_topics, deleted, read))
+        self.core.log.info(topic_change_line(new_topics, deleted, read, len(topics)))
         new = sorted(new_partitions)
         if repaired:
             new = await self.load_existing_partitions(new, {tp for tp in new if tp.topic in repaired})
@@ -288,13 +292,17 @@ class TopicEvents(EventFamily):
 
 
 def topic_change_line(new_topics: Iterable[str], deleted: Iterable[str],
-                      read: Iterable[TopicIdReplicaAssignment]) -> str:
-    """Kafka 2.8's ``processTopicChange`` line, with its Scala renderings: the new topics an immutable ``Set``,
-    the deleted ones a ``mutable.HashSet`` (a diff of the context's mutable set), and the assignments as read
-    from ZooKeeper (ids before any are created: ``None`` for a topic znode without one) a ``Set`` of
-    ``TopicIdReplicaAssignment``s, each partition map a ``Map``/``HashMap`` by size."""
+                      read: Iterable[TopicIdReplicaAssignment], topics_read: int | None = None) -> str:
+    """Kafka 2.8's ``processTopicChange`` line, with its Scala renderings: the new topics an immutable ``Set``
+    (``topics -- allTopics``, a part of the ``topics_read`` topics ZooKeeper listed: a ``HashSet`` past four
+    however few are new; ZooKeeper's child order, which decides a small one's, is not reproduced: sorted), the
+    deleted ones a ``mutable.HashSet`` (a diff of the context's mutable set), and the assignments as read from
+    ZooKeeper (ids before any are created: ``None`` for a topic znode without one) a ``Set`` of
+    ``TopicIdReplicaAssignment``s (by topic: a case class's hash order is not reproduced), each partition map a
+    ``Map``/``HashMap`` by size."""
     topics = [f"TopicIdReplicaAssignment({t.topic},{'None' if t.topic_id is None else f'Some({t.topic_id})'},"
-              f"{scala_map({tp: render_assignment(a) for tp, a in t.assignment.items()})})" for t in read]
-    return (f"New topics: [{scala_set(new_topics)}], "
-            f"deleted topics: [{scala_collection('HashSet', sorted(deleted))}], "
-            f"new partition replica assignment [{scala_set(topics)}]")
+              f"{scala_map({tp: render_assignment(a) for tp, a in t.assignment.items()})})"
+              for t in sorted(read, key=lambda t: t.topic)]
+    return (f"New topics: [{immutable_set(sorted(new_topics), java_string_hash, topics_read)}], "
+            f"deleted topics: [{mutable_hash_set(sorted(deleted), java_string_hash)}], "
+            f"new partition replica assignment [{immutable_set(topics, None)}]")

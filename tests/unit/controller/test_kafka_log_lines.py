@@ -77,6 +77,9 @@ async def test_failover_lines(controller: tuple[KafkaController, KafkaZkClient],
         "Resuming preferred replica election for partitions: ",
         "Starting the controller scheduler",
     ])
+    # the ineligible topics are a union of mutable sets: a mutable.HashSet, printed so even when empty
+    assert ("Initializing manager with initial deletions: Set(), initial ineligible deletions: HashSet()"
+            in lines(caplog, "kafka.controller.TopicDeletionManager"))
 
 
 async def test_topic_partition_and_broker_lines(controller: tuple[KafkaController, KafkaZkClient],

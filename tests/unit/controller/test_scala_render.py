@@ -11,15 +11,12 @@ import pytest
 
 from zkcontroller.controller.context import ControllerContext
 from zkcontroller.controller.reassignment_records import ReassignmentRecords
-from zkcontroller.controller.scala_render import scala_buffer, scala_map, scala_set
+from zkcontroller.controller.scala_render import scala_buffer, scala_map
 from zkcontroller.model import TopicPartition
 from zkcontroller.zk.znodes import BoundReassignment
 
 
-def test_sets_maps_and_buffers_print_as_scala_does() -> None:
-    assert scala_set([]) == "Set()"
-    assert scala_set(["b", "a"]) == "Set(a, b)"
-    assert scala_set("edcba") == "HashSet(a, b, c, d, e)"
+def test_maps_and_buffers_print_as_scala_does() -> None:
     assert scala_buffer((4, 5)) == "Buffer(4, 5)"
     assert scala_map({}) == "Map()"
     assert scala_map({"y": "1", "x": "2"}) == "Map(y -> 1, x -> 2)"  # Map1–Map4 keep insertion order

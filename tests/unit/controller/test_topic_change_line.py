@@ -33,5 +33,16 @@ def test_a_topic_without_an_id_and_a_large_one() -> None:
 
 
 def test_five_new_topics_are_a_hash_set() -> None:
+    """In the trie's order: scala-library 2.13.18 prints ``Seq("t0", .., "t4").toSet`` so."""
     names = {f"t{i}" for i in range(5)}
-    assert topic_change_line(names, set(), []).startswith("New topics: [HashSet(t0, t1, t2, t3, t4)]")
+    assert topic_change_line(names, set(), []).startswith("New topics: [HashSet(t4, t0, t3, t2, t1)]")
+
+
+def test_a_new_topic_among_five_is_a_hash_set_and_the_deleted_ones_a_mutable_one() -> None:
+    """``topics -- allTopics`` keeps the kind of the five topics ZooKeeper listed; ``allTopics.diff(topics)`` is a
+    ``mutable.HashSet`` in its table's order (scala-library 2.13.18: ``HashSet(audit, payments, clicks, orders,
+    users)`` for those five)."""
+    deleted = {"orders", "payments", "clicks", "users", "audit"}
+    line = topic_change_line({"t0"}, deleted, [], topics_read=5)
+    assert line.startswith("New topics: [HashSet(t0)], deleted topics: [HashSet(audit, payments, clicks, orders, "
+                           "users)]")
