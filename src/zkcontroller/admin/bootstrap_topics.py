@@ -1,5 +1,5 @@
 """``zkcontroller topics ... --bootstrap-server``: Kafka 2.8.2's ``TopicCommand.AdminClientTopicService`` over our
-wire-protocol admin client (`protocol.wire.admin_client`), so a cluster on the embedded store can be administered
+wire-protocol admin client (`admin.admin_client`), so a cluster on the embedded store can be administered
 from another process through its brokers' listeners.
 
 What differs from the ZooKeeper path is what Kafka's differs in: create without ``--partitions`` or
