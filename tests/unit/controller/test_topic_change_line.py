@@ -9,13 +9,14 @@ from zkcontroller.model import ReplicaAssignment, TopicId, TopicIdReplicaAssignm
 
 
 def test_one_new_topic_prints_as_kafka_did() -> None:
-    # Kafka 3.0's controller.log (sample 39 in ../shared/kafka-logs; processTopicChange is 2.8's there).
-    real = ("New topics: [Set(eaten)], deleted topics: [HashSet()], new partition replica assignment "
-            "[Set(TopicIdReplicaAssignment(eaten,Some(Yk1cwSvxS6GmBGC0gMQT2w),Map(eaten-0 -> "
-            "ReplicaAssignment(replicas=0, addingReplicas=, removingReplicas=))))]")
-    read = [TopicIdReplicaAssignment("eaten", TopicId.from_string("Yk1cwSvxS6GmBGC0gMQT2w"),
-                                     {TopicPartition("eaten", 0): ReplicaAssignment((0,))})]
-    assert topic_change_line({"eaten"}, set(), read) == real
+    # The form of Kafka 3.0's controller.log line for one new topic (sample 39 in ../shared/kafka-logs, where
+    # processTopicChange is 2.8's), with our own topic name and id.
+    expected = ("New topics: [Set(orders)], deleted topics: [HashSet()], new partition replica assignment "
+                "[Set(TopicIdReplicaAssignment(orders,Some(AAECAwQFBgcICQoLDA0ODw),Map(orders-0 -> "
+                "ReplicaAssignment(replicas=0, addingReplicas=, removingReplicas=))))]")
+    read = [TopicIdReplicaAssignment("orders", TopicId.from_string("AAECAwQFBgcICQoLDA0ODw"),
+                                     {TopicPartition("orders", 0): ReplicaAssignment((0,))})]
+    assert topic_change_line({"orders"}, set(), read) == expected
 
 
 def test_a_topic_without_an_id_and_a_large_one() -> None:
