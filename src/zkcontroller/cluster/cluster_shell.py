@@ -24,7 +24,7 @@ from zkcontroller.admin.leader_election import all_partitions
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.broker.config import MAX_RESERVED_BROKER_ID, ReplicationConfig, virtual_log_dirs
 from zkcontroller.cluster.listener import ListenerPorts
-from zkcontroller.cluster.local_cluster import LocalCluster
+from zkcontroller.cluster.local_cluster import POLL_S, LocalCluster
 from zkcontroller.cluster.logs import OWN_CONTROLLER_LOGGERS, OWN_SERVER_LOGGERS, SERVER_LOGGERS, LogFiles
 from zkcontroller.cluster.partition_wait import wait_for_partitions
 from zkcontroller.cluster.preferred_election import elect_preferred, elect_targets
@@ -47,6 +47,7 @@ from zkcontroller.model import (
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.runtime.log_lines import kafka_level_name
+from zkcontroller.runtime.poll import poll_until
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
@@ -366,16 +367,14 @@ class ClusterShell:
         """Wait (bounded) until each running broker the store names as a leader leads as the store says: the store
         has the leader before the controller's LeaderAndIsr reaches the broker, and a ``produce`` right after
         ``create`` found no running broker leading (on a loaded host, the demo's next step)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout_s
-        while loop.time() < deadline:
+        async def leading() -> bool:
             running = {s.broker_id for s in self.cluster.running_brokers()}
             leaders: dict[TopicPartition, int] = {}
             for topic in {tp.topic for tp in led}:
                 leaders.update((tp, server.broker_id) for tp, server in self.cluster.leaders(topic).items())
-            if all(leaders.get(tp) == broker for tp, broker in led.items() if broker in running):
-                return
-            await asyncio.sleep(0.01)
+            return all(leaders.get(tp) == broker for tp, broker in led.items() if broker in running)
+
+        await poll_until(leading, timeout_s, POLL_S)  # one that does not is `describe`'s to report
 
     async def _describe(self, args: list[str]) -> None:
         await self.verbs.describe(args, self.offline_replica_lines)

@@ -39,6 +39,7 @@ from zkcontroller.coordination.api import CoordinationSession, SessionState
 from zkcontroller.coordination.connect import make_backend
 from zkcontroller.coordination.errors import ZkError
 from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.runtime.poll import poll_until
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 COMMANDS = PROCESSES
@@ -77,6 +78,9 @@ def log_tail(path: Path, lines: int = 10) -> str:
 SESSION_CLOSE_WAIT_S = 5.0
 """How long a command that gave up waits for the admin session to close (kazoo's thread stops within its retry
 delay, a second, or a connection attempt's timeout); the close goes on after it in any case."""
+
+REGISTERED_POLL_S = 0.1
+"""How often the start-up wait reads the registrations (processes starting take seconds)."""
 
 SIGNALS = {"stop": signal.SIGTERM, "kill": signal.SIGKILL, "pause": signal.SIGSTOP, "resume": signal.SIGCONT}
 
@@ -565,18 +569,20 @@ async def wait_registered(admin: KafkaZkClient, broker_ids: list[int], timeout_s
                           cluster: ProcessCluster | None = None) -> None:
     """Bounded wait until every broker has registered and one is controller (the processes start in parallel).
     Given the cluster, a broker process that exits meanwhile ends the wait at once, with its log's tail."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
-    while True:
-        registered = set(await admin.get_sorted_broker_list())
+    registered: set[int] = set()
+
+    async def up() -> bool:
+        registered.clear()
+        registered.update(await admin.get_sorted_broker_list())
         if registered >= set(broker_ids) and await admin.get_controller_id() is not None:
-            return
+            return True
         exited = cluster.exited_broker() if cluster is not None else None
         if exited is not None:
             raise exited
-        if loop.time() > deadline:
-            missing = sorted(set(broker_ids) - registered)
-            where = f"; see their logs in {cluster.directory}" if cluster is not None else ""
-            raise StartupError(f"brokers {missing} did not register within {timeout_s}s{where}" if missing else
-                               f"no controller was elected within {timeout_s}s{where}")
-        await asyncio.sleep(0.1)
+        return False
+
+    if not await poll_until(up, timeout_s, REGISTERED_POLL_S):
+        missing = sorted(set(broker_ids) - registered)
+        where = f"; see their logs in {cluster.directory}" if cluster is not None else ""
+        raise StartupError(f"brokers {missing} did not register within {timeout_s}s{where}" if missing else
+                           f"no controller was elected within {timeout_s}s{where}")
