@@ -11,19 +11,17 @@ and what ``create`` does after the topic is written (the in-process prompt waits
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 
 from zkcontroller.admin.describe import describe_lines, describe_topics, select_topics
 from zkcontroller.admin.topic_rules import collision_warning
 from zkcontroller.admin.topics import Assignment, TopicAdmin, deletion_lines
+from zkcontroller.cluster.preferred_election import LiveBrokers
 from zkcontroller.cluster.prompt_help import CommandTable
 from zkcontroller.cluster.prompt_lines import created_topic_lines
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 Out = Callable[[str], None]
-
-LiveBrokers = Callable[[], Awaitable[list[int]]]
-"""The brokers ``describe`` counts as live (a replica elsewhere is shown offline)."""
 
 DEFAULT_PARTITIONS = 3
 
@@ -62,7 +60,7 @@ def create_arguments(args: list[str], usage: str) -> tuple[str, int, int | None]
 
 class TopicVerbs:
     """``create``, ``describe`` and ``delete`` for a prompt: ``commands`` is its table (for the usage errors),
-    ``live`` its live brokers."""
+    ``live`` the brokers its ``describe`` counts as live (as its ``elect`` does)."""
 
     def __init__(self, admin: KafkaZkClient, topics: TopicAdmin, out: Out, commands: CommandTable,
                  live: LiveBrokers) -> None:
