@@ -14,9 +14,11 @@ from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 
-@pytest.mark.parametrize("line", ["create orders x", "create orders 3 two"])
-async def test_a_count_that_is_not_a_number_is_a_usage_line(tmp_path: Path, line: str) -> None:
-    """It was ``error: invalid literal for int() with base 10: 'x'``."""
+@pytest.mark.parametrize(("line", "what"), [("create orders x", "PARTITIONS"), ("create orders 3 two", "RF"),
+                                            ("create orders --5", "PARTITIONS")])
+async def test_a_count_that_is_not_a_number_is_a_usage_line(tmp_path: Path, line: str, what: str) -> None:
+    """It was ``error: invalid literal for int() with base 10: 'x'`` (and still was for ``--5``); the words are the
+    in-process prompt's (`prompt_verbs`)."""
     backend = EmbeddedBackend(wall_clock_ms)
     session = await backend.new_session()
     out: list[str] = []
@@ -27,8 +29,8 @@ async def test_a_count_that_is_not_a_number_is_a_usage_line(tmp_path: Path, line
     finally:
         await session.close()
         await backend.close()
-    assert out == [f"error: usage: create TOPIC [PARTITIONS [RF]]: "
-                   f"{line.split()[-1]!r} is not a whole number"]
+    assert out == [f"error: {what} must be a whole number, got {line.split()[-1]!r}; "
+                   "usage: create TOPIC [PARTITIONS [RF]]"]
 
 
 @pytest.mark.parametrize(("line", "error"), [

@@ -12,7 +12,6 @@ import contextlib
 import functools
 import logging
 import random
-import re
 import signal
 import sys
 import tempfile
@@ -20,20 +19,19 @@ from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import TextIO
 
-from zkcontroller.admin.describe import controller_status, describe_lines, describe_topics, select_topics
+from zkcontroller.admin.describe import controller_status
 from zkcontroller.admin.leader_election import all_partitions
-from zkcontroller.admin.topic_rules import collision_warning
-from zkcontroller.admin.topics import TopicAdmin, deletion_lines
+from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.broker.config import MAX_RESERVED_BROKER_ID, ReplicationConfig, virtual_log_dirs
 from zkcontroller.cluster.listener import ListenerPorts
-from zkcontroller.cluster.local_cluster import LocalCluster
+from zkcontroller.cluster.local_cluster import POLL_S, LocalCluster
 from zkcontroller.cluster.logs import OWN_CONTROLLER_LOGGERS, OWN_SERVER_LOGGERS, SERVER_LOGGERS, LogFiles
 from zkcontroller.cluster.partition_wait import wait_for_partitions
 from zkcontroller.cluster.preferred_election import elect_preferred, elect_targets
 from zkcontroller.cluster.produce import ProduceWorkload, produce_command
 from zkcontroller.cluster.prompt_help import IN_PROCESS, prompt_error_text
 from zkcontroller.cluster.prompt_input import read_line
-from zkcontroller.cluster.prompt_lines import created_topic_lines
+from zkcontroller.cluster.prompt_verbs import TopicVerbs
 from zkcontroller.cluster.zk_outage import OUTCOME_WAIT_S, connection_lost, outage_notice, outcome_text, recorded
 from zkcontroller.controller.events import ApiError, ElectionType
 from zkcontroller.coordination.backend import CoordinationBackend
@@ -49,6 +47,7 @@ from zkcontroller.model import (
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.runtime.clock import wall_clock_ms
 from zkcontroller.runtime.log_lines import kafka_level_name
+from zkcontroller.runtime.poll import poll_until
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
@@ -170,6 +169,8 @@ class ClusterShell:
         self.topics = TopicAdmin(admin, rng or random.Random())
         self.out = out
         self.workload = ProduceWorkload(cluster)
+        # through self.out, which the demo swaps to collect a step's lines
+        self.verbs = TopicVerbs(admin, self.topics, lambda line: self.out(line), COMMANDS, self._running_ids)
 
     async def run_command(self, line: str) -> bool:
         """Run one command line; False when the user asked to quit. Errors are printed, never raised. A command
@@ -204,7 +205,7 @@ class ClusterShell:
             "describe": self._describe,
             "produce": self._produce,
             "elect": self._elect,
-            "delete": self._delete,
+            "delete": self.verbs.delete,
             "fail-log-dir": self._fail_log_dir,
         }
         for name in ("stop", "start", "kill", "expire"):
@@ -282,13 +283,6 @@ class ClusterShell:
             self.out(f"Error completing leader election (UNCLEAN) for partition: {tp}: {error.error.name}"
                      + (f": {error.message}" if error.message else ""))
 
-    async def _delete(self, args: list[str]) -> None:
-        if len(args) != 1:
-            raise ValueError(COMMANDS.usage("delete"))
-        async for topic, marked_now in self.topics.delete_topics_matching(args[0]):
-            for line in deletion_lines(topic, marked_now):  # kafka-topics --delete's, the note included
-                self.out(line)
-
     async def _fail_log_dir(self, args: list[str]) -> None:
         """A disk failure: the broker takes the replicas in DIR offline and tells the controller, which moves
         their leadership (the last online dir halts the broker, as Kafka does)."""
@@ -352,28 +346,12 @@ class ClusterShell:
             self.out(line)
 
     async def _create(self, args: list[str]) -> None:
-        usage = COMMANDS.usage("create")
-        if not 1 <= len(args) <= 3:
-            raise ValueError(usage)
-        numbers = {"PARTITIONS": args[1:2], "RF": args[2:3]}
-        for what, given in numbers.items():  # int() said "invalid literal for int() with base 10: 'x'"
-            if given and re.fullmatch(r"-?[0-9]+", given[0]) is None:
-                raise ValueError(f"{what} must be a whole number, got {given[0]!r}; {usage}")
-        partitions = int(args[1]) if len(args) > 1 else 3
-        # at least 1: with every broker stopped the default was 0, refused as "must be larger than 0"; Kafka's
-        # "replication factor: 1 larger than available brokers: 0" says what is wrong
-        rf = int(args[2]) if len(args) > 2 else max(1, min(2, len(self.cluster.running_brokers())))
-        warning = collision_warning(args[0])  # kafka-topics': before the creation, whatever comes of it
-        if warning is not None:
-            self.out(warning)
-        assignment = await self.topics.create_topic(args[0], partitions, rf)
-        for line in created_topic_lines(args[0], assignment):
-            self.out(line)
+        topic, assignment = await self.verbs.create(args)
         if self.cluster.active_controller() is None:  # it sat silent for 30 s, then said "0 of N have a leader"
             self.out("no controller right now (`status` shows when one is elected): it gives the partitions "
                      "leaders then")
             return
-        online = await self._wait_online([TopicPartition(args[0], p) for p in assignment])
+        online = await self._wait_online([TopicPartition(topic, p) for p in assignment])
         self.out(f"{online} of {len(assignment)} partitions have a leader.")
 
     async def _wait_online(self, partitions: list[TopicPartition], timeout_s: float = 30.0) -> int:
@@ -389,26 +367,17 @@ class ClusterShell:
         """Wait (bounded) until each running broker the store names as a leader leads as the store says: the store
         has the leader before the controller's LeaderAndIsr reaches the broker, and a ``produce`` right after
         ``create`` found no running broker leading (on a loaded host, the demo's next step)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout_s
-        while loop.time() < deadline:
+        async def leading() -> bool:
             running = {s.broker_id for s in self.cluster.running_brokers()}
             leaders: dict[TopicPartition, int] = {}
             for topic in {tp.topic for tp in led}:
                 leaders.update((tp, server.broker_id) for tp, server in self.cluster.leaders(topic).items())
-            if all(leaders.get(tp) == broker for tp, broker in led.items() if broker in running):
-                return
-            await asyncio.sleep(0.01)
+            return all(leaders.get(tp) == broker for tp, broker in led.items() if broker in running)
+
+        await poll_until(leading, timeout_s, POLL_S)  # one that does not is `describe`'s to report
 
     async def _describe(self, args: list[str]) -> None:
-        if len(args) > 1:  # `describe a b` described a alone, without a word about b
-            raise ValueError(COMMANDS.usage("describe"))
-        topics = await select_topics(self.admin, args[0] if args else None)
-        live = [s.broker_id for s in self.cluster.running_brokers()]
-        for line in describe_lines(await describe_topics(self.admin, topics), live):
-            self.out(line)
-        for line in self.offline_replica_lines(list(topics)):
-            self.out(line)
+        await self.verbs.describe(args, self.offline_replica_lines)
 
     async def _broker_action(self, name: str, args: list[str]) -> None:
         if len(args) != 1 or not args[0].isdigit():

@@ -32,8 +32,13 @@ from zkcontroller.model import TopicPartition, sorted_partitions
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.inter_broker import ControlledShutdownResponse
 from zkcontroller.runtime.in_process import InProcessTransport
+from zkcontroller.runtime.poll import poll_until
 from zkcontroller.runtime.runtime import AsyncioRuntime
 from zkcontroller.zk.errors import ZnodeDecodeError
+
+POLL_S = 0.01
+"""How often a wait on the brokers' in-process state looks again: a read of memory, no request, so it can be
+often; the controller settles within milliseconds."""
 
 
 class ClusterStartError(Exception):
@@ -273,9 +278,7 @@ class LocalCluster:
         """Wait until exactly one running broker (other than ``exclude``) is controller with an epoch of at
         least ``min_epoch`` and has finished failover (its event queue idle). An epoch wrapped past Int.MaxValue
         (negative, as Kafka's Int overflows) counts as later than any ``min_epoch`` not below zero."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout_s
-        while True:
+        async def settled() -> KafkaController | None:
             controller = self.active_controller(exclude)
             if (
                 controller is not None
@@ -284,9 +287,12 @@ class LocalCluster:
                 and (controller.context.epoch >= min_epoch or controller.context.epoch < 0 <= min_epoch)
             ):
                 return controller
-            if loop.time() > deadline:
-                raise TimeoutError(f"no controller within {timeout_s}s")
-            await asyncio.sleep(0.01)
+            return None
+
+        controller = await poll_until(settled, timeout_s, POLL_S)
+        if controller is None:
+            raise TimeoutError(f"no controller within {timeout_s}s")
+        return controller
 
     async def shutdown(self, timeout_s: float = 30.0, progress: Callable[[str], None] | None = None) -> None:
         """Stop every broker, from the highest id, the active controller last; one stuck mid-event (a stalled

@@ -2,8 +2,8 @@
 
 The prompt's verbs return once they have asked for something (``create``, ``fail-log-dir``), and the demo's
 healing steps once the brokers have done it; the controller acts a moment later. Each of them used to poll the
-partition states with its own copy of this loop. Polling here (runtime code: wall time is allowed) on the
-event loop's clock lets a test drive it with a virtual clock.
+partition states with its own copy of this loop. It polls with `runtime.poll.poll_until`, on the event loop's
+clock.
 """
 
 from __future__ import annotations
@@ -14,9 +14,11 @@ from dataclasses import dataclass
 
 from zkcontroller.admin.leader_election import all_partitions
 from zkcontroller.model import LeaderIsrAndControllerEpoch, ReplicaAssignment, TopicPartition
+from zkcontroller.runtime.poll import poll_until
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 POLL_S = 0.05
+"""How often a wait that reads ZooKeeper reads it again (this one, the prompts' election's)."""
 
 PartitionCondition = Callable[[ReplicaAssignment, LeaderIsrAndControllerEpoch], bool]
 """True when one partition (its replica assignment, its leader and ISR) is where the caller wants it."""
@@ -44,12 +46,15 @@ async def wait_for_partitions(
     in its own words what a time-out means."""
     loop = asyncio.get_running_loop()
     started = loop.time()
-    while True:
+    last: dict[TopicPartition, LeaderIsrAndControllerEpoch] = {}
+
+    async def met() -> bool:
         wanted = list(partitions) if partitions is not None else await all_partitions(admin)
         states = (await admin.get_topic_partition_states(wanted)).values
         assignments = (await admin.get_full_replica_assignment_for_topics({tp.topic for tp in wanted})).values
-        met = all(tp in states and tp in assignments and condition(assignments[tp], states[tp]) for tp in wanted)
-        elapsed = loop.time() - started
-        if met or elapsed > timeout_s:
-            return PartitionWait(met, states, elapsed)
-        await asyncio.sleep(POLL_S)
+        last.clear()
+        last.update(states)
+        return all(tp in states and tp in assignments and condition(assignments[tp], states[tp]) for tp in wanted)
+
+    done = await poll_until(met, timeout_s, POLL_S)
+    return PartitionWait(done, last, loop.time() - started)

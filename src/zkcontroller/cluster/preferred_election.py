@@ -9,16 +9,16 @@ the znode once done (``KafkaController.processReplicaLeaderElection``), so the w
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, Collection
 
 from zkcontroller.admin.leader_election import all_partitions, kafka_election_sets, start_preferred_election
+from zkcontroller.cluster.partition_wait import POLL_S
 from zkcontroller.model import TopicPartition, sorted_partitions
+from zkcontroller.runtime.poll import poll_until
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 ELECTION_WAIT_S = 10.0
 """How long to wait for the controller to handle the election znode (milliseconds, unless it is busy or moving)."""
-POLL_S = 0.02
 
 LiveBrokers = Callable[[], Awaitable[Collection[int]]]
 """The brokers running now (the in-process cluster's) or registered (a processes cluster's, read from ZooKeeper)."""
@@ -57,13 +57,12 @@ async def outcome_lines(admin: KafkaZkClient, partitions: list[TopicPartition], 
                         offline: OfflineReplica | None = None, timeout_s: float = ELECTION_WAIT_S) -> list[str]:
     """Once the election znode is gone, one line per partition left on a leader other than its preferred
     replica, saying why: Kafka elects the preferred replica only if it is alive (online) and in the ISR."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
-    while await admin.get_preferred_replica_election() is not None:
-        if loop.time() > deadline:
-            return [f"the controller has not finished the election within {timeout_s:g} s (`describe` shows the "
-                    "leaders)"]
-        await asyncio.sleep(POLL_S)
+    async def done() -> bool:
+        return await admin.get_preferred_replica_election() is None
+
+    if not await poll_until(done, timeout_s, POLL_S):
+        return [f"the controller has not finished the election within {timeout_s:g} s (`describe` shows the "
+                "leaders)"]
     if not partitions:
         return []
     states = (await admin.get_topic_partition_states(partitions)).values

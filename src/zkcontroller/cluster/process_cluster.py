@@ -25,13 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from zkcontroller.admin.describe import controller_status, describe_lines, describe_topics, select_topics
-from zkcontroller.admin.topic_rules import collision_warning
-from zkcontroller.admin.topics import TopicAdmin, deletion_lines
+from zkcontroller.admin.describe import controller_status
+from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.cluster.preferred_election import ELECTION_WAIT_S, elect_preferred, elect_targets
 from zkcontroller.cluster.prompt_help import PROCESSES, prompt_error_text
 from zkcontroller.cluster.prompt_input import read_line
-from zkcontroller.cluster.prompt_lines import created_topic_lines
+from zkcontroller.cluster.prompt_verbs import TopicVerbs
 from zkcontroller.cluster.server_properties import render
 from zkcontroller.cluster.zk_outage import ADMIN_WRITES, connection_lost, outcome_text, recorded
 from zkcontroller.cluster.zookeeper_ensemble import ZooKeeperEnsemble
@@ -40,6 +39,7 @@ from zkcontroller.coordination.api import CoordinationSession, SessionState
 from zkcontroller.coordination.connect import make_backend
 from zkcontroller.coordination.errors import ZkError
 from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.runtime.poll import poll_until
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 COMMANDS = PROCESSES
@@ -78,6 +78,9 @@ def log_tail(path: Path, lines: int = 10) -> str:
 SESSION_CLOSE_WAIT_S = 5.0
 """How long a command that gave up waits for the admin session to close (kazoo's thread stops within its retry
 delay, a second, or a connection attempt's timeout); the close goes on after it in any case."""
+
+REGISTERED_POLL_S = 0.1
+"""How often the start-up wait reads the registrations (processes starting take seconds)."""
 
 SIGNALS = {"stop": signal.SIGTERM, "kill": signal.SIGKILL, "pause": signal.SIGSTOP, "resume": signal.SIGCONT}
 
@@ -362,6 +365,11 @@ class ProcessClusterShell:
         self._reopen = reopen
         self.topics = TopicAdmin(admin, random.Random())
         self.out = out
+        # through self.out, which the demo swaps to collect a step's lines
+        self.verbs = TopicVerbs(admin, self.topics, lambda line: self.out(line), COMMANDS, admin.get_sorted_broker_list)
+
+    async def _create(self, args: list[str]) -> None:
+        await self.verbs.create(args)  # the brokers' controller gives the partitions leaders: `describe` shows them
 
     async def run_command(self, line: str) -> bool:
         """Run one command line; False when the user asked to quit. A verb's refusal, or a signal or ZooKeeper
@@ -382,8 +390,8 @@ class ProcessClusterShell:
         """Each verb's handler, called with its arguments: the verbs of `COMMANDS` but ``quit``, which
         `run_command` answers itself (as ``exit``)."""
         handlers: dict[str, Callable[[list[str]], Awaitable[None]]] = {"help": self._help}
-        for verb, command in (("status", self._status), ("create", self._create), ("describe", self._describe),
-                              ("elect", self._elect), ("delete", self._delete)):
+        for verb, command in (("status", self._status), ("create", self._create), ("describe", self.verbs.describe),
+                              ("elect", self._elect), ("delete", self.verbs.delete)):
             handlers[verb] = functools.partial(self._bounded, verb, command)
         for verb in ("zk-status", "zk-kill", "zk-start"):
             handlers[verb] = functools.partial(self._zookeeper_command, verb)
@@ -489,42 +497,12 @@ class ProcessClusterShell:
         await elect_preferred(self.admin, partitions, self.out, self.admin.get_sorted_broker_list,
                               timeout_s=min(ELECTION_WAIT_S, self.zk_timeout_s / 2))
 
-    async def _delete(self, args: list[str]) -> None:
-        if len(args) != 1:
-            raise ValueError(COMMANDS.usage("delete"))
-        async for topic, marked_now in self.topics.delete_topics_matching(args[0]):
-            for line in deletion_lines(topic, marked_now):  # kafka-topics --delete's, the note included
-                self.out(line)
-
-    async def _describe(self, args: list[str]) -> None:
-        if len(args) > 1:  # `describe a b` described a alone, as the in-process prompt once did
-            raise ValueError(COMMANDS.usage("describe"))
-        topics = await select_topics(self.admin, args[0] if args else None)
-        live = await self.admin.get_sorted_broker_list()
-        for text in describe_lines(await describe_topics(self.admin, topics), live):
-            self.out(text)
-
     async def _status(self, _args: list[str]) -> None:
         self.out((await controller_status(self.admin)).render())
         for b in self.cluster.brokers.values():
             pid = b.process.pid if b.process is not None else "-"
             self.out(f"broker {b.broker_id}: pid {pid}, 127.0.0.1:{b.port}, {b.state}, "
                      f"metrics http://127.0.0.1:{b.metrics_port}/metrics, log {b.log}")
-
-    async def _create(self, args: list[str]) -> None:
-        if not 1 <= len(args) <= 3:  # a fourth word was dropped without a sign
-            raise ValueError(COMMANDS.usage("create"))
-        for count in args[1:3]:
-            if not count.lstrip("-").isdigit():  # int()'s own message named Python's literal syntax
-                raise ValueError(f"{COMMANDS.usage('create')}: {count!r} is not a whole number")
-        partitions = int(args[1]) if len(args) > 1 else 3
-        rf = int(args[2]) if len(args) > 2 else min(2, len(self.cluster.brokers))
-        warning = collision_warning(args[0])  # kafka-topics': before the creation, whatever comes of it
-        if warning is not None:
-            self.out(warning)
-        assignment = await self.topics.create_topic(args[0], partitions, rf)
-        for line in created_topic_lines(args[0], assignment):
-            self.out(line)
 
 
 async def run_process_cluster(broker_ids: list[int], zookeeper: str | None, directory: Path | None,
@@ -591,18 +569,20 @@ async def wait_registered(admin: KafkaZkClient, broker_ids: list[int], timeout_s
                           cluster: ProcessCluster | None = None) -> None:
     """Bounded wait until every broker has registered and one is controller (the processes start in parallel).
     Given the cluster, a broker process that exits meanwhile ends the wait at once, with its log's tail."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
-    while True:
-        registered = set(await admin.get_sorted_broker_list())
+    registered: set[int] = set()
+
+    async def up() -> bool:
+        registered.clear()
+        registered.update(await admin.get_sorted_broker_list())
         if registered >= set(broker_ids) and await admin.get_controller_id() is not None:
-            return
+            return True
         exited = cluster.exited_broker() if cluster is not None else None
         if exited is not None:
             raise exited
-        if loop.time() > deadline:
-            missing = sorted(set(broker_ids) - registered)
-            where = f"; see their logs in {cluster.directory}" if cluster is not None else ""
-            raise StartupError(f"brokers {missing} did not register within {timeout_s}s{where}" if missing else
-                               f"no controller was elected within {timeout_s}s{where}")
-        await asyncio.sleep(0.1)
+        return False
+
+    if not await poll_until(up, timeout_s, REGISTERED_POLL_S):
+        missing = sorted(set(broker_ids) - registered)
+        where = f"; see their logs in {cluster.directory}" if cluster is not None else ""
+        raise StartupError(f"brokers {missing} did not register within {timeout_s}s{where}" if missing else
+                           f"no controller was elected within {timeout_s}s{where}")

@@ -143,7 +143,8 @@ class CommandTable:
 
 IN_PROCESS = CommandTable((
     command("status", text="controller, epoch, brokers and their listeners"),
-    command("create TOPIC [PARTITIONS [RF]]", text="create a topic (Kafka's replica placement; defaults 3 and 2)"),
+    command("create TOPIC [PARTITIONS [RF]]", text=("create a topic (Kafka's replica placement; defaults 3 and 2,",
+                                                 "1 with one broker registered)")),
     command("describe [TOPIC]", text="kafka-topics --describe"),
     command("stop ID", "start ID", text="orderly broker shutdown / start (a new ID, at most 1000, adds one)"),
     command("kill ID", text=("crash a broker (on the embedded store its session is left to time",
@@ -164,7 +165,8 @@ IN_PROCESS = CommandTable((
 
 PROCESSES = CommandTable((
     command("status", text="controller, epoch, and each broker process (pid, port, state)"),
-    command("create TOPIC [PARTITIONS [RF]]", text="create a topic through ZooKeeper (defaults 3 and 2)"),
+    command("create TOPIC [PARTITIONS [RF]]", text=("create a topic through ZooKeeper (defaults 3 and 2,",
+                                                 "1 with one broker registered)")),
     command("describe [TOPIC]", text="kafka-topics --describe, from ZooKeeper"),
     command("stop ID", "kill ID", text="SIGTERM (orderly stop) / SIGKILL (hard failure)"),
     command("pause ID", "resume ID", text="SIGSTOP / SIGCONT"),

@@ -44,6 +44,7 @@ from zkcontroller.coordination.connect import make_backend
 from zkcontroller.coordination.errors import ConnectionLossError, OperationTimeoutError
 from zkcontroller.model import TopicPartition
 from zkcontroller.runtime.clock import wall_clock_ms
+from zkcontroller.runtime.poll import poll_until
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 TOPICS = (("soak-a", 3, 3), ("soak-b", 4, 2), ("soak-c", 2, 2))
@@ -62,6 +63,9 @@ T = TypeVar("T")
 
 POLL_S = 1.0
 """Between two polls of a bounded wait (each poll reads ZooKeeper and asks every running broker)."""
+
+EXIT_POLL_S = 0.2
+"""Between two looks at a broker process stopping (its exit ends the wait; the safety checks run meanwhile)."""
 
 
 class SoakFailure(Exception):
@@ -349,27 +353,28 @@ class Soak:
     async def settle(self, why: str, healed: bool = False, gone: frozenset[int] = frozenset()) -> None:
         """Poll until the convergence checks pass, at most `settle_s`; safety is checked at every poll. ``gone``:
         brokers killed or paused past their session, whose registration must go (the session expires)."""
-        deadline = time.monotonic() + self.settle_s
-        while True:
+        open_: list[Violation] = []  # the last poll's, named if the bound runs out
+
+        async def settled() -> bool:
             snap = await self.safety()
             actives, views = await self.views()
-            open_ = SoakChecker.unsettled(snap, self.running(), actives, views, healed)
-            open_ += [Violation("broker-registered", f"broker {b} runs but is not registered")
+            found = SoakChecker.unsettled(snap, self.running(), actives, views, healed)
+            found += [Violation("broker-registered", f"broker {b} runs but is not registered")
                       for b in self.running() if b not in snap.registered]
-            open_ += [Violation("session-expires", f"broker {b} is still registered") for b in sorted(gone)
+            found += [Violation("session-expires", f"broker {b} is still registered") for b in sorted(gone)
                       if b in snap.registered]
             if healed:
-                open_ += await self.reassignments_done(snap)
-                open_ += [Violation("leader-answers-list-offsets", f"{tp}: its leader "
+                found += await self.reassignments_done(snap)
+                found += [Violation("leader-answers-list-offsets", f"{tp}: its leader "
                                     f"{snap.partitions[tp].leader} gave no high watermark")
                           for tp in sorted(set(snap.partitions) - self.answered)]
-            if not open_:
-                self.checker.checks_passed += 1
-                return
-            if time.monotonic() > deadline:
-                self.fail([Violation(v.invariant, f"not within {self.settle_s:g} s after {why}: {v.detail}")
-                           for v in open_])
-            await asyncio.sleep(POLL_S)  # a bounded wait on a condition: the loop above polls it
+            open_[:] = found
+            return not found
+
+        if not await poll_until(settled, self.settle_s, POLL_S):
+            self.fail([Violation(v.invariant, f"not within {self.settle_s:g} s after {why}: {v.detail}")
+                       for v in open_])
+        self.checker.checks_passed += 1
 
     async def reassignments_done(self, snap: ZkSnapshot) -> list[Violation]:
         zk = self.zk
@@ -396,13 +401,15 @@ class Soak:
     async def wait_exit(self, broker: int, bound_s: float) -> None:
         proc = self.cluster.brokers[broker].process
         assert proc is not None
-        deadline = time.monotonic() + bound_s
-        while proc.poll() is None:
-            if time.monotonic() > deadline:
-                self.fail([Violation("controlled-shutdown-bounded", f"broker {broker} did not exit within "
-                                     f"{bound_s:g} s of SIGTERM")])
-            await self.safety()
-            await asyncio.sleep(0.2)  # a bounded wait on the process's exit
+        async def exited() -> bool:
+            if proc.poll() is not None:
+                return True
+            await self.safety()  # the cluster stays safe meanwhile
+            return False
+
+        if not await poll_until(exited, bound_s, EXIT_POLL_S):
+            self.fail([Violation("controlled-shutdown-bounded", f"broker {broker} did not exit within "
+                                 f"{bound_s:g} s of SIGTERM")])
 
     # ------------------------------------------------------------------ faults
 

@@ -27,6 +27,7 @@ from zkcontroller.coordination.api import (
     Watcher,
 )
 from zkcontroller.coordination.errors import ErrorCode, ZkError
+from zkcontroller.runtime.poll import poll_until
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
@@ -39,6 +40,9 @@ BROKER_VERBS = frozenset({"stop", "start", "kill", "expire", "fail-log-dir"})
 OUTCOME_WAIT_S = 3.0
 """How long a lost write's outcome is waited for, the connection back (a server of an ensemble answers within
 about a second), before the prompt says it cannot tell yet."""
+
+CONNECTED_POLL_S = 0.05
+"""How often that wait looks at the session's state (a field the client's thread sets: no request)."""
 
 
 def connection_lost(e: BaseException) -> bool:
@@ -150,13 +154,12 @@ def recorded(admin: KafkaZkClient) -> WriteRecorder:
 
 
 async def _connected(session: CoordinationSession, within_s: float) -> bool:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + within_s
-    while session.state is not SessionState.CONNECTED:
-        if session.state in (SessionState.EXPIRED, SessionState.CLOSED) or loop.time() >= deadline:
-            return False
-        await asyncio.sleep(0.05)
-    return True
+    """Whether the session is connected again within ``within_s``; an expired or closed one never will be."""
+    async def settled() -> bool:
+        return session.state in (SessionState.CONNECTED, SessionState.EXPIRED, SessionState.CLOSED)
+
+    await poll_until(settled, within_s, CONNECTED_POLL_S)
+    return session.state is SessionState.CONNECTED
 
 
 async def _landed(admin: KafkaZkClient, path: str) -> bool | None:

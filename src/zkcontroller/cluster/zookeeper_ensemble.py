@@ -6,10 +6,16 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
-from zkcontroller.cluster.zookeeper_server import ZooKeeperNotInstalled, find_classpath, four_letter_word, free_ports
+from zkcontroller.cluster.zookeeper_server import (
+    PORT_POLL_S,
+    ZooKeeperNotInstalled,
+    find_classpath,
+    four_letter_word,
+    free_ports,
+)
+from zkcontroller.runtime.poll import poll_until_sync
 
 QUORUM_MAIN = "org.apache.zookeeper.server.quorum.QuorumPeerMain"
 
@@ -45,14 +51,13 @@ class ZooKeeperEnsemble:
         self.directory.mkdir(parents=True, exist_ok=True)
         for i in self.ids:
             self.start_server(i)
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
+        def formed() -> bool:
             if len(self.ids) == 1:  # a lone server runs standalone: no leader or follower ever shows
-                if self.mode(self.ids[0]) == "standalone":
-                    return
-            elif self.leader() is not None and all(self.mode(i) in ("leader", "follower") for i in self.ids):
-                return
-            time.sleep(0.2)  # polling child processes' ports: a bounded wait on a condition
+                return self.mode(self.ids[0]) == "standalone"
+            return self.leader() is not None and all(self.mode(i) in ("leader", "follower") for i in self.ids)
+
+        if poll_until_sync(formed, timeout_s, PORT_POLL_S):  # on the caller's thread (to_thread at the prompt)
+            return
         raise TimeoutError(f"the ensemble did not form within {timeout_s}s")
 
     def _check_exists(self, i: int) -> None:

@@ -12,8 +12,12 @@ import shutil
 import socket
 import subprocess
 import tempfile
-import time
 from pathlib import Path
+
+from zkcontroller.runtime.poll import poll_until_sync
+
+PORT_POLL_S = 0.1
+"""How often a start-up wait asks a ZooKeeper server starting (a JVM: seconds) whether it answers."""
 
 DEBIAN_JAR = Path("/usr/share/java/zookeeper.jar")
 MAIN_CLASS = "org.apache.zookeeper.server.ZooKeeperServerMain"
@@ -137,13 +141,15 @@ class ZooKeeperServerProcess:
             # are still shutting down; the caller stops it last (`stop`).
             start_new_session=True,
         )
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if self._proc.poll() is not None:
-                raise RuntimeError(f"ZooKeeper exited with {self._proc.returncode}; see {log.name}")
-            if four_letter_word("127.0.0.1", self.port, "ruok", 0.5) == "imok":
-                return
-            time.sleep(0.1)  # polling a child process's port: a bounded wait on a condition
+        proc = self._proc
+
+        def answering() -> bool:
+            if proc.poll() is not None:
+                raise RuntimeError(f"ZooKeeper exited with {proc.returncode}; see {log.name}")
+            return four_letter_word("127.0.0.1", self.port, "ruok", 0.5) == "imok"
+
+        if poll_until_sync(answering, timeout_s, PORT_POLL_S):  # on the caller's thread (to_thread at the prompt)
+            return
         self.stop()
         raise TimeoutError(f"ZooKeeper did not answer on port {self.port} within {timeout_s}s")
 
