@@ -11,7 +11,7 @@ from datetime import timedelta
 
 import pytest
 
-from zkcontroller.cluster.create_partitions import java_exception
+from zkcontroller.cluster.admin_apis.create_partitions import java_exception
 from zkcontroller.coordination.errors import (
     ErrorCode,
     NoChildrenForEphemeralsError,

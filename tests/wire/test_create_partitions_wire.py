@@ -14,7 +14,7 @@ from tests.helpers import ManualRuntime, wait_until
 
 from zkcontroller.broker.client_quota_manager import ANONYMOUS
 from zkcontroller.broker.controller_mutation_quota import THROTTLING_QUOTA_EXCEEDED, ControllerMutationQuotaManager
-from zkcontroller.cluster.create_partitions import create_partitions_handler
+from zkcontroller.cluster.admin_apis.create_partitions import create_partitions_handler
 from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.protocol.wire.client_apis import CREATE_PARTITIONS, PartitionsToCreate, schema_module
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
@@ -154,7 +154,7 @@ async def test_an_internal_topic_is_refused_as_the_admin_layer_refuses_it(admin_
 async def test_a_count_no_topic_znode_could_hold_is_refused_at_once(admin_cluster: Cluster) -> None:
     """Beyond Kafka (which would try to place 2^31 - 1 partitions): INVALID_PARTITIONS before any placement, and
     the broker answers the next request."""
-    from zkcontroller.cluster.create_partitions import MAX_PARTITIONS
+    from zkcontroller.cluster.admin_apis.create_partitions import MAX_PARTITIONS
 
     cluster, zk = admin_cluster
     await create(cluster, zk, "bounded")

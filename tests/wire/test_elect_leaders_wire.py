@@ -196,7 +196,7 @@ async def test_the_handler_answers_request_timed_out_for_elected_leaders_the_cac
     REQUEST_TIMED_OUT while b-0 keeps the controller's answer."""
     from types import SimpleNamespace
 
-    from zkcontroller.cluster.elect_leaders import elect_leaders_handler
+    from zkcontroller.cluster.admin_apis.elect_leaders import elect_leaders_handler
     from zkcontroller.controller.events import ApiError, ElectionType
     from zkcontroller.protocol.control_requests import Errors
 

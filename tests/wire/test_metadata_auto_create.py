@@ -21,7 +21,7 @@ from tests.integration.listening import Cluster, listening_cluster
 
 from zkcontroller.broker.control_plane import BrokerControlPlane
 from zkcontroller.broker.kafka_apis import KafkaApis
-from zkcontroller.cluster.create_topics import MetadataTopicCreator
+from zkcontroller.cluster.admin_apis.create_topics import MetadataTopicCreator
 from zkcontroller.cluster.kafka_server import AutoCreateConfig
 from zkcontroller.cluster.listener import ListenerPorts
 from zkcontroller.cluster.local_cluster import LocalCluster

@@ -11,8 +11,8 @@ from types import SimpleNamespace
 from typing import Any
 
 from zkcontroller.broker.client_quota_manager import current_request, start_request
-from zkcontroller.cluster.elect_leaders import elect_leaders_handler
-from zkcontroller.cluster.reassignments import alter_reassignments_handler, list_reassignments_handler
+from zkcontroller.cluster.admin_apis.elect_leaders import elect_leaders_handler
+from zkcontroller.cluster.admin_apis.reassignments import alter_reassignments_handler, list_reassignments_handler
 from zkcontroller.controller.events import ApiError
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.control_requests import Errors

@@ -1,6 +1,6 @@
 """The config rules of AlterConfigs and IncrementalAlterConfigs (Kafka 2.8.2's ``ZkAdminManager.alterConfigs``,
 ``incrementalAlterConfigs``, ``prepareIncrementalConfigs`` and the validation they call), free of ZooKeeper so
-they can be tested alone; `cluster.alter_configs` reads and writes the nodes around them.
+they can be tested alone; `cluster.admin_apis.alter_configs` reads and writes the nodes around them.
 
 Kafka answers a resource by the exception it meets, and these keep its three kinds apart:
 

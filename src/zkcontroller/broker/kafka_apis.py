@@ -155,9 +155,10 @@ ListReassignmentsHandler = Callable[[list[tuple[str, int]] | None],
 """Partitions or None for all -> those being reassigned, or a top-level error."""
 DescribeConfigsHandler = Callable[[describe_configs_wire.DescribeConfigsQuery],
                                   Awaitable[list[describe_configs_wire.ConfigResourceResult]]]
-"""A DescribeConfigs request -> one result per resource, in order (`cluster.describe_configs`)."""
+"""A DescribeConfigs request -> one result per resource, in order (`cluster.admin_apis.describe_configs`)."""
 AlterConfigsHandler = Callable[[alter_configs_wire.AlterConfigsQuery], Awaitable[list[alter_configs_wire.AlterResult]]]
-"""An AlterConfigs or IncrementalAlterConfigs request -> one result per distinct resource (`cluster.alter_configs`)."""
+"""An AlterConfigs or IncrementalAlterConfigs request -> one result per distinct resource
+(`cluster.admin_apis.alter_configs`)."""
 DescribeClientQuotasHandler = Callable[[client_quotas_wire.DescribeQuotasQuery],
                                        Awaitable[client_quotas_wire.DescribedQuotas]]
 """A DescribeClientQuotas request -> its answer (`admin.client_quota_admin`)."""

@@ -20,15 +20,15 @@ from dataclasses import dataclass
 from zkcontroller.broker.kafka_apis import AdminHandlers, CloseConnection, KafkaApis
 from zkcontroller.broker.metadata_cache import MetadataCache
 from zkcontroller.broker.producer_ids import ProducerIdManager
-from zkcontroller.cluster.alter_configs import alter_configs_handler
-from zkcontroller.cluster.client_quotas import alter_client_quotas_handler, describe_client_quotas_handler
-from zkcontroller.cluster.create_partitions import create_partitions_handler
-from zkcontroller.cluster.create_topics import MetadataTopicCreator, create_topics_handler
-from zkcontroller.cluster.delete_topics import delete_topics_handler
-from zkcontroller.cluster.describe_configs import describe_configs_handler
-from zkcontroller.cluster.elect_leaders import elect_leaders_handler
+from zkcontroller.cluster.admin_apis.alter_configs import alter_configs_handler
+from zkcontroller.cluster.admin_apis.client_quotas import alter_client_quotas_handler, describe_client_quotas_handler
+from zkcontroller.cluster.admin_apis.create_partitions import create_partitions_handler
+from zkcontroller.cluster.admin_apis.create_topics import MetadataTopicCreator, create_topics_handler
+from zkcontroller.cluster.admin_apis.delete_topics import delete_topics_handler
+from zkcontroller.cluster.admin_apis.describe_configs import describe_configs_handler
+from zkcontroller.cluster.admin_apis.elect_leaders import elect_leaders_handler
+from zkcontroller.cluster.admin_apis.reassignments import alter_reassignments_handler, list_reassignments_handler
 from zkcontroller.cluster.kafka_server import KafkaServer
-from zkcontroller.cluster.reassignments import alter_reassignments_handler, list_reassignments_handler
 from zkcontroller.protocol.transport import RequestHandler
 from zkcontroller.runtime.socket_server import SocketServer
 

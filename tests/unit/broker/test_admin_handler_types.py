@@ -11,9 +11,9 @@ import pytest
 
 from zkcontroller.broker.controller_mutation_quota import UNBOUNDED
 from zkcontroller.broker.kafka_apis import CreatePartitionsHandler, CreateTopicsHandler, DeleteTopicsHandler
-from zkcontroller.cluster.create_partitions import create_partitions_handler
-from zkcontroller.cluster.create_topics import create_topics_handler
-from zkcontroller.cluster.delete_topics import delete_topics_handler
+from zkcontroller.cluster.admin_apis.create_partitions import create_partitions_handler
+from zkcontroller.cluster.admin_apis.create_topics import create_topics_handler
+from zkcontroller.cluster.admin_apis.delete_topics import delete_topics_handler
 
 
 @pytest.mark.parametrize(("declared", "build"), [

@@ -16,7 +16,7 @@ from zkcontroller.broker.config_helper import (
 )
 from zkcontroller.broker.kafka_config_docs import BROKER_CONFIG_DOCS, TOPIC_CONFIG_DOCS
 from zkcontroller.broker.log_config import LogDefaults
-from zkcontroller.cluster.describe_configs import _dynamic_defaults
+from zkcontroller.cluster.admin_apis.describe_configs import _dynamic_defaults
 from zkcontroller.java_hash import java_string_hash, scala_hash_order
 from zkcontroller.protocol.wire.describe_configs import Synonym
 from zkcontroller.zk.log_config_def import TOPIC_CONFIG_RULES

@@ -10,7 +10,7 @@ import types
 import pytest
 
 from zkcontroller.admin.configs import change_broker_config
-from zkcontroller.cluster.describe_configs import _kept_dynamic_defaults
+from zkcontroller.cluster.admin_apis.describe_configs import _kept_dynamic_defaults
 from zkcontroller.zk import paths
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 

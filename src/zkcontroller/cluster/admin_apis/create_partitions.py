@@ -38,7 +38,7 @@ from zkcontroller.broker.controller_mutation_quota import (
 )
 from zkcontroller.broker.delayed_elect_leader import wait_for_any_leader
 from zkcontroller.broker.kafka_apis import CreatePartitionsHandler
-from zkcontroller.cluster.create_topics import UNKNOWN_SERVER_ERROR, error_code
+from zkcontroller.cluster.admin_apis.create_topics import UNKNOWN_SERVER_ERROR, error_code
 from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.coordination.errors import ErrorCode, ZkError
 from zkcontroller.model import TopicPartition

@@ -38,7 +38,7 @@ from zkcontroller.broker.controller_mutation_quota import (
 )
 from zkcontroller.broker.delayed_elect_leader import wait_for_any_leader
 from zkcontroller.broker.kafka_apis import CreateTopicsHandler, TopicAutoCreator
-from zkcontroller.cluster.describe_configs import topic_log_defaults
+from zkcontroller.cluster.admin_apis.describe_configs import topic_log_defaults
 from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.model import TopicPartition
 from zkcontroller.protocol.ibp import uses_topic_ids

@@ -31,7 +31,7 @@ from zkcontroller.broker.controller_mutation_quota import (
 )
 from zkcontroller.broker.delayed_delete_topics import wait_until_deleted
 from zkcontroller.broker.kafka_apis import DeleteTopicsHandler
-from zkcontroller.cluster.create_topics import NOT_CONTROLLER, UNKNOWN_SERVER_ERROR, error_code
+from zkcontroller.cluster.admin_apis.create_topics import NOT_CONTROLLER, UNKNOWN_SERVER_ERROR, error_code
 from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.model import TopicId
 from zkcontroller.protocol.control_requests import Errors

@@ -60,7 +60,7 @@ from zkcontroller.broker.config_helper import (
     TOPIC_RESOURCE,
 )
 from zkcontroller.broker.dynamic_broker_config import clean_dynamic_configs
-from zkcontroller.cluster.describe_configs import read_entity_configs
+from zkcontroller.cluster.admin_apis.describe_configs import read_entity_configs
 from zkcontroller.cluster.kafka_server import KafkaServer
 from zkcontroller.protocol.control_requests import Errors
 from zkcontroller.protocol.wire.alter_configs import (
