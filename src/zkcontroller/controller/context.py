@@ -15,6 +15,7 @@ does with ``map(key)`` raise `KeyError` for a missing key, as Kafka's ``NoSuchEl
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, KeysView, Mapping
+from operator import itemgetter
 from types import MappingProxyType
 
 from zkcontroller.controller.assignment import EMPTY_ASSIGNMENT
@@ -35,6 +36,8 @@ from zkcontroller.model import (
     TopicId,
     TopicPartition,
 )
+
+_first = itemgetter(0)
 
 _NO_PARTITIONS: Mapping[int, ReplicaAssignment] = MappingProxyType({})
 """A topic without assignments, in per-partition lookups (no empty dict built per lookup)."""
@@ -170,14 +173,15 @@ class ControllerContext:
         new_tuple = tuple.__new__  # both NamedTuples built in C (their `__new__` is a Python frame)
         out: list[PartitionAndReplica] = []
         for t in sorted(assignments):
-            parts = assignments[t]
+            # (partition, assignment) pairs in partition order: no lookup of each assignment by its partition
+            parts = sorted(assignments[t].items(), key=_first)
             if len(ids) == 1:  # a broker failure or start-up: one containment test in C per partition
                 broker = ids[0]
                 out += [new_tuple(PartitionAndReplica, (new_tuple(TopicPartition, (t, p)), broker))
-                        for p in sorted(parts) if broker in parts[p].replicas]
+                        for p, a in parts if broker in a.replicas]
             else:
                 out += [new_tuple(PartitionAndReplica, (new_tuple(TopicPartition, (t, p)), r))
-                        for p in sorted(parts) for r in ids if r in parts[p].replicas]
+                        for p, a in parts for r in ids if r in a.replicas]
         return out
 
     def replicas_for_topic(self, topic: str) -> set[PartitionAndReplica]:
@@ -403,13 +407,16 @@ class ControllerContext:
         assignments = self.partition_assignments
         imbalance = self._imbalance
         delta = 0
+        topic_of_parts, parts = None, _NO_PARTITIONS  # the last topic's assignments: a step's come topic by topic
         for tp, leadership in items:
             previous = infos.get(tp)
             infos[tp] = leadership
             topic = tp[0]
             if topic in deleting:
                 continue
-            assignment = assignments.get(topic, _NO_PARTITIONS).get(tp[1])
+            if topic != topic_of_parts:
+                topic_of_parts, parts = topic, assignments.get(topic, _NO_PARTITIONS)
+            assignment = parts.get(tp[1])
             if assignment is None:
                 continue
             replicas = assignment.replicas

@@ -225,10 +225,13 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
         assignments = context.partition_assignments  # `partition_full_replica_assignment`, inlined
         others_of: dict[tuple[int, ...], tuple[int, ...]] = {}  # each replica set without `replica_id`, made once
         requests = []
+        topic_of_parts, parts = None, _NO_PARTITIONS  # the last topic's assignments: a step's come topic by topic
         for tp, info in updated:
             topic = tp[0]
             if topic not in deleting:
-                a = assignments.get(topic, _NO_PARTITIONS).get(tp[1], EMPTY_ASSIGNMENT)
+                if topic != topic_of_parts:
+                    topic_of_parts, parts = topic, assignments.get(topic, _NO_PARTITIONS)
+                a = parts.get(tp[1], EMPTY_ASSIGNMENT)
                 others = others_of.get(a.replicas)
                 if others is None:
                     others = others_of[a.replicas] = tuple([b for b in a.replicas if b != replica_id])
