@@ -317,8 +317,14 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
                         retry.append(tp)
                     else:
                         from_copy[tp] = self._unless_newer(info)
-                elif replica_id in state.isr:
-                    adjust(tp, state)
+                elif replica_id in (isr := state.isr):  # `adjust(tp, state)`, inlined: a call per partition
+                    new_isr = isr_without.get(isr)
+                    if new_isr is None:
+                        new_isr = isr_without[isr] = (isr if len(isr) == 1
+                                                      else tuple([r for r in isr if r != replica_id]))
+                    leader = state.leader
+                    adjusted[tp] = new_tuple(LeaderAndIsr, (NO_LEADER if leader == replica_id else leader,
+                                                            state.leader_epoch + 1, new_isr, state.zk_version))
                 elif may_have_widened:
                     retry.append(tp)  # "not in the ISR" from our copy: a leader may have widened it since
                 elif controller_epoch == epoch:
