@@ -69,6 +69,7 @@ DEFAULT_FUNCTIONS = [
     "zk.znodes.topics:TopicPartitionStateZNode.encode_all",
     "zk.write_ops:set_data_ops",
     "zk.write_ops:partition_state_paths",
+    "zk.write_ops:checked_partition_state_paths",
     "zk.fencing:FencedBatchWriter._split_into_batches",
     "zk.fencing:FencedBatchWriter._apply",
 ]

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from zkcontroller.coordination.api import (
+    CheckedOps,
     CheckOp,
     CheckResult,
     CoordinationSession,
@@ -14,8 +17,9 @@ from zkcontroller.coordination.api import (
     ErrorResult,
     SetDataOp,
     SetDataResult,
+    check_multi_ops,
 )
-from zkcontroller.coordination.errors import ErrorCode
+from zkcontroller.coordination.errors import BadArgumentsError, ErrorCode
 
 OK, RI = ErrorCode.OK, ErrorCode.RUNTIME_INCONSISTENCY
 
@@ -92,3 +96,22 @@ async def test_multi_sees_its_own_earlier_ops(session: CoordinationSession) -> N
     assert result.ok
     assert await session.get_children("/t") == []
     assert (await session.multi([])).results == ()
+
+
+async def test_checked_ops_apply_as_a_list_does(session: CoordinationSession) -> None:
+    """`CheckedOps` skip the per-path validation only: results, versions and atomicity are a list's."""
+    await session.create("/a", b"0")
+    await session.create("/b", b"0")
+    result = await session.multi(CheckedOps((CheckOp("/a", 0), SetDataOp("/a", b"1", 0), SetDataOp("/b", b"1"))))
+    assert result.ok and [type(r) for r in result.results] == [CheckResult, SetDataResult, SetDataResult]
+    failed = await session.multi(CheckedOps((SetDataOp("/a", b"2", 1), SetDataOp("/b", b"2", 7))))
+    assert failed.results == (ErrorResult(OK), ErrorResult(ErrorCode.BAD_VERSION))
+    assert (await session.get_data("/a"))[0] == b"1"
+
+
+def test_check_multi_ops_passes_checked_ops_on_and_validates_the_rest() -> None:
+    checked = CheckedOps((SetDataOp("/a", b""),))
+    assert check_multi_ops(checked) is checked
+    assert check_multi_ops((SetDataOp("/a", b""),)) == [SetDataOp("/a", b"")]
+    with pytest.raises(BadArgumentsError):
+        check_multi_ops([SetDataOp("/a", b""), SetDataOp("/b/", b"")])

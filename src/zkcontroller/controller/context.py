@@ -15,6 +15,7 @@ does with ``map(key)`` raise `KeyError` for a missing key, as Kafka's ``NoSuchEl
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, KeysView, Mapping
+from operator import itemgetter
 from types import MappingProxyType
 
 from zkcontroller.controller.assignment import EMPTY_ASSIGNMENT
@@ -36,7 +37,10 @@ from zkcontroller.model import (
     TopicPartition,
 )
 
+_first = itemgetter(0)
+
 _NO_PARTITIONS: Mapping[int, ReplicaAssignment] = MappingProxyType({})
+_NO_KEYS: Mapping[int, TopicPartition] = MappingProxyType({})
 """A topic without assignments, in per-partition lookups (no empty dict built per lookup)."""
 
 
@@ -63,6 +67,13 @@ class ControllerContext:
         only ever cleared, never replaced."""
         self.partitions_being_reassigned: set[TopicPartition] = set()
         self.partition_states: dict[TopicPartition, PartitionState] = {}
+        self._partition_keys: dict[str, dict[int, TopicPartition]] = {}
+        """Per topic and partition number, the `TopicPartition` the partition's state was first stored under: the
+        key object of `partition_states`, which the leadership and replica-state dicts' loaders share.
+        `replicas_on_brokers` hands these out rather than new equal ones: a dict finds an identical key without
+        reading the stored one (a broker failure looks each of its 20,000 replicas' partitions up several times,
+        each equal-but-new key costing a read of the stored key's memory). Only ever an equal value, so never wrong
+        when stale; cleared with the topic."""
         self.replica_states: dict[PartitionAndReplica, ReplicaState] = {}
         self.replicas_on_offline_dirs: dict[int, set[TopicPartition]] = {}
         self.topics_to_be_deleted: set[str] = set()
@@ -95,6 +106,7 @@ class ControllerContext:
         self.partitions_being_reassigned.clear()
         self.replicas_on_offline_dirs.clear()
         self.partition_states.clear()
+        self._partition_keys.clear()
         self.offline_partition_count = 0
         self._imbalance = PreferredReplicaImbalance()
         self.replica_states.clear()
@@ -170,14 +182,16 @@ class ControllerContext:
         new_tuple = tuple.__new__  # both NamedTuples built in C (their `__new__` is a Python frame)
         out: list[PartitionAndReplica] = []
         for t in sorted(assignments):
-            parts = assignments[t]
+            # (partition, assignment) pairs in partition order: no lookup of each assignment by its partition
+            parts = sorted(assignments[t].items(), key=_first)
+            key_of = self._partition_keys.get(t, _NO_KEYS).get  # the partitions' own keys (`_partition_keys`)
             if len(ids) == 1:  # a broker failure or start-up: one containment test in C per partition
                 broker = ids[0]
-                out += [new_tuple(PartitionAndReplica, (new_tuple(TopicPartition, (t, p)), broker))
-                        for p in sorted(parts) if broker in parts[p].replicas]
+                out += [new_tuple(PartitionAndReplica, (key_of(p) or new_tuple(TopicPartition, (t, p)), broker))
+                        for p, a in parts if broker in a.replicas]
             else:
-                out += [new_tuple(PartitionAndReplica, (new_tuple(TopicPartition, (t, p)), r))
-                        for p in sorted(parts) for r in ids if r in parts[p].replicas]
+                out += [new_tuple(PartitionAndReplica, (key_of(p) or new_tuple(TopicPartition, (t, p)), r))
+                        for p, a in parts for r in ids if r in a.replicas]
         return out
 
     def replicas_for_topic(self, topic: str) -> set[PartitionAndReplica]:
@@ -208,6 +222,7 @@ class ControllerContext:
         topic_id = self.topic_ids.pop(topic, None)
         if topic_id is not None:
             self.topic_names.pop(topic_id, None)
+        self._partition_keys.pop(topic, None)
         for p in self.partition_assignments.pop(topic, {}):
             self._partition_leadership_info.pop(TopicPartition(topic, p), None)
 
@@ -349,11 +364,18 @@ class ControllerContext:
         started = self.topics_with_deletion_started
         offline = PartitionState.OFFLINE
         non_existent = PartitionState.NON_EXISTENT
+        keys = self._partition_keys
         previous: list[PartitionState] = []
         count = 0
         for tp in partitions:
-            current = states.get(tp, non_existent)
+            current = states.get(tp)
             states[tp] = state
+            if current is None:  # the first state: ``tp`` is now the dict's key object (`_partition_keys`)
+                current = non_existent
+                topic_keys = keys.get(tp[0])
+                if topic_keys is None:
+                    topic_keys = keys[tp[0]] = {}
+                topic_keys[tp[1]] = tp
             previous.append(current)
             if current is not state and tp[0] not in started:  # not counted once its topic's deletion started
                 if state is offline:
@@ -403,13 +425,16 @@ class ControllerContext:
         assignments = self.partition_assignments
         imbalance = self._imbalance
         delta = 0
+        topic_of_parts, parts = None, _NO_PARTITIONS  # the last topic's assignments: a step's come topic by topic
         for tp, leadership in items:
             previous = infos.get(tp)
             infos[tp] = leadership
             topic = tp[0]
             if topic in deleting:
                 continue
-            assignment = assignments.get(topic, _NO_PARTITIONS).get(tp[1])
+            if topic != topic_of_parts:
+                topic_of_parts, parts = topic, assignments.get(topic, _NO_PARTITIONS)
+            assignment = parts.get(tp[1])
             if assignment is None:
                 continue
             replicas = assignment.replicas

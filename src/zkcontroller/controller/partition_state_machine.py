@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Sequence
 from itertools import repeat
+from operator import is_, itemgetter
 
 from zkcontroller.controller.assignment import EMPTY_ASSIGNMENT
 from zkcontroller.controller.config import ControllerConfig
@@ -49,6 +50,8 @@ from zkcontroller.zk import paths
 from zkcontroller.zk.errors import ControllerMovedError
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 from zkcontroller.zk.znodes import UNCLEAN_LEADER_ELECTION_ENABLE
+
+_first = itemgetter(0)
 
 _NO_PARTITIONS: dict[int, ReplicaAssignment] = {}
 """A topic the context has no assignment for (`ControllerContext.partition_full_replica_assignment`, inlined)."""
@@ -370,8 +373,7 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
         from_cache: bool = False,
     ) -> list[TopicPartition]:
         """Fenced conditional writes; successes cached and queued as LeaderAndIsr to the recipients."""
-        by_tp = {r.topic_partition: r for r in elected}
-        proposed = {tp: r.leader_and_isr for tp, r in by_tp.items() if r.leader_and_isr is not None}
+        proposed = {r.topic_partition: r.leader_and_isr for r in elected if r.leader_and_isr is not None}
         try:
             fencing = self.context.fencing
             update = await self.zk.update_leader_and_isr(proposed, fencing.epoch, fencing.epoch_zk_version)
@@ -381,16 +383,24 @@ class PartitionStateMachine(StateMachine[TopicPartition, PartitionState]):
             finished.update({tp: e for tp in proposed})
             return []
         written = list(update.finished.items())  # in partition order (`UpdateLeaderAndIsrResult`)
+        # each written partition's election result: in the usual case every one was written and `elected` came in
+        # partition order (a sorted step's), so they are `elected` itself, paired by position, not by a dict
+        if len(written) == len(elected) and all(map(is_, map(_first, written), map(_first, elected))):
+            results: list[ElectionResult] = elected
+        else:
+            by_tp = {r.topic_partition: r for r in elected}
+            results = [by_tp[tp] for tp, _ in written]
         epoch = self.context.epoch
         new_tuple = tuple.__new__  # a `LeaderIsrAndControllerEpoch` per partition without its Python `__new__`
         infos = [(tp, new_tuple(LeaderIsrAndControllerEpoch, (lai, epoch))) for tp, lai in written]
         self.context.put_partition_leadership_infos(infos)
         assignments = self.context.partition_assignments  # `partition_full_replica_assignment`, inlined
         self.batch.add_leader_and_isr_requests(
-            [(by_tp[tp].live_replicas, tp, info, assignments.get(tp[0], _NO_PARTITIONS).get(tp[1], EMPTY_ASSIGNMENT))
-             for tp, info in infos], False, led=True)  # just stored
+            [(r.live_replicas, tp, info, assignments.get(tp[0], _NO_PARTITIONS).get(tp[1], EMPTY_ASSIGNMENT))
+             for r, (tp, info) in zip(results, infos, strict=True)], False, led=True)  # just stored
         self.state_change_logger.leaders_elected(
-            [(tp, old_leaders[tp], lai, not by_tp[tp].unclean) for tp, lai in written], strategy.event_name, trigger)
+            [(tp, old_leaders[tp], lai, not r.unclean) for r, (tp, lai) in zip(results, written, strict=True)],
+            strategy.event_name, trigger)
         finished.update(written)
         redo = self._redo_from_zookeeper(update.failed, from_cache)
         finished.update((tp, e) for tp, e in update.failed.items() if tp not in redo)

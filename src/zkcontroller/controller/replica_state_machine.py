@@ -225,10 +225,13 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
         assignments = context.partition_assignments  # `partition_full_replica_assignment`, inlined
         others_of: dict[tuple[int, ...], tuple[int, ...]] = {}  # each replica set without `replica_id`, made once
         requests = []
+        topic_of_parts, parts = None, _NO_PARTITIONS  # the last topic's assignments: a step's come topic by topic
         for tp, info in updated:
             topic = tp[0]
             if topic not in deleting:
-                a = assignments.get(topic, _NO_PARTITIONS).get(tp[1], EMPTY_ASSIGNMENT)
+                if topic != topic_of_parts:
+                    topic_of_parts, parts = topic, assignments.get(topic, _NO_PARTITIONS)
+                a = parts.get(tp[1], EMPTY_ASSIGNMENT)
                 others = others_of.get(a.replicas)
                 if others is None:
                     others = others_of[a.replicas] = tuple([b for b in a.replicas if b != replica_id])
@@ -314,8 +317,14 @@ class ReplicaStateMachine(StateMachine[PartitionAndReplica, ReplicaState]):
                         retry.append(tp)
                     else:
                         from_copy[tp] = self._unless_newer(info)
-                elif replica_id in state.isr:
-                    adjust(tp, state)
+                elif replica_id in (isr := state.isr):  # `adjust(tp, state)`, inlined: a call per partition
+                    new_isr = isr_without.get(isr)
+                    if new_isr is None:
+                        new_isr = isr_without[isr] = (isr if len(isr) == 1
+                                                      else tuple([r for r in isr if r != replica_id]))
+                    leader = state.leader
+                    adjusted[tp] = new_tuple(LeaderAndIsr, (NO_LEADER if leader == replica_id else leader,
+                                                            state.leader_epoch + 1, new_isr, state.zk_version))
                 elif may_have_widened:
                     retry.append(tp)  # "not in the ISR" from our copy: a leader may have widened it since
                 elif controller_epoch == epoch:

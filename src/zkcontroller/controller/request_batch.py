@@ -152,22 +152,27 @@ class ControllerBrokerRequestBatch:
         added = False
         for broker_ids, tp, leader_isr_and_epoch, assignment in entries:
             added = True
-            lai = leader_isr_and_epoch.leader_and_isr
-            state: LeaderAndIsrPartitionState | None = None
+            state: LeaderAndIsrPartitionState | None = None  # one state shared by the brokers it is the same for
             for broker_id in broker_ids:
                 if broker_id < 0:
                     continue
                 per_broker = requests.get(broker_id)
                 if per_broker is None:
                     per_broker = requests[broker_id] = {}
-                previous = per_broker.get(tp)
-                new = is_new or (previous is not None and previous.is_new)
-                if state is None or state.is_new != new:  # one state shared by the brokers it is the same for
+                if state is None:
+                    lai = leader_isr_and_epoch.leader_and_isr
                     state = new_tuple(LeaderAndIsrPartitionState, (
                         tp.topic, tp.partition, leader_isr_and_epoch.controller_epoch, lai.leader, lai.leader_epoch,
                         lai.isr, lai.zk_version, assignment.replicas, assignment.adding_replicas,
-                        assignment.removing_replicas, new))
-                per_broker[tp] = state
+                        assignment.removing_replicas, is_new))
+                if is_new:
+                    per_broker[tp] = state
+                    continue
+                # placed at once where the broker has no entry for the partition yet (the usual case: one lookup,
+                # not a `get` and a store); over an entry, its `is_new` sticks
+                previous = per_broker.setdefault(tp, state)
+                if previous is not state:
+                    per_broker[tp] = state._replace(is_new=True) if previous.is_new else state
             if led or leadership(tp) is not None:
                 partitions[tp] = None
             else:
@@ -246,12 +251,16 @@ class ControllerBrokerRequestBatch:
         new_tuple = tuple.__new__
         offline_of: dict[tuple[int, ...], tuple[int, ...]] = {}  # per distinct replica set, while `online` holds
         states = []
+        topic_of_parts, parts = None, _NO_PARTITIONS  # the last topic's assignments: sorted, they come topic by topic
         for tp in partitions:
             info = leadership(tp)
             if info is None:
                 continue
             lai = info.leader_and_isr
-            replicas = assignments.get(tp.topic, _NO_PARTITIONS).get(tp.partition, EMPTY_ASSIGNMENT).replicas
+            topic = tp[0]
+            if topic != topic_of_parts:
+                topic_of_parts, parts = topic, assignments.get(topic, _NO_PARTITIONS)
+            replicas = parts.get(tp[1], EMPTY_ASSIGNMENT).replicas
             offline: tuple[int, ...]
             if online is None:
                 online_replicas = context.online_replicas(tp, replicas)

@@ -383,8 +383,21 @@ class CoordinationSession(abc.ABC):
                 raise
 
 
-def check_multi_ops(ops: Iterable[Op]) -> list[Op]:
-    """Validate every op's path before anything is sent, so a bad argument never half-applies."""
+class CheckedOps(tuple[Op, ...]):
+    """Ops whose paths are already known to pass `validate_path`, built from parts checked once (a broker
+    failure's 20,000 partition-state paths are built from a few dozen validated topic prefixes and integer
+    partitions: `zk.write_ops.checked_partition_state_paths`). `check_multi_ops` passes them on as they are, where
+    it spent ~0.5 µs a path on the regex and the call. Only code that has made that check builds one; anything
+    else goes to `multi` as a plain sequence and is validated there."""
+
+    __slots__ = ()
+
+
+def check_multi_ops(ops: Iterable[Op]) -> Sequence[Op]:
+    """Validate every op's path before anything is sent, so a bad argument never half-applies (`CheckedOps`
+    were checked when they were built)."""
+    if type(ops) is CheckedOps:
+        return ops
     out = list(ops)
     for op in out:
         validate_path(op.path, sequential=isinstance(op, CreateOp) and op.mode.sequential)

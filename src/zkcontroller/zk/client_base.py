@@ -160,13 +160,16 @@ class KafkaZkClientBase:
         expected_epoch_zk_version: int,
         *,
         ordered: bool = False,
+        paths_checked: bool = False,
     ) -> dict[K, OpResult | ZkError]:
         """Many fenced ops in few multis; each key gets its own op's result (see `FencedBatchWriter`).
 
         ``ordered``: apply strictly in order, one multi at a time (a parent's delete after its children's).
+        ``paths_checked``: every op's path is known valid (`coordination.api.CheckedOps`): not validated again.
         """
         limits = replace(self.limits, max_in_flight=1) if ordered else self.limits
-        writer: FencedBatchWriter[K] = FencedBatchWriter(self._session, expected_epoch_zk_version, limits)
+        writer: FencedBatchWriter[K] = FencedBatchWriter(self._session, expected_epoch_zk_version, limits,
+                                                         paths_checked=paths_checked)
         try:
             return await writer.run(keyed_ops)
         finally:

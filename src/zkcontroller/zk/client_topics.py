@@ -34,7 +34,7 @@ from zkcontroller.zk.client_base import BulkRead, KafkaZkClientBase
 from zkcontroller.zk.errors import require_data
 from zkcontroller.zk.fencing import raise_for_result
 from zkcontroller.zk.pipeline import pipelined
-from zkcontroller.zk.write_ops import partition_state_paths, set_data_ops
+from zkcontroller.zk.write_ops import checked_partition_state_paths, set_data_ops
 from zkcontroller.zk.znodes import TopicPartitionStateZNode, TopicZNode
 
 log = logging.getLogger(__name__)
@@ -212,10 +212,11 @@ class TopicOps(KafkaZkClientBase):
         """
         parts = sorted_partitions(leader_and_isrs)
         lais = [leader_and_isrs[tp] for tp in parts]
+        state_paths, paths_checked = checked_partition_state_paths(parts)
         ops: list[tuple[TopicPartition, Op]] = list(zip(parts, set_data_ops(
-            partition_state_paths(parts), TopicPartitionStateZNode.encode_all(lais, controller_epoch),
+            state_paths, TopicPartitionStateZNode.encode_all(lais, controller_epoch),
             [lai.zk_version for lai in lais]), strict=True))
-        results = await self._fenced_batch(ops, expected_epoch_zk_version)
+        results = await self._fenced_batch(ops, expected_epoch_zk_version, paths_checked=paths_checked)
         out = UpdateLeaderAndIsrResult()
         finished = out.finished
         new_tuple = tuple.__new__  # `LeaderAndIsr.with_zk_version` without its two Python frames

@@ -10,7 +10,7 @@ import pytest
 from tests.contract.zk.conftest import MakeClient
 
 from zkcontroller.coordination.api import SetDataOp
-from zkcontroller.coordination.errors import NodeExistsError, NoNodeError
+from zkcontroller.coordination.errors import BadArgumentsError, NodeExistsError, NoNodeError
 from zkcontroller.model import (
     LeaderAndIsr,
     LeaderIsrAndControllerEpoch,
@@ -162,3 +162,18 @@ async def test_delete_topic_znode_removes_the_subtree_in_ordered_batches(make_cl
 async def controller_topic_only(client: KafkaZkClient, topic: str) -> None:
     await client.create_topic_assignment(topic, None, {TopicPartition(topic, 0): ReplicaAssignment((1,))})
     assert await client.session.exists(TopicZNode.path(topic)) is not None
+
+
+async def test_a_bad_topic_name_in_a_state_update_still_gets_the_stores_bad_arguments(make_client: MakeClient
+                                                                                       ) -> None:
+    """Partition-state paths built from validated topic prefixes skip the store's per-path check; a batch with a
+    name that is not a valid node name keeps it, so every op of that batch fails with BADARGUMENTS, not with what
+    the tree would say of a path it cannot hold."""
+    client, epoch, version, parts = await controller_with_topic(make_client, "t", 3)
+    bad = TopicPartition("t\x00", 0)
+    updates = {tp: LeaderAndIsr(2, 1, (2, 3), zk_version=0) for tp in [*parts, bad]}
+    result = await client.update_leader_and_isr(updates, epoch, version)
+    assert set(result.failed) == {*parts, bad} and not result.finished and not result.to_retry
+    assert all(isinstance(e, BadArgumentsError) for e in result.failed.values())
+    good = await client.update_leader_and_isr({tp: updates[tp] for tp in parts}, epoch, version)
+    assert good.finished == {tp: updates[tp].with_zk_version(1) for tp in parts}

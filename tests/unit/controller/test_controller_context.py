@@ -259,3 +259,24 @@ def vars_of(ctx: ControllerContext) -> dict[str, object]:
     """The context's state; bound accessors (``partition_leadership_info``: a dict's ``get``) compare by the
     identity of their dict, so they are left out and tested by what they return."""
     return {k: v for k, v in vars(ctx).items() if not callable(v)}
+
+
+def test_replicas_on_brokers_hand_out_the_partition_states_own_keys() -> None:
+    """The dicts then find each key by identity; a partition without a state yet gets a new, equal one, and a
+    removed topic's keys are forgotten."""
+    ctx = ControllerContext()
+    stored = [TP("a", 0), TP("a", 300), TP("b", 1)]
+    for tp in stored:
+        ctx.update_partition_full_replica_assignment(tp, ReplicaAssignment((1, 2)))
+    ctx.update_partition_full_replica_assignment(TP("b", 2), ReplicaAssignment((2, 3)))
+    ctx.put_partition_states(stored, PartitionState.NEW)
+    ctx.put_partition_states([TP("a", 0)], PartitionState.ONLINE)  # an equal key later changes nothing
+    on_2 = ctx.replicas_on_brokers([2])
+    assert on_2 == [PartitionAndReplica(tp, 2) for tp in [*stored, TP("b", 2)]]
+    assert [r.topic_partition is tp for r, tp in zip(on_2, stored, strict=False)] == [True] * 3
+    assert [r.topic_partition for r in ctx.replicas_on_brokers([1, 3])] == [*stored, TP("b", 2)]
+    assert all(r.topic_partition is tp for r, tp in zip(ctx.replicas_on_brokers([1]), stored, strict=True))
+    ctx.remove_topic("a")
+    assert list(ctx._partition_keys) == ["b"]
+    ctx.reset_context()
+    assert not ctx._partition_keys
