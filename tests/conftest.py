@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from hypothesis import HealthCheck, settings
 from tests import asyncio_timeout
-from tests.helpers import OffsetClock
+from tests.helpers import OffsetClock, tool_missing
 from tests.logging_state import logging_restored, logging_state
 
 from zkcontroller.cluster.logs import KafkaFormatter
@@ -52,9 +52,7 @@ def zookeeper_server() -> Iterator[ZooKeeperServerProcess]:
     try:
         server.start()
     except ZooKeeperNotInstalled as e:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must run the real ZooKeeper tests: {e}")
-        pytest.skip(f"real ZooKeeper unavailable: {e}")
+        tool_missing("zookeeper", str(e))
     yield server
     server.cleanup()
 

@@ -6,16 +6,47 @@ import asyncio
 import contextlib
 import inspect
 import itertools
+import os
+import shutil
 import signal
 import subprocess
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, NoReturn
+
+import pytest
 
 from zkcontroller.coordination.api import CoordinationSession, EventType, SessionState, WatchedEvent
 from zkcontroller.coordination.embedded_backend import EmbeddedBackend
 from zkcontroller.zk.kafka_zk_client import KafkaZkClient
 
 _markers = itertools.count()
+
+REQUIRE_TOOLS = "ZKCONTROLLER_REQUIRE_TOOLS"
+"""Set (not empty, 0 or false) by scripts/test.sh, CI's command, right after ``scripts/setup.sh --test`` installed
+every tool the suite uses: then a test that finds one missing fails instead of skipping. A dedicated name, not
+``CI=1``: Hypothesis and pytest change their own behaviour under ``CI``."""
+
+
+def tools_required() -> bool:
+    """Whether a missing tool fails its test: `REQUIRE_TOOLS` set, or ``CI`` (what hosted CI services set)."""
+    return any(os.environ.get(name, "").lower() not in ("", "0", "false") for name in (REQUIRE_TOOLS, "CI"))
+
+
+def tool_missing(name: str, why: str) -> NoReturn:
+    """Tool ``name`` is missing or unusable (``why``): skip the test, or fail it when `tools_required` (a run that
+    installed the tools must never pass by skipping the tests that need them)."""
+    __tracebackhide__ = True  # the skip's reported location (``-rs``) is the test's line, not this one
+    message = f"{name} unavailable: {why}"
+    if tools_required():
+        pytest.fail(f"{message}; this run must have it ({REQUIRE_TOOLS} or CI is set, and scripts/setup.sh --test "
+                    f"installs it)", pytrace=False)
+    pytest.skip(message)
+
+
+def require_tool(name: str, why: str) -> str:
+    """The path of executable ``name`` on PATH; missing: `tool_missing` (skips locally, fails under CI)."""
+    __tracebackhide__ = True
+    return shutil.which(name) or tool_missing(name, why)
 
 
 class ManualClock:

@@ -1,9 +1,11 @@
 """The JSONL event-log contract (schema_version 1): the single source of truth for its fields.
 
-The controller's writer imports ``FIELDS``/``RECORD_TYPES``/``validate_record`` from here and the Spark job
-(`analytics.extract.event_spark_schema`) builds its read
-schema from the same list, so the two cannot drift apart; ``docs/event-log.md`` documents
-the same tables and a test checks that the document and this module agree.
+The controller's writer imports ``FIELDS``/``RECORD_TYPES``/``validate_record`` from here. The Spark job's
+``events`` table is a column list of its own (``analytics.tables.EVENTS``, shared with Kafka-format lines); the
+job reads each field here into the column ``analytics.extract.JSONL_COLUMNS`` names (two renamed, one dropped,
+each listed there), and ``tests/analytics/test_event_columns.py`` fails when a field here has no column of its
+type there or a column there is neither a field here nor listed as Kafka-only. ``docs/event-log.md`` documents
+the same tables and ``tests/analytics/test_event_schema.py`` checks that the document and this module agree.
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     FieldSpec("topic", "string", "Topic name."),
     FieldSpec("partition", "int", "Partition number."),
     FieldSpec("broker_id", "int", "Broker concerned: the replica, or the broker registered or failed."),
-    FieldSpec("broker_epoch", "bigint", "Broker epoch (czxid of /brokers/ids/<id>) at registration."),
+    FieldSpec("broker_epoch", "bigint",
+              "Broker epoch (czxid of /brokers/ids/<id>) of the broker's registration the controller holds."),
     FieldSpec("from_state", "string", "State before the transition (Kafka state name)."),
     FieldSpec("to_state", "string", "State after the transition (Kafka state name)."),
     FieldSpec("leader", "int", "Leader broker id after the change; -1 means no leader."),

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from tests.analytics.analyze_cli import run_analyze
+from tests.helpers import tool_missing
 
 from zkcontroller.analytics import job
 from zkcontroller.analytics.cli import analyze
@@ -191,7 +192,7 @@ def test_under_spark_submit_spark_logs_nothing_once_the_job_has_started(log: Pat
 
     submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
     if shutil.which("java") is None or not submit.exists():
-        pytest.skip("java or the PySpark distribution's bin/spark-submit is missing")
+        tool_missing("java", "java or the PySpark distribution's bin/spark-submit is missing")
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable,
            "SPARK_HOME": str(submit.parent.parent)}
     done = subprocess.run(

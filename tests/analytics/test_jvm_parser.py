@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from tests.analytics import logsets
 from tests.analytics.conftest import SHARED_LOGS
+from tests.helpers import tool_missing
 
 from zkcontroller.analytics import jvm_parser
 from zkcontroller.analytics.extract import chunk_dicts, extract, on_jvm
@@ -244,8 +245,9 @@ def test_a_session_started_without_the_jar_gets_it_on_the_driver_and_the_executo
 
     import pyspark
 
-    if jvm_parser.build_jar()[0] is None:
-        pytest.skip("no javac: the fallback is tested above")
+    jar, why = jvm_parser.build_jar()
+    if jar is None:
+        tool_missing("javac", f"{why} (the Python fallback is tested above)")
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "SPARK_HOME": os.path.dirname(pyspark.__file__),
            "SPARK_LOCAL_IP": "127.0.0.1"}
     code = ("import sys; from tests.analytics.test_jvm_parser import late_session_check; "
@@ -275,7 +277,7 @@ def test_cached_jars_of_other_sources_are_pruned_once_unused_for_a_week(tmp_path
 def test_using_the_cached_jar_keeps_it_from_being_pruned() -> None:
     jar, why = jvm_parser.build_jar()
     if jar is None:
-        pytest.skip(why)
+        tool_missing("javac", why)
     week_ago = time.time() - 8 * 86400
     os.utime(jar, (week_ago, week_ago))
     jvm_parser.build_jar.cache_clear()  # once per process: as the next job's process would find it

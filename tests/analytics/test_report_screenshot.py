@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from tests.helpers import tool_missing
 
 pytestmark = pytest.mark.spark
 CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -20,9 +21,8 @@ def screenshot(page: Path, png: Path, profile: Path, height: int = 2400) -> obje
     """A 1280-wide PNG of ``page`` taken by headless Chromium, as a Pillow image."""
     from PIL import Image
 
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        pytest.skip("chromium is not installed (scripts/setup.sh --test installs it)")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser") or tool_missing(
+        "chromium", "neither chromium nor chromium-browser is on PATH (headless screenshots of the report)")
     subprocess.run([chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"--window-size=1280,{height}",
                     f"--screenshot={png}", page.as_uri()], check=True, capture_output=True, timeout=120)
     return Image.open(png).convert("RGB")

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from tests.analytics import logsets
+from tests.helpers import tool_missing
 
 pytest.importorskip("pyspark")
 import pandas as pd
@@ -56,7 +57,7 @@ def standalone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     home = Path(pyspark.__file__).parent
     spark_class = home / "bin" / "spark-class"
     if shutil.which("java") is None or not spark_class.exists():
-        pytest.skip("java or the PySpark distribution's bin/spark-class is missing")
+        tool_missing("java", "java or the PySpark distribution's bin/spark-class is missing")
     logs = tmp_path_factory.mktemp("spark-standalone")
     env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOG_DIR": str(logs), "SPARK_WORKER_DIR": str(logs / "work"),
            "PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1"}

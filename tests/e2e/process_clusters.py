@@ -9,8 +9,7 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
-import pytest
-from tests.helpers import QUICK_SHUTDOWN_RETRIES
+from tests.helpers import QUICK_SHUTDOWN_RETRIES, tool_missing
 
 from zkcontroller.cluster.process_cluster import ProcessCluster, wait_registered
 from zkcontroller.cluster.server_properties import parse_properties
@@ -33,7 +32,7 @@ def started_process_cluster(directory: Path, broker_ids: list[int], *, session_t
         try:
             cluster.start()
         except ZooKeeperNotInstalled as e:
-            pytest.skip(f"real ZooKeeper unavailable: {e}")
+            tool_missing("zookeeper", str(e))
         yield cluster
     finally:  # also after a start that failed half-way: its ZooKeeper and the brokers already started
         cluster.stop()

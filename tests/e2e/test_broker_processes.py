@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
 import shutil
 import signal
@@ -26,7 +25,7 @@ from tests.e2e.process_clusters import (
     start_broker_with_session,
     started_process_cluster,
 )
-from tests.helpers import QUICK_SHUTDOWN_RETRIES, wait_until
+from tests.helpers import QUICK_SHUTDOWN_RETRIES, require_tool, tool_missing, wait_until
 
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.cluster.process_cluster import ProcessCluster, wait_registered
@@ -57,9 +56,7 @@ KCAT = shutil.which("kcat")
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProcessCluster]:
     if KCAT is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI must run the wire end-to-end tests: kcat is missing (scripts/setup.sh --test)")
-        pytest.skip("kcat not installed (scripts/setup.sh --test installs it)")
+        tool_missing("kcat", "not on PATH (the wire end-to-end tests need it)")
     with started_process_cluster(tmp_path_factory.mktemp("processes"), [1, 2, 3],
                                  session_timeout_ms=SESSION_TIMEOUT_MS, racks={1: "r1", 2: "r2", 3: "r1"}) as c:
         yield c
@@ -275,25 +272,26 @@ async def test_each_broker_exposes_kafkas_metrics_to_prometheus(cluster, zk):
     assert active["kafka_controller_controllereventmanager_eventqueuetimems_count"] >= 1
 
 
-@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark not installed")
 async def test_controller_to_broker_traffic_decodes_in_tsharks_kafka_dissector(cluster, tmp_path: Path):
     """Debian's tshark (Wireshark 4.0) knows LeaderAndIsr to v4, UpdateMetadata to v6 and StopReplica to v2, so
     this capture is of a second cluster at inter.broker.protocol.version=2.5, which sends exactly those (the
     IBP 2.8 versions are covered by the round-trip tests; Wireshark 4.0 calls them unsupported)."""
+    tshark = require_tool("tshark", "not on PATH (decodes the captured control traffic)")
     hosts = cluster.zookeeper_connect.split("/")[0]
     ibp25 = ProcessCluster([1, 2], tmp_path / "ibp25", zookeeper=f"{hosts}/ibp25",
                            session_timeout_ms=SESSION_TIMEOUT_MS, extra={"inter.broker.protocol.version": "2.5"})
     ports = [b.port for b in ibp25.brokers.values()]
     pcap = tmp_path / "control.pcap"
     capture = await asyncio.create_subprocess_exec(
-        "tshark", "-i", "lo", "-f", " or ".join(f"tcp port {p}" for p in ports), "-w", str(pcap),
+        tshark, "-i", "lo", "-f", " or ".join(f"tcp port {p}" for p in ports), "-w", str(pcap),
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     backend = make_backend(ibp25.zookeeper_connect, wall_clock_ms)
     try:
         await wait_until(lambda: pcap.exists() or capture.returncode is not None, timeout_s=20,
                          what="tshark to start capturing", poll_s=0.05)
         if capture.returncode is not None:
-            pytest.skip(f"tshark cannot capture on loopback here (exit {capture.returncode})")
+            tool_missing("tshark", f"cannot capture on loopback here (exit {capture.returncode}; capturing needs "
+                                   "root or dumpcap's capabilities)")
         ibp25.start()
         session = await backend.new_session()
         zk = KafkaZkClient(session, wall_clock_ms)

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from tests.helpers import tool_missing
 
 from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
 
@@ -64,9 +65,7 @@ class Prompt:
 @pytest.fixture
 def cluster_prompt(zookeeper_server: ZooKeeperServerProcess, tmp_path: Path) -> Iterator[tuple[Prompt, str]]:
     if KCAT is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI must run the wire end-to-end tests: kcat is missing (scripts/setup.sh --test)")
-        pytest.skip("kcat not installed (scripts/setup.sh --test installs it)")
+        tool_missing("kcat", "not on PATH (the wire end-to-end tests need it)")
     connect = f"{zookeeper_server.connect_string}/listeners-{os.getpid()}-{time.monotonic_ns()}"
     prompt = Prompt([*CLI, "cluster", "--brokers", "3", "--zookeeper", connect, "--port-base", "0",
                      "--session-timeout-ms", "6000", "--log-dir", str(tmp_path / "logs")])

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 import pytest
 from tests.e2e.cluster_prompt import assert_records_are_not_kept, running_cluster
 from tests.e2e.test_cluster_command_listeners import Prompt, kcat, wait_for
+from tests.helpers import tool_missing
 
 from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
 
@@ -71,7 +72,7 @@ def kcat_query(address: str, partition: int, offset: int) -> str:
 
 def test_kcat_queries_latest_and_earliest_offsets(cluster: tuple[Prompt, str]) -> None:
     if KCAT is None:
-        pytest.skip("kcat not installed (scripts/setup.sh --test installs it)")
+        tool_missing("kcat", "not on PATH (queries offsets through librdkafka)")
     _, address = cluster
     assert kcat(address) is not None
     for partition in (0, 1):

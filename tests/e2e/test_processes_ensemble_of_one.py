@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.helpers import tool_missing
 
 from zkcontroller.cluster.zookeeper_ensemble import ZooKeeperEnsemble
 from zkcontroller.cluster.zookeeper_server import ZooKeeperNotInstalled
@@ -20,7 +21,7 @@ def test_an_ensemble_of_one_server_starts(tmp_path: Path) -> None:
         try:
             ensemble.start(timeout_s=30)
         except ZooKeeperNotInstalled as e:
-            pytest.skip(f"real ZooKeeper unavailable: {e}")
+            tool_missing("zookeeper", str(e))
         assert ensemble.status_lines() == [
             f"zookeeper 1: 127.0.0.1:{ensemble.client_ports[1]}, pid {ensemble.processes[1].pid}, standalone"]
     finally:

@@ -9,7 +9,7 @@ import signal
 from pathlib import Path
 
 import pytest
-from tests.helpers import wait_until
+from tests.helpers import tool_missing, wait_until
 
 from zkcontroller.cluster.process_cluster import ProcessCluster, ProcessClusterShell
 from zkcontroller.cluster.zk_outage import WriteRecorder
@@ -42,7 +42,7 @@ async def test_a_command_reading_a_zookeeper_that_is_gone_fails_within_its_bound
     try:
         server.start()
     except ZooKeeperNotInstalled as e:
-        pytest.skip(f"real ZooKeeper unavailable: {e}")
+        tool_missing("zookeeper", str(e))
     backend = make_backend(server.connect_string, wall_clock_ms)
     try:
         session = await backend.new_session()

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from tests.e2e.cluster_prompt import assert_records_are_not_kept, running_cluster
 from tests.e2e.test_cluster_command_listeners import Prompt, wait_for
+from tests.helpers import tool_missing
 
 from zkcontroller.cluster.zookeeper_server import ZooKeeperServerProcess
 
@@ -99,7 +100,7 @@ def test_confluent_kafka_produces_with_acks_1_and_0(cluster: tuple[Prompt, str])
 
 def test_kcat_produces_lines(cluster: tuple[Prompt, str], tmp_path: Path) -> None:
     if KCAT is None:
-        pytest.skip("kcat not installed (scripts/setup.sh --test installs it)")
+        tool_missing("kcat", "not on PATH (produces through librdkafka)")
     _, address = cluster
     before = settled(address)
     done = subprocess.run([KCAT, "-P", "-b", address, "-t", TOPIC, "-p", "1", "-X", "acks=all"],

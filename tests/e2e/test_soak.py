@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.helpers import tool_missing
 
 from zkcontroller.cluster.soak import Soak, SoakConfig, SoakFailure
 from zkcontroller.cluster.zookeeper_server import ZooKeeperNotInstalled
@@ -31,7 +32,7 @@ def test_a_short_soak_injects_its_faults_and_every_check_passes(tmp_path: Path) 
     try:
         result = asyncio.run(soak.run())
     except ZooKeeperNotInstalled as e:
-        pytest.skip(f"real ZooKeeper unavailable: {e}")
+        tool_missing("zookeeper", str(e))
     report = soak.report(result)
     assert result.violations == [], report + "\n" + "\n".join(lines)
     assert len(result.faults) == 4

@@ -9,7 +9,7 @@ import signal
 
 import pytest
 from tests.e2e.test_broker_processes import _all_led, wait_for_kcat
-from tests.helpers import QUICK_SHUTDOWN_RETRIES, wait_until
+from tests.helpers import QUICK_SHUTDOWN_RETRIES, tool_missing, wait_until
 
 from zkcontroller.admin.topics import TopicAdmin
 from zkcontroller.cluster.process_cluster import ProcessCluster, ProcessClusterShell, wait_registered
@@ -28,7 +28,7 @@ async def test_killing_the_zookeeper_leader_loses_no_write_and_keeps_the_control
     try:
         await asyncio.to_thread(cluster.start)
     except ZooKeeperNotInstalled as e:
-        pytest.skip(f"real ZooKeeper unavailable: {e}")
+        tool_missing("zookeeper", str(e))
     backend = make_backend(cluster.zookeeper_connect, wall_clock_ms)
     try:
         session = await backend.new_session(10000)

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 from tests.e2e.test_broker_processes import kcat_partitions, wait_for_kcat, zk_partitions
-from tests.helpers import OffsetClock, wait_until
+from tests.helpers import OffsetClock, tool_missing, wait_until
 from tests.integration.listening import Cluster, listening_cluster, registered
 from tests.integration.test_isr_upkeep import crash
 
@@ -45,9 +45,7 @@ async def running() -> AsyncIterator[Cluster]:
 
 def need_kcat() -> None:
     if KCAT is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI must run the wire tests: kcat is missing (scripts/setup.sh --test)")
-        pytest.skip("kcat not installed (scripts/setup.sh --test installs it)")
+        tool_missing("kcat", "not on PATH (the wire tests need it)")
 
 
 def addresses(cluster: LocalCluster) -> dict[int, str]:

@@ -8,7 +8,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from tests.helpers import wait_until
+from tests.helpers import tool_missing, wait_until
 
 from zkcontroller.cluster import cluster_shell
 from zkcontroller.cluster.cluster_shell import ClusterShell
@@ -28,7 +28,7 @@ async def test_a_command_waiting_on_a_lost_connection_says_so(tmp_path: Path, mo
     try:
         server.start()
     except ZooKeeperNotInstalled as e:
-        pytest.skip(f"real ZooKeeper unavailable: {e}")
+        tool_missing("zookeeper", str(e))
     backend = ZooKeeperBackend(server.connect_string)
     try:
         session = await backend.new_session(40_000)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
+from tests.helpers import tool_missing
 from tests.sim.helpers import ci_config
 
 from zkcontroller.cli import main
@@ -49,7 +50,7 @@ def test_sweep_command_reports_failing_seeds_with_replays(tmp_path: Path) -> Non
 def test_sweep_on_spark_writes_the_same_rows(tmp_path: Path) -> None:
     pytest.importorskip("pyspark")
     if shutil.which("java") is None:
-        pytest.skip("Spark needs Java")
+        tool_missing("java", "not on PATH (Spark needs it)")
     rows, summary = sweep(ci_config("kill-leaders", 0), 10, 3, tmp_path, spark=True, master="local[1]")
     local, _ = sweep(ci_config("kill-leaders", 0), 10, 3, tmp_path / "local", workers=1)
     assert [r["trace_hash"] for r in rows] == [r["trace_hash"] for r in local]

@@ -8,7 +8,7 @@ import logging
 from pathlib import Path
 
 import pytest
-from tests.helpers import wait_until
+from tests.helpers import tool_missing, wait_until
 
 from zkcontroller.cluster.zookeeper_server import ZooKeeperNotInstalled, ZooKeeperServerProcess
 from zkcontroller.coordination.api import SessionState
@@ -25,7 +25,7 @@ async def test_a_lost_connection_and_its_return_are_logged(tmp_path: Path, caplo
     try:
         server.start()
     except ZooKeeperNotInstalled as e:
-        pytest.skip(f"real ZooKeeper unavailable: {e}")
+        tool_missing("zookeeper", str(e))
     session = None
     try:
         session = await KazooSession.connect(server.connect_string, session_timeout_ms=40_000)

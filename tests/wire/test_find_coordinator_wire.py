@@ -8,13 +8,12 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
-import os
-import shutil
 from typing import Any
 
 import pytest
 from kio.schema.api_versions.v3.response import ApiVersionsResponse as ApiVersionsV3
 from kio.serial import entity_reader, entity_writer
+from tests.helpers import require_tool
 from tests.wire.server_fixture import request_frame, seeded_apis
 
 from zkcontroller.protocol.wire import client_apis
@@ -94,11 +93,7 @@ async def test_an_unknown_key_type_is_an_invalid_request(caplog: pytest.LogCaptu
 async def test_kcat_balanced_consumer_stops_with_the_reason() -> None:
     """``kcat -G`` (bounded by ``timeout``) asks for a coordinator, prints librdkafka's consumer error with the
     broker's message and exits 1; it used to wait for a rebalance for ever, printing nothing."""
-    kcat = shutil.which("kcat")
-    if kcat is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI must run the wire tests: kcat is missing (scripts/setup.sh --test)")
-        pytest.skip("kcat not installed (scripts/setup.sh --test installs it)")
+    kcat = require_tool("kcat", "not on PATH (the wire tests need it)")
     server = SocketServer("127.0.0.1", 0, seeded_apis().handle)
     await server.start()
     try:

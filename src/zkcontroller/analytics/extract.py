@@ -23,7 +23,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from zkcontroller.analytics import jvm_parser, tables
-from zkcontroller.analytics.kafka_log_parser import PARSED_FIELDS, KafkaLogParser, ParsedLine
+from zkcontroller.analytics.kafka_log_parser import KafkaLogParser, ParsedLine
 from zkcontroller.analytics.sources import (
     COMPRESSED_SUFFIXES,
     Chunk,
@@ -34,7 +34,7 @@ from zkcontroller.analytics.sources import (
     plan_sources,
     resolve_inputs,
 )
-from zkcontroller.event_schema import COMMON_REQUIRED, RECORD_TYPES, SCHEMA_VERSION, validate_record
+from zkcontroller.event_schema import COMMON_REQUIRED, FIELD_NAMES, RECORD_TYPES, SCHEMA_VERSION, validate_record
 
 __all__ = ["PARSERS", "Extracted", "InputError", "extract", "resolve_inputs"]
 
@@ -50,6 +50,18 @@ derived from ``ts_ms`` in Spark)."""
 REASON_BAD_JSON = "not a JSON object of the event-log schema (bad JSON or wrong field type)"
 REASON_NOT_UTF8 = "not valid UTF-8 (undecodable bytes kept as \\xNN escapes)"
 MEMBERSHIP = ("broker_failed", "broker_registered")
+
+JSONL_RENAMED: dict[str, str] = {"type": "kind", "event": "event_name"}
+"""Event-log fields whose ``events`` column has another name: ``kind`` is shared with Kafka-format lines, and
+``event`` alone would read as the row itself."""
+JSONL_DROPPED: dict[str, str] = {"schema_version": "checked by jsonl_reason: a row read always has version 1"}
+"""Event-log fields no column holds, and why."""
+JSONL_COLUMNS: tuple[tuple[str, str], ...] = tuple(
+    (name, JSONL_RENAMED.get(name, name)) for name in FIELD_NAMES if name not in JSONL_DROPPED)
+"""(event-log field, ``events`` column) for every field of the contract but the dropped ones: a JSONL row takes
+exactly these, so a field the contract gains reaches its column (``test_event_columns`` fails until
+``tables.EVENTS`` has it), and a field the contract does not know never does (``added_brokers: "x"`` would stop
+the job at its Arrow conversion: only the contract's fields are type-checked)."""
 
 
 def _arrow_schema() -> Any:
@@ -172,11 +184,8 @@ def _jsonl_rows(chunk: dict[str, Any]) -> Iterator[dict[str, object]]:
             continue
         assert isinstance(record, dict)
         kind = record["type"]
-        yield {**{k: record.get(k) for k in PARSED_FIELDS}, **base, "status": OK, "line_number": number,
-               "ts_ms": record["ts_ms"], "cluster": record["cluster"], "kind": kind,
-               "event_name": record.get("event"), "queue_time_ms": record.get("queue_time_ms"),
-               "processing_time_ms": record.get("processing_time_ms"),
-               "brokers": [record["broker_id"]] if kind in MEMBERSHIP else None}
+        yield {**{column: record.get(name) for name, column in JSONL_COLUMNS}, **base, "status": OK,
+               "line_number": number, "brokers": [record["broker_id"]] if kind in MEMBERSHIP else None}
     yield from _bad_rows({**base, "cluster": None}, bad, problems, number + 1)
 
 

@@ -24,6 +24,7 @@ EVENTS: tuple[tuple[str, str], ...] = (
     ("controller_id", "int"),
     ("controller_epoch", "int"),
     ("broker_id", "int"),
+    ("broker_epoch", "bigint"),
     ("brokers", "array<int>"),
     ("added_brokers", "array<int>"),
     ("live_brokers", "array<int>"),

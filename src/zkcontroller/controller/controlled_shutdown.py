@@ -78,7 +78,8 @@ class ControlledShutdownEvents(EventFamily):
                 core.log.info(message)
                 raise StaleBrokerEpochError(message)
         core.log.info(f"Shutting down broker {broker_id}")
-        core.emit("controlled_shutdown", broker_id=broker_id)
+        core.emit("controlled_shutdown", broker_id=broker_id,
+                  broker_epoch=context.live_broker_id_and_epochs.get(broker_id))  # the registration shutting down
         if broker_id not in context.live_or_shutting_down_broker_ids:
             raise BrokerNotAvailableError(f"Broker id {broker_id} does not exist.")
         context.shutting_down_broker_ids.add(broker_id)
