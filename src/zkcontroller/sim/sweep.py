@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import time
 from collections import Counter
@@ -83,9 +84,13 @@ def sweep_spark(template: SimConfig, first_seed: int, count: int, master: str | 
     from zkcontroller.analytics.job import spark_error_line
 
     builder = SparkSession.builder.appName("zkcontroller-sim-sweep").config("spark.ui.showConsoleProgress", "false")
+    # A new SparkContext installs its own Ctrl-C handler (it cancels the running jobs); the caller's comes back
+    # once the session stops, so a sweep called as a library leaves the process's signal handling as it found it.
+    caller_sigint = signal.getsignal(signal.SIGINT)
     try:
         spark = (builder.master(master) if master else builder.master("local[*]")).getOrCreate()
     except Exception as exc:  # e.g. a standalone master nobody answers at
+        signal.signal(signal.SIGINT, caller_sigint)
         raise SparkStartError(f"could not start Spark on {master or 'local[*]'}: {spark_error_line(exc)}") from exc
     try:
         configs = _configs(template, first_seed, count)
@@ -96,6 +101,7 @@ def sweep_spark(template: SimConfig, first_seed: int, count: int, master: str | 
         return [row.asDict() for row in frame.collect()]
     finally:
         spark.stop()
+        signal.signal(signal.SIGINT, caller_sigint)
 
 
 def _spark_schema() -> Any:
