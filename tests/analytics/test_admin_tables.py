@@ -216,9 +216,9 @@ def test_the_end_line_says_how_a_shutdown_ended_and_bounds_its_moves(spark) -> N
 def test_kafka_lines_become_the_same_kinds_as_the_event_log() -> None:
     parser = KafkaLogParser()
     cases = {
-        "[Topic Deletion Manager 1] Halted deletion of topics test2 due to offline replicas":
+        "[Topic Deletion Manager 1] Halted deletion of topics ledger due to offline replicas":
             ("kafka.controller.TopicDeletionManager", "topic_deletion",
-             {"controller_id": 1, "topic": "test2", "topics": "test2", "phase": "halted",
+             {"controller_id": 1, "topic": "ledger", "topics": "ledger", "phase": "halted",
               "deletion_reason": "offline replicas"}),
         "[Controller id=1 epoch=1] Starting topic deletion for topics a,b":
             ("kafka.controller.KafkaController", "topic_deletion",
@@ -236,7 +236,7 @@ def test_kafka_lines_become_the_same_kinds_as_the_event_log() -> None:
                                                        "isr": [0, 2]}),
     }
     for message, (logger, kind, fields) in cases.items():
-        line = f"[2021-01-10 14:19:30,120] INFO {message} ({logger})"
+        line = f"[2021-02-08 16:05:43,120] INFO {message} ({logger})"
         parsed = parser.parse_line(1, line)
         assert parsed.kind == kind, line
         assert {k: v for k, v in parsed.fields.items() if v is not None} == fields, line

@@ -196,8 +196,8 @@ def test_election_json_file_refuses_values_kafka_would_not_decode(entry: str) ->
 async def test_the_auto_rebalance_check_logs_the_partitions_off_their_preferred_leader_as_kafka(
         make_cluster: ClusterFactory, admin: KafkaZkClient, caplog: pytest.LogCaptureFixture) -> None:
     """``Topics not in preferred replica for broker N <map>``: each partition with its replicas (``List(..)``),
-    in the kind of map Kafka's groupBy made for that broker (``Map`` up to four partitions): real 2.8 logs show
-    ``HashMap(erstesTopic-1 -> List(0, 1))``; ours printed the partitions alone."""
+    in the kind of map Kafka's groupBy made for that broker (``Map`` up to four partitions): a real 2.8 log
+    shows ``HashMap(<topic>-1 -> List(0, 1))``; ours printed the partitions alone."""
     _, controller = await imbalanced_cluster(make_cluster, admin)
     off_preferred = [tp for tp in preferred_by(1)
                      if (s := controller.context.partition_leader_and_isr(tp)) is not None and s.leader != 1]
