@@ -245,21 +245,15 @@ def split_at_dot_star(pattern: str) -> dict[str, object] | None:
     """
     if not pattern.startswith("^"):
         return None
-    i, depth = 1, 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "[":
-            i = k.class_end(pattern, i)
-            continue
-        if c == "|" and depth == 0:
+    depth, after_any = 0, -1
+    for token in k.regex_tokens(pattern, 1):
+        if token.kind == k.ALTERNATION and depth == 0:
             return None
-        if c == "." and depth == 0 and pattern.startswith(".*", i):
+        if token.kind == k.QUANTIFIER and token.start == after_any and pattern[token.start] == "*":
+            i = after_any - 1  # the "." of ".*"
             break
-        depth += {"(": 1, ")": -1}.get(c, 0)
-        i += 1
+        after_any = token.end if token.kind == k.ANY and depth == 0 else -1
+        depth += {k.OPEN: 1, k.CLOSE: -1}.get(token.kind, 0)
     else:
         return None
     head, tail = pattern[1:i], pattern[i + 2:]

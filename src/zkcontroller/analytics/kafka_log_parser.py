@@ -134,19 +134,11 @@ def _quantified(pattern: str, i: int) -> bool:
 def _alternative_end(pattern: str, i: int) -> int:
     """Index of the ``|`` or ``)`` that ends the alternative ``pattern[i]`` is in (or ``len(pattern)``)."""
     depth = 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "[":
-            i = class_end(pattern, i)
-            continue
-        if c in "|)" and depth == 0:
-            return i
-        depth += {"(": 1, ")": -1}.get(c, 0)
-        i += 1
-    return i
+    for token in regex_tokens(pattern, i):
+        if token.kind in (ALTERNATION, CLOSE) and depth == 0:
+            return token.start
+        depth += {OPEN: 1, CLOSE: -1}.get(token.kind, 0)
+    return len(pattern)
 
 
 def _prefixes_of(pattern: str, i: int, heads: tuple[str, ...]) -> tuple[tuple[str, ...], int, bool]:
@@ -430,27 +422,93 @@ def group_spans(pattern: str) -> list[tuple[int, int]]:
     """(index of "(", index of its ")") of each capturing group of ``pattern``, in group-number order."""
     spans: list[tuple[int, int]] = []
     stack: list[int | None] = []
-    i = 0
-    while i < len(pattern):
+    for token in regex_tokens(pattern):
+        if token.kind == OPEN:
+            stack.append(len(spans) if token.group == CAPTURE else None)
+            if token.group == CAPTURE:
+                spans.append((token.start, -1))
+        elif token.kind == CLOSE:
+            number = stack.pop()
+            if number is not None:
+                spans[number] = (spans[number][0], token.start)
+    return spans
+
+
+# The regex syntax the templates use, in one place: ``regex_tokens`` cuts a pattern into these tokens, and the
+# scans of a pattern's structure (``group_spans``, ``_alternative_end``, ``jvm_parser.split_at_dot_star``) read
+# tokens, not characters, so an escape or a character class is skipped the same way everywhere.
+LITERAL = "literal"
+"""One character that stands for itself."""
+ESCAPE = "escape"
+"""A backslash and the character after it (``\\d``, ``\\(``...)."""
+CLASS = "class"
+"""A character class, ``[`` to its ``]`` (escapes and a leading ``]`` included: ``class_end``)."""
+ANY = "any"
+"""``.``"""
+ANCHOR = "anchor"
+"""``^`` or ``$``."""
+OPEN = "open"
+"""``(`` with its ``?...`` marker: ``Token.group`` says which kind of group it opens."""
+CLOSE = "close"
+ALTERNATION = "alternation"
+QUANTIFIER = "quantifier"
+"""``?``, ``*``, ``+`` or ``{m,n}``, with a lazy ``?`` or possessive ``+`` after it."""
+CAPTURE, NON_CAPTURE, LOOKAROUND, OTHER_GROUP = "capture", "non_capture", "lookaround", "other"
+_LOOKAROUNDS = ("(?=", "(?!", "(?<=", "(?<!")
+_BRACES = re.compile(r"\{(?:\d+(?:,\d*)?|,\d+)\}")
+
+
+@dataclass(frozen=True)
+class Token:
+    """One token of a pattern: ``pattern[start:end]``; ``group`` is the group kind of an ``OPEN``."""
+
+    kind: str
+    start: int
+    end: int
+    group: str | None = None
+
+
+def regex_tokens(pattern: str, start: int = 0) -> Iterator[Token]:
+    """The tokens of ``pattern`` from ``start`` (which must be a token's start) to its end.
+
+    A group's marker belongs to its ``OPEN`` token: ``(?:`` (NON_CAPTURE), ``(?=``, ``(?!``, ``(?<=``, ``(?<!``
+    (LOOKAROUND); any other ``(?`` is OTHER_GROUP (its marker is only the ``(?``, as none of ours uses one). A
+    ``{`` that does not start a ``{m,n}`` is a literal, as in Python and Java.
+    """
+    i, n = start, len(pattern)
+    while i < n:
         c = pattern[i]
         if c == "\\":
+            yield Token(ESCAPE, i, min(i + 2, n))
             i += 2
             continue
         if c == "[":
-            i = class_end(pattern, i)
+            end = class_end(pattern, i)
+            yield Token(CLASS, i, end)
+            i = end
             continue
         if c == "(":
-            if pattern.startswith("(?", i):
-                stack.append(None)
+            if not pattern.startswith("(?", i):
+                token = Token(OPEN, i, i + 1, CAPTURE)
+            elif pattern.startswith("(?:", i):
+                token = Token(OPEN, i, i + 3, NON_CAPTURE)
             else:
-                stack.append(len(spans))
-                spans.append((i, -1))
-        elif c == ")":
-            number = stack.pop()
-            if number is not None:
-                spans[number] = (spans[number][0], i)
+                look = next((m for m in _LOOKAROUNDS if pattern.startswith(m, i)), None)
+                token = Token(OPEN, i, i + len(look), LOOKAROUND) if look else Token(OPEN, i, i + 2, OTHER_GROUP)
+            yield token
+            i = token.end
+            continue
+        if c in "?*+{":
+            braces = _BRACES.match(pattern, i) if c == "{" else None
+            if c != "{" or braces:
+                end = braces.end() if braces else i + 1
+                end += end < n and pattern[end] in "?+"
+                yield Token(QUANTIFIER, i, end)
+                i = end
+                continue
+        kind = {")": CLOSE, "|": ALTERNATION, ".": ANY, "^": ANCHOR, "$": ANCHOR}.get(c, LITERAL)
+        yield Token(kind, i, i + 1)
         i += 1
-    return spans
 
 
 def class_end(pattern: str, i: int) -> int:
