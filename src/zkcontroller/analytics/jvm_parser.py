@@ -223,7 +223,11 @@ def config_json(fast_path: bool = True) -> str:
         "ok": x.OK, "rejected": x.REJECTED, "source_format": "kafka_log",
         "reasons": {"no_timestamp": k.REASON_NO_TIMESTAMP, "no_layout": k.REASON_NO_LAYOUT,
                     "bad_timestamp": k.REASON_BAD_TIMESTAMP, "control_char": k.REASON_CONTROL_CHAR,
-                    "not_utf8": x.REASON_NOT_UTF8, "bad_int": k.REASON_BAD_INT, "bad_list": k.REASON_BAD_LIST},
+                    "not_utf8": x.REASON_NOT_UTF8, "bad_int": k.REASON_BAD_INT, "bad_list": k.REASON_BAD_LIST,
+                    "ident_not_number": k.REASON_IDENT_NOT_NUMBER},
+        "ident_loose": [{"pattern": java_regex(rx), "keys": list(k.IDENT_KEYS[name]),
+                         "field": "broker_id" if name == "partition_broker_id" else name}
+                        for name, rx in k.IDENT_LOOSE.items()],
         "field_int": java_regex(k.FIELD_INT), "field_list": java_regex(k.FIELD_LIST),
         "max_exception_chars": k.MAX_EXCEPTION_CHARS, "max_rejected_chars": tables.MAX_REJECTED_LINE_CHARS,
         "columns": [name for name, _ in x.STAGED],

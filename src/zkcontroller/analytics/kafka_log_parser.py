@@ -396,6 +396,8 @@ INT_FIELDS = ("controller_id", "controller_epoch", "broker_id", "partition", "le
 LIST_FIELDS = ("isr", "brokers", "added_brokers", "live_brokers", "replicas", "adding_replicas", "removing_replicas")
 STRING_FIELDS = ("topic", "from_state", "to_state", "strategy", "trigger", "phase", "deletion_reason", "topics")
 PARSED_FIELDS = (*INT_FIELDS, *LIST_FIELDS, *STRING_FIELDS, "clean")
+LOOSE_FIELDS = frozenset((*INT_FIELDS, *LIST_FIELDS))
+"""The fields with loose twins (``loosened``)."""
 """Message-derived columns both parsers produce, besides kind, ts_ms, level and logger."""
 
 # A numeric or broker-list field that does not fit its template makes the line a rejected one (docs/analytics.md,
@@ -411,6 +413,59 @@ FIELD_INT = r"-?\d+"
 FIELD_LIST = r"[\d, ]*"
 REASON_BAD_INT = "field {field} is not an int32 number"
 REASON_BAD_LIST = "field {field} is not a list of int32 broker ids"
+# The log ident's ids: a number read in part (``[Controller id=5x]``) rejects the line as above; an id that is no
+# number at all (``[Controller id=x]``) leaves the field null and the line is kept, with this warning (an ok row's
+# ``reason``; the job names the file and line): the ident is a free-form prefix, not a template. The loose twins
+# take a word where the strict ones take digits, and only after keys that always precede an id (not
+# ``controller-``, which also starts the ident ``[controller-event-thread]``).
+IDENT_LOOSE = {
+    "controller_id": r"(?:[Cc]ontroller(?:Id=| id=)|^Topic Deletion Manager )(\w+)",
+    "controller_epoch": r"epoch=(-?\w+)",
+    "broker_id": r"^(?:Broker id=|KafkaServer id=|BrokerServer id=|Kafka Server )(\w+)",
+    "partition_broker_id": r"^Partition \S+-\d+ broker=(\w+)$",
+}
+IDENT_KEYS = {
+    "controller_id": ("ontroller", "Topic Deletion Manager "),
+    "controller_epoch": ("epoch=",),
+    "broker_id": ("Broker id=", "KafkaServer id=", "BrokerServer id=", "Kafka Server "),
+    "partition_broker_id": ("Partition ",),
+}
+"""Substrings one of which an ident must hold for ``IDENT_LOOSE``'s twin to be tried (a cheap guard)."""
+REASON_IDENT_NOT_NUMBER = "log ident field {field} is not a number (left null)"
+_DELIMITERS = frozenset(",:=()[]{}\"")
+
+
+def _item_char(c: str) -> bool:
+    """Whether ``c`` is one ``LOOSE_ITEM`` takes."""
+    return not (c.isspace() or c in _DELIMITERS)
+
+
+def read_on(text: str, end: int, is_list: bool) -> bool:
+    """Whether a strict field value ending at ``text[end]`` may go on in what its loose twin reads there (a value
+    read in part: ``5x``, ``1, two``): a cheap guard before the twin is run on a matched line.
+
+    Sound for the twins of ``loosened``: a twin's item stops at the delimiters, so a value followed by one (or by
+    a sentence's final ``.``) is what the twin reads too; a list goes on after ``,`` only with an item that is not
+    followed by ``:`` or ``=`` (``LOOSE_LIST``'s lookahead: ``ISR:1,2,LeaderEpoch:3``)."""
+    if end >= len(text):
+        return False
+    c = text[end]
+    if c == ".":
+        return end + 1 < len(text) and _item_char(text[end + 1])
+    if _item_char(c):
+        return True
+    if not (is_list and c == ","):
+        return False
+    start = end + 1 + text.startswith(" ", end + 1)
+    stop = start
+    while stop < len(text) and _item_char(text[stop]):
+        stop += 1
+    return stop > start and (stop == len(text) or text[stop] not in ":=")
+
+
+def _word_char(c: str) -> bool:
+    """Python's ``\\w``."""
+    return c.isalnum() or c == "_"
 
 
 def bad_field_reason(name: str) -> str:
@@ -577,6 +632,8 @@ class ParsedLine:
     fields: dict[str, object]
     exception: str | None = None
     """The exception of a stack trace or Python traceback that followed the record (folded into it)."""
+    warning: str | None = None
+    """Why part of the record was left null (``REASON_IDENT_NOT_NUMBER``), for a warning naming the line."""
 
 
 @dataclass(frozen=True)
@@ -603,11 +660,13 @@ class KafkaLogParser:
         self._ident_epoch = re.compile(IDENT_EPOCH)
         self._ident_broker = re.compile(IDENT_BROKER)
         self._ident_partition = re.compile(IDENT_PARTITION)
+        self._ident_loose = {name: re.compile(rx) for name, rx in IDENT_LOOSE.items()}
         self._old_prefix = re.compile(OLD_STATE_PREFIX)
         self._tp = re.compile(TP_SPLIT)
         self._ints = re.compile(INT_LIST)
         self._templates = [
-            (t, t.starts, t.needle, re.compile(t.pattern), {k: re.compile(v) for k, v in t.extra.items()})
+            (t, t.starts, t.needle, re.compile(t.pattern), {k: re.compile(v) for k, v in t.extra.items()},
+             tuple((name, g, name in LIST_FIELDS) for name, g in t.groups.items() if name in LOOSE_FIELDS))
             for t in TEMPLATES
         ]
         self._loose = {id(t): (re.compile(t.loose) if t.loose else None,
@@ -618,20 +677,27 @@ class KafkaLogParser:
         self._by_first = {c: [t for t in self._templates if not t[1] or any(p[0] == c for p in t[1])]
                           for c in firsts}
 
-    def parse_message(self, logger: str, message: str) -> tuple[str, dict[str, object], str | None]:
-        """(kind, fields, None) of one message, kind ``other`` when no template matches; or (..., reason) when a
-        numeric or broker-list field does not fit its template (the line is to be rejected)."""
+    def parse_message(self, logger: str, message: str) -> tuple[str, dict[str, object], str | None, str | None]:
+        """(kind, fields, None, warning) of one message, kind ``other`` when no template matches; or (..., reason,
+        ...) when a numeric or broker-list field does not fit its template (the line is to be rejected). The
+        warning (else None) names a log-ident id that is no number (``REASON_IDENT_NOT_NUMBER``)."""
         values: dict[str, object] = dict.fromkeys(PARSED_FIELDS)
         body = message
         ident = self._ident.match(body)
+        ident_bad = warning = None
         if ident:
             text = ident.group(1)
-            values["controller_id"] = _group(self._ident_controller.search(text), 1)
-            values["controller_epoch"] = _group(self._ident_epoch.search(text), 1)
-            values["broker_id"] = _group(self._ident_broker.search(text), 1)
+            matches = {"controller_id": self._ident_controller.search(text),
+                       "controller_epoch": self._ident_epoch.search(text),
+                       "broker_id": self._ident_broker.search(text)}
             partition = self._ident_partition.match(text)
+            for name, m in matches.items():
+                values[name] = _group(m, 1)
+                if m is not None and ident_bad is None and m.end(1) < len(text) and _word_char(text[m.end(1)]):
+                    ident_bad = bad_field_reason(name)  # read in part: "[Controller id=5x]"
             if partition:
                 values["tp"], values["broker_id"] = partition.group(1), partition.group(2)
+            warning = self._ident_warning(text, matches, partition is not None)
             body = body[ident.end():]
         if logger == STATE_CHANGE_LOGGER:
             old = self._old_prefix.match(body)
@@ -643,7 +709,7 @@ class KafkaLogParser:
         kind = "other"
         candidates = self._by_first.get(body[:1], self._unguarded)
         bad: str | None = None
-        for template, starts, needle, pattern, extra in candidates:
+        for template, starts, needle, pattern, extra, loose_groups in candidates:
             if (starts and not body.startswith(starts)) or needle not in body:
                 continue
             m = pattern.search(body)
@@ -651,26 +717,46 @@ class KafkaLogParser:
                 continue
             kind = template.kind
             found = {name: m.group(g) for name, g in template.groups.items()}
-            found.update({name: _group(rx.search(body), 1) for name, rx in extra.items()})
-            bad = self._unfit(template, body, {name for name, value in found.items() if not value})
+            # the numeric/list fields the loose twins are to check: those read on (``read_on``), those missing
+            check = {name for name, g, is_list in loose_groups if found[name] and read_on(body, m.end(g), is_list)}
+            for name, rx in extra.items():
+                em = rx.search(body)
+                found[name] = _group(em, 1)
+                if em is not None and em.group(1) and name in LOOSE_FIELDS and read_on(
+                        body, em.end(1), name in LIST_FIELDS):
+                    check.add(name)
+            check.update(name for name, value in found.items() if not value and name in LOOSE_FIELDS)
+            bad = self._unfit(template, body, check) if check else None
             for name, value in found.items():
                 if value:  # template values win over the log ident's
                     values[name] = value
             values.update(template.consts)
             break
         else:
-            for template, starts, needle, _, _ in candidates:
+            for template, starts, needle, _, _, _ in candidates:
                 if (starts and not body.startswith(starts)) or needle not in body:
                     continue
                 bad = self._unfit(template, body, set(template.groups), whole=True)
                 if bad:
                     break
         typed, overflow = self._typed(values)
-        return kind, typed, bad or overflow
+        return kind, typed, bad or ident_bad or overflow, warning
+
+    def _ident_warning(self, text: str, found: dict[str, re.Match[str] | None], partition: bool) -> str | None:
+        """``REASON_IDENT_NOT_NUMBER`` for the first ident id the strict pattern found no number for and its loose
+        twin a word, else None."""
+        for name, rx in self._ident_loose.items():
+            field_name = "broker_id" if name == "partition_broker_id" else name
+            if (partition if name == "partition_broker_id" else found[name] is not None):
+                continue
+            if any(key in text for key in IDENT_KEYS[name]) and rx.search(text):
+                return REASON_IDENT_NOT_NUMBER.format(field=field_name)
+        return None
 
     def _unfit(self, template: Template, body: str, missing: set[str], whole: bool = False) -> str | None:
-        """The reason a field of ``template`` named in ``missing`` (no strict value) does not fit, if one does not:
-        its loose twin found a value there. ``whole``: the template's pattern did not match at all."""
+        """The reason a field of ``template`` named in ``missing`` (no strict value, or one the text after it may
+        go on from: ``read_on``) does not fit, if one does not: its loose twin found a value there that does
+        not fit. ``whole``: the template's pattern did not match at all."""
         loose, loose_extra = self._loose[id(template)]
         if loose is not None and (whole or missing & template.groups.keys()):
             m = loose.search(body)
@@ -731,10 +817,10 @@ class KafkaLogParser:
             ts_ms = ts_to_ms(date, clock, millis, zone)
         except ValueError:
             return RejectedLine(line_number, REASON_BAD_TIMESTAMP, text)
-        kind, values, bad = self.parse_message(logger, message)
+        kind, values, bad, warning = self.parse_message(logger, message)
         if bad is not None:
             return RejectedLine(line_number, bad, text)
-        return ParsedLine(line_number, ts_ms, level, logger, kind, values)
+        return ParsedLine(line_number, ts_ms, level, logger, kind, values, warning=warning)
 
     def parse_lines(self, lines: Iterable[str], first_line: int = 1) -> Iterator[ParsedLine | RejectedLine]:
         """Records and rejections of a file (or of a chunk starting at ``first_line``).
