@@ -431,6 +431,7 @@ IDENT_KEYS = {
     "partition_broker_id": ("Partition ",),
 }
 """Substrings one of which an ident must hold for ``IDENT_LOOSE``'s twin to be tried (a cheap guard)."""
+_BROKER_KEYS = IDENT_KEYS["broker_id"]
 REASON_IDENT_NOT_NUMBER = "log ident field {field} is not a number (left null)"
 _DELIMITERS = frozenset(",:=()[]{}\"")
 
@@ -454,13 +455,16 @@ def read_on(text: str, end: int, is_list: bool) -> bool:
         return end + 1 < len(text) and _item_char(text[end + 1])
     if _item_char(c):
         return True
-    if not (is_list and c == ","):
-        return False
-    start = end + 1 + text.startswith(" ", end + 1)
-    stop = start
-    while stop < len(text) and _item_char(text[stop]):
-        stop += 1
-    return stop > start and (stop == len(text) or text[stop] not in ":=")
+    return is_list and c == "," and _LIST_GOES_ON.match(text, end) is not None
+
+
+_VALUE_ENDS = (frozenset(" \t)]}\":=,"), frozenset(" \t)]}\":="))
+"""By ``is_list``: characters after which ``read_on`` is always False (whitespace, the delimiters; "," but in a
+list): a quick exit."""
+
+
+_LIST_GOES_ON = re.compile(rf",(?: )?+{LOOSE_ITEM}+(?![:=])")
+"""A list's next item after its ","; possessive, so an item is taken whole before the look at what follows."""
 
 
 def _word_char(c: str) -> bool:
@@ -666,11 +670,16 @@ class KafkaLogParser:
         self._ints = re.compile(INT_LIST)
         self._templates = [
             (t, t.starts, t.needle, re.compile(t.pattern), {k: re.compile(v) for k, v in t.extra.items()},
-             tuple((name, g, name in LIST_FIELDS) for name, g in t.groups.items() if name in LOOSE_FIELDS))
+             tuple((name, g, name in LIST_FIELDS, name in t.extra) for name, g in t.groups.items()
+                   if name in LOOSE_FIELDS))
             for t in TEMPLATES
         ]
+        # Per template: its loose twin, the (field, group) pairs it checks and the loose extras, in PARSED_FIELDS
+        # order (the first field that does not fit names the reason).
         self._loose = {id(t): (re.compile(t.loose) if t.loose else None,
-                               {k: re.compile(v) for k, v in t.loose_extra.items()}) for t in TEMPLATES}
+                               [(n, t.groups[n]) for n in PARSED_FIELDS if t.groups.get(n) and n in LOOSE_FIELDS],
+                               [(n, re.compile(t.loose_extra[n])) for n in PARSED_FIELDS if n in t.loose_extra])
+                       for t in TEMPLATES}
         # Templates a body can match, by its first character (most templates start with a literal word).
         self._unguarded = [t for t in self._templates if not t[1]]
         firsts = {p[0] for t in self._templates for p in t[1]}
@@ -687,17 +696,21 @@ class KafkaLogParser:
         ident_bad = warning = None
         if ident:
             text = ident.group(1)
-            matches = {"controller_id": self._ident_controller.search(text),
-                       "controller_epoch": self._ident_epoch.search(text),
-                       "broker_id": self._ident_broker.search(text)}
+            cm, em, bm = (self._ident_controller.search(text), self._ident_epoch.search(text),
+                          self._ident_broker.search(text))
             partition = self._ident_partition.match(text)
-            for name, m in matches.items():
-                values[name] = _group(m, 1)
-                if m is not None and ident_bad is None and m.end(1) < len(text) and _word_char(text[m.end(1)]):
-                    ident_bad = bad_field_reason(name)  # read in part: "[Controller id=5x]"
+            for name, m in (("controller_id", cm), ("controller_epoch", em), ("broker_id", bm)):
+                if m is not None:
+                    values[name] = m.group(1)
+                    if ident_bad is None and m.end(1) < len(text) and _word_char(text[m.end(1)]):
+                        ident_bad = bad_field_reason(name)  # read in part: "[Controller id=5x]"
             if partition:
                 values["tp"], values["broker_id"] = partition.group(1), partition.group(2)
-            warning = self._ident_warning(text, matches, partition is not None)
+            # the loose ident twins only where a key stands without its number (IDENT_KEYS: cheap guards)
+            if ((cm is None and ("ontroller" in text or text.startswith("Topic Deletion Manager ")))
+                    or (em is None and "epoch=" in text) or (bm is None and text.startswith(_BROKER_KEYS))
+                    or (partition is None and text.startswith("Partition "))):
+                warning = self._ident_warning(text, (cm, em, bm, partition))
             body = body[ident.end():]
         if logger == STATE_CHANGE_LOGGER:
             old = self._old_prefix.match(body)
@@ -718,14 +731,27 @@ class KafkaLogParser:
             kind = template.kind
             found = {name: m.group(g) for name, g in template.groups.items()}
             # the numeric/list fields the loose twins are to check: those read on (``read_on``), those missing
-            check = {name for name, g, is_list in loose_groups if found[name] and read_on(body, m.end(g), is_list)}
-            for name, rx in extra.items():
-                em = rx.search(body)
-                found[name] = _group(em, 1)
-                if em is not None and em.group(1) and name in LOOSE_FIELDS and read_on(
-                        body, em.end(1), name in LIST_FIELDS):
+            # (an extra of a group's name replaces its value: whether it is missing is the extra's to say)
+            check: set[str] = set()
+            for name, g, is_list, replaced in loose_groups:
+                if not found[name]:
+                    if not replaced:
+                        check.add(name)
+                    continue
+                end = m.end(g)
+                if end < len(body) and body[end] not in _VALUE_ENDS[is_list] and read_on(body, end, is_list):
                     check.add(name)
-            check.update(name for name, value in found.items() if not value and name in LOOSE_FIELDS)
+            for name, rx in extra.items():
+                xm = rx.search(body)
+                value = found[name] = _group(xm, 1)
+                if name not in LOOSE_FIELDS:
+                    continue
+                if not value:
+                    check.add(name)
+                    continue
+                end, is_list = xm.end(1), name in LIST_FIELDS  # type: ignore[union-attr]
+                if end < len(body) and body[end] not in _VALUE_ENDS[is_list] and read_on(body, end, is_list):
+                    check.add(name)
             bad = self._unfit(template, body, check) if check else None
             for name, value in found.items():
                 if value:  # template values win over the log ident's
@@ -742,36 +768,31 @@ class KafkaLogParser:
         typed, overflow = self._typed(values)
         return kind, typed, bad or ident_bad or overflow, warning
 
-    def _ident_warning(self, text: str, found: dict[str, re.Match[str] | None], partition: bool) -> str | None:
-        """``REASON_IDENT_NOT_NUMBER`` for the first ident id the strict pattern found no number for and its loose
-        twin a word, else None."""
-        for name, rx in self._ident_loose.items():
-            field_name = "broker_id" if name == "partition_broker_id" else name
-            if (partition if name == "partition_broker_id" else found[name] is not None):
-                continue
-            if any(key in text for key in IDENT_KEYS[name]) and rx.search(text):
-                return REASON_IDENT_NOT_NUMBER.format(field=field_name)
+    def _ident_warning(self, text: str, strict: tuple[re.Match[str] | None, ...]) -> str | None:
+        """``REASON_IDENT_NOT_NUMBER`` for the first ident id (``IDENT_LOOSE``'s order) whose strict pattern found
+        no number (``strict``: the matches in that order) and its loose twin a word, else None."""
+        for (name, rx), found in zip(self._ident_loose.items(), strict, strict=True):
+            if found is None and any(key in text for key in IDENT_KEYS[name]) and rx.search(text):
+                return REASON_IDENT_NOT_NUMBER.format(field="broker_id" if name == "partition_broker_id" else name)
         return None
 
     def _unfit(self, template: Template, body: str, missing: set[str], whole: bool = False) -> str | None:
         """The reason a field of ``template`` named in ``missing`` (no strict value, or one the text after it may
         go on from: ``read_on``) does not fit, if one does not: its loose twin found a value there that does
         not fit. ``whole``: the template's pattern did not match at all."""
-        loose, loose_extra = self._loose[id(template)]
+        loose, loose_groups, loose_extra = self._loose[id(template)]
         if loose is not None and (whole or missing & template.groups.keys()):
             m = loose.search(body)
             if m is not None:
-                for name in PARSED_FIELDS:
-                    g = template.groups.get(name)
-                    if g and (name in INT_FIELDS or name in LIST_FIELDS) and (whole or name in missing):
+                for name, g in loose_groups:
+                    if whole or name in missing:
                         value = m.group(g)
                         if value is not None and not field_fits(name, value):
                             return bad_field_reason(name)
         if whole:
             return None
-        for name in PARSED_FIELDS:
-            rx = loose_extra.get(name)
-            if rx is not None and name in missing:
+        for name, rx in loose_extra:
+            if name in missing:
                 em = rx.search(body)
                 if em is not None and not field_fits(name, em.group(1)):
                     return bad_field_reason(name)
